@@ -1,0 +1,1 @@
+"""toolwire adapter for anthropic (filled by its issue)."""

@@ -1,0 +1,1 @@
+"""toolwire adapter for gemini (filled by its issue)."""

@@ -1,0 +1,1 @@
+"""toolwire adapter for openai (filled by its issue)."""

@@ -1,0 +1,175 @@
+"""toolwire's exception types. All derive from :class:`ToolwireError`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "ToolwireError",
+    "ToolDefinitionError",
+    "ToolNameError",
+    "SchemaError",
+    "SchemaTranslationError",
+    "UnsupportedToolChoice",
+    "ConfigurationError",
+    "ProviderNotFound",
+    "AdapterNotInstalled",
+    "ProviderError",
+    "RunLimitExceeded",
+    "MaxTurnsExceeded",
+    "UsageLimitExceeded",
+    "ToolError",
+]
+
+
+class ToolwireError(Exception):
+    """Base class of every error toolwire raises on purpose."""
+
+
+class ToolDefinitionError(ToolwireError, ValueError):
+    """A tool definition is unusable (bad schema, bad paging declaration, bad signature)."""
+
+
+class ToolNameError(ToolDefinitionError):
+    """A tool name breaks the rule every vendor accepts: ``^[A-Za-z_][A-Za-z0-9_-]{0,63}$``."""
+
+    RULE = r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$"
+
+    def __init__(self, name: str, detail: str | None = None) -> None:
+        self.name = name
+        msg = (
+            f"tool name {name!r} is not accepted by every vendor: it must match {self.RULE} "
+            "(a letter or '_' first, then letters, digits, '_' or '-', at most 64 characters)"
+        )
+        if detail:
+            msg += f"; {detail}"
+        super().__init__(msg)
+
+
+class SchemaError(ToolDefinitionError):
+    """An input schema is not a valid JSON Schema (Draft 2020-12) object schema."""
+
+
+class SchemaTranslationError(ToolwireError, ValueError):
+    """A schema cannot be translated for a vendor. ``pointer`` is the JSON pointer of the node."""
+
+    def __init__(self, message: str, pointer: str = "", rule: str | None = None) -> None:
+        self.pointer = pointer
+        self.rule = rule
+        super().__init__(message)
+
+
+class UnsupportedToolChoice(ToolwireError, ValueError):
+    """A tool choice form toolwire (or the selected vendor) cannot express. Never silently ``auto``."""
+
+
+class ConfigurationError(ToolwireError, ValueError):
+    """Settings that cannot work together, or a missing credential (names the variable to set)."""
+
+
+class ProviderNotFound(ToolwireError, LookupError):
+    """``provider:model`` names a provider no installed adapter registers (lists the known ones)."""
+
+
+class AdapterNotInstalled(ProviderNotFound):
+    """A known provider whose adapter distribution is not installed (names the extra to install)."""
+
+
+class ProviderError(ToolwireError):
+    """A vendor API call failed.
+
+    - ``provider``: API name; ``status``: HTTP status (``None`` for connection errors/timeouts);
+    - ``message``: the vendor's own error message; ``error_type``: the vendor's error type when given;
+    - ``retryable``: whether retrying the same request could help (429, 408, 409, 5xx, 529,
+      connection errors, timeouts);
+    - ``body``: the decoded error body when there was one.
+    """
+
+    def __init__(
+        self,
+        provider: str,
+        message: str,
+        *,
+        status: int | None = None,
+        retryable: bool = False,
+        error_type: str | None = None,
+        body: Any = None,
+    ) -> None:
+        self.provider = provider
+        self.status = status
+        self.message = message
+        self.retryable = retryable
+        self.error_type = error_type
+        self.body = body
+        where = f"HTTP {status}" if status is not None else "no HTTP status"
+        super().__init__(f"{provider} API error ({where}{', ' + error_type if error_type else ''}): {message}"
+                         f"{' (retryable)' if retryable else ''}")
+
+    @staticmethod
+    def is_retryable_status(status: int | None) -> bool:
+        """408, 409, 429 and every 5xx (incl. Anthropic's 529 overloaded) may succeed on retry."""
+        return status is None or status in (408, 409, 429) or status >= 500
+
+
+class RunLimitExceeded(ToolwireError):
+    """A run stopped at a limit. ``result`` is the partial :class:`~toolwire.RunResult`; its
+    ``conversation`` is still valid for the vendor (every tool call answered)."""
+
+    def __init__(self, message: str, result: Any) -> None:
+        self.result = result
+        super().__init__(message)
+
+    @property
+    def conversation(self) -> Any:
+        return self.result.conversation
+
+
+class MaxTurnsExceeded(RunLimitExceeded):
+    """The model still asked for tools after ``max_turns`` model requests."""
+
+
+class UsageLimitExceeded(RunLimitExceeded):
+    """A :class:`~toolwire.Limits` bound (tokens, tool calls, requests) was reached."""
+
+
+class ToolError(ToolwireError):
+    """Raise from a tool function to tell the model what went wrong and what to do next.
+
+    - ``message``: the error itself (first line of the result the model reads);
+    - ``hint``: the next move (e.g. "call list_dir to see the file names");
+    - ``retryable``: ``True`` when the same call may succeed later, ``False`` when the arguments
+      must change, ``None`` when unknown;
+    - ``valid_values``: the values that would have been accepted, when known.
+
+    The loop renders it with :meth:`render` into an ``is_error`` tool result, the same text for
+    every vendor (the OpenAI adapters add their ``Error: `` prefix, having no error flag).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: str | None = None,
+        retryable: bool | None = None,
+        valid_values: list[Any] | tuple[Any, ...] | None = None,
+    ) -> None:
+        self.message = message
+        self.hint = hint
+        self.retryable = retryable
+        self.valid_values = list(valid_values) if valid_values is not None else None
+        super().__init__(message)
+
+    def render(self) -> str:
+        """``message``, then the hint, then valid values and the retry advice, one per line."""
+        lines = [self.message]
+        if self.hint:
+            lines.append(self.hint)
+        if self.valid_values:
+            shown = ", ".join(str(v) for v in self.valid_values[:50])
+            more = f" (and {len(self.valid_values) - 50} more)" if len(self.valid_values) > 50 else ""
+            lines.append(f"Valid values: {shown}{more}")
+        if self.retryable is True:
+            lines.append("Retrying the same call may succeed.")
+        elif self.retryable is False:
+            lines.append("Retrying the same call will fail again; change the arguments.")
+        return "\n".join(lines)

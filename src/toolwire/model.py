@@ -1,0 +1,206 @@
+"""The adapter protocol: the canonical request, the codec interface and the model (transport) base.
+
+An adapter is two things (``../shared/DESIGN.md``):
+
+1. a **codec** of pure functions — ``encode_request``, ``decode_response``, ``decode_stream``,
+   ``decode_request`` — speaking the wire format as JSON-ready dicts (the same form as the
+   vendor's API reference and the recordings), no I/O, no clocks, no globals;
+2. a thin **transport**, a :class:`Model` subclass that hands the encoded body to the vendor SDK
+   and feeds the answer back through the codec.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Iterable, Iterator, Protocol, Union, runtime_checkable
+
+from .errors import UnsupportedToolChoice
+from .stream import StreamAssembler, StreamEvent
+from .tools import Tool
+from .types import Message, Response
+
+__all__ = ["ModelRequest", "Codec", "Model", "ToolChoice", "normalize_tool_choice"]
+
+#: Canonical tool choice: ``"auto"``, ``"required"``, ``"none"`` or ``{"type": "tool", "name": N}``.
+ToolChoice = Union[str, dict]
+
+
+def normalize_tool_choice(choice: Any) -> ToolChoice | None:
+    """Normalise a user's tool choice to the canonical form (case B19).
+
+    Accepts ``None`` (vendor default), ``"auto"``, ``"required"`` (also ``"any"``), ``"none"``,
+    ``{"type": "tool", "name": N}``, ``{"name": N}``, ``"tool:N"`` and the OpenAI form
+    ``{"type": "function", "function": {"name": N}}``. Anything else raises
+    :class:`UnsupportedToolChoice`; nothing ever falls back to ``auto`` silently.
+    """
+    if choice is None:
+        return None
+    if isinstance(choice, str):
+        if choice in ("auto", "required", "none"):
+            return choice
+        if choice == "any":
+            return "required"
+        if choice.startswith("tool:") and len(choice) > 5:
+            return {"type": "tool", "name": choice[5:]}
+        raise UnsupportedToolChoice(
+            f"tool choice {choice!r} is not one of 'auto', 'required', 'none' or 'tool:<name>'"
+        )
+    if isinstance(choice, dict):
+        if choice.get("type") in ("tool", None) and isinstance(choice.get("name"), str):
+            return {"type": "tool", "name": choice["name"]}
+        fn = choice.get("function")
+        if choice.get("type") == "function" and isinstance(fn, dict) and isinstance(fn.get("name"), str):
+            return {"type": "tool", "name": fn["name"]}
+        if choice.get("type") == "function" and isinstance(choice.get("name"), str):
+            return {"type": "tool", "name": choice["name"]}
+    raise UnsupportedToolChoice(
+        f"tool choice {choice!r} is not a form toolwire can express; use 'auto', 'required', 'none' "
+        "or {'type': 'tool', 'name': <tool name>}"
+    )
+
+
+@dataclass
+class ModelRequest:
+    """Everything one model request needs, vendor-neutral.
+
+    - ``model``: the vendor's model id (without the ``provider:`` prefix).
+    - ``messages`` / ``instructions``: the conversation and the system prompt.
+    - ``tools``: :class:`~toolwire.tools.Tool` specs (functions are not needed to encode).
+    - ``tool_choice``: canonical (see :func:`normalize_tool_choice`); ``None`` = vendor default.
+    - ``parallel_tool_calls``: ``False`` asks for at most one call per turn; ``None`` = default.
+    - ``max_tokens`` (output tokens), ``temperature``, ``stream``.
+    - ``thinking``: canonical reasoning settings or ``None``; the adapters document what they read
+      (e.g. ``{"type": "enabled", "budget_tokens": 2048}`` for Anthropic,
+      ``{"effort": "low"}`` for OpenAI, ``{"budget": 1024, "include_thoughts": True}`` for Gemini).
+    - ``settings``: request fields without a canonical home, by vendor wire name (each adapter
+      documents its map, e.g. Anthropic ``metadata``, OpenAI ``store``); ``encode_request``
+      copies them into the body and ``decode_request`` fills them.
+    """
+
+    model: str
+    messages: list[Message] = field(default_factory=list)
+    instructions: str | None = None
+    tools: list[Tool] = field(default_factory=list)
+    tool_choice: ToolChoice | None = None
+    parallel_tool_calls: bool | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    stream: bool = False
+    thinking: dict[str, Any] | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def tool(self, name: str) -> Tool | None:
+        for t in self.tools:
+            if t.name == name:
+                return t
+        return None
+
+
+@runtime_checkable
+class Codec(Protocol):
+    """The pure half of an adapter. ``api`` names the wire API (``"anthropic"``,
+    ``"openai-chat"``, ``"openai-responses"``, ``"gemini"``)."""
+
+    api: str
+
+    def encode_request(self, request: ModelRequest) -> dict[str, Any]:
+        """Canonical request → the vendor's JSON request body (a JSON-ready dict)."""
+
+    def decode_response(self, body: dict[str, Any], request: ModelRequest | None = None) -> Response:
+        """The vendor's JSON response body → canonical :class:`Response`. ``request`` (when
+        given) supplies the tools' canonical schemas (e.g. Gemini integer coercion)."""
+
+    def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
+        """The vendor's parsed stream events (SSE ``data`` objects / chunks, in order) →
+        canonical stream events for :class:`~toolwire.stream.StreamAssembler`."""
+
+    def decode_request(self, body: dict[str, Any]) -> ModelRequest:
+        """A vendor-shaped request body → canonical request (import a recorded history)."""
+
+
+class Model(abc.ABC):
+    """A configured model: provider + model id + settings, able to send a :class:`ModelRequest`.
+
+    Subclasses (the transports) implement :meth:`send` (and optionally :meth:`send_stream`).
+    Entry points in the ``toolwire.adapters`` group name a subclass; toolwire calls
+    ``Subclass(model_id, **settings)``.
+
+    Common settings every adapter honours: ``max_tokens``, ``temperature``, ``stream`` (use the
+    streaming API and assemble), ``thinking``, ``parallel_tool_calls``, ``api_key``,
+    ``base_url``, ``http_client`` (an ``httpx2`` client, e.g. with a ``MockTransport`` in tests),
+    ``timeout`` (seconds), ``max_retries``.
+    """
+
+    provider: str = ""
+    codec: Codec | None = None
+
+    def __init__(self, model_id: str, **settings: Any) -> None:
+        self.model_id = model_id
+        self.settings = dict(settings)
+
+    @property
+    def name(self) -> str:
+        """``"provider:model-id"``."""
+        return f"{self.provider}:{self.model_id}"
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+    def build_request(
+        self,
+        messages: list[Message],
+        *,
+        instructions: str | None = None,
+        tools: list[Tool] | None = None,
+        tool_choice: Any = None,
+    ) -> ModelRequest:
+        """A :class:`ModelRequest` with this model's settings applied."""
+        s = self.settings
+        known = {"max_tokens", "temperature", "stream", "thinking", "parallel_tool_calls", "api_key", "base_url",
+                 "http_client", "timeout", "max_retries", "settings"}
+        return ModelRequest(
+            model=self.model_id,
+            messages=list(messages),
+            instructions=instructions,
+            tools=list(tools or []),
+            tool_choice=normalize_tool_choice(tool_choice),
+            parallel_tool_calls=s.get("parallel_tool_calls"),
+            max_tokens=s.get("max_tokens"),
+            temperature=s.get("temperature"),
+            stream=bool(s.get("stream", False)),
+            thinking=s.get("thinking"),
+            settings=dict(s.get("settings") or {}) | {k: v for k, v in s.items() if k not in known and not k.startswith("_")},
+        )
+
+    @abc.abstractmethod
+    async def send(self, request: ModelRequest) -> Response:
+        """Send one request; return the canonical response. Raises
+        :class:`~toolwire.errors.ProviderError` on vendor errors."""
+
+    async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Yield canonical stream events. Default: one non-streamed :meth:`send`, replayed as events."""
+        from .stream import ResponseStart, StopEvent, TextDelta, ToolCallEnd, ToolCallStart, UsageUpdate
+        from .types import TextPart, ToolCall
+
+        resp = await self.send(request)
+        yield ResponseStart(resp.response_id, resp.model)
+        for i, part in enumerate(resp.parts):
+            if isinstance(part, TextPart):
+                yield TextDelta(i, part.text, part.provider_data or None)
+            elif isinstance(part, ToolCall):
+                yield ToolCallStart(i, part.id, part.name, part.id_synthesized, part.provider_data or None)
+                yield ToolCallEnd(i, part.arguments, part.raw_arguments)
+        yield UsageUpdate(resp.usage)
+        yield StopEvent(resp.stop_reason, resp.vendor_stop_reason)
+
+    async def aclose(self) -> None:
+        """Release HTTP clients the model created (not ones the user passed in)."""
+
+
+async def collect_stream(events: AsyncIterator[StreamEvent], provider: str | None) -> Response:
+    """Assemble an async stream of canonical events into a :class:`Response`."""
+    asm = StreamAssembler(provider)
+    async for ev in events:
+        asm.feed(ev)
+    return asm.response()

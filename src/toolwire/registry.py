@@ -1,0 +1,104 @@
+"""Providers by config: ``"provider:model-id"`` strings, mappings and ``TOOLWIRE_MODEL``,
+resolved through the ``toolwire.adapters`` entry-point group."""
+
+from __future__ import annotations
+
+import os
+from importlib import metadata
+from typing import Any, Mapping
+
+from .errors import AdapterNotInstalled, ConfigurationError, ProviderNotFound
+from .model import Model
+
+__all__ = ["model", "available_providers", "parse_model_name", "ENTRY_POINT_GROUP", "KNOWN_PROVIDERS"]
+
+ENTRY_POINT_GROUP = "toolwire.adapters"
+
+#: Providers toolwire knows about, with the extra that installs each one's adapter.
+KNOWN_PROVIDERS: dict[str, str] = {
+    "anthropic": "anthropic",
+    "openai": "openai",
+    "openai-chat": "openai",
+    "gemini": "gemini",
+    "test": "",
+    "scripted": "",
+}
+
+
+def _entry_points() -> dict[str, metadata.EntryPoint]:
+    return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def available_providers() -> list[str]:
+    """Names of the providers whose adapters are installed."""
+    return sorted(_entry_points())
+
+
+def parse_model_name(name: str) -> tuple[str, str]:
+    """Split ``"provider:model-id"``; the model id may itself contain ``:``. ``"test"`` alone is
+    allowed for the offline providers. Raises :class:`ConfigurationError` on a malformed name."""
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigurationError(f"model must be a 'provider:model-id' string, got {name!r}")
+    provider, sep, model_id = name.strip().partition(":")
+    if not sep:
+        if provider in ("test", "scripted"):
+            return provider, provider
+        raise ConfigurationError(
+            f"model {name!r} has no provider; write it as 'provider:model-id', e.g. 'anthropic:claude-sonnet-4-5' "
+            f"(providers: {', '.join(sorted(KNOWN_PROVIDERS))})"
+        )
+    if not provider or not model_id:
+        raise ConfigurationError(f"model {name!r} must be 'provider:model-id' with both parts non-empty")
+    return provider, model_id
+
+
+def model(spec: Any = None, /, **settings: Any) -> Model:
+    """Resolve a model from config.
+
+    ``spec`` is one of: a ``"provider:model-id"`` string; a mapping
+    ``{"model": "provider:model-id", "settings": {...}}`` (e.g. a TOML table); an existing
+    :class:`Model` (returned as is, ``settings`` merged); or ``None`` to read the
+    ``TOOLWIRE_MODEL`` environment variable. Keyword ``settings`` override mapping settings.
+
+    Raises :class:`ProviderNotFound` (lists the known providers) for an unknown provider,
+    :class:`AdapterNotInstalled` (names the extra) for a known one whose adapter is missing, and
+    :class:`ConfigurationError` for a malformed spec.
+    """
+    if isinstance(spec, Model):
+        if settings:
+            spec.settings.update(settings)
+        return spec
+    if spec is None:
+        spec = os.environ.get("TOOLWIRE_MODEL")
+        if not spec:
+            raise ConfigurationError("no model given and TOOLWIRE_MODEL is not set; pass 'provider:model-id'")
+    if isinstance(spec, Mapping):
+        if "model" not in spec:
+            raise ConfigurationError(f"model mapping needs a 'model' key ('provider:model-id'), got keys {sorted(spec)}")
+        extra = set(spec) - {"model", "settings"}
+        if extra:
+            raise ConfigurationError(f"model mapping has unknown keys {sorted(extra)}; allowed: 'model', 'settings'")
+        merged = dict(spec.get("settings") or {})
+        merged.update(settings)
+        return model(spec["model"], **merged)
+    provider, model_id = parse_model_name(spec)
+    eps = _entry_points()
+    ep = eps.get(provider)
+    if ep is None:
+        if provider in KNOWN_PROVIDERS and KNOWN_PROVIDERS[provider]:
+            extra = KNOWN_PROVIDERS[provider]
+            raise AdapterNotInstalled(
+                f"provider {provider!r} needs its adapter: pip install \"toolwire[{extra}]\" "
+                f"(installs toolwire-{extra})"
+            )
+        known = sorted(set(eps) | set(KNOWN_PROVIDERS))
+        raise ProviderNotFound(f"unknown provider {provider!r} in {spec!r}; known providers: {', '.join(known)}")
+    try:
+        factory = ep.load()
+    except ImportError as exc:
+        extra = KNOWN_PROVIDERS.get(provider) or provider
+        raise AdapterNotInstalled(
+            f"provider {provider!r} is registered but its adapter failed to import ({exc}); "
+            f"reinstall it: pip install \"toolwire[{extra}]\""
+        ) from exc
+    return factory(model_id, **settings)

@@ -1,0 +1,99 @@
+"""Input schemas from typed Python functions (pydantic) with docstring descriptions
+(Google, NumPy and Sphinx styles through ``docstring_parser``)."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..errors import ToolDefinitionError
+
+__all__ = ["describe_function", "FunctionDescription", "strip_titles"]
+
+
+@dataclass
+class FunctionDescription:
+    description: str
+    input_schema: dict[str, Any]
+    returns: str | None
+
+
+def strip_titles(schema: Any) -> Any:
+    """Remove pydantic's generated ``title`` keys (noise the model pays tokens for), keeping a
+    property that is itself *named* ``title``."""
+    if isinstance(schema, dict):
+        out = {}
+        for k, v in schema.items():
+            if k == "title" and isinstance(v, str):
+                continue
+            if k in ("properties", "$defs", "definitions", "patternProperties") and isinstance(v, dict):
+                out[k] = {name: strip_titles(sub) for name, sub in v.items()}
+            else:
+                out[k] = strip_titles(v)
+        return out
+    if isinstance(schema, list):
+        return [strip_titles(v) for v in schema]
+    return schema
+
+
+_SKIP_KINDS = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+
+
+def describe_function(function: Callable[..., Any]) -> FunctionDescription:
+    """Build ``(description, input_schema, returns)`` for ``function``.
+
+    Every parameter needs a type hint (``ToolDefinitionError`` names the one that lacks it);
+    ``*args``/``**kwargs`` are not allowed (the model could not know what to send). Defaults are
+    kept in the schema; parameters without one are ``required``. Nested pydantic models and
+    dataclasses go to ``$defs``.
+    """
+    import docstring_parser
+    import pydantic
+
+    name = getattr(function, "__name__", repr(function))
+    sig = inspect.signature(function)
+    try:
+        hints = typing.get_type_hints(function, include_extras=True)
+    except Exception as exc:  # unresolvable forward reference
+        raise ToolDefinitionError(f"tool {name!r}: cannot resolve type hints: {exc}") from None
+    doc = docstring_parser.parse(inspect.getdoc(function) or "")
+    param_docs = {p.arg_name: (p.description or "").strip() for p in doc.params}
+
+    fields: dict[str, Any] = {}
+    for pname, param in sig.parameters.items():
+        if param.kind in _SKIP_KINDS:
+            raise ToolDefinitionError(
+                f"tool {name!r}: parameter {'*' if param.kind is param.VAR_POSITIONAL else '**'}{pname} is not allowed; "
+                "declare each argument the model may send as a named, typed parameter"
+            )
+        if pname not in hints:
+            raise ToolDefinitionError(f"tool {name!r}: parameter {pname!r} has no type hint; add one so the input schema can say what to send")
+        annotation = hints[pname]
+        description = param_docs.get(pname) or None
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[pname] = (annotation, pydantic.Field(default, description=description))
+
+    try:
+        model = pydantic.create_model(f"{name}_arguments", **fields)  # type: ignore[call-overload]
+        schema = model.model_json_schema()
+    except Exception as exc:
+        raise ToolDefinitionError(f"tool {name!r}: cannot build an input schema from the type hints: {exc}") from None
+    schema = strip_titles(schema)
+    schema.setdefault("properties", {})
+    schema["type"] = "object"
+    # key order: type, properties, required, then the rest ($defs last)
+    ordered: dict[str, Any] = {"type": "object", "properties": schema.pop("properties")}
+    if "required" in schema:
+        ordered["required"] = schema.pop("required")
+    schema.pop("type", None)
+    defs = schema.pop("$defs", None)
+    ordered.update(schema)
+    if defs:
+        ordered["$defs"] = defs
+
+    parts = [p for p in (doc.short_description, doc.long_description) if p]
+    description = "\n\n".join(parts).strip()
+    returns = doc.returns.description.strip() if doc.returns and doc.returns.description else None
+    return FunctionDescription(description, ordered, returns)

@@ -1,0 +1,214 @@
+"""Reading VCR-style cassettes (vcrpy / pytest-recording YAML) of vendor API traffic.
+
+Handles the three body encodings found in real cassettes:
+
+1. ``parsed_body``: the JSON stored as a YAML mapping;
+2. ``body: {string: '<text>'}`` (or ``body: '<text>'`` for requests): raw text;
+3. ``body: {string: !!binary <base64>}``: raw bytes, gzip-compressed when they start with the
+   gzip magic ``1f 8b`` (``Content-Encoding: gzip``).
+
+Decoded response text is one JSON object, Server-Sent Events, or a JSON array of chunks
+(Gemini ``streamGenerateContent`` without ``alt=sse``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["Interaction", "SSEEvent", "load_cassette", "parse_sse", "detect_api", "decode_body"]
+
+
+@dataclass
+class SSEEvent:
+    """One Server-Sent Event: ``event`` name (or ``None``) and ``data`` (parsed JSON, or the raw
+    text when it is not JSON, e.g. ``[DONE]``)."""
+
+    event: str | None
+    data: Any
+
+
+@dataclass
+class Interaction:
+    """One recorded HTTP round trip, bodies decoded."""
+
+    index: int
+    method: str
+    uri: str
+    request_headers: dict[str, list[str]]
+    request_text: str | None
+    status: int
+    response_headers: dict[str, list[str]]
+    response_text: str | None
+    api: str | None = None
+    stream_format: str | None = None  # None, "sse" or "json-array"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def request_json(self) -> Any:
+        return None if not self.request_text else json.loads(self.request_text)
+
+    @property
+    def response_json(self) -> Any:
+        """The response body as JSON (an object, or for a JSON-array stream the list of chunks)."""
+        if self.stream_format == "sse" or not self.response_text:
+            return None
+        return json.loads(self.response_text)
+
+    @property
+    def sse_events(self) -> list[SSEEvent]:
+        if self.stream_format != "sse" or self.response_text is None:
+            return []
+        return parse_sse(self.response_text)
+
+    @property
+    def stream_chunks(self) -> list[Any]:
+        """Parsed stream payloads in order: SSE ``data`` objects (``[DONE]`` and non-JSON data
+        dropped), or the chunks of a JSON-array stream. Empty for a non-streamed response."""
+        if self.stream_format == "sse":
+            return [e.data for e in self.sse_events if isinstance(e.data, (dict, list))]
+        if self.stream_format == "json-array":
+            return list(self.response_json)
+        return []
+
+    def header(self, name: str, *, response: bool = True) -> str | None:
+        headers = self.response_headers if response else self.request_headers
+        for k, v in headers.items():
+            if k.lower() == name.lower():
+                return v[0] if isinstance(v, list) and v else (v if isinstance(v, str) else None)
+        return None
+
+
+def decode_body(body: Any, parsed: Any = None) -> str | None:
+    """Return a recorded body as text (see the module docstring for the encodings)."""
+    if parsed is not None:
+        return json.dumps(parsed, ensure_ascii=False)
+    if body is None:
+        return None
+    if isinstance(body, dict):
+        if "string" in body:
+            body = body["string"]
+        else:
+            return json.dumps(body, ensure_ascii=False)
+    if isinstance(body, bytes):
+        if body[:2] == b"\x1f\x8b":
+            body = gzip.decompress(body)
+        return body.decode("utf-8")
+    if isinstance(body, str):
+        return body
+    raise ValueError(f"unsupported cassette body of type {type(body).__name__}")
+
+
+def parse_sse(text: str) -> list[SSEEvent]:
+    """Split Server-Sent Events (blank-line separated; ``\\n`` or ``\\r\\n``) into events. Multiple
+    ``data:`` lines of one event are joined with ``\\n`` (the SSE rule); comment lines are ignored."""
+    events: list[SSEEvent] = []
+    name: str | None = None
+    data_lines: list[str] = []
+
+    def flush() -> None:
+        nonlocal name, data_lines
+        if data_lines or name is not None:
+            raw = "\n".join(data_lines)
+            try:
+                data: Any = json.loads(raw)
+            except json.JSONDecodeError:
+                data = raw
+            events.append(SSEEvent(name, data))
+        name, data_lines = None, []
+
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        if line == "":
+            flush()
+            continue
+        if line.startswith(":"):
+            continue
+        key, _, value = line.partition(":")
+        if value.startswith(" "):
+            value = value[1:]
+        if key == "event":
+            name = value
+        elif key == "data":
+            data_lines.append(value)
+    flush()
+    return events
+
+
+def detect_api(uri: str, body: Any = None) -> str | None:
+    """``anthropic``, ``openai-chat``, ``openai-responses`` or ``gemini`` from a request URI (with
+    the body as a fallback for proxies on other hosts); ``None`` when unknown."""
+    path = urlsplit(uri).path
+    if path.endswith("/messages") or path.endswith("/messages/count_tokens"):
+        return "anthropic"
+    if path.endswith("/chat/completions"):
+        return "openai-chat"
+    if path.endswith("/responses") or "/responses/" in path:
+        return "openai-responses"
+    if ":generateContent" in path or ":streamGenerateContent" in path or ":countTokens" in path:
+        return "gemini"
+    if isinstance(body, dict):
+        if "contents" in body:
+            return "gemini"
+        if "input" in body:
+            return "openai-responses"
+        if "messages" in body and "max_tokens" in body and "system" in body:
+            return "anthropic"
+        if "messages" in body:
+            return "openai-chat"
+    return None
+
+
+def _stream_format(uri: str, request_json: Any, headers: dict[str, Any], text: str | None) -> str | None:
+    ctype = ""
+    for k, v in headers.items():
+        if k.lower() == "content-type":
+            ctype = (v[0] if isinstance(v, list) else v) or ""
+    if "text/event-stream" in ctype:
+        return "sse"
+    if text is not None:
+        stripped = text.lstrip()
+        if stripped.startswith("event:") or stripped.startswith("data:"):
+            return "sse"
+        if stripped.startswith("[") and ":streamGenerateContent" in uri:
+            return "json-array"
+    return None
+
+
+def load_cassette(path: str | Path) -> list[Interaction]:
+    """Load every interaction of a cassette file, bodies decoded to text."""
+    import yaml
+
+    with open(path, "rb") as fh:
+        doc = yaml.safe_load(fh)
+    interactions = doc.get("interactions", []) if isinstance(doc, dict) else []
+    out: list[Interaction] = []
+    for i, it in enumerate(interactions):
+        req, resp = it.get("request", {}), it.get("response", {})
+        req_text = decode_body(req.get("body"), req.get("parsed_body"))
+        resp_text = decode_body(resp.get("body"), resp.get("parsed_body"))
+        status = resp.get("status", {})
+        code = status.get("code") if isinstance(status, dict) else status
+        uri = req.get("uri", "")
+        try:
+            req_json = json.loads(req_text) if req_text else None
+        except json.JSONDecodeError:
+            req_json = None
+        resp_headers = resp.get("headers") or {}
+        inter = Interaction(
+            index=i,
+            method=req.get("method", "POST"),
+            uri=uri,
+            request_headers=req.get("headers") or {},
+            request_text=req_text,
+            status=int(code or 0),
+            response_headers=resp_headers,
+            response_text=resp_text,
+            api=detect_api(uri, req_json),
+            stream_format=_stream_format(uri, req_json, resp_headers, resp_text),
+        )
+        out.append(inter)
+    return out

@@ -1,0 +1,214 @@
+"""The canonical tool spec and the ``@tool`` decorator.
+
+A tool is four strings the model reads (name, description, input schema, what it returns)
+plus the function the model never sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .errors import SchemaError, ToolNameError
+
+__all__ = ["Tool", "tool", "TOOL_NAME_RULE", "check_tool_name"]
+
+#: The tool-name rule every vendor accepts (case B07): Anthropic, OpenAI and Gemini each allow
+#: at least this set; Gemini alone also allows ``.`` and ``:``, OpenAI alone a leading digit.
+TOOL_NAME_RULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+
+
+def check_tool_name(name: str) -> str:
+    """Return ``name`` if it matches :data:`TOOL_NAME_RULE`; raise :class:`ToolNameError` naming
+    the tool and the rule otherwise (no silent renaming: a renamed tool would no longer match
+    what the user wrote in prompts and descriptions)."""
+    if not isinstance(name, str) or not TOOL_NAME_RULE.match(name):
+        detail = None
+        if isinstance(name, str):
+            if len(name) > 64:
+                detail = f"it is {len(name)} characters long"
+            elif name[:1].isdigit():
+                detail = "it starts with a digit"
+            elif name:
+                bad = sorted({c for c in name if not (c.isascii() and (c.isalnum() or c in "_-"))})
+                if bad:
+                    detail = "it contains " + ", ".join(repr(c) for c in bad)
+            else:
+                detail = "it is empty"
+        raise ToolNameError(str(name), detail)
+    return name
+
+
+@dataclass
+class Tool:
+    """A tool the model can call.
+
+    - ``name``: matches :data:`TOOL_NAME_RULE`.
+    - ``description``: what the tool does and when to call it.
+    - ``input_schema``: a JSON Schema (Draft 2020-12) object schema for the arguments.
+    - ``function``: the Python callable (sync or async) that receives the validated arguments as
+      keyword arguments; ``None`` for a tool imported from a vendor request.
+    - ``strict``: three-valued: ``True``/``False`` are sent as the vendor's ``strict`` flag,
+      ``None`` sends nothing (or the vendor default).
+    - ``returns``: a short text saying what the tool returns (part of what the model reads;
+      appended to the description by :meth:`model_description`).
+    - ``timeout``: seconds the loop lets one call run before answering with an ``is_error`` result.
+    - ``provider_data``: opaque per-API fields from an imported request (e.g. ``cache_control``).
+    - ``meta``: free-form data for the design kit (result caps, idempotency, cost hints).
+    """
+
+    name: str
+    description: str = ""
+    input_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    function: Callable[..., Any] | None = None
+    strict: bool | None = None
+    returns: str | None = None
+    timeout: float | None = None
+    provider_data: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_tool_name(self.name)
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def from_schema(
+        cls,
+        name: str,
+        description: str,
+        schema: dict[str, Any],
+        function: Callable[..., Any] | None = None,
+        *,
+        strict: bool | None = None,
+        returns: str | None = None,
+        timeout: float | None = None,
+    ) -> Tool:
+        """Build a tool from raw JSON Schema.
+
+        Raises :class:`SchemaError` when ``schema`` is not a valid Draft 2020-12 schema whose
+        top-level ``type`` is ``"object"``, and :class:`ToolNameError` for a bad name.
+        """
+        from .schema import check_input_schema
+
+        check_input_schema(schema, tool_name=name)
+        return cls(name, description, schema, function, strict=strict, returns=returns, timeout=timeout)
+
+    @classmethod
+    def from_function(
+        cls,
+        function: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        strict: bool | None = None,
+        timeout: float | None = None,
+    ) -> Tool:
+        """Build a tool from a typed Python function (see :func:`tool`)."""
+        from .schema.from_function import describe_function
+
+        desc = describe_function(function)
+        return cls(
+            name or function.__name__,
+            description if description is not None else desc.description,
+            desc.input_schema,
+            function,
+            strict=strict,
+            returns=desc.returns,
+            timeout=timeout,
+        )
+
+    # -- what the model reads -----------------------------------------------------------------
+    def model_description(self) -> str:
+        """The description sent to the vendor: ``description`` plus ``Returns: …`` when set."""
+        if self.returns and self.returns not in self.description:
+            sep = "\n\n" if self.description else ""
+            return f"{self.description}{sep}Returns: {self.returns}"
+        return self.description
+
+    def spec(self) -> dict[str, Any]:
+        """The canonical JSON spec ``{"name", "description", "input_schema"}`` (+ ``strict`` when set)."""
+        d: dict[str, Any] = {"name": self.name, "description": self.model_description(), "input_schema": self.input_schema}
+        if self.strict is not None:
+            d["strict"] = self.strict
+        return d
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+        for k in ("strict", "returns", "timeout"):
+            if getattr(self, k) is not None:
+                d[k] = getattr(self, k)
+        if self.provider_data:
+            d["provider_data"] = self.provider_data
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Tool:
+        return cls(
+            d["name"],
+            d.get("description", ""),
+            d.get("input_schema") or {"type": "object", "properties": {}},
+            None,
+            strict=d.get("strict"),
+            returns=d.get("returns"),
+            timeout=d.get("timeout"),
+            provider_data=dict(d.get("provider_data") or {}),
+        )
+
+    # -- calling ------------------------------------------------------------------------------
+    @property
+    def is_async(self) -> bool:
+        fn = self.function
+        while isinstance(fn, functools.partial):
+            fn = fn.func
+        return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+
+    async def call(self, arguments: dict[str, Any]) -> Any:
+        """Run the function with ``arguments`` as keyword arguments: async functions are awaited,
+        sync ones run in a worker thread. Raises whatever the function raises."""
+        if self.function is None:
+            raise RuntimeError(f"tool {self.name!r} has no function (it was imported from a vendor request)")
+        if self.is_async:
+            return await self.function(**arguments)
+        result = await asyncio.to_thread(self.function, **arguments)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Calling the tool calls the underlying function directly (handy in tests)."""
+        if self.function is None:
+            raise RuntimeError(f"tool {self.name!r} has no function")
+        return self.function(*args, **kwargs)
+
+
+def tool(
+    function: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    strict: bool | None = None,
+    timeout: float | None = None,
+) -> Any:
+    """Decorator: turn a typed function (sync or async) into a :class:`Tool`.
+
+    The input schema comes from the type hints (pydantic), each parameter's description from
+    the docstring (Google, NumPy or Sphinx style), the tool description from the docstring's
+    text and ``returns`` from its Returns section. Usable bare (``@tool``) or with options
+    (``@tool(name=..., strict=True, timeout=5.0)``). Raises :class:`ToolNameError` or
+    :class:`~toolwire.errors.ToolDefinitionError` at definition time.
+    """
+
+    def wrap(fn: Callable[..., Any]) -> Tool:
+        return Tool.from_function(fn, name=name, description=description, strict=strict, timeout=timeout)
+
+    if function is not None:
+        return wrap(function)
+    return wrap
+
+
+def _ensure_schema_error(msg: str) -> SchemaError:  # pragma: no cover - helper for typing
+    return SchemaError(msg)

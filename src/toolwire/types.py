@@ -1,0 +1,488 @@
+"""The canonical model: content parts, messages, responses, usage.
+
+Everything here is a plain dataclass with no vendor knowledge. Every type has
+``to_dict()`` / ``from_dict()`` with an exact round trip through JSON, so a run can be
+saved and resumed (``RunResult.to_json()`` / ``RunResult.from_json()``).
+
+Vendor-specific opaque data (thinking signatures, Responses item ids, Gemini thought
+signatures, cache control) rides in ``provider_data``: a dict keyed by the API name
+(``"anthropic"``, ``"openai-chat"``, ``"openai-responses"``, ``"gemini"``) whose value
+only that API's adapter reads. An adapter never reads another API's key; that is what
+makes switching vendor mid-conversation safe (see ``docs/providers.md``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, Union
+
+__all__ = [
+    "TextPart",
+    "ImagePart",
+    "ReasoningPart",
+    "ToolCall",
+    "ToolResult",
+    "Part",
+    "Message",
+    "Conversation",
+    "Usage",
+    "Response",
+    "StopReason",
+    "STOP_REASONS",
+    "part_from_dict",
+]
+
+#: Canonical stop reasons. The vendor's own value is kept in ``Response.vendor_stop_reason``.
+StopReason = Literal[
+    "end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn", "error"
+]
+STOP_REASONS: tuple[str, ...] = (
+    "end_turn",
+    "tool_use",
+    "max_tokens",
+    "stop_sequence",
+    "refusal",
+    "pause_turn",
+    "error",
+)
+
+Role = Literal["user", "assistant"]
+
+
+def _pd(value: dict[str, Any] | None) -> dict[str, Any]:
+    return dict(value) if value else {}
+
+
+@dataclass
+class TextPart:
+    """Visible text. ``provider_data``: opaque per-API fields (e.g. Gemini ``thoughtSignature``
+    on a text part, Anthropic ``cache_control``, Responses ``phase``/item id)."""
+
+    text: str
+    provider_data: dict[str, Any] = field(default_factory=dict)
+    type: Literal["text"] = "text"
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": "text", "text": self.text}
+        if self.provider_data:
+            d["provider_data"] = self.provider_data
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TextPart:
+        return cls(text=d["text"], provider_data=_pd(d.get("provider_data")))
+
+
+@dataclass
+class ImagePart:
+    """An image, inline (``data`` bytes plus ``media_type`` such as ``image/png``) or by ``url``.
+
+    In JSON the bytes are base64 text under ``data_base64``.
+    """
+
+    data: bytes | None = None
+    media_type: str | None = None
+    url: str | None = None
+    provider_data: dict[str, Any] = field(default_factory=dict)
+    type: Literal["image"] = "image"
+
+    def __post_init__(self) -> None:
+        if self.data is None and self.url is None:
+            raise ValueError("ImagePart needs either data (bytes) or url")
+        if self.data is not None and not self.media_type:
+            raise ValueError("ImagePart with inline data needs media_type, e.g. 'image/png'")
+
+    @property
+    def base64(self) -> str | None:
+        """The inline bytes as standard base64 text, or ``None`` for a URL image."""
+        return None if self.data is None else base64.b64encode(self.data).decode("ascii")
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": "image"}
+        if self.data is not None:
+            d["data_base64"] = self.base64
+        if self.media_type is not None:
+            d["media_type"] = self.media_type
+        if self.url is not None:
+            d["url"] = self.url
+        if self.provider_data:
+            d["provider_data"] = self.provider_data
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ImagePart:
+        raw = d.get("data_base64")
+        return cls(
+            data=None if raw is None else base64.b64decode(raw),
+            media_type=d.get("media_type"),
+            url=d.get("url"),
+            provider_data=_pd(d.get("provider_data")),
+        )
+
+
+@dataclass
+class ReasoningPart:
+    """Model reasoning ("thinking") and the opaque material that must go back unchanged.
+
+    - ``text``: the readable reasoning (Anthropic ``thinking``, Responses summary text joined,
+      Gemini thought text); may be empty.
+    - ``signature``: Anthropic ``thinking.signature`` or Gemini ``thoughtSignature`` (base64
+      text exactly as on the wire).
+    - ``encrypted``: Anthropic ``redacted_thinking.data`` or Responses ``encrypted_content``.
+    - ``provider``: the API that produced it (``"anthropic"``, ``"openai-responses"``,
+      ``"gemini"``); adapters of other APIs drop or convert it by the documented rule.
+    - ``provider_data``: any further opaque per-API fields (item ids, summary parts).
+    """
+
+    text: str = ""
+    signature: str | None = None
+    encrypted: str | None = None
+    provider: str | None = None
+    provider_data: dict[str, Any] = field(default_factory=dict)
+    type: Literal["reasoning"] = "reasoning"
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": "reasoning", "text": self.text}
+        for k in ("signature", "encrypted", "provider"):
+            v = getattr(self, k)
+            if v is not None:
+                d[k] = v
+        if self.provider_data:
+            d["provider_data"] = self.provider_data
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ReasoningPart:
+        return cls(
+            text=d.get("text", ""),
+            signature=d.get("signature"),
+            encrypted=d.get("encrypted"),
+            provider=d.get("provider"),
+            provider_data=_pd(d.get("provider_data")),
+        )
+
+
+@dataclass
+class ToolCall:
+    """One tool call the model asked for.
+
+    - ``id``: what the matching ``ToolResult.tool_call_id`` must carry (Anthropic ``tool_use.id``,
+      Chat ``tool_calls[].id``, Responses ``call_id``, Gemini ``functionCall.id`` — or, when
+      Gemini sent none, a synthesised id with ``id_synthesized=True`` that is never sent).
+    - ``arguments``: the parsed arguments object, or ``None`` when they could not be parsed.
+    - ``raw_arguments``: the argument text exactly as the vendor sent it, when it sent text
+      (OpenAI ``arguments`` strings, Anthropic streamed ``partial_json`` joined).
+    - ``invalid``: why the arguments are unusable (parse error with position, not an object,
+      cut off by ``max_tokens``). The loop answers an invalid call with an ``is_error`` result.
+    - ``incomplete``: the call was cut off by the output-token limit; it is never run.
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any] | None = field(default_factory=dict)
+    raw_arguments: str | None = None
+    invalid: str | None = None
+    incomplete: bool = False
+    id_synthesized: bool = False
+    provider_data: dict[str, Any] = field(default_factory=dict)
+    type: Literal["tool_call"] = "tool_call"
+
+    @property
+    def is_valid(self) -> bool:
+        return self.invalid is None and not self.incomplete and isinstance(self.arguments, dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": "tool_call", "id": self.id, "name": self.name, "arguments": self.arguments}
+        if self.raw_arguments is not None:
+            d["raw_arguments"] = self.raw_arguments
+        if self.invalid is not None:
+            d["invalid"] = self.invalid
+        if self.incomplete:
+            d["incomplete"] = True
+        if self.id_synthesized:
+            d["id_synthesized"] = True
+        if self.provider_data:
+            d["provider_data"] = self.provider_data
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ToolCall:
+        return cls(
+            id=d["id"],
+            name=d["name"],
+            arguments=d.get("arguments"),
+            raw_arguments=d.get("raw_arguments"),
+            invalid=d.get("invalid"),
+            incomplete=bool(d.get("incomplete", False)),
+            id_synthesized=bool(d.get("id_synthesized", False)),
+            provider_data=_pd(d.get("provider_data")),
+        )
+
+
+@dataclass
+class ToolResult:
+    """The answer to one tool call.
+
+    - ``tool_call_id``: the ``ToolCall.id`` it answers.
+    - ``name``: the tool's name (Gemini's ``functionResponse.name`` needs it).
+    - ``content``: text, or a list of ``TextPart``/``ImagePart``.
+    - ``is_error``: the tool failed; the text says what was wrong and what to do next.
+      Sent as Anthropic ``is_error``, Gemini ``{"error": ...}``, and for OpenAI (no flag)
+      as text starting ``Error: ``.
+    """
+
+    tool_call_id: str
+    content: str | list[TextPart | ImagePart] = ""
+    is_error: bool = False
+    name: str | None = None
+    provider_data: dict[str, Any] = field(default_factory=dict)
+    type: Literal["tool_result"] = "tool_result"
+
+    @property
+    def text(self) -> str:
+        """All text of the content joined with newlines (images left out)."""
+        if isinstance(self.content, str):
+            return self.content
+        return "\n".join(p.text for p in self.content if isinstance(p, TextPart))
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": "tool_result", "tool_call_id": self.tool_call_id}
+        d["content"] = self.content if isinstance(self.content, str) else [p.to_dict() for p in self.content]
+        if self.is_error:
+            d["is_error"] = True
+        if self.name is not None:
+            d["name"] = self.name
+        if self.provider_data:
+            d["provider_data"] = self.provider_data
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ToolResult:
+        content = d.get("content", "")
+        if not isinstance(content, str):
+            content = [part_from_dict(p) for p in content]  # type: ignore[misc]
+        return cls(
+            tool_call_id=d["tool_call_id"],
+            content=content,
+            is_error=bool(d.get("is_error", False)),
+            name=d.get("name"),
+            provider_data=_pd(d.get("provider_data")),
+        )
+
+
+Part = Union[TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult]
+
+_PART_TYPES: dict[str, Any] = {
+    "text": TextPart,
+    "image": ImagePart,
+    "reasoning": ReasoningPart,
+    "tool_call": ToolCall,
+    "tool_result": ToolResult,
+}
+
+
+def part_from_dict(d: dict[str, Any]) -> Part:
+    """Rebuild a part from its ``to_dict()`` form; raises ``ValueError`` on an unknown ``type``."""
+    try:
+        cls = _PART_TYPES[d["type"]]
+    except KeyError:
+        raise ValueError(f"unknown part type {d.get('type')!r}; expected one of {sorted(_PART_TYPES)}") from None
+    return cls.from_dict(d)
+
+
+@dataclass
+class Message:
+    """One turn: ``role`` is ``"user"`` or ``"assistant"``.
+
+    Tool calls live in assistant messages; tool results live in user messages (each adapter
+    moves them where its vendor wants them: Chat ``role: tool`` messages, Responses
+    ``function_call_output`` items, Gemini ``functionResponse`` parts).
+    """
+
+    role: Role
+    parts: list[Part] = field(default_factory=list)
+    provider_data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def user(cls, text: str) -> Message:
+        return cls("user", [TextPart(text)])
+
+    @classmethod
+    def assistant(cls, text: str) -> Message:
+        return cls("assistant", [TextPart(text)])
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [p for p in self.parts if isinstance(p, ToolCall)]
+
+    @property
+    def tool_results(self) -> list[ToolResult]:
+        return [p for p in self.parts if isinstance(p, ToolResult)]
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"role": self.role, "parts": [p.to_dict() for p in self.parts]}
+        if self.provider_data:
+            d["provider_data"] = self.provider_data
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Message:
+        if d.get("role") not in ("user", "assistant"):
+            raise ValueError(f"message role must be 'user' or 'assistant', got {d.get('role')!r}")
+        return cls(d["role"], [part_from_dict(p) for p in d.get("parts", [])], _pd(d.get("provider_data")))
+
+
+@dataclass
+class Conversation:
+    """Instructions (system prompt) plus the ordered messages."""
+
+    messages: list[Message] = field(default_factory=list)
+    instructions: str | None = None
+
+    def append(self, message: Message) -> None:
+        self.messages.append(message)
+
+    def unanswered_tool_calls(self) -> list[ToolCall]:
+        """Tool calls of the last assistant message that no later message answers."""
+        answered = {r.tool_call_id for m in self.messages for r in m.tool_results}
+        for m in reversed(self.messages):
+            if m.role == "assistant":
+                return [c for c in m.tool_calls if c.id not in answered]
+        return []
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"instructions": self.instructions, "messages": [m.to_dict() for m in self.messages]}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Conversation:
+        return cls([Message.from_dict(m) for m in d.get("messages", [])], d.get("instructions"))
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Conversation:
+        return cls.from_dict(json.loads(text))
+
+
+_USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+
+
+@dataclass
+class Usage:
+    """Token counts of one response (or a sum), in tokens. ``None`` means the vendor gave none.
+
+    Mapping (the vendor's own primary counters, not re-derived):
+
+    ====================  =========================  ===========================  ===========================  ==============================
+    field                 Anthropic ``usage``        Chat ``usage``               Responses ``usage``          Gemini ``usageMetadata``
+    ====================  =========================  ===========================  ===========================  ==============================
+    input_tokens          input_tokens (no cache)    prompt_tokens (incl. cache)  input_tokens (incl. cache)   promptTokenCount (incl. cache)
+    output_tokens         output_tokens              completion_tokens            output_tokens                candidatesTokenCount
+    cache_read_tokens     cache_read_input_tokens    prompt_tokens_details.       input_tokens_details.        cachedContentTokenCount
+                                                     cached_tokens                cached_tokens
+    cache_write_tokens    cache_creation_input_tok.  prompt_tokens_details.       input_tokens_details.        —
+                                                     cache_write_tokens           cache_write_tokens
+    reasoning_tokens      output_tokens_details.     completion_tokens_details.   output_tokens_details.       thoughtsTokenCount
+                          thinking_tokens            reasoning_tokens             reasoning_tokens
+    ====================  =========================  ===========================  ===========================  ==============================
+
+    ``tool_use_prompt_tokens`` (Gemini ``toolUsePromptTokenCount``) is kept as well. Adding two
+    ``Usage`` values adds each field; ``None + None`` stays ``None``.
+    """
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    tool_use_prompt_tokens: int | None = None
+    requests: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        if not isinstance(other, Usage):
+            return NotImplemented
+        vals: dict[str, Any] = {}
+        for f in fields(self):
+            a, b = getattr(self, f.name), getattr(other, f.name)
+            vals[f.name] = None if a is None and b is None else (a or 0) + (b or 0)
+        return Usage(**vals)
+
+    @property
+    def total_tokens(self) -> int:
+        """input + output (+ cache read/write where the vendor counts them apart, Anthropic)."""
+        return (self.input_tokens or 0) + (self.output_tokens or 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Usage:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+@dataclass
+class Response:
+    """One model response, whatever the vendor.
+
+    - ``parts``: text, reasoning and tool-call parts in the order the vendor gave them.
+    - ``stop_reason``: canonical (``end_turn``, ``tool_use``, ``max_tokens``, ``stop_sequence``,
+      ``refusal``, ``pause_turn``, ``error``); ``vendor_stop_reason`` is the vendor's own value
+      (Anthropic ``stop_reason``, Chat ``finish_reason``, Gemini ``finishReason``, Responses
+      ``status`` plus ``:`` and ``incomplete_details.reason`` when present).
+    - ``provider``: the API name that produced it; ``provider_data``: opaque per-API data.
+    """
+
+    parts: list[Part] = field(default_factory=list)
+    stop_reason: str = "end_turn"
+    vendor_stop_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    model: str | None = None
+    response_id: str | None = None
+    provider: str | None = None
+    provider_data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """All visible text parts joined in order, no separator (reasoning excluded)."""
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [p for p in self.parts if isinstance(p, ToolCall)]
+
+    def to_message(self) -> Message:
+        """The assistant message to append to the conversation (parts unchanged)."""
+        return Message("assistant", list(self.parts), dict(self.provider_data))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "parts": [p.to_dict() for p in self.parts],
+            "stop_reason": self.stop_reason,
+            "vendor_stop_reason": self.vendor_stop_reason,
+            "usage": self.usage.to_dict(),
+            "model": self.model,
+            "response_id": self.response_id,
+            "provider": self.provider,
+            "provider_data": self.provider_data,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Response:
+        return cls(
+            parts=[part_from_dict(p) for p in d.get("parts", [])],
+            stop_reason=d.get("stop_reason", "end_turn"),
+            vendor_stop_reason=d.get("vendor_stop_reason"),
+            usage=Usage.from_dict(d.get("usage") or {}),
+            model=d.get("model"),
+            response_id=d.get("response_id"),
+            provider=d.get("provider"),
+            provider_data=_pd(d.get("provider_data")),
+        )
