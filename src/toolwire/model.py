@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Iterable, Iterator, Protocol, Union, runtime_checkable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Iterator, Protocol, Union, runtime_checkable
 
 from .errors import UnsupportedToolChoice
 from .stream import StreamAssembler, StreamEvent
 from .tools import Tool
 from .types import Message, Response
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .schema.report import TranslationReport
 
 __all__ = ["ModelRequest", "Codec", "Model", "ToolChoice", "normalize_tool_choice"]
 
@@ -118,6 +121,11 @@ class Codec(Protocol):
     def decode_request(self, body: dict[str, Any]) -> ModelRequest:
         """A vendor-shaped request body → canonical request (import a recorded history)."""
 
+    def translate_tool(self, tool: Tool) -> tuple[dict[str, Any], TranslationReport]:
+        """The tool's wire declaration for this API (exactly what ``encode_request`` puts in the
+        body's tool list) and the report of every schema rewrite or drop it made. Used by
+        ``toolwire lint`` (translation findings and per-provider token cost)."""
+
 
 class Model(abc.ABC):
     """A configured model: provider + model id + settings, able to send a :class:`ModelRequest`.
@@ -138,6 +146,19 @@ class Model(abc.ABC):
     def __init__(self, model_id: str, **settings: Any) -> None:
         self.model_id = model_id
         self.settings = dict(settings)
+
+    @classmethod
+    def make_codec(cls, **settings: Any) -> Codec:
+        """The codec this model uses, configured from ``settings`` (e.g. Gemini's schema field).
+        Adapters override; used by ``toolwire lint`` and ``toolwire replay`` without a model id."""
+        if cls.codec is None:
+            raise NotImplementedError(f"{cls.__name__} has no codec")
+        return cls.codec
+
+    def credential_problem(self) -> str | None:
+        """``None`` when credentials are available, else a sentence naming the variable to set
+        (e.g. ``"set ANTHROPIC_API_KEY or pass api_key=..."``). Checked by the CLI before a live run."""
+        return None
 
     @property
     def name(self) -> str:

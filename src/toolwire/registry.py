@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from .errors import AdapterNotInstalled, ConfigurationError, ProviderNotFound
 from .model import Model
 
-__all__ = ["model", "available_providers", "parse_model_name", "ENTRY_POINT_GROUP", "KNOWN_PROVIDERS"]
+__all__ = ["model", "codec", "available_providers", "parse_model_name", "ENTRY_POINT_GROUP", "KNOWN_PROVIDERS"]
 
 ENTRY_POINT_GROUP = "toolwire.adapters"
 
@@ -102,3 +102,18 @@ def model(spec: Any = None, /, **settings: Any) -> Model:
             f"reinstall it: pip install \"toolwire[{extra}]\""
         ) from exc
     return factory(model_id, **settings)
+
+
+def _factory(provider: str) -> Any:
+    ep = _entry_points().get(provider)
+    if ep is None:
+        if KNOWN_PROVIDERS.get(provider):
+            raise AdapterNotInstalled(f"provider {provider!r} needs its adapter: pip install \"toolwire[{KNOWN_PROVIDERS[provider]}]\"")
+        raise ProviderNotFound(f"unknown provider {provider!r}; known providers: {', '.join(sorted(set(_entry_points()) | set(KNOWN_PROVIDERS)))}")
+    return ep.load()
+
+
+def codec(provider: str, **settings: Any) -> Any:
+    """The codec of ``provider`` (``"anthropic"``, ``"openai"``, ``"openai-chat"``, ``"gemini"``),
+    configured with ``settings``; no model id or credentials needed. Raises like :func:`model`."""
+    return _factory(provider).make_codec(**settings)

@@ -41,6 +41,24 @@ def strip_titles(schema: Any) -> Any:
 _SKIP_KINDS = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
 
+def _is_context(annotation: Any) -> bool:
+    from ..context import ToolContext
+
+    if annotation is ToolContext:
+        return True
+    args = typing.get_args(annotation)
+    return any(a is ToolContext for a in args)
+
+
+def context_parameters(function: Callable[..., Any]) -> list[str]:
+    """Names of ``function``'s parameters annotated :class:`~toolwire.context.ToolContext`."""
+    try:
+        hints = typing.get_type_hints(function)
+    except Exception:
+        return []
+    return [n for n, a in hints.items() if n != "return" and _is_context(a)]
+
+
 def describe_function(function: Callable[..., Any]) -> FunctionDescription:
     """Build ``(description, input_schema, returns)`` for ``function``.
 
@@ -71,6 +89,8 @@ def describe_function(function: Callable[..., Any]) -> FunctionDescription:
         if pname not in hints:
             raise ToolDefinitionError(f"tool {name!r}: parameter {pname!r} has no type hint; add one so the input schema can say what to send")
         annotation = hints[pname]
+        if _is_context(annotation):
+            continue  # injected by the loop, never shown to the model
         description = param_docs.get(pname) or None
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[pname] = (annotation, pydantic.Field(default, description=description))

@@ -20,7 +20,32 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["Interaction", "SSEEvent", "load_cassette", "parse_sse", "detect_api", "decode_body"]
+__all__ = ["shared_dir", "recordings_dir", "Interaction", "SSEEvent", "load_cassette", "parse_sse", "detect_api", "decode_body"]
+
+
+def shared_dir() -> Path | None:
+    """The read-only ``shared/`` folder beside the repository (``$TOOLWIRE_SHARED`` overrides),
+    or ``None`` when it is absent (tests that need it skip)."""
+    import os
+
+    env = os.environ.get("TOOLWIRE_SHARED")
+    candidates = [Path(env)] if env else []
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        if (parent / "pyproject.toml").exists() and (parent / "src" / "toolwire").exists():
+            candidates.append(parent.parent / "shared")
+            break
+    candidates.append(Path.cwd().parent / "shared")
+    for c in candidates:
+        if (c / "recordings").is_dir():
+            return c
+    return None
+
+
+def recordings_dir() -> Path | None:
+    """``shared/recordings`` or ``None`` when absent."""
+    d = shared_dir()
+    return d / "recordings" if d else None
 
 
 @dataclass
