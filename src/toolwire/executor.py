@@ -1,0 +1,234 @@
+"""The tool executor: validate arguments, run tools (concurrently), and turn every outcome —
+including every failure — into a :class:`~toolwire.types.ToolResult`.
+
+Every failure becomes an ``is_error`` result whose first line is the error itself and, where
+toolwire knows one, whose next line is the next step (``docs/loop.md`` lists the exact texts).
+Nothing raised by a tool escapes: the conversation always stays valid for the vendor (every
+tool call answered exactly once, in call order).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import difflib
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from .context import ToolContext
+from .errors import ToolError
+from .tools import Tool
+from .types import ImagePart, TextPart, ToolCall, ToolResult
+
+__all__ = ["ToolRun", "ToolExecutor", "to_result_content", "closest_names"]
+
+
+@dataclass
+class ToolRun:
+    """One executed (or refused) tool call: the ``call``, its ``result``, ``duration`` in seconds
+    (0.0 when the function never ran), the 1-based ``turn``, and ``deduplicated`` when an
+    identical non-repeatable call's first result was returned instead of running again."""
+
+    call: ToolCall
+    result: ToolResult
+    duration: float = 0.0
+    turn: int = 0
+    deduplicated: bool = False
+
+    @property
+    def is_error(self) -> bool:
+        return self.result.is_error
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"call": self.call.to_dict(), "result": self.result.to_dict(), "duration": self.duration, "turn": self.turn}
+        if self.deduplicated:
+            d["deduplicated"] = True
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ToolRun:
+        return cls(ToolCall.from_dict(d["call"]), ToolResult.from_dict(d["result"]), d.get("duration", 0.0),
+                   d.get("turn", 0), bool(d.get("deduplicated", False)))
+
+
+def closest_names(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
+    """Up to ``n`` candidates closest to ``name`` (difflib ratio ≥ 0.5, case-insensitive)."""
+    cands = list(candidates)
+    lowered = {c.lower(): c for c in cands}
+    hits = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.5)
+    return [lowered[h] for h in hits]
+
+
+def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
+    """Turn a tool function's return value into result content.
+
+    ``str`` stays text; ``None`` → ``""``; a ``TextPart``/``ImagePart`` or a list of them stays
+    parts (a list mixing parts and strings turns the strings into ``TextPart``); a pydantic model
+    → its JSON; dataclasses, dicts, lists, numbers and booleans → JSON text (UTF-8, not ASCII-
+    escaped); ``bytes`` → UTF-8 text if it decodes, else an error; anything else → ``str()``.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (TextPart, ImagePart)):
+        return [value]
+    if isinstance(value, (list, tuple)) and value and any(isinstance(v, (TextPart, ImagePart)) for v in value):
+        return [v if isinstance(v, (TextPart, ImagePart)) else TextPart(v if isinstance(v, str) else _json(v)) for v in value]
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    return _json(value)
+
+
+def _json(value: Any) -> str:
+    if hasattr(value, "model_dump_json") and callable(value.model_dump_json):
+        return value.model_dump_json()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _restore_nulls(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    """Where the model sent ``null`` for a property whose canonical schema does not allow null
+    (strict mode made every property required and nullable): use the canonical default, or
+    drop the key when the property is optional without a default (case B06)."""
+    try:
+        from .schema.strict import restore_defaults  # written with the strict transform
+    except ImportError:  # pragma: no cover - transitional
+        restore_defaults = None
+    if restore_defaults is not None:
+        return restore_defaults(schema, arguments)
+    return arguments
+
+
+class ToolExecutor:
+    """Runs the tool calls of one response for one run.
+
+    ``tools``: the run's tools by name; ``default_timeout``: seconds per call when the tool sets
+    none (``None`` = no limit); ``run_id``/``state``: passed to tools through
+    :class:`~toolwire.context.ToolContext`.
+    """
+
+    def __init__(self, tools: dict[str, Tool], *, run_id: str, default_timeout: float | None = None,
+                 state: dict[str, Any] | None = None) -> None:
+        self.tools = tools
+        self.run_id = run_id
+        self.default_timeout = default_timeout
+        self.state = state if state is not None else {}
+        self._write_cache: dict[str, asyncio.Future[tuple[ToolResult, str]]] = {}
+
+    # -- failure texts ----------------------------------------------------------------------
+    def _unknown_tool(self, call: ToolCall) -> str:
+        names = sorted(self.tools)
+        close = closest_names(call.name, names)
+        line = f"Unknown tool {call.name!r}."
+        if not names:
+            return line + "\nNo tools are available in this conversation; answer without calling a tool."
+        hint = f"Call one of the available tools: {', '.join(names)}."
+        if close:
+            hint = f"Did you mean {close[0]!r}? " + hint
+        return f"{line}\n{hint}"
+
+    @staticmethod
+    def _invalid_arguments(call: ToolCall) -> str:
+        if call.incomplete:
+            return (
+                f"Tool call {call.name!r} was cut off by the output-token limit before its arguments were complete, so it was not run.\n"
+                "Call the tool again with the complete arguments; keep long values shorter or split the work into several calls."
+            )
+        return (
+            f"Invalid arguments for tool {call.name!r}: {call.invalid}.\n"
+            "Send the arguments again as one JSON object that matches the tool's input schema."
+        )
+
+    # -- running ----------------------------------------------------------------------------
+    async def run_calls(self, calls: list[ToolCall], turn: int) -> list[ToolRun]:
+        """Run ``calls`` concurrently; results come back in call order."""
+        return list(await asyncio.gather(*(self.run_call(c, turn) for c in calls)))
+
+    def refuse(self, call: ToolCall, turn: int, reason: str) -> ToolRun:
+        """Answer ``call`` without running it (a limit was reached)."""
+        return ToolRun(call, ToolResult(call.id, reason, is_error=True, name=call.name), 0.0, turn)
+
+    async def run_call(self, call: ToolCall, turn: int) -> ToolRun:
+        tool = self.tools.get(call.name)
+        if tool is None:
+            return ToolRun(call, ToolResult(call.id, self._unknown_tool(call), is_error=True, name=call.name), 0.0, turn)
+        if not call.is_valid:
+            return ToolRun(call, ToolResult(call.id, self._invalid_arguments(call), is_error=True, name=call.name), 0.0, turn)
+        arguments = _restore_nulls(tool.input_schema, dict(call.arguments or {}))
+        from .schema.validate import validate_arguments
+
+        problems = validate_arguments(tool.input_schema, arguments)
+        if problems:
+            first = problems[0]
+            more = f" ({len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})" if len(problems) > 1 else ""
+            text = (
+                f"Invalid arguments for tool {call.name!r}: {first.render()}{more}.\n"
+                "Fix the arguments to match the tool's input schema and call it again."
+            )
+            return ToolRun(call, ToolResult(call.id, text, is_error=True, name=call.name), 0.0, turn)
+        if tool.meta.get("non_repeatable"):
+            return await self._run_non_repeatable(tool, call, arguments, turn)
+        return await self._execute(tool, call, arguments, turn)
+
+    async def _run_non_repeatable(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
+        key = tool.name + "\x00" + json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+        fut = self._write_cache.get(key)
+        if fut is not None:
+            first, first_id = await asyncio.shield(fut)
+            note = (
+                f"\n\nNote: an identical call to {tool.name!r} with the same arguments already ran in this run "
+                f"(tool call {first_id}); this is its result and the action was not repeated."
+            )
+            content: Any = first.content + note if isinstance(first.content, str) else [*first.content, TextPart(note.strip())]
+            return ToolRun(call, ToolResult(call.id, content, first.is_error, call.name), 0.0, turn, deduplicated=True)
+        fut = asyncio.get_running_loop().create_future()
+        self._write_cache[key] = fut
+        try:
+            run = await self._execute(tool, call, arguments, turn)
+        except BaseException:
+            self._write_cache.pop(key, None)
+            fut.cancel()
+            raise
+        if run.result.is_error:  # a failed write may be retried
+            self._write_cache.pop(key, None)
+        fut.set_result((run.result, call.id))
+        return run
+
+    async def _execute(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
+        from .schema.from_function import context_parameters
+
+        if tool.function is not None:
+            for pname in context_parameters(tool.function):
+                arguments[pname] = ToolContext(self.run_id, call.id, call.name, turn, f"{self.run_id}:{call.id}", self.state)
+        timeout = tool.timeout if tool.timeout is not None else self.default_timeout
+        start = time.perf_counter()
+        try:
+            if timeout is not None:
+                value = await asyncio.wait_for(tool.call(arguments), timeout)
+            else:
+                value = await tool.call(arguments)
+            content = to_result_content(value)
+            result = ToolResult(call.id, content, False, call.name)
+        except asyncio.TimeoutError:
+            result = ToolResult(
+                call.id,
+                f"Tool {call.name!r} timed out after {timeout:g} seconds and was stopped.\n"
+                "Try a smaller request (narrower arguments), or a different approach.",
+                True,
+                call.name,
+            )
+        except ToolError as exc:
+            result = ToolResult(call.id, exc.render(), True, call.name)
+        except Exception as exc:  # every tool failure goes back to the model
+            message = str(exc)
+            result = ToolResult(call.id, f"{type(exc).__name__}: {message}" if message else type(exc).__name__, True, call.name)
+        duration = time.perf_counter() - start
+        return ToolRun(call, result, duration, turn)
+

@@ -1,0 +1,309 @@
+"""Offline providers for tests and demos: ``test`` and ``scripted``.
+
+- ``toolwire.model("test")`` (:class:`TestModel`): on its first turn it calls every tool (or the
+  ones named in ``call_tools``), in parallel, with arguments generated to satisfy each input
+  schema; on the next turn it answers with text reporting what the tools returned.
+- ``toolwire.model("scripted", responses=[...])`` (:class:`ScriptedModel`): returns the
+  responses the test author wrote, in order, or the output of a function of the request.
+
+Both record every :class:`~toolwire.model.ModelRequest` they receive in ``.requests``.
+No network, no API key, deterministic ids (``call_1``, ``call_2`` … per model instance).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, Callable, Iterable
+
+from ..errors import ConfigurationError
+from ..model import Model, ModelRequest
+from ..types import Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
+
+__all__ = ["TestModel", "ScriptedModel", "example_arguments", "call"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Arguments that satisfy a schema
+
+
+def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    seen = 0
+    while isinstance(schema, dict) and "$ref" in schema and seen < 32:
+        ref = schema["$ref"]
+        if not ref.startswith("#/"):
+            return {}
+        node: Any = root
+        for key in ref[2:].split("/"):
+            node = node.get(key.replace("~1", "/").replace("~0", "~"), {}) if isinstance(node, dict) else {}
+        rest = {k: v for k, v in schema.items() if k != "$ref"}
+        schema = {**node, **rest}
+        seen += 1
+    return schema
+
+
+_FORMAT_EXAMPLES = {
+    "date-time": "2026-01-01T00:00:00Z",
+    "date": "2026-01-01",
+    "time": "12:00:00Z",
+    "email": "user@example.com",
+    "uri": "https://example.com/",
+    "url": "https://example.com/",
+    "uuid": "00000000-0000-4000-8000-000000000000",
+    "ipv4": "192.0.2.1",
+    "ipv6": "2001:db8::1",
+    "hostname": "example.com",
+    "duration": "P1D",
+}
+
+
+def example_arguments(schema: dict[str, Any], *, include_optional: bool = False) -> dict[str, Any]:
+    """A JSON object that satisfies ``schema`` (a tool's input schema): required properties get
+    a value (the default, const, first enum value, first example, a format example, or a value
+    of the declared type within its bounds); optional ones too when ``include_optional``.
+
+    Deterministic. Raises :class:`ConfigurationError` when the result does not validate (e.g. a
+    ``pattern`` the generator cannot satisfy) so a test never sends arguments that are wrong
+    by accident.
+    """
+    value = _example(schema, schema, include_optional, depth=0)
+    if not isinstance(value, dict):
+        value = {}
+    from ..schema.validate import validate_arguments
+
+    problems = validate_arguments(schema, value)
+    if problems:
+        raise ConfigurationError(f"cannot generate arguments satisfying the schema: {problems[0].render()}")
+    return value
+
+
+def _example(schema: Any, root: dict[str, Any], include_optional: bool, depth: int) -> Any:
+    if not isinstance(schema, dict) or depth > 12:
+        return None
+    schema = _resolve(schema, root)
+    for key in ("const",):
+        if key in schema:
+            return copy.deepcopy(schema[key])
+    if "default" in schema:
+        return copy.deepcopy(schema["default"])
+    if schema.get("enum"):
+        return copy.deepcopy(schema["enum"][0])
+    if isinstance(schema.get("examples"), list) and schema["examples"]:
+        return copy.deepcopy(schema["examples"][0])
+    for key in ("anyOf", "oneOf"):
+        if isinstance(schema.get(key), list) and schema[key]:
+            options = [o for o in schema[key] if not (isinstance(o, dict) and o.get("type") == "null")] or schema[key]
+            return _example(options[0], root, include_optional, depth + 1)
+    if isinstance(schema.get("allOf"), list) and schema["allOf"]:
+        merged: dict[str, Any] = {}
+        for sub in schema["allOf"]:
+            merged.update(_resolve(sub, root) if isinstance(sub, dict) else {})
+        return _example(merged, root, include_optional, depth + 1)
+    typ = schema.get("type")
+    if isinstance(typ, list):
+        typ = next((t for t in typ if t != "null"), "null")
+    if typ is None:
+        typ = "object" if "properties" in schema else "string"
+    if typ == "object":
+        out: dict[str, Any] = {}
+        props = schema.get("properties") or {}
+        required = set(schema.get("required") or [])
+        for name, sub in props.items():
+            if name in required or include_optional:
+                out[name] = _example(sub, root, include_optional, depth + 1)
+        for name in required - set(props):
+            out[name] = "example"
+        return out
+    if typ == "array":
+        n = int(schema.get("minItems", 1 if schema.get("items") else 0))
+        item = schema.get("items") or {}
+        if isinstance(schema.get("prefixItems"), list):
+            return [_example(s, root, include_optional, depth + 1) for s in schema["prefixItems"]]
+        return [_example(item, root, include_optional, depth + 1) for _ in range(n)] if item else []
+    if typ == "integer":
+        lo = schema.get("minimum", schema.get("exclusiveMinimum", 0) + (1 if "exclusiveMinimum" in schema else 0))
+        hi = schema.get("maximum")
+        val = int(lo) if lo is not None else 1
+        if val == 0 and "minimum" not in schema and "exclusiveMinimum" not in schema:
+            val = 1
+        if hi is not None and val > hi:
+            val = int(hi)
+        return val
+    if typ == "number":
+        lo = schema.get("minimum")
+        return float(lo) if lo is not None else 1.0
+    if typ == "boolean":
+        return True
+    if typ == "null":
+        return None
+    # string
+    fmt = schema.get("format")
+    if fmt in _FORMAT_EXAMPLES:
+        return _FORMAT_EXAMPLES[fmt]
+    text = "example"
+    lo = int(schema.get("minLength", 0))
+    hi = schema.get("maxLength")
+    if len(text) < lo:
+        text = text + "x" * (lo - len(text))
+    if hi is not None:
+        text = text[: int(hi)]
+    return text
+
+
+def call(name: str, arguments: dict[str, Any] | None = None, *, id: str | None = None) -> ToolCall:
+    """Shorthand for a scripted tool call (``id`` defaults to ``call_<n>`` in order)."""
+    return ToolCall(id=id or "", name=name, arguments=dict(arguments or {}))
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+class _OfflineModel(Model):
+    def __init__(self, model_id: str, **settings: Any) -> None:
+        super().__init__(model_id, **settings)
+        self.requests: list[ModelRequest] = []
+        self._next_id = 0
+
+    def _id(self) -> str:
+        self._next_id += 1
+        return f"call_{self._next_id}"
+
+    @classmethod
+    def make_codec(cls, **settings: Any) -> Any:
+        raise NotImplementedError(f"the {cls.provider!r} provider has no wire format")
+
+
+class TestModel(_OfflineModel):
+    """Calls every tool once with schema-satisfying arguments, then reports the results.
+
+    Settings: ``call_tools`` (list of tool names to call; default all), ``final_text`` (text of
+    the final answer instead of the generated report), ``include_optional`` (also fill optional
+    parameters). Usage is reported as ``None`` tokens (nothing was counted) and 1 request.
+    """
+
+    __test__ = False  # not a pytest test class
+    provider = "test"
+
+    async def send(self, request: ModelRequest) -> Response:
+        self.requests.append(request)
+        last_results: list[ToolResult] = []
+        asked = any(m.role == "assistant" and m.tool_calls for m in request.messages)
+        if request.messages and request.messages[-1].role == "user":
+            last_results = request.messages[-1].tool_results
+        names = self.settings.get("call_tools")
+        tools = [t for t in request.tools if names is None or t.name in names]
+        if not asked and tools and request.tool_choice != "none":
+            if isinstance(request.tool_choice, dict):
+                tools = [t for t in tools if t.name == request.tool_choice["name"]]
+            parts: list[Any] = []
+            for t in tools:
+                args = example_arguments(t.input_schema, include_optional=bool(self.settings.get("include_optional")))
+                parts.append(ToolCall(self._id(), t.name, args, raw_arguments=json.dumps(args, ensure_ascii=False)))
+            return Response(parts, "tool_use", "tool_use", Usage(requests=1), self.model_id, f"test-{len(self.requests)}", self.provider)
+        text = self.settings.get("final_text")
+        if text is None:
+            if last_results:
+                lines = []
+                for r in last_results:
+                    snippet = r.text if len(r.text) <= 200 else r.text[:200] + "…"
+                    lines.append(f"{r.name or r.tool_call_id}: {'error: ' if r.is_error else ''}{snippet}")
+                text = "Tool results:\n" + "\n".join(lines)
+            else:
+                text = "success (no tool calls)"
+        return Response([TextPart(text)], "end_turn", "end_turn", Usage(requests=1), self.model_id, f"test-{len(self.requests)}", self.provider)
+
+
+ScriptItem = Any
+
+
+class ScriptedModel(_OfflineModel):
+    """Returns scripted responses in order.
+
+    ``responses`` (setting, a list) items may be: a :class:`Response`; a ``str`` (a final text
+    answer); a :class:`ToolCall` or list of them (one response asking for those calls; empty ids
+    become ``call_<n>``); a ``dict`` ``{"text": ..., "tool_calls": [...], "reasoning": ...,
+    "usage": {...}}``; or a callable ``f(request) -> item`` (sync or async). ``respond`` (setting)
+    may instead be one callable used for every request. Raises :class:`ConfigurationError` when
+    the script has no response left.
+    """
+
+    provider = "scripted"
+
+    def __init__(self, model_id: str = "scripted", **settings: Any) -> None:
+        super().__init__(model_id, **settings)
+        self._script: list[ScriptItem] = list(settings.get("responses") or [])
+        self._respond: Callable[[ModelRequest], Any] | None = settings.get("respond")
+        if not self._script and self._respond is None:
+            raise ConfigurationError("the scripted provider needs responses=[...] or respond=<function>")
+        self._position = 0
+
+    def build_request(self, messages: list[Message], **kwargs: Any) -> ModelRequest:
+        req = super().build_request(messages, **kwargs)
+        req.settings.pop("responses", None)
+        req.settings.pop("respond", None)
+        return req
+
+    @property
+    def remaining(self) -> int:
+        return len(self._script) - self._position
+
+    async def send(self, request: ModelRequest) -> Response:
+        self.requests.append(request)
+        if self._respond is not None:
+            item = self._respond(request)
+        else:
+            if self._position >= len(self._script):
+                raise ConfigurationError(
+                    f"scripted model has no response left for request {len(self.requests)} "
+                    f"(the script has {len(self._script)})"
+                )
+            item = self._script[self._position]
+            self._position += 1
+            if callable(item) and not isinstance(item, (Response, ToolCall)):
+                item = item(request)
+        if hasattr(item, "__await__"):
+            item = await item
+        return self._to_response(item, len(self.requests))
+
+    def _calls(self, calls: Iterable[Any]) -> list[ToolCall]:
+        out = []
+        for c in calls:
+            if isinstance(c, dict):
+                c = ToolCall(c.get("id") or "", c["name"], c.get("arguments", {}), raw_arguments=c.get("raw_arguments"),
+                             invalid=c.get("invalid"))
+            else:
+                c = copy.deepcopy(c)
+            if not c.id:
+                c.id = self._id()
+            out.append(c)
+        return out
+
+    def _to_response(self, item: Any, n: int) -> Response:
+        rid = f"scripted-{n}"
+        if isinstance(item, Response):
+            resp = copy.deepcopy(item)
+            resp.response_id = resp.response_id or rid
+            resp.model = resp.model or self.model_id
+            resp.provider = resp.provider or self.provider
+            if resp.usage.requests == 0:
+                resp.usage.requests = 1
+            return resp
+        if isinstance(item, str):
+            return Response([TextPart(item)], "end_turn", "end_turn", Usage(requests=1), self.model_id, rid, self.provider)
+        if isinstance(item, ToolCall):
+            item = [item]
+        if isinstance(item, list):
+            calls = self._calls(item)
+            return Response(list(calls), "tool_use", "tool_use", Usage(requests=1), self.model_id, rid, self.provider)
+        if isinstance(item, dict):
+            parts: list[Any] = []
+            if item.get("reasoning"):
+                parts.append(ReasoningPart(item["reasoning"], provider=self.provider))
+            if item.get("text"):
+                parts.append(TextPart(item["text"]))
+            calls = self._calls(item.get("tool_calls") or [])
+            parts.extend(calls)
+            usage = Usage.from_dict({**(item.get("usage") or {}), "requests": 1})
+            stop = item.get("stop_reason") or ("tool_use" if calls else "end_turn")
+            return Response(parts, stop, stop, usage, self.model_id, rid, self.provider)
+        raise ConfigurationError(f"cannot turn scripted item of type {type(item).__name__} into a response")
