@@ -30,11 +30,11 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
     if text in EMPTY_ARGUMENT_TEXTS:
         return {}, None
     try:
-        value = json.loads(text)
+        value = json.loads(raw)
     except json.JSONDecodeError as exc:
         return None, (
-            f"arguments are not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} "
-            f"(char {exc.pos}) of {len(raw)} characters"
+            f"arguments are not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}, "
+            f"character {exc.pos} of {len(raw)})"
         )
     if not isinstance(value, dict):
         kind = type(value).__name__

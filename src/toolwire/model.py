@@ -162,7 +162,9 @@ class Model(abc.ABC):
 
     @property
     def name(self) -> str:
-        """``"provider:model-id"``."""
+        """``"provider:model-id"`` (just ``"provider"`` for the offline ``test``/``scripted`` models)."""
+        if self.model_id == self.provider:
+            return self.provider
         return f"{self.provider}:{self.model_id}"
 
     def __repr__(self) -> str:

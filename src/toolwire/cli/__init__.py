@@ -19,6 +19,11 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+@app.callback()
+def _root() -> None:
+    """LLM tool calling that works the same against every major vendor."""
+
+
 _COMMAND_MODULES = ("toolwire.cli.run_cmd", "toolwire.cli.lint_cmd", "toolwire.cli.replay_cmd")
 
 

@@ -1,0 +1,142 @@
+"""``toolwire run`` and ``toolwire demo``."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from . import app
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def _n(value: Any) -> str:
+    return "–" if value is None else str(value)
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = text.replace("\n", "⏎ ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render_turn(console: Any, turn: Any) -> None:
+    """Print one turn: its tool calls with arguments, results (shortened), duration and usage."""
+    from rich.table import Table
+
+    resp = turn.response
+    u = resp.usage
+    usage = f"in {_n(u.input_tokens)} / out {_n(u.output_tokens)} tokens"
+    console.rule(f"[bold]Turn {turn.number}[/] · stop reason {resp.stop_reason} · {usage}", align="left")
+    for part in resp.parts:
+        if getattr(part, "type", None) == "reasoning" and part.text:
+            console.print(f"[dim]reasoning: {_short(part.text, 200)}[/]")
+    if resp.text:
+        console.print(f"[cyan]model:[/] {resp.text.strip()}")
+    runs = turn.tool_runs
+    if runs:
+        if len(runs) > 1:
+            console.print(f"[magenta]{len(runs)} tool calls run in parallel[/]")
+        table = Table(show_header=True, header_style="bold", expand=False, show_lines=False)
+        table.add_column("tool call")
+        table.add_column("arguments", overflow="fold", max_width=50)
+        table.add_column("result", overflow="fold", max_width=70)
+        table.add_column("s", justify="right")
+        for r in runs:
+            args = json.dumps(r.call.arguments, ensure_ascii=False) if r.call.arguments is not None else (r.call.raw_arguments or "")
+            res = r.result.text
+            style = "red" if r.result.is_error else "green"
+            flag = "error: " if r.result.is_error else ""
+            table.add_row(r.call.name, _short(args, 100), f"[{style}]{flag}{_short(res, 140)}[/]", f"{r.duration:.2f}")
+        console.print(table)
+
+
+def _load_tools(spec: str) -> list[Any]:
+    from ..tools import Tool
+
+    module_name, _, attr = spec.partition(":")
+    path = Path(module_name)
+    if path.suffix == ".py" and path.exists():
+        import importlib.util
+
+        sp = importlib.util.spec_from_file_location(path.stem, path)
+        if sp is None or sp.loader is None:
+            raise typer.BadParameter(f"cannot load {path}")
+        module = importlib.util.module_from_spec(sp)
+        sys.modules[path.stem] = module
+        sp.loader.exec_module(module)
+    else:
+        sys.path.insert(0, str(Path.cwd()))
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise typer.BadParameter(f"cannot import module {module_name!r}: {exc}") from None
+    if attr:
+        try:
+            obj = getattr(module, attr)
+        except AttributeError:
+            raise typer.BadParameter(f"module {module_name!r} has no attribute {attr!r}") from None
+        objs = obj if isinstance(obj, (list, tuple)) else [obj]
+    else:
+        objs = [v for v in vars(module).values() if isinstance(v, Tool)]
+    tools = [o if isinstance(o, Tool) else Tool.from_function(o) for o in objs]
+    if not tools:
+        raise typer.BadParameter(f"{spec!r} defines no tools")
+    return tools
+
+
+@app.command("run")
+def run_command(
+    prompt: str = typer.Argument(..., help="The user's message."),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="provider:model-id (default: $TOOLWIRE_MODEL)."),
+    tools: Optional[str] = typer.Option(None, "--tools", "-t", help="module, module:attr or file.py defining the tools."),
+    instructions: Optional[str] = typer.Option(None, "--instructions", "-i", help="System prompt."),
+    max_turns: int = typer.Option(20, "--max-turns", help="Most model requests."),
+    as_json: bool = typer.Option(False, "--json", help="Print the RunResult as JSON instead of the turn report."),
+) -> None:
+    """Run the tool loop once and show each turn (tool calls, results, usage)."""
+    import toolwire
+    from ..errors import RunLimitExceeded, ToolwireError
+
+    tool_list = _load_tools(tools) if tools else []
+    try:
+        m = toolwire.model(model)
+    except ToolwireError as exc:
+        _console(True).print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2)
+    problem = m.credential_problem()
+    if problem:
+        _console(True).print(f"[red]error:[/] {m.name} needs credentials: {problem}")
+        raise typer.Exit(2)
+    console = _console(stderr=as_json)
+    try:
+        result = toolwire.run_sync(m, prompt, tools=tool_list, instructions=instructions, max_turns=max_turns,
+                                   on_turn=None if as_json else (lambda t: render_turn(console, t)))
+    except RunLimitExceeded as exc:
+        result = exc.result
+        _console(True).print(f"[yellow]stopped:[/] {exc}")
+        if as_json:
+            print(result.to_json(indent=2))
+        raise typer.Exit(3)
+    except ToolwireError as exc:
+        _console(True).print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1)
+    if as_json:
+        print(result.to_json(indent=2))
+        return
+    u = result.usage
+    console.rule("[bold]Result", align="left")
+    console.print(result.text)
+    console.print(
+        f"[dim]{len(result.turns)} turns · {len(result.tool_runs)} tool calls ({result.tool_errors} errors) · "
+        f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)} · stop reason {result.stop_reason}[/]"
+    )

@@ -1,0 +1,262 @@
+"""The shared loop: every failure path has an exact is_error text, parallel calls, limits."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+import toolwire
+from toolwire import Limits, MaxTurnsExceeded, Message, RunResult, ToolCall, ToolError, UsageLimitExceeded, tool
+from toolwire.testing import ScriptedModel, call
+
+
+@tool
+def get_weather(city: str, days: int = 1) -> str:
+    """Forecast for a city. Use when the user asks about weather.
+
+    Args:
+        city: City name, e.g. "Paris".
+        days: Number of days to forecast, 1 to 7.
+    """
+    if city == "Nowhere":
+        raise ValueError("city not found")
+    return f"sunny in {city} for {days} day(s)"
+
+
+@tool
+async def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def scripted(*items):
+    return ScriptedModel("scripted", responses=list(items))
+
+
+def run(model, tools=(get_weather, add), **kw):
+    return toolwire.run_sync(model, "go", tools=list(tools), **kw)
+
+
+def only_result(result: RunResult):
+    assert len(result.tool_runs) == 1
+    return result.tool_runs[0].result
+
+
+def test_exception_becomes_error_result_with_type_and_message():
+    r = run(scripted(call("get_weather", {"city": "Nowhere"}), "ok"))
+    res = only_result(r)
+    assert res.is_error is True
+    assert res.content == "ValueError: city not found"
+    assert r.tool_errors == 1
+    assert r.text == "ok"
+
+
+def test_unknown_tool_lists_valid_names_and_suggests_closest():
+    r = run(scripted(call("get_wether", {"city": "Paris"}), "ok"))
+    res = only_result(r)
+    assert res.is_error
+    assert res.content == (
+        "Unknown tool 'get_wether'.\n"
+        "Did you mean 'get_weather'? Call one of the available tools: add, get_weather."
+    )
+
+
+def test_unknown_tool_without_close_match():
+    res = only_result(run(scripted(call("zzz", {}), "ok")))
+    assert res.content == "Unknown tool 'zzz'.\nCall one of the available tools: add, get_weather."
+
+
+def test_invalid_json_arguments_quote_parse_position():
+    from toolwire.arguments import parse_arguments
+
+    args, invalid = parse_arguments('{"city": "Par')
+    bad = ToolCall("c1", "get_weather", args, raw_arguments='{"city": "Par', invalid=invalid)
+    res = only_result(run(scripted([bad], "ok")))
+    assert res.is_error
+    assert res.content == (
+        "Invalid arguments for tool 'get_weather': arguments are not valid JSON: Unterminated string starting at "
+        "(line 1, column 10, character 9 of 13).\n"
+        "Send the arguments again as one JSON object that matches the tool's input schema."
+    )
+
+
+def test_schema_violation_names_pointer_and_rule():
+    res = only_result(run(scripted(call("get_weather", {"city": "Paris", "days": "three"}), "ok")))
+    assert res.content == (
+        "Invalid arguments for tool 'get_weather': at /days: 'three' is not of type 'integer' (rule: type).\n"
+        "Fix the arguments to match the tool's input schema and call it again."
+    )
+
+
+def test_missing_required_argument():
+    res = only_result(run(scripted(call("get_weather", {}), "ok")))
+    assert res.content == (
+        "Invalid arguments for tool 'get_weather': at /: 'city' is a required property (rule: required).\n"
+        "Fix the arguments to match the tool's input schema and call it again."
+    )
+
+
+def test_timeout_names_the_limit():
+    @tool(timeout=0.05)
+    async def slow() -> str:
+        """Sleep."""
+        await asyncio.sleep(5)
+        return "late"
+
+    res = only_result(run(scripted(call("slow"), "ok"), tools=[slow]))
+    assert res.is_error
+    assert res.content == (
+        "Tool 'slow' timed out after 0.05 seconds and was stopped.\n"
+        "Try a smaller request (narrower arguments), or a different approach."
+    )
+
+
+def test_tool_error_renders_message_then_hint():
+    @tool
+    def lookup(key: str) -> str:
+        """Look up a key."""
+        raise ToolError(f"no key {key!r}", hint="Call list_keys to see the keys.", retryable=False, valid_values=["a", "b"])
+
+    res = only_result(run(scripted(call("lookup", {"key": "x"}), "ok"), tools=[lookup]))
+    assert res.content == (
+        "no key 'x'\nCall list_keys to see the keys.\nValid values: a, b\n"
+        "Retrying the same call will fail again; change the arguments."
+    )
+    assert res.is_error
+
+
+def test_incomplete_call_is_not_run():
+    ran = []
+
+    @tool
+    def write(text: str) -> str:
+        """Write."""
+        ran.append(text)
+        return "ok"
+
+    cut = ToolCall("c1", "write", None, raw_arguments='{"text": "abc', invalid="cut off", incomplete=True)
+    res = only_result(run(scripted([cut], "ok"), tools=[write]))
+    assert ran == []
+    assert res.content.startswith("Tool call 'write' was cut off by the output-token limit before its arguments were complete, so it was not run.\n")
+
+
+def test_parallel_calls_run_concurrently_and_keep_call_order():
+    barrier = threading.Barrier(3, timeout=5)
+
+    @tool
+    def wait(n: int) -> int:
+        """Wait at a barrier that needs three callers."""
+        barrier.wait()  # deadlocks (BrokenBarrierError after 5 s) unless all three run at once
+        time.sleep(0.01 * (3 - n))
+        return n
+
+    r = run(scripted([call("wait", {"n": 1}), call("wait", {"n": 2}), call("wait", {"n": 3})], "ok"), tools=[wait])
+    assert [x.result.content for x in r.tool_runs] == ["1", "2", "3"]
+    assert [x.call.id for x in r.tool_runs] == ["call_1", "call_2", "call_3"]
+    results_msg = r.conversation.messages[2]
+    assert [p.tool_call_id for p in results_msg.tool_results] == ["call_1", "call_2", "call_3"]
+    assert not r.tool_errors
+
+
+def test_max_turns_raises_with_valid_conversation():
+    m = scripted(call("add", {"a": 1, "b": 2}), call("add", {"a": 3, "b": 4}))
+    with pytest.raises(MaxTurnsExceeded) as info:
+        run(m, max_turns=2)
+    res = info.value.result
+    assert res.stop_reason == "max_turns"
+    assert info.value.conversation.unanswered_tool_calls() == []
+    last = res.conversation.messages[-1]
+    assert last.role == "user"
+    assert last.tool_results[0].is_error
+    assert last.tool_results[0].content == "Not run: the run reached its limit of 2 model requests (max_turns)."
+    assert [x.result.content for x in res.tool_runs][0] == "3"
+
+
+def test_tool_call_limit_answers_every_call():
+    m = scripted([call("add", {"a": 1, "b": 1}), call("add", {"a": 2, "b": 2}), call("add", {"a": 3, "b": 3})])
+    with pytest.raises(UsageLimitExceeded) as info:
+        run(m, limits=Limits(max_tool_calls=2))
+    res = info.value.result
+    assert [x.result.content for x in res.tool_runs] == ["2", "4", "Not run: the run reached its limit of 2 tool calls (max_tool_calls)."]
+    assert res.conversation.unanswered_tool_calls() == []
+
+
+def test_token_limit_stops_and_answers_calls():
+    m = scripted({"tool_calls": [call("add", {"a": 1, "b": 1})], "usage": {"input_tokens": 900, "output_tokens": 200}})
+    with pytest.raises(UsageLimitExceeded) as info:
+        run(m, limits=Limits(max_total_tokens=1000))
+    res = info.value.result
+    assert res.tool_runs[0].result.content == "Not run: the run stopped because total tokens 1100 exceeded the limit of 1000."
+    assert res.conversation.unanswered_tool_calls() == []
+
+
+def test_usage_adds_up_across_turns():
+    m = scripted(
+        {"tool_calls": [call("add", {"a": 1, "b": 1})], "usage": {"input_tokens": 100, "output_tokens": 10, "cache_read_tokens": 5}},
+        {"text": "2", "usage": {"input_tokens": 130, "output_tokens": 3}},
+    )
+    r = run(m)
+    assert r.usage.input_tokens == 230
+    assert r.usage.output_tokens == 13
+    assert r.usage.cache_read_tokens == 5
+    assert r.usage.reasoning_tokens is None
+    assert r.usage.requests == 2
+    assert [t.usage.input_tokens for t in r.turns] == [100, 130]
+
+
+def test_run_result_json_round_trip_is_exact():
+    from toolwire import ImagePart, TextPart
+
+    @tool
+    def chart() -> list:
+        """Return a chart."""
+        return [TextPart("Q3 chart"), ImagePart(data=b"\x89PNG\r\n", media_type="image/png")]
+
+    m = scripted(
+        {"reasoning": "think", "text": "calling", "tool_calls": [call("chart"), call("get_weather", {"city": "Nowhere"})],
+         "usage": {"input_tokens": 7, "output_tokens": 2}},
+        "done ✓ Zoë",
+    )
+    r = run(m, tools=[chart, get_weather])
+    again = RunResult.from_json(r.to_json())
+    assert again == r
+    assert again.tool_runs[0].result.content[1].data == b"\x89PNG\r\n"
+    assert again.text == "done ✓ Zoë"
+
+
+def test_required_tool_choice_only_forces_first_request():
+    m = scripted(call("add", {"a": 1, "b": 2}), "3")
+    run(m, tool_choice="required")
+    assert [req.tool_choice for req in m.requests] == ["required", "auto"]
+
+
+def test_resume_conversation():
+    first = run(scripted("hello"))
+    m = scripted("again")
+    second = toolwire.run_sync(m, "more", conversation=first.conversation)
+    assert [msg.role for msg in second.conversation.messages] == ["user", "assistant", "user", "assistant"]
+    assert m.requests[0].messages[0].text == "go"
+
+
+def test_test_provider_calls_every_tool_then_reports():
+    r = toolwire.run_sync("test", "x", tools=[get_weather, add])
+    assert [x.call.name for x in r.tool_runs] == ["get_weather", "add"]
+    assert [x.call.arguments for x in r.tool_runs] == [{"city": "example"}, {"a": 1, "b": 1}]
+    assert r.text == "Tool results:\nget_weather: sunny in example for 1 day(s)\nadd: 2"
+    assert len(r.turns) == 2
+
+
+def test_duplicate_tool_names_rejected():
+    from toolwire import ToolDefinitionError
+
+    with pytest.raises(ToolDefinitionError, match="two tools are named 'add'"):
+        run(scripted("x"), tools=[add, add])
+
+
+def test_prompt_as_message():
+    m = scripted("ok")
+    toolwire.run_sync(m, Message.user("hi there"))
+    assert m.requests[0].messages[0].text == "hi there"
