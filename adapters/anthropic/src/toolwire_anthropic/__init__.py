@@ -1,1 +1,13 @@
-"""toolwire adapter for anthropic (filled by its issue)."""
+"""toolwire adapter for the Anthropic Messages API (``toolwire-anthropic``).
+
+- :class:`AnthropicCodec`: pure encode/decode of the ``/v1/messages`` wire JSON;
+- :class:`AnthropicModel`: the transport over the installed ``anthropic`` SDK, registered as the
+  ``anthropic`` provider (``toolwire.model("anthropic:<model-id>")``).
+
+The SDK is imported only when a request is sent.
+"""
+
+from .codec import AnthropicCodec, StreamDecoder, map_stop_reason, usage_from_wire
+from .model import AnthropicModel, provider_error_from_sdk
+
+__all__ = ["AnthropicCodec", "AnthropicModel", "StreamDecoder", "map_stop_reason", "provider_error_from_sdk", "usage_from_wire"]

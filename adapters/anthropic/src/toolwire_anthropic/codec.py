@@ -1,0 +1,861 @@
+"""The Anthropic Messages codec: canonical request/response ↔ the ``/v1/messages`` wire JSON.
+
+Pure functions only (no I/O, no clocks, no globals), speaking the same JSON as Anthropic's API
+reference and the recordings under ``shared/recordings/anthropic/``. The transport that sends the
+body through the ``anthropic`` SDK lives in :mod:`toolwire_anthropic.model`.
+
+Wire facts this module relies on (Messages API, ``anthropic`` SDK 2.14 types):
+
+- ``system`` is a string or a list of text blocks; ``messages[].content`` is a string or a list of
+  content blocks (``text``, ``image``, ``tool_use``, ``tool_result``, ``thinking``,
+  ``redacted_thinking``, plus server-tool and document blocks).
+- Every ``tool_use`` must be answered by a ``tool_result`` in the *next* user message, and the
+  ``tool_result`` blocks come first in that message's content (API error text: "tool_use ids were
+  found without tool_result blocks immediately after"; case B13).
+- ``thinking`` / ``redacted_thinking`` blocks go back unmodified, in order
+  (``types/thinking_block_param.py``: a modified block gives 400).
+- Stream events: ``message_start``, ``content_block_start/delta/stop``, ``message_delta`` (usage is
+  *cumulative*, ``types/message_delta_usage.py``), ``message_stop``, ``ping``, ``error``.
+
+See ``docs/adapters/anthropic.md`` for the mapping tables and the documented choices.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import json
+import re
+from typing import Any, Iterable, Iterator
+
+from toolwire.errors import ConfigurationError, ProviderError, UnsupportedToolChoice
+from toolwire.model import ModelRequest, normalize_tool_choice
+from toolwire.schema.report import TranslationReport
+from toolwire.stream import (
+    ReasoningDelta,
+    ResponseStart,
+    StopEvent,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageUpdate,
+)
+from toolwire.tools import Tool
+from toolwire.types import (
+    ImagePart,
+    Message,
+    Part,
+    ReasoningPart,
+    Response,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+
+__all__ = [
+    "AnthropicCodec",
+    "API",
+    "DEFAULT_MAX_TOKENS",
+    "STOP_REASON_MAP",
+    "SETTINGS_MAP",
+    "map_stop_reason",
+    "usage_from_wire",
+    "StreamDecoder",
+]
+
+API = "anthropic"
+
+#: ``max_tokens`` is required by the Messages API; used when the request leaves it unset.
+DEFAULT_MAX_TOKENS = 4096
+
+#: Anthropic ``stop_reason`` → canonical stop reason (``types/stop_reason.py``).
+STOP_REASON_MAP: dict[str, str] = {
+    "end_turn": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "stop_sequence": "stop_sequence",
+    "refusal": "refusal",
+    "pause_turn": "pause_turn",
+    "model_context_window_exceeded": "max_tokens",
+}
+
+#: Request fields ``decode_request`` puts in ``ModelRequest.settings`` and ``encode_request`` copies
+#: back. Keys are the wire names, except the toolwire keys marked (toolwire) below.
+SETTINGS_MAP: dict[str, str] = {
+    "metadata": "wire field, copied as is",
+    "stop_sequences": "wire field, copied as is",
+    "top_p": "wire field, copied as is",
+    "top_k": "wire field, copied as is",
+    "service_tier": "wire field, copied as is",
+    "container": "wire field, copied as is",
+    "output_config": "wire field, copied as is",
+    "inference_geo": "wire field, copied as is",
+    "speed": "wire field, copied as is",
+    "diagnostics": "wire field, copied as is",
+    "cache_control": "wire field (top-level automatic caching), copied as is",
+    "mcp_servers": "wire field, copied as is",
+    "context_management": "wire field, copied as is",
+    "system_cache_control": "(toolwire) cache_control of the system text block; its presence makes "
+    "encode_request send system as one text block",
+    "server_tools": "(toolwire) vendor-hosted tool declarations (web search, code execution, ...), "
+    "each {'position': index in tools, 'tool': declaration}",
+}
+
+#: Keys of ``ModelRequest.settings`` that are toolwire's own and never copied into the body.
+_TOOLWIRE_SETTING_KEYS = frozenset({"system_cache_control", "server_tools"})
+
+#: Request fields with a canonical home (everything else goes to ``settings``).
+_CANONICAL_FIELDS = frozenset(
+    {"model", "messages", "system", "tools", "tool_choice", "max_tokens", "temperature", "stream", "thinking"}
+)
+
+#: Opaque per-block fields kept in ``provider_data["anthropic"]`` and sent back unchanged.
+_TEXT_EXTRAS = ("cache_control", "citations")
+_IMAGE_EXTRAS = ("cache_control",)
+_TOOL_USE_EXTRAS = ("cache_control", "caller", "toolset_name")
+_TOOL_RESULT_EXTRAS = ("cache_control", "toolset_name")
+
+#: Anthropic's tool_use id pattern (API error text: ``String should match pattern '^[a-zA-Z0-9_-]+$'``).
+_ID_RULE = re.compile(r"^[a-zA-Z0-9_-]+$")
+
+#: Error types of an SSE ``error`` event (or error body) that a retry may fix.
+_RETRYABLE_ERROR_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
+
+_EPHEMERAL = {"type": "ephemeral"}
+
+
+# ---------------------------------------------------------------------------------------------
+# small helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def map_stop_reason(raw: str | None, has_tool_calls: bool = False) -> str:
+    """Anthropic ``stop_reason`` → canonical (see :data:`STOP_REASON_MAP`).
+
+    An unknown or missing value maps to ``"tool_use"`` when the response holds client tool calls
+    and ``"end_turn"`` otherwise; the raw value is always kept in ``vendor_stop_reason``.
+    """
+    if raw in STOP_REASON_MAP:
+        return STOP_REASON_MAP[raw]
+    return "tool_use" if has_tool_calls else "end_turn"
+
+
+def usage_from_wire(u: dict[str, Any] | None, *, requests: int = 0) -> Usage:
+    """Anthropic ``usage`` (or ``message_delta.usage``) → :class:`~toolwire.types.Usage`, in tokens.
+
+    ``input_tokens`` is Anthropic's own ``input_tokens`` (cache reads and writes are *not* in it),
+    ``cache_read_tokens`` = ``cache_read_input_tokens``, ``cache_write_tokens`` =
+    ``cache_creation_input_tokens``, ``reasoning_tokens`` = ``output_tokens_details.thinking_tokens``.
+    Absent or ``null`` fields stay ``None`` (a stream update then leaves the earlier value).
+    """
+    u = u or {}
+    details = u.get("output_tokens_details") or {}
+    return Usage(
+        input_tokens=u.get("input_tokens"),
+        output_tokens=u.get("output_tokens"),
+        cache_read_tokens=u.get("cache_read_input_tokens"),
+        cache_write_tokens=u.get("cache_creation_input_tokens"),
+        reasoning_tokens=details.get("thinking_tokens") if isinstance(details, dict) else None,
+        requests=requests,
+    )
+
+
+def _extras(block: dict[str, Any], keys: Iterable[str]) -> dict[str, Any]:
+    """The opaque fields of ``block`` named in ``keys`` (``null`` values dropped) as provider_data."""
+    found = {k: block[k] for k in keys if block.get(k) is not None}
+    return {API: found} if found else {}
+
+
+def _own(provider_data: dict[str, Any] | None) -> dict[str, Any]:
+    value = (provider_data or {}).get(API)
+    return value if isinstance(value, dict) else {}
+
+
+def _wire_id(call_id: str) -> str:
+    """A tool call id as sent to Anthropic: unchanged when it matches ``^[a-zA-Z0-9_-]+$`` (every
+    Anthropic id and toolwire's synthesized Gemini ids do), otherwise every other character is
+    replaced by ``_`` (deterministic, so a call and its result still pair)."""
+    if _ID_RULE.match(call_id):
+        return call_id
+    return re.sub(r"[^a-zA-Z0-9_-]", "_", call_id) or "_"
+
+
+def _error_from_event(data: dict[str, Any]) -> ProviderError:
+    err = data.get("error") if isinstance(data.get("error"), dict) else {}
+    etype = err.get("type")
+    return ProviderError(
+        API,
+        str(err.get("message") or data),
+        status=None,
+        retryable=etype in _RETRYABLE_ERROR_TYPES,
+        error_type=etype,
+        body=data,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# decoding content blocks (shared by decode_response and decode_request)
+# ---------------------------------------------------------------------------------------------
+
+
+def _decode_image(block: dict[str, Any]) -> ImagePart | None:
+    src = block.get("source") or {}
+    pd = _extras(block, _IMAGE_EXTRAS)
+    if src.get("type") == "base64" and isinstance(src.get("data"), str):
+        try:
+            data = base64.b64decode(src["data"], validate=True)
+        except (binascii.Error, ValueError):
+            return None
+        if base64.b64encode(data).decode("ascii") != src["data"]:
+            return None  # not canonical base64: keep the block opaque so it goes back byte-equal
+        return ImagePart(data=data, media_type=src.get("media_type") or "application/octet-stream", provider_data=pd)
+    if src.get("type") == "url" and isinstance(src.get("url"), str):
+        return ImagePart(url=src["url"], provider_data=pd)
+    return None
+
+
+def _decode_tool_use(block: dict[str, Any]) -> ToolCall:
+    raw_input = block.get("input")
+    if isinstance(raw_input, dict):
+        args, invalid = dict(raw_input), None
+    elif raw_input is None:
+        args, invalid = {}, None
+    else:
+        args, invalid = None, f"tool_use input must be a JSON object, got {type(raw_input).__name__}"
+    return ToolCall(
+        id=str(block.get("id", "")),
+        name=str(block.get("name", "")),
+        arguments=args,
+        invalid=invalid,
+        provider_data=_extras(block, _TOOL_USE_EXTRAS),
+    )
+
+
+def _decode_result_content(content: Any) -> tuple[str | list[TextPart | ImagePart], list[dict[str, Any]]]:
+    """``tool_result.content`` → canonical content plus opaque blocks (``{"position", "block"}``)."""
+    if content is None:
+        return "", []
+    if isinstance(content, str):
+        return content, []
+    parts: list[TextPart | ImagePart] = []
+    opaque: list[dict[str, Any]] = []
+    for i, b in enumerate(content if isinstance(content, list) else []):
+        btype = b.get("type") if isinstance(b, dict) else None
+        if btype == "text" and isinstance(b.get("text"), str):
+            parts.append(TextPart(b["text"], _extras(b, _TEXT_EXTRAS)))
+            continue
+        if btype == "image":
+            img = _decode_image(b)
+            if img is not None:
+                parts.append(img)
+                continue
+        opaque.append({"position": i, "block": copy.deepcopy(b)})
+    return parts, opaque
+
+
+def _decode_blocks(content: Any, *, role: str) -> tuple[list[Part], list[dict[str, Any]]]:
+    """A message's content (string or block list) → canonical parts plus opaque blocks.
+
+    Opaque blocks (server tool use and results, documents, search results, container uploads,
+    anything unknown) are kept whole with their position in the content list so
+    :func:`_insert_opaque` puts them back where they were.
+    """
+    if isinstance(content, str):
+        return [TextPart(content)], []
+    parts: list[Part] = []
+    opaque: list[dict[str, Any]] = []
+    for i, b in enumerate(content or []):
+        btype = b.get("type") if isinstance(b, dict) else None
+        if btype == "text" and isinstance(b.get("text"), str):
+            parts.append(TextPart(b["text"], _extras(b, _TEXT_EXTRAS)))
+        elif btype == "image" and (img := _decode_image(b)) is not None:
+            parts.append(img)
+        elif btype == "tool_use":
+            parts.append(_decode_tool_use(b))
+        elif btype == "tool_result":
+            rc, rc_opaque = _decode_result_content(b.get("content"))
+            pd = _extras(b, _TOOL_RESULT_EXTRAS)
+            if rc_opaque:
+                pd.setdefault(API, {})["content_blocks"] = rc_opaque
+            if "content" not in b:
+                pd.setdefault(API, {})["content_absent"] = True
+            parts.append(ToolResult(str(b.get("tool_use_id", "")), rc, bool(b.get("is_error", False)), provider_data=pd))
+        elif btype == "thinking":
+            parts.append(ReasoningPart(text=b.get("thinking") or "", signature=b.get("signature"), provider=API))
+        elif btype == "redacted_thinking":
+            parts.append(ReasoningPart(encrypted=b.get("data"), provider=API))
+        else:
+            opaque.append({"position": i, "block": copy.deepcopy(b)})
+    return parts, opaque
+
+
+# ---------------------------------------------------------------------------------------------
+# encoding content blocks
+# ---------------------------------------------------------------------------------------------
+
+
+def _encode_image(p: ImagePart) -> dict[str, Any]:
+    if p.data is not None:
+        block: dict[str, Any] = {"type": "image", "source": {"type": "base64", "media_type": p.media_type, "data": p.base64}}
+    else:
+        block = {"type": "image", "source": {"type": "url", "url": p.url}}
+    block.update(_own(p.provider_data))
+    return block
+
+
+def _encode_text(p: TextPart) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "text", "text": p.text}
+    block.update({k: v for k, v in _own(p.provider_data).items() if k in _TEXT_EXTRAS})
+    return block
+
+
+def _insert_opaque(blocks: list[dict[str, Any]], opaque: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    if not opaque:
+        return blocks
+    out = list(blocks)
+    for item in sorted(opaque, key=lambda o: o.get("position", len(out))):
+        pos = item.get("position")
+        pos = len(out) if not isinstance(pos, int) else min(max(pos, 0), len(out))
+        out.insert(pos, copy.deepcopy(item["block"]))
+    return out
+
+
+def _encode_result(r: ToolResult) -> dict[str, Any]:
+    own = _own(r.provider_data)
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": _wire_id(r.tool_call_id)}
+    if isinstance(r.content, str):
+        content: Any = r.content
+    else:
+        content = []
+        for p in r.content:
+            if isinstance(p, TextPart):
+                if p.text:
+                    content.append(_encode_text(p))
+            elif isinstance(p, ImagePart):
+                content.append(_encode_image(p))
+        content = _insert_opaque(content, own.get("content_blocks"))
+    if not (own.get("content_absent") and content in ("", [])):
+        block["content"] = content
+    if r.is_error:
+        block["is_error"] = True
+    block.update({k: v for k, v in own.items() if k in _TOOL_RESULT_EXTRAS})
+    return block
+
+
+def _encode_reasoning(p: ReasoningPart) -> dict[str, Any] | None:
+    """A reasoning part → its thinking block, or ``None`` when it must not be sent.
+
+    Only parts produced by Anthropic (``provider == "anthropic"``) go back, byte-for-byte; reasoning
+    from other providers is dropped (its signatures mean nothing to Anthropic), and so is an
+    Anthropic thinking part without a signature (the API requires one).
+    """
+    if p.provider != API:
+        return None
+    if p.encrypted is not None and not p.text and p.signature is None:
+        return {"type": "redacted_thinking", "data": p.encrypted}
+    if p.signature is None:
+        return None
+    return {"type": "thinking", "thinking": p.text, "signature": p.signature}
+
+
+def _encode_assistant_parts(m: Message) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for p in m.parts:
+        if isinstance(p, ReasoningPart):
+            b = _encode_reasoning(p)
+            if b is not None:
+                blocks.append(b)
+        elif isinstance(p, TextPart):
+            if p.text:  # the API rejects empty text blocks
+                blocks.append(_encode_text(p))
+        elif isinstance(p, ImagePart):
+            blocks.append(_encode_image(p))
+        elif isinstance(p, ToolCall):
+            block = {
+                "type": "tool_use",
+                "id": _wire_id(p.id),
+                "name": p.name,
+                "input": p.arguments if isinstance(p.arguments, dict) else {},
+            }
+            block.update({k: v for k, v in _own(p.provider_data).items() if k in _TOOL_USE_EXTRAS})
+            blocks.append(block)
+    return _insert_opaque(blocks, _own(m.provider_data).get("blocks"))
+
+
+def _encode_user_parts(m: Message, skip_results: set[str]) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for p in m.parts:
+        if isinstance(p, TextPart):
+            if p.text:
+                blocks.append(_encode_text(p))
+        elif isinstance(p, ImagePart):
+            blocks.append(_encode_image(p))
+        elif isinstance(p, ToolResult):
+            if p.tool_call_id not in skip_results:
+                blocks.append(_encode_result(p))
+        # reasoning and tool calls never belong to a user turn: dropped
+    return _insert_opaque(blocks, _own(m.provider_data).get("blocks"))
+
+
+def _results_first(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    results = [b for b in blocks if b.get("type") == "tool_result"]
+    return results + [b for b in blocks if b.get("type") != "tool_result"]
+
+
+def _encode_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Canonical messages → Anthropic ``messages`` with the ordering rules enforced.
+
+    1. Tool results are placed in the user message right after the assistant message holding
+       their calls, whatever message they sit in canonically, first in that message (B13).
+    2. A call with no result anywhere gets an ``is_error`` result saying so (design principle 4:
+       the conversation is always valid for the vendor); a later duplicate result is dropped.
+    3. Consecutive messages of the same role are merged (results stay first).
+    A result whose call is not in the history stays in its own message.
+    """
+    call_ids: set[str] = set()
+    for m in messages:
+        if m.role == "assistant":
+            call_ids.update(c.id for c in m.tool_calls)
+    results: dict[str, ToolResult] = {}
+    for m in messages:
+        for r in m.tool_results:
+            if r.tool_call_id in call_ids:
+                results.setdefault(r.tool_call_id, r)
+    result_order = {rid: i for i, rid in enumerate(results)}
+
+    out: list[dict[str, Any]] = []
+
+    def push(role: str, blocks: list[dict[str, Any]]) -> None:
+        if not blocks:
+            return
+        if out and out[-1]["role"] == role:
+            merged = out[-1]["content"] + blocks
+            out[-1]["content"] = _results_first(merged) if role == "user" else merged
+        else:
+            out.append({"role": role, "content": _results_first(blocks) if role == "user" else list(blocks)})
+
+    placed: set[str] = set()
+    for m in messages:
+        if m.role == "assistant":
+            push("assistant", _encode_assistant_parts(m))
+            ids = [c.id for c in m.tool_calls if c.id not in placed]
+            if ids:
+                ids.sort(key=lambda i: result_order.get(i, len(result_order)))
+                answer = []
+                for cid in ids:
+                    placed.add(cid)
+                    r = results.get(cid) or ToolResult(
+                        cid,
+                        "error: no result was recorded for this tool call; it was not run",
+                        is_error=True,
+                    )
+                    answer.append(_encode_result(r))
+                push("user", answer)
+        else:
+            push("user", _encode_user_parts(m, skip_results=call_ids))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the stream decoder (incremental; decode_stream and the transport both use it)
+# ---------------------------------------------------------------------------------------------
+
+
+class StreamDecoder:
+    """Turns Anthropic SSE ``data`` objects into canonical stream events, one event at a time.
+
+    ``feed(data)`` returns the canonical events for one SSE event; ``ping`` and unknown events give
+    none; an ``error`` event raises :class:`~toolwire.errors.ProviderError` (``status=None``,
+    ``retryable`` for ``overloaded_error``/``api_error``/``rate_limit_error``/``timeout_error``).
+    The content-block ``index`` is the canonical index. ``input_json_delta`` fragments are passed on
+    for the shared assembler to join (an empty buffer means ``{}``, case B08). ``message_delta``
+    usage is cumulative and overwrites (case B20). Server-tool and other opaque blocks are rebuilt
+    here and delivered in the final :class:`StopEvent`'s ``provider_data["anthropic"]["blocks"]``.
+    """
+
+    def __init__(self) -> None:
+        self._kinds: dict[int, str] = {}
+        self._start_input: dict[int, Any] = {}
+        self._had_fragment: dict[int, bool] = {}
+        self._citations: dict[int, list[Any]] = {}
+        self._opaque: dict[int, dict[str, Any]] = {}
+        self._opaque_json: dict[int, list[str]] = {}
+        self._stop: str | None = None
+        self._stop_pd: dict[str, Any] = {}
+        self._has_calls = False
+        self._stopped = False
+
+    def feed(self, data: dict[str, Any]) -> list[StreamEvent]:
+        etype = data.get("type")
+        if etype == "message_start":
+            msg = data.get("message") or {}
+            out: list[StreamEvent] = [ResponseStart(msg.get("id"), msg.get("model"))]
+            if msg.get("usage"):
+                out.append(UsageUpdate(usage_from_wire(msg["usage"])))
+            # a message_start may already carry content (not seen in practice); decode it the same way
+            for i, block in enumerate(msg.get("content") or []):
+                out.extend(self._block_start(i, block))
+                out.extend(self._block_stop(i))
+            return out
+        if etype == "content_block_start":
+            return self._block_start(int(data.get("index", 0)), data.get("content_block") or {})
+        if etype == "content_block_delta":
+            return self._block_delta(int(data.get("index", 0)), data.get("delta") or {})
+        if etype == "content_block_stop":
+            return self._block_stop(int(data.get("index", 0)))
+        if etype == "message_delta":
+            out = []
+            delta = data.get("delta") or {}
+            if data.get("usage"):
+                out.append(UsageUpdate(usage_from_wire(data["usage"])))
+            if delta.get("stop_reason") is not None:
+                self._stop = delta["stop_reason"]
+            for k in ("stop_sequence", "stop_details", "container"):
+                if delta.get(k) is not None:
+                    self._stop_pd[k] = delta[k]
+            return out
+        if etype == "message_stop":
+            return self.finish()
+        if etype == "error":
+            raise _error_from_event(data)
+        return []  # ping and event types this version does not know
+
+    def finish(self) -> list[StreamEvent]:
+        """The closing :class:`StopEvent` (once; also emitted if the stream had no ``message_stop``)."""
+        if self._stopped:
+            return []
+        self._stopped = True
+        pd = dict(self._stop_pd)
+        if self._opaque:
+            pd["blocks"] = [{"position": i, "block": self._opaque[i]} for i in sorted(self._opaque)]
+        return [StopEvent(map_stop_reason(self._stop, self._has_calls), self._stop, {API: pd} if pd else None)]
+
+    def _block_start(self, index: int, block: dict[str, Any]) -> list[StreamEvent]:
+        btype = block.get("type")
+        if btype == "text":
+            self._kinds[index] = "text"
+            pd = _extras(block, ("cache_control",))
+            if block.get("citations"):
+                self._citations[index] = list(block["citations"])
+                pd.setdefault(API, {})["citations"] = list(self._citations[index])
+            return [TextDelta(index, block.get("text") or "", pd or None)]
+        if btype == "thinking":
+            self._kinds[index] = "reasoning"
+            return [ReasoningDelta(index, text=block.get("thinking") or "", signature=block.get("signature") or None, provider=API)]
+        if btype == "redacted_thinking":
+            self._kinds[index] = "reasoning"
+            return [ReasoningDelta(index, encrypted=block.get("data"), provider=API)]
+        if btype == "tool_use":
+            self._kinds[index] = "tool_call"
+            self._has_calls = True
+            self._start_input[index] = block.get("input")
+            pd = _extras(block, _TOOL_USE_EXTRAS)
+            return [ToolCallStart(index, str(block.get("id", "")), str(block.get("name", "")), False, pd or None)]
+        self._kinds[index] = "opaque"
+        self._opaque[index] = copy.deepcopy(block)
+        return []
+
+    def _block_delta(self, index: int, delta: dict[str, Any]) -> list[StreamEvent]:
+        dtype = delta.get("type")
+        kind = self._kinds.get(index)
+        if dtype == "text_delta" and kind == "text":
+            return [TextDelta(index, delta.get("text") or "")]
+        if dtype == "citations_delta" and kind == "text":
+            self._citations.setdefault(index, []).append(delta.get("citation"))
+            return [TextDelta(index, "", {API: {"citations": list(self._citations[index])}})]
+        if dtype == "input_json_delta":
+            frag = delta.get("partial_json") or ""
+            if kind == "tool_call":
+                self._had_fragment[index] = self._had_fragment.get(index, False) or bool(frag.strip())
+                return [ToolCallDelta(index, frag)]
+            if kind == "opaque":
+                self._opaque_json.setdefault(index, []).append(frag)
+            return []
+        if dtype == "thinking_delta" and kind == "reasoning":
+            return [ReasoningDelta(index, text=delta.get("thinking") or "", provider=API)]
+        if dtype == "signature_delta" and kind == "reasoning":
+            return [ReasoningDelta(index, signature=delta.get("signature"), provider=API)]
+        return []
+
+    def _block_stop(self, index: int) -> list[StreamEvent]:
+        kind = self._kinds.get(index)
+        if kind == "tool_call":
+            start = self._start_input.get(index)
+            if not self._had_fragment.get(index) and isinstance(start, dict) and start:
+                return [ToolCallEnd(index, arguments=start)]  # input given whole at block start
+            return [ToolCallEnd(index)]
+        if kind == "opaque" and index in self._opaque_json:
+            text = "".join(self._opaque_json.pop(index))
+            if text.strip():
+                try:
+                    self._opaque[index]["input"] = json.loads(text)
+                except json.JSONDecodeError:
+                    self._opaque[index]["input"] = text
+        return []
+
+
+# ---------------------------------------------------------------------------------------------
+# the codec
+# ---------------------------------------------------------------------------------------------
+
+
+class AnthropicCodec:
+    """Codec for the Anthropic Messages API (``POST /v1/messages``); ``api = "anthropic"``.
+
+    ``cache=True`` turns on prompt caching: ``encode_request`` puts ``cache_control:
+    {"type": "ephemeral"}`` on the last tool definition and on the last block of the last message
+    (the conversation prefix), within Anthropic's limit of 4 breakpoints per request and leaving
+    breakpoints the request already carries in place.
+    """
+
+    api = API
+
+    def __init__(self, *, cache: bool = False) -> None:
+        self.cache = bool(cache)
+
+    def __repr__(self) -> str:
+        return f"AnthropicCodec(cache={self.cache})"
+
+    # -- tools --------------------------------------------------------------------------------
+    def translate_tool(self, tool: Tool) -> tuple[dict[str, Any], TranslationReport]:
+        """The tool's ``tools[]`` entry: ``{"name", "description", "input_schema"}`` plus
+        ``strict`` only when ``tool.strict`` is not ``None``, plus the tool's opaque Anthropic
+        fields (``cache_control``, ``defer_loading``, ``input_examples``, ...).
+
+        Anthropic takes JSON Schema (draft 2020-12, ``$ref``/``$defs`` included) as is, so the
+        schema is not rewritten and the report lists no changes.
+        """
+        wire: dict[str, Any] = {"name": tool.name, "description": tool.model_description(), "input_schema": tool.input_schema}
+        if tool.strict is not None:
+            wire["strict"] = tool.strict
+        wire.update(_own(tool.provider_data))
+        return wire, TranslationReport(api=API, tool=tool.name, strict_possible=None)
+
+    # -- requests -----------------------------------------------------------------------------
+    def encode_request(self, request: ModelRequest) -> dict[str, Any]:
+        """Canonical request → the ``/v1/messages`` JSON body.
+
+        Raises :class:`~toolwire.errors.ConfigurationError` when manual extended thinking
+        (``thinking.type == "enabled"``) is combined with a forced tool choice (``required`` or a
+        named tool): the API allows only ``auto`` and ``none`` then. Raises
+        :class:`~toolwire.errors.UnsupportedToolChoice` for a tool choice form it cannot express.
+        """
+        choice = normalize_tool_choice(request.tool_choice)
+        thinking = request.thinking
+        if isinstance(thinking, dict) and thinking.get("type") == "enabled" and (
+            choice == "required" or isinstance(choice, dict)
+        ):
+            raise ConfigurationError(
+                "Anthropic manual extended thinking (thinking.type='enabled') allows only tool choice "
+                f"'auto' or 'none', got {choice!r}; use tool_choice='auto', or adaptive thinking "
+                "({'type': 'adaptive'}) where the model supports forced tools"
+            )
+        settings = dict(request.settings or {})
+        body: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": request.max_tokens if request.max_tokens is not None else DEFAULT_MAX_TOKENS,
+            "messages": _encode_messages(request.messages),
+        }
+        if request.instructions is not None:
+            sys_cc = settings.get("system_cache_control")
+            if sys_cc is not None:
+                body["system"] = [{"type": "text", "text": request.instructions, "cache_control": sys_cc}]
+            else:
+                body["system"] = request.instructions
+        tools = [self.translate_tool(t)[0] for t in request.tools]
+        for entry in sorted(settings.get("server_tools") or [], key=lambda e: e.get("position", len(tools))):
+            pos = entry.get("position")
+            pos = len(tools) if not isinstance(pos, int) else min(max(pos, 0), len(tools))
+            tools.insert(pos, copy.deepcopy(entry["tool"]))
+        if tools:
+            body["tools"] = tools
+        tc = self._encode_tool_choice(choice, request.parallel_tool_calls)
+        if tc is not None:
+            body["tool_choice"] = tc
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        if thinking is not None:
+            body["thinking"] = copy.deepcopy(thinking)
+        if request.stream:
+            body["stream"] = True
+        for k, v in settings.items():
+            if k not in _TOOLWIRE_SETTING_KEYS and k not in body:
+                body[k] = copy.deepcopy(v)
+        if self.cache:
+            self._place_cache_breakpoints(body)
+        return body
+
+    @staticmethod
+    def _encode_tool_choice(choice: Any, parallel: bool | None) -> dict[str, Any] | None:
+        if choice is None:
+            tc: dict[str, Any] | None = {"type": "auto"} if parallel is False else None
+        elif choice == "auto":
+            tc = {"type": "auto"}
+        elif choice == "required":
+            tc = {"type": "any"}
+        elif choice == "none":
+            return {"type": "none"}  # disable_parallel_tool_use does not exist on "none"
+        elif isinstance(choice, dict) and choice.get("type") == "tool":
+            tc = {"type": "tool", "name": choice["name"]}
+        else:  # pragma: no cover - normalize_tool_choice already raised
+            raise UnsupportedToolChoice(f"tool choice {choice!r} cannot be sent to Anthropic")
+        if tc is not None and parallel is False:
+            tc["disable_parallel_tool_use"] = True
+        return tc
+
+    @staticmethod
+    def _place_cache_breakpoints(body: dict[str, Any]) -> None:
+        def count(x: Any) -> int:
+            if isinstance(x, dict):
+                return (1 if x.get("cache_control") is not None else 0) + sum(count(v) for v in x.values())
+            if isinstance(x, list):
+                return sum(count(v) for v in x)
+            return 0
+
+        budget = 4 - count({k: body.get(k) for k in ("tools", "system", "messages")})
+        tools = body.get("tools") or []
+        if tools and budget > 0 and tools[-1].get("cache_control") is None:
+            tools[-1]["cache_control"] = dict(_EPHEMERAL)
+            budget -= 1
+        msgs = body.get("messages") or []
+        if msgs and budget > 0:
+            content = msgs[-1]["content"]
+            for block in reversed(content):
+                if block.get("type") in ("thinking", "redacted_thinking"):
+                    continue  # thinking blocks cannot carry cache_control
+                if block.get("cache_control") is None:
+                    block["cache_control"] = dict(_EPHEMERAL)
+                break
+
+    def decode_request(self, body: dict[str, Any]) -> ModelRequest:
+        """An Anthropic request body → canonical :class:`ModelRequest`.
+
+        Messages become canonical parts (text, image, tool call, tool result, reasoning); only the
+        declared opaque vendor fields ride in ``provider_data["anthropic"]`` (``cache_control``,
+        ``citations``, ``caller``, ``toolset_name``; thinking signatures and redacted data are the
+        reasoning part's own fields; blocks with no canonical form are kept whole with their
+        position). Fields without a canonical home go to ``settings`` (see :data:`SETTINGS_MAP`).
+        ``system`` given as several text blocks is joined with a blank line (its block split is
+        not kept).
+        """
+        messages: list[Message] = []
+        for m in body.get("messages") or []:
+            role = m.get("role")
+            if role not in ("user", "assistant"):
+                raise ValueError(f"Anthropic message role must be 'user' or 'assistant', got {role!r}")
+            parts, opaque = _decode_blocks(m.get("content"), role=role)
+            messages.append(Message(role, parts, {API: {"blocks": opaque}} if opaque else {}))
+
+        settings: dict[str, Any] = {}
+        instructions: str | None = None
+        system = body.get("system")
+        if isinstance(system, str):
+            instructions = system
+        elif isinstance(system, list) and system:
+            texts = [b.get("text", "") for b in system if isinstance(b, dict)]
+            instructions = "\n\n".join(texts)
+            cc = next((b.get("cache_control") for b in reversed(system) if isinstance(b, dict) and b.get("cache_control")), None)
+            if cc is not None:
+                settings["system_cache_control"] = copy.deepcopy(cc)
+
+        tools: list[Tool] = []
+        server_tools: list[dict[str, Any]] = []
+        for i, t in enumerate(body.get("tools") or []):
+            if isinstance(t, dict) and "input_schema" in t and t.get("type") in (None, "custom"):
+                extras = {k: copy.deepcopy(v) for k, v in t.items() if k not in ("name", "description", "input_schema", "strict") and v is not None}
+                tools.append(
+                    Tool(
+                        t["name"],
+                        t.get("description") or "",
+                        copy.deepcopy(t["input_schema"]),
+                        strict=t.get("strict"),
+                        provider_data={API: extras} if extras else {},
+                    )
+                )
+            else:
+                server_tools.append({"position": i, "tool": copy.deepcopy(t)})
+        if server_tools:
+            settings["server_tools"] = server_tools
+
+        tool_choice: Any = None
+        parallel: bool | None = None
+        tc = body.get("tool_choice")
+        if isinstance(tc, dict):
+            ttype = tc.get("type")
+            tool_choice = {"auto": "auto", "any": "required", "none": "none"}.get(ttype)
+            if ttype == "tool":
+                tool_choice = {"type": "tool", "name": tc.get("name")}
+            if tool_choice is None:
+                raise UnsupportedToolChoice(f"Anthropic tool_choice {tc!r} has no canonical form")
+            if tc.get("disable_parallel_tool_use") is True:
+                parallel = False
+
+        for k, v in body.items():
+            if k not in _CANONICAL_FIELDS:
+                settings[k] = copy.deepcopy(v)
+
+        return ModelRequest(
+            model=body.get("model", ""),
+            messages=messages,
+            instructions=instructions,
+            tools=tools,
+            tool_choice=tool_choice,
+            parallel_tool_calls=parallel,
+            max_tokens=body.get("max_tokens"),
+            temperature=body.get("temperature"),
+            stream=bool(body.get("stream", False)),
+            thinking=copy.deepcopy(body.get("thinking")) if body.get("thinking") is not None else None,
+            settings=settings,
+        )
+
+    # -- responses ----------------------------------------------------------------------------
+    def decode_response(self, body: dict[str, Any], request: ModelRequest | None = None) -> Response:
+        """An Anthropic ``Message`` JSON body → canonical :class:`Response`.
+
+        ``text`` → :class:`TextPart`; ``tool_use`` → :class:`ToolCall` (``input`` is already an
+        object); ``thinking``/``redacted_thinking`` → :class:`ReasoningPart` (``provider="anthropic"``,
+        signature / ``encrypted`` kept byte-for-byte); server-tool and other blocks are kept whole in
+        ``provider_data["anthropic"]["blocks"]`` with their position (they are not client tool
+        calls). A body whose ``type`` is ``"error"`` raises :class:`ProviderError`. When the stop
+        reason is ``max_tokens`` a trailing ``tool_use`` block is marked ``incomplete`` (its input
+        may be cut off) and is never run.
+        """
+        if body.get("type") == "error":
+            raise _error_from_event(body)
+        parts, opaque = _decode_blocks(body.get("content") or [], role="assistant")
+        raw_stop = body.get("stop_reason")
+        calls = [p for p in parts if isinstance(p, ToolCall)]
+        stop = map_stop_reason(raw_stop, bool(calls))
+        if stop == "max_tokens" and parts and isinstance(parts[-1], ToolCall):
+            parts[-1].incomplete = True
+            parts[-1].invalid = parts[-1].invalid or "the response hit max_tokens inside this tool call; its input may be cut off"
+        pd: dict[str, Any] = {}
+        if opaque:
+            pd["blocks"] = opaque
+        for k in ("stop_sequence", "stop_details", "container"):
+            if body.get(k) is not None:
+                pd[k] = body[k]
+        return Response(
+            parts=parts,
+            stop_reason=stop,
+            vendor_stop_reason=raw_stop,
+            usage=usage_from_wire(body.get("usage"), requests=1),
+            model=body.get("model"),
+            response_id=body.get("id"),
+            provider=API,
+            provider_data={API: pd} if pd else {},
+        )
+
+    def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
+        """Anthropic SSE ``data`` objects, in order → canonical stream events (see
+        :class:`StreamDecoder`). Feed them to :class:`toolwire.stream.StreamAssembler` to get the
+        same :class:`Response` as :meth:`decode_response` would give for the finished message."""
+        dec = StreamDecoder()
+        for data in events:
+            if isinstance(data, dict):
+                yield from dec.feed(data)
+        yield from dec.finish()

@@ -1,0 +1,193 @@
+"""The Anthropic transport: hands the codec's wire body to the installed ``anthropic`` SDK.
+
+Design principle 9 (drive the SDK lean): the codec already produces the exact ``/v1/messages``
+JSON, so :class:`AnthropicModel` sends it with the SDK client's documented low-level
+``post()`` (``AsyncAnthropic.post(path, cast_to=object, body=...)``) instead of
+``messages.create(**body)``. The SDK still supplies auth headers, ``anthropic-version``, retries
+with backoff (``max_retries``), timeouts and its typed errors, which are mapped to
+:class:`toolwire.errors.ProviderError`. Measured in ``adapters/anthropic/benchmarks/``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, AsyncIterator
+
+from toolwire.errors import ConfigurationError, ProviderError
+from toolwire.model import Model, ModelRequest
+from toolwire.stream import StreamAssembler, StreamEvent
+from toolwire.types import Response
+
+from .codec import API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _RETRYABLE_ERROR_TYPES
+
+__all__ = ["AnthropicModel", "provider_error_from_sdk"]
+
+MESSAGES_PATH = "/v1/messages"
+
+#: Settings read by the codec rather than sent as request fields.
+_CODEC_SETTINGS = ("cache",)
+
+
+def provider_error_from_sdk(exc: BaseException) -> ProviderError:
+    """An ``anthropic`` SDK exception → :class:`ProviderError` (``provider="anthropic"``).
+
+    - ``APIStatusError``: ``status`` = HTTP status, ``message`` = the vendor's ``error.message``,
+      ``error_type`` = ``error.type`` (e.g. ``rate_limit_error``, ``overloaded_error``), ``body`` =
+      the decoded error body. ``retryable`` follows the ``x-should-retry`` response header when the
+      API sends it, else 408/409/429/5xx/529 are retryable.
+    - An SSE ``error`` event mid-stream (the SDK raises it as an ``APIStatusError`` carrying the
+      stream's HTTP 200): ``status=None``; retryable for ``overloaded_error``, ``api_error``,
+      ``rate_limit_error`` and ``timeout_error``.
+    - ``APITimeoutError`` / ``APIConnectionError``: ``status=None``, ``retryable=True``,
+      ``error_type`` ``"timeout"`` / ``"connection_error"``.
+    """
+    import anthropic
+
+    if isinstance(exc, anthropic.APIStatusError):
+        body = exc.body
+        etype = getattr(exc, "type", None)
+        message = getattr(exc, "api_message", None) or exc.message
+        status: int | None = exc.status_code
+        if status is not None and status < 400:  # an SSE "error" event inside a 200 stream
+            return ProviderError(API, message, status=None, retryable=etype in _RETRYABLE_ERROR_TYPES, error_type=etype, body=body)
+        should = (exc.response.headers.get("x-should-retry") or "").lower()
+        retryable = {"true": True, "false": False}.get(should, ProviderError.is_retryable_status(status))
+        return ProviderError(API, message, status=status, retryable=retryable, error_type=etype, body=body)
+    if isinstance(exc, anthropic.APITimeoutError):
+        return ProviderError(API, exc.message or "request timed out", status=None, retryable=True, error_type="timeout")
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__
+        detail = f"{exc.message} ({type(cause).__name__}: {cause})" if cause else exc.message
+        return ProviderError(API, detail, status=None, retryable=True, error_type="connection_error")
+    if isinstance(exc, anthropic.APIError):
+        return ProviderError(API, exc.message, status=getattr(exc, "status_code", None), retryable=False, body=exc.body)
+    return ProviderError(API, f"{type(exc).__name__}: {exc}", status=None, retryable=False)
+
+
+class AnthropicModel(Model):
+    """Anthropic Messages through the installed ``anthropic`` SDK (``AsyncAnthropic``).
+
+    ``AnthropicModel(model_id, **settings)``; settings:
+
+    - ``api_key`` (else ``ANTHROPIC_API_KEY``), ``base_url`` (else ``ANTHROPIC_BASE_URL``, default
+      ``https://api.anthropic.com``), ``http_client`` (an ``httpx2.AsyncClient``, e.g. with an
+      ``httpx2.MockTransport`` in tests; not closed by :meth:`aclose`), ``timeout`` (seconds; SDK
+      default 600), ``max_retries`` (SDK default 2);
+    - ``max_tokens`` (output tokens, default 4096: the API requires it), ``temperature``,
+      ``stream`` (use SSE and assemble), ``thinking`` (Anthropic's ``thinking`` object, e.g.
+      ``{"type": "enabled", "budget_tokens": 2048}`` or ``{"type": "adaptive"}``),
+      ``parallel_tool_calls`` (``False`` → ``disable_parallel_tool_use``);
+    - ``cache`` (bool, default off): prompt-caching breakpoints on the last tool definition and
+      on the conversation prefix (see :class:`AnthropicCodec`);
+    - anything else (``metadata``, ``stop_sequences``, ``top_k``, ...) is sent as a request field.
+    """
+
+    provider = API
+
+    def __init__(self, model_id: str, **settings: Any) -> None:
+        codec_settings = {k: settings.pop(k) for k in _CODEC_SETTINGS if k in settings}
+        super().__init__(model_id, **settings)
+        if self.settings.get("max_tokens") is None:
+            self.settings["max_tokens"] = DEFAULT_MAX_TOKENS
+        self.codec_settings = codec_settings
+        self.codec = AnthropicCodec(**codec_settings)
+        self._client: Any = None
+
+    @classmethod
+    def make_codec(cls, **settings: Any) -> AnthropicCodec:
+        """The codec configured from ``settings`` (only ``cache`` is read)."""
+        return AnthropicCodec(cache=bool(settings.get("cache", False)))
+
+    def _api_key(self) -> str | None:
+        return self.settings.get("api_key") or os.environ.get("ANTHROPIC_API_KEY") or None
+
+    def credential_problem(self) -> str | None:
+        """``None`` when an API key is available, else which variable to set."""
+        return None if self._api_key() else "set ANTHROPIC_API_KEY (or pass api_key=...)"
+
+    # -- the SDK client -------------------------------------------------------------------------
+    @property
+    def client(self) -> Any:
+        """The ``anthropic.AsyncAnthropic`` client, created on first use. Raises
+        :class:`ConfigurationError` naming ``ANTHROPIC_API_KEY`` when no key is available."""
+        if self._client is None:
+            problem = self.credential_problem()
+            if problem:
+                raise ConfigurationError(f"anthropic: {problem}")
+            import anthropic
+
+            kwargs: dict[str, Any] = {"api_key": self._api_key()}
+            for key in ("base_url", "http_client", "timeout", "max_retries"):
+                if self.settings.get(key) is not None:
+                    kwargs[key] = self.settings[key]
+            self._client = anthropic.AsyncAnthropic(**kwargs)
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the SDK client if this model created its HTTP client (a passed ``http_client``
+        stays open: it belongs to the caller)."""
+        if self._client is not None and self.settings.get("http_client") is None:
+            await self._client.close()
+        self._client = None
+
+    # -- sending --------------------------------------------------------------------------------
+    async def send(self, request: ModelRequest) -> Response:
+        """Send one request (streamed when ``request.stream``) and return the canonical response.
+
+        Raises :class:`ProviderError` for vendor errors (see :func:`provider_error_from_sdk`),
+        :class:`ConfigurationError` for a missing key or settings the API cannot combine.
+        """
+        if request.stream:
+            asm = StreamAssembler(API)
+            async for ev in self.send_stream(request):
+                asm.feed(ev)
+            return asm.response()
+        import anthropic
+
+        body = self.codec.encode_request(request)
+        client = self.client
+        try:
+            data = await client.post(MESSAGES_PATH, cast_to=object, body=body)
+        except anthropic.APIError as exc:
+            raise provider_error_from_sdk(exc) from exc
+        if not isinstance(data, dict):
+            raise ProviderError(API, f"unexpected response body of type {type(data).__name__}", status=None, body=data)
+        return self.codec.decode_response(data, request)
+
+    async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Yield canonical stream events as the SSE events arrive (``stream: true`` is set on the
+        body). The SDK's SSE decoder parses the events and raises an SSE ``error`` event as an
+        exception, mapped to :class:`ProviderError` with ``status=None``."""
+        import anthropic
+        from anthropic._streaming import AsyncStream
+
+        body = self.codec.encode_request(request)
+        body["stream"] = True
+        client = self.client
+        decoder = StreamDecoder()
+        try:
+            stream = await client.post(MESSAGES_PATH, cast_to=object, body=body, stream=True, stream_cls=AsyncStream[object])
+            async for data in stream:
+                if isinstance(data, dict):
+                    for ev in decoder.feed(data):
+                        yield ev
+        except anthropic.APIError as exc:
+            raise provider_error_from_sdk(exc) from exc
+        for ev in decoder.finish():
+            yield ev
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        """Input tokens the request would use (tools, system and messages), through the SDK's
+        ``messages.count_tokens`` (``POST /v1/messages/count_tokens``). Live: it costs an API
+        call but no output tokens. Returns ``MessageTokensCount.input_tokens``; raises
+        :class:`ProviderError` like :meth:`send`."""
+        import anthropic
+
+        body = self.codec.encode_request(request)
+        allowed = ("messages", "model", "system", "tools", "tool_choice", "thinking", "cache_control", "output_config", "speed")
+        kwargs = {k: body[k] for k in allowed if k in body}
+        try:
+            result = await self.client.messages.count_tokens(**kwargs)
+        except anthropic.APIError as exc:
+            raise provider_error_from_sdk(exc) from exc
+        return int(result.input_tokens)
