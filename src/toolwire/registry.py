@@ -4,8 +4,7 @@ resolved through the ``toolwire.adapters`` entry-point group."""
 from __future__ import annotations
 
 import os
-from importlib import metadata
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .errors import AdapterNotInstalled, ConfigurationError, ProviderNotFound
 from .model import Model
@@ -25,7 +24,9 @@ KNOWN_PROVIDERS: dict[str, str] = {
 }
 
 
-def _entry_points() -> dict[str, metadata.EntryPoint]:
+def _entry_points() -> dict[str, Any]:
+    from importlib import metadata
+
     return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 

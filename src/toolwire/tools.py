@@ -6,7 +6,6 @@ plus the function the model never sees.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 import re
@@ -173,6 +172,8 @@ class Tool:
             raise RuntimeError(f"tool {self.name!r} has no function (it was imported from a vendor request)")
         if self.is_async:
             return await self.function(**arguments)
+        import asyncio
+
         result = await asyncio.to_thread(self.function, **arguments)
         if inspect.isawaitable(result):
             result = await result

@@ -140,3 +140,60 @@ def run_command(
         f"[dim]{len(result.turns)} turns · {len(result.tool_runs)} tool calls ({result.tool_errors} errors) · "
         f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)} · stop reason {result.stop_reason}[/]"
     )
+
+
+@app.command("demo")
+def demo_command(
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="provider:model-id to run live (needs its API key). Default: offline, scripted decisions."),
+    workdir: Optional[Path] = typer.Option(None, "--workdir", help="Empty or new folder for the copy of the data (default: a temporary folder)."),
+    max_turns: int = typer.Option(12, "--max-turns", help="Most model requests."),
+) -> None:
+    """Run a small agent on a real task with real file tools, then check its result."""
+    import toolwire
+    from .. import demo
+    from ..design.files import file_tools
+    from ..errors import RunLimitExceeded, ToolwireError
+
+    console = _console()
+    if model is None:
+        m = demo.scripted_model()
+        console.print(
+            "[bold]toolwire demo[/] (offline): the model's decisions are [bold]scripted[/] — no API key needed — "
+            "while the file tools really run on a copy of the data. Pass [bold]--model provider:model-id[/] to run it live."
+        )
+    else:
+        try:
+            m = toolwire.model(model)
+        except ToolwireError as exc:
+            _console(True).print(f"[red]error:[/] {exc}")
+            raise typer.Exit(2)
+        problem = m.credential_problem()
+        if problem:
+            _console(True).print(f"[red]error:[/] {m.name} runs live and needs an API key: {problem}")
+            raise typer.Exit(2)
+        console.print(f"[bold]toolwire demo[/] (live): {m.name} makes the decisions; the file tools run on a copy of the data.")
+    root = demo.prepare_workspace(workdir)
+    console.print(f"[dim]workspace: {root}[/]")
+    console.print(f"[bold]task:[/] {demo.TASK}")
+    tools = file_tools(root)
+    try:
+        result = toolwire.run_sync(m, demo.TASK, tools=tools, instructions=demo.INSTRUCTIONS, max_turns=max_turns,
+                                   on_turn=lambda t: render_turn(console, t))
+        final = result.text
+        console.rule("[bold]Final answer", align="left")
+        console.print(final)
+        u = result.usage
+        console.print(f"[dim]{len(result.turns)} turns · {len(result.tool_runs)} tool calls ({result.tool_errors} errors) · "
+                      f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)}[/]")
+    except RunLimitExceeded as exc:
+        console.print(f"[yellow]stopped:[/] {exc}")
+    except ToolwireError as exc:
+        _console(True).print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1)
+    outcome = demo.check(root)
+    console.rule("[bold]Check", align="left")
+    console.print(f"report output: {outcome.report_output}")
+    style = "green" if outcome.passed else "red"
+    console.print(f"[{style}]{outcome.summary()}[/]")
+    if not outcome.passed:
+        raise typer.Exit(1)
