@@ -1,1 +1,24 @@
-"""toolwire adapter for gemini (filled by its issue)."""
+"""toolwire adapter for the Gemini API (``google-genai``).
+
+- :class:`GeminiCodec`: the pure codec (``generateContent`` REST JSON ⇄ canonical types);
+- :class:`GeminiModel`: the transport (``provider "gemini"``), loaded lazily through the
+  ``toolwire.adapters`` entry point so ``import toolwire`` never imports ``google.genai``.
+
+See ``docs/adapters/gemini.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .codec import GeminiCodec
+
+__all__ = ["GeminiCodec", "GeminiModel"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "GeminiModel":
+        from .model import GeminiModel
+
+        return GeminiModel
+    raise AttributeError(name)

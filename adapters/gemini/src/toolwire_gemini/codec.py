@@ -1,0 +1,942 @@
+"""The Gemini codec: canonical requests/responses ⇄ the Gemini REST JSON (``generateContent``).
+
+Pure functions of their inputs (no I/O, clocks or globals; DESIGN principle 1). The wire form is
+the REST JSON of the Gemini API reference (``v1beta``): camelCase field names
+(``functionCall``, ``thoughtSignature``, ``functionDeclarations``), exactly what the recorded
+clients sent and received. Decoding also accepts the snake_case spellings (proto3 JSON parsers
+accept both the lowerCamelCase ``json_name`` and the original field name), so histories written
+by clients such as llm-gemini (``function_call``) import too.
+
+See ``docs/adapters/gemini.md`` for the policies (ids, thought signatures, schema modes,
+finish-reason and usage tables).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import json
+import re
+from typing import Any, Iterable, Iterator
+
+from toolwire.errors import ConfigurationError, ProviderError, UnsupportedToolChoice
+from toolwire.model import ModelRequest, normalize_tool_choice
+from toolwire.schema.coerce import coerce_arguments
+from toolwire.schema.report import TranslationReport
+from toolwire.stream import (
+    ReasoningDelta,
+    ResponseStart,
+    StopEvent,
+    StreamEvent,
+    TextDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageUpdate,
+)
+from toolwire.tools import Tool
+from toolwire.types import (
+    ImagePart,
+    Message,
+    Part,
+    ReasoningPart,
+    Response,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+
+from .schema import is_zero_parameter, openapi_to_json_schema, to_openapi_schema
+
+__all__ = [
+    "GeminiCodec",
+    "API",
+    "SKIP_SIGNATURE",
+    "FINISH_REASONS",
+    "map_finish_reason",
+    "usage_from_metadata",
+    "GeminiStreamDecoder",
+]
+
+API = "gemini"
+
+#: The placeholder Google documents for model turns that Gemini did not produce (thought
+#: signatures page, "FAQ: transferring a conversation from another model"): the API skips
+#: signature validation for a part that carries it.
+SKIP_SIGNATURE = "skip_thought_signature_validator"
+
+#: ``finishReason`` → canonical stop reason (``STOP`` with function calls → ``tool_use``).
+FINISH_REASONS: dict[str, str] = {
+    "STOP": "end_turn",
+    "MAX_TOKENS": "max_tokens",
+    "SAFETY": "refusal",
+    "RECITATION": "refusal",
+    "LANGUAGE": "refusal",
+    "BLOCKLIST": "refusal",
+    "PROHIBITED_CONTENT": "refusal",
+    "SPII": "refusal",
+    "IMAGE_SAFETY": "refusal",
+    "IMAGE_PROHIBITED_CONTENT": "refusal",
+    "IMAGE_RECITATION": "refusal",
+    "MODEL_ARMOR": "refusal",
+    "ESCALATION": "refusal",
+    "PUP_LIMITED_DISABLED": "refusal",
+    "MALFORMED_FUNCTION_CALL": "error",
+    "UNEXPECTED_TOOL_CALL": "error",
+    "TOO_MANY_TOOL_CALLS": "error",
+    "MISSING_THOUGHT_SIGNATURE": "error",
+    "MALFORMED_RESPONSE": "error",
+    "OTHER": "error",
+    "FINISH_REASON_UNSPECIFIED": "error",
+    "IMAGE_OTHER": "error",
+    "NO_IMAGE": "error",
+    "CONTINUATION": "max_tokens",
+}
+
+_SCHEMA_MODES = ("json_schema", "openapi")
+_SIGNATURE_POLICIES = ("auto", "placeholder", "none")
+
+
+# --------------------------------------------------------------------------------------------
+# small helpers
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+def _g(d: Any, name: str, default: Any = None) -> Any:
+    """``d[name]`` in camelCase or snake_case spelling (structural keys only, never user data)."""
+    if not isinstance(d, dict):
+        return default
+    if name in d:
+        return d[name]
+    snake = _snake(name)
+    if snake in d:
+        return d[snake]
+    return default
+
+
+def _has(d: Any, name: str) -> bool:
+    return isinstance(d, dict) and (name in d or _snake(name) in d)
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def map_finish_reason(finish: str | None, has_calls: bool) -> str:
+    """Canonical stop reason for a Gemini ``finishReason``.
+
+    Gemini ends a function-calling turn with ``STOP`` like any other, so tool use is recognised
+    from the parts: ``STOP`` (or no finish reason) with at least one ``functionCall`` part →
+    ``tool_use``. Unknown values map to ``error`` (the raw value is always kept beside it).
+    """
+    if finish in (None, "", "STOP"):
+        return "tool_use" if has_calls else "end_turn"
+    return FINISH_REASONS.get(finish, "error")
+
+
+def usage_from_metadata(meta: Any) -> Usage:
+    """``usageMetadata`` → :class:`Usage` (tokens): ``promptTokenCount`` → input,
+    ``candidatesTokenCount`` → output, ``cachedContentTokenCount`` → cache_read,
+    ``thoughtsTokenCount`` → reasoning, ``toolUsePromptTokenCount`` → tool_use_prompt_tokens."""
+    if not isinstance(meta, dict):
+        return Usage(requests=1)
+    return Usage(
+        input_tokens=_g(meta, "promptTokenCount"),
+        output_tokens=_g(meta, "candidatesTokenCount"),
+        cache_read_tokens=_g(meta, "cachedContentTokenCount"),
+        cache_write_tokens=None,
+        reasoning_tokens=_g(meta, "thoughtsTokenCount"),
+        tool_use_prompt_tokens=_g(meta, "toolUsePromptTokenCount"),
+        requests=1,
+    )
+
+
+def _signature_pd(sig: str | None) -> dict[str, Any]:
+    return {API: {"thoughtSignature": sig}} if sig is not None else {}
+
+
+def _decode_blob(blob: dict[str, Any]) -> ImagePart | None:
+    data, mime = _g(blob, "data"), _g(blob, "mimeType")
+    if not isinstance(data, str) or not mime:
+        return None
+    try:
+        raw = base64.b64decode(data + "=" * (-len(data) % 4), altchars=b"-_" if ("-" in data or "_" in data) else None)
+    except Exception:
+        return None
+    return ImagePart(data=raw, media_type=mime)
+
+
+def _image_wire(part: ImagePart) -> dict[str, Any]:
+    if part.data is not None:
+        return {"inlineData": {"mimeType": part.media_type, "data": part.base64}}
+    d: dict[str, Any] = {"fileUri": part.url}
+    if part.media_type:
+        d["mimeType"] = part.media_type
+    return {"fileData": d}
+
+
+def _synth_id(response_key: str, position: int) -> str:
+    return f"gemini-{response_key}-{position}"
+
+
+def _content_key(body: Any) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
+
+
+def _gemini_major(model: str | None) -> int | None:
+    m = re.search(r"gemini-(\d+)", model or "")
+    return int(m.group(1)) if m else None
+
+
+# --------------------------------------------------------------------------------------------
+# the codec
+
+
+class GeminiCodec:
+    """Codec for the Gemini API ``generateContent`` / ``streamGenerateContent`` REST JSON.
+
+    - ``schema_mode``: ``"json_schema"`` (default) sends input schemas unchanged as
+      ``parametersJsonSchema``; ``"openapi"`` sends the OpenAPI-subset ``parameters`` with the
+      rewrites of :func:`toolwire_gemini.schema.to_openapi_schema`. Never both fields.
+    - ``foreign_thought_signature``: what a model turn that Gemini did not produce (calls from
+      another vendor, hand-written history) gets on its first ``functionCall`` part:
+      ``"auto"`` (default) the :data:`SKIP_SIGNATURE` placeholder when the request's model is
+      Gemini 3 or later or cannot be told, nothing for ``gemini-1.x``/``gemini-2.x``;
+      ``"placeholder"`` always; ``"none"`` never.
+
+    Raises :class:`ConfigurationError` for an unknown setting value.
+    """
+
+    api = API
+
+    def __init__(self, schema_mode: str = "json_schema", foreign_thought_signature: str = "auto") -> None:
+        if schema_mode not in _SCHEMA_MODES:
+            raise ConfigurationError(f"gemini schema_mode must be one of {_SCHEMA_MODES}, got {schema_mode!r}")
+        if foreign_thought_signature not in _SIGNATURE_POLICIES:
+            raise ConfigurationError(
+                f"gemini foreign_thought_signature must be one of {_SIGNATURE_POLICIES}, got {foreign_thought_signature!r}"
+            )
+        self.schema_mode = schema_mode
+        self.foreign_thought_signature = foreign_thought_signature
+
+    def __repr__(self) -> str:
+        return f"GeminiCodec(schema_mode={self.schema_mode!r})"
+
+    # ---------------------------------------------------------------- tools
+
+    def translate_tool(self, tool: Tool) -> tuple[dict[str, Any], TranslationReport]:
+        """The tool's ``FunctionDeclaration`` JSON and the report of what the translation changed.
+
+        - A tool imported by :meth:`decode_request` whose name, description and input schema are
+          unchanged is sent exactly as imported (same schema field, same spelling).
+        - A zero-parameter tool (no properties) is sent without any schema field (case B03).
+        - ``json_schema`` mode: ``{"name", "description", "parametersJsonSchema": <schema>}``.
+        - ``openapi`` mode: ``{"name", "description", "parameters": <rewritten schema>}``.
+
+        Raises :class:`~toolwire.errors.SchemaTranslationError` (openapi mode) for a recursive
+        or unresolvable ``$ref``.
+        """
+        report = TranslationReport(API, tool.name)
+        imported = (tool.provider_data.get(API) or {}).get("declaration")
+        if isinstance(imported, dict) and self._unchanged_import(tool, imported):
+            return copy.deepcopy(imported), report
+        decl: dict[str, Any] = {"name": tool.name}
+        description = tool.model_description()
+        if description:
+            decl["description"] = description
+        schema = tool.input_schema or {"type": "object", "properties": {}}
+        if is_zero_parameter(schema):
+            report.add("", "removed", "parameters",
+                       "zero-parameter tool declared without a schema field (an empty OBJECT schema is rejected: "
+                       "'should be non-empty for OBJECT type'; FunctionDeclaration allows leaving it unset)")
+            return decl, report
+        if self.schema_mode == "json_schema":
+            decl["parametersJsonSchema"] = copy.deepcopy(schema)
+        else:
+            decl["parameters"] = to_openapi_schema(schema, report)
+        return decl, report
+
+    @staticmethod
+    def _declaration_schema(decl: dict[str, Any]) -> tuple[str | None, Any]:
+        for key in ("parametersJsonSchema", "parameters_json_schema"):
+            if key in decl:
+                return key, decl[key]
+        if "parameters" in decl:
+            return "parameters", decl["parameters"]
+        return None, None
+
+    def _canonical_schema(self, decl: dict[str, Any]) -> dict[str, Any]:
+        key, schema = self._declaration_schema(decl)
+        if key is None or not isinstance(schema, dict):
+            return {"type": "object", "properties": {}}
+        if key == "parameters":
+            return openapi_to_json_schema(schema)
+        return copy.deepcopy(schema)
+
+    def _unchanged_import(self, tool: Tool, decl: dict[str, Any]) -> bool:
+        desc = decl.get("description")
+        return (
+            decl.get("name") == tool.name
+            and (desc if isinstance(desc, str) else "") == tool.model_description()
+            and self._canonical_schema(decl) == tool.input_schema
+        )
+
+    # ---------------------------------------------------------------- encode
+
+    def encode_request(self, request: ModelRequest) -> dict[str, Any]:
+        """Canonical request → ``GenerateContentRequest`` JSON (the body of
+        ``POST /v1beta/models/{model}:generateContent``; the model id goes in the URL).
+
+        - ``contents``: one ``Content`` per message; assistant → ``role: "model"`` with ``text``,
+          ``thought`` and ``functionCall`` parts in their original order, each
+          ``thoughtSignature`` back on the part that carried it (B17); a user message's tool
+          results → ``functionResponse`` parts, all answers to one model turn in one Content in
+          call order, before any other part of that message (B12); ``response`` is
+          ``{"output": text}`` or ``{"error": text}`` (B22), images go in ``functionResponse.parts``
+          (B21). Vendor call ids are echoed in ``functionCall.id`` and ``functionResponse.id``;
+          synthesised ids are never sent (B16). Reasoning parts of other vendors are dropped.
+        - ``systemInstruction``, ``tools`` (one ``functionDeclarations`` list), ``toolConfig``
+          (``AUTO``/``ANY``/``NONE``, ``allowedFunctionNames`` for a named tool; B19),
+          ``generationConfig`` (``maxOutputTokens``, ``temperature``, ``thinkingConfig``), then
+          ``request.settings`` by wire name (``generationConfig`` entries merged).
+
+        Raises :class:`UnsupportedToolChoice` for a tool choice Gemini cannot express or a named
+        tool that is not in ``tools``; :class:`ConfigurationError` for a tool result whose call
+        is unknown and that has no ``name``.
+        """
+        body: dict[str, Any] = {"contents": self._encode_contents(request)}
+        if request.instructions:
+            body["systemInstruction"] = {"role": "user", "parts": [{"text": request.instructions}]}
+        if request.tools:
+            body["tools"] = [{"functionDeclarations": [self.translate_tool(t)[0] for t in request.tools]}]
+        settings = {(_camel(k) if "_" in k else k): v for k, v in (request.settings or {}).items()}
+        tool_config = self._encode_tool_config(request, settings.pop("toolConfig", None))
+        if tool_config is not None:
+            body["toolConfig"] = tool_config
+        gen_setting = settings.pop("generationConfig", None)
+        gen = dict(gen_setting) if isinstance(gen_setting, dict) else {}
+        if request.max_tokens is not None:
+            gen["maxOutputTokens"] = request.max_tokens
+        if request.temperature is not None:
+            gen["temperature"] = request.temperature
+        thinking = self._encode_thinking(request.thinking)
+        if thinking is not None:
+            gen["thinkingConfig"] = thinking
+        if gen or gen_setting is not None:
+            body["generationConfig"] = gen
+        for key, value in settings.items():
+            body.setdefault(key, copy.deepcopy(value))
+        return body
+
+    @staticmethod
+    def _encode_thinking(thinking: dict[str, Any] | None) -> dict[str, Any] | None:
+        """Canonical thinking settings → ``thinkingConfig``.
+
+        Reads ``budget`` (or ``budget_tokens``) → ``thinkingBudget`` (0 disables, -1 automatic),
+        ``include_thoughts`` → ``includeThoughts``, ``level`` → ``thinkingLevel`` (as given) or
+        ``effort`` → ``thinkingLevel`` upper-cased, ``{"type": "disabled"}`` → budget 0,
+        ``{"type": "enabled", ...}`` → ``includeThoughts: true`` unless set; other keys are
+        copied as wire names."""
+        if not thinking:
+            return None
+        out: dict[str, Any] = {}
+        for key, value in thinking.items():
+            if key in ("budget", "budget_tokens"):
+                out["thinkingBudget"] = value
+            elif key == "include_thoughts":
+                out["includeThoughts"] = value
+            elif key == "level":
+                out["thinkingLevel"] = value
+            elif key == "effort":
+                out["thinkingLevel"] = str(value).upper()
+            elif key == "type":
+                if value == "disabled":
+                    out["thinkingBudget"] = 0
+                elif value in ("enabled", "adaptive"):
+                    out.setdefault("includeThoughts", True)
+            else:
+                out[_camel(key) if "_" in key else key] = value
+        if thinking.get("type") in ("enabled", "adaptive") and "include_thoughts" in thinking:
+            out["includeThoughts"] = thinking["include_thoughts"]
+        return out
+
+    @staticmethod
+    def _encode_tool_config(request: ModelRequest, raw: Any) -> dict[str, Any] | None:
+        choice = normalize_tool_choice(request.tool_choice)
+        if choice is None:
+            return copy.deepcopy(raw) if isinstance(raw, dict) else None
+        config = copy.deepcopy(raw) if isinstance(raw, dict) else {}
+        if choice == "auto":
+            fcc: dict[str, Any] = {"mode": "AUTO"}
+        elif choice == "required":
+            fcc = {"mode": "ANY"}
+        elif choice == "none":
+            fcc = {"mode": "NONE"}
+        elif isinstance(choice, dict) and choice.get("type") == "tool":
+            name = choice["name"]
+            if request.tools and request.tool(name) is None:
+                raise UnsupportedToolChoice(
+                    f"tool choice names {name!r}, which is not among the request's tools "
+                    f"({', '.join(t.name for t in request.tools)})"
+                )
+            fcc = {"mode": "ANY", "allowedFunctionNames": [name]}
+        else:  # pragma: no cover - normalize_tool_choice already raised
+            raise UnsupportedToolChoice(f"tool choice {choice!r} cannot be expressed for Gemini")
+        config.pop("function_calling_config", None)
+        config["functionCallingConfig"] = fcc
+        return config
+
+    def _signature_policy_applies(self, model: str | None) -> bool:
+        if self.foreign_thought_signature == "none":
+            return False
+        if self.foreign_thought_signature == "placeholder":
+            return True
+        major = _gemini_major(model)
+        return major is None or major >= 3
+
+    def _encode_contents(self, request: ModelRequest) -> list[dict[str, Any]]:
+        contents: list[dict[str, Any]] = []
+        calls: dict[str, tuple[ToolCall, bool]] = {}  # id → (call, came from Gemini)
+        last_call_order: list[str] = []
+        placeholder = self._signature_policy_applies(request.model)
+        previous_results_content: dict[str, Any] | None = None
+        previous_results: list[ToolResult] = []
+
+        for message in request.messages:
+            if message.role == "assistant":
+                previous_results_content = None
+                from_gemini_message = API in message.provider_data
+                parts: list[dict[str, Any]] = []
+                first_call_index: int | None = None
+                foreign_calls = False
+                last_call_order = []
+                for part in message.parts:
+                    wire = self._encode_model_part(part)
+                    if wire is None:
+                        continue
+                    if isinstance(part, ToolCall):
+                        from_gemini = from_gemini_message or API in part.provider_data
+                        calls[part.id] = (part, from_gemini)
+                        last_call_order.append(part.id)
+                        if not from_gemini:
+                            foreign_calls = True
+                            wire["functionCall"].pop("id", None)
+                        if first_call_index is None:
+                            first_call_index = len(parts)
+                    parts.append(wire)
+                if foreign_calls and placeholder and first_call_index is not None:
+                    if "thoughtSignature" not in parts[first_call_index]:
+                        parts[first_call_index]["thoughtSignature"] = SKIP_SIGNATURE
+                if parts:
+                    contents.append({"role": "model", "parts": parts})
+                continue
+
+            results = [p for p in message.parts if isinstance(p, ToolResult)]
+            others = [p for p in message.parts if not isinstance(p, ToolResult)]
+            order = {cid: i for i, cid in enumerate(last_call_order)}
+            if results and not others and previous_results_content is not None:
+                # more answers to the same model turn in a later message: one Content (B12)
+                results = previous_results + results
+                contents.pop()
+            results.sort(key=lambda r: order.get(r.tool_call_id, len(order)))
+            parts = [self._encode_result(r, calls) for r in results]
+            for p in others:
+                wire = self._encode_user_part(p)
+                if wire is not None:
+                    parts.append(wire)
+            if not parts:
+                continue
+            content = {"role": "user", "parts": parts}
+            contents.append(content)
+            if results and not others:
+                previous_results_content, previous_results = content, results
+            else:
+                previous_results_content, previous_results = None, []
+        return contents
+
+    @staticmethod
+    def _encode_model_part(part: Part) -> dict[str, Any] | None:
+        if isinstance(part, TextPart):
+            pd = part.provider_data.get(API) or {}
+            raw = pd.get("part")
+            if isinstance(raw, dict):
+                return copy.deepcopy(raw)
+            wire: dict[str, Any] = {"text": part.text}
+            if pd.get("thoughtSignature") is not None:
+                wire["thoughtSignature"] = pd["thoughtSignature"]
+            return wire
+        if isinstance(part, ReasoningPart):
+            if part.provider != API:
+                return None  # another vendor's reasoning: dropped (docs/adapters/gemini.md)
+            wire = {"text": part.text, "thought": True}
+            if part.signature is not None:
+                wire["thoughtSignature"] = part.signature
+            return wire
+        if isinstance(part, ToolCall):
+            fc: dict[str, Any] = {"name": part.name, "args": copy.deepcopy(part.arguments) if isinstance(part.arguments, dict) else {}}
+            if not part.id_synthesized and part.id:
+                fc["id"] = part.id
+            wire = {"functionCall": fc}
+            sig = (part.provider_data.get(API) or {}).get("thoughtSignature")
+            if sig is not None:
+                wire["thoughtSignature"] = sig
+            return wire
+        if isinstance(part, ImagePart):
+            return _image_wire(part)
+        return None
+
+    @staticmethod
+    def _encode_user_part(part: Part) -> dict[str, Any] | None:
+        if isinstance(part, TextPart):
+            raw = (part.provider_data.get(API) or {}).get("part")
+            return copy.deepcopy(raw) if isinstance(raw, dict) else {"text": part.text}
+        if isinstance(part, ImagePart):
+            return _image_wire(part)
+        return None  # reasoning or tool calls never sit in a user turn
+
+    @staticmethod
+    def _encode_result(result: ToolResult, calls: dict[str, tuple[ToolCall, bool]]) -> dict[str, Any]:
+        call, from_gemini = calls.get(result.tool_call_id, (None, False))
+        name = call.name if call is not None else result.name
+        if not name:
+            raise ConfigurationError(
+                f"tool result for call {result.tool_call_id!r} answers no tool call of the conversation and has no "
+                "name; Gemini's functionResponse needs the function name"
+            )
+        pd = result.provider_data.get(API) or {}
+        images: list[dict[str, Any]] = []
+        if isinstance(result.content, list):
+            images = [_image_wire(p) for p in result.content if isinstance(p, ImagePart)]
+        text = result.text
+        raw = pd.get("response")
+        if raw is not None and _json_text(raw) == text:
+            response = copy.deepcopy(raw)
+        else:
+            response = {"error" if result.is_error else "output": text}
+        fr: dict[str, Any] = {"name": name, "response": response}
+        send_id = call is not None and from_gemini and not call.id_synthesized and not pd.get("omit_id")
+        if call is None and not pd.get("omit_id") and pd.get("id") is not None:
+            fr["id"] = pd["id"]
+        elif send_id:
+            fr["id"] = call.id  # type: ignore[union-attr]
+        if images:
+            fr["parts"] = images
+        for key, value in (pd.get("extra") or {}).items():
+            fr.setdefault(key, copy.deepcopy(value))
+        return {"functionResponse": fr}
+
+    # ---------------------------------------------------------------- decode response
+
+    def decode_response(self, body: dict[str, Any], request: ModelRequest | None = None) -> Response:
+        """``GenerateContentResponse`` JSON → canonical :class:`Response`.
+
+        Parts of ``candidates[0].content`` in order: ``thought: true`` → :class:`ReasoningPart`
+        (``provider="gemini"``, ``thoughtSignature`` as ``signature``); ``text`` →
+        :class:`TextPart` (a ``thoughtSignature`` kept in ``provider_data["gemini"]``);
+        ``functionCall`` → :class:`ToolCall` (vendor ``id`` or a synthesised
+        ``gemini-<responseId>-<n>`` with ``id_synthesized=True``; ``args`` coerced to the
+        canonical schema of ``request``'s tool, B24); ``inlineData`` → :class:`ImagePart`; any
+        other part kept opaque for replay. Stop reason from ``finishReason`` and the parts
+        (:func:`map_finish_reason`); usage from ``usageMetadata`` (:func:`usage_from_metadata`).
+
+        Raises :class:`ProviderError` when the body is an error object.
+        """
+        if isinstance(body, dict) and isinstance(body.get("error"), dict):
+            err = body["error"]
+            status = err.get("code")
+            raise ProviderError(API, str(err.get("message", err)), status=status if isinstance(status, int) else None,
+                                retryable=ProviderError.is_retryable_status(status if isinstance(status, int) else 500),
+                                error_type=err.get("status"), body=body)
+        decoder = GeminiStreamDecoder(self, request, synth_key=None if _g(body, "responseId") else _content_key(body))
+        events = decoder.feed(body, merge_text=False) + decoder.finish()
+        from toolwire.stream import assemble
+
+        return assemble(events, API)
+
+    # ---------------------------------------------------------------- decode stream
+
+    def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
+        """Streamed ``GenerateContentResponse`` chunks (``alt=sse`` ``data`` objects, or the
+        elements of a JSON-array stream) → canonical stream events.
+
+        Each chunk's parts are new increments: text runs continue across chunks (a part that
+        carries a ``thoughtSignature`` starts a new part so the signature stays where the
+        vendor put it), every ``functionCall`` is a new tool call appended after the others
+        (indexes continue across chunks; calls are never concatenated), empty text parts
+        without a signature are dropped. Usage is the last ``usageMetadata`` (cumulative), the
+        stop reason the last ``finishReason``. An ``{"error": ...}`` chunk raises
+        :class:`ProviderError`.
+        """
+        decoder = GeminiStreamDecoder(self, request)
+        for chunk in events:
+            yield from decoder.feed(chunk)
+        yield from decoder.finish()
+
+    # ---------------------------------------------------------------- decode request
+
+    def decode_request(self, body: dict[str, Any]) -> ModelRequest:
+        """A Gemini ``GenerateContentRequest`` (camelCase or snake_case keys) → canonical request.
+
+        - ``contents``: ``model`` turns → assistant messages (parts as in :meth:`decode_response`;
+          a ``functionCall`` without id gets ``gemini-import-<content>-<part>``, marked
+          synthesised); ``user``/``function`` turns → user messages; ``functionResponse`` →
+          :class:`ToolResult` matched to its call by ``id``, else by name and order.
+          ``response`` ``{"output": s}`` → content ``s``; ``{"error": s}`` → ``is_error`` with
+          content ``s``; any other object (``{"return_value": …}``, ``{"result": …}``, a
+          non-string output) → content is its compact JSON text and the object itself is kept
+          in ``provider_data["gemini"]["response"]`` so it goes back unchanged;
+          ``functionResponse.parts`` images → :class:`ImagePart` in the content list.
+        - ``systemInstruction`` text parts → ``instructions`` (joined with a blank line).
+        - ``tools[].functionDeclarations`` → :class:`Tool` (input schema as JSON Schema; the
+          declaration kept in ``provider_data["gemini"]["declaration"]`` and re-sent as is while
+          unchanged).
+        - ``toolConfig``: ``AUTO``/``NONE``/``ANY``/``ANY`` with one allowed name → canonical tool
+          choice; any other form (``VALIDATED``, several names, extra fields) is kept raw in
+          ``settings["toolConfig"]``.
+        - ``generationConfig``: ``maxOutputTokens``, ``temperature``, ``thinkingConfig`` →
+          canonical fields; the rest in ``settings["generationConfig"]``; other top-level fields
+          in ``settings`` (camelCase).
+        - ``model``: the body's ``model`` field without ``models/`` when present, else ``""``
+          (the REST body has none: the model id is in the URL).
+        """
+        model = body.get("model") or ""
+        if isinstance(model, str) and model.startswith("models/"):
+            model = model[len("models/"):]
+        tools = self._decode_tools(_g(body, "tools") or [])
+        messages = self._decode_contents(_g(body, "contents") or [], tools)
+        instructions = None
+        si = _g(body, "systemInstruction")
+        if isinstance(si, dict):
+            texts = [p.get("text", "") for p in (si.get("parts") or []) if isinstance(p, dict)]
+            instructions = "\n\n".join(texts)
+        elif isinstance(si, str):
+            instructions = si
+
+        settings: dict[str, Any] = {}
+        tool_choice = None
+        tc = _g(body, "toolConfig")
+        if isinstance(tc, dict):
+            tool_choice = self._decode_tool_config(tc)
+            if tool_choice is None:
+                settings["toolConfig"] = copy.deepcopy(tc)
+
+        max_tokens = temperature = thinking = None
+        gen = _g(body, "generationConfig")
+        if isinstance(gen, dict):
+            rest = {}
+            for key, value in gen.items():
+                ck = _camel(key) if "_" in key else key
+                if ck == "maxOutputTokens":
+                    max_tokens = value
+                elif ck == "temperature":
+                    temperature = value
+                elif ck == "thinkingConfig" and isinstance(value, dict):
+                    thinking = self._decode_thinking(value)
+                else:
+                    rest[ck] = copy.deepcopy(value)
+            settings["generationConfig"] = rest
+
+        for key, value in body.items():
+            ck = _camel(key) if "_" in key else key
+            if ck in ("contents", "systemInstruction", "tools", "toolConfig", "generationConfig", "model"):
+                continue
+            settings[ck] = copy.deepcopy(value)
+
+        return ModelRequest(
+            model=model,
+            messages=messages,
+            instructions=instructions,
+            tools=tools,
+            tool_choice=tool_choice,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            thinking=thinking,
+            settings=settings,
+        )
+
+    @staticmethod
+    def _decode_thinking(tc: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in tc.items():
+            ck = _camel(key) if "_" in key else key
+            if ck == "thinkingBudget":
+                out["budget"] = value
+            elif ck == "includeThoughts":
+                out["include_thoughts"] = value
+            elif ck == "thinkingLevel":
+                out["level"] = value
+            else:
+                out[ck] = value
+        return out
+
+    @staticmethod
+    def _decode_tool_config(tc: dict[str, Any]) -> Any:
+        if set(tc) - {"functionCallingConfig", "function_calling_config"}:
+            return None
+        fcc = _g(tc, "functionCallingConfig")
+        if not isinstance(fcc, dict) or set(fcc) - {"mode", "allowedFunctionNames", "allowed_function_names"}:
+            return None
+        mode = fcc.get("mode")
+        names = _g(fcc, "allowedFunctionNames")
+        if names is None:
+            return {"AUTO": "auto", "ANY": "required", "NONE": "none"}.get(mode)
+        if mode == "ANY" and isinstance(names, list) and len(names) == 1 and isinstance(names[0], str):
+            return {"type": "tool", "name": names[0]}
+        return None
+
+    def _decode_tools(self, tools: list[Any]) -> list[Tool]:
+        out: list[Tool] = []
+        for entry in tools:
+            decls = _g(entry, "functionDeclarations")
+            if not isinstance(decls, list):
+                continue  # built-in tools (googleSearch, codeExecution) are not client tools
+            for decl in decls:
+                if not isinstance(decl, dict) or not isinstance(decl.get("name"), str):
+                    continue
+                desc = decl.get("description")
+                out.append(Tool(
+                    decl["name"],
+                    desc if isinstance(desc, str) else "",
+                    self._canonical_schema(decl),
+                    None,
+                    provider_data={API: {"declaration": copy.deepcopy(decl)}},
+                ))
+        return out
+
+    def _decode_contents(self, contents: list[Any], tools: list[Tool]) -> list[Message]:
+        schemas = {t.name: t.input_schema for t in tools}
+        messages: list[Message] = []
+        pending: list[ToolCall] = []
+        for ci, content in enumerate(contents):
+            if not isinstance(content, dict):
+                continue
+            role = content.get("role") or "user"
+            parts = content.get("parts") or []
+            if role == "model":
+                msg_parts: list[Part] = []
+                pending = []
+                for pi, part in enumerate(parts):
+                    decoded = _decode_part(part, lambda: f"gemini-import-{ci}-{pi}", schemas)
+                    if decoded is None:
+                        continue
+                    if isinstance(decoded, ToolCall):
+                        pending.append(decoded)
+                    msg_parts.append(decoded)
+                messages.append(Message("assistant", msg_parts, {API: {}}))
+                continue
+            msg_parts = []
+            for part in parts:
+                if not isinstance(part, dict):
+                    continue
+                fr = _g(part, "functionResponse")
+                if isinstance(fr, dict):
+                    msg_parts.append(_decode_function_response(fr, pending))
+                    continue
+                text = part.get("text")
+                if isinstance(text, str) and set(part) <= {"text"}:
+                    msg_parts.append(TextPart(text))
+                    continue
+                blob = _g(part, "inlineData")
+                if isinstance(blob, dict) and set(part) <= {"inlineData", "inline_data"}:
+                    img = _decode_blob(blob)
+                    if img is not None and img.base64 == blob.get("data") and set(blob) == {"mimeType", "data"}:
+                        msg_parts.append(img)
+                        continue
+                msg_parts.append(TextPart("", {API: {"part": copy.deepcopy(part)}}))
+            messages.append(Message("user", msg_parts))
+        return messages
+
+
+def _decode_function_response(fr: dict[str, Any], pending: list[ToolCall]) -> ToolResult:
+    name = fr.get("name")
+    rid = fr.get("id")
+    call: ToolCall | None = None
+    if rid is not None:
+        call = next((c for c in pending if c.id == rid), None)
+    if call is None:
+        call = next((c for c in pending if c.name == name and (rid is None)), None)
+    pd: dict[str, Any] = {}
+    if call is not None:
+        pending.remove(call)
+        call_id = call.id
+        if rid is None and not call.id_synthesized:
+            pd["omit_id"] = True
+    else:
+        call_id = rid if isinstance(rid, str) else f"gemini-orphan-{name}"
+        if rid is not None:
+            pd["id"] = rid
+    response = fr.get("response")
+    is_error = False
+    text: str
+    if isinstance(response, dict) and set(response) == {"output"} and isinstance(response["output"], str):
+        text = response["output"]
+    elif isinstance(response, dict) and set(response) == {"error"} and isinstance(response["error"], str):
+        text, is_error = response["error"], True
+    else:
+        text = _json_text(response)
+        pd["response"] = copy.deepcopy(response)
+    images = [img for img in (_decode_blob(_g(p, "inlineData")) for p in (fr.get("parts") or []) if isinstance(p, dict) and _has(p, "inlineData")) if img is not None]
+    content: Any = text
+    if images:
+        content = ([TextPart(text)] if text else []) + images
+    extra = {k: v for k, v in fr.items() if k not in ("name", "id", "response", "parts")}
+    if extra:
+        pd["extra"] = copy.deepcopy(extra)
+    return ToolResult(call_id, content, is_error, name, {API: pd} if pd else {})
+
+
+def _decode_part(part: Any, synth: Any, schemas: dict[str, Any]) -> Part | None:
+    """One model ``Part`` → canonical part (``synth()`` gives the id for a call without one)."""
+    if not isinstance(part, dict):
+        return None
+    sig = _g(part, "thoughtSignature")
+    fc = _g(part, "functionCall")
+    if isinstance(fc, dict):
+        args = fc.get("args")
+        if args is None:
+            args = {}
+        name = fc.get("name") or ""
+        vid = fc.get("id")
+        invalid = None
+        if not isinstance(args, dict):
+            invalid, args = f"arguments must be a JSON object, got {type(args).__name__}", None
+        else:
+            args = coerce_arguments(schemas.get(name), args)
+        pd: dict[str, Any] = {API: {"thoughtSignature": sig} if sig is not None else {}}
+        return ToolCall(
+            id=vid if isinstance(vid, str) and vid else synth(),
+            name=name,
+            arguments=args,
+            invalid=invalid,
+            id_synthesized=not (isinstance(vid, str) and vid),
+            provider_data=pd,
+        )
+    if part.get("thought") is True:
+        return ReasoningPart(text=part.get("text") or "", signature=sig, provider=API)
+    keys = set(part) - {"thoughtSignature", "thought_signature"}
+    if keys <= {"text"}:
+        return TextPart(part.get("text") or "", _signature_pd(sig))
+    blob = _g(part, "inlineData")
+    if isinstance(blob, dict) and keys <= {"inlineData", "inline_data"} and sig is None:
+        img = _decode_blob(blob)
+        if img is not None and img.base64 == blob.get("data"):
+            return img
+    return TextPart("", {API: {"part": copy.deepcopy(part)}})
+
+
+class GeminiStreamDecoder:
+    """Incremental decoder: :meth:`feed` one ``GenerateContentResponse`` chunk at a time (the
+    whole body for a non-streamed response), then :meth:`finish`. Used by
+    :meth:`GeminiCodec.decode_stream` and by the transport's async stream."""
+
+    def __init__(self, codec: GeminiCodec, request: ModelRequest | None = None, synth_key: str | None = None) -> None:
+        self.codec = codec
+        self.schemas = {t.name: t.input_schema for t in (request.tools if request else [])}
+        self.index = -1
+        self.run: str | None = None  # "text" / "thought" when the current part can continue
+        self.calls = 0
+        self.response_id: str | None = None
+        self.synth_key = synth_key
+        self.finish_reason: str | None = None
+        self.started = False
+        self.meta: dict[str, Any] = {}
+
+    def _key(self, part: dict[str, Any]) -> str:
+        if self.response_id:
+            return self.response_id
+        if self.synth_key is None:
+            self.synth_key = _content_key(part)
+        return self.synth_key
+
+    def feed(self, chunk: dict[str, Any], merge_text: bool = True) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        if not isinstance(chunk, dict):
+            return events
+        if isinstance(chunk.get("error"), dict):
+            err = chunk["error"]
+            code = err.get("code") if isinstance(err.get("code"), int) else None
+            raise ProviderError(API, str(err.get("message", err)), status=code,
+                                retryable=ProviderError.is_retryable_status(code), error_type=err.get("status"), body=chunk)
+        rid = _g(chunk, "responseId")
+        model = _g(chunk, "modelVersion")
+        if rid and not self.response_id:
+            self.response_id = rid
+        if not self.started or rid or model:
+            self.started = True
+            events.append(ResponseStart(rid, model, {API: {}}))
+        if _has(chunk, "promptFeedback"):
+            self.meta["promptFeedback"] = _g(chunk, "promptFeedback")
+        candidates = _g(chunk, "candidates") or []
+        cand = candidates[0] if candidates and isinstance(candidates[0], dict) else {}
+        content = _g(cand, "content") or {}
+        for part in (content.get("parts") or []) if isinstance(content, dict) else []:
+            events.extend(self._part(part, merge_text))
+        finish = _g(cand, "finishReason")
+        if finish:
+            self.finish_reason = finish
+        if _has(cand, "finishMessage"):
+            self.meta["finishMessage"] = _g(cand, "finishMessage")
+        meta = _g(chunk, "usageMetadata")
+        if isinstance(meta, dict):
+            self.meta["usageMetadata"] = meta
+            events.append(UsageUpdate(usage_from_metadata(meta)))
+        return events
+
+    def _part(self, part: Any, merge_text: bool) -> list[StreamEvent]:
+        if not isinstance(part, dict):
+            return []
+        sig = _g(part, "thoughtSignature")
+        if _has(part, "functionCall"):
+            position = self.calls
+            call = _decode_part(part, lambda: _synth_id(self._key(part), position), self.schemas)
+            assert isinstance(call, ToolCall)
+            self.calls += 1
+            self.index += 1
+            self.run = None
+            return [
+                ToolCallStart(self.index, call.id, call.name, call.id_synthesized, call.provider_data),
+                ToolCallEnd(self.index, call.arguments, None if call.invalid is None else _json_text(_g(part, "functionCall").get("args"))),
+            ]
+        decoded = _decode_part(part, lambda: "", self.schemas)
+        if isinstance(decoded, ReasoningPart):
+            if not (merge_text and self.run == "thought" and sig is None):
+                self.index += 1
+            self.run = "thought"
+            return [ReasoningDelta(self.index, decoded.text, signature=sig, provider=API)]
+        if isinstance(decoded, TextPart):
+            raw_part = (decoded.provider_data.get(API) or {}).get("part")
+            if raw_part is not None:
+                self.index += 1
+                self.run = None
+                return [TextDelta(self.index, "", decoded.provider_data)]
+            if merge_text and decoded.text == "" and sig is None:
+                return []  # a stream's empty closing text part carries nothing
+            if not (merge_text and self.run == "text" and sig is None):
+                self.index += 1
+            self.run = "text"
+            return [TextDelta(self.index, decoded.text, decoded.provider_data or None)]
+        if isinstance(decoded, ImagePart):
+            # images are whole parts; carried as an opaque part so replay is exact
+            self.index += 1
+            self.run = None
+            return [TextDelta(self.index, "", {API: {"part": copy.deepcopy(part)}})]
+        return []
+
+    def finish(self) -> list[StreamEvent]:
+        stop = map_finish_reason(self.finish_reason, self.calls > 0)
+        vendor = self.finish_reason
+        if self.finish_reason is None and isinstance(self.meta.get("promptFeedback"), dict):
+            block = self.meta["promptFeedback"].get("blockReason")
+            if block:
+                stop, vendor = "refusal", f"blockReason:{block}"
+        pd = {k: v for k, v in self.meta.items()}
+        return [StopEvent(stop, vendor, {API: pd})]

@@ -1,0 +1,261 @@
+"""Input-schema translation for Gemini ``FunctionDeclaration``s.
+
+Two fields can carry a tool's input schema, never both (Gemini API reference,
+``FunctionDeclaration``: ``parameters`` and ``parametersJsonSchema`` are mutually exclusive):
+
+- ``parametersJsonSchema`` (``schema_mode="json_schema"``, the default): plain JSON Schema, sent
+  unchanged (case B01: "passes the schema through unchanged").
+- ``parameters`` (``schema_mode="openapi"``): the OpenAPI 3.0 subset ``Schema`` object. It has no
+  ``$ref``/``$defs``, no ``additionalProperties``, string-only ``enum`` and ``nullable`` instead of
+  a ``"null"`` type, so :func:`to_openapi_schema` rewrites the schema and reports every change.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from toolwire.schema.coerce import enum_string
+from toolwire.schema.refs import inline_refs
+from toolwire.schema.report import TranslationReport, json_pointer
+
+__all__ = ["to_openapi_schema", "openapi_to_json_schema", "is_zero_parameter", "OPENAPI_KEYWORDS"]
+
+#: Fields of the Gemini ``Schema`` object (REST reference, v1beta ``Schema``), in JSON spelling.
+OPENAPI_KEYWORDS = frozenset({
+    "type", "format", "title", "description", "nullable", "enum", "items", "properties", "required",
+    "minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties", "minimum",
+    "maximum", "pattern", "example", "default", "anyOf", "propertyOrdering",
+})
+
+#: ``format`` values the ``Schema`` object documents per type; others are removed.
+_FORMATS = {"string": {"enum", "date-time"}, "number": {"float", "double"}, "integer": {"int32", "int64"}}
+
+_RULE = "Gemini FunctionDeclaration.parameters is an OpenAPI 3.0 subset Schema"
+
+
+def is_zero_parameter(schema: Any) -> bool:
+    """An object schema that accepts no arguments: no (or empty) ``properties``, no
+    ``patternProperties`` and no open ``additionalProperties`` (case B03)."""
+    if not isinstance(schema, dict):
+        return True
+    if schema.get("properties"):
+        return False
+    if schema.get("patternProperties"):
+        return False
+    extra = schema.get("additionalProperties", False)
+    if extra not in (False, None):
+        return False
+    for key in ("anyOf", "oneOf", "allOf", "$ref", "items", "prefixItems"):
+        if schema.get(key):
+            return False
+    return True
+
+
+def to_openapi_schema(schema: dict[str, Any], report: TranslationReport) -> dict[str, Any]:
+    """Rewrite a canonical JSON Schema into the Gemini ``parameters`` subset.
+
+    Rewrites, each recorded in ``report`` with the JSON pointer of the node in the original:
+
+    - ``$ref`` inlined and ``$defs``/``definitions`` removed (:func:`toolwire.schema.refs.inline_refs`;
+      a recursive reference raises :class:`SchemaTranslationError` naming it);
+    - ``type: [X, "null"]`` → ``type: X`` + ``nullable: true``; ``type: [X, Y]`` → ``anyOf``;
+    - ``anyOf``/``oneOf`` with a ``{"type": "null"}`` branch → the other branch(es) + ``nullable``;
+      ``oneOf`` → ``anyOf``; ``allOf`` of one schema merged, otherwise removed (lossy);
+    - ``const: v`` → ``enum: [v]``;
+    - non-string ``enum`` values stringified (``1`` → ``"1"``) and ``type`` set to ``string``; a
+      ``null`` member becomes ``nullable``; the decoder converts answers back
+      (:func:`toolwire.schema.coerce.coerce_arguments`);
+    - ``examples`` → ``example`` (first value);
+    - ``format`` values the ``Schema`` object does not document for the type removed;
+    - every other keyword (``additionalProperties``, ``patternProperties``, ``$schema``,
+      ``exclusiveMinimum``, ``multipleOf``, ``uniqueItems``, ``not``, ``if``/``then``/``else``,
+      ``prefixItems``, …) removed, marked lossy when it constrained values.
+
+    The input is not modified.
+    """
+    inlined = inline_refs(schema, report)
+    return _convert(inlined, (), report)
+
+
+_ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "$anchor", "readOnly", "writeOnly", "deprecated",
+                          "contentMediaType", "contentEncoding", "$vocabulary", "$dynamicAnchor"})
+
+
+def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any:
+    if not isinstance(node, dict):
+        return copy.deepcopy(node)
+    here = json_pointer(path) or "/"
+    node = dict(node)
+    out: dict[str, Any] = {}
+
+    # allOf: a single member is merged; more cannot be expressed
+    if "allOf" in node:
+        members = node.pop("allOf")
+        if isinstance(members, list) and len(members) == 1 and isinstance(members[0], dict):
+            for k, v in members[0].items():
+                node.setdefault(k, v)
+            report.add(here, "rewritten", "allOf", "allOf with one schema merged into its parent")
+        else:
+            report.add(here, "removed", "allOf", f"allOf is not supported ({_RULE})", lossy=True)
+
+    if "oneOf" in node:
+        if "anyOf" in node:
+            report.add(here, "removed", "oneOf", "oneOf beside anyOf is not supported", lossy=True)
+            node.pop("oneOf")
+        else:
+            node["anyOf"] = node.pop("oneOf")
+            report.add(here, "rewritten", "oneOf", "oneOf sent as anyOf (Schema has no oneOf)")
+
+    nullable = False
+    # type arrays
+    t = node.get("type")
+    if isinstance(t, list):
+        kinds = [x for x in t if x != "null"]
+        if "null" in t:
+            nullable = True
+        if len(kinds) == 1:
+            node["type"] = kinds[0]
+            if nullable:
+                report.add(here, "nullable", "type", f"type {t} sent as type {kinds[0]!r} with nullable: true")
+        elif not kinds:
+            node["type"] = "null"
+        else:
+            node.pop("type")
+            branches = [{"type": k} for k in kinds]
+            if "anyOf" in node:
+                report.add(here, "removed", "type", f"type {t} beside anyOf cannot be expressed", lossy=True)
+            else:
+                node["anyOf"] = branches
+                report.add(here, "rewritten", "type", f"type {t} sent as anyOf of single types")
+
+    # anyOf with a null branch
+    if isinstance(node.get("anyOf"), list):
+        branches = node["anyOf"]
+        non_null = [b for b in branches if not (isinstance(b, dict) and b.get("type") == "null" and len(b) == 1)]
+        if len(non_null) != len(branches):
+            nullable = True
+            if len(non_null) == 1 and isinstance(non_null[0], dict):
+                node.pop("anyOf")
+                merged = dict(non_null[0])
+                for k, v in node.items():
+                    if k in ("description", "title", "default") or k not in merged:
+                        merged[k] = v
+                node = merged
+                report.add(here, "nullable", "anyOf", "anyOf [X, null] sent as X with nullable: true")
+                # the merged branch may itself carry a type list
+                if isinstance(node.get("type"), list):
+                    inner = _convert(node, path, report)
+                    inner["nullable"] = True
+                    return inner
+            else:
+                node["anyOf"] = non_null
+                report.add(here, "nullable", "anyOf", "null branch of anyOf sent as nullable: true")
+
+    if "const" in node:
+        const = node.pop("const")
+        if "enum" not in node:
+            node["enum"] = [const]
+            report.add(here, "rewritten", "const", f"const {const!r} sent as a one-value enum")
+        else:
+            report.add(here, "removed", "const", "const beside enum removed")
+
+    if isinstance(node.get("enum"), list):
+        values = node["enum"]
+        if None in values:
+            nullable = True
+            values = [v for v in values if v is not None]
+            report.add(here, "nullable", "enum", "null in enum sent as nullable: true")
+        if any(not isinstance(v, str) for v in values):
+            strings = []
+            for v in values:
+                s = enum_string(v)
+                if s not in strings:
+                    strings.append(s)
+            report.add(here, "stringified", "enum",
+                       f"enum values {values!r} sent as strings {strings!r} (Schema enums are strings); answers are converted back")
+            if node.get("type") not in (None, "string"):
+                report.add(here, "rewritten", "type", f"type {node.get('type')!r} sent as 'string' because of the stringified enum")
+            node["type"] = "string"
+            if "default" in node and not isinstance(node["default"], str):
+                node["default"] = enum_string(node["default"])
+            node.pop("format", None)
+            values = strings
+        node["enum"] = values
+
+    if "examples" in node:
+        examples = node.pop("examples")
+        if "example" not in node and isinstance(examples, list) and examples:
+            node["example"] = examples[0]
+            report.add(here, "rewritten", "examples", "examples sent as example (first value)")
+        else:
+            report.add(here, "removed", "examples", f"examples is not supported ({_RULE})")
+
+    fmt = node.get("format")
+    if fmt is not None and fmt not in _FORMATS.get(node.get("type") if isinstance(node.get("type"), str) else "", set()):
+        node.pop("format")
+        report.add(here, "removed", "format", f"format {fmt!r} is not supported for type {node.get('type')!r} in Schema", lossy=True)
+
+    for key, value in node.items():
+        if key in ("nullable",):
+            out[key] = value
+            continue
+        if key not in OPENAPI_KEYWORDS:
+            lossy = key not in _ANNOTATIONS and not (key == "additionalProperties" and value is False)
+            report.add(here, "removed", key, f"{key} is not supported ({_RULE})", lossy=lossy)
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: _convert(sub, path + (key, name), report) for name, sub in value.items()}
+        elif key == "items":
+            if isinstance(value, dict):
+                out[key] = _convert(value, path + (key,), report)
+            else:
+                report.add(here, "removed", key, "tuple-form items is not supported", lossy=True)
+        elif key == "anyOf" and isinstance(value, list):
+            out[key] = [_convert(sub, path + (key, i), report) for i, sub in enumerate(value)]
+        else:
+            out[key] = copy.deepcopy(value)
+    if nullable:
+        out["nullable"] = True
+    if isinstance(out.get("required"), list) and isinstance(out.get("properties"), dict):
+        missing = [r for r in out["required"] if r not in out["properties"]]
+        if missing:
+            out["required"] = [r for r in out["required"] if r in out["properties"]]
+            report.add(json_pointer(path + ("required",)), "removed", "required",
+                       f"required names without a property removed: {missing}", lossy=True)
+    return out
+
+
+def openapi_to_json_schema(schema: Any) -> Any:
+    """Turn a Gemini ``Schema`` (OpenAPI subset, from an imported request) into JSON Schema for
+    the canonical tool: type names lower-cased, ``nullable: true`` → ``type: [X, "null"]``,
+    ``format: enum`` dropped. Everything else is shared vocabulary and kept."""
+    if isinstance(schema, list):
+        return [openapi_to_json_schema(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    nullable = bool(schema.get("nullable"))
+    for key, value in schema.items():
+        if key == "nullable":
+            continue
+        if key == "type" and isinstance(value, str):
+            value = value.lower()
+            if value == "type_unspecified":
+                continue
+        elif key == "format" and value == "enum":
+            continue
+        elif key == "properties" and isinstance(value, dict):
+            value = {n: openapi_to_json_schema(s) for n, s in value.items()}
+        elif key in ("items", "anyOf"):
+            value = openapi_to_json_schema(value)
+        out[key] = value
+    if nullable:
+        t = out.get("type")
+        if isinstance(t, str) and t != "null":
+            out["type"] = [t, "null"]
+        elif "anyOf" in out:
+            out["anyOf"] = list(out["anyOf"]) + [{"type": "null"}]
+        if isinstance(out.get("enum"), list) and None not in out["enum"]:
+            out["enum"] = list(out["enum"]) + [None]
+    return out
