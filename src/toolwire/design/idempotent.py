@@ -1,0 +1,58 @@
+"""Idempotent writes: mark tools whose effect must not happen twice.
+
+A model that does not see a tool result (a lost stream, a retried turn, a confused plan) calls
+the same write again. For a tool marked non-repeatable (``tool.meta["non_repeatable"] = True``)
+the loop's executor answers a repeated identical call in the same run (same tool name and the
+same canonical arguments, :func:`call_key`) with the first call's result and a note, instead of
+running the function twice. Reads and commands are never deduplicated: running a report again
+after an edit must really run it.
+
+A marked tool may also declare a parameter annotated :class:`~toolwire.context.ToolContext`;
+the loop injects it (it is not part of the input schema) and its ``idempotency_key``
+(``"<run_id>:<tool_call_id>"``) can be passed to an external API that accepts one, so a request
+retried at the HTTP level is not applied twice either.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from ..tools import Tool
+
+__all__ = ["non_repeatable", "write_once", "is_non_repeatable", "call_key", "REPEAT_NOTE"]
+
+#: The note the executor appends to a replayed first result.
+REPEAT_NOTE = ("[Not run again: this exact call already ran earlier in this run (tool call {first_id}); "
+               "its result is repeated above. Change the arguments to make a different change.]")
+
+
+def non_repeatable(target: Any = None) -> Any:
+    """Mark a tool as a non-repeatable write. Use above ``@tool`` (or on a plain function,
+    which becomes a :class:`Tool`); sets ``tool.meta["non_repeatable"] = True`` and returns
+    the tool."""
+
+    def apply(t: Any) -> Tool:
+        tool_obj = t if isinstance(t, Tool) else Tool.from_function(t)
+        tool_obj.meta["non_repeatable"] = True
+        return tool_obj
+
+    if target is None:
+        return apply
+    return apply(target)
+
+
+#: Alias of :func:`non_repeatable`.
+write_once: Callable[..., Any] = non_repeatable
+
+
+def is_non_repeatable(tool: Tool) -> bool:
+    """``True`` when ``tool.meta["non_repeatable"]`` is truthy."""
+    return bool(tool.meta.get("non_repeatable"))
+
+
+def call_key(name: str, arguments: dict[str, Any]) -> str:
+    """The canonical identity of a call: ``name`` + the arguments as JSON with sorted keys and
+    no whitespace (so ``{"a":1,"b":2}`` and ``{"b":2,"a":1}`` are the same call). Values JSON
+    cannot hold are rendered with ``repr``."""
+    return name + "\x00" + json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)

@@ -1,0 +1,241 @@
+"""Confined paths: a path parameter bound to a root directory.
+
+A model sends paths as text; a tool that opens them must never leave the directory it was given.
+:class:`ConfinedRoot` resolves a path the model sent and rejects every escape with an actionable
+:class:`~toolwire.errors.ToolError`:
+
+- ``..`` components that climb above the root (``../etc/passwd``, ``src/../../x``);
+- absolute paths outside the root (an absolute path *inside* the root is accepted);
+- symlinks whose target lies outside the root (checked on the fully resolved path, so a link
+  anywhere along the path counts);
+- NUL bytes (the OS would truncate the name silently);
+- anything that is not a string.
+
+Use it in a ``@tool`` signature through :func:`confined_path` (an annotated ``str`` carrying the
+root and a description that says "relative to the root") plus :func:`confined`, which converts
+the argument into a resolved :class:`pathlib.Path` before the function runs::
+
+    docs = confined_path("/srv/docs")
+
+    @tool
+    @confined
+    def word_count(path: docs) -> int:
+        "Count the words of one text file. Use it before reading a file you only need the size of."
+        return len(path.read_text().split())
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import typing
+from pathlib import Path
+from typing import Annotated, Any, Callable
+
+from ..errors import ToolDefinitionError, ToolError
+from .suggest import closest
+
+__all__ = ["ConfinedRoot", "ConfinedPath", "confined_path", "confined", "PATH_DESCRIPTION"]
+
+#: The description every confined path parameter carries unless the docstring gives another.
+PATH_DESCRIPTION = (
+    "Path relative to the root directory, with '/' separators (e.g. 'src/app.py'; '.' is the root). "
+    "Absolute paths outside the root and '..' that leave it are rejected."
+)
+
+
+class ConfinedRoot:
+    """A root directory that paths from the model are resolved against.
+
+    ``root`` must be an existing directory (:class:`ToolDefinitionError` otherwise); it is
+    resolved once (symlinks followed), so a root that is itself a symlink is fine.
+    """
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        p = Path(root).expanduser()
+        try:
+            resolved = p.resolve(strict=True)
+        except (FileNotFoundError, RuntimeError, OSError) as exc:
+            raise ToolDefinitionError(f"confined root {str(root)!r} does not exist: {exc}") from None
+        if not resolved.is_dir():
+            raise ToolDefinitionError(f"confined root {str(root)!r} is not a directory")
+        self.root = resolved
+
+    def __repr__(self) -> str:
+        return f"ConfinedRoot({str(self.root)!r})"
+
+    def relative(self, path: Path) -> str:
+        """``path`` (inside the root) as the model should write it: relative, ``/``-separated."""
+        rel = path.relative_to(self.root).as_posix()
+        return rel or "."
+
+    def _inside(self, p: Path) -> bool:
+        return p == self.root or self.root in p.parents
+
+    def resolve(self, path: Any, *, must_exist: bool = False, kind: str | None = None,
+                param: str = "path", missing_hint: str | None = None) -> Path:
+        """Resolve ``path`` (text from the model) to an absolute :class:`Path` inside the root.
+
+        ``must_exist``: raise when nothing is there, with "did you mean" names from the parent
+        directory; ``kind``: ``"file"`` or ``"dir"`` to require that kind; ``param``: the
+        parameter name used in messages; ``missing_hint``: the next move to suggest when the
+        path is missing (e.g. "call list_dir"). Raises :class:`ToolError` (never
+        ``OSError``) on every failure.
+        """
+        if not isinstance(path, str):
+            raise ToolError(f"{param} must be a string path, got {type(path).__name__}", hint=PATH_DESCRIPTION, retryable=False)
+        if "\x00" in path:
+            raise ToolError(f"{param} contains a NUL byte, which no file name can hold",
+                            hint="Send the path as plain text without control characters.", retryable=False)
+        text = path.strip() or "."
+        raw = Path(text).expanduser() if text.startswith("~") else Path(text)
+        if raw.is_absolute():
+            lexical = Path(os.path.normpath(raw))
+            if not self._inside(lexical) and not self._inside(_resolve_loose(lexical)):
+                raise ToolError(
+                    f"{param} {path!r} is an absolute path outside the root directory",
+                    hint="Send a path relative to the root, e.g. 'src/app.py' ('.' is the root itself).",
+                    retryable=False,
+                )
+        else:
+            lexical = Path(os.path.normpath(self.root / raw))
+            if not self._inside(lexical):
+                raise ToolError(
+                    f"{param} {path!r} leaves the root directory through '..'",
+                    hint="Paths are relative to the root and cannot go above it; drop the leading '..' parts.",
+                    retryable=False,
+                )
+        resolved = _resolve_loose(lexical)
+        if not self._inside(resolved):
+            raise ToolError(
+                f"{param} {path!r} goes through a symbolic link that leads outside the root directory",
+                hint="Only files inside the root can be used; pick another path.",
+                retryable=False,
+            )
+        if must_exist and not resolved.exists():
+            parent = resolved.parent
+            while not parent.exists() and self._inside(parent.parent) and parent != self.root:
+                parent = parent.parent
+            names = []
+            if parent.is_dir():
+                try:
+                    names = [self.relative(c) for c in parent.iterdir()]
+                except OSError:
+                    names = []
+            want = self.relative(lexical) if self._inside(lexical) else text
+            guesses = closest(want, names, n=3)
+            hint = missing_hint or "Check the name and try again."
+            if guesses:
+                hint = f"Did you mean {' or '.join(repr(g) for g in guesses)}? " + hint
+            raise ToolError(f"{param} {path!r} does not exist", hint=hint, retryable=False, valid_values=guesses or None)
+        if kind == "file" and resolved.exists() and not resolved.is_file():
+            raise ToolError(f"{param} {path!r} is a directory, not a file", hint=missing_hint, retryable=False)
+        if kind == "dir" and resolved.exists() and not resolved.is_dir():
+            raise ToolError(f"{param} {path!r} is a file, not a directory", hint=missing_hint, retryable=False)
+        return resolved
+
+
+def _resolve_loose(p: Path) -> Path:
+    try:
+        return p.resolve(strict=False)
+    except (RuntimeError, OSError):  # symlink loop
+        raise ToolError(f"path {str(p)!r} is a symbolic link loop", retryable=False) from None
+
+
+class _Confinement:
+    """Annotation marker: this ``str`` parameter is a path confined to ``root`` (``None``: the
+    root is given to :func:`confined`)."""
+
+    def __init__(self, root: ConfinedRoot | None) -> None:
+        self.root = root
+
+    def __repr__(self) -> str:
+        return f"Confined({self.root!r})"
+
+
+def _path_field() -> Any:
+    import pydantic
+
+    # WithJsonSchema (not Field): the docstring's own description, when present, still wins,
+    # and an absent one does not erase this default.
+    return pydantic.WithJsonSchema({"type": "string", "description": PATH_DESCRIPTION})
+
+
+def confined_path(root: str | os.PathLike[str] | ConfinedRoot) -> Any:
+    """An annotation for a ``@tool`` parameter: a path relative to ``root``.
+
+    The input schema shows ``{"type": "string", "description": PATH_DESCRIPTION}`` (a docstring
+    description of the parameter replaces it); :func:`confined` turns the argument into a
+    resolved :class:`Path` inside ``root`` or answers the model with a :class:`ToolError`.
+    """
+    r = root if isinstance(root, ConfinedRoot) else ConfinedRoot(root)
+    return Annotated[str, _path_field(), _Confinement(r)]
+
+
+#: A confined path whose root is given to :func:`confined` (``@confined(root=...)``).
+ConfinedPath = Annotated[str, _path_field(), _Confinement(None)]
+
+
+def _confinements(function: Callable[..., Any]) -> dict[str, _Confinement]:
+    try:
+        hints = typing.get_type_hints(function, include_extras=True)
+    except Exception as exc:
+        raise ToolDefinitionError(f"cannot read the type hints of {getattr(function, '__name__', function)!r}: {exc}") from None
+    out = {}
+    for name, hint in hints.items():
+        for meta in getattr(hint, "__metadata__", ()):
+            if isinstance(meta, _Confinement):
+                out[name] = meta
+    return out
+
+
+def confined(function: Callable[..., Any] | None = None, *, root: str | os.PathLike[str] | ConfinedRoot | None = None,
+             must_exist: bool = False) -> Any:
+    """Decorator (put it under ``@tool``): convert every :data:`ConfinedPath` /
+    :func:`confined_path` parameter to a resolved :class:`Path` before the function runs.
+
+    ``root`` binds bare :data:`ConfinedPath` parameters; ``must_exist`` additionally requires
+    the path to exist (with "did you mean" suggestions). Raises :class:`ToolDefinitionError` at
+    definition time when a bare :data:`ConfinedPath` has no root or no parameter is confined.
+    """
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        bound = ConfinedRoot(root) if root is not None and not isinstance(root, ConfinedRoot) else root
+        found = _confinements(fn)
+        if not found:
+            raise ToolDefinitionError(f"@confined on {fn.__name__!r}: no parameter is annotated ConfinedPath or confined_path(root)")
+        roots: dict[str, ConfinedRoot] = {}
+        for name, marker in found.items():
+            r = marker.root or bound
+            if r is None:
+                raise ToolDefinitionError(f"@confined on {fn.__name__!r}: parameter {name!r} is a ConfinedPath but no root was given; "
+                                          "use @confined(root=...) or annotate it with confined_path(root)")
+            roots[name] = r
+        sig = inspect.signature(fn)
+
+        def convert(args: tuple[Any, ...], kwargs: dict[str, Any]) -> inspect.BoundArguments:
+            ba = sig.bind(*args, **kwargs)
+            for name, r in roots.items():
+                if name in ba.arguments and isinstance(ba.arguments[name], str):
+                    ba.arguments[name] = r.resolve(ba.arguments[name], must_exist=must_exist, param=name)
+            return ba
+
+        if inspect.iscoroutinefunction(fn):
+            @functools.wraps(fn)
+            async def awrapper(*args: Any, **kwargs: Any) -> Any:
+                ba = convert(args, kwargs)
+                return await fn(*ba.args, **ba.kwargs)
+
+            return awrapper
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            ba = convert(args, kwargs)
+            return fn(*ba.args, **ba.kwargs)
+
+        return wrapper
+
+    if function is not None:
+        return wrap(function)
+    return wrap
