@@ -387,7 +387,10 @@ def _encode_assistant_parts(m: Message) -> list[dict[str, Any]]:
 
 
 def _encode_user_parts(m: Message, skip_results: set[str]) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
+    """A user message's blocks; results whose call is in the history (``skip_results``) are left out
+    here because :func:`_encode_messages` places them right after their call. Opaque block
+    positions count the message's own blocks, results included, so they are inserted first."""
+    blocks: list[dict[str, Any] | None] = []
     for p in m.parts:
         if isinstance(p, TextPart):
             if p.text:
@@ -395,10 +398,10 @@ def _encode_user_parts(m: Message, skip_results: set[str]) -> list[dict[str, Any
         elif isinstance(p, ImagePart):
             blocks.append(_encode_image(p))
         elif isinstance(p, ToolResult):
-            if p.tool_call_id not in skip_results:
-                blocks.append(_encode_result(p))
+            blocks.append(None if p.tool_call_id in skip_results else _encode_result(p))
         # reasoning and tool calls never belong to a user turn: dropped
-    return _insert_opaque(blocks, _own(m.provider_data).get("blocks"))
+    placed = _insert_opaque(blocks, _own(m.provider_data).get("blocks"))  # type: ignore[arg-type]
+    return [b for b in placed if b is not None]
 
 
 def _results_first(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
