@@ -1,0 +1,208 @@
+"""The Gemini transport: hands the codec's wire body to the installed ``google-genai`` SDK.
+
+Path chosen by measurement (DESIGN principle 9, ``adapters/gemini/benchmarks/bench_transport.py``,
+numbers in ``docs/adapters/gemini.md``): the SDK's ``models.generate_content`` validates the
+whole history into pydantic models, converts it and serialises it again on every call, and
+re-encodes ``thoughtSignature`` bytes in the URL-safe base64 alphabet. The transport instead
+posts the codec's body through the SDK's API client (``client.aio._api_client.async_request`` /
+``async_request_streamed``), which keeps everything the SDK is used for — API-key or Vertex auth
+headers, base URL and API version resolution, ``HttpRetryOptions`` retries (tenacity), timeouts,
+the ``httpx2`` client, SSE parsing and typed ``google.genai.errors.APIError`` — and skips the
+per-call history transformation. ``_api_client`` is not a public SDK entry point: the adapter
+pins ``google-genai>=3.6`` and its contract tests exercise exactly this path through the SDK's
+real HTTP layer, so an SDK change breaks a test, not a user.
+
+Automatic function calling never runs: only declarations are sent and the SDK's AFC lives in
+``generate_content``, which this path does not call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, AsyncIterator
+
+from toolwire.errors import ConfigurationError, ProviderError
+from toolwire.model import Model, ModelRequest, collect_stream
+from toolwire.stream import StreamEvent
+from toolwire.types import Message, Response
+
+from .codec import API, GeminiCodec, GeminiStreamDecoder
+
+__all__ = ["GeminiModel", "DEFAULT_API_VERSION"]
+
+#: ``v1beta``: the version every recorded tool-calling exchange used. The SDK's own default is
+#: ``v1``; whether ``v1`` accepts every field tool calling needs (``parametersJsonSchema``,
+#: ``functionCall.id``, ``thinkingConfig`` levels, thought signatures) is not confirmed.
+DEFAULT_API_VERSION = "v1beta"
+
+#: Settings read by the transport/codec and never copied into the request body.
+ADAPTER_SETTINGS = frozenset({
+    "schema_mode", "foreign_thought_signature", "api_version", "retry_options", "vertexai", "project", "location",
+})
+
+
+class GeminiModel(Model):
+    """``gemini:<model-id>`` through ``google-genai``.
+
+    Settings (all optional):
+
+    - ``api_key``: defaults to ``$GEMINI_API_KEY``, then ``$GOOGLE_API_KEY``;
+    - ``base_url`` (else the SDK's default / ``$GOOGLE_GEMINI_BASE_URL``), ``api_version``
+      (default :data:`DEFAULT_API_VERSION`);
+    - ``http_client``: an ``httpx2.AsyncClient`` (e.g. with ``httpx2.MockTransport``), used as is
+      and not closed by :meth:`aclose`;
+    - ``schema_mode``: ``"json_schema"`` (default, ``parametersJsonSchema``) or ``"openapi"``
+      (``parameters``); ``foreign_thought_signature``: see :class:`GeminiCodec`;
+    - ``max_tokens`` (``maxOutputTokens``), ``temperature``, ``thinking`` (see
+      :meth:`GeminiCodec._encode_thinking`), ``stream`` (use ``streamGenerateContent?alt=sse``
+      and assemble);
+    - ``timeout`` (seconds; sent to the SDK in ms), ``max_retries`` (default 2: the SDK retries
+      408, 429, 500, 502, 503, 504 and connection errors with exponential backoff),
+      ``retry_options`` (a dict of ``HttpRetryOptions`` fields, overrides ``max_retries``);
+    - anything else: a request field by wire name (``safetySettings``, ``generationConfig``, …).
+    """
+
+    provider = "gemini"
+
+    def __init__(self, model_id: str, **settings: Any) -> None:
+        self.adapter_settings = {k: settings.pop(k) for k in list(settings) if k in ADAPTER_SETTINGS}
+        super().__init__(model_id, **settings)
+        self.codec = self.make_codec(**self.adapter_settings)
+        self._client: Any = None
+
+    @classmethod
+    def make_codec(cls, **settings: Any) -> GeminiCodec:
+        """A :class:`GeminiCodec` from ``schema_mode`` and ``foreign_thought_signature``."""
+        return GeminiCodec(
+            schema_mode=settings.get("schema_mode") or "json_schema",
+            foreign_thought_signature=settings.get("foreign_thought_signature") or "auto",
+        )
+
+    def _api_key(self) -> str | None:
+        return self.settings.get("api_key") or os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY") or None
+
+    def credential_problem(self) -> str | None:
+        if self._api_key():
+            return None
+        return "set GEMINI_API_KEY (or GOOGLE_API_KEY) or pass api_key=... for the Gemini API"
+
+    # ------------------------------------------------------------------ SDK client
+
+    def client(self) -> Any:
+        """The ``google.genai.Client`` this model uses (created on first use)."""
+        if self._client is not None:
+            return self._client
+        from google import genai
+        from google.genai import types
+
+        key = self._api_key()
+        if not key:
+            raise ConfigurationError(self.credential_problem() or "missing Gemini API key")
+        options: dict[str, Any] = {"api_version": self.adapter_settings.get("api_version") or DEFAULT_API_VERSION}
+        if self.settings.get("base_url"):
+            options["base_url"] = self.settings["base_url"]
+        if self.settings.get("timeout") is not None:
+            options["timeout"] = int(float(self.settings["timeout"]) * 1000)
+        retry = self.adapter_settings.get("retry_options")
+        if retry is None:
+            attempts = int(self.settings.get("max_retries", 2)) + 1
+            retry = {"attempts": attempts}
+        options["retry_options"] = types.HttpRetryOptions(**retry)
+        if self.settings.get("http_client") is not None:
+            options["httpx_async_client"] = self.settings["http_client"]
+        self._client = genai.Client(api_key=key, http_options=types.HttpOptions(**options))
+        return self._client
+
+    def build_request(self, messages: list[Message], **kwargs: Any) -> ModelRequest:
+        request = super().build_request(messages, **kwargs)
+        for key in ("schema_mode", "foreign_thought_signature"):
+            request.settings.pop(key, None)
+        return request
+
+    @staticmethod
+    def _path(model: str, stream: bool) -> str:
+        name = model if model.startswith(("models/", "tunedModels/")) else f"models/{model}"
+        return f"{name}:streamGenerateContent?alt=sse" if stream else f"{name}:generateContent"
+
+    # ------------------------------------------------------------------ requests
+
+    async def send(self, request: ModelRequest) -> Response:
+        """One ``generateContent`` call (or, with ``request.stream``, a streamed one assembled).
+        Raises :class:`ProviderError` for API, connection and timeout errors."""
+        if request.stream:
+            return await collect_stream(self.send_stream(request), API)
+        body = self.codec.encode_request(request)
+        api_client = self.client().aio._api_client
+        try:
+            raw = await api_client.async_request("post", self._path(request.model or self.model_id, False), body, None)
+        except Exception as exc:  # noqa: BLE001 - mapped below
+            raise _provider_error(exc) from exc
+        try:
+            data = json.loads(raw.body) if raw.body else {}
+        except json.JSONDecodeError as exc:
+            raise ProviderError(API, f"response is not JSON: {raw.body[:200]!r}", status=200) from exc
+        return self.codec.decode_response(data, request)
+
+    async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """``streamGenerateContent?alt=sse``: each SSE ``data`` chunk through
+        :class:`GeminiStreamDecoder` as it arrives."""
+        body = self.codec.encode_request(request)
+        api_client = self.client().aio._api_client
+        decoder = GeminiStreamDecoder(self.codec, request)
+        try:
+            chunks = await api_client.async_request_streamed("post", self._path(request.model or self.model_id, True), body, None)
+            async for chunk in chunks:
+                data = json.loads(chunk.body) if chunk.body else {}
+                for event in decoder.feed(data):
+                    yield event
+        except ProviderError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - mapped below
+            raise _provider_error(exc) from exc
+        for event in decoder.finish():
+            yield event
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        """Input tokens of ``request``'s contents, from ``models.countTokens`` (public SDK
+        ``count_tokens``). Tools and the system instruction are **not** counted: on the Gemini
+        Developer API the SDK raises ``ValueError`` when ``tools``, ``system_instruction`` or
+        ``generation_config`` are passed to ``count_tokens`` (Vertex-only fields)."""
+        body = self.codec.encode_request(ModelRequest(model=request.model, messages=request.messages))
+        try:
+            result = await self.client().aio.models.count_tokens(model=request.model or self.model_id, contents=body["contents"])
+        except Exception as exc:  # noqa: BLE001
+            raise _provider_error(exc) from exc
+        return int(result.total_tokens or 0)
+
+    async def aclose(self) -> None:
+        if self._client is not None and self.settings.get("http_client") is None:
+            try:
+                await self._client.aio.aclose()
+            except Exception:  # pragma: no cover - best effort
+                pass
+        self._client = None
+
+
+def _provider_error(exc: BaseException) -> ProviderError:
+    """Map SDK and transport exceptions to :class:`ProviderError` (vendor message, HTTP status,
+    the API's ``error.status`` such as ``INVALID_ARGUMENT``, retryable for 408/409/429/5xx and
+    connection errors/timeouts)."""
+    if isinstance(exc, ProviderError):
+        return exc
+    from google.genai import errors
+
+    if isinstance(exc, errors.APIError):
+        status = exc.code if isinstance(exc.code, int) else None
+        message = exc.message or str(exc)
+        return ProviderError(API, message, status=status, retryable=ProviderError.is_retryable_status(status),
+                             error_type=exc.status, body=exc.details)
+    import httpx2
+
+    if isinstance(exc, (httpx2.TimeoutException,)):
+        return ProviderError(API, f"request timed out: {exc}", status=None, retryable=True, error_type="timeout")
+    if isinstance(exc, httpx2.TransportError):
+        return ProviderError(API, f"connection error: {exc}", status=None, retryable=True, error_type="connection")
+    if isinstance(exc, ValueError):
+        return ProviderError(API, str(exc), status=None, retryable=False, error_type="client")
+    raise exc
