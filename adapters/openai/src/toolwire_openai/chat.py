@@ -1,0 +1,604 @@
+"""The OpenAI Chat Completions codec (``POST /chat/completions``), also used for compatible
+servers (vLLM, Ollama, llama.cpp, LM Studio, OpenRouter) through ``base_url``.
+
+Pure functions of their inputs (design principle 1): JSON-ready dicts in, canonical types out.
+Field names and rules follow the installed ``openai`` SDK's request/response types
+(``types/chat/*``) and ``../shared/vendor-notes.md`` §2; the mapping tables are in
+``docs/adapters/openai.md``.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+from typing import Any, Iterable, Iterator
+
+from toolwire.arguments import parse_arguments
+from toolwire.errors import ProviderError, UnsupportedToolChoice
+from toolwire.model import ModelRequest, normalize_tool_choice
+from toolwire.schema.report import TranslationReport
+from toolwire.stream import (
+    ReasoningDelta,
+    ResponseStart,
+    StopEvent,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageUpdate,
+)
+from toolwire.tools import Tool
+from toolwire.types import ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
+
+from ._common import apply_overrides, arguments_text, overrides_for, result_text_parts, strict_parameters, usage_int
+
+__all__ = ["OpenAIChatCodec", "ChatStreamDecoder", "FINISH_REASONS", "chat_usage", "API"]
+
+API = "openai-chat"
+
+#: ``finish_reason`` → canonical stop reason (``function_call`` is the deprecated functions API).
+FINISH_REASONS = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+
+#: Settings the codec reads itself and never copies into the body.
+CODEC_KEYS = frozenset({"instructions_role", "max_tokens_field"})
+
+#: Request fields the codec writes from canonical fields (everything else round-trips via settings).
+_CANONICAL_FIELDS = frozenset(
+    {"model", "messages", "tools", "tool_choice", "parallel_tool_calls", "max_completion_tokens", "temperature",
+     "reasoning_effort", "stream"}
+)
+
+# the indexes of streamed parts: reasoning first, then text, then tool calls by their index
+_REASONING_INDEX = 0
+_TEXT_INDEX = 1
+_TOOL_INDEX_BASE = 2
+
+
+def chat_usage(u: Any) -> Usage:
+    """Chat ``usage`` → :class:`Usage`: ``prompt_tokens`` → input (cache included),
+    ``completion_tokens`` → output (reasoning included), ``prompt_tokens_details.cached_tokens``
+    → cache_read, ``prompt_tokens_details.cache_write_tokens`` → cache_write,
+    ``completion_tokens_details.reasoning_tokens`` → reasoning. ``None`` → empty usage."""
+    if not isinstance(u, dict):
+        return Usage(requests=1)
+    pt = u.get("prompt_tokens_details") if isinstance(u.get("prompt_tokens_details"), dict) else {}
+    ct = u.get("completion_tokens_details") if isinstance(u.get("completion_tokens_details"), dict) else {}
+    return Usage(
+        input_tokens=usage_int(u.get("prompt_tokens")),
+        output_tokens=usage_int(u.get("completion_tokens")),
+        cache_read_tokens=usage_int(pt.get("cached_tokens")),
+        cache_write_tokens=usage_int(pt.get("cache_write_tokens")),
+        reasoning_tokens=usage_int(ct.get("reasoning_tokens")),
+        requests=1,
+    )
+
+
+def _image_to_wire(part: ImagePart) -> dict[str, Any]:
+    url = part.url if part.url is not None else f"data:{part.media_type};base64,{part.base64}"
+    image_url: dict[str, Any] = {"url": url}
+    extra = part.provider_data.get(API) or {}
+    image_url.update(copy.deepcopy(extra.get("image_url") or {}))
+    return {"type": "image_url", "image_url": image_url}
+
+
+def _image_from_wire(item: dict[str, Any]) -> ImagePart:
+    image_url = item.get("image_url") or {}
+    url = image_url.get("url", "") if isinstance(image_url, dict) else str(image_url)
+    extra = {k: v for k, v in image_url.items() if k != "url"} if isinstance(image_url, dict) else {}
+    pd = {API: {"image_url": extra}} if extra else {}
+    if url.startswith("data:") and ";base64," in url:
+        head, _, data = url.partition(";base64,")
+        try:
+            return ImagePart(data=base64.b64decode(data), media_type=head[5:] or "application/octet-stream", provider_data=pd)
+        except ValueError:
+            pass
+    return ImagePart(url=url, provider_data=pd)
+
+
+class OpenAIChatCodec:
+    """Chat Completions wire format ⇄ canonical types (``api = "openai-chat"``).
+
+    ``OpenAIChatCodec(max_tokens_field="max_completion_tokens")``: the body field that carries
+    ``ModelRequest.max_tokens``. OpenAI deprecated ``max_tokens`` in favour of
+    ``max_completion_tokens`` (reasoning models reject ``max_tokens``); some older compatible
+    servers only read ``max_tokens`` — pass ``max_tokens_field="max_tokens"`` for them.
+    """
+
+    api = API
+
+    def __init__(self, *, max_tokens_field: str = "max_completion_tokens") -> None:
+        if max_tokens_field not in ("max_completion_tokens", "max_tokens"):
+            raise ValueError("max_tokens_field must be 'max_completion_tokens' or 'max_tokens'")
+        self.max_tokens_field = max_tokens_field
+
+    # ------------------------------------------------------------------------------- tools
+    def translate_tool(self, tool: Tool) -> tuple[dict[str, Any], TranslationReport]:
+        """``{"type": "function", "function": {name, description, parameters, strict?}}`` and the
+        report. ``Tool.strict`` True → the strict transform (``strict: true``), or ``strict:
+        false`` with the original schema when it cannot be strict (report says why); False →
+        ``strict: false``; None → no ``strict`` key (the API default, non-strict)."""
+        parameters, strict, report = strict_parameters(tool, API)
+        function: dict[str, Any] = {"name": tool.name, "description": tool.model_description(), "parameters": parameters}
+        if strict is not None:
+            function["strict"] = strict
+        function = apply_overrides(function, (tool.provider_data.get(API) or {}).get("function"))
+        decl = apply_overrides({"type": "function", "function": function}, (tool.provider_data.get(API) or {}).get("tool"))
+        return decl, report
+
+    def _tool_from_wire(self, decl: dict[str, Any]) -> Tool:
+        fn = decl.get("function") or {}
+        strict = fn.get("strict") if isinstance(fn.get("strict"), bool) else None
+        schema = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {"type": "object", "properties": {}}
+        tool = Tool(fn.get("name", ""), fn.get("description") or "", copy.deepcopy(schema), None, strict=strict)
+        canonical_fn, _ = self.translate_tool(tool)
+        pd: dict[str, Any] = {}
+        f_over = overrides_for(fn, canonical_fn["function"], set())
+        if f_over:
+            pd["function"] = f_over
+        t_over = overrides_for({k: v for k, v in decl.items() if k != "function"}, {"type": "function"}, set())
+        if t_over:
+            pd["tool"] = t_over
+        if pd:
+            tool.provider_data[API] = pd
+        return tool
+
+    # ------------------------------------------------------------------------------- encode
+    def _tool_choice(self, choice: Any) -> Any:
+        if choice is None:
+            return None
+        if isinstance(choice, str):
+            if choice in ("auto", "required", "none"):
+                return choice
+            raise UnsupportedToolChoice(f"tool choice {choice!r} has no Chat Completions form")
+        if isinstance(choice, dict) and choice.get("type") == "tool" and isinstance(choice.get("name"), str):
+            return {"type": "function", "function": {"name": choice["name"]}}
+        raise UnsupportedToolChoice(f"tool choice {choice!r} has no Chat Completions form")
+
+    def _user_messages(self, msg: Message) -> list[dict[str, Any]]:
+        """A canonical user message → ``role: tool`` messages (one per result, first, nothing
+        between them), then ONE user message with every result image (labelled with its call id),
+        then the user's own content."""
+        out: list[dict[str, Any]] = []
+        result_images: list[dict[str, Any]] = []
+        content: list[dict[str, Any]] = []
+        for part in msg.parts:
+            if isinstance(part, ToolResult):
+                images = [p for p in part.content if isinstance(p, ImagePart)] if not isinstance(part.content, str) else []
+                texts = result_text_parts(part)
+                pd = part.provider_data.get(API) or {}
+                if isinstance(part.content, str) or pd.get("content_list") is False:
+                    body: Any = "\n".join(texts)
+                else:
+                    body = [{"type": "text", "text": t} for t in texts]
+                if images and not any(t for t in texts):
+                    body = "(the result is the image(s) in the next user message)"
+                tool_msg = {"role": "tool", "tool_call_id": part.tool_call_id, "content": body}
+                out.append(apply_overrides(tool_msg, pd.get("message")))
+                if images:
+                    label = f"Image(s) returned by tool call {part.tool_call_id}"
+                    if part.name:
+                        label += f" ({part.name})"
+                    result_images.append({"type": "text", "text": label + ":"})
+                    result_images.extend(_image_to_wire(i) for i in images)
+            elif isinstance(part, TextPart):
+                content.append({"type": "text", "text": part.text})
+            elif isinstance(part, ImagePart):
+                content.append(_image_to_wire(part))
+            # reasoning / tool calls in a user message have no Chat form: dropped
+        if result_images:
+            out.append({"role": "user", "content": result_images})
+        if content:
+            pd = msg.provider_data.get(API) or {}
+            role = pd.get("role", "user")
+            if len(content) == 1 and content[0]["type"] == "text" and not pd.get("content_list"):
+                user: dict[str, Any] = {"role": role, "content": content[0]["text"]}
+            else:
+                user = {"role": role, "content": content}
+            out.append(apply_overrides(user, pd.get("message")))
+        return out
+
+    def _assistant_message(self, msg: Message) -> dict[str, Any] | None:
+        texts = [p for p in msg.parts if isinstance(p, TextPart)]
+        calls = [p for p in msg.parts if isinstance(p, ToolCall)]
+        pd = msg.provider_data.get(API) or {}
+        out: dict[str, Any] = {"role": "assistant"}
+        if texts:
+            if len(texts) == 1 and not pd.get("content_list"):
+                out["content"] = texts[0].text
+            else:
+                out["content"] = [{"type": "text", "text": t.text} for t in texts]
+        elif pd.get("null_content"):
+            out["content"] = None
+        elif not calls:
+            out["content"] = ""
+        if calls:
+            wire_calls = []
+            for c in calls:
+                cpd = c.provider_data.get(API) or {}
+                wc = {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_text(c)}}
+                wire_calls.append(apply_overrides(wc, cpd.get("call")))
+            out["tool_calls"] = wire_calls
+        return apply_overrides(out, pd.get("message"))
+
+    def encode_request(self, request: ModelRequest) -> dict[str, Any]:
+        """Canonical request → ``/chat/completions`` body.
+
+        - ``instructions`` → a leading ``system`` message (``settings["instructions_role"] =
+          "developer"`` sends it as ``developer``);
+        - user messages → ``role: tool`` messages for their tool results (one per call, in order,
+          directly after the assistant message), then one user message holding every image of
+          those results, then the user's own text/images; error results as ``"Error: <text>"``;
+        - assistant messages → ``content`` (text) + ``tool_calls`` (arguments re-sent as the raw
+          text the model produced when it is still valid, else compact UTF-8 JSON; an invalid
+          call as ``"{}"``); reasoning parts are dropped (Chat takes no reasoning input);
+        - ``tools`` → :meth:`translate_tool`; ``tool_choice`` → ``"auto"``/``"required"``/
+          ``"none"``/``{"type": "function", "function": {"name": N}}``; ``parallel_tool_calls``;
+          ``max_tokens`` → ``max_completion_tokens`` (see the constructor); ``temperature``;
+          ``thinking["effort"]`` → ``reasoning_effort``; ``stream`` (with
+          ``stream_options.include_usage`` unless the settings give ``stream_options``);
+        - ``settings``: copied as body fields (not overriding the fields above), except
+          :data:`CODEC_KEYS`.
+
+        Raises :class:`UnsupportedToolChoice` for a tool choice Chat cannot express.
+        """
+        settings = request.settings or {}
+        messages: list[dict[str, Any]] = []
+        if request.instructions is not None:
+            messages.append({"role": settings.get("instructions_role", "system"), "content": request.instructions})
+        for msg in request.messages:
+            if msg.role == "assistant":
+                m = self._assistant_message(msg)
+                if m is not None:
+                    messages.append(m)
+            else:
+                messages.extend(self._user_messages(msg))
+        body: dict[str, Any] = {"model": request.model, "messages": messages}
+        if request.tools:
+            body["tools"] = [self.translate_tool(t)[0] for t in request.tools]
+        choice = self._tool_choice(request.tool_choice)
+        if choice is not None:
+            body["tool_choice"] = choice
+        if request.parallel_tool_calls is not None:
+            body["parallel_tool_calls"] = request.parallel_tool_calls
+        if request.max_tokens is not None:
+            body[self.max_tokens_field] = request.max_tokens
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        if request.thinking and request.thinking.get("effort") is not None:
+            body["reasoning_effort"] = request.thinking["effort"]
+        body["stream"] = bool(request.stream)
+        if request.stream and "stream_options" not in settings:
+            body["stream_options"] = {"include_usage": True}
+        for key, value in settings.items():
+            if key in CODEC_KEYS or key in body:
+                continue
+            body[key] = copy.deepcopy(value)
+        return body
+
+    # ------------------------------------------------------------------------------- decode
+    def _calls_from_message(self, message: dict[str, Any], cut_off: bool) -> list[ToolCall]:
+        calls: list[ToolCall] = []
+        for i, tc in enumerate(message.get("tool_calls") or []):
+            if not isinstance(tc, dict):
+                continue
+            call_id = tc.get("id") or f"call_{i}"
+            synthesized = not tc.get("id")
+            if tc.get("type") == "custom":
+                custom = tc.get("custom") or {}
+                calls.append(ToolCall(id=call_id, name=custom.get("name", ""), arguments=None, raw_arguments=custom.get("input"),
+                                      invalid="custom (free-text) tool calls are not supported by toolwire; declare a function tool",
+                                      id_synthesized=synthesized))
+                continue
+            fn = tc.get("function") or {}
+            raw = fn.get("arguments")
+            if raw is not None and not isinstance(raw, str):  # some compatible servers send an object
+                raw_text = None
+                args, invalid = (dict(raw), None) if isinstance(raw, dict) else (None, f"arguments must be a JSON object, got {type(raw).__name__}")
+            else:
+                raw_text = raw
+                args, invalid = parse_arguments(raw)
+            call = ToolCall(id=call_id, name=fn.get("name", ""), arguments=args, raw_arguments=raw_text, invalid=invalid,
+                            id_synthesized=synthesized)
+            if cut_off and invalid is not None:
+                call.incomplete = True
+                call.invalid = f"cut off by the output-token limit (finish_reason 'length'): {invalid}"
+            calls.append(call)
+        return calls
+
+    def decode_response(self, body: dict[str, Any], request: ModelRequest | None = None) -> Response:
+        """``ChatCompletion`` JSON → :class:`Response`.
+
+        Uses ``choices[0]`` (toolwire never asks for ``n`` > 1). Parts in order: reasoning text
+        that compatible servers send (``reasoning_content`` / ``reasoning``) as a
+        ``ReasoningPart(provider="openai-chat")``, ``content`` (or ``refusal``) as text, then
+        ``tool_calls``: arguments ``""``/``"null"``/``"{}"`` → ``{}``; text that does not parse to
+        an object → an invalid call with the raw text and the parse error; with
+        ``finish_reason: "length"`` such a call is also ``incomplete`` (never run).
+        ``finish_reason`` → :data:`FINISH_REASONS` (kept raw in ``vendor_stop_reason``); a
+        ``refusal`` makes the stop reason ``refusal``; usage per :func:`chat_usage`.
+        """
+        choices = body.get("choices") or []
+        choice = choices[0] if choices and isinstance(choices[0], dict) else {}
+        message = choice.get("message") or {}
+        finish = choice.get("finish_reason")
+        parts: list[Any] = []
+        reasoning = message.get("reasoning_content") or message.get("reasoning")
+        if isinstance(reasoning, str) and reasoning:
+            parts.append(ReasoningPart(text=reasoning, provider=API))
+        content = message.get("content")
+        if isinstance(content, str) and content:
+            parts.append(TextPart(content))
+        elif isinstance(content, list):
+            for item in content:
+                if isinstance(item, dict) and isinstance(item.get("text"), str):
+                    parts.append(TextPart(item["text"]))
+        refusal = message.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            parts.append(TextPart(refusal, provider_data={API: {"refusal": True}}))
+        parts.extend(self._calls_from_message(message, finish == "length"))
+        stop = FINISH_REASONS.get(finish or "", "end_turn")
+        if isinstance(refusal, str) and refusal and stop == "end_turn":
+            stop = "refusal"
+        if stop == "end_turn" and any(isinstance(p, ToolCall) for p in parts):
+            # a forced (named) tool choice ends with finish_reason "stop", and some compatible
+            # servers always say "stop": calls to run mean tool_use whatever the vendor wrote
+            stop = "tool_use"
+        return Response(
+            parts=parts,
+            stop_reason=stop,
+            vendor_stop_reason=finish,
+            usage=chat_usage(body.get("usage")),
+            model=body.get("model"),
+            response_id=body.get("id"),
+            provider=API,
+        )
+
+    def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
+        """``ChatCompletionChunk`` dicts (SSE ``data`` objects, ``[DONE]`` left out) → canonical
+        stream events; see :class:`ChatStreamDecoder`."""
+        dec = ChatStreamDecoder()
+        for chunk in events:
+            yield from dec.feed(chunk)
+        yield from dec.finish()
+
+    def decode_request(self, body: dict[str, Any]) -> ModelRequest:
+        """A ``/chat/completions`` request body → :class:`ModelRequest` (import a history).
+
+        - the first message, when ``system``/``developer`` → ``instructions`` (its role kept as
+          ``settings["instructions_role"]`` when it is ``developer``); later system/developer
+          messages → user messages whose ``provider_data`` keeps the role;
+        - ``tool`` messages → :class:`ToolResult` parts of one user message (consecutive ones
+          together); ``user`` → text/image parts; ``assistant`` → text + tool calls (arguments
+          parsed, the raw text kept so it is re-sent byte-exact);
+        - ``tools`` → :class:`Tool` (``strict`` kept three-valued; wire details the canonical
+          encoding would not reproduce, such as an absent ``description``, kept in
+          ``Tool.provider_data``); a tool name outside toolwire's rule raises
+          :class:`~toolwire.errors.ToolNameError`;
+        - ``tool_choice`` → canonical (a form toolwire cannot express, e.g. ``allowed_tools``,
+          stays in ``settings`` verbatim); ``max_completion_tokens`` → ``max_tokens``;
+          ``reasoning_effort`` → ``thinking={"effort": ...}``; ``parallel_tool_calls``,
+          ``temperature``, ``stream``;
+        - every other field (``n``, ``stream_options``, ``store``, ``metadata``, ``seed``,
+          ``max_tokens``, ...) → ``settings`` under its wire name.
+        """
+        settings: dict[str, Any] = {k: copy.deepcopy(v) for k, v in body.items() if k not in _CANONICAL_FIELDS}
+        wire_msgs = list(body.get("messages") or [])
+        instructions = None
+        if wire_msgs and isinstance(wire_msgs[0], dict) and wire_msgs[0].get("role") in ("system", "developer") \
+                and isinstance(wire_msgs[0].get("content"), str) and set(wire_msgs[0]) == {"role", "content"}:
+            first = wire_msgs.pop(0)
+            instructions = first["content"]
+            if first["role"] != "system":
+                settings["instructions_role"] = first["role"]
+        messages: list[Message] = []
+        for wm in wire_msgs:
+            if not isinstance(wm, dict):
+                continue
+            role = wm.get("role")
+            if role == "tool":
+                messages_tail = messages[-1] if messages else None
+                result = self._result_from_wire(wm)
+                if messages_tail is not None and messages_tail.role == "user" and messages_tail.provider_data.get(API, {}).get("tool_results"):
+                    messages_tail.parts.append(result)
+                else:
+                    messages.append(Message("user", [result], {API: {"tool_results": True}}))
+            elif role == "assistant":
+                messages.append(self._assistant_from_wire(wm))
+            else:
+                messages.append(self._user_from_wire(wm))
+        for m in messages:  # the grouping marker is only needed while decoding
+            if m.provider_data.get(API, {}).pop("tool_results", None) and not m.provider_data[API]:
+                m.provider_data.pop(API)
+        choice = body.get("tool_choice")
+        tool_choice = None
+        if choice is not None:
+            try:
+                tool_choice = normalize_tool_choice(choice)
+            except UnsupportedToolChoice:
+                settings["tool_choice"] = copy.deepcopy(choice)
+        effort = body.get("reasoning_effort")
+        return ModelRequest(
+            model=body.get("model", ""),
+            messages=messages,
+            instructions=instructions,
+            tools=[self._tool_from_wire(t) for t in body.get("tools") or [] if isinstance(t, dict)],
+            tool_choice=tool_choice,
+            parallel_tool_calls=body.get("parallel_tool_calls"),
+            max_tokens=body.get("max_completion_tokens"),
+            temperature=body.get("temperature"),
+            stream=bool(body.get("stream", False)),
+            thinking={"effort": effort} if effort is not None else None,
+            settings=settings,
+        )
+
+    def _result_from_wire(self, wm: dict[str, Any]) -> ToolResult:
+        content = wm.get("content")
+        pd: dict[str, Any] = {}
+        if isinstance(content, list):
+            parts: Any = [TextPart(i.get("text", "")) for i in content if isinstance(i, dict) and i.get("type") == "text"]
+        else:
+            parts = content if isinstance(content, str) else ("" if content is None else str(content))
+        result = ToolResult(tool_call_id=wm.get("tool_call_id", ""), content=parts)
+        canonical = {"role": "tool", "tool_call_id": result.tool_call_id,
+                     "content": content if isinstance(content, (str, list)) else parts}
+        over = overrides_for(wm, canonical, set())
+        if over:
+            pd["message"] = over
+        if pd:
+            result.provider_data[API] = pd
+        return result
+
+    def _user_from_wire(self, wm: dict[str, Any]) -> Message:
+        content = wm.get("content")
+        parts: list[Any] = []
+        pd: dict[str, Any] = {}
+        if wm.get("role") not in ("user", None):
+            pd["role"] = wm.get("role")
+        if isinstance(content, str):
+            parts.append(TextPart(content))
+        elif isinstance(content, list):
+            for item in content:
+                if not isinstance(item, dict):
+                    continue
+                if item.get("type") == "text":
+                    parts.append(TextPart(item.get("text", "")))
+                elif item.get("type") == "image_url":
+                    parts.append(_image_from_wire(item))
+            if len(parts) == 1 and isinstance(parts[0], TextPart):
+                pd["content_list"] = True
+        msg = Message("user", parts)
+        if pd:
+            msg.provider_data[API] = pd
+        encoded = self._user_messages(msg)
+        over = overrides_for(wm, encoded[-1] if encoded else {}, set())
+        if over:
+            pd["message"] = over
+            msg.provider_data[API] = pd
+        return msg
+
+    def _assistant_from_wire(self, wm: dict[str, Any]) -> Message:
+        parts: list[Any] = []
+        pd: dict[str, Any] = {}
+        content = wm.get("content")
+        if isinstance(content, str):
+            parts.append(TextPart(content))
+        elif isinstance(content, list):
+            for item in content:
+                if isinstance(item, dict) and isinstance(item.get("text"), str):
+                    parts.append(TextPart(item["text"]))
+            if len(parts) == 1:
+                pd["content_list"] = True
+        elif "content" in wm and content is None:
+            pd["null_content"] = True
+        for tc in wm.get("tool_calls") or []:
+            if not isinstance(tc, dict):
+                continue
+            fn = tc.get("function") or {}
+            raw = fn.get("arguments")
+            args, invalid = parse_arguments(raw if isinstance(raw, str) else None)
+            call = ToolCall(id=tc.get("id", ""), name=fn.get("name", ""), arguments=args,
+                            raw_arguments=raw if isinstance(raw, str) else None, invalid=invalid)
+            canonical = {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": arguments_text(call)}}
+            over = overrides_for(tc, canonical, set())
+            if over:
+                call.provider_data[API] = {"call": over}
+            parts.append(call)
+        msg = Message("assistant", parts)
+        if pd:
+            msg.provider_data[API] = pd
+        encoded = self._assistant_message(msg) or {}
+        over = overrides_for(wm, encoded, set())
+        if over:
+            pd["message"] = over
+            msg.provider_data[API] = pd
+        return msg
+
+
+class ChatStreamDecoder:
+    """Incremental Chat stream decoder: :meth:`feed` one chunk, get canonical events;
+    :meth:`finish` at the end of the stream.
+
+    - the first chunk's ``id``/``model`` → :class:`ResponseStart`;
+    - ``delta.content`` → :class:`TextDelta`; ``delta.reasoning_content``/``delta.reasoning``
+      (compatible servers) → :class:`ReasoningDelta`;
+    - ``delta.tool_calls[]`` are joined by ``index``: the fragment that first names an index
+      starts the call (its ``id`` and ``name`` come once), later ``function.arguments`` pieces
+      are appended; a server that sends a whole call in one fragment works the same;
+    - ``finish_reason`` ends every started call (:class:`ToolCallEnd`) and gives the stop
+      reason; a stream that stops without one leaves the calls unended, so the assembler marks
+      them incomplete;
+    - ``usage`` (the final chunk with empty ``choices`` when ``stream_options.include_usage``
+      was requested, or any chunk that carries it) → :class:`UsageUpdate`;
+    - a chunk carrying ``error`` raises :class:`ProviderError` (``status=None``).
+    """
+
+    def __init__(self) -> None:
+        self.started = False
+        self.calls: dict[int, str] = {}
+        self.order: list[int] = []
+        self.finish_reason: str | None = None
+        self.refusal = False
+
+    def feed(self, chunk: dict[str, Any]) -> Iterator[StreamEvent]:
+        if not isinstance(chunk, dict):
+            return
+        if isinstance(chunk.get("error"), dict):
+            err = chunk["error"]
+            raise ProviderError(API, str(err.get("message") or err), status=None, retryable=False,
+                                error_type=err.get("type") or err.get("code"), body=chunk)
+        if not self.started:
+            self.started = True
+            yield ResponseStart(chunk.get("id"), chunk.get("model"))
+        for choice in chunk.get("choices") or []:
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or {}
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if isinstance(reasoning, str) and reasoning:
+                yield ReasoningDelta(_REASONING_INDEX, text=reasoning, provider=API)
+            if isinstance(delta.get("content"), str) and delta["content"]:
+                yield TextDelta(_TEXT_INDEX, delta["content"])
+            if isinstance(delta.get("refusal"), str) and delta["refusal"]:
+                self.refusal = True
+                yield TextDelta(_TEXT_INDEX, delta["refusal"], {API: {"refusal": True}})
+            for pos, tc in enumerate(delta.get("tool_calls") or []):
+                if not isinstance(tc, dict):
+                    continue
+                idx = tc.get("index", pos)
+                fn = tc.get("function") or {}
+                index = _TOOL_INDEX_BASE + int(idx)
+                if idx not in self.calls:
+                    call_id = tc.get("id") or f"call_{idx}"
+                    self.calls[idx] = call_id
+                    self.order.append(idx)
+                    yield ToolCallStart(index, call_id, fn.get("name") or "", id_synthesized=not tc.get("id"))
+                args = fn.get("arguments")
+                if isinstance(args, str) and args:
+                    yield ToolCallDelta(index, args)
+                elif isinstance(args, dict):  # a server that sends an object
+                    from toolwire.arguments import dumps_arguments
+
+                    yield ToolCallDelta(index, dumps_arguments(args))
+            if choice.get("finish_reason"):
+                self.finish_reason = choice["finish_reason"]
+        if chunk.get("usage"):
+            yield UsageUpdate(chat_usage(chunk["usage"]))
+
+    def finish(self) -> Iterator[StreamEvent]:
+        if self.finish_reason is None:
+            return
+        for idx in self.order:
+            yield ToolCallEnd(_TOOL_INDEX_BASE + int(idx))
+        stop = FINISH_REASONS.get(self.finish_reason, "end_turn")
+        if self.refusal and stop == "end_turn":
+            stop = "refusal"
+        if stop == "end_turn" and self.order:
+            stop = "tool_use"
+        yield StopEvent(stop, self.finish_reason)

@@ -1,0 +1,284 @@
+"""The OpenAI transports: hand the codecs' wire bodies to the installed ``openai`` SDK.
+
+Design principle 9 (drive the SDK lean): ``chat.completions.create(**body)`` /
+``responses.create(**body)`` re-validate and re-transform the whole history on every call
+(``maybe_transform`` over the request TypedDicts), while the codec already produced the exact
+JSON. Both models therefore send the body with the SDK client's documented low-level
+``post(path, cast_to=object, body=...)``: the SDK still supplies the ``Authorization`` header,
+retries with backoff (``max_retries``), timeouts and its typed errors, which are mapped to
+:class:`toolwire.errors.ProviderError`. The cost of both paths is measured by
+``adapters/openai/benchmarks/bench_post_vs_create.py`` (numbers in ``docs/adapters/openai.md``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, AsyncIterator
+from urllib.parse import urlsplit
+
+from toolwire.errors import ConfigurationError, ProviderError
+from toolwire.model import Model, ModelRequest
+from toolwire.stream import StreamAssembler, StreamEvent
+from toolwire.types import Response
+
+from ._common import provider_error_from_sdk
+from .chat import API as CHAT_API
+from .chat import ChatStreamDecoder, OpenAIChatCodec
+from .responses import API as RESPONSES_API
+from .responses import OpenAIResponsesCodec, ResponsesStreamDecoder
+
+__all__ = ["OpenAIChatModel", "OpenAIResponsesModel", "OPENAI_BASE_URL"]
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+#: Settings the transport reads (never sent as request fields).
+_TRANSPORT_SETTINGS = ("api_key_env", "continuation", "organization", "project", "default_headers", "max_tokens_field")
+
+#: Fields ``POST /responses/input_tokens`` accepts (``resources/responses/input_tokens.py``).
+_INPUT_TOKENS_FIELDS = ("model", "input", "instructions", "tools", "tool_choice", "reasoning", "previous_response_id",
+                        "conversation", "parallel_tool_calls", "text", "truncation")
+
+
+class _OpenAIModel(Model):
+    api = ""
+    path = ""
+
+    def __init__(self, model_id: str, **settings: Any) -> None:
+        transport = {k: settings.pop(k) for k in _TRANSPORT_SETTINGS if k in settings}
+        super().__init__(model_id, **settings)
+        self.transport_settings = transport
+        self._client: Any = None
+
+    # -- credentials ----------------------------------------------------------------------------
+    def _base_url(self) -> str | None:
+        return self.settings.get("base_url") or os.environ.get("OPENAI_BASE_URL") or None
+
+    def _custom_server(self) -> bool:
+        base = self._base_url()
+        return bool(base) and urlsplit(str(base)).hostname != "api.openai.com"
+
+    def _api_key(self) -> str | None:
+        """The key: ``api_key=``, else the variable named by ``api_key_env=``, else
+        ``OPENAI_API_KEY`` — except that a ``base_url`` passed as a setting for another server does
+        not pick up ``OPENAI_API_KEY`` (an OpenAI key is not sent to a third-party server)."""
+        if self.settings.get("api_key"):
+            return str(self.settings["api_key"])
+        env = self.transport_settings.get("api_key_env")
+        if env:
+            return os.environ.get(env) or None
+        if self.settings.get("base_url") and self._custom_server():
+            return None
+        return os.environ.get("OPENAI_API_KEY") or None
+
+    def credential_problem(self) -> str | None:
+        """``None`` when a key is available or a custom ``base_url`` is set (local servers such as
+        vLLM, Ollama, llama.cpp and LM Studio need none; OpenRouter needs ``api_key=`` or
+        ``api_key_env="OPENROUTER_API_KEY"``), else which variable to set."""
+        if self._api_key() or self._custom_server():
+            return None
+        env = self.transport_settings.get("api_key_env") or "OPENAI_API_KEY"
+        return f"set {env} (or pass api_key=...)"
+
+    # -- the SDK client -------------------------------------------------------------------------
+    @property
+    def client(self) -> Any:
+        """The ``openai.AsyncOpenAI`` client, created on first use. Raises
+        :class:`ConfigurationError` naming ``OPENAI_API_KEY`` when no key is available for
+        api.openai.com."""
+        if self._client is None:
+            problem = self.credential_problem()
+            if problem:
+                raise ConfigurationError(f"{self.provider}: {problem}")
+            import openai
+
+            key = self._api_key()
+            # the SDK refuses to build a client without some credential; a keyless local server
+            # gets a placeholder that is never sent (requests go out without bearer auth)
+            kwargs: dict[str, Any] = {"api_key": key or "no-key"}
+            for name in ("base_url", "http_client", "timeout", "max_retries"):
+                if self.settings.get(name) is not None:
+                    kwargs[name] = self.settings[name]
+            for name in ("organization", "project", "default_headers"):
+                if self.transport_settings.get(name) is not None:
+                    kwargs[name] = self.transport_settings[name]
+            self._client = openai.AsyncOpenAI(**kwargs)
+        return self._client
+
+    def _options(self) -> dict[str, Any]:
+        return {"security": {"bearer_auth": True} if self._api_key() else {}}
+
+    async def aclose(self) -> None:
+        """Close the SDK client if this model created its HTTP client (a passed ``http_client``
+        belongs to the caller and stays open)."""
+        if self._client is not None and self.settings.get("http_client") is None:
+            await self._client.close()
+        self._client = None
+
+    def build_request(self, messages: Any, **kwargs: Any) -> ModelRequest:
+        request = super().build_request(messages, **kwargs)
+        for key in _TRANSPORT_SETTINGS:
+            request.settings.pop(key, None)
+        return request
+
+    def _decoder(self) -> Any:
+        raise NotImplementedError
+
+    def _prepare(self, request: ModelRequest) -> ModelRequest:
+        return request
+
+    # -- sending --------------------------------------------------------------------------------
+    async def send(self, request: ModelRequest) -> Response:
+        """Send one request (streamed and assembled when ``request.stream``) and return the
+        canonical response. Raises :class:`ProviderError` for vendor errors (HTTP status, the
+        vendor's message and error type, ``retryable``) and :class:`ConfigurationError` for a
+        missing key."""
+        if request.stream:
+            asm = StreamAssembler(self.api)
+            async for ev in self.send_stream(request):
+                asm.feed(ev)
+            return asm.response()
+        import openai
+
+        request = self._prepare(request)
+        body = self.codec.encode_request(request)  # type: ignore[union-attr]
+        body["stream"] = False
+        client = self.client
+        try:
+            data = await client.post(self.path, cast_to=object, body=body, options=self._options())
+        except openai.APIError as exc:
+            raise provider_error_from_sdk(exc, self.api) from exc
+        if not isinstance(data, dict):
+            raise ProviderError(self.api, f"unexpected response body of type {type(data).__name__}", status=None, body=data)
+        return self.codec.decode_response(data, request)  # type: ignore[union-attr]
+
+    async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Yield canonical stream events as the SSE chunks arrive: the SDK's SSE decoder parses
+        them (``cast_to=object`` keeps the raw JSON) and the codec's incremental stream decoder
+        turns them into events. An error inside the stream raises :class:`ProviderError`."""
+        import openai
+        from openai._streaming import AsyncStream
+
+        request = self._prepare(request)
+        request.stream = True
+        body = self.codec.encode_request(request)  # type: ignore[union-attr]
+        client = self.client
+        decoder = self._decoder()
+        try:
+            stream = await client.post(self.path, cast_to=object, body=body, stream=True,
+                                       stream_cls=AsyncStream[object], options=self._options())
+            async for data in stream:
+                if isinstance(data, dict):
+                    for ev in decoder.feed(data):
+                        yield ev
+        except openai.APIError as exc:
+            raise provider_error_from_sdk(exc, self.api) from exc
+        for ev in decoder.finish():
+            yield ev
+
+
+class OpenAIChatModel(_OpenAIModel):
+    """OpenAI Chat Completions (and compatible servers) through ``openai.AsyncOpenAI``.
+
+    ``OpenAIChatModel(model_id, **settings)`` — provider ``"openai-chat"``; settings:
+
+    - ``api_key`` (else the variable named by ``api_key_env``, else ``OPENAI_API_KEY``),
+      ``base_url`` (else ``OPENAI_BASE_URL``, default ``https://api.openai.com/v1``; set it for
+      vLLM ``http://localhost:8000/v1``, Ollama ``http://localhost:11434/v1``, llama.cpp
+      ``http://localhost:8080/v1``, LM Studio ``http://localhost:1234/v1``, OpenRouter
+      ``https://openrouter.ai/api/v1``), ``http_client`` (an ``httpx2.AsyncClient``),
+      ``timeout`` (seconds), ``max_retries`` (SDK default 2), ``organization``, ``project``,
+      ``default_headers`` (e.g. OpenRouter's ``HTTP-Referer``);
+    - ``max_tokens`` (sent as ``max_completion_tokens``; ``max_tokens_field="max_tokens"`` for
+      servers that only read the old field), ``temperature``, ``stream`` (SSE with
+      ``stream_options.include_usage``), ``thinking`` (``{"effort": "low"|"medium"|"high"|...}``
+      → ``reasoning_effort``), ``parallel_tool_calls``;
+    - anything else (``seed``, ``store``, ``metadata``, ``service_tier``, ``stop``, ...) is sent
+      as a request field.
+    """
+
+    provider = CHAT_API
+    api = CHAT_API
+    path = "/chat/completions"
+
+    def __init__(self, model_id: str, **settings: Any) -> None:
+        super().__init__(model_id, **settings)
+        self.codec = self.make_codec(**self.transport_settings)
+
+    @classmethod
+    def make_codec(cls, **settings: Any) -> OpenAIChatCodec:
+        """The Chat codec (reads ``max_tokens_field``)."""
+        return OpenAIChatCodec(max_tokens_field=settings.get("max_tokens_field") or "max_completion_tokens")
+
+    def _decoder(self) -> ChatStreamDecoder:
+        return ChatStreamDecoder()
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        """Chat Completions has no token-counting endpoint: raises ``NotImplementedError``
+        (see ``docs/adapters/openai.md``, "Token counting")."""
+        raise NotImplementedError(
+            "openai-chat has no token-counting endpoint; use OpenAIResponsesModel.count_tokens (live) "
+            "or toolwire.design.tokens for an offline estimate of tool definitions"
+        )
+
+
+class OpenAIResponsesModel(_OpenAIModel):
+    """OpenAI Responses through ``openai.AsyncOpenAI`` — provider ``"openai"``.
+
+    Settings as :class:`OpenAIChatModel` (``max_tokens`` → ``max_output_tokens``, ``thinking``
+    ``{"effort", "summary"}`` → ``reasoning``), plus:
+
+    - ``continuation``: ``"stateless"`` (default: every request carries the whole history,
+      reasoning items included — with ``store=False`` ask for
+      ``include=["reasoning.encrypted_content"]`` so reasoning can be carried) or
+      ``"previous_response_id"`` (the request names the last response this model produced and
+      sends only the items after it; needs ``store`` left at its default ``True``);
+    - ``store``, ``include``, ``previous_response_id``, ``reasoning``, ``text``, ``truncation``,
+      ``metadata``, ... are sent as request fields.
+    """
+
+    provider = "openai"
+    api = RESPONSES_API
+    path = "/responses"
+
+    def __init__(self, model_id: str, **settings: Any) -> None:
+        super().__init__(model_id, **settings)
+        mode = self.transport_settings.get("continuation", "stateless")
+        if mode not in ("stateless", "previous_response_id"):
+            raise ConfigurationError(f"openai: continuation must be 'stateless' or 'previous_response_id', got {mode!r}")
+        self.codec = OpenAIResponsesCodec()
+
+    @classmethod
+    def make_codec(cls, **settings: Any) -> OpenAIResponsesCodec:
+        """The Responses codec (no settings)."""
+        return OpenAIResponsesCodec()
+
+    def _decoder(self) -> ResponsesStreamDecoder:
+        return ResponsesStreamDecoder()
+
+    def _prepare(self, request: ModelRequest) -> ModelRequest:
+        """With ``continuation="previous_response_id"`` add the id of the last response found in
+        the history (``Message.provider_data["openai-responses"]["response_id"]``)."""
+        if self.transport_settings.get("continuation") != "previous_response_id" or request.settings.get("previous_response_id"):
+            return request
+        for msg in reversed(request.messages):
+            rid = (msg.provider_data.get(RESPONSES_API) or {}).get("response_id") if msg.role == "assistant" else None
+            if rid:
+                request.settings = dict(request.settings) | {"previous_response_id": rid}
+                break
+        return request
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        """Input tokens the request would use (instructions, input items, tools), through the
+        SDK's ``responses.input_tokens.count`` (``POST /responses/input_tokens``). Live: it costs
+        an API call but no output tokens. Returns ``InputTokenCountResponse.input_tokens``; raises
+        :class:`ProviderError` like :meth:`send`."""
+        import openai
+
+        request = self._prepare(request)
+        body = self.codec.encode_request(request)  # type: ignore[union-attr]
+        kwargs = {k: body[k] for k in _INPUT_TOKENS_FIELDS if k in body}
+        try:
+            result = await self.client.responses.input_tokens.count(**kwargs)
+        except openai.APIError as exc:
+            raise provider_error_from_sdk(exc, self.api) from exc
+        return int(result.input_tokens)

@@ -1,0 +1,640 @@
+"""The OpenAI Responses codec (``POST /responses``).
+
+Pure functions of their inputs (design principle 1). Field names and rules follow the installed
+``openai`` SDK's ``types/responses/*`` and ``../shared/vendor-notes.md`` §3; mapping tables are
+in ``docs/adapters/openai.md``.
+
+Opaque per-item data lives in ``provider_data["openai-responses"]``:
+
+- tool call: ``{"item_id": "fc_…", "item": {other item keys, e.g. status}}`` — ``ToolCall.id``
+  is the ``call_id`` that ``function_call_output`` must reference;
+- reasoning: ``ReasoningPart(provider="openai-responses", encrypted=<encrypted_content>)`` with
+  ``{"item_id": "rs_…", "item": {summary, status, content, …}}``; its ``text`` is the summary
+  text joined with blank lines (read-only: the item goes back from ``item``, byte-exact);
+- text: ``{"item_id": "msg_…", "item": {role, status, phase, …}, "part": {annotations, …}}``;
+- the response: ``Response.provider_data["openai-responses"] = {"response_id": "resp_…"}``,
+  copied to the assistant message so ``previous_response_id`` continuation can find it.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+from typing import Any, Iterable, Iterator
+
+from toolwire.arguments import parse_arguments
+from toolwire.errors import ProviderError, UnsupportedToolChoice
+from toolwire.model import ModelRequest, normalize_tool_choice
+from toolwire.schema.report import TranslationReport
+from toolwire.stream import (
+    ReasoningDelta,
+    ResponseStart,
+    StopEvent,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageUpdate,
+)
+from toolwire.tools import Tool
+from toolwire.types import ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
+
+from ._common import apply_overrides, arguments_text, overrides_for, result_text_parts, strict_parameters, usage_int
+
+__all__ = ["OpenAIResponsesCodec", "ResponsesStreamDecoder", "responses_usage", "stop_reason_of", "API"]
+
+API = "openai-responses"
+
+#: Settings the codec reads itself and never copies into the body.
+CODEC_KEYS = frozenset({"instructions_role"})
+
+_CANONICAL_FIELDS = frozenset(
+    {"model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "max_output_tokens",
+     "temperature", "stream"}
+)
+
+#: ``incomplete_details.reason`` → canonical stop reason.
+INCOMPLETE_REASONS = {
+    "max_output_tokens": "max_tokens",
+    "content_filter": "refusal",
+    "max_messages": "max_tokens",
+    "steered": "end_turn",
+}
+
+_SLOT = 1000  # stream part index = output_index * _SLOT + content_index
+
+
+def responses_usage(u: Any) -> Usage:
+    """Responses ``usage`` → :class:`Usage`: ``input_tokens`` (cache included),
+    ``output_tokens`` (reasoning included), ``input_tokens_details.cached_tokens`` →
+    cache_read, ``input_tokens_details.cache_write_tokens`` → cache_write,
+    ``output_tokens_details.reasoning_tokens`` → reasoning."""
+    if not isinstance(u, dict):
+        return Usage(requests=1)
+    it = u.get("input_tokens_details") if isinstance(u.get("input_tokens_details"), dict) else {}
+    ot = u.get("output_tokens_details") if isinstance(u.get("output_tokens_details"), dict) else {}
+    return Usage(
+        input_tokens=usage_int(u.get("input_tokens")),
+        output_tokens=usage_int(u.get("output_tokens")),
+        cache_read_tokens=usage_int(it.get("cached_tokens")),
+        cache_write_tokens=usage_int(it.get("cache_write_tokens")),
+        reasoning_tokens=usage_int(ot.get("reasoning_tokens")),
+        requests=1,
+    )
+
+
+def stop_reason_of(resp: dict[str, Any]) -> tuple[str, str | None]:
+    """``(canonical, vendor)`` stop reason of a Response object, which has no finish reason.
+
+    ``vendor`` is ``status``, plus ``":" + incomplete_details.reason`` when present (e.g.
+    ``"incomplete:max_output_tokens"``). Canonical: ``failed``/``cancelled`` → ``error``;
+    ``incomplete`` → :data:`INCOMPLETE_REASONS`; otherwise ``tool_use`` when the output holds a
+    ``function_call`` item, ``refusal`` when a message holds a ``refusal`` part, else ``end_turn``.
+    """
+    status = resp.get("status")
+    details = resp.get("incomplete_details") if isinstance(resp.get("incomplete_details"), dict) else None
+    reason = details.get("reason") if details else None
+    vendor = None if status is None else (f"{status}:{reason}" if reason else str(status))
+    if status in ("failed", "cancelled"):
+        return "error", vendor
+    if status == "incomplete":
+        return INCOMPLETE_REASONS.get(reason or "", "max_tokens"), vendor
+    output = resp.get("output") or []
+    if any(isinstance(i, dict) and i.get("type") == "function_call" for i in output):
+        return "tool_use", vendor
+    for item in output:
+        if isinstance(item, dict) and item.get("type") == "message":
+            if any(isinstance(c, dict) and c.get("type") == "refusal" for c in item.get("content") or []):
+                return "refusal", vendor
+    return "end_turn", vendor
+
+
+def _summary_text(item: dict[str, Any]) -> str:
+    texts = [s.get("text", "") for s in item.get("summary") or [] if isinstance(s, dict)]
+    if not texts:
+        texts = [c.get("text", "") for c in item.get("content") or [] if isinstance(c, dict) and c.get("type") == "reasoning_text"]
+    return "\n\n".join(t for t in texts if t)
+
+
+def _reasoning_part(item: dict[str, Any]) -> ReasoningPart:
+    rest = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "encrypted_content")}
+    pd: dict[str, Any] = {"item_id": item.get("id"), "item": rest}
+    if "encrypted_content" in item and item["encrypted_content"] is None:
+        pd["null_encrypted"] = True
+    return ReasoningPart(text=_summary_text(item), encrypted=item.get("encrypted_content"), provider=API, provider_data={API: pd})
+
+
+def _call_from_item(item: dict[str, Any], cut_off: bool) -> ToolCall:
+    raw = item.get("arguments")
+    args, invalid = parse_arguments(raw if isinstance(raw, str) else None)
+    rest = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "call_id", "name", "arguments")}
+    pd: dict[str, Any] = {"item": rest}
+    if "id" in item:
+        pd["item_id"] = item["id"]
+    call = ToolCall(id=item.get("call_id") or item.get("id") or "", name=item.get("name", ""), arguments=args,
+                    raw_arguments=raw if isinstance(raw, str) else None, invalid=invalid,
+                    id_synthesized=not item.get("call_id"), provider_data={API: pd})
+    if invalid is not None and (cut_off or item.get("status") == "incomplete"):
+        call.incomplete = True
+        call.invalid = f"cut off by the output-token limit: {invalid}"
+    return call
+
+
+def _text_parts(item: dict[str, Any]) -> list[TextPart]:
+    meta = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "content")}
+    parts = []
+    for c in item.get("content") or []:
+        if not isinstance(c, dict):
+            continue
+        text = c.get("text") if c.get("type") != "refusal" else c.get("refusal")
+        part_meta = {k: copy.deepcopy(v) for k, v in c.items() if k not in ("text", "refusal")}
+        pd = {"item_id": item.get("id"), "item": meta, "part": part_meta}
+        parts.append(TextPart(text or "", provider_data={API: pd}))
+    return parts
+
+
+class OpenAIResponsesCodec:
+    """Responses wire format ⇄ canonical types (``api = "openai-responses"``)."""
+
+    api = API
+
+    # ------------------------------------------------------------------------------- tools
+    def translate_tool(self, tool: Tool) -> tuple[dict[str, Any], TranslationReport]:
+        """``{"type": "function", "name", "description", "parameters", "strict"}`` and the report.
+
+        The SDK's ``FunctionToolParam`` requires the keys ``parameters`` and ``strict``, so both
+        are always sent: ``Tool.strict`` True → the strict transform (or ``strict: false`` with the
+        original schema when it cannot be strict — the report says why); False or None →
+        ``strict: false`` (the API documents ``true`` as its default, which would reject or
+        reinterpret a schema that was not made strict). An imported declaration that left a key
+        out, or sent ``description: null``, is reproduced from ``Tool.provider_data``.
+        """
+        parameters, strict, report = strict_parameters(tool, API)
+        decl: dict[str, Any] = {
+            "type": "function",
+            "name": tool.name,
+            "description": tool.model_description(),
+            "parameters": parameters,
+            "strict": bool(strict),
+        }
+        return apply_overrides(decl, tool.provider_data.get(API)), report
+
+    def _tool_from_wire(self, decl: dict[str, Any]) -> Tool:
+        strict = decl.get("strict") if isinstance(decl.get("strict"), bool) else None
+        schema = decl.get("parameters") if isinstance(decl.get("parameters"), dict) else {"type": "object", "properties": {}}
+        tool = Tool(decl.get("name", ""), decl.get("description") or "", copy.deepcopy(schema), None, strict=strict)
+        canonical, _ = self.translate_tool(tool)
+        over = overrides_for(decl, canonical, set())
+        if over:
+            tool.provider_data[API] = over
+        return tool
+
+    # ------------------------------------------------------------------------------- encode
+    def _tool_choice(self, choice: Any) -> Any:
+        if choice is None:
+            return None
+        if isinstance(choice, str) and choice in ("auto", "required", "none"):
+            return choice
+        if isinstance(choice, dict) and choice.get("type") == "tool" and isinstance(choice.get("name"), str):
+            return {"type": "function", "name": choice["name"]}
+        raise UnsupportedToolChoice(f"tool choice {choice!r} has no Responses form")
+
+    @staticmethod
+    def _image(part: ImagePart) -> dict[str, Any]:
+        url = part.url if part.url is not None else f"data:{part.media_type};base64,{part.base64}"
+        out = {"type": "input_image", "image_url": url, "detail": "auto"}
+        out.update(copy.deepcopy((part.provider_data.get(API) or {}).get("part") or {}))
+        return out
+
+    def _user_items(self, msg: Message) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        content: list[dict[str, Any]] = []
+        for part in msg.parts:
+            if isinstance(part, ToolResult):
+                pd = part.provider_data.get(API) or {}
+                texts = result_text_parts(part)
+                images = [p for p in part.content if isinstance(p, ImagePart)] if not isinstance(part.content, str) else []
+                if isinstance(part.content, str) and not images:
+                    output: Any = "\n".join(texts)
+                else:
+                    output = [{"type": "input_text", "text": t} for t in texts if t or not images]
+                    output.extend(self._image(i) for i in images)
+                item = {"type": "function_call_output", "call_id": part.tool_call_id, "output": output}
+                items.append(apply_overrides(item, pd.get("item")))
+            elif isinstance(part, TextPart):
+                content.append({"type": "input_text", "text": part.text})
+            elif isinstance(part, ImagePart):
+                content.append(self._image(part))
+        if content:
+            pd = msg.provider_data.get(API) or {}
+            role = pd.get("role", "user")
+            if len(content) == 1 and content[0]["type"] == "input_text" and not pd.get("content_list"):
+                item = {"role": role, "content": content[0]["text"]}
+            else:
+                item = {"role": role, "content": content}
+            items.append(apply_overrides(item, pd.get("message")))
+        return items
+
+    def _assistant_items(self, msg: Message) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        current: dict[str, Any] | None = None  # the output message item being filled
+        for part in msg.parts:
+            if isinstance(part, TextPart):
+                pd = part.provider_data.get(API) or {}
+                if "item" in pd:  # text of an output message item: regroup by item id
+                    if current is None or current.get("id") != pd.get("item_id"):
+                        current = {"type": "message"}
+                        if pd.get("item_id") is not None:
+                            current["id"] = pd["item_id"]
+                        current.update(copy.deepcopy(pd["item"]))
+                        current["content"] = []
+                        items.append(current)
+                    part_meta = copy.deepcopy(pd.get("part") or {"type": "output_text", "annotations": []})
+                    key = "refusal" if part_meta.get("type") == "refusal" else "text"
+                    current["content"].append({**part_meta, key: part.text})
+                else:  # text from elsewhere (the loop, another vendor): an easy assistant message
+                    current = None
+                    items.append(apply_overrides({"role": "assistant", "content": part.text}, pd.get("easy")))
+                continue
+            current = None
+            if isinstance(part, ReasoningPart):
+                if part.provider != API:
+                    continue  # another vendor's reasoning cannot be sent to Responses: dropped
+                pd = part.provider_data.get(API) or {}
+                if pd.get("item_id") is None and part.encrypted is None:
+                    continue  # nothing the API could resolve
+                item = {"type": "reasoning"}
+                if pd.get("item_id") is not None:
+                    item["id"] = pd["item_id"]
+                item.update(copy.deepcopy(pd.get("item") or {}))
+                item.setdefault("summary", [])
+                if part.encrypted is not None or pd.get("null_encrypted"):
+                    item["encrypted_content"] = part.encrypted
+                items.append(item)
+            elif isinstance(part, ToolCall):
+                pd = part.provider_data.get(API) or {}
+                item = {"type": "function_call", "call_id": part.id, "name": part.name, "arguments": arguments_text(part)}
+                if pd.get("item_id") is not None:
+                    item["id"] = pd["item_id"]
+                item.update(copy.deepcopy(pd.get("item") or {}))
+                items.append(item)
+        return items
+
+    def encode_request(self, request: ModelRequest) -> dict[str, Any]:
+        """Canonical request → ``/responses`` body.
+
+        - ``instructions`` → the ``instructions`` field (``settings["instructions_role"]`` =
+          ``"developer"``/``"system"`` sends it as a leading input message instead);
+        - messages → input items in order: user text/images as a user message (string content
+          for one text), tool results as ``function_call_output`` items (error results as
+          ``"Error: <text>"``, images as ``input_image`` parts of ``output``); assistant messages
+          → their reasoning items (this API's only, with ``encrypted_content`` and the summary
+          exactly as received), message items and ``function_call`` items in the order the model
+          produced them (stateless continuation); another vendor's reasoning is dropped;
+        - ``settings["previous_response_id"]`` (continuation on the server) → only the items after
+          the assistant message that response produced (or after the last assistant message) are
+          sent;
+        - ``tools`` → :meth:`translate_tool`; ``tool_choice`` → ``"auto"``/``"required"``/
+          ``"none"``/``{"type": "function", "name": N}``; ``parallel_tool_calls``;
+          ``max_tokens`` → ``max_output_tokens``; ``temperature``; ``thinking`` (``effort``,
+          ``summary``) → ``reasoning``; ``stream``;
+        - ``settings``: copied as body fields (``store``, ``include``, ``reasoning`` extras,
+          ``previous_response_id``, ``metadata``, …) without overriding the fields above.
+
+        Raises :class:`UnsupportedToolChoice` for a tool choice Responses cannot express.
+        """
+        settings = request.settings or {}
+        messages = list(request.messages)
+        prev = settings.get("previous_response_id")
+        if prev:
+            # the server holds everything up to the response `prev`: send only what came after it
+            assistants = [i for i, m in enumerate(messages) if m.role == "assistant"]
+            matching = [i for i in assistants if (messages[i].provider_data.get(API) or {}).get("response_id") == prev]
+            cut = matching[-1] if matching else (assistants[-1] if assistants else None)
+            if cut is not None:
+                messages = messages[cut + 1:]
+        items: list[dict[str, Any]] = []
+        role = settings.get("instructions_role")
+        if request.instructions is not None and role:
+            items.append({"role": role, "content": request.instructions})
+        for msg in messages:
+            items.extend(self._assistant_items(msg) if msg.role == "assistant" else self._user_items(msg))
+        body: dict[str, Any] = {"model": request.model, "input": items}
+        if request.instructions is not None and not role:
+            body["instructions"] = request.instructions
+        if request.tools:
+            body["tools"] = [self.translate_tool(t)[0] for t in request.tools]
+        choice = self._tool_choice(request.tool_choice)
+        if choice is not None:
+            body["tool_choice"] = choice
+        if request.parallel_tool_calls is not None:
+            body["parallel_tool_calls"] = request.parallel_tool_calls
+        if request.max_tokens is not None:
+            body["max_output_tokens"] = request.max_tokens
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        if request.thinking:
+            reasoning = copy.deepcopy(settings.get("reasoning") or {})
+            reasoning.update({k: v for k, v in request.thinking.items() if k in ("effort", "summary")})
+            body["reasoning"] = reasoning
+        body["stream"] = bool(request.stream)
+        for key, value in settings.items():
+            if key in CODEC_KEYS or key in body:
+                continue
+            body[key] = copy.deepcopy(value)
+        return body
+
+    # ------------------------------------------------------------------------------- decode
+    def decode_response(self, body: dict[str, Any], request: ModelRequest | None = None) -> Response:
+        """Response JSON → :class:`Response`: ``output`` items in order (reasoning →
+        :class:`ReasoningPart`, message content → :class:`TextPart` per ``output_text``/``refusal``
+        part, ``function_call`` → :class:`ToolCall` with ``id = call_id``; other item types, e.g.
+        hosted-tool calls, are not represented). Arguments ``""``/``"null"``/``"{}"`` → ``{}``;
+        unparseable text → an invalid call; with ``incomplete:max_output_tokens`` (or an item
+        ``status: incomplete``) such a call is also ``incomplete``. Stop reason per
+        :func:`stop_reason_of`; usage per :func:`responses_usage`. A ``failed`` response with an
+        ``error`` object raises :class:`ProviderError`."""
+        if body.get("status") == "failed" and isinstance(body.get("error"), dict):
+            err = body["error"]
+            raise ProviderError(API, str(err.get("message") or err), status=None, retryable=err.get("code") in ("server_error", "rate_limit_exceeded"),
+                                error_type=err.get("code"), body=body)
+        stop, vendor = stop_reason_of(body)
+        cut_off = stop == "max_tokens"
+        parts: list[Any] = []
+        for item in body.get("output") or []:
+            if not isinstance(item, dict):
+                continue
+            kind = item.get("type")
+            if kind == "reasoning":
+                parts.append(_reasoning_part(item))
+            elif kind == "message":
+                parts.extend(_text_parts(item))
+            elif kind == "function_call":
+                parts.append(_call_from_item(item, cut_off))
+            elif kind == "custom_tool_call":
+                parts.append(ToolCall(id=item.get("call_id", ""), name=item.get("name", ""), arguments=None,
+                                      raw_arguments=item.get("input"),
+                                      invalid="custom (free-text) tool calls are not supported by toolwire; declare a function tool"))
+        rid = body.get("id")
+        return Response(
+            parts=parts,
+            stop_reason=stop,
+            vendor_stop_reason=vendor,
+            usage=responses_usage(body.get("usage")),
+            model=body.get("model"),
+            response_id=rid,
+            provider=API,
+            provider_data={API: {"response_id": rid}} if rid else {},
+        )
+
+    def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
+        """Responses SSE ``data`` objects (each with its ``type``) → canonical stream events; see
+        :class:`ResponsesStreamDecoder`."""
+        dec = ResponsesStreamDecoder()
+        for ev in events:
+            yield from dec.feed(ev)
+        yield from dec.finish()
+
+    def decode_request(self, body: dict[str, Any]) -> ModelRequest:
+        """A ``/responses`` request body → :class:`ModelRequest` (import a history).
+
+        - ``instructions`` → ``instructions``; else a first input message with role
+          ``developer``/``system`` and string content → ``instructions`` with
+          ``settings["instructions_role"]`` keeping the role; later ones → user messages whose
+          ``provider_data`` keeps the role;
+        - user messages and ``function_call_output`` items → user messages (consecutive outputs
+          together, each a :class:`ToolResult`); reasoning, message and ``function_call`` items →
+          assistant messages (consecutive ones together), with every item field kept in
+          ``provider_data`` so the same items go back unchanged;
+        - ``tools`` → :class:`Tool` (``strict`` three-valued; absent or ``null`` keys kept);
+          ``tool_choice`` → canonical (other forms stay in ``settings``);
+          ``max_output_tokens`` → ``max_tokens``; ``reasoning.effort``/``summary`` →
+          ``thinking``; everything else (``include``, ``store``, ``previous_response_id``,
+          ``reasoning`` extras, …) → ``settings`` under its wire name.
+        """
+        settings: dict[str, Any] = {k: copy.deepcopy(v) for k, v in body.items() if k not in _CANONICAL_FIELDS}
+        thinking = None
+        if isinstance(settings.get("reasoning"), dict):
+            reasoning = settings.pop("reasoning")
+            thinking = {k: v for k, v in reasoning.items() if k in ("effort", "summary")}
+            rest = {k: v for k, v in reasoning.items() if k not in ("effort", "summary")}
+            if rest:
+                settings["reasoning"] = rest
+            thinking = thinking or None
+            if thinking is None:
+                settings["reasoning"] = reasoning
+        raw_input = body.get("input")
+        items = [{"role": "user", "content": raw_input}] if isinstance(raw_input, str) else list(raw_input or [])
+        instructions = body.get("instructions")
+        if "instructions" not in body and items and isinstance(items[0], dict) and items[0].get("role") in ("developer", "system") \
+                and isinstance(items[0].get("content"), str) and set(items[0]) == {"role", "content"}:
+            first = items.pop(0)
+            instructions = first["content"]
+            settings["instructions_role"] = first["role"]
+        messages: list[Message] = []
+
+        def tail(role: str) -> Message:
+            if messages and messages[-1].role == role and not messages[-1].provider_data.get(API, {}).get("closed"):
+                return messages[-1]
+            m = Message(role, [])  # type: ignore[arg-type]
+            messages.append(m)
+            return m
+
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            kind = item.get("type")
+            if kind == "function_call_output":
+                tail("user").parts.append(self._result_from_item(item))
+            elif kind == "reasoning":
+                tail("assistant").parts.append(_reasoning_part(item))
+            elif kind == "function_call":
+                tail("assistant").parts.append(_call_from_item(item, False))
+            elif kind in (None, "message") and item.get("role") == "assistant":
+                if isinstance(item.get("content"), list):
+                    tail("assistant").parts.extend(_text_parts(item))
+                else:
+                    m = tail("assistant")
+                    part = TextPart(item.get("content") or "")
+                    extra = overrides_for(item, {"role": "assistant", "content": part.text}, set())
+                    if extra:
+                        part.provider_data[API] = {"easy": extra}
+                    m.parts.append(part)
+            elif kind in (None, "message"):
+                messages.append(self._user_from_item(item))
+                messages[-1].provider_data.setdefault(API, {})["closed"] = True
+        for m in messages:
+            pd = m.provider_data.get(API)
+            if pd is not None:
+                pd.pop("closed", None)
+                if not pd:
+                    m.provider_data.pop(API)
+        choice = body.get("tool_choice")
+        tool_choice = None
+        if choice is not None:
+            try:
+                tool_choice = normalize_tool_choice(choice)
+            except UnsupportedToolChoice:
+                settings["tool_choice"] = copy.deepcopy(choice)
+        return ModelRequest(
+            model=body.get("model", ""),
+            messages=messages,
+            instructions=instructions,
+            tools=[self._tool_from_wire(t) for t in body.get("tools") or [] if isinstance(t, dict) and t.get("type") == "function"],
+            tool_choice=tool_choice,
+            parallel_tool_calls=body.get("parallel_tool_calls"),
+            max_tokens=body.get("max_output_tokens"),
+            temperature=body.get("temperature"),
+            stream=bool(body.get("stream", False)),
+            thinking=thinking,
+            settings=settings,
+        )
+
+    def _result_from_item(self, item: dict[str, Any]) -> ToolResult:
+        output = item.get("output")
+        if isinstance(output, list):
+            content: Any = []
+            for o in output:
+                if not isinstance(o, dict):
+                    continue
+                if o.get("type") == "input_text":
+                    content.append(TextPart(o.get("text", "")))
+                elif o.get("type") == "input_image" and o.get("image_url"):
+                    url = o["image_url"]
+                    extra = {k: v for k, v in o.items() if k not in ("type", "image_url")}
+                    pd = {API: {"part": extra}} if extra else {}
+                    if url.startswith("data:") and ";base64," in url:
+                        head, _, data = url.partition(";base64,")
+                        content.append(ImagePart(data=base64.b64decode(data), media_type=head[5:], provider_data=pd))
+                    else:
+                        content.append(ImagePart(url=url, provider_data=pd))
+        else:
+            content = output if isinstance(output, str) else ("" if output is None else str(output))
+        result = ToolResult(tool_call_id=item.get("call_id") or "", content=content)
+        encoded = self._user_items(Message("user", [result]))[0]
+        over = overrides_for(item, encoded, set())
+        if over:
+            result.provider_data[API] = {"item": over}
+        return result
+
+    def _user_from_item(self, item: dict[str, Any]) -> Message:
+        content = item.get("content")
+        parts: list[Any] = []
+        pd: dict[str, Any] = {}
+        if item.get("role") not in ("user", None):
+            pd["role"] = item.get("role")
+        if isinstance(content, str):
+            parts.append(TextPart(content))
+        elif isinstance(content, list):
+            for c in content:
+                if not isinstance(c, dict):
+                    continue
+                if c.get("type") == "input_text":
+                    parts.append(TextPart(c.get("text", "")))
+                elif c.get("type") == "input_image" and c.get("image_url"):
+                    r = self._result_from_item({"type": "function_call_output", "call_id": "", "output": [c]})
+                    parts.extend(p for p in r.content if isinstance(p, ImagePart))  # type: ignore[union-attr]
+            if len(parts) == 1 and isinstance(parts[0], TextPart):
+                pd["content_list"] = True
+        msg = Message("user", parts, {API: pd} if pd else {})
+        encoded = self._user_items(msg)
+        over = overrides_for(item, encoded[-1] if encoded else {}, set())
+        if over:
+            pd["message"] = over
+            msg.provider_data[API] = pd
+        return msg
+
+
+class ResponsesStreamDecoder:
+    """Incremental Responses stream decoder (events keyed by ``output_index``).
+
+    - ``response.created``/``in_progress`` → :class:`ResponseStart` (id, model);
+    - ``response.output_item.added`` with a ``function_call`` → :class:`ToolCallStart` (``call_id``
+      and ``name`` come only here; the ``fc_`` item id goes to ``provider_data``);
+    - ``response.function_call_arguments.delta`` → :class:`ToolCallDelta`; ``.done`` is only a
+      check (its ``arguments`` are taken at ``output_item.done``);
+    - ``response.output_text.delta``/``refusal.delta`` → :class:`TextDelta`;
+    - ``response.output_item.done`` → the final item: a call ends with the item's ``arguments``
+      (:class:`ToolCallEnd`), a reasoning item (complete ``encrypted_content`` only here) →
+      :class:`ReasoningDelta`, a message item's ids/annotations merged into its text parts;
+    - ``response.completed``/``incomplete``/``failed`` → usage and the stop reason
+      (:func:`stop_reason_of`); a ``failed`` response or an ``error`` event raises
+      :class:`ProviderError` (``status=None``).
+    """
+
+    def __init__(self) -> None:
+        self.started = False
+        self.text_seen: set[int] = set()
+        self.calls_open: set[int] = set()
+        self.stopped = False
+
+    def _start(self, resp: dict[str, Any] | None) -> Iterator[StreamEvent]:
+        if not self.started:
+            self.started = True
+            resp = resp or {}
+            rid = resp.get("id")
+            yield ResponseStart(rid, resp.get("model"), {API: {"response_id": rid}} if rid else {})
+
+    def feed(self, ev: dict[str, Any]) -> Iterator[StreamEvent]:
+        if not isinstance(ev, dict):
+            return
+        kind = ev.get("type")
+        if kind in ("response.created", "response.in_progress", "response.queued"):
+            yield from self._start(ev.get("response"))
+            return
+        if kind == "error":
+            raise ProviderError(API, str(ev.get("message") or ev), status=None,
+                                retryable=ev.get("code") in ("server_error", "rate_limit_exceeded"), error_type=ev.get("code"), body=ev)
+        yield from self._start(None)
+        oi = ev.get("output_index")
+        if kind == "response.output_item.added":
+            item = ev.get("item") or {}
+            if item.get("type") == "function_call":
+                rest = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "call_id", "name", "arguments", "status")}
+                pd: dict[str, Any] = {"item": rest}
+                if item.get("id") is not None:
+                    pd["item_id"] = item["id"]
+                self.calls_open.add(int(oi))
+                yield ToolCallStart(int(oi) * _SLOT, item.get("call_id") or item.get("id") or "", item.get("name") or "",
+                                    id_synthesized=not item.get("call_id"), provider_data={API: pd})
+        elif kind == "response.function_call_arguments.delta":
+            if oi is not None and int(oi) in self.calls_open and ev.get("delta"):
+                yield ToolCallDelta(int(oi) * _SLOT, ev["delta"])
+        elif kind in ("response.output_text.delta", "response.refusal.delta"):
+            index = int(oi) * _SLOT + int(ev.get("content_index") or 0)
+            self.text_seen.add(index)
+            if ev.get("delta"):
+                yield TextDelta(index, ev["delta"])
+        elif kind == "response.output_item.done":
+            item = ev.get("item") or {}
+            t = item.get("type")
+            if t == "function_call" and oi is not None:
+                call = _call_from_item(item, False)
+                if int(oi) not in self.calls_open:
+                    self.calls_open.add(int(oi))
+                    yield ToolCallStart(int(oi) * _SLOT, call.id, call.name, call.id_synthesized)
+                yield ToolCallEnd(int(oi) * _SLOT, raw_arguments=call.raw_arguments or "", provider_data=call.provider_data)
+            elif t == "reasoning":
+                part = _reasoning_part(item)
+                yield ReasoningDelta(int(oi) * _SLOT, text=part.text, encrypted=part.encrypted, provider=API,
+                                     provider_data=part.provider_data)
+            elif t == "message":
+                for ci, part in enumerate(_text_parts(item)):
+                    index = int(oi) * _SLOT + ci
+                    text = "" if index in self.text_seen else part.text
+                    yield TextDelta(index, text, part.provider_data)
+        elif kind in ("response.completed", "response.incomplete", "response.failed", "response.cancelled"):
+            resp = ev.get("response") or {}
+            if resp.get("status") == "failed" and isinstance(resp.get("error"), dict):
+                err = resp["error"]
+                raise ProviderError(API, str(err.get("message") or err), status=None,
+                                    retryable=err.get("code") in ("server_error", "rate_limit_exceeded"), error_type=err.get("code"), body=resp)
+            if resp.get("usage"):
+                yield UsageUpdate(responses_usage(resp["usage"]))
+            stop, vendor = stop_reason_of(resp)
+            self.stopped = True
+            yield StopEvent(stop, vendor)
+
+    def finish(self) -> Iterator[StreamEvent]:
+        return iter(())
