@@ -164,7 +164,8 @@ class ToolExecutor:
         arguments = _restore_nulls(tool.input_schema, dict(call.arguments or {}))
         from .schema.validate import validate_arguments
 
-        problems = validate_arguments(tool.input_schema, arguments)
+        # ``meta["validate_arguments"] = False`` is for replaying recorded results only
+        problems = validate_arguments(tool.input_schema, arguments) if tool.meta.get("validate_arguments", True) else []
         if problems:
             first = problems[0]
             more = f" ({len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})" if len(problems) > 1 else ""

@@ -1,0 +1,538 @@
+"""Replay of recorded vendor traffic through the real SDKs, the adapters and the shared loop.
+
+For each cassette (VCR-style YAML, see :mod:`toolwire.testing.cassettes`):
+
+1. every recorded response is decoded through the real vendor SDK and the adapter — the SDK's
+   ``httpx2`` transport answers from the cassette (``httpx2.MockTransport``);
+2. the shared loop (:func:`toolwire.run`) runs on each recorded conversation: the first request
+   is built by toolwire from the decoded first recorded request; tool calls are answered with the
+   tool results found in the next recorded request; every request toolwire sends is compared
+   with the recorded one *at the canonical level* (both decoded with the adapter's
+   ``decode_request``): message order and roles, text, tool calls (names, parsed arguments, the
+   ids the vendor sent), tool results (which call, content, error flag) and reasoning (byte-equal
+   signatures and encrypted content).
+
+Habits of the recording clients (ids they invented when the vendor sent none, an extra
+whitespace-only text block, an item id sent as ``call_id``, a tool list that grows) are reported
+as per-file notes saying what toolwire does instead, not as failures. Anything else is a failure
+with a readable diff.
+
+Gemini ``streamGenerateContent`` bodies recorded as a JSON array (without ``alt=sse``) cannot be
+parsed by the SDK's stream reader, so the replay transport re-frames the array's chunks as SSE
+``data:`` events — the same chunks, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..context import ToolContext
+from ..errors import RunLimitExceeded, ToolwireError
+from ..model import Model, ModelRequest
+from ..tools import Tool
+from ..types import Conversation, ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult
+from .cassettes import Interaction, load_cassette
+
+__all__ = ["replay_file", "replay_paths", "FileReport", "PROVIDER_FOR_API", "compare_requests"]
+
+#: Which provider (entry point) serves each recorded API.
+PROVIDER_FOR_API = {"anthropic": "anthropic", "openai-chat": "openai-chat", "openai-responses": "openai", "gemini": "gemini"}
+
+
+@dataclass
+class FileReport:
+    file: str
+    api: str | None
+    notes: list[str] = field(default_factory=list)
+    responses: list[dict[str, Any]] = field(default_factory=list)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    expected_mismatches: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and not self.expected_mismatches and all(r["matches"] for r in self.requests)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"file": self.file, "api": self.api, "notes": self.notes, "responses": self.responses, "requests": self.requests}
+        if self.errors:
+            d["errors"] = self.errors
+        if self.expected_mismatches:
+            d["expected_mismatches"] = self.expected_mismatches
+        return d
+
+
+# ---------------------------------------------------------------------------------------------
+# the transport that answers from the cassette
+
+
+def _response_bytes(inter: Interaction) -> tuple[bytes, dict[str, str]]:
+    headers = {}
+    for k, v in inter.response_headers.items():
+        if k.lower() in ("content-encoding", "content-length", "transfer-encoding"):
+            continue  # the body below is already decoded text
+        headers[k] = v[0] if isinstance(v, list) and v else str(v)
+    text = inter.response_text or ""
+    if inter.stream_format == "json-array":
+        chunks = json.loads(text)
+        text = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\r\n\r\n" for c in chunks)
+        headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+        headers["content-type"] = "text/event-stream"
+    elif inter.stream_format == "sse":
+        headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+        headers["content-type"] = "text/event-stream"
+    else:
+        headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+        headers["content-type"] = "application/json"
+    return text.encode("utf-8"), headers
+
+
+class _CassetteTransport:
+    """Serves the queued interactions' responses in order and keeps the bodies it was sent."""
+
+    def __init__(self) -> None:
+        self.queue: list[Interaction] = []
+        self.sent: list[dict[str, Any]] = []
+
+    def handler(self, request: Any) -> Any:
+        import httpx2
+
+        try:
+            self.sent.append(json.loads(request.content.decode("utf-8")) if request.content else {})
+        except ValueError:
+            self.sent.append({})
+        if not self.queue:
+            return httpx2.Response(500, json={"error": {"message": "replay: no recorded response left"}})
+        inter = self.queue.pop(0)
+        body, headers = _response_bytes(inter)
+        return httpx2.Response(inter.status or 200, content=body, headers=headers)
+
+
+def _model_id(api: str, inter: Interaction, body: dict[str, Any]) -> str:
+    if api == "gemini":
+        path = urlsplit(inter.uri).path
+        seg = path.rsplit("/models/", 1)[-1]
+        return seg.split(":", 1)[0]
+    return str(body.get("model") or "unknown")
+
+
+def _model_settings(api: str, inter: Interaction, transport: _CassetteTransport) -> dict[str, Any]:
+    import httpx2
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport.handler))
+    settings: dict[str, Any] = {"api_key": "replay-key", "http_client": client, "max_retries": 0}
+    parts = urlsplit(inter.uri)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    if api == "gemini":
+        version = parts.path.strip("/").split("/", 1)[0]
+        settings.update(base_url=origin, api_version=version)
+    elif api in ("openai-chat", "openai-responses"):
+        prefix = parts.path.rsplit("/chat/completions", 1)[0] if api == "openai-chat" else parts.path.rsplit("/responses", 1)[0]
+        settings["base_url"] = origin + prefix
+    else:
+        settings["base_url"] = origin
+    return settings
+
+
+class _ReplayModel(Model):
+    """Wraps the adapter's model: each turn's request settings (model, tool choice, limits,
+    thinking, vendor fields) are taken from the recorded request of that turn, so only the
+    conversation is built by the loop."""
+
+    def __init__(self, inner: Model, recorded: list[ModelRequest], transport: _CassetteTransport,
+                 interactions: list[Interaction], codec: Any) -> None:
+        super().__init__(inner.model_id)
+        self.inner = inner
+        self.provider = inner.provider
+        self.recorded = recorded
+        self.transport = transport
+        self.interactions = interactions
+        self.codec = codec
+        self.turn = 0
+        self.responses: list[Response] = []
+        self.sent_requests: list[ModelRequest] = []
+        self.call_results: dict[str, ToolResult] = {}
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def build_request(self, messages: list[Message], *, instructions: str | None = None, tools: list[Tool] | None = None,
+                      tool_choice: Any = None) -> ModelRequest:
+        rec = self.recorded[min(self.turn, len(self.recorded) - 1)]
+        return ModelRequest(
+            model=rec.model, messages=list(messages), instructions=instructions, tools=list(rec.tools),
+            tool_choice=rec.tool_choice, parallel_tool_calls=rec.parallel_tool_calls, max_tokens=rec.max_tokens,
+            temperature=rec.temperature, stream=rec.stream, thinking=rec.thinking, settings=dict(rec.settings),
+        )
+
+    async def send(self, request: ModelRequest) -> Response:
+        inter = self.interactions[self.turn]
+        self.transport.queue.append(inter)
+        self.sent_requests.append(request)
+        try:
+            response = await self.inner.send(request)
+        finally:
+            self.turn += 1
+        self.responses.append(response)
+        # what the recording client answered to each call, from the next recorded request
+        if self.turn < len(self.recorded):
+            nxt = self.recorded[self.turn]
+            results = nxt.messages[-1].tool_results if nxt.messages else []
+            by_id = {r.tool_call_id: r for r in results}
+            for k, call in enumerate(response.tool_calls):
+                r = by_id.get(call.id)
+                if r is None and k < len(results):
+                    r = results[k]
+                if r is not None:
+                    self.call_results[call.id] = r
+        return response
+
+
+def _replay_tools(tools: list[Tool], model: _ReplayModel) -> list[Tool]:
+    out = []
+    for t in tools:
+        def answer(_ctx: ToolContext, **_arguments: Any) -> Any:
+            recorded = model.call_results.get(_ctx.tool_call_id)
+            if recorded is None:
+                raise RuntimeError("replay: the recording has no result for this call")
+            if recorded.is_error:
+                from ..errors import ToolError
+
+                raise ToolError(recorded.text if isinstance(recorded.content, str) else recorded.text)
+            return recorded.content
+
+        answer.__annotations__ = {"_ctx": ToolContext}
+        nt = Tool(t.name, t.description, t.input_schema, answer, strict=t.strict, returns=t.returns,
+                  provider_data=dict(t.provider_data), meta={"validate_arguments": False})
+        out.append(nt)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# canonical comparison
+
+
+def _content_key(content: Any) -> Any:
+    if isinstance(content, str):
+        return content
+    out = []
+    for p in content:
+        if isinstance(p, TextPart):
+            out.append(("text", p.text))
+        elif isinstance(p, ImagePart):
+            out.append(("image", p.media_type, p.base64, p.url))
+        else:
+            out.append((getattr(p, "type", "?"),))
+    if len(out) == 1 and out[0][0] == "text":
+        return out[0][1]
+    return out
+
+
+def _canon_message(m: Message, ignore_ids: set[str]) -> dict[str, Any]:
+    text_parts = [p.text for p in m.parts if isinstance(p, TextPart)]
+    calls = []
+    results = []
+    reasoning = []
+    images = []
+    for p in m.parts:
+        if isinstance(p, ToolCall):
+            calls.append({"id": None if p.id_synthesized or p.id in ignore_ids else p.id, "name": p.name,
+                          "arguments": p.arguments if p.invalid is None else p.raw_arguments})
+        elif isinstance(p, ToolResult):
+            results.append({"content": _content_key(p.content), "is_error": p.is_error})
+        elif isinstance(p, ReasoningPart):
+            reasoning.append({"signature": p.signature, "encrypted": p.encrypted})
+        elif isinstance(p, ImagePart):
+            images.append((p.media_type, p.base64, p.url))
+    return {"role": m.role, "text": "".join(text_parts), "text_blocks": text_parts, "tool_calls": calls,
+            "tool_results": results, "reasoning": reasoning, "images": images}
+
+
+def _result_ids(m: Message) -> list[str]:
+    return [p.tool_call_id for p in m.parts if isinstance(p, ToolResult)]
+
+
+def compare_requests(sent: ModelRequest, recorded: ModelRequest, *, synthesized_ids: set[str] | None = None
+                     ) -> tuple[bool, str | None, list[str]]:
+    """Compare two decoded requests at the canonical level.
+
+    Returns ``(matches, diff, notes)``: ``diff`` is a readable description of every difference
+    that is not a known recording-client habit; ``notes`` describe the habits found.
+    """
+    synthesized = set(synthesized_ids or ())
+    notes: list[str] = []
+    diffs: list[str] = []
+    if len(sent.messages) != len(recorded.messages):
+        diffs.append(f"message count: toolwire sent {len(sent.messages)}, recorded {len(recorded.messages)}")
+    # calls whose ids were synthesized by toolwire: compare by position, note invented ids
+    call_pos: dict[str, tuple[int, int]] = {}
+    for i, (a, b) in enumerate(zip(sent.messages, recorded.messages)):
+        ca, cb = _canon_message(a, synthesized), _canon_message(b, set())
+        where = f"message {i} ({a.role})"
+        if ca["role"] != cb["role"]:
+            diffs.append(f"{where}: role {ca['role']!r} vs recorded {cb['role']!r}")
+            continue
+        if ca["text"] != cb["text"]:
+            if ca["text"].strip() == cb["text"].strip() and [t for t in cb["text_blocks"] if t.strip()] == [t for t in ca["text_blocks"] if t.strip()]:
+                notes.append(f"{where}: the recording client added a whitespace-only text block; toolwire sends the model's text as it came")
+            else:
+                diffs.append(f"{where}: text {ca['text']!r} vs recorded {cb['text']!r}")
+        if len(ca["tool_calls"]) != len(cb["tool_calls"]):
+            diffs.append(f"{where}: {len(ca['tool_calls'])} tool calls vs recorded {len(cb['tool_calls'])}")
+        for k, (x, y) in enumerate(zip(ca["tool_calls"], cb["tool_calls"])):
+            if x["name"] != y["name"] or x["arguments"] != y["arguments"]:
+                diffs.append(f"{where} tool call {k}: {x['name']}({json.dumps(x['arguments'], ensure_ascii=False)}) vs recorded "
+                             f"{y['name']}({json.dumps(y['arguments'], ensure_ascii=False)})")
+            if x["id"] is None and y["id"] is not None:
+                notes.append(f"{where} tool call {k}: the vendor sent no id; the recording client invented {y['id']!r}, "
+                             "toolwire keeps its synthesized id internal and sends none (case B16)")
+            elif x["id"] is not None and y["id"] != x["id"]:
+                if isinstance(y["id"], str) and y["id"].startswith("fc_") and isinstance(x["id"], str) and x["id"].startswith("call_"):
+                    notes.append(f"{where} tool call {k}: the recording client sent the item id {y['id']!r} as call_id; "
+                                 f"toolwire sends the call_id {x['id']!r} the vendor gave")
+                else:
+                    diffs.append(f"{where} tool call {k}: id {x['id']!r} vs recorded {y['id']!r}")
+            call_pos[str(k)] = (i, k)
+        if len(ca["tool_results"]) != len(cb["tool_results"]):
+            diffs.append(f"{where}: {len(ca['tool_results'])} tool results vs recorded {len(cb['tool_results'])}")
+        for k, (x, y) in enumerate(zip(ca["tool_results"], cb["tool_results"])):
+            if x != y:
+                diffs.append(f"{where} tool result {k}: {json.dumps(x, ensure_ascii=False)[:300]} vs recorded {json.dumps(y, ensure_ascii=False)[:300]}")
+        ra, rb = _result_ids(a), _result_ids(b)
+        for k, (x, y) in enumerate(zip(ra, rb)):
+            if x != y and x not in synthesized:
+                if y.startswith("fc_") and x.startswith("call_"):
+                    continue  # noted with the call
+                diffs.append(f"{where} tool result {k}: answers {x!r} vs recorded {y!r}")
+        if ca["reasoning"] != cb["reasoning"]:
+            diffs.append(f"{where}: reasoning {ca['reasoning']} vs recorded {cb['reasoning']}")
+        if ca["images"] != cb["images"]:
+            diffs.append(f"{where}: images differ")
+    if (sent.instructions or None) != (recorded.instructions or None):
+        diffs.append(f"instructions {sent.instructions!r} vs recorded {recorded.instructions!r}")
+    return (not diffs, "\n".join(diffs) if diffs else None, notes)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _response_record(index: int, resp: Response) -> dict[str, Any]:
+    calls = []
+    for c in resp.tool_calls:
+        d: dict[str, Any] = {"id": c.id, "id_synthesized": c.id_synthesized, "name": c.name,
+                             "arguments": c.arguments if c.invalid is None else None}
+        if c.invalid is not None:
+            d["invalid"] = c.invalid
+        calls.append(d)
+    u = resp.usage
+    return {
+        "interaction": index,
+        "stop_reason": resp.stop_reason,
+        "vendor_stop_reason": resp.vendor_stop_reason,
+        "tool_calls": calls,
+        "text": resp.text or None,
+        "usage": {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens, "cache_read_tokens": u.cache_read_tokens,
+                  "cache_write_tokens": u.cache_write_tokens, "reasoning_tokens": u.reasoning_tokens},
+    }
+
+
+def _extends(prev: ModelRequest, prev_resp_calls: int, nxt: ModelRequest) -> bool:
+    """``nxt`` continues ``prev`` by exactly the model's turn and the results of its calls."""
+    if prev_resp_calls == 0:
+        return False
+    if len(nxt.messages) != len(prev.messages) + 2:
+        return False
+    last = nxt.messages[-1]
+    if last.role != "user" or not last.tool_results or any(not isinstance(p, ToolResult) for p in last.parts):
+        return False
+    return len(last.tool_results) == prev_resp_calls
+
+
+async def _replay_segment(api: str, inters: list[Interaction], recorded: list[ModelRequest], report: FileReport,
+                          codec: Any) -> None:
+    from ..loop import run
+    from ..registry import model as resolve_model
+
+    transport = _CassetteTransport()
+    settings = _model_settings(api, inters[0], transport)
+    inner = resolve_model(f"{PROVIDER_FOR_API[api]}:{_model_id(api, inters[0], inters[0].request_json)}", **settings)
+    rm = _ReplayModel(inner, recorded, transport, inters, codec)
+    first = recorded[0]
+    all_tools: dict[str, Tool] = {}
+    for r in recorded:
+        for t in r.tools:
+            all_tools.setdefault(t.name, t)
+    if len(all_tools) > len(first.tools):
+        report.notes.append(f"interactions {inters[0].index}-{inters[-1].index}: the recording client offered more tools in "
+                            "later requests; each request is sent with the tools the recording offered at that point")
+    tools = _replay_tools(list(all_tools.values()), rm)
+    conv = Conversation(list(first.messages), first.instructions)
+    try:
+        await run(rm, tools=tools, conversation=conv, max_turns=len(inters))
+    except RunLimitExceeded:
+        pass  # the recording ends on a tool call (or the next request starts a new conversation)
+    except ToolwireError as exc:
+        report.errors.append(f"interaction {inters[min(rm.turn, len(inters)) - 1].index}: {exc}")
+    finally:
+        await inner.aclose()
+        await settings["http_client"].aclose()
+    for k, resp in enumerate(rm.responses):
+        report.responses.append(_response_record(inters[k].index, resp))
+    synthesized = {c.id for resp in rm.responses for c in resp.tool_calls if c.id_synthesized}
+    for k, sent_body in enumerate(transport.sent):
+        if k >= len(inters):
+            break
+        try:
+            sent_req = codec.decode_request(sent_body)
+        except Exception as exc:  # a body the adapter cannot read back is a failure
+            report.requests.append({"interaction": inters[k].index, "matches": False, "diff": f"cannot decode the sent body: {exc}"})
+            continue
+        ok, diff, notes = compare_requests(sent_req, recorded[k], synthesized_ids=synthesized)
+        for n in notes:
+            msg = f"interaction {inters[k].index}: {n}"
+            if msg not in report.notes:
+                report.notes.append(msg)
+        report.requests.append({"interaction": inters[k].index, "matches": ok, "diff": diff})
+
+
+async def replay_file(path: str | Path, display_name: str | None = None) -> FileReport:
+    """Replay one cassette; see the module docstring."""
+    from ..registry import codec as get_codec
+
+    inters = load_cassette(path)
+    apis = {i.api for i in inters if i.api}
+    api = apis.pop() if len(apis) == 1 else None
+    report = FileReport(display_name or str(path), api)
+    if api is None:
+        report.errors.append("cannot tell which API the cassette records" if not apis else f"mixed APIs: {sorted(apis | {api})}")
+        return report
+    codec = get_codec(PROVIDER_FOR_API[api])
+    usable = [i for i in inters if i.api == api and i.request_json is not None]
+    decoded: list[ModelRequest] = []
+    for i in usable:
+        try:
+            decoded.append(codec.decode_request(i.request_json))
+        except Exception as exc:
+            report.errors.append(f"interaction {i.index}: decode_request failed: {type(exc).__name__}: {exc}")
+            return report
+    # split into conversations: a request that does not extend the previous one starts a new loop
+    segments: list[tuple[list[Interaction], list[ModelRequest]]] = []
+    for inter, req in zip(usable, decoded):
+        if segments:
+            prev_inters, prev_reqs = segments[-1]
+            calls = _count_calls(prev_inters[-1], codec, prev_reqs[-1])
+            if inter.status == 200 and prev_inters[-1].status == 200 and _extends(prev_reqs[-1], calls, req):
+                prev_inters.append(inter)
+                prev_reqs.append(req)
+                continue
+        segments.append(([inter], [req]))
+    for seg_inters, seg_reqs in segments:
+        if any(i.status != 200 for i in seg_inters):
+            for i in seg_inters:
+                report.errors.append(f"interaction {i.index}: recorded HTTP {i.status}; not replayed")
+            continue
+        await _replay_segment(api, seg_inters, seg_reqs, report, codec)
+    return report
+
+
+def _count_calls(inter: Interaction, codec: Any, request: ModelRequest) -> int:
+    try:
+        if inter.stream_format:
+            from ..stream import assemble
+
+            chunks = inter.stream_chunks
+            if inter.stream_format == "sse" and inter.api in ("anthropic", "openai-responses"):
+                chunks = [e.data for e in inter.sse_events if isinstance(e.data, dict)]
+            return len(assemble(codec.decode_stream(chunks, request)).tool_calls)
+        return len(codec.decode_response(inter.response_json, request).tool_calls)
+    except Exception:
+        return 0
+
+
+def check_expected(report: FileReport, expected: dict[str, Any]) -> None:
+    """Compare the decoded responses with an ``expected.json`` entry (recordings README layout)."""
+    by_index = {r["interaction"]: r for r in report.responses}
+    for exp in expected.get("responses", []):
+        got = by_index.get(exp["interaction"])
+        where = f"interaction {exp['interaction']}"
+        if got is None:
+            report.expected_mismatches.append(f"{where}: not decoded")
+            continue
+        if got["vendor_stop_reason"] != exp["stop_reason"]:
+            report.expected_mismatches.append(f"{where}: stop reason {got['vendor_stop_reason']!r}, expected {exp['stop_reason']!r}")
+        want_calls = [(c["id"], c["name"], c["arguments"]) for c in exp["tool_calls"]]
+        have_calls = [(None if c["id_synthesized"] else c["id"], c["name"], c["arguments"]) for c in got["tool_calls"]]
+        if want_calls != have_calls:
+            report.expected_mismatches.append(f"{where}: tool calls {have_calls}, expected {want_calls}")
+        if got["text"] != exp["text"]:
+            report.expected_mismatches.append(f"{where}: text {got['text']!r}, expected {exp['text']!r}")
+        u = exp.get("usage") or {}
+        if u.get("input") is not None and got["usage"]["input_tokens"] != u["input"]:
+            report.expected_mismatches.append(f"{where}: input tokens {got['usage']['input_tokens']}, expected {u['input']}")
+        if u.get("output") is not None and got["usage"]["output_tokens"] != u["output"]:
+            report.expected_mismatches.append(f"{where}: output tokens {got['usage']['output_tokens']}, expected {u['output']}")
+
+
+def _find_expected(path: Path) -> tuple[Path, dict[str, Any]] | None:
+    for parent in [path if path.is_dir() else path.parent, *path.resolve().parents]:
+        candidate = parent / "expected.json"
+        if candidate.is_file():
+            try:
+                return candidate.parent, json.loads(candidate.read_text())
+            except ValueError:
+                return None
+    return None
+
+
+def replay_paths(paths: list[str]) -> dict[str, Any]:
+    """Replay every cassette under ``paths`` (files or folders); return the ``--json`` document
+    ``{"files": [...], "totals": {...}}``. Responses are checked against an ``expected.json``
+    found beside or above the files (the recordings README layout) when there is one."""
+    files: list[tuple[str, Path]] = []
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            for f in sorted(list(path.rglob("*.yaml")) + list(path.rglob("*.yml"))):
+                files.append((str(f) if p.endswith("/") else str(Path(p) / f.relative_to(path)), f))
+        else:
+            files.append((p, path))
+
+    async def go() -> list[FileReport]:
+        out = []
+        for shown, f in files:
+            try:
+                rep = await replay_file(f, shown)
+            except Exception as exc:  # a broken cassette is a failure of that file, not of the run
+                rep = FileReport(shown, None, errors=[f"{type(exc).__name__}: {exc}"])
+            found = _find_expected(f)
+            if found is not None:
+                base, doc = found
+                try:
+                    key = f.resolve().relative_to(base.resolve()).as_posix()
+                except ValueError:
+                    key = None
+                entry = (doc.get("files") or {}).get(key) if key else None
+                if entry is not None:
+                    check_expected(rep, entry)
+            out.append(rep)
+        return out
+
+    reports = asyncio.run(go())
+    totals = {
+        "files": len(reports),
+        "files_ok": sum(1 for r in reports if r.ok),
+        "responses": sum(len(r.responses) for r in reports),
+        "tool_calls": sum(len(x["tool_calls"]) for r in reports for x in r.responses),
+        "requests": sum(len(r.requests) for r in reports),
+        "requests_matched": sum(1 for r in reports for x in r.requests if x["matches"]),
+        "expected_mismatches": sum(len(r.expected_mismatches) for r in reports),
+        "errors": sum(len(r.errors) for r in reports),
+        "notes": sum(len(r.notes) for r in reports),
+    }
+    return {"files": [r.to_dict() for r in reports], "totals": totals, "ok": all(r.ok for r in reports)}

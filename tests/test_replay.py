@@ -1,0 +1,61 @@
+"""`toolwire replay` on the real recordings: every response decodes as expected.json says and every
+request the loop builds matches the recorded one at the canonical level."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from toolwire.testing.cassettes import recordings_dir
+from toolwire.testing.replay import replay_paths
+
+ROOT = recordings_dir()
+FILES = sorted(ROOT.glob("*/*.yaml")) if ROOT else []
+needs_recordings = pytest.mark.skipif(ROOT is None, reason="../shared/recordings is absent")
+
+
+@needs_recordings
+@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.name}" for p in FILES])
+def test_replay_file_matches(path):
+    doc = replay_paths([str(path)])
+    (f,) = doc["files"]
+    assert f.get("errors", []) == []
+    assert f.get("expected_mismatches", []) == []
+    assert [r for r in f["requests"] if not r["matches"]] == []
+    expected = json.loads((ROOT / "expected.json").read_text())["files"][f"{path.parent.name}/{path.name}"]
+    assert [r["interaction"] for r in f["responses"]] == [r["interaction"] for r in expected["responses"]]
+    for got, want in zip(f["responses"], expected["responses"]):
+        assert got["vendor_stop_reason"] == want["stop_reason"]
+        assert [c["name"] for c in got["tool_calls"]] == [c["name"] for c in want["tool_calls"]]
+        assert [c["arguments"] for c in got["tool_calls"]] == [c["arguments"] for c in want["tool_calls"]]
+        assert [None if c["id_synthesized"] else c["id"] for c in got["tool_calls"]] == [c["id"] for c in want["tool_calls"]]
+        assert got["text"] == want["text"]
+        assert got["usage"]["input_tokens"] == want["usage"]["input"]
+        assert got["usage"]["output_tokens"] == want["usage"]["output"]
+
+
+@needs_recordings
+def test_replay_cli_json_totals():
+    proc = subprocess.run([sys.executable, "-m", "toolwire.cli", "replay", str(ROOT / "anthropic"), "--json"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    doc = json.loads(proc.stdout)
+    assert set(doc) == {"files", "totals"}
+    assert doc["totals"]["files"] == len(list((ROOT / "anthropic").glob("*.yaml")))
+    assert doc["totals"]["requests_matched"] == doc["totals"]["requests"]
+    first = doc["files"][0]
+    assert set(first) >= {"file", "api", "notes", "responses", "requests"}
+    assert set(first["responses"][0]) == {"interaction", "stop_reason", "vendor_stop_reason", "tool_calls", "text", "usage"}
+    assert set(first["responses"][0]["usage"]) == {"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens"}
+
+
+def test_replay_reports_failure_exit_code(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("interactions:\n- request: {method: POST, uri: 'https://example.com/x', body: 'not json'}\n  response: {status: {code: 200}, body: {string: '{}'}}\n")
+    proc = subprocess.run([sys.executable, "-m", "toolwire.cli", "replay", str(bad), "--json"], capture_output=True, text=True)
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    assert doc["files"][0]["errors"] == ["cannot tell which API the cassette records"]
