@@ -1,0 +1,633 @@
+"""Tool-definition review: ``toolwire lint`` and :func:`lint_tools`.
+
+Each rule is a general check of what a model reads (name, description, input schema, the notes
+toolwire generates) or of what a provider's adapter will do with it. Every finding says why it
+costs the model and how to fix it; its ``pointer`` is a JSON pointer into the tool's canonical
+spec (``{"name", "description", "input_schema"}``). The rule list is :data:`RULES`; add a rule
+with :func:`register_rule`, extend the ambiguous parameter names with ``ambiguous_names=``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from ..errors import ToolDefinitionError
+from ..schema.report import json_pointer
+from ..tools import Tool
+from .results import CapSpec, Page, paging_note
+
+__all__ = [
+    "Finding",
+    "Rule",
+    "LintReport",
+    "RULES",
+    "AMBIGUOUS_NAMES",
+    "PROVIDER_NAME_RULES",
+    "DEFAULT_PROVIDERS",
+    "lint_tools",
+    "load_tools",
+    "register_rule",
+]
+
+SEVERITIES = ("error", "warning", "info")
+
+#: Parameter names with more than one honest reading, each with the readings a model may pick.
+#: Extend per call with ``lint_tools(..., ambiguous_names={...})`` or ``--ambiguous NAME``.
+AMBIGUOUS_NAMES: dict[str, str] = {
+    "script": "a file path to run, or the script's source text",
+    "file": "a path, a file name, or the file's content",
+    "query": "a search string, a SQL statement, or a URL query string",
+    "target": "a file, a URL, a host, a person or a branch",
+    "data": "any payload at all: text, JSON, base64, a path",
+    "input": "text to process, a file to read, or stdin for a program",
+    "id": "which object's id, in which format",
+    "path": "relative or absolute, to a file or a directory",
+    "source": "a path, a URL, source code, or a citation",
+    "content": "text, a path to the text, or encoded bytes",
+    "value": "any value of any type",
+    "name": "a file name, a display name or an identifier",
+    "url": "absolute or relative, with or without a scheme",
+    "text": "plain text, markdown, or a pattern",
+    "body": "a request body, an email body, JSON or text",
+    "args": "a list, a string to split, or key=value pairs",
+    "params": "a dict, a query string or a list",
+    "code": "source code, an error code or a country code",
+    "filename": "a bare name or a path, relative or absolute",
+    "dir": "relative or absolute directory",
+    "directory": "relative or absolute directory",
+    "location": "a path, a URL, or a place",
+    "key": "a dict key, an API key or a sort key",
+    "date": "which date format and time zone",
+    "time": "which format, unit and time zone",
+    "timeout": "seconds or milliseconds",
+    "size": "bytes, lines, items or pixels",
+}
+
+#: Words in a path parameter's description that say how the path is read.
+_PATH_HINT = re.compile(r"\b(relative|absolute|root|cwd|working directory|workspace)\b", re.I)
+_PATH_NAMES = {"path", "file", "filename", "filepath", "file_path", "dir", "directory", "folder", "src", "dst",
+               "source_path", "target_path"}
+
+#: Phrases that say *when* to call a tool (or when not to).
+_WHEN = re.compile(
+    r"\b(when|whenever|before|after|if|unless|instead|rather than|only for|first|"
+    r"use (this|it|when|for|to|before|after|instead|only)|call (this|it|when|before|after|first|only))\b",
+    re.I,
+)
+
+#: Tool-name rules per provider (the rule toolwire enforces for all, :data:`toolwire.tools.TOOL_NAME_RULE`,
+#: is their intersection). Sources: OpenAI function ``name`` (a-z, A-Z, 0-9, ``_``, ``-``, max 64);
+#: Anthropic tool ``name`` (``^[a-zA-Z0-9_-]{1,64}$``); Gemini FunctionDeclaration ``name``
+#: (letter or ``_`` first, then a-z, A-Z, 0-9, ``_``, ``.``, ``:``, ``-``; max 128).
+PROVIDER_NAME_RULES: dict[str, tuple[re.Pattern[str], str]] = {
+    "anthropic": (re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), "letters, digits, '_' and '-', 1 to 64 characters"),
+    "openai": (re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), "letters, digits, '_' and '-', 1 to 64 characters"),
+    "openai-chat": (re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), "letters, digits, '_' and '-', 1 to 64 characters"),
+    "gemini": (re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$"), "a letter or '_' first, then letters, digits, '_', '.', ':' or '-', at most 128 characters"),
+}
+#: Gemini parameter (property) names: ``[A-Za-z0-9_]``, a letter or ``_`` first, at most 64.
+_GEMINI_PARAM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+#: Providers checked when none is selected.
+DEFAULT_PROVIDERS = ("anthropic", "openai", "openai-chat", "gemini")
+
+
+@dataclass
+class Finding:
+    """One problem: ``rule`` id, ``severity`` (error/warning/info), ``tool`` name, ``pointer``
+    (JSON pointer into the tool's canonical spec), ``message`` (what and why it costs the
+    model) and ``fix``. ``provider`` is set for provider-specific findings."""
+
+    rule: str
+    severity: str
+    tool: str
+    pointer: str
+    message: str
+    fix: str
+    provider: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"rule": self.rule, "severity": self.severity, "tool": self.tool, "pointer": self.pointer,
+             "message": self.message, "fix": self.fix}
+        if self.provider:
+            d["provider"] = self.provider
+        return d
+
+
+@dataclass
+class Rule:
+    """A lint rule: stable ``id``, default ``severity``, ``why`` (the cost to the model),
+    ``fix``, and ``check(tool, ctx) -> iterable of Finding`` (``per_set`` rules get the list)."""
+
+    id: str
+    severity: str
+    why: str
+    fix: str
+    check: Callable[..., Iterable[Finding]]
+    per_set: bool = False
+
+
+@dataclass
+class LintReport:
+    """The findings for a tool set plus a summary (counts and per-provider token costs)."""
+
+    findings: list[Finding]
+    summary: dict[str, Any]
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "warning"]
+
+    @property
+    def exit_code(self) -> int:
+        """1 when there is an error finding, else 0."""
+        return 1 if self.errors else 0
+
+    def rules(self) -> set[str]:
+        return {f.rule for f in self.findings}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"findings": [f.to_dict() for f in self.findings], "summary": self.summary}
+
+
+@dataclass
+class _Ctx:
+    providers: list[str]
+    ambiguous: dict[str, str]
+    token_costs: dict[str, Any] = field(default_factory=dict)
+
+
+RULES: dict[str, Rule] = {}
+
+
+def register_rule(id: str, severity: str, why: str, fix: str, *, per_set: bool = False) -> Callable[[Callable[..., Iterable[Finding]]], Callable[..., Iterable[Finding]]]:
+    """Decorator: add a check to :data:`RULES` under ``id`` (replacing one with that id)."""
+    if severity not in SEVERITIES:
+        raise ValueError(f"severity must be one of {SEVERITIES}")
+
+    def deco(fn: Callable[..., Iterable[Finding]]) -> Callable[..., Iterable[Finding]]:
+        RULES[id] = Rule(id, severity, why, fix, fn, per_set)
+        return fn
+
+    return deco
+
+
+def _f(rule: str, tool: str, pointer: str, message: str, *, fix: str | None = None, severity: str | None = None,
+       provider: str | None = None) -> Finding:
+    r = RULES[rule]
+    return Finding(rule, severity or r.severity, tool, pointer, f"{message} — {r.why}", fix or r.fix, provider)
+
+
+def _props(tool: Tool) -> dict[str, Any]:
+    props = (tool.input_schema or {}).get("properties") or {}
+    return props if isinstance(props, dict) else {}
+
+
+def _walk_props(schema: Any, path: tuple[Any, ...] = ("input_schema",)) -> Iterable[tuple[tuple[Any, ...], str, dict[str, Any]]]:
+    """(pointer path, property name, property schema) for every named property, nested too."""
+    if not isinstance(schema, dict):
+        return
+    for name, sub in (schema.get("properties") or {}).items():
+        if isinstance(sub, dict):
+            yield path + ("properties", name), name, sub
+            yield from _walk_props(sub, path + ("properties", name))
+    items = schema.get("items")
+    if isinstance(items, dict):
+        yield from _walk_props(items, path + ("items",))
+    for key in ("$defs", "definitions"):
+        for dname, sub in (schema.get(key) or {}).items():
+            yield from _walk_props(sub, path + (key, dname))
+    for key in ("anyOf", "oneOf", "allOf"):
+        for i, sub in enumerate(schema.get(key) or []):
+            yield from _walk_props(sub, path + (key, i))
+
+
+# -- rules --------------------------------------------------------------------------------------
+
+@register_rule(
+    "description-missing", "error",
+    "the model picks tools by their description; with none it guesses from the name alone and calls the tool at the wrong time or never",
+    "write one or two sentences: what the tool does, what it returns, and when to call it",
+)
+def _r_desc_missing(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    if not tool.model_description().strip():
+        yield _f("description-missing", tool.name, "/description", f"tool {tool.name!r} has no description")
+
+
+@register_rule(
+    "description-one-word", "warning",
+    "a one-word description repeats the name and tells the model nothing about inputs, results or when to use it",
+    "replace it with a sentence that says what the tool does and when to call it",
+)
+def _r_desc_one_word(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    d = tool.model_description().strip()
+    if d and len(re.findall(r"[A-Za-z0-9_']+", d)) <= 1:
+        yield _f("description-one-word", tool.name, "/description", f"tool {tool.name!r} is described by one word ({d!r})")
+
+
+@register_rule(
+    "description-no-when", "warning",
+    "a description that says what a tool does but never when to call it leaves the choice between similar tools, and the order of calls, to chance",
+    "add when to call it (\"Call it before ...\", \"Use it when ...\", \"Use X instead for ...\")",
+)
+def _r_desc_when(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    d = tool.model_description().strip()
+    if d and len(re.findall(r"[A-Za-z0-9_']+", d)) > 1 and not _WHEN.search(d):
+        yield _f("description-no-when", tool.name, "/description", f"tool {tool.name!r} says what it does but not when to call it")
+
+
+@register_rule(
+    "param-ambiguous-name", "warning",
+    "a parameter name with more than one honest reading gets filled with the wrong kind of value (a script's source instead of its path, an absolute path instead of a relative one), and each such call is wasted",
+    "rename it to the one reading (e.g. script -> script_path, query -> sql) or describe it, with an enum or a format where one fits",
+)
+def _r_param_ambiguous(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    for path, name, sub in _walk_props(tool.input_schema):
+        low = name.lower()
+        desc = sub.get("description") if isinstance(sub.get("description"), str) else ""
+        pointer = json_pointer(path)
+        if low in ctx.ambiguous and not desc.strip() and "enum" not in sub and "format" not in sub and "const" not in sub:
+            yield _f("param-ambiguous-name", tool.name, pointer,
+                     f"parameter {name!r} has no description, enum or format, and could mean {ctx.ambiguous[low]}")
+        elif low in _PATH_NAMES and desc.strip() and not _PATH_HINT.search(desc) and "format" not in sub:
+            yield _f("param-ambiguous-name", tool.name, pointer,
+                     f"path parameter {name!r} does not say whether it is relative (to what) or absolute",
+                     fix="say it in the description, e.g. \"relative to the project root\"")
+
+
+@register_rule(
+    "param-undescribed", "info",
+    "without a description the model infers a parameter's meaning and units from its name alone",
+    "describe it in the docstring's Args section (or the schema's description)",
+)
+def _r_param_undescribed(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    for path, name, sub in _walk_props(tool.input_schema):
+        if name.lower() in ctx.ambiguous:
+            continue  # param-ambiguous-name covers it
+        if not (isinstance(sub.get("description"), str) and sub["description"].strip()) and "enum" not in sub and "const" not in sub:
+            yield _f("param-undescribed", tool.name, json_pointer(path), f"parameter {name!r} has no description")
+
+
+_NAMED_PARAM = [
+    re.compile(r"\b([a-z_][a-z0-9_]*)\s*=\s*(?:[-0-9\"'\[{]|true\b|false\b|null\b|None\b)"),  # offset=201
+    re.compile(r"`([a-z_][a-z0-9_]*)`"),  # `offset`
+    re.compile(r"\b(?:the|its|a|an)\s+[`'\"]?([a-z_][a-z0-9_]*)[`'\"]?\s+(?:parameter|argument|field|option)\b", re.I),
+    re.compile(r"\b(?:parameter|argument)\s+[`'\"]?([a-z_][a-z0-9_]*)[`'\"]?", re.I),
+    re.compile(r"\b(?:pass|set|give|increase|raise)\s+[`'\"]?([a-z_]+_[a-z0-9_]*)[`'\"]?", re.I),  # pass start_line (snake_case only)
+]
+_COMMON_WORDS = {"the", "a", "an", "it", "this", "that", "true", "false", "null", "none", "and", "or", "to", "of", "for",
+                 "parameter", "parameters", "argument", "arguments", "field", "option", "value", "values", "name", "names"}
+
+
+def _named_params(text: str) -> set[str]:
+    found: set[str] = set()
+    for rx in _NAMED_PARAM:
+        for m in rx.finditer(text):
+            w = m.group(1)
+            if w.lower() not in _COMMON_WORDS:
+                found.add(w)
+    return found
+
+
+def _all_prop_names(tool: Tool) -> set[str]:
+    return {name for _, name, _ in _walk_props(tool.input_schema)}
+
+
+@register_rule(
+    "undeclared-parameter", "error",
+    "the model follows text it is shown: a description or a paging note that tells it to send a parameter the schema does not declare produces calls that fail validation, or silently lose the value",
+    "name the parameter the schema declares, or add the parameter to the schema",
+)
+def _r_undeclared(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    declared = _all_prop_names(tool)
+    other_tools = ctx.__dict__.get("tool_names", set())
+    texts: list[tuple[str, str]] = [("/description", tool.model_description())]
+    for path, name, sub in _walk_props(tool.input_schema):
+        if isinstance(sub.get("description"), str):
+            texts.append((json_pointer(path + ("description",)), sub["description"]))
+    for pointer, text in texts:
+        for w in sorted(_named_params(text) - declared - other_tools):
+            yield _f("undeclared-parameter", tool.name, pointer, f"text names {w!r}, which tool {tool.name!r} does not declare (declared: {', '.join(sorted(declared)) or 'none'})")
+    spec = CapSpec.from_meta(tool.meta.get("cap"))
+    if spec is not None:
+        props = _props(tool)
+        missing = [p for p in spec.parameters() if p not in props]
+        note = paging_note(Page("", spec.unit, 1, spec.size, spec.size * 3, True, spec.size + 1), tool.name, spec)
+        if missing:
+            yield _f("undeclared-parameter", tool.name, "/input_schema/properties",
+                     f"the generated paging note ({note!r}) names {', '.join(repr(m) for m in missing)}, which the schema does not declare")
+
+
+@register_rule(
+    "translation-change", "info",
+    "the provider's adapter rewrites or drops this part of the schema; the model sees the rewritten form",
+    "nothing to do unless the rewritten form misleads; keep schemas within the common subset to avoid it",
+)
+def _r_translation(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    return ()  # reported by _translation_findings (needs the provider loop)
+
+
+@register_rule(
+    "translation-lossy", "warning",
+    "the provider's adapter drops information the model would have used (a constraint, a format, a union), so it will send values the schema meant to forbid",
+    "move the constraint into the description, or simplify the schema to what the provider keeps",
+)
+def _r_translation_lossy(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    return ()
+
+
+@register_rule(
+    "translation-error", "error",
+    "the provider's adapter cannot translate this schema, so a request with this tool fails before it is sent",
+    "change the schema at the pointer as the message says",
+)
+def _r_translation_error(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    return ()
+
+
+@register_rule(
+    "translation-unavailable", "info",
+    "the provider's adapter could not report its schema changes here, so rewrites for this provider are not shown",
+    "install the adapter (pip install \"toolwire[<provider>]\") or upgrade it",
+)
+def _r_translation_unavailable(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    return ()
+
+
+@register_rule(
+    "provider-name", "error",
+    "the provider rejects the whole request when a tool or parameter name breaks its naming rule",
+    "rename it to letters, digits, '_' and '-' (a letter first), at most 64 characters",
+)
+def _r_provider_name(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    for provider in ctx.providers:
+        rule = PROVIDER_NAME_RULES.get(provider)
+        if rule and not rule[0].match(tool.name):
+            yield _f("provider-name", tool.name, "/name", f"tool name {tool.name!r} breaks {provider}'s rule ({rule[1]})", provider=provider)
+        if provider == "gemini":
+            for path, name, _sub in _walk_props(tool.input_schema):
+                if not _GEMINI_PARAM.match(name):
+                    yield _f("provider-name", tool.name, json_pointer(path),
+                             f"parameter name {name!r} breaks gemini's rule (letters, digits and '_', a letter or '_' first, at most 64)",
+                             provider=provider)
+
+
+@register_rule(
+    "duplicate-name", "error",
+    "two tools with one name: every provider rejects the request, or the model's call reaches the wrong function",
+    "give each tool its own name",
+    per_set=True,
+)
+def _r_duplicates(tools: Sequence[Tool], ctx: _Ctx) -> Iterable[Finding]:
+    seen: dict[str, int] = {}
+    for t in tools:
+        seen[t.name] = seen.get(t.name, 0) + 1
+    for name, n in seen.items():
+        if n > 1:
+            yield _f("duplicate-name", name, "/name", f"{n} tools are named {name!r}")
+
+
+@register_rule(
+    "token-cost", "info",
+    "every tool definition is sent with every request, so its tokens are paid on each turn of a run",
+    "shorten descriptions that repeat the schema, drop parameters the model never needs, split rarely used tools into another set",
+)
+def _r_token_cost(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    for provider, cost in ctx.token_costs.items():
+        if isinstance(cost, str):
+            continue
+        per = {c.tool: c for c in cost.tools}
+        c = per.get(tool.name)
+        if c is not None:
+            kind = "exact (o200k_base)" if c.exact else "estimate"
+            yield _f("token-cost", tool.name, "", f"{c.tokens} tokens per turn for {provider} ({kind})", provider=provider)
+
+
+# -- translation through the adapters ----------------------------------------------------------
+
+def _translation_findings(tool: Tool, provider: str, cache: dict[str, Any]) -> Iterable[Finding]:
+    if provider not in cache:
+        try:
+            from ..registry import codec
+
+            cache[provider] = codec(provider)
+        except Exception as exc:  # adapter missing, not written yet, or failing to import
+            cache[provider] = exc
+    c = cache[provider]
+    if isinstance(c, Exception):
+        yield _f("translation-unavailable", tool.name, "", f"no translation report for {provider}: {type(c).__name__}: {c}", provider=provider)
+        return
+    try:
+        _decl, report = c.translate_tool(tool)
+    except (NotImplementedError, AttributeError, ImportError) as exc:
+        yield _f("translation-unavailable", tool.name, "", f"no translation report for {provider}: {type(exc).__name__}: {exc}", provider=provider)
+        return
+    except Exception as exc:
+        from ..errors import SchemaTranslationError
+
+        pointer = "/input_schema" + (exc.pointer if isinstance(exc, SchemaTranslationError) and exc.pointer else "")
+        yield _f("translation-error", tool.name, pointer, f"{provider} cannot take this tool: {exc}", provider=provider)
+        return
+    for change in report:
+        rule = "translation-lossy" if change.lossy else "translation-change"
+        ptr = change.pointer if change.pointer.startswith("/input_schema") else "/input_schema" + change.pointer
+        yield _f(rule, tool.name, ptr, f"{provider}: {change.action} {change.keyword}: {change.detail}", provider=provider)
+
+
+# -- entry point --------------------------------------------------------------------------------
+
+def lint_tools(tools: Iterable[Tool], providers: Sequence[str] | None = None, *, ambiguous_names: dict[str, str] | Iterable[str] | None = None,
+               select: Iterable[str] | None = None, ignore: Iterable[str] | None = None, token_costs: bool = True) -> LintReport:
+    """Run every rule of :data:`RULES` on ``tools``.
+
+    - ``providers``: which providers' adapters, name rules and token costs to check
+      (default :data:`DEFAULT_PROVIDERS`);
+    - ``ambiguous_names``: more parameter names to treat as ambiguous (a mapping name -> readings,
+      or just names), on top of :data:`AMBIGUOUS_NAMES`;
+    - ``select``/``ignore``: rule ids to run only / to skip;
+    - ``token_costs``: compute per-provider token costs (``token-cost`` findings and the
+      summary's ``token_cost``).
+
+    Returns a :class:`LintReport` whose findings are ordered by tool, then rule.
+    """
+    from .tokens import COST_PROVIDERS, tool_costs
+
+    tools = list(tools)
+    provs = list(providers) if providers else list(DEFAULT_PROVIDERS)
+    amb = dict(AMBIGUOUS_NAMES)
+    if ambiguous_names:
+        if isinstance(ambiguous_names, dict):
+            amb.update({k.lower(): v for k, v in ambiguous_names.items()})
+        else:
+            amb.update({k.lower(): "more than one thing" for k in ambiguous_names})
+    ctx = _Ctx(provs, amb)
+    ctx.__dict__["tool_names"] = {t.name for t in tools}
+    selected = set(select) if select else set(RULES)
+    skipped = set(ignore or ())
+    active = [r for r in RULES.values() if r.id in selected and r.id not in skipped]
+    summary_costs: dict[str, Any] = {}
+    if token_costs:
+        for p in provs:
+            if p in COST_PROVIDERS:
+                try:
+                    ctx.token_costs[p] = tool_costs(tools, p)
+                    summary_costs[p] = ctx.token_costs[p].to_dict()
+                except Exception as exc:  # pragma: no cover - tokenizer damaged
+                    summary_costs[p] = {"error": str(exc)}
+            else:
+                summary_costs[p] = {"error": f"no offline token-cost model for {p}"}
+    findings: list[Finding] = []
+    cache: dict[str, Any] = {}
+    for t in tools:
+        for r in active:
+            if r.per_set:
+                continue
+            findings.extend(r.check(t, ctx))
+        if any(r.id.startswith("translation-") for r in active):
+            for p in provs:
+                findings.extend(f for f in _translation_findings(t, p, cache) if f.rule in selected and f.rule not in skipped)
+    for r in active:
+        if r.per_set:
+            findings.extend(r.check(tools, ctx))
+    order = {n: i for i, n in enumerate(t.name for t in tools)}
+    findings.sort(key=lambda f: (order.get(f.tool, 0), SEVERITIES.index(f.severity), f.rule, f.provider or "", f.pointer))
+    counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
+    summary = {
+        "tools": len(tools),
+        "providers": provs,
+        "errors": counts["error"],
+        "warnings": counts["warning"],
+        "infos": counts["info"],
+        "rules": sorted({f.rule for f in findings}),
+        "token_cost": summary_costs,
+    }
+    return LintReport(findings, summary)
+
+
+# -- loading targets ----------------------------------------------------------------------------
+
+def _tools_in(obj: Any) -> list[Tool] | None:
+    if isinstance(obj, Tool):
+        return [obj]
+    if isinstance(obj, (list, tuple)) and obj and all(isinstance(x, Tool) for x in obj):
+        return list(obj)
+    return None
+
+
+def _from_module(mod: Any) -> list[Tool]:
+    out: list[Tool] = []
+    for name, value in vars(mod).items():
+        if name.startswith("__"):
+            continue
+        if isinstance(value, Tool) and all(value is not o for o in out):
+            out.append(value)
+    return out
+
+
+def load_tools(target: str) -> list[Tool]:
+    """Tools named by ``target``:
+
+    - ``pkg.module``: every :class:`Tool` the module defines at top level;
+    - ``pkg.module:attr``: a Tool, a list of Tools, or a callable returning either;
+    - ``path/to/file.py``: every top-level Tool of that file (``file.py:attr`` also works);
+    - ``path/to/tools.json``: a list of canonical specs ``{"name", "description", "input_schema"}``
+      (also accepted: ``{"tools": [...]}``, and OpenAI ``{"type":"function","function":{...}}``
+      or ``parameters`` keys).
+
+    Raises :class:`ToolDefinitionError` with what was found instead.
+    """
+    t = target.strip()
+    if t.endswith(".json") and Path(t).is_file():
+        return _from_json(Path(t))
+    attr = None
+    base = t
+    m = re.match(r"^(.*?):([A-Za-z_][A-Za-z0-9_.]*)$", t)
+    if m and not re.match(r"^[A-Za-z]:[\\/]", t):
+        base, attr = m.group(1), m.group(2)
+    if base.endswith(".py") or Path(base).is_file():
+        p = Path(base).resolve()
+        if not p.is_file():
+            raise ToolDefinitionError(f"lint target {base!r}: no such file")
+        name = f"_toolwire_lint_{abs(hash(str(p)))}"
+        spec = importlib.util.spec_from_file_location(name, p)
+        if spec is None or spec.loader is None:
+            raise ToolDefinitionError(f"lint target {base!r} cannot be imported as Python")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        sys.path.insert(0, str(p.parent))
+        try:
+            spec.loader.exec_module(mod)
+        finally:
+            sys.path.remove(str(p.parent))
+    else:
+        if "" not in sys.path and str(Path.cwd()) not in sys.path:
+            sys.path.insert(0, str(Path.cwd()))
+        try:
+            mod = importlib.import_module(base)
+        except ModuleNotFoundError as exc:
+            raise ToolDefinitionError(f"lint target {target!r}: cannot import module {base!r} ({exc})") from None
+    if attr is None:
+        tools = _from_module(mod)
+        if not tools:
+            raise ToolDefinitionError(f"lint target {target!r} defines no Tool at top level; name one with {base}:ATTR")
+        return tools
+    obj: Any = mod
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ToolDefinitionError(f"lint target {target!r}: {part!r} not found")
+        obj = getattr(obj, part)
+    found = _tools_in(obj)
+    if found is None and callable(obj) and not isinstance(obj, Tool):
+        found = _tools_in(obj())
+    if found is None:
+        raise ToolDefinitionError(f"lint target {target!r} is a {type(obj).__name__}, not a Tool or a list of Tools")
+    return found
+
+
+def _from_json(p: Path) -> list[Tool]:
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ToolDefinitionError(f"lint target {str(p)!r}: not readable JSON ({exc})") from None
+    if isinstance(data, dict) and isinstance(data.get("tools"), list):
+        data = data["tools"]
+    if not isinstance(data, list):
+        raise ToolDefinitionError(f"lint target {str(p)!r} must hold a list of tool specs")
+    tools = []
+    for i, spec in enumerate(data):
+        if not isinstance(spec, dict):
+            raise ToolDefinitionError(f"lint target {str(p)!r}: item {i} is not an object")
+        if spec.get("type") == "function" and isinstance(spec.get("function"), dict):
+            spec = spec["function"]
+        name = spec.get("name")
+        if not isinstance(name, str):
+            raise ToolDefinitionError(f"lint target {str(p)!r}: item {i} has no name")
+        schema = spec.get("input_schema") or spec.get("parameters") or {"type": "object", "properties": {}}
+        tools.append(_spec_tool(name, spec.get("description") or "", schema, spec.get("meta")))
+    return tools
+
+
+class _LintTool(Tool):
+    """A Tool read from JSON for review only: its name is checked by the lint rules (so a name
+    one provider rejects becomes a finding, not an exception)."""
+
+    def __post_init__(self) -> None:  # no name check: lint reports it
+        pass
+
+
+def _spec_tool(name: str, description: str, schema: dict[str, Any], meta: Any) -> Tool:
+    t = _LintTool(name, description, schema)
+    if isinstance(meta, dict):
+        t.meta.update(meta)
+    return t
