@@ -105,7 +105,13 @@ class _OpenAIModel(Model):
         return self._client
 
     def _options(self) -> dict[str, Any]:
-        return {"security": {"bearer_auth": True} if self._api_key() else {}}
+        """Per-request SDK options: bearer auth when there is a key; for a keyless compatible
+        server the ``Authorization`` header is explicitly omitted (the SDK's documented way)."""
+        if self._api_key():
+            return {"security": {"bearer_auth": True}}
+        import openai
+
+        return {"security": {}, "headers": {"Authorization": openai.omit}}
 
     async def aclose(self) -> None:
         """Close the SDK client if this model created its HTTP client (a passed ``http_client``
