@@ -1,1 +1,136 @@
-"""pytest plugin (registered through the pytest11 entry point); fixtures arrive with the testing-kit issue."""
+"""pytest plugin for testing agents built on toolwire (registered through the ``pytest11`` entry
+point, so it is active wherever toolwire is installed).
+
+Record a real run once, replay it offline ever after:
+
+```python
+@pytest.mark.toolwire_cassette            # cassette: <test dir>/cassettes/<module>/<test>.yaml
+async def test_weather_agent(toolwire_cassette):
+    result = await toolwire.run("anthropic:claude-sonnet-4-5", "Weather in Paris?", tools=[get_weather])
+    assert result.tool_runs[0].call.arguments == {"city": "Paris"}
+```
+
+- ``pytest --toolwire-record`` (or ``TOOLWIRE_RECORD=1``) talks to the real API and (re)writes the
+  cassettes; without it the tests replay offline and a request with no recording fails.
+- Credentials never reach the file: the request headers ``authorization``, ``x-api-key``,
+  ``x-goog-api-key``, ``api-key``, ``cookie`` and the ``key``/``api_key`` query parameters are
+  removed before writing; response ``set-cookie`` and organisation/project headers too.
+- The cassettes are vcrpy YAML (vcrpy patches ``httpx2``, the HTTP layer of all three SDKs), the
+  same format ``toolwire replay`` reads.
+
+Fixtures: ``toolwire_cassette`` (the active vcrpy cassette), ``toolwire_record_mode``
+(``"replay"`` or ``"record"``), ``test_model`` / ``scripted_model`` (offline providers).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+__all__ = ["cassette", "SCRUBBED_REQUEST_HEADERS", "SCRUBBED_QUERY_PARAMETERS", "SCRUBBED_RESPONSE_HEADERS"]
+
+SCRUBBED_REQUEST_HEADERS = ("authorization", "x-api-key", "x-goog-api-key", "api-key", "cookie", "openai-organization",
+                            "openai-project", "proxy-authorization")
+SCRUBBED_QUERY_PARAMETERS = ("key", "api_key", "apikey", "access_token")
+SCRUBBED_RESPONSE_HEADERS = ("set-cookie", "openai-organization", "openai-project", "anthropic-organization-id",
+                             "x-goog-api-key", "authorization")
+
+
+def _scrub_response(response: dict[str, Any]) -> dict[str, Any]:
+    headers = response.get("headers") or {}
+    for name in list(headers):
+        if name.lower() in SCRUBBED_RESPONSE_HEADERS:
+            del headers[name]
+    return response
+
+
+def cassette(path: str | Path, *, record: bool = False) -> Any:
+    """A vcrpy cassette context manager over ``path``.
+
+    ``record=False`` replays only (``record_mode="none"``: an unrecorded request raises
+    ``vcr.errors.CannotOverwriteExistingCassetteException``); ``record=True`` talks to the network
+    and rewrites the file (``record_mode="all"``). Credentials are scrubbed before writing.
+    Requests are matched on method, scheme, host, port, path and query, in order.
+    """
+    import vcr
+
+    path = Path(path)
+    if not record and not path.exists():
+        raise FileNotFoundError(
+            f"no cassette at {path}; record it once with `pytest --toolwire-record` (or TOOLWIRE_RECORD=1) and an API key"
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    my_vcr = vcr.VCR(
+        record_mode="all" if record else "none",
+        filter_headers=list(SCRUBBED_REQUEST_HEADERS),
+        filter_query_parameters=list(SCRUBBED_QUERY_PARAMETERS),
+        before_record_response=_scrub_response,
+        decode_compressed_response=True,
+        match_on=["method", "scheme", "host", "port", "path", "query"],
+    )
+    return my_vcr.use_cassette(str(path), allow_playback_repeats=False)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("toolwire")
+    group.addoption("--toolwire-record", action="store_true", default=False,
+                    help="toolwire: call the real APIs and (re)write the cassettes instead of replaying them")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "toolwire_cassette(path=None): replay (or with --toolwire-record, record) this test's vendor traffic; "
+        "default path <test dir>/cassettes/<module>/<test name>.yaml",
+    )
+
+
+def _record_mode(config: pytest.Config) -> str:
+    if config.getoption("--toolwire-record", default=False) or os.environ.get("TOOLWIRE_RECORD", "") not in ("", "0", "false"):
+        return "record"
+    return "replay"
+
+
+@pytest.fixture
+def toolwire_record_mode(request: pytest.FixtureRequest) -> str:
+    """``"record"`` with ``--toolwire-record`` / ``TOOLWIRE_RECORD=1``, else ``"replay"``."""
+    return _record_mode(request.config)
+
+
+@pytest.fixture
+def toolwire_cassette(request: pytest.FixtureRequest, toolwire_record_mode: str) -> Iterator[Any]:
+    """The active cassette for this test (see the module docstring)."""
+    marker = request.node.get_closest_marker("toolwire_cassette")
+    explicit = (marker.args[0] if marker and marker.args else None) or (marker.kwargs.get("path") if marker else None)
+    test_file = Path(str(request.node.fspath))
+    if explicit:
+        path = Path(explicit)
+        if not path.is_absolute():
+            path = test_file.parent / path
+    else:
+        name = request.node.name.replace("/", "_").replace("[", "-").replace("]", "")
+        path = test_file.parent / "cassettes" / test_file.stem / f"{name}.yaml"
+    with cassette(path, record=toolwire_record_mode == "record") as cas:
+        yield cas
+
+
+@pytest.fixture
+def test_model() -> Any:
+    """A fresh offline ``test`` model (calls every tool once, then reports)."""
+    from .providers import TestModel
+
+    return TestModel("test")
+
+
+@pytest.fixture
+def scripted_model() -> Any:
+    """A factory: ``scripted_model(responses=[...])`` → a fresh :class:`ScriptedModel`."""
+    from .providers import ScriptedModel
+
+    def make(**settings: Any) -> Any:
+        return ScriptedModel("scripted", **settings)
+
+    return make

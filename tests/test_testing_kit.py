@@ -1,0 +1,90 @@
+"""The user-facing testing kit: the example agent test records a cassette from a real HTTP server on
+loopback, the cassette holds no credential, and the test then passes offline from the cassette."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "weather_agent"
+SECRET = "sk-ant-secret-DO-NOT-LEAK-1234"
+
+
+class FakeAnthropic(BaseHTTPRequestHandler):
+    """Speaks the Anthropic Messages wire format: a tool call, then the final answer."""
+
+    seen_auth: list[str] = []
+
+    def log_message(self, *args):  # keep test output clean
+        pass
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        FakeAnthropic.seen_auth.append(self.headers.get("authorization") or self.headers.get("x-api-key") or "")
+        answered = any(isinstance(m["content"], list) and any(b.get("type") == "tool_result" for b in m["content"])
+                       for m in body["messages"])
+        if not answered:
+            out = {"id": "msg_01", "type": "message", "role": "assistant", "model": body["model"],
+                   "content": [{"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}],
+                   "stop_reason": "tool_use", "stop_sequence": None, "usage": {"input_tokens": 412, "output_tokens": 31}}
+        else:
+            out = {"id": "msg_02", "type": "message", "role": "assistant", "model": body["model"],
+                   "content": [{"type": "text", "text": "It is 18°C and sunny in Paris."}],
+                   "stop_reason": "end_turn", "stop_sequence": None, "usage": {"input_tokens": 530, "output_tokens": 12}}
+        data = json.dumps(out).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.send_header("set-cookie", "session=abc")
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def test_example_records_from_loopback_then_replays_offline(pytester: pytest.Pytester, monkeypatch):
+    for name in ("agent.py", "test_agent.py"):
+        shutil.copy(EXAMPLE / name, pytester.path / name)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeAnthropic)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base_url = f"http://127.0.0.1:{server.server_address[1]}"
+    monkeypatch.setenv("WEATHER_BASE_URL", base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    try:
+        recorded = pytester.runpytest_subprocess("--toolwire-record", "-p", "no:cacheprovider")
+    finally:
+        server.shutdown()
+        server.server_close()
+    recorded.assert_outcomes(passed=1)
+    assert len(FakeAnthropic.seen_auth) == 2 and SECRET in FakeAnthropic.seen_auth[0]  # the server really saw the key
+
+    cassette = pytester.path / "cassettes" / "test_agent" / "test_agent_calls_the_tool_and_answers.yaml"
+    text = cassette.read_text()
+    assert SECRET not in text
+    assert "authorization" not in text.lower() and "x-api-key" not in text.lower()
+    assert "session=abc" not in text
+    assert text.count("uri: " + base_url + "/v1/messages") == 2
+
+    # offline: the server is gone and the key is wrong; the cassette answers
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "not-the-key")
+    replayed = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    replayed.assert_outcomes(passed=1)
+
+    # and toolwire replay reads the same cassette
+    from toolwire.testing.replay import replay_paths
+
+    doc = replay_paths([str(cassette)])
+    assert doc["ok"], doc
+    assert doc["totals"]["requests_matched"] == 2
+
+
+def test_missing_cassette_says_how_to_record(pytester: pytest.Pytester):
+    for name in ("agent.py", "test_agent.py"):
+        shutil.copy(EXAMPLE / name, pytester.path / name)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*no cassette at*record it once with `pytest --toolwire-record`*"])
