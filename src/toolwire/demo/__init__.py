@@ -117,9 +117,9 @@ def scripted_model() -> Any:
     return ScriptedModel(
         "demo-scripted",
         responses=[
-            {"text": "First I'll look at what is in the folder and how big each file is.",
-             "tool_calls": [call("list_dir", {"path": "."})]},
-            {"text": "The CSV is large, so instead of reading it I'll search it for suspicious values, "
+            {"text": "First I'll look at what is in the folder and in data/, with each file's size.",
+             "tool_calls": [call("list_dir", {"path": "."}), call("list_dir", {"path": "data"})]},
+            {"text": "The CSV is about 50 KB (2,001 lines), so instead of reading it I'll search it for suspicious values, "
                      "read the small script, and run the report, all at once.",
              "tool_calls": [
                  call("read_file", {"path": "report.py"}),
