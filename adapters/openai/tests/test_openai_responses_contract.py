@@ -1,0 +1,251 @@
+"""Responses contract tests: the real ``openai`` SDK, only the network replaced; hand-written
+bodies in the exact Responses wire format; the outgoing JSON is asserted."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from toolwire.errors import ProviderError
+from toolwire.model import ModelRequest
+from toolwire.tools import Tool
+from toolwire.types import ImagePart, Message, ReasoningPart, TextPart, ToolCall, ToolResult
+
+from openai_wire import fc_item, json_response, response_body, responses_sse
+
+LOOKUP = Tool("db_lookup", "Look up a value by key.", {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]})
+ENC = "gAAAAABp-r_nDEFD_pLd6MEzoOCG8OKekq-Ev8vnbPTkSie4RovCRsX1uArYsm0yKKyAAEYh8tRzZVKUfeKd6HTY=="
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def reasoning_item(rid: str = "rs_01", enc: str | None = ENC, summary: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    item: dict[str, Any] = {"id": rid, "type": "reasoning", "summary": summary or []}
+    if enc is not None:
+        item["encrypted_content"] = enc
+    return item
+
+
+def test_single_call_body_and_decoding(responses_model: Any) -> None:
+    body = response_body([reasoning_item(summary=[{"type": "summary_text", "text": "Need the start key."}]),
+                          fc_item("call_R1", "db_lookup", '{"key":"start"}', "fc_01")],
+                         usage={"input_tokens": 120, "input_tokens_details": {"cached_tokens": 64},
+                                "output_tokens": 300, "output_tokens_details": {"reasoning_tokens": 256}, "total_tokens": 420})
+    model = responses_model(lambda r: json_response(body), model_id="gpt-5.5", max_tokens=2000,
+                            thinking={"effort": "high"}, store=False, include=["reasoning.encrypted_content"])
+    resp = run(model.send(model.build_request([Message.user("Solve it.")], instructions="Be exact.", tools=[LOOKUP], tool_choice="auto")))
+    assert resp.stop_reason == "tool_use" and resp.vendor_stop_reason == "completed"
+    (call,) = resp.tool_calls
+    assert (call.id, call.name, call.arguments) == ("call_R1", "db_lookup", {"key": "start"})
+    assert call.provider_data["openai-responses"]["item_id"] == "fc_01"
+    reasoning = resp.parts[0]
+    assert isinstance(reasoning, ReasoningPart) and reasoning.provider == "openai-responses"
+    assert reasoning.encrypted == ENC and reasoning.text == "Need the start key."
+    u = resp.usage
+    assert (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.reasoning_tokens) == (120, 300, 64, 256)
+    assert resp.provider_data == {"openai-responses": {"response_id": "resp_TEST1"}}
+    sent = model.sent[0]
+    assert sent.url == "https://api.openai.com/v1/responses"
+    assert sent.json == {
+        "model": "gpt-5.5",
+        "input": [{"role": "user", "content": "Solve it."}],
+        "instructions": "Be exact.",
+        "tools": [{"type": "function", "name": "db_lookup", "description": "Look up a value by key.",
+                   "parameters": LOOKUP.input_schema, "strict": False}],
+        "tool_choice": "auto",
+        "max_output_tokens": 2000,
+        "reasoning": {"effort": "high"},
+        "stream": False,
+        "store": False,
+        "include": ["reasoning.encrypted_content"],
+    }
+
+
+def test_reasoning_carried_across_turns_byte_equal(responses_model: Any) -> None:
+    first = response_body([reasoning_item("rs_A", ENC), fc_item("call_A", "db_lookup", '{"key": "start"}', "fc_A")], rid="resp_1")
+    second = response_body([reasoning_item("rs_B", ENC[::-1]),
+                            {"id": "msg_B", "type": "message", "status": "completed", "role": "assistant", "phase": "final_answer",
+                             "content": [{"type": "output_text", "text": "42", "annotations": [], "logprobs": []}]}], rid="resp_2")
+    bodies = [first, second]
+    model = responses_model(lambda r: json_response(bodies.pop(0)), store=False, include=["reasoning.encrypted_content"])
+    r1 = run(model.send(model.build_request([Message.user("go")], tools=[LOOKUP])))
+    history = [Message.user("go"), r1.to_message(), Message("user", [ToolResult("call_A", "Begin with 7.")])]
+    r2 = run(model.send(model.build_request(history, tools=[LOOKUP])))
+    assert r2.text == "42" and r2.stop_reason == "end_turn"
+    sent_input = model.sent[1].json["input"]
+    assert sent_input == [
+        {"role": "user", "content": "go"},
+        {"type": "reasoning", "id": "rs_A", "summary": [], "encrypted_content": ENC},
+        {"type": "function_call", "call_id": "call_A", "name": "db_lookup", "arguments": '{"key": "start"}', "id": "fc_A",
+         "status": "completed"},
+        {"type": "function_call_output", "call_id": "call_A", "output": "Begin with 7."},
+    ]
+    # the message item of turn 2 goes back whole (id, phase, annotations) on a third turn
+    third = model.codec.encode_request(ModelRequest("gpt-4o", history + [r2.to_message(), Message.user("thanks")]))
+    assert third["input"][4:] == [
+        {"type": "reasoning", "id": "rs_B", "summary": [], "encrypted_content": ENC[::-1]},
+        {"type": "message", "id": "msg_B", "status": "completed", "role": "assistant", "phase": "final_answer",
+         "content": [{"type": "output_text", "text": "42", "annotations": [], "logprobs": []}]},
+        {"role": "user", "content": "thanks"},
+    ]
+
+
+def test_previous_response_id_sends_only_new_items(responses_model: Any) -> None:
+    first = response_body([fc_item("call_A", "db_lookup", '{"key":"a"}', "fc_A")], rid="resp_1")
+    second = response_body([{"id": "msg_2", "type": "message", "status": "completed", "role": "assistant",
+                              "content": [{"type": "output_text", "text": "done", "annotations": []}]}], rid="resp_2")
+    bodies = [first, second]
+    model = responses_model(lambda r: json_response(bodies.pop(0)), continuation="previous_response_id")
+    r1 = run(model.send(model.build_request([Message.user("go")], instructions="Short.", tools=[LOOKUP])))
+    history = [Message.user("go"), r1.to_message(), Message("user", [ToolResult("call_A", "value a")])]
+    run(model.send(model.build_request(history, instructions="Short.", tools=[LOOKUP])))
+    sent = model.sent[1].json
+    assert sent["previous_response_id"] == "resp_1"
+    assert sent["input"] == [{"type": "function_call_output", "call_id": "call_A", "output": "value a"}]
+    assert sent["instructions"] == "Short."  # not carried over by the server
+    assert "continuation" not in sent
+
+
+def test_streamed_call_with_interleaved_arguments(responses_model: Any) -> None:
+    resp_obj = {"id": "resp_S", "object": "response", "status": "in_progress", "model": "gpt-4o-2024-08-06", "output": []}
+    fc1 = {"id": "fc_1", "type": "function_call", "status": "in_progress", "arguments": "", "call_id": "call_1", "name": "db_lookup"}
+    fc2 = {"id": "fc_2", "type": "function_call", "status": "in_progress", "arguments": "", "call_id": "call_2", "name": "db_lookup"}
+    done1 = {**fc1, "status": "completed", "arguments": '{"key":"Zoë"}'}
+    done2 = {**fc2, "status": "completed", "arguments": '{"key":"b"}'}
+    final = {**resp_obj, "status": "completed", "output": [done1, done2],
+             "usage": {"input_tokens": 40, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 30,
+                       "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 70}}
+    events = [
+        {"type": "response.created", "sequence_number": 0, "response": resp_obj},
+        {"type": "response.output_item.added", "output_index": 0, "item": fc1, "sequence_number": 1},
+        {"type": "response.output_item.added", "output_index": 1, "item": fc2, "sequence_number": 2},
+        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0, "delta": '{"key":', "sequence_number": 3},
+        {"type": "response.function_call_arguments.delta", "item_id": "fc_2", "output_index": 1, "delta": '{"key":"b"}', "sequence_number": 4},
+        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0, "delta": '"Zoë"}', "sequence_number": 5},
+        {"type": "response.function_call_arguments.done", "item_id": "fc_1", "output_index": 0, "arguments": '{"key":"Zoë"}', "sequence_number": 6},
+        {"type": "response.output_item.done", "output_index": 0, "item": done1, "sequence_number": 7},
+        {"type": "response.function_call_arguments.done", "item_id": "fc_2", "output_index": 1, "arguments": '{"key":"b"}', "sequence_number": 8},
+        {"type": "response.output_item.done", "output_index": 1, "item": done2, "sequence_number": 9},
+        {"type": "response.completed", "response": final, "sequence_number": 10},
+    ]
+    model = responses_model(lambda r: responses_sse(events), stream=True)
+    resp = run(model.send(model.build_request([Message.user("x")], tools=[LOOKUP])))
+    assert [(c.id, c.arguments, c.provider_data["openai-responses"]["item_id"]) for c in resp.tool_calls] == [
+        ("call_1", {"key": "Zoë"}, "fc_1"), ("call_2", {"key": "b"}, "fc_2")]
+    assert resp.tool_calls[0].provider_data["openai-responses"]["item"] == {"status": "completed"}
+    assert resp.stop_reason == "tool_use" and resp.vendor_stop_reason == "completed"
+    assert resp.usage.input_tokens == 40 and resp.response_id == "resp_S"
+    assert model.sent[0].json["stream"] is True
+
+
+def test_streamed_reasoning_and_text(responses_model: Any) -> None:
+    msg_added = {"id": "msg_1", "type": "message", "status": "in_progress", "role": "assistant", "content": []}
+    msg_done = {**msg_added, "status": "completed", "content": [{"type": "output_text", "text": "Hello there", "annotations": []}]}
+    rs_done = reasoning_item("rs_9", ENC, [{"type": "summary_text", "text": "Greet."}])
+    final = {"id": "resp_T", "status": "completed", "model": "gpt-5.5", "output": [rs_done, msg_done],
+             "usage": {"input_tokens": 5, "output_tokens": 9, "output_tokens_details": {"reasoning_tokens": 4}}}
+    events = [
+        {"type": "response.created", "response": {"id": "resp_T", "model": "gpt-5.5", "status": "in_progress", "output": []}},
+        {"type": "response.output_item.added", "output_index": 0, "item": {**rs_done, "encrypted_content": None}},
+        {"type": "response.output_item.done", "output_index": 0, "item": rs_done},
+        {"type": "response.output_item.added", "output_index": 1, "item": msg_added},
+        {"type": "response.output_text.delta", "output_index": 1, "content_index": 0, "item_id": "msg_1", "delta": "Hello"},
+        {"type": "response.output_text.delta", "output_index": 1, "content_index": 0, "item_id": "msg_1", "delta": " there"},
+        {"type": "response.output_item.done", "output_index": 1, "item": msg_done},
+        {"type": "response.completed", "response": final},
+    ]
+    model = responses_model(lambda r: responses_sse(events), stream=True)
+    resp = run(model.send(model.build_request([Message.user("hi")])))
+    assert resp.text == "Hello there" and resp.stop_reason == "end_turn"
+    assert resp.parts[0].encrypted == ENC and resp.parts[0].text == "Greet."
+    assert resp.usage.reasoning_tokens == 4
+    # the streamed response goes back exactly like a non-streamed one
+    items = model.codec.encode_request(ModelRequest("gpt-5.5", [Message.user("hi"), resp.to_message()]))["input"]
+    assert items[1] == {"type": "reasoning", "id": "rs_9", "summary": [{"type": "summary_text", "text": "Greet."}], "encrypted_content": ENC}
+    assert items[2] == {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+                        "content": [{"type": "output_text", "text": "Hello there", "annotations": []}]}
+
+
+@pytest.mark.parametrize("raw,arguments,ok", [("", {}, True), ("null", {}, True), ("{}", {}, True),
+                                              ('{"key": "st', None, False), ("{key}", None, False), ("[1]", None, False)],
+                         ids=["empty", "null", "empty-object", "truncated", "invalid", "array"])
+def test_malformed_arguments(responses_model: Any, raw: str, arguments: Any, ok: bool) -> None:
+    body = response_body([fc_item("call_M", "db_lookup", raw, "fc_M")])
+    model = responses_model(lambda r: json_response(body))
+    (call,) = run(model.send(model.build_request([Message.user("x")], tools=[LOOKUP]))).tool_calls
+    assert call.arguments == arguments and call.is_valid is ok and call.raw_arguments == raw
+    item = model.codec.encode_request(ModelRequest("gpt-4o", [Message("assistant", [call])]))["input"][0]
+    assert item["arguments"] == ("{}" if raw in ("", "null") or not ok else raw)
+
+
+def test_incomplete_max_output_tokens(responses_model: Any) -> None:
+    body = response_body([fc_item("call_C", "db_lookup", '{"key": "lo', "fc_C") | {"status": "incomplete"}],
+                         status="incomplete", incomplete="max_output_tokens")
+    model = responses_model(lambda r: json_response(body))
+    resp = run(model.send(model.build_request([Message.user("x")], tools=[LOOKUP])))
+    assert resp.stop_reason == "max_tokens" and resp.vendor_stop_reason == "incomplete:max_output_tokens"
+    (call,) = resp.tool_calls
+    assert call.incomplete and not call.is_valid
+
+
+def test_image_and_error_results(responses_model: Any) -> None:
+    model = responses_model(lambda r: json_response(response_body([])))
+    history = [Message.user("x"), Message("assistant", [ToolCall("call_1", "chart", {}), ToolCall("call_2", "db_lookup", {"key": "k"})]),
+               Message("user", [ToolResult("call_1", [TextPart("Q3 chart"), ImagePart(data=b"\x89PNG", media_type="image/png")]),
+                                ToolResult("call_2", "KeyError: 'k'", is_error=True)])]
+    run(model.send(ModelRequest("gpt-4o", history)))
+    items = model.sent[0].json["input"]
+    assert items[3] == {"type": "function_call_output", "call_id": "call_1", "output": [
+        {"type": "input_text", "text": "Q3 chart"},
+        {"type": "input_image", "image_url": "data:image/png;base64,iVBORw==", "detail": "auto"}]}
+    assert items[4] == {"type": "function_call_output", "call_id": "call_2", "output": "Error: KeyError: 'k'"}
+
+
+def test_other_vendor_reasoning_dropped_and_plain_text_as_easy_message() -> None:
+    from toolwire_openai import OpenAIResponsesCodec
+
+    msg = Message("assistant", [ReasoningPart("hmm", signature="c2ln", provider="gemini"), TextPart("Checking."),
+                                ToolCall("toolu_9", "db_lookup", {"key": "z"})])
+    items = OpenAIResponsesCodec().encode_request(ModelRequest("gpt-4o", [msg]))["input"]
+    assert items == [{"role": "assistant", "content": "Checking."},
+                     {"type": "function_call", "call_id": "toolu_9", "name": "db_lookup", "arguments": '{"key":"z"}'}]
+
+
+def test_failed_response_and_stream_error_raise(responses_model: Any) -> None:
+    failed = response_body([], status="failed") | {"error": {"code": "server_error", "message": "The server had an error."}}
+    model = responses_model(lambda r: json_response(failed))
+    with pytest.raises(ProviderError) as info:
+        run(model.send(model.build_request([Message.user("x")])))
+    assert info.value.retryable and info.value.error_type == "server_error" and info.value.status is None
+    events = [{"type": "response.created", "response": {"id": "resp_E", "status": "in_progress", "output": []}},
+              {"type": "error", "code": "rate_limit_exceeded", "message": "Slow down.", "param": None}]
+    model = responses_model(lambda r: responses_sse(events), stream=True)
+    with pytest.raises(ProviderError) as info:
+        run(model.send(model.build_request([Message.user("x")])))
+    assert info.value.message == "Slow down." and info.value.retryable
+
+
+def test_http_error_mapping(responses_model: Any) -> None:
+    err = {"error": {"message": "Invalid schema for function 'db_lookup'", "type": "invalid_request_error", "param": "tools[0]", "code": "invalid_function_parameters"}}
+    model = responses_model(lambda r: json_response(err, status=400))
+    with pytest.raises(ProviderError) as info:
+        run(model.send(model.build_request([Message.user("x")])))
+    e = info.value
+    assert (e.provider, e.status, e.error_type, e.retryable) == ("openai-responses", 400, "invalid_request_error", False)
+    assert e.message == "Invalid schema for function 'db_lookup'"
+
+
+def test_count_tokens_live_endpoint(responses_model: Any) -> None:
+    model = responses_model(lambda r: json_response({"object": "response.input_tokens", "input_tokens": 311}),
+                            store=False, max_tokens=100)
+    n = run(model.count_tokens(model.build_request([Message.user("hello")], instructions="Be brief.", tools=[LOOKUP])))
+    assert n == 311
+    sent = model.sent[0]
+    assert sent.url == "https://api.openai.com/v1/responses/input_tokens"
+    assert sent.json == {"model": "gpt-4o", "input": [{"role": "user", "content": "hello"}], "instructions": "Be brief.",
+                         "tools": [{"type": "function", "name": "db_lookup", "description": "Look up a value by key.",
+                                    "parameters": LOOKUP.input_schema, "strict": False}]}
