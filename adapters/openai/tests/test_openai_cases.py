@@ -1,0 +1,225 @@
+"""Bug cases B06, B07, B08 (OpenAI part), B22 (OpenAI part) and B23 from ``shared/cases``,
+plus the strict-mode transform's rules (``toolwire.schema.strict``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from toolwire.errors import ToolNameError
+from toolwire.model import ModelRequest
+from toolwire.schema.strict import make_strict, restore_defaults
+from toolwire.tools import Tool
+from toolwire.types import Message, ToolCall, ToolResult
+from toolwire_openai import OpenAIChatCodec, OpenAIResponsesCodec
+
+from openai_wire import completion, tool_call
+
+B06_INPUT = {"type": "object", "properties": {"note": {"type": ["object", "null"], "properties": {"text": {"type": "string"}}},
+                                              "lang": {"type": "string", "default": "en"}}}
+B06_STRICT = {"type": "object", "properties": {"note": {"type": ["object", "null"], "properties": {"text": {"type": "string"}},
+                                                        "required": ["text"], "additionalProperties": False},
+                                               "lang": {"type": ["string", "null"]}},
+              "required": ["note", "lang"], "additionalProperties": False}
+OPEN_MAP = {"type": "object", "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string"}}}, "required": ["tags"]}
+
+
+# ------------------------------------------------------------------------------------------ B06
+def test_b06_exact_strict_schema() -> None:
+    out, report = make_strict(B06_INPUT, api="openai-chat", tool="note")
+    assert out == B06_STRICT
+    assert report.strict_possible is True
+    actions = {(c.pointer, c.action) for c in report}
+    assert ("/properties/lang/default", "removed") in actions
+    assert ("/properties/lang", "nullable") in actions
+    assert ("/additionalProperties", "added") in actions and ("/properties/note/additionalProperties", "added") in actions
+    assert B06_INPUT["properties"]["lang"] == {"type": "string", "default": "en"}  # input untouched
+
+
+def test_b06_null_restored_to_default() -> None:
+    assert restore_defaults(B06_INPUT, {"note": None, "lang": None}) == {"note": None, "lang": "en"}
+    assert restore_defaults(B06_INPUT, {"note": {"text": "hi"}, "lang": "fr"}) == {"note": {"text": "hi"}, "lang": "fr"}
+
+
+@pytest.mark.parametrize("codec", [OpenAIChatCodec(), OpenAIResponsesCodec()], ids=["chat", "responses"])
+def test_b06_strict_tool_on_the_wire(codec: Any) -> None:
+    decl, report = codec.translate_tool(Tool("note", "Save a note.", B06_INPUT, strict=True))
+    fn = decl.get("function", decl)
+    assert fn["strict"] is True and fn["parameters"] == B06_STRICT and report.strict_possible is True
+
+
+@pytest.mark.parametrize("codec", [OpenAIChatCodec(), OpenAIResponsesCodec()], ids=["chat", "responses"])
+def test_b06_open_map_sent_non_strict_never_invalid_strict(codec: Any) -> None:
+    decl, report = codec.translate_tool(Tool("tagger", "Tag things.", OPEN_MAP, strict=True))
+    fn = decl.get("function", decl)
+    assert fn["strict"] is False and fn["parameters"] == OPEN_MAP
+    assert report.strict_possible is False
+    assert [c.pointer for c in report if c.action == "unsupported"] == ["/properties/tags/additionalProperties"]
+
+
+def test_strict_nested_defaults_refs_and_anyof() -> None:
+    schema = {
+        "type": "object",
+        "$defs": {"Unit": {"type": "string", "enum": ["c", "f"]},
+                  "Place": {"type": "object", "properties": {"name": {"type": "string", "minLength": 1}}, "required": ["name"]}},
+        "properties": {
+            "place": {"$ref": "#/$defs/Place", "description": "where"},
+            "unit": {"$ref": "#/$defs/Unit", "default": "c"},
+            "days": {"type": "integer", "default": 3, "minimum": 1},
+            "mode": {"type": "string", "enum": ["fast", "slow"], "default": "fast"},
+            "extra": {"anyOf": [{"type": "string"}, {"type": "integer"}], "default": 0},
+            "opt": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+            "items": {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "string", "default": "x"}}}},
+        },
+        "required": ["place"],
+    }
+    out, report = make_strict(schema)
+    assert report.strict_possible is True
+    p = out["properties"]
+    assert p["place"] == {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"],
+                          "description": "where", "additionalProperties": False}
+    assert p["unit"] == {"anyOf": [{"$ref": "#/$defs/Unit"}, {"type": "null"}]}
+    assert p["days"] == {"type": ["integer", "null"], "minimum": 1}
+    assert p["mode"] == {"type": ["string", "null"], "enum": ["fast", "slow", None]}
+    assert p["extra"] == {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}
+    assert p["opt"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    assert p["items"]["items"] == {"type": "object", "properties": {"k": {"type": ["string", "null"]}}, "required": ["k"],
+                                   "additionalProperties": False}
+    assert out["required"] == list(schema["properties"])
+    assert any(c.keyword == "minLength" and c.lossy for c in report)
+    args = {"place": {"name": "Oslo"}, "unit": None, "days": None, "mode": None, "extra": None, "opt": None,
+            "items": [{"k": None}, {"k": "y"}]}
+    assert restore_defaults(schema, args) == {"place": {"name": "Oslo"}, "unit": "c", "days": 3, "mode": "fast", "extra": 0,
+                                              "opt": None, "items": [{"k": "x"}, {"k": "y"}]}
+
+
+@pytest.mark.parametrize("schema,keyword", [
+    ({"type": "object", "properties": {"a": {"type": "object", "patternProperties": {"^x": {"type": "string"}}}}}, "patternProperties"),
+    ({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}, {"maxLength": 3}]}}}, "allOf"),
+    ({"type": "object", "properties": {"a": {"not": {"type": "string"}}}}, "not"),
+    ({"type": "object", "properties": {"a": {}}}, "type"),
+    ({"type": "object", "additionalProperties": True, "properties": {}}, "additionalProperties"),
+    ({"type": "object", "properties": {"a": {"type": "array", "prefixItems": [{"type": "string"}]}}}, "prefixItems"),
+])
+def test_strict_impossible_reports_reason(schema: dict[str, Any], keyword: str) -> None:
+    out, report = make_strict(schema)
+    assert out is None and report.strict_possible is False
+    assert keyword in {c.keyword for c in report if c.action == "unsupported"}
+
+
+def test_strict_is_idempotent_on_a_strict_schema() -> None:
+    out, _ = make_strict(B06_STRICT)
+    assert out == B06_STRICT
+    assert make_strict(out)[0] == B06_STRICT
+
+
+def test_recursive_ref_with_siblings_does_not_loop() -> None:
+    schema = {"type": "object", "$defs": {"Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node", "description": "next"}}}},
+              "properties": {"root": {"$ref": "#/$defs/Node"}}, "required": ["root"]}
+    out, report = make_strict(schema)
+    assert report.strict_possible is True
+    assert out["$defs"]["Node"]["properties"]["child"]["properties"]["child"] == {"$ref": "#/$defs/Node"}
+
+
+# ------------------------------------------------------------------------------------------ B07
+@pytest.mark.parametrize("name", ["github.create_issue", "Google Search", "2fa_check", "x" * 70])
+def test_b07_core_rejects_names_every_vendor_does_not_accept(name: str) -> None:
+    with pytest.raises(ToolNameError, match="must match"):
+        Tool(name, "d")
+
+
+def test_b07_openai_only_names_in_an_imported_request_raise() -> None:
+    # OpenAI accepts a leading digit (^[a-zA-Z0-9_-]{1,64}$) but toolwire's common rule does not:
+    # importing such a history names the tool and the rule instead of renaming it silently
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}],
+            "tools": [{"type": "function", "function": {"name": "2fa_check", "parameters": {"type": "object", "properties": {}}}}]}
+    with pytest.raises(ToolNameError, match="2fa_check"):
+        OpenAIChatCodec().decode_request(body)
+    with pytest.raises(ToolNameError, match="2fa_check"):
+        OpenAIResponsesCodec().decode_request({"model": "gpt-4o", "input": "hi", "tools": [
+            {"type": "function", "name": "2fa_check", "parameters": None, "strict": None}]})
+
+
+def test_b07_model_calling_an_unknown_name_is_decoded_not_crashed() -> None:
+    resp = OpenAIChatCodec().decode_response(completion({"tool_calls": [tool_call("call_1", "github.create_issue", '{"t": 1}')]}, "tool_calls"))
+    assert resp.tool_calls[0].name == "github.create_issue" and resp.tool_calls[0].arguments == {"t": 1}
+
+
+# ------------------------------------------------------------------------------------------ B08
+@pytest.mark.parametrize("raw", ["", "null", "{}", "  null  "])
+def test_b08_empty_argument_forms_decode_to_empty_object_and_replay_as_braces(raw: str) -> None:
+    codec = OpenAIChatCodec()
+    resp = codec.decode_response(completion({"tool_calls": [tool_call("call_Z", "magic", raw)]}, "tool_calls"))
+    (call,) = resp.tool_calls
+    assert (call.id, call.name, call.arguments, call.is_valid) == ("call_Z", "magic", {}, True)
+    wire = codec.encode_request(ModelRequest("gpt-4o", [Message.user("go"), resp.to_message()]))
+    assert wire["messages"][1]["tool_calls"][0]["function"]["arguments"] == "{}"
+
+
+def test_b08_streamed_zero_argument_call() -> None:
+    base = {"id": "c", "object": "chat.completion.chunk", "model": "m"}
+    chunks = [{**base, "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_0", "type": "function",
+                                                                           "function": {"name": "magic", "arguments": ""}}]}, "finish_reason": None}]},
+              {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}]
+    from toolwire.stream import assemble
+
+    resp = assemble(OpenAIChatCodec().decode_stream(chunks), "openai-chat")
+    assert [c.to_dict() for c in resp.tool_calls] == [{"type": "tool_call", "id": "call_0", "name": "magic", "arguments": {}, "raw_arguments": ""}]
+
+
+def test_b08_invalid_call_from_another_vendor_replayed_as_braces() -> None:
+    bad = ToolCall("toolu_1", "magic", None, raw_arguments='{"a": ', invalid="arguments are not valid JSON")
+    for codec in (OpenAIChatCodec(), OpenAIResponsesCodec()):
+        wire = json.dumps(codec.encode_request(ModelRequest("gpt-4o", [Message("assistant", [bad])])))
+        assert '"arguments": "{}"' in wire and '"null"' not in wire
+
+
+# ------------------------------------------------------------------------------------------ B22
+def test_b22_error_result_text_on_both_apis() -> None:
+    history = [Message("assistant", [ToolCall("t1", "weather", {"city": "X"})]),
+               Message("user", [ToolResult("t1", "ValueError: city not found", is_error=True)])]
+    chat = OpenAIChatCodec().encode_request(ModelRequest("gpt-4o", history))["messages"]
+    assert chat[1] == {"role": "tool", "tool_call_id": "t1", "content": "Error: ValueError: city not found"}
+    resp = OpenAIResponsesCodec().encode_request(ModelRequest("gpt-4o", history))["input"]
+    assert resp[1] == {"type": "function_call_output", "call_id": "t1", "output": "Error: ValueError: city not found"}
+
+
+# ------------------------------------------------------------------------------------------ B23
+def test_b23_unicode_arguments_round_trip() -> None:
+    args = {"msg": "やあ 🌍", "to": "Zoë"}
+    # a call from Gemini (dict arguments, no text) goes to OpenAI as literal UTF-8
+    call = ToolCall("fc_9", "send", dict(args))
+    for codec, path in ((OpenAIChatCodec(), ("messages", 0, "tool_calls", 0, "function", "arguments")),
+                        (OpenAIResponsesCodec(), ("input", 0, "arguments"))):
+        wire: Any = codec.encode_request(ModelRequest("gpt-4o", [Message("assistant", [call])]))
+        for key in path:
+            wire = wire[key]
+        assert wire == '{"msg":"やあ 🌍","to":"Zoë"}'
+    # canonical → OpenAI wire → canonical returns the same value
+    text = '{"msg":"やあ 🌍","to":"Zoë"}'
+    back = OpenAIChatCodec().decode_response(completion({"tool_calls": [tool_call("c", "send", text)]}, "tool_calls")).tool_calls[0]
+    assert back.arguments == args
+    # the model's own text (even with \\u escapes) is re-sent byte-exact
+    escaped = '{"msg": "\\u3084\\u3042 \\ud83c\\udf0d", "to": "Zo\\u00eb"}'
+    call2 = OpenAIChatCodec().decode_response(completion({"tool_calls": [tool_call("c2", "send", escaped)]}, "tool_calls")).tool_calls[0]
+    assert call2.arguments == args
+    wire2 = OpenAIChatCodec().encode_request(ModelRequest("gpt-4o", [Message("assistant", [call2])]))
+    assert wire2["messages"][0]["tool_calls"][0]["function"]["arguments"] == escaped
+
+
+def test_b23_multibyte_split_across_stream_chunks() -> None:
+    from toolwire.stream import assemble
+
+    base = {"id": "c", "object": "chat.completion.chunk", "model": "m"}
+
+    def ch(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    chunks = [ch({"tool_calls": [{"index": 0, "id": "c1", "type": "function", "function": {"name": "send", "arguments": '{"msg":"や'}}]}),
+              ch({"tool_calls": [{"index": 0, "function": {"arguments": 'あ 🌍","to":"Zo'}}]}),
+              ch({"tool_calls": [{"index": 0, "function": {"arguments": 'ë"}'}}]}), ch({}, "tool_calls")]
+    resp = assemble(OpenAIChatCodec().decode_stream(chunks), "openai-chat")
+    assert resp.tool_calls[0].arguments == {"msg": "やあ 🌍", "to": "Zoë"}
+    assert "\ufffd" not in resp.tool_calls[0].raw_arguments
