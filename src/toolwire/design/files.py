@@ -265,10 +265,10 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
             raise ToolError(f"program {prog!r} is not allowed here",
                             hint=(f"Did you mean {guess[0]!r}? " if guess else "") + "Use one of the allowed programs.",
                             retryable=False, valid_values=allowed)
-        exe = shutil.which(prog) if os.sep not in prog else None
+        exe = shutil.which(prog) if os.sep not in prog else (prog if os.path.isabs(prog) and os.access(prog, os.X_OK) else None)
         if exe is None and prog in ("python", "python3"):
             exe = sys.executable
-        if exe is None and os.sep in prog:
+        if exe is None and os.sep in prog and not os.path.isabs(prog):
             exe = str(base.resolve(prog, must_exist=True, param="command[0]"))
         if exe is None:
             raise ToolError(f"program {prog!r} was not found on PATH",
@@ -312,7 +312,7 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
         text = _read_text(p, path)
         count = text.count(old_text)
         if count == 0:
-            if new_text and new_text in text:
+            if len(new_text.strip()) >= 8 and new_text in text:
                 at = text[: text.index(new_text)].count("\n") + 1
                 raise ToolError(f"old_text was not found in {path!r}, but new_text already is (line {at}): the edit looks applied",
                                 hint=f"Call read_file with offset={at} to check it.", retryable=False)

@@ -8,27 +8,34 @@ from typing import Iterable
 __all__ = ["closest", "did_you_mean"]
 
 
-def closest(name: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.5) -> list[str]:
-    """Up to ``n`` of ``candidates`` most similar to ``name``, best first (``difflib`` ratio at
-    least ``cutoff``). A candidate equal to ``name`` ignoring case ranks first; a candidate that
-    contains ``name`` (or is contained in it) is kept even below the cutoff, so ``"readme"``
-    finds ``"README.md"``. Returns ``[]`` when nothing is close."""
-    cands = list(dict.fromkeys(str(c) for c in candidates))
+def closest(name: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:
+    """Up to ``n`` of ``candidates`` most similar to ``name``, best first.
+
+    Similarity is ``difflib.SequenceMatcher.ratio`` on lower-cased text; a candidate is kept when
+    its ratio is at least ``cutoff`` and within 0.15 of the best one (so one clear match is not
+    padded with poor ones). A candidate equal to ``name`` ignoring case, or one that starts with
+    ``name`` (``"README"`` → ``"README.md"``), ranks first. Returns ``[]`` when nothing is close.
+    """
+    cands = [c for c in dict.fromkeys(str(c) for c in candidates) if c != name]
     if not cands or n <= 0:
         return []
     low = name.lower()
-    exact_ci = [c for c in cands if c.lower() == low and c != name]
-    close = difflib.get_close_matches(name, cands, n=n, cutoff=cutoff)
-    close_ci = [c for c in difflib.get_close_matches(low, [c.lower() for c in cands], n=n, cutoff=cutoff)]
-    by_low = {}
+    scored = []
     for c in cands:
-        by_low.setdefault(c.lower(), c)
-    contained = [c for c in cands if low and len(low) >= 3 and (low in c.lower() or c.lower() in low)]
-    out: list[str] = []
-    for c in exact_ci + close + [by_low[x] for x in close_ci] + sorted(contained, key=len):
-        if c != name and c not in out:
-            out.append(c)
-    return out[:n]
+        cl = c.lower()
+        if cl == low:
+            score = 2.0
+        elif low and len(low) >= 3 and (cl.startswith(low) or low.startswith(cl)):
+            score = 1.5 + difflib.SequenceMatcher(None, low, cl).ratio() / 10
+        else:
+            score = difflib.SequenceMatcher(None, low, cl).ratio()
+        scored.append((score, c))
+    scored.sort(key=lambda sc: (-sc[0], sc[1]))
+    best = scored[0][0]
+    if best < cutoff:
+        return []
+    floor = max(cutoff, best - 0.15) if best <= 1.0 else 1.0
+    return [c for s, c in scored if s >= floor][:n]
 
 
 def did_you_mean(name: str, candidates: Iterable[str], n: int = 3) -> str | None:
