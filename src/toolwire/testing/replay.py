@@ -53,6 +53,7 @@ class FileReport:
     requests: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     expected_mismatches: list[str] = field(default_factory=list)
+    _note_counts: dict[str, int] = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -266,6 +267,8 @@ def compare_requests(sent: ModelRequest, recorded: ModelRequest, *, synthesized_
     that is not a known recording-client habit; ``notes`` describe the habits found.
     """
     synthesized = set(synthesized_ids or ())
+    # ids the adapter synthesized while importing the sent body (the vendor sent none)
+    synthesized |= {c.id for m in sent.messages for c in m.tool_calls if c.id_synthesized}
     notes: list[str] = []
     diffs: list[str] = []
     if len(sent.messages) != len(recorded.messages):
@@ -280,7 +283,7 @@ def compare_requests(sent: ModelRequest, recorded: ModelRequest, *, synthesized_
             continue
         if ca["text"] != cb["text"]:
             if ca["text"].strip() == cb["text"].strip() and [t for t in cb["text_blocks"] if t.strip()] == [t for t in ca["text_blocks"] if t.strip()]:
-                notes.append(f"{where}: the recording client added a whitespace-only text block; toolwire sends the model's text as it came")
+                notes.append("the recording client added a whitespace-only text block to an assistant turn; toolwire sends the model's text as it came")
             else:
                 diffs.append(f"{where}: text {ca['text']!r} vs recorded {cb['text']!r}")
         if len(ca["tool_calls"]) != len(cb["tool_calls"]):
@@ -290,12 +293,12 @@ def compare_requests(sent: ModelRequest, recorded: ModelRequest, *, synthesized_
                 diffs.append(f"{where} tool call {k}: {x['name']}({json.dumps(x['arguments'], ensure_ascii=False)}) vs recorded "
                              f"{y['name']}({json.dumps(y['arguments'], ensure_ascii=False)})")
             if x["id"] is None and y["id"] is not None:
-                notes.append(f"{where} tool call {k}: the vendor sent no id; the recording client invented {y['id']!r}, "
-                             "toolwire keeps its synthesized id internal and sends none (case B16)")
+                notes.append("the vendor sent no tool call ids; the recording client invented its own and sent them back; "
+                             "toolwire keeps its synthesized ids internal and sends none (case B16)")
             elif x["id"] is not None and y["id"] != x["id"]:
                 if isinstance(y["id"], str) and y["id"].startswith("fc_") and isinstance(x["id"], str) and x["id"].startswith("call_"):
-                    notes.append(f"{where} tool call {k}: the recording client sent the item id {y['id']!r} as call_id; "
-                                 f"toolwire sends the call_id {x['id']!r} the vendor gave")
+                    notes.append("the recording client sent the function_call item id (fc_…) as call_id; toolwire sends "
+                                 "the call_id (call_…) the vendor gave, which is what function_call_output refers to")
                 else:
                     diffs.append(f"{where} tool call {k}: id {x['id']!r} vs recorded {y['id']!r}")
             call_pos[str(k)] = (i, k)
@@ -311,7 +314,14 @@ def compare_requests(sent: ModelRequest, recorded: ModelRequest, *, synthesized_
                     continue  # noted with the call
                 diffs.append(f"{where} tool result {k}: answers {x!r} vs recorded {y!r}")
         if ca["reasoning"] != cb["reasoning"]:
-            diffs.append(f"{where}: reasoning {ca['reasoning']} vs recorded {cb['reasoning']}")
+            def opaque(rs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+                return [r for r in rs if r["signature"] or r["encrypted"]]
+
+            if opaque(ca["reasoning"]) == opaque(cb["reasoning"]):
+                notes.append("the recording client dropped reasoning text that carried no signature; toolwire sends the "
+                             "model's turn back unchanged, as the vendors document")
+            else:
+                diffs.append(f"{where}: reasoning {ca['reasoning']} vs recorded {cb['reasoning']}")
         if ca["images"] != cb["images"]:
             diffs.append(f"{where}: images differ")
     if (sent.instructions or None) != (recorded.instructions or None):
@@ -395,10 +405,10 @@ async def _replay_segment(api: str, inters: list[Interaction], recorded: list[Mo
             continue
         ok, diff, notes = compare_requests(sent_req, recorded[k], synthesized_ids=synthesized)
         for n in notes:
-            msg = f"interaction {inters[k].index}: {n}"
-            if msg not in report.notes:
-                report.notes.append(msg)
+            report._note_counts[n] = report._note_counts.get(n, 0) + 1
         report.requests.append({"interaction": inters[k].index, "matches": ok, "diff": diff})
+    report.notes = [n for n in report.notes if not n.endswith(" time(s))")]
+    report.notes += [f"{n} (seen {c} time(s))" for n, c in report._note_counts.items()]
 
 
 async def replay_file(path: str | Path, display_name: str | None = None) -> FileReport:
@@ -417,7 +427,10 @@ async def replay_file(path: str | Path, display_name: str | None = None) -> File
     decoded: list[ModelRequest] = []
     for i in usable:
         try:
-            decoded.append(codec.decode_request(i.request_json))
+            req = codec.decode_request(i.request_json)
+            if i.stream_format is not None or ":streamGenerateContent" in i.uri:
+                req.stream = True  # Gemini says "stream" in the URL, not in the body
+            decoded.append(req)
         except Exception as exc:
             report.errors.append(f"interaction {i.index}: decode_request failed: {type(exc).__name__}: {exc}")
             return report
