@@ -223,3 +223,20 @@ def test_b23_multibyte_split_across_stream_chunks() -> None:
     resp = assemble(OpenAIChatCodec().decode_stream(chunks), "openai-chat")
     assert resp.tool_calls[0].arguments == {"msg": "やあ 🌍", "to": "Zoë"}
     assert "\ufffd" not in resp.tool_calls[0].raw_arguments
+
+
+def test_b22_imported_error_text_becomes_the_flag_and_round_trips() -> None:
+    chat_body = {"model": "gpt-4o", "messages": [
+        {"role": "assistant", "tool_calls": [tool_call("t1", "weather", '{"city":"X"}')]},
+        {"role": "tool", "tool_call_id": "t1", "content": "Error: ValueError: city not found"}]}
+    req = OpenAIChatCodec().decode_request(chat_body)
+    (result,) = req.messages[1].tool_results
+    assert (result.content, result.is_error) == ("ValueError: city not found", True)
+    assert OpenAIChatCodec().encode_request(req)["messages"] == chat_body["messages"]
+    resp_body = {"model": "gpt-4o", "input": [
+        {"type": "function_call", "call_id": "t1", "name": "weather", "arguments": '{"city":"X"}'},
+        {"type": "function_call_output", "call_id": "t1", "output": "Error: ValueError: city not found"}]}
+    req = OpenAIResponsesCodec().decode_request(resp_body)
+    (result,) = req.messages[1].tool_results
+    assert (result.content, result.is_error) == ("ValueError: city not found", True)
+    assert OpenAIResponsesCodec().encode_request(req)["input"] == resp_body["input"]

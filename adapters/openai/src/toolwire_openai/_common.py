@@ -38,6 +38,20 @@ def error_text(text: str) -> str:
     return text if text.startswith("Error:") else ERROR_PREFIX + text
 
 
+def mark_error(result: ToolResult) -> ToolResult:
+    """Read an imported result back: text starting ``"Error: "`` (what :func:`error_text` writes)
+    → ``is_error=True`` with the prefix removed, so the error survives a switch to a vendor with
+    an error flag and re-encoding gives the same text."""
+    if isinstance(result.content, str):
+        if result.content.startswith(ERROR_PREFIX):
+            result.content = result.content[len(ERROR_PREFIX):]
+            result.is_error = True
+    elif result.content and getattr(result.content[0], "type", None) == "text" and result.content[0].text.startswith(ERROR_PREFIX):
+        result.content[0].text = result.content[0].text[len(ERROR_PREFIX):]
+        result.is_error = True
+    return result
+
+
 def result_text_parts(result: ToolResult) -> list[str]:
     """The text pieces of a result, with the ``Error: `` prefix on the first one when it is an
     error result (an empty error result still says ``Error:``)."""

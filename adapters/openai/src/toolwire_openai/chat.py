@@ -31,7 +31,7 @@ from toolwire.stream import (
 from toolwire.tools import Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
-from ._common import apply_overrides, arguments_text, overrides_for, result_text_parts, strict_parameters, usage_int
+from ._common import apply_overrides, arguments_text, mark_error, overrides_for, result_text_parts, strict_parameters, usage_int
 
 __all__ = ["OpenAIChatCodec", "ChatStreamDecoder", "FINISH_REASONS", "chat_usage", "API"]
 
@@ -375,7 +375,8 @@ class OpenAIChatCodec:
           ``settings["instructions_role"]`` when it is ``developer``); later system/developer
           messages → user messages whose ``provider_data`` keeps the role;
         - ``tool`` messages → :class:`ToolResult` parts of one user message (consecutive ones
-          together); ``user`` → text/image parts; ``assistant`` → text + tool calls (arguments
+          together); a content starting ``"Error: "`` (how this codec writes an error result,
+          the API having no flag) becomes ``is_error=True`` with the prefix removed; ``user`` → text/image parts; ``assistant`` → text + tool calls (arguments
           parsed, the raw text kept so it is re-sent byte-exact);
         - ``tools`` → :class:`Tool` (``strict`` kept three-valued; wire details the canonical
           encoding would not reproduce, such as an absent ``description``, kept in
@@ -446,9 +447,9 @@ class OpenAIChatCodec:
         else:
             parts = content if isinstance(content, str) else ("" if content is None else str(content))
         result = ToolResult(tool_call_id=wm.get("tool_call_id", ""), content=parts)
-        canonical = {"role": "tool", "tool_call_id": result.tool_call_id,
-                     "content": content if isinstance(content, (str, list)) else parts}
-        over = overrides_for(wm, canonical, set())
+        mark_error(result)
+        encoded = self._user_messages(Message("user", [result]))[0]
+        over = overrides_for(wm, encoded, set())
         if over:
             pd["message"] = over
         if pd:

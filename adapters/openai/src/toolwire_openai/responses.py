@@ -40,7 +40,7 @@ from toolwire.stream import (
 from toolwire.tools import Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
-from ._common import apply_overrides, arguments_text, overrides_for, result_text_parts, strict_parameters, usage_int
+from ._common import apply_overrides, arguments_text, mark_error, overrides_for, result_text_parts, strict_parameters, usage_int
 
 __all__ = ["OpenAIResponsesCodec", "ResponsesStreamDecoder", "responses_usage", "stop_reason_of", "API"]
 
@@ -404,7 +404,8 @@ class OpenAIResponsesCodec:
           ``settings["instructions_role"]`` keeping the role; later ones → user messages whose
           ``provider_data`` keeps the role;
         - user messages and ``function_call_output`` items → user messages (consecutive outputs
-          together, each a :class:`ToolResult`); reasoning, message and ``function_call`` items →
+          together, each a :class:`ToolResult`; an output starting ``"Error: "`` becomes
+          ``is_error=True`` with the prefix removed); reasoning, message and ``function_call`` items →
           assistant messages (consecutive ones together), with every item field kept in
           ``provider_data`` so the same items go back unchanged;
         - ``tools`` → :class:`Tool` (``strict`` three-valued; absent or ``null`` keys kept);
@@ -512,6 +513,7 @@ class OpenAIResponsesCodec:
         else:
             content = output if isinstance(output, str) else ("" if output is None else str(output))
         result = ToolResult(tool_call_id=item.get("call_id") or "", content=content)
+        mark_error(result)
         encoded = self._user_items(Message("user", [result]))[0]
         over = overrides_for(item, encoded, set())
         if over:
