@@ -41,6 +41,8 @@ def test_b06_exact_strict_schema() -> None:
 def test_b06_null_restored_to_default() -> None:
     assert restore_defaults(B06_INPUT, {"note": None, "lang": None}) == {"note": None, "lang": "en"}
     assert restore_defaults(B06_INPUT, {"note": {"text": "hi"}, "lang": "fr"}) == {"note": {"text": "hi"}, "lang": "fr"}
+    # a null the original schema rejects, for an optional property without a default: "not given"
+    assert restore_defaults(B06_INPUT, {"note": {"text": None}, "lang": "de"}) == {"note": {}, "lang": "de"}
 
 
 @pytest.mark.parametrize("codec", [OpenAIChatCodec(), OpenAIResponsesCodec()], ids=["chat", "responses"])

@@ -338,7 +338,9 @@ def restore_defaults(schema: dict[str, Any], arguments: Any) -> Any:
     arguments object the model sent. Wherever the model sent ``null`` for an optional property
     that has a ``default`` and whose original schema does not accept ``null`` — i.e. a property
     that is nullable only because the transform made it so — the default is put back (a deep
-    copy). Recurses into nested objects, array items, ``$ref`` targets and ``anyOf``/``oneOf``
+    copy); a ``null`` for an optional property without a default whose schema does not accept
+    ``null`` (models send it for "not given", e.g. without strict mode) removes the key. Recurses
+    into nested objects, array items, ``$ref`` targets and ``anyOf``/``oneOf``
     branches (a branch is used when it is the only object-typed one). Everything else, including
     a ``null`` the original schema allows, is left as sent. Returns a new object; ``arguments``
     is not modified; anything that is not a dict/list passes through unchanged.
@@ -396,14 +398,10 @@ def _restore(schema: Any, value: Any, root: dict[str, Any], seen: frozenset[int]
                 out[key] = item
                 continue
             sub_d = _deref(sub, root)
-            if (
-                item is None
-                and key not in required
-                and isinstance(sub_d, dict)
-                and "default" in sub_d
-                and not accepts_null(sub, root)
-            ):
-                out[key] = copy.deepcopy(sub_d["default"])
+            if item is None and key not in required and isinstance(sub_d, dict) and not accepts_null(sub, root):
+                if "default" in sub_d:
+                    out[key] = copy.deepcopy(sub_d["default"])
+                # else: an optional property without a default: null stands for "absent"
             else:
                 out[key] = _restore(sub, item, root, seen)
         return out
