@@ -179,7 +179,9 @@ class ToolExecutor:
         return await self._execute(tool, call, arguments, turn)
 
     async def _run_non_repeatable(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
-        key = tool.name + "\x00" + json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+        from .design.idempotent import call_key
+
+        key = call_key(tool.name, arguments)
         fut = self._write_cache.get(key)
         if fut is not None:
             first, first_id = await asyncio.shield(fut)
