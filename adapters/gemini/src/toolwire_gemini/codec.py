@@ -314,11 +314,16 @@ class GeminiCodec:
         is unknown and that has no ``name``.
         """
         body: dict[str, Any] = {"contents": self._encode_contents(request)}
+        raw_si = (request.settings or {}).get("systemInstruction")
         if request.instructions:
-            body["systemInstruction"] = {"role": "user", "parts": [{"text": request.instructions}]}
+            if isinstance(raw_si, dict) and _instruction_text(raw_si) == request.instructions:
+                body["systemInstruction"] = copy.deepcopy(raw_si)  # imported shape, unchanged
+            else:
+                body["systemInstruction"] = {"role": "user", "parts": [{"text": request.instructions}]}
         if request.tools:
             body["tools"] = [{"functionDeclarations": [self.translate_tool(t)[0] for t in request.tools]}]
         settings = {(_camel(k) if "_" in k else k): v for k, v in (request.settings or {}).items()}
+        settings.pop("systemInstruction", None)
         tool_config = self._encode_tool_config(request, settings.pop("toolConfig", None))
         if tool_config is not None:
             body["toolConfig"] = tool_config
@@ -455,7 +460,8 @@ class GeminiCodec:
                     parts.append(wire)
             if not parts:
                 continue
-            content = {"role": "user", "parts": parts}
+            role = (message.provider_data.get(API) or {}).get("role", "user")
+            content = {"role": role, "parts": parts} if role else {"parts": parts}
             contents.append(content)
             if results and not others:
                 previous_results_content, previous_results = content, results
@@ -468,7 +474,7 @@ class GeminiCodec:
         if isinstance(part, TextPart):
             pd = part.provider_data.get(API) or {}
             raw = pd.get("part")
-            if isinstance(raw, dict):
+            if isinstance(raw, dict) and _raw_matches(raw, part.text):
                 return copy.deepcopy(raw)
             wire: dict[str, Any] = {"text": part.text}
             if pd.get("thoughtSignature") is not None:
@@ -477,6 +483,9 @@ class GeminiCodec:
         if isinstance(part, ReasoningPart):
             if part.provider != API:
                 return None  # another vendor's reasoning: dropped (docs/adapters/gemini.md)
+            raw = (part.provider_data.get(API) or {}).get("part")
+            if isinstance(raw, dict) and (raw.get("text") or "") == part.text and _g(raw, "thoughtSignature") == part.signature:
+                return copy.deepcopy(raw)
             wire = {"text": part.text, "thought": True}
             if part.signature is not None:
                 wire["thoughtSignature"] = part.signature
@@ -498,7 +507,7 @@ class GeminiCodec:
     def _encode_user_part(part: Part) -> dict[str, Any] | None:
         if isinstance(part, TextPart):
             raw = (part.provider_data.get(API) or {}).get("part")
-            return copy.deepcopy(raw) if isinstance(raw, dict) else {"text": part.text}
+            return copy.deepcopy(raw) if isinstance(raw, dict) and _raw_matches(raw, part.text) else {"text": part.text}
         if isinstance(part, ImagePart):
             return _image_wire(part)
         return None  # reasoning or tool calls never sit in a user turn
@@ -614,14 +623,15 @@ class GeminiCodec:
         tools = self._decode_tools(_g(body, "tools") or [])
         messages = self._decode_contents(_g(body, "contents") or [], tools)
         instructions = None
+        settings: dict[str, Any] = {}
         si = _g(body, "systemInstruction")
         if isinstance(si, dict):
-            texts = [p.get("text", "") for p in (si.get("parts") or []) if isinstance(p, dict)]
-            instructions = "\n\n".join(texts)
+            instructions = _instruction_text(si)
+            if si != {"role": "user", "parts": [{"text": instructions}]}:
+                settings["systemInstruction"] = copy.deepcopy(si)  # re-sent as is while the text is unchanged
         elif isinstance(si, str):
             instructions = si
 
-        settings: dict[str, Any] = {}
         tool_choice = None
         tc = _g(body, "toolConfig")
         if isinstance(tc, dict):
@@ -719,8 +729,10 @@ class GeminiCodec:
         for ci, content in enumerate(contents):
             if not isinstance(content, dict):
                 continue
-            role = content.get("role") or "user"
+            raw_role = content.get("role")
+            role = raw_role or "user"
             parts = content.get("parts") or []
+            role_pd = {} if raw_role in ("user", "model") else {API: {"role": raw_role}}
             if role == "model":
                 msg_parts: list[Part] = []
                 pending = []
@@ -745,6 +757,9 @@ class GeminiCodec:
                 if isinstance(text, str) and set(part) <= {"text"}:
                     msg_parts.append(TextPart(text))
                     continue
+                if isinstance(text, str):
+                    msg_parts.append(TextPart(text, {API: {"part": copy.deepcopy(part)}}))
+                    continue
                 blob = _g(part, "inlineData")
                 if isinstance(blob, dict) and set(part) <= {"inlineData", "inline_data"}:
                     img = _decode_blob(blob)
@@ -752,8 +767,17 @@ class GeminiCodec:
                         msg_parts.append(img)
                         continue
                 msg_parts.append(TextPart("", {API: {"part": copy.deepcopy(part)}}))
-            messages.append(Message("user", msg_parts))
+            messages.append(Message("user", msg_parts, role_pd))
         return messages
+
+
+def _instruction_text(si: dict[str, Any]) -> str:
+    return "\n\n".join(p.get("text", "") for p in (si.get("parts") or []) if isinstance(p, dict))
+
+
+def _raw_matches(raw: dict[str, Any], text: str) -> bool:
+    """An opaque part is replayed while its text is unchanged (or it had no text at all)."""
+    return raw.get("text") == text if isinstance(raw.get("text"), str) else text == ""
 
 
 def _decode_function_response(fr: dict[str, Any], pending: list[ToolCall]) -> ToolResult:
@@ -820,11 +844,18 @@ def _decode_part(part: Any, synth: Any, schemas: dict[str, Any]) -> Part | None:
             id_synthesized=not (isinstance(vid, str) and vid),
             provider_data=pd,
         )
-    if part.get("thought") is True:
-        return ReasoningPart(text=part.get("text") or "", signature=sig, provider=API)
     keys = set(part) - {"thoughtSignature", "thought_signature"}
+    if part.get("thought") is True:
+        reasoning = ReasoningPart(text=part.get("text") or "", signature=sig, provider=API)
+        if not isinstance(part.get("text"), str) or keys - {"text", "thought"}:
+            reasoning.provider_data = {API: {"part": copy.deepcopy(part)}}
+        return reasoning
     if keys <= {"text"}:
         return TextPart(part.get("text") or "", _signature_pd(sig))
+    if isinstance(part.get("text"), str) and not (keys & {"inlineData", "inline_data", "fileData", "file_data", "functionResponse", "function_response"}):
+        pd = _signature_pd(sig)
+        pd.setdefault(API, {})["part"] = copy.deepcopy(part)
+        return TextPart(part["text"], pd)  # e.g. {"text": ..., "thought": false}: text kept, part replayed as is
     blob = _g(part, "inlineData")
     if isinstance(blob, dict) and keys <= {"inlineData", "inline_data"} and sig is None:
         img = _decode_blob(blob)
@@ -908,6 +939,10 @@ class GeminiStreamDecoder:
             ]
         decoded = _decode_part(part, lambda: "", self.schemas)
         if isinstance(decoded, ReasoningPart):
+            if decoded.provider_data:
+                self.index += 1
+                self.run = None
+                return [ReasoningDelta(self.index, decoded.text, signature=sig, provider=API, provider_data=decoded.provider_data)]
             if not (merge_text and self.run == "thought" and sig is None):
                 self.index += 1
             self.run = "thought"
@@ -917,7 +952,7 @@ class GeminiStreamDecoder:
             if raw_part is not None:
                 self.index += 1
                 self.run = None
-                return [TextDelta(self.index, "", decoded.provider_data)]
+                return [TextDelta(self.index, decoded.text, decoded.provider_data)]
             if merge_text and decoded.text == "" and sig is None:
                 return []  # a stream's empty closing text part carries nothing
             if not (merge_text and self.run == "text" and sig is None):
