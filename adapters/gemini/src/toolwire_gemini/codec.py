@@ -553,8 +553,8 @@ class GeminiCodec:
         :class:`TextPart` (a ``thoughtSignature`` kept in ``provider_data["gemini"]``);
         ``functionCall`` → :class:`ToolCall` (vendor ``id`` or a synthesised
         ``gemini-<responseId>-<n>`` with ``id_synthesized=True``; ``args`` coerced to the
-        canonical schema of ``request``'s tool, B24); ``inlineData`` → :class:`ImagePart`; any
-        other part kept opaque for replay. Stop reason from ``finishReason`` and the parts
+        canonical schema of ``request``'s tool, B24); any other part (model images,
+        code execution) kept opaque in a ``TextPart("")`` for exact replay. Stop reason from ``finishReason`` and the parts
         (:func:`map_finish_reason`); usage from ``usageMetadata`` (:func:`usage_from_metadata`).
 
         Raises :class:`ProviderError` when the body is an error object.
