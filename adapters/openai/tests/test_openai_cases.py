@@ -242,3 +242,25 @@ def test_b22_imported_error_text_becomes_the_flag_and_round_trips() -> None:
     (result,) = req.messages[1].tool_results
     assert (result.content, result.is_error) == ("ValueError: city not found", True)
     assert OpenAIResponsesCodec().encode_request(req)["input"] == resp_body["input"]
+
+
+def test_hosted_tools_and_unknown_items_round_trip_opaque() -> None:
+    body = {"model": "gpt-5.5", "input": [
+        {"role": "user", "content": "search then look up"},
+        {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "x"}},
+        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "enc"},
+        {"type": "function_call", "call_id": "call_1", "name": "db_lookup", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "call_1", "output": "v"},
+        {"type": "item_reference", "id": "msg_old"}],
+        "tools": [{"type": "web_search_preview"},
+                  {"type": "function", "name": "db_lookup", "description": "d", "parameters": {"type": "object", "properties": {}}, "strict": False}]}
+    codec = OpenAIResponsesCodec()
+    req = codec.decode_request(body)
+    assert [t.name for t in req.tools] == ["db_lookup"]
+    assert codec.encode_request(req) | {"stream": None} == body | {"stream": None}
+    chat = {"model": "gpt-5", "messages": [{"role": "user", "content": "x"}],
+            "tools": [{"type": "custom", "custom": {"name": "grammar_tool", "format": {"type": "text"}}},
+                      {"type": "function", "function": {"name": "f", "description": "", "parameters": {"type": "object", "properties": {}}}}]}
+    creq = OpenAIChatCodec().decode_request(chat)
+    assert [t.name for t in creq.tools] == ["f"]
+    assert OpenAIChatCodec().encode_request(creq) | {"stream": None} == chat | {"stream": None}

@@ -47,7 +47,7 @@ FINISH_REASONS = {
 }
 
 #: Settings the codec reads itself and never copies into the body.
-CODEC_KEYS = frozenset({"instructions_role", "max_tokens_field"})
+CODEC_KEYS = frozenset({"instructions_role", "max_tokens_field", "other_tools"})
 
 #: Request fields the codec writes from canonical fields (everything else round-trips via settings).
 _CANONICAL_FIELDS = frozenset(
@@ -260,8 +260,11 @@ class OpenAIChatCodec:
             else:
                 messages.extend(self._user_messages(msg))
         body: dict[str, Any] = {"model": request.model, "messages": messages}
-        if request.tools:
-            body["tools"] = [self.translate_tool(t)[0] for t in request.tools]
+        tools = [self.translate_tool(t)[0] for t in request.tools]
+        for pos, decl in settings.get("other_tools") or []:
+            tools.insert(pos, copy.deepcopy(decl))
+        if tools:
+            body["tools"] = tools
         choice = self._tool_choice(request.tool_choice)
         if choice is not None:
             body["tool_choice"] = choice
@@ -417,6 +420,15 @@ class OpenAIChatCodec:
         for m in messages:  # the grouping marker is only needed while decoding
             if m.provider_data.get(API, {}).pop("tool_results", None) and not m.provider_data[API]:
                 m.provider_data.pop(API)
+        tools: list[Tool] = []
+        other: list[list[Any]] = []
+        for pos, t in enumerate(body.get("tools") or []):
+            if isinstance(t, dict) and t.get("type", "function") == "function" and isinstance(t.get("function"), dict):
+                tools.append(self._tool_from_wire(t))
+            else:  # custom (free-text) tools: kept verbatim at their position (settings["other_tools"])
+                other.append([pos, copy.deepcopy(t)])
+        if other:
+            settings["other_tools"] = other
         choice = body.get("tool_choice")
         tool_choice = None
         if choice is not None:
@@ -429,7 +441,7 @@ class OpenAIChatCodec:
             model=body.get("model", ""),
             messages=messages,
             instructions=instructions,
-            tools=[self._tool_from_wire(t) for t in body.get("tools") or [] if isinstance(t, dict)],
+            tools=tools,
             tool_choice=tool_choice,
             parallel_tool_calls=body.get("parallel_tool_calls"),
             max_tokens=body.get("max_completion_tokens"),

@@ -47,7 +47,7 @@ __all__ = ["OpenAIResponsesCodec", "ResponsesStreamDecoder", "responses_usage", 
 API = "openai-responses"
 
 #: Settings the codec reads itself and never copies into the body.
-CODEC_KEYS = frozenset({"instructions_role"})
+CODEC_KEYS = frozenset({"instructions_role", "other_tools"})
 
 _CANONICAL_FIELDS = frozenset(
     {"model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "max_output_tokens",
@@ -319,12 +319,18 @@ class OpenAIResponsesCodec:
         if request.instructions is not None and role:
             items.append({"role": role, "content": request.instructions})
         for msg in messages:
-            items.extend(self._assistant_items(msg) if msg.role == "assistant" else self._user_items(msg))
+            msg_items = self._assistant_items(msg) if msg.role == "assistant" else self._user_items(msg)
+            for pos, opaque in (msg.provider_data.get(API) or {}).get("opaque") or []:
+                msg_items.insert(pos, copy.deepcopy(opaque))
+            items.extend(msg_items)
         body: dict[str, Any] = {"model": request.model, "input": items}
         if request.instructions is not None and not role:
             body["instructions"] = request.instructions
-        if request.tools:
-            body["tools"] = [self.translate_tool(t)[0] for t in request.tools]
+        tools = [self.translate_tool(t)[0] for t in request.tools]
+        for pos, decl in settings.get("other_tools") or []:
+            tools.insert(pos, copy.deepcopy(decl))
+        if tools:
+            body["tools"] = tools
         choice = self._tool_choice(request.tool_choice)
         if choice is not None:
             body["tool_choice"] = choice
@@ -442,10 +448,19 @@ class OpenAIResponsesCodec:
             messages.append(m)
             return m
 
+        counts: dict[int, int] = {}
         for item in items:
             if not isinstance(item, dict):
                 continue
             kind = item.get("type")
+            if kind not in (None, "message", "function_call_output", "reasoning", "function_call"):
+                # an item toolwire has no canonical form for (hosted-tool calls and their outputs,
+                # item references, ...): kept opaque at its position so the same items go back
+                target = tail("user" if str(kind).endswith("_output") else "assistant")
+                pos = counts.get(id(target), 0)
+                target.provider_data.setdefault(API, {}).setdefault("opaque", []).append([pos, copy.deepcopy(item)])
+                counts[id(target)] = pos + 1
+                continue
             if kind == "function_call_output":
                 tail("user").parts.append(self._result_from_item(item))
             elif kind == "reasoning":
@@ -465,12 +480,23 @@ class OpenAIResponsesCodec:
             elif kind in (None, "message"):
                 messages.append(self._user_from_item(item))
                 messages[-1].provider_data.setdefault(API, {})["closed"] = True
+            # every known item lands in the last message: count it, so opaque items keep their place
+            counts[id(messages[-1])] = counts.get(id(messages[-1]), 0) + 1
         for m in messages:
             pd = m.provider_data.get(API)
             if pd is not None:
                 pd.pop("closed", None)
                 if not pd:
                     m.provider_data.pop(API)
+        tools: list[Tool] = []
+        other: list[list[Any]] = []
+        for pos, t in enumerate(body.get("tools") or []):
+            if isinstance(t, dict) and t.get("type") == "function":
+                tools.append(self._tool_from_wire(t))
+            else:  # hosted / custom tools: kept verbatim at their position (settings["other_tools"])
+                other.append([pos, copy.deepcopy(t)])
+        if other:
+            settings["other_tools"] = other
         choice = body.get("tool_choice")
         tool_choice = None
         if choice is not None:
@@ -482,7 +508,7 @@ class OpenAIResponsesCodec:
             model=body.get("model", ""),
             messages=messages,
             instructions=instructions,
-            tools=[self._tool_from_wire(t) for t in body.get("tools") or [] if isinstance(t, dict) and t.get("type") == "function"],
+            tools=tools,
             tool_choice=tool_choice,
             parallel_tool_calls=body.get("parallel_tool_calls"),
             max_tokens=body.get("max_output_tokens"),
