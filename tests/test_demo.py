@@ -62,3 +62,25 @@ def test_demo_live_without_key_names_the_variable(tmp_path, monkeypatch):
     result = CliRunner().invoke(app, ["demo", "--model", "anthropic:claude-haiku-4-5", "--workdir", str(tmp_path / "w")])
     assert result.exit_code == 2
     assert "ANTHROPIC_API_KEY" in result.output
+
+
+def test_run_command_loads_module_attr_and_file(tmp_path, monkeypatch):
+    import json as _json
+    import subprocess as _sp
+    import sys as _sys
+
+    (tmp_path / "mytools.py").write_text(
+        "from toolwire import tool\n\n@tool\ndef add(a: int, b: int) -> int:\n    '''Add two integers.'''\n    return a + b\n\nTOOLS = [add]\n"
+    )
+    for spec in ("mytools", "mytools:TOOLS", "mytools.py", "mytools.py:add"):
+        proc = _sp.run([_sys.executable, "-m", "toolwire.cli", "run", "--model", "test", "--tools", spec, "--json", "add"],
+                       cwd=tmp_path, capture_output=True, text=True)
+        assert proc.returncode == 0, (spec, proc.stderr[-1500:])
+        doc = _json.loads(proc.stdout)
+        assert doc["text"] == "Tool results:\nadd: 2"
+    bad = _sp.run([_sys.executable, "-m", "toolwire.cli", "run", "--model", "test", "--tools", "nosuch.py", "x"],
+                  cwd=tmp_path, capture_output=True, text=True)
+    assert bad.returncode == 2 and "no such file: nosuch.py" in bad.stderr
+    missing = _sp.run([_sys.executable, "-m", "toolwire.cli", "run", "--model", "test", "--tools", "mytools:nope", "x"],
+                      cwd=tmp_path, capture_output=True, text=True)
+    assert missing.returncode == 2 and "has no attribute 'nope'" in missing.stderr

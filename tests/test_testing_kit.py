@@ -11,6 +11,13 @@ from pathlib import Path
 
 import pytest
 
+# Import these before pytester takes its sys.modules snapshot: modules first imported inside a
+# pytester test are dropped at teardown, which leaves stale yaml/vcr classes for later tests.
+import vcr.serializers.yamlserializer  # noqa: F401
+import yaml  # noqa: F401
+import toolwire_anthropic  # noqa: F401
+from toolwire.testing.replay import replay_paths
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "weather_agent"
 SECRET = "sk-ant-secret-DO-NOT-LEAK-1234"
 
@@ -75,8 +82,6 @@ def test_example_records_from_loopback_then_replays_offline(pytester: pytest.Pyt
     replayed.assert_outcomes(passed=1)
 
     # and toolwire replay reads the same cassette
-    from toolwire.testing.replay import replay_paths
-
     doc = replay_paths([str(cassette)])
     assert doc["ok"], doc
     assert doc["totals"]["requests_matched"] == 2

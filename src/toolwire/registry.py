@@ -111,7 +111,14 @@ def _factory(provider: str) -> Any:
         if KNOWN_PROVIDERS.get(provider):
             raise AdapterNotInstalled(f"provider {provider!r} needs its adapter: pip install \"toolwire[{KNOWN_PROVIDERS[provider]}]\"")
         raise ProviderNotFound(f"unknown provider {provider!r}; known providers: {', '.join(sorted(set(_entry_points()) | set(KNOWN_PROVIDERS)))}")
-    return ep.load()
+    try:
+        return ep.load()
+    except ImportError as exc:
+        extra = KNOWN_PROVIDERS.get(provider) or provider
+        raise AdapterNotInstalled(
+            f"provider {provider!r} is registered but its adapter failed to import ({exc}); "
+            f"reinstall it: pip install \"toolwire[{extra}]\""
+        ) from exc
 
 
 def codec(provider: str, **settings: Any) -> Any:

@@ -10,6 +10,10 @@ import typer
 from toolwire.cli import app
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 @app.command("lint")
 def lint(
     target: str = typer.Argument(..., help="A module (every top-level Tool), module:attr, a Python file, or a JSON file of tool specs."),
@@ -68,6 +72,6 @@ def lint(
         table.add_row("[bold]whole set[/]", *[f"[bold]{costs[p]['tokens']}[/]" for p in provs])
         console.print(table)
     s = report.summary
-    console.print(f"{s['tools']} tools: {s['errors']} errors, {s['warnings']} warnings, {s['infos']} infos "
+    console.print(f"{_plural(s['tools'], 'tool')}: {_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')} "
                   f"({len(RULES)} rules; see docs/lint.md)", highlight=False)
     raise typer.Exit(report.exit_code)

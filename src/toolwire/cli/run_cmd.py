@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import importlib
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -65,9 +65,9 @@ def _load_tools(spec: str) -> list[Any]:
 
     module_name, _, attr = spec.partition(":")
     path = Path(module_name)
-    if path.suffix == ".py" and path.exists():
-        import importlib.util
-
+    if path.suffix == ".py" and not path.exists():
+        raise typer.BadParameter(f"no such file: {path}")
+    if path.suffix == ".py":
         sp = importlib.util.spec_from_file_location(path.stem, path)
         if sp is None or sp.loader is None:
             raise typer.BadParameter(f"cannot load {path}")
@@ -173,7 +173,7 @@ def demo_command(
             raise typer.Exit(2)
         console.print(f"[bold]toolwire demo[/] (live): {m.name} makes the decisions; the file tools run on a copy of the data.")
     root = demo.prepare_workspace(workdir)
-    console.print(f"[dim]workspace: {root}[/]")
+    console.print(f"[dim]workspace (kept after the run, delete it when done): {root}[/]")
     console.print(f"[bold]task:[/] {demo.TASK}")
     tools = file_tools(root)
     try:
