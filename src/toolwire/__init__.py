@@ -13,6 +13,7 @@ from .errors import (
     MaxTurnsExceeded,
     ProviderError,
     ProviderNotFound,
+    ResponseDecodeError,
     RunLimitExceeded,
     SchemaError,
     SchemaTranslationError,
@@ -65,7 +66,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AdapterNotInstalled", "ConfigurationError", "Conversation", "ImagePart", "Limits", "MaxTurnsExceeded",
-    "Message", "Model", "ModelRequest", "ProviderError", "ProviderNotFound", "ReasoningPart", "Response",
+    "Message", "Model", "ModelRequest", "ProviderError", "ProviderNotFound", "ReasoningPart", "Response", "ResponseDecodeError",
     "RunLimitExceeded", "RunResult", "SchemaError", "SchemaTranslationError", "TextPart", "Tool", "ToolCall",
     "ToolDefinitionError", "ToolError", "ToolNameError", "ToolResult", "ToolRun", "ToolwireError",
     "UnsupportedToolChoice", "Usage", "UsageLimitExceeded", "available_providers", "model",

@@ -19,6 +19,7 @@ __all__ = [
     "MaxTurnsExceeded",
     "UsageLimitExceeded",
     "ToolError",
+    "ResponseDecodeError",
 ]
 
 
@@ -73,6 +74,18 @@ class ProviderNotFound(ToolwireError, LookupError):
 
 class AdapterNotInstalled(ProviderNotFound):
     """A known provider whose adapter distribution is not installed (names the extra to install)."""
+
+
+class ResponseDecodeError(ToolwireError, ValueError):
+    """A vendor body (response, stream event or imported request) does not have the shape its API
+    documents. ``api``: the wire API; ``pointer``: JSON pointer of the offending field (``""`` for
+    the whole body)."""
+
+    def __init__(self, api: str, message: str, pointer: str = "") -> None:
+        self.api = api
+        self.pointer = pointer
+        where = f" at {pointer}" if pointer else ""
+        super().__init__(f"{api}: malformed body{where}: {message}")
 
 
 class ProviderError(ToolwireError):
