@@ -260,3 +260,127 @@ def test_prompt_as_message():
     m = scripted("ok")
     toolwire.run_sync(m, Message.user("hi there"))
     assert m.requests[0].messages[0].text == "hi there"
+
+
+# -- hardening found by adversarial testing -------------------------------------------------------
+
+def test_tool_raising_builtin_timeout_error_is_not_a_toolwire_timeout():
+    @tool
+    def fetch(url: str) -> str:
+        """Fetch a URL."""
+        raise TimeoutError("connect to db.internal timed out")
+
+    assert only_result(run(scripted(call("fetch", {"url": "x"}), "ok"), tools=[fetch])).content == "TimeoutError: connect to db.internal timed out"
+    assert only_result(run(scripted(call("fetch", {"url": "x"}), "ok"), tools=[fetch], limits=Limits(tool_timeout=30))).content == (
+        "TimeoutError: connect to db.internal timed out")
+
+
+def test_sync_tool_past_its_timeout_does_not_block_the_run():
+    release = threading.Event()
+
+    @tool(timeout=0.1)
+    def stuck() -> str:
+        """Block until released."""
+        release.wait(30)
+        return "late"
+
+    started = time.monotonic()
+    res = only_result(run(scripted(call("stuck"), "ok"), tools=[stuck]))
+    elapsed = time.monotonic() - started
+    release.set()
+    assert res.content == (
+        "Tool 'stuck' timed out after 0.1 seconds; its result was discarded (a synchronous function cannot be "
+        "interrupted and may still be running).\nTry a smaller request (narrower arguments), or a different approach.")
+    assert elapsed < 10  # not a timing assertion on speed: only that run_sync did not wait for the 30 s thread
+
+
+def test_system_exit_and_self_cancellation_become_error_results():
+    @tool
+    def legacy(args: str) -> str:
+        """Run a legacy main()."""
+        raise SystemExit(2)
+
+    @tool
+    async def fetch(url: str) -> str:
+        """Fetch."""
+        raise asyncio.CancelledError()
+
+    assert only_result(run(scripted(call("legacy", {"args": "x"}), "ok"), tools=[legacy])).content == "SystemExit: 2"
+    assert only_result(run(scripted(call("fetch", {"url": "x"}), "ok"), tools=[fetch])).content == "CancelledError: the tool cancelled itself"
+
+
+def test_call_without_a_string_name_is_answered():
+    bad = ToolCall("c1", None, {})  # type: ignore[arg-type]
+    r = run(scripted([bad], "ok"))
+    assert only_result(r).content == (
+        "The tool call has no valid tool name (got None).\nCall one of the available tools: add, get_weather.")
+
+
+def test_unresolvable_ref_is_rejected_at_definition():
+    from toolwire import SchemaError, Tool
+
+    with pytest.raises(SchemaError, match=r"\$ref at /properties/a to '#/\$defs/Missing', which points nowhere"):
+        Tool.from_schema("t", "d", {"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}})
+
+
+def test_integral_float_reaches_int_parameter_as_int():
+    seen = []
+
+    @tool
+    def repeat(text: str, times: int) -> str:
+        """Repeat text."""
+        seen.append(type(times))
+        return text * times
+
+    assert only_result(run(scripted(call("repeat", {"text": "a", "times": 2.0}), "ok"), tools=[repeat])).content == "aa"
+    assert seen == [int]
+
+
+def test_unexpected_argument_names_the_valid_ones():
+    assert only_result(run(scripted(call("get_weather", {"city": "Paris", "unit": "c"}), "ok"))).content == (
+        "Invalid arguments for tool 'get_weather': unexpected property 'unit' (valid: city, days).\n"
+        "Fix the arguments to match the tool's input schema and call it again.")
+
+
+def test_continuing_a_run_leaves_the_first_result_unchanged():
+    first = run(scripted("hello"))
+    before = first.to_json()
+    toolwire.run_sync(scripted("again"), "more", conversation=first.conversation)
+    assert first.to_json() == before
+    assert len(first.conversation.messages) == 2
+
+
+def test_pause_turn_at_max_turns_raises():
+    m = scripted({"text": "", "stop_reason": "pause_turn"}, {"text": "", "stop_reason": "pause_turn"})
+    with pytest.raises(MaxTurnsExceeded):
+        run(m, max_turns=2)
+
+
+def test_bad_run_arguments_are_configuration_errors():
+    from toolwire import ConfigurationError
+
+    for kwargs in ({"max_turns": None}, {"max_turns": 0}, {"limits": Limits(max_tool_calls=1).to_dict() | {"nope": 1}}):
+        with pytest.raises((ConfigurationError, TypeError)):
+            run(scripted("x"), **kwargs)
+    with pytest.raises(ConfigurationError, match="tool_timeout"):
+        Limits(tool_timeout=-1)
+    with pytest.raises(ConfigurationError, match="prompt list"):
+        toolwire.run_sync(scripted("x"), [{"type": "text"}])
+    with pytest.raises(ValueError, match="not a saved toolwire RunResult"):
+        RunResult.from_json('{"text": 1}')
+
+
+def test_lone_surrogate_still_saves_and_loads():
+    r = run(scripted(call("get_weather", {"city": "\ud83d"}), "ok"))
+    text = r.to_json()
+    text.encode("utf-8")
+    assert RunResult.from_json(text) == r
+
+
+def test_synthesized_ids_never_collide_within_a_conversation():
+    first = ToolCall("gemini-x-0", "add", {"a": 1, "b": 1}, id_synthesized=True)
+    again = ToolCall("gemini-x-0", "add", {"a": 2, "b": 2}, id_synthesized=True)
+    r = run(scripted([first], [again], "ok"))
+    ids = [x.call.id for x in r.tool_runs]
+    assert ids == ["gemini-x-0", "gemini-x-0-2"]
+    assert r.conversation.unanswered_tool_calls() == []

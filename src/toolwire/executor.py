@@ -79,7 +79,47 @@ def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
         return [v if isinstance(v, (TextPart, ImagePart)) else TextPart(v if isinstance(v, str) else _json(v)) for v in value]
     if isinstance(value, bytes):
         return value.decode("utf-8")
-    return _json(value)
+    if isinstance(value, (set, frozenset)):
+        return _json(sorted(value, key=repr))
+    if isinstance(value, (dict, list, tuple, int, float, bool)) or dataclasses.is_dataclass(value) or hasattr(value, "model_dump_json"):
+        return _json(value)
+    return str(value)
+
+
+class _ToolExited(Exception):
+    """A tool raised ``SystemExit``: carried as an ordinary exception so the event loop survives."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__(str(exc))
+        self.exc = exc
+
+
+async def _guarded(coro: Any) -> Any:
+    try:
+        return await coro
+    except SystemExit as exc:
+        raise _ToolExited(exc) from None
+
+
+def _describe(exc: BaseException) -> str:
+    message = str(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        message += " (return text, or bytes encoded as UTF-8)"
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+def _unexpected_parameters(tool: Tool, arguments: dict[str, Any]) -> list[str]:
+    """Argument names the tool's function cannot receive (no such parameter and no ``**kwargs``)."""
+    import inspect
+
+    try:
+        sig = inspect.signature(tool.function)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return []
+    params = sig.parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return []
+    return sorted(k for k in arguments if k not in params)
 
 
 def _json(value: Any) -> str:
@@ -125,8 +165,8 @@ class ToolExecutor:
     # -- failure texts ----------------------------------------------------------------------
     def _unknown_tool(self, call: ToolCall) -> str:
         names = sorted(self.tools)
-        close = closest_names(call.name, names)
-        line = f"Unknown tool {call.name!r}."
+        close = closest_names(call.name, names) if isinstance(call.name, str) and call.name else []
+        line = f"Unknown tool {call.name!r}." if isinstance(call.name, str) and call.name else f"The tool call has no valid tool name (got {call.name!r})."
         if not names:
             return line + "\nNo tools are available in this conversation; answer without calling a tool."
         hint = f"Call one of the available tools: {', '.join(names)}."
@@ -141,8 +181,13 @@ class ToolExecutor:
                 f"Tool call {call.name!r} was cut off by the output-token limit before its arguments were complete, so it was not run.\n"
                 "Call the tool again with the complete arguments; keep long values shorter or split the work into several calls."
             )
+        reason = call.invalid
+        if reason is None:
+            kind = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}.get(
+                type(call.arguments), type(call.arguments).__name__)
+            reason = f"arguments must be a JSON object, got {kind}"
         return (
-            f"Invalid arguments for tool {call.name!r}: {call.invalid}.\n"
+            f"Invalid arguments for tool {call.name!r}: {reason}.\n"
             "Send the arguments again as one JSON object that matches the tool's input schema."
         )
 
@@ -156,16 +201,32 @@ class ToolExecutor:
         return ToolRun(call, ToolResult(call.id, reason, is_error=True, name=call.name), 0.0, turn)
 
     async def run_call(self, call: ToolCall, turn: int) -> ToolRun:
-        tool = self.tools.get(call.name)
+        name = call.name if isinstance(call.name, str) else None
+        tool = self.tools.get(name) if name else None
         if tool is None:
-            return ToolRun(call, ToolResult(call.id, self._unknown_tool(call), is_error=True, name=call.name), 0.0, turn)
+            return ToolRun(call, ToolResult(call.id, self._unknown_tool(call), is_error=True, name=name), 0.0, turn)
         if not call.is_valid:
             return ToolRun(call, ToolResult(call.id, self._invalid_arguments(call), is_error=True, name=call.name), 0.0, turn)
         arguments = _restore_nulls(tool.input_schema, dict(call.arguments or {}))
+        from .schema.coerce import coerce_arguments
         from .schema.validate import validate_arguments
 
+        arguments = coerce_arguments(tool.input_schema, arguments)  # 2.0 → 2 where the schema says integer
         # ``meta["validate_arguments"] = False`` is for replaying recorded results only
-        problems = validate_arguments(tool.input_schema, arguments) if tool.meta.get("validate_arguments", True) else []
+        try:
+            problems = validate_arguments(tool.input_schema, arguments) if tool.meta.get("validate_arguments", True) else []
+        except Exception as exc:  # a schema jsonschema cannot use (e.g. an unresolvable $ref)
+            text = (f"Tool {call.name!r} cannot check its arguments: its input schema is unusable ({type(exc).__name__}: {exc}).\n"
+                    "Do not call this tool again in this conversation; tell the user it is misconfigured.")
+            return ToolRun(call, ToolResult(call.id, text, is_error=True, name=call.name), 0.0, turn)
+        if not problems and tool.function is not None and tool.meta.get("validate_arguments", True):
+            unexpected = _unexpected_parameters(tool, arguments)
+            if unexpected:
+                valid = ", ".join(sorted(tool.input_schema.get("properties") or {})) or "(none)"
+                text = (f"Invalid arguments for tool {call.name!r}: unexpected propert{'y' if len(unexpected) == 1 else 'ies'} "
+                        f"{', '.join(repr(u) for u in unexpected)} (valid: {valid}).\n"
+                        "Fix the arguments to match the tool's input schema and call it again.")
+                return ToolRun(call, ToolResult(call.id, text, is_error=True, name=call.name), 0.0, turn)
         if problems:
             first = problems[0]
             more = f" ({len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})" if len(problems) > 1 else ""
@@ -212,26 +273,39 @@ class ToolExecutor:
                 arguments[pname] = ToolContext(self.run_id, call.id, call.name, turn, f"{self.run_id}:{call.id}", self.state)
         timeout = tool.timeout if tool.timeout is not None else self.default_timeout
         start = time.perf_counter()
+        task = asyncio.ensure_future(_guarded(tool.call(arguments)))
         try:
-            if timeout is not None:
-                value = await asyncio.wait_for(tool.call(arguments), timeout)
+            done, _ = await asyncio.wait({task}, timeout=timeout)
+        except asyncio.CancelledError:  # the run itself is being cancelled
+            task.cancel()
+            raise
+        if not done:  # toolwire's own time limit
+            task.cancel()
+            if tool.is_async:
+                text = (f"Tool {call.name!r} timed out after {timeout:g} seconds and was stopped.\n"
+                        "Try a smaller request (narrower arguments), or a different approach.")
             else:
-                value = await tool.call(arguments)
-            content = to_result_content(value)
-            result = ToolResult(call.id, content, False, call.name)
-        except asyncio.TimeoutError:
-            result = ToolResult(
-                call.id,
-                f"Tool {call.name!r} timed out after {timeout:g} seconds and was stopped.\n"
-                "Try a smaller request (narrower arguments), or a different approach.",
-                True,
-                call.name,
-            )
-        except ToolError as exc:
-            result = ToolResult(call.id, exc.render(), True, call.name)
-        except Exception as exc:  # every tool failure goes back to the model
-            message = str(exc)
-            result = ToolResult(call.id, f"{type(exc).__name__}: {message}" if message else type(exc).__name__, True, call.name)
+                text = (f"Tool {call.name!r} timed out after {timeout:g} seconds; its result was discarded "
+                        "(a synchronous function cannot be interrupted and may still be running).\n"
+                        "Try a smaller request (narrower arguments), or a different approach.")
+            result = ToolResult(call.id, text, True, call.name)
+        else:
+            try:
+                value = task.result()
+                result = ToolResult(call.id, to_result_content(value), False, call.name)
+            except ToolError as exc:
+                result = ToolResult(call.id, exc.render(), True, call.name)
+            except _ToolExited as exc:
+                result = ToolResult(call.id, _describe(exc.exc), True, call.name)
+            except KeyboardInterrupt:
+                raise
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise  # the run is being cancelled, not just the tool
+                result = ToolResult(call.id, "CancelledError: the tool cancelled itself", True, call.name)
+            except BaseException as exc:  # every tool failure goes back to the model, SystemExit included
+                result = ToolResult(call.id, _describe(exc), True, call.name)
         duration = time.perf_counter() - start
         return ToolRun(call, result, duration, turn)
 

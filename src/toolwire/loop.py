@@ -38,6 +38,15 @@ class Limits:
     max_total_tokens: int | None = None
     tool_timeout: float | None = None
 
+    def __post_init__(self) -> None:
+        for name in ("max_tool_calls", "max_input_tokens", "max_output_tokens", "max_total_tokens"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+                raise ConfigurationError(f"Limits.{name} must be a whole number ≥ 0 or None, got {value!r}")
+        t = self.tool_timeout
+        if t is not None and (not isinstance(t, (int, float)) or isinstance(t, bool) or not t > 0):
+            raise ConfigurationError(f"Limits.tool_timeout must be a number of seconds > 0 or None, got {t!r}")
+
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("max_tool_calls", "max_input_tokens", "max_output_tokens", "max_total_tokens", "tool_timeout")}
 
@@ -128,11 +137,22 @@ class RunResult:
         )
 
     def to_json(self, **kwargs: Any) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)
+        """JSON text (literal UTF-8). Text holding a lone surrogate (e.g. half an emoji a model sent)
+        cannot be UTF-8: then that text is written with ASCII escapes, which still round-trips."""
+        text = json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = json.dumps(self.to_dict(), ensure_ascii=True, **kwargs)
+        return text
 
     @classmethod
     def from_json(cls, text: str) -> RunResult:
-        return cls.from_dict(json.loads(text))
+        """Rebuild a saved run; raises ``ValueError`` naming what is wrong when ``text`` is not one."""
+        try:
+            return cls.from_dict(json.loads(text))
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise ValueError(f"not a saved toolwire RunResult: {type(exc).__name__}: {exc}") from None
 
 
 def _as_tools(tools: Iterable[Any] | None) -> dict[str, Tool]:
@@ -159,7 +179,14 @@ def _prompt_message(prompt: Any) -> Message | None:
     if isinstance(prompt, (TextPart, ImagePart)):
         return Message("user", [prompt])
     if isinstance(prompt, (list, tuple)):
-        parts: list[Part] = [TextPart(p) if isinstance(p, str) else p for p in prompt]
+        parts: list[Part] = []
+        for p in prompt:
+            if isinstance(p, str):
+                parts.append(TextPart(p))
+            elif isinstance(p, (TextPart, ImagePart)):
+                parts.append(p)
+            else:
+                raise ConfigurationError(f"a prompt list may hold text, TextPart or ImagePart items, got {type(p).__name__}")
         return Message("user", parts)
     raise ConfigurationError(f"prompt must be text, a Message or a list of parts, got {type(prompt).__name__}")
 
@@ -211,14 +238,19 @@ async def run(
     """
     from .registry import model as resolve_model
 
-    if max_turns < 1:
-        raise ConfigurationError(f"max_turns must be at least 1, got {max_turns}")
+    if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
+        raise ConfigurationError(f"max_turns must be a whole number ≥ 1, got {max_turns!r}")
+    if isinstance(limits, dict):
+        limits = Limits(**limits)
+    elif limits is not None and not isinstance(limits, Limits):
+        raise ConfigurationError(f"limits must be a toolwire.Limits (or a dict of its fields), got {type(limits).__name__}")
     m: Model = resolve_model(model)
     tool_map = _as_tools(tools)
     choice = normalize_tool_choice(tool_choice)
     if isinstance(choice, dict) and choice["name"] not in tool_map:
         raise ConfigurationError(f"tool_choice names {choice['name']!r}, which is not among the tools: {sorted(tool_map)}")
-    conv = conversation if conversation is not None else Conversation(instructions=instructions)
+    # a copy: continuing a run never changes the conversation of the run it continues
+    conv = Conversation(list(conversation.messages), conversation.instructions) if conversation is not None else Conversation(instructions=instructions)
     if conversation is not None and instructions is not None:
         conv.instructions = instructions
     msg = _prompt_message(prompt)
@@ -239,6 +271,7 @@ async def run(
         response = await m.send(request)
         if response.usage.requests == 0:
             response.usage.requests = 1
+        _unique_synthesized_ids(response, conv)
         conv.append(response.to_message())
         turn = Turn(number, response)
         turns.append(turn)
@@ -253,8 +286,12 @@ async def run(
             raise UsageLimitExceeded(f"usage limit reached: {over}", result("usage_limit"))
         if not calls:
             await _notify(on_turn, turn)
-            if response.stop_reason == "pause_turn" and number < max_turns:
-                continue  # server-side tool loop paused: send the conversation again as is
+            if response.stop_reason == "pause_turn":
+                if number < max_turns:
+                    continue  # server-side tool loop paused: send the conversation again as is
+                raise MaxTurnsExceeded(
+                    f"the model paused its turn (pause_turn) after {max_turns} requests (max_turns={max_turns})", result("max_turns")
+                )
             return result(response.stop_reason)
         if number == max_turns:
             turn.tool_runs = [
@@ -285,6 +322,19 @@ async def run(
         if choice == "required" or isinstance(choice, dict):
             choice = "auto"
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _unique_synthesized_ids(response: Response, conv: Conversation) -> None:
+    """Re-number an id toolwire synthesized (never sent to the vendor) that collides with an id
+    already in the conversation or in the same response, so every result pairs with one call."""
+    seen = {c.id for m in conv.messages for c in m.tool_calls}
+    for call in response.tool_calls:
+        if call.id_synthesized and call.id in seen:
+            n = 2
+            while f"{call.id}-{n}" in seen:
+                n += 1
+            call.id = f"{call.id}-{n}"
+        seen.add(call.id)
 
 
 async def _notify(callback: Callable[[Turn], Any] | None, turn: Turn) -> None:

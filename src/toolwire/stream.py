@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Union
 
 from .arguments import parse_arguments
+from .errors import ResponseDecodeError
 from .types import ReasoningPart, Response, TextPart, ToolCall, Usage
 
 __all__ = [
@@ -138,7 +139,7 @@ class StreamAssembler:
             self._slots[index] = slot
             self._order.append(index)
         elif slot.kind != kind:
-            raise ValueError(f"stream index {index} is a {slot.kind} part, got a {kind} event")
+            raise ResponseDecodeError(self.provider or "stream", f"a {kind} event arrived for a part that is a {slot.kind} part")
         return slot
 
     @staticmethod
@@ -177,12 +178,12 @@ class StreamAssembler:
         elif isinstance(event, ToolCallDelta):
             slot = self._slots.get(event.index)
             if slot is None or slot.kind != "tool_call":
-                raise ValueError(f"arguments fragment for stream index {event.index} before its tool call started")
+                raise ResponseDecodeError(self.provider or "stream", "tool call arguments arrived before the tool call started")
             slot.fragments.append(event.arguments_fragment)
         elif isinstance(event, ToolCallEnd):
             slot = self._slots.get(event.index)
             if slot is None or slot.kind != "tool_call":
-                raise ValueError(f"tool call end for stream index {event.index} before its tool call started")
+                raise ResponseDecodeError(self.provider or "stream", "a tool call ended before it started")
             call: ToolCall = slot.part
             if event.arguments is not None:
                 call.arguments, call.invalid = dict(event.arguments), None
@@ -211,12 +212,12 @@ class StreamAssembler:
             slot = self._slots[index]
             part = slot.part
             if slot.kind == "tool_call" and not slot.ended:
+                # the vendor never closed this call: whatever its text, it is not safe to run
                 raw = "".join(slot.fragments)
                 part.raw_arguments = raw
-                part.arguments, part.invalid = parse_arguments(raw)
-                if stop == "max_tokens" or part.invalid is not None:
-                    part.incomplete = True
-                    part.invalid = part.invalid or "the stream ended before this tool call was complete"
+                part.arguments, invalid = parse_arguments(raw)
+                part.incomplete = True
+                part.invalid = invalid or "the stream ended before this tool call was complete"
             if slot.kind == "tool_call" and stop == "max_tokens" and part.invalid is not None:
                 part.incomplete = True
             parts.append(part)

@@ -172,9 +172,7 @@ class Tool:
             raise RuntimeError(f"tool {self.name!r} has no function (it was imported from a vendor request)")
         if self.is_async:
             return await self.function(**arguments)
-        import asyncio
-
-        result = await asyncio.to_thread(self.function, **arguments)
+        result = await run_in_daemon_thread(self.function, arguments)
         if inspect.isawaitable(result):
             result = await result
         return result
@@ -184,6 +182,47 @@ class Tool:
         if self.function is None:
             raise RuntimeError(f"tool {self.name!r} has no function")
         return self.function(*args, **kwargs)
+
+
+async def run_in_daemon_thread(function: Callable[..., Any], arguments: dict[str, Any]) -> Any:
+    """Run a synchronous function in its own daemon thread and await its result.
+
+    Unlike ``asyncio.to_thread`` (the default executor), an abandoned call — one whose timeout
+    passed — neither blocks ``asyncio.run``'s shutdown nor the interpreter's exit: a Python thread
+    cannot be killed, so a timed-out synchronous tool may keep running, but nobody waits for it.
+    """
+    import asyncio
+    import contextvars
+    import threading
+
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    ctx = contextvars.copy_context()
+
+    def settle(ok: bool, value: Any) -> None:
+        if future.cancelled():
+            return
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
+
+    def target() -> None:
+        try:
+            value = ctx.run(function, **arguments)
+        except BaseException as exc:  # delivered to the awaiting task, which decides
+            try:
+                loop.call_soon_threadsafe(settle, False, exc)
+            except RuntimeError:  # the loop is gone: nobody is waiting any more
+                pass
+            return
+        try:
+            loop.call_soon_threadsafe(settle, True, value)
+        except RuntimeError:
+            pass
+
+    threading.Thread(target=target, name=f"toolwire-tool-{getattr(function, '__name__', 'fn')}", daemon=True).start()
+    return await future
 
 
 def tool(

@@ -62,6 +62,43 @@ def check_input_schema(schema: Any, *, tool_name: str = "") -> None:
         json.dumps(schema)
     except (TypeError, ValueError) as exc:
         raise SchemaError(f"{who}input schema is not JSON-serialisable: {exc}") from None
+    for pointer, ref in _local_refs(schema, ()):
+        if not _resolves(schema, ref):
+            raise SchemaError(f"{who}input schema has a $ref at {pointer or '/'} to {ref!r}, which points nowhere")
+
+
+def _local_refs(node: Any, path: tuple[Any, ...]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#"):
+            out.append((json_pointer(list(path)), ref))
+        for k, v in node.items():
+            if k not in ("const", "enum", "default", "examples"):
+                out.extend(_local_refs(v, (*path, k)))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out.extend(_local_refs(v, (*path, i)))
+    return out
+
+
+def _resolves(root: Any, ref: str) -> bool:
+    """Whether a local ``#/...`` JSON-pointer reference resolves inside ``root`` (anchors are
+    left to jsonschema)."""
+    if ref == "#":
+        return True
+    if not ref.startswith("#/"):
+        return True
+    node: Any = root
+    for raw in ref[2:].split("/"):
+        key = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return False
+    return True
 
 
 def validate_arguments(schema: dict[str, Any], arguments: Any) -> list[ArgumentError]:
