@@ -59,3 +59,25 @@ def test_replay_reports_failure_exit_code(tmp_path):
     assert proc.returncode == 1
     doc = json.loads(proc.stdout)
     assert doc["files"][0]["errors"] == ["cannot tell which API the cassette records"]
+
+
+def test_recorded_vendor_error_surfaces_as_provider_error(tmp_path):
+    import yaml
+
+    body = {"model": "claude-haiku-4-5", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}]}
+    err = {"type": "error", "error": {"type": "rate_limit_error", "message": "Number of request tokens has exceeded your per-minute rate limit"}}
+    ok = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5", "content": [{"type": "text", "text": "hello"}],
+          "stop_reason": "end_turn", "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 2}}
+    inter = lambda code, payload: {  # noqa: E731
+        "request": {"method": "POST", "uri": "https://api.anthropic.com/v1/messages", "headers": {}, "body": json.dumps(body)},
+        "response": {"status": {"code": code}, "headers": {"content-type": ["application/json"]}, "body": {"string": json.dumps(payload)}}}
+    path = tmp_path / "rate_limited.yaml"
+    path.write_text(yaml.safe_dump({"interactions": [inter(429, err), inter(200, ok)]}))
+    doc = replay_paths([str(path)])
+    assert doc["ok"]
+    first, second = doc["files"][0]["responses"]
+    assert first["stop_reason"] == "error"
+    assert first["error"] == {"status": 429, "message": "Number of request tokens has exceeded your per-minute rate limit",
+                              "retryable": True, "error_type": "rate_limit_error"}
+    assert (second["text"], second["usage"]["input_tokens"]) == ("hello", 5)
+    assert doc["totals"]["requests_matched"] == 2

@@ -440,18 +440,55 @@ async def replay_file(path: str | Path, display_name: str | None = None) -> File
         if segments:
             prev_inters, prev_reqs = segments[-1]
             calls = _count_calls(prev_inters[-1], codec, prev_reqs[-1])
-            if inter.status == 200 and prev_inters[-1].status == 200 and _extends(prev_reqs[-1], calls, req):
+            if 200 <= inter.status < 300 and 200 <= prev_inters[-1].status < 300 and _extends(prev_reqs[-1], calls, req):
                 prev_inters.append(inter)
                 prev_reqs.append(req)
                 continue
         segments.append(([inter], [req]))
     for seg_inters, seg_reqs in segments:
-        if any(i.status != 200 for i in seg_inters):
-            for i in seg_inters:
-                report.errors.append(f"interaction {i.index}: recorded HTTP {i.status}; not replayed")
+        if len(seg_inters) == 1 and not 200 <= seg_inters[0].status < 300:
+            await _replay_error(api, seg_inters[0], seg_reqs[0], report)
             continue
         await _replay_segment(api, seg_inters, seg_reqs, report, codec)
+    report.responses.sort(key=lambda r: r["interaction"])
+    report.requests.sort(key=lambda r: r["interaction"])
     return report
+
+
+async def _replay_error(api: str, inter: Interaction, recorded: ModelRequest, report: FileReport) -> None:
+    """A recorded vendor error: it must surface as toolwire's typed ProviderError (status and
+    vendor message kept); the request toolwire sends is still compared with the recorded one."""
+    from ..errors import ProviderError
+    from ..registry import codec as get_codec
+    from ..registry import model as resolve_model
+
+    transport = _CassetteTransport()
+    settings = _model_settings(api, inter, transport)
+    settings["max_retries"] = 0
+    inner = resolve_model(f"{PROVIDER_FOR_API[api]}:{_model_id(api, inter, inter.request_json)}", **settings)
+    transport.queue.append(inter)
+    record: dict[str, Any] = {"interaction": inter.index, "stop_reason": "error", "vendor_stop_reason": None, "tool_calls": [],
+                              "text": None, "usage": {k: None for k in ("input_tokens", "output_tokens", "cache_read_tokens",
+                                                                        "cache_write_tokens", "reasoning_tokens")}}
+    try:
+        resp = await inner.send(recorded)
+        record = _response_record(inter.index, resp)
+    except ProviderError as exc:
+        record["error"] = {"status": exc.status, "message": exc.message, "retryable": exc.retryable, "error_type": exc.error_type}
+        if exc.status != inter.status:
+            report.errors.append(f"interaction {inter.index}: recorded HTTP {inter.status} surfaced as status {exc.status}")
+    except ToolwireError as exc:
+        report.errors.append(f"interaction {inter.index}: recorded HTTP {inter.status} gave {type(exc).__name__}: {exc}")
+    finally:
+        await inner.aclose()
+        await settings["http_client"].aclose()
+    report.responses.append(record)
+    if transport.sent:
+        codec = get_codec(PROVIDER_FOR_API[api])
+        ok, diff, notes = compare_requests(codec.decode_request(transport.sent[0]), recorded)
+        for n in notes:
+            report._note_counts[n] = report._note_counts.get(n, 0) + 1
+        report.requests.append({"interaction": inter.index, "matches": ok, "diff": diff})
 
 
 def _count_calls(inter: Interaction, codec: Any, request: ModelRequest) -> int:
