@@ -8,11 +8,19 @@ next move.
 
 
 
+import codecs
+import errno
 import os
 import re
+import shlex
 import shutil
+import signal
+import stat
 import subprocess
 import sys
+import threading
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -20,7 +28,7 @@ import pydantic
 
 from ..errors import ToolError
 from ..tools import Tool, tool
-from .paths import ConfinedRoot
+from .paths import ConfinedRoot, kind_from_mode, os_reason
 from .results import capped, count_note, format_size, page_lines
 from .suggest import closest
 
@@ -36,46 +44,140 @@ _REL = ("relative to the project root, with '/' separators (e.g. 'src/app.py'; '
 _BINARY_SNIFF = 8192
 _MAX_LINE_CHARS = 2000
 _SEARCH_MAX_FILE = 5 * 1024 * 1024
+#: Most characters of stdout (and of stderr) run_command returns; the tail is kept.
+OUTPUT_CHAR_CAP = 20_000
+#: Most lines of stdout (and of stderr) run_command returns; the tail is kept.
+OUTPUT_LINE_CAP = 200
+
+
+class _NotRegular(Exception):
+    """The path turned out not to be a regular file when opened (it was never read)."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        super().__init__(kind)
+
+
+def _open_regular(p: Path):
+    """Open ``p`` for reading only if it is a regular file. ``O_NONBLOCK`` makes opening a FIFO
+    return at once instead of waiting for a writer; the ``fstat`` of the opened descriptor (not
+    of the name, which may change in between) decides. Raises :class:`_NotRegular` or ``OSError``."""
+    fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _NotRegular(kind_from_mode(mode))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _read_bytes(p: Path, shown: str, limit: int | None = None) -> bytes:
+    """The bytes of the regular file ``p`` (the first ``limit`` bytes when given), or a
+    :class:`ToolError` naming only ``shown`` (the model's path)."""
+    try:
+        with _open_regular(p) as f:
+            return f.read() if limit is None else f.read(limit)
+    except _NotRegular as exc:
+        raise ToolError(f"{shown!r} is a {exc.kind}, not a regular file; it is never opened, since reading it could block or have side effects",
+                        hint="Pick a regular file; call list_dir to see each entry's kind.", retryable=False) from None
+    except OSError as exc:
+        raise ToolError(f"cannot read {shown!r}: {os_reason(exc)}", retryable=None) from None
 
 
 def _is_binary(p: Path) -> bool:
     try:
-        with p.open("rb") as f:
+        with _open_regular(p) as f:
             return b"\x00" in f.read(_BINARY_SNIFF)
-    except OSError:
+    except (_NotRegular, OSError):
         return False
 
 
 def _read_text(p: Path, shown: str) -> str:
-    if _is_binary(p):
-        raise ToolError(f"{shown!r} is a binary file ({format_size(p.stat().st_size)}); read_file shows text only",
+    data = _read_bytes(p, shown)
+    if b"\x00" in data[:_BINARY_SNIFF]:
+        raise ToolError(f"{shown!r} is a binary file ({format_size(len(data))}); read_file shows text only",
                         hint="Pick a text file, or run a command that understands this format.", retryable=False)
-    try:
-        return p.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise ToolError(f"cannot read {shown!r}: {exc.strerror or exc}", retryable=None) from None
+    return data.decode("utf-8", errors="replace")
 
 
 def _count_lines(p: Path) -> int | None:
+    """Lines of a regular text file up to 1 MiB (``None`` otherwise); opens nothing else."""
     try:
-        if p.stat().st_size > 1024 * 1024:
-            return None
-        with p.open("rb") as f:
+        with _open_regular(p) as f:
+            if os.fstat(f.fileno()).st_size > 1024 * 1024:
+                return None
             data = f.read()
-        if b"\x00" in data[:_BINARY_SNIFF]:
-            return None
-        return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
-    except OSError:
+    except (_NotRegular, OSError):
         return None
+    if b"\x00" in data[:_BINARY_SNIFF]:
+        return None
+    return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
 
 
-def _walk(base: Path) -> list[Path]:
+#: How list_dir shows entries that are neither files nor directories.
+_OTHER_KINDS = {
+    "outside": "link to outside the root (not followed)",
+    "broken": "broken link (its target does not exist)",
+    "loop": "link loop (links that point at each other; not followed)",
+    "unreadable": "unreadable entry",
+}
+
+
+@dataclass
+class _Entry:
+    """What a directory entry is, found without opening anything but regular files.
+
+    ``kind``: ``"file"``, ``"dir"``, a special kind (:func:`kind_from_mode`), ``"outside"`` (a
+    link whose target is outside the root), ``"broken"`` (a link to nothing), ``"loop"`` (a
+    link loop) or ``"unreadable"``; ``target``: the in-root path a link leads to; ``st``: the
+    stat of what the entry names (``None`` for links that are not followed)."""
+
+    path: Path
+    kind: str
+    target: str | None = None
+    st: os.stat_result | None = None
+
+
+def _classify(base: ConfinedRoot, c: Path) -> _Entry:
+    try:
+        lst = os.lstat(c)
+    except OSError:
+        return _Entry(c, "unreadable")
+    if not stat.S_ISLNK(lst.st_mode):
+        return _Entry(c, kind_from_mode(lst.st_mode), None, lst)
+    try:
+        real = c.resolve(strict=True)
+    except RuntimeError:  # Python < 3.13: a loop
+        return _Entry(c, "loop")
+    except OSError as exc:
+        return _Entry(c, "loop" if exc.errno == errno.ELOOP else "broken")
+    if not base._inside(real):
+        return _Entry(c, "outside")  # no stat: nothing about the target is shown
+    try:
+        st = os.stat(real)
+    except OSError:
+        return _Entry(c, "broken")
+    return _Entry(c, kind_from_mode(st.st_mode), base.relative(real), st)
+
+
+def _walk(base: ConfinedRoot, top: Path) -> tuple[list[Path], int]:
+    """Regular files under ``top`` (links followed only to regular files inside the root; links
+    to directories are not descended), and how many other entries were passed over."""
     out = []
-    for dirpath, dirnames, filenames in os.walk(base):
+    other = 0
+    for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
         for fn in sorted(filenames):
-            out.append(Path(dirpath) / fn)
-    return out
+            e = _classify(base, Path(dirpath) / fn)
+            if e.kind == "file":
+                out.append(e.path)
+            else:
+                other += 1
+    return out, other
 
 
 def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, command_timeout: float = 30.0,
@@ -103,40 +205,48 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
 
         Call it before read_file to find a file's exact name and to see how big it is, so you
         can page through a large file instead of reading it whole. Line counts are given for
-        text files up to 1 MiB.
+        text files up to 1 MiB. Links show where they lead inside the root; links that lead
+        outside the root, broken links, link loops and special files (pipes, devices, sockets)
+        are listed by kind and never opened.
 
         Args:
             path: Directory {rel}.
         """
         p = base.resolve(path, must_exist=True, kind="dir", missing_hint="Call list_dir with path='.' to see the root.")
         try:
-            children = sorted(p.iterdir(), key=lambda c: (not c.is_dir(), c.name))
+            names = sorted(os.listdir(p))
         except OSError as exc:
-            raise ToolError(f"cannot list {path!r}: {exc.strerror or exc}") from None
+            raise ToolError(f"cannot list {path!r}: {os_reason(exc)}") from None
+        entries = [_classify(base, p / n) for n in names]
+        entries.sort(key=lambda e: (e.kind != "dir", e.path.name))
         rows = []
-        files = dirs = 0
+        files = dirs = others = 0
         total_bytes = 0
-        for c in children:
-            name = base.relative(c) if base._inside(c.resolve()) else c.name
-            if c.is_dir():
+        for e in entries:
+            name = base.relative(p / e.path.name)
+            via = f", link to {e.target}" if e.target is not None else ""
+            if e.kind == "dir":
                 dirs += 1
                 try:
-                    n = sum(1 for _ in c.iterdir())
-                except OSError:
-                    n = 0
-                skipped = " (skipped by search_files)" if c.name in SKIP_DIRS else ""
-                rows.append(f"{name}/  dir, {n} entries{skipped}")
-            else:
+                    n = f"{len(os.listdir(e.path)):,} entries"
+                except OSError as exc:
+                    n = f"not readable ({os_reason(exc)})"
+                skipped = " (skipped by search_files)" if e.path.name in SKIP_DIRS else ""
+                rows.append(f"{name}/  dir, {n}{via}{skipped}")
+            elif e.kind == "file":
                 files += 1
-                try:
-                    size = c.stat().st_size
-                except OSError:
-                    size = 0
+                size = e.st.st_size if e.st is not None else 0
                 total_bytes += size
-                lines = _count_lines(c)
-                extra = f", {lines:,} lines" if lines is not None else (", binary" if _is_binary(c) else "")
-                rows.append(f"{name}  file, {format_size(size)}{extra}")
-        head = f"{base.relative(p)}: {dirs} directories, {files} files, {format_size(total_bytes)} in files"
+                lines = _count_lines(e.path)
+                extra = f", {_plural(lines, 'line', 'lines')}" if lines is not None else (", binary" if _is_binary(e.path) else "")
+                rows.append(f"{name}  file, {format_size(size)}{extra}{via}")
+            else:
+                others += 1
+                rows.append(f"{name}  {_OTHER_KINDS.get(e.kind, e.kind + ', never opened')}{via}")
+        head = f"{base.relative(p)}: {dirs} directories, {files} files"
+        if others:
+            head += f", {others} other entries"
+        head += f", {format_size(total_bytes)} in files"
         shown = rows[:500]
         tail = ""
         if len(rows) > len(shown):
@@ -209,21 +319,30 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
                             hint="Fix the expression, or call search_files again with literal=true to search for the text as is.",
                             retryable=False) from None
         p = base.resolve(path, must_exist=True, missing_hint="Call list_dir to see what exists.")
-        files = [p] if p.is_file() else _walk(p)
+        try:
+            what = kind_from_mode(os.stat(p).st_mode)
+        except OSError as exc:
+            raise ToolError(f"cannot search {path!r}: {os_reason(exc)}") from None
+        if what not in ("file", "dir"):
+            raise ToolError(f"{path!r} is a {what}, not a file or directory; search_files opens regular files only",
+                            hint="Pass a directory or a regular file; call list_dir to see each entry's kind.", retryable=False)
+        files, _other = ([p], 0) if what == "file" else _walk(base, p)
         shown: list[str] = []
         per_file: dict[str, int] = {}
         total = 0
-        skipped = 0
+        searched = 0
         for f in files:
             try:
-                if f.stat().st_size > _SEARCH_MAX_FILE or _is_binary(f):
-                    skipped += 1
-                    continue
-                if not base._inside(f.resolve()):
-                    continue
-                text = f.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+                with _open_regular(f) as fh:
+                    if os.fstat(fh.fileno()).st_size > _SEARCH_MAX_FILE:
+                        continue
+                    data = fh.read()
+            except (_NotRegular, OSError):
                 continue
+            if b"\x00" in data[:_BINARY_SNIFF]:
+                continue
+            searched += 1
+            text = data.decode("utf-8", errors="replace")
             rel = base.relative(f)
             for no, line in enumerate(text.splitlines(), start=1):
                 if rx.search(line):
@@ -233,7 +352,7 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
                         s = line if len(line) <= 300 else line[:300] + " [...]"
                         shown.append(f"{rel}:{no}: {s}")
         if not total:
-            return f"No matches for {pattern!r} in {base.relative(p)} ({len(files) - skipped} text files searched)."
+            return f"No matches for {pattern!r} in {base.relative(p)} ({searched} text files searched)."
         head = f"{count_note(len(shown), total, 'match')} in {len(per_file)} files"
         body = "\n".join(shown)
         if len(shown) < total:
@@ -243,8 +362,6 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
         return head + "\n" + body
 
     # -- run_command ---------------------------------------------------------------------------
-    out_cap = 200
-
     def run_command(
         command: Annotated[list[str], pydantic.Field(min_length=1)],
         timeout: Annotated[float, pydantic.Field(gt=0, le=max_timeout)] = max_timeout,
@@ -253,12 +370,17 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
 
         Use it to run tests, scripts or build steps and to check an edit; run it again after a
         change, results are never reused. stdout and stderr are each cut to their last 200
-        lines.
+        lines and 20,000 characters. Background processes the program leaves behind are
+        stopped when it exits.
 
         Args:
             command: The program and its arguments as a list, e.g. ["python", "scripts/report.py", "--year", "2024"]; no shell, so no pipes, globs or redirection.
             timeout: Seconds before the program is stopped, at most {max_timeout}.
         """
+        for i, arg in enumerate(command):
+            if "\x00" in arg:
+                raise ToolError(f"command[{i}] contains a NUL byte, which no program argument can hold",
+                                hint="Send each argument as plain text without NUL characters.", retryable=False)
         prog = command[0]
         if allowed is not None and prog not in allowed:
             guess = closest(prog, allowed)
@@ -269,27 +391,51 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
         if exe is None and prog in ("python", "python3"):
             exe = sys.executable
         if exe is None and os.sep in prog and not os.path.isabs(prog):
-            exe = str(base.resolve(prog, must_exist=True, param="command[0]"))
+            exe = str(base.resolve(prog, must_exist=True, kind="file", param="command[0]"))
         if exe is None:
             raise ToolError(f"program {prog!r} was not found on PATH",
                             hint="Check the spelling; give the program name alone, arguments as separate list items.",
                             retryable=False)
+        limit = min(float(timeout), max_timeout)
         try:
-            proc = subprocess.run([exe, *command[1:]], cwd=base.root, capture_output=True, timeout=min(timeout, max_timeout),
-                                  stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired as exc:
-            partial = _tail((exc.stdout or b"").decode("utf-8", "replace"), 40)
-            raise ToolError(f"{' '.join(command)} did not finish within {min(timeout, max_timeout):g} s and was stopped"
-                            + (f"; its last output:\n{partial}" if partial.strip() else ""),
-                            hint="Run a smaller piece of work, or pass a larger timeout if the limit allows.",
+            run = _run_program([exe, *command[1:]], cwd=base.root, timeout=limit)
+        except (OSError, ValueError) as exc:
+            raise ToolError(f"could not start {prog!r}: {os_reason(exc) if isinstance(exc, OSError) else exc}",
                             retryable=False) from None
-        except OSError as exc:
-            raise ToolError(f"could not start {prog!r}: {exc.strerror or exc}", retryable=False) from None
-        stdout = proc.stdout.decode("utf-8", "replace")
-        stderr = proc.stderr.decode("utf-8", "replace")
-        return (f"exit code: {proc.returncode}\n"
-                f"--- stdout ---\n{_tail(stdout, out_cap)}\n"
-                f"--- stderr ---\n{_tail(stderr, out_cap)}")
+        shown_cmd = shlex.join(command)
+        if run.timed_out:
+            parts = [f"{shown_cmd} did not finish within {limit:g} s and was stopped (SIGKILL to its process group"
+                     + (f", which also stopped {_plural(len(run.leftovers), 'other process', 'other processes')}: {_procs(run.leftovers)}" if run.leftovers else "")
+                     + ")"]
+            if run.output_open:
+                parts.append("Its output was still held open by a process outside its process group; output up to then is shown.")
+            out, err = run.stdout.render(40), run.stderr.render(40)
+            if out.strip():
+                parts.append(f"--- stdout (last part) ---\n{out}")
+            if err.strip():
+                parts.append(f"--- stderr (last part) ---\n{err}")
+            if not out.strip() and not err.strip():
+                parts.append("It wrote no output.")
+            raise ToolError("\n".join(parts),
+                            hint="Run a smaller piece of work, or pass a larger timeout if the limit allows.",
+                            retryable=False)
+        code = run.returncode
+        status = f"exit code: {code}"
+        if code is not None and code < 0:
+            try:
+                status += f" (killed by signal {signal.Signals(-code).name})"
+            except ValueError:
+                status += f" (killed by signal {-code})"
+        notes = []
+        if run.leftovers:
+            notes.append(f"note: the program exited but left {_plural(len(run.leftovers), 'background process', 'background processes')} "
+                         f"running ({_procs(run.leftovers)}); {'it was' if len(run.leftovers) == 1 else 'they were'} stopped (SIGKILL to its process group)")
+        if run.output_open:
+            notes.append(f"note: the program exited but its output stayed open (held by a process outside its process group); "
+                         f"output after {limit:g} s was not collected")
+        return (status + "".join("\n" + n for n in notes) + "\n"
+                f"--- stdout ---\n{run.stdout.render(OUTPUT_LINE_CAP)}\n"
+                f"--- stderr ---\n{run.stderr.render(OUTPUT_LINE_CAP)}")
 
     # -- edit_file -----------------------------------------------------------------------------
     def edit_file(
@@ -309,37 +455,70 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
         """
         p = base.resolve(path, must_exist=True, kind="file",
                          missing_hint="Call list_dir on the parent directory to see the exact names.")
-        text = _read_text(p, path)
-        count = text.count(old_text)
+        data = _read_bytes(p, path)
+        if b"\x00" in data[:_BINARY_SNIFF]:
+            raise ToolError(f"{path!r} is a binary file ({format_size(len(data))}); edit_file changes text files only",
+                            hint="Change it with run_command and a program that understands this format.", retryable=False)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            raise ToolError(
+                f"{path!r} is not UTF-8 text (byte 0x{data[exc.start]:02X} at line {line} cannot be decoded); edit_file "
+                "writes UTF-8 only and would damage the bytes it cannot decode, so the file was not changed",
+                hint="Change it with run_command and a program that reads and writes the file's own encoding "
+                     "(e.g. python with open(path, encoding='latin-1')), or convert the file to UTF-8 first.",
+                retryable=False) from None
+        nl = _newline_of(text)
+        adapted = False
+        count, starts = _occurrences(text, old_text)
+        if count == 0:
+            old_nl = _with_newlines(old_text, nl)
+            if old_nl != old_text:
+                count, starts = _occurrences(text, old_nl)
+                if count:
+                    old_text, adapted = old_nl, True
+        new_nl = _with_newlines(new_text, nl)
+        adapted = adapted or (new_nl != new_text and nl == "\r\n")
+        new_text = new_nl
         if count == 0:
             if len(new_text.strip()) >= 8 and new_text in text:
-                at = text[: text.index(new_text)].count("\n") + 1
+                at = _line_at(text, text.index(new_text))
                 raise ToolError(f"old_text was not found in {path!r}, but new_text already is (line {at}): the edit looks applied",
                                 hint=f"Call read_file with offset={at} to check it.", retryable=False)
             raise ToolError(f"old_text was not found in {path!r}",
                             hint=_closest_lines(text, old_text) + " Copy the text exactly as read_file shows it, without the line-number prefix.",
                             retryable=False)
         if count > 1:
-            lines = []
-            start = 0
-            while (i := text.find(old_text, start)) != -1:
-                lines.append(text[:i].count("\n") + 1)
-                start = i + 1
-            shown = ", ".join(str(n) for n in lines[:20])
-            raise ToolError(f"old_text occurs {count} times in {path!r} (at lines {shown})",
+            per_line: dict[int, int] = {}
+            for ln in _lines_at(text, starts[:200]):
+                per_line[ln] = per_line.get(ln, 0) + 1
+            items = list(per_line.items())
+            shown = ", ".join(f"{ln} ({n} matches)" if n > 1 else str(ln) for ln, n in items[:20])
+            more = f" and more" if len(items) > 20 or count > len(starts[:200]) else ""
+            where = f"line {shown}" if len(items) == 1 else f"lines {shown}{more}"
+            overlap = any(b - a < len(old_text) for a, b in zip(starts, starts[1:]))
+            raise ToolError(f"old_text occurs {count} times in {path!r} (at {where})"
+                            + ("; some of the matches overlap" if overlap else ""),
                             hint="Add surrounding lines to old_text so that it matches exactly one place.", retryable=False)
-        i = text.index(old_text)
+        i = starts[0]
         new = text[:i] + new_text + text[i + len(old_text):]
         try:
-            p.write_text(new, encoding="utf-8")
+            with p.open("wb") as f:  # same file (mode, owner, links kept); bytes outside the match unchanged
+                f.write(new.encode("utf-8"))
         except OSError as exc:
-            raise ToolError(f"cannot write {path!r}: {exc.strerror or exc}") from None
-        first = text[:i].count("\n") + 1
+            raise ToolError(f"cannot write {path!r}: {os_reason(exc)}") from None
         new_lines = new.splitlines()
-        last = first + max(new_text.count("\n"), 0)
-        lo, hi = max(1, first - 2), min(len(new_lines), last + 2)
+        total = len(new_lines)
+        note = " (old_text and new_text were matched and written with the file's CRLF line endings)" if adapted else ""
+        if total == 0:
+            return f"Replaced 1 occurrence in {path}; the file is now empty.{note}"
+        first = min(_line_at(new, i), total)
+        last = min(_line_at(new, i + len(new_text)) if new_text else first, total)
+        lo, hi = max(1, first - 2), min(total, last + 2)
+        lo = min(lo, hi)
         snippet = "\n".join(f"{n:>{len(str(hi))}}| {new_lines[n - 1]}" for n in range(lo, hi + 1))
-        return f"Replaced 1 occurrence in {path} (now {len(new_lines):,} lines). Lines {lo}-{hi} now read:\n{snippet}"
+        return f"Replaced 1 occurrence in {path} (now {total:,} lines){note}. Lines {lo}-{hi} now read:\n{snippet}"
 
     def build(fn):
         fn.__doc__ = (fn.__doc__ or "").replace("{rel}", _REL).replace("{max_timeout}", f"{max_timeout:g}")
@@ -348,11 +527,189 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
     return [build(list_dir), read_tool, build(search_files), build(run_command), build(edit_file)]
 
 
-def _tail(text: str, n: int) -> str:
-    lines = text.splitlines()
-    if len(lines) <= n:
-        return text.rstrip("\n")
-    return f"[... {len(lines) - n:,} earlier lines not shown, {len(lines):,} in all]\n" + "\n".join(lines[-n:])
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
+def _procs(members: list[tuple[int, str]]) -> str:
+    shown = [f"{name} (pid {pid})" if pid else name for pid, name in members[:5]]
+    return ", ".join(shown) + (f" and {len(members) - 5} more" if len(members) > 5 else "")
+
+
+class _Capture:
+    """Reads one output pipe to its end on a daemon thread, keeping only the counts (characters,
+    line breaks) and the last :data:`OUTPUT_CHAR_CAP` + 2 characters, so a program that writes
+    gigabytes costs no memory."""
+
+    _KEEP = OUTPUT_CHAR_CAP + 2
+
+    def __init__(self, pipe) -> None:
+        self.pipe = pipe
+        self.chars = 0
+        self.newlines = 0
+        self.tail = ""
+        self._dec = codecs.getincrementaldecoder("utf-8")("replace")
+        self.thread = threading.Thread(target=self._read, name="toolwire-run-command-reader", daemon=True)
+        self.thread.start()
+
+    def _add(self, text: str) -> None:
+        if text:
+            self.chars += len(text)
+            self.newlines += text.count("\n")
+            self.tail = (self.tail + text)[-self._KEEP:]
+
+    def _read(self) -> None:
+        fd = self.pipe.fileno()
+        try:
+            while True:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                self._add(self._dec.decode(chunk))
+        except (OSError, ValueError):
+            pass
+        self._add(self._dec.decode(b"", final=True))
+
+    def done(self, timeout: float) -> bool:
+        self.thread.join(max(timeout, 0.0))
+        if self.thread.is_alive():
+            return False
+        self.pipe.close()
+        return True
+
+    def render(self, max_lines: int) -> str:
+        """The last ``max_lines`` lines, at most :data:`OUTPUT_CHAR_CAP` characters of them,
+        after a note stating the cut, the caps and the totals when anything is left out."""
+        whole = self.chars == len(self.tail)
+        body = self.tail[:-1] if self.tail.endswith("\n") else self.tail
+        total_lines = self.newlines + (1 if self.chars and not self.tail.endswith("\n") else 0)
+        lines = body.split("\n") if body else []
+        keep = lines[-max_lines:]
+        shown = "\n".join(ln[:-1] if ln.endswith("\r") else ln for ln in keep)
+        char_cut = len(shown) > OUTPUT_CHAR_CAP
+        if char_cut:
+            shown = shown[-OUTPUT_CHAR_CAP:]
+        if whole and len(keep) == len(lines) and not char_cut:
+            return shown
+        shown_lines = shown.count("\n") + 1 if shown else 0
+        return (f"[... cut: showing the end, {shown_lines:,} of {_plural(total_lines, 'line', 'lines')} and {len(shown):,} of "
+                f"{self.chars:,} characters (the cap is {max_lines:,} lines and {OUTPUT_CHAR_CAP:,} characters)]\n" + shown)
+
+
+@dataclass
+class _Run:
+    returncode: int | None
+    timed_out: bool
+    leftovers: list[tuple[int, str]]
+    output_open: bool
+    stdout: _Capture
+    stderr: _Capture
+
+
+def _group_members(pgid: int) -> list[tuple[int, str]]:
+    """Live (not zombie) processes of process group ``pgid`` as (pid, command name), read from
+    ``/proc``; where there is no ``/proc``, ``[(0, "unknown processes")]`` when the group still
+    has a member (``killpg(pgid, 0)``), else ``[]``."""
+    if os.name != "posix":
+        return []
+    if os.path.isdir("/proc/self"):
+        out = []
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open(f"/proc/{d}/stat", "rb") as f:
+                    raw = f.read().decode("utf-8", "replace")
+            except OSError:
+                continue
+            name = raw[raw.find("(") + 1: raw.rfind(")")]
+            fields = raw[raw.rfind(")") + 2:].split()
+            if len(fields) > 2 and fields[0] not in ("Z", "X") and fields[2] == str(pgid):
+                out.append((int(d), name))
+        return sorted(out)
+    try:
+        os.killpg(pgid, 0)
+    except OSError:
+        return []
+    return [(0, "unknown processes")]
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    if os.name == "posix":
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+            return
+        except OSError:
+            pass
+    try:
+        proc.kill()
+    except OSError:
+        pass
+
+
+def _run_program(argv: list[str], *, cwd: Path, timeout: float) -> _Run:
+    """Run ``argv`` in its own session (so it and everything it starts form one process group),
+    stdin from ``/dev/null``, reading stdout and stderr on threads. On timeout the whole group is
+    killed; when the program exits, group members it left behind are killed too; the pipes are
+    read until they close or the deadline (at least 1 s after the exit) passes."""
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=(os.name == "posix"))
+    out, err = _Capture(proc.stdout), _Capture(proc.stderr)
+    deadline = time.monotonic() + timeout
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+        leftovers = _group_members(proc.pid)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        leftovers = [m for m in _group_members(proc.pid) if m[0] != proc.pid]
+    if timed_out or leftovers:
+        _kill_group(proc)
+    proc.wait()
+    wait = max(deadline - time.monotonic(), 1.0) if not (timed_out or leftovers) else 2.0
+    end = time.monotonic() + wait
+    open_ = not out.done(end - time.monotonic())
+    open_ = not err.done(end - time.monotonic()) or open_
+    return _Run(proc.returncode if not timed_out else None, timed_out, leftovers, open_, out, err)
+
+
+def _newline_of(text: str) -> str:
+    """The file's line ending: ``"\\r\\n"`` when most of its line breaks are CRLF, else ``"\\n"``."""
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf and crlf >= text.count("\n") - crlf else "\n"
+
+
+def _with_newlines(s: str, nl: str) -> str:
+    """``s`` with every line break (``\\r\\n`` or ``\\n``) written as ``nl``."""
+    flat = s.replace("\r\n", "\n")
+    return flat if nl == "\n" else flat.replace("\n", nl)
+
+
+def _occurrences(text: str, sub: str) -> tuple[int, list[int]]:
+    """How many times ``sub`` occurs in ``text``, overlapping matches counted (``"}\\n}"`` is in
+    ``"}\\n}\\n}"`` twice), and the start of each."""
+    starts = []
+    i = text.find(sub)
+    while i != -1:
+        starts.append(i)
+        i = text.find(sub, i + 1)
+    return len(starts), starts
+
+
+def _line_at(text: str, i: int) -> int:
+    """1-based number of the line that character ``i`` of ``text`` is on, counting line breaks
+    the way read_file does (``str.splitlines``)."""
+    return len((text[:i] + "x").splitlines())
+
+
+def _lines_at(text: str, positions: list[int]) -> list[int]:
+    """:func:`_line_at` for ascending ``positions``, in one pass over ``text``."""
+    out, line, prev = [], 1, 0
+    for i in positions:
+        line += len((text[prev:i] + "x").splitlines()) - 1
+        prev = i
+        out.append(line)
+    return out
 
 
 def _closest_lines(text: str, old_text: str) -> str:

@@ -26,9 +26,11 @@ the argument into a resolved :class:`pathlib.Path` before the function runs::
 
 from __future__ import annotations
 
+import errno
 import functools
 import inspect
 import os
+import stat
 import typing
 from pathlib import Path
 from typing import Annotated, Any, Callable
@@ -88,13 +90,22 @@ class ConfinedRoot:
         if "\x00" in path:
             raise ToolError(f"{param} contains a NUL byte, which no file name can hold",
                             hint="Send the path as plain text without control characters.", retryable=False)
+        try:
+            return self._resolve(path, must_exist=must_exist, kind=kind, param=param, missing_hint=missing_hint)
+        except OSError as exc:  # ENAMETOOLONG, EACCES, EIO...: never the absolute path the OS names
+            raise ToolError(f"{param} {_shown(path)} cannot be used: {os_reason(exc)}",
+                            hint=missing_hint or "Check the path; send a shorter path relative to the root.",
+                            retryable=False) from None
+
+    def _resolve(self, path: str, *, must_exist: bool, kind: str | None, param: str, missing_hint: str | None) -> Path:
         text = path.strip() or "."
         raw = Path(text).expanduser() if text.startswith("~") else Path(text)
+        shown = _shown(path)
         if raw.is_absolute():
             lexical = Path(os.path.normpath(raw))
-            if not self._inside(lexical) and not self._inside(_resolve_loose(lexical)):
+            if not self._inside(lexical) and not self._inside(_resolve_loose(lexical, param, shown)):
                 raise ToolError(
-                    f"{param} {path!r} is an absolute path outside the root directory",
+                    f"{param} {shown} is an absolute path outside the root directory",
                     hint="Send a path relative to the root, e.g. 'src/app.py' ('.' is the root itself).",
                     retryable=False,
                 )
@@ -102,18 +113,21 @@ class ConfinedRoot:
             lexical = Path(os.path.normpath(self.root / raw))
             if not self._inside(lexical):
                 raise ToolError(
-                    f"{param} {path!r} leaves the root directory through '..'",
+                    f"{param} {shown} leaves the root directory through '..'",
                     hint="Paths are relative to the root and cannot go above it; drop the leading '..' parts.",
                     retryable=False,
                 )
-        resolved = _resolve_loose(lexical)
+        resolved = _resolve_loose(lexical, param, shown)
         if not self._inside(resolved):
             raise ToolError(
-                f"{param} {path!r} goes through a symbolic link that leads outside the root directory",
+                f"{param} {shown} goes through a symbolic link that leads outside the root directory",
                 hint="Only files inside the root can be used; pick another path.",
                 retryable=False,
             )
         if must_exist and not resolved.exists():
+            if os.path.islink(lexical):
+                raise ToolError(f"{param} {shown} is a broken symbolic link (its target does not exist)",
+                                hint=missing_hint or "Pick another path.", retryable=False)
             parent = resolved.parent
             while not parent.exists() and self._inside(parent.parent) and parent != self.root:
                 parent = parent.parent
@@ -128,19 +142,67 @@ class ConfinedRoot:
             hint = missing_hint or "Check the name and try again."
             if guesses:
                 hint = f"Did you mean {' or '.join(repr(g) for g in guesses)}? " + hint
-            raise ToolError(f"{param} {path!r} does not exist", hint=hint, retryable=False, valid_values=guesses or None)
-        if kind == "file" and resolved.exists() and not resolved.is_file():
-            raise ToolError(f"{param} {path!r} is a directory, not a file", hint=missing_hint, retryable=False)
-        if kind == "dir" and resolved.exists() and not resolved.is_dir():
-            raise ToolError(f"{param} {path!r} is a file, not a directory", hint=missing_hint, retryable=False)
+            raise ToolError(f"{param} {shown} does not exist", hint=hint, retryable=False, valid_values=guesses or None)
+        if kind in ("file", "dir") and resolved.exists():
+            actual = kind_of(resolved)
+            if kind == "file" and actual != "file":
+                if actual == "dir":
+                    raise ToolError(f"{param} {shown} is a directory, not a file", hint=missing_hint, retryable=False)
+                raise ToolError(f"{param} {shown} is a {actual}, not a regular file; it is never opened, since reading it could block or have side effects",
+                                hint=missing_hint, retryable=False)
+            if kind == "dir" and actual != "dir":
+                what = "file" if actual == "file" else actual
+                raise ToolError(f"{param} {shown} is a {what}, not a directory", hint=missing_hint, retryable=False)
         return resolved
 
 
-def _resolve_loose(p: Path) -> Path:
+#: Names of the kinds of directory entries, by ``stat`` mode test.
+_KINDS = (
+    (stat.S_ISREG, "file"),
+    (stat.S_ISDIR, "dir"),
+    (stat.S_ISFIFO, "named pipe (FIFO)"),
+    (stat.S_ISCHR, "character device"),
+    (stat.S_ISBLK, "block device"),
+    (stat.S_ISSOCK, "socket"),
+)
+
+
+def kind_from_mode(mode: int) -> str:
+    """``"file"`` (regular), ``"dir"``, ``"named pipe (FIFO)"``, ``"character device"``,
+    ``"block device"``, ``"socket"`` or ``"special file"`` for a ``st_mode``."""
+    for test, name in _KINDS:
+        if test(mode):
+            return name
+    return "special file"
+
+
+def kind_of(p: Path) -> str:
+    """The kind of what ``p`` names, symlinks followed (see :func:`kind_from_mode`). Raises
+    ``OSError`` when it cannot be stat'ed."""
+    return kind_from_mode(os.stat(p).st_mode)
+
+
+def os_reason(exc: BaseException) -> str:
+    """The reason of an ``OSError`` without the file name the OS attached (which would show an
+    absolute path): ``"File name too long"``, ``"Permission denied"``."""
+    return getattr(exc, "strerror", None) or type(exc).__name__
+
+
+def _shown(path: str, limit: int = 200) -> str:
+    """``path`` as quoted in a message, cut to ``limit`` characters."""
+    return repr(path) if len(path) <= limit else repr(path[:limit]) + f" (cut, {len(path):,} characters)"
+
+
+def _resolve_loose(p: Path, param: str = "path", shown: str | None = None) -> Path:
     try:
         return p.resolve(strict=False)
-    except (RuntimeError, OSError):  # symlink loop
-        raise ToolError(f"path {str(p)!r} is a symbolic link loop", retryable=False) from None
+    except RuntimeError:  # Python < 3.13: symlink loop
+        pass
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+    raise ToolError(f"{param} {shown or '(path)'} goes through a symbolic link loop (links that point at each other)",
+                    hint="Pick another path; call list_dir to see which entries are link loops.", retryable=False) from None
 
 
 class _Confinement:

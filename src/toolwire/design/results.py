@@ -16,7 +16,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..errors import ToolDefinitionError
+from ..errors import ToolDefinitionError, ToolError
 from ..tools import Tool
 
 __all__ = [
@@ -182,7 +182,9 @@ def capped(*, lines: int | None = None, chars: int | None = None, offset: str = 
     ``None``) must be parameters of the input schema, else :class:`ToolDefinitionError` is
     raised here, at definition time. The function returns the *whole* text (a ``str``), or
     an already cut :class:`Page`; the wrapper cuts it by the call's ``offset``/``limit``
-    values and, when more follows, appends the note from :func:`paging_note`. The spec is
+    values and, when more follows, appends the note from :func:`paging_note`. An offset past
+    the end of the text raises :class:`~toolwire.errors.ToolError` ("offset 500 is past the end
+    (total 10 lines)"), so the model gets an error result, not an empty success. The spec is
     stored as ``tool.meta["cap"]`` so ``toolwire lint`` can check it.
     """
     if (lines is None) == (chars is None):
@@ -212,6 +214,18 @@ def capped(*, lines: int | None = None, chars: int | None = None, offset: str = 
                 page = (page_lines if spec.unit == "lines" else page_chars)(result, off, lim, spec.size)
             else:
                 return result
+            if not page.text:
+                off = kwargs.get(spec.offset, default_offset)
+                first = 1 if spec.unit == "lines" else 0
+                try:
+                    past = int(off) > first and (int(off) > page.total if spec.unit == "lines" else int(off) >= page.total)
+                except (TypeError, ValueError):
+                    past = False
+                if past:
+                    last = page.total if spec.unit == "lines" else page.total - 1
+                    where = (f"{spec.offset} between {first} and {last}" if page.total else f"{spec.offset}={first}")
+                    raise ToolError(f"{spec.offset} {off} is past the end (total {page.total:,} {spec.unit})",
+                                    hint=f"Call {t.name} again with {where}.", retryable=False)
             note = paging_note(page, t.name, spec)
             if not note:
                 return page.text
