@@ -34,6 +34,9 @@ def lint(
     except ToolwireError as exc:
         typer.echo(f"toolwire lint: {exc}", err=True)
         raise typer.Exit(2)
+    except Exception as exc:  # anything load_tools did not foresee: still one line, exit 2
+        typer.echo(f"toolwire lint: cannot load {target!r}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}", err=True)
+        raise typer.Exit(2)
     report = lint_tools(tools, providers=provider or None, ambiguous_names=ambiguous or None, ignore=ignore or None)
     if live_model:
         from toolwire.design.tokens import count_tool_tokens_live

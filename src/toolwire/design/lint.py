@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_PROVIDERS",
     "lint_tools",
     "load_tools",
+    "resolve_local_ref",
     "register_rule",
 ]
 
@@ -190,30 +191,141 @@ def _f(rule: str, tool: str, pointer: str, message: str, *, fix: str | None = No
 
 
 def _props(tool: Tool) -> dict[str, Any]:
-    props = (tool.input_schema or {}).get("properties") or {}
+    schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+    props = schema.get("properties") or {}
     return props if isinstance(props, dict) else {}
 
 
 def _walk_props(schema: Any, path: tuple[Any, ...] = ("input_schema",)) -> Iterable[tuple[tuple[Any, ...], str, dict[str, Any]]]:
-    """(pointer path, property name, property schema) for every named property, nested too."""
+    """(pointer path, property name, property schema) for every named property, nested too.
+    Malformed parts (``properties`` that is not an object, ``anyOf`` that is not a list) are
+    passed over here; ``schema-invalid`` reports them."""
     if not isinstance(schema, dict):
         return
-    for name, sub in (schema.get("properties") or {}).items():
-        if isinstance(sub, dict):
-            yield path + ("properties", name), name, sub
-            yield from _walk_props(sub, path + ("properties", name))
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        for name, sub in props.items():
+            if isinstance(sub, dict):
+                yield path + ("properties", name), str(name), sub
+                yield from _walk_props(sub, path + ("properties", name))
     items = schema.get("items")
     if isinstance(items, dict):
         yield from _walk_props(items, path + ("items",))
     for key in ("$defs", "definitions"):
-        for dname, sub in (schema.get(key) or {}).items():
-            yield from _walk_props(sub, path + (key, dname))
+        defs = schema.get(key)
+        if isinstance(defs, dict):
+            for dname, sub in defs.items():
+                yield from _walk_props(sub, path + (key, dname))
     for key in ("anyOf", "oneOf", "allOf"):
-        for i, sub in enumerate(schema.get(key) or []):
-            yield from _walk_props(sub, path + (key, i))
+        subs = schema.get(key)
+        if isinstance(subs, list):
+            for i, sub in enumerate(subs):
+                yield from _walk_props(sub, path + (key, i))
+
+
+#: Keywords whose values are data, not subschemas: a ``"$ref"`` key inside them is not a reference.
+_DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples", "example"})
+
+
+def _refs(node: Any, path: tuple[Any, ...] = ()) -> Iterable[tuple[tuple[Any, ...], str]]:
+    """(pointer path inside the schema, value) of every ``$ref`` keyword in ``node``."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "$ref" and isinstance(v, str):
+                yield path + ("$ref",), v
+            elif k in _DATA_KEYWORDS:
+                continue
+            elif k == "properties" and isinstance(v, dict):
+                for name, sub in v.items():  # a property may be *named* "$ref"
+                    yield from _refs(sub, path + (k, name))
+            else:
+                yield from _refs(v, path + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _refs(v, path + (i,))
+
+
+def _anchors(node: Any, found: set[str] | None = None) -> set[str]:
+    """Every ``$anchor`` / ``$dynamicAnchor`` name defined in ``node``."""
+    found = set() if found is None else found
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k in ("$anchor", "$dynamicAnchor") and isinstance(v, str):
+                found.add(v)
+            elif k not in _DATA_KEYWORDS:
+                _anchors(v, found)
+    elif isinstance(node, list):
+        for v in node:
+            _anchors(v, found)
+    return found
+
+
+def resolve_local_ref(schema: Any, ref: str) -> tuple[bool, str]:
+    """Whether the local ``$ref`` ``ref`` (``"#"``, ``"#/$defs/Name"``, ``"#anchor"``) points at
+    something in ``schema``, and if not, why. JSON pointer tokens are percent-decoded, then
+    ``~1`` -> ``/`` and ``~0`` -> ``~`` (RFC 6901, as a URI fragment)."""
+    from urllib.parse import unquote
+
+    frag = unquote(ref[1:])
+    if frag == "":
+        return True, ""
+    if not frag.startswith("/"):
+        return (frag in _anchors(schema)), f"no \"$anchor\": {frag!r} is defined in the schema"
+    node = schema
+    walked = ""
+    for raw in frag[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return False, f"{'#' + walked or 'the schema root'} has no {token!r}"
+        walked += "/" + raw
+    if not isinstance(node, (dict, bool)):
+        return False, f"it leads to a {type(node).__name__}, not a schema"
+    return True, ""
 
 
 # -- rules --------------------------------------------------------------------------------------
+
+@register_rule(
+    "schema-invalid", "error",
+    "the input schema is not one every provider and toolwire's own argument validation accept, so a request with this tool is rejected or its calls fail at run time",
+    "make the top level {\"type\": \"object\", \"properties\": {...}}, use only Draft 2020-12 keywords with valid values, and point every \"$ref\" at a definition in the schema (e.g. \"#/$defs/Name\")",
+)
+def _r_schema_invalid(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    from ..errors import SchemaError
+    from ..schema.validate import check_input_schema
+
+    schema = tool.input_schema
+    try:
+        check_input_schema(schema, tool_name=tool.name)
+    except SchemaError as exc:
+        msg = str(exc)
+        if " has a $ref at " in msg:
+            msg = ""  # every $ref is reported below, each at its own pointer
+        m = re.search(r" at (/\S*):", msg)
+        if m and m.group(1) != "/":
+            pointer = "/input_schema" + m.group(1)
+        elif isinstance(schema, dict) and schema.get("type") != "object":
+            pointer = "/input_schema/type"
+        else:
+            pointer = "/input_schema"
+        if msg:
+            yield _f("schema-invalid", tool.name, pointer, msg)
+    if not isinstance(schema, dict):
+        return
+    for path, ref in _refs(schema):
+        pointer = json_pointer(("input_schema",) + path)
+        if not ref.startswith("#"):
+            yield _f("schema-invalid", tool.name, pointer,
+                     f"\"$ref\": {ref!r} points outside this input schema, which no provider fetches and toolwire cannot resolve")
+            continue
+        ok, why = resolve_local_ref(schema, ref)
+        if not ok:
+            yield _f("schema-invalid", tool.name, pointer, f"\"$ref\": {ref!r} points nowhere ({why})")
+
 
 @register_rule(
     "description-missing", "error",
@@ -445,6 +557,16 @@ def _translation_findings(tool: Tool, provider: str, cache: dict[str, Any]) -> I
         yield _f(rule, tool.name, ptr, f"{provider}: {change.action} {change.keyword}: {change.detail}", provider=provider)
 
 
+def _run_rule(rule: Rule, subject: Any, tool_name: str, ctx: _Ctx) -> list[Finding]:
+    """The rule's findings; a rule that raises (a schema shaped in a way it did not expect)
+    becomes one error finding under its id instead of aborting the whole review."""
+    try:
+        return list(rule.check(subject, ctx))
+    except Exception as exc:
+        return [Finding(rule.id, "error", tool_name, "", f"this check could not run: {type(exc).__name__}: {_one_line(exc)}",
+                        "fix what schema-invalid reports for this tool, or report the crash as a toolwire bug")]
+
+
 # -- entry point --------------------------------------------------------------------------------
 
 def lint_tools(tools: Iterable[Tool], providers: Sequence[str] | None = None, *, ambiguous_names: dict[str, str] | Iterable[str] | None = None,
@@ -493,13 +615,13 @@ def lint_tools(tools: Iterable[Tool], providers: Sequence[str] | None = None, *,
         for r in active:
             if r.per_set:
                 continue
-            findings.extend(r.check(t, ctx))
+            findings.extend(_run_rule(r, t, t.name, ctx))
         if any(r.id.startswith("translation-") for r in active):
             for p in provs:
                 findings.extend(f for f in _translation_findings(t, p, cache) if f.rule in selected and f.rule not in skipped)
     for r in active:
         if r.per_set:
-            findings.extend(r.check(tools, ctx))
+            findings.extend(_run_rule(r, tools, "", ctx))
     order = {n: i for i, n in enumerate(t.name for t in tools)}
     findings.sort(key=lambda f: (order.get(f.tool, 0), SEVERITIES.index(f.severity), f.rule, f.provider or "", f.pointer))
     counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
@@ -567,16 +689,23 @@ def load_tools(target: str) -> list[Tool]:
         sys.modules[name] = mod
         sys.path.insert(0, str(p.parent))
         try:
-            spec.loader.exec_module(mod)
+            _guarded(target, f"importing {base!r}", spec.loader.exec_module, mod)
+        except ToolDefinitionError:
+            sys.modules.pop(name, None)
+            raise
         finally:
             sys.path.remove(str(p.parent))
     else:
         if "" not in sys.path and str(Path.cwd()) not in sys.path:
             sys.path.insert(0, str(Path.cwd()))
         try:
-            mod = importlib.import_module(base)
-        except ModuleNotFoundError as exc:
-            raise ToolDefinitionError(f"lint target {target!r}: cannot import module {base!r} ({exc})") from None
+            mod = _guarded(target, f"importing module {base!r}", importlib.import_module, base)
+        except ToolDefinitionError as exc:
+            cause = exc.__cause__ or exc.__context__
+            if isinstance(cause, ModuleNotFoundError) and cause.name and (base == cause.name or base.startswith(cause.name + ".")):
+                raise ToolDefinitionError(f"lint target {target!r}: no module named {base!r} on the import path "
+                                          "(give a file path, or run from the directory that holds the package)") from None
+            raise
     if attr is None:
         tools = _from_module(mod)
         if not tools:
@@ -589,32 +718,71 @@ def load_tools(target: str) -> list[Tool]:
         obj = getattr(obj, part)
     found = _tools_in(obj)
     if found is None and callable(obj) and not isinstance(obj, Tool):
-        found = _tools_in(obj())
+        found = _tools_in(_guarded(target, f"calling {attr}()", obj))
     if found is None:
         raise ToolDefinitionError(f"lint target {target!r} is a {type(obj).__name__}, not a Tool or a list of Tools")
     return found
 
 
+def _guarded(target: str, doing: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` with everything it may throw (``SystemExit`` included) turned into a
+    one-line :class:`ToolDefinitionError`; what it prints goes to stderr, so ``--json`` output
+    stays parseable. ``KeyboardInterrupt`` passes through."""
+    import contextlib
+
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            return fn(*args)
+    except SystemExit as exc:
+        raise ToolDefinitionError(f"lint target {target!r}: {doing} called sys.exit({exc.code!r}); "
+                                  "a tool module must not exit when imported (guard it with if __name__ == '__main__':)") from exc
+    except ToolDefinitionError as exc:
+        raise ToolDefinitionError(f"lint target {target!r}: {doing} failed: {_one_line(exc)}") from exc
+    except Exception as exc:
+        where = ""
+        tb = exc.__traceback__
+        while tb is not None:  # the innermost frame with a real file (not importlib's frozen code)
+            fname = tb.tb_frame.f_code.co_filename
+            if not fname.startswith("<") and Path(fname).resolve() != Path(__file__).resolve():
+                where = f" ({Path(fname).name}, line {tb.tb_lineno})"
+            tb = tb.tb_next
+        raise ToolDefinitionError(f"lint target {target!r}: {doing} failed: {type(exc).__name__}: {_one_line(exc)}{where}") from exc
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:300] + " ..."
+
+
 def _from_json(p: Path) -> list[Tool]:
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ToolDefinitionError(f"lint target {str(p)!r}: not readable JSON ({exc})") from None
+    except (OSError, ValueError) as exc:  # ValueError: JSONDecodeError and UnicodeDecodeError
+        raise ToolDefinitionError(f"lint target {str(p)!r}: not readable JSON ({_one_line(exc)})") from None
     if isinstance(data, dict) and isinstance(data.get("tools"), list):
         data = data["tools"]
     if not isinstance(data, list):
-        raise ToolDefinitionError(f"lint target {str(p)!r} must hold a list of tool specs")
+        raise ToolDefinitionError(f"lint target {str(p)!r} must hold a list of tool specs (or {{\"tools\": [...]}}), got {type(data).__name__}")
     tools = []
     for i, spec in enumerate(data):
         if not isinstance(spec, dict):
-            raise ToolDefinitionError(f"lint target {str(p)!r}: item {i} is not an object")
+            raise ToolDefinitionError(f"lint target {str(p)!r}: item {i} is a {type(spec).__name__}, not an object")
         if spec.get("type") == "function" and isinstance(spec.get("function"), dict):
             spec = spec["function"]
         name = spec.get("name")
         if not isinstance(name, str):
-            raise ToolDefinitionError(f"lint target {str(p)!r}: item {i} has no name")
-        schema = spec.get("input_schema") or spec.get("parameters") or {"type": "object", "properties": {}}
-        tools.append(_spec_tool(name, spec.get("description") or "", schema, spec.get("meta")))
+            raise ToolDefinitionError(f"lint target {str(p)!r}: item {i} has no \"name\" string")
+        description = spec.get("description")
+        if description is not None and not isinstance(description, str):
+            raise ToolDefinitionError(f"lint target {str(p)!r}: item {i} ({name!r}): \"description\" must be a string, "
+                                      f"got {type(description).__name__}")
+        schema = spec.get("input_schema", spec.get("parameters"))
+        if schema is None or schema == {}:
+            schema = {"type": "object", "properties": {}}
+        if not isinstance(schema, dict):
+            raise ToolDefinitionError(f"lint target {str(p)!r}: item {i} ({name!r}): the input schema must be an object, "
+                                      f"got {type(schema).__name__}")
+        tools.append(_spec_tool(name, description or "", schema, spec.get("meta")))
     return tools
 
 
