@@ -77,15 +77,15 @@ def test_read_file_errors(tools):
 
 def test_search_files(tools):
     out = call(tools["search_files"], pattern=r"def \w+")
-    assert out.splitlines() == ["2 matches in 1 files", "src/app.py:1: def main():", "src/app.py:5: def compute(x):"]
+    assert out.splitlines() == ["2 matches in 1 file", "src/app.py:1: def main():", "src/app.py:5: def compute(x):"]
     out = call(tools["search_files"], pattern="event 1", literal=True, max_matches=3)
-    assert out.splitlines()[0] == "showing 3 of 112 matches in 1 files"
+    assert out.splitlines()[0] == "showing 3 of 112 matches in 1 file"
     assert "[Matches per file: big.log: 112." in out and "max_matches" in out
     assert call(tools["search_files"], pattern="nothing here").startswith("No matches for 'nothing here'")
     with pytest.raises(ToolError) as ei:
         call(tools["search_files"], pattern="compute(")
     assert "not a valid regular expression" in ei.value.message and "literal=true" in ei.value.hint
-    assert call(tools["search_files"], pattern="compute(", literal=True).splitlines()[0] == "2 matches in 1 files"
+    assert call(tools["search_files"], pattern="compute(", literal=True).splitlines()[0] == "2 matches in 1 file"
 
 
 def test_run_command_real_exit_code_and_streams(tools):

@@ -163,3 +163,121 @@ def test_rules_are_documented():
     for rid, rule in RULES.items():
         assert f"`{rid}`" in doc, rid
         assert rule.severity in ("error", "warning", "info") and rule.why and rule.fix
+
+
+# -- targets that cannot be loaded: one line on stderr, exit 2 -----------------------------------
+
+@pytest.mark.parametrize("filename, content, suffix, expected", [
+    ("badimport.py", "import nonexistent_mod_xyz\n", "",
+     "importing '{path}' failed: ModuleNotFoundError: No module named 'nonexistent_mod_xyz' (badimport.py, line 1)"),
+    ("raises.py", "def make():\n    raise ValueError('boom')\n", ":make", "calling make() failed: ValueError: boom (raises.py, line 2)"),
+    ("exits.py", "import sys\nsys.exit(0)\n", "", "importing '{path}' called sys.exit(0); a tool module must not exit when imported"),
+    ("exits3.py", "raise SystemExit('bye')\n", "", "importing '{path}' called sys.exit('bye')"),
+    ("binary.json", b"\xff\xfe", "", "not readable JSON ('utf-8' codec can't decode byte 0xff in position 0"),
+    ("descint.json", '[{"name":"t","description":5,"input_schema":{"type":"object"}}]', "",
+     "item 0 ('t'): \"description\" must be a string, got int"),
+    ("schemastr.json", '[{"name":"t","description":"Do t. Use it when asked.","input_schema":"object"}]', "",
+     "item 0 ('t'): the input schema must be an object, got str"),
+    ("notlist.json", '{"name": "t"}', "", "must hold a list of tool specs"),
+])
+def test_unloadable_targets_exit_2_with_one_line(tmp_path, filename, content, suffix, expected):
+    p = tmp_path / filename
+    if isinstance(content, bytes):
+        p.write_bytes(content)
+    else:
+        p.write_text(content)
+    res = runner.invoke(app, ["lint", str(p) + suffix, "--json"])
+    assert res.exit_code == 2, res.output
+    assert res.stdout == ""
+    err = res.stderr.strip()
+    assert "\n" not in err and "Traceback" not in err
+    assert err.startswith(f"toolwire lint: lint target {str(p) + suffix!r}")
+    assert expected.format(path=str(p)) in err
+
+
+def test_module_output_during_import_keeps_json_clean(tmp_path):
+    (tmp_path / "noisy.py").write_text(
+        "print('hello from import')\n"
+        "from toolwire import tool\n"
+        "@tool\ndef ping() -> str:\n    \"\"\"Answer pong. Use it to check the connection first.\"\"\"\n    return 'pong'\n"
+    )
+    res = runner.invoke(app, ["lint", str(tmp_path / "noisy.py"), "--json", "-p", "openai"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["summary"]["tools"] == 1
+    assert "hello from import" in res.stderr
+
+
+# -- schema-invalid ---------------------------------------------------------------------------------
+
+def _schema_findings(schema):
+    t = lint_mod._spec_tool("t", "Do t. Use it when asked.", schema, None)
+    return [(f.pointer, f.message.split(" — ")[0]) for f in lint_tools([t], ["openai"], token_costs=False).findings
+            if f.rule == "schema-invalid"]
+
+
+@pytest.mark.parametrize("schema, expected", [
+    ({"type": "string"},
+     [("/input_schema/type", "tool 't': input schema must have \"type\": \"object\" at the top level, got 'string'")]),
+    ({"properties": {}},
+     [("/input_schema/type", "tool 't': input schema must have \"type\": \"object\" at the top level, got None")]),
+    ({"type": "object", "properties": {"x": {"type": "nonsense"}}},
+     [("/input_schema/properties/x/type", "tool 't': input schema is not valid JSON Schema (Draft 2020-12) at /properties/x/type: "
+       "'nonsense' is not valid under any of the given schemas")]),
+    ({"type": "object", "properties": [{"x": 1}]},
+     [("/input_schema/properties", "tool 't': input schema is not valid JSON Schema (Draft 2020-12) at /properties: "
+       "[{'x': 1}] is not of type 'object'")]),
+    ({"type": "object", "properties": {"x": {"$ref": "#/$defs/Missing"}, "y": {"items": {"$ref": "#/definitions/Gone"}}}},
+     [("/input_schema/properties/x/$ref", "\"$ref\": '#/$defs/Missing' points nowhere (the schema root has no '$defs')"),
+      ("/input_schema/properties/y/items/$ref", "\"$ref\": '#/definitions/Gone' points nowhere (the schema root has no 'definitions')")]),
+    ({"type": "object", "$defs": {"A": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/B"}}},
+     [("/input_schema/properties/x/$ref", "\"$ref\": '#/$defs/B' points nowhere (#/$defs has no 'B')")]),
+    ({"type": "object", "properties": {"x": {"$ref": "#nowhere"}}},
+     [("/input_schema/properties/x/$ref", "\"$ref\": '#nowhere' points nowhere (no \"$anchor\": 'nowhere' is defined in the schema)")]),
+    ({"type": "object", "properties": {"x": {"$ref": "https://example.com/s.json#/A"}}},
+     [("/input_schema/properties/x/$ref", "\"$ref\": 'https://example.com/s.json#/A' points outside this input schema, "
+       "which no provider fetches and toolwire cannot resolve")]),
+    ({"type": "object", "properties": {"x": {"$ref": "#/properties/y/type"}, "y": {"type": "string"}}},
+     [("/input_schema/properties/x/$ref", "\"$ref\": '#/properties/y/type' points nowhere (it leads to a str, not a schema)")]),
+])
+def test_schema_invalid_findings(schema, expected):
+    assert _schema_findings(schema) == expected
+
+
+def test_schema_invalid_accepts_every_form_of_local_ref():
+    schema = {
+        "type": "object",
+        "$defs": {"a/b": {"type": "string"}, "c~d": {"type": "integer"}, "e f": {"type": "boolean"},
+                  "Node": {"$anchor": "node", "type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
+        "properties": {
+            "slash": {"$ref": "#/$defs/a~1b"},
+            "tilde": {"$ref": "#/$defs/c~0d"},
+            "space": {"$ref": "#/$defs/e%20f"},
+            "anchor": {"$ref": "#node"},
+            "root": {"$ref": "#"},
+            "first": {"$ref": "#/properties/slash"},
+            "$ref": {"type": "string", "description": "a property named $ref is not a reference"},
+            "mode": {"enum": [{"$ref": "#/nowhere"}], "description": "enum values are data"},
+        },
+    }
+    assert _schema_findings(schema) == []
+
+
+def test_schema_invalid_is_an_error_on_the_cli(tmp_path):
+    p = tmp_path / "dangling.json"
+    p.write_text(json.dumps([{"name": "e", "description": "Do e. Use it when asked.",
+                              "input_schema": {"type": "object", "properties": {"x": {"$ref": "#/$defs/Missing"}}}}]))
+    code, out = _run(str(p), "--json", "-p", "anthropic")
+    assert code == 1
+    f = [x for x in json.loads(out)["findings"] if x["rule"] == "schema-invalid"]
+    assert [(x["severity"], x["pointer"]) for x in f] == [("error", "/input_schema/properties/x/$ref")]
+
+
+def test_a_crashing_rule_becomes_a_finding(monkeypatch):
+    def boom(tool, ctx):
+        raise KeyError("surprise")
+        yield  # pragma: no cover
+
+    monkeypatch.setitem(RULES, "description-missing", lint_mod.Rule("description-missing", "error", "w", "f", boom))
+    t = Tool.from_schema("t", "Do t. Use it when asked.", {"type": "object", "properties": {}})
+    f = [x for x in lint_tools([t], ["openai"]).findings if x.rule == "description-missing"]
+    assert [(x.severity, x.tool, x.message) for x in f] == [("error", "t", "this check could not run: KeyError: 'surprise'")]

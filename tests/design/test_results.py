@@ -94,3 +94,74 @@ def test_paging_note_text():
     page = Page("", "lines", 51, 100, 1234, True, 101)
     assert paging_note(page, "read_file", spec) == "[Showing lines 51-100 of 1,234. To read on, call read_file again with offset=101 (limit up to 50).]"
     assert paging_note(Page("", "lines", 1, 3, 3, False, None), "read_file", spec) == ""
+
+
+def test_capped_offset_past_the_end_is_a_tool_error():
+    from toolwire.errors import ToolError
+
+    @capped(lines=3, offset="start_line", limit="max_lines")
+    @tool
+    def build_log(start_line: int = 1, max_lines: int = 3) -> str:
+        """Return the build log. Use it after a failed build.
+
+        Args:
+            start_line: 1-based first line.
+            max_lines: How many lines, at most 3.
+        """
+        return "\n".join(f"line {i}" for i in range(1, 11))
+
+    with pytest.raises(ToolError) as ei:
+        asyncio.run(build_log.call({"start_line": 500}))
+    assert ei.value.message == "start_line 500 is past the end (total 10 lines)"
+    assert ei.value.hint == "Call build_log again with start_line between 1 and 10." and ei.value.retryable is False
+    assert asyncio.run(build_log.call({"start_line": 10})) == "line 10"
+
+    @capped(chars=4, offset="at", limit=None)
+    @tool
+    def blob(at: int = 0) -> str:
+        """Return the blob text. Use it when asked.
+
+        Args:
+            at: 0-based first character.
+        """
+        return "abcdefghij"
+
+    with pytest.raises(ToolError, match=r"^at 10 is past the end \(total 10 characters\)$"):
+        asyncio.run(blob.call({"at": 10}))
+    assert asyncio.run(blob.call({"at": 9})) == "j"
+
+    @capped(lines=3)
+    @tool
+    def empty(offset: int = 1, limit: int = 3) -> str:
+        """Return nothing. Use it when asked.
+
+        Args:
+            offset: 1-based first line.
+            limit: How many lines.
+        """
+        return ""
+
+    assert asyncio.run(empty.call({})) == ""  # an empty text read from its start is not an error
+    with pytest.raises(ToolError, match=r"^offset 2 is past the end \(total 0 lines\)$"):
+        asyncio.run(empty.call({"offset": 2}))
+
+
+def test_capped_past_the_end_reaches_the_model_as_an_error_result():
+    import toolwire
+    from toolwire.testing import ScriptedModel, call
+
+    @capped(lines=3, offset="start_line", limit="max_lines")
+    @toolwire.tool
+    def build_log(start_line: int = 1, max_lines: int = 3) -> str:
+        """Return the build log. Use it after a failed build.
+
+        Args:
+            start_line: 1-based first line.
+            max_lines: How many lines, at most 3.
+        """
+        return "\n".join(f"line {i}" for i in range(1, 11))
+
+    r = toolwire.run_sync(ScriptedModel(responses=[[call("build_log", {"start_line": 500})], "done"]), "hi", tools=[build_log])
+    res = r.tool_runs[0].result
+    assert res.is_error is True
+    assert res.text.startswith("start_line 500 is past the end (total 10 lines)\n")

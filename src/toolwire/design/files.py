@@ -353,7 +353,7 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
                         shown.append(f"{rel}:{no}: {s}")
         if not total:
             return f"No matches for {pattern!r} in {base.relative(p)} ({searched} text files searched)."
-        head = f"{count_note(len(shown), total, 'match')} in {len(per_file)} files"
+        head = f"{count_note(len(shown), total, 'match')} in {_plural(len(per_file), 'file', 'files')}"
         body = "\n".join(shown)
         if len(shown) < total:
             counts = ", ".join(f"{k}: {v}" for k, v in sorted(per_file.items(), key=lambda kv: -kv[1])[:20])

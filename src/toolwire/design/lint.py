@@ -280,7 +280,7 @@ def resolve_local_ref(schema: Any, ref: str) -> tuple[bool, str]:
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
             node = node[int(token)]
         else:
-            return False, f"{'#' + walked or 'the schema root'} has no {token!r}"
+            return False, f"{('#' + walked) if walked else 'the schema root'} has no {token!r}"
         walked += "/" + raw
     if not isinstance(node, (dict, bool)):
         return False, f"it leads to a {type(node).__name__}, not a schema"
