@@ -25,11 +25,13 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
+import functools
+import hashlib
 import json
 import re
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
-from toolwire.errors import ConfigurationError, ProviderError, UnsupportedToolChoice
+from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError, UnsupportedToolChoice
 from toolwire.model import ModelRequest, normalize_tool_choice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
@@ -65,6 +67,10 @@ __all__ = [
     "map_stop_reason",
     "usage_from_wire",
     "StreamDecoder",
+    "NAME_INVALID",
+    "duplicate_id_invalid",
+    "mark_duplicate_ids",
+    "check_tool_calls",
 ]
 
 API = "anthropic"
@@ -127,6 +133,145 @@ _RETRYABLE_ERROR_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit
 
 _EPHEMERAL = {"type": "ephemeral"}
 
+#: ``ToolCall.invalid`` of a call whose ``name`` is absent, empty or not a JSON string.
+NAME_INVALID = "the tool name is missing or not a string"
+
+#: Python errors that mean "the body does not have the documented shape"; the decode entry points
+#: turn any of them into :class:`~toolwire.errors.ResponseDecodeError`.
+_SHAPE_ERRORS = (LookupError, TypeError, AttributeError, AssertionError, ValueError, ArithmeticError)
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+# ---------------------------------------------------------------------------------------------
+# shape checks (malformed vendor bodies → ResponseDecodeError, never a raw Python error)
+# ---------------------------------------------------------------------------------------------
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _bad(pointer: str, expected: str, value: Any) -> ResponseDecodeError:
+    return ResponseDecodeError(API, f"{pointer or 'the body'} must be {expected}, got a JSON {_json_kind(value)}", pointer)
+
+
+def _obj(value: Any, pointer: str) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else :class:`ResponseDecodeError` at ``pointer``."""
+    if not isinstance(value, dict):
+        raise _bad(pointer, "an object", value)
+    return value
+
+
+def _opt_obj(value: Any, pointer: str) -> dict[str, Any]:
+    """An optional object: absent/``null`` → ``{}``."""
+    return {} if value is None else _obj(value, pointer)
+
+
+def _opt_list(value: Any, pointer: str) -> list[Any]:
+    """An optional array: absent/``null`` → ``[]``; any other non-array raises."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _bad(pointer, "an array", value)
+    return value
+
+
+def _opt_str(value: Any, pointer: str) -> str | None:
+    """An optional string: absent/``null`` → ``None``; any other non-string raises."""
+    if value is None or isinstance(value, str):
+        return value
+    raise _bad(pointer, "a string", value)
+
+
+def _index(value: Any, pointer: str) -> int:
+    """A stream block ``index``: a non-negative JSON integer."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _bad(pointer, "a non-negative integer", value)
+    return value
+
+
+def _counter(value: Any) -> int | None:
+    """A usage counter: a non-negative JSON integer (an integral float such as ``12.0`` counts);
+    anything else (a string like ``"12"``, a negative number, an object) is treated as absent
+    (``None``), never passed through."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value if isinstance(value, int) and value >= 0 else None
+
+
+def _tool_name(value: Any) -> tuple[str, str | None]:
+    """``(name, invalid)`` for a ``tool_use.name``: a non-empty string is the name; anything else
+    gives ``""`` (absent/``null``) or the value's JSON text, with :data:`NAME_INVALID`."""
+    if isinstance(value, str) and value:
+        return value, None
+    if value is None or value == "":
+        return "", NAME_INVALID
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True), NAME_INVALID
+    except (TypeError, ValueError):
+        return str(value), NAME_INVALID
+
+
+def duplicate_id_invalid(call_id: str) -> str:
+    """``ToolCall.invalid`` of a later call that repeats an earlier call's id in one response."""
+    return f"duplicate tool call id {call_id} in one response"
+
+
+def mark_duplicate_ids(calls: Iterable[ToolCall]) -> None:
+    """Mark every call that repeats the id of an earlier call of the same response invalid
+    (:func:`duplicate_id_invalid`): it is never run, the loop answers it with an ``is_error``
+    result, and the encoder sends only the first call with that id (each id answered once)."""
+    seen: set[str] = set()
+    for call in calls:
+        if call.id in seen:
+            call.invalid = duplicate_id_invalid(call.id)
+        seen.add(call.id)
+
+
+def _synth_id(seed: Any, request: ModelRequest | None, position: int) -> str:
+    """A tool call id for a ``tool_use`` block sent without a usable ``id``:
+    ``toolu_tw<16 hex>_<position>``, the hex a SHA-256 of the message id (or the whole message
+    when it has none) and the number of messages in ``request`` (so the same body decoded on a
+    later turn of the conversation gets other ids). Matches Anthropic's id pattern."""
+    turn = len(request.messages) if request is not None else None
+    text = json.dumps([seed, turn], sort_keys=True, ensure_ascii=False, default=str)
+    return f"toolu_tw{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}_{position}"
+
+
+def _guarded(what: str) -> Callable[[_F], _F]:
+    """Decorator: a raw Python error raised while decoding (a shape the explicit checks did not
+    foresee) becomes :class:`ResponseDecodeError` naming the API; toolwire's own errors
+    (``ProviderError``, ``ResponseDecodeError``, ``UnsupportedToolChoice``, ...) pass unchanged."""
+
+    def deco(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except ToolwireError:
+                raise
+            except _SHAPE_ERRORS as exc:
+                raise ResponseDecodeError(API, f"{what} does not have the documented shape ({type(exc).__name__}: {exc})") from exc
+
+        return wrapper  # type: ignore[return-value]
+
+    return deco
+
 
 # ---------------------------------------------------------------------------------------------
 # small helpers
@@ -139,7 +284,7 @@ def map_stop_reason(raw: str | None, has_tool_calls: bool = False) -> str:
     An unknown or missing value maps to ``"tool_use"`` when the response holds client tool calls
     and ``"end_turn"`` otherwise; the raw value is always kept in ``vendor_stop_reason``.
     """
-    if raw in STOP_REASON_MAP:
+    if isinstance(raw, str) and raw in STOP_REASON_MAP:
         return STOP_REASON_MAP[raw]
     return "tool_use" if has_tool_calls else "end_turn"
 
@@ -150,18 +295,37 @@ def usage_from_wire(u: dict[str, Any] | None, *, requests: int = 0) -> Usage:
     ``input_tokens`` is Anthropic's own ``input_tokens`` (cache reads and writes are *not* in it),
     ``cache_read_tokens`` = ``cache_read_input_tokens``, ``cache_write_tokens`` =
     ``cache_creation_input_tokens``, ``reasoning_tokens`` = ``output_tokens_details.thinking_tokens``.
-    Absent or ``null`` fields stay ``None`` (a stream update then leaves the earlier value).
+    Absent or ``null`` fields stay ``None`` (a stream update then leaves the earlier value); so do
+    counters that are not non-negative integers (e.g. ``"12"``) and a ``usage`` that is not an
+    object: usage is never passed through with the wrong type.
     """
-    u = u or {}
-    details = u.get("output_tokens_details") or {}
+    u = u if isinstance(u, dict) else {}
+    details = u.get("output_tokens_details")
     return Usage(
-        input_tokens=u.get("input_tokens"),
-        output_tokens=u.get("output_tokens"),
-        cache_read_tokens=u.get("cache_read_input_tokens"),
-        cache_write_tokens=u.get("cache_creation_input_tokens"),
-        reasoning_tokens=details.get("thinking_tokens") if isinstance(details, dict) else None,
+        input_tokens=_counter(u.get("input_tokens")),
+        output_tokens=_counter(u.get("output_tokens")),
+        cache_read_tokens=_counter(u.get("cache_read_input_tokens")),
+        cache_write_tokens=_counter(u.get("cache_creation_input_tokens")),
+        reasoning_tokens=_counter(details.get("thinking_tokens")) if isinstance(details, dict) else None,
         requests=requests,
     )
+
+
+def check_tool_calls(response: Response) -> Response:
+    """Mark the tool calls of a finished response that cannot be run: a call without a usable
+    name gets :data:`NAME_INVALID`, a later call repeating an earlier call's id gets
+    :func:`duplicate_id_invalid` (see :func:`mark_duplicate_ids`). Returns ``response``.
+
+    :meth:`AnthropicCodec.decode_response` and the transport's streamed ``send`` call it; a
+    stream assembled by hand from :meth:`AnthropicCodec.decode_stream` can be passed through it.
+    """
+    calls = response.tool_calls
+    for call in calls:
+        if (not isinstance(call.name, str) or not call.name) and call.invalid is None:
+            call.name = call.name if isinstance(call.name, str) else str(call.name)
+            call.invalid = NAME_INVALID
+    mark_duplicate_ids(calls)
+    return response
 
 
 def _extras(block: dict[str, Any], keys: Iterable[str]) -> dict[str, Any]:
@@ -203,7 +367,9 @@ def _error_from_event(data: dict[str, Any]) -> ProviderError:
 
 
 def _decode_image(block: dict[str, Any]) -> ImagePart | None:
-    src = block.get("source") or {}
+    src = block.get("source")
+    if not isinstance(src, dict):
+        return None  # kept opaque, re-sent as received
     pd = _extras(block, _IMAGE_EXTRAS)
     if src.get("type") == "base64" and isinstance(src.get("data"), str):
         try:
@@ -212,25 +378,34 @@ def _decode_image(block: dict[str, Any]) -> ImagePart | None:
             return None
         if base64.b64encode(data).decode("ascii") != src["data"]:
             return None  # not canonical base64: keep the block opaque so it goes back byte-equal
-        return ImagePart(data=data, media_type=src.get("media_type") or "application/octet-stream", provider_data=pd)
+        media_type = src.get("media_type")
+        return ImagePart(data=data, media_type=media_type if isinstance(media_type, str) and media_type else "application/octet-stream",
+                         provider_data=pd)
     if src.get("type") == "url" and isinstance(src.get("url"), str):
         return ImagePart(url=src["url"], provider_data=pd)
     return None
 
 
-def _decode_tool_use(block: dict[str, Any]) -> ToolCall:
+def _decode_tool_use(block: dict[str, Any], synth: Callable[[], str]) -> ToolCall:
+    """A ``tool_use`` block → :class:`ToolCall`. A missing/empty/non-string ``id`` gets
+    ``synth()`` (``id_synthesized=True``); a missing or non-string ``name`` makes the call invalid
+    (:data:`NAME_INVALID`); an ``input`` that is not an object makes it invalid too."""
     raw_input = block.get("input")
     if isinstance(raw_input, dict):
         args, invalid = dict(raw_input), None
     elif raw_input is None:
         args, invalid = {}, None
     else:
-        args, invalid = None, f"tool_use input must be a JSON object, got {type(raw_input).__name__}"
+        args, invalid = None, f"tool_use input must be a JSON object, got a JSON {_json_kind(raw_input)}"
+    name, name_invalid = _tool_name(block.get("name"))
+    raw_id = block.get("id")
+    has_id = isinstance(raw_id, str) and bool(raw_id)
     return ToolCall(
-        id=str(block.get("id", "")),
-        name=str(block.get("name", "")),
+        id=raw_id if has_id else synth(),
+        name=name,
         arguments=args,
-        invalid=invalid,
+        invalid=name_invalid or invalid,
+        id_synthesized=not has_id,
         provider_data=_extras(block, _TOOL_USE_EXTRAS),
     )
 
@@ -257,25 +432,38 @@ def _decode_result_content(content: Any) -> tuple[str | list[TextPart | ImagePar
     return parts, opaque
 
 
-def _decode_blocks(content: Any, *, role: str) -> tuple[list[Part], list[dict[str, Any]]]:
+def _decode_blocks(
+    content: Any, *, role: str, pointer: str = "/content", synth: Callable[[int], str] | None = None
+) -> tuple[list[Part], list[dict[str, Any]]]:
     """A message's content (string or block list) → canonical parts plus opaque blocks.
 
     Opaque blocks (server tool use and results, documents, search results, container uploads,
     anything unknown) are kept whole with their position in the content list so
-    :func:`_insert_opaque` puts them back where they were.
+    :func:`_insert_opaque` puts them back where they were. ``pointer`` is the JSON pointer of
+    ``content`` (for error messages); ``synth(position)`` gives the id of a ``tool_use`` block
+    without one. Raises :class:`ResponseDecodeError` when ``content`` is neither a string nor an
+    array, a block is not an object, or a known block's text field is not a string.
     """
     if isinstance(content, str):
         return [TextPart(content)], []
     parts: list[Part] = []
     opaque: list[dict[str, Any]] = []
-    for i, b in enumerate(content or []):
-        btype = b.get("type") if isinstance(b, dict) else None
-        if btype == "text" and isinstance(b.get("text"), str):
-            parts.append(TextPart(b["text"], _extras(b, _TEXT_EXTRAS)))
+    calls = 0
+    for i, b in enumerate(_opt_list(content, pointer)):
+        at = f"{pointer}/{i}"
+        b = _obj(b, at)
+        btype = b.get("type")
+        if btype == "text":
+            text = b.get("text")
+            if not isinstance(text, str):
+                raise _bad(f"{at}/text", "a string", text)
+            parts.append(TextPart(text, _extras(b, _TEXT_EXTRAS)))
         elif btype == "image" and (img := _decode_image(b)) is not None:
             parts.append(img)
         elif btype == "tool_use":
-            parts.append(_decode_tool_use(b))
+            position = calls
+            parts.append(_decode_tool_use(b, lambda: synth(position) if synth else f"toolu_tw_{position}"))
+            calls += 1
         elif btype == "tool_result":
             rc, rc_opaque = _decode_result_content(b.get("content"))
             pd = _extras(b, _TOOL_RESULT_EXTRAS)
@@ -283,11 +471,15 @@ def _decode_blocks(content: Any, *, role: str) -> tuple[list[Part], list[dict[st
                 pd.setdefault(API, {})["content_blocks"] = rc_opaque
             if "content" not in b:
                 pd.setdefault(API, {})["content_absent"] = True
-            parts.append(ToolResult(str(b.get("tool_use_id", "")), rc, bool(b.get("is_error", False)), provider_data=pd))
+            use_id = b.get("tool_use_id")
+            parts.append(ToolResult(use_id if isinstance(use_id, str) else str(use_id or ""), rc, b.get("is_error") is True,
+                                    provider_data=pd))
         elif btype == "thinking":
-            parts.append(ReasoningPart(text=b.get("thinking") or "", signature=b.get("signature"), provider=API))
+            text = _opt_str(b.get("thinking"), f"{at}/thinking")
+            sig = _opt_str(b.get("signature"), f"{at}/signature")
+            parts.append(ReasoningPart(text=text or "", signature=sig, provider=API))
         elif btype == "redacted_thinking":
-            parts.append(ReasoningPart(encrypted=b.get("data"), provider=API))
+            parts.append(ReasoningPart(encrypted=_opt_str(b.get("data"), f"{at}/data"), provider=API))
         else:
             opaque.append({"position": i, "block": copy.deepcopy(b)})
     return parts, opaque
@@ -362,7 +554,11 @@ def _encode_reasoning(p: ReasoningPart) -> dict[str, Any] | None:
     return {"type": "thinking", "thinking": p.text, "signature": p.signature}
 
 
-def _encode_assistant_parts(m: Message) -> list[dict[str, Any]]:
+def _encode_assistant_parts(m: Message, sent_ids: set[str] | None = None) -> list[dict[str, Any]]:
+    """An assistant message's blocks. A tool call whose id was already sent (``sent_ids``, shared
+    across the conversation: a duplicate id in one response, or an id repeated from an earlier
+    turn) is left out, so every ``tool_use`` id in the body is unique and answered once."""
+    sent_ids = set() if sent_ids is None else sent_ids
     blocks: list[dict[str, Any]] = []
     for p in m.parts:
         if isinstance(p, ReasoningPart):
@@ -375,6 +571,9 @@ def _encode_assistant_parts(m: Message) -> list[dict[str, Any]]:
         elif isinstance(p, ImagePart):
             blocks.append(_encode_image(p))
         elif isinstance(p, ToolCall):
+            if p.id in sent_ids or _wire_id(p.id) in sent_ids:
+                continue  # a later call with an id already used: the API needs unique tool_use ids
+            sent_ids.update((p.id, _wire_id(p.id)))
             block = {
                 "type": "tool_use",
                 "id": _wire_id(p.id),
@@ -416,6 +615,9 @@ def _encode_messages(messages: list[Message]) -> list[dict[str, Any]]:
        their calls, whatever message they sit in canonically, first in that message (B13).
     2. A call with no result anywhere gets an ``is_error`` result saying so (design principle 4:
        the conversation is always valid for the vendor); a later duplicate result is dropped.
+       A call repeating an id already sent (duplicate ids in one response, marked invalid by
+       :func:`mark_duplicate_ids`) is left out with its result: the first call with the id is
+       answered by the first result with that id, once.
     3. Consecutive messages of the same role are merged (results stay first).
     A result whose call is not in the history stays in its own message.
     """
@@ -442,10 +644,13 @@ def _encode_messages(messages: list[Message]) -> list[dict[str, Any]]:
             out.append({"role": role, "content": _results_first(blocks) if role == "user" else list(blocks)})
 
     placed: set[str] = set()
+    sent_ids: set[str] = set()
     for m in messages:
         if m.role == "assistant":
-            push("assistant", _encode_assistant_parts(m))
-            ids = [c.id for c in m.tool_calls if c.id not in placed]
+            before = set(sent_ids)
+            push("assistant", _encode_assistant_parts(m, sent_ids))
+            # answer exactly the tool_use blocks just sent (each id once, duplicates left out)
+            ids = list(dict.fromkeys(c.id for c in m.tool_calls if c.id in sent_ids and c.id not in before and c.id not in placed))
             if ids:
                 ids.sort(key=lambda i: result_order.get(i, len(result_order)))
                 answer = []
@@ -468,20 +673,45 @@ def _encode_messages(messages: list[Message]) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------------------------------
 
 
+#: Known delta types → the block kinds they may arrive for.
+_DELTA_KINDS: dict[str, tuple[str, ...]] = {
+    "text_delta": ("text",),
+    "citations_delta": ("text",),
+    "input_json_delta": ("tool_call", "opaque"),
+    "thinking_delta": ("reasoning",),
+    "signature_delta": ("reasoning",),
+}
+
+
 class StreamDecoder:
     """Turns Anthropic SSE ``data`` objects into canonical stream events, one event at a time.
 
-    ``feed(data)`` returns the canonical events for one SSE event; ``ping`` and unknown events give
-    none; an ``error`` event raises :class:`~toolwire.errors.ProviderError` (``status=None``,
-    ``retryable`` for ``overloaded_error``/``api_error``/``rate_limit_error``/``timeout_error``).
+    ``feed(data)`` returns the canonical events for one SSE event; ``ping``, unknown events and
+    non-object events give none; an ``error`` event raises
+    :class:`~toolwire.errors.ProviderError` (``status=None``, ``retryable`` for
+    ``overloaded_error``/``api_error``/``rate_limit_error``/``timeout_error``).
     The content-block ``index`` is the canonical index. ``input_json_delta`` fragments are passed on
     for the shared assembler to join (an empty buffer means ``{}``, case B08). ``message_delta``
     usage is cumulative and overwrites (case B20). Server-tool and other opaque blocks are rebuilt
     here and delivered in the final :class:`StopEvent`'s ``provider_data["anthropic"]["blocks"]``.
+
+    A tool call is ended (:class:`ToolCallEnd`) only by its ``content_block_stop``: a block the
+    stream never closed stays open and the assembler marks the call incomplete (never run).
+    :meth:`finish` gives the vendor's ``stop_reason`` when ``message_delta`` carried one; a stream
+    that ended with neither a stop reason nor ``message_stop`` (cut off) gives ``"error"`` with
+    ``vendor_stop_reason=None``, never ``end_turn``.
+
+    Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="anthropic"``, the block index
+    in the message) for an event that breaks the stream's order: a block index started twice, a
+    delta or stop for a block never started or already stopped, a known delta type for a block of
+    another kind (``input_json_delta`` on a text block), or a field of the wrong JSON type.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, request: ModelRequest | None = None) -> None:
+        self._request = request
         self._kinds: dict[int, str] = {}
+        self._types: dict[int, str] = {}
+        self._closed: set[int] = set()
         self._start_input: dict[int, Any] = {}
         self._had_fragment: dict[int, bool] = {}
         self._citations: dict[int, list[Any]] = {}
@@ -490,106 +720,156 @@ class StreamDecoder:
         self._stop: str | None = None
         self._stop_pd: dict[str, Any] = {}
         self._has_calls = False
+        self._calls = 0
+        self._message_id: str | None = None
+        self._ended = False  # message_stop seen
         self._stopped = False
 
+    @_guarded("an Anthropic stream event")
     def feed(self, data: dict[str, Any]) -> list[StreamEvent]:
+        if not isinstance(data, dict):
+            return []
         etype = data.get("type")
         if etype == "message_start":
-            msg = data.get("message") or {}
-            out: list[StreamEvent] = [ResponseStart(msg.get("id"), msg.get("model"))]
-            if msg.get("usage"):
+            msg = _opt_obj(data.get("message"), "/message")
+            self._message_id = _opt_str(msg.get("id"), "/message/id")
+            out: list[StreamEvent] = [ResponseStart(self._message_id, _opt_str(msg.get("model"), "/message/model"))]
+            if isinstance(msg.get("usage"), dict) and msg["usage"]:
                 out.append(UsageUpdate(usage_from_wire(msg["usage"])))
             # a message_start may already carry content (not seen in practice); decode it the same way
-            for i, block in enumerate(msg.get("content") or []):
-                out.extend(self._block_start(i, block))
+            for i, block in enumerate(_opt_list(msg.get("content"), "/message/content")):
+                out.extend(self._block_start(i, _obj(block, f"/message/content/{i}"), f"/message/content/{i}"))
                 out.extend(self._block_stop(i))
             return out
         if etype == "content_block_start":
-            return self._block_start(int(data.get("index", 0)), data.get("content_block") or {})
+            index = _index(data.get("index"), "/index")
+            return self._block_start(index, _obj(data.get("content_block"), "/content_block"), "/content_block")
         if etype == "content_block_delta":
-            return self._block_delta(int(data.get("index", 0)), data.get("delta") or {})
+            index = _index(data.get("index"), "/index")
+            return self._block_delta(index, _obj(data.get("delta"), "/delta"))
         if etype == "content_block_stop":
-            return self._block_stop(int(data.get("index", 0)))
+            return self._block_stop(_index(data.get("index"), "/index"))
         if etype == "message_delta":
             out = []
-            delta = data.get("delta") or {}
-            if data.get("usage"):
+            delta = _opt_obj(data.get("delta"), "/delta")
+            if isinstance(data.get("usage"), dict) and data["usage"]:
                 out.append(UsageUpdate(usage_from_wire(data["usage"])))
-            if delta.get("stop_reason") is not None:
-                self._stop = delta["stop_reason"]
+            stop = _opt_str(delta.get("stop_reason"), "/delta/stop_reason")
+            if stop is not None:
+                self._stop = stop
             for k in ("stop_sequence", "stop_details", "container"):
                 if delta.get(k) is not None:
                     self._stop_pd[k] = delta[k]
             return out
         if etype == "message_stop":
+            self._ended = True
             return self.finish()
         if etype == "error":
             raise _error_from_event(data)
         return []  # ping and event types this version does not know
 
+    @_guarded("an Anthropic stream")
     def finish(self) -> list[StreamEvent]:
-        """The closing :class:`StopEvent` (once; also emitted if the stream had no ``message_stop``)."""
+        """The closing :class:`StopEvent` (once; also emitted if the stream had no ``message_stop``).
+
+        Stop reason: the vendor's ``message_delta.stop_reason`` when one arrived; else, after
+        ``message_stop``, ``tool_use``/``end_turn`` by content; else (the stream was cut off)
+        ``"error"`` with ``vendor_stop_reason=None``."""
         if self._stopped:
             return []
         self._stopped = True
         pd = dict(self._stop_pd)
         if self._opaque:
             pd["blocks"] = [{"position": i, "block": self._opaque[i]} for i in sorted(self._opaque)]
-        return [StopEvent(map_stop_reason(self._stop, self._has_calls), self._stop, {API: pd} if pd else None)]
+        if self._stop is None and not self._ended:
+            stop = "error"  # no stop reason and no message_stop: the stream was cut off
+        else:
+            stop = map_stop_reason(self._stop, self._has_calls)
+        return [StopEvent(stop, self._stop, {API: pd} if pd else None)]
 
-    def _block_start(self, index: int, block: dict[str, Any]) -> list[StreamEvent]:
+    def _synth(self, block: dict[str, Any], position: int) -> str:
+        return _synth_id(self._message_id or block, self._request, position)
+
+    def _block_start(self, index: int, block: dict[str, Any], at: str) -> list[StreamEvent]:
+        if index in self._kinds:
+            raise ResponseDecodeError(
+                API, f"content block {index} was started twice (it is already a {self._types[index]} block)", "/index"
+            )
         btype = block.get("type")
+        self._types[index] = str(btype)
         if btype == "text":
             self._kinds[index] = "text"
+            text = _opt_str(block.get("text"), f"{at}/text")
             pd = _extras(block, ("cache_control",))
             if block.get("citations"):
-                self._citations[index] = list(block["citations"])
+                self._citations[index] = list(_opt_list(block["citations"], f"{at}/citations"))
                 pd.setdefault(API, {})["citations"] = list(self._citations[index])
-            return [TextDelta(index, block.get("text") or "", pd or None)]
+            return [TextDelta(index, text or "", pd or None)]
         if btype == "thinking":
             self._kinds[index] = "reasoning"
-            return [ReasoningDelta(index, text=block.get("thinking") or "", signature=block.get("signature") or None, provider=API)]
+            text = _opt_str(block.get("thinking"), f"{at}/thinking")
+            sig = _opt_str(block.get("signature"), f"{at}/signature")
+            return [ReasoningDelta(index, text=text or "", signature=sig or None, provider=API)]
         if btype == "redacted_thinking":
             self._kinds[index] = "reasoning"
-            return [ReasoningDelta(index, encrypted=block.get("data"), provider=API)]
+            return [ReasoningDelta(index, encrypted=_opt_str(block.get("data"), f"{at}/data"), provider=API)]
         if btype == "tool_use":
             self._kinds[index] = "tool_call"
             self._has_calls = True
             self._start_input[index] = block.get("input")
+            position = self._calls
+            self._calls += 1
+            call = _decode_tool_use(block, lambda: self._synth(block, position))
             pd = _extras(block, _TOOL_USE_EXTRAS)
-            return [ToolCallStart(index, str(block.get("id", "")), str(block.get("name", "")), False, pd or None)]
+            return [ToolCallStart(index, call.id, call.name, call.id_synthesized, pd or None)]
         self._kinds[index] = "opaque"
         self._opaque[index] = copy.deepcopy(block)
         return []
 
     def _block_delta(self, index: int, delta: dict[str, Any]) -> list[StreamEvent]:
-        dtype = delta.get("type")
         kind = self._kinds.get(index)
-        if dtype == "text_delta" and kind == "text":
-            return [TextDelta(index, delta.get("text") or "")]
-        if dtype == "citations_delta" and kind == "text":
+        if kind is None:
+            raise ResponseDecodeError(API, f"content_block_delta for content block {index}, which was never started", "/index")
+        if index in self._closed:
+            raise ResponseDecodeError(API, f"content_block_delta for content block {index} after its content_block_stop", "/index")
+        dtype = delta.get("type")
+        allowed = _DELTA_KINDS.get(dtype) if isinstance(dtype, str) else None
+        if allowed is None:
+            return []  # a delta type this version does not know
+        if kind not in allowed:
+            raise ResponseDecodeError(
+                API, f"a {dtype} arrived for content block {index}, which is a {self._types[index]} block", "/delta/type"
+            )
+        if dtype == "text_delta":
+            return [TextDelta(index, _opt_str(delta.get("text"), "/delta/text") or "")]
+        if dtype == "citations_delta":
             self._citations.setdefault(index, []).append(delta.get("citation"))
             return [TextDelta(index, "", {API: {"citations": list(self._citations[index])}})]
         if dtype == "input_json_delta":
-            frag = delta.get("partial_json") or ""
+            frag = _opt_str(delta.get("partial_json"), "/delta/partial_json") or ""
             if kind == "tool_call":
                 self._had_fragment[index] = self._had_fragment.get(index, False) or bool(frag.strip())
                 return [ToolCallDelta(index, frag)]
-            if kind == "opaque":
-                self._opaque_json.setdefault(index, []).append(frag)
+            self._opaque_json.setdefault(index, []).append(frag)
             return []
-        if dtype == "thinking_delta" and kind == "reasoning":
-            return [ReasoningDelta(index, text=delta.get("thinking") or "", provider=API)]
-        if dtype == "signature_delta" and kind == "reasoning":
-            return [ReasoningDelta(index, signature=delta.get("signature"), provider=API)]
-        return []
+        if dtype == "thinking_delta":
+            return [ReasoningDelta(index, text=_opt_str(delta.get("thinking"), "/delta/thinking") or "", provider=API)]
+        # signature_delta
+        return [ReasoningDelta(index, signature=_opt_str(delta.get("signature"), "/delta/signature"), provider=API)]
 
     def _block_stop(self, index: int) -> list[StreamEvent]:
         kind = self._kinds.get(index)
+        if kind is None:
+            raise ResponseDecodeError(API, f"content_block_stop for content block {index}, which was never started", "/index")
+        if index in self._closed:
+            raise ResponseDecodeError(API, f"content block {index} was stopped twice", "/index")
+        self._closed.add(index)
         if kind == "tool_call":
             start = self._start_input.get(index)
             if not self._had_fragment.get(index) and isinstance(start, dict) and start:
                 return [ToolCallEnd(index, arguments=start)]  # input given whole at block start
+            if not self._had_fragment.get(index) and start is not None and not isinstance(start, dict):
+                return [ToolCallEnd(index, raw_arguments=json.dumps(start, ensure_ascii=False))]  # not an object: invalid
             return [ToolCallEnd(index)]
         if kind == "opaque" and index in self._opaque_json:
             text = "".join(self._opaque_json.pop(index))
@@ -734,6 +1014,7 @@ class AnthropicCodec:
                     block["cache_control"] = dict(_EPHEMERAL)
                 break
 
+    @_guarded("the Anthropic request body")
     def decode_request(self, body: dict[str, Any]) -> ModelRequest:
         """An Anthropic request body → canonical :class:`ModelRequest`.
 
@@ -744,13 +1025,22 @@ class AnthropicCodec:
         position). Fields without a canonical home go to ``settings`` (see :data:`SETTINGS_MAP`).
         ``system`` given as several text blocks is joined with a blank line (its block split is
         not kept).
+
+        Raises :class:`~toolwire.errors.ResponseDecodeError` (a ``ValueError``) for a body that is
+        not an object, ``messages`` that is not an array of objects, a role other than
+        ``user``/``assistant``, or content of the wrong JSON type (see :meth:`decode_response`).
         """
+        body = _obj(body, "")
         messages: list[Message] = []
-        for m in body.get("messages") or []:
+        for mi, m in enumerate(_opt_list(body.get("messages"), "/messages")):
+            m = _obj(m, f"/messages/{mi}")
             role = m.get("role")
             if role not in ("user", "assistant"):
-                raise ValueError(f"Anthropic message role must be 'user' or 'assistant', got {role!r}")
-            parts, opaque = _decode_blocks(m.get("content"), role=role)
+                raise ResponseDecodeError(API, f"message role must be 'user' or 'assistant', got {role!r}", f"/messages/{mi}/role")
+            parts, opaque = _decode_blocks(
+                m.get("content"), role=role, pointer=f"/messages/{mi}/content",
+                synth=lambda pos, mi=mi: _synth_id(["import", mi], None, pos),
+            )
             messages.append(Message(role, parts, {API: {"blocks": opaque}} if opaque else {}))
 
         settings: dict[str, Any] = {}
@@ -816,6 +1106,7 @@ class AnthropicCodec:
         )
 
     # -- responses ----------------------------------------------------------------------------
+    @_guarded("the Anthropic response body")
     def decode_response(self, body: dict[str, Any], request: ModelRequest | None = None) -> Response:
         """An Anthropic ``Message`` JSON body → canonical :class:`Response`.
 
@@ -826,11 +1117,28 @@ class AnthropicCodec:
         calls). A body whose ``type`` is ``"error"`` raises :class:`ProviderError`. When the stop
         reason is ``max_tokens`` a trailing ``tool_use`` block is marked ``incomplete`` (its input
         may be cut off) and is never run.
+
+        Tool calls that cannot be run are kept but marked invalid (the loop answers them with an
+        ``is_error`` result): a missing or non-string ``name`` (:data:`NAME_INVALID`), a later
+        call repeating an earlier call's ``id`` (:func:`duplicate_id_invalid`). A ``tool_use``
+        without a usable ``id`` gets a synthesized one (``toolu_tw<hash>_<position>``, the hash
+        of the message id and the request's message count). Usage counters that are not
+        non-negative integers are left ``None``.
+
+        Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="anthropic"``, with the JSON
+        pointer of the field) when the body is not an object, ``content`` is not an array of
+        objects, a text/thinking field or ``stop_reason``/``id``/``model`` is not a string.
         """
+        body = _obj(body, "")
         if body.get("type") == "error":
             raise _error_from_event(body)
-        parts, opaque = _decode_blocks(body.get("content") or [], role="assistant")
-        raw_stop = body.get("stop_reason")
+        message_id = _opt_str(body.get("id"), "/id")
+        model = _opt_str(body.get("model"), "/model")
+        raw_stop = _opt_str(body.get("stop_reason"), "/stop_reason")
+        parts, opaque = _decode_blocks(
+            body.get("content"), role="assistant", pointer="/content",
+            synth=lambda pos: _synth_id(message_id or body, request, pos),
+        )
         calls = [p for p in parts if isinstance(p, ToolCall)]
         stop = map_stop_reason(raw_stop, bool(calls))
         if stop == "max_tokens" and parts and isinstance(parts[-1], ToolCall):
@@ -842,22 +1150,24 @@ class AnthropicCodec:
         for k in ("stop_sequence", "stop_details", "container"):
             if body.get(k) is not None:
                 pd[k] = body[k]
-        return Response(
+        return check_tool_calls(Response(
             parts=parts,
             stop_reason=stop,
             vendor_stop_reason=raw_stop,
             usage=usage_from_wire(body.get("usage"), requests=1),
-            model=body.get("model"),
-            response_id=body.get("id"),
+            model=model,
+            response_id=message_id,
             provider=API,
             provider_data={API: pd} if pd else {},
-        )
+        ))
 
     def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
         """Anthropic SSE ``data`` objects, in order → canonical stream events (see
-        :class:`StreamDecoder`). Feed them to :class:`toolwire.stream.StreamAssembler` to get the
-        same :class:`Response` as :meth:`decode_response` would give for the finished message."""
-        dec = StreamDecoder()
+        :class:`StreamDecoder`, which also lists the :class:`ResponseDecodeError` cases). Feed them
+        to :class:`toolwire.stream.StreamAssembler` to get the same :class:`Response` as
+        :meth:`decode_response` would give for the finished message; pass that through
+        :func:`check_tool_calls` to mark unnamed and duplicate-id calls as the non-streamed path does."""
+        dec = StreamDecoder(request)
         for data in events:
             if isinstance(data, dict):
                 yield from dec.feed(data)

@@ -18,7 +18,7 @@ from toolwire.model import Model, ModelRequest
 from toolwire.stream import StreamAssembler, StreamEvent
 from toolwire.types import Response
 
-from .codec import API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _RETRYABLE_ERROR_TYPES
+from .codec import API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _RETRYABLE_ERROR_TYPES, check_tool_calls
 
 __all__ = ["AnthropicModel", "provider_error_from_sdk"]
 
@@ -141,7 +141,7 @@ class AnthropicModel(Model):
             asm = StreamAssembler(API)
             async for ev in self.send_stream(request):
                 asm.feed(ev)
-            return asm.response()
+            return check_tool_calls(asm.response())
         import anthropic
 
         body = self.codec.encode_request(request)
@@ -164,7 +164,7 @@ class AnthropicModel(Model):
         body = self.codec.encode_request(request)
         body["stream"] = True
         client = self.client
-        decoder = StreamDecoder()
+        decoder = StreamDecoder(request)
         try:
             stream = await client.post(MESSAGES_PATH, cast_to=object, body=body, stream=True, stream_cls=AsyncStream[object])
             async for data in stream:

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import hashlib
 import json
 import re
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
-from toolwire.errors import ConfigurationError, ProviderError, UnsupportedToolChoice
+from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError, UnsupportedToolChoice
 from toolwire.model import ModelRequest, normalize_tool_choice
 from toolwire.schema.coerce import coerce_arguments
 from toolwire.schema.report import TranslationReport
@@ -57,6 +58,10 @@ __all__ = [
     "map_finish_reason",
     "usage_from_metadata",
     "GeminiStreamDecoder",
+    "NAME_INVALID",
+    "duplicate_id_invalid",
+    "mark_duplicate_ids",
+    "check_tool_calls",
 ]
 
 API = "gemini"
@@ -93,6 +98,15 @@ FINISH_REASONS: dict[str, str] = {
     "NO_IMAGE": "error",
     "CONTINUATION": "max_tokens",
 }
+
+#: ``ToolCall.invalid`` of a call whose ``name`` is absent, empty or not a JSON string.
+NAME_INVALID = "the tool name is missing or not a string"
+
+#: Python errors that mean "the body does not have the documented shape"; the decode entry points
+#: turn any of them into :class:`~toolwire.errors.ResponseDecodeError`.
+_SHAPE_ERRORS = (LookupError, TypeError, AttributeError, AssertionError, ValueError, ArithmeticError)
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 _SCHEMA_MODES = ("json_schema", "openapi")
 _SIGNATURE_POLICIES = ("auto", "placeholder", "none")
@@ -131,6 +145,123 @@ def _json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _bad(pointer: str, expected: str, value: Any) -> ResponseDecodeError:
+    return ResponseDecodeError(API, f"{pointer or 'the body'} must be {expected}, got a JSON {_json_kind(value)}", pointer)
+
+
+def _obj(value: Any, pointer: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _bad(pointer, "an object", value)
+    return value
+
+
+def _opt_obj(value: Any, pointer: str) -> dict[str, Any]:
+    return {} if value is None else _obj(value, pointer)
+
+
+def _opt_list(value: Any, pointer: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _bad(pointer, "an array", value)
+    return value
+
+
+def _opt_str(value: Any, pointer: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise _bad(pointer, "a string", value)
+
+
+def _counter(value: Any) -> int | None:
+    """A usage counter: a non-negative integer. proto3 JSON writes int64 as a string, but the
+    counts in ``usageMetadata`` are int32 and arrive as numbers; anything else (``"12"``, a
+    negative number, an object) is treated as absent (``None``), never passed through. An
+    integral float such as ``12.0`` counts."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value if isinstance(value, int) and value >= 0 else None
+
+
+def _tool_name(value: Any) -> tuple[str, str | None]:
+    """``(name, invalid)`` for ``functionCall.name``: a non-empty string is the name; anything else
+    gives ``""`` (absent/``null``/empty) or the value's JSON text, with :data:`NAME_INVALID`."""
+    if isinstance(value, str) and value:
+        return value, None
+    if value is None or value == "":
+        return "", NAME_INVALID
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True), NAME_INVALID
+    except (TypeError, ValueError):
+        return str(value), NAME_INVALID
+
+
+def duplicate_id_invalid(call_id: str) -> str:
+    """``ToolCall.invalid`` of a later call that repeats an earlier call's id in one response."""
+    return f"duplicate tool call id {call_id} in one response"
+
+
+def mark_duplicate_ids(calls: Iterable[ToolCall]) -> None:
+    """Mark every call repeating the ``functionCall.id`` of an earlier call of the same response
+    invalid (never run; the encoder sends only the first call with an id, answered once)."""
+    seen: set[str] = set()
+    for call in calls:
+        if call.id in seen:
+            call.invalid = duplicate_id_invalid(call.id)
+        seen.add(call.id)
+
+
+def check_tool_calls(response: Response) -> Response:
+    """Mark the tool calls of a finished response that cannot be run: no usable name →
+    :data:`NAME_INVALID`; a repeated id → :func:`duplicate_id_invalid`. Returns ``response``.
+    :meth:`GeminiCodec.decode_response` and the transport's streamed ``send`` call it; a stream
+    assembled by hand from :meth:`GeminiCodec.decode_stream` can be passed through it."""
+    calls = response.tool_calls
+    for call in calls:
+        if (not isinstance(call.name, str) or not call.name) and call.invalid is None:
+            call.name = call.name if isinstance(call.name, str) else str(call.name)
+            call.invalid = NAME_INVALID
+    mark_duplicate_ids(calls)
+    return response
+
+
+def _guarded(what: str) -> Callable[[_F], _F]:
+    """Decorator: a raw Python error raised while decoding (a shape the explicit checks did not
+    foresee) becomes :class:`ResponseDecodeError` naming the API; toolwire's own errors pass."""
+
+    def deco(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except ToolwireError:
+                raise
+            except _SHAPE_ERRORS as exc:
+                raise ResponseDecodeError(API, f"{what} does not have the documented shape ({type(exc).__name__}: {exc})") from exc
+
+        return wrapper  # type: ignore[return-value]
+
+    return deco
+
+
 def map_finish_reason(finish: str | None, has_calls: bool) -> str:
     """Canonical stop reason for a Gemini ``finishReason``.
 
@@ -140,22 +271,24 @@ def map_finish_reason(finish: str | None, has_calls: bool) -> str:
     """
     if finish in (None, "", "STOP"):
         return "tool_use" if has_calls else "end_turn"
-    return FINISH_REASONS.get(finish, "error")
+    return FINISH_REASONS.get(finish, "error") if isinstance(finish, str) else "error"
 
 
 def usage_from_metadata(meta: Any) -> Usage:
     """``usageMetadata`` → :class:`Usage` (tokens): ``promptTokenCount`` → input,
     ``candidatesTokenCount`` → output, ``cachedContentTokenCount`` → cache_read,
-    ``thoughtsTokenCount`` → reasoning, ``toolUsePromptTokenCount`` → tool_use_prompt_tokens."""
+    ``thoughtsTokenCount`` → reasoning, ``toolUsePromptTokenCount`` → tool_use_prompt_tokens.
+    A counter that is not a non-negative integer (e.g. ``"12"``) is left ``None``; a
+    ``usageMetadata`` that is not an object gives an empty usage."""
     if not isinstance(meta, dict):
         return Usage(requests=1)
     return Usage(
-        input_tokens=_g(meta, "promptTokenCount"),
-        output_tokens=_g(meta, "candidatesTokenCount"),
-        cache_read_tokens=_g(meta, "cachedContentTokenCount"),
+        input_tokens=_counter(_g(meta, "promptTokenCount")),
+        output_tokens=_counter(_g(meta, "candidatesTokenCount")),
+        cache_read_tokens=_counter(_g(meta, "cachedContentTokenCount")),
         cache_write_tokens=None,
-        reasoning_tokens=_g(meta, "thoughtsTokenCount"),
-        tool_use_prompt_tokens=_g(meta, "toolUsePromptTokenCount"),
+        reasoning_tokens=_counter(_g(meta, "thoughtsTokenCount")),
+        tool_use_prompt_tokens=_counter(_g(meta, "toolUsePromptTokenCount")),
         requests=1,
     )
 
@@ -188,8 +321,12 @@ def _synth_id(response_key: str, position: int) -> str:
     return f"gemini-{response_key}-{position}"
 
 
-def _content_key(body: Any) -> str:
-    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
+def _content_key(body: Any, request: ModelRequest | None = None) -> str:
+    """16 hex digits of a SHA-256 of ``body`` and the number of messages in ``request``: the same
+    body decoded on another turn of a conversation gets another key."""
+    turn = len(request.messages) if request is not None else None
+    text = json.dumps([body, turn], sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def _gemini_major(model: str | None) -> int | None:
@@ -304,6 +441,8 @@ class GeminiCodec:
           ``{"output": text}`` or ``{"error": text}`` (B22), images go in ``functionResponse.parts``
           (B21). Vendor call ids are echoed in ``functionCall.id`` and ``functionResponse.id``;
           synthesised ids are never sent (B16). Reasoning parts of other vendors are dropped.
+          A call repeating an id already sent (a duplicate id in one response, decoded as
+          invalid) is left out together with its result, so each id is answered once.
         - ``systemInstruction``, ``tools`` (one ``functionDeclarations`` list), ``toolConfig``
           (``AUTO``/``ANY``/``NONE``, ``allowedFunctionNames`` for a named tool; B19),
           ``generationConfig`` (``maxOutputTokens``, ``temperature``, ``thinkingConfig``), then
@@ -411,6 +550,7 @@ class GeminiCodec:
     def _encode_contents(self, request: ModelRequest) -> list[dict[str, Any]]:
         contents: list[dict[str, Any]] = []
         calls: dict[str, tuple[ToolCall, bool]] = {}  # id → (call, came from Gemini)
+        answered: set[str] = set()
         last_call_order: list[str] = []
         placeholder = self._signature_policy_applies(request.model)
         previous_results_content: dict[str, Any] | None = None
@@ -425,6 +565,8 @@ class GeminiCodec:
                 foreign_calls = False
                 last_call_order = []
                 for part in message.parts:
+                    if isinstance(part, ToolCall) and part.id in calls:
+                        continue  # a later call repeating an id already sent: left out with its result
                     wire = self._encode_model_part(part)
                     if wire is None:
                         continue
@@ -445,7 +587,11 @@ class GeminiCodec:
                     contents.append({"role": "model", "parts": parts})
                 continue
 
-            results = [p for p in message.parts if isinstance(p, ToolResult)]
+            results = []
+            for p in message.parts:
+                if isinstance(p, ToolResult) and p.tool_call_id not in answered:
+                    answered.add(p.tool_call_id)  # a second result for one id (a duplicate-id call): not sent
+                    results.append(p)
             others = [p for p in message.parts if not isinstance(p, ToolResult)]
             order = {cid: i for i, cid in enumerate(last_call_order)}
             if results and not others and previous_results_content is not None:
@@ -545,6 +691,7 @@ class GeminiCodec:
 
     # ---------------------------------------------------------------- decode response
 
+    @_guarded("the Gemini response body")
     def decode_response(self, body: dict[str, Any], request: ModelRequest | None = None) -> Response:
         """``GenerateContentResponse`` JSON → canonical :class:`Response`.
 
@@ -557,19 +704,30 @@ class GeminiCodec:
         code execution) kept opaque in a ``TextPart("")`` for exact replay. Stop reason from ``finishReason`` and the parts
         (:func:`map_finish_reason`); usage from ``usageMetadata`` (:func:`usage_from_metadata`).
 
-        Raises :class:`ProviderError` when the body is an error object.
+        Tool calls that cannot be run are kept but marked invalid (:func:`check_tool_calls`): a
+        ``name`` that is missing or not a string (:data:`NAME_INVALID`), a later call repeating
+        an earlier call's ``id``. Synthesised ids are distinct within one response (their
+        position) and, without a ``responseId``, between turns (the key hashes the body and the
+        request's message count). Usage counters that are not non-negative integers are ``None``.
+
+        Raises :class:`ProviderError` when the body is an error object, and
+        :class:`~toolwire.errors.ResponseDecodeError` (``api="gemini"``, JSON pointer of the
+        field) when the body is not an object, ``candidates``/``content``/``parts`` have the wrong
+        JSON type, a part is not an object, ``functionCall`` is not an object, ``text`` or
+        ``finishReason`` is not a string.
         """
-        if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        body = _obj(body, "")
+        if isinstance(body.get("error"), dict):
             err = body["error"]
             status = err.get("code")
             raise ProviderError(API, str(err.get("message", err)), status=status if isinstance(status, int) else None,
                                 retryable=ProviderError.is_retryable_status(status if isinstance(status, int) else 500),
                                 error_type=err.get("status"), body=body)
-        decoder = GeminiStreamDecoder(self, request, synth_key=None if _g(body, "responseId") else _content_key(body))
-        events = decoder.feed(body, merge_text=False) + decoder.finish()
+        decoder = GeminiStreamDecoder(self, request, synth_key=None if _g(body, "responseId") else _content_key(body, request))
+        events = decoder.feed(body, merge_text=False) + decoder.finish(whole_body=True)
         from toolwire.stream import assemble
 
-        return assemble(events, API)
+        return check_tool_calls(assemble(events, API))
 
     # ---------------------------------------------------------------- decode stream
 
@@ -582,8 +740,13 @@ class GeminiCodec:
         vendor put it), every ``functionCall`` is a new tool call appended after the others
         (indexes continue across chunks; calls are never concatenated), empty text parts
         without a signature are dropped. Usage is the last ``usageMetadata`` (cumulative), the
-        stop reason the last ``finishReason``. An ``{"error": ...}`` chunk raises
-        :class:`ProviderError`.
+        stop reason the last ``finishReason``; a stream that ended without any ``finishReason``
+        (cut off) gives ``"error"`` with ``vendor_stop_reason=None`` (a prompt blocked by
+        ``promptFeedback.blockReason`` gives ``refusal``). Calls arrive whole, so each one is
+        started and ended at once. An ``{"error": ...}`` chunk raises :class:`ProviderError`; a
+        malformed chunk raises :class:`~toolwire.errors.ResponseDecodeError` (see
+        :meth:`decode_response`). Pass the assembled response through :func:`check_tool_calls`
+        to mark unnamed and duplicate-id calls (the transport does).
         """
         decoder = GeminiStreamDecoder(self, request)
         for chunk in events:
@@ -592,6 +755,7 @@ class GeminiCodec:
 
     # ---------------------------------------------------------------- decode request
 
+    @_guarded("the Gemini request body")
     def decode_request(self, body: dict[str, Any]) -> ModelRequest:
         """A Gemini ``GenerateContentRequest`` (camelCase or snake_case keys) → canonical request.
 
@@ -616,12 +780,16 @@ class GeminiCodec:
           in ``settings`` (camelCase).
         - ``model``: the body's ``model`` field without ``models/`` when present, else ``""``
           (the REST body has none: the model id is in the URL).
+
+        Raises :class:`~toolwire.errors.ResponseDecodeError` (a ``ValueError``) for a body that is
+        not an object or ``contents``/``parts`` of the wrong JSON type.
         """
+        body = _obj(body, "")
         model = body.get("model") or ""
         if isinstance(model, str) and model.startswith("models/"):
             model = model[len("models/"):]
         tools = self._decode_tools(_g(body, "tools") or [])
-        messages = self._decode_contents(_g(body, "contents") or [], tools)
+        messages = self._decode_contents(_opt_list(_g(body, "contents"), "/contents"), tools)
         instructions = None
         settings: dict[str, Any] = {}
         si = _g(body, "systemInstruction")
@@ -731,13 +899,13 @@ class GeminiCodec:
                 continue
             raw_role = content.get("role")
             role = raw_role or "user"
-            parts = content.get("parts") or []
+            parts = _opt_list(content.get("parts"), f"/contents/{ci}/parts")
             role_pd = {} if raw_role in ("user", "model") else {API: {"role": raw_role}}
             if role == "model":
                 msg_parts: list[Part] = []
                 pending = []
                 for pi, part in enumerate(parts):
-                    decoded = _decode_part(part, lambda: f"gemini-import-{ci}-{pi}", schemas)
+                    decoded = _decode_part(part, lambda: f"gemini-import-{ci}-{pi}", schemas, f"/contents/{ci}/parts/{pi}")
                     if decoded is None:
                         continue
                     if isinstance(decoded, ToolCall):
@@ -818,23 +986,28 @@ def _decode_function_response(fr: dict[str, Any], pending: list[ToolCall]) -> To
     return ToolResult(call_id, content, is_error, name, {API: pd} if pd else {})
 
 
-def _decode_part(part: Any, synth: Any, schemas: dict[str, Any]) -> Part | None:
-    """One model ``Part`` → canonical part (``synth()`` gives the id for a call without one)."""
+def _decode_part(part: Any, synth: Any, schemas: dict[str, Any], at: str = "") -> Part | None:
+    """One model ``Part`` → canonical part (``synth()`` gives the id for a call without one).
+
+    Raises :class:`ResponseDecodeError` (pointer ``at`` + the field) when ``functionCall`` is
+    present but not an object, or ``text``/``thoughtSignature`` is not a string."""
     if not isinstance(part, dict):
-        return None
-    sig = _g(part, "thoughtSignature")
-    fc = _g(part, "functionCall")
-    if isinstance(fc, dict):
+        raise _bad(at, "an object", part)
+    sig = _opt_str(_g(part, "thoughtSignature"), f"{at}/thoughtSignature")
+    if "text" in part:
+        _opt_str(part["text"], f"{at}/text")
+    if _has(part, "functionCall"):
+        fc = _obj(_g(part, "functionCall"), f"{at}/functionCall")
         args = fc.get("args")
         if args is None:
             args = {}
-        name = fc.get("name") or ""
+        name, name_invalid = _tool_name(fc.get("name"))
         vid = fc.get("id")
-        invalid = None
+        invalid = name_invalid
         if not isinstance(args, dict):
-            invalid, args = f"arguments must be a JSON object, got {type(args).__name__}", None
+            invalid, args = invalid or f"arguments must be a JSON object, got a JSON {_json_kind(args)}", None
         else:
-            args = coerce_arguments(schemas.get(name), args)
+            args = coerce_arguments(schemas.get(name) if name_invalid is None else None, args)
         pd: dict[str, Any] = {API: {"thoughtSignature": sig} if sig is not None else {}}
         return ToolCall(
             id=vid if isinstance(vid, str) and vid else synth(),
@@ -880,15 +1053,20 @@ class GeminiStreamDecoder:
         self.finish_reason: str | None = None
         self.started = False
         self.meta: dict[str, Any] = {}
+        self.request = request
 
     def _key(self, part: dict[str, Any]) -> str:
         if self.response_id:
             return self.response_id
         if self.synth_key is None:
-            self.synth_key = _content_key(part)
+            self.synth_key = _content_key(part, self.request)
         return self.synth_key
 
+    @_guarded("a Gemini response chunk")
     def feed(self, chunk: dict[str, Any], merge_text: bool = True) -> list[StreamEvent]:
+        """The canonical events of one ``GenerateContentResponse`` chunk (a non-object chunk
+        gives none). Raises :class:`ProviderError` for an error chunk and
+        :class:`ResponseDecodeError` for a malformed one."""
         events: list[StreamEvent] = []
         if not isinstance(chunk, dict):
             return events
@@ -897,8 +1075,8 @@ class GeminiStreamDecoder:
             code = err.get("code") if isinstance(err.get("code"), int) else None
             raise ProviderError(API, str(err.get("message", err)), status=code,
                                 retryable=ProviderError.is_retryable_status(code), error_type=err.get("status"), body=chunk)
-        rid = _g(chunk, "responseId")
-        model = _g(chunk, "modelVersion")
+        rid = _opt_str(_g(chunk, "responseId"), "/responseId")
+        model = _opt_str(_g(chunk, "modelVersion"), "/modelVersion")
         if rid and not self.response_id:
             self.response_id = rid
         if not self.started or rid or model:
@@ -906,12 +1084,12 @@ class GeminiStreamDecoder:
             events.append(ResponseStart(rid, model, {API: {}}))
         if _has(chunk, "promptFeedback"):
             self.meta["promptFeedback"] = _g(chunk, "promptFeedback")
-        candidates = _g(chunk, "candidates") or []
-        cand = candidates[0] if candidates and isinstance(candidates[0], dict) else {}
-        content = _g(cand, "content") or {}
-        for part in (content.get("parts") or []) if isinstance(content, dict) else []:
-            events.extend(self._part(part, merge_text))
-        finish = _g(cand, "finishReason")
+        candidates = _opt_list(_g(chunk, "candidates"), "/candidates")
+        cand = _obj(candidates[0], "/candidates/0") if candidates else {}
+        content = _opt_obj(_g(cand, "content"), "/candidates/0/content")
+        for pi, part in enumerate(_opt_list(content.get("parts"), "/candidates/0/content/parts")):
+            events.extend(self._part(part, merge_text, f"/candidates/0/content/parts/{pi}"))
+        finish = _opt_str(_g(cand, "finishReason"), "/candidates/0/finishReason")
         if finish:
             self.finish_reason = finish
         if _has(cand, "finishMessage"):
@@ -922,22 +1100,29 @@ class GeminiStreamDecoder:
             events.append(UsageUpdate(usage_from_metadata(meta)))
         return events
 
-    def _part(self, part: Any, merge_text: bool) -> list[StreamEvent]:
+    def _part(self, part: Any, merge_text: bool, at: str) -> list[StreamEvent]:
         if not isinstance(part, dict):
-            return []
+            raise _bad(at, "an object", part)
         sig = _g(part, "thoughtSignature")
         if _has(part, "functionCall"):
             position = self.calls
-            call = _decode_part(part, lambda: _synth_id(self._key(part), position), self.schemas)
-            assert isinstance(call, ToolCall)
+            call = _decode_part(part, lambda: _synth_id(self._key(part), position), self.schemas, at)
+            if not isinstance(call, ToolCall):  # pragma: no cover - _decode_part raised already
+                raise _bad(f"{at}/functionCall", "an object", _g(part, "functionCall"))
             self.calls += 1
             self.index += 1
             self.run = None
+            # a call arrives whole: started and ended at once. A nameless call starts with name ""
+            # (check_tool_calls marks it invalid); arguments that are not an object go as their
+            # JSON text so the assembler reports the JSON type.
+            name = "" if call.invalid == NAME_INVALID else call.name
+            raw_args = _g(part, "functionCall").get("args")
+            end_raw = None if call.arguments is not None else _json_text(raw_args)
             return [
-                ToolCallStart(self.index, call.id, call.name, call.id_synthesized, call.provider_data),
-                ToolCallEnd(self.index, call.arguments, None if call.invalid is None else _json_text(_g(part, "functionCall").get("args"))),
+                ToolCallStart(self.index, call.id, name, call.id_synthesized, call.provider_data),
+                ToolCallEnd(self.index, call.arguments, end_raw),
             ]
-        decoded = _decode_part(part, lambda: "", self.schemas)
+        decoded = _decode_part(part, lambda: "", self.schemas, at)
         if isinstance(decoded, ReasoningPart):
             if decoded.provider_data:
                 self.index += 1
@@ -966,8 +1151,14 @@ class GeminiStreamDecoder:
             return [TextDelta(self.index, "", {API: {"part": copy.deepcopy(part)}})]
         return []
 
-    def finish(self) -> list[StreamEvent]:
+    @_guarded("a Gemini response stream")
+    def finish(self, whole_body: bool = False) -> list[StreamEvent]:
+        """The closing :class:`StopEvent`. A stream (``whole_body=False``) that never carried a
+        ``finishReason`` was cut off: ``"error"`` with ``vendor_stop_reason=None`` unless the
+        prompt was blocked. A whole (non-streamed) body without one maps by its parts."""
         stop = map_finish_reason(self.finish_reason, self.calls > 0)
+        if self.finish_reason is None and not whole_body:
+            stop = "error"
         vendor = self.finish_reason
         if self.finish_reason is None and isinstance(self.meta.get("promptFeedback"), dict):
             block = self.meta["promptFeedback"].get("blockReason")

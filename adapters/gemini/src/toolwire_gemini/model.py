@@ -22,12 +22,12 @@ import json
 import os
 from typing import Any, AsyncIterator
 
-from toolwire.errors import ConfigurationError, ProviderError
+from toolwire.errors import ConfigurationError, ProviderError, ToolwireError
 from toolwire.model import Model, ModelRequest, collect_stream
 from toolwire.stream import StreamEvent
 from toolwire.types import Message, Response
 
-from .codec import API, GeminiCodec, GeminiStreamDecoder
+from .codec import API, GeminiCodec, GeminiStreamDecoder, check_tool_calls
 
 __all__ = ["GeminiModel", "DEFAULT_API_VERSION"]
 
@@ -131,7 +131,7 @@ class GeminiModel(Model):
         """One ``generateContent`` call (or, with ``request.stream``, a streamed one assembled).
         Raises :class:`ProviderError` for API, connection and timeout errors."""
         if request.stream:
-            return await collect_stream(self.send_stream(request), API)
+            return check_tool_calls(await collect_stream(self.send_stream(request), API))
         body = self.codec.encode_request(request)
         api_client = self.client().aio._api_client
         try:
@@ -156,7 +156,7 @@ class GeminiModel(Model):
                 data = json.loads(chunk.body) if chunk.body else {}
                 for event in decoder.feed(data):
                     yield event
-        except ProviderError:
+        except ToolwireError:  # ProviderError from an error chunk, ResponseDecodeError from a malformed one
             raise
         except Exception as exc:  # noqa: BLE001 - mapped below
             raise _provider_error(exc) from exc

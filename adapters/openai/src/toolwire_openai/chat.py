@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import base64
 import copy
+import json
 from typing import Any, Iterable, Iterator
 
-from toolwire.arguments import parse_arguments
+from toolwire.arguments import dumps_arguments, parse_arguments
 from toolwire.errors import ProviderError, UnsupportedToolChoice
 from toolwire.model import ModelRequest, normalize_tool_choice
 from toolwire.schema.report import TranslationReport
@@ -31,7 +32,20 @@ from toolwire.stream import (
 from toolwire.tools import Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
-from ._common import apply_overrides, arguments_text, mark_error, overrides_for, result_text_parts, strict_parameters, usage_int
+from ._common import (
+    Shape,
+    apply_overrides,
+    arguments_text,
+    check_tool_calls,
+    mark_error,
+    overrides_for,
+    result_text_parts,
+    strict_parameters,
+    synth_call_id,
+    tool_name,
+    unique_wire_calls,
+    usage_int,
+)
 
 __all__ = ["OpenAIChatCodec", "ChatStreamDecoder", "FINISH_REASONS", "chat_usage", "API"]
 
@@ -59,6 +73,8 @@ _CANONICAL_FIELDS = frozenset(
 _REASONING_INDEX = 0
 _TEXT_INDEX = 1
 _TOOL_INDEX_BASE = 2
+
+_SHAPE = Shape(API)
 
 
 def chat_usage(u: Any) -> Usage:
@@ -161,15 +177,20 @@ class OpenAIChatCodec:
             return {"type": "function", "function": {"name": choice["name"]}}
         raise UnsupportedToolChoice(f"tool choice {choice!r} has no Chat Completions form")
 
-    def _user_messages(self, msg: Message) -> list[dict[str, Any]]:
+    def _user_messages(self, msg: Message, answered: set[str] | None = None) -> list[dict[str, Any]]:
         """A canonical user message → ``role: tool`` messages (one per result, first, nothing
         between them), then ONE user message with every result image (labelled with its call id),
-        then the user's own content."""
+        then the user's own content. A result for a call id already answered (``answered``,
+        shared across the conversation) is left out: each id is answered once."""
         out: list[dict[str, Any]] = []
         result_images: list[dict[str, Any]] = []
         content: list[dict[str, Any]] = []
         for part in msg.parts:
             if isinstance(part, ToolResult):
+                if answered is not None:
+                    if part.tool_call_id in answered:
+                        continue  # a second result for one id (a duplicate-id call): not sent
+                    answered.add(part.tool_call_id)
                 images = [p for p in part.content if isinstance(p, ImagePart)] if not isinstance(part.content, str) else []
                 texts = result_text_parts(part)
                 pd = part.provider_data.get(API) or {}
@@ -204,9 +225,13 @@ class OpenAIChatCodec:
             out.append(apply_overrides(user, pd.get("message")))
         return out
 
-    def _assistant_message(self, msg: Message) -> dict[str, Any] | None:
+    def _assistant_message(self, msg: Message, sent: set[str] | None = None) -> dict[str, Any] | None:
+        """An assistant message. A call whose id was already sent (``sent``, shared across the
+        conversation: a duplicate id in one response, marked invalid at decoding) is left out."""
         texts = [p for p in msg.parts if isinstance(p, TextPart)]
         calls = [p for p in msg.parts if isinstance(p, ToolCall)]
+        if sent is not None:
+            calls = unique_wire_calls(calls, sent)
         pd = msg.provider_data.get(API) or {}
         out: dict[str, Any] = {"role": "assistant"}
         if texts:
@@ -243,6 +268,8 @@ class OpenAIChatCodec:
           ``max_tokens`` → ``max_completion_tokens`` (see the constructor); ``temperature``;
           ``thinking["effort"]`` → ``reasoning_effort``; ``stream`` (with
           ``stream_options.include_usage`` unless the settings give ``stream_options``);
+        - tool call ids: each id is sent once and answered once; a later call repeating an id
+          (decoded as invalid, see :meth:`decode_response`) is left out together with its result;
         - ``settings``: copied as body fields (not overriding the fields above), except
           :data:`CODEC_KEYS`.
 
@@ -252,13 +279,15 @@ class OpenAIChatCodec:
         messages: list[dict[str, Any]] = []
         if request.instructions is not None:
             messages.append({"role": settings.get("instructions_role", "system"), "content": request.instructions})
+        sent: set[str] = set()
+        answered: set[str] = set()
         for msg in request.messages:
             if msg.role == "assistant":
-                m = self._assistant_message(msg)
+                m = self._assistant_message(msg, sent)
                 if m is not None:
                     messages.append(m)
             else:
-                messages.extend(self._user_messages(msg))
+                messages.extend(self._user_messages(msg, answered))
         body: dict[str, Any] = {"model": request.model, "messages": messages}
         tools = [self.translate_tool(t)[0] for t in request.tools]
         for pos, decl in settings.get("other_tools") or []:
@@ -286,20 +315,25 @@ class OpenAIChatCodec:
         return body
 
     # ------------------------------------------------------------------------------- decode
-    def _calls_from_message(self, message: dict[str, Any], cut_off: bool) -> list[ToolCall]:
+    def _calls_from_message(self, message: dict[str, Any], cut_off: bool, pointer: str,
+                            synth: Any) -> list[ToolCall]:
         calls: list[ToolCall] = []
-        for i, tc in enumerate(message.get("tool_calls") or []):
-            if not isinstance(tc, dict):
-                continue
-            call_id = tc.get("id") or f"call_{i}"
-            synthesized = not tc.get("id")
+        for i, tc in enumerate(_SHAPE.opt_list(message.get("tool_calls"), f"{pointer}/tool_calls")):
+            at = f"{pointer}/tool_calls/{i}"
+            tc = _SHAPE.obj(tc, at)
+            raw_id = tc.get("id")
+            synthesized = not (isinstance(raw_id, str) and raw_id)
+            call_id = synth(i) if synthesized else raw_id
             if tc.get("type") == "custom":
-                custom = tc.get("custom") or {}
-                calls.append(ToolCall(id=call_id, name=custom.get("name", ""), arguments=None, raw_arguments=custom.get("input"),
+                custom = _SHAPE.opt_obj(tc.get("custom"), f"{at}/custom")
+                name, _ = tool_name(custom.get("name"))
+                raw_input = custom.get("input")
+                calls.append(ToolCall(id=call_id, name=name, arguments=None,
+                                      raw_arguments=raw_input if isinstance(raw_input, str) else None,
                                       invalid="custom (free-text) tool calls are not supported by toolwire; declare a function tool",
                                       id_synthesized=synthesized))
                 continue
-            fn = tc.get("function") or {}
+            fn = _SHAPE.opt_obj(tc.get("function"), f"{at}/function")
             raw = fn.get("arguments")
             if raw is not None and not isinstance(raw, str):  # some compatible servers send an object
                 raw_text = None
@@ -307,7 +341,8 @@ class OpenAIChatCodec:
             else:
                 raw_text = raw
                 args, invalid = parse_arguments(raw)
-            call = ToolCall(id=call_id, name=fn.get("name", ""), arguments=args, raw_arguments=raw_text, invalid=invalid,
+            name, name_invalid = tool_name(fn.get("name"))
+            call = ToolCall(id=call_id, name=name, arguments=args, raw_arguments=raw_text, invalid=name_invalid or invalid,
                             id_synthesized=synthesized)
             if cut_off and invalid is not None:
                 call.incomplete = True
@@ -315,6 +350,7 @@ class OpenAIChatCodec:
             calls.append(call)
         return calls
 
+    @_SHAPE.guarded("the Chat Completions response body")
     def decode_response(self, body: dict[str, Any], request: ModelRequest | None = None) -> Response:
         """``ChatCompletion`` JSON → :class:`Response`.
 
@@ -325,27 +361,50 @@ class OpenAIChatCodec:
         an object → an invalid call with the raw text and the parse error; with
         ``finish_reason: "length"`` such a call is also ``incomplete`` (never run).
         ``finish_reason`` → :data:`FINISH_REASONS` (kept raw in ``vendor_stop_reason``); a
-        ``refusal`` makes the stop reason ``refusal``; usage per :func:`chat_usage`.
+        ``refusal`` makes the stop reason ``refusal``; usage per :func:`chat_usage` (a counter
+        that is not a non-negative integer, e.g. ``"12"``, is left ``None``).
+
+        Tool calls: a call without an ``id`` gets ``call_tw<hash>_<position>``
+        (``id_synthesized=True``; the hash covers the response id, or the body when it has none,
+        and the request's message count, so it collides neither with ``call_0``-style vendor ids
+        nor with the same body on another turn); a call whose ``name`` is missing or not a string
+        is kept with ``invalid`` = :data:`~toolwire_openai._common.NAME_INVALID`; a later call
+        repeating an earlier call's id is kept with ``invalid="duplicate tool call id <id> in one
+        response"`` (never run; the encoder sends the id once).
+
+        Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="openai-chat"``, JSON pointer
+        of the field) for a body that is not an object, ``choices``/``message``/``tool_calls``/
+        ``function`` of the wrong JSON type, or ``finish_reason``/``content``/``refusal``/``id``/
+        ``model`` that is not a string.
         """
-        choices = body.get("choices") or []
-        choice = choices[0] if choices and isinstance(choices[0], dict) else {}
-        message = choice.get("message") or {}
-        finish = choice.get("finish_reason")
+        body = _SHAPE.obj(body, "")
+        response_id = _SHAPE.opt_str(body.get("id"), "/id")
+        model = _SHAPE.opt_str(body.get("model"), "/model")
+        choices = _SHAPE.opt_list(body.get("choices"), "/choices")
+        choice = _SHAPE.obj(choices[0], "/choices/0") if choices else {}
+        message = _SHAPE.opt_obj(choice.get("message"), "/choices/0/message")
+        finish = _SHAPE.opt_str(choice.get("finish_reason"), "/choices/0/finish_reason")
         parts: list[Any] = []
         reasoning = message.get("reasoning_content") or message.get("reasoning")
         if isinstance(reasoning, str) and reasoning:
             parts.append(ReasoningPart(text=reasoning, provider=API))
         content = message.get("content")
-        if isinstance(content, str) and content:
-            parts.append(TextPart(content))
+        if isinstance(content, str):
+            if content:
+                parts.append(TextPart(content))
         elif isinstance(content, list):
-            for item in content:
-                if isinstance(item, dict) and isinstance(item.get("text"), str):
-                    parts.append(TextPart(item["text"]))
-        refusal = message.get("refusal")
-        if isinstance(refusal, str) and refusal:
+            for ci, item in enumerate(content):
+                item = _SHAPE.obj(item, f"/choices/0/message/content/{ci}")
+                text = _SHAPE.opt_str(item.get("text"), f"/choices/0/message/content/{ci}/text")
+                if text is not None:
+                    parts.append(TextPart(text))
+        elif content is not None:
+            raise _SHAPE.bad("/choices/0/message/content", "a string, an array or null", content)
+        refusal = _SHAPE.opt_str(message.get("refusal"), "/choices/0/message/refusal")
+        if refusal:
             parts.append(TextPart(refusal, provider_data={API: {"refusal": True}}))
-        parts.extend(self._calls_from_message(message, finish == "length"))
+        parts.extend(self._calls_from_message(message, finish == "length", "/choices/0/message",
+                                              lambda pos: synth_call_id(response_id or body, request, pos)))
         stop = FINISH_REASONS.get(finish or "", "end_turn")
         if isinstance(refusal, str) and refusal and stop == "end_turn":
             stop = "refusal"
@@ -353,24 +412,27 @@ class OpenAIChatCodec:
             # a forced (named) tool choice ends with finish_reason "stop", and some compatible
             # servers always say "stop": calls to run mean tool_use whatever the vendor wrote
             stop = "tool_use"
-        return Response(
+        return check_tool_calls(Response(
             parts=parts,
             stop_reason=stop,
             vendor_stop_reason=finish,
             usage=chat_usage(body.get("usage")),
-            model=body.get("model"),
-            response_id=body.get("id"),
+            model=model,
+            response_id=response_id,
             provider=API,
-        )
+        ))
 
     def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
         """``ChatCompletionChunk`` dicts (SSE ``data`` objects, ``[DONE]`` left out) → canonical
-        stream events; see :class:`ChatStreamDecoder`."""
-        dec = ChatStreamDecoder()
+        stream events; see :class:`ChatStreamDecoder`. Pass the assembled response through
+        :func:`~toolwire_openai._common.check_tool_calls` to mark unnamed and duplicate-id calls
+        as :meth:`decode_response` does (the transport does)."""
+        dec = ChatStreamDecoder(request)
         for chunk in events:
             yield from dec.feed(chunk)
         yield from dec.finish()
 
+    @_SHAPE.guarded("the Chat Completions request body")
     def decode_request(self, body: dict[str, Any]) -> ModelRequest:
         """A ``/chat/completions`` request body → :class:`ModelRequest` (import a history).
 
@@ -391,9 +453,13 @@ class OpenAIChatCodec:
           ``temperature``, ``stream``;
         - every other field (``n``, ``stream_options``, ``store``, ``metadata``, ``seed``,
           ``max_tokens``, ...) → ``settings`` under its wire name.
+
+        Raises :class:`~toolwire.errors.ResponseDecodeError` (a ``ValueError``) for a body that is
+        not an object or ``messages``/``tools`` that are not arrays.
         """
+        body = _SHAPE.obj(body, "")
         settings: dict[str, Any] = {k: copy.deepcopy(v) for k, v in body.items() if k not in _CANONICAL_FIELDS}
-        wire_msgs = list(body.get("messages") or [])
+        wire_msgs = list(_SHAPE.opt_list(body.get("messages"), "/messages"))
         instructions = None
         if wire_msgs and isinstance(wire_msgs[0], dict) and wire_msgs[0].get("role") in ("system", "developer") \
                 and isinstance(wire_msgs[0].get("content"), str) and set(wire_msgs[0]) == {"role", "content"}:
@@ -422,7 +488,7 @@ class OpenAIChatCodec:
                 m.provider_data.pop(API)
         tools: list[Tool] = []
         other: list[list[Any]] = []
-        for pos, t in enumerate(body.get("tools") or []):
+        for pos, t in enumerate(_SHAPE.opt_list(body.get("tools"), "/tools")):
             if isinstance(t, dict) and t.get("type", "function") == "function" and isinstance(t.get("function"), dict):
                 tools.append(self._tool_from_wire(t))
             else:  # custom (free-text) tools: kept verbatim at their position (settings["other_tools"])
@@ -513,10 +579,11 @@ class OpenAIChatCodec:
         for tc in wm.get("tool_calls") or []:
             if not isinstance(tc, dict):
                 continue
-            fn = tc.get("function") or {}
+            fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
             raw = fn.get("arguments")
             args, invalid = parse_arguments(raw if isinstance(raw, str) else None)
-            call = ToolCall(id=tc.get("id", ""), name=fn.get("name", ""), arguments=args,
+            call_id = tc.get("id")
+            call = ToolCall(id=call_id if isinstance(call_id, str) else "", name=tool_name(fn.get("name"))[0], arguments=args,
                             raw_arguments=raw if isinstance(raw, str) else None, invalid=invalid)
             canonical = {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": arguments_text(call)}}
             over = overrides_for(tc, canonical, set())
@@ -543,23 +610,40 @@ class ChatStreamDecoder:
       (compatible servers) → :class:`ReasoningDelta`;
     - ``delta.tool_calls[]`` are joined by ``index``: the fragment that first names an index
       starts the call (its ``id`` and ``name`` come once), later ``function.arguments`` pieces
-      are appended; a server that sends a whole call in one fragment works the same;
+      are appended; a server that sends a whole call in one fragment works the same, and so does
+      one that sends every call with the same ``index`` but its own ``id`` (a fragment whose
+      ``id`` differs from the open call's starts a new call). A call without an ``id`` gets
+      ``call_tw<hash>_<position>`` (``id_synthesized=True``, see
+      :func:`~toolwire_openai._common.synth_call_id`);
     - ``finish_reason`` ends every started call (:class:`ToolCallEnd`) and gives the stop
-      reason; a stream that stops without one leaves the calls unended, so the assembler marks
-      them incomplete;
+      reason; a stream that stops without one was cut off: the calls stay unended (the
+      assembler marks them incomplete, never run) and the stop reason is ``"error"`` with
+      ``vendor_stop_reason=None``;
     - ``usage`` (the final chunk with empty ``choices`` when ``stream_options.include_usage``
       was requested, or any chunk that carries it) → :class:`UsageUpdate`;
-    - a chunk carrying ``error`` raises :class:`ProviderError` (``status=None``).
+    - a chunk carrying ``error`` raises :class:`ProviderError` (``status=None``); a chunk of
+      the wrong shape (``choices``/``delta``/``tool_calls`` of the wrong JSON type, a negative
+      or non-integer tool-call ``index``) raises :class:`~toolwire.errors.ResponseDecodeError`.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, request: ModelRequest | None = None) -> None:
+        self.request = request
         self.started = False
-        self.calls: dict[int, str] = {}
-        self.order: list[int] = []
+        self.response_id: str | None = None
+        self.calls: dict[int, int] = {}  # vendor tool-call index → canonical index of its open call
+        self.call_ids: dict[int, str] = {}  # canonical index → call id
+        self.call_names: dict[int, str] = {}
+        self.call_synthesized: dict[int, bool] = {}
+        self.order: list[int] = []  # canonical indexes, in arrival order
         self.finish_reason: str | None = None
         self.refusal = False
 
-    def feed(self, chunk: dict[str, Any]) -> Iterator[StreamEvent]:
+    @_SHAPE.guarded("a Chat Completions stream chunk")
+    def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
+        """The canonical events of one chunk (a non-object chunk gives none)."""
+        return list(self._feed(chunk))
+
+    def _feed(self, chunk: dict[str, Any]) -> Iterator[StreamEvent]:
         if not isinstance(chunk, dict):
             return
         if isinstance(chunk.get("error"), dict):
@@ -568,50 +652,72 @@ class ChatStreamDecoder:
                                 error_type=err.get("type") or err.get("code"), body=chunk)
         if not self.started:
             self.started = True
-            yield ResponseStart(chunk.get("id"), chunk.get("model"))
-        for choice in chunk.get("choices") or []:
-            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+            self.response_id = _SHAPE.opt_str(chunk.get("id"), "/id")
+            yield ResponseStart(self.response_id, _SHAPE.opt_str(chunk.get("model"), "/model"))
+        for ci, choice in enumerate(_SHAPE.opt_list(chunk.get("choices"), "/choices")):
+            choice = _SHAPE.obj(choice, f"/choices/{ci}")
+            if choice.get("index", 0) != 0:
                 continue
-            delta = choice.get("delta") or {}
+            at = f"/choices/{ci}/delta"
+            delta = _SHAPE.opt_obj(choice.get("delta"), at)
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(reasoning, str) and reasoning:
                 yield ReasoningDelta(_REASONING_INDEX, text=reasoning, provider=API)
-            if isinstance(delta.get("content"), str) and delta["content"]:
-                yield TextDelta(_TEXT_INDEX, delta["content"])
-            if isinstance(delta.get("refusal"), str) and delta["refusal"]:
+            content = _SHAPE.opt_str(delta.get("content"), f"{at}/content")
+            if content:
+                yield TextDelta(_TEXT_INDEX, content)
+            refusal = _SHAPE.opt_str(delta.get("refusal"), f"{at}/refusal")
+            if refusal:
                 self.refusal = True
-                yield TextDelta(_TEXT_INDEX, delta["refusal"], {API: {"refusal": True}})
-            for pos, tc in enumerate(delta.get("tool_calls") or []):
-                if not isinstance(tc, dict):
-                    continue
-                idx = tc.get("index", pos)
-                fn = tc.get("function") or {}
-                index = _TOOL_INDEX_BASE + int(idx)
-                if idx not in self.calls:
-                    call_id = tc.get("id") or f"call_{idx}"
-                    self.calls[idx] = call_id
-                    self.order.append(idx)
-                    yield ToolCallStart(index, call_id, fn.get("name") or "", id_synthesized=not tc.get("id"))
-                args = fn.get("arguments")
-                if isinstance(args, str) and args:
-                    yield ToolCallDelta(index, args)
-                elif isinstance(args, dict):  # a server that sends an object
-                    from toolwire.arguments import dumps_arguments
-
-                    yield ToolCallDelta(index, dumps_arguments(args))
-            if choice.get("finish_reason"):
-                self.finish_reason = choice["finish_reason"]
-        if chunk.get("usage"):
+                yield TextDelta(_TEXT_INDEX, refusal, {API: {"refusal": True}})
+            for pos, tc in enumerate(_SHAPE.opt_list(delta.get("tool_calls"), f"{at}/tool_calls")):
+                yield from self._tool_fragment(_SHAPE.obj(tc, f"{at}/tool_calls/{pos}"), pos, f"{at}/tool_calls/{pos}")
+            finish = _SHAPE.opt_str(choice.get("finish_reason"), f"/choices/{ci}/finish_reason")
+            if finish:
+                self.finish_reason = finish
+        if isinstance(chunk.get("usage"), dict) and chunk["usage"]:
             yield UsageUpdate(chat_usage(chunk["usage"]))
 
-    def finish(self) -> Iterator[StreamEvent]:
+    def _tool_fragment(self, tc: dict[str, Any], pos: int, at: str) -> Iterator[StreamEvent]:
+        idx = _SHAPE.index(tc.get("index"), f"{at}/index", default=pos)
+        fn = _SHAPE.opt_obj(tc.get("function"), f"{at}/function")
+        raw_id = tc.get("id")
+        vendor_id = raw_id if isinstance(raw_id, str) and raw_id else None
+        name, name_invalid = tool_name(fn.get("name"))
+        name = "" if name_invalid else name  # a nameless call: check_tool_calls marks it invalid
+        index = self.calls.get(idx)
+        if index is None or (vendor_id is not None and vendor_id != self.call_ids[index]):
+            index = _TOOL_INDEX_BASE + len(self.order)
+            self.calls[idx] = index
+            self.order.append(index)
+            call_id = vendor_id or synth_call_id(self.response_id or tc, self.request, len(self.order) - 1)
+            self.call_ids[index] = call_id
+            self.call_names[index] = name
+            self.call_synthesized[index] = vendor_id is None
+            yield ToolCallStart(index, call_id, name, id_synthesized=vendor_id is None)
+        elif name and not self.call_names[index]:  # the name came after the call started
+            self.call_names[index] = name
+            yield ToolCallStart(index, self.call_ids[index], name, id_synthesized=self.call_synthesized[index])
+        args = fn.get("arguments")
+        if isinstance(args, str):
+            if args:
+                yield ToolCallDelta(index, args)
+        elif isinstance(args, dict):  # a server that sends an object
+            yield ToolCallDelta(index, dumps_arguments(args))
+        elif args is not None:  # a number, array, ...: kept as text so the call is invalid with the reason
+            yield ToolCallDelta(index, json.dumps(args, ensure_ascii=False))
+
+    @_SHAPE.guarded("a Chat Completions stream")
+    def finish(self) -> list[StreamEvent]:
+        """The closing events: with a ``finish_reason``, a :class:`ToolCallEnd` per call and the
+        :class:`StopEvent`; without one (the stream was cut off), only ``StopEvent("error")``."""
         if self.finish_reason is None:
-            return
-        for idx in self.order:
-            yield ToolCallEnd(_TOOL_INDEX_BASE + int(idx))
+            return [StopEvent("error", None)]
+        out: list[StreamEvent] = [ToolCallEnd(index) for index in self.order]
         stop = FINISH_REASONS.get(self.finish_reason, "end_turn")
         if self.refusal and stop == "end_turn":
             stop = "refusal"
         if stop == "end_turn" and self.order:
             stop = "tool_use"
-        yield StopEvent(stop, self.finish_reason)
+        out.append(StopEvent(stop, self.finish_reason))
+        return out

@@ -21,7 +21,7 @@ from toolwire.model import Model, ModelRequest
 from toolwire.stream import StreamAssembler, StreamEvent
 from toolwire.types import Response
 
-from ._common import provider_error_from_sdk
+from ._common import check_tool_calls, provider_error_from_sdk
 from .chat import API as CHAT_API
 from .chat import ChatStreamDecoder, OpenAIChatCodec
 from .responses import API as RESPONSES_API
@@ -126,7 +126,7 @@ class _OpenAIModel(Model):
             request.settings.pop(key, None)
         return request
 
-    def _decoder(self) -> Any:
+    def _decoder(self, request: ModelRequest | None = None) -> Any:
         raise NotImplementedError
 
     def _prepare(self, request: ModelRequest) -> ModelRequest:
@@ -142,7 +142,7 @@ class _OpenAIModel(Model):
             asm = StreamAssembler(self.api)
             async for ev in self.send_stream(request):
                 asm.feed(ev)
-            return asm.response()
+            return check_tool_calls(asm.response())
         import openai
 
         request = self._prepare(request)
@@ -168,7 +168,7 @@ class _OpenAIModel(Model):
         request.stream = True
         body = self.codec.encode_request(request)  # type: ignore[union-attr]
         client = self.client
-        decoder = self._decoder()
+        decoder = self._decoder(request)
         try:
             stream = await client.post(self.path, cast_to=object, body=body, stream=True,
                                        stream_cls=AsyncStream[object], options=self._options())
@@ -215,8 +215,8 @@ class OpenAIChatModel(_OpenAIModel):
         """The Chat codec (reads ``max_tokens_field``)."""
         return OpenAIChatCodec(max_tokens_field=settings.get("max_tokens_field") or "max_completion_tokens")
 
-    def _decoder(self) -> ChatStreamDecoder:
-        return ChatStreamDecoder()
+    def _decoder(self, request: ModelRequest | None = None) -> ChatStreamDecoder:
+        return ChatStreamDecoder(request)
 
     async def count_tokens(self, request: ModelRequest) -> int:
         """Estimated input tokens (``prompt_tokens``) of the request, offline: Chat Completions has
@@ -261,8 +261,8 @@ class OpenAIResponsesModel(_OpenAIModel):
         """The Responses codec (no settings)."""
         return OpenAIResponsesCodec()
 
-    def _decoder(self) -> ResponsesStreamDecoder:
-        return ResponsesStreamDecoder()
+    def _decoder(self, request: ModelRequest | None = None) -> ResponsesStreamDecoder:
+        return ResponsesStreamDecoder(request)
 
     def _prepare(self, request: ModelRequest) -> ModelRequest:
         """With ``continuation="previous_response_id"`` add the id of the last response found in

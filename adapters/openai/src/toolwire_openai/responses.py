@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import base64
 import copy
-from typing import Any, Iterable, Iterator
+import json
+from typing import Any, Callable, Iterable, Iterator
 
 from toolwire.arguments import parse_arguments
 from toolwire.errors import ProviderError, UnsupportedToolChoice
@@ -40,7 +41,21 @@ from toolwire.stream import (
 from toolwire.tools import Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
-from ._common import apply_overrides, arguments_text, mark_error, overrides_for, result_text_parts, strict_parameters, usage_int
+from ._common import (
+    Shape,
+    apply_overrides,
+    arguments_text,
+    check_tool_calls,
+    json_kind,
+    mark_error,
+    overrides_for,
+    result_text_parts,
+    strict_parameters,
+    synth_call_id,
+    tool_name,
+    unique_wire_calls,
+    usage_int,
+)
 
 __all__ = ["OpenAIResponsesCodec", "ResponsesStreamDecoder", "responses_usage", "stop_reason_of", "API"]
 
@@ -64,6 +79,8 @@ INCOMPLETE_REASONS = {
 
 _SLOT = 1000  # stream part index = output_index * _SLOT + content_index
 
+_SHAPE = Shape(API)
+
 
 def responses_usage(u: Any) -> Usage:
     """Responses ``usage`` → :class:`Usage`: ``input_tokens`` (cache included),
@@ -84,70 +101,100 @@ def responses_usage(u: Any) -> Usage:
     )
 
 
-def stop_reason_of(resp: dict[str, Any]) -> tuple[str, str | None]:
+def stop_reason_of(resp: dict[str, Any], pointer: str = "") -> tuple[str, str | None]:
     """``(canonical, vendor)`` stop reason of a Response object, which has no finish reason.
 
     ``vendor`` is ``status``, plus ``":" + incomplete_details.reason`` when present (e.g.
     ``"incomplete:max_output_tokens"``). Canonical: ``failed``/``cancelled`` → ``error``;
     ``incomplete`` → :data:`INCOMPLETE_REASONS`; otherwise ``tool_use`` when the output holds a
     ``function_call`` item, ``refusal`` when a message holds a ``refusal`` part, else ``end_turn``.
+    Raises :class:`~toolwire.errors.ResponseDecodeError` when ``status`` or the reason is not a
+    string (``pointer``: where ``resp`` sits, e.g. ``/response`` in a stream event).
     """
-    status = resp.get("status")
-    details = resp.get("incomplete_details") if isinstance(resp.get("incomplete_details"), dict) else None
-    reason = details.get("reason") if details else None
+    status = _SHAPE.opt_str(resp.get("status"), f"{pointer}/status")
+    details = _SHAPE.opt_obj(resp.get("incomplete_details"), f"{pointer}/incomplete_details")
+    reason = _SHAPE.opt_str(details.get("reason"), f"{pointer}/incomplete_details/reason")
     vendor = None if status is None else (f"{status}:{reason}" if reason else str(status))
     if status in ("failed", "cancelled"):
         return "error", vendor
     if status == "incomplete":
         return INCOMPLETE_REASONS.get(reason or "", "max_tokens"), vendor
-    output = resp.get("output") or []
+    output = resp.get("output") if isinstance(resp.get("output"), list) else []
     if any(isinstance(i, dict) and i.get("type") == "function_call" for i in output):
         return "tool_use", vendor
     for item in output:
-        if isinstance(item, dict) and item.get("type") == "message":
-            if any(isinstance(c, dict) and c.get("type") == "refusal" for c in item.get("content") or []):
+        if isinstance(item, dict) and item.get("type") == "message" and isinstance(item.get("content"), list):
+            if any(isinstance(c, dict) and c.get("type") == "refusal" for c in item["content"]):
                 return "refusal", vendor
     return "end_turn", vendor
 
 
-def _summary_text(item: dict[str, Any]) -> str:
-    texts = [s.get("text", "") for s in item.get("summary") or [] if isinstance(s, dict)]
+def _summary_text(item: dict[str, Any], at: str) -> str:
+    texts = []
+    for i, entry in enumerate(_SHAPE.opt_list(item.get("summary"), f"{at}/summary")):
+        entry = _SHAPE.obj(entry, f"{at}/summary/{i}")
+        texts.append(_SHAPE.opt_str(entry.get("text"), f"{at}/summary/{i}/text") or "")
     if not texts:
-        texts = [c.get("text", "") for c in item.get("content") or [] if isinstance(c, dict) and c.get("type") == "reasoning_text"]
+        for i, c in enumerate(_SHAPE.opt_list(item.get("content"), f"{at}/content")):
+            if isinstance(c, dict) and c.get("type") == "reasoning_text":
+                texts.append(_SHAPE.opt_str(c.get("text"), f"{at}/content/{i}/text") or "")
     return "\n\n".join(t for t in texts if t)
 
 
-def _reasoning_part(item: dict[str, Any]) -> ReasoningPart:
+def _reasoning_part(item: dict[str, Any], at: str = "") -> ReasoningPart:
     rest = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "encrypted_content")}
     pd: dict[str, Any] = {"item_id": item.get("id"), "item": rest}
     if "encrypted_content" in item and item["encrypted_content"] is None:
         pd["null_encrypted"] = True
-    return ReasoningPart(text=_summary_text(item), encrypted=item.get("encrypted_content"), provider=API, provider_data={API: pd})
+    encrypted = _SHAPE.opt_str(item.get("encrypted_content"), f"{at}/encrypted_content")
+    return ReasoningPart(text=_summary_text(item, at), encrypted=encrypted, provider=API, provider_data={API: pd})
 
 
-def _call_from_item(item: dict[str, Any], cut_off: bool) -> ToolCall:
+def _call_from_item(item: dict[str, Any], cut_off: bool, synth: Callable[[], str] | None = None) -> ToolCall:
+    """A ``function_call`` item → :class:`ToolCall`.
+
+    ``arguments`` is a JSON string on the wire; an object (sent by some compatible servers) is
+    taken as the arguments as it is (``raw_arguments=None``); any other JSON type makes the call
+    invalid. ``id`` = ``call_id``, else the item ``id``, else ``synth()``
+    (``id_synthesized=True`` unless ``call_id`` was given). A ``name`` that is missing or not a
+    string makes the call invalid (:data:`~toolwire_openai._common.NAME_INVALID`).
+    """
     raw = item.get("arguments")
-    args, invalid = parse_arguments(raw if isinstance(raw, str) else None)
+    if isinstance(raw, dict):
+        args, invalid, raw_text = dict(raw), None, None
+    elif raw is None or isinstance(raw, str):
+        args, invalid = parse_arguments(raw)
+        raw_text = raw
+    else:
+        args, invalid, raw_text = None, f"arguments must be a JSON object, got a JSON {json_kind(raw)}", None
     rest = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "call_id", "name", "arguments")}
     pd: dict[str, Any] = {"item": rest}
     if "id" in item:
         pd["item_id"] = item["id"]
-    call = ToolCall(id=item.get("call_id") or item.get("id") or "", name=item.get("name", ""), arguments=args,
-                    raw_arguments=raw if isinstance(raw, str) else None, invalid=invalid,
-                    id_synthesized=not item.get("call_id"), provider_data={API: pd})
+    call_id, item_id = item.get("call_id"), item.get("id")
+    has_call_id = isinstance(call_id, str) and bool(call_id)
+    if has_call_id:
+        the_id = call_id
+    elif isinstance(item_id, str) and item_id:
+        the_id = item_id
+    else:
+        the_id = synth() if synth is not None else ""
+    name, name_invalid = tool_name(item.get("name"))
+    call = ToolCall(id=the_id, name=name, arguments=args, raw_arguments=raw_text, invalid=name_invalid or invalid,
+                    id_synthesized=not has_call_id, provider_data={API: pd})
     if invalid is not None and (cut_off or item.get("status") == "incomplete"):
         call.incomplete = True
         call.invalid = f"cut off by the output-token limit: {invalid}"
     return call
 
 
-def _text_parts(item: dict[str, Any]) -> list[TextPart]:
+def _text_parts(item: dict[str, Any], at: str = "") -> list[TextPart]:
     meta = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "content")}
     parts = []
-    for c in item.get("content") or []:
-        if not isinstance(c, dict):
-            continue
-        text = c.get("text") if c.get("type") != "refusal" else c.get("refusal")
+    for i, c in enumerate(_SHAPE.opt_list(item.get("content"), f"{at}/content")):
+        c = _SHAPE.obj(c, f"{at}/content/{i}")
+        key = "refusal" if c.get("type") == "refusal" else "text"
+        text = _SHAPE.opt_str(c.get(key), f"{at}/content/{i}/{key}")
         part_meta = {k: copy.deepcopy(v) for k, v in c.items() if k not in ("text", "refusal")}
         pd = {"item_id": item.get("id"), "item": meta, "part": part_meta}
         parts.append(TextPart(text or "", provider_data={API: pd}))
@@ -207,11 +254,15 @@ class OpenAIResponsesCodec:
         out.update(copy.deepcopy((part.provider_data.get(API) or {}).get("part") or {}))
         return out
 
-    def _user_items(self, msg: Message) -> list[dict[str, Any]]:
+    def _user_items(self, msg: Message, answered: set[str] | None = None) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         content: list[dict[str, Any]] = []
         for part in msg.parts:
             if isinstance(part, ToolResult):
+                if answered is not None:
+                    if part.tool_call_id in answered:
+                        continue  # a second result for one call_id (a duplicate-id call): not sent
+                    answered.add(part.tool_call_id)
                 pd = part.provider_data.get(API) or {}
                 texts = result_text_parts(part)
                 images = [p for p in part.content if isinstance(p, ImagePart)] if not isinstance(part.content, str) else []
@@ -236,7 +287,8 @@ class OpenAIResponsesCodec:
             items.append(apply_overrides(item, pd.get("message")))
         return items
 
-    def _assistant_items(self, msg: Message) -> list[dict[str, Any]]:
+    def _assistant_items(self, msg: Message, sent: set[str] | None = None) -> list[dict[str, Any]]:
+        keep = {id(c) for c in unique_wire_calls(msg.tool_calls, sent)} if sent is not None else None
         items: list[dict[str, Any]] = []
         current: dict[str, Any] | None = None  # the output message item being filled
         for part in msg.parts:
@@ -273,6 +325,8 @@ class OpenAIResponsesCodec:
                     item["encrypted_content"] = part.encrypted
                 items.append(item)
             elif isinstance(part, ToolCall):
+                if keep is not None and id(part) not in keep:
+                    continue  # a later call repeating a call_id already sent
                 pd = part.provider_data.get(API) or {}
                 item = {"type": "function_call", "call_id": part.id, "name": part.name, "arguments": arguments_text(part)}
                 if pd.get("item_id") is not None:
@@ -300,7 +354,9 @@ class OpenAIResponsesCodec:
           ``max_tokens`` → ``max_output_tokens``; ``temperature``; ``thinking`` (``effort``,
           ``summary``) → ``reasoning``; ``stream``;
         - ``settings``: copied as body fields (``store``, ``include``, ``reasoning`` extras,
-          ``previous_response_id``, ``metadata``, …) without overriding the fields above.
+          ``previous_response_id``, ``metadata``, …) without overriding the fields above;
+        - each ``call_id`` is sent once and answered once: a later call repeating one (decoded as
+          invalid, see :meth:`decode_response`) is left out together with its output.
 
         Raises :class:`UnsupportedToolChoice` for a tool choice Responses cannot express.
         """
@@ -318,8 +374,10 @@ class OpenAIResponsesCodec:
         role = settings.get("instructions_role")
         if request.instructions is not None and role:
             items.append({"role": role, "content": request.instructions})
+        sent: set[str] = set()
+        answered: set[str] = set()
         for msg in messages:
-            msg_items = self._assistant_items(msg) if msg.role == "assistant" else self._user_items(msg)
+            msg_items = self._assistant_items(msg, sent) if msg.role == "assistant" else self._user_items(msg, answered)
             for pos, opaque in (msg.provider_data.get(API) or {}).get("opaque") or []:
                 msg_items.insert(pos, copy.deepcopy(opaque))
             items.extend(msg_items)
@@ -352,6 +410,7 @@ class OpenAIResponsesCodec:
         return body
 
     # ------------------------------------------------------------------------------- decode
+    @_SHAPE.guarded("the Responses response body")
     def decode_response(self, body: dict[str, Any], request: ModelRequest | None = None) -> Response:
         """Response JSON → :class:`Response`: ``output`` items in order (reasoning →
         :class:`ReasoningPart`, message content → :class:`TextPart` per ``output_text``/``refusal``
@@ -359,49 +418,71 @@ class OpenAIResponsesCodec:
         hosted-tool calls, are not represented). Arguments ``""``/``"null"``/``"{}"`` → ``{}``;
         unparseable text → an invalid call; with ``incomplete:max_output_tokens`` (or an item
         ``status: incomplete``) such a call is also ``incomplete``. Stop reason per
-        :func:`stop_reason_of`; usage per :func:`responses_usage`. A ``failed`` response with an
-        ``error`` object raises :class:`ProviderError`."""
+        :func:`stop_reason_of`; usage per :func:`responses_usage` (a counter that is not a
+        non-negative integer is left ``None``). A ``failed`` response with an ``error`` object
+        raises :class:`ProviderError`.
+
+        ``function_call`` items (see :func:`_call_from_item`): ``arguments`` sent as an object is
+        accepted as the arguments; a missing/non-string ``name`` → invalid call
+        (:data:`~toolwire_openai._common.NAME_INVALID`); a later call repeating an earlier
+        ``call_id`` → ``invalid="duplicate tool call id <id> in one response"`` (never run, the
+        encoder sends the id once); no ``call_id`` and no item ``id`` → ``call_tw<hash>_<n>``.
+
+        Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="openai-responses"``, JSON
+        pointer of the field) for a body that is not an object, ``output`` that is not an array of
+        objects, or ``status``/text/summary/``id``/``model`` fields of the wrong JSON type."""
+        body = _SHAPE.obj(body, "")
         if body.get("status") == "failed" and isinstance(body.get("error"), dict):
             err = body["error"]
             raise ProviderError(API, str(err.get("message") or err), status=None, retryable=err.get("code") in ("server_error", "rate_limit_exceeded"),
                                 error_type=err.get("code"), body=body)
         stop, vendor = stop_reason_of(body)
         cut_off = stop == "max_tokens"
+        rid = _SHAPE.opt_str(body.get("id"), "/id")
+        model = _SHAPE.opt_str(body.get("model"), "/model")
         parts: list[Any] = []
-        for item in body.get("output") or []:
-            if not isinstance(item, dict):
-                continue
+        calls = 0
+        for i, item in enumerate(_SHAPE.opt_list(body.get("output"), "/output")):
+            at = f"/output/{i}"
+            item = _SHAPE.obj(item, at)
             kind = item.get("type")
             if kind == "reasoning":
-                parts.append(_reasoning_part(item))
+                parts.append(_reasoning_part(item, at))
             elif kind == "message":
-                parts.extend(_text_parts(item))
-            elif kind == "function_call":
-                parts.append(_call_from_item(item, cut_off))
-            elif kind == "custom_tool_call":
-                parts.append(ToolCall(id=item.get("call_id", ""), name=item.get("name", ""), arguments=None,
-                                      raw_arguments=item.get("input"),
-                                      invalid="custom (free-text) tool calls are not supported by toolwire; declare a function tool"))
-        rid = body.get("id")
-        return Response(
+                parts.extend(_text_parts(item, at))
+            elif kind in ("function_call", "custom_tool_call"):
+                position = calls
+                calls += 1
+                call = _call_from_item(item, cut_off, lambda: synth_call_id(rid or body, request, position))
+                if kind == "custom_tool_call":
+                    raw_input = item.get("input")
+                    call.arguments, call.raw_arguments = None, raw_input if isinstance(raw_input, str) else None
+                    call.invalid = "custom (free-text) tool calls are not supported by toolwire; declare a function tool"
+                    call.incomplete, call.provider_data = False, {}
+                parts.append(call)
+        response = Response(
             parts=parts,
             stop_reason=stop,
             vendor_stop_reason=vendor,
             usage=responses_usage(body.get("usage")),
-            model=body.get("model"),
+            model=model,
             response_id=rid,
             provider=API,
             provider_data={API: {"response_id": rid}} if rid else {},
         )
+        return check_tool_calls(response)
 
     def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
         """Responses SSE ``data`` objects (each with its ``type``) → canonical stream events; see
-        :class:`ResponsesStreamDecoder`."""
-        dec = ResponsesStreamDecoder()
+        :class:`ResponsesStreamDecoder`. Pass the assembled response through
+        :func:`~toolwire_openai._common.check_tool_calls` to mark unnamed and duplicate-id calls
+        as :meth:`decode_response` does (the transport does)."""
+        dec = ResponsesStreamDecoder(request)
         for ev in events:
             yield from dec.feed(ev)
         yield from dec.finish()
 
+    @_SHAPE.guarded("the Responses request body")
     def decode_request(self, body: dict[str, Any]) -> ModelRequest:
         """A ``/responses`` request body → :class:`ModelRequest` (import a history).
 
@@ -419,7 +500,11 @@ class OpenAIResponsesCodec:
           ``max_output_tokens`` → ``max_tokens``; ``reasoning.effort``/``summary`` →
           ``thinking``; everything else (``include``, ``store``, ``previous_response_id``,
           ``reasoning`` extras, …) → ``settings`` under its wire name.
+
+        Raises :class:`~toolwire.errors.ResponseDecodeError` (a ``ValueError``) for a body that is
+        not an object, ``input`` that is neither a string nor an array, or items of the wrong shape.
         """
+        body = _SHAPE.obj(body, "")
         settings: dict[str, Any] = {k: copy.deepcopy(v) for k, v in body.items() if k not in _CANONICAL_FIELDS}
         thinking = None
         if isinstance(settings.get("reasoning"), dict):
@@ -432,7 +517,7 @@ class OpenAIResponsesCodec:
             if thinking is None:
                 settings["reasoning"] = reasoning
         raw_input = body.get("input")
-        items = [{"role": "user", "content": raw_input}] if isinstance(raw_input, str) else list(raw_input or [])
+        items = [{"role": "user", "content": raw_input}] if isinstance(raw_input, str) else list(_SHAPE.opt_list(raw_input, "/input"))
         instructions = body.get("instructions")
         if "instructions" not in body and items and isinstance(items[0], dict) and items[0].get("role") in ("developer", "system") \
                 and isinstance(items[0].get("content"), str) and set(items[0]) == {"role", "content"}:
@@ -466,7 +551,8 @@ class OpenAIResponsesCodec:
             elif kind == "reasoning":
                 tail("assistant").parts.append(_reasoning_part(item))
             elif kind == "function_call":
-                tail("assistant").parts.append(_call_from_item(item, False))
+                n_calls = sum(isinstance(p, ToolCall) for m in messages for p in m.parts)
+                tail("assistant").parts.append(_call_from_item(item, False, lambda: synth_call_id(["import", n_calls], None, n_calls)))
             elif kind in (None, "message") and item.get("role") == "assistant":
                 if isinstance(item.get("content"), list):
                     tail("assistant").parts.extend(_text_parts(item))
@@ -490,7 +576,7 @@ class OpenAIResponsesCodec:
                     m.provider_data.pop(API)
         tools: list[Tool] = []
         other: list[list[Any]] = []
-        for pos, t in enumerate(body.get("tools") or []):
+        for pos, t in enumerate(_SHAPE.opt_list(body.get("tools"), "/tools")):
             if isinstance(t, dict) and t.get("type") == "function":
                 tools.append(self._tool_from_wire(t))
             else:  # hosted / custom tools: kept verbatim at their position (settings["other_tools"])
@@ -574,6 +660,9 @@ class OpenAIResponsesCodec:
         return msg
 
 
+_TERMINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed", "response.cancelled")
+
+
 class ResponsesStreamDecoder:
     """Incremental Responses stream decoder (events keyed by ``output_index``).
 
@@ -584,27 +673,59 @@ class ResponsesStreamDecoder:
       check (its ``arguments`` are taken at ``output_item.done``);
     - ``response.output_text.delta``/``refusal.delta`` → :class:`TextDelta`;
     - ``response.output_item.done`` → the final item: a call ends with the item's ``arguments``
-      (:class:`ToolCallEnd`), a reasoning item (complete ``encrypted_content`` only here) →
-      :class:`ReasoningDelta`, a message item's ids/annotations merged into its text parts;
+      (:class:`ToolCallEnd`; an ``arguments`` object is taken as is), a reasoning item (complete
+      ``encrypted_content`` only here) → :class:`ReasoningDelta`, a message item's
+      ids/annotations merged into its text parts;
     - ``response.completed``/``incomplete``/``failed`` → usage and the stop reason
       (:func:`stop_reason_of`); a ``failed`` response or an ``error`` event raises
       :class:`ProviderError` (``status=None``).
+
+    A call is ended only by its ``output_item.done``: a call the stream never finished stays
+    open and the assembler marks it incomplete (never run). A stream that ends without one of the
+    terminal events gives ``StopEvent("error")`` with ``vendor_stop_reason=None``.
+
+    Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="openai-responses"``, naming the
+    ``output_index``) when an output index is added twice or finished twice, when an event does
+    not fit the item at its output index (text deltas for a ``function_call`` item, argument
+    deltas for a message, a ``done`` item of another type), or a field has the wrong JSON type.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, request: ModelRequest | None = None) -> None:
+        self.request = request
         self.started = False
+        self.response_id: str | None = None
         self.text_seen: set[int] = set()
         self.calls_open: set[int] = set()
+        self.kinds: dict[int, str] = {}  # output_index → item type
+        self.added: set[int] = set()
+        self.done: set[int] = set()
         self.stopped = False
 
     def _start(self, resp: dict[str, Any] | None) -> Iterator[StreamEvent]:
         if not self.started:
             self.started = True
-            resp = resp or {}
-            rid = resp.get("id")
-            yield ResponseStart(rid, resp.get("model"), {API: {"response_id": rid}} if rid else {})
+            resp = _SHAPE.opt_obj(resp, "/response")
+            rid = _SHAPE.opt_str(resp.get("id"), "/response/id")
+            self.response_id = rid
+            yield ResponseStart(rid, _SHAPE.opt_str(resp.get("model"), "/response/model"), {API: {"response_id": rid}} if rid else {})
 
-    def feed(self, ev: dict[str, Any]) -> Iterator[StreamEvent]:
+    def _kind(self, oi: int, kind: str, event: str) -> None:
+        """Record that output item ``oi`` is a ``kind`` item; raise when it is another kind."""
+        known = self.kinds.get(oi)
+        if known is not None and known != kind:
+            raise _SHAPE.error("/output_index", f"{event} for output_index {oi}, which is a {known} item, not a {kind} item")
+        self.kinds[oi] = kind
+
+    def _not_done(self, oi: int, event: str) -> None:
+        if oi in self.done:
+            raise _SHAPE.error("/output_index", f"{event} for output_index {oi} after its response.output_item.done")
+
+    @_SHAPE.guarded("a Responses stream event")
+    def feed(self, ev: dict[str, Any]) -> list[StreamEvent]:
+        """The canonical events of one SSE event (a non-object event gives none)."""
+        return list(self._feed(ev))
+
+    def _feed(self, ev: dict[str, Any]) -> Iterator[StreamEvent]:
         if not isinstance(ev, dict):
             return
         kind = ev.get("type")
@@ -615,54 +736,99 @@ class ResponsesStreamDecoder:
             raise ProviderError(API, str(ev.get("message") or ev), status=None,
                                 retryable=ev.get("code") in ("server_error", "rate_limit_exceeded"), error_type=ev.get("code"), body=ev)
         yield from self._start(None)
-        oi = ev.get("output_index")
         if kind == "response.output_item.added":
-            item = ev.get("item") or {}
-            if item.get("type") == "function_call":
+            oi = _SHAPE.index(ev.get("output_index"), "/output_index")
+            item = _SHAPE.obj(ev.get("item"), "/item")
+            t = str(item.get("type"))
+            if oi in self.added:
+                raise _SHAPE.error("/output_index", f"output_index {oi} was added twice")
+            self.added.add(oi)
+            self._kind(oi, t, kind)
+            if t == "function_call":
                 rest = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "call_id", "name", "arguments", "status")}
                 pd: dict[str, Any] = {"item": rest}
                 if item.get("id") is not None:
                     pd["item_id"] = item["id"]
-                self.calls_open.add(int(oi))
-                yield ToolCallStart(int(oi) * _SLOT, item.get("call_id") or item.get("id") or "", item.get("name") or "",
-                                    id_synthesized=not item.get("call_id"), provider_data={API: pd})
+                call = self._call(item, oi)
+                self.calls_open.add(oi)
+                yield ToolCallStart(oi * _SLOT, call.id, call.name, id_synthesized=call.id_synthesized, provider_data={API: pd})
         elif kind == "response.function_call_arguments.delta":
-            if oi is not None and int(oi) in self.calls_open and ev.get("delta"):
-                yield ToolCallDelta(int(oi) * _SLOT, ev["delta"])
+            oi = _SHAPE.index(ev.get("output_index"), "/output_index")
+            self._kind(oi, "function_call", kind)
+            self._not_done(oi, kind)
+            delta = _SHAPE.opt_str(ev.get("delta"), "/delta")
+            if oi in self.calls_open and delta:
+                yield ToolCallDelta(oi * _SLOT, delta)
         elif kind in ("response.output_text.delta", "response.refusal.delta"):
-            index = int(oi) * _SLOT + int(ev.get("content_index") or 0)
+            oi = _SHAPE.index(ev.get("output_index"), "/output_index")
+            self._kind(oi, "message", kind)
+            self._not_done(oi, kind)
+            ci = _SHAPE.index(ev.get("content_index"), "/content_index", default=0)
+            if ci >= _SLOT:
+                raise _SHAPE.error("/content_index", f"content_index {ci} is out of range (at most {_SLOT - 1} parts per message)")
+            index = oi * _SLOT + ci
             self.text_seen.add(index)
-            if ev.get("delta"):
-                yield TextDelta(index, ev["delta"])
+            delta = _SHAPE.opt_str(ev.get("delta"), "/delta")
+            if delta:
+                yield TextDelta(index, delta)
         elif kind == "response.output_item.done":
-            item = ev.get("item") or {}
-            t = item.get("type")
-            if t == "function_call" and oi is not None:
-                call = _call_from_item(item, False)
-                if int(oi) not in self.calls_open:
-                    self.calls_open.add(int(oi))
-                    yield ToolCallStart(int(oi) * _SLOT, call.id, call.name, call.id_synthesized)
-                yield ToolCallEnd(int(oi) * _SLOT, raw_arguments=call.raw_arguments or "", provider_data=call.provider_data)
+            oi = _SHAPE.index(ev.get("output_index"), "/output_index")
+            item = _SHAPE.obj(ev.get("item"), "/item")
+            t = str(item.get("type"))
+            if oi in self.done:
+                raise _SHAPE.error("/output_index", f"output_index {oi} was finished twice (response.output_item.done)")
+            self._kind(oi, t, kind)
+            self.done.add(oi)
+            if t == "function_call":
+                call = self._call(item, oi)
+                if oi not in self.calls_open:
+                    self.calls_open.add(oi)
+                    yield ToolCallStart(oi * _SLOT, call.id, call.name, call.id_synthesized)
+                raw = item.get("arguments")
+                if isinstance(raw, dict):
+                    yield ToolCallEnd(oi * _SLOT, arguments=dict(raw), provider_data=call.provider_data)
+                elif raw is None or isinstance(raw, str):
+                    yield ToolCallEnd(oi * _SLOT, raw_arguments=raw or "", provider_data=call.provider_data)
+                else:  # a number, array, ...: its JSON text, so the call is invalid with the reason
+                    yield ToolCallEnd(oi * _SLOT, raw_arguments=json.dumps(raw, ensure_ascii=False), provider_data=call.provider_data)
             elif t == "reasoning":
-                part = _reasoning_part(item)
-                yield ReasoningDelta(int(oi) * _SLOT, text=part.text, encrypted=part.encrypted, provider=API,
+                part = _reasoning_part(item, "/item")
+                yield ReasoningDelta(oi * _SLOT, text=part.text, encrypted=part.encrypted, provider=API,
                                      provider_data=part.provider_data)
             elif t == "message":
-                for ci, part in enumerate(_text_parts(item)):
-                    index = int(oi) * _SLOT + ci
+                parts = _text_parts(item, "/item")
+                if len(parts) > _SLOT:
+                    raise _SHAPE.error("/item/content", f"a message item with more than {_SLOT} content parts")
+                for ci, part in enumerate(parts):
+                    index = oi * _SLOT + ci
                     text = "" if index in self.text_seen else part.text
                     yield TextDelta(index, text, part.provider_data)
-        elif kind in ("response.completed", "response.incomplete", "response.failed", "response.cancelled"):
-            resp = ev.get("response") or {}
+        elif kind in _TERMINAL_EVENTS:
+            resp = _SHAPE.opt_obj(ev.get("response"), "/response")
             if resp.get("status") == "failed" and isinstance(resp.get("error"), dict):
                 err = resp["error"]
                 raise ProviderError(API, str(err.get("message") or err), status=None,
                                     retryable=err.get("code") in ("server_error", "rate_limit_exceeded"), error_type=err.get("code"), body=resp)
-            if resp.get("usage"):
+            if isinstance(resp.get("usage"), dict) and resp["usage"]:
                 yield UsageUpdate(responses_usage(resp["usage"]))
-            stop, vendor = stop_reason_of(resp)
+            stop, vendor = stop_reason_of(resp, "/response")
             self.stopped = True
             yield StopEvent(stop, vendor)
 
-    def finish(self) -> Iterator[StreamEvent]:
-        return iter(())
+    def _call(self, item: dict[str, Any], oi: int) -> ToolCall:
+        """The call of a ``function_call`` item at output index ``oi`` (a synthesized id uses
+        ``oi`` as its position, so the item's ``added`` and ``done`` events agree). A name that is
+        missing or not a string becomes ``""`` (the transport's check marks the call invalid)."""
+        call = _call_from_item(item, False, lambda: synth_call_id(self.response_id or ["item", oi], self.request, oi))
+        if tool_name(item.get("name"))[1] is not None:
+            call.name = ""
+        return call
+
+    @_SHAPE.guarded("a Responses stream")
+    def finish(self) -> list[StreamEvent]:
+        """``StopEvent("error", None)`` when the stream ended without ``response.completed``/
+        ``incomplete``/``failed``/``cancelled`` (cut off); nothing otherwise."""
+        if self.stopped:
+            return []
+        self.stopped = True
+        return [StopEvent("error", None)]
