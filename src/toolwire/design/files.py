@@ -205,9 +205,7 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
 
         Call it before read_file to find a file's exact name and to see how big it is, so you
         can page through a large file instead of reading it whole. Line counts are given for
-        text files up to 1 MiB. Links show where they lead inside the root; links that lead
-        outside the root, broken links, link loops and special files (pipes, devices, sockets)
-        are listed by kind and never opened.
+        text files up to 1 MiB. Special files and links out of the root are listed by kind only.
 
         Args:
             path: Directory {rel}.
@@ -370,8 +368,7 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
 
         Use it to run tests, scripts or build steps and to check an edit; run it again after a
         change, results are never reused. stdout and stderr are each cut to their last 200
-        lines and 20,000 characters. Background processes the program leaves behind are
-        stopped when it exits.
+        lines and 20,000 characters; background processes it leaves are stopped.
 
         Args:
             command: The program and its arguments as a list, e.g. ["python", "scripts/report.py", "--year", "2024"]; no shell, so no pipes, globs or redirection.
