@@ -727,7 +727,11 @@ class GeminiCodec:
         events = decoder.feed(body, merge_text=False) + decoder.finish(whole_body=True)
         from toolwire.stream import assemble
 
-        return check_tool_calls(assemble(events, API))
+        response = assemble(events, API)
+        for position, call in enumerate(response.tool_calls):
+            if position in decoder.bad_names:  # the name as sent (JSON text), as the other codecs keep it
+                call.name, call.invalid = decoder.bad_names[position], NAME_INVALID
+        return check_tool_calls(response)
 
     # ---------------------------------------------------------------- decode stream
 
@@ -1054,6 +1058,7 @@ class GeminiStreamDecoder:
         self.started = False
         self.meta: dict[str, Any] = {}
         self.request = request
+        self.bad_names: dict[int, str] = {}  # call position → the JSON text of a name that is not a string
 
     def _key(self, part: dict[str, Any]) -> str:
         if self.response_id:
@@ -1115,7 +1120,10 @@ class GeminiStreamDecoder:
             # a call arrives whole: started and ended at once. A nameless call starts with name ""
             # (check_tool_calls marks it invalid); arguments that are not an object go as their
             # JSON text so the assembler reports the JSON type.
-            name = "" if call.invalid == NAME_INVALID else call.name
+            name = call.name
+            if call.invalid == NAME_INVALID:
+                name = ""
+                self.bad_names[position] = call.name
             raw_args = _g(part, "functionCall").get("args")
             end_raw = None if call.arguments is not None else _json_text(raw_args)
             return [
