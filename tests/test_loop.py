@@ -384,3 +384,18 @@ def test_synthesized_ids_never_collide_within_a_conversation():
     ids = [x.call.id for x in r.tool_runs]
     assert ids == ["gemini-x-0", "gemini-x-0-2"]
     assert r.conversation.unanswered_tool_calls() == []
+
+
+def test_duplicate_vendor_id_in_one_response_is_refused_not_run():
+    ran = []
+
+    @tool
+    def note(text: str) -> str:
+        """Write a note."""
+        ran.append(text)
+        return "ok"
+
+    r = run(scripted([ToolCall("t1", "note", {"text": "a"}), ToolCall("t1", "note", {"text": "b"})], "done"), tools=[note])
+    assert ran == ["a"]
+    assert [x.result.content for x in r.tool_runs] == [
+        "ok", "Tool call 'note' was not run: duplicate tool call id t1 in one response.\nMake a new tool call if you still need the result."]

@@ -182,6 +182,10 @@ class ToolExecutor:
                 "Call the tool again with the complete arguments; keep long values shorter or split the work into several calls."
             )
         reason = call.invalid
+        if reason is not None and "argument" not in reason and "JSON" not in reason:
+            # not about the arguments (e.g. a duplicate call id): say the call was refused
+            return (f"Tool call {call.name!r} was not run: {reason}.\n"
+                    "Make a new tool call if you still need the result.")
         if reason is None:
             kind = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}.get(
                 type(call.arguments), type(call.arguments).__name__)

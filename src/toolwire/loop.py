@@ -328,13 +328,18 @@ def _unique_synthesized_ids(response: Response, conv: Conversation) -> None:
     """Re-number an id toolwire synthesized (never sent to the vendor) that collides with an id
     already in the conversation or in the same response, so every result pairs with one call."""
     seen = {c.id for m in conv.messages for c in m.tool_calls}
+    in_response: set[str] = set()
     for call in response.tool_calls:
         if call.id_synthesized and call.id in seen:
             n = 2
             while f"{call.id}-{n}" in seen:
                 n += 1
             call.id = f"{call.id}-{n}"
+        elif call.id in in_response and call.invalid is None:
+            # the vendor repeated an id inside one response: the later call cannot be paired safely
+            call.invalid = f"duplicate tool call id {call.id} in one response"
         seen.add(call.id)
+        in_response.add(call.id)
 
 
 async def _notify(callback: Callable[[Turn], Any] | None, turn: Turn) -> None:
