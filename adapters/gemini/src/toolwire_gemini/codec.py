@@ -318,7 +318,9 @@ def _image_wire(part: ImagePart) -> dict[str, Any]:
 
 
 def _synth_id(response_key: str, position: int) -> str:
-    return f"gemini-{response_key}-{position}"
+    """``gemini-<key>-<n>`` restricted to ``[A-Za-z0-9_-]`` so the id is valid for every vendor
+    (Anthropic's ``tool_use.id`` pattern) when the conversation moves elsewhere."""
+    return f"gemini-{re.sub(r'[^A-Za-z0-9_-]', '_', str(response_key))}-{position}"
 
 
 def _content_key(body: Any, request: ModelRequest | None = None) -> str:
