@@ -268,3 +268,24 @@ def test_translate_tool_report() -> None:
     wire, report = codec.translate_tool(Tool("f", "Does f.", {"type": "object", "properties": {}}, returns="a number", strict=True))
     assert wire == {"name": "f", "description": "Does f.\n\nReturns: a number", "input_schema": {"type": "object", "properties": {}}, "strict": True}
     assert report.api == "anthropic" and report.tool == "f" and len(report) == 0
+
+
+def test_consecutive_same_role_wire_messages_import_as_one_turn() -> None:
+    # pydantic-ai sends a retry prompt as a second user message right after the first one; the API
+    # combines consecutive same-role turns, and so must the import (the encoder merges them).
+    doc = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "notes"}}
+    body = {
+        "model": "claude-haiku-4-5", "max_tokens": 64,
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Hi"}]},
+            {"role": "user", "content": [{"type": "text", "text": "Validation feedback: please return text."}, doc]},
+        ],
+    }
+    req = codec.decode_request(body)
+    assert [m.role for m in req.messages] == ["user"]
+    assert [p.text for p in req.messages[0].parts] == ["Hi", "Validation feedback: please return text."]
+    assert req.messages[0].provider_data["anthropic"]["blocks"] == [{"position": 2, "block": doc}]
+    sent = codec.encode_request(req)["messages"]
+    assert sent == [{"role": "user", "content": [{"type": "text", "text": "Hi"},
+                                                  {"type": "text", "text": "Validation feedback: please return text."}, doc]}]
+    assert len(codec.decode_request({**body, "messages": sent}).messages) == 1

@@ -97,3 +97,40 @@ def test_mixed_history_drops_foreign_reasoning_keeps_gemini_reasoning() -> None:
     assert body["contents"][1]["parts"] == [{"text": "t", "thought": True, "thoughtSignature": "x"},
                                             {"functionCall": {"name": "f", "args": {}}, "thoughtSignature": SIG}]
     assert body["contents"][3] == {"role": "model", "parts": [{"text": "done"}]}
+
+
+# --- usage reports written in proto3 JSON leave zero counters out ------------------------------
+
+
+def test_missing_candidates_count_in_a_complete_report_is_zero() -> None:
+    # gemini-2.5-pro with maxOutputTokens=5 spent the budget on thoughts: no parts, no candidatesTokenCount
+    body = {
+        "candidates": [{"content": {"role": "model"}, "finishReason": "MAX_TOKENS", "index": 0}],
+        "modelVersion": "gemini-2.5-pro",
+        "usageMetadata": {"promptTokenCount": 15, "thoughtsTokenCount": 2, "totalTokenCount": 17,
+                          "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 15}]},
+    }
+    resp = CODEC.decode_response(body)
+    assert (resp.stop_reason, resp.vendor_stop_reason, resp.parts) == ("max_tokens", "MAX_TOKENS", [])
+    u = resp.usage
+    assert (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.cache_read_tokens) == (15, 0, 2, None)
+
+
+def test_stream_final_report_without_candidates_count_overrides_to_zero() -> None:
+    # thought-only chunks, then the answer chunk; the last usageMetadata has no candidatesTokenCount
+    chunks = [
+        {"candidates": [{"content": {"parts": [{"text": "**Plan**", "thought": True}], "role": "model"}, "index": 0}],
+         "usageMetadata": {"promptTokenCount": 30, "totalTokenCount": 97, "thoughtsTokenCount": 67}},
+        {"candidates": [{"content": {"parts": [{"text": "3"}], "role": "model"}, "finishReason": "STOP", "index": 0}],
+         "usageMetadata": {"promptTokenCount": 30, "totalTokenCount": 2485, "thoughtsTokenCount": 2455}},
+    ]
+    resp = assemble(CODEC.decode_stream(chunks, ModelRequest("gemini-2.5-flash", [Message.user("q")], stream=True)))
+    assert resp.text == "3"
+    assert (resp.usage.input_tokens, resp.usage.output_tokens, resp.usage.reasoning_tokens) == (30, 0, 2455)
+
+
+def test_partial_report_without_total_keeps_missing_counters_unknown() -> None:
+    body = {"candidates": [{"content": {"parts": [{"text": "hi"}], "role": "model"}, "finishReason": "STOP"}],
+            "usageMetadata": {"promptTokenCount": 7}}
+    u = CODEC.decode_response(body).usage
+    assert (u.input_tokens, u.output_tokens) == (7, None)

@@ -1018,7 +1018,10 @@ class AnthropicCodec:
     def decode_request(self, body: dict[str, Any]) -> ModelRequest:
         """An Anthropic request body → canonical :class:`ModelRequest`.
 
-        Messages become canonical parts (text, image, tool call, tool result, reasoning); only the
+        Messages become canonical parts (text, image, tool call, tool result, reasoning); consecutive
+        messages of one role become one canonical message, as the API combines them into one turn
+        ("consecutive user or assistant turns in your request will be combined into a single turn",
+        Messages API reference) and :meth:`encode_request` sends them so. Only the
         declared opaque vendor fields ride in ``provider_data["anthropic"]`` (``cache_control``,
         ``citations``, ``caller``, ``toolset_name``; thinking signatures and redacted data are the
         reasoning part's own fields; blocks with no canonical form are kept whole with their
@@ -1032,6 +1035,7 @@ class AnthropicCodec:
         """
         body = _obj(body, "")
         messages: list[Message] = []
+        block_counts: list[int] = []  # wire blocks behind each canonical message (opaque positions)
         for mi, m in enumerate(_opt_list(body.get("messages"), "/messages")):
             m = _obj(m, f"/messages/{mi}")
             role = m.get("role")
@@ -1041,7 +1045,19 @@ class AnthropicCodec:
                 m.get("content"), role=role, pointer=f"/messages/{mi}/content",
                 synth=lambda pos, mi=mi: _synth_id(["import", mi], None, pos),
             )
+            if messages and messages[-1].role == role:
+                # the API combines consecutive turns of one role into a single turn (and the encoder
+                # sends them so): import them as that one turn, opaque positions shifted behind it
+                prev = messages[-1]
+                shift = block_counts[-1]
+                prev.parts.extend(parts)
+                if opaque:
+                    prev.provider_data.setdefault(API, {}).setdefault("blocks", []).extend(
+                        {**o, "position": o["position"] + shift} for o in opaque)
+                block_counts[-1] += len(parts) + len(opaque)
+                continue
             messages.append(Message(role, parts, {API: {"blocks": opaque}} if opaque else {}))
+            block_counts.append(len(parts) + len(opaque))
 
         settings: dict[str, Any] = {}
         instructions: str | None = None

@@ -279,12 +279,25 @@ def usage_from_metadata(meta: Any) -> Usage:
     ``candidatesTokenCount`` → output, ``cachedContentTokenCount`` → cache_read,
     ``thoughtsTokenCount`` → reasoning, ``toolUsePromptTokenCount`` → tool_use_prompt_tokens.
     A counter that is not a non-negative integer (e.g. ``"12"``) is left ``None``; a
-    ``usageMetadata`` that is not an object gives an empty usage."""
+    ``usageMetadata`` that is not an object gives an empty usage.
+
+    The API writes ``usageMetadata`` in proto3 JSON, which leaves out a field whose value is zero:
+    a thinking model that spent its whole budget on thoughts reports no ``candidatesTokenCount``
+    at all (``{"promptTokenCount": 15, "thoughtsTokenCount": 2, "totalTokenCount": 17}``). So in
+    a report that carries ``totalTokenCount`` a missing ``promptTokenCount`` or
+    ``candidatesTokenCount`` is read as ``0``, not as unknown; the optional counters (thoughts,
+    cache, tool-use prompt) stay ``None`` when absent."""
     if not isinstance(meta, dict):
         return Usage(requests=1)
+    complete = _g(meta, "totalTokenCount") is not None
+
+    def primary(key: str) -> int | None:
+        value = _g(meta, key)
+        return 0 if value is None and complete else _counter(value)
+
     return Usage(
-        input_tokens=_counter(_g(meta, "promptTokenCount")),
-        output_tokens=_counter(_g(meta, "candidatesTokenCount")),
+        input_tokens=primary("promptTokenCount"),
+        output_tokens=primary("candidatesTokenCount"),
         cache_read_tokens=_counter(_g(meta, "cachedContentTokenCount")),
         cache_write_tokens=None,
         reasoning_tokens=_counter(_g(meta, "thoughtsTokenCount")),
