@@ -249,3 +249,53 @@ def test_count_tokens_live_endpoint(responses_model: Any) -> None:
     assert sent.json == {"model": "gpt-4o", "input": [{"role": "user", "content": "hello"}], "instructions": "Be brief.",
                          "tools": [{"type": "function", "name": "db_lookup", "description": "Look up a value by key.",
                                     "parameters": LOOKUP.input_schema, "strict": False}]}
+
+
+# --- custom (free-text) tool calls: never run, sent back as themselves -------------------------
+
+CUSTOM_ITEM = {"type": "custom_tool_call", "id": "ctc_0a1", "call_id": "call_sql1", "name": "execute_sql",
+               "input": "SELECT * FROM users;", "status": "completed"}
+
+
+def _custom_history(resp: Any) -> list[Message]:
+    return [Message.user("Show me all users"), resp.to_message(),
+            Message("user", [ToolResult("call_sql1", "tool not available", is_error=True)])]
+
+
+def test_custom_tool_call_is_invalid_and_goes_back_as_custom_items() -> None:
+    from toolwire_openai import OpenAIResponsesCodec
+
+    codec = OpenAIResponsesCodec()
+    body = {"id": "resp_c1", "status": "completed", "model": "gpt-5-2025-08-07",
+            "output": [{"type": "reasoning", "id": "rs_c1", "summary": [], "encrypted_content": ENC}, CUSTOM_ITEM]}
+    resp = codec.decode_response(body)
+    (call,) = resp.tool_calls
+    assert (call.id, call.name, call.raw_arguments) == ("call_sql1", "execute_sql", "SELECT * FROM users;")
+    assert call.invalid is not None and "custom" in call.invalid
+    sent = codec.encode_request(ModelRequest("gpt-5", _custom_history(resp)))["input"]
+    assert sent[2] == CUSTOM_ITEM  # the same item, input text unchanged (not a function_call with "{}")
+    assert sent[3] == {"type": "custom_tool_call_output", "call_id": "call_sql1", "output": "Error: tool not available"}
+
+
+def test_streamed_custom_tool_call_is_kept_and_marked_like_the_plain_one() -> None:
+    from toolwire.stream import assemble
+    from toolwire_openai import OpenAIResponsesCodec
+    from toolwire_openai._common import check_tool_calls
+
+    codec = OpenAIResponsesCodec()
+    started = {**CUSTOM_ITEM, "input": "", "status": "in_progress"}
+    events = [
+        {"type": "response.created", "response": {"id": "resp_c2", "model": "gpt-5-2025-08-07", "status": "in_progress"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": started},
+        {"type": "response.custom_tool_call_input.delta", "output_index": 0, "item_id": "ctc_0a1", "delta": "SELECT * "},
+        {"type": "response.custom_tool_call_input.delta", "output_index": 0, "item_id": "ctc_0a1", "delta": "FROM users;"},
+        {"type": "response.custom_tool_call_input.done", "output_index": 0, "item_id": "ctc_0a1", "input": "SELECT * FROM users;"},
+        {"type": "response.output_item.done", "output_index": 0, "item": CUSTOM_ITEM},
+        {"type": "response.completed", "response": {"id": "resp_c2", "status": "completed", "output": [CUSTOM_ITEM],
+                                                    "usage": {"input_tokens": 61, "output_tokens": 148}}},
+    ]
+    resp = check_tool_calls(assemble(codec.decode_stream(events, ModelRequest("gpt-5", [Message.user("q")], stream=True))))
+    (call,) = resp.tool_calls  # before the fix a streamed custom call vanished and the turn looked final
+    assert (call.id, call.raw_arguments, resp.stop_reason) == ("call_sql1", "SELECT * FROM users;", "tool_use")
+    assert call.invalid is not None and "custom" in call.invalid
+    assert codec.encode_request(ModelRequest("gpt-5", _custom_history(resp)))["input"][1]["type"] == "custom_tool_call"

@@ -248,11 +248,16 @@ def mark_duplicate_ids(calls: Iterable[ToolCall]) -> None:
 
 def check_tool_calls(response: Response) -> Response:
     """Mark the tool calls of a finished response that cannot be run: no usable name →
-    :data:`NAME_INVALID`; a repeated id → :func:`duplicate_id_invalid`. Returns ``response``.
+    :data:`NAME_INVALID`; a repeated id → :func:`duplicate_id_invalid`; a Responses
+    ``custom_tool_call`` (``provider_data[...]["custom"]``) → not supported. Returns ``response``.
     The codecs' ``decode_response`` and the transports' streamed ``send`` call it; a stream
     assembled by hand from ``decode_stream`` can be passed through it."""
     calls = response.tool_calls
     for call in calls:
+        for api_data in call.provider_data.values():
+            if isinstance(api_data, dict) and api_data.get("custom"):
+                # a Responses custom (free-text) tool call, also when assembled from a stream
+                call.invalid = "custom (free-text) tool calls are not supported by toolwire; declare a function tool"
         if (not isinstance(call.name, str) or not call.name) and call.invalid is None:
             call.name = call.name if isinstance(call.name, str) else str(call.name)
             call.invalid = NAME_INVALID

@@ -107,7 +107,7 @@ def stop_reason_of(resp: dict[str, Any], pointer: str = "") -> tuple[str, str | 
     ``vendor`` is ``status``, plus ``":" + incomplete_details.reason`` when present (e.g.
     ``"incomplete:max_output_tokens"``). Canonical: ``failed``/``cancelled`` → ``error``;
     ``incomplete`` → :data:`INCOMPLETE_REASONS`; otherwise ``tool_use`` when the output holds a
-    ``function_call`` item, ``refusal`` when a message holds a ``refusal`` part, else ``end_turn``.
+    ``function_call`` or ``custom_tool_call`` item (the model waits for its output), ``refusal`` when a message holds a ``refusal`` part, else ``end_turn``.
     Raises :class:`~toolwire.errors.ResponseDecodeError` when ``status`` or the reason is not a
     string (``pointer``: where ``resp`` sits, e.g. ``/response`` in a stream event).
     """
@@ -120,7 +120,7 @@ def stop_reason_of(resp: dict[str, Any], pointer: str = "") -> tuple[str, str | 
     if status == "incomplete":
         return INCOMPLETE_REASONS.get(reason or "", "max_tokens"), vendor
     output = resp.get("output") if isinstance(resp.get("output"), list) else []
-    if any(isinstance(i, dict) and i.get("type") == "function_call" for i in output):
+    if any(isinstance(i, dict) and i.get("type") in ("function_call", "custom_tool_call") for i in output):
         return "tool_use", vendor
     for item in output:
         if isinstance(item, dict) and item.get("type") == "message" and isinstance(item.get("content"), list):
@@ -148,6 +148,29 @@ def _reasoning_part(item: dict[str, Any], at: str = "") -> ReasoningPart:
         pd["null_encrypted"] = True
     encrypted = _SHAPE.opt_str(item.get("encrypted_content"), f"{at}/encrypted_content")
     return ReasoningPart(text=_summary_text(item, at), encrypted=encrypted, provider=API, provider_data={API: pd})
+
+
+#: Why a ``custom_tool_call`` is never run (see :func:`_as_custom_call`).
+CUSTOM_CALL_INVALID = "custom (free-text) tool calls are not supported by toolwire; declare a function tool"
+
+
+def _as_custom_call(call: ToolCall, item: dict[str, Any]) -> ToolCall:
+    """Turn the call decoded from a ``custom_tool_call`` item (a free-text ``input`` for a tool
+    declared ``{"type": "custom"}``) into an invalid call that is never run but goes back on the
+    wire as the same ``custom_tool_call`` item, answered by a ``custom_tool_call_output`` (the
+    API pairs a custom call only with that output type). ``raw_arguments`` keeps the ``input``
+    text; ``provider_data["openai-responses"]["custom"]`` marks it."""
+    raw_input = item.get("input")
+    call.arguments = None
+    call.raw_arguments = raw_input if isinstance(raw_input, str) else None
+    call.invalid = CUSTOM_CALL_INVALID
+    call.incomplete = False
+    rest = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "call_id", "name", "input")}
+    pd: dict[str, Any] = {"custom": True, "item": rest}
+    if item.get("id") is not None:
+        pd["item_id"] = item["id"]
+    call.provider_data = {API: pd}
+    return call
 
 
 def _call_from_item(item: dict[str, Any], cut_off: bool, synth: Callable[[], str] | None = None) -> ToolCall:
@@ -254,7 +277,7 @@ class OpenAIResponsesCodec:
         out.update(copy.deepcopy((part.provider_data.get(API) or {}).get("part") or {}))
         return out
 
-    def _user_items(self, msg: Message, answered: set[str] | None = None) -> list[dict[str, Any]]:
+    def _user_items(self, msg: Message, answered: set[str] | None = None, custom: set[str] | None = None) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         content: list[dict[str, Any]] = []
         for part in msg.parts:
@@ -271,7 +294,8 @@ class OpenAIResponsesCodec:
                 else:
                     output = [{"type": "input_text", "text": t} for t in texts if t or not images]
                     output.extend(self._image(i) for i in images)
-                item = {"type": "function_call_output", "call_id": part.tool_call_id, "output": output}
+                kind = "custom_tool_call_output" if custom and part.tool_call_id in custom else "function_call_output"
+                item = {"type": kind, "call_id": part.tool_call_id, "output": output}
                 items.append(apply_overrides(item, pd.get("item")))
             elif isinstance(part, TextPart):
                 content.append({"type": "input_text", "text": part.text})
@@ -328,7 +352,10 @@ class OpenAIResponsesCodec:
                 if keep is not None and id(part) not in keep:
                     continue  # a later call repeating a call_id already sent
                 pd = part.provider_data.get(API) or {}
-                item = {"type": "function_call", "call_id": part.id, "name": part.name, "arguments": arguments_text(part)}
+                if pd.get("custom"):  # a custom (free-text) tool call goes back as itself
+                    item = {"type": "custom_tool_call", "call_id": part.id, "name": part.name, "input": part.raw_arguments or ""}
+                else:
+                    item = {"type": "function_call", "call_id": part.id, "name": part.name, "arguments": arguments_text(part)}
                 if pd.get("item_id") is not None:
                     item["id"] = pd["item_id"]
                 item.update(copy.deepcopy(pd.get("item") or {}))
@@ -376,8 +403,10 @@ class OpenAIResponsesCodec:
             items.append({"role": role, "content": request.instructions})
         sent: set[str] = set()
         answered: set[str] = set()
+        custom = {c.id for m in messages if m.role == "assistant" for c in m.tool_calls
+                  if (c.provider_data.get(API) or {}).get("custom")}
         for msg in messages:
-            msg_items = self._assistant_items(msg, sent) if msg.role == "assistant" else self._user_items(msg, answered)
+            msg_items = self._assistant_items(msg, sent) if msg.role == "assistant" else self._user_items(msg, answered, custom)
             for pos, opaque in (msg.provider_data.get(API) or {}).get("opaque") or []:
                 msg_items.insert(pos, copy.deepcopy(opaque))
             items.extend(msg_items)
@@ -455,10 +484,7 @@ class OpenAIResponsesCodec:
                 calls += 1
                 call = _call_from_item(item, cut_off, lambda: synth_call_id(rid or body, request, position))
                 if kind == "custom_tool_call":
-                    raw_input = item.get("input")
-                    call.arguments, call.raw_arguments = None, raw_input if isinstance(raw_input, str) else None
-                    call.invalid = "custom (free-text) tool calls are not supported by toolwire; declare a function tool"
-                    call.incomplete, call.provider_data = False, {}
+                    _as_custom_call(call, item)
                 parts.append(call)
         response = Response(
             parts=parts,
@@ -791,6 +817,10 @@ class ResponsesStreamDecoder:
                     yield ToolCallEnd(oi * _SLOT, raw_arguments=raw or "", provider_data=call.provider_data)
                 else:  # a number, array, ...: its JSON text, so the call is invalid with the reason
                     yield ToolCallEnd(oi * _SLOT, raw_arguments=json.dumps(raw, ensure_ascii=False), provider_data=call.provider_data)
+            elif t == "custom_tool_call":
+                call = _as_custom_call(self._call(item, oi), item)
+                yield ToolCallStart(oi * _SLOT, call.id, call.name, id_synthesized=call.id_synthesized, provider_data=call.provider_data)
+                yield ToolCallEnd(oi * _SLOT, raw_arguments=call.raw_arguments or "", provider_data=call.provider_data)
             elif t == "reasoning":
                 part = _reasoning_part(item, "/item")
                 yield ReasoningDelta(oi * _SLOT, text=part.text, encrypted=part.encrypted, provider=API,
