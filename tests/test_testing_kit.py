@@ -93,3 +93,34 @@ def test_missing_cassette_says_how_to_record(pytester: pytest.Pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*no cassette at*record it once with `pytest --toolwire-record`*"])
+
+
+def test_scrubbing_removes_every_credential_form():
+    from vcr.request import Request
+
+    from toolwire.testing.pytest_plugin import _scrub_request, _scrub_response
+
+    req = Request("POST", "http://gwuser:SECRET-PASSWORD@gw.example:8080/v1/models/x:generateContent?key=K1&api-key=K2&token=K3&alt=sse",
+                  b"{}", {"Authorization": "Bearer K4", "Helicone-Auth": "Bearer K5", "X-Portkey-Api-Key": "K6",
+                          "content-type": "application/json"})
+    out = _scrub_request(req)
+    text = out.uri + repr(dict(out.headers))
+    for secret in ("SECRET-PASSWORD", "gwuser", "K1", "K2", "K3", "K4", "K5", "K6"):
+        assert secret not in text
+    assert out.uri == "http://gw.example:8080/v1/models/x:generateContent?alt=sse"
+    assert dict(out.headers) == {"content-type": "application/json"}
+    resp = {"headers": {"set-cookie": ["s=1"], "anthropic-ratelimit-tokens-remaining": ["10"], "x-api-key": ["k"]}}
+    assert _scrub_response(resp)["headers"] == {"anthropic-ratelimit-tokens-remaining": ["10"]}
+
+
+def test_cassette_names_are_unique_and_safe():
+    from types import SimpleNamespace
+
+    from toolwire.testing.pytest_plugin import _cassette_name
+
+    names = {_cassette_name(SimpleNamespace(nodeid=n, name=n.split("::")[-1])) for n in (
+        "t.py::TestParis::test_answer", "t.py::TestOslo::test_answer", "t.py::test_x[a/b]", "t.py::test_x[a_b]",
+        "t.py::test_x[" + "ü" * 300 + "]")}
+    assert len(names) == 5
+    assert all(len(n) <= 120 and all(c.isalnum() or c in "._-" for c in n) for n in names)
+    assert _cassette_name(SimpleNamespace(nodeid="t.py::test_plain", name="test_plain")) == "test_plain"

@@ -109,11 +109,12 @@ class ProviderError(ToolwireError):
         body: Any = None,
     ) -> None:
         self.provider = provider
-        self.status = status
-        self.message = message
-        self.retryable = retryable
-        self.error_type = error_type
+        self.status = status if isinstance(status, int) and not isinstance(status, bool) else None
+        self.message = message if isinstance(message, str) else str(message)
+        self.retryable = bool(retryable)
+        self.error_type = error_type if error_type is None or isinstance(error_type, str) else str(error_type)
         self.body = body
+        status, message, error_type = self.status, self.message, self.error_type
         where = f"HTTP {status}" if status is not None else "no HTTP status"
         super().__init__(f"{provider} API error ({where}{', ' + error_type if error_type else ''}): {message}"
                          f"{' (retryable)' if retryable else ''}")

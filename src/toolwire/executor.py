@@ -177,6 +177,11 @@ class ToolExecutor:
     @staticmethod
     def _invalid_arguments(call: ToolCall) -> str:
         if call.incomplete:
+            if call.invalid and "stream ended" in call.invalid:
+                return (
+                    f"Tool call {call.name!r} was cut off before its arguments were complete (the response stream ended early), "
+                    "so it was not run.\nCall the tool again with the complete arguments."
+                )
             return (
                 f"Tool call {call.name!r} was cut off by the output-token limit before its arguments were complete, so it was not run.\n"
                 "Call the tool again with the complete arguments; keep long values shorter or split the work into several calls."

@@ -338,6 +338,15 @@ def _unique_synthesized_ids(response: Response, conv: Conversation) -> None:
         elif call.id in in_response and call.invalid is None:
             # the vendor repeated an id inside one response: the later call cannot be paired safely
             call.invalid = f"duplicate tool call id {call.id} in one response"
+        elif call.id in seen and call.id not in in_response:
+            # an id already used in an earlier turn (servers that number calls call_0… per
+            # response): re-number it so its result pairs with it; the vendor's id is kept
+            original = call.id
+            n = 2
+            while f"{original}_{n}" in seen:
+                n += 1
+            call.id = f"{original}_{n}"
+            call.provider_data.setdefault("toolwire", {})["vendor_id"] = original
         seen.add(call.id)
         in_response.add(call.id)
 

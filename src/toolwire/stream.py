@@ -215,9 +215,10 @@ class StreamAssembler:
                 # the vendor never closed this call: whatever its text, it is not safe to run
                 raw = "".join(slot.fragments)
                 part.raw_arguments = raw
-                part.arguments, invalid = parse_arguments(raw)
+                part.arguments, _ = parse_arguments(raw)
                 part.incomplete = True
-                part.invalid = invalid or "the stream ended before this tool call was complete"
+                part.invalid = ("the output-token limit cut this tool call off" if stop == "max_tokens"
+                                else "the stream ended before this tool call was complete")
             if slot.kind == "tool_call" and stop == "max_tokens" and part.invalid is not None:
                 part.incomplete = True
             parts.append(part)

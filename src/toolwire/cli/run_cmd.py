@@ -61,6 +61,19 @@ def render_turn(console: Any, turn: Any) -> None:
 
 
 def _load_tools(spec: str) -> list[Any]:
+    """Tools from ``module``, ``module:attr``, ``file.py`` or ``file.py:attr``; any failure to
+    load becomes a one-line ``BadParameter`` (exit 2), never a traceback."""
+    try:
+        return _load_tools_unchecked(spec)
+    except typer.BadParameter:
+        raise
+    except SystemExit as exc:
+        raise typer.BadParameter(f"loading {spec!r} called sys.exit({exc.code!r})") from None
+    except Exception as exc:
+        raise typer.BadParameter(f"cannot load tools from {spec!r}: {type(exc).__name__}: {exc}") from None
+
+
+def _load_tools_unchecked(spec: str) -> list[Any]:
     from ..tools import Tool
 
     module_name, _, attr = spec.partition(":")
@@ -88,6 +101,9 @@ def _load_tools(spec: str) -> list[Any]:
         objs = obj if isinstance(obj, (list, tuple)) else [obj]
     else:
         objs = [v for v in vars(module).values() if isinstance(v, Tool)]
+    for o in objs:
+        if not isinstance(o, Tool) and not callable(o):
+            raise typer.BadParameter(f"{spec!r} is a {type(o).__name__}, not a tool, a typed function or a list of them")
     tools = [o if isinstance(o, Tool) else Tool.from_function(o) for o in objs]
     if not tools:
         raise typer.BadParameter(f"{spec!r} defines no tools")
@@ -107,6 +123,8 @@ def run_command(
     import toolwire
     from ..errors import RunLimitExceeded, ToolwireError
 
+    if max_turns < 1:
+        raise typer.BadParameter(f"--max-turns must be at least 1, got {max_turns}")
     tool_list = _load_tools(tools) if tools else []
     try:
         m = toolwire.model(model)
@@ -172,7 +190,11 @@ def demo_command(
             _console(True).print(f"[red]error:[/] {m.name} runs live and needs an API key: {problem}")
             raise typer.Exit(2)
         console.print(f"[bold]toolwire demo[/] (live): {m.name} makes the decisions; the file tools run on a copy of the data.")
-    root = demo.prepare_workspace(workdir)
+    try:
+        root = demo.prepare_workspace(workdir)
+    except (OSError, FileExistsError) as exc:
+        _console(True).print(f"[red]error:[/] cannot use --workdir {workdir}: {exc}")
+        raise typer.Exit(2)
     console.print(f"[dim]workspace (kept after the run, delete it when done): {root}[/]")
     console.print(f"[bold]task:[/] {demo.TASK}")
     tools = file_tools(root)

@@ -51,6 +51,8 @@ _NEW_LINES = (
 def prepare_workspace(target: Path | None = None) -> Path:
     """Copy the demo data folder to ``target`` (a new temporary folder by default); return it."""
     root = Path(target) if target is not None else Path(tempfile.mkdtemp(prefix="toolwire-demo-"))
+    if root.exists() and not root.is_dir():
+        raise FileExistsError(f"{root} is a file; give an empty or new folder")
     if root.exists() and any(root.iterdir()):
         raise FileExistsError(f"{root} is not empty; give an empty or new folder")
     shutil.copytree(DATA_DIR, root, dirs_exist_ok=True)

@@ -210,30 +210,39 @@ def load_cassette(path: str | Path) -> list[Interaction]:
     with open(path, "rb") as fh:
         doc = yaml.safe_load(fh)
     interactions = doc.get("interactions", []) if isinstance(doc, dict) else []
+    if not isinstance(interactions, list):
+        raise ValueError("'interactions' is not a list")
     out: list[Interaction] = []
     for i, it in enumerate(interactions):
-        req, resp = it.get("request", {}), it.get("response", {})
-        req_text = decode_body(req.get("body"), req.get("parsed_body"))
-        resp_text = decode_body(resp.get("body"), resp.get("parsed_body"))
-        status = resp.get("status", {})
-        code = status.get("code") if isinstance(status, dict) else status
-        uri = req.get("uri", "")
         try:
-            req_json = json.loads(req_text) if req_text else None
-        except json.JSONDecodeError:
-            req_json = None
-        resp_headers = resp.get("headers") or {}
-        inter = Interaction(
-            index=i,
-            method=req.get("method", "POST"),
-            uri=uri,
-            request_headers=req.get("headers") or {},
-            request_text=req_text,
-            status=int(code or 0),
-            response_headers=resp_headers,
-            response_text=resp_text,
-            api=detect_api(uri, req_json),
-            stream_format=_stream_format(uri, req_json, resp_headers, resp_text),
-        )
-        out.append(inter)
+            out.append(_interaction(i, it))
+        except Exception as exc:  # name the interaction that is broken
+            raise ValueError(f"interaction {i} is malformed: {type(exc).__name__}: {exc}") from exc
     return out
+
+
+def _interaction(i: int, it: Any) -> Interaction:
+    req, resp = it.get("request", {}), it.get("response", {})
+    req_text = decode_body(req.get("body"), req.get("parsed_body"))
+    resp_text = decode_body(resp.get("body"), resp.get("parsed_body"))
+    status = resp.get("status", {})
+    code = status.get("code") if isinstance(status, dict) else status
+    uri = req.get("uri", "")
+    try:
+        req_json = json.loads(req_text) if req_text else None
+    except json.JSONDecodeError:
+        req_json = None
+    resp_headers = resp.get("headers") or {}
+    inter = Interaction(
+        index=i,
+        method=req.get("method", "POST"),
+        uri=uri,
+        request_headers=req.get("headers") or {},
+        request_text=req_text,
+        status=int(code or 0),
+        response_headers=resp_headers,
+        response_text=resp_text,
+        api=detect_api(uri, req_json),
+        stream_format=_stream_format(uri, req_json, resp_headers, resp_text),
+    )
+    return inter

@@ -34,15 +34,45 @@ __all__ = ["cassette", "SCRUBBED_REQUEST_HEADERS", "SCRUBBED_QUERY_PARAMETERS", 
 
 SCRUBBED_REQUEST_HEADERS = ("authorization", "x-api-key", "x-goog-api-key", "api-key", "cookie", "openai-organization",
                             "openai-project", "proxy-authorization")
-SCRUBBED_QUERY_PARAMETERS = ("key", "api_key", "apikey", "access_token")
+SCRUBBED_QUERY_PARAMETERS = ("key", "api_key", "api-key", "apikey", "access_token", "token", "auth", "signature", "sig")
 SCRUBBED_RESPONSE_HEADERS = ("set-cookie", "openai-organization", "openai-project", "anthropic-organization-id",
                              "x-goog-api-key", "authorization")
+
+#: Any header or query parameter whose name contains one of these words is scrubbed as well
+#: (gateway headers such as ``Helicone-Auth`` or ``X-Portkey-Api-Key``).
+SENSITIVE_NAME_PARTS = ("auth", "key", "token", "secret", "password", "cookie", "session", "credential", "signature")
+
+
+# response headers: rate-limit counters ("...-tokens-remaining") are kept, credentials are not
+_RESPONSE_SECRET_WORDS = ("auth", "secret", "password", "cookie", "credential", "api-key", "api_key", "apikey")
+
+
+def _sensitive(name: str, exact: tuple[str, ...]) -> bool:
+    low = name.lower()
+    return low in exact or any(part in low for part in SENSITIVE_NAME_PARTS)
+
+
+def _scrub_request(request: Any) -> Any:
+    """Remove credentials from a request before vcrpy writes it: sensitive headers, sensitive
+    query parameters (``key``, ``api-key``, ``token`` …) and ``user:password@`` in the URI."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    for name in list(request.headers):
+        if _sensitive(name, SCRUBBED_REQUEST_HEADERS):
+            del request.headers[name]
+    parts = urlsplit(request.uri)
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                       if not _sensitive(k, SCRUBBED_QUERY_PARAMETERS)])
+    request.uri = urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    return request
 
 
 def _scrub_response(response: dict[str, Any]) -> dict[str, Any]:
     headers = response.get("headers") or {}
     for name in list(headers):
-        if name.lower() in SCRUBBED_RESPONSE_HEADERS:
+        low = name.lower()
+        if low in SCRUBBED_RESPONSE_HEADERS or any(w in low for w in _RESPONSE_SECRET_WORDS):
             del headers[name]
     return response
 
@@ -68,6 +98,7 @@ def cassette(path: str | Path, *, record: bool = False) -> Any:
         record_mode="all" if record else "none",
         filter_headers=list(SCRUBBED_REQUEST_HEADERS),
         filter_query_parameters=list(SCRUBBED_QUERY_PARAMETERS),
+        before_record_request=_scrub_request,
         before_record_response=_scrub_response,
         decode_compressed_response=True,
         match_on=["method", "path", "query"],
@@ -95,6 +126,22 @@ def _record_mode(config: pytest.Config) -> str:
     return "replay"
 
 
+def _cassette_name(node: Any) -> str:
+    """A file name unique per test: the class path and test name (parametrize id included),
+    reduced to ``[A-Za-z0-9._-]``; when that loses information or is long, a short hash of the
+    full node id keeps different tests apart."""
+    import hashlib
+    import re
+
+    parts = [p for p in node.nodeid.split("::")[1:]]
+    raw = ".".join(parts) or node.name
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", raw.replace("[", "-").replace("]", "")).strip("._") or "test"
+    if safe != raw.replace("[", "-").replace("]", "") or len(safe) > 120:
+        digest = hashlib.sha256(node.nodeid.encode("utf-8")).hexdigest()[:10]
+        safe = f"{safe[:100]}-{digest}"
+    return safe
+
+
 @pytest.fixture
 def toolwire_record_mode(request: pytest.FixtureRequest) -> str:
     """``"record"`` with ``--toolwire-record`` / ``TOOLWIRE_RECORD=1``, else ``"replay"``."""
@@ -112,8 +159,7 @@ def toolwire_cassette(request: pytest.FixtureRequest, toolwire_record_mode: str)
         if not path.is_absolute():
             path = test_file.parent / path
     else:
-        name = request.node.name.replace("/", "_").replace("[", "-").replace("]", "")
-        path = test_file.parent / "cassettes" / test_file.stem / f"{name}.yaml"
+        path = test_file.parent / "cassettes" / test_file.stem / f"{_cassette_name(request.node)}.yaml"
     with cassette(path, record=toolwire_record_mode == "record") as cas:
         yield cas
 

@@ -388,12 +388,17 @@ async def _replay_segment(api: str, inters: list[Interaction], recorded: list[Mo
     except RunLimitExceeded:
         pass  # the recording ends on a tool call (or the next request starts a new conversation)
     except ToolwireError as exc:
-        report.errors.append(f"interaction {inters[min(rm.turn, len(inters)) - 1].index}: {exc}")
+        report.errors.append(f"interaction {inters[max(min(rm.turn, len(inters)) - 1, 0)].index}: {exc}")
+    except Exception as exc:  # anything else is a toolwire bug: report it on the interaction
+        report.errors.append(f"interaction {inters[max(min(rm.turn, len(inters)) - 1, 0)].index}: {type(exc).__name__}: {exc}")
     finally:
         await inner.aclose()
         await settings["http_client"].aclose()
     for k, resp in enumerate(rm.responses):
         report.responses.append(_response_record(inters[k].index, resp))
+        if resp.stop_reason == "error" and resp.vendor_stop_reason is None:
+            report.errors.append(f"interaction {inters[k].index}: the recorded response ended without a stop reason "
+                                 "(a stream cut off before its terminal event?)")
     synthesized = {c.id for resp in rm.responses for c in resp.tool_calls if c.id_synthesized}
     for k, sent_body in enumerate(transport.sent):
         if k >= len(inters):
@@ -417,11 +422,19 @@ async def replay_file(path: str | Path, display_name: str | None = None) -> File
 
     inters = load_cassette(path)
     apis = {i.api for i in inters if i.api}
-    api = apis.pop() if len(apis) == 1 else None
+    api = next(iter(apis)) if len(apis) == 1 else None
     report = FileReport(display_name or str(path), api)
-    if api is None:
-        report.errors.append("cannot tell which API the cassette records" if not apis else f"mixed APIs: {sorted(apis | {api})}")
+    if not inters:
+        report.errors.append("the cassette holds no interactions")
         return report
+    if api is None:
+        report.errors.append("cannot tell which API the cassette records" if not apis
+                             else f"mixed APIs in one cassette: {', '.join(sorted(apis))}; replay needs one API per file")
+        return report
+    for i in inters:
+        if i.api != api or i.request_json is None:
+            what = "has no JSON request body" if i.request_json is None else f"is not a request to the {api} API"
+            report.notes.append(f"interaction {i.index} ({i.method} {i.uri}) {what}; skipped")
     codec = get_codec(PROVIDER_FOR_API[api])
     usable = [i for i in inters if i.api == api and i.request_json is not None]
     decoded: list[ModelRequest] = []
@@ -506,7 +519,15 @@ def _count_calls(inter: Interaction, codec: Any, request: ModelRequest) -> int:
 
 
 def check_expected(report: FileReport, expected: dict[str, Any]) -> None:
-    """Compare the decoded responses with an ``expected.json`` entry (recordings README layout)."""
+    """Compare the decoded responses with an ``expected.json`` entry (recordings README layout).
+    An entry that does not have that layout is reported on the file, never raised."""
+    try:
+        _check_expected(report, expected)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        report.expected_mismatches.append(f"expected.json entry for this file is malformed ({type(exc).__name__}: {exc})")
+
+
+def _check_expected(report: FileReport, expected: dict[str, Any]) -> None:
     by_index = {r["interaction"]: r for r in report.responses}
     for exp in expected.get("responses", []):
         got = by_index.get(exp["interaction"])
@@ -545,13 +566,19 @@ def replay_paths(paths: list[str]) -> dict[str, Any]:
     ``{"files": [...], "totals": {...}}``. Responses are checked against an ``expected.json``
     found beside or above the files (the recordings README layout) when there is one."""
     files: list[tuple[str, Path]] = []
+    missing: list[str] = []
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            for f in sorted(list(path.rglob("*.yaml")) + list(path.rglob("*.yml"))):
+            found = sorted(f for f in list(path.rglob("*.yaml")) + list(path.rglob("*.yml")) if f.is_file())
+            if not found:
+                missing.append(f"{p}: no cassettes (*.yaml, *.yml) in this folder")
+            for f in found:
                 files.append((str(f) if p.endswith("/") else str(Path(p) / f.relative_to(path)), f))
-        else:
+        elif path.is_file():
             files.append((p, path))
+        else:
+            missing.append(f"{p}: no such file or folder")
 
     async def go() -> list[FileReport]:
         out = []
@@ -567,13 +594,15 @@ def replay_paths(paths: list[str]) -> dict[str, Any]:
                     key = f.resolve().relative_to(base.resolve()).as_posix()
                 except ValueError:
                     key = None
-                entry = (doc.get("files") or {}).get(key) if key else None
+                files_map = doc.get("files") if isinstance(doc, dict) else None
+                entry = files_map.get(key) if isinstance(files_map, dict) and key else None
                 if entry is not None and not rep.errors:  # a file that failed to replay is already a failure
                     check_expected(rep, entry)
             out.append(rep)
         return out
 
     reports = asyncio.run(go())
+    reports += [FileReport(m.split(": ", 1)[0], None, errors=[m.split(": ", 1)[1]]) for m in missing]
     totals = {
         "files": len(reports),
         "files_ok": sum(1 for r in reports if r.ok),
@@ -585,4 +614,4 @@ def replay_paths(paths: list[str]) -> dict[str, Any]:
         "errors": sum(len(r.errors) for r in reports),
         "notes": sum(len(r.notes) for r in reports),
     }
-    return {"files": [r.to_dict() for r in reports], "totals": totals, "ok": all(r.ok for r in reports)}
+    return {"files": [r.to_dict() for r in reports], "totals": totals, "ok": bool(reports) and all(r.ok for r in reports)}
