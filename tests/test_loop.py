@@ -399,3 +399,23 @@ def test_duplicate_vendor_id_in_one_response_is_refused_not_run():
     assert ran == ["a"]
     assert [x.result.content for x in r.tool_runs] == [
         "ok", "Tool call 'note' was not run: duplicate tool call id t1 in one response.\nMake a new tool call if you still need the result."]
+
+
+def test_vendor_id_repeated_in_a_later_turn_is_renumbered():
+    r = run(scripted([ToolCall("call_0", "add", {"a": 1, "b": 1})], [ToolCall("call_0", "add", {"a": 2, "b": 2})], "done"))
+    assert [(x.call.id, x.result.content) for x in r.tool_runs] == [("call_0", "2"), ("call_0_2", "4")]
+    assert r.tool_runs[1].call.provider_data["toolwire"] == {"vendor_id": "call_0"}
+    assert r.conversation.messages[4].tool_results[0].tool_call_id == "call_0_2"
+
+
+def test_stream_cut_call_says_the_stream_ended():
+    from toolwire.stream import StopEvent, StreamAssembler, ToolCallDelta, ToolCallStart
+
+    asm = StreamAssembler("anthropic")
+    asm.feed(ToolCallStart(0, "toolu_1", "get_weather"))
+    asm.feed(ToolCallDelta(0, '{"city": "Par'))
+    asm.feed(StopEvent("error", None))
+    cut = asm.response()
+    res = only_result(run(scripted(cut, "ok")))
+    assert res.content == ("Tool call 'get_weather' was cut off before its arguments were complete (the response stream "
+                           "ended early), so it was not run.\nCall the tool again with the complete arguments.")

@@ -81,3 +81,24 @@ def test_recorded_vendor_error_surfaces_as_provider_error(tmp_path):
                               "retryable": True, "error_type": "rate_limit_error"}
     assert (second["text"], second["usage"]["input_tokens"]) == ("hello", 5)
     assert doc["totals"]["requests_matched"] == 2
+
+
+def test_replay_fails_on_empty_folder_and_mixed_apis(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    doc = replay_paths([str(empty)])
+    assert doc["ok"] is False
+    assert doc["files"][0]["errors"] == ["no cassettes (*.yaml, *.yml) in this folder"]
+    mixed = tmp_path / "mixed.yaml"
+    mixed.write_text(
+        "interactions:\n"
+        "- request: {method: POST, uri: 'https://api.anthropic.com/v1/messages', body: '{\"model\": \"m\", \"max_tokens\": 1, \"messages\": []}'}\n"
+        "  response: {status: {code: 200}, body: {string: '{}'}}\n"
+        "- request: {method: POST, uri: 'https://api.openai.com/v1/chat/completions', body: '{\"model\": \"m\", \"messages\": []}'}\n"
+        "  response: {status: {code: 200}, body: {string: '{}'}}\n")
+    doc = replay_paths([str(mixed)])
+    assert doc["files"][0]["errors"] == ["mixed APIs in one cassette: anthropic, openai-chat; replay needs one API per file"]
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("interactions:\n- 'just a string'\n")
+    doc = replay_paths([str(broken)])
+    assert doc["files"][0]["errors"] == ["ValueError: interaction 0 is malformed: AttributeError: 'str' object has no attribute 'get'"]
