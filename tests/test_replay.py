@@ -88,7 +88,7 @@ def test_replay_fails_on_empty_folder_and_mixed_apis(tmp_path):
     empty.mkdir()
     doc = replay_paths([str(empty)])
     assert doc["ok"] is False
-    assert doc["files"][0]["errors"] == ["no cassettes (*.yaml, *.yml) in this folder"]
+    assert doc["files"][0]["errors"] == ["no cassettes (*.yaml, *.yml, *.yaml.gz) in this folder"]
     mixed = tmp_path / "mixed.yaml"
     mixed.write_text(
         "interactions:\n"
@@ -97,8 +97,46 @@ def test_replay_fails_on_empty_folder_and_mixed_apis(tmp_path):
         "- request: {method: POST, uri: 'https://api.openai.com/v1/chat/completions', body: '{\"model\": \"m\", \"messages\": []}'}\n"
         "  response: {status: {code: 200}, body: {string: '{}'}}\n")
     doc = replay_paths([str(mixed)])
-    assert doc["files"][0]["errors"] == ["mixed APIs in one cassette: anthropic, openai-chat; replay needs one API per file"]
+    assert doc["files"][0]["api"] == "anthropic"
+    assert "the cassette holds traffic of several APIs (anthropic, openai-chat); each API's interactions are replayed as conversations of their own" in doc["files"][0]["notes"]
     broken = tmp_path / "broken.yaml"
     broken.write_text("interactions:\n- 'just a string'\n")
     doc = replay_paths([str(broken)])
     assert doc["files"][0]["errors"] == ["ValueError: interaction 0 is malformed: AttributeError: 'str' object has no attribute 'get'"]
+
+
+def test_cassette_layouts_newer_body_wrapper_dates_and_gzip(tmp_path):
+    """The newer pytest-recording layout (`body: {type: json, content: ...}`, integer status), header
+    values YAML reads as dates, and a gzipped cassette file."""
+    import gzip as _gzip
+
+    from toolwire.testing.cassettes import load_cassette
+
+    text = (
+        "interactions:\n"
+        "- request:\n"
+        "    method: POST\n"
+        "    uri: https://api.openai.com/v1/chat/completions\n"
+        "    body:\n"
+        "      type: json\n"
+        "      content: {model: gpt-4o, messages: [{role: user, content: hi}]}\n"
+        "  response:\n"
+        "    status: 400\n"
+        "    headers:\n"
+        "      openai-version:\n"
+        "      - 2020-10-01\n"
+        "    body:\n"
+        "      type: json\n"
+        "      content: {error: {message: 'Invalid temperature', type: invalid_request_error, code: decimal_below_min_value}}\n"
+    )
+    plain = tmp_path / "wrapped.yaml"
+    plain.write_text(text)
+    (inter,) = load_cassette(plain)
+    assert inter.status == 400
+    assert inter.request_json == {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}
+    assert inter.response_headers["openai-version"] == ["2020-10-01"]
+    zipped = tmp_path / "wrapped.yaml.gz"
+    zipped.write_bytes(_gzip.compress(text.encode()))
+    doc = replay_paths([str(tmp_path)])
+    assert doc["ok"], doc
+    assert [f["responses"][0]["error"]["status"] for f in doc["files"]] == [400, 400]

@@ -117,6 +117,17 @@ def decode_body(body: Any, parsed: Any = None) -> str | None:
     if isinstance(body, dict):
         if "string" in body:
             body = body["string"]
+        elif "content" in body and body.get("type") in ("json", "text", "bytes", "binary", "base64"):
+            # the newer pytest-recording/pydantic-ai layout: {type: json|text, content: ...}
+            content = body["content"]
+            if body["type"] == "json" and not isinstance(content, str):
+                return json.dumps(content, ensure_ascii=False)
+            if body["type"] in ("base64",) and isinstance(content, str):
+                import base64
+
+                body = base64.b64decode(content)
+            else:
+                body = content
         else:
             return json.dumps(body, ensure_ascii=False)
     if isinstance(body, bytes):
@@ -208,7 +219,10 @@ def load_cassette(path: str | Path) -> list[Interaction]:
     import yaml
 
     with open(path, "rb") as fh:
-        doc = yaml.safe_load(fh)
+        raw = fh.read()
+    if raw[:2] == b"\x1f\x8b":  # a gzipped cassette (*.yaml.gz)
+        raw = gzip.decompress(raw)
+    doc = yaml.safe_load(raw)
     interactions = doc.get("interactions", []) if isinstance(doc, dict) else []
     if not isinstance(interactions, list):
         raise ValueError("'interactions' is not a list")
@@ -232,12 +246,13 @@ def _interaction(i: int, it: Any) -> Interaction:
         req_json = json.loads(req_text) if req_text else None
     except json.JSONDecodeError:
         req_json = None
-    resp_headers = resp.get("headers") or {}
+    # header values YAML typed (an unquoted 2020-10-01 is a date) are text on the wire
+    resp_headers = {str(k): ([str(x) for x in v] if isinstance(v, list) else str(v)) for k, v in (resp.get("headers") or {}).items()}
     inter = Interaction(
         index=i,
         method=req.get("method", "POST"),
         uri=uri,
-        request_headers=req.get("headers") or {},
+        request_headers={str(k): ([str(x) for x in v] if isinstance(v, list) else str(v)) for k, v in (req.get("headers") or {}).items()},
         request_text=req_text,
         status=int(code or 0),
         response_headers=resp_headers,

@@ -421,22 +421,33 @@ async def replay_file(path: str | Path, display_name: str | None = None) -> File
     from ..registry import codec as get_codec
 
     inters = load_cassette(path)
-    apis = {i.api for i in inters if i.api}
-    api = next(iter(apis)) if len(apis) == 1 else None
+    apis = list(dict.fromkeys(i.api for i in inters if i.api))  # in order of first appearance
+    api = apis[0] if apis else None
     report = FileReport(display_name or str(path), api)
     if not inters:
         report.errors.append("the cassette holds no interactions")
         return report
     if api is None:
-        report.errors.append("cannot tell which API the cassette records" if not apis
-                             else f"mixed APIs in one cassette: {', '.join(sorted(apis))}; replay needs one API per file")
+        report.errors.append("cannot tell which API the cassette records")
         return report
     for i in inters:
-        if i.api != api or i.request_json is None:
-            what = "has no JSON request body" if i.request_json is None else f"is not a request to the {api} API"
+        if i.api is None or i.request_json is None:
+            what = "has no JSON request body" if i.request_json is None else "is not a request to a known model API"
             report.notes.append(f"interaction {i.index} ({i.method} {i.uri}) {what}; skipped")
+    if len(apis) > 1:
+        report.notes.append(f"the cassette holds traffic of several APIs ({', '.join(apis)}); each API's interactions "
+                            "are replayed as conversations of their own")
+    for one in apis:
+        await _replay_api(one, [i for i in inters if i.api == one and i.request_json is not None], report)
+    report.responses.sort(key=lambda r: r["interaction"])
+    report.requests.sort(key=lambda r: r["interaction"])
+    return report
+
+
+async def _replay_api(api: str, usable: list[Interaction], report: FileReport) -> None:
+    from ..registry import codec as get_codec
+
     codec = get_codec(PROVIDER_FOR_API[api])
-    usable = [i for i in inters if i.api == api and i.request_json is not None]
     decoded: list[ModelRequest] = []
     for i in usable:
         try:
@@ -446,7 +457,7 @@ async def replay_file(path: str | Path, display_name: str | None = None) -> File
             decoded.append(req)
         except Exception as exc:
             report.errors.append(f"interaction {i.index}: decode_request failed: {type(exc).__name__}: {exc}")
-            return report
+            return
     # split into conversations: a request that does not extend the previous one starts a new loop
     segments: list[tuple[list[Interaction], list[ModelRequest]]] = []
     for inter, req in zip(usable, decoded):
@@ -463,9 +474,6 @@ async def replay_file(path: str | Path, display_name: str | None = None) -> File
             await _replay_error(api, seg_inters[0], seg_reqs[0], report)
             continue
         await _replay_segment(api, seg_inters, seg_reqs, report, codec)
-    report.responses.sort(key=lambda r: r["interaction"])
-    report.requests.sort(key=lambda r: r["interaction"])
-    return report
 
 
 async def _replay_error(api: str, inter: Interaction, recorded: ModelRequest, report: FileReport) -> None:
@@ -570,9 +578,9 @@ def replay_paths(paths: list[str]) -> dict[str, Any]:
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found = sorted(f for f in list(path.rglob("*.yaml")) + list(path.rglob("*.yml")) if f.is_file())
+            found = sorted(f for pattern in ("*.yaml", "*.yml", "*.yaml.gz", "*.yml.gz") for f in path.rglob(pattern) if f.is_file())
             if not found:
-                missing.append(f"{p}: no cassettes (*.yaml, *.yml) in this folder")
+                missing.append(f"{p}: no cassettes (*.yaml, *.yml, *.yaml.gz) in this folder")
             for f in found:
                 files.append((str(f) if p.endswith("/") else str(Path(p) / f.relative_to(path)), f))
         elif path.is_file():
