@@ -83,34 +83,23 @@ def model(spec: Any = None, /, **settings: Any) -> Model:
         merged.update(settings)
         return model(spec["model"], **merged)
     provider, model_id = parse_model_name(spec)
-    eps = _entry_points()
-    ep = eps.get(provider)
-    if ep is None:
-        if provider in KNOWN_PROVIDERS and KNOWN_PROVIDERS[provider]:
-            extra = KNOWN_PROVIDERS[provider]
-            raise AdapterNotInstalled(
-                f"provider {provider!r} needs its adapter: pip install \"toolwire[{extra}]\" "
-                f"(installs toolwire-{extra})"
-            )
-        known = sorted(set(eps) | set(KNOWN_PROVIDERS))
-        raise ProviderNotFound(f"unknown provider {provider!r} in {spec!r}; known providers: {', '.join(known)}")
-    try:
-        factory = ep.load()
-    except ImportError as exc:
-        extra = KNOWN_PROVIDERS.get(provider) or provider
-        raise AdapterNotInstalled(
-            f"provider {provider!r} is registered but its adapter failed to import ({exc}); "
-            f"reinstall it: pip install \"toolwire[{extra}]\""
-        ) from exc
+    factory = _factory(provider, shown=spec)
     return factory(model_id, **settings)
 
 
-def _factory(provider: str) -> Any:
-    ep = _entry_points().get(provider)
+def _factory(provider: str, *, shown: str | None = None) -> Any:
+    """The entry point's object for ``provider`` (a :class:`Model` subclass)."""
+    eps = _entry_points()
+    ep = eps.get(provider)
     if ep is None:
         if KNOWN_PROVIDERS.get(provider):
-            raise AdapterNotInstalled(f"provider {provider!r} needs its adapter: pip install \"toolwire[{KNOWN_PROVIDERS[provider]}]\"")
-        raise ProviderNotFound(f"unknown provider {provider!r}; known providers: {', '.join(sorted(set(_entry_points()) | set(KNOWN_PROVIDERS)))}")
+            extra = KNOWN_PROVIDERS[provider]
+            raise AdapterNotInstalled(
+                f"provider {provider!r} needs its adapter: pip install \"toolwire[{extra}]\" (installs toolwire-{extra})"
+            )
+        known = ", ".join(sorted(set(eps) | set(KNOWN_PROVIDERS)))
+        where = f" in {shown!r}" if shown else ""
+        raise ProviderNotFound(f"unknown provider {provider!r}{where}; known providers: {known}")
     try:
         return ep.load()
     except ImportError as exc:

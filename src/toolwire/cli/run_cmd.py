@@ -110,6 +110,24 @@ def _load_tools_unchecked(spec: str) -> list[Any]:
     return tools
 
 
+def _live_model(spec: str | None, what: str) -> Any:
+    """Resolve ``spec`` (or ``$TOOLWIRE_MODEL``); a bad spec or missing credentials exit 2 with
+    one line naming what to do."""
+    import toolwire
+    from ..errors import ToolwireError
+
+    try:
+        m = toolwire.model(spec)
+    except ToolwireError as exc:
+        _console(True).print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2)
+    problem = m.credential_problem()
+    if problem:
+        _console(True).print(f"[red]error:[/] {m.name} {what}: {problem}")
+        raise typer.Exit(2)
+    return m
+
+
 @app.command("run")
 def run_command(
     prompt: str = typer.Argument(..., help="The user's message."),
@@ -126,15 +144,7 @@ def run_command(
     if max_turns < 1:
         raise typer.BadParameter(f"--max-turns must be at least 1, got {max_turns}")
     tool_list = _load_tools(tools) if tools else []
-    try:
-        m = toolwire.model(model)
-    except ToolwireError as exc:
-        _console(True).print(f"[red]error:[/] {exc}")
-        raise typer.Exit(2)
-    problem = m.credential_problem()
-    if problem:
-        _console(True).print(f"[red]error:[/] {m.name} needs credentials: {problem}")
-        raise typer.Exit(2)
+    m = _live_model(model, "needs credentials")
     console = _console(stderr=as_json)
     try:
         result = toolwire.run_sync(m, prompt, tools=tool_list, instructions=instructions, max_turns=max_turns,
@@ -180,15 +190,7 @@ def demo_command(
             "while the file tools really run on a copy of the data. Pass [bold]--model provider:model-id[/] to run it live."
         )
     else:
-        try:
-            m = toolwire.model(model)
-        except ToolwireError as exc:
-            _console(True).print(f"[red]error:[/] {exc}")
-            raise typer.Exit(2)
-        problem = m.credential_problem()
-        if problem:
-            _console(True).print(f"[red]error:[/] {m.name} runs live and needs an API key: {problem}")
-            raise typer.Exit(2)
+        m = _live_model(model, "runs live and needs an API key")
         console.print(f"[bold]toolwire demo[/] (live): {m.name} makes the decisions; the file tools run on a copy of the data.")
     try:
         root = demo.prepare_workspace(workdir)
