@@ -13,6 +13,9 @@ import pytest
 from toolwire.design.files import OUTPUT_CHAR_CAP, _open_regular, _NotRegular, file_tools
 from toolwire.errors import ToolError
 
+# a per-process offset for the sleep durations below: concurrent test runs never match each other's processes
+_U = 3700 + (os.getpid() % 50000) * 100
+
 posix_only = pytest.mark.skipif(os.name != "posix", reason="FIFOs, process groups and /proc are POSIX")
 
 
@@ -292,11 +295,11 @@ needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="counts 
 @needs_proc
 def test_run_command_stops_background_children_it_leaves(root: Path):
     t = tools_of(root, command_timeout=60)
-    out = call(t["run_command"], command=["sh", "-c", "sleep 3717 & echo started"])
+    out = call(t["run_command"], command=["sh", "-c", f"sleep {_U + 17} & echo started"])
     assert out.startswith("exit code: 0\nnote: the program exited but left 1 background process running (sleep (pid ")
     assert "it was stopped (SIGKILL to its process group)" in out
     assert out.endswith("--- stdout ---\nstarted\n--- stderr ---\n")
-    assert _alive("sleep 3717") == []
+    assert _alive(f"sleep {_U + 17}") == []
 
 
 @posix_only
@@ -304,10 +307,10 @@ def test_run_command_stops_background_children_it_leaves(root: Path):
 def test_run_command_timeout_kills_the_group_and_shows_stderr(root: Path):
     t = tools_of(root, command_timeout=60)
     script = "import subprocess, sys, time\n" \
-             "subprocess.Popen(['sleep', '3718'])\n" \
+             f"subprocess.Popen(['sleep', '{_U + 18}'])\n" \
              "print('out-line', flush=True)\n" \
              "print('err-line', file=sys.stderr, flush=True)\n" \
-             "time.sleep(3719)\n"
+             f"time.sleep({_U + 19})\n"
     with pytest.raises(ToolError) as ei:
         call(t["run_command"], command=[sys.executable, "-c", script], timeout=2)
     msg = ei.value.message
@@ -315,7 +318,7 @@ def test_run_command_timeout_kills_the_group_and_shows_stderr(root: Path):
     assert "' did not finish within 2 s and was stopped (SIGKILL to its process group, which also stopped 1 other process: sleep (pid " in msg
     assert "--- stdout (last part) ---\nout-line" in msg
     assert "--- stderr (last part) ---\nerr-line" in msg
-    assert _alive("sleep 3718") == []
+    assert _alive(f"sleep {_U + 18}") == []
 
 
 @posix_only
@@ -331,11 +334,11 @@ def test_run_command_output_held_open_outside_the_group(root: Path):
     # a process that leaves the program's session (setsid) keeps stdout open after the program
     # exits: the pipes are read only until the deadline, and the answer says so
     t = tools_of(root, command_timeout=60)
-    script = "import os, subprocess\nsubprocess.Popen(['sleep', '3721'], start_new_session=True)\nprint('parent done')\n"
+    script = f"import os, subprocess\nsubprocess.Popen(['sleep', '{_U + 21}'], start_new_session=True)\nprint('parent done')\n"
     try:
         out = call(t["run_command"], command=[sys.executable, "-c", script], timeout=2)
     finally:
-        for pid in _alive("sleep 3721"):
+        for pid in _alive(f"sleep {_U + 21}"):
             os.kill(pid, 9)
     assert out.startswith("exit code: 0\nnote: the program exited but its output stayed open (held by a process outside "
                           "its process group); output after 2 s was not collected\n")
