@@ -58,6 +58,8 @@ from toolwire.types import (
     Usage,
 )
 
+from ._wire import error_in_body
+
 __all__ = [
     "AnthropicCodec",
     "API",
@@ -1130,7 +1132,9 @@ class AnthropicCodec:
         object); ``thinking``/``redacted_thinking`` → :class:`ReasoningPart` (``provider="anthropic"``,
         signature / ``encrypted`` kept byte-for-byte); server-tool and other blocks are kept whole in
         ``provider_data["anthropic"]["blocks"]`` with their position (they are not client tool
-        calls). A body whose ``type`` is ``"error"`` raises :class:`ProviderError`. When the stop
+        calls). A body whose ``type`` is ``"error"``, or an object with an ``error`` and no
+        ``content``/``type`` (an error sent with status 200 by a proxy), raises
+        :class:`ProviderError`. When the stop
         reason is ``max_tokens`` a trailing ``tool_use`` block is marked ``incomplete`` (its input
         may be cut off) and is never run.
 
@@ -1142,12 +1146,17 @@ class AnthropicCodec:
         non-negative integers are left ``None``.
 
         Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="anthropic"``, with the JSON
-        pointer of the field) when the body is not an object, ``content`` is not an array of
-        objects, a text/thinking field or ``stop_reason``/``id``/``model`` is not a string.
+        pointer of the field) when the body is not an object, has no ``content`` (a required
+        field: ``{}`` is not an empty answer), ``content`` is not an array of objects, a text/thinking field or ``stop_reason``/``id``/``model`` is not a string.
         """
         body = _obj(body, "")
         if body.get("type") == "error":
             raise _error_from_event(body)
+        err = error_in_body(API, body, ("content", "type"), _RETRYABLE_ERROR_TYPES)
+        if err is not None:
+            raise err
+        if "content" not in body:
+            raise ResponseDecodeError(API, "the body has no content array: it is not a Messages response", "/content")
         message_id = _opt_str(body.get("id"), "/id")
         model = _opt_str(body.get("model"), "/model")
         raw_stop = _opt_str(body.get("stop_reason"), "/stop_reason")

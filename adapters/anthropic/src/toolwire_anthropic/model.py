@@ -13,12 +13,13 @@ from __future__ import annotations
 import os
 from typing import Any, AsyncIterator
 
-from toolwire.errors import ConfigurationError, ProviderError
+from toolwire.errors import ConfigurationError, ProviderError, ToolwireError
 from toolwire.model import Model, ModelRequest
 from toolwire.stream import StreamAssembler, StreamEvent
 from toolwire.types import Response
 
-from .codec import API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _RETRYABLE_ERROR_TYPES, check_tool_calls
+from ._wire import Answer, event_json, read_answer, response_events, transport_error
+from .codec import API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _error_from_event, _RETRYABLE_ERROR_TYPES, check_tool_calls
 
 __all__ = ["AnthropicModel", "provider_error_from_sdk"]
 
@@ -39,7 +40,9 @@ def provider_error_from_sdk(exc: BaseException) -> ProviderError:
       stream's HTTP 200): ``status=None``; retryable for ``overloaded_error``, ``api_error``,
       ``rate_limit_error`` and ``timeout_error``.
     - ``APITimeoutError`` / ``APIConnectionError``: ``status=None``, ``retryable=True``,
-      ``error_type`` ``"timeout"`` / ``"connection_error"``.
+      ``error_type`` ``"timeout"`` / ``"connection_error"`` (the message names the underlying
+      exception, e.g. vcrpy's ``CannotOverwriteExistingCassetteException`` and its text).
+    - Any other exception: as :func:`toolwire_anthropic._wire.transport_error`.
     """
     import anthropic
 
@@ -47,6 +50,8 @@ def provider_error_from_sdk(exc: BaseException) -> ProviderError:
         body = exc.body
         etype = getattr(exc, "type", None)
         message = getattr(exc, "api_message", None) or exc.message
+        if isinstance(body, dict) and isinstance(body.get("error"), str) and body["error"]:
+            message = body["error"]  # {"error": "<text>"} from a proxy
         status: int | None = exc.status_code
         if status is not None and status < 400:  # an SSE "error" event inside a 200 stream
             return ProviderError(API, message, status=None, retryable=etype in _RETRYABLE_ERROR_TYPES, error_type=etype, body=body)
@@ -61,7 +66,7 @@ def provider_error_from_sdk(exc: BaseException) -> ProviderError:
         return ProviderError(API, detail, status=None, retryable=True, error_type="connection_error")
     if isinstance(exc, anthropic.APIError):
         return ProviderError(API, exc.message, status=getattr(exc, "status_code", None), retryable=False, body=exc.body)
-    return ProviderError(API, f"{type(exc).__name__}: {exc}", status=None, retryable=False)
+    return transport_error(API, exc)
 
 
 class AnthropicModel(Model):
@@ -131,50 +136,90 @@ class AnthropicModel(Model):
         self._client = None
 
     # -- sending --------------------------------------------------------------------------------
+    async def _post(self, body: dict[str, Any], stream: bool) -> Any:
+        """POST ``body`` through the SDK and return its raw ``httpx2.Response`` (unread when
+        ``stream``). The SDK applies auth, ``anthropic-version``, retries and timeouts and raises
+        its typed errors for HTTP error statuses (mapped by :func:`provider_error_from_sdk`); any
+        other exception of the HTTP layer becomes ``ProviderError(error_type="connection_error")``."""
+        import anthropic
+        import httpx2
+        from anthropic._streaming import AsyncStream
+
+        client = self.client
+        try:
+            if stream:
+                sdk_stream = await client.post(MESSAGES_PATH, cast_to=object, body=body, stream=True, stream_cls=AsyncStream[object])
+                return sdk_stream.response  # read below by toolwire's event-stream reader
+            return await client.post(MESSAGES_PATH, cast_to=httpx2.Response, body=body)
+        except anthropic.APIError as exc:
+            raise provider_error_from_sdk(exc) from exc
+        except ToolwireError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a transport-level failure outside the SDK's own errors
+            raise transport_error(API, exc) from exc
+
+    async def _events(self, request: ModelRequest, answer: Answer) -> AsyncIterator[StreamEvent]:
+        """Canonical events of an answer: an event stream through :class:`StreamDecoder`, or one
+        JSON body (a streamed request answered without streaming) decoded and replayed."""
+        if answer.kind == "json":
+            for ev in response_events(self.codec.decode_response(answer.body, request)):
+                yield ev
+            return
+        decoder = StreamDecoder(request)
+        assert answer.events is not None
+        async for sse in answer.events:
+            if sse.event == "ping":
+                continue
+            data = event_json(API, sse)
+            if sse.event == "error" and data.get("type") != "error":
+                raise _error_from_event(data)
+            for ev in decoder.feed(data):
+                yield ev
+        for ev in decoder.finish():
+            yield ev
+
     async def send(self, request: ModelRequest) -> Response:
         """Send one request (streamed when ``request.stream``) and return the canonical response.
 
-        Raises :class:`ProviderError` for vendor errors (see :func:`provider_error_from_sdk`),
+        The answer is read as what it is (``docs/adapters/anthropic.md``, "Answers that are not
+        what the API documents"): a JSON body is decoded by :meth:`AnthropicCodec.decode_response`,
+        an event stream is assembled, whichever was asked for.
+
+        Raises :class:`ProviderError` for vendor errors (see :func:`provider_error_from_sdk`), an
+        error object sent with status 200, an ``error`` event, timeouts and connection failures;
+        :class:`~toolwire.errors.ResponseDecodeError` for a body or event that is empty, not UTF-8
+        or not JSON (quoting its first 200 characters) or not of the documented shape;
         :class:`ConfigurationError` for a missing key or settings the API cannot combine.
         """
+        body = self.codec.encode_request(request)
         if request.stream:
+            body["stream"] = True
+        response = await self._post(body, bool(request.stream))
+        try:
+            answer = await read_answer(API, response)
+            if answer.kind == "json":
+                return self.codec.decode_response(answer.body, request)
             asm = StreamAssembler(API)
-            async for ev in self.send_stream(request):
+            async for ev in self._events(request, answer):
                 asm.feed(ev)
             return check_tool_calls(asm.response())
-        import anthropic
-
-        body = self.codec.encode_request(request)
-        client = self.client
-        try:
-            data = await client.post(MESSAGES_PATH, cast_to=object, body=body)
-        except anthropic.APIError as exc:
-            raise provider_error_from_sdk(exc) from exc
-        if not isinstance(data, dict):
-            raise ProviderError(API, f"unexpected response body of type {type(data).__name__}", status=None, body=data)
-        return self.codec.decode_response(data, request)
+        finally:
+            await response.aclose()
 
     async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Yield canonical stream events as the SSE events arrive (``stream: true`` is set on the
-        body). The SDK's SSE decoder parses the events and raises an SSE ``error`` event as an
-        exception, mapped to :class:`ProviderError` with ``status=None``."""
-        import anthropic
-        from anthropic._streaming import AsyncStream
-
+        body). toolwire reads the event stream itself (strict UTF-8, JSON data, ``ping`` skipped);
+        an ``error`` event raises :class:`ProviderError` with ``status=None``; a JSON body
+        answering the streamed request is decoded and replayed as events. Errors as :meth:`send`."""
         body = self.codec.encode_request(request)
         body["stream"] = True
-        client = self.client
-        decoder = StreamDecoder(request)
+        response = await self._post(body, True)
         try:
-            stream = await client.post(MESSAGES_PATH, cast_to=object, body=body, stream=True, stream_cls=AsyncStream[object])
-            async for data in stream:
-                if isinstance(data, dict):
-                    for ev in decoder.feed(data):
-                        yield ev
-        except anthropic.APIError as exc:
-            raise provider_error_from_sdk(exc) from exc
-        for ev in decoder.finish():
-            yield ev
+            answer = await read_answer(API, response)
+            async for ev in self._events(request, answer):
+                yield ev
+        finally:
+            await response.aclose()
 
     async def count_tokens(self, request: ModelRequest) -> int:
         """Input tokens the request would use (tools, system and messages), through the SDK's

@@ -48,6 +48,7 @@ from toolwire.types import (
     Usage,
 )
 
+from ._wire import error_in_body
 from .schema import is_zero_parameter, openapi_to_json_schema, to_openapi_schema
 
 __all__ = [
@@ -732,6 +733,13 @@ class GeminiCodec:
         ``finishReason`` is not a string.
         """
         body = _obj(body, "")
+        if not isinstance(body.get("error"), dict):
+            err = error_in_body(API, body, ("candidates", "promptFeedback", "prompt_feedback"))
+            if err is not None:
+                raise err
+        if not any(_has(body, key) for key in ("candidates", "promptFeedback", "error")):
+            raise ResponseDecodeError(API, "the body has neither candidates nor promptFeedback: it is not a "
+                                           "GenerateContentResponse", "/candidates")
         if isinstance(body.get("error"), dict):
             err = body["error"]
             status = err.get("code")

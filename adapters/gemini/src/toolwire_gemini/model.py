@@ -22,11 +22,12 @@ import json
 import os
 from typing import Any, AsyncIterator
 
-from toolwire.errors import ConfigurationError, ProviderError, ToolwireError
+from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
 from toolwire.model import Model, ModelRequest, collect_stream
 from toolwire.stream import StreamEvent
 from toolwire.types import Message, Response
 
+from ._wire import Answer, error_in_body, event_json, read_answer, response_events, snippet, transport_error
 from .codec import API, GeminiCodec, GeminiStreamDecoder, check_tool_calls
 
 __all__ = ["GeminiModel", "DEFAULT_API_VERSION"]
@@ -127,41 +128,84 @@ class GeminiModel(Model):
 
     # ------------------------------------------------------------------ requests
 
-    async def send(self, request: ModelRequest) -> Response:
-        """One ``generateContent`` call (or, with ``request.stream``, a streamed one assembled).
-        Raises :class:`ProviderError` for API, connection and timeout errors."""
-        if request.stream:
-            return check_tool_calls(await collect_stream(self.send_stream(request), API))
+    async def _post(self, request: ModelRequest, stream: bool) -> Any:
+        """POST the codec's body through the SDK's API client and return the raw HTTP response
+        (``httpx2.Response``, or ``aiohttp.ClientResponse`` when the SDK uses aiohttp), unread.
+        The SDK applies auth, base URL and API version, ``HttpRetryOptions`` retries and timeouts,
+        and raises ``google.genai.errors.APIError`` for HTTP error statuses."""
         body = self.codec.encode_request(request)
         api_client = self.client().aio._api_client
         try:
-            raw = await api_client.async_request("post", self._path(request.model or self.model_id, False), body, None)
-        except Exception as exc:  # noqa: BLE001 - mapped below
-            raise _provider_error(exc) from exc
-        try:
-            data = json.loads(raw.body) if raw.body else {}
-        except json.JSONDecodeError as exc:
-            raise ProviderError(API, f"response is not JSON: {raw.body[:200]!r}", status=200) from exc
-        return self.codec.decode_response(data, request)
-
-    async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """``streamGenerateContent?alt=sse``: each SSE ``data`` chunk through
-        :class:`GeminiStreamDecoder` as it arrives."""
-        body = self.codec.encode_request(request)
-        api_client = self.client().aio._api_client
-        decoder = GeminiStreamDecoder(self.codec, request)
-        try:
-            chunks = await api_client.async_request_streamed("post", self._path(request.model or self.model_id, True), body, None)
-            async for chunk in chunks:
-                data = json.loads(chunk.body) if chunk.body else {}
-                for event in decoder.feed(data):
-                    yield event
-        except ToolwireError:  # ProviderError from an error chunk, ResponseDecodeError from a malformed one
+            http_request = api_client._build_request("post", self._path(request.model or self.model_id, stream), body, None)
+            raw = await api_client._async_request(http_request=http_request, http_options=None, stream=True)
+        except ToolwireError:
             raise
         except Exception as exc:  # noqa: BLE001 - mapped below
             raise _provider_error(exc) from exc
+        return raw.response_stream
+
+    async def _events(self, request: ModelRequest, answer: Answer) -> AsyncIterator[StreamEvent]:
+        """Canonical events of an answer: SSE chunks (or the elements of a JSON-array stream, what
+        ``streamGenerateContent`` sends without ``alt=sse``) through :class:`GeminiStreamDecoder`,
+        or one JSON body (a streamed request answered without streaming) decoded and replayed."""
+        if answer.kind == "json" and not isinstance(answer.body, list):
+            for ev in response_events(self.codec.decode_response(answer.body, request)):
+                yield ev
+            return
+        decoder = GeminiStreamDecoder(self.codec, request)
+        if answer.kind == "json":
+            if not answer.body:
+                raise ResponseDecodeError(API, "the JSON-array stream is empty: it has no chunk")
+            for i, chunk in enumerate(answer.body):
+                if not isinstance(chunk, dict):
+                    raise ResponseDecodeError(API, f"a chunk of a JSON-array stream must be an object, got {snippet(json.dumps(chunk))}", f"/{i}")
+                for event in decoder.feed(chunk):
+                    yield event
+        else:
+            assert answer.events is not None
+            async for sse in answer.events:
+                data = event_json(API, sse)
+                err = data.get("error")
+                if (sse.event == "error" or err not in (None, False, "", {}, [])) and not isinstance(err, dict):
+                    raise error_in_body(API, data if err not in (None, False, "", {}, []) else {"error": data}, ()) or ProviderError(
+                        API, f"the stream sent an error event: {snippet(sse.data)}", status=None, body=data)
+                for event in decoder.feed(data):
+                    yield event
         for event in decoder.finish():
             yield event
+
+    async def send(self, request: ModelRequest) -> Response:
+        """One ``generateContent`` call (or, with ``request.stream``, a streamed one assembled).
+
+        The answer is read as what it is (``docs/adapters/gemini.md``, "Answers that are not what
+        the API documents"): a JSON body is decoded by :meth:`GeminiCodec.decode_response`, an
+        event stream is assembled, whichever was asked for.
+
+        Raises :class:`ProviderError` for API errors (also an error object sent with status 200 or
+        inside a stream), connection failures and timeouts;
+        :class:`~toolwire.errors.ResponseDecodeError` for a body or event that is empty, not
+        UTF-8 or not JSON (quoting its first 200 characters) or not of the documented shape."""
+        response = await self._post(request, bool(request.stream))
+        try:
+            answer = await read_answer(API, response)
+            if answer.kind == "json" and not isinstance(answer.body, list):
+                return self.codec.decode_response(answer.body, request)
+            return check_tool_calls(await collect_stream(self._events(request, answer), API))
+        finally:
+            await _close(response)
+
+    async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """``streamGenerateContent?alt=sse``: each SSE ``data`` chunk through
+        :class:`GeminiStreamDecoder` as it arrives (toolwire reads the event stream itself:
+        strict UTF-8, JSON data). An error chunk raises :class:`ProviderError`; a JSON body
+        answering the streamed request is decoded and replayed as events. Errors as :meth:`send`."""
+        response = await self._post(request, True)
+        try:
+            answer = await read_answer(API, response)
+            async for event in self._events(request, answer):
+                yield event
+        finally:
+            await _close(response)
 
     async def count_tokens(self, request: ModelRequest) -> int:
         """Input tokens of ``request``'s contents, from ``models.countTokens`` (public SDK
@@ -184,25 +228,42 @@ class GeminiModel(Model):
         self._client = None
 
 
+async def _close(response: Any) -> None:
+    """Release the raw response (``httpx2.Response.aclose`` or ``aiohttp``'s ``release``)."""
+    try:
+        if hasattr(response, "aclose"):
+            await response.aclose()
+        elif hasattr(response, "release"):
+            response.release()
+    except Exception:  # pragma: no cover - best effort
+        pass
+
+
 def _provider_error(exc: BaseException) -> ProviderError:
-    """Map SDK and transport exceptions to :class:`ProviderError` (vendor message, HTTP status,
-    the API's ``error.status`` such as ``INVALID_ARGUMENT``, retryable for 408/409/429/5xx and
-    connection errors/timeouts)."""
+    """Map SDK and transport exceptions to :class:`ProviderError`.
+
+    - ``google.genai.errors.APIError``: the vendor message, ``status`` = the HTTP status (``None``
+      when the error carries no integer code), ``error_type`` = the API's ``error.status`` such as
+      ``INVALID_ARGUMENT``, retryable for 408/409/429/5xx (and when the status is unknown);
+    - anything else (a timeout, a dropped connection, a test double such as vcrpy refusing a
+      request it has no recording for, an SDK failure on an odd answer): ``status=None``,
+      ``retryable=True``, ``error_type`` ``"timeout"`` or ``"connection_error"``, the message
+      keeping the original exception's type and text. Nothing is re-raised unmapped.
+    """
     if isinstance(exc, ProviderError):
         return exc
     from google.genai import errors
 
     if isinstance(exc, errors.APIError):
-        status = exc.code if isinstance(exc.code, int) else None
-        message = exc.message or str(exc)
+        status = exc.code if isinstance(exc.code, int) and not isinstance(exc.code, bool) else None
+        message = exc.message if isinstance(exc.message, str) and exc.message else None
+        details = exc.details
+        if message is None and isinstance(details, dict) and isinstance(details.get("error"), str) and details["error"]:
+            message = details["error"]  # {"error": "<text>"}
+        if message is None:  # no vendor message (an HTML page, an odd body): the body's start
+            text = details if isinstance(details, str) else json.dumps(details, ensure_ascii=False, default=str)
+            message = f"HTTP {status if status is not None else 'error'} without an error message: {snippet(text)}"
+        etype = exc.status if isinstance(exc.status, str) else None
         return ProviderError(API, message, status=status, retryable=ProviderError.is_retryable_status(status),
-                             error_type=exc.status, body=exc.details)
-    import httpx2
-
-    if isinstance(exc, (httpx2.TimeoutException,)):
-        return ProviderError(API, f"request timed out: {exc}", status=None, retryable=True, error_type="timeout")
-    if isinstance(exc, httpx2.TransportError):
-        return ProviderError(API, f"connection error: {exc}", status=None, retryable=True, error_type="connection")
-    if isinstance(exc, ValueError):
-        return ProviderError(API, str(exc), status=None, retryable=False, error_type="client")
-    raise exc
+                             error_type=etype, body=exc.details)
+    return transport_error(API, exc)

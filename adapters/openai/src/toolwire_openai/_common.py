@@ -291,7 +291,9 @@ def unique_wire_calls(calls: Iterable[ToolCall], sent: set[str]) -> list[ToolCal
 def provider_error_from_sdk(exc: BaseException, api: str) -> ProviderError:
     """An ``openai`` SDK exception → :class:`ProviderError` (``provider=api``).
 
-    - ``APIStatusError``: ``status`` = HTTP status; ``message`` = the vendor's ``error.message``;
+    - ``APIStatusError``: ``status`` = HTTP status; ``message`` = the vendor's ``error.message``
+      (or a string ``error``; without either, ``"Error code: <status>: '<first 200 characters of
+      the body>'"``, e.g. for an HTML page from a gateway);
       ``error_type`` = ``error.type`` or else ``error.code`` (e.g. ``invalid_request_error``,
       ``rate_limit_exceeded``); ``body`` = the decoded error body; ``retryable`` follows an
       ``x-should-retry`` header when sent, else 408/409/429/5xx.
@@ -299,17 +301,33 @@ def provider_error_from_sdk(exc: BaseException, api: str) -> ProviderError:
       ``error_type`` ``"timeout"`` / ``"connection_error"``.
     - Any other ``APIError`` (e.g. an ``error`` object inside a stream): ``status=None``, not
       retryable, the vendor message and body kept.
+    - Any other exception (the HTTP layer failed outside the SDK's errors, e.g. vcrpy refusing a
+      request it has no recording for): ``status=None``, ``error_type="connection_error"``, the
+      message ``connection error (<ExceptionType>: <text>)``.
     """
     import openai
 
     if isinstance(exc, openai.APIStatusError):
         body = exc.body
         err = body.get("error") if isinstance(body, dict) and isinstance(body.get("error"), dict) else body
-        message = exc.message
+        message: Any = None
         etype = None
         if isinstance(err, dict):
-            message = err.get("message") or message
+            message = err.get("message")
             etype = err.get("type") or err.get("code")
+        elif isinstance(body, dict) and isinstance(body.get("error"), str):
+            message = body["error"]
+        elif isinstance(body, str):  # the SDK unwraps {"error": "<text>"} to "<text>"
+            message = body
+        if not isinstance(message, str) or not message:
+            # no vendor message (an HTML error page, an odd body): the SDK's text and the body's start
+            from ._wire import snippet
+
+            try:
+                text = exc.response.text
+            except Exception:  # noqa: BLE001 - an unread or undecodable body
+                text = ""
+            message = f"{exc.message}: {snippet(text)}" if text.strip() else exc.message
         status = exc.status_code
         should = (exc.response.headers.get("x-should-retry") or "").lower()
         retryable = {"true": True, "false": False}.get(should, ProviderError.is_retryable_status(status))
@@ -326,4 +344,6 @@ def provider_error_from_sdk(exc: BaseException, api: str) -> ProviderError:
         if isinstance(body, dict):
             etype = body.get("type") or body.get("code")
         return ProviderError(api, exc.message, status=None, retryable=False, error_type=etype, body=body)
-    return ProviderError(api, f"{type(exc).__name__}: {exc}", status=None, retryable=False)
+    from ._wire import transport_error
+
+    return transport_error(api, exc)

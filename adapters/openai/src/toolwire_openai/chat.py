@@ -32,6 +32,7 @@ from toolwire.stream import (
 from toolwire.tools import Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
+from ._wire import error_in_body
 from ._common import (
     Shape,
     apply_overrides,
@@ -375,9 +376,16 @@ class OpenAIChatCodec:
         Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="openai-chat"``, JSON pointer
         of the field) for a body that is not an object, ``choices``/``message``/``tool_calls``/
         ``function`` of the wrong JSON type, or ``finish_reason``/``content``/``refusal``/``id``/
-        ``model`` that is not a string.
+        ``model`` that is not a string, or a body without ``choices`` (a required field: ``{}`` is
+        not an empty answer). An object with an ``error`` and no ``choices`` (an error sent with
+        status 200, as OpenRouter does) raises :class:`ProviderError` with the vendor's message.
         """
         body = _SHAPE.obj(body, "")
+        err = error_in_body(API, body, ("choices",))
+        if err is not None:
+            raise err
+        if "choices" not in body:
+            raise _SHAPE.error("/choices", "the body has no choices array: it is not a chat completion")
         response_id = _SHAPE.opt_str(body.get("id"), "/id")
         model = _SHAPE.opt_str(body.get("model"), "/model")
         choices = _SHAPE.opt_list(body.get("choices"), "/choices")

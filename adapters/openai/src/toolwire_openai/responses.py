@@ -41,6 +41,7 @@ from toolwire.stream import (
 from toolwire.tools import Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
+from ._wire import error_in_body
 from ._common import (
     Shape,
     apply_overrides,
@@ -459,8 +460,16 @@ class OpenAIResponsesCodec:
 
         Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="openai-responses"``, JSON
         pointer of the field) for a body that is not an object, ``output`` that is not an array of
-        objects, or ``status``/text/summary/``id``/``model`` fields of the wrong JSON type."""
+        objects, or ``status``/text/summary/``id``/``model`` fields of the wrong JSON type, or a
+        body without ``output`` (a required field: ``{}`` is not an empty answer). An object with
+        an ``error`` and neither ``output`` nor ``object`` (an error sent with status 200, as
+        OpenRouter does) raises :class:`ProviderError` with the vendor's message."""
         body = _SHAPE.obj(body, "")
+        err = error_in_body(API, body, ("output", "object", "status"), ("server_error", "rate_limit_exceeded"))
+        if err is not None:
+            raise err
+        if "output" not in body and body.get("status") != "failed":
+            raise _SHAPE.error("/output", "the body has no output array: it is not a response object")
         if body.get("status") == "failed" and isinstance(body.get("error"), dict):
             err = body["error"]
             raise ProviderError(API, str(err.get("message") or err), status=None, retryable=err.get("code") in ("server_error", "rate_limit_exceeded"),
