@@ -14,6 +14,52 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+#: Providers with a live token-counting endpoint that accepts tools.
+LIVE_PROVIDERS = ("anthropic", "openai", "openai-chat")
+
+
+def _parse_live(name: str) -> tuple[str, str]:
+    """``--live provider:model`` → ``(provider, model_id)``. Raises
+    :class:`~toolwire.errors.ConfigurationError` for a malformed name or an unknown provider."""
+    from toolwire.design.lint import DEFAULT_PROVIDERS
+    from toolwire.errors import ConfigurationError
+    from toolwire.registry import parse_model_name
+
+    try:
+        prov, model_id = parse_model_name(name)
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"--live: {exc}") from exc
+    if prov not in DEFAULT_PROVIDERS:
+        raise ConfigurationError(f"--live: unknown provider {prov!r}; known providers: {', '.join(DEFAULT_PROVIDERS)} "
+                                 f"(a live count exists for {', '.join(LIVE_PROVIDERS)})")
+    return prov, model_id
+
+
+def _live_cost(tools: list, prov: str, model_id: str) -> dict:
+    """The live count as the summary's ``token_cost_live[prov]`` entry: the cost, or
+    ``{"error": ...}`` naming the variable to set (the model's ``credential_problem()``), the
+    provider without an endpoint, or the vendor's error."""
+    from toolwire.design.tokens import count_tool_tokens_live
+
+    if prov not in LIVE_PROVIDERS:
+        try:
+            count_tool_tokens_live(tools, prov, model_id)
+        except NotImplementedError as exc:
+            return {"error": str(exc)}
+    try:
+        import toolwire
+
+        problem = toolwire.model(f"{prov}:{model_id}").credential_problem()
+    except Exception as exc:  # noqa: BLE001 - the adapter is not installed or cannot be configured
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    if problem:
+        return {"error": f"{prov}: {problem}"}
+    try:
+        return count_tool_tokens_live(tools, prov, model_id).to_dict()
+    except Exception as exc:  # noqa: BLE001 - no network, a vendor error
+        return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"}
+
+
 @app.command("lint")
 def lint(
     target: str = typer.Argument(..., help="A module (every top-level Tool), module:attr, a Python file, or a JSON file of tool specs."),
@@ -25,10 +71,17 @@ def lint(
 ) -> None:
     """Check tool definitions: descriptions, ambiguous parameters, names of undeclared parameters,
     what each provider's adapter rewrites, provider name rules, and per-turn token cost.
-    Exits 1 when an error is found, 2 when the target cannot be loaded."""
-    from toolwire.design.lint import RULES, lint_tools, load_tools
+    Exits 1 when an error is found, 2 when the target cannot be loaded or an option is unusable
+    (an unknown --provider, a malformed or unknown --live model)."""
+    from toolwire.design.lint import RULES, check_providers, lint_tools, load_tools
     from toolwire.errors import ToolwireError
 
+    try:
+        providers = check_providers(provider) if provider else None
+        live = _parse_live(live_model) if live_model is not None else None
+    except ToolwireError as exc:
+        typer.echo(f"toolwire lint: {exc}", err=True)
+        raise typer.Exit(2)
     try:
         tools = load_tools(target)
     except ToolwireError as exc:
@@ -37,16 +90,9 @@ def lint(
     except Exception as exc:  # anything load_tools did not foresee: still one line, exit 2
         typer.echo(f"toolwire lint: cannot load {target!r}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}", err=True)
         raise typer.Exit(2)
-    report = lint_tools(tools, providers=provider or None, ambiguous_names=ambiguous or None, ignore=ignore or None)
-    if live_model:
-        from toolwire.design.tokens import count_tool_tokens_live
-        from toolwire.registry import parse_model_name
-
-        prov, model_id = parse_model_name(live_model)
-        try:
-            report.summary.setdefault("token_cost_live", {})[prov] = count_tool_tokens_live(tools, prov, model_id).to_dict()
-        except Exception as exc:  # no key, no network, or no endpoint for tools
-            report.summary.setdefault("token_cost_live", {})[prov] = {"error": f"{type(exc).__name__}: {exc}"}
+    report = lint_tools(tools, providers=providers, ambiguous_names=ambiguous or None, ignore=ignore or None)
+    if live is not None:
+        report.summary.setdefault("token_cost_live", {})[live[0]] = _live_cost(tools, *live)
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
         raise typer.Exit(report.exit_code)
@@ -74,6 +120,13 @@ def lint(
             table.add_row(t.name, *[str(costs[p]["tools"].get(t.name, "")) for p in provs])
         table.add_row("[bold]whole set[/]", *[f"[bold]{costs[p]['tokens']}[/]" for p in provs])
         console.print(table)
+    for prov, cost in (report.summary.get("token_cost_live") or {}).items():
+        if "error" in cost:
+            console.print(f"[red]live token count ({prov}) failed:[/] {cost['error']}", highlight=False)
+        else:
+            per = ", ".join(f"{name} {n}" for name, n in cost["tools"].items())
+            console.print(f"Live token count ({cost['method']}): whole set {cost['tokens']} tokens per turn"
+                          f"{' (' + per + ')' if per else ''}", highlight=False, markup=False)
     s = report.summary
     console.print(f"{_plural(s['tools'], 'tool')}: {_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')} "
                   f"({len(RULES)} rules; see docs/lint.md)", highlight=False)

@@ -31,6 +31,7 @@ __all__ = [
     "AMBIGUOUS_NAMES",
     "PROVIDER_NAME_RULES",
     "DEFAULT_PROVIDERS",
+    "check_providers",
     "lint_tools",
     "load_tools",
     "resolve_local_ref",
@@ -96,8 +97,23 @@ PROVIDER_NAME_RULES: dict[str, tuple[re.Pattern[str], str]] = {
 #: Gemini parameter (property) names: ``[A-Za-z0-9_]``, a letter or ``_`` first, at most 64.
 _GEMINI_PARAM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
-#: Providers checked when none is selected.
+#: Providers checked when none is selected — also every provider ``lint_tools`` accepts.
 DEFAULT_PROVIDERS = ("anthropic", "openai", "openai-chat", "gemini")
+
+
+def check_providers(providers: Iterable[str]) -> list[str]:
+    """``providers`` as a list, each one of :data:`DEFAULT_PROVIDERS` (duplicates dropped, order
+    kept). Raises :class:`~toolwire.errors.ConfigurationError` naming an unknown provider and
+    listing the known ones."""
+    from ..errors import ConfigurationError
+
+    out: list[str] = []
+    for p in providers:
+        if p not in DEFAULT_PROVIDERS:
+            raise ConfigurationError(f"unknown provider {p!r} for lint; known providers: {', '.join(DEFAULT_PROVIDERS)}")
+        if p not in out:
+            out.append(p)
+    return out
 
 
 @dataclass
@@ -574,7 +590,9 @@ def lint_tools(tools: Iterable[Tool], providers: Sequence[str] | None = None, *,
     """Run every rule of :data:`RULES` on ``tools``.
 
     - ``providers``: which providers' adapters, name rules and token costs to check
-      (default :data:`DEFAULT_PROVIDERS`);
+      (default :data:`DEFAULT_PROVIDERS`); a name outside it raises
+      :class:`~toolwire.errors.ConfigurationError` listing the known ones (see
+      :func:`check_providers`);
     - ``ambiguous_names``: more parameter names to treat as ambiguous (a mapping name -> readings,
       or just names), on top of :data:`AMBIGUOUS_NAMES`;
     - ``select``/``ignore``: rule ids to run only / to skip;
@@ -586,7 +604,7 @@ def lint_tools(tools: Iterable[Tool], providers: Sequence[str] | None = None, *,
     from .tokens import COST_PROVIDERS, tool_costs
 
     tools = list(tools)
-    provs = list(providers) if providers else list(DEFAULT_PROVIDERS)
+    provs = check_providers(providers) if providers else list(DEFAULT_PROVIDERS)
     amb = dict(AMBIGUOUS_NAMES)
     if ambiguous_names:
         if isinstance(ambiguous_names, dict):

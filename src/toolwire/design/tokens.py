@@ -323,11 +323,13 @@ def count_tool_tokens_live(tools: Sequence[Tool], provider: str, model: str, *, 
             if ds:
                 kw["tools"] = ds
             return int(client.responses.input_tokens.count(**kw).input_tokens)
-    else:
+    elif fam == "gemini":
         raise NotImplementedError(
             f"no live token count for {provider!r}: the Gemini Developer API's countTokens does not accept tools "
             "(only Vertex AI does); use the offline estimate"
         )
+    else:
+        raise NotImplementedError(f"no live token count for {provider!r}: only anthropic, openai and openai-chat have one")
     base = count([])
     per = [ToolCost(t.name, provider, count([d]) - base, True) for t, d in zip(tools, decl)]
     total = count(decl) - base if decl else 0

@@ -278,11 +278,12 @@ def _header(response: Any, name: str) -> str | None:
     return str(value) if value is not None else None
 
 
-async def read_answer(api: str, response: Any) -> Answer:
+async def read_answer(api: str, response: Any, arrays: bool = False) -> Answer:
     """Read ``response`` (an ``httpx2.Response``, or an ``aiohttp.ClientResponse``) by the rules of
     this module: an event stream is returned unread (``kind="sse"``), any other body is read
-    whole and decoded as JSON (``kind="json"``). Raises :class:`ResponseDecodeError` /
-    :class:`ProviderError` as the module docstring says."""
+    whole and decoded as JSON (``kind="json"``); JSON that is not an object (or an array, when
+    ``arrays``) raises :class:`ResponseDecodeError` quoting it. Other errors as the module
+    docstring says."""
     content_type = _header(response, "content-type")
     ctype = (content_type or "").lower()
     status = getattr(response, "status_code", None) or getattr(response, "status", None)
@@ -300,6 +301,10 @@ async def read_answer(api: str, response: Any) -> Answer:
     data = head + b"".join([c async for c in chunks])
     body = parse_json_body(api, data, status=status if isinstance(status, int) else None, content_type=content_type,
                            content_encoding=_header(response, "content-encoding"))
+    if not isinstance(body, dict) and not (arrays and isinstance(body, list)):
+        shape = "a JSON object or array" if arrays else "a JSON object"
+        raise ResponseDecodeError(api, f"the body must be {shape} ({_describe(status if isinstance(status, int) else None, content_type, None)}), "
+                                       f"got {snippet(data.decode('utf-8', 'replace'))}")
     return Answer("json", body=body)
 
 

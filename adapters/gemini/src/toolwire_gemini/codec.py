@@ -138,6 +138,25 @@ def _g(d: Any, name: str, default: Any = None) -> Any:
     return default
 
 
+#: Gemini's rule for a function name (``FunctionDeclaration.name``; ``FunctionCall.name`` and
+#: ``FunctionResponse.name`` match it): a letter or ``_`` first, then letters, digits, ``_``,
+#: ``.``, ``:`` or ``-``, at most 128 characters.
+FUNCTION_NAME_RULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$")
+
+#: The name sent for a tool call whose name Gemini would refuse (empty or missing, the JSON text
+#: of a non-string value, or any name breaking :data:`FUNCTION_NAME_RULE`), and for its result.
+INVALID_NAME_PLACEHOLDER = "invalid_tool_name"
+
+
+def wire_function_name(name: Any) -> str:
+    """The ``functionCall.name`` / ``functionResponse.name`` to send for a tool call: its name
+    when Gemini accepts it (:data:`FUNCTION_NAME_RULE`), else :data:`INVALID_NAME_PLACEHOLDER`.
+    Such a call is invalid (never run) and answered by the loop with an ``is_error`` result;
+    sending the pair under the placeholder keeps the conversation valid for Gemini and tells the
+    model its call was refused, whichever provider produced the call."""
+    return name if isinstance(name, str) and FUNCTION_NAME_RULE.match(name) else INVALID_NAME_PLACEHOLDER
+
+
 def _has(d: Any, name: str) -> bool:
     return isinstance(d, dict) and (name in d or _snake(name) in d)
 
@@ -457,6 +476,9 @@ class GeminiCodec:
           ``{"output": text}`` or ``{"error": text}`` (B22), images go in ``functionResponse.parts``
           (B21). Vendor call ids are echoed in ``functionCall.id`` and ``functionResponse.id``;
           synthesised ids are never sent (B16). Reasoning parts of other vendors are dropped.
+          A tool call whose name Gemini would refuse (empty, not a string, breaking
+          :data:`FUNCTION_NAME_RULE`) is sent, with its result, under
+          :data:`INVALID_NAME_PLACEHOLDER` (``"invalid_tool_name"``).
           A call repeating an id already sent (a duplicate id in one response, decoded as
           invalid) is left out together with its result, so each id is answered once.
         - ``systemInstruction``, ``tools`` (one ``functionDeclarations`` list), ``toolConfig``
@@ -653,7 +675,7 @@ class GeminiCodec:
                 wire["thoughtSignature"] = part.signature
             return wire
         if isinstance(part, ToolCall):
-            fc: dict[str, Any] = {"name": part.name, "args": copy.deepcopy(part.arguments) if isinstance(part.arguments, dict) else {}}
+            fc: dict[str, Any] = {"name": wire_function_name(part.name), "args": copy.deepcopy(part.arguments) if isinstance(part.arguments, dict) else {}}
             if not part.id_synthesized and part.id:
                 fc["id"] = part.id
             wire = {"functionCall": fc}
@@ -677,7 +699,7 @@ class GeminiCodec:
     @staticmethod
     def _encode_result(result: ToolResult, calls: dict[str, tuple[ToolCall, bool]]) -> dict[str, Any]:
         call, from_gemini = calls.get(result.tool_call_id, (None, False))
-        name = call.name if call is not None else result.name
+        name = wire_function_name(call.name) if call is not None else (wire_function_name(result.name) if result.name else result.name)
         if not name:
             raise ConfigurationError(
                 f"tool result for call {result.tool_call_id!r} answers no tool call of the conversation and has no "

@@ -187,7 +187,7 @@ class GeminiModel(Model):
         UTF-8 or not JSON (quoting its first 200 characters) or not of the documented shape."""
         response = await self._post(request, bool(request.stream))
         try:
-            answer = await read_answer(API, response)
+            answer = await read_answer(API, response, arrays=True)
             if answer.kind == "json" and not isinstance(answer.body, list):
                 return self.codec.decode_response(answer.body, request)
             return check_tool_calls(await collect_stream(self._events(request, answer), API))
@@ -201,7 +201,7 @@ class GeminiModel(Model):
         answering the streamed request is decoded and replayed as events. Errors as :meth:`send`."""
         response = await self._post(request, True)
         try:
-            answer = await read_answer(API, response)
+            answer = await read_answer(API, response, arrays=True)
             async for event in self._events(request, answer):
                 yield event
         finally:
