@@ -312,9 +312,10 @@ def error_in_body(api: str, body: Any, answer_keys: Iterable[str], retryable_typ
     """A JSON object that carries a non-empty ``error`` and none of the API's ``answer_keys`` (an
     error sent with status 200, as OpenRouter and some proxies do) → :class:`ProviderError`, else
     ``None``. ``message`` = ``error.message`` (or the error's JSON text); ``error_type`` =
-    ``error.type``, else ``error.status``, else a string ``error.code``; ``status=None`` (the HTTP status
-    said success); ``retryable`` when the type is in ``retryable_types`` or ``error.code`` is a
-    retryable HTTP status (408, 409, 429, 5xx)."""
+    ``error.type``, else ``error.status``, else a string ``error.code``; ``status`` = an integer
+    ``error.code`` that is an HTTP error status (400-599: OpenRouter and Google put the upstream
+    status there), else ``None``; ``retryable`` when the type is in ``retryable_types`` or that
+    status is retryable (408, 409, 429, 5xx)."""
     if not isinstance(body, dict) or body.get("error") in (None, False, "", {}, []):
         return None
     if any(key in body for key in answer_keys):
@@ -332,7 +333,7 @@ def error_in_body(api: str, body: Any, answer_keys: Iterable[str], retryable_typ
         message = json.dumps(err, ensure_ascii=False, sort_keys=True, default=str)
     status = code if isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600 else None
     retryable = (isinstance(etype, str) and etype in set(retryable_types)) or (status is not None and ProviderError.is_retryable_status(status))
-    return ProviderError(api, message, status=None, retryable=retryable, error_type=None if etype is None else str(etype), body=body)
+    return ProviderError(api, message, status=status, retryable=retryable, error_type=None if etype is None else str(etype), body=body)
 
 
 def response_events(resp: Response) -> list[StreamEvent]:
