@@ -374,3 +374,20 @@ def test_sse_reader_end_of_stream():
 
 def test_sse_reader_skips_events_with_empty_data_and_drops_a_bom():
     assert _events([b"\xef\xbb\xbfdata:\n\nevent: ping\ndata: {}\n\n"]) == [("ping", "{}")]
+
+
+@pytest.mark.parametrize("api", ["anthropic", "openai-responses", "gemini"])
+def test_count_tokens_maps_bad_answers_and_transport_exceptions(api):
+    def count(model):
+        return asyncio.run(model.count_tokens(model.build_request([Message.user("hi")])))
+
+    html = make_model(api, lambda r: httpx2.Response(200, content=b"<html>x</html>", headers={"content-type": "application/json"}), False)
+    with pytest.raises(ResponseDecodeError, match="the token count answer is not a"):
+        count(html)
+
+    def refuse(request):
+        raise CassetteRefused("no recording for this request")
+
+    with pytest.raises(ProviderError) as info:
+        count(make_model(api, refuse, False))
+    assert info.value.error_type == "connection_error" and "CassetteRefused: no recording for this request" in info.value.message

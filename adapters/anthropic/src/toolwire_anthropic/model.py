@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any, AsyncIterator
 
-from toolwire.errors import ConfigurationError, ProviderError, ToolwireError
+from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
 from toolwire.model import Model, ModelRequest
 from toolwire.stream import StreamAssembler, StreamEvent
 from toolwire.types import Response
@@ -235,4 +235,10 @@ class AnthropicModel(Model):
             result = await self.client.messages.count_tokens(**kwargs)
         except anthropic.APIError as exc:
             raise provider_error_from_sdk(exc) from exc
+        except ToolwireError:
+            raise
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # the SDK could not parse the answer
+            raise ResponseDecodeError(API, f"the token count answer is not a MessageTokensCount ({type(exc).__name__}: {exc})") from exc
+        except Exception as exc:  # noqa: BLE001 - a transport-level failure outside the SDK's own errors
+            raise transport_error(API, exc) from exc
         return int(result.input_tokens)

@@ -215,6 +215,14 @@ class GeminiModel(Model):
         body = self.codec.encode_request(ModelRequest(model=request.model, messages=request.messages))
         try:
             result = await self.client().aio.models.count_tokens(model=request.model or self.model_id, contents=body["contents"])
+        except ToolwireError:
+            raise
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # the SDK could not parse the answer
+            from google.genai import errors
+
+            if isinstance(exc, errors.APIError):
+                raise _provider_error(exc) from exc
+            raise ResponseDecodeError(API, f"the token count answer is not a CountTokensResponse ({type(exc).__name__}: {exc})") from exc
         except Exception as exc:  # noqa: BLE001
             raise _provider_error(exc) from exc
         return int(result.total_tokens or 0)

@@ -16,7 +16,7 @@ import os
 from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
 
-from toolwire.errors import ConfigurationError, ProviderError, ToolwireError
+from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
 from toolwire.model import Model, ModelRequest
 from toolwire.stream import StreamAssembler, StreamEvent
 from toolwire.types import Response
@@ -349,4 +349,10 @@ class OpenAIResponsesModel(_OpenAIModel):
             result = await self.client.responses.input_tokens.count(**kwargs)
         except openai.APIError as exc:
             raise provider_error_from_sdk(exc, self.api) from exc
+        except ToolwireError:
+            raise
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # the SDK could not parse the answer
+            raise ResponseDecodeError(self.api, f"the token count answer is not an InputTokenCountResponse ({type(exc).__name__}: {exc})") from exc
+        except Exception as exc:  # noqa: BLE001 - a transport-level failure outside the SDK's own errors
+            raise transport_error(self.api, exc) from exc
         return int(result.input_tokens)
