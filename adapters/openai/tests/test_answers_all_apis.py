@@ -1,6 +1,6 @@
 """Answers that are not what the API documents, on all four APIs alike, through the real SDKs
 (``anthropic``, ``openai``, ``google-genai``) with only the network replaced by
-``httpx2.MockTransport``. The rule set lives in ``_wire.py``, one byte-identical copy per adapter
+``httpx2.MockTransport``. The rule set lives in the core module ``toolwire.transport``, shared by the adapters
 package (checked here); the documented behaviour is on ``docs/adapters/*.md`` ("Answers that are
 not what the API documents")."""
 
@@ -340,14 +340,18 @@ def test_http_error_without_vendor_message_quotes_the_body(api):
 
 # -- the shared module ---------------------------------------------------------------------------------
 
-def test_the_wire_module_copies_are_identical():
-    copies = [ADAPTERS / a / "src" / f"toolwire_{a}" / "_wire.py" for a in ("anthropic", "openai", "gemini")]
-    texts = {p.read_text() for p in copies}
-    assert len(texts) == 1, "adapters/*/src/*/_wire.py differ: copy the edited one to the other two"
+def test_every_adapter_uses_the_core_transport_module():
+    import toolwire.transport as shared
+    import toolwire_anthropic.model
+    import toolwire_gemini.model
+    import toolwire_openai.models
+
+    for mod in (toolwire_anthropic.model, toolwire_gemini.model, toolwire_openai.models):
+        assert mod.read_answer is shared.read_answer and mod.transport_error is shared.transport_error
 
 
 def _events(chunks: list[bytes]) -> list[tuple[str | None, str]]:
-    from toolwire_openai._wire import sse_events
+    from toolwire.transport import sse_events
 
     async def source():
         for c in chunks:

@@ -58,7 +58,7 @@ from toolwire.types import (
     Usage,
 )
 
-from ._wire import error_in_body
+from toolwire.transport import error_in_body
 
 __all__ = [
     "AnthropicCodec",

@@ -18,7 +18,7 @@ from toolwire.model import Model, ModelRequest
 from toolwire.stream import StreamAssembler, StreamEvent
 from toolwire.types import Response
 
-from ._wire import Answer, event_json, read_answer, response_events, transport_error
+from toolwire.transport import Answer, event_json, read_answer, response_events, transport_error
 from .codec import API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _error_from_event, _RETRYABLE_ERROR_TYPES, check_tool_calls
 
 __all__ = ["AnthropicModel", "provider_error_from_sdk"]
@@ -42,7 +42,7 @@ def provider_error_from_sdk(exc: BaseException) -> ProviderError:
     - ``APITimeoutError`` / ``APIConnectionError``: ``status=None``, ``retryable=True``,
       ``error_type`` ``"timeout"`` / ``"connection_error"`` (the message names the underlying
       exception, e.g. vcrpy's ``CannotOverwriteExistingCassetteException`` and its text).
-    - Any other exception: as :func:`toolwire_anthropic._wire.transport_error`.
+    - Any other exception: as :func:`toolwire.transport.transport_error`.
     """
     import anthropic
 

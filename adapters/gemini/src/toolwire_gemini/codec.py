@@ -48,7 +48,7 @@ from toolwire.types import (
     Usage,
 )
 
-from ._wire import error_in_body
+from toolwire.transport import error_in_body
 from .schema import is_zero_parameter, openapi_to_json_schema, to_openapi_schema
 
 __all__ = [

@@ -27,7 +27,7 @@ from toolwire.model import Model, ModelRequest, collect_stream
 from toolwire.stream import StreamEvent
 from toolwire.types import Message, Response
 
-from ._wire import Answer, error_in_body, event_json, read_answer, response_events, snippet, transport_error
+from toolwire.transport import Answer, error_in_body, event_json, read_answer, response_events, snippet, transport_error
 from .codec import API, GeminiCodec, GeminiStreamDecoder, check_tool_calls
 
 __all__ = ["GeminiModel", "DEFAULT_API_VERSION"]

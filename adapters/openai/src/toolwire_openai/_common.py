@@ -321,7 +321,7 @@ def provider_error_from_sdk(exc: BaseException, api: str) -> ProviderError:
             message = body
         if not isinstance(message, str) or not message:
             # no vendor message (an HTML error page, an odd body): the SDK's text and the body's start
-            from ._wire import snippet
+            from toolwire.transport import snippet
 
             try:
                 text = exc.response.text
@@ -344,6 +344,6 @@ def provider_error_from_sdk(exc: BaseException, api: str) -> ProviderError:
         if isinstance(body, dict):
             etype = body.get("type") or body.get("code")
         return ProviderError(api, exc.message, status=None, retryable=False, error_type=etype, body=body)
-    from ._wire import transport_error
+    from toolwire.transport import transport_error
 
     return transport_error(api, exc)

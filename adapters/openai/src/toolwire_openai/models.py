@@ -22,7 +22,7 @@ from toolwire.stream import StreamAssembler, StreamEvent
 from toolwire.types import Response
 
 from ._common import check_tool_calls, provider_error_from_sdk
-from ._wire import Answer, SSEEvent, error_in_body, event_json, read_answer, response_events, snippet, transport_error
+from toolwire.transport import Answer, SSEEvent, error_in_body, event_json, read_answer, response_events, snippet, transport_error
 from .chat import API as CHAT_API
 from .chat import ChatStreamDecoder, OpenAIChatCodec
 from .responses import API as RESPONSES_API

@@ -41,7 +41,7 @@ from toolwire.stream import (
 from toolwire.tools import Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
-from ._wire import error_in_body
+from toolwire.transport import error_in_body
 from ._common import (
     Shape,
     apply_overrides,

@@ -1,9 +1,8 @@
-"""Reading a vendor's HTTP answer: one rule set shared by every toolwire adapter.
+"""Reading a vendor's HTTP answer: one rule set shared by every toolwire adapter's transport.
 
-This module is kept byte-identical in ``toolwire_anthropic``, ``toolwire_openai`` and
-``toolwire_gemini`` (the adapters never import each other;
-``adapters/openai/tests/test_wire_rules.py`` fails when the copies differ). The transports hand it the SDK's raw ``httpx2.Response`` (after the
-SDK has applied auth, retries, timeouts and its HTTP-status errors) and decode what it returns.
+Vendor-neutral (no SDK is imported here; ``import toolwire`` does not load this module). The
+transports hand it the SDK's raw ``httpx2.Response`` (after the SDK has applied auth, retries,
+timeouts and its HTTP-status errors) and decode what it returns.
 
 Rules (documented on every adapter page, "Answers that are not what the API documents"):
 
