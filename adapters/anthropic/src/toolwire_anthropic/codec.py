@@ -25,13 +25,12 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
-import functools
 import hashlib
 import json
 import re
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, Callable, Iterable, Iterator
 
-from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError, UnsupportedToolChoice
+from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, UnsupportedToolChoice
 from toolwire.model import ModelRequest, normalize_tool_choice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
@@ -59,6 +58,17 @@ from toolwire.types import (
 )
 
 from toolwire.transport import error_in_body
+from toolwire.wire import (
+    NAME_INVALID,
+    SHAPE_ERRORS,
+    Shape,
+    check_tool_calls,
+    duplicate_id_invalid,
+    json_kind,
+    mark_duplicate_ids,
+    tool_name,
+    usage_int,
+)
 
 __all__ = [
     "AnthropicCodec",
@@ -136,113 +146,20 @@ _RETRYABLE_ERROR_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit
 _EPHEMERAL = {"type": "ephemeral"}
 
 #: ``ToolCall.invalid`` of a call whose ``name`` is absent, empty or not a JSON string.
-NAME_INVALID = "the tool name is missing or not a string"
-
-#: Python errors that mean "the body does not have the documented shape"; the decode entry points
-#: turn any of them into :class:`~toolwire.errors.ResponseDecodeError`.
-_SHAPE_ERRORS = (LookupError, TypeError, AttributeError, AssertionError, ValueError, ArithmeticError)
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
 
 # ---------------------------------------------------------------------------------------------
 # shape checks (malformed vendor bodies → ResponseDecodeError, never a raw Python error)
 # ---------------------------------------------------------------------------------------------
 
 
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
-def _bad(pointer: str, expected: str, value: Any) -> ResponseDecodeError:
-    return ResponseDecodeError(API, f"{pointer or 'the body'} must be {expected}, got a JSON {_json_kind(value)}", pointer)
-
-
-def _obj(value: Any, pointer: str) -> dict[str, Any]:
-    """``value`` when it is a JSON object, else :class:`ResponseDecodeError` at ``pointer``."""
-    if not isinstance(value, dict):
-        raise _bad(pointer, "an object", value)
-    return value
-
-
-def _opt_obj(value: Any, pointer: str) -> dict[str, Any]:
-    """An optional object: absent/``null`` → ``{}``."""
-    return {} if value is None else _obj(value, pointer)
-
-
-def _opt_list(value: Any, pointer: str) -> list[Any]:
-    """An optional array: absent/``null`` → ``[]``; any other non-array raises."""
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise _bad(pointer, "an array", value)
-    return value
-
-
-def _opt_str(value: Any, pointer: str) -> str | None:
-    """An optional string: absent/``null`` → ``None``; any other non-string raises."""
-    if value is None or isinstance(value, str):
-        return value
-    raise _bad(pointer, "a string", value)
+_S = Shape(API)
+_bad, _obj, _opt_obj, _opt_list, _opt_str, _guarded = _S.bad, _S.obj, _S.opt_obj, _S.opt_list, _S.opt_str, _S.guarded
+_json_kind, _counter, _tool_name, _SHAPE_ERRORS = json_kind, usage_int, tool_name, SHAPE_ERRORS
 
 
 def _index(value: Any, pointer: str) -> int:
     """A stream block ``index``: a non-negative JSON integer."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _bad(pointer, "a non-negative integer", value)
-    return value
-
-
-def _counter(value: Any) -> int | None:
-    """A usage counter: a non-negative JSON integer (an integral float such as ``12.0`` counts);
-    anything else (a string like ``"12"``, a negative number, an object) is treated as absent
-    (``None``), never passed through."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return value if isinstance(value, int) and value >= 0 else None
-
-
-def _tool_name(value: Any) -> tuple[str, str | None]:
-    """``(name, invalid)`` for a ``tool_use.name``: a non-empty string is the name; anything else
-    gives ``""`` (absent/``null``) or the value's JSON text, with :data:`NAME_INVALID`."""
-    if isinstance(value, str) and value:
-        return value, None
-    if value is None or value == "":
-        return "", NAME_INVALID
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True), NAME_INVALID
-    except (TypeError, ValueError):
-        return str(value), NAME_INVALID
-
-
-def duplicate_id_invalid(call_id: str) -> str:
-    """``ToolCall.invalid`` of a later call that repeats an earlier call's id in one response."""
-    return f"duplicate tool call id {call_id} in one response"
-
-
-def mark_duplicate_ids(calls: Iterable[ToolCall]) -> None:
-    """Mark every call that repeats the id of an earlier call of the same response invalid
-    (:func:`duplicate_id_invalid`): it is never run, the loop answers it with an ``is_error``
-    result, and the encoder sends only the first call with that id (each id answered once)."""
-    seen: set[str] = set()
-    for call in calls:
-        if call.id in seen:
-            call.invalid = duplicate_id_invalid(call.id)
-        seen.add(call.id)
+    return _S.index(value, pointer)
 
 
 def _synth_id(seed: Any, request: ModelRequest | None, position: int) -> str:
@@ -253,26 +170,6 @@ def _synth_id(seed: Any, request: ModelRequest | None, position: int) -> str:
     turn = len(request.messages) if request is not None else None
     text = json.dumps([seed, turn], sort_keys=True, ensure_ascii=False, default=str)
     return f"toolu_tw{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}_{position}"
-
-
-def _guarded(what: str) -> Callable[[_F], _F]:
-    """Decorator: a raw Python error raised while decoding (a shape the explicit checks did not
-    foresee) becomes :class:`ResponseDecodeError` naming the API; toolwire's own errors
-    (``ProviderError``, ``ResponseDecodeError``, ``UnsupportedToolChoice``, ...) pass unchanged."""
-
-    def deco(fn: _F) -> _F:
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return fn(*args, **kwargs)
-            except ToolwireError:
-                raise
-            except _SHAPE_ERRORS as exc:
-                raise ResponseDecodeError(API, f"{what} does not have the documented shape ({type(exc).__name__}: {exc})") from exc
-
-        return wrapper  # type: ignore[return-value]
-
-    return deco
 
 
 # ---------------------------------------------------------------------------------------------
@@ -311,23 +208,6 @@ def usage_from_wire(u: dict[str, Any] | None, *, requests: int = 0) -> Usage:
         reasoning_tokens=_counter(details.get("thinking_tokens")) if isinstance(details, dict) else None,
         requests=requests,
     )
-
-
-def check_tool_calls(response: Response) -> Response:
-    """Mark the tool calls of a finished response that cannot be run: a call without a usable
-    name gets :data:`NAME_INVALID`, a later call repeating an earlier call's id gets
-    :func:`duplicate_id_invalid` (see :func:`mark_duplicate_ids`). Returns ``response``.
-
-    :meth:`AnthropicCodec.decode_response` and the transport's streamed ``send`` call it; a
-    stream assembled by hand from :meth:`AnthropicCodec.decode_stream` can be passed through it.
-    """
-    calls = response.tool_calls
-    for call in calls:
-        if (not isinstance(call.name, str) or not call.name) and call.invalid is None:
-            call.name = call.name if isinstance(call.name, str) else str(call.name)
-            call.invalid = NAME_INVALID
-    mark_duplicate_ids(calls)
-    return response
 
 
 def _extras(block: dict[str, Any], keys: Iterable[str]) -> dict[str, Any]:

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import base64
 import copy
-import functools
 import hashlib
 import json
 import re
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, Iterable, Iterator
 
-from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError, UnsupportedToolChoice
+from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, UnsupportedToolChoice
 from toolwire.model import ModelRequest, normalize_tool_choice
 from toolwire.schema.coerce import coerce_arguments
 from toolwire.schema.report import TranslationReport
@@ -49,6 +48,16 @@ from toolwire.types import (
 )
 
 from toolwire.transport import error_in_body
+from toolwire.wire import (
+    NAME_INVALID,
+    Shape,
+    check_tool_calls,
+    duplicate_id_invalid,
+    json_kind,
+    mark_duplicate_ids,
+    tool_name,
+    usage_int,
+)
 from .schema import is_zero_parameter, openapi_to_json_schema, to_openapi_schema
 
 __all__ = [
@@ -100,14 +109,6 @@ FINISH_REASONS: dict[str, str] = {
     "CONTINUATION": "max_tokens",
 }
 
-#: ``ToolCall.invalid`` of a call whose ``name`` is absent, empty or not a JSON string.
-NAME_INVALID = "the tool name is missing or not a string"
-
-#: Python errors that mean "the body does not have the documented shape"; the decode entry points
-#: turn any of them into :class:`~toolwire.errors.ResponseDecodeError`.
-_SHAPE_ERRORS = (LookupError, TypeError, AttributeError, AssertionError, ValueError, ArithmeticError)
-
-_F = TypeVar("_F", bound=Callable[..., Any])
 
 _SCHEMA_MODES = ("json_schema", "openapi")
 _SIGNATURE_POLICIES = ("auto", "placeholder", "none")
@@ -165,121 +166,9 @@ def _json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
-def _bad(pointer: str, expected: str, value: Any) -> ResponseDecodeError:
-    return ResponseDecodeError(API, f"{pointer or 'the body'} must be {expected}, got a JSON {_json_kind(value)}", pointer)
-
-
-def _obj(value: Any, pointer: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _bad(pointer, "an object", value)
-    return value
-
-
-def _opt_obj(value: Any, pointer: str) -> dict[str, Any]:
-    return {} if value is None else _obj(value, pointer)
-
-
-def _opt_list(value: Any, pointer: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise _bad(pointer, "an array", value)
-    return value
-
-
-def _opt_str(value: Any, pointer: str) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    raise _bad(pointer, "a string", value)
-
-
-def _counter(value: Any) -> int | None:
-    """A usage counter: a non-negative integer. proto3 JSON writes int64 as a string, but the
-    counts in ``usageMetadata`` are int32 and arrive as numbers; anything else (``"12"``, a
-    negative number, an object) is treated as absent (``None``), never passed through. An
-    integral float such as ``12.0`` counts."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return value if isinstance(value, int) and value >= 0 else None
-
-
-def _tool_name(value: Any) -> tuple[str, str | None]:
-    """``(name, invalid)`` for ``functionCall.name``: a non-empty string is the name; anything else
-    gives ``""`` (absent/``null``/empty) or the value's JSON text, with :data:`NAME_INVALID`."""
-    if isinstance(value, str) and value:
-        return value, None
-    if value is None or value == "":
-        return "", NAME_INVALID
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True), NAME_INVALID
-    except (TypeError, ValueError):
-        return str(value), NAME_INVALID
-
-
-def duplicate_id_invalid(call_id: str) -> str:
-    """``ToolCall.invalid`` of a later call that repeats an earlier call's id in one response."""
-    return f"duplicate tool call id {call_id} in one response"
-
-
-def mark_duplicate_ids(calls: Iterable[ToolCall]) -> None:
-    """Mark every call repeating the ``functionCall.id`` of an earlier call of the same response
-    invalid (never run; the encoder sends only the first call with an id, answered once)."""
-    seen: set[str] = set()
-    for call in calls:
-        if call.id in seen:
-            call.invalid = duplicate_id_invalid(call.id)
-        seen.add(call.id)
-
-
-def check_tool_calls(response: Response) -> Response:
-    """Mark the tool calls of a finished response that cannot be run: no usable name →
-    :data:`NAME_INVALID`; a repeated id → :func:`duplicate_id_invalid`. Returns ``response``.
-    :meth:`GeminiCodec.decode_response` and the transport's streamed ``send`` call it; a stream
-    assembled by hand from :meth:`GeminiCodec.decode_stream` can be passed through it."""
-    calls = response.tool_calls
-    for call in calls:
-        if (not isinstance(call.name, str) or not call.name) and call.invalid is None:
-            call.name = call.name if isinstance(call.name, str) else str(call.name)
-            call.invalid = NAME_INVALID
-    mark_duplicate_ids(calls)
-    return response
-
-
-def _guarded(what: str) -> Callable[[_F], _F]:
-    """Decorator: a raw Python error raised while decoding (a shape the explicit checks did not
-    foresee) becomes :class:`ResponseDecodeError` naming the API; toolwire's own errors pass."""
-
-    def deco(fn: _F) -> _F:
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return fn(*args, **kwargs)
-            except ToolwireError:
-                raise
-            except _SHAPE_ERRORS as exc:
-                raise ResponseDecodeError(API, f"{what} does not have the documented shape ({type(exc).__name__}: {exc})") from exc
-
-        return wrapper  # type: ignore[return-value]
-
-    return deco
+_S = Shape(API)
+_bad, _obj, _opt_obj, _opt_list, _opt_str, _guarded = _S.bad, _S.obj, _S.opt_obj, _S.opt_list, _S.opt_str, _S.guarded
+_json_kind, _counter, _tool_name = json_kind, usage_int, tool_name
 
 
 def map_finish_reason(finish: str | None, has_calls: bool) -> str:

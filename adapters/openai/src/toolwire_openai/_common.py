@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import copy
-import functools
 import hashlib
 import json
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Iterable
 
 from toolwire.arguments import EMPTY_ARGUMENT_TEXTS, dumps_arguments, parse_arguments
-from toolwire.errors import ProviderError, ResponseDecodeError, ToolwireError
+from toolwire.errors import ProviderError
 from toolwire.model import ModelRequest
 from toolwire.schema.report import TranslationReport
 from toolwire.schema.strict import make_strict
+from toolwire.wire import (  # shared by all codecs; re-exported for this adapter's modules
+    NAME_INVALID,
+    SHAPE_ERRORS,
+    Shape,
+    duplicate_id_invalid,
+    json_kind,
+    mark_duplicate_ids,
+    tool_name,
+    usage_int,
+)
 from toolwire.tools import Tool
 from toolwire.types import Response, ToolCall, ToolResult
 
@@ -116,134 +125,7 @@ def strict_parameters(tool: Tool, api: str) -> tuple[dict[str, Any], bool | None
     return copy.deepcopy(tool.input_schema), tool.strict, TranslationReport(api=api, tool=tool.name)
 
 
-def usage_int(value: Any) -> int | None:
-    """A usage counter: a non-negative JSON integer (an integral float such as ``12.0`` counts);
-    anything else (a string like ``"12"``, a negative number, an object) is treated as absent
-    (``None``), never passed through."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return value if isinstance(value, int) and value >= 0 else None
-
-
 # ------------------------------------------------------------------------------- shape checks
-
-#: ``ToolCall.invalid`` of a call whose ``name`` is absent, empty or not a JSON string.
-NAME_INVALID = "the tool name is missing or not a string"
-
-#: Python errors that mean "the body does not have the documented shape"; the decode entry points
-#: turn any of them into :class:`~toolwire.errors.ResponseDecodeError`.
-SHAPE_ERRORS = (LookupError, TypeError, AttributeError, AssertionError, ValueError, ArithmeticError)
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def json_kind(value: Any) -> str:
-    """The JSON type name of a decoded value (``null``, ``boolean``, ``number``, ...)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
-class Shape:
-    """Shape checks for one API: each raises :class:`ResponseDecodeError` (``api``, a message
-    naming the expected and received JSON types, the JSON ``pointer``)."""
-
-    def __init__(self, api: str) -> None:
-        self.api = api
-
-    def bad(self, pointer: str, expected: str, value: Any) -> ResponseDecodeError:
-        return ResponseDecodeError(self.api, f"{pointer or 'the body'} must be {expected}, got a JSON {json_kind(value)}", pointer)
-
-    def error(self, pointer: str, message: str) -> ResponseDecodeError:
-        return ResponseDecodeError(self.api, message, pointer)
-
-    def obj(self, value: Any, pointer: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.bad(pointer, "an object", value)
-        return value
-
-    def opt_obj(self, value: Any, pointer: str) -> dict[str, Any]:
-        return {} if value is None else self.obj(value, pointer)
-
-    def opt_list(self, value: Any, pointer: str) -> list[Any]:
-        if value is None:
-            return []
-        if not isinstance(value, list):
-            raise self.bad(pointer, "an array", value)
-        return value
-
-    def opt_str(self, value: Any, pointer: str) -> str | None:
-        if value is None or isinstance(value, str):
-            return value
-        raise self.bad(pointer, "a string", value)
-
-    def index(self, value: Any, pointer: str, default: int | None = None) -> int:
-        if value is None and default is not None:
-            return default
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise self.bad(pointer, "a non-negative integer", value)
-        return value
-
-    def guarded(self, what: str) -> Callable[[_F], _F]:
-        """Decorator: a raw Python error raised while decoding (a shape the explicit checks did
-        not foresee) becomes :class:`ResponseDecodeError` naming the API; toolwire's own errors
-        pass unchanged."""
-        api = self.api
-
-        def deco(fn: _F) -> _F:
-            @functools.wraps(fn)
-            def wrapper(*args: Any, **kwargs: Any) -> Any:
-                try:
-                    return fn(*args, **kwargs)
-                except ToolwireError:
-                    raise
-                except SHAPE_ERRORS as exc:
-                    raise ResponseDecodeError(api, f"{what} does not have the documented shape ({type(exc).__name__}: {exc})") from exc
-
-            return wrapper  # type: ignore[return-value]
-
-        return deco
-
-
-def tool_name(value: Any) -> tuple[str, str | None]:
-    """``(name, invalid)`` for a tool call's ``name``: a non-empty string is the name; anything
-    else gives ``""`` (absent/``null``/empty) or the value's JSON text, with :data:`NAME_INVALID`."""
-    if isinstance(value, str) and value:
-        return value, None
-    if value is None or value == "":
-        return "", NAME_INVALID
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True), NAME_INVALID
-    except (TypeError, ValueError):
-        return str(value), NAME_INVALID
-
-
-def duplicate_id_invalid(call_id: str) -> str:
-    """``ToolCall.invalid`` of a later call that repeats an earlier call's id in one response."""
-    return f"duplicate tool call id {call_id} in one response"
-
-
-def mark_duplicate_ids(calls: Iterable[ToolCall]) -> None:
-    """Mark every call repeating the id of an earlier call of the same response invalid
-    (:func:`duplicate_id_invalid`): never run, answered with an ``is_error`` result by the loop;
-    the encoders send only the first call with an id, answered once."""
-    seen: set[str] = set()
-    for call in calls:
-        if call.id in seen:
-            call.invalid = duplicate_id_invalid(call.id)
-        seen.add(call.id)
 
 
 def check_tool_calls(response: Response) -> Response:

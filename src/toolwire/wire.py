@@ -1,0 +1,176 @@
+"""Shape checks shared by every codec's decoders (vendor-neutral).
+
+A vendor body that does not have its documented shape must never surface as a raw
+``KeyError``/``TypeError``: the decoders check what they read with :class:`Shape` (one per API)
+and wrap their entry points with :meth:`Shape.guarded`, so the caller gets a
+:class:`~toolwire.errors.ResponseDecodeError` naming the API and the JSON pointer. Also here: the
+rule for usage counters, for tool-call names, and for ids repeated within one response, which
+are the same for all four APIs. ``import toolwire`` does not load this module.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any, Callable, Iterable, TypeVar
+
+from .errors import ResponseDecodeError, ToolwireError
+from .types import Response, ToolCall
+
+__all__ = [
+    "NAME_INVALID",
+    "SHAPE_ERRORS",
+    "Shape",
+    "json_kind",
+    "usage_int",
+    "tool_name",
+    "duplicate_id_invalid",
+    "mark_duplicate_ids",
+    "check_tool_calls",
+]
+
+#: ``ToolCall.invalid`` of a call whose ``name`` is absent, empty or not a JSON string.
+NAME_INVALID = "the tool name is missing or not a string"
+
+#: Python errors that mean "the body does not have the documented shape"; the decode entry points
+#: turn any of them into :class:`~toolwire.errors.ResponseDecodeError`.
+SHAPE_ERRORS = (LookupError, TypeError, AttributeError, AssertionError, ValueError, ArithmeticError)
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def json_kind(value: Any) -> str:
+    """The JSON type name of a decoded value (``null``, ``boolean``, ``number``, ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def usage_int(value: Any) -> int | None:
+    """A usage counter: a non-negative JSON integer (an integral float such as ``12.0`` counts);
+    anything else (a string like ``"12"``, a negative number, an object) is treated as absent
+    (``None``), never passed through — the same rule for all four APIs."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value if isinstance(value, int) and value >= 0 else None
+
+
+class Shape:
+    """Shape checks for one API: each raises :class:`ResponseDecodeError` (``api``, a message
+    naming the expected and received JSON types, the JSON ``pointer``)."""
+
+    def __init__(self, api: str) -> None:
+        self.api = api
+
+    def bad(self, pointer: str, expected: str, value: Any) -> ResponseDecodeError:
+        return ResponseDecodeError(self.api, f"{pointer or 'the body'} must be {expected}, got a JSON {json_kind(value)}", pointer)
+
+    def error(self, pointer: str, message: str) -> ResponseDecodeError:
+        return ResponseDecodeError(self.api, message, pointer)
+
+    def obj(self, value: Any, pointer: str) -> dict[str, Any]:
+        """``value`` when it is a JSON object, else :class:`ResponseDecodeError` at ``pointer``."""
+        if not isinstance(value, dict):
+            raise self.bad(pointer, "an object", value)
+        return value
+
+    def opt_obj(self, value: Any, pointer: str) -> dict[str, Any]:
+        """An optional object: absent/``null`` → ``{}``."""
+        return {} if value is None else self.obj(value, pointer)
+
+    def opt_list(self, value: Any, pointer: str) -> list[Any]:
+        """An optional array: absent/``null`` → ``[]``; any other non-array raises."""
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.bad(pointer, "an array", value)
+        return value
+
+    def opt_str(self, value: Any, pointer: str) -> str | None:
+        """An optional string: absent/``null`` → ``None``; any other non-string raises."""
+        if value is None or isinstance(value, str):
+            return value
+        raise self.bad(pointer, "a string", value)
+
+    def index(self, value: Any, pointer: str, default: int | None = None) -> int:
+        """A stream index: a non-negative JSON integer (``default`` when absent, if given)."""
+        if value is None and default is not None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise self.bad(pointer, "a non-negative integer", value)
+        return value
+
+    def guarded(self, what: str) -> Callable[[_F], _F]:
+        """Decorator: a raw Python error raised while decoding (a shape the explicit checks did
+        not foresee) becomes :class:`ResponseDecodeError` naming the API; toolwire's own errors
+        (``ProviderError``, ``ResponseDecodeError``, ``UnsupportedToolChoice``, ...) pass unchanged."""
+        api = self.api
+
+        def deco(fn: _F) -> _F:
+            @functools.wraps(fn)
+            def wrapper(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    return fn(*args, **kwargs)
+                except ToolwireError:
+                    raise
+                except SHAPE_ERRORS as exc:
+                    raise ResponseDecodeError(api, f"{what} does not have the documented shape ({type(exc).__name__}: {exc})") from exc
+
+            return wrapper  # type: ignore[return-value]
+
+        return deco
+
+
+def tool_name(value: Any) -> tuple[str, str | None]:
+    """``(name, invalid)`` for a tool call's ``name``: a non-empty string is the name; anything
+    else gives ``""`` (absent/``null``/empty) or the value's JSON text, with :data:`NAME_INVALID`."""
+    if isinstance(value, str) and value:
+        return value, None
+    if value is None or value == "":
+        return "", NAME_INVALID
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True), NAME_INVALID
+    except (TypeError, ValueError):
+        return str(value), NAME_INVALID
+
+
+def duplicate_id_invalid(call_id: str) -> str:
+    """``ToolCall.invalid`` of a later call that repeats an earlier call's id in one response."""
+    return f"duplicate tool call id {call_id} in one response"
+
+
+def mark_duplicate_ids(calls: Iterable[ToolCall]) -> None:
+    """Mark every call repeating the id of an earlier call of the same response invalid
+    (:func:`duplicate_id_invalid`): never run, answered with an ``is_error`` result by the loop;
+    the encoders send only the first call with an id, answered once."""
+    seen: set[str] = set()
+    for call in calls:
+        if call.id in seen:
+            call.invalid = duplicate_id_invalid(call.id)
+        seen.add(call.id)
+
+
+def check_tool_calls(response: Response) -> Response:
+    """Mark the tool calls of a finished response that cannot be run: no usable name →
+    :data:`NAME_INVALID`; a repeated id → :func:`duplicate_id_invalid`. Returns ``response``.
+    The codecs' ``decode_response`` and the transports' streamed ``send`` call it; a stream
+    assembled by hand from ``decode_stream`` can be passed through it."""
+    calls = response.tool_calls
+    for call in calls:
+        if (not isinstance(call.name, str) or not call.name) and call.invalid is None:
+            call.name = call.name if isinstance(call.name, str) else str(call.name)
+            call.invalid = NAME_INVALID
+    mark_duplicate_ids(calls)
+    return response
