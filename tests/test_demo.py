@@ -84,3 +84,21 @@ def test_run_command_loads_module_attr_and_file(tmp_path, monkeypatch):
     missing = _sp.run([_sys.executable, "-m", "toolwire.cli", "run", "--model", "test", "--tools", "mytools:nope", "x"],
                       cwd=tmp_path, capture_output=True, text=True)
     assert missing.returncode == 2 and "has no attribute 'nope'" in missing.stderr
+
+
+def test_cli_prints_outside_text_as_is_and_takes_settings(tmp_path):
+    import subprocess as _sp
+    import sys as _sys
+
+    (tmp_path / "mk.py").write_text(
+        "from toolwire import tool\n\n@tool\ndef t(q: str) -> str:\n    '''Look up. Use when asked.'''\n    return '[/tmp] result [a-z]+x'\n")
+    proc = _sp.run([_sys.executable, "-m", "toolwire.cli", "run", "--model", "test", "--tools", "mk.py",
+                    "--setting", "final_text=\"done [b]bold[/b]\"", "x"], cwd=tmp_path, capture_output=True, text=True,
+                   env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    assert "[/tmp] result [a-z]+x" in proc.stdout
+    assert "done [b]bold[/b]" in proc.stdout
+    assert "usage not reported" in proc.stdout
+    bad = _sp.run([_sys.executable, "-m", "toolwire.cli", "run", "--model", "test", "--setting", "novalue", "x"],
+                  cwd=tmp_path, capture_output=True, text=True)
+    assert bad.returncode == 2 and "--setting takes key=value" in bad.stderr

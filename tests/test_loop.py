@@ -419,3 +419,42 @@ def test_stream_cut_call_says_the_stream_ended():
     res = only_result(run(scripted(cut, "ok")))
     assert res.content == ("Tool call 'get_weather' was cut off before its arguments were complete (the response stream "
                            "ended early), so it was not run.\nCall the tool again with the complete arguments.")
+
+
+import datetime  # noqa: E402
+import enum  # noqa: E402
+
+from pydantic import BaseModel  # noqa: E402
+
+
+class Point(BaseModel):
+    lat: float
+    lon: float
+
+
+class Unit(enum.Enum):
+    C = "c"
+    F = "f"
+
+
+def test_arguments_reach_the_function_as_the_annotated_types():
+    seen = []
+
+    @tool
+    def weather(at: Point, day: datetime.date, unit: Unit = Unit.C) -> str:
+        """Weather at a point on a day."""
+        seen.append((at, day, unit))
+        return "ok"
+
+    r = run(scripted(call("weather", {"at": {"lat": 1, "lon": 2}, "day": "2026-01-02", "unit": "f"}), "done"), tools=[weather])
+    assert only_result(r).content == "ok"
+    assert seen == [(Point(lat=1.0, lon=2.0), datetime.date(2026, 1, 2), Unit.F)]
+    assert r.tool_runs[0].call.arguments == {"at": {"lat": 1, "lon": 2}, "day": "2026-01-02", "unit": "f"}  # the call keeps its JSON
+
+
+def test_run_sync_errors_are_not_chained_to_the_event_loop_check():
+    from toolwire import ConfigurationError
+
+    with pytest.raises(ConfigurationError) as info:
+        toolwire.run_sync(scripted("x"), "hi", max_turns=0)
+    assert info.value.__context__ is None

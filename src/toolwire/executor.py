@@ -108,6 +108,18 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
+def _pydantic_problem(exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            where = "/" + "/".join(str(p) for p in first.get("loc", ()))
+            return f"at {where}: {first.get('msg', exc)}"
+        except Exception:
+            pass
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _unexpected_parameters(tool: Tool, arguments: dict[str, Any]) -> list[str]:
     """Argument names the tool's function cannot receive (no such parameter and no ``**kwargs``)."""
     import inspect
@@ -234,6 +246,16 @@ class ToolExecutor:
                 valid = ", ".join(sorted(tool.input_schema.get("properties") or {})) or "(none)"
                 text = (f"Invalid arguments for tool {call.name!r}: unexpected propert{'y' if len(unexpected) == 1 else 'ies'} "
                         f"{', '.join(repr(u) for u in unexpected)} (valid: {valid}).\n"
+                        "Fix the arguments to match the tool's input schema and call it again.")
+                return ToolRun(call, ToolResult(call.id, text, is_error=True, name=call.name), 0.0, turn)
+        if not problems and tool.arguments_model is not None and tool.meta.get("validate_arguments", True):
+            from .schema.from_function import convert_arguments
+
+            try:
+                arguments = convert_arguments(tool.arguments_model, arguments)
+            except Exception as exc:  # pydantic refused a value the JSON Schema allowed
+                detail = _pydantic_problem(exc)
+                text = (f"Invalid arguments for tool {call.name!r}: {detail}.\n"
                         "Fix the arguments to match the tool's input schema and call it again.")
                 return ToolRun(call, ToolResult(call.id, text, is_error=True, name=call.name), 0.0, turn)
         if problems:

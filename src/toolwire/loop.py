@@ -363,6 +363,9 @@ def run_sync(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
     """:func:`run` for synchronous code (starts an event loop; not for use inside one)."""
     try:
         asyncio.get_running_loop()
+        inside_loop = True
     except RuntimeError:
-        return asyncio.run(run(model, prompt, **kwargs))
-    raise RuntimeError("run_sync() was called inside a running event loop; use 'await toolwire.run(...)' there")
+        inside_loop = False
+    if inside_loop:
+        raise RuntimeError("run_sync() was called inside a running event loop; use 'await toolwire.run(...)' there")
+    return asyncio.run(run(model, prompt, **kwargs))  # outside the except: errors are not chained to it

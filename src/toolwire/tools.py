@@ -69,6 +69,9 @@ class Tool:
     timeout: float | None = None
     provider_data: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    #: For tools built from a typed function: the pydantic model that converts the JSON arguments
+    #: to the annotated types before the call (see ``schema.from_function.convert_arguments``).
+    arguments_model: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_tool_name(self.name)
@@ -118,6 +121,7 @@ class Tool:
             strict=strict,
             returns=desc.returns,
             timeout=timeout,
+            arguments_model=desc.arguments_model,
         )
 
     # -- what the model reads -----------------------------------------------------------------

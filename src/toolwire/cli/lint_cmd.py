@@ -10,6 +10,12 @@ import typer
 from toolwire.cli import app
 
 
+def _e(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -106,7 +112,7 @@ def lint(
     for f in shown:
         where = f"{f.tool}{f.pointer}"
         prov = f" [{f.provider}]" if f.provider else ""
-        console.print(f"[{colour[f.severity]}]{f.severity:<7}[/] [bold]{f.rule}[/]{prov} {where}", highlight=False)
+        console.print(f"[{colour[f.severity]}]{f.severity:<7}[/] [bold]{f.rule}[/]{_e(prov)} {_e(where)}", highlight=False)
         console.print(f"        {f.message}", highlight=False, markup=False)
         console.print(f"        fix: {f.fix}", highlight=False, markup=False)
     costs = report.summary.get("token_cost") or {}
@@ -117,12 +123,12 @@ def lint(
         for p in provs:
             table.add_column(p + ("" if costs[p]["exact"] else " (est.)"), justify="right")
         for t in tools:
-            table.add_row(t.name, *[str(costs[p]["tools"].get(t.name, "")) for p in provs])
+            table.add_row(_e(t.name), *[str(costs[p]["tools"].get(t.name, "")) for p in provs])
         table.add_row("[bold]whole set[/]", *[f"[bold]{costs[p]['tokens']}[/]" for p in provs])
         console.print(table)
     for prov, cost in (report.summary.get("token_cost_live") or {}).items():
         if "error" in cost:
-            console.print(f"[red]live token count ({prov}) failed:[/] {cost['error']}", highlight=False)
+            console.print(f"[red]live token count ({_e(prov)}) failed:[/] {_e(str(cost['error']))}", highlight=False)
         else:
             per = ", ".join(f"{name} {n}" for name, n in cost["tools"].items())
             console.print(f"Live token count ({cost['method']}): whole set {cost['tokens']} tokens per turn"

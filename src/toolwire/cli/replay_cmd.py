@@ -32,12 +32,13 @@ def replay_command(
 
 def _print_report(doc: dict) -> None:
     from rich.console import Console
+    from rich.markup import escape as _e
 
     console = Console(highlight=False)
     for f in doc["files"]:
         bad = f.get("errors") or f.get("expected_mismatches") or any(not r["matches"] for r in f["requests"])
         mark = "[red]FAIL[/]" if bad else "[green]ok[/]"
-        console.rule(f"{mark} {f['file']} ({f['api']})", align="left")
+        console.rule(f"{mark} {_e(f['file'])} ({_e(f['api'] or 'unknown API')})", align="left")
         reqs = {r["interaction"]: r for r in f["requests"]}
         for r in f["responses"]:
             calls = ", ".join(f"{c['name']}({json.dumps(c['arguments'], ensure_ascii=False)})" for c in r["tool_calls"])
@@ -48,15 +49,15 @@ def _print_report(doc: dict) -> None:
             sent = "" if req is None else (" · request matches" if req["matches"] else " · [red]request differs[/]")
             console.print(f"  #{r['interaction']} {r['stop_reason']} ({r['vendor_stop_reason']}) · in {u['input_tokens']} / out {u['output_tokens']}{sent}")
             if calls:
-                console.print(f"     calls: {calls}")
+                console.print(f"     calls: {_e(calls)}")
             if text:
-                console.print(f"     text: {text}")
+                console.print(f"     text: {_e(text)}")
             if req is not None and req["diff"]:
-                console.print(f"     [red]{req['diff']}[/]")
+                console.print(f"     [red]{_e(req['diff'])}[/]")
         for n in f["notes"]:
-            console.print(f"  [yellow]note:[/] {n}")
+            console.print(f"  [yellow]note:[/] {_e(n)}")
         for e in f.get("errors", []) + f.get("expected_mismatches", []):
-            console.print(f"  [red]{e}[/]")
+            console.print(f"  [red]{_e(e)}[/]")
     t = doc["totals"]
     console.rule("Totals", align="left")
     console.print(f"{t['files_ok']}/{t['files']} files ok · {t['responses']} responses · {t['tool_calls']} tool calls · "

@@ -7,7 +7,7 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -18,6 +18,18 @@ def _console(stderr: bool = False) -> Any:
     from rich.console import Console
 
     return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _e(text: str) -> str:
+    """Escape outside text (model output, tool results, error messages) for Rich: a ``[/tmp]`` in
+    a result must print as itself, not be read as markup."""
+    from rich.markup import escape
+
+    return escape(text)
 
 
 def _n(value: Any) -> str:
@@ -35,13 +47,14 @@ def render_turn(console: Any, turn: Any) -> None:
 
     resp = turn.response
     u = resp.usage
-    usage = f"in {_n(u.input_tokens)} / out {_n(u.output_tokens)} tokens"
+    usage = ("usage not reported" if u.input_tokens is None and u.output_tokens is None
+             else f"in {_n(u.input_tokens)} / out {_n(u.output_tokens)} tokens")
     console.rule(f"[bold]Turn {turn.number}[/] · stop reason {resp.stop_reason} · {usage}", align="left")
     for part in resp.parts:
         if getattr(part, "type", None) == "reasoning" and part.text:
-            console.print(f"[dim]reasoning: {_short(part.text, 200)}[/]")
+            console.print(f"[dim]reasoning: {_e(_short(part.text, 200))}[/]")
     if resp.text:
-        console.print(f"[cyan]model:[/] {resp.text.strip()}")
+        console.print(f"[cyan]model:[/] {_e(resp.text.strip())}")
     runs = turn.tool_runs
     if runs:
         if len(runs) > 1:
@@ -56,7 +69,7 @@ def render_turn(console: Any, turn: Any) -> None:
             res = r.result.text
             style = "red" if r.result.is_error else "green"
             flag = "error: " if r.result.is_error else ""
-            table.add_row(r.call.name, _short(args, 100), f"[{style}]{flag}{_short(res, 140)}[/]", f"{r.duration:.2f}")
+            table.add_row(_e(str(r.call.name)), _e(_short(args, 100)), f"[{style}]{flag}{_e(_short(res, 140))}[/]", f"{r.duration:.2f}")
         console.print(table)
 
 
@@ -110,20 +123,41 @@ def _load_tools_unchecked(spec: str) -> list[Any]:
     return tools
 
 
-def _live_model(spec: str | None, what: str) -> Any:
-    """Resolve ``spec`` (or ``$TOOLWIRE_MODEL``); a bad spec or missing credentials exit 2 with
-    one line naming what to do."""
+def _parse_settings(pairs: list[str] | None) -> dict[str, Any]:
+    """``["k=v", ...]`` → settings; each value is read as JSON when it is JSON (``512``, ``true``,
+    ``{"a": 1}``), else kept as text. A pair without ``=`` is a usage error."""
+    out: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"--setting takes key=value, got {pair!r}")
+        try:
+            out[key.strip()] = json.loads(value)
+        except ValueError:
+            out[key.strip()] = value
+    return out
+
+
+def _live_model(spec: str | None, what: str, settings: dict[str, Any] | None = None) -> Any:
+    """Resolve ``spec`` (or ``$TOOLWIRE_MODEL``) with ``settings``; a bad spec or missing
+    credentials exit 2 with one line naming what to do."""
     import toolwire
     from ..errors import ToolwireError
 
     try:
-        m = toolwire.model(spec)
+        m = toolwire.model(spec, **(settings or {}))
     except ToolwireError as exc:
-        _console(True).print(f"[red]error:[/] {exc}")
+        text = str(exc)
+        if spec is None:
+            text += " (on the command line: --model provider:model-id)"
+        _console(True).print(f"[red]error:[/] {_e(text)}")
+        raise typer.Exit(2)
+    except TypeError as exc:  # a setting the provider does not take
+        _console(True).print(f"[red]error:[/] {_e(str(exc))}")
         raise typer.Exit(2)
     problem = m.credential_problem()
     if problem:
-        _console(True).print(f"[red]error:[/] {m.name} {what}: {problem}")
+        _console(True).print(f"[red]error:[/] {_e(m.name)} {what}: {_e(problem)} (on the command line: --setting api_key=...)")
         raise typer.Exit(2)
     return m
 
@@ -136,6 +170,7 @@ def run_command(
     instructions: Optional[str] = typer.Option(None, "--instructions", "-i", help="System prompt."),
     max_turns: int = typer.Option(20, "--max-turns", help="Most model requests."),
     as_json: bool = typer.Option(False, "--json", help="Print the RunResult as JSON instead of the turn report."),
+    setting: Optional[List[str]] = typer.Option(None, "--setting", "-s", help="Model setting key=value (repeatable), e.g. base_url=http://localhost:11434/v1, max_tokens=512."),
 ) -> None:
     """Run the tool loop once and show each turn (tool calls, results, usage)."""
     import toolwire
@@ -144,28 +179,28 @@ def run_command(
     if max_turns < 1:
         raise typer.BadParameter(f"--max-turns must be at least 1, got {max_turns}")
     tool_list = _load_tools(tools) if tools else []
-    m = _live_model(model, "needs credentials")
+    m = _live_model(model, "needs credentials", _parse_settings(setting))
     console = _console(stderr=as_json)
     try:
         result = toolwire.run_sync(m, prompt, tools=tool_list, instructions=instructions, max_turns=max_turns,
                                    on_turn=None if as_json else (lambda t: render_turn(console, t)))
     except RunLimitExceeded as exc:
         result = exc.result
-        _console(True).print(f"[yellow]stopped:[/] {exc}")
+        _console(True).print(f"[yellow]stopped:[/] {_e(str(exc))}")
         if as_json:
             print(result.to_json(indent=2))
         raise typer.Exit(3)
     except ToolwireError as exc:
-        _console(True).print(f"[red]error:[/] {exc}")
+        _console(True).print(f"[red]error:[/] {_e(str(exc))}")
         raise typer.Exit(1)
     if as_json:
         print(result.to_json(indent=2))
         return
     u = result.usage
     console.rule("[bold]Result", align="left")
-    console.print(result.text)
+    console.print(result.text, markup=False)
     console.print(
-        f"[dim]{len(result.turns)} turns · {len(result.tool_runs)} tool calls ({result.tool_errors} errors) · "
+        f"[dim]{_plural(len(result.turns), 'turn')} · {_plural(len(result.tool_runs), 'tool call')} ({_plural(result.tool_errors, 'error')}) · "
         f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)} · stop reason {result.stop_reason}[/]"
     )
 
@@ -175,6 +210,7 @@ def demo_command(
     model: Optional[str] = typer.Option(None, "--model", "-m", help="provider:model-id to run live (needs its API key). Default: offline, scripted decisions."),
     workdir: Optional[Path] = typer.Option(None, "--workdir", help="Empty or new folder for the copy of the data (default: a temporary folder)."),
     max_turns: int = typer.Option(12, "--max-turns", help="Most model requests."),
+    setting: Optional[List[str]] = typer.Option(None, "--setting", "-s", help="Model setting key=value for --model (repeatable)."),
 ) -> None:
     """Run a small agent on a real task with real file tools, then check its result."""
     import toolwire
@@ -190,14 +226,14 @@ def demo_command(
             "while the file tools really run on a copy of the data. Pass [bold]--model provider:model-id[/] to run it live."
         )
     else:
-        m = _live_model(model, "runs live and needs an API key")
+        m = _live_model(model, "runs live and needs an API key", _parse_settings(setting))
         console.print(f"[bold]toolwire demo[/] (live): {m.name} makes the decisions; the file tools run on a copy of the data.")
     try:
         root = demo.prepare_workspace(workdir)
     except (OSError, FileExistsError) as exc:
-        _console(True).print(f"[red]error:[/] cannot use --workdir {workdir}: {exc}")
+        _console(True).print(f"[red]error:[/] cannot use --workdir {_e(str(workdir))}: {_e(str(exc))}")
         raise typer.Exit(2)
-    console.print(f"[dim]workspace (kept after the run, delete it when done): {root}[/]")
+    console.print(f"[dim]workspace (kept after the run, delete it when done): {_e(str(root))}[/]")
     console.print(f"[bold]task:[/] {demo.TASK}")
     tools = file_tools(root)
     try:
@@ -205,19 +241,19 @@ def demo_command(
                                    on_turn=lambda t: render_turn(console, t))
         final = result.text
         console.rule("[bold]Final answer", align="left")
-        console.print(final)
+        console.print(final, markup=False)
         u = result.usage
-        console.print(f"[dim]{len(result.turns)} turns · {len(result.tool_runs)} tool calls ({result.tool_errors} errors) · "
+        console.print(f"[dim]{_plural(len(result.turns), 'turn')} · {_plural(len(result.tool_runs), 'tool call')} ({_plural(result.tool_errors, 'error')}) · "
                       f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)}[/]")
     except RunLimitExceeded as exc:
-        console.print(f"[yellow]stopped:[/] {exc}")
+        console.print(f"[yellow]stopped:[/] {_e(str(exc))}")
     except ToolwireError as exc:
-        _console(True).print(f"[red]error:[/] {exc}")
+        _console(True).print(f"[red]error:[/] {_e(str(exc))}")
         raise typer.Exit(1)
     outcome = demo.check(root)
     console.rule("[bold]Check", align="left")
-    console.print(f"report output: {outcome.report_output}")
+    console.print(f"report output: {_e(outcome.report_output)}")
     style = "green" if outcome.passed else "red"
-    console.print(f"[{style}]{outcome.summary()}[/]")
+    console.print(f"[{style}]{_e(outcome.summary())}[/]")
     if not outcome.passed:
         raise typer.Exit(1)

@@ -502,12 +502,14 @@ def _r_provider_name(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
     for provider in ctx.providers:
         rule = PROVIDER_NAME_RULES.get(provider)
         if rule and not rule[0].match(tool.name):
-            yield _f("provider-name", tool.name, "/name", f"tool name {tool.name!r} breaks {provider}'s rule ({rule[1]})", provider=provider)
+            yield _f("provider-name", tool.name, "/name", f"tool name {tool.name!r} breaks {provider}'s rule ({rule[1]})",
+                     fix=f"rename it to match {provider}'s rule: {rule[1]}", provider=provider)
         if provider == "gemini":
             for path, name, _sub in _walk_props(tool.input_schema):
                 if not _GEMINI_PARAM.match(name):
                     yield _f("provider-name", tool.name, json_pointer(path),
                              f"parameter name {name!r} breaks gemini's rule (letters, digits and '_', a letter or '_' first, at most 64)",
+                             fix="rename the parameter to letters, digits and '_' only (a letter or '_' first), at most 64 characters",
                              provider=provider)
 
 

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from ..errors import ToolDefinitionError
 
-__all__ = ["describe_function", "FunctionDescription", "strip_titles"]
+__all__ = ["describe_function", "FunctionDescription", "strip_titles", "convert_arguments"]
 
 
 @dataclass
@@ -18,6 +18,7 @@ class FunctionDescription:
     description: str
     input_schema: dict[str, Any]
     returns: str | None
+    arguments_model: Any = None  # the pydantic model that converts JSON arguments to the annotated types
 
 
 def strip_titles(schema: Any) -> Any:
@@ -116,4 +117,16 @@ def describe_function(function: Callable[..., Any]) -> FunctionDescription:
     parts = [p for p in (doc.short_description, doc.long_description) if p]
     description = "\n\n".join(parts).strip()
     returns = doc.returns.description.strip() if doc.returns and doc.returns.description else None
-    return FunctionDescription(description, ordered, returns)
+    return FunctionDescription(description, ordered, returns, model)
+
+
+def convert_arguments(arguments_model: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Turn JSON arguments (already valid for the input schema) into the function's annotated
+    Python types through the tool's pydantic model: a nested model's object becomes that model,
+    ``"2026-01-01"`` a ``datetime.date``, an enum value the ``Enum`` member. Only the arguments
+    the model sent are returned (the function's own defaults apply to the rest).
+
+    Raises :class:`pydantic.ValidationError` when pydantic refuses a value the JSON Schema allowed.
+    """
+    validated = arguments_model.model_validate(arguments)
+    return {name: getattr(validated, name) for name in arguments if name in arguments_model.model_fields}

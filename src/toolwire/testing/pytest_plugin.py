@@ -86,7 +86,12 @@ def cassette(path: str | Path, *, record: bool = False) -> Any:
     Requests are matched in order on method, path and query — not on the host, so a cassette
     recorded through a compatible server or a proxy replays against the default endpoint.
     """
-    import vcr
+    try:
+        import vcr
+    except ImportError:
+        raise ImportError(
+            "toolwire's cassettes need vcrpy: pip install \"toolwire[testing]\" (or add vcrpy to your test dependencies)"
+        ) from None
 
     path = Path(path)
     if not record and not path.exists():
