@@ -307,3 +307,14 @@ def test_import_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_imported_tools_follow_their_vendors_name_rule():
+    assert Tool("get.weather", "d", imported_from="gemini").name == "get.weather"      # Gemini allows '.'
+    assert Tool("a" * 100, "d", imported_from="anthropic").name == "a" * 100          # Anthropic allows 128
+    with pytest.raises(ToolNameError, match="anthropic rule"):
+        Tool("get.weather", "d", imported_from="anthropic")
+    with pytest.raises(ToolNameError, match="must match"):
+        Tool("get.weather", "d")                                                     # built here: the common rule
+    t = Tool("get.weather", "d", imported_from="gemini")
+    assert Tool.from_dict(t.to_dict()) == t

@@ -14,11 +14,23 @@ from typing import Any, Callable
 
 from .errors import SchemaError, ToolNameError
 
-__all__ = ["Tool", "tool", "TOOL_NAME_RULE", "check_tool_name"]
+__all__ = ["Tool", "tool", "TOOL_NAME_RULE", "VENDOR_TOOL_NAME_RULES", "check_tool_name"]
 
 #: The tool-name rule every vendor accepts (case B07): Anthropic, OpenAI and Gemini each allow
 #: at least this set; Gemini alone also allows ``.`` and ``:``, OpenAI alone a leading digit.
 TOOL_NAME_RULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+
+
+#: Each API's own tool-name rule, used for tools imported from that API's requests: Anthropic
+#: ``^[a-zA-Z0-9_-]{1,128}$`` (API error text), OpenAI ``^[a-zA-Z0-9_-]{1,64}$`` (SDK
+#: ``FunctionDefinition.name``), Gemini ``FunctionDeclaration.name`` (letter or ``_`` first; letters,
+#: digits, ``_ . : -``; at most 128).
+VENDOR_TOOL_NAME_RULES: dict[str, re.Pattern[str]] = {
+    "anthropic": re.compile(r"^[a-zA-Z0-9_-]{1,128}$"),
+    "openai-chat": re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
+    "openai-responses": re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
+    "gemini": re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$"),
+}
 
 
 def check_tool_name(name: str) -> str:
@@ -72,9 +84,18 @@ class Tool:
     #: For tools built from a typed function: the pydantic model that converts the JSON arguments
     #: to the annotated types before the call (see ``schema.from_function.convert_arguments``).
     arguments_model: Any = field(default=None, repr=False, compare=False)
+    #: The API a tool was imported from (``decode_request``): its name is then checked against
+    #: that API's own rule (:data:`VENDOR_TOOL_NAME_RULES`) instead of the common one, so any
+    #: history the vendor accepted can be imported.
+    imported_from: str | None = None
 
     def __post_init__(self) -> None:
-        check_tool_name(self.name)
+        rule = VENDOR_TOOL_NAME_RULES.get(self.imported_from or "")
+        if rule is not None:
+            if not isinstance(self.name, str) or not rule.match(self.name):
+                raise ToolNameError(str(self.name), f"it breaks the {self.imported_from} rule {rule.pattern}")
+        else:
+            check_tool_name(self.name)
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -141,7 +162,7 @@ class Tool:
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name, "description": self.description, "input_schema": self.input_schema}
-        for k in ("strict", "returns", "timeout"):
+        for k in ("strict", "returns", "timeout", "imported_from"):
             if getattr(self, k) is not None:
                 d[k] = getattr(self, k)
         if self.provider_data:
@@ -159,6 +180,7 @@ class Tool:
             returns=d.get("returns"),
             timeout=d.get("timeout"),
             provider_data=dict(d.get("provider_data") or {}),
+            imported_from=d.get("imported_from"),
         )
 
     # -- calling ------------------------------------------------------------------------------

@@ -132,16 +132,22 @@ def test_b07_core_rejects_names_every_vendor_does_not_accept(name: str) -> None:
         Tool(name, "d")
 
 
-def test_b07_openai_only_names_in_an_imported_request_raise() -> None:
-    # OpenAI accepts a leading digit (^[a-zA-Z0-9_-]{1,64}$) but toolwire's common rule does not:
-    # importing such a history names the tool and the rule instead of renaming it silently
+def test_b07_imported_names_follow_the_vendors_own_rule() -> None:
+    # OpenAI accepts a leading digit (^[a-zA-Z0-9_-]{1,64}$); a history OpenAI accepted must import
+    # (the name is checked against OpenAI's rule, kept as is and sent back unchanged), while a name
+    # OpenAI itself rejects raises ToolNameError naming the tool and OpenAI's rule.
     body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}],
             "tools": [{"type": "function", "function": {"name": "2fa_check", "parameters": {"type": "object", "properties": {}}}}]}
-    with pytest.raises(ToolNameError, match="2fa_check"):
-        OpenAIChatCodec().decode_request(body)
-    with pytest.raises(ToolNameError, match="2fa_check"):
-        OpenAIResponsesCodec().decode_request({"model": "gpt-4o", "input": "hi", "tools": [
-            {"type": "function", "name": "2fa_check", "parameters": None, "strict": None}]})
+    req = OpenAIChatCodec().decode_request(body)
+    assert [(t.name, t.imported_from) for t in req.tools] == [("2fa_check", "openai-chat")]
+    assert OpenAIChatCodec().encode_request(req)["tools"][0]["function"]["name"] == "2fa_check"
+    resp_req = OpenAIResponsesCodec().decode_request({"model": "gpt-4o", "input": "hi", "tools": [
+        {"type": "function", "name": "2fa_check", "parameters": None, "strict": None}]})
+    assert resp_req.tools[0].name == "2fa_check"
+    bad = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}],
+           "tools": [{"type": "function", "function": {"name": "Google Search", "parameters": {"type": "object"}}}]}
+    with pytest.raises(ToolNameError, match=r"'Google Search'.*openai-chat rule"):
+        OpenAIChatCodec().decode_request(bad)
 
 
 def test_b07_model_calling_an_unknown_name_is_decoded_not_crashed() -> None:

@@ -965,6 +965,7 @@ class AnthropicCodec:
                         copy.deepcopy(t["input_schema"]),
                         strict=t.get("strict"),
                         provider_data={API: extras} if extras else {},
+                        imported_from=API,
                     )
                 )
             else:

@@ -825,6 +825,7 @@ class GeminiCodec:
                     self._canonical_schema(decl),
                     None,
                     provider_data={API: {"declaration": copy.deepcopy(decl)}},
+                    imported_from=API,
                 ))
         return out
 

@@ -153,7 +153,7 @@ class OpenAIChatCodec:
         fn = decl.get("function") or {}
         strict = fn.get("strict") if isinstance(fn.get("strict"), bool) else None
         schema = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {"type": "object", "properties": {}}
-        tool = Tool(fn.get("name", ""), fn.get("description") or "", copy.deepcopy(schema), None, strict=strict)
+        tool = Tool(fn.get("name", ""), fn.get("description") or "", copy.deepcopy(schema), None, strict=strict, imported_from=API)
         canonical_fn, _ = self.translate_tool(tool)
         pd: dict[str, Any] = {}
         f_over = overrides_for(fn, canonical_fn["function"], set())

@@ -254,7 +254,7 @@ class OpenAIResponsesCodec:
     def _tool_from_wire(self, decl: dict[str, Any]) -> Tool:
         strict = decl.get("strict") if isinstance(decl.get("strict"), bool) else None
         schema = decl.get("parameters") if isinstance(decl.get("parameters"), dict) else {"type": "object", "properties": {}}
-        tool = Tool(decl.get("name", ""), decl.get("description") or "", copy.deepcopy(schema), None, strict=strict)
+        tool = Tool(decl.get("name", ""), decl.get("description") or "", copy.deepcopy(schema), None, strict=strict, imported_from=API)
         canonical, _ = self.translate_tool(tool)
         over = overrides_for(decl, canonical, set())
         if over:
