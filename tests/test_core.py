@@ -318,3 +318,28 @@ def test_imported_tools_follow_their_vendors_name_rule():
         Tool("get.weather", "d")                                                     # built here: the common rule
     t = Tool("get.weather", "d", imported_from="gemini")
     assert Tool.from_dict(t.to_dict()) == t
+
+
+@pytest.mark.parametrize("schema,value", [
+    ({"type": "number", "maximum": 0.5}, 0.5),
+    ({"type": "integer", "exclusiveMinimum": 5, "multipleOf": 4}, 8),
+    ({"type": "integer", "maximum": -2}, -2),
+])
+def test_test_provider_arguments_respect_number_bounds(schema, value):
+    from toolwire.testing import example_arguments
+
+    assert example_arguments({"type": "object", "properties": {"x": schema}, "required": ["x"]}) == {"x": value}
+
+
+def test_sse_events_keep_the_last_event_with_bare_cr_line_endings():
+    import asyncio as _asyncio
+
+    from toolwire.transport import sse_events
+
+    async def source():
+        yield b'data: {"a": 1}\r\rdata: {"b": 2}\r'
+
+    async def collect():
+        return [ev.data async for ev in sse_events("test", source())]
+
+    assert _asyncio.run(collect()) == ['{"a": 1}', '{"b": 2}']

@@ -458,3 +458,76 @@ def test_run_sync_errors_are_not_chained_to_the_event_loop_check():
     with pytest.raises(ConfigurationError) as info:
         toolwire.run_sync(scripted("x"), "hi", max_turns=0)
     assert info.value.__context__ is None
+
+
+# -- code-review findings -----------------------------------------------------------------------
+
+def test_stop_iteration_in_a_sync_tool_is_an_error_result():
+    @tool
+    def first_even(n: int) -> int:
+        """First even number in range(n)."""
+        return next(x for x in range(n) if x % 2 == 0 and x > 100)
+
+    assert only_result(run(scripted(call("first_even", {"n": 3}), "ok"), tools=[first_even], limits=Limits(tool_timeout=20))).content == (
+        "RuntimeError: StopIteration")
+
+
+def test_a_tool_changing_its_arguments_does_not_change_the_recorded_call():
+    @tool
+    def sort_items(data: dict) -> str:
+        """Sort the items in place."""
+        data["items"].sort()
+        return "sorted"
+
+    r = run(scripted(call("sort_items", {"data": {"items": [3, 1, 2]}}), "ok"), tools=[sort_items])
+    assert r.tool_runs[0].call.arguments == {"data": {"items": [3, 1, 2]}}
+    assert r.conversation.messages[1].tool_calls[0].arguments == {"data": {"items": [3, 1, 2]}}
+
+
+def test_malformed_schema_is_answered_not_raised():
+    from toolwire import Tool
+
+    bad = Tool("lookup", "Look up.", {"type": "object", "properties": [{"q": {"type": "string"}}]}, lambda **kw: "x")
+    res = only_result(run(scripted(call("lookup", {"q": "a"}), "ok"), tools=[bad]))
+    assert res.is_error and res.content.startswith("Tool 'lookup' cannot check its arguments: its input schema is unusable")
+
+
+def test_model_with_settings_is_a_variant():
+    base = toolwire.model("test")
+    variant = toolwire.model(base, final_text="x")
+    assert base.settings == {} and variant.settings == {"final_text": "x"} and variant is not base
+
+
+def test_positional_only_parameters_are_refused_at_definition():
+    from toolwire import ToolDefinitionError
+
+    with pytest.raises(ToolDefinitionError, match="positional-only"):
+        @tool
+        def f(x: int, /) -> int:
+            """F."""
+            return x
+
+
+def test_nan_arguments_are_invalid_and_conversations_save_with_surrogates():
+    from toolwire import Conversation, Message
+    from toolwire.arguments import parse_arguments
+
+    assert parse_arguments('{"x": NaN}') == (None, "arguments are not valid JSON: NaN is not a JSON number (JSON has no NaN or Infinity)")
+    conv = Conversation([Message.user("half \ud83d emoji")])
+    conv.to_json().encode("utf-8")
+    assert Conversation.from_json(conv.to_json()) == conv
+
+
+def test_default_send_stream_keeps_reasoning_and_invalid_calls():
+    from toolwire import ReasoningPart, Response, ToolCall as TC
+    from toolwire.model import collect_stream
+
+    resp = Response([ReasoningPart("think", signature="sig", provider="anthropic"),
+                     TC("c1", "add", None, raw_arguments="{", invalid="bad JSON"), TC("c1", "add", {"a": 1, "b": 2}, invalid="duplicate tool call id c1 in one response")],
+                    "tool_use", "tool_use")
+    m = scripted(resp)
+    req = m.build_request([toolwire.Message.user("x")])
+    out = asyncio.run(collect_stream(m.send_stream(req), "scripted"))
+    assert [type(p).__name__ for p in out.parts] == ["ReasoningPart", "ToolCall", "ToolCall"]
+    assert out.parts[0].signature == "sig"
+    assert [c.is_valid for c in out.tool_calls] == [False, False]

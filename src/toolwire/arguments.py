@@ -16,6 +16,14 @@ __all__ = ["parse_arguments", "EMPTY_ARGUMENT_TEXTS", "dumps_arguments"]
 EMPTY_ARGUMENT_TEXTS = frozenset({"", "null", "{}"})
 
 
+class _NonStandardNumber(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NonStandardNumber(name)
+
+
 def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]:
     """Parse argument text into ``(arguments, invalid_reason)``.
 
@@ -30,7 +38,9 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
     if text in EMPTY_ARGUMENT_TEXTS:
         return {}, None
     try:
-        value = json.loads(raw)
+        value = json.loads(raw, parse_constant=_reject_constant)
+    except _NonStandardNumber as exc:
+        return None, f"arguments are not valid JSON: {exc} is not a JSON number (JSON has no NaN or Infinity)"
     except json.JSONDecodeError as exc:
         return None, (
             f"arguments are not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}, "

@@ -10,6 +10,7 @@ tool call answered exactly once, in call order).
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import difflib
 import json
@@ -228,13 +229,14 @@ class ToolExecutor:
             return ToolRun(call, ToolResult(call.id, self._unknown_tool(call), is_error=True, name=name), 0.0, turn)
         if not call.is_valid:
             return ToolRun(call, ToolResult(call.id, self._invalid_arguments(call), is_error=True, name=call.name), 0.0, turn)
-        arguments = _restore_nulls(tool.input_schema, dict(call.arguments or {}))
         from .schema.coerce import coerce_arguments
         from .schema.validate import validate_arguments
 
-        arguments = coerce_arguments(tool.input_schema, arguments)  # 2.0 → 2 where the schema says integer
-        # ``meta["validate_arguments"] = False`` is for replaying recorded results only
         try:
+            # a deep copy: a tool that changes its arguments must not change the recorded call
+            arguments = _restore_nulls(tool.input_schema, copy.deepcopy(call.arguments or {}))
+            arguments = coerce_arguments(tool.input_schema, arguments)  # 2.0 → 2 where the schema says integer
+            # ``meta["validate_arguments"] = False`` is for replaying recorded results only
             problems = validate_arguments(tool.input_schema, arguments) if tool.meta.get("validate_arguments", True) else []
         except Exception as exc:  # a schema jsonschema cannot use (e.g. an unresolvable $ref)
             text = (f"Tool {call.name!r} cannot check its arguments: its input schema is unusable ({type(exc).__name__}: {exc}).\n"

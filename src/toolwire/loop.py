@@ -28,7 +28,8 @@ class Limits:
     - ``max_tool_calls``: tool calls run in the whole run (calls beyond it are answered with an
       ``is_error`` result and not run);
     - ``max_input_tokens`` / ``max_output_tokens`` / ``max_total_tokens``: summed ``Usage`` over
-      the run's requests, in tokens, checked after each response;
+      the run's requests, in tokens, checked after each response (``input_tokens`` is the
+      vendor's own counter: Anthropic's leaves out cache reads and writes);
     - ``tool_timeout``: seconds one tool call may run when its ``Tool.timeout`` is unset.
     """
 

@@ -202,20 +202,13 @@ class Model(abc.ABC):
         :class:`~toolwire.errors.ProviderError` on vendor errors."""
 
     async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Yield canonical stream events. Default: one non-streamed :meth:`send`, replayed as events."""
-        from .stream import ResponseStart, StopEvent, TextDelta, ToolCallEnd, ToolCallStart, UsageUpdate
-        from .types import TextPart, ToolCall
+        """Yield canonical stream events. Default: one non-streamed :meth:`send`, replayed as events
+        that assemble into the same response (reasoning, invalid and cut-off calls included)."""
+        from .transport import response_events
 
         resp = await self.send(request)
-        yield ResponseStart(resp.response_id, resp.model)
-        for i, part in enumerate(resp.parts):
-            if isinstance(part, TextPart):
-                yield TextDelta(i, part.text, part.provider_data or None)
-            elif isinstance(part, ToolCall):
-                yield ToolCallStart(i, part.id, part.name, part.id_synthesized, part.provider_data or None)
-                yield ToolCallEnd(i, part.arguments, part.raw_arguments)
-        yield UsageUpdate(resp.usage)
-        yield StopEvent(resp.stop_reason, resp.vendor_stop_reason)
+        for event in response_events(resp):
+            yield event
 
     async def aclose(self) -> None:
         """Release HTTP clients the model created (not ones the user passed in)."""

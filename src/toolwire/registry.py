@@ -58,7 +58,7 @@ def model(spec: Any = None, /, **settings: Any) -> Model:
 
     ``spec`` is one of: a ``"provider:model-id"`` string; a mapping
     ``{"model": "provider:model-id", "settings": {...}}`` (e.g. a TOML table); an existing
-    :class:`Model` (returned as is, ``settings`` merged); or ``None`` to read the
+    :class:`Model` (returned as is, or a copy with ``settings`` merged); or ``None`` to read the
     ``TOOLWIRE_MODEL`` environment variable. Keyword ``settings`` override mapping settings.
 
     Raises :class:`ProviderNotFound` (lists the known providers) for an unknown provider,
@@ -66,9 +66,13 @@ def model(spec: Any = None, /, **settings: Any) -> Model:
     :class:`ConfigurationError` for a malformed spec.
     """
     if isinstance(spec, Model):
-        if settings:
-            spec.settings.update(settings)
-        return spec
+        if not settings:
+            return spec
+        import copy
+
+        variant = copy.copy(spec)  # a variant: the caller's model keeps its settings
+        variant.settings = {**spec.settings, **settings}
+        return variant
     if spec is None:
         spec = os.environ.get("TOOLWIRE_MODEL")
         if not spec:

@@ -48,9 +48,9 @@ class TextDelta:
 
 @dataclass
 class ReasoningDelta:
-    """Reasoning text and/or opaque material. ``signature``/``encrypted`` replace (not append)
-    unless ``append_signature`` is set (Gemini can split nothing; Anthropic sends one
-    ``signature_delta``)."""
+    """Reasoning text (appended) and/or opaque material: ``signature`` and ``encrypted`` replace
+    the part's earlier value (Anthropic sends one ``signature_delta``; Responses the whole
+    ``encrypted_content`` at ``output_item.done``)."""
 
     index: int
     text: str = ""
@@ -85,6 +85,8 @@ class ToolCallEnd:
     arguments: dict[str, Any] | None = None
     raw_arguments: str | None = None
     provider_data: dict[str, Any] | None = None
+    invalid: str | None = None  # the call is unusable for this reason (kept on the assembled ToolCall)
+    incomplete: bool = False
 
 
 @dataclass
@@ -192,6 +194,10 @@ class StreamAssembler:
                 raw = event.raw_arguments if event.raw_arguments is not None else "".join(slot.fragments)
                 call.raw_arguments = raw
                 call.arguments, call.invalid = parse_arguments(raw)
+            if event.invalid is not None:
+                call.invalid = event.invalid
+            if event.incomplete:
+                call.incomplete = True
             self._merge_pd(call, event.provider_data)
             slot.ended = True
         elif isinstance(event, UsageUpdate):

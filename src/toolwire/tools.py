@@ -237,6 +237,8 @@ async def run_in_daemon_thread(function: Callable[..., Any], arguments: dict[str
         try:
             value = ctx.run(function, **arguments)
         except BaseException as exc:  # delivered to the awaiting task, which decides
+            if isinstance(exc, StopIteration):  # asyncio futures refuse StopIteration
+                exc = RuntimeError(f"StopIteration: {exc}" if str(exc) else "StopIteration")
             try:
                 loop.call_soon_threadsafe(settle, False, exc)
             except RuntimeError:  # the loop is gone: nobody is waiting any more

@@ -187,7 +187,10 @@ async def sse_events(api: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[SS
                 dispatched += 1
                 yield ev
     if buf:
-        take(buf.rstrip(b"\r"), offset)
+        ev = take(buf.rstrip(b"\r"), offset)
+        if ev is not None:
+            dispatched += 1
+            yield ev
     if data and any(data):
         last = SSEEvent(event, "\n".join(data))
         dispatched += 1
@@ -346,7 +349,8 @@ def response_events(resp: Response) -> list[StreamEvent]:
             events.append(ReasoningDelta(i, part.text, part.signature, part.encrypted, part.provider, part.provider_data or None))
         elif isinstance(part, ToolCall):
             events.append(ToolCallStart(i, part.id, part.name, part.id_synthesized, part.provider_data or None))
-            events.append(ToolCallEnd(i, part.arguments if part.invalid is None else None, part.raw_arguments))
+            events.append(ToolCallEnd(i, part.arguments if part.invalid is None else None, part.raw_arguments,
+                                      invalid=part.invalid, incomplete=part.incomplete))
     events.append(UsageUpdate(resp.usage))
     events.append(StopEvent(resp.stop_reason, resp.vendor_stop_reason))
     return events

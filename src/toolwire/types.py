@@ -364,7 +364,13 @@ class Conversation:
         return cls([Message.from_dict(m) for m in d.get("messages", [])], d.get("instructions"))
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False)
+        """JSON text (literal UTF-8; ASCII escapes when the text holds a lone surrogate)."""
+        text = json.dumps(self.to_dict(), ensure_ascii=False)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = json.dumps(self.to_dict(), ensure_ascii=True)
+        return text
 
     @classmethod
     def from_json(cls, text: str) -> Conversation:
@@ -416,7 +422,9 @@ class Usage:
 
     @property
     def total_tokens(self) -> int:
-        """input + output (+ cache read/write where the vendor counts them apart, Anthropic)."""
+        """``input_tokens + output_tokens`` as the vendor reported them (missing counts as 0).
+        Anthropic's ``input_tokens`` leaves out cache reads and writes: add ``cache_read_tokens``
+        and ``cache_write_tokens`` for what it processed."""
         return (self.input_tokens or 0) + (self.output_tokens or 0)
 
     def to_dict(self) -> dict[str, Any]:

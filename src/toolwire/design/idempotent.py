@@ -22,7 +22,8 @@ from ..tools import Tool
 
 __all__ = ["non_repeatable", "write_once", "is_non_repeatable", "call_key", "REPEAT_NOTE"]
 
-#: The note the executor appends to a replayed first result.
+#: A note for tools that dedupe writes themselves (the loop's executor writes its own note when it
+#: returns the first result of an identical non-repeatable call).
 REPEAT_NOTE = ("[Not run again: this exact call already ran earlier in this run (tool call {first_id}); "
                "its result is repeated above. Change the arguments to make a different change.]")
 

@@ -82,6 +82,11 @@ def describe_function(function: Callable[..., Any]) -> FunctionDescription:
 
     fields: dict[str, Any] = {}
     for pname, param in sig.parameters.items():
+        if param.kind is inspect.Parameter.POSITIONAL_ONLY:
+            raise ToolDefinitionError(
+                f"tool {name!r}: parameter {pname!r} is positional-only; tools are called with keyword arguments, "
+                "so remove the '/' from the signature"
+            )
         if param.kind in _SKIP_KINDS:
             raise ToolDefinitionError(
                 f"tool {name!r}: parameter {'*' if param.kind is param.VAR_POSITIONAL else '**'}{pname} is not allowed; "

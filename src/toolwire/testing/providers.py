@@ -120,18 +120,8 @@ def _example(schema: Any, root: dict[str, Any], include_optional: bool, depth: i
         if isinstance(schema.get("prefixItems"), list):
             return [_example(s, root, include_optional, depth + 1) for s in schema["prefixItems"]]
         return [_example(item, root, include_optional, depth + 1) for _ in range(n)] if item else []
-    if typ == "integer":
-        lo = schema.get("minimum", schema.get("exclusiveMinimum", 0) + (1 if "exclusiveMinimum" in schema else 0))
-        hi = schema.get("maximum")
-        val = int(lo) if lo is not None else 1
-        if val == 0 and "minimum" not in schema and "exclusiveMinimum" not in schema:
-            val = 1
-        if hi is not None and val > hi:
-            val = int(hi)
-        return val
-    if typ == "number":
-        lo = schema.get("minimum")
-        return float(lo) if lo is not None else 1.0
+    if typ in ("integer", "number"):
+        return _number_example(schema, integer=typ == "integer")
     if typ == "boolean":
         return True
     if typ == "null":
@@ -148,6 +138,31 @@ def _example(schema: Any, root: dict[str, Any], include_optional: bool, depth: i
     if hi is not None:
         text = text[: int(hi)]
     return text
+
+
+def _number_example(schema: dict[str, Any], *, integer: bool) -> int | float:
+    """A number inside the schema's bounds (``minimum``/``maximum``/``exclusiveMinimum``/
+    ``exclusiveMaximum``, and ``multipleOf`` for integers): 1 when allowed, else the nearest
+    allowed value."""
+    import math
+
+    lo, hi = schema.get("minimum"), schema.get("maximum")
+    xlo, xhi = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
+    step = 1 if integer else 0.5
+    low = max([v for v in (lo, None if xlo is None else xlo + (1 if integer else step / 1000)) if v is not None], default=None)
+    high = min([v for v in (hi, None if xhi is None else xhi - (1 if integer else step / 1000)) if v is not None], default=None)
+    value: float = 1
+    if low is not None and value < low:
+        value = low
+    if high is not None and value > high:
+        value = high
+    if integer:
+        value = math.ceil(value) if low is not None and value == low else math.floor(value)
+        mult = schema.get("multipleOf")
+        if isinstance(mult, int) and mult > 0 and value % mult:
+            value = value + (mult - value % mult)
+        return int(value)
+    return float(value)
 
 
 def call(name: str, arguments: dict[str, Any] | None = None, *, id: str | None = None) -> ToolCall:

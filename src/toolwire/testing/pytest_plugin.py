@@ -126,7 +126,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _record_mode(config: pytest.Config) -> str:
-    if config.getoption("--toolwire-record", default=False) or os.environ.get("TOOLWIRE_RECORD", "") not in ("", "0", "false"):
+    if config.getoption("--toolwire-record", default=False) or os.environ.get("TOOLWIRE_RECORD", "").strip().lower() not in (
+        "", "0", "false", "no", "off"):
         return "record"
     return "replay"
 
