@@ -531,3 +531,9 @@ def test_default_send_stream_keeps_reasoning_and_invalid_calls():
     assert [type(p).__name__ for p in out.parts] == ["ReasoningPart", "ToolCall", "ToolCall"]
     assert out.parts[0].signature == "sig"
     assert [c.is_valid for c in out.tool_calls] == [False, False]
+
+
+def test_final_answer_past_a_token_limit_is_returned():
+    m = scripted({"text": "the answer", "usage": {"input_tokens": 900, "output_tokens": 200}})
+    r = run(m, limits=Limits(max_total_tokens=1000))
+    assert (r.text, r.stop_reason, r.usage.total_tokens) == ("the answer", "end_turn", 1100)

@@ -279,7 +279,8 @@ async def run(
         calls = response.tool_calls
         total = sum((t.usage for t in turns), Usage())
         over = _usage_exceeded(limits, total)
-        if over is not None:
+        if over is not None and (calls or response.stop_reason == "pause_turn"):
+            # a finished answer is returned even past a limit; the limit stops further requests
             if calls:
                 turn.tool_runs = [executor.refuse(c, number, f"Not run: the run stopped because {over}.") for c in calls]
                 conv.append(Message("user", [r.result for r in turn.tool_runs]))
