@@ -124,3 +124,23 @@ def test_cassette_names_are_unique_and_safe():
     assert len(names) == 5
     assert all(len(n) <= 120 and all(c.isalnum() or c in "._-" for c in n) for n in names)
     assert _cassette_name(SimpleNamespace(nodeid="t.py::test_plain", name="test_plain")) == "test_plain"
+
+
+def test_match_body_refuses_a_changed_request(pytester: pytest.Pytester, monkeypatch):
+    """With match_body=True a changed prompt no longer replays the recorded answer."""
+    for name in ("agent.py", "conftest.py"):
+        shutil.copy(EXAMPLE / name, pytester.path / name)
+    cas = pytester.path / "cassettes" / "test_agent"
+    cas.mkdir(parents=True)
+    shutil.copy(EXAMPLE / "cassettes" / "test_agent" / "test_agent_calls_the_tool_and_answers.yaml", cas / "test_changed.yaml")
+    pytester.makepyfile(test_agent='''
+import pytest
+from agent import weather_agent
+
+@pytest.mark.toolwire_cassette(match_body=True)
+def test_changed(toolwire_cassette):
+    weather_agent("What's the weather in Oslo?", api_key="replayed", max_retries=0)
+''')
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*CannotOverwriteExistingCassetteException*"])

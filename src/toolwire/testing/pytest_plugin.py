@@ -77,7 +77,7 @@ def _scrub_response(response: dict[str, Any]) -> dict[str, Any]:
     return response
 
 
-def cassette(path: str | Path, *, record: bool = False) -> Any:
+def cassette(path: str | Path, *, record: bool = False, match_body: bool = False) -> Any:
     """A vcrpy cassette context manager over ``path``.
 
     ``record=False`` replays only (``record_mode="none"``: an unrecorded request raises
@@ -85,6 +85,8 @@ def cassette(path: str | Path, *, record: bool = False) -> Any:
     and rewrites the file (``record_mode="all"``). Credentials are scrubbed before writing.
     Requests are matched in order on method, path and query — not on the host, so a cassette
     recorded through a compatible server or a proxy replays against the default endpoint.
+    ``match_body=True`` also requires the request body to be the recorded one, so a test whose
+    prompt, tools or settings changed fails instead of replaying a stale answer.
     """
     try:
         import vcr
@@ -106,7 +108,7 @@ def cassette(path: str | Path, *, record: bool = False) -> Any:
         before_record_request=_scrub_request,
         before_record_response=_scrub_response,
         decode_compressed_response=True,
-        match_on=["method", "path", "query"],
+        match_on=["method", "path", "query", *(["body"] if match_body else [])],
     )
     return my_vcr.use_cassette(str(path), allow_playback_repeats=False)
 
@@ -120,7 +122,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "toolwire_cassette(path=None): replay (or with --toolwire-record, record) this test's vendor traffic; "
+        "toolwire_cassette(path=None, match_body=False): replay (or with --toolwire-record, record) this test's vendor traffic; "
         "default path <test dir>/cassettes/<module>/<test name>.yaml",
     )
 
@@ -166,7 +168,8 @@ def toolwire_cassette(request: pytest.FixtureRequest, toolwire_record_mode: str)
             path = test_file.parent / path
     else:
         path = test_file.parent / "cassettes" / test_file.stem / f"{_cassette_name(request.node)}.yaml"
-    with cassette(path, record=toolwire_record_mode == "record") as cas:
+    match_body = bool(marker.kwargs.get("match_body", False)) if marker else False
+    with cassette(path, record=toolwire_record_mode == "record", match_body=match_body) as cas:
         yield cas
 
 
