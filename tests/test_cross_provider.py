@@ -191,3 +191,15 @@ def test_same_provider_keeps_reasoning_byte_for_byte(api):
     for secret in SECRETS[api]:
         assert secret in text
     assert validate_request(api, body) == []
+
+
+def test_an_imported_name_the_target_vendor_refuses_fails_clearly():
+    from toolwire import ToolNameError
+
+    body = json.loads(json.dumps(HISTORIES["gemini"]))
+    body["tools"][0]["functionDeclarations"][0]["name"] = "files.read:v2"
+    imported = _codec("gemini").decode_request(body)
+    assert imported.tools[0].name == "files.read:v2"
+    for target in ("anthropic", "openai-chat", "openai-responses"):
+        with pytest.raises(ToolNameError, match=rf"'files.read:v2' breaks the {target} rule"):
+            _codec(target).encode_request(imported)

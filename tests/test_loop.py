@@ -537,3 +537,61 @@ def test_final_answer_past_a_token_limit_is_returned():
     m = scripted({"text": "the answer", "usage": {"input_tokens": 900, "output_tokens": 200}})
     r = run(m, limits=Limits(max_total_tokens=1000))
     assert (r.text, r.stop_reason, r.usage.total_tokens) == ("the answer", "end_turn", 1100)
+
+
+class StrictBooking(BaseModel):
+    model_config = {"strict": True}
+    day: datetime.date
+    unit: Unit
+
+
+def test_strict_pydantic_types_accept_their_json_forms():
+    seen = []
+
+    @tool
+    def book(b: StrictBooking) -> str:
+        """Book a day."""
+        seen.append(b)
+        return "booked"
+
+    assert only_result(run(scripted(call("book", {"b": {"day": "2026-01-02", "unit": "c"}}), "ok"), tools=[book])).content == "booked"
+    assert seen == [StrictBooking(day=datetime.date(2026, 1, 2), unit=Unit.C)]
+
+
+from typing import Annotated  # noqa: E402
+
+from pydantic import Field, SecretStr  # noqa: E402
+
+
+def test_non_repeatable_dedupe_uses_the_json_the_model_sent():
+    from toolwire.design.idempotent import non_repeatable
+
+    ran = []
+
+    @non_repeatable
+    @tool
+    def set_password(user: str, password: SecretStr) -> str:
+        """Set a user's password."""
+        ran.append(password.get_secret_value())
+        return "password set"
+
+    r = run(scripted(call("set_password", {"user": "bob", "password": "hunter2"}),
+                     call("set_password", {"user": "bob", "password": "correct horse"}),
+                     call("set_password", {"user": "bob", "password": "correct horse"}), "ok"), tools=[set_password])
+    assert ran == ["hunter2", "correct horse"]
+    assert [x.deduplicated for x in r.tool_runs] == [False, False, True]
+
+
+def test_parameter_aliases_and_trailing_newlines_are_refused():
+    from toolwire import Tool, ToolDefinitionError, ToolNameError
+
+    with pytest.raises(ToolDefinitionError, match="has an alias"):
+        @tool
+        def greet(user_name: Annotated[str, Field(alias="userName")]) -> str:
+            """Greet."""
+            return user_name
+
+    with pytest.raises(ToolNameError):
+        Tool("get_weather\n", "d")
+    with pytest.raises(ToolNameError, match="gemini rule"):
+        Tool("lookup\n", "d", imported_from="gemini")

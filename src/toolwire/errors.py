@@ -36,12 +36,15 @@ class ToolNameError(ToolDefinitionError):
 
     RULE = r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$"
 
-    def __init__(self, name: str, detail: str | None = None) -> None:
+    def __init__(self, name: str, detail: str | None = None, *, api: str | None = None, rule: str | None = None) -> None:
         self.name = name
-        msg = (
-            f"tool name {name!r} is not accepted by every vendor: it must match {self.RULE} "
-            "(a letter or '_' first, then letters, digits, '_' or '-', at most 64 characters)"
-        )
+        if api is not None:
+            msg = f"tool name {name!r} breaks the {api} rule: it must match {rule}"
+        else:
+            msg = (
+                f"tool name {name!r} is not accepted by every vendor: it must match {self.RULE} "
+                "(a letter or '_' first, then letters, digits, '_' or '-', at most 64 characters)"
+            )
         if detail:
             msg += f"; {detail}"
         super().__init__(msg)

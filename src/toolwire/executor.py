@@ -275,7 +275,7 @@ class ToolExecutor:
     async def _run_non_repeatable(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
         from .design.idempotent import call_key
 
-        key = call_key(tool.name, arguments)
+        key = call_key(tool.name, call.arguments or {})  # the JSON the model sent, not converted values
         fut = self._write_cache.get(key)
         if fut is not None:
             first, first_id = await asyncio.shield(fut)

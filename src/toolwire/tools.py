@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from .errors import SchemaError, ToolNameError
 
-__all__ = ["Tool", "tool", "TOOL_NAME_RULE", "VENDOR_TOOL_NAME_RULES", "check_tool_name"]
+__all__ = ["Tool", "tool", "TOOL_NAME_RULE", "VENDOR_TOOL_NAME_RULES", "check_tool_name", "check_tool_name_for"]
 
 #: The tool-name rule every vendor accepts (case B07): Anthropic, OpenAI and Gemini each allow
 #: at least this set; Gemini alone also allows ``.`` and ``:``, OpenAI alone a leading digit.
@@ -33,11 +33,24 @@ VENDOR_TOOL_NAME_RULES: dict[str, re.Pattern[str]] = {
 }
 
 
+def check_tool_name_for(api: str, name: Any) -> str:
+    """Return ``name`` if ``api``'s own rule (:data:`VENDOR_TOOL_NAME_RULES`) accepts it; raise
+    :class:`ToolNameError` naming the tool, the API and its rule otherwise. The codecs check every
+    declared tool with it before encoding, so an imported name another vendor allowed (Gemini's
+    ``files.read:v2``) fails here with a clear message rather than as a 400 from the API."""
+    rule = VENDOR_TOOL_NAME_RULES.get(api)
+    if rule is None:
+        return check_tool_name(name)
+    if not isinstance(name, str) or not rule.fullmatch(name):
+        raise ToolNameError(str(name), api=api, rule=rule.pattern)
+    return name
+
+
 def check_tool_name(name: str) -> str:
     """Return ``name`` if it matches :data:`TOOL_NAME_RULE`; raise :class:`ToolNameError` naming
     the tool and the rule otherwise (no silent renaming: a renamed tool would no longer match
     what the user wrote in prompts and descriptions)."""
-    if not isinstance(name, str) or not TOOL_NAME_RULE.match(name):
+    if not isinstance(name, str) or not TOOL_NAME_RULE.fullmatch(name):
         detail = None
         if isinstance(name, str):
             if len(name) > 64:
@@ -90,10 +103,8 @@ class Tool:
     imported_from: str | None = None
 
     def __post_init__(self) -> None:
-        rule = VENDOR_TOOL_NAME_RULES.get(self.imported_from or "")
-        if rule is not None:
-            if not isinstance(self.name, str) or not rule.match(self.name):
-                raise ToolNameError(str(self.name), f"it breaks the {self.imported_from} rule {rule.pattern}")
+        if self.imported_from in VENDOR_TOOL_NAME_RULES:
+            check_tool_name_for(self.imported_from, self.name)
         else:
             check_tool_name(self.name)
 

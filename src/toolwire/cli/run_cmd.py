@@ -17,7 +17,7 @@ from . import app
 def _console(stderr: bool = False) -> Any:
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    return Console(stderr=stderr, highlight=False, soft_wrap=False, emoji=False)
 
 
 def _plural(n: int, word: str) -> str:
@@ -94,11 +94,17 @@ def _load_tools_unchecked(spec: str) -> list[Any]:
     if path.suffix == ".py" and not path.exists():
         raise typer.BadParameter(f"no such file: {path}")
     if path.suffix == ".py":
-        sp = importlib.util.spec_from_file_location(path.stem, path)
+        # a private module name (a tools file called logging.py must not replace the stdlib's), and
+        # the file's folder on sys.path, as when running it as a script (its sibling imports work)
+        private = f"_toolwire_tools_{abs(hash(str(path.resolve())))}"
+        sp = importlib.util.spec_from_file_location(private, path)
         if sp is None or sp.loader is None:
             raise typer.BadParameter(f"cannot load {path}")
         module = importlib.util.module_from_spec(sp)
-        sys.modules[path.stem] = module
+        folder = str(path.resolve().parent)
+        if folder not in sys.path:
+            sys.path.append(folder)
+        sys.modules[private] = module
         sp.loader.exec_module(module)
     else:
         sys.path.insert(0, str(Path.cwd()))
@@ -131,11 +137,21 @@ def _parse_settings(pairs: list[str] | None) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise typer.BadParameter(f"--setting takes key=value, got {pair!r}")
+        words = {"true": True, "false": False, "yes": True, "no": False, "on": True, "off": False, "none": None, "null": None}
+        if value.strip().lower() in words:
+            out[key.strip()] = words[value.strip().lower()]
+            continue
         try:
-            out[key.strip()] = json.loads(value)
-        except ValueError:
+            out[key.strip()] = json.loads(value, parse_constant=_no_constant)
+        except ValueError as exc:
+            if "not a number" in str(exc):
+                raise typer.BadParameter(f"--setting {key.strip()}: {exc}") from None
             out[key.strip()] = value
     return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a vendor accepts")
 
 
 def _live_model(spec: str | None, what: str, settings: dict[str, Any] | None = None) -> Any:
@@ -198,7 +214,7 @@ def run_command(
         return
     u = result.usage
     console.rule("[bold]Result", align="left")
-    console.print(result.text, markup=False)
+    console.print(result.text, markup=False, soft_wrap=True)
     console.print(
         f"[dim]{_plural(len(result.turns), 'turn')} · {_plural(len(result.tool_runs), 'tool call')} ({_plural(result.tool_errors, 'error')}) · "
         f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)} · stop reason {result.stop_reason}[/]"
@@ -219,6 +235,9 @@ def demo_command(
     from ..errors import RunLimitExceeded, ToolwireError
 
     console = _console()
+    if model is None and setting:
+        _console(True).print("[red]error:[/] --setting applies to a live model: pass --model provider:model-id too")
+        raise typer.Exit(2)
     if model is None:
         m = demo.scripted_model()
         console.print(
@@ -241,7 +260,7 @@ def demo_command(
                                    on_turn=lambda t: render_turn(console, t))
         final = result.text
         console.rule("[bold]Final answer", align="left")
-        console.print(final, markup=False)
+        console.print(final, markup=False, soft_wrap=True)
         u = result.usage
         console.print(f"[dim]{_plural(len(result.turns), 'turn')} · {_plural(len(result.tool_runs), 'tool call')} ({_plural(result.tool_errors, 'error')}) · "
                       f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)}[/]")

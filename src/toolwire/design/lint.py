@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from ..errors import ToolDefinitionError
+from ..errors import ToolDefinitionError, ToolNameError
 from ..schema.report import json_pointer
 from ..tools import Tool
 from .results import CapSpec, Page, paging_note
@@ -501,12 +501,12 @@ def _r_translation_unavailable(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
 def _r_provider_name(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
     for provider in ctx.providers:
         rule = PROVIDER_NAME_RULES.get(provider)
-        if rule and not rule[0].match(tool.name):
+        if rule and not rule[0].fullmatch(tool.name):
             yield _f("provider-name", tool.name, "/name", f"tool name {tool.name!r} breaks {provider}'s rule ({rule[1]})",
                      fix=f"rename it to match {provider}'s rule: {rule[1]}", provider=provider)
         if provider == "gemini":
             for path, name, _sub in _walk_props(tool.input_schema):
-                if not _GEMINI_PARAM.match(name):
+                if not _GEMINI_PARAM.fullmatch(name):
                     yield _f("provider-name", tool.name, json_pointer(path),
                              f"parameter name {name!r} breaks gemini's rule (letters, digits and '_', a letter or '_' first, at most 64)",
                              fix="rename the parameter to letters, digits and '_' only (a letter or '_' first), at most 64 characters",
@@ -563,6 +563,8 @@ def _translation_findings(tool: Tool, provider: str, cache: dict[str, Any]) -> I
     except (NotImplementedError, AttributeError, ImportError) as exc:
         yield _f("translation-unavailable", tool.name, "", f"no translation report for {provider}: {type(exc).__name__}: {exc}", provider=provider)
         return
+    except ToolNameError:
+        return  # the provider-name rule reports it
     except Exception as exc:
         from ..errors import SchemaTranslationError
 

@@ -106,6 +106,12 @@ def describe_function(function: Callable[..., Any]) -> FunctionDescription:
         schema = model.model_json_schema()
     except Exception as exc:
         raise ToolDefinitionError(f"tool {name!r}: cannot build an input schema from the type hints: {exc}") from None
+    for pname, info in model.model_fields.items():
+        if info.alias not in (None, pname) or info.validation_alias not in (None, pname):
+            raise ToolDefinitionError(
+                f"tool {name!r}: parameter {pname!r} has an alias; the model sends the names the schema shows and the "
+                "function receives them as keyword arguments, so name the parameter as the model should see it"
+            )
     schema = strip_titles(schema)
     schema.setdefault("properties", {})
     schema["type"] = "object"
@@ -133,5 +139,13 @@ def convert_arguments(arguments_model: Any, arguments: dict[str, Any]) -> dict[s
 
     Raises :class:`pydantic.ValidationError` when pydantic refuses a value the JSON Schema allowed.
     """
-    validated = arguments_model.model_validate(arguments)
+    import json
+
+    try:
+        text = json.dumps(arguments, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        validated = arguments_model.model_validate(arguments)
+    else:
+        # JSON mode: strict types (ConfigDict(strict=True), Strict()) accept their JSON forms
+        validated = arguments_model.model_validate_json(text)
     return {name: getattr(validated, name) for name in arguments if name in arguments_model.model_fields}

@@ -44,7 +44,7 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.tools import Tool
+from toolwire.tools import Tool, check_tool_name_for
 from toolwire.types import (
     ImagePart,
     Message,
@@ -794,6 +794,7 @@ class AnthropicCodec:
         Anthropic takes JSON Schema (draft 2020-12, ``$ref``/``$defs`` included) as is, so the
         schema is not rewritten and the report lists no changes.
         """
+        check_tool_name_for(API, tool.name)  # an imported name another vendor allowed fails here, clearly
         wire: dict[str, Any] = {"name": tool.name, "description": tool.model_description(), "input_schema": tool.input_schema}
         if tool.strict is not None:
             wire["strict"] = tool.strict

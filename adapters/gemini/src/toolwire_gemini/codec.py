@@ -34,7 +34,7 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.tools import Tool
+from toolwire.tools import Tool, check_tool_name_for
 from toolwire.types import (
     ImagePart,
     Message,
@@ -155,7 +155,7 @@ def wire_function_name(name: Any) -> str:
     Such a call is invalid (never run) and answered by the loop with an ``is_error`` result;
     sending the pair under the placeholder keeps the conversation valid for Gemini and tells the
     model its call was refused, whichever provider produced the call."""
-    return name if isinstance(name, str) and FUNCTION_NAME_RULE.match(name) else INVALID_NAME_PLACEHOLDER
+    return name if isinstance(name, str) and FUNCTION_NAME_RULE.fullmatch(name) else INVALID_NAME_PLACEHOLDER
 
 
 def _has(d: Any, name: str) -> bool:
@@ -306,6 +306,7 @@ class GeminiCodec:
         Raises :class:`~toolwire.errors.SchemaTranslationError` (openapi mode) for a recursive
         or unresolvable ``$ref``.
         """
+        check_tool_name_for(API, tool.name)  # an imported name another vendor allowed fails here, clearly
         report = TranslationReport(API, tool.name)
         imported = (tool.provider_data.get(API) or {}).get("declaration")
         if isinstance(imported, dict) and self._unchanged_import(tool, imported):

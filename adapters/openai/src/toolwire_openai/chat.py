@@ -29,7 +29,7 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.tools import Tool
+from toolwire.tools import Tool, check_tool_name_for
 from toolwire.types import ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
 from toolwire.transport import error_in_body
@@ -141,6 +141,7 @@ class OpenAIChatCodec:
         report. ``Tool.strict`` True → the strict transform (``strict: true``), or ``strict:
         false`` with the original schema when it cannot be strict (report says why); False →
         ``strict: false``; None → no ``strict`` key (the API default, non-strict)."""
+        check_tool_name_for(API, tool.name)  # an imported name another vendor allowed fails here, clearly
         parameters, strict, report = strict_parameters(tool, API)
         function: dict[str, Any] = {"name": tool.name, "description": tool.model_description(), "parameters": parameters}
         if strict is not None:

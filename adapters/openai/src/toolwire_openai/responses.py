@@ -38,7 +38,7 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.tools import Tool
+from toolwire.tools import Tool, check_tool_name_for
 from toolwire.types import ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
 from toolwire.transport import error_in_body
@@ -241,6 +241,7 @@ class OpenAIResponsesCodec:
         reinterpret a schema that was not made strict). An imported declaration that left a key
         out, or sent ``description: null``, is reproduced from ``Tool.provider_data``.
         """
+        check_tool_name_for(API, tool.name)  # an imported name another vendor allowed fails here, clearly
         parameters, strict, report = strict_parameters(tool, API)
         decl: dict[str, Any] = {
             "type": "function",
