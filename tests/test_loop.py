@@ -595,3 +595,10 @@ def test_parameter_aliases_and_trailing_newlines_are_refused():
         Tool("get_weather\n", "d")
     with pytest.raises(ToolNameError, match="gemini rule"):
         Tool("lookup\n", "d", imported_from="gemini")
+
+
+def test_text_of_a_paused_turn_is_part_of_the_final_answer():
+    r = run(scripted({"text": "Searching… ", "stop_reason": "pause_turn"}, {"text": "found it."}))
+    assert r.text == "Searching… found it."
+    r2 = run(scripted({"text": "Let me check. ", "tool_calls": [call("add", {"a": 1, "b": 1})]}, "It is 2."))
+    assert r2.text == "It is 2."

@@ -264,8 +264,14 @@ async def run(
     calls_run = 0
 
     def result(stop: str) -> RunResult:
-        final = turns[-1].response.text if turns else ""
-        return RunResult(final, conv, turns, stop, m.name, rid)
+        # the final answer: the last response's text, preceded by the text of the responses that
+        # paused just before it (pause_turn continues the same answer)
+        pieces: list[str] = []
+        for t in reversed(turns):
+            if pieces and not (t.response.stop_reason == "pause_turn" and not t.tool_runs):
+                break
+            pieces.append(t.response.text)
+        return RunResult("".join(reversed(pieces)), conv, turns, stop, m.name, rid)
 
     for number in range(1, max_turns + 1):
         request = m.build_request(conv.messages, instructions=conv.instructions, tools=list(tool_map.values()), tool_choice=choice)
