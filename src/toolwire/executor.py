@@ -12,18 +12,17 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
-import difflib
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from .context import ToolContext
 from .errors import ToolError
 from .tools import Tool
 from .types import ImagePart, TextPart, ToolCall, ToolResult
 
-__all__ = ["ToolRun", "ToolExecutor", "to_result_content", "closest_names"]
+__all__ = ["ToolRun", "ToolExecutor", "to_result_content"]
 
 
 @dataclass
@@ -52,14 +51,6 @@ class ToolRun:
     def from_dict(cls, d: dict[str, Any]) -> ToolRun:
         return cls(ToolCall.from_dict(d["call"]), ToolResult.from_dict(d["result"]), d.get("duration", 0.0),
                    d.get("turn", 0), bool(d.get("deduplicated", False)))
-
-
-def closest_names(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
-    """Up to ``n`` candidates closest to ``name`` (difflib ratio ≥ 0.5, case-insensitive)."""
-    cands = list(candidates)
-    lowered = {c.lower(): c for c in cands}
-    hits = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.5)
-    return [lowered[h] for h in hits]
 
 
 def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
@@ -178,7 +169,9 @@ class ToolExecutor:
     # -- failure texts ----------------------------------------------------------------------
     def _unknown_tool(self, call: ToolCall) -> str:
         names = sorted(self.tools)
-        close = closest_names(call.name, names) if isinstance(call.name, str) and call.name else []
+        from .design.suggest import closest  # the design kit's "did you mean", shared with the file tools
+
+        close = closest(call.name, names, cutoff=0.5) if isinstance(call.name, str) and call.name else []
         line = f"Unknown tool {call.name!r}." if isinstance(call.name, str) and call.name else f"The tool call has no valid tool name (got {call.name!r})."
         if not names:
             return line + "\nNo tools are available in this conversation; answer without calling a tool."
