@@ -59,7 +59,7 @@ def test_responses_rules():
         {"type": "function_call_output", "call_id": "call_2", "output": "x"},
         {"role": "user", "content": "more"},
     ]}
-    assert validate_request("openai-responses", body) == [
+    assert validate_request("openai", body) == [
         "input[2] function_call_output 'call_2' answers no earlier function_call",
         "function_call 'call_1' (input[1]) has no function_call_output",
     ]

@@ -44,7 +44,7 @@ def test_conversation_json_round_trip_is_exact():
             Message("user", [TextPart("hi"), ImagePart(data=b"\x00\x01\xff", media_type="image/png"), ImagePart(url="https://x/y.png")]),
             Message("assistant", [
                 ReasoningPart("hmm", signature="c2ln", provider="anthropic"),
-                ReasoningPart("", encrypted="ENC", provider="openai-responses", provider_data={"openai-responses": {"id": "rs_1"}}),
+                ReasoningPart("", encrypted="ENC", provider="openai", provider_data={"openai": {"id": "rs_1"}}),
                 TextPart("calling", provider_data={"gemini": {"thoughtSignature": "AAA="}}),
                 ToolCall("t1", "f", {"x": 1, "s": "やあ 🌍"}, raw_arguments='{"x":1}'),
                 ToolCall("t2", "f", None, raw_arguments="{", invalid="bad", incomplete=True, id_synthesized=True),
@@ -343,3 +343,18 @@ def test_sse_events_keep_the_last_event_with_bare_cr_line_endings():
         return [ev.data async for ev in sse_events("test", source())]
 
     assert _asyncio.run(collect()) == ['{"a": 1}', '{"b": 2}']
+
+
+def test_saved_conversation_with_the_old_responses_label_loads_under_the_provider_name() -> None:
+    """Earlier versions labelled the Responses API ``openai-responses``; saved data still loads."""
+    from toolwire.types import Message, ReasoningPart, Response
+
+    old = {"role": "assistant", "parts": [{"type": "reasoning", "text": "", "encrypted": "ENC", "provider": "openai-responses",
+                                           "provider_data": {"openai-responses": {"id": "rs_1"}}}],
+           "provider_data": {"openai-responses": {"response_id": "resp_1"}}}
+    msg = Message.from_dict(old)
+    part = msg.parts[0]
+    assert isinstance(part, ReasoningPart)
+    assert (part.provider, part.provider_data, msg.provider_data) == ("openai", {"openai": {"id": "rs_1"}}, {"openai": {"response_id": "resp_1"}})
+    resp = Response.from_dict({"parts": [], "provider": "openai-responses", "provider_data": {"openai-responses": {"response_id": "r"}}})
+    assert (resp.provider, resp.provider_data) == ("openai", {"openai": {"response_id": "r"}})

@@ -16,11 +16,11 @@ import re
 import pytest
 
 from toolwire import registry
-from toolwire.model import ModelRequest
+from toolwire.adapter import ModelRequest
 from toolwire.testing.conversation_rules import validate_request
 
-PROVIDER = {"anthropic": "anthropic", "openai-chat": "openai-chat", "openai-responses": "openai", "gemini": "gemini"}
-MODEL = {"anthropic": "claude-sonnet-4-5", "openai-chat": "gpt-4.1", "openai-responses": "gpt-5", "gemini": "gemini-3-flash-preview"}
+PROVIDER = {"anthropic": "anthropic", "openai-chat": "openai-chat", "openai": "openai", "gemini": "gemini"}
+MODEL = {"anthropic": "claude-sonnet-4-5", "openai-chat": "gpt-4.1", "openai": "gpt-5", "gemini": "gemini-3-flash-preview"}
 
 WEATHER_TOOL_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 
@@ -28,7 +28,7 @@ WEATHER_TOOL_SCHEMA = {"type": "object", "properties": {"city": {"type": "string
 SECRETS = {
     "anthropic": ["EqQBCkYIARgCKkBAnthropicSig+/=="],
     "openai-chat": [],
-    "openai-responses": ["gAAAAABoOpenAIEncryptedReasoning=="],
+    "openai": ["gAAAAABoOpenAIEncryptedReasoning=="],
     "gemini": ["CiQBVGhvdWdodFNpZ25hdHVyZUdlbWluaQ=="],
 }
 
@@ -66,7 +66,7 @@ HISTORIES = {
         ],
         "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Weather for a city.", "parameters": WEATHER_TOOL_SCHEMA}}],
     },
-    "openai-responses": {
+    "openai": {
         "model": "gpt-5",
         "instructions": "Answer briefly.",
         "input": [
@@ -133,7 +133,7 @@ def _calls_and_results(api: str, body: dict) -> tuple[list[tuple[str, dict]], li
                 c = m["content"]
                 text = c if isinstance(c, str) else "".join(x.get("text", "") for x in c)
                 results.append((text, text.startswith("Error: ")))
-    elif api == "openai-responses":
+    elif api == "openai":
         for it in body["input"]:
             if it.get("type") == "function_call":
                 calls.append((it["name"], json.loads(it["arguments"])))
@@ -200,6 +200,6 @@ def test_an_imported_name_the_target_vendor_refuses_fails_clearly():
     body["tools"][0]["functionDeclarations"][0]["name"] = "files.read:v2"
     imported = _codec("gemini").decode_request(body)
     assert imported.tools[0].name == "files.read:v2"
-    for target in ("anthropic", "openai-chat", "openai-responses"):
+    for target in ("anthropic", "openai-chat", "openai"):
         with pytest.raises(ToolNameError, match=rf"'files.read:v2' breaks the {target} rule"):
             _codec(target).encode_request(imported)

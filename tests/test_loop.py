@@ -520,7 +520,7 @@ def test_nan_arguments_are_invalid_and_conversations_save_with_surrogates():
 
 def test_default_send_stream_keeps_reasoning_and_invalid_calls():
     from toolwire import ReasoningPart, Response, ToolCall as TC
-    from toolwire.model import collect_stream
+    from toolwire.adapter import collect_stream
 
     resp = Response([ReasoningPart("think", signature="sig", provider="anthropic"),
                      TC("c1", "add", None, raw_arguments="{", invalid="bad JSON"), TC("c1", "add", {"a": 1, "b": 2}, invalid="duplicate tool call id c1 in one response")],

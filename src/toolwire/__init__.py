@@ -24,7 +24,7 @@ from .errors import (
     UnsupportedToolChoice,
     UsageLimitExceeded,
 )
-from .model import Model, ModelRequest, normalize_tool_choice
+from .adapter import Model, ModelRequest, normalize_tool_choice
 from .registry import available_providers, model
 from .tools import Tool, tool
 from .types import (

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from .errors import ConfigurationError, MaxTurnsExceeded, ToolDefinitionError, UsageLimitExceeded
 from .executor import ToolExecutor, ToolRun
-from .model import Model, normalize_tool_choice
+from .adapter import Model, normalize_tool_choice
 from .tools import Tool
 from .types import Conversation, ImagePart, Message, Part, Response, TextPart, Usage
 
@@ -220,7 +220,7 @@ async def run(
 ) -> RunResult:
     """Run the tool loop until the model answers without asking for a tool.
 
-    - ``model``: ``"provider:model-id"``, a config mapping, or a :class:`~toolwire.model.Model`
+    - ``model``: ``"provider:model-id"``, a config mapping, or a :class:`~toolwire.adapter.Model`
       (see :func:`toolwire.model`);
     - ``prompt``: the user's text (or a :class:`Message` / list of parts) appended to
       ``conversation`` (a new one when ``None``, with ``instructions`` as its system prompt);

@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .errors import AdapterNotInstalled, ConfigurationError, ProviderNotFound
-from .model import Model
+from .adapter import Model
 
 __all__ = ["model", "codec", "available_providers", "parse_model_name", "ENTRY_POINT_GROUP", "KNOWN_PROVIDERS"]
 

@@ -28,7 +28,7 @@ TOOL_NAME_RULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 VENDOR_TOOL_NAME_RULES: dict[str, re.Pattern[str]] = {
     "anthropic": re.compile(r"^[a-zA-Z0-9_-]{1,128}$"),
     "openai-chat": re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
-    "openai-responses": re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
+    "openai": re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
     "gemini": re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$"),
 }
 

@@ -6,7 +6,7 @@ saved and resumed (``RunResult.to_json()`` / ``RunResult.from_json()``).
 
 Vendor-specific opaque data (thinking signatures, Responses item ids, Gemini thought
 signatures, cache control) rides in ``provider_data``: a dict keyed by the API name
-(``"anthropic"``, ``"openai-chat"``, ``"openai-responses"``, ``"gemini"``) whose value
+(``"anthropic"``, ``"openai-chat"``, ``"openai"``, ``"gemini"``) whose value
 only that API's adapter reads. An adapter never reads another API's key; that is what
 makes switching vendor mid-conversation safe (see ``docs/providers.md``).
 """
@@ -51,8 +51,21 @@ STOP_REASONS: tuple[str, ...] = (
 Role = Literal["user", "assistant"]
 
 
+#: Provider labels written by earlier toolwire versions, read back under today's name
+#: (saved conversations keep loading): the Responses API was labelled ``openai-responses``.
+_OLD_PROVIDER_NAMES = {"openai-responses": "openai"}
+
+
+def _provider(value: Any) -> Any:
+    return _OLD_PROVIDER_NAMES.get(value, value) if isinstance(value, str) else value
+
+
 def _pd(value: dict[str, Any] | None) -> dict[str, Any]:
-    return dict(value) if value else {}
+    if not value:
+        return {}
+    if any(k in _OLD_PROVIDER_NAMES for k in value):
+        return {_provider(k): v for k, v in value.items()}
+    return dict(value)
 
 
 @dataclass
@@ -131,7 +144,7 @@ class ReasoningPart:
     - ``signature``: Anthropic ``thinking.signature`` or Gemini ``thoughtSignature`` (base64
       text exactly as on the wire).
     - ``encrypted``: Anthropic ``redacted_thinking.data`` or Responses ``encrypted_content``.
-    - ``provider``: the API that produced it (``"anthropic"``, ``"openai-responses"``,
+    - ``provider``: the API that produced it (``"anthropic"``, ``"openai"``,
       ``"gemini"``); adapters of other APIs drop or convert it by the documented rule.
     - ``provider_data``: any further opaque per-API fields (item ids, summary parts).
     """
@@ -159,7 +172,7 @@ class ReasoningPart:
             text=d.get("text", ""),
             signature=d.get("signature"),
             encrypted=d.get("encrypted"),
-            provider=d.get("provider"),
+            provider=_provider(d.get("provider")),
             provider_data=_pd(d.get("provider_data")),
         )
 
@@ -491,6 +504,6 @@ class Response:
             usage=Usage.from_dict(d.get("usage") or {}),
             model=d.get("model"),
             response_id=d.get("response_id"),
-            provider=d.get("provider"),
+            provider=_provider(d.get("provider")),
             provider_data=_pd(d.get("provider_data")),
         )

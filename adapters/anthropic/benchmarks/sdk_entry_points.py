@@ -26,7 +26,7 @@ import anthropic
 import httpx2
 
 from toolwire import Message, TextPart, Tool, ToolCall, ToolResult
-from toolwire.model import ModelRequest
+from toolwire.adapter import ModelRequest
 from toolwire_anthropic import AnthropicCodec
 
 RESPONSE = {

@@ -6,7 +6,7 @@ import asyncio
 import base64
 
 from toolwire import ImagePart, Message, TextPart, ToolCall, ToolResult
-from toolwire.model import ModelRequest
+from toolwire.adapter import ModelRequest
 from toolwire.stream import assemble
 from toolwire_anthropic import AnthropicCodec
 

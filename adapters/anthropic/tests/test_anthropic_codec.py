@@ -8,7 +8,7 @@ import pytest
 
 from toolwire import Message, ReasoningPart, TextPart, Tool, ToolCall, ToolResult
 from toolwire.errors import ConfigurationError, ProviderError, UnsupportedToolChoice
-from toolwire.model import Codec, ModelRequest
+from toolwire.adapter import Codec, ModelRequest
 from toolwire.stream import assemble
 from toolwire_anthropic import AnthropicCodec, map_stop_reason, usage_from_wire
 
@@ -93,7 +93,7 @@ def test_reasoning_from_other_providers_is_dropped() -> None:
     conv = [
         Message.user("q"),
         Message("assistant", [
-            ReasoningPart("openai summary", encrypted="gAAAA...", provider="openai-responses"),
+            ReasoningPart("openai summary", encrypted="gAAAA...", provider="openai"),
             ReasoningPart("", signature="c2lnMQ==", provider="gemini"),
             ReasoningPart("no provider"),
             ReasoningPart("unsigned anthropic", provider="anthropic"),

@@ -14,7 +14,7 @@ import httpx2
 import pytest
 
 from toolwire import ImagePart, Message, ReasoningPart, TextPart, Tool, ToolCall, ToolResult
-from toolwire.model import ModelRequest
+from toolwire.adapter import ModelRequest
 
 WEATHER = Tool(
     "get_weather",

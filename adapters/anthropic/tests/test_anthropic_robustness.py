@@ -15,7 +15,7 @@ import pytest
 
 import toolwire
 from toolwire.errors import ProviderError, ResponseDecodeError
-from toolwire.model import ModelRequest
+from toolwire.adapter import ModelRequest
 from toolwire.stream import assemble
 from toolwire.testing import ScriptedModel
 from toolwire.tools import Tool

@@ -30,7 +30,7 @@ import httpx2
 from google import genai
 from google.genai import types
 
-from toolwire.model import ModelRequest
+from toolwire.adapter import ModelRequest
 from toolwire.tools import Tool
 from toolwire.types import Message, TextPart, ToolCall, ToolResult
 from toolwire_gemini import GeminiCodec

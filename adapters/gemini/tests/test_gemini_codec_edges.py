@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolwire.model import ModelRequest
+from toolwire.adapter import ModelRequest
 from toolwire.stream import assemble
 from toolwire.types import Message, ReasoningPart, TextPart, ToolCall, ToolResult
 from toolwire_gemini import GeminiCodec
@@ -92,7 +92,7 @@ def test_mixed_history_drops_foreign_reasoning_keeps_gemini_reasoning() -> None:
     history = [Message.user("q"),
                Message("assistant", [ReasoningPart("t", signature="x", provider="gemini"), gem_call], {"gemini": {}}),
                Message("user", [ToolResult("gemini-r-0", "ok", name="f")]),
-               Message("assistant", [ReasoningPart("other", encrypted="e", provider="openai-responses"), TextPart("done")])]
+               Message("assistant", [ReasoningPart("other", encrypted="e", provider="openai"), TextPart("done")])]
     body = CODEC.encode_request(ModelRequest(model="gemini-2.5-pro", messages=history))
     assert body["contents"][1]["parts"] == [{"text": "t", "thought": True, "thoughtSignature": "x"},
                                             {"functionCall": {"name": "f", "args": {}}, "thoughtSignature": SIG}]

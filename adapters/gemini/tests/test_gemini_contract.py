@@ -69,7 +69,7 @@ def test_b12_results_spread_over_two_messages_still_one_content(mock_model: Any)
     codec = GeminiCodec()
     calls = [ToolCall(f"gemini-r-{i}", "get_weather", {"city": c}, id_synthesized=True, provider_data={"gemini": {}})
              for i, c in enumerate(("Paris", "Oslo", "Lima"))]
-    from toolwire.model import ModelRequest
+    from toolwire.adapter import ModelRequest
 
     body = codec.encode_request(ModelRequest(model="gemini-2.5-flash", tools=[WEATHER], messages=[
         Message.user("w?"), Message("assistant", list(calls), {"gemini": {}}),
@@ -215,7 +215,7 @@ def test_b19_tool_choice_modes(mock_model: Any, choice: Any, expected: dict[str,
 
 
 def test_b19_unknown_tool_choice_raises_never_auto() -> None:
-    from toolwire.model import ModelRequest
+    from toolwire.adapter import ModelRequest
 
     codec = GeminiCodec()
     for bad in ("sometimes", {"type": "allowed_tools"}, {"type": "tool", "name": "nope"}):
@@ -252,7 +252,7 @@ def test_b24_floats_coerced_through_the_sdk(mock_model: Any) -> None:
 
 
 def test_calls_from_another_vendor_get_placeholder_on_gemini_3_and_reasoning_dropped() -> None:
-    from toolwire.model import ModelRequest
+    from toolwire.adapter import ModelRequest
 
     call = ToolCall("toolu_01A", "get_weather", {"city": "Paris"})
     call2 = ToolCall("toolu_01B", "get_weather", {"city": "Oslo"})

@@ -97,7 +97,7 @@ def test_wire_function_name_follows_geminis_rule(name, wire):
 
 def test_an_orphan_result_without_a_name_is_still_a_configuration_error():
     from toolwire.errors import ConfigurationError
-    from toolwire.model import ModelRequest
+    from toolwire.adapter import ModelRequest
     from toolwire.types import ToolResult
     from toolwire_gemini import GeminiCodec
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from toolwire.errors import SchemaTranslationError
-from toolwire.model import ModelRequest
+from toolwire.adapter import ModelRequest
 from toolwire.schema.coerce import coerce_arguments, enum_string
 from toolwire.schema.refs import inline_refs
 from toolwire.schema.report import TranslationReport

@@ -19,7 +19,7 @@ import time
 import httpx2
 import openai
 
-from toolwire.model import ModelRequest
+from toolwire.adapter import ModelRequest
 from toolwire.tools import Tool
 from toolwire.types import Message, ToolCall, ToolResult
 from toolwire_openai import OpenAIChatCodec, OpenAIResponsesCodec

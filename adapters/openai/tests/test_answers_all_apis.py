@@ -22,8 +22,8 @@ from toolwire.errors import ProviderError, ResponseDecodeError
 pytest.importorskip("toolwire_anthropic")
 pytest.importorskip("toolwire_gemini")
 
-APIS = ["anthropic", "openai-chat", "openai-responses", "gemini"]
-PROVIDER = {"anthropic": "anthropic", "openai-chat": "openai-chat", "openai-responses": "openai", "gemini": "gemini"}
+APIS = ["anthropic", "openai-chat", "openai", "gemini"]
+PROVIDER = {"anthropic": "anthropic", "openai-chat": "openai-chat", "openai": "openai", "gemini": "gemini"}
 ADAPTERS = Path(__file__).resolve().parents[2]
 
 
@@ -37,7 +37,7 @@ def ok_body(api: str, text: str = "hello") -> dict[str, Any]:
         return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-x",
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
                 "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}
-    if api == "openai-responses":
+    if api == "openai":
         return {"id": "resp_1", "object": "response", "created_at": 1, "model": "gpt-x", "status": "completed",
                 "output": [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
                             "content": [{"type": "output_text", "text": text, "annotations": []}]}],
@@ -63,7 +63,7 @@ def ok_events(api: str, text: str = "hello") -> list[tuple[str | None, dict[str,
         return [(None, dict(base, choices=[{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": None}])),
                 (None, dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": "stop"}])),
                 (None, "[DONE]")]
-    if api == "openai-responses":
+    if api == "openai":
         resp = ok_body(api, text)
         item = resp["output"][0]
         evs = [{"type": "response.created", "sequence_number": 0, "response": dict(resp, status="in_progress", output=[])},
@@ -255,7 +255,7 @@ def test_a_read_timeout_while_streaming_is_a_timeout_provider_error(api):
 
 # -- 5. empty answers are never reported as success ---------------------------------------------------
 
-@pytest.mark.parametrize("api", ["openai-chat", "openai-responses", "anthropic", "gemini"])
+@pytest.mark.parametrize("api", ["openai-chat", "openai", "anthropic", "gemini"])
 @both
 def test_an_error_object_sent_with_status_200_is_a_provider_error(api, stream):
     body = {"error": {"message": "Upstream provider failed", "code": 502}}
@@ -264,7 +264,7 @@ def test_an_error_object_sent_with_status_200_is_a_provider_error(api, stream):
     assert err.body == body
 
 
-@pytest.mark.parametrize("api", ["openai-chat", "openai-responses"])
+@pytest.mark.parametrize("api", ["openai-chat", "openai"])
 def test_openrouter_error_in_200_is_retryable_by_its_code(api):
     err = raises(api, False, httpx2.Response(200, json={"error": {"message": "Rate limited", "code": 429}}), ProviderError)
     assert (err.retryable, err.status) == (True, 429)
@@ -277,7 +277,7 @@ def test_openrouter_error_in_200_is_retryable_by_its_code(api):
 @apis
 def test_an_empty_object_is_not_an_empty_answer(api):
     err = raises(api, False, httpx2.Response(200, json={}), ResponseDecodeError)
-    pointer = {"anthropic": "/content", "openai-chat": "/choices", "openai-responses": "/output", "gemini": "/candidates"}[api]
+    pointer = {"anthropic": "/content", "openai-chat": "/choices", "openai": "/output", "gemini": "/candidates"}[api]
     assert err.pointer == pointer
 
 
@@ -330,7 +330,7 @@ def test_gemini_json_array_stream_is_decoded_chunk_by_chunk():
     assert "the JSON-array stream is empty" in str(err)
 
 
-@pytest.mark.parametrize("api", ["anthropic", "openai-chat", "openai-responses"])
+@pytest.mark.parametrize("api", ["anthropic", "openai-chat", "openai"])
 def test_http_error_without_vendor_message_quotes_the_body(api):
     page = b"<html><body>502 Bad Gateway</body></html>"
     err = raises(api, False, httpx2.Response(502, content=page, headers={"content-type": "text/html"}), ProviderError)
@@ -380,7 +380,7 @@ def test_sse_reader_skips_events_with_empty_data_and_drops_a_bom():
     assert _events([b"\xef\xbb\xbfdata:\n\nevent: ping\ndata: {}\n\n"]) == [("ping", "{}")]
 
 
-@pytest.mark.parametrize("api", ["anthropic", "openai-responses", "gemini"])
+@pytest.mark.parametrize("api", ["anthropic", "openai", "gemini"])
 def test_count_tokens_maps_bad_answers_and_transport_exceptions(api):
     def count(model):
         return asyncio.run(model.count_tokens(model.build_request([Message.user("hi")])))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from toolwire.errors import ToolNameError
-from toolwire.model import ModelRequest
+from toolwire.adapter import ModelRequest
 from toolwire.schema.strict import make_strict, restore_defaults
 from toolwire.tools import Tool
 from toolwire.types import Message, ToolCall, ToolResult

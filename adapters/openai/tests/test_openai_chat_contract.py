@@ -12,7 +12,7 @@ import httpx2
 import pytest
 
 from toolwire.errors import ConfigurationError, ProviderError, UnsupportedToolChoice
-from toolwire.model import ModelRequest
+from toolwire.adapter import ModelRequest
 from toolwire.tools import Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, TextPart, ToolCall, ToolResult
 

@@ -76,7 +76,8 @@ def _replay_handler(interaction: Any, sent: list[dict[str, Any]]) -> Any:
 @pytest.mark.parametrize("api,path", _files())
 def test_recording(api: str, path: Path) -> None:
     expected = _expected()["files"].get(f"{api}/{path.name}")
-    interactions = [i for i in load_cassette(path) if i.api == api and i.request_json is not None]
+    wire_api = "openai" if api == "openai-responses" else api  # folder name -> provider name
+    interactions = [i for i in load_cassette(path) if i.api == wire_api and i.request_json is not None]
     assert interactions, f"{path} has no {api} interactions"
     codec = OpenAIChatCodec() if api == "openai-chat" else OpenAIResponsesCodec()
     cls = OpenAIChatModel if api == "openai-chat" else OpenAIResponsesModel
@@ -106,7 +107,7 @@ def test_recording(api: str, path: Path) -> None:
         assert [c.arguments for c in calls] == [t["arguments"] for t in exp["tool_calls"]]
         assert all(c.is_valid for c in calls)
         if api == "openai-responses":
-            assert [c.provider_data["openai-responses"].get("item_id") for c in calls] == [t.get("item_id") for t in exp["tool_calls"]]
+            assert [c.provider_data["openai"].get("item_id") for c in calls] == [t.get("item_id") for t in exp["tool_calls"]]
         assert (response.text or None) == exp["text"]
         usage = exp["usage"]
         assert response.usage.input_tokens == usage["input"]

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from toolwire.errors import ProviderError
-from toolwire.model import ModelRequest
+from toolwire.adapter import ModelRequest
 from toolwire.tools import Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, TextPart, ToolCall, ToolResult
 
@@ -41,13 +41,13 @@ def test_single_call_body_and_decoding(responses_model: Any) -> None:
     assert resp.stop_reason == "tool_use" and resp.vendor_stop_reason == "completed"
     (call,) = resp.tool_calls
     assert (call.id, call.name, call.arguments) == ("call_R1", "db_lookup", {"key": "start"})
-    assert call.provider_data["openai-responses"]["item_id"] == "fc_01"
+    assert call.provider_data["openai"]["item_id"] == "fc_01"
     reasoning = resp.parts[0]
-    assert isinstance(reasoning, ReasoningPart) and reasoning.provider == "openai-responses"
+    assert isinstance(reasoning, ReasoningPart) and reasoning.provider == "openai"
     assert reasoning.encrypted == ENC and reasoning.text == "Need the start key."
     u = resp.usage
     assert (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.reasoning_tokens) == (120, 300, 64, 256)
-    assert resp.provider_data == {"openai-responses": {"response_id": "resp_TEST1"}}
+    assert resp.provider_data == {"openai": {"response_id": "resp_TEST1"}}
     sent = model.sent[0]
     assert sent.url == "https://api.openai.com/v1/responses"
     assert sent.json == {
@@ -134,9 +134,9 @@ def test_streamed_call_with_interleaved_arguments(responses_model: Any) -> None:
     ]
     model = responses_model(lambda r: responses_sse(events), stream=True)
     resp = run(model.send(model.build_request([Message.user("x")], tools=[LOOKUP])))
-    assert [(c.id, c.arguments, c.provider_data["openai-responses"]["item_id"]) for c in resp.tool_calls] == [
+    assert [(c.id, c.arguments, c.provider_data["openai"]["item_id"]) for c in resp.tool_calls] == [
         ("call_1", {"key": "Zoë"}, "fc_1"), ("call_2", {"key": "b"}, "fc_2")]
-    assert resp.tool_calls[0].provider_data["openai-responses"]["item"] == {"status": "completed"}
+    assert resp.tool_calls[0].provider_data["openai"]["item"] == {"status": "completed"}
     assert resp.stop_reason == "tool_use" and resp.vendor_stop_reason == "completed"
     assert resp.usage.input_tokens == 40 and resp.response_id == "resp_S"
     assert model.sent[0].json["stream"] is True
@@ -235,7 +235,7 @@ def test_http_error_mapping(responses_model: Any) -> None:
     with pytest.raises(ProviderError) as info:
         run(model.send(model.build_request([Message.user("x")])))
     e = info.value
-    assert (e.provider, e.status, e.error_type, e.retryable) == ("openai-responses", 400, "invalid_request_error", False)
+    assert (e.provider, e.status, e.error_type, e.retryable) == ("openai", 400, "invalid_request_error", False)
     assert e.message == "Invalid schema for function 'db_lookup'"
 
 

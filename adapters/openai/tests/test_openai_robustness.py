@@ -16,7 +16,7 @@ import pytest
 import toolwire
 from openai_wire import chat_sse, completion, fc_item, response_body, responses_sse, tool_call
 from toolwire.errors import ResponseDecodeError
-from toolwire.model import ModelRequest
+from toolwire.adapter import ModelRequest
 from toolwire.stream import assemble
 from toolwire.testing import ScriptedModel
 from toolwire.tools import Tool
@@ -204,7 +204,7 @@ def test_chat_malformed_request() -> None:
 def test_responses_malformed_response(wire: Any, pointer: str) -> None:
     with pytest.raises(ResponseDecodeError) as info:
         RESP.decode_response(wire)
-    assert (info.value.api, info.value.pointer) == ("openai-responses", pointer)
+    assert (info.value.api, info.value.pointer) == ("openai", pointer)
 
 
 def test_responses_arguments_sent_as_an_object_are_the_arguments() -> None:
@@ -223,7 +223,7 @@ def test_responses_streamed_object_arguments_taken_at_output_item_done() -> None
     events = [{"type": "response.created", "response": {"id": "resp_1", "model": "m", "status": "in_progress"}},
               {"type": "response.output_item.done", "output_index": 0, "item": item},
               {"type": "response.completed", "response": {"id": "resp_1", "status": "completed", "output": [item]}}]
-    resp = assemble(RESP.decode_stream(events), "openai-responses")
+    resp = assemble(RESP.decode_stream(events), "openai")
     assert resp.tool_calls[0].arguments == {"city": "Rome"} and resp.stop_reason == "tool_use"
 
 
@@ -280,19 +280,19 @@ MSG_ADDED = _ev("response.output_item.added", output_index=0, item={"type": "mes
 ])
 def test_responses_stream_index_misuse(events: list[dict[str, Any]], message: str) -> None:
     with pytest.raises(ResponseDecodeError) as info:
-        assemble(RESP.decode_stream([CREATED, *events]), "openai-responses")
-    assert info.value.api == "openai-responses" and message in str(info.value)
+        assemble(RESP.decode_stream([CREATED, *events]), "openai")
+    assert info.value.api == "openai" and message in str(info.value)
     assert "stream index" not in str(info.value) and "1000 is a" not in str(info.value)
 
 
 def test_responses_stream_cut_off_before_output_item_done() -> None:
     events = [CREATED, FC_ADDED, _ev("response.function_call_arguments.delta", output_index=1, delta="{\"city\":\"Oslo\"}")]
-    resp = assemble(RESP.decode_stream(events), "openai-responses")
+    resp = assemble(RESP.decode_stream(events), "openai")
     assert (resp.stop_reason, resp.vendor_stop_reason) == ("error", None)
     assert resp.tool_calls[0].incomplete and not resp.tool_calls[0].is_valid
     # the item finished but response.completed never came: the call is complete, the stop says error
     done = _ev("response.output_item.done", output_index=1, item={**FC_ADDED["item"], "arguments": "{\"city\":\"Oslo\"}"})
-    resp = assemble(RESP.decode_stream([*events, done]), "openai-responses")
+    resp = assemble(RESP.decode_stream([*events, done]), "openai")
     assert resp.stop_reason == "error" and resp.tool_calls[0].is_valid and resp.tool_calls[0].arguments == {"city": "Oslo"}
 
 

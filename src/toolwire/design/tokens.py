@@ -10,7 +10,7 @@ Offline (default, no network, no key):
   hash tiktoken itself pins for OpenAI's published file, so the ranks are byte-identical and no
   download ever happens). ``o200k_base`` is the encoding of GPT-4o, GPT-4.1, GPT-5 and the
   o-series (tiktoken ``model.py``).
-- OpenAI (``openai``, ``openai-chat``, ``openai-responses``): the tool set is rendered the way
+- OpenAI (``openai``, ``openai-chat``): the tool set is rendered the way
   OpenAI's published "harmony" prompt format renders function tools (a TypeScript
   ``namespace functions { ... }`` block with ``//`` comments for descriptions) and tokenized
   exactly. :data:`OPENAI_TOOLS_OVERHEAD` tokens are added once for a non-empty set.
@@ -79,7 +79,7 @@ ESTIMATE_ERROR: dict[str, str] = {
 }
 
 #: Providers :func:`tool_costs` knows how to count.
-COST_PROVIDERS = ("openai", "openai-chat", "openai-responses", "anthropic", "gemini")
+COST_PROVIDERS = ("openai", "openai-chat", "anthropic", "gemini")
 
 
 @lru_cache(maxsize=1)
@@ -281,7 +281,7 @@ def count_tool_tokens_live(tools: Sequence[Tool], provider: str, model: str, *, 
     """Count the per-turn cost of ``tools`` with the vendor's own token-counting endpoint.
 
     ``anthropic``: ``client.messages.count_tokens`` (``POST /v1/messages/count_tokens``);
-    ``openai``/``openai-responses``/``openai-chat``: ``client.responses.input_tokens.count``
+    ``openai``/``openai-chat``: ``client.responses.input_tokens.count``
     (``POST /responses/input_tokens``; Chat Completions has no counting endpoint, the Responses
     count is used for both). The cost of each tool is the count of a one-message request
     (``probe``) with that tool minus the count without tools; the set's cost likewise.

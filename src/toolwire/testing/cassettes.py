@@ -175,7 +175,7 @@ def parse_sse(text: str) -> list[SSEEvent]:
 
 
 def detect_api(uri: str, body: Any = None) -> str | None:
-    """``anthropic``, ``openai-chat``, ``openai-responses`` or ``gemini`` from a request URI (with
+    """``anthropic``, ``openai-chat``, ``openai`` (Responses) or ``gemini`` from a request URI (with
     the body as a fallback for proxies on other hosts); ``None`` when unknown."""
     path = urlsplit(uri).path
     if path.endswith("/messages") or path.endswith("/messages/count_tokens"):
@@ -183,14 +183,14 @@ def detect_api(uri: str, body: Any = None) -> str | None:
     if path.endswith("/chat/completions"):
         return "openai-chat"
     if path.endswith("/responses") or "/responses/" in path:
-        return "openai-responses"
+        return "openai"
     if ":generateContent" in path or ":streamGenerateContent" in path or ":countTokens" in path:
         return "gemini"
     if isinstance(body, dict):
         if "contents" in body:
             return "gemini"
         if "input" in body:
-            return "openai-responses"
+            return "openai"
         if "messages" in body and "max_tokens" in body and "system" in body:
             return "anthropic"
         if "messages" in body:

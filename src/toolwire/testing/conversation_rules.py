@@ -30,7 +30,7 @@ RULES: dict[str, list[str]] = {
         "a role:tool message answers a tool_call_id of the preceding assistant message",
         "function.arguments is a string holding a JSON object",
     ],
-    "openai-responses": [
+    "openai": [
         "every function_call item is answered by a function_call_output with the same call_id later in the input (API: 'No tool output found for function call')",
         "a function_call_output refers to an earlier function_call's call_id (unless previous_response_id continues a stored response)",
         "a reasoning item carries encrypted_content or an id the server stored (stateless continuation docs)",
@@ -47,11 +47,11 @@ RULES: dict[str, list[str]] = {
 
 def validate_request(api: str, body: dict[str, Any]) -> list[str]:
     """Check an encoded request body of ``api`` (``anthropic``, ``openai-chat``,
-    ``openai-responses``, ``gemini``); return human-readable problems, empty when valid."""
+    ``openai``, ``gemini``); return human-readable problems, empty when valid."""
     fn = {
         "anthropic": _anthropic,
         "openai-chat": _chat,
-        "openai-responses": _responses,
+        "openai": _responses,
         "gemini": _gemini,
     }.get(api)
     if fn is None:

@@ -6,7 +6,7 @@
 - ``toolwire.model("scripted", responses=[...])`` (:class:`ScriptedModel`): returns the
   responses the test author wrote, in order, or the output of a function of the request.
 
-Both record every :class:`~toolwire.model.ModelRequest` they receive in ``.requests``.
+Both record every :class:`~toolwire.adapter.ModelRequest` they receive in ``.requests``.
 No network, no API key, deterministic ids (``call_1``, ``call_2`` … per model instance).
 """
 
@@ -17,7 +17,7 @@ import json
 from typing import Any, Callable, Iterable
 
 from ..errors import ConfigurationError
-from ..model import Model, ModelRequest
+from ..adapter import Model, ModelRequest
 from ..types import Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
 __all__ = ["TestModel", "ScriptedModel", "example_arguments", "call"]

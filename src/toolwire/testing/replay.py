@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 
 from ..context import ToolContext
 from ..errors import RunLimitExceeded, ToolwireError
-from ..model import Model, ModelRequest
+from ..adapter import Model, ModelRequest
 from ..tools import Tool
 from ..types import Conversation, ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult
 from .cassettes import Interaction, load_cassette
@@ -41,7 +41,8 @@ from .cassettes import Interaction, load_cassette
 __all__ = ["replay_file", "replay_paths", "FileReport", "PROVIDER_FOR_API", "compare_requests"]
 
 #: Which provider (entry point) serves each recorded API.
-PROVIDER_FOR_API = {"anthropic": "anthropic", "openai-chat": "openai-chat", "openai-responses": "openai", "gemini": "gemini"}
+#: (The recordings folder of the Responses API is called ``openai-responses``; its provider is ``openai``.)
+PROVIDER_FOR_API = {"anthropic": "anthropic", "openai-chat": "openai-chat", "openai": "openai", "openai-responses": "openai", "gemini": "gemini"}
 
 
 @dataclass
@@ -132,7 +133,7 @@ def _model_settings(api: str, inter: Interaction, transport: _CassetteTransport)
     if api == "gemini":
         version = parts.path.strip("/").split("/", 1)[0]
         settings.update(base_url=origin, api_version=version)
-    elif api in ("openai-chat", "openai-responses"):
+    elif api in ("openai-chat", "openai"):
         prefix = parts.path.rsplit("/chat/completions", 1)[0] if api == "openai-chat" else parts.path.rsplit("/responses", 1)[0]
         settings["base_url"] = origin + prefix
     else:
@@ -518,7 +519,7 @@ def _count_calls(inter: Interaction, codec: Any, request: ModelRequest) -> int:
             from ..stream import assemble
 
             chunks = inter.stream_chunks
-            if inter.stream_format == "sse" and inter.api in ("anthropic", "openai-responses"):
+            if inter.stream_format == "sse" and inter.api in ("anthropic", "openai"):
                 chunks = [e.data for e in inter.sse_events if isinstance(e.data, dict)]
             return len(assemble(codec.decode_stream(chunks, request)).tool_calls)
         return len(codec.decode_response(inter.response_json, request).tool_calls)

@@ -31,7 +31,7 @@ import re
 from typing import Any, Callable, Iterable, Iterator
 
 from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, UnsupportedToolChoice
-from toolwire.model import ModelRequest, normalize_tool_choice
+from toolwire.adapter import ModelRequest, normalize_tool_choice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
     ReasoningDelta,

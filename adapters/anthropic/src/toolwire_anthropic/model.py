@@ -14,7 +14,7 @@ import os
 from typing import Any, AsyncIterator
 
 from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
-from toolwire.model import Model, ModelRequest
+from toolwire.adapter import Model, ModelRequest
 from toolwire.stream import StreamAssembler, StreamEvent
 from toolwire.types import Response
 

@@ -23,7 +23,7 @@ import os
 from typing import Any, AsyncIterator
 
 from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
-from toolwire.model import Model, ModelRequest, collect_stream
+from toolwire.adapter import Model, ModelRequest, collect_stream
 from toolwire.stream import StreamEvent
 from toolwire.types import Message, Response
 

@@ -9,7 +9,7 @@ from typing import Any, Iterable
 
 from toolwire.arguments import EMPTY_ARGUMENT_TEXTS, dumps_arguments, parse_arguments
 from toolwire.errors import ProviderError
-from toolwire.model import ModelRequest
+from toolwire.adapter import ModelRequest
 from toolwire.schema.report import TranslationReport
 from toolwire.schema.strict import make_strict
 from toolwire.wire import (  # shared by all codecs; re-exported for this adapter's modules

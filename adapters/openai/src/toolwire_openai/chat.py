@@ -16,7 +16,7 @@ from typing import Any, Iterable, Iterator
 
 from toolwire.arguments import dumps_arguments, parse_arguments
 from toolwire.errors import ProviderError, UnsupportedToolChoice
-from toolwire.model import ModelRequest, normalize_tool_choice
+from toolwire.adapter import ModelRequest, normalize_tool_choice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
     ReasoningDelta,

@@ -17,7 +17,7 @@ from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
 
 from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
-from toolwire.model import Model, ModelRequest
+from toolwire.adapter import Model, ModelRequest
 from toolwire.stream import StreamAssembler, StreamEvent
 from toolwire.types import Response
 
@@ -325,7 +325,7 @@ class OpenAIResponsesModel(_OpenAIModel):
 
     def _prepare(self, request: ModelRequest) -> ModelRequest:
         """With ``continuation="previous_response_id"`` add the id of the last response found in
-        the history (``Message.provider_data["openai-responses"]["response_id"]``)."""
+        the history (``Message.provider_data["openai"]["response_id"]``)."""
         if self.transport_settings.get("continuation") != "previous_response_id" or request.settings.get("previous_response_id"):
             return request
         for msg in reversed(request.messages):

@@ -4,15 +4,15 @@ Pure functions of their inputs (design principle 1). Field names and rules follo
 ``openai`` SDK's ``types/responses/*`` and ``../shared/vendor-notes.md`` §3; mapping tables are
 in ``docs/adapters/openai.md``.
 
-Opaque per-item data lives in ``provider_data["openai-responses"]``:
+Opaque per-item data lives in ``provider_data["openai"]``:
 
 - tool call: ``{"item_id": "fc_…", "item": {other item keys, e.g. status}}`` — ``ToolCall.id``
   is the ``call_id`` that ``function_call_output`` must reference;
-- reasoning: ``ReasoningPart(provider="openai-responses", encrypted=<encrypted_content>)`` with
+- reasoning: ``ReasoningPart(provider="openai", encrypted=<encrypted_content>)`` with
   ``{"item_id": "rs_…", "item": {summary, status, content, …}}``; its ``text`` is the summary
   text joined with blank lines (read-only: the item goes back from ``item``, byte-exact);
 - text: ``{"item_id": "msg_…", "item": {role, status, phase, …}, "part": {annotations, …}}``;
-- the response: ``Response.provider_data["openai-responses"] = {"response_id": "resp_…"}``,
+- the response: ``Response.provider_data["openai"] = {"response_id": "resp_…"}``,
   copied to the assistant message so ``previous_response_id`` continuation can find it.
 """
 
@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from toolwire.arguments import parse_arguments
 from toolwire.errors import ProviderError, UnsupportedToolChoice
-from toolwire.model import ModelRequest, normalize_tool_choice
+from toolwire.adapter import ModelRequest, normalize_tool_choice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
     ReasoningDelta,
@@ -60,7 +60,7 @@ from ._common import (
 
 __all__ = ["OpenAIResponsesCodec", "ResponsesStreamDecoder", "responses_usage", "stop_reason_of", "API"]
 
-API = "openai-responses"
+API = "openai"
 
 #: Settings the codec reads itself and never copies into the body.
 CODEC_KEYS = frozenset({"instructions_role", "other_tools"})
@@ -160,7 +160,7 @@ def _as_custom_call(call: ToolCall, item: dict[str, Any]) -> ToolCall:
     declared ``{"type": "custom"}``) into an invalid call that is never run but goes back on the
     wire as the same ``custom_tool_call`` item, answered by a ``custom_tool_call_output`` (the
     API pairs a custom call only with that output type). ``raw_arguments`` keeps the ``input``
-    text; ``provider_data["openai-responses"]["custom"]`` marks it."""
+    text; ``provider_data["openai"]["custom"]`` marks it."""
     raw_input = item.get("input")
     call.arguments = None
     call.raw_arguments = raw_input if isinstance(raw_input, str) else None
@@ -226,7 +226,7 @@ def _text_parts(item: dict[str, Any], at: str = "") -> list[TextPart]:
 
 
 class OpenAIResponsesCodec:
-    """Responses wire format ⇄ canonical types (``api = "openai-responses"``)."""
+    """Responses wire format ⇄ canonical types (``api = "openai"``)."""
 
     api = API
 
@@ -459,7 +459,7 @@ class OpenAIResponsesCodec:
         ``call_id`` → ``invalid="duplicate tool call id <id> in one response"`` (never run, the
         encoder sends the id once); no ``call_id`` and no item ``id`` → ``call_tw<hash>_<n>``.
 
-        Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="openai-responses"``, JSON
+        Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="openai"``, JSON
         pointer of the field) for a body that is not an object, ``output`` that is not an array of
         objects, or ``status``/text/summary/``id``/``model`` fields of the wrong JSON type, or a
         body without ``output`` (a required field: ``{}`` is not an empty answer). An object with
@@ -720,7 +720,7 @@ class ResponsesStreamDecoder:
     open and the assembler marks it incomplete (never run). A stream that ends without one of the
     terminal events gives ``StopEvent("error")`` with ``vendor_stop_reason=None``.
 
-    Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="openai-responses"``, naming the
+    Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="openai"``, naming the
     ``output_index``) when an output index is added twice or finished twice, when an event does
     not fit the item at its output index (text deltas for a ``function_call`` item, argument
     deltas for a message, a ``done`` item of another type), or a field has the wrong JSON type.

@@ -103,7 +103,7 @@ class ModelRequest:
 @runtime_checkable
 class Codec(Protocol):
     """The pure half of an adapter. ``api`` names the wire API (``"anthropic"``,
-    ``"openai-chat"``, ``"openai-responses"``, ``"gemini"``)."""
+    ``"openai-chat"``, ``"openai"``, ``"gemini"``)."""
 
     api: str
 
