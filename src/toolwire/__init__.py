@@ -13,6 +13,7 @@ from .errors import (
     MaxTurnsExceeded,
     ProviderError,
     ProviderNotFound,
+    RequestRefused,
     ResponseDecodeError,
     RunLimitExceeded,
     SchemaError,
@@ -66,7 +67,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AdapterNotInstalled", "ConfigurationError", "Conversation", "ImagePart", "Limits", "MaxTurnsExceeded",
-    "Message", "Model", "ModelRequest", "ProviderError", "ProviderNotFound", "ReasoningPart", "Response", "ResponseDecodeError",
+    "Message", "Model", "ModelRequest", "ProviderError", "ProviderNotFound", "ReasoningPart", "RequestRefused", "Response", "ResponseDecodeError",
     "RunLimitExceeded", "RunResult", "SchemaError", "SchemaTranslationError", "TextPart", "Tool", "ToolCall",
     "ToolDefinitionError", "ToolError", "ToolNameError", "ToolResult", "ToolRun", "ToolwireError",
     "UnsupportedToolChoice", "Usage", "UsageLimitExceeded", "available_providers", "model",

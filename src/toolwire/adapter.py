@@ -6,12 +6,22 @@ An adapter is two things (``../shared/DESIGN.md``):
    ``decode_request`` — speaking the wire format as JSON-ready dicts (the same form as the
    vendor's API reference and the recordings), no I/O, no clocks, no globals;
 2. a thin **transport**, a :class:`Model` subclass that hands the encoded body to the vendor SDK
-   and feeds the answer back through the codec.
+   and feeds the answer back through the codec;
+3. a **profile** (:class:`toolwire.profile.Profile`, from :meth:`Model.make_profile`): the
+   vendor's rules, checked on every encoded body before it is sent (preflight).
+
+Preflight runs in the :class:`Model` base for every adapter: ``send`` and ``send_stream`` of every
+subclass are wrapped so that, before the subclass's code runs, the request is encoded with
+``self.codec``, repaired and checked against ``self.profile``; a body that still breaks a rule
+raises :class:`~toolwire.errors.RequestRefused` and nothing is sent. The transport then takes the
+checked body with :meth:`Model.prepare` (the same dict, no second encode). A transport that
+encodes by itself instead still gets the check (refusals), not the repairs.
 """
 
 from __future__ import annotations
 
 import abc
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Iterator, Protocol, Union, runtime_checkable
 
@@ -21,6 +31,7 @@ from .tools import Tool
 from .types import Message, Response
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .profile import Profile, RequestReport
     from .schema.report import TranslationReport
 
 __all__ = ["ModelRequest", "Codec", "Model", "ToolChoice", "normalize_tool_choice"]
@@ -147,6 +158,82 @@ class Model(abc.ABC):
         self.model_id = model_id
         self.settings = dict(settings)
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in ("send", "send_stream"):
+            fn = cls.__dict__.get(name)
+            if fn is not None and not getattr(fn, "_toolwire_preflight", False):
+                setattr(cls, name, _with_preflight(fn, stream=(name == "send_stream")))
+
+    # -- the profile and preflight ---------------------------------------------------------------
+    @classmethod
+    def make_profile(cls, **settings: Any) -> Profile:
+        """The :class:`~toolwire.profile.Profile` of this API for ``settings`` (the model's
+        settings; ``model`` is the model id when known). Adapters override it; the default asks
+        the codec (``codec.make_profile(**settings)`` when it has one) and otherwise returns a
+        permissive :class:`~toolwire.profile.Profile` named after :attr:`provider`. Used by the
+        preflight, ``toolwire lint``, replay and :func:`toolwire.registry.profile`."""
+        from .profile import Profile
+
+        codec = cls.__dict__.get("codec") or getattr(cls, "codec", None)
+        maker = getattr(codec, "make_profile", None)
+        if callable(maker):
+            return maker(**settings)
+        return Profile(api=cls.provider or None, **settings)
+
+    @property
+    def profile(self) -> Profile:
+        """This model's profile (built once from its settings by :meth:`make_profile`)."""
+        prof = self.__dict__.get("_profile")
+        if prof is None:
+            prof = type(self).make_profile(model=self.model_id, **self.settings)
+            self.__dict__["_profile"] = prof
+        return prof
+
+    def prepare(self, request: ModelRequest) -> dict[str, Any]:
+        """The wire body to send for ``request``: ``self.codec.encode_request(request)``, repaired
+        and checked by :func:`toolwire.profile.preflight`. Inside ``send``/``send_stream`` it returns
+        the body the base already checked for this request (one encode per request). Raises
+        :class:`~toolwire.errors.RequestRefused` (nothing sent) and whatever ``encode_request``
+        raises (:class:`~toolwire.errors.ToolNameError`, :class:`~toolwire.errors.ConfigurationError`, ...)."""
+        pending = self.__dict__.get("_prepared")
+        if pending is not None:
+            hit = pending.get(id(request))
+            if hit is not None and hit[0] is request:
+                return hit[1]
+        body, report = self._preflight(request)
+        self.__dict__["_last_report"] = report
+        return body
+
+    def before_encode(self, request: ModelRequest, *, stream: bool) -> ModelRequest:
+        """The request as the transport will encode it, called by the base before preflight
+        (``stream`` is ``True`` for :meth:`send_stream`). Transports that adjust a request before
+        encoding (a continuation id, forced streaming) override it and call ``super()``. Default:
+        a copy with ``stream=True`` for :meth:`send_stream`, else ``request`` itself."""
+        if stream and not request.stream:
+            import dataclasses
+
+            return dataclasses.replace(request, stream=True)
+        return request
+
+    def _preflight(self, request: ModelRequest) -> tuple[dict[str, Any], RequestReport]:
+        from .profile import PreflightState, preflight
+
+        codec = self.codec
+        if codec is None:
+            raise NotImplementedError(f"{type(self).__name__} has no codec to encode with")
+        body = codec.encode_request(request)
+        state = self.__dict__.get("_preflight_state")
+        if state is None:
+            state = self.__dict__["_preflight_state"] = PreflightState()
+        return preflight(self.profile, body, state=state)
+
+    @property
+    def last_preflight(self) -> RequestReport | None:
+        """The :class:`~toolwire.profile.RequestReport` of the last request this model prepared
+        (``None`` before the first, or for a model without a codec)."""
+        return self.__dict__.get("_last_report")
+
     @classmethod
     def make_codec(cls, **settings: Any) -> Codec:
         """The codec this model uses, configured from ``settings`` (e.g. Gemini's schema field).
@@ -212,6 +299,53 @@ class Model(abc.ABC):
 
     async def aclose(self) -> None:
         """Release HTTP clients the model created (not ones the user passed in)."""
+
+
+def _with_preflight(fn: Any, *, stream: bool) -> Any:
+    """Wrap a subclass's ``send`` / ``send_stream``: preflight the request before its code runs."""
+
+    def enter(self: Model, request: Any) -> tuple[bool, Any]:
+        if self.codec is None or not isinstance(request, ModelRequest):
+            return False, None
+        pending = self.__dict__.setdefault("_prepared", {})
+        hit = pending.get(id(request))
+        if hit is not None and hit[0] is request:  # an outer wrapper (super().send) already did it
+            return False, hit[2]
+        body, report = self._preflight(self.before_encode(request, stream=stream))
+        pending[id(request)] = (request, body, report)
+        self.__dict__["_last_report"] = report
+        return True, report
+
+    def leave(self: Model, request: Any, owner: bool) -> None:
+        if owner:
+            self.__dict__.get("_prepared", {}).pop(id(request), None)
+
+    if stream:
+        @functools.wraps(fn)
+        async def send_stream(self: Model, request: ModelRequest, *args: Any, **kwargs: Any) -> AsyncIterator[StreamEvent]:
+            owner, _report = enter(self, request)
+            try:
+                async for ev in fn(self, request, *args, **kwargs):
+                    yield ev
+            finally:
+                leave(self, request, owner)
+
+        send_stream._toolwire_preflight = True  # type: ignore[attr-defined]
+        return send_stream
+
+    @functools.wraps(fn)
+    async def send(self: Model, request: ModelRequest, *args: Any, **kwargs: Any) -> Response:
+        owner, report = enter(self, request)
+        try:
+            response = await fn(self, request, *args, **kwargs)
+        finally:
+            leave(self, request, owner)
+        if report is not None and len(report) and isinstance(response, Response) and response.preflight is None:
+            response.preflight = report
+        return response
+
+    send._toolwire_preflight = True  # type: ignore[attr-defined]
+    return send
 
 
 async def collect_stream(events: AsyncIterator[StreamEvent], provider: str | None) -> Response:

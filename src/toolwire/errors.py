@@ -20,6 +20,7 @@ __all__ = [
     "UsageLimitExceeded",
     "ToolError",
     "ResponseDecodeError",
+    "RequestRefused",
 ]
 
 
@@ -89,6 +90,26 @@ class ResponseDecodeError(ToolwireError, ValueError):
         self.pointer = pointer
         where = f" at {pointer}" if pointer else ""
         super().__init__(f"{api}: malformed body{where}: {message}")
+
+
+class RequestRefused(ToolwireError, ValueError):
+    """A request toolwire knows the vendor would refuse; raised by preflight *before* anything is
+    sent. ``api``: the target API; ``violations``: every
+    :class:`~toolwire.profile.Violation` (rule id, JSON pointer into the encoded body, message,
+    tool / call concerned). The message names the tool or call, the pointer and the rule of each."""
+
+    def __init__(self, api: str, violations: list[Any]) -> None:
+        self.api = api
+        self.violations = list(violations)
+        shown = "; ".join(str(v) for v in self.violations[:5])
+        more = f" (and {len(self.violations) - 5} more)" if len(self.violations) > 5 else ""
+        n = len(self.violations)
+        super().__init__(f"{api}: request not sent, it breaks {n} vendor rule{'s' if n != 1 else ''}: {shown}{more}")
+
+    @property
+    def rules(self) -> list[str]:
+        """The ids of the rules broken, in order, each once."""
+        return list(dict.fromkeys(v.rule for v in self.violations))
 
 
 class ProviderError(ToolwireError):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from .errors import AdapterNotInstalled, ConfigurationError, ProviderNotFound
 from .adapter import Model
 
-__all__ = ["model", "codec", "available_providers", "parse_model_name", "ENTRY_POINT_GROUP", "KNOWN_PROVIDERS"]
+__all__ = ["model", "codec", "profile", "available_providers", "parse_model_name", "ENTRY_POINT_GROUP", "KNOWN_PROVIDERS"]
 
 ENTRY_POINT_GROUP = "toolwire.adapters"
 
@@ -118,3 +118,11 @@ def codec(provider: str, **settings: Any) -> Any:
     """The codec of ``provider`` (``"anthropic"``, ``"openai"``, ``"openai-chat"``, ``"gemini"``),
     configured with ``settings``; no model id or credentials needed. Raises like :func:`model`."""
     return _factory(provider).make_codec(**settings)
+
+
+def profile(provider: str, **settings: Any) -> Any:
+    """The :class:`~toolwire.profile.Profile` of ``provider`` (its vendor rules, token estimate,
+    live count, recording hints) for ``settings`` (e.g. ``strict=True``, Gemini's schema mode,
+    ``model=...``), through the adapter's ``Model.make_profile``; no credentials needed. Raises
+    like :func:`model` (:class:`ProviderNotFound`, :class:`AdapterNotInstalled`)."""
+    return _factory(provider).make_profile(**settings)

@@ -397,20 +397,29 @@ _USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_wr
 class Usage:
     """Token counts of one response (or a sum), in tokens. ``None`` means the vendor gave none.
 
-    Mapping (the vendor's own primary counters, not re-derived):
+    One meaning on every API (the adapters map their vendor's counters to it):
 
-    ====================  =========================  ===========================  ===========================  ==============================
-    field                 Anthropic ``usage``        Chat ``usage``               Responses ``usage``          Gemini ``usageMetadata``
-    ====================  =========================  ===========================  ===========================  ==============================
-    input_tokens          input_tokens (no cache)    prompt_tokens (incl. cache)  input_tokens (incl. cache)   promptTokenCount (incl. cache)
-    output_tokens         output_tokens              completion_tokens            output_tokens                candidatesTokenCount
-    cache_read_tokens     cache_read_input_tokens    prompt_tokens_details.       input_tokens_details.        cachedContentTokenCount
-                                                     cached_tokens                cached_tokens
-    cache_write_tokens    cache_creation_input_tok.  prompt_tokens_details.       input_tokens_details.        —
-                                                     cache_write_tokens           cache_write_tokens
-    reasoning_tokens      output_tokens_details.     completion_tokens_details.   output_tokens_details.       thoughtsTokenCount
-                          thinking_tokens            reasoning_tokens             reasoning_tokens
-    ====================  =========================  ===========================  ===========================  ==============================
+    - ``input_tokens``: **all** input tokens, cache reads and cache writes included;
+    - ``output_tokens``: **all** output tokens, reasoning / thinking included;
+    - ``cache_read_tokens`` / ``cache_write_tokens``: parts of ``input_tokens``;
+    - ``reasoning_tokens``: part of ``output_tokens``;
+    - ``vendor_total_tokens``: the vendor's own total where it reports one (Chat and Responses
+      ``total_tokens``, Gemini ``totalTokenCount``), unchanged.
+
+    ====================  ===============================  ===========================  ===========================  ===========================================
+    field                 Anthropic ``usage``              Chat ``usage``               Responses ``usage``          Gemini ``usageMetadata``
+    ====================  ===============================  ===========================  ===========================  ===========================================
+    input_tokens          input_tokens + cache_read_input  prompt_tokens                input_tokens                 promptTokenCount
+                          _tokens + cache_creation_input
+                          _tokens
+    output_tokens         output_tokens                    completion_tokens            output_tokens                candidatesTokenCount + thoughtsTokenCount
+    cache_read_tokens     cache_read_input_tokens          prompt_tokens_details.       input_tokens_details.        cachedContentTokenCount
+                                                           cached_tokens                cached_tokens
+    cache_write_tokens    cache_creation_input_tokens      —                            —                            —
+    reasoning_tokens      output_tokens_details.           completion_tokens_details.   output_tokens_details.       thoughtsTokenCount
+                          thinking_tokens                  reasoning_tokens             reasoning_tokens
+    vendor_total_tokens   —                                total_tokens                 total_tokens                 totalTokenCount
+    ====================  ===============================  ===========================  ===========================  ===========================================
 
     ``tool_use_prompt_tokens`` (Gemini ``toolUsePromptTokenCount``) is kept as well. Adding two
     ``Usage`` values adds each field; ``None + None`` stays ``None``.
@@ -423,6 +432,7 @@ class Usage:
     reasoning_tokens: int | None = None
     tool_use_prompt_tokens: int | None = None
     requests: int = 0
+    vendor_total_tokens: int | None = None
 
     def __add__(self, other: Usage) -> Usage:
         if not isinstance(other, Usage):
@@ -435,9 +445,8 @@ class Usage:
 
     @property
     def total_tokens(self) -> int:
-        """``input_tokens + output_tokens`` as the vendor reported them (missing counts as 0).
-        Anthropic's ``input_tokens`` leaves out cache reads and writes: add ``cache_read_tokens``
-        and ``cache_write_tokens`` for what it processed."""
+        """``input_tokens + output_tokens`` (missing counts as 0): every token the request
+        processed and produced, cache and reasoning included."""
         return (self.input_tokens or 0) + (self.output_tokens or 0)
 
     def to_dict(self) -> dict[str, Any]:
@@ -459,6 +468,9 @@ class Response:
       (Anthropic ``stop_reason``, Chat ``finish_reason``, Gemini ``finishReason``, Responses
       ``status`` plus ``:`` and ``incomplete_details.reason`` when present).
     - ``provider``: the API name that produced it; ``provider_data``: opaque per-API data.
+    - ``preflight``: the :class:`~toolwire.profile.RequestReport` of the repairs preflight made to
+      the request that produced this response (``None`` when it needed none). Not saved by
+      :meth:`to_dict`.
     """
 
     parts: list[Part] = field(default_factory=list)
@@ -469,6 +481,7 @@ class Response:
     response_id: str | None = None
     provider: str | None = None
     provider_data: dict[str, Any] = field(default_factory=dict)
+    preflight: Any = field(default=None, compare=False, repr=False)
 
     @property
     def text(self) -> str:

@@ -191,7 +191,7 @@ class AnthropicModel(Model):
         or not JSON (quoting its first 200 characters) or not of the documented shape;
         :class:`ConfigurationError` for a missing key or settings the API cannot combine.
         """
-        body = self.codec.encode_request(request)
+        body = self.prepare(request)  # encoded, repaired and checked against the profile
         if request.stream:
             body["stream"] = True
         response = await self._post(body, bool(request.stream))
@@ -211,7 +211,7 @@ class AnthropicModel(Model):
         body). toolwire reads the event stream itself (strict UTF-8, JSON data, ``ping`` skipped);
         an ``error`` event raises :class:`ProviderError` with ``status=None``; a JSON body
         answering the streamed request is decoded and replayed as events. Errors as :meth:`send`."""
-        body = self.codec.encode_request(request)
+        body = self.prepare(request)  # encoded, repaired and checked against the profile
         body["stream"] = True
         response = await self._post(body, True)
         try:

@@ -133,7 +133,7 @@ class GeminiModel(Model):
         (``httpx2.Response``, or ``aiohttp.ClientResponse`` when the SDK uses aiohttp), unread.
         The SDK applies auth, base URL and API version, ``HttpRetryOptions`` retries and timeouts,
         and raises ``google.genai.errors.APIError`` for HTTP error statuses."""
-        body = self.codec.encode_request(request)
+        body = self.prepare(request)  # encoded, repaired and checked against the profile
         api_client = self.client().aio._api_client
         try:
             http_request = api_client._build_request("post", self._path(request.model or self.model_id, stream), body, None)

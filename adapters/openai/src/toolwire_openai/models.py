@@ -133,6 +133,10 @@ class _OpenAIModel(Model):
     def _prepare(self, request: ModelRequest) -> ModelRequest:
         return request
 
+    def before_encode(self, request: ModelRequest, *, stream: bool) -> ModelRequest:
+        """Preflight encodes the request as :meth:`send` will (continuation id included)."""
+        return super().before_encode(self._prepare(request), stream=stream)
+
     # -- sending --------------------------------------------------------------------------------
     async def _post(self, body: dict[str, Any], stream: bool) -> Any:
         """POST ``body`` through the SDK and return its raw ``httpx2.Response`` (unread when
@@ -209,7 +213,7 @@ class _OpenAIModel(Model):
         characters) or not of the documented shape; :class:`ConfigurationError` for a missing key."""
         request = self._prepare(request)
         request.stream = bool(request.stream)
-        body = self.codec.encode_request(request)  # type: ignore[union-attr]
+        body = self.prepare(request)  # encoded, repaired and checked against the profile
         body["stream"] = request.stream
         response = await self._post(body, request.stream)
         try:
@@ -231,7 +235,7 @@ class _OpenAIModel(Model):
         :meth:`send`."""
         request = self._prepare(request)
         request.stream = True
-        body = self.codec.encode_request(request)  # type: ignore[union-attr]
+        body = self.prepare(request)  # encoded, repaired and checked against the profile
         response = await self._post(body, True)
         try:
             answer = await read_answer(self.api, response)

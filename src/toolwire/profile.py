@@ -1,0 +1,388 @@
+"""Vendor profiles: every rule of one wire API, stated as data and small functions, checked
+before a request is sent.
+
+The core holds no vendor table. Each adapter ships one :class:`Profile` subclass per API and
+mode and returns it from :meth:`toolwire.adapter.Model.make_profile`; the core asks it through
+:func:`toolwire.registry.profile` (lint, token costs, validation, cassette scrubbing, replay) and
+the :class:`~toolwire.adapter.Model` base runs :func:`preflight` on every encoded request body:
+
+1. :meth:`Profile.repair_request` rewrites what can be fixed without changing what the user meant
+   and records each rewrite in a :class:`RequestReport`;
+2. :meth:`Profile.check_request` lists what still breaks a rule (:class:`Violation`);
+3. a non-empty list raises :class:`~toolwire.errors.RequestRefused` *before* the vendor SDK is
+   called, naming the tool or call, the JSON pointer and the rule.
+
+How to write a profile (adapter authors)::
+
+    from toolwire.profile import Profile, Rule, Violation, rule_table
+
+    class AcmeProfile(Profile):
+        api = "acme"
+        messages_key = "messages"          # the body's conversation list (incremental checks)
+        rules = rule_table(
+            Rule("acme.tool.name", "Tool names match ^[a-z_]{1,64}$.",
+                 "https://docs.acme.example/tools#names", "refuse"),
+        )
+
+        def tool_name_error(self, name):
+            return None if NAME.fullmatch(name) else "must match ^[a-z_]{1,64}$"
+
+        def check_request(self, body, *, start=0):
+            out = []
+            for i, t in enumerate(body.get("tools", [])):
+                reason = self.tool_name_error(t["name"])
+                if reason:
+                    out.append(Violation("acme.tool.name", f"/tools/{i}/name", reason, tool=t["name"]))
+            return out
+
+    class AcmeModel(Model):
+        @classmethod
+        def make_profile(cls, **settings):
+            return AcmeProfile(**settings)
+
+Every :class:`Rule` cites its ``source`` (a vendor document URL, an SDK type name, or the
+vendor's quoted error text) and says what toolwire does when a request breaks it: ``repair``
+(rewritten and reported), ``report`` (a documented loss, reported; the request is sent) or
+``refuse`` (:class:`~toolwire.errors.RequestRefused` before sending).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Iterable, Iterator, Literal, Mapping, Sequence
+
+from .errors import RequestRefused
+
+__all__ = [
+    "Rule",
+    "Violation",
+    "RequestChange",
+    "RequestReport",
+    "RequestRefused",
+    "Profile",
+    "rule_table",
+    "preflight",
+    "COMMON_TOOL_NAME",
+]
+
+Action = Literal["repair", "report", "refuse"]
+
+#: The canonical tool-name rule toolwire's own :class:`~toolwire.tools.Tool` enforces (the
+#: default :meth:`Profile.tool_name_error` for adapters that state none of their own).
+COMMON_TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One vendor rule.
+
+    - ``id``: stable dotted id, API first (``"anthropic.schema.root-combinator"``);
+    - ``summary``: the rule in one sentence;
+    - ``source``: where it comes from — a vendor document URL, an SDK type
+      (``"anthropic.types.ToolParam"``) or the vendor's quoted error text;
+    - ``action``: what toolwire does when a request breaks it: ``"repair"``, ``"report"`` or
+      ``"refuse"``.
+    """
+
+    id: str
+    summary: str
+    source: str
+    action: Action
+
+    def __post_init__(self) -> None:
+        if self.action not in ("repair", "report", "refuse"):
+            raise ValueError(f"rule {self.id!r}: action must be 'repair', 'report' or 'refuse', got {self.action!r}")
+        if not self.source:
+            raise ValueError(f"rule {self.id!r} has no source (vendor doc URL, SDK type or quoted error text)")
+
+    def to_dict(self) -> dict[str, str]:
+        return {"id": self.id, "summary": self.summary, "source": self.source, "action": self.action}
+
+
+def rule_table(*rules: Rule) -> Mapping[str, Rule]:
+    """A read-only ``{rule.id: rule}`` mapping; raises :class:`ValueError` on a duplicate id."""
+    table: dict[str, Rule] = {}
+    for r in rules:
+        if r.id in table:
+            raise ValueError(f"duplicate rule id {r.id!r}")
+        table[r.id] = r
+    return MappingProxyType(table)
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A rule a request body breaks.
+
+    - ``rule``: the :attr:`Rule.id`;
+    - ``pointer``: RFC 6901 JSON pointer into the *encoded* request body (``"/tools/2/name"``);
+    - ``message``: what is wrong and what to do about it;
+    - ``tool`` / ``call_id``: the tool name or tool call id concerned, when there is one.
+    """
+
+    rule: str
+    pointer: str
+    message: str
+    tool: str | None = None
+    call_id: str | None = None
+
+    def __str__(self) -> str:
+        who = []
+        if self.tool:
+            who.append(f"tool {self.tool!r}")
+        if self.call_id:
+            who.append(f"call {self.call_id!r}")
+        head = (", ".join(who) + " ") if who else ""
+        return f"{head}at {self.pointer or '/'}: {self.message} [{self.rule}]"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "pointer": self.pointer, "message": self.message, "tool": self.tool, "call_id": self.call_id}
+
+
+@dataclass(frozen=True)
+class RequestChange:
+    """One repair preflight made to a request body: the ``rule`` repaired, the JSON ``pointer``
+    (into the body as encoded, before the repair), a human ``detail``, the ``tool`` / ``call_id``
+    concerned, and ``lossy`` (information the model would have used is gone: a reported loss)."""
+
+    rule: str
+    pointer: str
+    detail: str
+    tool: str | None = None
+    call_id: str | None = None
+    lossy: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "pointer": self.pointer, "detail": self.detail, "tool": self.tool,
+                "call_id": self.call_id, "lossy": self.lossy}
+
+
+@dataclass
+class RequestReport:
+    """Every repair preflight made to one request for one API (``api``). Empty when the body
+    needed none. Shown on the turn (``Response.preflight``) and by ``toolwire lint``."""
+
+    api: str
+    changes: list[RequestChange] = field(default_factory=list)
+
+    def add(self, rule: str, pointer: str, detail: str, *, tool: str | None = None, call_id: str | None = None,
+            lossy: bool = False) -> None:
+        self.changes.append(RequestChange(rule, pointer, detail, tool, call_id, lossy))
+
+    def __iter__(self) -> Iterator[RequestChange]:
+        return iter(self.changes)
+
+    def __len__(self) -> int:
+        return len(self.changes)
+
+    def __bool__(self) -> bool:  # a report object is always "there"; test emptiness with len()
+        return True
+
+    @property
+    def lossy(self) -> bool:
+        return any(c.lossy for c in self.changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"api": self.api, "changes": [c.to_dict() for c in self.changes]}
+
+
+class Profile:
+    """The rules of one wire API in one mode. Subclass it in the adapter; every method has a
+    permissive default so a third-party adapter works before it states any rule.
+
+    Class attributes:
+
+    - ``api``: the provider name (``"anthropic"``, ``"openai"``, ``"openai-chat"``, ``"gemini"``);
+    - ``rules``: every rule by id (:func:`rule_table`), listed by the docs and ``toolwire lint``;
+    - ``messages_key``: the body key holding the conversation list (``"messages"``, ``"input"``,
+      ``"contents"``), so preflight checks only what is new since the last turn; ``None`` when the
+      API has none;
+    - ``credential_headers`` / ``credential_query_params``: request header and query parameter
+      names (lower case) that carry credentials, scrubbed from recorded cassettes;
+    - ``private_response_headers``: response headers naming the account or organisation, scrubbed.
+
+    ``Profile(**settings)`` receives the model's settings (``model`` is the model id when known);
+    a mode-dependent profile (strict or not, a schema field) reads them. Unknown settings are kept
+    in :attr:`settings` and otherwise ignored.
+
+    The methods, all pure unless noted:
+
+    - :meth:`tool_name_error` — ``None`` if a tool name is valid for this API, else the reason;
+    - :meth:`translate_schema` — the input-schema dialect repair (records each change);
+    - :meth:`check_request` — the violations left in an encoded body;
+    - :meth:`repair_request` — repairs that keep meaning, each recorded in a :class:`RequestReport`;
+    - :meth:`turn_failed` — whether a vendor stop reason means the turn failed;
+    - :meth:`estimate_tokens` — offline token estimate of tool declarations;
+    - :meth:`count_tokens` — live count through the vendor SDK (async; ``None`` when the API has
+      no counting endpoint);
+    - :meth:`recognizes_uri` / :meth:`recognizes_body` — whether a recorded request belongs to
+      this API (replay, cassettes).
+    """
+
+    api: str = ""
+    rules: Mapping[str, Rule] = MappingProxyType({})
+    messages_key: str | None = "messages"
+    credential_headers: tuple[str, ...] = ()
+    credential_query_params: tuple[str, ...] = ()
+    private_response_headers: tuple[str, ...] = ()
+
+    def __init__(self, api: str | None = None, **settings: Any) -> None:
+        if api is not None:
+            self.api = api
+        self.settings = dict(settings)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.api} ({len(self.rules)} rules)>"
+
+    # -- names and schemas ---------------------------------------------------------------------
+    def tool_name_error(self, name: str) -> str | None:
+        """``None`` if ``name`` is a valid tool name for this API, else the reason (one sentence
+        naming the rule). Default: toolwire's common rule :data:`COMMON_TOOL_NAME`."""
+        if isinstance(name, str) and COMMON_TOOL_NAME.fullmatch(name):
+            return None
+        return f"it must match {COMMON_TOOL_NAME.pattern}"
+
+    def translate_schema(self, schema: dict[str, Any], report: Any) -> dict[str, Any]:
+        """The input schema rewritten into this API's dialect; every change recorded in ``report``
+        (a :class:`~toolwire.schema.report.TranslationReport`). Raises
+        :class:`~toolwire.errors.SchemaTranslationError` naming the pointer for what cannot be
+        translated. Default: the schema unchanged."""
+        return schema
+
+    # -- requests ------------------------------------------------------------------------------
+    def check_request(self, body: dict[str, Any], *, start: int = 0) -> list[Violation]:
+        """Every rule the encoded request ``body`` still breaks, as :class:`Violation` values;
+        empty when it is valid. Pure. ``start`` is the index (in ``body[messages_key]``) of the
+        first conversation entry not yet checked by an earlier turn: entries before it were valid
+        and unchanged, so a profile may skip them (it may still read them for context). Default:
+        no rule, no violation."""
+        return []
+
+    def repair_request(self, body: dict[str, Any], report: RequestReport, *, start: int = 0) -> dict[str, Any]:
+        """``body`` with every repair that keeps the user's meaning applied, each recorded with
+        :meth:`RequestReport.add`. May modify ``body`` in place and return it. Repairs that rename
+        or remap (ids, names) must be deterministic so the whole conversation stays consistent.
+        Default: unchanged."""
+        return body
+
+    def turn_failed(self, vendor_stop_reason: str | None) -> bool:
+        """Whether the vendor's own stop reason (``Response.vendor_stop_reason``) means the turn
+        failed (the tool calls in it must be answered and not run). Default: ``False``."""
+        return False
+
+    # -- tokens --------------------------------------------------------------------------------
+    #: Whether :meth:`estimate_tokens` is exact for this API (a published tokenizer and rendering).
+    token_estimate_exact: bool = False
+    #: One line saying how :meth:`estimate_tokens` counts (shown by ``toolwire lint``).
+    token_estimate_method: str = "estimate: o200k_base count of the JSON declarations"
+
+    def estimate_tokens(self, tool_declarations: Sequence[dict[str, Any]]) -> int:
+        """Offline estimate of the input tokens the wire ``tool_declarations`` (exactly as the
+        codec puts them in the body) add to every request; ``0`` for none. Default: the
+        ``o200k_base`` count of their compact JSON (a generic tokenizer, not this API's)."""
+        if not tool_declarations:
+            return 0
+        from .design.tokens import count_text
+
+        return sum(count_text(json.dumps(d, separators=(",", ":"), ensure_ascii=False)) for d in tool_declarations)
+
+    async def count_tokens(self, body: dict[str, Any], **settings: Any) -> int | None:
+        """Input tokens of the encoded request ``body`` counted live by the vendor (an API call
+        through the vendor SDK; ``settings`` as the model's: ``api_key``, ``base_url``,
+        ``http_client``, ...). ``None`` when the API has no counting endpoint. Raises
+        :class:`~toolwire.errors.ProviderError` for vendor errors. Default: ``None``."""
+        return None
+
+    # -- recordings ----------------------------------------------------------------------------
+    def recognizes_uri(self, uri: str) -> bool:
+        """Whether a request URI is one of this API's endpoints (replay, cassettes). Default no."""
+        return False
+
+    def recognizes_body(self, body: Any) -> bool:
+        """Whether a request body has this API's shape (fallback for proxies on other hosts, asked
+        only when no profile recognised the URI). Default no."""
+        return False
+
+    def replay_target(self, uri: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The model id and model settings (``base_url``, API version, ...) that send a recorded
+        request to ``uri`` again, for ``toolwire replay``. Default: ``body["model"]`` and the
+        URI's origin as ``base_url``."""
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(uri)
+        return str(body.get("model") or "unknown"), {"base_url": f"{parts.scheme}://{parts.netloc}"}
+
+
+def _messages(body: Any, key: str | None) -> list[Any] | None:
+    if key is None or not isinstance(body, dict):
+        return None
+    items = body.get(key)
+    return items if isinstance(items, list) else None
+
+
+class PreflightState:
+    """What one model remembers between turns so preflight checks only the new part of the
+    conversation: a copy of the body's conversation list as encoded (before repair) the last
+    time it passed. A new body whose conversation starts with exactly that list is checked from
+    its end; any other body (an edited history) is checked whole."""
+
+    __slots__ = ("checked",)
+
+    def __init__(self) -> None:
+        self.checked: list[Any] | None = None
+
+    def start(self, profile: Profile, body: dict[str, Any]) -> int:
+        """Index of the first conversation entry of ``body`` not yet checked."""
+        items = _messages(body, profile.messages_key)
+        prev = self.checked
+        if items is None or not prev or len(items) < len(prev):
+            return 0
+        return len(prev) if items[: len(prev)] == prev else 0
+
+    def snapshot(self, profile: Profile, body: dict[str, Any], start: int) -> list[Any] | None:
+        """A copy of the conversation list of ``body`` (only the entries from ``start`` are
+        copied; the earlier ones are the stored copies already)."""
+        items = _messages(body, profile.messages_key)
+        if items is None:
+            return None
+        head = self.checked[:start] if (start and self.checked) else []
+        tail = items[start:]
+        try:
+            copied = json.loads(json.dumps(tail))  # bodies are JSON-ready: a fast deep copy
+        except (TypeError, ValueError):
+            import copy
+
+            copied = copy.deepcopy(tail)
+        return head + copied
+
+
+def preflight(profile: Profile, body: dict[str, Any], *, state: PreflightState | None = None) -> tuple[dict[str, Any], RequestReport]:
+    """Repair then check an encoded request ``body`` against ``profile``.
+
+    Returns ``(body, report)``: the body to send (repaired) and the :class:`RequestReport` of the
+    repairs. Raises :class:`~toolwire.errors.RequestRefused` with every remaining
+    :class:`Violation` when the body still breaks a rule — nothing is sent. With ``state``, only
+    the conversation entries that are new since the last successful call are checked (the
+    ``start`` passed to :meth:`Profile.repair_request` and :meth:`Profile.check_request`).
+    """
+    report = RequestReport(profile.api)
+    start = state.start(profile, body) if state is not None else 0
+    snap = state.snapshot(profile, body, start) if state is not None else None
+    repaired = profile.repair_request(body, report, start=start)
+    violations = profile.check_request(repaired, start=start)
+    if violations:
+        raise RequestRefused(profile.api, list(violations))
+    if state is not None:
+        state.checked = snap
+    return repaired, report
+
+
+def all_rules(profiles: Iterable[Profile]) -> list[Rule]:
+    """Every rule of ``profiles``, by id, each once (for docs and lint listings)."""
+    seen: dict[str, Rule] = {}
+    for p in profiles:
+        for rid, r in p.rules.items():
+            seen.setdefault(rid, r)
+    return list(seen.values())
