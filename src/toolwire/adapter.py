@@ -155,8 +155,12 @@ class Model(abc.ABC):
     codec: Codec | None = None
 
     def __init__(self, model_id: str, **settings: Any) -> None:
+        from .secrets import install_log_scrubbing, register_settings
+
         self.model_id = model_id
         self.settings = dict(settings)
+        register_settings(self.settings)  # api_key= and credential headers are scrubbed everywhere
+        install_log_scrubbing()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -28,6 +28,17 @@ class ToolwireError(Exception):
     """Base class of every error toolwire raises on purpose."""
 
 
+def _scrubbed(message: str) -> str:
+    """``message`` without known credentials; the exception being handled (the vendor SDK's,
+    which the new error is raised from) is scrubbed in place too (see ``toolwire.secrets``)."""
+    import sys
+
+    from .secrets import scrub, scrub_exception
+
+    scrub_exception(sys.exc_info()[1])
+    return scrub(message)
+
+
 class ToolDefinitionError(ToolwireError, ValueError):
     """A tool definition is unusable (bad schema, bad paging declaration, bad signature)."""
 
@@ -86,6 +97,7 @@ class ResponseDecodeError(ToolwireError, ValueError):
     the whole body)."""
 
     def __init__(self, api: str, message: str, pointer: str = "") -> None:
+        message = _scrubbed(message)
         self.api = api
         self.pointer = pointer
         where = f" at {pointer}" if pointer else ""
@@ -132,9 +144,13 @@ class ProviderError(ToolwireError):
         error_type: str | None = None,
         body: Any = None,
     ) -> None:
+        message = _scrubbed(message if isinstance(message, str) else str(message))
+        from .secrets import scrub_value
+
+        body = scrub_value(body)
         self.provider = provider
         self.status = status if isinstance(status, int) and not isinstance(status, bool) else None
-        self.message = message if isinstance(message, str) else str(message)
+        self.message = message
         self.retryable = bool(retryable)
         self.error_type = error_type if error_type is None or isinstance(error_type, str) else str(error_type)
         self.body = body

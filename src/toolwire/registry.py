@@ -72,6 +72,9 @@ def model(spec: Any = None, /, **settings: Any) -> Model:
 
         variant = copy.copy(spec)  # a variant: the caller's model keeps its settings
         variant.settings = {**spec.settings, **settings}
+        from .secrets import register_settings
+
+        register_settings(variant.settings)
         return variant
     if spec is None:
         spec = os.environ.get("TOOLWIRE_MODEL")
@@ -88,6 +91,9 @@ def model(spec: Any = None, /, **settings: Any) -> Model:
         return model(spec["model"], **merged)
     provider, model_id = parse_model_name(spec)
     factory = _factory(provider, shown=spec)
+    from .secrets import register_settings
+
+    register_settings(settings)  # before the adapter takes its transport settings out
     return factory(model_id, **settings)
 
 

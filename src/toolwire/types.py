@@ -253,6 +253,17 @@ class ToolResult:
     provider_data: dict[str, Any] = field(default_factory=dict)
     type: Literal["tool_result"] = "tool_result"
 
+    def __post_init__(self) -> None:
+        # known credentials never reach the model, the run result or a saved run (toolwire.secrets)
+        from .secrets import scrub
+
+        if isinstance(self.content, str):
+            self.content = scrub(self.content)
+        elif isinstance(self.content, list):
+            for p in self.content:
+                if isinstance(p, TextPart):
+                    p.text = scrub(p.text)
+
     @property
     def text(self) -> str:
         """All text of the content joined with newlines (images left out)."""

@@ -27,6 +27,7 @@ from typing import Annotated
 import pydantic
 
 from ..errors import ToolError
+from ..secrets import tool_environment
 from ..tools import Tool, tool
 from .paths import ConfinedRoot, kind_from_mode, os_reason
 from .results import capped, count_note, format_size, page_lines
@@ -181,7 +182,8 @@ def _walk(base: ConfinedRoot, top: Path) -> tuple[list[Path], int]:
 
 
 def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, command_timeout: float = 30.0,
-               allowed_commands: list[str] | None = None) -> list[Tool]:
+               allowed_commands: list[str] | None = None, env_allow: list[str] | tuple[str, ...] = (),
+               env: dict[str, str] | None = None) -> list[Tool]:
     """The five file tools over ``root``: ``list_dir``, ``read_file``, ``search_files``,
     ``run_command``, ``edit_file`` (in that order).
 
@@ -189,7 +191,12 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
     - ``command_timeout``: seconds before ``run_command`` kills the process (its ``timeout``
       argument may ask for less, never more);
     - ``allowed_commands``: program names ``run_command`` may start (``None``: any program on
-      ``PATH``); ``python``/``python3`` fall back to the running interpreter when not on ``PATH``.
+      ``PATH``); ``python``/``python3`` fall back to the running interpreter when not on ``PATH``;
+    - ``env_allow``: more environment variable names (or ``*`` patterns) ``run_command``'s
+      programs inherit, beyond :data:`toolwire.secrets.DEFAULT_TOOL_ENV` (``PATH``, ``HOME``,
+      ``LANG``, ``LC_*``, ``TMPDIR``, …); ``env``: variables set for them as given. A program
+      never inherits the rest of the environment, so it cannot read an API key (a credential-
+      looking name is passed only when ``env_allow`` names it exactly).
 
     Raises :class:`~toolwire.errors.ToolDefinitionError` when ``root`` is not a directory.
     """
@@ -197,6 +204,8 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
     cap = int(read_cap_lines)
     max_timeout = float(command_timeout)
     allowed = list(allowed_commands) if allowed_commands is not None else None
+    env_names = tuple(env_allow)
+    env_extra = dict(env or {})
 
 
     # -- list_dir ------------------------------------------------------------------------------
@@ -395,7 +404,8 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
                             retryable=False)
         limit = min(float(timeout), max_timeout)
         try:
-            run = _run_program([exe, *command[1:]], cwd=base.root, timeout=limit)
+            run = _run_program([exe, *command[1:]], cwd=base.root, timeout=limit,
+                               env=tool_environment(env_names, extra=env_extra))
         except (OSError, ValueError) as exc:
             raise ToolError(f"could not start {prog!r}: {os_reason(exc) if isinstance(exc, OSError) else exc}",
                             retryable=False) from None
@@ -644,13 +654,13 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def _run_program(argv: list[str], *, cwd: Path, timeout: float) -> _Run:
+def _run_program(argv: list[str], *, cwd: Path, timeout: float, env: dict[str, str] | None = None) -> _Run:
     """Run ``argv`` in its own session (so it and everything it starts form one process group),
     stdin from ``/dev/null``, reading stdout and stderr on threads. On timeout the whole group is
     killed; when the program exits, group members it left behind are killed too; the pipes are
     read until they close or the deadline (at least 1 s after the exit) passes."""
     proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=(os.name == "posix"))
+                            start_new_session=(os.name == "posix"), env=env)
     out, err = _Capture(proc.stdout), _Capture(proc.stderr)
     deadline = time.monotonic() + timeout
     timed_out = False

@@ -12,7 +12,8 @@ async def test_weather_agent(toolwire_cassette):
 
 - ``pytest --toolwire-record`` (or ``TOOLWIRE_RECORD=1``) talks to the real API and (re)writes the
   cassettes; without it the tests replay offline and a request with no recording fails.
-- Credentials never reach the file: the request headers ``authorization``, ``x-api-key``,
+- Credentials never reach the file: every value ``toolwire.secrets`` knows as a credential is
+  replaced with ``[REDACTED]`` in headers, URI and bodies; the request headers ``authorization``, ``x-api-key``,
   ``x-goog-api-key``, ``api-key``, ``cookie`` and the ``key``/``api_key`` query parameters are
   removed before writing; response ``set-cookie`` and organisation/project headers too.
 - The cassettes are vcrpy YAML (vcrpy patches ``httpx2``, the HTTP layer of all three SDKs), the
@@ -65,7 +66,25 @@ def _scrub_request(request: Any) -> Any:
     query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
                        if not _sensitive(k, SCRUBBED_QUERY_PARAMETERS)])
     request.uri = urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    _scrub_known(request)
     return request
+
+
+def _scrub_known(request: Any) -> None:
+    """Known credentials (``toolwire.secrets``) wherever else they are: header values, the URI
+    and the body (a key passed in a setting or echoed in a prompt)."""
+    from toolwire.secrets import scrub, scrub_value
+
+    for name in list(request.headers):
+        value = request.headers[name]
+        if isinstance(value, str) and scrub(value) != value:
+            request.headers[name] = scrub(value)
+    request.uri = scrub(request.uri)
+    body = getattr(request, "body", None)
+    if body is not None:
+        new = scrub_value(body)
+        if new is not body:
+            request.body = new
 
 
 def _scrub_response(response: dict[str, Any]) -> dict[str, Any]:
@@ -74,6 +93,13 @@ def _scrub_response(response: dict[str, Any]) -> dict[str, Any]:
         low = name.lower()
         if low in SCRUBBED_RESPONSE_HEADERS or any(w in low for w in _RESPONSE_SECRET_WORDS):
             del headers[name]
+    from toolwire.secrets import scrub_value
+
+    for name in list(headers):
+        headers[name] = scrub_value(headers[name])
+    body = response.get("body")
+    if isinstance(body, dict) and "string" in body:
+        body["string"] = scrub_value(body["string"])
     return response
 
 
