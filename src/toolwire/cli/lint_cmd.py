@@ -68,7 +68,7 @@ def _live_cost(tools: list, prov: str, model_id: str) -> dict:
 
 @app.command("lint")
 def lint(
-    target: str = typer.Argument(..., help="A module (every top-level Tool), module:attr, a Python file, or a JSON file of tool specs."),
+    target: str = typer.Argument(..., help="A module (every top-level Tool), module:attr, a Python file, a JSON file of tool specs, or an MCP server: 'mcp:<command line>' (started over stdio) or 'mcp:<http(s) URL>'."),
     provider: Optional[List[str]] = typer.Option(None, "--provider", "-p", help="Provider to check (repeatable): anthropic, openai, openai-chat, gemini. Default: all four."),
     as_json: bool = typer.Option(False, "--json", help="Print {findings, summary} as JSON."),
     ambiguous: Optional[List[str]] = typer.Option(None, "--ambiguous", help="Another parameter name to treat as ambiguous (repeatable)."),
@@ -88,8 +88,18 @@ def lint(
     except ToolwireError as exc:
         typer.echo(f"toolwire lint: {exc}", err=True)
         raise typer.Exit(2)
+    renames: dict = {}
     try:
-        tools = load_tools(target)
+        if target.startswith("mcp:"):
+            import warnings
+
+            from toolwire.mcp import list_tools_sync
+
+            with warnings.catch_warnings():  # the renames are reported below
+                warnings.simplefilter("ignore")
+                tools, renames = list_tools_sync(target[4:])
+        else:
+            tools = load_tools(target)
     except ToolwireError as exc:
         typer.echo(f"toolwire lint: {exc}", err=True)
         raise typer.Exit(2)
@@ -97,6 +107,8 @@ def lint(
         typer.echo(f"toolwire lint: cannot load {target!r}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}", err=True)
         raise typer.Exit(2)
     report = lint_tools(tools, providers=providers, ambiguous_names=ambiguous or None, ignore=ignore or None)
+    if renames:
+        report.summary["mcp_renames"] = renames
     if live is not None:
         report.summary.setdefault("token_cost_live", {})[live[0]] = _live_cost(tools, *live)
     if as_json:
@@ -108,6 +120,9 @@ def lint(
 
     console = Console()
     colour = {"error": "red", "warning": "yellow", "info": "dim"}
+    for new, old in renames.items():
+        console.print(f"[dim]info   [/] [bold]mcp-name[/] {_e(old)} is named {_e(new)} for the model "
+                      "(letters, digits, '_' and '-', at most 64 characters)", highlight=False)
     shown = [f for f in report.findings if f.rule != "token-cost"]
     for f in shown:
         where = f"{f.tool}{f.pointer}"

@@ -1,0 +1,511 @@
+"""MCP tools in and out, through the official ``mcp`` Python SDK (the ``mcp`` extra).
+
+**Client** — the tools of an MCP server as toolwire :class:`~toolwire.tools.Tool` objects::
+
+    async with toolwire.mcp.connect("uvx mcp-server-time") as time_server:
+        result = await toolwire.run("anthropic:claude-sonnet-4-5", "What time is it in Tokyo?",
+                                    tools=time_server.tools)
+
+``connect`` takes a command line (the server is started as a subprocess and spoken to over
+stdio), an ``http://`` / ``https://`` URL (streamable HTTP), or an ``mcp`` server object (in
+process, for tests). The tools keep the server's input schema: the loop validates the model's
+arguments against it, and each vendor adapter translates it for its own API (and reports what it
+changed, as for any tool). A call goes to the server with a timeout (``timeout`` seconds, default
+30); the MCP result becomes the tool result:
+
+============================  =========================================================
+MCP result (``CallToolResult``)  toolwire tool result
+============================  =========================================================
+``TextContent``               a text part
+``ImageContent``              an image part (base64 ``data`` → bytes, ``mimeType``)
+``EmbeddedResource`` (text)   a text part ``resource <uri>:`` followed by its text
+``EmbeddedResource`` (blob)   an image part for ``image/*``, else a line naming it
+``ResourceLink``              a line naming the link (name, uri)
+``AudioContent``              a line saying audio was left out (no vendor takes it back)
+``structuredContent``         its JSON as text, when the server sent no text block
+``isError: true``             ``is_error=True`` with the text of the content
+============================  =========================================================
+
+A server that says its tool list changed (``notifications/tools/list_changed``) is asked for the
+list again; :attr:`MCPToolset.tools` then holds the new list (a run already under way keeps the
+tools it started with). The session and the server process end with the ``async with`` block.
+
+**Names.** An MCP tool name may use characters toolwire's common tool-name rule does not allow
+(dots, slashes, more than 64 characters). Such a name is rewritten before any vendor sees it:
+every character outside ``A-Z a-z 0-9 _ -`` becomes ``_``, a leading digit gets a ``_`` in front,
+and a name longer than 64 characters is cut to 55 and ends in ``_`` plus 8 hex digits of its
+SHA-256. When tools of two servers are used together (:func:`combine`) and share a name, each
+gets its server's prefix (``<prefix>_<name>``; the prefix defaults to the server's name from its
+``initialize`` answer). Nothing is renamed silently: :attr:`MCPToolset.renames` maps each new
+name to the server's own, and :func:`combine` raises :class:`~toolwire.errors.ToolDefinitionError`
+if prefixes still leave two tools with one name. Calls always reach the server under its own name.
+
+**Server** — :func:`serve` / :func:`create_server` publish toolwire tools to any MCP client, with
+toolwire's argument validation, its ``is_error`` results that say what to do next, result caps
+and confined paths unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import re
+import shlex
+import warnings
+from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+
+from .errors import ConfigurationError, ToolDefinitionError, ToolError
+from .tools import Tool
+from .types import ImagePart, TextPart
+
+if TYPE_CHECKING:  # pragma: no cover
+    import mcp
+
+__all__ = [
+    "MCPToolset",
+    "MCPNameWarning",
+    "connect",
+    "combine",
+    "list_tools",
+    "list_tools_sync",
+    "create_server",
+    "serve",
+    "tool_name_for",
+    "result_content",
+]
+
+DEFAULT_TIMEOUT = 30.0
+_NAME_OK = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+_BAD_CHAR = re.compile(r"[^A-Za-z0-9_-]")
+
+
+class MCPNameWarning(UserWarning):
+    """An MCP tool was given another name for the model (the mapping is in ``MCPToolset.renames``)."""
+
+
+def _require_mcp() -> Any:
+    try:
+        import mcp
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ConfigurationError(
+            "MCP support needs the mcp SDK: pip install \"toolwire[mcp]\" (from a clone: pip install \".[mcp]\")"
+        ) from exc
+    return mcp
+
+
+def tool_name_for(name: str) -> str:
+    """The name toolwire gives an MCP tool called ``name`` (see the module docs): unchanged when it
+    already fits ``[A-Za-z_][A-Za-z0-9_-]{0,63}``, otherwise rewritten by the documented rule."""
+    if _NAME_OK.fullmatch(name):
+        return name
+    new = _BAD_CHAR.sub("_", name) or "_"
+    if new[0].isdigit():
+        new = "_" + new
+    if len(new) > 64:
+        new = new[:55] + "_" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+    return new
+
+
+def _prefixed(prefix: str, name: str) -> str:
+    return tool_name_for(f"{_BAD_CHAR.sub('_', prefix)}_{name}")
+
+
+# -- MCP result → toolwire tool result ------------------------------------------------------------
+
+def _get(obj: Any, *names: str) -> Any:
+    for n in names:
+        if isinstance(obj, dict):
+            if n in obj:
+                return obj[n]
+        elif hasattr(obj, n):
+            return getattr(obj, n)
+    return None
+
+
+def _image(data: Any, mime: Any, what: str) -> ImagePart | TextPart:
+    try:
+        raw = base64.b64decode(str(data), validate=True)
+    except (ValueError, TypeError):
+        return TextPart(f"[{what}: the server sent image data that is not base64; left out]")
+    return ImagePart(data=raw, media_type=str(mime or "application/octet-stream"))
+
+
+def result_content(result: Any) -> tuple[list[TextPart | ImagePart], bool]:
+    """Map an MCP ``CallToolResult`` (the SDK object or its JSON dict) to toolwire content parts
+    and the error flag, by the table in the module docs."""
+    parts: list[TextPart | ImagePart] = []
+    blocks = _get(result, "content") or []
+    for block in blocks:
+        kind = _get(block, "type")
+        if kind == "text":
+            parts.append(TextPart(str(_get(block, "text") or "")))
+        elif kind == "image":
+            parts.append(_image(_get(block, "data"), _get(block, "mime_type", "mimeType"), "image"))
+        elif kind == "audio":
+            mime = _get(block, "mime_type", "mimeType")
+            parts.append(TextPart(f"[audio ({mime}) left out: the model's API does not take audio in tool results]"))
+        elif kind == "resource":
+            res = _get(block, "resource")
+            uri = _get(res, "uri")
+            text = _get(res, "text")
+            if text is not None:
+                parts.append(TextPart(f"resource {uri}:\n{text}"))
+            else:
+                mime = str(_get(res, "mime_type", "mimeType") or "")
+                if mime.startswith("image/"):
+                    parts.append(_image(_get(res, "blob"), mime, f"resource {uri}"))
+                else:
+                    parts.append(TextPart(f"[binary resource {uri} ({mime or 'unknown type'}) left out]"))
+        elif kind == "resource_link":
+            label = _get(block, "name") or _get(block, "uri")
+            parts.append(TextPart(f"resource link: {label} <{_get(block, 'uri')}>"))
+        else:
+            parts.append(TextPart(f"[MCP content of type {kind!r} left out]"))
+    structured = _get(result, "structured_content", "structuredContent")
+    if structured is not None and not any(isinstance(p, TextPart) and p.text for p in parts):
+        parts.append(TextPart(json.dumps(structured, ensure_ascii=False, default=str)))
+    return parts, bool(_get(result, "is_error", "isError"))
+
+
+# -- client --------------------------------------------------------------------------------------
+
+class MCPToolset:
+    """An open session with one MCP server and its tools as toolwire tools.
+
+    Build it with :func:`connect` and use it as an async context manager; iterating it (or
+    :attr:`tools`) gives the :class:`~toolwire.tools.Tool` objects, so it can be passed straight
+    to ``toolwire.run(..., tools=toolset)``.
+
+    - ``prefix``: the prefix :func:`combine` uses on a name collision (default: the server's name).
+    - ``timeout``: seconds one call may take before it is answered as an ``is_error`` timeout.
+    - :attr:`renames`: ``{toolwire name: MCP name}`` for every tool whose name was changed.
+    - :attr:`server_name`: the server's name from its ``initialize`` / discovery answer.
+    """
+
+    def __init__(self, target: Any, *, prefix: str | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 label: str | None = None) -> None:
+        self._target = target
+        self.prefix = prefix
+        self.timeout = timeout
+        self.label = label or (target if isinstance(target, str) else type(target).__name__)
+        self.server_name: str = ""
+        self.renames: dict[str, str] = {}
+        self.refreshes = 0
+        self._tools: list[Tool] = []
+        self._client: Any = None
+        self._stack: AsyncExitStack | None = None
+        self._refresh_lock = asyncio.Lock()
+        self._background: set[asyncio.Task[Any]] = set()
+        self._warned: set[str] = set()
+
+    # iteration / access
+    @property
+    def tools(self) -> list[Tool]:
+        """The server's tools as toolwire tools (a new list after each refresh)."""
+        return list(self._tools)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self.tools)
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __repr__(self) -> str:
+        return f"<MCPToolset {self.server_name or self.label!r}: {len(self._tools)} tools>"
+
+    # lifecycle
+    async def __aenter__(self) -> MCPToolset:
+        _require_mcp()
+        from mcp.client import Client
+
+        stack = AsyncExitStack()
+        try:
+            client = Client(self._target, message_handler=self._on_message, read_timeout_seconds=self.timeout)
+            self._client = await stack.enter_async_context(client)
+            info = client.server_info
+            self.server_name = str(getattr(info, "name", "") or "") if info is not None else ""
+            await self.refresh()
+            await self._listen_for_changes(stack)
+        except ConfigurationError:
+            await stack.aclose()
+            raise
+        except Exception as exc:
+            await stack.aclose()
+            raise ConfigurationError(f"could not connect to the MCP server {self.label!r}: {type(exc).__name__}: {exc}") from exc
+        except BaseException:
+            await stack.aclose()
+            raise
+        self._stack = stack
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """End the session (and the server process, for a stdio server)."""
+        for task in list(self._background):
+            task.cancel()
+        stack, self._stack, self._client = self._stack, None, None
+        if stack is not None:
+            await stack.aclose()
+
+    async def _listen_for_changes(self, stack: AsyncExitStack) -> None:
+        """On 2026-07-28 sessions a server announces tool-list changes only to clients that
+        listen (``subscriptions/listen``); earlier sessions send the notification unasked
+        (handled by :meth:`_on_message`)."""
+        caps = getattr(self._client, "server_capabilities", None)
+        tools_cap = getattr(caps, "tools", None)
+        if tools_cap is None or not getattr(tools_cap, "list_changed", False):
+            return
+        try:
+            subscription = await stack.enter_async_context(self._client.listen(tools_list_changed=True))
+        except Exception:  # older protocol (ListenNotSupportedError) or a server that refuses: notifications only
+            return
+
+        async def follow() -> None:
+            try:
+                async for _event in subscription:
+                    await self.refresh()
+            except Exception:  # the stream dropped: the tools stay as they were last listed
+                return
+
+        task = asyncio.get_running_loop().create_task(follow())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _on_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if method == "notifications/tools/list_changed" and self._client is not None:
+            task = asyncio.get_running_loop().create_task(self.refresh())
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def refresh(self) -> list[Tool]:
+        """Ask the server for its tool list again (every page) and rebuild :attr:`tools`."""
+        if self._client is None:
+            raise ConfigurationError("the MCP session is not open; use 'async with toolwire.mcp.connect(...)'")
+        async with self._refresh_lock:
+            listed: list[Any] = []
+            cursor = None
+            for _ in range(1000):  # a server that pages forever is cut off
+                page = await self._client.list_tools(cursor=cursor, cache_mode="refresh")
+                listed.extend(page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+            tools: list[Tool] = []
+            renames: dict[str, str] = {}
+            for spec in listed:
+                tools.append(self._tool(spec, renames))
+            self._tools = tools
+            self.renames = renames
+            self.refreshes += 1
+            return list(tools)
+
+    def _tool(self, spec: Any, renames: dict[str, str]) -> Tool:
+        mcp_name = str(spec.name)
+        name = tool_name_for(mcp_name)
+        if name != mcp_name:
+            renames[name] = mcp_name
+        if name != mcp_name and mcp_name not in self._warned:
+            self._warned.add(mcp_name)
+            warnings.warn(f"MCP tool {mcp_name!r} of {self.server_name or self.label!r} is named {name!r} for the model "
+                          "(toolwire's tool-name rule: letters, digits, '_' and '-', at most 64 characters)",
+                          MCPNameWarning, stacklevel=3)
+        schema = spec.input_schema if isinstance(spec.input_schema, dict) else {"type": "object", "properties": {}}
+        description = spec.description or (getattr(spec, "title", None) or "")
+        tool = Tool(name, description, dict(schema), self._caller(mcp_name), timeout=self.timeout)
+        tool.meta["mcp"] = {"server": self.server_name or self.label, "name": mcp_name}
+        annotations = getattr(spec, "annotations", None)
+        if annotations is not None and getattr(annotations, "read_only_hint", None) is False and \
+                getattr(annotations, "idempotent_hint", None) is False:
+            tool.meta["mcp"]["side_effects"] = True
+        return tool
+
+    def _caller(self, mcp_name: str) -> Any:
+        async def call_mcp_tool(**arguments: Any) -> Any:
+            client = self._client
+            if client is None:
+                raise ToolError(f"the MCP server {self.server_name or self.label!r} is no longer connected",
+                                hint="Answer without this tool.", retryable=False)
+            try:
+                result = await client.call_tool(mcp_name, arguments, read_timeout_seconds=self.timeout)
+            except (TimeoutError, asyncio.TimeoutError) as exc:
+                raise ToolError(f"the MCP server did not answer within {self.timeout:g} s", retryable=True,
+                                hint="Try again once, or answer without this tool.") from exc
+            except Exception as exc:
+                code = getattr(getattr(exc, "error", None), "code", None)
+                message = getattr(getattr(exc, "error", None), "message", None) or str(exc)
+                raise ToolError(f"the MCP server refused the call ({'code ' + str(code) + ': ' if code is not None else ''}{message})",
+                                hint="Check the tool name and arguments against the tool's input schema.") from exc
+            parts, is_error = result_content(result)
+            if is_error:
+                text = "\n".join(p.text for p in parts if isinstance(p, TextPart)) or "the tool reported an error"
+                raise ToolError(text)
+            if len(parts) == 1 and isinstance(parts[0], TextPart):
+                return parts[0].text
+            return parts or ""
+
+        call_mcp_tool.__name__ = f"mcp_{tool_name_for(mcp_name)}"
+        return call_mcp_tool
+
+
+def connect(server: Any, *, prefix: str | None = None, timeout: float = DEFAULT_TIMEOUT,
+            env: dict[str, str] | None = None, cwd: str | None = None, headers: dict[str, str] | None = None) -> MCPToolset:
+    """Open an MCP server's tools: ``async with connect(server) as toolset: ...``.
+
+    ``server`` is one of:
+
+    - a command line string (``"uvx mcp-server-time"``, split like a shell would) or a list of
+      arguments: the server is started as a subprocess and spoken to over stdio. Its environment
+      is the ``mcp`` SDK's safe default (``PATH``, ``HOME``, ``LANG``, ... — no API keys) plus
+      ``env``; ``cwd`` is its working directory;
+    - an ``http://`` or ``https://`` URL: streamable HTTP (``headers`` are sent with each request);
+    - an ``mcp`` server object (``mcp.server.lowlevel.Server`` or ``MCPServer``), connected in process.
+
+    ``timeout``: seconds a tool call may take (its result is then an ``is_error`` timeout).
+    Raises :class:`~toolwire.errors.ConfigurationError` when the server cannot be started or
+    does not answer the MCP handshake.
+    """
+    _require_mcp()
+    target: Any
+    label: str
+    if isinstance(server, (list, tuple)) or (isinstance(server, str) and not re.match(r"https?://", server)):
+        from mcp.client.stdio import StdioServerParameters
+
+        argv = shlex.split(server) if isinstance(server, str) else [str(a) for a in server]
+        if not argv:
+            raise ConfigurationError("connect() needs a command line, a URL or a server object; got an empty command")
+        target = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
+        label = " ".join(argv)
+    elif isinstance(server, str):
+        target = server
+        label = server
+        if headers:
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            target = streamable_http_client(server, http_client=httpx2.AsyncClient(headers=headers, follow_redirects=True))
+    else:
+        target = server
+        label = getattr(server, "name", None) or type(server).__name__
+    return MCPToolset(target, prefix=prefix, timeout=timeout, label=label)
+
+
+async def list_tools(server: Any, **options: Any) -> tuple[list[Tool], dict[str, str]]:
+    """Connect, list the server's tools and disconnect: ``(tools, renames)``. The tools keep their
+    definitions (for ``toolwire lint``) but can no longer be called."""
+    async with connect(server, **options) as ts:
+        return ts.tools, dict(ts.renames)
+
+
+def list_tools_sync(server: Any, **options: Any) -> tuple[list[Tool], dict[str, str]]:
+    """:func:`list_tools` from synchronous code (the ``toolwire lint mcp:<server>`` target)."""
+    return asyncio.run(list_tools(server, **options))
+
+
+def combine(*toolsets: Iterable[Tool]) -> list[Tool]:
+    """The tools of several MCP toolsets (or plain tool lists) as one list for a run.
+
+    Where two MCP servers publish the same tool name, each of those tools is renamed
+    ``<prefix>_<name>`` with its toolset's ``prefix`` (default: the server's name) and the rename
+    is recorded in that toolset's :attr:`MCPToolset.renames`; calls still reach the server under
+    its own name. Raises :class:`~toolwire.errors.ToolDefinitionError` when a collision remains
+    (two plain tools, or prefixes that are equal too).
+    """
+    owners: list[tuple[Tool, Any]] = []
+    for ts in toolsets:
+        for t in ts:
+            owners.append((t, ts))
+    count: dict[str, int] = {}
+    for t, _ in owners:
+        count[t.name] = count.get(t.name, 0) + 1
+    out: list[Tool] = []
+    for t, ts in owners:
+        if count[t.name] > 1 and isinstance(ts, MCPToolset):
+            prefix = ts.prefix or ts.server_name or ts.label
+            new = _prefixed(prefix, t.name)
+            renamed = Tool(new, t.description, t.input_schema, t.function, strict=t.strict, returns=t.returns,
+                           timeout=t.timeout, meta=dict(t.meta))
+            ts.renames[new] = (t.meta.get("mcp") or {}).get("name", t.name)
+            warnings.warn(f"MCP tool {t.name!r} of {prefix!r} is named {new!r} for the model: another server has a tool "
+                          f"named {t.name!r}", MCPNameWarning, stacklevel=2)
+            out.append(renamed)
+        else:
+            out.append(t)
+    seen: dict[str, Tool] = {}
+    for t in out:
+        if t.name in seen:
+            a = (seen[t.name].meta.get("mcp") or {}).get("server", "a plain tool")
+            b = (t.meta.get("mcp") or {}).get("server", "a plain tool")
+            raise ToolDefinitionError(
+                f"two tools are named {t.name!r} ({a} and {b}); give the MCP toolsets different prefixes: "
+                "toolwire.mcp.connect(..., prefix='...')")
+        seen[t.name] = t
+    return out
+
+
+# -- server --------------------------------------------------------------------------------------
+
+def create_server(tools: Sequence[Any], *, name: str = "toolwire", version: str = "", instructions: str | None = None) -> Any:
+    """An ``mcp`` low-level ``Server`` that publishes ``tools`` (``Tool`` objects or typed functions).
+
+    ``tools/list`` answers each tool's name, description (with its ``Returns:`` text) and input
+    schema; ``tools/call`` runs the call through toolwire's executor: arguments are validated
+    against the input schema and converted to the annotated types, failures come back as
+    ``isError`` results whose text says what to do next, exactly as the loop feeds them to a model.
+    Run it with :func:`serve` or any ``mcp`` transport.
+    """
+    _require_mcp()
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
+    from .executor import ToolExecutor
+    from .loop import _as_tools
+    from .types import ToolCall
+
+    tool_map = _as_tools(tools)
+    executor = ToolExecutor(tool_map, run_id=f"mcp-{name}")
+    counter = {"n": 0}
+
+    listing = [types.Tool(name=t.name, description=t.model_description(), input_schema=t.input_schema) for t in tool_map.values()]
+
+    async def on_list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=listing)
+
+    async def on_call_tool(ctx: Any, params: Any) -> Any:
+        counter["n"] += 1
+        call = ToolCall(id=f"mcp_{counter['n']}", name=params.name, arguments=dict(params.arguments or {}))
+        run = await executor.run_call(call, counter["n"])
+        content: list[Any] = []
+        result = run.result
+        if isinstance(result.content, str):
+            content.append(types.TextContent(type="text", text=result.content))
+        else:
+            for p in result.content:
+                if isinstance(p, TextPart):
+                    content.append(types.TextContent(type="text", text=p.text))
+                elif isinstance(p, ImagePart) and p.data is not None:
+                    content.append(types.ImageContent(type="image", data=p.base64 or "", mime_type=p.media_type or "image/png"))
+                elif isinstance(p, ImagePart):
+                    content.append(types.TextContent(type="text", text=f"image: {p.url}"))
+        return types.CallToolResult(content=content, is_error=result.is_error)
+
+    return Server(name, version=version, instructions=instructions, on_list_tools=on_list_tools,
+                  on_call_tool=on_call_tool, get_tool_input_schema=lambda n: tool_map[n].input_schema if n in tool_map else None)
+
+
+async def serve(tools: Sequence[Any], *, name: str = "toolwire", version: str = "", instructions: str | None = None) -> None:
+    """Serve ``tools`` over stdio until the client closes the connection (see :func:`create_server`).
+
+    A script that does ``asyncio.run(toolwire.mcp.serve([...]))`` is an MCP server any client can
+    start (``{"command": "python", "args": ["my_tools.py"]}`` in its configuration)."""
+    _require_mcp()
+    from mcp.server.stdio import stdio_server
+
+    server = create_server(tools, name=name, version=version, instructions=instructions)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())

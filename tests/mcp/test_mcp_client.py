@@ -1,0 +1,149 @@
+"""MCP tools in the loop: real MCP servers started over stdio (the reference ``mcp-server-time``
+and ``mcp-server-git`` from PyPI, and a small server of our own), driven by the scripted provider."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+
+import toolwire
+import toolwire.mcp as twm
+from toolwire.errors import ToolDefinitionError
+from toolwire.testing.providers import call
+from toolwire.types import ImagePart, TextPart
+
+HERE = Path(__file__).parent
+AWKWARD = [sys.executable, str(HERE / "awkward_server.py")]
+TIME = [sys.executable, "-m", "mcp_server_time", "--local-timezone", "UTC"]
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin"}
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True, env=env)
+    (repo / "notes.txt").write_text("first line\n")
+    subprocess.run(["git", "-C", str(repo), "add", "notes.txt"], check=True, env=env)
+    subprocess.run(["git", "-C", str(repo), "commit", "-q", "-m", "add notes"], check=True, env=env)
+    (repo / "notes.txt").write_text("first line\nsecond line\n")
+    return repo
+
+
+async def test_loop_over_two_real_mcp_servers(git_repo: Path) -> None:
+    async with twm.connect(TIME) as time_tools, \
+            twm.connect([sys.executable, "-m", "mcp_server_git", "--repository", str(git_repo)]) as git_tools:
+        assert time_tools.server_name == "mcp-time"
+        assert {"get_current_time", "convert_time"} <= {t.name for t in time_tools}
+        assert {"git_status", "git_diff_unstaged", "git_log"} <= {t.name for t in git_tools}
+        model = toolwire.model("scripted", responses=[
+            [call("convert_time", {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}),
+             call("git_diff_unstaged", {"repo_path": str(git_repo)}),
+             call("get_current_time", {"timezone": "Not/AZone"}),
+             call("git_status", {})],  # missing required repo_path: refused by toolwire's validation
+            "done",
+        ])
+        result = await toolwire.run(model, "convert, diff and status", tools=twm.combine(time_tools, git_tools))
+    runs = {r.call.name: r for r in result.tool_runs}
+    assert result.text == "done" and result.stop_reason == "end_turn"
+    convert = runs["convert_time"].result
+    assert not convert.is_error and '"datetime": "' in convert.text and "21:00" in convert.text  # Tokyo is UTC+9
+    diff = runs["git_diff_unstaged"].result
+    assert not diff.is_error and "+second line" in diff.text
+    bad_zone = runs["get_current_time"].result
+    assert bad_zone.is_error and "Invalid timezone" in bad_zone.text
+    status = runs["git_status"].result
+    assert status.is_error and "repo_path" in status.text  # validated against the server's own schema, never sent
+    assert result.tool_errors == 2
+
+
+async def test_result_mapping_names_and_errors_from_our_awkward_server() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        async with twm.connect(AWKWARD) as ts:
+            names = [t.name for t in ts]
+            assert names == ["files_read", "lookup", "set_country", "everything", "fail", "grow"]
+            assert ts.renames == {"files_read": "files.read"}
+            assert [str(w.message) for w in caught if issubclass(w.category, twm.MCPNameWarning)] == [
+                "MCP tool 'files.read' of 'awkward' is named 'files_read' for the model "
+                "(toolwire's tool-name rule: letters, digits, '_' and '-', at most 64 characters)"]
+            by = {t.name: t for t in ts}
+            assert await by["files_read"].call({"path": "a.txt"}) == "contents of a.txt"  # reached under its own name
+            assert await by["lookup"].call({"tag": "x"}) == '{"found": {"tag": "x"}}'
+            parts = await by["everything"].call({})
+            assert [type(p).__name__ for p in parts] == ["TextPart", "ImagePart", "TextPart", "TextPart", "TextPart", "TextPart"]
+            assert parts[0] == TextPart("plain text")
+            assert isinstance(parts[1], ImagePart) and parts[1].media_type == "image/png" and parts[1].data[:4] == b"\x89PNG"
+            assert [p.text for p in parts[2:]] == [
+                "resource file:///notes.txt:\nnote body",
+                "[binary resource file:///a.bin (application/octet-stream) left out]",
+                "resource link: readme <file:///README.md>",
+                "[audio (audio/wav) left out: the model's API does not take audio in tool results]",
+            ]
+            with pytest.raises(toolwire.ToolError, match="disk full; free space and retry"):
+                await by["fail"].call({})
+
+
+async def test_tool_list_refreshed_when_the_server_says_it_changed() -> None:
+    import asyncio
+
+    async with twm.connect(AWKWARD) as ts:
+        before = ts.refreshes
+        grow = next(t for t in ts if t.name == "grow")
+        assert await grow.call({}) == "grown"
+        for _ in range(200):  # the refresh runs when the notification arrives
+            if "late_tool" in {t.name for t in ts}:
+                break
+            await asyncio.sleep(0.02)
+        assert "late_tool" in {t.name for t in ts} and ts.refreshes > before
+
+
+async def test_name_collisions_get_the_server_prefix_and_remaining_ones_raise() -> None:
+    async with twm.connect(AWKWARD, prefix="one") as a, twm.connect(AWKWARD, prefix="two") as b:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", twm.MCPNameWarning)
+            tools = twm.combine(a, b)
+        assert [t.name for t in tools][:3] == ["one_files_read", "one_lookup", "one_set_country"]
+        assert a.renames["one_files_read"] == "files.read" and b.renames["two_lookup"] == "lookup"
+        assert await tools[6].call({"path": "p"}) == "contents of p"  # two_files_read, still 'files.read' on the server
+    async with twm.connect(AWKWARD, prefix="same") as a, twm.connect(AWKWARD, prefix="same") as b:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", twm.MCPNameWarning)
+            with pytest.raises(ToolDefinitionError, match="two tools are named 'same_files_read'"):
+                twm.combine(a, b)
+
+
+async def test_a_closed_session_answers_with_an_error_result_and_the_server_process_ends() -> None:
+    async with twm.connect(AWKWARD) as ts:
+        tool = ts.tools[0]
+    with pytest.raises(toolwire.ToolError, match="no longer connected"):
+        await tool.call({"path": "x"})
+
+
+async def test_a_server_that_cannot_start_is_a_configuration_error() -> None:
+    with pytest.raises(toolwire.ConfigurationError, match="could not connect to the MCP server"):
+        async with twm.connect([sys.executable, "-c", "import sys; sys.exit(3)"]):
+            pass
+
+
+def test_tool_name_rule() -> None:
+    assert twm.tool_name_for("get_time") == "get_time"
+    assert twm.tool_name_for("files.read/v2") == "files_read_v2"
+    assert twm.tool_name_for("9lives") == "_9lives"
+    long = "a." * 40
+    new = twm.tool_name_for(long)
+    assert len(new) == 64 and new.startswith("a_a_") and new[55] == "_"

@@ -1,0 +1,90 @@
+"""toolwire tools published as an MCP server, used by the official ``mcp`` client and by
+toolwire's own MCP client in the loop."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+
+import toolwire
+import toolwire.mcp as twm
+from toolwire.testing.providers import call
+
+HERE = Path(__file__).parent
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "data.txt").write_text("alpha\nbeta\n")
+    (tmp_path / "secret.txt").write_text("outside the root\n")
+    return root
+
+
+def _params(root: Path):
+    from mcp.client.stdio import StdioServerParameters
+
+    return StdioServerParameters(command=sys.executable, args=[str(HERE / "toolwire_server.py"), str(root)])
+
+
+async def test_the_official_mcp_client_uses_a_toolwire_server(project: Path) -> None:
+    from mcp.client import Client
+
+    async with Client(_params(project)) as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        assert list(listed) == ["add", "reserve", "list_dir", "read_file", "search_files", "run_command", "edit_file"]
+        assert listed["add"].input_schema["properties"]["a"] == {"type": "integer", "description": "The first number."}
+        assert listed["add"].input_schema["required"] == ["a"]
+        ok = await client.call_tool("add", {"a": 2, "b": 40})
+        assert (ok.is_error, ok.content[0].text) == (False, "42")
+        # toolwire's validation and its error texts with a next step, over MCP
+        bad = await client.call_tool("add", {"a": "two"})
+        assert bad.is_error and bad.content[0].text.startswith("Invalid arguments for tool 'add'")
+        taken = await client.call_tool("reserve", {"seat": "1C"})
+        assert taken.is_error and taken.content[0].text.splitlines()[0] == "seat '1C' is taken"
+        assert "Try seat '12A'." in taken.content[0].text
+        # confined paths hold over MCP too
+        escape = await client.call_tool("read_file", {"path": "../secret.txt"})
+        assert escape.is_error and "outside the root" not in escape.content[0].text
+        read = await client.call_tool("read_file", {"path": "data.txt"})
+        assert not read.is_error and "beta" in read.content[0].text
+        unknown = await client.call_tool("nope", {})
+        assert unknown.is_error and "Unknown tool 'nope'" in unknown.content[0].text
+
+
+async def test_round_trip_toolwire_tools_through_its_own_mcp_server_and_client(project: Path) -> None:
+    async with twm.connect([sys.executable, str(HERE / "toolwire_server.py"), str(project)]) as served:
+        assert served.server_name == "toolwire-test"
+        model = toolwire.model("scripted", responses=[
+            [call("add", {"a": 1}), call("reserve", {"seat": "2B"}), call("search_files", {"pattern": "beta"})],
+            "finished",
+        ])
+        result = await toolwire.run(model, "go", tools=served)
+    runs = {r.call.name: r.result for r in result.tool_runs}
+    assert runs["add"].text == "2" and not runs["add"].is_error  # default b=1 applied by the served tool
+    assert runs["reserve"].is_error and runs["reserve"].text.startswith("seat '2B' is taken")
+    assert "data.txt" in runs["search_files"].text
+    assert result.text == "finished" and result.tool_errors == 1
+
+
+async def test_in_process_server_object() -> None:
+    @toolwire.tool
+    def shout(text: str) -> str:
+        """Upper-case the text."""
+        return text.upper()
+
+    server = twm.create_server([shout], name="inproc")
+    async with twm.connect(server) as ts:
+        assert [t.name for t in ts] == ["shout"]
+        assert await ts.tools[0].call({"text": "hi"}) == "HI"
