@@ -223,3 +223,16 @@ def test_real_adapter_refuses_before_the_sdk_sends(monkeypatch: pytest.MonkeyPat
     with pytest.raises(RequestRefused, match="planted"):
         asyncio.run(m.send(_req("get_weather")))
     assert seen == []
+
+
+def test_profile_whose_repair_takes_no_start_still_works() -> None:
+    class Old(Profile):
+        api = "old"
+
+        def repair_request(self, body: dict[str, Any], report: Any) -> dict[str, Any]:  # type: ignore[override]
+            report.add("old.r", "/x", "set x")
+            body["x"] = 1
+            return body
+
+    body, report = preflight(Old(), {"messages": []}, state=PreflightState())
+    assert body["x"] == 1 and [c.rule for c in report] == ["old.r"]

@@ -16,6 +16,7 @@ from .errors import ConfigurationError, MaxTurnsExceeded, ToolDefinitionError, U
 from .executor import ToolExecutor, ToolRun
 from .adapter import Model, normalize_tool_choice
 from .tools import Tool
+from .turns import answer_unanswered, settle_calls
 from .types import Conversation, ImagePart, Message, Part, Response, TextPart, Usage
 
 __all__ = ["run", "run_sync", "RunResult", "Turn", "Limits", "ToolRun"]
@@ -254,6 +255,8 @@ async def run(
     conv = Conversation(list(conversation.messages), conversation.instructions) if conversation is not None else Conversation(instructions=instructions)
     if conversation is not None and instructions is not None:
         conv.instructions = instructions
+    # a call the supplied history left unanswered is answered "not answered" (same on every API)
+    conv.messages, _ = answer_unanswered(conv.messages)
     msg = _prompt_message(prompt)
     if msg is not None:
         conv.append(msg)
@@ -279,6 +282,7 @@ async def run(
         if response.usage.requests == 0:
             response.usage.requests = 1
         _unique_synthesized_ids(response, conv)
+        settle_calls(response, m.profile)  # cut-off calls and failed turns: answered, never run
         conv.append(response.to_message())
         turn = Turn(number, response)
         turns.append(turn)

@@ -48,6 +48,7 @@ vendor's quoted error text) and says what toolwire does when a request breaks it
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -358,6 +359,17 @@ class PreflightState:
         return head + copied
 
 
+@functools.lru_cache(maxsize=256)
+def _takes_start(fn: Any) -> bool:
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return "start" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
 def preflight(profile: Profile, body: dict[str, Any], *, state: PreflightState | None = None) -> tuple[dict[str, Any], RequestReport]:
     """Repair then check an encoded request ``body`` against ``profile``.
 
@@ -370,7 +382,10 @@ def preflight(profile: Profile, body: dict[str, Any], *, state: PreflightState |
     report = RequestReport(profile.api)
     start = state.start(profile, body) if state is not None else 0
     snap = state.snapshot(profile, body, start) if state is not None else None
-    repaired = profile.repair_request(body, report, start=start)
+    if _takes_start(type(profile).repair_request):
+        repaired = profile.repair_request(body, report, start=start)
+    else:  # a profile written against the first draft of the contract: repairs the whole body
+        repaired = profile.repair_request(body, report)
     violations = profile.check_request(repaired, start=start)
     if violations:
         raise RequestRefused(profile.api, list(violations))

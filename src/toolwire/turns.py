@@ -1,0 +1,111 @@
+"""The same turn behaviour on every API (vendor-neutral; the loop calls these).
+
+- **Cut-off calls.** A response that stopped at the output-token limit (canonical stop reason
+  ``max_tokens``) and ends with a tool call: that call was being written when the limit hit, so
+  its arguments are not known to be complete — whatever their text, blank or valid JSON
+  included. :func:`settle_calls` marks it ``incomplete``; the loop answers it with an
+  ``is_error`` "cut off" result and never runs it.
+- **Failed turns.** A response whose vendor stop reason the API's profile says means the turn
+  failed (:meth:`toolwire.profile.Profile.turn_failed`): every tool call in it is marked invalid
+  with the reason and answered with an ``is_error`` result, none is run.
+- **Unanswered calls in a supplied history.** A conversation given to ``run`` in which a tool
+  call has no result: :func:`answer_unanswered` answers it with an ``is_error`` result saying it
+  was not answered, placed where every API expects it (first in the message right after the
+  call), before the first request is sent. The same on all four APIs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .types import Message, Response, ToolCall, ToolResult
+
+__all__ = ["CUT_OFF", "NOT_ANSWERED", "settle_calls", "answer_unanswered", "turn_failed_reason"]
+
+#: ``ToolCall.invalid`` of a call cut off by the output-token limit.
+CUT_OFF = "cut off by the output-token limit before its arguments were complete"
+
+#: The text of the ``is_error`` result that answers a call a supplied history left unanswered.
+NOT_ANSWERED = (
+    "Not run: this tool call was not answered in the conversation history, so its result is unknown.\n"
+    "Call the tool again if you still need its result."
+)
+
+
+def turn_failed_reason(vendor_stop_reason: str | None) -> str:
+    """``ToolCall.invalid`` of the calls in a failed turn (names the vendor's stop reason)."""
+    return f"the model's turn failed (the API's stop reason was {vendor_stop_reason!r}), so the call was not run"
+
+
+def settle_calls(response: Response, profile: Any = None) -> list[ToolCall]:
+    """Mark the calls of ``response`` that must not run: the last call of a response cut off by
+    the output-token limit (``incomplete``, :data:`CUT_OFF`), and every call of a turn the
+    ``profile`` says failed (``invalid``, :func:`turn_failed_reason`). Returns the calls marked
+    here. Calls already invalid or incomplete are left as the decoder marked them."""
+    calls = response.tool_calls
+    if not calls:
+        return []
+    marked: list[ToolCall] = []
+    failed = False
+    if profile is not None:
+        try:
+            failed = bool(profile.turn_failed(response.vendor_stop_reason))
+        except Exception:  # noqa: BLE001 - a broken third-party profile must not stop the run
+            failed = False
+    if failed:
+        reason = turn_failed_reason(response.vendor_stop_reason)
+        for call in calls:
+            if call.invalid is None and not call.incomplete:
+                call.invalid = reason
+                marked.append(call)
+        return marked
+    if response.stop_reason == "max_tokens" and response.parts and isinstance(response.parts[-1], ToolCall):
+        last = response.parts[-1]
+        if not last.incomplete:
+            last.incomplete = True
+            if last.invalid is None:
+                last.invalid = CUT_OFF
+            marked.append(last)
+    return marked
+
+
+def answer_unanswered(messages: list[Message]) -> tuple[list[Message], list[ToolCall]]:
+    """``messages`` with every tool call that no later message answers answered by an
+    ``is_error`` :class:`ToolResult` (:data:`NOT_ANSWERED`), and the calls answered.
+
+    The result goes first into the message right after the assistant message holding the call
+    when that message is a ``user`` message (after the results already there), else into a new
+    ``user`` message inserted right after it. The given messages are not changed (changed ones are
+    copies); with nothing to answer the same list is returned."""
+    answered = {r.tool_call_id for m in messages for r in m.tool_results}
+    missing: dict[int, list[ToolCall]] = {}
+    for i, m in enumerate(messages):
+        if m.role != "assistant":
+            continue
+        calls = [c for c in m.tool_calls if c.id not in answered]
+        if calls:
+            missing[i] = calls
+    if not missing:
+        return messages, []
+    out: list[Message] = []
+    done: list[ToolCall] = []
+    skip_next = False
+    for i, m in enumerate(messages):
+        if skip_next:
+            skip_next = False
+            continue
+        out.append(m)
+        calls = missing.get(i)
+        if not calls:
+            continue
+        results = [ToolResult(c.id, NOT_ANSWERED, is_error=True, name=c.name if isinstance(c.name, str) else None) for c in calls]
+        done.extend(calls)
+        nxt = messages[i + 1] if i + 1 < len(messages) else None
+        if nxt is not None and nxt.role == "user":
+            lead = [p for p in nxt.parts if isinstance(p, ToolResult)]
+            rest = [p for p in nxt.parts if not isinstance(p, ToolResult)]
+            out.append(Message("user", lead + results + rest, dict(nxt.provider_data)))
+            skip_next = True
+        else:
+            out.append(Message("user", list(results)))
+    return out, done

@@ -1,0 +1,166 @@
+"""The same turn behaviour on all four APIs (cut-off calls, failed turns, unanswered calls in a
+supplied history), through the real adapters and SDKs with only the network replaced."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+import toolwire
+from toolwire import Conversation, Message, TextPart, ToolCall, ToolResult
+from toolwire.turns import CUT_OFF, NOT_ANSWERED, answer_unanswered, settle_calls
+from toolwire.types import Response
+
+httpx2 = pytest.importorskip("httpx2")
+pytest.importorskip("toolwire_anthropic")
+pytest.importorskip("toolwire_openai")
+pytest.importorskip("toolwire_gemini")
+
+APIS = ["anthropic", "openai-chat", "openai", "gemini"]
+
+
+def text_body(api: str, text: str = "done") -> dict[str, Any]:
+    if api == "anthropic":
+        return {"id": "msg_1", "type": "message", "role": "assistant", "model": "m-1", "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn", "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 2}}
+    if api == "openai-chat":
+        return {"id": "c1", "object": "chat.completion", "created": 1, "model": "m-1",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}
+    if api == "openai":
+        return {"id": "resp_1", "object": "response", "created_at": 1, "model": "m-1", "status": "completed",
+                "output": [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                            "content": [{"type": "output_text", "text": text, "annotations": []}]}],
+                "usage": {"input_tokens": 3, "output_tokens": 2, "total_tokens": 5}}
+    return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 2, "totalTokenCount": 5}}
+
+
+def cut_off_body(api: str, args_text: str) -> dict[str, Any]:
+    """A response stopped by the output-token limit whose last part is a call with ``args_text``."""
+    if api == "anthropic":
+        return {"id": "msg_2", "type": "message", "role": "assistant", "model": "m-1",
+                "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": json.loads(args_text or "{}")}],
+                "stop_reason": "max_tokens", "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 9}}
+    if api == "openai-chat":
+        return {"id": "c2", "object": "chat.completion", "created": 1, "model": "m-1",
+                "choices": [{"index": 0, "finish_reason": "length", "message": {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": args_text}}]}}],
+                "usage": {"prompt_tokens": 3, "completion_tokens": 9, "total_tokens": 12}}
+    if api == "openai":
+        return {"id": "resp_2", "object": "response", "created_at": 1, "model": "m-1", "status": "incomplete",
+                "incomplete_details": {"reason": "max_output_tokens"},
+                "output": [{"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather",
+                            "arguments": args_text, "status": "completed"}],
+                "usage": {"input_tokens": 3, "output_tokens": 9, "total_tokens": 12}}
+    return {"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"name": "get_weather", "args": json.loads(args_text or "{}")}}]}, "finishReason": "MAX_TOKENS", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 9, "totalTokenCount": 12}}
+
+
+def make_model(api: str, answers: list[dict[str, Any]], sent: list[dict[str, Any]]) -> Any:
+    queue = list(answers)
+
+    def respond(request: Any) -> Any:
+        sent.append(json.loads(request.content))
+        return httpx2.Response(200, json=queue.pop(0))
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(respond))
+    return toolwire.model(f"{api}:m-1", api_key="k", max_retries=0, http_client=client)
+
+
+RAN: list[dict[str, Any]] = []
+
+
+@toolwire.tool
+def get_weather(city: str = "Paris") -> str:
+    """Weather for a city."""
+    RAN.append({"city": city})
+    return "sunny"
+
+
+def _texts(body: dict[str, Any]) -> str:
+    return json.dumps(body, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("api", APIS)
+@pytest.mark.parametrize("args_text", ["", "{}", '{"city": "Paris"}'])
+def test_b_item4_cut_off_call_is_answered_and_never_run(api: str, args_text: str) -> None:
+    if api in ("anthropic", "gemini") and args_text == "":
+        args_text = "{}"  # these APIs carry arguments as a JSON object: the blank form is {}
+    RAN.clear()
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, [cut_off_body(api, args_text), text_body(api)], sent)
+    result = toolwire.run_sync(m, "weather?", tools=[get_weather], max_turns=3)
+    assert RAN == []
+    assert result.text == "done" and len(sent) == 2
+    run = result.turns[0].tool_runs[0]
+    assert run.result.is_error and "cut off by the output-token limit" in str(run.result.content)
+    # the second request carries the cut-off answer to the vendor
+    assert "cut off by the output-token limit" in _texts(sent[1])
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_b_item4_unanswered_call_in_supplied_history_is_answered(api: str) -> None:
+    RAN.clear()
+    history = Conversation([
+        Message("user", [TextPart("weather?")]),
+        Message("assistant", [ToolCall("call_9", "get_weather", {"city": "Rome"})]),
+        Message("user", [TextPart("never mind, say done")]),
+    ])
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, [text_body(api)], sent)
+    result = toolwire.run_sync(m, conversation=history, tools=[get_weather])
+    assert RAN == [] and result.text == "done"
+    body = _texts(sent[0])
+    assert "was not answered in the conversation history" in body
+    # the history the caller passed is unchanged; the run's conversation has the answer
+    assert history.messages[2].parts == [TextPart("never mind, say done")]
+    results = [r for msg in result.conversation.messages for r in msg.tool_results]
+    assert [(r.tool_call_id, r.is_error) for r in results] == [("call_9", True)]
+    # decoded back from the body sent, the answer is paired with the call
+    decoded = toolwire.registry.codec(api).decode_request(sent[0])
+    pairs = [(r.tool_call_id, r.name) for msg in decoded.messages for r in msg.tool_results]
+    assert len(pairs) == 1 and (pairs[0][0] == "call_9" or pairs[0][1] == "get_weather")
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_b_item4_failed_turn_calls_are_answered_not_run(api: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever vendor stop reason the profile calls failed: its calls are answered, not run."""
+    RAN.clear()
+    m = make_model(api, [], [])
+    prof = m.profile
+    monkeypatch.setattr(prof, "turn_failed", lambda reason: True)
+    resp = Response(parts=[ToolCall("c1", "get_weather", {"city": "Oslo"})], stop_reason="tool_use", vendor_stop_reason="X_FAILED")
+    assert [c.id for c in settle_calls(resp, prof)] == ["c1"]
+    assert "X_FAILED" in (resp.tool_calls[0].invalid or "") and not resp.tool_calls[0].is_valid
+
+
+def test_settle_calls_only_the_last_call_of_a_cut_off_response() -> None:
+    first, last = ToolCall("a", "t", {}), ToolCall("b", "t", {})
+    resp = Response(parts=[first, last], stop_reason="max_tokens")
+    assert settle_calls(resp) == [last]
+    assert first.is_valid and last.incomplete and last.invalid == CUT_OFF
+    # text after the call: the call was finished before the limit hit
+    done = ToolCall("c", "t", {})
+    assert settle_calls(Response(parts=[done, TextPart("and")], stop_reason="max_tokens")) == [] and done.is_valid
+    # other stop reasons leave calls alone
+    ok = ToolCall("d", "t", {})
+    assert settle_calls(Response(parts=[ok], stop_reason="tool_use")) == [] and ok.is_valid
+
+
+def test_answer_unanswered_places_results_first_in_the_next_user_message() -> None:
+    calls = [ToolCall("a", "t", {}), ToolCall("b", "t", {})]
+    msgs = [Message("user", [TextPart("q")]), Message("assistant", calls),
+            Message("user", [TextPart("more"), ToolResult("a", "1")]), Message("assistant", [ToolCall("c", "t", {})])]
+    out, done = answer_unanswered(msgs)
+    assert [c.id for c in done] == ["b", "c"]
+    assert [type(p).__name__ for p in out[2].parts] == ["ToolResult", "ToolResult", "TextPart"]
+    assert [p.tool_call_id for p in out[2].tool_results] == ["a", "b"]
+    assert out[4].role == "user" and out[4].tool_results[0].content == NOT_ANSWERED and out[4].tool_results[0].is_error
+    assert msgs[2].parts[0] == TextPart("more")  # the input is not changed
+    same, none = answer_unanswered(out)
+    assert same is out and none == []
