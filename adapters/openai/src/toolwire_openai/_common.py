@@ -11,7 +11,6 @@ from toolwire.arguments import EMPTY_ARGUMENT_TEXTS, dumps_arguments, parse_argu
 from toolwire.errors import ProviderError
 from toolwire.adapter import ModelRequest
 from toolwire.schema.report import TranslationReport
-from toolwire.schema.strict import make_strict
 from toolwire.wire import (  # shared by all codecs; re-exported for this adapter's modules
     NAME_INVALID,
     SHAPE_ERRORS,
@@ -113,16 +112,21 @@ def overrides_for(wire: dict[str, Any], canonical: dict[str, Any], known: set[st
 
 
 def strict_parameters(tool: Tool, api: str) -> tuple[dict[str, Any], bool | None, TranslationReport]:
-    """``(parameters, strict_flag, report)`` for a tool: with ``tool.strict`` True the schema goes
-    through :func:`toolwire.schema.strict.make_strict`; when it cannot be strict the original
-    schema is sent with ``strict: false`` (never an invalid strict schema) and the report says
-    why (``strict_possible=False``)."""
-    if tool.strict is True:
-        strict_schema, report = make_strict(tool.input_schema, api=api, tool=tool.name)
-        if strict_schema is not None:
-            return strict_schema, True, report
-        return copy.deepcopy(tool.input_schema), False, report
-    return copy.deepcopy(tool.input_schema), tool.strict, TranslationReport(api=api, tool=tool.name)
+    """``(parameters, strict_flag, report)`` for a tool, translated by the API's profile
+    (:meth:`toolwire_openai.profile.OpenAIChatProfile.translate_schema`): the top-level repairs
+    of both modes, and with ``tool.strict`` True the strict transform. When the schema cannot be
+    strict the non-strict translation is sent with ``strict: false`` (never an invalid strict
+    schema) and the report says why (``strict_possible=False``). Raises
+    :class:`~toolwire.errors.SchemaTranslationError` for a schema no OpenAI dialect accepts (a
+    top-level type other than object), naming the pointer and the rule."""
+    from .profile import profile_for
+
+    strict = tool.strict is True
+    report = TranslationReport(api=api, tool=tool.name)
+    parameters = profile_for(api, strict=strict).translate_schema(tool.input_schema, report)
+    if strict:
+        return parameters, bool(report.strict_possible), report
+    return parameters, tool.strict, report
 
 
 # ------------------------------------------------------------------------------- shape checks

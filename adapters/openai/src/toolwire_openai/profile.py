@@ -1,0 +1,1018 @@
+"""The vendor rules of OpenAI Chat Completions (``openai-chat``) and Responses (``openai``).
+
+One profile per API (:class:`OpenAIChatProfile`, :class:`OpenAIResponsesProfile`), each in
+two schema modes (``strict=False``, the default, and ``strict=True``: how a tool declared
+``Tool(strict=True)`` is translated). Every rule is a :class:`~toolwire.profile.Rule` in
+:data:`CHAT_RULES` / :data:`RESPONSES_RULES` with its source (SDK type, vendor document, or the
+API error text users quote) and what toolwire does when a request breaks it:
+
+- ``repair``: rewritten before sending without changing what was meant, and reported;
+- ``report``: a documented loss (e.g. a schema keyword the API cannot take, sent without it;
+  arguments are still validated against the original schema), reported;
+- ``refuse``: :class:`~toolwire.profile.RequestRefused` before anything is sent, naming the
+  tool or call, the JSON pointer into the request body and the rule id.
+
+The checks are pure functions of the encoded request body; ``check_request(body, start=n)``
+checks only the messages (Chat) or input items (Responses) from index ``n`` on, plus the little
+context before them that a pairing rule needs. The list of rules, with summaries and sources,
+is in ``docs/rules/openai-chat.md`` and ``docs/rules/openai.md``.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+from typing import Any, Iterable, Mapping
+
+from toolwire.profile import Profile, Rule, Violation
+from toolwire.schema.report import TranslationReport
+
+from ._dialect import parameter_problems, translate_parameters
+
+__all__ = [
+    "OpenAIChatProfile",
+    "OpenAIResponsesProfile",
+    "CHAT_RULES",
+    "RESPONSES_RULES",
+    "TOOL_NAME_RULE",
+    "MAX_TOOLS",
+    "CHAT_MAX_CALL_ID",
+    "RESPONSES_MAX_CALL_ID",
+    "CHAT_MAX_DESCRIPTION",
+    "sanitize_name",
+    "short_call_id",
+    "reasoning_family",
+]
+
+CHAT = "openai-chat"
+RESPONSES = "openai"
+
+#: Tool and call names (``FunctionDefinition.name``: "Must be a-z, A-Z, 0-9, or contain
+#: underscores and dashes, with a maximum length of 64").
+TOOL_NAME_RULE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+#: At most this many tools per request (API error "Invalid 'tools': array too long. Expected an
+#: array with maximum length 128").
+MAX_TOOLS = 128
+#: Chat ``tool_calls[].id`` length bound (API error "Invalid 'messages[2].tool_calls[0].id':
+#: string too long. Expected a string with maximum length 40").
+CHAT_MAX_CALL_ID = 40
+#: Responses ``call_id`` length bound (API error "Invalid 'input[95].call_id': string too long.
+#: Expected a string with maximum length 64").
+RESPONSES_MAX_CALL_ID = 64
+#: Chat ``function.description`` length bound (API error "Invalid 'tools[0].function.description':
+#: string too long. Expected a string with maximum length 1024").
+CHAT_MAX_DESCRIPTION = 1024
+#: ``metadata``: at most 16 pairs, keys up to 64 characters, values up to 512 (SDK
+#: ``completion_create_params.metadata`` / ``response_create_params.metadata``).
+METADATA_LIMITS = (16, 64, 512)
+
+_SDK_NAME = ("openai.types.shared_params.FunctionDefinition.name (\"Must be a-z, A-Z, 0-9, or contain underscores and "
+             "dashes, with a maximum length of 64\"); API error \"Invalid 'tools[0].function.name': string does not match "
+             "pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.\"")
+_SO_DOC = "https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas"
+
+
+def _rules(prefix: str, rows: Iterable[tuple[str, str, str, str]]) -> dict[str, Rule]:
+    out = {}
+    for suffix, summary, source, action in rows:
+        rid = f"{prefix}.{suffix}"
+        out[rid] = Rule(id=rid, summary=summary, source=source, action=action)  # type: ignore[arg-type]
+    return out
+
+
+def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[tuple[str, str, str, str]]:
+    """Rules both APIs share (same wording, per-API prefix and bounds)."""
+    return [
+        # names and ids
+        ("tool.name", "A tool name is 1 to 64 characters of a-z, A-Z, 0-9, '_' and '-'.", _SDK_NAME, "refuse"),
+        ("call.name", "A tool call in the history carries a name under the same rule (a call imported from another vendor, "
+         "e.g. 'files.read', is renamed deterministically, 'files_read', everywhere it appears).",
+         "API error \"Invalid 'messages[9].tool_calls[0].function.name': string does not match pattern\" (mcp-use/mcp-use#90)",
+         "repair"),
+        ("call.id-length", f"A tool call id is at most {call_id_max} characters (a longer id from another vendor is "
+         "replaced by a stable short one in the call and in its result).", call_id_error, "repair"),
+        ("tools.count", f"At most {MAX_TOOLS} tools per request.",
+         "API error \"Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with "
+         "length 133 instead.\" (code array_above_max_length)", "refuse"),
+        # schema, both modes
+        ("schema.root-not-object", "The input schema is an object schema at the top level ('type': 'object'; a missing type "
+         "is added, another type is refused).",
+         "API error \"Invalid schema for function 'json': schema must be a JSON Schema of 'type: \"object\"', got 'type: "
+         "\"None\"'.\" (browserbase/stagehand#1159)", "refuse"),
+        ("schema.root-combinator", "No oneOf/anyOf/allOf/enum/not at the top level of the input schema (object allOf branches "
+         "are merged into the root; alternatives are offered as optional properties and the choice between them is not sent).",
+         "API error \"schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level.\" "
+         "(chatanywhere/GPT_API_free#403); Structured Outputs: 'Root objects must not be anyOf and must be an object'",
+         "report"),
+        ("schema.shape", "'properties' is an object and 'required' an array ([] and null are repaired).",
+         "API errors \"[] is not of type 'object', 'boolean'\" (prism-php/prism#746) and \"None is not of type 'array'\" "
+         "(yomorun/yomo#860)", "repair"),
+        # strict mode
+        ("strict.closed-objects", "Strict mode: every object schema has 'additionalProperties': false (added; an open map "
+         "cannot be strict, see strict.inexpressible).",
+         "API error \"Invalid schema for function 'x': In context=(), 'additionalProperties' is required to be supplied and "
+         "to be false.\" (code invalid_function_parameters); " + _SO_DOC, "repair"),
+        ("strict.all-required", "Strict mode: every property is listed in 'required' (an optional property with a default "
+         "becomes nullable; null means 'use the default', which the loop restores).", _SO_DOC, "repair"),
+        ("strict.no-default", "Strict mode: 'default' is not permitted (removed; restored by the loop).",
+         "API error \"'default' is not permitted\" (openai/openai-agents-python#4390)", "repair"),
+        ("strict.keywords", "Strict mode accepts only the Structured Outputs subset of keywords (type, properties, required, "
+         "additionalProperties, items, enum, const, anyOf, $ref, $defs, description, title, pattern, format, numeric bounds, "
+         "minItems/maxItems); others are removed, and still enforced by argument validation.", _SO_DOC, "report"),
+        ("strict.formats", "Strict mode: 'format' is one of date-time, time, date, duration, email, hostname, ipv4, ipv6, "
+         "uuid (others removed, still enforced by argument validation).", _SO_DOC, "report"),
+        ("strict.object-properties", "Strict mode: every object schema has 'properties' (and 'required'), even when empty.",
+         "API error \"Invalid schema for function 'xxx': In context=(), object schema missing properties.\" "
+         "(spring-projects/spring-ai#4776)", "repair"),
+        ("strict.inexpressible", "A schema strict mode cannot express (an open map, a schema without 'type', not, if/then/"
+         "else, several allOf branches, tuple items) is sent with 'strict': false and the original schema.",
+         "API error \"In context=('properties', 'slide_instructions', 'items'), schema must have a 'type' key.\" "
+         "(can1357/oh-my-pi#210); " + _SO_DOC, "report"),
+        ("strict.size-limits", "Strict mode bounds: objects nested at most 10 deep, at most 5000 properties, 1000 enum values, "
+         "120000 characters of names and enum/const values, 15000 characters in one enum of more than 250 values; a schema "
+         "past them is sent with 'strict': false.", _SO_DOC, "report"),
+        # request-level
+        ("request.parallel-without-tools", "'parallel_tool_calls' is sent only together with 'tools' (dropped otherwise).",
+         "API error \"Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are "
+         "specified.\" (Upsonic/Upsonic#323; camel-ai/camel#3706)", "repair"),
+        ("request.tool-choice-without-tools", "'tool_choice' 'auto' or 'none' is sent only together with 'tools' (dropped "
+         "otherwise: without tools the model cannot call one anyway).",
+         "API error \"Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.\" "
+         "(writer/writer-framework#1013)", "repair"),
+        ("request.forced-tool-choice-without-tools", "A tool choice that forces a call ('required' or a named tool) needs "
+         "tools to call.",
+         "API error \"Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.\" "
+         "(writer/writer-framework#1013)", "refuse"),
+        ("request.tool-choice-unknown-tool", "A named tool choice names a tool declared in 'tools'.",
+         f"{tools_ptr}; vllm-project/vllm#40311 (tool_choice/tools validation aligned with the OpenAI API)", "refuse"),
+        ("request.stream-options-without-stream", "'stream_options' is sent only with 'stream': true (dropped otherwise).",
+         "SDK docstring of stream_options: \"Only set this when you set `stream: true`.\"", "repair"),
+        ("request.temperature-range", "'temperature' is between 0 and 2.",
+         "SDK docstring of temperature: \"What sampling temperature to use, between 0 and 2.\"", "refuse"),
+        ("request.sampling-reasoning-model", "Reasoning models (o1, o3, o4 families and gpt-5, gpt-5-mini, gpt-5-nano, ...; "
+         "gpt-5.1 and later unless reasoning effort is 'none') take only the default temperature and top_p (1).",
+         "API error \"Unsupported value: 'temperature' does not support 0.7 with this model. Only the default (1) value is "
+         "supported.\" (code unsupported_value); vercel/ai#10932 (gpt-5.1 with reasoning effort 'none' takes them)", "refuse"),
+        ("request.metadata", "'metadata' has at most 16 pairs, keys up to 64 characters and string values up to 512.",
+         "SDK docstring of metadata: \"Set of 16 key-value pairs ... Keys are strings with a maximum length of 64 characters. "
+         "Values are strings with a maximum length of 512 characters.\"", "refuse"),
+    ]
+
+
+CHAT_RULES: dict[str, Rule] = _rules(CHAT, [
+    *_shared_rows(CHAT_MAX_CALL_ID, "API error \"Invalid 'messages[2].tool_calls[0].id': string too long. Expected a string "
+                  "with maximum length 40, but got a string with length 44 instead.\" (Portkey-AI/gateway#1062)",
+                  "SDK ChatCompletionNamedToolChoiceParam"),
+    ("tool.description-length", f"A tool description is at most {CHAT_MAX_DESCRIPTION} characters (a longer one is cut to "
+     f"{CHAT_MAX_DESCRIPTION} and the cut reported).",
+     "API error \"Invalid 'tools[0].function.description': string too long. Expected a string with maximum length 1024, "
+     "but got a string with length 3542 instead.\" (code string_above_max_length)", "report"),
+    ("request.max-tokens-reasoning-model", "Reasoning models take 'max_completion_tokens', not 'max_tokens' (renamed; the "
+     "meaning is the same: the bound includes reasoning tokens).",
+     "SDK docstring of max_tokens: \"deprecated in favor of `max_completion_tokens`, and is not compatible with o-series "
+     "models\"; API error \"Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+     "'max_completion_tokens' instead.\"", "repair"),
+    ("request.top-logprobs-without-logprobs", "'top_logprobs' needs 'logprobs': true.",
+     "SDK docstring of top_logprobs: \"`logprobs` must be set to `true` if this parameter is used.\"", "refuse"),
+    ("request.stop-count", "'stop' holds at most 4 sequences.", "SDK docstring of stop: \"Up to 4 sequences\"", "refuse"),
+    # conversation
+    ("conversation.calls-answered", "An assistant message with tool_calls is followed directly by one role:tool message per "
+     "call id (nothing between them), also at the end of the request.",
+     "API error \"An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+     "'tool_call_id'. The following tool_call_ids did not have response messages: call_...\"", "refuse"),
+    ("conversation.tool-without-call", "A role:tool message answers a call of the assistant message right before its run of "
+     "tool messages, once.",
+     "API error \"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with "
+     "'tool_calls'.\"", "refuse"),
+    ("conversation.tool-content", "A role:tool message's content is a string or text parts; images of a result go in one "
+     "user message after the run of tool messages (moved there, labelled with the call id).",
+     "openai.types.chat.ChatCompletionToolMessageParam (content: str | Iterable[ChatCompletionContentPartTextParam]); API "
+     "error \"Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an "
+     "image URL.\"", "repair"),
+    ("conversation.tool-content-parts", "A role:tool message carries no parts other than text (and images, moved).",
+     "openai.types.chat.ChatCompletionToolMessageParam", "refuse"),
+    ("conversation.images-user-only", "Images (image_url parts) appear only in user messages.",
+     "API error \"Image URLs are only allowed for messages with role 'user', but this message with role 'assistant' "
+     "contains an image URL.\" (openai/openai-node#1030)", "refuse"),
+    ("conversation.assistant-content", "An assistant message without tool_calls has content (an empty string is written).",
+     "openai.types.chat.ChatCompletionAssistantMessageParam.content: \"Required unless `tool_calls` or `function_call` is "
+     "specified.\"", "repair"),
+    # stop reasons and usage
+    ("stop.content-filter", "finish_reason 'content_filter' means the turn failed: its tool calls are answered, not run.",
+     "openai.types.chat.chat_completion.Choice.finish_reason ('content_filter' if content was omitted by a content filter)",
+     "report"),
+    ("usage.mapping", "prompt_tokens includes cached tokens (prompt_tokens_details.cached_tokens); completion_tokens includes "
+     "reasoning (completion_tokens_details.reasoning_tokens); both map as they are, total_tokens is kept.",
+     "openai.types.CompletionUsage", "repair"),
+])
+
+RESPONSES_RULES: dict[str, Rule] = _rules(RESPONSES, [
+    *_shared_rows(RESPONSES_MAX_CALL_ID, "API error \"Invalid 'input[95].call_id': string too long. Expected a string with "
+                  "maximum length 64, but got a string with length 116 instead.\" (AnswerDotAI/fastllm#45)",
+                  "SDK ToolChoiceFunctionParam"),
+    ("request.previous-with-conversation", "'previous_response_id' is not sent together with 'conversation'.",
+     "SDK docstring of previous_response_id: \"Cannot be used in conjunction with `conversation`.\"", "refuse"),
+    ("request.previous-without-store", "'previous_response_id' names a stored response: it cannot be used with 'store': "
+     "false (use continuation='stateless' or store=True).",
+     "API error code previous_response_not_found \"Previous response with id 'resp_...' not found.\" with store=false "
+     "(bigduu/Bamboo-agent#513)", "refuse"),
+    ("request.store-false-item-ids", "With 'store': false, items are not looked up by id: a reasoning item without "
+     "encrypted_content is dropped, and the ids of function_call and message items are left out (call_id pairs results).",
+     "API error \"Item with id 'rs_...' not found. Items are not persisted when `store` is set to false. Try again with "
+     "`store` set to true, or remove this item from your input.\" (anomalyco/opencode#7724)", "repair"),
+    ("request.include-encrypted-reasoning", "With 'store': false and 'reasoning' set, 'include' asks for "
+     "'reasoning.encrypted_content' so the reasoning can be carried to the next turn (added).",
+     "SDK docstring of include: \"`reasoning.encrypted_content`: ... enables reasoning items to be used in multi-turn "
+     "conversations when using the Responses API statelessly (like when the `store` parameter is set to `false`...)\"",
+     "repair"),
+    # conversation
+    ("conversation.call-answered", "Every function_call item is answered by a function_call_output with the same call_id "
+     "(unless the call lives on the server: previous_response_id or conversation).",
+     "API error \"No tool output found for function call call_...\"", "refuse"),
+    ("conversation.output-without-call", "A function_call_output answers an earlier function_call's call_id, once.",
+     "API error \"No tool call found for function call output with call_id call_....\" (microsoft/vscode#320060)", "refuse"),
+    ("conversation.reasoning-followed", "A reasoning item is followed by the item it was produced with (a reasoning item "
+     "left alone, e.g. after another vendor's turn was dropped, is removed).",
+     "API error \"Item 'rs_...' of type 'reasoning' was provided without its required following item.\"", "repair"),
+    ("conversation.duplicate-item-id", "An item id appears once in the input.",
+     "API error \"Duplicate item found with id fc_.... Remove duplicate items from your input and try again.\"", "refuse"),
+    ("conversation.call-fields", "A function_call item has a string call_id, name and arguments.",
+     "openai.types.responses.ResponseFunctionToolCallParam (call_id, name, arguments: Required[str])", "refuse"),
+    ("conversation.output-content", "A function_call_output's output is a string or a list of input_text, input_image and "
+     "input_file parts.",
+     "openai.types.responses.response_input_item_param.FunctionCallOutput.output (str | "
+     "ResponseFunctionCallOutputItemListParam)", "refuse"),
+    # stop reasons and usage
+    ("stop.failed-status", "status 'failed' or 'cancelled', and 'incomplete' for content_filter, mean the turn failed: its "
+     "tool calls are answered, not run ('incomplete' for max_output_tokens is a cut-off turn, handled as such).",
+     "openai.types.responses.Response.status / IncompleteDetails.reason", "report"),
+    ("usage.mapping", "input_tokens includes cached tokens (input_tokens_details.cached_tokens); output_tokens includes "
+     "reasoning (output_tokens_details.reasoning_tokens); both map as they are, total_tokens is kept.",
+     "openai.types.responses.ResponseUsage", "repair"),
+])
+
+
+# ---------------------------------------------------------------------------------- helpers
+
+
+def sanitize_name(name: str) -> str:
+    """A name under :data:`TOOL_NAME_RULE`, deterministically: characters outside it become
+    ``_``; a name longer than 64 keeps 55 characters plus ``_`` and 8 hex of its SHA-256."""
+    if isinstance(name, str) and TOOL_NAME_RULE.fullmatch(name):
+        return name
+    text = str(name)
+    clean = re.sub(r"[^a-zA-Z0-9_-]", "_", text) or "_"
+    if len(clean) > 64:
+        clean = clean[:55] + "_" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+    return clean
+
+
+def short_call_id(call_id: str, limit: int) -> str:
+    """``call_id`` if it fits ``limit``, else ``call_<hex>`` (a SHA-256 prefix, stable: the
+    same long id maps to the same short id on every turn, in the call and in its result)."""
+    if not isinstance(call_id, str) or len(call_id) <= limit:
+        return call_id
+    return "call_" + hashlib.sha256(call_id.encode("utf-8")).hexdigest()[: min(32, limit - 5)]
+
+
+_O_SERIES = re.compile(r"^o[134](-|$)")
+_GPT5 = re.compile(r"^gpt-5(\.(\d+))?(-|$)")
+
+
+def reasoning_family(model: Any) -> str | None:
+    """``"o"`` (o1, o3, o4 families), ``"gpt-5"`` (gpt-5, gpt-5-mini, gpt-5-nano, gpt-5-pro,
+    ...), ``"gpt-5.x"`` (gpt-5.1 and later) or ``None`` (any other model, including the
+    ``-chat`` variants, which are not reasoning models). A provider prefix such as
+    ``openai/`` is ignored."""
+    if not isinstance(model, str):
+        return None
+    name = model.rsplit("/", 1)[-1].lower()
+    if "-chat" in name:
+        return None
+    if _O_SERIES.match(name):
+        return "o"
+    m = _GPT5.match(name)
+    if m:
+        return "gpt-5.x" if m.group(1) else "gpt-5"
+    return None
+
+
+def _note(report: Any, rule: str, pointer: str, detail: str, *, lossy: bool = False, action: str = "repaired") -> None:
+    """Record one request repair on ``report`` (a ``RequestReport``)."""
+    if report is None:
+        return
+    add = getattr(report, "add", None)
+    if add is None:
+        return
+    try:
+        add(pointer, action, rule, detail, lossy=lossy)
+    except TypeError:  # a report whose add() takes (rule, pointer, detail)
+        add(rule=rule, pointer=pointer, detail=detail)
+
+
+def _esc(key: Any) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def _image_part(part: Any) -> bool:
+    return isinstance(part, dict) and part.get("type") in ("image_url", "input_image", "image")
+
+
+def _sampling_problem(body: dict[str, Any], effort: Any) -> list[tuple[str, str]]:
+    """``(pointer, message)`` for temperature/top_p a reasoning model refuses."""
+    family = reasoning_family(body.get("model"))
+    if family is None or (family == "gpt-5.x" and (effort in (None, "none"))):
+        return []
+    out = []
+    for key in ("temperature", "top_p"):
+        value = body.get(key)
+        if value is not None and value != 1:
+            out.append((f"/{key}", f"model {body.get('model')!r} takes only the default {key} (1), got {value!r}; leave "
+                                   f"{key} unset" + (" or set reasoning effort 'none'" if family == "gpt-5.x" else "")))
+    return out
+
+
+# --------------------------------------------------------------------------------- profiles
+
+
+class _OpenAIProfile(Profile):
+    """What both OpenAI profiles share. ``strict``: the schema mode of :meth:`translate_schema`."""
+
+    api = ""
+    rules: Mapping[str, Rule] = {}
+    call_id_max = 64
+
+    def __init__(self, *, strict: bool = False, **settings: Any) -> None:
+        self.strict = bool(strict)
+        self.settings = settings
+
+    def rule(self, suffix: str) -> str:
+        """The full rule id for ``suffix`` (e.g. ``"tool.name"``)."""
+        rid = f"{self.api}.{suffix}"
+        assert rid in self.rules, rid
+        return rid
+
+    def violation(self, suffix: str, pointer: str, message: str, *, tool: str | None = None,
+                  call_id: str | None = None) -> Violation:
+        return Violation(rule=self.rule(suffix), pointer=pointer, message=message, tool=tool, call_id=call_id)
+
+    # -- names ---------------------------------------------------------------------------------
+    def tool_name_error(self, name: str) -> str | None:
+        """``None`` when ``name`` matches :data:`TOOL_NAME_RULE`, else why not."""
+        if not isinstance(name, str):
+            return f"a tool name is a string, got {type(name).__name__}"
+        if TOOL_NAME_RULE.fullmatch(name):
+            return None
+        if not name:
+            return "it is empty"
+        if len(name) > 64:
+            return f"it is {len(name)} characters long (at most 64)"
+        bad = sorted({c for c in name if not re.fullmatch(r"[a-zA-Z0-9_-]", c)})
+        return "it contains " + ", ".join(repr(c) for c in bad) + " (allowed: a-z, A-Z, 0-9, '_' and '-')"
+
+    # -- schema --------------------------------------------------------------------------------
+    def translate_schema(self, schema: dict[str, Any], report: TranslationReport) -> dict[str, Any]:
+        """The ``parameters`` to send for ``schema`` in this profile's mode (see
+        :func:`toolwire_openai._dialect.translate_parameters`; in strict mode
+        ``report.strict_possible`` says whether ``strict: true`` may be sent)."""
+        if not report.api:
+            report.api = self.api
+        return translate_parameters(schema, report, strict=self.strict)
+
+    def _tool_problems(self, decl: Any, i: int, fn_ptr: str, fn: dict[str, Any]) -> list[Violation]:
+        out = []
+        name = fn.get("name")
+        err = self.tool_name_error(name)
+        if err is not None:
+            out.append(self.violation("tool.name", f"{fn_ptr}/name", f"tool name {name!r} breaks the rule: {err}",
+                                      tool=str(name)))
+        if decl.get("type", "function") != "function":
+            return out  # custom/hosted tools: their own shapes
+        for suffix, pointer, message in parameter_problems(fn.get("parameters"), strict=fn.get("strict") is True,
+                                                           base=f"{fn_ptr}/parameters"):
+            out.append(self.violation(suffix, pointer, message, tool=str(name)))
+        return out
+
+    # -- stop reasons ---------------------------------------------------------------------------
+    def turn_failed(self, vendor_stop_reason: str | None) -> bool:  # pragma: no cover - per API
+        raise NotImplementedError
+
+    # -- request-level checks shared ------------------------------------------------------------
+    def _common_request_problems(self, body: dict[str, Any], tools: list[Any], names: set[str], effort: Any) -> list[Violation]:
+        out: list[Violation] = []
+        if len(tools) > MAX_TOOLS:
+            out.append(self.violation("tools.count", "/tools", f"{len(tools)} tools; the API takes at most {MAX_TOOLS} "
+                                      "(declare fewer, or split them between agents)"))
+        choice = body.get("tool_choice")
+        if not tools:
+            if body.get("parallel_tool_calls") is not None:
+                out.append(self.violation("request.parallel-without-tools", "/parallel_tool_calls",
+                                          "parallel_tool_calls is only allowed when tools are specified"))
+            if choice in ("auto", "none"):
+                out.append(self.violation("request.tool-choice-without-tools", "/tool_choice",
+                                          "tool_choice is only allowed when tools are specified"))
+            elif choice is not None:
+                out.append(self.violation("request.forced-tool-choice-without-tools", "/tool_choice",
+                                          f"tool choice {choice!r} forces a tool call but the request declares no tools; "
+                                          "declare the tool or use tool choice 'auto'"))
+        else:
+            forced = self._forced_name(choice)
+            if forced is not None and forced not in names:
+                out.append(self.violation("request.tool-choice-unknown-tool", "/tool_choice",
+                                          f"tool choice names {forced!r}, which is not among the declared tools "
+                                          f"{sorted(names)}", tool=forced))
+        if body.get("stream_options") is not None and body.get("stream") is not True:
+            out.append(self.violation("request.stream-options-without-stream", "/stream_options",
+                                      "stream_options is only allowed with stream: true"))
+        temp = body.get("temperature")
+        if temp is not None and (isinstance(temp, bool) or not isinstance(temp, (int, float)) or not 0 <= temp <= 2):
+            out.append(self.violation("request.temperature-range", "/temperature", f"temperature must be between 0 and 2, "
+                                      f"got {temp!r}"))
+        for pointer, message in _sampling_problem(body, effort):
+            out.append(self.violation("request.sampling-reasoning-model", pointer, message))
+        meta = body.get("metadata")
+        if isinstance(meta, dict):
+            n, kmax, vmax = METADATA_LIMITS
+            if len(meta) > n:
+                out.append(self.violation("request.metadata", "/metadata", f"{len(meta)} metadata pairs (at most {n})"))
+            for k, v in meta.items():
+                if len(str(k)) > kmax or (isinstance(v, str) and len(v) > vmax) or not isinstance(v, str):
+                    out.append(self.violation("request.metadata", f"/metadata/{_esc(k)}",
+                                              f"metadata keys are at most {kmax} characters and values strings of at most {vmax}"))
+        return out
+
+    def _forced_name(self, choice: Any) -> str | None:  # pragma: no cover - per API
+        raise NotImplementedError
+
+    def _common_repairs(self, body: dict[str, Any], report: Any) -> None:
+        has_tools = bool(body.get("tools"))
+        if not has_tools:
+            if "tools" in body and body["tools"] == []:
+                body.pop("tools")
+            if body.get("parallel_tool_calls") is not None:
+                value = body.pop("parallel_tool_calls")
+                _note(report, self.rule("request.parallel-without-tools"), "/parallel_tool_calls",
+                      f"parallel_tool_calls={value!r} not sent: the request has no tools")
+            if body.get("tool_choice") in ("auto", "none"):
+                value = body.pop("tool_choice")
+                _note(report, self.rule("request.tool-choice-without-tools"), "/tool_choice",
+                      f"tool_choice={value!r} not sent: the request has no tools")
+            elif "tool_choice" in body and body["tool_choice"] is None:
+                body.pop("tool_choice")
+            if body.get("parallel_tool_calls", 0) is None:
+                body.pop("parallel_tool_calls")
+        if body.get("stream_options") is not None and body.get("stream") is not True:
+            body.pop("stream_options")
+            _note(report, self.rule("request.stream-options-without-stream"), "/stream_options",
+                  "stream_options not sent: the request is not streamed")
+
+    def _repair_parameters(self, fn: dict[str, Any], fn_ptr: str, report: Any) -> None:
+        """Non-strict shape repairs of an encoded declaration, and a strict declaration that
+        breaks strict rules re-translated (or sent with strict: false)."""
+        params = fn.get("parameters")
+        if not isinstance(params, dict):
+            return
+        strict = fn.get("strict") is True
+        problems = parameter_problems(params, strict=strict)
+        if not problems:
+            return
+        tr = TranslationReport(api=self.api, tool=str(fn.get("name", "")))
+        try:
+            fixed = translate_parameters(params, tr, strict=strict)
+        except Exception:  # noqa: BLE001 - left to check_request, which names the rule
+            return
+        if strict and tr.strict_possible is False:
+            fn["strict"] = False
+            _note(report, self.rule("strict.inexpressible"), f"{fn_ptr}/strict",
+                  "the parameters cannot be strict: sent with strict: false (" +
+                  "; ".join(c.detail for c in tr if c.action == "unsupported") + ")", lossy=True)
+        fn["parameters"] = fixed
+        for c in tr:
+            if c.action != "unsupported":
+                _note(report, self._schema_rule(c.keyword, strict), f"{fn_ptr}/parameters{c.pointer}", c.detail, lossy=c.lossy)
+
+    def _schema_rule(self, keyword: str, strict: bool) -> str:
+        if keyword in ("oneOf", "anyOf", "allOf", "enum", "not"):
+            return self.rule("schema.root-combinator")
+        if keyword in ("type",):
+            return self.rule("schema.root-not-object") if not strict else self.rule("strict.all-required")
+        if keyword in ("properties", "required") and not strict:
+            return self.rule("schema.shape")
+        if not strict:
+            return self.rule("schema.shape")
+        return {
+            "additionalProperties": self.rule("strict.closed-objects"),
+            "required": self.rule("strict.all-required"),
+            "default": self.rule("strict.no-default"),
+            "format": self.rule("strict.formats"),
+            "properties": self.rule("strict.object-properties"),
+        }.get(keyword, self.rule("strict.keywords"))
+
+    # -- tokens ------------------------------------------------------------------------------------
+    def estimate_tokens(self, tool_declarations: list[dict[str, Any]]) -> int:
+        """Offline per-request tokens of a tool set: the exact ``o200k_base`` count of the
+        ``namespace functions`` block OpenAI's models see, plus the fixed overhead (see
+        :mod:`toolwire_openai.tokens`). Accepts wire declarations of either API, canonical
+        ``{"name", "description", "input_schema"}`` dicts or :class:`~toolwire.tools.Tool`."""
+        from .tokens import estimate_tool_tokens
+
+        return estimate_tool_tokens(tool_declarations)
+
+    def usage(self, raw: Any) -> Any:  # pragma: no cover - per API
+        raise NotImplementedError
+
+
+class OpenAIChatProfile(_OpenAIProfile):
+    """Chat Completions (``POST /chat/completions``) rules; see :data:`CHAT_RULES`.
+
+    ``OpenAIChatProfile(strict=False, **settings)``: ``strict`` selects the schema mode of
+    :meth:`translate_schema`; settings are kept (``base_url`` etc.) but no rule depends on them.
+    """
+
+    api = CHAT
+    rules = CHAT_RULES
+    call_id_max = CHAT_MAX_CALL_ID
+
+    def _forced_name(self, choice: Any) -> str | None:
+        if isinstance(choice, dict) and choice.get("type") == "function":
+            fn = choice.get("function") or {}
+            return fn.get("name") if isinstance(fn, dict) else None
+        return None
+
+    def turn_failed(self, vendor_stop_reason: str | None) -> bool:
+        """``finish_reason`` ``content_filter`` → True; ``stop``, ``tool_calls``, ``length``
+        (cut off: handled as a cut-off turn), ``function_call`` and ``None`` → False."""
+        return vendor_stop_reason == "content_filter"
+
+    def usage(self, raw: Any) -> Any:
+        """Chat ``usage`` → :class:`~toolwire.types.Usage` (see :data:`CHAT_RULES` ``usage.mapping``)."""
+        from .chat import chat_usage
+
+        return chat_usage(raw)
+
+    # -- checks -----------------------------------------------------------------------------------
+    def check_request(self, body: dict[str, Any], *, start: int = 0) -> list[Violation]:
+        """Every rule breach of a ``/chat/completions`` body (pure). Messages before ``start``
+        (already checked on an earlier turn) are skipped, except the assistant message whose
+        calls the tool messages at ``start`` answer."""
+        out: list[Violation] = []
+        tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        names: set[str] = set()
+        for i, decl in enumerate(tools):
+            if not isinstance(decl, dict):
+                continue
+            if decl.get("type", "function") == "function" and isinstance(decl.get("function"), dict):
+                fn = decl["function"]
+                names.add(fn.get("name"))
+                out.extend(self._tool_problems(decl, i, f"/tools/{i}/function", fn))
+                desc = fn.get("description")
+                if isinstance(desc, str) and len(desc) > CHAT_MAX_DESCRIPTION:
+                    out.append(self.violation("tool.description-length", f"/tools/{i}/function/description",
+                                              f"the description is {len(desc)} characters (at most {CHAT_MAX_DESCRIPTION})",
+                                              tool=str(fn.get("name"))))
+            elif decl.get("type") == "custom" and isinstance(decl.get("custom"), dict):
+                name = decl["custom"].get("name")
+                names.add(name)
+                err = self.tool_name_error(name)
+                if err:
+                    out.append(self.violation("tool.name", f"/tools/{i}/custom/name", f"tool name {name!r}: {err}", tool=str(name)))
+        out.extend(self._common_request_problems(body, tools, names, body.get("reasoning_effort")))
+        if body.get("max_tokens") is not None and reasoning_family(body.get("model")) is not None:
+            out.append(self.violation("request.max-tokens-reasoning-model", "/max_tokens",
+                                      f"model {body.get('model')!r} takes max_completion_tokens, not max_tokens"))
+        if body.get("top_logprobs") is not None and body.get("logprobs") is not True:
+            out.append(self.violation("request.top-logprobs-without-logprobs", "/top_logprobs",
+                                      "top_logprobs needs logprobs: true"))
+        stop = body.get("stop")
+        if isinstance(stop, list) and len(stop) > 4:
+            out.append(self.violation("request.stop-count", "/stop", f"{len(stop)} stop sequences (at most 4)"))
+        out.extend(self._message_problems(body.get("messages"), start))
+        return out
+
+    def _message_problems(self, messages: Any, start: int) -> list[Violation]:
+        out: list[Violation] = []
+        if not isinstance(messages, list):
+            return out
+        begin = max(0, min(start, len(messages)))
+        while begin > 0 and isinstance(messages[begin - 1], dict) and messages[begin - 1].get("role") == "tool":
+            begin -= 1
+        if begin > 0 and isinstance(messages[begin - 1], dict) and messages[begin - 1].get("tool_calls"):
+            begin -= 1
+        i = begin
+        while i < len(messages):
+            m = messages[i]
+            if not isinstance(m, dict):
+                i += 1
+                continue
+            role = m.get("role")
+            at = f"/messages/{i}"
+            content = m.get("content")
+            if role not in ("user", "tool") and isinstance(content, list) and any(_image_part(p) for p in content):
+                out.append(self.violation("conversation.images-user-only", f"{at}/content",
+                                          f"a {role} message cannot carry images; put them in a user message"))
+            calls = m.get("tool_calls") if role == "assistant" else None
+            if role == "assistant" and not calls and content is None:
+                out.append(self.violation("conversation.assistant-content", f"{at}/content",
+                                          "an assistant message without tool_calls needs content"))
+            if calls:
+                ids: list[str] = []
+                for k, c in enumerate(calls if isinstance(calls, list) else []):
+                    if not isinstance(c, dict):
+                        continue
+                    cid = c.get("id")
+                    ids.append(cid)
+                    if isinstance(cid, str) and len(cid) > CHAT_MAX_CALL_ID:
+                        out.append(self.violation("call.id-length", f"{at}/tool_calls/{k}/id",
+                                                  f"tool call id is {len(cid)} characters (at most {CHAT_MAX_CALL_ID})", call_id=cid))
+                    fn = c.get("function") if isinstance(c.get("function"), dict) else {}
+                    if c.get("type", "function") == "function" and self.tool_name_error(fn.get("name")) is not None:
+                        out.append(self.violation("call.name", f"{at}/tool_calls/{k}/function/name",
+                                                  f"tool call name {fn.get('name')!r}: {self.tool_name_error(fn.get('name'))}",
+                                                  call_id=cid if isinstance(cid, str) else None))
+                j = i + 1
+                answered: list[str] = []
+                while j < len(messages) and isinstance(messages[j], dict) and messages[j].get("role") == "tool":
+                    tm = messages[j]
+                    tid = tm.get("tool_call_id")
+                    tat = f"/messages/{j}"
+                    if tid not in ids or tid in answered:
+                        out.append(self.violation("conversation.tool-without-call", f"{tat}/tool_call_id",
+                                                  f"role:tool message for {tid!r} answers no unanswered call of messages[{i}]",
+                                                  call_id=tid if isinstance(tid, str) else None))
+                    else:
+                        answered.append(tid)
+                    out.extend(self._tool_content_problems(tm.get("content"), tat, tid))
+                    j += 1
+                for cid in ids:
+                    if cid not in answered:
+                        out.append(self.violation("conversation.calls-answered", f"{at}/tool_calls",
+                                                  f"tool call {cid!r} has no role:tool message directly after the assistant "
+                                                  "message; answer every call (an error result is an answer)",
+                                                  call_id=cid if isinstance(cid, str) else None))
+                i = j
+                continue
+            if role == "tool":
+                tid = m.get("tool_call_id")
+                out.append(self.violation("conversation.tool-without-call", f"{at}", "a role:tool message must follow an "
+                                          "assistant message with tool_calls", call_id=tid if isinstance(tid, str) else None))
+            i += 1
+        return out
+
+    def _tool_content_problems(self, content: Any, at: str, tid: Any) -> list[Violation]:
+        if isinstance(content, str) or not isinstance(content, list):
+            return []
+        out = []
+        for k, part in enumerate(content):
+            if _image_part(part):
+                out.append(self.violation("conversation.tool-content", f"{at}/content/{k}",
+                                          "a role:tool message cannot carry images", call_id=tid if isinstance(tid, str) else None))
+            elif not (isinstance(part, dict) and part.get("type") == "text"):
+                out.append(self.violation("conversation.tool-content-parts", f"{at}/content/{k}",
+                                          "a role:tool message carries only text parts", call_id=tid if isinstance(tid, str) else None))
+        return out
+
+    # -- repairs ----------------------------------------------------------------------------------
+    def repair_request(self, body: dict[str, Any], report: Any) -> dict[str, Any]:
+        """Rewrite ``body`` (in place, and returned) where a rule can be met without changing
+        what was meant; every rewrite is recorded on ``report``. See the ``repair`` and
+        ``report`` rules of :data:`CHAT_RULES`."""
+        self._common_repairs(body, report)
+        tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        declared = {t["function"].get("name") for t in tools if isinstance(t, dict) and isinstance(t.get("function"), dict)}
+        for i, decl in enumerate(tools):
+            if not isinstance(decl, dict) or not isinstance(decl.get("function"), dict):
+                continue
+            fn = decl["function"]
+            desc = fn.get("description")
+            if isinstance(desc, str) and len(desc) > CHAT_MAX_DESCRIPTION:
+                fn["description"] = desc[:CHAT_MAX_DESCRIPTION]
+                _note(report, self.rule("tool.description-length"), f"/tools/{i}/function/description",
+                      f"description of tool {fn.get('name')!r} cut from {len(desc)} to {CHAT_MAX_DESCRIPTION} characters",
+                      lossy=True, action="cut")
+            self._repair_parameters(fn, f"/tools/{i}/function", report)
+        if body.get("max_tokens") is not None and reasoning_family(body.get("model")) is not None:
+            value = body.pop("max_tokens")
+            if body.get("max_completion_tokens") is None:
+                body["max_completion_tokens"] = value
+            _note(report, self.rule("request.max-tokens-reasoning-model"), "/max_tokens",
+                  f"max_tokens={value!r} sent as max_completion_tokens (model {body.get('model')!r})")
+        messages = body.get("messages")
+        if isinstance(messages, list):
+            body["messages"] = self._repair_messages(messages, declared, report)
+        return body
+
+    def _repair_messages(self, messages: list[Any], declared: set[Any], report: Any) -> list[Any]:
+        out: list[Any] = []
+        i = 0
+        while i < len(messages):
+            m = messages[i]
+            if not isinstance(m, dict):
+                out.append(m)
+                i += 1
+                continue
+            at = f"/messages/{i}"
+            if m.get("role") == "assistant":
+                calls = m.get("tool_calls")
+                if not calls and m.get("content") is None:
+                    m["content"] = ""
+                    _note(report, self.rule("conversation.assistant-content"), f"{at}/content", "empty content written")
+                for k, c in enumerate(calls if isinstance(calls, list) else []):
+                    if not isinstance(c, dict):
+                        continue
+                    self._repair_call_id(c, "id", f"{at}/tool_calls/{k}/id", report)
+                    fn = c.get("function")
+                    if isinstance(fn, dict) and self.tool_name_error(fn.get("name")) is not None and isinstance(fn.get("name"), str):
+                        new = sanitize_name(fn["name"])
+                        if new not in declared:
+                            _note(report, self.rule("call.name"), f"{at}/tool_calls/{k}/function/name",
+                                  f"call name {fn['name']!r} sent as {new!r}")
+                            fn["name"] = new
+                out.append(m)
+                i += 1
+                continue
+            if m.get("role") == "tool":
+                # a run of tool messages: ids shortened like their calls, images moved after the run
+                images: list[dict[str, Any]] = []
+                while i < len(messages) and isinstance(messages[i], dict) and messages[i].get("role") == "tool":
+                    tm = messages[i]
+                    self._repair_call_id(tm, "tool_call_id", f"/messages/{i}/tool_call_id", report)
+                    content = tm.get("content")
+                    if isinstance(content, list) and any(_image_part(p) for p in content):
+                        moved = [p for p in content if _image_part(p)]
+                        kept = [p for p in content if not _image_part(p)]
+                        if not any(isinstance(p, dict) and p.get("text") for p in kept):
+                            kept = [{"type": "text", "text": "(the result is the image(s) in the next user message)"}] + \
+                                [p for p in kept if not (isinstance(p, dict) and p.get("type") == "text")]
+                        tm["content"] = kept
+                        images.append({"type": "text", "text": f"Image(s) returned by tool call {tm.get('tool_call_id')}:"})
+                        images.extend(moved)
+                        _note(report, self.rule("conversation.tool-content"), f"/messages/{i}/content",
+                              f"{len(moved)} image(s) of the result for {tm.get('tool_call_id')!r} moved to a user message "
+                              "after the tool messages")
+                    out.append(tm)
+                    i += 1
+                if images:
+                    out.append({"role": "user", "content": images})
+                continue
+            out.append(m)
+            i += 1
+        return out
+
+    def _repair_call_id(self, obj: dict[str, Any], key: str, pointer: str, report: Any) -> None:
+        cid = obj.get(key)
+        new = short_call_id(cid, CHAT_MAX_CALL_ID)
+        if new != cid:
+            obj[key] = new
+            _note(report, self.rule("call.id-length"), pointer, f"call id {cid!r} ({len(cid)} characters) sent as {new!r}")
+
+    # -- tokens -----------------------------------------------------------------------------------
+    async def count_tokens(self, body: dict[str, Any], **settings: Any) -> int | None:
+        """Input tokens of a Chat body counted live: Chat Completions has no counting endpoint,
+        so the body is rewritten as a Responses request (the same model, messages as input
+        items, tools flattened) and counted with ``responses.input_tokens.count``
+        (``POST /responses/input_tokens``). ``settings``: ``client`` (an ``openai.AsyncOpenAI``)
+        or ``api_key``/``base_url``/``http_client``. Raises
+        :class:`~toolwire.errors.ProviderError` like a request."""
+        from .tokens import chat_body_as_responses, count_input_tokens
+
+        return await count_input_tokens(chat_body_as_responses(body), api=CHAT, **settings)
+
+
+class OpenAIResponsesProfile(_OpenAIProfile):
+    """Responses (``POST /responses``) rules; see :data:`RESPONSES_RULES`.
+
+    ``OpenAIResponsesProfile(strict=False, **settings)``: as :class:`OpenAIChatProfile`.
+    """
+
+    api = RESPONSES
+    rules = RESPONSES_RULES
+    call_id_max = RESPONSES_MAX_CALL_ID
+
+    def _forced_name(self, choice: Any) -> str | None:
+        if isinstance(choice, dict) and choice.get("type") == "function":
+            return choice.get("name")
+        return None
+
+    def turn_failed(self, vendor_stop_reason: str | None) -> bool:
+        """The codec's vendor stop reason is ``status`` or ``status:incomplete_reason``:
+        ``failed``, ``cancelled``, ``incomplete:content_filter``, and a response left
+        ``in_progress``/``queued`` → True; ``completed``, ``incomplete:max_output_tokens`` (a
+        cut-off turn) and others → False."""
+        if not isinstance(vendor_stop_reason, str):
+            return False
+        status, _, reason = vendor_stop_reason.partition(":")
+        if status in ("failed", "cancelled", "in_progress", "queued"):
+            return True
+        return status == "incomplete" and reason == "content_filter"
+
+    def usage(self, raw: Any) -> Any:
+        """Responses ``usage`` → :class:`~toolwire.types.Usage` (``usage.mapping``)."""
+        from .responses import responses_usage
+
+        return responses_usage(raw)
+
+    # -- checks -----------------------------------------------------------------------------------
+    def check_request(self, body: dict[str, Any], *, start: int = 0) -> list[Violation]:
+        """Every rule breach of a ``/responses`` body (pure). Input items before ``start`` are
+        only read for the call ids and item ids they define."""
+        out: list[Violation] = []
+        tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        names: set[str] = set()
+        for i, decl in enumerate(tools):
+            if isinstance(decl, dict) and decl.get("type") in ("function", "custom"):
+                names.add(decl.get("name"))
+                out.extend(self._tool_problems(decl, i, f"/tools/{i}", decl))
+        reasoning = body.get("reasoning") if isinstance(body.get("reasoning"), dict) else {}
+        out.extend(self._common_request_problems(body, tools, names, reasoning.get("effort")))
+        if body.get("previous_response_id") and body.get("conversation"):
+            out.append(self.violation("request.previous-with-conversation", "/previous_response_id",
+                                      "previous_response_id cannot be used together with conversation"))
+        if body.get("previous_response_id") and body.get("store") is False:
+            out.append(self.violation("request.previous-without-store", "/previous_response_id",
+                                      "with store: false no response is stored, so previous_response_id cannot be found; use "
+                                      "continuation='stateless' (the default) or store=True"))
+        out.extend(self._input_problems(body, start))
+        return out
+
+    def _input_problems(self, body: dict[str, Any], start: int) -> list[Violation]:
+        out: list[Violation] = []
+        items = body.get("input")
+        if not isinstance(items, list):
+            return out
+        continued = bool(body.get("previous_response_id") or body.get("conversation"))
+        store_false = body.get("store") is False
+        calls: dict[str, int] = {}
+        answered: set[str] = set()
+        item_ids: set[str] = set()
+        begin = max(0, min(start, len(items)))
+        for i, it in enumerate(items):
+            if not isinstance(it, dict):
+                continue
+            typ = it.get("type")
+            at = f"/input/{i}"
+            new = i >= begin
+            iid = it.get("id")
+            if isinstance(iid, str) and iid:
+                if iid in item_ids and new:
+                    out.append(self.violation("conversation.duplicate-item-id", f"{at}/id", f"item id {iid!r} appears twice"))
+                item_ids.add(iid)
+            if typ in ("function_call", "custom_tool_call"):
+                cid = it.get("call_id")
+                if new:
+                    arg_key = "arguments" if typ == "function_call" else "input"
+                    for key in ("call_id", "name", arg_key):
+                        if not isinstance(it.get(key), str):
+                            out.append(self.violation("conversation.call-fields", f"{at}/{key}",
+                                                      f"a {typ} item needs a string {key}", call_id=cid if isinstance(cid, str) else None))
+                    if isinstance(cid, str) and len(cid) > RESPONSES_MAX_CALL_ID:
+                        out.append(self.violation("call.id-length", f"{at}/call_id",
+                                                  f"call_id is {len(cid)} characters (at most {RESPONSES_MAX_CALL_ID})", call_id=cid))
+                    if typ == "function_call" and isinstance(it.get("name"), str) and self.tool_name_error(it["name"]) is not None:
+                        out.append(self.violation("call.name", f"{at}/name",
+                                                  f"call name {it['name']!r}: {self.tool_name_error(it['name'])}", call_id=cid))
+                    if store_false and iid:
+                        out.append(self.violation("request.store-false-item-ids", f"{at}/id",
+                                                  f"with store: false the item id {iid!r} cannot be looked up", call_id=cid))
+                if isinstance(cid, str):
+                    calls.setdefault(cid, i)
+            elif typ in ("function_call_output", "custom_tool_call_output"):
+                cid = it.get("call_id")
+                if new:
+                    if (cid not in calls and not continued) or cid in answered:
+                        out.append(self.violation("conversation.output-without-call", f"{at}/call_id",
+                                                  f"output for {cid!r} answers no earlier unanswered call",
+                                                  call_id=cid if isinstance(cid, str) else None))
+                    if typ == "function_call_output":
+                        out.extend(self._output_problems(it.get("output"), at, cid))
+                if isinstance(cid, str):
+                    answered.add(cid)
+            elif typ == "reasoning" and new:
+                nxt = items[i + 1] if i + 1 < len(items) else None
+                if not (isinstance(nxt, dict) and (nxt.get("type") in ("function_call", "custom_tool_call", "reasoning")
+                                                   or (nxt.get("type", "message") == "message" and nxt.get("role") == "assistant")
+                                                   or nxt.get("type") not in (None, "message", "function_call_output",
+                                                                              "custom_tool_call_output"))):
+                    out.append(self.violation("conversation.reasoning-followed", at,
+                                              f"reasoning item {iid!r} is not followed by the item it was produced with"))
+                if store_false and not it.get("encrypted_content"):
+                    out.append(self.violation("request.store-false-item-ids", at,
+                                              f"with store: false the reasoning item {iid!r} needs its encrypted_content"))
+            elif (typ == "message" or (typ is None and it.get("role") == "assistant")) and new and store_false and iid \
+                    and it.get("role") == "assistant":
+                out.append(self.violation("request.store-false-item-ids", f"{at}/id",
+                                          f"with store: false the item id {iid!r} cannot be looked up"))
+        for cid, idx in calls.items():
+            if cid not in answered and idx >= begin:
+                out.append(self.violation("conversation.call-answered", f"/input/{idx}",
+                                          f"function call {cid!r} has no function_call_output; answer every call (an error "
+                                          "result is an answer)", call_id=cid))
+        return out
+
+    def _output_problems(self, output: Any, at: str, cid: Any) -> list[Violation]:
+        if isinstance(output, str):
+            return []
+        if not isinstance(output, list):
+            return [self.violation("conversation.output-content", f"{at}/output", "output must be a string or a list of parts",
+                                   call_id=cid if isinstance(cid, str) else None)]
+        out = []
+        for k, part in enumerate(output):
+            if not (isinstance(part, dict) and part.get("type") in ("input_text", "input_image", "input_file")):
+                kind = part.get("type") if isinstance(part, dict) else type(part).__name__
+                out.append(self.violation("conversation.output-content", f"{at}/output/{k}",
+                                          f"output part of type {kind!r}; only input_text, input_image and input_file",
+                                          call_id=cid if isinstance(cid, str) else None))
+        return out
+
+    # -- repairs ----------------------------------------------------------------------------------
+    def repair_request(self, body: dict[str, Any], report: Any) -> dict[str, Any]:
+        """Rewrite ``body`` (in place, and returned) where a rule can be met without changing
+        what was meant; every rewrite is recorded on ``report``. See the ``repair`` and
+        ``report`` rules of :data:`RESPONSES_RULES`."""
+        self._common_repairs(body, report)
+        tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        declared = {t.get("name") for t in tools if isinstance(t, dict)}
+        for i, decl in enumerate(tools):
+            if isinstance(decl, dict) and decl.get("type") == "function":
+                self._repair_parameters(decl, f"/tools/{i}", report)
+        store_false = body.get("store") is False
+        if store_false and isinstance(body.get("reasoning"), dict):
+            include = body.get("include")
+            if include is None or (isinstance(include, list) and "reasoning.encrypted_content" not in include):
+                body["include"] = [*(include or []), "reasoning.encrypted_content"]
+                _note(report, self.rule("request.include-encrypted-reasoning"), "/include",
+                      "'reasoning.encrypted_content' added to include (store: false)")
+        items = body.get("input")
+        if isinstance(items, list):
+            body["input"] = self._repair_items(items, declared, store_false, report)
+        return body
+
+    def _repair_items(self, items: list[Any], declared: set[Any], store_false: bool, report: Any) -> list[Any]:
+        kept: list[Any] = []
+        for i, it in enumerate(items):
+            if not isinstance(it, dict):
+                kept.append(it)
+                continue
+            typ = it.get("type")
+            at = f"/input/{i}"
+            if typ == "reasoning" and store_false and not it.get("encrypted_content"):
+                _note(report, self.rule("request.store-false-item-ids"), at,
+                      f"reasoning item {it.get('id')!r} without encrypted_content not sent (store: false)", lossy=True,
+                      action="removed")
+                continue
+            if typ in ("function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output"):
+                cid = it.get("call_id")
+                new = short_call_id(cid, RESPONSES_MAX_CALL_ID)
+                if new != cid:
+                    it["call_id"] = new
+                    _note(report, self.rule("call.id-length"), f"{at}/call_id", f"call_id {cid!r} ({len(cid)} characters) sent as {new!r}")
+            if typ == "function_call" and isinstance(it.get("name"), str) and self.tool_name_error(it["name"]) is not None:
+                newname = sanitize_name(it["name"])
+                if newname not in declared:
+                    _note(report, self.rule("call.name"), f"{at}/name", f"call name {it['name']!r} sent as {newname!r}")
+                    it["name"] = newname
+            if store_false and it.get("id") and (typ in ("function_call", "custom_tool_call") or
+                                                 (typ in ("message", None) and it.get("role") == "assistant")):
+                _note(report, self.rule("request.store-false-item-ids"), f"{at}/id",
+                      f"item id {it['id']!r} not sent (store: false; call_id pairs the result)")
+                it = {k: v for k, v in it.items() if k != "id"}
+            kept.append(it)
+        # a reasoning item must be followed by its item: drop orphans (e.g. the rest of that turn was another vendor's)
+        out: list[Any] = []
+        for k, it in enumerate(kept):
+            if isinstance(it, dict) and it.get("type") == "reasoning":
+                nxt = kept[k + 1] if k + 1 < len(kept) else None
+                follows = isinstance(nxt, dict) and (nxt.get("type") in ("function_call", "custom_tool_call", "reasoning")
+                                                     or (nxt.get("type", "message") == "message" and nxt.get("role") == "assistant")
+                                                     or nxt.get("type") not in (None, "message", "function_call_output",
+                                                                                "custom_tool_call_output"))
+                if not follows:
+                    _note(report, self.rule("conversation.reasoning-followed"), f"/input/{k}",
+                          f"reasoning item {it.get('id')!r} has no following item: not sent", lossy=True, action="removed")
+                    continue
+            out.append(it)
+        return out
+
+    # -- tokens -----------------------------------------------------------------------------------
+    async def count_tokens(self, body: dict[str, Any], **settings: Any) -> int | None:
+        """Input tokens of a Responses body counted live with ``responses.input_tokens.count``
+        (``POST /responses/input_tokens``: instructions, input items, tools). ``settings``:
+        ``client`` (an ``openai.AsyncOpenAI``) or ``api_key``/``base_url``/``http_client``.
+        Raises :class:`~toolwire.errors.ProviderError` like a request."""
+        from .tokens import count_input_tokens
+
+        return await count_input_tokens(body, api=RESPONSES, **settings)
+
+
+def profile_for(api: str, *, strict: bool = False, **settings: Any) -> _OpenAIProfile:
+    """The profile of ``api`` (``"openai-chat"`` or ``"openai"``; ``"openai-responses"``
+    accepted as the old name)."""
+    if api == CHAT:
+        return OpenAIChatProfile(strict=strict, **settings)
+    if api in (RESPONSES, "openai-responses"):
+        return OpenAIResponsesProfile(strict=strict, **settings)
+    raise ValueError(f"no OpenAI profile for {api!r}")
+
+
+def _copy(body: dict[str, Any]) -> dict[str, Any]:
+    return copy.deepcopy(body)
