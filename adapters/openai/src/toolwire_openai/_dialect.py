@@ -318,7 +318,12 @@ def parameter_problems(parameters: Any, *, strict: bool, base: str = "") -> list
         if not any(k in node for k in ("type", "anyOf", "$ref", "enum", "const")):
             out.append(("strict.inexpressible", at, "schema must have a 'type' key in strict mode"))
         if _is_object(node) and "$ref" not in node:
-            if node.get("additionalProperties") is not False:
+            extra = node.get("additionalProperties", None)
+            if "additionalProperties" in node and extra is not False:
+                out.append(("strict.inexpressible", f"{at}/additionalProperties",
+                            "an open map (additionalProperties is not false) cannot be expressed in strict mode"))
+                continue
+            if extra is not False:
                 out.append(("strict.closed-objects", f"{at}/additionalProperties",
                             "'additionalProperties' is required to be supplied and to be false"))
             props = node.get("properties")

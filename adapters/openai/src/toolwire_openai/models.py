@@ -274,6 +274,13 @@ class OpenAIChatModel(_OpenAIModel):
         self.codec = self.make_codec(**self.transport_settings)
 
     @classmethod
+    def make_profile(cls, **settings: Any) -> Any:
+        """The Chat Completions profile (:class:`~toolwire_openai.profile.OpenAIChatProfile`)."""
+        from .profile import OpenAIChatProfile
+
+        return OpenAIChatProfile(**settings)
+
+    @classmethod
     def make_codec(cls, **settings: Any) -> OpenAIChatCodec:
         """The Chat codec (reads ``max_tokens_field``)."""
         return OpenAIChatCodec(max_tokens_field=settings.get("max_tokens_field") or "max_completion_tokens")
@@ -318,6 +325,13 @@ class OpenAIResponsesModel(_OpenAIModel):
         if mode not in ("stateless", "previous_response_id"):
             raise ConfigurationError(f"openai: continuation must be 'stateless' or 'previous_response_id', got {mode!r}")
         self.codec = OpenAIResponsesCodec()
+
+    @classmethod
+    def make_profile(cls, **settings: Any) -> Any:
+        """The Responses profile (:class:`~toolwire_openai.profile.OpenAIResponsesProfile`)."""
+        from .profile import OpenAIResponsesProfile
+
+        return OpenAIResponsesProfile(**settings)
 
     @classmethod
     def make_codec(cls, **settings: Any) -> OpenAIResponsesCodec:

@@ -217,10 +217,13 @@ RESPONSES_RULES: dict[str, Rule] = _rules(RESPONSES, [
      "false (use continuation='stateless' or store=True).",
      "API error code previous_response_not_found \"Previous response with id 'resp_...' not found.\" with store=false "
      "(bigduu/Bamboo-agent#513)", "refuse"),
-    ("request.store-false-item-ids", "With 'store': false, items are not looked up by id: a reasoning item without "
-     "encrypted_content is dropped, and the ids of function_call and message items are left out (call_id pairs results).",
+    ("request.store-false-item-ids", "With 'store': false, nothing is looked up by id: a reasoning item without "
+     "encrypted_content is dropped, and the items of its turn go without their ids, so the API does not look for it "
+     "(call_id still pairs results).",
      "API error \"Item with id 'rs_...' not found. Items are not persisted when `store` is set to false. Try again with "
-     "`store` set to true, or remove this item from your input.\" (anomalyco/opencode#7724)", "repair"),
+     "`store` set to true, or remove this item from your input.\" (anomalyco/opencode#7724); \"Item 'fc_...' of type "
+     "'function_call' was provided without its required 'reasoning' item: 'rs_...'.\" (mastra-ai/mastra#8738; "
+     "laravel/ai#1052)", "repair"),
     ("request.include-encrypted-reasoning", "With 'store': false and 'reasoning' set, 'include' asks for "
      "'reasoning.encrypted_content' so the reasoning can be carried to the next turn (added).",
      "SDK docstring of include: \"`reasoning.encrypted_content`: ... enables reasoning items to be used in multi-turn "
@@ -484,7 +487,8 @@ class _OpenAIProfile(Profile):
             return
         if strict and tr.strict_possible is False:
             fn["strict"] = False
-            _note(report, self.rule("strict.inexpressible"), f"{fn_ptr}/strict",
+            sized = all(c.keyword == "size" for c in tr if c.action == "unsupported")
+            _note(report, self.rule("strict.size-limits" if sized else "strict.inexpressible"), f"{fn_ptr}/strict",
                   "the parameters cannot be strict: sent with strict: false (" +
                   "; ".join(c.detail for c in tr if c.action == "unsupported") + ")", lossy=True)
         fn["parameters"] = fixed
@@ -595,10 +599,13 @@ class OpenAIChatProfile(_OpenAIProfile):
         if not isinstance(messages, list):
             return out
         begin = max(0, min(start, len(messages)))
-        while begin > 0 and isinstance(messages[begin - 1], dict) and messages[begin - 1].get("role") == "tool":
-            begin -= 1
-        if begin > 0 and isinstance(messages[begin - 1], dict) and messages[begin - 1].get("tool_calls"):
-            begin -= 1
+        back = begin  # the tool messages at `start` answer the assistant message before their run: check from it
+        while back > 0 and isinstance(messages[back - 1], dict) and messages[back - 1].get("role") == "tool":
+            back -= 1
+        if back > 0 and isinstance(messages[back - 1], dict) and messages[back - 1].get("role") == "assistant" \
+                and messages[back - 1].get("tool_calls") and (back < begin or (begin < len(messages) and isinstance(
+                    messages[begin], dict) and messages[begin].get("role") == "tool")):
+            begin = back - 1
         i = begin
         while i < len(messages):
             m = messages[i]
@@ -871,9 +878,6 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                     if typ == "function_call" and isinstance(it.get("name"), str) and self.tool_name_error(it["name"]) is not None:
                         out.append(self.violation("call.name", f"{at}/name",
                                                   f"call name {it['name']!r}: {self.tool_name_error(it['name'])}", call_id=cid))
-                    if store_false and iid:
-                        out.append(self.violation("request.store-false-item-ids", f"{at}/id",
-                                                  f"with store: false the item id {iid!r} cannot be looked up", call_id=cid))
                 if isinstance(cid, str):
                     calls.setdefault(cid, i)
             elif typ in ("function_call_output", "custom_tool_call_output"):
@@ -898,10 +902,6 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                 if store_false and not it.get("encrypted_content"):
                     out.append(self.violation("request.store-false-item-ids", at,
                                               f"with store: false the reasoning item {iid!r} needs its encrypted_content"))
-            elif (typ == "message" or (typ is None and it.get("role") == "assistant")) and new and store_false and iid \
-                    and it.get("role") == "assistant":
-                out.append(self.violation("request.store-false-item-ids", f"{at}/id",
-                                          f"with store: false the item id {iid!r} cannot be looked up"))
         for cid, idx in calls.items():
             if cid not in answered and idx >= begin:
                 out.append(self.violation("conversation.call-answered", f"/input/{idx}",
@@ -949,6 +949,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
 
     def _repair_items(self, items: list[Any], declared: set[Any], store_false: bool, report: Any) -> list[Any]:
         kept: list[Any] = []
+        strip_ids = False  # after a dropped reasoning item: the items of its turn go without their ids
         for i, it in enumerate(items):
             if not isinstance(it, dict):
                 kept.append(it)
@@ -959,7 +960,16 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                 _note(report, self.rule("request.store-false-item-ids"), at,
                       f"reasoning item {it.get('id')!r} without encrypted_content not sent (store: false)", lossy=True,
                       action="removed")
+                strip_ids = True
                 continue
+            own_turn = typ in ("function_call", "custom_tool_call", "reasoning") or \
+                (typ in ("message", None) and it.get("role") == "assistant")
+            if not own_turn:
+                strip_ids = False
+            elif strip_ids and it.get("id") and typ != "reasoning":
+                _note(report, self.rule("request.store-false-item-ids"), f"{at}/id",
+                      f"item id {it['id']!r} not sent: its reasoning item was not sent (call_id pairs the result)")
+                it = {k: v for k, v in it.items() if k != "id"}
             if typ in ("function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output"):
                 cid = it.get("call_id")
                 new = short_call_id(cid, RESPONSES_MAX_CALL_ID)
@@ -971,11 +981,6 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                 if newname not in declared:
                     _note(report, self.rule("call.name"), f"{at}/name", f"call name {it['name']!r} sent as {newname!r}")
                     it["name"] = newname
-            if store_false and it.get("id") and (typ in ("function_call", "custom_tool_call") or
-                                                 (typ in ("message", None) and it.get("role") == "assistant")):
-                _note(report, self.rule("request.store-false-item-ids"), f"{at}/id",
-                      f"item id {it['id']!r} not sent (store: false; call_id pairs the result)")
-                it = {k: v for k, v in it.items() if k != "id"}
             kept.append(it)
         # a reasoning item must be followed by its item: drop orphans (e.g. the rest of that turn was another vendor's)
         out: list[Any] = []
