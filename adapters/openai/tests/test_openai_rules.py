@@ -126,7 +126,7 @@ SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], A
                                                 "anyOf": [{"required": ["id"]}, {"required": ["tag"]}]})]),
         lambda a: a.params_ptr + "/anyOf",
         lambda a, b, r: _params_after(a, b) == {"type": "object", "properties": {"id": {"type": "integer"}, "tag": {"type": "string"}}}
-        and any(c["lossy"] for c in r.changes)),
+        and any(c.lossy for c in r.changes)),
     "schema.shape": (lambda a: a.body(tools=[a.tool(params={"type": "object", "properties": [], "required": None})]),
                      lambda a: a.params_ptr + "/properties",
                      lambda a, b, r: _params_after(a, b) == {"type": "object", "properties": {}}),
@@ -148,7 +148,7 @@ SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], A
         lambda a: a.body(tools=[a.tool(params={"type": "object", "properties": {"q": {"type": "string", "minLength": 1}},
                                                "required": ["q"], "additionalProperties": False}, strict=True)]),
         lambda a: a.params_ptr + "/properties/q/minLength",
-        lambda a, b, r: _params_after(a, b)["properties"]["q"] == {"type": "string"} and any(c["lossy"] for c in r.changes)),
+        lambda a, b, r: _params_after(a, b)["properties"]["q"] == {"type": "string"} and any(c.lossy for c in r.changes)),
     "strict.formats": (
         lambda a: a.body(tools=[a.tool(params={"type": "object", "properties": {"u": {"type": "string", "format": "uri"}},
                                                "required": ["u"], "additionalProperties": False}, strict=True)]),
@@ -204,7 +204,7 @@ CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
                        == short_call_id(LONG_ID, 40) and len(b["messages"][2]["tool_call_id"]) <= 40),
     "tool.description-length": (lambda: chat_body(tools=[chat_tool(desc="x" * 1500)]), "/tools/0/function/description",
                                 lambda b, r: b["tools"][0]["function"]["description"] == "x" * 1024
-                                and any(c["lossy"] for c in r.changes)),
+                                and any(c.lossy for c in r.changes)),
     "request.max-tokens-reasoning-model": (lambda: chat_body(model="o3", max_tokens=100), "/max_tokens",
                                            lambda b, r: b.get("max_completion_tokens") == 100 and "max_tokens" not in b),
     "request.top-logprobs-without-logprobs": (lambda: chat_body(top_logprobs=3), "/top_logprobs", None),
@@ -316,10 +316,10 @@ def _run_case(profile: Any, rule_id: str, body: dict[str, Any], pointer: str | N
     if rule.action == "refuse":
         assert check is None
         assert (rule_id, pointer) in after, f"{rule_id} must still refuse after repair: {after}"
-        assert not [c for c in report.changes if c["rule"] == rule_id]
+        assert not [c for c in report.changes if c.rule == rule_id]
     else:
         assert after == [], after
-        assert [c for c in report.changes if c["rule"] == rule_id], report.changes
+        assert [c for c in report.changes if c.rule == rule_id], report.changes
         assert check(after_body, report)
 
 
@@ -423,7 +423,7 @@ def test_violation_names_the_call_and_the_tool() -> None:
     assert vs["openai-chat.tool.name"].tool == "files.read"
     assert vs["openai-chat.conversation.calls-answered"].call_id == "call_7"
     with pytest.raises(RequestRefused) as err:
-        raise RequestRefused(list(vs.values()), api="openai-chat")
+        raise RequestRefused("openai-chat", list(vs.values()))
     text = str(err.value)
     assert "files.read" in text and "call_7" in text and "/messages/1/tool_calls" in text and "openai-chat.tool.name" in text
 
@@ -596,7 +596,7 @@ def test_b26_sibling_on_responses_through_the_sdk(responses_model: Any) -> None:
     assert r.text == "Hi."
     body = model.sent[0].json
     assert "parallel_tool_calls" not in body and "tool_choice" not in body
-    assert [c["rule"] for c in model.last_request_report.changes] == [
+    assert [c.rule for c in model.last_preflight.changes] == [
         "openai.request.parallel-without-tools", "openai.request.tool-choice-without-tools"]
 
 
@@ -643,3 +643,19 @@ def test_store_false_reasoning_without_content_not_sent_through_the_sdk(response
     sent = model.sent[0].json["input"]
     assert [i.get("type", "message") for i in sent] == ["message", "function_call", "function_call_output"]
     assert "id" not in sent[1] and sent[1]["call_id"] == "call_1"
+
+
+def test_incremental_check_after_a_repair_that_drops_an_old_item() -> None:
+    """A repair that removes an entry before ``start`` must not make the check skip a new one."""
+    from toolwire.profile import preflight
+
+    old = [{"role": "user", "content": "hi"}, {"type": "reasoning", "id": "rs_0", "summary": [], "encrypted_content": "gAAA"},
+           {"role": "user", "content": "again"}]
+    new = [{"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{}"}, {"role": "user", "content": "?"}]
+    body = resp_body(tools=[resp_tool()], input=[*old, *new])
+    profile = OpenAIResponsesProfile()
+    report = RequestReport("openai")
+    out = profile.repair_request(copy.deepcopy(body), report, start=len(old))
+    assert [v.rule for v in profile.check_request(out, start=len(old))] == ["openai.conversation.call-answered"]
+    with pytest.raises(RequestRefused):
+        preflight(profile, copy.deepcopy(body))

@@ -25,7 +25,7 @@ import hashlib
 import re
 from typing import Any, Iterable, Mapping
 
-from toolwire.profile import Profile, Rule, Violation
+from toolwire.profile import Profile, Rule, Violation, rule_table
 from toolwire.schema.report import TranslationReport
 
 from ._dialect import parameter_problems, translate_parameters
@@ -73,12 +73,9 @@ _SDK_NAME = ("openai.types.shared_params.FunctionDefinition.name (\"Must be a-z,
 _SO_DOC = "https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas"
 
 
-def _rules(prefix: str, rows: Iterable[tuple[str, str, str, str]]) -> dict[str, Rule]:
-    out = {}
-    for suffix, summary, source, action in rows:
-        rid = f"{prefix}.{suffix}"
-        out[rid] = Rule(id=rid, summary=summary, source=source, action=action)  # type: ignore[arg-type]
-    return out
+def _rules(prefix: str, rows: Iterable[tuple[str, str, str, str]]) -> Mapping[str, Rule]:
+    return rule_table(*(Rule(id=f"{prefix}.{suffix}", summary=summary, source=source, action=action)  # type: ignore[arg-type]
+                        for suffix, summary, source, action in rows))
 
 
 def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[tuple[str, str, str, str]]:
@@ -160,7 +157,7 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
     ]
 
 
-CHAT_RULES: dict[str, Rule] = _rules(CHAT, [
+CHAT_RULES: Mapping[str, Rule] = _rules(CHAT, [
     *_shared_rows(CHAT_MAX_CALL_ID, "API error \"Invalid 'messages[2].tool_calls[0].id': string too long. Expected a string "
                   "with maximum length 40, but got a string with length 44 instead.\" (Portkey-AI/gateway#1062)",
                   "SDK ChatCompletionNamedToolChoiceParam"),
@@ -207,7 +204,7 @@ CHAT_RULES: dict[str, Rule] = _rules(CHAT, [
      "openai.types.CompletionUsage", "repair"),
 ])
 
-RESPONSES_RULES: dict[str, Rule] = _rules(RESPONSES, [
+RESPONSES_RULES: Mapping[str, Rule] = _rules(RESPONSES, [
     *_shared_rows(RESPONSES_MAX_CALL_ID, "API error \"Invalid 'input[95].call_id': string too long. Expected a string with "
                   "maximum length 64, but got a string with length 116 instead.\" (AnswerDotAI/fastllm#45)",
                   "SDK ToolChoiceFunctionParam"),
@@ -301,17 +298,11 @@ def reasoning_family(model: Any) -> str | None:
     return None
 
 
-def _note(report: Any, rule: str, pointer: str, detail: str, *, lossy: bool = False, action: str = "repaired") -> None:
-    """Record one request repair on ``report`` (a ``RequestReport``)."""
-    if report is None:
-        return
-    add = getattr(report, "add", None)
-    if add is None:
-        return
-    try:
-        add(pointer, action, rule, detail, lossy=lossy)
-    except TypeError:  # a report whose add() takes (rule, pointer, detail)
-        add(rule=rule, pointer=pointer, detail=detail)
+def _note(report: Any, rule: str, pointer: str, detail: str, *, lossy: bool = False, tool: str | None = None,
+          call_id: str | None = None) -> None:
+    """Record one request repair on ``report`` (a :class:`~toolwire.profile.RequestReport`)."""
+    if report is not None:
+        report.add(rule, pointer, detail, tool=tool, call_id=call_id, lossy=lossy)
 
 
 def _esc(key: Any) -> str:
@@ -345,10 +336,33 @@ class _OpenAIProfile(Profile):
     api = ""
     rules: Mapping[str, Rule] = {}
     call_id_max = 64
+    credential_headers = ("authorization", "api-key")
+    private_response_headers = ("openai-organization", "openai-project")
+    token_estimate_exact = True
+    token_estimate_method = ("o200k_base (tiktoken, exact) over the harmony 'namespace functions' rendering of the tools, "
+                             "plus 1 token once for a non-empty set")
+    _endpoint = ""
 
-    def __init__(self, *, strict: bool = False, **settings: Any) -> None:
+    def __init__(self, api: str | None = None, *, strict: bool = False, **settings: Any) -> None:
+        super().__init__(api, **settings)
         self.strict = bool(strict)
-        self.settings = settings
+
+    # -- recordings ----------------------------------------------------------------------------
+    def recognizes_uri(self, uri: str) -> bool:
+        """Whether ``uri`` is this API's endpoint (``…/chat/completions`` or ``…/responses``)."""
+        from urllib.parse import urlsplit
+
+        path = urlsplit(str(uri)).path.rstrip("/")
+        return path.endswith(self._endpoint) or (self._endpoint == "/responses" and "/responses/" in path)
+
+    def replay_target(self, uri: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """``body["model"]`` and ``base_url`` = the URI's origin and path up to the endpoint
+        (``https://api.openai.com/v1``), so the SDK sends to the recorded URL again."""
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(str(uri))
+        prefix = parts.path.rsplit(self._endpoint, 1)[0] if self._endpoint in parts.path else parts.path
+        return str(body.get("model") or "unknown"), {"base_url": f"{parts.scheme}://{parts.netloc}{prefix}"}
 
     def rule(self, suffix: str) -> str:
         """The full rule id for ``suffix`` (e.g. ``"tool.name"``)."""
@@ -396,6 +410,19 @@ class _OpenAIProfile(Profile):
                                                            base=f"{fn_ptr}/parameters"):
             out.append(self.violation(suffix, pointer, message, tool=str(name)))
         return out
+
+    # -- incremental checks ---------------------------------------------------------------------
+    def _remember_start(self, repaired: list[Any], origins: list[int], start: int) -> None:
+        """Map ``start`` (an index into the conversation as encoded) to the repaired list, whose
+        entries may have moved (a dropped reasoning item, an inserted user message), so
+        :meth:`check_request` of that list starts at the same entry."""
+        self._start_map = (id(repaired), start, sum(1 for o in origins if o < start))
+
+    def _mapped_start(self, items: Any, start: int) -> int:
+        m = getattr(self, "_start_map", None)
+        if m is not None and m[0] == id(items) and m[1] == start:
+            return m[2]
+        return start
 
     # -- stop reasons ---------------------------------------------------------------------------
     def turn_failed(self, vendor_stop_reason: str | None) -> bool:  # pragma: no cover - per API
@@ -537,6 +564,14 @@ class OpenAIChatProfile(_OpenAIProfile):
     api = CHAT
     rules = CHAT_RULES
     call_id_max = CHAT_MAX_CALL_ID
+    messages_key = "messages"
+    _endpoint = "/chat/completions"
+
+    def recognizes_body(self, body: Any) -> bool:
+        """A body with ``messages`` that is not a Messages-API body (``system`` with
+        ``max_tokens``) nor a Responses or Gemini one."""
+        return isinstance(body, dict) and isinstance(body.get("messages"), list) and "input" not in body \
+            and "contents" not in body and not ("system" in body and "max_tokens" in body)
 
     def _forced_name(self, choice: Any) -> str | None:
         if isinstance(choice, dict) and choice.get("type") == "function":
@@ -598,6 +633,7 @@ class OpenAIChatProfile(_OpenAIProfile):
         out: list[Violation] = []
         if not isinstance(messages, list):
             return out
+        start = self._mapped_start(messages, start)
         begin = max(0, min(start, len(messages)))
         back = begin  # the tool messages at `start` answer the assistant message before their run: check from it
         while back > 0 and isinstance(messages[back - 1], dict) and messages[back - 1].get("role") == "tool":
@@ -680,7 +716,7 @@ class OpenAIChatProfile(_OpenAIProfile):
         return out
 
     # -- repairs ----------------------------------------------------------------------------------
-    def repair_request(self, body: dict[str, Any], report: Any) -> dict[str, Any]:
+    def repair_request(self, body: dict[str, Any], report: Any, *, start: int = 0) -> dict[str, Any]:
         """Rewrite ``body`` (in place, and returned) where a rule can be met without changing
         what was meant; every rewrite is recorded on ``report``. See the ``repair`` and
         ``report`` rules of :data:`CHAT_RULES`."""
@@ -696,7 +732,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                 fn["description"] = desc[:CHAT_MAX_DESCRIPTION]
                 _note(report, self.rule("tool.description-length"), f"/tools/{i}/function/description",
                       f"description of tool {fn.get('name')!r} cut from {len(desc)} to {CHAT_MAX_DESCRIPTION} characters",
-                      lossy=True, action="cut")
+                      lossy=True)
             self._repair_parameters(fn, f"/tools/{i}/function", report)
         if body.get("max_tokens") is not None and reasoning_family(body.get("model")) is not None:
             value = body.pop("max_tokens")
@@ -706,16 +742,19 @@ class OpenAIChatProfile(_OpenAIProfile):
                   f"max_tokens={value!r} sent as max_completion_tokens (model {body.get('model')!r})")
         messages = body.get("messages")
         if isinstance(messages, list):
-            body["messages"] = self._repair_messages(messages, declared, report)
+            origins: list[int] = []
+            body["messages"] = self._repair_messages(messages, declared, report, origins)
+            self._remember_start(body["messages"], origins, start)
         return body
 
-    def _repair_messages(self, messages: list[Any], declared: set[Any], report: Any) -> list[Any]:
+    def _repair_messages(self, messages: list[Any], declared: set[Any], report: Any, origins: list[int]) -> list[Any]:
         out: list[Any] = []
         i = 0
         while i < len(messages):
             m = messages[i]
             if not isinstance(m, dict):
                 out.append(m)
+                origins.append(i)
                 i += 1
                 continue
             at = f"/messages/{i}"
@@ -736,6 +775,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                                   f"call name {fn['name']!r} sent as {new!r}")
                             fn["name"] = new
                 out.append(m)
+                origins.append(i)
                 i += 1
                 continue
             if m.get("role") == "tool":
@@ -758,11 +798,14 @@ class OpenAIChatProfile(_OpenAIProfile):
                               f"{len(moved)} image(s) of the result for {tm.get('tool_call_id')!r} moved to a user message "
                               "after the tool messages")
                     out.append(tm)
+                    origins.append(i)
                     i += 1
                 if images:
                     out.append({"role": "user", "content": images})
+                    origins.append(i - 1)
                 continue
             out.append(m)
+            origins.append(i)
             i += 1
         return out
 
@@ -795,6 +838,12 @@ class OpenAIResponsesProfile(_OpenAIProfile):
     api = RESPONSES
     rules = RESPONSES_RULES
     call_id_max = RESPONSES_MAX_CALL_ID
+    messages_key = "input"
+    _endpoint = "/responses"
+
+    def recognizes_body(self, body: Any) -> bool:
+        """A body with ``input`` (a string or a list of items) and no Gemini ``contents``."""
+        return isinstance(body, dict) and "input" in body and "contents" not in body
 
     def _forced_name(self, choice: Any) -> str | None:
         if isinstance(choice, dict) and choice.get("type") == "function":
@@ -852,6 +901,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         calls: dict[str, int] = {}
         answered: set[str] = set()
         item_ids: set[str] = set()
+        start = self._mapped_start(items, start)
         begin = max(0, min(start, len(items)))
         for i, it in enumerate(items):
             if not isinstance(it, dict):
@@ -925,7 +975,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         return out
 
     # -- repairs ----------------------------------------------------------------------------------
-    def repair_request(self, body: dict[str, Any], report: Any) -> dict[str, Any]:
+    def repair_request(self, body: dict[str, Any], report: Any, *, start: int = 0) -> dict[str, Any]:
         """Rewrite ``body`` (in place, and returned) where a rule can be met without changing
         what was meant; every rewrite is recorded on ``report``. See the ``repair`` and
         ``report`` rules of :data:`RESPONSES_RULES`."""
@@ -944,22 +994,26 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                       "'reasoning.encrypted_content' added to include (store: false)")
         items = body.get("input")
         if isinstance(items, list):
-            body["input"] = self._repair_items(items, declared, store_false, report)
+            origins: list[int] = []
+            body["input"] = self._repair_items(items, declared, store_false, report, origins)
+            self._remember_start(body["input"], origins, start)
         return body
 
-    def _repair_items(self, items: list[Any], declared: set[Any], store_false: bool, report: Any) -> list[Any]:
+    def _repair_items(self, items: list[Any], declared: set[Any], store_false: bool, report: Any,
+                      origins: list[int]) -> list[Any]:
         kept: list[Any] = []
+        kept_from: list[int] = []
         strip_ids = False  # after a dropped reasoning item: the items of its turn go without their ids
         for i, it in enumerate(items):
             if not isinstance(it, dict):
                 kept.append(it)
+                kept_from.append(i)
                 continue
             typ = it.get("type")
             at = f"/input/{i}"
             if typ == "reasoning" and store_false and not it.get("encrypted_content"):
                 _note(report, self.rule("request.store-false-item-ids"), at,
-                      f"reasoning item {it.get('id')!r} without encrypted_content not sent (store: false)", lossy=True,
-                      action="removed")
+                      f"reasoning item {it.get('id')!r} without encrypted_content not sent (store: false)", lossy=True)
                 strip_ids = True
                 continue
             own_turn = typ in ("function_call", "custom_tool_call", "reasoning") or \
@@ -982,6 +1036,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                     _note(report, self.rule("call.name"), f"{at}/name", f"call name {it['name']!r} sent as {newname!r}")
                     it["name"] = newname
             kept.append(it)
+            kept_from.append(i)
         # a reasoning item must be followed by its item: drop orphans (e.g. the rest of that turn was another vendor's)
         out: list[Any] = []
         for k, it in enumerate(kept):
@@ -992,10 +1047,11 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                                                      or nxt.get("type") not in (None, "message", "function_call_output",
                                                                                 "custom_tool_call_output"))
                 if not follows:
-                    _note(report, self.rule("conversation.reasoning-followed"), f"/input/{k}",
-                          f"reasoning item {it.get('id')!r} has no following item: not sent", lossy=True, action="removed")
+                    _note(report, self.rule("conversation.reasoning-followed"), f"/input/{kept_from[k]}",
+                          f"reasoning item {it.get('id')!r} has no following item: not sent", lossy=True)
                     continue
             out.append(it)
+            origins.append(kept_from[k])
         return out
 
     # -- tokens -----------------------------------------------------------------------------------
