@@ -88,10 +88,23 @@ def test_b20b_cumulative_input_in_delta_overwrites() -> None:
          "usage": {"input_tokens": 980, "output_tokens": 57, "cache_read_input_tokens": 300}},
     ]
     usage = assemble(codec.decode_stream(events), "anthropic").usage
-    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (980, 57, 300)
+    # input_tokens means every input token (cache reads included): 980 + 300
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (1280, 57, 300)
     # per request, not per event: two such responses add up to 2 requests
     total = usage + assemble(codec.decode_stream(events), "anthropic").usage
-    assert (total.input_tokens, total.output_tokens, total.requests) == (1960, 114, 2)
+    assert (total.input_tokens, total.output_tokens, total.requests) == (2560, 114, 2)
+
+
+def test_b27_family_usage_means_the_same_cache_counters_from_message_start_kept() -> None:
+    # the delta repeats input_tokens but not the cache counters: the sum keeps message_start's
+    events = [
+        _start({"input_tokens": 12, "output_tokens": 1, "cache_read_input_tokens": 2048, "cache_creation_input_tokens": 512}),
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+         "usage": {"input_tokens": 12, "output_tokens": 340, "output_tokens_details": {"thinking_tokens": 200}}},
+    ]
+    usage = assemble(codec.decode_stream(events), "anthropic").usage
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens) == (2572, 2048, 512)
+    assert (usage.output_tokens, usage.reasoning_tokens) == (340, 200)
 
 
 def test_b21_image_tool_result_is_a_block_list() -> None:

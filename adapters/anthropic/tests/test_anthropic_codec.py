@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -10,7 +11,9 @@ from toolwire import Message, ReasoningPart, TextPart, Tool, ToolCall, ToolResul
 from toolwire.errors import ConfigurationError, ProviderError, UnsupportedToolChoice
 from toolwire.adapter import Codec, ModelRequest
 from toolwire.stream import assemble
-from toolwire_anthropic import AnthropicCodec, map_stop_reason, usage_from_wire
+from toolwire_anthropic import AnthropicCodec
+from toolwire_anthropic import map_stop_reason, usage_from_wire
+from toolwire_anthropic.profile import AnthropicProfile
 
 codec = AnthropicCodec()
 T = Tool("get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}})
@@ -41,7 +44,9 @@ def test_usage_mapping() -> None:
     u = usage_from_wire({"input_tokens": 12, "output_tokens": 340, "cache_read_input_tokens": 2048, "cache_creation_input_tokens": 512,
                          "cache_creation": {"ephemeral_5m_input_tokens": 512, "ephemeral_1h_input_tokens": 0},
                          "output_tokens_details": {"thinking_tokens": 200}, "service_tier": "standard"}, requests=1)
-    assert (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.reasoning_tokens, u.requests) == (12, 340, 2048, 512, 200, 1)
+    # input_tokens is every input token: Anthropic's 12 after the cache breakpoint + 2048 read + 512 written
+    assert (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.reasoning_tokens, u.requests) == (2572, 340, 2048, 512, 200, 1)
+    assert usage_from_wire({"output_tokens": 5, "cache_read_input_tokens": 7}).input_tokens is None  # a delta without input
 
 
 @pytest.mark.parametrize(
@@ -76,10 +81,11 @@ def test_unknown_tool_choice_raises() -> None:
 
 
 @pytest.mark.parametrize("choice", ["required", {"type": "tool", "name": "get_weather"}])
-def test_manual_thinking_with_forced_tool_raises(choice) -> None:
-    req = ModelRequest("m", [Message.user("x")], tools=[T], tool_choice=choice, thinking={"type": "enabled", "budget_tokens": 2048})
-    with pytest.raises(ConfigurationError, match="thinking"):
-        codec.encode_request(req)
+def test_manual_thinking_with_forced_tool_is_refused_by_the_profile(choice) -> None:
+    req = ModelRequest("m", [Message.user("x")], tools=[T], tool_choice=choice, thinking={"type": "enabled", "budget_tokens": 2048},
+                       max_tokens=4096)
+    body = codec.encode_request(req)
+    assert [(v.rule, v.pointer) for v in AnthropicProfile().check_request(body)] == [("anthropic.request.thinking-forced-tool", "/tool_choice")]
 
 
 @pytest.mark.parametrize("thinking, choice", [({"type": "enabled", "budget_tokens": 2048}, "auto"), ({"type": "enabled", "budget_tokens": 2048}, "none"),
@@ -117,7 +123,14 @@ def test_synthesized_gemini_id_is_paired_as_is() -> None:
 def test_id_outside_anthropic_pattern_is_mapped_consistently() -> None:
     conv = [Message.user("q"), Message("assistant", [ToolCall("fc:9/a", "lookup", {})]), Message("user", [ToolResult("fc:9/a", "ok")])]
     msgs = codec.encode_request(ModelRequest("m", conv))["messages"]
-    assert msgs[1]["content"][0]["id"] == msgs[2]["content"][0]["tool_use_id"] == "fc_9_a"
+    assert msgs[1]["content"][0]["id"] == msgs[2]["content"][0]["tool_use_id"] == "fc_9_a_" + hashlib.sha256(b"fc:9/a").hexdigest()[:8]
+    # two ids that differ only in characters Anthropic refuses stay distinct, on every encode
+    conv2 = [Message.user("q"), Message("assistant", [ToolCall("c.1", "lookup", {}), ToolCall("c:1", "lookup", {})]),
+             Message("user", [ToolResult("c.1", "a"), ToolResult("c:1", "b")])]
+    first = codec.encode_request(ModelRequest("m", conv2))["messages"]
+    ids = [b["id"] for b in first[1]["content"]]
+    assert len(set(ids)) == 2 and [b["tool_use_id"] for b in first[2]["content"]] == ids
+    assert codec.encode_request(ModelRequest("m", conv2))["messages"] == first
 
 
 def test_consecutive_same_role_messages_merged_and_empty_text_dropped() -> None:
@@ -265,9 +278,13 @@ def test_decode_request_really_decodes() -> None:
 
 
 def test_translate_tool_report() -> None:
-    wire, report = codec.translate_tool(Tool("f", "Does f.", {"type": "object", "properties": {}}, returns="a number", strict=True))
-    assert wire == {"name": "f", "description": "Does f.\n\nReturns: a number", "input_schema": {"type": "object", "properties": {}}, "strict": True}
+    wire, report = codec.translate_tool(Tool("f", "Does f.", {"type": "object", "properties": {}}, returns="a number"))
+    assert wire == {"name": "f", "description": "Does f.\n\nReturns: a number", "input_schema": {"type": "object", "properties": {}}}
     assert report.api == "anthropic" and report.tool == "f" and len(report) == 0
+    # strict tools get the strict-tool subset: additionalProperties false on every object
+    wire, report = codec.translate_tool(Tool("f", "Does f.", {"type": "object", "properties": {}}, strict=True))
+    assert wire["input_schema"] == {"type": "object", "properties": {}, "additionalProperties": False} and wire["strict"] is True
+    assert [(c.pointer, c.keyword, c.lossy) for c in report] == [("/additionalProperties", "additionalProperties", False)]
 
 
 def test_consecutive_same_role_wire_messages_import_as_one_turn() -> None:

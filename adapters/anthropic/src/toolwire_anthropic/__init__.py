@@ -1,6 +1,8 @@
 """toolwire adapter for the Anthropic Messages API (``toolwire-anthropic``).
 
 - :class:`AnthropicCodec`: pure encode/decode of the ``/v1/messages`` wire JSON;
+- :class:`AnthropicProfile`: the Messages API's rules (each with its source), checked on every
+  encoded request before it is sent;
 - :class:`AnthropicModel`: the transport over the installed ``anthropic`` SDK, registered as the
   ``anthropic`` provider (``toolwire.model("anthropic:<model-id>")``).
 
@@ -9,5 +11,6 @@ The SDK is imported only when a request is sent.
 
 from .codec import AnthropicCodec, StreamDecoder, map_stop_reason, usage_from_wire
 from .model import AnthropicModel, provider_error_from_sdk
+from .profile import AnthropicProfile
 
-__all__ = ["AnthropicCodec", "AnthropicModel", "StreamDecoder", "map_stop_reason", "provider_error_from_sdk", "usage_from_wire"]
+__all__ = ["AnthropicCodec", "AnthropicModel", "AnthropicProfile", "StreamDecoder", "map_stop_reason", "provider_error_from_sdk", "usage_from_wire"]

@@ -30,7 +30,7 @@ import json
 import re
 from typing import Any, Callable, Iterable, Iterator
 
-from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, UnsupportedToolChoice
+from toolwire.errors import ProviderError, ResponseDecodeError, ToolNameError, UnsupportedToolChoice
 from toolwire.adapter import ModelRequest, normalize_tool_choice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
@@ -44,7 +44,7 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.tools import Tool, check_tool_name_for
+from toolwire.tools import Tool
 from toolwire.types import (
     ImagePart,
     Message,
@@ -58,6 +58,8 @@ from toolwire.types import (
 )
 
 from toolwire.transport import error_in_body
+
+from .profile import TOOL_NAME_RULE, TOOL_USE_ID_RULE, AnthropicProfile
 from toolwire.wire import (
     NAME_INVALID,
     SHAPE_ERRORS,
@@ -137,8 +139,8 @@ _IMAGE_EXTRAS = ("cache_control",)
 _TOOL_USE_EXTRAS = ("cache_control", "caller", "toolset_name")
 _TOOL_RESULT_EXTRAS = ("cache_control", "toolset_name")
 
-#: Anthropic's tool_use id pattern (API error text: ``String should match pattern '^[a-zA-Z0-9_-]+$'``).
-_ID_RULE = re.compile(r"^[a-zA-Z0-9_-]+$")
+#: Anthropic's tool_use id pattern (rule ``anthropic.tool_use.id``, see :mod:`toolwire_anthropic.profile`).
+_ID_RULE = TOOL_USE_ID_RULE
 
 #: Error types of an SSE ``error`` event (or error body) that a retry may fix.
 _RETRYABLE_ERROR_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
@@ -189,22 +191,33 @@ def map_stop_reason(raw: str | None, has_tool_calls: bool = False) -> str:
 
 
 def usage_from_wire(u: dict[str, Any] | None, *, requests: int = 0) -> Usage:
-    """Anthropic ``usage`` (or ``message_delta.usage``) → :class:`~toolwire.types.Usage`, in tokens.
+    """Anthropic ``usage`` (or ``message_delta.usage``) → :class:`~toolwire.types.Usage`, in tokens,
+    with the meaning ``Usage`` has on every API (``anthropic.types.Usage``):
 
-    ``input_tokens`` is Anthropic's own ``input_tokens`` (cache reads and writes are *not* in it),
-    ``cache_read_tokens`` = ``cache_read_input_tokens``, ``cache_write_tokens`` =
-    ``cache_creation_input_tokens``, ``reasoning_tokens`` = ``output_tokens_details.thinking_tokens``.
-    Absent or ``null`` fields stay ``None`` (a stream update then leaves the earlier value); so do
-    counters that are not non-negative integers (e.g. ``"12"``) and a ``usage`` that is not an
-    object: usage is never passed through with the wrong type.
+    - ``input_tokens`` = ``input_tokens + cache_read_input_tokens + cache_creation_input_tokens``:
+      Anthropic's own ``input_tokens`` counts only the tokens after the last cache breakpoint, so
+      the cached parts are added to give every input token of the request;
+    - ``cache_read_tokens`` = ``cache_read_input_tokens``, ``cache_write_tokens`` =
+      ``cache_creation_input_tokens`` (parts of ``input_tokens``);
+    - ``output_tokens`` = ``output_tokens`` (thinking included: the SDK documents it as "the
+      inclusive, authoritative total used for billing"); ``reasoning_tokens`` =
+      ``output_tokens_details.thinking_tokens`` (a part of it).
+
+    Absent or ``null`` fields stay ``None`` (a stream update then leaves the earlier value; the
+    stream decoder merges the cumulative counters before mapping them); so do counters that are
+    not non-negative integers (e.g. ``"12"``) and a ``usage`` that is not an object: usage is never
+    passed through with the wrong type.
     """
     u = u if isinstance(u, dict) else {}
     details = u.get("output_tokens_details")
+    own = _counter(u.get("input_tokens"))
+    read = _counter(u.get("cache_read_input_tokens"))
+    write = _counter(u.get("cache_creation_input_tokens"))
     return Usage(
-        input_tokens=_counter(u.get("input_tokens")),
+        input_tokens=None if own is None else own + (read or 0) + (write or 0),
         output_tokens=_counter(u.get("output_tokens")),
-        cache_read_tokens=_counter(u.get("cache_read_input_tokens")),
-        cache_write_tokens=_counter(u.get("cache_creation_input_tokens")),
+        cache_read_tokens=read,
+        cache_write_tokens=write,
         reasoning_tokens=_counter(details.get("thinking_tokens")) if isinstance(details, dict) else None,
         requests=requests,
     )
@@ -222,12 +235,15 @@ def _own(provider_data: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _wire_id(call_id: str) -> str:
-    """A tool call id as sent to Anthropic: unchanged when it matches ``^[a-zA-Z0-9_-]+$`` (every
-    Anthropic id and toolwire's synthesized Gemini ids do), otherwise every other character is
-    replaced by ``_`` (deterministic, so a call and its result still pair)."""
-    if _ID_RULE.match(call_id):
+    """A tool call id as sent to Anthropic (rule ``anthropic.tool_use.id``): unchanged when it
+    matches ``^[a-zA-Z0-9_-]+$`` (every Anthropic id and toolwire's synthesized ids do); otherwise
+    every other character becomes ``_`` and ``_`` plus 8 hex digits of the original id's SHA-256 is
+    appended, so the mapping is deterministic (a call and its result still pair, on every turn)
+    and two ids that differ only in those characters (``call.1``, ``call:1``) stay distinct."""
+    if _ID_RULE.fullmatch(call_id):
         return call_id
-    return re.sub(r"[^a-zA-Z0-9_-]", "_", call_id) or "_"
+    digest = hashlib.sha256(call_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{re.sub(r'[^a-zA-Z0-9_-]', '_', call_id)}_{digest}"
 
 
 def _error_from_event(data: dict[str, Any]) -> ProviderError:
@@ -601,6 +617,7 @@ class StreamDecoder:
         self._opaque_json: dict[int, list[str]] = {}
         self._stop: str | None = None
         self._stop_pd: dict[str, Any] = {}
+        self._usage: dict[str, Any] = {}  # the cumulative raw counters so far (message_start, then message_delta)
         self._has_calls = False
         self._calls = 0
         self._message_id: str | None = None
@@ -617,7 +634,7 @@ class StreamDecoder:
             self._message_id = _opt_str(msg.get("id"), "/message/id")
             out: list[StreamEvent] = [ResponseStart(self._message_id, _opt_str(msg.get("model"), "/message/model"))]
             if isinstance(msg.get("usage"), dict) and msg["usage"]:
-                out.append(UsageUpdate(usage_from_wire(msg["usage"])))
+                out.append(self._usage_update(msg["usage"]))
             # a message_start may already carry content (not seen in practice); decode it the same way
             for i, block in enumerate(_opt_list(msg.get("content"), "/message/content")):
                 out.extend(self._block_start(i, _obj(block, f"/message/content/{i}"), f"/message/content/{i}"))
@@ -635,7 +652,7 @@ class StreamDecoder:
             out = []
             delta = _opt_obj(data.get("delta"), "/delta")
             if isinstance(data.get("usage"), dict) and data["usage"]:
-                out.append(UsageUpdate(usage_from_wire(data["usage"])))
+                out.append(self._usage_update(data["usage"]))
             stop = _opt_str(delta.get("stop_reason"), "/delta/stop_reason")
             if stop is not None:
                 self._stop = stop
@@ -668,6 +685,13 @@ class StreamDecoder:
         else:
             stop = map_stop_reason(self._stop, self._has_calls)
         return [StopEvent(stop, self._stop, {API: pd} if pd else None)]
+
+    def _usage_update(self, usage: dict[str, Any]) -> UsageUpdate:
+        """Merge a (cumulative) usage object into the counters so far and map the whole: a
+        ``message_delta`` carrying ``input_tokens`` but not the cache counters keeps the cache
+        counters of ``message_start`` in the sum."""
+        self._usage.update({k: v for k, v in usage.items() if v is not None})
+        return UsageUpdate(usage_from_wire(self._usage))
 
     def _synth(self, block: dict[str, Any], position: int) -> str:
         return _synth_id(self._message_id or block, self._request, position)
@@ -781,45 +805,57 @@ class AnthropicCodec:
 
     def __init__(self, *, cache: bool = False) -> None:
         self.cache = bool(cache)
+        self.profile = AnthropicProfile()
 
     def __repr__(self) -> str:
         return f"AnthropicCodec(cache={self.cache})"
 
     # -- tools --------------------------------------------------------------------------------
+    def make_profile(self, **settings: Any) -> AnthropicProfile:
+        """The Anthropic Messages :class:`~toolwire_anthropic.profile.AnthropicProfile`."""
+        return AnthropicProfile(**settings)
+
     def translate_tool(self, tool: Tool) -> tuple[dict[str, Any], TranslationReport]:
         """The tool's ``tools[]`` entry: ``{"name", "description", "input_schema"}`` plus
         ``strict`` only when ``tool.strict`` is not ``None``, plus the tool's opaque Anthropic
         fields (``cache_control``, ``defer_loading``, ``input_examples``, ...).
 
-        Anthropic takes JSON Schema (draft 2020-12, ``$ref``/``$defs`` included) as is, so the
-        schema is not rewritten and the report lists no changes.
+        Anthropic takes JSON Schema (draft 2020-12, ``$ref``/``$defs`` included) nearly as is; the
+        profile's :meth:`~toolwire_anthropic.profile.AnthropicProfile.translate_schema` repairs
+        the top level (no ``oneOf``/``anyOf``/``allOf`` and no ``$ref`` there) and, for
+        ``strict=True``, the strict-tool subset. The report lists every change with its pointer
+        into ``tool.input_schema`` (which is not modified: the loop validates arguments against
+        it); a recursive schema is sent without ``strict`` (``report.strict_possible`` is
+        ``False``, the change lossy).
+
+        Raises :class:`~toolwire.errors.ToolNameError` when the name breaks Anthropic's rule
+        (``^[a-zA-Z0-9_-]{1,128}$``, e.g. a Gemini name ``files.read:v2`` imported from another
+        vendor's history).
         """
-        check_tool_name_for(API, tool.name)  # an imported name another vendor allowed fails here, clearly
-        wire: dict[str, Any] = {"name": tool.name, "description": tool.model_description(), "input_schema": tool.input_schema}
-        if tool.strict is not None:
+        why = self.profile.tool_name_error(tool.name)
+        if why is not None:
+            raise ToolNameError(str(tool.name), why, api=API, rule=TOOL_NAME_RULE.pattern)
+        report = TranslationReport(api=API, tool=tool.name, strict_possible=None)
+        schema = self.profile.translate_schema(tool.input_schema, report, strict=tool.strict is True)
+        wire: dict[str, Any] = {"name": tool.name, "description": tool.model_description(), "input_schema": schema}
+        if tool.strict is not None and not (tool.strict is True and report.strict_possible is False):
             wire["strict"] = tool.strict
         wire.update(_own(tool.provider_data))
-        return wire, TranslationReport(api=API, tool=tool.name, strict_possible=None)
+        return wire, report
 
     # -- requests -----------------------------------------------------------------------------
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:
         """Canonical request → the ``/v1/messages`` JSON body.
 
-        Raises :class:`~toolwire.errors.ConfigurationError` when manual extended thinking
-        (``thinking.type == "enabled"``) is combined with a forced tool choice (``required`` or a
-        named tool): the API allows only ``auto`` and ``none`` then. Raises
-        :class:`~toolwire.errors.UnsupportedToolChoice` for a tool choice form it cannot express.
+        The body is what the codec can say; the Anthropic rules that depend on the whole request
+        (thinking with a forced tool choice, sampling settings with thinking, budgets, ...) are
+        checked by the preflight (:class:`~toolwire_anthropic.profile.AnthropicProfile`), which
+        raises :class:`~toolwire.errors.RequestRefused` before sending. Raises
+        :class:`~toolwire.errors.UnsupportedToolChoice` for a tool choice form it cannot express
+        and :class:`~toolwire.errors.ToolNameError` for a tool name Anthropic refuses.
         """
         choice = normalize_tool_choice(request.tool_choice)
         thinking = request.thinking
-        if isinstance(thinking, dict) and thinking.get("type") == "enabled" and (
-            choice == "required" or isinstance(choice, dict)
-        ):
-            raise ConfigurationError(
-                "Anthropic manual extended thinking (thinking.type='enabled') allows only tool choice "
-                f"'auto' or 'none', got {choice!r}; use tool_choice='auto', or adaptive thinking "
-                "({'type': 'adaptive'}) where the model supports forced tools"
-            )
         settings = dict(request.settings or {})
         body: dict[str, Any] = {
             "model": request.model,
@@ -840,7 +876,10 @@ class AnthropicCodec:
         if tools:
             body["tools"] = tools
         tc = self._encode_tool_choice(choice, request.parallel_tool_calls)
-        if tc is not None:
+        if tc is not None and (tools or tc["type"] in ("any", "tool")):
+            # without tools, auto/none (and disable_parallel_tool_use) mean nothing and are left out
+            # (rule anthropic.request.tool-choice-without-tools); a forced choice is left for the
+            # preflight to refuse
             body["tool_choice"] = tc
         if request.temperature is not None:
             body["temperature"] = request.temperature

@@ -20,6 +20,7 @@ from toolwire.types import Response
 
 from toolwire.transport import Answer, event_json, read_answer, response_events, transport_error
 from .codec import API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _error_from_event, _RETRYABLE_ERROR_TYPES, check_tool_calls
+from .profile import AnthropicProfile
 
 __all__ = ["AnthropicModel", "provider_error_from_sdk"]
 
@@ -97,6 +98,12 @@ class AnthropicModel(Model):
         self.codec_settings = codec_settings
         self.codec = AnthropicCodec(**codec_settings)
         self._client: Any = None
+
+    @classmethod
+    def make_profile(cls, **settings: Any) -> AnthropicProfile:
+        """The Anthropic Messages profile (its rules are per request, so ``settings`` only travel
+        along: ``model`` and the model settings)."""
+        return AnthropicProfile(**settings)
 
     @classmethod
     def make_codec(cls, **settings: Any) -> AnthropicCodec:
@@ -191,7 +198,7 @@ class AnthropicModel(Model):
         or not JSON (quoting its first 200 characters) or not of the documented shape;
         :class:`ConfigurationError` for a missing key or settings the API cannot combine.
         """
-        body = self.prepare(request)  # encoded, repaired and checked against the profile
+        body = dict(self.prepare(request))  # encoded, repaired and checked against the profile
         if request.stream:
             body["stream"] = True
         response = await self._post(body, bool(request.stream))
@@ -211,7 +218,7 @@ class AnthropicModel(Model):
         body). toolwire reads the event stream itself (strict UTF-8, JSON data, ``ping`` skipped);
         an ``error`` event raises :class:`ProviderError` with ``status=None``; a JSON body
         answering the streamed request is decoded and replayed as events. Errors as :meth:`send`."""
-        body = self.prepare(request)  # encoded, repaired and checked against the profile
+        body = dict(self.prepare(request))  # encoded, repaired and checked against the profile
         body["stream"] = True
         response = await self._post(body, True)
         try:
@@ -223,22 +230,12 @@ class AnthropicModel(Model):
 
     async def count_tokens(self, request: ModelRequest) -> int:
         """Input tokens the request would use (tools, system and messages), through the SDK's
-        ``messages.count_tokens`` (``POST /v1/messages/count_tokens``). Live: it costs an API
-        call but no output tokens. Returns ``MessageTokensCount.input_tokens``; raises
+        ``messages.count_tokens`` (``POST /v1/messages/count_tokens``; see
+        :meth:`AnthropicProfile.count_tokens`). Live: it costs an API call but no output tokens.
+        The body is preflighted like a sent request (:class:`~toolwire.errors.RequestRefused`
+        before anything is sent). Returns ``MessageTokensCount.input_tokens``; raises
         :class:`ProviderError` like :meth:`send`."""
-        import anthropic
-
-        body = self.codec.encode_request(request)
-        allowed = ("messages", "model", "system", "tools", "tool_choice", "thinking", "cache_control", "output_config", "speed")
-        kwargs = {k: body[k] for k in allowed if k in body}
-        try:
-            result = await self.client.messages.count_tokens(**kwargs)
-        except anthropic.APIError as exc:
-            raise provider_error_from_sdk(exc) from exc
-        except ToolwireError:
-            raise
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # the SDK could not parse the answer
-            raise ResponseDecodeError(API, f"the token count answer is not a MessageTokensCount ({type(exc).__name__}: {exc})") from exc
-        except Exception as exc:  # noqa: BLE001 - a transport-level failure outside the SDK's own errors
-            raise transport_error(API, exc) from exc
-        return int(result.input_tokens)
+        body = self.prepare(request)
+        count = await self.profile.count_tokens(body, client=self.client)
+        assert count is not None
+        return count

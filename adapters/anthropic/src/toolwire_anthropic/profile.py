@@ -1,0 +1,972 @@
+"""The Anthropic Messages profile: every rule toolwire knows the ``/v1/messages`` API enforces, as
+data (:data:`RULES`, each with its source) and small functions over the encoded request body.
+
+The codec encodes a canonical request; the preflight then calls :meth:`AnthropicProfile.repair_request`
+(changes that keep the request's meaning, each reported) and :meth:`AnthropicProfile.check_request`
+(what is still wrong: the request is refused before anything is sent). Input schemas are repaired
+tool by tool in :meth:`AnthropicProfile.translate_schema` (see :mod:`toolwire_anthropic.schema`).
+
+Sources are named per rule: the installed ``anthropic`` SDK's types (``anthropic.types.*``), the
+vendor documents (``platform.claude.com/docs``), or the API's error text as users quote it in
+public issue threads (repository#number). Where sources disagree the rule says so and says which
+one toolwire follows.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from functools import lru_cache
+from typing import Any, Iterable, Mapping
+
+from toolwire.profile import Profile, Rule, Violation
+from toolwire.schema.report import TranslationReport, json_pointer
+
+from .schema import ROOT_COMBINATORS, is_recursive, repair_root, strict_problems, strict_subset
+
+__all__ = [
+    "AnthropicProfile",
+    "RULES",
+    "TOOL_NAME_RULE",
+    "TOOL_USE_ID_RULE",
+    "IMAGE_MEDIA_TYPES",
+    "STRICT_LIMITS",
+    "FAILED_STOP_REASONS",
+    "TOOL_USE_SYSTEM_PROMPT_TOKENS",
+    "ESTIMATE_RATIO",
+    "ESTIMATE_ERROR",
+    "COUNT_TOKENS_FIELDS",
+]
+
+API = "anthropic"
+
+#: Tool names: API error text ``tools.N.custom.name: String should match pattern
+#: '^[a-zA-Z0-9_-]{1,128}$'`` (modelcontextprotocol/modelcontextprotocol#1345, jedisct1/openapi-mcp#9,
+#: 2025-06 onward). Earlier texts quote ``{1,64}`` (modelcontextprotocol/typescript-sdk#413,
+#: apify/tester-mcp-client#11, 2025-03/04) and so do older copies of the tool-use docs; the SDK's
+#: ``ToolParam.name`` states no pattern. toolwire follows the API's current text: 128.
+TOOL_NAME_RULE = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+
+#: ``tool_use.id`` / ``tool_result.tool_use_id``: API error text ``String should match pattern
+#: '^[a-zA-Z0-9_-]+$'`` (HKUDS/nanobot#4356).
+TOOL_USE_ID_RULE = re.compile(r"^[a-zA-Z0-9_-]+$")
+
+#: ``anthropic.types.Base64ImageSourceParam.media_type``.
+IMAGE_MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+
+#: Media type spellings that name an accepted type (repaired, same bytes).
+_MEDIA_TYPE_ALIASES = {"image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg", "image/x-png": "image/png"}
+
+#: Largest base64 image the API takes, in bytes of image data (vision docs: 5 MB per image on the API).
+IMAGE_MAX_BYTES = 5 * 1024 * 1024
+
+#: Strict tool use complexity limits per request (structured-outputs docs, "Schema complexity
+#: limits"): strict tools, optional parameters and parameters with union types across all strict
+#: schemas. Past them toolwire sends the later tools without ``strict`` (reported, lossy).
+STRICT_LIMITS = {"strict_tools": 20, "optional_parameters": 24, "union_parameters": 16}
+
+#: Stop reasons after which the turn's tool calls must not run (``anthropic.types.StopReason``).
+FAILED_STOP_REASONS = frozenset({"refusal"})
+
+#: Tokens of Anthropic's tool-use system prompt, added once per request with tools (Anthropic
+#: "Tool use — pricing" table: 346 tokens for tool choice auto/none on Claude 4-family models).
+TOOL_USE_SYSTEM_PROMPT_TOKENS = 346
+
+#: Measured Anthropic tokens per ``o200k_base`` token of a tool's JSON declaration.
+ESTIMATE_RATIO = 1.2
+
+#: How good :meth:`AnthropicProfile.estimate_tokens` is (measured on the recordings).
+ESTIMATE_ERROR = (
+    "ratio from the one recorded same-model pair that differs only in tool and message text "
+    "(claude-haiku-4-5, 542 -> 563 input tokens); the per-model tool-use preamble varied from 299 to 637 "
+    "tokens across recordings, so treat per-tool numbers as +-25% and the set overhead as a floor"
+)
+
+#: Body fields ``messages.count_tokens`` accepts (``anthropic.types.MessageCountTokensParams``).
+COUNT_TOKENS_FIELDS = ("messages", "model", "system", "tools", "tool_choice", "thinking", "cache_control", "output_config", "speed")
+
+#: Models that accept ``temperature`` and ``top_p`` together; every later model answers "`temperature`
+#: and `top_p` cannot both be specified for this model".
+_BOTH_SAMPLERS_OK = re.compile(r"^claude-(3|instant|2|(sonnet|opus)-4-(0|2025))")
+
+#: Block types that belong to one role only (``anthropic.types.MessageParam`` content unions).
+_ASSISTANT_ONLY = frozenset({"tool_use", "thinking", "redacted_thinking", "server_tool_use"})
+_USER_ONLY = frozenset({"tool_result"})
+
+#: ``anthropic.types.ToolResultBlockParam`` ``Content`` union.
+_TOOL_RESULT_BLOCKS = frozenset({"text", "image", "search_result", "document", "tool_reference", "browser_state"})
+
+_THINKING = ("thinking", "redacted_thinking")
+_MAX_MESSAGES = 100_000
+_MAX_CACHE_BREAKPOINTS = 4
+_EMPTY_ERROR_TEXT = "error: the tool failed without a message"
+
+
+def _rule(id: str, summary: str, source: str, action: str) -> Rule:
+    return Rule(id=id, summary=summary, source=source, action=action)  # type: ignore[arg-type]
+
+
+#: Every Anthropic Messages rule toolwire checks, by id. ``action``: what toolwire does with a
+#: request that breaks it (``repair``: fixed before sending, reported; ``report``: sent, reported;
+#: ``refuse``: :class:`~toolwire.profile.RequestRefused` before anything is sent).
+RULES: tuple[Rule, ...] = (
+    # -- names and ids ------------------------------------------------------------------------
+    _rule("anthropic.tool.name", "A tool name matches ^[a-zA-Z0-9_-]{1,128}$.",
+          "API error text \"tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'\" "
+          "(modelcontextprotocol/modelcontextprotocol#1345); older texts and docs say {1,64} "
+          "(modelcontextprotocol/typescript-sdk#413); anthropic.types.ToolParam.name states no pattern", "refuse"),
+    _rule("anthropic.tool.unique-names", "Tool names are unique within a request.",
+          "API error text \"tools: Tool names must be unique.\" (eclipse-theia/theia#16122)", "refuse"),
+    _rule("anthropic.tool_use.id", "tool_use ids and tool_result tool_use_ids match ^[a-zA-Z0-9_-]+$.",
+          "API error text \"String should match pattern '^[a-zA-Z0-9_-]+$'\" (HKUDS/nanobot#4356)", "repair"),
+    _rule("anthropic.tool_use.unique-ids", "Every tool_use id in the request is unique.",
+          "API error text \"messages.1.content.1: `tool_use` ids must be unique\" (anthropics/claude-code#20901)", "repair"),
+    _rule("anthropic.tool_use.input", "tool_use.input is a JSON object.",
+          "anthropic.types.ToolUseBlockParam.input: Dict[str, object]", "refuse"),
+    # -- input schema -------------------------------------------------------------------------
+    _rule("anthropic.schema.root-type-object", "input_schema has \"type\": \"object\" at the top level.",
+          "anthropic.types.tool_param.InputSchemaTyped.type: Required[Literal['object']]", "refuse"),
+    _rule("anthropic.schema.root-combinator", "input_schema has no oneOf, anyOf or allOf at the top level.",
+          "API error text \"tools.N.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the "
+          "top level\" (anthropics/claude-code#5973, langchain-ai/langchain#39271)", "repair"),
+    _rule("anthropic.schema.root-ref", "input_schema's top level is an object schema, not a $ref to one.",
+          "anthropic.types.tool_param.InputSchemaTyped.type: Required[Literal['object']]", "repair"),
+    _rule("anthropic.schema.strict-subset", "A tool sent with strict: true uses only the strict-tool JSON Schema subset.",
+          "https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations; "
+          "anthropic.lib._parse._transform.transform_schema", "repair"),
+    _rule("anthropic.schema.strict-recursive", "A strict tool's schema is not recursive.",
+          "https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations "
+          "(recursive schemas are not supported)", "repair"),
+    _rule("anthropic.request.strict-limits",
+          "At most 20 strict tools, 24 optional and 16 union-typed parameters across the strict schemas of a request.",
+          "https://platform.claude.com/docs/en/build-with-claude/structured-outputs (schema complexity limits); "
+          "beyond them: \"The compiled grammar is too large\" (alphaXiv/agents#49)", "repair"),
+    # -- request settings ---------------------------------------------------------------------
+    _rule("anthropic.request.max-tokens", "max_tokens is present and a non-negative integer.",
+          "anthropic.types.MessageCreateParamsBase.max_tokens: Required[int] (0 pre-warms the prompt cache)", "refuse"),
+    _rule("anthropic.request.messages-count", "messages holds 1 to 100,000 messages.",
+          "anthropic.types.MessageCreateParamsBase.messages (\"There is a limit of 100,000 messages in a single request\")",
+          "refuse"),
+    _rule("anthropic.request.tool-choice-without-tools", "tool_choice is sent only with tools.",
+          "anthropic.types.MessageCreateParamsBase.tool_choice (\"How the model should use the provided tools\"); the "
+          "same rule on Chat Completions is the quoted 400 \"'parallel_tool_calls' is only allowed when 'tools' are specified\"",
+          "repair"),
+    _rule("anthropic.request.tool-choice-unknown-tool", "A tool_choice of type tool names a declared tool.",
+          "anthropic.types.ToolChoiceToolParam.name (\"The name of the tool to use\")", "refuse"),
+    _rule("anthropic.request.disable-parallel-placement",
+          "disable_parallel_tool_use is a field of tool_choice auto, any or tool only.",
+          "anthropic.types.ToolChoiceAutoParam / ToolChoiceAnyParam / ToolChoiceToolParam; ToolChoiceNoneParam has no such field",
+          "repair"),
+    _rule("anthropic.request.thinking-forced-tool",
+          "Manual extended thinking (thinking.type 'enabled') allows only tool_choice auto or none.",
+          "API error text \"Thinking may not be enabled when tool_choice forces tool use.\" (mastra-ai/mastra#7507); "
+          "adaptive thinking accepts forced tools (llm-exe/llm-exe#721, tested live)", "refuse"),
+    _rule("anthropic.request.thinking-budget", "thinking.budget_tokens is at least 1024 and less than max_tokens.",
+          "anthropic.types.ThinkingConfigEnabledParam.budget_tokens (\"Must be ≥1024 and less than `max_tokens`\"); API error "
+          "text \"thinking.enabled.budget_tokens: Input should be greater than or equal to 1024\" (themaximalist/llm.js#30)",
+          "refuse"),
+    _rule("anthropic.request.thinking-temperature", "With thinking enabled or adaptive, temperature is 1 or absent.",
+          "API error text \"`temperature` may only be set to 1 when thinking is enabled or in adaptive mode\" "
+          "(MayDay-wpf/snow-app#42)", "refuse"),
+    _rule("anthropic.request.thinking-sampling", "With thinking, top_k is absent and top_p is between 0.95 and 1.",
+          "https://platform.claude.com/docs/en/build-with-claude/extended-thinking (thinking is not compatible with "
+          "temperature or top_k modifications; top_p may be set between 0.95 and 1)", "refuse"),
+    _rule("anthropic.request.sampling-range", "temperature and top_p are between 0 and 1; top_k is a non-negative integer.",
+          "Messages API reference (temperature \"Ranges from 0.0 to 1.0\"); values valid on OpenAI (temperature up to 2) are "
+          "out of range here", "refuse"),
+    _rule("anthropic.request.temperature-and-top-p", "Claude 4.1 and later models take temperature or top_p, not both.",
+          "API error text \"`temperature` and `top_p` cannot both be specified for this model. Please use only one.\" "
+          "(langfuse/langfuse#9882, skydiscover-ai/skydiscover#15)", "refuse"),
+    _rule("anthropic.request.system-top-level",
+          "Instructions go in the top-level system field (a string or text blocks); message roles are user and assistant only.",
+          "anthropic.types.MessageParam.role: Literal['user', 'assistant']; MessageCreateParamsBase.system", "refuse"),
+    _rule("anthropic.request.cache-control-limit", "At most 4 blocks carry cache_control.",
+          "API error text \"A maximum of 4 blocks with cache_control may be provided. Found 5.\"; "
+          "https://platform.claude.com/docs/en/build-with-claude/prompt-caching", "refuse"),
+    # -- conversation -------------------------------------------------------------------------
+    _rule("anthropic.conversation.first-user", "The first message is a user message.",
+          "Sources disagree: API error text 'messages: first message must use the \"user\" role' (lobehub/lobehub#1601, "
+          "2024; still Bedrock's rule) vs. the first-party API accepting an assistant first "
+          "(anthropics/anthropic-sdk-typescript#622) and the SDK's messages docs, which do not require it", "report"),
+    _rule("anthropic.conversation.consecutive-roles", "Consecutive messages of one role are one turn.",
+          "anthropic.types.MessageCreateParamsBase.messages (\"Consecutive user or assistant turns in your request will "
+          "be combined into a single turn\")", "repair"),
+    _rule("anthropic.conversation.block-role",
+          "tool_use, thinking and redacted_thinking blocks are assistant content; tool_result blocks are user content.",
+          "anthropic.types.MessageParam content unions", "refuse"),
+    _rule("anthropic.conversation.tool-result-placement",
+          "Every tool_use is answered by a tool_result in the very next (user) message.",
+          "API error text \"`tool_use` ids were found without `tool_result` blocks immediately after: ... Each `tool_use` "
+          "block must have a corresponding `tool_result` block in the next message.\" (anthropics/claude-code#7929)", "refuse"),
+    _rule("anthropic.conversation.tool-results-first", "tool_result blocks come first in their user message.",
+          "https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls (tool results first, text after); "
+          "otherwise the placement error above (vercel/ai#8474)", "repair"),
+    _rule("anthropic.conversation.tool-result-orphan", "A tool_result answers a tool_use of the previous assistant message.",
+          "API error text \"unexpected `tool_use_id` found in `tool_result` blocks: ... Each `tool_result` block must have a "
+          "corresponding `tool_use` block in the previous message.\" (anthropics/claude-code#18947)", "refuse"),
+    _rule("anthropic.conversation.tool-result-once", "A tool_use is answered by exactly one tool_result.",
+          "follows from the placement and orphan rules (one result per tool_use id); no separate error text found", "refuse"),
+    _rule("anthropic.conversation.tool-result-content",
+          "tool_result content is a string or text, image, search_result, document, tool_reference and browser_state blocks.",
+          "anthropic.types.ToolResultBlockParam.content", "refuse"),
+    _rule("anthropic.conversation.tool-result-error-content", "An is_error tool_result has content.",
+          "API error text \"messages.4.content.0.tool_result: content cannot be empty if `is_error` is true\" "
+          "(jlevy/markform#153)", "repair"),
+    _rule("anthropic.conversation.empty-text",
+          "Text blocks are non-empty; user text blocks hold non-whitespace text.",
+          "API error texts \"messages: text content blocks must be non-empty\" (anthropics/claude-code#59812) and "
+          "\"messages: text content blocks must contain non-whitespace text\" (anthropics/claude-code#23369); a recorded "
+          "request with a \" \" text block in an earlier assistant turn was accepted", "repair"),
+    _rule("anthropic.conversation.empty-content", "Every message except a final assistant message has content.",
+          "API error text \"messages.0: all messages must have non-empty content except for the optional final assistant "
+          "message\" (anthropics/claude-code#6774)", "repair"),
+    _rule("anthropic.conversation.final-whitespace", "A final assistant message (prefill) does not end with whitespace.",
+          "API error text \"messages: final assistant content cannot end with trailing whitespace\" (tailcallhq/forgecode#1872)",
+          "repair"),
+    _rule("anthropic.conversation.thinking-signature",
+          "thinking blocks carry their signature and redacted_thinking blocks their data, as Anthropic returned them.",
+          "anthropic.types.ThinkingBlockParam.signature (\"exactly as returned by the API ... a modified block results in a 400\"); "
+          "API error text \"messages.1.content.0.thinking.signature: Field required\" (justlovemaki/AIClient2API#437)", "refuse"),
+    _rule("anthropic.conversation.thinking-first",
+          "An assistant message that holds thinking blocks starts with one.",
+          "API error text \"If an assistant message contains any thinking blocks, the first block must be thinking or "
+          "redacted_thinking. Found text.\" (anthropics/claude-code#20705)", "refuse"),
+    _rule("anthropic.conversation.thinking-in-tool-loop",
+          "With thinking on, the assistant message whose tool calls are being answered starts with a thinking block.",
+          "API error text \"When `thinking` is enabled, a final `assistant` message must start with a thinking block "
+          "(preceeding the lastmost set of `tool_use` and `tool_result` blocks) ... To avoid this requirement, disable "
+          "`thinking`.\" (n8n-io/n8n#22550)", "repair"),
+    _rule("anthropic.conversation.thinking-when-disabled",
+          "With thinking off, a final assistant message holds no thinking blocks.",
+          "API error text \"When thinking is disabled, an `assistant` message in the final position cannot contain "
+          "`thinking`.\" (tailcallhq/forgecode#1853)", "repair"),
+    _rule("anthropic.conversation.final-block-thinking", "A final assistant message does not end with a thinking block.",
+          "API error text \"The final block in an assistant message cannot be `thinking`.\" (tailcallhq/forgecode#2107)",
+          "refuse"),
+    _rule("anthropic.conversation.image-media-type", "Base64 images are image/jpeg, image/png, image/gif or image/webp.",
+          "anthropic.types.Base64ImageSourceParam.media_type", "repair"),
+    _rule("anthropic.conversation.image-size", "A base64 image is at most 5 MB.",
+          "https://platform.claude.com/docs/en/build-with-claude/vision (API: maximum 5 MB per image)", "refuse"),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# small helpers over the wire body
+# ---------------------------------------------------------------------------------------------
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    """A message's content as blocks (a string is one text block)."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def _block_pointer(mi: int, content: Any, bi: int) -> str:
+    return f"/messages/{mi}/content" if isinstance(content, str) else f"/messages/{mi}/content/{bi}"
+
+
+def _blank(text: Any) -> bool:
+    return isinstance(text, str) and not text.strip()
+
+
+def _thinking_on(body: dict[str, Any]) -> bool:
+    t = body.get("thinking")
+    return isinstance(t, dict) and t.get("type") in ("enabled", "adaptive")
+
+
+def _tool_names(body: dict[str, Any]) -> list[str]:
+    return [t.get("name") for t in body.get("tools") or [] if isinstance(t, dict) and isinstance(t.get("name"), str)]
+
+
+def _tool_loop_assistant(msgs: list[Any]) -> int | None:
+    """Index of the assistant message whose tool calls the request is answering (the "final
+    assistant message" of the thinking rule): the last assistant message, when it is the last
+    message or the message after it holds tool_result blocks."""
+    for i in range(len(msgs) - 1, -1, -1):
+        m = msgs[i]
+        if isinstance(m, dict) and m.get("role") == "assistant":
+            if i == len(msgs) - 1:
+                return i
+            nxt = msgs[i + 1]
+            if isinstance(nxt, dict) and any(b.get("type") == "tool_result" for b in _blocks(nxt.get("content"))):
+                return i
+            return None
+    return None
+
+
+def _image_bytes(data: str) -> int:
+    return (len(data) * 3) // 4 - data[-2:].count("=") if data else 0
+
+
+def _count_cache_control(x: Any) -> int:
+    if isinstance(x, dict):
+        return (1 if x.get("cache_control") is not None else 0) + sum(_count_cache_control(v) for v in x.values())
+    if isinstance(x, list):
+        return sum(_count_cache_control(v) for v in x)
+    return 0
+
+
+def _schema_params(schema: Any) -> tuple[int, int]:
+    """(optional parameters, parameters with union types) of a schema, counted over every object."""
+    optional = union = 0
+    stack = [schema]
+    while stack:
+        s = stack.pop()
+        if isinstance(s, list):
+            stack.extend(s)
+            continue
+        if not isinstance(s, dict):
+            continue
+        props = s.get("properties")
+        if isinstance(props, dict):
+            req = set(s.get("required") or [])
+            for name, sub in props.items():
+                if name not in req:
+                    optional += 1
+                if isinstance(sub, dict) and ("anyOf" in sub or isinstance(sub.get("type"), list)):
+                    union += 1
+        for k, v in s.items():
+            if k in ("properties", "$defs") and isinstance(v, dict):
+                stack.extend(v.values())
+            elif k in ("items", "anyOf", "allOf"):
+                stack.append(v)
+    return optional, union
+
+
+# ---------------------------------------------------------------------------------------------
+# the profile
+# ---------------------------------------------------------------------------------------------
+
+
+class AnthropicProfile(Profile):
+    """Anthropic Messages (``POST /v1/messages``): one mode (strict is per tool).
+
+    See :data:`RULES` for the rules and ``docs/rules/anthropic.md`` for what toolwire does with each.
+    """
+
+    api = API
+    rules: Mapping[str, Rule] = {r.id: r for r in RULES}
+    messages_key = "messages"
+    #: Request headers carrying the key (the SDK sends ``Authorization: Bearer``; the REST docs use ``x-api-key``).
+    credential_headers = ("x-api-key", "authorization")
+    #: Response headers naming the account (scrubbed from recordings).
+    private_response_headers = ("anthropic-organization-id",)
+    token_estimate_exact = False
+    token_estimate_method = (
+        "estimate: o200k_base count of each JSON declaration x 1.2, plus Anthropic's tool-use system prompt "
+        "(346 tokens) once; Anthropic publishes no tokenizer"
+    )
+
+    def __init__(self, api: str | None = None, **settings: Any) -> None:
+        super().__init__(api, **settings)
+
+    def __repr__(self) -> str:
+        return "AnthropicProfile()"
+
+    # -- recordings ---------------------------------------------------------------------------
+    def recognizes_uri(self, uri: str) -> bool:
+        """``POST /v1/messages`` and ``/v1/messages/count_tokens`` (any host: proxies keep the path)."""
+        from urllib.parse import urlsplit
+
+        path = urlsplit(uri).path
+        return path.endswith("/messages") or path.endswith("/messages/count_tokens")
+
+    def recognizes_body(self, body: Any) -> bool:
+        """A Messages body: ``messages`` and the required ``max_tokens``, no message with a Chat
+        Completions role (``system``, ``developer``, ``tool``) and no Chat-shaped tool (``function``)."""
+        if not (isinstance(body, dict) and isinstance(body.get("messages"), list) and "max_tokens" in body):
+            return False
+        if any(isinstance(m, dict) and m.get("role") not in ("user", "assistant") for m in body["messages"]):
+            return False
+        return not any(isinstance(t, dict) and "function" in t for t in body.get("tools") or [])
+
+    # -- names --------------------------------------------------------------------------------
+    def tool_name_error(self, name: str) -> str | None:
+        """``None`` when ``name`` is a valid Anthropic tool name, else why not (rule ``anthropic.tool.name``)."""
+        if not isinstance(name, str):
+            return f"a tool name must be a string, got {type(name).__name__}"
+        if TOOL_NAME_RULE.fullmatch(name):
+            return None
+        if not name:
+            return "it is empty; Anthropic needs ^[a-zA-Z0-9_-]{1,128}$"
+        if len(name) > 128:
+            return f"it is {len(name)} characters long; Anthropic allows at most 128 (^[a-zA-Z0-9_-]{{1,128}}$)"
+        bad = sorted({c for c in name if not (c.isascii() and (c.isalnum() or c in "_-"))})
+        return "it contains " + ", ".join(repr(c) for c in bad) + "; Anthropic allows letters, digits, '_' and '-' (^[a-zA-Z0-9_-]{1,128}$)"
+
+    # -- input schema -------------------------------------------------------------------------
+    def translate_schema(self, schema: dict[str, Any], report: TranslationReport, *, strict: bool = False) -> dict[str, Any]:
+        """The ``input_schema`` to send for ``schema`` (never modified): root ``$ref`` merged, root
+        combinators folded or removed (rules ``anthropic.schema.root-ref``/``root-combinator``),
+        and, when the tool is sent with ``strict: true``, the strict-tool subset
+        (``anthropic.schema.strict-subset``). Every change is in ``report`` with its pointer into
+        ``schema``; ``report.strict_possible`` is ``False`` when ``strict`` must be dropped (a
+        recursive schema, rule ``anthropic.schema.strict-recursive``)."""
+        out = repair_root(schema, report)
+        if not strict:
+            return out
+        loop = is_recursive(out)
+        if loop is not None:
+            report.strict_possible = False
+            report.add(loop, "unsupported", "$ref",
+                       "the schema is recursive, which strict tools do not support: the tool is sent without strict "
+                       "(arguments are still validated against the original schema)", lossy=True)
+            return out
+        report.strict_possible = True
+        return strict_subset(out, report)
+
+    # -- checks -------------------------------------------------------------------------------
+    def check_request(self, body: dict[str, Any], *, start: int = 0) -> list[Violation]:
+        """Every rule the encoded ``/v1/messages`` body still breaks (pure). ``start``: index of the
+        first message not checked before (earlier messages are only read as context for the
+        placement rules). Pointers are RFC 6901 into ``body``."""
+        if not isinstance(body, dict):
+            return [Violation("anthropic.request.messages-count", "", "the request body is not a JSON object")]
+        out: list[Violation] = []
+        out.extend(_check_tools(json.dumps(body.get("tools"), sort_keys=True, default=str)) if body.get("tools") else ())
+        out.extend(self._check_settings(body))
+        out.extend(self._check_messages(body, max(0, int(start or 0))))
+        return out
+
+    def _check_settings(self, body: dict[str, Any]) -> list[Violation]:
+        out: list[Violation] = []
+        add = lambda rule, ptr, msg, **kw: out.append(Violation(rule, ptr, msg, **kw))  # noqa: E731
+        mt = body.get("max_tokens")
+        if isinstance(mt, bool) or not isinstance(mt, int) or mt < 0:
+            add("anthropic.request.max-tokens", "/max_tokens",
+                f"max_tokens must be a non-negative integer (the Messages API requires it), got {mt!r}")
+        tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
+        tc = body.get("tool_choice")
+        if isinstance(tc, dict):
+            ttype = tc.get("type")
+            if not tools and ttype in ("any", "tool"):
+                add("anthropic.request.tool-choice-without-tools", "/tool_choice",
+                    f"tool_choice {ttype!r} forces a tool call but the request declares no tools; declare the tool or drop the tool choice")
+            if ttype == "tool" and tools and tc.get("name") not in _tool_names(body):
+                add("anthropic.request.tool-choice-unknown-tool", "/tool_choice/name",
+                    f"tool_choice names {tc.get('name')!r}, which is not one of the declared tools {_tool_names(body)}",
+                    tool=tc.get("name") if isinstance(tc.get("name"), str) else None)
+            if ttype == "none" and "disable_parallel_tool_use" in tc:
+                add("anthropic.request.disable-parallel-placement", "/tool_choice/disable_parallel_tool_use",
+                    "disable_parallel_tool_use is not a field of tool_choice 'none'")
+        thinking = body.get("thinking")
+        ttype = thinking.get("type") if isinstance(thinking, dict) else None
+        if ttype == "enabled":
+            if isinstance(tc, dict) and tc.get("type") in ("any", "tool"):
+                add("anthropic.request.thinking-forced-tool", "/tool_choice",
+                    f"manual extended thinking (thinking.type 'enabled') allows only tool_choice 'auto' or 'none', got "
+                    f"{tc.get('type')!r}; use tool_choice 'auto', or adaptive thinking ({{'type': 'adaptive'}}) where the model supports forced tools")
+            budget = thinking.get("budget_tokens")
+            if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1024:
+                add("anthropic.request.thinking-budget", "/thinking/budget_tokens",
+                    f"thinking.budget_tokens must be an integer of at least 1024, got {budget!r}")
+            elif isinstance(mt, int) and not isinstance(mt, bool) and budget >= mt:
+                add("anthropic.request.thinking-budget", "/thinking/budget_tokens",
+                    f"thinking.budget_tokens ({budget}) must be less than max_tokens ({mt}); raise max_tokens or lower the budget")
+        temp, top_p, top_k = body.get("temperature"), body.get("top_p"), body.get("top_k")
+        if ttype in ("enabled", "adaptive"):
+            if temp is not None and temp != 1:
+                add("anthropic.request.thinking-temperature", "/temperature",
+                    f"temperature may only be 1 (or unset) when thinking is {ttype}, got {temp!r}")
+            if top_k is not None:
+                add("anthropic.request.thinking-sampling", "/top_k", f"top_k cannot be set when thinking is {ttype}")
+            if isinstance(top_p, (int, float)) and not isinstance(top_p, bool) and not (0.95 <= top_p <= 1):
+                add("anthropic.request.thinking-sampling", "/top_p", f"top_p must be between 0.95 and 1 when thinking is {ttype}, got {top_p!r}")
+        for key, value in (("temperature", temp), ("top_p", top_p)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1):
+                add("anthropic.request.sampling-range", f"/{key}", f"{key} must be a number from 0 to 1 on Anthropic, got {value!r}")
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0):
+            add("anthropic.request.sampling-range", "/top_k", f"top_k must be a non-negative integer, got {top_k!r}")
+        model = body.get("model")
+        if temp is not None and top_p is not None and not (isinstance(model, str) and _BOTH_SAMPLERS_OK.match(model)):
+            add("anthropic.request.temperature-and-top-p", "/top_p",
+                f"model {model!r} takes temperature or top_p, not both; set only one")
+        system = body.get("system")
+        if system is not None and not isinstance(system, str) and not (
+            isinstance(system, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in system)
+        ):
+            add("anthropic.request.system-top-level", "/system", "system must be a string or a list of text blocks")
+        n = _count_cache_control({k: body.get(k) for k in ("tools", "system", "messages")}) + (1 if body.get("cache_control") is not None else 0)
+        if n > _MAX_CACHE_BREAKPOINTS:
+            add("anthropic.request.cache-control-limit", "", f"{n} blocks carry cache_control; Anthropic allows at most {_MAX_CACHE_BREAKPOINTS}")
+        return out
+
+    def _check_messages(self, body: dict[str, Any], start: int) -> list[Violation]:
+        out: list[Violation] = []
+        add = lambda rule, ptr, msg, **kw: out.append(Violation(rule, ptr, msg, **kw))  # noqa: E731
+        msgs = body.get("messages")
+        if not isinstance(msgs, list) or not msgs:
+            add("anthropic.request.messages-count", "/messages", "messages must be a non-empty list")
+            return out
+        if len(msgs) > _MAX_MESSAGES:
+            add("anthropic.request.messages-count", "/messages", f"{len(msgs)} messages; Anthropic allows at most {_MAX_MESSAGES}")
+        n = len(msgs)
+        lo = min(max(0, start - 1), n - 1)
+        while lo > 0 and isinstance(msgs[lo - 1], dict) and isinstance(msgs[lo], dict) and msgs[lo - 1].get("role") == msgs[lo].get("role"):
+            lo -= 1
+        seen_ids: set[str] = set()
+        for m in msgs[:lo]:
+            if isinstance(m, dict) and m.get("role") == "assistant":
+                seen_ids.update(b.get("id") for b in _blocks(m.get("content")) if b.get("type") == "tool_use" and isinstance(b.get("id"), str))
+        # turns: consecutive messages of one role (the API combines them)
+        turns: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = []
+        for mi in range(lo, n):
+            m = msgs[mi]
+            at = f"/messages/{mi}"
+            if not isinstance(m, dict):
+                add("anthropic.request.system-top-level", at, "a message must be an object with role and content")
+                continue
+            role, content = m.get("role"), m.get("content")
+            if role not in ("user", "assistant"):
+                add("anthropic.request.system-top-level", f"{at}/role",
+                    f"message role must be 'user' or 'assistant', got {role!r}; instructions go in the top-level system field")
+                continue
+            if not isinstance(content, (str, list)):
+                add("anthropic.conversation.empty-content", f"{at}/content", "content must be a string or a list of blocks")
+                continue
+            final = mi == n - 1
+            if not _blocks(content) or (isinstance(content, str) and not content):
+                if not (final and role == "assistant"):
+                    add("anthropic.conversation.empty-content", f"{at}/content",
+                        "every message except a final assistant message must have content")
+            blocks = [(_block_pointer(mi, content, bi), b) for bi, b in enumerate(_blocks(content))]
+            if role == "assistant":
+                kinds = [b.get("type") for _, b in blocks]
+                if any(k in _THINKING for k in kinds) and kinds[0] not in _THINKING:
+                    add("anthropic.conversation.thinking-first", blocks[0][0],
+                        f"an assistant message holding thinking blocks must start with one, found {kinds[0]!r}")
+            for ptr, b in blocks:
+                self._check_block(role, ptr, b, seen_ids, add, final=final)
+            if turns and turns[-1][0] == role:
+                turns[-1][1].extend(blocks)
+            else:
+                turns.append((role, blocks))
+        # placement: every tool_use answered exactly once by the next turn, results first
+        for k, (role, blocks) in enumerate(turns):
+            if role != "user":
+                continue
+            prev = turns[k - 1][1] if k > 0 and turns[k - 1][0] == "assistant" else []
+            uses = {b.get("id"): ptr for ptr, b in prev if b.get("type") == "tool_use"}
+            results = [(ptr, b) for ptr, b in blocks if b.get("type") == "tool_result"]
+            answered: dict[Any, str] = {}
+            for ptr, r in results:
+                rid = r.get("tool_use_id")
+                if rid not in uses:
+                    add("anthropic.conversation.tool-result-orphan", ptr,
+                        f"tool_result {rid!r} answers no tool_use of the previous assistant message; drop it or include its call",
+                        call_id=rid if isinstance(rid, str) else None)
+                elif rid in answered:
+                    add("anthropic.conversation.tool-result-once", ptr,
+                        f"tool_use {rid!r} is already answered at {answered[rid]}", call_id=rid)
+                else:
+                    answered[rid] = ptr
+            kinds = [b.get("type") for _, b in blocks]
+            if results and kinds[: len(results)] != ["tool_result"] * len(results):
+                first_other = next(ptr for ptr, b in blocks if b.get("type") != "tool_result")
+                add("anthropic.conversation.tool-results-first", first_other, "tool_result blocks must come first in their user message")
+            for uid, ptr in uses.items():
+                if uid not in answered:
+                    add("anthropic.conversation.tool-result-placement", ptr,
+                        f"tool_use {uid!r} has no tool_result in the next message", call_id=uid if isinstance(uid, str) else None)
+        # the final assistant message
+        last = msgs[-1] if isinstance(msgs[-1], dict) else {}
+        if last.get("role") == "assistant":
+            lblocks = _blocks(last.get("content"))
+            lptr = lambda bi: _block_pointer(n - 1, last.get("content"), bi)  # noqa: E731
+            if lblocks and lblocks[-1].get("type") in _THINKING:
+                add("anthropic.conversation.final-block-thinking", lptr(len(lblocks) - 1),
+                    "a final assistant message cannot end with a thinking block")
+            if not _thinking_on(body):
+                for bi, b in enumerate(lblocks):
+                    if b.get("type") in _THINKING:
+                        add("anthropic.conversation.thinking-when-disabled", lptr(bi),
+                            "with thinking off, a final assistant message cannot hold thinking blocks")
+            tail = next((b for b in reversed(lblocks) if b.get("type") == "text"), None)
+            if lblocks and lblocks[-1].get("type") == "text" and isinstance(tail.get("text"), str) and tail["text"] != tail["text"].rstrip():
+                add("anthropic.conversation.final-whitespace", lptr(len(lblocks) - 1),
+                    "a final assistant message cannot end with whitespace")
+        if _thinking_on(body):
+            ai = _tool_loop_assistant(msgs)
+            if ai is not None:
+                ab = _blocks(msgs[ai].get("content"))
+                if any(b.get("type") == "tool_use" for b in ab) and (not ab or ab[0].get("type") not in _THINKING):
+                    add("anthropic.conversation.thinking-in-tool-loop", _block_pointer(ai, msgs[ai].get("content"), 0),
+                        "with thinking on, the assistant message whose tool calls are answered must start with a thinking block")
+        return out
+
+    @staticmethod
+    def _check_block(role: str, ptr: str, b: dict[str, Any], seen_ids: set[str], add: Any, *, final: bool) -> None:
+        btype = b.get("type")
+        if role == "user" and btype in _ASSISTANT_ONLY:
+            add("anthropic.conversation.block-role", ptr, f"a user message cannot hold {btype} blocks")
+        if role == "assistant" and btype in _USER_ONLY:
+            add("anthropic.conversation.block-role", ptr, f"an assistant message cannot hold {btype} blocks")
+        if btype == "text":
+            text = b.get("text")
+            # "" is refused everywhere; whitespace-only text in user content is refused too, while an
+            # earlier assistant turn's " " block is accepted (recorded: llm tools_parallel stream)
+            if not isinstance(text, str) or text == "" or (role == "user" and not text.strip()):
+                add("anthropic.conversation.empty-text", ptr, "text blocks must hold non-whitespace text")
+        elif btype == "image":
+            _check_image(ptr, b, add)
+        elif btype == "tool_use":
+            uid = b.get("id")
+            if not isinstance(uid, str) or not TOOL_USE_ID_RULE.fullmatch(uid):
+                add("anthropic.tool_use.id", f"{ptr}/id", f"tool_use id {uid!r} does not match ^[a-zA-Z0-9_-]+$", call_id=uid if isinstance(uid, str) else None)
+            elif uid in seen_ids:
+                add("anthropic.tool_use.unique-ids", f"{ptr}/id", f"tool_use id {uid!r} is used twice in the request", call_id=uid)
+            if isinstance(uid, str):
+                seen_ids.add(uid)
+            if not isinstance(b.get("input"), dict):
+                add("anthropic.tool_use.input", f"{ptr}/input", "tool_use.input must be a JSON object", call_id=uid if isinstance(uid, str) else None)
+        elif btype == "tool_result":
+            rid = b.get("tool_use_id")
+            cid = rid if isinstance(rid, str) else None
+            if not isinstance(rid, str) or not TOOL_USE_ID_RULE.fullmatch(rid):
+                add("anthropic.tool_use.id", f"{ptr}/tool_use_id", f"tool_use_id {rid!r} does not match ^[a-zA-Z0-9_-]+$", call_id=cid)
+            content = b.get("content")
+            if content is not None and not isinstance(content, (str, list)):
+                add("anthropic.conversation.tool-result-content", f"{ptr}/content", "tool_result content must be a string or a list of blocks", call_id=cid)
+            if isinstance(content, list):
+                for ci, c in enumerate(content):
+                    cptr = f"{ptr}/content/{ci}"
+                    ctype = c.get("type") if isinstance(c, dict) else None
+                    if ctype not in _TOOL_RESULT_BLOCKS:
+                        add("anthropic.conversation.tool-result-content", cptr,
+                            f"a tool_result cannot hold {ctype!r} blocks (text, image, search_result, document, tool_reference, browser_state)",
+                            call_id=cid)
+                    elif ctype == "text" and not (isinstance(c.get("text"), str) and c["text"].strip()):
+                        add("anthropic.conversation.empty-text", cptr, "text blocks must hold non-whitespace text", call_id=cid)
+                    elif ctype == "image":
+                        _check_image(cptr, c, add)
+            if b.get("is_error") is True and (content is None or content == [] or _blank(content)):
+                add("anthropic.conversation.tool-result-error-content", f"{ptr}/content",
+                    "an is_error tool_result must have content saying what went wrong", call_id=cid)
+        elif btype == "thinking":
+            if not (isinstance(b.get("signature"), str) and b["signature"]):
+                add("anthropic.conversation.thinking-signature", f"{ptr}/signature",
+                    "a thinking block must carry the signature Anthropic returned with it")
+        elif btype == "redacted_thinking":
+            if not (isinstance(b.get("data"), str) and b["data"]):
+                add("anthropic.conversation.thinking-signature", f"{ptr}/data", "a redacted_thinking block must carry its data")
+
+    # -- repairs ------------------------------------------------------------------------------
+    def repair_request(self, body: dict[str, Any], report: Any, *, start: int = 0) -> dict[str, Any]:
+        """``body`` with every meaning-keeping repair applied (a new dict; ``body`` is not
+        modified). Each repair is recorded with ``report.add(rule, pointer, detail, lossy=...)``.
+
+        Repairs: strict dropped past the strict limits (lossy); a tool choice ``auto``/``none``
+        without tools dropped; ``disable_parallel_tool_use`` off a ``none`` choice; image media
+        type spellings (``image/jpg`` → ``image/jpeg``); empty and whitespace-only text blocks
+        dropped; an empty ``is_error`` result given a text; empty messages dropped and
+        consecutive same-role messages merged (results first); tool results moved first; with
+        thinking on and an answered assistant message that does not start with thinking (a
+        history from another provider), ``thinking`` left out of this request (lossy); with
+        thinking off, thinking blocks dropped from a final assistant message; trailing
+        whitespace stripped from a final assistant message; the first message being an
+        assistant message reported (not changed)."""
+        if not isinstance(body, dict):
+            return body
+        body = copy.deepcopy(body)
+        _repair_strict_limits(body, report)
+        tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
+        tc = body.get("tool_choice")
+        if isinstance(tc, dict):
+            if not tools and tc.get("type") in ("auto", "none"):
+                del body["tool_choice"]
+                report.add("anthropic.request.tool-choice-without-tools", "/tool_choice",
+                           f"tool_choice {tc.get('type')!r} left out: the request declares no tools")
+            elif tc.get("type") == "none" and "disable_parallel_tool_use" in tc:
+                del tc["disable_parallel_tool_use"]
+                report.add("anthropic.request.disable-parallel-placement", "/tool_choice/disable_parallel_tool_use",
+                           "left out: tool_choice 'none' has no disable_parallel_tool_use")
+        msgs = body.get("messages")
+        if not isinstance(msgs, list):
+            return body
+        if msgs and isinstance(msgs[0], dict) and msgs[0].get("role") == "assistant":
+            report.add("anthropic.conversation.first-user", "/messages/0/role",
+                       "the first message is an assistant message: the Anthropic API accepts it, Bedrock and older API versions refuse it")
+        for mi, m in enumerate(msgs):
+            if isinstance(m, dict):
+                _repair_message(mi, m, report, final=mi == len(msgs) - 1)
+        body["messages"] = _merge_turns(msgs, report)
+        msgs = body["messages"]
+        if _thinking_on(body):
+            ai = _tool_loop_assistant(msgs)
+            if ai is not None:
+                ab = _blocks(msgs[ai].get("content"))
+                if any(b.get("type") == "tool_use" for b in ab) and ab and ab[0].get("type") not in _THINKING:
+                    thinking = body.pop("thinking")
+                    report.add("anthropic.conversation.thinking-in-tool-loop", "/thinking",
+                               f"thinking ({thinking.get('type')}) left out of this request: the assistant message at /messages/{ai} "
+                               "whose tool calls are being answered has no thinking block (it came from another provider or was "
+                               "sent without thinking); Anthropic requires one then", lossy=True)
+        last = msgs[-1] if msgs and isinstance(msgs[-1], dict) else None
+        if last is not None and last.get("role") == "assistant" and isinstance(last.get("content"), list):
+            if not _thinking_on(body):
+                kept = [b for b in last["content"] if not (isinstance(b, dict) and b.get("type") in _THINKING)]
+                if len(kept) != len(last["content"]):
+                    report.add("anthropic.conversation.thinking-when-disabled", f"/messages/{len(msgs) - 1}/content",
+                               "thinking blocks left out of the final assistant message: thinking is off")
+                    last["content"] = kept
+            content = last["content"]
+            if content and isinstance(content[-1], dict) and content[-1].get("type") == "text" and isinstance(content[-1].get("text"), str):
+                text = content[-1]["text"]
+                if text != text.rstrip() and text.strip():
+                    content[-1]["text"] = text.rstrip()
+                    report.add("anthropic.conversation.final-whitespace", f"/messages/{len(msgs) - 1}/content/{len(content) - 1}/text",
+                               "trailing whitespace stripped from the final assistant message")
+        elif last is not None and last.get("role") == "assistant" and isinstance(last.get("content"), str):
+            text = last["content"]
+            if text != text.rstrip() and text.strip():
+                last["content"] = text.rstrip()
+                report.add("anthropic.conversation.final-whitespace", f"/messages/{len(msgs) - 1}/content",
+                           "trailing whitespace stripped from the final assistant message")
+        return body
+
+    # -- stop reasons -------------------------------------------------------------------------
+    def turn_failed(self, vendor_stop_reason: str | None) -> bool:
+        """Whether a turn that stopped with Anthropic's ``stop_reason`` failed, so its tool calls
+        are answered and not run: ``refusal`` (the model declined; ``stop_details.category`` says
+        why). ``pause_turn`` (a server-tool loop paused: send the turn back as is),
+        ``max_tokens`` and ``model_context_window_exceeded`` (output cut off: only a trailing,
+        cut-off call is not run) are not failures (``anthropic.types.StopReason``)."""
+        return vendor_stop_reason in FAILED_STOP_REASONS
+
+    # -- tokens -------------------------------------------------------------------------------
+    def estimate_tokens(self, tool_declarations: list[dict[str, Any]]) -> int:
+        """Offline estimate of the input tokens the tool declarations (``tools[]`` entries as sent)
+        add to every request: ``round(o200k(json declaration) * ESTIMATE_RATIO)`` per tool plus
+        :data:`TOOL_USE_SYSTEM_PROMPT_TOKENS` once for a non-empty set. Anthropic publishes no
+        tokenizer; see :data:`ESTIMATE_ERROR` for how good this is."""
+        from toolwire.design.tokens import count_text
+
+        decls = list(tool_declarations or [])
+        total = sum(round(count_text(json.dumps(d, ensure_ascii=False, sort_keys=True)) * ESTIMATE_RATIO) for d in decls)
+        return total + (TOOL_USE_SYSTEM_PROMPT_TOKENS if decls else 0)
+
+    async def count_tokens(self, body: dict[str, Any], **settings: Any) -> int | None:
+        """Input tokens of ``body`` counted live by Anthropic (``POST /v1/messages/count_tokens``
+        through the SDK's ``messages.count_tokens``; costs an API call, no output tokens).
+
+        ``settings``: ``client`` (an ``anthropic.AsyncAnthropic``), or ``api_key`` /
+        ``base_url`` / ``http_client`` / ``timeout`` / ``max_retries`` to build one (the key from
+        ``ANTHROPIC_API_KEY`` otherwise). Only the fields the endpoint takes
+        (:data:`COUNT_TOKENS_FIELDS`) are sent. Returns ``MessageTokensCount.input_tokens``.
+        Raises :class:`~toolwire.errors.ProviderError` for API and transport errors and
+        :class:`~toolwire.errors.ResponseDecodeError` for an answer that is not a token count."""
+        import anthropic
+
+        from toolwire.errors import ResponseDecodeError, ToolwireError
+        from toolwire.transport import transport_error
+
+        from .model import provider_error_from_sdk
+
+        client = settings.get("client")
+        if client is None:
+            kwargs = {k: settings[k] for k in ("api_key", "base_url", "http_client", "timeout", "max_retries") if settings.get(k) is not None}
+            client = anthropic.AsyncAnthropic(**kwargs)
+        fields = {k: body[k] for k in COUNT_TOKENS_FIELDS if k in body}
+        try:
+            result = await client.messages.count_tokens(**fields)
+        except anthropic.APIError as exc:
+            raise provider_error_from_sdk(exc) from exc
+        except ToolwireError:
+            raise
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise ResponseDecodeError(API, f"the token count answer is not a MessageTokensCount ({type(exc).__name__}: {exc})") from exc
+        except Exception as exc:  # noqa: BLE001 - a transport-level failure outside the SDK's own errors
+            raise transport_error(API, exc) from exc
+        return int(result.input_tokens)
+
+
+# ---------------------------------------------------------------------------------------------
+# tools (memoized: the same declarations are sent every turn)
+# ---------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=64)
+def _check_tools_cached(tools_json: str) -> tuple[Violation, ...]:
+    tools = json.loads(tools_json)
+    out: list[Violation] = []
+    seen: dict[str, int] = {}
+    for i, t in enumerate(tools if isinstance(tools, list) else []):
+        if not isinstance(t, dict) or "input_schema" not in t or t.get("type") not in (None, "custom"):
+            continue  # a server tool: its own versioned shape
+        name = t.get("name")
+        at = f"/tools/{i}"
+        why = AnthropicProfile().tool_name_error(name)  # type: ignore[arg-type]
+        if why is not None:
+            out.append(Violation("anthropic.tool.name", f"{at}/name", f"tool name {name!r} is not valid for Anthropic: {why}",
+                                 tool=name if isinstance(name, str) else None))
+        if isinstance(name, str):
+            if name in seen:
+                out.append(Violation("anthropic.tool.unique-names", f"{at}/name", f"tool name {name!r} is already declared at /tools/{seen[name]}", tool=name))
+            seen.setdefault(name, i)
+        schema = t.get("input_schema")
+        tool = name if isinstance(name, str) else None
+        if not isinstance(schema, dict) or schema.get("type") != "object":
+            out.append(Violation("anthropic.schema.root-type-object", f"{at}/input_schema/type",
+                                 f"input_schema must have \"type\": \"object\" at the top level, got {schema.get('type') if isinstance(schema, dict) else schema!r}",
+                                 tool=tool))
+            continue
+        for key in ROOT_COMBINATORS:
+            if key in schema:
+                out.append(Violation("anthropic.schema.root-combinator", f"{at}/input_schema/{key}",
+                                     f"input_schema cannot have {key} at the top level", tool=tool))
+        if "$ref" in schema:
+            out.append(Violation("anthropic.schema.root-ref", f"{at}/input_schema/$ref",
+                                 "input_schema's top level must be an object schema, not a $ref", tool=tool))
+        if t.get("strict") is True:
+            loop = is_recursive(schema)
+            if loop is not None:
+                out.append(Violation("anthropic.schema.strict-recursive", f"{at}/input_schema{loop}",
+                                     "a strict tool's schema cannot be recursive", tool=tool))
+            for ptr, what in strict_problems(schema):
+                out.append(Violation("anthropic.schema.strict-subset", f"{at}/input_schema{ptr if ptr != '/' else ''}", what, tool=tool))
+    strict = [t for t in tools if isinstance(t, dict) and t.get("strict") is True] if isinstance(tools, list) else []
+    optional = union = 0
+    for t in strict:
+        o, u = _schema_params(t.get("input_schema"))
+        optional, union = optional + o, union + u
+    if len(strict) > STRICT_LIMITS["strict_tools"] or optional > STRICT_LIMITS["optional_parameters"] or union > STRICT_LIMITS["union_parameters"]:
+        out.append(Violation("anthropic.request.strict-limits", "/tools",
+                             f"{len(strict)} strict tools with {optional} optional and {union} union-typed parameters exceed Anthropic's "
+                             f"limits ({STRICT_LIMITS['strict_tools']} tools, {STRICT_LIMITS['optional_parameters']} optional, "
+                             f"{STRICT_LIMITS['union_parameters']} union-typed)"))
+    return tuple(out)
+
+
+def _check_tools(tools_json: str) -> list[Violation]:
+    return list(_check_tools_cached(tools_json))
+
+
+def _repair_strict_limits(body: dict[str, Any], report: Any) -> None:
+    tools = body.get("tools")
+    if not isinstance(tools, list):
+        return
+    count = optional = union = 0
+    for i, t in enumerate(tools):
+        if not (isinstance(t, dict) and t.get("strict") is True):
+            continue
+        o, u = _schema_params(t.get("input_schema"))
+        if (count + 1 > STRICT_LIMITS["strict_tools"] or optional + o > STRICT_LIMITS["optional_parameters"]
+                or union + u > STRICT_LIMITS["union_parameters"]):
+            del t["strict"]
+            report.add("anthropic.request.strict-limits", f"/tools/{i}/strict",
+                       f"tool {t.get('name')!r} sent without strict: the request is past Anthropic's strict limits "
+                       f"({STRICT_LIMITS['strict_tools']} strict tools, {STRICT_LIMITS['optional_parameters']} optional and "
+                       f"{STRICT_LIMITS['union_parameters']} union-typed parameters); its arguments are still validated", lossy=True)
+            continue
+        count, optional, union = count + 1, optional + o, union + u
+
+
+def _repair_image(ptr: str, b: dict[str, Any], report: Any) -> None:
+    src = b.get("source")
+    if isinstance(src, dict) and src.get("type") == "base64":
+        mt = src.get("media_type")
+        if isinstance(mt, str) and mt.lower() in _MEDIA_TYPE_ALIASES:
+            src["media_type"] = _MEDIA_TYPE_ALIASES[mt.lower()]
+            report.add("anthropic.conversation.image-media-type", f"{ptr}/source/media_type",
+                       f"media type {mt!r} sent as {src['media_type']!r} (the same image format)")
+
+
+def _check_image(ptr: str, b: dict[str, Any], add: Any) -> None:
+    src = b.get("source")
+    if isinstance(src, dict) and src.get("type") == "base64":
+        mt = src.get("media_type")
+        if mt not in IMAGE_MEDIA_TYPES:
+            add("anthropic.conversation.image-media-type", f"{ptr}/source/media_type",
+                f"image media type {mt!r} is not one Anthropic takes ({', '.join(sorted(IMAGE_MEDIA_TYPES))}); convert the image")
+        data = src.get("data")
+        if isinstance(data, str) and _image_bytes(data) > IMAGE_MAX_BYTES:
+            add("anthropic.conversation.image-size", f"{ptr}/source/data",
+                f"the image is {_image_bytes(data)} bytes; Anthropic takes at most {IMAGE_MAX_BYTES} (5 MB) per image: downscale it")
+
+
+def _repair_message(mi: int, m: dict[str, Any], report: Any, *, final: bool) -> None:
+    content = m.get("content")
+    at = f"/messages/{mi}/content"
+    if isinstance(content, str):
+        if _blank(content) and content and m.get("role") == "user":
+            m["content"] = []
+            report.add("anthropic.conversation.empty-text", at, "whitespace-only text left out")
+        return
+    if not isinstance(content, list):
+        return
+    kept: list[Any] = []
+    for bi, b in enumerate(content):
+        ptr = f"{at}/{bi}"
+        if not isinstance(b, dict):
+            kept.append(b)
+            continue
+        btype = b.get("type")
+        text = b.get("text")
+        if btype == "text" and isinstance(text, str) and (text == "" or (m.get("role") == "user" and not text.strip())):
+            report.add("anthropic.conversation.empty-text", ptr, "empty or whitespace-only text block left out")
+            continue
+        if btype == "image":
+            _repair_image(ptr, b, report)
+        if btype == "tool_result":
+            rc = b.get("content")
+            if isinstance(rc, list):
+                rkept = []
+                for ci, c in enumerate(rc):
+                    if isinstance(c, dict) and c.get("type") == "text" and _blank(c.get("text")):
+                        report.add("anthropic.conversation.empty-text", f"{ptr}/content/{ci}", "empty or whitespace-only text block left out")
+                        continue
+                    if isinstance(c, dict) and c.get("type") == "image":
+                        _repair_image(f"{ptr}/content/{ci}", c, report)
+                    rkept.append(c)
+                b["content"] = rkept
+            if b.get("is_error") is True and (b.get("content") in (None, [], "") or _blank(b.get("content"))):
+                b["content"] = _EMPTY_ERROR_TEXT
+                report.add("anthropic.conversation.tool-result-error-content", f"{ptr}/content",
+                           f"an is_error result without content is sent as {_EMPTY_ERROR_TEXT!r}")
+        kept.append(b)
+    m["content"] = kept
+
+
+def _merge_turns(msgs: list[Any], report: Any) -> list[Any]:
+    """Drop messages left without content (except a final assistant message), merge consecutive
+    messages of one role (the API would combine them) and put tool results first."""
+    out: list[Any] = []
+    n = len(msgs)
+    for mi, m in enumerate(msgs):
+        if not isinstance(m, dict) or m.get("role") not in ("user", "assistant"):
+            out.append(m)
+            continue
+        content = m.get("content")
+        empty = content == [] or content == ""
+        if empty and not (mi == n - 1 and m.get("role") == "assistant"):
+            report.add("anthropic.conversation.empty-content", f"/messages/{mi}", "a message without content left out")
+            continue
+        if out and isinstance(out[-1], dict) and out[-1].get("role") == m.get("role") and not empty:
+            prev = out[-1]
+            prev["content"] = _as_list(prev.get("content")) + _as_list(content)
+            report.add("anthropic.conversation.consecutive-roles", f"/messages/{mi}",
+                       f"merged into the {m.get('role')} message before it (the API combines consecutive turns of one role)")
+            continue
+        out.append(m)
+    for i, m in enumerate(out):
+        if isinstance(m, dict) and m.get("role") == "user" and isinstance(m.get("content"), list):
+            blocks = m["content"]
+            kinds = [b.get("type") if isinstance(b, dict) else None for b in blocks]
+            nres = kinds.count("tool_result")
+            if nres and kinds[:nres] != ["tool_result"] * nres:
+                m["content"] = [b for b, k in zip(blocks, kinds) if k == "tool_result"] + [b for b, k in zip(blocks, kinds) if k != "tool_result"]
+                report.add("anthropic.conversation.tool-results-first", f"/messages/{i}/content", "tool_result blocks moved before the other blocks")
+    return out
+
+
+def _as_list(content: Any) -> list[Any]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    return list(content) if isinstance(content, list) else []
+
+
+def rule_ids() -> Iterable[str]:
+    """Every rule id, in table order."""
+    return (r.id for r in RULES)

@@ -1,0 +1,124 @@
+"""Preflight on the Anthropic adapter, through the real SDK over ``httpx2.MockTransport``: a request
+that breaks a rule is repaired (and arrives repaired, the repair on the turn) or refused before
+anything reaches the network. Includes case B25 with its exact values."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import toolwire
+from toolwire import Message, Tool, ToolCall, ToolResult
+from toolwire.errors import ToolNameError
+from toolwire.profile import RequestRefused
+from toolwire_anthropic import AnthropicCodec
+
+B25_ALLOF = {"type": "object", "allOf": [{"properties": {"tag": {"type": "string"}}, "required": ["tag"]}]}
+B25_ANYOF = {"type": "object", "properties": {"id": {"type": "integer"}, "tag": {"type": "string"}},
+             "anyOf": [{"required": ["id"]}, {"required": ["tag"]}]}
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_b25_root_combinators_never_reach_the_wire(mock_model, wire) -> None:
+    tag = Tool.from_schema("tag_item", "Tag an item.", B25_ALLOF, lambda **kw: "tagged")
+    find = Tool.from_schema("find_item", "Find an item by id or tag.", B25_ANYOF, lambda **kw: "found")
+    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))])
+    run(model.send(model.build_request([Message.user("go")], tools=[tag, find])))
+    sent = {t["name"]: t["input_schema"] for t in model.sent[0].json["tools"]}
+    assert sent["tag_item"] == {"type": "object", "properties": {"tag": {"type": "string"}}, "required": ["tag"]}
+    assert sent["find_item"] == {"type": "object", "properties": {"id": {"type": "integer"}, "tag": {"type": "string"}}}
+    for schema in sent.values():
+        assert not {"oneOf", "anyOf", "allOf"} & set(schema)
+    # the user's schemas are untouched (the loop validates against them)
+    assert tag.input_schema == B25_ALLOF and find.input_schema == B25_ANYOF
+
+
+def test_b25_translate_tool_reports_the_lossy_change_at_its_pointer() -> None:
+    codec = AnthropicCodec()
+    _, folded = codec.translate_tool(Tool.from_schema("tag_item", "Tag an item.", B25_ALLOF))
+    assert [(c.pointer, c.lossy) for c in folded] == [("/allOf/0", False)] and not folded.lossy
+    _, dropped = codec.translate_tool(Tool.from_schema("find_item", "Find an item.", B25_ANYOF))
+    assert [(c.pointer, c.action, c.keyword, c.lossy) for c in dropped] == [("/anyOf", "removed", "anyOf", True)]
+    assert dropped.tool == "find_item" and dropped.api == "anthropic"
+
+
+def test_b25_loop_still_validates_against_the_original_schema(mock_model, wire) -> None:
+    calls: list[dict] = []
+    find = Tool.from_schema("find_item", "Find an item by id or tag.", B25_ANYOF, lambda **kw: calls.append(kw) or "found")
+    first = wire.message_body([{"type": "tool_use", "id": "toolu_B25a", "name": "find_item", "input": {}},
+                               {"type": "tool_use", "id": "toolu_B25b", "name": "find_item", "input": {"tag": "red"}}], stop_reason="tool_use")
+    final = wire.message_body([{"type": "text", "text": "done"}])
+    model = mock_model([wire.json_response(first), wire.json_response(final)])
+    result = toolwire.run_sync(model, "find it", tools=[find])
+    assert calls == [{"tag": "red"}]  # {} breaks the original anyOf and is not run
+    results = {b["tool_use_id"]: b for b in model.sent[1].json["messages"][2]["content"]}
+    assert results["toolu_B25a"]["is_error"] is True and results["toolu_B25b"]["content"] == "found"
+    assert result.tool_errors == 1
+
+
+def test_refused_request_is_never_sent(mock_model, wire) -> None:
+    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "never"}]))],
+                       thinking={"type": "enabled", "budget_tokens": 2048}, max_tokens=4096)
+    weather = Tool.from_schema("get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}})
+    with pytest.raises(RequestRefused) as info:
+        run(model.send(model.build_request([Message.user("x")], tools=[weather], tool_choice="required")))
+    assert model.sent == []
+    assert [(v.rule, v.pointer) for v in info.value.violations] == [("anthropic.request.thinking-forced-tool", "/tool_choice")]
+    assert "anthropic.request.thinking-forced-tool" in str(info.value) and "/tool_choice" in str(info.value)
+
+
+@pytest.mark.parametrize(("settings", "rule", "pointer"), [
+    ({"temperature": 1.5}, "anthropic.request.sampling-range", "/temperature"),
+    ({"thinking": {"type": "enabled", "budget_tokens": 4096}, "max_tokens": 4096}, "anthropic.request.thinking-budget", "/thinking/budget_tokens"),
+    ({"thinking": {"type": "adaptive"}, "temperature": 0.3}, "anthropic.request.thinking-temperature", "/temperature"),
+    ({"temperature": 0.5, "top_p": 0.9}, "anthropic.request.temperature-and-top-p", "/top_p"),
+])
+def test_settings_refused_before_sending_stream_too(mock_model, wire, settings, rule, pointer) -> None:
+    model = mock_model([], **settings)
+
+    async def consume():
+        return [ev async for ev in model.send_stream(model.build_request([Message.user("x")]))]
+
+    for call in (lambda: run(model.send(model.build_request([Message.user("x")]))), lambda: run(consume())):
+        with pytest.raises(RequestRefused) as info:
+            call()
+        assert (rule, pointer) in [(v.rule, v.pointer) for v in info.value.violations]
+    assert model.sent == []
+
+
+def test_repair_arrives_repaired_and_is_on_the_turn(mock_model, wire) -> None:
+    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))])
+    conv = [Message.user("go"), Message("assistant", [ToolCall("toolu_E", "lookup", {})]), Message("user", [ToolResult("toolu_E", "", is_error=True)])]
+    resp = run(model.send(model.build_request(conv)))
+    sent = model.sent[0].json["messages"][2]["content"][0]
+    assert sent == {"type": "tool_result", "tool_use_id": "toolu_E", "content": "error: the tool failed without a message", "is_error": True}
+    assert [(c.rule, c.pointer) for c in resp.preflight] == [("anthropic.conversation.tool-result-error-content", "/messages/2/content/0/content")]
+
+
+def test_thinking_left_out_for_a_tool_loop_from_another_provider(mock_model, wire) -> None:
+    # an OpenAI turn (no thinking block) whose call is being answered, then a switch to Anthropic with thinking
+    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))],
+                       thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096)
+    conv = [Message.user("go"), Message("assistant", [ToolCall("call_abc123", "lookup", {"q": "x"})]), Message("user", [ToolResult("call_abc123", "42")])]
+    resp = run(model.send(model.build_request(conv, tools=[Tool.from_schema("lookup", "Look up.", {"type": "object", "properties": {"q": {"type": "string"}}})])))
+    assert "thinking" not in model.sent[0].json
+    change = next(c for c in resp.preflight if c.rule == "anthropic.conversation.thinking-in-tool-loop")
+    assert change.pointer == "/thinking" and change.lossy
+
+
+def test_foreign_tool_name_refused_with_the_vendor_rule(mock_model) -> None:
+    model = mock_model([])
+    gemini_tool = Tool("files.read", "Read a file.", {"type": "object", "properties": {}}, imported_from="gemini")
+    with pytest.raises(ToolNameError, match=r"\^\[a-zA-Z0-9_-\]\{1,128\}\$"):
+        run(model.send(model.build_request([Message.user("x")], tools=[gemini_tool])))
+    assert model.sent == []
+
+
+def test_parallel_false_without_tools_sends_no_tool_choice(mock_model, wire) -> None:
+    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))], parallel_tool_calls=False)
+    resp = run(model.send(model.build_request([Message.user("x")])))
+    assert "tool_choice" not in model.sent[0].json and resp.preflight is None

@@ -1,0 +1,315 @@
+"""The Anthropic profile as a specification: one request breaking each rule, and what toolwire does
+with it (repaired and reported at its pointer, or refused with the rule id and pointer).
+
+The bodies here are written by hand in the ``/v1/messages`` wire format (not produced by the codec),
+so the checks are tested independently of the encoder; the tests that send through the SDK are in
+``test_anthropic_preflight.py``.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+from typing import Any
+
+import pytest
+
+from toolwire.schema.report import TranslationReport
+from toolwire_anthropic.profile import RULES, STRICT_LIMITS, AnthropicProfile
+
+P = AnthropicProfile()
+
+
+class Report:
+    """A minimal stand-in recorder with the ``add(rule, pointer, detail, lossy=)`` interface."""
+
+    def __init__(self) -> None:
+        self.changes: list[tuple[str, str, str, bool]] = []
+
+    def add(self, rule: str, pointer: str, detail: str, lossy: bool = False, **_: Any) -> None:
+        self.changes.append((rule, pointer, detail, lossy))
+
+    def rules(self) -> set[tuple[str, str]]:
+        return {(r, p) for r, p, _, _ in self.changes}
+
+
+def tool(name: str = "get_weather", schema: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "description": "d", "input_schema": schema or {"type": "object", "properties": {"city": {"type": "string"}}}, **extra}
+
+
+def body(**over: Any) -> dict[str, Any]:
+    b: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}
+    b.update(over)
+    return {k: v for k, v in b.items() if v is not None}
+
+
+USE = {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}
+RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"}
+SIG = {"type": "thinking", "thinking": "let me think", "signature": "c2ln"}
+
+
+def convo(*messages: tuple[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    return [{"role": r, "content": copy.deepcopy(c)} for r, c in messages]
+
+
+def loop(assistant: list[dict[str, Any]], user: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    return convo(("user", [{"type": "text", "text": "weather?"}]), ("assistant", assistant), ("user", user or [RESULT]))
+
+
+def refused(b: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(v.rule, v.pointer) for v in P.check_request(b)}
+
+
+def test_valid_baseline_has_no_violation() -> None:
+    assert P.check_request(body(tools=[tool()], messages=loop([{"type": "text", "text": "checking"}, USE]))) == []
+
+
+# -- refused: (rule id, pointer) for a request that breaks it ---------------------------------------
+
+REFUSED: list[tuple[str, dict[str, Any], str]] = [
+    ("anthropic.tool.name", body(tools=[tool("files.read:v2")]), "/tools/0/name"),
+    ("anthropic.tool.unique-names", body(tools=[tool(), tool()]), "/tools/1/name"),
+    ("anthropic.tool_use.id", body(tools=[tool()], messages=loop([{**USE, "id": "call.1"}], [{**RESULT, "tool_use_id": "call.1"}])),
+     "/messages/1/content/0/id"),
+    ("anthropic.tool_use.unique-ids", body(tools=[tool()], messages=loop([USE, USE], [RESULT])), "/messages/1/content/1/id"),
+    ("anthropic.tool_use.input", body(tools=[tool()], messages=loop([{**USE, "input": "Paris"}])), "/messages/1/content/0/input"),
+    ("anthropic.schema.root-type-object", body(tools=[tool(schema={"type": "string"})]), "/tools/0/input_schema/type"),
+    ("anthropic.schema.root-combinator", body(tools=[tool(schema={"type": "object", "oneOf": [{"required": ["a"]}]})]), "/tools/0/input_schema/oneOf"),
+    ("anthropic.schema.root-ref", body(tools=[tool(schema={"type": "object", "$ref": "#/$defs/A", "$defs": {"A": {"type": "object"}}})]),
+     "/tools/0/input_schema/$ref"),
+    ("anthropic.schema.strict-subset", body(tools=[tool(schema={"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}},
+                                                                "additionalProperties": False}, strict=True)]),
+     "/tools/0/input_schema/properties/n/minimum"),
+    ("anthropic.schema.strict-recursive", body(tools=[tool(schema={"type": "object", "properties": {"child": {"$ref": "#"}}, "additionalProperties": False},
+                                                           strict=True)]), "/tools/0/input_schema/properties/child/$ref"),
+    ("anthropic.request.strict-limits", body(tools=[tool(f"t{i}", {"type": "object", "properties": {}, "additionalProperties": False}, strict=True)
+                                                    for i in range(STRICT_LIMITS["strict_tools"] + 1)]), "/tools"),
+    ("anthropic.request.max-tokens", body(max_tokens=-1), "/max_tokens"),
+    ("anthropic.request.messages-count", body(messages=[]), "/messages"),
+    ("anthropic.request.tool-choice-without-tools", body(tool_choice={"type": "any"}), "/tool_choice"),
+    ("anthropic.request.tool-choice-unknown-tool", body(tools=[tool()], tool_choice={"type": "tool", "name": "get_time"}), "/tool_choice/name"),
+    ("anthropic.request.disable-parallel-placement", body(tools=[tool()], tool_choice={"type": "none", "disable_parallel_tool_use": True}),
+     "/tool_choice/disable_parallel_tool_use"),
+    ("anthropic.request.thinking-forced-tool", body(max_tokens=4096, tools=[tool()], tool_choice={"type": "tool", "name": "get_weather"},
+                                                    thinking={"type": "enabled", "budget_tokens": 2048}), "/tool_choice"),
+    ("anthropic.request.thinking-budget", body(max_tokens=2048, thinking={"type": "enabled", "budget_tokens": 2048}), "/thinking/budget_tokens"),
+    ("anthropic.request.thinking-temperature", body(temperature=0.2, thinking={"type": "adaptive"}), "/temperature"),
+    ("anthropic.request.thinking-sampling", body(top_k=5, thinking={"type": "adaptive"}), "/top_k"),
+    ("anthropic.request.sampling-range", body(temperature=1.5), "/temperature"),
+    ("anthropic.request.temperature-and-top-p", body(temperature=0.5, top_p=0.9), "/top_p"),
+    ("anthropic.request.system-top-level", body(messages=[{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]),
+     "/messages/0/role"),
+    ("anthropic.request.cache-control-limit", body(messages=convo(("user", [{"type": "text", "text": f"part {i}", "cache_control": {"type": "ephemeral"}}
+                                                                             for i in range(5)]))), ""),
+    ("anthropic.conversation.block-role", body(messages=convo(("user", [{"type": "text", "text": "hi"}, SIG]))), "/messages/0/content/1"),
+    ("anthropic.conversation.tool-result-placement", body(tools=[tool()], messages=loop([USE], [{"type": "text", "text": "go on"}])),
+     "/messages/1/content/0"),
+    ("anthropic.conversation.tool-results-first", body(tools=[tool()], messages=loop([USE], [{"type": "text", "text": "and?"}, RESULT])),
+     "/messages/2/content/0"),
+    ("anthropic.conversation.tool-result-orphan", body(tools=[tool()], messages=loop([USE], [RESULT, {**RESULT, "tool_use_id": "toolu_9"}])),
+     "/messages/2/content/1"),
+    ("anthropic.conversation.tool-result-once", body(tools=[tool()], messages=loop([USE], [RESULT, RESULT])), "/messages/2/content/1"),
+    ("anthropic.conversation.tool-result-content", body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": [USE]}])),
+     "/messages/2/content/0/content/0"),
+    ("anthropic.conversation.tool-result-error-content", body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": [], "is_error": True}])),
+     "/messages/2/content/0/content"),
+    ("anthropic.conversation.empty-text", body(messages=convo(("user", [{"type": "text", "text": "  \n"}, {"type": "text", "text": "hi"}]))),
+     "/messages/0/content/0"),
+    ("anthropic.conversation.empty-content", body(messages=convo(("user", []), ("assistant", [{"type": "text", "text": "ok"}]),
+                                                              ("user", [{"type": "text", "text": "hi"}]))), "/messages/0/content"),
+    ("anthropic.conversation.final-whitespace", body(messages=convo(("user", [{"type": "text", "text": "hi"}]),
+                                                                    ("assistant", [{"type": "text", "text": "The answer is "}]))),
+     "/messages/1/content/0"),
+    ("anthropic.conversation.thinking-signature", body(thinking={"type": "adaptive"}, tools=[tool()],
+                                                       messages=loop([{"type": "thinking", "thinking": "hmm"}, USE])),
+     "/messages/1/content/0/signature"),
+    ("anthropic.conversation.thinking-first", body(thinking={"type": "adaptive"}, tools=[tool()],
+                                                   messages=loop([{"type": "text", "text": "x"}, SIG, USE])), "/messages/1/content/0"),
+    ("anthropic.conversation.thinking-in-tool-loop", body(thinking={"type": "adaptive"}, tools=[tool()], messages=loop([USE])),
+     "/messages/1/content/0"),
+    ("anthropic.conversation.thinking-when-disabled", body(messages=convo(("user", [{"type": "text", "text": "hi"}]),
+                                                                          ("assistant", [SIG, {"type": "text", "text": "So"}]))),
+     "/messages/1/content/0"),
+    ("anthropic.conversation.final-block-thinking", body(thinking={"type": "adaptive"}, messages=convo(("user", [{"type": "text", "text": "hi"}]),
+                                                                                                       ("assistant", [SIG]))), "/messages/1/content/0"),
+    ("anthropic.conversation.image-media-type", body(messages=convo(("user", [{"type": "image", "source": {"type": "base64", "media_type": "image/bmp",
+                                                                                                           "data": "Qk0="}}]))),
+     "/messages/0/content/0/source/media_type"),
+    ("anthropic.conversation.image-size", body(messages=convo(("user", [{"type": "image", "source": {
+        "type": "base64", "media_type": "image/png", "data": base64.b64encode(b"\0" * (5 * 1024 * 1024 + 1)).decode()}}]))),
+     "/messages/0/content/0/source/data"),
+]
+
+
+@pytest.mark.parametrize(("rule", "bad", "pointer"), REFUSED, ids=[r for r, _, _ in REFUSED])
+def test_check_names_rule_and_pointer(rule: str, bad: dict[str, Any], pointer: str) -> None:
+    assert (rule, pointer) in refused(bad)
+
+
+# -- repaired: the repair keeps the meaning, is reported at its pointer and the result passes -------
+
+REPAIRED: list[tuple[str, dict[str, Any], str]] = [
+    ("anthropic.request.tool-choice-without-tools", body(tool_choice={"type": "auto", "disable_parallel_tool_use": True}), "/tool_choice"),
+    ("anthropic.request.disable-parallel-placement", body(tools=[tool()], tool_choice={"type": "none", "disable_parallel_tool_use": True}),
+     "/tool_choice/disable_parallel_tool_use"),
+    ("anthropic.request.strict-limits", body(tools=[tool(f"t{i}", {"type": "object", "properties": {}, "additionalProperties": False}, strict=True)
+                                                    for i in range(STRICT_LIMITS["strict_tools"] + 1)]), f"/tools/{STRICT_LIMITS['strict_tools']}/strict"),
+    ("anthropic.conversation.first-user", body(messages=convo(("assistant", [{"type": "text", "text": "Hello! How can I help?"}]),
+                                                              ("user", [{"type": "text", "text": "weather?"}]))), "/messages/0/role"),
+    ("anthropic.conversation.consecutive-roles", body(messages=convo(("user", [{"type": "text", "text": "a"}]), ("user", [{"type": "text", "text": "b"}]))),
+     "/messages/1"),
+    ("anthropic.conversation.tool-results-first", body(tools=[tool()], messages=loop([USE], [{"type": "text", "text": "and?"}, RESULT])),
+     "/messages/2/content"),
+    ("anthropic.conversation.tool-result-error-content", body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": [], "is_error": True}])),
+     "/messages/2/content/0/content"),
+    ("anthropic.conversation.empty-text", body(messages=convo(("user", [{"type": "text", "text": "  \n"}, {"type": "text", "text": "hi"}]))),
+     "/messages/0/content/0"),
+    ("anthropic.conversation.empty-content", body(messages=convo(("user", [{"type": "text", "text": "hi"}]), ("assistant", []),
+                                                              ("user", [{"type": "text", "text": "hi again"}]))), "/messages/1"),
+    ("anthropic.conversation.final-whitespace", body(messages=convo(("user", [{"type": "text", "text": "hi"}]),
+                                                                    ("assistant", [{"type": "text", "text": "The answer is "}]))),
+     "/messages/1/content/0/text"),
+    ("anthropic.conversation.thinking-in-tool-loop", body(thinking={"type": "adaptive"}, tools=[tool()], messages=loop([USE])), "/thinking"),
+    ("anthropic.conversation.thinking-when-disabled", body(messages=convo(("user", [{"type": "text", "text": "hi"}]),
+                                                                          ("assistant", [SIG, {"type": "text", "text": "So"}]))),
+     "/messages/1/content"),
+    ("anthropic.conversation.image-media-type", body(messages=convo(("user", [{"type": "image", "source": {"type": "base64", "media_type": "image/jpg",
+                                                                                                           "data": "/9j/"}}]))),
+     "/messages/0/content/0/source/media_type"),
+]
+
+
+@pytest.mark.parametrize(("rule", "bad", "pointer"), REPAIRED, ids=[r for r, _, _ in REPAIRED])
+def test_repair_reports_rule_and_pointer_and_passes(rule: str, bad: dict[str, Any], pointer: str) -> None:
+    original = copy.deepcopy(bad)
+    report = Report()
+    fixed = P.repair_request(bad, report)
+    assert bad == original  # the body passed in is not modified
+    assert (rule, pointer) in report.rules()
+    assert P.check_request(fixed) == []
+
+
+def test_every_rule_has_a_test() -> None:
+    covered = {r for r, _, _ in REFUSED} | {r for r, _, _ in REPAIRED}
+    assert {r.id for r in RULES} - covered == set()
+
+
+def test_rules_state_summary_source_and_action() -> None:
+    assert len({r.id for r in RULES}) == len(RULES)
+    for r in RULES:
+        assert r.id.startswith("anthropic.") and r.summary and r.source and r.action in ("repair", "report", "refuse")
+    assert P.rules["anthropic.schema.root-combinator"].action == "repair"
+
+
+# -- repair details -----------------------------------------------------------------------------------
+
+
+def test_repaired_values() -> None:
+    r = Report()
+    fixed = P.repair_request(body(messages=convo(("user", [{"type": "text", "text": "hi"}]), ("assistant", [{"type": "text", "text": "The answer is \n"}]))), r)
+    assert fixed["messages"][1]["content"] == [{"type": "text", "text": "The answer is"}]
+    fixed = P.repair_request(body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": "", "is_error": True}])), Report())
+    assert fixed["messages"][2]["content"][0]["content"] == "error: the tool failed without a message"
+    fixed = P.repair_request(body(tools=[tool()], messages=loop([USE], [{"type": "text", "text": "and?"}, RESULT])), Report())
+    assert [b["type"] for b in fixed["messages"][2]["content"]] == ["tool_result", "text"]
+    fixed = P.repair_request(body(messages=convo(("user", [{"type": "text", "text": "a"}]), ("user", "b"))), Report())
+    assert fixed["messages"] == [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]
+
+
+def test_thinking_dropped_for_foreign_tool_loop_is_lossy_and_kept_with_own_thinking() -> None:
+    r = Report()
+    fixed = P.repair_request(body(thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096, tools=[tool()], messages=loop([USE])), r)
+    assert "thinking" not in fixed and any(rule == "anthropic.conversation.thinking-in-tool-loop" and lossy for rule, _, _, lossy in r.changes)
+    own = body(thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096, tools=[tool()], messages=loop([SIG, USE]))
+    assert P.repair_request(own, Report())["thinking"] == {"type": "enabled", "budget_tokens": 1024}
+    # a new user turn (no tool_result at the end) does not need thinking in earlier turns
+    new_turn = body(thinking={"type": "adaptive"}, tools=[tool()], messages=loop([USE]) + convo(
+        ("assistant", [{"type": "text", "text": "Sunny."}]), ("user", [{"type": "text", "text": "thanks"}])))
+    assert P.check_request(new_turn) == []
+
+
+def test_sampling_settings_valid_values_pass() -> None:
+    assert P.check_request(body(temperature=1, thinking={"type": "adaptive"})) == []
+    assert P.check_request(body(top_p=0.95, thinking={"type": "adaptive"})) == []
+    assert P.check_request(body(temperature=0.2, top_p=0.9, model="claude-3-5-haiku-20241022")) == []
+    assert P.check_request(body(max_tokens=4096, thinking={"type": "enabled", "budget_tokens": 1024}, tools=[tool()], tool_choice={"type": "auto"})) == []
+    assert P.check_request(body(tools=[tool()], thinking={"type": "adaptive"}, tool_choice={"type": "any"})) == []
+
+
+def test_incremental_check_skips_checked_history_but_keeps_placement() -> None:
+    bad_old = convo(("user", [{"type": "text", "text": " "}]), ("assistant", [{"type": "text", "text": "ok"}]))
+    msgs = bad_old + convo(("user", [{"type": "text", "text": "weather?"}]), ("assistant", [USE]), ("user", [{"type": "text", "text": "no result"}]))
+    b = body(tools=[tool()], messages=msgs)
+    assert ("anthropic.conversation.empty-text", "/messages/0/content/0") in refused(b)
+    late = {(v.rule, v.pointer) for v in P.check_request(b, start=4)}
+    assert ("anthropic.conversation.empty-text", "/messages/0/content/0") not in late
+    assert ("anthropic.conversation.tool-result-placement", "/messages/3/content/0") in late
+
+
+def test_tool_name_rule_is_128_characters() -> None:
+    assert P.tool_name_error("a" * 128) is None
+    assert "129 characters" in P.tool_name_error("a" * 129)
+    assert "'.'" in P.tool_name_error("files.read")
+
+
+# -- input schema ---------------------------------------------------------------------------------------
+
+
+def test_root_ref_is_merged() -> None:
+    schema = {"$ref": "#/$defs/Args", "$defs": {"Args": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}}
+    report = TranslationReport(api="anthropic", tool="t")
+    out = P.translate_schema(schema, report)
+    assert out == {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"], "$defs": schema["$defs"]}
+    assert [(c.pointer, c.action) for c in report] == [("/$ref", "inlined")]
+
+
+def test_root_allof_with_conflicting_member_is_lossy() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string"}},
+              "allOf": [{"properties": {"a": {"maxLength": 3}, "b": {"type": "integer"}}}, {"type": "array"}]}
+    report = TranslationReport(api="anthropic", tool="t")
+    out = P.translate_schema(schema, report)
+    assert out == {"type": "object", "properties": {"a": {"allOf": [{"type": "string"}, {"maxLength": 3}]}, "b": {"type": "integer"}}}
+    assert [(c.pointer, c.lossy) for c in report] == [("/allOf/0", False), ("/allOf/1", True)]
+
+
+def test_root_oneof_of_object_shapes_offers_every_property() -> None:
+    schema = {"type": "object", "oneOf": [
+        {"properties": {"path": {"type": "string"}}, "required": ["path"]},
+        {"properties": {"url": {"type": "string", "format": "uri"}, "path": {"type": "integer"}}, "required": ["url"]}]}
+    report = TranslationReport(api="anthropic", tool="t")
+    out = P.translate_schema(schema, report)
+    assert out == {"type": "object", "properties": {"path": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+                                                    "url": {"type": "string", "format": "uri"}}}
+    assert [(c.pointer, c.keyword, c.lossy) for c in report] == [("/oneOf", "oneOf", True)]
+
+
+def test_strict_schema_transform_and_recursive_drop() -> None:
+    schema = {"type": "object", "properties": {"when": {"type": "string", "format": "date"}, "n": {"type": "integer", "maximum": 9},
+                                               "tags": {"type": "array", "items": {"type": "string"}, "minItems": 2}, "kind": {"oneOf": [{"const": "a"}, {"const": "b"}]}},
+              "required": ["when"]}
+    report = TranslationReport(api="anthropic", tool="t")
+    out = P.translate_schema(schema, report, strict=True)
+    assert out == {"type": "object", "properties": {
+        "when": {"type": "string", "format": "date"},
+        "n": {"type": "integer", "description": "{maximum: 9}"},
+        "tags": {"type": "array", "items": {"type": "string"}, "description": "{minItems: 2}"},
+        "kind": {"anyOf": [{"const": "a"}, {"const": "b"}]}}, "required": ["when"], "additionalProperties": False}
+    assert report.strict_possible is True
+    assert P.check_request(body(tools=[tool(schema=out, strict=True)])) == []
+    rec = {"type": "object", "properties": {"child": {"$ref": "#"}}}
+    report = TranslationReport(api="anthropic", tool="t")
+    assert P.translate_schema(rec, report, strict=True) == rec
+    assert report.strict_possible is False and [(c.pointer, c.lossy) for c in report] == [("/properties/child/$ref", True)]
+
+
+def test_turn_failed() -> None:
+    assert P.turn_failed("refusal") is True
+    for reason in ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "model_context_window_exceeded", None):
+        assert P.turn_failed(reason) is False
+
+
+def test_estimate_tokens() -> None:
+    assert P.estimate_tokens([]) == 0
+    one = P.estimate_tokens([tool()])
+    two = P.estimate_tokens([tool(), tool("get_time")])
+    assert one > 346 and two > one and (two - 346) > (one - 346)
