@@ -108,6 +108,15 @@ class RunResult:
         return [r for t in self.turns for r in t.tool_runs]
 
     @property
+    def cost(self) -> Any:
+        """What the run cost in US dollars (:class:`toolwire.pricing.RunCost`): per turn, in
+        total, and attributed to each tool call; unpriced (never free) for models the price data
+        does not know."""
+        from .pricing import run_cost
+
+        return run_cost(self)
+
+    @property
     def tool_errors(self) -> int:
         return sum(1 for r in self.tool_runs if r.result.is_error)
 

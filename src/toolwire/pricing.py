@@ -1,0 +1,293 @@
+"""What a run cost, in US dollars, from the maintained ``genai-prices`` data.
+
+``toolwire.pricing.price(usage, "anthropic:claude-sonnet-4-5")`` prices one response's
+:class:`~toolwire.types.Usage`; ``RunResult.cost`` prices every turn of a run and attributes a
+share to each tool call. Prices come from the `genai-prices <https://github.com/pydantic/genai-prices>`_
+package (the same data pydantic-ai uses): the snapshot bundled with the installed version, or a newer
+one fetched with :func:`update_prices` — no toolwire release needed.
+
+Token meaning (the same on every vendor, see ``Usage``): ``input_tokens`` counts every input token,
+cache reads and cache writes included; ``output_tokens`` counts reasoning too. genai-prices reads
+usage the same way, so cache reads are billed at the cache-read rate, cache writes at the cache-write
+rate and the rest of the input at the input rate. A price that depends on the size of the request
+(Anthropic and Gemini prompts past 200k tokens) uses the tier of that request's input tokens.
+
+A model the price data does not know is **unpriced** (``Cost.priced`` is ``False`` and every
+amount is ``None``) — never free. Amounts are ``decimal.Decimal`` dollars.
+
+Attribution to tool calls: a tool result is paid for in every later request of the run, because
+each later request sends it again. Its size in tokens is measured from the vendor's own counts:
+the input of the request that first carried the results, minus the input and output of the
+request before it, is what that turn's tool results added; it is split across the turn's results
+by the length of their text. Each later request then bills those tokens at its own average input
+rate (its input cost divided by its input tokens, so cache discounts count). ``ToolCost`` holds the
+tokens and the dollars per tool call; the whole run's input cost is larger, since it also pays for
+the prompt, the instructions and the tool definitions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .loop import RunResult
+    from .types import Usage
+
+__all__ = ["Cost", "RunCost", "ToolCost", "price", "run_cost", "update_prices", "prices_source"]
+
+_MTOK = Decimal(1_000_000)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """The price of some usage, in US dollars (``Decimal``).
+
+    - ``input_usd``: all input tokens as billed (cache reads and writes included);
+    - ``cache_read_usd`` / ``cache_write_usd``: the parts of ``input_usd`` paid for cache reads
+      and cache writes;
+    - ``output_usd``: output tokens (reasoning included); ``total_usd``: input + output;
+    - ``model``: the model the price data matched (e.g. ``claude-sonnet-4-5``);
+    - ``priced``: ``False`` when the price data does not know the model — every amount is then
+      ``None`` and ``reason`` says why. An unpriced cost is never reported as free.
+    """
+
+    input_usd: Decimal | None
+    output_usd: Decimal | None
+    cache_read_usd: Decimal | None
+    cache_write_usd: Decimal | None
+    total_usd: Decimal | None
+    model: str | None = None
+    priced: bool = True
+    reason: str | None = None
+
+    @classmethod
+    def unpriced(cls, reason: str) -> Cost:
+        return cls(None, None, None, None, None, None, False, reason)
+
+    @classmethod
+    def zero(cls) -> Cost:
+        z = Decimal(0)
+        return cls(z, z, z, z, z)
+
+    def __add__(self, other: Cost) -> Cost:
+        if not isinstance(other, Cost):
+            return NotImplemented
+        if not (self.priced and other.priced):
+            return Cost.unpriced(self.reason or other.reason or "part of the usage is unpriced")
+
+        def add(a: Decimal | None, b: Decimal | None) -> Decimal:
+            return (a or Decimal(0)) + (b or Decimal(0))
+
+        same = self.model is None or other.model is None or self.model == other.model
+        model = (self.model or other.model) if same else None  # None: several models
+        return Cost(add(self.input_usd, other.input_usd), add(self.output_usd, other.output_usd),
+                    add(self.cache_read_usd, other.cache_read_usd), add(self.cache_write_usd, other.cache_write_usd),
+                    add(self.total_usd, other.total_usd), model)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: amounts as decimal strings (exact), ``None`` when unpriced."""
+        def s(v: Decimal | None) -> str | None:
+            return None if v is None else str(v)
+
+        d: dict[str, Any] = {"priced": self.priced, "input_usd": s(self.input_usd), "output_usd": s(self.output_usd),
+                             "cache_read_usd": s(self.cache_read_usd), "cache_write_usd": s(self.cache_write_usd),
+                             "total_usd": s(self.total_usd), "model": self.model}
+        if self.reason:
+            d["reason"] = self.reason
+        return d
+
+
+@dataclass(frozen=True)
+class ToolCost:
+    """What one tool call's result cost the rest of the run (see the module docs): ``tokens`` it
+    added to each later request, ``requests`` that re-sent it, and ``usd`` (``None`` when a later
+    request is unpriced)."""
+
+    tool_call_id: str
+    name: str
+    tokens: int
+    requests: int
+    usd: Decimal | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tool_call_id": self.tool_call_id, "name": self.name, "tokens": self.tokens, "requests": self.requests,
+                "usd": None if self.usd is None else str(self.usd)}
+
+
+@dataclass(frozen=True)
+class RunCost:
+    """A run's cost: ``turns`` (one :class:`Cost` per model request, in order), ``total`` (their
+    sum; unpriced if any turn is), ``priced_usd`` (the sum of the priced turns alone) and
+    ``tool_calls`` (one :class:`ToolCost` per tool call that has a result)."""
+
+    turns: list[Cost]
+    total: Cost
+    priced_usd: Decimal
+    tool_calls: list[ToolCost] = field(default_factory=list)
+
+    @property
+    def unpriced_turns(self) -> int:
+        return sum(1 for c in self.turns if not c.priced)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"total": self.total.to_dict(), "priced_usd": str(self.priced_usd), "unpriced_turns": self.unpriced_turns,
+                "turns": [c.to_dict() for c in self.turns], "tool_calls": [t.to_dict() for t in self.tool_calls]}
+
+
+def _provider_id(provider: str) -> str | None:
+    """The genai-prices provider id for a toolwire provider, from the adapter's profile
+    (``Profile.pricing_provider``); ``None`` lets genai-prices choose by the model name."""
+    try:
+        from .registry import profile
+
+        return getattr(profile(provider), "pricing_provider", None)
+    except Exception:  # noqa: BLE001 - an adapter that is not installed: choose by model name
+        return None
+
+
+def _tier_rate(value: Any, input_tokens: int) -> Decimal:
+    """A genai-prices per-million rate (``Decimal`` or tiered) at a request of ``input_tokens``."""
+    if value is None:
+        return Decimal(0)
+    if isinstance(value, Decimal):
+        return value
+    rate = value.base
+    for tier in value.tiers:  # cliff pricing: past a threshold the whole request pays that rate
+        if input_tokens > tier.start:
+            rate = tier.price
+    return rate
+
+
+def price(usage: Usage, model: str, *, base_url: str | None = None, served_model: str | None = None,
+          timestamp: Any = None) -> Cost:
+    """Price ``usage`` for ``model`` (``"provider:model-id"``, or a bare model id).
+
+    ``served_model``: the model id the vendor answered with (``Response.model``, e.g. a dated
+    snapshot), tried first. ``base_url``: a custom endpoint (e.g. a local OpenAI-compatible
+    server); genai-prices then matches the provider by that URL and a server it does not know
+    leaves the usage unpriced. ``timestamp``: when the request was made (prices change over time;
+    default now). Returns an unpriced :class:`Cost` for a model the data does not know, and for
+    usage without token counts.
+    """
+    provider, _, model_id = model.partition(":") if ":" in model else ("", "", model)
+    if provider in ("test", "scripted") and not model_id:
+        return Cost.unpriced(f"the offline {provider!r} provider has no price")
+    if usage.input_tokens is None and usage.output_tokens is None:
+        return Cost.unpriced("the vendor reported no token counts")
+    from genai_prices import Usage as PriceUsage, calc_price
+
+    inp = int(usage.input_tokens or 0)
+    cr = int(usage.cache_read_tokens or 0)
+    cw = int(usage.cache_write_tokens or 0)
+    pu = PriceUsage(input_tokens=inp, output_tokens=int(usage.output_tokens or 0),
+                    cache_read_tokens=cr or None, cache_write_tokens=cw or None)
+    options: dict[str, Any] = {"genai_request_timestamp": timestamp}
+    if base_url:
+        options["provider_api_url"] = base_url
+    else:
+        pid = _provider_id(provider) if provider else None
+        if pid:
+            options["provider_id"] = pid
+    last: Exception | None = None
+    for ref in dict.fromkeys(r for r in (served_model, model_id) if r):
+        try:
+            calc = calc_price(pu, ref, **options)
+        except LookupError as exc:
+            last = exc
+            continue
+        mp = calc.model_price
+        read = Decimal(cr) * _tier_rate(getattr(mp, "cache_read_mtok", None), inp) / _MTOK if cr else Decimal(0)
+        write = Decimal(cw) * _tier_rate(getattr(mp, "cache_write_mtok", None), inp) / _MTOK if cw else Decimal(0)
+        return Cost(calc.input_price, calc.output_price, read, write, calc.total_price, calc.model.id)
+    where = f" at {base_url}" if base_url else ""
+    return Cost.unpriced(f"the price data has no model {model_id!r}{where} ({last})" if last else f"no price for {model!r}")
+
+
+def _result_chars(run: Any) -> int:
+    content = run.result.content
+    if isinstance(content, str):
+        return len(content)
+    return sum(len(getattr(p, "text", "") or "") or 1000 for p in content)  # an image: a nominal share
+
+
+def run_cost(result: RunResult, *, base_url: str | None = None) -> RunCost:
+    """Price every turn of ``result`` and attribute a cost to each tool call (module docs)."""
+    turns = list(result.turns)
+    costs = [price(t.response.usage, result.model, base_url=base_url, served_model=t.response.model) for t in turns]
+    total = Cost.zero()
+    priced = Decimal(0)
+    for c in costs:
+        total = total + c
+        if c.priced and c.total_usd is not None:
+            priced += c.total_usd
+    if not turns:
+        total = Cost.zero()
+    # per tool call: tokens each result added, billed at every later request's own input rate
+    tool_costs: list[ToolCost] = []
+    for i, turn in enumerate(turns[:-1]):
+        runs = list(turn.tool_runs)
+        if not runs:
+            continue
+        nxt, cur = turns[i + 1].response.usage, turn.response.usage
+        if nxt.input_tokens is None or cur.input_tokens is None:
+            added = 0
+        else:
+            added = max(0, nxt.input_tokens - cur.input_tokens - (cur.output_tokens or 0))
+        chars = [_result_chars(r) for r in runs]
+        whole = sum(chars) or 1
+        shares = [added * c // whole for c in chars]
+        shares[-1] += added - sum(shares)  # integer split that adds up exactly
+        later = list(zip(turns[i + 1:], costs[i + 1:]))
+        for run, tokens in zip(runs, shares):
+            usd: Decimal | None = Decimal(0)
+            for t, c in later:
+                inp = t.response.usage.input_tokens or 0
+                if not c.priced or c.input_usd is None:
+                    usd = None
+                    break
+                if inp:
+                    usd += Decimal(tokens) * c.input_usd / Decimal(inp)
+            tool_costs.append(ToolCost(run.call.id, run.call.name, tokens, len(later), usd))
+    return RunCost(costs, total, priced, tool_costs)
+
+
+def prices_source() -> str:
+    """Where the prices in use come from: ``"genai-prices <version> (bundled)"`` or
+    ``"genai-prices <version> (updated <UTC time>)"`` after :func:`update_prices`."""
+    import genai_prices
+    from genai_prices import data_snapshot
+
+    snap = data_snapshot.get_snapshot()
+    if getattr(snap, "from_auto_update", False):
+        when = getattr(snap, "timestamp", None)
+        return f"genai-prices {genai_prices.__version__} (updated {when})"
+    return f"genai-prices {genai_prices.__version__} (bundled)"
+
+
+def update_prices(url: str | None = None, *, timeout: float = 30.0) -> str:
+    """Fetch the newest price data once and use it in this process from now on (genai-prices'
+    own update mechanism, ``genai_prices.UpdatePrices``). ``url``: where to fetch the data from
+    (default: the genai-prices project's published data file). Returns :func:`prices_source`.
+    Raises :class:`~toolwire.errors.ConfigurationError` when the data cannot be fetched or read."""
+    from genai_prices import UpdatePrices
+
+    from .errors import ConfigurationError
+
+    kwargs: dict[str, Any] = {"update_interval": 10**9}
+    if url:
+        kwargs["url"] = url
+    updater = UpdatePrices(**kwargs)
+    updater.start()
+    try:
+        try:
+            updated = updater.wait(timeout)
+        except Exception as exc:  # noqa: BLE001 - network, HTTP status, malformed data
+            raise ConfigurationError(f"could not update prices from {url or 'the genai-prices data file'}: "
+                                     f"{type(exc).__name__}: {exc}") from exc
+        if not updated:
+            raise ConfigurationError(f"could not update prices from {url or 'the genai-prices data file'} within {timeout:g} s")
+    finally:
+        updater.stop()
+    return prices_source()
