@@ -29,9 +29,9 @@ from toolwire import (
     ToolResult,
     UnsupportedToolChoice,
     Usage,
-    normalize_tool_choice,
     tool,
 )
+from toolwire.adapter import normalize_tool_choice
 from toolwire.arguments import dumps_arguments, parse_arguments
 from toolwire.stream import StreamAssembler, StopEvent, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart, UsageUpdate
 
@@ -241,7 +241,11 @@ def test_unknown_provider_lists_known():
 def test_known_provider_without_adapter_names_extra(monkeypatch):
     from toolwire import registry
 
+    from toolwire import _install
+
     monkeypatch.setattr(registry, "_entry_points", lambda: {})
+    monkeypatch.setattr(_install, "_direct_url", lambda: None)  # as if installed from an index
+    monkeypatch.setattr(_install, "installer", lambda: "pip install")
     with pytest.raises(AdapterNotInstalled, match=r'pip install "toolwire\[gemini\]"'):
         toolwire.model("gemini:gemini-2.5-flash")
 

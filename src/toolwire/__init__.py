@@ -1,5 +1,10 @@
 """toolwire: LLM tool calling that works the same against every major vendor.
 
+What an application needs is importable from here: :func:`tool` and :class:`Tool`,
+:func:`run` / :func:`run_sync` and what they return, :func:`model`, the conversation types,
+:class:`ToolContext` and the errors. What an adapter author needs (``ModelRequest``, ``Codec``,
+``normalize_tool_choice``, ``collect_stream``) lives in :mod:`toolwire.adapter`.
+
 ``import toolwire`` is light: no pydantic, jsonschema or vendor SDK is imported until used.
 """
 
@@ -7,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .adapter import Model, NamedToolChoice, ToolChoice, ToolChoiceInput
+from .context import ToolContext
 from .errors import (
     AdapterNotInstalled,
     ConfigurationError,
@@ -18,14 +25,13 @@ from .errors import (
     RunLimitExceeded,
     SchemaError,
     SchemaTranslationError,
-    ToolError,
     ToolDefinitionError,
+    ToolError,
     ToolNameError,
     ToolwireError,
     UnsupportedToolChoice,
     UsageLimitExceeded,
 )
-from .adapter import Model, ModelRequest, normalize_tool_choice
 from .registry import available_providers, model
 from .tools import Tool, tool
 from .types import (
@@ -34,6 +40,7 @@ from .types import (
     Message,
     ReasoningPart,
     Response,
+    StopReason,
     TextPart,
     ToolCall,
     ToolResult,
@@ -47,29 +54,81 @@ _LAZY = {
     "run_sync": ("toolwire.loop", "run_sync"),
     "RunResult": ("toolwire.loop", "RunResult"),
     "ToolRun": ("toolwire.loop", "ToolRun"),
+    "Turn": ("toolwire.loop", "Turn"),
     "Limits": ("toolwire.loop", "Limits"),
 }
 
+#: Adapter-author names that used to be importable from ``toolwire``; they still are, with a
+#: ``DeprecationWarning``, until 0.2 (code written against 0.1 keeps running and is told where
+#: the name lives now).
+_MOVED_TO_ADAPTER = ("ModelRequest", "Codec", "normalize_tool_choice")
+
 if TYPE_CHECKING:  # pragma: no cover
-    from .loop import Limits, RunResult, ToolRun, run, run_sync
+    from .loop import Limits, RunResult, ToolRun, Turn, run, run_sync
 
 
 def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name in _MOVED_TO_ADAPTER:
+        import warnings
+
+        warnings.warn(
+            f"toolwire.{name} moved to toolwire.adapter.{name} (the adapter-author API); "
+            f"import it from there: from toolwire.adapter import {name}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module("toolwire.adapter"), name)
     target = _LAZY.get(name)
     if target is None:
         raise AttributeError(f"module 'toolwire' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(target[0]), target[1])
     globals()[name] = value
     return value
 
 
 __all__ = [
-    "AdapterNotInstalled", "ConfigurationError", "Conversation", "ImagePart", "Limits", "MaxTurnsExceeded",
-    "Message", "Model", "ModelRequest", "ProviderError", "ProviderNotFound", "ReasoningPart", "RequestRefused", "Response", "ResponseDecodeError",
-    "RunLimitExceeded", "RunResult", "SchemaError", "SchemaTranslationError", "TextPart", "Tool", "ToolCall",
-    "ToolDefinitionError", "ToolError", "ToolNameError", "ToolResult", "ToolRun", "ToolwireError",
-    "UnsupportedToolChoice", "Usage", "UsageLimitExceeded", "available_providers", "model",
-    "normalize_tool_choice", "run", "run_sync", "tool",
+    "AdapterNotInstalled",
+    "ConfigurationError",
+    "Conversation",
+    "ImagePart",
+    "Limits",
+    "MaxTurnsExceeded",
+    "Message",
+    "Model",
+    "NamedToolChoice",
+    "ProviderError",
+    "ProviderNotFound",
+    "ReasoningPart",
+    "RequestRefused",
+    "Response",
+    "ResponseDecodeError",
+    "RunLimitExceeded",
+    "RunResult",
+    "SchemaError",
+    "SchemaTranslationError",
+    "StopReason",
+    "TextPart",
+    "Tool",
+    "ToolCall",
+    "ToolChoice",
+    "ToolChoiceInput",
+    "ToolContext",
+    "ToolDefinitionError",
+    "ToolError",
+    "ToolNameError",
+    "ToolResult",
+    "ToolRun",
+    "ToolwireError",
+    "Turn",
+    "UnsupportedToolChoice",
+    "Usage",
+    "UsageLimitExceeded",
+    "__version__",
+    "available_providers",
+    "model",
+    "run",
+    "run_sync",
+    "tool",
 ]

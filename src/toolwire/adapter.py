@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import abc
 import functools
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Iterator, Protocol, Union, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypedDict, Union, runtime_checkable
 
-from .errors import UnsupportedToolChoice
+from .errors import ConfigurationError, UnsupportedToolChoice
 from .stream import StreamAssembler, StreamEvent
 from .tools import Tool
 from .types import Message, Response
@@ -34,14 +35,38 @@ if TYPE_CHECKING:  # pragma: no cover
     from .profile import Profile, RequestReport
     from .schema.report import TranslationReport
 
-__all__ = ["ModelRequest", "Codec", "Model", "ToolChoice", "normalize_tool_choice"]
+__all__ = [
+    "COMMON_SETTINGS",
+    "Codec",
+    "Model",
+    "ModelRequest",
+    "NamedToolChoice",
+    "ToolChoice",
+    "ToolChoiceInput",
+    "check_settings",
+    "collect_stream",
+    "normalize_tool_choice",
+]
+
+
+class NamedToolChoice(TypedDict):
+    """The canonical choice of one named tool: ``{"type": "tool", "name": N}``."""
+
+    type: Literal["tool"]
+    name: str
+
 
 #: Canonical tool choice: ``"auto"``, ``"required"``, ``"none"`` or ``{"type": "tool", "name": N}``.
-ToolChoice = Union[str, dict]
+ToolChoice = Union[Literal["auto", "required", "none"], NamedToolChoice]
+
+#: What a user may pass as ``tool_choice``: a :data:`ToolChoice`, ``"any"`` (same as
+#: ``"required"``), ``"tool:<name>"``, ``{"name": N}`` or the OpenAI form
+#: ``{"type": "function", "function": {"name": N}}``; ``None`` leaves the vendor default.
+ToolChoiceInput = Union[ToolChoice, Literal["any"], str, Mapping[str, Any], None]
 
 
-def normalize_tool_choice(choice: Any) -> ToolChoice | None:
-    """Normalise a user's tool choice to the canonical form (case B19).
+def normalize_tool_choice(choice: ToolChoiceInput | Any) -> ToolChoice | None:
+    """Normalise a user's tool choice to the canonical form.
 
     Accepts ``None`` (vendor default), ``"auto"``, ``"required"`` (also ``"any"``), ``"none"``,
     ``{"type": "tool", "name": N}``, ``{"name": N}``, ``"tool:N"`` and the OpenAI form
@@ -60,7 +85,7 @@ def normalize_tool_choice(choice: Any) -> ToolChoice | None:
         raise UnsupportedToolChoice(
             f"tool choice {choice!r} is not one of 'auto', 'required', 'none' or 'tool:<name>'"
         )
-    if isinstance(choice, dict):
+    if isinstance(choice, Mapping):
         if choice.get("type") in ("tool", None) and isinstance(choice.get("name"), str):
             return {"type": "tool", "name": choice["name"]}
         fn = choice.get("function")
@@ -95,7 +120,7 @@ class ModelRequest:
     model: str
     messages: list[Message] = field(default_factory=list)
     instructions: str | None = None
-    tools: list[Tool] = field(default_factory=list)
+    tools: list[Tool[..., Any]] = field(default_factory=list)
     tool_choice: ToolChoice | None = None
     parallel_tool_calls: bool | None = None
     max_tokens: int | None = None
@@ -104,7 +129,7 @@ class ModelRequest:
     thinking: dict[str, Any] | None = None
     settings: dict[str, Any] = field(default_factory=dict)
 
-    def tool(self, name: str) -> Tool | None:
+    def tool(self, name: str) -> Tool[..., Any] | None:
         for t in self.tools:
             if t.name == name:
                 return t
@@ -138,6 +163,46 @@ class Codec(Protocol):
         ``toolwire lint`` (translation findings and per-provider token cost)."""
 
 
+#: Settings every adapter honours (see :class:`Model`). ``extra_body`` (and its older spelling
+#: ``settings``) is the escape hatch: a dict of request-body fields sent as given, unchecked.
+COMMON_SETTINGS: frozenset[str] = frozenset({
+    "max_tokens", "temperature", "stream", "thinking", "parallel_tool_calls", "api_key", "base_url",
+    "http_client", "timeout", "max_retries", "extra_body", "settings",
+})
+
+
+def check_settings(model_cls: type[Model], settings: Mapping[str, Any], *, shown: str | None = None) -> None:
+    """Refuse a setting ``model_cls`` does not know, with the closest known name.
+
+    Known names are :data:`COMMON_SETTINGS`, the class's :attr:`Model.adapter_settings` and its
+    :meth:`Model.request_fields` (the vendor request-body fields it accepts by wire name). A class
+    whose ``request_fields()`` is ``None`` (the default: an adapter that declares nothing) accepts
+    any name. Names starting with ``_`` are private and never checked.
+
+    Raises :class:`~toolwire.errors.ConfigurationError`, e.g. ``unknown setting 'max_tokenz' for
+    openai:gpt-5; did you mean 'max_tokens'? To send a request field toolwire does not know, pass it
+    in extra_body={'max_tokenz': ...}``.
+    """
+    fields = model_cls.request_fields()
+    if fields is None:
+        return
+    known = COMMON_SETTINGS | model_cls.adapter_settings | fields
+    unknown = [k for k in settings if k not in known and not k.startswith("_")]
+    if not unknown:
+        return
+    import difflib
+
+    name = unknown[0]
+    where = shown or model_cls.provider or model_cls.__name__
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}?" if close else "known settings: " + ", ".join(sorted(known - {"settings"}))
+    more = f" (also unknown: {', '.join(repr(k) for k in unknown[1:])})" if unknown[1:] else ""
+    raise ConfigurationError(
+        f"unknown setting {name!r} for {where}; {hint}{more}{'' if hint.endswith('?') else '.'} "
+        f"To send a request field toolwire does not know, pass it in extra_body={{{name!r}: ...}}"
+    )
+
+
 class Model(abc.ABC):
     """A configured model: provider + model id + settings, able to send a :class:`ModelRequest`.
 
@@ -145,18 +210,26 @@ class Model(abc.ABC):
     Entry points in the ``toolwire.adapters`` group name a subclass; toolwire calls
     ``Subclass(model_id, **settings)``.
 
-    Common settings every adapter honours: ``max_tokens``, ``temperature``, ``stream`` (use the
-    streaming API and assemble), ``thinking``, ``parallel_tool_calls``, ``api_key``,
-    ``base_url``, ``http_client`` (an ``httpx2`` client, e.g. with a ``MockTransport`` in tests),
-    ``timeout`` (seconds), ``max_retries``.
+    Common settings every adapter honours (:data:`COMMON_SETTINGS`): ``max_tokens``,
+    ``temperature``, ``stream`` (use the streaming API and assemble), ``thinking``,
+    ``parallel_tool_calls``, ``api_key``, ``base_url``, ``http_client`` (an ``httpx2`` client,
+    e.g. with a ``MockTransport`` in tests), ``timeout`` (seconds), ``max_retries``, and
+    ``extra_body`` (a dict of request-body fields sent unchecked, by the vendor's wire name).
+    Any other setting must be one of the adapter's :attr:`adapter_settings` or
+    :meth:`request_fields`, or :class:`~toolwire.errors.ConfigurationError` is raised with the
+    closest known name (see :func:`check_settings`).
     """
 
     provider: str = ""
     codec: Codec | None = None
+    #: Setting names the adapter reads itself (codec or transport options such as Anthropic's
+    #: ``cache``), beyond :data:`COMMON_SETTINGS`. Adapters fill it.
+    adapter_settings: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, model_id: str, **settings: Any) -> None:
         from .secrets import install_log_scrubbing, register_settings
 
+        check_settings(type(self), settings, shown=f"{self.provider}:{model_id}" if self.provider else None)
         self.model_id = model_id
         self.settings = dict(settings)
         register_settings(self.settings)  # api_key= and credential headers are scrubbed everywhere
@@ -239,6 +312,13 @@ class Model(abc.ABC):
         return self.__dict__.get("_last_report")
 
     @classmethod
+    def request_fields(cls) -> frozenset[str] | None:
+        """The vendor request-body fields this adapter accepts as settings, by wire name (e.g.
+        ``metadata``, ``stop_sequences``); they are copied into the body. ``None`` (the default)
+        means the adapter declares none and any setting name is passed through unchecked."""
+        return None
+
+    @classmethod
     def make_codec(cls, **settings: Any) -> Codec:
         """The codec this model uses, configured from ``settings`` (e.g. Gemini's schema field).
         Adapters override; used by ``toolwire lint`` and ``toolwire replay`` without a model id."""
@@ -267,12 +347,12 @@ class Model(abc.ABC):
         *,
         instructions: str | None = None,
         tools: list[Tool] | None = None,
-        tool_choice: Any = None,
+        tool_choice: ToolChoiceInput = None,
     ) -> ModelRequest:
         """A :class:`ModelRequest` with this model's settings applied."""
         s = self.settings
-        known = {"max_tokens", "temperature", "stream", "thinking", "parallel_tool_calls", "api_key", "base_url",
-                 "http_client", "timeout", "max_retries", "settings"}
+        known = COMMON_SETTINGS
+        extra = dict(s.get("settings") or {}) | dict(s.get("extra_body") or {})
         return ModelRequest(
             model=self.model_id,
             messages=list(messages),
@@ -284,7 +364,7 @@ class Model(abc.ABC):
             temperature=s.get("temperature"),
             stream=bool(s.get("stream", False)),
             thinking=s.get("thinking"),
-            settings=dict(s.get("settings") or {}) | {k: v for k, v in s.items() if k not in known and not k.startswith("_")},
+            settings=extra | {k: v for k, v in s.items() if k not in known and not k.startswith("_")},
         )
 
     @abc.abstractmethod

@@ -12,7 +12,7 @@ from typing import Any
 __all__ = ["parse_arguments", "EMPTY_ARGUMENT_TEXTS", "dumps_arguments"]
 
 #: Argument texts that mean "no arguments": an empty buffer (Anthropic streams a lone ``""``
-#: for a zero-parameter tool), JSON ``null`` and ``{}`` (case B08).
+#: for a zero-parameter tool), JSON ``null`` and ``{}``.
 EMPTY_ARGUMENT_TEXTS = frozenset({"", "null", "{}"})
 
 
@@ -54,7 +54,7 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
 
 
 def dumps_arguments(arguments: dict[str, Any] | None) -> str:
-    """Arguments as compact JSON text with literal UTF-8 (``ensure_ascii=False``, case B23).
+    """Arguments as compact JSON text with literal UTF-8 (``ensure_ascii=False``).
 
     ``None`` (an invalid call) is sent as ``{}``, never as the string ``"null"``.
     """

@@ -4,10 +4,11 @@ resolved through the ``toolwire.adapters`` entry-point group."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
+from .adapter import Model, check_settings
 from .errors import AdapterNotInstalled, ConfigurationError, ProviderNotFound
-from .adapter import Model
 
 __all__ = ["model", "codec", "profile", "available_providers", "parse_model_name", "ENTRY_POINT_GROUP", "KNOWN_PROVIDERS"]
 
@@ -22,6 +23,22 @@ KNOWN_PROVIDERS: dict[str, str] = {
     "test": "",
     "scripted": "",
 }
+
+#: Names people write for a provider that toolwire spells differently.
+_PROVIDER_ALIASES = {"openai-responses": "openai", "responses": "openai", "chat": "openai-chat", "google": "gemini",
+                     "claude": "anthropic"}
+
+
+def _closest_provider(provider: str, known: list[str]) -> str | None:
+    import difflib
+
+    low = provider.strip().lower()
+    if low in known:
+        return low
+    if low in _PROVIDER_ALIASES:
+        return _PROVIDER_ALIASES[low]
+    close = difflib.get_close_matches(low, known, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def _entry_points() -> dict[str, Any]:
@@ -44,6 +61,13 @@ def parse_model_name(name: str) -> tuple[str, str]:
     if not sep:
         if provider in ("test", "scripted"):
             return provider, provider
+        head, slash, rest = provider.partition("/")
+        guess = _closest_provider(head, sorted(KNOWN_PROVIDERS)) if slash and rest else None
+        if guess:
+            raise ConfigurationError(
+                f"model {name!r} has no provider; did you mean {guess + ':' + rest!r}? "
+                "toolwire model names are 'provider:model-id'"
+            )
         raise ConfigurationError(
             f"model {name!r} has no provider; write it as 'provider:model-id', e.g. 'anthropic:claude-sonnet-4-5' "
             f"(providers: {', '.join(sorted(KNOWN_PROVIDERS))})"
@@ -70,6 +94,7 @@ def model(spec: Any = None, /, **settings: Any) -> Model:
             return spec
         import copy
 
+        check_settings(type(spec), settings, shown=spec.name)
         variant = copy.copy(spec)  # a variant: the caller's model keeps its settings
         variant.settings = {**spec.settings, **settings}
         from .secrets import register_settings
@@ -99,24 +124,32 @@ def model(spec: Any = None, /, **settings: Any) -> Model:
 
 def _factory(provider: str, *, shown: str | None = None) -> Any:
     """The entry point's object for ``provider`` (a :class:`Model` subclass)."""
+    from ._install import adapter_install_command
+
     eps = _entry_points()
     ep = eps.get(provider)
     if ep is None:
         if KNOWN_PROVIDERS.get(provider):
             extra = KNOWN_PROVIDERS[provider]
             raise AdapterNotInstalled(
-                f"provider {provider!r} needs its adapter: pip install \"toolwire[{extra}]\" (installs toolwire-{extra})"
+                f"provider {provider!r} needs its adapter toolwire-{extra}: {adapter_install_command(extra)}"
             )
-        known = ", ".join(sorted(set(eps) | set(KNOWN_PROVIDERS)))
+        names = sorted(set(eps) | set(KNOWN_PROVIDERS))
         where = f" in {shown!r}" if shown else ""
-        raise ProviderNotFound(f"unknown provider {provider!r}{where}; known providers: {known}")
+        guess = _closest_provider(provider, names)
+        hint = ""
+        if guess:
+            rest = shown.strip().partition(":")[2] if shown else ""
+            suggestion = f"{guess}:{rest}" if rest else guess
+            hint = f" did you mean {suggestion!r}?"
+        raise ProviderNotFound(f"unknown provider {provider!r}{where};{hint} known providers: {', '.join(names)}")
     try:
         return ep.load()
     except ImportError as exc:
         extra = KNOWN_PROVIDERS.get(provider) or provider
         raise AdapterNotInstalled(
             f"provider {provider!r} is registered but its adapter failed to import ({exc}); "
-            f"reinstall it: pip install \"toolwire[{extra}]\""
+            f"reinstall it: {adapter_install_command(extra)}"
         ) from exc
 
 

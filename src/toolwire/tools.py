@@ -9,14 +9,18 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Generic, ParamSpec, TypeVar, overload
 
 from .errors import SchemaError, ToolNameError
 
 __all__ = ["Tool", "tool", "TOOL_NAME_RULE", "VENDOR_TOOL_NAME_RULES", "check_tool_name", "check_tool_name_for"]
 
-#: The tool-name rule every vendor accepts (case B07): Anthropic, OpenAI and Gemini each allow
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: The tool-name rule every vendor accepts: Anthropic, OpenAI and Gemini each allow
 #: at least this set; Gemini alone also allows ``.`` and ``:``, OpenAI alone a leading digit.
 TOOL_NAME_RULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 
@@ -68,8 +72,12 @@ def check_tool_name(name: str) -> str:
 
 
 @dataclass
-class Tool:
+class Tool(Generic[P, R]):
     """A tool the model can call.
+
+    Generic in the function's parameters and return type: ``@tool`` on
+    ``def get_weather(city: str) -> str`` gives a ``Tool[(city: str), str]``, so calling the tool
+    directly (``get_weather("Paris")``) is type-checked like the function.
 
     - ``name``: matches :data:`TOOL_NAME_RULE`.
     - ``description``: what the tool does and when to call it.
@@ -88,7 +96,7 @@ class Tool:
     name: str
     description: str = ""
     input_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
-    function: Callable[..., Any] | None = None
+    function: Callable[P, R] | None = None
     strict: bool | None = None
     returns: str | None = None
     timeout: float | None = None
@@ -120,7 +128,7 @@ class Tool:
         strict: bool | None = None,
         returns: str | None = None,
         timeout: float | None = None,
-    ) -> Tool:
+    ) -> Tool[..., Any]:
         """Build a tool from raw JSON Schema.
 
         Raises :class:`SchemaError` when ``schema`` is not a valid Draft 2020-12 schema whose
@@ -131,21 +139,20 @@ class Tool:
         check_input_schema(schema, tool_name=name)
         return cls(name, description, schema, function, strict=strict, returns=returns, timeout=timeout)
 
-    @classmethod
+    @staticmethod
     def from_function(
-        cls,
-        function: Callable[..., Any],
+        function: Callable[P, R],
         *,
         name: str | None = None,
         description: str | None = None,
         strict: bool | None = None,
         timeout: float | None = None,
-    ) -> Tool:
+    ) -> Tool[P, R]:
         """Build a tool from a typed Python function (see :func:`tool`)."""
         from .schema.from_function import describe_function
 
         desc = describe_function(function)
-        return cls(
+        return Tool(
             name or function.__name__,
             description if description is not None else desc.description,
             desc.input_schema,
@@ -181,7 +188,7 @@ class Tool:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Tool:
+    def from_dict(cls, d: dict[str, Any]) -> Tool[..., Any]:
         return cls(
             d["name"],
             d.get("description", ""),
@@ -214,7 +221,7 @@ class Tool:
             result = await result
         return result
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Calling the tool calls the underlying function directly (handy in tests)."""
         if self.function is None:
             raise RuntimeError(f"tool {self.name!r} has no function")
@@ -264,14 +271,31 @@ async def run_in_daemon_thread(function: Callable[..., Any], arguments: dict[str
     return await future
 
 
+@overload
+def tool(function: Callable[P, R], /) -> Tool[P, R]: ...
+
+
+@overload
 def tool(
-    function: Callable[..., Any] | None = None,
+    function: None = None,
+    /,
     *,
     name: str | None = None,
     description: str | None = None,
     strict: bool | None = None,
     timeout: float | None = None,
-) -> Any:
+) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
+
+
+def tool(
+    function: Callable[P, R] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    strict: bool | None = None,
+    timeout: float | None = None,
+) -> Tool[P, R] | Callable[[Callable[P, R]], Tool[P, R]]:
     """Decorator: turn a typed function (sync or async) into a :class:`Tool`.
 
     The input schema comes from the type hints (pydantic), each parameter's description from
@@ -281,7 +305,7 @@ def tool(
     :class:`~toolwire.errors.ToolDefinitionError` at definition time.
     """
 
-    def wrap(fn: Callable[..., Any]) -> Tool:
+    def wrap(fn: Callable[P, R]) -> Tool[P, R]:
         return Tool.from_function(fn, name=name, description=description, strict=strict, timeout=timeout)
 
     if function is not None:

@@ -485,7 +485,7 @@ class Response:
     """
 
     parts: list[Part] = field(default_factory=list)
-    stop_reason: str = "end_turn"
+    stop_reason: StopReason = "end_turn"
     vendor_stop_reason: str | None = None
     usage: Usage = field(default_factory=Usage)
     model: str | None = None

@@ -3,7 +3,7 @@
 Two vendor habits make arguments differ from what the schema says although the model meant the
 right value (vendor-neutral here; adapters call :func:`coerce_arguments` when decoding):
 
-1. **Integers as floats** (case B24). Gemini carries ``args`` in a protobuf ``Struct``, whose
+1. **Integers as floats**. Gemini carries ``args`` in a protobuf ``Struct``, whose
    numbers are all doubles, so ``3`` can arrive as ``3.0``. Where the canonical schema says
    ``integer`` (and not also ``number``), a float with an integral value becomes an ``int``.
    ``3.0`` under ``number`` stays a float; ``3.5`` under ``integer`` stays ``3.5`` so validation

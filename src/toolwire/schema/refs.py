@@ -1,7 +1,7 @@
 """Inlining of local ``$ref`` references in a JSON Schema (vendor-neutral).
 
 Some vendor schema dialects have no references at all (Gemini's OpenAPI-subset ``Schema`` has
-no ``$ref`` field; case B02), so an adapter that targets one replaces every reference by the
+no ``$ref`` field), so an adapter that targets one replaces every reference by the
 schema it points at. :func:`inline_refs` does that for every local reference form:
 
 - ``#/$defs/Name`` (Draft 2019-09/2020-12) and ``#/definitions/Name`` (Draft 4-7, pydantic v1);

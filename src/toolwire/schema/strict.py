@@ -13,7 +13,7 @@ Schema, and every object in it must be *closed* and *fully required*:
 :func:`make_strict` rewrites a schema into that form and reports every change
 (:class:`~toolwire.schema.report.TranslationReport`, pointers into the *original* schema). Its
 rules, chosen so that any argument object valid for the strict schema is still valid for the
-original one once :func:`restore_defaults` has run (case B06):
+original one once :func:`restore_defaults` has run:
 
 - an object without ``additionalProperties`` gets ``false``; one with ``true`` or a schema (an
   open map) cannot be strict;
@@ -308,7 +308,7 @@ def make_strict(schema: dict[str, Any], *, api: str = "strict", tool: str = "") 
     every rewrite (``added``, ``required``, ``nullable``, ``removed``, ``inlined``, ``rewritten``)
     and every reason it is impossible (``unsupported``), each with the JSON pointer into the
     original ``schema``. ``api``/``tool`` label the report. Never raises on a schema object.
-    The rules are in the module docstring; example (case B06)::
+    The rules are in the module docstring; example::
 
         make_strict({"type": "object", "properties": {"lang": {"type": "string", "default": "en"}}})[0]
         == {"type": "object", "properties": {"lang": {"type": ["string", "null"]}},
@@ -345,7 +345,7 @@ def restore_defaults(schema: dict[str, Any], arguments: Any) -> Any:
     a ``null`` the original schema allows, is left as sent. Returns a new object; ``arguments``
     is not modified; anything that is not a dict/list passes through unchanged.
 
-    Example (case B06): schema property ``lang: {"type": "string", "default": "en"}``,
+    Example: schema property ``lang: {"type": "string", "default": "en"}``,
     arguments ``{"note": None, "lang": None}`` → ``{"note": None, "lang": "en"}``.
     """
     return _restore(schema, arguments, schema, frozenset())

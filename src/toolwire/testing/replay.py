@@ -295,7 +295,7 @@ def compare_requests(sent: ModelRequest, recorded: ModelRequest, *, synthesized_
                              f"{y['name']}({json.dumps(y['arguments'], ensure_ascii=False)})")
             if x["id"] is None and y["id"] is not None:
                 notes.append("the vendor sent no tool call ids; the recording client invented its own and sent them back; "
-                             "toolwire keeps its synthesized ids internal and sends none (case B16)")
+                             "toolwire keeps its synthesized ids internal and sends none")
             elif x["id"] is not None and y["id"] != x["id"]:
                 if isinstance(y["id"], str) and y["id"].startswith("fc_") and isinstance(x["id"], str) and x["id"].startswith("call_"):
                     notes.append("the recording client sent the function_call item id (fc_…) as call_id; toolwire sends "

@@ -85,10 +85,25 @@ class AnthropicModel(Model):
       ``parallel_tool_calls`` (``False`` → ``disable_parallel_tool_use``);
     - ``cache`` (bool, default off): prompt-caching breakpoints on the last tool definition and
       on the conversation prefix (see :class:`AnthropicCodec`);
-    - anything else (``metadata``, ``stop_sequences``, ``top_k``, ...) is sent as a request field.
+    - a request field by wire name (``metadata``, ``stop_sequences``, ``top_k``, ...; the list is
+      :meth:`request_fields`) is sent as is; any other name raises ``ConfigurationError`` with the
+      closest known one, and ``extra_body={...}`` sends fields unchecked.
     """
 
     provider = API
+    adapter_settings = frozenset(_CODEC_SETTINGS)
+
+    @classmethod
+    def request_fields(cls) -> frozenset[str]:
+        """Request-body fields accepted as settings: the keys of the SDK's
+        ``anthropic.types.MessageCreateParamsBase`` and of :data:`~toolwire_anthropic.codec.SETTINGS_MAP`
+        (fields toolwire fills itself, such as ``messages`` and ``tools``, are left out)."""
+        from anthropic.types import message_create_params
+
+        from .codec import _CANONICAL_FIELDS, SETTINGS_MAP
+
+        sdk = set(message_create_params.MessageCreateParamsBase.__annotations__)
+        return frozenset((sdk | set(SETTINGS_MAP)) - _CANONICAL_FIELDS)
 
     def __init__(self, model_id: str, **settings: Any) -> None:
         codec_settings = {k: settings.pop(k) for k in _CODEC_SETTINGS if k in settings}

@@ -43,6 +43,13 @@ ADAPTER_SETTINGS = frozenset({
 })
 
 
+#: Top-level ``generateContent`` body fields a setting may name (camelCase or snake_case).
+REQUEST_FIELDS = frozenset({
+    "safetySettings", "systemInstruction", "toolConfig", "generationConfig", "cachedContent",
+    "safety_settings", "system_instruction", "tool_config", "generation_config", "cached_content",
+})
+
+
 class GeminiModel(Model):
     """``gemini:<model-id>`` through ``google-genai``.
 
@@ -61,10 +68,21 @@ class GeminiModel(Model):
     - ``timeout`` (seconds; sent to the SDK in ms), ``max_retries`` (default 2: the SDK retries
       408, 429, 500, 502, 503, 504 and connection errors with exponential backoff),
       ``retry_options`` (a dict of ``HttpRetryOptions`` fields, overrides ``max_retries``);
-    - anything else: a request field by wire name (``safetySettings``, ``generationConfig``, …).
+    - a request field by wire name (``safetySettings``, ``generationConfig``, …; the list is
+      :meth:`request_fields`); any other name raises ``ConfigurationError`` with the closest known
+      one, and ``extra_body={...}`` sends fields unchecked.
     """
 
     provider = "gemini"
+    adapter_settings = ADAPTER_SETTINGS
+
+    @classmethod
+    def request_fields(cls) -> frozenset[str]:
+        """Request-body fields accepted as settings, by wire name or in snake_case: the
+        ``models.generateContent`` request body (https://ai.google.dev/api/generate-content#request-body:
+        ``safetySettings``, ``systemInstruction``, ``toolConfig``, ``generationConfig``,
+        ``cachedContent``) less ``contents`` and ``tools``, which toolwire fills."""
+        return REQUEST_FIELDS
 
     def __init__(self, model_id: str, **settings: Any) -> None:
         self.adapter_settings = {k: settings.pop(k) for k in list(settings) if k in ADAPTER_SETTINGS}

@@ -43,6 +43,7 @@ _INPUT_TOKENS_FIELDS = ("model", "input", "instructions", "tools", "tool_choice"
 class _OpenAIModel(Model):
     api = ""
     path = ""
+    adapter_settings = frozenset(_TRANSPORT_SETTINGS)
 
     def __init__(self, model_id: str, **settings: Any) -> None:
         transport = {k: settings.pop(k) for k in _TRANSPORT_SETTINGS if k in settings}
@@ -261,11 +262,26 @@ class OpenAIChatModel(_OpenAIModel):
       servers that only read the old field), ``temperature``, ``stream`` (SSE with
       ``stream_options.include_usage``), ``thinking`` (``{"effort": "low"|"medium"|"high"|...}``
       → ``reasoning_effort``), ``parallel_tool_calls``;
-    - anything else (``seed``, ``store``, ``metadata``, ``service_tier``, ``stop``, ...) is sent
-      as a request field.
+    - a request field by wire name (``seed``, ``store``, ``metadata``, ``service_tier``, ``stop``,
+      ...; the list is :meth:`request_fields`) is sent as is; any other name raises
+      ``ConfigurationError`` with the closest known one; ``extra_body={...}`` sends fields
+      unchecked (a compatible server's own options).
     """
 
     provider = CHAT_API
+
+    @classmethod
+    def request_fields(cls) -> frozenset[str]:
+        """Request-body fields accepted as settings: the keys of the SDK's
+        ``openai.types.chat.completion_create_params.CompletionCreateParamsBase`` and the codec's
+        own keys (:data:`~toolwire_openai.chat.CODEC_KEYS`). A compatible server's own fields
+        (``top_k``, ``num_ctx``, ...) go in ``extra_body``."""
+        from openai.types.chat import completion_create_params
+
+        from .chat import CODEC_KEYS
+
+        return frozenset(set(completion_create_params.CompletionCreateParamsBase.__annotations__) | CODEC_KEYS) - {
+            "model", "messages", "tools", "tool_choice"}
     api = CHAT_API
     path = "/chat/completions"
 
@@ -316,6 +332,18 @@ class OpenAIResponsesModel(_OpenAIModel):
     """
 
     provider = "openai"
+
+    @classmethod
+    def request_fields(cls) -> frozenset[str]:
+        """Request-body fields accepted as settings: the keys of the SDK's
+        ``openai.types.responses.response_create_params.ResponseCreateParamsBase`` and the codec's
+        own keys (:data:`~toolwire_openai.responses.CODEC_KEYS`)."""
+        from openai.types.responses import response_create_params
+
+        from .responses import CODEC_KEYS
+
+        return frozenset(set(response_create_params.ResponseCreateParamsBase.__annotations__) | CODEC_KEYS) - {
+            "model", "input", "tools", "tool_choice"}
     api = RESPONSES_API
     path = "/responses"
 

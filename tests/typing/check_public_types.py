@@ -1,0 +1,31 @@
+"""Checked by pyright in CI (not collected by pytest): the public types keep what users wrote."""
+
+from __future__ import annotations
+
+from typing import assert_type
+
+import toolwire
+from toolwire import StopReason, Tool, ToolChoice
+
+
+@toolwire.tool
+def get_weather(city: str, days: int = 1) -> str:
+    """Forecast for a city."""
+    return f"{city}: {days}"
+
+
+@toolwire.tool(name="count", strict=True)
+async def count_words(text: str) -> int:
+    """Count words."""
+    return len(text.split())
+
+
+assert_type(get_weather("Paris"), str)
+assert_type(get_weather("Paris", days=3), str)
+assert_type(get_weather.name, str)
+weather_tool: Tool[[str, int], str] = get_weather
+get_weather("Paris", "three")  # pyright: ignore[reportArgumentType]  (a wrong argument type is caught)
+
+choice: ToolChoice = {"type": "tool", "name": "get_weather"}
+reason: StopReason = "tool_use"
+bad_reason: StopReason = "finished"  # pyright: ignore[reportAssignmentType]  (not a stop reason)
