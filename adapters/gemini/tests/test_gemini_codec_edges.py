@@ -113,7 +113,7 @@ def test_missing_candidates_count_in_a_complete_report_is_zero() -> None:
     resp = CODEC.decode_response(body)
     assert (resp.stop_reason, resp.vendor_stop_reason, resp.parts) == ("max_tokens", "MAX_TOKENS", [])
     u = resp.usage
-    assert (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.cache_read_tokens) == (15, 0, 2, None)
+    assert (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.cache_read_tokens) == (15, 2, 2, None)  # thoughts are output
 
 
 def test_stream_final_report_without_candidates_count_overrides_to_zero() -> None:
@@ -126,7 +126,7 @@ def test_stream_final_report_without_candidates_count_overrides_to_zero() -> Non
     ]
     resp = assemble(CODEC.decode_stream(chunks, ModelRequest("gemini-2.5-flash", [Message.user("q")], stream=True)))
     assert resp.text == "3"
-    assert (resp.usage.input_tokens, resp.usage.output_tokens, resp.usage.reasoning_tokens) == (30, 0, 2455)
+    assert (resp.usage.input_tokens, resp.usage.output_tokens, resp.usage.reasoning_tokens) == (30, 2455, 2455)  # thoughts are output
 
 
 def test_partial_report_without_total_keeps_missing_counters_unknown() -> None:

@@ -130,7 +130,7 @@ def test_b17_streamed_thought_signature_round_trip(mock_model: Any) -> None:
     assert first.tool_calls[0].provider_data["gemini"] == {"thoughtSignature": "c2lnMQ=="}
     assert "thoughtSignature" not in first.tool_calls[1].provider_data["gemini"]
     assert [c.id for c in first.tool_calls] == ["gemini-r17-0", "gemini-r17-1"]
-    assert first.stop_reason == "tool_use" and first.usage.reasoning_tokens == 55 and first.usage.output_tokens == 20
+    assert first.stop_reason == "tool_use" and first.usage.reasoning_tokens == 55 and first.usage.output_tokens == 75  # 20 candidates + 55 thoughts
     model.settings["stream"] = False
     send(model, [Message.user("news and weather"), first.to_message(), answer(first, ["headline", "22C"])], tools=[news, WEATHER])
     body = model.sent[1].json
@@ -303,7 +303,7 @@ def test_prompt_blocked_and_usage_fields() -> None:
     usage = GeminiCodec().decode_response(candidate_body([{"text": "x"}], usage={
         "promptTokenCount": 100, "candidatesTokenCount": 20, "cachedContentTokenCount": 60, "thoughtsTokenCount": 33,
         "toolUsePromptTokenCount": 5, "totalTokenCount": 158})).usage
-    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.reasoning_tokens, usage.tool_use_prompt_tokens) == (100, 20, 60, 33, 5)
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.reasoning_tokens, usage.tool_use_prompt_tokens) == (105, 53, 60, 33, 5)  # input 100 prompt + 5 tool-use prompt; output 20 + 33 thoughts
 
 
 def test_api_error_mapped_to_provider_error(mock_model: Any) -> None:

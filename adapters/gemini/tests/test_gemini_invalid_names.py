@@ -89,7 +89,7 @@ def test_a_nameless_call_from_another_provider_continues_on_gemini(mock_model):
 @pytest.mark.parametrize("name, wire", [
     ("get_weather", "get_weather"), ("ns.tool:v1-2", "ns.tool:v1-2"), ("_x", "_x"),
     ("", INVALID_NAME_PLACEHOLDER), ("9lives", INVALID_NAME_PLACEHOLDER), ("get weather", INVALID_NAME_PLACEHOLDER),
-    ("a" * 128, "a" * 128), ("a" * 129, INVALID_NAME_PLACEHOLDER), (None, INVALID_NAME_PLACEHOLDER), ('{"x": 1}', INVALID_NAME_PLACEHOLDER),
+    ("a" * 64, "a" * 64), ("a" * 65, INVALID_NAME_PLACEHOLDER), (None, INVALID_NAME_PLACEHOLDER), ('{"x": 1}', INVALID_NAME_PLACEHOLDER),
 ])
 def test_wire_function_name_follows_geminis_rule(name, wire):
     assert wire_function_name(name) == wire

@@ -34,7 +34,8 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.tools import Tool, check_tool_name_for
+from toolwire.errors import ToolNameError
+from toolwire.tools import Tool
 from toolwire.types import (
     ImagePart,
     Message,
@@ -58,7 +59,9 @@ from toolwire.wire import (
     tool_name,
     usage_int,
 )
-from .schema import is_zero_parameter, openapi_to_json_schema, to_openapi_schema
+from .profile import FUNCTION_NAME_RULE, INVALID_NAME_PLACEHOLDER, SKIP_SIGNATURE, GeminiProfile
+from .profile import usage_from_metadata as _profile_usage
+from .schema import is_zero_parameter, openapi_to_json_schema
 
 __all__ = [
     "GeminiCodec",
@@ -76,10 +79,9 @@ __all__ = [
 
 API = "gemini"
 
-#: The placeholder Google documents for model turns that Gemini did not produce (thought
-#: signatures page, "FAQ: transferring a conversation from another model"): the API skips
-#: signature validation for a part that carries it.
-SKIP_SIGNATURE = "skip_thought_signature_validator"
+#: ``SKIP_SIGNATURE`` (from :mod:`toolwire_gemini.profile`): the placeholder Google documents for
+#: model turns that Gemini did not produce (thought signatures page, "FAQ: transferring a
+#: conversation from another model"): the API skips signature validation for a part carrying it.
 
 #: ``finishReason`` → canonical stop reason (``STOP`` with function calls → ``tool_use``).
 FINISH_REASONS: dict[str, str] = {
@@ -139,14 +141,10 @@ def _g(d: Any, name: str, default: Any = None) -> Any:
     return default
 
 
-#: Gemini's rule for a function name (``FunctionDeclaration.name``; ``FunctionCall.name`` and
-#: ``FunctionResponse.name`` match it): a letter or ``_`` first, then letters, digits, ``_``,
-#: ``.``, ``:`` or ``-``, at most 128 characters.
-FUNCTION_NAME_RULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$")
-
-#: The name sent for a tool call whose name Gemini would refuse (empty or missing, the JSON text
-#: of a non-string value, or any name breaking :data:`FUNCTION_NAME_RULE`), and for its result.
-INVALID_NAME_PLACEHOLDER = "invalid_tool_name"
+#: ``FUNCTION_NAME_RULE`` and ``INVALID_NAME_PLACEHOLDER`` come from :mod:`toolwire_gemini.profile`
+#: (rules ``gemini.name.function`` and ``gemini.name.call-in-history``): a letter or ``_`` first,
+#: then letters, digits, ``_``, ``.``, ``:`` or ``-``, at most 64 characters; a tool call whose
+#: name Gemini would refuse is sent, with its result, under ``"invalid_tool_name"``.
 
 
 def wire_function_name(name: Any) -> str:
@@ -184,35 +182,15 @@ def map_finish_reason(finish: str | None, has_calls: bool) -> str:
 
 
 def usage_from_metadata(meta: Any) -> Usage:
-    """``usageMetadata`` → :class:`Usage` (tokens): ``promptTokenCount`` → input,
-    ``candidatesTokenCount`` → output, ``cachedContentTokenCount`` → cache_read,
-    ``thoughtsTokenCount`` → reasoning, ``toolUsePromptTokenCount`` → tool_use_prompt_tokens.
-    A counter that is not a non-negative integer (e.g. ``"12"``) is left ``None``; a
-    ``usageMetadata`` that is not an object gives an empty usage.
-
-    The API writes ``usageMetadata`` in proto3 JSON, which leaves out a field whose value is zero:
-    a thinking model that spent its whole budget on thoughts reports no ``candidatesTokenCount``
-    at all (``{"promptTokenCount": 15, "thoughtsTokenCount": 2, "totalTokenCount": 17}``). So in
-    a report that carries ``totalTokenCount`` a missing ``promptTokenCount`` or
-    ``candidatesTokenCount`` is read as ``0``, not as unknown; the optional counters (thoughts,
-    cache, tool-use prompt) stay ``None`` when absent."""
-    if not isinstance(meta, dict):
-        return Usage(requests=1)
-    complete = _g(meta, "totalTokenCount") is not None
-
-    def primary(key: str) -> int | None:
-        value = _g(meta, key)
-        return 0 if value is None and complete else _counter(value)
-
-    return Usage(
-        input_tokens=primary("promptTokenCount"),
-        output_tokens=primary("candidatesTokenCount"),
-        cache_read_tokens=_counter(_g(meta, "cachedContentTokenCount")),
-        cache_write_tokens=None,
-        reasoning_tokens=_counter(_g(meta, "thoughtsTokenCount")),
-        tool_use_prompt_tokens=_counter(_g(meta, "toolUsePromptTokenCount")),
-        requests=1,
-    )
+    """``usageMetadata`` → :class:`Usage` (tokens), as the profile maps it (rule
+    ``gemini.usage.mapping``, :func:`toolwire_gemini.profile.usage_from_metadata`):
+    ``output_tokens`` = ``candidatesTokenCount`` + ``thoughtsTokenCount``, ``reasoning_tokens`` =
+    ``thoughtsTokenCount``, ``input_tokens`` = ``promptTokenCount`` (cached content included) +
+    ``toolUsePromptTokenCount``, ``cache_read_tokens`` = ``cachedContentTokenCount``.
+    A counter that is not a non-negative integer is left ``None``; a missing prompt or
+    candidates count in a report that carries ``totalTokenCount`` is 0 (proto3 JSON leaves out
+    zero values)."""
+    return _profile_usage(meta)
 
 
 def _signature_pd(sig: str | None) -> dict[str, Any]:
@@ -288,6 +266,8 @@ class GeminiCodec:
             )
         self.schema_mode = schema_mode
         self.foreign_thought_signature = foreign_thought_signature
+        #: The rules of this schema mode (:class:`toolwire_gemini.profile.GeminiProfile`).
+        self.profile = GeminiProfile(schema_mode, foreign_thought_signature=foreign_thought_signature)
 
     def __repr__(self) -> str:
         return f"GeminiCodec(schema_mode={self.schema_mode!r})"
@@ -303,10 +283,14 @@ class GeminiCodec:
         - ``json_schema`` mode: ``{"name", "description", "parametersJsonSchema": <schema>}``.
         - ``openapi`` mode: ``{"name", "description", "parameters": <rewritten schema>}``.
 
-        Raises :class:`~toolwire.errors.SchemaTranslationError` (openapi mode) for a recursive
-        or unresolvable ``$ref``.
+        Raises :class:`~toolwire.errors.ToolNameError` for a name Gemini refuses (rule
+        ``gemini.name.function``: an imported name another vendor allowed fails here, clearly) and
+        :class:`~toolwire.errors.SchemaTranslationError` (openapi mode) for a recursive or
+        unresolvable ``$ref``.
         """
-        check_tool_name_for(API, tool.name)  # an imported name another vendor allowed fails here, clearly
+        problem = self.profile.tool_name_error(tool.name)
+        if problem is not None:
+            raise ToolNameError(str(tool.name), problem, api=API, rule="^" + FUNCTION_NAME_RULE.pattern + "$")
         report = TranslationReport(API, tool.name)
         imported = (tool.provider_data.get(API) or {}).get("declaration")
         if isinstance(imported, dict) and self._unchanged_import(tool, imported):
@@ -321,10 +305,8 @@ class GeminiCodec:
                        "zero-parameter tool declared without a schema field (an empty OBJECT schema is rejected: "
                        "'should be non-empty for OBJECT type'; FunctionDeclaration allows leaving it unset)")
             return decl, report
-        if self.schema_mode == "json_schema":
-            decl["parametersJsonSchema"] = copy.deepcopy(schema)
-        else:
-            decl["parameters"] = to_openapi_schema(schema, report)
+        field = "parametersJsonSchema" if self.schema_mode == "json_schema" else "parameters"
+        decl[field] = self.profile.translate_schema(schema, report)
         return decl, report
 
     @staticmethod

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
 from toolwire.adapter import Model, ModelRequest, collect_stream
@@ -29,6 +29,9 @@ from toolwire.types import Message, Response
 
 from toolwire.transport import Answer, error_in_body, event_json, read_answer, response_events, snippet, transport_error
 from .codec import API, GeminiCodec, GeminiStreamDecoder, check_tool_calls
+
+if TYPE_CHECKING:
+    from .profile import GeminiProfile
 
 __all__ = ["GeminiModel", "DEFAULT_API_VERSION"]
 
@@ -97,6 +100,16 @@ class GeminiModel(Model):
             schema_mode=settings.get("schema_mode") or "json_schema",
             foreign_thought_signature=settings.get("foreign_thought_signature") or "auto",
         )
+
+    @classmethod
+    def make_profile(cls, **settings: Any) -> "GeminiProfile":
+        """The :class:`~toolwire_gemini.profile.GeminiProfile` of ``schema_mode`` (default
+        ``"json_schema"``), for ``model`` (a model id; the thinking and JSON-mode rules depend on
+        the Gemini generation) and ``foreign_thought_signature``."""
+        from .profile import GeminiProfile
+
+        return GeminiProfile(settings.get("schema_mode") or "json_schema", model=settings.get("model"),
+                             foreign_thought_signature=settings.get("foreign_thought_signature") or "auto")
 
     def _api_key(self) -> str | None:
         return self.settings.get("api_key") or os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY") or None
@@ -244,6 +257,35 @@ class GeminiModel(Model):
         except Exception as exc:  # noqa: BLE001
             raise _provider_error(exc) from exc
         return int(result.total_tokens or 0)
+
+    async def count_request_tokens(self, body: dict[str, Any], model: str | None = None) -> int:
+        """Input tokens of an encoded ``generateContent`` body, counted by the API: ``POST
+        models/{model}:countTokens`` with ``{"generateContentRequest": body + model}`` (Gemini API
+        reference, ``CountTokensRequest.generateContentRequest``: the prompt "as well as other
+        model steering information like system instructions, and/or function declarations"), sent
+        through the SDK's API client like :meth:`send`. Returns ``totalTokens``.
+
+        Raises :class:`ProviderError` for API errors and transport failures and
+        :class:`~toolwire.errors.ResponseDecodeError` for an answer without ``totalTokens``."""
+        name = model or self.model_id
+        name = name if name.startswith(("models/", "tunedModels/")) else f"models/{name}"
+        request = {k: v for k, v in body.items() if k != "model"}
+        api_client = self.client().aio._api_client
+        try:
+            raw = await api_client.async_request("post", f"{name}:countTokens",
+                                                 {"generateContentRequest": {"model": name, **request}})
+        except ToolwireError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - mapped below
+            raise _provider_error(exc) from exc
+        try:
+            data = json.loads(raw.body) if isinstance(raw.body, (str, bytes)) and raw.body else {}
+        except ValueError as exc:
+            raise ResponseDecodeError(API, f"the countTokens answer is not JSON: {snippet(str(raw.body))}") from exc
+        total = data.get("totalTokens") if isinstance(data, dict) else None
+        if not isinstance(total, int) or isinstance(total, bool):
+            raise ResponseDecodeError(API, f"the countTokens answer has no totalTokens: {snippet(json.dumps(data))}", "/totalTokens")
+        return total
 
     async def aclose(self) -> None:
         if self._client is not None and self.settings.get("http_client") is None:

@@ -182,6 +182,9 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
             node.pop("format", None)
             values = strings
         node["enum"] = values
+        if node.get("type") is None:
+            node["type"] = "string"
+            report.add(here, "added", "type", "type 'string' added to an enum without a type (enum: only allowed for STRING type)")
 
     if "examples" in node:
         examples = node.pop("examples")
