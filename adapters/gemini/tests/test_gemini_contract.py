@@ -333,12 +333,18 @@ def test_stream_error_chunk_raises(mock_model: Any) -> None:
     assert info.value.status == 500 and info.value.retryable
 
 
-def test_count_tokens_sends_contents_only(mock_model: Any) -> None:
+def test_count_tokens_counts_the_whole_request_tools_included(mock_model: Any) -> None:
     model = mock_model([json_response({"totalTokens": 17})])
     n = run(model.count_tokens(model.build_request([Message.user("how many?")], instructions="sys", tools=[WEATHER])))
     assert n == 17
     assert model.sent[0].url.endswith("/v1beta/models/gemini-2.5-flash:countTokens")
-    assert model.sent[0].json == {"contents": [{"parts": [{"text": "how many?"}], "role": "user"}]}
+    assert model.sent[0].json == {"generateContentRequest": {
+        "model": "models/gemini-2.5-flash",
+        "contents": [{"parts": [{"text": "how many?"}], "role": "user"}],
+        "systemInstruction": {"role": "user", "parts": [{"text": "sys"}]},
+        "tools": [{"functionDeclarations": [{"name": "get_weather", "description": "Weather for a city.", "parametersJsonSchema": {
+            "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}],
+    }}
 
 
 def test_credentials_and_registry(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -239,24 +239,13 @@ class GeminiModel(Model):
             await _close(response)
 
     async def count_tokens(self, request: ModelRequest) -> int:
-        """Input tokens of ``request``'s contents, from ``models.countTokens`` (public SDK
-        ``count_tokens``). Tools and the system instruction are **not** counted: on the Gemini
-        Developer API the SDK raises ``ValueError`` when ``tools``, ``system_instruction`` or
-        ``generation_config`` are passed to ``count_tokens`` (Vertex-only fields)."""
-        body = self.codec.encode_request(ModelRequest(model=request.model, messages=request.messages))
-        try:
-            result = await self.client().aio.models.count_tokens(model=request.model or self.model_id, contents=body["contents"])
-        except ToolwireError:
-            raise
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # the SDK could not parse the answer
-            from google.genai import errors
-
-            if isinstance(exc, errors.APIError):
-                raise _provider_error(exc) from exc
-            raise ResponseDecodeError(API, f"the token count answer is not a CountTokensResponse ({type(exc).__name__}: {exc})") from exc
-        except Exception as exc:  # noqa: BLE001
-            raise _provider_error(exc) from exc
-        return int(result.total_tokens or 0)
+        """Input tokens of ``request`` as the API counts them: the whole encoded request
+        (contents, system instruction, tools, tool config) through :meth:`count_request_tokens`
+        (``models.countTokens`` with ``generateContentRequest``). Errors as there."""
+        body = self.codec.encode_request(request)
+        for key in ("generationConfig", "safetySettings", "cachedContent"):
+            body.pop(key, None)  # not input; the count endpoint needs none of them
+        return await self.count_request_tokens(body, request.model or None)
 
     async def count_request_tokens(self, body: dict[str, Any], model: str | None = None) -> int:
         """Input tokens of an encoded ``generateContent`` body, counted by the API: ``POST

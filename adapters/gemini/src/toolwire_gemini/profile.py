@@ -243,9 +243,11 @@ RULES: tuple[Rule, ...] = (
        "API error \"* GenerateContentRequest.contents[1].parts: contents.parts must not be empty.\"",
        "repair"),
     _r("gemini.conversation.empty-parts",
-       "A part carries data: {} and an empty text part without a thought signature are left out.",
-       "API errors \"Unable to submit request because it has an empty text parameter.\" and "
-       "\"* GenerateContentRequest.contents[1].parts[0].data: required oneof field 'data' must have one initialized field\"",
+       "A part carries data: a part without any data field ({}) is left out. An empty text part is sent as it is: "
+       "older API versions refused it (\"Unable to submit request because it has an empty text parameter.\"), "
+       "requests recorded since then carry it and were accepted.",
+       "API error \"* GenerateContentRequest.contents[1].parts[0].data: required oneof field 'data' must have one "
+       "initialized field\" (router-for-me/CLIProxyAPI#1292); recorded requests of simonw/llm-gemini and pydantic/pydantic-ai",
        "repair"),
     _r("gemini.conversation.one-data-field",
        "A Part carries exactly one data field (text, inlineData, fileData, functionCall, functionResponse, ...); a part "
@@ -775,6 +777,27 @@ class GeminiProfile(Profile):
 
     def _repair_tools(self, body: dict[str, Any], report: Any) -> None:
         decls = _declarations(body)
+        for dptr, decl in decls:
+            if not isinstance(decl.get("parameters"), dict):
+                continue
+            schema = decl["parameters"]
+            problems = openapi_schema_problems(schema, f"{dptr}/parameters")
+            if problems:
+                from .schema import openapi_to_json_schema, to_openapi_schema
+
+                try:
+                    decl["parameters"] = to_openapi_schema(openapi_to_json_schema(schema), TranslationReport(API, str(decl.get("name"))))
+                except Exception:  # noqa: BLE001 - a schema that cannot be translated stays; check_request refuses it
+                    continue
+                left = {(r, p) for r, p, _ in openapi_schema_problems(decl["parameters"], f"{dptr}/parameters")}
+                for rule, ptr, msg in problems:
+                    if (rule, ptr) not in left:
+                        _add(report, rule, ptr, f"{msg}: rewritten for the Schema object", lossy=rule in (
+                            "gemini.schema.openapi.keywords", "gemini.schema.openapi.required-defined", "gemini.schema.openapi.tuple-items"))
+            if self.schema_mode == "openapi":
+                for ptr, pname in parameter_name_problems(decl["parameters"], f"{dptr}/parameters"):
+                    _add(report, "gemini.name.parameter", ptr,
+                         f"parameter name {pname!r} is outside the documented rule (letters, digits, '_'; a letter or '_' first; at most 64)")
         cc = _calling_config(body)
         if not decls and cc is not None:
             tc_key = _key(body, "toolConfig")
@@ -961,8 +984,8 @@ class GeminiProfile(Profile):
                 _add(report, "gemini.conversation.thoughts-in-model-turns", here, "a thought part in a user turn left out")
                 continue
             fields = _data_fields(part)
-            if not fields or (fields == ["text"] and part["text"] == "" and not _g(part, "thoughtSignature") and not part.get("thought")):
-                _add(report, "gemini.conversation.empty-parts", here, "a part without data (or with empty text) left out")
+            if not fields:
+                _add(report, "gemini.conversation.empty-parts", here, "a part without any data field left out")
                 continue
             if len(fields) > 1:
                 meta = {k: v for k, v in part.items() if k not in fields}
@@ -1139,8 +1162,6 @@ class GeminiProfile(Profile):
             out.append(Violation("gemini.conversation.empty-parts", ptr, "required oneof field 'data' must have one initialized field"))
         elif len(fields) > 1:
             out.append(Violation("gemini.conversation.one-data-field", ptr, f"a Part carries {fields}; exactly one data field may be set"))
-        elif fields == ["text"] and part["text"] == "" and not _g(part, "thoughtSignature") and not part.get("thought"):
-            out.append(Violation("gemini.conversation.empty-parts", f"{ptr}/text", "an empty text parameter"))
         sig = _g(part, "thoughtSignature")
         if sig is not None and not _is_base64(sig):
             out.append(Violation("gemini.conversation.thought-signature-base64", f"{ptr}/{_key(part, 'thoughtSignature')}",

@@ -1,0 +1,587 @@
+"""The Gemini profile: one test per rule (repairs keep the meaning and are reported; what cannot be
+repaired is refused naming the rule, the JSON pointer and the tool or call), case B27 with its
+exact numbers in a whole body and at the end of a stream (through the real google-genai SDK,
+only the network replaced), stop reasons, token estimate and live counting, and every recorded
+request passing the checks unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from gemini_wire_helpers import candidate_body, json_response, sse_response
+from toolwire.adapter import ModelRequest
+from toolwire.errors import ToolNameError
+from toolwire.profile import RequestReport
+from toolwire.schema.report import TranslationReport
+from toolwire.testing.cassettes import load_cassette, recordings_dir
+from toolwire.tools import Tool
+from toolwire.types import Message, ToolCall, ToolResult
+from toolwire_gemini import GeminiCodec, GeminiModel
+from toolwire_gemini.profile import FAILED_FINISH_REASONS, RULES, SKIP_SIGNATURE, GeminiProfile, rules_for
+
+JSON = GeminiProfile()
+OPENAPI = GeminiProfile("openapi")
+SIG = "Es0DCsoDAQw51sf4ceGEX2Y8/rpMeG6cdLuYkNMby8I4y/ZkN+Vblkw8fRaWFN9Jf682+NRuWI5DKFLlNOsiNIapxOgU"
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def repair(body: dict[str, Any], profile: GeminiProfile = JSON) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    report = RequestReport("gemini")
+    out = profile.repair_request(body, report)
+    return out, [(c.rule, c.pointer) for c in report.changes]
+
+
+def violations(body: dict[str, Any], profile: GeminiProfile = JSON, start: int = 0) -> list[tuple[str, str]]:
+    return [(v.rule, v.pointer) for v in profile.check_request(body, start=start)]
+
+
+def user(text: str = "hi") -> dict[str, Any]:
+    return {"role": "user", "parts": [{"text": text}]}
+
+
+def call(name: str = "get_weather", id: str | None = None, args: Any = None, sig: str | None = None) -> dict[str, Any]:
+    fc: dict[str, Any] = {"name": name, "args": {"city": "Paris"} if args is None else args}
+    if id is not None:
+        fc["id"] = id
+    part: dict[str, Any] = {"functionCall": fc}
+    if sig is not None:
+        part["thoughtSignature"] = sig
+    return part
+
+
+def response(name: str = "get_weather", id: str | None = None, value: Any = None) -> dict[str, Any]:
+    fr: dict[str, Any] = {"name": name, "response": {"output": "18C"} if value is None else value}
+    if id is not None:
+        fr["id"] = id
+    return {"functionResponse": fr}
+
+
+WEATHER_DECL = {"name": "get_weather", "parametersJsonSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}
+TOOLS = [{"functionDeclarations": [WEATHER_DECL]}]
+
+
+# ------------------------------------------------------------------ B27: thinking tokens are output
+
+
+B27_META = {"promptTokenCount": 1200, "candidatesTokenCount": 150, "thoughtsTokenCount": 600, "totalTokenCount": 1950}
+
+
+def test_b27_usage_in_a_whole_body_through_the_sdk(mock_model: Any) -> None:
+    model = mock_model([json_response(candidate_body([{"text": "Done."}], usage=B27_META))])
+    resp = run(model.send(model.build_request([Message.user("Think hard.")])))
+    u = resp.usage
+    assert (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.total_tokens) == (1200, 750, 600, 1950)
+
+
+def test_b27_usage_at_the_end_of_a_stream_through_the_sdk(mock_model: Any) -> None:
+    chunks = [
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": "Do"}]}}], "modelVersion": "gemini-2.5-pro",
+         "usageMetadata": {"promptTokenCount": 1200, "totalTokenCount": 1200}},
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": "ne."}]}, "finishReason": "STOP"}],
+         "modelVersion": "gemini-2.5-pro", "usageMetadata": B27_META},
+    ]
+    model = mock_model([sse_response(chunks)], model_id="gemini-2.5-pro", stream=True)
+    resp = run(model.send(model.build_request([Message.user("Think hard.")])))
+    assert model.sent[0].url.endswith(":streamGenerateContent?alt=sse")
+    u = resp.usage
+    assert resp.text == "Done."
+    assert (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.total_tokens) == (1200, 750, 600, 1950)
+
+
+def test_usage_tool_use_prompt_is_input_and_cache_reads_are_a_part_of_it() -> None:
+    u = JSON.usage({"promptTokenCount": 100, "cachedContentTokenCount": 60, "toolUsePromptTokenCount": 25,
+                    "candidatesTokenCount": 10, "thoughtsTokenCount": 5, "totalTokenCount": 140})
+    assert (u.input_tokens, u.cache_read_tokens, u.output_tokens, u.reasoning_tokens, u.tool_use_prompt_tokens) == (125, 60, 15, 5, 25)
+    assert u.total_tokens == 140  # the vendor's totalTokenCount: prompt + tool-use prompt + candidates + thoughts
+
+
+# ------------------------------------------------------------------ the rule table
+
+
+def test_every_rule_has_a_source_and_an_action_and_ids_are_unique() -> None:
+    ids = [r.id for r in RULES]
+    assert len(ids) == len(set(ids))
+    for r in RULES:
+        assert r.id.startswith("gemini.") and r.summary and r.source and r.action in ("repair", "report", "refuse")
+    assert "gemini.schema.openapi.refs" in rules_for("openapi") and "gemini.schema.openapi.refs" not in rules_for("json_schema")
+    assert "gemini.schema.json.ref-siblings" in JSON.rules and "gemini.schema.json.ref-siblings" not in OPENAPI.rules
+
+
+# ------------------------------------------------------------------ names
+
+
+@pytest.mark.parametrize("name, ok", [
+    ("get_weather", True), ("files.read:v2", True), ("_x-1", True), ("a" * 64, True), ("a" * 65, False),
+    ("1abc", False), ("", False), ("has space", False), ("naïve", False),
+])
+def test_function_name_rule(name: str, ok: bool) -> None:
+    assert (JSON.tool_name_error(name) is None) is ok
+
+
+def test_a_declared_name_gemini_refuses_raises_before_encoding() -> None:
+    imported = Tool("1st_tool", "x", {"type": "object", "properties": {"q": {"type": "string"}}}, imported_from="openai-chat")
+    with pytest.raises(ToolNameError, match="gemini") as info:
+        GeminiCodec().translate_tool(imported)
+    assert "'1'" in str(info.value) and "a letter or '_' first" in str(info.value)
+
+
+def test_check_refuses_an_invalid_declaration_name_naming_tool_and_pointer() -> None:
+    body = {"contents": [user()], "tools": [{"functionDeclarations": [{"name": "9lives"}]}]}
+    (v,) = JSON.check_request(body)
+    assert (v.rule, v.pointer, v.tool) == ("gemini.name.function", "/tools/0/functionDeclarations/0/name", "9lives")
+
+
+def test_parameter_names_outside_the_rule_are_reported_not_changed() -> None:
+    body = {"contents": [user()], "tools": [{"functionDeclarations": [
+        {"name": "f", "parameters": {"type": "object", "properties": {"file-path": {"type": "string"}}}}]}]}
+    out, changes = repair(body, OPENAPI)
+    assert out == body
+    assert changes == [("gemini.name.parameter", "/tools/0/functionDeclarations/0/parameters/properties/file-path")]
+    assert repair(body, JSON)[1] == []  # the rule is documented for `parameters` only
+
+
+def test_history_call_with_a_name_gemini_refuses_is_sent_under_the_placeholder() -> None:
+    codec = GeminiCodec()
+    body = codec.encode_request(ModelRequest(model="gemini-2.5-flash", messages=[
+        Message.user("x"), Message("assistant", [ToolCall("c1", "bad name!", {}, invalid="unknown tool")]),
+        Message("user", [ToolResult("c1", "refused", is_error=True, name="bad name!")])]))
+    assert body["contents"][1]["parts"][0]["functionCall"]["name"] == "invalid_tool_name"
+    assert body["contents"][2]["parts"][0]["functionResponse"]["name"] == "invalid_tool_name"
+    assert violations(body) == []
+    broken = json.loads(json.dumps(body).replace("invalid_tool_name", "bad name!"))
+    assert ("gemini.name.call-in-history", "/contents/1/parts/0/functionCall/name") in violations(broken)
+
+
+# ------------------------------------------------------------------ schema, both modes
+
+
+def test_both_schema_fields_on_one_declaration_are_refused() -> None:
+    decl = {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "string"}}},
+            "parametersJsonSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}
+    vs = JSON.check_request({"contents": [user()], "tools": [{"functionDeclarations": [decl]}]})
+    assert [(v.rule, v.pointer, v.tool) for v in vs] == [("gemini.schema.one-field", "/tools/0/functionDeclarations/0/parametersJsonSchema", "f")]
+
+
+def test_a_root_schema_that_is_not_an_object_is_refused() -> None:
+    body = {"contents": [user()], "tools": [{"functionDeclarations": [{"name": "f", "parametersJsonSchema": {"type": "string"}}]}]}
+    assert violations(body) == [("gemini.schema.root-object", "/tools/0/functionDeclarations/0/parametersJsonSchema")]
+
+
+def test_zero_parameter_tools_are_declared_without_a_schema_field() -> None:
+    decl, report = GeminiCodec(schema_mode="openapi").translate_tool(Tool.from_schema("now", "The time.", {"type": "object", "properties": {}}))
+    assert decl == {"name": "now", "description": "The time."}
+    assert [c.keyword for c in report] == ["parameters"]
+
+
+# ------------------------------------------------------------------ schema, openapi mode
+
+
+def test_imported_parameters_with_unknown_keywords_are_rewritten_and_reported() -> None:
+    body = {"contents": [user()], "tools": [{"functionDeclarations": [{"name": "f", "parameters": {
+        "type": "OBJECT", "properties": {"a": {"type": "STRING", "const": "x"}, "b": {"type": ["string", "null"]}},
+        "additionalProperties": False, "required": ["a", "ghost"]}}]}]}
+    before = violations(body, OPENAPI)
+    assert ("gemini.schema.openapi.keywords", "/tools/0/functionDeclarations/0/parameters/additionalProperties") in before
+    assert ("gemini.schema.openapi.const", "/tools/0/functionDeclarations/0/parameters/properties/a/const") in before
+    assert ("gemini.schema.openapi.type-list", "/tools/0/functionDeclarations/0/parameters/properties/b/type") in before
+    assert ("gemini.schema.openapi.required-defined", "/tools/0/functionDeclarations/0/parameters/required/1") in before
+    out, changes = repair(body, OPENAPI)
+    params = out["tools"][0]["functionDeclarations"][0]["parameters"]
+    assert params["properties"]["a"] == {"type": "string", "enum": ["x"]}
+    assert params["properties"]["b"] == {"type": "string", "nullable": True}
+    assert params["required"] == ["a"] and "additionalProperties" not in params
+    assert {r for r, _ in changes} == {"gemini.schema.openapi.keywords", "gemini.schema.openapi.const",
+                                       "gemini.schema.openapi.type-list", "gemini.schema.openapi.required-defined"}
+    assert violations(out, OPENAPI) == []
+
+
+def test_enum_only_for_string_type_values_stringified_and_type_added() -> None:
+    report = TranslationReport("gemini")
+    out = OPENAPI.translate_schema({"type": "object", "properties": {
+        "level": {"type": "integer", "enum": [1, 2, 3]}, "color": {"enum": ["red", "blue"]}}}, report)
+    assert out["properties"]["level"] == {"type": "string", "enum": ["1", "2", "3"]}
+    assert out["properties"]["color"] == {"enum": ["red", "blue"], "type": "string"}
+    body = {"contents": [user()], "tools": [{"functionDeclarations": [{"name": "f", "parameters": out}]}]}
+    assert violations(body, OPENAPI) == []
+
+
+def test_enum_on_a_non_string_type_is_a_violation_when_sent() -> None:
+    body = {"contents": [user()], "tools": [{"functionDeclarations": [{"name": "f", "parameters": {
+        "type": "object", "properties": {"n": {"type": "INTEGER", "enum": ["1"]}}}}]}]}
+    assert ("gemini.schema.openapi.enum-string", "/tools/0/functionDeclarations/0/parameters/properties/n/enum") in violations(body, OPENAPI)
+
+
+def test_refs_are_inlined_and_a_type_name_gemini_lacks_is_refused() -> None:
+    report = TranslationReport("gemini")
+    out = OPENAPI.translate_schema({"type": "object", "$defs": {"P": {"type": "object", "properties": {"x": {"type": "number", "format": "uuid"}}}},
+                                    "properties": {"p": {"$ref": "#/$defs/P"}, "t": {"type": "array", "items": [{"type": "string"}]}}}, report)
+    assert out["properties"]["p"] == {"type": "object", "properties": {"x": {"type": "number"}}}
+    assert "items" not in out["properties"]["t"] and "$defs" not in out
+    bad = {"contents": [user()], "tools": [{"functionDeclarations": [{"name": "f", "parameters": {
+        "type": "object", "properties": {"k": {"type": "enum"}}}}]}]}
+    assert violations(repair(bad, OPENAPI)[0], OPENAPI) == [("gemini.schema.openapi.type-names", "/tools/0/functionDeclarations/0/parameters/properties/k/type")]
+
+
+# ------------------------------------------------------------------ schema, json_schema mode
+
+
+def test_ref_with_siblings_is_wrapped_in_anyof_in_json_schema_mode() -> None:
+    schema = {"type": "object", "$defs": {"Pet": {"type": "object", "properties": {"name": {"type": "string"}}}},
+              "properties": {"pet": {"$ref": "#/$defs/Pet", "description": "The pet."}, "other": {"$ref": "#/$defs/Pet"}}}
+    report = TranslationReport("gemini")
+    out = JSON.translate_schema(schema, report)
+    assert out["properties"]["pet"] == {"anyOf": [{"$ref": "#/$defs/Pet"}], "description": "The pet."}
+    assert out["properties"]["other"] == {"$ref": "#/$defs/Pet"}
+    assert [(c.pointer, c.keyword) for c in report] == [("/properties/pet", "$ref")]
+    assert schema["properties"]["pet"] == {"$ref": "#/$defs/Pet", "description": "The pet."}  # input untouched
+    plain = {"type": "object", "properties": {"a": {"type": "string", "additionalProperties": False}}}
+    assert JSON.translate_schema(plain, TranslationReport("gemini")) == plain  # B01: passed through unchanged
+
+
+# ------------------------------------------------------------------ request settings
+
+
+def test_tool_config_without_declarations_is_left_out() -> None:
+    body = GeminiCodec().encode_request(ModelRequest(model="gemini-2.5-flash", messages=[Message.user("x")], tool_choice="required"))
+    assert body["toolConfig"] == {"functionCallingConfig": {"mode": "ANY"}}
+    assert violations(body) == [("gemini.request.tool-config-without-tools", "/toolConfig/functionCallingConfig")]
+    out, changes = repair(body)
+    assert "toolConfig" not in out and changes == [("gemini.request.tool-config-without-tools", "/toolConfig/functionCallingConfig")]
+    assert violations(out) == []
+
+
+def test_calling_mode_outside_the_enum_is_refused() -> None:
+    body = {"contents": [user()], "tools": TOOLS, "toolConfig": {"functionCallingConfig": {"mode": "REQUIRED"}}}
+    assert violations(body) == [("gemini.request.calling-mode", "/toolConfig/functionCallingConfig/mode")]
+
+
+def test_allowed_names_must_be_declared() -> None:
+    body = {"contents": [user()], "tools": TOOLS,
+            "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_weather", "get_time"]}}}
+    (v,) = JSON.check_request(body)
+    assert (v.rule, v.pointer, v.tool) == ("gemini.request.allowed-names-declared", "/toolConfig/functionCallingConfig/allowedFunctionNames/1", "get_time")
+
+
+def test_allowed_names_with_mode_auto_are_reported_and_sent() -> None:
+    body = {"contents": [user()], "tools": TOOLS, "toolConfig": {"functionCallingConfig": {"mode": "AUTO", "allowedFunctionNames": ["get_weather"]}}}
+    out, changes = repair(body)
+    assert out == body and changes == [("gemini.request.allowed-names-mode", "/toolConfig/functionCallingConfig/allowedFunctionNames")]
+    assert violations(out) == []
+
+
+def test_mode_any_declares_parameterless_functions_with_an_empty_object() -> None:
+    body = GeminiCodec().encode_request(ModelRequest(model="gemini-2.5-flash", messages=[Message.user("x")], tool_choice="required",
+                                                     tools=[Tool.from_schema("now", "The time.", {"type": "object", "properties": {}})]))
+    assert body["tools"][0]["functionDeclarations"][0] == {"name": "now", "description": "The time."}
+    out, changes = repair(body)
+    assert out["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"] == {"type": "object", "properties": {}}
+    assert changes == [("gemini.request.any-mode-parameterless", "/tools/0/functionDeclarations/0/parametersJsonSchema")]
+    auto = dict(body, toolConfig={"functionCallingConfig": {"mode": "AUTO"}})
+    assert repair(auto)[1] == []
+
+
+def test_stream_function_call_arguments_is_left_out() -> None:
+    body = {"contents": [user()], "tools": TOOLS, "toolConfig": {"functionCallingConfig": {"mode": "AUTO", "streamFunctionCallArguments": True}}}
+    out, changes = repair(body)
+    assert out["toolConfig"] == {"functionCallingConfig": {"mode": "AUTO"}}
+    assert changes == [("gemini.request.stream-arguments", "/toolConfig/functionCallingConfig/streamFunctionCallArguments")]
+
+
+def test_json_mode_with_tools_is_refused_on_gemini_2_and_allowed_on_gemini_3() -> None:
+    body = {"contents": [user()], "tools": TOOLS, "generationConfig": {"responseMimeType": "application/json"}}
+    (v,) = GeminiProfile(model="gemini-2.5-flash").check_request(body)
+    assert (v.rule, v.pointer) == ("gemini.request.json-mode-with-tools", "/generationConfig/responseMimeType")
+    assert GeminiProfile(model="gemini-3-flash-preview").check_request(body) == []
+    assert GeminiProfile().check_request(body) == []  # model unknown: not applied
+
+
+def test_response_schemas_one_at_a_time_and_mime_type_added() -> None:
+    both = {"contents": [user()], "generationConfig": {"responseSchema": {"type": "object"}, "responseJsonSchema": {"type": "object"},
+                                                       "responseMimeType": "application/json"}}
+    assert violations(both) == [("gemini.request.response-schema-one", "/generationConfig/responseJsonSchema")]
+    bare = {"contents": [user()], "generationConfig": {"responseJsonSchema": {"type": "object"}}}
+    out, changes = repair(bare)
+    assert out["generationConfig"]["responseMimeType"] == "application/json"
+    assert changes == [("gemini.request.response-schema-mime", "/generationConfig/responseMimeType")]
+
+
+def _thinking(config: dict[str, Any], model: str) -> tuple[dict[str, Any], list[tuple[str, str]], list[tuple[str, str]]]:
+    p = GeminiProfile(model=model)
+    body = {"contents": [user()], "generationConfig": {"thinkingConfig": config}}
+    out, changes = repair(body, p)
+    return out["generationConfig"].get("thinkingConfig"), changes, violations(out, p)
+
+
+def test_thinking_budget_and_level_together_are_refused() -> None:
+    assert _thinking({"thinkingBudget": 1024, "thinkingLevel": "LOW"}, "gemini-3-pro-preview")[2] == [
+        ("gemini.request.thinking-one-control", "/generationConfig/thinkingConfig")]
+
+
+def test_thinking_level_outside_the_enum_is_refused() -> None:
+    assert _thinking({"thinkingLevel": "ULTRA"}, "gemini-3-flash")[2] == [
+        ("gemini.request.thinking-level-values", "/generationConfig/thinkingConfig/thinkingLevel")]
+
+
+def test_thinking_level_on_gemini_2_5_is_sent_as_a_budget() -> None:
+    config, changes, left = _thinking({"thinkingLevel": "low", "includeThoughts": True}, "gemini-2.5-flash")
+    assert config == {"includeThoughts": True, "thinkingBudget": 1024}
+    assert changes == [("gemini.request.thinking-level-family", "/generationConfig/thinkingConfig/thinkingBudget")] and left == []
+    assert _thinking({"thinkingLevel": "LOW"}, "gemini-3-flash")[0] == {"thinkingLevel": "LOW"}
+
+
+def test_thinking_level_minimal_on_gemini_3_pro_is_sent_as_low() -> None:
+    config, changes, _ = _thinking({"thinkingLevel": "MINIMAL"}, "gemini-3.1-pro-preview")
+    assert config == {"thinkingLevel": "LOW"} and changes == [("gemini.request.thinking-level-pro", "/generationConfig/thinkingConfig/thinkingLevel")]
+    assert _thinking({"thinkingLevel": "MINIMAL"}, "gemini-3-flash")[0] == {"thinkingLevel": "MINIMAL"}
+
+
+@pytest.mark.parametrize("model, budget, sent", [
+    ("gemini-2.5-pro", 0, 128), ("gemini-2.5-pro", 52428, 32768), ("gemini-2.5-flash", 52428, 24576),
+    ("gemini-2.5-flash", 0, 0), ("gemini-2.5-flash-lite", 100, 512), ("gemini-2.5-flash-lite", 0, 0), ("gemini-2.5-pro", -1, -1),
+])
+def test_thinking_budget_moved_into_the_models_range(model: str, budget: int, sent: int) -> None:
+    config, changes, _ = _thinking({"thinkingBudget": budget}, model)
+    assert config == {"thinkingBudget": sent}
+    assert changes == ([] if sent == budget else [("gemini.request.thinking-budget-range", "/generationConfig/thinkingConfig/thinkingBudget")])
+
+
+def test_thinking_budget_zero_on_gemini_3_pro_becomes_level_low() -> None:
+    config, changes, _ = _thinking({"thinkingBudget": 0}, "gemini-3-pro-preview")
+    assert config == {"thinkingLevel": "LOW"}
+    assert changes == [("gemini.request.thinking-budget-range", "/generationConfig/thinkingConfig/thinkingLevel")]
+
+
+def test_thinking_config_left_out_for_models_that_do_not_think() -> None:
+    config, changes, _ = _thinking({"thinkingBudget": 1024}, "gemini-2.0-flash")
+    assert config is None and changes == [("gemini.request.thinking-unsupported", "/generationConfig/thinkingConfig")]
+    assert _thinking({"thinkingBudget": 1024}, "gemini-2.0-flash-thinking-exp")[0] == {"thinkingBudget": 1024}
+
+
+# ------------------------------------------------------------------ conversation
+
+
+def test_roles_other_than_user_and_model_are_mapped() -> None:
+    body = {"contents": [{"role": "system", "parts": [{"text": "a"}]}, {"role": "assistant", "parts": [{"text": "b"}]},
+                         {"role": "function", "parts": [{"text": "c"}]}]}
+    assert ("gemini.conversation.roles", "/contents/0/role") in violations(body)
+    out, changes = repair(body)
+    assert [c["role"] for c in out["contents"]] == ["user", "model", "user"]
+    assert [r for r, _ in changes] == ["gemini.conversation.roles"] * 3
+    assert violations(out) == []
+
+
+def test_contents_without_parts_and_parts_without_data_are_left_out() -> None:
+    body = {"contents": [user("a"), {"role": "model", "parts": []}, {"role": "user", "parts": [{}, {"text": "b"}]}, {"role": "model"}]}
+    assert ("gemini.conversation.parts-non-empty", "/contents/1/parts") in violations(body)
+    assert ("gemini.conversation.empty-parts", "/contents/2/parts/0") in violations(body)
+    out, changes = repair(body)
+    assert out["contents"] == [user("a"), {"role": "user", "parts": [{"text": "b"}]}]
+    assert ("gemini.conversation.parts-non-empty", "/contents/1") in changes and ("gemini.conversation.empty-parts", "/contents/2/parts/0") in changes
+    # an empty text part is sent as is (recorded requests carry one and were accepted), and so is a signed one
+    kept = {"contents": [user(""), {"role": "model", "parts": [{"text": "", "thoughtSignature": SIG}]}]}
+    assert repair(kept) == (kept, []) and violations(kept) == []
+
+
+def test_a_part_with_two_data_fields_is_split_in_order() -> None:
+    part = {"text": "see", "inlineData": {"mimeType": "image/png", "data": "iVBORw0K"}, "thoughtSignature": SIG}
+    body = {"contents": [{"role": "model", "parts": [part]}]}
+    assert violations(body) == [("gemini.conversation.one-data-field", "/contents/0/parts/0")]
+    out, changes = repair(body)
+    assert out["contents"][0]["parts"] == [{"text": "see", "thoughtSignature": SIG}, {"inlineData": {"mimeType": "image/png", "data": "iVBORw0K"}}]
+    assert changes == [("gemini.conversation.one-data-field", "/contents/0/parts/0")]
+
+
+def test_a_leading_call_turn_gets_a_user_turn_and_consecutive_model_turns_merge() -> None:
+    body = {"contents": [{"role": "model", "parts": [call()]}, {"role": "user", "parts": [response()]},
+                         {"role": "model", "parts": [{"text": "Let me check again."}]}, {"role": "model", "parts": [call()]},
+                         {"role": "user", "parts": [response()]}]}
+    before = violations(body)
+    assert ("gemini.conversation.call-turn-placement", "/contents/0") in before
+    assert ("gemini.conversation.call-turn-placement", "/contents/3") in before
+    out, changes = repair(body)
+    assert [c["role"] for c in out["contents"]] == ["user", "model", "user", "model", "user"]
+    assert out["contents"][3]["parts"] == [{"text": "Let me check again."}, call()]
+    assert [r for r, _ in changes] == ["gemini.conversation.call-turn-placement"] * 2
+    assert violations(out) == []
+
+
+def test_a_response_turn_without_its_call_turn_is_refused_naming_the_call() -> None:
+    body = {"contents": [user(), {"role": "user", "parts": [response(id="c9")]}]}
+    (v,) = JSON.check_request(body)
+    assert (v.rule, v.pointer, v.tool, v.call_id) == ("gemini.conversation.response-turn-placement", "/contents/1/parts/0", "get_weather", "c9")
+
+
+def test_every_call_answered_exactly_once() -> None:
+    calls = {"role": "model", "parts": [call(id="c1"), call("get_time", id="c2", args={})]}
+    body = {"contents": [user(), calls, {"role": "user", "parts": [response(id="c1")]}]}
+    (v,) = JSON.check_request(body)
+    assert (v.rule, v.pointer, v.tool, v.call_id) == ("gemini.conversation.response-count", "/contents/2/parts", "get_time", "c2")
+    twice = {"contents": [user(), calls, {"role": "user", "parts": [response(id="c1"), response("get_time", id="c2"), response(id="c1")]}]}
+    assert [v.rule for v in JSON.check_request(twice)] == ["gemini.conversation.response-count"]
+    ok = {"contents": [user(), calls, {"role": "user", "parts": [response(id="c1"), response("get_time", id="c2")]}]}
+    assert violations(ok) == []
+
+
+def test_responses_match_their_calls_and_missing_ids_are_filled_in() -> None:
+    calls = {"role": "model", "parts": [call(id="c1"), call("get_time", id="c2", args={})]}
+    body = {"contents": [user(), calls, {"role": "user", "parts": [response(), response("get_time", id="c2")]}]}
+    assert violations(body) == [("gemini.conversation.response-match", "/contents/2/parts/0/functionResponse/id")]
+    out, changes = repair(body)
+    assert out["contents"][2]["parts"][0]["functionResponse"]["id"] == "c1"
+    assert changes == [("gemini.conversation.response-match", "/contents/2/parts/0/functionResponse/id")]
+    assert violations(out) == []
+    swapped = {"contents": [user(), calls, {"role": "user", "parts": [response("get_time", id="c2"), response(id="c1")]}]}
+    got = JSON.check_request(repair(swapped)[0])
+    assert {(v.rule, v.call_id) for v in got} == {("gemini.conversation.response-match", "c1"), ("gemini.conversation.response-match", "c2")}
+
+
+def test_a_response_that_is_not_an_object_is_wrapped_as_output() -> None:
+    body = {"contents": [user(), {"role": "model", "parts": [call()]}, {"role": "user", "parts": [response(value=[1, 2])]}]}
+    assert violations(body) == [("gemini.conversation.response-object", "/contents/2/parts/0/functionResponse/response")]
+    out, changes = repair(body)
+    assert out["contents"][2]["parts"][0]["functionResponse"]["response"] == {"output": [1, 2]}
+    assert changes == [("gemini.conversation.response-object", "/contents/2/parts/0/functionResponse/response")]
+
+
+def test_response_parts_hold_only_inline_or_file_data() -> None:
+    fr = response()
+    fr["functionResponse"]["parts"] = [{"inlineData": {"mimeType": "image/png", "data": "iVBORw0K"}}, {"text": "caption"}]
+    body = {"contents": [user(), {"role": "model", "parts": [call()]}, {"role": "user", "parts": [fr]}]}
+    assert violations(body) == [("gemini.conversation.response-parts", "/contents/2/parts/0/functionResponse/parts/1")]
+
+
+def test_call_arguments_must_be_an_object() -> None:
+    body = {"contents": [user(), {"role": "model", "parts": [call(args="city=Paris")]}]}
+    assert violations(body) == [("gemini.conversation.call-args-object", "/contents/1/parts/0/functionCall/args")]
+
+
+def test_a_signature_that_is_not_base64_is_left_out_and_both_alphabets_are_accepted() -> None:
+    urlsafe = SIG.replace("+", "-").replace("/", "_")
+    body = {"contents": [user(), {"role": "model", "parts": [call(sig="claude#abc:def")]}, {"role": "user", "parts": [response()]},
+                         {"role": "model", "parts": [call(sig=urlsafe)]}, {"role": "user", "parts": [response()]}]}
+    assert violations(body) == [("gemini.conversation.thought-signature-base64", "/contents/1/parts/0/thoughtSignature")]
+    out, changes = repair(body, GeminiProfile(model="gemini-2.5-flash"))
+    assert "thoughtSignature" not in out["contents"][1]["parts"][0]
+    assert out["contents"][3]["parts"][0]["thoughtSignature"] == urlsafe
+    assert changes == [("gemini.conversation.thought-signature-base64", "/contents/1/parts/0/thoughtSignature")]
+
+
+def test_gemini_3_call_turns_without_a_signature_get_the_placeholder() -> None:
+    body = {"contents": [user(), {"role": "model", "parts": [call(), call("get_time", args={})]}, {"role": "user", "parts": [response(), response("get_time")]},
+                         {"role": "model", "parts": [call(sig=SIG), call("get_time", args={})]}, {"role": "user", "parts": [response(), response("get_time")]}]}
+    out, changes = repair(body, GeminiProfile(model="gemini-3-pro-preview"))
+    assert out["contents"][1]["parts"][0]["thoughtSignature"] == SKIP_SIGNATURE
+    assert "thoughtSignature" not in out["contents"][1]["parts"][1]
+    assert out["contents"][3]["parts"] == body["contents"][3]["parts"]  # already signed: untouched
+    assert changes == [("gemini.conversation.thought-signature-required", "/contents/1/parts/0/thoughtSignature")]
+    assert repair(body, GeminiProfile(model="gemini-2.5-flash"))[1] == []
+    assert repair(body, GeminiProfile(model="gemini-3-pro-preview", foreign_thought_signature="none"))[1] == []
+
+
+def test_thought_parts_in_a_user_turn_are_left_out() -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "musing", "thought": True}, {"text": "hi"}]}]}
+    assert violations(body) == [("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/0")]
+    out, changes = repair(body)
+    assert out["contents"] == [user("hi")] and changes == [("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/0")]
+
+
+def test_incremental_check_looks_at_new_contents_only() -> None:
+    broken = {"contents": [{"role": "user", "parts": [{}]}, user("ok"), {"role": "model", "parts": [{"text": "fine"}]}]}
+    assert violations(broken) == [("gemini.conversation.empty-parts", "/contents/0/parts/0")]
+    assert violations(broken, start=1) == []
+    pair = {"contents": [user(), {"role": "model", "parts": [call(id="c1")]}, {"role": "user", "parts": [response(id="c2")]}]}
+    assert violations(pair, start=2) == [("gemini.conversation.response-match", "/contents/2/parts/0/functionResponse/id")]
+
+
+def test_a_conversation_toolwire_produced_passes_unchanged(mock_model: Any) -> None:
+    weather = Tool.from_schema("get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
+    model = mock_model([json_response(candidate_body([call(sig=SIG), call(args={"city": "Oslo"})], response_id="r1")),
+                        json_response(candidate_body([{"text": "Sunny."}]))], model_id="gemini-3-flash-preview")
+    first = run(model.send(model.build_request([Message.user("Paris and Oslo?")], tools=[weather])))
+    msgs = [Message.user("Paris and Oslo?"), first.to_message(),
+            Message("user", [ToolResult(c.id, "18C", name=c.name) for c in first.tool_calls])]
+    request = model.build_request(msgs, tools=[weather])
+    body = model.codec.encode_request(request)
+    profile = GeminiModel.make_profile(model="gemini-3-flash-preview")
+    assert repair(body, profile) == (body, []) and violations(body, profile) == []
+
+
+# ------------------------------------------------------------------ stop reasons
+
+
+def test_failed_turn_stop_reasons() -> None:
+    for reason in ("SAFETY", "RECITATION", "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "BLOCKLIST", "PROHIBITED_CONTENT",
+                   "SPII", "IMAGE_SAFETY", "OTHER", "LANGUAGE", "TOO_MANY_TOOL_CALLS", "MISSING_THOUGHT_SIGNATURE", "blockReason:SAFETY"):
+        assert JSON.turn_failed(reason), reason
+    for reason in ("STOP", "MAX_TOKENS", "CONTINUATION", None, "SOMETHING_NEW"):
+        assert not JSON.turn_failed(reason), reason
+    from google.genai import types
+
+    known = {m.value for m in types.FinishReason}
+    assert FAILED_FINISH_REASONS <= known  # every listed reason exists in the SDK's enum
+    assert known - FAILED_FINISH_REASONS == {"STOP", "MAX_TOKENS", "CONTINUATION"}
+
+
+# ------------------------------------------------------------------ tokens
+
+
+def test_offline_estimate_counts_each_declarations_json() -> None:
+    import tiktoken  # noqa: F401 - the estimate uses toolwire's shipped o200k ranks through tiktoken
+    from toolwire.design.tokens import encoding
+
+    decl = {"name": "get_weather", "description": "Weather for a city.", "parametersJsonSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}
+    text = json.dumps(decl, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    assert JSON.estimate_tokens([decl]) == len(encoding().encode(text)) > 10
+    assert JSON.estimate_tokens([decl, decl]) == 2 * JSON.estimate_tokens([decl])
+    assert JSON.estimate_tokens([]) == 0
+
+
+def test_live_count_sends_the_whole_request_through_the_sdk() -> None:
+    seen: list[Any] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append((str(request.url), json.loads(request.content), request.headers.get("x-goog-api-key")))
+        return httpx2.Response(200, json={"totalTokens": 87, "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 87}]})
+
+    body = {"contents": [user("Weather in Paris?")], "tools": TOOLS, "systemInstruction": {"parts": [{"text": "Be brief."}]}}
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    assert run(JSON.count_tokens(body, model="gemini-2.5-flash", api_key="k", http_client=client)) == 87
+    url, sent, key = seen[0]
+    assert url == "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:countTokens" and key == "k"
+    assert sent == {"generateContentRequest": {"model": "models/gemini-2.5-flash", **body}}
+
+
+# ------------------------------------------------------------------ recorded requests
+
+
+def _recorded() -> list[Any]:
+    root = recordings_dir()
+    folder = root / "gemini" if root else None
+    if folder is None or not folder.is_dir():
+        return [pytest.param(None, marks=pytest.mark.skip(reason="shared/recordings/gemini not found"))]
+    return [pytest.param(f, id=f.name) for f in sorted(folder.glob("*.yaml"))]
+
+
+@pytest.mark.parametrize("path", _recorded())
+def test_every_recorded_request_passes_and_needs_no_repair(path: Path) -> None:
+    checked = 0
+    for inter in load_cassette(path):
+        body = inter.request_json
+        if not isinstance(body, dict):
+            continue
+        model = inter.uri.split("/models/")[1].split(":")[0]
+        for mode in ("json_schema", "openapi"):
+            profile = GeminiProfile(mode, model=model)
+            assert profile.check_request(body) == [], (path.name, mode)
+            assert repair(body, profile) == (body, []), (path.name, mode)
+        checked += 1
+    assert checked > 0
