@@ -420,8 +420,8 @@ class Usage:
     ====================  ===============================  ===========================  ===========================  ===========================================
     field                 Anthropic ``usage``              Chat ``usage``               Responses ``usage``          Gemini ``usageMetadata``
     ====================  ===============================  ===========================  ===========================  ===========================================
-    input_tokens          input_tokens + cache_read_input  prompt_tokens                input_tokens                 promptTokenCount
-                          _tokens + cache_creation_input
+    input_tokens          input_tokens + cache_read_input  prompt_tokens                input_tokens                 promptTokenCount + toolUse
+                          _tokens + cache_creation_input                                                             PromptTokenCount
                           _tokens
     output_tokens         output_tokens                    completion_tokens            output_tokens                candidatesTokenCount + thoughtsTokenCount
     cache_read_tokens     cache_read_input_tokens          prompt_tokens_details.       input_tokens_details.        cachedContentTokenCount

@@ -170,10 +170,14 @@ def test_zero_argument_tool_round_trip(mock_model: Any) -> None:
     model = mock_model([json_response(candidate_body([{"functionCall": {"name": "list_cameras", "args": {}}}], response_id="z")),
                         json_response(candidate_body([{"text": "2 cameras"}]))])
     first = send(model, [Message.user("cams")], tools=[tool], tool_choice="required")
-    assert model.sent[0].json["tools"] == [{"functionDeclarations": [{"name": "list_cameras", "description": "List cameras."}]}]
+    # mode ANY: a parameterless function is declared with an explicit empty object (python-genai#981)
+    assert model.sent[0].json["tools"] == [{"functionDeclarations": [{"name": "list_cameras", "description": "List cameras.",
+                                                                       "parametersJsonSchema": {"type": "object", "properties": {}}}]}]
     assert model.sent[0].json["toolConfig"] == {"functionCallingConfig": {"mode": "ANY"}}
+    assert [c.rule for c in first.preflight.changes] == ["gemini.request.any-mode-parameterless"]
     assert first.tool_calls[0].arguments == {} and first.tool_calls[0].is_valid
     send(model, [Message.user("cams"), first.to_message(), answer(first, ["front, back"])], tools=[tool])
+    assert model.sent[1].json["tools"] == [{"functionDeclarations": [{"name": "list_cameras", "description": "List cameras."}]}]
     assert model.sent[1].json["contents"][1]["parts"] == [{"functionCall": {"name": "list_cameras", "args": {}}}]
 
 

@@ -79,7 +79,7 @@ def test_b27_usage_in_a_whole_body_through_the_sdk(mock_model: Any) -> None:
     model = mock_model([json_response(candidate_body([{"text": "Done."}], usage=B27_META))])
     resp = run(model.send(model.build_request([Message.user("Think hard.")])))
     u = resp.usage
-    assert (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.total_tokens) == (1200, 750, 600, 1950)
+    assert (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.total_tokens, u.vendor_total_tokens) == (1200, 750, 600, 1950, 1950)
 
 
 def test_b27_usage_at_the_end_of_a_stream_through_the_sdk(mock_model: Any) -> None:
@@ -94,14 +94,14 @@ def test_b27_usage_at_the_end_of_a_stream_through_the_sdk(mock_model: Any) -> No
     assert model.sent[0].url.endswith(":streamGenerateContent?alt=sse")
     u = resp.usage
     assert resp.text == "Done."
-    assert (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.total_tokens) == (1200, 750, 600, 1950)
+    assert (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.total_tokens, u.vendor_total_tokens) == (1200, 750, 600, 1950, 1950)
 
 
 def test_usage_tool_use_prompt_is_input_and_cache_reads_are_a_part_of_it() -> None:
     u = JSON.usage({"promptTokenCount": 100, "cachedContentTokenCount": 60, "toolUsePromptTokenCount": 25,
                     "candidatesTokenCount": 10, "thoughtsTokenCount": 5, "totalTokenCount": 140})
     assert (u.input_tokens, u.cache_read_tokens, u.output_tokens, u.reasoning_tokens, u.tool_use_prompt_tokens) == (125, 60, 15, 5, 25)
-    assert u.total_tokens == 140  # the vendor's totalTokenCount: prompt + tool-use prompt + candidates + thoughts
+    assert u.total_tokens == u.vendor_total_tokens == 140  # prompt + tool-use prompt + candidates + thoughts
 
 
 # ------------------------------------------------------------------ the rule table
@@ -585,3 +585,56 @@ def test_every_recorded_request_passes_and_needs_no_repair(path: Path) -> None:
             assert repair(body, profile) == (body, []), (path.name, mode)
         checked += 1
     assert checked > 0
+
+
+# ------------------------------------------------------------------ preflight through the SDK
+
+
+def test_a_refused_request_is_never_sent_and_names_rule_and_pointer(mock_model: Any) -> None:
+    from toolwire.errors import RequestRefused
+
+    model = mock_model([json_response(candidate_body([{"text": "x"}]))], model_id="gemini-3-pro-preview",
+                       thinking={"budget": 1024, "level": "LOW"})
+    with pytest.raises(RequestRefused) as info:
+        run(model.send(model.build_request([Message.user("hi")])))
+    assert model.sent == []
+    (v,) = info.value.violations
+    assert (v.rule, v.pointer) == ("gemini.request.thinking-one-control", "/generationConfig/thinkingConfig")
+    assert "gemini.request.thinking-one-control" in str(info.value) and "/generationConfig/thinkingConfig" in str(info.value)
+
+
+def test_repairs_are_applied_before_sending_and_reported_on_the_turn(mock_model: Any) -> None:
+    model = mock_model([json_response(candidate_body([{"text": "x"}]))], model_id="gemini-2.5-pro", thinking={"type": "disabled"})
+    resp = run(model.send(model.build_request([Message.user("hi")], tool_choice="required")))
+    sent = model.sent[0].json
+    assert "toolConfig" not in sent and sent["generationConfig"]["thinkingConfig"] == {"thinkingBudget": 128}
+    assert [(c.rule, c.pointer, c.lossy) for c in resp.preflight.changes] == [
+        ("gemini.request.tool-config-without-tools", "/toolConfig/functionCallingConfig", False),
+        ("gemini.request.thinking-budget-range", "/generationConfig/thinkingConfig/thinkingBudget", True)]
+
+
+def test_openapi_mode_profile_comes_from_the_model_settings(mock_model: Any) -> None:
+    model = mock_model([json_response(candidate_body([{"text": "x"}]))], schema_mode="openapi")
+    assert model.profile.schema_mode == "openapi" and model.profile.model == "gemini-2.5-flash"
+    assert "gemini.schema.openapi.enum-string" in model.profile.rules
+    import toolwire
+
+    assert toolwire.registry.profile("gemini", schema_mode="openapi").schema_mode == "openapi"
+
+
+def test_incremental_check_follows_repairs_that_move_contents() -> None:
+    from toolwire.profile import PreflightState, preflight
+
+    profile = GeminiProfile(model="gemini-2.5-flash")
+    state = PreflightState()
+    first = {"contents": [{"role": "model", "parts": [call()]}, {"role": "user", "parts": [response()]}]}
+    sent, report = preflight(profile, first, state=state)
+    assert [c["role"] for c in sent["contents"]] == ["user", "model", "user"] and len(report) == 1
+    # next turn: the same history plus a model call turn answered by a mismatched response
+    second = {"contents": first["contents"] + [{"role": "model", "parts": [call(id="c7")]}, {"role": "user", "parts": [response(id="c8")]}]}
+    assert state.start(profile, second) == 2
+    from toolwire.errors import RequestRefused
+
+    with pytest.raises(RequestRefused) as info:
+        preflight(profile, second, state=state)
+    assert [(v.rule, v.pointer) for v in info.value.violations] == [("gemini.conversation.response-match", "/contents/4/parts/0/functionResponse/id")]

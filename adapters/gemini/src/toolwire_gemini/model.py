@@ -91,6 +91,9 @@ class GeminiModel(Model):
         self.adapter_settings = {k: settings.pop(k) for k in list(settings) if k in ADAPTER_SETTINGS}
         super().__init__(model_id, **settings)
         self.codec = self.make_codec(**self.adapter_settings)
+        # the profile of this schema mode and model (the base builds it from self.settings, which
+        # do not carry the adapter settings)
+        self.__dict__["_profile"] = self.make_profile(model=model_id, **self.adapter_settings)
         self._client: Any = None
 
     @classmethod
@@ -108,8 +111,8 @@ class GeminiModel(Model):
         the Gemini generation) and ``foreign_thought_signature``."""
         from .profile import GeminiProfile
 
-        return GeminiProfile(settings.get("schema_mode") or "json_schema", model=settings.get("model"),
-                             foreign_thought_signature=settings.get("foreign_thought_signature") or "auto")
+        return GeminiProfile(settings.pop("schema_mode", None) or "json_schema", model=settings.pop("model", None),
+                             foreign_thought_signature=settings.pop("foreign_thought_signature", None) or "auto", **settings)
 
     def _api_key(self) -> str | None:
         return self.settings.get("api_key") or os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY") or None
@@ -270,10 +273,10 @@ class GeminiModel(Model):
         try:
             data = json.loads(raw.body) if isinstance(raw.body, (str, bytes)) and raw.body else {}
         except ValueError as exc:
-            raise ResponseDecodeError(API, f"the countTokens answer is not JSON: {snippet(str(raw.body))}") from exc
+            raise ResponseDecodeError(API, f"the token count answer is not a CountTokensResponse (not JSON): {snippet(str(raw.body))}") from exc
         total = data.get("totalTokens") if isinstance(data, dict) else None
         if not isinstance(total, int) or isinstance(total, bool):
-            raise ResponseDecodeError(API, f"the countTokens answer has no totalTokens: {snippet(json.dumps(data))}", "/totalTokens")
+            raise ResponseDecodeError(API, f"the token count answer is not a CountTokensResponse (no totalTokens): {snippet(json.dumps(data))}", "/totalTokens")
         return total
 
     async def aclose(self) -> None:
