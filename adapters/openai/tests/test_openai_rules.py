@@ -160,6 +160,13 @@ SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], A
         lambda a: a.params_ptr + "/properties/opts",
         lambda a, b, r: _params_after(a, b)["properties"]["opts"] == {"type": "object", "properties": {}, "required": [],
                                                                        "additionalProperties": False}),
+    "strict.ref-siblings": (
+        lambda a: a.body(tools=[a.tool(params={"type": "object", "$defs": {"City": {"type": "string"}},
+                                               "properties": {"c": {"$ref": "#/$defs/City", "description": "target"}},
+                                               "required": ["c"], "additionalProperties": False}, strict=True)]),
+        lambda a: a.params_ptr + "/properties/c",
+        lambda a, b, r: _params_after(a, b)["properties"]["c"] == {"type": "string", "description": "target"}
+        and a.fn_of(b)["strict"] is True),
     "strict.inexpressible": (
         lambda a: a.body(tools=[a.tool(params={"type": "object", "properties": {"tags": {"type": "object",
                                                "additionalProperties": {"type": "string"}}}, "required": ["tags"]}, strict=True)]),
@@ -233,6 +240,15 @@ CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
         lambda: chat_body(messages=[{"role": "user", "content": "draw"}, {"role": "assistant", "content": [
             {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]}, {"role": "user", "content": "describe"}]),
         "/messages/1/content", None),
+    "conversation.duplicate-call-id": (
+        lambda: chat_body(tools=[chat_tool()], messages=[*chat_turn(), *chat_turn()]), "/messages/4/tool_calls/0/id", None),
+    "conversation.arguments-json": (
+        lambda: chat_body(tools=[chat_tool()], messages=[
+            {"role": "user", "content": "weather?"},
+            {"role": "assistant", "tool_calls": [tool_call("call_1", "get_weather", '{"city": "Par')]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "Error: the arguments were cut off"}]),
+        "/messages/1/tool_calls/0/function/arguments",
+        lambda b, r: b["messages"][1]["tool_calls"][0]["function"]["arguments"] == "{}" and r.lossy),
     "conversation.assistant-content": (
         lambda: chat_body(messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": None},
                                     {"role": "user", "content": "again"}]),
@@ -281,6 +297,23 @@ RESP_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
                                                       {"type": "function_call", "call_id": "call_1", "name": "get_weather"},
                                                       {"type": "function_call_output", "call_id": "call_1", "output": "x"}]),
         "/input/1/arguments", None),
+    "conversation.item-id-prefix": (
+        lambda: resp_body(tools=[resp_tool()], input=[{"role": "user", "content": "weather?"},
+                                                      {"type": "function_call", "id": "call_1", "call_id": "call_1",
+                                                       "name": "get_weather", "arguments": "{}"},
+                                                      {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}]),
+        "/input/1/id", lambda b, r: "id" not in b["input"][1] and b["input"][1]["call_id"] == "call_1"),
+    "conversation.assistant-parts": (
+        lambda: resp_body(input=[{"role": "user", "content": "hi"},
+                                 {"type": "message", "role": "assistant", "content": [{"type": "input_text", "text": "Hello."}]},
+                                 {"role": "user", "content": "again"}]),
+        "/input/1/content/0/type",
+        lambda b, r: b["input"][1]["content"] == [{"type": "output_text", "text": "Hello."}]),
+    "conversation.reasoning-fields": (
+        lambda: resp_body(tools=[resp_tool()], input=[{"role": "user", "content": "weather?"},
+                                                      {"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAA"},
+                                                      *resp_turn()[1:]]),
+        "/input/1", lambda b, r: b["input"][1] == {"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAA", "summary": []}),
     "conversation.output-content": (
         lambda: resp_body(tools=[resp_tool()], input=resp_turn(output=[{"type": "output_text", "text": "sunny"}])),
         "/input/2/output/0", None),

@@ -287,7 +287,7 @@ def parameter_problems(parameters: Any, *, strict: bool, base: str = "") -> list
     ``base`` is the pointer of ``parameters`` in the request body. Rule suffixes:
     ``schema.root-not-object``, ``schema.root-combinator``, ``schema.shape`` (both modes);
     ``strict.closed-objects``, ``strict.all-required``, ``strict.no-default``,
-    ``strict.keywords``, ``strict.formats``, ``strict.object-properties``,
+    ``strict.keywords``, ``strict.formats``, ``strict.object-properties``, ``strict.ref-siblings``,
     ``strict.inexpressible`` and ``strict.size-limits`` (strict only)."""
     out: list[tuple[str, str, str]] = []
     if parameters is None:
@@ -315,6 +315,8 @@ def parameter_problems(parameters: Any, *, strict: bool, base: str = "") -> list
                 out.append(("strict.keywords", f"{at}/{key}", f"keyword {key!r} is not supported in strict mode"))
         if "format" in node and node["format"] not in STRICT_FORMATS:
             out.append(("strict.formats", f"{at}/format", f"format {node['format']!r} is not supported in strict mode"))
+        if "$ref" in node and len(node) > 1:
+            out.append(("strict.ref-siblings", at, f"$ref cannot have keywords {sorted(k for k in node if k != '$ref')}"))
         if not any(k in node for k in ("type", "anyOf", "$ref", "enum", "const")):
             out.append(("strict.inexpressible", at, "schema must have a 'type' key in strict mode"))
         if _is_object(node) and "$ref" not in node:

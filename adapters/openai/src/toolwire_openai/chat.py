@@ -94,6 +94,7 @@ def chat_usage(u: Any) -> Usage:
         cache_write_tokens=usage_int(pt.get("cache_write_tokens")),
         reasoning_tokens=usage_int(ct.get("reasoning_tokens")),
         requests=1,
+        vendor_total_tokens=usage_int(u.get("total_tokens")),
     )
 
 

@@ -126,6 +126,10 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
          "else, several allOf branches, tuple items) is sent with 'strict': false and the original schema.",
          "API error \"In context=('properties', 'slide_instructions', 'items'), schema must have a 'type' key.\" "
          "(can1357/oh-my-pi#210); " + _SO_DOC, "report"),
+        ("strict.ref-siblings", "Strict mode: a $ref has no sibling keywords (the target is inlined and the siblings "
+         "merged into it).",
+         "API error \"$ref cannot have keywords {'description'}\"; openai.lib._pydantic.to_strict_json_schema inlines a $ref "
+         "with sibling keys", "repair"),
         ("strict.size-limits", "Strict mode bounds: objects nested at most 10 deep, at most 5000 properties, 1000 enum values, "
          "120000 characters of names and enum/const values, 15000 characters in one enum of more than 250 values; a schema "
          "past them is sent with 'strict': false.", _SO_DOC, "report"),
@@ -192,6 +196,13 @@ CHAT_RULES: Mapping[str, Rule] = _rules(CHAT, [
     ("conversation.images-user-only", "Images (image_url parts) appear only in user messages.",
      "API error \"Image URLs are only allowed for messages with role 'user', but this message with role 'assistant' "
      "contains an image URL.\" (openai/openai-node#1030)", "refuse"),
+    ("conversation.duplicate-call-id", "A tool call id appears once in the request (results are paired by id).",
+     "API error \"An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+     "'tool_call_id'\" (pairing by id needs unique ids)", "refuse"),
+    ("conversation.arguments-json", "A tool call's function.arguments is the text of a JSON object (text that is not is "
+     "sent as \"{}\"; its result already says the call was invalid).",
+     "API error \"messages.70.tool_calls.0.function.arguments: arguments must be a valid JSON object string\" "
+     "(justrach/codegraff#752)", "report"),
     ("conversation.assistant-content", "An assistant message without tool_calls has content (an empty string is written).",
      "openai.types.chat.ChatCompletionAssistantMessageParam.content: \"Required unless `tool_calls` or `function_call` is "
      "specified.\"", "repair"),
@@ -239,6 +250,17 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(RESPONSES, [
      "API error \"Duplicate item found with id fc_.... Remove duplicate items from your input and try again.\"", "refuse"),
     ("conversation.call-fields", "A function_call item has a string call_id, name and arguments.",
      "openai.types.responses.ResponseFunctionToolCallParam (call_id, name, arguments: Required[str])", "refuse"),
+    ("conversation.item-id-prefix", "An item id, when sent, has its kind's prefix: fc_ for function_call, rs_ for reasoning, "
+     "msg_ for message (another id is left out; call_id pairs results).",
+     "API error \"Invalid 'input[2].id': 'msg_...'. Expected an ID that begins with 'fc'.\" (continuedev/continue#11785)",
+     "repair"),
+    ("conversation.assistant-parts", "An assistant message's content parts are output_text or refusal (input_text parts "
+     "are written as output_text).",
+     "API error \"Invalid value: 'input_text'. Supported values are: 'output_text' and 'refusal'.\"; "
+     "openai.types.responses.ResponseOutputMessageParam.content", "repair"),
+    ("conversation.reasoning-fields", "A reasoning item has an id and a summary list (a missing summary is written as []; "
+     "an item without id is not sent).",
+     "openai.types.responses.ResponseReasoningItemParam (id: Required[str], summary: Required[Iterable[Summary]])", "repair"),
     ("conversation.output-content", "A function_call_output's output is a string or a list of input_text, input_image and "
      "input_file parts.",
      "openai.types.responses.response_input_item_param.FunctionCallOutput.output (str | "
@@ -303,6 +325,21 @@ def _note(report: Any, rule: str, pointer: str, detail: str, *, lossy: bool = Fa
     """Record one request repair on ``report`` (a :class:`~toolwire.profile.RequestReport`)."""
     if report is not None:
         report.add(rule, pointer, detail, tool=tool, call_id=call_id, lossy=lossy)
+
+
+def _json_object_text(value: Any) -> bool:
+    import json
+
+    if not isinstance(value, str):
+        return False
+    try:
+        return isinstance(json.loads(value), dict)
+    except ValueError:
+        return False
+
+
+#: The id prefix of each Responses item kind (item ids the API issues: fc_..., rs_..., msg_...).
+ITEM_ID_PREFIX = {"function_call": "fc", "reasoning": "rs", "message": "msg"}
 
 
 def _esc(key: Any) -> str:
@@ -537,6 +574,7 @@ class _OpenAIProfile(Profile):
             "required": self.rule("strict.all-required"),
             "default": self.rule("strict.no-default"),
             "format": self.rule("strict.formats"),
+            "$ref": self.rule("strict.ref-siblings"),
             "properties": self.rule("strict.object-properties"),
         }.get(keyword, self.rule("strict.keywords"))
 
@@ -642,6 +680,8 @@ class OpenAIChatProfile(_OpenAIProfile):
                 and messages[back - 1].get("tool_calls") and (back < begin or (begin < len(messages) and isinstance(
                     messages[begin], dict) and messages[begin].get("role") == "tool")):
             begin = back - 1
+        seen_ids: set[str] = {c.get("id") for m in messages[:begin] if isinstance(m, dict) and isinstance(m.get("tool_calls"), list)
+                              for c in m["tool_calls"] if isinstance(c, dict) and isinstance(c.get("id"), str)}
         i = begin
         while i < len(messages):
             m = messages[i]
@@ -664,11 +704,20 @@ class OpenAIChatProfile(_OpenAIProfile):
                     if not isinstance(c, dict):
                         continue
                     cid = c.get("id")
+                    if cid in ids or (isinstance(cid, str) and cid in seen_ids):
+                        out.append(self.violation("conversation.duplicate-call-id", f"{at}/tool_calls/{k}/id",
+                                                  f"tool call id {cid!r} is used twice", call_id=cid if isinstance(cid, str) else None))
+                    if isinstance(cid, str):
+                        seen_ids.add(cid)
                     ids.append(cid)
                     if isinstance(cid, str) and len(cid) > CHAT_MAX_CALL_ID:
                         out.append(self.violation("call.id-length", f"{at}/tool_calls/{k}/id",
                                                   f"tool call id is {len(cid)} characters (at most {CHAT_MAX_CALL_ID})", call_id=cid))
                     fn = c.get("function") if isinstance(c.get("function"), dict) else {}
+                    if c.get("type", "function") == "function" and not _json_object_text(fn.get("arguments")):
+                        out.append(self.violation("conversation.arguments-json", f"{at}/tool_calls/{k}/function/arguments",
+                                                  f"arguments {str(fn.get('arguments'))[:60]!r} is not the text of a JSON object",
+                                                  call_id=cid if isinstance(cid, str) else None))
                     if c.get("type", "function") == "function" and self.tool_name_error(fn.get("name")) is not None:
                         out.append(self.violation("call.name", f"{at}/tool_calls/{k}/function/name",
                                                   f"tool call name {fn.get('name')!r}: {self.tool_name_error(fn.get('name'))}",
@@ -768,6 +817,11 @@ class OpenAIChatProfile(_OpenAIProfile):
                         continue
                     self._repair_call_id(c, "id", f"{at}/tool_calls/{k}/id", report)
                     fn = c.get("function")
+                    if isinstance(fn, dict) and c.get("type", "function") == "function" and not _json_object_text(fn.get("arguments")):
+                        _note(report, self.rule("conversation.arguments-json"), f"{at}/tool_calls/{k}/function/arguments",
+                              f"arguments {str(fn.get('arguments'))[:60]!r} are not a JSON object: sent as '{{}}'", lossy=True,
+                              call_id=c.get("id") if isinstance(c.get("id"), str) else None)
+                        fn["arguments"] = "{}"
                     if isinstance(fn, dict) and self.tool_name_error(fn.get("name")) is not None and isinstance(fn.get("name"), str):
                         new = sanitize_name(fn["name"])
                         if new not in declared:
@@ -910,6 +964,18 @@ class OpenAIResponsesProfile(_OpenAIProfile):
             at = f"/input/{i}"
             new = i >= begin
             iid = it.get("id")
+            kind = "message" if typ is None and "role" in it else typ
+            if new and kind in ITEM_ID_PREFIX and iid is not None and not (isinstance(iid, str) and iid.startswith(ITEM_ID_PREFIX[kind])):
+                out.append(self.violation("conversation.item-id-prefix", f"{at}/id",
+                                          f"a {kind} item id must begin with {ITEM_ID_PREFIX[kind]!r}, got {iid!r}"))
+            if new and kind == "message" and it.get("role") == "assistant" and isinstance(it.get("content"), list):
+                for k, part in enumerate(it["content"]):
+                    if isinstance(part, dict) and part.get("type") not in ("output_text", "refusal"):
+                        out.append(self.violation("conversation.assistant-parts", f"{at}/content/{k}/type",
+                                                  f"an assistant message part of type {part.get('type')!r}; only output_text "
+                                                  "and refusal"))
+            if new and typ == "reasoning" and (not isinstance(iid, str) or not isinstance(it.get("summary"), list)):
+                out.append(self.violation("conversation.reasoning-fields", at, "a reasoning item needs an id and a summary list"))
             if isinstance(iid, str) and iid:
                 if iid in item_ids and new:
                     out.append(self.violation("conversation.duplicate-item-id", f"{at}/id", f"item id {iid!r} appears twice"))
@@ -1011,6 +1077,28 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                 continue
             typ = it.get("type")
             at = f"/input/{i}"
+            kind = "message" if typ is None and "role" in it else typ
+            if kind in ITEM_ID_PREFIX and it.get("id") is not None and not (
+                    isinstance(it["id"], str) and it["id"].startswith(ITEM_ID_PREFIX[kind])) and kind != "reasoning":
+                _note(report, self.rule("conversation.item-id-prefix"), f"{at}/id",
+                      f"item id {it['id']!r} is not a {kind} id ({ITEM_ID_PREFIX[kind]}_...): not sent")
+                it = {k: v for k, v in it.items() if k != "id"}
+            if kind == "message" and it.get("role") == "assistant" and isinstance(it.get("content"), list) and any(
+                    isinstance(p, dict) and p.get("type") == "input_text" for p in it["content"]):
+                it = dict(it)
+                it["content"] = [{**p, "type": "output_text"} if isinstance(p, dict) and p.get("type") == "input_text" else p
+                                 for p in it["content"]]
+                _note(report, self.rule("conversation.assistant-parts"), f"{at}/content",
+                      "input_text parts of an assistant message written as output_text")
+            if typ == "reasoning":
+                if not isinstance(it.get("id"), str) or not it["id"].startswith("rs"):
+                    _note(report, self.rule("conversation.reasoning-fields"), at,
+                          f"reasoning item without a reasoning id ({it.get('id')!r}): not sent", lossy=True)
+                    strip_ids = True
+                    continue
+                if not isinstance(it.get("summary"), list):
+                    it = {**it, "summary": []}
+                    _note(report, self.rule("conversation.reasoning-fields"), f"{at}/summary", "summary: [] written")
             if typ == "reasoning" and store_false and not it.get("encrypted_content"):
                 _note(report, self.rule("request.store-false-item-ids"), at,
                       f"reasoning item {it.get('id')!r} without encrypted_content not sent (store: false)", lossy=True)

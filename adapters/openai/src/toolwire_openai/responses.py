@@ -99,6 +99,7 @@ def responses_usage(u: Any) -> Usage:
         cache_write_tokens=usage_int(it.get("cache_write_tokens")),
         reasoning_tokens=usage_int(ot.get("reasoning_tokens")),
         requests=1,
+        vendor_total_tokens=usage_int(u.get("total_tokens")),
     )
 
 
