@@ -555,10 +555,12 @@ def test_turn_failed() -> None:
 def test_usage_mapping() -> None:
     u = CHAT.usage({"prompt_tokens": 1200, "completion_tokens": 300, "total_tokens": 1500,
                     "prompt_tokens_details": {"cached_tokens": 1000}, "completion_tokens_details": {"reasoning_tokens": 256}})
-    assert (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.reasoning_tokens) == (1200, 300, 1000, 256)
+    assert (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.reasoning_tokens, u.vendor_total_tokens) == (
+        1200, 300, 1000, 256, 1500)
     u = RESP.usage({"input_tokens": 80, "output_tokens": 20, "total_tokens": 100,
                     "input_tokens_details": {"cached_tokens": 64}, "output_tokens_details": {"reasoning_tokens": 12}})
-    assert (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.reasoning_tokens) == (80, 20, 64, 12)
+    assert (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.reasoning_tokens, u.vendor_total_tokens) == (
+        80, 20, 64, 12, 100)
 
 
 def test_tool_name_error_reasons() -> None:
@@ -692,3 +694,18 @@ def test_incremental_check_after_a_repair_that_drops_an_old_item() -> None:
     assert [v.rule for v in profile.check_request(out, start=len(old))] == ["openai.conversation.call-answered"]
     with pytest.raises(RequestRefused):
         preflight(profile, copy.deepcopy(body))
+
+
+@pytest.mark.parametrize("rules,page", [(CHAT_RULES, "openai-chat.md"), (RESPONSES_RULES, "openai.md")], ids=["chat", "responses"])
+def test_docs_page_lists_every_rule_with_its_action_and_source(rules: Any, page: str) -> None:
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "docs" / "rules" / page
+    text = path.read_text(encoding="utf-8")
+    for rid, rule in rules.items():
+        head = f"### `{rid}`\n"
+        assert head in text, rid
+        section = text.split(head, 1)[1].split("\n### ", 1)[0]
+        assert rule.summary in section and rule.source in section, rid
+        assert f"**{rule.action}**" in section, rid
+    assert text.count("\n### `") == len(rules)

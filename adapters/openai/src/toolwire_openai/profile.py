@@ -14,8 +14,8 @@ API error text users quote) and what toolwire does when a request breaks it:
 
 The checks are pure functions of the encoded request body; ``check_request(body, start=n)``
 checks only the messages (Chat) or input items (Responses) from index ``n`` on, plus the little
-context before them that a pairing rule needs. The list of rules, with summaries and sources,
-is in ``docs/rules/openai-chat.md`` and ``docs/rules/openai.md``.
+context before them that a pairing rule needs. The documentation lists every rule with its
+summary and source (pages "OpenAI Chat Completions rules" and "OpenAI Responses rules").
 """
 
 from __future__ import annotations

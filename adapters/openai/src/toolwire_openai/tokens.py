@@ -56,8 +56,7 @@ _REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4")
 OPENAI_TOOLS_OVERHEAD = 1
 
 #: Bound on the relative error, from the measurement on the 25 recorded Chat requests
-#: (gpt-4o, gpt-4o-mini, gpt-4.1-mini, gpt-5-mini): worst 5.3 %, mean 2.0 %
-#: (``adapters/openai/tests/test_openai_tokens.py`` checks it).
+#: (gpt-4o, gpt-4o-mini, gpt-4.1-mini, gpt-5-mini): worst 5.3 %, mean 2.0 % (a test checks it).
 MEASURED_ERROR = 0.06
 
 #: Fields ``POST /responses/input_tokens`` accepts (``resources/responses/input_tokens.py``).
