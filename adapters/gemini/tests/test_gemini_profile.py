@@ -638,3 +638,17 @@ def test_incremental_check_follows_repairs_that_move_contents() -> None:
     with pytest.raises(RequestRefused) as info:
         preflight(profile, second, state=state)
     assert [(v.rule, v.pointer) for v in info.value.violations] == [("gemini.conversation.response-match", "/contents/4/parts/0/functionResponse/id")]
+
+
+# ------------------------------------------------------------------ docs
+
+
+def test_the_docs_page_lists_every_rule_with_its_action() -> None:
+    page = Path(__file__).resolve().parents[3] / "docs" / "rules" / "gemini.md"
+    if not page.exists():
+        pytest.skip("docs not found")
+    text = page.read_text()
+    for r in RULES:
+        row = next((line for line in text.splitlines() if line.startswith(f"| `{r.id}` |")), None)
+        assert row is not None, r.id
+        assert row.rstrip().endswith(f"| {r.action} |"), r.id
