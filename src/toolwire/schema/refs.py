@@ -21,7 +21,12 @@ Errors (:class:`~toolwire.errors.SchemaTranslationError`, ``pointer`` set):
 - a recursive reference (a schema that contains itself, directly or through other references):
   it has no finite inline form; ``pointer`` is the reference that closes the cycle, e.g.
   ``#/$defs/City``;
-- a reference that does not resolve, or a remote one (``https://…``, ``other.json#/…``).
+- a reference that does not resolve, or a remote one (``https://…``, ``other.json#/…``);
+- an inlined form larger than ``max_nodes`` (default :data:`MAX_TRANSLATED_NODES`): references used
+  many times, nested, expand into copies and can grow exponentially; ``pointer`` is the place in
+  the original schema where the bound was passed.
+
+Each reference target is expanded once and reused for every other use (memoised per reference).
 """
 
 from __future__ import annotations
@@ -33,7 +38,12 @@ from urllib.parse import unquote
 from ..errors import SchemaTranslationError
 from .report import TranslationReport, json_pointer
 
-__all__ = ["inline_refs", "resolve_pointer", "has_refs", "DEFINITION_KEYS"]
+__all__ = ["inline_refs", "resolve_pointer", "has_refs", "DEFINITION_KEYS", "MAX_TRANSLATED_NODES"]
+
+#: Bound on the size of an inlined schema, in JSON nodes (each object, array and scalar counts
+#: one). Real tool schemas stay far below it; pydantic models that reuse one nested model at
+#: every level can pass it.
+MAX_TRANSLATED_NODES = 20_000
 
 #: Keywords that hold reusable definitions and disappear once every reference is inlined.
 DEFINITION_KEYS = ("$defs", "definitions")
@@ -89,13 +99,15 @@ def has_refs(schema: Any) -> bool:
 _SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
 
 
-def inline_refs(schema: dict[str, Any], report: TranslationReport | None = None) -> dict[str, Any]:
+def inline_refs(schema: dict[str, Any], report: TranslationReport | None = None, *,
+                max_nodes: int = MAX_TRANSLATED_NODES) -> dict[str, Any]:
     """Return a copy of ``schema`` with every local ``$ref`` replaced by its target.
 
     ``schema`` is not modified. Changes are added to ``report`` when given: one ``inlined``
     change per ``$ref`` (pointer of the ``$ref`` node in the original schema, detail naming the
-    target) and one ``removed`` change per ``$defs``/``definitions`` container. Raises
-    :class:`SchemaTranslationError` as described in the module docstring.
+    target) and one ``removed`` change per ``$defs``/``definitions`` container. Each target is
+    expanded once and copied for its other uses. Raises :class:`SchemaTranslationError` as
+    described in the module docstring (a result past ``max_nodes`` JSON nodes included).
     """
     if not isinstance(schema, dict):
         return copy.deepcopy(schema)
@@ -104,6 +116,20 @@ def inline_refs(schema: dict[str, Any], report: TranslationReport | None = None)
         _drop_definitions(out, (), report)
         return out
     seen_reports: set[tuple[str, str]] = set()
+    memo: dict[str, tuple[dict[str, Any], int]] = {}
+    size = [0]
+
+    def grow(n: int, path: tuple[Any, ...]) -> None:
+        size[0] += n
+        if size[0] > max_nodes:
+            where = json_pointer(path) or "/"
+            raise SchemaTranslationError(
+                f"inlining the references of this schema passes {max_nodes} JSON nodes at {where} (a reference used "
+                "many times expands into a copy each time); reuse fewer nested models, or send the schema in a "
+                "dialect that supports $ref",
+                pointer=where,
+                rule="translated-size-bound",
+            )
 
     def note(pointer: str, action: str, keyword: str, detail: str) -> None:
         if report is not None and (pointer, detail) not in seen_reports:
@@ -114,9 +140,12 @@ def inline_refs(schema: dict[str, Any], report: TranslationReport | None = None)
         # ``path``: where ``node`` sits in the original schema; ``stack``: the references being
         # expanded around it (a repeat means the schema contains itself).
         if isinstance(node, list):
+            grow(1, path)
             return [walk(v, path + (i,), stack) for i, v in enumerate(node)]
         if not isinstance(node, dict):
+            grow(1, path)
             return copy.deepcopy(node)
+        grow(1, path)
         if "$ref" in node:
             ref = node["$ref"]
             target, target_path = resolve_pointer(schema, ref)
@@ -131,7 +160,15 @@ def inline_refs(schema: dict[str, Any], report: TranslationReport | None = None)
                     rule=_RULE,
                 )
             note(json_pointer(path) or "/", "inlined", "$ref", f"inlined {ref}")
-            expanded = walk(target, target_path, stack + (canonical,))
+            hit = memo.get(canonical)
+            if hit is None:
+                before = size[0]
+                expanded = walk(target, target_path, stack + (canonical,))
+                if isinstance(expanded, dict):
+                    memo[canonical] = (expanded, size[0] - before)
+            else:
+                grow(hit[1], path)
+                expanded = copy.deepcopy(hit[0])
             if not isinstance(expanded, dict):
                 raise SchemaTranslationError(f"$ref {ref} points at a {type(expanded).__name__}, not a schema", pointer=ref, rule=_RULE)
             merged = {k: v for k, v in expanded.items() if k not in DEFINITION_KEYS}

@@ -42,20 +42,45 @@ original one once :func:`restore_defaults` has run:
   reason. Adapters then send the tool with ``strict: false`` and the original schema — never an
   invalid strict schema.
 
-Not checked here: the API's size limits (nesting depth, total property count, enum size);
-a schema past them is rejected by the API with a 400 that names the limit.
+The vendor's keyword and format subset is data the adapter passes in (:class:`StrictDialect`);
+the API's own size limits (nesting depth, total property count, enum size) are checked by its
+profile. The transform's own bound, :data:`MAX_TRANSLATED_NODES`, stops a schema whose repeated
+references would expand past it.
 """
 
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any
 
+from ..errors import SchemaTranslationError
+from .refs import MAX_TRANSLATED_NODES
 from .report import TranslationReport, json_pointer
 
-__all__ = ["make_strict", "restore_defaults", "STRICT_KEYWORDS", "STRICT_FORMATS", "accepts_null"]
+__all__ = ["make_strict", "restore_defaults", "StrictDialect", "STRICT_KEYWORDS", "STRICT_FORMATS", "accepts_null"]
 
-#: Keywords a strict schema may carry (OpenAI Structured Outputs "supported schemas").
+
+@dataclass(frozen=True)
+class StrictDialect:
+    """The facts of one vendor's strict mode, passed in by the adapter (the transform itself is
+    vendor-neutral).
+
+    - ``keywords``: the keywords a strict schema may carry; any other is removed (reported);
+    - ``formats``: the ``format`` values it accepts; any other ``format`` is removed (reported);
+    - ``source``: where these come from (vendor document URL or SDK type);
+    - ``name``: how reports name the mode (``"strict mode"``).
+    """
+
+    keywords: frozenset[str]
+    formats: frozenset[str] = frozenset()
+    source: str = ""
+    name: str = "strict mode"
+
+
+#: The keyword and format subset every adapter received before dialects were passed in; the
+#: default of :func:`make_strict` when no ``dialect`` is given. Adapters pass their own
+#: :class:`StrictDialect`.
 STRICT_KEYWORDS = frozenset(
     {
         "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf",
@@ -65,6 +90,7 @@ STRICT_KEYWORDS = frozenset(
 )
 #: ``format`` values strict mode accepts; any other ``format`` is removed (reported).
 STRICT_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
+_DEFAULT_DIALECT = StrictDialect(STRICT_KEYWORDS, STRICT_FORMATS, source="toolwire default")
 
 #: Keywords that change which data is accepted and cannot be expressed: the schema cannot be strict.
 _SHAPE_KEYWORDS = {
@@ -135,11 +161,32 @@ def _is_object(schema: dict[str, Any]) -> bool:
     return t == "object" or (isinstance(t, list) and "object" in t) or ("properties" in schema and t is None)
 
 
+#: Annotation keywords that may sit beside a ``$ref`` without changing what it accepts; such a
+#: ``$ref`` is transformed once per target and reused (memoised per reference).
+_ANNOTATION_SIBLINGS = frozenset({"description", "title"})
+
+
 class _Strictifier:
-    def __init__(self, root: dict[str, Any], report: TranslationReport) -> None:
+    def __init__(self, root: dict[str, Any], report: TranslationReport, dialect: StrictDialect, max_nodes: int) -> None:
         self.root = root
         self.report = report
+        self.dialect = dialect
         self.impossible: list[str] = []
+        self.max_nodes = max_nodes
+        self.nodes = 0
+        #: ref → (strict target, reports it made, impossible reasons, node count)
+        self.memo: dict[str, tuple[Any, list[Any], list[str], int]] = {}
+
+    def count(self, n: int, path: tuple[Any, ...]) -> None:
+        self.nodes += n
+        if self.nodes > self.max_nodes:
+            pointer = json_pointer(path) or "/"
+            raise SchemaTranslationError(
+                f"the strict form of this schema passes {self.max_nodes} nodes at {pointer} (repeated references "
+                "expand into copies); simplify the schema or raise max_nodes",
+                pointer=pointer,
+                rule="translated-size-bound",
+            )
 
     def fail(self, path: tuple[Any, ...], keyword: str, detail: str) -> None:
         pointer = json_pointer(path)
@@ -182,6 +229,7 @@ class _Strictifier:
             self.fail(path, "schema", f"not a schema object: {node!r}")
             return node
         node = dict(node)
+        self.count(1 + sum(1 for v in node.values() if not isinstance(v, (dict, list))), path)
 
         if "default" in node:
             value = node.pop("default")
@@ -200,9 +248,12 @@ class _Strictifier:
                 self.report.add(json_pointer(path), "removed", "$ref",
                                 f"recursive $ref {ref!r} cannot be inlined; sibling keywords {dropped} dropped", lossy=True)
                 return {"$ref": ref}
-            merged = {**copy.deepcopy(target), **{k: v for k, v in node.items() if k != "$ref"}}
+            siblings = {k: v for k, v in node.items() if k != "$ref"}
             self.report.add(json_pointer(path), "inlined", "$ref",
                             f"$ref {ref!r} has sibling keywords; strict mode needs it inlined")
+            if set(siblings) <= _ANNOTATION_SIBLINGS:
+                return self.walk_ref_memo(ref, target, siblings, path, ref_stack)
+            merged = {**copy.deepcopy(target), **siblings}
             return self.walk(merged, path, (*ref_stack, ref))
 
         if "oneOf" in node:
@@ -232,11 +283,11 @@ class _Strictifier:
                 value = node.pop(key)
                 self.report.add(json_pointer((*path, key)), "removed", key,
                                 f"strict mode does not support {key} ({value!r}); still enforced by argument validation", lossy=True)
-            elif key == "format" and node[key] not in STRICT_FORMATS:
+            elif key == "format" and node[key] not in self.dialect.formats:
                 value = node.pop(key)
                 self.report.add(json_pointer((*path, key)), "removed", key,
                                 f"strict mode does not support format {value!r}; still enforced by argument validation", lossy=True)
-            elif key not in STRICT_KEYWORDS:
+            elif key not in self.dialect.keywords:
                 value = node.pop(key)
                 self.report.add(json_pointer((*path, key)), "removed", key,
                                 f"keyword {key!r} is not in the strict-mode subset", lossy=key in _INFORMATIVE_ANNOTATIONS)
@@ -260,6 +311,25 @@ class _Strictifier:
         if _is_object(node):
             self.close_object(node, path, ref_stack)
         return node
+
+    def walk_ref_memo(self, ref: str, target: dict[str, Any], siblings: dict[str, Any], path: tuple[Any, ...],
+                      ref_stack: tuple[str, ...]) -> Any:
+        """A ``$ref`` with only annotation siblings: the target is transformed once per reference
+        (the first use's changes are reported at that use; later uses reuse the result, each
+        reported as one ``inlined`` change) and the annotations laid over a copy."""
+        hit = self.memo.get(ref)
+        if hit is None:
+            before_changes, before_impossible, before_nodes = len(self.report.changes), len(self.impossible), self.nodes
+            walked = self.walk(copy.deepcopy(target), path, (*ref_stack, ref))
+            hit = (walked, self.report.changes[before_changes:], self.impossible[before_impossible:], self.nodes - before_nodes)
+            self.memo[ref] = hit
+        else:
+            self.count(hit[3], path)
+            self.impossible.extend(hit[2])
+        walked = copy.deepcopy(hit[0])
+        if isinstance(walked, dict):
+            walked.update(siblings)
+        return walked
 
     def close_object(self, node: dict[str, Any], path: tuple[Any, ...], ref_stack: tuple[str, ...]) -> None:
         extra = node.get("additionalProperties", None)
@@ -300,15 +370,20 @@ class _Strictifier:
         node["additionalProperties"] = node.pop("additionalProperties")
 
 
-def make_strict(schema: dict[str, Any], *, api: str = "strict", tool: str = "") -> tuple[dict[str, Any] | None, TranslationReport]:
+def make_strict(schema: dict[str, Any], *, api: str = "strict", tool: str = "", dialect: StrictDialect | None = None,
+                max_nodes: int = MAX_TRANSLATED_NODES) -> tuple[dict[str, Any] | None, TranslationReport]:
     """Rewrite ``schema`` (a JSON Schema object schema, not modified) into the strict-mode subset.
 
     Returns ``(strict_schema, report)``: ``strict_schema`` is a new dict, or ``None`` when the
     schema cannot be strict; ``report.strict_possible`` says which, and ``report.changes`` lists
     every rewrite (``added``, ``required``, ``nullable``, ``removed``, ``inlined``, ``rewritten``)
     and every reason it is impossible (``unsupported``), each with the JSON pointer into the
-    original ``schema``. ``api``/``tool`` label the report. Never raises on a schema object.
-    The rules are in the module docstring; example::
+    original ``schema``. ``api``/``tool`` label the report. ``dialect``: the vendor's keyword and
+    format subset (:class:`StrictDialect`, passed by the adapter). A ``$ref`` with only
+    ``description``/``title`` beside it is transformed once per target and reused. Raises
+    :class:`~toolwire.errors.SchemaTranslationError` only when the result would pass
+    ``max_nodes`` (:data:`MAX_TRANSLATED_NODES`), naming the pointer; otherwise never on a
+    schema object. The rules are in the module docstring; example::
 
         make_strict({"type": "object", "properties": {"lang": {"type": "string", "default": "en"}}})[0]
         == {"type": "object", "properties": {"lang": {"type": ["string", "null"]}},
@@ -320,7 +395,7 @@ def make_strict(schema: dict[str, Any], *, api: str = "strict", tool: str = "") 
         report.strict_possible = False
         return None, report
     work = copy.deepcopy(schema)
-    s = _Strictifier(work, report)
+    s = _Strictifier(work, report, dialect or _DEFAULT_DIALECT, max_nodes)
     out = s.walk(work, ())
     if isinstance(out, dict) and not _is_object(out):
         s.fail((), "type", "the top level of a strict schema must be an object")
