@@ -27,13 +27,16 @@ Rules (documented on every adapter page, "Answers that are not what the API docu
 
 from __future__ import annotations
 
+import abc
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Iterable
+from typing import Any, AsyncIterator, Iterable, Protocol, runtime_checkable
 
+from toolwire.adapter import Model, ModelRequest
 from toolwire.errors import ProviderError, ResponseDecodeError, ToolwireError
-from toolwire.stream import ReasoningDelta, ResponseStart, StopEvent, StreamEvent, TextDelta, ToolCallEnd, ToolCallStart, UsageUpdate
+from toolwire.stream import (ReasoningDelta, ResponseStart, StopEvent, StreamAssembler, StreamEvent, TextDelta, ToolCallEnd,
+                             ToolCallStart, UsageUpdate)
 from toolwire.types import ReasoningPart, Response, TextPart, ToolCall
 
 __all__ = [
@@ -49,6 +52,12 @@ __all__ = [
     "transport_error",
     "error_in_body",
     "response_events",
+    "StreamDecoder",
+    "Transport",
+    "stainless_error",
+    "close_raw",
+    "SKIP",
+    "END",
 ]
 
 #: How many characters of an unreadable body an error message quotes.
@@ -354,3 +363,234 @@ def response_events(resp: Response) -> list[StreamEvent]:
     events.append(UsageUpdate(resp.usage))
     events.append(StopEvent(resp.stop_reason, resp.vendor_stop_reason))
     return events
+
+
+# -- the transport base and the stream-decoder protocol -------------------------------------------
+
+@runtime_checkable
+class StreamDecoder(Protocol):
+    """One signature for every API's incremental stream decoder: :meth:`feed` takes one parsed
+    stream event (an SSE ``data`` object, or one chunk of a JSON-array stream) and returns the
+    canonical events it completes; :meth:`finish` returns what the end of the stream completes
+    (a cut-off call, the stop event) and raises :class:`~toolwire.errors.ResponseDecodeError`
+    for a stream that ended where the API does not allow it."""
+
+    def feed(self, data: Any) -> Iterable[StreamEvent]: ...
+
+    def finish(self) -> Iterable[StreamEvent]: ...
+
+
+def stainless_error(api: str, exc: BaseException, sdk: Any, *, stream_retryable_types: Iterable[str] = ()) -> ProviderError:
+    """An exception of a Stainless-generated SDK (``anthropic`` and ``openai`` share these error
+    classes) → :class:`ProviderError` with ``provider=api``. ``sdk`` is the SDK module (the
+    adapter passes it; the core imports none).
+
+    - ``sdk.APIStatusError``: ``status`` = HTTP status; ``message`` = the body's ``error.message``
+      (or a string ``error``, or the body when the SDK unwrapped it to text; without any, the SDK's
+      text and the first characters of the body, e.g. an HTML page from a gateway);
+      ``error_type`` = ``error.type`` or ``error.code``, else the exception's ``type``; ``body`` = the decoded body; ``retryable`` follows the ``x-should-retry``
+      response header when sent, else :meth:`ProviderError.is_retryable_status`. An error sent as
+      an event inside a 200 stream (the SDK raises it with the stream's status) has
+      ``status=None`` and is retryable when its type is in ``stream_retryable_types``.
+    - ``sdk.APITimeoutError`` / ``sdk.APIConnectionError``: ``status=None``, ``retryable=True``,
+      ``error_type`` ``"timeout"`` / ``"connection_error"`` (the message names the cause).
+    - any other ``sdk.APIError``: ``status`` when it has one, not retryable, message and body kept.
+    - anything else: :func:`transport_error`.
+    """
+    if isinstance(exc, ProviderError):
+        return exc
+    if isinstance(exc, sdk.APIStatusError):
+        body = exc.body
+        err = body.get("error") if isinstance(body, dict) and isinstance(body.get("error"), dict) else body
+        message: Any = None
+        etype: Any = None
+        if isinstance(err, dict):
+            message = err.get("message")
+            etype = err.get("type") or err.get("code")
+        elif isinstance(body, dict) and isinstance(body.get("error"), str):
+            message = body["error"]
+        elif isinstance(body, str):
+            message = body
+        etype = etype or getattr(exc, "type", None)
+        if not isinstance(message, str) or not message:
+            try:
+                text = exc.response.text
+            except Exception:  # noqa: BLE001 - an unread or undecodable body
+                text = ""
+            message = f"{exc.message}: {snippet(text)}" if text.strip() else exc.message
+        etype = etype if etype is None or isinstance(etype, str) else str(etype)
+        status = exc.status_code
+        if isinstance(status, int) and status < 400:  # an error event inside a 200 stream
+            return ProviderError(api, str(message), status=None, retryable=etype in set(stream_retryable_types),
+                                 error_type=etype, body=body)
+        should = (exc.response.headers.get("x-should-retry") or "").lower()
+        retryable = {"true": True, "false": False}.get(should, ProviderError.is_retryable_status(status))
+        return ProviderError(api, str(message), status=status, retryable=retryable, error_type=etype, body=body)
+    if isinstance(exc, sdk.APITimeoutError):
+        return ProviderError(api, exc.message or "request timed out", status=None, retryable=True, error_type="timeout")
+    if isinstance(exc, sdk.APIConnectionError):
+        cause = exc.__cause__
+        detail = f"{exc.message} ({type(cause).__name__}: {cause})" if cause else exc.message
+        return ProviderError(api, detail, status=None, retryable=True, error_type="connection_error")
+    if isinstance(exc, sdk.APIError):
+        status = getattr(exc, "status_code", None)
+        return ProviderError(api, exc.message, status=status if isinstance(status, int) and status >= 400 else None,
+                             retryable=False, body=getattr(exc, "body", None))
+    return transport_error(api, exc)
+
+
+async def close_raw(response: Any) -> None:
+    """Release a raw HTTP response (``httpx2.Response.aclose`` or ``aiohttp``'s ``release``)."""
+    try:
+        if hasattr(response, "aclose"):
+            await response.aclose()
+        elif hasattr(response, "release"):
+            response.release()
+    except Exception:  # pragma: no cover - best effort
+        pass
+
+
+class Transport(Model):
+    """The base of a thin transport: each adapter is a codec, a profile and one of these.
+
+    A subclass sets :attr:`provider` and ``codec`` and implements two hooks:
+
+    - :meth:`post` — hand the checked wire body to the vendor SDK's lowest documented entry point
+      and return the raw HTTP response, unread (the SDK applies auth, retries and timeouts);
+    - :meth:`stream_decoder` — the codec's incremental decoder (:class:`StreamDecoder`) for one
+      request.
+
+    and may override :meth:`map_error` (SDK exceptions → :class:`ProviderError`; Stainless SDKs
+    use :func:`stainless_error`), :meth:`event_data` (which stream events to skip, which are
+    errors), :meth:`stream_body` (how a body asks for streaming) and :attr:`array_streams`.
+
+    The base supplies :meth:`send` and :meth:`send_stream`, the same on every API: the body comes
+    from :meth:`~toolwire.adapter.Model.prepare` (encoded, repaired and checked against the
+    profile: a refused request is never posted), the answer is read as what it is
+    (:func:`read_answer`: a JSON body is decoded by ``codec.decode_response``, an event stream is
+    decoded event by event), tool calls are checked (:func:`toolwire.wire.check_tool_calls`) and
+    the raw response is always released.
+    """
+
+    #: Whether a JSON array answer is a stream of chunks (Gemini without ``alt=sse``).
+    array_streams: bool = False
+
+    # -- hooks ---------------------------------------------------------------------------------
+    @abc.abstractmethod
+    async def post(self, body: dict[str, Any], *, stream: bool, request: ModelRequest) -> Any:
+        """POST ``body`` through the SDK; return the raw HTTP response, unread. SDK errors may
+        propagate: the base maps them with :meth:`map_error`."""
+
+    @abc.abstractmethod
+    def stream_decoder(self, request: ModelRequest) -> StreamDecoder:
+        """A fresh incremental stream decoder for ``request``."""
+
+    def map_error(self, exc: BaseException) -> ProviderError:
+        """An exception raised while posting → :class:`ProviderError`. Default:
+        :func:`transport_error` (``connection_error`` / ``timeout``)."""
+        return transport_error(self.provider, exc)
+
+    def event_data(self, sse: SSEEvent) -> Any:
+        """The data of one SSE event for the decoder; :data:`SKIP` to skip it, :data:`END` to end
+        the stream; raise :class:`ProviderError` for an error event. Default: ``[DONE]`` ends the
+        stream, anything else is :func:`event_json`."""
+        if sse.data.startswith("[DONE]"):
+            return END
+        return event_json(self.provider, sse)
+
+    def stream_body(self, body: dict[str, Any], stream: bool) -> dict[str, Any]:
+        """``body`` as sent for a streamed (or not) request. Default: ``"stream": true`` set when
+        streaming (APIs that say it in the URL override this to return ``body``)."""
+        if stream:
+            body["stream"] = True
+        return body
+
+    # -- the shared path -----------------------------------------------------------------------
+    async def _posted(self, request: ModelRequest, stream: bool) -> Any:
+        body = self.stream_body(self.prepare(request), stream)
+        try:
+            return await self.post(body, stream=stream, request=request)
+        except ToolwireError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every SDK or transport failure is mapped
+            raise self.map_error(exc) from exc
+
+    async def answer_events(self, request: ModelRequest, answer: Answer) -> AsyncIterator[StreamEvent]:
+        """Canonical events of an answer: an event stream (or JSON-array stream) through
+        :meth:`stream_decoder`, or one JSON body decoded and replayed as events."""
+        codec = self.codec
+        assert codec is not None
+        if answer.kind == "json" and not (self.array_streams and isinstance(answer.body, list)):
+            for ev in response_events(codec.decode_response(answer.body, request)):
+                yield ev
+            return
+        decoder = self.stream_decoder(request)
+        if answer.kind == "json":
+            if not answer.body:
+                raise ResponseDecodeError(self.provider, "the JSON-array stream is empty: it has no chunk")
+            for i, chunk in enumerate(answer.body):
+                if not isinstance(chunk, dict):
+                    raise ResponseDecodeError(self.provider, f"a chunk of a JSON-array stream must be an object, got {snippet(json.dumps(chunk))}", f"/{i}")
+                for ev in decoder.feed(chunk):
+                    yield ev
+        else:
+            assert answer.events is not None
+            async for sse in answer.events:
+                data = self.event_data(sse)
+                if data is SKIP:
+                    continue
+                if data is END:
+                    break
+                for ev in decoder.feed(data):
+                    yield ev
+        for ev in decoder.finish():
+            yield ev
+
+    async def send(self, request: ModelRequest) -> Response:
+        """Send one request (streamed and assembled when ``request.stream``); return the canonical
+        response. Raises :class:`~toolwire.errors.RequestRefused` before posting a body that breaks
+        a rule of the profile; :class:`ProviderError` for vendor errors, error objects sent with
+        status 200 or inside a stream, timeouts and connection failures;
+        :class:`ResponseDecodeError` for an answer that is empty, not UTF-8, not JSON or not of
+        the documented shape."""
+        from .wire import check_tool_calls
+
+        stream = bool(request.stream)
+        raw = await self._posted(request, stream)
+        try:
+            answer = await read_answer(self.provider, raw, arrays=self.array_streams)
+            if answer.kind == "json" and not (self.array_streams and isinstance(answer.body, list)):
+                assert self.codec is not None
+                return self.codec.decode_response(answer.body, request)
+            asm = StreamAssembler(self.provider)
+            async for ev in self.answer_events(request, answer):
+                asm.feed(ev)
+            return check_tool_calls(asm.response())
+        finally:
+            await close_raw(raw)
+
+    async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Yield canonical stream events as the vendor's events arrive (a JSON body answering the
+        streamed request is decoded and replayed as events). Errors as :meth:`send`."""
+        raw = await self._posted(request, True)
+        try:
+            answer = await read_answer(self.provider, raw, arrays=self.array_streams)
+            async for ev in self.answer_events(request, answer):
+                yield ev
+        finally:
+            await close_raw(raw)
+
+
+class _Marker:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+#: :meth:`Transport.event_data` results: skip this event / the stream ends here.
+SKIP = _Marker("SKIP")
+END = _Marker("END")
