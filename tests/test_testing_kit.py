@@ -87,12 +87,85 @@ def test_example_records_from_loopback_then_replays_offline(pytester: pytest.Pyt
     assert doc["totals"]["requests_matched"] == 2
 
 
-def test_missing_cassette_says_how_to_record(pytester: pytest.Pytester):
-    for name in ("agent.py", "test_agent.py"):
+KIT_TESTS = '''
+import pytest
+from agent import weather_agent
+
+
+@pytest.mark.toolwire_cassette("cassettes/test_agent/test_agent_calls_the_tool_and_answers.yaml")
+def test_marker_alone_replays():
+    result = weather_agent("What's the weather in Paris?", api_key="replayed", max_retries=0)
+    assert result.tool_runs[0].call.arguments == {"city": "Paris"}
+
+
+@pytest.mark.toolwire_cassette
+def test_marker_alone_without_a_cassette():
+    weather_agent("What's the weather in Paris?", api_key="replayed", max_retries=0)
+
+
+@pytest.mark.toolwire_cassette("cassettes/test_agent/test_agent_calls_the_tool_and_answers.yaml", match_body=True)
+def test_changed_prompt():
+    weather_agent("What's the weather in Oslo?", api_key="replayed", max_retries=0)
+
+
+def test_no_cassette_at_all():
+    weather_agent("What's the weather in Paris?", api_key="sk-not-a-key", max_retries=0)
+'''
+
+
+def _kit_project(pytester: pytest.Pytester) -> None:
+    for name in ("agent.py", "conftest.py"):
         shutil.copy(EXAMPLE / name, pytester.path / name)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*no cassette at*record it once with `pytest --toolwire-record`*"])
+    cas = pytester.path / "cassettes" / "test_agent"
+    cas.mkdir(parents=True)
+    shutil.copy(EXAMPLE / "cassettes" / "test_agent" / "test_agent_calls_the_tool_and_answers.yaml", cas)
+    pytester.makepyfile(test_kit=KIT_TESTS)
+
+
+def _section(lines: list[str], title: str) -> list[str]:
+    """The lines of one test's report: from its ``____ title ____`` line to the next header."""
+    start = next(i for i, line in enumerate(lines) if line.strip("_ ") == title)
+    out = []
+    for line in lines[start + 1:]:
+        if line.startswith(("____", "====")):
+            break
+        out.append(line)
+    return out
+
+
+def test_cassette_marker_alone_block_and_messages(pytester: pytest.Pytester):
+    _kit_project(pytester)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--toolwire-block-network")
+    result.assert_outcomes(passed=1, failed=2, errors=1)
+    lines = result.stdout.lines
+    assert _section(lines, "ERROR at setup of test_marker_alone_without_a_cassette") == [
+        "toolwire: no cassette for this test at cassettes/test_kit/test_marker_alone_without_a_cassette.yaml",
+        "  record it once with an API key: pytest --toolwire-record test_kit.py::test_marker_alone_without_a_cassette "
+        "(or TOOLWIRE_RECORD=1)",
+        "  or test offline without recording: the 'test' and 'scripted' providers",
+    ]
+    assert _section(lines, "test_changed_prompt") == [
+        "toolwire: the cassette cassettes/test_agent/test_agent_calls_the_tool_and_answers.yaml has no recorded answer "
+        "for request 1 of this test: POST /v1/messages",
+        "  it holds 2 recorded request(s), 0 already played; requests are matched in order on method, path, query and body",
+        "  the test now sends a different or an extra request; re-record it with an API key: "
+        "pytest --toolwire-record test_kit.py::test_changed_prompt",
+    ]
+    assert _section(lines, "test_no_cassette_at_all") == [
+        "toolwire: a real HTTP request was blocked: POST https://api.anthropic.com/v1/messages (--toolwire-block-network)",
+        "  replay it from a cassette (@pytest.mark.toolwire_cassette), use the offline 'test' or 'scripted' provider, "
+        "or pass http_client= with an httpx2.MockTransport",
+    ]
+
+
+def test_block_network_environment_variable(pytester: pytest.Pytester, monkeypatch):
+    _kit_project(pytester)
+    monkeypatch.setenv("TOOLWIRE_BLOCK_NETWORK", "1")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-k", "no_cassette_at_all")
+    result.assert_outcomes(failed=1)
+    assert _section(result.stdout.lines, "test_no_cassette_at_all")[0] == (
+        "toolwire: a real HTTP request was blocked: POST https://api.anthropic.com/v1/messages "
+        "(TOOLWIRE_BLOCK_NETWORK is set)")
 
 
 def test_scrubbing_removes_every_credential_form():
@@ -126,21 +199,3 @@ def test_cassette_names_are_unique_and_safe():
     assert _cassette_name(SimpleNamespace(nodeid="t.py::test_plain", name="test_plain")) == "test_plain"
 
 
-def test_match_body_refuses_a_changed_request(pytester: pytest.Pytester, monkeypatch):
-    """With match_body=True a changed prompt no longer replays the recorded answer."""
-    for name in ("agent.py", "conftest.py"):
-        shutil.copy(EXAMPLE / name, pytester.path / name)
-    cas = pytester.path / "cassettes" / "test_agent"
-    cas.mkdir(parents=True)
-    shutil.copy(EXAMPLE / "cassettes" / "test_agent" / "test_agent_calls_the_tool_and_answers.yaml", cas / "test_changed.yaml")
-    pytester.makepyfile(test_agent='''
-import pytest
-from agent import weather_agent
-
-@pytest.mark.toolwire_cassette(match_body=True)
-def test_changed(toolwire_cassette):
-    weather_agent("What's the weather in Oslo?", api_key="replayed", max_retries=0)
-''')
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*CannotOverwriteExistingCassetteException*"])

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any, NoReturn
 
 import pytest
 
@@ -117,8 +118,10 @@ def cassette(path: str | Path, *, record: bool = False, match_body: bool = False
     try:
         import vcr
     except ImportError:
+        from .._install import extra_install_command
+
         raise ImportError(
-            "toolwire's cassettes need vcrpy: pip install \"toolwire[testing]\" (or add vcrpy to your test dependencies)"
+            f"toolwire's cassettes need vcrpy: {extra_install_command('testing')} (or add vcrpy to your test dependencies)"
         ) from None
 
     path = Path(path)
@@ -143,6 +146,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("toolwire")
     group.addoption("--toolwire-record", action="store_true", default=False,
                     help="toolwire: call the real APIs and (re)write the cassettes instead of replaying them")
+    group.addoption("--toolwire-block-network", action="store_true", default=False,
+                    help="toolwire: fail any test that sends a real HTTP request (loopback servers excepted); "
+                         "also TOOLWIRE_BLOCK_NETWORK=1. Always on while a cassette replays")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -154,8 +160,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _record_mode(config: pytest.Config) -> str:
-    if config.getoption("--toolwire-record", default=False) or os.environ.get("TOOLWIRE_RECORD", "").strip().lower() not in (
-        "", "0", "false", "no", "off"):
+    if config.getoption("--toolwire-record", default=False) or _truthy(os.environ.get("TOOLWIRE_RECORD")):
         return "record"
     return "replay"
 
@@ -182,9 +187,144 @@ def toolwire_record_mode(request: pytest.FixtureRequest) -> str:
     return _record_mode(request.config)
 
 
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def _block_network_option(config: pytest.Config) -> bool:
+    return bool(config.getoption("--toolwire-block-network", default=False)) or _truthy(
+        os.environ.get("TOOLWIRE_BLOCK_NETWORK"))
+
+
+#: Hosts a blocked test may still reach: servers the test runs on this machine.
+_LOOPBACK_HOSTS = ("localhost", "::1", "[::1]")
+
+
+def _is_loopback(host: str) -> bool:
+    return host in _LOOPBACK_HOSTS or host.startswith("127.")
+
+
+def _blocked_message(request: Any, why: str) -> str:
+    return (
+        f"toolwire: a real HTTP request was blocked: {request.method} {request.url.scheme}://{request.url.host}"
+        f"{request.url.path} ({why})\n"
+        "  replay it from a cassette (@pytest.mark.toolwire_cassette), use the offline 'test' or 'scripted' "
+        "provider, or pass http_client= with an httpx2.MockTransport"
+    )
+
+
+class _TransportGuard:
+    """Wraps the ``httpx2`` transports every vendor SDK sends through, for one test: requests to
+    hosts other than loopback fail the test (``pytest.fail``: a ``BaseException``, so no SDK
+    retries it) while blocking is on, and a request a replaying cassette has no answer for fails
+    the test with a short report instead of a traceback."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, *, why: str | None, cassette_path: Path | None = None,
+                 nodeid: str = "", match_body: bool = False) -> None:
+        self.monkeypatch = monkeypatch
+        self.why = why
+        self.cassette_path = cassette_path
+        self.nodeid = nodeid
+        self.match_body = match_body
+        self.sent = 0
+
+    def install(self) -> None:
+        import httpx2
+
+        for cls, name in ((httpx2.HTTPTransport, "handle_request"), (httpx2.MockTransport, "handle_request")):
+            self.monkeypatch.setattr(cls, name, self._wrap_sync(getattr(cls, name), real=cls is httpx2.HTTPTransport))
+        for cls, name in ((httpx2.AsyncHTTPTransport, "handle_async_request"),
+                          (httpx2.MockTransport, "handle_async_request")):
+            self.monkeypatch.setattr(cls, name, self._wrap_async(getattr(cls, name), real=cls is httpx2.AsyncHTTPTransport))
+
+    def _check(self, request: Any, real: bool) -> None:
+        self.sent += 1
+        if real and self.why and not _is_loopback(str(request.url.host)):
+            pytest.fail(_blocked_message(request, self.why), pytrace=False)
+
+    def _mismatch(self, exc: BaseException, request: Any) -> NoReturn:
+        cas = getattr(exc, "cassette", None)
+        recorded = len(cas) if cas is not None else 0
+        played = getattr(cas, "play_count", 0) if cas is not None else 0
+        what = "method, path, query and body" if self.match_body else "method, path and query"
+        pytest.fail(
+            f"toolwire: the cassette {self.cassette_path} has no recorded answer for request {self.sent} of this test: "
+            f"{request.method} {request.url.path}\n"
+            f"  it holds {recorded} recorded request(s), {played} already played; requests are matched in order on {what}\n"
+            f"  the test now sends a different or an extra request; re-record it with an API key: "
+            f"pytest --toolwire-record {self.nodeid}",
+            pytrace=False,
+        )
+
+    def _wrap_sync(self, original: Any, *, real: bool) -> Any:
+        guard = self
+
+        def handle_request(transport: Any, request: Any) -> Any:
+            guard._check(request, real)
+            try:
+                return original(transport, request)
+            except Exception as exc:
+                if type(exc).__name__ != "CannotOverwriteExistingCassetteException":
+                    raise
+                refused = exc
+            guard._mismatch(refused, request)  # outside the except: the report has no chained traceback
+
+        return handle_request
+
+    def _wrap_async(self, original: Any, *, real: bool) -> Any:
+        guard = self
+
+        async def handle_async_request(transport: Any, request: Any) -> Any:
+            guard._check(request, real)
+            try:
+                return await original(transport, request)
+            except Exception as exc:
+                if type(exc).__name__ != "CannotOverwriteExistingCassetteException":
+                    raise
+                refused = exc
+            guard._mismatch(refused, request)  # outside the except: the report has no chained traceback
+
+        return handle_async_request
+
+
+def _relative(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+@pytest.fixture(autouse=True)
+def _toolwire_guard(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Autouse: a test marked ``toolwire_cassette`` gets its cassette even without asking for the
+    fixture, and ``--toolwire-block-network`` / ``TOOLWIRE_BLOCK_NETWORK=1`` blocks real requests."""
+    if request.node.get_closest_marker("toolwire_cassette") is not None:
+        request.getfixturevalue("toolwire_cassette")
+        yield
+        return
+    if _block_network_option(request.config) and _record_mode(request.config) != "record":
+        mp = pytest.MonkeyPatch()
+        why = "--toolwire-block-network" if request.config.getoption("--toolwire-block-network", default=False) \
+            else "TOOLWIRE_BLOCK_NETWORK is set"
+        try:
+            _TransportGuard(mp, why=why).install()
+        except ImportError:  # no httpx2: nothing can send through it
+            pass
+        try:
+            yield
+        finally:
+            mp.undo()
+        return
+    yield
+
+
 @pytest.fixture
 def toolwire_cassette(request: pytest.FixtureRequest, toolwire_record_mode: str) -> Iterator[Any]:
-    """The active cassette for this test (see the module docstring)."""
+    """The active cassette for this test (see the module docstring).
+
+    While replaying, real requests are blocked (loopback excepted) and a request the cassette has
+    no answer for fails the test with a three-line report; a missing cassette file fails it at
+    setup with the command that records it."""
     marker = request.node.get_closest_marker("toolwire_cassette")
     explicit = (marker.args[0] if marker and marker.args else None) or (marker.kwargs.get("path") if marker else None)
     test_file = Path(str(request.node.fspath))
@@ -195,8 +335,28 @@ def toolwire_cassette(request: pytest.FixtureRequest, toolwire_record_mode: str)
     else:
         path = test_file.parent / "cassettes" / test_file.stem / f"{_cassette_name(request.node)}.yaml"
     match_body = bool(marker.kwargs.get("match_body", False)) if marker else False
-    with cassette(path, record=toolwire_record_mode == "record", match_body=match_body) as cas:
-        yield cas
+    record = toolwire_record_mode == "record"
+    if not record and not path.exists():
+        pytest.fail(
+            f"toolwire: no cassette for this test at {_relative(path)}\n"
+            f"  record it once with an API key: pytest --toolwire-record {request.node.nodeid} (or TOOLWIRE_RECORD=1)\n"
+            "  or test offline without recording: the 'test' and 'scripted' providers",
+            pytrace=False,
+        )
+    try:
+        cm = cassette(path, record=record, match_body=match_body)
+    except ImportError as exc:
+        pytest.fail(f"toolwire: {exc}", pytrace=False)
+    with cm as cas:
+        mp = pytest.MonkeyPatch()
+        if not record:
+            # vcrpy's record_mode "none" already answers every request from the file or refuses it
+            _TransportGuard(mp, why=None, cassette_path=Path(_relative(path)),
+                            nodeid=request.node.nodeid, match_body=match_body).install()
+        try:
+            yield cas
+        finally:
+            mp.undo()
 
 
 @pytest.fixture
