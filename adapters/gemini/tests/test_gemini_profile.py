@@ -460,8 +460,34 @@ def test_response_parts_hold_only_inline_or_file_data() -> None:
 
 
 def test_call_arguments_must_be_an_object() -> None:
-    body = {"contents": [user(), {"role": "model", "parts": [call(args="city=Paris")]}]}
+    body = {"contents": [user(), {"role": "model", "parts": [call(args="city=Paris")]}, {"role": "user", "parts": [response()]}]}
     assert violations(body) == [("gemini.conversation.call-args-object", "/contents/1/parts/0/functionCall/args")]
+
+
+def test_call_and_response_shapes() -> None:
+    body = {"contents": [user(), {"role": "model", "parts": [{"functionCall": {"name": "", "args": {}, "id": 7}}]},
+                         {"role": "user", "parts": [{"functionResponse": {"response": {"output": "x"}}}]}]}
+    got = JSON.check_request(body)
+    assert ("gemini.conversation.call-shape", "/contents/1/parts/0/functionCall") in [(v.rule, v.pointer) for v in got]
+    assert ("gemini.conversation.response-shape", "/contents/2/parts/0/functionResponse/name") in [(v.rule, v.pointer) for v in got]
+
+
+def test_a_request_ending_on_unanswered_calls_is_refused() -> None:
+    body = {"contents": [user(), {"role": "model", "parts": [call(id="c1")]}]}
+    (v,) = JSON.check_request(body)
+    assert (v.rule, v.pointer, v.tool, v.call_id) == ("gemini.conversation.trailing-calls", "/contents/1", "get_weather", "c1")
+
+
+def test_unknown_part_fields_are_left_out_and_inline_data_is_checked() -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi", "id": "m1"}, {"inlineData": {"mimeType": "image/png", "data": "not base64!"}}]}]}
+    before = violations(body)
+    assert ("gemini.conversation.part-fields", "/contents/0/parts/0/id") in before
+    assert ("gemini.conversation.inline-data", "/contents/0/parts/1/inlineData") in before
+    out, changes = repair(body)
+    assert out["contents"][0]["parts"][0] == {"text": "hi"} and changes == [("gemini.conversation.part-fields", "/contents/0/parts/0/id")]
+    assert violations(out) == [("gemini.conversation.inline-data", "/contents/0/parts/1/inlineData")]
+    ok = {"contents": [{"role": "user", "parts": [{"inline_data": {"mime_type": "image/png", "data": "iVBORw0K"}, "media_resolution": {"level": "x"}}]}]}
+    assert violations(ok) == [] and repair(ok)[1] == []
 
 
 def test_a_signature_that_is_not_base64_is_left_out_and_both_alphabets_are_accepted() -> None:
@@ -487,11 +513,14 @@ def test_gemini_3_call_turns_without_a_signature_get_the_placeholder() -> None:
     assert repair(body, GeminiProfile(model="gemini-3-pro-preview", foreign_thought_signature="none"))[1] == []
 
 
-def test_thought_parts_in_a_user_turn_are_left_out() -> None:
-    body = {"contents": [{"role": "user", "parts": [{"text": "musing", "thought": True}, {"text": "hi"}]}]}
-    assert violations(body) == [("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/0")]
+def test_thought_parts_and_signatures_in_a_user_turn_are_left_out() -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "musing", "thought": True}, {"text": "hi", "thoughtSignature": SIG}]}]}
+    assert violations(body) == [("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/0"),
+                                ("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/1/thoughtSignature")]
     out, changes = repair(body)
-    assert out["contents"] == [user("hi")] and changes == [("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/0")]
+    assert out["contents"] == [user("hi")]
+    assert changes == [("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/0"),
+                       ("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/1/thoughtSignature")]
 
 
 def test_incremental_check_looks_at_new_contents_only() -> None:

@@ -254,6 +254,15 @@ RULES: tuple[Rule, ...] = (
        "with several is split into one part per field, in order.",
        _SDK + "Part (\"Exactly one field within a Part should be set\")",
        "repair"),
+    _r("gemini.conversation.part-fields",
+       "A Part carries only the fields the API knows (the data fields, thought, thoughtSignature, videoMetadata, "
+       "mediaResolution, partMetadata and the other Part fields of the SDK); any other key is left out (reported as lossy).",
+       _SDK + "Part; API error \"Invalid JSON payload received. Unknown name \\\"id\\\" at 'contents[1].parts[0]': Cannot find field.\"",
+       "repair"),
+    _r("gemini.conversation.inline-data",
+       "inlineData carries a mimeType and base64 data.",
+       _SDK + "Blob (mime_type: str, data: bytes, base64 in JSON)",
+       "refuse"),
     _r("gemini.conversation.call-turn-placement",
        "A model turn with function calls comes right after a user turn or a function response turn: a leading model "
        "turn gets a user turn before it, consecutive model turns are merged into one.",
@@ -272,6 +281,18 @@ RULES: tuple[Rule, ...] = (
        "Each functionResponse names its call (same name, in call order) and echoes the call's id when it had one; "
        "a missing id is filled in from the call at the same position with the same name.",
        _SDK + "FunctionResponse.id (\"Populated by the client to match the corresponding function call `id`\"), FunctionResponse.name",
+       "refuse"),
+    _r("gemini.conversation.call-shape",
+       "A functionCall has a non-empty string name and, when present, a string id.",
+       _SDK + "FunctionCall (name: \"Required\", id: Optional[str])",
+       "refuse"),
+    _r("gemini.conversation.response-shape",
+       "A functionResponse has a non-empty string name.",
+       _SDK + "FunctionResponse.name (\"Required. The name of the function to call.\")",
+       "refuse"),
+    _r("gemini.conversation.trailing-calls",
+       "The request does not end on a model turn whose function calls have no responses.",
+       _SDK + "Tool (\"Provide a FunctionResponse for each function call in the next turn\")",
        "refuse"),
     _r("gemini.conversation.response-object",
        "functionResponse.response is a JSON object; any other value is sent as {\"output\": value}.",
@@ -297,7 +318,7 @@ RULES: tuple[Rule, ...] = (
        _SIG_DOCS + "; API error \"Function call is missing a thought_signature in functionCall parts.\"",
        "repair"),
     _r("gemini.conversation.thoughts-in-model-turns",
-       "Thought parts (thought: true) belong to model turns; in a user turn they are left out.",
+       "Thought parts (thought: true) and thought signatures belong to model turns; in a user turn they are left out.",
        _SDK + "Part.thought (\"the model's thought process\")",
        "repair"),
     _r("gemini.conversation.system-instruction",
@@ -371,6 +392,13 @@ _SNAKE = {"inline_data": "inlineData", "file_data": "fileData", "function_call":
           "function_response": "functionResponse", "executable_code": "executableCode",
           "code_execution_result": "codeExecutionResult", "tool_call": "toolCall", "tool_response": "toolResponse",
           "thought_signature": "thoughtSignature"}
+
+#: Every field of ``google.genai.types.Part`` in JSON spelling (``gemini.conversation.part-fields``).
+PART_FIELDS = frozenset({
+    *DATA_FIELDS, "thought", "thoughtSignature", "videoMetadata", "mediaResolution", "partMetadata",
+    "audioTranscription", "mediaProcessing", "speechMetadata", "documentMetadata", "spreadsheetMetadata", "audioMetadata",
+})
+_PART_SNAKE = {re.sub(r"(?<!^)(?=[A-Z])", "_", k).lower() for k in PART_FIELDS}
 
 SKIP_SIGNATURE = "skip_thought_signature_validator"
 INVALID_NAME_PLACEHOLDER = "invalid_tool_name"
@@ -1024,7 +1052,14 @@ class GeminiProfile(Profile):
                 out.append(part)
                 continue
             here = f"{ptr}/{pi}"
+            for k in [k for k in part if k not in PART_FIELDS and k not in _PART_SNAKE]:
+                part.pop(k)
+                _add(report, "gemini.conversation.part-fields", f"{here}/{_esc(k)}", f"unknown Part field {k!r} left out", lossy=True)
             sig_key = _key(part, "thoughtSignature")
+            if sig_key is not None and not model_turn:
+                part.pop(sig_key)
+                _add(report, "gemini.conversation.thoughts-in-model-turns", f"{here}/{sig_key}", "a thought signature in a user turn left out")
+                sig_key = None
             if sig_key is not None and not _is_base64(part[sig_key]) and part[sig_key] != SKIP_SIGNATURE:
                 part.pop(sig_key)
                 _add(report, "gemini.conversation.thought-signature-base64", f"{here}/{sig_key}",
@@ -1178,7 +1213,12 @@ class GeminiProfile(Profile):
                 self._check_pairing(calls, responses, here, out)
             if role == "model" and _has_calls(content):
                 nxt = contents[ci + 1] if ci + 1 < len(contents) else None
-                if isinstance(nxt, dict) and nxt.get("role") == "model":
+                if nxt is None:
+                    first = _calls(content)[0]
+                    out.append(Violation("gemini.conversation.trailing-calls", here,
+                                         "the request ends on a function call turn without its responses; answer every call",
+                                         tool=first.get("name"), call_id=first.get("id")))
+                elif isinstance(nxt, dict) and nxt.get("role") == "model":
                     out.append(Violation("gemini.conversation.response-count", f"/{ckey}/{ci + 1}",
                                          "the turn after a function call turn must answer its calls"))
 
@@ -1213,7 +1253,17 @@ class GeminiProfile(Profile):
             out.append(Violation("gemini.conversation.empty-parts", ptr, "required oneof field 'data' must have one initialized field"))
         elif len(fields) > 1:
             out.append(Violation("gemini.conversation.one-data-field", ptr, f"a Part carries {fields}; exactly one data field may be set"))
+        for k in part:
+            if k not in PART_FIELDS and k not in _PART_SNAKE:
+                out.append(Violation("gemini.conversation.part-fields", f"{ptr}/{_esc(k)}", f"unknown Part field {k!r}"))
+        blob = _g(part, "inlineData")
+        if blob is not None and not (isinstance(blob, dict) and isinstance(_g(blob, "mimeType"), str) and _is_base64(blob.get("data"))):
+            out.append(Violation("gemini.conversation.inline-data", f"{ptr}/{_key(part, 'inlineData')}",
+                                 "inlineData needs a mimeType string and base64 data"))
         sig = _g(part, "thoughtSignature")
+        if sig is not None and role != "model":
+            out.append(Violation("gemini.conversation.thoughts-in-model-turns", f"{ptr}/{_key(part, 'thoughtSignature')}",
+                                 "a thought signature in a user turn"))
         if sig is not None and not _is_base64(sig):
             out.append(Violation("gemini.conversation.thought-signature-base64", f"{ptr}/{_key(part, 'thoughtSignature')}",
                                  "thoughtSignature is not base64: Base64 decoding failed"))
@@ -1222,6 +1272,11 @@ class GeminiProfile(Profile):
             fkey = _key(part, "functionCall")
             if role != "model":
                 out.append(Violation("gemini.conversation.call-turn-placement", ptr, "a functionCall part outside a model turn",
+                                     tool=_name_of(fc), call_id=_id_of(fc)))
+            if isinstance(fc, dict) and (not isinstance(fc.get("name"), str) or not fc.get("name")
+                                         or ("id" in fc and not isinstance(fc["id"], str))):
+                out.append(Violation("gemini.conversation.call-shape", f"{ptr}/{fkey}",
+                                     "functionCall needs a non-empty string name and a string id (when present)",
                                      tool=_name_of(fc), call_id=_id_of(fc)))
             if not isinstance(fc, dict) or not isinstance(fc.get("args", {}), dict):
                 out.append(Violation("gemini.conversation.call-args-object", f"{ptr}/{fkey}/args", "functionCall.args must be a JSON object",
@@ -1233,6 +1288,9 @@ class GeminiProfile(Profile):
         fr = _g(part, "functionResponse")
         if fr is not None:
             fkey = _key(part, "functionResponse")
+            if isinstance(fr, dict) and (not isinstance(fr.get("name"), str) or not fr.get("name")):
+                out.append(Violation("gemini.conversation.response-shape", f"{ptr}/{fkey}/name",
+                                     "functionResponse needs the name of its function", call_id=_id_of(fr)))
             if not isinstance(fr, dict) or not isinstance(fr.get("response"), dict):
                 out.append(Violation("gemini.conversation.response-object", f"{ptr}/{fkey}/response",
                                      "functionResponse.response must be a JSON object", tool=_name_of(fr), call_id=_id_of(fr)))
