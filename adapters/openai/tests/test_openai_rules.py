@@ -709,3 +709,62 @@ def test_docs_page_lists_every_rule_with_its_action_and_source(rules: Any, page:
         assert rule.summary in section and rule.source in section, rid
         assert f"**{rule.action}**" in section, rid
     assert text.count("\n### `") == len(rules)
+
+
+# ------------------------------------- every rule case again, as a request through the SDK
+
+#: Cases the codec itself already writes validly when the body is imported and re-encoded (the
+#: duplicate call is left out with its result, the missing arguments are written "{}", the two
+#: items with one id become one message item, the summary is written): the SDK sends a valid body.
+NORMALISED_BY_CODEC = {"openai-chat.conversation.duplicate-call-id", "openai.conversation.call-fields",
+                       "openai.conversation.duplicate-item-id", "openai.conversation.reasoning-fields"}
+#: Cases the codec refuses with its own typed error while encoding (before preflight, nothing sent).
+TYPED_AT_ENCODE = {"tool.name": "ToolNameError", "schema.root-not-object": "SchemaTranslationError"}
+
+
+def _sdk_cases() -> list[Any]:
+    out = []
+    for suffix, (make, _ptr, _chk) in sorted(SHARED.items()):
+        for api in (CHAT_API, RESP_API):
+            out.append(pytest.param(api.profile.api, suffix, lambda make=make, api=api: make(api), id=f"{api.profile.api}-{suffix}"))
+    out += [pytest.param("openai-chat", s, c[0], id=f"openai-chat-{s}") for s, c in sorted(CHAT_ONLY.items())]
+    out += [pytest.param("openai", s, c[0], id=f"openai-{s}") for s, c in sorted(RESP_ONLY.items())]
+    return out
+
+
+@pytest.mark.parametrize("api,suffix,make", _sdk_cases())
+def test_rule_case_through_the_sdk(api: str, suffix: str, make: Callable[[], dict[str, Any]]) -> None:
+    """The case body imported with the codec's ``decode_request`` and sent with the real SDK over
+    a MockTransport: a refused rule sends nothing; a repaired one sends a body the profile finds
+    valid, with the repair on ``Response.preflight``."""
+    from toolwire.errors import ToolwireError
+    from toolwire_openai import OpenAIChatModel, OpenAIResponsesModel
+
+    body = make()
+    rid = f"{api}.{suffix}"
+    rule = (CHAT if api == "openai-chat" else RESP).rules[rid]
+    if api == "openai-chat":
+        model = _make(OpenAIChatModel, _chat_ok, {"model_id": body["model"]})
+    else:
+        model = _make(OpenAIResponsesModel, lambda r: json_response(response_body([
+            {"id": "msg_9", "type": "message", "status": "completed", "role": "assistant",
+             "content": [{"type": "output_text", "text": "ok", "annotations": []}]}])), {"model_id": body["model"]})
+    if suffix in TYPED_AT_ENCODE:
+        with pytest.raises(ToolwireError) as err:
+            asyncio.run(model.send(model.codec.decode_request(body)))
+        assert type(err.value).__name__ == TYPED_AT_ENCODE[suffix] and model.sent == []
+        return
+    request = model.codec.decode_request(copy.deepcopy(body))
+    if rule.action == "refuse" and rid not in NORMALISED_BY_CODEC:
+        with pytest.raises(RequestRefused) as refused:
+            asyncio.run(model.send(request))
+        assert rid in refused.value.rules and model.sent == []
+        return
+    response = asyncio.run(model.send(request))
+    assert len(model.sent) == 1
+    sent = model.sent[0].json
+    assert model.profile.check_request(sent) == []
+    if rid in NORMALISED_BY_CODEC:
+        assert response.preflight is None or rid not in [c.rule for c in response.preflight]
+    else:
+        assert rid in [c.rule for c in response.preflight], response.preflight
