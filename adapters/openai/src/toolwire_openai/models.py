@@ -16,7 +16,7 @@ import os
 from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
 
-from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
+from toolwire.errors import ConfigurationError, ProviderError, ToolwireError
 from toolwire.adapter import Model, ModelRequest
 from toolwire.stream import StreamAssembler, StreamEvent
 from toolwire.types import Response
@@ -35,9 +35,6 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 #: Settings the transport reads (never sent as request fields).
 _TRANSPORT_SETTINGS = ("api_key_env", "continuation", "organization", "project", "default_headers", "max_tokens_field")
 
-#: Fields ``POST /responses/input_tokens`` accepts (``resources/responses/input_tokens.py``).
-_INPUT_TOKENS_FIELDS = ("model", "input", "instructions", "tools", "tool_choice", "reasoning", "previous_response_id",
-                        "conversation", "parallel_tool_calls", "text", "truncation")
 
 
 class _OpenAIModel(Model):
@@ -386,19 +383,8 @@ class OpenAIResponsesModel(_OpenAIModel):
         SDK's ``responses.input_tokens.count`` (``POST /responses/input_tokens``). Live: it costs
         an API call but no output tokens. Returns ``InputTokenCountResponse.input_tokens``; raises
         :class:`ProviderError` like :meth:`send`."""
-        import openai
+        from .tokens import count_input_tokens
 
         request = self._prepare(request)
         body = self.codec.encode_request(request)  # type: ignore[union-attr]
-        kwargs = {k: body[k] for k in _INPUT_TOKENS_FIELDS if k in body}
-        try:
-            result = await self.client.responses.input_tokens.count(**kwargs)
-        except openai.APIError as exc:
-            raise provider_error_from_sdk(exc, self.api) from exc
-        except ToolwireError:
-            raise
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # the SDK could not parse the answer
-            raise ResponseDecodeError(self.api, f"the token count answer is not an InputTokenCountResponse ({type(exc).__name__}: {exc})") from exc
-        except Exception as exc:  # noqa: BLE001 - a transport-level failure outside the SDK's own errors
-            raise transport_error(self.api, exc) from exc
-        return int(result.input_tokens)
+        return await count_input_tokens(body, api=self.api, client=self.client)

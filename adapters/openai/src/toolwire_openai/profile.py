@@ -20,7 +20,6 @@ summary and source (pages "OpenAI Chat Completions rules" and "OpenAI Responses 
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import re
 from typing import Any, Iterable, Mapping
@@ -1161,7 +1160,3 @@ def profile_for(api: str, *, strict: bool = False, **settings: Any) -> _OpenAIPr
     if api in (RESPONSES, "openai-responses"):
         return OpenAIResponsesProfile(strict=strict, **settings)
     raise ValueError(f"no OpenAI profile for {api!r}")
-
-
-def _copy(body: dict[str, Any]) -> dict[str, Any]:
-    return copy.deepcopy(body)
