@@ -112,8 +112,8 @@ def test_every_rule_has_a_source_and_an_action_and_ids_are_unique() -> None:
     assert len(ids) == len(set(ids))
     for r in RULES:
         assert r.id.startswith("gemini.") and r.summary and r.source and r.action in ("repair", "report", "refuse")
-    assert "gemini.schema.openapi.refs" in rules_for("openapi") and "gemini.schema.openapi.refs" not in rules_for("json_schema")
-    assert "gemini.schema.json.ref-siblings" in JSON.rules and "gemini.schema.json.ref-siblings" not in OPENAPI.rules
+    # both modes hold every rule: an imported declaration keeps its own schema field
+    assert set(rules_for("openapi")) == set(rules_for("json_schema")) == set(ids) == set(JSON.rules)
 
 
 # ------------------------------------------------------------------ names
@@ -146,7 +146,10 @@ def test_parameter_names_outside_the_rule_are_reported_not_changed() -> None:
     out, changes = repair(body, OPENAPI)
     assert out == body
     assert changes == [("gemini.name.parameter", "/tools/0/functionDeclarations/0/parameters/properties/file-path")]
-    assert repair(body, JSON)[1] == []  # the rule is documented for `parameters` only
+    assert repair(body, JSON)[1] == changes  # the rule is on the `parameters` field, whichever mode wrote it
+    as_json = {"contents": [user()], "tools": [{"functionDeclarations": [
+        {"name": "f", "parametersJsonSchema": {"type": "object", "properties": {"file-path": {"type": "string"}}}}]}]}
+    assert repair(as_json, JSON)[1] == []  # documented for `parameters` only
 
 
 def test_history_call_with_a_name_gemini_refuses_is_sent_under_the_placeholder() -> None:
@@ -681,3 +684,34 @@ def test_the_docs_page_lists_every_rule_with_its_action() -> None:
         row = next((line for line in text.splitlines() if line.startswith(f"| `{r.id}` |")), None)
         assert row is not None, r.id
         assert row.rstrip().endswith(f"| {r.action} |"), r.id
+
+
+# ------------------------------------------------------------------ robustness
+
+
+def test_repair_and_check_never_crash_on_json_shaped_bodies() -> None:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    keys = st.sampled_from(["contents", "parts", "role", "text", "functionCall", "functionResponse", "name", "id", "args",
+                            "response", "thoughtSignature", "thought", "tools", "functionDeclarations", "parameters",
+                            "parametersJsonSchema", "type", "properties", "enum", "required", "items", "anyOf", "toolConfig",
+                            "functionCallingConfig", "mode", "allowedFunctionNames", "generationConfig", "thinkingConfig",
+                            "thinkingBudget", "thinkingLevel", "responseMimeType", "inlineData", "data", "mimeType", "model",
+                            "user", "x"])
+    leaf = st.one_of(st.none(), st.booleans(), st.integers(-3, 70000), st.text(max_size=8),
+                     st.sampled_from(["user", "model", "ANY", "AUTO", "OBJECT", "object", "LOW", SIG, "get_weather"]))
+    value = st.recursive(leaf, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=4)), max_leaves=25)
+    profiles = [GeminiProfile(model="gemini-2.5-pro"), GeminiProfile("openapi", model="gemini-3-pro-preview"), GeminiProfile()]
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.dictionaries(keys, value, max_size=5), st.integers(0, 3))
+    def check(body: dict[str, Any], start: int) -> None:
+        for p in profiles:
+            out = p.repair_request(body, RequestReport("gemini"), start=start)
+            assert isinstance(out, dict)
+            for v in p.check_request(out, start=start):
+                assert v.rule in p.rules, v
+                assert v.pointer == "" or v.pointer.startswith("/")
+
+    check()

@@ -348,14 +348,16 @@ RULES: tuple[Rule, ...] = (
        "report"),
 )
 
-_OPENAPI_ONLY = {"gemini.name.parameter"} | {r.id for r in RULES if r.id.startswith("gemini.schema.openapi.")}
-_JSON_ONLY = {r.id for r in RULES if r.id.startswith("gemini.schema.json.")}
-
-
 def rules_for(schema_mode: str) -> Mapping[str, Rule]:
-    """The rules of one schema mode (``"json_schema"`` or ``"openapi"``), by id (read-only)."""
-    skip = _JSON_ONLY if schema_mode == "openapi" else _OPENAPI_ONLY
-    return rule_table(*(r for r in RULES if r.id not in skip))
+    """The rules of one schema mode (``"json_schema"`` or ``"openapi"``), by id (read-only).
+
+    Both modes hold every rule: a mode chooses the field toolwire writes a tool's schema in, but
+    a declaration imported from a recorded request keeps its own field, and each schema rule
+    applies to the field it names (``gemini.schema.openapi.*`` to ``parameters``,
+    ``gemini.schema.json.*`` to ``parametersJsonSchema``)."""
+    if schema_mode not in ("json_schema", "openapi"):
+        raise ValueError(f"schema_mode must be 'json_schema' or 'openapi', got {schema_mode!r}")
+    return rule_table(*RULES)
 
 
 # --------------------------------------------------------------------------------------------
@@ -871,10 +873,10 @@ class GeminiProfile(Profile):
                     if (rule, ptr) not in left:
                         _add(report, rule, ptr, f"{msg}: rewritten for the Schema object", lossy=rule in (
                             "gemini.schema.openapi.keywords", "gemini.schema.openapi.required-defined", "gemini.schema.openapi.tuple-items"))
-            if self.schema_mode == "openapi":
-                for ptr, pname in parameter_name_problems(decl["parameters"], f"{dptr}/parameters"):
-                    _add(report, "gemini.name.parameter", ptr,
-                         f"parameter name {pname!r} is outside the documented rule (letters, digits, '_'; a letter or '_' first; at most 64)")
+            # the documented rule is on `parameters`, whichever mode wrote it
+            for ptr, pname in parameter_name_problems(decl["parameters"], f"{dptr}/parameters"):
+                _add(report, "gemini.name.parameter", ptr,
+                     f"parameter name {pname!r} is outside the documented rule (letters, digits, '_'; a letter or '_' first; at most 64)")
         cc = _calling_config(body)
         if not decls and cc is not None:
             tc_key = _key(body, "toolConfig")
