@@ -1,27 +1,51 @@
-"""The ``toolwire`` command line (typer + rich).
+"""The ``toolwire`` command line (typer + rich, the ``cli`` extra).
 
 Each sub-command lives in its own module and registers itself on :data:`app`:
 ``demo`` and ``run`` (``toolwire.cli.run_cmd``), ``lint`` (``toolwire.cli.lint_cmd``),
-``replay`` (``toolwire.cli.replay_cmd``).
+``replay`` (``toolwire.cli.replay_cmd``). ``python -m toolwire`` is the same program.
+
+Every command reports an error the same way: one line ``toolwire <command>: <message>`` on
+standard error (usage errors add the ``--help`` command to run), then exit code 2 for bad usage
+or set-up, 1 for a failure found while running.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+from typing import Any, NoReturn
 
-import typer
+try:
+    import typer
+except ImportError:  # the cli extra is not installed: main() says how to install it
+    typer = None  # type: ignore[assignment]
 
-app = typer.Typer(
-    name="toolwire",
-    help="LLM tool calling that works the same against every major vendor.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+__all__ = ["app", "fail", "main"]
 
-@app.callback()
-def _root() -> None:
-    """LLM tool calling that works the same against every major vendor."""
+
+def _version(value: bool) -> None:
+    if value:
+        from toolwire import __version__
+
+        print(f"toolwire {__version__}")
+        raise typer.Exit(0)
+
+
+if typer is not None:
+    app = typer.Typer(
+        name="toolwire",
+        help="LLM tool calling that works the same against every major vendor.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+
+    @app.callback()
+    def _root(
+        version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                     help="Print the toolwire version and exit."),
+    ) -> None:
+        """LLM tool calling that works the same against every major vendor."""
 
 
 _COMMAND_MODULES = ("toolwire.cli.run_cmd", "toolwire.cli.lint_cmd", "toolwire.cli.replay_cmd")
@@ -36,7 +60,84 @@ def _register() -> None:
                 raise
 
 
-def main() -> None:
-    """Entry point of the ``toolwire`` script."""
+def _click() -> Any:
+    """The click that typer runs on (typer 0.2x ships its own copy as ``typer._click``)."""
+    try:
+        from typer import _click as click  # type: ignore[attr-defined]
+    except ImportError:
+        import click
+    return click
+
+
+def _exit_types(click: Any) -> tuple[type[BaseException], ...]:
+    return tuple(t for t in (getattr(click.exceptions, "Exit", None), getattr(click, "Exit", None)) if t)
+
+
+def _abort_types(click: Any) -> tuple[type[BaseException], ...]:
+    return tuple(t for t in (getattr(click.exceptions, "Abort", None), getattr(click, "Abort", None)) if t)
+
+
+def fail(command: str, message: str, code: int = 2) -> NoReturn:
+    """Print ``toolwire <command>: <message>`` on standard error (one line, never wrapped or
+    styled) and exit with ``code`` (2: bad usage or set-up; 1: a failure while running)."""
+    print(f"toolwire {command}: {' '.join(str(message).split())}", file=sys.stderr)
+    raise typer.Exit(code)
+
+
+def _quiet_help_types() -> None:
+    """Help without type noise: no ``<bool>`` after flags, ``TARGET`` rather than ``<str>`` /
+    ``{target}``, the option's name (``--provider PROVIDER``) rather than ``<list[str]>``."""
+    from typer import core
+
+    def option_type(self: Any, ctx: Any) -> str | None:
+        if getattr(self, "is_flag", False) or getattr(self, "count", False):
+            return None
+        if self.metavar is not None:
+            return self.metavar
+        return str(self.name or "value").upper()
+
+    def argument_type(self: Any, ctx: Any) -> str | None:
+        return None
+
+    def argument_usage(self: Any) -> str:
+        name = self.metavar if self.metavar is not None else str(self.name).upper()
+        name = name if self.required else f"[{name}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+    if hasattr(core, "TyperOption") and hasattr(core.TyperOption, "display_type_rich"):
+        core.TyperOption.display_type_rich = option_type  # type: ignore[method-assign]
+    if hasattr(core, "TyperArgument") and hasattr(core.TyperArgument, "display_type_rich"):
+        core.TyperArgument.display_type_rich = argument_type  # type: ignore[method-assign]
+        core.TyperArgument._rich_display_name = lambda self: (  # type: ignore[method-assign]
+            (self.metavar or str(self.name).upper()) + ("..." if self.nargs != 1 else ""))
+    if hasattr(core, "TyperArgument") and hasattr(core.TyperArgument, "_usage_display_name"):
+        core.TyperArgument._usage_display_name = argument_usage  # type: ignore[method-assign]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``toolwire`` script and of ``python -m toolwire``."""
+    if typer is None:
+        from toolwire._install import extra_install_command
+
+        print(f"toolwire: the command line needs the cli extra (typer, rich): {extra_install_command('cli')}",
+              file=sys.stderr)
+        raise SystemExit(2)
+    click = _click()
     _register()
-    app()
+    _quiet_help_types()
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        code = app(args=args, prog_name="toolwire", standalone_mode=False)
+    except click.exceptions.UsageError as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # `toolwire` alone: the help was printed
+            raise SystemExit(0) from None
+        where = exc.ctx.command_path if exc.ctx is not None else "toolwire"
+        message = " ".join(exc.format_message().split())
+        print(f"{where}: {message} (usage: {where} --help)", file=sys.stderr)
+        raise SystemExit(2) from None
+    except (typer.Exit, *_exit_types(click)) as exc:  # typer.Exit / click's Exit
+        raise SystemExit(getattr(exc, "exit_code", getattr(exc, "code", 1))) from None
+    except (KeyboardInterrupt, *_abort_types(click)):
+        print("toolwire: aborted", file=sys.stderr)
+        raise SystemExit(130) from None
+    raise SystemExit(code if isinstance(code, int) else 0)

@@ -1,3 +1,6 @@
-from . import main
+"""``python -m toolwire.cli``: the ``toolwire`` command line."""
 
-main()
+from toolwire.cli import main
+
+if __name__ == "__main__":
+    main()

@@ -66,10 +66,20 @@ def _live_cost(tools: list, prov: str, model_id: str) -> dict:
         return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"}
 
 
+def _installed_providers() -> list[str] | None:
+    """The lint providers whose adapters are installed (``None``, meaning all four, when none is:
+    the name rules and token estimates still apply, translation findings say what is missing)."""
+    from toolwire.design.lint import DEFAULT_PROVIDERS
+    from toolwire.registry import available_providers
+
+    installed = set(available_providers())
+    return [p for p in DEFAULT_PROVIDERS if p in installed] or None
+
+
 @app.command("lint")
 def lint(
     target: str = typer.Argument(..., help="A module (every top-level Tool), module:attr, a Python file, a JSON file of tool specs, or an MCP server: 'mcp:<command line>' (started over stdio) or 'mcp:<http(s) URL>'."),
-    provider: Optional[List[str]] = typer.Option(None, "--provider", "-p", help="Provider to check (repeatable): anthropic, openai, openai-chat, gemini. Default: all four."),
+    provider: Optional[List[str]] = typer.Option(None, "--provider", "-p", help="Provider to check (repeatable): anthropic, openai, openai-chat, gemini. Default: those whose adapters are installed (all four when none is)."),
     as_json: bool = typer.Option(False, "--json", help="Print {findings, summary} as JSON."),
     ambiguous: Optional[List[str]] = typer.Option(None, "--ambiguous", help="Another parameter name to treat as ambiguous (repeatable)."),
     ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Rule id to skip (repeatable)."),
@@ -83,7 +93,7 @@ def lint(
     from toolwire.errors import ToolwireError
 
     try:
-        providers = check_providers(provider) if provider else None
+        providers = check_providers(provider) if provider else _installed_providers()
         live = _parse_live(live_model) if live_model is not None else None
     except ToolwireError as exc:
         typer.echo(f"toolwire lint: {exc}", err=True)

@@ -19,8 +19,14 @@ def replay_command(
 
     Exits 1 when any response, request or expected value does not match.
     """
-    from ..testing.replay import replay_paths
+    from pathlib import Path
 
+    from ..testing.replay import replay_paths
+    from . import fail
+
+    missing = [p for p in paths if not Path(p).exists()]
+    if missing:
+        fail("replay", f"no such file or folder: {', '.join(missing)}")
     doc = replay_paths(paths)
     if as_json:
         print(json.dumps({"files": doc["files"], "totals": doc["totals"]}, ensure_ascii=False, indent=2))
