@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
+import functools
 import json
 import re
 from typing import Any, Iterable, Mapping
@@ -418,9 +419,23 @@ def _model_name(model: str | None) -> str:
     return (model or "").rsplit("/", 1)[-1].lower()
 
 
+@functools.lru_cache(maxsize=4096)
+def _is_base64_text(text: str) -> bool:
+    for alt in (None, b"-_"):
+        try:
+            base64.b64decode(text + "=" * (-len(text) % 4), altchars=alt, validate=True)
+            return True
+        except (binascii.Error, ValueError):
+            continue
+    return False
+
+
 def _is_base64(value: Any) -> bool:
     if not isinstance(value, str) or not value:
         return False
+    return _is_base64_text(value.strip())
+
+
     text = value.strip()
     for alt in (None, b"-_"):
         try:
@@ -431,20 +446,24 @@ def _is_base64(value: Any) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=256)
+def _snake(key: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+
+
 def _g(d: Any, key: str) -> Any:
     """``d[key]`` in camelCase or snake_case (proto3 JSON accepts both)."""
     if not isinstance(d, dict):
         return None
     if key in d:
         return d[key]
-    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
-    return d.get(snake)
+    return d.get(_snake(key))
 
 
 def _key(d: dict[str, Any], key: str) -> str | None:
     if key in d:
         return key
-    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+    snake = _snake(key)
     return snake if snake in d else None
 
 
@@ -840,14 +859,14 @@ class GeminiProfile(Profile):
         sent stays consistent. When repairs add or remove ``Content`` entries before ``start``
         (a user turn put before a leading call turn, empty turns left out, model turns merged),
         the following :meth:`check_request` on the returned body moves its ``start`` by as much."""
-        out = copy.deepcopy(body)
+        out = _copy(body)
         self._repair_tools(out, report)
         self._repair_generation(out, report)
         before = _g(body, "contents")
         self._repair_contents(out, report)
         after = _g(out, "contents")
         if start and isinstance(before, list) and isinstance(after, list) and len(before) != len(after):
-            prefix = copy.deepcopy({"contents": before[:start]})
+            prefix = _copy({"contents": before[:start]})
             self._repair_contents(prefix, None)
             self._shift = (id(out), start, len(prefix["contents"]) - start)
         else:
@@ -1311,6 +1330,15 @@ class GeminiProfile(Profile):
 ESTIMATE_RATIO = 1.0
 ESTIMATE_ERROR = ("measured on 9 recorded generateContent requests: mean absolute error 8.8 tokens; within 11 tokens on 8 "
                   "of them, 39 tokens over on a request with two parameterless tools")
+
+
+def _copy(body: Any) -> Any:
+    """A deep copy of a JSON-ready body (a JSON round trip, several times faster than
+    ``copy.deepcopy``; anything that is not JSON falls back to ``copy.deepcopy``)."""
+    try:
+        return json.loads(json.dumps(body))
+    except (TypeError, ValueError):
+        return copy.deepcopy(body)
 
 
 def _add(report: Any, rule: str, pointer: str, detail: str, lossy: bool = False) -> None:
