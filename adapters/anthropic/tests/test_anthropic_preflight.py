@@ -9,8 +9,7 @@ import asyncio
 import pytest
 
 import toolwire
-from toolwire import Message, Tool, ToolCall, ToolResult
-from toolwire.errors import ToolNameError
+from toolwire import Conversation, Message, Tool, ToolCall, ToolResult
 from toolwire.profile import RequestRefused
 from toolwire_anthropic import AnthropicCodec
 
@@ -110,12 +109,41 @@ def test_thinking_left_out_for_a_tool_loop_from_another_provider(mock_model, wir
     assert change.pointer == "/thinking" and change.lossy
 
 
-def test_foreign_tool_name_refused_with_the_vendor_rule(mock_model) -> None:
-    model = mock_model([])
-    gemini_tool = Tool("files.read", "Read a file.", {"type": "object", "properties": {}}, imported_from="gemini")
-    with pytest.raises(ToolNameError, match=r"\^\[a-zA-Z0-9_-\]\{1,128\}\$"):
-        run(model.send(model.build_request([Message.user("x")], tools=[gemini_tool])))
-    assert model.sent == []
+def test_foreign_tool_names_renamed_consistently_and_calls_run_the_real_tool(mock_model, wire) -> None:
+    # tools imported from a Gemini history keep names Anthropic refuses ('.' and ':')
+    ran: list[tuple[str, dict]] = []
+    read = Tool("files.read", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}},
+                function=lambda **kw: ran.append(("files.read", kw)) or "text", imported_from="gemini")
+    read2 = Tool("files:read", "Read a file (v2).", {"type": "object", "properties": {}},
+                 function=lambda **kw: ran.append(("files:read", kw)) or "v2", imported_from="gemini")
+    history = [Message.user("read a.txt"), Message("assistant", [ToolCall("fc_1", "files.read", {"path": "old.txt"})]),
+               Message("user", [ToolResult("fc_1", "old")])]
+    first = wire.message_body([{"type": "tool_use", "id": "toolu_R1", "name": "files_read", "input": {"path": "a.txt"}}], stop_reason="tool_use")
+    final = wire.message_body([{"type": "text", "text": "done"}])
+    model = mock_model([wire.json_response(first), wire.json_response(final)])
+    result = toolwire.run_sync(model, "again", tools=[read, read2], conversation=Conversation(history))
+    sent = model.sent[0].json
+    names = [t["name"] for t in sent["tools"]]
+    assert names[0] == "files_read" and names[1].startswith("files_read_") and len(set(names)) == 2
+    assert sent["messages"][1]["content"][0]["name"] == "files_read"  # the history agrees with the declaration
+    assert model.sent[1].json["tools"] == sent["tools"]  # the same names on every turn
+    assert ran == [("files.read", {"path": "a.txt"})] and result.text == "done"
+
+
+def test_renamed_tool_in_tool_choice_and_stream(mock_model, wire) -> None:
+    read = Tool("files.read", "Read a file.", {"type": "object", "properties": {}}, imported_from="gemini")
+    events = [
+        {"type": "message_start", "message": {"id": "msg_S", "type": "message", "role": "assistant", "model": "m", "content": [],
+                                              "stop_reason": None, "usage": {"input_tokens": 5, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_S", "name": "files_read", "input": {}}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 3}},
+        {"type": "message_stop"},
+    ]
+    model = mock_model([wire.sse_response(events)], stream=True)
+    resp = run(model.send(model.build_request([Message.user("x")], tools=[read], tool_choice={"type": "tool", "name": "files.read"})))
+    assert model.sent[0].json["tool_choice"] == {"type": "tool", "name": "files_read"}
+    assert [c.name for c in resp.tool_calls] == ["files.read"]
 
 
 def test_parallel_false_without_tools_sends_no_tool_choice(mock_model, wire) -> None:

@@ -321,3 +321,12 @@ def test_incremental_check_reads_the_answered_call_before_start() -> None:
     b = body(tools=[tool()], messages=msgs)
     for start in range(len(msgs) + 1):
         assert P.check_request(b, start=start) == [], start
+
+
+def test_docs_page_lists_every_rule_with_its_action() -> None:
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[3] / "docs" / "rules" / "anthropic.md"
+    text = page.read_text(encoding="utf-8")
+    for r in RULES:
+        assert f"| `{r.id}` ({r.action}) |" in text, r.id

@@ -30,7 +30,7 @@ import json
 import re
 from typing import Any, Callable, Iterable, Iterator
 
-from toolwire.errors import ProviderError, ResponseDecodeError, ToolNameError, UnsupportedToolChoice
+from toolwire.errors import ProviderError, ResponseDecodeError, UnsupportedToolChoice
 from toolwire.adapter import ModelRequest, normalize_tool_choice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
@@ -85,6 +85,7 @@ __all__ = [
     "duplicate_id_invalid",
     "mark_duplicate_ids",
     "check_tool_calls",
+    "wire_tool_names",
 ]
 
 API = "anthropic"
@@ -244,6 +245,54 @@ def _wire_id(call_id: str) -> str:
         return call_id
     digest = hashlib.sha256(call_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{re.sub(r'[^a-zA-Z0-9_-]', '_', call_id)}_{digest}"
+
+
+def _sanitize_name(name: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9_-]", "_", name)
+
+
+def _hashed_name(name: str) -> str:
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{_sanitize_name(name)[:119]}_{digest}"
+
+
+def wire_tool_names(names: Iterable[str]) -> dict[str, str]:
+    """The names a request's tools are sent under, for the names Anthropic refuses (rule
+    ``anthropic.tool.name``: ``^[a-zA-Z0-9_-]{1,128}$``): a tool imported from another provider's
+    history (Gemini allows ``.`` and ``:``, e.g. ``files.read:v2``) is sent as the name with each
+    other character replaced by ``_`` (``files_read_v2``), cut to 128 characters; when that is
+    taken by another tool of the request (or too long), as the first 119 characters plus ``_`` and
+    8 hex digits of the name's SHA-256. Deterministic for a tool set, so the declaration, the
+    ``tool_use`` blocks of the history and the tool choice agree on every turn, and
+    :meth:`AnthropicCodec.decode_response` maps the model's calls back to the real name. Valid
+    names are not in the result (sent unchanged)."""
+    names = [n for n in names if isinstance(n, str)]
+    used = {n for n in names if TOOL_NAME_RULE.fullmatch(n)}
+    out: dict[str, str] = {}
+    for n in names:
+        if n in used or n in out:
+            continue
+        w = _sanitize_name(n)
+        if not w or len(w) > 128 or w in used:
+            w = _hashed_name(n)
+        out[n] = w
+        used.add(w)
+    return out
+
+
+def _history_name(name: str, names: dict[str, str]) -> str:
+    """A ``tool_use`` name in the history as sent: the request's mapping, else (a tool no longer
+    declared) the hashed form when Anthropic refuses it."""
+    if name in names:
+        return names[name]
+    return name if TOOL_NAME_RULE.fullmatch(name) else _hashed_name(name)
+
+
+def _real_names(request: ModelRequest | None) -> dict[str, str]:
+    """Wire name → the tool's own name, for the renamed tools of ``request``."""
+    if request is None:
+        return {}
+    return {w: n for n, w in wire_tool_names(t.name for t in request.tools).items()}
 
 
 def _error_from_event(data: dict[str, Any]) -> ProviderError:
@@ -452,7 +501,7 @@ def _encode_reasoning(p: ReasoningPart) -> dict[str, Any] | None:
     return {"type": "thinking", "thinking": p.text, "signature": p.signature}
 
 
-def _encode_assistant_parts(m: Message, sent_ids: set[str] | None = None) -> list[dict[str, Any]]:
+def _encode_assistant_parts(m: Message, sent_ids: set[str] | None = None, names: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """An assistant message's blocks. A tool call whose id was already sent (``sent_ids``, shared
     across the conversation: a duplicate id in one response, or an id repeated from an earlier
     turn) is left out, so every ``tool_use`` id in the body is unique and answered once."""
@@ -475,7 +524,7 @@ def _encode_assistant_parts(m: Message, sent_ids: set[str] | None = None) -> lis
             block = {
                 "type": "tool_use",
                 "id": _wire_id(p.id),
-                "name": p.name,
+                "name": _history_name(p.name, names or {}) if isinstance(p.name, str) else p.name,
                 "input": p.arguments if isinstance(p.arguments, dict) else {},
             }
             block.update({k: v for k, v in _own(p.provider_data).items() if k in _TOOL_USE_EXTRAS})
@@ -506,7 +555,7 @@ def _results_first(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return results + [b for b in blocks if b.get("type") != "tool_result"]
 
 
-def _encode_messages(messages: list[Message]) -> list[dict[str, Any]]:
+def _encode_messages(messages: list[Message], names: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """Canonical messages → Anthropic ``messages`` with the ordering rules enforced.
 
     1. Tool results are placed in the user message right after the assistant message holding
@@ -546,7 +595,7 @@ def _encode_messages(messages: list[Message]) -> list[dict[str, Any]]:
     for m in messages:
         if m.role == "assistant":
             before = set(sent_ids)
-            push("assistant", _encode_assistant_parts(m, sent_ids))
+            push("assistant", _encode_assistant_parts(m, sent_ids, names))
             # answer exactly the tool_use blocks just sent (each id once, duplicates left out)
             ids = list(dict.fromkeys(c.id for c in m.tool_calls if c.id in sent_ids and c.id not in before and c.id not in placed))
             if ids:
@@ -607,6 +656,7 @@ class StreamDecoder:
 
     def __init__(self, request: ModelRequest | None = None) -> None:
         self._request = request
+        self._real_names = _real_names(request)
         self._kinds: dict[int, str] = {}
         self._types: dict[int, str] = {}
         self._closed: set[int] = set()
@@ -727,7 +777,8 @@ class StreamDecoder:
             self._calls += 1
             call = _decode_tool_use(block, lambda: self._synth(block, position))
             pd = _extras(block, _TOOL_USE_EXTRAS)
-            return [ToolCallStart(index, call.id, call.name, call.id_synthesized, pd or None)]
+            name = self._real_names.get(call.name, call.name)
+            return [ToolCallStart(index, call.id, name, call.id_synthesized, pd or None)]
         self._kinds[index] = "opaque"
         self._opaque[index] = copy.deepcopy(block)
         return []
@@ -828,16 +879,19 @@ class AnthropicCodec:
         it); a recursive schema is sent without ``strict`` (``report.strict_possible`` is
         ``False``, the change lossy).
 
-        Raises :class:`~toolwire.errors.ToolNameError` when the name breaks Anthropic's rule
-        (``^[a-zA-Z0-9_-]{1,128}$``, e.g. a Gemini name ``files.read:v2`` imported from another
-        vendor's history).
+        A name Anthropic refuses (``^[a-zA-Z0-9_-]{1,128}$``, e.g. a Gemini name ``files.read:v2``
+        imported from another provider's history) is sent renamed (see :func:`wire_tool_names`),
+        reported under the keyword ``name``; the model's calls to the new name run the tool.
         """
-        why = self.profile.tool_name_error(tool.name)
-        if why is not None:
-            raise ToolNameError(str(tool.name), why, api=API, rule=TOOL_NAME_RULE.pattern)
         report = TranslationReport(api=API, tool=tool.name, strict_possible=None)
+        name = tool.name
+        if self.profile.tool_name_error(name) is not None:
+            name = wire_tool_names([tool.name])[tool.name]
+            report.add("", "rewritten", "name",
+                       f"the tool name {tool.name!r} is sent as {name!r}: Anthropic allows only ^[a-zA-Z0-9_-]{{1,128}}$; "
+                       f"the model's calls to {name!r} run {tool.name!r}")
         schema = self.profile.translate_schema(tool.input_schema, report, strict=tool.strict is True)
-        wire: dict[str, Any] = {"name": tool.name, "description": tool.model_description(), "input_schema": schema}
+        wire: dict[str, Any] = {"name": name, "description": tool.model_description(), "input_schema": schema}
         if tool.strict is not None and not (tool.strict is True and report.strict_possible is False):
             wire["strict"] = tool.strict
         wire.update(_own(tool.provider_data))
@@ -851,16 +905,18 @@ class AnthropicCodec:
         (thinking with a forced tool choice, sampling settings with thinking, budgets, ...) are
         checked by the preflight (:class:`~toolwire_anthropic.profile.AnthropicProfile`), which
         raises :class:`~toolwire.errors.RequestRefused` before sending. Raises
-        :class:`~toolwire.errors.UnsupportedToolChoice` for a tool choice form it cannot express
-        and :class:`~toolwire.errors.ToolNameError` for a tool name Anthropic refuses.
+        :class:`~toolwire.errors.UnsupportedToolChoice` for a tool choice form it cannot express.
+        Tools whose names Anthropic refuses are sent renamed (:func:`wire_tool_names`), the same
+        way in the declarations, the history's ``tool_use`` blocks and the tool choice.
         """
         choice = normalize_tool_choice(request.tool_choice)
         thinking = request.thinking
         settings = dict(request.settings or {})
+        names = wire_tool_names(t.name for t in request.tools)
         body: dict[str, Any] = {
             "model": request.model,
             "max_tokens": request.max_tokens if request.max_tokens is not None else DEFAULT_MAX_TOKENS,
-            "messages": _encode_messages(request.messages),
+            "messages": _encode_messages(request.messages, names),
         }
         if request.instructions is not None:
             sys_cc = settings.get("system_cache_control")
@@ -868,7 +924,12 @@ class AnthropicCodec:
                 body["system"] = [{"type": "text", "text": request.instructions, "cache_control": sys_cc}]
             else:
                 body["system"] = request.instructions
-        tools = [self.translate_tool(t)[0] for t in request.tools]
+        tools = []
+        for t in request.tools:
+            decl = self.translate_tool(t)[0]
+            if t.name in names:
+                decl["name"] = names[t.name]
+            tools.append(decl)
         for entry in sorted(settings.get("server_tools") or [], key=lambda e: e.get("position", len(tools))):
             pos = entry.get("position")
             pos = len(tools) if not isinstance(pos, int) else min(max(pos, 0), len(tools))
@@ -876,6 +937,8 @@ class AnthropicCodec:
         if tools:
             body["tools"] = tools
         tc = self._encode_tool_choice(choice, request.parallel_tool_calls)
+        if tc is not None and tc.get("type") == "tool" and isinstance(tc.get("name"), str):
+            tc["name"] = _history_name(tc["name"], names)
         if tc is not None and (tools or tc["type"] in ("any", "tool")):
             # without tools, auto/none (and disable_parallel_tool_use) mean nothing and are left out
             # (rule anthropic.request.tool-choice-without-tools); a forced choice is left for the
@@ -1086,6 +1149,10 @@ class AnthropicCodec:
             synth=lambda pos: _synth_id(message_id or body, request, pos),
         )
         calls = [p for p in parts if isinstance(p, ToolCall)]
+        real = _real_names(request)
+        for c in calls:
+            if c.name in real:
+                c.name = real[c.name]  # a renamed tool (rule anthropic.tool.name): the real name
         stop = map_stop_reason(raw_stop, bool(calls))
         if stop == "max_tokens" and parts and isinstance(parts[-1], ToolCall):
             parts[-1].incomplete = True

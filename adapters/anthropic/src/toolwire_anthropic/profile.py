@@ -114,7 +114,7 @@ RULES: tuple[Rule, ...] = (
     _rule("anthropic.tool.name", "A tool name matches ^[a-zA-Z0-9_-]{1,128}$.",
           "API error text \"tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'\" "
           "(modelcontextprotocol/modelcontextprotocol#1345); older texts and docs say {1,64} "
-          "(modelcontextprotocol/typescript-sdk#413); anthropic.types.ToolParam.name states no pattern", "refuse"),
+          "(modelcontextprotocol/typescript-sdk#413); anthropic.types.ToolParam.name states no pattern", "repair"),
     _rule("anthropic.tool.unique-names", "Tool names are unique within a request.",
           "API error text \"tools: Tool names must be unique.\" (eclipse-theia/theia#16122)", "refuse"),
     _rule("anthropic.tool_use.id", "tool_use ids and tool_result tool_use_ids match ^[a-zA-Z0-9_-]+$.",
