@@ -200,6 +200,10 @@ def test_an_imported_name_the_target_vendor_refuses_fails_clearly():
     body["tools"][0]["functionDeclarations"][0]["name"] = "files.read:v2"
     imported = _codec("gemini").decode_request(body)
     assert imported.tools[0].name == "files.read:v2"
-    for target in ("anthropic", "openai-chat", "openai"):
+    for target in ("openai-chat", "openai"):
         with pytest.raises(ToolNameError, match=rf"'files.read:v2' breaks the {target} rule"):
             _codec(target).encode_request(imported)
+    # Anthropic sends it renamed, the same way in the declaration and the history (its adapter
+    # decodes the model's calls back to the real name)
+    sent = _codec("anthropic").encode_request(imported)
+    assert [t["name"] for t in sent["tools"]] == ["files_read_v2"]

@@ -63,6 +63,7 @@ def test_json_specs_target_and_provider_selection():
     got = {(f["rule"], f["tool"], f.get("provider")) for f in data["findings"] if f["rule"] != "token-cost"}
     assert got == {
         ("provider-name", "weather.lookup", "anthropic"),  # gemini accepts dots; anthropic does not
+        ("translation-change", "weather.lookup", "anthropic"),  # ... so the Anthropic adapter sends it renamed
         ("description-one-word", "weather.lookup", None),
         ("param-ambiguous-name", "weather.lookup", None),
         ("undeclared-parameter", "get_page", None),  # `cursor` is named, only `page` is declared
