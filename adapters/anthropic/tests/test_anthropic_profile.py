@@ -330,3 +330,21 @@ def test_docs_page_lists_every_rule_with_its_action() -> None:
     text = page.read_text(encoding="utf-8")
     for r in RULES:
         assert f"| `{r.id}` ({r.action}) |" in text, r.id
+
+
+def test_incremental_start_follows_repairs_that_drop_messages() -> None:
+    from toolwire.profile import PreflightState, RequestRefused, preflight
+
+    # an empty user message early in the history is dropped by the repair on every turn; the new
+    # messages (a call left unanswered) must still be checked at their new index
+    head = convo(("user", [{"type": "text", "text": "hi"}]), *[m for i in range(4) for m in (
+        ("assistant", [{"type": "text", "text": f"ok {i}"}]), ("user", []))],
+        ("assistant", [{"type": "text", "text": "still here"}]), ("user", [{"type": "text", "text": "weather?"}]))
+    state = PreflightState()
+    preflight(P, body(tools=[tool()], messages=copy.deepcopy(head)), state=state)
+    bad = head + convo(("assistant", [USE]), ("user", [{"type": "text", "text": "no result"}]),
+                       ("assistant", [{"type": "text", "text": "hm"}]), ("user", [{"type": "text", "text": "go on"}]),
+                       ("assistant", [{"type": "text", "text": "hm"}]), ("user", [{"type": "text", "text": "go on"}]))
+    with pytest.raises(RequestRefused) as info:
+        preflight(P, body(tools=[tool()], messages=copy.deepcopy(bad)), state=state)
+    assert "anthropic.conversation.tool-result-placement" in info.value.rules

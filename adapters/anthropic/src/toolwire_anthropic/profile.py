@@ -299,12 +299,28 @@ def _image_bytes(data: str) -> int:
     return (len(data) * 3) // 4 - data[-2:].count("=") if data else 0
 
 
-def _count_cache_control(x: Any) -> int:
-    if isinstance(x, dict):
-        return (1 if x.get("cache_control") is not None else 0) + sum(_count_cache_control(v) for v in x.values())
-    if isinstance(x, list):
-        return sum(_count_cache_control(v) for v in x)
-    return 0
+def _count_cache_control(body: dict[str, Any]) -> int:
+    """Blocks carrying ``cache_control``: tools, system blocks, message content blocks and the
+    blocks inside tool results (where the API reads breakpoints; a shallow scan, not a walk of
+    every value), plus the top-level automatic ``cache_control``."""
+    n = 1 if body.get("cache_control") is not None else 0
+    for t in body.get("tools") or []:
+        n += isinstance(t, dict) and t.get("cache_control") is not None
+    system = body.get("system")
+    for b in system if isinstance(system, list) else []:
+        n += isinstance(b, dict) and b.get("cache_control") is not None
+    for m in body.get("messages") or []:
+        content = m.get("content") if isinstance(m, dict) else None
+        if not isinstance(content, list):
+            continue
+        for b in content:
+            if not isinstance(b, dict):
+                continue
+            n += b.get("cache_control") is not None
+            inner = b.get("content")
+            if isinstance(inner, list):
+                n += sum(1 for c in inner if isinstance(c, dict) and c.get("cache_control") is not None)
+    return n
 
 
 def _schema_params(schema: Any) -> tuple[int, int]:
@@ -426,7 +442,11 @@ class AnthropicProfile(Profile):
         out: list[Violation] = []
         out.extend(_check_tools(json.dumps(body.get("tools"), sort_keys=True, default=str)) if body.get("tools") else ())
         out.extend(self._check_settings(body))
-        out.extend(self._check_messages(body, max(0, int(start or 0))))
+        start = max(0, int(start or 0))
+        mapped = getattr(self, "_mapped_start", None)
+        if mapped is not None and mapped[0] is body.get("messages") and mapped[1] == start:
+            start = mapped[2]  # the repair dropped or merged messages before start: same message, new index
+        out.extend(self._check_messages(body, start))
         return out
 
     def _check_settings(self, body: dict[str, Any]) -> list[Violation]:
@@ -487,7 +507,7 @@ class AnthropicProfile(Profile):
             isinstance(system, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in system)
         ):
             add("anthropic.request.system-top-level", "/system", "system must be a string or a list of text blocks")
-        n = _count_cache_control({k: body.get(k) for k in ("tools", "system", "messages")}) + (1 if body.get("cache_control") is not None else 0)
+        n = _count_cache_control(body)
         if n > _MAX_CACHE_BREAKPOINTS:
             add("anthropic.request.cache-control-limit", "", f"{n} blocks carry cache_control; Anthropic allows at most {_MAX_CACHE_BREAKPOINTS}")
         return out
@@ -700,7 +720,10 @@ class AnthropicProfile(Profile):
         for mi, m in enumerate(msgs):
             if isinstance(m, dict):
                 _repair_message(mi, m, report, final=mi == len(msgs) - 1)
-        body["messages"] = _merge_turns(msgs, report)
+        body["messages"], where = _merge_turns(msgs, report)
+        # ``start`` indexes the body as encoded; the check reads the repaired list
+        landed = [where[i] for i in range(min(start, len(where)), len(where)) if where[i] is not None]
+        self._mapped_start = (body["messages"], start, min(landed) if landed else len(body["messages"]))
         msgs = body["messages"]
         if _thinking_on(body):
             ai = _tool_loop_assistant(msgs)
@@ -938,26 +961,32 @@ def _repair_message(mi: int, m: dict[str, Any], report: Any, *, final: bool) -> 
     m["content"] = kept
 
 
-def _merge_turns(msgs: list[Any], report: Any) -> list[Any]:
+def _merge_turns(msgs: list[Any], report: Any) -> tuple[list[Any], list[int | None]]:
     """Drop messages left without content (except a final assistant message), merge consecutive
-    messages of one role (the API would combine them) and put tool results first."""
+    messages of one role (the API would combine them) and put tool results first. Returns the new
+    list and, for each original message, the index it landed at (``None``: dropped)."""
     out: list[Any] = []
+    where: list[int | None] = []
     n = len(msgs)
     for mi, m in enumerate(msgs):
         if not isinstance(m, dict) or m.get("role") not in ("user", "assistant"):
+            where.append(len(out))
             out.append(m)
             continue
         content = m.get("content")
         empty = content == [] or content == ""
         if empty and not (mi == n - 1 and m.get("role") == "assistant"):
             report.add("anthropic.conversation.empty-content", f"/messages/{mi}", "a message without content left out")
+            where.append(None)
             continue
         if out and isinstance(out[-1], dict) and out[-1].get("role") == m.get("role") and not empty:
             prev = out[-1]
             prev["content"] = _as_list(prev.get("content")) + _as_list(content)
             report.add("anthropic.conversation.consecutive-roles", f"/messages/{mi}",
                        f"merged into the {m.get('role')} message before it (the API combines consecutive turns of one role)")
+            where.append(len(out) - 1)
             continue
+        where.append(len(out))
         out.append(m)
     for i, m in enumerate(out):
         if isinstance(m, dict) and m.get("role") == "user" and isinstance(m.get("content"), list):
@@ -967,7 +996,7 @@ def _merge_turns(msgs: list[Any], report: Any) -> list[Any]:
             if nres and kinds[:nres] != ["tool_result"] * nres:
                 m["content"] = [b for b, k in zip(blocks, kinds) if k == "tool_result"] + [b for b, k in zip(blocks, kinds) if k != "tool_result"]
                 report.add("anthropic.conversation.tool-results-first", f"/messages/{i}/content", "tool_result blocks moved before the other blocks")
-    return out
+    return out, where
 
 
 def _as_list(content: Any) -> list[Any]:
