@@ -50,8 +50,11 @@ class ToolNameError(ToolDefinitionError):
 
     def __init__(self, name: str, detail: str | None = None, *, api: str | None = None, rule: str | None = None) -> None:
         self.name = name
+        self.api = api
         if api is not None:
-            msg = f"tool name {name!r} breaks the {api} rule: it must match {rule}"
+            reason = detail or (f"it must match {rule}" if rule else "the API does not accept it")
+            super().__init__(f"tool name {name!r} breaks the {api} rule: {reason}")
+            return
         else:
             msg = (
                 f"tool name {name!r} is not accepted by every vendor: it must match {self.RULE} "
@@ -161,7 +164,8 @@ class ProviderError(ToolwireError):
 
     @staticmethod
     def is_retryable_status(status: int | None) -> bool:
-        """408, 409, 429 and every 5xx (incl. Anthropic's 529 overloaded) may succeed on retry."""
+        """HTTP 408, 409, 429 and every 5xx may succeed on retry (adapters refine this with the
+        vendor's own signal, e.g. an ``x-should-retry`` header)."""
         return status is None or status in (408, 409, 429) or status >= 500
 
 

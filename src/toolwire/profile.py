@@ -296,6 +296,14 @@ class Profile:
         :class:`~toolwire.errors.ProviderError` for vendor errors. Default: ``None``."""
         return None
 
+    # -- usage ---------------------------------------------------------------------------------
+    def primary_usage(self, usage: Any) -> tuple[int | None, int | None]:
+        """The vendor's own primary input and output counters for a normalised
+        :class:`~toolwire.types.Usage` (what the API itself reported as its input and output
+        count, before toolwire added cache or reasoning parts to them). Used to compare decoded
+        responses with recordings that list the vendor's counters. Default: unchanged."""
+        return usage.input_tokens, usage.output_tokens
+
     # -- recordings ----------------------------------------------------------------------------
     def recognizes_uri(self, uri: str) -> bool:
         """Whether a request URI is one of this API's endpoints (replay, cassettes). Default no."""
@@ -305,6 +313,11 @@ class Profile:
         """Whether a request body has this API's shape (fallback for proxies on other hosts, asked
         only when no profile recognised the URI). Default no."""
         return False
+
+    def requested_stream(self, uri: str, body: Any) -> bool:
+        """Whether a recorded request to ``uri`` asked for a streamed answer. Default: the body's
+        ``"stream": true`` (APIs that say it in the URL override this)."""
+        return isinstance(body, dict) and body.get("stream") is True
 
     def replay_target(self, uri: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """The model id and model settings (``base_url``, API version, ...) that send a recorded

@@ -10,7 +10,7 @@ from typing import Any
 from .adapter import Model, check_settings
 from .errors import AdapterNotInstalled, ConfigurationError, ProviderNotFound
 
-__all__ = ["model", "codec", "profile", "available_providers", "parse_model_name", "ENTRY_POINT_GROUP", "KNOWN_PROVIDERS"]
+__all__ = ["model", "codec", "profile", "cached_profile", "installed_profiles", "available_providers", "parse_model_name", "ENTRY_POINT_GROUP", "KNOWN_PROVIDERS"]
 
 ENTRY_POINT_GROUP = "toolwire.adapters"
 
@@ -165,3 +165,34 @@ def profile(provider: str, **settings: Any) -> Any:
     ``model=...``), through the adapter's ``Model.make_profile``; no credentials needed. Raises
     like :func:`model` (:class:`ProviderNotFound`, :class:`AdapterNotInstalled`)."""
     return _factory(provider).make_profile(**settings)
+
+
+_PROFILES: dict[str, Any] = {}
+
+
+def cached_profile(provider: str) -> Any:
+    """The default-settings profile of ``provider``, built once; ``None`` when no installed adapter
+    registers it (the core then falls back to toolwire's own common rules)."""
+    if provider in _PROFILES:
+        return _PROFILES[provider]
+    try:
+        prof = profile(provider)
+    except ProviderNotFound:
+        prof = None
+    _PROFILES[provider] = prof
+    return prof
+
+
+def installed_profiles() -> dict[str, Any]:
+    """``{provider: profile}`` for every installed adapter that has one (the offline ``test`` and
+    ``scripted`` providers included; their profiles state no rule). Adapters that fail to load
+    are left out."""
+    out: dict[str, Any] = {}
+    for name in available_providers():
+        try:
+            prof = cached_profile(name)
+        except Exception:  # noqa: BLE001 - a broken third-party adapter must not break the core
+            prof = None
+        if prof is not None:
+            out[name] = prof
+    return out

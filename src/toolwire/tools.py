@@ -15,38 +15,32 @@ from typing import Any, Generic, ParamSpec, TypeVar, overload
 
 from .errors import SchemaError, ToolNameError
 
-__all__ = ["Tool", "tool", "TOOL_NAME_RULE", "VENDOR_TOOL_NAME_RULES", "check_tool_name", "check_tool_name_for"]
+__all__ = ["Tool", "tool", "TOOL_NAME_RULE", "check_tool_name", "check_tool_name_for"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
-#: The tool-name rule every vendor accepts: Anthropic, OpenAI and Gemini each allow
-#: at least this set; Gemini alone also allows ``.`` and ``:``, OpenAI alone a leading digit.
+#: toolwire's own tool-name rule for the tools users write (a letter or ``_`` first, then letters,
+#: digits, ``_`` or ``-``, at most 64 characters), chosen so every API accepts the name; each
+#: API's own, wider rule is its profile's (:func:`check_tool_name_for`).
 TOOL_NAME_RULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 
 
-#: Each API's own tool-name rule, used for tools imported from that API's requests: Anthropic
-#: ``^[a-zA-Z0-9_-]{1,128}$`` (API error text), OpenAI ``^[a-zA-Z0-9_-]{1,64}$`` (SDK
-#: ``FunctionDefinition.name``), Gemini ``FunctionDeclaration.name`` (letter or ``_`` first; letters,
-#: digits, ``_ . : -``; at most 128).
-VENDOR_TOOL_NAME_RULES: dict[str, re.Pattern[str]] = {
-    "anthropic": re.compile(r"^[a-zA-Z0-9_-]{1,128}$"),
-    "openai-chat": re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
-    "openai": re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
-    "gemini": re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$"),
-}
-
-
 def check_tool_name_for(api: str, name: Any) -> str:
-    """Return ``name`` if ``api``'s own rule (:data:`VENDOR_TOOL_NAME_RULES`) accepts it; raise
-    :class:`ToolNameError` naming the tool, the API and its rule otherwise. The codecs check every
-    declared tool with it before encoding, so an imported name another vendor allowed (Gemini's
-    ``files.read:v2``) fails here with a clear message rather than as a 400 from the API."""
-    rule = VENDOR_TOOL_NAME_RULES.get(api)
-    if rule is None:
+    """Return ``name`` if ``api``'s own rule accepts it, else raise :class:`ToolNameError` naming
+    the tool, the API and the reason. The rule is the API's profile's
+    (:meth:`toolwire.profile.Profile.tool_name_error`, through the registry); an API whose adapter
+    is not installed gets toolwire's common rule (:func:`check_tool_name`). The codecs check every
+    declared tool with it before encoding, so a name another vendor allowed (an imported history)
+    fails here with a clear message rather than as a 400 from the API."""
+    from .registry import cached_profile
+
+    prof = cached_profile(api) if isinstance(api, str) and api else None
+    if prof is None:
         return check_tool_name(name)
-    if not isinstance(name, str) or not rule.fullmatch(name):
-        raise ToolNameError(str(name), api=api, rule=rule.pattern)
+    reason = prof.tool_name_error(name) if isinstance(name, str) else f"a tool name is a string, got {type(name).__name__}"
+    if reason:
+        raise ToolNameError(str(name), reason, api=api)
     return name
 
 
@@ -106,12 +100,12 @@ class Tool(Generic[P, R]):
     #: to the annotated types before the call (see ``schema.from_function.convert_arguments``).
     arguments_model: Any = field(default=None, repr=False, compare=False)
     #: The API a tool was imported from (``decode_request``): its name is then checked against
-    #: that API's own rule (:data:`VENDOR_TOOL_NAME_RULES`) instead of the common one, so any
-    #: history the vendor accepted can be imported.
+    #: that API's own rule (its profile, :func:`check_tool_name_for`) instead of the common one,
+    #: so any history the vendor accepted can be imported.
     imported_from: str | None = None
 
     def __post_init__(self) -> None:
-        if self.imported_from in VENDOR_TOOL_NAME_RULES:
+        if self.imported_from:
             check_tool_name_for(self.imported_from, self.name)
         else:
             check_tool_name(self.name)

@@ -59,8 +59,7 @@ def test_lint_tools_refuses_unknown_providers_too():
 @pytest.mark.parametrize("live, expected", [
     (":", "toolwire lint: --live: model ':' must be 'provider:model-id' with both parts non-empty"),
     ("anthropic:", "toolwire lint: --live: model 'anthropic:' must be 'provider:model-id' with both parts non-empty"),
-    ("nope:x", "toolwire lint: --live: unknown provider 'nope'; known providers: anthropic, openai, openai-chat, gemini "
-               "(a live count exists for anthropic, openai, openai-chat)"),
+    ("nope:x", "toolwire lint: --live: unknown provider 'nope'; known providers: anthropic, openai, openai-chat, gemini"),
 ])
 def test_malformed_live_model_exits_2_with_one_line(target, live, expected):
     _one_line_exit_2(runner.invoke(app, ["lint", target, "--live", live]), expected)
@@ -76,10 +75,12 @@ def test_live_without_a_key_names_the_variable(target, monkeypatch):
     assert "live token count (anthropic) failed: anthropic: set ANTHROPIC_API_KEY" in " ".join(text.stdout.split())
 
 
-def test_live_gemini_says_why_there_is_no_count(target):
+def test_live_gemini_without_a_key_names_the_variable(target, monkeypatch):
+    for var in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
     res = runner.invoke(app, ["lint", target, "--live", "gemini:gemini-x", "--json"])
     err = json.loads(res.stdout)["summary"]["token_cost_live"]["gemini"]["error"]
-    assert "countTokens does not accept tools" in err
+    assert "GEMINI_API_KEY" in err
 
 
 def test_live_count_is_shown_in_the_text_report(target, monkeypatch):
@@ -96,8 +97,7 @@ def test_live_count_is_shown_in_the_text_report(target, monkeypatch):
     real = tokens_mod.count_tool_tokens_live
 
     def with_mock_client(tools, provider, model, **kw):
-        client = anthropic.Anthropic(api_key="sk-ant-test", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
-        return real(tools, provider, model, client=client)
+        return real(tools, provider, model, api_key="sk-ant-test", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
 
     monkeypatch.setattr(tokens_mod, "count_tool_tokens_live", with_mock_client)
     res = runner.invoke(app, ["lint", target, "--live", "anthropic:claude-x"])

@@ -20,10 +20,6 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-#: Providers with a live token-counting endpoint that accepts tools.
-LIVE_PROVIDERS = ("anthropic", "openai", "openai-chat")
-
-
 def _parse_live(name: str) -> tuple[str, str]:
     """``--live provider:model`` → ``(provider, model_id)``. Raises
     :class:`~toolwire.errors.ConfigurationError` for a malformed name or an unknown provider."""
@@ -36,22 +32,16 @@ def _parse_live(name: str) -> tuple[str, str]:
     except ConfigurationError as exc:
         raise ConfigurationError(f"--live: {exc}") from exc
     if prov not in DEFAULT_PROVIDERS:
-        raise ConfigurationError(f"--live: unknown provider {prov!r}; known providers: {', '.join(DEFAULT_PROVIDERS)} "
-                                 f"(a live count exists for {', '.join(LIVE_PROVIDERS)})")
+        raise ConfigurationError(f"--live: unknown provider {prov!r}; known providers: {', '.join(DEFAULT_PROVIDERS)}")
     return prov, model_id
 
 
 def _live_cost(tools: list, prov: str, model_id: str) -> dict:
     """The live count as the summary's ``token_cost_live[prov]`` entry: the cost, or
     ``{"error": ...}`` naming the variable to set (the model's ``credential_problem()``), the
-    provider without an endpoint, or the vendor's error."""
+    provider without an endpoint (its profile counts nothing), or the vendor's error."""
     from toolwire.design.tokens import count_tool_tokens_live
 
-    if prov not in LIVE_PROVIDERS:
-        try:
-            count_tool_tokens_live(tools, prov, model_id)
-        except NotImplementedError as exc:
-            return {"error": str(exc)}
     try:
         import toolwire
 
@@ -62,6 +52,8 @@ def _live_cost(tools: list, prov: str, model_id: str) -> dict:
         return {"error": f"{prov}: {problem}"}
     try:
         return count_tool_tokens_live(tools, prov, model_id).to_dict()
+    except NotImplementedError as exc:
+        return {"error": str(exc)}
     except Exception as exc:  # noqa: BLE001 - no network, a vendor error
         return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"}
 

@@ -29,7 +29,6 @@ __all__ = [
     "LintReport",
     "RULES",
     "AMBIGUOUS_NAMES",
-    "PROVIDER_NAME_RULES",
     "DEFAULT_PROVIDERS",
     "check_providers",
     "lint_tools",
@@ -83,19 +82,6 @@ _WHEN = re.compile(
     r"use (this|it|when|for|to|before|after|instead|only)|call (this|it|when|before|after|first|only))\b",
     re.I,
 )
-
-#: Tool-name rules per provider (the rule toolwire enforces for all, :data:`toolwire.tools.TOOL_NAME_RULE`,
-#: is their intersection). Sources: OpenAI function ``name`` (a-z, A-Z, 0-9, ``_``, ``-``, max 64);
-#: Anthropic tool ``name`` (``^[a-zA-Z0-9_-]{1,64}$``); Gemini FunctionDeclaration ``name``
-#: (letter or ``_`` first, then a-z, A-Z, 0-9, ``_``, ``.``, ``:``, ``-``; max 128).
-PROVIDER_NAME_RULES: dict[str, tuple[re.Pattern[str], str]] = {
-    "anthropic": (re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), "letters, digits, '_' and '-', 1 to 64 characters"),
-    "openai": (re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), "letters, digits, '_' and '-', 1 to 64 characters"),
-    "openai-chat": (re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), "letters, digits, '_' and '-', 1 to 64 characters"),
-    "gemini": (re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$"), "a letter or '_' first, then letters, digits, '_', '.', ':' or '-', at most 128 characters"),
-}
-#: Gemini parameter (property) names: ``[A-Za-z0-9_]``, a letter or ``_`` first, at most 64.
-_GEMINI_PARAM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 #: Providers checked when none is selected — also every provider ``lint_tools`` accepts.
 DEFAULT_PROVIDERS = ("anthropic", "openai", "openai-chat", "gemini")
@@ -495,22 +481,36 @@ def _r_translation_unavailable(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
 
 @register_rule(
     "provider-name", "error",
-    "the provider rejects the whole request when a tool or parameter name breaks its naming rule",
+    "the provider rejects the whole request when a tool name breaks its naming rule",
     "rename it to letters, digits, '_' and '-' (a letter first), at most 64 characters",
 )
 def _r_provider_name(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    from ..registry import cached_profile
+
     for provider in ctx.providers:
-        rule = PROVIDER_NAME_RULES.get(provider)
-        if rule and not rule[0].fullmatch(tool.name):
-            yield _f("provider-name", tool.name, "/name", f"tool name {tool.name!r} breaks {provider}'s rule ({rule[1]})",
-                     fix=f"rename it to match {provider}'s rule: {rule[1]}", provider=provider)
-        if provider == "gemini":
-            for path, name, _sub in _walk_props(tool.input_schema):
-                if not _GEMINI_PARAM.fullmatch(name):
-                    yield _f("provider-name", tool.name, json_pointer(path),
-                             f"parameter name {name!r} breaks gemini's rule (letters, digits and '_', a letter or '_' first, at most 64)",
-                             fix="rename the parameter to letters, digits and '_' only (a letter or '_' first), at most 64 characters",
-                             provider=provider)
+        prof = cached_profile(provider)
+        reason = prof.tool_name_error(tool.name) if prof is not None else None
+        if reason:
+            yield _f("provider-name", tool.name, "/name", f"tool name {tool.name!r} breaks {provider}'s rule: {reason}",
+                     fix=f"rename it so that {provider} accepts it ({reason})", provider=provider)
+
+
+@register_rule(
+    "provider-rule", "error",
+    "a request with this tool breaks a rule of the provider's API (its profile says so before anything is sent), so toolwire refuses to send it",
+    "change the tool as the message says; the rule id names the provider's rule (see the provider's page under Vendor rules)",
+)
+def _r_provider_rule(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    return ()  # produced by the preflight of a probe request (see _preflight_findings)
+
+
+@register_rule(
+    "preflight-repair", "info",
+    "before sending, the provider's profile rewrites part of a request with this tool (the model still sees what the tool means)",
+    "nothing to do; change the tool if you would rather send it as it is",
+)
+def _r_preflight_repair(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    return ()  # produced by the preflight of a probe request (see _preflight_findings)
 
 
 @register_rule(
@@ -577,6 +577,44 @@ def _translation_findings(tool: Tool, provider: str, cache: dict[str, Any]) -> I
         yield _f(rule, tool.name, ptr, f"{provider}: {change.action} {change.keyword}: {change.detail}", provider=provider)
 
 
+def _preflight_findings(tool: Tool, provider: str, cache: dict[str, Any]) -> Iterable[Finding]:
+    """The preflight of a one-message request with ``tool`` for ``provider``: each violation of
+    the API's rules (``provider-rule``) and each repair (``preflight-repair``); the pointer of
+    each into the encoded request is in the message."""
+    c = cache.get(provider)
+    if c is None or isinstance(c, Exception):
+        return
+    from ..adapter import ModelRequest
+    from ..errors import RequestRefused, ToolwireError
+    from ..profile import preflight
+    from ..registry import cached_profile
+    from ..types import Message, TextPart
+
+    prof = cached_profile(provider)
+    if prof is None:
+        return
+    try:
+        body = c.encode_request(ModelRequest(model="lint-probe", messages=[Message("user", [TextPart("Hi")])], tools=[tool]))
+    except ToolwireError:
+        return  # a name or schema the codec refuses: provider-name / translation-error report it
+    except Exception:  # noqa: BLE001 - a codec that cannot encode a probe: nothing to show
+        return
+    try:
+        _body, report = preflight(prof, body)
+    except RequestRefused as exc:
+        for v in exc.violations:
+            yield _f("provider-rule", tool.name, "", f"{provider}: {v.message} (rule {v.rule}, at {v.pointer or '/'} of the request)",
+                     provider=provider)
+        return
+    except Exception as exc:  # noqa: BLE001 - a broken profile: say so, do not abort the review
+        yield _f("translation-unavailable", tool.name, "", f"{provider}'s profile could not check a request: {type(exc).__name__}: {exc}",
+                 provider=provider)
+        return
+    for change in report:
+        yield _f("preflight-repair", tool.name, "", f"{provider}: {change.detail} (rule {change.rule}, at {change.pointer or '/'} of the request)",
+                 provider=provider)
+
+
 def _run_rule(rule: Rule, subject: Any, tool_name: str, ctx: _Ctx) -> list[Finding]:
     """The rule's findings; a rule that raises (a schema shaped in a way it did not expect)
     becomes one error finding under its id instead of aborting the whole review."""
@@ -638,9 +676,10 @@ def lint_tools(tools: Iterable[Tool], providers: Sequence[str] | None = None, *,
             if r.per_set:
                 continue
             findings.extend(_run_rule(r, t, t.name, ctx))
-        if any(r.id.startswith("translation-") for r in active):
+        if any(r.id.startswith("translation-") or r.id in ("provider-rule", "preflight-repair") for r in active):
             for p in provs:
                 findings.extend(f for f in _translation_findings(t, p, cache) if f.rule in selected and f.rule not in skipped)
+                findings.extend(f for f in _preflight_findings(t, p, cache) if f.rule in selected and f.rule not in skipped)
     for r in active:
         if r.per_set:
             findings.extend(_run_rule(r, tools, "", ctx))

@@ -175,26 +175,26 @@ def parse_sse(text: str) -> list[SSEEvent]:
 
 
 def detect_api(uri: str, body: Any = None) -> str | None:
-    """``anthropic``, ``openai-chat``, ``openai`` (Responses) or ``gemini`` from a request URI (with
-    the body as a fallback for proxies on other hosts); ``None`` when unknown."""
-    path = urlsplit(uri).path
-    if path.endswith("/messages") or path.endswith("/messages/count_tokens"):
-        return "anthropic"
-    if path.endswith("/chat/completions"):
-        return "openai-chat"
-    if path.endswith("/responses") or "/responses/" in path:
-        return "openai"
-    if ":generateContent" in path or ":streamGenerateContent" in path or ":countTokens" in path:
-        return "gemini"
-    if isinstance(body, dict):
-        if "contents" in body:
-            return "gemini"
-        if "input" in body:
-            return "openai"
-        if "messages" in body and "max_tokens" in body and "system" in body:
-            return "anthropic"
-        if "messages" in body:
-            return "openai-chat"
+    """The provider a recorded request belongs to, asked of every installed adapter's profile:
+    the first whose :meth:`~toolwire.profile.Profile.recognizes_uri` accepts the request URI,
+    else the first whose :meth:`~toolwire.profile.Profile.recognizes_body` accepts the body (for
+    proxies on other paths); ``None`` when none does."""
+    from ..registry import installed_profiles
+
+    profiles = installed_profiles()
+    for name, prof in profiles.items():
+        try:
+            if prof.recognizes_uri(uri):
+                return name
+        except Exception:  # noqa: BLE001 - a broken third-party profile does not decide
+            continue
+    if body is not None:
+        for name, prof in profiles.items():
+            try:
+                if prof.recognizes_body(body):
+                    return name
+            except Exception:  # noqa: BLE001
+                continue
     return None
 
 
@@ -209,9 +209,24 @@ def _stream_format(uri: str, request_json: Any, headers: dict[str, Any], text: s
         stripped = text.lstrip()
         if stripped.startswith("event:") or stripped.startswith("data:"):
             return "sse"
-        if stripped.startswith("[") and ":streamGenerateContent" in uri:
-            return "json-array"
+        if stripped.startswith("[") and _requested_stream(uri, request_json):
+            return "json-array"  # a stream of chunks sent as one JSON array
     return None
+
+
+def _requested_stream(uri: str, body: Any) -> bool:
+    """Whether the recorded request asked for a streamed answer, asked of the profile that
+    recognises it (:meth:`~toolwire.profile.Profile.requested_stream`)."""
+    from ..registry import cached_profile
+
+    api = detect_api(uri, body)
+    prof = cached_profile(api) if api else None
+    if prof is None:
+        return isinstance(body, dict) and body.get("stream") is True
+    try:
+        return bool(prof.requested_stream(uri, body))
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def load_cassette(path: str | Path) -> list[Interaction]:

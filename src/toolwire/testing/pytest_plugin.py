@@ -32,13 +32,30 @@ from typing import Any, NoReturn
 
 import pytest
 
-__all__ = ["cassette", "SCRUBBED_REQUEST_HEADERS", "SCRUBBED_QUERY_PARAMETERS", "SCRUBBED_RESPONSE_HEADERS"]
+__all__ = ["cassette", "scrubbed_names", "SCRUBBED_REQUEST_HEADERS", "SCRUBBED_QUERY_PARAMETERS", "SCRUBBED_RESPONSE_HEADERS"]
 
-SCRUBBED_REQUEST_HEADERS = ("authorization", "x-api-key", "x-goog-api-key", "api-key", "cookie", "openai-organization",
-                            "openai-project", "proxy-authorization")
+#: Request headers, query parameters and response headers always scrubbed (HTTP's own credential
+#: carriers); each installed adapter's profile adds its API's names
+#: (:attr:`~toolwire.profile.Profile.credential_headers`, ``credential_query_params``,
+#: ``private_response_headers``), see :func:`scrubbed_names`.
+SCRUBBED_REQUEST_HEADERS = ("authorization", "proxy-authorization", "cookie")
 SCRUBBED_QUERY_PARAMETERS = ("key", "api_key", "api-key", "apikey", "access_token", "token", "auth", "signature", "sig")
-SCRUBBED_RESPONSE_HEADERS = ("set-cookie", "openai-organization", "openai-project", "anthropic-organization-id",
-                             "x-goog-api-key", "authorization")
+SCRUBBED_RESPONSE_HEADERS = ("set-cookie", "authorization")
+
+
+def scrubbed_names() -> dict[str, tuple[str, ...]]:
+    """The names scrubbed from recordings: ``{"request_headers", "query_parameters",
+    "response_headers"}``, the generic ones above plus every installed profile's (lower case)."""
+    from toolwire.registry import installed_profiles
+
+    req, query, resp = list(SCRUBBED_REQUEST_HEADERS), list(SCRUBBED_QUERY_PARAMETERS), list(SCRUBBED_RESPONSE_HEADERS)
+    for prof in installed_profiles().values():
+        req += [h.lower() for h in getattr(prof, "credential_headers", ())]
+        query += [q.lower() for q in getattr(prof, "credential_query_params", ())]
+        resp += [h.lower() for h in getattr(prof, "private_response_headers", ())]
+        resp += [h.lower() for h in getattr(prof, "credential_headers", ())]
+    return {"request_headers": tuple(dict.fromkeys(req)), "query_parameters": tuple(dict.fromkeys(query)),
+            "response_headers": tuple(dict.fromkeys(resp))}
 
 #: Any header or query parameter whose name contains one of these words is scrubbed as well
 #: (gateway headers such as ``Helicone-Auth`` or ``X-Portkey-Api-Key``).
@@ -60,12 +77,12 @@ def _scrub_request(request: Any) -> Any:
     from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
     for name in list(request.headers):
-        if _sensitive(name, SCRUBBED_REQUEST_HEADERS):
+        if _sensitive(name, scrubbed_names()["request_headers"]):
             del request.headers[name]
     parts = urlsplit(request.uri)
     netloc = parts.netloc.rsplit("@", 1)[-1]
     query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-                       if not _sensitive(k, SCRUBBED_QUERY_PARAMETERS)])
+                       if not _sensitive(k, scrubbed_names()["query_parameters"])])
     request.uri = urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
     _scrub_known(request)
     return request
@@ -92,7 +109,7 @@ def _scrub_response(response: dict[str, Any]) -> dict[str, Any]:
     headers = response.get("headers") or {}
     for name in list(headers):
         low = name.lower()
-        if low in SCRUBBED_RESPONSE_HEADERS or any(w in low for w in _RESPONSE_SECRET_WORDS):
+        if low in scrubbed_names()["response_headers"] or any(w in low for w in _RESPONSE_SECRET_WORDS):
             del headers[name]
     from toolwire.secrets import scrub_value
 
@@ -132,8 +149,8 @@ def cassette(path: str | Path, *, record: bool = False, match_body: bool = False
     path.parent.mkdir(parents=True, exist_ok=True)
     my_vcr = vcr.VCR(
         record_mode="all" if record else "none",
-        filter_headers=list(SCRUBBED_REQUEST_HEADERS),
-        filter_query_parameters=list(SCRUBBED_QUERY_PARAMETERS),
+        filter_headers=list(scrubbed_names()["request_headers"]),
+        filter_query_parameters=list(scrubbed_names()["query_parameters"]),
         before_record_request=_scrub_request,
         before_record_response=_scrub_response,
         decode_compressed_response=True,

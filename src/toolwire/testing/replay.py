@@ -115,30 +115,17 @@ class _CassetteTransport:
         return httpx2.Response(inter.status or 200, content=body, headers=headers)
 
 
-def _model_id(api: str, inter: Interaction, body: dict[str, Any]) -> str:
-    if api == "gemini":
-        path = urlsplit(inter.uri).path
-        seg = path.rsplit("/models/", 1)[-1]
-        return seg.split(":", 1)[0]
-    return str(body.get("model") or "unknown")
-
-
-def _model_settings(api: str, inter: Interaction, transport: _CassetteTransport) -> dict[str, Any]:
+def _target(api: str, inter: Interaction, transport: _CassetteTransport) -> tuple[str, dict[str, Any]]:
+    """The model id and settings that send ``inter``'s request again through ``transport``: the
+    profile's :meth:`~toolwire.profile.Profile.replay_target` (base URL, API version, ...) plus
+    the cassette transport."""
     import httpx2
 
+    from ..registry import profile
+
+    model_id, settings = profile(PROVIDER_FOR_API.get(api, api)).replay_target(inter.uri, inter.request_json or {})
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport.handler))
-    settings: dict[str, Any] = {"api_key": "replay-key", "http_client": client, "max_retries": 0}
-    parts = urlsplit(inter.uri)
-    origin = f"{parts.scheme}://{parts.netloc}"
-    if api == "gemini":
-        version = parts.path.strip("/").split("/", 1)[0]
-        settings.update(base_url=origin, api_version=version)
-    elif api in ("openai-chat", "openai"):
-        prefix = parts.path.rsplit("/chat/completions", 1)[0] if api == "openai-chat" else parts.path.rsplit("/responses", 1)[0]
-        settings["base_url"] = origin + prefix
-    else:
-        settings["base_url"] = origin
-    return settings
+    return model_id, {**settings, "api_key": "replay-key", "http_client": client, "max_retries": 0}
 
 
 class _ReplayModel(Model):
@@ -163,6 +150,10 @@ class _ReplayModel(Model):
     @property
     def name(self) -> str:
         return self.inner.name
+
+    @property
+    def profile(self) -> Any:  # the recorded API's profile (failed turns, preflight)
+        return self.inner.profile
 
     def build_request(self, messages: list[Message], *, instructions: str | None = None, tools: list[Tool] | None = None,
                       tool_choice: Any = None) -> ModelRequest:
@@ -371,8 +362,8 @@ async def _replay_segment(api: str, inters: list[Interaction], recorded: list[Mo
     from ..registry import model as resolve_model
 
     transport = _CassetteTransport()
-    settings = _model_settings(api, inters[0], transport)
-    inner = resolve_model(f"{PROVIDER_FOR_API[api]}:{_model_id(api, inters[0], inters[0].request_json)}", **settings)
+    model_id, settings = _target(api, inters[0], transport)
+    inner = resolve_model(f"{PROVIDER_FOR_API.get(api, api)}:{model_id}", **settings)
     rm = _ReplayModel(inner, recorded, transport, inters, codec)
     first = recorded[0]
     all_tools: dict[str, Tool] = {}
@@ -448,13 +439,16 @@ async def replay_file(path: str | Path, display_name: str | None = None) -> File
 async def _replay_api(api: str, usable: list[Interaction], report: FileReport) -> None:
     from ..registry import codec as get_codec
 
-    codec = get_codec(PROVIDER_FOR_API[api])
+    from ..registry import profile
+
+    codec = get_codec(PROVIDER_FOR_API.get(api, api))
+    prof = profile(PROVIDER_FOR_API.get(api, api))
     decoded: list[ModelRequest] = []
     for i in usable:
         try:
             req = codec.decode_request(i.request_json)
-            if i.stream_format is not None or ":streamGenerateContent" in i.uri:
-                req.stream = True  # Gemini says "stream" in the URL, not in the body
+            if i.stream_format is not None or prof.requested_stream(i.uri, i.request_json):
+                req.stream = True  # some APIs say "stream" in the URL, not in the body
             decoded.append(req)
         except Exception as exc:
             report.errors.append(f"interaction {i.index}: decode_request failed: {type(exc).__name__}: {exc}")
@@ -485,9 +479,8 @@ async def _replay_error(api: str, inter: Interaction, recorded: ModelRequest, re
     from ..registry import model as resolve_model
 
     transport = _CassetteTransport()
-    settings = _model_settings(api, inter, transport)
-    settings["max_retries"] = 0
-    inner = resolve_model(f"{PROVIDER_FOR_API[api]}:{_model_id(api, inter, inter.request_json)}", **settings)
+    model_id, settings = _target(api, inter, transport)
+    inner = resolve_model(f"{PROVIDER_FOR_API.get(api, api)}:{model_id}", **settings)
     transport.queue.append(inter)
     record: dict[str, Any] = {"interaction": inter.index, "stop_reason": "error", "vendor_stop_reason": None, "tool_calls": [],
                               "text": None, "usage": {k: None for k in ("input_tokens", "output_tokens", "cache_read_tokens",
@@ -506,7 +499,7 @@ async def _replay_error(api: str, inter: Interaction, recorded: ModelRequest, re
         await settings["http_client"].aclose()
     report.responses.append(record)
     if transport.sent:
-        codec = get_codec(PROVIDER_FOR_API[api])
+        codec = get_codec(PROVIDER_FOR_API.get(api, api))
         ok, diff, notes = compare_requests(codec.decode_request(transport.sent[0]), recorded)
         for n in notes:
             report._note_counts[n] = report._note_counts.get(n, 0) + 1
@@ -519,8 +512,8 @@ def _count_calls(inter: Interaction, codec: Any, request: ModelRequest) -> int:
             from ..stream import assemble
 
             chunks = inter.stream_chunks
-            if inter.stream_format == "sse" and inter.api in ("anthropic", "openai"):
-                chunks = [e.data for e in inter.sse_events if isinstance(e.data, dict)]
+            if inter.stream_format == "sse":
+                chunks = [c for c in chunks if isinstance(c, dict)]  # every documented event is an object
             return len(assemble(codec.decode_stream(chunks, request)).tool_calls)
         return len(codec.decode_response(inter.response_json, request).tool_calls)
     except Exception:
@@ -553,13 +546,24 @@ def _check_expected(report: FileReport, expected: dict[str, Any]) -> None:
         if got["text"] != exp["text"]:
             report.expected_mismatches.append(f"{where}: text {got['text']!r}, expected {exp['text']!r}")
         u = exp.get("usage") or {}
-        if u.get("input") is not None and got["usage"]["input_tokens"] != u["input"]:
-            report.expected_mismatches.append(f"{where}: input tokens {got['usage']['input_tokens']}, expected {u['input']}")
-        # expected.json's "output" is the vendor's output counter, which leaves reasoning out where the
-        # vendor reports it apart (Gemini thoughtsTokenCount); Usage.output_tokens includes it
-        out_tokens, reasoning = got["usage"]["output_tokens"], got["usage"].get("reasoning_tokens") or 0
-        if u.get("output") is not None and out_tokens not in (u["output"], u["output"] + reasoning):
-            report.expected_mismatches.append(f"{where}: output tokens {out_tokens}, expected {u['output']}")
+        # expected.json lists the vendor's own primary counters; the profile says which of them the
+        # normalised Usage (input with cache, output with reasoning) came from
+        primary_in, primary_out = _primary(report.api, got["usage"])
+        if u.get("input") is not None and primary_in != u["input"]:
+            report.expected_mismatches.append(f"{where}: input tokens {primary_in} (vendor counter; Usage.input_tokens "
+                                              f"{got['usage']['input_tokens']}), expected {u['input']}")
+        if u.get("output") is not None and primary_out != u["output"]:
+            report.expected_mismatches.append(f"{where}: output tokens {primary_out} (vendor counter; Usage.output_tokens "
+                                              f"{got['usage']['output_tokens']}), expected {u['output']}")
+
+
+def _primary(api: str | None, usage: dict[str, Any]) -> tuple[int | None, int | None]:
+    from ..registry import cached_profile
+    from ..types import Usage
+
+    prof = cached_profile(PROVIDER_FOR_API.get(api or "", api or "")) if api else None
+    u = Usage.from_dict(usage)
+    return prof.primary_usage(u) if prof is not None else (u.input_tokens, u.output_tokens)
 
 
 def _find_expected(path: Path) -> tuple[Path, dict[str, Any]] | None:

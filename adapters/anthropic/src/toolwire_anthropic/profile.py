@@ -767,6 +767,14 @@ class AnthropicProfile(Profile):
         cut-off call is not run) are not failures (``anthropic.types.StopReason``)."""
         return vendor_stop_reason in FAILED_STOP_REASONS
 
+    def primary_usage(self, usage: Any) -> tuple[int | None, int | None]:
+        """Anthropic's own ``usage.input_tokens`` (which leaves the cache reads and writes out of
+        what toolwire's ``input_tokens`` counts) and ``usage.output_tokens``."""
+        inp = usage.input_tokens
+        if inp is not None:
+            inp -= (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
+        return inp, usage.output_tokens
+
     # -- tokens -------------------------------------------------------------------------------
     def estimate_tokens(self, tool_declarations: list[dict[str, Any]]) -> int:
         """Offline estimate of the input tokens the tool declarations (``tools[]`` entries as sent)

@@ -784,6 +784,12 @@ class GeminiProfile(Profile):
         """A ``GenerateContentRequest`` body: it has ``contents``."""
         return isinstance(body, dict) and "contents" in body
 
+    def requested_stream(self, uri: str, body: Any) -> bool:
+        """Gemini says "stream" in the URL (``:streamGenerateContent``), not in the body."""
+        from urllib.parse import urlsplit
+
+        return ":streamGenerateContent" in urlsplit(uri).path
+
     def replay_target(self, uri: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """The model id from the URI path (``/v1beta/models/<id>:…``) and the settings ``base_url``
         (the URI's origin) and ``api_version`` (its first path segment)."""
@@ -795,6 +801,17 @@ class GeminiProfile(Profile):
         return model, {"base_url": f"{parts.scheme}://{parts.netloc}", "api_version": version}
 
     # ---------------------------------------------------------------- stop reasons
+
+    def primary_usage(self, usage: Any) -> tuple[int | None, int | None]:
+        """Gemini's own ``promptTokenCount`` (toolwire's ``input_tokens`` less
+        ``toolUsePromptTokenCount``) and ``candidatesTokenCount`` (toolwire's ``output_tokens``
+        less ``thoughtsTokenCount``, which toolwire counts as output)."""
+        inp, out = usage.input_tokens, usage.output_tokens
+        if inp is not None:
+            inp -= usage.tool_use_prompt_tokens or 0
+        if out is not None:
+            out -= usage.reasoning_tokens or 0
+        return inp, out
 
     def turn_failed(self, vendor_stop_reason: str | None) -> bool:
         """True for a ``finishReason`` (or ``blockReason:<reason>``) that means the turn failed
