@@ -7,9 +7,19 @@ OpenAI sends ``arguments`` as a JSON *string* that "may not be valid JSON"; Anth
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-__all__ = ["parse_arguments", "EMPTY_ARGUMENT_TEXTS", "dumps_arguments"]
+__all__ = ["parse_arguments", "EMPTY_ARGUMENT_TEXTS", "dumps_arguments", "MAX_ARGUMENT_DEPTH", "MAX_ARGUMENT_CHARS",
+           "argument_bounds"]
+
+#: Deepest nesting of arrays and objects accepted in tool-call arguments (the arguments object
+#: itself is level 1). Deeper arguments are refused before any tool of the turn runs.
+MAX_ARGUMENT_DEPTH = 64
+#: Longest argument text accepted, in characters.
+MAX_ARGUMENT_CHARS = 10_000_000
+
+_JSON_TOKENS = re.compile(r'["\\\[\]{}]')
 
 #: Argument texts that mean "no arguments": an empty buffer (Anthropic streams a lone ``""``
 #: for a zero-parameter tool), JSON ``null`` and ``{}``.
@@ -29,14 +39,22 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
 
     Returns ``({}, None)`` for ``None``, ``""``, ``"null"`` and ``"{}"`` (surrounding white space
     ignored), ``(dict, None)`` for a JSON object, and ``(None, reason)`` otherwise, where the reason
-    quotes the parse error with its line/column/character position, or names the JSON type that
-    was sent instead of an object. Never raises.
+    quotes the parse error with its line/column/character position, names the JSON type that
+    was sent instead of an object, or names the bound exceeded (:data:`MAX_ARGUMENT_CHARS`
+    characters, :data:`MAX_ARGUMENT_DEPTH` levels of nesting — checked on the text before it is
+    parsed, so no nesting depth can raise ``RecursionError``). Never raises.
     """
     if raw is None:
         return {}, None
     text = raw.strip()
     if text in EMPTY_ARGUMENT_TEXTS:
         return {}, None
+    if len(raw) > MAX_ARGUMENT_CHARS:
+        return None, (f"arguments are {len(raw):,} characters long, more than the bound of {MAX_ARGUMENT_CHARS:,} "
+                      "(MAX_ARGUMENT_CHARS)")
+    depth = _text_depth(raw, MAX_ARGUMENT_DEPTH)
+    if depth > MAX_ARGUMENT_DEPTH:
+        return None, _depth_reason()
     try:
         value = json.loads(raw, parse_constant=_reject_constant)
     except _NonStandardNumber as exc:
@@ -46,6 +64,10 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
             f"arguments are not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}, "
             f"character {exc.pos} of {len(raw)})"
         )
+    if "\\u" in raw:  # a lone surrogate escape cannot be sent back in UTF-8: U+FFFD, as for answers
+        from .transport import repair_surrogates
+
+        value = repair_surrogates(value, raw)
     if not isinstance(value, dict):
         kind = type(value).__name__
         kind = {"list": "array", "str": "string", "int": "number", "float": "number", "bool": "boolean"}.get(kind, kind)
@@ -59,3 +81,54 @@ def dumps_arguments(arguments: dict[str, Any] | None) -> str:
     ``None`` (an invalid call) is sent as ``{}``, never as the string ``"null"``.
     """
     return json.dumps(arguments if arguments is not None else {}, ensure_ascii=False, separators=(",", ":"))
+
+
+def _depth_reason() -> str:
+    return f"arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels of arrays and objects, the bound (MAX_ARGUMENT_DEPTH)"
+
+
+def _text_depth(text: str, stop: int) -> int:
+    """Deepest ``[``/``{`` nesting of JSON ``text`` outside strings, counting stopped once past
+    ``stop``. Linear in the number of brackets, quotes and backslashes; no recursion."""
+    depth = deepest = 0
+    in_string = False
+    skip = -1
+    for m in _JSON_TOKENS.finditer(text):
+        i = m.start()
+        if i == skip:
+            continue
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                skip = i + 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > stop:
+                    return deepest
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def argument_bounds(arguments: Any) -> str | None:
+    """``None`` when parsed ``arguments`` nest at most :data:`MAX_ARGUMENT_DEPTH` levels, else
+    the reason (naming the bound) to answer the tool call with. Iterative: any depth is safe."""
+    stack: list[tuple[Any, int]] = [(arguments, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, (list, tuple)):
+            children = value
+        else:
+            continue
+        if depth > MAX_ARGUMENT_DEPTH:
+            return _depth_reason()
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list, tuple)))
+    return None

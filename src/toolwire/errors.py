@@ -69,6 +69,25 @@ class SchemaError(ToolDefinitionError):
     """An input schema is not a valid JSON Schema (Draft 2020-12) object schema."""
 
 
+class BoundExceeded(ToolwireError, ValueError):
+    """An input exceeds one of toolwire's documented bounds (nesting depth, size, node count).
+
+    - ``bound``: the name of the bound (e.g. ``"MAX_SCHEMA_DEPTH"``), documented where it is
+      defined and on the reliability docs page;
+    - ``limit``: its value; ``found``: what the input had (or ``None`` when counting stopped at
+      the bound)."""
+
+    def __init__(self, message: str, *, bound: str, limit: int, found: int | None = None) -> None:
+        self.bound = bound
+        self.limit = limit
+        self.found = found
+        super().__init__(message)
+
+
+class SchemaBoundExceeded(SchemaError, BoundExceeded):
+    """An input schema nests deeper or has more nodes than toolwire works through."""
+
+
 class SchemaTranslationError(ToolwireError, ValueError):
     """A schema cannot be translated for a vendor. ``pointer`` is the JSON pointer of the node."""
 

@@ -220,6 +220,12 @@ class ToolExecutor:
         tool = self.tools.get(name) if name else None
         if tool is None:
             return ToolRun(call, ToolResult(call.id, self._unknown_tool(call), is_error=True, name=name), 0.0, turn)
+        if call.is_valid:
+            from .arguments import argument_bounds
+
+            too_deep = argument_bounds(call.arguments)  # before copying or validating (no RecursionError)
+            if too_deep is not None:
+                call.invalid, call.arguments = too_deep, None
         if not call.is_valid:
             return ToolRun(call, ToolResult(call.id, self._invalid_arguments(call), is_error=True, name=call.name), 0.0, turn)
         from .schema.coerce import coerce_arguments

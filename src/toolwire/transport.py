@@ -18,6 +18,11 @@ Rules (documented on every adapter page, "Answers that are not what the API docu
   status 200, a body that failed to decompress), raises :class:`ResponseDecodeError` quoting the
   first :data:`SNIPPET_CHARS` characters. An event's ``data`` that is not JSON does the same,
   except on an ``event: error``, which raises :class:`ProviderError` carrying the text.
+- **Text the next request can carry.** JSON may spell a lone UTF-16 surrogate (``"\\ud83d"``,
+  half an emoji) as a valid escape, but no UTF-8 request can hold it: echoed back in the
+  conversation it would make every later request fail inside the SDK. Every lone surrogate in a
+  decoded body or event is replaced with U+FFFD (the Unicode replacement character) when it is
+  decoded; escaped surrogate *pairs* are one character and stay as they are.
 - **Reading failures.** A timeout while reading → ``ProviderError(error_type="timeout")``; a body
   its ``Content-Encoding`` cannot decode → :class:`ResponseDecodeError`; any other exception
   raised by the HTTP layer (a dropped connection, a test double such as vcrpy refusing a request
@@ -58,6 +63,7 @@ __all__ = [
     "close_raw",
     "SKIP",
     "END",
+    "repair_surrogates",
 ]
 
 #: How many characters of an unreadable body an error message quotes.
@@ -87,6 +93,44 @@ def decode_utf8(api: str, data: bytes, what: str = "the body") -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def repair_surrogates(value: Any, text: str | None = None) -> Any:
+    """``value`` (decoded JSON) with every lone surrogate in its strings (keys included) replaced
+    by U+FFFD. When the JSON ``text`` it came from is given and holds no ``\\uD800``-``\\uDFFF``
+    escape, ``value`` is returned at once (strict UTF-8 cannot carry a surrogate otherwise).
+    Iterative; containers are changed in place."""
+    if text is not None and not _SURROGATE_ESCAPE.search(text):
+        return value
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for k in list(node):
+                v = node[k]
+                if isinstance(k, str) and _LONE_SURROGATE.search(k):
+                    del node[k]
+                    k = _LONE_SURROGATE.sub("\ufffd", k)
+                    node[k] = v
+                if isinstance(v, str):
+                    if _LONE_SURROGATE.search(v):
+                        node[k] = _LONE_SURROGATE.sub("\ufffd", v)
+                elif isinstance(v, (dict, list)):
+                    stack.append(v)
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                if isinstance(v, str):
+                    if _LONE_SURROGATE.search(v):
+                        node[i] = _LONE_SURROGATE.sub("\ufffd", v)
+                elif isinstance(v, (dict, list)):
+                    stack.append(v)
+    return value
+
+
 def _describe(status: int | None, content_type: str | None, encoding: str | None) -> str:
     bits = [f"HTTP {status}" if status is not None else "no HTTP status", f"content-type {content_type or 'absent'}"]
     if encoding:
@@ -104,7 +148,7 @@ def parse_json_body(api: str, data: bytes, *, status: int | None = 200, content_
         raise ResponseDecodeError(api, f"the body is empty ({where}){extra}; a JSON response was expected")
     text = decode_utf8(api, data)
     try:
-        return json.loads(text)
+        return repair_surrogates(json.loads(text), text)
     except RecursionError as exc:
         raise ResponseDecodeError(api, f"the body nests too deeply to decode ({where}): {snippet(text)}") from exc
     except ValueError as exc:
@@ -127,7 +171,7 @@ def event_json(api: str, ev: SSEEvent, objects_only: bool = True) -> Any:
     (``status=None``, ``body`` = the text) on an ``error`` event, else :class:`ResponseDecodeError`;
     so does JSON that is not an object when ``objects_only`` (every documented event is one)."""
     try:
-        value = json.loads(ev.data)
+        value = repair_surrogates(json.loads(ev.data), ev.data)
     except (ValueError, RecursionError) as exc:
         reason = f"{exc.msg} at char {exc.pos}" if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
         if ev.event == "error":

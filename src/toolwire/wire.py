@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from typing import Any, Callable, Iterable, TypeVar
 
 from .errors import ResponseDecodeError, ToolwireError
 from .types import Response, ToolCall
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]*={0,2}")
 
 __all__ = [
     "NAME_INVALID",
@@ -103,6 +106,17 @@ class Shape:
         if value is None or isinstance(value, str):
             return value
         raise self.bad(pointer, "a string", value)
+
+    def opt_base64(self, value: Any, pointer: str) -> str | None:
+        """An optional opaque value the vendor validates when it is sent back (e.g. Gemini's
+        ``thoughtSignature``, base64 bytes in the SDK's ``Part.thought_signature``): a string of
+        the standard or URL-safe base64 alphabet, padding optional; anything else raises, so a
+        value the vendor would refuse on the next request is refused when it arrives."""
+        text = self.opt_str(value, pointer)
+        if text is not None and (not _BASE64.fullmatch(text) or len(text.rstrip("=")) % 4 == 1):
+            shown = repr(text[:60]) + ("…" if len(text) > 60 else "")
+            raise self.error(pointer, f"{pointer} must be base64 text, got {shown}")
+        return text
 
     def index(self, value: Any, pointer: str, default: int | None = None) -> int:
         """A stream index: a non-negative JSON integer (``default`` when absent, if given)."""

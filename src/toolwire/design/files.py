@@ -29,7 +29,7 @@ import pydantic
 from ..errors import ToolError
 from ..secrets import tool_environment
 from ..tools import Tool, tool
-from .paths import ConfinedRoot, kind_from_mode, os_reason
+from .paths import ConfinedRoot, _shown, kind_from_mode, os_reason
 from .results import capped, count_note, format_size, page_lines
 from .suggest import closest
 
@@ -312,17 +312,18 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
         files one by one.
 
         Args:
-            pattern: Text to look for: a Python regular expression, or plain text when literal is true.
+            pattern: Text to look for: a regular expression (RE2 syntax, like Python's without lookaround or backreferences), or plain text when literal is true.
             path: Directory or file to search, {rel}.
             literal: Treat pattern as plain text instead of a regular expression.
             ignore_case: Match letters regardless of case.
             max_matches: Most matching lines to return, at most 500; the total is always counted.
         """
-        flags = re.IGNORECASE if ignore_case else 0
-        try:
-            rx = re.compile(re.escape(pattern) if literal else pattern, flags)
-        except re.error as exc:
-            raise ToolError(f"pattern {pattern!r} is not a valid regular expression: {exc}",
+        from ..safe_regex import UnsafePatternError, compile_pattern
+
+        try:  # RE2: matching time is linear in the text for every pattern, so no pattern can hang
+            rx = compile_pattern(pattern, ignore_case=bool(ignore_case), literal=bool(literal))
+        except UnsafePatternError as exc:
+            raise ToolError(f"pattern {_shown(pattern)} is not a valid regular expression for this tool (RE2 syntax): {exc.reason}",
                             hint="Fix the expression, or call search_files again with literal=true to search for the text as is.",
                             retryable=False) from None
         p = base.resolve(path, must_exist=True, missing_hint="Call list_dir to see what exists.")
@@ -359,7 +360,7 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
                         s = line if len(line) <= 300 else line[:300] + " [...]"
                         shown.append(f"{rel}:{no}: {s}")
         if not total:
-            return f"No matches for {pattern!r} in {base.relative(p)} ({searched} text files searched)."
+            return f"No matches for {_shown(pattern)} in {base.relative(p)} ({searched} text files searched)."
         head = f"{count_note(len(shown), total, 'match')} in {_plural(len(per_file), 'file', 'files')}"
         body = "\n".join(shown)
         if len(shown) < total:

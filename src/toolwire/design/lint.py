@@ -300,6 +300,10 @@ def _r_schema_invalid(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
     from ..errors import SchemaError
     from ..schema.validate import check_input_schema
 
+    beyond = tool.meta.get("lint_schema_beyond_bounds")
+    if beyond:
+        yield _f("schema-invalid", tool.name, "/input_schema", beyond)
+        return
     schema = tool.input_schema
     try:
         check_input_schema(schema, tool_name=tool.name)
@@ -625,6 +629,77 @@ def _run_rule(rule: Rule, subject: Any, tool_name: str, ctx: _Ctx) -> list[Findi
                         "fix what schema-invalid reports for this tool, or report the crash as a toolwire bug")]
 
 
+# -- bounded work ---------------------------------------------------------------------------------
+
+#: Longest text (a tool description, its returns note, a parameter description) lint reviews, in
+#: characters; a longer one is reviewed (and its token cost counted) up to this bound, and the
+#: ``text-too-long`` finding says so.
+MAX_LINT_TEXT_CHARS = 100_000
+
+
+@register_rule(
+    "text-too-long", "warning",
+    "every character of a description is sent with every request; a text this long costs more tokens than most conversations",
+    "move reference material out of the description (into a tool the model calls when it needs it) and keep the description to what, when and how",
+)
+def _r_text_too_long(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    for pointer, length in tool.meta.get("lint_cut", ()):
+        yield _f("text-too-long", tool.name, pointer,
+                 f"the text is {length:,} characters; lint reviewed and priced the first {MAX_LINT_TEXT_CHARS:,} (MAX_LINT_TEXT_CHARS)")
+
+
+def _bounded(tool: Tool) -> Tool:
+    """``tool`` itself, or a copy whose texts are cut at :data:`MAX_LINT_TEXT_CHARS` with
+    ``meta["lint_cut"]`` listing (pointer, original length) of each cut text."""
+    import copy
+
+    from ..errors import SchemaError
+    from ..schema.validate import check_schema_bounds
+
+    cap = MAX_LINT_TEXT_CHARS
+    cut: list[tuple[str, int]] = []
+
+    def trim(node: Any, path: tuple[Any, ...]) -> Any:
+        if isinstance(node, dict):
+            out = {}
+            for k, v in node.items():
+                if k == "description" and isinstance(v, str) and len(v) > cap:
+                    cut.append((json_pointer(["input_schema", *path, k]), len(v)))
+                    v = v[:cap]
+                else:
+                    v = trim(v, (*path, k))
+                out[k] = v
+            return out
+        if isinstance(node, list):
+            return [trim(v, (*path, i)) for i, v in enumerate(node)]
+        return node
+
+    description = tool.description if isinstance(tool.description, str) else ""
+    returns = tool.returns if isinstance(tool.returns, str) else None
+    if len(description) > cap:
+        cut.append(("/description", len(description)))
+    if returns is not None and len(returns) > cap:
+        cut.append(("/returns", len(returns)))
+    schema = tool.input_schema
+    beyond: str | None = None
+    try:
+        check_schema_bounds(schema, tool_name=tool.name)
+        schema = trim(schema, ())
+    except SchemaError as exc:  # past its bounds: no rule walks it; schema-invalid reports the bound
+        beyond = str(exc)
+        schema = {"type": "object", "properties": {}}
+    if not cut and beyond is None:
+        return tool
+    clone = copy.copy(tool)
+    clone.description = description[:cap]
+    clone.returns = returns[:cap] if returns is not None else None
+    clone.input_schema = schema
+    clone.meta = {**tool.meta, "lint_cut": cut}
+    if beyond is not None:
+        clone.meta["lint_schema_beyond_bounds"] = beyond
+    return clone
+
+
 # -- entry point --------------------------------------------------------------------------------
 
 def lint_tools(tools: Iterable[Tool], providers: Sequence[str] | None = None, *, ambiguous_names: dict[str, str] | Iterable[str] | None = None,
@@ -645,7 +720,7 @@ def lint_tools(tools: Iterable[Tool], providers: Sequence[str] | None = None, *,
     """
     from .tokens import COST_PROVIDERS, tool_costs
 
-    tools = list(tools)
+    tools = [_bounded(t) for t in tools]  # texts past MAX_LINT_TEXT_CHARS are reviewed up to it
     provs = check_providers(providers) if providers else list(DEFAULT_PROVIDERS)
     amb = dict(AMBIGUOUS_NAMES)
     if ambiguous_names:

@@ -112,6 +112,9 @@ def describe_function(function: Callable[..., Any]) -> FunctionDescription:
                 f"tool {name!r}: parameter {pname!r} has an alias; the model sends the names the schema shows and the "
                 "function receives them as keyword arguments, so name the parameter as the model should see it"
             )
+    from .validate import check_schema_bounds
+
+    check_schema_bounds(schema, tool_name=name)  # SchemaBoundExceeded before any recursive rewrite
     schema = strip_titles(schema)
     schema.setdefault("properties", {})
     schema["type"] = "object"

@@ -1,4 +1,12 @@
-"""Checking input schemas and validating arguments with ``jsonschema`` (Draft 2020-12)."""
+"""Checking input schemas and validating arguments with ``jsonschema`` (Draft 2020-12).
+
+Bounds (each raises :class:`~toolwire.errors.SchemaBoundExceeded` naming it, before any
+recursive work starts): an input schema nests at most :data:`MAX_SCHEMA_DEPTH` levels of JSON
+objects and arrays and has at most :data:`MAX_SCHEMA_NODES` values in all. ``pattern`` and
+``patternProperties`` are matched with RE2 (:mod:`toolwire.safe_regex`), which cannot
+backtrack, so no pattern makes validation hang; a pattern RE2 cannot run (lookaround,
+backreferences) is a :class:`~toolwire.errors.SchemaError` naming its JSON pointer.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +14,63 @@ import functools
 import json
 from typing import Any
 
-from ..errors import SchemaError
+from ..errors import SchemaBoundExceeded, SchemaError
 from .report import json_pointer
 
-__all__ = ["check_input_schema", "validate_arguments", "ArgumentError"]
+__all__ = ["check_input_schema", "validate_arguments", "ArgumentError", "check_schema_bounds", "MAX_SCHEMA_DEPTH",
+           "MAX_SCHEMA_NODES"]
+
+#: Deepest nesting of JSON objects and arrays in an input schema (the schema object is level 1;
+#: each nested object property adds two levels: ``properties`` and the property's schema).
+MAX_SCHEMA_DEPTH = 64
+#: Most JSON values (objects, arrays, strings, numbers, ...) in one input schema.
+MAX_SCHEMA_NODES = 20_000
+
+_NOT_SCHEMAS = ("const", "enum", "default", "examples")
+
+
+def check_schema_bounds(schema: Any, *, tool_name: str = "") -> None:
+    """Raise :class:`SchemaBoundExceeded` when ``schema`` nests deeper than
+    :data:`MAX_SCHEMA_DEPTH` or holds more than :data:`MAX_SCHEMA_NODES` values. Iterative,
+    so any depth is safe to check."""
+    who = f"tool {tool_name!r}: " if tool_name else ""
+    nodes = 0
+    stack: list[tuple[Any, int]] = [(schema, 1)]
+    while stack:
+        value, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_SCHEMA_NODES:
+            raise SchemaBoundExceeded(f"{who}input schema has more than {MAX_SCHEMA_NODES:,} values, the bound (MAX_SCHEMA_NODES)",
+                                      bound="MAX_SCHEMA_NODES", limit=MAX_SCHEMA_NODES)
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, (list, tuple)):
+            children = value
+        else:
+            continue
+        if depth > MAX_SCHEMA_DEPTH:
+            raise SchemaBoundExceeded(f"{who}input schema nests deeper than {MAX_SCHEMA_DEPTH} levels of objects and arrays, "
+                                      "the bound (MAX_SCHEMA_DEPTH)", bound="MAX_SCHEMA_DEPTH", limit=MAX_SCHEMA_DEPTH)
+        stack.extend((c, depth + 1) for c in children)
+
+
+def _patterns(node: Any, path: tuple[Any, ...]) -> list[tuple[str, str]]:
+    """(JSON pointer, pattern) of every ``pattern`` and ``patternProperties`` key in a schema
+    (bounded by :func:`check_schema_bounds` first)."""
+    out: list[tuple[str, str]] = []
+    if isinstance(node, dict):
+        if isinstance(node.get("pattern"), str):
+            out.append((json_pointer([*path, "pattern"]), node["pattern"]))
+        pp = node.get("patternProperties")
+        if isinstance(pp, dict):
+            out.extend((json_pointer([*path, "patternProperties", k]), k) for k in pp if isinstance(k, str))
+        for k, v in node.items():
+            if k not in _NOT_SCHEMAS:
+                out.extend(_patterns(v, (*path, k)))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out.extend(_patterns(v, (*path, i)))
+    return out
 
 
 class ArgumentError:
@@ -31,15 +92,60 @@ class ArgumentError:
 
 @functools.lru_cache(maxsize=1)
 def _validator_cls() -> Any:
+    """Draft 2020-12, with ``pattern``, ``patternProperties`` and ``additionalProperties`` (which
+    consults ``patternProperties``) matched by RE2 instead of Python's backtracking ``re``."""
     import jsonschema
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.validators import extend
 
-    return jsonschema.Draft202012Validator
+    from ..safe_regex import UnsafePatternError, compile_pattern
+
+    base = jsonschema.Draft202012Validator
+    original_additional = base.VALIDATORS["additionalProperties"]
+
+    def found(pattern: str, text: str) -> bool:
+        try:
+            return compile_pattern(pattern).search(text) is not None
+        except UnsafePatternError as exc:
+            raise SchemaError(f"input schema has a pattern RE2 cannot run: {exc}") from None
+
+    def pattern(validator: Any, patrn: Any, instance: Any, schema: Any) -> Any:
+        if validator.is_type(instance, "string") and not found(patrn, instance):
+            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+
+    def pattern_properties(validator: Any, pp: Any, instance: Any, schema: Any) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        for patrn, subschema in pp.items():
+            for k, v in instance.items():
+                if found(patrn, k):
+                    yield from validator.descend(v, subschema, path=k, schema_path=patrn)
+
+    def additional_properties(validator: Any, ap: Any, instance: Any, schema: Any) -> Any:
+        pp = schema.get("patternProperties") if isinstance(schema, dict) else None
+        if not pp or not validator.is_type(instance, "object"):
+            yield from original_additional(validator, ap, instance, schema)
+            return
+        props = schema.get("properties", {})
+        extras = {k for k in instance if k not in props and not any(found(p, k) for p in pp)}
+        if validator.is_type(ap, "object"):
+            for extra in extras:
+                yield from validator.descend(instance[extra], ap, path=extra)
+        elif not ap and extras:
+            verb = "does" if len(extras) == 1 else "do"
+            joined = ", ".join(repr(each) for each in sorted(extras))
+            shown = ", ".join(repr(each) for each in sorted(pp))
+            yield ValidationError(f"{joined} {verb} not match any of the regexes: {shown}")
+
+    return extend(base, {"pattern": pattern, "patternProperties": pattern_properties,
+                         "additionalProperties": additional_properties})
 
 
 @functools.lru_cache(maxsize=512)
 def _compiled(schema_json: str) -> Any:
     cls = _validator_cls()
-    return cls(json.loads(schema_json), format_checker=cls.FORMAT_CHECKER)
+    schema = json.loads(schema_json)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
 def check_input_schema(schema: Any, *, tool_name: str = "") -> None:
@@ -50,6 +156,7 @@ def check_input_schema(schema: Any, *, tool_name: str = "") -> None:
         raise SchemaError(f"{who}input schema must be a JSON object (dict), got {type(schema).__name__}")
     if schema.get("type") != "object":
         raise SchemaError(f"{who}input schema must have \"type\": \"object\" at the top level, got {schema.get('type')!r}")
+    check_schema_bounds(schema, tool_name=tool_name)
     import jsonschema
 
     try:
@@ -65,6 +172,13 @@ def check_input_schema(schema: Any, *, tool_name: str = "") -> None:
     for pointer, ref in _local_refs(schema, ()):
         if not _resolves(schema, ref):
             raise SchemaError(f"{who}input schema has a $ref at {pointer or '/'} to {ref!r}, which points nowhere")
+    from ..safe_regex import UnsafePatternError, compile_pattern
+
+    for pointer, patrn in _patterns(schema, ()):
+        try:
+            compile_pattern(patrn)
+        except UnsafePatternError as exc:
+            raise SchemaError(f"{who}input schema has a pattern at {pointer} that RE2 cannot run: {exc.reason}") from None
 
 
 def _local_refs(node: Any, path: tuple[Any, ...]) -> list[tuple[str, str]]:
@@ -104,9 +218,17 @@ def _resolves(root: Any, ref: str) -> bool:
 def validate_arguments(schema: dict[str, Any], arguments: Any) -> list[ArgumentError]:
     """Validate ``arguments`` against ``schema``; return the violations (empty when valid),
     most specific first (jsonschema's ``best_match`` order), with JSON pointers into the
-    arguments. Formats are checked where ``jsonschema`` knows them."""
+    arguments. Formats are checked where ``jsonschema`` knows them. Arguments nesting deeper
+    than ``MAX_ARGUMENT_DEPTH`` give one violation with rule ``maxDepth``; a schema past its
+    bounds raises :class:`SchemaBoundExceeded`."""
     from jsonschema.exceptions import best_match, relevance
 
+    check_schema_bounds(schema)
+    from ..arguments import argument_bounds
+
+    too_deep = argument_bounds(arguments)
+    if too_deep is not None:
+        return [ArgumentError("", "maxDepth", too_deep, "")]
     validator = _compiled(json.dumps(schema, sort_keys=True))
     errors = list(validator.iter_errors(arguments))
     if not errors:

@@ -915,7 +915,7 @@ def _decode_part(part: Any, synth: Any, schemas: dict[str, Any], at: str = "") -
     present but not an object, or ``text``/``thoughtSignature`` is not a string."""
     if not isinstance(part, dict):
         raise _bad(at, "an object", part)
-    sig = _opt_str(_g(part, "thoughtSignature"), f"{at}/thoughtSignature")
+    sig = _S.opt_base64(_g(part, "thoughtSignature"), f"{at}/thoughtSignature")  # sent back as is: must be base64
     if "text" in part:
         _opt_str(part["text"], f"{at}/text")
     if _has(part, "functionCall"):
@@ -1026,7 +1026,7 @@ class GeminiStreamDecoder:
     def _part(self, part: Any, merge_text: bool, at: str) -> list[StreamEvent]:
         if not isinstance(part, dict):
             raise _bad(at, "an object", part)
-        sig = _g(part, "thoughtSignature")
+        sig = _S.opt_base64(_g(part, "thoughtSignature"), f"{at}/thoughtSignature")
         if _has(part, "functionCall"):
             position = self.calls
             call = _decode_part(part, lambda: _synth_id(self._key(part), position), self.schemas, at)
