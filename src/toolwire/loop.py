@@ -186,7 +186,8 @@ def _prompt_message(prompt: Any) -> Message | None:
     if isinstance(prompt, Message):
         return prompt
     if isinstance(prompt, str):
-        return Message.user(prompt)
+        # empty text (or only white space) is no prompt: vendors refuse empty text blocks
+        return Message.user(prompt) if prompt.strip() else None
     if isinstance(prompt, (TextPart, ImagePart)):
         return Message("user", [prompt])
     if isinstance(prompt, (list, tuple)):
@@ -234,6 +235,8 @@ async def run(
       (see :func:`toolwire.model`);
     - ``prompt``: the user's text (or a :class:`Message` / list of parts) appended to
       ``conversation`` (a new one when ``None``, with ``instructions`` as its system prompt);
+      empty or white-space text is no prompt, and with no conversation either the run raises
+      :class:`~toolwire.errors.ConfigurationError` before any request (on every API);
     - ``tools``: :class:`Tool` objects or typed functions (wrapped with ``@tool``);
     - ``tool_choice``: ``"auto"``, ``"required"``, ``"none"`` or ``{"type": "tool", "name": N}``
       for the *first* request; later requests use ``"auto"`` when it was ``required`` or a named
@@ -269,6 +272,9 @@ async def run(
     msg = _prompt_message(prompt)
     if msg is not None:
         conv.append(msg)
+    if not conv.messages:  # same on every API: no request without a message
+        raise ConfigurationError("nothing to send: the prompt is empty and there is no conversation; "
+                                 "pass a prompt (non-empty text, a Message or parts) or a conversation to continue")
     rid = run_id or uuid.uuid4().hex
     limits = limits or Limits()
     executor = ToolExecutor(tool_map, run_id=rid, default_timeout=limits.tool_timeout, state=state)
