@@ -668,6 +668,12 @@ def _run_program(argv: list[str], *, cwd: Path, timeout: float, env: dict[str, s
     try:
         proc.wait(timeout=timeout)
         leftovers = _group_members(proc.pid)
+        own = os.path.basename(argv[0])
+        for _ in range(20):  # a child forked but not yet exec'd still bears the program's name: let it settle
+            if not any(name == own for _, name in leftovers):
+                break
+            time.sleep(0.05)
+            leftovers = _group_members(proc.pid) or leftovers
     except subprocess.TimeoutExpired:
         timed_out = True
         leftovers = [m for m in _group_members(proc.pid) if m[0] != proc.pid]
