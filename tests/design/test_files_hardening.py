@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from toolwire.design.paths import ConfinedRoot
 from toolwire.design.files import OUTPUT_CHAR_CAP, _open_regular, _NotRegular, file_tools
 from toolwire.errors import ToolError
 
@@ -95,9 +96,9 @@ def test_open_regular_decides_on_the_opened_descriptor(root: Path):
     # still is not read; O_NONBLOCK makes the open itself return at once
     os.mkfifo(root / "p")
     with pytest.raises(_NotRegular) as ei:
-        _open_regular(root / "p")
+        _open_regular(ConfinedRoot(root), root / "p")
     assert ei.value.kind == "named pipe (FIFO)"
-    with _open_regular(root / "a.txt") as f:
+    with _open_regular(ConfinedRoot(root), root / "a.txt") as f:
         assert f.read() == b"alpha\nbeta\n"
 
 

@@ -59,64 +59,83 @@ class _NotRegular(Exception):
         super().__init__(kind)
 
 
-def _open_regular(p: Path):
-    """Open ``p`` for reading only if it is a regular file. ``O_NONBLOCK`` makes opening a FIFO
-    return at once instead of waiting for a writer; the ``fstat`` of the opened descriptor (not
-    of the name, which may change in between) decides. Raises :class:`_NotRegular` or ``OSError``."""
-    fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+def _open_regular(base: ConfinedRoot, p: Path, write: bool = False):
+    """Open ``p`` (inside ``base``) for reading (``write``: reading and writing) only if it is a
+    regular file. The open cannot be raced: ``base.open_fd`` resolves the path one component at
+    a time from the root with ``O_NOFOLLOW``, so a symbolic link swapped in after the path was
+    checked cannot lead outside the root, and a file with several hard links is refused
+    (:class:`ToolError`). ``O_NONBLOCK`` makes opening a FIFO return at once instead of waiting
+    for a writer; the ``fstat`` of the opened descriptor decides. Raises :class:`_NotRegular`,
+    :class:`ToolError` or ``OSError``."""
+    flags = (os.O_RDWR if write else os.O_RDONLY) | getattr(os, "O_NONBLOCK", 0)
+    fd = base.open_fd(p, flags)
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             raise _NotRegular(kind_from_mode(mode))
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        return os.fdopen(fd, "r+b" if write else "rb")
     except BaseException:
         os.close(fd)
         raise
 
 
-def _read_bytes(p: Path, shown: str, limit: int | None = None) -> bytes:
+def _not_regular(shown: str, exc: _NotRegular) -> ToolError:
+    return ToolError(f"{shown!r} is a {exc.kind}, not a regular file; it is never opened, since reading it could block or have side effects",
+                     hint="Pick a regular file; call list_dir to see each entry's kind.", retryable=False)
+
+
+def _read_bytes(base: ConfinedRoot, p: Path, shown: str, limit: int | None = None) -> bytes:
     """The bytes of the regular file ``p`` (the first ``limit`` bytes when given), or a
     :class:`ToolError` naming only ``shown`` (the model's path)."""
     try:
-        with _open_regular(p) as f:
+        with _open_regular(base, p) as f:
             return f.read() if limit is None else f.read(limit)
     except _NotRegular as exc:
-        raise ToolError(f"{shown!r} is a {exc.kind}, not a regular file; it is never opened, since reading it could block or have side effects",
-                        hint="Pick a regular file; call list_dir to see each entry's kind.", retryable=False) from None
+        raise _not_regular(shown, exc) from None
     except OSError as exc:
         raise ToolError(f"cannot read {shown!r}: {os_reason(exc)}", retryable=None) from None
 
 
-def _is_binary(p: Path) -> bool:
+def _is_binary(base: ConfinedRoot, p: Path) -> bool:
     try:
-        with _open_regular(p) as f:
+        with _open_regular(base, p) as f:
             return b"\x00" in f.read(_BINARY_SNIFF)
-    except (_NotRegular, OSError):
+    except (_NotRegular, OSError, ToolError):
         return False
 
 
-def _read_text(p: Path, shown: str) -> str:
-    data = _read_bytes(p, shown)
+def _read_text(base: ConfinedRoot, p: Path, shown: str) -> str:
+    data = _read_bytes(base, p, shown)
     if b"\x00" in data[:_BINARY_SNIFF]:
         raise ToolError(f"{shown!r} is a binary file ({format_size(len(data))}); read_file shows text only",
                         hint="Pick a text file, or run a command that understands this format.", retryable=False)
     return data.decode("utf-8", errors="replace")
 
 
-def _count_lines(p: Path) -> int | None:
+def _count_lines(base: ConfinedRoot, p: Path) -> int | None:
     """Lines of a regular text file up to 1 MiB (``None`` otherwise); opens nothing else."""
     try:
-        with _open_regular(p) as f:
+        with _open_regular(base, p) as f:
             if os.fstat(f.fileno()).st_size > 1024 * 1024:
                 return None
             data = f.read()
-    except (_NotRegular, OSError):
+    except (_NotRegular, OSError, ToolError):
         return None
     if b"\x00" in data[:_BINARY_SNIFF]:
         return None
     return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+
+
+def _listdir(base: ConfinedRoot, p: Path) -> list[str]:
+    """The names in directory ``p``, listed through a descriptor opened without following a
+    link out of the root (see :meth:`ConfinedRoot.open_fd`)."""
+    fd = base.open_fd(p, directory=True)
+    try:
+        return os.listdir(fd)
+    finally:
+        os.close(fd)
 
 
 #: How list_dir shows entries that are neither files nor directories.
@@ -221,7 +240,7 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
         """
         p = base.resolve(path, must_exist=True, kind="dir", missing_hint="Call list_dir with path='.' to see the root.")
         try:
-            names = sorted(os.listdir(p))
+            names = sorted(_listdir(base, p))
         except OSError as exc:
             raise ToolError(f"cannot list {path!r}: {os_reason(exc)}") from None
         entries = [_classify(base, p / n) for n in names]
@@ -235,7 +254,9 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
             if e.kind == "dir":
                 dirs += 1
                 try:
-                    n = f"{len(os.listdir(e.path)):,} entries"
+                    n = f"{len(_listdir(base, e.path)):,} entries"
+                except ToolError:
+                    n = "not listed (it changed into a link out of the root)"
                 except OSError as exc:
                     n = f"not readable ({os_reason(exc)})"
                 skipped = " (skipped by search_files)" if e.path.name in SKIP_DIRS else ""
@@ -244,8 +265,10 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
                 files += 1
                 size = e.st.st_size if e.st is not None else 0
                 total_bytes += size
-                lines = _count_lines(e.path)
-                extra = f", {_plural(lines, 'line', 'lines')}" if lines is not None else (", binary" if _is_binary(e.path) else "")
+                lines = _count_lines(base, e.path)
+                extra = f", {_plural(lines, 'line', 'lines')}" if lines is not None else (", binary" if _is_binary(base, e.path) else "")
+                if e.st is not None and e.st.st_nlink > 1:
+                    extra += f", {e.st.st_nlink} hard links (never opened)"
                 rows.append(f"{name}  file, {format_size(size)}{extra}{via}")
             else:
                 others += 1
@@ -268,7 +291,7 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
     ):
         p = base.resolve(path, must_exist=True, kind="file",
                          missing_hint="Call list_dir on the parent directory to see the exact names.")
-        text = _read_text(p, path)
+        text = _read_text(base, p, path)
         page = page_lines(text, offset, limit, cap)
         if page.total and offset > page.total:
             raise ToolError(f"offset {offset} is past the end of {path!r}, which has {page.total:,} lines",
@@ -341,11 +364,11 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
         searched = 0
         for f in files:
             try:
-                with _open_regular(f) as fh:
+                with _open_regular(base, f) as fh:
                     if os.fstat(fh.fileno()).st_size > _SEARCH_MAX_FILE:
                         continue
                     data = fh.read()
-            except (_NotRegular, OSError):
+            except (_NotRegular, OSError, ToolError):  # not regular, hard-linked, or changed into a link out of the root
                 continue
             if b"\x00" in data[:_BINARY_SNIFF]:
                 continue
@@ -463,70 +486,78 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
         """
         p = base.resolve(path, must_exist=True, kind="file",
                          missing_hint="Call list_dir on the parent directory to see the exact names.")
-        data = _read_bytes(p, path)
-        if b"\x00" in data[:_BINARY_SNIFF]:
-            raise ToolError(f"{path!r} is a binary file ({format_size(len(data))}); edit_file changes text files only",
-                            hint="Change it with run_command and a program that understands this format.", retryable=False)
         try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = data[: exc.start].count(b"\n") + 1
-            raise ToolError(
-                f"{path!r} is not UTF-8 text (byte 0x{data[exc.start]:02X} at line {line} cannot be decoded); edit_file "
-                "writes UTF-8 only and would damage the bytes it cannot decode, so the file was not changed",
-                hint="Change it with run_command and a program that reads and writes the file's own encoding "
-                     "(e.g. python with open(path, encoding='latin-1')), or convert the file to UTF-8 first.",
-                retryable=False) from None
-        nl = _newline_of(text)
-        adapted = False
-        count, starts = _occurrences(text, old_text)
-        if count == 0:
-            old_nl = _with_newlines(old_text, nl)
-            if old_nl != old_text:
-                count, starts = _occurrences(text, old_nl)
-                if count:
-                    old_text, adapted = old_nl, True
-        new_nl = _with_newlines(new_text, nl)
-        adapted = adapted or (new_nl != new_text and nl == "\r\n")
-        new_text = new_nl
-        if count == 0:
-            if len(new_text.strip()) >= 8 and new_text in text:
-                at = _line_at(text, text.index(new_text))
-                raise ToolError(f"old_text was not found in {path!r}, but new_text already is (line {at}): the edit looks applied",
-                                hint=f"Call read_file with offset={at} to check it.", retryable=False)
-            raise ToolError(f"old_text was not found in {path!r}",
-                            hint=_closest_lines(text, old_text) + " Copy the text exactly as read_file shows it, without the line-number prefix.",
-                            retryable=False)
-        if count > 1:
-            per_line: dict[int, int] = {}
-            for ln in _lines_at(text, starts[:200]):
-                per_line[ln] = per_line.get(ln, 0) + 1
-            items = list(per_line.items())
-            shown = ", ".join(f"{ln} ({n} matches)" if n > 1 else str(ln) for ln, n in items[:20])
-            more = f" and more" if len(items) > 20 or count > len(starts[:200]) else ""
-            where = f"line {shown}" if len(items) == 1 else f"lines {shown}{more}"
-            overlap = any(b - a < len(old_text) for a, b in zip(starts, starts[1:]))
-            raise ToolError(f"old_text occurs {count} times in {path!r} (at {where})"
-                            + ("; some of the matches overlap" if overlap else ""),
-                            hint="Add surrounding lines to old_text so that it matches exactly one place.", retryable=False)
-        i = starts[0]
-        new = text[:i] + new_text + text[i + len(old_text):]
-        try:
-            with p.open("wb") as f:  # same file (mode, owner, links kept); bytes outside the match unchanged
-                f.write(new.encode("utf-8"))
+            fh = _open_regular(base, p, write=True)
+        except _NotRegular as exc:
+            raise _not_regular(path, exc) from None
         except OSError as exc:
-            raise ToolError(f"cannot write {path!r}: {os_reason(exc)}") from None
-        new_lines = new.splitlines()
-        total = len(new_lines)
-        note = " (old_text and new_text were matched and written with the file's CRLF line endings)" if adapted else ""
-        if total == 0:
-            return f"Replaced 1 occurrence in {path}; the file is now empty.{note}"
-        first = min(_line_at(new, i), total)
-        last = min(_line_at(new, i + len(new_text)) if new_text else first, total)
-        lo, hi = max(1, first - 2), min(total, last + 2)
-        lo = min(lo, hi)
-        snippet = "\n".join(f"{n:>{len(str(hi))}}| {new_lines[n - 1]}" for n in range(lo, hi + 1))
-        return f"Replaced 1 occurrence in {path} (now {total:,} lines){note}. Lines {lo}-{hi} now read:\n{snippet}"
+            raise ToolError(f"cannot open {path!r} for editing: {os_reason(exc)}", retryable=None) from None
+        with fh:
+            data = fh.read()
+            if b"\x00" in data[:_BINARY_SNIFF]:
+                raise ToolError(f"{path!r} is a binary file ({format_size(len(data))}); edit_file changes text files only",
+                                hint="Change it with run_command and a program that understands this format.", retryable=False)
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line = data[: exc.start].count(b"\n") + 1
+                raise ToolError(
+                    f"{path!r} is not UTF-8 text (byte 0x{data[exc.start]:02X} at line {line} cannot be decoded); edit_file "
+                    "writes UTF-8 only and would damage the bytes it cannot decode, so the file was not changed",
+                    hint="Change it with run_command and a program that reads and writes the file's own encoding "
+                         "(e.g. python with open(path, encoding='latin-1')), or convert the file to UTF-8 first.",
+                    retryable=False) from None
+            nl = _newline_of(text)
+            adapted = False
+            count, starts = _occurrences(text, old_text)
+            if count == 0:
+                old_nl = _with_newlines(old_text, nl)
+                if old_nl != old_text:
+                    count, starts = _occurrences(text, old_nl)
+                    if count:
+                        old_text, adapted = old_nl, True
+            new_nl = _with_newlines(new_text, nl)
+            adapted = adapted or (new_nl != new_text and nl == "\r\n")
+            new_text = new_nl
+            if count == 0:
+                if len(new_text.strip()) >= 8 and new_text in text:
+                    at = _line_at(text, text.index(new_text))
+                    raise ToolError(f"old_text was not found in {path!r}, but new_text already is (line {at}): the edit looks applied",
+                                    hint=f"Call read_file with offset={at} to check it.", retryable=False)
+                raise ToolError(f"old_text was not found in {path!r}",
+                                hint=_closest_lines(text, old_text) + " Copy the text exactly as read_file shows it, without the line-number prefix.",
+                                retryable=False)
+            if count > 1:
+                per_line: dict[int, int] = {}
+                for ln in _lines_at(text, starts[:200]):
+                    per_line[ln] = per_line.get(ln, 0) + 1
+                items = list(per_line.items())
+                shown = ", ".join(f"{ln} ({n} matches)" if n > 1 else str(ln) for ln, n in items[:20])
+                more = f" and more" if len(items) > 20 or count > len(starts[:200]) else ""
+                where = f"line {shown}" if len(items) == 1 else f"lines {shown}{more}"
+                overlap = any(b - a < len(old_text) for a, b in zip(starts, starts[1:]))
+                raise ToolError(f"old_text occurs {count} times in {path!r} (at {where})"
+                                + ("; some of the matches overlap" if overlap else ""),
+                                hint="Add surrounding lines to old_text so that it matches exactly one place.", retryable=False)
+            i = starts[0]
+            new = text[:i] + new_text + text[i + len(old_text):]
+            try:  # the same descriptor that was read: same file (mode, owner kept), whatever the path names now
+                fh.seek(0)
+                fh.write(new.encode("utf-8"))
+                fh.truncate()
+            except OSError as exc:
+                raise ToolError(f"cannot write {path!r}: {os_reason(exc)}") from None
+            new_lines = new.splitlines()
+            total = len(new_lines)
+            note = " (old_text and new_text were matched and written with the file's CRLF line endings)" if adapted else ""
+            if total == 0:
+                return f"Replaced 1 occurrence in {path}; the file is now empty.{note}"
+            first = min(_line_at(new, i), total)
+            last = min(_line_at(new, i + len(new_text)) if new_text else first, total)
+            lo, hi = max(1, first - 2), min(total, last + 2)
+            lo = min(lo, hi)
+            snippet = "\n".join(f"{n:>{len(str(hi))}}| {new_lines[n - 1]}" for n in range(lo, hi + 1))
+            return f"Replaced 1 occurrence in {path} (now {total:,} lines){note}. Lines {lo}-{hi} now read:\n{snippet}"
 
     def build(fn):
         fn.__doc__ = (fn.__doc__ or "").replace("{rel}", _REL).replace("{max_timeout}", f"{max_timeout:g}")

@@ -75,6 +75,114 @@ class ConfinedRoot:
     def _inside(self, p: Path) -> bool:
         return p == self.root or self.root in p.parents
 
+    # -- opens that cannot be raced ---------------------------------------------------------
+    def open_fd(self, path: str | os.PathLike[str], flags: int = os.O_RDONLY, *, directory: bool = False,
+                param: str = "path", allow_hard_links: bool = False) -> int:
+        """Open ``path`` (relative to the root, or absolute inside it) and return a file
+        descriptor, resolving it one component at a time from a descriptor of the root
+        (``os.open(..., dir_fd=..., O_NOFOLLOW)``), never through a path the kernel resolves.
+
+        Symbolic links inside the root are followed by reading them (``readlink``) and
+        resolving their target the same way; a link whose target leaves the root — even one
+        swapped in after :meth:`resolve` checked the path — raises :class:`ToolError`, as do
+        ``..`` above the root and more than 40 links. ``directory=True`` opens a directory
+        (``flags`` ignored); otherwise the last component is opened with ``flags`` plus
+        ``O_NOFOLLOW`` and ``O_NOCTTY``. A regular file with more than one hard link
+        (``st_nlink > 1``) is refused unless ``allow_hard_links``: a hard link can name a file
+        outside the root, and nothing in the file says where its other names are. The caller
+        closes the descriptor. ``OSError`` from the final open (e.g. ``ENOENT``) is raised as is.
+        """
+        text = os.fspath(path)
+        raw = Path(text)
+        if raw.is_absolute():
+            lexical = Path(os.path.normpath(raw))
+            if not self._inside(lexical):
+                raise ToolError(f"{param} {_shown(text)} is an absolute path outside the root directory", retryable=False)
+            parts = list(lexical.relative_to(self.root).parts)
+            text = self.relative(lexical)  # messages show the path as the model writes it
+        else:
+            parts = [c for c in text.replace(os.sep, "/").split("/")]
+        return self._walk_open(parts, flags, directory, param, text, allow_hard_links)
+
+    def _walk_open(self, parts: list[str], flags: int, directory: bool, param: str, text: str,
+                   allow_hard_links: bool) -> int:
+        shown = _shown(text)
+        escape = ToolError(f"{param} {shown} goes through a symbolic link that leads outside the root directory",
+                           hint="Only files inside the root can be used; pick another path.", retryable=False)
+        stack = [os.open(self.root, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)]
+        pending = list(reversed(parts))
+        links = 0
+        try:
+            while pending:
+                comp = pending.pop()
+                if comp in ("", "."):
+                    continue
+                if comp == "..":
+                    if len(stack) == 1:
+                        raise ToolError(f"{param} {shown} leaves the root directory through '..'", retryable=False)
+                    os.close(stack.pop())
+                    continue
+                cur = stack[-1]
+                try:
+                    st = os.stat(comp, dir_fd=cur, follow_symlinks=False)
+                except FileNotFoundError:
+                    if pending or directory:
+                        raise
+                    st = None  # the last component may be created by ``flags`` (O_CREAT)
+                if st is not None and stat.S_ISLNK(st.st_mode):
+                    links += 1
+                    if links > _MAX_LINKS:
+                        raise ToolError(f"{param} {shown} goes through a symbolic link loop (links that point at each other)",
+                                        retryable=False)
+                    target = os.readlink(comp, dir_fd=cur)
+                    if os.path.isabs(target):
+                        lexical = Path(os.path.normpath(target))
+                        if not self._inside(lexical):
+                            raise escape
+                        for fd in stack[1:]:
+                            os.close(fd)
+                        del stack[1:]
+                        pending.extend(reversed(lexical.relative_to(self.root).parts))
+                    else:
+                        pending.extend(reversed(target.split("/")))
+                    continue
+                if pending or directory:
+                    try:
+                        fd = os.open(comp, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=cur)
+                    except OSError as exc:
+                        if exc.errno == errno.ELOOP:  # became a link since the stat: look again
+                            pending.append(comp)
+                            links += 1
+                            if links > _MAX_LINKS:
+                                raise escape from None
+                            continue
+                        raise
+                    stack.append(fd)
+                    continue
+                try:
+                    fd = os.open(comp, flags | _O_NOFOLLOW | _O_NOCTTY | _O_CLOEXEC, dir_fd=cur)
+                except OSError as exc:
+                    if exc.errno == errno.ELOOP and links < _MAX_LINKS:  # swapped to a link since the stat
+                        pending.append(comp)
+                        links += 1
+                        continue
+                    raise
+                try:
+                    fst = os.fstat(fd)
+                    if not allow_hard_links and stat.S_ISREG(fst.st_mode) and fst.st_nlink > 1:
+                        raise ToolError(
+                            f"{param} {shown} is a file with {fst.st_nlink} hard links; a hard link can name a file outside "
+                            "the root directory, so it is not opened",
+                            hint="Work on a file that has a single name (copy it inside the root first).", retryable=False)
+                except BaseException:
+                    os.close(fd)
+                    raise
+                return fd
+            return os.dup(stack[-1])  # the path named a directory (or the root itself)
+        finally:
+            for fd in stack:
+                os.close(fd)
+
     def resolve(self, path: Any, *, must_exist: bool = False, kind: str | None = None,
                 param: str = "path", missing_hint: str | None = None) -> Path:
         """Resolve ``path`` (text from the model) to an absolute :class:`Path` inside the root.
@@ -155,6 +263,13 @@ class ConfinedRoot:
                 raise ToolError(f"{param} {shown} is a {what}, not a directory", hint=missing_hint, retryable=False)
         return resolved
 
+
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NOCTTY = getattr(os, "O_NOCTTY", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+#: Most symbolic links followed while resolving one path (Linux's own limit).
+_MAX_LINKS = 40
 
 #: Names of the kinds of directory entries, by ``stat`` mode test.
 _KINDS = (
