@@ -47,7 +47,7 @@ def required_all(schema: Any, at: str) -> Iterator[Finding]:
         req = s.get("required")
         req_set = {r for r in arr(req) if is_str(r)}
         missing = [k for k in props if k not in req_set]
-        if not isinstance(req, list) or missing:
+        if missing or (props and not isinstance(req, list)):  # no properties: nothing to require
             yield join(p, "required"), f"'required' must list every key in properties; missing {missing[:5]}"
 
 
