@@ -39,11 +39,16 @@ BUDGET = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, databa
 TOOL_NAMES = ["get_weather", "search_files", "run_report"]
 
 
-def send(api: str, request: ModelRequest) -> dict[str, Any]:
+#: Targets: every API, Gemini in both schema modes (``parametersJsonSchema`` and the OpenAPI subset).
+TARGETS = {api: (api, {}) for api in S.APIS} | {"gemini-openapi": ("gemini", {"schema_mode": "openapi"})}
+
+
+def send(target: str, request: ModelRequest) -> dict[str, Any]:
     """Encode with the real codec and run the real preflight: the body that would be sent.
     Raises whatever they raise (a typed ``ToolwireError`` for a refusal)."""
-    body = registry.codec(api).encode_request(request)
-    body, _report = preflight(registry.profile(api, model=request.model), body)
+    api, settings_ = TARGETS[target]
+    body = registry.codec(api, **settings_).encode_request(request)
+    body, _report = preflight(registry.profile(api, model=request.model, **settings_), body)
     return body
 
 
@@ -54,9 +59,10 @@ def explain(api: str, request: ModelRequest, body: Any, found: list) -> str:
             f"-- body: {json.dumps(body, default=repr)[:3000]}")
 
 
-def check_sent(api: str, request: ModelRequest, *, may_refuse: bool) -> None:
+def check_sent(target: str, request: ModelRequest, *, may_refuse: bool) -> None:
+    api = TARGETS[target][0]
     try:
-        body = send(api, request)
+        body = send(target, request)
     except ToolwireError as exc:
         if may_refuse:
             return
@@ -71,23 +77,23 @@ def _tools(draw: Any) -> list[Tool]:
     return [draw(S.pydantic_tool(TOOL_NAMES[i])) for i in range(n)]
 
 
-@pytest.mark.parametrize("api", S.APIS)
+@pytest.mark.parametrize("api", sorted(TARGETS))
 @BUDGET
 @given(data=st.data())
 def test_pydantic_schemas_are_sent_valid_and_never_refused(api, data):
     tools = _tools(data.draw)
-    request = ModelRequest(model=S.MODEL_IDS[api], tools=tools, messages=[Message("user", [TextPart("Go.")])],
+    request = ModelRequest(model=S.MODEL_IDS[TARGETS[api][0]], tools=tools, messages=[Message("user", [TextPart("Go.")])],
                            tool_choice=data.draw(st.sampled_from([None, "auto"])))
     check_sent(api, request, may_refuse=False)
 
 
-@pytest.mark.parametrize("api", S.APIS)
+@pytest.mark.parametrize("api", sorted(TARGETS))
 @BUDGET
 @given(data=st.data())
 def test_conversations_toolwire_produced_are_sent_valid_and_never_refused(api, data):
     tools = _tools(data.draw)
     messages = data.draw(S.produced_conversation([t.name for t in tools]))
-    request = ModelRequest(model=S.MODEL_IDS[api], tools=tools, messages=messages, instructions=data.draw(st.sampled_from([None, "Be brief."])))
+    request = ModelRequest(model=S.MODEL_IDS[TARGETS[api][0]], tools=tools, messages=messages, instructions=data.draw(st.sampled_from([None, "Be brief."])))
     check_sent(api, request, may_refuse=False)
 
 
@@ -100,7 +106,7 @@ def test_handwritten_schemas_are_sent_valid_or_refused_with_a_typed_error(api, d
                  for name in TOOL_NAMES[: data.draw(st.integers(1, 3))]]
     except ToolwireError:
         return  # refused when the tool is built (not a valid draft 2020-12 object schema): typed
-    request = ModelRequest(model=S.MODEL_IDS[api], tools=tools, messages=[Message("user", [TextPart("Go.")])])
+    request = ModelRequest(model=S.MODEL_IDS[TARGETS[api][0]], tools=tools, messages=[Message("user", [TextPart("Go.")])])
     check_sent(api, request, may_refuse=True)
 
 
