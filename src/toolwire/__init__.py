@@ -56,6 +56,14 @@ _LAZY = {
     "ToolRun": ("toolwire.loop", "ToolRun"),
     "Turn": ("toolwire.loop", "Turn"),
     "Limits": ("toolwire.loop", "Limits"),
+    "run_stream": ("toolwire.loop", "run_stream"),
+    "run_stream_sync": ("toolwire.loop", "run_stream_sync"),
+    "RunStream": ("toolwire.loop", "RunStream"),
+    "RunState": ("toolwire.runstate", "RunState"),
+    "PendingCall": ("toolwire.runstate", "PendingCall"),
+    "Approved": ("toolwire.runstate", "Approved"),
+    "Denied": ("toolwire.runstate", "Denied"),
+    "Turn": ("toolwire.runstate", "Turn"),
 }
 
 #: Adapter-author names that used to be importable from ``toolwire``; they still are, with a
@@ -64,7 +72,8 @@ _LAZY = {
 _MOVED_TO_ADAPTER = ("ModelRequest", "Codec", "normalize_tool_choice")
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .loop import Limits, RunResult, ToolRun, Turn, run, run_sync
+    from .loop import Limits, RunResult, RunStream, ToolRun, run, run_stream, run_stream_sync, run_sync
+    from .runstate import Approved, Denied, PendingCall, RunState, Turn
 
 
 def __getattr__(name: str) -> Any:
@@ -90,14 +99,17 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AdapterNotInstalled",
+    "Approved",
     "ConfigurationError",
     "Conversation",
+    "Denied",
     "ImagePart",
     "Limits",
     "MaxTurnsExceeded",
     "Message",
     "Model",
     "NamedToolChoice",
+    "PendingCall",
     "ProviderError",
     "ProviderNotFound",
     "ReasoningPart",
@@ -106,6 +118,8 @@ __all__ = [
     "ResponseDecodeError",
     "RunLimitExceeded",
     "RunResult",
+    "RunState",
+    "RunStream",
     "SchemaError",
     "SchemaTranslationError",
     "StopReason",
@@ -129,6 +143,8 @@ __all__ = [
     "available_providers",
     "model",
     "run",
+    "run_stream",
+    "run_stream_sync",
     "run_sync",
     "tool",
 ]

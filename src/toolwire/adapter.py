@@ -381,6 +381,15 @@ class Model(abc.ABC):
         for event in response_events(resp):
             yield event
 
+    def check_streamed(self, response: Response) -> Response:
+        """The checks :meth:`send` applies to a response it assembles from a stream, for a response
+        the loop assembled from :meth:`send_stream` events (so both give the same
+        :class:`Response`). Default: :func:`toolwire.wire.check_tool_calls` (unnamed and
+        duplicate-id calls marked invalid); an adapter with further rules overrides it."""
+        from .wire import check_tool_calls
+
+        return check_tool_calls(response)
+
     async def aclose(self) -> None:
         """Release HTTP clients the model created (not ones the user passed in)."""
 

@@ -22,35 +22,62 @@ from .errors import ToolError
 from .tools import Tool
 from .types import ImagePart, TextPart, ToolCall, ToolResult
 
-__all__ = ["ToolRun", "ToolExecutor", "to_result_content"]
+__all__ = ["ToolRun", "ToolExecutor", "Ready", "to_result_content", "TOOL_RUN_STATUSES", "DEFAULT_MAX_CONCURRENT_TOOLS"]
+
+#: Tool calls of one run that run at the same time unless ``Limits.max_concurrent_tools`` says otherwise.
+DEFAULT_MAX_CONCURRENT_TOOLS = 16
+
+
+#: ``ToolRun.status`` values: how the call was answered.
+TOOL_RUN_STATUSES = ("ran", "invalid", "limit", "refused", "pending", "cancelled", "deferred")
 
 
 @dataclass
 class ToolRun:
-    """One executed (or refused) tool call: the ``call``, its ``result``, ``duration`` in seconds
-    (0.0 when the function never ran), the 1-based ``turn``, and ``deduplicated`` when an
-    identical non-repeatable call's first result was returned instead of running again."""
+    """One answered tool call: the ``call`` (with the arguments the tool received, when a hook or
+    an approval edited them), its ``result``, ``duration`` in seconds (0.0 when the function never
+    ran), the 1-based ``turn``, and ``deduplicated`` when an identical non-repeatable call's first
+    result was returned instead of running again.
+
+    ``status`` says how it was answered: ``"ran"`` (the function ran, whatever its outcome),
+    ``"invalid"`` (unknown tool or invalid arguments: not run), ``"limit"`` (a limit refused it),
+    ``"refused"`` (denied at approval or refused by ``before_tool_call``), ``"deferred"`` (the
+    result was supplied by the user), ``"pending"`` (a placeholder: waiting for approval or a
+    deferred result) or ``"cancelled"`` (a placeholder: the run stopped before it finished)."""
 
     call: ToolCall
     result: ToolResult
     duration: float = 0.0
     turn: int = 0
     deduplicated: bool = False
+    status: str = "ran"
 
     @property
     def is_error(self) -> bool:
         return self.result.is_error
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"call": self.call.to_dict(), "result": self.result.to_dict(), "duration": self.duration, "turn": self.turn}
+        d: dict[str, Any] = {"call": self.call.to_dict(), "result": self.result.to_dict(), "duration": self.duration, "turn": self.turn}
         if self.deduplicated:
             d["deduplicated"] = True
+        if self.status != "ran":
+            d["status"] = self.status
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ToolRun:
         return cls(ToolCall.from_dict(d["call"]), ToolResult.from_dict(d["result"]), d.get("duration", 0.0),
-                   d.get("turn", 0), bool(d.get("deduplicated", False)))
+                   d.get("turn", 0), bool(d.get("deduplicated", False)), d.get("status", "ran"))
+
+
+@dataclass
+class Ready:
+    """A call whose arguments passed every check: the ``tool`` to run, the ``call`` and the
+    converted ``arguments`` the function receives."""
+
+    tool: Tool
+    call: ToolCall
+    arguments: dict[str, Any]
 
 
 def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
@@ -155,15 +182,20 @@ class ToolExecutor:
 
     ``tools``: the run's tools by name; ``default_timeout``: seconds per call when the tool sets
     none (``None`` = no limit); ``run_id``/``state``: passed to tools through
-    :class:`~toolwire.context.ToolContext`.
+    :class:`~toolwire.context.ToolContext`; ``max_concurrent``: how many tool functions of the run
+    run at the same time (default :data:`DEFAULT_MAX_CONCURRENT_TOOLS`); the other calls wait in
+    call order and start as running ones finish (:attr:`slots`).
     """
 
     def __init__(self, tools: dict[str, Tool], *, run_id: str, default_timeout: float | None = None,
-                 state: dict[str, Any] | None = None) -> None:
+                 state: dict[str, Any] | None = None, max_concurrent: int | None = None) -> None:
         self.tools = tools
         self.run_id = run_id
         self.default_timeout = default_timeout
         self.state = state if state is not None else {}
+        self.max_concurrent = DEFAULT_MAX_CONCURRENT_TOOLS if max_concurrent is None else max_concurrent
+        #: the concurrency cap: hold it while a tool function runs (FIFO, so calls start in order)
+        self.slots = asyncio.Semaphore(self.max_concurrent)
         self._write_cache: dict[str, asyncio.Future[tuple[ToolResult, str]]] = {}
 
     # -- failure texts ----------------------------------------------------------------------
@@ -208,18 +240,35 @@ class ToolExecutor:
 
     # -- running ----------------------------------------------------------------------------
     async def run_calls(self, calls: list[ToolCall], turn: int) -> list[ToolRun]:
-        """Run ``calls`` concurrently; results come back in call order."""
+        """Run ``calls`` concurrently (at most :attr:`max_concurrent` at once); results come back
+        in call order."""
         return list(await asyncio.gather(*(self.run_call(c, turn) for c in calls)))
 
-    def refuse(self, call: ToolCall, turn: int, reason: str) -> ToolRun:
-        """Answer ``call`` without running it (a limit was reached)."""
-        return ToolRun(call, ToolResult(call.id, reason, is_error=True, name=call.name), 0.0, turn)
+    def refuse(self, call: ToolCall, turn: int, reason: str, status: str = "limit") -> ToolRun:
+        """Answer ``call`` without running it (a limit was reached, or ``status`` says why)."""
+        return ToolRun(call, ToolResult(call.id, reason, is_error=True, name=call.name), 0.0, turn, status=status)
+
+    def _invalid(self, call: ToolCall, turn: int, text: str, name: str | None = None) -> ToolRun:
+        return ToolRun(call, ToolResult(call.id, text, is_error=True, name=name if name is not None else call.name), 0.0, turn,
+                       status="invalid")
 
     async def run_call(self, call: ToolCall, turn: int) -> ToolRun:
+        """Check ``call`` (:meth:`check`) and run it under the concurrency cap."""
+        ready = self.check(call, turn)
+        if isinstance(ready, ToolRun):
+            return ready
+        async with self.slots:
+            return await self.execute(ready, turn)
+
+    def check(self, call: ToolCall, turn: int) -> Ready | ToolRun:
+        """Everything before running: the tool exists, the arguments parse, match the input schema
+        (after null-default restoring and integral-float coercion) and convert to the annotated
+        types. Returns :class:`Ready`, or the ``is_error`` :class:`ToolRun` (``status="invalid"``)
+        the model gets instead. Never raises for model output."""
         name = call.name if isinstance(call.name, str) else None
         tool = self.tools.get(name) if name else None
         if tool is None:
-            return ToolRun(call, ToolResult(call.id, self._unknown_tool(call), is_error=True, name=name), 0.0, turn)
+            return self._invalid(call, turn, self._unknown_tool(call), name)
         if call.is_valid:
             from .arguments import argument_bounds
 
@@ -227,7 +276,7 @@ class ToolExecutor:
             if too_deep is not None:
                 call.invalid, call.arguments = too_deep, None
         if not call.is_valid:
-            return ToolRun(call, ToolResult(call.id, self._invalid_arguments(call), is_error=True, name=call.name), 0.0, turn)
+            return self._invalid(call, turn, self._invalid_arguments(call))
         from .schema.coerce import coerce_arguments
         from .schema.validate import validate_arguments
 
@@ -240,7 +289,7 @@ class ToolExecutor:
         except Exception as exc:  # a schema jsonschema cannot use (e.g. an unresolvable $ref)
             text = (f"Tool {call.name!r} cannot check its arguments: its input schema is unusable ({type(exc).__name__}: {exc}).\n"
                     "Do not call this tool again in this conversation; tell the user it is misconfigured.")
-            return ToolRun(call, ToolResult(call.id, text, is_error=True, name=call.name), 0.0, turn)
+            return self._invalid(call, turn, text)
         if not problems and tool.function is not None and tool.meta.get("validate_arguments", True):
             unexpected = _unexpected_parameters(tool, arguments)
             if unexpected:
@@ -248,7 +297,7 @@ class ToolExecutor:
                 text = (f"Invalid arguments for tool {call.name!r}: unexpected propert{'y' if len(unexpected) == 1 else 'ies'} "
                         f"{', '.join(repr(u) for u in unexpected)} (valid: {valid}).\n"
                         "Fix the arguments to match the tool's input schema and call it again.")
-                return ToolRun(call, ToolResult(call.id, text, is_error=True, name=call.name), 0.0, turn)
+                return self._invalid(call, turn, text)
         if not problems and tool.arguments_model is not None and tool.meta.get("validate_arguments", True):
             from .schema.from_function import convert_arguments
 
@@ -258,7 +307,7 @@ class ToolExecutor:
                 detail = _pydantic_problem(exc)
                 text = (f"Invalid arguments for tool {call.name!r}: {detail}.\n"
                         "Fix the arguments to match the tool's input schema and call it again.")
-                return ToolRun(call, ToolResult(call.id, text, is_error=True, name=call.name), 0.0, turn)
+                return self._invalid(call, turn, text)
         if problems:
             first = problems[0]
             more = f" ({len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})" if len(problems) > 1 else ""
@@ -266,10 +315,15 @@ class ToolExecutor:
                 f"Invalid arguments for tool {call.name!r}: {first.render()}{more}.\n"
                 "Fix the arguments to match the tool's input schema and call it again."
             )
-            return ToolRun(call, ToolResult(call.id, text, is_error=True, name=call.name), 0.0, turn)
-        if tool.meta.get("non_repeatable"):
-            return await self._run_non_repeatable(tool, call, arguments, turn)
-        return await self._execute(tool, call, arguments, turn)
+            return self._invalid(call, turn, text)
+        return Ready(tool, call, arguments)
+
+    async def execute(self, ready: Ready, turn: int) -> ToolRun:
+        """Run a checked call (the caller holds a :attr:`slots` place). Every outcome of the
+        function becomes the :class:`ToolRun`; only the run's own cancellation propagates."""
+        if ready.tool.meta.get("non_repeatable"):
+            return await self._run_non_repeatable(ready.tool, ready.call, ready.arguments, turn)
+        return await self._execute(ready.tool, ready.call, ready.arguments, turn)
 
     async def _run_non_repeatable(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
         from .design.idempotent import call_key

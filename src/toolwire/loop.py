@@ -1,25 +1,50 @@
 """The shared loop: send → the model asks for tools → run them → feed results back → repeat.
 
-``await toolwire.run(model, prompt, tools=...)`` (async) and ``toolwire.run_sync(...)``.
+The loop is a stream of events (:mod:`toolwire.events`): ``toolwire.run_stream(model, prompt,
+...)`` yields them as the run goes and ``await toolwire.run(...)`` is that stream consumed to its
+end, so streaming, approval, hooks, the CLI's live view and ``run()`` are all the same loop.
+``toolwire.run_sync(...)`` / ``toolwire.run_stream_sync(...)`` are the synchronous facades.
+The run's state (:class:`~toolwire.runstate.RunState`) is on the stream as ``.state``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 import json
 import uuid
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 
-from .errors import ConfigurationError, MaxTurnsExceeded, ToolDefinitionError, UsageLimitExceeded
-from .executor import ToolExecutor, ToolRun
+from . import stream as _wire
 from .adapter import Model, normalize_tool_choice
+from .errors import ConfigurationError, MaxTurnsExceeded, ToolDefinitionError, ToolError, ToolwireError, UsageLimitExceeded
+from .events import (
+    ReasoningDelta,
+    ResponseFinished,
+    RunFinished,
+    RunStarted,
+    TextDelta,
+    ToolCallArgumentsDelta,
+    ToolCallPending,
+    ToolCallReady,
+    ToolCallStarted,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from .executor import DEFAULT_MAX_CONCURRENT_TOOLS, Ready, ToolExecutor, ToolRun, to_result_content
+from .runstate import PENDING_STOP, Approved, Denied, PendingCall, RunResult, RunState, Turn
 from .tools import Tool
 from .turns import answer_unanswered, settle_calls
-from .types import Conversation, ImagePart, Message, Part, Response, TextPart, Usage
+from .types import Conversation, ImagePart, Message, Part, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
-__all__ = ["run", "run_sync", "RunResult", "Turn", "Limits", "ToolRun"]
+__all__ = [
+    "run", "run_sync", "run_stream", "run_stream_sync", "RunStream", "SyncRunStream", "RunResult", "RunState", "Turn",
+    "Limits", "ToolRun", "PendingCall", "Approved", "Denied",
+]
 
 
 @dataclass
@@ -27,11 +52,16 @@ class Limits:
     """Bounds on one run. ``None`` means unbounded.
 
     - ``max_tool_calls``: tool calls run in the whole run (calls beyond it are answered with an
-      ``is_error`` result and not run);
+      ``is_error`` result and not run, and the run stops with ``UsageLimitExceeded``);
+    - ``max_calls_per_tool``: ``{tool name: most calls in the run}``; a call past its tool's
+      limit is answered with an ``is_error`` result naming the limit and the run goes on
+      (a tool's ``meta["max_calls"]`` sets the same for that tool);
     - ``max_input_tokens`` / ``max_output_tokens`` / ``max_total_tokens``: summed ``Usage`` over
       the run's requests, in tokens, checked after each response (``input_tokens`` is the
       vendor's own counter: Anthropic's leaves out cache reads and writes);
-    - ``tool_timeout``: seconds one tool call may run when its ``Tool.timeout`` is unset.
+    - ``tool_timeout``: seconds one tool call may run when its ``Tool.timeout`` is unset;
+    - ``max_concurrent_tools``: tool functions running at the same time (default 16); the other
+      calls of a response wait in call order and start as running ones finish.
     """
 
     max_tool_calls: int | None = None
@@ -39,6 +69,8 @@ class Limits:
     max_output_tokens: int | None = None
     max_total_tokens: int | None = None
     tool_timeout: float | None = None
+    max_concurrent_tools: int = DEFAULT_MAX_CONCURRENT_TOOLS
+    max_calls_per_tool: dict[str, int] | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_tool_calls", "max_input_tokens", "max_output_tokens", "max_total_tokens"):
@@ -48,122 +80,21 @@ class Limits:
         t = self.tool_timeout
         if t is not None and (not isinstance(t, (int, float)) or isinstance(t, bool) or not t > 0):
             raise ConfigurationError(f"Limits.tool_timeout must be a number of seconds > 0 or None, got {t!r}")
+        c = self.max_concurrent_tools
+        if not isinstance(c, int) or isinstance(c, bool) or c < 1:
+            raise ConfigurationError(f"Limits.max_concurrent_tools must be a whole number ≥ 1, got {c!r}")
+        per = self.max_calls_per_tool
+        if per is not None:
+            if not isinstance(per, Mapping):
+                raise ConfigurationError(f"Limits.max_calls_per_tool must map tool names to whole numbers, got {type(per).__name__}")
+            for k, v in per.items():
+                if not isinstance(k, str) or not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                    raise ConfigurationError(f"Limits.max_calls_per_tool[{k!r}] must be a whole number ≥ 0, got {v!r}")
+            self.max_calls_per_tool = dict(per)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("max_tool_calls", "max_input_tokens", "max_output_tokens", "max_total_tokens", "tool_timeout")}
-
-
-@dataclass
-class Turn:
-    """One model request and what followed: the ``response``, its ``usage`` (tokens) and the
-    ``tool_runs`` that answered its tool calls (empty on the final turn)."""
-
-    number: int
-    response: Response
-    tool_runs: list[ToolRun] = field(default_factory=list)
-
-    @property
-    def usage(self) -> Usage:
-        return self.response.usage
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"number": self.number, "response": self.response.to_dict(), "tool_runs": [r.to_dict() for r in self.tool_runs]}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Turn:
-        return cls(d["number"], Response.from_dict(d["response"]), [ToolRun.from_dict(r) for r in d.get("tool_runs", [])])
-
-
-@dataclass
-class RunResult:
-    """What a run produced.
-
-    - ``text``: the final response's visible text; ``stop_reason``: its canonical stop reason
-      (or the limit that stopped the run: ``"max_turns"``, ``"usage_limit"``);
-    - ``conversation``: the whole conversation, valid for the vendor (every tool call answered),
-      ready to be passed back to :func:`run` to continue;
-    - ``turns``: per-turn responses, usage and tool runs; ``usage``: the totals (tokens);
-    - ``tool_runs``: every tool call with its result and duration (seconds), in order;
-    - ``tool_errors``: how many tool results were ``is_error``; ``model``: ``provider:model-id``.
-
-    ``to_json()``/``from_json()`` round-trip exactly (``RunResult.from_json(r.to_json()) == r``).
-    """
-
-    text: str
-    conversation: Conversation
-    turns: list[Turn]
-    stop_reason: str
-    model: str
-    run_id: str
-
-    @property
-    def usage(self) -> Usage:
-        total = Usage()
-        for t in self.turns:
-            total = total + t.usage
-        return total
-
-    @property
-    def tool_runs(self) -> list[ToolRun]:
-        return [r for t in self.turns for r in t.tool_runs]
-
-    @property
-    def cost(self) -> Any:
-        """What the run cost in US dollars (:class:`toolwire.pricing.RunCost`): per turn, in
-        total, and attributed to each tool call; unpriced (never free) for models the price data
-        does not know."""
-        from .pricing import run_cost
-
-        return run_cost(self)
-
-    @property
-    def tool_errors(self) -> int:
-        return sum(1 for r in self.tool_runs if r.result.is_error)
-
-    @property
-    def response(self) -> Response | None:
-        return self.turns[-1].response if self.turns else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "stop_reason": self.stop_reason,
-            "model": self.model,
-            "run_id": self.run_id,
-            "usage": self.usage.to_dict(),
-            "tool_errors": self.tool_errors,
-            "turns": [t.to_dict() for t in self.turns],
-            "conversation": self.conversation.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> RunResult:
-        return cls(
-            text=d["text"],
-            conversation=Conversation.from_dict(d["conversation"]),
-            turns=[Turn.from_dict(t) for t in d.get("turns", [])],
-            stop_reason=d["stop_reason"],
-            model=d["model"],
-            run_id=d["run_id"],
-        )
-
-    def to_json(self, **kwargs: Any) -> str:
-        """JSON text (literal UTF-8). Text holding a lone surrogate (e.g. half an emoji a model sent)
-        cannot be UTF-8: then that text is written with ASCII escapes, which still round-trips."""
-        text = json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            text = json.dumps(self.to_dict(), ensure_ascii=True, **kwargs)
-        return text
-
-    @classmethod
-    def from_json(cls, text: str) -> RunResult:
-        """Rebuild a saved run; raises ``ValueError`` naming what is wrong when ``text`` is not one."""
-        try:
-            return cls.from_dict(json.loads(text))
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            raise ValueError(f"not a saved toolwire RunResult: {type(exc).__name__}: {exc}") from None
+        return {k: getattr(self, k) for k in ("max_tool_calls", "max_input_tokens", "max_output_tokens", "max_total_tokens",
+                                               "tool_timeout", "max_concurrent_tools", "max_calls_per_tool")}
 
 
 def _as_tools(tools: Iterable[Any] | None) -> dict[str, Tool]:
@@ -215,146 +146,21 @@ def _usage_exceeded(limits: Limits | None, usage: Usage) -> str | None:
     return None
 
 
-async def run(
-    model: Any,
-    prompt: Any = None,
-    *,
-    tools: Sequence[Any] | None = None,
-    instructions: str | None = None,
-    tool_choice: Any = None,
-    max_turns: int = 20,
-    limits: Limits | None = None,
-    conversation: Conversation | None = None,
-    state: dict[str, Any] | None = None,
-    on_turn: Callable[[Turn], Any] | None = None,
-    run_id: str | None = None,
-) -> RunResult:
-    """Run the tool loop until the model answers without asking for a tool.
-
-    - ``model``: ``"provider:model-id"``, a config mapping, or a :class:`~toolwire.adapter.Model`
-      (see :func:`toolwire.model`);
-    - ``prompt``: the user's text (or a :class:`Message` / list of parts) appended to
-      ``conversation`` (a new one when ``None``, with ``instructions`` as its system prompt);
-      empty or white-space text is no prompt, and with no conversation either the run raises
-      :class:`~toolwire.errors.ConfigurationError` before any request (on every API);
-    - ``tools``: :class:`Tool` objects or typed functions (wrapped with ``@tool``);
-    - ``tool_choice``: ``"auto"``, ``"required"``, ``"none"`` or ``{"type": "tool", "name": N}``
-      for the *first* request; later requests use ``"auto"`` when it was ``required`` or a named
-      tool (otherwise the model could never stop);
-    - ``max_turns``: the most model requests in this run (≥ 1);
-    - ``limits``: :class:`Limits`; ``state``: a dict every :class:`~toolwire.context.ToolContext`
-      shares; ``on_turn``: called (awaited if async) after each turn, e.g. to print it.
-
-    Returns a :class:`RunResult`. Raises :class:`~toolwire.errors.MaxTurnsExceeded` or
-    :class:`~toolwire.errors.UsageLimitExceeded` (each carrying the partial ``result`` whose
-    conversation is still valid: unrun calls are answered with ``is_error`` results), and
-    :class:`~toolwire.errors.ProviderError` when the vendor call fails.
-    """
-    from .registry import model as resolve_model
-
-    if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
-        raise ConfigurationError(f"max_turns must be a whole number ≥ 1, got {max_turns!r}")
-    if isinstance(limits, dict):
-        limits = Limits(**limits)
-    elif limits is not None and not isinstance(limits, Limits):
-        raise ConfigurationError(f"limits must be a toolwire.Limits (or a dict of its fields), got {type(limits).__name__}")
-    m: Model = resolve_model(model)
-    tool_map = _as_tools(tools)
-    choice = normalize_tool_choice(tool_choice)
-    if isinstance(choice, dict) and choice["name"] not in tool_map:
-        raise ConfigurationError(f"tool_choice names {choice['name']!r}, which is not among the tools: {sorted(tool_map)}")
-    # a copy: continuing a run never changes the conversation of the run it continues
-    conv = Conversation(list(conversation.messages), conversation.instructions) if conversation is not None else Conversation(instructions=instructions)
-    if conversation is not None and instructions is not None:
-        conv.instructions = instructions
-    # a call the supplied history left unanswered is answered "not answered" (same on every API)
-    conv.messages, _ = answer_unanswered(conv.messages)
-    msg = _prompt_message(prompt)
-    if msg is not None:
-        conv.append(msg)
-    if not conv.messages:  # same on every API: no request without a message
-        raise ConfigurationError("nothing to send: the prompt is empty and there is no conversation; "
-                                 "pass a prompt (non-empty text, a Message or parts) or a conversation to continue")
-    rid = run_id or uuid.uuid4().hex
-    limits = limits or Limits()
-    executor = ToolExecutor(tool_map, run_id=rid, default_timeout=limits.tool_timeout, state=state)
-    turns: list[Turn] = []
-    calls_run = 0
-
-    def result(stop: str) -> RunResult:
-        # the final answer: the last response's text, preceded by the text of the responses that
-        # paused just before it (pause_turn continues the same answer)
-        pieces: list[str] = []
-        for t in reversed(turns):
-            if pieces and not (t.response.stop_reason == "pause_turn" and not t.tool_runs):
-                break
-            pieces.append(t.response.text)
-        return RunResult("".join(reversed(pieces)), conv, turns, stop, m.name, rid)
-
-    for number in range(1, max_turns + 1):
-        request = m.build_request(conv.messages, instructions=conv.instructions, tools=list(tool_map.values()), tool_choice=choice)
-        response = await m.send(request)
-        if response.usage.requests == 0:
-            response.usage.requests = 1
-        _unique_synthesized_ids(response, conv)
-        settle_calls(response, m.profile)  # cut-off calls and failed turns: answered, never run
-        conv.append(response.to_message())
-        turn = Turn(number, response)
-        turns.append(turn)
-        calls = response.tool_calls
-        total = sum((t.usage for t in turns), Usage())
-        over = _usage_exceeded(limits, total)
-        if over is not None and (calls or response.stop_reason == "pause_turn"):
-            # a finished answer is returned even past a limit; the limit stops further requests
-            if calls:
-                turn.tool_runs = [executor.refuse(c, number, f"Not run: the run stopped because {over}.") for c in calls]
-                conv.append(Message("user", [r.result for r in turn.tool_runs]))
-            await _notify(on_turn, turn)
-            raise UsageLimitExceeded(f"usage limit reached: {over}", result("usage_limit"))
-        if not calls:
-            await _notify(on_turn, turn)
-            if response.stop_reason == "pause_turn":
-                if number < max_turns:
-                    continue  # server-side tool loop paused: send the conversation again as is
-                raise MaxTurnsExceeded(
-                    f"the model paused its turn (pause_turn) after {max_turns} requests (max_turns={max_turns})", result("max_turns")
-                )
-            return result(response.stop_reason)
-        if number == max_turns:
-            turn.tool_runs = [
-                executor.refuse(c, number, f"Not run: the run reached its limit of {max_turns} model requests (max_turns).")
-                for c in calls
-            ]
-            conv.append(Message("user", [r.result for r in turn.tool_runs]))
-            await _notify(on_turn, turn)
-            raise MaxTurnsExceeded(
-                f"the model still asked for tools after {max_turns} requests (max_turns={max_turns})", result("max_turns")
-            )
-        allowed = len(calls)
-        if limits.max_tool_calls is not None:
-            allowed = max(0, min(allowed, limits.max_tool_calls - calls_run))
-        runs = await executor.run_calls(calls[:allowed], number)
-        refused = [
-            executor.refuse(c, number, f"Not run: the run reached its limit of {limits.max_tool_calls} tool calls (max_tool_calls).")
-            for c in calls[allowed:]
-        ]
-        calls_run += allowed
-        turn.tool_runs = runs + refused
-        conv.append(Message("user", [r.result for r in turn.tool_runs]))
-        await _notify(on_turn, turn)
-        if refused:
-            raise UsageLimitExceeded(
-                f"tool call limit reached: {limits.max_tool_calls} tool calls (max_tool_calls)", result("usage_limit")
-            )
-        if choice == "required" or isinstance(choice, dict):
-            choice = "auto"
-    raise AssertionError("unreachable")  # pragma: no cover
+def _final_text(turns: Sequence[Turn]) -> str:
+    """The final answer: the last response's text, preceded by the text of the responses that
+    paused just before it (pause_turn continues the same answer)."""
+    pieces: list[str] = []
+    for t in reversed(turns):
+        if pieces and not (t.response.stop_reason == "pause_turn" and not t.tool_runs):
+            break
+        pieces.append(t.response.text)
+    return "".join(reversed(pieces))
 
 
-def _unique_synthesized_ids(response: Response, conv: Conversation) -> None:
+def _unique_synthesized_ids(response: Response, seen: set[str]) -> None:
     """Re-number an id toolwire synthesized (never sent to the vendor) that collides with an id
-    already in the conversation or in the same response, so every result pairs with one call."""
-    seen = {c.id for m in conv.messages for c in m.tool_calls}
+    already in the conversation (``seen``, updated here) or in the same response, so every result
+    pairs with one call."""
     in_response: set[str] = set()
     for call in response.tool_calls:
         if call.id_synthesized and call.id in seen:
@@ -386,13 +192,827 @@ async def _notify(callback: Callable[[Turn], Any] | None, turn: Turn) -> None:
         await value
 
 
+async def _maybe_await(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+# -- answer texts (docs/approval.md lists them) ----------------------------------------------------
+def _text_denied(call: ToolCall, reason: str) -> str:
+    return (f"Not run: the user refused this call to {call.name!r}. Reason: {reason}\n"
+            "Do not make the same call again; continue without it, or ask the user what to do instead.")
+
+
+def _text_hook_refused(call: ToolCall, reason: str) -> str:
+    return (f"Not run: the call to {call.name!r} was refused: {reason}\n"
+            "Do not make the same call again; continue without it.")
+
+
+def _text_per_tool_limit(call: ToolCall, limit: int) -> str:
+    return (f"Not run: tool {call.name!r} reached its limit of {limit} call{'' if limit == 1 else 's'} in this run "
+            f"(max_calls_per_tool).\nDo not call {call.name!r} again in this run; answer with the results you have.")
+
+
+def _text_waiting(call: ToolCall, kind: str) -> str:
+    if kind == "approval":
+        return f"Not run yet: this call to {call.name!r} is waiting for the user's approval."
+    return f"Not run yet: the result of this call to {call.name!r} has not arrived."
+
+
+def _text_cancelled(call: ToolCall, started: bool, why: str) -> str:
+    if started:
+        return (f"Cancelled: the run was stopped ({why}) while tool {call.name!r} was running, so it has no result; "
+                "it may have partly run.")
+    return f"Not run: the run was stopped ({why}) before tool {call.name!r} started."
+
+
+class _Failure:
+    """An exception of a hook (or of toolwire itself) inside a tool task: it stops the run."""
+
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+@dataclass
+class _Batch:
+    """The tool calls of one turn that are being run: where their answers go."""
+
+    number: int
+    turn: Turn
+    message: Message
+    tasks: dict[int, asyncio.Task[Any]] = field(default_factory=dict)
+    started: set[int] = field(default_factory=set)
+    done: set[int] = field(default_factory=set)
+
+
+class _Loop:
+    """One run: the configuration, the :class:`RunState` and the event generator."""
+
+    def __init__(self, m: Model, state: RunState, *, tool_map: dict[str, Tool], choice: Any, max_turns: int,
+                 limits: Limits, on_turn: Any, context_state: dict[str, Any] | None, approval: Any,
+                 deferred: frozenset[str], before: Any, after: Any, decisions: Mapping[str, Any] | None,
+                 resumed: bool) -> None:
+        self.m = m
+        self.state = state
+        self.tool_map = tool_map
+        self.tool_list = list(tool_map.values())
+        self.choice = choice
+        self.max_turns = max_turns
+        self.limits = limits
+        self.on_turn = on_turn
+        self.approval = approval
+        self.deferred = deferred
+        self.before = before
+        self.after = after
+        self.decisions = dict(decisions or {})
+        self.resumed = resumed
+        self.executor = ToolExecutor(tool_map, run_id=state.run_id, default_timeout=limits.tool_timeout,
+                                     state=context_state, max_concurrent=limits.max_concurrent_tools)
+        # counters, walked once here (never per turn)
+        self.seen_ids = {c.id for msg in state.conversation.messages for c in msg.tool_calls}
+        self.total = state.usage
+        self.calls_run = 0
+        self.per_tool: dict[str, int] = {}
+        for r in state.tool_runs:
+            if r.status in ("ran", "invalid", "refused", "deferred"):
+                self.calls_run += 1
+            if r.status in ("ran", "deferred"):
+                self.per_tool[r.call.name] = self.per_tool.get(r.call.name, 0) + 1
+        self.per_tool_limits = dict(limits.max_calls_per_tool or {})
+        for t in tool_map.values():
+            mc = t.meta.get("max_calls")
+            if isinstance(mc, int) and not isinstance(mc, bool) and t.name not in self.per_tool_limits:
+                self.per_tool_limits[t.name] = mc
+        self._asm: _wire.StreamAssembler | None = None
+        self._asm_turn = 0
+        self._batch: _Batch | None = None
+
+    # -- the event stream ---------------------------------------------------------------------
+    async def events(self) -> AsyncIterator[Any]:
+        st = self.state
+        st.status, st.stop_reason, st.error = "running", None, None
+        yield RunStarted(st.run_id, self.m.name, self.resumed)
+        try:
+            if st.pending:
+                last = st.turns[-1]
+                async for ev in self._settle_pending():
+                    yield ev
+                yield TurnFinished(last.number, last)
+                await _notify(self.on_turn, last)
+                if st.pending:
+                    yield self._finish(PENDING_STOP)
+                    return
+            async for ev in self._turns():
+                yield ev
+        except GeneratorExit:
+            self._stop("cancelled", "the event stream was closed")
+            await self._reap()
+            raise
+        except (asyncio.CancelledError, KeyboardInterrupt) as exc:
+            self._stop("cancelled", type(exc).__name__)
+            await self._reap()
+            raise
+        except BaseException as exc:
+            self._stop("failed", _describe(exc))
+            await self._reap()
+            if isinstance(exc, ToolwireError):
+                exc.run_state = st  # type: ignore[attr-defined]
+            raise
+
+    def _finish(self, stop: str, error: type[ToolwireError] | None = None, message: str = "") -> RunFinished:
+        st = self.state
+        result = RunResult(_final_text(st.turns), st.conversation, st.turns, stop, self.m.name, st.run_id, list(st.pending))
+        st.stop_reason = stop
+        st.status = "stopped" if error is not None else ("paused" if st.pending else "finished")
+        return RunFinished(result, error(message, result) if error is not None else None)
+
+    async def _turns(self) -> AsyncIterator[Any]:
+        st, m, conv, limits, ex = self.state, self.m, self.state.conversation, self.limits, self.executor
+        for k in range(1, self.max_turns + 1):
+            n = len(st.turns) + 1
+            yield TurnStarted(n)
+            request = m.build_request(conv.messages, instructions=conv.instructions, tools=self.tool_list, tool_choice=self.choice)
+            if request.stream:
+                asm = self._asm = _wire.StreamAssembler(m.provider or None)
+                self._asm_turn = n
+                events = m.send_stream(request)
+                try:
+                    async for sev in events:
+                        asm.feed(sev)
+                        ev = _delta(n, sev)
+                        if ev is not None:
+                            yield ev
+                finally:
+                    aclose = getattr(events, "aclose", None)
+                    if aclose is not None:
+                        await aclose()
+                response = m.check_streamed(asm.response())
+                self._asm = None
+            else:
+                response = await m.send(request)
+                for ev in _whole(n, response):
+                    yield ev
+            if response.usage.requests == 0:
+                response.usage.requests = 1
+            _unique_synthesized_ids(response, self.seen_ids)
+            settle_calls(response, m.profile)  # cut-off calls and failed turns: answered, never run
+            conv.append(response.to_message())
+            turn = Turn(n, response)
+            st.turns.append(turn)
+            self.total = self.total + response.usage
+            yield ResponseFinished(n, response)
+            calls = response.tool_calls
+            checked = [ex.check(c, n) for c in calls]
+            for c, r in zip(calls, checked):
+                yield ToolCallReady(n, c, r.result.text if isinstance(r, ToolRun) else None)
+            over = _usage_exceeded(limits, self.total)
+            if over is not None and (calls or response.stop_reason == "pause_turn"):
+                # a finished answer is returned even past a limit; the limit stops further requests
+                if calls:
+                    self._answer_all(turn, [ex.refuse(c, n, f"Not run: the run stopped because {over}.") for c in calls])
+                    for r in turn.tool_runs:
+                        yield ToolFinished(n, r)
+                yield TurnFinished(n, turn)
+                await _notify(self.on_turn, turn)
+                yield self._finish("usage_limit", UsageLimitExceeded, f"usage limit reached: {over}")
+                return
+            if not calls:
+                yield TurnFinished(n, turn)
+                await _notify(self.on_turn, turn)
+                if response.stop_reason == "pause_turn":
+                    if k < self.max_turns:
+                        continue  # server-side tool loop paused: send the conversation again as is
+                    yield self._finish("max_turns", MaxTurnsExceeded,
+                                       f"the model paused its turn (pause_turn) after {self.max_turns} requests (max_turns={self.max_turns})")
+                    return
+                yield self._finish(response.stop_reason)
+                return
+            if k == self.max_turns:
+                self._answer_all(turn, [
+                    ex.refuse(c, n, f"Not run: the run reached its limit of {self.max_turns} model requests (max_turns).")
+                    for c in calls])
+                for r in turn.tool_runs:
+                    yield ToolFinished(n, r)
+                yield TurnFinished(n, turn)
+                await _notify(self.on_turn, turn)
+                yield self._finish("max_turns", MaxTurnsExceeded,
+                                   f"the model still asked for tools after {self.max_turns} requests (max_turns={self.max_turns})")
+                return
+            allowed = len(calls)
+            if limits.max_tool_calls is not None:
+                allowed = max(0, min(allowed, limits.max_tool_calls - self.calls_run))
+            self.calls_run += allowed
+            # every call answered at once (placeholders for the ones still to run), so the
+            # conversation is valid at every point of the turn
+            runs: list[ToolRun] = []
+            jobs: list[tuple[int, Ready]] = []
+            pending: list[PendingCall] = []
+            for i, (c, r) in enumerate(zip(calls, checked)):
+                if i >= allowed:
+                    runs.append(ex.refuse(c, n, f"Not run: the run reached its limit of {limits.max_tool_calls} tool calls (max_tool_calls)."))
+                elif isinstance(r, ToolRun):
+                    runs.append(r)
+                elif (limit_run := self._per_tool_refusal(r, n)) is not None:
+                    runs.append(limit_run)
+                elif self._is_deferred(r.tool):
+                    self._count(r.call)
+                    pending.append(PendingCall(c, n, "deferred", "toolwire does not run this tool: supply its result"))
+                    runs.append(self._placeholder(c, n, "deferred"))
+                elif (why := await self._approval_needed(r)) is not None:
+                    pending.append(PendingCall(c, n, "approval", why))
+                    runs.append(self._placeholder(c, n, "approval"))
+                else:
+                    self._count(r.call)
+                    jobs.append((i, r))
+                    runs.append(self._placeholder(c, n, "running"))
+            msg = self._answer_all(turn, runs)
+            st.pending.extend(pending)
+            for i, r in enumerate(runs):
+                if r.status not in ("pending", "cancelled"):
+                    yield ToolFinished(n, r)
+            for p in pending:
+                yield ToolCallPending(n, p)
+            async for ev in self._run_batch(n, turn, msg, jobs):
+                yield ev
+            yield TurnFinished(n, turn)
+            await _notify(self.on_turn, turn)
+            if allowed < len(calls):
+                yield self._finish("usage_limit", UsageLimitExceeded,
+                                   f"tool call limit reached: {limits.max_tool_calls} tool calls (max_tool_calls)")
+                return
+            if st.pending:
+                yield self._finish(PENDING_STOP)
+                return
+            if self.choice == "required" or isinstance(self.choice, dict):
+                self.choice = "auto"
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- tool calls -------------------------------------------------------------------------
+    def _answer_all(self, turn: Turn, runs: list[ToolRun]) -> Message:
+        turn.tool_runs = runs
+        msg = Message("user", [r.result for r in runs])
+        self.state.conversation.append(msg)
+        return msg
+
+    @staticmethod
+    def _placeholder(call: ToolCall, n: int, kind: str) -> ToolRun:
+        if kind == "running":
+            return ToolRun(call, ToolResult(call.id, _text_cancelled(call, False, "not finished"), True, call.name), 0.0, n,
+                           status="cancelled")
+        return ToolRun(call, ToolResult(call.id, _text_waiting(call, kind), True, call.name), 0.0, n, status="pending")
+
+    def _count(self, call: ToolCall) -> None:
+        self.per_tool[call.name] = self.per_tool.get(call.name, 0) + 1
+
+    def _per_tool_refusal(self, ready: Ready, n: int) -> ToolRun | None:
+        limit = self.per_tool_limits.get(ready.tool.name)
+        if limit is not None and self.per_tool.get(ready.tool.name, 0) >= limit:
+            return self.executor.refuse(ready.call, n, _text_per_tool_limit(ready.call, limit))
+        return None
+
+    def _is_deferred(self, tool: Tool) -> bool:
+        return bool(tool.meta.get("deferred")) or tool.name in self.deferred
+
+    async def _approval_needed(self, ready: Ready) -> str | None:
+        """``None`` when the call may run now, else the reason it waits for approval."""
+        policy = ready.tool.meta.get("requires_approval")
+        if policy is None:
+            policy = self.approval
+        if policy is None or policy is False:
+            return None
+        if policy is True:
+            return "this tool requires approval"
+        if isinstance(policy, (set, frozenset, list, tuple)):
+            return "this tool requires approval" if ready.tool.name in policy else None
+        if callable(policy):
+            value = await _maybe_await(policy(copy.deepcopy(ready.call)))
+            if isinstance(value, str) and value:
+                return value
+            return "the approval policy asked for approval" if value else None
+        raise ConfigurationError(f"approval must be True, a collection of tool names or a function of the call, got {type(policy).__name__}")
+
+    async def _before(self, ready: Ready, n: int) -> Ready | ToolRun:
+        if self.before is None:
+            return ready
+        value = await _maybe_await(self.before(copy.deepcopy(ready.call)))
+        if value is None:
+            return ready
+        if isinstance(value, Denied):
+            return self.executor.refuse(ready.call, n, _text_hook_refused(ready.call, value.reason), status="refused")
+        if isinstance(value, ToolCall):
+            value = value.arguments
+        if isinstance(value, dict):
+            checked = self.executor.check(replace(ready.call, arguments=copy.deepcopy(value)), n)
+            return checked
+        raise ConfigurationError(
+            f"before_tool_call must return None, new arguments (a dict) or toolwire.Denied(reason), got {type(value).__name__}")
+
+    async def _after(self, run: ToolRun) -> ToolRun:
+        if self.after is None:
+            return run
+        value = await _maybe_await(self.after(run))
+        if value is None:
+            return run
+        if isinstance(value, ToolResult):
+            result = replace(value, tool_call_id=run.call.id, name=value.name or run.call.name)
+        else:
+            result = ToolResult(run.call.id, to_result_content(value), run.result.is_error, run.call.name)
+        return replace(run, result=result)
+
+    async def _pipeline(self, n: int, i: int, ready: Ready, queue: asyncio.Queue[Any]) -> ToolRun | None:
+        b = self._batch
+        try:
+            async with self.executor.slots:
+                step = await self._before(ready, n)
+                if isinstance(step, ToolRun):
+                    run = step
+                else:
+                    if b is not None:
+                        b.started.add(i)
+                    queue.put_nowait(ToolStarted(n, step.call))
+                    run = await self._after(await self.executor.execute(step, n))
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # a hook failed: the run stops with it
+            queue.put_nowait(_Failure(exc))
+            return None
+        queue.put_nowait((i, run))
+        return run
+
+    @staticmethod
+    def _place(b: _Batch, i: int, run: ToolRun) -> None:
+        b.turn.tool_runs[i] = run
+        b.message.parts[i] = run.result
+        b.done.add(i)
+
+    async def _run_batch(self, n: int, turn: Turn, msg: Message, jobs: list[tuple[int, Ready]]) -> AsyncIterator[Any]:
+        if not jobs:
+            return
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        b = self._batch = _Batch(n, turn, msg)
+        for i, ready in jobs:
+            b.tasks[i] = asyncio.ensure_future(self._pipeline(n, i, ready, queue))
+        left = len(jobs)
+        while left:
+            item = await queue.get()
+            if isinstance(item, ToolStarted):
+                yield item
+                continue
+            if isinstance(item, _Failure):
+                raise item.exc
+            i, run = item
+            self._place(b, i, run)
+            left -= 1
+            yield ToolFinished(n, run)
+        self._batch = None
+
+    async def _settle_pending(self) -> AsyncIterator[Any]:
+        """Resume: answer the pending calls of the last turn from ``decisions`` (approved ones and
+        interrupted ones run; denied ones are refused; deferred ones take the supplied result)."""
+        st, ex = self.state, self.executor
+        last = st.turns[-1] if st.turns else None
+        msg = st.conversation.messages[-1] if st.conversation.messages else None
+        index = {r.call.id: i for i, r in enumerate(last.tool_runs)} if last is not None else {}
+        ids = {p.call.id for p in st.pending}
+        unknown = sorted(set(self.decisions) - ids)
+        if unknown:
+            raise ConfigurationError(f"decisions name tool calls that are not pending: {unknown}; pending: {sorted(ids)}")
+        for p in st.pending:
+            i = index.get(p.call.id)
+            if (last is None or msg is None or i is None or p.turn != last.number or msg.role != "user"
+                    or i >= len(msg.parts) or getattr(msg.parts[i], "tool_call_id", None) != p.call.id):
+                raise ConfigurationError(
+                    f"cannot resume: pending tool call {p.call.id} is not answered by a placeholder in the last message of the "
+                    "saved conversation (was the state edited?)")
+        n = last.number  # type: ignore[union-attr]
+        b = _Batch(n, last, msg)  # type: ignore[arg-type]
+        still: list[PendingCall] = []
+        jobs: list[tuple[int, Ready]] = []
+        for p in st.pending:
+            i = index[p.call.id]
+            d = self.decisions.get(p.call.id, _MISSING)
+            if isinstance(d, Denied):
+                run = ex.refuse(p.call, n, _text_denied(p.call, d.reason), status="refused")
+            elif d is _MISSING and p.kind in ("approval", "deferred"):
+                still.append(p)
+                continue
+            elif p.kind == "deferred" or (p.kind == "interrupted" and d is not _MISSING and not isinstance(d, Approved)):
+                if isinstance(d, Approved):
+                    raise ConfigurationError(f"tool call {p.call.id} is deferred: supply its result (a value or a ToolResult), not Approved()")
+                run = ToolRun(p.call, _supplied_result(p.call, d), 0.0, n, status="deferred")
+                self._count(p.call)
+            else:  # approved, or interrupted without a decision: run it (again)
+                if p.kind == "approval" and not isinstance(d, Approved):
+                    raise ConfigurationError(
+                        f"the decision for tool call {p.call.id} must be toolwire.Approved(...) or toolwire.Denied(reason), got {type(d).__name__}")
+                call = p.call
+                if isinstance(d, Approved) and d.arguments is not None:
+                    if not isinstance(d.arguments, dict):
+                        raise ConfigurationError(f"Approved(arguments=...) takes a dict, got {type(d.arguments).__name__}")
+                    call = replace(call, arguments=copy.deepcopy(d.arguments), raw_arguments=None, invalid=None)
+                r = ex.check(call, n)
+                if isinstance(r, ToolRun):
+                    run = r
+                elif (limit_run := self._per_tool_refusal(r, n)) is not None:
+                    run = limit_run
+                else:
+                    self._count(r.call)
+                    jobs.append((i, r))
+                    continue
+            self._place(b, i, run)
+            yield ToolFinished(n, run)
+        st.pending = still
+        async for ev in self._run_batch(n, last, msg, jobs):  # type: ignore[arg-type]
+            yield ev
+
+    # -- stopping ---------------------------------------------------------------------------
+    def _stop(self, status: str, why: str) -> None:
+        """Leave the state valid after an exception, a cancellation or a closed stream."""
+        st = self.state
+        st.status, st.error = status, why
+        st.stop_reason = None
+        if self._asm is not None:  # stopped mid-stream: keep what arrived, out of the conversation
+            try:
+                partial = self._asm.response()
+            except Exception:  # pragma: no cover - defensive: the half-assembled parts are unusable
+                partial = Response()
+            parts: list[Part] = [p for p in partial.parts if isinstance(p, (TextPart, ReasoningPart))]
+            st.turns.append(Turn(self._asm_turn, Response(parts, "error", None, partial.usage, partial.model, partial.response_id,
+                                                          partial.provider), interrupted=status))
+            self._asm = None
+        b = self._batch
+        if b is not None:
+            reason = "cancelled" if status == "cancelled" else why
+            for i, task in b.tasks.items():
+                if i in b.done:
+                    continue
+                if task.done() and not task.cancelled() and task.exception() is None and task.result() is not None:
+                    self._place(b, i, task.result())
+                    continue
+                task.cancel()
+                call = b.turn.tool_runs[i].call
+                self._place(b, i, ToolRun(call, ToolResult(call.id, _text_cancelled(call, i in b.started, reason), True, call.name),
+                                          0.0, b.number, status="cancelled"))
+                st.pending.append(PendingCall(call, b.number, "interrupted", reason))
+            order = {r.call.id: k for k, r in enumerate(b.turn.tool_runs)}
+            st.pending.sort(key=lambda p: (p.turn, order.get(p.call.id, 0)))
+
+    async def _reap(self) -> None:
+        """Let the cancelled tool tasks finish their cancellation (briefly: a tool that ignores it
+        is abandoned, its answer already written as cancelled)."""
+        b, self._batch = self._batch, None
+        if b is None:
+            return
+        tasks = [t for t in b.tasks.values() if not t.done()]
+        if tasks:
+            try:
+                await asyncio.wait(tasks, timeout=1.0)
+            except BaseException:  # cancelled again while cleaning up: the state is already written
+                pass
+        for t in b.tasks.values():
+            if t.done() and not t.cancelled():
+                t.exception()  # retrieved: no "exception was never retrieved" warning
+
+
+_MISSING: Any = object()
+
+
+def _supplied_result(call: ToolCall, value: Any) -> ToolResult:
+    """The result a user supplied for a deferred (or interrupted) call."""
+    if isinstance(value, ToolResult):
+        return replace(value, tool_call_id=call.id, name=value.name or call.name)
+    if isinstance(value, ToolError):
+        return ToolResult(call.id, value.render(), True, call.name)
+    if isinstance(value, BaseException):
+        return ToolResult(call.id, _describe(value), True, call.name)
+    return ToolResult(call.id, to_result_content(value), False, call.name)
+
+
+def _delta(n: int, sev: Any) -> Any:
+    """The run event of one canonical stream event (``None`` for those that carry no delta)."""
+    if isinstance(sev, _wire.TextDelta):
+        return TextDelta(n, sev.index, sev.text) if sev.text else None
+    if isinstance(sev, _wire.ReasoningDelta):
+        return ReasoningDelta(n, sev.index, sev.text) if sev.text else None
+    if isinstance(sev, _wire.ToolCallStart):
+        return ToolCallStarted(n, sev.index, sev.id, sev.name)
+    if isinstance(sev, _wire.ToolCallDelta):
+        return ToolCallArgumentsDelta(n, sev.index, sev.arguments_fragment) if sev.arguments_fragment else None
+    return None
+
+
+def _whole(n: int, response: Response) -> Iterator[Any]:
+    """A whole (not streamed) response as the same deltas a stream would give."""
+    for i, part in enumerate(response.parts):
+        if isinstance(part, TextPart):
+            if part.text:
+                yield TextDelta(n, i, part.text)
+        elif isinstance(part, ReasoningPart):
+            if part.text:
+                yield ReasoningDelta(n, i, part.text)
+        elif isinstance(part, ToolCall):
+            yield ToolCallStarted(n, i, part.id, part.name)
+            if part.raw_arguments:
+                yield ToolCallArgumentsDelta(n, i, part.raw_arguments)
+
+
+class RunStream:
+    """The handle of one run: an async iterator of its events (:mod:`toolwire.events`) and its
+    state.
+
+    - ``async for event in stream`` yields the events as the run goes;
+    - ``state``: the :class:`~toolwire.runstate.RunState`, updated in place and valid after any
+      stop — a cancelled task (``asyncio.wait_for``, ``asyncio.timeout``, Ctrl-C, a closed web
+      request) still ends cancelled, and ``stream.state`` holds the partial run: completed tool
+      results kept, running tools answered as cancelled, streamed text kept in the turn record;
+    - ``result``: the :class:`RunResult` once ``RunFinished`` was yielded, else ``None``;
+    - ``await stream.finish()``: consume the remaining events and return the result (raising
+      :class:`~toolwire.errors.RunLimitExceeded` for a limit stop, as :func:`run` does);
+    - ``async with toolwire.run_stream(...) as stream:`` closes the run when the block is left
+      early (the state then says ``"cancelled"``, ``error="the event stream was closed"``).
+    """
+
+    def __init__(self, loop: _Loop) -> None:
+        self._loop = loop
+        self.state: RunState = loop.state
+        self.result: RunResult | None = None
+        self._events = loop.events()
+
+    @property
+    def run_id(self) -> str:
+        return self.state.run_id
+
+    def __aiter__(self) -> RunStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        event = await self._events.__anext__()
+        if type(event) is RunFinished:
+            self.result = event.result
+        return event
+
+    async def aclose(self) -> None:
+        """Stop the run (if it is still going) and leave its state valid."""
+        await self._events.aclose()
+
+    async def __aenter__(self) -> RunStream:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+    async def finish(self) -> RunResult:
+        """Consume the remaining events; return the :class:`RunResult`. Raises what :func:`run`
+        raises."""
+        finished: RunFinished | None = None
+        async for event in self:
+            if type(event) is RunFinished:
+                finished = event
+        if finished is None:  # pragma: no cover - the loop always ends with RunFinished or raises
+            raise RuntimeError("the run ended without a result")
+        if finished.error is not None:
+            raise finished.error
+        return finished.result
+
+
+def run_stream(
+    model: Any,
+    prompt: Any = None,
+    *,
+    tools: Sequence[Any] | None = None,
+    instructions: str | None = None,
+    tool_choice: Any = None,
+    max_turns: int = 20,
+    limits: Limits | Mapping[str, Any] | None = None,
+    conversation: Conversation | None = None,
+    state: dict[str, Any] | None = None,
+    on_turn: Callable[[Turn], Any] | None = None,
+    run_id: str | None = None,
+    approval: Any = None,
+    deferred: Iterable[str] | None = None,
+    before_tool_call: Callable[[ToolCall], Any] | None = None,
+    after_tool_call: Callable[[ToolRun], Any] | None = None,
+    resume: RunState | RunResult | None = None,
+    decisions: Mapping[str, Any] | None = None,
+) -> RunStream:
+    """Start the tool loop as a stream of events; returns the :class:`RunStream` handle.
+
+    Takes the arguments of :func:`run`. Argument errors raise :class:`ConfigurationError` here,
+    before anything is sent. The run starts when the stream is first iterated.
+    """
+    from .registry import model as resolve_model
+
+    if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
+        raise ConfigurationError(f"max_turns must be a whole number ≥ 1, got {max_turns!r}")
+    if isinstance(limits, Mapping):
+        limits = Limits(**limits)
+    elif limits is not None and not isinstance(limits, Limits):
+        raise ConfigurationError(f"limits must be a toolwire.Limits (or a dict of its fields), got {type(limits).__name__}")
+    for name, hook in (("before_tool_call", before_tool_call), ("after_tool_call", after_tool_call)):
+        if hook is not None and not callable(hook):
+            raise ConfigurationError(f"{name} must be a function (sync or async), got {type(hook).__name__}")
+    if approval is not None and not (isinstance(approval, (bool, set, frozenset, list, tuple)) or callable(approval)):
+        raise ConfigurationError(f"approval must be True, a collection of tool names or a function of the call, got {type(approval).__name__}")
+    if isinstance(deferred, str):
+        deferred = [deferred]
+    m: Model = resolve_model(model)
+    tool_map = _as_tools(tools)
+    choice = normalize_tool_choice(tool_choice)
+    if isinstance(choice, dict) and choice["name"] not in tool_map:
+        raise ConfigurationError(f"tool_choice names {choice['name']!r}, which is not among the tools: {sorted(tool_map)}")
+    for name in (approval if isinstance(approval, (set, frozenset, list, tuple)) else ()):
+        if name not in tool_map:
+            raise ConfigurationError(f"approval names {name!r}, which is not among the tools: {sorted(tool_map)}")
+    for name in deferred or ():
+        if name not in tool_map:
+            raise ConfigurationError(f"deferred names {name!r}, which is not among the tools: {sorted(tool_map)}")
+    if decisions and resume is None:
+        raise ConfigurationError("decisions= answers the pending calls of a saved run: pass that run as resume=")
+    msg = _prompt_message(prompt)
+    if resume is not None:
+        if conversation is not None:
+            raise ConfigurationError("pass either resume= (a saved run) or conversation=, not both")
+        saved = resume.state if isinstance(resume, RunResult) else resume
+        if not isinstance(saved, RunState):
+            raise ConfigurationError(f"resume= takes a RunState or a RunResult (e.g. RunState.from_json(text)), got {type(resume).__name__}")
+        if msg is not None and saved.pending:
+            raise ConfigurationError("the saved run has pending tool calls: resume it with decisions= first, then send a new prompt")
+        st = _resumable_copy(saved)
+        st.model = m.name  # continuing on another model is allowed
+        if run_id is not None:
+            st.run_id = run_id
+        if instructions is not None:
+            st.conversation.instructions = instructions
+    else:
+        # a copy: continuing a run never changes the conversation of the run it continues
+        conv = (Conversation(list(conversation.messages), conversation.instructions) if conversation is not None
+                else Conversation(instructions=instructions))
+        if conversation is not None and instructions is not None:
+            conv.instructions = instructions
+        # a call the supplied history left unanswered is answered "not answered" (same on every API)
+        conv.messages, _ = answer_unanswered(conv.messages)
+        st = RunState(run_id or uuid.uuid4().hex, m.name, conv)
+    if msg is not None:
+        st.conversation.append(msg)
+    if not st.conversation.messages:  # same on every API: no request without a message
+        raise ConfigurationError("nothing to send: the prompt is empty and there is no conversation; "
+                                 "pass a prompt (non-empty text, a Message or parts) or a conversation to continue")
+    loop = _Loop(m, st, tool_map=tool_map, choice=choice, max_turns=max_turns, limits=limits or Limits(), on_turn=on_turn,
+                 context_state=state, approval=approval, deferred=frozenset(deferred or ()), before=before_tool_call,
+                 after=after_tool_call, decisions=decisions, resumed=resume is not None)
+    return RunStream(loop)
+
+
+def _resumable_copy(saved: RunState) -> RunState:
+    """A copy the resumed run may change without changing ``saved`` (lists copied; the last
+    message and turn, whose placeholders get replaced, copied too)."""
+    msgs = list(saved.conversation.messages)
+    if msgs:
+        last = msgs[-1]
+        msgs[-1] = Message(last.role, list(last.parts), dict(last.provider_data))
+    turns = list(saved.turns)
+    if turns:
+        t = turns[-1]
+        turns[-1] = Turn(t.number, t.response, list(t.tool_runs), t.interrupted)
+    return RunState(saved.run_id, saved.model, Conversation(msgs, saved.conversation.instructions), turns,
+                    list(saved.pending), saved.status, saved.stop_reason, saved.error)
+
+
+async def run(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
+    """Run the tool loop until the model answers without asking for a tool.
+
+    - ``model``: ``"provider:model-id"``, a config mapping, or a :class:`~toolwire.adapter.Model`
+      (see :func:`toolwire.model`);
+    - ``prompt``: the user's text (or a :class:`Message` / list of parts) appended to
+      ``conversation`` (a new one when ``None``, with ``instructions`` as its system prompt);
+      empty or white-space text is no prompt, and with no conversation either the run raises
+      :class:`~toolwire.errors.ConfigurationError` before any request (on every API);
+    - ``tools``: :class:`Tool` objects or typed functions (wrapped with ``@tool``);
+    - ``tool_choice``: ``"auto"``, ``"required"``, ``"none"`` or ``{"type": "tool", "name": N}``
+      for the *first* request; later requests use ``"auto"`` when it was ``required`` or a named
+      tool (otherwise the model could never stop);
+    - ``max_turns``: the most model requests in this call (≥ 1);
+    - ``limits``: :class:`Limits`; ``state``: a dict every :class:`~toolwire.context.ToolContext`
+      shares; ``on_turn``: called (awaited if async) after each turn, e.g. to print it;
+    - ``approval``: which calls wait for a person — ``True`` (all), a collection of tool names,
+      or a function of the :class:`ToolCall` (sync or async) returning true (or a reason text)
+      when the call needs approval; a tool's ``meta["requires_approval"]`` (``True`` or such a
+      function) takes precedence. The run then stops with ``stop_reason="pending"`` and
+      ``RunResult.pending``;
+    - ``deferred``: names of tools toolwire does not run (also ``meta["deferred"] = True``): the
+      run stops with their calls pending, to be resumed with their results;
+    - ``before_tool_call(call)``: sync or async; return ``None`` (run as is), a dict (new
+      arguments, validated again) or ``toolwire.Denied(reason)`` (not run; the model is told why);
+    - ``after_tool_call(run)``: sync or async, gets the :class:`ToolRun`; return ``None`` (keep)
+      or a :class:`ToolResult` / any content to replace the result. An exception in a hook stops
+      the run (and propagates); the state stays valid;
+    - ``resume``: a saved :class:`RunState` or :class:`RunResult` to continue; ``decisions``:
+      ``{tool_call_id: toolwire.Approved(arguments=None) | toolwire.Denied(reason) | result}``
+      for its pending calls (a deferred call takes its result: a value, a ``ToolResult`` or a
+      :class:`ToolError`). Finished tool calls are never run again.
+
+    Returns a :class:`RunResult`. Raises :class:`~toolwire.errors.MaxTurnsExceeded` or
+    :class:`~toolwire.errors.UsageLimitExceeded` (each carrying the partial ``result`` whose
+    conversation is still valid: unrun calls are answered with ``is_error`` results), and
+    :class:`~toolwire.errors.ProviderError` when the vendor call fails (with the partial run as
+    ``exc.run_state``). For the partial run after a cancellation, run through
+    :func:`run_stream` and read ``stream.state``.
+    """
+    return await run_stream(model, prompt, **kwargs).finish()
+
+
 def run_sync(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
     """:func:`run` for synchronous code (starts an event loop; not for use inside one)."""
+    _no_running_loop("run_sync()", "await toolwire.run(...)")
+    return asyncio.run(run(model, prompt, **kwargs))  # outside the except: errors are not chained to it
+
+
+def _no_running_loop(what: str, instead: str) -> None:
     try:
         asyncio.get_running_loop()
         inside_loop = True
     except RuntimeError:
         inside_loop = False
     if inside_loop:
-        raise RuntimeError("run_sync() was called inside a running event loop; use 'await toolwire.run(...)' there")
-    return asyncio.run(run(model, prompt, **kwargs))  # outside the except: errors are not chained to it
+        raise RuntimeError(f"{what} was called inside a running event loop; use '{instead}' there")
+
+
+class SyncRunStream:
+    """:class:`RunStream` for synchronous code: ``for event in toolwire.run_stream_sync(...)``.
+
+    The run advances while the next event is awaited (tools pause between events). ``state``
+    and ``result`` as on :class:`RunStream`; Ctrl-C stops the run (the state says
+    ``"cancelled"``) and raises ``KeyboardInterrupt``; leaving a ``with`` block or calling
+    :meth:`close` early stops it too. :meth:`finish` consumes the rest and returns the result.
+    """
+
+    def __init__(self, stream: RunStream) -> None:
+        self._stream = stream
+        self._runner: asyncio.Runner | None = asyncio.Runner()
+        self.state = stream.state
+
+    @property
+    def result(self) -> RunResult | None:
+        return self._stream.result
+
+    def __iter__(self) -> SyncRunStream:
+        return self
+
+    def __next__(self) -> Any:
+        if self._runner is None:
+            raise StopIteration
+        try:
+            return self._runner.run(self._stream.__anext__())
+        except StopAsyncIteration:
+            self.close()
+            raise StopIteration from None
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Stop the run if it is still going (state valid) and close the event loop."""
+        runner, self._runner = self._runner, None
+        if runner is None:
+            return
+        try:
+            runner.run(self._stream.aclose())
+        except Exception:  # the event loop is unusable (e.g. Ctrl-C landed inside a tool): write the state directly
+            if self.state.status == "running":
+                self._stream._loop._stop("cancelled", "KeyboardInterrupt")
+        finally:
+            try:
+                runner.close()
+            except Exception:  # pragma: no cover - a loop broken by the interrupt
+                pass
+
+    def __enter__(self) -> SyncRunStream:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def finish(self) -> RunResult:
+        finished: RunFinished | None = None
+        for event in self:
+            if type(event) is RunFinished:
+                finished = event
+        if finished is None:  # pragma: no cover
+            raise RuntimeError("the run ended without a result")
+        if finished.error is not None:
+            raise finished.error
+        return finished.result
+
+
+def run_stream_sync(model: Any, prompt: Any = None, **kwargs: Any) -> SyncRunStream:
+    """:func:`run_stream` for synchronous code (not for use inside a running event loop)."""
+    _no_running_loop("run_stream_sync()", "toolwire.run_stream(...)")
+    return SyncRunStream(run_stream(model, prompt, **kwargs))

@@ -225,6 +225,11 @@ class _OpenAIModel(Model):
         finally:
             await response.aclose()
 
+    def check_streamed(self, response: Response) -> Response:
+        """The Chat/Responses checks of a streamed ``send`` (:func:`check_tool_calls`: also a
+        Responses ``custom_tool_call`` is marked as not supported)."""
+        return check_tool_calls(response)
+
     async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Yield canonical stream events as the SSE chunks arrive. toolwire reads the event stream
         itself (strict UTF-8, JSON data, ``[DONE]``) and the codec's incremental stream decoder

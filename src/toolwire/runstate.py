@@ -1,0 +1,362 @@
+"""The state of one run: the object every stop leaves behind, saved and loaded as JSON.
+
+:class:`RunState` is the single record of a run, finished or not:
+
+- ``run_id`` and ``model`` (``provider:model-id``);
+- ``conversation``: the whole conversation so far — **always valid for the vendor**: every tool
+  call in it has exactly one result, in the position the vendor demands. A call that has no real
+  result yet (waiting for approval, for a deferred result, or interrupted by a cancellation)
+  holds a placeholder ``is_error`` result that says so and is listed in ``pending``;
+- ``turns``: one :class:`Turn` per model request (its ``Response``, ``Usage`` and the
+  :class:`~toolwire.executor.ToolRun` of each of its tool calls, placeholders included); a
+  response cut off by a stop mid-stream is kept as a turn with ``interrupted`` set (its streamed
+  text is in ``turn.response``; it is *not* in the conversation, which ends at the last complete
+  message so that resuming simply asks the model again);
+- ``pending``: the :class:`PendingCall` list — calls waiting for a decision (``"approval"``),
+  for a result toolwire does not produce (``"deferred"``), or interrupted before they finished
+  (``"interrupted"``);
+- ``status``: ``"running"``, ``"finished"``, ``"paused"`` (pending calls wait for the user),
+  ``"stopped"`` (a limit: ``max_turns``, token or tool-call limits), ``"cancelled"`` (task
+  cancellation, ``KeyboardInterrupt``, a timeout, a closed stream) or ``"failed"`` (an exception:
+  a provider error after its retries, an exception in a hook); ``stop_reason`` and ``error``
+  (``"TypeName: message"``) say more;
+- ``usage`` (property): the summed :class:`~toolwire.types.Usage` of all turns, in tokens.
+
+Where to get it: ``toolwire.run_stream(...)`` returns a :class:`~toolwire.loop.RunStream` whose
+``.state`` is this object, updated in place as the run goes and consistent after any stop
+(including a ``CancelledError``, which still propagates: a cancelled task ends cancelled). A
+finished or paused run's :class:`RunResult` gives it as ``result.state``; a
+:class:`~toolwire.errors.ToolwireError` escaping a run carries it as ``exc.run_state``.
+
+Resuming: ``toolwire.run(model, tools=..., resume=state, decisions={call_id: ...})`` (or
+``run_stream``) continues the same run (same ``run_id``, turn numbers continue). It never re-runs
+a tool call that has a result: only pending calls are dealt with — approved ones run (edited
+arguments are validated again), denied ones are answered with an ``is_error`` result giving the
+reason, deferred ones take the supplied result, interrupted ones run again unless a decision
+says otherwise — and then the loop asks the model for the next turn.
+
+``RunState.to_json()`` / ``RunState.from_json()`` round-trip exactly (``from_json(s.to_json())
+== s``), so a run survives a process restart (the tools are passed again on resume; functions
+are never saved). Builders on top of this (checkpoint stores, experiment records) should save
+``state.to_json()`` after the events they care about — every ``ToolFinished`` and
+``TurnFinished`` leaves ``state`` valid.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .executor import ToolRun
+from .types import Conversation, Response, ToolCall, ToolResult, Usage
+
+__all__ = ["RunState", "RunResult", "Turn", "PendingCall", "Approved", "Denied", "RUN_STATUSES", "PENDING_KINDS"]
+
+RUN_STATUSES = ("running", "finished", "paused", "stopped", "cancelled", "failed")
+PENDING_KINDS = ("approval", "deferred", "interrupted")
+#: ``RunResult.stop_reason`` of a run that stopped with pending calls (approval or deferred).
+PENDING_STOP = "pending"
+
+_FORMAT = "toolwire.RunState"
+_VERSION = 1
+
+
+def _dumps(d: dict[str, Any], **kwargs: Any) -> str:
+    """JSON text (literal UTF-8); a lone surrogate (half an emoji a model sent) cannot be UTF-8,
+    so then the text is written with ASCII escapes, which still round-trips."""
+    text = json.dumps(d, ensure_ascii=False, **kwargs)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(d, ensure_ascii=True, **kwargs)
+    return text
+
+
+@dataclass
+class Turn:
+    """One model request and what followed: the ``response``, its ``usage`` (tokens) and the
+    ``tool_runs`` that answered its tool calls (empty on the final turn), in call order.
+
+    ``interrupted``: ``None`` for a complete turn; ``"cancelled"``/``"failed"`` when the run
+    stopped while this response was still streaming (``response`` then holds what had arrived:
+    its text, with ``stop_reason="error"``)."""
+
+    number: int
+    response: Response
+    tool_runs: list[ToolRun] = field(default_factory=list)
+    interrupted: str | None = None
+
+    @property
+    def usage(self) -> Usage:
+        return self.response.usage
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"number": self.number, "response": self.response.to_dict(), "tool_runs": [r.to_dict() for r in self.tool_runs]}
+        if self.interrupted is not None:
+            d["interrupted"] = self.interrupted
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Turn:
+        return cls(d["number"], Response.from_dict(d["response"]), [ToolRun.from_dict(r) for r in d.get("tool_runs", [])],
+                   d.get("interrupted"))
+
+
+@dataclass
+class PendingCall:
+    """A tool call without its real result yet.
+
+    - ``call``: the :class:`~toolwire.types.ToolCall` as the model sent it (``call.id`` is the
+      key of its decision);
+    - ``turn``: the 1-based turn it belongs to;
+    - ``kind``: ``"approval"`` (a person must approve or deny it), ``"deferred"`` (toolwire does
+      not run this tool: supply its result), ``"interrupted"`` (the run stopped before it
+      finished; a resume runs it again unless a decision says otherwise);
+    - ``reason``: why (e.g. the approval policy's message, or ``"cancelled"``).
+    """
+
+    call: ToolCall
+    turn: int
+    kind: Literal["approval", "deferred", "interrupted"]
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"call": self.call.to_dict(), "turn": self.turn, "kind": self.kind}
+        if self.reason is not None:
+            d["reason"] = self.reason
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PendingCall:
+        kind = d["kind"]
+        if kind not in PENDING_KINDS:
+            raise ValueError(f"pending call kind must be one of {PENDING_KINDS}, got {kind!r}")
+        return cls(ToolCall.from_dict(d["call"]), int(d["turn"]), kind, d.get("reason"))
+
+
+@dataclass(frozen=True)
+class Approved:
+    """Decision for a pending call: run it. ``arguments`` (a dict) replaces the model's arguments;
+    they are validated against the tool's input schema again, and an invalid edit is answered with
+    the usual ``is_error`` result instead of running."""
+
+    arguments: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Denied:
+    """Decision for a pending call (or what a ``before_tool_call`` hook returns): do not run it.
+    The model gets an ``is_error`` result saying the call was refused and giving ``reason``."""
+
+    reason: str = "no reason given"
+
+
+@dataclass
+class RunResult:
+    """What a run produced.
+
+    - ``text``: the final response's visible text; ``stop_reason``: its canonical stop reason,
+      the limit that stopped the run (``"max_turns"``, ``"usage_limit"``), or ``"pending"`` when
+      the run stopped with ``pending`` calls waiting for approval or a deferred result;
+    - ``conversation``: the whole conversation, valid for the vendor (every tool call answered),
+      ready to be passed back to :func:`~toolwire.run` to continue;
+    - ``turns``: per-turn responses, usage and tool runs; ``usage``: the totals (tokens);
+    - ``tool_runs``: every tool call with its result and duration (seconds), in order;
+    - ``tool_errors``: how many tool results were ``is_error``; ``model``: ``provider:model-id``;
+    - ``pending``: the :class:`PendingCall` list (empty unless ``stop_reason == "pending"``);
+      resume with ``toolwire.run(model, tools=..., resume=result, decisions={...})``.
+
+    ``to_json()``/``from_json()`` round-trip exactly (``RunResult.from_json(r.to_json()) == r``).
+    """
+
+    text: str
+    conversation: Conversation
+    turns: list[Turn]
+    stop_reason: str
+    model: str
+    run_id: str
+    pending: list[PendingCall] = field(default_factory=list)
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for t in self.turns:
+            total = total + t.usage
+        return total
+
+    @property
+    def tool_runs(self) -> list[ToolRun]:
+        return [r for t in self.turns for r in t.tool_runs]
+
+    @property
+    def cost(self) -> Any:
+        """What the run cost in US dollars (:class:`toolwire.pricing.RunCost`): per turn, in
+        total, and attributed to each tool call; unpriced (never free) for models the price data
+        does not know."""
+        from .pricing import run_cost
+
+        return run_cost(self)
+
+    @property
+    def tool_errors(self) -> int:
+        return sum(1 for r in self.tool_runs if r.result.is_error)
+
+    @property
+    def response(self) -> Response | None:
+        return self.turns[-1].response if self.turns else None
+
+    @property
+    def state(self) -> RunState:
+        """This result as a :class:`RunState` (``"paused"`` when calls are pending, else
+        ``"stopped"`` for a limit or ``"finished"``), e.g. to save it or to resume it."""
+        status = "paused" if self.pending else ("stopped" if self.stop_reason in ("max_turns", "usage_limit") else "finished")
+        return RunState(self.run_id, self.model, self.conversation, self.turns, list(self.pending), status, self.stop_reason)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {
+            "text": self.text,
+            "stop_reason": self.stop_reason,
+            "model": self.model,
+            "run_id": self.run_id,
+            "usage": self.usage.to_dict(),
+            "tool_errors": self.tool_errors,
+            "turns": [t.to_dict() for t in self.turns],
+            "conversation": self.conversation.to_dict(),
+        }
+        if self.pending:
+            d["pending"] = [p.to_dict() for p in self.pending]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RunResult:
+        return cls(
+            text=d["text"],
+            conversation=Conversation.from_dict(d["conversation"]),
+            turns=[Turn.from_dict(t) for t in d.get("turns", [])],
+            stop_reason=d["stop_reason"],
+            model=d["model"],
+            run_id=d["run_id"],
+            pending=[PendingCall.from_dict(p) for p in d.get("pending", [])],
+        )
+
+    def to_json(self, **kwargs: Any) -> str:
+        """JSON text (literal UTF-8). Text holding a lone surrogate (e.g. half an emoji a model sent)
+        cannot be UTF-8: then that text is written with ASCII escapes, which still round-trips."""
+        return _dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_json(cls, text: str) -> RunResult:
+        """Rebuild a saved run; raises ``ValueError`` naming what is wrong when ``text`` is not one."""
+        try:
+            return cls.from_dict(json.loads(text))
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise ValueError(f"not a saved toolwire RunResult: {type(exc).__name__}: {exc}") from None
+
+
+@dataclass
+class RunState:
+    """The whole state of one run, finished or not (see the module docstring for the fields and
+    the guarantees). Save with :meth:`to_json` / :meth:`save`, load with :meth:`from_json` /
+    :meth:`load`, continue with ``toolwire.run(model, tools=..., resume=state)``."""
+
+    run_id: str
+    model: str | None = None
+    conversation: Conversation = field(default_factory=Conversation)
+    turns: list[Turn] = field(default_factory=list)
+    pending: list[PendingCall] = field(default_factory=list)
+    status: str = "running"
+    stop_reason: str | None = None
+    error: str | None = None
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for t in self.turns:
+            total = total + t.usage
+        return total
+
+    @property
+    def tool_runs(self) -> list[ToolRun]:
+        return [r for t in self.turns for r in t.tool_runs]
+
+    @property
+    def completed_results(self) -> list[ToolResult]:
+        """The real results so far (placeholders of pending calls left out), in order."""
+        waiting = {p.call.id for p in self.pending}
+        return [r.result for r in self.tool_runs if r.call.id not in waiting]
+
+    @property
+    def resumable(self) -> bool:
+        """``True`` unless the run finished: a resume has something to do (pending calls, or a
+        model request that was interrupted or never answered)."""
+        return self.status != "finished"
+
+    def to_result(self) -> RunResult:
+        """The state as a :class:`RunResult` (``text`` of the last complete turn)."""
+        from .loop import _final_text  # the same rule as the loop's
+
+        complete = [t for t in self.turns if t.interrupted is None]
+        return RunResult(_final_text(complete), self.conversation, list(self.turns), self.stop_reason or self.status,
+                         self.model or "", self.run_id, list(self.pending))
+
+    # -- JSON ---------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "format": _FORMAT,
+            "version": _VERSION,
+            "run_id": self.run_id,
+            "model": self.model,
+            "status": self.status,
+            "stop_reason": self.stop_reason,
+            "error": self.error,
+            "usage": self.usage.to_dict(),
+            "pending": [p.to_dict() for p in self.pending],
+            "turns": [t.to_dict() for t in self.turns],
+            "conversation": self.conversation.to_dict(),
+        }
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RunState:
+        if d.get("format") != _FORMAT and "text" in d and "stop_reason" in d:  # a saved RunResult
+            return RunResult.from_dict(d).state
+        status = d.get("status", "running")
+        if status not in RUN_STATUSES:
+            raise ValueError(f"run status must be one of {RUN_STATUSES}, got {status!r}")
+        return cls(
+            run_id=d["run_id"],
+            model=d.get("model"),
+            conversation=Conversation.from_dict(d.get("conversation") or {}),
+            turns=[Turn.from_dict(t) for t in d.get("turns", [])],
+            pending=[PendingCall.from_dict(p) for p in d.get("pending", [])],
+            status=status,
+            stop_reason=d.get("stop_reason"),
+            error=d.get("error"),
+        )
+
+    def to_json(self, **kwargs: Any) -> str:
+        """JSON text (literal UTF-8; ASCII escapes when the text holds a lone surrogate)."""
+        return _dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_json(cls, text: str) -> RunState:
+        """Rebuild a saved state (a saved :class:`RunResult` is accepted too); raises ``ValueError``
+        naming what is wrong when ``text`` is neither."""
+        try:
+            return cls.from_dict(json.loads(text))
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise ValueError(f"not a saved toolwire RunState: {type(exc).__name__}: {exc}") from None
+
+    def save(self, path: str | Path) -> None:
+        """Write :meth:`to_json` to ``path`` (UTF-8), replacing the file atomically."""
+        p = Path(path)
+        tmp = p.with_name(p.name + ".tmp")
+        tmp.write_text(self.to_json(), encoding="utf-8")
+        tmp.replace(p)
+
+    @classmethod
+    def load(cls, path: str | Path) -> RunState:
+        """Read a state written by :meth:`save`; ``ValueError`` when the file is not one."""
+        return cls.from_json(Path(path).read_text(encoding="utf-8"))
