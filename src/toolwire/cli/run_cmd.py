@@ -178,6 +178,159 @@ def _live_model(spec: str | None, what: str, settings: dict[str, Any] | None = N
     return m
 
 
+class LiveView:
+    """What ``toolwire run`` shows while a run goes, driven by its events (:mod:`toolwire.events`).
+
+    Text is printed as it streams; on a terminal a live status line under it says what the run
+    waits for — the model, a named tool (several when they run in parallel), a retry — with the
+    elapsed time; each answered tool call gets one line. The final answer is the streamed text
+    itself: it is printed once. Off a terminal (piped) there is no status line."""
+
+    def __init__(self, console: Any) -> None:
+        import time
+
+        self.console = console
+        self.clock = time.monotonic
+        self.line = ""  # the streamed text after the last newline (on a terminal, shown in the live area)
+        self.status: str | None = None
+        self.since = self.clock()
+        self.running: dict[str, str] = {}  # tool call id → tool name
+        self.live: Any = None
+        self.wrote_text = False
+
+    # -- the live area ------------------------------------------------------------------------
+    def __rich__(self) -> Any:
+        from rich.console import Group
+        from rich.text import Text
+
+        items: list[Any] = []
+        if self.line:
+            items.append(Text(self.line))
+        if self.status:
+            items.append(Text(f"… {self.status} · {self.clock() - self.since:.1f} s", style="dim"))
+        return Group(*items)
+
+    def start(self) -> None:
+        if self.console.is_terminal:
+            from rich.live import Live
+
+            self.live = Live(self, console=self.console, refresh_per_second=12, transient=True)
+            self.live.start()
+
+    def stop(self) -> None:
+        self.flush()
+        self.set_status(None)
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+
+    def set_status(self, status: str | None) -> None:
+        if status != self.status:
+            self.status, self.since = status, self.clock()
+        if self.live is not None:
+            self.live.refresh()
+
+    # -- text ---------------------------------------------------------------------------------
+    def text(self, piece: str) -> None:
+        self.wrote_text = True
+        if self.live is None:  # not a terminal: write as it comes
+            self.console.file.write(piece)
+            self.console.file.flush()
+            self.line = piece.rsplit("\n", 1)[-1] if "\n" in piece else self.line + piece
+            return
+        self.line += piece
+        if "\n" in self.line:
+            done, self.line = self.line.rsplit("\n", 1)
+            self.console.print(done, markup=False, highlight=False, soft_wrap=True)
+        self.live.refresh()
+
+    def flush(self) -> None:
+        """End the streamed text's last line."""
+        if self.live is None:
+            if self.line:
+                self.console.file.write("\n")
+                self.console.file.flush()
+        elif self.line:
+            self.console.print(self.line, markup=False, highlight=False, soft_wrap=True)
+        self.line = ""
+
+    def print(self, *args: Any, **kwargs: Any) -> None:
+        self.flush()
+        self.console.print(*args, **kwargs)
+
+    # -- events -------------------------------------------------------------------------------
+    def _tool_status(self) -> None:
+        names = list(self.running.values())
+        if not names:
+            self.set_status(None)
+        elif len(names) == 1:
+            self.set_status(f"tool {names[0]}")
+        else:
+            shown = ", ".join(dict.fromkeys(names))
+            self.set_status(f"tools {shown} ({len(names)} running)")
+
+    def handle(self, event: Any) -> None:
+        from .. import events as ev
+
+        if isinstance(event, ev.TurnStarted):
+            self.set_status("waiting for the model")
+        elif isinstance(event, ev.TextDelta):
+            self.text(event.text)
+        elif isinstance(event, ev.ReasoningDelta):
+            self.set_status("waiting for the model (reasoning)")
+        elif isinstance(event, ev.ToolCallStarted):
+            self.set_status(f"waiting for the model (writing a call to {event.name})")
+        elif isinstance(event, ev.ResponseFinished):
+            self.flush()
+            self.set_status(None)
+        elif isinstance(event, ev.RetryScheduled):
+            self.set_status(f"retry {event.attempt} in {event.delay:g} s after {event.error}")
+        elif isinstance(event, ev.ToolStarted):
+            self.running[event.call.id] = str(event.call.name)
+            self._tool_status()
+        elif isinstance(event, ev.ToolCallPending):
+            p = event.pending
+            self.print(f"[yellow]  waiting:[/] {_e(str(p.call.name))} ({_e(p.kind)}: {_e(p.reason or '')})")
+        elif isinstance(event, ev.ToolFinished):
+            self.running.pop(event.run.call.id, None)
+            r = event.run
+            args = json.dumps(r.call.arguments, ensure_ascii=False) if r.call.arguments is not None else (r.call.raw_arguments or "")
+            style = "red" if r.result.is_error else "green"
+            flag = "error: " if r.result.is_error else ""
+            self.print(f"  [{style}]tool[/] {_e(str(r.call.name))}({_e(_short(args, 80))}) → [{style}]{flag}{_e(_short(r.result.text, 120))}[/] "
+                       f"[dim]{r.duration:.2f} s[/]")
+            self._tool_status()
+        elif isinstance(event, ev.TurnFinished):
+            self.set_status(None)
+
+
+def _summary(console: Any, result: Any) -> None:
+    u = result.usage
+    console.print(
+        f"[dim]{_plural(len(result.turns), 'turn')} · {_plural(len(result.tool_runs), 'tool call')} ({_plural(result.tool_errors, 'error')}) · "
+        f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)} · stop reason {result.stop_reason}[/]"
+    )
+
+
+def show_run(console: Any, stream: Any) -> Any:
+    """Drive ``stream`` (a :class:`toolwire.loop.SyncRunStream`) to its end, showing it on
+    ``console`` with :class:`LiveView`; returns the ``RunFinished`` event. Errors propagate (the
+    stream's state holds the partial run)."""
+    from .. import events as ev
+
+    view = LiveView(console)
+    view.start()
+    finished = None
+    try:
+        for event in stream:
+            view.handle(event)
+            if isinstance(event, ev.RunFinished):
+                finished = event
+    finally:
+        view.stop()
+    return finished
+
+
 @app.command("run")
 def run_command(
     prompt: str = typer.Argument(..., help="The user's message."),
@@ -185,40 +338,47 @@ def run_command(
     tools: Optional[str] = typer.Option(None, "--tools", "-t", help="module, module:attr or file.py defining the tools."),
     instructions: Optional[str] = typer.Option(None, "--instructions", "-i", help="System prompt."),
     max_turns: int = typer.Option(20, "--max-turns", help="Most model requests."),
-    as_json: bool = typer.Option(False, "--json", help="Print the RunResult as JSON instead of the turn report."),
-    setting: Optional[List[str]] = typer.Option(None, "--setting", "-s", help="Model setting key=value (repeatable), e.g. base_url=http://localhost:11434/v1, max_tokens=512."),
+    as_json: bool = typer.Option(False, "--json", help="Print the RunResult as JSON instead of the live view."),
+    setting: Optional[List[str]] = typer.Option(None, "--setting", "-s", help="Model setting key=value (repeatable), e.g. base_url=http://localhost:11434/v1, max_tokens=512, stream=true."),
+    save: Optional[Path] = typer.Option(None, "--save", help="Write the run's state (JSON) to this file when it ends, however it ends."),
 ) -> None:
-    """Run the tool loop once and show each turn (tool calls, results, usage)."""
+    """Run the tool loop once: streamed text as it arrives, a status line, one line per tool call."""
     import toolwire
-    from ..errors import RunLimitExceeded, ToolwireError
+    from ..errors import ToolwireError
 
     if max_turns < 1:
         raise typer.BadParameter(f"--max-turns must be at least 1, got {max_turns}")
     tool_list = _load_tools(tools) if tools else []
     m = _live_model(model, "needs credentials", _parse_settings(setting))
     console = _console(stderr=as_json)
+    stream = toolwire.run_stream_sync(m, prompt, tools=tool_list, instructions=instructions, max_turns=max_turns)
     try:
-        result = toolwire.run_sync(m, prompt, tools=tool_list, instructions=instructions, max_turns=max_turns,
-                                   on_turn=None if as_json else (lambda t: render_turn(console, t)))
-    except RunLimitExceeded as exc:
-        result = exc.result
-        _console(True).print(f"[yellow]stopped:[/] {_e(str(exc))}")
         if as_json:
-            print(result.to_json(indent=2))
-        raise typer.Exit(3)
+            finished = None
+            for event in stream:
+                finished = event
+        else:
+            finished = show_run(console, stream)
+    except KeyboardInterrupt:
+        _console(True).print("[yellow]cancelled:[/] the run was interrupted" + (f"; its state is in {_e(str(save))}" if save else ""))
+        raise typer.Exit(130)
     except ToolwireError as exc:
         _console(True).print(f"[red]error:[/] {_e(str(exc))}")
         raise typer.Exit(1)
+    finally:
+        stream.close()
+        if save is not None:
+            stream.state.save(save)
+    result = finished.result
+    if finished.error is not None:
+        _console(True).print(f"[yellow]stopped:[/] {_e(str(finished.error))}")
+        if as_json:
+            print(result.to_json(indent=2))
+        raise typer.Exit(3)
     if as_json:
         print(result.to_json(indent=2))
         return
-    u = result.usage
-    console.rule("[bold]Result", align="left")
-    console.print(result.text, markup=False, soft_wrap=True)
-    console.print(
-        f"[dim]{_plural(len(result.turns), 'turn')} · {_plural(len(result.tool_runs), 'tool call')} ({_plural(result.tool_errors, 'error')}) · "
-        f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)} · stop reason {result.stop_reason}[/]"
-    )
+    _summary(console, result)
 
 
 @app.command("demo")

@@ -28,7 +28,7 @@ import asyncio
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
 
 from ..context import ToolContext
@@ -172,6 +172,24 @@ class _ReplayModel(Model):
             response = await self.inner.send(request)
         finally:
             self.turn += 1
+        return self._record(response)
+
+    async def send_stream(self, request: ModelRequest) -> AsyncIterator[Any]:
+        """The recorded stream through the adapter's own ``send_stream``, event by event (the
+        loop assembles it and hands the response to :meth:`check_streamed`, which records it)."""
+        inter = self.interactions[self.turn]
+        self.transport.queue.append(inter)
+        self.sent_requests.append(request)
+        try:
+            async for event in self.inner.send_stream(request):
+                yield event
+        finally:
+            self.turn += 1
+
+    def check_streamed(self, response: Response) -> Response:
+        return self._record(self.inner.check_streamed(response))
+
+    def _record(self, response: Response) -> Response:
         self.responses.append(response)
         # what the recording client answered to each call, from the next recorded request
         if self.turn < len(self.recorded):
