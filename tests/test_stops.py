@@ -303,3 +303,27 @@ def test_ctrl_c_in_the_sync_stream_cancels_the_run_and_raises_keyboard_interrupt
     assert s.state.conversation.messages[-1].tool_results[0].text.startswith(
         "Cancelled: the run was stopped (cancelled) while tool 'wait_forever' was running")
     assert [p.call.id for p in s.state.pending] == ["c1"]
+
+
+def test_closing_the_stream_early_while_tools_run_leaves_a_valid_state():
+    async def main() -> None:
+        t = Tools()
+        stream = toolwire.run_stream(GatedModel([PARALLEL, text("done")]), "go", tools=t.list)
+        seen: list[Any] = []
+        async for e in stream:
+            seen.append(e)
+            if _tools_running(seen, None, t):  # type: ignore[arg-type]
+                break
+            await asyncio.sleep(0)
+        else:
+            raise AssertionError("the tools never ran")
+        await stream.aclose()  # what `async with` does when the block is left early
+        st = stream.state
+        assert st.status == "cancelled" and st.error == "the event stream was closed"
+        assert conversation_shape(st.conversation.messages) == [PROMPT, *TURN1, *_cancelled_results(True, True)]
+        t.release.set()
+        result = await toolwire.run(GatedModel([text("done")]), tools=t.list, resume=RunState.from_json(st.to_json()))
+        assert [r.result.text for r in result.tool_runs] == ["fast 1", "slow_a 2", "slow_b 3"]
+        assert t.started.count("fast1") == 1
+
+    asyncio.run(main())

@@ -306,9 +306,11 @@ class LiveView:
 
 def _summary(console: Any, result: Any) -> None:
     u = result.usage
+    usage = ("usage not reported" if u.input_tokens is None and u.output_tokens is None
+             else f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)}")
     console.print(
         f"[dim]{_plural(len(result.turns), 'turn')} · {_plural(len(result.tool_runs), 'tool call')} ({_plural(result.tool_errors, 'error')}) · "
-        f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)} · stop reason {result.stop_reason}[/]"
+        f"{usage} · stop reason {result.stop_reason}[/]"
     )
 
 
