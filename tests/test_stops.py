@@ -327,3 +327,29 @@ def test_closing_the_stream_early_while_tools_run_leaves_a_valid_state():
         assert t.started.count("fast1") == 1
 
     asyncio.run(main())
+
+
+def test_stopping_between_the_response_and_its_answers_answers_every_call():
+    """Closed right after ResponseFinished (before the calls were answered): every call gets a
+    placeholder, and on resume a call that needs approval is asked about, not run."""
+
+    async def main() -> None:
+        t = Tools()
+        t.release.set()
+        stream = toolwire.run_stream(GatedModel([PARALLEL]), "go", tools=t.list, approval={"slow_b"})
+        async for e in stream:
+            if isinstance(e, ev.ResponseFinished):
+                break
+        await stream.aclose()
+        st = stream.state
+        assert st.status == "cancelled"
+        results = st.conversation.messages[-1].tool_results
+        assert [r.tool_call_id for r in results] == ["c1", "c2", "c3"] and all(r.is_error for r in results)
+        assert [p.kind for p in st.pending] == ["interrupted"] * 3
+        assert t.started == []
+        again = await toolwire.run(GatedModel([]), tools=t.list, approval={"slow_b"}, resume=RunState.from_json(st.to_json()))
+        assert again.stop_reason == "pending" and [(p.call.id, p.kind) for p in again.pending] == [("c3", "approval")]
+        assert sorted(t.started) == ["fast1", "slow_a2"]
+        assert again.conversation.messages[-1].tool_results[2].text.startswith("Not run yet: this call to 'slow_b' is waiting")
+
+    asyncio.run(main())

@@ -596,40 +596,62 @@ class _Loop:
         b = _Batch(n, last, msg)  # type: ignore[arg-type]
         still: list[PendingCall] = []
         jobs: list[tuple[int, Ready]] = []
+        placed: list[tuple[int, ToolRun]] = []
+        announce: list[Any] = []
         for p in st.pending:
             i = index[p.call.id]
             d = self.decisions.get(p.call.id, _MISSING)
             if isinstance(d, Denied):
-                run = ex.refuse(p.call, n, _text_denied(p.call, d.reason), status="refused")
-            elif d is _MISSING and p.kind in ("approval", "deferred"):
+                placed.append((i, ex.refuse(p.call, n, _text_denied(p.call, d.reason), status="refused")))
+                continue
+            if d is _MISSING and p.kind in ("approval", "deferred"):
                 still.append(p)
                 continue
-            elif p.kind == "deferred" or (p.kind == "interrupted" and d is not _MISSING and not isinstance(d, Approved)):
+            if p.kind == "deferred" or (p.kind == "interrupted" and d is not _MISSING and not isinstance(d, Approved)):
                 if isinstance(d, Approved):
                     raise ConfigurationError(f"tool call {p.call.id} is deferred: supply its result (a value or a ToolResult), not Approved()")
-                run = ToolRun(p.call, _supplied_result(p.call, d), 0.0, n, status="deferred")
-                self._count(p.call)
-            else:  # approved, or interrupted without a decision: run it (again)
-                if p.kind == "approval" and not isinstance(d, Approved):
-                    raise ConfigurationError(
-                        f"the decision for tool call {p.call.id} must be toolwire.Approved(...) or toolwire.Denied(reason), got {type(d).__name__}")
-                call = p.call
-                if isinstance(d, Approved) and d.arguments is not None:
-                    if not isinstance(d.arguments, dict):
-                        raise ConfigurationError(f"Approved(arguments=...) takes a dict, got {type(d.arguments).__name__}")
-                    call = replace(call, arguments=copy.deepcopy(d.arguments), raw_arguments=None, invalid=None)
-                r = ex.check(call, n)
-                if isinstance(r, ToolRun):
-                    run = r
-                elif (limit_run := self._per_tool_refusal(r, n)) is not None:
-                    run = limit_run
-                else:
-                    self._count(r.call)
-                    jobs.append((i, r))
-                    continue
+                placed.append((i, ToolRun(p.call, _supplied_result(p.call, d), 0.0, n, status="deferred")))
+                continue
+            # approved, or interrupted without a decision: run it (again)
+            if p.kind == "approval" and not isinstance(d, Approved):
+                raise ConfigurationError(
+                    f"the decision for tool call {p.call.id} must be toolwire.Approved(...) or toolwire.Denied(reason), got {type(d).__name__}")
+            call = p.call
+            if isinstance(d, Approved) and d.arguments is not None:
+                if not isinstance(d.arguments, dict):
+                    raise ConfigurationError(f"Approved(arguments=...) takes a dict, got {type(d.arguments).__name__}")
+                call = replace(call, arguments=copy.deepcopy(d.arguments), raw_arguments=None, invalid=None)
+            r = ex.check(call, n)
+            if isinstance(r, ToolRun):
+                placed.append((i, r))
+            elif (limit_run := self._per_tool_refusal(r, n)) is not None:
+                placed.append((i, limit_run))
+            elif d is _MISSING and self._is_deferred(r.tool):
+                # interrupted before it was deferred: it waits for its result now
+                q = PendingCall(p.call, n, "deferred", "toolwire does not run this tool: supply its result")
+                still.append(q)
+                placed.append((i, self._placeholder(p.call, n, "deferred")))
+                announce.append(ToolCallPending(n, q))
+            elif d is _MISSING and (why := await self._approval_needed(r)) is not None:
+                # interrupted without a decision: a call that needs approval is asked about again
+                q = PendingCall(p.call, n, "approval", why)
+                still.append(q)
+                placed.append((i, self._placeholder(p.call, n, "approval")))
+                announce.append(ToolCallPending(n, q))
+            else:
+                self._count(r.call)
+                jobs.append((i, r))
+        # nothing awaited from here until the batch: the state changes in one step
+        for i, run in placed:
+            if run.status == "deferred":
+                self._count(run.call)
             self._place(b, i, run)
-            yield ToolFinished(n, run)
         st.pending = still
+        for i, run in placed:
+            if run.status != "pending":
+                yield ToolFinished(n, run)
+        for e in announce:
+            yield e
         async for ev in self._run_batch(n, last, msg, jobs):  # type: ignore[arg-type]
             yield ev
 
@@ -648,9 +670,18 @@ class _Loop:
             st.turns.append(Turn(self._asm_turn, Response(parts, "error", None, partial.usage, partial.model, partial.response_id,
                                                           partial.provider), interrupted=status))
             self._asm = None
+        reason = "cancelled" if status == "cancelled" else why
+        msgs = st.conversation.messages
+        if msgs and msgs[-1].role == "assistant" and msgs[-1].tool_calls and st.turns and st.turns[-1].interrupted is None:
+            # stopped between the response and its answers (at an event, in an approval policy):
+            # answer every call, to be run (or asked about) again on resume
+            turn = st.turns[-1]
+            calls = msgs[-1].tool_calls
+            self._answer_all(turn, [ToolRun(c, ToolResult(c.id, _text_cancelled(c, False, reason), True, c.name), 0.0, turn.number,
+                                            status="cancelled") for c in calls])
+            st.pending.extend(PendingCall(c, turn.number, "interrupted", reason) for c in calls)
         b = self._batch
         if b is not None:
-            reason = "cancelled" if status == "cancelled" else why
             for i, task in b.tasks.items():
                 if i in b.done:
                     continue
