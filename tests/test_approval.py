@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -225,3 +226,43 @@ def test_bad_hook_and_approval_arguments_are_configuration_errors():
         toolwire.run_stream(GatedModel([]), "x", tools=bank.tools, decisions={"a": Approved()})
     with pytest.raises(ConfigurationError, match="must return None"):
         toolwire.run_sync(GatedModel([calls(("b1", "balance", {"account": "x"}))]), "x", tools=bank.tools, before_tool_call=lambda c: 42)
+
+
+def test_save_load_resume_across_a_real_process_restart(tmp_path: Path):
+    """Two separate Python processes: the first stops at the approval and saves the run; the
+    second loads it, approves, and finishes — the approved call runs once, in the second one."""
+    import subprocess
+
+    script = tmp_path / "agent.py"
+    script.write_text(textwrap.dedent('''
+        import sys
+        import toolwire
+        from toolwire.testing import ScriptedModel, call
+
+        RAN = []
+
+        @toolwire.tool
+        def transfer(to: str, amount: int) -> str:
+            """Send money."""
+            RAN.append(to)
+            return f"sent {amount} to {to}"
+
+        path = sys.argv[2]
+        if sys.argv[1] == "start":
+            m = ScriptedModel(responses=[[call("transfer", {"to": "ann", "amount": 5}, id="t1")]])
+            r = toolwire.run_sync(m, "pay ann", tools=[transfer], approval=True)
+            r.state.save(path)
+            print(r.stop_reason, [p.call.id for p in r.pending], RAN)
+        else:
+            st = toolwire.RunState.load(path)
+            m = ScriptedModel(responses=["Paid."])
+            r = toolwire.run_sync(m, tools=[transfer], approval=True, resume=st, decisions={"t1": toolwire.Approved()})
+            print(r.stop_reason, r.text, RAN, r.tool_runs[0].result.text)
+    '''))
+    saved = tmp_path / "run.json"
+    first = subprocess.run([sys.executable, str(script), "start", str(saved)], capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == "pending ['t1'] []"
+    second = subprocess.run([sys.executable, str(script), "resume", str(saved)], capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.strip() == "end_turn Paid. ['ann'] sent 5 to ann"
