@@ -117,7 +117,8 @@ def _params_after(api: Api, body: dict[str, Any]) -> dict[str, Any]:
 
 SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], Any]] = {
     "tool.name": (lambda a: a.body(tools=[a.tool("files.read")]),
-                  lambda a: a.params_ptr.rsplit("/", 1)[0] + "/name", None),
+                  lambda a: a.params_ptr.rsplit("/", 1)[0] + "/name",
+                  lambda a, b, r: a.fn_of(b)["name"] == "files_read"),
     "tools.count": (lambda a: a.body(tools=[a.tool(f"t{i}") for i in range(129)]), lambda a: "/tools", None),
     "schema.root-not-object": (lambda a: a.body(tools=[a.tool(params={"type": "string"})]),
                                lambda a: a.params_ptr + "/type", None),
@@ -768,3 +769,66 @@ def test_rule_case_through_the_sdk(api: str, suffix: str, make: Callable[[], dic
         assert response.preflight is None or rid not in [c.rule for c in response.preflight]
     else:
         assert rid in [c.rule for c in response.preflight], response.preflight
+
+
+# ------------------------------------------- a tool imported under a name OpenAI refuses
+
+
+def _gemini_named_history() -> tuple[list[Message], list[Tool]]:
+    tool = Tool("files.read:v2", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+                imported_from="gemini")
+    other = Tool("files_read_v2", "A different tool whose name the rename would take.", OBJ)
+    history = [Message.user("read a"), Message("assistant", [ToolCall("call_1", "files.read:v2", {"path": "a"})]),
+               Message("user", [ToolResult("call_1", "A")])]
+    return history, [tool, other]
+
+
+def test_imported_name_is_renamed_everywhere_and_calls_decode_back_chat(chat_model: Any) -> None:
+    history, tools = _gemini_named_history()
+    answer = completion({"tool_calls": [tool_call("call_2", _wire("files.read:v2", tools),
+                                                  '{"path": "b"}')]}, "tool_calls")
+    model = chat_model(lambda r: json_response(answer))
+    resp = asyncio.run(model.send(model.build_request(history, tools=tools, tool_choice={"type": "tool", "name": "files.read:v2"})))
+    body = model.sent[0].json
+    wire = _wire("files.read:v2", tools)
+    assert wire != "files_read_v2" and len(wire) <= 64  # the plain rename is taken by the other tool
+    assert [t["function"]["name"] for t in body["tools"]] == [wire, "files_read_v2"]
+    assert body["messages"][1]["tool_calls"][0]["function"]["name"] == wire
+    assert body["tool_choice"] == {"type": "function", "function": {"name": wire}}
+    assert [(c.name, c.arguments) for c in resp.tool_calls] == [("files.read:v2", {"path": "b"})]
+    assert CHAT.check_request(body) == []
+
+
+def test_imported_name_is_renamed_everywhere_and_calls_decode_back_responses_stream(responses_model: Any) -> None:
+    from openai_wire import responses_sse
+
+    history, tools = _gemini_named_history()
+    wire = _wire("files.read:v2", tools)
+    item = fc_item("call_2", wire, '{"path": "b"}', "fc_2")
+    events = [
+        {"type": "response.created", "sequence_number": 0, "response": response_body([], status="in_progress")},
+        {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": {**item, "arguments": "", "status": "in_progress"}},
+        {"type": "response.function_call_arguments.delta", "sequence_number": 2, "item_id": "fc_2", "output_index": 0, "delta": '{"path": "b"}'},
+        {"type": "response.output_item.done", "sequence_number": 3, "output_index": 0, "item": item},
+        {"type": "response.completed", "sequence_number": 4, "response": response_body([item])},
+    ]
+    model = responses_model(lambda r: responses_sse(events), stream=True)
+    resp = asyncio.run(model.send(model.build_request(history, tools=tools)))
+    body = model.sent[0].json
+    assert [t["name"] for t in body["tools"]] == [wire, "files_read_v2"]
+    assert body["input"][1]["name"] == wire
+    assert [(c.name, c.arguments) for c in resp.tool_calls] == [("files.read:v2", {"path": "b"})]
+
+
+def test_translate_tool_reports_the_rename() -> None:
+    tool = Tool("files.read:v2", "Read.", OBJ, imported_from="gemini")
+    for codec in (OpenAIChatCodec(), OpenAIResponsesCodec()):
+        decl, report = codec.translate_tool(tool)
+        assert decl.get("function", decl)["name"] == "files_read_v2"
+        assert [(c.keyword, c.action) for c in report if c.keyword == "name"] == [("name", "rewritten")]
+
+
+def _wire(name: str, tools: list[Tool]) -> str:
+    from toolwire_openai.profile import wire_tool_names
+
+    return wire_tool_names(t.name for t in tools)[name]

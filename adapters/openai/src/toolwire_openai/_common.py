@@ -111,6 +111,36 @@ def overrides_for(wire: dict[str, Any], canonical: dict[str, Any], known: set[st
     return out
 
 
+def wire_name(name: Any, report: TranslationReport) -> Any:
+    """The name a tool is declared under on the wire: its own when OpenAI accepts it, else the
+    renamed form (:func:`toolwire_openai.profile.wire_tool_names`), reported under the keyword
+    ``name``. A request renames its whole tool set collision-safely (the profile's
+    ``repair_names``) and the codecs map the model's calls back to the real name."""
+    from .profile import TOOL_NAME_RULE, wire_tool_names
+
+    if not isinstance(name, str) or TOOL_NAME_RULE.fullmatch(name):
+        return name
+    wire = wire_tool_names([name])[name]
+    report.add("", "rewritten", "name", f"the tool name {name!r} is sent as {wire!r}: OpenAI allows only "
+               f"^[a-zA-Z0-9_-]{{1,64}}$; the model's calls to {wire!r} run {name!r}")
+    return wire
+
+
+def real_call_names(response: Response, request: ModelRequest | None) -> Response:
+    """Map the calls of ``response`` to renamed tools (see :func:`wire_name`) back to the tools'
+    own names. Returns ``response``."""
+    if request is None or not request.tools:
+        return response
+    from .profile import real_names
+
+    back = real_names(request.tools)
+    if back:
+        for call in response.tool_calls:
+            if isinstance(call.name, str) and call.name in back:
+                call.name = back[call.name]
+    return response
+
+
 def strict_parameters(tool: Tool, api: str) -> tuple[dict[str, Any], bool | None, TranslationReport]:
     """``(parameters, strict_flag, report)`` for a tool, translated by the API's profile
     (:meth:`toolwire_openai.profile.OpenAIChatProfile.translate_schema`): the top-level repairs

@@ -29,11 +29,13 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.tools import Tool, check_tool_name_for
+from toolwire.tools import Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
 from toolwire.transport import error_in_body
 from ._common import (
+    real_call_names,
+    wire_name as _wire_name,
     Shape,
     apply_overrides,
     arguments_text,
@@ -142,9 +144,9 @@ class OpenAIChatCodec:
         report. ``Tool.strict`` True → the strict transform (``strict: true``), or ``strict:
         false`` with the original schema when it cannot be strict (report says why); False →
         ``strict: false``; None → no ``strict`` key (the API default, non-strict)."""
-        check_tool_name_for(API, tool.name)  # an imported name another vendor allowed fails here, clearly
         parameters, strict, report = strict_parameters(tool, API)
-        function: dict[str, Any] = {"name": tool.name, "description": tool.model_description(), "parameters": parameters}
+        name = _wire_name(tool.name, report)
+        function: dict[str, Any] = {"name": name, "description": tool.model_description(), "parameters": parameters}
         if strict is not None:
             function["strict"] = strict
         function = apply_overrides(function, (tool.provider_data.get(API) or {}).get("function"))
@@ -292,7 +294,11 @@ class OpenAIChatCodec:
             else:
                 messages.extend(self._user_messages(msg, answered))
         body: dict[str, Any] = {"model": request.model, "messages": messages}
-        tools = [self.translate_tool(t)[0] for t in request.tools]
+        tools = []
+        for t in request.tools:
+            decl = self.translate_tool(t)[0]
+            decl["function"]["name"] = t.name  # the whole set is renamed below, collision-safely, history included
+            tools.append(decl)
         for pos, decl in settings.get("other_tools") or []:
             tools.insert(pos, copy.deepcopy(decl))
         if tools:
@@ -315,6 +321,9 @@ class OpenAIChatCodec:
             if key in CODEC_KEYS or key in body:
                 continue
             body[key] = copy.deepcopy(value)
+        from .profile import OpenAIChatProfile
+
+        OpenAIChatProfile().repair_names(body)  # tools named as OpenAI refuses: renamed everywhere
         return body
 
     # ------------------------------------------------------------------------------- decode
@@ -422,7 +431,7 @@ class OpenAIChatCodec:
             # a forced (named) tool choice ends with finish_reason "stop", and some compatible
             # servers always say "stop": calls to run mean tool_use whatever the vendor wrote
             stop = "tool_use"
-        return check_tool_calls(Response(
+        return check_tool_calls(real_call_names(Response(
             parts=parts,
             stop_reason=stop,
             vendor_stop_reason=finish,
@@ -430,7 +439,7 @@ class OpenAIChatCodec:
             model=model,
             response_id=response_id,
             provider=API,
-        ))
+        ), request))
 
     def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
         """``ChatCompletionChunk`` dicts (SSE ``data`` objects, ``[DONE]`` left out) → canonical
@@ -638,6 +647,9 @@ class ChatStreamDecoder:
 
     def __init__(self, request: ModelRequest | None = None) -> None:
         self.request = request
+        from .profile import real_names
+
+        self._real_names = real_names(request.tools) if request is not None else {}
         self.started = False
         self.response_id: str | None = None
         self.calls: dict[int, int] = {}  # vendor tool-call index → canonical index of its open call
@@ -694,7 +706,7 @@ class ChatStreamDecoder:
         raw_id = tc.get("id")
         vendor_id = raw_id if isinstance(raw_id, str) and raw_id else None
         name, name_invalid = tool_name(fn.get("name"))
-        name = "" if name_invalid else name  # a nameless call: check_tool_calls marks it invalid
+        name = "" if name_invalid else self._real_names.get(name, name)  # a nameless call: check_tool_calls marks it invalid
         index = self.calls.get(idx)
         if index is None or (vendor_id is not None and vendor_id != self.call_ids[index]):
             index = _TOOL_INDEX_BASE + len(self.order)

@@ -42,6 +42,9 @@ __all__ = [
     "sanitize_name",
     "short_call_id",
     "reasoning_family",
+    "wire_tool_names",
+    "history_name",
+    "real_names",
 ]
 
 CHAT = "openai-chat"
@@ -81,7 +84,9 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
     """Rules both APIs share (same wording, per-API prefix and bounds)."""
     return [
         # names and ids
-        ("tool.name", "A tool name is 1 to 64 characters of a-z, A-Z, 0-9, '_' and '-'.", _SDK_NAME, "refuse"),
+        ("tool.name", "A tool name is 1 to 64 characters of a-z, A-Z, 0-9, '_' and '-' (a tool imported from another "
+         "provider under a name OpenAI refuses, e.g. 'files.read:v2', is sent renamed, 'files_read_v2', the same way in the "
+         "declaration, the history and the tool choice; the model's calls to it run the tool).", _SDK_NAME, "repair"),
         ("call.name", "A tool call in the history carries a name under the same rule (a call imported from another vendor, "
          "e.g. 'files.read', is renamed deterministically, 'files_read', everywhere it appears).",
          "API error \"Invalid 'messages[9].tool_calls[0].function.name': string does not match pattern\" (mcp-use/mcp-use#90)",
@@ -287,6 +292,48 @@ def sanitize_name(name: str) -> str:
     if len(clean) > 64:
         clean = clean[:55] + "_" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
     return clean
+
+
+def _hashed_name(name: str) -> str:
+    clean = re.sub(r"[^a-zA-Z0-9_-]", "_", name)
+    return clean[:55] + "_" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def wire_tool_names(names: Iterable[Any]) -> dict[str, str]:
+    """The names a request's tools are sent under, for the names OpenAI refuses
+    (:data:`TOOL_NAME_RULE`): a tool imported from another provider's history (Gemini allows
+    ``.`` and ``:``, e.g. ``files.read:v2``) is sent as :func:`sanitize_name` gives
+    (``files_read_v2``); when that is taken by another tool of the request, as its first 55
+    characters plus ``_`` and 8 hex digits of the name's SHA-256. Deterministic for a tool set,
+    so the declaration, the calls of the history and the tool choice agree on every turn, and the
+    codecs map the model's calls back to the real name. Valid names are not in the result."""
+    names = [n for n in names if isinstance(n, str)]
+    used = {n for n in names if TOOL_NAME_RULE.fullmatch(n)}
+    out: dict[str, str] = {}
+    for n in names:
+        if n in used or n in out:
+            continue
+        w = sanitize_name(n)
+        if w in used:
+            w = _hashed_name(n)
+        out[n] = w
+        used.add(w)
+    return out
+
+
+def history_name(name: Any, names: Mapping[str, str]) -> Any:
+    """A call name of the history as sent: the request's mapping (:func:`wire_tool_names`), else
+    (a tool no longer declared) :func:`sanitize_name` when OpenAI refuses it."""
+    if not isinstance(name, str):
+        return name
+    if name in names:
+        return names[name]
+    return name if TOOL_NAME_RULE.fullmatch(name) else sanitize_name(name)
+
+
+def real_names(tools: Iterable[Any]) -> dict[str, str]:
+    """Wire name → the tool's own name, for the renamed tools among ``tools`` (Tool objects)."""
+    return {w: n for n, w in wire_tool_names(getattr(t, "name", None) for t in tools).items()}
 
 
 def short_call_id(call_id: str, limit: int) -> str:
@@ -769,6 +816,7 @@ class OpenAIChatProfile(_OpenAIProfile):
         what was meant; every rewrite is recorded on ``report``. See the ``repair`` and
         ``report`` rules of :data:`CHAT_RULES`."""
         self._common_repairs(body, report)
+        mapping = self.repair_names(body, report)
         tools = body.get("tools") if isinstance(body.get("tools"), list) else []
         declared = {t["function"].get("name") for t in tools if isinstance(t, dict) and isinstance(t.get("function"), dict)}
         for i, decl in enumerate(tools):
@@ -794,6 +842,33 @@ class OpenAIChatProfile(_OpenAIProfile):
             body["messages"] = self._repair_messages(messages, declared, report, origins)
             self._remember_start(body["messages"], origins, start)
         return body
+
+    def repair_names(self, body: dict[str, Any], report: Any = None) -> dict[str, str]:
+        """Rename the declared function tools whose names OpenAI refuses (:func:`wire_tool_names`),
+        the same way in the named tool choice and in the history's calls; returns the mapping
+        (real name → wire name). The codec calls it too, so its bodies never carry such a name."""
+        tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        fns = [t["function"] for t in tools if isinstance(t, dict) and t.get("type", "function") == "function"
+               and isinstance(t.get("function"), dict)]
+        mapping = wire_tool_names(fn.get("name") for fn in fns)
+        if not mapping:
+            return mapping
+        for i, t in enumerate(tools):
+            fn = t.get("function") if isinstance(t, dict) else None
+            if isinstance(fn, dict) and fn.get("name") in mapping:
+                _note(report, self.rule("tool.name"), f"/tools/{i}/function/name",
+                      f"tool {fn['name']!r} sent as {mapping[fn['name']]!r}; the model's calls to it run {fn['name']!r}",
+                      tool=fn["name"])
+                fn["name"] = mapping[fn["name"]]
+        choice = body.get("tool_choice")
+        if isinstance(choice, dict) and isinstance(choice.get("function"), dict) and choice["function"].get("name") in mapping:
+            choice["function"]["name"] = mapping[choice["function"]["name"]]
+        for i, m in enumerate(body.get("messages") or []):
+            for k, c in enumerate((m.get("tool_calls") or []) if isinstance(m, dict) else []):
+                fn = c.get("function") if isinstance(c, dict) else None
+                if isinstance(fn, dict) and fn.get("name") in mapping:
+                    fn["name"] = mapping[fn["name"]]
+        return mapping
 
     def _repair_messages(self, messages: list[Any], declared: set[Any], report: Any, origins: list[int]) -> list[Any]:
         out: list[Any] = []
@@ -1045,6 +1120,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         what was meant; every rewrite is recorded on ``report``. See the ``repair`` and
         ``report`` rules of :data:`RESPONSES_RULES`."""
         self._common_repairs(body, report)
+        self.repair_names(body, report)
         tools = body.get("tools") if isinstance(body.get("tools"), list) else []
         declared = {t.get("name") for t in tools if isinstance(t, dict)}
         for i, decl in enumerate(tools):
@@ -1063,6 +1139,27 @@ class OpenAIResponsesProfile(_OpenAIProfile):
             body["input"] = self._repair_items(items, declared, store_false, report, origins)
             self._remember_start(body["input"], origins, start)
         return body
+
+    def repair_names(self, body: dict[str, Any], report: Any = None) -> dict[str, str]:
+        """As :meth:`OpenAIChatProfile.repair_names`, for ``tools[].name``, a named
+        ``tool_choice`` and the input's ``function_call`` items."""
+        tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        mapping = wire_tool_names(t.get("name") for t in tools if isinstance(t, dict) and t.get("type") == "function")
+        if not mapping:
+            return mapping
+        for i, t in enumerate(tools):
+            if isinstance(t, dict) and t.get("type") == "function" and t.get("name") in mapping:
+                _note(report, self.rule("tool.name"), f"/tools/{i}/name",
+                      f"tool {t['name']!r} sent as {mapping[t['name']]!r}; the model's calls to it run {t['name']!r}", tool=t["name"])
+                t["name"] = mapping[t["name"]]
+        choice = body.get("tool_choice")
+        if isinstance(choice, dict) and choice.get("type") == "function" and choice.get("name") in mapping:
+            choice["name"] = mapping[choice["name"]]
+        items = body.get("input")
+        for it in items if isinstance(items, list) else []:
+            if isinstance(it, dict) and it.get("type") == "function_call" and it.get("name") in mapping:
+                it["name"] = mapping[it["name"]]
+        return mapping
 
     def _repair_items(self, items: list[Any], declared: set[Any], store_false: bool, report: Any,
                       origins: list[int]) -> list[Any]:

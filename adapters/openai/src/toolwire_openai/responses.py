@@ -38,11 +38,13 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.tools import Tool, check_tool_name_for
+from toolwire.tools import Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
 from toolwire.transport import error_in_body
 from ._common import (
+    real_call_names,
+    wire_name as _wire_name,
     Shape,
     apply_overrides,
     arguments_text,
@@ -242,11 +244,11 @@ class OpenAIResponsesCodec:
         reinterpret a schema that was not made strict). An imported declaration that left a key
         out, or sent ``description: null``, is reproduced from ``Tool.provider_data``.
         """
-        check_tool_name_for(API, tool.name)  # an imported name another vendor allowed fails here, clearly
         parameters, strict, report = strict_parameters(tool, API)
+        name = _wire_name(tool.name, report)
         decl: dict[str, Any] = {
             "type": "function",
-            "name": tool.name,
+            "name": name,
             "description": tool.model_description(),
             "parameters": parameters,
             "strict": bool(strict),
@@ -416,7 +418,11 @@ class OpenAIResponsesCodec:
         body: dict[str, Any] = {"model": request.model, "input": items}
         if request.instructions is not None and not role:
             body["instructions"] = request.instructions
-        tools = [self.translate_tool(t)[0] for t in request.tools]
+        tools = []
+        for t in request.tools:
+            decl = self.translate_tool(t)[0]
+            decl["name"] = t.name  # the whole set is renamed below, collision-safely, history included
+            tools.append(decl)
         for pos, decl in settings.get("other_tools") or []:
             tools.insert(pos, copy.deepcopy(decl))
         if tools:
@@ -439,6 +445,9 @@ class OpenAIResponsesCodec:
             if key in CODEC_KEYS or key in body:
                 continue
             body[key] = copy.deepcopy(value)
+        from .profile import OpenAIResponsesProfile
+
+        OpenAIResponsesProfile().repair_names(body)  # tools named as OpenAI refuses: renamed everywhere
         return body
 
     # ------------------------------------------------------------------------------- decode
@@ -507,7 +516,7 @@ class OpenAIResponsesCodec:
             provider=API,
             provider_data={API: {"response_id": rid}} if rid else {},
         )
-        return check_tool_calls(response)
+        return check_tool_calls(real_call_names(response, request))
 
     def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
         """Responses SSE ``data`` objects (each with its ``type``) → canonical stream events; see
@@ -729,6 +738,9 @@ class ResponsesStreamDecoder:
 
     def __init__(self, request: ModelRequest | None = None) -> None:
         self.request = request
+        from .profile import real_names
+
+        self._real_names = real_names(request.tools) if request is not None else {}
         self.started = False
         self.response_id: str | None = None
         self.text_seen: set[int] = set()
@@ -788,7 +800,7 @@ class ResponsesStreamDecoder:
                     pd["item_id"] = item["id"]
                 call = self._call(item, oi)
                 self.calls_open.add(oi)
-                yield ToolCallStart(oi * _SLOT, call.id, call.name, id_synthesized=call.id_synthesized, provider_data={API: pd})
+                yield ToolCallStart(oi * _SLOT, call.id, self._real_names.get(call.name, call.name), id_synthesized=call.id_synthesized, provider_data={API: pd})
         elif kind == "response.function_call_arguments.delta":
             oi = _SHAPE.index(ev.get("output_index"), "/output_index")
             self._kind(oi, "function_call", kind)
@@ -820,7 +832,7 @@ class ResponsesStreamDecoder:
                 call = self._call(item, oi)
                 if oi not in self.calls_open:
                     self.calls_open.add(oi)
-                    yield ToolCallStart(oi * _SLOT, call.id, call.name, call.id_synthesized)
+                    yield ToolCallStart(oi * _SLOT, call.id, self._real_names.get(call.name, call.name), call.id_synthesized)
                 raw = item.get("arguments")
                 if isinstance(raw, dict):
                     yield ToolCallEnd(oi * _SLOT, arguments=dict(raw), provider_data=call.provider_data)
@@ -830,7 +842,7 @@ class ResponsesStreamDecoder:
                     yield ToolCallEnd(oi * _SLOT, raw_arguments=json.dumps(raw, ensure_ascii=False), provider_data=call.provider_data)
             elif t == "custom_tool_call":
                 call = _as_custom_call(self._call(item, oi), item)
-                yield ToolCallStart(oi * _SLOT, call.id, call.name, id_synthesized=call.id_synthesized, provider_data=call.provider_data)
+                yield ToolCallStart(oi * _SLOT, call.id, self._real_names.get(call.name, call.name), id_synthesized=call.id_synthesized, provider_data=call.provider_data)
                 yield ToolCallEnd(oi * _SLOT, raw_arguments=call.raw_arguments or "", provider_data=call.provider_data)
             elif t == "reasoning":
                 part = _reasoning_part(item, "/item")
