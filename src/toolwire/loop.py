@@ -771,11 +771,14 @@ class RunStream:
       early (the state then says ``"cancelled"``, ``error="the event stream was closed"``).
     """
 
-    def __init__(self, loop: _Loop) -> None:
+    def __init__(self, loop: _Loop, tracing: Any = None) -> None:
         self._loop = loop
         self.state: RunState = loop.state
         self.result: RunResult | None = None
         self._events = loop.events()
+        self._observer: Any = None
+        if tracing is not None:
+            self._observer = tracing.observer(self, loop.m)
 
     @property
     def run_id(self) -> str:
@@ -785,7 +788,18 @@ class RunStream:
         return self
 
     async def __anext__(self) -> Any:
-        event = await self._events.__anext__()
+        if self._observer is None:
+            event = await self._events.__anext__()
+        else:
+            try:
+                event = await self._events.__anext__()
+            except StopAsyncIteration:
+                self._observer.closed()
+                raise
+            except BaseException as exc:
+                self._observer.failed(exc)
+                raise
+            self._observer(event)
         if type(event) is RunFinished:
             self.result = event.result
         return event
@@ -793,6 +807,8 @@ class RunStream:
     async def aclose(self) -> None:
         """Stop the run (if it is still going) and leave its state valid."""
         await self._events.aclose()
+        if self._observer is not None:
+            self._observer.closed()
 
     async def __aenter__(self) -> RunStream:
         return self
@@ -833,6 +849,7 @@ def run_stream(
     after_tool_call: Callable[[ToolRun], Any] | None = None,
     resume: RunState | RunResult | None = None,
     decisions: Mapping[str, Any] | None = None,
+    tracing: Any = None,
 ) -> RunStream:
     """Start the tool loop as a stream of events; returns the :class:`RunStream` handle.
 
@@ -899,7 +916,9 @@ def run_stream(
     loop = _Loop(m, st, tool_map=tool_map, choice=choice, max_turns=max_turns, limits=limits or Limits(), on_turn=on_turn,
                  context_state=state, approval=approval, deferred=frozenset(deferred or ()), before=before_tool_call,
                  after=after_tool_call, decisions=decisions, resumed=resume is not None)
-    return RunStream(loop)
+    from .tracing import active
+
+    return RunStream(loop, active(tracing))
 
 
 def _resumable_copy(saved: RunState) -> RunState:
@@ -948,7 +967,9 @@ async def run(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
     - ``resume``: a saved :class:`RunState` or :class:`RunResult` to continue; ``decisions``:
       ``{tool_call_id: toolwire.Approved(arguments=None) | toolwire.Denied(reason) | result}``
       for its pending calls (a deferred call takes its result: a value, a ``ToolResult`` or a
-      :class:`ToolError`). Finished tool calls are never run again.
+      :class:`ToolError`). Finished tool calls are never run again;
+    - ``tracing``: a :class:`toolwire.tracing.Tracing` — OpenTelemetry spans for this run (the
+      default is the one set by :func:`toolwire.tracing.instrument`, if any).
 
     Returns a :class:`RunResult`. Raises :class:`~toolwire.errors.MaxTurnsExceeded` or
     :class:`~toolwire.errors.UsageLimitExceeded` (each carrying the partial ``result`` whose

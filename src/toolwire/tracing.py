@@ -1,0 +1,305 @@
+"""OpenTelemetry traces of every run, by the GenAI semantic conventions (the ``tracing`` extra).
+
+Turn it on for every run, or for one::
+
+    from opentelemetry.sdk.trace import TracerProvider
+    import toolwire.tracing
+
+    toolwire.tracing.instrument(tracer_provider=TracerProvider(...))          # every run
+    result = await toolwire.run(model, prompt, tools=tools,
+                                tracing=toolwire.tracing.Tracing(provider))  # this run only
+
+Without a ``tracer_provider`` the global one (``opentelemetry.trace.get_tracer_provider()``) is
+used. toolwire configures no exporter and no backend: the application does that.
+
+The attribute names follow the OpenTelemetry GenAI semantic conventions as published in
+``opentelemetry-semantic-conventions`` **0.66b2** (``gen_ai.provider.name``, not the older
+``gen_ai.system``; ``gen_ai.usage.input_tokens`` / ``output_tokens``, not ``prompt_tokens`` /
+``completion_tokens``). One span per run, per model request and per tool call:
+
+===================  ==========================  ============================================
+span                 name                        attributes
+===================  ==========================  ============================================
+the run              ``invoke_agent``            ``gen_ai.operation.name="invoke_agent"``,
+                                                 ``gen_ai.provider.name``, ``gen_ai.request.model``,
+                                                 ``gen_ai.conversation.id`` (the run id), usage sums,
+                                                 ``toolwire.run.stop_reason``, ``toolwire.run.turns``,
+                                                 ``toolwire.run.tool_errors``
+a model request      ``chat <model id>``         ``gen_ai.operation.name="chat"``,
+(kind CLIENT)                                    ``gen_ai.provider.name``, ``gen_ai.request.model``,
+                                                 ``gen_ai.request.max_tokens`` / ``temperature``
+                                                 (when set), ``gen_ai.response.model``,
+                                                 ``gen_ai.response.id``,
+                                                 ``gen_ai.response.finish_reasons`` (the vendor's
+                                                 stop reason), ``gen_ai.usage.input_tokens``,
+                                                 ``gen_ai.usage.output_tokens``,
+                                                 ``gen_ai.usage.cache_read.input_tokens``,
+                                                 ``gen_ai.usage.cache_creation.input_tokens``,
+                                                 ``gen_ai.usage.reasoning.output_tokens``,
+                                                 ``toolwire.turn``
+a tool call          ``execute_tool <tool name>``  ``gen_ai.operation.name="execute_tool"``,
+                                                 ``gen_ai.tool.name``, ``gen_ai.tool.call.id``,
+                                                 ``gen_ai.tool.type="function"``, ``toolwire.turn``
+===================  ==========================  ============================================
+
+Token counts carry toolwire's meaning (input with cache reads and writes, output with reasoning),
+the same on every vendor. Failures: a tool result with ``is_error`` sets the tool span's status
+to ERROR with ``error.type="tool_error"``; a vendor error or any exception that stops the run sets
+the open request span and the run span to ERROR with ``error.type`` = the exception's class name
+and records the exception; a cancelled run ends its spans with ``error.type="cancelled"``.
+
+Message and argument content is recorded only when ``capture_content=True``: then the request span
+gets ``gen_ai.input.messages`` / ``gen_ai.output.messages`` / ``gen_ai.system_instructions`` (JSON
+in toolwire's canonical form) and the tool span ``gen_ai.tool.call.arguments`` /
+``gen_ai.tool.call.result``. Known credentials are scrubbed from recorded content.
+
+``gen_ai.provider.name`` comes from the adapter's profile (``Profile.telemetry_provider_name``:
+``anthropic``, ``openai``, ``gcp.gemini``); a provider whose profile sets none is named by its
+toolwire provider name.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Tracing", "instrument", "uninstrument", "SEMCONV_VERSION"]
+
+#: The version of ``opentelemetry-semantic-conventions`` whose GenAI attribute names are used.
+SEMCONV_VERSION = "0.66b2"
+_SCOPE = "toolwire"
+
+_global: Tracing | None = None
+
+
+def _require_otel() -> Any:
+    try:
+        from opentelemetry import trace
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        from .errors import ConfigurationError
+
+        raise ConfigurationError('tracing needs the OpenTelemetry API: pip install "toolwire[tracing]"') from exc
+    return trace
+
+
+@dataclass
+class Tracing:
+    """Where a run's spans go. ``tracer_provider``: an OpenTelemetry ``TracerProvider`` (default:
+    the global one); ``capture_content``: also record messages, tool arguments and tool results
+    (off by default: they can hold personal data)."""
+
+    tracer_provider: Any = None
+    capture_content: bool = False
+
+    def tracer(self) -> Any:
+        trace = _require_otel()
+        from . import __version__
+
+        provider = self.tracer_provider or trace.get_tracer_provider()
+        return provider.get_tracer(_SCOPE, __version__)
+
+    def observer(self, stream: Any, model: Any) -> _RunObserver:
+        return _RunObserver(self, stream, model)
+
+
+def instrument(tracer_provider: Any = None, *, capture_content: bool = False) -> Tracing:
+    """Trace every run from now on (until :func:`uninstrument`); returns the :class:`Tracing`.
+    A run given its own ``tracing=`` uses that one instead."""
+    global _global
+    _require_otel()
+    _global = Tracing(tracer_provider, capture_content)
+    return _global
+
+
+def uninstrument() -> None:
+    """Stop tracing runs that were not given ``tracing=`` themselves."""
+    global _global
+    _global = None
+
+
+def active(explicit: Tracing | None) -> Tracing | None:
+    """The tracing a new run uses: its own, else the global one, else none."""
+    return explicit if explicit is not None else _global
+
+
+def _provider_name(model: Any) -> str:
+    provider = getattr(model, "provider", "") or ""
+    try:
+        from .registry import profile
+
+        name = getattr(profile(provider), "telemetry_provider_name", None)
+    except Exception:  # noqa: BLE001 - offline providers, adapters without a profile
+        name = None
+    return name or provider
+
+
+def _json(value: Any) -> str:
+    from .secrets import scrub  # content may carry a key a tool printed
+
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return scrub(text)
+
+
+def _usage_attributes(usage: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for attr, field in (("gen_ai.usage.input_tokens", "input_tokens"), ("gen_ai.usage.output_tokens", "output_tokens"),
+                        ("gen_ai.usage.cache_read.input_tokens", "cache_read_tokens"),
+                        ("gen_ai.usage.cache_creation.input_tokens", "cache_write_tokens"),
+                        ("gen_ai.usage.reasoning.output_tokens", "reasoning_tokens")):
+        value = getattr(usage, field, None)
+        if value is not None:
+            out[attr] = int(value)
+    return out
+
+
+class _RunObserver:
+    """Turns the events of one run into spans (one observer per run)."""
+
+    def __init__(self, tracing: Tracing, stream: Any, model: Any) -> None:
+        from opentelemetry import trace
+
+        self._trace = trace
+        self._tracer = tracing.tracer()
+        self._content = tracing.capture_content
+        self._stream = stream
+        self._model = model
+        self._provider = _provider_name(model)
+        self._run_span: Any = None
+        self._run_ctx: Any = None
+        self._turn_span: Any = None
+        self._tools: dict[str, Any] = {}
+        self._ended = False
+
+    # -- events ------------------------------------------------------------------------------
+    def __call__(self, event: Any) -> None:
+        kind = type(event).__name__
+        handler = getattr(self, "_on_" + kind, None)
+        if handler is not None:
+            handler(event)
+
+    def _common(self) -> dict[str, Any]:
+        return {"gen_ai.provider.name": self._provider, "gen_ai.request.model": self._model.model_id}
+
+    def _on_RunStarted(self, event: Any) -> None:
+        attrs = {"gen_ai.operation.name": "invoke_agent", **self._common(), "gen_ai.conversation.id": event.run_id}
+        if event.resumed:
+            attrs["toolwire.run.resumed"] = True
+        self._run_span = self._tracer.start_span("invoke_agent", attributes=attrs)
+        self._run_ctx = self._trace.set_span_in_context(self._run_span)
+
+    def _on_TurnStarted(self, event: Any) -> None:
+        self._end_turn_span()
+        settings = getattr(self._model, "settings", {}) or {}
+        attrs = {"gen_ai.operation.name": "chat", **self._common(), "toolwire.turn": event.turn}
+        if isinstance(settings.get("max_tokens"), int):
+            attrs["gen_ai.request.max_tokens"] = settings["max_tokens"]
+        if isinstance(settings.get("temperature"), (int, float)):
+            attrs["gen_ai.request.temperature"] = float(settings["temperature"])
+        if self._content:
+            conv = self._stream.state.conversation
+            attrs["gen_ai.input.messages"] = _json([m.to_dict() for m in conv.messages])
+            if conv.instructions:
+                attrs["gen_ai.system_instructions"] = _json([{"type": "text", "content": conv.instructions}])
+        self._turn_span = self._tracer.start_span(f"chat {self._model.model_id}", context=self._run_ctx,
+                                                  kind=self._trace.SpanKind.CLIENT, attributes=attrs)
+
+    def _on_RetryScheduled(self, event: Any) -> None:
+        if self._turn_span is not None:
+            self._turn_span.add_event("toolwire.retry", {"toolwire.retry.attempt": event.attempt,
+                                                         "toolwire.retry.delay_s": float(event.delay),
+                                                         "toolwire.retry.error": event.error})
+
+    def _on_ResponseFinished(self, event: Any) -> None:
+        span = self._turn_span
+        if span is None:
+            return
+        resp = event.response
+        if resp.model:
+            span.set_attribute("gen_ai.response.model", resp.model)
+        if resp.response_id:
+            span.set_attribute("gen_ai.response.id", resp.response_id)
+        span.set_attribute("gen_ai.response.finish_reasons", [resp.vendor_stop_reason or resp.stop_reason])
+        span.set_attribute("toolwire.stop_reason", resp.stop_reason)
+        for k, v in _usage_attributes(resp.usage).items():
+            span.set_attribute(k, v)
+        if self._content:
+            span.set_attribute("gen_ai.output.messages", _json([resp.to_message().to_dict()]))
+        self._end_turn_span()
+
+    def _tool_span(self, turn: int, call: Any) -> Any:
+        attrs = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": str(call.name),
+                 "gen_ai.tool.call.id": str(call.id), "gen_ai.tool.type": "function", "toolwire.turn": turn}
+        if self._content:
+            attrs["gen_ai.tool.call.arguments"] = _json(call.arguments if call.arguments is not None else call.raw_arguments)
+        return self._tracer.start_span(f"execute_tool {call.name}", context=self._run_ctx, attributes=attrs)
+
+    def _on_ToolStarted(self, event: Any) -> None:
+        self._tools[event.call.id] = self._tool_span(event.turn, event.call)
+
+    def _on_ToolFinished(self, event: Any) -> None:
+        run = event.run
+        span = self._tools.pop(run.call.id, None)
+        if span is None:  # answered without running (invalid, denied, a limit): a span all the same
+            span = self._tool_span(event.turn, run.call)
+            span.set_attribute("toolwire.tool.ran", False)
+        if self._content:
+            span.set_attribute("gen_ai.tool.call.result", _json(run.result.to_dict().get("content")))
+        if run.result.is_error:
+            span.set_attribute("error.type", "tool_error")
+            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, run.result.text[:200]))
+        span.end()
+
+    def _on_RunFinished(self, event: Any) -> None:
+        result = event.result
+        span = self._run_span
+        if span is None:
+            return
+        for k, v in _usage_attributes(result.usage).items():
+            span.set_attribute(k, v)
+        span.set_attribute("toolwire.run.stop_reason", str(result.stop_reason))
+        span.set_attribute("toolwire.run.turns", len(result.turns))
+        span.set_attribute("toolwire.run.tool_errors", int(result.tool_errors))
+        if event.error is not None:
+            span.set_attribute("error.type", type(event.error).__name__)
+            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, str(event.error)[:200]))
+        self._finish()
+
+    # -- ends --------------------------------------------------------------------------------
+    def _end_turn_span(self) -> None:
+        if self._turn_span is not None:
+            self._turn_span.end()
+            self._turn_span = None
+
+    def failed(self, exc: BaseException) -> None:
+        """The run stopped with ``exc`` (an error, or a cancellation): end every open span as failed."""
+        import asyncio
+
+        if self._ended:
+            return
+        cancelled = isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt, GeneratorExit))
+        error_type = "cancelled" if cancelled else type(exc).__name__
+        status = self._trace.Status(self._trace.StatusCode.ERROR, error_type if cancelled else str(exc)[:200])
+        for span in [self._turn_span, *self._tools.values(), self._run_span]:
+            if span is None:
+                continue
+            span.set_attribute("error.type", error_type)
+            if not cancelled:
+                span.record_exception(exc)
+            span.set_status(status)
+        for span in self._tools.values():
+            span.end()
+        self._tools.clear()
+        self._end_turn_span()
+        self._finish()
+
+    def closed(self) -> None:
+        """The event stream ended (normally after ``RunFinished``, or closed early)."""
+        if not self._ended and self._run_span is not None:
+            self.failed(GeneratorExit("the event stream was closed before the run finished"))
+
+    def _finish(self) -> None:
+        if not self._ended:
+            self._ended = True
+            if self._run_span is not None:
+                self._run_span.end()
