@@ -61,7 +61,11 @@ class Limits:
       vendor's own counter: Anthropic's leaves out cache reads and writes);
     - ``tool_timeout``: seconds one tool call may run when its ``Tool.timeout`` is unset;
     - ``max_concurrent_tools``: tool functions running at the same time (default 16); the other
-      calls of a response wait in call order and start as running ones finish.
+      calls of a response wait in call order and start as running ones finish;
+    - ``max_cost_usd``: US dollars the run's requests may cost (priced with ``genai-prices``,
+      see :mod:`toolwire.pricing`), checked after each response like the token limits. A model
+      the price data does not know cannot be held to a cost limit: the run then stops with
+      ``UsageLimitExceeded`` after the first unpriced response instead of running unpriced.
     """
 
     max_tool_calls: int | None = None
@@ -71,8 +75,19 @@ class Limits:
     tool_timeout: float | None = None
     max_concurrent_tools: int = DEFAULT_MAX_CONCURRENT_TOOLS
     max_calls_per_tool: dict[str, int] | None = None
+    max_cost_usd: float | None = None
 
     def __post_init__(self) -> None:
+        cost = self.max_cost_usd
+        if cost is not None:
+            from decimal import Decimal, InvalidOperation
+
+            try:
+                ok = not isinstance(cost, bool) and Decimal(str(cost)) >= 0 and Decimal(str(cost)).is_finite()
+            except (InvalidOperation, ValueError):
+                ok = False
+            if not ok:
+                raise ConfigurationError(f"Limits.max_cost_usd must be a number of US dollars ≥ 0 or None, got {cost!r}")
         for name in ("max_tool_calls", "max_input_tokens", "max_output_tokens", "max_total_tokens"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
@@ -94,7 +109,7 @@ class Limits:
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("max_tool_calls", "max_input_tokens", "max_output_tokens", "max_total_tokens",
-                                               "tool_timeout", "max_concurrent_tools", "max_calls_per_tool")}
+                                               "tool_timeout", "max_concurrent_tools", "max_calls_per_tool", "max_cost_usd")}
 
 
 def _as_tools(tools: Iterable[Any] | None) -> dict[str, Tool]:
@@ -132,6 +147,19 @@ def _prompt_message(prompt: Any) -> Message | None:
                 raise ConfigurationError(f"a prompt list may hold text, TextPart or ImagePart items, got {type(p).__name__}")
         return Message("user", parts)
     raise ConfigurationError(f"prompt must be text, a Message or a list of parts, got {type(prompt).__name__}")
+
+
+def _cost_exceeded(limits: Limits | None, spent: Any) -> str | None:
+    """``spent``: the run's :class:`~toolwire.pricing.Cost` so far (``None`` when no cost limit)."""
+    if limits is None or limits.max_cost_usd is None or spent is None:
+        return None
+    from decimal import Decimal
+
+    if not spent.priced:
+        return f"the cost limit of ${limits.max_cost_usd} cannot be checked: {spent.reason}"
+    if spent.total_usd > Decimal(str(limits.max_cost_usd)):
+        return f"cost ${spent.total_usd:.6f} exceeded the limit of ${limits.max_cost_usd}"
+    return None
 
 
 def _usage_exceeded(limits: Limits | None, usage: Usage) -> str | None:
@@ -368,12 +396,22 @@ class _Loop:
             turn = Turn(n, response)
             st.turns.append(turn)
             self.total = self.total + response.usage
+            if limits.max_cost_usd is not None:
+                from .pricing import Cost, price
+
+                base_url = m.settings.get("base_url")
+                spent = self.__dict__.get("_spent")
+                if spent is None:  # a resumed run: what its earlier turns cost counts too
+                    spent = Cost.zero()
+                    for t in st.turns[:-1]:
+                        spent = spent + price(t.response.usage, m.name, served_model=t.response.model, base_url=base_url)
+                self._spent = spent + price(response.usage, m.name, served_model=response.model, base_url=base_url)
             yield ResponseFinished(n, response)
             calls = response.tool_calls
             checked = [ex.check(c, n) for c in calls]
             for c, r in zip(calls, checked):
                 yield ToolCallReady(n, c, r.result.text if isinstance(r, ToolRun) else None)
-            over = _usage_exceeded(limits, self.total)
+            over = _usage_exceeded(limits, self.total) or _cost_exceeded(limits, self.__dict__.get("_spent"))
             if over is not None and (calls or response.stop_reason == "pause_turn"):
                 # a finished answer is returned even past a limit; the limit stops further requests
                 if calls:

@@ -172,6 +172,8 @@ def price(usage: Usage, model: str, *, base_url: str | None = None, served_model
     usage without token counts.
     """
     provider, _, model_id = model.partition(":") if ":" in model else ("", "", model)
+    if not provider and model_id in ("test", "scripted"):  # the offline providers' bare names
+        provider, model_id = model_id, ""
     if provider in ("test", "scripted") and not model_id:
         return Cost.unpriced(f"the offline {provider!r} provider has no price")
     if usage.input_tokens is None and usage.output_tokens is None:

@@ -304,13 +304,42 @@ class LiveView:
             self.set_status(None)
 
 
+def _cost_text(result: Any) -> str:
+    """``$0.004215`` (``$0.004215 so far; 1 turn unpriced``), or ``cost unpriced`` — never $0
+    for a model the price data does not know."""
+    try:
+        cost = result.cost
+    except Exception as exc:  # noqa: BLE001 - the price data could not be read: say so, do not fail the run
+        return f"cost unknown ({type(exc).__name__})"
+    if cost.total.priced and cost.total.total_usd is not None:
+        return f"cost ${cost.total.total_usd:.6f}"
+    if cost.priced_usd:
+        return f"cost ${cost.priced_usd:.6f} + {_plural(cost.unpriced_turns, 'unpriced turn')}"
+    return "cost unpriced"
+
+
+def _result_json(result: Any) -> str:
+    """The RunResult as JSON with its ``cost`` (:meth:`toolwire.pricing.RunCost.to_dict`) added."""
+    data = json.loads(result.to_json())
+    try:
+        data["cost"] = result.cost.to_dict()
+    except Exception as exc:  # noqa: BLE001 - price data unreadable: the run's JSON still prints
+        data["cost"] = {"priced": False, "reason": f"{type(exc).__name__}: {exc}"}
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate a model sent: escape instead of failing to print
+        text = json.dumps(data, indent=2, ensure_ascii=True)
+    return text
+
+
 def _summary(console: Any, result: Any) -> None:
     u = result.usage
     usage = ("usage not reported" if u.input_tokens is None and u.output_tokens is None
              else f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)}")
     console.print(
         f"[dim]{_plural(len(result.turns), 'turn')} · {_plural(len(result.tool_runs), 'tool call')} ({_plural(result.tool_errors, 'error')}) · "
-        f"{usage} · stop reason {result.stop_reason}[/]"
+        f"{usage} · {_cost_text(result)} · stop reason {result.stop_reason}[/]"
     )
 
 
@@ -375,10 +404,10 @@ def run_command(
     if finished.error is not None:
         _console(True).print(f"[yellow]stopped:[/] {_e(str(finished.error))}")
         if as_json:
-            print(result.to_json(indent=2))
+            print(_result_json(result))
         raise typer.Exit(3)
     if as_json:
-        print(result.to_json(indent=2))
+        print(_result_json(result))
         return
     _summary(console, result)
 
@@ -425,7 +454,7 @@ def demo_command(
         console.print(final, markup=False, soft_wrap=True)
         u = result.usage
         console.print(f"[dim]{_plural(len(result.turns), 'turn')} · {_plural(len(result.tool_runs), 'tool call')} ({_plural(result.tool_errors, 'error')}) · "
-                      f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)}[/]")
+                      f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)} · {_cost_text(result)}[/]")
     except RunLimitExceeded as exc:
         console.print(f"[yellow]stopped:[/] {_e(str(exc))}")
     except ToolwireError as exc:
