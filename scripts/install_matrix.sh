@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Install matrix: each documented install command, run in a fresh environment, then a smoke test
+# (scripts/smoke_install.py). Prints one table row per install; exits 1 if any row fails.
+#
+#   bash scripts/install_matrix.sh            # every row
+#   ROWS="clone-uv wheel-uv" bash scripts/install_matrix.sh
+#
+# Rows: from a clone and from a git URL (git+file://, the repository itself) with pip and with uv;
+# the core alone; the built wheels (uv build --all-packages) with pip and with uv; and the
+# README's first command on the distribution Python (/usr/bin/python3, PEP 668) when present.
+# uv rows use uv's cache and try --offline first; pip rows use pip's cache.
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+SMOKE="$ROOT/scripts/smoke_install.py"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/toolwire-matrix.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+PY="${MATRIX_PYTHON:-python3}"
+UV="$(command -v uv)"
+export UV
+COMMIT="$(git -C "$ROOT" rev-parse HEAD)"
+GIT_URL="git+file://$ROOT@$COMMIT"
+ALL_ROWS="clone-pip clone-uv clone-uv-extras git-pip git-uv core-only wheel-pip wheel-uv readme-pep668"
+ROWS="${ROWS:-$ALL_ROWS}"
+RESULTS=()
+FAILED=0
+
+uvpip() {  # uv pip install into $VENV: offline from the cache first, then online
+  "$UV" pip install --python "$VENV/bin/python" --offline -q "$@" 2>/dev/null \
+    || "$UV" pip install --python "$VENV/bin/python" -q "$@"
+}
+
+row() {  # row NAME "COMMAND (as documented)" SMOKE-ARGS... ; the install itself is in $INSTALL
+  local name="$1" shown="$2"; shift 2
+  local log="$WORK/$name.log" start end status
+  start=$(date +%s)
+  if (set -e; eval "$INSTALL") >"$log" 2>&1 && "$VENV/bin/python" "$SMOKE" "$@" >>"$log" 2>&1; then
+    status=ok
+  else
+    status=FAIL; FAILED=1
+    echo "---- $name failed; last lines of its log:" >&2; tail -25 "$log" >&2
+  fi
+  end=$(date +%s)
+  RESULTS+=("$(printf '%-16s %-5s %4ss  %s' "$name" "$status" "$((end - start))" "$shown")")
+}
+
+want() { [[ " $ROWS " == *" $1 "* ]]; }
+
+if want wheel-pip || want wheel-uv; then
+  (cd "$ROOT" && "$UV" build --all-packages -q -o "$WORK/dist" >"$WORK/build.log" 2>&1) \
+    || { echo "uv build failed:" >&2; cat "$WORK/build.log" >&2; exit 1; }
+  WHEEL_CORE="$(ls "$WORK"/dist/toolwire-*.whl)"
+  WHEEL_OPENAI="$(ls "$WORK"/dist/toolwire_openai-*.whl)"
+fi
+
+if want clone-pip; then
+  VENV="$WORK/clone-pip"; INSTALL="$PY -m venv $VENV && cd $ROOT && $VENV/bin/pip install -q './[testing,cli]' ./adapters/openai"
+  row clone-pip 'pip install "./[testing,cli]" ./adapters/openai' --providers openai,openai-chat --cli --testing --hint gemini
+fi
+if want clone-uv; then
+  VENV="$WORK/clone-uv"; INSTALL="$UV venv -q --python $PY $VENV && cd $ROOT && uvpip './[testing,cli]' ./adapters/openai"
+  row clone-uv 'uv pip install "./[testing,cli]" ./adapters/openai' --providers openai,openai-chat --cli --testing
+fi
+if want clone-uv-extras; then
+  VENV="$WORK/clone-uv-extras"; INSTALL="$UV venv -q --python $PY $VENV && cd $ROOT && uvpip './[openai,testing,cli]'"
+  row clone-uv-extras 'uv pip install "./[openai,testing,cli]"' --providers openai,openai-chat --cli --testing
+fi
+if want git-pip; then
+  VENV="$WORK/git-pip"
+  INSTALL="$PY -m venv $VENV && $VENV/bin/pip install -q 'toolwire[testing,cli] @ $GIT_URL' 'toolwire-openai @ $GIT_URL#subdirectory=adapters/openai'"
+  row git-pip 'pip install "toolwire[testing,cli] @ git+URL" "toolwire-openai @ git+URL#subdirectory=adapters/openai"' \
+    --providers openai,openai-chat --cli --testing
+fi
+if want git-uv; then
+  VENV="$WORK/git-uv"
+  INSTALL="$UV venv -q --python $PY $VENV && uvpip 'toolwire[testing,cli] @ $GIT_URL' 'toolwire-openai @ $GIT_URL#subdirectory=adapters/openai'"
+  row git-uv 'uv pip install "toolwire[testing,cli] @ git+URL" "toolwire-openai @ git+URL#subdirectory=adapters/openai"' \
+    --providers openai,openai-chat --cli --testing --hint anthropic
+fi
+if want core-only; then
+  VENV="$WORK/core-only"; INSTALL="$UV venv -q --python $PY $VENV && cd $ROOT && uvpip ."
+  row core-only 'uv pip install .   (no extras, no adapter)' --providers ""
+fi
+if want wheel-pip; then
+  VENV="$WORK/wheel-pip"; INSTALL="$PY -m venv $VENV && $VENV/bin/pip install -q '$WHEEL_CORE[testing,cli]' '$WHEEL_OPENAI'"
+  row wheel-pip 'pip install "dist/toolwire-*.whl[testing,cli]" dist/toolwire_openai-*.whl' --providers openai,openai-chat --cli --testing
+fi
+if want wheel-uv; then
+  VENV="$WORK/wheel-uv"; INSTALL="$UV venv -q --python $PY $VENV && uvpip '$WHEEL_CORE[testing,cli]' '$WHEEL_OPENAI'"
+  row wheel-uv 'uv pip install "dist/toolwire-*.whl[testing,cli]" dist/toolwire_openai-*.whl' \
+    --providers openai,openai-chat --cli --testing --hint anthropic
+fi
+if want readme-pep668; then
+  if [ -x /usr/bin/python3 ] && ls /usr/lib/python3*/EXTERNALLY-MANAGED >/dev/null 2>&1 && /usr/bin/python3 -m venv --help >/dev/null 2>&1; then
+    CLONE="$WORK/readme-clone"
+    git clone -q "$ROOT" "$CLONE" && git -C "$CLONE" checkout -q "$COMMIT"
+    VENV="$CLONE/.venv"
+    # The README's first command, verbatim, with the distribution's python3 first on PATH.
+    INSTALL="cd $CLONE && PATH=/usr/bin:\$PATH && $(sed -n 's/^\(python3 -m venv .uv .*\)$/\1/p' "$ROOT/README.md" | head -1)"
+    row readme-pep668 "README first command, /usr/bin/python3 ($(/usr/bin/python3 --version 2>&1 | cut -d' ' -f2), EXTERNALLY-MANAGED)" \
+      --providers anthropic,openai,openai-chat,gemini --cli --testing
+  else
+    RESULTS+=("$(printf '%-16s %-5s %4s   %s' readme-pep668 skip - 'no Debian python3 with venv and EXTERNALLY-MANAGED here')")
+  fi
+fi
+
+printf '\n%-16s %-5s %5s  %s\n' row result time "install command"
+printf '%s\n' "${RESULTS[@]}"
+exit "$FAILED"
