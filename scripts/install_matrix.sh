@@ -18,7 +18,7 @@ PY="${MATRIX_PYTHON:-python3}"
 UV="$(command -v uv)"
 export UV
 COMMIT="$(git -C "$ROOT" rev-parse HEAD)"
-GIT_URL="git+file://$ROOT@$COMMIT"
+GIT_URL="git+file://localhost$ROOT@$COMMIT"  # a host part: pip < 24 refuses "name @ git+file:///path"
 ALL_ROWS="clone-pip clone-uv clone-uv-extras git-pip git-uv core-only wheel-pip wheel-uv readme-pep668"
 ROWS="${ROWS:-$ALL_ROWS}"
 RESULTS=()

@@ -89,7 +89,7 @@ def main() -> None:
         if argv[0] == "pip":
             argv = [sys.executable, "-m", "pip", *argv[1:], "-q"]
         elif argv[:2] == ["uv", "pip"]:
-            argv = [os.environ.get("UV", "uv"), *argv, "--python", sys.executable, "-q"]
+            argv = [os.environ.get("UV", "uv"), *argv[1:], "--python", sys.executable, "-q"]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)
         check(proc.returncode == 0, f"the hint's command works: {command}" + (f"\n{proc.stderr[-2000:]}" if proc.returncode else ""))
         out = subprocess.run([sys.executable, "-c", f"import toolwire; print(toolwire.model('{args.hint}:m').provider)"],

@@ -11,11 +11,11 @@ objects, Gemini chunks) into these canonical events; :class:`StreamAssembler` bu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Union
+from typing import Any, Iterable, Union, cast
 
 from .arguments import parse_arguments
 from .errors import ResponseDecodeError
-from .types import ReasoningPart, Response, TextPart, ToolCall, Usage
+from .types import ReasoningPart, Response, StopReason, TextPart, ToolCall, Usage
 
 __all__ = [
     "ResponseStart",
@@ -232,7 +232,7 @@ class StreamAssembler:
             self.usage.requests = 1
         return Response(
             parts=parts,
-            stop_reason=stop,
+            stop_reason=cast(StopReason, stop),
             vendor_stop_reason=self.vendor_stop_reason,
             usage=self.usage,
             model=self.model,

@@ -209,7 +209,8 @@ class Tool(Generic[P, R]):
         if self.function is None:
             raise RuntimeError(f"tool {self.name!r} has no function (it was imported from a vendor request)")
         if self.is_async:
-            return await self.function(**arguments)
+            fn: Callable[..., Any] = self.function
+            return await fn(**arguments)
         result = await run_in_daemon_thread(self.function, arguments)
         if inspect.isawaitable(result):
             result = await result
@@ -266,7 +267,15 @@ async def run_in_daemon_thread(function: Callable[..., Any], arguments: dict[str
 
 
 @overload
-def tool(function: Callable[P, R], /) -> Tool[P, R]: ...
+def tool(
+    function: Callable[P, R],
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    strict: bool | None = None,
+    timeout: float | None = None,
+) -> Tool[P, R]: ...
 
 
 @overload

@@ -284,9 +284,9 @@ class ToolResult:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ToolResult:
-        content = d.get("content", "")
+        content: Any = d.get("content", "")
         if not isinstance(content, str):
-            content = [part_from_dict(p) for p in content]  # type: ignore[misc]
+            content = [part_from_dict(p) for p in content]
         return cls(
             tool_call_id=d["tool_call_id"],
             content=content,

@@ -1,3 +1,4 @@
+# pyright: reportUnnecessaryTypeIgnoreComment=true
 """Checked by pyright in CI (not collected by pytest): the public types keep what users wrote."""
 
 from __future__ import annotations

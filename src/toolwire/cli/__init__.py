@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-try:
+if TYPE_CHECKING:
     import typer
-except ImportError:  # the cli extra is not installed: main() says how to install it
-    typer = None  # type: ignore[assignment]
+else:
+    try:
+        import typer
+    except ImportError:  # the cli extra is not installed: main() says how to install it
+        typer = None
+
+_HAVE_TYPER = typer is not None
 
 __all__ = ["app", "fail", "main"]
 
@@ -31,7 +36,7 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-if typer is not None:
+if _HAVE_TYPER:
     app = typer.Typer(
         name="toolwire",
         help="LLM tool calling that works the same against every major vendor.",
@@ -116,7 +121,7 @@ def _quiet_help_types() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``toolwire`` script and of ``python -m toolwire``."""
-    if typer is None:
+    if not _HAVE_TYPER:
         from toolwire._install import extra_install_command
 
         print(f"toolwire: the command line needs the cli extra (typer, rich): {extra_install_command('cli')}",

@@ -22,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, Callable
 
 import pydantic
 
@@ -559,7 +559,7 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
             snippet = "\n".join(f"{n:>{len(str(hi))}}| {new_lines[n - 1]}" for n in range(lo, hi + 1))
             return f"Replaced 1 occurrence in {path} (now {total:,} lines){note}. Lines {lo}-{hi} now read:\n{snippet}"
 
-    def build(fn):
+    def build(fn: Callable[..., Any]) -> Tool:
         fn.__doc__ = (fn.__doc__ or "").replace("{rel}", _REL).replace("{max_timeout}", f"{max_timeout:g}")
         return tool(fn)
 

@@ -373,7 +373,7 @@ def _r_desc_when(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
 def _r_param_ambiguous(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
     for path, name, sub in _walk_props(tool.input_schema):
         low = name.lower()
-        desc = sub.get("description") if isinstance(sub.get("description"), str) else ""
+        desc = d if isinstance(d := sub.get("description"), str) else ""
         pointer = json_pointer(path)
         if low in ctx.ambiguous and not desc.strip() and "enum" not in sub and "format" not in sub and "const" not in sub:
             yield _f("param-ambiguous-name", tool.name, pointer,
@@ -721,7 +721,7 @@ def lint_tools(tools: Iterable[Tool], providers: Sequence[str] | None = None, *,
     from .tokens import COST_PROVIDERS, tool_costs
 
     tools = [_bounded(t) for t in tools]  # texts past MAX_LINT_TEXT_CHARS are reviewed up to it
-    provs = check_providers(providers) if providers else list(DEFAULT_PROVIDERS)
+    provs: list[str] = check_providers(providers) if providers else list(DEFAULT_PROVIDERS)
     amb = dict(AMBIGUOUS_NAMES)
     if ambiguous_names:
         if isinstance(ambiguous_names, dict):

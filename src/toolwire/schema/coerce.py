@@ -152,9 +152,9 @@ def _coerce(node: Any, value: Any, root: dict[str, Any], depth: int, seen: tuple
                     break
 
     if isinstance(value, dict):
-        props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+        props = p if isinstance(p := node.get("properties"), dict) else {}
         additional = node.get("additionalProperties")
-        pattern_props = node.get("patternProperties") if isinstance(node.get("patternProperties"), dict) else {}
+        pattern_props = pp if isinstance(pp := node.get("patternProperties"), dict) else {}
         out: dict[str, Any] = {}
         for k, v in value.items():
             if k in props:
@@ -177,7 +177,7 @@ def _coerce(node: Any, value: Any, root: dict[str, Any], depth: int, seen: tuple
         return out
     if isinstance(value, list):
         items = node.get("items")
-        prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else []
+        prefix = pi if isinstance(pi := node.get("prefixItems"), list) else []
         out_list = []
         for i, v in enumerate(value):
             if i < len(prefix):

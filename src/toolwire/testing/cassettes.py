@@ -64,10 +64,10 @@ class Interaction:
     index: int
     method: str
     uri: str
-    request_headers: dict[str, list[str]]
+    request_headers: dict[str, list[str] | str]
     request_text: str | None
     status: int
-    response_headers: dict[str, list[str]]
+    response_headers: dict[str, list[str] | str]
     response_text: str | None
     api: str | None = None
     stream_format: str | None = None  # None, "sse" or "json-array"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Callable, Iterable
+from typing import Any, Awaitable, Callable, Iterable, cast
 
 from ..errors import ConfigurationError
 from ..adapter import Model, ModelRequest
@@ -277,7 +277,7 @@ class ScriptedModel(_OfflineModel):
             if callable(item) and not isinstance(item, (Response, ToolCall)):
                 item = item(request)
         if hasattr(item, "__await__"):
-            item = await item
+            item = await cast("Awaitable[Any]", item)
         return self._to_response(item, len(self.requests))
 
     def _calls(self, calls: Iterable[Any]) -> list[ToolCall]:

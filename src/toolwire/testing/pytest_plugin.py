@@ -148,7 +148,7 @@ def cassette(path: str | Path, *, record: bool = False, match_body: bool = False
         )
     path.parent.mkdir(parents=True, exist_ok=True)
     my_vcr = vcr.VCR(
-        record_mode="all" if record else "none",
+        record_mode=vcr.record_mode.RecordMode.ALL if record else vcr.record_mode.RecordMode.NONE,
         filter_headers=list(scrubbed_names()["request_headers"]),
         filter_query_parameters=list(scrubbed_names()["query_parameters"]),
         before_record_request=_scrub_request,
