@@ -8,7 +8,10 @@
 # Rows: from a clone and from a git URL (git+file://, the repository itself) with pip and with uv;
 # the core alone; the built wheels (uv build --all-packages) with pip and with uv; and the
 # README's first command on the distribution Python (/usr/bin/python3, PEP 668) when present.
-# uv rows use uv's cache and try --offline first; pip rows use pip's cache.
+# uv rows use uv's cache and try --offline first. A pip row's environment gets the third-party
+# dependencies from uv's cache first (PREWARM=0 turns that off) so that pip, which keeps its own
+# cache and would download the SDKs again, only resolves and installs toolwire's own distributions
+# with the documented command; what is under test is that command, not PyPI.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SMOKE="$ROOT/scripts/smoke_install.py"
@@ -27,6 +30,14 @@ FAILED=0
 uvpip() {  # uv pip install into $VENV: offline from the cache first, then online
   "$UV" pip install --python "$VENV/bin/python" --offline -q "$@" 2>/dev/null \
     || "$UV" pip install --python "$VENV/bin/python" -q "$@"
+}
+
+pip_venv() {  # pip_venv VENV PREWARM-REQUIREMENTS...: a venv with pip; the dependencies from uv's cache
+  local venv="$1"; shift
+  "$PY" -m venv "$venv" || return 1
+  if [ "${PREWARM:-1}" = 1 ]; then
+    VENV="$venv" uvpip "$@" && "$UV" pip uninstall -q --python "$venv/bin/python" toolwire toolwire-openai toolwire-anthropic toolwire-gemini
+  fi
 }
 
 row() {  # row NAME "COMMAND (as documented)" SMOKE-ARGS... ; the install itself is in $INSTALL
@@ -53,7 +64,8 @@ if want wheel-pip || want wheel-uv; then
 fi
 
 if want clone-pip; then
-  VENV="$WORK/clone-pip"; INSTALL="$PY -m venv $VENV && cd $ROOT && $VENV/bin/pip install -q './[testing,cli]' ./adapters/openai"
+  VENV="$WORK/clone-pip"
+  INSTALL="cd $ROOT && pip_venv $VENV './[testing,cli]' ./adapters/openai ./adapters/gemini && $VENV/bin/pip install -q './[testing,cli]' ./adapters/openai"
   row clone-pip 'pip install "./[testing,cli]" ./adapters/openai' --providers openai,openai-chat --cli --testing --hint gemini
 fi
 if want clone-uv; then
@@ -66,7 +78,7 @@ if want clone-uv-extras; then
 fi
 if want git-pip; then
   VENV="$WORK/git-pip"
-  INSTALL="$PY -m venv $VENV && $VENV/bin/pip install -q 'toolwire[testing,cli] @ $GIT_URL' 'toolwire-openai @ $GIT_URL#subdirectory=adapters/openai'"
+  INSTALL="cd $ROOT && pip_venv $VENV './[testing,cli]' ./adapters/openai && $VENV/bin/pip install -q 'toolwire[testing,cli] @ $GIT_URL' 'toolwire-openai @ $GIT_URL#subdirectory=adapters/openai'"
   row git-pip 'pip install "toolwire[testing,cli] @ git+URL" "toolwire-openai @ git+URL#subdirectory=adapters/openai"' \
     --providers openai,openai-chat --cli --testing
 fi
@@ -81,7 +93,8 @@ if want core-only; then
   row core-only 'uv pip install .   (no extras, no adapter)' --providers ""
 fi
 if want wheel-pip; then
-  VENV="$WORK/wheel-pip"; INSTALL="$PY -m venv $VENV && $VENV/bin/pip install -q '$WHEEL_CORE[testing,cli]' '$WHEEL_OPENAI'"
+  VENV="$WORK/wheel-pip"
+  INSTALL="cd $ROOT && pip_venv $VENV './[testing,cli]' ./adapters/openai && $VENV/bin/pip install -q '$WHEEL_CORE[testing,cli]' '$WHEEL_OPENAI'"
   row wheel-pip 'pip install "dist/toolwire-*.whl[testing,cli]" dist/toolwire_openai-*.whl' --providers openai,openai-chat --cli --testing
 fi
 if want wheel-uv; then
