@@ -19,3 +19,30 @@ def test_docs_build_strict(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (tmp_path / "site" / "index.html").exists()
+
+
+def _blocks(page: str) -> dict[str, str]:
+    """The page's python code blocks that start with a ``# <file name>`` line, by file name."""
+    import re
+
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    out = {}
+    for block in re.findall(r"```python\n(.*?)```", text, flags=re.S):
+        first = block.splitlines()[0]
+        if first.startswith("# ") and first.endswith(".py"):
+            out[first[2:]] = block
+    return out
+
+
+def test_quickstart_offline_test_runs_as_written(tmp_path, monkeypatch):
+    blocks = _blocks("quickstart.md")
+    assert set(blocks) == {"weather.py", "test_weather.py"}
+    for name, code in blocks.items():
+        (tmp_path / name).write_text(code, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    namespace: dict = {}
+    exec(compile(blocks["test_weather.py"], str(tmp_path / "test_weather.py"), "exec"), namespace)
+    namespace["test_the_agent_uses_the_forecast"]()
+    import weather
+
+    assert weather.get_weather("Paris") == "Sunny in Paris for the next 1 day(s)."
