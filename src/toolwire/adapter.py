@@ -24,7 +24,7 @@ import abc
 import functools
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypedDict, Union, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypedDict, Union, cast, runtime_checkable
 
 from .errors import ConfigurationError, UnsupportedToolChoice
 from .stream import StreamAssembler, StreamEvent
@@ -145,22 +145,27 @@ class Codec(Protocol):
 
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:
         """Canonical request → the vendor's JSON request body (a JSON-ready dict)."""
+        ...
 
     def decode_response(self, body: dict[str, Any], request: ModelRequest | None = None) -> Response:
         """The vendor's JSON response body → canonical :class:`Response`. ``request`` (when
         given) supplies the tools' canonical schemas (e.g. Gemini integer coercion)."""
+        ...
 
     def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
         """The vendor's parsed stream events (SSE ``data`` objects / chunks, in order) →
         canonical stream events for :class:`~toolwire.stream.StreamAssembler`."""
+        ...
 
     def decode_request(self, body: dict[str, Any]) -> ModelRequest:
         """A vendor-shaped request body → canonical request (import a recorded history)."""
+        ...
 
     def translate_tool(self, tool: Tool) -> tuple[dict[str, Any], TranslationReport]:
         """The tool's wire declaration for this API (exactly what ``encode_request`` puts in the
         body's tool list) and the report of every schema rewrite or drop it made. Used by
         ``toolwire lint`` (translation findings and per-provider token cost)."""
+        ...
 
 
 #: Settings every adapter honours (see :class:`Model`). ``extra_body`` (and its older spelling
@@ -255,16 +260,16 @@ class Model(abc.ABC):
         codec = cls.__dict__.get("codec") or getattr(cls, "codec", None)
         maker = getattr(codec, "make_profile", None)
         if callable(maker):
-            return maker(**settings)
+            return cast("Profile", maker(**settings))
         return Profile(api=cls.provider or None, **settings)
 
     @property
     def profile(self) -> Profile:
         """This model's profile (built once from its settings by :meth:`make_profile`)."""
-        prof = self.__dict__.get("_profile")
+        prof = vars(self).get("_profile")
         if prof is None:
             prof = type(self).make_profile(model=self.model_id, **self.settings)
-            self.__dict__["_profile"] = prof
+            vars(self)["_profile"] = prof
         return prof
 
     def prepare(self, request: ModelRequest) -> dict[str, Any]:
@@ -273,13 +278,13 @@ class Model(abc.ABC):
         the body the base already checked for this request (one encode per request). Raises
         :class:`~toolwire.errors.RequestRefused` (nothing sent) and whatever ``encode_request``
         raises (:class:`~toolwire.errors.ToolNameError`, :class:`~toolwire.errors.ConfigurationError`, ...)."""
-        pending = self.__dict__.get("_prepared")
+        pending = vars(self).get("_prepared")
         if pending is not None:
             hit = pending.get(id(request))
             if hit is not None and hit[0] is request:
                 return hit[1]
         body, report = self._preflight(request)
-        self.__dict__["_last_report"] = report
+        vars(self)["_last_report"] = report
         return body
 
     def before_encode(self, request: ModelRequest, *, stream: bool) -> ModelRequest:
@@ -300,16 +305,16 @@ class Model(abc.ABC):
         if codec is None:
             raise NotImplementedError(f"{type(self).__name__} has no codec to encode with")
         body = codec.encode_request(request)
-        state = self.__dict__.get("_preflight_state")
+        state = vars(self).get("_preflight_state")
         if state is None:
-            state = self.__dict__["_preflight_state"] = PreflightState()
+            state = vars(self)["_preflight_state"] = PreflightState()
         return preflight(self.profile, body, state=state)
 
     @property
     def last_preflight(self) -> RequestReport | None:
         """The :class:`~toolwire.profile.RequestReport` of the last request this model prepared
         (``None`` before the first, or for a model without a codec)."""
-        return self.__dict__.get("_last_report")
+        return vars(self).get("_last_report")
 
     @classmethod
     def request_fields(cls) -> frozenset[str] | None:
@@ -400,18 +405,18 @@ def _with_preflight(fn: Any, *, stream: bool) -> Any:
     def enter(self: Model, request: Any) -> tuple[bool, Any]:
         if self.codec is None or not isinstance(request, ModelRequest):
             return False, None
-        pending = self.__dict__.setdefault("_prepared", {})
+        pending = vars(self).setdefault("_prepared", {})
         hit = pending.get(id(request))
         if hit is not None and hit[0] is request:  # an outer wrapper (super().send) already did it
             return False, hit[2]
         body, report = self._preflight(self.before_encode(request, stream=stream))
         pending[id(request)] = (request, body, report)
-        self.__dict__["_last_report"] = report
+        vars(self)["_last_report"] = report
         return True, report
 
     def leave(self: Model, request: Any, owner: bool) -> None:
         if owner:
-            self.__dict__.get("_prepared", {}).pop(id(request), None)
+            vars(self).get("_prepared", {}).pop(id(request), None)
 
     if stream:
         @functools.wraps(fn)

@@ -128,10 +128,11 @@ def _describe(exc: BaseException) -> str:
 
 
 def _pydantic_problem(exc: Exception) -> str:
-    errors = getattr(exc, "errors", None)
+    errors: Any = getattr(exc, "errors", None)
     if callable(errors):
         try:
-            first = errors()[0]
+            found: Any = errors()
+            first = found[0]
             where = "/" + "/".join(str(p) for p in first.get("loc", ()))
             return f"at {where}: {first.get('msg', exc)}"
         except Exception:
@@ -155,7 +156,7 @@ def _unexpected_parameters(tool: Tool, arguments: dict[str, Any]) -> list[str]:
 
 def _json(value: Any) -> str:
     if hasattr(value, "model_dump_json") and callable(value.model_dump_json):
-        return value.model_dump_json()
+        return str(value.model_dump_json())
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = dataclasses.asdict(value)
     try:

@@ -318,11 +318,12 @@ class MCPToolset:
         schema = spec.input_schema if isinstance(spec.input_schema, dict) else {"type": "object", "properties": {}}
         description = spec.description or (getattr(spec, "title", None) or "")
         tool = Tool(name, description, dict(schema), self._caller(mcp_name), timeout=self.timeout)
-        tool.meta["mcp"] = {"server": self.server_name or self.label, "name": mcp_name}
+        mcp_meta: dict[str, Any] = {"server": self.server_name or self.label, "name": mcp_name}
+        tool.meta["mcp"] = mcp_meta
         annotations = getattr(spec, "annotations", None)
         if annotations is not None and getattr(annotations, "read_only_hint", None) is False and \
                 getattr(annotations, "idempotent_hint", None) is False:
-            tool.meta["mcp"]["side_effects"] = True
+            mcp_meta["side_effects"] = True
         return tool
 
     def _caller(self, mcp_name: str) -> Any:

@@ -424,7 +424,7 @@ class StreamDecoder(Protocol):
     def finish(self) -> Iterable[StreamEvent]: ...
 
 
-def stainless_error(api: str, exc: BaseException, sdk: Any, *, stream_retryable_types: Iterable[str] = ()) -> ProviderError:
+def stainless_error(api: str, exc: Any, sdk: Any, *, stream_retryable_types: Iterable[str] = ()) -> ProviderError:
     """An exception of a Stainless-generated SDK (``anthropic`` and ``openai`` share these error
     classes) → :class:`ProviderError` with ``provider=api``. ``sdk`` is the SDK module (the
     adapter passes it; the core imports none).
