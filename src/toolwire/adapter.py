@@ -179,7 +179,7 @@ COMMON_SETTINGS: frozenset[str] = frozenset({
 def check_settings(model_cls: type[Model], settings: Mapping[str, Any], *, shown: str | None = None) -> None:
     """Refuse a setting ``model_cls`` does not know, with the closest known name.
 
-    Known names are :data:`COMMON_SETTINGS`, the class's :attr:`Model.adapter_settings` and its
+    Known names are :data:`COMMON_SETTINGS`, the class's :attr:`Model.adapter_setting_names` and its
     :meth:`Model.request_fields` (the vendor request-body fields it accepts by wire name). A class
     whose ``request_fields()`` is ``None`` (the default: an adapter that declares nothing) accepts
     any name. Names starting with ``_`` are private and never checked.
@@ -191,7 +191,7 @@ def check_settings(model_cls: type[Model], settings: Mapping[str, Any], *, shown
     fields = model_cls.request_fields()
     if fields is None:
         return
-    known = COMMON_SETTINGS | model_cls.adapter_settings | fields
+    known = COMMON_SETTINGS | model_cls.adapter_setting_names | fields
     unknown = [k for k in settings if k not in known and not k.startswith("_")]
     if not unknown:
         return
@@ -220,7 +220,7 @@ class Model(abc.ABC):
     ``parallel_tool_calls``, ``api_key``, ``base_url``, ``http_client`` (an ``httpx2`` client,
     e.g. with a ``MockTransport`` in tests), ``timeout`` (seconds), ``max_retries``, and
     ``extra_body`` (a dict of request-body fields sent unchecked, by the vendor's wire name).
-    Any other setting must be one of the adapter's :attr:`adapter_settings` or
+    Any other setting must be one of the adapter's :attr:`adapter_setting_names` or
     :meth:`request_fields`, or :class:`~toolwire.errors.ConfigurationError` is raised with the
     closest known name (see :func:`check_settings`).
     """
@@ -229,7 +229,7 @@ class Model(abc.ABC):
     codec: Codec | None = None
     #: Setting names the adapter reads itself (codec or transport options such as Anthropic's
     #: ``cache``), beyond :data:`COMMON_SETTINGS`. Adapters fill it.
-    adapter_settings: ClassVar[frozenset[str]] = frozenset()
+    adapter_setting_names: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, model_id: str, **settings: Any) -> None:
         from .secrets import install_log_scrubbing, register_settings

@@ -168,7 +168,7 @@ def _json(value: Any) -> str:
 def _restore_nulls(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
     """Where the model sent ``null`` for a property whose canonical schema does not allow null
     (strict mode made every property required and nullable): use the canonical default, or
-    drop the key when the property is optional without a default (case B06)."""
+    drop the key when the property is optional without a default."""
     try:
         from .schema.strict import restore_defaults  # written with the strict transform
     except ImportError:  # pragma: no cover - transitional

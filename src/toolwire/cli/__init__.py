@@ -25,7 +25,7 @@ else:
 
 _HAVE_TYPER = typer is not None
 
-__all__ = ["app", "fail", "main"]
+__all__ = ["app", "error", "fail", "main"]
 
 
 def _version(value: bool) -> None:
@@ -85,8 +85,26 @@ def _abort_types(click: Any) -> tuple[type[BaseException], ...]:
 def fail(command: str, message: str, code: int = 2) -> NoReturn:
     """Print ``toolwire <command>: <message>`` on standard error (one line, never wrapped or
     styled) and exit with ``code`` (2: bad usage or set-up; 1: a failure while running)."""
-    print(f"toolwire {command}: {' '.join(str(message).split())}", file=sys.stderr)
+    prog = f"toolwire {command}" if command else "toolwire"
+    print(f"{prog}: {' '.join(str(message).split())}", file=sys.stderr)
     raise typer.Exit(code)
+
+
+def current_command() -> str:
+    """The name of the sub-command being run (``run``, ``demo``, ...), or ``""`` outside one."""
+    ctx = None
+    for where in ("typer._click.globals", "click.globals"):
+        try:
+            ctx = importlib.import_module(where).get_current_context(silent=True)
+        except (ImportError, AttributeError):
+            continue
+        break
+    return str(getattr(ctx, "info_name", "") or "") if ctx is not None and getattr(ctx, "parent", None) else ""
+
+
+def error(message: str, code: int = 2) -> NoReturn:
+    """:func:`fail` for the sub-command being run."""
+    fail(current_command() or "", message, code)
 
 
 def _quiet_help_types() -> None:

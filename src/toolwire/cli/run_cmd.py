@@ -7,7 +7,7 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, List, NoReturn, Optional
 
 import typer
 
@@ -154,6 +154,13 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number a vendor accepts")
 
 
+def _error(message: str, code: int) -> NoReturn:
+    """One line ``toolwire <command>: <message>`` on standard error, then exit ``code``."""
+    from . import error
+
+    error(message, code)
+
+
 def _live_model(spec: str | None, what: str, settings: dict[str, Any] | None = None) -> Any:
     """Resolve ``spec`` (or ``$TOOLWIRE_MODEL``) with ``settings``; a bad spec or missing
     credentials exit 2 with one line naming what to do."""
@@ -166,15 +173,12 @@ def _live_model(spec: str | None, what: str, settings: dict[str, Any] | None = N
         text = str(exc)
         if spec is None:
             text += " (on the command line: --model provider:model-id)"
-        _console(True).print(f"[red]error:[/] {_e(text)}")
-        raise typer.Exit(2)
+        _error(f"{text}", 2)
     except TypeError as exc:  # a setting the provider does not take
-        _console(True).print(f"[red]error:[/] {_e(str(exc))}")
-        raise typer.Exit(2)
+        _error(f"{str(exc)}", 2)
     problem = m.credential_problem()
     if problem:
-        _console(True).print(f"[red]error:[/] {_e(m.name)} {what}: {_e(problem)} (on the command line: --setting api_key=...)")
-        raise typer.Exit(2)
+        _error(f"{m.name} {what}: {problem} (on the command line: --setting api_key=...)", 2)
     return m
 
 
@@ -394,8 +398,7 @@ def run_command(
         _console(True).print("[yellow]cancelled:[/] the run was interrupted" + (f"; its state is in {_e(str(save))}" if save else ""))
         raise typer.Exit(130)
     except ToolwireError as exc:
-        _console(True).print(f"[red]error:[/] {_e(str(exc))}")
-        raise typer.Exit(1)
+        _error(f"{str(exc)}", 1)
     finally:
         stream.close()
         if save is not None:
@@ -427,8 +430,7 @@ def demo_command(
 
     console = _console()
     if model is None and setting:
-        _console(True).print("[red]error:[/] --setting applies to a live model: pass --model provider:model-id too")
-        raise typer.Exit(2)
+        _error("--setting applies to a live model: pass --model provider:model-id too", 2)
     if model is None:
         m = demo.scripted_model()
         console.print(
@@ -441,8 +443,7 @@ def demo_command(
     try:
         root = demo.prepare_workspace(workdir)
     except (OSError, FileExistsError) as exc:
-        _console(True).print(f"[red]error:[/] cannot use --workdir {_e(str(workdir))}: {_e(str(exc))}")
-        raise typer.Exit(2)
+        _error(f"cannot use --workdir {str(workdir)}: {str(exc)}", 2)
     console.print(f"[dim]workspace (kept after the run, delete it when done): {_e(str(root))}[/]")
     console.print(f"[bold]task:[/] {demo.TASK}")
     tools = file_tools(root)
@@ -458,8 +459,7 @@ def demo_command(
     except RunLimitExceeded as exc:
         console.print(f"[yellow]stopped:[/] {_e(str(exc))}")
     except ToolwireError as exc:
-        _console(True).print(f"[red]error:[/] {_e(str(exc))}")
-        raise typer.Exit(1)
+        _error(f"{str(exc)}", 1)
     outcome = demo.check(root)
     console.rule("[bold]Check", align="left")
     console.print(f"report output: {_e(outcome.report_output)}")

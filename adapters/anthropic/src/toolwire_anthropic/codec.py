@@ -11,7 +11,7 @@ Wire facts this module relies on (Messages API, ``anthropic`` SDK 2.14 types):
   ``redacted_thinking``, plus server-tool and document blocks).
 - Every ``tool_use`` must be answered by a ``tool_result`` in the *next* user message, and the
   ``tool_result`` blocks come first in that message's content (API error text: "tool_use ids were
-  found without tool_result blocks immediately after"; case B13).
+  found without tool_result blocks immediately after").
 - ``thinking`` / ``redacted_thinking`` blocks go back unmodified, in order
   (``types/thinking_block_param.py``: a modified block gives 400).
 - Stream events: ``message_start``, ``content_block_start/delta/stop``, ``message_delta`` (usage is
@@ -28,7 +28,7 @@ import copy
 import hashlib
 import json
 import re
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, cast
 
 from toolwire.errors import ProviderError, ResponseDecodeError, UnsupportedToolChoice
 from toolwire.adapter import ModelRequest, normalize_tool_choice
@@ -46,6 +46,7 @@ from toolwire.stream import (
 )
 from toolwire.tools import Tool
 from toolwire.types import (
+    StopReason,
     ImagePart,
     Message,
     Part,
@@ -559,7 +560,7 @@ def _encode_messages(messages: list[Message], names: dict[str, str] | None = Non
     """Canonical messages → Anthropic ``messages`` with the ordering rules enforced.
 
     1. Tool results are placed in the user message right after the assistant message holding
-       their calls, whatever message they sit in canonically, first in that message (B13).
+       their calls, whatever message they sit in canonically, first in that message.
     2. A call with no result anywhere gets an ``is_error`` result saying so (design principle 4:
        the conversation is always valid for the vendor); a later duplicate result is dropped.
        A call repeating an id already sent (duplicate ids in one response, marked invalid by
@@ -638,8 +639,8 @@ class StreamDecoder:
     :class:`~toolwire.errors.ProviderError` (``status=None``, ``retryable`` for
     ``overloaded_error``/``api_error``/``rate_limit_error``/``timeout_error``).
     The content-block ``index`` is the canonical index. ``input_json_delta`` fragments are passed on
-    for the shared assembler to join (an empty buffer means ``{}``, case B08). ``message_delta``
-    usage is cumulative and overwrites (case B20). Server-tool and other opaque blocks are rebuilt
+    for the shared assembler to join (an empty buffer means ``{}``). ``message_delta``
+    usage is cumulative and overwrites. Server-tool and other opaque blocks are rebuilt
     here and delivered in the final :class:`StopEvent`'s ``provider_data["anthropic"]["blocks"]``.
 
     A tool call is ended (:class:`ToolCallEnd`) only by its ``content_block_stop``: a block the
@@ -1165,7 +1166,7 @@ class AnthropicCodec:
                 pd[k] = body[k]
         return check_tool_calls(Response(
             parts=parts,
-            stop_reason=stop,
+            stop_reason=cast(StopReason, stop),
             vendor_stop_reason=raw_stop,
             usage=usage_from_wire(body.get("usage"), requests=1),
             model=model,

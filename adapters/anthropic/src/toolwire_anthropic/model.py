@@ -91,7 +91,7 @@ class AnthropicModel(Model):
     """
 
     provider = API
-    adapter_settings = frozenset(_CODEC_SETTINGS)
+    adapter_setting_names = frozenset(_CODEC_SETTINGS)
 
     @classmethod
     def request_fields(cls) -> frozenset[str]:

@@ -279,7 +279,7 @@ class GeminiCodec:
 
         - A tool imported by :meth:`decode_request` whose name, description and input schema are
           unchanged is sent exactly as imported (same schema field, same spelling).
-        - A zero-parameter tool (no properties) is sent without any schema field (case B03).
+        - A zero-parameter tool (no properties) is sent without any schema field.
         - ``json_schema`` mode: ``{"name", "description", "parametersJsonSchema": <schema>}``.
         - ``openapi`` mode: ``{"name", "description", "parameters": <rewritten schema>}``.
 
@@ -342,19 +342,19 @@ class GeminiCodec:
 
         - ``contents``: one ``Content`` per message; assistant → ``role: "model"`` with ``text``,
           ``thought`` and ``functionCall`` parts in their original order, each
-          ``thoughtSignature`` back on the part that carried it (B17); a user message's tool
+          ``thoughtSignature`` back on the part that carried it; a user message's tool
           results → ``functionResponse`` parts, all answers to one model turn in one Content in
-          call order, before any other part of that message (B12); ``response`` is
-          ``{"output": text}`` or ``{"error": text}`` (B22), images go in ``functionResponse.parts``
-          (B21). Vendor call ids are echoed in ``functionCall.id`` and ``functionResponse.id``;
-          synthesised ids are never sent (B16). Reasoning parts of other vendors are dropped.
+          call order, before any other part of that message; ``response`` is
+          ``{"output": text}`` or ``{"error": text}``, images go in ``functionResponse.parts``.
+          Vendor call ids are echoed in ``functionCall.id`` and ``functionResponse.id``;
+          synthesised ids are never sent. Reasoning parts of other vendors are dropped.
           A tool call whose name Gemini would refuse (empty, not a string, breaking
           :data:`FUNCTION_NAME_RULE`) is sent, with its result, under
           :data:`INVALID_NAME_PLACEHOLDER` (``"invalid_tool_name"``).
           A call repeating an id already sent (a duplicate id in one response, decoded as
           invalid) is left out together with its result, so each id is answered once.
         - ``systemInstruction``, ``tools`` (one ``functionDeclarations`` list), ``toolConfig``
-          (``AUTO``/``ANY``/``NONE``, ``allowedFunctionNames`` for a named tool; B19),
+          (``AUTO``/``ANY``/``NONE``, ``allowedFunctionNames`` for a named tool),
           ``generationConfig`` (``maxOutputTokens``, ``temperature``, ``thinkingConfig``), then
           ``request.settings`` by wire name (``generationConfig`` entries merged).
 
@@ -505,7 +505,7 @@ class GeminiCodec:
             others = [p for p in message.parts if not isinstance(p, ToolResult)]
             order = {cid: i for i, cid in enumerate(last_call_order)}
             if results and not others and previous_results_content is not None:
-                # more answers to the same model turn in a later message: one Content (B12)
+                # more answers to the same model turn in a later message: one Content
                 results = previous_results + results
                 contents.pop()
             results.sort(key=lambda r: order.get(r.tool_call_id, len(order)))
@@ -610,7 +610,7 @@ class GeminiCodec:
         :class:`TextPart` (a ``thoughtSignature`` kept in ``provider_data["gemini"]``);
         ``functionCall`` → :class:`ToolCall` (vendor ``id`` or a synthesised
         ``gemini-<responseId>-<n>`` with ``id_synthesized=True``; ``args`` coerced to the
-        canonical schema of ``request``'s tool, B24); any other part (model images,
+        canonical schema of ``request``'s tool); any other part (model images,
         code execution) kept opaque in a ``TextPart("")`` for exact replay. Stop reason from ``finishReason`` and the parts
         (:func:`map_finish_reason`); usage from ``usageMetadata`` (:func:`usage_from_metadata`).
 

@@ -77,7 +77,7 @@ class GeminiModel(Model):
     """
 
     provider = "gemini"
-    adapter_settings = ADAPTER_SETTINGS
+    adapter_setting_names = ADAPTER_SETTINGS
 
     @classmethod
     def request_fields(cls) -> frozenset[str]:

@@ -4,7 +4,7 @@ Two fields can carry a tool's input schema, never both (Gemini API reference,
 ``FunctionDeclaration``: ``parameters`` and ``parametersJsonSchema`` are mutually exclusive):
 
 - ``parametersJsonSchema`` (``schema_mode="json_schema"``, the default): plain JSON Schema, sent
-  unchanged (case B01: "passes the schema through unchanged").
+  unchanged ("passes the schema through unchanged").
 - ``parameters`` (``schema_mode="openapi"``): the OpenAPI 3.0 subset ``Schema`` object. It has no
   ``$ref``/``$defs``, no ``additionalProperties``, string-only ``enum`` and ``nullable`` instead of
   a ``"null"`` type, so :func:`to_openapi_schema` rewrites the schema and reports every change.
@@ -36,7 +36,7 @@ _RULE = "Gemini FunctionDeclaration.parameters is an OpenAPI 3.0 subset Schema"
 
 def is_zero_parameter(schema: Any) -> bool:
     """An object schema that accepts no arguments: no (or empty) ``properties``, no
-    ``patternProperties`` and no open ``additionalProperties`` (case B03)."""
+    ``patternProperties`` and no open ``additionalProperties``."""
     if not isinstance(schema, dict):
         return True
     if schema.get("properties"):

@@ -24,7 +24,7 @@ from toolwire.wire import (  # shared by all codecs; re-exported for this adapte
 from toolwire.tools import Tool
 from toolwire.types import Response, ToolCall, ToolResult
 
-#: Prefix of an error tool result on the OpenAI APIs, which have no error flag (case B22).
+#: Prefix of an error tool result on the OpenAI APIs, which have no error flag.
 ERROR_PREFIX = "Error: "
 
 
@@ -32,10 +32,10 @@ def arguments_text(call: ToolCall) -> str:
     """The ``arguments`` string to re-send for ``call``.
 
     The raw text the model produced is re-sent unchanged when it is a valid arguments object
-    that still equals ``call.arguments`` (byte-exact replay, case B23: literal UTF-8 stays
+    that still equals ``call.arguments`` (byte-exact replay, literal UTF-8 stays
     literal). Otherwise — an invalid call, arguments changed since decoding, or an empty form
     (``""``/``"null"``) — :func:`toolwire.arguments.dumps_arguments` is used, which writes
-    ``"{}"`` for ``None`` and never ``"null"`` (case B08) and keeps non-ASCII text literal.
+    ``"{}"`` for ``None`` and never ``"null"`` and keeps non-ASCII text literal.
     """
     raw = call.raw_arguments
     if raw is not None and call.invalid is None and raw.strip() not in EMPTY_ARGUMENT_TEXTS - {"{}"}:

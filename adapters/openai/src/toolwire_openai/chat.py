@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, cast
 
 from toolwire.arguments import dumps_arguments, parse_arguments
 from toolwire.errors import ProviderError, UnsupportedToolChoice
@@ -30,7 +30,7 @@ from toolwire.stream import (
     UsageUpdate,
 )
 from toolwire.tools import Tool
-from toolwire.types import ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
+from toolwire.types import ImagePart, Message, ReasoningPart, Response, StopReason, TextPart, ToolCall, ToolResult, Usage
 
 from toolwire.transport import error_in_body
 from ._common import (
@@ -433,7 +433,7 @@ class OpenAIChatCodec:
             stop = "tool_use"
         return check_tool_calls(real_call_names(Response(
             parts=parts,
-            stop_reason=stop,
+            stop_reason=cast(StopReason, stop),
             vendor_stop_reason=finish,
             usage=chat_usage(body.get("usage")),
             model=model,

@@ -40,7 +40,7 @@ _TRANSPORT_SETTINGS = ("api_key_env", "continuation", "organization", "project",
 class _OpenAIModel(Model):
     api = ""
     path = ""
-    adapter_settings = frozenset(_TRANSPORT_SETTINGS)
+    adapter_setting_names = frozenset(_TRANSPORT_SETTINGS)
 
     def __init__(self, model_id: str, **settings: Any) -> None:
         transport = {k: settings.pop(k) for k in _TRANSPORT_SETTINGS if k in settings}

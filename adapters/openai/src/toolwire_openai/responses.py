@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, cast
 
 from toolwire.arguments import parse_arguments
 from toolwire.errors import ProviderError, UnsupportedToolChoice
@@ -39,7 +39,7 @@ from toolwire.stream import (
     UsageUpdate,
 )
 from toolwire.tools import Tool
-from toolwire.types import ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
+from toolwire.types import ImagePart, Message, ReasoningPart, Response, StopReason, TextPart, ToolCall, ToolResult, Usage
 
 from toolwire.transport import error_in_body
 from ._common import (
@@ -508,7 +508,7 @@ class OpenAIResponsesCodec:
                 parts.append(call)
         response = Response(
             parts=parts,
-            stop_reason=stop,
+            stop_reason=cast(StopReason, stop),
             vendor_stop_reason=vendor,
             usage=responses_usage(body.get("usage")),
             model=model,
