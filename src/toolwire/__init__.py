@@ -54,7 +54,6 @@ _LAZY = {
     "run_sync": ("toolwire.loop", "run_sync"),
     "RunResult": ("toolwire.loop", "RunResult"),
     "ToolRun": ("toolwire.loop", "ToolRun"),
-    "Turn": ("toolwire.loop", "Turn"),
     "Limits": ("toolwire.loop", "Limits"),
     "run_stream": ("toolwire.loop", "run_stream"),
     "run_stream_sync": ("toolwire.loop", "run_stream_sync"),

@@ -201,7 +201,7 @@ class Tool(Generic[P, R]):
         fn = self.function
         while isinstance(fn, functools.partial):
             fn = fn.func
-        return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+        return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004 - an async __call__
 
     async def call(self, arguments: dict[str, Any]) -> Any:
         """Run the function with ``arguments`` as keyword arguments: async functions are awaited,
