@@ -14,6 +14,7 @@ from toolwire.schema.strict import make_strict, restore_defaults
 from toolwire.tools import Tool
 from toolwire.types import Message, ToolCall, ToolResult
 from toolwire_openai import OpenAIChatCodec, OpenAIResponsesCodec
+from toolwire_openai._dialect import OPENAI_STRICT
 
 from openai_wire import completion, tool_call
 
@@ -28,7 +29,7 @@ OPEN_MAP = {"type": "object", "properties": {"tags": {"type": "object", "additio
 
 # ------------------------------------------------------------------------------------------ B06
 def test_b06_exact_strict_schema() -> None:
-    out, report = make_strict(B06_INPUT, api="openai-chat", tool="note")
+    out, report = make_strict(B06_INPUT, api="openai-chat", tool="note", dialect=OPENAI_STRICT)
     assert out == B06_STRICT
     assert report.strict_possible is True
     actions = {(c.pointer, c.action) for c in report}
@@ -77,7 +78,7 @@ def test_strict_nested_defaults_refs_and_anyof() -> None:
         },
         "required": ["place"],
     }
-    out, report = make_strict(schema)
+    out, report = make_strict(schema, dialect=OPENAI_STRICT)
     assert report.strict_possible is True
     p = out["properties"]
     assert p["place"] == {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"],
@@ -106,21 +107,21 @@ def test_strict_nested_defaults_refs_and_anyof() -> None:
     ({"type": "object", "properties": {"a": {"type": "array", "prefixItems": [{"type": "string"}]}}}, "prefixItems"),
 ])
 def test_strict_impossible_reports_reason(schema: dict[str, Any], keyword: str) -> None:
-    out, report = make_strict(schema)
+    out, report = make_strict(schema, dialect=OPENAI_STRICT)
     assert out is None and report.strict_possible is False
     assert keyword in {c.keyword for c in report if c.action == "unsupported"}
 
 
 def test_strict_is_idempotent_on_a_strict_schema() -> None:
-    out, _ = make_strict(B06_STRICT)
+    out, _ = make_strict(B06_STRICT, dialect=OPENAI_STRICT)
     assert out == B06_STRICT
-    assert make_strict(out)[0] == B06_STRICT
+    assert make_strict(out, dialect=OPENAI_STRICT)[0] == B06_STRICT
 
 
 def test_recursive_ref_with_siblings_does_not_loop() -> None:
     schema = {"type": "object", "$defs": {"Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node", "description": "next"}}}},
               "properties": {"root": {"$ref": "#/$defs/Node"}}, "required": ["root"]}
-    out, report = make_strict(schema)
+    out, report = make_strict(schema, dialect=OPENAI_STRICT)
     assert report.strict_possible is True
     assert out["$defs"]["Node"]["properties"]["child"]["properties"]["child"] == {"$ref": "#/$defs/Node"}
 

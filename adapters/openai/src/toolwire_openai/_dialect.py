@@ -14,15 +14,33 @@ from typing import Any, Iterator
 
 from toolwire.errors import SchemaTranslationError
 from toolwire.schema.report import TranslationReport, json_pointer
-from toolwire.schema.strict import STRICT_FORMATS, STRICT_KEYWORDS, make_strict
+from toolwire.schema.strict import StrictDialect, make_strict
 
 __all__ = [
+    "OPENAI_STRICT",
+    "STRICT_KEYWORDS",
+    "STRICT_FORMATS",
     "translate_parameters",
     "parameter_problems",
     "strict_size",
     "STRICT_LIMITS",
     "StrictSize",
 ]
+
+#: Keywords a strict OpenAI schema may carry (Structured Outputs, "Supported schemas": strings
+#: pattern/format, numbers multipleOf/maximum/exclusiveMaximum/minimum/exclusiveMinimum, arrays
+#: minItems/maxItems, plus the structural keywords and annotations).
+STRICT_KEYWORDS = frozenset({
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf",
+    "$ref", "$defs", "definitions", "description", "title", "pattern", "format", "multipleOf",
+    "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "minItems", "maxItems",
+})
+#: ``format`` values strict mode accepts (Structured Outputs, "Supported properties").
+STRICT_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
+#: OpenAI's strict mode as data for the vendor-neutral transform.
+OPENAI_STRICT = StrictDialect(STRICT_KEYWORDS, STRICT_FORMATS,
+                              source="https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas",
+                              name="strict mode")
 
 #: Structured Outputs size bounds for a strict schema (OpenAI "Structured Outputs — supported
 #: schemas"): objects nested at most 10 deep, at most 5000 properties in all, at most 1000 enum
@@ -178,7 +196,7 @@ def translate_parameters(schema: dict[str, Any], report: TranslationReport, *, s
     base = _root_repairs(schema, report)
     if not strict:
         return base
-    strict_schema, strict_report = make_strict(base, api=report.api, tool=report.tool)
+    strict_schema, strict_report = make_strict(base, api=report.api, tool=report.tool, dialect=OPENAI_STRICT)
     report.changes.extend(strict_report.changes)
     if strict_schema is None:
         report.strict_possible = False
