@@ -476,10 +476,16 @@ def stainless_error(api: str, exc: Any, sdk: Any, *, stream_retryable_types: Ite
         cause = exc.__cause__
         detail = f"{exc.message} ({type(cause).__name__}: {cause})" if cause else exc.message
         return ProviderError(api, detail, status=None, retryable=True, error_type="connection_error")
-    if isinstance(exc, sdk.APIError):
+    if isinstance(exc, sdk.APIError):  # e.g. an error object inside a stream
         status = getattr(exc, "status_code", None)
+        body = getattr(exc, "body", None)
+        etype = getattr(exc, "type", None)
+        if isinstance(body, dict):
+            inner = body.get("error") if isinstance(body.get("error"), dict) else body
+            etype = inner.get("type") or inner.get("code") or etype
+        etype = etype if etype is None or isinstance(etype, str) else str(etype)
         return ProviderError(api, exc.message, status=status if isinstance(status, int) and status >= 400 else None,
-                             retryable=False, body=getattr(exc, "body", None))
+                             retryable=False, error_type=etype, body=body)
     return transport_error(api, exc)
 
 
@@ -512,8 +518,8 @@ class Transport(Model):
     from :meth:`~toolwire.adapter.Model.prepare` (encoded, repaired and checked against the
     profile: a refused request is never posted), the answer is read as what it is
     (:func:`read_answer`: a JSON body is decoded by ``codec.decode_response``, an event stream is
-    decoded event by event), tool calls are checked (:func:`toolwire.wire.check_tool_calls`) and
-    the raw response is always released.
+    decoded event by event), an assembled stream's tool calls are checked
+    (:meth:`~toolwire.adapter.Model.check_streamed`) and the raw response is always released.
     """
 
     #: Whether a JSON array answer is a stream of chunks (Gemini without ``alt=sse``).
@@ -551,7 +557,7 @@ class Transport(Model):
 
     # -- the shared path -----------------------------------------------------------------------
     async def _posted(self, request: ModelRequest, stream: bool) -> Any:
-        body = self.stream_body(self.prepare(request), stream)
+        body = self.stream_body(dict(self.prepare(request)), stream)
         try:
             return await self.post(body, stream=stream, request=request)
         except ToolwireError:
@@ -597,8 +603,6 @@ class Transport(Model):
         status 200 or inside a stream, timeouts and connection failures;
         :class:`ResponseDecodeError` for an answer that is empty, not UTF-8, not JSON or not of
         the documented shape."""
-        from .wire import check_tool_calls
-
         stream = bool(request.stream)
         raw = await self._posted(request, stream)
         try:
@@ -609,7 +613,7 @@ class Transport(Model):
             asm = StreamAssembler(self.provider)
             async for ev in self.answer_events(request, answer):
                 asm.feed(ev)
-            return check_tool_calls(asm.response())
+            return self.check_streamed(asm.response())
         finally:
             await close_raw(raw)
 

@@ -340,14 +340,22 @@ def test_http_error_without_vendor_message_quotes_the_body(api):
 
 # -- the shared module ---------------------------------------------------------------------------------
 
-def test_every_adapter_uses_the_core_transport_module():
-    import toolwire.transport as shared
-    import toolwire_anthropic.model
-    import toolwire_gemini.model
-    import toolwire_openai.models
+def test_every_adapter_is_a_thin_transport_on_the_core_base():
+    """One adapter contract: every model is a core Transport; send and send_stream (preflight,
+    reading the answer, decoding, releasing) are the base's, the adapter only supplies hooks."""
+    from toolwire.transport import StreamDecoder, Transport
+    from toolwire_anthropic import AnthropicModel
+    from toolwire_gemini import GeminiModel
+    from toolwire_openai import OpenAIChatModel, OpenAIResponsesModel
 
-    for mod in (toolwire_anthropic.model, toolwire_gemini.model, toolwire_openai.models):
-        assert mod.read_answer is shared.read_answer and mod.transport_error is shared.transport_error
+    for cls in (AnthropicModel, GeminiModel, OpenAIChatModel, OpenAIResponsesModel):
+        assert issubclass(cls, Transport)
+        assert cls.send is Transport.send and cls.send_stream is Transport.send_stream, cls
+        assert cls.post is not Transport.post and cls.stream_decoder is not Transport.stream_decoder
+        model = toolwire.model(f"{cls.provider}:m-1", api_key="k")
+        from toolwire.adapter import ModelRequest
+
+        assert isinstance(model.stream_decoder(ModelRequest(model="m-1")), StreamDecoder)
 
 
 def _events(chunks: list[bytes]) -> list[tuple[str | None, str]]:

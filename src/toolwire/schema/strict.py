@@ -1,14 +1,14 @@
 """The strict-mode schema transform (vendor-neutral) and the default restorer that goes with it.
 
-"Strict" tool declarations (OpenAI Chat Completions and Responses ``strict: true``; the same
-grammar-constrained subset is used by other vendors' strict flags) accept only a subset of JSON
-Schema, and every object in it must be *closed* and *fully required*:
+"Strict" tool declarations (a vendor's grammar-constrained ``strict: true`` mode) accept only a
+subset of JSON Schema, and every object in it must be *closed* and *fully required*:
 
 - every object has ``additionalProperties: false``;
 - every property is listed in ``required``;
-- ``default`` is not permitted (the API answers "'default' is not permitted");
+- ``default`` is not permitted;
 - a ``$ref`` may not have sibling keywords;
-- only a fixed set of keywords is understood (see :data:`STRICT_KEYWORDS`).
+- only the vendor's set of keywords and formats is understood: the adapter passes it as a
+  :class:`StrictDialect`.
 
 :func:`make_strict` rewrites a schema into that form and reports every change
 (:class:`~toolwire.schema.report.TranslationReport`, pointers into the *original* schema). Its
@@ -58,7 +58,7 @@ from ..errors import SchemaTranslationError
 from .refs import MAX_TRANSLATED_NODES
 from .report import TranslationReport, json_pointer
 
-__all__ = ["make_strict", "restore_defaults", "StrictDialect", "STRICT_KEYWORDS", "STRICT_FORMATS", "accepts_null"]
+__all__ = ["make_strict", "restore_defaults", "StrictDialect", "accepts_null"]
 
 
 @dataclass(frozen=True)
@@ -78,19 +78,6 @@ class StrictDialect:
     name: str = "strict mode"
 
 
-#: The keyword and format subset every adapter received before dialects were passed in; the
-#: default of :func:`make_strict` when no ``dialect`` is given. Adapters pass their own
-#: :class:`StrictDialect`.
-STRICT_KEYWORDS = frozenset(
-    {
-        "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf",
-        "$ref", "$defs", "definitions", "description", "title", "pattern", "format", "multipleOf",
-        "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "minItems", "maxItems",
-    }
-)
-#: ``format`` values strict mode accepts; any other ``format`` is removed (reported).
-STRICT_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
-_DEFAULT_DIALECT = StrictDialect(STRICT_KEYWORDS, STRICT_FORMATS, source="toolwire default")
 
 #: Keywords that change which data is accepted and cannot be expressed: the schema cannot be strict.
 _SHAPE_KEYWORDS = {
@@ -370,7 +357,7 @@ class _Strictifier:
         node["additionalProperties"] = node.pop("additionalProperties")
 
 
-def make_strict(schema: dict[str, Any], *, api: str = "strict", tool: str = "", dialect: StrictDialect | None = None,
+def make_strict(schema: dict[str, Any], *, dialect: StrictDialect, api: str = "strict", tool: str = "",
                 max_nodes: int = MAX_TRANSLATED_NODES) -> tuple[dict[str, Any] | None, TranslationReport]:
     """Rewrite ``schema`` (a JSON Schema object schema, not modified) into the strict-mode subset.
 
@@ -385,7 +372,8 @@ def make_strict(schema: dict[str, Any], *, api: str = "strict", tool: str = "", 
     ``max_nodes`` (:data:`MAX_TRANSLATED_NODES`), naming the pointer; otherwise never on a
     schema object. The rules are in the module docstring; example::
 
-        make_strict({"type": "object", "properties": {"lang": {"type": "string", "default": "en"}}})[0]
+        # d: the adapter's StrictDialect (e.g. toolwire_openai's, from OpenAI's supported schemas)
+        make_strict({"type": "object", "properties": {"lang": {"type": "string", "default": "en"}}}, dialect=d)[0]
         == {"type": "object", "properties": {"lang": {"type": ["string", "null"]}},
             "required": ["lang"], "additionalProperties": False}
     """
@@ -395,7 +383,7 @@ def make_strict(schema: dict[str, Any], *, api: str = "strict", tool: str = "", 
         report.strict_possible = False
         return None, report
     work = copy.deepcopy(schema)
-    s = _Strictifier(work, report, dialect or _DEFAULT_DIALECT, max_nodes)
+    s = _Strictifier(work, report, dialect, max_nodes)
     out = s.walk(work, ())
     if isinstance(out, dict) and not _is_object(out):
         s.fail((), "type", "the top level of a strict schema must be an object")

@@ -14,12 +14,10 @@ import os
 from typing import Any, AsyncIterator
 
 from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
-from toolwire.adapter import Model, ModelRequest
-from toolwire.stream import StreamAssembler, StreamEvent
-from toolwire.types import Response
+from toolwire.adapter import ModelRequest
+from toolwire.transport import SKIP, SSEEvent, Transport, event_json, stainless_error, transport_error
 
-from toolwire.transport import Answer, event_json, read_answer, response_events, transport_error
-from .codec import API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _error_from_event, _RETRYABLE_ERROR_TYPES, check_tool_calls
+from .codec import API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _error_from_event, _RETRYABLE_ERROR_TYPES
 from .profile import AnthropicProfile
 
 __all__ = ["AnthropicModel", "provider_error_from_sdk"]
@@ -47,30 +45,10 @@ def provider_error_from_sdk(exc: BaseException) -> ProviderError:
     """
     import anthropic
 
-    if isinstance(exc, anthropic.APIStatusError):
-        body = exc.body
-        etype = getattr(exc, "type", None)
-        message = getattr(exc, "api_message", None) or exc.message
-        if isinstance(body, dict) and isinstance(body.get("error"), str) and body["error"]:
-            message = body["error"]  # {"error": "<text>"} from a proxy
-        status: int | None = exc.status_code
-        if status is not None and status < 400:  # an SSE "error" event inside a 200 stream
-            return ProviderError(API, message, status=None, retryable=etype in _RETRYABLE_ERROR_TYPES, error_type=etype, body=body)
-        should = (exc.response.headers.get("x-should-retry") or "").lower()
-        retryable = {"true": True, "false": False}.get(should, ProviderError.is_retryable_status(status))
-        return ProviderError(API, message, status=status, retryable=retryable, error_type=etype, body=body)
-    if isinstance(exc, anthropic.APITimeoutError):
-        return ProviderError(API, exc.message or "request timed out", status=None, retryable=True, error_type="timeout")
-    if isinstance(exc, anthropic.APIConnectionError):
-        cause = exc.__cause__
-        detail = f"{exc.message} ({type(cause).__name__}: {cause})" if cause else exc.message
-        return ProviderError(API, detail, status=None, retryable=True, error_type="connection_error")
-    if isinstance(exc, anthropic.APIError):
-        return ProviderError(API, exc.message, status=getattr(exc, "status_code", None), retryable=False, body=exc.body)
-    return transport_error(API, exc)
+    return stainless_error(API, exc, anthropic, stream_retryable_types=_RETRYABLE_ERROR_TYPES)
 
 
-class AnthropicModel(Model):
+class AnthropicModel(Transport):
     """Anthropic Messages through the installed ``anthropic`` SDK (``AsyncAnthropic``).
 
     ``AnthropicModel(model_id, **settings)``; settings:
@@ -157,91 +135,38 @@ class AnthropicModel(Model):
             await self._client.close()
         self._client = None
 
-    # -- sending --------------------------------------------------------------------------------
-    async def _post(self, body: dict[str, Any], stream: bool) -> Any:
-        """POST ``body`` through the SDK and return its raw ``httpx2.Response`` (unread when
-        ``stream``). The SDK applies auth, ``anthropic-version``, retries and timeouts and raises
-        its typed errors for HTTP error statuses (mapped by :func:`provider_error_from_sdk`); any
-        other exception of the HTTP layer becomes ``ProviderError(error_type="connection_error")``."""
-        import anthropic
+    # -- sending: the core Transport's send/send_stream over these hooks -----------------------
+    async def post(self, body: dict[str, Any], *, stream: bool, request: ModelRequest) -> Any:
+        """POST ``body`` through the SDK's ``post()`` and return its raw ``httpx2.Response``
+        (unread when ``stream``). The SDK applies auth, ``anthropic-version``, retries and
+        timeouts and raises its typed errors for HTTP error statuses; the base maps every
+        exception with :meth:`map_error`."""
         import httpx2
         from anthropic._streaming import AsyncStream
 
         client = self.client
-        try:
-            if stream:
-                sdk_stream = await client.post(MESSAGES_PATH, cast_to=object, body=body, stream=True, stream_cls=AsyncStream[object])
-                return sdk_stream.response  # read below by toolwire's event-stream reader
-            return await client.post(MESSAGES_PATH, cast_to=httpx2.Response, body=body)
-        except anthropic.APIError as exc:
-            raise provider_error_from_sdk(exc) from exc
-        except ToolwireError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - a transport-level failure outside the SDK's own errors
-            raise transport_error(API, exc) from exc
+        if stream:
+            sdk_stream = await client.post(MESSAGES_PATH, cast_to=object, body=body, stream=True, stream_cls=AsyncStream[object])
+            return sdk_stream.response  # read by toolwire's event-stream reader
+        return await client.post(MESSAGES_PATH, cast_to=httpx2.Response, body=body)
 
-    async def _events(self, request: ModelRequest, answer: Answer) -> AsyncIterator[StreamEvent]:
-        """Canonical events of an answer: an event stream through :class:`StreamDecoder`, or one
-        JSON body (a streamed request answered without streaming) decoded and replayed."""
-        if answer.kind == "json":
-            for ev in response_events(self.codec.decode_response(answer.body, request)):
-                yield ev
-            return
-        decoder = StreamDecoder(request)
-        assert answer.events is not None
-        async for sse in answer.events:
-            if sse.event == "ping":
-                continue
-            data = event_json(API, sse)
-            if sse.event == "error" and data.get("type") != "error":
-                raise _error_from_event(data)
-            for ev in decoder.feed(data):
-                yield ev
-        for ev in decoder.finish():
-            yield ev
+    def map_error(self, exc: BaseException) -> ProviderError:
+        """SDK and transport exceptions → :class:`ProviderError` (:func:`provider_error_from_sdk`)."""
+        return provider_error_from_sdk(exc)
 
-    async def send(self, request: ModelRequest) -> Response:
-        """Send one request (streamed when ``request.stream``) and return the canonical response.
+    def stream_decoder(self, request: ModelRequest) -> StreamDecoder:
+        """The Messages stream decoder (:class:`~toolwire_anthropic.codec.StreamDecoder`)."""
+        return StreamDecoder(request)
 
-        The answer is read as what it is (``docs/adapters/anthropic.md``, "Answers that are not
-        what the API documents"): a JSON body is decoded by :meth:`AnthropicCodec.decode_response`,
-        an event stream is assembled, whichever was asked for.
-
-        Raises :class:`ProviderError` for vendor errors (see :func:`provider_error_from_sdk`), an
-        error object sent with status 200, an ``error`` event, timeouts and connection failures;
-        :class:`~toolwire.errors.ResponseDecodeError` for a body or event that is empty, not UTF-8
-        or not JSON (quoting its first 200 characters) or not of the documented shape;
-        :class:`ConfigurationError` for a missing key or settings the API cannot combine.
-        """
-        body = dict(self.prepare(request))  # encoded, repaired and checked against the profile
-        if request.stream:
-            body["stream"] = True
-        response = await self._post(body, bool(request.stream))
-        try:
-            answer = await read_answer(API, response)
-            if answer.kind == "json":
-                return self.codec.decode_response(answer.body, request)
-            asm = StreamAssembler(API)
-            async for ev in self._events(request, answer):
-                asm.feed(ev)
-            return check_tool_calls(asm.response())
-        finally:
-            await response.aclose()
-
-    async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Yield canonical stream events as the SSE events arrive (``stream: true`` is set on the
-        body). toolwire reads the event stream itself (strict UTF-8, JSON data, ``ping`` skipped);
-        an ``error`` event raises :class:`ProviderError` with ``status=None``; a JSON body
-        answering the streamed request is decoded and replayed as events. Errors as :meth:`send`."""
-        body = dict(self.prepare(request))  # encoded, repaired and checked against the profile
-        body["stream"] = True
-        response = await self._post(body, True)
-        try:
-            answer = await read_answer(API, response)
-            async for ev in self._events(request, answer):
-                yield ev
-        finally:
-            await response.aclose()
+    def event_data(self, sse: SSEEvent) -> Any:
+        """``ping`` events are skipped; an ``error`` event raises :class:`ProviderError`
+        (``status=None``; retryable for overloaded, API, rate-limit and timeout errors)."""
+        if sse.event == "ping":
+            return SKIP
+        data = event_json(API, sse)
+        if sse.event == "error" and data.get("type") != "error":
+            raise _error_from_event(data)
+        return data
 
     async def count_tokens(self, request: ModelRequest) -> int:
         """Input tokens the request would use (tools, system and messages), through the SDK's

@@ -23,11 +23,11 @@ import os
 from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
-from toolwire.adapter import Model, ModelRequest, collect_stream
+from toolwire.adapter import ModelRequest
 from toolwire.stream import StreamEvent
 from toolwire.types import Message, Response
 
-from toolwire.transport import Answer, error_in_body, event_json, read_answer, response_events, snippet, transport_error
+from toolwire.transport import Transport, error_in_body, event_json, snippet, transport_error
 from .codec import API, GeminiCodec, GeminiStreamDecoder, check_tool_calls
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ REQUEST_FIELDS = frozenset({
 })
 
 
-class GeminiModel(Model):
+class GeminiModel(Transport):
     """``gemini:<model-id>`` through ``google-genai``.
 
     Settings (all optional):
@@ -162,84 +162,40 @@ class GeminiModel(Model):
 
     # ------------------------------------------------------------------ requests
 
-    async def _post(self, request: ModelRequest, stream: bool) -> Any:
-        """POST the codec's body through the SDK's API client and return the raw HTTP response
+    # -- sending: the core Transport's send/send_stream over these hooks -----------------------
+    #: ``streamGenerateContent`` without ``alt=sse`` answers with a JSON array of chunks.
+    array_streams = True
+
+    async def post(self, body: dict[str, Any], *, stream: bool, request: ModelRequest) -> Any:
+        """POST the checked body through the SDK's API client and return the raw HTTP response
         (``httpx2.Response``, or ``aiohttp.ClientResponse`` when the SDK uses aiohttp), unread.
         The SDK applies auth, base URL and API version, ``HttpRetryOptions`` retries and timeouts,
-        and raises ``google.genai.errors.APIError`` for HTTP error statuses."""
-        body = self.prepare(request)  # encoded, repaired and checked against the profile
+        and raises ``google.genai.errors.APIError`` for HTTP error statuses (mapped by
+        :meth:`map_error`)."""
         api_client = self.client().aio._api_client
-        try:
-            http_request = api_client._build_request("post", self._path(request.model or self.model_id, stream), body, None)
-            raw = await api_client._async_request(http_request=http_request, http_options=None, stream=True)
-        except ToolwireError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - mapped below
-            raise _provider_error(exc) from exc
+        http_request = api_client._build_request("post", self._path(request.model or self.model_id, stream), body, None)
+        raw = await api_client._async_request(http_request=http_request, http_options=None, stream=True)
         return raw.response_stream
 
-    async def _events(self, request: ModelRequest, answer: Answer) -> AsyncIterator[StreamEvent]:
-        """Canonical events of an answer: SSE chunks (or the elements of a JSON-array stream, what
-        ``streamGenerateContent`` sends without ``alt=sse``) through :class:`GeminiStreamDecoder`,
-        or one JSON body (a streamed request answered without streaming) decoded and replayed."""
-        if answer.kind == "json" and not isinstance(answer.body, list):
-            for ev in response_events(self.codec.decode_response(answer.body, request)):
-                yield ev
-            return
-        decoder = GeminiStreamDecoder(self.codec, request)
-        if answer.kind == "json":
-            if not answer.body:
-                raise ResponseDecodeError(API, "the JSON-array stream is empty: it has no chunk")
-            for i, chunk in enumerate(answer.body):
-                if not isinstance(chunk, dict):
-                    raise ResponseDecodeError(API, f"a chunk of a JSON-array stream must be an object, got {snippet(json.dumps(chunk))}", f"/{i}")
-                for event in decoder.feed(chunk):
-                    yield event
-        else:
-            assert answer.events is not None
-            async for sse in answer.events:
-                data = event_json(API, sse)
-                err = data.get("error")
-                if (sse.event == "error" or err not in (None, False, "", {}, [])) and not isinstance(err, dict):
-                    raise error_in_body(API, data if err not in (None, False, "", {}, []) else {"error": data}, ()) or ProviderError(
-                        API, f"the stream sent an error event: {snippet(sse.data)}", status=None, body=data)
-                for event in decoder.feed(data):
-                    yield event
-        for event in decoder.finish():
-            yield event
+    def stream_body(self, body: dict[str, Any], stream: bool) -> dict[str, Any]:
+        """Gemini says "stream" in the URL (``:streamGenerateContent?alt=sse``), not in the body."""
+        return body
 
-    async def send(self, request: ModelRequest) -> Response:
-        """One ``generateContent`` call (or, with ``request.stream``, a streamed one assembled).
+    def map_error(self, exc: BaseException) -> ProviderError:
+        return _provider_error(exc)
 
-        The answer is read as what it is (``docs/adapters/gemini.md``, "Answers that are not what
-        the API documents"): a JSON body is decoded by :meth:`GeminiCodec.decode_response`, an
-        event stream is assembled, whichever was asked for.
+    def stream_decoder(self, request: ModelRequest) -> GeminiStreamDecoder:
+        return GeminiStreamDecoder(self.codec, request)
 
-        Raises :class:`ProviderError` for API errors (also an error object sent with status 200 or
-        inside a stream), connection failures and timeouts;
-        :class:`~toolwire.errors.ResponseDecodeError` for a body or event that is empty, not
-        UTF-8 or not JSON (quoting its first 200 characters) or not of the documented shape."""
-        response = await self._post(request, bool(request.stream))
-        try:
-            answer = await read_answer(API, response, arrays=True)
-            if answer.kind == "json" and not isinstance(answer.body, list):
-                return self.codec.decode_response(answer.body, request)
-            return check_tool_calls(await collect_stream(self._events(request, answer), API))
-        finally:
-            await _close(response)
-
-    async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """``streamGenerateContent?alt=sse``: each SSE ``data`` chunk through
-        :class:`GeminiStreamDecoder` as it arrives (toolwire reads the event stream itself:
-        strict UTF-8, JSON data). An error chunk raises :class:`ProviderError`; a JSON body
-        answering the streamed request is decoded and replayed as events. Errors as :meth:`send`."""
-        response = await self._post(request, True)
-        try:
-            answer = await read_answer(API, response, arrays=True)
-            async for event in self._events(request, answer):
-                yield event
-        finally:
-            await _close(response)
+    def event_data(self, sse: Any) -> Any:
+        """The chunk of an SSE event; an error event, or a chunk whose ``error`` is not an object
+        (an object is left to the stream decoder), raises :class:`ProviderError`."""
+        data = event_json(API, sse)
+        err = data.get("error")
+        if (sse.event == "error" or err not in (None, False, "", {}, [])) and not isinstance(err, dict):
+            raise error_in_body(API, data if err not in (None, False, "", {}, []) else {"error": data}, ()) or ProviderError(
+                API, f"the stream sent an error event: {snippet(sse.data)}", status=None, body=data)
+        return data
 
     async def count_tokens(self, request: ModelRequest) -> int:
         """Input tokens of ``request`` as the API counts them: the whole encoded request

@@ -223,43 +223,8 @@ def provider_error_from_sdk(exc: BaseException, api: str) -> ProviderError:
     """
     import openai
 
-    if isinstance(exc, openai.APIStatusError):
-        body = exc.body
-        err = body.get("error") if isinstance(body, dict) and isinstance(body.get("error"), dict) else body
-        message: Any = None
-        etype = None
-        if isinstance(err, dict):
-            message = err.get("message")
-            etype = err.get("type") or err.get("code")
-        elif isinstance(body, dict) and isinstance(body.get("error"), str):
-            message = body["error"]
-        elif isinstance(body, str):  # the SDK unwraps {"error": "<text>"} to "<text>"
-            message = body
-        if not isinstance(message, str) or not message:
-            # no vendor message (an HTML error page, an odd body): the SDK's text and the body's start
-            from toolwire.transport import snippet
+    from toolwire.transport import stainless_error
 
-            try:
-                text = exc.response.text
-            except Exception:  # noqa: BLE001 - an unread or undecodable body
-                text = ""
-            message = f"{exc.message}: {snippet(text)}" if text.strip() else exc.message
-        status = exc.status_code
-        should = (exc.response.headers.get("x-should-retry") or "").lower()
-        retryable = {"true": True, "false": False}.get(should, ProviderError.is_retryable_status(status))
-        return ProviderError(api, str(message), status=status, retryable=retryable, error_type=etype, body=body)
-    if isinstance(exc, openai.APITimeoutError):
-        return ProviderError(api, exc.message or "request timed out", status=None, retryable=True, error_type="timeout")
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__
-        detail = f"{exc.message} ({type(cause).__name__}: {cause})" if cause else exc.message
-        return ProviderError(api, detail, status=None, retryable=True, error_type="connection_error")
-    if isinstance(exc, openai.APIError):
-        body = exc.body
-        etype = None
-        if isinstance(body, dict):
-            etype = body.get("type") or body.get("code")
-        return ProviderError(api, exc.message, status=None, retryable=False, error_type=etype, body=body)
-    from toolwire.transport import transport_error
+    return stainless_error(api, exc, openai)
 
-    return transport_error(api, exc)
+

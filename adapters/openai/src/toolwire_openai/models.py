@@ -22,7 +22,7 @@ from toolwire.stream import StreamAssembler, StreamEvent
 from toolwire.types import Response
 
 from ._common import check_tool_calls, provider_error_from_sdk
-from toolwire.transport import Answer, SSEEvent, error_in_body, event_json, read_answer, response_events, snippet, transport_error
+from toolwire.transport import END, SSEEvent, Transport, error_in_body, event_json, snippet, transport_error
 from .chat import API as CHAT_API
 from .chat import ChatStreamDecoder, OpenAIChatCodec
 from .responses import API as RESPONSES_API
@@ -37,7 +37,7 @@ _TRANSPORT_SETTINGS = ("api_key_env", "continuation", "organization", "project",
 
 
 
-class _OpenAIModel(Model):
+class _OpenAIModel(Transport):
     api = ""
     path = ""
     adapter_setting_names = frozenset(_TRANSPORT_SETTINGS)
@@ -135,29 +135,32 @@ class _OpenAIModel(Model):
         """Preflight encodes the request as :meth:`send` will (continuation id included)."""
         return super().before_encode(self._prepare(request), stream=stream)
 
-    # -- sending --------------------------------------------------------------------------------
-    async def _post(self, body: dict[str, Any], stream: bool) -> Any:
-        """POST ``body`` through the SDK and return its raw ``httpx2.Response`` (unread when
-        ``stream``). The SDK applies auth, retries and timeouts and raises its typed errors for
-        HTTP error statuses (mapped by :func:`provider_error_from_sdk`); any other exception of the
-        HTTP layer becomes ``ProviderError(status=None, error_type="connection_error")``."""
+    # -- sending: the core Transport's send/send_stream over these hooks -----------------------
+    async def post(self, body: dict[str, Any], *, stream: bool, request: ModelRequest) -> Any:
+        """POST ``body`` through the SDK's ``post()`` and return its raw ``httpx2.Response``
+        (unread when ``stream``). The SDK applies auth, retries and timeouts and raises its typed
+        errors for HTTP error statuses; the base maps every exception with :meth:`map_error`."""
         import httpx2
-        import openai
         from openai._streaming import AsyncStream
 
         client = self.client
-        try:
-            if stream:
-                sdk_stream = await client.post(self.path, cast_to=object, body=body, stream=True,
-                                               stream_cls=AsyncStream[object], options=self._options())
-                return sdk_stream.response  # read below by toolwire's event-stream reader
-            return await client.post(self.path, cast_to=httpx2.Response, body=body, options=self._options())
-        except openai.APIError as exc:
-            raise provider_error_from_sdk(exc, self.api) from exc
-        except ToolwireError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - a transport-level failure outside the SDK's own errors
-            raise transport_error(self.api, exc) from exc
+        if stream:
+            sdk_stream = await client.post(self.path, cast_to=object, body=body, stream=True,
+                                           stream_cls=AsyncStream[object], options=self._options())
+            return sdk_stream.response  # read by toolwire's event-stream reader
+        return await client.post(self.path, cast_to=httpx2.Response, body=body, options=self._options())
+
+    def stream_body(self, body: dict[str, Any], stream: bool) -> dict[str, Any]:
+        """``"stream"`` is always sent, ``true`` or ``false``."""
+        body["stream"] = bool(stream)
+        return body
+
+    def map_error(self, exc: BaseException) -> ProviderError:
+        """SDK and transport exceptions → :class:`ProviderError` (:func:`provider_error_from_sdk`)."""
+        return provider_error_from_sdk(exc, self.api)
+
+    def stream_decoder(self, request: ModelRequest) -> Any:
+        return self._decoder(request)
 
     def _stream_error(self, sse: SSEEvent, data: Any) -> ProviderError | None:
         """The error an event carries, or ``None``: an ``event: error`` or a chunk with a non-empty
@@ -174,78 +177,21 @@ class _OpenAIModel(Model):
         return error_in_body(self.api, wrapped, ()) or ProviderError(
             self.api, f"the stream sent an error event: {snippet(sse.data)}", status=None, retryable=False, body=data)
 
-    async def _events(self, request: ModelRequest, answer: Answer) -> AsyncIterator[StreamEvent]:
-        """Canonical events of an answer: an event stream through the codec's stream decoder
-        (``[DONE]`` ends it), or one JSON body (a streamed request answered without streaming)
-        decoded and replayed."""
-        if answer.kind == "json":
-            for ev in response_events(self.codec.decode_response(answer.body, request)):  # type: ignore[union-attr]
-                yield ev
-            return
-        decoder = self._decoder(request)
-        assert answer.events is not None
-        async for sse in answer.events:
-            if sse.data.startswith("[DONE]"):
-                break
-            data = event_json(self.api, sse)
-            err = self._stream_error(sse, data)
-            if err is not None:
-                raise err
-            for ev in decoder.feed(data):
-                yield ev
-        for ev in decoder.finish():
-            yield ev
-
-    async def send(self, request: ModelRequest) -> Response:
-        """Send one request (streamed and assembled when ``request.stream``) and return the
-        canonical response.
-
-        The answer is read as what it is (``docs/adapters/openai.md``, "Answers that are not what
-        the API documents"): a JSON body is decoded by the codec, an event stream is assembled,
-        whichever was asked for.
-
-        Raises :class:`ProviderError` for vendor errors (HTTP status, the vendor's message and
-        error type, ``retryable``), an error object sent with status 200, an error inside a
-        stream, timeouts and connection failures; :class:`~toolwire.errors.ResponseDecodeError`
-        for a body or event that is empty, not UTF-8 or not JSON (quoting its first 200
-        characters) or not of the documented shape; :class:`ConfigurationError` for a missing key."""
-        request = self._prepare(request)
-        request.stream = bool(request.stream)
-        body = self.prepare(request)  # encoded, repaired and checked against the profile
-        body["stream"] = request.stream
-        response = await self._post(body, request.stream)
-        try:
-            answer = await read_answer(self.api, response)
-            if answer.kind == "json":
-                return self.codec.decode_response(answer.body, request)  # type: ignore[union-attr]
-            asm = StreamAssembler(self.api)
-            async for ev in self._events(request, answer):
-                asm.feed(ev)
-            return check_tool_calls(asm.response())
-        finally:
-            await response.aclose()
-
+    def event_data(self, sse: SSEEvent) -> Any:
+        """``[DONE]`` ends the stream; an error event or chunk raises :class:`ProviderError`
+        (:meth:`_stream_error`)."""
+        if sse.data.startswith("[DONE]"):
+            return END
+        data = event_json(self.api, sse)
+        err = self._stream_error(sse, data)
+        if err is not None:
+            raise err
+        return data
     def check_streamed(self, response: Response) -> Response:
-        """The Chat/Responses checks of a streamed ``send`` (:func:`check_tool_calls`: also a
+        """The Chat/Responses checks of a streamed response (:func:`check_tool_calls`: also a
         Responses ``custom_tool_call`` is marked as not supported)."""
         return check_tool_calls(response)
 
-    async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Yield canonical stream events as the SSE chunks arrive. toolwire reads the event stream
-        itself (strict UTF-8, JSON data, ``[DONE]``) and the codec's incremental stream decoder
-        turns the chunks into events; an error inside the stream raises :class:`ProviderError`;
-        a JSON body answering the streamed request is decoded and replayed as events. Errors as
-        :meth:`send`."""
-        request = self._prepare(request)
-        request.stream = True
-        body = self.prepare(request)  # encoded, repaired and checked against the profile
-        response = await self._post(body, True)
-        try:
-            answer = await read_answer(self.api, response)
-            async for ev in self._events(request, answer):
-                yield ev
-        finally:
-            await response.aclose()
 
 
 class OpenAIChatModel(_OpenAIModel):
