@@ -164,3 +164,39 @@ def test_answer_unanswered_places_results_first_in_the_next_user_message() -> No
     assert msgs[2].parts[0] == TextPart("more")  # the input is not changed
     same, none = answer_unanswered(out)
     assert same is out and none == []
+
+
+def failed_turn_body(api: str) -> dict[str, Any]:
+    """A response with a tool call whose stop reason the API's profile calls a failed turn."""
+    if api == "anthropic":
+        return {"id": "msg_3", "type": "message", "role": "assistant", "model": "m-1",
+                "content": [{"type": "tool_use", "id": "toolu_9", "name": "get_weather", "input": {"city": "Oslo"}}],
+                "stop_reason": "refusal", "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 9}}
+    if api == "openai-chat":
+        return {"id": "c3", "object": "chat.completion", "created": 1, "model": "m-1",
+                "choices": [{"index": 0, "finish_reason": "content_filter", "message": {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_9", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}]}}],
+                "usage": {"prompt_tokens": 3, "completion_tokens": 9, "total_tokens": 12}}
+    if api == "openai":
+        return {"id": "resp_3", "object": "response", "created_at": 1, "model": "m-1", "status": "incomplete",
+                "incomplete_details": {"reason": "content_filter"},
+                "output": [{"type": "function_call", "id": "fc_9", "call_id": "call_9", "name": "get_weather",
+                            "arguments": '{"city": "Oslo"}', "status": "completed"}],
+                "usage": {"input_tokens": 3, "output_tokens": 9, "total_tokens": 12}}
+    return {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}]},
+                            "finishReason": "SAFETY", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 9, "totalTokenCount": 12}}
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_b_item4_failed_turn_with_the_vendors_own_stop_reason(api: str) -> None:
+    RAN.clear()
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, [failed_turn_body(api), text_body(api)], sent)
+    result = toolwire.run_sync(m, "weather in Oslo?", tools=[get_weather], max_turns=3)
+    assert RAN == []  # answered, never run
+    first = result.turns[0]
+    assert m.profile.turn_failed(first.response.vendor_stop_reason)
+    (run,) = first.tool_runs
+    assert run.result.is_error and "turn failed" in str(run.result.content)
+    assert "turn failed" in _texts(sent[1]) and result.text == "done"
