@@ -236,3 +236,12 @@ def test_profile_whose_repair_takes_no_start_still_works() -> None:
 
     body, report = preflight(Old(), {"messages": []}, state=PreflightState())
     assert body["x"] == 1 and [c.rule for c in report] == ["old.r"]
+
+
+def test_pricing_and_telemetry_names_per_api() -> None:
+    expected = {"anthropic": ("anthropic", "anthropic"), "openai": ("openai", "openai"),
+                "openai-chat": ("openai", "openai"), "gemini": ("google", "gcp.gemini")}
+    for provider, (pricing, telemetry) in expected.items():
+        p = toolwire.registry.profile(provider)
+        assert (p.pricing_provider, p.telemetry_provider_name) == (pricing, telemetry)
+    assert (Profile().pricing_provider, Profile().telemetry_provider_name) == (None, None)

@@ -202,7 +202,10 @@ class Profile:
       API has none;
     - ``credential_headers`` / ``credential_query_params``: request header and query parameter
       names (lower case) that carry credentials, scrubbed from recorded cassettes;
-    - ``private_response_headers``: response headers naming the account or organisation, scrubbed.
+    - ``private_response_headers``: response headers naming the account or organisation, scrubbed;
+    - ``pricing_provider``: the provider id in genai-prices' price data (``None``: unpriced);
+    - ``telemetry_provider_name``: the OpenTelemetry GenAI ``gen_ai.provider.name`` value
+      (``None``: not in the semantic conventions).
 
     ``Profile(**settings)`` receives the model's settings (``model`` is the model id when known);
     a mode-dependent profile (strict or not, a schema field) reads them. Unknown settings are kept
@@ -228,6 +231,8 @@ class Profile:
     credential_headers: tuple[str, ...] = ()
     credential_query_params: tuple[str, ...] = ()
     private_response_headers: tuple[str, ...] = ()
+    pricing_provider: str | None = None
+    telemetry_provider_name: str | None = None
 
     def __init__(self, api: str | None = None, **settings: Any) -> None:
         if api is not None:

@@ -362,6 +362,10 @@ class AnthropicProfile(Profile):
     """
 
     api = API
+    #: genai-prices provider id (``genai_prices/data.py``) and OpenTelemetry GenAI
+    #: ``gen_ai.provider.name`` (semconv ``GenAiProviderNameValues.ANTHROPIC``).
+    pricing_provider = "anthropic"
+    telemetry_provider_name = "anthropic"
     rules: Mapping[str, Rule] = {r.id: r for r in RULES}
     messages_key = "messages"
     #: Request headers carrying the key (the SDK sends ``Authorization: Bearer``; the REST docs use ``x-api-key``).

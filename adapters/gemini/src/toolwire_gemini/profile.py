@@ -712,6 +712,10 @@ class GeminiProfile(Profile):
     """
 
     api = API
+    #: genai-prices provider id (``genai_prices/data.py``: ``google``) and OpenTelemetry GenAI
+    #: ``gen_ai.provider.name`` (semconv ``GenAiProviderNameValues.GCP_GEMINI``).
+    pricing_provider = "google"
+    telemetry_provider_name = "gcp.gemini"
     messages_key = "contents"
     credential_headers = ("x-goog-api-key", "authorization")
     credential_query_params = ("key",)

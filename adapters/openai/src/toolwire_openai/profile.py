@@ -414,6 +414,10 @@ def _sampling_problem(body: dict[str, Any], effort: Any) -> list[tuple[str, str]
 
 
 class _OpenAIProfile(Profile):
+    #: genai-prices provider id (``genai_prices/data.py``) and OpenTelemetry GenAI
+    #: ``gen_ai.provider.name`` (semconv ``GenAiProviderNameValues.OPENAI``), both APIs.
+    pricing_provider = "openai"
+    telemetry_provider_name = "openai"
     """What both OpenAI profiles share. ``strict``: the schema mode of :meth:`translate_schema`."""
 
     api = ""
