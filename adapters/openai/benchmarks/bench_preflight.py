@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import time
 
+from toolwire_openai import OpenAIChatCodec, OpenAIResponsesCodec
+from toolwire_openai.profile import OpenAIChatProfile, OpenAIResponsesProfile
+
 from toolwire.adapter import ModelRequest
 from toolwire.profile import RequestReport
 from toolwire.tools import Tool
 from toolwire.types import Message, ToolCall, ToolResult
-from toolwire_openai import OpenAIChatCodec, OpenAIResponsesCodec
-from toolwire_openai.profile import OpenAIChatProfile, OpenAIResponsesProfile
 
 TOOLS = [Tool(f"tool_{i}", f"Tool number {i}: looks something up.",
               {"type": "object", "properties": {"q": {"type": "string", "description": "query"}, "n": {"type": "integer"}},

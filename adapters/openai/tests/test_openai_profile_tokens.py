@@ -9,12 +9,12 @@ from typing import Any
 
 import httpx2
 import pytest
-
-from toolwire import Tool
-from toolwire.errors import ProviderError
 from toolwire_openai import OpenAIChatCodec, OpenAIResponsesCodec
 from toolwire_openai.profile import OpenAIChatProfile, OpenAIResponsesProfile
 from toolwire_openai.tokens import chat_body_as_responses, render_openai_tools
+
+from toolwire import Tool
+from toolwire.errors import ProviderError
 
 WEATHER = Tool.from_schema(
     "get_weather", "Current weather for a city. Use it when the user asks about weather.",

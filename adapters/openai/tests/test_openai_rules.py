@@ -16,12 +16,7 @@ import hashlib
 from typing import Any, Callable
 
 import pytest
-
-import toolwire
-from toolwire.errors import SchemaTranslationError
-from toolwire.profile import RequestRefused, RequestReport
-from toolwire.tools import Tool
-from toolwire.types import Message, ToolCall, ToolResult
+from openai_wire import _make, completion, fc_item, json_response, response_body, tool_call
 from toolwire_openai import OpenAIChatCodec, OpenAIResponsesCodec
 from toolwire_openai.profile import (
     CHAT_RULES,
@@ -33,7 +28,11 @@ from toolwire_openai.profile import (
     short_call_id,
 )
 
-from openai_wire import _make, completion, fc_item, json_response, response_body, tool_call
+import toolwire
+from toolwire.errors import SchemaTranslationError
+from toolwire.profile import RequestRefused, RequestReport
+from toolwire.tools import Tool
+from toolwire.types import Message, ToolCall, ToolResult
 
 CHAT = OpenAIChatProfile()
 RESP = OpenAIResponsesProfile()
@@ -583,7 +582,6 @@ def _toolwire_chat_model(handler: Callable[[Any], Any], **settings: Any) -> Any:
     """``toolwire.model("openai-chat:gpt-4.1-mini", **settings)`` whose SDK client sends over a
     MockTransport; requests recorded on ``model.sent``."""
     import httpx2
-
     from openai_wire import Sent
 
     sent: list[Any] = []
@@ -738,8 +736,9 @@ def test_rule_case_through_the_sdk(api: str, suffix: str, make: Callable[[], dic
     """The case body imported with the codec's ``decode_request`` and sent with the real SDK over
     a MockTransport: a refused rule sends nothing; a repaired one sends a body the profile finds
     valid, with the repair on ``Response.preflight``."""
-    from toolwire.errors import ToolwireError
     from toolwire_openai import OpenAIChatModel, OpenAIResponsesModel
+
+    from toolwire.errors import ToolwireError
 
     body = make()
     rid = f"{api}.{suffix}"

@@ -597,7 +597,7 @@ class _OpenAIProfile(Profile):
         tr = TranslationReport(api=self.api, tool=str(fn.get("name", "")))
         try:
             fixed = translate_parameters(params, tr, strict=strict)
-        except Exception:  # noqa: BLE001 - left to check_request, which names the rule
+        except Exception:
             return
         if strict and tr.strict_possible is False:
             fn["strict"] = False
@@ -820,7 +820,7 @@ class OpenAIChatProfile(_OpenAIProfile):
         what was meant; every rewrite is recorded on ``report``. See the ``repair`` and
         ``report`` rules of :data:`CHAT_RULES`."""
         self._common_repairs(body, report)
-        mapping = self.repair_names(body, report)
+        self.repair_names(body, report)
         tools = body.get("tools") if isinstance(body.get("tools"), list) else []
         declared = {t["function"].get("name") for t in tools if isinstance(t, dict) and isinstance(t.get("function"), dict)}
         for i, decl in enumerate(tools):

@@ -292,7 +292,7 @@ async def count_input_tokens(body: dict[str, Any], *, api: str = "openai", clien
         raise
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         raise ResponseDecodeError(api, f"the token count answer is not an InputTokenCountResponse ({type(exc).__name__}: {exc})") from exc
-    except Exception as exc:  # noqa: BLE001 - a transport-level failure outside the SDK's own errors
+    except Exception as exc:
         raise transport_error(api, exc) from exc
     try:
         return int(result.input_tokens)
