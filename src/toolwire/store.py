@@ -1,0 +1,340 @@
+"""The run store: one SQLite file holding runs, their turns and their tool calls.
+
+Two uses share it: **checkpoints** (the state of a run written after every turn and every
+finished tool call, so a run survives the death of its process and resumes without re-running a
+finished tool) and **run records** (experiments write every run they make, with labels, and
+query them afterwards). Only the standard library's :mod:`sqlite3` is used.
+
+Schema (version :data:`SCHEMA_VERSION`; ``PRAGMA user_version`` holds it, and the ``meta`` table
+repeats it with the writer's toolwire version):
+
+``runs`` — one row per run
+    ``run_id`` (text, primary key), ``model`` (``provider:model-id``), ``status`` (``running``,
+    ``finished``, ``paused``, ``stopped``, ``cancelled``, ``failed``), ``stop_reason``, ``error``
+    (``"TypeName: message"`` or null), ``experiment`` (text or null), ``labels`` (JSON object),
+    ``created_at`` / ``updated_at`` (Unix seconds), the usage totals ``input_tokens``,
+    ``output_tokens``, ``cache_read_tokens``, ``cache_write_tokens``, ``reasoning_tokens``,
+    ``requests``, the counts ``turns``, ``tool_calls``, ``tool_errors``, and ``state`` — the whole
+    run as JSON (the run state's ``to_json()``; a :class:`~toolwire.RunResult`'s when that is
+    what was saved): what a resume reads.
+``turns`` — one row per model request, primary key (``run_id``, ``number``)
+    ``stop_reason``, ``vendor_stop_reason``, the usage counters as in ``runs``, ``text`` (the
+    response's visible text) and ``response`` (the canonical response as JSON).
+``tool_calls`` — one row per answered tool call, primary key (``run_id``, ``call_id``)
+    ``turn``, ``position`` (0-based, in call order), ``name``, ``arguments`` (JSON, as the model
+    sent them), ``is_error`` (0/1), ``duration`` (seconds the function ran), ``deduplicated``
+    (0/1), ``result`` (the tool result's content as JSON), ``pending`` (0/1: a placeholder for a
+    call that waits for approval, a deferred result, or was interrupted).
+
+Every text written passes through :func:`toolwire.secrets.scrub_value` first, so no known
+credential reaches the file. Writes are transactions in WAL mode: a process killed mid-write
+leaves the last complete checkpoint. Several processes may write one file (SQLite's locking;
+``timeout`` seconds of waiting for a lock).
+
+Raises :class:`~toolwire.errors.ConfigurationError` for a file written by a newer schema, or
+one that is not a toolwire store.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from .errors import ConfigurationError
+
+__all__ = ["RunStore", "SCHEMA_VERSION", "StoredRun"]
+
+#: The schema version this module writes (``PRAGMA user_version``).
+SCHEMA_VERSION = 1
+
+_USAGE = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "requests")
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    status TEXT NOT NULL,
+    stop_reason TEXT,
+    error TEXT,
+    experiment TEXT,
+    labels TEXT NOT NULL DEFAULT '{{}}',
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    {", ".join(f"{u} INTEGER" for u in _USAGE)},
+    turns INTEGER NOT NULL DEFAULT 0,
+    tool_calls INTEGER NOT NULL DEFAULT 0,
+    tool_errors INTEGER NOT NULL DEFAULT 0,
+    state TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_experiment ON runs (experiment);
+CREATE TABLE IF NOT EXISTS turns (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    number INTEGER NOT NULL,
+    stop_reason TEXT,
+    vendor_stop_reason TEXT,
+    {", ".join(f"{u} INTEGER" for u in _USAGE)},
+    text TEXT NOT NULL,
+    response TEXT NOT NULL,
+    PRIMARY KEY (run_id, number)
+);
+CREATE TABLE IF NOT EXISTS tool_calls (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    call_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    position INTEGER NOT NULL,
+    name TEXT,
+    arguments TEXT,
+    is_error INTEGER NOT NULL,
+    duration REAL NOT NULL,
+    deduplicated INTEGER NOT NULL DEFAULT 0,
+    pending INTEGER NOT NULL DEFAULT 0,
+    result TEXT NOT NULL,
+    PRIMARY KEY (run_id, call_id)
+);
+"""
+
+
+def _dumps(value: Any) -> str:
+    from .secrets import scrub_value
+
+    text = json.dumps(scrub_value(value), ensure_ascii=False, default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: ASCII escapes round-trip
+        text = json.dumps(scrub_value(value), ensure_ascii=True, default=str)
+    return text
+
+
+class StoredRun:
+    """One row of ``runs``: ``run_id``, ``model``, ``status``, ``stop_reason``, ``error``,
+    ``experiment``, ``labels`` (dict), ``created_at``/``updated_at`` (Unix seconds), ``usage``
+    (dict of the usage counters), ``turns``, ``tool_calls``, ``tool_errors`` and ``state`` (the
+    saved JSON text)."""
+
+    def __init__(self, row: sqlite3.Row) -> None:
+        self.run_id: str = row["run_id"]
+        self.model: str = row["model"]
+        self.status: str = row["status"]
+        self.stop_reason: str | None = row["stop_reason"]
+        self.error: str | None = row["error"]
+        self.experiment: str | None = row["experiment"]
+        self.labels: dict[str, Any] = json.loads(row["labels"] or "{}")
+        self.created_at: float = row["created_at"]
+        self.updated_at: float = row["updated_at"]
+        self.usage: dict[str, int | None] = {u: row[u] for u in _USAGE}
+        self.turns: int = row["turns"]
+        self.tool_calls: int = row["tool_calls"]
+        self.tool_errors: int = row["tool_errors"]
+        self.state: str = row["state"]
+
+    def __repr__(self) -> str:
+        return f"StoredRun({self.run_id!r}, {self.model!r}, status={self.status!r}, turns={self.turns})"
+
+
+class RunStore:
+    """A run store in the SQLite file ``path`` (created with its schema when missing).
+
+    - :meth:`save` (alias :meth:`checkpoint`) writes a run — a run state or a
+      :class:`~toolwire.RunResult` — with its turns and tool calls, in one transaction;
+    - :meth:`load` returns the saved JSON of a run, :meth:`load_state` the run state rebuilt from
+      it (to pass as ``resume=``), :meth:`get` / :meth:`runs` the rows, :meth:`tool_calls` a run's
+      tool calls;
+    - :meth:`checkpointer` gives an event callback that saves after every finished tool call and
+      every finished turn.
+
+    Thread-safe (one connection, one lock). Use as a context manager or call :meth:`close`.
+    """
+
+    def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(str(self.path), timeout=timeout, check_same_thread=False, isolation_level=None)
+        self._conn.row_factory = sqlite3.Row
+        try:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            raise ConfigurationError(f"{str(path)!r} is not a toolwire run store: {exc}") from None
+
+    def _migrate(self) -> None:
+        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise ConfigurationError(f"the run store {str(self.path)!r} has schema version {version}, newer than this "
+                                     f"toolwire's {SCHEMA_VERSION}; upgrade toolwire to read it")
+        if version == 0:
+            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if tables and "runs" not in tables:
+                raise ConfigurationError(f"{str(self.path)!r} is an SQLite file but not a toolwire run store "
+                                         f"(tables: {', '.join(sorted(tables))})")
+            from . import __version__ as toolwire_version
+
+            with self._tx():
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        self._conn.execute(statement)
+                self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?), ('written_by', ?)",
+                                   (str(SCHEMA_VERSION), f"toolwire {toolwire_version}"))
+                self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    class _Tx:
+        def __init__(self, conn: sqlite3.Connection) -> None:
+            self.conn = conn
+
+        def __enter__(self) -> None:
+            self.conn.execute("BEGIN IMMEDIATE")
+
+        def __exit__(self, exc_type: Any, *rest: Any) -> None:
+            self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+    def _tx(self) -> RunStore._Tx:
+        return RunStore._Tx(self._conn)
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # -- writing ----------------------------------------------------------------------------
+    def save(self, run: Any, *, experiment: str | None = None, labels: Mapping[str, Any] | None = None) -> None:
+        """Write ``run`` (anything with ``run_id``, ``model``, ``turns`` and ``to_dict()``: a run
+        state or a :class:`~toolwire.RunResult`) with all its turns and tool calls, replacing
+        what was stored for that ``run_id``; ``experiment``/``labels`` are kept from an earlier
+        save when not given. One transaction: a reader sees the previous or the new run, never
+        half of one."""
+        d = run.to_dict()
+        status = getattr(run, "status", None) or ("finished" if getattr(run, "stop_reason", None) else "running")
+        turns = list(getattr(run, "turns", []) or [])
+        usage = run.usage.to_dict() if hasattr(run, "usage") and hasattr(run.usage, "to_dict") else {}
+        pending_ids = {getattr(p, "call_id", None) for p in getattr(run, "pending", []) or []}
+        now = time.time()
+        tool_rows = []
+        for t in turns:
+            for i, r in enumerate(getattr(t, "tool_runs", []) or []):
+                tool_rows.append((run.run_id, r.call.id, t.number, i, r.call.name, _dumps(r.call.arguments),
+                                  int(r.result.is_error), float(r.duration or 0.0), int(bool(getattr(r, "deduplicated", False))),
+                                  int(r.call.id in pending_ids), _dumps(r.result.to_dict().get("content"))))
+        turn_rows = [(run.run_id, t.number, t.response.stop_reason, t.response.vendor_stop_reason,
+                      *[getattr(t.response.usage, u, None) for u in _USAGE], _scrub_text(t.response.text),
+                      _dumps(t.response.to_dict())) for t in turns]
+        errors = sum(row[6] for row in tool_rows)
+        state = _dumps(d)
+        with self._lock, self._tx():
+            old = self._conn.execute("SELECT created_at, experiment, labels FROM runs WHERE run_id=?", (run.run_id,)).fetchone()
+            created = old["created_at"] if old else now
+            exp = experiment if experiment is not None else (old["experiment"] if old else None)
+            lab = _dumps(dict(labels)) if labels is not None else (old["labels"] if old else "{}")
+            self._conn.execute("DELETE FROM tool_calls WHERE run_id=?", (run.run_id,))
+            self._conn.execute("DELETE FROM turns WHERE run_id=?", (run.run_id,))
+            self._conn.execute(
+                f"INSERT OR REPLACE INTO runs (run_id, model, status, stop_reason, error, experiment, labels, created_at, updated_at, "
+                f"{', '.join(_USAGE)}, turns, tool_calls, tool_errors, state) VALUES ({', '.join('?' * (13 + len(_USAGE)))})",
+                (run.run_id, run.model, status, getattr(run, "stop_reason", None), _scrub_text(getattr(run, "error", None)), exp, lab,
+                 created, now, *[usage.get(u) for u in _USAGE], len(turns), len(tool_rows), errors, state))
+            self._conn.executemany(f"INSERT INTO turns VALUES ({', '.join('?' * (6 + len(_USAGE)))})", turn_rows)
+            self._conn.executemany("INSERT INTO tool_calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tool_rows)
+
+    checkpoint = save
+
+    def checkpointer(self, state: Any, *, experiment: str | None = None, labels: Mapping[str, Any] | None = None) -> Any:
+        """A callback ``on_event(event)`` that saves ``state`` (a run state updated in place by
+        the loop) after every event whose class name is ``ToolFinished`` or ``TurnFinished``,
+        and after the run's last event (``RunFinished``/``RunStopped``)."""
+        names = {"ToolFinished", "TurnFinished", "RunFinished", "RunStopped", "RunFailed", "RunCancelled"}
+
+        def on_event(event: Any) -> None:
+            if type(event).__name__ in names:
+                self.save(state, experiment=experiment, labels=labels)
+
+        return on_event
+
+    def delete(self, run_id: str) -> bool:
+        """Remove a run with its turns and tool calls; ``True`` when there was one."""
+        with self._lock, self._tx():
+            cur = self._conn.execute("DELETE FROM runs WHERE run_id=?", (run_id,))
+        return cur.rowcount > 0
+
+    # -- reading ----------------------------------------------------------------------------
+    def get(self, run_id: str) -> StoredRun | None:
+        """The ``runs`` row of ``run_id``, or ``None``."""
+        with self._lock:
+            row = self._conn.execute("SELECT * FROM runs WHERE run_id=?", (run_id,)).fetchone()
+        return StoredRun(row) if row is not None else None
+
+    def load(self, run_id: str) -> str:
+        """The saved JSON of ``run_id``. Raises ``KeyError`` naming it when it is not stored."""
+        run = self.get(run_id)
+        if run is None:
+            raise KeyError(f"no run {run_id!r} in the run store {str(self.path)!r}")
+        return run.state
+
+    def load_state(self, run_id: str) -> Any:
+        """The saved run rebuilt: a run state (``toolwire.runstate.RunState``) when the saved
+        JSON is one, else a :class:`~toolwire.RunResult`."""
+        text = self.load(run_id)
+        try:
+            from .runstate import RunState  # type: ignore[import-not-found]
+
+            return RunState.from_json(text)
+        except ImportError:
+            pass
+        except ValueError:
+            pass
+        from .loop import RunResult
+
+        return RunResult.from_json(text)
+
+    def runs(self, *, experiment: str | None = None, status: str | None = None) -> list[StoredRun]:
+        """Stored runs (optionally of one ``experiment`` / with one ``status``), oldest first."""
+        sql, args = "SELECT * FROM runs", []
+        where = []
+        if experiment is not None:
+            where.append("experiment=?")
+            args.append(experiment)
+        if status is not None:
+            where.append("status=?")
+            args.append(status)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        with self._lock:
+            rows = self._conn.execute(sql + " ORDER BY created_at, run_id", args).fetchall()
+        return [StoredRun(r) for r in rows]
+
+    def tool_calls(self, run_id: str) -> list[dict[str, Any]]:
+        """The tool calls of ``run_id`` in order (turn, position), each a dict of its columns
+        with ``arguments`` and ``result`` decoded from JSON."""
+        with self._lock:
+            rows = self._conn.execute("SELECT * FROM tool_calls WHERE run_id=? ORDER BY turn, position", (run_id,)).fetchall()
+        out = []
+        for r in rows:
+            d = dict(r)
+            d["arguments"] = json.loads(d["arguments"]) if d["arguments"] is not None else None
+            d["result"] = json.loads(d["result"])
+            d["is_error"], d["deduplicated"], d["pending"] = bool(d["is_error"]), bool(d["deduplicated"]), bool(d["pending"])
+            out.append(d)
+        return out
+
+    def execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        """Run one SQL statement (e.g. an experiment's report query) and return its rows."""
+        with self._lock:
+            return self._conn.execute(sql, parameters).fetchall()
+
+    def __iter__(self) -> Iterator[StoredRun]:
+        return iter(self.runs())
+
+
+def _scrub_text(text: Any) -> Any:
+    from .secrets import scrub
+
+    return scrub(text)

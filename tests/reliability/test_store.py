@@ -1,0 +1,122 @@
+"""The SQLite run store on a real file: schema, round trip, scrubbing, versions, concurrency."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+
+import pytest
+
+import toolwire
+from toolwire import secrets
+from toolwire.errors import ConfigurationError
+from toolwire.store import SCHEMA_VERSION, RunStore
+from toolwire.types import ToolCall
+
+
+@toolwire.tool
+def add(a: int, b: int) -> int:
+    """Add two whole numbers. Use when asked for a sum."""
+    return a + b
+
+
+def finished_run():
+    m = toolwire.model("scripted", responses=[[ToolCall("c1", "add", {"a": 2, "b": 3}), ToolCall("c2", "add", {"a": 1, "b": "x"})],
+                                              "the sum is 5"])
+    return toolwire.run_sync(m, "add 2 and 3", tools=[add], run_id="run-1")
+
+
+def test_schema_is_versioned_and_documented_tables_exist(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    RunStore(path).close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 1
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert tables == {"meta", "runs", "turns", "tool_calls"}
+    assert dict(conn.execute("SELECT key, value FROM meta")) == {"schema_version": "1", "written_by": f"toolwire {toolwire.__version__}"}
+    cols = [r[1] for r in conn.execute("PRAGMA table_info(tool_calls)")]
+    assert cols == ["run_id", "call_id", "turn", "position", "name", "arguments", "is_error", "duration", "deduplicated", "pending", "result"]
+
+
+def test_a_run_round_trips_with_its_turns_and_tool_calls(tmp_path):
+    result = finished_run()
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        store.save(result, experiment="exp-a", labels={"arm": "baseline"})
+        row = store.get("run-1")
+        assert (row.model, row.status, row.stop_reason, row.turns, row.tool_calls, row.tool_errors) == \
+               ("scripted", "finished", "end_turn", 2, 2, 1)
+        assert row.experiment == "exp-a" and row.labels == {"arm": "baseline"}
+        calls = store.tool_calls("run-1")
+        assert [(c["call_id"], c["turn"], c["position"], c["name"], c["arguments"], c["is_error"], c["result"]) for c in calls][0] == \
+               ("c1", 1, 0, "add", {"a": 2, "b": 3}, False, "5")
+        assert calls[1]["is_error"] and calls[1]["result"].startswith("Invalid arguments for tool 'add'")
+        loaded = store.load_state("run-1")
+        assert loaded.to_dict() == result.to_dict()
+        store.save(result)  # a later save keeps the experiment and labels
+        assert store.get("run-1").labels == {"arm": "baseline"}
+        assert [r.run_id for r in store.runs(experiment="exp-a")] == ["run-1"]
+        turns = store.execute("SELECT number, stop_reason, input_tokens, text FROM turns WHERE run_id=? ORDER BY number", ("run-1",))
+        assert [tuple(t) for t in turns] == [(1, "tool_use", result.turns[0].usage.input_tokens, ""), (2, "end_turn", result.turns[1].usage.input_tokens, "the sum is 5")]
+
+
+def test_nothing_written_holds_a_known_credential(tmp_path, monkeypatch):
+    key = "sk-PLANTEDstoreKey000111"
+    monkeypatch.setenv("SOME_API_KEY", key)
+
+    @toolwire.tool
+    def echo(text: str) -> str:
+        """Echo. Use when told to."""
+        return text
+
+    m = toolwire.model("scripted", responses=[[ToolCall("c1", "echo", {"text": key})], f"said {key}"])
+    result = toolwire.run_sync(m, "echo it", tools=[echo])
+    path = tmp_path / "runs.sqlite"
+    with RunStore(path) as store:
+        store.save(result, labels={"note": key})
+    raw = path.read_bytes() + b"".join(p.read_bytes() for p in tmp_path.glob("runs.sqlite-*"))
+    assert key.encode() not in raw
+    assert b"[REDACTED]" in raw
+
+
+def test_a_newer_schema_or_a_foreign_file_is_refused(tmp_path):
+    newer = tmp_path / "newer.sqlite"
+    conn = sqlite3.connect(newer)
+    conn.execute("PRAGMA user_version=7")
+    conn.close()
+    with pytest.raises(ConfigurationError, match="schema version 7, newer than this toolwire's 1"):
+        RunStore(newer)
+    foreign = tmp_path / "foreign.sqlite"
+    conn = sqlite3.connect(foreign)
+    conn.execute("CREATE TABLE people (name TEXT)")
+    conn.close()
+    with pytest.raises(ConfigurationError, match="not a toolwire run store"):
+        RunStore(foreign)
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not sqlite at all" * 100)
+    with pytest.raises(ConfigurationError, match="is not a toolwire run store"):
+        RunStore(junk)
+
+
+def test_concurrent_saves_from_threads_and_two_connections(tmp_path):
+    result = finished_run()
+    path = tmp_path / "runs.sqlite"
+    a, b = RunStore(path), RunStore(path)
+
+    results = [toolwire.RunResult.from_json(result.to_json()) for _ in range(4)]
+
+    def work2(store, n):
+        for i in range(20):
+            results[n].run_id = f"r-{n}-{i}"
+            store.save(results[n])
+
+    threads = [threading.Thread(target=work2, args=(s, n)) for n, s in enumerate([a, b, a, b])]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(a.runs()) == 80 and len(b.tool_calls("r-3-19")) == 2
+    a.close()
+    b.close()
+    with RunStore(path) as c:
+        json.loads(c.load("r-0-0"))
