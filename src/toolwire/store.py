@@ -217,7 +217,7 @@ class RunStore:
         status = getattr(run, "status", None) or ("finished" if getattr(run, "stop_reason", None) else "running")
         turns = list(getattr(run, "turns", []) or [])
         usage = run.usage.to_dict() if hasattr(run, "usage") and hasattr(run.usage, "to_dict") else {}
-        pending_ids = {getattr(p, "call_id", None) for p in getattr(run, "pending", []) or []}
+        pending_ids = {getattr(getattr(p, "call", None), "id", None) for p in getattr(run, "pending", []) or []}
         now = time.time()
         tool_rows = []
         for t in turns:
@@ -240,7 +240,7 @@ class RunStore:
             self._conn.execute(
                 f"INSERT OR REPLACE INTO runs (run_id, model, status, stop_reason, error, experiment, labels, created_at, updated_at, "
                 f"{', '.join(_USAGE)}, turns, tool_calls, tool_errors, state) VALUES ({', '.join('?' * (13 + len(_USAGE)))})",
-                (run.run_id, run.model, status, getattr(run, "stop_reason", None), _scrub_text(getattr(run, "error", None)), exp, lab,
+                (run.run_id, run.model or "", status, getattr(run, "stop_reason", None), _scrub_text(getattr(run, "error", None)), exp, lab,
                  created, now, *[usage.get(u) for u in _USAGE], len(turns), len(tool_rows), errors, state))
             self._conn.executemany(f"INSERT INTO turns VALUES ({', '.join('?' * (6 + len(_USAGE)))})", turn_rows)
             self._conn.executemany("INSERT INTO tool_calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tool_rows)
@@ -258,6 +258,42 @@ class RunStore:
                 self.save(state, experiment=experiment, labels=labels)
 
         return on_event
+
+    async def drive(self, stream: Any, *, experiment: str | None = None, labels: Mapping[str, Any] | None = None) -> Any:
+        """Consume a :class:`~toolwire.loop.RunStream`, saving its state after every finished
+        tool call (``ToolFinished``), every finished turn (``TurnFinished``) and at the end —
+        also when the run stops with an exception or a cancellation, which then propagates
+        (the saved state is the partial run, resumable with :meth:`resume`). Returns the
+        :class:`~toolwire.RunResult`; raises what ``toolwire.run`` raises."""
+        finished = None
+        try:
+            async for event in stream:
+                kind = type(event).__name__
+                if kind in ("ToolFinished", "TurnFinished"):
+                    self.save(stream.state, experiment=experiment, labels=labels)
+                elif kind == "RunFinished":
+                    finished = event
+        finally:
+            self.save(stream.state, experiment=experiment, labels=labels)
+        if finished is None:  # pragma: no cover - the loop ends with RunFinished or raises
+            raise RuntimeError("the run ended without a result")
+        if finished.error is not None:
+            raise finished.error
+        return finished.result
+
+    async def run(self, model: Any, prompt: Any = None, *, experiment: str | None = None,
+                  labels: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
+        """``toolwire.run(model, prompt, **kwargs)`` with a checkpoint in this store after every
+        finished tool call and turn (see :meth:`drive`)."""
+        from .loop import run_stream
+
+        return await self.drive(run_stream(model, prompt, **kwargs), experiment=experiment, labels=labels)
+
+    async def resume(self, run_id: str, model: Any, **kwargs: Any) -> Any:
+        """Continue the saved run ``run_id`` (after a crash, a cancellation or a stop) with
+        checkpoints: finished tool calls are not run again; calls that were running when it
+        stopped run again. Pass the same ``tools=``. Raises ``KeyError`` for an unknown run."""
+        return await self.run(model, resume=self.load_state(run_id), **kwargs)
 
     def delete(self, run_id: str) -> bool:
         """Remove a run with its turns and tool calls; ``True`` when there was one."""
