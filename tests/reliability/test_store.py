@@ -51,8 +51,10 @@ def test_a_run_round_trips_with_its_turns_and_tool_calls(tmp_path):
         assert [(c["call_id"], c["turn"], c["position"], c["name"], c["arguments"], c["is_error"], c["result"]) for c in calls][0] == \
                ("c1", 1, 0, "add", {"a": 2, "b": 3}, False, "5")
         assert calls[1]["is_error"] and calls[1]["result"].startswith("Invalid arguments for tool 'add'")
-        loaded = store.load_state("run-1")
-        assert loaded.to_dict() == result.to_dict()
+        loaded = store.load_state("run-1")  # the run state (a RunResult's JSON loads as one)
+        assert (loaded.run_id, loaded.status) == ("run-1", "finished")
+        assert loaded.conversation.to_dict() == result.conversation.to_dict()
+        assert [t.to_dict() for t in loaded.turns] == [t.to_dict() for t in result.turns]
         store.save(result)  # a later save keeps the experiment and labels
         assert store.get("run-1").labels == {"arm": "baseline"}
         assert [r.run_id for r in store.runs(experiment="exp-a")] == ["run-1"]
