@@ -296,12 +296,24 @@ def _user_prompt(draw: Any) -> Message:
     return Message("user", parts)
 
 
+def _renumber_synthesized_ids(response: Any, conv: Any) -> None:
+    """What the loop does to a decoded turn: an id toolwire synthesized (Gemini sent none) that
+    collides with an earlier call's id gets a suffix, so every result pairs with one call."""
+    seen = {c.id for m in conv.messages for c in m.tool_calls}
+    for call in response.tool_calls:
+        if call.id_synthesized and call.id in seen:
+            n = 2
+            while f"{call.id}-{n}" in seen:
+                n += 1
+            call.id = f"{call.id}-{n}"
+        seen.add(call.id)
+
+
 @st.composite
 def produced_conversation(draw: Any, tool_names: list[str]) -> list[Message]:
     """A conversation as toolwire's loop builds it: a user prompt, then rounds of (a model turn
     decoded from a synthetic response of a randomly chosen vendor, the results the loop appends),
     sometimes a new user prompt; it always ends on a user message (a request to send)."""
-    from toolwire.loop import _unique_synthesized_ids  # the loop's own id fix-up for decoded turns
     from toolwire.types import Conversation
 
     conv = Conversation(messages=[_user_prompt(draw)])
@@ -309,7 +321,7 @@ def produced_conversation(draw: Any, tool_names: list[str]) -> list[Message]:
         source = draw(st.sampled_from(APIS))
         plan = draw(_turn_plan(tool_names))
         response = registry.codec(source).decode_response(RESPONSE_BUILDERS[source](plan))
-        _unique_synthesized_ids(response, conv)
+        _renumber_synthesized_ids(response, conv)
         conv.append(response.to_message())
         calls = response.tool_calls
         if calls:
