@@ -125,7 +125,7 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
      "/messages/1/content/0/signature"),
     ("anthropic.conversation.thinking-first", body(thinking={"type": "adaptive"}, tools=[tool()],
                                                    messages=loop([{"type": "text", "text": "x"}, SIG, USE])), "/messages/1/content/0"),
-    ("anthropic.conversation.thinking-in-tool-loop", body(thinking={"type": "adaptive"}, tools=[tool()], messages=loop([USE])),
+    ("anthropic.conversation.thinking-in-tool-loop", body(thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096, tools=[tool()], messages=loop([USE])),
      "/messages/1/content/0"),
     ("anthropic.conversation.thinking-when-disabled", body(messages=convo(("user", [{"type": "text", "text": "hi"}]),
                                                                           ("assistant", [SIG, {"type": "text", "text": "So"}]))),
@@ -169,7 +169,7 @@ REPAIRED: list[tuple[str, dict[str, Any], str]] = [
     ("anthropic.conversation.final-whitespace", body(messages=convo(("user", [{"type": "text", "text": "hi"}]),
                                                                     ("assistant", [{"type": "text", "text": "The answer is "}]))),
      "/messages/1/content/0/text"),
-    ("anthropic.conversation.thinking-in-tool-loop", body(thinking={"type": "adaptive"}, tools=[tool()], messages=loop([USE])), "/thinking"),
+    ("anthropic.conversation.thinking-in-tool-loop", body(thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096, tools=[tool()], messages=loop([USE])), "/thinking"),
     ("anthropic.conversation.thinking-when-disabled", body(messages=convo(("user", [{"type": "text", "text": "hi"}]),
                                                                           ("assistant", [SIG, {"type": "text", "text": "So"}]))),
      "/messages/1/content"),
@@ -221,8 +221,10 @@ def test_thinking_dropped_for_foreign_tool_loop_is_lossy_and_kept_with_own_think
     assert "thinking" not in fixed and any(rule == "anthropic.conversation.thinking-in-tool-loop" and lossy for rule, _, _, lossy in r.changes)
     own = body(thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096, tools=[tool()], messages=loop([SIG, USE]))
     assert P.repair_request(own, Report())["thinking"] == {"type": "enabled", "budget_tokens": 1024}
+    # adaptive thinking: the model may answer a turn without thinking, and the history stays as it is
+    assert P.check_request(body(thinking={"type": "adaptive"}, tools=[tool()], messages=loop([USE]))) == []
     # a new user turn (no tool_result at the end) does not need thinking in earlier turns
-    new_turn = body(thinking={"type": "adaptive"}, tools=[tool()], messages=loop([USE]) + convo(
+    new_turn = body(thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096, tools=[tool()], messages=loop([USE]) + convo(
         ("assistant", [{"type": "text", "text": "Sunny."}]), ("user", [{"type": "text", "text": "thanks"}])))
     assert P.check_request(new_turn) == []
 

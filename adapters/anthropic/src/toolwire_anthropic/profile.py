@@ -232,7 +232,7 @@ RULES: tuple[Rule, ...] = (
           "API error text \"If an assistant message contains any thinking blocks, the first block must be thinking or "
           "redacted_thinking. Found text.\" (anthropics/claude-code#20705)", "refuse"),
     _rule("anthropic.conversation.thinking-in-tool-loop",
-          "With thinking on, the assistant message whose tool calls are being answered starts with a thinking block.",
+          "With manual extended thinking, the assistant message whose tool calls are being answered starts with a thinking block.",
           "API error text \"When `thinking` is enabled, a final `assistant` message must start with a thinking block "
           "(preceeding the lastmost set of `tool_use` and `tool_result` blocks) ... To avoid this requirement, disable "
           "`thinking`.\" (n8n-io/n8n#22550)", "repair"),
@@ -273,6 +273,14 @@ def _blank(text: Any) -> bool:
 def _thinking_on(body: dict[str, Any]) -> bool:
     t = body.get("thinking")
     return isinstance(t, dict) and t.get("type") in ("enabled", "adaptive")
+
+
+def _thinking_manual(body: dict[str, Any]) -> bool:
+    """Manual extended thinking (``thinking.type == "enabled"``): the mode the API's "must start
+    with a thinking block" rule is quoted for; in adaptive mode the model itself may answer a turn
+    without thinking."""
+    t = body.get("thinking")
+    return isinstance(t, dict) and t.get("type") == "enabled"
 
 
 def _tool_names(body: dict[str, Any]) -> list[str]:
@@ -619,7 +627,7 @@ class AnthropicProfile(Profile):
             if lblocks and lblocks[-1].get("type") == "text" and isinstance(tail.get("text"), str) and tail["text"] != tail["text"].rstrip():
                 add("anthropic.conversation.final-whitespace", lptr(len(lblocks) - 1),
                     "a final assistant message cannot end with whitespace")
-        if _thinking_on(body):
+        if _thinking_manual(body):
             ai = _tool_loop_assistant(msgs)
             if ai is not None:
                 ab = _blocks(msgs[ai].get("content"))
@@ -729,7 +737,7 @@ class AnthropicProfile(Profile):
         landed = [where[i] for i in range(min(start, len(where)), len(where)) if where[i] is not None]
         self._mapped_start = (body["messages"], start, min(landed) if landed else len(body["messages"]))
         msgs = body["messages"]
-        if _thinking_on(body):
+        if _thinking_manual(body):
             ai = _tool_loop_assistant(msgs)
             if ai is not None:
                 ab = _blocks(msgs[ai].get("content"))
