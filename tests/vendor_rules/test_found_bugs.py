@@ -38,6 +38,8 @@ HISTORIES = {
 }
 
 
+@pytest.mark.xfail(strict=True, reason="known bug, owner rules-core (issue 10 item 4): Anthropic answers an unanswered "
+                   "supplied call with an is_error result, Chat/Responses/Gemini refuse it — one behaviour must be chosen")
 @pytest.mark.parametrize("where", sorted(HISTORIES))
 def test_bug10_unanswered_call_in_a_supplied_history_is_handled_the_same_on_every_api(where):
     """Issue 10 item 4 (owner: rules-core): an unanswered call in a supplied history is handled
@@ -47,7 +49,11 @@ def test_bug10_unanswered_call_in_a_supplied_history_is_handled_the_same_on_ever
     assert len(set(got.values())) == 1, got
 
 
-@pytest.mark.parametrize("api", APIS)
+ANTHROPIC_NO_TOOLS_BUG = pytest.mark.xfail(strict=True, reason="known bug, owner rules-anthropic: tool_use/tool_result "
+                                           "blocks sent in a request that declares no tools")
+
+
+@pytest.mark.parametrize("api", [pytest.param(a, marks=ANTHROPIC_NO_TOOLS_BUG) if a == "anthropic" else a for a in APIS])
 def test_bug10_history_with_tool_calls_but_no_tools_declared_is_never_sent_invalid(api):
     """Owner: rules-anthropic. A history holding a tool call and its result, sent with no tools
     declared (a last summarising turn without tools). Anthropic refuses such a request ('Requests

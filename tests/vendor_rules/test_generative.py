@@ -120,9 +120,13 @@ def test_handwritten_schemas_are_sent_valid_or_refused_with_a_typed_error(api, d
 def test_hand_built_histories_and_settings_are_sent_valid_or_refused_with_a_typed_error(api, data):
     tools = _tools(data.draw)
     messages = data.draw(S.hand_built_conversation([t.name for t in tools]))
+    declare = data.draw(st.integers(0, 5)) > 0
+    if api == "anthropic" and not declare and any(m.tool_calls or m.tool_results for m in messages):
+        # known bug, tracked by test_found_bugs.py::test_bug10_history_with_tool_calls_but_no_tools_declared...
+        declare = True
     thinking = data.draw(st.sampled_from([None, {"type": "enabled", "budget_tokens": 2048}, {"effort": "low"}, {"budget": 1024, "include_thoughts": True}]))
     request = ModelRequest(
-        model=S.MODEL_IDS[api], tools=tools if data.draw(st.integers(0, 5)) else [], messages=messages,
+        model=S.MODEL_IDS[api], tools=tools if declare else [], messages=messages,
         tool_choice=data.draw(st.sampled_from([None, "auto", "required", "none", {"type": "tool", "name": tools[0].name}])),
         parallel_tool_calls=data.draw(st.sampled_from([None, True, False])),
         max_tokens=data.draw(st.sampled_from([None, 1024, 4096])), thinking=thinking,
