@@ -88,6 +88,7 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
     ("anthropic.request.messages-count", body(messages=[]), "/messages"),
     ("anthropic.request.tool-choice-without-tools", body(tool_choice={"type": "any"}), "/tool_choice"),
     ("anthropic.request.tool-choice-unknown-tool", body(tools=[tool()], tool_choice={"type": "tool", "name": "get_time"}), "/tool_choice/name"),
+    ("anthropic.request.tool-blocks-need-tools", body(messages=loop([USE])), "/tools"),
     ("anthropic.request.disable-parallel-placement", body(tools=[tool()], tool_choice={"type": "none", "disable_parallel_tool_use": True}),
      "/tool_choice/disable_parallel_tool_use"),
     ("anthropic.request.thinking-forced-tool", body(max_tokens=4096, tools=[tool()], tool_choice={"type": "tool", "name": "get_weather"},
@@ -149,6 +150,7 @@ def test_check_names_rule_and_pointer(rule: str, bad: dict[str, Any], pointer: s
 # -- repaired: the repair keeps the meaning, is reported at its pointer and the result passes -------
 
 REPAIRED: list[tuple[str, dict[str, Any], str]] = [
+    ("anthropic.request.tool-blocks-need-tools", body(messages=loop([USE]) + convo(("user", [{"type": "text", "text": "Summarise."}]))), "/tools"),
     ("anthropic.request.tool-choice-without-tools", body(tool_choice={"type": "auto", "disable_parallel_tool_use": True}), "/tool_choice"),
     ("anthropic.request.disable-parallel-placement", body(tools=[tool()], tool_choice={"type": "none", "disable_parallel_tool_use": True}),
      "/tool_choice/disable_parallel_tool_use"),

@@ -151,6 +151,9 @@ RULES: tuple[Rule, ...] = (
           "anthropic.types.MessageCreateParamsBase.tool_choice (\"How the model should use the provided tools\"); the "
           "same rule on Chat Completions is the quoted 400 \"'parallel_tool_calls' is only allowed when 'tools' are specified\"",
           "repair"),
+    _rule("anthropic.request.tool-blocks-need-tools", "A request whose messages hold tool_use or tool_result blocks declares tools.",
+          "API error text \"Requests which include `tool_use` or `tool_result` blocks must define tools.\" "
+          "(anthropics/anthropic-sdk-python#494)", "repair"),
     _rule("anthropic.request.tool-choice-unknown-tool", "A tool_choice of type tool names a declared tool.",
           "anthropic.types.ToolChoiceToolParam.name (\"The name of the tool to use\")", "refuse"),
     _rule("anthropic.request.disable-parallel-placement",
@@ -469,6 +472,10 @@ class AnthropicProfile(Profile):
             add("anthropic.request.max-tokens", "/max_tokens",
                 f"max_tokens must be a non-negative integer (the Messages API requires it), got {mt!r}")
         tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
+        if not tools and any(b.get("type") in ("tool_use", "tool_result") for m in body.get("messages") or [] if isinstance(m, dict)
+                             for b in _blocks(m.get("content"))):
+            add("anthropic.request.tool-blocks-need-tools", "/tools",
+                "the messages hold tool_use or tool_result blocks, so the request must declare tools")
         tc = body.get("tool_choice")
         if isinstance(tc, dict):
             ttype = tc.get("type")
@@ -726,6 +733,18 @@ class AnthropicProfile(Profile):
         msgs = body.get("messages")
         if not isinstance(msgs, list):
             return body
+        if not body.get("tools"):
+            used = list(dict.fromkeys(b.get("name") for m in msgs if isinstance(m, dict) for b in _blocks(m.get("content"))
+                                      if b.get("type") == "tool_use" and isinstance(b.get("name"), str)))
+            has_results = any(b.get("type") == "tool_result" for m in msgs if isinstance(m, dict) for b in _blocks(m.get("content")))
+            if used or has_results:
+                body["tools"] = [{"name": n, "description": "Declared again because the conversation holds calls to it; not callable in this request.",
+                                  "input_schema": {"type": "object"}} for n in (used or ["tool"])]
+                if not isinstance(body.get("tool_choice"), dict):
+                    body["tool_choice"] = {"type": "none"}
+                report.add("anthropic.request.tool-blocks-need-tools", "/tools",
+                           f"the history holds tool calls but the request declares no tools: {len(body['tools'])} tool(s) declared "
+                           "again with an open schema and tool_choice 'none', so nothing can be called in this request")
         if msgs and isinstance(msgs[0], dict) and msgs[0].get("role") == "assistant":
             report.add("anthropic.conversation.first-user", "/messages/0/role",
                        "the first message is an assistant message: the Anthropic API accepts it, Bedrock and older API versions refuse it")
