@@ -301,6 +301,14 @@ class Profile:
         :class:`~toolwire.errors.ProviderError` for vendor errors. Default: ``None``."""
         return None
 
+    # -- prompt caching ------------------------------------------------------------------------
+    def cache_min_tokens(self, model: str | None = None) -> int | None:
+        """The shortest prompt prefix, in input tokens, the vendor caches for ``model`` (a shorter
+        prefix is sent and billed uncached, without an error); ``None`` when this API has no
+        prompt caching or the adapter states no minimum. Read by ``toolwire lint`` to report what
+        a cached prefix saves. Default: ``None``."""
+        return None
+
     # -- usage ---------------------------------------------------------------------------------
     def primary_usage(self, usage: Any) -> tuple[int | None, int | None]:
         """The vendor's own primary input and output counters for a normalised

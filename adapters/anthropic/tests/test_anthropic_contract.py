@@ -299,7 +299,10 @@ def test_prompt_caching_breakpoints(mock_model, wire) -> None:
     assert "cache_control" not in body["tools"][0]
     assert body["tools"][1]["cache_control"] == {"type": "ephemeral"}
     assert body["messages"][-1]["content"][-1] == {"type": "text", "text": "second", "cache_control": {"type": "ephemeral"}}
-    assert "cache_control" not in body["messages"][0]["content"][0]
+    # the previous turn's cache point (the user message before the newest assistant turn)
+    assert body["messages"][0]["content"][-1] == {"type": "text", "text": "first", "cache_control": {"type": "ephemeral"}}
+    assert "cache_control" not in body["messages"][1]["content"][-1]
+    assert body["system"] == [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}]
     assert "cache" not in body
 
 

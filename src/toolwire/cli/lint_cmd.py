@@ -143,6 +143,13 @@ def lint(
             table.add_row(_e(t.name), *[str(costs[p]["tools"].get(t.name, "")) for p in provs])
         table.add_row("[bold]whole set[/]", *[f"[bold]{costs[p]['tokens']}[/]" for p in provs])
         console.print(table)
+    cache = report.summary.get("prompt_cache") or {}
+    for prov, saving in cache.items():
+        reach = ("the tool definitions alone reach it" if saving["cacheable_alone"]
+                 else "the instructions and history must add the rest")
+        console.print(f"Prompt caching ({prov}, setting cache=True): each later request reads {saving['tokens']} tokens "
+                      f"of tool definitions from the cache; cached prefixes start at {saving['min_prefix_tokens']} tokens "
+                      f"({reach})", highlight=False, markup=False)
     for prov, cost in (report.summary.get("token_cost_live") or {}).items():
         if "error" in cost:
             console.print(f"[red]live token count ({_e(prov)}) failed:[/] {_e(str(cost['error']))}", highlight=False)

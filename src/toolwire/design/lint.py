@@ -769,8 +769,34 @@ def lint_tools(tools: Iterable[Tool], providers: Sequence[str] | None = None, *,
         "infos": counts["info"],
         "rules": sorted({f.rule for f in findings}),
         "token_cost": summary_costs,
+        "prompt_cache": prompt_cache_savings(summary_costs),
     }
     return LintReport(findings, summary)
+
+
+def prompt_cache_savings(token_costs: dict[str, Any]) -> dict[str, Any]:
+    """What a cached prefix saves on the tool definitions, per provider, from the summary's
+    ``token_cost``: ``{"tokens": N, "min_prefix_tokens": M, "cacheable_alone": bool}``.
+
+    With prompt caching on (the model setting ``cache``), every request after the first of a run
+    reads the tool definitions (``N`` input tokens, the set's per-turn cost) from the vendor's
+    cache, billed at the cache-read rate instead of the input rate. The vendor caches only a
+    prefix of at least ``M`` tokens (:meth:`~toolwire.profile.Profile.cache_min_tokens` of the
+    provider's profile, default model); ``cacheable_alone`` says whether the tool definitions
+    reach it by themselves (else the instructions and history must add the rest). Providers
+    without prompt caching or without an offline token count are left out."""
+    from ..registry import cached_profile
+
+    out: dict[str, Any] = {}
+    for provider, cost in token_costs.items():
+        if not isinstance(cost, dict) or "tokens" not in cost:
+            continue
+        prof = cached_profile(provider)
+        minimum = prof.cache_min_tokens() if prof is not None else None
+        if minimum is None:
+            continue
+        out[provider] = {"tokens": cost["tokens"], "min_prefix_tokens": minimum, "cacheable_alone": cost["tokens"] >= minimum}
+    return out
 
 
 # -- loading targets ----------------------------------------------------------------------------

@@ -839,6 +839,20 @@ class StreamDecoder:
         return []
 
 
+def _count_breakpoints(body: dict[str, Any]) -> int:
+    """Blocks of ``tools``, ``system`` and ``messages`` (tool results included) carrying
+    ``cache_control``, plus a top-level ``cache_control`` (automatic caching uses one slot)."""
+
+    def count(x: Any) -> int:
+        if isinstance(x, dict):
+            return (1 if x.get("cache_control") is not None else 0) + sum(count(v) for v in x.values())
+        if isinstance(x, list):
+            return sum(count(v) for v in x)
+        return 0
+
+    return count({k: body.get(k) for k in ("tools", "system", "messages")}) + (body.get("cache_control") is not None)
+
+
 # ---------------------------------------------------------------------------------------------
 # the codec
 # ---------------------------------------------------------------------------------------------
@@ -848,9 +862,10 @@ class AnthropicCodec:
     """Codec for the Anthropic Messages API (``POST /v1/messages``); ``api = "anthropic"``.
 
     ``cache=True`` turns on prompt caching: ``encode_request`` puts ``cache_control:
-    {"type": "ephemeral"}`` on the last tool definition and on the last block of the last message
-    (the conversation prefix), within Anthropic's limit of 4 breakpoints per request and leaving
-    breakpoints the request already carries in place.
+    {"type": "ephemeral"}`` on the newest message, on the previous turn's cache point, on the last
+    tool definition and on the system prompt (see :meth:`_place_cache_breakpoints`), within
+    Anthropic's limit of 4 breakpoints per request and leaving breakpoints the request already
+    carries in place.
     """
 
     api = API
@@ -978,27 +993,70 @@ class AnthropicCodec:
 
     @staticmethod
     def _place_cache_breakpoints(body: dict[str, Any]) -> None:
-        def count(x: Any) -> int:
-            if isinstance(x, dict):
-                return (1 if x.get("cache_control") is not None else 0) + sum(count(v) for v in x.values())
-            if isinstance(x, list):
-                return sum(count(v) for v in x)
-            return 0
+        """Put ``cache_control: {"type": "ephemeral"}`` where a cached prefix pays, within
+        :data:`~toolwire_anthropic.profile.CACHE_MAX_BREAKPOINTS` (4) counting the breakpoints the
+        request already carries, in this order of priority:
 
-        budget = 4 - count({k: body.get(k) for k in ("tools", "system", "messages")})
-        tools = body.get("tools") or []
-        if tools and budget > 0 and tools[-1].get("cache_control") is None:
-            tools[-1]["cache_control"] = dict(_EPHEMERAL)
-            budget -= 1
-        msgs = body.get("messages") or []
-        if msgs and budget > 0:
-            content = msgs[-1]["content"]
-            for block in reversed(content):
-                if block.get("type") in ("thinking", "redacted_thinking"):
+        1. the last block of the newest message (writes the whole prefix for the next turn);
+        2. the last block of the user message before the newest assistant turn (where the
+           previous request wrote its cache: read back even when a turn added more than the
+           API's 20-block lookback);
+        3. the last tool definition (tools change least: read even when the conversation changed);
+        4. the system prompt (sent as one text block to carry it).
+
+        Thinking blocks cannot carry ``cache_control`` (the nearest earlier block of the message
+        does). A prefix shorter than the model's minimum
+        (:meth:`~toolwire_anthropic.profile.AnthropicProfile.cache_min_tokens`) is simply not
+        cached by the API (no error, no write charged)."""
+        from .profile import CACHE_MAX_BREAKPOINTS
+
+        budget = CACHE_MAX_BREAKPOINTS - _count_breakpoints(body)
+
+        def mark_last_block(msg: dict[str, Any]) -> bool:
+            content = msg.get("content")
+            if isinstance(content, str):
+                msg["content"] = content = [{"type": "text", "text": content}]
+            for block in reversed(content or []):
+                if not isinstance(block, dict) or block.get("type") in ("thinking", "redacted_thinking"):
                     continue  # thinking blocks cannot carry cache_control
-                if block.get("cache_control") is None:
-                    block["cache_control"] = dict(_EPHEMERAL)
+                if block.get("cache_control") is not None:
+                    return False
+                block["cache_control"] = dict(_EPHEMERAL)
+                return True
+            return False
+
+        msgs = body.get("messages") or []
+        targets: list[Callable[[], bool]] = []
+        if msgs:
+            targets.append(lambda: mark_last_block(msgs[-1]))
+            last_assistant = next((i for i in range(len(msgs) - 1, -1, -1) if msgs[i].get("role") == "assistant"), None)
+            if last_assistant is not None and last_assistant > 0 and last_assistant - 1 != len(msgs) - 1:
+                prev = msgs[last_assistant - 1]
+                targets.append(lambda: mark_last_block(prev))
+        tools = body.get("tools") or []
+
+        def mark_tools() -> bool:
+            if not tools or tools[-1].get("cache_control") is not None:
+                return False
+            tools[-1]["cache_control"] = dict(_EPHEMERAL)
+            return True
+
+        def mark_system() -> bool:
+            system = body.get("system")
+            if isinstance(system, str) and system:
+                body["system"] = [{"type": "text", "text": system, "cache_control": dict(_EPHEMERAL)}]
+                return True
+            if isinstance(system, list) and system and isinstance(system[-1], dict) and system[-1].get("cache_control") is None:
+                system[-1]["cache_control"] = dict(_EPHEMERAL)
+                return True
+            return False
+
+        targets += [mark_tools, mark_system]
+        for mark in targets:
+            if budget <= 0:
                 break
+            if mark():
+                budget -= 1
 
     @_guarded("the Anthropic request body")
     def decode_request(self, body: dict[str, Any]) -> ModelRequest:

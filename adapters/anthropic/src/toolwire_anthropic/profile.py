@@ -99,6 +99,23 @@ _TOOL_RESULT_BLOCKS = frozenset({"text", "image", "search_result", "document", "
 _THINKING = ("thinking", "redacted_thinking")
 _MAX_MESSAGES = 100_000
 _MAX_CACHE_BREAKPOINTS = 4
+
+#: Prompt caching (https://docs.claude.com/en/docs/build-with-claude/prompt-caching, "Cache
+#: limitations"): the minimum cacheable prompt length per model, as (model-id prefix, tokens),
+#: first match wins; a shorter prefix is processed uncached without an error.
+CACHE_MIN_TOKENS: tuple[tuple[str, int], ...] = (
+    ("claude-opus-4-5", 4096), ("claude-haiku-4-5", 4096),
+    ("claude-3-5-haiku", 2048), ("claude-3-haiku", 2048), ("claude-haiku-3", 2048),
+)
+#: The minimum for every other model (Opus 4.1/4, Sonnet 4.5/4/3.7, ...), same source.
+CACHE_MIN_TOKENS_DEFAULT = 1024
+#: Breakpoints per request (same source; the API refuses more: "A maximum of 4 blocks with
+#: cache_control may be provided").
+CACHE_MAX_BREAKPOINTS = _MAX_CACHE_BREAKPOINTS
+#: How far back from a breakpoint the API looks for an earlier cache entry, in content blocks
+#: (same source, "the system automatically checks for cache hits at all previous content block
+#: boundaries (up to approximately 20 blocks before your explicit breakpoint)").
+CACHE_LOOKBACK_BLOCKS = 20
 _EMPTY_ERROR_TEXT = "error: the tool failed without a message"
 
 
@@ -394,6 +411,15 @@ class AnthropicProfile(Profile):
 
     def __repr__(self) -> str:
         return "AnthropicProfile()"
+
+    def cache_min_tokens(self, model: str | None = None) -> int | None:
+        """The minimum cacheable prompt length of ``model`` (``settings["model"]`` when not
+        given), in tokens: :data:`CACHE_MIN_TOKENS`, else :data:`CACHE_MIN_TOKENS_DEFAULT`."""
+        model = model or self.settings.get("model") or ""
+        for prefix, tokens in CACHE_MIN_TOKENS:
+            if str(model).startswith(prefix):
+                return tokens
+        return CACHE_MIN_TOKENS_DEFAULT
 
     # -- recordings ---------------------------------------------------------------------------
     def recognizes_uri(self, uri: str) -> bool:

@@ -59,7 +59,7 @@ from toolwire.wire import (
     tool_name,
     usage_int,
 )
-from .profile import FUNCTION_NAME_RULE, INVALID_NAME_PLACEHOLDER, SKIP_SIGNATURE, GeminiProfile
+from .profile import CACHED_CONTENT_EXCLUDES, FUNCTION_NAME_RULE, INVALID_NAME_PLACEHOLDER, SKIP_SIGNATURE, GeminiProfile
 from .profile import usage_from_metadata as _profile_usage
 from .schema import is_zero_parameter, openapi_to_json_schema
 
@@ -257,7 +257,8 @@ class GeminiCodec:
 
     api = API
 
-    def __init__(self, schema_mode: str = "json_schema", foreign_thought_signature: str = "auto") -> None:
+    def __init__(self, schema_mode: str = "json_schema", foreign_thought_signature: str = "auto", *,
+                 cache: bool | str = False) -> None:
         if schema_mode not in _SCHEMA_MODES:
             raise ConfigurationError(f"gemini schema_mode must be one of {_SCHEMA_MODES}, got {schema_mode!r}")
         if foreign_thought_signature not in _SIGNATURE_POLICIES:
@@ -266,6 +267,13 @@ class GeminiCodec:
             )
         self.schema_mode = schema_mode
         self.foreign_thought_signature = foreign_thought_signature
+        if not isinstance(cache, (bool, str)) or (isinstance(cache, str) and not cache.startswith("cachedContents/")):
+            raise ConfigurationError(
+                f"gemini cache must be True/False (implicit caching) or a cached content name 'cachedContents/<id>', got {cache!r}")
+        #: prompt caching: ``True`` relies on Gemini's implicit caching (nothing is sent: the body
+        #: keeps the stable prefix first); ``"cachedContents/<id>"`` names a cache the caller
+        #: created, sent as ``cachedContent`` without the fields the cache holds
+        self.cache = cache
         #: The rules of this schema mode (:class:`toolwire_gemini.profile.GeminiProfile`).
         self.profile = GeminiProfile(schema_mode, foreign_thought_signature=foreign_thought_signature)
 
@@ -389,6 +397,13 @@ class GeminiCodec:
             body["generationConfig"] = gen
         for key, value in settings.items():
             body.setdefault(key, copy.deepcopy(value))
+        if isinstance(self.cache, str) and "cachedContent" not in body:
+            body["cachedContent"] = self.cache
+        if isinstance(self.cache, str) and body.get("cachedContent") == self.cache:
+            # the cache holds the instructions, tools and tool config; the API refuses a request
+            # repeating them (CACHED_CONTENT_EXCLUDES)
+            for key in CACHED_CONTENT_EXCLUDES:
+                body.pop(key, None)
         return body
 
     @staticmethod

@@ -43,6 +43,7 @@ DEFAULT_API_VERSION = "v1beta"
 #: Settings read by the transport/codec and never copied into the request body.
 ADAPTER_SETTINGS = frozenset({
     "schema_mode", "foreign_thought_signature", "api_version", "retry_options", "vertexai", "project", "location",
+    "cache",
 })
 
 
@@ -71,6 +72,11 @@ class GeminiModel(Transport):
     - ``timeout`` (seconds; sent to the SDK in ms), ``max_retries`` (default 2: the SDK retries
       408, 429, 500, 502, 503, 504 and connection errors with exponential backoff),
       ``retry_options`` (a dict of ``HttpRetryOptions`` fields, overrides ``max_retries``);
+    - ``cache`` (prompt caching): ``True`` relies on Gemini's implicit caching (on by default for
+      Gemini 2.5 and newer; nothing is sent, the body keeps tools and instructions first);
+      ``"cachedContents/<id>"`` (a cache the caller created with the SDK's ``caches.create``)
+      is sent as ``cachedContent``, and ``systemInstruction``, ``tools`` and ``toolConfig`` are
+      left out of the body (the cache holds them; the API refuses them next to it);
     - a request field by wire name (``safetySettings``, ``generationConfig``, …; the list is
       :meth:`request_fields`); any other name raises ``ConfigurationError`` with the closest known
       one, and ``extra_body={...}`` sends fields unchecked.
@@ -98,10 +104,11 @@ class GeminiModel(Transport):
 
     @classmethod
     def make_codec(cls, **settings: Any) -> GeminiCodec:
-        """A :class:`GeminiCodec` from ``schema_mode`` and ``foreign_thought_signature``."""
+        """A :class:`GeminiCodec` from ``schema_mode``, ``foreign_thought_signature`` and ``cache``."""
         return GeminiCodec(
             schema_mode=settings.get("schema_mode") or "json_schema",
             foreign_thought_signature=settings.get("foreign_thought_signature") or "auto",
+            cache=settings.get("cache") or False,
         )
 
     @classmethod

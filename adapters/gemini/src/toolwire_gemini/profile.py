@@ -701,6 +701,18 @@ def _has_ref_siblings(schema: Any) -> bool:
 # the profile
 
 
+#: Context caching (https://ai.google.dev/gemini-api/docs/caching, "Implicit caching": implicit
+#: caching is on by default for Gemini 2.5 and newer models; the minimum input token count is
+#: 1024 for Flash models and 4096 for Pro models), as (substring of the model id, tokens).
+CACHE_MIN_TOKENS: tuple[tuple[str, int], ...] = (("-pro", 4096),)
+CACHE_MIN_TOKENS_DEFAULT = 1024
+#: A request naming a ``cachedContent`` must not set these fields (the cache holds them). API
+#: error text: "CachedContent can not be used with GenerateContent request setting
+#: system_instruction, tools or tool_config. Proposed fix: move those values to CachedContent
+#: from GenerateContent request."
+CACHED_CONTENT_EXCLUDES = ("systemInstruction", "tools", "toolConfig")
+
+
 class GeminiProfile(Profile):
     """The rules of the Gemini API for one schema mode (``"json_schema"``: ``parametersJsonSchema``,
     the default; ``"openapi"``: ``parameters``).
@@ -740,6 +752,15 @@ class GeminiProfile(Profile):
 
     def __repr__(self) -> str:
         return f"GeminiProfile(schema_mode={self.schema_mode!r}, model={self.model!r})"
+
+    def cache_min_tokens(self, model: str | None = None) -> int | None:
+        """The minimum input tokens for (implicit or explicit) context caching of ``model``
+        (:data:`CACHE_MIN_TOKENS`): 4096 for the Pro models, 1024 for the others."""
+        model = str(model or self.model or "")
+        for needle, tokens in CACHE_MIN_TOKENS:
+            if needle in model:
+                return tokens
+        return CACHE_MIN_TOKENS_DEFAULT
 
     # ---------------------------------------------------------------- names
 

@@ -228,3 +228,25 @@ def provider_error_from_sdk(exc: BaseException, api: str) -> ProviderError:
     return stainless_error(api, exc, openai)
 
 
+def prompt_cache_key(cache: Any, body: dict[str, Any]) -> str | None:
+    """The ``prompt_cache_key`` to send for the model setting ``cache`` (Chat Completions
+    ``CompletionCreateParams.prompt_cache_key``, Responses ``ResponseCreateParams.prompt_cache_key``):
+
+    - a string: that key, as given (the caller's own grouping, e.g. one per user or per agent);
+    - ``True``: ``"toolwire-"`` + the first 32 hex digits of the SHA-256 of the stable prefix
+      (the model id, the tool declarations and the instructions, as compact JSON), so requests
+      that share tools and instructions share a key and every other request does not;
+    - ``False``/``None``: no key.
+    """
+    if cache is None or cache is False:
+        return None
+    if isinstance(cache, str):
+        return cache
+    prefix = {
+        "model": body.get("model"),
+        "tools": body.get("tools") or [],
+        "instructions": body.get("instructions"),
+        "system": [m for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") in ("system", "developer")][:1],
+    }
+    digest = hashlib.sha256(json.dumps(prefix, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()
+    return "toolwire-" + digest[:32]

@@ -37,6 +37,7 @@ from ._common import (
     real_call_names,
     wire_name as _wire_name,
     Shape,
+    prompt_cache_key,
     apply_overrides,
     arguments_text,
     check_tool_calls,
@@ -133,10 +134,13 @@ class OpenAIChatCodec:
 
     api = API
 
-    def __init__(self, *, max_tokens_field: str = "max_completion_tokens") -> None:
+    def __init__(self, *, max_tokens_field: str = "max_completion_tokens", cache: bool | str = False) -> None:
         if max_tokens_field not in ("max_completion_tokens", "max_tokens"):
             raise ValueError("max_tokens_field must be 'max_completion_tokens' or 'max_tokens'")
         self.max_tokens_field = max_tokens_field
+        #: prompt caching: ``True`` or a key string sends ``prompt_cache_key`` (see
+        #: :func:`~toolwire_openai._common.prompt_cache_key`)
+        self.cache = cache
 
     # ------------------------------------------------------------------------------- tools
     def translate_tool(self, tool: Tool) -> tuple[dict[str, Any], TranslationReport]:
@@ -324,6 +328,10 @@ class OpenAIChatCodec:
         from .profile import OpenAIChatProfile
 
         OpenAIChatProfile().repair_names(body)  # tools named as OpenAI refuses: renamed everywhere
+        if "prompt_cache_key" not in body:
+            key = prompt_cache_key(self.cache, body)
+            if key is not None:
+                body["prompt_cache_key"] = key
         return body
 
     # ------------------------------------------------------------------------------- decode

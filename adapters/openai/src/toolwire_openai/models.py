@@ -33,7 +33,7 @@ __all__ = ["OpenAIChatModel", "OpenAIResponsesModel", "OPENAI_BASE_URL"]
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 #: Settings the transport reads (never sent as request fields).
-_TRANSPORT_SETTINGS = ("api_key_env", "continuation", "organization", "project", "default_headers", "max_tokens_field")
+_TRANSPORT_SETTINGS = ("api_key_env", "continuation", "organization", "project", "default_headers", "max_tokens_field", "cache")
 
 
 
@@ -206,6 +206,10 @@ class OpenAIChatModel(_OpenAIModel):
       ``https://openrouter.ai/api/v1``), ``http_client`` (an ``httpx2.AsyncClient``),
       ``timeout`` (seconds), ``max_retries`` (SDK default 2), ``organization``, ``project``,
       ``default_headers`` (e.g. OpenRouter's ``HTTP-Referer``);
+    - ``cache`` (prompt caching, default off): ``True`` sends a ``prompt_cache_key`` derived from
+      the model, tools and instructions (requests sharing that prefix share the key), a string
+      sends that key; OpenAI caches prompts of 1024 tokens or more by itself, the key keeps
+      requests with one prefix on one cache; an explicit ``prompt_cache_key`` setting wins;
     - ``max_tokens`` (sent as ``max_completion_tokens``; ``max_tokens_field="max_tokens"`` for
       servers that only read the old field), ``temperature``, ``stream`` (SSE with
       ``stream_options.include_usage``), ``thinking`` (``{"effort": "low"|"medium"|"high"|...}``
@@ -246,8 +250,9 @@ class OpenAIChatModel(_OpenAIModel):
 
     @classmethod
     def make_codec(cls, **settings: Any) -> OpenAIChatCodec:
-        """The Chat codec (reads ``max_tokens_field``)."""
-        return OpenAIChatCodec(max_tokens_field=settings.get("max_tokens_field") or "max_completion_tokens")
+        """The Chat codec (reads ``max_tokens_field`` and ``cache``)."""
+        return OpenAIChatCodec(max_tokens_field=settings.get("max_tokens_field") or "max_completion_tokens",
+                               cache=settings.get("cache") or False)
 
     def _decoder(self, request: ModelRequest | None = None) -> ChatStreamDecoder:
         return ChatStreamDecoder(request)
@@ -300,7 +305,7 @@ class OpenAIResponsesModel(_OpenAIModel):
         mode = self.transport_settings.get("continuation", "stateless")
         if mode not in ("stateless", "previous_response_id"):
             raise ConfigurationError(f"openai: continuation must be 'stateless' or 'previous_response_id', got {mode!r}")
-        self.codec = OpenAIResponsesCodec()
+        self.codec = self.make_codec(**self.transport_settings)
 
     @classmethod
     def make_profile(cls, **settings: Any) -> Any:
@@ -311,8 +316,8 @@ class OpenAIResponsesModel(_OpenAIModel):
 
     @classmethod
     def make_codec(cls, **settings: Any) -> OpenAIResponsesCodec:
-        """The Responses codec (no settings)."""
-        return OpenAIResponsesCodec()
+        """The Responses codec (reads ``cache``)."""
+        return OpenAIResponsesCodec(cache=settings.get("cache") or False)
 
     def _decoder(self, request: ModelRequest | None = None) -> ResponsesStreamDecoder:
         return ResponsesStreamDecoder(request)

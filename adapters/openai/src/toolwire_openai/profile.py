@@ -413,6 +413,10 @@ def _sampling_problem(body: dict[str, Any], effort: Any) -> list[tuple[str, str]
 # --------------------------------------------------------------------------------- profiles
 
 
+#: The minimum cached prompt length (see :meth:`_OpenAIProfile.cache_min_tokens`).
+PROMPT_CACHE_MIN_TOKENS = 1024
+
+
 class _OpenAIProfile(Profile):
     #: genai-prices provider id (``genai_prices/data.py``) and OpenTelemetry GenAI
     #: ``gen_ai.provider.name`` (semconv ``GenAiProviderNameValues.OPENAI``), both APIs.
@@ -421,6 +425,13 @@ class _OpenAIProfile(Profile):
     """What both OpenAI profiles share. ``strict``: the schema mode of :meth:`translate_schema`."""
 
     api = ""
+
+    def cache_min_tokens(self, model: str | None = None) -> int | None:
+        """1024: OpenAI caches prompts of 1024 tokens or more, automatically
+        (https://platform.openai.com/docs/guides/prompt-caching, "Caching is enabled automatically
+        for prompts that are 1024 tokens or longer"); ``prompt_cache_key`` routes requests that
+        share a prefix to the same cache."""
+        return PROMPT_CACHE_MIN_TOKENS
     rules: Mapping[str, Rule] = {}
     call_id_max = 64
     credential_headers = ("authorization", "api-key")

@@ -46,6 +46,7 @@ from ._common import (
     real_call_names,
     wire_name as _wire_name,
     Shape,
+    prompt_cache_key,
     apply_overrides,
     arguments_text,
     check_tool_calls,
@@ -229,9 +230,15 @@ def _text_parts(item: dict[str, Any], at: str = "") -> list[TextPart]:
 
 
 class OpenAIResponsesCodec:
-    """Responses wire format ⇄ canonical types (``api = "openai"``)."""
+    """Responses wire format ⇄ canonical types (``api = "openai"``).
+
+    ``OpenAIResponsesCodec(cache=False)``: ``True`` or a key string sends ``prompt_cache_key``
+    (see :func:`~toolwire_openai._common.prompt_cache_key`)."""
 
     api = API
+
+    def __init__(self, *, cache: bool | str = False) -> None:
+        self.cache = cache
 
     # ------------------------------------------------------------------------------- tools
     def translate_tool(self, tool: Tool) -> tuple[dict[str, Any], TranslationReport]:
@@ -448,6 +455,10 @@ class OpenAIResponsesCodec:
         from .profile import OpenAIResponsesProfile
 
         OpenAIResponsesProfile().repair_names(body)  # tools named as OpenAI refuses: renamed everywhere
+        if "prompt_cache_key" not in body:
+            key = prompt_cache_key(self.cache, body)
+            if key is not None:
+                body["prompt_cache_key"] = key
         return body
 
     # ------------------------------------------------------------------------------- decode
