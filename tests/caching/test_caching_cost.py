@@ -10,7 +10,6 @@ from decimal import Decimal as D
 import toolwire
 
 
-
 @toolwire.tool
 def lookup(q: str) -> str:
     """Look a word up in the glossary. Use it for every unknown term.
