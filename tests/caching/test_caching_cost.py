@@ -45,7 +45,7 @@ def test_anthropic_priced_saving(mock) -> None:
     cached, sent = run(mock, "anthropic:claude-sonnet-4-5", [anthropic_turn(i, True) for i in range(3)], cache=True)
     plain, _ = run(mock, "anthropic:claude-sonnet-4-5", [anthropic_turn(i, False) for i in range(3)])
     assert [t.response.usage.input_tokens for t in cached.turns] == [2050, 2150, 2190]
-    assert [t.response.usage.cache_read_tokens for t in cached.turns] == [None, 2000, 2090]  # not reported: None
+    assert [t.response.usage.cache_read_tokens for t in cached.turns] == [0, 2000, 2090]
     assert [t.response.usage.cache_write_tokens for t in cached.turns] == [2000, 90, 80]
     # by hand, claude-sonnet-4-5 at $3 input, $0.30 cache read, $3.75 cache write, $15 output per million:
     # turn 1: 50*3 + 2000*3.75 + 40*15 = 8250; turn 2: 60*3 + 2000*0.3 + 90*3.75 + 30*15 = 1567.5;
