@@ -92,7 +92,8 @@ def test_settings_refused_before_sending_stream_too(mock_model, wire, settings, 
 def test_repair_arrives_repaired_and_is_on_the_turn(mock_model, wire) -> None:
     model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))])
     conv = [Message.user("go"), Message("assistant", [ToolCall("toolu_E", "lookup", {})]), Message("user", [ToolResult("toolu_E", "", is_error=True)])]
-    resp = run(model.send(model.build_request(conv)))
+    lookup = Tool.from_schema("lookup", "Look up.", {"type": "object", "properties": {}})
+    resp = run(model.send(model.build_request(conv, tools=[lookup])))
     sent = model.sent[0].json["messages"][2]["content"][0]
     assert sent == {"type": "tool_result", "tool_use_id": "toolu_E", "content": "error: the tool failed without a message", "is_error": True}
     assert [(c.rule, c.pointer) for c in resp.preflight] == [("anthropic.conversation.tool-result-error-content", "/messages/2/content/0/content")]
