@@ -49,11 +49,8 @@ def test_bug10_unanswered_call_in_a_supplied_history_is_handled_the_same_on_ever
     assert len(set(got.values())) == 1, got
 
 
-ANTHROPIC_NO_TOOLS_BUG = pytest.mark.xfail(strict=True, reason="known bug, owner rules-anthropic: tool_use/tool_result "
-                                           "blocks sent in a request that declares no tools")
 
-
-@pytest.mark.parametrize("api", [pytest.param(a, marks=ANTHROPIC_NO_TOOLS_BUG) if a == "anthropic" else a for a in APIS])
+@pytest.mark.parametrize("api", APIS)  # fixed for Anthropic: rule anthropic.request.tool-blocks-need-tools (repair)
 def test_bug10_history_with_tool_calls_but_no_tools_declared_is_never_sent_invalid(api):
     """Owner: rules-anthropic. A history holding a tool call and its result, sent with no tools
     declared (a last summarising turn without tools). Anthropic refuses such a request ('Requests
