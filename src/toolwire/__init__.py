@@ -33,7 +33,7 @@ from .errors import (
     UsageLimitExceeded,
 )
 from .registry import available_providers, model
-from .tools import Tool, tool
+from .tools import ProviderTool, Tool, tool
 from .types import (
     Conversation,
     ImagePart,
@@ -124,6 +124,7 @@ __all__ = [
     "StopReason",
     "TextPart",
     "Tool",
+    "ProviderTool",
     "ToolCall",
     "ToolChoice",
     "ToolChoiceInput",

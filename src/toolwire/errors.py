@@ -105,6 +105,20 @@ class ConfigurationError(ToolwireError, ValueError):
     """Settings that cannot work together, or a missing credential (names the variable to set)."""
 
 
+class ProviderToolUnsupported(ConfigurationError):
+    """A provider tool (:class:`toolwire.ProviderTool`) the target API does not have: another
+    vendor's tool, or a type the vendor's SDK does not list. Raised before any request is sent;
+    the message lists the provider tool types the target API offers. Attributes: ``provider``
+    (the target API), ``vendor`` and ``tool_type`` (the tool's)."""
+
+    def __init__(self, message: str, *, provider: str | None = None, vendor: str | None = None,
+                 tool_type: str | None = None) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.vendor = vendor
+        self.tool_type = tool_type
+
+
 class ProviderNotFound(ToolwireError, LookupError):
     """``provider:model`` names a provider no installed adapter registers (lists the known ones)."""
 

@@ -189,6 +189,25 @@ class RequestReport:
         return {"api": self.api, "changes": [c.to_dict() for c in self.changes]}
 
 
+@dataclass(frozen=True)
+class ProviderToolInfo:
+    """One of a vendor's own tools, as its profile describes it.
+
+    - ``type``: the wire type (``"bash_20250124"``, ``"web_search"``, ``"googleSearch"``);
+    - ``name``: the tool name the API fixes for it (Anthropic ``"bash"``), else ``None``;
+    - ``side``: ``"server"`` (the vendor runs it and returns its results in the response) or
+      ``"client"`` (the model calls it like a function tool and your code runs it);
+    - ``input_schema``: for a client tool, the JSON Schema of the input the model sends;
+    - ``source``: where the fact comes from (SDK type name, vendor doc URL).
+    """
+
+    type: str
+    name: str | None = None
+    side: str = "server"
+    input_schema: dict[str, Any] | None = None
+    source: str = ""
+
+
 class Profile:
     """The rules of one wire API in one mode. Subclass it in the adapter; every method has a
     permissive default so a third-party adapter works before it states any rule.
@@ -300,6 +319,13 @@ class Profile:
         ``http_client``, ...). ``None`` when the API has no counting endpoint. Raises
         :class:`~toolwire.errors.ProviderError` for vendor errors. Default: ``None``."""
         return None
+
+    # -- provider tools ------------------------------------------------------------------------
+    def provider_tools(self) -> Mapping[str, ProviderToolInfo]:
+        """The vendor's own tools this API takes, by wire type (e.g. Anthropic
+        ``"web_search_20250305"``, Responses ``"web_search"``, Gemini ``"googleSearch"``), read
+        from the vendor SDK's types by the adapter. Default: none."""
+        return MappingProxyType({})
 
     # -- prompt caching ------------------------------------------------------------------------
     def cache_min_tokens(self, model: str | None = None) -> int | None:

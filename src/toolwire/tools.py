@@ -15,7 +15,7 @@ from typing import Any, Generic, ParamSpec, TypeVar, overload
 
 from .errors import SchemaError, ToolNameError
 
-__all__ = ["Tool", "tool", "TOOL_NAME_RULE", "check_tool_name", "check_tool_name_for"]
+__all__ = ["Tool", "ProviderTool", "tool", "TOOL_NAME_RULE", "check_tool_name", "check_tool_name_for"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -221,6 +221,81 @@ class Tool(Generic[P, R]):
         if self.function is None:
             raise RuntimeError(f"tool {self.name!r} has no function")
         return self.function(*args, **kwargs)
+
+
+class ProviderTool(Tool):
+    """One of a vendor's own tools, declared in the canonical model:
+    ``ProviderTool(vendor, type, settings=None, *, function=None, name=None)``.
+
+    - ``vendor``: the provider whose API has the tool (``"anthropic"``, ``"openai"`` for
+      Responses, ``"gemini"``);
+    - ``type``: its wire type, as the vendor SDK spells it: Anthropic ``"web_search_20250305"``,
+      ``"code_execution_20250825"``, ``"web_fetch_20250910"``, ``"bash_20250124"``,
+      ``"text_editor_20250728"``; Responses ``"web_search"``, ``"file_search"``; Gemini
+      ``"googleSearch"``, ``"codeExecution"``, ``"urlContext"`` (the adapter's profile lists them:
+      ``registry.profile(vendor).provider_tools()``);
+    - ``settings``: the tool's own fields, sent as given (e.g. ``{"max_uses": 3}``,
+      ``{"vector_store_ids": ["vs_1"]}``);
+    - ``function``: for a **client-side** tool (Anthropic bash and text editor), the function that
+      runs it. The model calls it like a function tool, with the vendor's input shape
+      (``input_schema`` comes from the profile, e.g. bash ``{"command": str, "restart": bool}``),
+      and the loop calls ``function(**input)``. **Server-side** tools take no function: the
+      vendor runs them and their calls and results come back as
+      :class:`~toolwire.types.ProviderToolPart` parts of the assistant message.
+
+    The tool name is the one the API fixes (Anthropic ``"bash"``, ``"str_replace_based_edit_tool"``,
+    ``"web_search"``), else the type. Raises :class:`~toolwire.errors.ProviderToolUnsupported`
+    when the vendor's installed adapter does not list ``type``; sending the tool to another
+    provider raises it too, before the request.
+    """
+
+    def __init__(self, vendor: str, type: str, settings: dict[str, Any] | None = None, *,
+                 function: Callable[..., Any] | None = None, name: str | None = None, description: str = "",
+                 timeout: float | None = None) -> None:
+        from .errors import ProviderToolUnsupported
+        from .registry import cached_profile
+
+        prof = cached_profile(vendor)
+        known = dict(prof.provider_tools()) if prof is not None else {}
+        info = known.get(type)
+        if info is None:
+            offered = ", ".join(sorted(known)) or "none"
+            raise ProviderToolUnsupported(
+                f"{vendor} has no provider tool of type {type!r} (its provider tools: {offered})",
+                provider=vendor, vendor=vendor, tool_type=type)
+        schema = dict(info.input_schema) if info.input_schema else {"type": "object", "properties": {}}
+        super().__init__(name or info.name or type, description, schema, function=function, timeout=timeout)
+        self.vendor = vendor
+        self.type = type
+        self.settings = dict(settings or {})
+        self.side = info.side
+
+    def __repr__(self) -> str:
+        return f"ProviderTool({self.vendor!r}, {self.type!r}, {self.settings!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ProviderTool):
+            return NotImplemented
+        return (self.vendor, self.type, self.settings, self.name, self.function) == (
+            other.vendor, other.type, other.settings, other.name, other.function)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def check_for(self, provider: str) -> None:
+        """Raise :class:`~toolwire.errors.ProviderToolUnsupported` unless ``provider`` is this
+        tool's vendor (called by the adapters before encoding a request)."""
+        if provider == self.vendor:
+            return
+        from .errors import ProviderToolUnsupported
+        from .registry import cached_profile
+
+        prof = cached_profile(provider)
+        offered = ", ".join(sorted(prof.provider_tools())) if prof is not None else ""
+        raise ProviderToolUnsupported(
+            f"the provider tool {self.name!r} ({self.vendor} {self.type!r}) exists only on {self.vendor}; "
+            f"{provider} cannot run it (its provider tools: {offered or 'none'}). Remove it from the tools "
+            f"for {provider}, or declare that provider's own tool.",
+            provider=provider, vendor=self.vendor, tool_type=self.type)
 
 
 async def run_in_daemon_thread(function: Callable[..., Any], arguments: dict[str, Any]) -> Any:

@@ -44,7 +44,7 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.tools import Tool
+from toolwire.tools import ProviderTool, Tool
 from toolwire.types import (
     StopReason,
     ImagePart,
@@ -899,6 +899,15 @@ class AnthropicCodec:
         imported from another provider's history) is sent renamed (see :func:`wire_tool_names`),
         reported under the keyword ``name``; the model's calls to the new name run the tool.
         """
+        if isinstance(tool, ProviderTool):
+            # one of Anthropic's own tools: {"type", "name" (the one the API fixes), settings...}
+            tool.check_for(API)
+            info = self.profile.provider_tools()[tool.type]
+            wire: dict[str, Any] = {"type": tool.type}
+            if info.name is not None:
+                wire["name"] = info.name
+            wire.update(copy.deepcopy(tool.settings))
+            return wire, TranslationReport(api=API, tool=tool.name, strict_possible=None)
         report = TranslationReport(api=API, tool=tool.name, strict_possible=None)
         name = tool.name
         if self.profile.tool_name_error(name) is not None:

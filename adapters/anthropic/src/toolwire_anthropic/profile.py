@@ -14,12 +14,15 @@ one toolwire follows.
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import re
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
-from toolwire.profile import Profile, Rule, Violation
+from toolwire.profile import Profile, ProviderToolInfo, Rule, Violation
 from toolwire.schema.report import TranslationReport, json_pointer
 
 from .schema import ROOT_COMBINATORS, is_recursive, repair_root, strict_problems, strict_subset
@@ -383,6 +386,61 @@ def _schema_params(schema: Any) -> tuple[int, int]:
 # ---------------------------------------------------------------------------------------------
 
 
+#: Client-side tools: the model calls them with ``tool_use`` and your code runs them
+#: (https://docs.claude.com/en/docs/agents-and-tools/tool-use/overview, "Client tools" / "Anthropic-
+#: defined tools"); every other Anthropic-defined tool runs on Anthropic's servers.
+CLIENT_TOOL_PREFIXES = ("bash_", "text_editor_", "computer_", "memory_")
+
+#: The input the model sends to the client-side tools, as JSON Schema. Bash:
+#: https://docs.claude.com/en/docs/agents-and-tools/tool-use/bash-tool ("command", or "restart":
+#: true). Text editor: https://docs.claude.com/en/docs/agents-and-tools/tool-use/text-editor-tool
+#: (commands view, str_replace, create, insert; text_editor_20250124 also undo_edit;
+#: text_editor_20250728 adds view's max_characters setting, not an input field).
+CLIENT_TOOL_INPUT: dict[str, dict[str, Any]] = {
+    "bash_": {"type": "object", "properties": {"command": {"type": "string"}, "restart": {"type": "boolean"}}},
+    "text_editor_": {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "enum": ["view", "str_replace", "create", "insert", "undo_edit"]},
+            "path": {"type": "string"},
+            "file_text": {"type": "string"},
+            "old_str": {"type": "string"},
+            "new_str": {"type": "string"},
+            "insert_line": {"type": "integer"},
+            "insert_text": {"type": "string"},
+            "view_range": {"type": "array", "items": {"type": "integer"}},
+        },
+        "required": ["command", "path"],
+    },
+}
+
+
+@functools.lru_cache(maxsize=1)
+def anthropic_provider_tools() -> Mapping[str, ProviderToolInfo]:
+    """Every Anthropic-defined tool type of the installed SDK (``anthropic.types.ToolUnionParam``
+    members and their ``type``/``name`` literals), with its side (:data:`CLIENT_TOOL_PREFIXES`)
+    and, for bash and the text editor, the input schema (:data:`CLIENT_TOOL_INPUT`)."""
+    import typing
+
+    from anthropic.types import ToolUnionParam
+
+    out: dict[str, ProviderToolInfo] = {}
+    for member in typing.get_args(ToolUnionParam):
+        ann = getattr(member, "__annotations__", {})
+        def text(x: Any) -> str:
+            return str(getattr(x, "__forward_arg__", x) or "")
+
+        types = re.findall(r"'([^']+)'", text(ann.get("type")))
+        names = re.findall(r"Literal\['([^']+)'\]", text(ann.get("name")))
+        for t in types:
+            if t == "custom":
+                continue
+            side = "client" if t.startswith(CLIENT_TOOL_PREFIXES) else "server"
+            schema = next((copy.deepcopy(v) for k, v in CLIENT_TOOL_INPUT.items() if t.startswith(k)), None)
+            out[t] = ProviderToolInfo(t, names[0] if names else None, side, schema, f"anthropic.types.{member.__name__}")
+    return MappingProxyType(out)
+
+
 class AnthropicProfile(Profile):
     """Anthropic Messages (``POST /v1/messages``): one mode (strict is per tool).
 
@@ -411,6 +469,12 @@ class AnthropicProfile(Profile):
 
     def __repr__(self) -> str:
         return "AnthropicProfile()"
+
+    def provider_tools(self) -> Mapping[str, ProviderToolInfo]:
+        """Anthropic's own tools, by type: every member of the installed SDK's
+        ``anthropic.types.ToolUnionParam`` with a ``type`` other than ``custom`` (its ``type`` and
+        ``name`` literals read from the TypedDict annotations), see :func:`anthropic_provider_tools`."""
+        return anthropic_provider_tools()
 
     def cache_min_tokens(self, model: str | None = None) -> int | None:
         """The minimum cacheable prompt length of ``model`` (``settings["model"]`` when not

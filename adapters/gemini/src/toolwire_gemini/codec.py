@@ -35,7 +35,7 @@ from toolwire.stream import (
     UsageUpdate,
 )
 from toolwire.errors import ToolNameError
-from toolwire.tools import Tool
+from toolwire.tools import ProviderTool, Tool
 from toolwire.types import (
     ImagePart,
     Message,
@@ -296,6 +296,9 @@ class GeminiCodec:
         :class:`~toolwire.errors.SchemaTranslationError` (openapi mode) for a recursive or
         unresolvable ``$ref``.
         """
+        if isinstance(tool, ProviderTool):
+            tool.check_for(API)  # one of Gemini's own tools: a Tool entry {type: settings}
+            return {tool.type: copy.deepcopy(tool.settings)}, TranslationReport(API, tool.name)
         problem = self.profile.tool_name_error(tool.name)
         if problem is not None:
             raise ToolNameError(str(tool.name), problem, api=API, rule="^" + FUNCTION_NAME_RULE.pattern + "$")
@@ -377,8 +380,12 @@ class GeminiCodec:
                 body["systemInstruction"] = copy.deepcopy(raw_si)  # imported shape, unchanged
             else:
                 body["systemInstruction"] = {"role": "user", "parts": [{"text": request.instructions}]}
-        if request.tools:
-            body["tools"] = [{"functionDeclarations": [self.translate_tool(t)[0] for t in request.tools]}]
+        functions = [t for t in request.tools if not isinstance(t, ProviderTool)]
+        if functions:
+            body["tools"] = [{"functionDeclarations": [self.translate_tool(t)[0] for t in functions]}]
+        for t in request.tools:
+            if isinstance(t, ProviderTool):  # Gemini's own tools: one Tool entry each, after the functions
+                body.setdefault("tools", []).append(self.translate_tool(t)[0])
         settings = {(_camel(k) if "_" in k else k): v for k, v in (request.settings or {}).items()}
         settings.pop("systemInstruction", None)
         tool_config = self._encode_tool_config(request, settings.pop("toolConfig", None))

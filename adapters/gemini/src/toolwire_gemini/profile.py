@@ -701,6 +701,25 @@ def _has_ref_siblings(schema: Any) -> bool:
 # the profile
 
 
+@functools.lru_cache(maxsize=1)
+def gemini_provider_tools() -> Mapping[str, Any]:
+    """``google.genai.types.Tool`` fields (by their camelCase wire alias) except
+    ``functionDeclarations``; ``computerUse`` is the one the application answers."""
+    from types import MappingProxyType
+
+    from google.genai import types
+    from toolwire.profile import ProviderToolInfo
+
+    out: dict[str, Any] = {}
+    for name, f in types.Tool.model_fields.items():
+        alias = f.alias or name
+        if alias == "functionDeclarations":
+            continue
+        side = "client" if alias == "computerUse" else "server"
+        out[alias] = ProviderToolInfo(alias, None, side, None, f"google.genai.types.Tool.{name}")
+    return MappingProxyType(out)
+
+
 #: Context caching (https://ai.google.dev/gemini-api/docs/caching, "Implicit caching": implicit
 #: caching is on by default for Gemini 2.5 and newer models; the minimum input token count is
 #: 1024 for Flash models and 4096 for Pro models), as (substring of the model id, tokens).
@@ -752,6 +771,13 @@ class GeminiProfile(Profile):
 
     def __repr__(self) -> str:
         return f"GeminiProfile(schema_mode={self.schema_mode!r}, model={self.model!r})"
+
+    def provider_tools(self) -> Mapping[str, Any]:
+        """Gemini's own tools by wire name: the fields of the installed SDK's
+        ``google.genai.types.Tool`` other than ``functionDeclarations`` (``googleSearch``,
+        ``codeExecution``, ``urlContext``, ``fileSearch``, ...), all run by Google, see
+        :func:`gemini_provider_tools`."""
+        return gemini_provider_tools()
 
     def cache_min_tokens(self, model: str | None = None) -> int | None:
         """The minimum input tokens for (implicit or explicit) context caching of ``model``

@@ -29,7 +29,7 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.tools import Tool
+from toolwire.tools import ProviderTool, Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, Response, StopReason, TextPart, ToolCall, ToolResult, Usage
 
 from toolwire.transport import error_in_body
@@ -148,6 +148,8 @@ class OpenAIChatCodec:
         report. ``Tool.strict`` True → the strict transform (``strict: true``), or ``strict:
         false`` with the original schema when it cannot be strict (report says why); False →
         ``strict: false``; None → no ``strict`` key (the API default, non-strict)."""
+        if isinstance(tool, ProviderTool):
+            tool.check_for(API)  # Chat Completions has no hosted tools: always raises
         parameters, strict, report = strict_parameters(tool, API)
         name = _wire_name(tool.name, report)
         function: dict[str, Any] = {"name": name, "description": tool.model_description(), "parameters": parameters}

@@ -21,6 +21,7 @@ summary and source (pages "OpenAI Chat Completions rules" and "OpenAI Responses 
 from __future__ import annotations
 
 import hashlib
+import functools
 import re
 from typing import Any, Iterable, Mapping
 
@@ -425,6 +426,13 @@ class _OpenAIProfile(Profile):
     """What both OpenAI profiles share. ``strict``: the schema mode of :meth:`translate_schema`."""
 
     api = ""
+
+    def provider_tools(self) -> Mapping[str, Any]:
+        """None on Chat Completions (``ChatCompletionToolUnionParam`` holds only ``function`` and
+        ``custom`` tools); the Responses profile lists OpenAI's hosted tools."""
+        from types import MappingProxyType
+
+        return MappingProxyType({}) if self.api != RESPONSES else responses_provider_tools()
 
     def cache_min_tokens(self, model: str | None = None) -> int | None:
         """1024: OpenAI caches prompts of 1024 tokens or more, automatically
@@ -970,6 +978,34 @@ class OpenAIChatProfile(_OpenAIProfile):
         from .tokens import chat_body_as_responses, count_input_tokens
 
         return await count_input_tokens(chat_body_as_responses(body), api=CHAT, **settings)
+
+
+#: Responses tool types whose calls the application answers (their output items are not
+#: function calls: toolwire's loop cannot run them yet); every other non-function type runs on
+#: OpenAI's side (https://platform.openai.com/docs/guides/tools).
+RESPONSES_CLIENT_TOOLS = frozenset({"computer", "computer_use_preview", "local_shell", "shell", "apply_patch"})
+
+
+@functools.lru_cache(maxsize=1)
+def responses_provider_tools() -> Mapping[str, Any]:
+    """OpenAI's own Responses tools by type: the ``type`` literals of the members of the installed
+    SDK's ``openai.types.responses.ToolParam`` union other than ``function``, ``custom`` and
+    ``namespace``."""
+    import typing
+    from types import MappingProxyType
+
+    from openai.types.responses import tool_param
+    from toolwire.profile import ProviderToolInfo
+
+    out: dict[str, Any] = {}
+    for member in typing.get_args(tool_param.ToolParam):
+        ann = getattr(member, "__annotations__", {}).get("type")
+        for t in re.findall(r"'([^']+)'", str(getattr(ann, "__forward_arg__", ann) or "")):
+            if t in ("function", "custom", "namespace"):
+                continue
+            side = "client" if t in RESPONSES_CLIENT_TOOLS else "server"
+            out[t] = ProviderToolInfo(t, None, side, None, f"openai.types.responses.{member.__name__}")
+    return MappingProxyType(out)
 
 
 class OpenAIResponsesProfile(_OpenAIProfile):

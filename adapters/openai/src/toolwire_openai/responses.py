@@ -38,7 +38,7 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.tools import Tool
+from toolwire.tools import ProviderTool, Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, Response, StopReason, TextPart, ToolCall, ToolResult, Usage
 
 from toolwire.transport import error_in_body
@@ -251,6 +251,9 @@ class OpenAIResponsesCodec:
         reinterpret a schema that was not made strict). An imported declaration that left a key
         out, or sent ``description: null``, is reproduced from ``Tool.provider_data``.
         """
+        if isinstance(tool, ProviderTool):
+            tool.check_for(API)  # one of OpenAI's hosted tools: {"type", settings...}
+            return {"type": tool.type} | copy.deepcopy(tool.settings), TranslationReport(API, tool.name)
         parameters, strict, report = strict_parameters(tool, API)
         name = _wire_name(tool.name, report)
         decl: dict[str, Any] = {
@@ -428,7 +431,8 @@ class OpenAIResponsesCodec:
         tools = []
         for t in request.tools:
             decl = self.translate_tool(t)[0]
-            decl["name"] = t.name  # the whole set is renamed below, collision-safely, history included
+            if not isinstance(t, ProviderTool):  # a hosted tool has no name
+                decl["name"] = t.name  # the whole set is renamed below, collision-safely, history included
             tools.append(decl)
         for pos, decl in settings.get("other_tools") or []:
             tools.insert(pos, copy.deepcopy(decl))

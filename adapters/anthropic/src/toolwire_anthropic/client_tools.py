@@ -1,0 +1,117 @@
+"""Anthropic's client-side tools (bash, text editor) run over toolwire's confined file tools.
+
+The model knows these tools from training and calls them with Anthropic's input shape
+(https://docs.claude.com/en/docs/agents-and-tools/tool-use/bash-tool and
+https://docs.claude.com/en/docs/agents-and-tools/tool-use/text-editor-tool). Your code runs them.
+:func:`confined_text_editor` and :func:`confined_bash` return :class:`toolwire.ProviderTool`
+objects whose functions work inside one directory: every path goes through
+:class:`toolwire.design.paths.ConfinedRoot`, so a path outside the root is an error result
+the model can act on, never a read or a write outside it.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from typing import Any
+
+from toolwire.errors import ToolError
+from toolwire.tools import ProviderTool
+
+__all__ = ["confined_text_editor", "confined_bash"]
+
+
+def _by_name(root: str | os.PathLike[str], **kwargs: Any) -> dict[str, Any]:
+    from toolwire.design.files import file_tools
+
+    return {t.name: t for t in file_tools(root, **kwargs)}
+
+
+def confined_text_editor(root: str | os.PathLike[str], *, type: str = "text_editor_20250728",
+                         settings: dict[str, Any] | None = None) -> ProviderTool:
+    """Anthropic's text editor tool (``type``, default ``text_editor_20250728``, name
+    ``str_replace_based_edit_tool``) working on files under ``root``.
+
+    Commands, with Anthropic's input fields: ``view`` (a file: its numbered lines, ``view_range``
+    ``[first, last]`` with ``-1`` for the end; a directory: its entries), ``str_replace``
+    (``old_str`` must occur exactly once), ``create`` (``file_text``; an existing file is not
+    overwritten), ``insert`` (``insert_text``, or ``new_str`` for older versions, after line
+    ``insert_line``; ``0`` is the top). ``undo_edit`` is answered with an error result. Paths are
+    relative to ``root``, or absolute inside it. ``settings``: the tool's own fields (e.g.
+    ``{"max_characters": 10000}``). Raises :class:`~toolwire.errors.ToolDefinitionError` when
+    ``root`` is not a directory.
+    """
+    from toolwire.design.paths import ConfinedRoot
+
+    tools = _by_name(root)
+    base = ConfinedRoot(root)
+
+    def editor(command: str, path: str, file_text: str | None = None, old_str: str | None = None,
+               new_str: str | None = None, insert_line: int | None = None, insert_text: str | None = None,
+               view_range: list[int] | None = None) -> str:
+        if command == "view":
+            p = base.resolve(path, must_exist=True)
+            if p.is_dir():
+                return tools["list_dir"](path)
+            if view_range:
+                first = max(1, int(view_range[0]))
+                last = int(view_range[1]) if len(view_range) > 1 else -1
+                limit = 200 if last == -1 else max(1, min(200, last - first + 1))
+                return tools["read_file"](path, offset=first, limit=limit)
+            return tools["read_file"](path)
+        if command == "str_replace":
+            if old_str is None:
+                raise ToolError("str_replace needs old_str", hint="Send old_str with the exact text to replace.", retryable=False)
+            return tools["edit_file"](path, old_str, new_str or "")
+        if command == "create":
+            p = base.resolve(path)
+            if p.exists():
+                raise ToolError(f"{path!r} already exists", hint="Use str_replace to change an existing file.", retryable=False)
+            if not p.parent.is_dir():
+                raise ToolError(f"the directory of {path!r} does not exist", hint="Create files in an existing directory.",
+                                retryable=False)
+            with open(p, "x", encoding="utf-8") as fh:
+                fh.write(file_text or "")
+            return f"created {path} ({len((file_text or '').splitlines())} lines)"
+        if command == "insert":
+            text = insert_text if insert_text is not None else new_str
+            if text is None or insert_line is None:
+                raise ToolError("insert needs insert_line and insert_text", hint="Send both fields.", retryable=False)
+            p = base.resolve(path, must_exist=True, kind="file")
+            lines = p.read_text(encoding="utf-8").splitlines(keepends=True)
+            if not 0 <= insert_line <= len(lines):
+                raise ToolError(f"insert_line {insert_line} is outside 0..{len(lines)}", hint="Pick a line in the file.",
+                                retryable=False)
+            added = text if text.endswith("\n") else text + "\n"
+            lines.insert(insert_line, added)
+            p.write_text("".join(lines), encoding="utf-8")
+            return f"inserted {len(added.splitlines())} lines after line {insert_line} of {path}"
+        raise ToolError(f"the command {command!r} is not supported here",
+                        hint="Use view, str_replace, create or insert.", retryable=False)
+
+    return ProviderTool("anthropic", type, settings, function=editor)
+
+
+def confined_bash(root: str | os.PathLike[str], *, type: str = "bash_20250124", allowed_commands: list[str] | None = None,
+                  timeout: float = 30.0) -> ProviderTool:
+    """Anthropic's bash tool (``type``, default ``bash_20250124``, name ``bash``) running each
+    ``command`` as one program in ``root``, without a shell: the text is split as a shell would
+    split words (``shlex``), then run by toolwire's confined ``run_command``
+    (``allowed_commands``, ``timeout`` in seconds, a clean environment without credentials,
+    background processes stopped). Pipes, redirection and variables are not available; a
+    ``restart`` input is answered as done, since nothing persists between commands.
+    """
+    run = _by_name(root, allowed_commands=allowed_commands, command_timeout=timeout)["run_command"]
+
+    def bash(command: str | None = None, restart: bool = False) -> str:
+        if restart:
+            return "restarted (each command runs in a new process)"
+        if not command or not command.strip():
+            raise ToolError("no command given", hint="Send the command to run in the command field.", retryable=False)
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise ToolError(f"the command cannot be split into words: {exc}", hint="Close the quotes.", retryable=False) from None
+        return run(argv)
+
+    return ProviderTool("anthropic", type, function=bash)
