@@ -185,10 +185,12 @@ def _final_text(turns: Sequence[Turn]) -> str:
     return "".join(reversed(pieces))
 
 
-def _unique_synthesized_ids(response: Response, seen: set[str]) -> None:
+def _unique_synthesized_ids(response: Response, seen: set[str] | Conversation) -> None:
     """Re-number an id toolwire synthesized (never sent to the vendor) that collides with an id
-    already in the conversation (``seen``, updated here) or in the same response, so every result
-    pairs with one call."""
+    already in the conversation (``seen``: the ids so far, updated here, or the
+    :class:`Conversation` itself) or in the same response, so every result pairs with one call."""
+    if isinstance(seen, Conversation):
+        seen = {c.id for m in seen.messages for c in m.tool_calls}
     in_response: set[str] = set()
     for call in response.tool_calls:
         if call.id_synthesized and call.id in seen:
