@@ -815,7 +815,7 @@ class RunStream:
         self._loop = loop
         self.state: RunState = loop.state
         self.result: RunResult | None = None
-        self._events = loop.events()
+        self._events: Any = loop.events()  # an async generator: aclose() ends it
         self._observer: Any = None
         if tracing is not None:
             self._observer = tracing.observer(self, loop.m)

@@ -403,6 +403,7 @@ def run_command(
         stream.close()
         if save is not None:
             stream.state.save(save)
+    assert finished is not None  # the stream always ends with its finished event
     result = finished.result
     if finished.error is not None:
         _console(True).print(f"[yellow]stopped:[/] {_e(str(finished.error))}")
