@@ -37,40 +37,104 @@ def lookup(q: str, n: int = 1) -> str:
 
 
 def _anthropic(turn: int, last: bool) -> dict:
-    content = [{"type": "text", "text": "done"}] if last else [{"type": "tool_use", "id": f"toolu_{turn}", "name": "lookup", "input": {"q": f"step {turn}"}}]
-    return {"id": f"msg_{turn}", "type": "message", "role": "assistant", "model": "claude-x", "content": content,
-            "stop_reason": "end_turn" if last else "tool_use", "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5}}
+    content = (
+        [{"type": "text", "text": "done"}]
+        if last
+        else [{"type": "tool_use", "id": f"toolu_{turn}", "name": "lookup", "input": {"q": f"step {turn}"}}]
+    )
+    return {
+        "id": f"msg_{turn}",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-x",
+        "content": content,
+        "stop_reason": "end_turn" if last else "tool_use",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }
 
 
 def _chat(turn: int, last: bool) -> dict:
-    msg = {"role": "assistant", "content": "done"} if last else {
-        "role": "assistant", "content": None,
-        "tool_calls": [{"id": f"call_{turn}", "type": "function", "function": {"name": "lookup", "arguments": json.dumps({"q": f"step {turn}"})}}]}
-    return {"id": f"chatcmpl-{turn}", "object": "chat.completion", "created": 1, "model": "gpt-x",
-            "choices": [{"index": 0, "message": msg, "finish_reason": "stop" if last else "tool_calls"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+    msg = (
+        {"role": "assistant", "content": "done"}
+        if last
+        else {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": f"call_{turn}",
+                    "type": "function",
+                    "function": {"name": "lookup", "arguments": json.dumps({"q": f"step {turn}"})},
+                }
+            ],
+        }
+    )
+    return {
+        "id": f"chatcmpl-{turn}",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-x",
+        "choices": [{"index": 0, "message": msg, "finish_reason": "stop" if last else "tool_calls"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
 
 
 def _responses(turn: int, last: bool) -> dict:
-    item = ({"id": f"msg_{turn}", "type": "message", "role": "assistant", "status": "completed",
-             "content": [{"type": "output_text", "text": "done", "annotations": []}]} if last else
-            {"id": f"fc_{turn}", "type": "function_call", "call_id": f"call_{turn}", "name": "lookup",
-             "arguments": json.dumps({"q": f"step {turn}"}), "status": "completed"})
-    return {"id": f"resp_{turn}", "object": "response", "created_at": 1, "status": "completed", "model": "gpt-x",
-            "output": [item], "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
-            "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15,
-                      "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}}
+    item = (
+        {
+            "id": f"msg_{turn}",
+            "type": "message",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "done", "annotations": []}],
+        }
+        if last
+        else {
+            "id": f"fc_{turn}",
+            "type": "function_call",
+            "call_id": f"call_{turn}",
+            "name": "lookup",
+            "arguments": json.dumps({"q": f"step {turn}"}),
+            "status": "completed",
+        }
+    )
+    return {
+        "id": f"resp_{turn}",
+        "object": "response",
+        "created_at": 1,
+        "status": "completed",
+        "model": "gpt-x",
+        "output": [item],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": 10,
+            "output_tokens": 5,
+            "total_tokens": 15,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
 
 
 def _gemini(turn: int, last: bool) -> dict:
     part = {"text": "done"} if last else {"functionCall": {"name": "lookup", "args": {"q": f"step {turn}"}}}
-    return {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP"}],
-            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
-            "modelVersion": "gemini-x", "responseId": f"r{turn}"}
+    return {
+        "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP"}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+        "modelVersion": "gemini-x",
+        "responseId": f"r{turn}",
+    }
 
 
-PROVIDERS = {"anthropic": ("anthropic:claude-x", _anthropic), "openai-chat": ("openai-chat:gpt-x", _chat),
-             "openai": ("openai:gpt-x", _responses), "gemini": ("gemini:gemini-x", _gemini)}
+PROVIDERS = {
+    "anthropic": ("anthropic:claude-x", _anthropic),
+    "openai-chat": ("openai-chat:gpt-x", _chat),
+    "openai": ("openai:gpt-x", _responses),
+    "gemini": ("gemini:gemini-x", _gemini),
+}
 
 
 async def one_run(provider: str, turns: int) -> float:

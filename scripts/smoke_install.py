@@ -23,8 +23,12 @@ import tempfile
 from importlib import metadata, resources
 from pathlib import Path
 
-ADAPTER_MODULES = {"anthropic": "toolwire_anthropic", "openai": "toolwire_openai", "openai-chat": "toolwire_openai",
-                   "gemini": "toolwire_gemini"}
+ADAPTER_MODULES = {
+    "anthropic": "toolwire_anthropic",
+    "openai": "toolwire_openai",
+    "openai-chat": "toolwire_openai",
+    "gemini": "toolwire_gemini",
+}
 
 
 def check(ok: bool, what: str) -> None:
@@ -61,10 +65,17 @@ def main() -> None:
 
     if args.cli:
         work = tempfile.mkdtemp(prefix="toolwire-demo-")
-        proc = subprocess.run([script("toolwire"), "demo", "--workdir", work], capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [script("toolwire"), "demo", "--workdir", work], capture_output=True, text=True, timeout=300
+        )
         check(proc.returncode == 0, f"toolwire demo exit {proc.returncode}")
-        proc = subprocess.run([sys.executable, "-m", "toolwire", "--version"], capture_output=True, text=True, timeout=60)
-        check(proc.stdout.strip() == f"toolwire {toolwire.__version__}", f"python -m toolwire --version: {proc.stdout.strip()}")
+        proc = subprocess.run(
+            [sys.executable, "-m", "toolwire", "--version"], capture_output=True, text=True, timeout=60
+        )
+        check(
+            proc.stdout.strip() == f"toolwire {toolwire.__version__}",
+            f"python -m toolwire --version: {proc.stdout.strip()}",
+        )
     else:
         proc = subprocess.run([script("toolwire"), "demo"], capture_output=True, text=True, timeout=60)
         check(proc.returncode == 2 and "cli extra" in proc.stderr, f"without the cli extra: {proc.stderr.strip()}")
@@ -91,9 +102,16 @@ def main() -> None:
         elif argv[:2] == ["uv", "pip"]:
             argv = [os.environ.get("UV", "uv"), *argv[1:], "--python", sys.executable, "-q"]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)
-        check(proc.returncode == 0, f"the hint's command works: {command}" + (f"\n{proc.stderr[-2000:]}" if proc.returncode else ""))
-        out = subprocess.run([sys.executable, "-c", f"import toolwire; print(toolwire.model('{args.hint}:m').provider)"],
-                             capture_output=True, text=True, timeout=120)
+        check(
+            proc.returncode == 0,
+            f"the hint's command works: {command}" + (f"\n{proc.stderr[-2000:]}" if proc.returncode else ""),
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", f"import toolwire; print(toolwire.model('{args.hint}:m').provider)"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         check(out.stdout.strip() == args.hint, f"then toolwire.model('{args.hint}:m') resolves")
 
 

@@ -9,7 +9,16 @@ from typing import Any, AsyncIterator
 
 from toolwire import Message, Response, TextPart, ToolCall, Usage
 from toolwire.adapter import Model, ModelRequest
-from toolwire.stream import ResponseStart, StopEvent, StreamEvent, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart, UsageUpdate
+from toolwire.stream import (
+    ResponseStart,
+    StopEvent,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageUpdate,
+)
 
 
 class GatedModel(Model):
@@ -22,8 +31,15 @@ class GatedModel(Model):
 
     provider = "scripted"
 
-    def __init__(self, script: list[Response], *, stream: bool = False, chunk: int = 3, delay: float = 0.0,
-                 gates: dict[Any, asyncio.Event] | None = None) -> None:
+    def __init__(
+        self,
+        script: list[Response],
+        *,
+        stream: bool = False,
+        chunk: int = 3,
+        delay: float = 0.0,
+        gates: dict[Any, asyncio.Event] | None = None,
+    ) -> None:
         super().__init__("scripted", stream=stream)
         self.script = list(script)
         self.chunk = chunk
@@ -69,7 +85,7 @@ class GatedModel(Model):
                 for at in range(0, max(len(part.text), 1), self.chunk):
                     if self.delay:
                         await asyncio.sleep(self.delay)
-                    yield TextDelta(i, part.text[at:at + self.chunk])
+                    yield TextDelta(i, part.text[at : at + self.chunk])
                     if first:
                         first = False
                         self._signal((k, "mid"))
@@ -80,14 +96,16 @@ class GatedModel(Model):
                 yield ToolCallStart(i, part.id, part.name)
                 raw = part.raw_arguments or ""
                 for at in range(0, len(raw), self.chunk):
-                    yield ToolCallDelta(i, raw[at:at + self.chunk])
+                    yield ToolCallDelta(i, raw[at : at + self.chunk])
                 yield ToolCallEnd(i)
         yield UsageUpdate(resp.usage)
         yield StopEvent(resp.stop_reason, resp.vendor_stop_reason)
 
 
 def text(t: str, usage: tuple[int, int] = (10, 5)) -> Response:
-    return Response([TextPart(t)], "end_turn", "end_turn", Usage(input_tokens=usage[0], output_tokens=usage[1], requests=1))
+    return Response(
+        [TextPart(t)], "end_turn", "end_turn", Usage(input_tokens=usage[0], output_tokens=usage[1], requests=1)
+    )
 
 
 def calls(*specs: tuple[str, str, dict[str, Any]], say: str = "") -> Response:
@@ -128,7 +146,9 @@ def fold(events: list[Any]) -> dict[str, Any]:
     for e in events:
         turn = getattr(e, "turn", None)
         if isinstance(turn, int):
-            t = turns.setdefault(turn, {"text": {}, "reasoning": {}, "calls": [], "runs": {}, "usage": None, "stop": None})
+            t = turns.setdefault(
+                turn, {"text": {}, "reasoning": {}, "calls": [], "runs": {}, "usage": None, "stop": None}
+            )
         if isinstance(e, ev.TextDelta):
             t["text"][e.index] = t["text"].get(e.index, "") + e.text
         elif isinstance(e, ev.ReasoningDelta):
@@ -140,8 +160,17 @@ def fold(events: list[Any]) -> dict[str, Any]:
         elif isinstance(e, ev.TurnFinished):
             t["usage"] = (e.usage.input_tokens, e.usage.output_tokens)
             t["stop"] = e.response.stop_reason
-    return {n: {"text": "".join(v for _, v in sorted(t["text"].items())), "reasoning": "".join(v for _, v in sorted(t["reasoning"].items())),
-                "calls": t["calls"], "runs": t["runs"], "usage": t["usage"], "stop": t["stop"]} for n, t in sorted(turns.items())}
+    return {
+        n: {
+            "text": "".join(v for _, v in sorted(t["text"].items())),
+            "reasoning": "".join(v for _, v in sorted(t["reasoning"].items())),
+            "calls": t["calls"],
+            "runs": t["runs"],
+            "usage": t["usage"],
+            "stop": t["stop"],
+        }
+        for n, t in sorted(turns.items())
+    }
 
 
 def fold_of_result(result: Any) -> dict[str, Any]:

@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 import toolwire
-from toolwire import Approved, ConfigurationError, Denied, RunResult, RunState, Tool, ToolResult, events as ev, tool
+from toolwire import Approved, ConfigurationError, Denied, RunResult, RunState, Tool, ToolResult, tool
+from toolwire import events as ev
 
 sys.path.insert(0, str(Path(__file__).parent))
-from streaming_helpers import GatedModel, calls, conversation_shape, text  # noqa: E402
+from streaming_helpers import GatedModel, calls, conversation_shape, text
 
 
 class Bank:
@@ -37,8 +38,13 @@ class Bank:
         self.tools = [balance, transfer]
 
 
-THREE = calls(("t1", "transfer", {"to": "ann", "amount": 5}), ("t2", "transfer", {"to": "bob", "amount": 7}),
-              ("t3", "transfer", {"to": "cy", "amount": 9}), ("b1", "balance", {"account": "main"}), say="Paying.")
+THREE = calls(
+    ("t1", "transfer", {"to": "ann", "amount": 5}),
+    ("t2", "transfer", {"to": "bob", "amount": 7}),
+    ("t3", "transfer", {"to": "cy", "amount": 9}),
+    ("b1", "balance", {"account": "main"}),
+    say="Paying.",
+)
 
 
 def test_approval_round_trip_through_json_approve_deny_edit():
@@ -49,25 +55,39 @@ def test_approval_round_trip_through_json_approve_deny_edit():
     assert bank.log == [("balance", "main")]  # the call not needing approval ran
     # the conversation is valid already: every call answered (placeholders for the pending ones)
     last = conversation_shape(first.conversation.messages)[-1]
-    assert last == ("user", [
-        ("result", "t1", "Not run yet: this call to 'transfer' is waiting for the user's approval.", True),
-        ("result", "t2", "Not run yet: this call to 'transfer' is waiting for the user's approval.", True),
-        ("result", "t3", "Not run yet: this call to 'transfer' is waiting for the user's approval.", True),
-        ("result", "b1", "main: 100", False)])
+    assert last == (
+        "user",
+        [
+            ("result", "t1", "Not run yet: this call to 'transfer' is waiting for the user's approval.", True),
+            ("result", "t2", "Not run yet: this call to 'transfer' is waiting for the user's approval.", True),
+            ("result", "t3", "Not run yet: this call to 'transfer' is waiting for the user's approval.", True),
+            ("result", "b1", "main: 100", False),
+        ],
+    )
     saved = first.to_json()  # ... a process restart later ...
     loaded = RunResult.from_json(saved)
     assert loaded == first
     bank2 = Bank()
     done = toolwire.run_sync(
-        GatedModel([text("Paid ann, bob refused, cy edited.")]), tools=bank2.tools, approval={"transfer"}, resume=loaded,
-        decisions={"t1": Approved(), "t2": Denied("bob is not a known payee"), "t3": Approved(arguments={"to": "cy", "amount": 3})})
+        GatedModel([text("Paid ann, bob refused, cy edited.")]),
+        tools=bank2.tools,
+        approval={"transfer"},
+        resume=loaded,
+        decisions={
+            "t1": Approved(),
+            "t2": Denied("bob is not a known payee"),
+            "t3": Approved(arguments={"to": "cy", "amount": 3}),
+        },
+    )
     assert done.stop_reason == "end_turn" and done.pending == []
     assert bank2.log == [("transfer", ("ann", 5)), ("transfer", ("cy", 3))]  # balance not run again
     results = {r.call.id: r for r in done.tool_runs}
     assert results["t1"].result.text == "sent 5 to ann" and not results["t1"].is_error
     assert results["t2"].is_error and results["t2"].status == "refused"
-    assert results["t2"].result.text == ("Not run: the user refused this call to 'transfer'. Reason: bob is not a known payee\n"
-                                         "Do not make the same call again; continue without it, or ask the user what to do instead.")
+    assert results["t2"].result.text == (
+        "Not run: the user refused this call to 'transfer'. Reason: bob is not a known payee\n"
+        "Do not make the same call again; continue without it, or ask the user what to do instead."
+    )
     assert results["t3"].result.text == "sent 3 to cy" and results["t3"].call.arguments == {"to": "cy", "amount": 3}
     assert results["b1"].result.text == "main: 100"
     # the model's call stays as it sent it in the conversation
@@ -79,9 +99,15 @@ def test_approval_round_trip_through_json_approve_deny_edit():
 
 def test_edited_arguments_are_validated_again():
     bank = Bank()
-    first = toolwire.run_sync(GatedModel([calls(("t1", "transfer", {"to": "ann", "amount": 5}))]), "pay", tools=bank.tools, approval=True)
-    done = toolwire.run_sync(GatedModel([text("ok")]), tools=bank.tools, resume=first,
-                             decisions={"t1": Approved(arguments={"to": "ann", "amount": "lots"})})
+    first = toolwire.run_sync(
+        GatedModel([calls(("t1", "transfer", {"to": "ann", "amount": 5}))]), "pay", tools=bank.tools, approval=True
+    )
+    done = toolwire.run_sync(
+        GatedModel([text("ok")]),
+        tools=bank.tools,
+        resume=first,
+        decisions={"t1": Approved(arguments={"to": "ann", "amount": "lots"})},
+    )
     run = done.tool_runs[0]
     assert run.is_error and run.status == "invalid"
     assert run.result.text.startswith("Invalid arguments for tool 'transfer': at /amount")
@@ -118,13 +144,19 @@ def test_undecided_calls_stay_pending_and_unknown_decisions_are_refused():
 
 
 def test_deferred_tool_round_trip_through_json():
-    browser = Tool("read_clipboard", "Read the user's clipboard (runs in the browser).",
-                   {"type": "object", "properties": {"fmt": {"type": "string"}}, "required": ["fmt"]}, None)
+    browser = Tool(
+        "read_clipboard",
+        "Read the user's clipboard (runs in the browser).",
+        {"type": "object", "properties": {"fmt": {"type": "string"}}, "required": ["fmt"]},
+        None,
+    )
     bank = Bank()
     script = [calls(("d1", "read_clipboard", {"fmt": "text"}), ("b1", "balance", {"account": "x"}))]
 
     async def main() -> tuple[list[Any], Any]:
-        s = toolwire.run_stream(GatedModel(script), "what did I copy?", tools=[browser, *bank.tools], deferred=["read_clipboard"])
+        s = toolwire.run_stream(
+            GatedModel(script), "what did I copy?", tools=[browser, *bank.tools], deferred=["read_clipboard"]
+        )
         return [e async for e in s], s
 
     events, s = asyncio.run(main())
@@ -134,20 +166,33 @@ def test_deferred_tool_round_trip_through_json():
     assert st.status == "paused" and st.stop_reason == "pending"
     text_json = st.to_json()
     loaded = RunState.from_json(text_json)
-    done = toolwire.run_sync(GatedModel([text("You copied 'hello'.")]), tools=[browser, *bank.tools], deferred=["read_clipboard"],
-                             resume=loaded, decisions={"d1": "hello"})
+    done = toolwire.run_sync(
+        GatedModel([text("You copied 'hello'.")]),
+        tools=[browser, *bank.tools],
+        deferred=["read_clipboard"],
+        resume=loaded,
+        decisions={"d1": "hello"},
+    )
     assert done.text == "You copied 'hello'."
     runs = {r.call.id: r for r in done.tool_runs}
     assert runs["d1"].result.text == "hello" and runs["d1"].status == "deferred" and not runs["d1"].is_error
     assert bank.log == [("balance", "x")]
     # a failure supplied for a deferred call is an is_error result
-    again = toolwire.run_sync(GatedModel([text("no")]), tools=[browser, *bank.tools], deferred=["read_clipboard"],
-                              resume=RunState.from_json(text_json),
-                              decisions={"d1": ToolResult("ignored", "clipboard empty", is_error=True)})
+    again = toolwire.run_sync(
+        GatedModel([text("no")]),
+        tools=[browser, *bank.tools],
+        deferred=["read_clipboard"],
+        resume=RunState.from_json(text_json),
+        decisions={"d1": ToolResult("ignored", "clipboard empty", is_error=True)},
+    )
     assert again.tool_runs[0].result.tool_call_id == "d1" and again.tool_runs[0].is_error
     with pytest.raises(ConfigurationError, match="deferred"):
-        toolwire.run_sync(GatedModel([]), tools=[browser, *bank.tools], resume=RunState.from_json(text_json),
-                          decisions={"d1": Approved()})
+        toolwire.run_sync(
+            GatedModel([]),
+            tools=[browser, *bank.tools],
+            resume=RunState.from_json(text_json),
+            decisions={"d1": Approved()},
+        )
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])
@@ -177,20 +222,29 @@ def test_hooks_change_arguments_refuse_and_change_results(kind: str):
             await asyncio.sleep(0)
             return sync_after(run)
 
-    r = toolwire.run_sync(GatedModel([THREE, text("ok")]), "pay", tools=bank.tools, before_tool_call=before, after_tool_call=after)
+    r = toolwire.run_sync(
+        GatedModel([THREE, text("ok")]), "pay", tools=bank.tools, before_tool_call=before, after_tool_call=after
+    )
     runs = {x.call.id: x for x in r.tool_runs}
     assert runs["t1"].result.text == "sent 5 to ann"
     assert runs["t2"].status == "refused" and runs["t2"].result.text.startswith(
-        "Not run: the call to 'transfer' was refused: bob is blocked by policy")
+        "Not run: the call to 'transfer' was refused: bob is blocked by policy"
+    )
     assert runs["t3"].result.text == "sent 6 to cy" and runs["t3"].call.arguments == {"to": "cy", "amount": 6}
     assert runs["b1"].result.text == "main: 100 (cached)"
-    assert sorted(bank.log, key=str) == sorted([("transfer", ("ann", 5)), ("transfer", ("cy", 6)), ("balance", "main")], key=str)
+    assert sorted(bank.log, key=str) == sorted(
+        [("transfer", ("ann", 5)), ("transfer", ("cy", 6)), ("balance", "main")], key=str
+    )
 
 
 def test_hook_changing_arguments_is_validated_again():
     bank = Bank()
-    r = toolwire.run_sync(GatedModel([calls(("t1", "transfer", {"to": "ann", "amount": 5})), text("ok")]), "pay",
-                          tools=bank.tools, before_tool_call=lambda c: {"to": "ann"})
+    r = toolwire.run_sync(
+        GatedModel([calls(("t1", "transfer", {"to": "ann", "amount": 5})), text("ok")]),
+        "pay",
+        tools=bank.tools,
+        before_tool_call=lambda c: {"to": "ann"},
+    )
     assert r.tool_runs[0].status == "invalid" and "amount" in r.tool_runs[0].result.text
     assert bank.log == []
 
@@ -201,18 +255,35 @@ def test_per_tool_limit_answers_with_the_limit_and_the_run_goes_on():
     r = toolwire.run_sync(GatedModel(script), "pay", tools=bank.tools, limits={"max_calls_per_tool": {"transfer": 2}})
     runs = {x.call.id: x for x in r.tool_runs}
     assert [runs[c].status for c in ("t1", "t2", "t3", "b1", "t4")] == ["ran", "ran", "limit", "ran", "limit"]
-    assert runs["t3"].result.text == ("Not run: tool 'transfer' reached its limit of 2 calls in this run (max_calls_per_tool).\n"
-                                      "Do not call 'transfer' again in this run; answer with the results you have.")
+    assert runs["t3"].result.text == (
+        "Not run: tool 'transfer' reached its limit of 2 calls in this run (max_calls_per_tool).\n"
+        "Do not call 'transfer' again in this run; answer with the results you have."
+    )
     assert r.text == "done" and r.stop_reason == "end_turn"
     # the count survives a resume: meta["max_calls"] on the tool sets the same
     t = Tool.from_function(bank.tools[1].function)
     t.meta["max_calls"] = 2
-    first = toolwire.run_sync(GatedModel([calls(("a", "transfer", {"to": "a", "amount": 1}), ("b", "transfer", {"to": "b", "amount": 1}),
-                                                ("c", "transfer", {"to": "c", "amount": 1}))]),
-                              "pay", tools=[t], approval=lambda c: c.id == "b")
+    first = toolwire.run_sync(
+        GatedModel(
+            [
+                calls(
+                    ("a", "transfer", {"to": "a", "amount": 1}),
+                    ("b", "transfer", {"to": "b", "amount": 1}),
+                    ("c", "transfer", {"to": "c", "amount": 1}),
+                )
+            ]
+        ),
+        "pay",
+        tools=[t],
+        approval=lambda c: c.id == "b",
+    )
     assert [p.call.id for p in first.pending] == ["b"]
-    done = toolwire.run_sync(GatedModel([text("ok")]), tools=[t], resume=RunState.from_json(first.state.to_json()),
-                             decisions={"b": Approved()})
+    done = toolwire.run_sync(
+        GatedModel([text("ok")]),
+        tools=[t],
+        resume=RunState.from_json(first.state.to_json()),
+        decisions={"b": Approved()},
+    )
     assert [x.status for x in done.tool_runs] == ["ran", "limit", "ran"]
 
 
@@ -225,7 +296,12 @@ def test_bad_hook_and_approval_arguments_are_configuration_errors():
     with pytest.raises(ConfigurationError, match="resume="):
         toolwire.run_stream(GatedModel([]), "x", tools=bank.tools, decisions={"a": Approved()})
     with pytest.raises(ConfigurationError, match="must return None"):
-        toolwire.run_sync(GatedModel([calls(("b1", "balance", {"account": "x"}))]), "x", tools=bank.tools, before_tool_call=lambda c: 42)
+        toolwire.run_sync(
+            GatedModel([calls(("b1", "balance", {"account": "x"}))]),
+            "x",
+            tools=bank.tools,
+            before_tool_call=lambda c: 42,
+        )
 
 
 def test_save_load_resume_across_a_real_process_restart(tmp_path: Path):
@@ -234,7 +310,8 @@ def test_save_load_resume_across_a_real_process_restart(tmp_path: Path):
     import subprocess
 
     script = tmp_path / "agent.py"
-    script.write_text(textwrap.dedent('''
+    script.write_text(
+        textwrap.dedent('''
         import sys
         import toolwire
         from toolwire.testing import ScriptedModel, call
@@ -258,11 +335,16 @@ def test_save_load_resume_across_a_real_process_restart(tmp_path: Path):
             m = ScriptedModel(responses=["Paid."])
             r = toolwire.run_sync(m, tools=[transfer], approval=True, resume=st, decisions={"t1": toolwire.Approved()})
             print(r.stop_reason, r.text, RAN, r.tool_runs[0].result.text)
-    '''))
+    ''')
+    )
     saved = tmp_path / "run.json"
-    first = subprocess.run([sys.executable, str(script), "start", str(saved)], capture_output=True, text=True, timeout=120)
+    first = subprocess.run(
+        [sys.executable, str(script), "start", str(saved)], capture_output=True, text=True, timeout=120
+    )
     assert first.returncode == 0, first.stderr
     assert first.stdout.strip() == "pending ['t1'] []"
-    second = subprocess.run([sys.executable, str(script), "resume", str(saved)], capture_output=True, text=True, timeout=120)
+    second = subprocess.run(
+        [sys.executable, str(script), "resume", str(saved)], capture_output=True, text=True, timeout=120
+    )
     assert second.returncode == 0, second.stderr
     assert second.stdout.strip() == "end_turn Paid. ['ann'] sent 5 to ann"

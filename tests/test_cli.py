@@ -62,8 +62,17 @@ def test_lint_checks_the_installed_providers_by_default(capsys, monkeypatch, tmp
     from toolwire import registry
 
     tools = tmp_path / "tools.json"
-    tools.write_text(json.dumps([{"name": "get_weather", "description": "Forecast for a city.",
-                                  "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}]))
+    tools.write_text(
+        json.dumps(
+            [
+                {
+                    "name": "get_weather",
+                    "description": "Forecast for a city.",
+                    "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+                }
+            ]
+        )
+    )
     monkeypatch.setattr(registry, "available_providers", lambda: ["anthropic", "gemini", "test"])
     code, out, err = _main(capsys, "lint", str(tools), "--json")
     doc = json.loads(out)
@@ -72,9 +81,11 @@ def test_lint_checks_the_installed_providers_by_default(capsys, monkeypatch, tmp
 
 
 def test_without_the_cli_extra_the_script_says_what_to_install():
-    code = ("import sys; sys.modules['typer'] = None\n"
-            "from toolwire import _install; _install._direct_url = lambda: None; _install.installer = lambda: 'pip install'\n"
-            "from toolwire.cli import main; main([])")
+    code = (
+        "import sys; sys.modules['typer'] = None\n"
+        "from toolwire import _install; _install._direct_url = lambda: None; _install.installer = lambda: 'pip install'\n"
+        "from toolwire.cli import main; main([])"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == 'toolwire: the command line needs the cli extra (typer, rich): pip install "toolwire[cli]"\n'

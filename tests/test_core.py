@@ -33,33 +33,58 @@ from toolwire import (
 )
 from toolwire.adapter import normalize_tool_choice
 from toolwire.arguments import dumps_arguments, parse_arguments
-from toolwire.stream import StreamAssembler, StopEvent, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart, UsageUpdate
-
+from toolwire.stream import (
+    StopEvent,
+    StreamAssembler,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageUpdate,
+)
 
 # -- canonical model ----------------------------------------------------------------------------
+
 
 def test_conversation_json_round_trip_is_exact():
     conv = Conversation(
         [
-            Message("user", [TextPart("hi"), ImagePart(data=b"\x00\x01\xff", media_type="image/png"), ImagePart(url="https://x/y.png")]),
-            Message("assistant", [
-                ReasoningPart("hmm", signature="c2ln", provider="anthropic"),
-                ReasoningPart("", encrypted="ENC", provider="openai", provider_data={"openai": {"id": "rs_1"}}),
-                TextPart("calling", provider_data={"gemini": {"thoughtSignature": "AAA="}}),
-                ToolCall("t1", "f", {"x": 1, "s": "やあ 🌍"}, raw_arguments='{"x":1}'),
-                ToolCall("t2", "f", None, raw_arguments="{", invalid="bad", incomplete=True, id_synthesized=True),
-            ]),
-            Message("user", [
-                ToolResult("t1", [TextPart("Q3"), ImagePart(data=b"png", media_type="image/png")], name="f"),
-                ToolResult("t2", "Error text", is_error=True),
-            ]),
+            Message(
+                "user",
+                [
+                    TextPart("hi"),
+                    ImagePart(data=b"\x00\x01\xff", media_type="image/png"),
+                    ImagePart(url="https://x/y.png"),
+                ],
+            ),
+            Message(
+                "assistant",
+                [
+                    ReasoningPart("hmm", signature="c2ln", provider="anthropic"),
+                    ReasoningPart("", encrypted="ENC", provider="openai", provider_data={"openai": {"id": "rs_1"}}),
+                    TextPart("calling", provider_data={"gemini": {"thoughtSignature": "AAA="}}),
+                    ToolCall("t1", "f", {"x": 1, "s": "やあ 🌍"}, raw_arguments='{"x":1}'),
+                    ToolCall("t2", "f", None, raw_arguments="{", invalid="bad", incomplete=True, id_synthesized=True),
+                ],
+            ),
+            Message(
+                "user",
+                [
+                    ToolResult("t1", [TextPart("Q3"), ImagePart(data=b"png", media_type="image/png")], name="f"),
+                    ToolResult("t2", "Error text", is_error=True),
+                ],
+            ),
         ],
         instructions="be brief",
     )
     text = conv.to_json()
     again = Conversation.from_json(text)
     assert again == conv
-    assert json.loads(text)["messages"][0]["parts"][1] == {"type": "image", "data_base64": "AAH/", "media_type": "image/png"}
+    assert json.loads(text)["messages"][0]["parts"][1] == {
+        "type": "image",
+        "data_base64": "AAH/",
+        "media_type": "image/png",
+    }
     assert "やあ 🌍" in text  # literal UTF-8, not \\u escapes (case B23)
 
 
@@ -67,7 +92,14 @@ def test_usage_adds_and_keeps_none():
     a = Usage(10, 2, None, 3, None, requests=1)
     b = Usage(5, 1, 4, None, None, requests=1)
     s = a + b
-    assert (s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.requests) == (15, 3, 4, 3, None, 2)
+    assert (
+        s.input_tokens,
+        s.output_tokens,
+        s.cache_read_tokens,
+        s.cache_write_tokens,
+        s.reasoning_tokens,
+        s.requests,
+    ) == (15, 3, 4, 3, None, 2)
 
 
 def test_response_text_and_calls():
@@ -90,6 +122,7 @@ def test_unknown_part_type():
 
 
 # -- tools from Python --------------------------------------------------------------------------
+
 
 class Address(BaseModel):
     street: str
@@ -163,11 +196,13 @@ def test_numpy_and_sphinx_docstrings():
 
 def test_missing_type_hint_and_varargs_are_errors():
     with pytest.raises(ToolDefinitionError, match="parameter 'x' has no type hint"):
+
         @tool
-        def f(x):  # noqa: ANN001
+        def f(x):
             """F."""
 
     with pytest.raises(ToolDefinitionError, match=r"\*args is not allowed"):
+
         @tool
         def g(*args: int) -> None:
             """G."""
@@ -210,10 +245,14 @@ def test_from_schema_checks_draft_2020_12_object(schema, match):
 
 # -- tool choice --------------------------------------------------------------------------------
 
+
 def test_tool_choice_forms_case_b19():
     assert normalize_tool_choice("none") == "none"
     assert normalize_tool_choice("required") == "required"
-    assert normalize_tool_choice({"type": "function", "function": {"name": "get_weather"}}) == {"type": "tool", "name": "get_weather"}
+    assert normalize_tool_choice({"type": "function", "function": {"name": "get_weather"}}) == {
+        "type": "tool",
+        "name": "get_weather",
+    }
     assert normalize_tool_choice("tool:get_weather") == {"type": "tool", "name": "get_weather"}
     with pytest.raises(UnsupportedToolChoice):
         normalize_tool_choice("sometimes")
@@ -222,6 +261,7 @@ def test_tool_choice_forms_case_b19():
 
 
 # -- registry -----------------------------------------------------------------------------------
+
 
 def test_model_by_string_mapping_and_env(monkeypatch):
     assert toolwire.model("test").provider == "test"
@@ -239,9 +279,7 @@ def test_unknown_provider_lists_known():
 
 
 def test_known_provider_without_adapter_names_extra(monkeypatch):
-    from toolwire import registry
-
-    from toolwire import _install
+    from toolwire import _install, registry
 
     monkeypatch.setattr(registry, "_entry_points", lambda: {})
     monkeypatch.setattr(_install, "_direct_url", lambda: None)  # as if installed from an index
@@ -258,6 +296,7 @@ def test_malformed_model_names():
 
 
 # -- arguments and stream assembly --------------------------------------------------------------
+
 
 @pytest.mark.parametrize("raw", ["", "null", "{}", "  ", " null ", None])
 def test_empty_argument_forms_mean_empty_object_case_b08(raw):
@@ -291,7 +330,10 @@ def test_assembler_joins_fragments_and_overwrites_usage():
     asm.feed(StopEvent("tool_use", "tool_use"))
     r = asm.response()
     assert r.text == "Hello"
-    assert [(c.id, c.name, c.arguments) for c in r.tool_calls] == [("toolu_A", "magic", {}), ("toolu_B", "pw", {"password": "mellon"})]
+    assert [(c.id, c.name, c.arguments) for c in r.tool_calls] == [
+        ("toolu_A", "magic", {}),
+        ("toolu_B", "pw", {"password": "mellon"}),
+    ]
     assert (r.usage.input_tokens, r.usage.output_tokens) == (410, 57)
 
 
@@ -314,21 +356,24 @@ def test_import_is_light():
 
 
 def test_imported_tools_follow_their_vendors_name_rule():
-    assert Tool("get.weather", "d", imported_from="gemini").name == "get.weather"      # Gemini allows '.'
-    assert Tool("a" * 100, "d", imported_from="anthropic").name == "a" * 100          # Anthropic allows 128
+    assert Tool("get.weather", "d", imported_from="gemini").name == "get.weather"  # Gemini allows '.'
+    assert Tool("a" * 100, "d", imported_from="anthropic").name == "a" * 100  # Anthropic allows 128
     with pytest.raises(ToolNameError, match="anthropic rule"):
         Tool("get.weather", "d", imported_from="anthropic")
     with pytest.raises(ToolNameError, match="must match"):
-        Tool("get.weather", "d")                                                     # built here: the common rule
+        Tool("get.weather", "d")  # built here: the common rule
     t = Tool("get.weather", "d", imported_from="gemini")
     assert Tool.from_dict(t.to_dict()) == t
 
 
-@pytest.mark.parametrize("schema,value", [
-    ({"type": "number", "maximum": 0.5}, 0.5),
-    ({"type": "integer", "exclusiveMinimum": 5, "multipleOf": 4}, 8),
-    ({"type": "integer", "maximum": -2}, -2),
-])
+@pytest.mark.parametrize(
+    "schema,value",
+    [
+        ({"type": "number", "maximum": 0.5}, 0.5),
+        ({"type": "integer", "exclusiveMinimum": 5, "multipleOf": 4}, 8),
+        ({"type": "integer", "maximum": -2}, -2),
+    ],
+)
 def test_test_provider_arguments_respect_number_bounds(schema, value):
     from toolwire.testing import example_arguments
 
@@ -353,12 +398,28 @@ def test_saved_conversation_with_the_old_responses_label_loads_under_the_provide
     """Earlier versions labelled the Responses API ``openai-responses``; saved data still loads."""
     from toolwire.types import Message, ReasoningPart, Response
 
-    old = {"role": "assistant", "parts": [{"type": "reasoning", "text": "", "encrypted": "ENC", "provider": "openai-responses",
-                                           "provider_data": {"openai-responses": {"id": "rs_1"}}}],
-           "provider_data": {"openai-responses": {"response_id": "resp_1"}}}
+    old = {
+        "role": "assistant",
+        "parts": [
+            {
+                "type": "reasoning",
+                "text": "",
+                "encrypted": "ENC",
+                "provider": "openai-responses",
+                "provider_data": {"openai-responses": {"id": "rs_1"}},
+            }
+        ],
+        "provider_data": {"openai-responses": {"response_id": "resp_1"}},
+    }
     msg = Message.from_dict(old)
     part = msg.parts[0]
     assert isinstance(part, ReasoningPart)
-    assert (part.provider, part.provider_data, msg.provider_data) == ("openai", {"openai": {"id": "rs_1"}}, {"openai": {"response_id": "resp_1"}})
-    resp = Response.from_dict({"parts": [], "provider": "openai-responses", "provider_data": {"openai-responses": {"response_id": "r"}}})
+    assert (part.provider, part.provider_data, msg.provider_data) == (
+        "openai",
+        {"openai": {"id": "rs_1"}},
+        {"openai": {"response_id": "resp_1"}},
+    )
+    resp = Response.from_dict(
+        {"parts": [], "provider": "openai-responses", "provider_data": {"openai-responses": {"response_id": "r"}}}
+    )
     assert (resp.provider, resp.provider_data) == ("openai", {"openai": {"response_id": "r"}})

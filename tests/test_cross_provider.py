@@ -20,7 +20,12 @@ from toolwire.adapter import ModelRequest
 from toolwire.testing.conversation_rules import validate_request
 
 PROVIDER = {"anthropic": "anthropic", "openai-chat": "openai-chat", "openai": "openai", "gemini": "gemini"}
-MODEL = {"anthropic": "claude-sonnet-4-5", "openai-chat": "gpt-4.1", "openai": "gpt-5", "gemini": "gemini-3-flash-preview"}
+MODEL = {
+    "anthropic": "claude-sonnet-4-5",
+    "openai-chat": "gpt-4.1",
+    "openai": "gpt-5",
+    "gemini": "gemini-3-flash-preview",
+}
 
 WEATHER_TOOL_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 
@@ -39,16 +44,31 @@ HISTORIES = {
         "system": "Answer briefly.",
         "messages": [
             {"role": "user", "content": "Weather in Paris and in Atlantis?"},
-            {"role": "assistant", "content": [
-                {"type": "thinking", "thinking": "Two cities, two calls.", "signature": "EqQBCkYIARgCKkBAnthropicSig+/=="},
-                {"type": "text", "text": "Checking both."},
-                {"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": {"city": "Paris"}},
-                {"type": "tool_use", "id": "toolu_01B", "name": "get_weather", "input": {"city": "Atlantis"}},
-            ]},
-            {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": "toolu_01A", "content": "18°C, sunny"},
-                {"type": "tool_result", "tool_use_id": "toolu_01B", "content": "ValueError: city not found", "is_error": True},
-            ]},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "thinking",
+                        "thinking": "Two cities, two calls.",
+                        "signature": "EqQBCkYIARgCKkBAnthropicSig+/==",
+                    },
+                    {"type": "text", "text": "Checking both."},
+                    {"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": {"city": "Paris"}},
+                    {"type": "tool_use", "id": "toolu_01B", "name": "get_weather", "input": {"city": "Atlantis"}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_01A", "content": "18°C, sunny"},
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_01B",
+                        "content": "ValueError: city not found",
+                        "is_error": True,
+                    },
+                ],
+            },
         ],
         "tools": [{"name": "get_weather", "description": "Weather for a city.", "input_schema": WEATHER_TOOL_SCHEMA}],
     },
@@ -57,30 +77,82 @@ HISTORIES = {
         "messages": [
             {"role": "system", "content": "Answer briefly."},
             {"role": "user", "content": "Weather in Paris and in Atlantis?"},
-            {"role": "assistant", "content": "Checking both.", "tool_calls": [
-                {"id": "call_A1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}},
-                {"id": "call_B2", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Atlantis\"}"}},
-            ]},
+            {
+                "role": "assistant",
+                "content": "Checking both.",
+                "tool_calls": [
+                    {
+                        "id": "call_A1",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                    },
+                    {
+                        "id": "call_B2",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": "Atlantis"}'},
+                    },
+                ],
+            },
             {"role": "tool", "tool_call_id": "call_A1", "content": "18°C, sunny"},
             {"role": "tool", "tool_call_id": "call_B2", "content": "Error: ValueError: city not found"},
         ],
-        "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Weather for a city.", "parameters": WEATHER_TOOL_SCHEMA}}],
+        "tools": [
+            {
+                "type": "function",
+                "function": {
+                    "name": "get_weather",
+                    "description": "Weather for a city.",
+                    "parameters": WEATHER_TOOL_SCHEMA,
+                },
+            }
+        ],
     },
     "openai": {
         "model": "gpt-5",
         "instructions": "Answer briefly.",
         "input": [
             {"role": "user", "content": "Weather in Paris and in Atlantis?"},
-            {"type": "reasoning", "id": "rs_01", "summary": [{"type": "summary_text", "text": "Two cities, two calls."}],
-             "encrypted_content": "gAAAAABoOpenAIEncryptedReasoning=="},
-            {"type": "message", "id": "msg_01", "role": "assistant", "status": "completed",
-             "content": [{"type": "output_text", "text": "Checking both.", "annotations": []}]},
-            {"type": "function_call", "id": "fc_01", "call_id": "call_A1", "name": "get_weather", "arguments": "{\"city\":\"Paris\"}", "status": "completed"},
-            {"type": "function_call", "id": "fc_02", "call_id": "call_B2", "name": "get_weather", "arguments": "{\"city\":\"Atlantis\"}", "status": "completed"},
+            {
+                "type": "reasoning",
+                "id": "rs_01",
+                "summary": [{"type": "summary_text", "text": "Two cities, two calls."}],
+                "encrypted_content": "gAAAAABoOpenAIEncryptedReasoning==",
+            },
+            {
+                "type": "message",
+                "id": "msg_01",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": "Checking both.", "annotations": []}],
+            },
+            {
+                "type": "function_call",
+                "id": "fc_01",
+                "call_id": "call_A1",
+                "name": "get_weather",
+                "arguments": '{"city":"Paris"}',
+                "status": "completed",
+            },
+            {
+                "type": "function_call",
+                "id": "fc_02",
+                "call_id": "call_B2",
+                "name": "get_weather",
+                "arguments": '{"city":"Atlantis"}',
+                "status": "completed",
+            },
             {"type": "function_call_output", "call_id": "call_A1", "output": "18°C, sunny"},
             {"type": "function_call_output", "call_id": "call_B2", "output": "Error: ValueError: city not found"},
         ],
-        "tools": [{"type": "function", "name": "get_weather", "description": "Weather for a city.", "parameters": WEATHER_TOOL_SCHEMA, "strict": False}],
+        "tools": [
+            {
+                "type": "function",
+                "name": "get_weather",
+                "description": "Weather for a city.",
+                "parameters": WEATHER_TOOL_SCHEMA,
+                "strict": False,
+            }
+        ],
         "include": ["reasoning.encrypted_content"],
         "store": False,
     },
@@ -88,18 +160,37 @@ HISTORIES = {
         "systemInstruction": {"parts": [{"text": "Answer briefly."}]},
         "contents": [
             {"role": "user", "parts": [{"text": "Weather in Paris and in Atlantis?"}]},
-            {"role": "model", "parts": [
-                {"text": "Two cities, two calls.", "thought": True},
-                {"text": "Checking both."},
-                {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}, "thoughtSignature": "CiQBVGhvdWdodFNpZ25hdHVyZUdlbWluaQ=="},
-                {"functionCall": {"name": "get_weather", "args": {"city": "Atlantis"}}},
-            ]},
-            {"role": "user", "parts": [
-                {"functionResponse": {"name": "get_weather", "response": {"output": "18°C, sunny"}}},
-                {"functionResponse": {"name": "get_weather", "response": {"error": "ValueError: city not found"}}},
-            ]},
+            {
+                "role": "model",
+                "parts": [
+                    {"text": "Two cities, two calls.", "thought": True},
+                    {"text": "Checking both."},
+                    {
+                        "functionCall": {"name": "get_weather", "args": {"city": "Paris"}},
+                        "thoughtSignature": "CiQBVGhvdWdodFNpZ25hdHVyZUdlbWluaQ==",
+                    },
+                    {"functionCall": {"name": "get_weather", "args": {"city": "Atlantis"}}},
+                ],
+            },
+            {
+                "role": "user",
+                "parts": [
+                    {"functionResponse": {"name": "get_weather", "response": {"output": "18°C, sunny"}}},
+                    {"functionResponse": {"name": "get_weather", "response": {"error": "ValueError: city not found"}}},
+                ],
+            },
         ],
-        "tools": [{"functionDeclarations": [{"name": "get_weather", "description": "Weather for a city.", "parametersJsonSchema": WEATHER_TOOL_SCHEMA}]}],
+        "tools": [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": "get_weather",
+                        "description": "Weather for a city.",
+                        "parametersJsonSchema": WEATHER_TOOL_SCHEMA,
+                    }
+                ]
+            }
+        ],
     },
 }
 
@@ -172,7 +263,13 @@ def test_continue_conversation_on_another_provider(source, target):
     assert "Checking both." in text
     assert "Answer briefly." in text
     if target == "anthropic":
-        ids = [b["id"] for m in body["messages"] if isinstance(m["content"], list) for b in m["content"] if b["type"] == "tool_use"]
+        ids = [
+            b["id"]
+            for m in body["messages"]
+            if isinstance(m["content"], list)
+            for b in m["content"]
+            if b["type"] == "tool_use"
+        ]
         assert all(re.fullmatch(r"[A-Za-z0-9_-]+", i) for i in ids), ids  # Anthropic's tool_use id pattern
         assert len(set(ids)) == 2
     if target == "gemini":

@@ -15,7 +15,9 @@ def test_docs_build_strict(tmp_path):
         pytest.fail("mkdocs is not installed; it is a dev dependency (uv sync installs it)")
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (tmp_path / "site" / "index.html").exists()

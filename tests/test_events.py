@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 import toolwire
-from toolwire import Limits, RunState, events as ev, tool
+from toolwire import Limits, RunState, tool
+from toolwire import events as ev
 
 sys.path.insert(0, str(Path(__file__).parent))
-from streaming_helpers import GatedModel, calls, fold, fold_of_result, same_fold, text  # noqa: E402
+from streaming_helpers import GatedModel, calls, fold, fold_of_result, same_fold, text
 
 
 @tool
@@ -26,7 +27,10 @@ def add(a: int, b: int) -> int:
 
 
 def _script() -> list[Any]:
-    return [calls(("c1", "add", {"a": 1, "b": 2}), ("c2", "add", {"a": 3, "b": "x"}), say="Adding."), text("The sum is 3.")]
+    return [
+        calls(("c1", "add", {"a": 1, "b": 2}), ("c2", "add", {"a": 3, "b": "x"}), say="Adding."),
+        text("The sum is 3."),
+    ]
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
@@ -39,11 +43,15 @@ def test_event_sequence_of_a_two_turn_run(stream: bool):
     kinds = [type(e).__name__ for e in events]
     assert kinds[0] == "RunStarted" and kinds[1] == "TurnStarted" and kinds[-1] == "RunFinished"
     # turn 1: deltas, then the response, the two calls ready (one invalid), the tool run, turn end
-    t1 = kinds[2:kinds.index("TurnFinished") + 1]
+    t1 = kinds[2 : kinds.index("TurnFinished") + 1]
     assert t1[:1] == ["TextDelta"] and "ResponseFinished" in t1
-    after = t1[t1.index("ResponseFinished"):]
+    after = t1[t1.index("ResponseFinished") :]
     assert after[:3] == ["ResponseFinished", "ToolCallReady", "ToolCallReady"]
-    assert sorted(after[3:-1]) == ["ToolFinished", "ToolFinished", "ToolStarted"]  # the invalid call is answered, not started
+    assert sorted(after[3:-1]) == [
+        "ToolFinished",
+        "ToolFinished",
+        "ToolStarted",
+    ]  # the invalid call is answered, not started
     ready = [e for e in events if isinstance(e, ev.ToolCallReady)]
     assert ready[0].valid and ready[1].error.startswith("Invalid arguments for tool 'add': at /b")
     args = "".join(e.text for e in events if isinstance(e, ev.ToolCallArgumentsDelta) and e.index == 1)
@@ -58,7 +66,13 @@ def test_event_sequence_of_a_two_turn_run(stream: bool):
     same_fold(fold(events), fold_of_result(result))
     assert s.state.status == "finished" and s.state.stop_reason == "end_turn"
     if stream:  # text arrived in pieces
-        assert [e.text for e in events if isinstance(e, ev.TextDelta) and e.turn == 2] == ["The", " su", "m i", "s 3", "."]
+        assert [e.text for e in events if isinstance(e, ev.TextDelta) and e.turn == 2] == [
+            "The",
+            " su",
+            "m i",
+            "s 3",
+            ".",
+        ]
 
 
 def test_run_equals_the_stream_consumed():

@@ -16,7 +16,7 @@ import toolwire
 from toolwire import events as ev
 
 sys.path.insert(0, str(Path(__file__).parent))
-from streaming_helpers import fold, fold_of_result, same_fold  # noqa: E402
+from streaming_helpers import fold, fold_of_result, same_fold
 
 httpx2 = pytest.importorskip("httpx2")
 pytest.importorskip("toolwire_anthropic")
@@ -39,70 +39,255 @@ def _sse(events: list[tuple[str | None, Any]]) -> bytes:
 
 
 def _chunks(text: str, n: int = 6) -> list[str]:
-    return [text[i:i + n] for i in range(0, len(text), n)]
+    return [text[i : i + n] for i in range(0, len(text), n)]
 
 
 def streamed(api: str, turn: int) -> bytes:
     text = TEXT1 if turn == 1 else TEXT2
     call = turn == 1
     if api == "anthropic":
-        ev_: list[tuple[str | None, Any]] = [("message_start", {"type": "message_start", "message": {
-            "id": f"msg_{turn}", "type": "message", "role": "assistant", "model": "m-1", "content": [], "stop_reason": None,
-            "stop_sequence": None, "usage": {"input_tokens": 10 * turn, "output_tokens": 1}}}),
-            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})]
-        ev_ += [("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": c}})
-                for c in _chunks(text)]
+        ev_: list[tuple[str | None, Any]] = [
+            (
+                "message_start",
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": f"msg_{turn}",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": "m-1",
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": {"input_tokens": 10 * turn, "output_tokens": 1},
+                    },
+                },
+            ),
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            ),
+        ]
+        ev_ += [
+            (
+                "content_block_delta",
+                {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": c}},
+            )
+            for c in _chunks(text)
+        ]
         ev_.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
         if call:
-            ev_.append(("content_block_start", {"type": "content_block_start", "index": 1, "content_block": {
-                "type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}}))
-            ev_ += [("content_block_delta", {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": a}})
-                    for a in ARGS]
+            ev_.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": 1,
+                        "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}},
+                    },
+                )
+            )
+            ev_ += [
+                (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": 1,
+                        "delta": {"type": "input_json_delta", "partial_json": a},
+                    },
+                )
+                for a in ARGS
+            ]
             ev_.append(("content_block_stop", {"type": "content_block_stop", "index": 1}))
-        ev_.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use" if call else "end_turn",
-                                                                          "stop_sequence": None}, "usage": {"output_tokens": 7}}))
+        ev_.append(
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "tool_use" if call else "end_turn", "stop_sequence": None},
+                    "usage": {"output_tokens": 7},
+                },
+            )
+        )
         ev_.append(("message_stop", {"type": "message_stop"}))
         return _sse(ev_)
     if api == "openai-chat":
         head = {"id": f"c{turn}", "object": "chat.completion.chunk", "created": 1, "model": "m-1"}
-        ev_ = [(None, {**head, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]})]
-        ev_ += [(None, {**head, "choices": [{"index": 0, "delta": {"content": c}, "finish_reason": None}]}) for c in _chunks(text)]
+        ev_ = [
+            (
+                None,
+                {
+                    **head,
+                    "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}],
+                },
+            )
+        ]
+        ev_ += [
+            (None, {**head, "choices": [{"index": 0, "delta": {"content": c}, "finish_reason": None}]})
+            for c in _chunks(text)
+        ]
         if call:
-            ev_.append((None, {**head, "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
-                                                                                          "function": {"name": "get_weather", "arguments": ""}}]},
-                                                     "finish_reason": None}]}))
-            ev_ += [(None, {**head, "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": a}}]},
-                                                  "finish_reason": None}]}) for a in ARGS]
-        ev_.append((None, {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls" if call else "stop"}]}))
-        ev_.append((None, {**head, "choices": [], "usage": {"prompt_tokens": 10 * turn, "completion_tokens": 7, "total_tokens": 10 * turn + 7}}))
+            ev_.append(
+                (
+                    None,
+                    {
+                        **head,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "delta": {
+                                    "tool_calls": [
+                                        {
+                                            "index": 0,
+                                            "id": "call_1",
+                                            "type": "function",
+                                            "function": {"name": "get_weather", "arguments": ""},
+                                        }
+                                    ]
+                                },
+                                "finish_reason": None,
+                            }
+                        ],
+                    },
+                )
+            )
+            ev_ += [
+                (
+                    None,
+                    {
+                        **head,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "delta": {"tool_calls": [{"index": 0, "function": {"arguments": a}}]},
+                                "finish_reason": None,
+                            }
+                        ],
+                    },
+                )
+                for a in ARGS
+            ]
+        ev_.append(
+            (None, {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls" if call else "stop"}]})
+        )
+        ev_.append(
+            (
+                None,
+                {
+                    **head,
+                    "choices": [],
+                    "usage": {"prompt_tokens": 10 * turn, "completion_tokens": 7, "total_tokens": 10 * turn + 7},
+                },
+            )
+        )
         ev_.append((None, "[DONE]"))
         return _sse(ev_)
     if api == "openai":
-        msg = {"type": "message", "id": f"msg_{turn}", "role": "assistant", "status": "completed",
-               "content": [{"type": "output_text", "text": text, "annotations": []}]}
-        fc = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather", "arguments": "".join(ARGS), "status": "completed"}
+        msg = {
+            "type": "message",
+            "id": f"msg_{turn}",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }
+        fc = {
+            "type": "function_call",
+            "id": "fc_1",
+            "call_id": "call_1",
+            "name": "get_weather",
+            "arguments": "".join(ARGS),
+            "status": "completed",
+        }
         base = {"id": f"resp_{turn}", "object": "response", "created_at": 1, "model": "m-1"}
-        ev_ = [("response.created", {"type": "response.created", "response": {**base, "status": "in_progress", "output": []}}),
-               ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0,
-                                               "item": {**msg, "status": "in_progress", "content": []}})]
-        ev_ += [("response.output_text.delta", {"type": "response.output_text.delta", "item_id": msg["id"], "output_index": 0,
-                                                "content_index": 0, "delta": c}) for c in _chunks(text)]
+        ev_ = [
+            (
+                "response.created",
+                {"type": "response.created", "response": {**base, "status": "in_progress", "output": []}},
+            ),
+            (
+                "response.output_item.added",
+                {
+                    "type": "response.output_item.added",
+                    "output_index": 0,
+                    "item": {**msg, "status": "in_progress", "content": []},
+                },
+            ),
+        ]
+        ev_ += [
+            (
+                "response.output_text.delta",
+                {
+                    "type": "response.output_text.delta",
+                    "item_id": msg["id"],
+                    "output_index": 0,
+                    "content_index": 0,
+                    "delta": c,
+                },
+            )
+            for c in _chunks(text)
+        ]
         ev_.append(("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": msg}))
         if call:
-            ev_.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": 1,
-                                                       "item": {**fc, "arguments": "", "status": "in_progress"}}))
-            ev_ += [("response.function_call_arguments.delta", {"type": "response.function_call_arguments.delta", "item_id": "fc_1",
-                                                                "output_index": 1, "delta": a}) for a in ARGS]
-            ev_.append(("response.output_item.done", {"type": "response.output_item.done", "output_index": 1, "item": fc}))
-        ev_.append(("response.completed", {"type": "response.completed", "response": {
-            **base, "status": "completed", "output": [msg, fc] if call else [msg],
-            "usage": {"input_tokens": 10 * turn, "output_tokens": 7, "total_tokens": 10 * turn + 7}}}))
+            ev_.append(
+                (
+                    "response.output_item.added",
+                    {
+                        "type": "response.output_item.added",
+                        "output_index": 1,
+                        "item": {**fc, "arguments": "", "status": "in_progress"},
+                    },
+                )
+            )
+            ev_ += [
+                (
+                    "response.function_call_arguments.delta",
+                    {
+                        "type": "response.function_call_arguments.delta",
+                        "item_id": "fc_1",
+                        "output_index": 1,
+                        "delta": a,
+                    },
+                )
+                for a in ARGS
+            ]
+            ev_.append(
+                ("response.output_item.done", {"type": "response.output_item.done", "output_index": 1, "item": fc})
+            )
+        ev_.append(
+            (
+                "response.completed",
+                {
+                    "type": "response.completed",
+                    "response": {
+                        **base,
+                        "status": "completed",
+                        "output": [msg, fc] if call else [msg],
+                        "usage": {"input_tokens": 10 * turn, "output_tokens": 7, "total_tokens": 10 * turn + 7},
+                    },
+                },
+            )
+        )
         return _sse(ev_)
-    chunks = [{"candidates": [{"content": {"role": "model", "parts": [{"text": c}]}, "index": 0}]} for c in _chunks(text)]
-    last: dict[str, Any] = {"candidates": [{"content": {"role": "model", "parts": (
-        [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}] if call else [{"text": ""}])},
-        "finishReason": "STOP", "index": 0}],
-        "usageMetadata": {"promptTokenCount": 10 * turn, "candidatesTokenCount": 7, "totalTokenCount": 10 * turn + 7}}
+    chunks = [
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": c}]}, "index": 0}]} for c in _chunks(text)
+    ]
+    last: dict[str, Any] = {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": (
+                        [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]
+                        if call
+                        else [{"text": ""}]
+                    ),
+                },
+                "finishReason": "STOP",
+                "index": 0,
+            }
+        ],
+        "usageMetadata": {"promptTokenCount": 10 * turn, "candidatesTokenCount": 7, "totalTokenCount": 10 * turn + 7},
+    }
     return _sse([(None, c) for c in chunks] + [(None, last)])
 
 
@@ -114,29 +299,67 @@ def whole(api: str, turn: int) -> dict[str, Any]:
         content: list[Any] = [{"type": "text", "text": text}]
         if call:
             content.append({"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": json.loads(args)})
-        return {"id": f"msg_{turn}", "type": "message", "role": "assistant", "model": "m-1", "content": content,
-                "stop_reason": "tool_use" if call else "end_turn", "stop_sequence": None,
-                "usage": {"input_tokens": 10 * turn, "output_tokens": 7}}
+        return {
+            "id": f"msg_{turn}",
+            "type": "message",
+            "role": "assistant",
+            "model": "m-1",
+            "content": content,
+            "stop_reason": "tool_use" if call else "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10 * turn, "output_tokens": 7},
+        }
     if api == "openai-chat":
         message: dict[str, Any] = {"role": "assistant", "content": text}
         if call:
-            message["tool_calls"] = [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": args}}]
-        return {"id": f"c{turn}", "object": "chat.completion", "created": 1, "model": "m-1",
-                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if call else "stop"}],
-                "usage": {"prompt_tokens": 10 * turn, "completion_tokens": 7, "total_tokens": 10 * turn + 7}}
+            message["tool_calls"] = [
+                {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": args}}
+            ]
+        return {
+            "id": f"c{turn}",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "m-1",
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if call else "stop"}],
+            "usage": {"prompt_tokens": 10 * turn, "completion_tokens": 7, "total_tokens": 10 * turn + 7},
+        }
     if api == "openai":
-        output: list[Any] = [{"type": "message", "id": f"msg_{turn}", "role": "assistant", "status": "completed",
-                              "content": [{"type": "output_text", "text": text, "annotations": []}]}]
+        output: list[Any] = [
+            {
+                "type": "message",
+                "id": f"msg_{turn}",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
+        ]
         if call:
-            output.append({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather", "arguments": args,
-                           "status": "completed"})
-        return {"id": f"resp_{turn}", "object": "response", "created_at": 1, "model": "m-1", "status": "completed", "output": output,
-                "usage": {"input_tokens": 10 * turn, "output_tokens": 7, "total_tokens": 10 * turn + 7}}
+            output.append(
+                {
+                    "type": "function_call",
+                    "id": "fc_1",
+                    "call_id": "call_1",
+                    "name": "get_weather",
+                    "arguments": args,
+                    "status": "completed",
+                }
+            )
+        return {
+            "id": f"resp_{turn}",
+            "object": "response",
+            "created_at": 1,
+            "model": "m-1",
+            "status": "completed",
+            "output": output,
+            "usage": {"input_tokens": 10 * turn, "output_tokens": 7, "total_tokens": 10 * turn + 7},
+        }
     parts: list[Any] = [{"text": text}]
     if call:
         parts.append({"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}})
-    return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {"promptTokenCount": 10 * turn, "candidatesTokenCount": 7, "totalTokenCount": 10 * turn + 7}}
+    return {
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10 * turn, "candidatesTokenCount": 7, "totalTokenCount": 10 * turn + 7},
+    }
 
 
 @toolwire.tool

@@ -19,7 +19,7 @@ from toolwire.testing.cassettes import load_cassette, recordings_dir
 from toolwire.testing.replay import replay_file
 
 sys.path.insert(0, str(Path(__file__).parent))
-from streaming_helpers import fold, fold_of_result, same_fold  # noqa: E402
+from streaming_helpers import fold, fold_of_result, same_fold
 
 ROOT = recordings_dir()
 STREAMED = sorted(p for p in ROOT.glob("*/*.yaml") if any(i.stream_format for i in load_cassette(p))) if ROOT else []

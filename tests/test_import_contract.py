@@ -34,7 +34,12 @@ def imports_in(path: Path) -> list[tuple[int, str]]:
             out += [(node.lineno, a.name) for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             out.append((node.lineno, node.module))
-        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        elif (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             fn = node.func
             name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
             if name in ("import_module", "__import__"):
@@ -68,7 +73,9 @@ def test_the_check_catches_planted_violations(tmp_path: Path) -> None:
         "def f():\n    import anthropic\n    from openai import OpenAI\n    return OpenAI\n"
         "def g():\n    from google import genai\n    import importlib\n    return importlib.import_module('toolwire_gemini')\n"
     )
-    (pkg / "fine.py").write_text("import tiktoken\nfrom toolwire.errors import ToolwireError\nimport openai_like_name_but_not\n")
+    (pkg / "fine.py").write_text(
+        "import tiktoken\nfrom toolwire.errors import ToolwireError\nimport openai_like_name_but_not\n"
+    )
     assert violations(pkg) == [
         "sub/lazy.py:2 imports anthropic",
         "sub/lazy.py:3 imports openai",
@@ -84,4 +91,6 @@ def test_planting_a_vendor_import_in_a_copy_of_the_core_fails_the_contract(tmp_p
     shutil.copytree(CORE, copy, ignore=shutil.ignore_patterns("data", "__pycache__"))
     target = copy / "errors.py"
     target.write_text(target.read_text() + "\n\ndef _sneaky():\n    import anthropic  # planted\n")
-    assert [v for v in violations(copy) if v.startswith("errors.py")] == [f"errors.py:{len(target.read_text().splitlines())} imports anthropic"]
+    assert [v for v in violations(copy) if v.startswith("errors.py")] == [
+        f"errors.py:{len(target.read_text().splitlines())} imports anthropic"
+    ]

@@ -59,8 +59,7 @@ def test_unknown_tool_lists_valid_names_and_suggests_closest():
     res = only_result(r)
     assert res.is_error
     assert res.content == (
-        "Unknown tool 'get_wether'.\n"
-        "Did you mean 'get_weather'? Call one of the available tools: add, get_weather."
+        "Unknown tool 'get_wether'.\nDid you mean 'get_weather'? Call one of the available tools: add, get_weather."
     )
 
 
@@ -118,7 +117,9 @@ def test_tool_error_renders_message_then_hint():
     @tool
     def lookup(key: str) -> str:
         """Look up a key."""
-        raise ToolError(f"no key {key!r}", hint="Call list_keys to see the keys.", retryable=False, valid_values=["a", "b"])
+        raise ToolError(
+            f"no key {key!r}", hint="Call list_keys to see the keys.", retryable=False, valid_values=["a", "b"]
+        )
 
     res = only_result(run(scripted(call("lookup", {"key": "x"}), "ok"), tools=[lookup]))
     assert res.content == (
@@ -140,7 +141,9 @@ def test_incomplete_call_is_not_run():
     cut = ToolCall("c1", "write", None, raw_arguments='{"text": "abc', invalid="cut off", incomplete=True)
     res = only_result(run(scripted([cut], "ok"), tools=[write]))
     assert ran == []
-    assert res.content.startswith("Tool call 'write' was cut off by the output-token limit before its arguments were complete, so it was not run.\n")
+    assert res.content.startswith(
+        "Tool call 'write' was cut off by the output-token limit before its arguments were complete, so it was not run.\n"
+    )
 
 
 def test_parallel_calls_run_concurrently_and_keep_call_order():
@@ -180,7 +183,11 @@ def test_tool_call_limit_answers_every_call():
     with pytest.raises(UsageLimitExceeded) as info:
         run(m, limits=Limits(max_tool_calls=2))
     res = info.value.result
-    assert [x.result.content for x in res.tool_runs] == ["2", "4", "Not run: the run reached its limit of 2 tool calls (max_tool_calls)."]
+    assert [x.result.content for x in res.tool_runs] == [
+        "2",
+        "4",
+        "Not run: the run reached its limit of 2 tool calls (max_tool_calls).",
+    ]
     assert res.conversation.unanswered_tool_calls() == []
 
 
@@ -189,13 +196,19 @@ def test_token_limit_stops_and_answers_calls():
     with pytest.raises(UsageLimitExceeded) as info:
         run(m, limits=Limits(max_total_tokens=1000))
     res = info.value.result
-    assert res.tool_runs[0].result.content == "Not run: the run stopped because total tokens 1100 exceeded the limit of 1000."
+    assert (
+        res.tool_runs[0].result.content
+        == "Not run: the run stopped because total tokens 1100 exceeded the limit of 1000."
+    )
     assert res.conversation.unanswered_tool_calls() == []
 
 
 def test_usage_adds_up_across_turns():
     m = scripted(
-        {"tool_calls": [call("add", {"a": 1, "b": 1})], "usage": {"input_tokens": 100, "output_tokens": 10, "cache_read_tokens": 5}},
+        {
+            "tool_calls": [call("add", {"a": 1, "b": 1})],
+            "usage": {"input_tokens": 100, "output_tokens": 10, "cache_read_tokens": 5},
+        },
         {"text": "2", "usage": {"input_tokens": 130, "output_tokens": 3}},
     )
     r = run(m)
@@ -216,8 +229,12 @@ def test_run_result_json_round_trip_is_exact():
         return [TextPart("Q3 chart"), ImagePart(data=b"\x89PNG\r\n", media_type="image/png")]
 
     m = scripted(
-        {"reasoning": "think", "text": "calling", "tool_calls": [call("chart"), call("get_weather", {"city": "Nowhere"})],
-         "usage": {"input_tokens": 7, "output_tokens": 2}},
+        {
+            "reasoning": "think",
+            "text": "calling",
+            "tool_calls": [call("chart"), call("get_weather", {"city": "Nowhere"})],
+            "usage": {"input_tokens": 7, "output_tokens": 2},
+        },
         "done ✓ Zoë",
     )
     r = run(m, tools=[chart, get_weather])
@@ -264,15 +281,20 @@ def test_prompt_as_message():
 
 # -- hardening found by adversarial testing -------------------------------------------------------
 
+
 def test_tool_raising_builtin_timeout_error_is_not_a_toolwire_timeout():
     @tool
     def fetch(url: str) -> str:
         """Fetch a URL."""
         raise TimeoutError("connect to db.internal timed out")
 
-    assert only_result(run(scripted(call("fetch", {"url": "x"}), "ok"), tools=[fetch])).content == "TimeoutError: connect to db.internal timed out"
-    assert only_result(run(scripted(call("fetch", {"url": "x"}), "ok"), tools=[fetch], limits=Limits(tool_timeout=30))).content == (
-        "TimeoutError: connect to db.internal timed out")
+    assert (
+        only_result(run(scripted(call("fetch", {"url": "x"}), "ok"), tools=[fetch])).content
+        == "TimeoutError: connect to db.internal timed out"
+    )
+    assert only_result(
+        run(scripted(call("fetch", {"url": "x"}), "ok"), tools=[fetch], limits=Limits(tool_timeout=30))
+    ).content == ("TimeoutError: connect to db.internal timed out")
 
 
 def test_sync_tool_past_its_timeout_does_not_block_the_run():
@@ -290,7 +312,8 @@ def test_sync_tool_past_its_timeout_does_not_block_the_run():
     release.set()
     assert res.content == (
         "Tool 'stuck' timed out after 0.1 seconds; its result was discarded (a synchronous function cannot be "
-        "interrupted and may still be running).\nTry a smaller request (narrower arguments), or a different approach.")
+        "interrupted and may still be running).\nTry a smaller request (narrower arguments), or a different approach."
+    )
     assert elapsed < 10  # not a timing assertion on speed: only that run_sync did not wait for the 30 s thread
 
 
@@ -306,14 +329,18 @@ def test_system_exit_and_self_cancellation_become_error_results():
         raise asyncio.CancelledError()
 
     assert only_result(run(scripted(call("legacy", {"args": "x"}), "ok"), tools=[legacy])).content == "SystemExit: 2"
-    assert only_result(run(scripted(call("fetch", {"url": "x"}), "ok"), tools=[fetch])).content == "CancelledError: the tool cancelled itself"
+    assert (
+        only_result(run(scripted(call("fetch", {"url": "x"}), "ok"), tools=[fetch])).content
+        == "CancelledError: the tool cancelled itself"
+    )
 
 
 def test_call_without_a_string_name_is_answered():
     bad = ToolCall("c1", None, {})  # type: ignore[arg-type]
     r = run(scripted([bad], "ok"))
     assert only_result(r).content == (
-        "The tool call has no valid tool name (got None).\nCall one of the available tools: add, get_weather.")
+        "The tool call has no valid tool name (got None).\nCall one of the available tools: add, get_weather."
+    )
 
 
 def test_unresolvable_ref_is_rejected_at_definition():
@@ -339,7 +366,8 @@ def test_integral_float_reaches_int_parameter_as_int():
 def test_unexpected_argument_names_the_valid_ones():
     assert only_result(run(scripted(call("get_weather", {"city": "Paris", "unit": "c"}), "ok"))).content == (
         "Invalid arguments for tool 'get_weather': unexpected property 'unit' (valid: city, days).\n"
-        "Fix the arguments to match the tool's input schema and call it again.")
+        "Fix the arguments to match the tool's input schema and call it again."
+    )
 
 
 def test_continuing_a_run_leaves_the_first_result_unchanged():
@@ -395,14 +423,20 @@ def test_duplicate_vendor_id_in_one_response_is_refused_not_run():
         ran.append(text)
         return "ok"
 
-    r = run(scripted([ToolCall("t1", "note", {"text": "a"}), ToolCall("t1", "note", {"text": "b"})], "done"), tools=[note])
+    r = run(
+        scripted([ToolCall("t1", "note", {"text": "a"}), ToolCall("t1", "note", {"text": "b"})], "done"), tools=[note]
+    )
     assert ran == ["a"]
     assert [x.result.content for x in r.tool_runs] == [
-        "ok", "Tool call 'note' was not run: duplicate tool call id t1 in one response.\nMake a new tool call if you still need the result."]
+        "ok",
+        "Tool call 'note' was not run: duplicate tool call id t1 in one response.\nMake a new tool call if you still need the result.",
+    ]
 
 
 def test_vendor_id_repeated_in_a_later_turn_is_renumbered():
-    r = run(scripted([ToolCall("call_0", "add", {"a": 1, "b": 1})], [ToolCall("call_0", "add", {"a": 2, "b": 2})], "done"))
+    r = run(
+        scripted([ToolCall("call_0", "add", {"a": 1, "b": 1})], [ToolCall("call_0", "add", {"a": 2, "b": 2})], "done")
+    )
     assert [(x.call.id, x.result.content) for x in r.tool_runs] == [("call_0", "2"), ("call_0_2", "4")]
     assert r.tool_runs[1].call.provider_data["toolwire"] == {"vendor_id": "call_0"}
     assert r.conversation.messages[4].tool_results[0].tool_call_id == "call_0_2"
@@ -417,8 +451,10 @@ def test_stream_cut_call_says_the_stream_ended():
     asm.feed(StopEvent("error", None))
     cut = asm.response()
     res = only_result(run(scripted(cut, "ok")))
-    assert res.content == ("Tool call 'get_weather' was cut off before its arguments were complete (the response stream "
-                           "ended early), so it was not run.\nCall the tool again with the complete arguments.")
+    assert res.content == (
+        "Tool call 'get_weather' was cut off before its arguments were complete (the response stream "
+        "ended early), so it was not run.\nCall the tool again with the complete arguments."
+    )
 
 
 import datetime  # noqa: E402
@@ -446,10 +482,17 @@ def test_arguments_reach_the_function_as_the_annotated_types():
         seen.append((at, day, unit))
         return "ok"
 
-    r = run(scripted(call("weather", {"at": {"lat": 1, "lon": 2}, "day": "2026-01-02", "unit": "f"}), "done"), tools=[weather])
+    r = run(
+        scripted(call("weather", {"at": {"lat": 1, "lon": 2}, "day": "2026-01-02", "unit": "f"}), "done"),
+        tools=[weather],
+    )
     assert only_result(r).content == "ok"
     assert seen == [(Point(lat=1.0, lon=2.0), datetime.date(2026, 1, 2), Unit.F)]
-    assert r.tool_runs[0].call.arguments == {"at": {"lat": 1, "lon": 2}, "day": "2026-01-02", "unit": "f"}  # the call keeps its JSON
+    assert r.tool_runs[0].call.arguments == {
+        "at": {"lat": 1, "lon": 2},
+        "day": "2026-01-02",
+        "unit": "f",
+    }  # the call keeps its JSON
 
 
 def test_run_sync_errors_are_not_chained_to_the_event_loop_check():
@@ -462,14 +505,16 @@ def test_run_sync_errors_are_not_chained_to_the_event_loop_check():
 
 # -- code-review findings -----------------------------------------------------------------------
 
+
 def test_stop_iteration_in_a_sync_tool_is_an_error_result():
     @tool
     def first_even(n: int) -> int:
         """First even number in range(n)."""
         return next(x for x in range(n) if x % 2 == 0 and x > 100)
 
-    assert only_result(run(scripted(call("first_even", {"n": 3}), "ok"), tools=[first_even], limits=Limits(tool_timeout=20))).content == (
-        "RuntimeError: StopIteration")
+    assert only_result(
+        run(scripted(call("first_even", {"n": 3}), "ok"), tools=[first_even], limits=Limits(tool_timeout=20))
+    ).content == ("RuntimeError: StopIteration")
 
 
 def test_a_tool_changing_its_arguments_does_not_change_the_recorded_call():
@@ -489,7 +534,9 @@ def test_malformed_schema_is_answered_not_raised():
 
     bad = Tool("lookup", "Look up.", {"type": "object", "properties": [{"q": {"type": "string"}}]}, lambda **kw: "x")
     res = only_result(run(scripted(call("lookup", {"q": "a"}), "ok"), tools=[bad]))
-    assert res.is_error and res.content.startswith("Tool 'lookup' cannot check its arguments: its input schema is unusable")
+    assert res.is_error and res.content.startswith(
+        "Tool 'lookup' cannot check its arguments: its input schema is unusable"
+    )
 
 
 def test_model_with_settings_is_a_variant():
@@ -502,6 +549,7 @@ def test_positional_only_parameters_are_refused_at_definition():
     from toolwire import ToolDefinitionError
 
     with pytest.raises(ToolDefinitionError, match="positional-only"):
+
         @tool
         def f(x: int, /) -> int:
             """F."""
@@ -512,19 +560,29 @@ def test_nan_arguments_are_invalid_and_conversations_save_with_surrogates():
     from toolwire import Conversation, Message
     from toolwire.arguments import parse_arguments
 
-    assert parse_arguments('{"x": NaN}') == (None, "arguments are not valid JSON: NaN is not a JSON number (JSON has no NaN or Infinity)")
+    assert parse_arguments('{"x": NaN}') == (
+        None,
+        "arguments are not valid JSON: NaN is not a JSON number (JSON has no NaN or Infinity)",
+    )
     conv = Conversation([Message.user("half \ud83d emoji")])
     conv.to_json().encode("utf-8")
     assert Conversation.from_json(conv.to_json()) == conv
 
 
 def test_default_send_stream_keeps_reasoning_and_invalid_calls():
-    from toolwire import ReasoningPart, Response, ToolCall as TC
+    from toolwire import ReasoningPart, Response
+    from toolwire import ToolCall as TC
     from toolwire.adapter import collect_stream
 
-    resp = Response([ReasoningPart("think", signature="sig", provider="anthropic"),
-                     TC("c1", "add", None, raw_arguments="{", invalid="bad JSON"), TC("c1", "add", {"a": 1, "b": 2}, invalid="duplicate tool call id c1 in one response")],
-                    "tool_use", "tool_use")
+    resp = Response(
+        [
+            ReasoningPart("think", signature="sig", provider="anthropic"),
+            TC("c1", "add", None, raw_arguments="{", invalid="bad JSON"),
+            TC("c1", "add", {"a": 1, "b": 2}, invalid="duplicate tool call id c1 in one response"),
+        ],
+        "tool_use",
+        "tool_use",
+    )
     m = scripted(resp)
     req = m.build_request([toolwire.Message.user("x")])
     out = asyncio.run(collect_stream(m.send_stream(req), "scripted"))
@@ -554,7 +612,10 @@ def test_strict_pydantic_types_accept_their_json_forms():
         seen.append(b)
         return "booked"
 
-    assert only_result(run(scripted(call("book", {"b": {"day": "2026-01-02", "unit": "c"}}), "ok"), tools=[book])).content == "booked"
+    assert (
+        only_result(run(scripted(call("book", {"b": {"day": "2026-01-02", "unit": "c"}}), "ok"), tools=[book])).content
+        == "booked"
+    )
     assert seen == [StrictBooking(day=datetime.date(2026, 1, 2), unit=Unit.C)]
 
 
@@ -575,9 +636,15 @@ def test_non_repeatable_dedupe_uses_the_json_the_model_sent():
         ran.append(password.get_secret_value())
         return "password set"
 
-    r = run(scripted(call("set_password", {"user": "bob", "password": "hunter2"}),
-                     call("set_password", {"user": "bob", "password": "correct horse"}),
-                     call("set_password", {"user": "bob", "password": "correct horse"}), "ok"), tools=[set_password])
+    r = run(
+        scripted(
+            call("set_password", {"user": "bob", "password": "hunter2"}),
+            call("set_password", {"user": "bob", "password": "correct horse"}),
+            call("set_password", {"user": "bob", "password": "correct horse"}),
+            "ok",
+        ),
+        tools=[set_password],
+    )
     assert ran == ["hunter2", "correct horse"]
     assert [x.deduplicated for x in r.tool_runs] == [False, False, True]
 
@@ -586,6 +653,7 @@ def test_parameter_aliases_and_trailing_newlines_are_refused():
     from toolwire import Tool, ToolDefinitionError, ToolNameError
 
     with pytest.raises(ToolDefinitionError, match="has an alias"):
+
         @tool
         def greet(user_name: Annotated[str, Field(alias="userName")]) -> str:
             """Greet."""

@@ -7,8 +7,7 @@ import warnings
 import pytest
 
 import toolwire
-from toolwire import AdapterNotInstalled, ConfigurationError, ProviderNotFound, registry
-from toolwire import _install
+from toolwire import AdapterNotInstalled, ConfigurationError, ProviderNotFound, _install, registry
 
 KNOWN = "anthropic, gemini, openai, openai-chat, scripted, test"
 
@@ -42,7 +41,7 @@ def test_adapter_author_names_warn_when_taken_from_toolwire(name):
 def test_adapter_module_imports_without_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        from toolwire.adapter import Codec, ModelRequest, normalize_tool_choice  # noqa: F401
+        from toolwire.adapter import Codec, ModelRequest, normalize_tool_choice
 
 
 def test_tool_keeps_the_function_callable():
@@ -65,11 +64,20 @@ def test_tool_keeps_the_function_callable():
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("opnai:gpt-5", f"unknown provider 'opnai' in 'opnai:gpt-5'; did you mean 'openai:gpt-5'? known providers: {KNOWN}"),
-        ("Anthropc:claude-sonnet-4-5", "unknown provider 'Anthropc' in 'Anthropc:claude-sonnet-4-5'; did you mean "
-         f"'anthropic:claude-sonnet-4-5'? known providers: {KNOWN}"),
-        ("openai-responses:gpt-5", "unknown provider 'openai-responses' in 'openai-responses:gpt-5'; did you mean "
-         f"'openai:gpt-5'? known providers: {KNOWN}"),
+        (
+            "opnai:gpt-5",
+            f"unknown provider 'opnai' in 'opnai:gpt-5'; did you mean 'openai:gpt-5'? known providers: {KNOWN}",
+        ),
+        (
+            "Anthropc:claude-sonnet-4-5",
+            "unknown provider 'Anthropc' in 'Anthropc:claude-sonnet-4-5'; did you mean "
+            f"'anthropic:claude-sonnet-4-5'? known providers: {KNOWN}",
+        ),
+        (
+            "openai-responses:gpt-5",
+            "unknown provider 'openai-responses' in 'openai-responses:gpt-5'; did you mean "
+            f"'openai:gpt-5'? known providers: {KNOWN}",
+        ),
         ("mistral:large", f"unknown provider 'mistral' in 'mistral:large'; known providers: {KNOWN}"),
     ],
 )
@@ -82,10 +90,16 @@ def test_provider_typo_suggests_the_spelling(spec, message):
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("openai/gpt-5", "model 'openai/gpt-5' has no provider; did you mean 'openai:gpt-5'? "
-         "toolwire model names are 'provider:model-id'"),
-        ("gemni/gemini-2.5-flash", "model 'gemni/gemini-2.5-flash' has no provider; did you mean "
-         "'gemini:gemini-2.5-flash'? toolwire model names are 'provider:model-id'"),
+        (
+            "openai/gpt-5",
+            "model 'openai/gpt-5' has no provider; did you mean 'openai:gpt-5'? "
+            "toolwire model names are 'provider:model-id'",
+        ),
+        (
+            "gemni/gemini-2.5-flash",
+            "model 'gemni/gemini-2.5-flash' has no provider; did you mean "
+            "'gemini:gemini-2.5-flash'? toolwire model names are 'provider:model-id'",
+        ),
     ],
 )
 def test_slash_instead_of_colon_suggests_the_spelling(spec, message):
@@ -95,12 +109,16 @@ def test_slash_instead_of_colon_suggests_the_spelling(spec, message):
 
 
 def test_model_ids_with_slashes_still_parse():
-    assert registry.parse_model_name("openai-chat:meta-llama/Llama-3.1-8B") == ("openai-chat", "meta-llama/Llama-3.1-8B")
+    assert registry.parse_model_name("openai-chat:meta-llama/Llama-3.1-8B") == (
+        "openai-chat",
+        "meta-llama/Llama-3.1-8B",
+    )
 
 
 # -- settings --------------------------------------------------------------------------------------
-@pytest.mark.parametrize("spec", ["openai:gpt-5", "openai-chat:gpt-4.1", "anthropic:claude-sonnet-4-5",
-                                  "gemini:gemini-2.5-flash"])
+@pytest.mark.parametrize(
+    "spec", ["openai:gpt-5", "openai-chat:gpt-4.1", "anthropic:claude-sonnet-4-5", "gemini:gemini-2.5-flash"]
+)
 def test_misspelt_setting_is_refused_with_did_you_mean(spec):
     with pytest.raises(ConfigurationError) as info:
         toolwire.model(spec, max_tokenz=5)
@@ -142,13 +160,17 @@ def test_extra_body_is_the_escape_hatch():
 
 def test_model_variant_settings_are_checked_too():
     base = toolwire.model("openai:gpt-5")
-    with pytest.raises(ConfigurationError, match=r"^unknown setting 'temprature' for openai:gpt-5; did you mean 'temperature'\?"):
+    with pytest.raises(
+        ConfigurationError, match=r"^unknown setting 'temprature' for openai:gpt-5; did you mean 'temperature'\?"
+    ):
         toolwire.model(base, temprature=0.2)
     assert toolwire.model(base, temperature=0.2).settings["temperature"] == 0.2
 
 
 def test_mapping_settings_are_checked():
-    with pytest.raises(ConfigurationError, match=r"^unknown setting 'max_token' for openai:gpt-5; did you mean 'max_tokens'\?"):
+    with pytest.raises(
+        ConfigurationError, match=r"^unknown setting 'max_token' for openai:gpt-5; did you mean 'max_tokens'\?"
+    ):
         toolwire.model({"model": "openai:gpt-5", "settings": {"max_token": 10}})
 
 
@@ -162,10 +184,17 @@ def test_offline_providers_accept_any_setting():
     ("direct_url", "expected"),
     [
         (None, 'pip install "toolwire[openai]"'),
-        ({"url": "file:///srv/toolwire.git", "vcs_info": {"vcs": "git", "commit_id": "abc123"}},
-         'pip install "toolwire-openai @ git+file:///srv/toolwire.git@abc123#subdirectory=adapters/openai"'),
-        ({"url": "file:///srv/toolwire.git", "vcs_info": {"vcs": "git", "commit_id": "abc", "requested_revision": "main"}},
-         'pip install "toolwire-openai @ git+file:///srv/toolwire.git@main#subdirectory=adapters/openai"'),
+        (
+            {"url": "file:///srv/toolwire.git", "vcs_info": {"vcs": "git", "commit_id": "abc123"}},
+            'pip install "toolwire-openai @ git+file:///srv/toolwire.git@abc123#subdirectory=adapters/openai"',
+        ),
+        (
+            {
+                "url": "file:///srv/toolwire.git",
+                "vcs_info": {"vcs": "git", "commit_id": "abc", "requested_revision": "main"},
+            },
+            'pip install "toolwire-openai @ git+file:///srv/toolwire.git@main#subdirectory=adapters/openai"',
+        ),
     ],
 )
 def test_adapter_install_hint_follows_how_toolwire_was_installed(monkeypatch, direct_url, expected):
@@ -181,7 +210,10 @@ def test_install_hint_from_a_clone_names_the_adapter_folder(monkeypatch, tmp_pat
     monkeypatch.setattr(registry, "_entry_points", lambda: {})
     with pytest.raises(AdapterNotInstalled) as info:
         toolwire.model("gemini:gemini-2.5-flash")
-    assert str(info.value) == f"provider 'gemini' needs its adapter toolwire-gemini: pip install {tmp_path / 'adapters' / 'gemini'}"
+    assert (
+        str(info.value)
+        == f"provider 'gemini' needs its adapter toolwire-gemini: pip install {tmp_path / 'adapters' / 'gemini'}"
+    )
     assert _install.extra_install_command("testing") == f'pip install "{tmp_path}[testing]"'
 
 

@@ -24,15 +24,19 @@ class _Codec:
             "model": request.model,
             "stream": bool(request.stream),
             "tools": [{"name": t.name, "schema": t.input_schema} for t in request.tools],
-            "messages": [{"role": m.role, "text": "".join(p.text for p in m.parts if isinstance(p, TextPart))}
-                         for m in request.messages],
+            "messages": [
+                {"role": m.role, "text": "".join(p.text for p in m.parts if isinstance(p, TextPart))}
+                for m in request.messages
+            ],
         }
 
 
 class _AcmeProfile(Profile):
     api = "acme"
     rules = rule_table(
-        Rule("acme.tool.no-x", "Tool names may not contain 'x'.", "quoted error: 'tool name may not contain x'", "refuse"),
+        Rule(
+            "acme.tool.no-x", "Tool names may not contain 'x'.", "quoted error: 'tool name may not contain x'", "refuse"
+        ),
         Rule("acme.message.upper", "Roles are upper case.", "https://docs.acme.example/roles", "repair"),
     )
 
@@ -49,8 +53,11 @@ class _AcmeProfile(Profile):
 
     def check_request(self, body: dict[str, Any], *, start: int = 0) -> list[Violation]:
         self.starts.append(start)
-        return [Violation("acme.tool.no-x", f"/tools/{i}/name", "rename the tool without 'x'", tool=t["name"])
-                for i, t in enumerate(body["tools"]) if "x" in t["name"]]
+        return [
+            Violation("acme.tool.no-x", f"/tools/{i}/name", "rename the tool without 'x'", tool=t["name"])
+            for i, t in enumerate(body["tools"])
+            if "x" in t["name"]
+        ]
 
 
 class AcmeModel(Model):
@@ -88,8 +95,11 @@ class EncodesItself(AcmeModel):
 
 
 def _req(*tools: str, msgs: int = 1) -> ModelRequest:
-    return ModelRequest(model="m1", messages=[Message("user", [TextPart(f"m{i}")]) for i in range(msgs)],
-                        tools=[Tool(name=n) for n in tools])
+    return ModelRequest(
+        model="m1",
+        messages=[Message("user", [TextPart(f"m{i}")]) for i in range(msgs)],
+        tools=[Tool(name=n) for n in tools],
+    )
 
 
 def test_refused_before_sending_names_tool_pointer_rule() -> None:
@@ -126,8 +136,10 @@ def test_repairs_reach_the_wire_and_the_turn() -> None:
     m = AcmeModel("m1")
     resp = asyncio.run(m.send(_req("tool_a", msgs=2)))
     assert [msg["role"] for msg in m.sent[0]["messages"]] == ["USER", "USER"]
-    assert [(c.rule, c.pointer) for c in resp.preflight] == [("acme.message.upper", "/messages/0/role"),
-                                                             ("acme.message.upper", "/messages/1/role")]
+    assert [(c.rule, c.pointer) for c in resp.preflight] == [
+        ("acme.message.upper", "/messages/0/role"),
+        ("acme.message.upper", "/messages/1/role"),
+    ]
     assert m.last_preflight is resp.preflight
 
 
@@ -218,8 +230,12 @@ def test_real_adapter_refuses_before_the_sdk_sends(monkeypatch: pytest.MonkeyPat
             return [Violation("anthropic.test", "/tools/0/name", "planted", tool=body["tools"][0]["name"])]
 
     monkeypatch.setattr(anthropic_adapter.AnthropicModel, "make_profile", classmethod(lambda cls, **s: Refuse(**s)))
-    m = anthropic_adapter.AnthropicModel("claude-sonnet-4-5", api_key="k", max_retries=0,
-                                         http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+    m = anthropic_adapter.AnthropicModel(
+        "claude-sonnet-4-5",
+        api_key="k",
+        max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+    )
     with pytest.raises(RequestRefused, match="planted"):
         asyncio.run(m.send(_req("get_weather")))
     assert seen == []
@@ -239,8 +255,12 @@ def test_profile_whose_repair_takes_no_start_still_works() -> None:
 
 
 def test_pricing_and_telemetry_names_per_api() -> None:
-    expected = {"anthropic": ("anthropic", "anthropic"), "openai": ("openai", "openai"),
-                "openai-chat": ("openai", "openai"), "gemini": ("google", "gcp.gemini")}
+    expected = {
+        "anthropic": ("anthropic", "anthropic"),
+        "openai": ("openai", "openai"),
+        "openai-chat": ("openai", "openai"),
+        "gemini": ("google", "gcp.gemini"),
+    }
     for provider, (pricing, telemetry) in expected.items():
         p = toolwire.registry.profile(provider)
         assert (p.pricing_provider, p.telemetry_provider_name) == (pricing, telemetry)

@@ -31,18 +31,25 @@ def test_replay_file_matches(path):
         assert got["vendor_stop_reason"] == want["stop_reason"]
         assert [c["name"] for c in got["tool_calls"]] == [c["name"] for c in want["tool_calls"]]
         assert [c["arguments"] for c in got["tool_calls"]] == [c["arguments"] for c in want["tool_calls"]]
-        assert [None if c["id_synthesized"] else c["id"] for c in got["tool_calls"]] == [c["id"] for c in want["tool_calls"]]
+        assert [None if c["id_synthesized"] else c["id"] for c in got["tool_calls"]] == [
+            c["id"] for c in want["tool_calls"]
+        ]
         assert got["text"] == want["text"]
         assert got["usage"]["input_tokens"] == want["usage"]["input"]
         # expected.json's "output" is the vendor's output counter; Gemini reports thoughts apart from it
         # and Usage.output_tokens includes them (thinking is billed as output)
-        assert got["usage"]["output_tokens"] == want["usage"]["output"] + (want["usage"].get("raw", {}).get("thoughtsTokenCount") or 0)
+        assert got["usage"]["output_tokens"] == want["usage"]["output"] + (
+            want["usage"].get("raw", {}).get("thoughtsTokenCount") or 0
+        )
 
 
 @needs_recordings
 def test_replay_cli_json_totals():
-    proc = subprocess.run([sys.executable, "-m", "toolwire.cli", "replay", str(ROOT / "anthropic"), "--json"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolwire.cli", "replay", str(ROOT / "anthropic"), "--json"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     doc = json.loads(proc.stdout)
     assert set(doc) == {"files", "totals"}
@@ -50,14 +57,31 @@ def test_replay_cli_json_totals():
     assert doc["totals"]["requests_matched"] == doc["totals"]["requests"]
     first = doc["files"][0]
     assert set(first) >= {"file", "api", "notes", "responses", "requests"}
-    assert set(first["responses"][0]) == {"interaction", "stop_reason", "vendor_stop_reason", "tool_calls", "text", "usage"}
-    assert set(first["responses"][0]["usage"]) == {"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens"}
+    assert set(first["responses"][0]) == {
+        "interaction",
+        "stop_reason",
+        "vendor_stop_reason",
+        "tool_calls",
+        "text",
+        "usage",
+    }
+    assert set(first["responses"][0]["usage"]) == {
+        "input_tokens",
+        "output_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
+        "reasoning_tokens",
+    }
 
 
 def test_replay_reports_failure_exit_code(tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("interactions:\n- request: {method: POST, uri: 'https://example.com/x', body: 'not json'}\n  response: {status: {code: 200}, body: {string: '{}'}}\n")
-    proc = subprocess.run([sys.executable, "-m", "toolwire.cli", "replay", str(bad), "--json"], capture_output=True, text=True)
+    bad.write_text(
+        "interactions:\n- request: {method: POST, uri: 'https://example.com/x', body: 'not json'}\n  response: {status: {code: 200}, body: {string: '{}'}}\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolwire.cli", "replay", str(bad), "--json"], capture_output=True, text=True
+    )
     assert proc.returncode == 1
     doc = json.loads(proc.stdout)
     assert doc["files"][0]["errors"] == ["cannot tell which API the cassette records"]
@@ -67,20 +91,48 @@ def test_recorded_vendor_error_surfaces_as_provider_error(tmp_path):
     import yaml
 
     body = {"model": "claude-haiku-4-5", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}]}
-    err = {"type": "error", "error": {"type": "rate_limit_error", "message": "Number of request tokens has exceeded your per-minute rate limit"}}
-    ok = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5", "content": [{"type": "text", "text": "hello"}],
-          "stop_reason": "end_turn", "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 2}}
+    err = {
+        "type": "error",
+        "error": {
+            "type": "rate_limit_error",
+            "message": "Number of request tokens has exceeded your per-minute rate limit",
+        },
+    }
+    ok = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-haiku-4-5",
+        "content": [{"type": "text", "text": "hello"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 5, "output_tokens": 2},
+    }
     inter = lambda code, payload: {  # noqa: E731
-        "request": {"method": "POST", "uri": "https://api.anthropic.com/v1/messages", "headers": {}, "body": json.dumps(body)},
-        "response": {"status": {"code": code}, "headers": {"content-type": ["application/json"]}, "body": {"string": json.dumps(payload)}}}
+        "request": {
+            "method": "POST",
+            "uri": "https://api.anthropic.com/v1/messages",
+            "headers": {},
+            "body": json.dumps(body),
+        },
+        "response": {
+            "status": {"code": code},
+            "headers": {"content-type": ["application/json"]},
+            "body": {"string": json.dumps(payload)},
+        },
+    }
     path = tmp_path / "rate_limited.yaml"
     path.write_text(yaml.safe_dump({"interactions": [inter(429, err), inter(200, ok)]}))
     doc = replay_paths([str(path)])
     assert doc["ok"]
     first, second = doc["files"][0]["responses"]
     assert first["stop_reason"] == "error"
-    assert first["error"] == {"status": 429, "message": "Number of request tokens has exceeded your per-minute rate limit",
-                              "retryable": True, "error_type": "rate_limit_error"}
+    assert first["error"] == {
+        "status": 429,
+        "message": "Number of request tokens has exceeded your per-minute rate limit",
+        "retryable": True,
+        "error_type": "rate_limit_error",
+    }
     assert (second["text"], second["usage"]["input_tokens"]) == ("hello", 5)
     assert doc["totals"]["requests_matched"] == 2
 
@@ -94,17 +146,23 @@ def test_replay_fails_on_empty_folder_and_mixed_apis(tmp_path):
     mixed = tmp_path / "mixed.yaml"
     mixed.write_text(
         "interactions:\n"
-        "- request: {method: POST, uri: 'https://api.anthropic.com/v1/messages', body: '{\"model\": \"m\", \"max_tokens\": 1, \"messages\": []}'}\n"
+        '- request: {method: POST, uri: \'https://api.anthropic.com/v1/messages\', body: \'{"model": "m", "max_tokens": 1, "messages": []}\'}\n'
         "  response: {status: {code: 200}, body: {string: '{}'}}\n"
-        "- request: {method: POST, uri: 'https://api.openai.com/v1/chat/completions', body: '{\"model\": \"m\", \"messages\": []}'}\n"
-        "  response: {status: {code: 200}, body: {string: '{}'}}\n")
+        '- request: {method: POST, uri: \'https://api.openai.com/v1/chat/completions\', body: \'{"model": "m", "messages": []}\'}\n'
+        "  response: {status: {code: 200}, body: {string: '{}'}}\n"
+    )
     doc = replay_paths([str(mixed)])
     assert doc["files"][0]["api"] == "anthropic"
-    assert "the cassette holds traffic of several APIs (anthropic, openai-chat); each API's interactions are replayed as conversations of their own" in doc["files"][0]["notes"]
+    assert (
+        "the cassette holds traffic of several APIs (anthropic, openai-chat); each API's interactions are replayed as conversations of their own"
+        in doc["files"][0]["notes"]
+    )
     broken = tmp_path / "broken.yaml"
     broken.write_text("interactions:\n- 'just a string'\n")
     doc = replay_paths([str(broken)])
-    assert doc["files"][0]["errors"] == ["ValueError: interaction 0 is malformed: AttributeError: 'str' object has no attribute 'get'"]
+    assert doc["files"][0]["errors"] == [
+        "ValueError: interaction 0 is malformed: AttributeError: 'str' object has no attribute 'get'"
+    ]
 
 
 def test_cassette_layouts_newer_body_wrapper_dates_and_gzip(tmp_path):

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
-from streaming_helpers import GatedModel, calls, text  # noqa: E402
+from streaming_helpers import GatedModel, calls, text
 
 FINAL = "The answer is 42, as computed by the slow tool."
 
@@ -23,7 +23,8 @@ FINAL = "The answer is 42, as computed by the slow tool."
 @pytest.fixture
 def tools_file(tmp_path: Path) -> Path:
     p = tmp_path / "slow_tools.py"
-    p.write_text(textwrap.dedent('''
+    p.write_text(
+        textwrap.dedent('''
         import time
         import toolwire
 
@@ -32,12 +33,15 @@ def tools_file(tmp_path: Path) -> Path:
             """Takes a while."""
             time.sleep(0.5)
             return f"computed {x * 42}"
-    '''))
+    ''')
+    )
     return p
 
 
 def _slow_model() -> GatedModel:
-    return GatedModel([calls(("c1", "slow_tool", {"x": 1}), say="Let me compute."), text(FINAL)], stream=True, chunk=5, delay=0.06)
+    return GatedModel(
+        [calls(("c1", "slow_tool", {"x": 1}), say="Let me compute."), text(FINAL)], stream=True, chunk=5, delay=0.06
+    )
 
 
 class Recorder(io.StringIO):
@@ -79,12 +83,14 @@ def test_terminal_shows_streamed_text_and_a_live_status_line(monkeypatch: pytest
     first_piece = raw.find("The a")
     assert first_piece != -1 and first_piece < raw.find(FINAL)
     # one line per tool call; the summary; no second copy of the answer after the summary
-    assert "tool slow_tool({\"x\": 1}) → computed 42" in raw
+    assert 'tool slow_tool({"x": 1}) → computed 42' in raw
     assert "2 turns · 1 tool call (0 errors)" in raw
-    assert FINAL not in raw[raw.find("2 turns"):]
+    assert FINAL not in raw[raw.find("2 turns") :]
 
 
-def test_piped_output_streams_text_and_prints_the_answer_once(monkeypatch: pytest.MonkeyPatch, tools_file: Path, tmp_path: Path):
+def test_piped_output_streams_text_and_prints_the_answer_once(
+    monkeypatch: pytest.MonkeyPatch, tools_file: Path, tmp_path: Path
+):
     from rich.console import Console
 
     rec = Recorder()

@@ -16,10 +16,11 @@ from typing import Any, Callable
 import pytest
 
 import toolwire
-from toolwire import RunState, events as ev, tool
+from toolwire import RunState, tool
+from toolwire import events as ev
 
 sys.path.insert(0, str(Path(__file__).parent))
-from streaming_helpers import GatedModel, calls, conversation_shape, text  # noqa: E402
+from streaming_helpers import GatedModel, calls, conversation_shape, text
 
 
 class Tools:
@@ -56,7 +57,9 @@ class Tools:
         self.list = [fast, slow_a, slow_b]
 
 
-PARALLEL = calls(("c1", "fast", {"x": 1}), ("c2", "slow_a", {"x": 2}), ("c3", "slow_b", {"x": 3}), say="Running three tools.")
+PARALLEL = calls(
+    ("c1", "fast", {"x": 1}), ("c2", "slow_a", {"x": 2}), ("c3", "slow_b", {"x": 3}), say="Running three tools."
+)
 
 
 @dataclass
@@ -93,8 +96,17 @@ def _in_hook(events: list[Any], m: GatedModel, t: Tools) -> bool:
 
 HOOK_ENTERED: asyncio.Event | None = None
 PROMPT = ("user", [("text", "go")])
-TURN1 = [("assistant", [("text", "Running three tools."), ("call", "c1", "fast", {"x": 1}), ("call", "c2", "slow_a", {"x": 2}),
-                        ("call", "c3", "slow_b", {"x": 3})])]
+TURN1 = [
+    (
+        "assistant",
+        [
+            ("text", "Running three tools."),
+            ("call", "c1", "fast", {"x": 1}),
+            ("call", "c2", "slow_a", {"x": 2}),
+            ("call", "c3", "slow_b", {"x": 3}),
+        ],
+    )
+]
 
 
 def _cancelled_results(started_a: bool, started_b: bool, why: str = "cancelled") -> list[Any]:
@@ -110,18 +122,47 @@ def _cancelled_results(started_a: bool, started_b: bool, why: str = "cancelled")
 
 STOP_POINTS = [
     # the first turn's tools finish; the run stops while request 2 waits for the model
-    Point("waiting_for_model", lambda: [calls(("c1", "fast", {"x": 1})), text("done")], False, _at_model,
-          lambda: [PROMPT, ("assistant", [("call", "c1", "fast", {"x": 1})]), ("user", [("result", "c1", "fast 1", False)])],
-          lambda: {2: asyncio.Event()}, []),
+    Point(
+        "waiting_for_model",
+        lambda: [calls(("c1", "fast", {"x": 1})), text("done")],
+        False,
+        _at_model,
+        lambda: [
+            PROMPT,
+            ("assistant", [("call", "c1", "fast", {"x": 1})]),
+            ("user", [("result", "c1", "fast 1", False)]),
+        ],
+        lambda: {2: asyncio.Event()},
+        [],
+    ),
     # request 2 streams: the first text chunk arrived, then the stream stalls
-    Point("mid_stream", lambda: [calls(("c1", "fast", {"x": 1})), text("Hello there, all done.")], True, _mid_stream,
-          lambda: [PROMPT, ("assistant", [("call", "c1", "fast", {"x": 1})]), ("user", [("result", "c1", "fast 1", False)])],
-          lambda: {(2, "mid"): asyncio.Event()}, []),
+    Point(
+        "mid_stream",
+        lambda: [calls(("c1", "fast", {"x": 1})), text("Hello there, all done.")],
+        True,
+        _mid_stream,
+        lambda: [
+            PROMPT,
+            ("assistant", [("call", "c1", "fast", {"x": 1})]),
+            ("user", [("result", "c1", "fast 1", False)]),
+        ],
+        lambda: {(2, "mid"): asyncio.Event()},
+        [],
+    ),
     # three parallel calls: fast finished, slow_a and slow_b are running
-    Point("parallel_tools", lambda: [PARALLEL, text("done")], False, _tools_running,
-          lambda: [PROMPT, *TURN1, *_cancelled_results(True, True)], lambda: {}, ["c2", "c3"]),
+    Point(
+        "parallel_tools",
+        lambda: [PARALLEL, text("done")],
+        False,
+        _tools_running,
+        lambda: [PROMPT, *TURN1, *_cancelled_results(True, True)],
+        lambda: {},
+        ["c2", "c3"],
+    ),
     # a before_tool_call hook is waiting for slow_a's call (fast finished; slow_b may have started)
-    Point("in_hook", lambda: [PARALLEL, text("done")], False, _in_hook, lambda: [], lambda: {}, ["c2", "c3"], hook=True),
+    Point(
+        "in_hook", lambda: [PARALLEL, text("done")], False, _in_hook, lambda: [], lambda: {}, ["c2", "c3"], hook=True
+    ),
 ]
 
 
@@ -209,7 +250,7 @@ def test_a_stopped_run_leaves_a_valid_conversation_and_resumes_without_rerunning
         result = await toolwire.run(m2, tools=t.list, resume=loaded)
         assert result.text == "done" and result.stop_reason == "end_turn"
         # finished tools were not run again; the interrupted ones ran once more
-        rerun = [s for s in t.started[len(started_before):]]
+        rerun = [s for s in t.started[len(started_before) :]]
         assert not set(rerun) & set(finished_before)
         assert sorted(rerun) == sorted({"c2": "slow_a2", "c3": "slow_b3"}[c] for c in point.pending)
         last_results = [r for msg in result.conversation.messages for r in msg.tool_results]
@@ -252,7 +293,11 @@ def test_an_exception_in_a_hook_stops_the_run_with_a_valid_state():
             await stream.finish()
         st = stream.state
         assert st.status == "failed" and st.error == "ValueError: hook bug"
-        assert conversation_shape(st.conversation.messages) == [PROMPT, *TURN1, *_cancelled_results(True, False, "ValueError: hook bug")]
+        assert conversation_shape(st.conversation.messages) == [
+            PROMPT,
+            *TURN1,
+            *_cancelled_results(True, False, "ValueError: hook bug"),
+        ]
         assert [p.call.id for p in st.pending] == ["c2", "c3"]
         t.release.set()
         result = await toolwire.run(GatedModel([text("done")]), tools=t.list, resume=RunState.from_json(st.to_json()))
@@ -300,8 +345,11 @@ def test_ctrl_c_in_the_sync_stream_cancels_the_run_and_raises_keyboard_interrupt
         for _ in s:
             pass
     assert s.state.status == "cancelled"
-    assert s.state.conversation.messages[-1].tool_results[0].text.startswith(
-        "Cancelled: the run was stopped (cancelled) while tool 'wait_forever' was running")
+    assert (
+        s.state.conversation.messages[-1]
+        .tool_results[0]
+        .text.startswith("Cancelled: the run was stopped (cancelled) while tool 'wait_forever' was running")
+    )
     assert [p.call.id for p in s.state.pending] == ["c1"]
 
 
@@ -347,9 +395,15 @@ def test_stopping_between_the_response_and_its_answers_answers_every_call():
         assert [r.tool_call_id for r in results] == ["c1", "c2", "c3"] and all(r.is_error for r in results)
         assert [p.kind for p in st.pending] == ["interrupted"] * 3
         assert t.started == []
-        again = await toolwire.run(GatedModel([]), tools=t.list, approval={"slow_b"}, resume=RunState.from_json(st.to_json()))
+        again = await toolwire.run(
+            GatedModel([]), tools=t.list, approval={"slow_b"}, resume=RunState.from_json(st.to_json())
+        )
         assert again.stop_reason == "pending" and [(p.call.id, p.kind) for p in again.pending] == [("c3", "approval")]
         assert sorted(t.started) == ["fast1", "slow_a2"]
-        assert again.conversation.messages[-1].tool_results[2].text.startswith("Not run yet: this call to 'slow_b' is waiting")
+        assert (
+            again.conversation.messages[-1]
+            .tool_results[2]
+            .text.startswith("Not run yet: this call to 'slow_b' is waiting")
+        )
 
     asyncio.run(main())

@@ -10,12 +10,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+import toolwire_anthropic
 
 # Import these before pytester takes its sys.modules snapshot: modules first imported inside a
 # pytester test are dropped at teardown, which leaves stale yaml/vcr classes for later tests.
-import vcr.serializers.yamlserializer  # noqa: F401
-import yaml  # noqa: F401
-import toolwire_anthropic  # noqa: F401
+import vcr.serializers.yamlserializer
+import yaml
+
 from toolwire.testing.replay import replay_paths
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "weather_agent"
@@ -33,16 +34,32 @@ class FakeAnthropic(BaseHTTPRequestHandler):
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
         FakeAnthropic.seen_auth.append(self.headers.get("authorization") or self.headers.get("x-api-key") or "")
-        answered = any(isinstance(m["content"], list) and any(b.get("type") == "tool_result" for b in m["content"])
-                       for m in body["messages"])
+        answered = any(
+            isinstance(m["content"], list) and any(b.get("type") == "tool_result" for b in m["content"])
+            for m in body["messages"]
+        )
         if not answered:
-            out = {"id": "msg_01", "type": "message", "role": "assistant", "model": body["model"],
-                   "content": [{"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}],
-                   "stop_reason": "tool_use", "stop_sequence": None, "usage": {"input_tokens": 412, "output_tokens": 31}}
+            out = {
+                "id": "msg_01",
+                "type": "message",
+                "role": "assistant",
+                "model": body["model"],
+                "content": [{"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}],
+                "stop_reason": "tool_use",
+                "stop_sequence": None,
+                "usage": {"input_tokens": 412, "output_tokens": 31},
+            }
         else:
-            out = {"id": "msg_02", "type": "message", "role": "assistant", "model": body["model"],
-                   "content": [{"type": "text", "text": "It is 18°C and sunny in Paris."}],
-                   "stop_reason": "end_turn", "stop_sequence": None, "usage": {"input_tokens": 530, "output_tokens": 12}}
+            out = {
+                "id": "msg_02",
+                "type": "message",
+                "role": "assistant",
+                "model": body["model"],
+                "content": [{"type": "text", "text": "It is 18°C and sunny in Paris."}],
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": 530, "output_tokens": 12},
+            }
         data = json.dumps(out).encode()
         self.send_response(200)
         self.send_header("content-type", "application/json")
@@ -87,7 +104,7 @@ def test_example_records_from_loopback_then_replays_offline(pytester: pytest.Pyt
     assert doc["totals"]["requests_matched"] == 2
 
 
-KIT_TESTS = '''
+KIT_TESTS = """
 import pytest
 from agent import weather_agent
 
@@ -110,7 +127,7 @@ def test_changed_prompt():
 
 def test_no_cassette_at_all():
     weather_agent("What's the weather in Paris?", api_key="sk-not-a-key", max_retries=0)
-'''
+"""
 
 
 def _kit_project(pytester: pytest.Pytester) -> None:
@@ -126,7 +143,7 @@ def _section(lines: list[str], title: str) -> list[str]:
     """The lines of one test's report: from its ``____ title ____`` line to the next header."""
     start = next(i for i, line in enumerate(lines) if line.strip("_ ") == title)
     out = []
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if line.startswith(("____", "====")):
             break
         out.append(line)
@@ -165,7 +182,8 @@ def test_block_network_environment_variable(pytester: pytest.Pytester, monkeypat
     result.assert_outcomes(failed=1)
     assert _section(result.stdout.lines, "test_no_cassette_at_all")[0] == (
         "toolwire: a real HTTP request was blocked: POST https://api.anthropic.com/v1/messages "
-        "(TOOLWIRE_BLOCK_NETWORK is set)")
+        "(TOOLWIRE_BLOCK_NETWORK is set)"
+    )
 
 
 def test_scrubbing_removes_every_credential_form():
@@ -173,9 +191,17 @@ def test_scrubbing_removes_every_credential_form():
 
     from toolwire.testing.pytest_plugin import _scrub_request, _scrub_response
 
-    req = Request("POST", "http://gwuser:SECRET-PASSWORD@gw.example:8080/v1/models/x:generateContent?key=K1&api-key=K2&token=K3&alt=sse",
-                  b"{}", {"Authorization": "Bearer K4", "Helicone-Auth": "Bearer K5", "X-Portkey-Api-Key": "K6",
-                          "content-type": "application/json"})
+    req = Request(
+        "POST",
+        "http://gwuser:SECRET-PASSWORD@gw.example:8080/v1/models/x:generateContent?key=K1&api-key=K2&token=K3&alt=sse",
+        b"{}",
+        {
+            "Authorization": "Bearer K4",
+            "Helicone-Auth": "Bearer K5",
+            "X-Portkey-Api-Key": "K6",
+            "content-type": "application/json",
+        },
+    )
     out = _scrub_request(req)
     text = out.uri + repr(dict(out.headers))
     for secret in ("SECRET-PASSWORD", "gwuser", "K1", "K2", "K3", "K4", "K5", "K6"):
@@ -191,11 +217,16 @@ def test_cassette_names_are_unique_and_safe():
 
     from toolwire.testing.pytest_plugin import _cassette_name
 
-    names = {_cassette_name(SimpleNamespace(nodeid=n, name=n.split("::")[-1])) for n in (
-        "t.py::TestParis::test_answer", "t.py::TestOslo::test_answer", "t.py::test_x[a/b]", "t.py::test_x[a_b]",
-        "t.py::test_x[" + "ü" * 300 + "]")}
+    names = {
+        _cassette_name(SimpleNamespace(nodeid=n, name=n.split("::")[-1]))
+        for n in (
+            "t.py::TestParis::test_answer",
+            "t.py::TestOslo::test_answer",
+            "t.py::test_x[a/b]",
+            "t.py::test_x[a_b]",
+            "t.py::test_x[" + "ü" * 300 + "]",
+        )
+    }
     assert len(names) == 5
     assert all(len(n) <= 120 and all(c.isalnum() or c in "._-" for c in n) for n in names)
     assert _cassette_name(SimpleNamespace(nodeid="t.py::test_plain", name="test_plain")) == "test_plain"
-
-

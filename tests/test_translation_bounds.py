@@ -15,18 +15,28 @@ from toolwire.schema.strict import StrictDialect, make_strict
 
 def doubling(levels: int) -> dict:
     """L0 → two uses of L1 → two uses of L2 …: the inlined form has 2**levels leaves."""
-    defs = {f"L{i}": {"type": "object", "properties": {"a": {"$ref": f"#/$defs/L{i + 1}"}, "b": {"$ref": f"#/$defs/L{i + 1}"}}}
-            for i in range(levels)}
+    defs = {
+        f"L{i}": {
+            "type": "object",
+            "properties": {"a": {"$ref": f"#/$defs/L{i + 1}"}, "b": {"$ref": f"#/$defs/L{i + 1}"}},
+        }
+        for i in range(levels)
+    }
     defs[f"L{levels}"] = {"type": "string", "description": "leaf"}
     return {"type": "object", "properties": {"root": {"$ref": "#/$defs/L0"}}, "$defs": defs}
 
 
 def test_repeated_reference_inlined_into_independent_equal_copies() -> None:
-    schema = {"type": "object", "$defs": {"City": {"type": "object", "properties": {"name": {"type": "string"}}}},
-              "properties": {f"c{i}": {"$ref": "#/$defs/City"} for i in range(30)}}
+    schema = {
+        "type": "object",
+        "$defs": {"City": {"type": "object", "properties": {"name": {"type": "string"}}}},
+        "properties": {f"c{i}": {"$ref": "#/$defs/City"} for i in range(30)},
+    }
     report = TranslationReport("test")
     out = inline_refs(schema, report)
-    assert all(out["properties"][f"c{i}"] == {"type": "object", "properties": {"name": {"type": "string"}}} for i in range(30))
+    assert all(
+        out["properties"][f"c{i}"] == {"type": "object", "properties": {"name": {"type": "string"}}} for i in range(30)
+    )
     out["properties"]["c0"]["properties"]["name"]["type"] = "integer"  # copies are independent
     assert out["properties"]["c1"]["properties"]["name"]["type"] == "string"
     assert sum(1 for c in report if c.action == "inlined") == 30  # every use still reported
@@ -56,15 +66,35 @@ def test_inline_bound_is_a_parameter() -> None:
     assert inline_refs(doubling(3), max_nodes=200)
 
 
-DIALECT = StrictDialect(frozenset({"type", "properties", "required", "additionalProperties", "items", "enum", "anyOf",
-                                   "$ref", "$defs", "description", "title"}), frozenset(), source="test dialect")
+DIALECT = StrictDialect(
+    frozenset(
+        {
+            "type",
+            "properties",
+            "required",
+            "additionalProperties",
+            "items",
+            "enum",
+            "anyOf",
+            "$ref",
+            "$defs",
+            "description",
+            "title",
+        }
+    ),
+    frozenset(),
+    source="test dialect",
+)
 
 
 def test_strict_reuses_the_transform_of_an_annotated_reference() -> None:
     defs = {"Addr": {"type": "object", "properties": {"street": {"type": "string", "minLength": 1}}}}
-    schema = {"type": "object", "$defs": defs,
-              "properties": {f"a{i}": {"$ref": "#/$defs/Addr", "description": f"address {i}"} for i in range(20)},
-              "required": [f"a{i}" for i in range(20)]}
+    schema = {
+        "type": "object",
+        "$defs": defs,
+        "properties": {f"a{i}": {"$ref": "#/$defs/Addr", "description": f"address {i}"} for i in range(20)},
+        "required": [f"a{i}" for i in range(20)],
+    }
     out, report = make_strict(schema, dialect=DIALECT)
     assert out is not None
     for i in range(20):
@@ -76,7 +106,11 @@ def test_strict_reuses_the_transform_of_an_annotated_reference() -> None:
 
 
 def test_strict_dialect_decides_keywords_and_formats() -> None:
-    schema = {"type": "object", "properties": {"d": {"type": "string", "format": "date", "pattern": "^x"}}, "required": ["d"]}
+    schema = {
+        "type": "object",
+        "properties": {"d": {"type": "string", "format": "date", "pattern": "^x"}},
+        "required": ["d"],
+    }
     out, report = make_strict(schema, dialect=DIALECT)
     assert out["properties"]["d"] == {"type": "string"}
     wide = StrictDialect(DIALECT.keywords | {"format", "pattern"}, frozenset({"date"}))

@@ -24,41 +24,122 @@ APIS = ["anthropic", "openai-chat", "openai", "gemini"]
 
 def text_body(api: str, text: str = "done") -> dict[str, Any]:
     if api == "anthropic":
-        return {"id": "msg_1", "type": "message", "role": "assistant", "model": "m-1", "content": [{"type": "text", "text": text}],
-                "stop_reason": "end_turn", "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 2}}
+        return {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "m-1",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 3, "output_tokens": 2},
+        }
     if api == "openai-chat":
-        return {"id": "c1", "object": "chat.completion", "created": 1, "model": "m-1",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}
+        return {
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "m-1",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+        }
     if api == "openai":
-        return {"id": "resp_1", "object": "response", "created_at": 1, "model": "m-1", "status": "completed",
-                "output": [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
-                            "content": [{"type": "output_text", "text": text, "annotations": []}]}],
-                "usage": {"input_tokens": 3, "output_tokens": 2, "total_tokens": 5}}
-    return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 2, "totalTokenCount": 5}}
+        return {
+            "id": "resp_1",
+            "object": "response",
+            "created_at": 1,
+            "model": "m-1",
+            "status": "completed",
+            "output": [
+                {
+                    "type": "message",
+                    "id": "msg_1",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }
+            ],
+            "usage": {"input_tokens": 3, "output_tokens": 2, "total_tokens": 5},
+        }
+    return {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 2, "totalTokenCount": 5},
+    }
 
 
 def cut_off_body(api: str, args_text: str) -> dict[str, Any]:
     """A response stopped by the output-token limit whose last part is a call with ``args_text``."""
     if api == "anthropic":
-        return {"id": "msg_2", "type": "message", "role": "assistant", "model": "m-1",
-                "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": json.loads(args_text or "{}")}],
-                "stop_reason": "max_tokens", "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 9}}
+        return {
+            "id": "msg_2",
+            "type": "message",
+            "role": "assistant",
+            "model": "m-1",
+            "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": json.loads(args_text or "{}")}
+            ],
+            "stop_reason": "max_tokens",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 3, "output_tokens": 9},
+        }
     if api == "openai-chat":
-        return {"id": "c2", "object": "chat.completion", "created": 1, "model": "m-1",
-                "choices": [{"index": 0, "finish_reason": "length", "message": {"role": "assistant", "content": None, "tool_calls": [
-                    {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": args_text}}]}}],
-                "usage": {"prompt_tokens": 3, "completion_tokens": 9, "total_tokens": 12}}
+        return {
+            "id": "c2",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "m-1",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "length",
+                    "message": {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": "call_1",
+                                "type": "function",
+                                "function": {"name": "get_weather", "arguments": args_text},
+                            }
+                        ],
+                    },
+                }
+            ],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 9, "total_tokens": 12},
+        }
     if api == "openai":
-        return {"id": "resp_2", "object": "response", "created_at": 1, "model": "m-1", "status": "incomplete",
-                "incomplete_details": {"reason": "max_output_tokens"},
-                "output": [{"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather",
-                            "arguments": args_text, "status": "completed"}],
-                "usage": {"input_tokens": 3, "output_tokens": 9, "total_tokens": 12}}
-    return {"candidates": [{"content": {"role": "model", "parts": [
-        {"functionCall": {"name": "get_weather", "args": json.loads(args_text or "{}")}}]}, "finishReason": "MAX_TOKENS", "index": 0}],
-        "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 9, "totalTokenCount": 12}}
+        return {
+            "id": "resp_2",
+            "object": "response",
+            "created_at": 1,
+            "model": "m-1",
+            "status": "incomplete",
+            "incomplete_details": {"reason": "max_output_tokens"},
+            "output": [
+                {
+                    "type": "function_call",
+                    "id": "fc_1",
+                    "call_id": "call_1",
+                    "name": "get_weather",
+                    "arguments": args_text,
+                    "status": "completed",
+                }
+            ],
+            "usage": {"input_tokens": 3, "output_tokens": 9, "total_tokens": 12},
+        }
+    return {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [{"functionCall": {"name": "get_weather", "args": json.loads(args_text or "{}")}}],
+                },
+                "finishReason": "MAX_TOKENS",
+                "index": 0,
+            }
+        ],
+        "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 9, "totalTokenCount": 12},
+    }
 
 
 def make_model(api: str, answers: list[dict[str, Any]], sent: list[dict[str, Any]]) -> Any:
@@ -106,11 +187,13 @@ def test_b_item4_cut_off_call_is_answered_and_never_run(api: str, args_text: str
 @pytest.mark.parametrize("api", APIS)
 def test_b_item4_unanswered_call_in_supplied_history_is_answered(api: str) -> None:
     RAN.clear()
-    history = Conversation([
-        Message("user", [TextPart("weather?")]),
-        Message("assistant", [ToolCall("call_9", "get_weather", {"city": "Rome"})]),
-        Message("user", [TextPart("never mind, say done")]),
-    ])
+    history = Conversation(
+        [
+            Message("user", [TextPart("weather?")]),
+            Message("assistant", [ToolCall("call_9", "get_weather", {"city": "Rome"})]),
+            Message("user", [TextPart("never mind, say done")]),
+        ]
+    )
     sent: list[dict[str, Any]] = []
     m = make_model(api, [text_body(api)], sent)
     result = toolwire.run_sync(m, conversation=history, tools=[get_weather])
@@ -134,7 +217,9 @@ def test_b_item4_failed_turn_calls_are_answered_not_run(api: str, monkeypatch: p
     m = make_model(api, [], [])
     prof = m.profile
     monkeypatch.setattr(prof, "turn_failed", lambda reason: True)
-    resp = Response(parts=[ToolCall("c1", "get_weather", {"city": "Oslo"})], stop_reason="tool_use", vendor_stop_reason="X_FAILED")
+    resp = Response(
+        parts=[ToolCall("c1", "get_weather", {"city": "Oslo"})], stop_reason="tool_use", vendor_stop_reason="X_FAILED"
+    )
     assert [c.id for c in settle_calls(resp, prof)] == ["c1"]
     assert "X_FAILED" in (resp.tool_calls[0].invalid or "") and not resp.tool_calls[0].is_valid
 
@@ -154,8 +239,12 @@ def test_settle_calls_only_the_last_call_of_a_cut_off_response() -> None:
 
 def test_answer_unanswered_places_results_first_in_the_next_user_message() -> None:
     calls = [ToolCall("a", "t", {}), ToolCall("b", "t", {})]
-    msgs = [Message("user", [TextPart("q")]), Message("assistant", calls),
-            Message("user", [TextPart("more"), ToolResult("a", "1")]), Message("assistant", [ToolCall("c", "t", {})])]
+    msgs = [
+        Message("user", [TextPart("q")]),
+        Message("assistant", calls),
+        Message("user", [TextPart("more"), ToolResult("a", "1")]),
+        Message("assistant", [ToolCall("c", "t", {})]),
+    ]
     out, done = answer_unanswered(msgs)
     assert [c.id for c in done] == ["b", "c"]
     assert [type(p).__name__ for p in out[2].parts] == ["ToolResult", "ToolResult", "TextPart"]
@@ -169,23 +258,74 @@ def test_answer_unanswered_places_results_first_in_the_next_user_message() -> No
 def failed_turn_body(api: str) -> dict[str, Any]:
     """A response with a tool call whose stop reason the API's profile calls a failed turn."""
     if api == "anthropic":
-        return {"id": "msg_3", "type": "message", "role": "assistant", "model": "m-1",
-                "content": [{"type": "tool_use", "id": "toolu_9", "name": "get_weather", "input": {"city": "Oslo"}}],
-                "stop_reason": "refusal", "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 9}}
+        return {
+            "id": "msg_3",
+            "type": "message",
+            "role": "assistant",
+            "model": "m-1",
+            "content": [{"type": "tool_use", "id": "toolu_9", "name": "get_weather", "input": {"city": "Oslo"}}],
+            "stop_reason": "refusal",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 3, "output_tokens": 9},
+        }
     if api == "openai-chat":
-        return {"id": "c3", "object": "chat.completion", "created": 1, "model": "m-1",
-                "choices": [{"index": 0, "finish_reason": "content_filter", "message": {"role": "assistant", "content": None, "tool_calls": [
-                    {"id": "call_9", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}]}}],
-                "usage": {"prompt_tokens": 3, "completion_tokens": 9, "total_tokens": 12}}
+        return {
+            "id": "c3",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "m-1",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "content_filter",
+                    "message": {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": "call_9",
+                                "type": "function",
+                                "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+                            }
+                        ],
+                    },
+                }
+            ],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 9, "total_tokens": 12},
+        }
     if api == "openai":
-        return {"id": "resp_3", "object": "response", "created_at": 1, "model": "m-1", "status": "incomplete",
-                "incomplete_details": {"reason": "content_filter"},
-                "output": [{"type": "function_call", "id": "fc_9", "call_id": "call_9", "name": "get_weather",
-                            "arguments": '{"city": "Oslo"}', "status": "completed"}],
-                "usage": {"input_tokens": 3, "output_tokens": 9, "total_tokens": 12}}
-    return {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}]},
-                            "finishReason": "SAFETY", "index": 0}],
-            "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 9, "totalTokenCount": 12}}
+        return {
+            "id": "resp_3",
+            "object": "response",
+            "created_at": 1,
+            "model": "m-1",
+            "status": "incomplete",
+            "incomplete_details": {"reason": "content_filter"},
+            "output": [
+                {
+                    "type": "function_call",
+                    "id": "fc_9",
+                    "call_id": "call_9",
+                    "name": "get_weather",
+                    "arguments": '{"city": "Oslo"}',
+                    "status": "completed",
+                }
+            ],
+            "usage": {"input_tokens": 3, "output_tokens": 9, "total_tokens": 12},
+        }
+    return {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}],
+                },
+                "finishReason": "SAFETY",
+                "index": 0,
+            }
+        ],
+        "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 9, "totalTokenCount": 12},
+    }
 
 
 @pytest.mark.parametrize("api", APIS)

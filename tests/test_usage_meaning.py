@@ -19,21 +19,28 @@ def normalised(folder: str, raw: dict) -> dict:
     """The documented meaning, from the vendor's own field names (docs/rules/index.md)."""
     g = lambda k: raw.get(k) or 0  # noqa: E731
     if folder == "anthropic":
-        return {"input_tokens": g("input_tokens") + g("cache_read_input_tokens") + g("cache_creation_input_tokens"),
-                "output_tokens": g("output_tokens")}
+        return {
+            "input_tokens": g("input_tokens") + g("cache_read_input_tokens") + g("cache_creation_input_tokens"),
+            "output_tokens": g("output_tokens"),
+        }
     if folder == "openai-chat":
         return {"input_tokens": g("prompt_tokens"), "output_tokens": g("completion_tokens")}
     if folder == "openai-responses":
         return {"input_tokens": g("input_tokens"), "output_tokens": g("output_tokens")}
     if folder == "gemini":
-        return {"input_tokens": g("promptTokenCount") + g("toolUsePromptTokenCount"),
-                "output_tokens": g("candidatesTokenCount") + g("thoughtsTokenCount")}
+        return {
+            "input_tokens": g("promptTokenCount") + g("toolUsePromptTokenCount"),
+            "output_tokens": g("candidatesTokenCount") + g("thoughtsTokenCount"),
+        }
     raise AssertionError(folder)
 
 
 def parts(folder: str, raw: dict) -> dict:
     if folder == "anthropic":
-        return {"cache_read_tokens": raw.get("cache_read_input_tokens"), "cache_write_tokens": raw.get("cache_creation_input_tokens")}
+        return {
+            "cache_read_tokens": raw.get("cache_read_input_tokens"),
+            "cache_write_tokens": raw.get("cache_creation_input_tokens"),
+        }
     if folder in ("openai-chat", "openai-responses"):
         return {"cache_read_tokens": raw.get("cached_tokens"), "reasoning_tokens": raw.get("reasoning_tokens")}
     return {"reasoning_tokens": raw.get("thoughtsTokenCount")}
@@ -53,7 +60,11 @@ def test_every_recorded_usage_has_the_normalised_meaning() -> None:
             if not raw or want["interaction"] not in got:
                 continue
             u = got[want["interaction"]]
-            assert {k: u[k] for k in ("input_tokens", "output_tokens")} == normalised(folder, raw), (name, want["interaction"], raw)
+            assert {k: u[k] for k in ("input_tokens", "output_tokens")} == normalised(folder, raw), (
+                name,
+                want["interaction"],
+                raw,
+            )
             for k, v in parts(folder, raw).items():
                 if v is not None:
                     assert u[k] == v, (name, want["interaction"], k)

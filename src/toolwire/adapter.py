@@ -82,9 +82,7 @@ def normalize_tool_choice(choice: ToolChoiceInput | Any) -> ToolChoice | None:
             return "required"
         if choice.startswith("tool:") and len(choice) > 5:
             return {"type": "tool", "name": choice[5:]}
-        raise UnsupportedToolChoice(
-            f"tool choice {choice!r} is not one of 'auto', 'required', 'none' or 'tool:<name>'"
-        )
+        raise UnsupportedToolChoice(f"tool choice {choice!r} is not one of 'auto', 'required', 'none' or 'tool:<name>'")
     if isinstance(choice, Mapping):
         if choice.get("type") in ("tool", None) and isinstance(choice.get("name"), str):
             return {"type": "tool", "name": choice["name"]}
@@ -152,7 +150,9 @@ class Codec(Protocol):
         given) supplies the tools' canonical schemas (e.g. Gemini integer coercion)."""
         ...
 
-    def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
+    def decode_stream(
+        self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None
+    ) -> Iterator[StreamEvent]:
         """The vendor's parsed stream events (SSE ``data`` objects / chunks, in order) →
         canonical stream events for :class:`~toolwire.stream.StreamAssembler`."""
         ...
@@ -170,10 +170,22 @@ class Codec(Protocol):
 
 #: Settings every adapter honours (see :class:`Model`). ``extra_body`` (and its older spelling
 #: ``settings``) is the escape hatch: a dict of request-body fields sent as given, unchecked.
-COMMON_SETTINGS: frozenset[str] = frozenset({
-    "max_tokens", "temperature", "stream", "thinking", "parallel_tool_calls", "api_key", "base_url",
-    "http_client", "timeout", "max_retries", "extra_body", "settings",
-})
+COMMON_SETTINGS: frozenset[str] = frozenset(
+    {
+        "max_tokens",
+        "temperature",
+        "stream",
+        "thinking",
+        "parallel_tool_calls",
+        "api_key",
+        "base_url",
+        "http_client",
+        "timeout",
+        "max_retries",
+        "extra_body",
+        "settings",
+    }
+)
 
 
 def check_settings(model_cls: type[Model], settings: Mapping[str, Any], *, shown: str | None = None) -> None:
@@ -419,8 +431,11 @@ def _with_preflight(fn: Any, *, stream: bool) -> Any:
             vars(self).get("_prepared", {}).pop(id(request), None)
 
     if stream:
+
         @functools.wraps(fn)
-        async def send_stream(self: Model, request: ModelRequest, *args: Any, **kwargs: Any) -> AsyncIterator[StreamEvent]:
+        async def send_stream(
+            self: Model, request: ModelRequest, *args: Any, **kwargs: Any
+        ) -> AsyncIterator[StreamEvent]:
             owner, _report = enter(self, request)
             try:
                 async for ev in fn(self, request, *args, **kwargs):

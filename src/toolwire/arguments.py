@@ -10,8 +10,14 @@ import json
 import re
 from typing import Any
 
-__all__ = ["parse_arguments", "EMPTY_ARGUMENT_TEXTS", "dumps_arguments", "MAX_ARGUMENT_DEPTH", "MAX_ARGUMENT_CHARS",
-           "argument_bounds"]
+__all__ = [
+    "parse_arguments",
+    "EMPTY_ARGUMENT_TEXTS",
+    "dumps_arguments",
+    "MAX_ARGUMENT_DEPTH",
+    "MAX_ARGUMENT_CHARS",
+    "argument_bounds",
+]
 
 #: Deepest nesting of arrays and objects accepted in tool-call arguments (the arguments object
 #: itself is level 1). Deeper arguments are refused before any tool of the turn runs.
@@ -50,8 +56,10 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
     if text in EMPTY_ARGUMENT_TEXTS:
         return {}, None
     if len(raw) > MAX_ARGUMENT_CHARS:
-        return None, (f"arguments are {len(raw):,} characters long, more than the bound of {MAX_ARGUMENT_CHARS:,} "
-                      "(MAX_ARGUMENT_CHARS)")
+        return None, (
+            f"arguments are {len(raw):,} characters long, more than the bound of {MAX_ARGUMENT_CHARS:,} "
+            "(MAX_ARGUMENT_CHARS)"
+        )
     depth = _text_depth(raw, MAX_ARGUMENT_DEPTH)
     if depth > MAX_ARGUMENT_DEPTH:
         return None, _depth_reason()
@@ -84,7 +92,9 @@ def dumps_arguments(arguments: dict[str, Any] | None) -> str:
 
 
 def _depth_reason() -> str:
-    return f"arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels of arrays and objects, the bound (MAX_ARGUMENT_DEPTH)"
+    return (
+        f"arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels of arrays and objects, the bound (MAX_ARGUMENT_DEPTH)"
+    )
 
 
 def _text_depth(text: str, stop: int) -> int:

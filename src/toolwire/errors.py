@@ -48,7 +48,9 @@ class ToolNameError(ToolDefinitionError):
 
     RULE = r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$"
 
-    def __init__(self, name: str, detail: str | None = None, *, api: str | None = None, rule: str | None = None) -> None:
+    def __init__(
+        self, name: str, detail: str | None = None, *, api: str | None = None, rule: str | None = None
+    ) -> None:
         self.name = name
         self.api = api
         if api is not None:
@@ -111,8 +113,9 @@ class ProviderToolUnsupported(ConfigurationError):
     the message lists the provider tool types the target API offers. Attributes: ``provider``
     (the target API), ``vendor`` and ``tool_type`` (the tool's)."""
 
-    def __init__(self, message: str, *, provider: str | None = None, vendor: str | None = None,
-                 tool_type: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, provider: str | None = None, vendor: str | None = None, tool_type: str | None = None
+    ) -> None:
         super().__init__(message)
         self.provider = provider
         self.vendor = vendor
@@ -192,8 +195,10 @@ class ProviderError(ToolwireError):
         self.body = body
         status, message, error_type = self.status, self.message, self.error_type
         where = f"HTTP {status}" if status is not None else "no HTTP status"
-        super().__init__(f"{provider} API error ({where}{', ' + error_type if error_type else ''}): {message}"
-                         f"{' (retryable)' if retryable else ''}")
+        super().__init__(
+            f"{provider} API error ({where}{', ' + error_type if error_type else ''}): {message}"
+            f"{' (retryable)' if retryable else ''}"
+        )
 
     @staticmethod
     def is_retryable_status(status: int | None) -> bool:

@@ -36,9 +36,21 @@ if TYPE_CHECKING:  # pragma: no cover
     from .types import Response, ToolCall, Usage
 
 __all__ = [
-    "RunStarted", "TurnStarted", "TextDelta", "ReasoningDelta", "ToolCallStarted", "ToolCallArgumentsDelta",
-    "ResponseFinished", "ToolCallReady", "ToolCallPending", "ToolStarted", "ToolFinished", "TurnFinished",
-    "RetryScheduled", "RunFinished", "RunEvent",
+    "RunStarted",
+    "TurnStarted",
+    "TextDelta",
+    "ReasoningDelta",
+    "ToolCallStarted",
+    "ToolCallArgumentsDelta",
+    "ResponseFinished",
+    "ToolCallReady",
+    "ToolCallPending",
+    "ToolStarted",
+    "ToolFinished",
+    "TurnFinished",
+    "RetryScheduled",
+    "RunFinished",
+    "RunEvent",
 ]
 
 
@@ -192,6 +204,18 @@ class RunFinished:
 
 
 RunEvent = Union[
-    RunStarted, TurnStarted, TextDelta, ReasoningDelta, ToolCallStarted, ToolCallArgumentsDelta, ResponseFinished,
-    ToolCallReady, ToolCallPending, ToolStarted, ToolFinished, TurnFinished, RetryScheduled, RunFinished,
+    RunStarted,
+    TurnStarted,
+    TextDelta,
+    ReasoningDelta,
+    ToolCallStarted,
+    ToolCallArgumentsDelta,
+    ResponseFinished,
+    ToolCallReady,
+    ToolCallPending,
+    ToolStarted,
+    ToolFinished,
+    TurnFinished,
+    RetryScheduled,
+    RunFinished,
 ]

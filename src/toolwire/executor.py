@@ -57,7 +57,12 @@ class ToolRun:
         return self.result.is_error
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"call": self.call.to_dict(), "result": self.result.to_dict(), "duration": self.duration, "turn": self.turn}
+        d: dict[str, Any] = {
+            "call": self.call.to_dict(),
+            "result": self.result.to_dict(),
+            "duration": self.duration,
+            "turn": self.turn,
+        }
         if self.deduplicated:
             d["deduplicated"] = True
         if self.status != "ran":
@@ -66,8 +71,14 @@ class ToolRun:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ToolRun:
-        return cls(ToolCall.from_dict(d["call"]), ToolResult.from_dict(d["result"]), d.get("duration", 0.0),
-                   d.get("turn", 0), bool(d.get("deduplicated", False)), d.get("status", "ran"))
+        return cls(
+            ToolCall.from_dict(d["call"]),
+            ToolResult.from_dict(d["result"]),
+            d.get("duration", 0.0),
+            d.get("turn", 0),
+            bool(d.get("deduplicated", False)),
+            d.get("status", "ran"),
+        )
 
 
 @dataclass
@@ -95,12 +106,19 @@ def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
     if isinstance(value, (TextPart, ImagePart)):
         return [value]
     if isinstance(value, (list, tuple)) and value and any(isinstance(v, (TextPart, ImagePart)) for v in value):
-        return [v if isinstance(v, (TextPart, ImagePart)) else TextPart(v if isinstance(v, str) else _json(v)) for v in value]
+        return [
+            v if isinstance(v, (TextPart, ImagePart)) else TextPart(v if isinstance(v, str) else _json(v))
+            for v in value
+        ]
     if isinstance(value, bytes):
         return value.decode("utf-8")
     if isinstance(value, (set, frozenset)):
         return _json(sorted(value, key=repr))
-    if isinstance(value, (dict, list, tuple, int, float, bool)) or dataclasses.is_dataclass(value) or hasattr(value, "model_dump_json"):
+    if (
+        isinstance(value, (dict, list, tuple, int, float, bool))
+        or dataclasses.is_dataclass(value)
+        or hasattr(value, "model_dump_json")
+    ):
         return _json(value)
     return str(value)
 
@@ -188,8 +206,15 @@ class ToolExecutor:
     call order and start as running ones finish (:attr:`slots`).
     """
 
-    def __init__(self, tools: dict[str, Tool], *, run_id: str, default_timeout: float | None = None,
-                 state: dict[str, Any] | None = None, max_concurrent: int | None = None) -> None:
+    def __init__(
+        self,
+        tools: dict[str, Tool],
+        *,
+        run_id: str,
+        default_timeout: float | None = None,
+        state: dict[str, Any] | None = None,
+        max_concurrent: int | None = None,
+    ) -> None:
         self.tools = tools
         self.run_id = run_id
         self.default_timeout = default_timeout
@@ -205,7 +230,11 @@ class ToolExecutor:
         from .design.suggest import closest  # the design kit's "did you mean", shared with the file tools
 
         close = closest(call.name, names, cutoff=0.5) if isinstance(call.name, str) and call.name else []
-        line = f"Unknown tool {call.name!r}." if isinstance(call.name, str) and call.name else f"The tool call has no valid tool name (got {call.name!r})."
+        line = (
+            f"Unknown tool {call.name!r}."
+            if isinstance(call.name, str) and call.name
+            else f"The tool call has no valid tool name (got {call.name!r})."
+        )
         if not names:
             return line + "\nNo tools are available in this conversation; answer without calling a tool."
         hint = f"Call one of the available tools: {', '.join(names)}."
@@ -228,11 +257,16 @@ class ToolExecutor:
         reason = call.invalid
         if reason is not None and "argument" not in reason and "JSON" not in reason:
             # not about the arguments (e.g. a duplicate call id): say the call was refused
-            return (f"Tool call {call.name!r} was not run: {reason}.\n"
-                    "Make a new tool call if you still need the result.")
+            return f"Tool call {call.name!r} was not run: {reason}.\nMake a new tool call if you still need the result."
         if reason is None:
-            kind = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}.get(
-                type(call.arguments), type(call.arguments).__name__)
+            kind = {
+                list: "array",
+                str: "string",
+                int: "number",
+                float: "number",
+                bool: "boolean",
+                type(None): "null",
+            }.get(type(call.arguments), type(call.arguments).__name__)
             reason = f"arguments must be a JSON object, got {kind}"
         return (
             f"Invalid arguments for tool {call.name!r}: {reason}.\n"
@@ -250,8 +284,13 @@ class ToolExecutor:
         return ToolRun(call, ToolResult(call.id, reason, is_error=True, name=call.name), 0.0, turn, status=status)
 
     def _invalid(self, call: ToolCall, turn: int, text: str, name: str | None = None) -> ToolRun:
-        return ToolRun(call, ToolResult(call.id, text, is_error=True, name=name if name is not None else call.name), 0.0, turn,
-                       status="invalid")
+        return ToolRun(
+            call,
+            ToolResult(call.id, text, is_error=True, name=name if name is not None else call.name),
+            0.0,
+            turn,
+            status="invalid",
+        )
 
     async def run_call(self, call: ToolCall, turn: int) -> ToolRun:
         """Check ``call`` (:meth:`check`) and run it under the concurrency cap."""
@@ -286,18 +325,24 @@ class ToolExecutor:
             arguments = _restore_nulls(tool.input_schema, copy.deepcopy(call.arguments or {}))
             arguments = coerce_arguments(tool.input_schema, arguments)  # 2.0 → 2 where the schema says integer
             # ``meta["validate_arguments"] = False`` is for replaying recorded results only
-            problems = validate_arguments(tool.input_schema, arguments) if tool.meta.get("validate_arguments", True) else []
+            problems = (
+                validate_arguments(tool.input_schema, arguments) if tool.meta.get("validate_arguments", True) else []
+            )
         except Exception as exc:  # a schema jsonschema cannot use (e.g. an unresolvable $ref)
-            text = (f"Tool {call.name!r} cannot check its arguments: its input schema is unusable ({type(exc).__name__}: {exc}).\n"
-                    "Do not call this tool again in this conversation; tell the user it is misconfigured.")
+            text = (
+                f"Tool {call.name!r} cannot check its arguments: its input schema is unusable ({type(exc).__name__}: {exc}).\n"
+                "Do not call this tool again in this conversation; tell the user it is misconfigured."
+            )
             return self._invalid(call, turn, text)
         if not problems and tool.function is not None and tool.meta.get("validate_arguments", True):
             unexpected = _unexpected_parameters(tool, arguments)
             if unexpected:
                 valid = ", ".join(sorted(tool.input_schema.get("properties") or {})) or "(none)"
-                text = (f"Invalid arguments for tool {call.name!r}: unexpected propert{'y' if len(unexpected) == 1 else 'ies'} "
-                        f"{', '.join(repr(u) for u in unexpected)} (valid: {valid}).\n"
-                        "Fix the arguments to match the tool's input schema and call it again.")
+                text = (
+                    f"Invalid arguments for tool {call.name!r}: unexpected propert{'y' if len(unexpected) == 1 else 'ies'} "
+                    f"{', '.join(repr(u) for u in unexpected)} (valid: {valid}).\n"
+                    "Fix the arguments to match the tool's input schema and call it again."
+                )
                 return self._invalid(call, turn, text)
         if not problems and tool.arguments_model is not None and tool.meta.get("validate_arguments", True):
             from .schema.from_function import convert_arguments
@@ -306,8 +351,10 @@ class ToolExecutor:
                 arguments = convert_arguments(tool.arguments_model, arguments)
             except Exception as exc:  # pydantic refused a value the JSON Schema allowed
                 detail = _pydantic_problem(exc)
-                text = (f"Invalid arguments for tool {call.name!r}: {detail}.\n"
-                        "Fix the arguments to match the tool's input schema and call it again.")
+                text = (
+                    f"Invalid arguments for tool {call.name!r}: {detail}.\n"
+                    "Fix the arguments to match the tool's input schema and call it again."
+                )
                 return self._invalid(call, turn, text)
         if problems:
             first = problems[0]
@@ -337,7 +384,9 @@ class ToolExecutor:
                 f"\n\nNote: an identical call to {tool.name!r} with the same arguments already ran in this run "
                 f"(tool call {first_id}); this is its result and the action was not repeated."
             )
-            content: Any = first.content + note if isinstance(first.content, str) else [*first.content, TextPart(note.strip())]
+            content: Any = (
+                first.content + note if isinstance(first.content, str) else [*first.content, TextPart(note.strip())]
+            )
             return ToolRun(call, ToolResult(call.id, content, first.is_error, call.name), 0.0, turn, deduplicated=True)
         fut = asyncio.get_running_loop().create_future()
         self._write_cache[key] = fut
@@ -357,7 +406,9 @@ class ToolExecutor:
 
         if tool.function is not None:
             for pname in context_parameters(tool.function):
-                arguments[pname] = ToolContext(self.run_id, call.id, call.name, turn, f"{self.run_id}:{call.id}", self.state)
+                arguments[pname] = ToolContext(
+                    self.run_id, call.id, call.name, turn, f"{self.run_id}:{call.id}", self.state
+                )
         timeout = tool.timeout if tool.timeout is not None else self.default_timeout
         start = time.perf_counter()
         task = asyncio.ensure_future(_guarded(tool.call(arguments)))
@@ -369,12 +420,16 @@ class ToolExecutor:
         if not done:  # toolwire's own time limit
             task.cancel()
             if tool.is_async:
-                text = (f"Tool {call.name!r} timed out after {timeout:g} seconds and was stopped.\n"
-                        "Try a smaller request (narrower arguments), or a different approach.")
+                text = (
+                    f"Tool {call.name!r} timed out after {timeout:g} seconds and was stopped.\n"
+                    "Try a smaller request (narrower arguments), or a different approach."
+                )
             else:
-                text = (f"Tool {call.name!r} timed out after {timeout:g} seconds; its result was discarded "
-                        "(a synchronous function cannot be interrupted and may still be running).\n"
-                        "Try a smaller request (narrower arguments), or a different approach.")
+                text = (
+                    f"Tool {call.name!r} timed out after {timeout:g} seconds; its result was discarded "
+                    "(a synchronous function cannot be interrupted and may still be running).\n"
+                    "Try a smaller request (narrower arguments), or a different approach."
+                )
             result = ToolResult(call.id, text, True, call.name)
         else:
             try:
@@ -395,4 +450,3 @@ class ToolExecutor:
                 result = ToolResult(call.id, _describe(exc), True, call.name)
         duration = time.perf_counter() - start
         return ToolRun(call, result, duration, turn)
-

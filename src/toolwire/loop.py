@@ -19,7 +19,14 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator, 
 
 from . import stream as _wire
 from .adapter import Model, normalize_tool_choice
-from .errors import ConfigurationError, MaxTurnsExceeded, ToolDefinitionError, ToolError, ToolwireError, UsageLimitExceeded
+from .errors import (
+    ConfigurationError,
+    MaxTurnsExceeded,
+    ToolDefinitionError,
+    ToolError,
+    ToolwireError,
+    UsageLimitExceeded,
+)
 from .events import (
     ReasoningDelta,
     ResponseFinished,
@@ -39,11 +46,34 @@ from .executor import DEFAULT_MAX_CONCURRENT_TOOLS, Ready, ToolExecutor, ToolRun
 from .runstate import PENDING_STOP, Approved, Denied, PendingCall, RunResult, RunState, Turn
 from .tools import Tool
 from .turns import answer_unanswered, settle_calls
-from .types import Conversation, ImagePart, Message, Part, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
+from .types import (
+    Conversation,
+    ImagePart,
+    Message,
+    Part,
+    ReasoningPart,
+    Response,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
 
 __all__ = [
-    "run", "run_sync", "run_stream", "run_stream_sync", "RunStream", "SyncRunStream", "RunResult", "RunState", "Turn",
-    "Limits", "ToolRun", "PendingCall", "Approved", "Denied",
+    "run",
+    "run_sync",
+    "run_stream",
+    "run_stream_sync",
+    "RunStream",
+    "SyncRunStream",
+    "RunResult",
+    "RunState",
+    "Turn",
+    "Limits",
+    "ToolRun",
+    "PendingCall",
+    "Approved",
+    "Denied",
 ]
 
 
@@ -87,7 +117,9 @@ class Limits:
             except (InvalidOperation, ValueError):
                 ok = False
             if not ok:
-                raise ConfigurationError(f"Limits.max_cost_usd must be a number of US dollars ≥ 0 or None, got {cost!r}")
+                raise ConfigurationError(
+                    f"Limits.max_cost_usd must be a number of US dollars ≥ 0 or None, got {cost!r}"
+                )
         for name in ("max_tool_calls", "max_input_tokens", "max_output_tokens", "max_total_tokens"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
@@ -101,15 +133,28 @@ class Limits:
         per = self.max_calls_per_tool
         if per is not None:
             if not isinstance(per, Mapping):
-                raise ConfigurationError(f"Limits.max_calls_per_tool must map tool names to whole numbers, got {type(per).__name__}")
+                raise ConfigurationError(
+                    f"Limits.max_calls_per_tool must map tool names to whole numbers, got {type(per).__name__}"
+                )
             for k, v in per.items():
                 if not isinstance(k, str) or not isinstance(v, int) or isinstance(v, bool) or v < 0:
                     raise ConfigurationError(f"Limits.max_calls_per_tool[{k!r}] must be a whole number ≥ 0, got {v!r}")
             self.max_calls_per_tool = dict(per)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("max_tool_calls", "max_input_tokens", "max_output_tokens", "max_total_tokens",
-                                               "tool_timeout", "max_concurrent_tools", "max_calls_per_tool", "max_cost_usd")}
+        return {
+            k: getattr(self, k)
+            for k in (
+                "max_tool_calls",
+                "max_input_tokens",
+                "max_output_tokens",
+                "max_total_tokens",
+                "tool_timeout",
+                "max_concurrent_tools",
+                "max_calls_per_tool",
+                "max_cost_usd",
+            )
+        }
 
 
 def _as_tools(tools: Iterable[Any] | None) -> dict[str, Tool]:
@@ -144,7 +189,9 @@ def _prompt_message(prompt: Any) -> Message | None:
             elif isinstance(p, (TextPart, ImagePart)):
                 parts.append(p)
             else:
-                raise ConfigurationError(f"a prompt list may hold text, TextPart or ImagePart items, got {type(p).__name__}")
+                raise ConfigurationError(
+                    f"a prompt list may hold text, TextPart or ImagePart items, got {type(p).__name__}"
+                )
         return Message("user", parts)
     raise ConfigurationError(f"prompt must be text, a Message or a list of parts, got {type(prompt).__name__}")
 
@@ -235,18 +282,24 @@ def _describe(exc: BaseException) -> str:
 
 # -- answer texts (docs/approval.md lists them) ----------------------------------------------------
 def _text_denied(call: ToolCall, reason: str) -> str:
-    return (f"Not run: the user refused this call to {call.name!r}. Reason: {reason}\n"
-            "Do not make the same call again; continue without it, or ask the user what to do instead.")
+    return (
+        f"Not run: the user refused this call to {call.name!r}. Reason: {reason}\n"
+        "Do not make the same call again; continue without it, or ask the user what to do instead."
+    )
 
 
 def _text_hook_refused(call: ToolCall, reason: str) -> str:
-    return (f"Not run: the call to {call.name!r} was refused: {reason}\n"
-            "Do not make the same call again; continue without it.")
+    return (
+        f"Not run: the call to {call.name!r} was refused: {reason}\n"
+        "Do not make the same call again; continue without it."
+    )
 
 
 def _text_per_tool_limit(call: ToolCall, limit: int) -> str:
-    return (f"Not run: tool {call.name!r} reached its limit of {limit} call{'' if limit == 1 else 's'} in this run "
-            f"(max_calls_per_tool).\nDo not call {call.name!r} again in this run; answer with the results you have.")
+    return (
+        f"Not run: tool {call.name!r} reached its limit of {limit} call{'' if limit == 1 else 's'} in this run "
+        f"(max_calls_per_tool).\nDo not call {call.name!r} again in this run; answer with the results you have."
+    )
 
 
 def _text_waiting(call: ToolCall, kind: str) -> str:
@@ -257,8 +310,10 @@ def _text_waiting(call: ToolCall, kind: str) -> str:
 
 def _text_cancelled(call: ToolCall, started: bool, why: str) -> str:
     if started:
-        return (f"Cancelled: the run was stopped ({why}) while tool {call.name!r} was running, so it has no result; "
-                "it may have partly run.")
+        return (
+            f"Cancelled: the run was stopped ({why}) while tool {call.name!r} was running, so it has no result; "
+            "it may have partly run."
+        )
     return f"Not run: the run was stopped ({why}) before tool {call.name!r} started."
 
 
@@ -286,10 +341,24 @@ class _Batch:
 class _Loop:
     """One run: the configuration, the :class:`RunState` and the event generator."""
 
-    def __init__(self, m: Model, state: RunState, *, tool_map: dict[str, Tool], choice: Any, max_turns: int,
-                 limits: Limits, on_turn: Any, context_state: dict[str, Any] | None, approval: Any,
-                 deferred: frozenset[str], before: Any, after: Any, decisions: Mapping[str, Any] | None,
-                 resumed: bool) -> None:
+    def __init__(
+        self,
+        m: Model,
+        state: RunState,
+        *,
+        tool_map: dict[str, Tool],
+        choice: Any,
+        max_turns: int,
+        limits: Limits,
+        on_turn: Any,
+        context_state: dict[str, Any] | None,
+        approval: Any,
+        deferred: frozenset[str],
+        before: Any,
+        after: Any,
+        decisions: Mapping[str, Any] | None,
+        resumed: bool,
+    ) -> None:
         self.m = m
         self.state = state
         self.tool_map = tool_map
@@ -304,8 +373,13 @@ class _Loop:
         self.after = after
         self.decisions = dict(decisions or {})
         self.resumed = resumed
-        self.executor = ToolExecutor(tool_map, run_id=state.run_id, default_timeout=limits.tool_timeout,
-                                     state=context_state, max_concurrent=limits.max_concurrent_tools)
+        self.executor = ToolExecutor(
+            tool_map,
+            run_id=state.run_id,
+            default_timeout=limits.tool_timeout,
+            state=context_state,
+            max_concurrent=limits.max_concurrent_tools,
+        )
         # counters, walked once here (never per turn)
         self.seen_ids = {c.id for msg in state.conversation.messages for c in msg.tool_calls}
         self.total = state.usage
@@ -359,7 +433,9 @@ class _Loop:
 
     def _finish(self, stop: str, error: type[ToolwireError] | None = None, message: str = "") -> RunFinished:
         st = self.state
-        result = RunResult(_final_text(st.turns), st.conversation, st.turns, stop, self.m.name, st.run_id, list(st.pending))
+        result = RunResult(
+            _final_text(st.turns), st.conversation, st.turns, stop, self.m.name, st.run_id, list(st.pending)
+        )
         st.stop_reason = stop
         st.status = "stopped" if error is not None else ("paused" if st.pending else "finished")
         return RunFinished(result, error(message, result) if error is not None else None)
@@ -369,7 +445,9 @@ class _Loop:
         for k in range(1, self.max_turns + 1):
             n = len(st.turns) + 1
             yield TurnStarted(n)
-            request = m.build_request(conv.messages, instructions=conv.instructions, tools=self.tool_list, tool_choice=self.choice)
+            request = m.build_request(
+                conv.messages, instructions=conv.instructions, tools=self.tool_list, tool_choice=self.choice
+            )
             if request.stream:
                 asm = self._asm = _wire.StreamAssembler(m.provider or None)
                 self._asm_turn = n
@@ -406,7 +484,9 @@ class _Loop:
                 if spent is None:  # a resumed run: what its earlier turns cost counts too
                     spent = Cost.zero()
                     for t in st.turns[:-1]:
-                        spent = spent + price(t.response.usage, m.name, served_model=t.response.model, base_url=base_url)
+                        spent = spent + price(
+                            t.response.usage, m.name, served_model=t.response.model, base_url=base_url
+                        )
                 self._spent = spent + price(response.usage, m.name, served_model=response.model, base_url=base_url)
             yield ResponseFinished(n, response)
             calls = response.tool_calls
@@ -417,7 +497,9 @@ class _Loop:
             if over is not None and (calls or response.stop_reason == "pause_turn"):
                 # a finished answer is returned even past a limit; the limit stops further requests
                 if calls:
-                    self._answer_all(turn, [ex.refuse(c, n, f"Not run: the run stopped because {over}.") for c in calls])
+                    self._answer_all(
+                        turn, [ex.refuse(c, n, f"Not run: the run stopped because {over}.") for c in calls]
+                    )
                     for r in turn.tool_runs:
                         yield ToolFinished(n, r)
                 yield TurnFinished(n, turn)
@@ -430,21 +512,33 @@ class _Loop:
                 if response.stop_reason == "pause_turn":
                     if k < self.max_turns:
                         continue  # server-side tool loop paused: send the conversation again as is
-                    yield self._finish("max_turns", MaxTurnsExceeded,
-                                       f"the model paused its turn (pause_turn) after {self.max_turns} requests (max_turns={self.max_turns})")
+                    yield self._finish(
+                        "max_turns",
+                        MaxTurnsExceeded,
+                        f"the model paused its turn (pause_turn) after {self.max_turns} requests (max_turns={self.max_turns})",
+                    )
                     return
                 yield self._finish(response.stop_reason)
                 return
             if k == self.max_turns:
-                self._answer_all(turn, [
-                    ex.refuse(c, n, f"Not run: the run reached its limit of {self.max_turns} model requests (max_turns).")
-                    for c in calls])
+                self._answer_all(
+                    turn,
+                    [
+                        ex.refuse(
+                            c, n, f"Not run: the run reached its limit of {self.max_turns} model requests (max_turns)."
+                        )
+                        for c in calls
+                    ],
+                )
                 for r in turn.tool_runs:
                     yield ToolFinished(n, r)
                 yield TurnFinished(n, turn)
                 await _notify(self.on_turn, turn)
-                yield self._finish("max_turns", MaxTurnsExceeded,
-                                   f"the model still asked for tools after {self.max_turns} requests (max_turns={self.max_turns})")
+                yield self._finish(
+                    "max_turns",
+                    MaxTurnsExceeded,
+                    f"the model still asked for tools after {self.max_turns} requests (max_turns={self.max_turns})",
+                )
                 return
             allowed = len(calls)
             if limits.max_tool_calls is not None:
@@ -457,7 +551,13 @@ class _Loop:
             pending: list[PendingCall] = []
             for i, (c, r) in enumerate(zip(calls, checked)):
                 if i >= allowed:
-                    runs.append(ex.refuse(c, n, f"Not run: the run reached its limit of {limits.max_tool_calls} tool calls (max_tool_calls)."))
+                    runs.append(
+                        ex.refuse(
+                            c,
+                            n,
+                            f"Not run: the run reached its limit of {limits.max_tool_calls} tool calls (max_tool_calls).",
+                        )
+                    )
                 elif isinstance(r, ToolRun):
                     runs.append(r)
                 elif (limit_run := self._per_tool_refusal(r, n)) is not None:
@@ -485,8 +585,11 @@ class _Loop:
             yield TurnFinished(n, turn)
             await _notify(self.on_turn, turn)
             if allowed < len(calls):
-                yield self._finish("usage_limit", UsageLimitExceeded,
-                                   f"tool call limit reached: {limits.max_tool_calls} tool calls (max_tool_calls)")
+                yield self._finish(
+                    "usage_limit",
+                    UsageLimitExceeded,
+                    f"tool call limit reached: {limits.max_tool_calls} tool calls (max_tool_calls)",
+                )
                 return
             if st.pending:
                 yield self._finish(PENDING_STOP)
@@ -505,8 +608,13 @@ class _Loop:
     @staticmethod
     def _placeholder(call: ToolCall, n: int, kind: str) -> ToolRun:
         if kind == "running":
-            return ToolRun(call, ToolResult(call.id, _text_cancelled(call, False, "not finished"), True, call.name), 0.0, n,
-                           status="cancelled")
+            return ToolRun(
+                call,
+                ToolResult(call.id, _text_cancelled(call, False, "not finished"), True, call.name),
+                0.0,
+                n,
+                status="cancelled",
+            )
         return ToolRun(call, ToolResult(call.id, _text_waiting(call, kind), True, call.name), 0.0, n, status="pending")
 
     def _count(self, call: ToolCall) -> None:
@@ -537,7 +645,9 @@ class _Loop:
             if isinstance(value, str) and value:
                 return value
             return "the approval policy asked for approval" if value else None
-        raise ConfigurationError(f"approval must be True, a collection of tool names or a function of the call, got {type(policy).__name__}")
+        raise ConfigurationError(
+            f"approval must be True, a collection of tool names or a function of the call, got {type(policy).__name__}"
+        )
 
     async def _before(self, ready: Ready, n: int) -> Ready | ToolRun:
         if self.before is None:
@@ -553,7 +663,8 @@ class _Loop:
             checked = self.executor.check(replace(ready.call, arguments=copy.deepcopy(value)), n)
             return checked
         raise ConfigurationError(
-            f"before_tool_call must return None, new arguments (a dict) or toolwire.Denied(reason), got {type(value).__name__}")
+            f"before_tool_call must return None, new arguments (a dict) or toolwire.Denied(reason), got {type(value).__name__}"
+        )
 
     async def _after(self, run: ToolRun) -> ToolRun:
         if self.after is None:
@@ -624,14 +735,24 @@ class _Loop:
         ids = {p.call.id for p in st.pending}
         unknown = sorted(set(self.decisions) - ids)
         if unknown:
-            raise ConfigurationError(f"decisions name tool calls that are not pending: {unknown}; pending: {sorted(ids)}")
+            raise ConfigurationError(
+                f"decisions name tool calls that are not pending: {unknown}; pending: {sorted(ids)}"
+            )
         for p in st.pending:
             i = index.get(p.call.id)
-            if (last is None or msg is None or i is None or p.turn != last.number or msg.role != "user"
-                    or i >= len(msg.parts) or getattr(msg.parts[i], "tool_call_id", None) != p.call.id):
+            if (
+                last is None
+                or msg is None
+                or i is None
+                or p.turn != last.number
+                or msg.role != "user"
+                or i >= len(msg.parts)
+                or getattr(msg.parts[i], "tool_call_id", None) != p.call.id
+            ):
                 raise ConfigurationError(
                     f"cannot resume: pending tool call {p.call.id} is not answered by a placeholder in the last message of the "
-                    "saved conversation (was the state edited?)")
+                    "saved conversation (was the state edited?)"
+                )
         n = last.number  # type: ignore[union-attr]
         b = _Batch(n, last, msg)  # type: ignore[arg-type]
         still: list[PendingCall] = []
@@ -649,13 +770,16 @@ class _Loop:
                 continue
             if p.kind == "deferred" or (p.kind == "interrupted" and d is not _MISSING and not isinstance(d, Approved)):
                 if isinstance(d, Approved):
-                    raise ConfigurationError(f"tool call {p.call.id} is deferred: supply its result (a value or a ToolResult), not Approved()")
+                    raise ConfigurationError(
+                        f"tool call {p.call.id} is deferred: supply its result (a value or a ToolResult), not Approved()"
+                    )
                 placed.append((i, ToolRun(p.call, _supplied_result(p.call, d), 0.0, n, status="deferred")))
                 continue
             # approved, or interrupted without a decision: run it (again)
             if p.kind == "approval" and not isinstance(d, Approved):
                 raise ConfigurationError(
-                    f"the decision for tool call {p.call.id} must be toolwire.Approved(...) or toolwire.Denied(reason), got {type(d).__name__}")
+                    f"the decision for tool call {p.call.id} must be toolwire.Approved(...) or toolwire.Denied(reason), got {type(d).__name__}"
+                )
             call = p.call
             if isinstance(d, Approved) and d.arguments is not None:
                 if not isinstance(d.arguments, dict):
@@ -707,18 +831,40 @@ class _Loop:
             except Exception:  # pragma: no cover - defensive: the half-assembled parts are unusable
                 partial = Response()
             parts: list[Part] = [p for p in partial.parts if isinstance(p, (TextPart, ReasoningPart))]
-            st.turns.append(Turn(self._asm_turn, Response(parts, "error", None, partial.usage, partial.model, partial.response_id,
-                                                          partial.provider), interrupted=status))
+            st.turns.append(
+                Turn(
+                    self._asm_turn,
+                    Response(parts, "error", None, partial.usage, partial.model, partial.response_id, partial.provider),
+                    interrupted=status,
+                )
+            )
             self._asm = None
         reason = "cancelled" if status == "cancelled" else why
         msgs = st.conversation.messages
-        if msgs and msgs[-1].role == "assistant" and msgs[-1].tool_calls and st.turns and st.turns[-1].interrupted is None:
+        if (
+            msgs
+            and msgs[-1].role == "assistant"
+            and msgs[-1].tool_calls
+            and st.turns
+            and st.turns[-1].interrupted is None
+        ):
             # stopped between the response and its answers (at an event, in an approval policy):
             # answer every call, to be run (or asked about) again on resume
             turn = st.turns[-1]
             calls = msgs[-1].tool_calls
-            self._answer_all(turn, [ToolRun(c, ToolResult(c.id, _text_cancelled(c, False, reason), True, c.name), 0.0, turn.number,
-                                            status="cancelled") for c in calls])
+            self._answer_all(
+                turn,
+                [
+                    ToolRun(
+                        c,
+                        ToolResult(c.id, _text_cancelled(c, False, reason), True, c.name),
+                        0.0,
+                        turn.number,
+                        status="cancelled",
+                    )
+                    for c in calls
+                ],
+            )
             st.pending.extend(PendingCall(c, turn.number, "interrupted", reason) for c in calls)
         b = self._batch
         if b is not None:
@@ -730,8 +876,17 @@ class _Loop:
                     continue
                 task.cancel()
                 call = b.turn.tool_runs[i].call
-                self._place(b, i, ToolRun(call, ToolResult(call.id, _text_cancelled(call, i in b.started, reason), True, call.name),
-                                          0.0, b.number, status="cancelled"))
+                self._place(
+                    b,
+                    i,
+                    ToolRun(
+                        call,
+                        ToolResult(call.id, _text_cancelled(call, i in b.started, reason), True, call.name),
+                        0.0,
+                        b.number,
+                        status="cancelled",
+                    ),
+                )
                 st.pending.append(PendingCall(call, b.number, "interrupted", reason))
             order = {r.call.id: k for k, r in enumerate(b.turn.tool_runs)}
             st.pending.sort(key=lambda p: (p.turn, order.get(p.call.id, 0)))
@@ -903,20 +1058,26 @@ def run_stream(
     if isinstance(limits, Mapping):
         limits = Limits(**limits)
     elif limits is not None and not isinstance(limits, Limits):
-        raise ConfigurationError(f"limits must be a toolwire.Limits (or a dict of its fields), got {type(limits).__name__}")
+        raise ConfigurationError(
+            f"limits must be a toolwire.Limits (or a dict of its fields), got {type(limits).__name__}"
+        )
     for name, hook in (("before_tool_call", before_tool_call), ("after_tool_call", after_tool_call)):
         if hook is not None and not callable(hook):
             raise ConfigurationError(f"{name} must be a function (sync or async), got {type(hook).__name__}")
     if approval is not None and not (isinstance(approval, (bool, set, frozenset, list, tuple)) or callable(approval)):
-        raise ConfigurationError(f"approval must be True, a collection of tool names or a function of the call, got {type(approval).__name__}")
+        raise ConfigurationError(
+            f"approval must be True, a collection of tool names or a function of the call, got {type(approval).__name__}"
+        )
     if isinstance(deferred, str):
         deferred = [deferred]
     m: Model = resolve_model(model)
     tool_map = _as_tools(tools)
     choice = normalize_tool_choice(tool_choice)
     if isinstance(choice, dict) and choice["name"] not in tool_map:
-        raise ConfigurationError(f"tool_choice names {choice['name']!r}, which is not among the tools: {sorted(tool_map)}")
-    for name in (approval if isinstance(approval, (set, frozenset, list, tuple)) else ()):
+        raise ConfigurationError(
+            f"tool_choice names {choice['name']!r}, which is not among the tools: {sorted(tool_map)}"
+        )
+    for name in approval if isinstance(approval, (set, frozenset, list, tuple)) else ():
         if name not in tool_map:
             raise ConfigurationError(f"approval names {name!r}, which is not among the tools: {sorted(tool_map)}")
     for name in deferred or ():
@@ -930,9 +1091,13 @@ def run_stream(
             raise ConfigurationError("pass either resume= (a saved run) or conversation=, not both")
         saved = resume.state if isinstance(resume, RunResult) else resume
         if not isinstance(saved, RunState):
-            raise ConfigurationError(f"resume= takes a RunState or a RunResult (e.g. RunState.from_json(text)), got {type(resume).__name__}")
+            raise ConfigurationError(
+                f"resume= takes a RunState or a RunResult (e.g. RunState.from_json(text)), got {type(resume).__name__}"
+            )
         if msg is not None and saved.pending:
-            raise ConfigurationError("the saved run has pending tool calls: resume it with decisions= first, then send a new prompt")
+            raise ConfigurationError(
+                "the saved run has pending tool calls: resume it with decisions= first, then send a new prompt"
+            )
         st = _resumable_copy(saved)
         st.model = m.name  # continuing on another model is allowed
         if run_id is not None:
@@ -941,8 +1106,11 @@ def run_stream(
             st.conversation.instructions = instructions
     else:
         # a copy: continuing a run never changes the conversation of the run it continues
-        conv = (Conversation(list(conversation.messages), conversation.instructions) if conversation is not None
-                else Conversation(instructions=instructions))
+        conv = (
+            Conversation(list(conversation.messages), conversation.instructions)
+            if conversation is not None
+            else Conversation(instructions=instructions)
+        )
         if conversation is not None and instructions is not None:
             conv.instructions = instructions
         # a call the supplied history left unanswered is answered "not answered" (same on every API)
@@ -951,11 +1119,26 @@ def run_stream(
     if msg is not None:
         st.conversation.append(msg)
     if not st.conversation.messages:  # same on every API: no request without a message
-        raise ConfigurationError("nothing to send: the prompt is empty and there is no conversation; "
-                                 "pass a prompt (non-empty text, a Message or parts) or a conversation to continue")
-    loop = _Loop(m, st, tool_map=tool_map, choice=choice, max_turns=max_turns, limits=limits or Limits(), on_turn=on_turn,
-                 context_state=state, approval=approval, deferred=frozenset(deferred or ()), before=before_tool_call,
-                 after=after_tool_call, decisions=decisions, resumed=resume is not None)
+        raise ConfigurationError(
+            "nothing to send: the prompt is empty and there is no conversation; "
+            "pass a prompt (non-empty text, a Message or parts) or a conversation to continue"
+        )
+    loop = _Loop(
+        m,
+        st,
+        tool_map=tool_map,
+        choice=choice,
+        max_turns=max_turns,
+        limits=limits or Limits(),
+        on_turn=on_turn,
+        context_state=state,
+        approval=approval,
+        deferred=frozenset(deferred or ()),
+        before=before_tool_call,
+        after=after_tool_call,
+        decisions=decisions,
+        resumed=resume is not None,
+    )
     from .tracing import active
 
     return RunStream(loop, active(tracing))
@@ -972,8 +1155,16 @@ def _resumable_copy(saved: RunState) -> RunState:
     if turns:
         t = turns[-1]
         turns[-1] = Turn(t.number, t.response, list(t.tool_runs), t.interrupted)
-    return RunState(saved.run_id, saved.model, Conversation(msgs, saved.conversation.instructions), turns,
-                    list(saved.pending), saved.status, saved.stop_reason, saved.error)
+    return RunState(
+        saved.run_id,
+        saved.model,
+        Conversation(msgs, saved.conversation.instructions),
+        turns,
+        list(saved.pending),
+        saved.status,
+        saved.stop_reason,
+        saved.error,
+    )
 
 
 async def run(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:

@@ -91,7 +91,7 @@ def _require_mcp() -> Any:
         import mcp
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ConfigurationError(
-            "MCP support needs the mcp SDK: pip install \"toolwire[mcp]\" (from a clone: pip install \".[mcp]\")"
+            'MCP support needs the mcp SDK: pip install "toolwire[mcp]" (from a clone: pip install ".[mcp]")'
         ) from exc
     return mcp
 
@@ -114,6 +114,7 @@ def _prefixed(prefix: str, name: str) -> str:
 
 
 # -- MCP result → toolwire tool result ------------------------------------------------------------
+
 
 def _get(obj: Any, *names: str) -> Any:
     for n in names:
@@ -172,6 +173,7 @@ def result_content(result: Any) -> tuple[list[TextPart | ImagePart], bool]:
 
 # -- client --------------------------------------------------------------------------------------
 
+
 class MCPToolset:
     """An open session with one MCP server and its tools as toolwire tools.
 
@@ -185,8 +187,9 @@ class MCPToolset:
     - :attr:`server_name`: the server's name from its ``initialize`` / discovery answer.
     """
 
-    def __init__(self, target: Any, *, prefix: str | None = None, timeout: float = DEFAULT_TIMEOUT,
-                 label: str | None = None) -> None:
+    def __init__(
+        self, target: Any, *, prefix: str | None = None, timeout: float = DEFAULT_TIMEOUT, label: str | None = None
+    ) -> None:
         self._target = target
         self.prefix = prefix
         self.timeout = timeout
@@ -234,7 +237,9 @@ class MCPToolset:
             raise
         except Exception as exc:
             await stack.aclose()
-            raise ConfigurationError(f"could not connect to the MCP server {self.label!r}: {type(exc).__name__}: {exc}") from exc
+            raise ConfigurationError(
+                f"could not connect to the MCP server {self.label!r}: {type(exc).__name__}: {exc}"
+            ) from exc
         except BaseException:
             await stack.aclose()
             raise
@@ -312,17 +317,23 @@ class MCPToolset:
             renames[name] = mcp_name
         if name != mcp_name and mcp_name not in self._warned:
             self._warned.add(mcp_name)
-            warnings.warn(f"MCP tool {mcp_name!r} of {self.server_name or self.label!r} is named {name!r} for the model "
-                          "(toolwire's tool-name rule: letters, digits, '_' and '-', at most 64 characters)",
-                          MCPNameWarning, stacklevel=3)
+            warnings.warn(
+                f"MCP tool {mcp_name!r} of {self.server_name or self.label!r} is named {name!r} for the model "
+                "(toolwire's tool-name rule: letters, digits, '_' and '-', at most 64 characters)",
+                MCPNameWarning,
+                stacklevel=3,
+            )
         schema = spec.input_schema if isinstance(spec.input_schema, dict) else {"type": "object", "properties": {}}
         description = spec.description or (getattr(spec, "title", None) or "")
         tool = Tool(name, description, dict(schema), self._caller(mcp_name), timeout=self.timeout)
         mcp_meta: dict[str, Any] = {"server": self.server_name or self.label, "name": mcp_name}
         tool.meta["mcp"] = mcp_meta
         annotations = getattr(spec, "annotations", None)
-        if annotations is not None and getattr(annotations, "read_only_hint", None) is False and \
-                getattr(annotations, "idempotent_hint", None) is False:
+        if (
+            annotations is not None
+            and getattr(annotations, "read_only_hint", None) is False
+            and getattr(annotations, "idempotent_hint", None) is False
+        ):
             mcp_meta["side_effects"] = True
         return tool
 
@@ -330,18 +341,26 @@ class MCPToolset:
         async def call_mcp_tool(**arguments: Any) -> Any:
             client = self._client
             if client is None:
-                raise ToolError(f"the MCP server {self.server_name or self.label!r} is no longer connected",
-                                hint="Answer without this tool.", retryable=False)
+                raise ToolError(
+                    f"the MCP server {self.server_name or self.label!r} is no longer connected",
+                    hint="Answer without this tool.",
+                    retryable=False,
+                )
             try:
                 result = await client.call_tool(mcp_name, arguments, read_timeout_seconds=self.timeout)
-            except (TimeoutError, asyncio.TimeoutError) as exc:
-                raise ToolError(f"the MCP server did not answer within {self.timeout:g} s", retryable=True,
-                                hint="Try again once, or answer without this tool.") from exc
+            except TimeoutError as exc:
+                raise ToolError(
+                    f"the MCP server did not answer within {self.timeout:g} s",
+                    retryable=True,
+                    hint="Try again once, or answer without this tool.",
+                ) from exc
             except Exception as exc:
                 code = getattr(getattr(exc, "error", None), "code", None)
                 message = getattr(getattr(exc, "error", None), "message", None) or str(exc)
-                raise ToolError(f"the MCP server refused the call ({'code ' + str(code) + ': ' if code is not None else ''}{message})",
-                                hint="Check the tool name and arguments against the tool's input schema.") from exc
+                raise ToolError(
+                    f"the MCP server refused the call ({'code ' + str(code) + ': ' if code is not None else ''}{message})",
+                    hint="Check the tool name and arguments against the tool's input schema.",
+                ) from exc
             parts, is_error = result_content(result)
             if is_error:
                 text = "\n".join(p.text for p in parts if isinstance(p, TextPart)) or "the tool reported an error"
@@ -354,8 +373,15 @@ class MCPToolset:
         return call_mcp_tool
 
 
-def connect(server: Any, *, prefix: str | None = None, timeout: float = DEFAULT_TIMEOUT,
-            env: dict[str, str] | None = None, cwd: str | None = None, headers: dict[str, str] | None = None) -> MCPToolset:
+def connect(
+    server: Any,
+    *,
+    prefix: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> MCPToolset:
     """Open an MCP server's tools: ``async with connect(server) as toolset: ...``.
 
     ``server`` is one of:
@@ -389,7 +415,9 @@ def connect(server: Any, *, prefix: str | None = None, timeout: float = DEFAULT_
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
-            target = streamable_http_client(server, http_client=httpx2.AsyncClient(headers=headers, follow_redirects=True))
+            target = streamable_http_client(
+                server, http_client=httpx2.AsyncClient(headers=headers, follow_redirects=True)
+            )
     else:
         target = server
         label = getattr(server, "name", None) or type(server).__name__
@@ -429,11 +457,23 @@ def combine(*toolsets: Iterable[Tool]) -> list[Tool]:
         if count[t.name] > 1 and isinstance(ts, MCPToolset):
             prefix = ts.prefix or ts.server_name or ts.label
             new = _prefixed(prefix, t.name)
-            renamed = Tool(new, t.description, t.input_schema, t.function, strict=t.strict, returns=t.returns,
-                           timeout=t.timeout, meta=dict(t.meta))
+            renamed = Tool(
+                new,
+                t.description,
+                t.input_schema,
+                t.function,
+                strict=t.strict,
+                returns=t.returns,
+                timeout=t.timeout,
+                meta=dict(t.meta),
+            )
             ts.renames[new] = (t.meta.get("mcp") or {}).get("name", t.name)
-            warnings.warn(f"MCP tool {t.name!r} of {prefix!r} is named {new!r} for the model: another server has a tool "
-                          f"named {t.name!r}", MCPNameWarning, stacklevel=2)
+            warnings.warn(
+                f"MCP tool {t.name!r} of {prefix!r} is named {new!r} for the model: another server has a tool "
+                f"named {t.name!r}",
+                MCPNameWarning,
+                stacklevel=2,
+            )
             out.append(renamed)
         else:
             out.append(t)
@@ -444,14 +484,18 @@ def combine(*toolsets: Iterable[Tool]) -> list[Tool]:
             b = (t.meta.get("mcp") or {}).get("server", "a plain tool")
             raise ToolDefinitionError(
                 f"two tools are named {t.name!r} ({a} and {b}); give the MCP toolsets different prefixes: "
-                "toolwire.mcp.connect(..., prefix='...')")
+                "toolwire.mcp.connect(..., prefix='...')"
+            )
         seen[t.name] = t
     return out
 
 
 # -- server --------------------------------------------------------------------------------------
 
-def create_server(tools: Sequence[Any], *, name: str = "toolwire", version: str = "", instructions: str | None = None) -> Any:
+
+def create_server(
+    tools: Sequence[Any], *, name: str = "toolwire", version: str = "", instructions: str | None = None
+) -> Any:
     """An ``mcp`` low-level ``Server`` that publishes ``tools`` (``Tool`` objects or typed functions).
 
     ``tools/list`` answers each tool's name, description (with its ``Returns:`` text) and input
@@ -472,7 +516,10 @@ def create_server(tools: Sequence[Any], *, name: str = "toolwire", version: str 
     executor = ToolExecutor(tool_map, run_id=f"mcp-{name}")
     counter = {"n": 0}
 
-    listing = [types.Tool(name=t.name, description=t.model_description(), input_schema=t.input_schema) for t in tool_map.values()]
+    listing = [
+        types.Tool(name=t.name, description=t.model_description(), input_schema=t.input_schema)
+        for t in tool_map.values()
+    ]
 
     async def on_list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=listing)
@@ -490,16 +537,26 @@ def create_server(tools: Sequence[Any], *, name: str = "toolwire", version: str 
                 if isinstance(p, TextPart):
                     content.append(types.TextContent(type="text", text=p.text))
                 elif isinstance(p, ImagePart) and p.data is not None:
-                    content.append(types.ImageContent(type="image", data=p.base64 or "", mime_type=p.media_type or "image/png"))
+                    content.append(
+                        types.ImageContent(type="image", data=p.base64 or "", mime_type=p.media_type or "image/png")
+                    )
                 elif isinstance(p, ImagePart):
                     content.append(types.TextContent(type="text", text=f"image: {p.url}"))
         return types.CallToolResult(content=content, is_error=result.is_error)
 
-    return Server(name, version=version, instructions=instructions, on_list_tools=on_list_tools,
-                  on_call_tool=on_call_tool, get_tool_input_schema=lambda n: tool_map[n].input_schema if n in tool_map else None)
+    return Server(
+        name,
+        version=version,
+        instructions=instructions,
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+        get_tool_input_schema=lambda n: tool_map[n].input_schema if n in tool_map else None,
+    )
 
 
-async def serve(tools: Sequence[Any], *, name: str = "toolwire", version: str = "", instructions: str | None = None) -> None:
+async def serve(
+    tools: Sequence[Any], *, name: str = "toolwire", version: str = "", instructions: str | None = None
+) -> None:
     """Serve ``tools`` over stdio until the client closes the connection (see :func:`create_server`).
 
     A script that does ``asyncio.run(toolwire.mcp.serve([...]))`` is an MCP server any client can

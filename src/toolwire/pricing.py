@@ -82,18 +82,30 @@ class Cost:
 
         same = self.model is None or other.model is None or self.model == other.model
         model = (self.model or other.model) if same else None  # None: several models
-        return Cost(add(self.input_usd, other.input_usd), add(self.output_usd, other.output_usd),
-                    add(self.cache_read_usd, other.cache_read_usd), add(self.cache_write_usd, other.cache_write_usd),
-                    add(self.total_usd, other.total_usd), model)
+        return Cost(
+            add(self.input_usd, other.input_usd),
+            add(self.output_usd, other.output_usd),
+            add(self.cache_read_usd, other.cache_read_usd),
+            add(self.cache_write_usd, other.cache_write_usd),
+            add(self.total_usd, other.total_usd),
+            model,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: amounts as decimal strings (exact), ``None`` when unpriced."""
+
         def s(v: Decimal | None) -> str | None:
             return None if v is None else str(v)
 
-        d: dict[str, Any] = {"priced": self.priced, "input_usd": s(self.input_usd), "output_usd": s(self.output_usd),
-                             "cache_read_usd": s(self.cache_read_usd), "cache_write_usd": s(self.cache_write_usd),
-                             "total_usd": s(self.total_usd), "model": self.model}
+        d: dict[str, Any] = {
+            "priced": self.priced,
+            "input_usd": s(self.input_usd),
+            "output_usd": s(self.output_usd),
+            "cache_read_usd": s(self.cache_read_usd),
+            "cache_write_usd": s(self.cache_write_usd),
+            "total_usd": s(self.total_usd),
+            "model": self.model,
+        }
         if self.reason:
             d["reason"] = self.reason
         return d
@@ -112,8 +124,13 @@ class ToolCost:
     usd: Decimal | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tool_call_id": self.tool_call_id, "name": self.name, "tokens": self.tokens, "requests": self.requests,
-                "usd": None if self.usd is None else str(self.usd)}
+        return {
+            "tool_call_id": self.tool_call_id,
+            "name": self.name,
+            "tokens": self.tokens,
+            "requests": self.requests,
+            "usd": None if self.usd is None else str(self.usd),
+        }
 
 
 @dataclass(frozen=True)
@@ -132,8 +149,13 @@ class RunCost:
         return sum(1 for c in self.turns if not c.priced)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"total": self.total.to_dict(), "priced_usd": str(self.priced_usd), "unpriced_turns": self.unpriced_turns,
-                "turns": [c.to_dict() for c in self.turns], "tool_calls": [t.to_dict() for t in self.tool_calls]}
+        return {
+            "total": self.total.to_dict(),
+            "priced_usd": str(self.priced_usd),
+            "unpriced_turns": self.unpriced_turns,
+            "turns": [c.to_dict() for c in self.turns],
+            "tool_calls": [t.to_dict() for t in self.tool_calls],
+        }
 
 
 def _provider_id(provider: str) -> str | None:
@@ -143,7 +165,7 @@ def _provider_id(provider: str) -> str | None:
         from .registry import profile
 
         return getattr(profile(provider), "pricing_provider", None)
-    except Exception:  # noqa: BLE001 - an adapter that is not installed: choose by model name
+    except Exception:
         return None
 
 
@@ -160,8 +182,9 @@ def _tier_rate(value: Any, input_tokens: int) -> Decimal:
     return rate
 
 
-def price(usage: Usage, model: str, *, base_url: str | None = None, served_model: str | None = None,
-          timestamp: Any = None) -> Cost:
+def price(
+    usage: Usage, model: str, *, base_url: str | None = None, served_model: str | None = None, timestamp: Any = None
+) -> Cost:
     """Price ``usage`` for ``model`` (``"provider:model-id"``, or a bare model id).
 
     ``served_model``: the model id the vendor answered with (``Response.model``, e.g. a dated
@@ -178,13 +201,18 @@ def price(usage: Usage, model: str, *, base_url: str | None = None, served_model
         return Cost.unpriced(f"the offline {provider!r} provider has no price")
     if usage.input_tokens is None and usage.output_tokens is None:
         return Cost.unpriced("the vendor reported no token counts")
-    from genai_prices import Usage as PriceUsage, calc_price
+    from genai_prices import Usage as PriceUsage
+    from genai_prices import calc_price
 
     inp = int(usage.input_tokens or 0)
     cr = int(usage.cache_read_tokens or 0)
     cw = int(usage.cache_write_tokens or 0)
-    pu = PriceUsage(input_tokens=inp, output_tokens=int(usage.output_tokens or 0),
-                    cache_read_tokens=cr or None, cache_write_tokens=cw or None)
+    pu = PriceUsage(
+        input_tokens=inp,
+        output_tokens=int(usage.output_tokens or 0),
+        cache_read_tokens=cr or None,
+        cache_write_tokens=cw or None,
+    )
     options: dict[str, Any] = {"genai_request_timestamp": timestamp}
     if base_url:
         options["provider_api_url"] = base_url
@@ -204,7 +232,9 @@ def price(usage: Usage, model: str, *, base_url: str | None = None, served_model
         write = Decimal(cw) * _tier_rate(getattr(mp, "cache_write_mtok", None), inp) / _MTOK if cw else Decimal(0)
         return Cost(calc.input_price, calc.output_price, read, write, calc.total_price, calc.model.id)
     where = f" at {base_url}" if base_url else ""
-    return Cost.unpriced(f"the price data has no model {model_id!r}{where} ({last})" if last else f"no price for {model!r}")
+    return Cost.unpriced(
+        f"the price data has no model {model_id!r}{where} ({last})" if last else f"no price for {model!r}"
+    )
 
 
 def _result_chars(run: Any) -> int:
@@ -241,7 +271,7 @@ def run_cost(result: RunResult, *, base_url: str | None = None) -> RunCost:
         whole = sum(chars) or 1
         shares = [added * c // whole for c in chars]
         shares[-1] += added - sum(shares)  # integer split that adds up exactly
-        later = list(zip(turns[i + 1:], costs[i + 1:]))
+        later = list(zip(turns[i + 1 :], costs[i + 1 :]))
         for run, tokens in zip(runs, shares):
             usd: Decimal | None = Decimal(0)
             for t, c in later:
@@ -285,11 +315,14 @@ def update_prices(url: str | None = None, *, timeout: float = 30.0) -> str:
     try:
         try:
             updated = updater.wait(timeout)
-        except Exception as exc:  # noqa: BLE001 - network, HTTP status, malformed data
-            raise ConfigurationError(f"could not update prices from {url or 'the genai-prices data file'}: "
-                                     f"{type(exc).__name__}: {exc}") from exc
+        except Exception as exc:
+            raise ConfigurationError(
+                f"could not update prices from {url or 'the genai-prices data file'}: {type(exc).__name__}: {exc}"
+            ) from exc
         if not updated:
-            raise ConfigurationError(f"could not update prices from {url or 'the genai-prices data file'} within {timeout:g} s")
+            raise ConfigurationError(
+                f"could not update prices from {url or 'the genai-prices data file'} within {timeout:g} s"
+            )
     finally:
         updater.stop()
     return prices_source()

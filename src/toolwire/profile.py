@@ -139,7 +139,13 @@ class Violation:
         return f"{head}at {self.pointer or '/'}: {self.message} [{self.rule}]"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "pointer": self.pointer, "message": self.message, "tool": self.tool, "call_id": self.call_id}
+        return {
+            "rule": self.rule,
+            "pointer": self.pointer,
+            "message": self.message,
+            "tool": self.tool,
+            "call_id": self.call_id,
+        }
 
 
 @dataclass(frozen=True)
@@ -156,8 +162,14 @@ class RequestChange:
     lossy: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "pointer": self.pointer, "detail": self.detail, "tool": self.tool,
-                "call_id": self.call_id, "lossy": self.lossy}
+        return {
+            "rule": self.rule,
+            "pointer": self.pointer,
+            "detail": self.detail,
+            "tool": self.tool,
+            "call_id": self.call_id,
+            "lossy": self.lossy,
+        }
 
 
 @dataclass
@@ -168,8 +180,16 @@ class RequestReport:
     api: str
     changes: list[RequestChange] = field(default_factory=list)
 
-    def add(self, rule: str, pointer: str, detail: str, *, tool: str | None = None, call_id: str | None = None,
-            lossy: bool = False) -> None:
+    def add(
+        self,
+        rule: str,
+        pointer: str,
+        detail: str,
+        *,
+        tool: str | None = None,
+        call_id: str | None = None,
+        lossy: bool = False,
+    ) -> None:
         self.changes.append(RequestChange(rule, pointer, detail, tool, call_id, lossy))
 
     def __iter__(self) -> Iterator[RequestChange]:
@@ -422,7 +442,9 @@ def _takes_start(fn: Any) -> bool:
     return "start" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
-def preflight(profile: Profile, body: dict[str, Any], *, state: PreflightState | None = None) -> tuple[dict[str, Any], RequestReport]:
+def preflight(
+    profile: Profile, body: dict[str, Any], *, state: PreflightState | None = None
+) -> tuple[dict[str, Any], RequestReport]:
     """Repair then check an encoded request ``body`` against ``profile``.
 
     Returns ``(body, report)``: the body to send (repaired) and the :class:`RequestReport` of the

@@ -10,7 +10,17 @@ from typing import Any
 from .adapter import Model, check_settings
 from .errors import AdapterNotInstalled, ConfigurationError, ProviderNotFound
 
-__all__ = ["model", "codec", "profile", "cached_profile", "installed_profiles", "available_providers", "parse_model_name", "ENTRY_POINT_GROUP", "KNOWN_PROVIDERS"]
+__all__ = [
+    "model",
+    "codec",
+    "profile",
+    "cached_profile",
+    "installed_profiles",
+    "available_providers",
+    "parse_model_name",
+    "ENTRY_POINT_GROUP",
+    "KNOWN_PROVIDERS",
+]
 
 ENTRY_POINT_GROUP = "toolwire.adapters"
 
@@ -25,8 +35,13 @@ KNOWN_PROVIDERS: dict[str, str] = {
 }
 
 #: Names people write for a provider that toolwire spells differently.
-_PROVIDER_ALIASES = {"openai-responses": "openai", "responses": "openai", "chat": "openai-chat", "google": "gemini",
-                     "claude": "anthropic"}
+_PROVIDER_ALIASES = {
+    "openai-responses": "openai",
+    "responses": "openai",
+    "chat": "openai-chat",
+    "google": "gemini",
+    "claude": "anthropic",
+}
 
 
 def _closest_provider(provider: str, known: list[str]) -> str | None:
@@ -107,7 +122,9 @@ def model(spec: Any = None, /, **settings: Any) -> Model:
             raise ConfigurationError("no model given and TOOLWIRE_MODEL is not set; pass 'provider:model-id'")
     if isinstance(spec, Mapping):
         if "model" not in spec:
-            raise ConfigurationError(f"model mapping needs a 'model' key ('provider:model-id'), got keys {sorted(spec)}")
+            raise ConfigurationError(
+                f"model mapping needs a 'model' key ('provider:model-id'), got keys {sorted(spec)}"
+            )
         extra = set(spec) - {"model", "settings"}
         if extra:
             raise ConfigurationError(f"model mapping has unknown keys {sorted(extra)}; allowed: 'model', 'settings'")
@@ -191,7 +208,7 @@ def installed_profiles() -> dict[str, Any]:
     for name in available_providers():
         try:
             prof = cached_profile(name)
-        except Exception:  # noqa: BLE001 - a broken third-party adapter must not break the core
+        except Exception:
             prof = None
         if prof is not None:
             out[name] = prof

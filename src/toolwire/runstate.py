@@ -93,15 +93,23 @@ class Turn:
         return self.response.usage
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"number": self.number, "response": self.response.to_dict(), "tool_runs": [r.to_dict() for r in self.tool_runs]}
+        d = {
+            "number": self.number,
+            "response": self.response.to_dict(),
+            "tool_runs": [r.to_dict() for r in self.tool_runs],
+        }
         if self.interrupted is not None:
             d["interrupted"] = self.interrupted
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Turn:
-        return cls(d["number"], Response.from_dict(d["response"]), [ToolRun.from_dict(r) for r in d.get("tool_runs", [])],
-                   d.get("interrupted"))
+        return cls(
+            d["number"],
+            Response.from_dict(d["response"]),
+            [ToolRun.from_dict(r) for r in d.get("tool_runs", [])],
+            d.get("interrupted"),
+        )
 
 
 @dataclass
@@ -211,8 +219,14 @@ class RunResult:
     def state(self) -> RunState:
         """This result as a :class:`RunState` (``"paused"`` when calls are pending, else
         ``"stopped"`` for a limit or ``"finished"``), e.g. to save it or to resume it."""
-        status = "paused" if self.pending else ("stopped" if self.stop_reason in ("max_turns", "usage_limit") else "finished")
-        return RunState(self.run_id, self.model, self.conversation, self.turns, list(self.pending), status, self.stop_reason)
+        status = (
+            "paused"
+            if self.pending
+            else ("stopped" if self.stop_reason in ("max_turns", "usage_limit") else "finished")
+        )
+        return RunState(
+            self.run_id, self.model, self.conversation, self.turns, list(self.pending), status, self.stop_reason
+        )
 
     def to_dict(self) -> dict[str, Any]:
         d = {
@@ -298,8 +312,15 @@ class RunState:
         from .loop import _final_text  # the same rule as the loop's
 
         complete = [t for t in self.turns if t.interrupted is None]
-        return RunResult(_final_text(complete), self.conversation, list(self.turns), self.stop_reason or self.status,
-                         self.model or "", self.run_id, list(self.pending))
+        return RunResult(
+            _final_text(complete),
+            self.conversation,
+            list(self.turns),
+            self.stop_reason or self.status,
+            self.model or "",
+            self.run_id,
+            list(self.pending),
+        )
 
     # -- JSON ---------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

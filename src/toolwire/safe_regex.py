@@ -57,8 +57,10 @@ def _reason(exc: BaseException) -> str:
     if text.startswith(("b'", 'b"')) and text.endswith(text[1]):
         text = text[2:-1]
     if "invalid perl operator" in text or "invalid escape sequence: \\1" in text or "backreference" in text.lower():
-        text += (" (lookahead, lookbehind and backreferences need a backtracking engine; patterns run with RE2, "
-                 "which never backtracks, so they are not supported)")
+        text += (
+            " (lookahead, lookbehind and backreferences need a backtracking engine; patterns run with RE2, "
+            "which never backtracks, so they are not supported)"
+        )
     elif "pattern too large" in text:
         text += f" (the compiled pattern needs more than {MAX_PROGRAM_BYTES:,} bytes)"
     return text
@@ -74,8 +76,11 @@ def compile_pattern(pattern: str, ignore_case: bool = False, literal: bool = Fal
     if not isinstance(pattern, str):
         raise UnsafePatternError(repr(pattern), f"a pattern must be text, got {type(pattern).__name__}")
     if len(pattern) > MAX_PATTERN_CHARS:
-        raise UnsafePatternError(pattern, f"it is {len(pattern):,} characters long, more than the bound of {MAX_PATTERN_CHARS:,} "
-                                          "(MAX_PATTERN_CHARS)", bound="MAX_PATTERN_CHARS")
+        raise UnsafePatternError(
+            pattern,
+            f"it is {len(pattern):,} characters long, more than the bound of {MAX_PATTERN_CHARS:,} (MAX_PATTERN_CHARS)",
+            bound="MAX_PATTERN_CHARS",
+        )
     options = re2.Options()
     options.log_errors = False
     options.max_mem = MAX_PROGRAM_BYTES
@@ -84,7 +89,9 @@ def compile_pattern(pattern: str, ignore_case: bool = False, literal: bool = Fal
     try:
         return re2.compile(pattern, options)
     except re2.error as exc:
-        raise UnsafePatternError(pattern, _reason(exc), bound="MAX_PROGRAM_BYTES" if "too large" in str(exc) else None) from None
+        raise UnsafePatternError(
+            pattern, _reason(exc), bound="MAX_PROGRAM_BYTES" if "too large" in str(exc) else None
+        ) from None
 
 
 def search(pattern: str, text: str) -> bool:

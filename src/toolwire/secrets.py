@@ -65,14 +65,33 @@ __all__ = [
 #: programs to find executables, their home and temporary directories, the locale and the time
 #: zone; Windows needs ``SYSTEMROOT`` (and friends) for any process to start.
 DEFAULT_TOOL_ENV: tuple[str, ...] = (
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TZ", "TERM",
-    "TMPDIR", "TMP", "TEMP",
-    "SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC", "PATHEXT", "USERPROFILE", "APPDATA", "LOCALAPPDATA",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "LC_*",
+    "TZ",
+    "TERM",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+    "SYSTEMROOT",
+    "SYSTEMDRIVE",
+    "WINDIR",
+    "COMSPEC",
+    "PATHEXT",
+    "USERPROFILE",
+    "APPDATA",
+    "LOCALAPPDATA",
 )
 
 #: Environment variable names whose values are treated as credentials (case-insensitive search).
-CREDENTIAL_NAME = re.compile(r"API[_-]?KEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|SECRET|PASSWORD|PASSWD|TOKEN|CREDENTIAL|AUTH_?KEY",
-                             re.IGNORECASE)
+CREDENTIAL_NAME = re.compile(
+    r"API[_-]?KEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|SECRET|PASSWORD|PASSWD|TOKEN|CREDENTIAL|AUTH_?KEY", re.IGNORECASE
+)
 
 #: Shortest value treated as a credential, in characters.
 MIN_SECRET_LENGTH = 8
@@ -229,7 +248,7 @@ def scrub_exception(exc: BaseException | None, _seen: set[int] | None = None) ->
                     new = scrub_value(old)
                     if new is not old:
                         exc.__dict__[attr] = new
-        except Exception:  # noqa: BLE001 - an exception type with read-only fields: left as is
+        except Exception:
             pass
         exc = exc.__cause__ or exc.__context__
 
@@ -246,7 +265,7 @@ class ScrubFilter(logging.Filter):
 def _scrub_record(record: logging.LogRecord) -> None:
     try:
         message = record.getMessage()
-    except Exception:  # noqa: BLE001 - a record that cannot format: left for logging to report
+    except Exception:
         return
     if contains_secret(message):
         record.msg, record.args = scrub(message), ()
@@ -289,8 +308,9 @@ def _matches(name: str, patterns: Iterable[str]) -> bool:
     return False
 
 
-def tool_environment(allow: Iterable[str] = (), *, extra: Mapping[str, str] | None = None,
-                     environ: Mapping[str, str] | None = None) -> dict[str, str]:
+def tool_environment(
+    allow: Iterable[str] = (), *, extra: Mapping[str, str] | None = None, environ: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The environment for a process a tool starts: the variables of ``environ`` (default: this
     process's) whose names match :data:`DEFAULT_TOOL_ENV` or ``allow`` (exact names or ``*``
     patterns), then ``extra`` (set as given). A variable whose name looks like a credential

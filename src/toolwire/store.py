@@ -166,21 +166,27 @@ class RunStore:
     def _migrate(self) -> None:
         version = self._conn.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
-            raise ConfigurationError(f"the run store {str(self.path)!r} has schema version {version}, newer than this "
-                                     f"toolwire's {SCHEMA_VERSION}; upgrade toolwire to read it")
+            raise ConfigurationError(
+                f"the run store {str(self.path)!r} has schema version {version}, newer than this "
+                f"toolwire's {SCHEMA_VERSION}; upgrade toolwire to read it"
+            )
         if version == 0:
             tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if tables and "runs" not in tables:
-                raise ConfigurationError(f"{str(self.path)!r} is an SQLite file but not a toolwire run store "
-                                         f"(tables: {', '.join(sorted(tables))})")
+                raise ConfigurationError(
+                    f"{str(self.path)!r} is an SQLite file but not a toolwire run store "
+                    f"(tables: {', '.join(sorted(tables))})"
+                )
             from . import __version__ as toolwire_version
 
             with self._tx():
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         self._conn.execute(statement)
-                self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?), ('written_by', ?)",
-                                   (str(SCHEMA_VERSION), f"toolwire {toolwire_version}"))
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?), ('written_by', ?)",
+                    (str(SCHEMA_VERSION), f"toolwire {toolwire_version}"),
+                )
                 self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     class _Tx:
@@ -222,16 +228,39 @@ class RunStore:
         tool_rows = []
         for t in turns:
             for i, r in enumerate(getattr(t, "tool_runs", []) or []):
-                tool_rows.append((run.run_id, r.call.id, t.number, i, r.call.name, _dumps(r.call.arguments),
-                                  int(r.result.is_error), float(r.duration or 0.0), int(bool(getattr(r, "deduplicated", False))),
-                                  int(r.call.id in pending_ids), _dumps(r.result.to_dict().get("content"))))
-        turn_rows = [(run.run_id, t.number, t.response.stop_reason, t.response.vendor_stop_reason,
-                      *[getattr(t.response.usage, u, None) for u in _USAGE], _scrub_text(t.response.text),
-                      _dumps(t.response.to_dict())) for t in turns]
+                tool_rows.append(
+                    (
+                        run.run_id,
+                        r.call.id,
+                        t.number,
+                        i,
+                        r.call.name,
+                        _dumps(r.call.arguments),
+                        int(r.result.is_error),
+                        float(r.duration or 0.0),
+                        int(bool(getattr(r, "deduplicated", False))),
+                        int(r.call.id in pending_ids),
+                        _dumps(r.result.to_dict().get("content")),
+                    )
+                )
+        turn_rows = [
+            (
+                run.run_id,
+                t.number,
+                t.response.stop_reason,
+                t.response.vendor_stop_reason,
+                *[getattr(t.response.usage, u, None) for u in _USAGE],
+                _scrub_text(t.response.text),
+                _dumps(t.response.to_dict()),
+            )
+            for t in turns
+        ]
         errors = sum(row[6] for row in tool_rows)
         state = _dumps(d)
         with self._lock, self._tx():
-            old = self._conn.execute("SELECT created_at, experiment, labels FROM runs WHERE run_id=?", (run.run_id,)).fetchone()
+            old = self._conn.execute(
+                "SELECT created_at, experiment, labels FROM runs WHERE run_id=?", (run.run_id,)
+            ).fetchone()
             created = old["created_at"] if old else now
             exp = experiment if experiment is not None else (old["experiment"] if old else None)
             lab = _dumps(dict(labels)) if labels is not None else (old["labels"] if old else "{}")
@@ -240,14 +269,31 @@ class RunStore:
             self._conn.execute(
                 f"INSERT OR REPLACE INTO runs (run_id, model, status, stop_reason, error, experiment, labels, created_at, updated_at, "
                 f"{', '.join(_USAGE)}, turns, tool_calls, tool_errors, state) VALUES ({', '.join('?' * (13 + len(_USAGE)))})",
-                (run.run_id, run.model or "", status, getattr(run, "stop_reason", None), _scrub_text(getattr(run, "error", None)), exp, lab,
-                 created, now, *[usage.get(u) for u in _USAGE], len(turns), len(tool_rows), errors, state))
+                (
+                    run.run_id,
+                    run.model or "",
+                    status,
+                    getattr(run, "stop_reason", None),
+                    _scrub_text(getattr(run, "error", None)),
+                    exp,
+                    lab,
+                    created,
+                    now,
+                    *[usage.get(u) for u in _USAGE],
+                    len(turns),
+                    len(tool_rows),
+                    errors,
+                    state,
+                ),
+            )
             self._conn.executemany(f"INSERT INTO turns VALUES ({', '.join('?' * (6 + len(_USAGE)))})", turn_rows)
             self._conn.executemany("INSERT INTO tool_calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tool_rows)
 
     checkpoint = save
 
-    def checkpointer(self, state: Any, *, experiment: str | None = None, labels: Mapping[str, Any] | None = None) -> Any:
+    def checkpointer(
+        self, state: Any, *, experiment: str | None = None, labels: Mapping[str, Any] | None = None
+    ) -> Any:
         """A callback ``on_event(event)`` that saves ``state`` (a run state updated in place by
         the loop) after every event whose class name is ``ToolFinished`` or ``TurnFinished``,
         and after the run's last event (``RunFinished``/``RunStopped``)."""
@@ -259,7 +305,9 @@ class RunStore:
 
         return on_event
 
-    async def drive(self, stream: Any, *, experiment: str | None = None, labels: Mapping[str, Any] | None = None) -> Any:
+    async def drive(
+        self, stream: Any, *, experiment: str | None = None, labels: Mapping[str, Any] | None = None
+    ) -> Any:
         """Consume a :class:`~toolwire.loop.RunStream`, saving its state after every finished
         tool call (``ToolFinished``), every finished turn (``TurnFinished``) and at the end —
         also when the run stops with an exception or a cancellation, which then propagates
@@ -281,8 +329,15 @@ class RunStore:
             raise finished.error
         return finished.result
 
-    async def run(self, model: Any, prompt: Any = None, *, experiment: str | None = None,
-                  labels: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
+    async def run(
+        self,
+        model: Any,
+        prompt: Any = None,
+        *,
+        experiment: str | None = None,
+        labels: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Any:
         """``toolwire.run(model, prompt, **kwargs)`` with a checkpoint in this store after every
         finished tool call and turn (see :meth:`drive`)."""
         from .loop import run_stream
@@ -351,13 +406,19 @@ class RunStore:
         """The tool calls of ``run_id`` in order (turn, position), each a dict of its columns
         with ``arguments`` and ``result`` decoded from JSON."""
         with self._lock:
-            rows = self._conn.execute("SELECT * FROM tool_calls WHERE run_id=? ORDER BY turn, position", (run_id,)).fetchall()
+            rows = self._conn.execute(
+                "SELECT * FROM tool_calls WHERE run_id=? ORDER BY turn, position", (run_id,)
+            ).fetchall()
         out = []
         for r in rows:
             d = dict(r)
             d["arguments"] = json.loads(d["arguments"]) if d["arguments"] is not None else None
             d["result"] = json.loads(d["result"])
-            d["is_error"], d["deduplicated"], d["pending"] = bool(d["is_error"]), bool(d["deduplicated"]), bool(d["pending"])
+            d["is_error"], d["deduplicated"], d["pending"] = (
+                bool(d["is_error"]),
+                bool(d["deduplicated"]),
+                bool(d["pending"]),
+            )
             out.append(d)
         return out
 

@@ -104,7 +104,9 @@ class StopEvent:
     provider_data: dict[str, Any] | None = None
 
 
-StreamEvent = Union[ResponseStart, TextDelta, ReasoningDelta, ToolCallStart, ToolCallDelta, ToolCallEnd, UsageUpdate, StopEvent]
+StreamEvent = Union[
+    ResponseStart, TextDelta, ReasoningDelta, ToolCallStart, ToolCallDelta, ToolCallEnd, UsageUpdate, StopEvent
+]
 
 
 @dataclass
@@ -141,7 +143,9 @@ class StreamAssembler:
             self._slots[index] = slot
             self._order.append(index)
         elif slot.kind != kind:
-            raise ResponseDecodeError(self.provider or "stream", f"a {kind} event arrived for a part that is a {slot.kind} part")
+            raise ResponseDecodeError(
+                self.provider or "stream", f"a {kind} event arrived for a part that is a {slot.kind} part"
+            )
         return slot
 
     @staticmethod
@@ -180,7 +184,9 @@ class StreamAssembler:
         elif isinstance(event, ToolCallDelta):
             slot = self._slots.get(event.index)
             if slot is None or slot.kind != "tool_call":
-                raise ResponseDecodeError(self.provider or "stream", "tool call arguments arrived before the tool call started")
+                raise ResponseDecodeError(
+                    self.provider or "stream", "tool call arguments arrived before the tool call started"
+                )
             slot.fragments.append(event.arguments_fragment)
         elif isinstance(event, ToolCallEnd):
             slot = self._slots.get(event.index)
@@ -223,8 +229,11 @@ class StreamAssembler:
                 part.raw_arguments = raw
                 part.arguments, _ = parse_arguments(raw)
                 part.incomplete = True
-                part.invalid = ("the output-token limit cut this tool call off" if stop == "max_tokens"
-                                else "the stream ended before this tool call was complete")
+                part.invalid = (
+                    "the output-token limit cut this tool call off"
+                    if stop == "max_tokens"
+                    else "the stream ended before this tool call was complete"
+                )
             if slot.kind == "tool_call" and stop == "max_tokens" and part.invalid is not None:
                 part.incomplete = True
             parts.append(part)

@@ -38,7 +38,9 @@ def check_tool_name_for(api: str, name: Any) -> str:
     prof = cached_profile(api) if isinstance(api, str) and api else None
     if prof is None:
         return check_tool_name(name)
-    reason = prof.tool_name_error(name) if isinstance(name, str) else f"a tool name is a string, got {type(name).__name__}"
+    reason = (
+        prof.tool_name_error(name) if isinstance(name, str) else f"a tool name is a string, got {type(name).__name__}"
+    )
     if reason:
         raise ToolNameError(str(name), reason, api=api)
     return name
@@ -167,7 +169,11 @@ class Tool(Generic[P, R]):
 
     def spec(self) -> dict[str, Any]:
         """The canonical JSON spec ``{"name", "description", "input_schema"}`` (+ ``strict`` when set)."""
-        d: dict[str, Any] = {"name": self.name, "description": self.model_description(), "input_schema": self.input_schema}
+        d: dict[str, Any] = {
+            "name": self.name,
+            "description": self.model_description(),
+            "input_schema": self.input_schema,
+        }
         if self.strict is not None:
             d["strict"] = self.strict
         return d
@@ -249,9 +255,17 @@ class ProviderTool(Tool):
     provider raises it too, before the request.
     """
 
-    def __init__(self, vendor: str, type: str, settings: dict[str, Any] | None = None, *,
-                 function: Callable[..., Any] | None = None, name: str | None = None, description: str = "",
-                 timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        vendor: str,
+        type: str,
+        settings: dict[str, Any] | None = None,
+        *,
+        function: Callable[..., Any] | None = None,
+        name: str | None = None,
+        description: str = "",
+        timeout: float | None = None,
+    ) -> None:
         from .errors import ProviderToolUnsupported
         from .registry import cached_profile
 
@@ -262,7 +276,10 @@ class ProviderTool(Tool):
             offered = ", ".join(sorted(known)) or "none"
             raise ProviderToolUnsupported(
                 f"{vendor} has no provider tool of type {type!r} (its provider tools: {offered})",
-                provider=vendor, vendor=vendor, tool_type=type)
+                provider=vendor,
+                vendor=vendor,
+                tool_type=type,
+            )
         schema = dict(info.input_schema) if info.input_schema else {"type": "object", "properties": {}}
         super().__init__(name or info.name or type, description, schema, function=function, timeout=timeout)
         self.vendor = vendor
@@ -277,7 +294,12 @@ class ProviderTool(Tool):
         if not isinstance(other, ProviderTool):
             return NotImplemented
         return (self.vendor, self.type, self.settings, self.name, self.function) == (
-            other.vendor, other.type, other.settings, other.name, other.function)
+            other.vendor,
+            other.type,
+            other.settings,
+            other.name,
+            other.function,
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -295,7 +317,10 @@ class ProviderTool(Tool):
             f"the provider tool {self.name!r} ({self.vendor} {self.type!r}) exists only on {self.vendor}; "
             f"{provider} cannot run it (its provider tools: {offered or 'none'}). Remove it from the tools "
             f"for {provider}, or declare that provider's own tool.",
-            provider=provider, vendor=self.vendor, tool_type=self.type)
+            provider=provider,
+            vendor=self.vendor,
+            tool_type=self.type,
+        )
 
 
 async def run_in_daemon_thread(function: Callable[..., Any], arguments: dict[str, Any]) -> Any:

@@ -129,7 +129,7 @@ def _provider_name(model: Any) -> str:
         from .registry import profile
 
         name = getattr(profile(provider), "telemetry_provider_name", None)
-    except Exception:  # noqa: BLE001 - offline providers, adapters without a profile
+    except Exception:
         name = None
     return name or provider
 
@@ -143,10 +143,13 @@ def _json(value: Any) -> str:
 
 def _usage_attributes(usage: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for attr, field in (("gen_ai.usage.input_tokens", "input_tokens"), ("gen_ai.usage.output_tokens", "output_tokens"),
-                        ("gen_ai.usage.cache_read.input_tokens", "cache_read_tokens"),
-                        ("gen_ai.usage.cache_creation.input_tokens", "cache_write_tokens"),
-                        ("gen_ai.usage.reasoning.output_tokens", "reasoning_tokens")):
+    for attr, field in (
+        ("gen_ai.usage.input_tokens", "input_tokens"),
+        ("gen_ai.usage.output_tokens", "output_tokens"),
+        ("gen_ai.usage.cache_read.input_tokens", "cache_read_tokens"),
+        ("gen_ai.usage.cache_creation.input_tokens", "cache_write_tokens"),
+        ("gen_ai.usage.reasoning.output_tokens", "reasoning_tokens"),
+    ):
         value = getattr(usage, field, None)
         if value is not None:
             out[attr] = int(value)
@@ -201,14 +204,20 @@ class _RunObserver:
             attrs["gen_ai.input.messages"] = _json([m.to_dict() for m in conv.messages])
             if conv.instructions:
                 attrs["gen_ai.system_instructions"] = _json([{"type": "text", "content": conv.instructions}])
-        self._turn_span = self._tracer.start_span(f"chat {self._model.model_id}", context=self._run_ctx,
-                                                  kind=self._trace.SpanKind.CLIENT, attributes=attrs)
+        self._turn_span = self._tracer.start_span(
+            f"chat {self._model.model_id}", context=self._run_ctx, kind=self._trace.SpanKind.CLIENT, attributes=attrs
+        )
 
     def _on_RetryScheduled(self, event: Any) -> None:
         if self._turn_span is not None:
-            self._turn_span.add_event("toolwire.retry", {"toolwire.retry.attempt": event.attempt,
-                                                         "toolwire.retry.delay_s": float(event.delay),
-                                                         "toolwire.retry.error": event.error})
+            self._turn_span.add_event(
+                "toolwire.retry",
+                {
+                    "toolwire.retry.attempt": event.attempt,
+                    "toolwire.retry.delay_s": float(event.delay),
+                    "toolwire.retry.error": event.error,
+                },
+            )
 
     def _on_ResponseFinished(self, event: Any) -> None:
         span = self._turn_span
@@ -228,10 +237,17 @@ class _RunObserver:
         self._end_turn_span()
 
     def _tool_span(self, turn: int, call: Any) -> Any:
-        attrs = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": str(call.name),
-                 "gen_ai.tool.call.id": str(call.id), "gen_ai.tool.type": "function", "toolwire.turn": turn}
+        attrs = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": str(call.name),
+            "gen_ai.tool.call.id": str(call.id),
+            "gen_ai.tool.type": "function",
+            "toolwire.turn": turn,
+        }
         if self._content:
-            attrs["gen_ai.tool.call.arguments"] = _json(call.arguments if call.arguments is not None else call.raw_arguments)
+            attrs["gen_ai.tool.call.arguments"] = _json(
+                call.arguments if call.arguments is not None else call.raw_arguments
+            )
         return self._tracer.start_span(f"execute_tool {call.name}", context=self._run_ctx, attributes=attrs)
 
     def _on_ToolStarted(self, event: Any) -> None:

@@ -40,8 +40,17 @@ from typing import Any, AsyncIterator, Iterable, Protocol, runtime_checkable
 
 from toolwire.adapter import Model, ModelRequest
 from toolwire.errors import ProviderError, ResponseDecodeError, ToolwireError
-from toolwire.stream import (ReasoningDelta, ResponseStart, StopEvent, StreamAssembler, StreamEvent, TextDelta, ToolCallEnd,
-                             ToolCallStart, UsageUpdate)
+from toolwire.stream import (
+    ReasoningDelta,
+    ResponseStart,
+    StopEvent,
+    StreamAssembler,
+    StreamEvent,
+    TextDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageUpdate,
+)
 from toolwire.types import ReasoningPart, Response, TextPart, ToolCall
 
 __all__ = [
@@ -138,8 +147,14 @@ def _describe(status: int | None, content_type: str | None, encoding: str | None
     return ", ".join(bits)
 
 
-def parse_json_body(api: str, data: bytes, *, status: int | None = 200, content_type: str | None = None,
-                    content_encoding: str | None = None) -> Any:
+def parse_json_body(
+    api: str,
+    data: bytes,
+    *,
+    status: int | None = 200,
+    content_type: str | None = None,
+    content_encoding: str | None = None,
+) -> Any:
     """A whole body → its JSON value. Raises :class:`ResponseDecodeError` for an empty body (a body
     that failed to decompress reads as empty), invalid UTF-8, or text that is not JSON (quoting it)."""
     where = _describe(status, content_type, content_encoding)
@@ -175,14 +190,26 @@ def event_json(api: str, ev: SSEEvent, objects_only: bool = True) -> Any:
     except (ValueError, RecursionError) as exc:
         reason = f"{exc.msg} at char {exc.pos}" if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
         if ev.event == "error":
-            raise ProviderError(api, f"the stream's error event is not JSON: {snippet(ev.data)}", status=None,
-                                retryable=False, body=ev.data) from exc
+            raise ProviderError(
+                api,
+                f"the stream's error event is not JSON: {snippet(ev.data)}",
+                status=None,
+                retryable=False,
+                body=ev.data,
+            ) from exc
         name = f" {ev.event!r}" if ev.event else ""
-        raise ResponseDecodeError(api, f"the data of stream event{name} is not JSON ({reason}): {snippet(ev.data)}") from exc
+        raise ResponseDecodeError(
+            api, f"the data of stream event{name} is not JSON ({reason}): {snippet(ev.data)}"
+        ) from exc
     if objects_only and not isinstance(value, dict):
         if ev.event == "error":
-            raise ProviderError(api, f"the stream's error event is not an object: {snippet(ev.data)}", status=None,
-                                retryable=False, body=value)
+            raise ProviderError(
+                api,
+                f"the stream's error event is not an object: {snippet(ev.data)}",
+                status=None,
+                retryable=False,
+                body=value,
+            )
         name = f" {ev.event!r}" if ev.event else ""
         raise ResponseDecodeError(api, f"the data of stream event{name} must be a JSON object, got {snippet(ev.data)}")
     return value
@@ -208,7 +235,8 @@ async def sse_events(api: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[SS
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ResponseDecodeError(
-                api, f"the event stream is not valid UTF-8 (byte 0x{line[exc.start]:02x} at offset {at + exc.start}): {snippet(line)}"
+                api,
+                f"the event stream is not valid UTF-8 (byte 0x{line[exc.start]:02x} at offset {at + exc.start}): {snippet(line)}",
             ) from exc
         if at == 0 and text.startswith("\ufeff"):
             text = text[1:]
@@ -233,7 +261,7 @@ async def sse_events(api: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[SS
             m = _LINE_END.search(buf)
             if m is None or (m.group() == b"\r" and m.end() == len(buf)):
                 break  # no full line yet, or a CR that may be the first half of CRLF
-            line, buf = buf[: m.start()], buf[m.end():]
+            line, buf = buf[: m.start()], buf[m.end() :]
             ev = take(line, offset)
             offset += m.end()
             if ev is not None:
@@ -256,7 +284,9 @@ async def sse_events(api: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[SS
                 return  # cut off mid-event
             yield last
     if not dispatched:
-        raise ResponseDecodeError(api, f"the event stream ended before its first event ({offset + len(buf)} bytes read)")
+        raise ResponseDecodeError(
+            api, f"the event stream ended before its first event ({offset + len(buf)} bytes read)"
+        )
 
 
 def transport_error(api: str, exc: BaseException) -> ProviderError:
@@ -275,7 +305,9 @@ def transport_error(api: str, exc: BaseException) -> ProviderError:
     detail = f"{type(exc).__name__}: {exc}"
     if isinstance(exc, timeouts):
         return ProviderError(api, f"request timed out ({detail})", status=None, retryable=True, error_type="timeout")
-    return ProviderError(api, f"connection error ({detail})", status=None, retryable=True, error_type="connection_error")
+    return ProviderError(
+        api, f"connection error ({detail})", status=None, retryable=True, error_type="connection_error"
+    )
 
 
 def _read_error(api: str, exc: BaseException) -> ToolwireError:
@@ -302,7 +334,7 @@ async def _body_chunks(api: str, response: Any) -> AsyncIterator[bytes]:
             return
         except ToolwireError:
             raise
-        except Exception as exc:  # noqa: BLE001 - every reading failure is mapped
+        except Exception as exc:
             raise _read_error(api, exc) from exc
         if chunk:
             yield bytes(chunk)
@@ -328,7 +360,7 @@ class Answer:
 def _header(response: Any, name: str) -> str | None:
     try:
         value = response.headers.get(name)
-    except Exception:  # noqa: BLE001 - headers of an odd type: treated as absent
+    except Exception:
         return None
     return str(value) if value is not None else None
 
@@ -354,16 +386,26 @@ async def read_answer(api: str, response: Any, arrays: bool = False) -> Answer:
         if head.lstrip().lstrip(b"\xef\xbb\xbf").startswith(_SSE_STARTS):
             return Answer("sse", events=sse_events(api, _chain(head, chunks)))
     data = head + b"".join([c async for c in chunks])
-    body = parse_json_body(api, data, status=status if isinstance(status, int) else None, content_type=content_type,
-                           content_encoding=_header(response, "content-encoding"))
+    body = parse_json_body(
+        api,
+        data,
+        status=status if isinstance(status, int) else None,
+        content_type=content_type,
+        content_encoding=_header(response, "content-encoding"),
+    )
     if not isinstance(body, dict) and not (arrays and isinstance(body, list)):
         shape = "a JSON object or array" if arrays else "a JSON object"
-        raise ResponseDecodeError(api, f"the body must be {shape} ({_describe(status if isinstance(status, int) else None, content_type, None)}), "
-                                       f"got {snippet(data.decode('utf-8', 'replace'))}")
+        raise ResponseDecodeError(
+            api,
+            f"the body must be {shape} ({_describe(status if isinstance(status, int) else None, content_type, None)}), "
+            f"got {snippet(data.decode('utf-8', 'replace'))}",
+        )
     return Answer("json", body=body)
 
 
-def error_in_body(api: str, body: Any, answer_keys: Iterable[str], retryable_types: Iterable[str] = ()) -> ProviderError | None:
+def error_in_body(
+    api: str, body: Any, answer_keys: Iterable[str], retryable_types: Iterable[str] = ()
+) -> ProviderError | None:
     """A JSON object that carries a non-empty ``error`` and none of the API's ``answer_keys`` (an
     error sent with status 200, as OpenRouter and some proxies do) → :class:`ProviderError`, else
     ``None``. ``message`` = ``error.message`` (or the error's JSON text); ``error_type`` =
@@ -387,8 +429,12 @@ def error_in_body(api: str, body: Any, answer_keys: Iterable[str], retryable_typ
     if not isinstance(message, str) or not message:
         message = json.dumps(err, ensure_ascii=False, sort_keys=True, default=str)
     status = code if isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600 else None
-    retryable = (isinstance(etype, str) and etype in set(retryable_types)) or (status is not None and ProviderError.is_retryable_status(status))
-    return ProviderError(api, message, status=status, retryable=retryable, error_type=None if etype is None else str(etype), body=body)
+    retryable = (isinstance(etype, str) and etype in set(retryable_types)) or (
+        status is not None and ProviderError.is_retryable_status(status)
+    )
+    return ProviderError(
+        api, message, status=status, retryable=retryable, error_type=None if etype is None else str(etype), body=body
+    )
 
 
 def response_events(resp: Response) -> list[StreamEvent]:
@@ -399,17 +445,27 @@ def response_events(resp: Response) -> list[StreamEvent]:
         if isinstance(part, TextPart):
             events.append(TextDelta(i, part.text, part.provider_data or None))
         elif isinstance(part, ReasoningPart):
-            events.append(ReasoningDelta(i, part.text, part.signature, part.encrypted, part.provider, part.provider_data or None))
+            events.append(
+                ReasoningDelta(i, part.text, part.signature, part.encrypted, part.provider, part.provider_data or None)
+            )
         elif isinstance(part, ToolCall):
             events.append(ToolCallStart(i, part.id, part.name, part.id_synthesized, part.provider_data or None))
-            events.append(ToolCallEnd(i, part.arguments if part.invalid is None else None, part.raw_arguments,
-                                      invalid=part.invalid, incomplete=part.incomplete))
+            events.append(
+                ToolCallEnd(
+                    i,
+                    part.arguments if part.invalid is None else None,
+                    part.raw_arguments,
+                    invalid=part.invalid,
+                    incomplete=part.incomplete,
+                )
+            )
     events.append(UsageUpdate(resp.usage))
     events.append(StopEvent(resp.stop_reason, resp.vendor_stop_reason))
     return events
 
 
 # -- the transport base and the stream-decoder protocol -------------------------------------------
+
 
 @runtime_checkable
 class StreamDecoder(Protocol):
@@ -459,14 +515,20 @@ def stainless_error(api: str, exc: Any, sdk: Any, *, stream_retryable_types: Ite
         if not isinstance(message, str) or not message:
             try:
                 text = exc.response.text
-            except Exception:  # noqa: BLE001 - an unread or undecodable body
+            except Exception:
                 text = ""
             message = f"{exc.message}: {snippet(text)}" if text.strip() else exc.message
         etype = etype if etype is None or isinstance(etype, str) else str(etype)
         status = exc.status_code
         if isinstance(status, int) and status < 400:  # an error event inside a 200 stream
-            return ProviderError(api, str(message), status=None, retryable=etype in set(stream_retryable_types),
-                                 error_type=etype, body=body)
+            return ProviderError(
+                api,
+                str(message),
+                status=None,
+                retryable=etype in set(stream_retryable_types),
+                error_type=etype,
+                body=body,
+            )
         should = (exc.response.headers.get("x-should-retry") or "").lower()
         retryable = {"true": True, "false": False}.get(should, ProviderError.is_retryable_status(status))
         return ProviderError(api, str(message), status=status, retryable=retryable, error_type=etype, body=body)
@@ -481,11 +543,17 @@ def stainless_error(api: str, exc: Any, sdk: Any, *, stream_retryable_types: Ite
         body = getattr(exc, "body", None)
         etype = getattr(exc, "type", None)
         if isinstance(body, dict):
-            inner = body.get("error") if isinstance(body.get("error"), dict) else body
+            inner = e if isinstance(e := body.get("error"), dict) else body
             etype = inner.get("type") or inner.get("code") or etype
         etype = etype if etype is None or isinstance(etype, str) else str(etype)
-        return ProviderError(api, exc.message, status=status if isinstance(status, int) and status >= 400 else None,
-                             retryable=False, error_type=etype, body=body)
+        return ProviderError(
+            api,
+            exc.message,
+            status=status if isinstance(status, int) and status >= 400 else None,
+            retryable=False,
+            error_type=etype,
+            body=body,
+        )
     return transport_error(api, exc)
 
 
@@ -562,7 +630,7 @@ class Transport(Model):
             return await self.post(body, stream=stream, request=request)
         except ToolwireError:
             raise
-        except Exception as exc:  # noqa: BLE001 - every SDK or transport failure is mapped
+        except Exception as exc:
             raise self.map_error(exc) from exc
 
     async def answer_events(self, request: ModelRequest, answer: Answer) -> AsyncIterator[StreamEvent]:
@@ -580,7 +648,11 @@ class Transport(Model):
                 raise ResponseDecodeError(self.provider, "the JSON-array stream is empty: it has no chunk")
             for i, chunk in enumerate(answer.body):
                 if not isinstance(chunk, dict):
-                    raise ResponseDecodeError(self.provider, f"a chunk of a JSON-array stream must be an object, got {snippet(json.dumps(chunk))}", f"/{i}")
+                    raise ResponseDecodeError(
+                        self.provider,
+                        f"a chunk of a JSON-array stream must be an object, got {snippet(json.dumps(chunk))}",
+                        f"/{i}",
+                    )
                 for ev in decoder.feed(chunk):
                     yield ev
         else:

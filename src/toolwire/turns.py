@@ -50,7 +50,7 @@ def settle_calls(response: Response, profile: Any = None) -> list[ToolCall]:
     if profile is not None:
         try:
             failed = bool(profile.turn_failed(response.vendor_stop_reason))
-        except Exception:  # noqa: BLE001 - a broken third-party profile must not stop the run
+        except Exception:
             failed = False
     if failed:
         reason = turn_failed_reason(response.vendor_stop_reason)
@@ -98,7 +98,10 @@ def answer_unanswered(messages: list[Message]) -> tuple[list[Message], list[Tool
         calls = missing.get(i)
         if not calls:
             continue
-        results = [ToolResult(c.id, NOT_ANSWERED, is_error=True, name=c.name if isinstance(c.name, str) else None) for c in calls]
+        results = [
+            ToolResult(c.id, NOT_ANSWERED, is_error=True, name=c.name if isinstance(c.name, str) else None)
+            for c in calls
+        ]
         done.extend(calls)
         nxt = messages[i + 1] if i + 1 < len(messages) else None
         if nxt is not None and nxt.role == "user":

@@ -35,9 +35,7 @@ __all__ = [
 ]
 
 #: Canonical stop reasons. The vendor's own value is kept in ``Response.vendor_stop_reason``.
-StopReason = Literal[
-    "end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn", "error"
-]
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn", "error"]
 STOP_REASONS: tuple[str, ...] = (
     "end_turn",
     "tool_use",

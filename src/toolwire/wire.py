@@ -78,7 +78,9 @@ class Shape:
         self.api = api
 
     def bad(self, pointer: str, expected: str, value: Any) -> ResponseDecodeError:
-        return ResponseDecodeError(self.api, f"{pointer or 'the body'} must be {expected}, got a JSON {json_kind(value)}", pointer)
+        return ResponseDecodeError(
+            self.api, f"{pointer or 'the body'} must be {expected}, got a JSON {json_kind(value)}", pointer
+        )
 
     def error(self, pointer: str, message: str) -> ResponseDecodeError:
         return ResponseDecodeError(self.api, message, pointer)
@@ -140,7 +142,9 @@ class Shape:
                 except ToolwireError:
                     raise
                 except SHAPE_ERRORS as exc:
-                    raise ResponseDecodeError(api, f"{what} does not have the documented shape ({type(exc).__name__}: {exc})") from exc
+                    raise ResponseDecodeError(
+                        api, f"{what} does not have the documented shape ({type(exc).__name__}: {exc})"
+                    ) from exc
 
             return wrapper  # type: ignore[return-value]
 

@@ -27,15 +27,30 @@ def lookup(q: str) -> str:
 LOOKUP_ANTHROPIC = {
     "name": "lookup",
     "description": "Look a word up in the glossary. Use it for every unknown term.",
-    "input_schema": {"type": "object", "properties": {"q": {"type": "string", "description": "the word"}},
-                     "required": ["q"]},
+    "input_schema": {
+        "type": "object",
+        "properties": {"q": {"type": "string", "description": "the word"}},
+        "required": ["q"],
+    },
 }
 
 
 def anthropic_text(text: str = "ok") -> dict:
-    return {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
-            "usage": {"input_tokens": 5, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": 5,
+            "output_tokens": 1,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        },
+    }
 
 
 def history() -> list[Message]:
@@ -60,10 +75,22 @@ def test_anthropic_breakpoints_exact_body(mock) -> None:
         "messages": [
             # the previous request's cache point: read back whatever the turn added
             {"role": "user", "content": [{"type": "text", "text": "What does idempotent mean?", "cache_control": EPH}]},
-            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "lookup", "input": {"q": "idempotent"}}]},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "toolu_01", "name": "lookup", "input": {"q": "idempotent"}}],
+            },
             # the newest message: the whole prefix written for the next turn
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01",
-                                          "content": "same result when repeated", "cache_control": EPH}]},
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_01",
+                        "content": "same result when repeated",
+                        "cache_control": EPH,
+                    }
+                ],
+            },
         ],
         "system": [{"type": "text", "text": "Answer briefly.", "cache_control": EPH}],
         "tools": [LOOKUP_ANTHROPIC | {"cache_control": EPH}],
@@ -71,16 +98,26 @@ def test_anthropic_breakpoints_exact_body(mock) -> None:
 
 
 def test_anthropic_breakpoints_stay_within_four_with_the_callers_own(mock) -> None:
-    model, sent = mock("anthropic:claude-sonnet-4-5", [anthropic_text()], cache=True,
-                       system_cache_control={"type": "ephemeral", "ttl": "1h"})
-    other = toolwire.Tool("other", "Other tool. Use it never.", {"type": "object", "properties": {}},
-                          provider_data={"anthropic": {"cache_control": EPH}})
+    model, sent = mock(
+        "anthropic:claude-sonnet-4-5",
+        [anthropic_text()],
+        cache=True,
+        system_cache_control={"type": "ephemeral", "ttl": "1h"},
+    )
+    other = toolwire.Tool(
+        "other",
+        "Other tool. Use it never.",
+        {"type": "object", "properties": {}},
+        provider_data={"anthropic": {"cache_control": EPH}},
+    )
     send(model, history(), instructions="Answer briefly.", tools=[other, lookup])
     body = sent[0]
     marked = [b for m in body["messages"] for b in m["content"] if "cache_control" in b]
     marked += [t for t in body["tools"] if "cache_control" in t] + [s for s in body["system"] if "cache_control" in s]
     assert len(marked) == 4  # the caller's 2 kept, 2 placed: the newest message and the previous turn
-    assert body["system"] == [{"type": "text", "text": "Answer briefly.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}]
+    assert body["system"] == [
+        {"type": "text", "text": "Answer briefly.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}
+    ]
     assert body["tools"][0]["cache_control"] == EPH and "cache_control" not in body["tools"][1]
     assert body["messages"][2]["content"][0]["cache_control"] == EPH
     assert body["messages"][0]["content"][0]["cache_control"] == EPH
@@ -100,24 +137,55 @@ def test_anthropic_profile_cache_facts() -> None:
     assert prof.cache_min_tokens("claude-3-5-haiku-latest") == 2048
 
 
-OPENAI_LOOKUP_CHAT = {"type": "function", "function": {
-    "name": "lookup", "description": "Look a word up in the glossary. Use it for every unknown term.",
-    "parameters": {"type": "object", "properties": {"q": {"type": "string", "description": "the word"}},
-                   "required": ["q"]}}}
+OPENAI_LOOKUP_CHAT = {
+    "type": "function",
+    "function": {
+        "name": "lookup",
+        "description": "Look a word up in the glossary. Use it for every unknown term.",
+        "parameters": {
+            "type": "object",
+            "properties": {"q": {"type": "string", "description": "the word"}},
+            "required": ["q"],
+        },
+    },
+}
 
 
 def chat_answer() -> dict:
-    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4.1",
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "ok"}}],
-            "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-4.1",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "ok"}}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
+    }
 
 
 def responses_answer() -> dict:
-    return {"id": "resp_1", "object": "response", "created_at": 1, "model": "gpt-4.1", "status": "completed",
-            "output": [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
-                        "content": [{"type": "output_text", "text": "ok", "annotations": []}]}],
-            "usage": {"input_tokens": 5, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
-                      "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 6}}
+    return {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1,
+        "model": "gpt-4.1",
+        "status": "completed",
+        "output": [
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": "ok", "annotations": []}],
+            }
+        ],
+        "usage": {
+            "input_tokens": 5,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 1,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 6,
+        },
+    }
 
 
 def test_openai_chat_prompt_cache_key_exact_body(mock) -> None:
@@ -159,18 +227,26 @@ def test_openai_responses_prompt_cache_key_exact_body(mock) -> None:
         "model": "gpt-4.1",
         "input": [{"role": "user", "content": "hi"}],
         "instructions": "Answer briefly.",
-        "tools": [{"type": "function", "name": "lookup",
-                   "description": "Look a word up in the glossary. Use it for every unknown term.",
-                   "parameters": OPENAI_LOOKUP_CHAT["function"]["parameters"], "strict": False}],
+        "tools": [
+            {
+                "type": "function",
+                "name": "lookup",
+                "description": "Look a word up in the glossary. Use it for every unknown term.",
+                "parameters": OPENAI_LOOKUP_CHAT["function"]["parameters"],
+                "strict": False,
+            }
+        ],
         "stream": False,
         "prompt_cache_key": "user-42",
     }
 
 
 def gemini_answer() -> dict:
-    return {"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 1, "totalTokenCount": 6},
-            "modelVersion": "gemini-2.5-flash"}
+    return {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 1, "totalTokenCount": 6},
+        "modelVersion": "gemini-2.5-flash",
+    }
 
 
 def test_gemini_implicit_caching_sends_the_prefix_unchanged(mock) -> None:

@@ -19,6 +19,7 @@ def lookup(q: str) -> str:
     """
     return "a definition"
 
+
 #: (uncached input, cache read, cache write, output) per turn; every turn's input in all is
 #: 2050, 2150 and 2190 tokens.
 TURNS = [(50, 0, 2000, 40), (60, 2000, 90, 30), (20, 2090, 80, 10)]
@@ -26,13 +27,27 @@ TURNS = [(50, 0, 2000, 40), (60, 2000, 90, 30), (20, 2090, 80, 10)]
 
 def anthropic_turn(i: int, cached: bool) -> dict:
     fresh, read, write, out = TURNS[i]
-    usage = ({"input_tokens": fresh, "cache_read_input_tokens": read, "cache_creation_input_tokens": write}
-             if cached else {"input_tokens": fresh + read + write, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0})
+    usage = (
+        {"input_tokens": fresh, "cache_read_input_tokens": read, "cache_creation_input_tokens": write}
+        if cached
+        else {"input_tokens": fresh + read + write, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
+    )
     usage["output_tokens"] = out
-    content = ([{"type": "tool_use", "id": f"toolu_0{i}", "name": "lookup", "input": {"q": f"w{i}"}}] if i < 2
-               else [{"type": "text", "text": "done"}])
-    return {"id": f"msg_{i}", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": content,
-            "stop_reason": "tool_use" if i < 2 else "end_turn", "stop_sequence": None, "usage": usage}
+    content = (
+        [{"type": "tool_use", "id": f"toolu_0{i}", "name": "lookup", "input": {"q": f"w{i}"}}]
+        if i < 2
+        else [{"type": "text", "text": "done"}]
+    )
+    return {
+        "id": f"msg_{i}",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": content,
+        "stop_reason": "tool_use" if i < 2 else "end_turn",
+        "stop_sequence": None,
+        "usage": usage,
+    }
 
 
 def run(mock, spec, answers, **settings):
@@ -63,13 +78,34 @@ def test_anthropic_priced_saving(mock) -> None:
 
 def chat_turn(i: int, cached: bool) -> dict:
     prompt, read, out = [(2050, 0, 40), (2150, 1920, 30), (2190, 2048, 10)][i]
-    msg = ({"role": "assistant", "content": None, "tool_calls": [
-        {"id": f"call_{i}", "type": "function", "function": {"name": "lookup", "arguments": json.dumps({"q": f"w{i}"})}}]}
-        if i < 2 else {"role": "assistant", "content": "done"})
-    return {"id": f"chatcmpl-{i}", "object": "chat.completion", "created": 1, "model": "gpt-4.1",
-            "choices": [{"index": 0, "finish_reason": "tool_calls" if i < 2 else "stop", "message": msg}],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out,
-                      "prompt_tokens_details": {"cached_tokens": read if cached else 0}}}
+    msg = (
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": f"call_{i}",
+                    "type": "function",
+                    "function": {"name": "lookup", "arguments": json.dumps({"q": f"w{i}"})},
+                }
+            ],
+        }
+        if i < 2
+        else {"role": "assistant", "content": "done"}
+    )
+    return {
+        "id": f"chatcmpl-{i}",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-4.1",
+        "choices": [{"index": 0, "finish_reason": "tool_calls" if i < 2 else "stop", "message": msg}],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": out,
+            "total_tokens": prompt + out,
+            "prompt_tokens_details": {"cached_tokens": read if cached else 0},
+        },
+    }
 
 
 def test_openai_chat_priced_saving(mock) -> None:
@@ -90,8 +126,11 @@ def gemini_turn(i: int, cached: bool) -> dict:
     usage = {"promptTokenCount": prompt, "candidatesTokenCount": out, "totalTokenCount": prompt + out}
     if cached and read:
         usage["cachedContentTokenCount"] = read
-    return {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
-            "usageMetadata": usage, "modelVersion": "gemini-2.5-flash"}
+    return {
+        "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": usage,
+        "modelVersion": "gemini-2.5-flash",
+    }
 
 
 def test_gemini_implicit_caching_priced_saving(mock) -> None:

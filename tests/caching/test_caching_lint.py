@@ -10,9 +10,15 @@ from toolwire.cli import main
 from toolwire.design.lint import lint_tools
 from toolwire.tools import Tool
 
-BIG = Tool("search_tickets", "Search the ticket tracker. Use it before answering any question about a ticket. " * 80,
-           {"type": "object", "properties": {"query": {"type": "string", "description": "words to search for"}},
-            "required": ["query"]})
+BIG = Tool(
+    "search_tickets",
+    "Search the ticket tracker. Use it before answering any question about a ticket. " * 80,
+    {
+        "type": "object",
+        "properties": {"query": {"type": "string", "description": "words to search for"}},
+        "required": ["query"],
+    },
+)
 SMALL = Tool("ping", "Check the service answers. Use it when a call failed.", {"type": "object", "properties": {}})
 
 
@@ -32,11 +38,15 @@ def test_prompt_cache_summary_matches_the_token_cost() -> None:
 
 def test_cli_prints_the_saving(capsys, tmp_path) -> None:
     specs = tmp_path / "tools.json"
-    specs.write_text(json.dumps([{"name": SMALL.name, "description": SMALL.description, "input_schema": SMALL.input_schema}]))
+    specs.write_text(
+        json.dumps([{"name": SMALL.name, "description": SMALL.description, "input_schema": SMALL.input_schema}])
+    )
     with pytest.raises(SystemExit):
         main(["lint", str(specs), "--provider", "openai"])
     out = capsys.readouterr().out
     tokens = lint_tools([SMALL], ["openai"]).summary["token_cost"]["openai"]["tokens"]
-    assert (f"Prompt caching (openai, setting cache=True): each later request reads {tokens} tokens of tool "
-            "definitions from the cache; cached prefixes start at 1024 tokens (the instructions and history must "
-            "add the rest)") in " ".join(out.split())
+    assert (
+        f"Prompt caching (openai, setting cache=True): each later request reads {tokens} tokens of tool "
+        "definitions from the cache; cached prefixes start at 1024 tokens (the instructions and history must "
+        "add the rest)"
+    ) in " ".join(out.split())

@@ -22,8 +22,9 @@ def ping() -> str:
 
 
 def _script(n: int) -> list:
-    return [{"tool_calls": [call("ping")], "usage": {"input_tokens": 100_000, "output_tokens": 1_000}} for _ in range(n)] + [
-        {"text": "done", "usage": {"input_tokens": 100_000, "output_tokens": 10}}]
+    return [
+        {"tool_calls": [call("ping")], "usage": {"input_tokens": 100_000, "output_tokens": 1_000}} for _ in range(n)
+    ] + [{"text": "done", "usage": {"input_tokens": 100_000, "output_tokens": 10}}]
 
 
 def test_cost_limit_stops_the_run_after_the_response_that_passes_it() -> None:
@@ -43,7 +44,9 @@ def test_cost_limit_not_reached_and_unpriced_models_are_stopped_not_run_unpriced
     m = toolwire.model("scripted:claude-sonnet-4-5", responses=_script(1))
     assert toolwire.run_sync(m, "go", tools=[ping], limits={"max_cost_usd": 5}).text == "done"
     m = toolwire.model("scripted:my-own-model", responses=_script(3))
-    with pytest.raises(UsageLimitExceeded, match="cost limit of \\$5 cannot be checked: the price data has no model 'my-own-model'"):
+    with pytest.raises(
+        UsageLimitExceeded, match="cost limit of \\$5 cannot be checked: the price data has no model 'my-own-model'"
+    ):
         toolwire.run_sync(m, "go", tools=[ping], limits={"max_cost_usd": 5})
     for bad in (-1, "x", True, float("nan")):
         with pytest.raises(ConfigurationError, match="Limits.max_cost_usd must be a number of US dollars"):
@@ -52,15 +55,32 @@ def test_cost_limit_not_reached_and_unpriced_models_are_stopped_not_run_unpriced
 
 def test_toolwire_run_shows_the_cost(tmp_path: Path) -> None:
     tools = tmp_path / "tools.py"
-    tools.write_text("import toolwire\n\n@toolwire.tool\ndef ping() -> str:\n    \"\"\"Ping. Use it to check.\"\"\"\n    return 'pong'\n")
-    out = subprocess.run([sys.executable, "-m", "toolwire.cli", "run", "--model", "test", "--tools", str(tools), "--json", "ping"],
-                         capture_output=True, text=True, timeout=120)
+    tools.write_text(
+        'import toolwire\n\n@toolwire.tool\ndef ping() -> str:\n    """Ping. Use it to check."""\n    return \'pong\'\n'
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "toolwire.cli", "run", "--model", "test", "--tools", str(tools), "--json", "ping"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert data["cost"]["total"] == {"priced": False, "input_usd": None, "output_usd": None, "cache_read_usd": None,
-                                     "cache_write_usd": None, "total_usd": None, "model": None,
-                                     "reason": "the offline 'test' provider has no price"}
-    text = subprocess.run([sys.executable, "-m", "toolwire.cli", "run", "--model", "test", "--tools", str(tools), "ping"],
-                          capture_output=True, text=True, timeout=120)
+    assert data["cost"]["total"] == {
+        "priced": False,
+        "input_usd": None,
+        "output_usd": None,
+        "cache_read_usd": None,
+        "cache_write_usd": None,
+        "total_usd": None,
+        "model": None,
+        "reason": "the offline 'test' provider has no price",
+    }
+    text = subprocess.run(
+        [sys.executable, "-m", "toolwire.cli", "run", "--model", "test", "--tools", str(tools), "ping"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert text.returncode == 0, text.stderr
     assert "cost unpriced" in text.stdout

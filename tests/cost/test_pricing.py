@@ -30,8 +30,10 @@ def test_prices_pinned() -> None:
 
 def test_one_response_by_hand_per_vendor() -> None:
     # claude-sonnet-4-5: $3 input, $0.30 cache read, $3.75 cache write, $15 output per million
-    c = price(Usage(input_tokens=10_000, output_tokens=500, cache_read_tokens=6_000, cache_write_tokens=1_000),
-              "anthropic:claude-sonnet-4-5")
+    c = price(
+        Usage(input_tokens=10_000, output_tokens=500, cache_read_tokens=6_000, cache_write_tokens=1_000),
+        "anthropic:claude-sonnet-4-5",
+    )
     assert c.priced and c.model == "claude-sonnet-4-5"
     assert c.cache_read_usd == D(6_000) * D("0.3") / MTOK
     assert c.cache_write_usd == D(1_000) * D("3.75") / MTOK
@@ -49,8 +51,11 @@ def test_one_response_by_hand_per_vendor() -> None:
 def test_a_dated_served_model_is_priced_and_an_unknown_one_is_unpriced_not_free() -> None:
     served = price(Usage(input_tokens=1000, output_tokens=10), "openai:gpt-5", served_model="gpt-5-2025-08-07")
     assert served.priced and served.total_usd == (D(1000) * D("1.25") + D(10) * 10) / MTOK
-    unknown = price(Usage(input_tokens=1000, output_tokens=10), "openai-chat:qwen2.5-0.5b-instruct",
-                    base_url="http://127.0.0.1:8080/v1")
+    unknown = price(
+        Usage(input_tokens=1000, output_tokens=10),
+        "openai-chat:qwen2.5-0.5b-instruct",
+        base_url="http://127.0.0.1:8080/v1",
+    )
     assert not unknown.priced and unknown.total_usd is None and unknown.input_usd is None
     assert "qwen2.5-0.5b-instruct" in (unknown.reason or "")
     assert not price(Usage(), "anthropic:claude-sonnet-4-5").priced  # no counts: no price either
@@ -70,17 +75,28 @@ def read_conf() -> str:
 
 
 def test_run_cost_turns_total_and_tool_attribution() -> None:
-    m = toolwire.model("scripted:claude-sonnet-4-5", responses=[
-        {"tool_calls": [call("read_log"), call("read_conf")], "usage": {"input_tokens": 1_000, "output_tokens": 40}},
-        {"tool_calls": [call("read_conf")], "usage": {"input_tokens": 2_040, "output_tokens": 20, "cache_read_tokens": 1_000}},
-        {"text": "done", "usage": {"input_tokens": 2_310, "output_tokens": 10, "cache_read_tokens": 2_040}},
-    ])
+    m = toolwire.model(
+        "scripted:claude-sonnet-4-5",
+        responses=[
+            {
+                "tool_calls": [call("read_log"), call("read_conf")],
+                "usage": {"input_tokens": 1_000, "output_tokens": 40},
+            },
+            {
+                "tool_calls": [call("read_conf")],
+                "usage": {"input_tokens": 2_040, "output_tokens": 20, "cache_read_tokens": 1_000},
+            },
+            {"text": "done", "usage": {"input_tokens": 2_310, "output_tokens": 10, "cache_read_tokens": 2_040}},
+        ],
+    )
     result = toolwire.run_sync(m, "look", tools=[read_log, read_conf])
     rc = run_cost(result)
     rates = (D(3), D("0.3"), D(15))
-    turn = [(D(1_000) * rates[0] + D(40) * rates[2]) / MTOK,
-            (D(1_040) * rates[0] + D(1_000) * rates[1] + D(20) * rates[2]) / MTOK,
-            (D(270) * rates[0] + D(2_040) * rates[1] + D(10) * rates[2]) / MTOK]
+    turn = [
+        (D(1_000) * rates[0] + D(40) * rates[2]) / MTOK,
+        (D(1_040) * rates[0] + D(1_000) * rates[1] + D(20) * rates[2]) / MTOK,
+        (D(270) * rates[0] + D(2_040) * rates[1] + D(10) * rates[2]) / MTOK,
+    ]
     assert [c.total_usd for c in rc.turns] == turn
     assert rc.total.total_usd == sum(turn) == rc.priced_usd
     assert rc.total.cache_read_usd == D(3_040) * rates[1] / MTOK
@@ -95,12 +111,15 @@ def test_run_cost_turns_total_and_tool_attribution() -> None:
 
 
 def test_unpriced_model_run_is_reported_unpriced() -> None:
-    m = toolwire.model("scripted:my-own-finetune", responses=[{"text": "hi", "usage": {"input_tokens": 5, "output_tokens": 1}}])
+    m = toolwire.model(
+        "scripted:my-own-finetune", responses=[{"text": "hi", "usage": {"input_tokens": 5, "output_tokens": 1}}]
+    )
     rc = toolwire.run_sync(m, "x").cost
     assert not rc.total.priced and rc.total.total_usd is None and rc.unpriced_turns == 1 and rc.priced_usd == 0
 
 
 # -- recorded responses ---------------------------------------------------------------------------
+
 
 def _recorded_responses() -> list[tuple[str, Any]]:
     from toolwire.registry import codec
@@ -124,7 +143,7 @@ def _recorded_responses() -> list[tuple[str, Any]]:
                     resp = assemble(c.decode_stream(chunks))
                 else:
                     resp = c.decode_response(inter.response_json)
-            except Exception:  # noqa: BLE001 - error answers recorded on purpose
+            except Exception:
                 continue
             out.append((f"{path.parent.name}/{path.name}#{inter.index}", (inter.api, resp)))
     return out
@@ -143,12 +162,15 @@ def test_every_recorded_response_is_priced_or_unpriced_by_model() -> None:
     assert priced >= 90 and unpriced <= 10, (priced, unpriced)
 
 
-@pytest.mark.parametrize("name,rates", [
-    ("anthropic/pai_mixed_strict_tool_run.yaml#0", (D(3), D(15))),        # claude-sonnet-4-5
-    ("openai-chat/pai_instructions_with_tool_calls.yaml#0", (D("0.4"), D("1.6"))),  # gpt-4.1-mini
-    ("openai-responses/pai_thinking_with_tool_calls.yaml#0", (D("1.25"), D(10))),   # gpt-5
-    ("gemini/pai_model_retry.yaml#0", (D("1.25"), D(10))),                # gemini-2.5-pro
-])
+@pytest.mark.parametrize(
+    "name,rates",
+    [
+        ("anthropic/pai_mixed_strict_tool_run.yaml#0", (D(3), D(15))),  # claude-sonnet-4-5
+        ("openai-chat/pai_instructions_with_tool_calls.yaml#0", (D("0.4"), D("1.6"))),  # gpt-4.1-mini
+        ("openai-responses/pai_thinking_with_tool_calls.yaml#0", (D("1.25"), D(10))),  # gpt-5
+        ("gemini/pai_model_retry.yaml#0", (D("1.25"), D(10))),  # gemini-2.5-pro
+    ],
+)
 def test_recorded_response_by_hand(name: str, rates: tuple[Decimal, Decimal]) -> None:
     found = dict(_recorded_responses())
     api, resp = found[name]
@@ -159,15 +181,25 @@ def test_recorded_response_by_hand(name: str, rates: tuple[Decimal, Decimal]) ->
 
 # -- refreshing the prices without a toolwire release ---------------------------------------------
 
+
 def test_update_prices_from_a_local_stand_in_for_the_published_data() -> None:
     from genai_prices import data_snapshot
 
-    data = [{"id": "openai", "name": "OpenAI", "api_pattern": "https://api\\.openai\\.com", "model_match": {"starts_with": "gpt"},
-             "models": [{"id": "gpt-4.1", "match": {"equals": "gpt-4.1"}, "prices": {"input_mtok": 100, "output_mtok": 200}}]}]
+    data = [
+        {
+            "id": "openai",
+            "name": "OpenAI",
+            "api_pattern": "https://api\\.openai\\.com",
+            "model_match": {"starts_with": "gpt"},
+            "models": [
+                {"id": "gpt-4.1", "match": {"equals": "gpt-4.1"}, "prices": {"input_mtok": 100, "output_mtok": 200}}
+            ],
+        }
+    ]
     body = json.dumps(data).encode()
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             self.send_response(200)
             self.send_header("content-type", "application/json")
             self.end_headers()

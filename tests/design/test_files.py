@@ -55,7 +55,10 @@ def test_list_dir_sizes_and_counts(tools):
 def test_read_file_paging(tools):
     out = call(tools["read_file"], path="big.log")
     assert out.splitlines()[0] == "  1| event 1"
-    assert out.splitlines()[-1] == "[Showing lines 1-100 of 1,000. To read on, call read_file again with offset=101 (limit up to 100).]"
+    assert (
+        out.splitlines()[-1]
+        == "[Showing lines 1-100 of 1,000. To read on, call read_file again with offset=101 (limit up to 100).]"
+    )
     out = call(tools["read_file"], path="big.log", offset=995, limit=10)
     assert out.splitlines() == [f"{i:>4}| event {i}" for i in range(995, 1001)]
     with pytest.raises(ToolError) as ei:
@@ -115,7 +118,9 @@ def test_run_command_runs_in_root_without_shell(tools, project: Path):
 
 
 def test_edit_file(tools, project: Path):
-    out = call(tools["edit_file"], path="src/app.py", old_text="    return x * 21\n", new_text="    return x * 20 + x\n")
+    out = call(
+        tools["edit_file"], path="src/app.py", old_text="    return x * 21\n", new_text="    return x * 20 + x\n"
+    )
     assert out.startswith("Replaced 1 occurrence in src/app.py (now 6 lines).")
     assert "6|     return x * 20 + x" in out
     assert (project / "src" / "app.py").read_text().endswith("return x * 20 + x\n")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from toolwire.design.files import OUTPUT_CHAR_CAP, _NotRegular, _open_regular, file_tools
 from toolwire.design.paths import ConfinedRoot
-from toolwire.design.files import OUTPUT_CHAR_CAP, _open_regular, _NotRegular, file_tools
 from toolwire.errors import ToolError
 
 # a per-process offset for the sleep durations below: concurrent test runs never match each other's processes
@@ -32,7 +32,7 @@ def call_guarded(t, **args):
     def go():
         try:
             box["value"] = call(t, **args)
-        except BaseException as exc:  # noqa: BLE001 - handed to the test
+        except BaseException as exc:
             box["error"] = exc
 
     th = threading.Thread(target=go, daemon=True)
@@ -63,6 +63,7 @@ def assert_no_abs(text: str, root: Path) -> None:
 
 # -- special files ---------------------------------------------------------------------------
 
+
 @posix_only
 def test_fifo_is_listed_by_kind_and_never_opened(root: Path):
     os.mkfifo(root / "pipe")
@@ -79,9 +80,15 @@ def test_fifo_is_listed_by_kind_and_never_opened(root: Path):
     ]
     with pytest.raises(ToolError) as ei:
         call_guarded(t["read_file"], path="pipe")
-    assert ei.value.message == "path 'pipe' is a named pipe (FIFO), not a regular file; it is never opened, since reading it could block or have side effects"
+    assert (
+        ei.value.message
+        == "path 'pipe' is a named pipe (FIFO), not a regular file; it is never opened, since reading it could block or have side effects"
+    )
     # search walks past the FIFO and reads the regular file next to it
-    assert call_guarded(t["search_files"], pattern="pipe").splitlines() == ["1 match in 1 file", "sub/notes.txt:1: pipe dreams"]
+    assert call_guarded(t["search_files"], pattern="pipe").splitlines() == [
+        "1 match in 1 file",
+        "sub/notes.txt:1: pipe dreams",
+    ]
     with pytest.raises(ToolError, match="is a named pipe \\(FIFO\\), not a file or directory"):
         call_guarded(t["search_files"], pattern="x", path="sub/events")
     with pytest.raises(ToolError, match="named pipe"):
@@ -113,6 +120,7 @@ def test_character_device_inside_root(root: Path):
 
 # -- links -------------------------------------------------------------------------------------
 
+
 def test_link_loops_are_listed_not_raised(root: Path):
     os.symlink(root / "l1", root / "l2")
     os.symlink(root / "l2", root / "l1")
@@ -126,8 +134,11 @@ def test_link_loops_are_listed_not_raised(root: Path):
         "l2  link loop (links that point at each other; not followed)",
         "self  link loop (links that point at each other; not followed)",
     ]
-    for name, tool_name, extra in (("l1", "read_file", {}), ("self/x.txt", "read_file", {}),
-                                   ("l2", "edit_file", {"old_text": "a", "new_text": "b"})):
+    for name, tool_name, extra in (
+        ("l1", "read_file", {}),
+        ("self/x.txt", "read_file", {}),
+        ("l2", "edit_file", {"old_text": "a", "new_text": "b"}),
+    ):
         with pytest.raises(ToolError) as ei:
             call(t[tool_name], path=name, **extra)
         assert "symbolic link loop" in ei.value.message and "list_dir" in ei.value.hint
@@ -159,10 +170,13 @@ def test_links_out_of_the_root_show_no_metadata(root: Path, tmp_path: Path):
     with pytest.raises(ToolError, match="broken symbolic link"):
         call(t["read_file"], path="dangling")
     # search never reads through the links out of the root
-    assert call(t["search_files"], pattern="sss", literal=True).startswith("No matches for 'sss' in . (2 text files searched)")
+    assert call(t["search_files"], pattern="sss", literal=True).startswith(
+        "No matches for 'sss' in . (2 text files searched)"
+    )
 
 
 # -- other OS errors -------------------------------------------------------------------------
+
 
 def test_os_errors_become_tool_errors_without_the_root(root: Path):
     t = tools_of(root)
@@ -187,6 +201,7 @@ def test_run_command_nul_byte_is_a_tool_error(root: Path):
 
 
 # -- edit_file keeps the bytes it was not asked to change --------------------------------------
+
 
 def test_edit_file_keeps_crlf(root: Path):
     t = tools_of(root)
@@ -235,14 +250,18 @@ def test_edit_file_counts_overlapping_and_same_line_matches(root: Path):
     (root / "aaa.txt").write_text("aaa\n")
     with pytest.raises(ToolError) as ei:
         call(t["edit_file"], path="aaa.txt", old_text="aa", new_text="b")
-    assert ei.value.message == "old_text occurs 2 times in 'aaa.txt' (at line 1 (2 matches)); some of the matches overlap"
+    assert (
+        ei.value.message == "old_text occurs 2 times in 'aaa.txt' (at line 1 (2 matches)); some of the matches overlap"
+    )
 
 
 def test_edit_file_snippet_after_deleting(root: Path):
     t = tools_of(root)
     (root / "one.txt").write_text("only line\n")
-    assert call(t["edit_file"], path="one.txt", old_text="only line\n", new_text="") == \
-        "Replaced 1 occurrence in one.txt; the file is now empty."
+    assert (
+        call(t["edit_file"], path="one.txt", old_text="only line\n", new_text="")
+        == "Replaced 1 occurrence in one.txt; the file is now empty."
+    )
     assert (root / "one.txt").read_bytes() == b""
     (root / "tail.txt").write_text("1\n2\n3\n4\n5\n")
     out = call(t["edit_file"], path="tail.txt", old_text="4\n5\n", new_text="")
@@ -250,6 +269,7 @@ def test_edit_file_snippet_after_deleting(root: Path):
 
 
 # -- run_command -------------------------------------------------------------------------------
+
 
 def test_run_command_caps_characters_of_one_long_line(root: Path):
     t = tools_of(root)
@@ -269,7 +289,10 @@ def test_run_command_line_cap_states_totals(root: Path):
     t = tools_of(root)
     out = call(t["run_command"], command=[sys.executable, "-c", "for i in range(1, 501): print(i)"])
     lines = out.split("\n")
-    assert lines[2] == f"[... cut: showing the end, 200 of 500 lines and 799 of 1,892 characters (the cap is 200 lines and {OUTPUT_CHAR_CAP:,} characters)]"
+    assert (
+        lines[2]
+        == f"[... cut: showing the end, 200 of 500 lines and 799 of 1,892 characters (the cap is 200 lines and {OUTPUT_CHAR_CAP:,} characters)]"
+    )
     assert lines[3] == "301" and lines[202] == "500" and lines[203] == "--- stderr ---"
 
 
@@ -307,16 +330,21 @@ def test_run_command_stops_background_children_it_leaves(root: Path):
 @needs_proc
 def test_run_command_timeout_kills_the_group_and_shows_stderr(root: Path):
     t = tools_of(root, command_timeout=60)
-    script = "import subprocess, sys, time\n" \
-             f"subprocess.Popen(['sleep', '{_U + 18}'])\n" \
-             "print('out-line', flush=True)\n" \
-             "print('err-line', file=sys.stderr, flush=True)\n" \
-             f"time.sleep({_U + 19})\n"
+    script = (
+        "import subprocess, sys, time\n"
+        f"subprocess.Popen(['sleep', '{_U + 18}'])\n"
+        "print('out-line', flush=True)\n"
+        "print('err-line', file=sys.stderr, flush=True)\n"
+        f"time.sleep({_U + 19})\n"
+    )
     with pytest.raises(ToolError) as ei:
         call(t["run_command"], command=[sys.executable, "-c", script], timeout=2)
     msg = ei.value.message
     assert msg.startswith(f"{sys.executable} -c 'import subprocess, sys, time\n")
-    assert "' did not finish within 2 s and was stopped (SIGKILL to its process group, which also stopped 1 other process: sleep (pid " in msg
+    assert (
+        "' did not finish within 2 s and was stopped (SIGKILL to its process group, which also stopped 1 other process: sleep (pid "
+        in msg
+    )
     assert "--- stdout (last part) ---\nout-line" in msg
     assert "--- stderr (last part) ---\nerr-line" in msg
     assert _alive(f"sleep {_U + 18}") == []
@@ -325,7 +353,9 @@ def test_run_command_timeout_kills_the_group_and_shows_stderr(root: Path):
 @posix_only
 def test_run_command_reports_the_killing_signal(root: Path):
     t = tools_of(root)
-    out = call(t["run_command"], command=[sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"])
+    out = call(
+        t["run_command"], command=[sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"]
+    )
     assert out.startswith("exit code: -15 (killed by signal SIGTERM)\n")
 
 
@@ -341,6 +371,8 @@ def test_run_command_output_held_open_outside_the_group(root: Path):
     finally:
         for pid in _alive(f"sleep {_U + 21}"):
             os.kill(pid, 9)
-    assert out.startswith("exit code: 0\nnote: the program exited but its output stayed open (held by a process outside "
-                          "its process group); output after 2 s was not collected\n")
+    assert out.startswith(
+        "exit code: 0\nnote: the program exited but its output stayed open (held by a process outside "
+        "its process group); output after 2 s was not collected\n"
+    )
     assert "--- stdout ---\nparent done\n" in out

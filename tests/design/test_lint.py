@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import toolwire.cli.lint_cmd  # noqa: F401  registers the command
+import toolwire.cli.lint_cmd
 from toolwire import Tool, tool
 from toolwire.cli import app
 from toolwire.design import lint as lint_mod
@@ -80,8 +80,7 @@ def test_file_toolset_is_clean():
 
 def test_cli_module_attr_target_and_exit_zero(tmp_path, monkeypatch):
     (tmp_path / "mytools.py").write_text(
-        "from toolwire.design.files import file_tools\n"
-        "def make():\n    return file_tools('.')\n"
+        "from toolwire.design.files import file_tools\ndef make():\n    return file_tools('.')\n"
     )
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -94,12 +93,23 @@ def test_cli_module_attr_target_and_exit_zero(tmp_path, monkeypatch):
 
 def test_module_target_collects_top_level_tools():
     tools = load_tools(str(FIX / "bad_tools.py"))
-    assert [t.name for t in tools] == ["run_node", "search", "fetch_rows", "read_text", "tag_notes", "set_flag", "set_flag"]
+    assert [t.name for t in tools] == [
+        "run_node",
+        "search",
+        "fetch_rows",
+        "read_text",
+        "tag_notes",
+        "set_flag",
+        "set_flag",
+    ]
 
 
 def test_cap_note_naming_an_undeclared_parameter():
-    t = Tool.from_schema("rows", "Rows of a table. Use it after list_tables.",
-                         {"type": "object", "properties": {"table": {"type": "string", "description": "Table name."}}})
+    t = Tool.from_schema(
+        "rows",
+        "Rows of a table. Use it after list_tables.",
+        {"type": "object", "properties": {"table": {"type": "string", "description": "Table name."}}},
+    )
     t.meta["cap"] = {"unit": "lines", "size": 50, "offset": "offset", "limit": "limit"}
     f = [x for x in lint_tools([t], ["openai"]).findings if x.rule == "undeclared-parameter"]
     assert len(f) == 1 and "'offset', 'limit'" in f[0].message and "call rows again with offset=51" in f[0].message
@@ -115,7 +125,10 @@ def test_extendable_ambiguous_names():
     r = lint_tools([deploy], ["openai"], ambiguous_names={"env": "an environment name or a .env file"})
     assert "param-ambiguous-name" in r.rules()
     code, out = _run(str(FIX / "bad_specs.json"), "--ambiguous", "page", "--json", "-p", "openai")
-    assert any(f["rule"] == "param-ambiguous-name" and f["tool"] == "get_page" for f in json.loads(out)["findings"]) is False  # described
+    assert (
+        any(f["rule"] == "param-ambiguous-name" and f["tool"] == "get_page" for f in json.loads(out)["findings"])
+        is False
+    )  # described
     assert "env" not in lint_mod.AMBIGUOUS_NAMES  # the default list is not mutated
 
 
@@ -144,16 +157,23 @@ class _Reports:
         return {}, r
 
 
-@pytest.mark.parametrize("codec, rule, severity, pointer", [
-    (_NoReport(), "translation-unavailable", "info", ""),
-    (_Fails(), "translation-error", "error", "/input_schema/properties/tree"),
-    (_Reports(), "translation-change", "info", "/input_schema/properties/a/format"),
-])
+@pytest.mark.parametrize(
+    "codec, rule, severity, pointer",
+    [
+        (_NoReport(), "translation-unavailable", "info", ""),
+        (_Fails(), "translation-error", "error", "/input_schema/properties/tree"),
+        (_Reports(), "translation-change", "info", "/input_schema/properties/a/format"),
+    ],
+)
 def test_translation_findings_from_adapters(monkeypatch, codec, rule, severity, pointer):
     import toolwire.registry
 
     monkeypatch.setattr(toolwire.registry, "codec", lambda provider, **kw: codec)
-    t = Tool.from_schema("t", "Do a thing. Use it first.", {"type": "object", "properties": {"a": {"type": "string", "format": "date", "description": "Day."}}})
+    t = Tool.from_schema(
+        "t",
+        "Do a thing. Use it first.",
+        {"type": "object", "properties": {"a": {"type": "string", "format": "date", "description": "Day."}}},
+    )
     f = [x for x in lint_tools([t], ["anthropic"]).findings if x.rule.startswith("translation")]
     assert [(x.rule, x.severity, x.pointer, x.provider) for x in f] == [(rule, severity, pointer, "anthropic")]
 
@@ -167,19 +187,45 @@ def test_rules_are_documented():
 
 # -- targets that cannot be loaded: one line on stderr, exit 2 -----------------------------------
 
-@pytest.mark.parametrize("filename, content, suffix, expected", [
-    ("badimport.py", "import nonexistent_mod_xyz\n", "",
-     "importing '{path}' failed: ModuleNotFoundError: No module named 'nonexistent_mod_xyz' (badimport.py, line 1)"),
-    ("raises.py", "def make():\n    raise ValueError('boom')\n", ":make", "calling make() failed: ValueError: boom (raises.py, line 2)"),
-    ("exits.py", "import sys\nsys.exit(0)\n", "", "importing '{path}' called sys.exit(0); a tool module must not exit when imported"),
-    ("exits3.py", "raise SystemExit('bye')\n", "", "importing '{path}' called sys.exit('bye')"),
-    ("binary.json", b"\xff\xfe", "", "not readable JSON ('utf-8' codec can't decode byte 0xff in position 0"),
-    ("descint.json", '[{"name":"t","description":5,"input_schema":{"type":"object"}}]', "",
-     "item 0 ('t'): \"description\" must be a string, got int"),
-    ("schemastr.json", '[{"name":"t","description":"Do t. Use it when asked.","input_schema":"object"}]', "",
-     "item 0 ('t'): the input schema must be an object, got str"),
-    ("notlist.json", '{"name": "t"}', "", "must hold a list of tool specs"),
-])
+
+@pytest.mark.parametrize(
+    "filename, content, suffix, expected",
+    [
+        (
+            "badimport.py",
+            "import nonexistent_mod_xyz\n",
+            "",
+            "importing '{path}' failed: ModuleNotFoundError: No module named 'nonexistent_mod_xyz' (badimport.py, line 1)",
+        ),
+        (
+            "raises.py",
+            "def make():\n    raise ValueError('boom')\n",
+            ":make",
+            "calling make() failed: ValueError: boom (raises.py, line 2)",
+        ),
+        (
+            "exits.py",
+            "import sys\nsys.exit(0)\n",
+            "",
+            "importing '{path}' called sys.exit(0); a tool module must not exit when imported",
+        ),
+        ("exits3.py", "raise SystemExit('bye')\n", "", "importing '{path}' called sys.exit('bye')"),
+        ("binary.json", b"\xff\xfe", "", "not readable JSON ('utf-8' codec can't decode byte 0xff in position 0"),
+        (
+            "descint.json",
+            '[{"name":"t","description":5,"input_schema":{"type":"object"}}]',
+            "",
+            "item 0 ('t'): \"description\" must be a string, got int",
+        ),
+        (
+            "schemastr.json",
+            '[{"name":"t","description":"Do t. Use it when asked.","input_schema":"object"}]',
+            "",
+            "item 0 ('t'): the input schema must be an object, got str",
+        ),
+        ("notlist.json", '{"name": "t"}', "", "must hold a list of tool specs"),
+    ],
+)
 def test_unloadable_targets_exit_2_with_one_line(tmp_path, filename, content, suffix, expected):
     p = tmp_path / filename
     if isinstance(content, bytes):
@@ -199,7 +245,7 @@ def test_module_output_during_import_keeps_json_clean(tmp_path):
     (tmp_path / "noisy.py").write_text(
         "print('hello from import')\n"
         "from toolwire import tool\n"
-        "@tool\ndef ping() -> str:\n    \"\"\"Answer pong. Use it to check the connection first.\"\"\"\n    return 'pong'\n"
+        '@tool\ndef ping() -> str:\n    """Answer pong. Use it to check the connection first."""\n    return \'pong\'\n'
     )
     res = runner.invoke(app, ["lint", str(tmp_path / "noisy.py"), "--json", "-p", "openai"])
     assert res.exit_code == 0, res.output
@@ -209,36 +255,102 @@ def test_module_output_during_import_keeps_json_clean(tmp_path):
 
 # -- schema-invalid ---------------------------------------------------------------------------------
 
+
 def _schema_findings(schema):
     t = lint_mod._spec_tool("t", "Do t. Use it when asked.", schema, None)
-    return [(f.pointer, f.message.split(" — ")[0]) for f in lint_tools([t], ["openai"], token_costs=False).findings
-            if f.rule == "schema-invalid"]
+    return [
+        (f.pointer, f.message.split(" — ")[0])
+        for f in lint_tools([t], ["openai"], token_costs=False).findings
+        if f.rule == "schema-invalid"
+    ]
 
 
-@pytest.mark.parametrize("schema, expected", [
-    ({"type": "string"},
-     [("/input_schema/type", "tool 't': input schema must have \"type\": \"object\" at the top level, got 'string'")]),
-    ({"properties": {}},
-     [("/input_schema/type", "tool 't': input schema must have \"type\": \"object\" at the top level, got None")]),
-    ({"type": "object", "properties": {"x": {"type": "nonsense"}}},
-     [("/input_schema/properties/x/type", "tool 't': input schema is not valid JSON Schema (Draft 2020-12) at /properties/x/type: "
-       "'nonsense' is not valid under any of the given schemas")]),
-    ({"type": "object", "properties": [{"x": 1}]},
-     [("/input_schema/properties", "tool 't': input schema is not valid JSON Schema (Draft 2020-12) at /properties: "
-       "[{'x': 1}] is not of type 'object'")]),
-    ({"type": "object", "properties": {"x": {"$ref": "#/$defs/Missing"}, "y": {"items": {"$ref": "#/definitions/Gone"}}}},
-     [("/input_schema/properties/x/$ref", "\"$ref\": '#/$defs/Missing' points nowhere (the schema root has no '$defs')"),
-      ("/input_schema/properties/y/items/$ref", "\"$ref\": '#/definitions/Gone' points nowhere (the schema root has no 'definitions')")]),
-    ({"type": "object", "$defs": {"A": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/B"}}},
-     [("/input_schema/properties/x/$ref", "\"$ref\": '#/$defs/B' points nowhere (#/$defs has no 'B')")]),
-    ({"type": "object", "properties": {"x": {"$ref": "#nowhere"}}},
-     [("/input_schema/properties/x/$ref", "\"$ref\": '#nowhere' points nowhere (no \"$anchor\": 'nowhere' is defined in the schema)")]),
-    ({"type": "object", "properties": {"x": {"$ref": "https://example.com/s.json#/A"}}},
-     [("/input_schema/properties/x/$ref", "\"$ref\": 'https://example.com/s.json#/A' points outside this input schema, "
-       "which no provider fetches and toolwire cannot resolve")]),
-    ({"type": "object", "properties": {"x": {"$ref": "#/properties/y/type"}, "y": {"type": "string"}}},
-     [("/input_schema/properties/x/$ref", "\"$ref\": '#/properties/y/type' points nowhere (it leads to a str, not a schema)")]),
-])
+@pytest.mark.parametrize(
+    "schema, expected",
+    [
+        (
+            {"type": "string"},
+            [
+                (
+                    "/input_schema/type",
+                    "tool 't': input schema must have \"type\": \"object\" at the top level, got 'string'",
+                )
+            ],
+        ),
+        (
+            {"properties": {}},
+            [("/input_schema/type", 'tool \'t\': input schema must have "type": "object" at the top level, got None')],
+        ),
+        (
+            {"type": "object", "properties": {"x": {"type": "nonsense"}}},
+            [
+                (
+                    "/input_schema/properties/x/type",
+                    "tool 't': input schema is not valid JSON Schema (Draft 2020-12) at /properties/x/type: "
+                    "'nonsense' is not valid under any of the given schemas",
+                )
+            ],
+        ),
+        (
+            {"type": "object", "properties": [{"x": 1}]},
+            [
+                (
+                    "/input_schema/properties",
+                    "tool 't': input schema is not valid JSON Schema (Draft 2020-12) at /properties: "
+                    "[{'x': 1}] is not of type 'object'",
+                )
+            ],
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {"x": {"$ref": "#/$defs/Missing"}, "y": {"items": {"$ref": "#/definitions/Gone"}}},
+            },
+            [
+                (
+                    "/input_schema/properties/x/$ref",
+                    "\"$ref\": '#/$defs/Missing' points nowhere (the schema root has no '$defs')",
+                ),
+                (
+                    "/input_schema/properties/y/items/$ref",
+                    "\"$ref\": '#/definitions/Gone' points nowhere (the schema root has no 'definitions')",
+                ),
+            ],
+        ),
+        (
+            {"type": "object", "$defs": {"A": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/B"}}},
+            [("/input_schema/properties/x/$ref", "\"$ref\": '#/$defs/B' points nowhere (#/$defs has no 'B')")],
+        ),
+        (
+            {"type": "object", "properties": {"x": {"$ref": "#nowhere"}}},
+            [
+                (
+                    "/input_schema/properties/x/$ref",
+                    "\"$ref\": '#nowhere' points nowhere (no \"$anchor\": 'nowhere' is defined in the schema)",
+                )
+            ],
+        ),
+        (
+            {"type": "object", "properties": {"x": {"$ref": "https://example.com/s.json#/A"}}},
+            [
+                (
+                    "/input_schema/properties/x/$ref",
+                    "\"$ref\": 'https://example.com/s.json#/A' points outside this input schema, "
+                    "which no provider fetches and toolwire cannot resolve",
+                )
+            ],
+        ),
+        (
+            {"type": "object", "properties": {"x": {"$ref": "#/properties/y/type"}, "y": {"type": "string"}}},
+            [
+                (
+                    "/input_schema/properties/x/$ref",
+                    "\"$ref\": '#/properties/y/type' points nowhere (it leads to a str, not a schema)",
+                )
+            ],
+        ),
+    ],
+)
 def test_schema_invalid_findings(schema, expected):
     assert _schema_findings(schema) == expected
 
@@ -246,8 +358,12 @@ def test_schema_invalid_findings(schema, expected):
 def test_schema_invalid_accepts_every_form_of_local_ref():
     schema = {
         "type": "object",
-        "$defs": {"a/b": {"type": "string"}, "c~d": {"type": "integer"}, "e f": {"type": "boolean"},
-                  "Node": {"$anchor": "node", "type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
+        "$defs": {
+            "a/b": {"type": "string"},
+            "c~d": {"type": "integer"},
+            "e f": {"type": "boolean"},
+            "Node": {"$anchor": "node", "type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}},
+        },
         "properties": {
             "slash": {"$ref": "#/$defs/a~1b"},
             "tilde": {"$ref": "#/$defs/c~0d"},
@@ -264,8 +380,17 @@ def test_schema_invalid_accepts_every_form_of_local_ref():
 
 def test_schema_invalid_is_an_error_on_the_cli(tmp_path):
     p = tmp_path / "dangling.json"
-    p.write_text(json.dumps([{"name": "e", "description": "Do e. Use it when asked.",
-                              "input_schema": {"type": "object", "properties": {"x": {"$ref": "#/$defs/Missing"}}}}]))
+    p.write_text(
+        json.dumps(
+            [
+                {
+                    "name": "e",
+                    "description": "Do e. Use it when asked.",
+                    "input_schema": {"type": "object", "properties": {"x": {"$ref": "#/$defs/Missing"}}},
+                }
+            ]
+        )
+    )
     code, out = _run(str(p), "--json", "-p", "anthropic")
     assert code == 1
     f = [x for x in json.loads(out)["findings"] if x["rule"] == "schema-invalid"]
@@ -280,4 +405,6 @@ def test_a_crashing_rule_becomes_a_finding(monkeypatch):
     monkeypatch.setitem(RULES, "description-missing", lint_mod.Rule("description-missing", "error", "w", "f", boom))
     t = Tool.from_schema("t", "Do t. Use it when asked.", {"type": "object", "properties": {}})
     f = [x for x in lint_tools([t], ["openai"]).findings if x.rule == "description-missing"]
-    assert [(x.severity, x.tool, x.message) for x in f] == [("error", "t", "this check could not run: KeyError: 'surprise'")]
+    assert [(x.severity, x.tool, x.message) for x in f] == [
+        ("error", "t", "this check could not run: KeyError: 'surprise'")
+    ]

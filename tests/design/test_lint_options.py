@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import toolwire.cli.lint_cmd  # noqa: F401  registers the command
+import toolwire.cli.lint_cmd
 from toolwire import Tool
 from toolwire.cli import app
 from toolwire.design import tokens as tokens_mod
@@ -46,7 +46,9 @@ def _one_line_exit_2(res, expected):
 @pytest.mark.parametrize("as_json", [[], ["--json"]])
 def test_unknown_provider_exits_2_listing_the_known_ones(target, as_json):
     res = runner.invoke(app, ["lint", target, "--provider", "anthropic", "--provider", "nope", *as_json])
-    _one_line_exit_2(res, "toolwire lint: unknown provider 'nope' for lint; known providers: anthropic, openai, openai-chat, gemini")
+    _one_line_exit_2(
+        res, "toolwire lint: unknown provider 'nope' for lint; known providers: anthropic, openai, openai-chat, gemini"
+    )
 
 
 def test_lint_tools_refuses_unknown_providers_too():
@@ -56,11 +58,20 @@ def test_lint_tools_refuses_unknown_providers_too():
     assert check_providers(["gemini", "anthropic", "gemini"]) == ["gemini", "anthropic"]
 
 
-@pytest.mark.parametrize("live, expected", [
-    (":", "toolwire lint: --live: model ':' must be 'provider:model-id' with both parts non-empty"),
-    ("anthropic:", "toolwire lint: --live: model 'anthropic:' must be 'provider:model-id' with both parts non-empty"),
-    ("nope:x", "toolwire lint: --live: unknown provider 'nope'; known providers: anthropic, openai, openai-chat, gemini"),
-])
+@pytest.mark.parametrize(
+    "live, expected",
+    [
+        (":", "toolwire lint: --live: model ':' must be 'provider:model-id' with both parts non-empty"),
+        (
+            "anthropic:",
+            "toolwire lint: --live: model 'anthropic:' must be 'provider:model-id' with both parts non-empty",
+        ),
+        (
+            "nope:x",
+            "toolwire lint: --live: unknown provider 'nope'; known providers: anthropic, openai, openai-chat, gemini",
+        ),
+    ],
+)
 def test_malformed_live_model_exits_2_with_one_line(target, live, expected):
     _one_line_exit_2(runner.invoke(app, ["lint", target, "--live", live]), expected)
 
@@ -97,12 +108,20 @@ def test_live_count_is_shown_in_the_text_report(target, monkeypatch):
     real = tokens_mod.count_tool_tokens_live
 
     def with_mock_client(tools, provider, model, **kw):
-        return real(tools, provider, model, api_key="sk-ant-test", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+        return real(
+            tools,
+            provider,
+            model,
+            api_key="sk-ant-test",
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+        )
 
     monkeypatch.setattr(tokens_mod, "count_tool_tokens_live", with_mock_client)
     res = runner.invoke(app, ["lint", target, "--live", "anthropic:claude-x"])
     assert res.exit_code == 0, res.output
     line = " ".join(res.stdout.split())
-    assert ("Live token count (live: anthropic token-counting endpoint (claude-x)): whole set 100 tokens per turn (add 100)") in line
+    assert (
+        "Live token count (live: anthropic token-counting endpoint (claude-x)): whole set 100 tokens per turn (add 100)"
+    ) in line
     js = runner.invoke(app, ["lint", target, "--live", "anthropic:claude-x", "--json"])
     assert json.loads(js.stdout)["summary"]["token_cost_live"]["anthropic"]["tokens"] == 100

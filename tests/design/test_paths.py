@@ -90,8 +90,11 @@ def test_in_a_tool_signature(tree: Path):
         """Count the lines of one text file. Use it before reading a file whole."""
         return len(path.read_text().splitlines())
 
-    assert line_count.input_schema == {"type": "object", "properties": {"path": {"type": "string", "description": PATH_DESCRIPTION}},
-                                       "required": ["path"]}
+    assert line_count.input_schema == {
+        "type": "object",
+        "properties": {"path": {"type": "string", "description": PATH_DESCRIPTION}},
+        "required": ["path"],
+    }
     assert line_count(path="src/app.py") == 1
     with pytest.raises(ToolError, match="leaves the root"):
         line_count(path="../secret.txt")
@@ -112,6 +115,7 @@ def test_in_a_tool_signature(tree: Path):
         size(path="READ.md")
 
     with pytest.raises(ToolDefinitionError, match="no root was given"):
+
         @confined
         def bad(path: ConfinedPath) -> int:
             return 0

@@ -3,7 +3,17 @@ import asyncio
 import pytest
 
 from toolwire import Tool, tool
-from toolwire.design.results import CapSpec, Page, cap_of, capped, count_note, format_size, page_chars, page_lines, paging_note
+from toolwire.design.results import (
+    CapSpec,
+    Page,
+    cap_of,
+    capped,
+    count_note,
+    format_size,
+    page_chars,
+    page_lines,
+    paging_note,
+)
 from toolwire.errors import ToolDefinitionError
 
 TEXT = "".join(f"row {i}\n" for i in range(1, 451))
@@ -34,7 +44,10 @@ def test_cost_hint_helpers():
     assert format_size(5 * 1024 * 1024) == "5,242,880 bytes (5.0 MiB)"
     assert count_note(3, 3, "match") == "3 matches"
     assert count_note(1, 1, "match") == "1 match"
-    assert count_note(100, 1342, "match", how_to_narrow="narrow the pattern") == "showing 100 of 1,342 matches; narrow the pattern"
+    assert (
+        count_note(100, 1342, "match", how_to_narrow="narrow the pattern")
+        == "showing 100 of 1,342 matches; narrow the pattern"
+    )
     assert count_note(5, 9, "entry") == "showing 5 of 9 entries"
 
 
@@ -53,7 +66,9 @@ def test_capped_tool_pages_and_names_only_declared_parameters():
     assert cap_of(dump_log) == CapSpec("lines", 200, "start_line", "max_lines")
     assert dump_log.meta["cap"] == {"unit": "lines", "size": 200, "offset": "start_line", "limit": "max_lines"}
     out = dump_log()
-    assert out.endswith("[Showing lines 1-200 of 450. To read on, call dump_log again with start_line=201 (max_lines up to 200).]")
+    assert out.endswith(
+        "[Showing lines 1-200 of 450. To read on, call dump_log again with start_line=201 (max_lines up to 200).]"
+    )
     assert "offset" not in out and "limit" not in out
     out = asyncio.run(dump_log.call({"start_line": 201, "max_lines": 300}))
     assert out.startswith("row 201\n") and "start_line=401" in out
@@ -73,6 +88,7 @@ def test_capped_async_and_chars():
 
 def test_cap_with_undeclared_paging_parameter_fails_at_definition():
     with pytest.raises(ToolDefinitionError, match=r"does not declare 'page'"):
+
         @capped(lines=100, offset="page", limit=None)
         @tool
         def rows(offset: int = 0) -> str:
@@ -83,7 +99,9 @@ def test_cap_with_undeclared_paging_parameter_fails_at_definition():
         capped(lines=100)(Tool.from_schema("t", "d", {"type": "object", "properties": {"offset": {"type": "integer"}}}))
 
     with pytest.raises(ToolDefinitionError, match="must be an integer"):
-        capped(lines=10, limit=None)(Tool.from_schema("t", "d", {"type": "object", "properties": {"offset": {"type": "string"}}}))
+        capped(lines=10, limit=None)(
+            Tool.from_schema("t", "d", {"type": "object", "properties": {"offset": {"type": "string"}}})
+        )
 
     with pytest.raises(ToolDefinitionError, match="exactly one"):
         capped(lines=10, chars=10)
@@ -92,7 +110,10 @@ def test_cap_with_undeclared_paging_parameter_fails_at_definition():
 def test_paging_note_text():
     spec = CapSpec("lines", 50, "offset", "limit")
     page = Page("", "lines", 51, 100, 1234, True, 101)
-    assert paging_note(page, "read_file", spec) == "[Showing lines 51-100 of 1,234. To read on, call read_file again with offset=101 (limit up to 50).]"
+    assert (
+        paging_note(page, "read_file", spec)
+        == "[Showing lines 51-100 of 1,234. To read on, call read_file again with offset=101 (limit up to 50).]"
+    )
     assert paging_note(Page("", "lines", 1, 3, 3, False, None), "read_file", spec) == ""
 
 
@@ -161,7 +182,9 @@ def test_capped_past_the_end_reaches_the_model_as_an_error_result():
         """
         return "\n".join(f"line {i}" for i in range(1, 11))
 
-    r = toolwire.run_sync(ScriptedModel(responses=[[call("build_log", {"start_line": 500})], "done"]), "hi", tools=[build_log])
+    r = toolwire.run_sync(
+        ScriptedModel(responses=[[call("build_log", {"start_line": 500})], "done"]), "hi", tools=[build_log]
+    )
     res = r.tool_runs[0].result
     assert res.is_error is True
     assert res.text.startswith("start_line 500 is past the end (total 10 lines)\n")

@@ -7,11 +7,16 @@ from toolwire.design.tokens import O200K_SHA256, count_text, encoding, tool_cost
 from toolwire.registry import codec, profile
 
 WEATHER = Tool.from_schema(
-    "get_weather", "Current weather for a city. Use it when the user asks about weather.",
-    {"type": "object", "properties": {
-        "city": {"type": "string", "description": "City name, e.g. Paris"},
-        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius"}},
-     "required": ["city"]},
+    "get_weather",
+    "Current weather for a city. Use it when the user asks about weather.",
+    {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "City name, e.g. Paris"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius"},
+        },
+        "required": ["city"],
+    },
 )
 NOW = Tool.from_schema("get_time", "Current UTC time. Use it before scheduling.", {"type": "object", "properties": {}})
 
@@ -31,7 +36,7 @@ def test_openai_rendering_lives_in_the_adapter():
         "type get_weather = (_: {\n"
         "// City name, e.g. Paris\n"
         "city: string,\n"
-        "unit?: \"celsius\" | \"fahrenheit\", // default: celsius\n"
+        'unit?: "celsius" | "fahrenheit", // default: celsius\n'
         "}) => any;\n\n"
         "// Current UTC time. Use it before scheduling.\n"
         "type get_time = () => any;\n"
@@ -55,7 +60,9 @@ def test_token_costs_come_from_the_profile_over_the_wire_declarations():
         c, p = codec(provider), profile(provider)
         decls = [c.translate_tool(t)[0] for t in (WEATHER, NOW)]
         assert cost.exact is False
-        assert cost.tokens == p.estimate_tokens(decls) and cost.tokens == cost.overhead + sum(x.tokens for x in cost.tools)
+        assert cost.tokens == p.estimate_tokens(decls) and cost.tokens == cost.overhead + sum(
+            x.tokens for x in cost.tools
+        )
         assert all(x.tokens > 0 for x in cost.tools)
         assert cost.method == p.token_estimate_method
     anth = tool_costs([WEATHER, NOW], "anthropic")

@@ -10,8 +10,11 @@ from toolwire.design.tokens import count_tool_tokens_live
 
 httpx2 = pytest.importorskip("httpx2")
 
-A = Tool.from_schema("get_weather", "Weather for a city. Use it when asked about weather.",
-                     {"type": "object", "properties": {"city": {"type": "string", "description": "City name."}}, "required": ["city"]})
+A = Tool.from_schema(
+    "get_weather",
+    "Weather for a city. Use it when asked about weather.",
+    {"type": "object", "properties": {"city": {"type": "string", "description": "City name."}}, "required": ["city"]},
+)
 B = Tool.from_schema("get_time", "UTC time. Use it before scheduling.", {"type": "object", "properties": {}})
 
 
@@ -33,7 +36,9 @@ def test_anthropic_count_tokens_endpoint():
         seen.append((request.url.path, body))
         return httpx2.Response(200, json={"input_tokens": _fake_count(body.get("tools") or [])})
 
-    cost = count_tool_tokens_live([A, B], "anthropic", "claude-sonnet-4-5", api_key="test", http_client=_client(handler))
+    cost = count_tool_tokens_live(
+        [A, B], "anthropic", "claude-sonnet-4-5", api_key="test", http_client=_client(handler)
+    )
     assert {p for p, _ in seen} == {"/v1/messages/count_tokens"}
     assert seen[0][1]["model"] == "claude-sonnet-4-5" and "tools" not in seen[0][1]
     assert seen[1][1]["tools"][0]["name"] == "get_weather" and seen[1][1]["tools"][0]["input_schema"] == A.input_schema
@@ -48,7 +53,9 @@ def test_openai_responses_input_tokens_endpoint():
     def handler(request):
         body = json.loads(request.content)
         seen.append((request.url.path, body))
-        return httpx2.Response(200, json={"object": "response.input_tokens", "input_tokens": _fake_count(body.get("tools") or [])})
+        return httpx2.Response(
+            200, json={"object": "response.input_tokens", "input_tokens": _fake_count(body.get("tools") or [])}
+        )
 
     cost = count_tool_tokens_live([A, B], "openai", "gpt-5", api_key="test", http_client=_client(handler))
     assert {p for p, _ in seen} == {"/v1/responses/input_tokens"}

@@ -34,8 +34,13 @@ def anyio_backend() -> str:
 def git_repo(tmp_path: Path) -> Path:
     repo = tmp_path / "repo"
     repo.mkdir()
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin"}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "PATH": "/usr/bin:/bin",
+    }
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True, env=env)
     (repo / "notes.txt").write_text("first line\n")
     subprocess.run(["git", "-C", str(repo), "add", "notes.txt"], check=True, env=env)
@@ -45,18 +50,25 @@ def git_repo(tmp_path: Path) -> Path:
 
 
 async def test_loop_over_two_real_mcp_servers(git_repo: Path) -> None:
-    async with twm.connect(TIME) as time_tools, \
-            twm.connect([sys.executable, "-m", "mcp_server_git", "--repository", str(git_repo)]) as git_tools:
+    async with (
+        twm.connect(TIME) as time_tools,
+        twm.connect([sys.executable, "-m", "mcp_server_git", "--repository", str(git_repo)]) as git_tools,
+    ):
         assert time_tools.server_name == "mcp-time"
         assert {"get_current_time", "convert_time"} <= {t.name for t in time_tools}
         assert {"git_status", "git_diff_unstaged", "git_log"} <= {t.name for t in git_tools}
-        model = toolwire.model("scripted", responses=[
-            [call("convert_time", {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}),
-             call("git_diff_unstaged", {"repo_path": str(git_repo)}),
-             call("get_current_time", {"timezone": "Not/AZone"}),
-             call("git_status", {})],  # missing required repo_path: refused by toolwire's validation
-            "done",
-        ])
+        model = toolwire.model(
+            "scripted",
+            responses=[
+                [
+                    call("convert_time", {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}),
+                    call("git_diff_unstaged", {"repo_path": str(git_repo)}),
+                    call("get_current_time", {"timezone": "Not/AZone"}),
+                    call("git_status", {}),
+                ],  # missing required repo_path: refused by toolwire's validation
+                "done",
+            ],
+        )
         result = await toolwire.run(model, "convert, diff and status", tools=twm.combine(time_tools, git_tools))
     runs = {r.call.name: r for r in result.tool_runs}
     assert result.text == "done" and result.stop_reason == "end_turn"
@@ -80,14 +92,26 @@ async def test_result_mapping_names_and_errors_from_our_awkward_server() -> None
             assert ts.renames == {"files_read": "files.read"}
             assert [str(w.message) for w in caught if issubclass(w.category, twm.MCPNameWarning)] == [
                 "MCP tool 'files.read' of 'awkward' is named 'files_read' for the model "
-                "(toolwire's tool-name rule: letters, digits, '_' and '-', at most 64 characters)"]
+                "(toolwire's tool-name rule: letters, digits, '_' and '-', at most 64 characters)"
+            ]
             by = {t.name: t for t in ts}
             assert await by["files_read"].call({"path": "a.txt"}) == "contents of a.txt"  # reached under its own name
             assert await by["lookup"].call({"tag": "x"}) == '{"found": {"tag": "x"}}'
             parts = await by["everything"].call({})
-            assert [type(p).__name__ for p in parts] == ["TextPart", "ImagePart", "TextPart", "TextPart", "TextPart", "TextPart"]
+            assert [type(p).__name__ for p in parts] == [
+                "TextPart",
+                "ImagePart",
+                "TextPart",
+                "TextPart",
+                "TextPart",
+                "TextPart",
+            ]
             assert parts[0] == TextPart("plain text")
-            assert isinstance(parts[1], ImagePart) and parts[1].media_type == "image/png" and parts[1].data[:4] == b"\x89PNG"
+            assert (
+                isinstance(parts[1], ImagePart)
+                and parts[1].media_type == "image/png"
+                and parts[1].data[:4] == b"\x89PNG"
+            )
             assert [p.text for p in parts[2:]] == [
                 "resource file:///notes.txt:\nnote body",
                 "[binary resource file:///a.bin (application/octet-stream) left out]",

@@ -15,7 +15,9 @@ HERE = Path(__file__).parent
 
 
 def _lint(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "toolwire.cli", "lint", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "toolwire.cli", "lint", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_lint_an_mcp_server_over_stdio() -> None:
@@ -25,10 +27,17 @@ def test_lint_an_mcp_server_over_stdio() -> None:
     assert report["summary"]["tools"] == 6
     assert report["summary"]["mcp_renames"] == {"files_read": "files.read"}
     found = {(f["rule"], f.get("provider"), f["tool"]) for f in report["findings"]}
-    assert {("description-no-when", None, "lookup"), ("param-undescribed", None, "set_country"),
-            ("translation-change", "gemini", "fail"),
-            ("translation-lossy", "anthropic", "lookup")} <= found  # a root anyOf, as MCP servers publish
-    lossy = next(f for f in report["findings"] if (f["rule"], f.get("provider"), f["tool"]) == ("translation-lossy", "anthropic", "lookup"))
+    assert {
+        ("description-no-when", None, "lookup"),
+        ("param-undescribed", None, "set_country"),
+        ("translation-change", "gemini", "fail"),
+        ("translation-lossy", "anthropic", "lookup"),
+    } <= found  # a root anyOf, as MCP servers publish
+    lossy = next(
+        f
+        for f in report["findings"]
+        if (f["rule"], f.get("provider"), f["tool"]) == ("translation-lossy", "anthropic", "lookup")
+    )
     assert lossy["pointer"] == "/input_schema/anyOf"
     # the 600-value enum is what makes this tool expensive on every vendor
     cost = report["summary"]["token_cost"]

@@ -66,10 +66,13 @@ async def test_the_official_mcp_client_uses_a_toolwire_server(project: Path) -> 
 async def test_round_trip_toolwire_tools_through_its_own_mcp_server_and_client(project: Path) -> None:
     async with twm.connect([sys.executable, str(HERE / "toolwire_server.py"), str(project)]) as served:
         assert served.server_name == "toolwire-test"
-        model = toolwire.model("scripted", responses=[
-            [call("add", {"a": 1}), call("reserve", {"seat": "2B"}), call("search_files", {"pattern": "beta"})],
-            "finished",
-        ])
+        model = toolwire.model(
+            "scripted",
+            responses=[
+                [call("add", {"a": 1}), call("reserve", {"seat": "2B"}), call("search_files", {"pattern": "beta"})],
+                "finished",
+            ],
+        )
         result = await toolwire.run(model, "go", tools=served)
     runs = {r.call.name: r.result for r in result.tool_runs}
     assert runs["add"].text == "2" and not runs["add"].is_error  # default b=1 applied by the served tool

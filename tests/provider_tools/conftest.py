@@ -28,8 +28,13 @@ def mock() -> Callable[..., tuple[Any, Sent]]:
 
         provider = spec.partition(":")[0]
         key = {"anthropic": "sk-ant-test", "gemini": "gemini-test-key"}.get(provider, "sk-test")
-        model = toolwire.model(spec, api_key=key, max_retries=0,
-                               http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(respond)), **settings)
+        model = toolwire.model(
+            spec,
+            api_key=key,
+            max_retries=0,
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(respond)),
+            **settings,
+        )
         return model, sent
 
     return make

@@ -20,9 +20,21 @@ def send(model, messages, **kw):
 
 
 def anthropic_answer(content, stop="end_turn"):
-    return {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": content,
-            "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": 10,
+            "output_tokens": 5,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        },
+    }
 
 
 def test_profiles_list_the_vendor_tools_from_the_sdk_types() -> None:
@@ -41,21 +53,55 @@ def test_profiles_list_the_vendor_tools_from_the_sdk_types() -> None:
 
 def test_declarations_in_each_wire_format(mock) -> None:
     model, sent = mock("anthropic:claude-sonnet-4-5", [anthropic_answer([{"type": "text", "text": "ok"}])])
-    send(model, [Message.user("hi")], tools=[ProviderTool("anthropic", "web_search_20250305", {"max_uses": 2}),
-                                             ProviderTool("anthropic", "code_execution_20250825")])
-    assert sent[0]["tools"] == [{"type": "web_search_20250305", "name": "web_search", "max_uses": 2},
-                                {"type": "code_execution_20250825", "name": "code_execution"}]
-    resp = {"id": "resp_1", "object": "response", "created_at": 1, "model": "gpt-4.1", "status": "completed",
-            "output": [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
-                        "content": [{"type": "output_text", "text": "ok", "annotations": []}]}],
-            "usage": {"input_tokens": 5, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
-                      "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 6}}
+    send(
+        model,
+        [Message.user("hi")],
+        tools=[
+            ProviderTool("anthropic", "web_search_20250305", {"max_uses": 2}),
+            ProviderTool("anthropic", "code_execution_20250825"),
+        ],
+    )
+    assert sent[0]["tools"] == [
+        {"type": "web_search_20250305", "name": "web_search", "max_uses": 2},
+        {"type": "code_execution_20250825", "name": "code_execution"},
+    ]
+    resp = {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1,
+        "model": "gpt-4.1",
+        "status": "completed",
+        "output": [
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": "ok", "annotations": []}],
+            }
+        ],
+        "usage": {
+            "input_tokens": 5,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 1,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 6,
+        },
+    }
     model, sent = mock("openai:gpt-4.1", [resp])
-    send(model, [Message.user("hi")], tools=[ProviderTool("openai", "web_search"),
-                                             ProviderTool("openai", "file_search", {"vector_store_ids": ["vs_1"]})])
+    send(
+        model,
+        [Message.user("hi")],
+        tools=[
+            ProviderTool("openai", "web_search"),
+            ProviderTool("openai", "file_search", {"vector_store_ids": ["vs_1"]}),
+        ],
+    )
     assert sent[0]["tools"] == [{"type": "web_search"}, {"type": "file_search", "vector_store_ids": ["vs_1"]}]
-    gem = {"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP", "index": 0}],
-           "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 1, "totalTokenCount": 6}}
+    gem = {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 1, "totalTokenCount": 6},
+    }
 
     @toolwire.tool
     def lookup(q: str) -> str:
@@ -67,18 +113,29 @@ def test_declarations_in_each_wire_format(mock) -> None:
         return q
 
     model, sent = mock("gemini:gemini-2.5-flash", [gem])
-    send(model, [Message.user("hi")], tools=[lookup, ProviderTool("gemini", "googleSearch"),
-                                             ProviderTool("gemini", "urlContext"), ProviderTool("gemini", "codeExecution")])
+    send(
+        model,
+        [Message.user("hi")],
+        tools=[
+            lookup,
+            ProviderTool("gemini", "googleSearch"),
+            ProviderTool("gemini", "urlContext"),
+            ProviderTool("gemini", "codeExecution"),
+        ],
+    )
     assert sent[0]["tools"][1:] == [{"googleSearch": {}}, {"urlContext": {}}, {"codeExecution": {}}]
     assert [d["name"] for d in sent[0]["tools"][0]["functionDeclarations"]] == ["lookup"]
 
 
-@pytest.mark.parametrize("spec,tool", [
-    ("openai:gpt-4.1", ("anthropic", "web_search_20250305")),
-    ("openai-chat:gpt-4.1", ("openai", "web_search")),
-    ("gemini:gemini-2.5-flash", ("openai", "file_search")),
-    ("anthropic:claude-sonnet-4-5", ("gemini", "googleSearch")),
-])
+@pytest.mark.parametrize(
+    "spec,tool",
+    [
+        ("openai:gpt-4.1", ("anthropic", "web_search_20250305")),
+        ("openai-chat:gpt-4.1", ("openai", "web_search")),
+        ("gemini:gemini-2.5-flash", ("openai", "file_search")),
+        ("anthropic:claude-sonnet-4-5", ("gemini", "googleSearch")),
+    ],
+)
 def test_a_provider_tool_sent_elsewhere_is_refused_before_the_request(mock, spec, tool) -> None:
     model, sent = mock(spec, [])
     with pytest.raises(ProviderToolUnsupported) as info:
@@ -99,40 +156,82 @@ def test_an_unknown_type_is_refused_when_declared() -> None:
 #: Wire blocks written from anthropic.types.ServerToolUseBlock and WebSearchToolResultBlock.
 ANTHROPIC_SERVER_BLOCKS = [
     {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "toolwire release"}},
-    {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": [
-        {"type": "web_search_result", "url": "https://example.org/r", "title": "Release", "encrypted_content": "EqgfCioIARgB",
-         "page_age": "2 days ago"}]},
+    {
+        "type": "web_search_tool_result",
+        "tool_use_id": "srvtoolu_01",
+        "content": [
+            {
+                "type": "web_search_result",
+                "url": "https://example.org/r",
+                "title": "Release",
+                "encrypted_content": "EqgfCioIARgB",
+                "page_age": "2 days ago",
+            }
+        ],
+    },
     {"type": "text", "text": "It was released.", "citations": None},
 ]
 
 
 def test_anthropic_server_blocks_round_trip(mock) -> None:
-    model, sent = mock("anthropic:claude-sonnet-4-5", [anthropic_answer(ANTHROPIC_SERVER_BLOCKS),
-                                                        anthropic_answer([{"type": "text", "text": "ok"}])])
+    model, sent = mock(
+        "anthropic:claude-sonnet-4-5",
+        [anthropic_answer(ANTHROPIC_SERVER_BLOCKS), anthropic_answer([{"type": "text", "text": "ok"}])],
+    )
     tools = [ProviderTool("anthropic", "web_search_20250305")]
     r = send(model, [Message.user("When?")], tools=tools)
     assert r.text == "It was released." and r.tool_calls == []
     history = [Message.user("When?"), r.to_message(), Message.user("Thanks")]
     send(model, history, tools=tools)
-    assert sent[1]["messages"][1] == {"role": "assistant", "content": [ANTHROPIC_SERVER_BLOCKS[0], ANTHROPIC_SERVER_BLOCKS[1],
-                                                                         {"type": "text", "text": "It was released."}]}
+    assert sent[1]["messages"][1] == {
+        "role": "assistant",
+        "content": [
+            ANTHROPIC_SERVER_BLOCKS[0],
+            ANTHROPIC_SERVER_BLOCKS[1],
+            {"type": "text", "text": "It was released."},
+        ],
+    }
 
 
 #: Output items written from openai.types.responses.ResponseFunctionWebSearch.
-OPENAI_WEB_SEARCH_ITEM = {"type": "web_search_call", "id": "ws_01", "status": "completed",
-                          "action": {"type": "search", "query": "toolwire release"}}
+OPENAI_WEB_SEARCH_ITEM = {
+    "type": "web_search_call",
+    "id": "ws_01",
+    "status": "completed",
+    "action": {"type": "search", "query": "toolwire release"},
+}
 
 
-@pytest.mark.xfail(strict=True, reason="owner caching: the Responses response decoder drops hosted-tool output items "
-                   "(only an imported history keeps them, as opaque items)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="owner caching: the Responses response decoder drops hosted-tool output items "
+    "(only an imported history keeps them, as opaque items)",
+)
 def test_openai_server_items_round_trip(mock) -> None:
     def answer(output):
-        return {"id": "resp_1", "object": "response", "created_at": 1, "model": "gpt-4.1", "status": "completed",
-                "output": output, "usage": {"input_tokens": 5, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
-                                            "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 6}}
+        return {
+            "id": "resp_1",
+            "object": "response",
+            "created_at": 1,
+            "model": "gpt-4.1",
+            "status": "completed",
+            "output": output,
+            "usage": {
+                "input_tokens": 5,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": 1,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": 6,
+            },
+        }
 
-    text = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
-            "content": [{"type": "output_text", "text": "It was released.", "annotations": []}]}
+    text = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "It was released.", "annotations": []}],
+    }
     model, sent = mock("openai:gpt-4.1", [answer([OPENAI_WEB_SEARCH_ITEM, text]), answer([text])])
     tools = [ProviderTool("openai", "web_search")]
     r = send(model, [Message.user("When?")], tools=tools)
@@ -152,8 +251,10 @@ GEMINI_CODE_PARTS = [
 
 def test_gemini_server_parts_round_trip(mock) -> None:
     def answer(parts):
-        return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
-                "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 1, "totalTokenCount": 6}}
+        return {
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 1, "totalTokenCount": 6},
+        }
 
     model, sent = mock("gemini:gemini-2.5-flash", [answer(GEMINI_CODE_PARTS), answer([{"text": "ok"}])])
     tools = [ProviderTool("gemini", "codeExecution")]
@@ -164,6 +265,7 @@ def test_gemini_server_parts_round_trip(mock) -> None:
 
 
 # -- client-side: bash and the text editor over confined paths, through the real SDK --------------------------------
+
 
 def test_client_side_bash_and_text_editor_with_confined_paths(mock, tmp_path) -> None:
     from toolwire_anthropic.client_tools import confined_bash, confined_text_editor

@@ -21,68 +21,165 @@ APIS = ["anthropic", "openai-chat", "openai", "gemini"]
 
 def text_body(api: str, text: str = "done", n: int = 0) -> dict[str, Any]:
     if api == "anthropic":
-        return {"id": f"msg_{n}", "type": "message", "role": "assistant", "model": "claude-x",
-                "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
-                "usage": {"input_tokens": 10, "output_tokens": 2}}
+        return {
+            "id": f"msg_{n}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 2},
+        }
     if api == "openai-chat":
-        return {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 1, "model": "gpt-x",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}
+        return {
+            "id": f"chatcmpl-{n}",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "gpt-x",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
+        }
     if api == "openai":
-        return {"id": f"resp_{n}", "object": "response", "created_at": 1, "model": "gpt-x", "status": "completed",
-                "output": [{"type": "message", "id": f"msg_{n}", "role": "assistant", "status": "completed",
-                            "content": [{"type": "output_text", "text": text, "annotations": []}]}],
-                "usage": {"input_tokens": 10, "output_tokens": 2, "total_tokens": 12}}
-    return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 2, "totalTokenCount": 12}, "modelVersion": "gemini-x"}
+        return {
+            "id": f"resp_{n}",
+            "object": "response",
+            "created_at": 1,
+            "model": "gpt-x",
+            "status": "completed",
+            "output": [
+                {
+                    "type": "message",
+                    "id": f"msg_{n}",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }
+            ],
+            "usage": {"input_tokens": 10, "output_tokens": 2, "total_tokens": 12},
+        }
+    return {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 2, "totalTokenCount": 12},
+        "modelVersion": "gemini-x",
+    }
 
 
 def tool_body(api: str, calls: list[tuple[str, str, dict[str, Any]]], n: int = 0) -> dict[str, Any]:
     """A response asking for ``calls`` = [(call id, tool name, arguments)]."""
     if api == "anthropic":
-        return {"id": f"msg_{n}", "type": "message", "role": "assistant", "model": "claude-x",
-                "content": [{"type": "tool_use", "id": cid, "name": name, "input": args} for cid, name, args in calls],
-                "stop_reason": "tool_use", "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5}}
+        return {
+            "id": f"msg_{n}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": [{"type": "tool_use", "id": cid, "name": name, "input": args} for cid, name, args in calls],
+            "stop_reason": "tool_use",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+        }
     if api == "openai-chat":
-        return {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 1, "model": "gpt-x",
-                "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": None, "tool_calls": [
-                    {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}} for cid, name, args in calls]}}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+        return {
+            "id": f"chatcmpl-{n}",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "gpt-x",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "tool_calls",
+                    "message": {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+                            for cid, name, args in calls
+                        ],
+                    },
+                }
+            ],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        }
     if api == "openai":
-        return {"id": f"resp_{n}", "object": "response", "created_at": 1, "model": "gpt-x", "status": "completed",
-                "output": [{"type": "function_call", "id": f"fc_{cid}", "call_id": cid, "name": name, "arguments": json.dumps(args),
-                            "status": "completed"} for cid, name, args in calls],
-                "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}}
-    return {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": name, "args": args}} for _cid, name, args in calls]},
-                            "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}, "modelVersion": "gemini-x"}
+        return {
+            "id": f"resp_{n}",
+            "object": "response",
+            "created_at": 1,
+            "model": "gpt-x",
+            "status": "completed",
+            "output": [
+                {
+                    "type": "function_call",
+                    "id": f"fc_{cid}",
+                    "call_id": cid,
+                    "name": name,
+                    "arguments": json.dumps(args),
+                    "status": "completed",
+                }
+                for cid, name, args in calls
+            ],
+            "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15},
+        }
+    return {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [{"functionCall": {"name": name, "args": args}} for _cid, name, args in calls],
+                },
+                "finishReason": "STOP",
+                "index": 0,
+            }
+        ],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+        "modelVersion": "gemini-x",
+    }
 
 
 def error_body(api: str, status: int, message: str) -> dict[str, Any]:
     if api == "anthropic":
-        kind = {401: "authentication_error", 500: "api_error", 529: "overloaded_error"}.get(status, "invalid_request_error")
+        kind = {401: "authentication_error", 500: "api_error", 529: "overloaded_error"}.get(
+            status, "invalid_request_error"
+        )
         return {"type": "error", "error": {"type": kind, "message": message}}
     if api in ("openai-chat", "openai"):
-        return {"error": {"message": message, "type": "invalid_request_error" if status < 500 else "server_error", "param": None,
-                          "code": "invalid_api_key" if status == 401 else None}}
+        return {
+            "error": {
+                "message": message,
+                "type": "invalid_request_error" if status < 500 else "server_error",
+                "param": None,
+                "code": "invalid_api_key" if status == 401 else None,
+            }
+        }
     return {"error": {"code": status, "message": message, "status": "UNAUTHENTICATED" if status == 401 else "INTERNAL"}}
 
 
 def tool_results_in(api: str, body: dict[str, Any]) -> int:
     """How many tool results a request body carries (its conversation so far)."""
     if api == "anthropic":
-        return sum(1 for m in body.get("messages", []) if isinstance(m.get("content"), list)
-                   for b in m["content"] if b.get("type") == "tool_result")
+        return sum(
+            1
+            for m in body.get("messages", [])
+            if isinstance(m.get("content"), list)
+            for b in m["content"]
+            if b.get("type") == "tool_result"
+        )
     if api == "openai-chat":
         return sum(1 for m in body.get("messages", []) if m.get("role") == "tool")
     if api == "openai":
         inp = body.get("input")
-        return sum(1 for it in inp if isinstance(it, dict) and it.get("type") == "function_call_output") if isinstance(inp, list) else 0
+        return (
+            sum(1 for it in inp if isinstance(it, dict) and it.get("type") == "function_call_output")
+            if isinstance(inp, list)
+            else 0
+        )
     return sum(1 for c in body.get("contents", []) for p in c.get("parts", []) if "functionResponse" in p)
 
 
 def path_of(api: str) -> str:
-    return {"anthropic": "/v1/messages", "openai-chat": "/v1/chat/completions", "openai": "/v1/responses"}.get(api, ":generateContent")
+    return {"anthropic": "/v1/messages", "openai-chat": "/v1/chat/completions", "openai": "/v1/responses"}.get(
+        api, ":generateContent"
+    )
 
 
 def model(api: str, base_url: str, **settings: Any) -> Any:
@@ -112,7 +209,7 @@ class Loopback:
         self._thread = threading.Thread(target=self._main, name="loopback-http", daemon=True)
         self.url = ""
 
-    def __enter__(self) -> "Loopback":
+    def __enter__(self) -> Loopback:
         self._thread.start()
         self._ready.wait(10)
         return self
@@ -162,7 +259,10 @@ class Loopback:
                 body = await reader.readexactly(int(headers.get("content-length", "0") or 0))
                 status, ctype, data = self.handler(method, path, headers, body)
                 self.requests += 1
-                writer.write(f"HTTP/1.1 {status} X\r\ncontent-type: {ctype}\r\ncontent-length: {len(data)}\r\n\r\n".encode() + data)
+                writer.write(
+                    f"HTTP/1.1 {status} X\r\ncontent-type: {ctype}\r\ncontent-length: {len(data)}\r\n\r\n".encode()
+                    + data
+                )
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError, ValueError, asyncio.CancelledError):
             return

@@ -82,7 +82,7 @@ class Swapper(threading.Thread):
                 os.rename(self.hold, self.path)
             self.swaps += 1
 
-    def __enter__(self) -> "Swapper":
+    def __enter__(self) -> Swapper:
         self.start()
         return self
 
@@ -122,7 +122,9 @@ def test_reads_lists_and_searches_never_escape_while_a_directory_is_swapped(worl
             outcomes.append(attempt(tools["list_dir"], path="."))
     leaked = [o for o in outcomes if SECRET in o or "only-outside" in o]
     assert leaked == []
-    print(f"\nread/list/search vs directory swap: {sum(o.startswith('ok:') for o in outcomes)} ok of {len(outcomes)}, {sw.swaps} swaps")
+    print(
+        f"\nread/list/search vs directory swap: {sum(o.startswith('ok:') for o in outcomes)} ok of {len(outcomes)}, {sw.swaps} swaps"
+    )
 
 
 def test_edits_never_write_outside_while_the_path_is_swapped(world):
@@ -134,7 +136,12 @@ def test_edits_never_write_outside_while_the_path_is_swapped(world):
     with Swapper(root, "d", outside / "d"), Swapper(root, "f.txt", outside / "secret.txt"):
         for i in range(ROUNDS // 2):
             for path in ("d/f.txt", "f.txt"):
-                out = attempt(tools["edit_file"], path=path, old_text=f"inside {words[i % 2]}", new_text=f"inside {words[(i + 1) % 2]}")
+                out = attempt(
+                    tools["edit_file"],
+                    path=path,
+                    old_text=f"inside {words[i % 2]}",
+                    new_text=f"inside {words[(i + 1) % 2]}",
+                )
                 assert SECRET not in out
                 done += out.startswith("ok:")
     after = {p: p.read_bytes() for p in outside.rglob("*") if p.is_file()}
@@ -146,11 +153,16 @@ def test_hard_links_to_outside_files_are_refused(world):
     root, outside = world
     os.link(outside / "secret.txt", root / "hard.txt")
     tools = {t.name: t.function for t in file_tools(root)}
-    for fn, kw in ((tools["read_file"], {"path": "hard.txt"}),
-                   (tools["edit_file"], {"path": "hard.txt", "old_text": "one", "new_text": "two"})):
+    for fn, kw in (
+        (tools["read_file"], {"path": "hard.txt"}),
+        (tools["edit_file"], {"path": "hard.txt", "old_text": "one", "new_text": "two"}),
+    ):
         with pytest.raises(ToolError) as info:
             fn(**kw)
-        assert info.value.message == "path 'hard.txt' is a file with 2 hard links; a hard link can name a file outside the root directory, so it is not opened"
+        assert (
+            info.value.message
+            == "path 'hard.txt' is a file with 2 hard links; a hard link can name a file outside the root directory, so it is not opened"
+        )
     assert "hard.txt  file, 28 bytes, 2 hard links (never opened)" in tools["list_dir"](path=".")
     assert SECRET not in tools["search_files"](pattern="SECRET")
     assert (outside / "secret.txt").read_text() == SECRET + " one\n"

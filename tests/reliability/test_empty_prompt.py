@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import httpx2
 import pytest
+from reliability_wire import APIS, text_body
 
 import toolwire
 from toolwire.errors import ConfigurationError
 from toolwire.types import Conversation, Message
-
-from reliability_wire import APIS, text_body
 
 pytest.importorskip("toolwire_anthropic")
 pytest.importorskip("toolwire_gemini")
@@ -25,7 +24,12 @@ def test_empty_prompt_sends_no_request(api, prompt):
         sent.append(request.content)
         return httpx2.Response(200, json=text_body(api))
 
-    m = toolwire.model(f"{api}:m-1", api_key="k", max_retries=0, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(respond)))
+    m = toolwire.model(
+        f"{api}:m-1",
+        api_key="k",
+        max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(respond)),
+    )
     with pytest.raises(ConfigurationError) as info:
         toolwire.run_sync(m, prompt)
     assert str(info.value).startswith("nothing to send: the prompt is empty and there is no conversation")

@@ -19,12 +19,11 @@ from typing import Any
 
 import httpx2
 import pytest
+from reliability_wire import APIS, error_body, text_body, tool_body, tool_results_in
 
 import toolwire
 from toolwire.store import RunStore
 from toolwire.types import ToolCall, ToolResult
-
-from reliability_wire import APIS, error_body, text_body, tool_body, tool_results_in
 
 pytest.importorskip("toolwire_anthropic")
 pytest.importorskip("toolwire_openai")
@@ -107,20 +106,30 @@ def assert_valid(conv: Any) -> None:
     assert len(all_results) == len(set(all_results))
 
 
-FINAL = [("user", ["text:go"]), ("assistant", ["call:fast"]), ("user", ["result:fast-ok 1"]),
-         ("assistant", ["call:slow"]), ("user", ["result:slow-ok 2"]), ("assistant", ["text:done"])]
+FINAL = [
+    ("user", ["text:go"]),
+    ("assistant", ["call:fast"]),
+    ("user", ["result:fast-ok 1"]),
+    ("assistant", ["call:slow"]),
+    ("user", ["result:slow-ok 2"]),
+    ("assistant", ["text:done"]),
+]
 
 
 async def _faulted(store: RunStore, m: Any, s: Script, tools: list[Any]) -> BaseException | None:
     kwargs: dict[str, Any] = {"tools": tools, "run_id": "run-1"}
     if s.fault == "hook_error":
+
         def after(run: Any) -> None:
             if run.call.name == "slow":
                 raise RuntimeError("hook failed")
+
         kwargs["after_tool_call"] = after
     if s.fault == "on_turn_error":
+
         def on_turn(turn: Any) -> None:
             raise RuntimeError("on_turn failed")
+
         kwargs["on_turn"] = on_turn
     task = asyncio.ensure_future(store.run(m, "go", **kwargs))
     try:
@@ -133,7 +142,7 @@ async def _faulted(store: RunStore, m: Any, s: Script, tools: list[Any]) -> Base
             await asyncio.wait_for(task, 0.05)
         else:
             await task
-    except BaseException as exc:  # noqa: BLE001 - every fault is the point here
+    except BaseException as exc:
         return exc
     return None
 
@@ -171,7 +180,9 @@ def test_fault_leaves_a_valid_resumable_run(api, fault, tmp_path):
         assert after_fault == FINAL[:3]
     else:  # slow was asked for: its call is answered by a placeholder (or its result), never left open
         assert len(after_fault) == 5 and after_fault[3] == ("assistant", ["call:slow"])
-        assert after_fault[4][0] == "user" and len(after_fault[4][1]) == 1 and after_fault[4][1][0].startswith("result:")
+        assert (
+            after_fault[4][0] == "user" and len(after_fault[4][1]) == 1 and after_fault[4][1][0].startswith("result:")
+        )
     assert saved.usage.input_tokens >= 10 and saved.status in ("failed", "cancelled")
     assert s.fast_runs == 1
 

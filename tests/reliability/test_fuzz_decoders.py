@@ -22,13 +22,12 @@ import httpx2
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reliability_wire import APIS, text_body, tool_body
 
 import toolwire
 from toolwire.errors import ToolwireError
-from toolwire.types import Message, Response
 from toolwire.tools import Tool
-
-from reliability_wire import APIS, text_body, tool_body
+from toolwire.types import Message, Response
 
 pytest.importorskip("toolwire_anthropic")
 pytest.importorskip("toolwire_openai")
@@ -39,12 +38,25 @@ EXAMPLES = 150
 SEED = os.environ.get("TOOLWIRE_FUZZ_SEED")
 OUTCOMES: Counter[str] = Counter()
 
-TOOL = Tool.from_schema("lookup", "Look a word up. Use when asked.", {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer"}}})
+TOOL = Tool.from_schema(
+    "lookup",
+    "Look a word up. Use when asked.",
+    {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer"}}},
+)
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12) | st.sampled_from(["\ud83d", "\x00", "tool_use", "function_call", "STOP", "text", "", "{"]),
-    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8) | st.sampled_from(["type", "id", "name", "text", "arguments"]), c, max_size=3),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
+    | st.sampled_from(["\ud83d", "\x00", "tool_use", "function_call", "STOP", "text", "", "{"]),
+    lambda c: (
+        st.lists(c, max_size=3)
+        | st.dictionaries(
+            st.text(max_size=8) | st.sampled_from(["type", "id", "name", "text", "arguments"]), c, max_size=3
+        )
+    ),
     max_leaves=6,
 )
 
@@ -65,34 +77,107 @@ def answer(api: str) -> dict[str, Any]:
 def events(api: str) -> list[tuple[str | None, Any]]:
     """The streamed form of :func:`answer`: (event name, data) pairs."""
     if api == "anthropic":
-        start = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x", "content": [], "stop_reason": None,
-                 "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 0}}
-        evs = [{"type": "message_start", "message": start},
-               {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-               {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "let me look"}},
-               {"type": "content_block_stop", "index": 0},
-               {"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {}}},
-               {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": '{"q": "fu'}},
-               {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": 'zz", "n": 2}'}},
-               {"type": "content_block_stop", "index": 1},
-               {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 9}},
-               {"type": "message_stop"}]
+        start = {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 0},
+        }
+        evs = [
+            {"type": "message_start", "message": start},
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "let me look"}},
+            {"type": "content_block_stop", "index": 0},
+            {
+                "type": "content_block_start",
+                "index": 1,
+                "content_block": {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {}},
+            },
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": '{"q": "fu'},
+            },
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": 'zz", "n": 2}'},
+            },
+            {"type": "content_block_stop", "index": 1},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                "usage": {"output_tokens": 9},
+            },
+            {"type": "message_stop"},
+        ]
         return [(e["type"], e) for e in evs]
     if api == "openai-chat":
         base = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-x"}
-        return [(None, dict(base, choices=[{"index": 0, "delta": {"role": "assistant", "content": "let me look"}, "finish_reason": None}])),
-                (None, dict(base, choices=[{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
-                                                                               "function": {"name": "lookup", "arguments": '{"q": "fu'}}]}, "finish_reason": None}])),
-                (None, dict(base, choices=[{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": 'zz", "n": 2}'}}]},
-                                            "finish_reason": "tool_calls"}])),
-                (None, dict(base, choices=[], usage={"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15})),
-                (None, "[DONE]")]
+        return [
+            (
+                None,
+                dict(
+                    base,
+                    choices=[
+                        {"index": 0, "delta": {"role": "assistant", "content": "let me look"}, "finish_reason": None}
+                    ],
+                ),
+            ),
+            (
+                None,
+                dict(
+                    base,
+                    choices=[
+                        {
+                            "index": 0,
+                            "delta": {
+                                "tool_calls": [
+                                    {
+                                        "index": 0,
+                                        "id": "call_1",
+                                        "type": "function",
+                                        "function": {"name": "lookup", "arguments": '{"q": "fu'},
+                                    }
+                                ]
+                            },
+                            "finish_reason": None,
+                        }
+                    ],
+                ),
+            ),
+            (
+                None,
+                dict(
+                    base,
+                    choices=[
+                        {
+                            "index": 0,
+                            "delta": {"tool_calls": [{"index": 0, "function": {"arguments": 'zz", "n": 2}'}}]},
+                            "finish_reason": "tool_calls",
+                        }
+                    ],
+                ),
+            ),
+            (None, dict(base, choices=[], usage={"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15})),
+            (None, "[DONE]"),
+        ]
     if api == "openai":
         resp = answer(api)
-        evs: list[dict[str, Any]] = [{"type": "response.created", "sequence_number": 0, "response": dict(resp, status="in_progress", output=[])}]
+        evs: list[dict[str, Any]] = [
+            {"type": "response.created", "sequence_number": 0, "response": dict(resp, status="in_progress", output=[])}
+        ]
         for i, item in enumerate(resp["output"]):
-            evs.append({"type": "response.output_item.added", "output_index": i, "item": item, "sequence_number": len(evs)})
-            evs.append({"type": "response.output_item.done", "output_index": i, "item": item, "sequence_number": len(evs)})
+            evs.append(
+                {"type": "response.output_item.added", "output_index": i, "item": item, "sequence_number": len(evs)}
+            )
+            evs.append(
+                {"type": "response.output_item.done", "output_index": i, "item": item, "sequence_number": len(evs)}
+            )
         evs.append({"type": "response.completed", "response": resp, "sequence_number": len(evs)})
         return [(e["type"], e) for e in evs]
     body = answer(api)
@@ -142,7 +227,7 @@ def bytes_mutation(data: st.DataObject, raw: bytes) -> bytes:
         return raw[: data.draw(st.integers(0, len(raw)), label="cut at")]
     if kind == "byte" and raw:
         i = data.draw(st.integers(0, len(raw) - 1), label="offset")
-        return raw[:i] + bytes([data.draw(st.integers(0, 255), label="byte")]) + raw[i + 1:]
+        return raw[:i] + bytes([data.draw(st.integers(0, 255), label="byte")]) + raw[i + 1 :]
     return raw
 
 
@@ -165,9 +250,15 @@ def _model(api: str, stream: bool) -> tuple[Any, dict[str, bytes]]:
     if key not in _MODELS:
         holder: dict[str, bytes] = {}
         ctype = "text/event-stream" if stream else "application/json"
-        client = httpx2.AsyncClient(transport=httpx2.MockTransport(
-            lambda r: httpx2.Response(200, content=holder["content"], headers={"content-type": ctype})))
-        _MODELS[key] = (toolwire.model(f"{api}:m-1", api_key="k", max_retries=0, http_client=client, stream=stream), holder)
+        client = httpx2.AsyncClient(
+            transport=httpx2.MockTransport(
+                lambda r: httpx2.Response(200, content=holder["content"], headers={"content-type": ctype})
+            )
+        )
+        _MODELS[key] = (
+            toolwire.model(f"{api}:m-1", api_key="k", max_retries=0, http_client=client, stream=stream),
+            holder,
+        )
     return _MODELS[key]
 
 
@@ -185,8 +276,13 @@ def outcome(api: str, stream: bool, content: bytes) -> str:
 
 
 def _settings() -> Any:
-    return settings(max_examples=EXAMPLES, deadline=None, derandomize=SEED is None, database=None,
-                    suppress_health_check=list(HealthCheck))
+    return settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        derandomize=SEED is None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
 
 
 @pytest.mark.parametrize("api", APIS)

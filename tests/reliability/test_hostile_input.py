@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 import httpx2
 import pytest
+from reliability_wire import APIS, text_body, tool_body, tool_results_in
 
 import toolwire
 from toolwire.arguments import MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH, parse_arguments
@@ -20,8 +21,6 @@ from toolwire.errors import SchemaBoundExceeded, SchemaError, ToolError
 from toolwire.safe_regex import MAX_PATTERN_CHARS, UnsafePatternError, compile_pattern
 from toolwire.schema.validate import MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, check_input_schema, validate_arguments
 from toolwire.tools import Tool
-
-from reliability_wire import APIS, text_body, tool_body, tool_results_in
 
 HANG_GUARD_SECONDS = 120
 
@@ -34,7 +33,7 @@ def guarded(fn: Callable[[], Any]) -> Any:
     def body() -> None:
         try:
             out["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - re-raised below
+        except BaseException as exc:
             out["error"] = exc
 
     t = threading.Thread(target=body, daemon=True)
@@ -60,10 +59,15 @@ def nested(levels: int) -> dict[str, Any]:
 
 # -- arguments ----------------------------------------------------------------------------------------
 
+
 def test_argument_text_depth_bound_is_exact():
     assert parse_arguments(nested_text(MAX_ARGUMENT_DEPTH)) == (nested(MAX_ARGUMENT_DEPTH), None)
     args, reason = parse_arguments(nested_text(MAX_ARGUMENT_DEPTH + 1))
-    assert args is None and reason == f"arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels of arrays and objects, the bound (MAX_ARGUMENT_DEPTH)"
+    assert (
+        args is None
+        and reason
+        == f"arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels of arrays and objects, the bound (MAX_ARGUMENT_DEPTH)"
+    )
     # brackets inside strings (escaped quotes included) do not count
     assert parse_arguments('{"a": "[[[[\\"[[[[{{{{", "b": ["]]]]"]}') == ({"a": '[[[["[[[[{{{{', "b": ["]]]]"]}, None)
 
@@ -116,7 +120,9 @@ def test_deep_arguments_in_a_run_are_an_error_result_and_the_other_tools_run(api
         ran.append(1)
         return "ok"
 
-    tool = Tool.from_schema("take", "Accept any value. Use when told to.", {"type": "object", "properties": {"v": {}}}, take)
+    tool = Tool.from_schema(
+        "take", "Accept any value. Use when told to.", {"type": "object", "properties": {"v": {}}}, take
+    )
     ok_args = nested_text(MAX_ARGUMENT_DEPTH)
     deep_args = nested_text(MAX_ARGUMENT_DEPTH + 1)
 
@@ -142,7 +148,9 @@ def test_argument_text_thousands_of_levels_deep_in_a_run(api):
             return _raw_tool_body(api, [("c1", "take", "[" * 5000 + "]" * 5000)])
         return text_body(api)
 
-    tool = Tool.from_schema("take", "Accept. Use when told to.", {"type": "object", "properties": {}}, lambda **kw: "ok")
+    tool = Tool.from_schema(
+        "take", "Accept. Use when told to.", {"type": "object", "properties": {}}, lambda **kw: "ok"
+    )
     result = guarded(lambda: toolwire.run_sync(_mock_model(api, handler), "go", tools=[tool]))
     (run,) = result.tool_runs
     assert run.is_error and "(MAX_ARGUMENT_DEPTH)" in run.result.text
@@ -178,8 +186,12 @@ def test_pattern_length_bound():
 
 @pytest.mark.parametrize("pattern", CATASTROPHIC)
 def test_catastrophic_schema_pattern_is_validated_without_backtracking(pattern):
-    schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": pattern}},
-              "patternProperties": {pattern: {"type": "integer"}}, "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {"s": {"type": "string", "pattern": pattern}},
+        "patternProperties": {pattern: {"type": "integer"}},
+        "additionalProperties": False,
+    }
     check_input_schema(schema)
     victim = "a" * 5000
     problems = guarded(lambda: validate_arguments(schema, {"s": victim, victim: 1}))
@@ -194,6 +206,7 @@ def test_schema_pattern_re2_cannot_run_is_a_schema_error_with_its_pointer():
 
 
 # -- schemas -------------------------------------------------------------------------------------------
+
 
 def deep_schema(json_levels: int) -> dict[str, Any]:
     """An object schema whose JSON nests exactly ``json_levels`` levels."""
@@ -214,8 +227,11 @@ def test_schema_depth_bound_is_exact():
 @pytest.mark.parametrize("levels", [1001, 20001])
 def test_very_deep_schemas_raise_the_bound_not_recursion_error(levels):
     schema = deep_schema(levels)
-    for build in (lambda: check_input_schema(schema), lambda: Tool.from_schema("t", "d", schema),
-                  lambda: validate_arguments(schema, {})):
+    for build in (
+        lambda: check_input_schema(schema),
+        lambda: Tool.from_schema("t", "d", schema),
+        lambda: validate_arguments(schema, {}),
+    ):
         with pytest.raises(SchemaBoundExceeded) as info:
             guarded(build)
         assert info.value.bound == "MAX_SCHEMA_DEPTH"
@@ -237,7 +253,7 @@ def test_deep_type_hints_end_in_the_schema_bound():
     for _ in range(MAX_SCHEMA_DEPTH + 1):
         hint = list[hint]
 
-    def f(x):  # noqa: ANN001
+    def f(x):
         return "ok"
 
     f.__annotations__ = {"x": hint}
@@ -249,13 +265,25 @@ def test_deep_type_hints_end_in_the_schema_bound():
 
 # -- lint ----------------------------------------------------------------------------------------------
 
+
 def test_lint_of_a_twenty_megabyte_description_reviews_the_bound():
-    tool = Tool.from_schema("big", "Use it when asked. " + "a" * 20_000_000,
-                            {"type": "object", "properties": {"q": {"type": "string", "description": "x " * 100_000}}})
+    tool = Tool.from_schema(
+        "big",
+        "Use it when asked. " + "a" * 20_000_000,
+        {"type": "object", "properties": {"q": {"type": "string", "description": "x " * 100_000}}},
+    )
     report = guarded(lambda: lint_tools([tool]))
     cut = [(f.pointer, f.message.split(" — ")[0]) for f in report.findings if f.rule == "text-too-long"]
-    assert cut == [("/description", f"the text is 20,000,019 characters; lint reviewed and priced the first {MAX_LINT_TEXT_CHARS:,} (MAX_LINT_TEXT_CHARS)"),
-                   ("/input_schema/properties/q/description", f"the text is 200,000 characters; lint reviewed and priced the first {MAX_LINT_TEXT_CHARS:,} (MAX_LINT_TEXT_CHARS)")]
+    assert cut == [
+        (
+            "/description",
+            f"the text is 20,000,019 characters; lint reviewed and priced the first {MAX_LINT_TEXT_CHARS:,} (MAX_LINT_TEXT_CHARS)",
+        ),
+        (
+            "/input_schema/properties/q/description",
+            f"the text is 200,000 characters; lint reviewed and priced the first {MAX_LINT_TEXT_CHARS:,} (MAX_LINT_TEXT_CHARS)",
+        ),
+    ]
 
 
 def test_lint_of_a_schema_past_its_bounds_reports_the_bound():

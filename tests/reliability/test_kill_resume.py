@@ -19,7 +19,7 @@ from toolwire.types import ToolCall, ToolResult
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGKILL")
 
-CHILD = textwrap.dedent('''
+CHILD = textwrap.dedent("""
     import asyncio, sys, time
     import toolwire
     from toolwire.store import RunStore
@@ -30,7 +30,7 @@ CHILD = textwrap.dedent('''
     tools = make_tools(sys.argv[2], slow_seconds=120)
     model = toolwire.model("scripted", respond=respond)
     asyncio.run(store.run(model, "do three steps", tools=tools, run_id="killed-run"))
-''')
+""")
 
 TOOLS = textwrap.dedent('''
     import time
@@ -103,7 +103,12 @@ def test_sigkill_mid_run_then_resume_runs_nothing_twice(tmp_path):
 
         result = asyncio.run(store.resume("killed-run", model, tools=make_tools(str(log), slow_seconds=0)))
         assert result.text == "all three done"
-        assert log.read_text() == "step 1\nstep 2\nslow start 3\nslow start 3\nslow end 3\n"  # only the unfinished call ran again
-        assert [(c["call_id"], c["result"]) for c in store.tool_calls("killed-run")] == \
-               [("c1", "step 1 ok"), ("c2", "step 2 ok"), ("c3", "slow 3 ok")]
+        assert (
+            log.read_text() == "step 1\nstep 2\nslow start 3\nslow start 3\nslow end 3\n"
+        )  # only the unfinished call ran again
+        assert [(c["call_id"], c["result"]) for c in store.tool_calls("killed-run")] == [
+            ("c1", "step 1 ok"),
+            ("c2", "step 2 ok"),
+            ("c3", "slow 3 ok"),
+        ]
         assert store.get("killed-run").status == "finished"

@@ -15,10 +15,9 @@ import time
 from typing import Any
 
 import pytest
+from reliability_wire import APIS, Loopback, model, text_body, tool_body, tool_results_in
 
 import toolwire
-
-from reliability_wire import APIS, Loopback, model, text_body, tool_body, tool_results_in
 
 pytest.importorskip("toolwire_anthropic")
 pytest.importorskip("toolwire_openai")
@@ -90,6 +89,8 @@ def test_500_concurrent_multi_turn_runs(api):
         assert [tr.result.text for tr in r.tool_runs] == [f"run-{i}:0", f"run-{i}:1"]
         assert len(r.turns) == TURNS
     assert requests == RUNS * TURNS
-    print(f"\nload {api}: {RUNS} concurrent runs x {TURNS} turns = {requests} requests in {wall:.1f} s wall "
-          f"({requests / wall:.0f} requests/s), peak {connections} open connections, "
-          f"peak RSS {peak_rss_mib():.0f} MiB (was {before:.0f} MiB before)")
+    print(
+        f"\nload {api}: {RUNS} concurrent runs x {TURNS} turns = {requests} requests in {wall:.1f} s wall "
+        f"({requests / wall:.0f} requests/s), peak {connections} open connections, "
+        f"peak RSS {peak_rss_mib():.0f} MiB (was {before:.0f} MiB before)"
+    )

@@ -17,13 +17,12 @@ import sys
 import traceback
 
 import pytest
+from reliability_wire import APIS, Loopback, model, text_body, tool_body, tool_results_in
 
 import toolwire
 from toolwire import secrets
 from toolwire.design.files import file_tools
 from toolwire.errors import ProviderError, ToolError
-
-from reliability_wire import APIS, Loopback, model, text_body, tool_body, tool_results_in
 
 pytest.importorskip("toolwire_anthropic")
 pytest.importorskip("toolwire_openai")
@@ -61,7 +60,9 @@ def leak() -> str:
     """Return the credentials this process holds. Use when asked for them."""
     import os
 
-    return " ".join([os.environ["ANTHROPIC_API_KEY"], os.environ["MY_SERVICE_TOKEN"], SETTING_KEY, CUSTOM_KEY, HEADER_KEY])
+    return " ".join(
+        [os.environ["ANTHROPIC_API_KEY"], os.environ["MY_SERVICE_TOKEN"], SETTING_KEY, CUSTOM_KEY, HEADER_KEY]
+    )
 
 
 @toolwire.tool
@@ -86,8 +87,24 @@ def test_a_tool_process_gets_the_allow_listed_environment_only(planted, tmp_path
     env = json.loads(out.split("--- stdout ---\n", 1)[1].split("\n--- stderr ---", 1)[0])
     assert not set(ENV_KEYS) & set(env)
     assert env["LC_ALL"] == "C.UTF-8" and env["PROJECT_FLAG"] == "on" and env["EXTRA"] == "1"
-    assert set(env) <= {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "TMP", "TEMP",
-                        "LC_ALL", "LC_CTYPE", "PROJECT_FLAG", "EXTRA"} | {k for k in env if k.startswith("LC_")}
+    assert set(env) <= {
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TERM",
+        "TMPDIR",
+        "TMP",
+        "TEMP",
+        "LC_ALL",
+        "LC_CTYPE",
+        "PROJECT_FLAG",
+        "EXTRA",
+    } | {k for k in env if k.startswith("LC_")}
     assert hits([out]) == 0
 
 
@@ -107,8 +124,11 @@ def test_planted_keys_reach_no_surface(api, planted, tmp_path):
         seen_headers.append(headers)
         n = tool_results_in(api, json.loads(body))
         if n == 0:
-            calls = [("call_1", "leak", {}), ("call_2", "leak_error", {}),
-                     ("call_3", "run_command", {"command": ["python", "-c", "import os; print(dict(os.environ))"]})]
+            calls = [
+                ("call_1", "leak", {}),
+                ("call_2", "leak_error", {}),
+                ("call_3", "run_command", {"command": ["python", "-c", "import os; print(dict(os.environ))"]}),
+            ]
             return 200, "application/json", json.dumps(tool_body(api, calls)).encode()
         return 200, "application/json", json.dumps(text_body(api, "all done")).encode()
 
@@ -140,10 +160,20 @@ def test_planted_keys_reach_no_surface(api, planted, tmp_path):
                 toolwire.run_sync(bad, "hi")
         err = info.value
         surfaces += [r.result.text for r in result.tool_runs]
-        surfaces += [result.to_json(), result.conversation.to_json() if hasattr(result.conversation, "to_json") else json.dumps(result.conversation.to_dict())]
+        surfaces += [
+            result.to_json(),
+            result.conversation.to_json()
+            if hasattr(result.conversation, "to_json")
+            else json.dumps(result.conversation.to_dict()),
+        ]
         surfaces += [path.read_text()]
-        surfaces += [str(err), repr(err), err.message, json.dumps(err.body, default=str),
-                     "".join(traceback.format_exception(type(err), err, err.__traceback__))]
+        surfaces += [
+            str(err),
+            repr(err),
+            err.message,
+            json.dumps(err.body, default=str),
+            "".join(traceback.format_exception(type(err), err, err.__traceback__)),
+        ]
         surfaces += [log.getvalue()]
     finally:
         root.removeHandler(handler)

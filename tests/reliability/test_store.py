@@ -22,8 +22,13 @@ def add(a: int, b: int) -> int:
 
 
 def finished_run():
-    m = toolwire.model("scripted", responses=[[ToolCall("c1", "add", {"a": 2, "b": 3}), ToolCall("c2", "add", {"a": 1, "b": "x"})],
-                                              "the sum is 5"])
+    m = toolwire.model(
+        "scripted",
+        responses=[
+            [ToolCall("c1", "add", {"a": 2, "b": 3}), ToolCall("c2", "add", {"a": 1, "b": "x"})],
+            "the sum is 5",
+        ],
+    )
     return toolwire.run_sync(m, "add 2 and 3", tools=[add], run_id="run-1")
 
 
@@ -34,9 +39,24 @@ def test_schema_is_versioned_and_documented_tables_exist(tmp_path):
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 1
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert tables == {"meta", "runs", "turns", "tool_calls"}
-    assert dict(conn.execute("SELECT key, value FROM meta")) == {"schema_version": "1", "written_by": f"toolwire {toolwire.__version__}"}
+    assert dict(conn.execute("SELECT key, value FROM meta")) == {
+        "schema_version": "1",
+        "written_by": f"toolwire {toolwire.__version__}",
+    }
     cols = [r[1] for r in conn.execute("PRAGMA table_info(tool_calls)")]
-    assert cols == ["run_id", "call_id", "turn", "position", "name", "arguments", "is_error", "duration", "deduplicated", "pending", "result"]
+    assert cols == [
+        "run_id",
+        "call_id",
+        "turn",
+        "position",
+        "name",
+        "arguments",
+        "is_error",
+        "duration",
+        "deduplicated",
+        "pending",
+        "result",
+    ]
 
 
 def test_a_run_round_trips_with_its_turns_and_tool_calls(tmp_path):
@@ -44,12 +64,20 @@ def test_a_run_round_trips_with_its_turns_and_tool_calls(tmp_path):
     with RunStore(tmp_path / "runs.sqlite") as store:
         store.save(result, experiment="exp-a", labels={"arm": "baseline"})
         row = store.get("run-1")
-        assert (row.model, row.status, row.stop_reason, row.turns, row.tool_calls, row.tool_errors) == \
-               ("scripted", "finished", "end_turn", 2, 2, 1)
+        assert (row.model, row.status, row.stop_reason, row.turns, row.tool_calls, row.tool_errors) == (
+            "scripted",
+            "finished",
+            "end_turn",
+            2,
+            2,
+            1,
+        )
         assert row.experiment == "exp-a" and row.labels == {"arm": "baseline"}
         calls = store.tool_calls("run-1")
-        assert [(c["call_id"], c["turn"], c["position"], c["name"], c["arguments"], c["is_error"], c["result"]) for c in calls][0] == \
-               ("c1", 1, 0, "add", {"a": 2, "b": 3}, False, "5")
+        assert [
+            (c["call_id"], c["turn"], c["position"], c["name"], c["arguments"], c["is_error"], c["result"])
+            for c in calls
+        ][0] == ("c1", 1, 0, "add", {"a": 2, "b": 3}, False, "5")
         assert calls[1]["is_error"] and calls[1]["result"].startswith("Invalid arguments for tool 'add'")
         loaded = store.load_state("run-1")  # the run state (a RunResult's JSON loads as one)
         assert (loaded.run_id, loaded.status) == ("run-1", "finished")
@@ -58,8 +86,13 @@ def test_a_run_round_trips_with_its_turns_and_tool_calls(tmp_path):
         store.save(result)  # a later save keeps the experiment and labels
         assert store.get("run-1").labels == {"arm": "baseline"}
         assert [r.run_id for r in store.runs(experiment="exp-a")] == ["run-1"]
-        turns = store.execute("SELECT number, stop_reason, input_tokens, text FROM turns WHERE run_id=? ORDER BY number", ("run-1",))
-        assert [tuple(t) for t in turns] == [(1, "tool_use", result.turns[0].usage.input_tokens, ""), (2, "end_turn", result.turns[1].usage.input_tokens, "the sum is 5")]
+        turns = store.execute(
+            "SELECT number, stop_reason, input_tokens, text FROM turns WHERE run_id=? ORDER BY number", ("run-1",)
+        )
+        assert [tuple(t) for t in turns] == [
+            (1, "tool_use", result.turns[0].usage.input_tokens, ""),
+            (2, "end_turn", result.turns[1].usage.input_tokens, "the sum is 5"),
+        ]
 
 
 def test_nothing_written_holds_a_known_credential(tmp_path, monkeypatch):

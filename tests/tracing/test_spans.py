@@ -39,55 +39,111 @@ def get_weather(city: str) -> str:
 
 
 def _by_name(exporter):
-    return [(s.name, s.kind, dict(s.attributes), s.status.status_code, s.parent.span_id if s.parent else None, s.context.span_id)
-            for s in exporter.get_finished_spans()]
+    return [
+        (
+            s.name,
+            s.kind,
+            dict(s.attributes),
+            s.status.status_code,
+            s.parent.span_id if s.parent else None,
+            s.context.span_id,
+        )
+        for s in exporter.get_finished_spans()
+    ]
 
 
 def test_parallel_tool_calls_and_a_tool_error_through_a_real_sdk(spans) -> None:
     provider, exporter = spans
     bodies = [
-        {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
-         "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}},
-                     {"type": "tool_use", "id": "toolu_2", "name": "get_weather", "input": {"city": "Atlantis"}}],
-         "stop_reason": "tool_use", "usage": {"input_tokens": 100, "output_tokens": 30, "cache_read_input_tokens": 20,
-                                              "cache_creation_input_tokens": 0}},
-        {"id": "msg_2", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
-         "content": [{"type": "text", "text": "Paris is sunny."}], "stop_reason": "end_turn",
-         "usage": {"input_tokens": 200, "output_tokens": 10}},
+        {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}},
+                {"type": "tool_use", "id": "toolu_2", "name": "get_weather", "input": {"city": "Atlantis"}},
+            ],
+            "stop_reason": "tool_use",
+            "usage": {
+                "input_tokens": 100,
+                "output_tokens": 30,
+                "cache_read_input_tokens": 20,
+                "cache_creation_input_tokens": 0,
+            },
+        },
+        {
+            "id": "msg_2",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "text", "text": "Paris is sunny."}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 200, "output_tokens": 10},
+        },
     ]
     answers = iter(bodies)
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(lambda req: httpx2.Response(200, json=next(answers))))
-    model = toolwire.model("anthropic:claude-sonnet-4-5", api_key="k", http_client=client, max_retries=0, max_tokens=512)
-    result = toolwire.run_sync(model, "Weather in Paris and Atlantis?", tools=[get_weather],
-                               tracing=toolwire.tracing.Tracing(provider))
+    model = toolwire.model(
+        "anthropic:claude-sonnet-4-5", api_key="k", http_client=client, max_retries=0, max_tokens=512
+    )
+    result = toolwire.run_sync(
+        model, "Weather in Paris and Atlantis?", tools=[get_weather], tracing=toolwire.tracing.Tracing(provider)
+    )
     assert result.text == "Paris is sunny." and result.tool_errors == 1
     got = _by_name(exporter)
     names = [g[0] for g in got]
-    assert sorted(names) == sorted(["chat claude-sonnet-4-5", "execute_tool get_weather", "execute_tool get_weather",
-                                    "chat claude-sonnet-4-5", "invoke_agent"])
+    assert sorted(names) == sorted(
+        [
+            "chat claude-sonnet-4-5",
+            "execute_tool get_weather",
+            "execute_tool get_weather",
+            "chat claude-sonnet-4-5",
+            "invoke_agent",
+        ]
+    )
     run = next(g for g in got if g[0] == "invoke_agent")
     chats = [g for g in got if g[0].startswith("chat ")]
     tools = [g for g in got if g[0].startswith("execute_tool ")]
     assert run[4] is None and all(g[4] == run[5] for g in chats + tools)  # one tree under the run span
     assert run[2] == {
-        "gen_ai.operation.name": "invoke_agent", "gen_ai.provider.name": "anthropic",
-        "gen_ai.request.model": "claude-sonnet-4-5", "gen_ai.conversation.id": result.run_id,
-        "gen_ai.usage.input_tokens": 320, "gen_ai.usage.output_tokens": 40, "gen_ai.usage.cache_read.input_tokens": 20,
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.provider.name": "anthropic",
+        "gen_ai.request.model": "claude-sonnet-4-5",
+        "gen_ai.conversation.id": result.run_id,
+        "gen_ai.usage.input_tokens": 320,
+        "gen_ai.usage.output_tokens": 40,
+        "gen_ai.usage.cache_read.input_tokens": 20,
         "gen_ai.usage.cache_creation.input_tokens": 0,
-        "toolwire.run.stop_reason": "end_turn", "toolwire.run.turns": 2, "toolwire.run.tool_errors": 1,
+        "toolwire.run.stop_reason": "end_turn",
+        "toolwire.run.turns": 2,
+        "toolwire.run.tool_errors": 1,
     }
     assert run[3] == StatusCode.UNSET
     assert chats[0][1] == SpanKind.CLIENT and chats[0][2] == {
-        "gen_ai.operation.name": "chat", "gen_ai.provider.name": "anthropic", "gen_ai.request.model": "claude-sonnet-4-5",
-        "gen_ai.request.max_tokens": 512, "toolwire.turn": 1, "gen_ai.response.model": "claude-sonnet-4-5-20250929",
-        "gen_ai.response.id": "msg_1", "gen_ai.response.finish_reasons": ("tool_use",), "toolwire.stop_reason": "tool_use",
-        "gen_ai.usage.input_tokens": 120, "gen_ai.usage.output_tokens": 30, "gen_ai.usage.cache_read.input_tokens": 20,
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "anthropic",
+        "gen_ai.request.model": "claude-sonnet-4-5",
+        "gen_ai.request.max_tokens": 512,
+        "toolwire.turn": 1,
+        "gen_ai.response.model": "claude-sonnet-4-5-20250929",
+        "gen_ai.response.id": "msg_1",
+        "gen_ai.response.finish_reasons": ("tool_use",),
+        "toolwire.stop_reason": "tool_use",
+        "gen_ai.usage.input_tokens": 120,
+        "gen_ai.usage.output_tokens": 30,
+        "gen_ai.usage.cache_read.input_tokens": 20,
         "gen_ai.usage.cache_creation.input_tokens": 0,
     }
     assert chats[1][2]["gen_ai.response.finish_reasons"] == ("end_turn",) and chats[1][2]["toolwire.turn"] == 2
     by_id = {t[2]["gen_ai.tool.call.id"]: t for t in tools}
-    assert by_id["toolu_1"][2] == {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather",
-                                   "gen_ai.tool.call.id": "toolu_1", "gen_ai.tool.type": "function", "toolwire.turn": 1}
+    assert by_id["toolu_1"][2] == {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "get_weather",
+        "gen_ai.tool.call.id": "toolu_1",
+        "gen_ai.tool.type": "function",
+        "toolwire.turn": 1,
+    }
     assert by_id["toolu_1"][3] == StatusCode.UNSET
     assert by_id["toolu_2"][2]["error.type"] == "tool_error" and by_id["toolu_2"][3] == StatusCode.ERROR
     assert "gen_ai.tool.call.arguments" not in by_id["toolu_2"][2]  # no content unless asked for
@@ -114,8 +170,13 @@ def test_content_is_recorded_only_when_asked(spans) -> None:
 
 def test_a_vendor_error_ends_the_spans_as_failed(spans) -> None:
     provider, exporter = spans
-    client = httpx2.AsyncClient(transport=httpx2.MockTransport(
-        lambda req: httpx2.Response(400, json={"type": "error", "error": {"type": "invalid_request_error", "message": "bad"}})))
+    client = httpx2.AsyncClient(
+        transport=httpx2.MockTransport(
+            lambda req: httpx2.Response(
+                400, json={"type": "error", "error": {"type": "invalid_request_error", "message": "bad"}}
+            )
+        )
+    )
     model = toolwire.model("anthropic:claude-sonnet-4-5", api_key="k", http_client=client, max_retries=0)
     with pytest.raises(toolwire.ProviderError):
         toolwire.run_sync(model, "hi", tracing=toolwire.tracing.Tracing(provider))
@@ -137,7 +198,9 @@ def test_a_cancelled_run_ends_its_spans(spans) -> None:
     async def main() -> None:
         model = toolwire.model("scripted", responses=[[call("slow")], "done"])
         with pytest.raises(asyncio.TimeoutError):
-            await asyncio.wait_for(toolwire.run(model, "go", tools=[slow], tracing=toolwire.tracing.Tracing(provider)), 0.5)
+            await asyncio.wait_for(
+                toolwire.run(model, "go", tools=[slow], tracing=toolwire.tracing.Tracing(provider)), 0.5
+            )
 
     asyncio.run(main())
     got = {g[0]: g for g in _by_name(exporter)}

@@ -30,12 +30,21 @@ from toolwire.tools import Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, TextPart, ToolCall, ToolResult
 
 APIS = ["anthropic", "openai-chat", "openai", "gemini"]
-MODEL_IDS = {"anthropic": "claude-sonnet-4-5", "openai-chat": "gpt-4.1", "openai": "gpt-5", "gemini": "gemini-2.5-flash"}
-PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+MODEL_IDS = {
+    "anthropic": "claude-sonnet-4-5",
+    "openai-chat": "gpt-4.1",
+    "openai": "gpt-5",
+    "gemini": "gemini-2.5-flash",
+}
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 
 ALNUM = string.ascii_letters + string.digits
 _RESERVED = set(keyword.kwlist) | set(dir(pydantic.BaseModel))
-IDENT = st.from_regex(r"[a-z][a-z0-9_]{0,14}", fullmatch=True).filter(lambda s: s not in _RESERVED and not s.startswith("model_"))
+IDENT = st.from_regex(r"[a-z][a-z0-9_]{0,14}", fullmatch=True).filter(
+    lambda s: s not in _RESERVED and not s.startswith("model_")
+)
 TEXT = st.one_of(st.text(max_size=40), st.sampled_from(["", " ", "\n", "Paris", "ok", "ünïcödé ✓"]))
 B64 = st.binary(min_size=1, max_size=24).map(lambda b: base64.b64encode(b).decode())
 
@@ -60,8 +69,12 @@ _model_counter = iter(range(10**9))
 
 def _type_hint(depth: int) -> st.SearchStrategy[Any]:
     scalars = st.sampled_from([int, float, str, bool])
-    literal = st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=3, unique=True).map(lambda xs: Literal[tuple(xs)])
-    enums = st.lists(st.text(string.ascii_lowercase, min_size=1, max_size=6), min_size=1, max_size=5, unique=True).map(_make_enum)
+    literal = st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=3, unique=True).map(
+        lambda xs: Literal[tuple(xs)]
+    )
+    enums = st.lists(st.text(string.ascii_lowercase, min_size=1, max_size=6), min_size=1, max_size=5, unique=True).map(
+        _make_enum
+    )
     leaf = st.one_of(scalars, literal, enums)
     if depth <= 0:
         return leaf
@@ -83,7 +96,11 @@ def _model(depth: int) -> st.SearchStrategy[type]:
         fields: dict[str, Any] = {}
         for n in names:
             hint = draw(_type_hint(depth))
-            fields[n] = (hint, pydantic.Field(description=draw(st.sampled_from([None, "A field."])))) if draw(st.booleans()) else (hint, ...)
+            fields[n] = (
+                (hint, pydantic.Field(description=draw(st.sampled_from([None, "A field."]))))
+                if draw(st.booleans())
+                else (hint, ...)
+            )
             if draw(st.booleans()):
                 fields[n] = (Optional[hint], None)
         return pydantic.create_model(f"Model{next(_model_counter)}", **fields)
@@ -106,7 +123,9 @@ def pydantic_tool(draw: Any, name: str) -> Tool:
         if draw(st.integers(0, 3)) == 0:
             annotations[p] = Optional[hint]
             default = None
-        sig_params.append(inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotations[p]))
+        sig_params.append(
+            inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotations[p])
+        )
 
     def fn(**kwargs: Any) -> str:
         return "ok"
@@ -120,18 +139,33 @@ def pydantic_tool(draw: Any, name: str) -> Tool:
 
 def _json_leaf() -> st.SearchStrategy[dict[str, Any]]:
     return st.one_of(
-        st.sampled_from([{"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"},
-                         {"type": "string", "format": "email"}, {"type": "string", "format": "uri"},
-                         {"type": "string", "format": "date-time"}, {"type": "string", "format": "phone"},
-                         {"type": ["string", "null"]}, {"type": "string", "nullable": True}, {"const": "fixed"},
-                         {"type": "integer", "minimum": 0, "exclusiveMaximum": 10, "multipleOf": 2},
-                         {"type": "string", "pattern": "^[a-z]+$", "minLength": 1, "maxLength": 5},
-                         {"type": "array", "items": {"type": "string"}, "uniqueItems": True, "minItems": 2},
-                         {"type": "object", "additionalProperties": {"type": "integer"}},
-                         {"type": "object", "patternProperties": {"^x-": {"type": "string"}}},
-                         {}, {"description": "anything"}]),
+        st.sampled_from(
+            [
+                {"type": "string"},
+                {"type": "integer"},
+                {"type": "number"},
+                {"type": "boolean"},
+                {"type": "null"},
+                {"type": "string", "format": "email"},
+                {"type": "string", "format": "uri"},
+                {"type": "string", "format": "date-time"},
+                {"type": "string", "format": "phone"},
+                {"type": ["string", "null"]},
+                {"type": "string", "nullable": True},
+                {"const": "fixed"},
+                {"type": "integer", "minimum": 0, "exclusiveMaximum": 10, "multipleOf": 2},
+                {"type": "string", "pattern": "^[a-z]+$", "minLength": 1, "maxLength": 5},
+                {"type": "array", "items": {"type": "string"}, "uniqueItems": True, "minItems": 2},
+                {"type": "object", "additionalProperties": {"type": "integer"}},
+                {"type": "object", "patternProperties": {"^x-": {"type": "string"}}},
+                {},
+                {"description": "anything"},
+            ]
+        ),
         st.integers(1, 1500).map(lambda n: {"type": "string", "enum": [f"value_{i}" for i in range(n)]}),
-        st.lists(st.one_of(st.integers(), st.text(max_size=3), st.none()), min_size=1, max_size=5).map(lambda xs: {"enum": xs}),
+        st.lists(st.one_of(st.integers(), st.text(max_size=3), st.none()), min_size=1, max_size=5).map(
+            lambda xs: {"enum": xs}
+        ),
     )
 
 
@@ -145,7 +179,9 @@ def _json_node(depth: int) -> st.SearchStrategy[dict[str, Any]]:
         st.lists(inner, min_size=1, max_size=3).map(lambda xs: {"oneOf": xs}),
         st.lists(inner, min_size=1, max_size=2).map(lambda xs: {"allOf": xs}),
         inner.map(lambda s: {"type": "array", "items": s}),
-        st.dictionaries(IDENT, inner, min_size=1, max_size=3).map(lambda p: {"type": "object", "properties": p, "required": sorted(p)[:1]}),
+        st.dictionaries(IDENT, inner, min_size=1, max_size=3).map(
+            lambda p: {"type": "object", "properties": p, "required": sorted(p)[:1]}
+        ),
         inner.map(lambda s: {**s, "description": "Described.", "title": "T", "default": None}),
     )
 
@@ -153,20 +189,37 @@ def _json_node(depth: int) -> st.SearchStrategy[dict[str, Any]]:
 @st.composite
 def handwritten_schema(draw: Any) -> dict[str, Any]:
     """An object schema as people and MCP servers write them."""
-    props = draw(st.dictionaries(st.one_of(IDENT, st.sampled_from(["user-id", "$meta", "x.y", "a b", "ünï"])), _json_node(2), max_size=5))
+    props = draw(
+        st.dictionaries(
+            st.one_of(IDENT, st.sampled_from(["user-id", "$meta", "x.y", "a b", "ünï"])), _json_node(2), max_size=5
+        )
+    )
     schema: dict[str, Any] = {"type": "object", "properties": props}
     if props and draw(st.booleans()):
         schema["required"] = draw(st.lists(st.sampled_from(sorted(props)), unique=True))
-    extra = draw(st.sampled_from(["none", "defs", "recursive", "root-anyof", "root-oneof", "root-allof", "additional", "schema-uri", "not"]))
+    extra = draw(
+        st.sampled_from(
+            ["none", "defs", "recursive", "root-anyof", "root-oneof", "root-allof", "additional", "schema-uri", "not"]
+        )
+    )
     if extra == "defs":
         schema["$defs"] = {"Item": draw(_json_node(1))}
         schema["properties"]["item"] = {"$ref": "#/$defs/Item", "description": "An item."}
     elif extra == "recursive":
-        schema["$defs"] = {"Node": {"type": "object", "properties": {"value": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}
+        schema["$defs"] = {
+            "Node": {
+                "type": "object",
+                "properties": {
+                    "value": {"type": "string"},
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+                },
+            }
+        }
         schema["properties"]["tree"] = {"$ref": "#/$defs/Node"}
     elif extra.startswith("root-"):
         schema[{"root-anyof": "anyOf", "root-oneof": "oneOf", "root-allof": "allOf"}[extra]] = [
-            {"required": [k]} for k in sorted(props)[:2]] or [{"properties": {}}]
+            {"required": [k]} for k in sorted(props)[:2]
+        ] or [{"properties": {}}]
     elif extra == "additional":
         schema["additionalProperties"] = draw(st.sampled_from([True, False, {"type": "string"}]))
     elif extra == "schema-uri":
@@ -180,12 +233,18 @@ def handwritten_schema(draw: Any) -> dict[str, Any]:
 # conversations toolwire produced: synthetic vendor responses decoded by the real codecs
 # =============================================================================================
 
+
 @st.composite
 def _turn_plan(draw: Any, tool_names: list[str]) -> dict[str, Any]:
     """What one model turn holds, vendor-neutral."""
     n_calls = draw(st.integers(0, 3)) if tool_names else 0
-    calls = [(draw(st.sampled_from(tool_names)), draw(st.dictionaries(IDENT, st.one_of(st.integers(), TEXT, st.booleans()), max_size=3)))
-             for _ in range(n_calls)]
+    calls = [
+        (
+            draw(st.sampled_from(tool_names)),
+            draw(st.dictionaries(IDENT, st.one_of(st.integers(), TEXT, st.booleans()), max_size=3)),
+        )
+        for _ in range(n_calls)
+    ]
     return {
         "reasoning": draw(st.sampled_from([None, None, "signed", "redacted"])),
         "reasoning_text": draw(TEXT),
@@ -211,8 +270,15 @@ def _anthropic_response(p: dict[str, Any]) -> dict[str, Any]:
         cut = p["cut"] and k == len(p["calls"]) - 1
         content.append({"type": "tool_use", "id": "toolu_" + cid, "name": name, "input": {} if cut else args})
     stop = "max_tokens" if p["cut"] else "tool_use" if p["calls"] else "end_turn"
-    return {"id": "msg_" + p["turn_id"], "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": content,
-            "stop_reason": stop, "usage": {"input_tokens": 10, "output_tokens": 5}}
+    return {
+        "id": "msg_" + p["turn_id"],
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": content,
+        "stop_reason": stop,
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }
 
 
 def _chat_response(p: dict[str, Any]) -> dict[str, Any]:
@@ -226,28 +292,58 @@ def _chat_response(p: dict[str, Any]) -> dict[str, Any]:
     if calls:
         msg["tool_calls"] = calls
     finish = "length" if p["cut"] else "tool_calls" if calls else "stop"
-    return {"id": "chatcmpl-" + p["turn_id"], "object": "chat.completion", "model": "gpt-4.1",
-            "choices": [{"index": 0, "message": msg, "finish_reason": finish}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+    return {
+        "id": "chatcmpl-" + p["turn_id"],
+        "object": "chat.completion",
+        "model": "gpt-4.1",
+        "choices": [{"index": 0, "message": msg, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
 
 
 def _responses_response(p: dict[str, Any]) -> dict[str, Any]:
     out: list[dict[str, Any]] = []
     if p["reasoning"]:
-        out.append({"type": "reasoning", "id": "rs_" + p["turn_id"], "status": "completed",
-                    "summary": [{"type": "summary_text", "text": p["reasoning_text"]}] if p["reasoning_text"] else [],
-                    "encrypted_content": p["sig"]})
+        out.append(
+            {
+                "type": "reasoning",
+                "id": "rs_" + p["turn_id"],
+                "status": "completed",
+                "summary": [{"type": "summary_text", "text": p["reasoning_text"]}] if p["reasoning_text"] else [],
+                "encrypted_content": p["sig"],
+            }
+        )
     if p["text"]:
-        out.append({"type": "message", "id": "msg_" + p["turn_id"], "role": "assistant", "status": "completed",
-                    "content": [{"type": "output_text", "text": p["text"], "annotations": []}]})
+        out.append(
+            {
+                "type": "message",
+                "id": "msg_" + p["turn_id"],
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": p["text"], "annotations": []}],
+            }
+        )
     for k, ((name, args), cid) in enumerate(zip(p["calls"], p["ids"])):
         text = json.dumps(args)
         cut = p["cut"] and k == len(p["calls"]) - 1
-        out.append({"type": "function_call", "id": "fc_" + cid, "call_id": "call_" + cid, "name": name,
-                    "arguments": text[: len(text) // 2] if cut else text, "status": "incomplete" if cut else "completed"})
-    body: dict[str, Any] = {"id": "resp_" + p["turn_id"], "object": "response", "model": "gpt-5", "output": out,
-                            "status": "incomplete" if p["cut"] else "completed",
-                            "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}}
+        out.append(
+            {
+                "type": "function_call",
+                "id": "fc_" + cid,
+                "call_id": "call_" + cid,
+                "name": name,
+                "arguments": text[: len(text) // 2] if cut else text,
+                "status": "incomplete" if cut else "completed",
+            }
+        )
+    body: dict[str, Any] = {
+        "id": "resp_" + p["turn_id"],
+        "object": "response",
+        "model": "gpt-5",
+        "output": out,
+        "status": "incomplete" if p["cut"] else "completed",
+        "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15},
+    }
     if p["cut"]:
         body["incomplete_details"] = {"reason": "max_output_tokens"}
     return body
@@ -271,11 +367,19 @@ def _gemini_response(p: dict[str, Any]) -> dict[str, Any]:
     if not parts:
         parts.append({"text": "done"})
     finish = "MAX_TOKENS" if p["cut"] else "STOP"
-    return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": finish, "index": 0}],
-            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}, "modelVersion": "gemini-2.5-flash"}
+    return {
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": finish, "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+        "modelVersion": "gemini-2.5-flash",
+    }
 
 
-RESPONSE_BUILDERS = {"anthropic": _anthropic_response, "openai-chat": _chat_response, "openai": _responses_response, "gemini": _gemini_response}
+RESPONSE_BUILDERS = {
+    "anthropic": _anthropic_response,
+    "openai-chat": _chat_response,
+    "openai": _responses_response,
+    "gemini": _gemini_response,
+}
 
 
 def _result_content(draw: Any) -> Any:
@@ -292,7 +396,11 @@ def _result_content(draw: Any) -> Any:
 def _user_prompt(draw: Any) -> Message:
     parts: list[Any] = [TextPart(draw(st.text(min_size=1, max_size=30).filter(str.strip)))]
     if draw(st.integers(0, 3)) == 0:
-        parts.append(ImagePart(data=PNG, media_type="image/png") if draw(st.booleans()) else ImagePart(url="https://example.com/a.png"))
+        parts.append(
+            ImagePart(data=PNG, media_type="image/png")
+            if draw(st.booleans())
+            else ImagePart(url="https://example.com/a.png")
+        )
     return Message("user", parts)
 
 
@@ -328,7 +436,11 @@ def produced_conversation(draw: Any, tool_names: list[str]) -> list[Message]:
             results = []
             for c in calls:
                 if not c.is_valid:
-                    results.append(ToolResult(c.id, f"error: the call was not run: {c.invalid or 'cut off'}", is_error=True, name=c.name))
+                    results.append(
+                        ToolResult(
+                            c.id, f"error: the call was not run: {c.invalid or 'cut off'}", is_error=True, name=c.name
+                        )
+                    )
                 else:
                     results.append(ToolResult(c.id, _result_content(draw), is_error=draw(st.booleans()), name=c.name))
             conv.append(Message("user", results))
@@ -346,7 +458,10 @@ def produced_conversation(draw: Any, tool_names: list[str]) -> list[Message]:
 # =============================================================================================
 
 FOREIGN_IDS = st.one_of(
-    _token("toolu_", 22), _token("call_", 24), _token("fc_", 20), st.sampled_from(["function-call-1", "call|1", "tool:1", "a.b", "0", "x" * 300, "ünï"]),
+    _token("toolu_", 22),
+    _token("call_", 24),
+    _token("fc_", 20),
+    st.sampled_from(["function-call-1", "call|1", "tool:1", "a.b", "0", "x" * 300, "ünï"]),
     st.text(min_size=1, max_size=12),
 )
 FOREIGN_NAMES = st.sampled_from(["mcp.get:v2", "files.read", "1tool", "a" * 70, "get weather", "ünï", "ns/tool"])
@@ -358,21 +473,35 @@ def hand_built_conversation(draw: Any, tool_names: list[str]) -> list[Message]:
     for _ in range(draw(st.integers(0, 3))):
         parts: list[Any] = []
         for _ in range(draw(st.integers(0, 2))):
-            parts.append(ReasoningPart(
-                text=draw(TEXT), signature=draw(st.one_of(st.none(), B64, st.just("not base64!"))),
-                encrypted=draw(st.one_of(st.none(), B64)), provider=draw(st.sampled_from([None, "anthropic", "openai", "openai-responses", "gemini", "other"])),
-            ))
+            parts.append(
+                ReasoningPart(
+                    text=draw(TEXT),
+                    signature=draw(st.one_of(st.none(), B64, st.just("not base64!"))),
+                    encrypted=draw(st.one_of(st.none(), B64)),
+                    provider=draw(
+                        st.sampled_from([None, "anthropic", "openai", "openai-responses", "gemini", "other"])
+                    ),
+                )
+            )
         if draw(st.booleans()):
             parts.append(TextPart(draw(TEXT)))
         calls = []
         for _ in range(draw(st.integers(0, 3))):
-            name = draw(st.one_of(st.sampled_from(tool_names or ["t"]), FOREIGN_NAMES)) if draw(st.integers(0, 5)) == 0 else draw(st.sampled_from(tool_names or ["t"]))
+            name = (
+                draw(st.one_of(st.sampled_from(tool_names or ["t"]), FOREIGN_NAMES))
+                if draw(st.integers(0, 5)) == 0
+                else draw(st.sampled_from(tool_names or ["t"]))
+            )
             kind = draw(st.sampled_from(["ok", "ok", "ok", "invalid", "incomplete", "none"]))
             call = ToolCall(
-                id=draw(FOREIGN_IDS), name=name,
-                arguments=None if kind in ("invalid", "none") else draw(st.dictionaries(IDENT, st.integers(), max_size=2)),
+                id=draw(FOREIGN_IDS),
+                name=name,
+                arguments=None
+                if kind in ("invalid", "none")
+                else draw(st.dictionaries(IDENT, st.integers(), max_size=2)),
                 raw_arguments='{"a": ' if kind in ("invalid", "incomplete") else None,
-                invalid="cut off" if kind == "invalid" else None, incomplete=kind == "incomplete",
+                invalid="cut off" if kind == "invalid" else None,
+                incomplete=kind == "incomplete",
                 id_synthesized=draw(st.integers(0, 5)) == 0,
             )
             calls.append(call)

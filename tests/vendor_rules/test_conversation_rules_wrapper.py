@@ -17,22 +17,49 @@ ROOT = recordings_dir()
 #: Corpus breakages of the conversation rules that both the profiles and the independent
 #: validator must catch (a tool call answered twice, not at all, in the wrong place, an orphan
 #: result, a request ending on an unanswered call, misplaced or unsigned reasoning).
-MUST_AGREE = [c for c in CASES if any(k in c.rule for k in (
-    ".tool_use.answered", ".tool_result.orphan", ".tool_result.once", ".tool_result.first", ".tool-call.answered", ".tool-call.trailing", ".tool-message.",
-    ".function_call.answered", ".function_call.trailing", ".function_call_output.orphan", ".function_call_output.once",
-    ".function-response.", ".function-call.trailing", ".function-call.position", ".thinking.shape", ".thinking.first",
-    ".reasoning.following-item"))]
+MUST_AGREE = [
+    c
+    for c in CASES
+    if any(
+        k in c.rule
+        for k in (
+            ".tool_use.answered",
+            ".tool_result.orphan",
+            ".tool_result.once",
+            ".tool_result.first",
+            ".tool-call.answered",
+            ".tool-call.trailing",
+            ".tool-message.",
+            ".function_call.answered",
+            ".function_call.trailing",
+            ".function_call_output.orphan",
+            ".function_call_output.once",
+            ".function-response.",
+            ".function-call.trailing",
+            ".function-call.position",
+            ".thinking.shape",
+            ".thinking.first",
+            ".reasoning.following-item",
+        )
+    )
+]
 
 
 def _recorded():
     if ROOT is None:
         return []
-    return [pytest.param(it.api, it.request_json, id=f"{p.parent.name}/{p.name}#{it.index}")
-            for p in sorted(ROOT.glob("*/*.yaml")) for it in load_cassette(p) if it.api]
+    return [
+        pytest.param(it.api, it.request_json, id=f"{p.parent.name}/{p.name}#{it.index}")
+        for p in sorted(ROOT.glob("*/*.yaml"))
+        for it in load_cassette(p)
+        if it.api
+    ]
 
 
 @pytest.mark.skipif(ROOT is None, reason="../shared/recordings is absent")
-@pytest.mark.parametrize("api,body", _recorded() or [pytest.param(None, None, marks=pytest.mark.skip(reason="no recordings"))])
+@pytest.mark.parametrize(
+    "api,body", _recorded() or [pytest.param(None, None, marks=pytest.mark.skip(reason="no recordings"))]
+)
 def test_every_recorded_request_passes_its_profile(api, body):
     assert validate_request(api, body) == []
 

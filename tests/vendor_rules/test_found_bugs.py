@@ -38,8 +38,11 @@ HISTORIES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="known bug, owner rules-core (issue 10 item 4): Anthropic answers an unanswered "
-                   "supplied call with an is_error result, Chat/Responses/Gemini refuse it — one behaviour must be chosen")
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bug, owner rules-core (issue 10 item 4): Anthropic answers an unanswered "
+    "supplied call with an is_error result, Chat/Responses/Gemini refuse it — one behaviour must be chosen",
+)
 @pytest.mark.parametrize("where", sorted(HISTORIES))
 def test_bug10_unanswered_call_in_a_supplied_history_is_handled_the_same_on_every_api(where):
     """Issue 10 item 4 (owner: rules-core): an unanswered call in a supplied history is handled
@@ -47,7 +50,6 @@ def test_bug10_unanswered_call_in_a_supplied_history_is_handled_the_same_on_ever
     ``is_error`` result and sends; Chat Completions, Responses and Gemini refuse it."""
     got = {api: outcome(api, HISTORIES[where], [WEATHER]) for api in APIS}
     assert len(set(got.values())) == 1, got
-
 
 
 @pytest.mark.parametrize("api", APIS)  # fixed for Anthropic: rule anthropic.request.tool-blocks-need-tools (repair)

@@ -37,8 +37,13 @@ from vendor_rules import strategies as S
 from vendor_rules.validator import validate
 
 EXAMPLES = 40
-BUDGET = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+BUDGET = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
 
 TOOL_NAMES = ["get_weather", "search_files", "run_report"]
 
@@ -59,8 +64,10 @@ def send(target: str, request: ModelRequest) -> dict[str, Any]:
 def explain(api: str, request: ModelRequest, body: Any, found: list) -> str:
     convo = json.dumps([m.to_dict() for m in request.messages], default=repr)[:3000]
     tools = json.dumps([t.spec() for t in request.tools], default=repr)[:2000]
-    return (f"{api}: {[str(v) for v in found]}\n-- canonical messages: {convo}\n-- tools: {tools}\n"
-            f"-- body: {json.dumps(body, default=repr)[:3000]}")
+    return (
+        f"{api}: {[str(v) for v in found]}\n-- canonical messages: {convo}\n-- tools: {tools}\n"
+        f"-- body: {json.dumps(body, default=repr)[:3000]}"
+    )
 
 
 def check_sent(target: str, request: ModelRequest, *, may_refuse: bool) -> None:
@@ -70,8 +77,10 @@ def check_sent(target: str, request: ModelRequest, *, may_refuse: bool) -> None:
     except ToolwireError as exc:
         if may_refuse:
             return
-        pytest.fail(f"{api}: refused a reasonably written request: {type(exc).__name__}: {exc}\n"
-                    + explain(api, request, None, []))
+        pytest.fail(
+            f"{api}: refused a reasonably written request: {type(exc).__name__}: {exc}\n"
+            + explain(api, request, None, [])
+        )
     found = validate(api, body)
     assert found == [], explain(api, request, body, found)
 
@@ -86,8 +95,12 @@ def _tools(draw: Any) -> list[Tool]:
 @given(data=st.data())
 def test_pydantic_schemas_are_sent_valid_and_never_refused(api, data):
     tools = _tools(data.draw)
-    request = ModelRequest(model=S.MODEL_IDS[TARGETS[api][0]], tools=tools, messages=[Message("user", [TextPart("Go.")])],
-                           tool_choice=data.draw(st.sampled_from([None, "auto"])))
+    request = ModelRequest(
+        model=S.MODEL_IDS[TARGETS[api][0]],
+        tools=tools,
+        messages=[Message("user", [TextPart("Go.")])],
+        tool_choice=data.draw(st.sampled_from([None, "auto"])),
+    )
     check_sent(api, request, may_refuse=False)
 
 
@@ -97,7 +110,12 @@ def test_pydantic_schemas_are_sent_valid_and_never_refused(api, data):
 def test_conversations_toolwire_produced_are_sent_valid_and_never_refused(api, data):
     tools = _tools(data.draw)
     messages = data.draw(S.produced_conversation([t.name for t in tools]))
-    request = ModelRequest(model=S.MODEL_IDS[TARGETS[api][0]], tools=tools, messages=messages, instructions=data.draw(st.sampled_from([None, "Be brief."])))
+    request = ModelRequest(
+        model=S.MODEL_IDS[TARGETS[api][0]],
+        tools=tools,
+        messages=messages,
+        instructions=data.draw(st.sampled_from([None, "Be brief."])),
+    )
     check_sent(api, request, may_refuse=False)
 
 
@@ -106,11 +124,20 @@ def test_conversations_toolwire_produced_are_sent_valid_and_never_refused(api, d
 @given(data=st.data())
 def test_handwritten_schemas_are_sent_valid_or_refused_with_a_typed_error(api, data):
     try:
-        tools = [Tool.from_schema(name, "A tool.", data.draw(S.handwritten_schema()), strict=data.draw(st.sampled_from([None, True, False])))
-                 for name in TOOL_NAMES[: data.draw(st.integers(1, 3))]]
+        tools = [
+            Tool.from_schema(
+                name,
+                "A tool.",
+                data.draw(S.handwritten_schema()),
+                strict=data.draw(st.sampled_from([None, True, False])),
+            )
+            for name in TOOL_NAMES[: data.draw(st.integers(1, 3))]
+        ]
     except ToolwireError:
         return  # refused when the tool is built (not a valid draft 2020-12 object schema): typed
-    request = ModelRequest(model=S.MODEL_IDS[TARGETS[api][0]], tools=tools, messages=[Message("user", [TextPart("Go.")])])
+    request = ModelRequest(
+        model=S.MODEL_IDS[TARGETS[api][0]], tools=tools, messages=[Message("user", [TextPart("Go.")])]
+    )
     check_sent(api, request, may_refuse=True)
 
 
@@ -124,11 +151,25 @@ def test_hand_built_histories_and_settings_are_sent_valid_or_refused_with_a_type
     if api == "anthropic" and not declare and any(m.tool_calls or m.tool_results for m in messages):
         # known bug, tracked by test_found_bugs.py::test_bug10_history_with_tool_calls_but_no_tools_declared...
         declare = True
-    thinking = data.draw(st.sampled_from([None, {"type": "enabled", "budget_tokens": 2048}, {"effort": "low"}, {"budget": 1024, "include_thoughts": True}]))
+    thinking = data.draw(
+        st.sampled_from(
+            [
+                None,
+                {"type": "enabled", "budget_tokens": 2048},
+                {"effort": "low"},
+                {"budget": 1024, "include_thoughts": True},
+            ]
+        )
+    )
     request = ModelRequest(
-        model=S.MODEL_IDS[api], tools=tools if declare else [], messages=messages,
-        tool_choice=data.draw(st.sampled_from([None, "auto", "required", "none", {"type": "tool", "name": tools[0].name}])),
+        model=S.MODEL_IDS[api],
+        tools=tools if declare else [],
+        messages=messages,
+        tool_choice=data.draw(
+            st.sampled_from([None, "auto", "required", "none", {"type": "tool", "name": tools[0].name}])
+        ),
         parallel_tool_calls=data.draw(st.sampled_from([None, True, False])),
-        max_tokens=data.draw(st.sampled_from([None, 1024, 4096])), thinking=thinking,
+        max_tokens=data.draw(st.sampled_from([None, 1024, 4096])),
+        thinking=thinking,
     )
     check_sent(api, request, may_refuse=True)

@@ -23,7 +23,9 @@ PARAMS = list(_requests())
 
 
 @pytest.mark.skipif(ROOT is None, reason="../shared/recordings is absent")
-@pytest.mark.parametrize("api,body", PARAMS or [pytest.param(None, None, marks=pytest.mark.skip(reason="no recordings"))])
+@pytest.mark.parametrize(
+    "api,body", PARAMS or [pytest.param(None, None, marks=pytest.mark.skip(reason="no recordings"))]
+)
 def test_recorded_request_is_valid(api, body):
     assert [str(v) for v in validate(api, body)] == []
 

@@ -50,7 +50,9 @@ def test_rules_state_summary_and_source():
 @pytest.mark.parametrize("api,rule", ALL_RULES, ids=[r for _, r in ALL_RULES])
 def test_mutation_rule_turned_off_lets_a_breakage_through(api, rule):
     """With ``rule`` disabled, some broken body of the corpus is no longer caught at all."""
-    escaped = [c.id for c in CASES if c.api == api and validate(api, c.body) and not validate(api, c.body, disabled={rule})]
+    escaped = [
+        c.id for c in CASES if c.api == api and validate(api, c.body) and not validate(api, c.body, disabled={rule})
+    ]
     assert escaped, f"no corpus case depends on {rule}: the rule is unexercised or redundant"
 
 
@@ -69,6 +71,12 @@ def test_validator_imports_nothing_from_toolwire():
     bad = []
     for path in sorted(root.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             bad += [f"{path.name}: {n}" for n in names if n == "toolwire" or n.startswith(("toolwire.", "toolwire_"))]
     assert bad == []

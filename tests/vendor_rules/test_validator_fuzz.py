@@ -20,22 +20,102 @@ BUDGET = settings(max_examples=250, deadline=None, derandomize=True, suppress_he
 APIS = sorted(RULESETS)
 
 #: Keys the rules look up, so random objects reach the deep code paths often.
-KEYS = sorted({
-    "model", "max_tokens", "messages", "role", "content", "type", "text", "id", "name", "input", "tool_use_id",
-    "is_error", "source", "media_type", "data", "url", "tools", "input_schema", "tool_choice", "thinking",
-    "budget_tokens", "signature", "system", "tool_calls", "function", "arguments", "tool_call_id", "parameters",
-    "strict", "parallel_tool_calls", "image_url", "call_id", "output", "summary", "encrypted_content",
-    "previous_response_id", "contents", "parts", "functionCall", "functionResponse", "args", "response",
-    "thoughtSignature", "thought", "inlineData", "mimeType", "functionDeclarations", "parametersJsonSchema",
-    "toolConfig", "functionCallingConfig", "mode", "allowedFunctionNames", "properties", "required",
-    "additionalProperties", "$ref", "$defs", "anyOf", "oneOf", "allOf", "items", "enum", "not", "if",
-})
-ROLE_LIKE = st.sampled_from(["user", "assistant", "model", "tool", "system", "function", "tool_use", "tool_result",
-                             "function_call", "function_call_output", "reasoning", "message", "object", "OBJECT", "ANY"])
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3000), st.floats(allow_nan=True), st.text(max_size=8), ROLE_LIKE)
+KEYS = sorted(
+    {
+        "model",
+        "max_tokens",
+        "messages",
+        "role",
+        "content",
+        "type",
+        "text",
+        "id",
+        "name",
+        "input",
+        "tool_use_id",
+        "is_error",
+        "source",
+        "media_type",
+        "data",
+        "url",
+        "tools",
+        "input_schema",
+        "tool_choice",
+        "thinking",
+        "budget_tokens",
+        "signature",
+        "system",
+        "tool_calls",
+        "function",
+        "arguments",
+        "tool_call_id",
+        "parameters",
+        "strict",
+        "parallel_tool_calls",
+        "image_url",
+        "call_id",
+        "output",
+        "summary",
+        "encrypted_content",
+        "previous_response_id",
+        "contents",
+        "parts",
+        "functionCall",
+        "functionResponse",
+        "args",
+        "response",
+        "thoughtSignature",
+        "thought",
+        "inlineData",
+        "mimeType",
+        "functionDeclarations",
+        "parametersJsonSchema",
+        "toolConfig",
+        "functionCallingConfig",
+        "mode",
+        "allowedFunctionNames",
+        "properties",
+        "required",
+        "additionalProperties",
+        "$ref",
+        "$defs",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "items",
+        "enum",
+        "not",
+        "if",
+    }
+)
+ROLE_LIKE = st.sampled_from(
+    [
+        "user",
+        "assistant",
+        "model",
+        "tool",
+        "system",
+        "function",
+        "tool_use",
+        "tool_result",
+        "function_call",
+        "function_call_output",
+        "reasoning",
+        "message",
+        "object",
+        "OBJECT",
+        "ANY",
+    ]
+)
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3000), st.floats(allow_nan=True), st.text(max_size=8), ROLE_LIKE
+)
 JSON = st.recursive(
     SCALARS,
-    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.one_of(st.sampled_from(KEYS), st.text(max_size=5)), inner, max_size=5)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.one_of(st.sampled_from(KEYS), st.text(max_size=5)), inner, max_size=5),
+    ),
     max_leaves=30,
 )
 

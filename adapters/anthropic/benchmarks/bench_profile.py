@@ -22,25 +22,41 @@ import copy
 import statistics
 import time
 
+from toolwire_anthropic import AnthropicCodec
+from toolwire_anthropic.profile import AnthropicProfile
+
 from toolwire.adapter import ModelRequest
 from toolwire.profile import PreflightState, RequestReport, preflight
 from toolwire.tools import Tool
 from toolwire.types import Message, ReasoningPart, TextPart, ToolCall, ToolResult
-from toolwire_anthropic import AnthropicCodec
-from toolwire_anthropic.profile import AnthropicProfile
 
 SIG = "EqEECkYICxgCKkAo3UA4WwDbB8ihhpykVCsPx6iMzwNTNP8dePIgYjNpu2EWrt5JbApWWONEZaf5w46939Vu1SDU1//mDyr2/Vw+Egz"
 
 
 def history(turns: int) -> ModelRequest:
-    tool = Tool.from_schema("get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
+    tool = Tool.from_schema(
+        "get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    )
     msgs = [Message.user("Plan a trip.")]
     for i in range(turns):
-        msgs.append(Message("assistant", [ReasoningPart(text=f"step {i}", signature=SIG, provider="anthropic"), TextPart("Checking."),
-                                          ToolCall(f"toolu_{i:04d}", "get_weather", {"city": f"City {i}"})]))
+        msgs.append(
+            Message(
+                "assistant",
+                [
+                    ReasoningPart(text=f"step {i}", signature=SIG, provider="anthropic"),
+                    TextPart("Checking."),
+                    ToolCall(f"toolu_{i:04d}", "get_weather", {"city": f"City {i}"}),
+                ],
+            )
+        )
         msgs.append(Message("user", [ToolResult(f"toolu_{i:04d}", f"{i} C, sunny")]))
-    return ModelRequest(model="claude-sonnet-4-5", messages=msgs, tools=[tool], thinking={"type": "enabled", "budget_tokens": 2048},
-                        max_tokens=8192)
+    return ModelRequest(
+        model="claude-sonnet-4-5",
+        messages=msgs,
+        tools=[tool],
+        thinking={"type": "enabled", "budget_tokens": 2048},
+        max_tokens=8192,
+    )
 
 
 def median_ms(fn, repeat: int) -> float:
@@ -72,12 +88,18 @@ def main() -> None:
     deep = median_ms(lambda: copy.deepcopy(body), args.repeat)
     rows = [
         ("encode", median_ms(lambda: codec.encode_request(request), args.repeat)),
-        ("repair", median_ms(lambda: profile.repair_request(copy.deepcopy(body), RequestReport("anthropic")), args.repeat) - deep),
+        (
+            "repair",
+            median_ms(lambda: profile.repair_request(copy.deepcopy(body), RequestReport("anthropic")), args.repeat)
+            - deep,
+        ),
         ("check full", median_ms(lambda: profile.check_request(body), args.repeat)),
         ("check new", median_ms(lambda: profile.check_request(body, start=n - 2), args.repeat)),
         ("preflight", median_ms(warm_preflight, args.repeat) - deep),
     ]
-    print(f"{args.turns} tool-calling turns ({n} messages), median of {args.repeat} (deep copies of the body subtracted):")
+    print(
+        f"{args.turns} tool-calling turns ({n} messages), median of {args.repeat} (deep copies of the body subtracted):"
+    )
     for name, ms in rows:
         print(f"  {name:<11} {ms:8.2f} ms")
 

@@ -24,37 +24,81 @@ import time
 
 import anthropic
 import httpx2
+from toolwire_anthropic import AnthropicCodec
 
 from toolwire import Message, TextPart, Tool, ToolCall, ToolResult
 from toolwire.adapter import ModelRequest
-from toolwire_anthropic import AnthropicCodec
 
 RESPONSE = {
-    "id": "msg_bench", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
-    "content": [{"type": "text", "text": "Checking the next file."},
-                {"type": "tool_use", "id": "toolu_bench", "name": "read_file", "input": {"path": "src/app.py", "max_lines": 200}}],
-    "stop_reason": "tool_use", "stop_sequence": None,
-    "usage": {"input_tokens": 25000, "output_tokens": 60, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+    "id": "msg_bench",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-sonnet-4-5-20250929",
+    "content": [
+        {"type": "text", "text": "Checking the next file."},
+        {
+            "type": "tool_use",
+            "id": "toolu_bench",
+            "name": "read_file",
+            "input": {"path": "src/app.py", "max_lines": 200},
+        },
+    ],
+    "stop_reason": "tool_use",
+    "stop_sequence": None,
+    "usage": {
+        "input_tokens": 25000,
+        "output_tokens": 60,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    },
 }
 
 
 def history(turns: int) -> ModelRequest:
-    tools = [Tool("read_file", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}, "max_lines": {"type": "integer"}},
-                                                 "required": ["path"]}),
-             Tool("search", "Search the code.", {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})]
+    tools = [
+        Tool(
+            "read_file",
+            "Read a file.",
+            {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "max_lines": {"type": "integer"}},
+                "required": ["path"],
+            },
+        ),
+        Tool(
+            "search",
+            "Search the code.",
+            {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+        ),
+    ]
     msgs = [Message.user("Review the repository and summarise the risky parts.")]
     for i in range(turns):
-        msgs.append(Message("assistant", [TextPart(f"Step {i}: reading the next file to look for problems."),
-                                          ToolCall(f"toolu_{i:04d}", "read_file", {"path": f"src/mod_{i}.py", "max_lines": 200})]))
-        msgs.append(Message("user", [ToolResult(f"toolu_{i:04d}", "\n".join(f"line {j}: code = {j} * 2" for j in range(40)))]))
-    return ModelRequest("claude-haiku-4-5", msgs, instructions="You are a careful reviewer.", tools=tools, max_tokens=4096)
+        msgs.append(
+            Message(
+                "assistant",
+                [
+                    TextPart(f"Step {i}: reading the next file to look for problems."),
+                    ToolCall(f"toolu_{i:04d}", "read_file", {"path": f"src/mod_{i}.py", "max_lines": 200}),
+                ],
+            )
+        )
+        msgs.append(
+            Message("user", [ToolResult(f"toolu_{i:04d}", "\n".join(f"line {j}: code = {j} * 2" for j in range(40)))])
+        )
+    return ModelRequest(
+        "claude-haiku-4-5", msgs, instructions="You are a careful reviewer.", tools=tools, max_tokens=4096
+    )
 
 
 async def bench(turns: int, repeats: int) -> None:
     body = AnthropicCodec().encode_request(history(turns))
     payload = json.dumps(RESPONSE).encode()
-    transport = httpx2.MockTransport(lambda r: httpx2.Response(200, headers={"content-type": "application/json"}, content=payload))
-    client = anthropic.AsyncAnthropic(api_key="sk-bench", http_client=httpx2.AsyncClient(transport=transport), max_retries=0)
+    transport = httpx2.MockTransport(
+        lambda r: httpx2.Response(200, headers={"content-type": "application/json"}, content=payload)
+    )
+    client = anthropic.AsyncAnthropic(
+        api_key="sk-bench", http_client=httpx2.AsyncClient(transport=transport), max_retries=0
+    )
 
     async def via_create() -> None:
         await client.messages.create(**body)

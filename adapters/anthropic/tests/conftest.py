@@ -13,7 +13,6 @@ from typing import Any, Callable
 
 import httpx2
 import pytest
-
 from toolwire_anthropic import AnthropicModel
 
 
@@ -27,11 +26,18 @@ def sse_response(events: list[dict[str, Any]], status: int = 200) -> httpx2.Resp
 
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> httpx2.Response:
-    return httpx2.Response(status, headers={"content-type": "application/json", **(headers or {})}, text=json.dumps(body))
+    return httpx2.Response(
+        status, headers={"content-type": "application/json", **(headers or {})}, text=json.dumps(body)
+    )
 
 
-def message_body(content: list[dict[str, Any]], stop_reason: str = "end_turn", usage: dict[str, Any] | None = None,
-                 model: str = "claude-sonnet-4-5-20250929", msg_id: str = "msg_01TEST") -> dict[str, Any]:
+def message_body(
+    content: list[dict[str, Any]],
+    stop_reason: str = "end_turn",
+    usage: dict[str, Any] | None = None,
+    model: str = "claude-sonnet-4-5-20250929",
+    msg_id: str = "msg_01TEST",
+) -> dict[str, Any]:
     return {
         "id": msg_id,
         "type": "message",
@@ -40,7 +46,8 @@ def message_body(content: list[dict[str, Any]], stop_reason: str = "end_turn", u
         "content": content,
         "stop_reason": stop_reason,
         "stop_sequence": None,
-        "usage": usage or {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+        "usage": usage
+        or {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
     }
 
 
@@ -59,7 +66,9 @@ class Sent:
 
 @pytest.fixture
 def mock_model() -> Callable[..., AnthropicModel]:
-    def make(handler: Callable[[httpx2.Request], httpx2.Response] | list[httpx2.Response], **settings: Any) -> AnthropicModel:
+    def make(
+        handler: Callable[[httpx2.Request], httpx2.Response] | list[httpx2.Response], **settings: Any
+    ) -> AnthropicModel:
         sent: list[Sent] = []
         queue = list(handler) if isinstance(handler, list) else None
 
@@ -71,8 +80,11 @@ def mock_model() -> Callable[..., AnthropicModel]:
 
         settings.setdefault("api_key", "sk-ant-test")
         settings.setdefault("max_retries", 0)
-        model = AnthropicModel(settings.pop("model_id", "claude-sonnet-4-5"),
-                               http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(respond)), **settings)
+        model = AnthropicModel(
+            settings.pop("model_id", "claude-sonnet-4-5"),
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(respond)),
+            **settings,
+        )
         model.sent = sent  # type: ignore[attr-defined]
         return model
 

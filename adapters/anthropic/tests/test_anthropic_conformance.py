@@ -36,10 +36,10 @@ from urllib.parse import urlsplit
 
 import httpx2
 import pytest
+from toolwire_anthropic import AnthropicCodec, AnthropicModel
 
 from toolwire.errors import ProviderError
 from toolwire.testing.cassettes import load_cassette, recordings_dir
-from toolwire_anthropic import AnthropicCodec, AnthropicModel
 
 _DIR = recordings_dir()
 FILES: list[Path] = sorted((_DIR / "anthropic").glob("*.yaml")) if _DIR and (_DIR / "anthropic").is_dir() else []
@@ -99,12 +99,18 @@ def test_recording_conformance(path: Path | None) -> None:
             sent.append(json.loads(req.content))
             return _replay_response(it)
 
-        model = AnthropicModel(request.model, api_key="sk-ant-test", max_retries=0,
-                               http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(respond)))
+        model = AnthropicModel(
+            request.model,
+            api_key="sk-ant-test",
+            max_retries=0,
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(respond)),
+        )
         if urlsplit(it.uri).path.endswith("/count_tokens"):
             count = asyncio.run(model.count_tokens(request))
             assert count == it.response_json["input_tokens"]
-            assert normalise(sent[0]) == normalise(recorded), f"{path.name}#{it.index}: re-encoded count_tokens request differs"
+            assert normalise(sent[0]) == normalise(recorded), (
+                f"{path.name}#{it.index}: re-encoded count_tokens request differs"
+            )
             continue
         if it.status >= 400:
             with pytest.raises(ProviderError) as info:
@@ -127,7 +133,9 @@ def test_recording_conformance(path: Path | None) -> None:
             continue
         where = f"{path.name}#{it.index}"
         assert response.vendor_stop_reason == exp["stop_reason"], where
-        assert [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in response.tool_calls] == exp["tool_calls"], where
+        assert [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in response.tool_calls] == exp[
+            "tool_calls"
+        ], where
         assert all(c.is_valid for c in response.tool_calls), where
         assert (response.text or None) == exp["text"], where
         assert response.usage.input_tokens == exp["usage"]["input"], where
@@ -151,7 +159,9 @@ def test_recording_conformance(path: Path | None) -> None:
             assert reasoning == [], where
         n_server = len(exp.get("server_tool_calls") or [])
         opaque = response.provider_data.get("anthropic", {}).get("blocks", [])
-        assert sum(1 for b in opaque if b["block"].get("type") in ("server_tool_use", "mcp_tool_use")) == n_server, where
+        assert sum(1 for b in opaque if b["block"].get("type") in ("server_tool_use", "mcp_tool_use")) == n_server, (
+            where
+        )
     if expected:
         assert checked == len(expected), f"{path.name}: {checked} of {len(expected)} expected responses checked"
 
@@ -161,17 +171,44 @@ def test_conformance_handles_error_and_count_tokens_interactions(tmp_path: Path)
     (hidden recordings may hold both)."""
     import yaml
 
-    req = {"model": "claude-haiku-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": "hi"}],
-           "tools": [{"name": "f", "input_schema": {"type": "object"}}]}  # no description (N6)
-    count_req = {"model": "claude-haiku-4-5", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}
-    doc = {"interactions": [
-        {"request": {"method": "POST", "uri": "https://api.anthropic.com/v1/messages", "body": json.dumps(req)},
-         "response": {"status": {"code": 429, "message": "Too Many Requests"}, "headers": {"content-type": ["application/json"]},
-                      "body": {"string": json.dumps({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}})}}},
-        {"request": {"method": "POST", "uri": "https://api.anthropic.com/v1/messages/count_tokens", "body": json.dumps(count_req)},
-         "response": {"status": {"code": 200, "message": "OK"}, "headers": {"content-type": ["application/json"]},
-                      "body": {"string": json.dumps({"input_tokens": 8})}}},
-    ]}
+    req = {
+        "model": "claude-haiku-4-5",
+        "max_tokens": 1024,
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"name": "f", "input_schema": {"type": "object"}}],
+    }  # no description (N6)
+    count_req = {
+        "model": "claude-haiku-4-5",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+    }
+    doc = {
+        "interactions": [
+            {
+                "request": {"method": "POST", "uri": "https://api.anthropic.com/v1/messages", "body": json.dumps(req)},
+                "response": {
+                    "status": {"code": 429, "message": "Too Many Requests"},
+                    "headers": {"content-type": ["application/json"]},
+                    "body": {
+                        "string": json.dumps(
+                            {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}
+                        )
+                    },
+                },
+            },
+            {
+                "request": {
+                    "method": "POST",
+                    "uri": "https://api.anthropic.com/v1/messages/count_tokens",
+                    "body": json.dumps(count_req),
+                },
+                "response": {
+                    "status": {"code": 200, "message": "OK"},
+                    "headers": {"content-type": ["application/json"]},
+                    "body": {"string": json.dumps({"input_tokens": 8})},
+                },
+            },
+        ]
+    }
     path = tmp_path / "synthetic_error_and_count.yaml"
     path.write_text(yaml.safe_dump(doc))
     test_recording_conformance(path)

@@ -21,7 +21,12 @@ def _send(model, stream: bool = False):
 @pytest.mark.parametrize(
     "status, error_type, message, retryable",
     [
-        (400, "invalid_request_error", "messages.1.content.0: tool_use ids were found without tool_result blocks immediately after: toolu_X", False),
+        (
+            400,
+            "invalid_request_error",
+            "messages.1.content.0: tool_use ids were found without tool_result blocks immediately after: toolu_X",
+            False,
+        ),
         (401, "authentication_error", "invalid x-api-key", False),
         (403, "permission_error", "Your API key does not have permission to use the specified resource.", False),
         (404, "not_found_error", "model: claude-nope", False),
@@ -36,13 +41,25 @@ def test_http_errors(mock_model, wire, status, error_type, message, retryable) -
     with pytest.raises(ProviderError) as info:
         _send(model)
     err = info.value
-    assert (err.provider, err.status, err.error_type, err.message, err.retryable) == ("anthropic", status, error_type, message, retryable)
+    assert (err.provider, err.status, err.error_type, err.message, err.retryable) == (
+        "anthropic",
+        status,
+        error_type,
+        message,
+        retryable,
+    )
     assert err.body == wire.error_body(error_type, message)
     assert len(model.sent) == 1  # max_retries=0: exactly one attempt
 
 
 def test_x_should_retry_header_wins(mock_model, wire) -> None:
-    model = mock_model([wire.json_response(wire.error_body("api_error", "do not retry this one"), status=500, headers={"x-should-retry": "false"})])
+    model = mock_model(
+        [
+            wire.json_response(
+                wire.error_body("api_error", "do not retry this one"), status=500, headers={"x-should-retry": "false"}
+            )
+        ]
+    )
     with pytest.raises(ProviderError) as info:
         _send(model)
     assert info.value.status == 500 and info.value.retryable is False
@@ -50,7 +67,9 @@ def test_x_should_retry_header_wins(mock_model, wire) -> None:
 
 def test_sdk_retries_are_kept(mock_model, wire) -> None:
     """``max_retries`` is the SDK's own: a 529 then a success is one answer after two attempts."""
-    overloaded = wire.json_response(wire.error_body("overloaded_error", "Overloaded"), status=529, headers={"retry-after-ms": "1"})
+    overloaded = wire.json_response(
+        wire.error_body("overloaded_error", "Overloaded"), status=529, headers={"retry-after-ms": "1"}
+    )
     ok = wire.json_response(wire.message_body([{"type": "text", "text": "fine"}]))
     model = mock_model([overloaded, ok], max_retries=1)
     resp = _send(model)
@@ -81,9 +100,19 @@ def test_timeout(mock_model) -> None:
 
 def test_error_event_mid_stream(mock_model, wire) -> None:
     events = [
-        {"type": "message_start", "message": {"id": "msg_E", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-                                              "content": [], "stop_reason": None, "stop_sequence": None,
-                                              "usage": {"input_tokens": 20, "output_tokens": 1}}},
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_E",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 20, "output_tokens": 1},
+            },
+        },
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
         {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hel"}},
         {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},

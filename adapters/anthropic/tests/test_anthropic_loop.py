@@ -29,12 +29,17 @@ def fail(city: str) -> str:
 
 def test_loop_runs_tools_and_sends_results(mock_model, wire) -> None:
     first = wire.message_body(
-        [{"type": "text", "text": "Computing."},
-         {"type": "tool_use", "id": "toolu_L1", "name": "add", "input": {"a": 2, "b": 40}},
-         {"type": "tool_use", "id": "toolu_L2", "name": "fail", "input": {"city": "Atlantis"}}],
-        stop_reason="tool_use", usage={"input_tokens": 300, "output_tokens": 40})
-    final = wire.message_body([{"type": "text", "text": "42, and Atlantis was not found."}],
-                              usage={"input_tokens": 380, "output_tokens": 12})
+        [
+            {"type": "text", "text": "Computing."},
+            {"type": "tool_use", "id": "toolu_L1", "name": "add", "input": {"a": 2, "b": 40}},
+            {"type": "tool_use", "id": "toolu_L2", "name": "fail", "input": {"city": "Atlantis"}},
+        ],
+        stop_reason="tool_use",
+        usage={"input_tokens": 300, "output_tokens": 40},
+    )
+    final = wire.message_body(
+        [{"type": "text", "text": "42, and Atlantis was not found."}], usage={"input_tokens": 380, "output_tokens": 12}
+    )
     model = mock_model([wire.json_response(first), wire.json_response(final)])
     result = toolwire.run_sync(model, "add 2 and 40, then look up Atlantis", tools=[add, fail])
     assert result.text == "42, and Atlantis was not found." and result.stop_reason == "end_turn"
@@ -44,5 +49,10 @@ def test_loop_runs_tools_and_sends_results(mock_model, wire) -> None:
     assert [r["tool_use_id"] for r in results] == ["toolu_L1", "toolu_L2"]
     assert results[0]["content"] == "42" and "is_error" not in results[0]
     assert results[1]["is_error"] is True and "city not found" in results[1]["content"]
-    assert second["messages"][1]["content"][1] == {"type": "tool_use", "id": "toolu_L1", "name": "add", "input": {"a": 2, "b": 40}}
+    assert second["messages"][1]["content"][1] == {
+        "type": "tool_use",
+        "id": "toolu_L1",
+        "name": "add",
+        "input": {"a": 2, "b": 40},
+    }
     assert result.usage.input_tokens == 680 and result.usage.output_tokens == 52 and result.usage.requests == 2

@@ -7,15 +7,18 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from toolwire_anthropic import AnthropicCodec
 
 import toolwire
 from toolwire import Conversation, Message, Tool, ToolCall, ToolResult
 from toolwire.profile import RequestRefused
-from toolwire_anthropic import AnthropicCodec
 
 B25_ALLOF = {"type": "object", "allOf": [{"properties": {"tag": {"type": "string"}}, "required": ["tag"]}]}
-B25_ANYOF = {"type": "object", "properties": {"id": {"type": "integer"}, "tag": {"type": "string"}},
-             "anyOf": [{"required": ["id"]}, {"required": ["tag"]}]}
+B25_ANYOF = {
+    "type": "object",
+    "properties": {"id": {"type": "integer"}, "tag": {"type": "string"}},
+    "anyOf": [{"required": ["id"]}, {"required": ["tag"]}],
+}
 
 
 def run(coro):
@@ -47,9 +50,16 @@ def test_b25_translate_tool_reports_the_lossy_change_at_its_pointer() -> None:
 
 def test_b25_loop_still_validates_against_the_original_schema(mock_model, wire) -> None:
     calls: list[dict] = []
-    find = Tool.from_schema("find_item", "Find an item by id or tag.", B25_ANYOF, lambda **kw: calls.append(kw) or "found")
-    first = wire.message_body([{"type": "tool_use", "id": "toolu_B25a", "name": "find_item", "input": {}},
-                               {"type": "tool_use", "id": "toolu_B25b", "name": "find_item", "input": {"tag": "red"}}], stop_reason="tool_use")
+    find = Tool.from_schema(
+        "find_item", "Find an item by id or tag.", B25_ANYOF, lambda **kw: calls.append(kw) or "found"
+    )
+    first = wire.message_body(
+        [
+            {"type": "tool_use", "id": "toolu_B25a", "name": "find_item", "input": {}},
+            {"type": "tool_use", "id": "toolu_B25b", "name": "find_item", "input": {"tag": "red"}},
+        ],
+        stop_reason="tool_use",
+    )
     final = wire.message_body([{"type": "text", "text": "done"}])
     model = mock_model([wire.json_response(first), wire.json_response(final)])
     result = toolwire.run_sync(model, "find it", tools=[find])
@@ -60,22 +70,40 @@ def test_b25_loop_still_validates_against_the_original_schema(mock_model, wire) 
 
 
 def test_refused_request_is_never_sent(mock_model, wire) -> None:
-    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "never"}]))],
-                       thinking={"type": "enabled", "budget_tokens": 2048}, max_tokens=4096)
-    weather = Tool.from_schema("get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}})
+    model = mock_model(
+        [wire.json_response(wire.message_body([{"type": "text", "text": "never"}]))],
+        thinking={"type": "enabled", "budget_tokens": 2048},
+        max_tokens=4096,
+    )
+    weather = Tool.from_schema(
+        "get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}}
+    )
     with pytest.raises(RequestRefused) as info:
         run(model.send(model.build_request([Message.user("x")], tools=[weather], tool_choice="required")))
     assert model.sent == []
-    assert [(v.rule, v.pointer) for v in info.value.violations] == [("anthropic.request.thinking-forced-tool", "/tool_choice")]
+    assert [(v.rule, v.pointer) for v in info.value.violations] == [
+        ("anthropic.request.thinking-forced-tool", "/tool_choice")
+    ]
     assert "anthropic.request.thinking-forced-tool" in str(info.value) and "/tool_choice" in str(info.value)
 
 
-@pytest.mark.parametrize(("settings", "rule", "pointer"), [
-    ({"temperature": 1.5}, "anthropic.request.sampling-range", "/temperature"),
-    ({"thinking": {"type": "enabled", "budget_tokens": 4096}, "max_tokens": 4096}, "anthropic.request.thinking-budget", "/thinking/budget_tokens"),
-    ({"thinking": {"type": "adaptive"}, "temperature": 0.3}, "anthropic.request.thinking-temperature", "/temperature"),
-    ({"temperature": 0.5, "top_p": 0.9}, "anthropic.request.temperature-and-top-p", "/top_p"),
-])
+@pytest.mark.parametrize(
+    ("settings", "rule", "pointer"),
+    [
+        ({"temperature": 1.5}, "anthropic.request.sampling-range", "/temperature"),
+        (
+            {"thinking": {"type": "enabled", "budget_tokens": 4096}, "max_tokens": 4096},
+            "anthropic.request.thinking-budget",
+            "/thinking/budget_tokens",
+        ),
+        (
+            {"thinking": {"type": "adaptive"}, "temperature": 0.3},
+            "anthropic.request.thinking-temperature",
+            "/temperature",
+        ),
+        ({"temperature": 0.5, "top_p": 0.9}, "anthropic.request.temperature-and-top-p", "/top_p"),
+    ],
+)
 def test_settings_refused_before_sending_stream_too(mock_model, wire, settings, rule, pointer) -> None:
     model = mock_model([], **settings)
 
@@ -91,20 +119,47 @@ def test_settings_refused_before_sending_stream_too(mock_model, wire, settings, 
 
 def test_repair_arrives_repaired_and_is_on_the_turn(mock_model, wire) -> None:
     model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))])
-    conv = [Message.user("go"), Message("assistant", [ToolCall("toolu_E", "lookup", {})]), Message("user", [ToolResult("toolu_E", "", is_error=True)])]
+    conv = [
+        Message.user("go"),
+        Message("assistant", [ToolCall("toolu_E", "lookup", {})]),
+        Message("user", [ToolResult("toolu_E", "", is_error=True)]),
+    ]
     lookup = Tool.from_schema("lookup", "Look up.", {"type": "object", "properties": {}})
     resp = run(model.send(model.build_request(conv, tools=[lookup])))
     sent = model.sent[0].json["messages"][2]["content"][0]
-    assert sent == {"type": "tool_result", "tool_use_id": "toolu_E", "content": "error: the tool failed without a message", "is_error": True}
-    assert [(c.rule, c.pointer) for c in resp.preflight] == [("anthropic.conversation.tool-result-error-content", "/messages/2/content/0/content")]
+    assert sent == {
+        "type": "tool_result",
+        "tool_use_id": "toolu_E",
+        "content": "error: the tool failed without a message",
+        "is_error": True,
+    }
+    assert [(c.rule, c.pointer) for c in resp.preflight] == [
+        ("anthropic.conversation.tool-result-error-content", "/messages/2/content/0/content")
+    ]
 
 
 def test_thinking_left_out_for_a_tool_loop_from_another_provider(mock_model, wire) -> None:
     # an OpenAI turn (no thinking block) whose call is being answered, then a switch to Anthropic with thinking
-    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))],
-                       thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096)
-    conv = [Message.user("go"), Message("assistant", [ToolCall("call_abc123", "lookup", {"q": "x"})]), Message("user", [ToolResult("call_abc123", "42")])]
-    resp = run(model.send(model.build_request(conv, tools=[Tool.from_schema("lookup", "Look up.", {"type": "object", "properties": {"q": {"type": "string"}}})])))
+    model = mock_model(
+        [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))],
+        thinking={"type": "enabled", "budget_tokens": 1024},
+        max_tokens=4096,
+    )
+    conv = [
+        Message.user("go"),
+        Message("assistant", [ToolCall("call_abc123", "lookup", {"q": "x"})]),
+        Message("user", [ToolResult("call_abc123", "42")]),
+    ]
+    resp = run(
+        model.send(
+            model.build_request(
+                conv,
+                tools=[
+                    Tool.from_schema("lookup", "Look up.", {"type": "object", "properties": {"q": {"type": "string"}}})
+                ],
+            )
+        )
+    )
     assert "thinking" not in model.sent[0].json
     change = next(c for c in resp.preflight if c.rule == "anthropic.conversation.thinking-in-tool-loop")
     assert change.pointer == "/thinking" and change.lossy
@@ -113,13 +168,29 @@ def test_thinking_left_out_for_a_tool_loop_from_another_provider(mock_model, wir
 def test_foreign_tool_names_renamed_consistently_and_calls_run_the_real_tool(mock_model, wire) -> None:
     # tools imported from a Gemini history keep names Anthropic refuses ('.' and ':')
     ran: list[tuple[str, dict]] = []
-    read = Tool("files.read", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}},
-                function=lambda **kw: ran.append(("files.read", kw)) or "text", imported_from="gemini")
-    read2 = Tool("files:read", "Read a file (v2).", {"type": "object", "properties": {}},
-                 function=lambda **kw: ran.append(("files:read", kw)) or "v2", imported_from="gemini")
-    history = [Message.user("read a.txt"), Message("assistant", [ToolCall("fc_1", "files.read", {"path": "old.txt"})]),
-               Message("user", [ToolResult("fc_1", "old")])]
-    first = wire.message_body([{"type": "tool_use", "id": "toolu_R1", "name": "files_read", "input": {"path": "a.txt"}}], stop_reason="tool_use")
+    read = Tool(
+        "files.read",
+        "Read a file.",
+        {"type": "object", "properties": {"path": {"type": "string"}}},
+        function=lambda **kw: ran.append(("files.read", kw)) or "text",
+        imported_from="gemini",
+    )
+    read2 = Tool(
+        "files:read",
+        "Read a file (v2).",
+        {"type": "object", "properties": {}},
+        function=lambda **kw: ran.append(("files:read", kw)) or "v2",
+        imported_from="gemini",
+    )
+    history = [
+        Message.user("read a.txt"),
+        Message("assistant", [ToolCall("fc_1", "files.read", {"path": "old.txt"})]),
+        Message("user", [ToolResult("fc_1", "old")]),
+    ]
+    first = wire.message_body(
+        [{"type": "tool_use", "id": "toolu_R1", "name": "files_read", "input": {"path": "a.txt"}}],
+        stop_reason="tool_use",
+    )
     final = wire.message_body([{"type": "text", "text": "done"}])
     model = mock_model([wire.json_response(first), wire.json_response(final)])
     result = toolwire.run_sync(model, "again", tools=[read, read2], conversation=Conversation(history))
@@ -134,20 +205,40 @@ def test_foreign_tool_names_renamed_consistently_and_calls_run_the_real_tool(moc
 def test_renamed_tool_in_tool_choice_and_stream(mock_model, wire) -> None:
     read = Tool("files.read", "Read a file.", {"type": "object", "properties": {}}, imported_from="gemini")
     events = [
-        {"type": "message_start", "message": {"id": "msg_S", "type": "message", "role": "assistant", "model": "m", "content": [],
-                                              "stop_reason": None, "usage": {"input_tokens": 5, "output_tokens": 1}}},
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_S", "name": "files_read", "input": {}}},
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_S",
+                "type": "message",
+                "role": "assistant",
+                "model": "m",
+                "content": [],
+                "stop_reason": None,
+                "usage": {"input_tokens": 5, "output_tokens": 1},
+            },
+        },
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "toolu_S", "name": "files_read", "input": {}},
+        },
         {"type": "content_block_stop", "index": 0},
         {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 3}},
         {"type": "message_stop"},
     ]
     model = mock_model([wire.sse_response(events)], stream=True)
-    resp = run(model.send(model.build_request([Message.user("x")], tools=[read], tool_choice={"type": "tool", "name": "files.read"})))
+    resp = run(
+        model.send(
+            model.build_request([Message.user("x")], tools=[read], tool_choice={"type": "tool", "name": "files.read"})
+        )
+    )
     assert model.sent[0].json["tool_choice"] == {"type": "tool", "name": "files_read"}
     assert [c.name for c in resp.tool_calls] == ["files.read"]
 
 
 def test_parallel_false_without_tools_sends_no_tool_choice(mock_model, wire) -> None:
-    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))], parallel_tool_calls=False)
+    model = mock_model(
+        [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))], parallel_tool_calls=False
+    )
     resp = run(model.send(model.build_request([Message.user("x")])))
     assert "tool_choice" not in model.sent[0].json and resp.preflight is None

@@ -13,9 +13,9 @@ import copy
 from typing import Any
 
 import pytest
+from toolwire_anthropic.profile import RULES, STRICT_LIMITS, AnthropicProfile
 
 from toolwire.schema.report import TranslationReport
-from toolwire_anthropic.profile import RULES, STRICT_LIMITS, AnthropicProfile
 
 P = AnthropicProfile()
 
@@ -34,11 +34,20 @@ class Report:
 
 
 def tool(name: str = "get_weather", schema: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
-    return {"name": name, "description": "d", "input_schema": schema or {"type": "object", "properties": {"city": {"type": "string"}}}, **extra}
+    return {
+        "name": name,
+        "description": "d",
+        "input_schema": schema or {"type": "object", "properties": {"city": {"type": "string"}}},
+        **extra,
+    }
 
 
 def body(**over: Any) -> dict[str, Any]:
-    b: dict[str, Any] = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}
+    b: dict[str, Any] = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 1024,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+    }
     b.update(over)
     return {k: v for k, v in b.items() if v is not None}
 
@@ -69,76 +78,246 @@ def test_valid_baseline_has_no_violation() -> None:
 REFUSED: list[tuple[str, dict[str, Any], str]] = [
     ("anthropic.tool.name", body(tools=[tool("files.read:v2")]), "/tools/0/name"),
     ("anthropic.tool.unique-names", body(tools=[tool(), tool()]), "/tools/1/name"),
-    ("anthropic.tool_use.id", body(tools=[tool()], messages=loop([{**USE, "id": "call.1"}], [{**RESULT, "tool_use_id": "call.1"}])),
-     "/messages/1/content/0/id"),
-    ("anthropic.tool_use.unique-ids", body(tools=[tool()], messages=loop([USE, USE], [RESULT])), "/messages/1/content/1/id"),
-    ("anthropic.tool_use.input", body(tools=[tool()], messages=loop([{**USE, "input": "Paris"}])), "/messages/1/content/0/input"),
+    (
+        "anthropic.tool_use.id",
+        body(tools=[tool()], messages=loop([{**USE, "id": "call.1"}], [{**RESULT, "tool_use_id": "call.1"}])),
+        "/messages/1/content/0/id",
+    ),
+    (
+        "anthropic.tool_use.unique-ids",
+        body(tools=[tool()], messages=loop([USE, USE], [RESULT])),
+        "/messages/1/content/1/id",
+    ),
+    (
+        "anthropic.tool_use.input",
+        body(tools=[tool()], messages=loop([{**USE, "input": "Paris"}])),
+        "/messages/1/content/0/input",
+    ),
     ("anthropic.schema.root-type-object", body(tools=[tool(schema={"type": "string"})]), "/tools/0/input_schema/type"),
-    ("anthropic.schema.root-combinator", body(tools=[tool(schema={"type": "object", "oneOf": [{"required": ["a"]}]})]), "/tools/0/input_schema/oneOf"),
-    ("anthropic.schema.root-ref", body(tools=[tool(schema={"type": "object", "$ref": "#/$defs/A", "$defs": {"A": {"type": "object"}}})]),
-     "/tools/0/input_schema/$ref"),
-    ("anthropic.schema.strict-subset", body(tools=[tool(schema={"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}},
-                                                                "additionalProperties": False}, strict=True)]),
-     "/tools/0/input_schema/properties/n/minimum"),
-    ("anthropic.schema.strict-recursive", body(tools=[tool(schema={"type": "object", "properties": {"child": {"$ref": "#"}}, "additionalProperties": False},
-                                                           strict=True)]), "/tools/0/input_schema/properties/child/$ref"),
-    ("anthropic.request.strict-limits", body(tools=[tool(f"t{i}", {"type": "object", "properties": {}, "additionalProperties": False}, strict=True)
-                                                    for i in range(STRICT_LIMITS["strict_tools"] + 1)]), "/tools"),
+    (
+        "anthropic.schema.root-combinator",
+        body(tools=[tool(schema={"type": "object", "oneOf": [{"required": ["a"]}]})]),
+        "/tools/0/input_schema/oneOf",
+    ),
+    (
+        "anthropic.schema.root-ref",
+        body(tools=[tool(schema={"type": "object", "$ref": "#/$defs/A", "$defs": {"A": {"type": "object"}}})]),
+        "/tools/0/input_schema/$ref",
+    ),
+    (
+        "anthropic.schema.strict-subset",
+        body(
+            tools=[
+                tool(
+                    schema={
+                        "type": "object",
+                        "properties": {"n": {"type": "integer", "minimum": 1}},
+                        "additionalProperties": False,
+                    },
+                    strict=True,
+                )
+            ]
+        ),
+        "/tools/0/input_schema/properties/n/minimum",
+    ),
+    (
+        "anthropic.schema.strict-recursive",
+        body(
+            tools=[
+                tool(
+                    schema={"type": "object", "properties": {"child": {"$ref": "#"}}, "additionalProperties": False},
+                    strict=True,
+                )
+            ]
+        ),
+        "/tools/0/input_schema/properties/child/$ref",
+    ),
+    (
+        "anthropic.request.strict-limits",
+        body(
+            tools=[
+                tool(f"t{i}", {"type": "object", "properties": {}, "additionalProperties": False}, strict=True)
+                for i in range(STRICT_LIMITS["strict_tools"] + 1)
+            ]
+        ),
+        "/tools",
+    ),
     ("anthropic.request.max-tokens", body(max_tokens=-1), "/max_tokens"),
     ("anthropic.request.messages-count", body(messages=[]), "/messages"),
     ("anthropic.request.tool-choice-without-tools", body(tool_choice={"type": "any"}), "/tool_choice"),
-    ("anthropic.request.tool-choice-unknown-tool", body(tools=[tool()], tool_choice={"type": "tool", "name": "get_time"}), "/tool_choice/name"),
+    (
+        "anthropic.request.tool-choice-unknown-tool",
+        body(tools=[tool()], tool_choice={"type": "tool", "name": "get_time"}),
+        "/tool_choice/name",
+    ),
     ("anthropic.request.tool-blocks-need-tools", body(messages=loop([USE])), "/tools"),
-    ("anthropic.request.disable-parallel-placement", body(tools=[tool()], tool_choice={"type": "none", "disable_parallel_tool_use": True}),
-     "/tool_choice/disable_parallel_tool_use"),
-    ("anthropic.request.thinking-forced-tool", body(max_tokens=4096, tools=[tool()], tool_choice={"type": "tool", "name": "get_weather"},
-                                                    thinking={"type": "enabled", "budget_tokens": 2048}), "/tool_choice"),
-    ("anthropic.request.thinking-budget", body(max_tokens=2048, thinking={"type": "enabled", "budget_tokens": 2048}), "/thinking/budget_tokens"),
+    (
+        "anthropic.request.disable-parallel-placement",
+        body(tools=[tool()], tool_choice={"type": "none", "disable_parallel_tool_use": True}),
+        "/tool_choice/disable_parallel_tool_use",
+    ),
+    (
+        "anthropic.request.thinking-forced-tool",
+        body(
+            max_tokens=4096,
+            tools=[tool()],
+            tool_choice={"type": "tool", "name": "get_weather"},
+            thinking={"type": "enabled", "budget_tokens": 2048},
+        ),
+        "/tool_choice",
+    ),
+    (
+        "anthropic.request.thinking-budget",
+        body(max_tokens=2048, thinking={"type": "enabled", "budget_tokens": 2048}),
+        "/thinking/budget_tokens",
+    ),
     ("anthropic.request.thinking-temperature", body(temperature=0.2, thinking={"type": "adaptive"}), "/temperature"),
     ("anthropic.request.thinking-sampling", body(top_k=5, thinking={"type": "adaptive"}), "/top_k"),
     ("anthropic.request.sampling-range", body(temperature=1.5), "/temperature"),
     ("anthropic.request.temperature-and-top-p", body(temperature=0.5, top_p=0.9), "/top_p"),
-    ("anthropic.request.system-top-level", body(messages=[{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]),
-     "/messages/0/role"),
-    ("anthropic.request.cache-control-limit", body(messages=convo(("user", [{"type": "text", "text": f"part {i}", "cache_control": {"type": "ephemeral"}}
-                                                                             for i in range(5)]))), ""),
-    ("anthropic.conversation.block-role", body(messages=convo(("user", [{"type": "text", "text": "hi"}, SIG]))), "/messages/0/content/1"),
-    ("anthropic.conversation.tool-result-placement", body(tools=[tool()], messages=loop([USE], [{"type": "text", "text": "go on"}])),
-     "/messages/1/content/0"),
-    ("anthropic.conversation.tool-results-first", body(tools=[tool()], messages=loop([USE], [{"type": "text", "text": "and?"}, RESULT])),
-     "/messages/2/content/0"),
-    ("anthropic.conversation.tool-result-orphan", body(tools=[tool()], messages=loop([USE], [RESULT, {**RESULT, "tool_use_id": "toolu_9"}])),
-     "/messages/2/content/1"),
-    ("anthropic.conversation.tool-result-once", body(tools=[tool()], messages=loop([USE], [RESULT, RESULT])), "/messages/2/content/1"),
-    ("anthropic.conversation.tool-result-content", body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": [USE]}])),
-     "/messages/2/content/0/content/0"),
-    ("anthropic.conversation.tool-result-error-content", body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": [], "is_error": True}])),
-     "/messages/2/content/0/content"),
-    ("anthropic.conversation.empty-text", body(messages=convo(("user", [{"type": "text", "text": "  \n"}, {"type": "text", "text": "hi"}]))),
-     "/messages/0/content/0"),
-    ("anthropic.conversation.empty-content", body(messages=convo(("user", []), ("assistant", [{"type": "text", "text": "ok"}]),
-                                                              ("user", [{"type": "text", "text": "hi"}]))), "/messages/0/content"),
-    ("anthropic.conversation.final-whitespace", body(messages=convo(("user", [{"type": "text", "text": "hi"}]),
-                                                                    ("assistant", [{"type": "text", "text": "The answer is "}]))),
-     "/messages/1/content/0"),
-    ("anthropic.conversation.thinking-signature", body(thinking={"type": "adaptive"}, tools=[tool()],
-                                                       messages=loop([{"type": "thinking", "thinking": "hmm"}, USE])),
-     "/messages/1/content/0/signature"),
-    ("anthropic.conversation.thinking-first", body(thinking={"type": "adaptive"}, tools=[tool()],
-                                                   messages=loop([{"type": "text", "text": "x"}, SIG, USE])), "/messages/1/content/0"),
-    ("anthropic.conversation.thinking-in-tool-loop", body(thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096, tools=[tool()], messages=loop([USE])),
-     "/messages/1/content/0"),
-    ("anthropic.conversation.thinking-when-disabled", body(messages=convo(("user", [{"type": "text", "text": "hi"}]),
-                                                                          ("assistant", [SIG, {"type": "text", "text": "So"}]))),
-     "/messages/1/content/0"),
-    ("anthropic.conversation.final-block-thinking", body(thinking={"type": "adaptive"}, messages=convo(("user", [{"type": "text", "text": "hi"}]),
-                                                                                                       ("assistant", [SIG]))), "/messages/1/content/0"),
-    ("anthropic.conversation.image-media-type", body(messages=convo(("user", [{"type": "image", "source": {"type": "base64", "media_type": "image/bmp",
-                                                                                                           "data": "Qk0="}}]))),
-     "/messages/0/content/0/source/media_type"),
-    ("anthropic.conversation.image-size", body(messages=convo(("user", [{"type": "image", "source": {
-        "type": "base64", "media_type": "image/png", "data": base64.b64encode(b"\0" * (5 * 1024 * 1024 + 1)).decode()}}]))),
-     "/messages/0/content/0/source/data"),
+    (
+        "anthropic.request.system-top-level",
+        body(messages=[{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]),
+        "/messages/0/role",
+    ),
+    (
+        "anthropic.request.cache-control-limit",
+        body(
+            messages=convo(
+                (
+                    "user",
+                    [{"type": "text", "text": f"part {i}", "cache_control": {"type": "ephemeral"}} for i in range(5)],
+                )
+            )
+        ),
+        "",
+    ),
+    (
+        "anthropic.conversation.block-role",
+        body(messages=convo(("user", [{"type": "text", "text": "hi"}, SIG]))),
+        "/messages/0/content/1",
+    ),
+    (
+        "anthropic.conversation.tool-result-placement",
+        body(tools=[tool()], messages=loop([USE], [{"type": "text", "text": "go on"}])),
+        "/messages/1/content/0",
+    ),
+    (
+        "anthropic.conversation.tool-results-first",
+        body(tools=[tool()], messages=loop([USE], [{"type": "text", "text": "and?"}, RESULT])),
+        "/messages/2/content/0",
+    ),
+    (
+        "anthropic.conversation.tool-result-orphan",
+        body(tools=[tool()], messages=loop([USE], [RESULT, {**RESULT, "tool_use_id": "toolu_9"}])),
+        "/messages/2/content/1",
+    ),
+    (
+        "anthropic.conversation.tool-result-once",
+        body(tools=[tool()], messages=loop([USE], [RESULT, RESULT])),
+        "/messages/2/content/1",
+    ),
+    (
+        "anthropic.conversation.tool-result-content",
+        body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": [USE]}])),
+        "/messages/2/content/0/content/0",
+    ),
+    (
+        "anthropic.conversation.tool-result-error-content",
+        body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": [], "is_error": True}])),
+        "/messages/2/content/0/content",
+    ),
+    (
+        "anthropic.conversation.empty-text",
+        body(messages=convo(("user", [{"type": "text", "text": "  \n"}, {"type": "text", "text": "hi"}]))),
+        "/messages/0/content/0",
+    ),
+    (
+        "anthropic.conversation.empty-content",
+        body(
+            messages=convo(
+                ("user", []),
+                ("assistant", [{"type": "text", "text": "ok"}]),
+                ("user", [{"type": "text", "text": "hi"}]),
+            )
+        ),
+        "/messages/0/content",
+    ),
+    (
+        "anthropic.conversation.final-whitespace",
+        body(
+            messages=convo(
+                ("user", [{"type": "text", "text": "hi"}]), ("assistant", [{"type": "text", "text": "The answer is "}])
+            )
+        ),
+        "/messages/1/content/0",
+    ),
+    (
+        "anthropic.conversation.thinking-signature",
+        body(
+            thinking={"type": "adaptive"}, tools=[tool()], messages=loop([{"type": "thinking", "thinking": "hmm"}, USE])
+        ),
+        "/messages/1/content/0/signature",
+    ),
+    (
+        "anthropic.conversation.thinking-first",
+        body(thinking={"type": "adaptive"}, tools=[tool()], messages=loop([{"type": "text", "text": "x"}, SIG, USE])),
+        "/messages/1/content/0",
+    ),
+    (
+        "anthropic.conversation.thinking-in-tool-loop",
+        body(
+            thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096, tools=[tool()], messages=loop([USE])
+        ),
+        "/messages/1/content/0",
+    ),
+    (
+        "anthropic.conversation.thinking-when-disabled",
+        body(
+            messages=convo(
+                ("user", [{"type": "text", "text": "hi"}]), ("assistant", [SIG, {"type": "text", "text": "So"}])
+            )
+        ),
+        "/messages/1/content/0",
+    ),
+    (
+        "anthropic.conversation.final-block-thinking",
+        body(
+            thinking={"type": "adaptive"},
+            messages=convo(("user", [{"type": "text", "text": "hi"}]), ("assistant", [SIG])),
+        ),
+        "/messages/1/content/0",
+    ),
+    (
+        "anthropic.conversation.image-media-type",
+        body(
+            messages=convo(
+                ("user", [{"type": "image", "source": {"type": "base64", "media_type": "image/bmp", "data": "Qk0="}}])
+            )
+        ),
+        "/messages/0/content/0/source/media_type",
+    ),
+    (
+        "anthropic.conversation.image-size",
+        body(
+            messages=convo(
+                (
+                    "user",
+                    [
+                        {
+                            "type": "image",
+                            "source": {
+                                "type": "base64",
+                                "media_type": "image/png",
+                                "data": base64.b64encode(b"\0" * (5 * 1024 * 1024 + 1)).decode(),
+                            },
+                        }
+                    ],
+                )
+            )
+        ),
+        "/messages/0/content/0/source/data",
+    ),
 ]
 
 
@@ -150,34 +329,106 @@ def test_check_names_rule_and_pointer(rule: str, bad: dict[str, Any], pointer: s
 # -- repaired: the repair keeps the meaning, is reported at its pointer and the result passes -------
 
 REPAIRED: list[tuple[str, dict[str, Any], str]] = [
-    ("anthropic.request.tool-blocks-need-tools", body(messages=loop([USE]) + convo(("user", [{"type": "text", "text": "Summarise."}]))), "/tools"),
-    ("anthropic.request.tool-choice-without-tools", body(tool_choice={"type": "auto", "disable_parallel_tool_use": True}), "/tool_choice"),
-    ("anthropic.request.disable-parallel-placement", body(tools=[tool()], tool_choice={"type": "none", "disable_parallel_tool_use": True}),
-     "/tool_choice/disable_parallel_tool_use"),
-    ("anthropic.request.strict-limits", body(tools=[tool(f"t{i}", {"type": "object", "properties": {}, "additionalProperties": False}, strict=True)
-                                                    for i in range(STRICT_LIMITS["strict_tools"] + 1)]), f"/tools/{STRICT_LIMITS['strict_tools']}/strict"),
-    ("anthropic.conversation.first-user", body(messages=convo(("assistant", [{"type": "text", "text": "Hello! How can I help?"}]),
-                                                              ("user", [{"type": "text", "text": "weather?"}]))), "/messages/0/role"),
-    ("anthropic.conversation.consecutive-roles", body(messages=convo(("user", [{"type": "text", "text": "a"}]), ("user", [{"type": "text", "text": "b"}]))),
-     "/messages/1"),
-    ("anthropic.conversation.tool-results-first", body(tools=[tool()], messages=loop([USE], [{"type": "text", "text": "and?"}, RESULT])),
-     "/messages/2/content"),
-    ("anthropic.conversation.tool-result-error-content", body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": [], "is_error": True}])),
-     "/messages/2/content/0/content"),
-    ("anthropic.conversation.empty-text", body(messages=convo(("user", [{"type": "text", "text": "  \n"}, {"type": "text", "text": "hi"}]))),
-     "/messages/0/content/0"),
-    ("anthropic.conversation.empty-content", body(messages=convo(("user", [{"type": "text", "text": "hi"}]), ("assistant", []),
-                                                              ("user", [{"type": "text", "text": "hi again"}]))), "/messages/1"),
-    ("anthropic.conversation.final-whitespace", body(messages=convo(("user", [{"type": "text", "text": "hi"}]),
-                                                                    ("assistant", [{"type": "text", "text": "The answer is "}]))),
-     "/messages/1/content/0/text"),
-    ("anthropic.conversation.thinking-in-tool-loop", body(thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096, tools=[tool()], messages=loop([USE])), "/thinking"),
-    ("anthropic.conversation.thinking-when-disabled", body(messages=convo(("user", [{"type": "text", "text": "hi"}]),
-                                                                          ("assistant", [SIG, {"type": "text", "text": "So"}]))),
-     "/messages/1/content"),
-    ("anthropic.conversation.image-media-type", body(messages=convo(("user", [{"type": "image", "source": {"type": "base64", "media_type": "image/jpg",
-                                                                                                           "data": "/9j/"}}]))),
-     "/messages/0/content/0/source/media_type"),
+    (
+        "anthropic.request.tool-blocks-need-tools",
+        body(messages=loop([USE]) + convo(("user", [{"type": "text", "text": "Summarise."}]))),
+        "/tools",
+    ),
+    (
+        "anthropic.request.tool-choice-without-tools",
+        body(tool_choice={"type": "auto", "disable_parallel_tool_use": True}),
+        "/tool_choice",
+    ),
+    (
+        "anthropic.request.disable-parallel-placement",
+        body(tools=[tool()], tool_choice={"type": "none", "disable_parallel_tool_use": True}),
+        "/tool_choice/disable_parallel_tool_use",
+    ),
+    (
+        "anthropic.request.strict-limits",
+        body(
+            tools=[
+                tool(f"t{i}", {"type": "object", "properties": {}, "additionalProperties": False}, strict=True)
+                for i in range(STRICT_LIMITS["strict_tools"] + 1)
+            ]
+        ),
+        f"/tools/{STRICT_LIMITS['strict_tools']}/strict",
+    ),
+    (
+        "anthropic.conversation.first-user",
+        body(
+            messages=convo(
+                ("assistant", [{"type": "text", "text": "Hello! How can I help?"}]),
+                ("user", [{"type": "text", "text": "weather?"}]),
+            )
+        ),
+        "/messages/0/role",
+    ),
+    (
+        "anthropic.conversation.consecutive-roles",
+        body(messages=convo(("user", [{"type": "text", "text": "a"}]), ("user", [{"type": "text", "text": "b"}]))),
+        "/messages/1",
+    ),
+    (
+        "anthropic.conversation.tool-results-first",
+        body(tools=[tool()], messages=loop([USE], [{"type": "text", "text": "and?"}, RESULT])),
+        "/messages/2/content",
+    ),
+    (
+        "anthropic.conversation.tool-result-error-content",
+        body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": [], "is_error": True}])),
+        "/messages/2/content/0/content",
+    ),
+    (
+        "anthropic.conversation.empty-text",
+        body(messages=convo(("user", [{"type": "text", "text": "  \n"}, {"type": "text", "text": "hi"}]))),
+        "/messages/0/content/0",
+    ),
+    (
+        "anthropic.conversation.empty-content",
+        body(
+            messages=convo(
+                ("user", [{"type": "text", "text": "hi"}]),
+                ("assistant", []),
+                ("user", [{"type": "text", "text": "hi again"}]),
+            )
+        ),
+        "/messages/1",
+    ),
+    (
+        "anthropic.conversation.final-whitespace",
+        body(
+            messages=convo(
+                ("user", [{"type": "text", "text": "hi"}]), ("assistant", [{"type": "text", "text": "The answer is "}])
+            )
+        ),
+        "/messages/1/content/0/text",
+    ),
+    (
+        "anthropic.conversation.thinking-in-tool-loop",
+        body(
+            thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096, tools=[tool()], messages=loop([USE])
+        ),
+        "/thinking",
+    ),
+    (
+        "anthropic.conversation.thinking-when-disabled",
+        body(
+            messages=convo(
+                ("user", [{"type": "text", "text": "hi"}]), ("assistant", [SIG, {"type": "text", "text": "So"}])
+            )
+        ),
+        "/messages/1/content",
+    ),
+    (
+        "anthropic.conversation.image-media-type",
+        body(
+            messages=convo(
+                ("user", [{"type": "image", "source": {"type": "base64", "media_type": "image/jpg", "data": "/9j/"}}])
+            )
+        ),
+        "/messages/0/content/0/source/media_type",
+    ),
 ]
 
 
@@ -207,27 +458,55 @@ def test_rules_state_summary_source_and_action() -> None:
 
 def test_repaired_values() -> None:
     r = Report()
-    fixed = P.repair_request(body(messages=convo(("user", [{"type": "text", "text": "hi"}]), ("assistant", [{"type": "text", "text": "The answer is \n"}]))), r)
+    fixed = P.repair_request(
+        body(
+            messages=convo(
+                ("user", [{"type": "text", "text": "hi"}]),
+                ("assistant", [{"type": "text", "text": "The answer is \n"}]),
+            )
+        ),
+        r,
+    )
     assert fixed["messages"][1]["content"] == [{"type": "text", "text": "The answer is"}]
-    fixed = P.repair_request(body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": "", "is_error": True}])), Report())
+    fixed = P.repair_request(
+        body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": "", "is_error": True}])), Report()
+    )
     assert fixed["messages"][2]["content"][0]["content"] == "error: the tool failed without a message"
-    fixed = P.repair_request(body(tools=[tool()], messages=loop([USE], [{"type": "text", "text": "and?"}, RESULT])), Report())
+    fixed = P.repair_request(
+        body(tools=[tool()], messages=loop([USE], [{"type": "text", "text": "and?"}, RESULT])), Report()
+    )
     assert [b["type"] for b in fixed["messages"][2]["content"]] == ["tool_result", "text"]
     fixed = P.repair_request(body(messages=convo(("user", [{"type": "text", "text": "a"}]), ("user", "b"))), Report())
-    assert fixed["messages"] == [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]
+    assert fixed["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}
+    ]
 
 
 def test_thinking_dropped_for_foreign_tool_loop_is_lossy_and_kept_with_own_thinking() -> None:
     r = Report()
-    fixed = P.repair_request(body(thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096, tools=[tool()], messages=loop([USE])), r)
-    assert "thinking" not in fixed and any(rule == "anthropic.conversation.thinking-in-tool-loop" and lossy for rule, _, _, lossy in r.changes)
-    own = body(thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096, tools=[tool()], messages=loop([SIG, USE]))
+    fixed = P.repair_request(
+        body(
+            thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096, tools=[tool()], messages=loop([USE])
+        ),
+        r,
+    )
+    assert "thinking" not in fixed and any(
+        rule == "anthropic.conversation.thinking-in-tool-loop" and lossy for rule, _, _, lossy in r.changes
+    )
+    own = body(
+        thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096, tools=[tool()], messages=loop([SIG, USE])
+    )
     assert P.repair_request(own, Report())["thinking"] == {"type": "enabled", "budget_tokens": 1024}
     # adaptive thinking: the model may answer a turn without thinking, and the history stays as it is
     assert P.check_request(body(thinking={"type": "adaptive"}, tools=[tool()], messages=loop([USE]))) == []
     # a new user turn (no tool_result at the end) does not need thinking in earlier turns
-    new_turn = body(thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096, tools=[tool()], messages=loop([USE]) + convo(
-        ("assistant", [{"type": "text", "text": "Sunny."}]), ("user", [{"type": "text", "text": "thanks"}])))
+    new_turn = body(
+        thinking={"type": "enabled", "budget_tokens": 1024},
+        max_tokens=4096,
+        tools=[tool()],
+        messages=loop([USE])
+        + convo(("assistant", [{"type": "text", "text": "Sunny."}]), ("user", [{"type": "text", "text": "thanks"}])),
+    )
     assert P.check_request(new_turn) == []
 
 
@@ -235,13 +514,27 @@ def test_sampling_settings_valid_values_pass() -> None:
     assert P.check_request(body(temperature=1, thinking={"type": "adaptive"})) == []
     assert P.check_request(body(top_p=0.95, thinking={"type": "adaptive"})) == []
     assert P.check_request(body(temperature=0.2, top_p=0.9, model="claude-3-5-haiku-20241022")) == []
-    assert P.check_request(body(max_tokens=4096, thinking={"type": "enabled", "budget_tokens": 1024}, tools=[tool()], tool_choice={"type": "auto"})) == []
+    assert (
+        P.check_request(
+            body(
+                max_tokens=4096,
+                thinking={"type": "enabled", "budget_tokens": 1024},
+                tools=[tool()],
+                tool_choice={"type": "auto"},
+            )
+        )
+        == []
+    )
     assert P.check_request(body(tools=[tool()], thinking={"type": "adaptive"}, tool_choice={"type": "any"})) == []
 
 
 def test_incremental_check_skips_checked_history_but_keeps_placement() -> None:
     bad_old = convo(("user", [{"type": "text", "text": " "}]), ("assistant", [{"type": "text", "text": "ok"}]))
-    msgs = bad_old + convo(("user", [{"type": "text", "text": "weather?"}]), ("assistant", [USE]), ("user", [{"type": "text", "text": "no result"}]))
+    msgs = bad_old + convo(
+        ("user", [{"type": "text", "text": "weather?"}]),
+        ("assistant", [USE]),
+        ("user", [{"type": "text", "text": "no result"}]),
+    )
     b = body(tools=[tool()], messages=msgs)
     assert ("anthropic.conversation.empty-text", "/messages/0/content/0") in refused(b)
     late = {(v.rule, v.pointer) for v in P.check_request(b, start=4)}
@@ -259,55 +552,104 @@ def test_tool_name_rule_is_128_characters() -> None:
 
 
 def test_root_ref_is_merged() -> None:
-    schema = {"$ref": "#/$defs/Args", "$defs": {"Args": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}}
+    schema = {
+        "$ref": "#/$defs/Args",
+        "$defs": {"Args": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}},
+    }
     report = TranslationReport(api="anthropic", tool="t")
     out = P.translate_schema(schema, report)
-    assert out == {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"], "$defs": schema["$defs"]}
+    assert out == {
+        "type": "object",
+        "properties": {"q": {"type": "string"}},
+        "required": ["q"],
+        "$defs": schema["$defs"],
+    }
     assert [(c.pointer, c.action) for c in report] == [("/$ref", "inlined")]
 
 
 def test_root_allof_with_conflicting_member_is_lossy() -> None:
-    schema = {"type": "object", "properties": {"a": {"type": "string"}},
-              "allOf": [{"properties": {"a": {"maxLength": 3}, "b": {"type": "integer"}}}, {"type": "array"}]}
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "allOf": [{"properties": {"a": {"maxLength": 3}, "b": {"type": "integer"}}}, {"type": "array"}],
+    }
     report = TranslationReport(api="anthropic", tool="t")
     out = P.translate_schema(schema, report)
-    assert out == {"type": "object", "properties": {"a": {"allOf": [{"type": "string"}, {"maxLength": 3}]}, "b": {"type": "integer"}}}
+    assert out == {
+        "type": "object",
+        "properties": {"a": {"allOf": [{"type": "string"}, {"maxLength": 3}]}, "b": {"type": "integer"}},
+    }
     assert [(c.pointer, c.lossy) for c in report] == [("/allOf/0", False), ("/allOf/1", True)]
 
 
 def test_root_oneof_of_object_shapes_offers_every_property() -> None:
-    schema = {"type": "object", "oneOf": [
-        {"properties": {"path": {"type": "string"}}, "required": ["path"]},
-        {"properties": {"url": {"type": "string", "format": "uri"}, "path": {"type": "integer"}}, "required": ["url"]}]}
+    schema = {
+        "type": "object",
+        "oneOf": [
+            {"properties": {"path": {"type": "string"}}, "required": ["path"]},
+            {
+                "properties": {"url": {"type": "string", "format": "uri"}, "path": {"type": "integer"}},
+                "required": ["url"],
+            },
+        ],
+    }
     report = TranslationReport(api="anthropic", tool="t")
     out = P.translate_schema(schema, report)
-    assert out == {"type": "object", "properties": {"path": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
-                                                    "url": {"type": "string", "format": "uri"}}}
+    assert out == {
+        "type": "object",
+        "properties": {
+            "path": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            "url": {"type": "string", "format": "uri"},
+        },
+    }
     assert [(c.pointer, c.keyword, c.lossy) for c in report] == [("/oneOf", "oneOf", True)]
 
 
 def test_strict_schema_transform_and_recursive_drop() -> None:
-    schema = {"type": "object", "properties": {"when": {"type": "string", "format": "date"}, "n": {"type": "integer", "maximum": 9},
-                                               "tags": {"type": "array", "items": {"type": "string"}, "minItems": 2}, "kind": {"oneOf": [{"const": "a"}, {"const": "b"}]}},
-              "required": ["when"]}
+    schema = {
+        "type": "object",
+        "properties": {
+            "when": {"type": "string", "format": "date"},
+            "n": {"type": "integer", "maximum": 9},
+            "tags": {"type": "array", "items": {"type": "string"}, "minItems": 2},
+            "kind": {"oneOf": [{"const": "a"}, {"const": "b"}]},
+        },
+        "required": ["when"],
+    }
     report = TranslationReport(api="anthropic", tool="t")
     out = P.translate_schema(schema, report, strict=True)
-    assert out == {"type": "object", "properties": {
-        "when": {"type": "string", "format": "date"},
-        "n": {"type": "integer", "description": "{maximum: 9}"},
-        "tags": {"type": "array", "items": {"type": "string"}, "description": "{minItems: 2}"},
-        "kind": {"anyOf": [{"const": "a"}, {"const": "b"}]}}, "required": ["when"], "additionalProperties": False}
+    assert out == {
+        "type": "object",
+        "properties": {
+            "when": {"type": "string", "format": "date"},
+            "n": {"type": "integer", "description": "{maximum: 9}"},
+            "tags": {"type": "array", "items": {"type": "string"}, "description": "{minItems: 2}"},
+            "kind": {"anyOf": [{"const": "a"}, {"const": "b"}]},
+        },
+        "required": ["when"],
+        "additionalProperties": False,
+    }
     assert report.strict_possible is True
     assert P.check_request(body(tools=[tool(schema=out, strict=True)])) == []
     rec = {"type": "object", "properties": {"child": {"$ref": "#"}}}
     report = TranslationReport(api="anthropic", tool="t")
     assert P.translate_schema(rec, report, strict=True) == rec
-    assert report.strict_possible is False and [(c.pointer, c.lossy) for c in report] == [("/properties/child/$ref", True)]
+    assert report.strict_possible is False and [(c.pointer, c.lossy) for c in report] == [
+        ("/properties/child/$ref", True)
+    ]
 
 
 def test_turn_failed() -> None:
     assert P.turn_failed("refusal") is True
-    for reason in ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "model_context_window_exceeded", None):
+    for reason in (
+        "end_turn",
+        "tool_use",
+        "max_tokens",
+        "stop_sequence",
+        "pause_turn",
+        "model_context_window_exceeded",
+        None,
+    ):
         assert P.turn_failed(reason) is False
 
 
@@ -321,7 +663,9 @@ def test_estimate_tokens() -> None:
 def test_incremental_check_reads_the_answered_call_before_start() -> None:
     # the previous turn ended on the results (start = 3): the next check starts after them and must
     # still pair the new results with the new call, and the old results with the old call
-    msgs = loop([USE]) + convo(("assistant", [{**USE, "id": "toolu_2"}]), ("user", [{**RESULT, "tool_use_id": "toolu_2"}]))
+    msgs = loop([USE]) + convo(
+        ("assistant", [{**USE, "id": "toolu_2"}]), ("user", [{**RESULT, "tool_use_id": "toolu_2"}])
+    )
     b = body(tools=[tool()], messages=msgs)
     for start in range(len(msgs) + 1):
         assert P.check_request(b, start=start) == [], start
@@ -341,14 +685,22 @@ def test_incremental_start_follows_repairs_that_drop_messages() -> None:
 
     # an empty user message early in the history is dropped by the repair on every turn; the new
     # messages (a call left unanswered) must still be checked at their new index
-    head = convo(("user", [{"type": "text", "text": "hi"}]), *[m for i in range(4) for m in (
-        ("assistant", [{"type": "text", "text": f"ok {i}"}]), ("user", []))],
-        ("assistant", [{"type": "text", "text": "still here"}]), ("user", [{"type": "text", "text": "weather?"}]))
+    head = convo(
+        ("user", [{"type": "text", "text": "hi"}]),
+        *[m for i in range(4) for m in (("assistant", [{"type": "text", "text": f"ok {i}"}]), ("user", []))],
+        ("assistant", [{"type": "text", "text": "still here"}]),
+        ("user", [{"type": "text", "text": "weather?"}]),
+    )
     state = PreflightState()
     preflight(P, body(tools=[tool()], messages=copy.deepcopy(head)), state=state)
-    bad = head + convo(("assistant", [USE]), ("user", [{"type": "text", "text": "no result"}]),
-                       ("assistant", [{"type": "text", "text": "hm"}]), ("user", [{"type": "text", "text": "go on"}]),
-                       ("assistant", [{"type": "text", "text": "hm"}]), ("user", [{"type": "text", "text": "go on"}]))
+    bad = head + convo(
+        ("assistant", [USE]),
+        ("user", [{"type": "text", "text": "no result"}]),
+        ("assistant", [{"type": "text", "text": "hm"}]),
+        ("user", [{"type": "text", "text": "go on"}]),
+        ("assistant", [{"type": "text", "text": "hm"}]),
+        ("user", [{"type": "text", "text": "go on"}]),
+    )
     with pytest.raises(RequestRefused) as info:
         preflight(P, body(tools=[tool()], messages=copy.deepcopy(bad)), state=state)
     assert "anthropic.conversation.tool-result-placement" in info.value.rules

@@ -12,16 +12,16 @@ import re
 from typing import Any
 
 import pytest
+from toolwire_anthropic import AnthropicCodec
+from toolwire_anthropic.codec import NAME_INVALID, check_tool_calls
 
 import toolwire
-from toolwire.errors import ProviderError, ResponseDecodeError
 from toolwire.adapter import ModelRequest
+from toolwire.errors import ProviderError, ResponseDecodeError
 from toolwire.stream import assemble
 from toolwire.testing import ScriptedModel
 from toolwire.tools import Tool
 from toolwire.types import Message
-from toolwire_anthropic import AnthropicCodec
-from toolwire_anthropic.codec import NAME_INVALID, check_tool_calls
 
 CODEC = AnthropicCodec()
 CALLS: list[str] = []
@@ -32,14 +32,25 @@ def _weather(city: str) -> str:
     return f"sunny in {city}"
 
 
-WEATHER = Tool.from_schema("get_weather", "Weather for a city. Use when asked about weather.",
-                           {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-                           function=_weather)
+WEATHER = Tool.from_schema(
+    "get_weather",
+    "Weather for a city. Use when asked about weather.",
+    {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    function=_weather,
+)
 
 
 def body(content: Any, **extra: Any) -> dict[str, Any]:
-    b = {"id": "msg_01R", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": content,
-         "stop_reason": "tool_use", "stop_sequence": None, "usage": {"input_tokens": 9, "output_tokens": 4}}
+    b = {
+        "id": "msg_01R",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": content,
+        "stop_reason": "tool_use",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 9, "output_tokens": 4},
+    }
     b.update(extra)
     return b
 
@@ -54,20 +65,23 @@ def tool_use(call_id: Any, name: Any = "get_weather", city: str = "Paris") -> di
 # ------------------------------------------------------------------ malformed bodies
 
 
-@pytest.mark.parametrize("wire, pointer", [
-    (None, ""),
-    (5, ""),
-    ({"content": 5}, "/content"),
-    ({"content": {"type": "text"}}, "/content"),
-    ({"content": [5]}, "/content/0"),
-    ({"content": [{"type": "text", "text": 5}]}, "/content/0/text"),
-    ({"content": [{"type": "thinking", "thinking": ["x"], "signature": "s"}]}, "/content/0/thinking"),
-    ({"content": [{"type": "redacted_thinking", "data": 7}]}, "/content/0/data"),
-    ({"content": [], "stop_reason": ["x"]}, "/stop_reason"),
-    ({"content": [], "stop_reason": {"a": 1}}, "/stop_reason"),
-    ({"content": [], "id": 5}, "/id"),
-    ({"content": [], "model": ["m"]}, "/model"),
-])
+@pytest.mark.parametrize(
+    "wire, pointer",
+    [
+        (None, ""),
+        (5, ""),
+        ({"content": 5}, "/content"),
+        ({"content": {"type": "text"}}, "/content"),
+        ({"content": [5]}, "/content/0"),
+        ({"content": [{"type": "text", "text": 5}]}, "/content/0/text"),
+        ({"content": [{"type": "thinking", "thinking": ["x"], "signature": "s"}]}, "/content/0/thinking"),
+        ({"content": [{"type": "redacted_thinking", "data": 7}]}, "/content/0/data"),
+        ({"content": [], "stop_reason": ["x"]}, "/stop_reason"),
+        ({"content": [], "stop_reason": {"a": 1}}, "/stop_reason"),
+        ({"content": [], "id": 5}, "/id"),
+        ({"content": [], "model": ["m"]}, "/model"),
+    ],
+)
 def test_malformed_response_raises_response_decode_error(wire: Any, pointer: str) -> None:
     with pytest.raises(ResponseDecodeError) as info:
         CODEC.decode_response(wire)
@@ -84,11 +98,27 @@ def test_error_body_is_still_a_provider_error() -> None:
 
 
 def test_usage_counters_of_the_wrong_type_are_dropped_not_passed_through() -> None:
-    resp = CODEC.decode_response(body([{"type": "text", "text": "hi"}], stop_reason="end_turn", usage={
-        "input_tokens": "12", "output_tokens": 3, "cache_read_input_tokens": -1, "cache_creation_input_tokens": 2.0,
-        "output_tokens_details": {"thinking_tokens": True}}))
+    resp = CODEC.decode_response(
+        body(
+            [{"type": "text", "text": "hi"}],
+            stop_reason="end_turn",
+            usage={
+                "input_tokens": "12",
+                "output_tokens": 3,
+                "cache_read_input_tokens": -1,
+                "cache_creation_input_tokens": 2.0,
+                "output_tokens_details": {"thinking_tokens": True},
+            },
+        )
+    )
     u = resp.usage
-    assert (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.reasoning_tokens) == (None, 3, None, 2, None)
+    assert (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.reasoning_tokens) == (
+        None,
+        3,
+        None,
+        2,
+        None,
+    )
     assert CODEC.decode_response(body([], usage="x")).usage.input_tokens is None
     # the loop sums usage across turns: no TypeError
     result = toolwire.run_sync(ScriptedModel(responses=[resp]), "hi")
@@ -97,11 +127,18 @@ def test_usage_counters_of_the_wrong_type_are_dropped_not_passed_through() -> No
 
 def test_stream_usage_of_the_wrong_type_keeps_the_earlier_count() -> None:
     events = [
-        {"type": "message_start", "message": {"id": "msg_1", "model": "c", "content": [], "usage": {"input_tokens": 30, "output_tokens": 1}}},
+        {
+            "type": "message_start",
+            "message": {"id": "msg_1", "model": "c", "content": [], "usage": {"input_tokens": 30, "output_tokens": 1}},
+        },
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
         {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}},
         {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"input_tokens": "31", "output_tokens": 6}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"input_tokens": "31", "output_tokens": 6},
+        },
         {"type": "message_stop"},
     ]
     resp = assemble(CODEC.decode_stream(events), "anthropic")
@@ -124,9 +161,20 @@ def test_tool_call_without_a_string_name_is_invalid_never_a_crash(name: Any, kep
 
 def test_streamed_tool_call_without_a_name_is_marked_by_check_tool_calls() -> None:
     events = [
-        {"type": "message_start", "message": {"id": "msg_1", "model": "c", "content": [], "usage": {"input_tokens": 1, "output_tokens": 1}}},
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": None, "input": {}}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"city\": \"Rome\"}"}},
+        {
+            "type": "message_start",
+            "message": {"id": "msg_1", "model": "c", "content": [], "usage": {"input_tokens": 1, "output_tokens": 1}},
+        },
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "toolu_1", "name": None, "input": {}},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"city": "Rome"}'},
+        },
         {"type": "content_block_stop", "index": 0},
         {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}},
         {"type": "message_stop"},
@@ -150,7 +198,9 @@ def test_tool_use_without_an_id_gets_a_unique_synthesized_id() -> None:
     later = CODEC.decode_response(wire, ModelRequest(model="c", messages=[Message.user("hi")] * 3))
     assert not set(ids) & {c.id for c in later.tool_calls}
     # and deterministic: the same inputs give the same ids
-    assert [c.id for c in CODEC.decode_response(wire, ModelRequest(model="c", messages=[Message.user("hi")])).tool_calls] == ids
+    assert [
+        c.id for c in CODEC.decode_response(wire, ModelRequest(model="c", messages=[Message.user("hi")])).tool_calls
+    ] == ids
 
 
 def test_duplicate_ids_later_call_invalid_and_each_id_answered_once() -> None:
@@ -161,11 +211,23 @@ def test_duplicate_ids_later_call_invalid_and_each_id_answered_once() -> None:
     CALLS.clear()
     result = toolwire.run_sync(ScriptedModel(responses=[resp, "done"]), "hi", tools=[WEATHER])
     assert CALLS == ["A", "C"]
-    assert [(r.call.id, r.result.is_error) for r in result.tool_runs] == [("toolu_1", False), ("toolu_1", True), ("toolu_2", False)]
-    sent = CODEC.encode_request(ModelRequest(model="c", messages=result.conversation.messages, tools=[WEATHER], max_tokens=64))
+    assert [(r.call.id, r.result.is_error) for r in result.tool_runs] == [
+        ("toolu_1", False),
+        ("toolu_1", True),
+        ("toolu_2", False),
+    ]
+    sent = CODEC.encode_request(
+        ModelRequest(model="c", messages=result.conversation.messages, tools=[WEATHER], max_tokens=64)
+    )
     assistant, answers = sent["messages"][1], sent["messages"][2]
-    assert [(b["id"], b["input"]) for b in assistant["content"]] == [("toolu_1", {"city": "A"}), ("toolu_2", {"city": "C"})]
-    assert [(b["tool_use_id"], b["content"]) for b in answers["content"]] == [("toolu_1", "sunny in A"), ("toolu_2", "sunny in C")]
+    assert [(b["id"], b["input"]) for b in assistant["content"]] == [
+        ("toolu_1", {"city": "A"}),
+        ("toolu_2", {"city": "C"}),
+    ]
+    assert [(b["tool_use_id"], b["content"]) for b in answers["content"]] == [
+        ("toolu_1", "sunny in A"),
+        ("toolu_2", "sunny in C"),
+    ]
 
 
 # ------------------------------------------------------------------ streams: index misuse
@@ -175,25 +237,54 @@ def _start(i: int, block: dict[str, Any]) -> dict[str, Any]:
     return {"type": "content_block_start", "index": i, "content_block": block}
 
 
-MSG_START = {"type": "message_start", "message": {"id": "msg_S", "model": "c", "content": [], "usage": {"input_tokens": 1, "output_tokens": 1}}}
-TEXT0 = [_start(0, {"type": "text", "text": ""}),
-         {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi"}},
-         {"type": "content_block_stop", "index": 0}]
+MSG_START = {
+    "type": "message_start",
+    "message": {"id": "msg_S", "model": "c", "content": [], "usage": {"input_tokens": 1, "output_tokens": 1}},
+}
+TEXT0 = [
+    _start(0, {"type": "text", "text": ""}),
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi"}},
+    {"type": "content_block_stop", "index": 0},
+]
 
 
-@pytest.mark.parametrize("events, message", [
-    (TEXT0 + [_start(0, {"type": "tool_use", "id": "t1", "name": "f", "input": {}})], "content block 0 was started twice"),
-    ([_start(0, {"type": "text", "text": ""}),
-      {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{}"}}],
-     "a input_json_delta arrived for content block 0, which is a text block"),
-    ([_start(0, {"type": "tool_use", "id": "t1", "name": "f", "input": {}}),
-      {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "x"}}],
-     "a text_delta arrived for content block 0, which is a tool_use block"),
-    ([{"type": "content_block_delta", "index": 3, "delta": {"type": "text_delta", "text": "x"}}], "content block 3, which was never started"),
-    (TEXT0 + [{"type": "content_block_stop", "index": 0}], "content block 0 was stopped twice"),
-    (TEXT0 + [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "x"}}], "after its content_block_stop"),
-    ([{"type": "content_block_stop", "index": 2}], "content block 2, which was never started"),
-])
+@pytest.mark.parametrize(
+    "events, message",
+    [
+        (
+            TEXT0 + [_start(0, {"type": "tool_use", "id": "t1", "name": "f", "input": {}})],
+            "content block 0 was started twice",
+        ),
+        (
+            [
+                _start(0, {"type": "text", "text": ""}),
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "input_json_delta", "partial_json": "{}"},
+                },
+            ],
+            "a input_json_delta arrived for content block 0, which is a text block",
+        ),
+        (
+            [
+                _start(0, {"type": "tool_use", "id": "t1", "name": "f", "input": {}}),
+                {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "x"}},
+            ],
+            "a text_delta arrived for content block 0, which is a tool_use block",
+        ),
+        (
+            [{"type": "content_block_delta", "index": 3, "delta": {"type": "text_delta", "text": "x"}}],
+            "content block 3, which was never started",
+        ),
+        (TEXT0 + [{"type": "content_block_stop", "index": 0}], "content block 0 was stopped twice"),
+        (
+            TEXT0 + [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "x"}}],
+            "after its content_block_stop",
+        ),
+        ([{"type": "content_block_stop", "index": 2}], "content block 2, which was never started"),
+    ],
+)
 def test_stream_index_misuse_raises_response_decode_error(events: list[dict[str, Any]], message: str) -> None:
     with pytest.raises(ResponseDecodeError) as info:
         assemble(CODEC.decode_stream([MSG_START, *events]), "anthropic")
@@ -202,14 +293,20 @@ def test_stream_index_misuse_raises_response_decode_error(events: list[dict[str,
     assert "stream index" not in str(info.value)
 
 
-@pytest.mark.parametrize("event, pointer", [
-    ({"type": "content_block_start", "index": "0", "content_block": {"type": "text", "text": ""}}, "/index"),
-    ({"type": "content_block_start", "index": -1, "content_block": {"type": "text", "text": ""}}, "/index"),
-    ({"type": "content_block_start", "index": 0, "content_block": "text"}, "/content_block"),
-    ({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": 5}}, "/content_block/text"),
-    ({"type": "message_delta", "delta": {"stop_reason": 3}}, "/delta/stop_reason"),
-    ({"type": "message_start", "message": "x"}, "/message"),
-])
+@pytest.mark.parametrize(
+    "event, pointer",
+    [
+        ({"type": "content_block_start", "index": "0", "content_block": {"type": "text", "text": ""}}, "/index"),
+        ({"type": "content_block_start", "index": -1, "content_block": {"type": "text", "text": ""}}, "/index"),
+        ({"type": "content_block_start", "index": 0, "content_block": "text"}, "/content_block"),
+        (
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": 5}},
+            "/content_block/text",
+        ),
+        ({"type": "message_delta", "delta": {"stop_reason": 3}}, "/delta/stop_reason"),
+        ({"type": "message_start", "message": "x"}, "/message"),
+    ],
+)
 def test_stream_fields_of_the_wrong_type(event: dict[str, Any], pointer: str) -> None:
     with pytest.raises(ResponseDecodeError) as info:
         list(CODEC.decode_stream([event]))
@@ -238,18 +335,32 @@ def test_stream_cut_off_inside_a_tool_call_is_incomplete_and_not_run() -> None:
 
 
 def test_stream_cut_off_after_a_closed_call_keeps_the_call_but_says_error() -> None:
-    events = [MSG_START, _start(0, {"type": "tool_use", "id": "toolu_D", "name": "get_weather", "input": {}}),
-              {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"city\": \"Oslo\"}"}},
-              {"type": "content_block_stop", "index": 0}]
+    events = [
+        MSG_START,
+        _start(0, {"type": "tool_use", "id": "toolu_D", "name": "get_weather", "input": {}}),
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"city": "Oslo"}'},
+        },
+        {"type": "content_block_stop", "index": 0},
+    ]
     resp = assemble(CODEC.decode_stream(events), "anthropic")
     assert (resp.stop_reason, resp.vendor_stop_reason) == ("error", None)
     assert resp.tool_calls[0].is_valid and resp.tool_calls[0].arguments == {"city": "Oslo"}
 
 
 def test_stream_with_max_tokens_but_no_message_stop_keeps_the_vendor_reason() -> None:
-    events = [MSG_START, _start(0, {"type": "tool_use", "id": "toolu_D", "name": "get_weather", "input": {}}),
-              {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"city\": \"Os"}},
-              {"type": "message_delta", "delta": {"stop_reason": "max_tokens"}, "usage": {"output_tokens": 20}}]
+    events = [
+        MSG_START,
+        _start(0, {"type": "tool_use", "id": "toolu_D", "name": "get_weather", "input": {}}),
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"city": "Os'},
+        },
+        {"type": "message_delta", "delta": {"stop_reason": "max_tokens"}, "usage": {"output_tokens": 20}},
+    ]
     resp = assemble(CODEC.decode_stream(events), "anthropic")
     assert (resp.stop_reason, resp.vendor_stop_reason) == ("max_tokens", "max_tokens")
     assert resp.tool_calls[0].incomplete
@@ -264,14 +375,17 @@ def test_message_stop_without_a_stop_reason_maps_by_content() -> None:
 # ------------------------------------------------------------------ decode_request
 
 
-@pytest.mark.parametrize("wire, pointer", [
-    ([], ""),
-    ({"messages": 5}, "/messages"),
-    ({"messages": ["hi"]}, "/messages/0"),
-    ({"messages": [{"role": "system", "content": "x"}]}, "/messages/0/role"),
-    ({"messages": [{"role": "user", "content": 5}]}, "/messages/0/content"),
-    ({"messages": [{"role": "user", "content": [{"type": "text", "text": None}]}]}, "/messages/0/content/0/text"),
-])
+@pytest.mark.parametrize(
+    "wire, pointer",
+    [
+        ([], ""),
+        ({"messages": 5}, "/messages"),
+        ({"messages": ["hi"]}, "/messages/0"),
+        ({"messages": [{"role": "system", "content": "x"}]}, "/messages/0/role"),
+        ({"messages": [{"role": "user", "content": 5}]}, "/messages/0/content"),
+        ({"messages": [{"role": "user", "content": [{"type": "text", "text": None}]}]}, "/messages/0/content/0/text"),
+    ],
+)
 def test_malformed_request_raises_response_decode_error(wire: Any, pointer: str) -> None:
     with pytest.raises(ResponseDecodeError) as info:
         CODEC.decode_request(wire)
@@ -283,8 +397,18 @@ def test_malformed_request_raises_response_decode_error(wire: Any, pointer: str)
 
 def test_transport_streamed_send_marks_duplicate_ids_and_raises_decode_errors(mock_model: Any, wire: Any) -> None:
     events = [
-        {"type": "message_start", "message": {"id": "msg_T", "type": "message", "role": "assistant", "model": "c", "content": [],
-                                              "stop_reason": None, "usage": {"input_tokens": 5, "output_tokens": 1}}},
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_T",
+                "type": "message",
+                "role": "assistant",
+                "model": "c",
+                "content": [],
+                "stop_reason": None,
+                "usage": {"input_tokens": 5, "output_tokens": 1},
+            },
+        },
         _start(0, {"type": "tool_use", "id": "toolu_X", "name": "get_weather", "input": {"city": "A"}}),
         {"type": "content_block_stop", "index": 0},
         _start(1, {"type": "tool_use", "id": "toolu_X", "name": "get_weather", "input": {"city": "B"}}),
@@ -295,7 +419,9 @@ def test_transport_streamed_send_marks_duplicate_ids_and_raises_decode_errors(mo
     model = mock_model([wire.sse_response(events)], stream=True)
     resp = asyncio.run(model.send(model.build_request([Message.user("hi")], tools=[WEATHER])))
     assert [(c.arguments, c.invalid) for c in resp.tool_calls] == [
-        ({"city": "A"}, None), ({"city": "B"}, "duplicate tool call id toolu_X in one response")]
+        ({"city": "A"}, None),
+        ({"city": "B"}, "duplicate tool call id toolu_X in one response"),
+    ]
 
     bad = [events[0], _start(0, {"type": "text", "text": ""}), _start(0, {"type": "text", "text": ""})]
     model = mock_model([wire.sse_response(bad)], stream=True)

@@ -18,21 +18,26 @@ import argparse
 import statistics
 import time
 
+from toolwire_gemini import GeminiCodec
+from toolwire_gemini.profile import GeminiProfile
+
 from toolwire.adapter import ModelRequest
 from toolwire.profile import RequestReport
 from toolwire.tools import Tool
 from toolwire.types import Message, ToolCall, ToolResult
-from toolwire_gemini import GeminiCodec
-from toolwire_gemini.profile import GeminiProfile
 
 SIG = "Es0DCsoDAQw51sf4ceGEX2Y8/rpMeG6cdLuYkNMby8I4y/ZkN+Vblkw8fRaWFN9Jf682+NRuWI5DKFLlNOsiNIapxOgU"
 
 
 def history(turns: int) -> ModelRequest:
-    tool = Tool.from_schema("get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
+    tool = Tool.from_schema(
+        "get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    )
     msgs = [Message.user("Plan a trip.")]
     for i in range(turns):
-        call = ToolCall(f"c{i}", "get_weather", {"city": f"City {i}"}, provider_data={"gemini": {"thoughtSignature": SIG}})
+        call = ToolCall(
+            f"c{i}", "get_weather", {"city": f"City {i}"}, provider_data={"gemini": {"thoughtSignature": SIG}}
+        )
         msgs.append(Message("assistant", [call], {"gemini": {}}))
         msgs.append(Message("user", [ToolResult(f"c{i}", f"{i} C, sunny", name="get_weather")]))
     return ModelRequest(model="gemini-3-flash-preview", messages=msgs, tools=[tool])

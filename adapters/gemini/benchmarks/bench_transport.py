@@ -29,34 +29,60 @@ import time
 import httpx2
 from google import genai
 from google.genai import types
+from toolwire_gemini import GeminiCodec
 
 from toolwire.adapter import ModelRequest
 from toolwire.tools import Tool
 from toolwire.types import Message, TextPart, ToolCall, ToolResult
-from toolwire_gemini import GeminiCodec
 
 RESPONSE = {
-    "candidates": [{"content": {"role": "model", "parts": [
-        {"functionCall": {"name": "lookup", "args": {"q": "weather in Paris", "limit": 3}},
-         "thoughtSignature": base64.b64encode(b"s" * 300).decode()}]},
-        "finishReason": "STOP", "index": 0}],
-    "usageMetadata": {"promptTokenCount": 1200, "candidatesTokenCount": 20, "thoughtsTokenCount": 80, "totalTokenCount": 1300},
-    "modelVersion": "gemini-2.5-flash", "responseId": "bench-response",
+    "candidates": [
+        {
+            "content": {
+                "role": "model",
+                "parts": [
+                    {
+                        "functionCall": {"name": "lookup", "args": {"q": "weather in Paris", "limit": 3}},
+                        "thoughtSignature": base64.b64encode(b"s" * 300).decode(),
+                    }
+                ],
+            },
+            "finishReason": "STOP",
+            "index": 0,
+        }
+    ],
+    "usageMetadata": {
+        "promptTokenCount": 1200,
+        "candidatesTokenCount": 20,
+        "thoughtsTokenCount": 80,
+        "totalTokenCount": 1300,
+    },
+    "modelVersion": "gemini-2.5-flash",
+    "responseId": "bench-response",
 }
 
-TOOL = Tool.from_schema("lookup", "Look something up.", {
-    "type": "object",
-    "properties": {"q": {"type": "string", "description": "query"}, "limit": {"type": "integer"}},
-    "required": ["q"],
-})
+TOOL = Tool.from_schema(
+    "lookup",
+    "Look something up.",
+    {
+        "type": "object",
+        "properties": {"q": {"type": "string", "description": "query"}, "limit": {"type": "integer"}},
+        "required": ["q"],
+    },
+)
 
 
 def history(turns: int) -> list[Message]:
     messages = [Message.user("Plan a trip; look things up as needed.")]
     sig = base64.b64encode(b"s" * 300).decode()
     for i in range(turns):
-        call = ToolCall(id=f"gemini-r{i}-0", name="lookup", arguments={"q": f"question {i}", "limit": 3},
-                        id_synthesized=True, provider_data={"gemini": {"thoughtSignature": sig}})
+        call = ToolCall(
+            id=f"gemini-r{i}-0",
+            name="lookup",
+            arguments={"q": f"question {i}", "limit": 3},
+            id_synthesized=True,
+            provider_data={"gemini": {"thoughtSignature": sig}},
+        )
         messages.append(Message("assistant", [TextPart(f"Looking up item {i}."), call], {"gemini": {}}))
         messages.append(Message("user", [ToolResult(call.id, "result text " * 40, name="lookup")]))
     return messages
@@ -64,9 +90,15 @@ def history(turns: int) -> list[Message]:
 
 def make_client() -> genai.Client:
     body = json.dumps(RESPONSE)
-    transport = httpx2.MockTransport(lambda request: httpx2.Response(200, text=body, headers={"content-type": "application/json"}))
-    return genai.Client(api_key="bench", http_options=types.HttpOptions(
-        api_version="v1beta", httpx_async_client=httpx2.AsyncClient(transport=transport)))
+    transport = httpx2.MockTransport(
+        lambda request: httpx2.Response(200, text=body, headers={"content-type": "application/json"})
+    )
+    return genai.Client(
+        api_key="bench",
+        http_options=types.HttpOptions(
+            api_version="v1beta", httpx_async_client=httpx2.AsyncClient(transport=transport)
+        ),
+    )
 
 
 async def run(turns: int, repeat: int) -> dict[str, float]:

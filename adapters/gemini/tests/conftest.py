@@ -12,14 +12,17 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from gemini_wire_helpers import Sent  # noqa: E402
-from toolwire_gemini import GeminiModel  # noqa: E402
+from gemini_wire_helpers import Sent
+from toolwire_gemini import GeminiModel
 
 
 @pytest.fixture
 def mock_model() -> Callable[..., GeminiModel]:
-    def make(handler: Callable[[httpx2.Request], httpx2.Response] | list[httpx2.Response], model_id: str = "gemini-2.5-flash",
-             **settings: Any) -> GeminiModel:
+    def make(
+        handler: Callable[[httpx2.Request], httpx2.Response] | list[httpx2.Response],
+        model_id: str = "gemini-2.5-flash",
+        **settings: Any,
+    ) -> GeminiModel:
         sent: list[Sent] = []
         queue = list(handler) if isinstance(handler, list) else None
 
@@ -31,7 +34,9 @@ def mock_model() -> Callable[..., GeminiModel]:
 
         settings.setdefault("api_key", "test-key")
         settings.setdefault("max_retries", 0)
-        model = GeminiModel(model_id, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(wrapped)), **settings)
+        model = GeminiModel(
+            model_id, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(wrapped)), **settings
+        )
         model.sent = sent  # type: ignore[attr-defined]
         return model
 

@@ -23,8 +23,13 @@ class Sent:
         self.json = json.loads(request.content) if request.content else None
 
 
-def candidate_body(parts: list[dict[str, Any]], finish: str | None = "STOP", usage: dict[str, Any] | None = None,
-                   response_id: str | None = "resp-A1", model: str = "gemini-2.5-flash") -> dict[str, Any]:
+def candidate_body(
+    parts: list[dict[str, Any]],
+    finish: str | None = "STOP",
+    usage: dict[str, Any] | None = None,
+    response_id: str | None = "resp-A1",
+    model: str = "gemini-2.5-flash",
+) -> dict[str, Any]:
     cand: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
     if finish is not None:
         cand["finishReason"] = finish
@@ -39,7 +44,9 @@ def candidate_body(parts: list[dict[str, Any]], finish: str | None = "STOP", usa
 
 
 def json_response(body: Any, status: int = 200) -> httpx2.Response:
-    return httpx2.Response(status, headers={"content-type": "application/json; charset=UTF-8"}, text=json.dumps(body, ensure_ascii=False))
+    return httpx2.Response(
+        status, headers={"content-type": "application/json; charset=UTF-8"}, text=json.dumps(body, ensure_ascii=False)
+    )
 
 
 def sse_response(chunks: list[dict[str, Any]]) -> httpx2.Response:

@@ -13,8 +13,10 @@ from typing import Any
 
 import httpx2
 import pytest
-
 from gemini_wire_helpers import candidate_body, json_response, sse_response
+from toolwire_gemini import GeminiCodec, GeminiModel
+from toolwire_gemini.profile import FAILED_FINISH_REASONS, RULES, SKIP_SIGNATURE, GeminiProfile, rules_for
+
 from toolwire.adapter import ModelRequest
 from toolwire.errors import ToolNameError
 from toolwire.profile import RequestReport
@@ -22,8 +24,6 @@ from toolwire.schema.report import TranslationReport
 from toolwire.testing.cassettes import load_cassette, recordings_dir
 from toolwire.tools import Tool
 from toolwire.types import Message, ToolCall, ToolResult
-from toolwire_gemini import GeminiCodec, GeminiModel
-from toolwire_gemini.profile import FAILED_FINISH_REASONS, RULES, SKIP_SIGNATURE, GeminiProfile, rules_for
 
 JSON = GeminiProfile()
 OPENAPI = GeminiProfile("openapi")
@@ -65,7 +65,10 @@ def response(name: str = "get_weather", id: str | None = None, value: Any = None
     return {"functionResponse": fr}
 
 
-WEATHER_DECL = {"name": "get_weather", "parametersJsonSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}
+WEATHER_DECL = {
+    "name": "get_weather",
+    "parametersJsonSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
 TOOLS = [{"functionDeclarations": [WEATHER_DECL]}]
 
 
@@ -79,28 +82,60 @@ def test_b27_usage_in_a_whole_body_through_the_sdk(mock_model: Any) -> None:
     model = mock_model([json_response(candidate_body([{"text": "Done."}], usage=B27_META))])
     resp = run(model.send(model.build_request([Message.user("Think hard.")])))
     u = resp.usage
-    assert (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.total_tokens, u.vendor_total_tokens) == (1200, 750, 600, 1950, 1950)
+    assert (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.total_tokens, u.vendor_total_tokens) == (
+        1200,
+        750,
+        600,
+        1950,
+        1950,
+    )
 
 
 def test_b27_usage_at_the_end_of_a_stream_through_the_sdk(mock_model: Any) -> None:
     chunks = [
-        {"candidates": [{"content": {"role": "model", "parts": [{"text": "Do"}]}}], "modelVersion": "gemini-2.5-pro",
-         "usageMetadata": {"promptTokenCount": 1200, "totalTokenCount": 1200}},
-        {"candidates": [{"content": {"role": "model", "parts": [{"text": "ne."}]}, "finishReason": "STOP"}],
-         "modelVersion": "gemini-2.5-pro", "usageMetadata": B27_META},
+        {
+            "candidates": [{"content": {"role": "model", "parts": [{"text": "Do"}]}}],
+            "modelVersion": "gemini-2.5-pro",
+            "usageMetadata": {"promptTokenCount": 1200, "totalTokenCount": 1200},
+        },
+        {
+            "candidates": [{"content": {"role": "model", "parts": [{"text": "ne."}]}, "finishReason": "STOP"}],
+            "modelVersion": "gemini-2.5-pro",
+            "usageMetadata": B27_META,
+        },
     ]
     model = mock_model([sse_response(chunks)], model_id="gemini-2.5-pro", stream=True)
     resp = run(model.send(model.build_request([Message.user("Think hard.")])))
     assert model.sent[0].url.endswith(":streamGenerateContent?alt=sse")
     u = resp.usage
     assert resp.text == "Done."
-    assert (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.total_tokens, u.vendor_total_tokens) == (1200, 750, 600, 1950, 1950)
+    assert (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.total_tokens, u.vendor_total_tokens) == (
+        1200,
+        750,
+        600,
+        1950,
+        1950,
+    )
 
 
 def test_usage_tool_use_prompt_is_input_and_cache_reads_are_a_part_of_it() -> None:
-    u = JSON.usage({"promptTokenCount": 100, "cachedContentTokenCount": 60, "toolUsePromptTokenCount": 25,
-                    "candidatesTokenCount": 10, "thoughtsTokenCount": 5, "totalTokenCount": 140})
-    assert (u.input_tokens, u.cache_read_tokens, u.output_tokens, u.reasoning_tokens, u.tool_use_prompt_tokens) == (125, 60, 15, 5, 25)
+    u = JSON.usage(
+        {
+            "promptTokenCount": 100,
+            "cachedContentTokenCount": 60,
+            "toolUsePromptTokenCount": 25,
+            "candidatesTokenCount": 10,
+            "thoughtsTokenCount": 5,
+            "totalTokenCount": 140,
+        }
+    )
+    assert (u.input_tokens, u.cache_read_tokens, u.output_tokens, u.reasoning_tokens, u.tool_use_prompt_tokens) == (
+        125,
+        60,
+        15,
+        5,
+        25,
+    )
     assert u.total_tokens == u.vendor_total_tokens == 140  # prompt + tool-use prompt + candidates + thoughts
 
 
@@ -119,16 +154,28 @@ def test_every_rule_has_a_source_and_an_action_and_ids_are_unique() -> None:
 # ------------------------------------------------------------------ names
 
 
-@pytest.mark.parametrize("name, ok", [
-    ("get_weather", True), ("files.read:v2", True), ("_x-1", True), ("a" * 64, True), ("a" * 65, False),
-    ("1abc", False), ("", False), ("has space", False), ("naïve", False),
-])
+@pytest.mark.parametrize(
+    "name, ok",
+    [
+        ("get_weather", True),
+        ("files.read:v2", True),
+        ("_x-1", True),
+        ("a" * 64, True),
+        ("a" * 65, False),
+        ("1abc", False),
+        ("", False),
+        ("has space", False),
+        ("naïve", False),
+    ],
+)
 def test_function_name_rule(name: str, ok: bool) -> None:
     assert (JSON.tool_name_error(name) is None) is ok
 
 
 def test_a_declared_name_gemini_refuses_raises_before_encoding() -> None:
-    imported = Tool("1st_tool", "x", {"type": "object", "properties": {"q": {"type": "string"}}}, imported_from="openai-chat")
+    imported = Tool(
+        "1st_tool", "x", {"type": "object", "properties": {"q": {"type": "string"}}}, imported_from="openai-chat"
+    )
     with pytest.raises(ToolNameError, match="gemini") as info:
         GeminiCodec().translate_tool(imported)
     assert "'1'" in str(info.value) and "a letter or '_' first" in str(info.value)
@@ -141,22 +188,48 @@ def test_check_refuses_an_invalid_declaration_name_naming_tool_and_pointer() -> 
 
 
 def test_parameter_names_outside_the_rule_are_reported_not_changed() -> None:
-    body = {"contents": [user()], "tools": [{"functionDeclarations": [
-        {"name": "f", "parameters": {"type": "object", "properties": {"file-path": {"type": "string"}}}}]}]}
+    body = {
+        "contents": [user()],
+        "tools": [
+            {
+                "functionDeclarations": [
+                    {"name": "f", "parameters": {"type": "object", "properties": {"file-path": {"type": "string"}}}}
+                ]
+            }
+        ],
+    }
     out, changes = repair(body, OPENAPI)
     assert out == body
     assert changes == [("gemini.name.parameter", "/tools/0/functionDeclarations/0/parameters/properties/file-path")]
     assert repair(body, JSON)[1] == changes  # the rule is on the `parameters` field, whichever mode wrote it
-    as_json = {"contents": [user()], "tools": [{"functionDeclarations": [
-        {"name": "f", "parametersJsonSchema": {"type": "object", "properties": {"file-path": {"type": "string"}}}}]}]}
+    as_json = {
+        "contents": [user()],
+        "tools": [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": "f",
+                        "parametersJsonSchema": {"type": "object", "properties": {"file-path": {"type": "string"}}},
+                    }
+                ]
+            }
+        ],
+    }
     assert repair(as_json, JSON)[1] == []  # documented for `parameters` only
 
 
 def test_history_call_with_a_name_gemini_refuses_is_sent_under_the_placeholder() -> None:
     codec = GeminiCodec()
-    body = codec.encode_request(ModelRequest(model="gemini-2.5-flash", messages=[
-        Message.user("x"), Message("assistant", [ToolCall("c1", "bad name!", {}, invalid="unknown tool")]),
-        Message("user", [ToolResult("c1", "refused", is_error=True, name="bad name!")])]))
+    body = codec.encode_request(
+        ModelRequest(
+            model="gemini-2.5-flash",
+            messages=[
+                Message.user("x"),
+                Message("assistant", [ToolCall("c1", "bad name!", {}, invalid="unknown tool")]),
+                Message("user", [ToolResult("c1", "refused", is_error=True, name="bad name!")]),
+            ],
+        )
+    )
     assert body["contents"][1]["parts"][0]["functionCall"]["name"] == "invalid_tool_name"
     assert body["contents"][2]["parts"][0]["functionResponse"]["name"] == "invalid_tool_name"
     assert violations(body) == []
@@ -168,19 +241,29 @@ def test_history_call_with_a_name_gemini_refuses_is_sent_under_the_placeholder()
 
 
 def test_both_schema_fields_on_one_declaration_are_refused() -> None:
-    decl = {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "string"}}},
-            "parametersJsonSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}
+    decl = {
+        "name": "f",
+        "parameters": {"type": "object", "properties": {"a": {"type": "string"}}},
+        "parametersJsonSchema": {"type": "object", "properties": {"a": {"type": "string"}}},
+    }
     vs = JSON.check_request({"contents": [user()], "tools": [{"functionDeclarations": [decl]}]})
-    assert [(v.rule, v.pointer, v.tool) for v in vs] == [("gemini.schema.one-field", "/tools/0/functionDeclarations/0/parametersJsonSchema", "f")]
+    assert [(v.rule, v.pointer, v.tool) for v in vs] == [
+        ("gemini.schema.one-field", "/tools/0/functionDeclarations/0/parametersJsonSchema", "f")
+    ]
 
 
 def test_a_root_schema_that_is_not_an_object_is_refused() -> None:
-    body = {"contents": [user()], "tools": [{"functionDeclarations": [{"name": "f", "parametersJsonSchema": {"type": "string"}}]}]}
+    body = {
+        "contents": [user()],
+        "tools": [{"functionDeclarations": [{"name": "f", "parametersJsonSchema": {"type": "string"}}]}],
+    }
     assert violations(body) == [("gemini.schema.root-object", "/tools/0/functionDeclarations/0/parametersJsonSchema")]
 
 
 def test_zero_parameter_tools_are_declared_without_a_schema_field() -> None:
-    decl, report = GeminiCodec(schema_mode="openapi").translate_tool(Tool.from_schema("now", "The time.", {"type": "object", "properties": {}}))
+    decl, report = GeminiCodec(schema_mode="openapi").translate_tool(
+        Tool.from_schema("now", "The time.", {"type": "object", "properties": {}})
+    )
     assert decl == {"name": "now", "description": "The time."}
     assert [c.keyword for c in report] == ["parameters"]
 
@@ -189,11 +272,29 @@ def test_zero_parameter_tools_are_declared_without_a_schema_field() -> None:
 
 
 def test_imported_parameters_with_unknown_keywords_are_rewritten_and_reported() -> None:
-    body = {"contents": [user()], "tools": [{"functionDeclarations": [{"name": "f", "parameters": {
-        "type": "OBJECT", "properties": {"a": {"type": "STRING", "const": "x"}, "b": {"type": ["string", "null"]}},
-        "additionalProperties": False, "required": ["a", "ghost"]}}]}]}
+    body = {
+        "contents": [user()],
+        "tools": [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": "f",
+                        "parameters": {
+                            "type": "OBJECT",
+                            "properties": {"a": {"type": "STRING", "const": "x"}, "b": {"type": ["string", "null"]}},
+                            "additionalProperties": False,
+                            "required": ["a", "ghost"],
+                        },
+                    }
+                ]
+            }
+        ],
+    }
     before = violations(body, OPENAPI)
-    assert ("gemini.schema.openapi.keywords", "/tools/0/functionDeclarations/0/parameters/additionalProperties") in before
+    assert (
+        "gemini.schema.openapi.keywords",
+        "/tools/0/functionDeclarations/0/parameters/additionalProperties",
+    ) in before
     assert ("gemini.schema.openapi.const", "/tools/0/functionDeclarations/0/parameters/properties/a/const") in before
     assert ("gemini.schema.openapi.type-list", "/tools/0/functionDeclarations/0/parameters/properties/b/type") in before
     assert ("gemini.schema.openapi.required-defined", "/tools/0/functionDeclarations/0/parameters/required/1") in before
@@ -202,15 +303,24 @@ def test_imported_parameters_with_unknown_keywords_are_rewritten_and_reported() 
     assert params["properties"]["a"] == {"type": "string", "enum": ["x"]}
     assert params["properties"]["b"] == {"type": "string", "nullable": True}
     assert params["required"] == ["a"] and "additionalProperties" not in params
-    assert {r for r, _ in changes} == {"gemini.schema.openapi.keywords", "gemini.schema.openapi.const",
-                                       "gemini.schema.openapi.type-list", "gemini.schema.openapi.required-defined"}
+    assert {r for r, _ in changes} == {
+        "gemini.schema.openapi.keywords",
+        "gemini.schema.openapi.const",
+        "gemini.schema.openapi.type-list",
+        "gemini.schema.openapi.required-defined",
+    }
     assert violations(out, OPENAPI) == []
 
 
 def test_enum_only_for_string_type_values_stringified_and_type_added() -> None:
     report = TranslationReport("gemini")
-    out = OPENAPI.translate_schema({"type": "object", "properties": {
-        "level": {"type": "integer", "enum": [1, 2, 3]}, "color": {"enum": ["red", "blue"]}}}, report)
+    out = OPENAPI.translate_schema(
+        {
+            "type": "object",
+            "properties": {"level": {"type": "integer", "enum": [1, 2, 3]}, "color": {"enum": ["red", "blue"]}},
+        },
+        report,
+    )
     assert out["properties"]["level"] == {"type": "string", "enum": ["1", "2", "3"]}
     assert out["properties"]["color"] == {"enum": ["red", "blue"], "type": "string"}
     body = {"contents": [user()], "tools": [{"functionDeclarations": [{"name": "f", "parameters": out}]}]}
@@ -218,28 +328,61 @@ def test_enum_only_for_string_type_values_stringified_and_type_added() -> None:
 
 
 def test_enum_on_a_non_string_type_is_a_violation_when_sent() -> None:
-    body = {"contents": [user()], "tools": [{"functionDeclarations": [{"name": "f", "parameters": {
-        "type": "object", "properties": {"n": {"type": "INTEGER", "enum": ["1"]}}}}]}]}
-    assert ("gemini.schema.openapi.enum-string", "/tools/0/functionDeclarations/0/parameters/properties/n/enum") in violations(body, OPENAPI)
+    body = {
+        "contents": [user()],
+        "tools": [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": "f",
+                        "parameters": {"type": "object", "properties": {"n": {"type": "INTEGER", "enum": ["1"]}}},
+                    }
+                ]
+            }
+        ],
+    }
+    assert (
+        "gemini.schema.openapi.enum-string",
+        "/tools/0/functionDeclarations/0/parameters/properties/n/enum",
+    ) in violations(body, OPENAPI)
 
 
 def test_refs_are_inlined_and_a_type_name_gemini_lacks_is_refused() -> None:
     report = TranslationReport("gemini")
-    out = OPENAPI.translate_schema({"type": "object", "$defs": {"P": {"type": "object", "properties": {"x": {"type": "number", "format": "uuid"}}}},
-                                    "properties": {"p": {"$ref": "#/$defs/P"}, "t": {"type": "array", "items": [{"type": "string"}]}}}, report)
+    out = OPENAPI.translate_schema(
+        {
+            "type": "object",
+            "$defs": {"P": {"type": "object", "properties": {"x": {"type": "number", "format": "uuid"}}}},
+            "properties": {"p": {"$ref": "#/$defs/P"}, "t": {"type": "array", "items": [{"type": "string"}]}},
+        },
+        report,
+    )
     assert out["properties"]["p"] == {"type": "object", "properties": {"x": {"type": "number"}}}
     assert "items" not in out["properties"]["t"] and "$defs" not in out
-    bad = {"contents": [user()], "tools": [{"functionDeclarations": [{"name": "f", "parameters": {
-        "type": "object", "properties": {"k": {"type": "enum"}}}}]}]}
-    assert violations(repair(bad, OPENAPI)[0], OPENAPI) == [("gemini.schema.openapi.type-names", "/tools/0/functionDeclarations/0/parameters/properties/k/type")]
+    bad = {
+        "contents": [user()],
+        "tools": [
+            {
+                "functionDeclarations": [
+                    {"name": "f", "parameters": {"type": "object", "properties": {"k": {"type": "enum"}}}}
+                ]
+            }
+        ],
+    }
+    assert violations(repair(bad, OPENAPI)[0], OPENAPI) == [
+        ("gemini.schema.openapi.type-names", "/tools/0/functionDeclarations/0/parameters/properties/k/type")
+    ]
 
 
 # ------------------------------------------------------------------ schema, json_schema mode
 
 
 def test_ref_with_siblings_is_wrapped_in_anyof_in_json_schema_mode() -> None:
-    schema = {"type": "object", "$defs": {"Pet": {"type": "object", "properties": {"name": {"type": "string"}}}},
-              "properties": {"pet": {"$ref": "#/$defs/Pet", "description": "The pet."}, "other": {"$ref": "#/$defs/Pet"}}}
+    schema = {
+        "type": "object",
+        "$defs": {"Pet": {"type": "object", "properties": {"name": {"type": "string"}}}},
+        "properties": {"pet": {"$ref": "#/$defs/Pet", "description": "The pet."}, "other": {"$ref": "#/$defs/Pet"}},
+    }
     report = TranslationReport("gemini")
     out = JSON.translate_schema(schema, report)
     assert out["properties"]["pet"] == {"anyOf": [{"$ref": "#/$defs/Pet"}], "description": "The pet."}
@@ -254,11 +397,15 @@ def test_ref_with_siblings_is_wrapped_in_anyof_in_json_schema_mode() -> None:
 
 
 def test_tool_config_without_declarations_is_left_out() -> None:
-    body = GeminiCodec().encode_request(ModelRequest(model="gemini-2.5-flash", messages=[Message.user("x")], tool_choice="required"))
+    body = GeminiCodec().encode_request(
+        ModelRequest(model="gemini-2.5-flash", messages=[Message.user("x")], tool_choice="required")
+    )
     assert body["toolConfig"] == {"functionCallingConfig": {"mode": "ANY"}}
     assert violations(body) == [("gemini.request.tool-config-without-tools", "/toolConfig/functionCallingConfig")]
     out, changes = repair(body)
-    assert "toolConfig" not in out and changes == [("gemini.request.tool-config-without-tools", "/toolConfig/functionCallingConfig")]
+    assert "toolConfig" not in out and changes == [
+        ("gemini.request.tool-config-without-tools", "/toolConfig/functionCallingConfig")
+    ]
     assert violations(out) == []
 
 
@@ -268,35 +415,62 @@ def test_calling_mode_outside_the_enum_is_refused() -> None:
 
 
 def test_allowed_names_must_be_declared() -> None:
-    body = {"contents": [user()], "tools": TOOLS,
-            "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_weather", "get_time"]}}}
+    body = {
+        "contents": [user()],
+        "tools": TOOLS,
+        "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_weather", "get_time"]}},
+    }
     (v,) = JSON.check_request(body)
-    assert (v.rule, v.pointer, v.tool) == ("gemini.request.allowed-names-declared", "/toolConfig/functionCallingConfig/allowedFunctionNames/1", "get_time")
+    assert (v.rule, v.pointer, v.tool) == (
+        "gemini.request.allowed-names-declared",
+        "/toolConfig/functionCallingConfig/allowedFunctionNames/1",
+        "get_time",
+    )
 
 
 def test_allowed_names_with_mode_auto_are_reported_and_sent() -> None:
-    body = {"contents": [user()], "tools": TOOLS, "toolConfig": {"functionCallingConfig": {"mode": "AUTO", "allowedFunctionNames": ["get_weather"]}}}
+    body = {
+        "contents": [user()],
+        "tools": TOOLS,
+        "toolConfig": {"functionCallingConfig": {"mode": "AUTO", "allowedFunctionNames": ["get_weather"]}},
+    }
     out, changes = repair(body)
-    assert out == body and changes == [("gemini.request.allowed-names-mode", "/toolConfig/functionCallingConfig/allowedFunctionNames")]
+    assert out == body and changes == [
+        ("gemini.request.allowed-names-mode", "/toolConfig/functionCallingConfig/allowedFunctionNames")
+    ]
     assert violations(out) == []
 
 
 def test_mode_any_declares_parameterless_functions_with_an_empty_object() -> None:
-    body = GeminiCodec().encode_request(ModelRequest(model="gemini-2.5-flash", messages=[Message.user("x")], tool_choice="required",
-                                                     tools=[Tool.from_schema("now", "The time.", {"type": "object", "properties": {}})]))
+    body = GeminiCodec().encode_request(
+        ModelRequest(
+            model="gemini-2.5-flash",
+            messages=[Message.user("x")],
+            tool_choice="required",
+            tools=[Tool.from_schema("now", "The time.", {"type": "object", "properties": {}})],
+        )
+    )
     assert body["tools"][0]["functionDeclarations"][0] == {"name": "now", "description": "The time."}
     out, changes = repair(body)
     assert out["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"] == {"type": "object", "properties": {}}
-    assert changes == [("gemini.request.any-mode-parameterless", "/tools/0/functionDeclarations/0/parametersJsonSchema")]
+    assert changes == [
+        ("gemini.request.any-mode-parameterless", "/tools/0/functionDeclarations/0/parametersJsonSchema")
+    ]
     auto = dict(body, toolConfig={"functionCallingConfig": {"mode": "AUTO"}})
     assert repair(auto)[1] == []
 
 
 def test_stream_function_call_arguments_is_left_out() -> None:
-    body = {"contents": [user()], "tools": TOOLS, "toolConfig": {"functionCallingConfig": {"mode": "AUTO", "streamFunctionCallArguments": True}}}
+    body = {
+        "contents": [user()],
+        "tools": TOOLS,
+        "toolConfig": {"functionCallingConfig": {"mode": "AUTO", "streamFunctionCallArguments": True}},
+    }
     out, changes = repair(body)
     assert out["toolConfig"] == {"functionCallingConfig": {"mode": "AUTO"}}
-    assert changes == [("gemini.request.stream-arguments", "/toolConfig/functionCallingConfig/streamFunctionCallArguments")]
+    assert changes == [
+        ("gemini.request.stream-arguments", "/toolConfig/functionCallingConfig/streamFunctionCallArguments")
+    ]
 
 
 def test_json_mode_with_tools_is_refused_on_gemini_2_and_allowed_on_gemini_3() -> None:
@@ -308,8 +482,14 @@ def test_json_mode_with_tools_is_refused_on_gemini_2_and_allowed_on_gemini_3() -
 
 
 def test_response_schemas_one_at_a_time_and_mime_type_added() -> None:
-    both = {"contents": [user()], "generationConfig": {"responseSchema": {"type": "object"}, "responseJsonSchema": {"type": "object"},
-                                                       "responseMimeType": "application/json"}}
+    both = {
+        "contents": [user()],
+        "generationConfig": {
+            "responseSchema": {"type": "object"},
+            "responseJsonSchema": {"type": "object"},
+            "responseMimeType": "application/json",
+        },
+    }
     assert violations(both) == [("gemini.request.response-schema-one", "/generationConfig/responseJsonSchema")]
     bare = {"contents": [user()], "generationConfig": {"responseJsonSchema": {"type": "object"}}}
     out, changes = repair(bare)
@@ -317,7 +497,9 @@ def test_response_schemas_one_at_a_time_and_mime_type_added() -> None:
     assert changes == [("gemini.request.response-schema-mime", "/generationConfig/responseMimeType")]
 
 
-def _thinking(config: dict[str, Any], model: str) -> tuple[dict[str, Any], list[tuple[str, str]], list[tuple[str, str]]]:
+def _thinking(
+    config: dict[str, Any], model: str
+) -> tuple[dict[str, Any], list[tuple[str, str]], list[tuple[str, str]]]:
     p = GeminiProfile(model=model)
     body = {"contents": [user()], "generationConfig": {"thinkingConfig": config}}
     out, changes = repair(body, p)
@@ -326,35 +508,54 @@ def _thinking(config: dict[str, Any], model: str) -> tuple[dict[str, Any], list[
 
 def test_thinking_budget_and_level_together_are_refused() -> None:
     assert _thinking({"thinkingBudget": 1024, "thinkingLevel": "LOW"}, "gemini-3-pro-preview")[2] == [
-        ("gemini.request.thinking-one-control", "/generationConfig/thinkingConfig")]
+        ("gemini.request.thinking-one-control", "/generationConfig/thinkingConfig")
+    ]
 
 
 def test_thinking_level_outside_the_enum_is_refused() -> None:
     assert _thinking({"thinkingLevel": "ULTRA"}, "gemini-3-flash")[2] == [
-        ("gemini.request.thinking-level-values", "/generationConfig/thinkingConfig/thinkingLevel")]
+        ("gemini.request.thinking-level-values", "/generationConfig/thinkingConfig/thinkingLevel")
+    ]
 
 
 def test_thinking_level_on_gemini_2_5_is_sent_as_a_budget() -> None:
     config, changes, left = _thinking({"thinkingLevel": "low", "includeThoughts": True}, "gemini-2.5-flash")
     assert config == {"includeThoughts": True, "thinkingBudget": 1024}
-    assert changes == [("gemini.request.thinking-level-family", "/generationConfig/thinkingConfig/thinkingBudget")] and left == []
+    assert (
+        changes == [("gemini.request.thinking-level-family", "/generationConfig/thinkingConfig/thinkingBudget")]
+        and left == []
+    )
     assert _thinking({"thinkingLevel": "LOW"}, "gemini-3-flash")[0] == {"thinkingLevel": "LOW"}
 
 
 def test_thinking_level_minimal_on_gemini_3_pro_is_sent_as_low() -> None:
     config, changes, _ = _thinking({"thinkingLevel": "MINIMAL"}, "gemini-3.1-pro-preview")
-    assert config == {"thinkingLevel": "LOW"} and changes == [("gemini.request.thinking-level-pro", "/generationConfig/thinkingConfig/thinkingLevel")]
+    assert config == {"thinkingLevel": "LOW"} and changes == [
+        ("gemini.request.thinking-level-pro", "/generationConfig/thinkingConfig/thinkingLevel")
+    ]
     assert _thinking({"thinkingLevel": "MINIMAL"}, "gemini-3-flash")[0] == {"thinkingLevel": "MINIMAL"}
 
 
-@pytest.mark.parametrize("model, budget, sent", [
-    ("gemini-2.5-pro", 0, 128), ("gemini-2.5-pro", 52428, 32768), ("gemini-2.5-flash", 52428, 24576),
-    ("gemini-2.5-flash", 0, 0), ("gemini-2.5-flash-lite", 100, 512), ("gemini-2.5-flash-lite", 0, 0), ("gemini-2.5-pro", -1, -1),
-])
+@pytest.mark.parametrize(
+    "model, budget, sent",
+    [
+        ("gemini-2.5-pro", 0, 128),
+        ("gemini-2.5-pro", 52428, 32768),
+        ("gemini-2.5-flash", 52428, 24576),
+        ("gemini-2.5-flash", 0, 0),
+        ("gemini-2.5-flash-lite", 100, 512),
+        ("gemini-2.5-flash-lite", 0, 0),
+        ("gemini-2.5-pro", -1, -1),
+    ],
+)
 def test_thinking_budget_moved_into_the_models_range(model: str, budget: int, sent: int) -> None:
     config, changes, _ = _thinking({"thinkingBudget": budget}, model)
     assert config == {"thinkingBudget": sent}
-    assert changes == ([] if sent == budget else [("gemini.request.thinking-budget-range", "/generationConfig/thinkingConfig/thinkingBudget")])
+    assert changes == (
+        []
+        if sent == budget
+        else [("gemini.request.thinking-budget-range", "/generationConfig/thinkingConfig/thinkingBudget")]
+    )
 
 
 def test_thinking_budget_zero_on_gemini_3_pro_becomes_level_low() -> None:
@@ -373,8 +574,13 @@ def test_thinking_config_left_out_for_models_that_do_not_think() -> None:
 
 
 def test_roles_other_than_user_and_model_are_mapped() -> None:
-    body = {"contents": [{"role": "system", "parts": [{"text": "a"}]}, {"role": "assistant", "parts": [{"text": "b"}]},
-                         {"role": "function", "parts": [{"text": "c"}]}]}
+    body = {
+        "contents": [
+            {"role": "system", "parts": [{"text": "a"}]},
+            {"role": "assistant", "parts": [{"text": "b"}]},
+            {"role": "function", "parts": [{"text": "c"}]},
+        ]
+    }
     assert ("gemini.conversation.roles", "/contents/0/role") in violations(body)
     out, changes = repair(body)
     assert [c["role"] for c in out["contents"]] == ["user", "model", "user"]
@@ -383,12 +589,22 @@ def test_roles_other_than_user_and_model_are_mapped() -> None:
 
 
 def test_contents_without_parts_and_parts_without_data_are_left_out() -> None:
-    body = {"contents": [user("a"), {"role": "model", "parts": []}, {"role": "user", "parts": [{}, {"text": "b"}]}, {"role": "model"}]}
+    body = {
+        "contents": [
+            user("a"),
+            {"role": "model", "parts": []},
+            {"role": "user", "parts": [{}, {"text": "b"}]},
+            {"role": "model"},
+        ]
+    }
     assert ("gemini.conversation.parts-non-empty", "/contents/1/parts") in violations(body)
     assert ("gemini.conversation.empty-parts", "/contents/2/parts/0") in violations(body)
     out, changes = repair(body)
     assert out["contents"] == [user("a"), {"role": "user", "parts": [{"text": "b"}]}]
-    assert ("gemini.conversation.parts-non-empty", "/contents/1") in changes and ("gemini.conversation.empty-parts", "/contents/2/parts/0") in changes
+    assert ("gemini.conversation.parts-non-empty", "/contents/1") in changes and (
+        "gemini.conversation.empty-parts",
+        "/contents/2/parts/0",
+    ) in changes
     # an empty text part is sent as is (recorded requests carry one and were accepted), and so is a signed one
     kept = {"contents": [user(""), {"role": "model", "parts": [{"text": "", "thoughtSignature": SIG}]}]}
     assert repair(kept) == (kept, []) and violations(kept) == []
@@ -399,14 +615,23 @@ def test_a_part_with_two_data_fields_is_split_in_order() -> None:
     body = {"contents": [{"role": "model", "parts": [part]}]}
     assert violations(body) == [("gemini.conversation.one-data-field", "/contents/0/parts/0")]
     out, changes = repair(body)
-    assert out["contents"][0]["parts"] == [{"text": "see", "thoughtSignature": SIG}, {"inlineData": {"mimeType": "image/png", "data": "iVBORw0K"}}]
+    assert out["contents"][0]["parts"] == [
+        {"text": "see", "thoughtSignature": SIG},
+        {"inlineData": {"mimeType": "image/png", "data": "iVBORw0K"}},
+    ]
     assert changes == [("gemini.conversation.one-data-field", "/contents/0/parts/0")]
 
 
 def test_a_leading_call_turn_gets_a_user_turn_and_consecutive_model_turns_merge() -> None:
-    body = {"contents": [{"role": "model", "parts": [call()]}, {"role": "user", "parts": [response()]},
-                         {"role": "model", "parts": [{"text": "Let me check again."}]}, {"role": "model", "parts": [call()]},
-                         {"role": "user", "parts": [response()]}]}
+    body = {
+        "contents": [
+            {"role": "model", "parts": [call()]},
+            {"role": "user", "parts": [response()]},
+            {"role": "model", "parts": [{"text": "Let me check again."}]},
+            {"role": "model", "parts": [call()]},
+            {"role": "user", "parts": [response()]},
+        ]
+    }
     before = violations(body)
     assert ("gemini.conversation.call-turn-placement", "/contents/0") in before
     assert ("gemini.conversation.call-turn-placement", "/contents/3") in before
@@ -420,15 +645,31 @@ def test_a_leading_call_turn_gets_a_user_turn_and_consecutive_model_turns_merge(
 def test_a_response_turn_without_its_call_turn_is_refused_naming_the_call() -> None:
     body = {"contents": [user(), {"role": "user", "parts": [response(id="c9")]}]}
     (v,) = JSON.check_request(body)
-    assert (v.rule, v.pointer, v.tool, v.call_id) == ("gemini.conversation.response-turn-placement", "/contents/1/parts/0", "get_weather", "c9")
+    assert (v.rule, v.pointer, v.tool, v.call_id) == (
+        "gemini.conversation.response-turn-placement",
+        "/contents/1/parts/0",
+        "get_weather",
+        "c9",
+    )
 
 
 def test_every_call_answered_exactly_once() -> None:
     calls = {"role": "model", "parts": [call(id="c1"), call("get_time", id="c2", args={})]}
     body = {"contents": [user(), calls, {"role": "user", "parts": [response(id="c1")]}]}
     (v,) = JSON.check_request(body)
-    assert (v.rule, v.pointer, v.tool, v.call_id) == ("gemini.conversation.response-count", "/contents/2/parts", "get_time", "c2")
-    twice = {"contents": [user(), calls, {"role": "user", "parts": [response(id="c1"), response("get_time", id="c2"), response(id="c1")]}]}
+    assert (v.rule, v.pointer, v.tool, v.call_id) == (
+        "gemini.conversation.response-count",
+        "/contents/2/parts",
+        "get_time",
+        "c2",
+    )
+    twice = {
+        "contents": [
+            user(),
+            calls,
+            {"role": "user", "parts": [response(id="c1"), response("get_time", id="c2"), response(id="c1")]},
+        ]
+    }
     assert [v.rule for v in JSON.check_request(twice)] == ["gemini.conversation.response-count"]
     ok = {"contents": [user(), calls, {"role": "user", "parts": [response(id="c1"), response("get_time", id="c2")]}]}
     assert violations(ok) == []
@@ -442,14 +683,23 @@ def test_responses_match_their_calls_and_missing_ids_are_filled_in() -> None:
     assert out["contents"][2]["parts"][0]["functionResponse"]["id"] == "c1"
     assert changes == [("gemini.conversation.response-match", "/contents/2/parts/0/functionResponse/id")]
     assert violations(out) == []
-    swapped = {"contents": [user(), calls, {"role": "user", "parts": [response("get_time", id="c2"), response(id="c1")]}]}
+    swapped = {
+        "contents": [user(), calls, {"role": "user", "parts": [response("get_time", id="c2"), response(id="c1")]}]
+    }
     got = JSON.check_request(repair(swapped)[0])
-    assert {(v.rule, v.call_id) for v in got} == {("gemini.conversation.response-match", "c1"), ("gemini.conversation.response-match", "c2")}
+    assert {(v.rule, v.call_id) for v in got} == {
+        ("gemini.conversation.response-match", "c1"),
+        ("gemini.conversation.response-match", "c2"),
+    }
 
 
 def test_a_response_that_is_not_an_object_is_wrapped_as_output() -> None:
-    body = {"contents": [user(), {"role": "model", "parts": [call()]}, {"role": "user", "parts": [response(value=[1, 2])]}]}
-    assert violations(body) == [("gemini.conversation.response-object", "/contents/2/parts/0/functionResponse/response")]
+    body = {
+        "contents": [user(), {"role": "model", "parts": [call()]}, {"role": "user", "parts": [response(value=[1, 2])]}]
+    }
+    assert violations(body) == [
+        ("gemini.conversation.response-object", "/contents/2/parts/0/functionResponse/response")
+    ]
     out, changes = repair(body)
     assert out["contents"][2]["parts"][0]["functionResponse"]["response"] == {"output": [1, 2]}
     assert changes == [("gemini.conversation.response-object", "/contents/2/parts/0/functionResponse/response")]
@@ -457,47 +707,95 @@ def test_a_response_that_is_not_an_object_is_wrapped_as_output() -> None:
 
 def test_response_parts_hold_only_inline_or_file_data() -> None:
     fr = response()
-    fr["functionResponse"]["parts"] = [{"inlineData": {"mimeType": "image/png", "data": "iVBORw0K"}}, {"text": "caption"}]
+    fr["functionResponse"]["parts"] = [
+        {"inlineData": {"mimeType": "image/png", "data": "iVBORw0K"}},
+        {"text": "caption"},
+    ]
     body = {"contents": [user(), {"role": "model", "parts": [call()]}, {"role": "user", "parts": [fr]}]}
     assert violations(body) == [("gemini.conversation.response-parts", "/contents/2/parts/0/functionResponse/parts/1")]
 
 
 def test_call_arguments_must_be_an_object() -> None:
-    body = {"contents": [user(), {"role": "model", "parts": [call(args="city=Paris")]}, {"role": "user", "parts": [response()]}]}
+    body = {
+        "contents": [
+            user(),
+            {"role": "model", "parts": [call(args="city=Paris")]},
+            {"role": "user", "parts": [response()]},
+        ]
+    }
     assert violations(body) == [("gemini.conversation.call-args-object", "/contents/1/parts/0/functionCall/args")]
 
 
 def test_call_and_response_shapes() -> None:
-    body = {"contents": [user(), {"role": "model", "parts": [{"functionCall": {"name": "", "args": {}, "id": 7}}]},
-                         {"role": "user", "parts": [{"functionResponse": {"response": {"output": "x"}}}]}]}
+    body = {
+        "contents": [
+            user(),
+            {"role": "model", "parts": [{"functionCall": {"name": "", "args": {}, "id": 7}}]},
+            {"role": "user", "parts": [{"functionResponse": {"response": {"output": "x"}}}]},
+        ]
+    }
     got = JSON.check_request(body)
     assert ("gemini.conversation.call-shape", "/contents/1/parts/0/functionCall") in [(v.rule, v.pointer) for v in got]
-    assert ("gemini.conversation.response-shape", "/contents/2/parts/0/functionResponse/name") in [(v.rule, v.pointer) for v in got]
+    assert ("gemini.conversation.response-shape", "/contents/2/parts/0/functionResponse/name") in [
+        (v.rule, v.pointer) for v in got
+    ]
 
 
 def test_a_request_ending_on_unanswered_calls_is_refused() -> None:
     body = {"contents": [user(), {"role": "model", "parts": [call(id="c1")]}]}
     (v,) = JSON.check_request(body)
-    assert (v.rule, v.pointer, v.tool, v.call_id) == ("gemini.conversation.trailing-calls", "/contents/1", "get_weather", "c1")
+    assert (v.rule, v.pointer, v.tool, v.call_id) == (
+        "gemini.conversation.trailing-calls",
+        "/contents/1",
+        "get_weather",
+        "c1",
+    )
 
 
 def test_unknown_part_fields_are_left_out_and_inline_data_is_checked() -> None:
-    body = {"contents": [{"role": "user", "parts": [{"text": "hi", "id": "m1"}, {"inlineData": {"mimeType": "image/png", "data": "not base64!"}}]}]}
+    body = {
+        "contents": [
+            {
+                "role": "user",
+                "parts": [{"text": "hi", "id": "m1"}, {"inlineData": {"mimeType": "image/png", "data": "not base64!"}}],
+            }
+        ]
+    }
     before = violations(body)
     assert ("gemini.conversation.part-fields", "/contents/0/parts/0/id") in before
     assert ("gemini.conversation.inline-data", "/contents/0/parts/1/inlineData") in before
     out, changes = repair(body)
-    assert out["contents"][0]["parts"][0] == {"text": "hi"} and changes == [("gemini.conversation.part-fields", "/contents/0/parts/0/id")]
+    assert out["contents"][0]["parts"][0] == {"text": "hi"} and changes == [
+        ("gemini.conversation.part-fields", "/contents/0/parts/0/id")
+    ]
     assert violations(out) == [("gemini.conversation.inline-data", "/contents/0/parts/1/inlineData")]
-    ok = {"contents": [{"role": "user", "parts": [{"inline_data": {"mime_type": "image/png", "data": "iVBORw0K"}, "media_resolution": {"level": "x"}}]}]}
+    ok = {
+        "contents": [
+            {
+                "role": "user",
+                "parts": [
+                    {"inline_data": {"mime_type": "image/png", "data": "iVBORw0K"}, "media_resolution": {"level": "x"}}
+                ],
+            }
+        ]
+    }
     assert violations(ok) == [] and repair(ok)[1] == []
 
 
 def test_a_signature_that_is_not_base64_is_left_out_and_both_alphabets_are_accepted() -> None:
     urlsafe = SIG.replace("+", "-").replace("/", "_")
-    body = {"contents": [user(), {"role": "model", "parts": [call(sig="claude#abc:def")]}, {"role": "user", "parts": [response()]},
-                         {"role": "model", "parts": [call(sig=urlsafe)]}, {"role": "user", "parts": [response()]}]}
-    assert violations(body) == [("gemini.conversation.thought-signature-base64", "/contents/1/parts/0/thoughtSignature")]
+    body = {
+        "contents": [
+            user(),
+            {"role": "model", "parts": [call(sig="claude#abc:def")]},
+            {"role": "user", "parts": [response()]},
+            {"role": "model", "parts": [call(sig=urlsafe)]},
+            {"role": "user", "parts": [response()]},
+        ]
+    }
+    assert violations(body) == [
+        ("gemini.conversation.thought-signature-base64", "/contents/1/parts/0/thoughtSignature")
+    ]
     out, changes = repair(body, GeminiProfile(model="gemini-2.5-flash"))
     assert "thoughtSignature" not in out["contents"][1]["parts"][0]
     assert out["contents"][3]["parts"][0]["thoughtSignature"] == urlsafe
@@ -505,8 +803,15 @@ def test_a_signature_that_is_not_base64_is_left_out_and_both_alphabets_are_accep
 
 
 def test_gemini_3_call_turns_without_a_signature_get_the_placeholder() -> None:
-    body = {"contents": [user(), {"role": "model", "parts": [call(), call("get_time", args={})]}, {"role": "user", "parts": [response(), response("get_time")]},
-                         {"role": "model", "parts": [call(sig=SIG), call("get_time", args={})]}, {"role": "user", "parts": [response(), response("get_time")]}]}
+    body = {
+        "contents": [
+            user(),
+            {"role": "model", "parts": [call(), call("get_time", args={})]},
+            {"role": "user", "parts": [response(), response("get_time")]},
+            {"role": "model", "parts": [call(sig=SIG), call("get_time", args={})]},
+            {"role": "user", "parts": [response(), response("get_time")]},
+        ]
+    }
     out, changes = repair(body, GeminiProfile(model="gemini-3-pro-preview"))
     assert out["contents"][1]["parts"][0]["thoughtSignature"] == SKIP_SIGNATURE
     assert "thoughtSignature" not in out["contents"][1]["parts"][1]
@@ -517,30 +822,56 @@ def test_gemini_3_call_turns_without_a_signature_get_the_placeholder() -> None:
 
 
 def test_thought_parts_and_signatures_in_a_user_turn_are_left_out() -> None:
-    body = {"contents": [{"role": "user", "parts": [{"text": "musing", "thought": True}, {"text": "hi", "thoughtSignature": SIG}]}]}
-    assert violations(body) == [("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/0"),
-                                ("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/1/thoughtSignature")]
+    body = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "musing", "thought": True}, {"text": "hi", "thoughtSignature": SIG}]}
+        ]
+    }
+    assert violations(body) == [
+        ("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/0"),
+        ("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/1/thoughtSignature"),
+    ]
     out, changes = repair(body)
     assert out["contents"] == [user("hi")]
-    assert changes == [("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/0"),
-                       ("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/1/thoughtSignature")]
+    assert changes == [
+        ("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/0"),
+        ("gemini.conversation.thoughts-in-model-turns", "/contents/0/parts/1/thoughtSignature"),
+    ]
 
 
 def test_incremental_check_looks_at_new_contents_only() -> None:
     broken = {"contents": [{"role": "user", "parts": [{}]}, user("ok"), {"role": "model", "parts": [{"text": "fine"}]}]}
     assert violations(broken) == [("gemini.conversation.empty-parts", "/contents/0/parts/0")]
     assert violations(broken, start=1) == []
-    pair = {"contents": [user(), {"role": "model", "parts": [call(id="c1")]}, {"role": "user", "parts": [response(id="c2")]}]}
-    assert violations(pair, start=2) == [("gemini.conversation.response-match", "/contents/2/parts/0/functionResponse/id")]
+    pair = {
+        "contents": [
+            user(),
+            {"role": "model", "parts": [call(id="c1")]},
+            {"role": "user", "parts": [response(id="c2")]},
+        ]
+    }
+    assert violations(pair, start=2) == [
+        ("gemini.conversation.response-match", "/contents/2/parts/0/functionResponse/id")
+    ]
 
 
 def test_a_conversation_toolwire_produced_passes_unchanged(mock_model: Any) -> None:
-    weather = Tool.from_schema("get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
-    model = mock_model([json_response(candidate_body([call(sig=SIG), call(args={"city": "Oslo"})], response_id="r1")),
-                        json_response(candidate_body([{"text": "Sunny."}]))], model_id="gemini-3-flash-preview")
+    weather = Tool.from_schema(
+        "get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    )
+    model = mock_model(
+        [
+            json_response(candidate_body([call(sig=SIG), call(args={"city": "Oslo"})], response_id="r1")),
+            json_response(candidate_body([{"text": "Sunny."}])),
+        ],
+        model_id="gemini-3-flash-preview",
+    )
     first = run(model.send(model.build_request([Message.user("Paris and Oslo?")], tools=[weather])))
-    msgs = [Message.user("Paris and Oslo?"), first.to_message(),
-            Message("user", [ToolResult(c.id, "18C", name=c.name) for c in first.tool_calls])]
+    msgs = [
+        Message.user("Paris and Oslo?"),
+        first.to_message(),
+        Message("user", [ToolResult(c.id, "18C", name=c.name) for c in first.tool_calls]),
+    ]
     request = model.build_request(msgs, tools=[weather])
     body = model.codec.encode_request(request)
     profile = GeminiModel.make_profile(model="gemini-3-flash-preview")
@@ -551,8 +882,21 @@ def test_a_conversation_toolwire_produced_passes_unchanged(mock_model: Any) -> N
 
 
 def test_failed_turn_stop_reasons() -> None:
-    for reason in ("SAFETY", "RECITATION", "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "BLOCKLIST", "PROHIBITED_CONTENT",
-                   "SPII", "IMAGE_SAFETY", "OTHER", "LANGUAGE", "TOO_MANY_TOOL_CALLS", "MISSING_THOUGHT_SIGNATURE", "blockReason:SAFETY"):
+    for reason in (
+        "SAFETY",
+        "RECITATION",
+        "MALFORMED_FUNCTION_CALL",
+        "UNEXPECTED_TOOL_CALL",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "IMAGE_SAFETY",
+        "OTHER",
+        "LANGUAGE",
+        "TOO_MANY_TOOL_CALLS",
+        "MISSING_THOUGHT_SIGNATURE",
+        "blockReason:SAFETY",
+    ):
         assert JSON.turn_failed(reason), reason
     for reason in ("STOP", "MAX_TOKENS", "CONTINUATION", None, "SOMETHING_NEW"):
         assert not JSON.turn_failed(reason), reason
@@ -567,10 +911,15 @@ def test_failed_turn_stop_reasons() -> None:
 
 
 def test_offline_estimate_counts_each_declarations_json() -> None:
-    import tiktoken  # noqa: F401 - the estimate uses toolwire's shipped o200k ranks through tiktoken
+    import tiktoken
+
     from toolwire.design.tokens import encoding
 
-    decl = {"name": "get_weather", "description": "Weather for a city.", "parametersJsonSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}
+    decl = {
+        "name": "get_weather",
+        "description": "Weather for a city.",
+        "parametersJsonSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
     text = json.dumps(decl, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     assert JSON.estimate_tokens([decl]) == len(encoding().encode(text)) > 10
     assert JSON.estimate_tokens([decl, decl]) == 2 * JSON.estimate_tokens([decl])
@@ -582,9 +931,15 @@ def test_live_count_sends_the_whole_request_through_the_sdk() -> None:
 
     def handler(request: httpx2.Request) -> httpx2.Response:
         seen.append((str(request.url), json.loads(request.content), request.headers.get("x-goog-api-key")))
-        return httpx2.Response(200, json={"totalTokens": 87, "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 87}]})
+        return httpx2.Response(
+            200, json={"totalTokens": 87, "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 87}]}
+        )
 
-    body = {"contents": [user("Weather in Paris?")], "tools": TOOLS, "systemInstruction": {"parts": [{"text": "Be brief."}]}}
+    body = {
+        "contents": [user("Weather in Paris?")],
+        "tools": TOOLS,
+        "systemInstruction": {"parts": [{"text": "Be brief."}]},
+    }
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
     assert run(JSON.count_tokens(body, model="gemini-2.5-flash", api_key="k", http_client=client)) == 87
     url, sent, key = seen[0]
@@ -625,24 +980,32 @@ def test_every_recorded_request_passes_and_needs_no_repair(path: Path) -> None:
 def test_a_refused_request_is_never_sent_and_names_rule_and_pointer(mock_model: Any) -> None:
     from toolwire.errors import RequestRefused
 
-    model = mock_model([json_response(candidate_body([{"text": "x"}]))], model_id="gemini-3-pro-preview",
-                       thinking={"budget": 1024, "level": "LOW"})
+    model = mock_model(
+        [json_response(candidate_body([{"text": "x"}]))],
+        model_id="gemini-3-pro-preview",
+        thinking={"budget": 1024, "level": "LOW"},
+    )
     with pytest.raises(RequestRefused) as info:
         run(model.send(model.build_request([Message.user("hi")])))
     assert model.sent == []
     (v,) = info.value.violations
     assert (v.rule, v.pointer) == ("gemini.request.thinking-one-control", "/generationConfig/thinkingConfig")
-    assert "gemini.request.thinking-one-control" in str(info.value) and "/generationConfig/thinkingConfig" in str(info.value)
+    assert "gemini.request.thinking-one-control" in str(info.value) and "/generationConfig/thinkingConfig" in str(
+        info.value
+    )
 
 
 def test_repairs_are_applied_before_sending_and_reported_on_the_turn(mock_model: Any) -> None:
-    model = mock_model([json_response(candidate_body([{"text": "x"}]))], model_id="gemini-2.5-pro", thinking={"type": "disabled"})
+    model = mock_model(
+        [json_response(candidate_body([{"text": "x"}]))], model_id="gemini-2.5-pro", thinking={"type": "disabled"}
+    )
     resp = run(model.send(model.build_request([Message.user("hi")], tool_choice="required")))
     sent = model.sent[0].json
     assert "toolConfig" not in sent and sent["generationConfig"]["thinkingConfig"] == {"thinkingBudget": 128}
     assert [(c.rule, c.pointer, c.lossy) for c in resp.preflight.changes] == [
         ("gemini.request.tool-config-without-tools", "/toolConfig/functionCallingConfig", False),
-        ("gemini.request.thinking-budget-range", "/generationConfig/thinkingConfig/thinkingBudget", True)]
+        ("gemini.request.thinking-budget-range", "/generationConfig/thinkingConfig/thinkingBudget", True),
+    ]
 
 
 def test_openapi_mode_profile_comes_from_the_model_settings(mock_model: Any) -> None:
@@ -663,13 +1026,18 @@ def test_incremental_check_follows_repairs_that_move_contents() -> None:
     sent, report = preflight(profile, first, state=state)
     assert [c["role"] for c in sent["contents"]] == ["user", "model", "user"] and len(report) == 1
     # next turn: the same history plus a model call turn answered by a mismatched response
-    second = {"contents": first["contents"] + [{"role": "model", "parts": [call(id="c7")]}, {"role": "user", "parts": [response(id="c8")]}]}
+    second = {
+        "contents": first["contents"]
+        + [{"role": "model", "parts": [call(id="c7")]}, {"role": "user", "parts": [response(id="c8")]}]
+    }
     assert state.start(profile, second) == 2
     from toolwire.errors import RequestRefused
 
     with pytest.raises(RequestRefused) as info:
         preflight(profile, second, state=state)
-    assert [(v.rule, v.pointer) for v in info.value.violations] == [("gemini.conversation.response-match", "/contents/4/parts/0/functionResponse/id")]
+    assert [(v.rule, v.pointer) for v in info.value.violations] == [
+        ("gemini.conversation.response-match", "/contents/4/parts/0/functionResponse/id")
+    ]
 
 
 # ------------------------------------------------------------------ docs
@@ -693,16 +1061,64 @@ def test_repair_and_check_never_crash_on_json_shaped_bodies() -> None:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    keys = st.sampled_from(["contents", "parts", "role", "text", "functionCall", "functionResponse", "name", "id", "args",
-                            "response", "thoughtSignature", "thought", "tools", "functionDeclarations", "parameters",
-                            "parametersJsonSchema", "type", "properties", "enum", "required", "items", "anyOf", "toolConfig",
-                            "functionCallingConfig", "mode", "allowedFunctionNames", "generationConfig", "thinkingConfig",
-                            "thinkingBudget", "thinkingLevel", "responseMimeType", "inlineData", "data", "mimeType", "model",
-                            "user", "x"])
-    leaf = st.one_of(st.none(), st.booleans(), st.integers(-3, 70000), st.text(max_size=8),
-                     st.sampled_from(["user", "model", "ANY", "AUTO", "OBJECT", "object", "LOW", SIG, "get_weather"]))
-    value = st.recursive(leaf, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=4)), max_leaves=25)
-    profiles = [GeminiProfile(model="gemini-2.5-pro"), GeminiProfile("openapi", model="gemini-3-pro-preview"), GeminiProfile()]
+    keys = st.sampled_from(
+        [
+            "contents",
+            "parts",
+            "role",
+            "text",
+            "functionCall",
+            "functionResponse",
+            "name",
+            "id",
+            "args",
+            "response",
+            "thoughtSignature",
+            "thought",
+            "tools",
+            "functionDeclarations",
+            "parameters",
+            "parametersJsonSchema",
+            "type",
+            "properties",
+            "enum",
+            "required",
+            "items",
+            "anyOf",
+            "toolConfig",
+            "functionCallingConfig",
+            "mode",
+            "allowedFunctionNames",
+            "generationConfig",
+            "thinkingConfig",
+            "thinkingBudget",
+            "thinkingLevel",
+            "responseMimeType",
+            "inlineData",
+            "data",
+            "mimeType",
+            "model",
+            "user",
+            "x",
+        ]
+    )
+    leaf = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 70000),
+        st.text(max_size=8),
+        st.sampled_from(["user", "model", "ANY", "AUTO", "OBJECT", "object", "LOW", SIG, "get_weather"]),
+    )
+    value = st.recursive(
+        leaf,
+        lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=4)),
+        max_leaves=25,
+    )
+    profiles = [
+        GeminiProfile(model="gemini-2.5-pro"),
+        GeminiProfile("openapi", model="gemini-3-pro-preview"),
+        GeminiProfile(),
+    ]
 
     @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(st.dictionaries(keys, value, max_size=5), st.integers(0, 3))

@@ -22,12 +22,12 @@ from typing import Any
 
 import httpx2
 import pytest
+from toolwire_gemini import GeminiCodec, GeminiModel
 
 from toolwire.stream import assemble
 from toolwire.testing.cassettes import Interaction, load_cassette, recordings_dir
 from toolwire.testing.conversation_rules import validate_request
 from toolwire.types import ReasoningPart, Response, TextPart, ToolCall
-from toolwire_gemini import GeminiCodec, GeminiModel
 
 
 def _files() -> list[Any]:
@@ -54,8 +54,19 @@ def _model_id(uri: str) -> str:
 
 # ------------------------------------------------------------------ the documented normalisation
 
-_STRUCTURAL = {"function_call", "function_response", "inline_data", "file_data", "thought_signature", "mime_type", "file_uri",
-               "will_continue", "executable_code", "code_execution_result", "video_metadata"}
+_STRUCTURAL = {
+    "function_call",
+    "function_response",
+    "inline_data",
+    "file_data",
+    "thought_signature",
+    "mime_type",
+    "file_uri",
+    "will_continue",
+    "executable_code",
+    "code_execution_result",
+    "video_metadata",
+}
 
 
 def _camel(key: str) -> str:
@@ -115,9 +126,14 @@ def _decode(codec: GeminiCodec, it: Interaction) -> Response:
 
 def _check(resp: Response, exp: dict[str, Any]) -> None:
     assert resp.vendor_stop_reason == exp["stop_reason"]
-    assert resp.stop_reason == ("tool_use" if exp["tool_calls"] and exp["stop_reason"] == "STOP" else
-                                {"STOP": "end_turn", "MAX_TOKENS": "max_tokens"}.get(exp["stop_reason"], resp.stop_reason))
-    got = [{"id": None if c.id_synthesized else c.id, "name": c.name, "arguments": c.arguments} for c in resp.tool_calls]
+    assert resp.stop_reason == (
+        "tool_use"
+        if exp["tool_calls"] and exp["stop_reason"] == "STOP"
+        else {"STOP": "end_turn", "MAX_TOKENS": "max_tokens"}.get(exp["stop_reason"], resp.stop_reason)
+    )
+    got = [
+        {"id": None if c.id_synthesized else c.id, "name": c.name, "arguments": c.arguments} for c in resp.tool_calls
+    ]
     assert got == exp["tool_calls"]
     for call in resp.tool_calls:
         assert call.is_valid
@@ -133,10 +149,18 @@ def _check(resp: Response, exp: dict[str, Any]) -> None:
     assert resp.usage.cache_read_tokens == raw.get("cachedContentTokenCount")
     assert resp.model == exp["model"] and resp.response_id == exp["response_id"]
     sigs = [p.signature for p in resp.parts if isinstance(p, ReasoningPart) and p.signature]
-    sigs += [(p.provider_data.get("gemini") or {}).get("thoughtSignature") for p in resp.parts if isinstance(p, (TextPart, ToolCall))]
+    sigs += [
+        (p.provider_data.get("gemini") or {}).get("thoughtSignature")
+        for p in resp.parts
+        if isinstance(p, (TextPart, ToolCall))
+    ]
     on_calls = [(c.provider_data.get("gemini") or {}).get("thoughtSignature") for c in resp.tool_calls]
     blocks = sum(1 for p in resp.parts if isinstance(p, ReasoningPart))
-    counts = {"blocks": blocks, "signatures": sum(1 for s in sigs if s), "signature_on_function_call": sum(1 for s in on_calls if s)}
+    counts = {
+        "blocks": blocks,
+        "signatures": sum(1 for s in sigs if s),
+        "signature_on_function_call": sum(1 for s in on_calls if s),
+    }
     assert (counts if any(counts.values()) else None) == exp["thinking"]
 
 
@@ -160,7 +184,8 @@ def test_recorded_requests_round_trip(path: Path) -> None:
         assert [t.name for t in request.tools] == exp["request"]["tools"]
         results = [r for m in request.messages for r in m.tool_results]
         assert [(r.name, r.tool_call_id if not r.tool_call_id.startswith("gemini-") else None) for r in results] == [
-            (x["name"], x["id"]) for x in exp["request"]["tool_results"]]
+            (x["name"], x["id"]) for x in exp["request"]["tool_results"]
+        ]
         encoded = codec.encode_request(request)
         assert encoded == normalise(body)
         assert validate_request("gemini", encoded) == []
@@ -185,8 +210,13 @@ def test_recordings_through_the_sdk(path: Path) -> None:
             return _replay_response(it)
 
         model_id = _model_id(it.uri)
-        model = GeminiModel(model_id, api_key="test-key", max_retries=0, stream=bool(it.stream_format),
-                            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+        model = GeminiModel(
+            model_id,
+            api_key="test-key",
+            max_retries=0,
+            stream=bool(it.stream_format),
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+        )
         request = codec.decode_request(it.request_json)
         request.model = model_id
         request.stream = bool(it.stream_format)

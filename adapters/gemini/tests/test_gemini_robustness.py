@@ -11,17 +11,17 @@ import asyncio
 from typing import Any
 
 import pytest
+from gemini_wire_helpers import candidate_body, sse_response
+from toolwire_gemini import GeminiCodec
+from toolwire_gemini.codec import NAME_INVALID
 
 import toolwire
-from gemini_wire_helpers import candidate_body, sse_response
-from toolwire.errors import ProviderError, ResponseDecodeError
 from toolwire.adapter import ModelRequest
+from toolwire.errors import ProviderError, ResponseDecodeError
 from toolwire.stream import assemble
 from toolwire.testing import ScriptedModel
 from toolwire.tools import Tool
 from toolwire.types import Message
-from toolwire_gemini import GeminiCodec
-from toolwire_gemini.codec import NAME_INVALID
 
 CODEC = GeminiCodec()
 CALLS: list[str] = []
@@ -32,9 +32,12 @@ def _weather(city: str) -> str:
     return f"sunny in {city}"
 
 
-WEATHER = Tool.from_schema("get_weather", "Weather for a city. Use when asked about weather.",
-                           {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-                           function=_weather)
+WEATHER = Tool.from_schema(
+    "get_weather",
+    "Weather for a city. Use when asked about weather.",
+    {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    function=_weather,
+)
 
 
 def fc(name: Any = "get_weather", city: str = "Paris", call_id: str | None = None) -> dict[str, Any]:
@@ -44,22 +47,36 @@ def fc(name: Any = "get_weather", city: str = "Paris", call_id: str | None = Non
     return {"functionCall": call}
 
 
-@pytest.mark.parametrize("wire, pointer", [
-    (None, ""),
-    ([], ""),
-    ({"candidates": {"0": {}}}, "/candidates"),
-    ({"candidates": ["x"]}, "/candidates/0"),
-    ({"candidates": [{"content": "x"}]}, "/candidates/0/content"),
-    ({"candidates": [{"content": {"parts": {"text": "x"}}}]}, "/candidates/0/content/parts"),
-    ({"candidates": [{"content": {"parts": ["x"]}}]}, "/candidates/0/content/parts/0"),
-    ({"candidates": [{"content": {"parts": [{"functionCall": None}]}}]}, "/candidates/0/content/parts/0/functionCall"),
-    ({"candidates": [{"content": {"parts": [{"functionCall": "get_weather"}]}}]}, "/candidates/0/content/parts/0/functionCall"),
-    ({"candidates": [{"content": {"parts": [{"text": 5}]}}]}, "/candidates/0/content/parts/0/text"),
-    ({"candidates": [{"content": {"parts": [{"text": "x", "thought": True, "thoughtSignature": 5}]}}]},
-     "/candidates/0/content/parts/0/thoughtSignature"),
-    ({"candidates": [{"content": {"parts": [{"text": "x"}]}, "finishReason": ["STOP"]}]}, "/candidates/0/finishReason"),
-    ({"candidates": [], "responseId": 5}, "/responseId"),
-])
+@pytest.mark.parametrize(
+    "wire, pointer",
+    [
+        (None, ""),
+        ([], ""),
+        ({"candidates": {"0": {}}}, "/candidates"),
+        ({"candidates": ["x"]}, "/candidates/0"),
+        ({"candidates": [{"content": "x"}]}, "/candidates/0/content"),
+        ({"candidates": [{"content": {"parts": {"text": "x"}}}]}, "/candidates/0/content/parts"),
+        ({"candidates": [{"content": {"parts": ["x"]}}]}, "/candidates/0/content/parts/0"),
+        (
+            {"candidates": [{"content": {"parts": [{"functionCall": None}]}}]},
+            "/candidates/0/content/parts/0/functionCall",
+        ),
+        (
+            {"candidates": [{"content": {"parts": [{"functionCall": "get_weather"}]}}]},
+            "/candidates/0/content/parts/0/functionCall",
+        ),
+        ({"candidates": [{"content": {"parts": [{"text": 5}]}}]}, "/candidates/0/content/parts/0/text"),
+        (
+            {"candidates": [{"content": {"parts": [{"text": "x", "thought": True, "thoughtSignature": 5}]}}]},
+            "/candidates/0/content/parts/0/thoughtSignature",
+        ),
+        (
+            {"candidates": [{"content": {"parts": [{"text": "x"}]}, "finishReason": ["STOP"]}]},
+            "/candidates/0/finishReason",
+        ),
+        ({"candidates": [], "responseId": 5}, "/responseId"),
+    ],
+)
 def test_malformed_response_raises_response_decode_error(wire: Any, pointer: str) -> None:
     with pytest.raises(ResponseDecodeError) as info:
         CODEC.decode_response(wire)
@@ -74,17 +91,32 @@ def test_error_body_is_still_a_provider_error() -> None:
 
 
 def test_usage_counters_of_the_wrong_type_are_dropped_not_passed_through() -> None:
-    body = candidate_body([{"text": "x"}], usage={"promptTokenCount": "12", "candidatesTokenCount": 5,
-                                                  "thoughtsTokenCount": -3, "cachedContentTokenCount": 4.0,
-                                                  "toolUsePromptTokenCount": {"n": 1}})
+    body = candidate_body(
+        [{"text": "x"}],
+        usage={
+            "promptTokenCount": "12",
+            "candidatesTokenCount": 5,
+            "thoughtsTokenCount": -3,
+            "cachedContentTokenCount": 4.0,
+            "toolUsePromptTokenCount": {"n": 1},
+        },
+    )
     resp = CODEC.decode_response(body)
     u = resp.usage
-    assert (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.cache_read_tokens, u.tool_use_prompt_tokens) == (None, 5, None, 4, None)
+    assert (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.cache_read_tokens, u.tool_use_prompt_tokens) == (
+        None,
+        5,
+        None,
+        4,
+        None,
+    )
     result = toolwire.run_sync(ScriptedModel(responses=[resp]), "hi")  # the loop sums usage: no TypeError
     assert result.usage.output_tokens == 5
 
 
-@pytest.mark.parametrize("name, kept", [(None, ""), ("", ""), (5, "5"), ([None], "[null]"), ({"type": "x"}, '{"type": "x"}')])
+@pytest.mark.parametrize(
+    "name, kept", [(None, ""), ("", ""), (5, "5"), ([None], "[null]"), ({"type": "x"}, '{"type": "x"}')]
+)
 def test_function_call_without_a_string_name_is_invalid(name: Any, kept: str) -> None:
     resp = CODEC.decode_response(candidate_body([fc(name)]), ModelRequest(model="gemini-2.5-flash", tools=[WEATHER]))
     call = resp.tool_calls[0]
@@ -113,20 +145,31 @@ def test_duplicate_vendor_ids_later_call_invalid_and_answered_once() -> None:
     CALLS.clear()
     result = toolwire.run_sync(ScriptedModel(responses=[resp, "done"]), "hi", tools=[WEATHER])
     assert CALLS == ["A"]
-    sent = CODEC.encode_request(ModelRequest(model="gemini-2.5-flash", messages=result.conversation.messages, tools=[WEATHER]))
+    sent = CODEC.encode_request(
+        ModelRequest(model="gemini-2.5-flash", messages=result.conversation.messages, tools=[WEATHER])
+    )
     model_turn, answers = sent["contents"][1], sent["contents"][2]
-    assert [p["functionCall"] for p in model_turn["parts"]] == [{"name": "get_weather", "args": {"city": "A"}, "id": "g1"}]
+    assert [p["functionCall"] for p in model_turn["parts"]] == [
+        {"name": "get_weather", "args": {"city": "A"}, "id": "g1"}
+    ]
     assert [p["functionResponse"] for p in answers["parts"]] == [
-        {"name": "get_weather", "response": {"output": "sunny in A"}, "id": "g1"}]
+        {"name": "get_weather", "response": {"output": "sunny in A"}, "id": "g1"}
+    ]
 
 
 def test_streamed_duplicate_and_nameless_calls_checked() -> None:
     from toolwire_gemini.codec import check_tool_calls
 
-    chunks = [candidate_body([fc(call_id="g1")], finish=None), candidate_body([fc(call_id="g1"), fc(None)], finish="STOP")]
+    chunks = [
+        candidate_body([fc(call_id="g1")], finish=None),
+        candidate_body([fc(call_id="g1"), fc(None)], finish="STOP"),
+    ]
     resp = check_tool_calls(assemble(CODEC.decode_stream(chunks), "gemini"))
     assert [(c.name, c.invalid) for c in resp.tool_calls] == [
-        ("get_weather", None), ("get_weather", "duplicate tool call id g1 in one response"), ("", NAME_INVALID)]
+        ("get_weather", None),
+        ("get_weather", "duplicate tool call id g1 in one response"),
+        ("", NAME_INVALID),
+    ]
 
 
 def test_stream_without_a_finish_reason_was_cut_off() -> None:
@@ -143,16 +186,26 @@ def test_stream_without_a_finish_reason_was_cut_off() -> None:
 
 def test_malformed_stream_chunk() -> None:
     with pytest.raises(ResponseDecodeError) as info:
-        list(CODEC.decode_stream([candidate_body([{"text": "a"}], finish=None), {"candidates": [{"content": {"parts": [{"functionCall": None}]}}]}]))
+        list(
+            CODEC.decode_stream(
+                [
+                    candidate_body([{"text": "a"}], finish=None),
+                    {"candidates": [{"content": {"parts": [{"functionCall": None}]}}]},
+                ]
+            )
+        )
     assert info.value.pointer == "/candidates/0/content/parts/0/functionCall"
 
 
-@pytest.mark.parametrize("wire, pointer", [
-    ("x", ""),
-    ({"contents": {"role": "user"}}, "/contents"),
-    ({"contents": [{"role": "user", "parts": "hi"}]}, "/contents/0/parts"),
-    ({"contents": [{"role": "model", "parts": [{"functionCall": None}]}]}, "/contents/0/parts/0/functionCall"),
-])
+@pytest.mark.parametrize(
+    "wire, pointer",
+    [
+        ("x", ""),
+        ({"contents": {"role": "user"}}, "/contents"),
+        ({"contents": [{"role": "user", "parts": "hi"}]}, "/contents/0/parts"),
+        ({"contents": [{"role": "model", "parts": [{"functionCall": None}]}]}, "/contents/0/parts/0/functionCall"),
+    ],
+)
 def test_malformed_request(wire: Any, pointer: str) -> None:
     with pytest.raises(ResponseDecodeError) as info:
         CODEC.decode_request(wire)
@@ -167,6 +220,8 @@ def test_transport_stream_decode_error_is_not_turned_into_a_provider_error(mock_
 
 
 def test_transport_stream_marks_duplicate_ids(mock_model: Any) -> None:
-    model = mock_model([sse_response([candidate_body([fc(city="A", call_id="g1"), fc(city="B", call_id="g1")])])], stream=True)
+    model = mock_model(
+        [sse_response([candidate_body([fc(city="A", call_id="g1"), fc(city="B", call_id="g1")])])], stream=True
+    )
     resp = asyncio.run(model.send(model.build_request([Message.user("x")], tools=[WEATHER])))
     assert [c.invalid for c in resp.tool_calls] == [None, "duplicate tool call id g1 in one response"]

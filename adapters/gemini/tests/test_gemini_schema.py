@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from toolwire_gemini import GeminiCodec
 
-from toolwire.errors import SchemaTranslationError
 from toolwire.adapter import ModelRequest
+from toolwire.errors import SchemaTranslationError
 from toolwire.schema.coerce import coerce_arguments, enum_string
 from toolwire.schema.refs import inline_refs
 from toolwire.schema.report import TranslationReport
 from toolwire.schema.validate import validate_arguments
 from toolwire.tools import Tool
 from toolwire.types import Message
-from toolwire_gemini import GeminiCodec
 
 OPENAPI = GeminiCodec(schema_mode="openapi")
 JSONSCHEMA = GeminiCodec()
@@ -27,7 +27,11 @@ def changes(report: TranslationReport) -> list[tuple[str, str, str]]:
 # ------------------------------------------------------------------ B01
 
 
-B01_INPUT = {"type": "object", "properties": {"ops": {"type": "array", "items": {"type": "object", "additionalProperties": True}}}, "required": ["ops"]}
+B01_INPUT = {
+    "type": "object",
+    "properties": {"ops": {"type": "array", "items": {"type": "object", "additionalProperties": True}}},
+    "required": ["ops"],
+}
 
 
 def test_b01_additional_properties_removed_in_openapi_mode_with_its_path() -> None:
@@ -35,7 +39,11 @@ def test_b01_additional_properties_removed_in_openapi_mode_with_its_path() -> No
     assert decl == {
         "name": "apply_ops",
         "description": "Apply operations.",
-        "parameters": {"type": "object", "properties": {"ops": {"type": "array", "items": {"type": "object"}}}, "required": ["ops"]},
+        "parameters": {
+            "type": "object",
+            "properties": {"ops": {"type": "array", "items": {"type": "object"}}},
+            "required": ["ops"],
+        },
     }
     assert changes(report) == [("/properties/ops/items", "removed", "additionalProperties")]
     assert report.changes[0].lossy is True
@@ -61,7 +69,14 @@ B02_INPUT = {
 }
 B02_OUTPUT = {
     "type": "object",
-    "properties": {"city": {"type": "object", "description": "target", "properties": {"name": {"type": "string"}}, "required": ["name"]}},
+    "properties": {
+        "city": {
+            "type": "object",
+            "description": "target",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"],
+        }
+    },
     "required": ["city"],
 }
 
@@ -76,7 +91,9 @@ def test_b02_ref_inlined_with_sibling_description_kept() -> None:
 def test_b02_recursive_ref_raises_naming_the_pointer() -> None:
     recursive = {
         "type": "object",
-        "$defs": {"City": {"type": "object", "properties": {"name": {"type": "string"}, "twin": {"$ref": "#/$defs/City"}}}},
+        "$defs": {
+            "City": {"type": "object", "properties": {"name": {"type": "string"}, "twin": {"$ref": "#/$defs/City"}}}
+        },
         "properties": {"city": {"$ref": "#/$defs/City"}},
     }
     with pytest.raises(SchemaTranslationError) as info:
@@ -86,9 +103,14 @@ def test_b02_recursive_ref_raises_naming_the_pointer() -> None:
 
 
 def test_recursion_through_two_definitions_and_through_root_is_detected() -> None:
-    mutual = {"type": "object", "definitions": {"A": {"type": "object", "properties": {"b": {"$ref": "#/definitions/B"}}},
-                                                  "B": {"type": "object", "properties": {"a": {"$ref": "#/definitions/A"}}}},
-              "properties": {"a": {"$ref": "#/definitions/A"}}}
+    mutual = {
+        "type": "object",
+        "definitions": {
+            "A": {"type": "object", "properties": {"b": {"$ref": "#/definitions/B"}}},
+            "B": {"type": "object", "properties": {"a": {"$ref": "#/definitions/A"}}},
+        },
+        "properties": {"a": {"$ref": "#/definitions/A"}},
+    }
     with pytest.raises(SchemaTranslationError) as info:
         inline_refs(mutual)
     assert info.value.pointer == "#/definitions/A"
@@ -102,7 +124,10 @@ def test_definitions_nested_pointer_escapes_and_transitive_refs() -> None:
         "type": "object",
         "definitions": {
             "Unit": {"type": "string", "enum": ["c", "f"]},
-            "Reading": {"type": "object", "properties": {"unit": {"$ref": "#/definitions/Unit"}, "v": {"type": "number"}}},
+            "Reading": {
+                "type": "object",
+                "properties": {"unit": {"$ref": "#/definitions/Unit"}, "v": {"type": "number"}},
+            },
             "a/b": {"type": "integer"},
         },
         "properties": {
@@ -117,7 +142,11 @@ def test_definitions_nested_pointer_escapes_and_transitive_refs() -> None:
     assert out == {
         "type": "object",
         "properties": {
-            "reading": {"type": "object", "properties": {"unit": {"type": "string", "enum": ["c", "f"]}, "v": {"type": "number"}}, "title": "Reading"},
+            "reading": {
+                "type": "object",
+                "properties": {"unit": {"type": "string", "enum": ["c", "f"]}, "v": {"type": "number"}},
+                "title": "Reading",
+            },
             "unit_again": {"type": "string", "enum": ["c", "f"]},
             "escaped": {"type": "integer"},
             "pct": {"type": "integer"},
@@ -151,15 +180,29 @@ def test_b03_zero_parameter_tool_declared_without_parameters_in_both_modes() -> 
         assert decl == {"name": "list_cameras", "description": "List the cameras."}
         assert changes(report) == [("", "removed", "parameters")]
     # with mode ANY naming it, the declaration is still without parameters
-    body = OPENAPI.encode_request(ModelRequest(model="gemini-2.5-flash", messages=[Message.user("cams?")], tools=[tool],
-                                               tool_choice={"type": "tool", "name": "list_cameras"}))
+    body = OPENAPI.encode_request(
+        ModelRequest(
+            model="gemini-2.5-flash",
+            messages=[Message.user("cams?")],
+            tools=[tool],
+            tool_choice={"type": "tool", "name": "list_cameras"},
+        )
+    )
     assert body["tools"] == [{"functionDeclarations": [{"name": "list_cameras", "description": "List the cameras."}]}]
     assert body["toolConfig"] == {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["list_cameras"]}}
 
 
 def test_b03_imported_zero_parameter_declaration_keeps_what_it_had() -> None:
-    recorded = {"contents": [{"role": "user", "parts": [{"text": "run bar"}]}],
-                "tools": [{"functionDeclarations": [{"description": "", "name": "bar", "parameters": {"properties": {}, "type": "OBJECT"}}]}]}
+    recorded = {
+        "contents": [{"role": "user", "parts": [{"text": "run bar"}]}],
+        "tools": [
+            {
+                "functionDeclarations": [
+                    {"description": "", "name": "bar", "parameters": {"properties": {}, "type": "OBJECT"}}
+                ]
+            }
+        ],
+    }
     request = OPENAPI.decode_request(recorded)
     assert request.tools[0].input_schema == {"properties": {}, "type": "object"}
     assert OPENAPI.encode_request(request)["tools"] == recorded["tools"]
@@ -189,11 +232,15 @@ def test_nullable_from_type_list_and_from_anyof_null() -> None:
 
 
 def test_non_string_enum_stringified_and_answers_converted_back() -> None:
-    schema = {"type": "object", "properties": {
-        "level": {"type": "integer", "enum": [1, 2, 3]},
-        "flag": {"enum": [True, False, None]},
-        "mode": {"const": 7},
-    }, "required": ["level"]}
+    schema = {
+        "type": "object",
+        "properties": {
+            "level": {"type": "integer", "enum": [1, 2, 3]},
+            "flag": {"enum": [True, False, None]},
+            "mode": {"const": 7},
+        },
+        "required": ["level"],
+    }
     tool = Tool.from_schema("set_level", "Set the level.", schema)
     decl, report = OPENAPI.translate_tool(tool)
     props = decl["parameters"]["properties"]
@@ -204,9 +251,20 @@ def test_non_string_enum_stringified_and_answers_converted_back() -> None:
     assert ("/properties/mode", "rewritten", "const") in changes(report)
     # the model answers with the strings; decoding converts back with the canonical schema
     request = ModelRequest(model="gemini-2.5-flash", tools=[tool])
-    body = {"candidates": [{"content": {"role": "model", "parts": [
-        {"functionCall": {"name": "set_level", "args": {"level": "2", "flag": "false", "mode": "7"}}}]}, "finishReason": "STOP"}],
-        "responseId": "r-enum"}
+    body = {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [
+                        {"functionCall": {"name": "set_level", "args": {"level": "2", "flag": "false", "mode": "7"}}}
+                    ],
+                },
+                "finishReason": "STOP",
+            }
+        ],
+        "responseId": "r-enum",
+    }
     call = OPENAPI.decode_response(body, request).tool_calls[0]
     assert call.arguments == {"level": 2, "flag": False, "mode": 7}
     assert validate_arguments(schema, call.arguments) == []
@@ -237,10 +295,16 @@ def test_unsupported_keywords_removed_and_reported_with_paths() -> None:
         },
     }
     got = changes(report)
-    for expected in [("/", "removed", "$schema"), ("/", "removed", "additionalProperties"),
-                     ("/properties/n", "removed", "exclusiveMinimum"), ("/properties/n", "removed", "multipleOf"),
-                     ("/properties/tags", "removed", "uniqueItems"), ("/properties/url", "removed", "format"),
-                     ("/properties/shape", "rewritten", "oneOf"), ("/properties/ex", "rewritten", "examples")]:
+    for expected in [
+        ("/", "removed", "$schema"),
+        ("/", "removed", "additionalProperties"),
+        ("/properties/n", "removed", "exclusiveMinimum"),
+        ("/properties/n", "removed", "multipleOf"),
+        ("/properties/tags", "removed", "uniqueItems"),
+        ("/properties/url", "removed", "format"),
+        ("/properties/shape", "rewritten", "oneOf"),
+        ("/properties/ex", "rewritten", "examples"),
+    ]:
         assert expected in got
     lossy = {(c.pointer, c.keyword): c.lossy for c in report}
     assert lossy[("/", "additionalProperties")] is False  # false only forbids extra keys: nothing the model needs

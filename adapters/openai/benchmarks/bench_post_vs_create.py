@@ -18,24 +18,58 @@ import time
 
 import httpx2
 import openai
+from toolwire_openai import OpenAIChatCodec, OpenAIResponsesCodec
 
 from toolwire.adapter import ModelRequest
 from toolwire.tools import Tool
 from toolwire.types import Message, ToolCall, ToolResult
-from toolwire_openai import OpenAIChatCodec, OpenAIResponsesCodec
 
-TOOLS = [Tool(f"tool_{i}", f"Tool number {i}: looks something up.",
-              {"type": "object", "properties": {"q": {"type": "string", "description": "query"}, "n": {"type": "integer"}},
-               "required": ["q"]}) for i in range(8)]
-CHAT_ANSWER = {"id": "chatcmpl-x", "object": "chat.completion", "created": 1, "model": "gpt-4o",
-               "choices": [{"index": 0, "message": {"role": "assistant", "content": "done"}, "finish_reason": "stop"}],
-               "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
-RESP_ANSWER = {"id": "resp_x", "object": "response", "created_at": 1, "status": "completed", "model": "gpt-4o",
-               "output": [{"id": "msg_x", "type": "message", "role": "assistant", "status": "completed",
-                           "content": [{"type": "output_text", "text": "done", "annotations": []}]}],
-               "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
-               "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2,
-                         "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}}
+TOOLS = [
+    Tool(
+        f"tool_{i}",
+        f"Tool number {i}: looks something up.",
+        {
+            "type": "object",
+            "properties": {"q": {"type": "string", "description": "query"}, "n": {"type": "integer"}},
+            "required": ["q"],
+        },
+    )
+    for i in range(8)
+]
+CHAT_ANSWER = {
+    "id": "chatcmpl-x",
+    "object": "chat.completion",
+    "created": 1,
+    "model": "gpt-4o",
+    "choices": [{"index": 0, "message": {"role": "assistant", "content": "done"}, "finish_reason": "stop"}],
+    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+}
+RESP_ANSWER = {
+    "id": "resp_x",
+    "object": "response",
+    "created_at": 1,
+    "status": "completed",
+    "model": "gpt-4o",
+    "output": [
+        {
+            "id": "msg_x",
+            "type": "message",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "done", "annotations": []}],
+        }
+    ],
+    "parallel_tool_calls": True,
+    "tool_choice": "auto",
+    "tools": [],
+    "usage": {
+        "input_tokens": 1,
+        "output_tokens": 1,
+        "total_tokens": 2,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": 0},
+    },
+}
 
 
 def history(turns: int) -> list[Message]:
@@ -49,7 +83,9 @@ def history(turns: int) -> list[Message]:
 
 async def measure(api: str, turns: int, repeats: int) -> tuple[float, float]:
     answer = CHAT_ANSWER if api == "chat" else RESP_ANSWER
-    transport = httpx2.MockTransport(lambda r: httpx2.Response(200, headers={"content-type": "application/json"}, text=json.dumps(answer)))
+    transport = httpx2.MockTransport(
+        lambda r: httpx2.Response(200, headers={"content-type": "application/json"}, text=json.dumps(answer))
+    )
     client = openai.AsyncOpenAI(api_key="sk-bench", http_client=httpx2.AsyncClient(transport=transport), max_retries=0)
     codec = OpenAIChatCodec() if api == "chat" else OpenAIResponsesCodec()
     body = codec.encode_request(ModelRequest("gpt-4o", history(turns), tools=TOOLS))

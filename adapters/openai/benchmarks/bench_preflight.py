@@ -21,9 +21,19 @@ from toolwire.profile import RequestReport
 from toolwire.tools import Tool
 from toolwire.types import Message, ToolCall, ToolResult
 
-TOOLS = [Tool(f"tool_{i}", f"Tool number {i}: looks something up.",
-              {"type": "object", "properties": {"q": {"type": "string", "description": "query"}, "n": {"type": "integer"}},
-               "required": ["q"]}, strict=bool(i % 2)) for i in range(8)]
+TOOLS = [
+    Tool(
+        f"tool_{i}",
+        f"Tool number {i}: looks something up.",
+        {
+            "type": "object",
+            "properties": {"q": {"type": "string", "description": "query"}, "n": {"type": "integer"}},
+            "required": ["q"],
+        },
+        strict=bool(i % 2),
+    )
+    for i in range(8)
+]
 R = 50
 
 
@@ -45,8 +55,10 @@ def median_ms(fn) -> float:  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    for codec, profile, key in ((OpenAIChatCodec(), OpenAIChatProfile(), "messages"),
-                                (OpenAIResponsesCodec(), OpenAIResponsesProfile(), "input")):
+    for codec, profile, key in (
+        (OpenAIChatCodec(), OpenAIChatProfile(), "messages"),
+        (OpenAIResponsesCodec(), OpenAIResponsesProfile(), "input"),
+    ):
         print(f"{profile.api}:")
         for turns in (1, 10, 50, 200):
             body = codec.encode_request(ModelRequest(model="gpt-4.1", messages=history(turns), tools=TOOLS))
@@ -59,8 +71,10 @@ def main() -> None:
             def incremental() -> None:
                 profile.check_request(profile.repair_request(body, RequestReport(profile.api), start=last), start=last)
 
-            print(f"  {turns:4d} turns ({len(body[key]):4d} entries): full {median_ms(full):7.3f} ms, "
-                  f"incremental {median_ms(incremental):7.3f} ms")
+            print(
+                f"  {turns:4d} turns ({len(body[key]):4d} entries): full {median_ms(full):7.3f} ms, "
+                f"incremental {median_ms(incremental):7.3f} ms"
+            )
 
 
 if __name__ == "__main__":

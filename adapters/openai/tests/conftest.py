@@ -11,9 +11,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from openai_wire import _make  # noqa: E402
-
-from toolwire_openai import OpenAIChatModel, OpenAIResponsesModel  # noqa: E402
+from openai_wire import _make
+from toolwire_openai import OpenAIChatModel, OpenAIResponsesModel
 
 
 @pytest.fixture

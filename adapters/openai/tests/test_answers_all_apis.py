@@ -29,47 +29,95 @@ ADAPTERS = Path(__file__).resolve().parents[2]
 
 # -- wire builders (the vendors' documented formats) ---------------------------------------------
 
+
 def ok_body(api: str, text: str = "hello") -> dict[str, Any]:
     if api == "anthropic":
-        return {"id": "msg_01A", "type": "message", "role": "assistant", "model": "claude-x", "content": [{"type": "text", "text": text}],
-                "stop_reason": "end_turn", "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 2}}
+        return {
+            "id": "msg_01A",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 3, "output_tokens": 2},
+        }
     if api == "openai-chat":
-        return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-x",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}
+        return {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "gpt-x",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+        }
     if api == "openai":
-        return {"id": "resp_1", "object": "response", "created_at": 1, "model": "gpt-x", "status": "completed",
-                "output": [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
-                            "content": [{"type": "output_text", "text": text, "annotations": []}]}],
-                "usage": {"input_tokens": 3, "output_tokens": 2, "total_tokens": 5}}
-    return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 2, "totalTokenCount": 5}, "modelVersion": "gemini-x"}
+        return {
+            "id": "resp_1",
+            "object": "response",
+            "created_at": 1,
+            "model": "gpt-x",
+            "status": "completed",
+            "output": [
+                {
+                    "type": "message",
+                    "id": "msg_1",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }
+            ],
+            "usage": {"input_tokens": 3, "output_tokens": 2, "total_tokens": 5},
+        }
+    return {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 2, "totalTokenCount": 5},
+        "modelVersion": "gemini-x",
+    }
 
 
 def ok_events(api: str, text: str = "hello") -> list[tuple[str | None, dict[str, Any] | str]]:
     """``(event name, data)`` pairs of a streamed answer carrying ``text``."""
     if api == "anthropic":
-        start = {"id": "msg_01A", "type": "message", "role": "assistant", "model": "claude-x", "content": [], "stop_reason": None,
-                 "usage": {"input_tokens": 3, "output_tokens": 0}}
-        evs = [{"type": "message_start", "message": start},
-               {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-               {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
-               {"type": "content_block_stop", "index": 0},
-               {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}},
-               {"type": "message_stop"}]
+        start = {
+            "id": "msg_01A",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": [],
+            "stop_reason": None,
+            "usage": {"input_tokens": 3, "output_tokens": 0},
+        }
+        evs = [
+            {"type": "message_start", "message": start},
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+            {"type": "content_block_stop", "index": 0},
+            {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}},
+            {"type": "message_stop"},
+        ]
         return [(e["type"], e) for e in evs]
     if api == "openai-chat":
         base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-x"}
-        return [(None, dict(base, choices=[{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": None}])),
-                (None, dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": "stop"}])),
-                (None, "[DONE]")]
+        return [
+            (
+                None,
+                dict(
+                    base, choices=[{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": None}]
+                ),
+            ),
+            (None, dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": "stop"}])),
+            (None, "[DONE]"),
+        ]
     if api == "openai":
         resp = ok_body(api, text)
         item = resp["output"][0]
-        evs = [{"type": "response.created", "sequence_number": 0, "response": dict(resp, status="in_progress", output=[])},
-               {"type": "response.output_item.added", "output_index": 0, "item": item, "sequence_number": 1},
-               {"type": "response.output_item.done", "output_index": 0, "item": item, "sequence_number": 2},
-               {"type": "response.completed", "response": resp, "sequence_number": 3}]
+        evs = [
+            {"type": "response.created", "sequence_number": 0, "response": dict(resp, status="in_progress", output=[])},
+            {"type": "response.output_item.added", "output_index": 0, "item": item, "sequence_number": 1},
+            {"type": "response.output_item.done", "output_index": 0, "item": item, "sequence_number": 2},
+            {"type": "response.completed", "response": resp, "sequence_number": 3},
+        ]
         return [(e["type"], e) for e in evs]
     return [(None, ok_body(api, text))]
 
@@ -86,7 +134,9 @@ def sse_response(content: bytes) -> httpx2.Response:
     return httpx2.Response(200, content=content, headers={"content-type": "text/event-stream"})
 
 
-def make_model(api: str, handler: Callable[[httpx2.Request], httpx2.Response], stream: bool, sent: list | None = None) -> Any:
+def make_model(
+    api: str, handler: Callable[[httpx2.Request], httpx2.Response], stream: bool, sent: list | None = None
+) -> Any:
     def respond(request: httpx2.Request) -> httpx2.Response:
         if sent is not None:
             sent.append(json.loads(request.content))
@@ -122,16 +172,36 @@ apis = pytest.mark.parametrize("api", APIS)
 
 # -- 1. bodies that are not JSON ------------------------------------------------------------------
 
+
 @apis
 @both
-@pytest.mark.parametrize("content, headers, expected", [
-    (b"<html>oops</html>", {"content-type": "application/json"}, "the body is an HTML page (Expecting value at char 0; HTTP 200, content-type application/json): '<html>oops</html>'"),
-    (b"", {"content-type": "application/json"}, "the body is empty (HTTP 200, content-type application/json); a JSON response was expected"),
-    (b"\x1f\x8b\x08\x00garbage", {"content-type": "application/json", "content-encoding": "gzip"},
-     "the body is empty (HTTP 200, content-type application/json, content-encoding gzip); a compressed body that could not be decompressed"),
-    (b'{"id": 1', {"content-type": "application/json"}, "the body is not JSON (Expecting ',' delimiter at char 8; HTTP 200, content-type application/json): '{\"id\": 1'"),
-    (b'"just a string"', {"content-type": "text/plain"}, "the body must be a JSON object"),
-], ids=["html-as-json", "empty", "corrupt-gzip", "truncated-json", "json-string"])
+@pytest.mark.parametrize(
+    "content, headers, expected",
+    [
+        (
+            b"<html>oops</html>",
+            {"content-type": "application/json"},
+            "the body is an HTML page (Expecting value at char 0; HTTP 200, content-type application/json): '<html>oops</html>'",
+        ),
+        (
+            b"",
+            {"content-type": "application/json"},
+            "the body is empty (HTTP 200, content-type application/json); a JSON response was expected",
+        ),
+        (
+            b"\x1f\x8b\x08\x00garbage",
+            {"content-type": "application/json", "content-encoding": "gzip"},
+            "the body is empty (HTTP 200, content-type application/json, content-encoding gzip); a compressed body that could not be decompressed",
+        ),
+        (
+            b'{"id": 1',
+            {"content-type": "application/json"},
+            "the body is not JSON (Expecting ',' delimiter at char 8; HTTP 200, content-type application/json): '{\"id\": 1'",
+        ),
+        (b'"just a string"', {"content-type": "text/plain"}, "the body must be a JSON object"),
+    ],
+    ids=["html-as-json", "empty", "corrupt-gzip", "truncated-json", "json-string"],
+)
 def test_a_body_that_is_not_a_json_answer_is_a_response_decode_error(api, stream, content, headers, expected):
     err = raises(api, stream, httpx2.Response(200, content=content, headers=headers), ResponseDecodeError)
     assert err.api == api
@@ -141,7 +211,9 @@ def test_a_body_that_is_not_a_json_answer_is_a_response_decode_error(api, stream
 @apis
 def test_the_quoted_start_of_the_body_is_at_most_200_characters(api):
     body = ("<html>" + "x" * 194 + "TAIL" + "y" * 300).encode()
-    err = raises(api, False, httpx2.Response(200, content=body, headers={"content-type": "text/html"}), ResponseDecodeError)
+    err = raises(
+        api, False, httpx2.Response(200, content=body, headers={"content-type": "text/html"}), ResponseDecodeError
+    )
     quoted = str(err).split("content-type text/html): ", 1)[1]
     assert quoted == repr(body.decode()[:200]) + "…"
     assert "TAIL" not in quoted
@@ -150,18 +222,27 @@ def test_the_quoted_start_of_the_body_is_at_most_200_characters(api):
 @apis
 def test_a_gzipped_json_body_is_decoded(api):
     content = gzip.compress(json.dumps(ok_body(api, "zipped")).encode())
-    model = make_model(api, lambda r: httpx2.Response(200, content=content, headers={"content-type": "application/json", "content-encoding": "gzip"}), False)
+    model = make_model(
+        api,
+        lambda r: httpx2.Response(
+            200, content=content, headers={"content-type": "application/json", "content-encoding": "gzip"}
+        ),
+        False,
+    )
     assert send(model).text == "zipped"
 
 
 # -- 2. invalid UTF-8: one rule for every API -------------------------------------------------------
+
 
 @apis
 def test_invalid_utf8_in_a_body_is_refused_not_replaced(api):
     good = json.dumps(ok_body(api, "AB")).encode()
     bad = good.replace(b"AB", b"A\xff")
     offset = bad.index(b"\xff")
-    err = raises(api, False, httpx2.Response(200, content=bad, headers={"content-type": "application/json"}), ResponseDecodeError)
+    err = raises(
+        api, False, httpx2.Response(200, content=bad, headers={"content-type": "application/json"}), ResponseDecodeError
+    )
     assert f"the body is not valid UTF-8 (byte 0xff at offset {offset})" in str(err)
 
 
@@ -183,12 +264,15 @@ def test_valid_utf8_text_survives_byte_by_byte(api):
 
 # -- 3. stream events that are not JSON ---------------------------------------------------------------
 
+
 @apis
 def test_event_data_that_is_not_json_is_a_response_decode_error(api):
     content = b"event: message_start\ndata: {{not json\n\n"
     err = raises(api, True, sse_response(content), ResponseDecodeError)
-    assert str(err) == (f"{api}: malformed body: the data of stream event 'message_start' is not JSON "
-                        "(Expecting property name enclosed in double quotes at char 1): '{{not json'")
+    assert str(err) == (
+        f"{api}: malformed body: the data of stream event 'message_start' is not JSON "
+        "(Expecting property name enclosed in double quotes at char 1): '{{not json'"
+    )
 
 
 @apis
@@ -212,10 +296,18 @@ def test_an_event_stream_without_any_event_is_not_an_empty_answer(api):
 
 # -- 4. SDK and transport exceptions never escape raw -------------------------------------------------
 
-@pytest.mark.parametrize("chunk, message, error_type", [
-    ({"error": {"message": "backend unavailable", "status": "UNAVAILABLE"}}, "backend unavailable", "UNAVAILABLE"),
-    ({"error": {"message": "quota", "code": "429x", "status": "RESOURCE_EXHAUSTED"}}, "quota", "RESOURCE_EXHAUSTED"),
-])
+
+@pytest.mark.parametrize(
+    "chunk, message, error_type",
+    [
+        ({"error": {"message": "backend unavailable", "status": "UNAVAILABLE"}}, "backend unavailable", "UNAVAILABLE"),
+        (
+            {"error": {"message": "quota", "code": "429x", "status": "RESOURCE_EXHAUSTED"}},
+            "quota",
+            "RESOURCE_EXHAUSTED",
+        ),
+    ],
+)
 def test_gemini_error_chunk_without_a_numeric_code(chunk, message, error_type):
     err = raises("gemini", True, sse_response(sse_bytes([(None, chunk)])), ProviderError)
     assert (err.status, err.message, err.error_type) == (None, message, error_type)
@@ -229,7 +321,9 @@ class CassetteRefused(Exception):
 @both
 def test_a_transport_exception_becomes_a_connection_provider_error(api, stream):
     def refuse(request):
-        raise CassetteRefused("Can't play back this request: it matches 2 recorded interactions, but they have all been played back.")
+        raise CassetteRefused(
+            "Can't play back this request: it matches 2 recorded interactions, but they have all been played back."
+        )
 
     model = make_model(api, refuse, stream)
     with pytest.raises(ProviderError) as info:
@@ -246,7 +340,9 @@ def test_a_read_timeout_while_streaming_is_a_timeout_provider_error(api):
             yield sse_bytes(ok_events(api))[:20]
             raise httpx2.ReadTimeout("read timed out")
 
-    model = make_model(api, lambda r: httpx2.Response(200, stream=Stalls(), headers={"content-type": "text/event-stream"}), True)
+    model = make_model(
+        api, lambda r: httpx2.Response(200, stream=Stalls(), headers={"content-type": "text/event-stream"}), True
+    )
     with pytest.raises(ProviderError) as info:
         send(model)
     assert (info.value.status, info.value.error_type, info.value.retryable) == (None, "timeout", True)
@@ -254,6 +350,7 @@ def test_a_read_timeout_while_streaming_is_a_timeout_provider_error(api):
 
 
 # -- 5. empty answers are never reported as success ---------------------------------------------------
+
 
 @pytest.mark.parametrize("api", ["openai-chat", "openai", "anthropic", "gemini"])
 @both
@@ -266,7 +363,9 @@ def test_an_error_object_sent_with_status_200_is_a_provider_error(api, stream):
 
 @pytest.mark.parametrize("api", ["openai-chat", "openai"])
 def test_openrouter_error_in_200_is_retryable_by_its_code(api):
-    err = raises(api, False, httpx2.Response(200, json={"error": {"message": "Rate limited", "code": 429}}), ProviderError)
+    err = raises(
+        api, False, httpx2.Response(200, json={"error": {"message": "Rate limited", "code": 429}}), ProviderError
+    )
     assert (err.retryable, err.status) == (True, 429)
     err = raises(api, False, httpx2.Response(200, json={"error": {"message": "bad key", "code": 401}}), ProviderError)
     assert (err.retryable, err.status) == (False, 401)
@@ -286,7 +385,12 @@ def test_a_streamed_request_answered_with_one_json_body_keeps_the_answer(api):
     sent: list = []
     model = make_model(api, lambda r: httpx2.Response(200, json=ok_body(api, "The answer is 42.")), True, sent)
     resp = send(model)
-    assert (resp.text, resp.stop_reason, resp.usage.input_tokens, resp.usage.output_tokens) == ("The answer is 42.", "end_turn", 3, 2)
+    assert (resp.text, resp.stop_reason, resp.usage.input_tokens, resp.usage.output_tokens) == (
+        "The answer is 42.",
+        "end_turn",
+        3,
+        2,
+    )
     if api != "gemini":  # Gemini streams by URL (alt=sse), not by a body field
         assert sent[0]["stream"] is True
     events = stream_events(make_model(api, lambda r: httpx2.Response(200, json=ok_body(api, "via send_stream")), True))
@@ -310,20 +414,26 @@ def test_an_event_stream_without_content_type_is_recognised_by_its_first_bytes(a
 @apis
 def test_json_sent_as_text_plain_is_decoded(api):
     content = json.dumps(ok_body(api, "plain")).encode()
-    model = make_model(api, lambda r: httpx2.Response(200, content=content, headers={"content-type": "text/plain"}), False)
+    model = make_model(
+        api, lambda r: httpx2.Response(200, content=content, headers={"content-type": "text/plain"}), False
+    )
     assert send(model).text == "plain"
 
 
 @apis
 def test_an_html_page_answering_a_streamed_request_is_an_error(api):
     page = b"<html><h1>Cloudflare: 200 OK interstitial</h1></html>"
-    err = raises(api, True, httpx2.Response(200, content=page, headers={"content-type": "text/html"}), ResponseDecodeError)
+    err = raises(
+        api, True, httpx2.Response(200, content=page, headers={"content-type": "text/html"}), ResponseDecodeError
+    )
     assert "'<html><h1>Cloudflare: 200 OK interstitial</h1></html>'" in str(err)
 
 
 def test_gemini_json_array_stream_is_decoded_chunk_by_chunk():
-    chunks = [{"candidates": [{"content": {"role": "model", "parts": [{"text": "Hel"}]}, "index": 0}]},
-              {"candidates": [{"content": {"role": "model", "parts": [{"text": "lo"}]}, "finishReason": "STOP", "index": 0}]}]
+    chunks = [
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": "Hel"}]}, "index": 0}]},
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": "lo"}]}, "finishReason": "STOP", "index": 0}]},
+    ]
     model = make_model("gemini", lambda r: httpx2.Response(200, json=chunks), True)
     assert send(model).text == "Hello"
     err = raises("gemini", True, httpx2.Response(200, json=[]), ResponseDecodeError)
@@ -340,13 +450,15 @@ def test_http_error_without_vendor_message_quotes_the_body(api):
 
 # -- the shared module ---------------------------------------------------------------------------------
 
+
 def test_every_adapter_is_a_thin_transport_on_the_core_base():
     """One adapter contract: every model is a core Transport; send and send_stream (preflight,
     reading the answer, decoding, releasing) are the base's, the adapter only supplies hooks."""
-    from toolwire.transport import StreamDecoder, Transport
     from toolwire_anthropic import AnthropicModel
     from toolwire_gemini import GeminiModel
     from toolwire_openai import OpenAIChatModel, OpenAIResponsesModel
+
+    from toolwire.transport import StreamDecoder, Transport
 
     for cls in (AnthropicModel, GeminiModel, OpenAIChatModel, OpenAIResponsesModel):
         assert issubclass(cls, Transport)
@@ -373,14 +485,14 @@ def _events(chunks: list[bytes]) -> list[tuple[str | None, str]]:
 
 def test_sse_reader_line_endings_split_across_chunks():
     # CRLF split between chunks, CR alone, LF alone; a comment; multi-line data; id/retry ignored
-    chunks = [b"event: a\r", b"\ndata: {\"x\":", b" 1}\r\r", b": comment\nid: 7\nretry: 10\ndata:{\"y\"\ndata: :2}\n\n"]
+    chunks = [b"event: a\r", b'\ndata: {"x":', b" 1}\r\r", b': comment\nid: 7\nretry: 10\ndata:{"y"\ndata: :2}\n\n']
     assert _events(chunks) == [("a", '{"x": 1}'), (None, '{"y"\n:2}')]
 
 
 def test_sse_reader_end_of_stream():
     # a last event missing only its blank line is kept; one cut mid-data is dropped (the decoder reports the cut)
-    assert _events([b"data: {\"a\": 1}\n\ndata: {\"b\": 2}"]) == [(None, '{"a": 1}'), (None, '{"b": 2}')]
-    assert _events([b"data: {\"a\": 1}\n\ndata: {\"b\": "]) == [(None, '{"a": 1}')]
+    assert _events([b'data: {"a": 1}\n\ndata: {"b": 2}']) == [(None, '{"a": 1}'), (None, '{"b": 2}')]
+    assert _events([b'data: {"a": 1}\n\ndata: {"b": ']) == [(None, '{"a": 1}')]
     assert _events([b"data: [DONE]"]) == [(None, "[DONE]")]
 
 
@@ -393,7 +505,11 @@ def test_count_tokens_maps_bad_answers_and_transport_exceptions(api):
     def count(model):
         return asyncio.run(model.count_tokens(model.build_request([Message.user("hi")])))
 
-    html = make_model(api, lambda r: httpx2.Response(200, content=b"<html>x</html>", headers={"content-type": "application/json"}), False)
+    html = make_model(
+        api,
+        lambda r: httpx2.Response(200, content=b"<html>x</html>", headers={"content-type": "application/json"}),
+        False,
+    )
     with pytest.raises(ResponseDecodeError, match="the token count answer is not a"):
         count(html)
 
@@ -402,4 +518,7 @@ def test_count_tokens_maps_bad_answers_and_transport_exceptions(api):
 
     with pytest.raises(ProviderError) as info:
         count(make_model(api, refuse, False))
-    assert info.value.error_type == "connection_error" and "CassetteRefused: no recording for this request" in info.value.message
+    assert (
+        info.value.error_type == "connection_error"
+        and "CassetteRefused: no recording for this request" in info.value.message
+    )

@@ -10,15 +10,18 @@ from typing import Any
 
 import httpx2
 import pytest
+from openai_wire import chat_sse, completion, json_response, tool_call
 
-from toolwire.errors import ConfigurationError, ProviderError, UnsupportedToolChoice
 from toolwire.adapter import ModelRequest
+from toolwire.errors import ConfigurationError, ProviderError, UnsupportedToolChoice
 from toolwire.tools import Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, TextPart, ToolCall, ToolResult
 
-from openai_wire import chat_sse, completion, json_response, tool_call
-
-WEATHER = Tool("get_weather", "Current weather for a city.", {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
+WEATHER = Tool(
+    "get_weather",
+    "Current weather for a city.",
+    {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+)
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
 
 
@@ -33,7 +36,9 @@ def req(messages: list[Message], **kw: Any) -> ModelRequest:
 def test_single_call_and_outgoing_body(chat_model: Any) -> None:
     body = completion({"tool_calls": [tool_call("call_A1", "get_weather", '{"city":"Paris"}')]}, "tool_calls")
     model = chat_model(lambda r: json_response(body), max_tokens=300, temperature=0.2, parallel_tool_calls=False)
-    request = model.build_request([Message.user("Weather in Paris?")], instructions="Be brief.", tools=[WEATHER], tool_choice="required")
+    request = model.build_request(
+        [Message.user("Weather in Paris?")], instructions="Be brief.", tools=[WEATHER], tool_choice="required"
+    )
     resp = run(model.send(request))
     assert resp.stop_reason == "tool_use" and resp.vendor_stop_reason == "tool_calls"
     assert [(c.id, c.name, c.arguments) for c in resp.tool_calls] == [("call_A1", "get_weather", {"city": "Paris"})]
@@ -44,8 +49,16 @@ def test_single_call_and_outgoing_body(chat_model: Any) -> None:
     assert sent.json == {
         "model": "gpt-4o",
         "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Weather in Paris?"}],
-        "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Current weather for a city.",
-                                                    "parameters": WEATHER.input_schema}}],
+        "tools": [
+            {
+                "type": "function",
+                "function": {
+                    "name": "get_weather",
+                    "description": "Current weather for a city.",
+                    "parameters": WEATHER.input_schema,
+                },
+            }
+        ],
         "tool_choice": "required",
         "parallel_tool_calls": False,
         "max_completion_tokens": 300,
@@ -55,23 +68,41 @@ def test_single_call_and_outgoing_body(chat_model: Any) -> None:
 
 
 def test_parallel_calls_results_follow_assistant_directly(chat_model: Any) -> None:
-    body = completion({"tool_calls": [tool_call("call_P1", "get_weather", '{"city": "Oslo"}'),
-                                      tool_call("call_P2", "get_weather", '{"city": "Lima"}')]}, "tool_calls")
+    body = completion(
+        {
+            "tool_calls": [
+                tool_call("call_P1", "get_weather", '{"city": "Oslo"}'),
+                tool_call("call_P2", "get_weather", '{"city": "Lima"}'),
+            ]
+        },
+        "tool_calls",
+    )
     final = completion({"content": "Oslo 3C, Lima 19C."}, "stop", cid="chatcmpl-TEST2")
     bodies = [body, final]
     model = chat_model(lambda r: json_response(bodies.pop(0)))
     first = run(model.send(req([Message.user("Oslo and Lima?")])))
     assert [c.id for c in first.tool_calls] == ["call_P1", "call_P2"]
-    history = [Message.user("Oslo and Lima?"), first.to_message(),
-               Message("user", [ToolResult("call_P1", "3C", name="get_weather"), ToolResult("call_P2", "19C", name="get_weather")])]
+    history = [
+        Message.user("Oslo and Lima?"),
+        first.to_message(),
+        Message(
+            "user", [ToolResult("call_P1", "3C", name="get_weather"), ToolResult("call_P2", "19C", name="get_weather")]
+        ),
+    ]
     second = run(model.send(req(history)))
     assert second.text == "Oslo 3C, Lima 19C." and second.stop_reason == "end_turn"
     msgs = model.sent[1].json["messages"]
-    assert msgs[1] == {"role": "assistant", "tool_calls": [
-        {"id": "call_P1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}},
-        {"id": "call_P2", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Lima"}'}}]}
-    assert msgs[2:] == [{"role": "tool", "tool_call_id": "call_P1", "content": "3C"},
-                        {"role": "tool", "tool_call_id": "call_P2", "content": "19C"}]
+    assert msgs[1] == {
+        "role": "assistant",
+        "tool_calls": [
+            {"id": "call_P1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}},
+            {"id": "call_P2", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Lima"}'}},
+        ],
+    }
+    assert msgs[2:] == [
+        {"role": "tool", "tool_call_id": "call_P1", "content": "3C"},
+        {"role": "tool", "tool_call_id": "call_P2", "content": "19C"},
+    ]
 
 
 @pytest.mark.parametrize(
@@ -104,8 +135,15 @@ def test_malformed_argument_forms(chat_model: Any, raw: str, arguments: Any, inv
 
 
 def test_length_cut_off_marks_call_incomplete(chat_model: Any) -> None:
-    body = completion({"tool_calls": [tool_call("call_L1", "get_weather", '{"city": "Paris"}'),
-                                      tool_call("call_L2", "get_weather", '{"city": "Ber')]}, "length")
+    body = completion(
+        {
+            "tool_calls": [
+                tool_call("call_L1", "get_weather", '{"city": "Paris"}'),
+                tool_call("call_L2", "get_weather", '{"city": "Ber'),
+            ]
+        },
+        "length",
+    )
     model = chat_model(lambda r: json_response(body))
     resp = run(model.send(req([Message.user("x")])))
     assert resp.stop_reason == "max_tokens" and resp.vendor_stop_reason == "length"
@@ -118,25 +156,62 @@ def test_interleaved_streamed_deltas_for_two_calls(chat_model: Any) -> None:
     base = {"id": "chatcmpl-S1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o-2024-08-06"}
 
     def ch(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}], "usage": None}
+        return {
+            **base,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+            "usage": None,
+        }
 
     chunks = [
         ch({"role": "assistant", "content": None}),
-        ch({"tool_calls": [{"index": 0, "id": "call_S0", "type": "function", "function": {"name": "get_weather", "arguments": ""}}]}),
-        ch({"tool_calls": [{"index": 1, "id": "call_S1", "type": "function", "function": {"name": "get_weather", "arguments": ""}}]}),
+        ch(
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "call_S0",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": ""},
+                    }
+                ]
+            }
+        ),
+        ch(
+            {
+                "tool_calls": [
+                    {
+                        "index": 1,
+                        "id": "call_S1",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": ""},
+                    }
+                ]
+            }
+        ),
         ch({"tool_calls": [{"index": 0, "function": {"arguments": '{"ci'}}]}),
         ch({"tool_calls": [{"index": 1, "function": {"arguments": '{"city": "Zo'}}]}),
         ch({"tool_calls": [{"index": 0, "function": {"arguments": 'ty": "Kyō'}}]}),
         ch({"tool_calls": [{"index": 1, "function": {"arguments": 'ë"}'}}]}),
         ch({"tool_calls": [{"index": 0, "function": {"arguments": 'to"}'}}]}),
         ch({}, "tool_calls"),
-        {**base, "choices": [], "usage": {"prompt_tokens": 70, "completion_tokens": 33, "total_tokens": 103,
-                                          "prompt_tokens_details": {"cached_tokens": 64},
-                                          "completion_tokens_details": {"reasoning_tokens": 0}}},
+        {
+            **base,
+            "choices": [],
+            "usage": {
+                "prompt_tokens": 70,
+                "completion_tokens": 33,
+                "total_tokens": 103,
+                "prompt_tokens_details": {"cached_tokens": 64},
+                "completion_tokens_details": {"reasoning_tokens": 0},
+            },
+        },
     ]
     model = chat_model(lambda r: chat_sse(chunks), stream=True)
     resp = run(model.send(model.build_request([Message.user("x")], tools=[WEATHER])))
-    assert [(c.id, c.arguments) for c in resp.tool_calls] == [("call_S0", {"city": "Kyōto"}), ("call_S1", {"city": "Zoë"})]
+    assert [(c.id, c.arguments) for c in resp.tool_calls] == [
+        ("call_S0", {"city": "Kyōto"}),
+        ("call_S1", {"city": "Zoë"}),
+    ]
     assert resp.stop_reason == "tool_use" and resp.vendor_stop_reason == "tool_calls"
     assert (resp.usage.input_tokens, resp.usage.output_tokens, resp.usage.cache_read_tokens) == (70, 33, 64)
     assert resp.response_id == "chatcmpl-S1"
@@ -146,9 +221,27 @@ def test_interleaved_streamed_deltas_for_two_calls(chat_model: Any) -> None:
 
 def test_stream_cut_before_finish_leaves_calls_incomplete(chat_model: Any) -> None:
     base = {"id": "chatcmpl-S2", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o"}
-    chunks = [{**base, "choices": [{"index": 0, "delta": {"tool_calls": [
-        {"index": 0, "id": "call_X", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":'}}]},
-        "finish_reason": None}]}]
+    chunks = [
+        {
+            **base,
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "call_X",
+                                "type": "function",
+                                "function": {"name": "get_weather", "arguments": '{"city":'},
+                            }
+                        ]
+                    },
+                    "finish_reason": None,
+                }
+            ],
+        }
+    ]
     model = chat_model(lambda r: chat_sse(chunks, done=False), stream=True)
     resp = run(model.send(model.build_request([Message.user("x")], tools=[WEATHER])))
     (call,) = resp.tool_calls
@@ -159,26 +252,43 @@ def test_image_result_goes_in_one_user_message_after_all_tool_messages(chat_mode
     model = chat_model(lambda r: json_response(completion({"content": "ok"})))
     call1 = ToolCall("call_I1", "chart", {"q": "Q3"}, raw_arguments='{"q": "Q3"}')
     call2 = ToolCall("call_I2", "chart", {"q": "Q4"}, raw_arguments='{"q": "Q4"}')
-    history = [Message.user("charts"), Message("assistant", [call1, call2]),
-               Message("user", [ToolResult("call_I1", [TextPart("Q3 chart"), ImagePart(data=PNG, media_type="image/png")], name="chart"),
-                                ToolResult("call_I2", "no data for Q4")])]
+    history = [
+        Message.user("charts"),
+        Message("assistant", [call1, call2]),
+        Message(
+            "user",
+            [
+                ToolResult(
+                    "call_I1", [TextPart("Q3 chart"), ImagePart(data=PNG, media_type="image/png")], name="chart"
+                ),
+                ToolResult("call_I2", "no data for Q4"),
+            ],
+        ),
+    ]
     run(model.send(req(history, tools=[])))
     msgs = model.sent[0].json["messages"]
     assert [m["role"] for m in msgs] == ["user", "assistant", "tool", "tool", "user"]
     assert msgs[2] == {"role": "tool", "tool_call_id": "call_I1", "content": [{"type": "text", "text": "Q3 chart"}]}
     assert msgs[3] == {"role": "tool", "tool_call_id": "call_I2", "content": "no data for Q4"}
     b64 = "iVBORw0KGgoAAAAAAAAAAA=="
-    assert msgs[4] == {"role": "user", "content": [
-        {"type": "text", "text": "Image(s) returned by tool call call_I1 (chart):"},
-        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{b64}"}}]}
+    assert msgs[4] == {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "Image(s) returned by tool call call_I1 (chart):"},
+            {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{b64}"}},
+        ],
+    }
 
 
 def test_error_result_is_text_with_error_prefix(chat_model: Any) -> None:
     # case B22 (OpenAI part): no flag on this API
     model = chat_model(lambda r: json_response(completion({"content": "sorry"})))
     call = ToolCall("t1", "get_weather", {"city": "Atlantis"}, raw_arguments='{"city": "Atlantis"}')
-    history = [Message.user("x"), Message("assistant", [call]),
-               Message("user", [ToolResult("t1", "ValueError: city not found", is_error=True)])]
+    history = [
+        Message.user("x"),
+        Message("assistant", [call]),
+        Message("user", [ToolResult("t1", "ValueError: city not found", is_error=True)]),
+    ]
     run(model.send(req(history)))
     tool_msg = model.sent[0].json["messages"][2]
     assert tool_msg == {"role": "tool", "tool_call_id": "t1", "content": "Error: ValueError: city not found"}
@@ -187,19 +297,43 @@ def test_error_result_is_text_with_error_prefix(chat_model: Any) -> None:
 def test_reasoning_from_other_vendors_is_dropped(chat_model: Any) -> None:
     model = chat_model(lambda r: json_response(completion({"content": "ok"})))
     call = ToolCall("toolu_1", "get_weather", {"city": "Rome"})
-    history = [Message.user("x"), Message("assistant", [ReasoningPart("thinking...", signature="sig", provider="anthropic"), TextPart("Let me check."), call]),
-               Message("user", [ToolResult("toolu_1", "sunny")])]
+    history = [
+        Message.user("x"),
+        Message(
+            "assistant",
+            [ReasoningPart("thinking...", signature="sig", provider="anthropic"), TextPart("Let me check."), call],
+        ),
+        Message("user", [ToolResult("toolu_1", "sunny")]),
+    ]
     run(model.send(req(history)))
-    assert model.sent[0].json["messages"][1] == {"role": "assistant", "content": "Let me check.", "tool_calls": [
-        {"id": "toolu_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":"Rome"}'}}]}
+    assert model.sent[0].json["messages"][1] == {
+        "role": "assistant",
+        "content": "Let me check.",
+        "tool_calls": [
+            {"id": "toolu_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":"Rome"}'}}
+        ],
+    }
 
 
 def test_compatible_server_via_base_url_without_key(chat_model: Any, monkeypatch: Any) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-real-openai-key")
-    body = completion({"content": None, "reasoning_content": "The user wants weather.",
-                       "tool_calls": [tool_call("call_v1", "get_weather", {"city": "Turin"})]}, "stop", model="qwen3:8b")
-    model = chat_model(lambda r: json_response(body), api_key=None, base_url="http://localhost:11434/v1", max_tokens=64,
-                       max_tokens_field="max_tokens", model_id="qwen3:8b")
+    body = completion(
+        {
+            "content": None,
+            "reasoning_content": "The user wants weather.",
+            "tool_calls": [tool_call("call_v1", "get_weather", {"city": "Turin"})],
+        },
+        "stop",
+        model="qwen3:8b",
+    )
+    model = chat_model(
+        lambda r: json_response(body),
+        api_key=None,
+        base_url="http://localhost:11434/v1",
+        max_tokens=64,
+        max_tokens_field="max_tokens",
+        model_id="qwen3:8b",
+    )
     assert model.credential_problem() is None
     resp = run(model.send(model.build_request([Message.user("x")], tools=[WEATHER])))
     sent = model.sent[0]
@@ -214,8 +348,12 @@ def test_compatible_server_via_base_url_without_key(chat_model: Any, monkeypatch
 
 def test_openrouter_style_key_from_named_variable(chat_model: Any, monkeypatch: Any) -> None:
     monkeypatch.setenv("OPENROUTER_API_KEY", "or-key")
-    model = chat_model(lambda r: json_response(completion({"content": "hi"})), api_key=None,
-                       base_url="https://openrouter.ai/api/v1", api_key_env="OPENROUTER_API_KEY")
+    model = chat_model(
+        lambda r: json_response(completion({"content": "hi"})),
+        api_key=None,
+        base_url="https://openrouter.ai/api/v1",
+        api_key_env="OPENROUTER_API_KEY",
+    )
     run(model.send(model.build_request([Message.user("x")])))
     assert model.sent[0].headers["authorization"] == "Bearer or-key"
     assert "api_key_env" not in model.sent[0].json
@@ -232,21 +370,33 @@ def test_missing_key_names_the_variable(monkeypatch: Any) -> None:
         model.client
 
 
-@pytest.mark.parametrize("status,etype,retryable", [(400, "invalid_request_error", False), (429, "rate_limit_exceeded", True),
-                                                    (500, "server_error", True)])
+@pytest.mark.parametrize(
+    "status,etype,retryable",
+    [(400, "invalid_request_error", False), (429, "rate_limit_exceeded", True), (500, "server_error", True)],
+)
 def test_errors_are_provider_errors(chat_model: Any, status: int, etype: str, retryable: bool) -> None:
     err = {"error": {"message": f"boom {status}", "type": etype, "param": None, "code": None}}
     model = chat_model(lambda r: json_response(err, status=status))
     with pytest.raises(ProviderError) as info:
         run(model.send(req([Message.user("x")])))
     e = info.value
-    assert (e.provider, e.status, e.message, e.error_type, e.retryable) == ("openai-chat", status, f"boom {status}", etype, retryable)
+    assert (e.provider, e.status, e.message, e.error_type, e.retryable) == (
+        "openai-chat",
+        status,
+        f"boom {status}",
+        etype,
+        retryable,
+    )
     assert e.body == err["error"]  # the SDK hands over the error object
 
 
 def test_sdk_retries_are_kept(chat_model: Any) -> None:
-    answers = [json_response({"error": {"message": "busy", "type": "server_error"}}, status=503,
-                             headers={"retry-after-ms": "1"}), json_response(completion({"content": "ok"}))]
+    answers = [
+        json_response(
+            {"error": {"message": "busy", "type": "server_error"}}, status=503, headers={"retry-after-ms": "1"}
+        ),
+        json_response(completion({"content": "ok"})),
+    ]
     model = chat_model(lambda r: answers.pop(0), max_retries=1)
     assert run(model.send(req([Message.user("x")]))).text == "ok"
     assert len(model.sent) == 2
@@ -256,8 +406,12 @@ def test_tool_choice_forms() -> None:
     from toolwire_openai import OpenAIChatCodec
 
     codec = OpenAIChatCodec()
-    for choice, wire in [("auto", "auto"), ("none", "none"), ("required", "required"),
-                         ({"type": "tool", "name": "get_weather"}, {"type": "function", "function": {"name": "get_weather"}})]:
+    for choice, wire in [
+        ("auto", "auto"),
+        ("none", "none"),
+        ("required", "required"),
+        ({"type": "tool", "name": "get_weather"}, {"type": "function", "function": {"name": "get_weather"}}),
+    ]:
         assert codec.encode_request(req([Message.user("x")], tool_choice=choice))["tool_choice"] == wire
     with pytest.raises(UnsupportedToolChoice):
         codec.encode_request(req([Message.user("x")], tool_choice="sometimes"))
@@ -270,14 +424,28 @@ def test_content_filter_and_refusal_map_to_refusal() -> None:
     r = codec.decode_response(completion({"content": None, "refusal": "I can't help with that."}))
     assert r.stop_reason == "refusal" and r.text == "I can't help with that."
     assert codec.decode_response(completion({"content": "partial"}, "content_filter")).stop_reason == "refusal"
-    assert codec.decode_response(completion({"content": "old", "function_call": None}, "function_call")).stop_reason == "tool_use"
+    assert (
+        codec.decode_response(completion({"content": "old", "function_call": None}, "function_call")).stop_reason
+        == "tool_use"
+    )
 
 
 def test_usage_mapping_with_reasoning_and_cache_write() -> None:
     from toolwire_openai import OpenAIChatCodec
 
-    usage = {"prompt_tokens": 2000, "completion_tokens": 900, "total_tokens": 2900,
-             "prompt_tokens_details": {"cached_tokens": 1536, "cache_write_tokens": 128},
-             "completion_tokens_details": {"reasoning_tokens": 640}}
+    usage = {
+        "prompt_tokens": 2000,
+        "completion_tokens": 900,
+        "total_tokens": 2900,
+        "prompt_tokens_details": {"cached_tokens": 1536, "cache_write_tokens": 128},
+        "completion_tokens_details": {"reasoning_tokens": 640},
+    }
     u = OpenAIChatCodec().decode_response(completion({"content": "x"}, usage=usage)).usage
-    assert (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.reasoning_tokens, u.requests) == (2000, 900, 1536, 128, 640, 1)
+    assert (
+        u.input_tokens,
+        u.output_tokens,
+        u.cache_read_tokens,
+        u.cache_write_tokens,
+        u.reasoning_tokens,
+        u.requests,
+    ) == (2000, 900, 1536, 128, 640, 1)

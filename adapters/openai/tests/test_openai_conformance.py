@@ -22,9 +22,9 @@ from typing import Any
 
 import httpx2
 import pytest
+from toolwire_openai import OpenAIChatCodec, OpenAIChatModel, OpenAIResponsesCodec, OpenAIResponsesModel
 
 from toolwire.testing.cassettes import load_cassette, recordings_dir
-from toolwire_openai import OpenAIChatCodec, OpenAIChatModel, OpenAIResponsesCodec, OpenAIResponsesModel
 
 APIS = ("openai-chat", "openai-responses")
 
@@ -68,7 +68,9 @@ def _replay_handler(interaction: Any, sent: list[dict[str, Any]]) -> Any:
     def handler(request: httpx2.Request) -> httpx2.Response:
         sent.append(json.loads(request.content))
         ctype = "text/event-stream" if interaction.stream_format == "sse" else "application/json"
-        return httpx2.Response(interaction.status, headers={"content-type": ctype}, text=interaction.response_text or "")
+        return httpx2.Response(
+            interaction.status, headers={"content-type": ctype}, text=interaction.response_text or ""
+        )
 
     return handler
 
@@ -107,7 +109,9 @@ def test_recording(api: str, path: Path) -> None:
         assert [c.arguments for c in calls] == [t["arguments"] for t in exp["tool_calls"]]
         assert all(c.is_valid for c in calls)
         if api == "openai-responses":
-            assert [c.provider_data["openai"].get("item_id") for c in calls] == [t.get("item_id") for t in exp["tool_calls"]]
+            assert [c.provider_data["openai"].get("item_id") for c in calls] == [
+                t.get("item_id") for t in exp["tool_calls"]
+            ]
         assert (response.text or None) == exp["text"]
         usage = exp["usage"]
         assert response.usage.input_tokens == usage["input"]

@@ -7,15 +7,18 @@ import asyncio
 from typing import Any
 
 import pytest
+from openai_wire import fc_item, json_response, response_body, responses_sse
 
-from toolwire.errors import ProviderError
 from toolwire.adapter import ModelRequest
+from toolwire.errors import ProviderError
 from toolwire.tools import Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, TextPart, ToolCall, ToolResult
 
-from openai_wire import fc_item, json_response, response_body, responses_sse
-
-LOOKUP = Tool("db_lookup", "Look up a value by key.", {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]})
+LOOKUP = Tool(
+    "db_lookup",
+    "Look up a value by key.",
+    {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]},
+)
 ENC = "gAAAAABp-r_nDEFD_pLd6MEzoOCG8OKekq-Ev8vnbPTkSie4RovCRsX1uArYsm0yKKyAAEYh8tRzZVKUfeKd6HTY=="
 
 
@@ -23,7 +26,9 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-def reasoning_item(rid: str = "rs_01", enc: str | None = ENC, summary: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def reasoning_item(
+    rid: str = "rs_01", enc: str | None = ENC, summary: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     item: dict[str, Any] = {"id": rid, "type": "reasoning", "summary": summary or []}
     if enc is not None:
         item["encrypted_content"] = enc
@@ -31,13 +36,34 @@ def reasoning_item(rid: str = "rs_01", enc: str | None = ENC, summary: list[dict
 
 
 def test_single_call_body_and_decoding(responses_model: Any) -> None:
-    body = response_body([reasoning_item(summary=[{"type": "summary_text", "text": "Need the start key."}]),
-                          fc_item("call_R1", "db_lookup", '{"key":"start"}', "fc_01")],
-                         usage={"input_tokens": 120, "input_tokens_details": {"cached_tokens": 64},
-                                "output_tokens": 300, "output_tokens_details": {"reasoning_tokens": 256}, "total_tokens": 420})
-    model = responses_model(lambda r: json_response(body), model_id="gpt-5.5", max_tokens=2000,
-                            thinking={"effort": "high"}, store=False, include=["reasoning.encrypted_content"])
-    resp = run(model.send(model.build_request([Message.user("Solve it.")], instructions="Be exact.", tools=[LOOKUP], tool_choice="auto")))
+    body = response_body(
+        [
+            reasoning_item(summary=[{"type": "summary_text", "text": "Need the start key."}]),
+            fc_item("call_R1", "db_lookup", '{"key":"start"}', "fc_01"),
+        ],
+        usage={
+            "input_tokens": 120,
+            "input_tokens_details": {"cached_tokens": 64},
+            "output_tokens": 300,
+            "output_tokens_details": {"reasoning_tokens": 256},
+            "total_tokens": 420,
+        },
+    )
+    model = responses_model(
+        lambda r: json_response(body),
+        model_id="gpt-5.5",
+        max_tokens=2000,
+        thinking={"effort": "high"},
+        store=False,
+        include=["reasoning.encrypted_content"],
+    )
+    resp = run(
+        model.send(
+            model.build_request(
+                [Message.user("Solve it.")], instructions="Be exact.", tools=[LOOKUP], tool_choice="auto"
+            )
+        )
+    )
     assert resp.stop_reason == "tool_use" and resp.vendor_stop_reason == "completed"
     (call,) = resp.tool_calls
     assert (call.id, call.name, call.arguments) == ("call_R1", "db_lookup", {"key": "start"})
@@ -54,8 +80,15 @@ def test_single_call_body_and_decoding(responses_model: Any) -> None:
         "model": "gpt-5.5",
         "input": [{"role": "user", "content": "Solve it."}],
         "instructions": "Be exact.",
-        "tools": [{"type": "function", "name": "db_lookup", "description": "Look up a value by key.",
-                   "parameters": LOOKUP.input_schema, "strict": False}],
+        "tools": [
+            {
+                "type": "function",
+                "name": "db_lookup",
+                "description": "Look up a value by key.",
+                "parameters": LOOKUP.input_schema,
+                "strict": False,
+            }
+        ],
         "tool_choice": "auto",
         "max_output_tokens": 2000,
         "reasoning": {"effort": "high"},
@@ -66,12 +99,27 @@ def test_single_call_body_and_decoding(responses_model: Any) -> None:
 
 
 def test_reasoning_carried_across_turns_byte_equal(responses_model: Any) -> None:
-    first = response_body([reasoning_item("rs_A", ENC), fc_item("call_A", "db_lookup", '{"key": "start"}', "fc_A")], rid="resp_1")
-    second = response_body([reasoning_item("rs_B", ENC[::-1]),
-                            {"id": "msg_B", "type": "message", "status": "completed", "role": "assistant", "phase": "final_answer",
-                             "content": [{"type": "output_text", "text": "42", "annotations": [], "logprobs": []}]}], rid="resp_2")
+    first = response_body(
+        [reasoning_item("rs_A", ENC), fc_item("call_A", "db_lookup", '{"key": "start"}', "fc_A")], rid="resp_1"
+    )
+    second = response_body(
+        [
+            reasoning_item("rs_B", ENC[::-1]),
+            {
+                "id": "msg_B",
+                "type": "message",
+                "status": "completed",
+                "role": "assistant",
+                "phase": "final_answer",
+                "content": [{"type": "output_text", "text": "42", "annotations": [], "logprobs": []}],
+            },
+        ],
+        rid="resp_2",
+    )
     bodies = [first, second]
-    model = responses_model(lambda r: json_response(bodies.pop(0)), store=False, include=["reasoning.encrypted_content"])
+    model = responses_model(
+        lambda r: json_response(bodies.pop(0)), store=False, include=["reasoning.encrypted_content"]
+    )
     r1 = run(model.send(model.build_request([Message.user("go")], tools=[LOOKUP])))
     history = [Message.user("go"), r1.to_message(), Message("user", [ToolResult("call_A", "Begin with 7.")])]
     r2 = run(model.send(model.build_request(history, tools=[LOOKUP])))
@@ -80,24 +128,46 @@ def test_reasoning_carried_across_turns_byte_equal(responses_model: Any) -> None
     assert sent_input == [
         {"role": "user", "content": "go"},
         {"type": "reasoning", "id": "rs_A", "summary": [], "encrypted_content": ENC},
-        {"type": "function_call", "call_id": "call_A", "name": "db_lookup", "arguments": '{"key": "start"}', "id": "fc_A",
-         "status": "completed"},
+        {
+            "type": "function_call",
+            "call_id": "call_A",
+            "name": "db_lookup",
+            "arguments": '{"key": "start"}',
+            "id": "fc_A",
+            "status": "completed",
+        },
         {"type": "function_call_output", "call_id": "call_A", "output": "Begin with 7."},
     ]
     # the message item of turn 2 goes back whole (id, phase, annotations) on a third turn
     third = model.codec.encode_request(ModelRequest("gpt-4o", history + [r2.to_message(), Message.user("thanks")]))
     assert third["input"][4:] == [
         {"type": "reasoning", "id": "rs_B", "summary": [], "encrypted_content": ENC[::-1]},
-        {"type": "message", "id": "msg_B", "status": "completed", "role": "assistant", "phase": "final_answer",
-         "content": [{"type": "output_text", "text": "42", "annotations": [], "logprobs": []}]},
+        {
+            "type": "message",
+            "id": "msg_B",
+            "status": "completed",
+            "role": "assistant",
+            "phase": "final_answer",
+            "content": [{"type": "output_text", "text": "42", "annotations": [], "logprobs": []}],
+        },
         {"role": "user", "content": "thanks"},
     ]
 
 
 def test_previous_response_id_sends_only_new_items(responses_model: Any) -> None:
     first = response_body([fc_item("call_A", "db_lookup", '{"key":"a"}', "fc_A")], rid="resp_1")
-    second = response_body([{"id": "msg_2", "type": "message", "status": "completed", "role": "assistant",
-                              "content": [{"type": "output_text", "text": "done", "annotations": []}]}], rid="resp_2")
+    second = response_body(
+        [
+            {
+                "id": "msg_2",
+                "type": "message",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "done", "annotations": []}],
+            }
+        ],
+        rid="resp_2",
+    )
     bodies = [first, second]
     model = responses_model(lambda r: json_response(bodies.pop(0)), continuation="previous_response_id")
     r1 = run(model.send(model.build_request([Message.user("go")], instructions="Short.", tools=[LOOKUP])))
@@ -111,31 +181,92 @@ def test_previous_response_id_sends_only_new_items(responses_model: Any) -> None
 
 
 def test_streamed_call_with_interleaved_arguments(responses_model: Any) -> None:
-    resp_obj = {"id": "resp_S", "object": "response", "status": "in_progress", "model": "gpt-4o-2024-08-06", "output": []}
-    fc1 = {"id": "fc_1", "type": "function_call", "status": "in_progress", "arguments": "", "call_id": "call_1", "name": "db_lookup"}
-    fc2 = {"id": "fc_2", "type": "function_call", "status": "in_progress", "arguments": "", "call_id": "call_2", "name": "db_lookup"}
+    resp_obj = {
+        "id": "resp_S",
+        "object": "response",
+        "status": "in_progress",
+        "model": "gpt-4o-2024-08-06",
+        "output": [],
+    }
+    fc1 = {
+        "id": "fc_1",
+        "type": "function_call",
+        "status": "in_progress",
+        "arguments": "",
+        "call_id": "call_1",
+        "name": "db_lookup",
+    }
+    fc2 = {
+        "id": "fc_2",
+        "type": "function_call",
+        "status": "in_progress",
+        "arguments": "",
+        "call_id": "call_2",
+        "name": "db_lookup",
+    }
     done1 = {**fc1, "status": "completed", "arguments": '{"key":"Zoë"}'}
     done2 = {**fc2, "status": "completed", "arguments": '{"key":"b"}'}
-    final = {**resp_obj, "status": "completed", "output": [done1, done2],
-             "usage": {"input_tokens": 40, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 30,
-                       "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 70}}
+    final = {
+        **resp_obj,
+        "status": "completed",
+        "output": [done1, done2],
+        "usage": {
+            "input_tokens": 40,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 30,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 70,
+        },
+    }
     events = [
         {"type": "response.created", "sequence_number": 0, "response": resp_obj},
         {"type": "response.output_item.added", "output_index": 0, "item": fc1, "sequence_number": 1},
         {"type": "response.output_item.added", "output_index": 1, "item": fc2, "sequence_number": 2},
-        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0, "delta": '{"key":', "sequence_number": 3},
-        {"type": "response.function_call_arguments.delta", "item_id": "fc_2", "output_index": 1, "delta": '{"key":"b"}', "sequence_number": 4},
-        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0, "delta": '"Zoë"}', "sequence_number": 5},
-        {"type": "response.function_call_arguments.done", "item_id": "fc_1", "output_index": 0, "arguments": '{"key":"Zoë"}', "sequence_number": 6},
+        {
+            "type": "response.function_call_arguments.delta",
+            "item_id": "fc_1",
+            "output_index": 0,
+            "delta": '{"key":',
+            "sequence_number": 3,
+        },
+        {
+            "type": "response.function_call_arguments.delta",
+            "item_id": "fc_2",
+            "output_index": 1,
+            "delta": '{"key":"b"}',
+            "sequence_number": 4,
+        },
+        {
+            "type": "response.function_call_arguments.delta",
+            "item_id": "fc_1",
+            "output_index": 0,
+            "delta": '"Zoë"}',
+            "sequence_number": 5,
+        },
+        {
+            "type": "response.function_call_arguments.done",
+            "item_id": "fc_1",
+            "output_index": 0,
+            "arguments": '{"key":"Zoë"}',
+            "sequence_number": 6,
+        },
         {"type": "response.output_item.done", "output_index": 0, "item": done1, "sequence_number": 7},
-        {"type": "response.function_call_arguments.done", "item_id": "fc_2", "output_index": 1, "arguments": '{"key":"b"}', "sequence_number": 8},
+        {
+            "type": "response.function_call_arguments.done",
+            "item_id": "fc_2",
+            "output_index": 1,
+            "arguments": '{"key":"b"}',
+            "sequence_number": 8,
+        },
         {"type": "response.output_item.done", "output_index": 1, "item": done2, "sequence_number": 9},
         {"type": "response.completed", "response": final, "sequence_number": 10},
     ]
     model = responses_model(lambda r: responses_sse(events), stream=True)
     resp = run(model.send(model.build_request([Message.user("x")], tools=[LOOKUP])))
     assert [(c.id, c.arguments, c.provider_data["openai"]["item_id"]) for c in resp.tool_calls] == [
-        ("call_1", {"key": "Zoë"}, "fc_1"), ("call_2", {"key": "b"}, "fc_2")]
+        ("call_1", {"key": "Zoë"}, "fc_1"),
+        ("call_2", {"key": "b"}, "fc_2"),
+    ]
     assert resp.tool_calls[0].provider_data["openai"]["item"] == {"status": "completed"}
     assert resp.stop_reason == "tool_use" and resp.vendor_stop_reason == "completed"
     assert resp.usage.input_tokens == 40 and resp.response_id == "resp_S"
@@ -144,17 +275,41 @@ def test_streamed_call_with_interleaved_arguments(responses_model: Any) -> None:
 
 def test_streamed_reasoning_and_text(responses_model: Any) -> None:
     msg_added = {"id": "msg_1", "type": "message", "status": "in_progress", "role": "assistant", "content": []}
-    msg_done = {**msg_added, "status": "completed", "content": [{"type": "output_text", "text": "Hello there", "annotations": []}]}
+    msg_done = {
+        **msg_added,
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "Hello there", "annotations": []}],
+    }
     rs_done = reasoning_item("rs_9", ENC, [{"type": "summary_text", "text": "Greet."}])
-    final = {"id": "resp_T", "status": "completed", "model": "gpt-5.5", "output": [rs_done, msg_done],
-             "usage": {"input_tokens": 5, "output_tokens": 9, "output_tokens_details": {"reasoning_tokens": 4}}}
+    final = {
+        "id": "resp_T",
+        "status": "completed",
+        "model": "gpt-5.5",
+        "output": [rs_done, msg_done],
+        "usage": {"input_tokens": 5, "output_tokens": 9, "output_tokens_details": {"reasoning_tokens": 4}},
+    }
     events = [
-        {"type": "response.created", "response": {"id": "resp_T", "model": "gpt-5.5", "status": "in_progress", "output": []}},
+        {
+            "type": "response.created",
+            "response": {"id": "resp_T", "model": "gpt-5.5", "status": "in_progress", "output": []},
+        },
         {"type": "response.output_item.added", "output_index": 0, "item": {**rs_done, "encrypted_content": None}},
         {"type": "response.output_item.done", "output_index": 0, "item": rs_done},
         {"type": "response.output_item.added", "output_index": 1, "item": msg_added},
-        {"type": "response.output_text.delta", "output_index": 1, "content_index": 0, "item_id": "msg_1", "delta": "Hello"},
-        {"type": "response.output_text.delta", "output_index": 1, "content_index": 0, "item_id": "msg_1", "delta": " there"},
+        {
+            "type": "response.output_text.delta",
+            "output_index": 1,
+            "content_index": 0,
+            "item_id": "msg_1",
+            "delta": "Hello",
+        },
+        {
+            "type": "response.output_text.delta",
+            "output_index": 1,
+            "content_index": 0,
+            "item_id": "msg_1",
+            "delta": " there",
+        },
         {"type": "response.output_item.done", "output_index": 1, "item": msg_done},
         {"type": "response.completed", "response": final},
     ]
@@ -165,14 +320,33 @@ def test_streamed_reasoning_and_text(responses_model: Any) -> None:
     assert resp.usage.reasoning_tokens == 4
     # the streamed response goes back exactly like a non-streamed one
     items = model.codec.encode_request(ModelRequest("gpt-5.5", [Message.user("hi"), resp.to_message()]))["input"]
-    assert items[1] == {"type": "reasoning", "id": "rs_9", "summary": [{"type": "summary_text", "text": "Greet."}], "encrypted_content": ENC}
-    assert items[2] == {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
-                        "content": [{"type": "output_text", "text": "Hello there", "annotations": []}]}
+    assert items[1] == {
+        "type": "reasoning",
+        "id": "rs_9",
+        "summary": [{"type": "summary_text", "text": "Greet."}],
+        "encrypted_content": ENC,
+    }
+    assert items[2] == {
+        "type": "message",
+        "id": "msg_1",
+        "status": "completed",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "Hello there", "annotations": []}],
+    }
 
 
-@pytest.mark.parametrize("raw,arguments,ok", [("", {}, True), ("null", {}, True), ("{}", {}, True),
-                                              ('{"key": "st', None, False), ("{key}", None, False), ("[1]", None, False)],
-                         ids=["empty", "null", "empty-object", "truncated", "invalid", "array"])
+@pytest.mark.parametrize(
+    "raw,arguments,ok",
+    [
+        ("", {}, True),
+        ("null", {}, True),
+        ("{}", {}, True),
+        ('{"key": "st', None, False),
+        ("{key}", None, False),
+        ("[1]", None, False),
+    ],
+    ids=["empty", "null", "empty-object", "truncated", "invalid", "array"],
+)
 def test_malformed_arguments(responses_model: Any, raw: str, arguments: Any, ok: bool) -> None:
     body = response_body([fc_item("call_M", "db_lookup", raw, "fc_M")])
     model = responses_model(lambda r: json_response(body))
@@ -183,8 +357,11 @@ def test_malformed_arguments(responses_model: Any, raw: str, arguments: Any, ok:
 
 
 def test_incomplete_max_output_tokens(responses_model: Any) -> None:
-    body = response_body([fc_item("call_C", "db_lookup", '{"key": "lo', "fc_C") | {"status": "incomplete"}],
-                         status="incomplete", incomplete="max_output_tokens")
+    body = response_body(
+        [fc_item("call_C", "db_lookup", '{"key": "lo', "fc_C") | {"status": "incomplete"}],
+        status="incomplete",
+        incomplete="max_output_tokens",
+    )
     model = responses_model(lambda r: json_response(body))
     resp = run(model.send(model.build_request([Message.user("x")], tools=[LOOKUP])))
     assert resp.stop_reason == "max_tokens" and resp.vendor_stop_reason == "incomplete:max_output_tokens"
@@ -194,35 +371,60 @@ def test_incomplete_max_output_tokens(responses_model: Any) -> None:
 
 def test_image_and_error_results(responses_model: Any) -> None:
     model = responses_model(lambda r: json_response(response_body([])))
-    history = [Message.user("x"), Message("assistant", [ToolCall("call_1", "chart", {}), ToolCall("call_2", "db_lookup", {"key": "k"})]),
-               Message("user", [ToolResult("call_1", [TextPart("Q3 chart"), ImagePart(data=b"\x89PNG", media_type="image/png")]),
-                                ToolResult("call_2", "KeyError: 'k'", is_error=True)])]
+    history = [
+        Message.user("x"),
+        Message("assistant", [ToolCall("call_1", "chart", {}), ToolCall("call_2", "db_lookup", {"key": "k"})]),
+        Message(
+            "user",
+            [
+                ToolResult("call_1", [TextPart("Q3 chart"), ImagePart(data=b"\x89PNG", media_type="image/png")]),
+                ToolResult("call_2", "KeyError: 'k'", is_error=True),
+            ],
+        ),
+    ]
     run(model.send(ModelRequest("gpt-4o", history)))
     items = model.sent[0].json["input"]
-    assert items[3] == {"type": "function_call_output", "call_id": "call_1", "output": [
-        {"type": "input_text", "text": "Q3 chart"},
-        {"type": "input_image", "image_url": "data:image/png;base64,iVBORw==", "detail": "auto"}]}
+    assert items[3] == {
+        "type": "function_call_output",
+        "call_id": "call_1",
+        "output": [
+            {"type": "input_text", "text": "Q3 chart"},
+            {"type": "input_image", "image_url": "data:image/png;base64,iVBORw==", "detail": "auto"},
+        ],
+    }
     assert items[4] == {"type": "function_call_output", "call_id": "call_2", "output": "Error: KeyError: 'k'"}
 
 
 def test_other_vendor_reasoning_dropped_and_plain_text_as_easy_message() -> None:
     from toolwire_openai import OpenAIResponsesCodec
 
-    msg = Message("assistant", [ReasoningPart("hmm", signature="c2ln", provider="gemini"), TextPart("Checking."),
-                                ToolCall("toolu_9", "db_lookup", {"key": "z"})])
+    msg = Message(
+        "assistant",
+        [
+            ReasoningPart("hmm", signature="c2ln", provider="gemini"),
+            TextPart("Checking."),
+            ToolCall("toolu_9", "db_lookup", {"key": "z"}),
+        ],
+    )
     items = OpenAIResponsesCodec().encode_request(ModelRequest("gpt-4o", [msg]))["input"]
-    assert items == [{"role": "assistant", "content": "Checking."},
-                     {"type": "function_call", "call_id": "toolu_9", "name": "db_lookup", "arguments": '{"key":"z"}'}]
+    assert items == [
+        {"role": "assistant", "content": "Checking."},
+        {"type": "function_call", "call_id": "toolu_9", "name": "db_lookup", "arguments": '{"key":"z"}'},
+    ]
 
 
 def test_failed_response_and_stream_error_raise(responses_model: Any) -> None:
-    failed = response_body([], status="failed") | {"error": {"code": "server_error", "message": "The server had an error."}}
+    failed = response_body([], status="failed") | {
+        "error": {"code": "server_error", "message": "The server had an error."}
+    }
     model = responses_model(lambda r: json_response(failed))
     with pytest.raises(ProviderError) as info:
         run(model.send(model.build_request([Message.user("x")])))
     assert info.value.retryable and info.value.error_type == "server_error" and info.value.status is None
-    events = [{"type": "response.created", "response": {"id": "resp_E", "status": "in_progress", "output": []}},
-              {"type": "error", "code": "rate_limit_exceeded", "message": "Slow down.", "param": None}]
+    events = [
+        {"type": "response.created", "response": {"id": "resp_E", "status": "in_progress", "output": []}},
+        {"type": "error", "code": "rate_limit_exceeded", "message": "Slow down.", "param": None},
+    ]
     model = responses_model(lambda r: responses_sse(events), stream=True)
     with pytest.raises(ProviderError) as info:
         run(model.send(model.build_request([Message.user("x")])))
@@ -230,7 +432,14 @@ def test_failed_response_and_stream_error_raise(responses_model: Any) -> None:
 
 
 def test_http_error_mapping(responses_model: Any) -> None:
-    err = {"error": {"message": "Invalid schema for function 'db_lookup'", "type": "invalid_request_error", "param": "tools[0]", "code": "invalid_function_parameters"}}
+    err = {
+        "error": {
+            "message": "Invalid schema for function 'db_lookup'",
+            "type": "invalid_request_error",
+            "param": "tools[0]",
+            "code": "invalid_function_parameters",
+        }
+    }
     model = responses_model(lambda r: json_response(err, status=400))
     with pytest.raises(ProviderError) as info:
         run(model.send(model.build_request([Message.user("x")])))
@@ -240,34 +449,59 @@ def test_http_error_mapping(responses_model: Any) -> None:
 
 
 def test_count_tokens_live_endpoint(responses_model: Any) -> None:
-    model = responses_model(lambda r: json_response({"object": "response.input_tokens", "input_tokens": 311}),
-                            store=False, max_tokens=100)
+    model = responses_model(
+        lambda r: json_response({"object": "response.input_tokens", "input_tokens": 311}), store=False, max_tokens=100
+    )
     n = run(model.count_tokens(model.build_request([Message.user("hello")], instructions="Be brief.", tools=[LOOKUP])))
     assert n == 311
     sent = model.sent[0]
     assert sent.url == "https://api.openai.com/v1/responses/input_tokens"
-    assert sent.json == {"model": "gpt-4o", "input": [{"role": "user", "content": "hello"}], "instructions": "Be brief.",
-                         "tools": [{"type": "function", "name": "db_lookup", "description": "Look up a value by key.",
-                                    "parameters": LOOKUP.input_schema, "strict": False}]}
+    assert sent.json == {
+        "model": "gpt-4o",
+        "input": [{"role": "user", "content": "hello"}],
+        "instructions": "Be brief.",
+        "tools": [
+            {
+                "type": "function",
+                "name": "db_lookup",
+                "description": "Look up a value by key.",
+                "parameters": LOOKUP.input_schema,
+                "strict": False,
+            }
+        ],
+    }
 
 
 # --- custom (free-text) tool calls: never run, sent back as themselves -------------------------
 
-CUSTOM_ITEM = {"type": "custom_tool_call", "id": "ctc_0a1", "call_id": "call_sql1", "name": "execute_sql",
-               "input": "SELECT * FROM users;", "status": "completed"}
+CUSTOM_ITEM = {
+    "type": "custom_tool_call",
+    "id": "ctc_0a1",
+    "call_id": "call_sql1",
+    "name": "execute_sql",
+    "input": "SELECT * FROM users;",
+    "status": "completed",
+}
 
 
 def _custom_history(resp: Any) -> list[Message]:
-    return [Message.user("Show me all users"), resp.to_message(),
-            Message("user", [ToolResult("call_sql1", "tool not available", is_error=True)])]
+    return [
+        Message.user("Show me all users"),
+        resp.to_message(),
+        Message("user", [ToolResult("call_sql1", "tool not available", is_error=True)]),
+    ]
 
 
 def test_custom_tool_call_is_invalid_and_goes_back_as_custom_items() -> None:
     from toolwire_openai import OpenAIResponsesCodec
 
     codec = OpenAIResponsesCodec()
-    body = {"id": "resp_c1", "status": "completed", "model": "gpt-5-2025-08-07",
-            "output": [{"type": "reasoning", "id": "rs_c1", "summary": [], "encrypted_content": ENC}, CUSTOM_ITEM]}
+    body = {
+        "id": "resp_c1",
+        "status": "completed",
+        "model": "gpt-5-2025-08-07",
+        "output": [{"type": "reasoning", "id": "rs_c1", "summary": [], "encrypted_content": ENC}, CUSTOM_ITEM],
+    }
     resp = codec.decode_response(body)
     (call,) = resp.tool_calls
     assert (call.id, call.name, call.raw_arguments) == ("call_sql1", "execute_sql", "SELECT * FROM users;")
@@ -278,23 +512,51 @@ def test_custom_tool_call_is_invalid_and_goes_back_as_custom_items() -> None:
 
 
 def test_streamed_custom_tool_call_is_kept_and_marked_like_the_plain_one() -> None:
-    from toolwire.stream import assemble
     from toolwire_openai import OpenAIResponsesCodec
     from toolwire_openai._common import check_tool_calls
+
+    from toolwire.stream import assemble
 
     codec = OpenAIResponsesCodec()
     started = {**CUSTOM_ITEM, "input": "", "status": "in_progress"}
     events = [
-        {"type": "response.created", "response": {"id": "resp_c2", "model": "gpt-5-2025-08-07", "status": "in_progress"}},
+        {
+            "type": "response.created",
+            "response": {"id": "resp_c2", "model": "gpt-5-2025-08-07", "status": "in_progress"},
+        },
         {"type": "response.output_item.added", "output_index": 0, "item": started},
-        {"type": "response.custom_tool_call_input.delta", "output_index": 0, "item_id": "ctc_0a1", "delta": "SELECT * "},
-        {"type": "response.custom_tool_call_input.delta", "output_index": 0, "item_id": "ctc_0a1", "delta": "FROM users;"},
-        {"type": "response.custom_tool_call_input.done", "output_index": 0, "item_id": "ctc_0a1", "input": "SELECT * FROM users;"},
+        {
+            "type": "response.custom_tool_call_input.delta",
+            "output_index": 0,
+            "item_id": "ctc_0a1",
+            "delta": "SELECT * ",
+        },
+        {
+            "type": "response.custom_tool_call_input.delta",
+            "output_index": 0,
+            "item_id": "ctc_0a1",
+            "delta": "FROM users;",
+        },
+        {
+            "type": "response.custom_tool_call_input.done",
+            "output_index": 0,
+            "item_id": "ctc_0a1",
+            "input": "SELECT * FROM users;",
+        },
         {"type": "response.output_item.done", "output_index": 0, "item": CUSTOM_ITEM},
-        {"type": "response.completed", "response": {"id": "resp_c2", "status": "completed", "output": [CUSTOM_ITEM],
-                                                    "usage": {"input_tokens": 61, "output_tokens": 148}}},
+        {
+            "type": "response.completed",
+            "response": {
+                "id": "resp_c2",
+                "status": "completed",
+                "output": [CUSTOM_ITEM],
+                "usage": {"input_tokens": 61, "output_tokens": 148},
+            },
+        },
     ]
-    resp = check_tool_calls(assemble(codec.decode_stream(events, ModelRequest("gpt-5", [Message.user("q")], stream=True))))
+    resp = check_tool_calls(
+        assemble(codec.decode_stream(events, ModelRequest("gpt-5", [Message.user("q")], stream=True)))
+    )
     (call,) = resp.tool_calls  # before the fix a streamed custom call vanished and the turn looked final
     assert (call.id, call.raw_arguments, resp.stop_reason) == ("call_sql1", "SELECT * FROM users;", "tool_use")
     assert call.invalid is not None and "custom" in call.invalid

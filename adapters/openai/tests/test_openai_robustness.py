@@ -12,17 +12,17 @@ import re
 from typing import Any
 
 import pytest
+from openai_wire import chat_sse, completion, fc_item, response_body, responses_sse, tool_call
+from toolwire_openai import OpenAIChatCodec, OpenAIResponsesCodec
+from toolwire_openai._common import NAME_INVALID, check_tool_calls
 
 import toolwire
-from openai_wire import chat_sse, completion, fc_item, response_body, responses_sse, tool_call
-from toolwire.errors import ResponseDecodeError
 from toolwire.adapter import ModelRequest
+from toolwire.errors import ResponseDecodeError
 from toolwire.stream import assemble
 from toolwire.testing import ScriptedModel
 from toolwire.tools import Tool
 from toolwire.types import Message
-from toolwire_openai import OpenAIChatCodec, OpenAIResponsesCodec
-from toolwire_openai._common import NAME_INVALID, check_tool_calls
 
 CHAT = OpenAIChatCodec()
 RESP = OpenAIResponsesCodec()
@@ -34,9 +34,12 @@ def _weather(city: str) -> str:
     return f"sunny in {city}"
 
 
-WEATHER = Tool.from_schema("get_weather", "Weather for a city. Use when asked about weather.",
-                           {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-                           function=_weather)
+WEATHER = Tool.from_schema(
+    "get_weather",
+    "Weather for a city. Use when asked about weather.",
+    {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    function=_weather,
+)
 
 
 def chat_calls(*calls: dict[str, Any], cid: str = "chatcmpl-R") -> dict[str, Any]:
@@ -44,8 +47,12 @@ def chat_calls(*calls: dict[str, Any], cid: str = "chatcmpl-R") -> dict[str, Any
 
 
 def chunk(delta: dict[str, Any], finish: str | None = None, cid: str = "chatcmpl-S") -> dict[str, Any]:
-    return {"id": cid, "object": "chat.completion.chunk", "model": "gpt-4o",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return {
+        "id": cid,
+        "object": "chat.completion.chunk",
+        "model": "gpt-4o",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
 
 
 def frag(index: int, call_id: str | None = None, name: str | None = None, arguments: str = "") -> dict[str, Any]:
@@ -60,21 +67,27 @@ def frag(index: int, call_id: str | None = None, name: str | None = None, argume
 # ================================================================== Chat Completions
 
 
-@pytest.mark.parametrize("wire, pointer", [
-    (None, ""),
-    ("x", ""),
-    ({"choices": {"a": 1}}, "/choices"),
-    ({"choices": ["x"]}, "/choices/0"),
-    ({"choices": [{"message": "x"}]}, "/choices/0/message"),
-    ({"choices": [{"message": {"tool_calls": 5}}]}, "/choices/0/message/tool_calls"),
-    ({"choices": [{"message": {"tool_calls": ["c"]}}]}, "/choices/0/message/tool_calls/0"),
-    ({"choices": [{"message": {"tool_calls": [{"id": "c", "function": "x"}]}}]}, "/choices/0/message/tool_calls/0/function"),
-    ({"choices": [{"message": {"content": 5}}]}, "/choices/0/message/content"),
-    ({"choices": [{"message": {"content": [{"type": "text", "text": 5}]}}]}, "/choices/0/message/content/0/text"),
-    ({"choices": [{"message": {}, "finish_reason": ["stop"]}]}, "/choices/0/finish_reason"),
-    ({"choices": [{"message": {"refusal": 1}}]}, "/choices/0/message/refusal"),
-    ({"id": 3, "choices": []}, "/id"),
-])
+@pytest.mark.parametrize(
+    "wire, pointer",
+    [
+        (None, ""),
+        ("x", ""),
+        ({"choices": {"a": 1}}, "/choices"),
+        ({"choices": ["x"]}, "/choices/0"),
+        ({"choices": [{"message": "x"}]}, "/choices/0/message"),
+        ({"choices": [{"message": {"tool_calls": 5}}]}, "/choices/0/message/tool_calls"),
+        ({"choices": [{"message": {"tool_calls": ["c"]}}]}, "/choices/0/message/tool_calls/0"),
+        (
+            {"choices": [{"message": {"tool_calls": [{"id": "c", "function": "x"}]}}]},
+            "/choices/0/message/tool_calls/0/function",
+        ),
+        ({"choices": [{"message": {"content": 5}}]}, "/choices/0/message/content"),
+        ({"choices": [{"message": {"content": [{"type": "text", "text": 5}]}}]}, "/choices/0/message/content/0/text"),
+        ({"choices": [{"message": {}, "finish_reason": ["stop"]}]}, "/choices/0/finish_reason"),
+        ({"choices": [{"message": {"refusal": 1}}]}, "/choices/0/message/refusal"),
+        ({"id": 3, "choices": []}, "/id"),
+    ],
+)
 def test_chat_malformed_response(wire: Any, pointer: str) -> None:
     with pytest.raises(ResponseDecodeError) as info:
         CHAT.decode_response(wire)
@@ -83,9 +96,16 @@ def test_chat_malformed_response(wire: Any, pointer: str) -> None:
 
 
 def test_chat_usage_counters_of_the_wrong_type_are_dropped() -> None:
-    body = completion({"content": "hi"}, usage={"prompt_tokens": "12", "completion_tokens": 4.0, "total_tokens": 16,
-                                                "prompt_tokens_details": {"cached_tokens": -2},
-                                                "completion_tokens_details": {"reasoning_tokens": [1]}})
+    body = completion(
+        {"content": "hi"},
+        usage={
+            "prompt_tokens": "12",
+            "completion_tokens": 4.0,
+            "total_tokens": 16,
+            "prompt_tokens_details": {"cached_tokens": -2},
+            "completion_tokens_details": {"reasoning_tokens": [1]},
+        },
+    )
     u = CHAT.decode_response(body).usage
     assert (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.reasoning_tokens) == (None, 4, None, None)
 
@@ -101,9 +121,11 @@ def test_chat_tool_call_without_a_string_name_is_invalid(name: Any, kept: str) -
 
 
 def test_chat_generated_ids_never_collide_with_vendor_ids() -> None:
-    body = chat_calls({"type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"P\"}"}},
-                      tool_call("call_0", "get_weather", "{\"city\":\"Q\"}"),
-                      {"id": "", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"R\"}"}})
+    body = chat_calls(
+        {"type": "function", "function": {"name": "get_weather", "arguments": '{"city":"P"}'}},
+        tool_call("call_0", "get_weather", '{"city":"Q"}'),
+        {"id": "", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":"R"}'}},
+    )
     resp = CHAT.decode_response(body, ModelRequest(model="m", messages=[Message.user("hi")]))
     calls = resp.tool_calls
     assert calls[1].id == "call_0" and not calls[1].id_synthesized
@@ -115,15 +137,18 @@ def test_chat_generated_ids_never_collide_with_vendor_ids() -> None:
 
 
 def test_chat_duplicate_vendor_ids_answered_once() -> None:
-    resp = CHAT.decode_response(chat_calls(tool_call("call_0", "get_weather", "{\"city\":\"A\"}"),
-                                           tool_call("call_0", "get_weather", "{\"city\":\"B\"}")))
+    resp = CHAT.decode_response(
+        chat_calls(
+            tool_call("call_0", "get_weather", '{"city":"A"}'), tool_call("call_0", "get_weather", '{"city":"B"}')
+        )
+    )
     assert [c.invalid for c in resp.tool_calls] == [None, "duplicate tool call id call_0 in one response"]
     CALLS.clear()
     result = toolwire.run_sync(ScriptedModel(responses=[resp, "done"]), "hi", tools=[WEATHER])
     assert CALLS == ["A"]
     sent = CHAT.encode_request(ModelRequest(model="m", messages=result.conversation.messages, tools=[WEATHER]))
     assistant = sent["messages"][1]
-    assert [(c["id"], c["function"]["arguments"]) for c in assistant["tool_calls"]] == [("call_0", "{\"city\":\"A\"}")]
+    assert [(c["id"], c["function"]["arguments"]) for c in assistant["tool_calls"]] == [("call_0", '{"city":"A"}')]
     tools = [(m["tool_call_id"], m["content"]) for m in sent["messages"] if m["role"] == "tool"]
     assert tools == [("call_0", "sunny in A")]
 
@@ -149,8 +174,12 @@ def test_chat_stream_cut_off_without_finish_reason() -> None:
 
 
 def test_chat_stream_calls_sharing_an_index_with_different_ids_are_two_calls() -> None:
-    chunks = [chunk(frag(0, "call_a", "get_weather", "{\"city\":")), chunk(frag(0, arguments="\"A\"}")),
-              chunk(frag(0, "call_b", "get_weather", "{\"city\":\"B\"}")), chunk({}, "tool_calls")]
+    chunks = [
+        chunk(frag(0, "call_a", "get_weather", '{"city":')),
+        chunk(frag(0, arguments='"A"}')),
+        chunk(frag(0, "call_b", "get_weather", '{"city":"B"}')),
+        chunk({}, "tool_calls"),
+    ]
     resp = assemble(CHAT.decode_stream(chunks), "openai-chat")
     assert [(c.id, c.arguments) for c in resp.tool_calls] == [("call_a", {"city": "A"}), ("call_b", {"city": "B"})]
 
@@ -163,15 +192,24 @@ def test_chat_stream_ids_synthesized_and_names_checked() -> None:
     assert (a.invalid, b.name, b.invalid) == (None, "", NAME_INVALID)
 
 
-@pytest.mark.parametrize("bad, pointer", [
-    ({"id": "c", "choices": {"0": {}}}, "/choices"),
-    ({"id": "c", "choices": [{"index": 0, "delta": "x"}]}, "/choices/0/delta"),
-    ({"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": {"index": 0}}}]}, "/choices/0/delta/tool_calls"),
-    ({"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": -1, "id": "x"}]}}]}, "/choices/0/delta/tool_calls/0/index"),
-    ({"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": "0", "id": "x"}]}}]}, "/choices/0/delta/tool_calls/0/index"),
-    ({"id": "c", "choices": [{"index": 0, "delta": {"content": 5}}]}, "/choices/0/delta/content"),
-    ({"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": 1}]}, "/choices/0/finish_reason"),
-])
+@pytest.mark.parametrize(
+    "bad, pointer",
+    [
+        ({"id": "c", "choices": {"0": {}}}, "/choices"),
+        ({"id": "c", "choices": [{"index": 0, "delta": "x"}]}, "/choices/0/delta"),
+        ({"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": {"index": 0}}}]}, "/choices/0/delta/tool_calls"),
+        (
+            {"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": -1, "id": "x"}]}}]},
+            "/choices/0/delta/tool_calls/0/index",
+        ),
+        (
+            {"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": "0", "id": "x"}]}}]},
+            "/choices/0/delta/tool_calls/0/index",
+        ),
+        ({"id": "c", "choices": [{"index": 0, "delta": {"content": 5}}]}, "/choices/0/delta/content"),
+        ({"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": 1}]}, "/choices/0/finish_reason"),
+    ],
+)
 def test_chat_stream_malformed_chunks(bad: dict[str, Any], pointer: str) -> None:
     with pytest.raises(ResponseDecodeError) as info:
         list(CHAT.decode_stream([bad]))
@@ -189,18 +227,27 @@ def test_chat_malformed_request() -> None:
 # ================================================================== Responses
 
 
-@pytest.mark.parametrize("wire, pointer", [
-    (None, ""),
-    ({"output": 5}, "/output"),
-    ({"output": ["x"]}, "/output/0"),
-    ({"output": [{"type": "reasoning", "summary": [{"type": "summary_text", "text": 5}]}]}, "/output/0/summary/0/text"),
-    ({"output": [{"type": "reasoning", "summary": 3}]}, "/output/0/summary"),
-    ({"output": [{"type": "message", "content": [{"type": "output_text", "text": ["x"]}]}]}, "/output/0/content/0/text"),
-    ({"output": [{"type": "message", "content": "hi"}]}, "/output/0/content"),
-    ({"output": [], "status": ["completed"]}, "/status"),
-    ({"output": [], "status": "incomplete", "incomplete_details": {"reason": {}}}, "/incomplete_details/reason"),
-    ({"output": [], "model": 5}, "/model"),
-])
+@pytest.mark.parametrize(
+    "wire, pointer",
+    [
+        (None, ""),
+        ({"output": 5}, "/output"),
+        ({"output": ["x"]}, "/output/0"),
+        (
+            {"output": [{"type": "reasoning", "summary": [{"type": "summary_text", "text": 5}]}]},
+            "/output/0/summary/0/text",
+        ),
+        ({"output": [{"type": "reasoning", "summary": 3}]}, "/output/0/summary"),
+        (
+            {"output": [{"type": "message", "content": [{"type": "output_text", "text": ["x"]}]}]},
+            "/output/0/content/0/text",
+        ),
+        ({"output": [{"type": "message", "content": "hi"}]}, "/output/0/content"),
+        ({"output": [], "status": ["completed"]}, "/status"),
+        ({"output": [], "status": "incomplete", "incomplete_details": {"reason": {}}}, "/incomplete_details/reason"),
+        ({"output": [], "model": 5}, "/model"),
+    ],
+)
 def test_responses_malformed_response(wire: Any, pointer: str) -> None:
     with pytest.raises(ResponseDecodeError) as info:
         RESP.decode_response(wire)
@@ -208,21 +255,36 @@ def test_responses_malformed_response(wire: Any, pointer: str) -> None:
 
 
 def test_responses_arguments_sent_as_an_object_are_the_arguments() -> None:
-    item = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}
+    item = {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_1",
+        "name": "get_weather",
+        "arguments": {"city": "Paris"},
+    }
     call = RESP.decode_response(response_body([item])).tool_calls[0]
     assert (call.arguments, call.invalid, call.raw_arguments) == ({"city": "Paris"}, None, None)
     # re-sent as the JSON string the API takes
     sent = RESP.encode_request(ModelRequest(model="m", messages=[Message("assistant", [call])]))
-    assert sent["input"][0]["arguments"] == "{\"city\":\"Paris\"}"
+    assert sent["input"][0]["arguments"] == '{"city":"Paris"}'
     bad = RESP.decode_response(response_body([{**item, "arguments": [1]}])).tool_calls[0]
     assert (bad.arguments, bad.invalid) == (None, "arguments must be a JSON object, got a JSON array")
 
 
 def test_responses_streamed_object_arguments_taken_at_output_item_done() -> None:
-    item = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather", "arguments": {"city": "Rome"}, "status": "completed"}
-    events = [{"type": "response.created", "response": {"id": "resp_1", "model": "m", "status": "in_progress"}},
-              {"type": "response.output_item.done", "output_index": 0, "item": item},
-              {"type": "response.completed", "response": {"id": "resp_1", "status": "completed", "output": [item]}}]
+    item = {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_1",
+        "name": "get_weather",
+        "arguments": {"city": "Rome"},
+        "status": "completed",
+    }
+    events = [
+        {"type": "response.created", "response": {"id": "resp_1", "model": "m", "status": "in_progress"}},
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+        {"type": "response.completed", "response": {"id": "resp_1", "status": "completed", "output": [item]}},
+    ]
     resp = assemble(RESP.decode_stream(events), "openai")
     assert resp.tool_calls[0].arguments == {"city": "Rome"} and resp.stop_reason == "tool_use"
 
@@ -234,8 +296,14 @@ def test_responses_tool_call_without_a_string_name_is_invalid(name: Any, kept: s
 
 
 def test_responses_duplicate_call_ids_answered_once() -> None:
-    resp = RESP.decode_response(response_body([fc_item("call_1", "get_weather", "{\"city\":\"A\"}", "fc_1"),
-                                               fc_item("call_1", "get_weather", "{\"city\":\"B\"}", "fc_2")]))
+    resp = RESP.decode_response(
+        response_body(
+            [
+                fc_item("call_1", "get_weather", '{"city":"A"}', "fc_1"),
+                fc_item("call_1", "get_weather", '{"city":"B"}', "fc_2"),
+            ]
+        )
+    )
     assert [c.invalid for c in resp.tool_calls] == [None, "duplicate tool call id call_1 in one response"]
     CALLS.clear()
     result = toolwire.run_sync(ScriptedModel(responses=[resp, "done"]), "hi", tools=[WEATHER])
@@ -257,27 +325,59 @@ def _ev(kind: str, **kw: Any) -> dict[str, Any]:
 
 
 CREATED = _ev("response.created", response={"id": "resp_S", "model": "gpt-5", "status": "in_progress"})
-FC_ADDED = _ev("response.output_item.added", output_index=1,
-               item={"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather", "arguments": ""})
-MSG_ADDED = _ev("response.output_item.added", output_index=0, item={"type": "message", "id": "msg_1", "role": "assistant", "content": []})
+FC_ADDED = _ev(
+    "response.output_item.added",
+    output_index=1,
+    item={"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather", "arguments": ""},
+)
+MSG_ADDED = _ev(
+    "response.output_item.added",
+    output_index=0,
+    item={"type": "message", "id": "msg_1", "role": "assistant", "content": []},
+)
 
 
-@pytest.mark.parametrize("events, message", [
-    ([MSG_ADDED, _ev("response.output_text.delta", output_index=0, content_index=0, delta="hi"),
-      _ev("response.output_item.added", output_index=0, item={"type": "function_call", "call_id": "c", "name": "f"})],
-     "output_index 0 was added twice"),
-    ([FC_ADDED, _ev("response.output_text.delta", output_index=1, content_index=0, delta="hi")],
-     "response.output_text.delta for output_index 1, which is a function_call item, not a message item"),
-    ([MSG_ADDED, _ev("response.function_call_arguments.delta", output_index=0, delta="{")],
-     "for output_index 0, which is a message item, not a function_call item"),
-    ([FC_ADDED, _ev("response.output_item.done", output_index=1, item={"type": "message", "content": []})],
-     "for output_index 1, which is a function_call item, not a message item"),
-    ([FC_ADDED, _ev("response.output_item.done", output_index=1, item={**FC_ADDED["item"], "arguments": "{}"}),
-      _ev("response.output_item.done", output_index=1, item={**FC_ADDED["item"], "arguments": "{}"})],
-     "output_index 1 was finished twice"),
-    ([MSG_ADDED, _ev("response.output_text.delta", output_index=0, content_index=1000, delta="x")],
-     "content_index 1000 is out of range"),
-])
+@pytest.mark.parametrize(
+    "events, message",
+    [
+        (
+            [
+                MSG_ADDED,
+                _ev("response.output_text.delta", output_index=0, content_index=0, delta="hi"),
+                _ev(
+                    "response.output_item.added",
+                    output_index=0,
+                    item={"type": "function_call", "call_id": "c", "name": "f"},
+                ),
+            ],
+            "output_index 0 was added twice",
+        ),
+        (
+            [FC_ADDED, _ev("response.output_text.delta", output_index=1, content_index=0, delta="hi")],
+            "response.output_text.delta for output_index 1, which is a function_call item, not a message item",
+        ),
+        (
+            [MSG_ADDED, _ev("response.function_call_arguments.delta", output_index=0, delta="{")],
+            "for output_index 0, which is a message item, not a function_call item",
+        ),
+        (
+            [FC_ADDED, _ev("response.output_item.done", output_index=1, item={"type": "message", "content": []})],
+            "for output_index 1, which is a function_call item, not a message item",
+        ),
+        (
+            [
+                FC_ADDED,
+                _ev("response.output_item.done", output_index=1, item={**FC_ADDED["item"], "arguments": "{}"}),
+                _ev("response.output_item.done", output_index=1, item={**FC_ADDED["item"], "arguments": "{}"}),
+            ],
+            "output_index 1 was finished twice",
+        ),
+        (
+            [MSG_ADDED, _ev("response.output_text.delta", output_index=0, content_index=1000, delta="x")],
+            "content_index 1000 is out of range",
+        ),
+    ],
+)
 def test_responses_stream_index_misuse(events: list[dict[str, Any]], message: str) -> None:
     with pytest.raises(ResponseDecodeError) as info:
         assemble(RESP.decode_stream([CREATED, *events]), "openai")
@@ -286,22 +386,27 @@ def test_responses_stream_index_misuse(events: list[dict[str, Any]], message: st
 
 
 def test_responses_stream_cut_off_before_output_item_done() -> None:
-    events = [CREATED, FC_ADDED, _ev("response.function_call_arguments.delta", output_index=1, delta="{\"city\":\"Oslo\"}")]
+    events = [CREATED, FC_ADDED, _ev("response.function_call_arguments.delta", output_index=1, delta='{"city":"Oslo"}')]
     resp = assemble(RESP.decode_stream(events), "openai")
     assert (resp.stop_reason, resp.vendor_stop_reason) == ("error", None)
     assert resp.tool_calls[0].incomplete and not resp.tool_calls[0].is_valid
     # the item finished but response.completed never came: the call is complete, the stop says error
-    done = _ev("response.output_item.done", output_index=1, item={**FC_ADDED["item"], "arguments": "{\"city\":\"Oslo\"}"})
+    done = _ev("response.output_item.done", output_index=1, item={**FC_ADDED["item"], "arguments": '{"city":"Oslo"}'})
     resp = assemble(RESP.decode_stream([*events, done]), "openai")
-    assert resp.stop_reason == "error" and resp.tool_calls[0].is_valid and resp.tool_calls[0].arguments == {"city": "Oslo"}
+    assert (
+        resp.stop_reason == "error" and resp.tool_calls[0].is_valid and resp.tool_calls[0].arguments == {"city": "Oslo"}
+    )
 
 
-@pytest.mark.parametrize("bad, pointer", [
-    (_ev("response.output_item.added", output_index="1", item={}), "/output_index"),
-    (_ev("response.output_item.added", output_index=1, item="x"), "/item"),
-    (_ev("response.output_text.delta", output_index=0, content_index=0, delta=5), "/delta"),
-    (_ev("response.completed", response={"status": 5}), "/response/status"),
-])
+@pytest.mark.parametrize(
+    "bad, pointer",
+    [
+        (_ev("response.output_item.added", output_index="1", item={}), "/output_index"),
+        (_ev("response.output_item.added", output_index=1, item="x"), "/item"),
+        (_ev("response.output_text.delta", output_index=0, content_index=0, delta=5), "/delta"),
+        (_ev("response.completed", response={"status": 5}), "/response/status"),
+    ],
+)
 def test_responses_stream_malformed_events(bad: dict[str, Any], pointer: str) -> None:
     with pytest.raises(ResponseDecodeError) as info:
         list(RESP.decode_stream([CREATED, bad]))
@@ -318,8 +423,11 @@ def test_responses_malformed_request() -> None:
 
 
 def test_chat_transport_stream_marks_duplicates_and_raises_decode_errors(chat_model: Any) -> None:
-    chunks = [chunk(frag(0, "call_x", "get_weather", "{\"city\":\"A\"}")), chunk(frag(1, "call_x", "get_weather", "{\"city\":\"B\"}")),
-              chunk({}, "tool_calls")]
+    chunks = [
+        chunk(frag(0, "call_x", "get_weather", '{"city":"A"}')),
+        chunk(frag(1, "call_x", "get_weather", '{"city":"B"}')),
+        chunk({}, "tool_calls"),
+    ]
     model = chat_model(lambda request: chat_sse(chunks), stream=True)
     resp = asyncio.run(model.send(model.build_request([Message.user("hi")], tools=[WEATHER])))
     assert [c.invalid for c in resp.tool_calls] == [None, "duplicate tool call id call_x in one response"]
@@ -330,7 +438,7 @@ def test_chat_transport_stream_marks_duplicates_and_raises_decode_errors(chat_mo
 
 
 def test_responses_transport_stream_cut_off(responses_model: Any) -> None:
-    events = [CREATED, FC_ADDED, _ev("response.function_call_arguments.delta", output_index=1, delta="{\"city\":")]
+    events = [CREATED, FC_ADDED, _ev("response.function_call_arguments.delta", output_index=1, delta='{"city":')]
     model = responses_model(lambda request: responses_sse(events), stream=True)
     resp = asyncio.run(model.send(model.build_request([Message.user("hi")], tools=[WEATHER])))
     assert resp.stop_reason == "error" and resp.tool_calls[0].incomplete

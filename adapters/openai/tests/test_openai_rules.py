@@ -63,15 +63,25 @@ def nested(depth: int) -> dict[str, Any]:
 # wire shapes of one function tool / one call / one result per API
 
 
-def chat_tool(name: str = "get_weather", params: Any = OBJ, strict: bool | None = None, desc: str = "Weather.") -> dict[str, Any]:
+def chat_tool(
+    name: str = "get_weather", params: Any = OBJ, strict: bool | None = None, desc: str = "Weather."
+) -> dict[str, Any]:
     fn: dict[str, Any] = {"name": name, "description": desc, "parameters": copy.deepcopy(params)}
     if strict is not None:
         fn["strict"] = strict
     return {"type": "function", "function": fn}
 
 
-def resp_tool(name: str = "get_weather", params: Any = OBJ, strict: bool | None = False, desc: str = "Weather.") -> dict[str, Any]:
-    return {"type": "function", "name": name, "description": desc, "parameters": copy.deepcopy(params), "strict": strict}
+def resp_tool(
+    name: str = "get_weather", params: Any = OBJ, strict: bool | None = False, desc: str = "Weather."
+) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "name": name,
+        "description": desc,
+        "parameters": copy.deepcopy(params),
+        "strict": strict,
+    }
 
 
 def chat_body(**kw: Any) -> dict[str, Any]:
@@ -83,22 +93,32 @@ def resp_body(**kw: Any) -> dict[str, Any]:
 
 
 def chat_turn(call_id: str = "call_1", name: str = "get_weather", result: Any = "sunny") -> list[dict[str, Any]]:
-    return [{"role": "user", "content": "weather?"},
-            {"role": "assistant", "tool_calls": [tool_call(call_id, name, '{"city": "Paris"}')]},
-            {"role": "tool", "tool_call_id": call_id, "content": result}]
+    return [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "tool_calls": [tool_call(call_id, name, '{"city": "Paris"}')]},
+        {"role": "tool", "tool_call_id": call_id, "content": result},
+    ]
 
 
 def resp_turn(call_id: str = "call_1", name: str = "get_weather", output: Any = "sunny") -> list[dict[str, Any]]:
-    return [{"role": "user", "content": "weather?"},
-            {"type": "function_call", "call_id": call_id, "name": name, "arguments": '{"city": "Paris"}'},
-            {"type": "function_call_output", "call_id": call_id, "output": output}]
+    return [
+        {"role": "user", "content": "weather?"},
+        {"type": "function_call", "call_id": call_id, "name": name, "arguments": '{"city": "Paris"}'},
+        {"type": "function_call_output", "call_id": call_id, "output": output},
+    ]
 
 
 class Api:
     """What a shared case needs to build a body of one API."""
 
-    def __init__(self, profile: Any, tool: Callable[..., dict[str, Any]], body: Callable[..., dict[str, Any]],
-                 params_ptr: str, fn_of: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        profile: Any,
+        tool: Callable[..., dict[str, Any]],
+        body: Callable[..., dict[str, Any]],
+        params_ptr: str,
+        fn_of: Callable[[dict[str, Any]], dict[str, Any]],
+    ) -> None:
         self.profile, self.tool, self.body, self.params_ptr, self.fn_of = profile, tool, body, params_ptr, fn_of
 
 
@@ -115,80 +135,227 @@ def _params_after(api: Api, body: dict[str, Any]) -> dict[str, Any]:
 
 
 SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], Any]] = {
-    "tool.name": (lambda a: a.body(tools=[a.tool("files.read")]),
-                  lambda a: a.params_ptr.rsplit("/", 1)[0] + "/name",
-                  lambda a, b, r: a.fn_of(b)["name"] == "files_read"),
+    "tool.name": (
+        lambda a: a.body(tools=[a.tool("files.read")]),
+        lambda a: a.params_ptr.rsplit("/", 1)[0] + "/name",
+        lambda a, b, r: a.fn_of(b)["name"] == "files_read",
+    ),
     "tools.count": (lambda a: a.body(tools=[a.tool(f"t{i}") for i in range(129)]), lambda a: "/tools", None),
-    "schema.root-not-object": (lambda a: a.body(tools=[a.tool(params={"type": "string"})]),
-                               lambda a: a.params_ptr + "/type", None),
+    "schema.root-not-object": (
+        lambda a: a.body(tools=[a.tool(params={"type": "string"})]),
+        lambda a: a.params_ptr + "/type",
+        None,
+    ),
     "schema.root-combinator": (
-        lambda a: a.body(tools=[a.tool(params={"type": "object", "properties": {"id": {"type": "integer"}, "tag": {"type": "string"}},
-                                                "anyOf": [{"required": ["id"]}, {"required": ["tag"]}]})]),
+        lambda a: a.body(
+            tools=[
+                a.tool(
+                    params={
+                        "type": "object",
+                        "properties": {"id": {"type": "integer"}, "tag": {"type": "string"}},
+                        "anyOf": [{"required": ["id"]}, {"required": ["tag"]}],
+                    }
+                )
+            ]
+        ),
         lambda a: a.params_ptr + "/anyOf",
-        lambda a, b, r: _params_after(a, b) == {"type": "object", "properties": {"id": {"type": "integer"}, "tag": {"type": "string"}}}
-        and any(c.lossy for c in r.changes)),
-    "schema.shape": (lambda a: a.body(tools=[a.tool(params={"type": "object", "properties": [], "required": None})]),
-                     lambda a: a.params_ptr + "/properties",
-                     lambda a, b, r: _params_after(a, b) == {"type": "object", "properties": {}}),
+        lambda a, b, r: (
+            _params_after(a, b)
+            == {"type": "object", "properties": {"id": {"type": "integer"}, "tag": {"type": "string"}}}
+            and any(c.lossy for c in r.changes)
+        ),
+    ),
+    "schema.shape": (
+        lambda a: a.body(tools=[a.tool(params={"type": "object", "properties": [], "required": None})]),
+        lambda a: a.params_ptr + "/properties",
+        lambda a, b, r: _params_after(a, b) == {"type": "object", "properties": {}},
+    ),
     "strict.closed-objects": (
-        lambda a: a.body(tools=[a.tool(params=OBJ, strict=True)]), lambda a: a.params_ptr + "/additionalProperties",
-        lambda a, b, r: _params_after(a, b) == {**OBJ, "additionalProperties": False} and a.fn_of(b)["strict"] is True),
+        lambda a: a.body(tools=[a.tool(params=OBJ, strict=True)]),
+        lambda a: a.params_ptr + "/additionalProperties",
+        lambda a, b, r: _params_after(a, b) == {**OBJ, "additionalProperties": False} and a.fn_of(b)["strict"] is True,
+    ),
     "strict.all-required": (
-        lambda a: a.body(tools=[a.tool(params={"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
-                                               "required": ["a"], "additionalProperties": False}, strict=True)]),
+        lambda a: a.body(
+            tools=[
+                a.tool(
+                    params={
+                        "type": "object",
+                        "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
+                        "required": ["a"],
+                        "additionalProperties": False,
+                    },
+                    strict=True,
+                )
+            ]
+        ),
         lambda a: a.params_ptr + "/required",
-        lambda a, b, r: _params_after(a, b)["required"] == ["a", "b"] and a.fn_of(b)["strict"] is True),
+        lambda a, b, r: _params_after(a, b)["required"] == ["a", "b"] and a.fn_of(b)["strict"] is True,
+    ),
     "strict.no-default": (
-        lambda a: a.body(tools=[a.tool(params={"type": "object", "properties": {"lang": {"type": "string", "default": "en"}},
-                                               "required": ["lang"], "additionalProperties": False}, strict=True)]),
+        lambda a: a.body(
+            tools=[
+                a.tool(
+                    params={
+                        "type": "object",
+                        "properties": {"lang": {"type": "string", "default": "en"}},
+                        "required": ["lang"],
+                        "additionalProperties": False,
+                    },
+                    strict=True,
+                )
+            ]
+        ),
         lambda a: a.params_ptr + "/properties/lang/default",
-        lambda a, b, r: _params_after(a, b) == {"type": "object", "properties": {"lang": {"type": "string"}},
-                                                 "required": ["lang"], "additionalProperties": False}),
+        lambda a, b, r: (
+            _params_after(a, b)
+            == {
+                "type": "object",
+                "properties": {"lang": {"type": "string"}},
+                "required": ["lang"],
+                "additionalProperties": False,
+            }
+        ),
+    ),
     "strict.keywords": (
-        lambda a: a.body(tools=[a.tool(params={"type": "object", "properties": {"q": {"type": "string", "minLength": 1}},
-                                               "required": ["q"], "additionalProperties": False}, strict=True)]),
+        lambda a: a.body(
+            tools=[
+                a.tool(
+                    params={
+                        "type": "object",
+                        "properties": {"q": {"type": "string", "minLength": 1}},
+                        "required": ["q"],
+                        "additionalProperties": False,
+                    },
+                    strict=True,
+                )
+            ]
+        ),
         lambda a: a.params_ptr + "/properties/q/minLength",
-        lambda a, b, r: _params_after(a, b)["properties"]["q"] == {"type": "string"} and any(c.lossy for c in r.changes)),
+        lambda a, b, r: (
+            _params_after(a, b)["properties"]["q"] == {"type": "string"} and any(c.lossy for c in r.changes)
+        ),
+    ),
     "strict.formats": (
-        lambda a: a.body(tools=[a.tool(params={"type": "object", "properties": {"u": {"type": "string", "format": "uri"}},
-                                               "required": ["u"], "additionalProperties": False}, strict=True)]),
+        lambda a: a.body(
+            tools=[
+                a.tool(
+                    params={
+                        "type": "object",
+                        "properties": {"u": {"type": "string", "format": "uri"}},
+                        "required": ["u"],
+                        "additionalProperties": False,
+                    },
+                    strict=True,
+                )
+            ]
+        ),
         lambda a: a.params_ptr + "/properties/u/format",
-        lambda a, b, r: _params_after(a, b)["properties"]["u"] == {"type": "string"}),
+        lambda a, b, r: _params_after(a, b)["properties"]["u"] == {"type": "string"},
+    ),
     "strict.object-properties": (
-        lambda a: a.body(tools=[a.tool(params={"type": "object", "properties": {"opts": {"type": "object", "additionalProperties": False}},
-                                               "required": ["opts"], "additionalProperties": False}, strict=True)]),
+        lambda a: a.body(
+            tools=[
+                a.tool(
+                    params={
+                        "type": "object",
+                        "properties": {"opts": {"type": "object", "additionalProperties": False}},
+                        "required": ["opts"],
+                        "additionalProperties": False,
+                    },
+                    strict=True,
+                )
+            ]
+        ),
         lambda a: a.params_ptr + "/properties/opts",
-        lambda a, b, r: _params_after(a, b)["properties"]["opts"] == {"type": "object", "properties": {}, "required": [],
-                                                                       "additionalProperties": False}),
+        lambda a, b, r: (
+            _params_after(a, b)["properties"]["opts"]
+            == {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+        ),
+    ),
     "strict.ref-siblings": (
-        lambda a: a.body(tools=[a.tool(params={"type": "object", "$defs": {"City": {"type": "string"}},
-                                               "properties": {"c": {"$ref": "#/$defs/City", "description": "target"}},
-                                               "required": ["c"], "additionalProperties": False}, strict=True)]),
+        lambda a: a.body(
+            tools=[
+                a.tool(
+                    params={
+                        "type": "object",
+                        "$defs": {"City": {"type": "string"}},
+                        "properties": {"c": {"$ref": "#/$defs/City", "description": "target"}},
+                        "required": ["c"],
+                        "additionalProperties": False,
+                    },
+                    strict=True,
+                )
+            ]
+        ),
         lambda a: a.params_ptr + "/properties/c",
-        lambda a, b, r: _params_after(a, b)["properties"]["c"] == {"type": "string", "description": "target"}
-        and a.fn_of(b)["strict"] is True),
+        lambda a, b, r: (
+            _params_after(a, b)["properties"]["c"] == {"type": "string", "description": "target"}
+            and a.fn_of(b)["strict"] is True
+        ),
+    ),
     "strict.inexpressible": (
-        lambda a: a.body(tools=[a.tool(params={"type": "object", "properties": {"tags": {"type": "object",
-                                               "additionalProperties": {"type": "string"}}}, "required": ["tags"]}, strict=True)]),
+        lambda a: a.body(
+            tools=[
+                a.tool(
+                    params={
+                        "type": "object",
+                        "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string"}}},
+                        "required": ["tags"],
+                    },
+                    strict=True,
+                )
+            ]
+        ),
         lambda a: a.params_ptr + "/properties/tags/additionalProperties",
-        lambda a, b, r: a.fn_of(b)["strict"] is False and _params_after(a, b)["properties"]["tags"]["additionalProperties"]
-        == {"type": "string"}),
+        lambda a, b, r: (
+            a.fn_of(b)["strict"] is False
+            and _params_after(a, b)["properties"]["tags"]["additionalProperties"] == {"type": "string"}
+        ),
+    ),
     "strict.size-limits": (
-        lambda a: a.body(tools=[a.tool(params=nested(11), strict=True)]), lambda a: a.params_ptr,
-        lambda a, b, r: a.fn_of(b)["strict"] is False and _params_after(a, b) == nested(11)),
-    "request.parallel-without-tools": (lambda a: a.body(parallel_tool_calls=False), lambda a: "/parallel_tool_calls",
-                                       lambda a, b, r: "parallel_tool_calls" not in b),
-    "request.tool-choice-without-tools": (lambda a: a.body(tool_choice="none"), lambda a: "/tool_choice",
-                                          lambda a, b, r: "tool_choice" not in b),
-    "request.forced-tool-choice-without-tools": (lambda a: a.body(tool_choice="required"), lambda a: "/tool_choice", None),
+        lambda a: a.body(tools=[a.tool(params=nested(11), strict=True)]),
+        lambda a: a.params_ptr,
+        lambda a, b, r: a.fn_of(b)["strict"] is False and _params_after(a, b) == nested(11),
+    ),
+    "request.parallel-without-tools": (
+        lambda a: a.body(parallel_tool_calls=False),
+        lambda a: "/parallel_tool_calls",
+        lambda a, b, r: "parallel_tool_calls" not in b,
+    ),
+    "request.tool-choice-without-tools": (
+        lambda a: a.body(tool_choice="none"),
+        lambda a: "/tool_choice",
+        lambda a, b, r: "tool_choice" not in b,
+    ),
+    "request.forced-tool-choice-without-tools": (
+        lambda a: a.body(tool_choice="required"),
+        lambda a: "/tool_choice",
+        None,
+    ),
     "request.tool-choice-unknown-tool": (
-        lambda a: a.body(tools=[a.tool("get_weather")], tool_choice=(
-            {"type": "function", "function": {"name": "get_time"}} if a is CHAT_API else {"type": "function", "name": "get_time"})),
-        lambda a: "/tool_choice", None),
-    "request.stream-options-without-stream": (lambda a: a.body(stream_options={"include_usage": True}), lambda a: "/stream_options",
-                                              lambda a, b, r: "stream_options" not in b and b["stream"] is False),
+        lambda a: a.body(
+            tools=[a.tool("get_weather")],
+            tool_choice=(
+                {"type": "function", "function": {"name": "get_time"}}
+                if a is CHAT_API
+                else {"type": "function", "name": "get_time"}
+            ),
+        ),
+        lambda a: "/tool_choice",
+        None,
+    ),
+    "request.stream-options-without-stream": (
+        lambda a: a.body(stream_options={"include_usage": True}),
+        lambda a: "/stream_options",
+        lambda a, b, r: "stream_options" not in b and b["stream"] is False,
+    ),
     "request.temperature-range": (lambda a: a.body(temperature=2.5), lambda a: "/temperature", None),
-    "request.sampling-reasoning-model": (lambda a: a.body(model="o3-mini", temperature=0.2), lambda a: "/temperature", None),
+    "request.sampling-reasoning-model": (
+        lambda a: a.body(model="o3-mini", temperature=0.2),
+        lambda a: "/temperature",
+        None,
+    ),
     "request.metadata": (lambda a: a.body(metadata={f"k{i}": "v" for i in range(17)}), lambda a: "/metadata", None),
 }
 
@@ -204,136 +371,303 @@ def _resp_call_name_body() -> dict[str, Any]:
 LONG_ID = "toolu_01" + "A" * 62  # 70 characters: past both bounds
 
 CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
-    "call.name": (_chat_call_name_body, "/messages/1/tool_calls/0/function/name",
-                  lambda b, r: b["messages"][1]["tool_calls"][0]["function"]["name"] == "files_read"),
-    "call.id-length": (lambda: chat_body(tools=[chat_tool()], messages=chat_turn(call_id=LONG_ID)), "/messages/1/tool_calls/0/id",
-                       lambda b, r: b["messages"][1]["tool_calls"][0]["id"] == b["messages"][2]["tool_call_id"]
-                       == short_call_id(LONG_ID, 40) and len(b["messages"][2]["tool_call_id"]) <= 40),
-    "tool.description-length": (lambda: chat_body(tools=[chat_tool(desc="x" * 1500)]), "/tools/0/function/description",
-                                lambda b, r: b["tools"][0]["function"]["description"] == "x" * 1024
-                                and any(c.lossy for c in r.changes)),
-    "request.max-tokens-reasoning-model": (lambda: chat_body(model="o3", max_tokens=100), "/max_tokens",
-                                           lambda b, r: b.get("max_completion_tokens") == 100 and "max_tokens" not in b),
+    "call.name": (
+        _chat_call_name_body,
+        "/messages/1/tool_calls/0/function/name",
+        lambda b, r: b["messages"][1]["tool_calls"][0]["function"]["name"] == "files_read",
+    ),
+    "call.id-length": (
+        lambda: chat_body(tools=[chat_tool()], messages=chat_turn(call_id=LONG_ID)),
+        "/messages/1/tool_calls/0/id",
+        lambda b, r: (
+            b["messages"][1]["tool_calls"][0]["id"] == b["messages"][2]["tool_call_id"] == short_call_id(LONG_ID, 40)
+            and len(b["messages"][2]["tool_call_id"]) <= 40
+        ),
+    ),
+    "tool.description-length": (
+        lambda: chat_body(tools=[chat_tool(desc="x" * 1500)]),
+        "/tools/0/function/description",
+        lambda b, r: b["tools"][0]["function"]["description"] == "x" * 1024 and any(c.lossy for c in r.changes),
+    ),
+    "request.max-tokens-reasoning-model": (
+        lambda: chat_body(model="o3", max_tokens=100),
+        "/max_tokens",
+        lambda b, r: b.get("max_completion_tokens") == 100 and "max_tokens" not in b,
+    ),
     "request.top-logprobs-without-logprobs": (lambda: chat_body(top_logprobs=3), "/top_logprobs", None),
     "request.stop-count": (lambda: chat_body(stop=["a", "b", "c", "d", "e"]), "/stop", None),
     "conversation.calls-answered": (
-        lambda: chat_body(tools=[chat_tool()], messages=[
-            {"role": "user", "content": "weather?"},
-            {"role": "assistant", "tool_calls": [tool_call("call_1", "get_weather", "{}"), tool_call("call_2", "get_weather", "{}")]},
-            {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
-            {"role": "user", "content": "and?"}]),
-        "/messages/1/tool_calls", None),
+        lambda: chat_body(
+            tools=[chat_tool()],
+            messages=[
+                {"role": "user", "content": "weather?"},
+                {
+                    "role": "assistant",
+                    "tool_calls": [tool_call("call_1", "get_weather", "{}"), tool_call("call_2", "get_weather", "{}")],
+                },
+                {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
+                {"role": "user", "content": "and?"},
+            ],
+        ),
+        "/messages/1/tool_calls",
+        None,
+    ),
     "conversation.tool-without-call": (
-        lambda: chat_body(messages=[{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "call_9", "content": "x"}]),
-        "/messages/1", None),
+        lambda: chat_body(
+            messages=[{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "call_9", "content": "x"}]
+        ),
+        "/messages/1",
+        None,
+    ),
     "conversation.tool-content": (
-        lambda: chat_body(tools=[chat_tool()], messages=chat_turn(result=[
-            {"type": "text", "text": "Q3 chart"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}])),
+        lambda: chat_body(
+            tools=[chat_tool()],
+            messages=chat_turn(
+                result=[
+                    {"type": "text", "text": "Q3 chart"},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+                ]
+            ),
+        ),
         "/messages/2/content/1",
-        lambda b, r: b["messages"][2]["content"] == [{"type": "text", "text": "Q3 chart"}] and b["messages"][3] == {
-            "role": "user", "content": [{"type": "text", "text": "Image(s) returned by tool call call_1:"},
-                                        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]}),
+        lambda b, r: (
+            b["messages"][2]["content"] == [{"type": "text", "text": "Q3 chart"}]
+            and b["messages"][3]
+            == {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Image(s) returned by tool call call_1:"},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+                ],
+            }
+        ),
+    ),
     "conversation.tool-content-parts": (
-        lambda: chat_body(tools=[chat_tool()], messages=chat_turn(result=[{"type": "input_audio", "input_audio": {"data": "AAAA"}}])),
-        "/messages/2/content/0", None),
+        lambda: chat_body(
+            tools=[chat_tool()], messages=chat_turn(result=[{"type": "input_audio", "input_audio": {"data": "AAAA"}}])
+        ),
+        "/messages/2/content/0",
+        None,
+    ),
     "conversation.images-user-only": (
-        lambda: chat_body(messages=[{"role": "user", "content": "draw"}, {"role": "assistant", "content": [
-            {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]}, {"role": "user", "content": "describe"}]),
-        "/messages/1/content", None),
+        lambda: chat_body(
+            messages=[
+                {"role": "user", "content": "draw"},
+                {
+                    "role": "assistant",
+                    "content": [{"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}],
+                },
+                {"role": "user", "content": "describe"},
+            ]
+        ),
+        "/messages/1/content",
+        None,
+    ),
     "conversation.duplicate-call-id": (
-        lambda: chat_body(tools=[chat_tool()], messages=[*chat_turn(), *chat_turn()]), "/messages/4/tool_calls/0/id", None),
+        lambda: chat_body(tools=[chat_tool()], messages=[*chat_turn(), *chat_turn()]),
+        "/messages/4/tool_calls/0/id",
+        None,
+    ),
     "conversation.arguments-json": (
-        lambda: chat_body(tools=[chat_tool()], messages=[
-            {"role": "user", "content": "weather?"},
-            {"role": "assistant", "tool_calls": [tool_call("call_1", "get_weather", '{"city": "Par')]},
-            {"role": "tool", "tool_call_id": "call_1", "content": "Error: the arguments were cut off"}]),
+        lambda: chat_body(
+            tools=[chat_tool()],
+            messages=[
+                {"role": "user", "content": "weather?"},
+                {"role": "assistant", "tool_calls": [tool_call("call_1", "get_weather", '{"city": "Par')]},
+                {"role": "tool", "tool_call_id": "call_1", "content": "Error: the arguments were cut off"},
+            ],
+        ),
         "/messages/1/tool_calls/0/function/arguments",
-        lambda b, r: b["messages"][1]["tool_calls"][0]["function"]["arguments"] == "{}" and r.lossy),
+        lambda b, r: b["messages"][1]["tool_calls"][0]["function"]["arguments"] == "{}" and r.lossy,
+    ),
     "conversation.assistant-content": (
-        lambda: chat_body(messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": None},
-                                    {"role": "user", "content": "again"}]),
-        "/messages/1/content", lambda b, r: b["messages"][1] == {"role": "assistant", "content": ""}),
+        lambda: chat_body(
+            messages=[
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": None},
+                {"role": "user", "content": "again"},
+            ]
+        ),
+        "/messages/1/content",
+        lambda b, r: b["messages"][1] == {"role": "assistant", "content": ""},
+    ),
 }
 
 RESP_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
     "call.name": (_resp_call_name_body, "/input/1/name", lambda b, r: b["input"][1]["name"] == "files_read"),
-    "call.id-length": (lambda: resp_body(tools=[resp_tool()], input=resp_turn(call_id=LONG_ID)), "/input/1/call_id",
-                       lambda b, r: b["input"][1]["call_id"] == b["input"][2]["call_id"] == short_call_id(LONG_ID, 64)
-                       and len(b["input"][1]["call_id"]) <= 64),
-    "request.previous-with-conversation": (lambda: resp_body(previous_response_id="resp_1", conversation="conv_1"),
-                                           "/previous_response_id", None),
-    "request.previous-without-store": (lambda: resp_body(previous_response_id="resp_1", store=False), "/previous_response_id", None),
+    "call.id-length": (
+        lambda: resp_body(tools=[resp_tool()], input=resp_turn(call_id=LONG_ID)),
+        "/input/1/call_id",
+        lambda b, r: (
+            b["input"][1]["call_id"] == b["input"][2]["call_id"] == short_call_id(LONG_ID, 64)
+            and len(b["input"][1]["call_id"]) <= 64
+        ),
+    ),
+    "request.previous-with-conversation": (
+        lambda: resp_body(previous_response_id="resp_1", conversation="conv_1"),
+        "/previous_response_id",
+        None,
+    ),
+    "request.previous-without-store": (
+        lambda: resp_body(previous_response_id="resp_1", store=False),
+        "/previous_response_id",
+        None,
+    ),
     "request.store-false-item-ids": (
-        lambda: resp_body(store=False, tools=[resp_tool()], input=[
-            {"role": "user", "content": "weather?"},
-            {"type": "reasoning", "id": "rs_1", "summary": []},
-            {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather", "arguments": "{}"},
-            {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}]),
+        lambda: resp_body(
+            store=False,
+            tools=[resp_tool()],
+            input=[
+                {"role": "user", "content": "weather?"},
+                {"type": "reasoning", "id": "rs_1", "summary": []},
+                {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather", "arguments": "{}"},
+                {"type": "function_call_output", "call_id": "call_1", "output": "sunny"},
+            ],
+        ),
         "/input/1",
-        lambda b, r: b["input"] == [{"role": "user", "content": "weather?"},
-                                    {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{}"},
-                                    {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}]),
+        lambda b, r: (
+            b["input"]
+            == [
+                {"role": "user", "content": "weather?"},
+                {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{}"},
+                {"type": "function_call_output", "call_id": "call_1", "output": "sunny"},
+            ]
+        ),
+    ),
     "request.include-encrypted-reasoning": (
-        lambda: resp_body(store=False, reasoning={"effort": "low"}), None,
-        lambda b, r: b["include"] == ["reasoning.encrypted_content"]),
+        lambda: resp_body(store=False, reasoning={"effort": "low"}),
+        None,
+        lambda b, r: b["include"] == ["reasoning.encrypted_content"],
+    ),
     "conversation.call-answered": (
-        lambda: resp_body(tools=[resp_tool()], input=[*resp_turn()[:2], {"role": "user", "content": "and?"}]), "/input/1", None),
+        lambda: resp_body(tools=[resp_tool()], input=[*resp_turn()[:2], {"role": "user", "content": "and?"}]),
+        "/input/1",
+        None,
+    ),
     "conversation.output-without-call": (
-        lambda: resp_body(input=[{"role": "user", "content": "hi"}, {"type": "function_call_output", "call_id": "call_9", "output": "x"}]),
-        "/input/1/call_id", None),
+        lambda: resp_body(
+            input=[
+                {"role": "user", "content": "hi"},
+                {"type": "function_call_output", "call_id": "call_9", "output": "x"},
+            ]
+        ),
+        "/input/1/call_id",
+        None,
+    ),
     "conversation.reasoning-followed": (
-        lambda: resp_body(input=[{"role": "user", "content": "hi"},
-                                 {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"},
-                                 {"role": "user", "content": "again"}]),
-        "/input/1", lambda b, r: b["input"] == [{"role": "user", "content": "hi"}, {"role": "user", "content": "again"}]),
+        lambda: resp_body(
+            input=[
+                {"role": "user", "content": "hi"},
+                {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"},
+                {"role": "user", "content": "again"},
+            ]
+        ),
+        "/input/1",
+        lambda b, r: b["input"] == [{"role": "user", "content": "hi"}, {"role": "user", "content": "again"}],
+    ),
     "conversation.duplicate-item-id": (
-        lambda: resp_body(input=[{"role": "user", "content": "hi"},
-                                 {"type": "message", "id": "msg_1", "role": "assistant", "content": [{"type": "output_text", "text": "a"}]},
-                                 {"type": "message", "id": "msg_1", "role": "assistant", "content": [{"type": "output_text", "text": "a"}]},
-                                 {"role": "user", "content": "again"}]),
-        "/input/2/id", None),
+        lambda: resp_body(
+            input=[
+                {"role": "user", "content": "hi"},
+                {
+                    "type": "message",
+                    "id": "msg_1",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "a"}],
+                },
+                {
+                    "type": "message",
+                    "id": "msg_1",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "a"}],
+                },
+                {"role": "user", "content": "again"},
+            ]
+        ),
+        "/input/2/id",
+        None,
+    ),
     "conversation.call-fields": (
-        lambda: resp_body(tools=[resp_tool()], input=[{"role": "user", "content": "hi"},
-                                                      {"type": "function_call", "call_id": "call_1", "name": "get_weather"},
-                                                      {"type": "function_call_output", "call_id": "call_1", "output": "x"}]),
-        "/input/1/arguments", None),
+        lambda: resp_body(
+            tools=[resp_tool()],
+            input=[
+                {"role": "user", "content": "hi"},
+                {"type": "function_call", "call_id": "call_1", "name": "get_weather"},
+                {"type": "function_call_output", "call_id": "call_1", "output": "x"},
+            ],
+        ),
+        "/input/1/arguments",
+        None,
+    ),
     "conversation.item-id-prefix": (
-        lambda: resp_body(tools=[resp_tool()], input=[{"role": "user", "content": "weather?"},
-                                                      {"type": "function_call", "id": "call_1", "call_id": "call_1",
-                                                       "name": "get_weather", "arguments": "{}"},
-                                                      {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}]),
-        "/input/1/id", lambda b, r: "id" not in b["input"][1] and b["input"][1]["call_id"] == "call_1"),
+        lambda: resp_body(
+            tools=[resp_tool()],
+            input=[
+                {"role": "user", "content": "weather?"},
+                {
+                    "type": "function_call",
+                    "id": "call_1",
+                    "call_id": "call_1",
+                    "name": "get_weather",
+                    "arguments": "{}",
+                },
+                {"type": "function_call_output", "call_id": "call_1", "output": "sunny"},
+            ],
+        ),
+        "/input/1/id",
+        lambda b, r: "id" not in b["input"][1] and b["input"][1]["call_id"] == "call_1",
+    ),
     "conversation.assistant-parts": (
-        lambda: resp_body(input=[{"role": "user", "content": "hi"},
-                                 {"type": "message", "role": "assistant", "content": [{"type": "input_text", "text": "Hello."}]},
-                                 {"role": "user", "content": "again"}]),
+        lambda: resp_body(
+            input=[
+                {"role": "user", "content": "hi"},
+                {"type": "message", "role": "assistant", "content": [{"type": "input_text", "text": "Hello."}]},
+                {"role": "user", "content": "again"},
+            ]
+        ),
         "/input/1/content/0/type",
-        lambda b, r: b["input"][1]["content"] == [{"type": "output_text", "text": "Hello."}]),
+        lambda b, r: b["input"][1]["content"] == [{"type": "output_text", "text": "Hello."}],
+    ),
     "conversation.reasoning-fields": (
-        lambda: resp_body(tools=[resp_tool()], input=[{"role": "user", "content": "weather?"},
-                                                      {"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAA"},
-                                                      *resp_turn()[1:]]),
-        "/input/1", lambda b, r: b["input"][1] == {"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAA", "summary": []}),
+        lambda: resp_body(
+            tools=[resp_tool()],
+            input=[
+                {"role": "user", "content": "weather?"},
+                {"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAA"},
+                *resp_turn()[1:],
+            ],
+        ),
+        "/input/1",
+        lambda b, r: b["input"][1] == {"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAA", "summary": []},
+    ),
     "conversation.output-content": (
         lambda: resp_body(tools=[resp_tool()], input=resp_turn(output=[{"type": "output_text", "text": "sunny"}])),
-        "/input/2/output/0", None),
+        "/input/2/output/0",
+        None,
+    ),
 }
 
 #: Rules about answers (not requests): tested below, not through check_request.
-ANSWER_RULES = {"openai-chat": {"stop.content-filter", "usage.mapping"}, "openai": {"stop.failed-status", "usage.mapping"}}
+ANSWER_RULES = {
+    "openai-chat": {"stop.content-filter", "usage.mapping"},
+    "openai": {"stop.failed-status", "usage.mapping"},
+}
 
 
 # ----------------------------------------------------------------------------- rule tables
 
 
-@pytest.mark.parametrize("rules,api,only", [(CHAT_RULES, "openai-chat", CHAT_ONLY), (RESPONSES_RULES, "openai", RESP_ONLY)],
-                         ids=["chat", "responses"])
+@pytest.mark.parametrize(
+    "rules,api,only",
+    [(CHAT_RULES, "openai-chat", CHAT_ONLY), (RESPONSES_RULES, "openai", RESP_ONLY)],
+    ids=["chat", "responses"],
+)
 def test_every_rule_has_a_source_an_action_and_a_case(rules: dict[str, Any], api: str, only: dict[str, Any]) -> None:
     for rid, rule in rules.items():
         assert rid == rule.id and rid.startswith(api + ".")
         assert rule.action in ("repair", "report", "refuse")
         assert len(rule.summary) > 20 and len(rule.source) > 15, rid
-    suffixes = {rid[len(api) + 1:] for rid in rules}
+    suffixes = {rid[len(api) + 1 :] for rid in rules}
     assert suffixes == set(SHARED) | set(only) | ANSWER_RULES[api]
 
 
@@ -343,7 +677,9 @@ def _run_case(profile: Any, rule_id: str, body: dict[str, Any], pointer: str | N
     if pointer is not None:
         assert (rule_id, pointer) in before, before
     else:
-        assert not [r for r in before if r[0] == rule_id]  # a repair that adds what the API needs: nothing is broken yet
+        assert not [
+            r for r in before if r[0] == rule_id
+        ]  # a repair that adds what the API needs: nothing is broken yet
     after_body, report = repaired(profile, body)
     after = rules_of(profile.check_request(after_body))
     if rule.action == "refuse":
@@ -360,8 +696,13 @@ def _run_case(profile: Any, rule_id: str, body: dict[str, Any], pointer: str | N
 @pytest.mark.parametrize("api", [CHAT_API, RESP_API], ids=["chat", "responses"])
 def test_shared_rule(api: Api, suffix: str) -> None:
     make, pointer, check = SHARED[suffix]
-    _run_case(api.profile, f"{api.profile.api}.{suffix}", make(api), pointer(api),
-              None if check is None else (lambda b, r: check(api, b, r)))
+    _run_case(
+        api.profile,
+        f"{api.profile.api}.{suffix}",
+        make(api),
+        pointer(api),
+        None if check is None else (lambda b, r: check(api, b, r)),
+    )
 
 
 @pytest.mark.parametrize("suffix", sorted(CHAT_ONLY))
@@ -395,18 +736,21 @@ def test_forced_choice_named_tool_present_is_fine() -> None:
     assert RESP.check_request(body) == []
 
 
-@pytest.mark.parametrize("model,settings,refused", [
-    ("o3-mini", {"temperature": 0.2}, True),
-    ("o1", {"top_p": 0.5}, True),
-    ("gpt-5-mini", {"temperature": 0}, True),
-    ("gpt-5", {"temperature": 1}, False),
-    ("gpt-5-chat-latest", {"temperature": 0.3}, False),
-    ("gpt-5.1", {"temperature": 0.3}, False),
-    ("gpt-5.1", {"temperature": 0.3, "reasoning_effort": "none"}, False),
-    ("gpt-5.2", {"temperature": 0.3, "reasoning_effort": "high"}, True),
-    ("gpt-4.1", {"temperature": 0.3}, False),
-    ("gpt-4o", {"temperature": 2.0}, False),
-])
+@pytest.mark.parametrize(
+    "model,settings,refused",
+    [
+        ("o3-mini", {"temperature": 0.2}, True),
+        ("o1", {"top_p": 0.5}, True),
+        ("gpt-5-mini", {"temperature": 0}, True),
+        ("gpt-5", {"temperature": 1}, False),
+        ("gpt-5-chat-latest", {"temperature": 0.3}, False),
+        ("gpt-5.1", {"temperature": 0.3}, False),
+        ("gpt-5.1", {"temperature": 0.3, "reasoning_effort": "none"}, False),
+        ("gpt-5.2", {"temperature": 0.3, "reasoning_effort": "high"}, True),
+        ("gpt-4.1", {"temperature": 0.3}, False),
+        ("gpt-4o", {"temperature": 2.0}, False),
+    ],
+)
 def test_sampling_on_reasoning_models(model: str, settings: dict[str, Any], refused: bool) -> None:
     got = [v.rule for v in CHAT.check_request(chat_body(model=model, **settings))]
     assert ("openai-chat.request.sampling-reasoning-model" in got) is refused
@@ -419,9 +763,23 @@ def test_sampling_on_reasoning_models(model: str, settings: dict[str, Any], refu
 
 
 def test_reasoning_family() -> None:
-    assert [reasoning_family(m) for m in ("o1", "o3-mini", "o4-mini-2025-04-16", "gpt-5", "gpt-5-nano", "gpt-5.1",
-                                          "gpt-5.2-codex", "gpt-5-chat-latest", "gpt-4o", "omni", "o10", None)] == [
-        "o", "o", "o", "gpt-5", "gpt-5", "gpt-5.x", "gpt-5.x", None, None, None, None, None]
+    assert [
+        reasoning_family(m)
+        for m in (
+            "o1",
+            "o3-mini",
+            "o4-mini-2025-04-16",
+            "gpt-5",
+            "gpt-5-nano",
+            "gpt-5.1",
+            "gpt-5.2-codex",
+            "gpt-5-chat-latest",
+            "gpt-4o",
+            "omni",
+            "o10",
+            None,
+        )
+    ] == ["o", "o", "o", "gpt-5", "gpt-5", "gpt-5.x", "gpt-5.x", None, None, None, None, None]
 
 
 def test_temperature_range_bounds() -> None:
@@ -438,27 +796,46 @@ def test_unanswered_call_at_the_end_is_refused_on_both_apis() -> None:
 
 
 def test_outputs_answer_calls_on_the_server_with_previous_response_id() -> None:
-    body = resp_body(previous_response_id="resp_1", input=[{"type": "function_call_output", "call_id": "call_1", "output": "x"}])
+    body = resp_body(
+        previous_response_id="resp_1", input=[{"type": "function_call_output", "call_id": "call_1", "output": "x"}]
+    )
     assert RESP.check_request(body) == []
 
 
 def test_output_twice_and_tool_message_twice_are_refused() -> None:
-    chat = chat_body(tools=[chat_tool()], messages=[*chat_turn(), {"role": "tool", "tool_call_id": "call_1", "content": "again"}])
-    assert ("openai-chat.conversation.tool-without-call", "/messages/3/tool_call_id") in rules_of(CHAT.check_request(chat))
-    resp = resp_body(tools=[resp_tool()], input=[*resp_turn(), {"type": "function_call_output", "call_id": "call_1", "output": "again"}])
+    chat = chat_body(
+        tools=[chat_tool()], messages=[*chat_turn(), {"role": "tool", "tool_call_id": "call_1", "content": "again"}]
+    )
+    assert ("openai-chat.conversation.tool-without-call", "/messages/3/tool_call_id") in rules_of(
+        CHAT.check_request(chat)
+    )
+    resp = resp_body(
+        tools=[resp_tool()],
+        input=[*resp_turn(), {"type": "function_call_output", "call_id": "call_1", "output": "again"}],
+    )
     assert ("openai.conversation.output-without-call", "/input/3/call_id") in rules_of(RESP.check_request(resp))
 
 
 def test_violation_names_the_call_and_the_tool() -> None:
-    body = chat_body(tools=[chat_tool("files.read")], messages=[
-        {"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [tool_call("call_7", "get_weather", "{}")]}])
+    body = chat_body(
+        tools=[chat_tool("files.read")],
+        messages=[
+            {"role": "user", "content": "x"},
+            {"role": "assistant", "tool_calls": [tool_call("call_7", "get_weather", "{}")]},
+        ],
+    )
     vs = {v.rule: v for v in CHAT.check_request(body)}
     assert vs["openai-chat.tool.name"].tool == "files.read"
     assert vs["openai-chat.conversation.calls-answered"].call_id == "call_7"
     with pytest.raises(RequestRefused) as err:
         raise RequestRefused("openai-chat", list(vs.values()))
     text = str(err.value)
-    assert "files.read" in text and "call_7" in text and "/messages/1/tool_calls" in text and "openai-chat.tool.name" in text
+    assert (
+        "files.read" in text
+        and "call_7" in text
+        and "/messages/1/tool_calls" in text
+        and "openai-chat.tool.name" in text
+    )
 
 
 def test_call_name_repair_refuses_a_collision_with_a_declared_tool() -> None:
@@ -481,16 +858,29 @@ def test_short_ids_and_names_are_stable_and_distinct() -> None:
 
 def test_tool_images_from_several_results_go_in_one_user_message_after_the_run() -> None:
     img = {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}
-    body = chat_body(tools=[chat_tool()], messages=[
-        {"role": "user", "content": "go"},
-        {"role": "assistant", "tool_calls": [tool_call("call_1", "get_weather", "{}"), tool_call("call_2", "get_weather", "{}")]},
-        {"role": "tool", "tool_call_id": "call_1", "content": [img]},
-        {"role": "tool", "tool_call_id": "call_2", "content": [{"type": "text", "text": "b"}, img]}])
+    body = chat_body(
+        tools=[chat_tool()],
+        messages=[
+            {"role": "user", "content": "go"},
+            {
+                "role": "assistant",
+                "tool_calls": [tool_call("call_1", "get_weather", "{}"), tool_call("call_2", "get_weather", "{}")],
+            },
+            {"role": "tool", "tool_call_id": "call_1", "content": [img]},
+            {"role": "tool", "tool_call_id": "call_2", "content": [{"type": "text", "text": "b"}, img]},
+        ],
+    )
     after, _ = repaired(CHAT, body)
     assert [m["role"] for m in after["messages"]] == ["user", "assistant", "tool", "tool", "user"]
-    assert after["messages"][2]["content"] == [{"type": "text", "text": "(the result is the image(s) in the next user message)"}]
-    assert after["messages"][4]["content"] == [{"type": "text", "text": "Image(s) returned by tool call call_1:"}, img,
-                                               {"type": "text", "text": "Image(s) returned by tool call call_2:"}, img]
+    assert after["messages"][2]["content"] == [
+        {"type": "text", "text": "(the result is the image(s) in the next user message)"}
+    ]
+    assert after["messages"][4]["content"] == [
+        {"type": "text", "text": "Image(s) returned by tool call call_1:"},
+        img,
+        {"type": "text", "text": "Image(s) returned by tool call call_2:"},
+        img,
+    ]
     assert CHAT.check_request(after) == []
 
 
@@ -520,7 +910,11 @@ def test_root_combinator_is_folded_on_the_wire_and_validated_against_the_origina
     schema = {"type": "object", "allOf": [{"properties": {"tag": {"type": "string"}}, "required": ["tag"]}]}
     tool = Tool("tagger", "Tag.", schema)
     decl, report = OpenAIChatCodec().translate_tool(tool)
-    assert decl["function"]["parameters"] == {"type": "object", "properties": {"tag": {"type": "string"}}, "required": ["tag"]}
+    assert decl["function"]["parameters"] == {
+        "type": "object",
+        "properties": {"tag": {"type": "string"}},
+        "required": ["tag"],
+    }
     assert tool.input_schema == schema  # the loop validates against this one
     assert [c.pointer for c in report] == ["/allOf/0"]
 
@@ -541,26 +935,69 @@ def test_strict_size_bounds() -> None:
     assert strict_size(many).enum_values == 1001 and "1001 enum values (at most 1000)" in strict_size(many).over()
     wide = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(5001)}}
     assert "5001 properties (at most 5000)" in strict_size(wide).over()
-    big_enum = {"type": "object", "properties": {"e": {"type": "string", "enum": ["x" * 60 + str(i) for i in range(251)]}}}
+    big_enum = {
+        "type": "object",
+        "properties": {"e": {"type": "string", "enum": ["x" * 60 + str(i) for i in range(251)]}},
+    }
     assert any("in one enum of more than 250 values" in w for w in strict_size(big_enum).over())
 
 
 def test_turn_failed() -> None:
     assert [CHAT.turn_failed(r) for r in ("content_filter", "stop", "tool_calls", "length", "function_call", None)] == [
-        True, False, False, False, False, False]
-    assert [RESP.turn_failed(r) for r in ("failed", "cancelled", "incomplete:content_filter", "incomplete:max_output_tokens",
-                                          "completed", "in_progress", None)] == [True, True, True, False, False, True, False]
+        True,
+        False,
+        False,
+        False,
+        False,
+        False,
+    ]
+    assert [
+        RESP.turn_failed(r)
+        for r in (
+            "failed",
+            "cancelled",
+            "incomplete:content_filter",
+            "incomplete:max_output_tokens",
+            "completed",
+            "in_progress",
+            None,
+        )
+    ] == [True, True, True, False, False, True, False]
 
 
 def test_usage_mapping() -> None:
-    u = CHAT.usage({"prompt_tokens": 1200, "completion_tokens": 300, "total_tokens": 1500,
-                    "prompt_tokens_details": {"cached_tokens": 1000}, "completion_tokens_details": {"reasoning_tokens": 256}})
+    u = CHAT.usage(
+        {
+            "prompt_tokens": 1200,
+            "completion_tokens": 300,
+            "total_tokens": 1500,
+            "prompt_tokens_details": {"cached_tokens": 1000},
+            "completion_tokens_details": {"reasoning_tokens": 256},
+        }
+    )
     assert (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.reasoning_tokens, u.vendor_total_tokens) == (
-        1200, 300, 1000, 256, 1500)
-    u = RESP.usage({"input_tokens": 80, "output_tokens": 20, "total_tokens": 100,
-                    "input_tokens_details": {"cached_tokens": 64}, "output_tokens_details": {"reasoning_tokens": 12}})
+        1200,
+        300,
+        1000,
+        256,
+        1500,
+    )
+    u = RESP.usage(
+        {
+            "input_tokens": 80,
+            "output_tokens": 20,
+            "total_tokens": 100,
+            "input_tokens_details": {"cached_tokens": 64},
+            "output_tokens_details": {"reasoning_tokens": 12},
+        }
+    )
     assert (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.reasoning_tokens, u.vendor_total_tokens) == (
-        80, 20, 64, 12, 100)
+        80,
+        20,
+        64,
+        12,
+        100,
+    )
 
 
 def test_tool_name_error_reasons() -> None:
@@ -590,8 +1027,13 @@ def _toolwire_chat_model(handler: Callable[[Any], Any], **settings: Any) -> Any:
         sent.append(Sent(request))
         return handler(request)
 
-    model = toolwire.model("openai-chat:gpt-4.1-mini", api_key="sk-test", max_retries=0,
-                           http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(wrapped)), **settings)
+    model = toolwire.model(
+        "openai-chat:gpt-4.1-mini",
+        api_key="sk-test",
+        max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(wrapped)),
+        **settings,
+    )
     model.sent = sent
     return model
 
@@ -607,7 +1049,9 @@ def test_b26_no_tools_sends_neither_parallel_tool_calls_nor_tool_choice(tool_cho
     assert body["messages"] == [{"role": "user", "content": "Say hello."}]
 
 
-@pytest.mark.parametrize("tool_choice,sent_choice", [(None, None), ("auto", "auto"), ("none", "none")], ids=["unset", "auto", "none"])
+@pytest.mark.parametrize(
+    "tool_choice,sent_choice", [(None, None), ("auto", "auto"), ("none", "none")], ids=["unset", "auto", "none"]
+)
 def test_b26_with_tools_both_are_sent(tool_choice: Any, sent_choice: Any) -> None:
     @toolwire.tool
     def get_weather(city: str) -> str:
@@ -623,15 +1067,30 @@ def test_b26_with_tools_both_are_sent(tool_choice: Any, sent_choice: Any) -> Non
 
 
 def test_b26_sibling_on_responses_through_the_sdk(responses_model: Any) -> None:
-    model = responses_model(lambda r: json_response(response_body([
-        {"id": "msg_1", "type": "message", "status": "completed", "role": "assistant",
-         "content": [{"type": "output_text", "text": "Hi.", "annotations": []}]}])), parallel_tool_calls=False)
+    model = responses_model(
+        lambda r: json_response(
+            response_body(
+                [
+                    {
+                        "id": "msg_1",
+                        "type": "message",
+                        "status": "completed",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": "Hi.", "annotations": []}],
+                    }
+                ]
+            )
+        ),
+        parallel_tool_calls=False,
+    )
     r = asyncio.run(model.send(model.build_request([Message.user("hi")], tool_choice="none")))
     assert r.text == "Hi."
     body = model.sent[0].json
     assert "parallel_tool_calls" not in body and "tool_choice" not in body
     assert [c.rule for c in model.last_preflight.changes] == [
-        "openai.request.parallel-without-tools", "openai.request.tool-choice-without-tools"]
+        "openai.request.parallel-without-tools",
+        "openai.request.tool-choice-without-tools",
+    ]
 
 
 def test_refused_request_is_never_sent(chat_model: Any) -> None:
@@ -642,7 +1101,8 @@ def test_refused_request_is_never_sent(chat_model: Any) -> None:
         asyncio.run(model.send(model.build_request(history, tools=[tool])))
     assert model.sent == []
     assert [(v.rule, v.pointer, v.call_id) for v in err.value.violations] == [
-        ("openai-chat.conversation.calls-answered", "/messages/1/tool_calls", "call_1")]
+        ("openai-chat.conversation.calls-answered", "/messages/1/tool_calls", "call_1")
+    ]
 
 
 def test_forced_choice_without_tools_refused_before_sending(chat_model: Any) -> None:
@@ -654,8 +1114,11 @@ def test_forced_choice_without_tools_refused_before_sending(chat_model: Any) -> 
 
 def test_long_foreign_call_id_is_shortened_in_call_and_result_through_the_sdk(chat_model: Any) -> None:
     model = chat_model(_chat_ok)
-    history = [Message.user("weather?"), Message("assistant", [ToolCall(LONG_ID, "get_weather", {"city": "Paris"})]),
-               Message("user", [ToolResult(LONG_ID, "sunny")])]
+    history = [
+        Message.user("weather?"),
+        Message("assistant", [ToolCall(LONG_ID, "get_weather", {"city": "Paris"})]),
+        Message("user", [ToolResult(LONG_ID, "sunny")]),
+    ]
     asyncio.run(model.send(model.build_request(history, tools=[Tool("get_weather", "Weather.", OBJ)])))
     msgs = model.sent[0].json["messages"]
     short = msgs[1]["tool_calls"][0]["id"]
@@ -669,10 +1132,20 @@ def test_long_foreign_call_id_is_shortened_in_call_and_result_through_the_sdk(ch
 def test_store_false_reasoning_without_content_not_sent_through_the_sdk(responses_model: Any) -> None:
     from toolwire.types import ReasoningPart
 
-    model = responses_model(lambda r: json_response(response_body([fc_item("call_2", "get_weather", "{}", "fc_2")])), store=False)
-    reasoning = ReasoningPart(text="thinking", provider="openai", provider_data={"openai": {"item_id": "rs_1", "item": {"summary": []}}})
-    call = ToolCall("call_1", "get_weather", {"city": "Paris"}, provider_data={"openai": {"item_id": "fc_1", "item": {}}})
-    history = [Message.user("weather?"), Message("assistant", [reasoning, call]), Message("user", [ToolResult("call_1", "sunny")])]
+    model = responses_model(
+        lambda r: json_response(response_body([fc_item("call_2", "get_weather", "{}", "fc_2")])), store=False
+    )
+    reasoning = ReasoningPart(
+        text="thinking", provider="openai", provider_data={"openai": {"item_id": "rs_1", "item": {"summary": []}}}
+    )
+    call = ToolCall(
+        "call_1", "get_weather", {"city": "Paris"}, provider_data={"openai": {"item_id": "fc_1", "item": {}}}
+    )
+    history = [
+        Message.user("weather?"),
+        Message("assistant", [reasoning, call]),
+        Message("user", [ToolResult("call_1", "sunny")]),
+    ]
     asyncio.run(model.send(model.build_request(history, tools=[Tool("get_weather", "Weather.", OBJ)])))
     sent = model.sent[0].json["input"]
     assert [i.get("type", "message") for i in sent] == ["message", "function_call", "function_call_output"]
@@ -683,9 +1156,15 @@ def test_incremental_check_after_a_repair_that_drops_an_old_item() -> None:
     """A repair that removes an entry before ``start`` must not make the check skip a new one."""
     from toolwire.profile import preflight
 
-    old = [{"role": "user", "content": "hi"}, {"type": "reasoning", "id": "rs_0", "summary": [], "encrypted_content": "gAAA"},
-           {"role": "user", "content": "again"}]
-    new = [{"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{}"}, {"role": "user", "content": "?"}]
+    old = [
+        {"role": "user", "content": "hi"},
+        {"type": "reasoning", "id": "rs_0", "summary": [], "encrypted_content": "gAAA"},
+        {"role": "user", "content": "again"},
+    ]
+    new = [
+        {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{}"},
+        {"role": "user", "content": "?"},
+    ]
     body = resp_body(tools=[resp_tool()], input=[*old, *new])
     profile = OpenAIResponsesProfile()
     report = RequestReport("openai")
@@ -695,7 +1174,9 @@ def test_incremental_check_after_a_repair_that_drops_an_old_item() -> None:
         preflight(profile, copy.deepcopy(body))
 
 
-@pytest.mark.parametrize("rules,page", [(CHAT_RULES, "openai-chat.md"), (RESPONSES_RULES, "openai.md")], ids=["chat", "responses"])
+@pytest.mark.parametrize(
+    "rules,page", [(CHAT_RULES, "openai-chat.md"), (RESPONSES_RULES, "openai.md")], ids=["chat", "responses"]
+)
 def test_docs_page_lists_every_rule_with_its_action_and_source(rules: Any, page: str) -> None:
     from pathlib import Path
 
@@ -715,8 +1196,12 @@ def test_docs_page_lists_every_rule_with_its_action_and_source(rules: Any, page:
 #: Cases the codec itself already writes validly when the body is imported and re-encoded (the
 #: duplicate call is left out with its result, the missing arguments are written "{}", the two
 #: items with one id become one message item, the summary is written): the SDK sends a valid body.
-NORMALISED_BY_CODEC = {"openai-chat.conversation.duplicate-call-id", "openai.conversation.call-fields",
-                       "openai.conversation.duplicate-item-id", "openai.conversation.reasoning-fields"}
+NORMALISED_BY_CODEC = {
+    "openai-chat.conversation.duplicate-call-id",
+    "openai.conversation.call-fields",
+    "openai.conversation.duplicate-item-id",
+    "openai.conversation.reasoning-fields",
+}
 #: Cases the codec refuses with its own typed error while encoding (before preflight, nothing sent).
 TYPED_AT_ENCODE = {"tool.name": "ToolNameError", "schema.root-not-object": "SchemaTranslationError"}
 
@@ -725,7 +1210,11 @@ def _sdk_cases() -> list[Any]:
     out = []
     for suffix, (make, _ptr, _chk) in sorted(SHARED.items()):
         for api in (CHAT_API, RESP_API):
-            out.append(pytest.param(api.profile.api, suffix, lambda make=make, api=api: make(api), id=f"{api.profile.api}-{suffix}"))
+            out.append(
+                pytest.param(
+                    api.profile.api, suffix, lambda make=make, api=api: make(api), id=f"{api.profile.api}-{suffix}"
+                )
+            )
     out += [pytest.param("openai-chat", s, c[0], id=f"openai-chat-{s}") for s, c in sorted(CHAT_ONLY.items())]
     out += [pytest.param("openai", s, c[0], id=f"openai-{s}") for s, c in sorted(RESP_ONLY.items())]
     return out
@@ -746,9 +1235,23 @@ def test_rule_case_through_the_sdk(api: str, suffix: str, make: Callable[[], dic
     if api == "openai-chat":
         model = _make(OpenAIChatModel, _chat_ok, {"model_id": body["model"]})
     else:
-        model = _make(OpenAIResponsesModel, lambda r: json_response(response_body([
-            {"id": "msg_9", "type": "message", "status": "completed", "role": "assistant",
-             "content": [{"type": "output_text", "text": "ok", "annotations": []}]}])), {"model_id": body["model"]})
+        model = _make(
+            OpenAIResponsesModel,
+            lambda r: json_response(
+                response_body(
+                    [
+                        {
+                            "id": "msg_9",
+                            "type": "message",
+                            "status": "completed",
+                            "role": "assistant",
+                            "content": [{"type": "output_text", "text": "ok", "annotations": []}],
+                        }
+                    ]
+                )
+            ),
+            {"model_id": body["model"]},
+        )
     if suffix in TYPED_AT_ENCODE:
         with pytest.raises(ToolwireError) as err:
             asyncio.run(model.send(model.codec.decode_request(body)))
@@ -774,20 +1277,30 @@ def test_rule_case_through_the_sdk(api: str, suffix: str, make: Callable[[], dic
 
 
 def _gemini_named_history() -> tuple[list[Message], list[Tool]]:
-    tool = Tool("files.read:v2", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-                imported_from="gemini")
+    tool = Tool(
+        "files.read:v2",
+        "Read a file.",
+        {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+        imported_from="gemini",
+    )
     other = Tool("files_read_v2", "A different tool whose name the rename would take.", OBJ)
-    history = [Message.user("read a"), Message("assistant", [ToolCall("call_1", "files.read:v2", {"path": "a"})]),
-               Message("user", [ToolResult("call_1", "A")])]
+    history = [
+        Message.user("read a"),
+        Message("assistant", [ToolCall("call_1", "files.read:v2", {"path": "a"})]),
+        Message("user", [ToolResult("call_1", "A")]),
+    ]
     return history, [tool, other]
 
 
 def test_imported_name_is_renamed_everywhere_and_calls_decode_back_chat(chat_model: Any) -> None:
     history, tools = _gemini_named_history()
-    answer = completion({"tool_calls": [tool_call("call_2", _wire("files.read:v2", tools),
-                                                  '{"path": "b"}')]}, "tool_calls")
+    answer = completion(
+        {"tool_calls": [tool_call("call_2", _wire("files.read:v2", tools), '{"path": "b"}')]}, "tool_calls"
+    )
     model = chat_model(lambda r: json_response(answer))
-    resp = asyncio.run(model.send(model.build_request(history, tools=tools, tool_choice={"type": "tool", "name": "files.read:v2"})))
+    resp = asyncio.run(
+        model.send(model.build_request(history, tools=tools, tool_choice={"type": "tool", "name": "files.read:v2"}))
+    )
     body = model.sent[0].json
     wire = _wire("files.read:v2", tools)
     assert wire != "files_read_v2" and len(wire) <= 64  # the plain rename is taken by the other tool
@@ -806,8 +1319,19 @@ def test_imported_name_is_renamed_everywhere_and_calls_decode_back_responses_str
     item = fc_item("call_2", wire, '{"path": "b"}', "fc_2")
     events = [
         {"type": "response.created", "sequence_number": 0, "response": response_body([], status="in_progress")},
-        {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": {**item, "arguments": "", "status": "in_progress"}},
-        {"type": "response.function_call_arguments.delta", "sequence_number": 2, "item_id": "fc_2", "output_index": 0, "delta": '{"path": "b"}'},
+        {
+            "type": "response.output_item.added",
+            "sequence_number": 1,
+            "output_index": 0,
+            "item": {**item, "arguments": "", "status": "in_progress"},
+        },
+        {
+            "type": "response.function_call_arguments.delta",
+            "sequence_number": 2,
+            "item_id": "fc_2",
+            "output_index": 0,
+            "delta": '{"path": "b"}',
+        },
         {"type": "response.output_item.done", "sequence_number": 3, "output_index": 0, "item": item},
         {"type": "response.completed", "sequence_number": 4, "response": response_body([item])},
     ]

@@ -4,9 +4,9 @@ Chat request (skipped without recordings), and determinism on a hand-written bod
 from __future__ import annotations
 
 import pytest
+from toolwire_openai.tokens import MEASURED_ERROR, estimate_chat_input_tokens
 
 from toolwire.testing.cassettes import load_cassette, recordings_dir
-from toolwire_openai.tokens import MEASURED_ERROR, estimate_chat_input_tokens
 
 
 def _pairs() -> list[tuple[int, int]]:
@@ -38,8 +38,21 @@ def test_estimate_counts_messages_tools_and_calls() -> None:
     body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello"}]}
     base = estimate_chat_input_tokens(body)
     assert base == 3 + 3 + 1 + 1  # priming + per-message + "user" + "hello"
-    with_tool = estimate_chat_input_tokens(body | {"tools": [{"type": "function", "function": {
-        "name": "get_weather", "description": "Weather.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]})
+    with_tool = estimate_chat_input_tokens(
+        body
+        | {
+            "tools": [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": "get_weather",
+                        "description": "Weather.",
+                        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+                    },
+                }
+            ]
+        }
+    )
     assert with_tool > base + 10
 
 
@@ -53,5 +66,7 @@ def test_chat_model_count_tokens_is_offline(chat_model) -> None:  # type: ignore
 
     model = chat_model(no_network)
     n = asyncio.run(model.count_tokens(model.build_request([Message.user("hello")], instructions="Be brief.")))
-    assert n == estimate_chat_input_tokens(model.codec.encode_request(model.build_request([Message.user("hello")], instructions="Be brief.")))
+    assert n == estimate_chat_input_tokens(
+        model.codec.encode_request(model.build_request([Message.user("hello")], instructions="Be brief."))
+    )
     assert model.sent == []

@@ -47,8 +47,9 @@ if _HAVE_TYPER:
 
     @app.callback()
     def _root(
-        version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                     help="Print the toolwire version and exit."),
+        version: bool = typer.Option(
+            False, "--version", callback=_version, is_eager=True, help="Print the toolwire version and exit."
+        ),
     ) -> None:
         """LLM tool calling that works the same against every major vendor."""
 
@@ -132,7 +133,8 @@ def _quiet_help_types() -> None:
     if hasattr(core, "TyperArgument") and hasattr(core.TyperArgument, "display_type_rich"):
         core.TyperArgument.display_type_rich = argument_type  # type: ignore[method-assign]
         core.TyperArgument._rich_display_name = lambda self: (  # type: ignore[method-assign]
-            (self.metavar or str(self.name).upper()) + ("..." if self.nargs != 1 else ""))
+            (self.metavar or str(self.name).upper()) + ("..." if self.nargs != 1 else "")
+        )
     if hasattr(core, "TyperArgument") and hasattr(core.TyperArgument, "_usage_display_name"):
         core.TyperArgument._usage_display_name = argument_usage  # type: ignore[method-assign]
 
@@ -142,8 +144,10 @@ def main(argv: list[str] | None = None) -> None:
     if not _HAVE_TYPER:
         from toolwire._install import extra_install_command
 
-        print(f"toolwire: the command line needs the cli extra (typer, rich): {extra_install_command('cli')}",
-              file=sys.stderr)
+        print(
+            f"toolwire: the command line needs the cli extra (typer, rich): {extra_install_command('cli')}",
+            file=sys.stderr,
+        )
         raise SystemExit(2)
     click = _click()
     _register()

@@ -46,7 +46,7 @@ def _live_cost(tools: list, prov: str, model_id: str) -> dict:
         import toolwire
 
         problem = toolwire.model(f"{prov}:{model_id}").credential_problem()
-    except Exception as exc:  # noqa: BLE001 - the adapter is not installed or cannot be configured
+    except Exception as exc:
         return {"error": f"{type(exc).__name__}: {exc}"}
     if problem:
         return {"error": f"{prov}: {problem}"}
@@ -54,7 +54,7 @@ def _live_cost(tools: list, prov: str, model_id: str) -> dict:
         return count_tool_tokens_live(tools, prov, model_id).to_dict()
     except NotImplementedError as exc:
         return {"error": str(exc)}
-    except Exception as exc:  # noqa: BLE001 - no network, a vendor error
+    except Exception as exc:
         return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"}
 
 
@@ -70,12 +70,26 @@ def _installed_providers() -> list[str] | None:
 
 @app.command("lint")
 def lint(
-    target: str = typer.Argument(..., help="A module (every top-level Tool), module:attr, a Python file, a JSON file of tool specs, or an MCP server: 'mcp:<command line>' (started over stdio) or 'mcp:<http(s) URL>'."),
-    provider: Optional[List[str]] = typer.Option(None, "--provider", "-p", help="Provider to check (repeatable): anthropic, openai, openai-chat, gemini. Default: those whose adapters are installed (all four when none is)."),
+    target: str = typer.Argument(
+        ...,
+        help="A module (every top-level Tool), module:attr, a Python file, a JSON file of tool specs, or an MCP server: 'mcp:<command line>' (started over stdio) or 'mcp:<http(s) URL>'.",
+    ),
+    provider: Optional[list[str]] = typer.Option(
+        None,
+        "--provider",
+        "-p",
+        help="Provider to check (repeatable): anthropic, openai, openai-chat, gemini. Default: those whose adapters are installed (all four when none is).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print {findings, summary} as JSON."),
-    ambiguous: Optional[List[str]] = typer.Option(None, "--ambiguous", help="Another parameter name to treat as ambiguous (repeatable)."),
-    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Rule id to skip (repeatable)."),
-    live_model: Optional[str] = typer.Option(None, "--live", help="Also count tokens with the vendor's endpoint for this provider:model (needs its API key and network; Anthropic and OpenAI only)."),
+    ambiguous: Optional[list[str]] = typer.Option(
+        None, "--ambiguous", help="Another parameter name to treat as ambiguous (repeatable)."
+    ),
+    ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="Rule id to skip (repeatable)."),
+    live_model: Optional[str] = typer.Option(
+        None,
+        "--live",
+        help="Also count tokens with the vendor's endpoint for this provider:model (needs its API key and network; Anthropic and OpenAI only).",
+    ),
 ) -> None:
     """Check tool definitions: descriptions, ambiguous parameters, names of undeclared parameters,
     what each provider's adapter rewrites, provider name rules, and per-turn token cost.
@@ -106,7 +120,9 @@ def lint(
         typer.echo(f"toolwire lint: {exc}", err=True)
         raise typer.Exit(2)
     except Exception as exc:  # anything load_tools did not foresee: still one line, exit 2
-        typer.echo(f"toolwire lint: cannot load {target!r}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}", err=True)
+        typer.echo(
+            f"toolwire lint: cannot load {target!r}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}", err=True
+        )
         raise typer.Exit(2)
     report = lint_tools(tools, providers=providers, ambiguous_names=ambiguous or None, ignore=ignore or None)
     if renames:
@@ -123,13 +139,18 @@ def lint(
     console = Console()
     colour = {"error": "red", "warning": "yellow", "info": "dim"}
     for new, old in renames.items():
-        console.print(f"[dim]info   [/] [bold]mcp-name[/] {_e(old)} is named {_e(new)} for the model "
-                      "(letters, digits, '_' and '-', at most 64 characters)", highlight=False)
+        console.print(
+            f"[dim]info   [/] [bold]mcp-name[/] {_e(old)} is named {_e(new)} for the model "
+            "(letters, digits, '_' and '-', at most 64 characters)",
+            highlight=False,
+        )
     shown = [f for f in report.findings if f.rule != "token-cost"]
     for f in shown:
         where = f"{f.tool}{f.pointer}"
         prov = f" [{f.provider}]" if f.provider else ""
-        console.print(f"[{colour[f.severity]}]{f.severity:<7}[/] [bold]{f.rule}[/]{_e(prov)} {_e(where)}", highlight=False)
+        console.print(
+            f"[{colour[f.severity]}]{f.severity:<7}[/] [bold]{f.rule}[/]{_e(prov)} {_e(where)}", highlight=False
+        )
         console.print(f"        {f.message}", highlight=False, markup=False)
         console.print(f"        fix: {f.fix}", highlight=False, markup=False)
     costs = report.summary.get("token_cost") or {}
@@ -145,19 +166,33 @@ def lint(
         console.print(table)
     cache = report.summary.get("prompt_cache") or {}
     for prov, saving in cache.items():
-        reach = ("the tool definitions alone reach it" if saving["cacheable_alone"]
-                 else "the instructions and history must add the rest")
-        console.print(f"Prompt caching ({prov}, setting cache=True): each later request reads {saving['tokens']} tokens "
-                      f"of tool definitions from the cache; cached prefixes start at {saving['min_prefix_tokens']} tokens "
-                      f"({reach})", highlight=False, markup=False)
+        reach = (
+            "the tool definitions alone reach it"
+            if saving["cacheable_alone"]
+            else "the instructions and history must add the rest"
+        )
+        console.print(
+            f"Prompt caching ({prov}, setting cache=True): each later request reads {saving['tokens']} tokens "
+            f"of tool definitions from the cache; cached prefixes start at {saving['min_prefix_tokens']} tokens "
+            f"({reach})",
+            highlight=False,
+            markup=False,
+        )
     for prov, cost in (report.summary.get("token_cost_live") or {}).items():
         if "error" in cost:
             console.print(f"[red]live token count ({_e(prov)}) failed:[/] {_e(str(cost['error']))}", highlight=False)
         else:
             per = ", ".join(f"{name} {n}" for name, n in cost["tools"].items())
-            console.print(f"Live token count ({cost['method']}): whole set {cost['tokens']} tokens per turn"
-                          f"{' (' + per + ')' if per else ''}", highlight=False, markup=False)
+            console.print(
+                f"Live token count ({cost['method']}): whole set {cost['tokens']} tokens per turn"
+                f"{' (' + per + ')' if per else ''}",
+                highlight=False,
+                markup=False,
+            )
     s = report.summary
-    console.print(f"{_plural(s['tools'], 'tool')}: {_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')} "
-                  f"({len(RULES)} rules; see docs/lint.md)", highlight=False)
+    console.print(
+        f"{_plural(s['tools'], 'tool')}: {_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')} "
+        f"({len(RULES)} rules; see docs/lint.md)",
+        highlight=False,
+    )
     raise typer.Exit(report.exit_code)

@@ -12,7 +12,7 @@ from . import app
 
 @app.command("replay")
 def replay_command(
-    paths: List[str] = typer.Argument(..., help="Cassette files or folders of them (VCR-style YAML)."),
+    paths: list[str] = typer.Argument(..., help="Cassette files or folders of them (VCR-style YAML)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object {files, totals}."),
 ) -> None:
     """Decode every recorded response and re-run the loop on every recorded conversation.
@@ -53,7 +53,9 @@ def _print_report(doc: dict) -> None:
             text = text if len(text) <= 80 else text[:79] + "…"
             req = reqs.get(r["interaction"])
             sent = "" if req is None else (" · request matches" if req["matches"] else " · [red]request differs[/]")
-            console.print(f"  #{r['interaction']} {r['stop_reason']} ({r['vendor_stop_reason']}) · in {u['input_tokens']} / out {u['output_tokens']}{sent}")
+            console.print(
+                f"  #{r['interaction']} {r['stop_reason']} ({r['vendor_stop_reason']}) · in {u['input_tokens']} / out {u['output_tokens']}{sent}"
+            )
             if calls:
                 console.print(f"     calls: {_e(calls)}")
             if text:
@@ -66,6 +68,8 @@ def _print_report(doc: dict) -> None:
             console.print(f"  [red]{_e(e)}[/]")
     t = doc["totals"]
     console.rule("Totals", align="left")
-    console.print(f"{t['files_ok']}/{t['files']} files ok · {t['responses']} responses · {t['tool_calls']} tool calls · "
-                  f"{t['requests_matched']}/{t['requests']} requests matched · {t['expected_mismatches']} expected mismatches · "
-                  f"{t['errors']} errors · {t['notes']} notes")
+    console.print(
+        f"{t['files_ok']}/{t['files']} files ok · {t['responses']} responses · {t['tool_calls']} tool calls · "
+        f"{t['requests_matched']}/{t['requests']} requests matched · {t['expected_mismatches']} expected mismatches · "
+        f"{t['errors']} errors · {t['notes']} notes"
+    )

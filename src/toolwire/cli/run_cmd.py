@@ -47,8 +47,11 @@ def render_turn(console: Any, turn: Any) -> None:
 
     resp = turn.response
     u = resp.usage
-    usage = ("usage not reported" if u.input_tokens is None and u.output_tokens is None
-             else f"in {_n(u.input_tokens)} / out {_n(u.output_tokens)} tokens")
+    usage = (
+        "usage not reported"
+        if u.input_tokens is None and u.output_tokens is None
+        else f"in {_n(u.input_tokens)} / out {_n(u.output_tokens)} tokens"
+    )
     console.rule(f"[bold]Turn {turn.number}[/] · stop reason {resp.stop_reason} · {usage}", align="left")
     for part in resp.parts:
         if getattr(part, "type", None) == "reasoning" and part.text:
@@ -65,11 +68,20 @@ def render_turn(console: Any, turn: Any) -> None:
         table.add_column("result", overflow="fold", max_width=70)
         table.add_column("s", justify="right")
         for r in runs:
-            args = json.dumps(r.call.arguments, ensure_ascii=False) if r.call.arguments is not None else (r.call.raw_arguments or "")
+            args = (
+                json.dumps(r.call.arguments, ensure_ascii=False)
+                if r.call.arguments is not None
+                else (r.call.raw_arguments or "")
+            )
             res = r.result.text
             style = "red" if r.result.is_error else "green"
             flag = "error: " if r.result.is_error else ""
-            table.add_row(_e(str(r.call.name)), _e(_short(args, 100)), f"[{style}]{flag}{_e(_short(res, 140))}[/]", f"{r.duration:.2f}")
+            table.add_row(
+                _e(str(r.call.name)),
+                _e(_short(args, 100)),
+                f"[{style}]{flag}{_e(_short(res, 140))}[/]",
+                f"{r.duration:.2f}",
+            )
         console.print(table)
 
 
@@ -122,7 +134,9 @@ def _load_tools_unchecked(spec: str) -> list[Any]:
         objs = [v for v in vars(module).values() if isinstance(v, Tool)]
     for o in objs:
         if not isinstance(o, Tool) and not callable(o):
-            raise typer.BadParameter(f"{spec!r} is a {type(o).__name__}, not a tool, a typed function or a list of them")
+            raise typer.BadParameter(
+                f"{spec!r} is a {type(o).__name__}, not a tool, a typed function or a list of them"
+            )
     tools = [o if isinstance(o, Tool) else Tool.from_function(o) for o in objs]
     if not tools:
         raise typer.BadParameter(f"{spec!r} defines no tools")
@@ -137,7 +151,16 @@ def _parse_settings(pairs: list[str] | None) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise typer.BadParameter(f"--setting takes key=value, got {pair!r}")
-        words = {"true": True, "false": False, "yes": True, "no": False, "on": True, "off": False, "none": None, "null": None}
+        words = {
+            "true": True,
+            "false": False,
+            "yes": True,
+            "no": False,
+            "on": True,
+            "off": False,
+            "none": None,
+            "null": None,
+        }
         if value.strip().lower() in words:
             out[key.strip()] = words[value.strip().lower()]
             continue
@@ -165,6 +188,7 @@ def _live_model(spec: str | None, what: str, settings: dict[str, Any] | None = N
     """Resolve ``spec`` (or ``$TOOLWIRE_MODEL``) with ``settings``; a bad spec or missing
     credentials exit 2 with one line naming what to do."""
     import toolwire
+
     from ..errors import ToolwireError
 
     try:
@@ -298,11 +322,17 @@ class LiveView:
         elif isinstance(event, ev.ToolFinished):
             self.running.pop(event.run.call.id, None)
             r = event.run
-            args = json.dumps(r.call.arguments, ensure_ascii=False) if r.call.arguments is not None else (r.call.raw_arguments or "")
+            args = (
+                json.dumps(r.call.arguments, ensure_ascii=False)
+                if r.call.arguments is not None
+                else (r.call.raw_arguments or "")
+            )
             style = "red" if r.result.is_error else "green"
             flag = "error: " if r.result.is_error else ""
-            self.print(f"  [{style}]tool[/] {_e(str(r.call.name))}({_e(_short(args, 80))}) → [{style}]{flag}{_e(_short(r.result.text, 120))}[/] "
-                       f"[dim]{r.duration:.2f} s[/]")
+            self.print(
+                f"  [{style}]tool[/] {_e(str(r.call.name))}({_e(_short(args, 80))}) → [{style}]{flag}{_e(_short(r.result.text, 120))}[/] "
+                f"[dim]{r.duration:.2f} s[/]"
+            )
             self._tool_status()
         elif isinstance(event, ev.TurnFinished):
             self.set_status(None)
@@ -313,7 +343,7 @@ def _cost_text(result: Any) -> str:
     for a model the price data does not know."""
     try:
         cost = result.cost
-    except Exception as exc:  # noqa: BLE001 - the price data could not be read: say so, do not fail the run
+    except Exception as exc:
         return f"cost unknown ({type(exc).__name__})"
     if cost.total.priced and cost.total.total_usd is not None:
         return f"cost ${cost.total.total_usd:.6f}"
@@ -327,7 +357,7 @@ def _result_json(result: Any) -> str:
     data = json.loads(result.to_json())
     try:
         data["cost"] = result.cost.to_dict()
-    except Exception as exc:  # noqa: BLE001 - price data unreadable: the run's JSON still prints
+    except Exception as exc:
         data["cost"] = {"priced": False, "reason": f"{type(exc).__name__}: {exc}"}
     text = json.dumps(data, indent=2, ensure_ascii=False)
     try:
@@ -339,8 +369,11 @@ def _result_json(result: Any) -> str:
 
 def _summary(console: Any, result: Any) -> None:
     u = result.usage
-    usage = ("usage not reported" if u.input_tokens is None and u.output_tokens is None
-             else f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)}")
+    usage = (
+        "usage not reported"
+        if u.input_tokens is None and u.output_tokens is None
+        else f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)}"
+    )
     console.print(
         f"[dim]{_plural(len(result.turns), 'turn')} · {_plural(len(result.tool_runs), 'tool call')} ({_plural(result.tool_errors, 'error')}) · "
         f"{usage} · {_cost_text(result)} · stop reason {result.stop_reason}[/]"
@@ -370,15 +403,25 @@ def show_run(console: Any, stream: Any) -> Any:
 def run_command(
     prompt: str = typer.Argument(..., help="The user's message."),
     model: Optional[str] = typer.Option(None, "--model", "-m", help="provider:model-id (default: $TOOLWIRE_MODEL)."),
-    tools: Optional[str] = typer.Option(None, "--tools", "-t", help="module, module:attr or file.py defining the tools."),
+    tools: Optional[str] = typer.Option(
+        None, "--tools", "-t", help="module, module:attr or file.py defining the tools."
+    ),
     instructions: Optional[str] = typer.Option(None, "--instructions", "-i", help="System prompt."),
     max_turns: int = typer.Option(20, "--max-turns", help="Most model requests."),
     as_json: bool = typer.Option(False, "--json", help="Print the RunResult as JSON instead of the live view."),
-    setting: Optional[List[str]] = typer.Option(None, "--setting", "-s", help="Model setting key=value (repeatable), e.g. base_url=http://localhost:11434/v1, max_tokens=512, stream=true."),
-    save: Optional[Path] = typer.Option(None, "--save", help="Write the run's state (JSON) to this file when it ends, however it ends."),
+    setting: Optional[list[str]] = typer.Option(
+        None,
+        "--setting",
+        "-s",
+        help="Model setting key=value (repeatable), e.g. base_url=http://localhost:11434/v1, max_tokens=512, stream=true.",
+    ),
+    save: Optional[Path] = typer.Option(
+        None, "--save", help="Write the run's state (JSON) to this file when it ends, however it ends."
+    ),
 ) -> None:
     """Run the tool loop once: streamed text as it arrives, a status line, one line per tool call."""
     import toolwire
+
     from ..errors import ToolwireError
 
     if max_turns < 1:
@@ -395,7 +438,9 @@ def run_command(
         else:
             finished = show_run(console, stream)
     except KeyboardInterrupt:
-        _console(True).print("[yellow]cancelled:[/] the run was interrupted" + (f"; its state is in {_e(str(save))}" if save else ""))
+        _console(True).print(
+            "[yellow]cancelled:[/] the run was interrupted" + (f"; its state is in {_e(str(save))}" if save else "")
+        )
         raise typer.Exit(130)
     except ToolwireError as exc:
         _error(f"{str(exc)}", 1)
@@ -418,13 +463,23 @@ def run_command(
 
 @app.command("demo")
 def demo_command(
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="provider:model-id to run live (needs its API key). Default: offline, scripted decisions."),
-    workdir: Optional[Path] = typer.Option(None, "--workdir", help="Empty or new folder for the copy of the data (default: a temporary folder)."),
+    model: Optional[str] = typer.Option(
+        None,
+        "--model",
+        "-m",
+        help="provider:model-id to run live (needs its API key). Default: offline, scripted decisions.",
+    ),
+    workdir: Optional[Path] = typer.Option(
+        None, "--workdir", help="Empty or new folder for the copy of the data (default: a temporary folder)."
+    ),
     max_turns: int = typer.Option(12, "--max-turns", help="Most model requests."),
-    setting: Optional[List[str]] = typer.Option(None, "--setting", "-s", help="Model setting key=value for --model (repeatable)."),
+    setting: Optional[list[str]] = typer.Option(
+        None, "--setting", "-s", help="Model setting key=value for --model (repeatable)."
+    ),
 ) -> None:
     """Run a small agent on a real task with real file tools, then check its result."""
     import toolwire
+
     from .. import demo
     from ..design.files import file_tools
     from ..errors import RunLimitExceeded, ToolwireError
@@ -440,7 +495,9 @@ def demo_command(
         )
     else:
         m = _live_model(model, "runs live and needs an API key", _parse_settings(setting))
-        console.print(f"[bold]toolwire demo[/] (live): {m.name} makes the decisions; the file tools run on a copy of the data.")
+        console.print(
+            f"[bold]toolwire demo[/] (live): {m.name} makes the decisions; the file tools run on a copy of the data."
+        )
     try:
         root = demo.prepare_workspace(workdir)
     except (OSError, FileExistsError) as exc:
@@ -449,14 +506,22 @@ def demo_command(
     console.print(f"[bold]task:[/] {demo.TASK}")
     tools = file_tools(root)
     try:
-        result = toolwire.run_sync(m, demo.TASK, tools=tools, instructions=demo.INSTRUCTIONS, max_turns=max_turns,
-                                   on_turn=lambda t: render_turn(console, t))
+        result = toolwire.run_sync(
+            m,
+            demo.TASK,
+            tools=tools,
+            instructions=demo.INSTRUCTIONS,
+            max_turns=max_turns,
+            on_turn=lambda t: render_turn(console, t),
+        )
         final = result.text
         console.rule("[bold]Final answer", align="left")
         console.print(final, markup=False, soft_wrap=True)
         u = result.usage
-        console.print(f"[dim]{_plural(len(result.turns), 'turn')} · {_plural(len(result.tool_runs), 'tool call')} ({_plural(result.tool_errors, 'error')}) · "
-                      f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)} · {_cost_text(result)}[/]")
+        console.print(
+            f"[dim]{_plural(len(result.turns), 'turn')} · {_plural(len(result.tool_runs), 'tool call')} ({_plural(result.tool_errors, 'error')}) · "
+            f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)} · {_cost_text(result)}[/]"
+        )
     except RunLimitExceeded as exc:
         console.print(f"[yellow]stopped:[/] {_e(str(exc))}")
     except ToolwireError as exc:

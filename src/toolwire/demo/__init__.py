@@ -25,7 +25,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DATA_DIR", "TASK", "INSTRUCTIONS", "prepare_workspace", "expected_mean", "check", "scripted_model", "CheckResult"]
+__all__ = [
+    "DATA_DIR",
+    "TASK",
+    "INSTRUCTIONS",
+    "prepare_workspace",
+    "expected_mean",
+    "check",
+    "scripted_model",
+    "CheckResult",
+]
 
 DATA_DIR = Path(__file__).parent / "data"
 DROPOUT = -999.0
@@ -119,19 +128,27 @@ def scripted_model() -> Any:
     return ScriptedModel(
         "demo-scripted",
         responses=[
-            {"text": "First I'll look at what is in the folder and in data/, with each file's size.",
-             "tool_calls": [call("list_dir", {"path": "."}), call("list_dir", {"path": "data"})]},
-            {"text": "The CSV is about 50 KB (2,001 lines), so instead of reading it I'll search it for suspicious values, "
-                     "read the small script, and run the report, all at once.",
-             "tool_calls": [
-                 call("read_file", {"path": "report.py"}),
-                 call("search_files", {"pattern": "-999", "path": "data"}),
-                 call("run_command", {"command": ["python", "report.py"]}),
-             ]},
-            {"text": "The -999 rows are sensor dropouts and the script averages them. I'll fix the script, not the data.",
-             "tool_calls": [call("edit_file", {"path": "report.py", "old_text": _OLD_LINE, "new_text": _NEW_LINES})]},
-            {"text": "Now I'll run the report again to verify the fix.",
-             "tool_calls": [call("run_command", {"command": ["python", "report.py"]})]},
+            {
+                "text": "First I'll look at what is in the folder and in data/, with each file's size.",
+                "tool_calls": [call("list_dir", {"path": "."}), call("list_dir", {"path": "data"})],
+            },
+            {
+                "text": "The CSV is about 50 KB (2,001 lines), so instead of reading it I'll search it for suspicious values, "
+                "read the small script, and run the report, all at once.",
+                "tool_calls": [
+                    call("read_file", {"path": "report.py"}),
+                    call("search_files", {"pattern": "-999", "path": "data"}),
+                    call("run_command", {"command": ["python", "report.py"]}),
+                ],
+            },
+            {
+                "text": "The -999 rows are sensor dropouts and the script averages them. I'll fix the script, not the data.",
+                "tool_calls": [call("edit_file", {"path": "report.py", "old_text": _OLD_LINE, "new_text": _NEW_LINES})],
+            },
+            {
+                "text": "Now I'll run the report again to verify the fix.",
+                "tool_calls": [call("run_command", {"command": ["python", "report.py"]})],
+            },
             _final_answer,
         ],
     )

@@ -6,8 +6,6 @@ knows what a read will cost, and every failure is a :class:`~toolwire.errors.Too
 next move.
 """
 
-
-
 import codecs
 import errno
 import os
@@ -36,11 +34,25 @@ from .suggest import closest
 __all__ = ["file_tools", "SKIP_DIRS"]
 
 #: Directories that listing and search step over (version control and caches).
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-                       "node_modules", ".venv", ".tox"})
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        "node_modules",
+        ".venv",
+        ".tox",
+    }
+)
 
-_REL = ("relative to the project root, with '/' separators (e.g. 'src/app.py'; '.' is the root); "
-        "absolute paths and '..' outside the root are rejected")
+_REL = (
+    "relative to the project root, with '/' separators (e.g. 'src/app.py'; '.' is the root); "
+    "absolute paths and '..' outside the root are rejected"
+)
 
 _BINARY_SNIFF = 8192
 _MAX_LINE_CHARS = 2000
@@ -82,8 +94,11 @@ def _open_regular(base: ConfinedRoot, p: Path, write: bool = False):
 
 
 def _not_regular(shown: str, exc: _NotRegular) -> ToolError:
-    return ToolError(f"{shown!r} is a {exc.kind}, not a regular file; it is never opened, since reading it could block or have side effects",
-                     hint="Pick a regular file; call list_dir to see each entry's kind.", retryable=False)
+    return ToolError(
+        f"{shown!r} is a {exc.kind}, not a regular file; it is never opened, since reading it could block or have side effects",
+        hint="Pick a regular file; call list_dir to see each entry's kind.",
+        retryable=False,
+    )
 
 
 def _read_bytes(base: ConfinedRoot, p: Path, shown: str, limit: int | None = None) -> bytes:
@@ -109,8 +124,11 @@ def _is_binary(base: ConfinedRoot, p: Path) -> bool:
 def _read_text(base: ConfinedRoot, p: Path, shown: str) -> str:
     data = _read_bytes(base, p, shown)
     if b"\x00" in data[:_BINARY_SNIFF]:
-        raise ToolError(f"{shown!r} is a binary file ({format_size(len(data))}); read_file shows text only",
-                        hint="Pick a text file, or run a command that understands this format.", retryable=False)
+        raise ToolError(
+            f"{shown!r} is a binary file ({format_size(len(data))}); read_file shows text only",
+            hint="Pick a text file, or run a command that understands this format.",
+            retryable=False,
+        )
     return data.decode("utf-8", errors="replace")
 
 
@@ -200,9 +218,15 @@ def _walk(base: ConfinedRoot, top: Path) -> tuple[list[Path], int]:
     return out, other
 
 
-def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, command_timeout: float = 30.0,
-               allowed_commands: list[str] | None = None, env_allow: list[str] | tuple[str, ...] = (),
-               env: dict[str, str] | None = None) -> list[Tool]:
+def file_tools(
+    root: str | os.PathLike[str],
+    *,
+    read_cap_lines: int = 200,
+    command_timeout: float = 30.0,
+    allowed_commands: list[str] | None = None,
+    env_allow: list[str] | tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+) -> list[Tool]:
     """The five file tools over ``root``: ``list_dir``, ``read_file``, ``search_files``,
     ``run_command``, ``edit_file`` (in that order).
 
@@ -225,7 +249,6 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
     allowed = list(allowed_commands) if allowed_commands is not None else None
     env_names = tuple(env_allow)
     env_extra = dict(env or {})
-
 
     # -- list_dir ------------------------------------------------------------------------------
     def list_dir(path: str = ".") -> str:
@@ -266,7 +289,11 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
                 size = e.st.st_size if e.st is not None else 0
                 total_bytes += size
                 lines = _count_lines(base, e.path)
-                extra = f", {_plural(lines, 'line', 'lines')}" if lines is not None else (", binary" if _is_binary(base, e.path) else "")
+                extra = (
+                    f", {_plural(lines, 'line', 'lines')}"
+                    if lines is not None
+                    else (", binary" if _is_binary(base, e.path) else "")
+                )
                 if e.st is not None and e.st.st_nlink > 1:
                     extra += f", {e.st.st_nlink} hard links (never opened)"
                 rows.append(f"{name}  file, {format_size(size)}{extra}{via}")
@@ -289,13 +316,20 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
         offset: Annotated[int, pydantic.Field(ge=1)] = 1,
         limit: Annotated[int, pydantic.Field(ge=1, le=cap)] = cap,
     ):
-        p = base.resolve(path, must_exist=True, kind="file",
-                         missing_hint="Call list_dir on the parent directory to see the exact names.")
+        p = base.resolve(
+            path,
+            must_exist=True,
+            kind="file",
+            missing_hint="Call list_dir on the parent directory to see the exact names.",
+        )
         text = _read_text(base, p, path)
         page = page_lines(text, offset, limit, cap)
         if page.total and offset > page.total:
-            raise ToolError(f"offset {offset} is past the end of {path!r}, which has {page.total:,} lines",
-                            hint=f"Call read_file with offset between 1 and {page.total}.", retryable=False)
+            raise ToolError(
+                f"offset {offset} is past the end of {path!r}, which has {page.total:,} lines",
+                hint=f"Call read_file with offset between 1 and {page.total}.",
+                retryable=False,
+            )
         width = len(str(page.end))
         out = []
         for i, line in enumerate(page.text.splitlines(), start=page.start):
@@ -346,17 +380,22 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
         try:  # RE2: matching time is linear in the text for every pattern, so no pattern can hang
             rx = compile_pattern(pattern, ignore_case=bool(ignore_case), literal=bool(literal))
         except UnsafePatternError as exc:
-            raise ToolError(f"pattern {_shown(pattern)} is not a valid regular expression for this tool (RE2 syntax): {exc.reason}",
-                            hint="Fix the expression, or call search_files again with literal=true to search for the text as is.",
-                            retryable=False) from None
+            raise ToolError(
+                f"pattern {_shown(pattern)} is not a valid regular expression for this tool (RE2 syntax): {exc.reason}",
+                hint="Fix the expression, or call search_files again with literal=true to search for the text as is.",
+                retryable=False,
+            ) from None
         p = base.resolve(path, must_exist=True, missing_hint="Call list_dir to see what exists.")
         try:
             what = kind_from_mode(os.stat(p).st_mode)
         except OSError as exc:
             raise ToolError(f"cannot search {path!r}: {os_reason(exc)}") from None
         if what not in ("file", "dir"):
-            raise ToolError(f"{path!r} is a {what}, not a file or directory; search_files opens regular files only",
-                            hint="Pass a directory or a regular file; call list_dir to see each entry's kind.", retryable=False)
+            raise ToolError(
+                f"{path!r} is a {what}, not a file or directory; search_files opens regular files only",
+                hint="Pass a directory or a regular file; call list_dir to see each entry's kind.",
+                retryable=False,
+            )
         files, _other = ([p], 0) if what == "file" else _walk(base, p)
         shown: list[str] = []
         per_file: dict[str, int] = {}
@@ -368,7 +407,11 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
                     if os.fstat(fh.fileno()).st_size > _SEARCH_MAX_FILE:
                         continue
                     data = fh.read()
-            except (_NotRegular, OSError, ToolError):  # not regular, hard-linked, or changed into a link out of the root
+            except (
+                _NotRegular,
+                OSError,
+                ToolError,
+            ):  # not regular, hard-linked, or changed into a link out of the root
                 continue
             if b"\x00" in data[:_BINARY_SNIFF]:
                 continue
@@ -388,8 +431,10 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
         body = "\n".join(shown)
         if len(shown) < total:
             counts = ", ".join(f"{k}: {v}" for k, v in sorted(per_file.items(), key=lambda kv: -kv[1])[:20])
-            body += (f"\n[Matches per file: {counts}. Narrow it with a more specific pattern or a path, "
-                     f"or raise max_matches (up to 500).]")
+            body += (
+                f"\n[Matches per file: {counts}. Narrow it with a more specific pattern or a path, "
+                f"or raise max_matches (up to 500).]"
+            )
         return head + "\n" + body
 
     # -- run_command ---------------------------------------------------------------------------
@@ -409,37 +454,59 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
         """
         for i, arg in enumerate(command):
             if "\x00" in arg:
-                raise ToolError(f"command[{i}] contains a NUL byte, which no program argument can hold",
-                                hint="Send each argument as plain text without NUL characters.", retryable=False)
+                raise ToolError(
+                    f"command[{i}] contains a NUL byte, which no program argument can hold",
+                    hint="Send each argument as plain text without NUL characters.",
+                    retryable=False,
+                )
         prog = command[0]
         if allowed is not None and prog not in allowed:
             guess = closest(prog, allowed)
-            raise ToolError(f"program {prog!r} is not allowed here",
-                            hint=(f"Did you mean {guess[0]!r}? " if guess else "") + "Use one of the allowed programs.",
-                            retryable=False, valid_values=allowed)
-        exe = shutil.which(prog) if os.sep not in prog else (prog if os.path.isabs(prog) and os.access(prog, os.X_OK) else None)
+            raise ToolError(
+                f"program {prog!r} is not allowed here",
+                hint=(f"Did you mean {guess[0]!r}? " if guess else "") + "Use one of the allowed programs.",
+                retryable=False,
+                valid_values=allowed,
+            )
+        exe = (
+            shutil.which(prog)
+            if os.sep not in prog
+            else (prog if os.path.isabs(prog) and os.access(prog, os.X_OK) else None)
+        )
         if exe is None and prog in ("python", "python3"):
             exe = sys.executable
         if exe is None and os.sep in prog and not os.path.isabs(prog):
             exe = str(base.resolve(prog, must_exist=True, kind="file", param="command[0]"))
         if exe is None:
-            raise ToolError(f"program {prog!r} was not found on PATH",
-                            hint="Check the spelling; give the program name alone, arguments as separate list items.",
-                            retryable=False)
+            raise ToolError(
+                f"program {prog!r} was not found on PATH",
+                hint="Check the spelling; give the program name alone, arguments as separate list items.",
+                retryable=False,
+            )
         limit = min(float(timeout), max_timeout)
         try:
-            run = _run_program([exe, *command[1:]], cwd=base.root, timeout=limit,
-                               env=tool_environment(env_names, extra=env_extra))
+            run = _run_program(
+                [exe, *command[1:]], cwd=base.root, timeout=limit, env=tool_environment(env_names, extra=env_extra)
+            )
         except (OSError, ValueError) as exc:
-            raise ToolError(f"could not start {prog!r}: {os_reason(exc) if isinstance(exc, OSError) else exc}",
-                            retryable=False) from None
+            raise ToolError(
+                f"could not start {prog!r}: {os_reason(exc) if isinstance(exc, OSError) else exc}", retryable=False
+            ) from None
         shown_cmd = shlex.join(command)
         if run.timed_out:
-            parts = [f"{shown_cmd} did not finish within {limit:g} s and was stopped (SIGKILL to its process group"
-                     + (f", which also stopped {_plural(len(run.leftovers), 'other process', 'other processes')}: {_procs(run.leftovers)}" if run.leftovers else "")
-                     + ")"]
+            parts = [
+                f"{shown_cmd} did not finish within {limit:g} s and was stopped (SIGKILL to its process group"
+                + (
+                    f", which also stopped {_plural(len(run.leftovers), 'other process', 'other processes')}: {_procs(run.leftovers)}"
+                    if run.leftovers
+                    else ""
+                )
+                + ")"
+            ]
             if run.output_open:
-                parts.append("Its output was still held open by a process outside its process group; output up to then is shown.")
+                parts.append(
+                    "Its output was still held open by a process outside its process group; output up to then is shown."
+                )
             out, err = run.stdout.render(40), run.stderr.render(40)
             if out.strip():
                 parts.append(f"--- stdout (last part) ---\n{out}")
@@ -447,9 +514,11 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
                 parts.append(f"--- stderr (last part) ---\n{err}")
             if not out.strip() and not err.strip():
                 parts.append("It wrote no output.")
-            raise ToolError("\n".join(parts),
-                            hint="Run a smaller piece of work, or pass a larger timeout if the limit allows.",
-                            retryable=False)
+            raise ToolError(
+                "\n".join(parts),
+                hint="Run a smaller piece of work, or pass a larger timeout if the limit allows.",
+                retryable=False,
+            )
         code = run.returncode
         status = f"exit code: {code}"
         if code is not None and code < 0:
@@ -459,14 +528,20 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
                 status += f" (killed by signal {-code})"
         notes = []
         if run.leftovers:
-            notes.append(f"note: the program exited but left {_plural(len(run.leftovers), 'background process', 'background processes')} "
-                         f"running ({_procs(run.leftovers)}); {'it was' if len(run.leftovers) == 1 else 'they were'} stopped (SIGKILL to its process group)")
+            notes.append(
+                f"note: the program exited but left {_plural(len(run.leftovers), 'background process', 'background processes')} "
+                f"running ({_procs(run.leftovers)}); {'it was' if len(run.leftovers) == 1 else 'they were'} stopped (SIGKILL to its process group)"
+            )
         if run.output_open:
-            notes.append(f"note: the program exited but its output stayed open (held by a process outside its process group); "
-                         f"output after {limit:g} s was not collected")
-        return (status + "".join("\n" + n for n in notes) + "\n"
-                f"--- stdout ---\n{run.stdout.render(OUTPUT_LINE_CAP)}\n"
-                f"--- stderr ---\n{run.stderr.render(OUTPUT_LINE_CAP)}")
+            notes.append(
+                f"note: the program exited but its output stayed open (held by a process outside its process group); "
+                f"output after {limit:g} s was not collected"
+            )
+        return (
+            status + "".join("\n" + n for n in notes) + "\n"
+            f"--- stdout ---\n{run.stdout.render(OUTPUT_LINE_CAP)}\n"
+            f"--- stderr ---\n{run.stderr.render(OUTPUT_LINE_CAP)}"
+        )
 
     # -- edit_file -----------------------------------------------------------------------------
     def edit_file(
@@ -484,8 +559,12 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
             old_text: The exact text to replace, including indentation; it must occur exactly once in the file.
             new_text: The text that replaces old_text; may be empty to delete it.
         """
-        p = base.resolve(path, must_exist=True, kind="file",
-                         missing_hint="Call list_dir on the parent directory to see the exact names.")
+        p = base.resolve(
+            path,
+            must_exist=True,
+            kind="file",
+            missing_hint="Call list_dir on the parent directory to see the exact names.",
+        )
         try:
             fh = _open_regular(base, p, write=True)
         except _NotRegular as exc:
@@ -495,8 +574,11 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
         with fh:
             data = fh.read()
             if b"\x00" in data[:_BINARY_SNIFF]:
-                raise ToolError(f"{path!r} is a binary file ({format_size(len(data))}); edit_file changes text files only",
-                                hint="Change it with run_command and a program that understands this format.", retryable=False)
+                raise ToolError(
+                    f"{path!r} is a binary file ({format_size(len(data))}); edit_file changes text files only",
+                    hint="Change it with run_command and a program that understands this format.",
+                    retryable=False,
+                )
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -505,8 +587,9 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
                     f"{path!r} is not UTF-8 text (byte 0x{data[exc.start]:02X} at line {line} cannot be decoded); edit_file "
                     "writes UTF-8 only and would damage the bytes it cannot decode, so the file was not changed",
                     hint="Change it with run_command and a program that reads and writes the file's own encoding "
-                         "(e.g. python with open(path, encoding='latin-1')), or convert the file to UTF-8 first.",
-                    retryable=False) from None
+                    "(e.g. python with open(path, encoding='latin-1')), or convert the file to UTF-8 first.",
+                    retryable=False,
+                ) from None
             nl = _newline_of(text)
             adapted = False
             count, starts = _occurrences(text, old_text)
@@ -522,25 +605,34 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
             if count == 0:
                 if len(new_text.strip()) >= 8 and new_text in text:
                     at = _line_at(text, text.index(new_text))
-                    raise ToolError(f"old_text was not found in {path!r}, but new_text already is (line {at}): the edit looks applied",
-                                    hint=f"Call read_file with offset={at} to check it.", retryable=False)
-                raise ToolError(f"old_text was not found in {path!r}",
-                                hint=_closest_lines(text, old_text) + " Copy the text exactly as read_file shows it, without the line-number prefix.",
-                                retryable=False)
+                    raise ToolError(
+                        f"old_text was not found in {path!r}, but new_text already is (line {at}): the edit looks applied",
+                        hint=f"Call read_file with offset={at} to check it.",
+                        retryable=False,
+                    )
+                raise ToolError(
+                    f"old_text was not found in {path!r}",
+                    hint=_closest_lines(text, old_text)
+                    + " Copy the text exactly as read_file shows it, without the line-number prefix.",
+                    retryable=False,
+                )
             if count > 1:
                 per_line: dict[int, int] = {}
                 for ln in _lines_at(text, starts[:200]):
                     per_line[ln] = per_line.get(ln, 0) + 1
                 items = list(per_line.items())
                 shown = ", ".join(f"{ln} ({n} matches)" if n > 1 else str(ln) for ln, n in items[:20])
-                more = f" and more" if len(items) > 20 or count > len(starts[:200]) else ""
+                more = " and more" if len(items) > 20 or count > len(starts[:200]) else ""
                 where = f"line {shown}" if len(items) == 1 else f"lines {shown}{more}"
                 overlap = any(b - a < len(old_text) for a, b in zip(starts, starts[1:]))
-                raise ToolError(f"old_text occurs {count} times in {path!r} (at {where})"
-                                + ("; some of the matches overlap" if overlap else ""),
-                                hint="Add surrounding lines to old_text so that it matches exactly one place.", retryable=False)
+                raise ToolError(
+                    f"old_text occurs {count} times in {path!r} (at {where})"
+                    + ("; some of the matches overlap" if overlap else ""),
+                    hint="Add surrounding lines to old_text so that it matches exactly one place.",
+                    retryable=False,
+                )
             i = starts[0]
-            new = text[:i] + new_text + text[i + len(old_text):]
+            new = text[:i] + new_text + text[i + len(old_text) :]
             try:  # the same descriptor that was read: same file (mode, owner kept), whatever the path names now
                 fh.seek(0)
                 fh.write(new.encode("utf-8"))
@@ -549,7 +641,9 @@ def file_tools(root: str | os.PathLike[str], *, read_cap_lines: int = 200, comma
                 raise ToolError(f"cannot write {path!r}: {os_reason(exc)}") from None
             new_lines = new.splitlines()
             total = len(new_lines)
-            note = " (old_text and new_text were matched and written with the file's CRLF line endings)" if adapted else ""
+            note = (
+                " (old_text and new_text were matched and written with the file's CRLF line endings)" if adapted else ""
+            )
             if total == 0:
                 return f"Replaced 1 occurrence in {path}; the file is now empty.{note}"
             first = min(_line_at(new, i), total)
@@ -595,7 +689,7 @@ class _Capture:
         if text:
             self.chars += len(text)
             self.newlines += text.count("\n")
-            self.tail = (self.tail + text)[-self._KEEP:]
+            self.tail = (self.tail + text)[-self._KEEP :]
 
     def _read(self) -> None:
         fd = self.pipe.fileno()
@@ -631,8 +725,10 @@ class _Capture:
         if whole and len(keep) == len(lines) and not char_cut:
             return shown
         shown_lines = shown.count("\n") + 1 if shown else 0
-        return (f"[... cut: showing the end, {shown_lines:,} of {_plural(total_lines, 'line', 'lines')} and {len(shown):,} of "
-                f"{self.chars:,} characters (the cap is {max_lines:,} lines and {OUTPUT_CHAR_CAP:,} characters)]\n" + shown)
+        return (
+            f"[... cut: showing the end, {shown_lines:,} of {_plural(total_lines, 'line', 'lines')} and {len(shown):,} of "
+            f"{self.chars:,} characters (the cap is {max_lines:,} lines and {OUTPUT_CHAR_CAP:,} characters)]\n" + shown
+        )
 
 
 @dataclass
@@ -661,8 +757,8 @@ def _group_members(pgid: int) -> list[tuple[int, str]]:
                     raw = f.read().decode("utf-8", "replace")
             except OSError:
                 continue
-            name = raw[raw.find("(") + 1: raw.rfind(")")]
-            fields = raw[raw.rfind(")") + 2:].split()
+            name = raw[raw.find("(") + 1 : raw.rfind(")")]
+            fields = raw[raw.rfind(")") + 2 :].split()
             if len(fields) > 2 and fields[0] not in ("Z", "X") and fields[2] == str(pgid):
                 out.append((int(d), name))
         return sorted(out)
@@ -691,8 +787,15 @@ def _run_program(argv: list[str], *, cwd: Path, timeout: float, env: dict[str, s
     stdin from ``/dev/null``, reading stdout and stderr on threads. On timeout the whole group is
     killed; when the program exits, group members it left behind are killed too; the pipes are
     read until they close or the deadline (at least 1 s after the exit) passes."""
-    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=(os.name == "posix"), env=env)
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=(os.name == "posix"),
+        env=env,
+    )
     out, err = _Capture(proc.stdout), _Capture(proc.stderr)
     deadline = time.monotonic() + timeout
     timed_out = False

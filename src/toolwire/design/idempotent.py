@@ -24,8 +24,10 @@ __all__ = ["non_repeatable", "write_once", "is_non_repeatable", "call_key", "REP
 
 #: A note for tools that dedupe writes themselves (the loop's executor writes its own note when it
 #: returns the first result of an identical non-repeatable call).
-REPEAT_NOTE = ("[Not run again: this exact call already ran earlier in this run (tool call {first_id}); "
-               "its result is repeated above. Change the arguments to make a different change.]")
+REPEAT_NOTE = (
+    "[Not run again: this exact call already ran earlier in this run (tool call {first_id}); "
+    "its result is repeated above. Change the arguments to make a different change.]"
+)
 
 
 def non_repeatable(target: Any = None) -> Any:
@@ -56,4 +58,6 @@ def call_key(name: str, arguments: dict[str, Any]) -> str:
     """The canonical identity of a call: ``name`` + the arguments as JSON with sorted keys and
     no whitespace (so ``{"a":1,"b":2}`` and ``{"b":2,"a":1}`` are the same call). Values JSON
     cannot hold are rendered with ``repr``."""
-    return name + "\x00" + json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+    return (
+        name + "\x00" + json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+    )

@@ -73,8 +73,20 @@ AMBIGUOUS_NAMES: dict[str, str] = {
 
 #: Words in a path parameter's description that say how the path is read.
 _PATH_HINT = re.compile(r"\b(relative|absolute|root|cwd|working directory|workspace)\b", re.I)
-_PATH_NAMES = {"path", "file", "filename", "filepath", "file_path", "dir", "directory", "folder", "src", "dst",
-               "source_path", "target_path"}
+_PATH_NAMES = {
+    "path",
+    "file",
+    "filename",
+    "filepath",
+    "file_path",
+    "dir",
+    "directory",
+    "folder",
+    "src",
+    "dst",
+    "source_path",
+    "target_path",
+}
 
 #: Phrases that say *when* to call a tool (or when not to).
 _WHEN = re.compile(
@@ -96,7 +108,9 @@ def check_providers(providers: Iterable[str]) -> list[str]:
     out: list[str] = []
     for p in providers:
         if p not in DEFAULT_PROVIDERS:
-            raise ConfigurationError(f"unknown provider {p!r} for lint; known providers: {', '.join(DEFAULT_PROVIDERS)}")
+            raise ConfigurationError(
+                f"unknown provider {p!r} for lint; known providers: {', '.join(DEFAULT_PROVIDERS)}"
+            )
         if p not in out:
             out.append(p)
     return out
@@ -117,8 +131,14 @@ class Finding:
     provider: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"rule": self.rule, "severity": self.severity, "tool": self.tool, "pointer": self.pointer,
-             "message": self.message, "fix": self.fix}
+        d = {
+            "rule": self.rule,
+            "severity": self.severity,
+            "tool": self.tool,
+            "pointer": self.pointer,
+            "message": self.message,
+            "fix": self.fix,
+        }
         if self.provider:
             d["provider"] = self.provider
         return d
@@ -174,7 +194,9 @@ class _Ctx:
 RULES: dict[str, Rule] = {}
 
 
-def register_rule(id: str, severity: str, why: str, fix: str, *, per_set: bool = False) -> Callable[[Callable[..., Iterable[Finding]]], Callable[..., Iterable[Finding]]]:
+def register_rule(
+    id: str, severity: str, why: str, fix: str, *, per_set: bool = False
+) -> Callable[[Callable[..., Iterable[Finding]]], Callable[..., Iterable[Finding]]]:
     """Decorator: add a check to :data:`RULES` under ``id`` (replacing one with that id)."""
     if severity not in SEVERITIES:
         raise ValueError(f"severity must be one of {SEVERITIES}")
@@ -186,8 +208,16 @@ def register_rule(id: str, severity: str, why: str, fix: str, *, per_set: bool =
     return deco
 
 
-def _f(rule: str, tool: str, pointer: str, message: str, *, fix: str | None = None, severity: str | None = None,
-       provider: str | None = None) -> Finding:
+def _f(
+    rule: str,
+    tool: str,
+    pointer: str,
+    message: str,
+    *,
+    fix: str | None = None,
+    severity: str | None = None,
+    provider: str | None = None,
+) -> Finding:
     r = RULES[rule]
     return Finding(rule, severity or r.severity, tool, pointer, f"{message} — {r.why}", fix or r.fix, provider)
 
@@ -198,7 +228,9 @@ def _props(tool: Tool) -> dict[str, Any]:
     return props if isinstance(props, dict) else {}
 
 
-def _walk_props(schema: Any, path: tuple[Any, ...] = ("input_schema",)) -> Iterable[tuple[tuple[Any, ...], str, dict[str, Any]]]:
+def _walk_props(
+    schema: Any, path: tuple[Any, ...] = ("input_schema",)
+) -> Iterable[tuple[tuple[Any, ...], str, dict[str, Any]]]:
     """(pointer path, property name, property schema) for every named property, nested too.
     Malformed parts (``properties`` that is not an object, ``anyOf`` that is not a list) are
     passed over here; ``schema-invalid`` reports them."""
@@ -272,7 +304,7 @@ def resolve_local_ref(schema: Any, ref: str) -> tuple[bool, str]:
     if frag == "":
         return True, ""
     if not frag.startswith("/"):
-        return (frag in _anchors(schema)), f"no \"$anchor\": {frag!r} is defined in the schema"
+        return (frag in _anchors(schema)), f'no "$anchor": {frag!r} is defined in the schema'
     node = schema
     walked = ""
     for raw in frag[1:].split("/"):
@@ -291,10 +323,12 @@ def resolve_local_ref(schema: Any, ref: str) -> tuple[bool, str]:
 
 # -- rules --------------------------------------------------------------------------------------
 
+
 @register_rule(
-    "schema-invalid", "error",
+    "schema-invalid",
+    "error",
     "the input schema is not one every provider and toolwire's own argument validation accept, so a request with this tool is rejected or its calls fail at run time",
-    "make the top level {\"type\": \"object\", \"properties\": {...}}, use only Draft 2020-12 keywords with valid values, and point every \"$ref\" at a definition in the schema (e.g. \"#/$defs/Name\")",
+    'make the top level {"type": "object", "properties": {...}}, use only Draft 2020-12 keywords with valid values, and point every "$ref" at a definition in the schema (e.g. "#/$defs/Name")',
 )
 def _r_schema_invalid(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
     from ..errors import SchemaError
@@ -325,16 +359,21 @@ def _r_schema_invalid(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
     for path, ref in _refs(schema):
         pointer = json_pointer(("input_schema",) + path)
         if not ref.startswith("#"):
-            yield _f("schema-invalid", tool.name, pointer,
-                     f"\"$ref\": {ref!r} points outside this input schema, which no provider fetches and toolwire cannot resolve")
+            yield _f(
+                "schema-invalid",
+                tool.name,
+                pointer,
+                f'"$ref": {ref!r} points outside this input schema, which no provider fetches and toolwire cannot resolve',
+            )
             continue
         ok, why = resolve_local_ref(schema, ref)
         if not ok:
-            yield _f("schema-invalid", tool.name, pointer, f"\"$ref\": {ref!r} points nowhere ({why})")
+            yield _f("schema-invalid", tool.name, pointer, f'"$ref": {ref!r} points nowhere ({why})')
 
 
 @register_rule(
-    "description-missing", "error",
+    "description-missing",
+    "error",
     "the model picks tools by their description; with none it guesses from the name alone and calls the tool at the wrong time or never",
     "write one or two sentences: what the tool does, what it returns, and when to call it",
 )
@@ -344,29 +383,39 @@ def _r_desc_missing(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
 
 
 @register_rule(
-    "description-one-word", "warning",
+    "description-one-word",
+    "warning",
     "a one-word description repeats the name and tells the model nothing about inputs, results or when to use it",
     "replace it with a sentence that says what the tool does and when to call it",
 )
 def _r_desc_one_word(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
     d = tool.model_description().strip()
     if d and len(re.findall(r"[A-Za-z0-9_']+", d)) <= 1:
-        yield _f("description-one-word", tool.name, "/description", f"tool {tool.name!r} is described by one word ({d!r})")
+        yield _f(
+            "description-one-word", tool.name, "/description", f"tool {tool.name!r} is described by one word ({d!r})"
+        )
 
 
 @register_rule(
-    "description-no-when", "warning",
+    "description-no-when",
+    "warning",
     "a description that says what a tool does but never when to call it leaves the choice between similar tools, and the order of calls, to chance",
-    "add when to call it (\"Call it before ...\", \"Use it when ...\", \"Use X instead for ...\")",
+    'add when to call it ("Call it before ...", "Use it when ...", "Use X instead for ...")',
 )
 def _r_desc_when(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
     d = tool.model_description().strip()
     if d and len(re.findall(r"[A-Za-z0-9_']+", d)) > 1 and not _WHEN.search(d):
-        yield _f("description-no-when", tool.name, "/description", f"tool {tool.name!r} says what it does but not when to call it")
+        yield _f(
+            "description-no-when",
+            tool.name,
+            "/description",
+            f"tool {tool.name!r} says what it does but not when to call it",
+        )
 
 
 @register_rule(
-    "param-ambiguous-name", "warning",
+    "param-ambiguous-name",
+    "warning",
     "a parameter name with more than one honest reading gets filled with the wrong kind of value (a script's source instead of its path, an absolute path instead of a relative one), and each such call is wasted",
     "rename it to the one reading (e.g. script -> script_path, query -> sql) or describe it, with an enum or a format where one fits",
 )
@@ -375,17 +424,32 @@ def _r_param_ambiguous(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
         low = name.lower()
         desc = d if isinstance(d := sub.get("description"), str) else ""
         pointer = json_pointer(path)
-        if low in ctx.ambiguous and not desc.strip() and "enum" not in sub and "format" not in sub and "const" not in sub:
-            yield _f("param-ambiguous-name", tool.name, pointer,
-                     f"parameter {name!r} has no description, enum or format, and could mean {ctx.ambiguous[low]}")
+        if (
+            low in ctx.ambiguous
+            and not desc.strip()
+            and "enum" not in sub
+            and "format" not in sub
+            and "const" not in sub
+        ):
+            yield _f(
+                "param-ambiguous-name",
+                tool.name,
+                pointer,
+                f"parameter {name!r} has no description, enum or format, and could mean {ctx.ambiguous[low]}",
+            )
         elif low in _PATH_NAMES and desc.strip() and not _PATH_HINT.search(desc) and "format" not in sub:
-            yield _f("param-ambiguous-name", tool.name, pointer,
-                     f"path parameter {name!r} does not say whether it is relative (to what) or absolute",
-                     fix="say it in the description, e.g. \"relative to the project root\"")
+            yield _f(
+                "param-ambiguous-name",
+                tool.name,
+                pointer,
+                f"path parameter {name!r} does not say whether it is relative (to what) or absolute",
+                fix='say it in the description, e.g. "relative to the project root"',
+            )
 
 
 @register_rule(
-    "param-undescribed", "info",
+    "param-undescribed",
+    "info",
     "without a description the model infers a parameter's meaning and units from its name alone",
     "describe it in the docstring's Args section (or the schema's description)",
 )
@@ -393,7 +457,11 @@ def _r_param_undescribed(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
     for path, name, sub in _walk_props(tool.input_schema):
         if name.lower() in ctx.ambiguous:
             continue  # param-ambiguous-name covers it
-        if not (isinstance(sub.get("description"), str) and sub["description"].strip()) and "enum" not in sub and "const" not in sub:
+        if (
+            not (isinstance(sub.get("description"), str) and sub["description"].strip())
+            and "enum" not in sub
+            and "const" not in sub
+        ):
             yield _f("param-undescribed", tool.name, json_pointer(path), f"parameter {name!r} has no description")
 
 
@@ -402,10 +470,37 @@ _NAMED_PARAM = [
     re.compile(r"`([a-z_][a-z0-9_]*)`"),  # `offset`
     re.compile(r"\b(?:the|its|a|an)\s+[`'\"]?([a-z_][a-z0-9_]*)[`'\"]?\s+(?:parameter|argument|field|option)\b", re.I),
     re.compile(r"\b(?:parameter|argument)\s+[`'\"]?([a-z_][a-z0-9_]*)[`'\"]?", re.I),
-    re.compile(r"\b(?:pass|set|give|increase|raise)\s+[`'\"]?([a-z_]+_[a-z0-9_]*)[`'\"]?", re.I),  # pass start_line (snake_case only)
+    re.compile(
+        r"\b(?:pass|set|give|increase|raise)\s+[`'\"]?([a-z_]+_[a-z0-9_]*)[`'\"]?", re.I
+    ),  # pass start_line (snake_case only)
 ]
-_COMMON_WORDS = {"the", "a", "an", "it", "this", "that", "true", "false", "null", "none", "and", "or", "to", "of", "for",
-                 "parameter", "parameters", "argument", "arguments", "field", "option", "value", "values", "name", "names"}
+_COMMON_WORDS = {
+    "the",
+    "a",
+    "an",
+    "it",
+    "this",
+    "that",
+    "true",
+    "false",
+    "null",
+    "none",
+    "and",
+    "or",
+    "to",
+    "of",
+    "for",
+    "parameter",
+    "parameters",
+    "argument",
+    "arguments",
+    "field",
+    "option",
+    "value",
+    "values",
+    "name",
+    "names",
+}
 
 
 def _named_params(text: str) -> set[str]:
@@ -423,7 +518,8 @@ def _all_prop_names(tool: Tool) -> set[str]:
 
 
 @register_rule(
-    "undeclared-parameter", "error",
+    "undeclared-parameter",
+    "error",
     "the model follows text it is shown: a description or a paging note that tells it to send a parameter the schema does not declare produces calls that fail validation, or silently lose the value",
     "name the parameter the schema declares, or add the parameter to the schema",
 )
@@ -436,19 +532,29 @@ def _r_undeclared(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
             texts.append((json_pointer(path + ("description",)), sub["description"]))
     for pointer, text in texts:
         for w in sorted(_named_params(text) - declared - other_tools):
-            yield _f("undeclared-parameter", tool.name, pointer, f"text names {w!r}, which tool {tool.name!r} does not declare (declared: {', '.join(sorted(declared)) or 'none'})")
+            yield _f(
+                "undeclared-parameter",
+                tool.name,
+                pointer,
+                f"text names {w!r}, which tool {tool.name!r} does not declare (declared: {', '.join(sorted(declared)) or 'none'})",
+            )
     spec = CapSpec.from_meta(tool.meta.get("cap"))
     if spec is not None:
         props = _props(tool)
         missing = [p for p in spec.parameters() if p not in props]
         note = paging_note(Page("", spec.unit, 1, spec.size, spec.size * 3, True, spec.size + 1), tool.name, spec)
         if missing:
-            yield _f("undeclared-parameter", tool.name, "/input_schema/properties",
-                     f"the generated paging note ({note!r}) names {', '.join(repr(m) for m in missing)}, which the schema does not declare")
+            yield _f(
+                "undeclared-parameter",
+                tool.name,
+                "/input_schema/properties",
+                f"the generated paging note ({note!r}) names {', '.join(repr(m) for m in missing)}, which the schema does not declare",
+            )
 
 
 @register_rule(
-    "translation-change", "info",
+    "translation-change",
+    "info",
     "the provider's adapter rewrites or drops this part of the schema; the model sees the rewritten form",
     "nothing to do unless the rewritten form misleads; keep schemas within the common subset to avoid it",
 )
@@ -457,7 +563,8 @@ def _r_translation(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
 
 
 @register_rule(
-    "translation-lossy", "warning",
+    "translation-lossy",
+    "warning",
     "the provider's adapter drops information the model would have used (a constraint, a format, a union), so it will send values the schema meant to forbid",
     "move the constraint into the description, or simplify the schema to what the provider keeps",
 )
@@ -466,7 +573,8 @@ def _r_translation_lossy(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
 
 
 @register_rule(
-    "translation-error", "error",
+    "translation-error",
+    "error",
     "the provider's adapter cannot translate this schema, so a request with this tool fails before it is sent",
     "change the schema at the pointer as the message says",
 )
@@ -475,16 +583,18 @@ def _r_translation_error(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
 
 
 @register_rule(
-    "translation-unavailable", "info",
+    "translation-unavailable",
+    "info",
     "the provider's adapter could not report its schema changes here, so rewrites for this provider are not shown",
-    "install the adapter (pip install \"toolwire[<provider>]\") or upgrade it",
+    'install the adapter (pip install "toolwire[<provider>]") or upgrade it',
 )
 def _r_translation_unavailable(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
     return ()
 
 
 @register_rule(
-    "provider-name", "error",
+    "provider-name",
+    "error",
     "the provider rejects the whole request when a tool name breaks its naming rule",
     "rename it to letters, digits, '_' and '-' (a letter first), at most 64 characters",
 )
@@ -495,12 +605,19 @@ def _r_provider_name(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
         prof = cached_profile(provider)
         reason = prof.tool_name_error(tool.name) if prof is not None else None
         if reason:
-            yield _f("provider-name", tool.name, "/name", f"tool name {tool.name!r} breaks {provider}'s rule: {reason}",
-                     fix=f"rename it so that {provider} accepts it ({reason})", provider=provider)
+            yield _f(
+                "provider-name",
+                tool.name,
+                "/name",
+                f"tool name {tool.name!r} breaks {provider}'s rule: {reason}",
+                fix=f"rename it so that {provider} accepts it ({reason})",
+                provider=provider,
+            )
 
 
 @register_rule(
-    "provider-rule", "error",
+    "provider-rule",
+    "error",
     "a request with this tool breaks a rule of the provider's API (its profile says so before anything is sent), so toolwire refuses to send it",
     "change the tool as the message says; the rule id names the provider's rule (see the provider's page under Vendor rules)",
 )
@@ -509,7 +626,8 @@ def _r_provider_rule(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
 
 
 @register_rule(
-    "preflight-repair", "info",
+    "preflight-repair",
+    "info",
     "before sending, the provider's profile rewrites part of a request with this tool (the model still sees what the tool means)",
     "nothing to do; change the tool if you would rather send it as it is",
 )
@@ -518,7 +636,8 @@ def _r_preflight_repair(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
 
 
 @register_rule(
-    "duplicate-name", "error",
+    "duplicate-name",
+    "error",
     "two tools with one name: every provider rejects the request, or the model's call reaches the wrong function",
     "give each tool its own name",
     per_set=True,
@@ -533,7 +652,8 @@ def _r_duplicates(tools: Sequence[Tool], ctx: _Ctx) -> Iterable[Finding]:
 
 
 @register_rule(
-    "token-cost", "info",
+    "token-cost",
+    "info",
     "every tool definition is sent with every request, so its tokens are paid on each turn of a run",
     "shorten descriptions that repeat the schema, drop parameters the model never needs, split rarely used tools into another set",
 )
@@ -545,10 +665,13 @@ def _r_token_cost(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
         c = per.get(tool.name)
         if c is not None:
             kind = "exact (o200k_base)" if c.exact else "estimate"
-            yield _f("token-cost", tool.name, "", f"{c.tokens} tokens per turn for {provider} ({kind})", provider=provider)
+            yield _f(
+                "token-cost", tool.name, "", f"{c.tokens} tokens per turn for {provider} ({kind})", provider=provider
+            )
 
 
 # -- translation through the adapters ----------------------------------------------------------
+
 
 def _translation_findings(tool: Tool, provider: str, cache: dict[str, Any]) -> Iterable[Finding]:
     if provider not in cache:
@@ -560,12 +683,24 @@ def _translation_findings(tool: Tool, provider: str, cache: dict[str, Any]) -> I
             cache[provider] = exc
     c = cache[provider]
     if isinstance(c, Exception):
-        yield _f("translation-unavailable", tool.name, "", f"no translation report for {provider}: {type(c).__name__}: {c}", provider=provider)
+        yield _f(
+            "translation-unavailable",
+            tool.name,
+            "",
+            f"no translation report for {provider}: {type(c).__name__}: {c}",
+            provider=provider,
+        )
         return
     try:
         _decl, report = c.translate_tool(tool)
     except (NotImplementedError, AttributeError, ImportError) as exc:
-        yield _f("translation-unavailable", tool.name, "", f"no translation report for {provider}: {type(exc).__name__}: {exc}", provider=provider)
+        yield _f(
+            "translation-unavailable",
+            tool.name,
+            "",
+            f"no translation report for {provider}: {type(exc).__name__}: {exc}",
+            provider=provider,
+        )
         return
     except ToolNameError:
         return  # the provider-name rule reports it
@@ -578,7 +713,9 @@ def _translation_findings(tool: Tool, provider: str, cache: dict[str, Any]) -> I
     for change in report:
         rule = "translation-lossy" if change.lossy else "translation-change"
         ptr = change.pointer if change.pointer.startswith("/input_schema") else "/input_schema" + change.pointer
-        yield _f(rule, tool.name, ptr, f"{provider}: {change.action} {change.keyword}: {change.detail}", provider=provider)
+        yield _f(
+            rule, tool.name, ptr, f"{provider}: {change.action} {change.keyword}: {change.detail}", provider=provider
+        )
 
 
 def _preflight_findings(tool: Tool, provider: str, cache: dict[str, Any]) -> Iterable[Finding]:
@@ -598,25 +735,42 @@ def _preflight_findings(tool: Tool, provider: str, cache: dict[str, Any]) -> Ite
     if prof is None:
         return
     try:
-        body = c.encode_request(ModelRequest(model="lint-probe", messages=[Message("user", [TextPart("Hi")])], tools=[tool]))
+        body = c.encode_request(
+            ModelRequest(model="lint-probe", messages=[Message("user", [TextPart("Hi")])], tools=[tool])
+        )
     except ToolwireError:
         return  # a name or schema the codec refuses: provider-name / translation-error report it
-    except Exception:  # noqa: BLE001 - a codec that cannot encode a probe: nothing to show
+    except Exception:
         return
     try:
         _body, report = preflight(prof, body)
     except RequestRefused as exc:
         for v in exc.violations:
-            yield _f("provider-rule", tool.name, "", f"{provider}: {v.message} (rule {v.rule}, at {v.pointer or '/'} of the request)",
-                     provider=provider)
+            yield _f(
+                "provider-rule",
+                tool.name,
+                "",
+                f"{provider}: {v.message} (rule {v.rule}, at {v.pointer or '/'} of the request)",
+                provider=provider,
+            )
         return
-    except Exception as exc:  # noqa: BLE001 - a broken profile: say so, do not abort the review
-        yield _f("translation-unavailable", tool.name, "", f"{provider}'s profile could not check a request: {type(exc).__name__}: {exc}",
-                 provider=provider)
+    except Exception as exc:
+        yield _f(
+            "translation-unavailable",
+            tool.name,
+            "",
+            f"{provider}'s profile could not check a request: {type(exc).__name__}: {exc}",
+            provider=provider,
+        )
         return
     for change in report:
-        yield _f("preflight-repair", tool.name, "", f"{provider}: {change.detail} (rule {change.rule}, at {change.pointer or '/'} of the request)",
-                 provider=provider)
+        yield _f(
+            "preflight-repair",
+            tool.name,
+            "",
+            f"{provider}: {change.detail} (rule {change.rule}, at {change.pointer or '/'} of the request)",
+            provider=provider,
+        )
 
 
 def _run_rule(rule: Rule, subject: Any, tool_name: str, ctx: _Ctx) -> list[Finding]:
@@ -625,8 +779,16 @@ def _run_rule(rule: Rule, subject: Any, tool_name: str, ctx: _Ctx) -> list[Findi
     try:
         return list(rule.check(subject, ctx))
     except Exception as exc:
-        return [Finding(rule.id, "error", tool_name, "", f"this check could not run: {type(exc).__name__}: {_one_line(exc)}",
-                        "fix what schema-invalid reports for this tool, or report the crash as a toolwire bug")]
+        return [
+            Finding(
+                rule.id,
+                "error",
+                tool_name,
+                "",
+                f"this check could not run: {type(exc).__name__}: {_one_line(exc)}",
+                "fix what schema-invalid reports for this tool, or report the crash as a toolwire bug",
+            )
+        ]
 
 
 # -- bounded work ---------------------------------------------------------------------------------
@@ -638,14 +800,19 @@ MAX_LINT_TEXT_CHARS = 100_000
 
 
 @register_rule(
-    "text-too-long", "warning",
+    "text-too-long",
+    "warning",
     "every character of a description is sent with every request; a text this long costs more tokens than most conversations",
     "move reference material out of the description (into a tool the model calls when it needs it) and keep the description to what, when and how",
 )
 def _r_text_too_long(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
     for pointer, length in tool.meta.get("lint_cut", ()):
-        yield _f("text-too-long", tool.name, pointer,
-                 f"the text is {length:,} characters; lint reviewed and priced the first {MAX_LINT_TEXT_CHARS:,} (MAX_LINT_TEXT_CHARS)")
+        yield _f(
+            "text-too-long",
+            tool.name,
+            pointer,
+            f"the text is {length:,} characters; lint reviewed and priced the first {MAX_LINT_TEXT_CHARS:,} (MAX_LINT_TEXT_CHARS)",
+        )
 
 
 def _bounded(tool: Tool) -> Tool:
@@ -702,8 +869,16 @@ def _bounded(tool: Tool) -> Tool:
 
 # -- entry point --------------------------------------------------------------------------------
 
-def lint_tools(tools: Iterable[Tool], providers: Sequence[str] | None = None, *, ambiguous_names: dict[str, str] | Iterable[str] | None = None,
-               select: Iterable[str] | None = None, ignore: Iterable[str] | None = None, token_costs: bool = True) -> LintReport:
+
+def lint_tools(
+    tools: Iterable[Tool],
+    providers: Sequence[str] | None = None,
+    *,
+    ambiguous_names: dict[str, str] | Iterable[str] | None = None,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    token_costs: bool = True,
+) -> LintReport:
     """Run every rule of :data:`RULES` on ``tools``.
 
     - ``providers``: which providers' adapters, name rules and token costs to check
@@ -753,13 +928,19 @@ def lint_tools(tools: Iterable[Tool], providers: Sequence[str] | None = None, *,
             findings.extend(_run_rule(r, t, t.name, ctx))
         if any(r.id.startswith("translation-") or r.id in ("provider-rule", "preflight-repair") for r in active):
             for p in provs:
-                findings.extend(f for f in _translation_findings(t, p, cache) if f.rule in selected and f.rule not in skipped)
-                findings.extend(f for f in _preflight_findings(t, p, cache) if f.rule in selected and f.rule not in skipped)
+                findings.extend(
+                    f for f in _translation_findings(t, p, cache) if f.rule in selected and f.rule not in skipped
+                )
+                findings.extend(
+                    f for f in _preflight_findings(t, p, cache) if f.rule in selected and f.rule not in skipped
+                )
     for r in active:
         if r.per_set:
             findings.extend(_run_rule(r, tools, "", ctx))
     order = {n: i for i, n in enumerate(t.name for t in tools)}
-    findings.sort(key=lambda f: (order.get(f.tool, 0), SEVERITIES.index(f.severity), f.rule, f.provider or "", f.pointer))
+    findings.sort(
+        key=lambda f: (order.get(f.tool, 0), SEVERITIES.index(f.severity), f.rule, f.provider or "", f.pointer)
+    )
     counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
     summary = {
         "tools": len(tools),
@@ -795,11 +976,16 @@ def prompt_cache_savings(token_costs: dict[str, Any]) -> dict[str, Any]:
         minimum = prof.cache_min_tokens() if prof is not None else None
         if minimum is None:
             continue
-        out[provider] = {"tokens": cost["tokens"], "min_prefix_tokens": minimum, "cacheable_alone": cost["tokens"] >= minimum}
+        out[provider] = {
+            "tokens": cost["tokens"],
+            "min_prefix_tokens": minimum,
+            "cacheable_alone": cost["tokens"] >= minimum,
+        }
     return out
 
 
 # -- loading targets ----------------------------------------------------------------------------
+
 
 def _tools_in(obj: Any) -> list[Tool] | None:
     if isinstance(obj, Tool):
@@ -864,9 +1050,15 @@ def load_tools(target: str) -> list[Tool]:
             mod = _guarded(target, f"importing module {base!r}", importlib.import_module, base)
         except ToolDefinitionError as exc:
             cause = exc.__cause__ or exc.__context__
-            if isinstance(cause, ModuleNotFoundError) and cause.name and (base == cause.name or base.startswith(cause.name + ".")):
-                raise ToolDefinitionError(f"lint target {target!r}: no module named {base!r} on the import path "
-                                          "(give a file path, or run from the directory that holds the package)") from None
+            if (
+                isinstance(cause, ModuleNotFoundError)
+                and cause.name
+                and (base == cause.name or base.startswith(cause.name + "."))
+            ):
+                raise ToolDefinitionError(
+                    f"lint target {target!r}: no module named {base!r} on the import path "
+                    "(give a file path, or run from the directory that holds the package)"
+                ) from None
             raise
     if attr is None:
         tools = _from_module(mod)
@@ -896,8 +1088,10 @@ def _guarded(target: str, doing: str, fn: Callable[..., Any], *args: Any) -> Any
         with contextlib.redirect_stdout(sys.stderr):
             return fn(*args)
     except SystemExit as exc:
-        raise ToolDefinitionError(f"lint target {target!r}: {doing} called sys.exit({exc.code!r}); "
-                                  "a tool module must not exit when imported (guard it with if __name__ == '__main__':)") from exc
+        raise ToolDefinitionError(
+            f"lint target {target!r}: {doing} called sys.exit({exc.code!r}); "
+            "a tool module must not exit when imported (guard it with if __name__ == '__main__':)"
+        ) from exc
     except ToolDefinitionError as exc:
         raise ToolDefinitionError(f"lint target {target!r}: {doing} failed: {_one_line(exc)}") from exc
     except Exception as exc:
@@ -908,7 +1102,9 @@ def _guarded(target: str, doing: str, fn: Callable[..., Any], *args: Any) -> Any
             if not fname.startswith("<") and Path(fname).resolve() != Path(__file__).resolve():
                 where = f" ({Path(fname).name}, line {tb.tb_lineno})"
             tb = tb.tb_next
-        raise ToolDefinitionError(f"lint target {target!r}: {doing} failed: {type(exc).__name__}: {_one_line(exc)}{where}") from exc
+        raise ToolDefinitionError(
+            f"lint target {target!r}: {doing} failed: {type(exc).__name__}: {_one_line(exc)}{where}"
+        ) from exc
 
 
 def _one_line(exc: BaseException) -> str:
@@ -924,7 +1120,9 @@ def _from_json(p: Path) -> list[Tool]:
     if isinstance(data, dict) and isinstance(data.get("tools"), list):
         data = data["tools"]
     if not isinstance(data, list):
-        raise ToolDefinitionError(f"lint target {str(p)!r} must hold a list of tool specs (or {{\"tools\": [...]}}), got {type(data).__name__}")
+        raise ToolDefinitionError(
+            f'lint target {str(p)!r} must hold a list of tool specs (or {{"tools": [...]}}), got {type(data).__name__}'
+        )
     tools = []
     for i, spec in enumerate(data):
         if not isinstance(spec, dict):
@@ -933,17 +1131,21 @@ def _from_json(p: Path) -> list[Tool]:
             spec = spec["function"]
         name = spec.get("name")
         if not isinstance(name, str):
-            raise ToolDefinitionError(f"lint target {str(p)!r}: item {i} has no \"name\" string")
+            raise ToolDefinitionError(f'lint target {str(p)!r}: item {i} has no "name" string')
         description = spec.get("description")
         if description is not None and not isinstance(description, str):
-            raise ToolDefinitionError(f"lint target {str(p)!r}: item {i} ({name!r}): \"description\" must be a string, "
-                                      f"got {type(description).__name__}")
+            raise ToolDefinitionError(
+                f'lint target {str(p)!r}: item {i} ({name!r}): "description" must be a string, '
+                f"got {type(description).__name__}"
+            )
         schema = spec.get("input_schema", spec.get("parameters"))
         if schema is None or schema == {}:
             schema = {"type": "object", "properties": {}}
         if not isinstance(schema, dict):
-            raise ToolDefinitionError(f"lint target {str(p)!r}: item {i} ({name!r}): the input schema must be an object, "
-                                      f"got {type(schema).__name__}")
+            raise ToolDefinitionError(
+                f"lint target {str(p)!r}: item {i} ({name!r}): the input schema must be an object, "
+                f"got {type(schema).__name__}"
+            )
         tools.append(_spec_tool(name, description or "", schema, spec.get("meta")))
     return tools
 

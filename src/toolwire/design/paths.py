@@ -76,8 +76,15 @@ class ConfinedRoot:
         return p == self.root or self.root in p.parents
 
     # -- opens that cannot be raced ---------------------------------------------------------
-    def open_fd(self, path: str | os.PathLike[str], flags: int = os.O_RDONLY, *, directory: bool = False,
-                param: str = "path", allow_hard_links: bool = False) -> int:
+    def open_fd(
+        self,
+        path: str | os.PathLike[str],
+        flags: int = os.O_RDONLY,
+        *,
+        directory: bool = False,
+        param: str = "path",
+        allow_hard_links: bool = False,
+    ) -> int:
         """Open ``path`` (relative to the root, or absolute inside it) and return a file
         descriptor, resolving it one component at a time from a descriptor of the root
         (``os.open(..., dir_fd=..., O_NOFOLLOW)``), never through a path the kernel resolves.
@@ -97,18 +104,24 @@ class ConfinedRoot:
         if raw.is_absolute():
             lexical = Path(os.path.normpath(raw))
             if not self._inside(lexical):
-                raise ToolError(f"{param} {_shown(text)} is an absolute path outside the root directory", retryable=False)
+                raise ToolError(
+                    f"{param} {_shown(text)} is an absolute path outside the root directory", retryable=False
+                )
             parts = list(lexical.relative_to(self.root).parts)
             text = self.relative(lexical)  # messages show the path as the model writes it
         else:
             parts = [c for c in text.replace(os.sep, "/").split("/")]
         return self._walk_open(parts, flags, directory, param, text, allow_hard_links)
 
-    def _walk_open(self, parts: list[str], flags: int, directory: bool, param: str, text: str,
-                   allow_hard_links: bool) -> int:
+    def _walk_open(
+        self, parts: list[str], flags: int, directory: bool, param: str, text: str, allow_hard_links: bool
+    ) -> int:
         shown = _shown(text)
-        escape = ToolError(f"{param} {shown} goes through a symbolic link that leads outside the root directory",
-                           hint="Only files inside the root can be used; pick another path.", retryable=False)
+        escape = ToolError(
+            f"{param} {shown} goes through a symbolic link that leads outside the root directory",
+            hint="Only files inside the root can be used; pick another path.",
+            retryable=False,
+        )
         stack = [os.open(self.root, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)]
         pending = list(reversed(parts))
         links = 0
@@ -132,8 +145,10 @@ class ConfinedRoot:
                 if st is not None and stat.S_ISLNK(st.st_mode):
                     links += 1
                     if links > _MAX_LINKS:
-                        raise ToolError(f"{param} {shown} goes through a symbolic link loop (links that point at each other)",
-                                        retryable=False)
+                        raise ToolError(
+                            f"{param} {shown} goes through a symbolic link loop (links that point at each other)",
+                            retryable=False,
+                        )
                     target = os.readlink(comp, dir_fd=cur)
                     if os.path.isabs(target):
                         lexical = Path(os.path.normpath(target))
@@ -173,7 +188,9 @@ class ConfinedRoot:
                         raise ToolError(
                             f"{param} {shown} is a file with {fst.st_nlink} hard links; a hard link can name a file outside "
                             "the root directory, so it is not opened",
-                            hint="Work on a file that has a single name (copy it inside the root first).", retryable=False)
+                            hint="Work on a file that has a single name (copy it inside the root first).",
+                            retryable=False,
+                        )
                 except BaseException:
                     os.close(fd)
                     raise
@@ -183,8 +200,15 @@ class ConfinedRoot:
             for fd in stack:
                 os.close(fd)
 
-    def resolve(self, path: Any, *, must_exist: bool = False, kind: str | None = None,
-                param: str = "path", missing_hint: str | None = None) -> Path:
+    def resolve(
+        self,
+        path: Any,
+        *,
+        must_exist: bool = False,
+        kind: str | None = None,
+        param: str = "path",
+        missing_hint: str | None = None,
+    ) -> Path:
         """Resolve ``path`` (text from the model) to an absolute :class:`Path` inside the root.
 
         ``must_exist``: raise when nothing is there, with "did you mean" names from the parent
@@ -194,16 +218,23 @@ class ConfinedRoot:
         ``OSError``) on every failure.
         """
         if not isinstance(path, str):
-            raise ToolError(f"{param} must be a string path, got {type(path).__name__}", hint=PATH_DESCRIPTION, retryable=False)
+            raise ToolError(
+                f"{param} must be a string path, got {type(path).__name__}", hint=PATH_DESCRIPTION, retryable=False
+            )
         if "\x00" in path:
-            raise ToolError(f"{param} contains a NUL byte, which no file name can hold",
-                            hint="Send the path as plain text without control characters.", retryable=False)
+            raise ToolError(
+                f"{param} contains a NUL byte, which no file name can hold",
+                hint="Send the path as plain text without control characters.",
+                retryable=False,
+            )
         try:
             return self._resolve(path, must_exist=must_exist, kind=kind, param=param, missing_hint=missing_hint)
         except OSError as exc:  # ENAMETOOLONG, EACCES, EIO...: never the absolute path the OS names
-            raise ToolError(f"{param} {_shown(path)} cannot be used: {os_reason(exc)}",
-                            hint=missing_hint or "Check the path; send a shorter path relative to the root.",
-                            retryable=False) from None
+            raise ToolError(
+                f"{param} {_shown(path)} cannot be used: {os_reason(exc)}",
+                hint=missing_hint or "Check the path; send a shorter path relative to the root.",
+                retryable=False,
+            ) from None
 
     def _resolve(self, path: str, *, must_exist: bool, kind: str | None, param: str, missing_hint: str | None) -> Path:
         text = path.strip() or "."
@@ -234,8 +265,11 @@ class ConfinedRoot:
             )
         if must_exist and not resolved.exists():
             if os.path.islink(lexical):
-                raise ToolError(f"{param} {shown} is a broken symbolic link (its target does not exist)",
-                                hint=missing_hint or "Pick another path.", retryable=False)
+                raise ToolError(
+                    f"{param} {shown} is a broken symbolic link (its target does not exist)",
+                    hint=missing_hint or "Pick another path.",
+                    retryable=False,
+                )
             parent = resolved.parent
             while not parent.exists() and self._inside(parent.parent) and parent != self.root:
                 parent = parent.parent
@@ -256,8 +290,11 @@ class ConfinedRoot:
             if kind == "file" and actual != "file":
                 if actual == "dir":
                     raise ToolError(f"{param} {shown} is a directory, not a file", hint=missing_hint, retryable=False)
-                raise ToolError(f"{param} {shown} is a {actual}, not a regular file; it is never opened, since reading it could block or have side effects",
-                                hint=missing_hint, retryable=False)
+                raise ToolError(
+                    f"{param} {shown} is a {actual}, not a regular file; it is never opened, since reading it could block or have side effects",
+                    hint=missing_hint,
+                    retryable=False,
+                )
             if kind == "dir" and actual != "dir":
                 what = "file" if actual == "file" else actual
                 raise ToolError(f"{param} {shown} is a {what}, not a directory", hint=missing_hint, retryable=False)
@@ -316,8 +353,11 @@ def _resolve_loose(p: Path, param: str = "path", shown: str | None = None) -> Pa
     except OSError as exc:
         if exc.errno != errno.ELOOP:
             raise
-    raise ToolError(f"{param} {shown or '(path)'} goes through a symbolic link loop (links that point at each other)",
-                    hint="Pick another path; call list_dir to see which entries are link loops.", retryable=False) from None
+    raise ToolError(
+        f"{param} {shown or '(path)'} goes through a symbolic link loop (links that point at each other)",
+        hint="Pick another path; call list_dir to see which entries are link loops.",
+        retryable=False,
+    ) from None
 
 
 class _Confinement:
@@ -358,7 +398,9 @@ def _confinements(function: Callable[..., Any]) -> dict[str, _Confinement]:
     try:
         hints = typing.get_type_hints(function, include_extras=True)
     except Exception as exc:
-        raise ToolDefinitionError(f"cannot read the type hints of {getattr(function, '__name__', function)!r}: {exc}") from None
+        raise ToolDefinitionError(
+            f"cannot read the type hints of {getattr(function, '__name__', function)!r}: {exc}"
+        ) from None
     out = {}
     for name, hint in hints.items():
         for meta in getattr(hint, "__metadata__", ()):
@@ -367,8 +409,12 @@ def _confinements(function: Callable[..., Any]) -> dict[str, _Confinement]:
     return out
 
 
-def confined(function: Callable[..., Any] | None = None, *, root: str | os.PathLike[str] | ConfinedRoot | None = None,
-             must_exist: bool = False) -> Any:
+def confined(
+    function: Callable[..., Any] | None = None,
+    *,
+    root: str | os.PathLike[str] | ConfinedRoot | None = None,
+    must_exist: bool = False,
+) -> Any:
     """Decorator (put it under ``@tool``): convert every :data:`ConfinedPath` /
     :func:`confined_path` parameter to a resolved :class:`Path` before the function runs.
 
@@ -381,13 +427,17 @@ def confined(function: Callable[..., Any] | None = None, *, root: str | os.PathL
         bound = ConfinedRoot(root) if root is not None and not isinstance(root, ConfinedRoot) else root
         found = _confinements(fn)
         if not found:
-            raise ToolDefinitionError(f"@confined on {fn.__name__!r}: no parameter is annotated ConfinedPath or confined_path(root)")
+            raise ToolDefinitionError(
+                f"@confined on {fn.__name__!r}: no parameter is annotated ConfinedPath or confined_path(root)"
+            )
         roots: dict[str, ConfinedRoot] = {}
         for name, marker in found.items():
             r = marker.root or bound
             if r is None:
-                raise ToolDefinitionError(f"@confined on {fn.__name__!r}: parameter {name!r} is a ConfinedPath but no root was given; "
-                                          "use @confined(root=...) or annotate it with confined_path(root)")
+                raise ToolDefinitionError(
+                    f"@confined on {fn.__name__!r}: parameter {name!r} is a ConfinedPath but no root was given; "
+                    "use @confined(root=...) or annotate it with confined_path(root)"
+                )
             roots[name] = r
         sig = inspect.signature(fn)
 
@@ -399,6 +449,7 @@ def confined(function: Callable[..., Any] | None = None, *, root: str | os.PathL
             return ba
 
         if inspect.iscoroutinefunction(fn):
+
             @functools.wraps(fn)
             async def awrapper(*args: Any, **kwargs: Any) -> Any:
                 ba = convert(args, kwargs)

@@ -52,8 +52,14 @@ class Page:
     next_offset: int | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"unit": self.unit, "start": self.start, "end": self.end, "total": self.total,
-                "truncated": self.truncated, "next_offset": self.next_offset}
+        return {
+            "unit": self.unit,
+            "start": self.start,
+            "end": self.end,
+            "total": self.total,
+            "truncated": self.truncated,
+            "next_offset": self.next_offset,
+        }
 
 
 def page_lines(text: str, offset: int = 1, limit: int | None = None, cap: int = 200) -> Page:
@@ -67,8 +73,15 @@ def page_lines(text: str, offset: int = 1, limit: int | None = None, cap: int = 
     chunk = lines[start - 1 : start - 1 + size]
     end = start + len(chunk) - 1
     truncated = end < total
-    return Page("".join(chunk), "lines", start if chunk else total + 1, end if chunk else total, total,
-                truncated, end + 1 if truncated else None)
+    return Page(
+        "".join(chunk),
+        "lines",
+        start if chunk else total + 1,
+        end if chunk else total,
+        total,
+        truncated,
+        end + 1 if truncated else None,
+    )
 
 
 def page_chars(text: str, offset: int = 0, limit: int | None = None, cap: int = 20_000) -> Page:
@@ -93,7 +106,9 @@ def format_size(n: int) -> str:
     return f"{n:,} bytes"  # pragma: no cover
 
 
-def count_note(shown: int, total: int, noun: str, *, plural: str | None = None, how_to_narrow: str | None = None) -> str:
+def count_note(
+    shown: int, total: int, noun: str, *, plural: str | None = None, how_to_narrow: str | None = None
+) -> str:
     """``"3 matches"`` or ``"showing 100 of 1,342 matches"`` + how to narrow when truncated.
     ``plural`` defaults to ``noun + "s"`` (``"es"`` after s/x/ch/sh, ``"ies"`` after a consonant + y)."""
     if plural is None:
@@ -141,7 +156,7 @@ class CapSpec:
 def paging_note(page: Page, tool_name: str, spec: CapSpec) -> str:
     """The note appended to a truncated page. It names only ``spec``'s declared parameters::
 
-        [Showing lines 1-200 of 5,120. To read on, call read_file with offset=201 (limit up to 200).]
+    [Showing lines 1-200 of 5,120. To read on, call read_file with offset=201 (limit up to 200).]
     """
     if not page.truncated:
         return ""
@@ -170,11 +185,14 @@ def _check(tool: Tool, spec: CapSpec) -> None:
     for p in spec.parameters():
         t = props[p].get("type") if isinstance(props[p], dict) else None
         if t not in ("integer", "number", ["integer", "null"], None):
-            raise ToolDefinitionError(f"tool {tool.name!r}: paging parameter {p!r} must be an integer, its schema says {t!r}")
+            raise ToolDefinitionError(
+                f"tool {tool.name!r}: paging parameter {p!r} must be an integer, its schema says {t!r}"
+            )
 
 
-def capped(*, lines: int | None = None, chars: int | None = None, offset: str = "offset",
-           limit: str | None = "limit") -> Callable[[Any], Tool]:
+def capped(
+    *, lines: int | None = None, chars: int | None = None, offset: str = "offset", limit: str | None = "limit"
+) -> Callable[[Any], Tool]:
     """Declare a cap with paging on a tool (put it above ``@tool``, or on a plain function,
     which is turned into a :class:`Tool` first).
 
@@ -218,14 +236,19 @@ def capped(*, lines: int | None = None, chars: int | None = None, offset: str = 
                 off = kwargs.get(spec.offset, default_offset)
                 first = 1 if spec.unit == "lines" else 0
                 try:
-                    past = int(off) > first and (int(off) > page.total if spec.unit == "lines" else int(off) >= page.total)
+                    past = int(off) > first and (
+                        int(off) > page.total if spec.unit == "lines" else int(off) >= page.total
+                    )
                 except (TypeError, ValueError):
                     past = False
                 if past:
                     last = page.total if spec.unit == "lines" else page.total - 1
-                    where = (f"{spec.offset} between {first} and {last}" if page.total else f"{spec.offset}={first}")
-                    raise ToolError(f"{spec.offset} {off} is past the end (total {page.total:,} {spec.unit})",
-                                    hint=f"Call {t.name} again with {where}.", retryable=False)
+                    where = f"{spec.offset} between {first} and {last}" if page.total else f"{spec.offset}={first}"
+                    raise ToolError(
+                        f"{spec.offset} {off} is past the end (total {page.total:,} {spec.unit})",
+                        hint=f"Call {t.name} again with {where}.",
+                        retryable=False,
+                    )
             note = paging_note(page, t.name, spec)
             if not note:
                 return page.text
@@ -233,12 +256,14 @@ def capped(*, lines: int | None = None, chars: int | None = None, offset: str = 
             return f"{page.text}{sep}{note}"
 
         if inspect.iscoroutinefunction(fn):
+
             @functools.wraps(fn)
             async def acall(*args: Any, **kwargs: Any) -> Any:
                 return finish(await fn(*args, **kwargs), kwargs)
 
             t.function = acall
         else:
+
             @functools.wraps(fn)
             def call(*args: Any, **kwargs: Any) -> Any:
                 return finish(fn(*args, **kwargs), kwargs)

@@ -1,4 +1,4 @@
-""""Did you mean" suggestions for actionable errors (unknown tool, unknown file, bad enum value)."""
+""" "Did you mean" suggestions for actionable errors (unknown tool, unknown file, bad enum value)."""
 
 from __future__ import annotations
 

@@ -83,8 +83,8 @@ def count_text(text: str) -> int:
     return len(encoding().encode(text, disallowed_special=()))
 
 
-
 # -- public cost API ----------------------------------------------------------------------------
+
 
 @dataclass
 class ToolCost:
@@ -135,7 +135,9 @@ def _provider_parts(provider: str) -> tuple[Any, Any]:
     try:
         return codec(provider), profile(provider)
     except (ProviderNotFound, NotImplementedError) as exc:
-        raise ValueError(f"no token-cost model for provider {provider!r} ({exc}); known: {', '.join(COST_PROVIDERS)}") from exc
+        raise ValueError(
+            f"no token-cost model for provider {provider!r} ({exc}); known: {', '.join(COST_PROVIDERS)}"
+        ) from exc
 
 
 def tool_costs(tools: Iterable[Tool | dict[str, Any]], provider: str) -> SetCost:
@@ -160,7 +162,9 @@ def tool_costs(tools: Iterable[Tool | dict[str, Any]], provider: str) -> SetCost
     return SetCost(provider, total, total - sum(c.tokens for c in per), exact, method, per)
 
 
-def count_tool_tokens_live(tools: Sequence[Tool], provider: str, model: str, *, probe: str = "Hi", **settings: Any) -> SetCost:
+def count_tool_tokens_live(
+    tools: Sequence[Tool], provider: str, model: str, *, probe: str = "Hi", **settings: Any
+) -> SetCost:
     """Count the per-turn cost of ``tools`` with the vendor's own token-counting endpoint,
     through the API's profile (:meth:`~toolwire.profile.Profile.count_tokens`; it costs API
     calls, no output tokens). The cost of each tool is the count of a one-message request
@@ -185,8 +189,10 @@ def count_tool_tokens_live(tools: Sequence[Tool], provider: str, model: str, *, 
     async def counts() -> tuple[int, list[int], int]:
         base = await prof.count_tokens(body([]), model=model, **settings)
         if base is None:
-            raise NotImplementedError(f"no live token count for {provider!r}: its adapter has no token-counting endpoint; "
-                                      "use the offline estimate")
+            raise NotImplementedError(
+                f"no live token count for {provider!r}: its adapter has no token-counting endpoint; "
+                "use the offline estimate"
+            )
         each = [int(await prof.count_tokens(body([t]), model=model, **settings) or 0) for t in tools]
         whole = int(await prof.count_tokens(body(tools), model=model, **settings) or 0) if tools else int(base)
         return int(base), each, whole
@@ -194,7 +200,14 @@ def count_tool_tokens_live(tools: Sequence[Tool], provider: str, model: str, *, 
     base, each, whole = _run(counts())
     per = [ToolCost(t.name, provider, n - base, True) for t, n in zip(tools, each)]
     total = whole - base if tools else 0
-    return SetCost(provider, total, total - sum(c.tokens for c in per), True, f"live: {provider} token-counting endpoint ({model})", per)
+    return SetCost(
+        provider,
+        total,
+        total - sum(c.tokens for c in per),
+        True,
+        f"live: {provider} token-counting endpoint ({model})",
+        per,
+    )
 
 
 def _text(s: str) -> Any:
@@ -210,4 +223,6 @@ def _run(coro: Any) -> Any:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coro)
-    raise RuntimeError("count_tool_tokens_live() was called inside a running event loop; await the profile's count_tokens there")
+    raise RuntimeError(
+        "count_tool_tokens_live() was called inside a running event loop; await the profile's count_tokens there"
+    )

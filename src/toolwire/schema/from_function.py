@@ -93,7 +93,9 @@ def describe_function(function: Callable[..., Any]) -> FunctionDescription:
                 "declare each argument the model may send as a named, typed parameter"
             )
         if pname not in hints:
-            raise ToolDefinitionError(f"tool {name!r}: parameter {pname!r} has no type hint; add one so the input schema can say what to send")
+            raise ToolDefinitionError(
+                f"tool {name!r}: parameter {pname!r} has no type hint; add one so the input schema can say what to send"
+            )
         annotation = hints[pname]
         if _is_context(annotation):
             continue  # injected by the loop, never shown to the model

@@ -82,7 +82,11 @@ def resolve_pointer(root: Any, ref: str) -> tuple[Any, tuple[str, ...]]:
         elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
             node = node[int(key)]
         else:
-            raise SchemaTranslationError(f"$ref {ref!r} does not resolve: no {key!r} at {json_pointer(path[:-1]) or '/'}", pointer=ref, rule=_RULE)
+            raise SchemaTranslationError(
+                f"$ref {ref!r} does not resolve: no {key!r} at {json_pointer(path[:-1]) or '/'}",
+                pointer=ref,
+                rule=_RULE,
+            )
     return node, tuple(path)
 
 
@@ -99,8 +103,9 @@ def has_refs(schema: Any) -> bool:
 _SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
 
 
-def inline_refs(schema: dict[str, Any], report: TranslationReport | None = None, *,
-                max_nodes: int = MAX_TRANSLATED_NODES) -> dict[str, Any]:
+def inline_refs(
+    schema: dict[str, Any], report: TranslationReport | None = None, *, max_nodes: int = MAX_TRANSLATED_NODES
+) -> dict[str, Any]:
     """Return a copy of ``schema`` with every local ``$ref`` replaced by its target.
 
     ``schema`` is not modified. Changes are added to ``report`` when given: one ``inlined``
@@ -170,7 +175,9 @@ def inline_refs(schema: dict[str, Any], report: TranslationReport | None = None,
                 grow(hit[1], path)
                 expanded = copy.deepcopy(hit[0])
             if not isinstance(expanded, dict):
-                raise SchemaTranslationError(f"$ref {ref} points at a {type(expanded).__name__}, not a schema", pointer=ref, rule=_RULE)
+                raise SchemaTranslationError(
+                    f"$ref {ref} points at a {type(expanded).__name__}, not a schema", pointer=ref, rule=_RULE
+                )
             merged = {k: v for k, v in expanded.items() if k not in DEFINITION_KEYS}
             for key, value in node.items():
                 if key == "$ref":
@@ -179,9 +186,17 @@ def inline_refs(schema: dict[str, Any], report: TranslationReport | None = None,
                     sibling: Any = {n: walk(s, path + (key, n), stack) for n, s in value.items()}
                 else:
                     sibling = walk(value, path + (key,), stack)
-                if key in merged and merged[key] != sibling and key not in ("description", "title", "default", "examples", "deprecated"):
-                    note(json_pointer(path + (key,)), "rewritten", key,
-                         f"sibling {key!r} of $ref {ref} overrides the referenced schema's {key!r}")
+                if (
+                    key in merged
+                    and merged[key] != sibling
+                    and key not in ("description", "title", "default", "examples", "deprecated")
+                ):
+                    note(
+                        json_pointer(path + (key,)),
+                        "rewritten",
+                        key,
+                        f"sibling {key!r} of $ref {ref} overrides the referenced schema's {key!r}",
+                    )
                 merged[key] = sibling
             return merged
         out: dict[str, Any] = {}

@@ -27,7 +27,13 @@ class SchemaChange:
     lossy: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"pointer": self.pointer, "action": self.action, "keyword": self.keyword, "detail": self.detail, "lossy": self.lossy}
+        return {
+            "pointer": self.pointer,
+            "action": self.action,
+            "keyword": self.keyword,
+            "detail": self.detail,
+            "lossy": self.lossy,
+        }
 
 
 @dataclass
@@ -58,4 +64,9 @@ class TranslationReport:
         return any(c.lossy for c in self.changes)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"api": self.api, "tool": self.tool, "strict_possible": self.strict_possible, "changes": [c.to_dict() for c in self.changes]}
+        return {
+            "api": self.api,
+            "tool": self.tool,
+            "strict_possible": self.strict_possible,
+            "changes": [c.to_dict() for c in self.changes],
+        }

@@ -78,7 +78,6 @@ class StrictDialect:
     name: str = "strict mode"
 
 
-
 #: Keywords that change which data is accepted and cannot be expressed: the schema cannot be strict.
 _SHAPE_KEYWORDS = {
     "patternProperties": "pattern-keyed properties (an open map)",
@@ -95,8 +94,17 @@ _SHAPE_KEYWORDS = {
 }
 #: Constraint keywords strict mode does not express; removed (the loop still validates them).
 _CONSTRAINT_KEYWORDS = {
-    "minLength", "maxLength", "uniqueItems", "contains", "minContains", "maxContains",
-    "minProperties", "maxProperties", "propertyNames", "contentEncoding", "contentMediaType",
+    "minLength",
+    "maxLength",
+    "uniqueItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "minProperties",
+    "maxProperties",
+    "propertyNames",
+    "contentEncoding",
+    "contentMediaType",
 }
 #: Annotations that carry information the model would have read (reported lossy when removed).
 _INFORMATIVE_ANNOTATIONS = {"examples", "example", "deprecated"}
@@ -220,8 +228,12 @@ class _Strictifier:
 
         if "default" in node:
             value = node.pop("default")
-            self.report.add(json_pointer((*path, "default")), "removed", "default",
-                            f"strict mode does not permit 'default' (was {value!r}); restore_defaults() puts it back")
+            self.report.add(
+                json_pointer((*path, "default")),
+                "removed",
+                "default",
+                f"strict mode does not permit 'default' (was {value!r}); restore_defaults() puts it back",
+            )
 
         # $ref with siblings: inline the target, siblings win
         ref = node.get("$ref")
@@ -232,12 +244,21 @@ class _Strictifier:
                 return node
             if ref in ref_stack:
                 dropped = sorted(k for k in node if k != "$ref")
-                self.report.add(json_pointer(path), "removed", "$ref",
-                                f"recursive $ref {ref!r} cannot be inlined; sibling keywords {dropped} dropped", lossy=True)
+                self.report.add(
+                    json_pointer(path),
+                    "removed",
+                    "$ref",
+                    f"recursive $ref {ref!r} cannot be inlined; sibling keywords {dropped} dropped",
+                    lossy=True,
+                )
                 return {"$ref": ref}
             siblings = {k: v for k, v in node.items() if k != "$ref"}
-            self.report.add(json_pointer(path), "inlined", "$ref",
-                            f"$ref {ref!r} has sibling keywords; strict mode needs it inlined")
+            self.report.add(
+                json_pointer(path),
+                "inlined",
+                "$ref",
+                f"$ref {ref!r} has sibling keywords; strict mode needs it inlined",
+            )
             if set(siblings) <= _ANNOTATION_SIBLINGS:
                 return self.walk_ref_memo(ref, target, siblings, path, ref_stack)
             merged = {**copy.deepcopy(target), **siblings}
@@ -248,36 +269,63 @@ class _Strictifier:
                 self.fail(path, "oneOf", "both oneOf and anyOf on one schema")
             else:
                 node["anyOf"] = node.pop("oneOf")
-                self.report.add(json_pointer((*path, "oneOf")), "rewritten", "oneOf",
-                                "oneOf rewritten as anyOf (strict mode has no oneOf; exclusivity is still checked by validation)")
+                self.report.add(
+                    json_pointer((*path, "oneOf")),
+                    "rewritten",
+                    "oneOf",
+                    "oneOf rewritten as anyOf (strict mode has no oneOf; exclusivity is still checked by validation)",
+                )
         all_of = node.get("allOf")
         if all_of is not None:
             if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
                 node.pop("allOf")
                 merged = {**all_of[0], **node}
-                self.report.add(json_pointer((*path, "allOf")), "inlined", "allOf", "one-element allOf merged into its parent")
+                self.report.add(
+                    json_pointer((*path, "allOf")), "inlined", "allOf", "one-element allOf merged into its parent"
+                )
                 return self.walk(merged, path, ref_stack)
-            self.fail((*path, "allOf"), "allOf", "allOf with several schemas (an intersection) is not supported in strict mode")
+            self.fail(
+                (*path, "allOf"),
+                "allOf",
+                "allOf with several schemas (an intersection) is not supported in strict mode",
+            )
             node.pop("allOf")
 
         if "items" in node and isinstance(node["items"], list):
-            self.fail((*path, "items"), "items", "tuple-form 'items' (a list of schemas) is not supported in strict mode")
+            self.fail(
+                (*path, "items"), "items", "tuple-form 'items' (a list of schemas) is not supported in strict mode"
+            )
         for key in list(node):
             if key in _SHAPE_KEYWORDS:
                 self.fail((*path, key), key, f"{_SHAPE_KEYWORDS[key]} is not supported in strict mode")
                 node.pop(key)
             elif key in _CONSTRAINT_KEYWORDS:
                 value = node.pop(key)
-                self.report.add(json_pointer((*path, key)), "removed", key,
-                                f"strict mode does not support {key} ({value!r}); still enforced by argument validation", lossy=True)
+                self.report.add(
+                    json_pointer((*path, key)),
+                    "removed",
+                    key,
+                    f"strict mode does not support {key} ({value!r}); still enforced by argument validation",
+                    lossy=True,
+                )
             elif key == "format" and node[key] not in self.dialect.formats:
                 value = node.pop(key)
-                self.report.add(json_pointer((*path, key)), "removed", key,
-                                f"strict mode does not support format {value!r}; still enforced by argument validation", lossy=True)
+                self.report.add(
+                    json_pointer((*path, key)),
+                    "removed",
+                    key,
+                    f"strict mode does not support format {value!r}; still enforced by argument validation",
+                    lossy=True,
+                )
             elif key not in self.dialect.keywords:
                 value = node.pop(key)
-                self.report.add(json_pointer((*path, key)), "removed", key,
-                                f"keyword {key!r} is not in the strict-mode subset", lossy=key in _INFORMATIVE_ANNOTATIONS)
+                self.report.add(
+                    json_pointer((*path, key)),
+                    "removed",
+                    key,
+                    f"keyword {key!r} is not in the strict-mode subset",
+                    lossy=key in _INFORMATIVE_ANNOTATIONS,
+                )
 
         if not any(k in node for k in ("type", "anyOf", "$ref", "enum", "const")):
             self.fail(path, "type", "a schema without 'type' (any value) cannot be strict")
@@ -286,7 +334,9 @@ class _Strictifier:
         for defs_key in ("$defs", "definitions"):
             defs = node.get(defs_key)
             if isinstance(defs, dict):
-                node[defs_key] = {name: self.walk(sub, (*path, defs_key, name), ref_stack) for name, sub in defs.items()}
+                node[defs_key] = {
+                    name: self.walk(sub, (*path, defs_key, name), ref_stack) for name, sub in defs.items()
+                }
 
         if isinstance(node.get("anyOf"), list):
             node["anyOf"] = [self.walk(sub, (*path, "anyOf", i), ref_stack) for i, sub in enumerate(node["anyOf"])]
@@ -299,8 +349,14 @@ class _Strictifier:
             self.close_object(node, path, ref_stack)
         return node
 
-    def walk_ref_memo(self, ref: str, target: dict[str, Any], siblings: dict[str, Any], path: tuple[Any, ...],
-                      ref_stack: tuple[str, ...]) -> Any:
+    def walk_ref_memo(
+        self,
+        ref: str,
+        target: dict[str, Any],
+        siblings: dict[str, Any],
+        path: tuple[Any, ...],
+        ref_stack: tuple[str, ...],
+    ) -> Any:
         """A ``$ref`` with only annotation siblings: the target is transformed once per reference
         (the first use's changes are reported at that use; later uses reuse the result, each
         reported as one ``inlined`` change) and the annotations laid over a copy."""
@@ -308,7 +364,12 @@ class _Strictifier:
         if hit is None:
             before_changes, before_impossible, before_nodes = len(self.report.changes), len(self.impossible), self.nodes
             walked = self.walk(copy.deepcopy(target), path, (*ref_stack, ref))
-            hit = (walked, self.report.changes[before_changes:], self.impossible[before_impossible:], self.nodes - before_nodes)
+            hit = (
+                walked,
+                self.report.changes[before_changes:],
+                self.impossible[before_impossible:],
+                self.nodes - before_nodes,
+            )
             self.memo[ref] = hit
         else:
             self.count(hit[3], path)
@@ -322,11 +383,18 @@ class _Strictifier:
         extra = node.get("additionalProperties", None)
         if "additionalProperties" not in node:
             node["additionalProperties"] = False
-            self.report.add(json_pointer((*path, "additionalProperties")), "added", "additionalProperties",
-                            "additionalProperties: false added (strict mode needs every object closed)")
+            self.report.add(
+                json_pointer((*path, "additionalProperties")),
+                "added",
+                "additionalProperties",
+                "additionalProperties: false added (strict mode needs every object closed)",
+            )
         elif extra is not False:
-            self.fail((*path, "additionalProperties"), "additionalProperties",
-                      "an open map (additionalProperties is not false) cannot be expressed in strict mode")
+            self.fail(
+                (*path, "additionalProperties"),
+                "additionalProperties",
+                "an open map (additionalProperties is not false) cannot be expressed in strict mode",
+            )
         props = node.get("properties")
         if props is None:
             return
@@ -344,10 +412,18 @@ class _Strictifier:
             if name not in required:
                 if had_default and not was_nullable and isinstance(new_sub, dict):
                     new_sub = self.make_nullable(new_sub, sub_path)
-                    self.report.add(json_pointer(sub_path), "nullable", "type",
-                                    f"optional property {name!r} with a default made nullable; null means 'use the default'")
-                self.report.add(json_pointer(sub_path), "required", "required",
-                                f"optional property {name!r} added to required (strict mode needs every property required)")
+                    self.report.add(
+                        json_pointer(sub_path),
+                        "nullable",
+                        "type",
+                        f"optional property {name!r} with a default made nullable; null means 'use the default'",
+                    )
+                self.report.add(
+                    json_pointer(sub_path),
+                    "required",
+                    "required",
+                    f"optional property {name!r} added to required (strict mode needs every property required)",
+                )
             new_props[name] = new_sub
         node["properties"] = new_props
         node.pop("required", None)
@@ -357,8 +433,14 @@ class _Strictifier:
         node["additionalProperties"] = node.pop("additionalProperties")
 
 
-def make_strict(schema: dict[str, Any], *, dialect: StrictDialect, api: str = "strict", tool: str = "",
-                max_nodes: int = MAX_TRANSLATED_NODES) -> tuple[dict[str, Any] | None, TranslationReport]:
+def make_strict(
+    schema: dict[str, Any],
+    *,
+    dialect: StrictDialect,
+    api: str = "strict",
+    tool: str = "",
+    max_nodes: int = MAX_TRANSLATED_NODES,
+) -> tuple[dict[str, Any] | None, TranslationReport]:
     """Rewrite ``schema`` (a JSON Schema object schema, not modified) into the strict-mode subset.
 
     Returns ``(strict_schema, report)``: ``strict_schema`` is a new dict, or ``None`` when the

@@ -17,8 +17,14 @@ from typing import Any
 from ..errors import SchemaBoundExceeded, SchemaError
 from .report import json_pointer
 
-__all__ = ["check_input_schema", "validate_arguments", "ArgumentError", "check_schema_bounds", "MAX_SCHEMA_DEPTH",
-           "MAX_SCHEMA_NODES"]
+__all__ = [
+    "check_input_schema",
+    "validate_arguments",
+    "ArgumentError",
+    "check_schema_bounds",
+    "MAX_SCHEMA_DEPTH",
+    "MAX_SCHEMA_NODES",
+]
 
 #: Deepest nesting of JSON objects and arrays in an input schema (the schema object is level 1;
 #: each nested object property adds two levels: ``properties`` and the property's schema).
@@ -40,8 +46,11 @@ def check_schema_bounds(schema: Any, *, tool_name: str = "") -> None:
         value, depth = stack.pop()
         nodes += 1
         if nodes > MAX_SCHEMA_NODES:
-            raise SchemaBoundExceeded(f"{who}input schema has more than {MAX_SCHEMA_NODES:,} values, the bound (MAX_SCHEMA_NODES)",
-                                      bound="MAX_SCHEMA_NODES", limit=MAX_SCHEMA_NODES)
+            raise SchemaBoundExceeded(
+                f"{who}input schema has more than {MAX_SCHEMA_NODES:,} values, the bound (MAX_SCHEMA_NODES)",
+                bound="MAX_SCHEMA_NODES",
+                limit=MAX_SCHEMA_NODES,
+            )
         if isinstance(value, dict):
             children: Any = value.values()
         elif isinstance(value, (list, tuple)):
@@ -49,8 +58,12 @@ def check_schema_bounds(schema: Any, *, tool_name: str = "") -> None:
         else:
             continue
         if depth > MAX_SCHEMA_DEPTH:
-            raise SchemaBoundExceeded(f"{who}input schema nests deeper than {MAX_SCHEMA_DEPTH} levels of objects and arrays, "
-                                      "the bound (MAX_SCHEMA_DEPTH)", bound="MAX_SCHEMA_DEPTH", limit=MAX_SCHEMA_DEPTH)
+            raise SchemaBoundExceeded(
+                f"{who}input schema nests deeper than {MAX_SCHEMA_DEPTH} levels of objects and arrays, "
+                "the bound (MAX_SCHEMA_DEPTH)",
+                bound="MAX_SCHEMA_DEPTH",
+                limit=MAX_SCHEMA_DEPTH,
+            )
         stack.extend((c, depth + 1) for c in children)
 
 
@@ -137,8 +150,10 @@ def _validator_cls() -> Any:
             shown = ", ".join(repr(each) for each in sorted(pp))
             yield ValidationError(f"{joined} {verb} not match any of the regexes: {shown}")
 
-    return extend(base, {"pattern": pattern, "patternProperties": pattern_properties,
-                         "additionalProperties": additional_properties})
+    return extend(
+        base,
+        {"pattern": pattern, "patternProperties": pattern_properties, "additionalProperties": additional_properties},
+    )
 
 
 @functools.lru_cache(maxsize=512)
@@ -155,7 +170,7 @@ def check_input_schema(schema: Any, *, tool_name: str = "") -> None:
     if not isinstance(schema, dict):
         raise SchemaError(f"{who}input schema must be a JSON object (dict), got {type(schema).__name__}")
     if schema.get("type") != "object":
-        raise SchemaError(f"{who}input schema must have \"type\": \"object\" at the top level, got {schema.get('type')!r}")
+        raise SchemaError(f'{who}input schema must have "type": "object" at the top level, got {schema.get("type")!r}')
     check_schema_bounds(schema, tool_name=tool_name)
     import jsonschema
 
@@ -178,7 +193,9 @@ def check_input_schema(schema: Any, *, tool_name: str = "") -> None:
         try:
             compile_pattern(patrn)
         except UnsafePatternError as exc:
-            raise SchemaError(f"{who}input schema has a pattern at {pointer} that RE2 cannot run: {exc.reason}") from None
+            raise SchemaError(
+                f"{who}input schema has a pattern at {pointer} that RE2 cannot run: {exc.reason}"
+            ) from None
 
 
 def _local_refs(node: Any, path: tuple[Any, ...]) -> list[tuple[str, str]]:
@@ -237,5 +254,12 @@ def validate_arguments(schema: dict[str, Any], arguments: Any) -> list[ArgumentE
     ordered = [first] + sorted((e for e in errors if e is not first), key=relevance)
     out = []
     for e in ordered:
-        out.append(ArgumentError(json_pointer(list(e.absolute_path)), str(e.validator), e.message, json_pointer(list(e.absolute_schema_path))))
+        out.append(
+            ArgumentError(
+                json_pointer(list(e.absolute_path)),
+                str(e.validator),
+                e.message,
+                json_pointer(list(e.absolute_schema_path)),
+            )
+        )
     return out

@@ -20,7 +20,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["shared_dir", "recordings_dir", "Interaction", "SSEEvent", "load_cassette", "parse_sse", "detect_api", "decode_body"]
+__all__ = [
+    "shared_dir",
+    "recordings_dir",
+    "Interaction",
+    "SSEEvent",
+    "load_cassette",
+    "parse_sse",
+    "detect_api",
+    "decode_body",
+]
 
 
 def shared_dir() -> Path | None:
@@ -186,14 +195,14 @@ def detect_api(uri: str, body: Any = None) -> str | None:
         try:
             if prof.recognizes_uri(uri):
                 return name
-        except Exception:  # noqa: BLE001 - a broken third-party profile does not decide
+        except Exception:
             continue
     if body is not None:
         for name, prof in profiles.items():
             try:
                 if prof.recognizes_body(body):
                     return name
-            except Exception:  # noqa: BLE001
+            except Exception:
                 continue
     return None
 
@@ -225,7 +234,7 @@ def _requested_stream(uri: str, body: Any) -> bool:
         return isinstance(body, dict) and body.get("stream") is True
     try:
         return bool(prof.requested_stream(uri, body))
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False
 
 
@@ -262,12 +271,17 @@ def _interaction(i: int, it: Any) -> Interaction:
     except json.JSONDecodeError:
         req_json = None
     # header values YAML typed (an unquoted 2020-10-01 is a date) are text on the wire
-    resp_headers = {str(k): ([str(x) for x in v] if isinstance(v, list) else str(v)) for k, v in (resp.get("headers") or {}).items()}
+    resp_headers = {
+        str(k): ([str(x) for x in v] if isinstance(v, list) else str(v)) for k, v in (resp.get("headers") or {}).items()
+    }
     inter = Interaction(
         index=i,
         method=req.get("method", "POST"),
         uri=uri,
-        request_headers={str(k): ([str(x) for x in v] if isinstance(v, list) else str(v)) for k, v in (req.get("headers") or {}).items()},
+        request_headers={
+            str(k): ([str(x) for x in v] if isinstance(v, list) else str(v))
+            for k, v in (req.get("headers") or {}).items()
+        },
         request_text=req_text,
         status=int(code or 0),
         response_headers=resp_headers,

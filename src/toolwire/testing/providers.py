@@ -16,8 +16,8 @@ import copy
 import json
 from typing import Any, Awaitable, Callable, Iterable, cast
 
-from ..errors import ConfigurationError
 from ..adapter import Model, ModelRequest
+from ..errors import ConfigurationError
 from ..types import Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
 __all__ = ["TestModel", "ScriptedModel", "example_arguments", "call"]
@@ -149,8 +149,12 @@ def _number_example(schema: dict[str, Any], *, integer: bool) -> int | float:
     lo, hi = schema.get("minimum"), schema.get("maximum")
     xlo, xhi = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
     step = 1 if integer else 0.5
-    low = max([v for v in (lo, None if xlo is None else xlo + (1 if integer else step / 1000)) if v is not None], default=None)
-    high = min([v for v in (hi, None if xhi is None else xhi - (1 if integer else step / 1000)) if v is not None], default=None)
+    low = max(
+        [v for v in (lo, None if xlo is None else xlo + (1 if integer else step / 1000)) if v is not None], default=None
+    )
+    high = min(
+        [v for v in (hi, None if xhi is None else xhi - (1 if integer else step / 1000)) if v is not None], default=None
+    )
     value: float = 1
     if low is not None and value < low:
         value = low
@@ -214,7 +218,15 @@ class TestModel(_OfflineModel):
             for t in tools:
                 args = example_arguments(t.input_schema, include_optional=bool(self.settings.get("include_optional")))
                 parts.append(ToolCall(self._id(), t.name, args, raw_arguments=json.dumps(args, ensure_ascii=False)))
-            return Response(parts, "tool_use", "tool_use", Usage(requests=1), self.model_id, f"test-{len(self.requests)}", self.provider)
+            return Response(
+                parts,
+                "tool_use",
+                "tool_use",
+                Usage(requests=1),
+                self.model_id,
+                f"test-{len(self.requests)}",
+                self.provider,
+            )
         text = self.settings.get("final_text")
         if text is None:
             if last_results:
@@ -225,7 +237,15 @@ class TestModel(_OfflineModel):
                 text = "Tool results:\n" + "\n".join(lines)
             else:
                 text = "success (no tool calls)"
-        return Response([TextPart(text)], "end_turn", "end_turn", Usage(requests=1), self.model_id, f"test-{len(self.requests)}", self.provider)
+        return Response(
+            [TextPart(text)],
+            "end_turn",
+            "end_turn",
+            Usage(requests=1),
+            self.model_id,
+            f"test-{len(self.requests)}",
+            self.provider,
+        )
 
 
 ScriptItem = Any
@@ -284,8 +304,13 @@ class ScriptedModel(_OfflineModel):
         out = []
         for c in calls:
             if isinstance(c, dict):
-                c = ToolCall(c.get("id") or "", c["name"], c.get("arguments", {}), raw_arguments=c.get("raw_arguments"),
-                             invalid=c.get("invalid"))
+                c = ToolCall(
+                    c.get("id") or "",
+                    c["name"],
+                    c.get("arguments", {}),
+                    raw_arguments=c.get("raw_arguments"),
+                    invalid=c.get("invalid"),
+                )
             else:
                 c = copy.deepcopy(c)
             if not c.id:
@@ -304,7 +329,9 @@ class ScriptedModel(_OfflineModel):
                 resp.usage.requests = 1
             return resp
         if isinstance(item, str):
-            return Response([TextPart(item)], "end_turn", "end_turn", Usage(requests=1), self.model_id, rid, self.provider)
+            return Response(
+                [TextPart(item)], "end_turn", "end_turn", Usage(requests=1), self.model_id, rid, self.provider
+            )
         if isinstance(item, ToolCall):
             item = [item]
         if isinstance(item, list):

@@ -26,13 +26,19 @@ Fixtures: ``toolwire_cassette`` (the active vcrpy cassette), ``toolwire_record_m
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
 
-__all__ = ["cassette", "scrubbed_names", "SCRUBBED_REQUEST_HEADERS", "SCRUBBED_QUERY_PARAMETERS", "SCRUBBED_RESPONSE_HEADERS"]
+__all__ = [
+    "cassette",
+    "scrubbed_names",
+    "SCRUBBED_REQUEST_HEADERS",
+    "SCRUBBED_QUERY_PARAMETERS",
+    "SCRUBBED_RESPONSE_HEADERS",
+]
 
 #: Request headers, query parameters and response headers always scrubbed (HTTP's own credential
 #: carriers); each installed adapter's profile adds its API's names
@@ -54,8 +60,12 @@ def scrubbed_names() -> dict[str, tuple[str, ...]]:
         query += [q.lower() for q in getattr(prof, "credential_query_params", ())]
         resp += [h.lower() for h in getattr(prof, "private_response_headers", ())]
         resp += [h.lower() for h in getattr(prof, "credential_headers", ())]
-    return {"request_headers": tuple(dict.fromkeys(req)), "query_parameters": tuple(dict.fromkeys(query)),
-            "response_headers": tuple(dict.fromkeys(resp))}
+    return {
+        "request_headers": tuple(dict.fromkeys(req)),
+        "query_parameters": tuple(dict.fromkeys(query)),
+        "response_headers": tuple(dict.fromkeys(resp)),
+    }
+
 
 #: Any header or query parameter whose name contains one of these words is scrubbed as well
 #: (gateway headers such as ``Helicone-Auth`` or ``X-Portkey-Api-Key``).
@@ -81,8 +91,13 @@ def _scrub_request(request: Any) -> Any:
             del request.headers[name]
     parts = urlsplit(request.uri)
     netloc = parts.netloc.rsplit("@", 1)[-1]
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-                       if not _sensitive(k, scrubbed_names()["query_parameters"])])
+    query = urlencode(
+        [
+            (k, v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if not _sensitive(k, scrubbed_names()["query_parameters"])
+        ]
+    )
     request.uri = urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
     _scrub_known(request)
     return request
@@ -161,11 +176,19 @@ def cassette(path: str | Path, *, record: bool = False, match_body: bool = False
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("toolwire")
-    group.addoption("--toolwire-record", action="store_true", default=False,
-                    help="toolwire: call the real APIs and (re)write the cassettes instead of replaying them")
-    group.addoption("--toolwire-block-network", action="store_true", default=False,
-                    help="toolwire: fail any test that sends a real HTTP request (loopback servers excepted); "
-                         "also TOOLWIRE_BLOCK_NETWORK=1. Always on while a cassette replays")
+    group.addoption(
+        "--toolwire-record",
+        action="store_true",
+        default=False,
+        help="toolwire: call the real APIs and (re)write the cassettes instead of replaying them",
+    )
+    group.addoption(
+        "--toolwire-block-network",
+        action="store_true",
+        default=False,
+        help="toolwire: fail any test that sends a real HTTP request (loopback servers excepted); "
+        "also TOOLWIRE_BLOCK_NETWORK=1. Always on while a cassette replays",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -210,7 +233,8 @@ def _truthy(value: str | None) -> bool:
 
 def _block_network_option(config: pytest.Config) -> bool:
     return bool(config.getoption("--toolwire-block-network", default=False)) or _truthy(
-        os.environ.get("TOOLWIRE_BLOCK_NETWORK"))
+        os.environ.get("TOOLWIRE_BLOCK_NETWORK")
+    )
 
 
 #: Hosts a blocked test may still reach: servers the test runs on this machine.
@@ -236,8 +260,15 @@ class _TransportGuard:
     retries it) while blocking is on, and a request a replaying cassette has no answer for fails
     the test with a short report instead of a traceback."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, *, why: str | None, cassette_path: Path | None = None,
-                 nodeid: str = "", match_body: bool = False) -> None:
+    def __init__(
+        self,
+        monkeypatch: pytest.MonkeyPatch,
+        *,
+        why: str | None,
+        cassette_path: Path | None = None,
+        nodeid: str = "",
+        match_body: bool = False,
+    ) -> None:
         self.monkeypatch = monkeypatch
         self.why = why
         self.cassette_path = cassette_path
@@ -250,9 +281,13 @@ class _TransportGuard:
 
         for cls, name in ((httpx2.HTTPTransport, "handle_request"), (httpx2.MockTransport, "handle_request")):
             self.monkeypatch.setattr(cls, name, self._wrap_sync(getattr(cls, name), real=cls is httpx2.HTTPTransport))
-        for cls, name in ((httpx2.AsyncHTTPTransport, "handle_async_request"),
-                          (httpx2.MockTransport, "handle_async_request")):
-            self.monkeypatch.setattr(cls, name, self._wrap_async(getattr(cls, name), real=cls is httpx2.AsyncHTTPTransport))
+        for cls, name in (
+            (httpx2.AsyncHTTPTransport, "handle_async_request"),
+            (httpx2.MockTransport, "handle_async_request"),
+        ):
+            self.monkeypatch.setattr(
+                cls, name, self._wrap_async(getattr(cls, name), real=cls is httpx2.AsyncHTTPTransport)
+            )
 
     def _check(self, request: Any, real: bool) -> None:
         self.sent += 1
@@ -321,8 +356,11 @@ def _toolwire_guard(request: pytest.FixtureRequest) -> Iterator[None]:
         return
     if _block_network_option(request.config) and _record_mode(request.config) != "record":
         mp = pytest.MonkeyPatch()
-        why = "--toolwire-block-network" if request.config.getoption("--toolwire-block-network", default=False) \
+        why = (
+            "--toolwire-block-network"
+            if request.config.getoption("--toolwire-block-network", default=False)
             else "TOOLWIRE_BLOCK_NETWORK is set"
+        )
         try:
             _TransportGuard(mp, why=why).install()
         except ImportError:  # no httpx2: nothing can send through it
@@ -368,8 +406,9 @@ def toolwire_cassette(request: pytest.FixtureRequest, toolwire_record_mode: str)
         mp = pytest.MonkeyPatch()
         if not record:
             # vcrpy's record_mode "none" already answers every request from the file or refuses it
-            _TransportGuard(mp, why=None, cassette_path=Path(_relative(path)),
-                            nodeid=request.node.nodeid, match_body=match_body).install()
+            _TransportGuard(
+                mp, why=None, cassette_path=Path(_relative(path)), nodeid=request.node.nodeid, match_body=match_body
+            ).install()
         try:
             yield cas
         finally:

@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
 
+from ..adapter import Model, ModelRequest
 from ..context import ToolContext
 from ..errors import RunLimitExceeded, ToolwireError
-from ..adapter import Model, ModelRequest
 from ..tools import Tool
 from ..types import Conversation, ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult
 from .cassettes import Interaction, load_cassette
@@ -42,7 +42,13 @@ __all__ = ["replay_file", "replay_paths", "FileReport", "PROVIDER_FOR_API", "com
 
 #: Which provider (entry point) serves each recorded API.
 #: (The recordings folder of the Responses API is called ``openai-responses``; its provider is ``openai``.)
-PROVIDER_FOR_API = {"anthropic": "anthropic", "openai-chat": "openai-chat", "openai": "openai", "openai-responses": "openai", "gemini": "gemini"}
+PROVIDER_FOR_API = {
+    "anthropic": "anthropic",
+    "openai-chat": "openai-chat",
+    "openai": "openai",
+    "openai-responses": "openai",
+    "gemini": "gemini",
+}
 
 
 @dataclass
@@ -61,7 +67,13 @@ class FileReport:
         return not self.errors and not self.expected_mismatches and all(r["matches"] for r in self.requests)
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"file": self.file, "api": self.api, "notes": self.notes, "responses": self.responses, "requests": self.requests}
+        d = {
+            "file": self.file,
+            "api": self.api,
+            "notes": self.notes,
+            "responses": self.responses,
+            "requests": self.requests,
+        }
         if self.errors:
             d["errors"] = self.errors
         if self.expected_mismatches:
@@ -133,8 +145,14 @@ class _ReplayModel(Model):
     thinking, vendor fields) are taken from the recorded request of that turn, so only the
     conversation is built by the loop."""
 
-    def __init__(self, inner: Model, recorded: list[ModelRequest], transport: _CassetteTransport,
-                 interactions: list[Interaction], codec: Any) -> None:
+    def __init__(
+        self,
+        inner: Model,
+        recorded: list[ModelRequest],
+        transport: _CassetteTransport,
+        interactions: list[Interaction],
+        codec: Any,
+    ) -> None:
         super().__init__(inner.model_id)
         self.inner = inner
         self.provider = inner.provider
@@ -155,13 +173,27 @@ class _ReplayModel(Model):
     def profile(self) -> Any:  # the recorded API's profile (failed turns, preflight)
         return self.inner.profile
 
-    def build_request(self, messages: list[Message], *, instructions: str | None = None, tools: list[Tool] | None = None,
-                      tool_choice: Any = None) -> ModelRequest:
+    def build_request(
+        self,
+        messages: list[Message],
+        *,
+        instructions: str | None = None,
+        tools: list[Tool] | None = None,
+        tool_choice: Any = None,
+    ) -> ModelRequest:
         rec = self.recorded[min(self.turn, len(self.recorded) - 1)]
         return ModelRequest(
-            model=rec.model, messages=list(messages), instructions=instructions, tools=list(rec.tools),
-            tool_choice=rec.tool_choice, parallel_tool_calls=rec.parallel_tool_calls, max_tokens=rec.max_tokens,
-            temperature=rec.temperature, stream=rec.stream, thinking=rec.thinking, settings=dict(rec.settings),
+            model=rec.model,
+            messages=list(messages),
+            instructions=instructions,
+            tools=list(rec.tools),
+            tool_choice=rec.tool_choice,
+            parallel_tool_calls=rec.parallel_tool_calls,
+            max_tokens=rec.max_tokens,
+            temperature=rec.temperature,
+            stream=rec.stream,
+            thinking=rec.thinking,
+            settings=dict(rec.settings),
         )
 
     async def send(self, request: ModelRequest) -> Response:
@@ -208,6 +240,7 @@ class _ReplayModel(Model):
 def _replay_tools(tools: list[Tool], model: _ReplayModel) -> list[Tool]:
     out = []
     for t in tools:
+
         def answer(_ctx: ToolContext, **_arguments: Any) -> Any:
             recorded = model.call_results.get(_ctx.tool_call_id)
             if recorded is None:
@@ -219,8 +252,16 @@ def _replay_tools(tools: list[Tool], model: _ReplayModel) -> list[Tool]:
             return recorded.content
 
         answer.__annotations__ = {"_ctx": ToolContext}
-        nt = Tool(t.name, t.description, t.input_schema, answer, strict=t.strict, returns=t.returns,
-                  provider_data=dict(t.provider_data), meta={"validate_arguments": False})
+        nt = Tool(
+            t.name,
+            t.description,
+            t.input_schema,
+            answer,
+            strict=t.strict,
+            returns=t.returns,
+            provider_data=dict(t.provider_data),
+            meta={"validate_arguments": False},
+        )
         out.append(nt)
     return out
 
@@ -253,24 +294,37 @@ def _canon_message(m: Message, ignore_ids: set[str]) -> dict[str, Any]:
     images = []
     for p in m.parts:
         if isinstance(p, ToolCall):
-            calls.append({"id": None if p.id_synthesized or p.id in ignore_ids else p.id, "name": p.name,
-                          "arguments": p.arguments if p.invalid is None else p.raw_arguments})
+            calls.append(
+                {
+                    "id": None if p.id_synthesized or p.id in ignore_ids else p.id,
+                    "name": p.name,
+                    "arguments": p.arguments if p.invalid is None else p.raw_arguments,
+                }
+            )
         elif isinstance(p, ToolResult):
             results.append({"content": _content_key(p.content), "is_error": p.is_error})
         elif isinstance(p, ReasoningPart):
             reasoning.append({"signature": p.signature, "encrypted": p.encrypted})
         elif isinstance(p, ImagePart):
             images.append((p.media_type, p.base64, p.url))
-    return {"role": m.role, "text": "".join(text_parts), "text_blocks": text_parts, "tool_calls": calls,
-            "tool_results": results, "reasoning": reasoning, "images": images}
+    return {
+        "role": m.role,
+        "text": "".join(text_parts),
+        "text_blocks": text_parts,
+        "tool_calls": calls,
+        "tool_results": results,
+        "reasoning": reasoning,
+        "images": images,
+    }
 
 
 def _result_ids(m: Message) -> list[str]:
     return [p.tool_call_id for p in m.parts if isinstance(p, ToolResult)]
 
 
-def compare_requests(sent: ModelRequest, recorded: ModelRequest, *, synthesized_ids: set[str] | None = None
-                     ) -> tuple[bool, str | None, list[str]]:
+def compare_requests(
+    sent: ModelRequest, recorded: ModelRequest, *, synthesized_ids: set[str] | None = None
+) -> tuple[bool, str | None, list[str]]:
     """Compare two decoded requests at the canonical level.
 
     Returns ``(matches, diff, notes)``: ``diff`` is a readable description of every difference
@@ -292,23 +346,38 @@ def compare_requests(sent: ModelRequest, recorded: ModelRequest, *, synthesized_
             diffs.append(f"{where}: role {ca['role']!r} vs recorded {cb['role']!r}")
             continue
         if ca["text"] != cb["text"]:
-            if ca["text"].strip() == cb["text"].strip() and [t for t in cb["text_blocks"] if t.strip()] == [t for t in ca["text_blocks"] if t.strip()]:
-                notes.append("the recording client added a whitespace-only text block to an assistant turn; toolwire sends the model's text as it came")
+            if ca["text"].strip() == cb["text"].strip() and [t for t in cb["text_blocks"] if t.strip()] == [
+                t for t in ca["text_blocks"] if t.strip()
+            ]:
+                notes.append(
+                    "the recording client added a whitespace-only text block to an assistant turn; toolwire sends the model's text as it came"
+                )
             else:
                 diffs.append(f"{where}: text {ca['text']!r} vs recorded {cb['text']!r}")
         if len(ca["tool_calls"]) != len(cb["tool_calls"]):
             diffs.append(f"{where}: {len(ca['tool_calls'])} tool calls vs recorded {len(cb['tool_calls'])}")
         for k, (x, y) in enumerate(zip(ca["tool_calls"], cb["tool_calls"])):
             if x["name"] != y["name"] or x["arguments"] != y["arguments"]:
-                diffs.append(f"{where} tool call {k}: {x['name']}({json.dumps(x['arguments'], ensure_ascii=False)}) vs recorded "
-                             f"{y['name']}({json.dumps(y['arguments'], ensure_ascii=False)})")
+                diffs.append(
+                    f"{where} tool call {k}: {x['name']}({json.dumps(x['arguments'], ensure_ascii=False)}) vs recorded "
+                    f"{y['name']}({json.dumps(y['arguments'], ensure_ascii=False)})"
+                )
             if x["id"] is None and y["id"] is not None:
-                notes.append("the vendor sent no tool call ids; the recording client invented its own and sent them back; "
-                             "toolwire keeps its synthesized ids internal and sends none")
+                notes.append(
+                    "the vendor sent no tool call ids; the recording client invented its own and sent them back; "
+                    "toolwire keeps its synthesized ids internal and sends none"
+                )
             elif x["id"] is not None and y["id"] != x["id"]:
-                if isinstance(y["id"], str) and y["id"].startswith("fc_") and isinstance(x["id"], str) and x["id"].startswith("call_"):
-                    notes.append("the recording client sent the function_call item id (fc_…) as call_id; toolwire sends "
-                                 "the call_id (call_…) the vendor gave, which is what function_call_output refers to")
+                if (
+                    isinstance(y["id"], str)
+                    and y["id"].startswith("fc_")
+                    and isinstance(x["id"], str)
+                    and x["id"].startswith("call_")
+                ):
+                    notes.append(
+                        "the recording client sent the function_call item id (fc_…) as call_id; toolwire sends "
+                        "the call_id (call_…) the vendor gave, which is what function_call_output refers to"
+                    )
                 else:
                     diffs.append(f"{where} tool call {k}: id {x['id']!r} vs recorded {y['id']!r}")
             call_pos[str(k)] = (i, k)
@@ -316,7 +385,9 @@ def compare_requests(sent: ModelRequest, recorded: ModelRequest, *, synthesized_
             diffs.append(f"{where}: {len(ca['tool_results'])} tool results vs recorded {len(cb['tool_results'])}")
         for k, (x, y) in enumerate(zip(ca["tool_results"], cb["tool_results"])):
             if x != y:
-                diffs.append(f"{where} tool result {k}: {json.dumps(x, ensure_ascii=False)[:300]} vs recorded {json.dumps(y, ensure_ascii=False)[:300]}")
+                diffs.append(
+                    f"{where} tool result {k}: {json.dumps(x, ensure_ascii=False)[:300]} vs recorded {json.dumps(y, ensure_ascii=False)[:300]}"
+                )
         ra, rb = _result_ids(a), _result_ids(b)
         for k, (x, y) in enumerate(zip(ra, rb)):
             if x != y and x not in synthesized:
@@ -324,12 +395,15 @@ def compare_requests(sent: ModelRequest, recorded: ModelRequest, *, synthesized_
                     continue  # noted with the call
                 diffs.append(f"{where} tool result {k}: answers {x!r} vs recorded {y!r}")
         if ca["reasoning"] != cb["reasoning"]:
+
             def opaque(rs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 return [r for r in rs if r["signature"] or r["encrypted"]]
 
             if opaque(ca["reasoning"]) == opaque(cb["reasoning"]):
-                notes.append("the recording client dropped reasoning text that carried no signature; toolwire sends the "
-                             "model's turn back unchanged, as the vendors document")
+                notes.append(
+                    "the recording client dropped reasoning text that carried no signature; toolwire sends the "
+                    "model's turn back unchanged, as the vendors document"
+                )
             else:
                 diffs.append(f"{where}: reasoning {ca['reasoning']} vs recorded {cb['reasoning']}")
         if ca["images"] != cb["images"]:
@@ -345,8 +419,12 @@ def compare_requests(sent: ModelRequest, recorded: ModelRequest, *, synthesized_
 def _response_record(index: int, resp: Response) -> dict[str, Any]:
     calls = []
     for c in resp.tool_calls:
-        d: dict[str, Any] = {"id": c.id, "id_synthesized": c.id_synthesized, "name": c.name,
-                             "arguments": c.arguments if c.invalid is None else None}
+        d: dict[str, Any] = {
+            "id": c.id,
+            "id_synthesized": c.id_synthesized,
+            "name": c.name,
+            "arguments": c.arguments if c.invalid is None else None,
+        }
         if c.invalid is not None:
             d["invalid"] = c.invalid
         calls.append(d)
@@ -357,8 +435,13 @@ def _response_record(index: int, resp: Response) -> dict[str, Any]:
         "vendor_stop_reason": resp.vendor_stop_reason,
         "tool_calls": calls,
         "text": resp.text or None,
-        "usage": {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens, "cache_read_tokens": u.cache_read_tokens,
-                  "cache_write_tokens": u.cache_write_tokens, "reasoning_tokens": u.reasoning_tokens},
+        "usage": {
+            "input_tokens": u.input_tokens,
+            "output_tokens": u.output_tokens,
+            "cache_read_tokens": u.cache_read_tokens,
+            "cache_write_tokens": u.cache_write_tokens,
+            "reasoning_tokens": u.reasoning_tokens,
+        },
     }
 
 
@@ -374,8 +457,9 @@ def _extends(prev: ModelRequest, prev_resp_calls: int, nxt: ModelRequest) -> boo
     return len(last.tool_results) == prev_resp_calls
 
 
-async def _replay_segment(api: str, inters: list[Interaction], recorded: list[ModelRequest], report: FileReport,
-                          codec: Any) -> None:
+async def _replay_segment(
+    api: str, inters: list[Interaction], recorded: list[ModelRequest], report: FileReport, codec: Any
+) -> None:
     from ..loop import run
     from ..registry import model as resolve_model
 
@@ -389,8 +473,10 @@ async def _replay_segment(api: str, inters: list[Interaction], recorded: list[Mo
         for t in r.tools:
             all_tools.setdefault(t.name, t)
     if len(all_tools) > len(first.tools):
-        report.notes.append(f"interactions {inters[0].index}-{inters[-1].index}: the recording client offered more tools in "
-                            "later requests; each request is sent with the tools the recording offered at that point")
+        report.notes.append(
+            f"interactions {inters[0].index}-{inters[-1].index}: the recording client offered more tools in "
+            "later requests; each request is sent with the tools the recording offered at that point"
+        )
     tools = _replay_tools(list(all_tools.values()), rm)
     conv = Conversation(list(first.messages), first.instructions)
     try:
@@ -400,15 +486,19 @@ async def _replay_segment(api: str, inters: list[Interaction], recorded: list[Mo
     except ToolwireError as exc:
         report.errors.append(f"interaction {inters[max(min(rm.turn, len(inters)) - 1, 0)].index}: {exc}")
     except Exception as exc:  # anything else is a toolwire bug: report it on the interaction
-        report.errors.append(f"interaction {inters[max(min(rm.turn, len(inters)) - 1, 0)].index}: {type(exc).__name__}: {exc}")
+        report.errors.append(
+            f"interaction {inters[max(min(rm.turn, len(inters)) - 1, 0)].index}: {type(exc).__name__}: {exc}"
+        )
     finally:
         await inner.aclose()
         await settings["http_client"].aclose()
     for k, resp in enumerate(rm.responses):
         report.responses.append(_response_record(inters[k].index, resp))
         if resp.stop_reason == "error" and resp.vendor_stop_reason is None:
-            report.errors.append(f"interaction {inters[k].index}: the recorded response ended without a stop reason "
-                                 "(a stream cut off before its terminal event?)")
+            report.errors.append(
+                f"interaction {inters[k].index}: the recorded response ended without a stop reason "
+                "(a stream cut off before its terminal event?)"
+            )
     synthesized = {c.id for resp in rm.responses for c in resp.tool_calls if c.id_synthesized}
     for k, sent_body in enumerate(transport.sent):
         if k >= len(inters):
@@ -416,7 +506,9 @@ async def _replay_segment(api: str, inters: list[Interaction], recorded: list[Mo
         try:
             sent_req = codec.decode_request(sent_body)
         except Exception as exc:  # a body the adapter cannot read back is a failure
-            report.requests.append({"interaction": inters[k].index, "matches": False, "diff": f"cannot decode the sent body: {exc}"})
+            report.requests.append(
+                {"interaction": inters[k].index, "matches": False, "diff": f"cannot decode the sent body: {exc}"}
+            )
             continue
         ok, diff, notes = compare_requests(sent_req, recorded[k], synthesized_ids=synthesized)
         for n in notes:
@@ -445,8 +537,10 @@ async def replay_file(path: str | Path, display_name: str | None = None) -> File
             what = "has no JSON request body" if i.request_json is None else "is not a request to a known model API"
             report.notes.append(f"interaction {i.index} ({i.method} {i.uri}) {what}; skipped")
     if len(apis) > 1:
-        report.notes.append(f"the cassette holds traffic of several APIs ({', '.join(apis)}); each API's interactions "
-                            "are replayed as conversations of their own")
+        report.notes.append(
+            f"the cassette holds traffic of several APIs ({', '.join(apis)}); each API's interactions "
+            "are replayed as conversations of their own"
+        )
     for one in apis:
         await _replay_api(one, [i for i in inters if i.api == one and i.request_json is not None], report)
     report.responses.sort(key=lambda r: r["interaction"])
@@ -456,7 +550,6 @@ async def replay_file(path: str | Path, display_name: str | None = None) -> File
 
 async def _replay_api(api: str, usable: list[Interaction], report: FileReport) -> None:
     from ..registry import codec as get_codec
-
     from ..registry import profile
 
     codec = get_codec(PROVIDER_FOR_API.get(api, api))
@@ -477,7 +570,11 @@ async def _replay_api(api: str, usable: list[Interaction], report: FileReport) -
         if segments:
             prev_inters, prev_reqs = segments[-1]
             calls = _count_calls(prev_inters[-1], codec, prev_reqs[-1])
-            if 200 <= inter.status < 300 and 200 <= prev_inters[-1].status < 300 and _extends(prev_reqs[-1], calls, req):
+            if (
+                200 <= inter.status < 300
+                and 200 <= prev_inters[-1].status < 300
+                and _extends(prev_reqs[-1], calls, req)
+            ):
                 prev_inters.append(inter)
                 prev_reqs.append(req)
                 continue
@@ -500,18 +597,35 @@ async def _replay_error(api: str, inter: Interaction, recorded: ModelRequest, re
     model_id, settings = _target(api, inter, transport)
     inner = resolve_model(f"{PROVIDER_FOR_API.get(api, api)}:{model_id}", **settings)
     transport.queue.append(inter)
-    record: dict[str, Any] = {"interaction": inter.index, "stop_reason": "error", "vendor_stop_reason": None, "tool_calls": [],
-                              "text": None, "usage": {k: None for k in ("input_tokens", "output_tokens", "cache_read_tokens",
-                                                                        "cache_write_tokens", "reasoning_tokens")}}
+    record: dict[str, Any] = {
+        "interaction": inter.index,
+        "stop_reason": "error",
+        "vendor_stop_reason": None,
+        "tool_calls": [],
+        "text": None,
+        "usage": {
+            k: None
+            for k in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+        },
+    }
     try:
         resp = await inner.send(recorded)
         record = _response_record(inter.index, resp)
     except ProviderError as exc:
-        record["error"] = {"status": exc.status, "message": exc.message, "retryable": exc.retryable, "error_type": exc.error_type}
+        record["error"] = {
+            "status": exc.status,
+            "message": exc.message,
+            "retryable": exc.retryable,
+            "error_type": exc.error_type,
+        }
         if exc.status != inter.status:
-            report.errors.append(f"interaction {inter.index}: recorded HTTP {inter.status} surfaced as status {exc.status}")
+            report.errors.append(
+                f"interaction {inter.index}: recorded HTTP {inter.status} surfaced as status {exc.status}"
+            )
     except ToolwireError as exc:
-        report.errors.append(f"interaction {inter.index}: recorded HTTP {inter.status} gave {type(exc).__name__}: {exc}")
+        report.errors.append(
+            f"interaction {inter.index}: recorded HTTP {inter.status} gave {type(exc).__name__}: {exc}"
+        )
     finally:
         await inner.aclose()
         await settings["http_client"].aclose()
@@ -544,7 +658,9 @@ def check_expected(report: FileReport, expected: dict[str, Any]) -> None:
     try:
         _check_expected(report, expected)
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        report.expected_mismatches.append(f"expected.json entry for this file is malformed ({type(exc).__name__}: {exc})")
+        report.expected_mismatches.append(
+            f"expected.json entry for this file is malformed ({type(exc).__name__}: {exc})"
+        )
 
 
 def _check_expected(report: FileReport, expected: dict[str, Any]) -> None:
@@ -556,7 +672,9 @@ def _check_expected(report: FileReport, expected: dict[str, Any]) -> None:
             report.expected_mismatches.append(f"{where}: not decoded")
             continue
         if got["vendor_stop_reason"] != exp["stop_reason"]:
-            report.expected_mismatches.append(f"{where}: stop reason {got['vendor_stop_reason']!r}, expected {exp['stop_reason']!r}")
+            report.expected_mismatches.append(
+                f"{where}: stop reason {got['vendor_stop_reason']!r}, expected {exp['stop_reason']!r}"
+            )
         want_calls = [(c["id"], c["name"], c["arguments"]) for c in exp["tool_calls"]]
         have_calls = [(None if c["id_synthesized"] else c["id"], c["name"], c["arguments"]) for c in got["tool_calls"]]
         if want_calls != have_calls:
@@ -568,11 +686,15 @@ def _check_expected(report: FileReport, expected: dict[str, Any]) -> None:
         # normalised Usage (input with cache, output with reasoning) came from
         primary_in, primary_out = _primary(report.api, got["usage"])
         if u.get("input") is not None and primary_in != u["input"]:
-            report.expected_mismatches.append(f"{where}: input tokens {primary_in} (vendor counter; Usage.input_tokens "
-                                              f"{got['usage']['input_tokens']}), expected {u['input']}")
+            report.expected_mismatches.append(
+                f"{where}: input tokens {primary_in} (vendor counter; Usage.input_tokens "
+                f"{got['usage']['input_tokens']}), expected {u['input']}"
+            )
         if u.get("output") is not None and primary_out != u["output"]:
-            report.expected_mismatches.append(f"{where}: output tokens {primary_out} (vendor counter; Usage.output_tokens "
-                                              f"{got['usage']['output_tokens']}), expected {u['output']}")
+            report.expected_mismatches.append(
+                f"{where}: output tokens {primary_out} (vendor counter; Usage.output_tokens "
+                f"{got['usage']['output_tokens']}), expected {u['output']}"
+            )
 
 
 def _primary(api: str | None, usage: dict[str, Any]) -> tuple[int | None, int | None]:
@@ -604,7 +726,12 @@ def replay_paths(paths: list[str]) -> dict[str, Any]:
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found = sorted(f for pattern in ("*.yaml", "*.yml", "*.yaml.gz", "*.yml.gz") for f in path.rglob(pattern) if f.is_file())
+            found = sorted(
+                f
+                for pattern in ("*.yaml", "*.yml", "*.yaml.gz", "*.yml.gz")
+                for f in path.rglob(pattern)
+                if f.is_file()
+            )
             if not found:
                 missing.append(f"{p}: no cassettes (*.yaml, *.yml, *.yaml.gz) in this folder")
             for f in found:
@@ -648,4 +775,8 @@ def replay_paths(paths: list[str]) -> dict[str, Any]:
         "errors": sum(len(r.errors) for r in reports),
         "notes": sum(len(r.notes) for r in reports),
     }
-    return {"files": [r.to_dict() for r in reports], "totals": totals, "ok": bool(reports) and all(r.ok for r in reports)}
+    return {
+        "files": [r.to_dict() for r in reports],
+        "totals": totals,
+        "ok": bool(reports) and all(r.ok for r in reports),
+    }

@@ -71,6 +71,7 @@ class RuleSet:
 
 # --- JSON helpers: total functions over any value -------------------------------------------
 
+
 def esc(token: Any) -> str:
     return str(token).replace("~", "~0").replace("/", "~1")
 
@@ -146,8 +147,19 @@ def walk_schema(node: Any, base: str, depth: int = 0) -> Iterator[tuple[str, dic
         if isinstance(sub, dict):
             for name, s in sub.items():
                 yield from walk_schema(s, join(base, key, name), depth + 1)
-    for key in ("items", "additionalProperties", "not", "if", "then", "else", "contains",
-                "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems"):
+    for key in (
+        "items",
+        "additionalProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "additionalItems",
+    ):
         sub = node.get(key)
         if isinstance(sub, dict):
             yield from walk_schema(sub, join(base, key), depth + 1)
@@ -166,7 +178,7 @@ class Names(frozenset):
     def __contains__(self, x: object) -> bool:
         return isinstance(x, str) and frozenset.__contains__(self, x)
 
-    def __or__(self, other: Any) -> "Names":
+    def __or__(self, other: Any) -> Names:
         return Names(frozenset(self) | frozenset(other))
 
 

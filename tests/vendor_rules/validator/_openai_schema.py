@@ -107,5 +107,5 @@ def limits(schema: Any, at: str) -> Iterator[Finding]:
 
 def _object_depth(schema: Any, pointer: str, at: str) -> int:
     """How many object schemas (``properties``/``items`` steps) lead to ``pointer``."""
-    tokens = pointer[len(at):].split("/")[1:]
+    tokens = pointer[len(at) :].split("/")[1:]
     return sum(1 for t in tokens if t == "properties") + (1 if is_obj(schema) else 0)

@@ -19,12 +19,26 @@ TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")
 IMAGE_MEDIA = Names({"image/jpeg", "image/png", "image/gif", "image/webp"})
 
 #: ``ContentBlockParam`` members (anthropic.types.content_block_param) by their ``type``.
-BLOCK_TYPES = Names({
-    "text", "image", "document", "search_result", "thinking", "redacted_thinking", "tool_use",
-    "tool_result", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
-    "code_execution_tool_result", "bash_code_execution_tool_result",
-    "text_editor_code_execution_tool_result", "tool_search_tool_result", "container_upload",
-})
+BLOCK_TYPES = Names(
+    {
+        "text",
+        "image",
+        "document",
+        "search_result",
+        "thinking",
+        "redacted_thinking",
+        "tool_use",
+        "tool_result",
+        "server_tool_use",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+        "tool_search_tool_result",
+        "container_upload",
+    }
+)
 #: Blocks only the model writes: never in a user turn.
 ASSISTANT_ONLY = Names({"thinking", "redacted_thinking", "tool_use", "server_tool_use"})
 #: Blocks only the caller writes: never in an assistant turn.
@@ -59,9 +73,11 @@ def _thinking_on(body: Any) -> bool:
 # --- body -------------------------------------------------------------------------------------
 
 
-@R("anthropic.body.shape",
-   "The body is an object with `model` (string), `max_tokens` (integer >= 0) and a non-empty `messages` array.",
-   "anthropic.types.MessageCreateParamsBase (Required[model], Required[max_tokens], Required[messages])")
+@R(
+    "anthropic.body.shape",
+    "The body is an object with `model` (string), `max_tokens` (integer >= 0) and a non-empty `messages` array.",
+    "anthropic.types.MessageCreateParamsBase (Required[model], Required[max_tokens], Required[messages])",
+)
 def body_shape(body: Any) -> Iterator[Finding]:
     if not is_obj(body):
         yield "", f"the request body must be a JSON object, got {short(body)}"
@@ -76,9 +92,11 @@ def body_shape(body: Any) -> Iterator[Finding]:
         yield "/messages", f"`messages` must be a non-empty array, got {short(msgs)}"
 
 
-@R("anthropic.system.shape",
-   "`system` is a string or an array of text blocks.",
-   "anthropic.types.MessageCreateParamsBase.system: Union[str, Iterable[TextBlockParam]]")
+@R(
+    "anthropic.system.shape",
+    "`system` is a string or an array of text blocks.",
+    "anthropic.types.MessageCreateParamsBase.system: Union[str, Iterable[TextBlockParam]]",
+)
 def system_shape(body: Any) -> Iterator[Finding]:
     if "system" not in obj(body):
         return
@@ -96,9 +114,11 @@ def system_shape(body: Any) -> Iterator[Finding]:
 # --- messages -----------------------------------------------------------------------------------
 
 
-@R("anthropic.message.shape",
-   "Every message is an object with `role` user or assistant (or system) and `content` (string or array of blocks with a string `type`).",
-   "anthropic.types.MessageParam = UserMessageParam | AssistantMessageParam | SystemMessageParam (Required[role], Required[content])")
+@R(
+    "anthropic.message.shape",
+    "Every message is an object with `role` user or assistant (or system) and `content` (string or array of blocks with a string `type`).",
+    "anthropic.types.MessageParam = UserMessageParam | AssistantMessageParam | SystemMessageParam (Required[role], Required[content])",
+)
 def message_shape(body: Any) -> Iterator[Finding]:
     for i, m in enumerate(_messages(body)):
         if not is_obj(m):
@@ -114,16 +134,21 @@ def message_shape(body: Any) -> Iterator[Finding]:
             continue
         for j, b in enumerate(c):
             if not is_obj(b) or not is_str(b.get("type")):
-                yield ptr("messages", i, "content", j), f"a content block must be an object with a string `type`, got {short(b)}"
+                yield (
+                    ptr("messages", i, "content", j),
+                    f"a content block must be an object with a string `type`, got {short(b)}",
+                )
             elif b["type"] not in BLOCK_TYPES:
                 yield ptr("messages", i, "content", j, "type"), f"unknown content block type {b['type']!r}"
             elif m.get("role") == "system" and b["type"] != "text":
                 yield ptr("messages", i, "content", j, "type"), "a system message holds only text blocks"
 
 
-@R("anthropic.message.first-user",
-   "The first message has the user role.",
-   "API error text 'messages: first message must use the \"user\" role' (Messages API; toolwire never sends a leading assistant turn)")
+@R(
+    "anthropic.message.first-user",
+    "The first message has the user role.",
+    "API error text 'messages: first message must use the \"user\" role' (Messages API; toolwire never sends a leading assistant turn)",
+)
 def first_user(body: Any) -> Iterator[Finding]:
     msgs = [m for m in _messages(body) if is_obj(m) and m.get("role") != "system"]
     if msgs and msgs[0].get("role") != "user":
@@ -131,9 +156,11 @@ def first_user(body: Any) -> Iterator[Finding]:
         yield ptr("messages", i, "role"), f"the first message must be a user message, got {short(msgs[0].get('role'))}"
 
 
-@R("anthropic.message.alternation",
-   "User and assistant messages alternate (toolwire merges same-role turns; the API would silently combine them).",
-   "anthropic.types.MessageCreateParamsBase.messages docstring: 'Consecutive user or assistant turns in your request will be combined into a single turn'")
+@R(
+    "anthropic.message.alternation",
+    "User and assistant messages alternate (toolwire merges same-role turns; the API would silently combine them).",
+    "anthropic.types.MessageCreateParamsBase.messages docstring: 'Consecutive user or assistant turns in your request will be combined into a single turn'",
+)
 def alternation(body: Any) -> Iterator[Finding]:
     prev = None
     for i, m in enumerate(_messages(body)):
@@ -143,9 +170,11 @@ def alternation(body: Any) -> Iterator[Finding]:
         prev = role
 
 
-@R("anthropic.message.block-role",
-   "Model-only blocks (thinking, redacted_thinking, tool_use, server_tool_use) appear only in assistant turns; tool_result only in user turns.",
-   "Anthropic tool-use guide (https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use): tool_use comes in the assistant response, tool_result goes back in a user message")
+@R(
+    "anthropic.message.block-role",
+    "Model-only blocks (thinking, redacted_thinking, tool_use, server_tool_use) appear only in assistant turns; tool_result only in user turns.",
+    "Anthropic tool-use guide (https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use): tool_use comes in the assistant response, tool_result goes back in a user message",
+)
 def block_role(body: Any) -> Iterator[Finding]:
     for i, m in enumerate(_messages(body)):
         role = obj(m).get("role")
@@ -157,9 +186,11 @@ def block_role(body: Any) -> Iterator[Finding]:
                 yield _bptr(i, j, "type"), f"an assistant message cannot hold a {t} block"
 
 
-@R("anthropic.text.non-empty",
-   "Text blocks (and string contents) are not empty strings, in messages, tool results and `system` (a whitespace-only block in an earlier assistant turn is accepted: recorded).",
-   "API error text 'messages: text content blocks must be non-empty' (anthropics/claude-code#59812, AnswerDotAI/fastllm#44)")
+@R(
+    "anthropic.text.non-empty",
+    "Text blocks (and string contents) are not empty strings, in messages, tool results and `system` (a whitespace-only block in an earlier assistant turn is accepted: recorded).",
+    "API error text 'messages: text content blocks must be non-empty' (anthropics/claude-code#59812, AnswerDotAI/fastllm#44)",
+)
 def text_non_empty(body: Any) -> Iterator[Finding]:
     def bad(t: Any) -> bool:
         return t == ""
@@ -176,15 +207,20 @@ def text_non_empty(body: Any) -> Iterator[Finding]:
                 for k, rb in enumerate(arr(b.get("content"))):
                     rb = obj(rb)
                     if rb.get("type") == "text" and bad(rb.get("text")):
-                        yield ptr("messages", i, "content", j, "content", k, "text"), "empty text block in a tool_result"
+                        yield (
+                            ptr("messages", i, "content", j, "content", k, "text"),
+                            "empty text block in a tool_result",
+                        )
     for j, b in enumerate(arr(obj(body).get("system"))):
         if obj(b).get("type") == "text" and bad(obj(b).get("text")):
             yield ptr("system", j, "text"), "empty system text block"
 
 
-@R("anthropic.image.source",
-   "An image block has `source` {type: base64, media_type in jpeg/png/gif/webp, data: string} or {type: url, url: string} or {type: file, file_id}.",
-   "anthropic.types.ImageBlockParam / Base64ImageSourceParam (media_type Literal['image/jpeg','image/png','image/gif','image/webp']) / URLImageSourceParam")
+@R(
+    "anthropic.image.source",
+    "An image block has `source` {type: base64, media_type in jpeg/png/gif/webp, data: string} or {type: url, url: string} or {type: file, file_id}.",
+    "anthropic.types.ImageBlockParam / Base64ImageSourceParam (media_type Literal['image/jpeg','image/png','image/gif','image/webp']) / URLImageSourceParam",
+)
 def image_source(body: Any) -> Iterator[Finding]:
     def check(b: dict[str, Any], at: str) -> Iterator[Finding]:
         src = b.get("source")
@@ -194,7 +230,10 @@ def image_source(body: Any) -> Iterator[Finding]:
         t = src.get("type")
         if t == "base64":
             if src.get("media_type") not in IMAGE_MEDIA:
-                yield join(at, "source", "media_type"), f"media_type must be one of {sorted(IMAGE_MEDIA)}, got {short(src.get('media_type'))}"
+                yield (
+                    join(at, "source", "media_type"),
+                    f"media_type must be one of {sorted(IMAGE_MEDIA)}, got {short(src.get('media_type'))}",
+                )
             if not is_str(src.get("data")) or not src.get("data"):
                 yield join(at, "source", "data"), "a base64 image needs non-empty `data`"
         elif t == "url":
@@ -220,9 +259,11 @@ def image_source(body: Any) -> Iterator[Finding]:
 # --- tool calls and results ------------------------------------------------------------------
 
 
-@R("anthropic.tool_use.shape",
-   "A tool_use block has a string `id` matching ^[a-zA-Z0-9_-]+$, a string `name` and an object `input`.",
-   "anthropic.types.ToolUseBlockParam (Required[id], Required[name], Required[input: Dict]); id pattern from the API error 'String should match pattern ^[a-zA-Z0-9_-]+$' (HKUDS/nanobot#4356)")
+@R(
+    "anthropic.tool_use.shape",
+    "A tool_use block has a string `id` matching ^[a-zA-Z0-9_-]+$, a string `name` and an object `input`.",
+    "anthropic.types.ToolUseBlockParam (Required[id], Required[name], Required[input: Dict]); id pattern from the API error 'String should match pattern ^[a-zA-Z0-9_-]+$' (HKUDS/nanobot#4356)",
+)
 def tool_use_shape(body: Any) -> Iterator[Finding]:
     for i, m in enumerate(_messages(body)):
         for j, b in _uses(m):
@@ -234,9 +275,11 @@ def tool_use_shape(body: Any) -> Iterator[Finding]:
                 yield _bptr(i, j, "input"), f"tool_use input must be a JSON object, got {short(b.get('input'))}"
 
 
-@R("anthropic.tool_use.unique-id",
-   "tool_use ids are unique across the request.",
-   "API error text 'messages.1.content.1: `tool_use` ids must be unique' (trycua/cua#524)")
+@R(
+    "anthropic.tool_use.unique-id",
+    "tool_use ids are unique across the request.",
+    "API error text 'messages.1.content.1: `tool_use` ids must be unique' (trycua/cua#524)",
+)
 def tool_use_unique(body: Any) -> Iterator[Finding]:
     seen: set[Any] = set()
     for i, m in enumerate(_messages(body)):
@@ -252,24 +295,32 @@ def _answer_of(msgs: list[Any], i: int) -> Any:
     return nxt if obj(nxt).get("role") == "user" else None
 
 
-@R("anthropic.tool_use.answered",
-   "Every tool_use is answered by a tool_result in the very next message, which is a user message.",
-   "API error text '`tool_use` ids were found without `tool_result` blocks immediately after: ... Each `tool_use` block must have a corresponding `tool_result` block in the next message.' (anthropics/claude-code#8210)")
+@R(
+    "anthropic.tool_use.answered",
+    "Every tool_use is answered by a tool_result in the very next message, which is a user message.",
+    "API error text '`tool_use` ids were found without `tool_result` blocks immediately after: ... Each `tool_use` block must have a corresponding `tool_result` block in the next message.' (anthropics/claude-code#8210)",
+)
 def tool_use_answered(body: Any) -> Iterator[Finding]:
     msgs = _messages(body)
     for i, m in enumerate(msgs):
         if obj(m).get("role") != "assistant" or i == len(msgs) - 1:
             continue  # the request's last message is anthropic.tool_use.trailing
         nxt = _answer_of(msgs, i)
-        answered = {hashable(b.get("tool_use_id")) for _, b in _blocks(obj(nxt).get("content")) if b.get("type") == "tool_result"}
+        answered = {
+            hashable(b.get("tool_use_id"))
+            for _, b in _blocks(obj(nxt).get("content"))
+            if b.get("type") == "tool_result"
+        }
         for j, b in _uses(m):
             if hashable(b.get("id")) not in answered:
                 yield _bptr(i, j), f"tool_use {short(b.get('id'))} has no tool_result in messages[{i + 1}]"
 
 
-@R("anthropic.tool_use.trailing",
-   "The request does not end on an assistant message holding tool_use blocks (an unanswered call).",
-   "Same API error as anthropic.tool_use.answered: 'Each `tool_use` block must have a corresponding `tool_result` block in the next message.'")
+@R(
+    "anthropic.tool_use.trailing",
+    "The request does not end on an assistant message holding tool_use blocks (an unanswered call).",
+    "Same API error as anthropic.tool_use.answered: 'Each `tool_use` block must have a corresponding `tool_result` block in the next message.'",
+)
 def tool_use_trailing(body: Any) -> Iterator[Finding]:
     msgs = _messages(body)
     if msgs and obj(msgs[-1]).get("role") == "assistant":
@@ -277,9 +328,11 @@ def tool_use_trailing(body: Any) -> Iterator[Finding]:
             yield _bptr(len(msgs) - 1, j), f"the request ends on tool_use {short(b.get('id'))} without its tool_result"
 
 
-@R("anthropic.tool_result.orphan",
-   "Every tool_result answers a tool_use of the immediately preceding assistant message.",
-   "API error text 'unexpected `tool_use_id` found in `tool_result` blocks: ... Each `tool_result` block must have a corresponding `tool_use` block in the previous message.' (anthropics/claude-code#18947)")
+@R(
+    "anthropic.tool_result.orphan",
+    "Every tool_result answers a tool_use of the immediately preceding assistant message.",
+    "API error text 'unexpected `tool_use_id` found in `tool_result` blocks: ... Each `tool_result` block must have a corresponding `tool_use` block in the previous message.' (anthropics/claude-code#18947)",
+)
 def tool_result_orphan(body: Any) -> Iterator[Finding]:
     msgs = _messages(body)
     for i, m in enumerate(msgs):
@@ -289,12 +342,17 @@ def tool_result_orphan(body: Any) -> Iterator[Finding]:
         ids = {hashable(b.get("id")) for _, b in _uses(prev)} if obj(prev).get("role") == "assistant" else set()
         for j, b in _blocks(obj(m).get("content")):
             if b.get("type") == "tool_result" and hashable(b.get("tool_use_id")) not in ids:
-                yield _bptr(i, j, "tool_use_id"), f"tool_result {short(b.get('tool_use_id'))} answers no tool_use of messages[{i - 1}]"
+                yield (
+                    _bptr(i, j, "tool_use_id"),
+                    f"tool_result {short(b.get('tool_use_id'))} answers no tool_use of messages[{i - 1}]",
+                )
 
 
-@R("anthropic.tool_result.once",
-   "A tool_use is answered by exactly one tool_result.",
-   "toolwire design principle 4 (every tool call gets exactly one result) applied to the pairing rule of the API error '`tool_use` ids were found without `tool_result` blocks immediately after'")
+@R(
+    "anthropic.tool_result.once",
+    "A tool_use is answered by exactly one tool_result.",
+    "toolwire design principle 4 (every tool call gets exactly one result) applied to the pairing rule of the API error '`tool_use` ids were found without `tool_result` blocks immediately after'",
+)
 def tool_result_once(body: Any) -> Iterator[Finding]:
     for i, m in enumerate(_messages(body)):
         seen: set[Any] = set()
@@ -307,9 +365,11 @@ def tool_result_once(body: Any) -> Iterator[Finding]:
             seen.add(k)
 
 
-@R("anthropic.tool_result.first",
-   "In the user message answering tool calls, the tool_result blocks come before any other block.",
-   "API error text 'Did not find 1 `tool_result` block(s) at the beginning of this message. Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.' (anthropics/claude-code#37); tool-use guide: tool_result blocks first, text after")
+@R(
+    "anthropic.tool_result.first",
+    "In the user message answering tool calls, the tool_result blocks come before any other block.",
+    "API error text 'Did not find 1 `tool_result` block(s) at the beginning of this message. Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.' (anthropics/claude-code#37); tool-use guide: tool_result blocks first, text after",
+)
 def tool_result_first(body: Any) -> Iterator[Finding]:
     for i, m in enumerate(_messages(body)):
         if obj(m).get("role") != "user":
@@ -324,9 +384,11 @@ def tool_result_first(body: Any) -> Iterator[Finding]:
                 other_seen = True
 
 
-@R("anthropic.tool_result.shape",
-   "A tool_result has a string `tool_use_id`, `content` a string or an array of text/image/search_result/document blocks, `is_error` a boolean.",
-   "anthropic.types.ToolResultBlockParam (Required[tool_use_id]; content: Union[str, Iterable[Content]]; is_error: bool)")
+@R(
+    "anthropic.tool_result.shape",
+    "A tool_result has a string `tool_use_id`, `content` a string or an array of text/image/search_result/document blocks, `is_error` a boolean.",
+    "anthropic.types.ToolResultBlockParam (Required[tool_use_id]; content: Union[str, Iterable[Content]]; is_error: bool)",
+)
 def tool_result_shape(body: Any) -> Iterator[Finding]:
     for i, m in enumerate(_messages(body)):
         for j, b in _blocks(obj(m).get("content")):
@@ -344,7 +406,10 @@ def tool_result_shape(body: Any) -> Iterator[Finding]:
                 continue
             for k, rb in enumerate(c):
                 if not is_obj(rb) or rb.get("type") not in RESULT_CONTENT_TYPES:
-                    yield _bptr(i, j, "content", k), f"a tool_result may hold text, image, search_result or document blocks, got {short(rb)}"
+                    yield (
+                        _bptr(i, j, "content", k),
+                        f"a tool_result may hold text, image, search_result or document blocks, got {short(rb)}",
+                    )
                 elif rb["type"] == "text" and not is_str(rb.get("text")):
                     yield _bptr(i, j, "content", k, "text"), "text block without a string `text`"
 
@@ -352,9 +417,11 @@ def tool_result_shape(body: Any) -> Iterator[Finding]:
 # --- thinking ---------------------------------------------------------------------------------
 
 
-@R("anthropic.thinking.shape",
-   "A thinking block carries string `thinking` and a non-empty `signature`; redacted_thinking carries non-empty `data`.",
-   "anthropic.types.ThinkingBlockParam (Required[signature], Required[thinking]) / RedactedThinkingBlockParam (Required[data]); 'Thinking blocks must be passed back unmodified'")
+@R(
+    "anthropic.thinking.shape",
+    "A thinking block carries string `thinking` and a non-empty `signature`; redacted_thinking carries non-empty `data`.",
+    "anthropic.types.ThinkingBlockParam (Required[signature], Required[thinking]) / RedactedThinkingBlockParam (Required[data]); 'Thinking blocks must be passed back unmodified'",
+)
 def thinking_shape(body: Any) -> Iterator[Finding]:
     for i, m in enumerate(_messages(body)):
         for j, b in _blocks(obj(m).get("content")):
@@ -367,22 +434,32 @@ def thinking_shape(body: Any) -> Iterator[Finding]:
                 yield _bptr(i, j, "data"), "redacted_thinking block without `data`"
 
 
-@R("anthropic.thinking.first",
-   "In an assistant message that holds thinking blocks, the first block is a thinking or redacted_thinking block.",
-   "API error text 'If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found text.' (anthropics/claude-code#20705)")
+@R(
+    "anthropic.thinking.first",
+    "In an assistant message that holds thinking blocks, the first block is a thinking or redacted_thinking block.",
+    "API error text 'If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found text.' (anthropics/claude-code#20705)",
+)
 def thinking_first(body: Any) -> Iterator[Finding]:
     for i, m in enumerate(_messages(body)):
         if obj(m).get("role") != "assistant":
             continue
         blocks = _blocks(obj(m).get("content"))
         kinds = [b.get("type") for _, b in blocks]
-        if any(k in ("thinking", "redacted_thinking") for k in kinds) and kinds[0] not in ("thinking", "redacted_thinking"):
-            yield _bptr(i, blocks[0][0]), f"the first block must be thinking or redacted_thinking, found {short(kinds[0])}"
+        if any(k in ("thinking", "redacted_thinking") for k in kinds) and kinds[0] not in (
+            "thinking",
+            "redacted_thinking",
+        ):
+            yield (
+                _bptr(i, blocks[0][0]),
+                f"the first block must be thinking or redacted_thinking, found {short(kinds[0])}",
+            )
 
 
-@R("anthropic.thinking.tool-loop",
-   "With thinking enabled, the assistant message whose tool_use blocks the final user message answers starts with a thinking block.",
-   "API error text 'When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks)' (OpenRouterTeam/ai-sdk-provider#162, n8n-io/n8n#22550)")
+@R(
+    "anthropic.thinking.tool-loop",
+    "With thinking enabled, the assistant message whose tool_use blocks the final user message answers starts with a thinking block.",
+    "API error text 'When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks)' (OpenRouterTeam/ai-sdk-provider#162, n8n-io/n8n#22550)",
+)
 def thinking_tool_loop(body: Any) -> Iterator[Finding]:
     if obj(obj(body).get("thinking")).get("type") != "enabled":
         return
@@ -394,13 +471,22 @@ def thinking_tool_loop(body: Any) -> Iterator[Finding]:
         return  # a new user turn: the tool loop is over
     prev = msgs[-2]
     blocks = _blocks(obj(prev).get("content"))
-    if obj(prev).get("role") == "assistant" and _uses(prev) and blocks[0][1].get("type") not in ("thinking", "redacted_thinking"):
-        yield _bptr(len(msgs) - 2, blocks[0][0]), "thinking is enabled but the assistant turn of the ongoing tool loop does not start with a thinking block"
+    if (
+        obj(prev).get("role") == "assistant"
+        and _uses(prev)
+        and blocks[0][1].get("type") not in ("thinking", "redacted_thinking")
+    ):
+        yield (
+            _bptr(len(msgs) - 2, blocks[0][0]),
+            "thinking is enabled but the assistant turn of the ongoing tool loop does not start with a thinking block",
+        )
 
 
-@R("anthropic.thinking.final-without-thinking",
-   "With thinking disabled, a final assistant message (prefill) holds no thinking blocks.",
-   "API error text 'When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`.' (tailcallhq/forgecode#1195)")
+@R(
+    "anthropic.thinking.final-without-thinking",
+    "With thinking disabled, a final assistant message (prefill) holds no thinking blocks.",
+    "API error text 'When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`.' (tailcallhq/forgecode#1195)",
+)
 def thinking_final(body: Any) -> Iterator[Finding]:
     msgs = _messages(body)
     if not msgs or _thinking_on(body) or obj(msgs[-1]).get("role") != "assistant":
@@ -419,9 +505,11 @@ def _custom_tools(body: Any) -> Iterator[tuple[int, dict[str, Any]]]:
             yield i, t
 
 
-@R("anthropic.tools.shape",
-   "`tools` is an array of objects; a custom tool has a `name` and an object `input_schema`.",
-   "anthropic.types.ToolParam (Required[name], Required[input_schema]); MessageCreateParamsBase.tools: Iterable[ToolUnionParam]")
+@R(
+    "anthropic.tools.shape",
+    "`tools` is an array of objects; a custom tool has a `name` and an object `input_schema`.",
+    "anthropic.types.ToolParam (Required[name], Required[input_schema]); MessageCreateParamsBase.tools: Iterable[ToolUnionParam]",
+)
 def tools_shape(body: Any) -> Iterator[Finding]:
     if "tools" not in obj(body):
         return
@@ -433,21 +521,28 @@ def tools_shape(body: Any) -> Iterator[Finding]:
         if not is_obj(t):
             yield ptr("tools", i), f"a tool must be an object, got {short(t)}"
         elif t.get("type") in (None, "custom") and not is_obj(t.get("input_schema")):
-            yield ptr("tools", i, "input_schema"), f"a custom tool needs an object `input_schema`, got {short(t.get('input_schema'))}"
+            yield (
+                ptr("tools", i, "input_schema"),
+                f"a custom tool needs an object `input_schema`, got {short(t.get('input_schema'))}",
+            )
 
 
-@R("anthropic.tools.name",
-   "A tool name matches ^[a-zA-Z0-9_-]{1,128}$.",
-   "API error text \"tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'\" (home-assistant/core#147760)")
+@R(
+    "anthropic.tools.name",
+    "A tool name matches ^[a-zA-Z0-9_-]{1,128}$.",
+    "API error text \"tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'\" (home-assistant/core#147760)",
+)
 def tool_name(body: Any) -> Iterator[Finding]:
     for i, t in enumerate(arr(obj(body).get("tools"))):
         if is_obj(t) and (not is_str(t.get("name")) or not TOOL_NAME.fullmatch(t["name"])):
             yield ptr("tools", i, "name"), f"tool name must match ^[a-zA-Z0-9_-]{{1,128}}$, got {short(t.get('name'))}"
 
 
-@R("anthropic.tools.unique-name",
-   "Tool names are unique.",
-   "API error text 'tools: Tool names must be unique.' (Messages API)")
+@R(
+    "anthropic.tools.unique-name",
+    "Tool names are unique.",
+    "API error text 'tools: Tool names must be unique.' (Messages API)",
+)
 def tool_unique(body: Any) -> Iterator[Finding]:
     seen: set[Any] = set()
     for i, t in enumerate(arr(obj(body).get("tools"))):
@@ -458,19 +553,26 @@ def tool_unique(body: Any) -> Iterator[Finding]:
             seen.add(k)
 
 
-@R("anthropic.schema.root-object",
-   "A custom tool's input_schema has `type: \"object\"` at its root.",
-   "anthropic.types.tool_param.InputSchemaTyped (type: Required[Literal['object']])")
+@R(
+    "anthropic.schema.root-object",
+    'A custom tool\'s input_schema has `type: "object"` at its root.',
+    "anthropic.types.tool_param.InputSchemaTyped (type: Required[Literal['object']])",
+)
 def schema_root_object(body: Any) -> Iterator[Finding]:
     for i, t in _custom_tools(body):
         s = t.get("input_schema")
         if is_obj(s) and s.get("type") != "object":
-            yield ptr("tools", i, "input_schema", "type"), f"input_schema.type must be 'object', got {short(s.get('type'))}"
+            yield (
+                ptr("tools", i, "input_schema", "type"),
+                f"input_schema.type must be 'object', got {short(s.get('type'))}",
+            )
 
 
-@R("anthropic.schema.root-combinator",
-   "A custom tool's input_schema has no oneOf, anyOf or allOf at its root.",
-   "API error text 'tools.N.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level' (anthropics/claude-code#5319)")
+@R(
+    "anthropic.schema.root-combinator",
+    "A custom tool's input_schema has no oneOf, anyOf or allOf at its root.",
+    "API error text 'tools.N.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level' (anthropics/claude-code#5319)",
+)
 def schema_root_combinator(body: Any) -> Iterator[Finding]:
     for i, t in _custom_tools(body):
         s = obj(t.get("input_schema"))
@@ -479,9 +581,11 @@ def schema_root_combinator(body: Any) -> Iterator[Finding]:
                 yield ptr("tools", i, "input_schema", k), f"input_schema does not support {k} at the top level"
 
 
-@R("anthropic.schema.valid",
-   "A custom tool's input_schema is a valid JSON Schema (draft 2020-12).",
-   "anthropic.types.ToolParam.input_schema docstring: '[JSON schema](https://json-schema.org/draft/2020-12) for this tool's input'")
+@R(
+    "anthropic.schema.valid",
+    "A custom tool's input_schema is a valid JSON Schema (draft 2020-12).",
+    "anthropic.types.ToolParam.input_schema docstring: '[JSON schema](https://json-schema.org/draft/2020-12) for this tool's input'",
+)
 def schema_valid(body: Any) -> Iterator[Finding]:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
@@ -498,9 +602,11 @@ def schema_valid(body: Any) -> Iterator[Finding]:
             yield ptr("tools", i, "input_schema"), "schema too deeply nested to check"
 
 
-@R("anthropic.tools.required-for-history",
-   "A request whose messages hold tool_use or tool_result blocks declares tools.",
-   "API error text 'Requests which include tool_use or tool_result blocks must define tools.' (anthropics/anthropic-sdk-python#494)")
+@R(
+    "anthropic.tools.required-for-history",
+    "A request whose messages hold tool_use or tool_result blocks declares tools.",
+    "API error text 'Requests which include tool_use or tool_result blocks must define tools.' (anthropics/anthropic-sdk-python#494)",
+)
 def tools_for_history(body: Any) -> Iterator[Finding]:
     if arr(obj(body).get("tools")):
         return
@@ -511,9 +617,11 @@ def tools_for_history(body: Any) -> Iterator[Finding]:
                 return
 
 
-@R("anthropic.tool_choice.shape",
-   "`tool_choice` is {type: auto|any|none} or {type: tool, name: <string>}; disable_parallel_tool_use is a boolean and not on none.",
-   "anthropic.types.ToolChoiceParam = ToolChoiceAutoParam | ToolChoiceAnyParam | ToolChoiceToolParam | ToolChoiceNoneParam")
+@R(
+    "anthropic.tool_choice.shape",
+    "`tool_choice` is {type: auto|any|none} or {type: tool, name: <string>}; disable_parallel_tool_use is a boolean and not on none.",
+    "anthropic.types.ToolChoiceParam = ToolChoiceAutoParam | ToolChoiceAnyParam | ToolChoiceToolParam | ToolChoiceNoneParam",
+)
 def tool_choice_shape(body: Any) -> Iterator[Finding]:
     if "tool_choice" not in obj(body):
         return
@@ -523,22 +631,31 @@ def tool_choice_shape(body: Any) -> Iterator[Finding]:
         return
     if tc["type"] == "tool" and (not is_str(tc.get("name")) or not tc.get("name")):
         yield "/tool_choice/name", "tool_choice {type: tool} needs a tool `name`"
-    if "disable_parallel_tool_use" in tc and (tc["type"] == "none" or not isinstance(tc["disable_parallel_tool_use"], bool)):
-        yield "/tool_choice/disable_parallel_tool_use", "disable_parallel_tool_use is a boolean on auto, any or tool choices"
+    if "disable_parallel_tool_use" in tc and (
+        tc["type"] == "none" or not isinstance(tc["disable_parallel_tool_use"], bool)
+    ):
+        yield (
+            "/tool_choice/disable_parallel_tool_use",
+            "disable_parallel_tool_use is a boolean on auto, any or tool choices",
+        )
 
 
-@R("anthropic.tool_choice.without-tools",
-   "A tool_choice other than none is sent only together with tools.",
-   "API error text 'tool_choice: tool_choice may only be specified while providing tools' (recalled from the Messages API; no public thread found in the search corpus)")
+@R(
+    "anthropic.tool_choice.without-tools",
+    "A tool_choice other than none is sent only together with tools.",
+    "API error text 'tool_choice: tool_choice may only be specified while providing tools' (recalled from the Messages API; no public thread found in the search corpus)",
+)
 def tool_choice_without_tools(body: Any) -> Iterator[Finding]:
     tc = obj(obj(body).get("tool_choice"))
     if tc and tc.get("type") != "none" and not arr(obj(body).get("tools")):
         yield "/tool_choice", "tool_choice is set but the request declares no tools"
 
 
-@R("anthropic.tool_choice.unknown-tool",
-   "A tool_choice {type: tool} names a declared tool.",
-   "anthropic.types.ToolChoiceToolParam.name docstring: 'The name of the tool to use.'")
+@R(
+    "anthropic.tool_choice.unknown-tool",
+    "A tool_choice {type: tool} names a declared tool.",
+    "anthropic.types.ToolChoiceToolParam.name docstring: 'The name of the tool to use.'",
+)
 def tool_choice_unknown(body: Any) -> Iterator[Finding]:
     tc = obj(obj(body).get("tool_choice"))
     names = {hashable(obj(t).get("name")) for t in arr(obj(body).get("tools"))}
@@ -546,17 +663,24 @@ def tool_choice_unknown(body: Any) -> Iterator[Finding]:
         yield "/tool_choice/name", f"tool_choice names {tc['name']!r}, which is not among the declared tools"
 
 
-@R("anthropic.thinking.forced-tool",
-   "Manual extended thinking ({type: enabled}) is not combined with a tool_choice that forces tool use (any or tool).",
-   "API error text 'Thinking may not be enabled when tool_choice forces tool use.' (mastra-ai/mastra#7507, langchain-ai/langchain#35544)")
+@R(
+    "anthropic.thinking.forced-tool",
+    "Manual extended thinking ({type: enabled}) is not combined with a tool_choice that forces tool use (any or tool).",
+    "API error text 'Thinking may not be enabled when tool_choice forces tool use.' (mastra-ai/mastra#7507, langchain-ai/langchain#35544)",
+)
 def thinking_forced(body: Any) -> Iterator[Finding]:
-    if obj(obj(body).get("thinking")).get("type") == "enabled" and obj(obj(body).get("tool_choice")).get("type") in ("any", "tool"):
+    if obj(obj(body).get("thinking")).get("type") == "enabled" and obj(obj(body).get("tool_choice")).get("type") in (
+        "any",
+        "tool",
+    ):
         yield "/tool_choice", "thinking is enabled, so tool_choice may only be auto or none"
 
 
-@R("anthropic.thinking.budget",
-   "thinking {type: enabled} has an integer budget_tokens >= 1024 and below max_tokens.",
-   "anthropic.types.ThinkingConfigEnabledParam.budget_tokens docstring ('Must be ≥1024 and less than `max_tokens`')")
+@R(
+    "anthropic.thinking.budget",
+    "thinking {type: enabled} has an integer budget_tokens >= 1024 and below max_tokens.",
+    "anthropic.types.ThinkingConfigEnabledParam.budget_tokens docstring ('Must be ≥1024 and less than `max_tokens`')",
+)
 def thinking_budget(body: Any) -> Iterator[Finding]:
     th = obj(obj(body).get("thinking"))
     if th.get("type") != "enabled":

@@ -23,26 +23,61 @@ MODES = {"AUTO", "ANY", "NONE", "VALIDATED"}
 
 #: Part fields (google.genai.types.Part) in both spellings: the ``data`` oneof and the metadata.
 DATA_FIELDS = {
-    "text": "text", "inlineData": "inline_data", "fileData": "file_data",
-    "functionCall": "function_call", "functionResponse": "function_response",
-    "executableCode": "executable_code", "codeExecutionResult": "code_execution_result",
-    "toolCall": "tool_call", "toolResponse": "tool_response",
+    "text": "text",
+    "inlineData": "inline_data",
+    "fileData": "file_data",
+    "functionCall": "function_call",
+    "functionResponse": "function_response",
+    "executableCode": "executable_code",
+    "codeExecutionResult": "code_execution_result",
+    "toolCall": "tool_call",
+    "toolResponse": "tool_response",
 }
 META_FIELDS = {
-    "thought": "thought", "thoughtSignature": "thought_signature", "videoMetadata": "video_metadata",
-    "partMetadata": "part_metadata", "mediaResolution": "media_resolution",
+    "thought": "thought",
+    "thoughtSignature": "thought_signature",
+    "videoMetadata": "video_metadata",
+    "partMetadata": "part_metadata",
+    "mediaResolution": "media_resolution",
 }
 PART_KEYS = Names({*DATA_FIELDS, *DATA_FIELDS.values(), *META_FIELDS, *META_FIELDS.values()})
 
 #: Keys of the OpenAPI-subset ``Schema`` the Gemini API accepts under ``parameters``
 #: (https://ai.google.dev/api/caching#Schema), in both spellings.
-SCHEMA_KEYS = Names({
-    "type", "format", "title", "description", "nullable", "enum", "items", "properties",
-    "required", "minItems", "maxItems", "minLength", "maxLength", "minProperties",
-    "maxProperties", "minimum", "maximum", "pattern", "example", "anyOf", "propertyOrdering",
-    "default", "min_items", "max_items", "min_length", "max_length", "min_properties",
-    "max_properties", "any_of", "property_ordering",
-})
+SCHEMA_KEYS = Names(
+    {
+        "type",
+        "format",
+        "title",
+        "description",
+        "nullable",
+        "enum",
+        "items",
+        "properties",
+        "required",
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "minProperties",
+        "maxProperties",
+        "minimum",
+        "maximum",
+        "pattern",
+        "example",
+        "anyOf",
+        "propertyOrdering",
+        "default",
+        "min_items",
+        "max_items",
+        "min_length",
+        "max_length",
+        "min_properties",
+        "max_properties",
+        "any_of",
+        "property_ordering",
+    }
+)
 
 
 def g(d: Any, camel: str, snake: str) -> Any:
@@ -60,11 +95,17 @@ def _parts(c: Any) -> list[tuple[int, dict[str, Any]]]:
 
 
 def _calls(c: Any) -> list[tuple[int, Any]]:
-    return [(i, g(p, "functionCall", "function_call")) for i, p in _parts(c) if "functionCall" in p or "function_call" in p]
+    return [
+        (i, g(p, "functionCall", "function_call")) for i, p in _parts(c) if "functionCall" in p or "function_call" in p
+    ]
 
 
 def _responses(c: Any) -> list[tuple[int, Any]]:
-    return [(i, g(p, "functionResponse", "function_response")) for i, p in _parts(c) if "functionResponse" in p or "function_response" in p]
+    return [
+        (i, g(p, "functionResponse", "function_response"))
+        for i, p in _parts(c)
+        if "functionResponse" in p or "function_response" in p
+    ]
 
 
 def _role(c: Any) -> Any:
@@ -75,9 +116,11 @@ def _role(c: Any) -> Any:
 # --- body, contents, parts ------------------------------------------------------------------
 
 
-@R("gemini.body.shape",
-   "The body is an object with a non-empty `contents` array of Content objects.",
-   "google.genai.types.GenerateContentParameters.contents; API error 'Unable to submit request because it must include at least one parts field' / 'contents is not specified'")
+@R(
+    "gemini.body.shape",
+    "The body is an object with a non-empty `contents` array of Content objects.",
+    "google.genai.types.GenerateContentParameters.contents; API error 'Unable to submit request because it must include at least one parts field' / 'contents is not specified'",
+)
 def body_shape(body: Any) -> Iterator[Finding]:
     if not is_obj(body):
         yield "", f"the request body must be a JSON object, got {short(body)}"
@@ -91,27 +134,33 @@ def body_shape(body: Any) -> Iterator[Finding]:
             yield ptr("contents", i), f"a Content must be an object, got {short(c)}"
 
 
-@R("gemini.content.role",
-   "A Content's role is 'user' or 'model' (absent means user).",
-   "google.genai.types.Content.role docstring: 'Must be either 'user' or 'model'. If not set, the service will default to 'user'.'")
+@R(
+    "gemini.content.role",
+    "A Content's role is 'user' or 'model' (absent means user).",
+    "google.genai.types.Content.role docstring: 'Must be either 'user' or 'model'. If not set, the service will default to 'user'.'",
+)
 def content_role(body: Any) -> Iterator[Finding]:
     for i, c in enumerate(_contents(body)):
         if is_obj(c) and _role(c) not in ("user", "model"):
             yield ptr("contents", i, "role"), f"role must be 'user' or 'model', got {short(obj(c).get('role'))}"
 
 
-@R("gemini.content.parts-non-empty",
-   "Every Content has a non-empty `parts` array.",
-   "API error text 'GenerateContentRequest.contents[1].parts: contents.parts must not be empty.' (vercel/ai#3775)")
+@R(
+    "gemini.content.parts-non-empty",
+    "Every Content has a non-empty `parts` array.",
+    "API error text 'GenerateContentRequest.contents[1].parts: contents.parts must not be empty.' (vercel/ai#3775)",
+)
 def parts_non_empty(body: Any) -> Iterator[Finding]:
     for i, c in enumerate(_contents(body)):
         if is_obj(c) and (not isinstance(c.get("parts"), list) or not c["parts"]):
             yield ptr("contents", i, "parts"), "contents.parts must not be empty"
 
 
-@R("gemini.part.one-data-field",
-   "Every Part is an object holding exactly one data field (text, inlineData, fileData, functionCall, functionResponse, ...).",
-   "API error text \"contents[2].parts[1].data: required oneof field 'data' must have one initialized field\" (54xzh/FLIT#69); google.genai.types.Part")
+@R(
+    "gemini.part.one-data-field",
+    "Every Part is an object holding exactly one data field (text, inlineData, fileData, functionCall, functionResponse, ...).",
+    "API error text \"contents[2].parts[1].data: required oneof field 'data' must have one initialized field\" (54xzh/FLIT#69); google.genai.types.Part",
+)
 def one_data_field(body: Any) -> Iterator[Finding]:
     for i, c in enumerate(_contents(body)):
         for j, p in enumerate(arr(obj(c).get("parts"))):
@@ -123,9 +172,11 @@ def one_data_field(body: Any) -> Iterator[Finding]:
                 yield ptr("contents", i, "parts", j), f"a Part must hold exactly one data field, found {n}"
 
 
-@R("gemini.part.unknown-field",
-   "A Part carries only the fields the API knows.",
-   "API error text 'Invalid JSON payload received. Unknown name \"id\" at 'contents[1].parts[0]': Cannot find field.' (Chevey339/kelivo#543)")
+@R(
+    "gemini.part.unknown-field",
+    "A Part carries only the fields the API knows.",
+    "API error text 'Invalid JSON payload received. Unknown name \"id\" at 'contents[1].parts[0]': Cannot find field.' (Chevey339/kelivo#543)",
+)
 def unknown_field(body: Any) -> Iterator[Finding]:
     for i, c in enumerate(_contents(body)):
         for j, p in _parts(c):
@@ -146,22 +197,35 @@ def _is_base64(v: Any) -> bool:
     return False
 
 
-@R("gemini.part.thought-signature",
-   "A thoughtSignature is base64 text, and thought parts and signatures appear only in model contents.",
-   "google.genai.types.Part.thought_signature: bytes (base64 in proto JSON); Part.thought docstring: 'Indicates if the part is thought from the model.'")
+@R(
+    "gemini.part.thought-signature",
+    "A thoughtSignature is base64 text, and thought parts and signatures appear only in model contents.",
+    "google.genai.types.Part.thought_signature: bytes (base64 in proto JSON); Part.thought docstring: 'Indicates if the part is thought from the model.'",
+)
 def thought_signature(body: Any) -> Iterator[Finding]:
     for i, c in enumerate(_contents(body)):
         for j, p in _parts(c):
-            sig_key = "thoughtSignature" if "thoughtSignature" in p else "thought_signature" if "thought_signature" in p else None
+            sig_key = (
+                "thoughtSignature"
+                if "thoughtSignature" in p
+                else "thought_signature"
+                if "thought_signature" in p
+                else None
+            )
             if sig_key and not _is_base64(p[sig_key]):
                 yield ptr("contents", i, "parts", j, sig_key), "thoughtSignature is not base64 text"
             if _role(c) != "model" and (sig_key or p.get("thought") is True):
-                yield ptr("contents", i, "parts", j), "thought parts and thought signatures belong to model contents only"
+                yield (
+                    ptr("contents", i, "parts", j),
+                    "thought parts and thought signatures belong to model contents only",
+                )
 
 
-@R("gemini.inline-data.shape",
-   "inlineData carries a mimeType string and base64 `data`.",
-   "google.genai.types.Blob (mime_type: str, data: bytes — base64 in proto JSON)")
+@R(
+    "gemini.inline-data.shape",
+    "inlineData carries a mimeType string and base64 `data`.",
+    "google.genai.types.Blob (mime_type: str, data: bytes — base64 in proto JSON)",
+)
 def inline_data(body: Any) -> Iterator[Finding]:
     for i, c in enumerate(_contents(body)):
         for j, p in _parts(c):
@@ -175,9 +239,11 @@ def inline_data(body: Any) -> Iterator[Finding]:
 # --- function calls and responses -----------------------------------------------------------
 
 
-@R("gemini.function-call.shape",
-   "A functionCall has a non-empty string name, an object `args` (when present) and a string `id` (when present).",
-   "google.genai.types.FunctionCall (name: Required per docstring, args: dict[str, Any], id: Optional[str])")
+@R(
+    "gemini.function-call.shape",
+    "A functionCall has a non-empty string name, an object `args` (when present) and a string `id` (when present).",
+    "google.genai.types.FunctionCall (name: Required per docstring, args: dict[str, Any], id: Optional[str])",
+)
 def call_shape(body: Any) -> Iterator[Finding]:
     for i, c in enumerate(_contents(body)):
         for j, fc in _calls(c):
@@ -193,9 +259,11 @@ def call_shape(body: Any) -> Iterator[Finding]:
                 yield at, f"functionCall.id must be a string, got {short(fc['id'])}"
 
 
-@R("gemini.function-response.shape",
-   "A functionResponse has a string name and an object `response`.",
-   "google.genai.types.FunctionResponse (name: 'Required', response: dict[str, Any])")
+@R(
+    "gemini.function-response.shape",
+    "A functionResponse has a string name and an object `response`.",
+    "google.genai.types.FunctionResponse (name: 'Required', response: dict[str, Any])",
+)
 def response_shape(body: Any) -> Iterator[Finding]:
     for i, c in enumerate(_contents(body)):
         for j, fr in _responses(c):
@@ -206,9 +274,11 @@ def response_shape(body: Any) -> Iterator[Finding]:
                 yield at, f"functionResponse.response must be an object, got {short(fr.get('response'))}"
 
 
-@R("gemini.function-call.role",
-   "functionCall parts appear only in model contents and functionResponse parts only in user contents.",
-   "google.genai.types.Tool docstring ('Provide a FunctionResponse for each function call in the next turn'); Content.role ('user' or 'model')")
+@R(
+    "gemini.function-call.role",
+    "functionCall parts appear only in model contents and functionResponse parts only in user contents.",
+    "google.genai.types.Tool docstring ('Provide a FunctionResponse for each function call in the next turn'); Content.role ('user' or 'model')",
+)
 def call_role(body: Any) -> Iterator[Finding]:
     for i, c in enumerate(_contents(body)):
         if _role(c) != "model":
@@ -219,19 +289,26 @@ def call_role(body: Any) -> Iterator[Finding]:
                 yield ptr("contents", i, "parts", j), "functionResponse in a model content"
 
 
-@R("gemini.function-call.position",
-   "A model content holding function calls comes right after a user content (a user turn or a function response turn).",
-   "API error text 'Please ensure that function call turn comes immediately after a user turn or after a function response turn.' (google-gemini/gemini-cli#11814)")
+@R(
+    "gemini.function-call.position",
+    "A model content holding function calls comes right after a user content (a user turn or a function response turn).",
+    "API error text 'Please ensure that function call turn comes immediately after a user turn or after a function response turn.' (google-gemini/gemini-cli#11814)",
+)
 def call_position(body: Any) -> Iterator[Finding]:
     cs = _contents(body)
     for i, c in enumerate(cs):
         if _role(c) == "model" and _calls(c) and (i == 0 or _role(cs[i - 1]) != "user"):
-            yield ptr("contents", i), "a function call turn must come immediately after a user turn or a function response turn"
+            yield (
+                ptr("contents", i),
+                "a function call turn must come immediately after a user turn or a function response turn",
+            )
 
 
-@R("gemini.function-response.position",
-   "A content holding function responses comes right after the model content holding the function calls.",
-   "API error text 'Please ensure that function response turn comes immediately after a function call turn.' (langchain-ai/langchain#27799)")
+@R(
+    "gemini.function-response.position",
+    "A content holding function responses comes right after the model content holding the function calls.",
+    "API error text 'Please ensure that function response turn comes immediately after a function call turn.' (langchain-ai/langchain#27799)",
+)
 def response_position(body: Any) -> Iterator[Finding]:
     cs = _contents(body)
     for i, c in enumerate(cs):
@@ -239,9 +316,11 @@ def response_position(body: Any) -> Iterator[Finding]:
             yield ptr("contents", i), "a function response turn must come immediately after a function call turn"
 
 
-@R("gemini.function-response.count",
-   "The content after a function call turn holds as many functionResponse parts as the turn has functionCall parts.",
-   "API error text 'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.' (google-gemini/gemini-cli#4217)")
+@R(
+    "gemini.function-response.count",
+    "The content after a function call turn holds as many functionResponse parts as the turn has functionCall parts.",
+    "API error text 'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.' (google-gemini/gemini-cli#4217)",
+)
 def response_count(body: Any) -> Iterator[Finding]:
     cs = _contents(body)
     for i, c in enumerate(cs):
@@ -252,9 +331,11 @@ def response_count(body: Any) -> Iterator[Finding]:
             yield ptr("contents", i + 1), f"{m} functionResponse parts answer {n} functionCall parts of contents[{i}]"
 
 
-@R("gemini.function-response.match",
-   "Each function call is answered by a functionResponse with its name, and with its id when the call had one.",
-   "google.genai.types.FunctionCall.id docstring ('the client to execute the function_call and return the response with the matching id'); FunctionResponse.name ('Should match FunctionDeclaration.name')")
+@R(
+    "gemini.function-response.match",
+    "Each function call is answered by a functionResponse with its name, and with its id when the call had one.",
+    "google.genai.types.FunctionCall.id docstring ('the client to execute the function_call and return the response with the matching id'); FunctionResponse.name ('Should match FunctionDeclaration.name')",
+)
 def response_match(body: Any) -> Iterator[Finding]:
     cs = _contents(body)
     for i, c in enumerate(cs):
@@ -264,21 +345,36 @@ def response_match(body: Any) -> Iterator[Finding]:
         for j, fc in _calls(c):
             fc = obj(fc)
             want = (hashable(fc.get("name")), hashable(fc.get("id")) if "id" in fc else None)
-            hit = next((k for k, fr in enumerate(pool) if (hashable(fr.get("name")), hashable(fr.get("id")) if "id" in fc else None) == want), None)
+            hit = next(
+                (
+                    k
+                    for k, fr in enumerate(pool)
+                    if (hashable(fr.get("name")), hashable(fr.get("id")) if "id" in fc else None) == want
+                ),
+                None,
+            )
             if hit is None:
-                yield ptr("contents", i, "parts", j), f"function call {short(fc.get('name'))} (id {short(fc.get('id'))}) has no matching functionResponse in contents[{i + 1}]"
+                yield (
+                    ptr("contents", i, "parts", j),
+                    f"function call {short(fc.get('name'))} (id {short(fc.get('id'))}) has no matching functionResponse in contents[{i + 1}]",
+                )
             else:
                 pool.pop(hit)
 
 
-@R("gemini.function-call.trailing",
-   "The contents do not end on a model turn whose function calls are unanswered.",
-   "google.genai.types.Tool docstring: 'Provide a FunctionResponse for each function call in the next turn'")
+@R(
+    "gemini.function-call.trailing",
+    "The contents do not end on a model turn whose function calls are unanswered.",
+    "google.genai.types.Tool docstring: 'Provide a FunctionResponse for each function call in the next turn'",
+)
 def call_trailing(body: Any) -> Iterator[Finding]:
     cs = _contents(body)
     if cs and _role(cs[-1]) == "model":
         for j, fc in _calls(cs[-1]):
-            yield ptr("contents", len(cs) - 1, "parts", j), f"the request ends on function call {short(obj(fc).get('name'))} without its response"
+            yield (
+                ptr("contents", len(cs) - 1, "parts", j),
+                f"the request ends on function call {short(obj(fc).get('name'))} without its response",
+            )
 
 
 # --- tools and tool config ---------------------------------------------------------------------
@@ -292,9 +388,11 @@ def _declarations(body: Any) -> Iterator[tuple[str, dict[str, Any]]]:
                 yield ptr("tools", i, key, j), d
 
 
-@R("gemini.tools.shape",
-   "`tools` is an array of Tool objects; functionDeclarations is an array of declaration objects.",
-   "google.genai.types.Tool.function_declarations: Optional[list[FunctionDeclaration]]")
+@R(
+    "gemini.tools.shape",
+    "`tools` is an array of Tool objects; functionDeclarations is an array of declaration objects.",
+    "google.genai.types.Tool.function_declarations: Optional[list[FunctionDeclaration]]",
+)
 def tools_shape(body: Any) -> Iterator[Finding]:
     if "tools" not in obj(body):
         return
@@ -316,9 +414,11 @@ def tools_shape(body: Any) -> Iterator[Finding]:
                             yield ptr("tools", i, key, j), f"a FunctionDeclaration must be an object, got {short(d)}"
 
 
-@R("gemini.tools.name",
-   "A function name starts with a letter or underscore and holds only a-z, A-Z, 0-9, _ . : - (at most 128).",
-   "google.genai.types.FunctionDeclaration.name docstring: 'Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain underscores, dots, colons and dashes, with a maximum length of 128.'")
+@R(
+    "gemini.tools.name",
+    "A function name starts with a letter or underscore and holds only a-z, A-Z, 0-9, _ . : - (at most 128).",
+    "google.genai.types.FunctionDeclaration.name docstring: 'Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain underscores, dots, colons and dashes, with a maximum length of 128.'",
+)
 def tool_name(body: Any) -> Iterator[Finding]:
     for at, d in _declarations(body):
         if not is_str(d.get("name")) or not FUNCTION_NAME.fullmatch(d["name"]):
@@ -339,9 +439,11 @@ def _json_params(d: dict[str, Any]) -> tuple[str | None, Any]:
     return None, None
 
 
-@R("gemini.schema.exclusive",
-   "A declaration sends `parameters` or `parametersJsonSchema`, never both.",
-   "google.genai.types.FunctionDeclaration.parameters_json_schema docstring: 'This field is mutually exclusive with `parameters`.'")
+@R(
+    "gemini.schema.exclusive",
+    "A declaration sends `parameters` or `parametersJsonSchema`, never both.",
+    "google.genai.types.FunctionDeclaration.parameters_json_schema docstring: 'This field is mutually exclusive with `parameters`.'",
+)
 def schema_exclusive(body: Any) -> Iterator[Finding]:
     for at, d in _declarations(body):
         if _params(d)[0] and _json_params(d)[0]:
@@ -380,9 +482,11 @@ def _subset(node: Any, at: str, depth: int = 0) -> Iterator[Finding]:
                     yield from _subset(s, join(at, key, i), depth + 1)
 
 
-@R("gemini.schema.parameters-subset",
-   "`parameters` uses only the OpenAPI-subset Schema: its known keys, a single upper- or lower-case type name, string enums.",
-   "Gemini REST reference Schema (https://ai.google.dev/api/caching#Schema); API error 'Invalid JSON payload received. Unknown name \"additionalProperties\" at 'tools[0].function_declarations[0].parameters': Cannot find field.' (Laisky/one-api#60)")
+@R(
+    "gemini.schema.parameters-subset",
+    "`parameters` uses only the OpenAPI-subset Schema: its known keys, a single upper- or lower-case type name, string enums.",
+    "Gemini REST reference Schema (https://ai.google.dev/api/caching#Schema); API error 'Invalid JSON payload received. Unknown name \"additionalProperties\" at 'tools[0].function_declarations[0].parameters': Cannot find field.' (Laisky/one-api#60)",
+)
 def parameters_subset(body: Any) -> Iterator[Finding]:
     for at, d in _declarations(body):
         k, s = _params(d)
@@ -390,25 +494,35 @@ def parameters_subset(body: Any) -> Iterator[Finding]:
             yield from _subset(s, join(at, k))
 
 
-@R("gemini.schema.parameter-name",
-   "Parameter names (top-level property names of `parameters`) start with a letter or underscore, hold only a-z, A-Z, 0-9, _ and are at most 64 long.",
-   "google.genai.types.FunctionDeclaration.parameters docstring: 'Parameter names must start with a letter or an underscore and must only contain chars a-z, A-Z, 0-9, or underscores with a maximum length of 64.'")
+@R(
+    "gemini.schema.parameter-name",
+    "Parameter names (top-level property names of `parameters`) start with a letter or underscore, hold only a-z, A-Z, 0-9, _ and are at most 64 long.",
+    "google.genai.types.FunctionDeclaration.parameters docstring: 'Parameter names must start with a letter or an underscore and must only contain chars a-z, A-Z, 0-9, or underscores with a maximum length of 64.'",
+)
 def parameter_name(body: Any) -> Iterator[Finding]:
     for at, d in _declarations(body):
         k, s = _params(d)
         for name in obj(obj(s).get("properties")):
             if not PARAMETER_NAME.fullmatch(name):
-                yield join(at, k or "parameters", "properties", name), f"parameter name {name!r} breaks the Gemini parameter-name rule"
+                yield (
+                    join(at, k or "parameters", "properties", name),
+                    f"parameter name {name!r} breaks the Gemini parameter-name rule",
+                )
 
 
-@R("gemini.schema.json-root-object",
-   "`parametersJsonSchema` is a JSON Schema object describing an object.",
-   "google.genai.types.FunctionDeclaration.parameters_json_schema docstring: 'The schema must describe an object where the properties are the parameters to the function.'")
+@R(
+    "gemini.schema.json-root-object",
+    "`parametersJsonSchema` is a JSON Schema object describing an object.",
+    "google.genai.types.FunctionDeclaration.parameters_json_schema docstring: 'The schema must describe an object where the properties are the parameters to the function.'",
+)
 def json_root_object(body: Any) -> Iterator[Finding]:
     for at, d in _declarations(body):
         k, s = _json_params(d)
         if k is not None and (not is_obj(s) or s.get("type") != "object"):
-            yield join(at, k), f"parametersJsonSchema must be an object schema with type 'object', got {short(obj(s).get('type') if is_obj(s) else s)}"
+            yield (
+                join(at, k),
+                f"parametersJsonSchema must be an object schema with type 'object', got {short(obj(s).get('type') if is_obj(s) else s)}",
+            )
 
 
 def _fcc(body: Any) -> tuple[str, Any]:
@@ -418,9 +532,11 @@ def _fcc(body: Any) -> tuple[str, Any]:
     return join(base, key), tc.get(key)
 
 
-@R("gemini.tool-config.mode",
-   "functionCallingConfig.mode is AUTO, ANY, NONE or VALIDATED.",
-   "google.genai.types.FunctionCallingConfigMode")
+@R(
+    "gemini.tool-config.mode",
+    "functionCallingConfig.mode is AUTO, ANY, NONE or VALIDATED.",
+    "google.genai.types.FunctionCallingConfigMode",
+)
 def tool_config_mode(body: Any) -> Iterator[Finding]:
     at, fcc = _fcc(body)
     if fcc is None:
@@ -431,9 +547,11 @@ def tool_config_mode(body: Any) -> Iterator[Finding]:
         yield join(at, "mode"), f"mode must be one of {sorted(MODES)}, got {short(fcc['mode'])}"
 
 
-@R("gemini.tool-config.allowed-names-mode",
-   "allowedFunctionNames is set only with mode ANY (or VALIDATED).",
-   "google.genai.types.FunctionCallingConfig.allowed_function_names docstring: 'Only set when the Mode is ANY.'; FunctionCallingConfigMode.VALIDATED docstring extends it to VALIDATED")
+@R(
+    "gemini.tool-config.allowed-names-mode",
+    "allowedFunctionNames is set only with mode ANY (or VALIDATED).",
+    "google.genai.types.FunctionCallingConfig.allowed_function_names docstring: 'Only set when the Mode is ANY.'; FunctionCallingConfigMode.VALIDATED docstring extends it to VALIDATED",
+)
 def allowed_names_mode(body: Any) -> Iterator[Finding]:
     at, fcc = _fcc(body)
     names = g(fcc, "allowedFunctionNames", "allowed_function_names")
@@ -442,9 +560,11 @@ def allowed_names_mode(body: Any) -> Iterator[Finding]:
         yield at, f"allowedFunctionNames is set with mode {short(mode)}; it is only valid with ANY"
 
 
-@R("gemini.tool-config.allowed-names-declared",
-   "allowedFunctionNames names declared functions.",
-   "google.genai.types.FunctionCallingConfig.allowed_function_names docstring: 'Function names should match FunctionDeclaration.name.'")
+@R(
+    "gemini.tool-config.allowed-names-declared",
+    "allowedFunctionNames names declared functions.",
+    "google.genai.types.FunctionCallingConfig.allowed_function_names docstring: 'Function names should match FunctionDeclaration.name.'",
+)
 def allowed_names_declared(body: Any) -> Iterator[Finding]:
     at, fcc = _fcc(body)
     names = g(fcc, "allowedFunctionNames", "allowed_function_names")

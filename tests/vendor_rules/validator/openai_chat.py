@@ -42,9 +42,11 @@ def _function_tools(body: Any) -> Iterator[tuple[int, dict[str, Any]]]:
 # --- body and messages ---------------------------------------------------------------------------
 
 
-@R("openai-chat.body.shape",
-   "The body is an object with a string `model` and a non-empty `messages` array of objects with a known `role`.",
-   "openai.types.chat.completion_create_params.CompletionCreateParamsBase (Required[messages], Required[model]); ChatCompletionMessageParam roles")
+@R(
+    "openai-chat.body.shape",
+    "The body is an object with a string `model` and a non-empty `messages` array of objects with a known `role`.",
+    "openai.types.chat.completion_create_params.CompletionCreateParamsBase (Required[messages], Required[model]); ChatCompletionMessageParam roles",
+)
 def body_shape(body: Any) -> Iterator[Finding]:
     if not is_obj(body):
         yield "", f"the request body must be a JSON object, got {short(body)}"
@@ -62,9 +64,11 @@ def body_shape(body: Any) -> Iterator[Finding]:
             yield ptr("messages", i, "role"), f"unknown role {short(m.get('role'))}"
 
 
-@R("openai-chat.message.content",
-   "Message content is a string or an array of parts of the kinds the role allows (text for system/developer/tool, text/refusal for assistant).",
-   "openai.types.chat.ChatCompletion{System,Developer,User,Assistant,Tool}MessageParam.content")
+@R(
+    "openai-chat.message.content",
+    "Message content is a string or an array of parts of the kinds the role allows (text for system/developer/tool, text/refusal for assistant).",
+    "openai.types.chat.ChatCompletion{System,Developer,User,Assistant,Tool}MessageParam.content",
+)
 def message_content(body: Any) -> Iterator[Finding]:
     for i, m in enumerate(_messages(body)):
         m = obj(m)
@@ -89,32 +93,43 @@ def message_content(body: Any) -> Iterator[Finding]:
                 yield ptr("messages", i, "content", j, "text"), "text part without a string `text`"
 
 
-@R("openai-chat.message.image-role",
-   "Images (image_url parts) appear only in user messages — not in tool results, assistant or system messages.",
-   "API error text \"Invalid 'messages[N]'. Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an image URL.\" (OpenHands/OpenHands#7700, openai/openai-node#1030)")
+@R(
+    "openai-chat.message.image-role",
+    "Images (image_url parts) appear only in user messages — not in tool results, assistant or system messages.",
+    "API error text \"Invalid 'messages[N]'. Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an image URL.\" (OpenHands/OpenHands#7700, openai/openai-node#1030)",
+)
 def image_role(body: Any) -> Iterator[Finding]:
     for i, m in enumerate(_messages(body)):
         if obj(m).get("role") == "user":
             continue
         for j, p in enumerate(arr(obj(m).get("content"))):
             if obj(p).get("type") == "image_url":
-                yield ptr("messages", i, "content", j), f"image in a {short(obj(m).get('role'))} message; images are only allowed in user messages"
+                yield (
+                    ptr("messages", i, "content", j),
+                    f"image in a {short(obj(m).get('role'))} message; images are only allowed in user messages",
+                )
 
 
-@R("openai-chat.message.image-url",
-   "An image_url part carries {image_url: {url: <string>}}.",
-   "openai.types.chat.ChatCompletionContentPartImageParam (Required[image_url]: ImageURL(Required[url]))")
+@R(
+    "openai-chat.message.image-url",
+    "An image_url part carries {image_url: {url: <string>}}.",
+    "openai.types.chat.ChatCompletionContentPartImageParam (Required[image_url]: ImageURL(Required[url]))",
+)
 def image_url(body: Any) -> Iterator[Finding]:
     for i, m in enumerate(_messages(body)):
         for j, p in enumerate(arr(obj(m).get("content"))):
             p = obj(p)
-            if p.get("type") == "image_url" and not (is_obj(p.get("image_url")) and is_str(p["image_url"].get("url")) and p["image_url"]["url"]):
+            if p.get("type") == "image_url" and not (
+                is_obj(p.get("image_url")) and is_str(p["image_url"].get("url")) and p["image_url"]["url"]
+            ):
                 yield ptr("messages", i, "content", j, "image_url"), "image_url part needs {url: <string>}"
 
 
-@R("openai-chat.message.assistant-empty",
-   "An assistant message has content or tool_calls.",
-   "openai.types.chat.ChatCompletionAssistantMessageParam.content docstring: 'Required unless `tool_calls` or `function_call` is specified.'")
+@R(
+    "openai-chat.message.assistant-empty",
+    "An assistant message has content or tool_calls.",
+    "openai.types.chat.ChatCompletionAssistantMessageParam.content docstring: 'Required unless `tool_calls` or `function_call` is specified.'",
+)
 def assistant_empty(body: Any) -> Iterator[Finding]:
     for i, m in enumerate(_messages(body)):
         m = obj(m)
@@ -124,26 +139,36 @@ def assistant_empty(body: Any) -> Iterator[Finding]:
             yield ptr("messages", i, "content"), "an assistant message without tool_calls needs content"
 
 
-@R("openai-chat.message.tool-shape",
-   "A role:tool message carries a string `tool_call_id` and `content` (string or text parts).",
-   "openai.types.chat.ChatCompletionToolMessageParam (Required[content], Required[role], Required[tool_call_id])")
+@R(
+    "openai-chat.message.tool-shape",
+    "A role:tool message carries a string `tool_call_id` and `content` (string or text parts).",
+    "openai.types.chat.ChatCompletionToolMessageParam (Required[content], Required[role], Required[tool_call_id])",
+)
 def tool_message_shape(body: Any) -> Iterator[Finding]:
     for i, m in enumerate(_messages(body)):
         m = obj(m)
         if m.get("role") != "tool":
             continue
         if not is_str(m.get("tool_call_id")) or not m.get("tool_call_id"):
-            yield ptr("messages", i, "tool_call_id"), f"a tool message needs a string tool_call_id, got {short(m.get('tool_call_id'))}"
+            yield (
+                ptr("messages", i, "tool_call_id"),
+                f"a tool message needs a string tool_call_id, got {short(m.get('tool_call_id'))}",
+            )
         if "content" not in m or not (is_str(m["content"]) or isinstance(m["content"], list)):
-            yield ptr("messages", i, "content"), f"a tool message needs content (a string or text parts), got {short(m.get('content'))}"
+            yield (
+                ptr("messages", i, "content"),
+                f"a tool message needs content (a string or text parts), got {short(m.get('content'))}",
+            )
 
 
 # --- tool calls -------------------------------------------------------------------------------------
 
 
-@R("openai-chat.tool-call.shape",
-   "A tool call is {id: <string>, type: function, function: {name: <string>, arguments: <string>}} (or a custom call with custom.input).",
-   "openai.types.chat.ChatCompletionMessageFunctionToolCallParam (Required[id], Required[function] with Required[name], Required[arguments: str], Required[type])")
+@R(
+    "openai-chat.tool-call.shape",
+    "A tool call is {id: <string>, type: function, function: {name: <string>, arguments: <string>}} (or a custom call with custom.input).",
+    "openai.types.chat.ChatCompletionMessageFunctionToolCallParam (Required[id], Required[function] with Required[name], Required[arguments: str], Required[type])",
+)
 def tool_call_shape(body: Any) -> Iterator[Finding]:
     for i, m in enumerate(_messages(body)):
         m = obj(m)
@@ -172,23 +197,37 @@ def tool_call_shape(body: Any) -> Iterator[Finding]:
             if not is_str(fn.get("name")) or not fn.get("name"):
                 yield at + "/function/name", f"function.name must be a non-empty string, got {short(fn.get('name'))}"
             if not is_str(fn.get("arguments")):
-                yield at + "/function/arguments", f"function.arguments must be a string, got {short(fn.get('arguments'))}"
+                yield (
+                    at + "/function/arguments",
+                    f"function.arguments must be a string, got {short(fn.get('arguments'))}",
+                )
 
 
-@R("openai-chat.tool-call.arguments-json",
-   "function.arguments holds the text of a JSON object.",
-   "API error text 'messages.70.tool_calls.0.function.arguments: arguments must be a valid JSON object string' (justrach/codegraff#752); vLLM rejects malformed history arguments (local-inference-lab/vllm#684)")
+@R(
+    "openai-chat.tool-call.arguments-json",
+    "function.arguments holds the text of a JSON object.",
+    "API error text 'messages.70.tool_calls.0.function.arguments: arguments must be a valid JSON object string' (justrach/codegraff#752); vLLM rejects malformed history arguments (local-inference-lab/vllm#684)",
+)
 def arguments_json(body: Any) -> Iterator[Finding]:
     for i, m in enumerate(_messages(body)):
         for j, c in _calls(m):
             fn = obj(c.get("function"))
-            if c.get("type", "function") == "function" and is_str(fn.get("arguments")) and not json_object_text(fn["arguments"]):
-                yield ptr("messages", i, "tool_calls", j, "function", "arguments"), f"arguments {short(fn['arguments'])} is not a JSON object"
+            if (
+                c.get("type", "function") == "function"
+                and is_str(fn.get("arguments"))
+                and not json_object_text(fn["arguments"])
+            ):
+                yield (
+                    ptr("messages", i, "tool_calls", j, "function", "arguments"),
+                    f"arguments {short(fn['arguments'])} is not a JSON object",
+                )
 
 
-@R("openai-chat.tool-call.unique-id",
-   "Tool call ids are unique across the request.",
-   "API error text \"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'\" — pairing by id needs unique ids")
+@R(
+    "openai-chat.tool-call.unique-id",
+    "Tool call ids are unique across the request.",
+    "API error text \"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'\" — pairing by id needs unique ids",
+)
 def unique_id(body: Any) -> Iterator[Finding]:
     seen: set[Any] = set()
     for i, m in enumerate(_messages(body)):
@@ -209,9 +248,11 @@ def _tool_run(msgs: list[Any], i: int) -> list[int]:
     return out
 
 
-@R("openai-chat.tool-call.answered",
-   "Every tool call is answered by a role:tool message in the run of tool messages directly after its assistant message.",
-   "API error text \"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ...\" (aliasrobotics/cai#111)")
+@R(
+    "openai-chat.tool-call.answered",
+    "Every tool call is answered by a role:tool message in the run of tool messages directly after its assistant message.",
+    "API error text \"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ...\" (aliasrobotics/cai#111)",
+)
 def answered(body: Any) -> Iterator[Finding]:
     msgs = _messages(body)
     for i, m in enumerate(msgs):
@@ -220,22 +261,32 @@ def answered(body: Any) -> Iterator[Finding]:
         got = {hashable(obj(msgs[j]).get("tool_call_id")) for j in _tool_run(msgs, i)}
         for j, c in _calls(m):
             if hashable(c.get("id")) not in got:
-                yield ptr("messages", i, "tool_calls", j), f"tool call {short(c.get('id'))} has no role:tool message directly after it"
+                yield (
+                    ptr("messages", i, "tool_calls", j),
+                    f"tool call {short(c.get('id'))} has no role:tool message directly after it",
+                )
 
 
-@R("openai-chat.tool-call.trailing",
-   "The request does not end on an assistant message whose tool calls are unanswered.",
-   "Same API error as openai-chat.tool-call.answered ('must be followed by tool messages responding to each tool_call_id')")
+@R(
+    "openai-chat.tool-call.trailing",
+    "The request does not end on an assistant message whose tool calls are unanswered.",
+    "Same API error as openai-chat.tool-call.answered ('must be followed by tool messages responding to each tool_call_id')",
+)
 def trailing(body: Any) -> Iterator[Finding]:
     msgs = _messages(body)
     if msgs and obj(msgs[-1]).get("role") == "assistant":
         for j, c in _calls(msgs[-1]):
-            yield ptr("messages", len(msgs) - 1, "tool_calls", j), f"the request ends on tool call {short(c.get('id'))} without its answer"
+            yield (
+                ptr("messages", len(msgs) - 1, "tool_calls", j),
+                f"the request ends on tool call {short(c.get('id'))} without its answer",
+            )
 
 
-@R("openai-chat.tool-message.orphan",
-   "A role:tool message answers a tool call of the assistant message the run of tool messages follows.",
-   "API error text \"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.\"")
+@R(
+    "openai-chat.tool-message.orphan",
+    "A role:tool message answers a tool call of the assistant message the run of tool messages follows.",
+    "API error text \"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.\"",
+)
 def orphan(body: Any) -> Iterator[Finding]:
     msgs = _messages(body)
     owner: Any = None
@@ -244,14 +295,19 @@ def orphan(body: Any) -> Iterator[Finding]:
         if role == "tool":
             ids = {hashable(c.get("id")) for _, c in _calls(owner)}
             if hashable(obj(m).get("tool_call_id")) not in ids:
-                yield ptr("messages", i), f"tool message for {short(obj(m).get('tool_call_id'))} does not answer a call of the preceding assistant message"
+                yield (
+                    ptr("messages", i),
+                    f"tool message for {short(obj(m).get('tool_call_id'))} does not answer a call of the preceding assistant message",
+                )
         else:
             owner = m if role == "assistant" else None
 
 
-@R("openai-chat.tool-message.once",
-   "Each tool call is answered by exactly one role:tool message.",
-   "toolwire design principle 4 (exactly one result per call) with the pairing rule of \"messages with role 'tool' must be a response to a preceeding message with 'tool_calls'\"")
+@R(
+    "openai-chat.tool-message.once",
+    "Each tool call is answered by exactly one role:tool message.",
+    "toolwire design principle 4 (exactly one result per call) with the pairing rule of \"messages with role 'tool' must be a response to a preceeding message with 'tool_calls'\"",
+)
 def once(body: Any) -> Iterator[Finding]:
     msgs = _messages(body)
     for i, m in enumerate(msgs):
@@ -268,9 +324,11 @@ def once(body: Any) -> Iterator[Finding]:
 # --- tools and request-level settings -------------------------------------------------------------
 
 
-@R("openai-chat.tools.shape",
-   "`tools` is an array of {type: function, function: {name, description?, parameters?, strict?}} (or custom tools).",
-   "openai.types.chat.ChatCompletionFunctionToolParam (Required[function]: FunctionDefinition, Required[type])")
+@R(
+    "openai-chat.tools.shape",
+    "`tools` is an array of {type: function, function: {name, description?, parameters?, strict?}} (or custom tools).",
+    "openai.types.chat.ChatCompletionFunctionToolParam (Required[function]: FunctionDefinition, Required[type])",
+)
 def tools_shape(body: Any) -> Iterator[Finding]:
     if "tools" not in obj(body):
         return
@@ -287,29 +345,42 @@ def tools_shape(body: Any) -> Iterator[Finding]:
             if not is_obj(fn):
                 yield ptr("tools", i, "function"), "a function tool needs a `function` object"
             elif "parameters" in fn and not is_obj(fn["parameters"]):
-                yield ptr("tools", i, "function", "parameters"), f"parameters must be a JSON Schema object, got {short(fn['parameters'])}"
+                yield (
+                    ptr("tools", i, "function", "parameters"),
+                    f"parameters must be a JSON Schema object, got {short(fn['parameters'])}",
+                )
             elif "strict" in fn and fn["strict"] is not None and not isinstance(fn["strict"], bool):
                 yield ptr("tools", i, "function", "strict"), "strict must be a boolean"
 
 
-@R("openai-chat.tools.name",
-   "A function name matches ^[a-zA-Z0-9_-]{1,64}$.",
-   "openai.types.shared_params.FunctionDefinition.name docstring: 'Must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64.'")
+@R(
+    "openai-chat.tools.name",
+    "A function name matches ^[a-zA-Z0-9_-]{1,64}$.",
+    "openai.types.shared_params.FunctionDefinition.name docstring: 'Must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64.'",
+)
 def tool_name(body: Any) -> Iterator[Finding]:
     for i, t in enumerate(arr(obj(body).get("tools"))):
         fn = obj(obj(t).get("function"))
         if obj(t).get("type") == "function" and (not is_str(fn.get("name")) or not FUNCTION_NAME.fullmatch(fn["name"])):
-            yield ptr("tools", i, "function", "name"), f"function name must match ^[a-zA-Z0-9_-]{{1,64}}$, got {short(fn.get('name'))}"
+            yield (
+                ptr("tools", i, "function", "name"),
+                f"function name must match ^[a-zA-Z0-9_-]{{1,64}}$, got {short(fn.get('name'))}",
+            )
 
 
-@R("openai-chat.schema.root-object",
-   "A function's parameters schema has `type: \"object\"` at its root.",
-   "API error text \"Invalid schema for function 'f': schema must be a JSON Schema of 'type: \\\"object\\\"', got 'type: \\\"None\\\"'.\"")
+@R(
+    "openai-chat.schema.root-object",
+    'A function\'s parameters schema has `type: "object"` at its root.',
+    "API error text \"Invalid schema for function 'f': schema must be a JSON Schema of 'type: \\\"object\\\"', got 'type: \\\"None\\\"'.\"",
+)
 def schema_root(body: Any) -> Iterator[Finding]:
     for i, fn in _function_tools(body):
         p = fn.get("parameters")
         if is_obj(p) and p.get("type") != "object":
-            yield ptr("tools", i, "function", "parameters", "type"), f"parameters must have type 'object', got {short(p.get('type'))}"
+            yield (
+                ptr("tools", i, "function", "parameters", "type"),
+                f"parameters must have type 'object', got {short(p.get('type'))}",
+            )
 
 
 def _strict_params(body: Any) -> Iterator[tuple[Any, str]]:
@@ -318,73 +389,92 @@ def _strict_params(body: Any) -> Iterator[tuple[Any, str]]:
             yield fn.get("parameters"), ptr("tools", i, "function", "parameters")
 
 
-@R("openai-chat.strict.root",
-   "A strict function's parameters are an object schema whose root is not anyOf.",
-   strict.SRC_DOCS + " ('Root objects must not be anyOf and must be an object')")
+@R(
+    "openai-chat.strict.root",
+    "A strict function's parameters are an object schema whose root is not anyOf.",
+    strict.SRC_DOCS + " ('Root objects must not be anyOf and must be an object')",
+)
 def strict_root(body: Any) -> Iterator[Finding]:
     for s, at in _strict_params(body):
         yield from strict.root(s, at)
 
 
-@R("openai-chat.strict.additional-properties",
-   "In a strict schema every object sets additionalProperties: false.",
-   "API error text \"Invalid schema for function 'f': In context=(), 'additionalProperties' is required to be supplied and to be false.\" (xemantic/xemantic-ai-tool-schema#37)")
+@R(
+    "openai-chat.strict.additional-properties",
+    "In a strict schema every object sets additionalProperties: false.",
+    "API error text \"Invalid schema for function 'f': In context=(), 'additionalProperties' is required to be supplied and to be false.\" (xemantic/xemantic-ai-tool-schema#37)",
+)
 def strict_additional(body: Any) -> Iterator[Finding]:
     for s, at in _strict_params(body):
         yield from strict.additional_properties(s, at)
 
 
-@R("openai-chat.strict.required-all",
-   "In a strict schema every object lists all its properties in `required`.",
-   strict.SRC_DOCS + " ('All fields must be required'); API error \"'required' is required to be supplied and to be an array including every key in properties\"")
+@R(
+    "openai-chat.strict.required-all",
+    "In a strict schema every object lists all its properties in `required`.",
+    strict.SRC_DOCS
+    + " ('All fields must be required'); API error \"'required' is required to be supplied and to be an array including every key in properties\"",
+)
 def strict_required(body: Any) -> Iterator[Finding]:
     for s, at in _strict_params(body):
         yield from strict.required_all(s, at)
 
 
-@R("openai-chat.strict.unsupported-keyword",
-   "A strict schema uses none of allOf, not, dependentRequired, dependentSchemas, if/then/else.",
-   strict.SRC_DOCS + " (unsupported composition keywords)")
+@R(
+    "openai-chat.strict.unsupported-keyword",
+    "A strict schema uses none of allOf, not, dependentRequired, dependentSchemas, if/then/else.",
+    strict.SRC_DOCS + " (unsupported composition keywords)",
+)
 def strict_unsupported(body: Any) -> Iterator[Finding]:
     for s, at in _strict_params(body):
         yield from strict.unsupported(s, at)
 
 
-@R("openai-chat.strict.ref",
-   "In a strict schema a $ref has no sibling keywords and resolves inside the schema.",
-   "openai.lib._pydantic.to_strict_json_schema (inlines any $ref that has sibling keys); API error text \"$ref cannot have keywords {'description'}\"")
+@R(
+    "openai-chat.strict.ref",
+    "In a strict schema a $ref has no sibling keywords and resolves inside the schema.",
+    "openai.lib._pydantic.to_strict_json_schema (inlines any $ref that has sibling keys); API error text \"$ref cannot have keywords {'description'}\"",
+)
 def strict_ref(body: Any) -> Iterator[Finding]:
     for s, at in _strict_params(body):
         yield from strict.refs(s, at)
 
 
-@R("openai-chat.strict.limits",
-   "A strict schema stays within 5000 object properties, 10 levels of object nesting and 1000 enum values.",
-   strict.SRC_DOCS + " (limits)")
+@R(
+    "openai-chat.strict.limits",
+    "A strict schema stays within 5000 object properties, 10 levels of object nesting and 1000 enum values.",
+    strict.SRC_DOCS + " (limits)",
+)
 def strict_limits(body: Any) -> Iterator[Finding]:
     for s, at in _strict_params(body):
         yield from strict.limits(s, at)
 
 
-@R("openai-chat.request.parallel-without-tools",
-   "parallel_tool_calls is sent only together with tools.",
-   "API error text \"Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are specified.\" (Upsonic/Upsonic#323)")
+@R(
+    "openai-chat.request.parallel-without-tools",
+    "parallel_tool_calls is sent only together with tools.",
+    "API error text \"Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are specified.\" (Upsonic/Upsonic#323)",
+)
 def parallel_without_tools(body: Any) -> Iterator[Finding]:
     if "parallel_tool_calls" in obj(body) and not arr(obj(body).get("tools")):
         yield "/parallel_tool_calls", "parallel_tool_calls is set but the request declares no tools"
 
 
-@R("openai-chat.request.tool-choice-without-tools",
-   "tool_choice is sent only together with tools.",
-   "API error text \"Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.\"")
+@R(
+    "openai-chat.request.tool-choice-without-tools",
+    "tool_choice is sent only together with tools.",
+    "API error text \"Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.\"",
+)
 def tool_choice_without_tools(body: Any) -> Iterator[Finding]:
     if "tool_choice" in obj(body) and not arr(obj(body).get("tools")):
         yield "/tool_choice", "tool_choice is set but the request declares no tools"
 
 
-@R("openai-chat.request.tool-choice-shape",
-   "tool_choice is none/auto/required, {type: function, function: {name}} naming a declared function, {type: custom, ...} or {type: allowed_tools, ...}.",
-   "openai.types.chat.ChatCompletionToolChoiceOptionParam")
+@R(
+    "openai-chat.request.tool-choice-shape",
+    "tool_choice is none/auto/required, {type: function, function: {name}} naming a declared function, {type: custom, ...} or {type: allowed_tools, ...}.",
+    "openai.types.chat.ChatCompletionToolChoiceOptionParam",
+)
 def tool_choice_shape(body: Any) -> Iterator[Finding]:
     if "tool_choice" not in obj(body):
         return

@@ -13,4 +13,12 @@ from .codec import AnthropicCodec, StreamDecoder, map_stop_reason, usage_from_wi
 from .model import AnthropicModel, provider_error_from_sdk
 from .profile import AnthropicProfile
 
-__all__ = ["AnthropicCodec", "AnthropicModel", "AnthropicProfile", "StreamDecoder", "map_stop_reason", "provider_error_from_sdk", "usage_from_wire"]
+__all__ = [
+    "AnthropicCodec",
+    "AnthropicModel",
+    "AnthropicProfile",
+    "StreamDecoder",
+    "map_stop_reason",
+    "provider_error_from_sdk",
+    "usage_from_wire",
+]

@@ -27,8 +27,9 @@ def _by_name(root: str | os.PathLike[str], **kwargs: Any) -> dict[str, Any]:
     return {t.name: t for t in file_tools(root, **kwargs)}
 
 
-def confined_text_editor(root: str | os.PathLike[str], *, type: str = "text_editor_20250728",
-                         settings: dict[str, Any] | None = None) -> ProviderTool:
+def confined_text_editor(
+    root: str | os.PathLike[str], *, type: str = "text_editor_20250728", settings: dict[str, Any] | None = None
+) -> ProviderTool:
     """Anthropic's text editor tool (``type``, default ``text_editor_20250728``, name
     ``str_replace_based_edit_tool``) working on files under ``root``.
 
@@ -46,9 +47,16 @@ def confined_text_editor(root: str | os.PathLike[str], *, type: str = "text_edit
     tools = _by_name(root)
     base = ConfinedRoot(root)
 
-    def editor(command: str, path: str, file_text: str | None = None, old_str: str | None = None,
-               new_str: str | None = None, insert_line: int | None = None, insert_text: str | None = None,
-               view_range: list[int] | None = None) -> str:
+    def editor(
+        command: str,
+        path: str,
+        file_text: str | None = None,
+        old_str: str | None = None,
+        new_str: str | None = None,
+        insert_line: int | None = None,
+        insert_text: str | None = None,
+        view_range: list[int] | None = None,
+    ) -> str:
         if command == "view":
             p = base.resolve(path, must_exist=True)
             if p.is_dir():
@@ -61,15 +69,22 @@ def confined_text_editor(root: str | os.PathLike[str], *, type: str = "text_edit
             return tools["read_file"](path)
         if command == "str_replace":
             if old_str is None:
-                raise ToolError("str_replace needs old_str", hint="Send old_str with the exact text to replace.", retryable=False)
+                raise ToolError(
+                    "str_replace needs old_str", hint="Send old_str with the exact text to replace.", retryable=False
+                )
             return tools["edit_file"](path, old_str, new_str or "")
         if command == "create":
             p = base.resolve(path)
             if p.exists():
-                raise ToolError(f"{path!r} already exists", hint="Use str_replace to change an existing file.", retryable=False)
+                raise ToolError(
+                    f"{path!r} already exists", hint="Use str_replace to change an existing file.", retryable=False
+                )
             if not p.parent.is_dir():
-                raise ToolError(f"the directory of {path!r} does not exist", hint="Create files in an existing directory.",
-                                retryable=False)
+                raise ToolError(
+                    f"the directory of {path!r} does not exist",
+                    hint="Create files in an existing directory.",
+                    retryable=False,
+                )
             with open(p, "x", encoding="utf-8") as fh:
                 fh.write(file_text or "")
             return f"created {path} ({len((file_text or '').splitlines())} lines)"
@@ -80,20 +95,31 @@ def confined_text_editor(root: str | os.PathLike[str], *, type: str = "text_edit
             p = base.resolve(path, must_exist=True, kind="file")
             lines = p.read_text(encoding="utf-8").splitlines(keepends=True)
             if not 0 <= insert_line <= len(lines):
-                raise ToolError(f"insert_line {insert_line} is outside 0..{len(lines)}", hint="Pick a line in the file.",
-                                retryable=False)
+                raise ToolError(
+                    f"insert_line {insert_line} is outside 0..{len(lines)}",
+                    hint="Pick a line in the file.",
+                    retryable=False,
+                )
             added = text if text.endswith("\n") else text + "\n"
             lines.insert(insert_line, added)
             p.write_text("".join(lines), encoding="utf-8")
             return f"inserted {len(added.splitlines())} lines after line {insert_line} of {path}"
-        raise ToolError(f"the command {command!r} is not supported here",
-                        hint="Use view, str_replace, create or insert.", retryable=False)
+        raise ToolError(
+            f"the command {command!r} is not supported here",
+            hint="Use view, str_replace, create or insert.",
+            retryable=False,
+        )
 
     return ProviderTool("anthropic", type, settings, function=editor)
 
 
-def confined_bash(root: str | os.PathLike[str], *, type: str = "bash_20250124", allowed_commands: list[str] | None = None,
-                  timeout: float = 30.0) -> ProviderTool:
+def confined_bash(
+    root: str | os.PathLike[str],
+    *,
+    type: str = "bash_20250124",
+    allowed_commands: list[str] | None = None,
+    timeout: float = 30.0,
+) -> ProviderTool:
     """Anthropic's bash tool (``type``, default ``bash_20250124``, name ``bash``) running each
     ``command`` as one program in ``root``, without a shell: the text is split as a shell would
     split words (``shlex``), then run by toolwire's confined ``run_command``
@@ -111,7 +137,9 @@ def confined_bash(root: str | os.PathLike[str], *, type: str = "bash_20250124", 
         try:
             argv = shlex.split(command)
         except ValueError as exc:
-            raise ToolError(f"the command cannot be split into words: {exc}", hint="Close the quotes.", retryable=False) from None
+            raise ToolError(
+                f"the command cannot be split into words: {exc}", hint="Close the quotes.", retryable=False
+            ) from None
         return run(argv)
 
     return ProviderTool("anthropic", type, function=bash)

@@ -30,8 +30,8 @@ import json
 import re
 from typing import Any, Callable, Iterable, Iterator, cast
 
-from toolwire.errors import ProviderError, ResponseDecodeError, UnsupportedToolChoice
 from toolwire.adapter import ModelRequest, normalize_tool_choice
+from toolwire.errors import ProviderError, ResponseDecodeError, UnsupportedToolChoice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
     ReasoningDelta,
@@ -45,22 +45,19 @@ from toolwire.stream import (
     UsageUpdate,
 )
 from toolwire.tools import ProviderTool, Tool
+from toolwire.transport import error_in_body
 from toolwire.types import (
-    StopReason,
     ImagePart,
     Message,
     Part,
     ReasoningPart,
     Response,
+    StopReason,
     TextPart,
     ToolCall,
     ToolResult,
     Usage,
 )
-
-from toolwire.transport import error_in_body
-
-from .profile import TOOL_NAME_RULE, TOOL_USE_ID_RULE, AnthropicProfile
 from toolwire.wire import (
     NAME_INVALID,
     SHAPE_ERRORS,
@@ -72,6 +69,8 @@ from toolwire.wire import (
     tool_name,
     usage_int,
 )
+
+from .profile import TOOL_NAME_RULE, TOOL_USE_ID_RULE, AnthropicProfile
 
 __all__ = [
     "AnthropicCodec",
@@ -327,8 +326,11 @@ def _decode_image(block: dict[str, Any]) -> ImagePart | None:
         if base64.b64encode(data).decode("ascii") != src["data"]:
             return None  # not canonical base64: keep the block opaque so it goes back byte-equal
         media_type = src.get("media_type")
-        return ImagePart(data=data, media_type=media_type if isinstance(media_type, str) and media_type else "application/octet-stream",
-                         provider_data=pd)
+        return ImagePart(
+            data=data,
+            media_type=media_type if isinstance(media_type, str) and media_type else "application/octet-stream",
+            provider_data=pd,
+        )
     if src.get("type") == "url" and isinstance(src.get("url"), str):
         return ImagePart(url=src["url"], provider_data=pd)
     return None
@@ -420,8 +422,14 @@ def _decode_blocks(
             if "content" not in b:
                 pd.setdefault(API, {})["content_absent"] = True
             use_id = b.get("tool_use_id")
-            parts.append(ToolResult(use_id if isinstance(use_id, str) else str(use_id or ""), rc, b.get("is_error") is True,
-                                    provider_data=pd))
+            parts.append(
+                ToolResult(
+                    use_id if isinstance(use_id, str) else str(use_id or ""),
+                    rc,
+                    b.get("is_error") is True,
+                    provider_data=pd,
+                )
+            )
         elif btype == "thinking":
             text = _opt_str(b.get("thinking"), f"{at}/thinking")
             sig = _opt_str(b.get("signature"), f"{at}/signature")
@@ -440,7 +448,10 @@ def _decode_blocks(
 
 def _encode_image(p: ImagePart) -> dict[str, Any]:
     if p.data is not None:
-        block: dict[str, Any] = {"type": "image", "source": {"type": "base64", "media_type": p.media_type, "data": p.base64}}
+        block: dict[str, Any] = {
+            "type": "image",
+            "source": {"type": "base64", "media_type": p.media_type, "data": p.base64},
+        }
     else:
         block = {"type": "image", "source": {"type": "url", "url": p.url}}
     block.update(_own(p.provider_data))
@@ -502,7 +513,9 @@ def _encode_reasoning(p: ReasoningPart) -> dict[str, Any] | None:
     return {"type": "thinking", "thinking": p.text, "signature": p.signature}
 
 
-def _encode_assistant_parts(m: Message, sent_ids: set[str] | None = None, names: dict[str, str] | None = None) -> list[dict[str, Any]]:
+def _encode_assistant_parts(
+    m: Message, sent_ids: set[str] | None = None, names: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
     """An assistant message's blocks. A tool call whose id was already sent (``sent_ids``, shared
     across the conversation: a duplicate id in one response, or an id repeated from an earlier
     turn) is left out, so every ``tool_use`` id in the body is unique and answered once."""
@@ -598,7 +611,11 @@ def _encode_messages(messages: list[Message], names: dict[str, str] | None = Non
             before = set(sent_ids)
             push("assistant", _encode_assistant_parts(m, sent_ids, names))
             # answer exactly the tool_use blocks just sent (each id once, duplicates left out)
-            ids = list(dict.fromkeys(c.id for c in m.tool_calls if c.id in sent_ids and c.id not in before and c.id not in placed))
+            ids = list(
+                dict.fromkeys(
+                    c.id for c in m.tool_calls if c.id in sent_ids and c.id not in before and c.id not in placed
+                )
+            )
             if ids:
                 ids.sort(key=lambda i: result_order.get(i, len(result_order)))
                 answer = []
@@ -787,16 +804,22 @@ class StreamDecoder:
     def _block_delta(self, index: int, delta: dict[str, Any]) -> list[StreamEvent]:
         kind = self._kinds.get(index)
         if kind is None:
-            raise ResponseDecodeError(API, f"content_block_delta for content block {index}, which was never started", "/index")
+            raise ResponseDecodeError(
+                API, f"content_block_delta for content block {index}, which was never started", "/index"
+            )
         if index in self._closed:
-            raise ResponseDecodeError(API, f"content_block_delta for content block {index} after its content_block_stop", "/index")
+            raise ResponseDecodeError(
+                API, f"content_block_delta for content block {index} after its content_block_stop", "/index"
+            )
         dtype = delta.get("type")
         allowed = _DELTA_KINDS.get(dtype) if isinstance(dtype, str) else None
         if allowed is None:
             return []  # a delta type this version does not know
         if kind not in allowed:
             raise ResponseDecodeError(
-                API, f"a {dtype} arrived for content block {index}, which is a {self._types[index]} block", "/delta/type"
+                API,
+                f"a {dtype} arrived for content block {index}, which is a {self._types[index]} block",
+                "/delta/type",
             )
         if dtype == "text_delta":
             return [TextDelta(index, _opt_str(delta.get("text"), "/delta/text") or "")]
@@ -818,7 +841,9 @@ class StreamDecoder:
     def _block_stop(self, index: int) -> list[StreamEvent]:
         kind = self._kinds.get(index)
         if kind is None:
-            raise ResponseDecodeError(API, f"content_block_stop for content block {index}, which was never started", "/index")
+            raise ResponseDecodeError(
+                API, f"content_block_stop for content block {index}, which was never started", "/index"
+            )
         if index in self._closed:
             raise ResponseDecodeError(API, f"content block {index} was stopped twice", "/index")
         self._closed.add(index)
@@ -827,7 +852,9 @@ class StreamDecoder:
             if not self._had_fragment.get(index) and isinstance(start, dict) and start:
                 return [ToolCallEnd(index, arguments=start)]  # input given whole at block start
             if not self._had_fragment.get(index) and start is not None and not isinstance(start, dict):
-                return [ToolCallEnd(index, raw_arguments=json.dumps(start, ensure_ascii=False))]  # not an object: invalid
+                return [
+                    ToolCallEnd(index, raw_arguments=json.dumps(start, ensure_ascii=False))
+                ]  # not an object: invalid
             return [ToolCallEnd(index)]
         if kind == "opaque" and index in self._opaque_json:
             text = "".join(self._opaque_json.pop(index))
@@ -912,9 +939,13 @@ class AnthropicCodec:
         name = tool.name
         if self.profile.tool_name_error(name) is not None:
             name = wire_tool_names([tool.name])[tool.name]
-            report.add("", "rewritten", "name",
-                       f"the tool name {tool.name!r} is sent as {name!r}: Anthropic allows only ^[a-zA-Z0-9_-]{{1,128}}$; "
-                       f"the model's calls to {name!r} run {tool.name!r}")
+            report.add(
+                "",
+                "rewritten",
+                "name",
+                f"the tool name {tool.name!r} is sent as {name!r}: Anthropic allows only ^[a-zA-Z0-9_-]{{1,128}}$; "
+                f"the model's calls to {name!r} run {tool.name!r}",
+            )
         schema = self.profile.translate_schema(tool.input_schema, report, strict=tool.strict is True)
         wire: dict[str, Any] = {"name": name, "description": tool.model_description(), "input_schema": schema}
         if tool.strict is not None and not (tool.strict is True and report.strict_possible is False):
@@ -1055,7 +1086,12 @@ class AnthropicCodec:
             if isinstance(system, str) and system:
                 body["system"] = [{"type": "text", "text": system, "cache_control": dict(_EPHEMERAL)}]
                 return True
-            if isinstance(system, list) and system and isinstance(system[-1], dict) and system[-1].get("cache_control") is None:
+            if (
+                isinstance(system, list)
+                and system
+                and isinstance(system[-1], dict)
+                and system[-1].get("cache_control") is None
+            ):
                 system[-1]["cache_control"] = dict(_EPHEMERAL)
                 return True
             return False
@@ -1093,9 +1129,13 @@ class AnthropicCodec:
             m = _obj(m, f"/messages/{mi}")
             role = m.get("role")
             if role not in ("user", "assistant"):
-                raise ResponseDecodeError(API, f"message role must be 'user' or 'assistant', got {role!r}", f"/messages/{mi}/role")
+                raise ResponseDecodeError(
+                    API, f"message role must be 'user' or 'assistant', got {role!r}", f"/messages/{mi}/role"
+                )
             parts, opaque = _decode_blocks(
-                m.get("content"), role=role, pointer=f"/messages/{mi}/content",
+                m.get("content"),
+                role=role,
+                pointer=f"/messages/{mi}/content",
                 synth=lambda pos, mi=mi: _synth_id(["import", mi], None, pos),
             )
             if messages and messages[-1].role == role:
@@ -1106,7 +1146,8 @@ class AnthropicCodec:
                 prev.parts.extend(parts)
                 if opaque:
                     prev.provider_data.setdefault(API, {}).setdefault("blocks", []).extend(
-                        {**o, "position": o["position"] + shift} for o in opaque)
+                        {**o, "position": o["position"] + shift} for o in opaque
+                    )
                 block_counts[-1] += len(parts) + len(opaque)
                 continue
             messages.append(Message(role, parts, {API: {"blocks": opaque}} if opaque else {}))
@@ -1120,7 +1161,10 @@ class AnthropicCodec:
         elif isinstance(system, list) and system:
             texts = [b.get("text", "") for b in system if isinstance(b, dict)]
             instructions = "\n\n".join(texts)
-            cc = next((b.get("cache_control") for b in reversed(system) if isinstance(b, dict) and b.get("cache_control")), None)
+            cc = next(
+                (b.get("cache_control") for b in reversed(system) if isinstance(b, dict) and b.get("cache_control")),
+                None,
+            )
             if cc is not None:
                 settings["system_cache_control"] = copy.deepcopy(cc)
 
@@ -1128,7 +1172,11 @@ class AnthropicCodec:
         server_tools: list[dict[str, Any]] = []
         for i, t in enumerate(body.get("tools") or []):
             if isinstance(t, dict) and "input_schema" in t and t.get("type") in (None, "custom"):
-                extras = {k: copy.deepcopy(v) for k, v in t.items() if k not in ("name", "description", "input_schema", "strict") and v is not None}
+                extras = {
+                    k: copy.deepcopy(v)
+                    for k, v in t.items()
+                    if k not in ("name", "description", "input_schema", "strict") and v is not None
+                }
                 tools.append(
                     Tool(
                         t["name"],
@@ -1213,7 +1261,9 @@ class AnthropicCodec:
         model = _opt_str(body.get("model"), "/model")
         raw_stop = _opt_str(body.get("stop_reason"), "/stop_reason")
         parts, opaque = _decode_blocks(
-            body.get("content"), role="assistant", pointer="/content",
+            body.get("content"),
+            role="assistant",
+            pointer="/content",
             synth=lambda pos: _synth_id(message_id or body, request, pos),
         )
         calls = [p for p in parts if isinstance(p, ToolCall)]
@@ -1224,25 +1274,31 @@ class AnthropicCodec:
         stop = map_stop_reason(raw_stop, bool(calls))
         if stop == "max_tokens" and parts and isinstance(parts[-1], ToolCall):
             parts[-1].incomplete = True
-            parts[-1].invalid = parts[-1].invalid or "the response hit max_tokens inside this tool call; its input may be cut off"
+            parts[-1].invalid = (
+                parts[-1].invalid or "the response hit max_tokens inside this tool call; its input may be cut off"
+            )
         pd: dict[str, Any] = {}
         if opaque:
             pd["blocks"] = opaque
         for k in ("stop_sequence", "stop_details", "container"):
             if body.get(k) is not None:
                 pd[k] = body[k]
-        return check_tool_calls(Response(
-            parts=parts,
-            stop_reason=cast(StopReason, stop),
-            vendor_stop_reason=raw_stop,
-            usage=usage_from_wire(body.get("usage"), requests=1),
-            model=model,
-            response_id=message_id,
-            provider=API,
-            provider_data={API: pd} if pd else {},
-        ))
+        return check_tool_calls(
+            Response(
+                parts=parts,
+                stop_reason=cast(StopReason, stop),
+                vendor_stop_reason=raw_stop,
+                usage=usage_from_wire(body.get("usage"), requests=1),
+                model=model,
+                response_id=message_id,
+                provider=API,
+                provider_data={API: pd} if pd else {},
+            )
+        )
 
-    def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
+    def decode_stream(
+        self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None
+    ) -> Iterator[StreamEvent]:
         """Anthropic SSE ``data`` objects, in order → canonical stream events (see
         :class:`StreamDecoder`, which also lists the :class:`ResponseDecodeError` cases). Feed them
         to :class:`toolwire.stream.StreamAssembler` to get the same :class:`Response` as

@@ -13,11 +13,11 @@ from __future__ import annotations
 import os
 from typing import Any, AsyncIterator
 
-from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
 from toolwire.adapter import ModelRequest
+from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
 from toolwire.transport import SKIP, SSEEvent, Transport, event_json, stainless_error, transport_error
 
-from .codec import API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _error_from_event, _RETRYABLE_ERROR_TYPES
+from .codec import _RETRYABLE_ERROR_TYPES, API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _error_from_event
 from .profile import AnthropicProfile
 
 __all__ = ["AnthropicModel", "provider_error_from_sdk"]
@@ -146,7 +146,9 @@ class AnthropicModel(Transport):
 
         client = self.client
         if stream:
-            sdk_stream = await client.post(MESSAGES_PATH, cast_to=object, body=body, stream=True, stream_cls=AsyncStream[object])
+            sdk_stream = await client.post(
+                MESSAGES_PATH, cast_to=object, body=body, stream=True, stream_cls=AsyncStream[object]
+            )
             return sdk_stream.response  # read by toolwire's event-stream reader
         return await client.post(MESSAGES_PATH, cast_to=httpx2.Response, body=body)
 

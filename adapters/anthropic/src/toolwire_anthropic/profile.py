@@ -86,7 +86,17 @@ ESTIMATE_ERROR = (
 )
 
 #: Body fields ``messages.count_tokens`` accepts (``anthropic.types.MessageCountTokensParams``).
-COUNT_TOKENS_FIELDS = ("messages", "model", "system", "tools", "tool_choice", "thinking", "cache_control", "output_config", "speed")
+COUNT_TOKENS_FIELDS = (
+    "messages",
+    "model",
+    "system",
+    "tools",
+    "tool_choice",
+    "thinking",
+    "cache_control",
+    "output_config",
+    "speed",
+)
 
 #: Models that accept ``temperature`` and ``top_p`` together; every later model answers "`temperature`
 #: and `top_p` cannot both be specified for this model".
@@ -107,8 +117,11 @@ _MAX_CACHE_BREAKPOINTS = 4
 #: limitations"): the minimum cacheable prompt length per model, as (model-id prefix, tokens),
 #: first match wins; a shorter prefix is processed uncached without an error.
 CACHE_MIN_TOKENS: tuple[tuple[str, int], ...] = (
-    ("claude-opus-4-5", 4096), ("claude-haiku-4-5", 4096),
-    ("claude-3-5-haiku", 2048), ("claude-3-haiku", 2048), ("claude-haiku-3", 2048),
+    ("claude-opus-4-5", 4096),
+    ("claude-haiku-4-5", 4096),
+    ("claude-3-5-haiku", 2048),
+    ("claude-3-haiku", 2048),
+    ("claude-haiku-3", 2048),
 )
 #: The minimum for every other model (Opus 4.1/4, Sonnet 4.5/4/3.7, ...), same source.
 CACHE_MIN_TOKENS_DEFAULT = 1024
@@ -131,145 +144,303 @@ def _rule(id: str, summary: str, source: str, action: str) -> Rule:
 #: ``refuse``: :class:`~toolwire.profile.RequestRefused` before anything is sent).
 RULES: tuple[Rule, ...] = (
     # -- names and ids ------------------------------------------------------------------------
-    _rule("anthropic.tool.name", "A tool name matches ^[a-zA-Z0-9_-]{1,128}$.",
-          "API error text \"tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'\" "
-          "(modelcontextprotocol/modelcontextprotocol#1345); older texts and docs say {1,64} "
-          "(modelcontextprotocol/typescript-sdk#413); anthropic.types.ToolParam.name states no pattern", "repair"),
-    _rule("anthropic.tool.unique-names", "Tool names are unique within a request.",
-          "API error text \"tools: Tool names must be unique.\" (eclipse-theia/theia#16122)", "refuse"),
-    _rule("anthropic.tool_use.id", "tool_use ids and tool_result tool_use_ids match ^[a-zA-Z0-9_-]+$.",
-          "API error text \"String should match pattern '^[a-zA-Z0-9_-]+$'\" (HKUDS/nanobot#4356)", "repair"),
-    _rule("anthropic.tool_use.unique-ids", "Every tool_use id in the request is unique.",
-          "API error text \"messages.1.content.1: `tool_use` ids must be unique\" (anthropics/claude-code#20901)", "repair"),
-    _rule("anthropic.tool_use.input", "tool_use.input is a JSON object.",
-          "anthropic.types.ToolUseBlockParam.input: Dict[str, object]", "refuse"),
+    _rule(
+        "anthropic.tool.name",
+        "A tool name matches ^[a-zA-Z0-9_-]{1,128}$.",
+        "API error text \"tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'\" "
+        "(modelcontextprotocol/modelcontextprotocol#1345); older texts and docs say {1,64} "
+        "(modelcontextprotocol/typescript-sdk#413); anthropic.types.ToolParam.name states no pattern",
+        "repair",
+    ),
+    _rule(
+        "anthropic.tool.unique-names",
+        "Tool names are unique within a request.",
+        'API error text "tools: Tool names must be unique." (eclipse-theia/theia#16122)',
+        "refuse",
+    ),
+    _rule(
+        "anthropic.tool_use.id",
+        "tool_use ids and tool_result tool_use_ids match ^[a-zA-Z0-9_-]+$.",
+        "API error text \"String should match pattern '^[a-zA-Z0-9_-]+$'\" (HKUDS/nanobot#4356)",
+        "repair",
+    ),
+    _rule(
+        "anthropic.tool_use.unique-ids",
+        "Every tool_use id in the request is unique.",
+        'API error text "messages.1.content.1: `tool_use` ids must be unique" (anthropics/claude-code#20901)',
+        "repair",
+    ),
+    _rule(
+        "anthropic.tool_use.input",
+        "tool_use.input is a JSON object.",
+        "anthropic.types.ToolUseBlockParam.input: Dict[str, object]",
+        "refuse",
+    ),
     # -- input schema -------------------------------------------------------------------------
-    _rule("anthropic.schema.root-type-object", "input_schema has \"type\": \"object\" at the top level.",
-          "anthropic.types.tool_param.InputSchemaTyped.type: Required[Literal['object']]", "refuse"),
-    _rule("anthropic.schema.root-combinator", "input_schema has no oneOf, anyOf or allOf at the top level.",
-          "API error text \"tools.N.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the "
-          "top level\" (anthropics/claude-code#5973, langchain-ai/langchain#39271)", "repair"),
-    _rule("anthropic.schema.root-ref", "input_schema's top level is an object schema, not a $ref to one.",
-          "anthropic.types.tool_param.InputSchemaTyped.type: Required[Literal['object']]", "repair"),
-    _rule("anthropic.schema.strict-subset", "A tool sent with strict: true uses only the strict-tool JSON Schema subset.",
-          "https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations; "
-          "anthropic.lib._parse._transform.transform_schema", "repair"),
-    _rule("anthropic.schema.strict-recursive", "A strict tool's schema is not recursive.",
-          "https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations "
-          "(recursive schemas are not supported)", "repair"),
-    _rule("anthropic.request.strict-limits",
-          "At most 20 strict tools, 24 optional and 16 union-typed parameters across the strict schemas of a request.",
-          "https://platform.claude.com/docs/en/build-with-claude/structured-outputs (schema complexity limits); "
-          "beyond them: \"The compiled grammar is too large\" (alphaXiv/agents#49)", "repair"),
+    _rule(
+        "anthropic.schema.root-type-object",
+        'input_schema has "type": "object" at the top level.',
+        "anthropic.types.tool_param.InputSchemaTyped.type: Required[Literal['object']]",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.schema.root-combinator",
+        "input_schema has no oneOf, anyOf or allOf at the top level.",
+        'API error text "tools.N.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the '
+        'top level" (anthropics/claude-code#5973, langchain-ai/langchain#39271)',
+        "repair",
+    ),
+    _rule(
+        "anthropic.schema.root-ref",
+        "input_schema's top level is an object schema, not a $ref to one.",
+        "anthropic.types.tool_param.InputSchemaTyped.type: Required[Literal['object']]",
+        "repair",
+    ),
+    _rule(
+        "anthropic.schema.strict-subset",
+        "A tool sent with strict: true uses only the strict-tool JSON Schema subset.",
+        "https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations; "
+        "anthropic.lib._parse._transform.transform_schema",
+        "repair",
+    ),
+    _rule(
+        "anthropic.schema.strict-recursive",
+        "A strict tool's schema is not recursive.",
+        "https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations "
+        "(recursive schemas are not supported)",
+        "repair",
+    ),
+    _rule(
+        "anthropic.request.strict-limits",
+        "At most 20 strict tools, 24 optional and 16 union-typed parameters across the strict schemas of a request.",
+        "https://platform.claude.com/docs/en/build-with-claude/structured-outputs (schema complexity limits); "
+        'beyond them: "The compiled grammar is too large" (alphaXiv/agents#49)',
+        "repair",
+    ),
     # -- request settings ---------------------------------------------------------------------
-    _rule("anthropic.request.max-tokens", "max_tokens is present and a non-negative integer.",
-          "anthropic.types.MessageCreateParamsBase.max_tokens: Required[int] (0 pre-warms the prompt cache)", "refuse"),
-    _rule("anthropic.request.messages-count", "messages holds 1 to 100,000 messages.",
-          "anthropic.types.MessageCreateParamsBase.messages (\"There is a limit of 100,000 messages in a single request\")",
-          "refuse"),
-    _rule("anthropic.request.tool-choice-without-tools", "tool_choice is sent only with tools.",
-          "anthropic.types.MessageCreateParamsBase.tool_choice (\"How the model should use the provided tools\"); the "
-          "same rule on Chat Completions is the quoted 400 \"'parallel_tool_calls' is only allowed when 'tools' are specified\"",
-          "repair"),
-    _rule("anthropic.request.tool-blocks-need-tools", "A request whose messages hold tool_use or tool_result blocks declares tools.",
-          "API error text \"Requests which include `tool_use` or `tool_result` blocks must define tools.\" "
-          "(anthropics/anthropic-sdk-python#494)", "repair"),
-    _rule("anthropic.request.tool-choice-unknown-tool", "A tool_choice of type tool names a declared tool.",
-          "anthropic.types.ToolChoiceToolParam.name (\"The name of the tool to use\")", "refuse"),
-    _rule("anthropic.request.disable-parallel-placement",
-          "disable_parallel_tool_use is a field of tool_choice auto, any or tool only.",
-          "anthropic.types.ToolChoiceAutoParam / ToolChoiceAnyParam / ToolChoiceToolParam; ToolChoiceNoneParam has no such field",
-          "repair"),
-    _rule("anthropic.request.thinking-forced-tool",
-          "Manual extended thinking (thinking.type 'enabled') allows only tool_choice auto or none.",
-          "API error text \"Thinking may not be enabled when tool_choice forces tool use.\" (mastra-ai/mastra#7507); "
-          "adaptive thinking accepts forced tools (llm-exe/llm-exe#721, tested live)", "refuse"),
-    _rule("anthropic.request.thinking-budget", "thinking.budget_tokens is at least 1024 and less than max_tokens.",
-          "anthropic.types.ThinkingConfigEnabledParam.budget_tokens (\"Must be ≥1024 and less than `max_tokens`\"); API error "
-          "text \"thinking.enabled.budget_tokens: Input should be greater than or equal to 1024\" (themaximalist/llm.js#30)",
-          "refuse"),
-    _rule("anthropic.request.thinking-temperature", "With thinking enabled or adaptive, temperature is 1 or absent.",
-          "API error text \"`temperature` may only be set to 1 when thinking is enabled or in adaptive mode\" "
-          "(MayDay-wpf/snow-app#42)", "refuse"),
-    _rule("anthropic.request.thinking-sampling", "With thinking, top_k is absent and top_p is between 0.95 and 1.",
-          "https://platform.claude.com/docs/en/build-with-claude/extended-thinking (thinking is not compatible with "
-          "temperature or top_k modifications; top_p may be set between 0.95 and 1)", "refuse"),
-    _rule("anthropic.request.sampling-range", "temperature and top_p are between 0 and 1; top_k is a non-negative integer.",
-          "Messages API reference (temperature \"Ranges from 0.0 to 1.0\"); values valid on OpenAI (temperature up to 2) are "
-          "out of range here", "refuse"),
-    _rule("anthropic.request.temperature-and-top-p", "Claude 4.1 and later models take temperature or top_p, not both.",
-          "API error text \"`temperature` and `top_p` cannot both be specified for this model. Please use only one.\" "
-          "(langfuse/langfuse#9882, skydiscover-ai/skydiscover#15)", "refuse"),
-    _rule("anthropic.request.system-top-level",
-          "Instructions go in the top-level system field (a string or text blocks); message roles are user and assistant only.",
-          "anthropic.types.MessageParam.role: Literal['user', 'assistant']; MessageCreateParamsBase.system", "refuse"),
-    _rule("anthropic.request.cache-control-limit", "At most 4 blocks carry cache_control.",
-          "API error text \"A maximum of 4 blocks with cache_control may be provided. Found 5.\"; "
-          "https://platform.claude.com/docs/en/build-with-claude/prompt-caching", "refuse"),
+    _rule(
+        "anthropic.request.max-tokens",
+        "max_tokens is present and a non-negative integer.",
+        "anthropic.types.MessageCreateParamsBase.max_tokens: Required[int] (0 pre-warms the prompt cache)",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.messages-count",
+        "messages holds 1 to 100,000 messages.",
+        'anthropic.types.MessageCreateParamsBase.messages ("There is a limit of 100,000 messages in a single request")',
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.tool-choice-without-tools",
+        "tool_choice is sent only with tools.",
+        'anthropic.types.MessageCreateParamsBase.tool_choice ("How the model should use the provided tools"); the '
+        "same rule on Chat Completions is the quoted 400 \"'parallel_tool_calls' is only allowed when 'tools' are specified\"",
+        "repair",
+    ),
+    _rule(
+        "anthropic.request.tool-blocks-need-tools",
+        "A request whose messages hold tool_use or tool_result blocks declares tools.",
+        'API error text "Requests which include `tool_use` or `tool_result` blocks must define tools." '
+        "(anthropics/anthropic-sdk-python#494)",
+        "repair",
+    ),
+    _rule(
+        "anthropic.request.tool-choice-unknown-tool",
+        "A tool_choice of type tool names a declared tool.",
+        'anthropic.types.ToolChoiceToolParam.name ("The name of the tool to use")',
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.disable-parallel-placement",
+        "disable_parallel_tool_use is a field of tool_choice auto, any or tool only.",
+        "anthropic.types.ToolChoiceAutoParam / ToolChoiceAnyParam / ToolChoiceToolParam; ToolChoiceNoneParam has no such field",
+        "repair",
+    ),
+    _rule(
+        "anthropic.request.thinking-forced-tool",
+        "Manual extended thinking (thinking.type 'enabled') allows only tool_choice auto or none.",
+        'API error text "Thinking may not be enabled when tool_choice forces tool use." (mastra-ai/mastra#7507); '
+        "adaptive thinking accepts forced tools (llm-exe/llm-exe#721, tested live)",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.thinking-budget",
+        "thinking.budget_tokens is at least 1024 and less than max_tokens.",
+        'anthropic.types.ThinkingConfigEnabledParam.budget_tokens ("Must be ≥1024 and less than `max_tokens`"); API error '
+        'text "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024" (themaximalist/llm.js#30)',
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.thinking-temperature",
+        "With thinking enabled or adaptive, temperature is 1 or absent.",
+        'API error text "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode" '
+        "(MayDay-wpf/snow-app#42)",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.thinking-sampling",
+        "With thinking, top_k is absent and top_p is between 0.95 and 1.",
+        "https://platform.claude.com/docs/en/build-with-claude/extended-thinking (thinking is not compatible with "
+        "temperature or top_k modifications; top_p may be set between 0.95 and 1)",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.sampling-range",
+        "temperature and top_p are between 0 and 1; top_k is a non-negative integer.",
+        'Messages API reference (temperature "Ranges from 0.0 to 1.0"); values valid on OpenAI (temperature up to 2) are '
+        "out of range here",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.temperature-and-top-p",
+        "Claude 4.1 and later models take temperature or top_p, not both.",
+        'API error text "`temperature` and `top_p` cannot both be specified for this model. Please use only one." '
+        "(langfuse/langfuse#9882, skydiscover-ai/skydiscover#15)",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.system-top-level",
+        "Instructions go in the top-level system field (a string or text blocks); message roles are user and assistant only.",
+        "anthropic.types.MessageParam.role: Literal['user', 'assistant']; MessageCreateParamsBase.system",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.cache-control-limit",
+        "At most 4 blocks carry cache_control.",
+        'API error text "A maximum of 4 blocks with cache_control may be provided. Found 5."; '
+        "https://platform.claude.com/docs/en/build-with-claude/prompt-caching",
+        "refuse",
+    ),
     # -- conversation -------------------------------------------------------------------------
-    _rule("anthropic.conversation.first-user", "The first message is a user message.",
-          "Sources disagree: API error text 'messages: first message must use the \"user\" role' (lobehub/lobehub#1601, "
-          "2024; still Bedrock's rule) vs. the first-party API accepting an assistant first "
-          "(anthropics/anthropic-sdk-typescript#622) and the SDK's messages docs, which do not require it", "report"),
-    _rule("anthropic.conversation.consecutive-roles", "Consecutive messages of one role are one turn.",
-          "anthropic.types.MessageCreateParamsBase.messages (\"Consecutive user or assistant turns in your request will "
-          "be combined into a single turn\")", "repair"),
-    _rule("anthropic.conversation.block-role",
-          "tool_use, thinking and redacted_thinking blocks are assistant content; tool_result blocks are user content.",
-          "anthropic.types.MessageParam content unions", "refuse"),
-    _rule("anthropic.conversation.tool-result-placement",
-          "Every tool_use is answered by a tool_result in the very next (user) message.",
-          "API error text \"`tool_use` ids were found without `tool_result` blocks immediately after: ... Each `tool_use` "
-          "block must have a corresponding `tool_result` block in the next message.\" (anthropics/claude-code#7929)", "refuse"),
-    _rule("anthropic.conversation.tool-results-first", "tool_result blocks come first in their user message.",
-          "https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls (tool results first, text after); "
-          "otherwise the placement error above (vercel/ai#8474)", "repair"),
-    _rule("anthropic.conversation.tool-result-orphan", "A tool_result answers a tool_use of the previous assistant message.",
-          "API error text \"unexpected `tool_use_id` found in `tool_result` blocks: ... Each `tool_result` block must have a "
-          "corresponding `tool_use` block in the previous message.\" (anthropics/claude-code#18947)", "refuse"),
-    _rule("anthropic.conversation.tool-result-once", "A tool_use is answered by exactly one tool_result.",
-          "follows from the placement and orphan rules (one result per tool_use id); no separate error text found", "refuse"),
-    _rule("anthropic.conversation.tool-result-content",
-          "tool_result content is a string or text, image, search_result, document, tool_reference and browser_state blocks.",
-          "anthropic.types.ToolResultBlockParam.content", "refuse"),
-    _rule("anthropic.conversation.tool-result-error-content", "An is_error tool_result has content.",
-          "API error text \"messages.4.content.0.tool_result: content cannot be empty if `is_error` is true\" "
-          "(jlevy/markform#153)", "repair"),
-    _rule("anthropic.conversation.empty-text",
-          "Text blocks are non-empty; user text blocks hold non-whitespace text.",
-          "API error texts \"messages: text content blocks must be non-empty\" (anthropics/claude-code#59812) and "
-          "\"messages: text content blocks must contain non-whitespace text\" (anthropics/claude-code#23369); a recorded "
-          "request with a \" \" text block in an earlier assistant turn was accepted", "repair"),
-    _rule("anthropic.conversation.empty-content", "Every message except a final assistant message has content.",
-          "API error text \"messages.0: all messages must have non-empty content except for the optional final assistant "
-          "message\" (anthropics/claude-code#6774)", "repair"),
-    _rule("anthropic.conversation.final-whitespace", "A final assistant message (prefill) does not end with whitespace.",
-          "API error text \"messages: final assistant content cannot end with trailing whitespace\" (tailcallhq/forgecode#1872)",
-          "repair"),
-    _rule("anthropic.conversation.thinking-signature",
-          "thinking blocks carry their signature and redacted_thinking blocks their data, as Anthropic returned them.",
-          "anthropic.types.ThinkingBlockParam.signature (\"exactly as returned by the API ... a modified block results in a 400\"); "
-          "API error text \"messages.1.content.0.thinking.signature: Field required\" (justlovemaki/AIClient2API#437)", "refuse"),
-    _rule("anthropic.conversation.thinking-first",
-          "An assistant message that holds thinking blocks starts with one.",
-          "API error text \"If an assistant message contains any thinking blocks, the first block must be thinking or "
-          "redacted_thinking. Found text.\" (anthropics/claude-code#20705)", "refuse"),
-    _rule("anthropic.conversation.thinking-in-tool-loop",
-          "With manual extended thinking, the assistant message whose tool calls are being answered starts with a thinking block.",
-          "API error text \"When `thinking` is enabled, a final `assistant` message must start with a thinking block "
-          "(preceeding the lastmost set of `tool_use` and `tool_result` blocks) ... To avoid this requirement, disable "
-          "`thinking`.\" (n8n-io/n8n#22550)", "repair"),
-    _rule("anthropic.conversation.thinking-when-disabled",
-          "With thinking off, a final assistant message holds no thinking blocks.",
-          "API error text \"When thinking is disabled, an `assistant` message in the final position cannot contain "
-          "`thinking`.\" (tailcallhq/forgecode#1853)", "repair"),
-    _rule("anthropic.conversation.final-block-thinking", "A final assistant message does not end with a thinking block.",
-          "API error text \"The final block in an assistant message cannot be `thinking`.\" (tailcallhq/forgecode#2107)",
-          "refuse"),
-    _rule("anthropic.conversation.image-media-type", "Base64 images are image/jpeg, image/png, image/gif or image/webp.",
-          "anthropic.types.Base64ImageSourceParam.media_type", "repair"),
-    _rule("anthropic.conversation.image-size", "A base64 image is at most 5 MB.",
-          "https://platform.claude.com/docs/en/build-with-claude/vision (API: maximum 5 MB per image)", "refuse"),
+    _rule(
+        "anthropic.conversation.first-user",
+        "The first message is a user message.",
+        "Sources disagree: API error text 'messages: first message must use the \"user\" role' (lobehub/lobehub#1601, "
+        "2024; still Bedrock's rule) vs. the first-party API accepting an assistant first "
+        "(anthropics/anthropic-sdk-typescript#622) and the SDK's messages docs, which do not require it",
+        "report",
+    ),
+    _rule(
+        "anthropic.conversation.consecutive-roles",
+        "Consecutive messages of one role are one turn.",
+        'anthropic.types.MessageCreateParamsBase.messages ("Consecutive user or assistant turns in your request will '
+        'be combined into a single turn")',
+        "repair",
+    ),
+    _rule(
+        "anthropic.conversation.block-role",
+        "tool_use, thinking and redacted_thinking blocks are assistant content; tool_result blocks are user content.",
+        "anthropic.types.MessageParam content unions",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.conversation.tool-result-placement",
+        "Every tool_use is answered by a tool_result in the very next (user) message.",
+        'API error text "`tool_use` ids were found without `tool_result` blocks immediately after: ... Each `tool_use` '
+        'block must have a corresponding `tool_result` block in the next message." (anthropics/claude-code#7929)',
+        "refuse",
+    ),
+    _rule(
+        "anthropic.conversation.tool-results-first",
+        "tool_result blocks come first in their user message.",
+        "https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls (tool results first, text after); "
+        "otherwise the placement error above (vercel/ai#8474)",
+        "repair",
+    ),
+    _rule(
+        "anthropic.conversation.tool-result-orphan",
+        "A tool_result answers a tool_use of the previous assistant message.",
+        'API error text "unexpected `tool_use_id` found in `tool_result` blocks: ... Each `tool_result` block must have a '
+        'corresponding `tool_use` block in the previous message." (anthropics/claude-code#18947)',
+        "refuse",
+    ),
+    _rule(
+        "anthropic.conversation.tool-result-once",
+        "A tool_use is answered by exactly one tool_result.",
+        "follows from the placement and orphan rules (one result per tool_use id); no separate error text found",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.conversation.tool-result-content",
+        "tool_result content is a string or text, image, search_result, document, tool_reference and browser_state blocks.",
+        "anthropic.types.ToolResultBlockParam.content",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.conversation.tool-result-error-content",
+        "An is_error tool_result has content.",
+        'API error text "messages.4.content.0.tool_result: content cannot be empty if `is_error` is true" '
+        "(jlevy/markform#153)",
+        "repair",
+    ),
+    _rule(
+        "anthropic.conversation.empty-text",
+        "Text blocks are non-empty; user text blocks hold non-whitespace text.",
+        'API error texts "messages: text content blocks must be non-empty" (anthropics/claude-code#59812) and '
+        '"messages: text content blocks must contain non-whitespace text" (anthropics/claude-code#23369); a recorded '
+        'request with a " " text block in an earlier assistant turn was accepted',
+        "repair",
+    ),
+    _rule(
+        "anthropic.conversation.empty-content",
+        "Every message except a final assistant message has content.",
+        'API error text "messages.0: all messages must have non-empty content except for the optional final assistant '
+        'message" (anthropics/claude-code#6774)',
+        "repair",
+    ),
+    _rule(
+        "anthropic.conversation.final-whitespace",
+        "A final assistant message (prefill) does not end with whitespace.",
+        'API error text "messages: final assistant content cannot end with trailing whitespace" (tailcallhq/forgecode#1872)',
+        "repair",
+    ),
+    _rule(
+        "anthropic.conversation.thinking-signature",
+        "thinking blocks carry their signature and redacted_thinking blocks their data, as Anthropic returned them.",
+        'anthropic.types.ThinkingBlockParam.signature ("exactly as returned by the API ... a modified block results in a 400"); '
+        'API error text "messages.1.content.0.thinking.signature: Field required" (justlovemaki/AIClient2API#437)',
+        "refuse",
+    ),
+    _rule(
+        "anthropic.conversation.thinking-first",
+        "An assistant message that holds thinking blocks starts with one.",
+        'API error text "If an assistant message contains any thinking blocks, the first block must be thinking or '
+        'redacted_thinking. Found text." (anthropics/claude-code#20705)',
+        "refuse",
+    ),
+    _rule(
+        "anthropic.conversation.thinking-in-tool-loop",
+        "With manual extended thinking, the assistant message whose tool calls are being answered starts with a thinking block.",
+        'API error text "When `thinking` is enabled, a final `assistant` message must start with a thinking block '
+        "(preceeding the lastmost set of `tool_use` and `tool_result` blocks) ... To avoid this requirement, disable "
+        '`thinking`." (n8n-io/n8n#22550)',
+        "repair",
+    ),
+    _rule(
+        "anthropic.conversation.thinking-when-disabled",
+        "With thinking off, a final assistant message holds no thinking blocks.",
+        'API error text "When thinking is disabled, an `assistant` message in the final position cannot contain '
+        '`thinking`." (tailcallhq/forgecode#1853)',
+        "repair",
+    ),
+    _rule(
+        "anthropic.conversation.final-block-thinking",
+        "A final assistant message does not end with a thinking block.",
+        'API error text "The final block in an assistant message cannot be `thinking`." (tailcallhq/forgecode#2107)',
+        "refuse",
+    ),
+    _rule(
+        "anthropic.conversation.image-media-type",
+        "Base64 images are image/jpeg, image/png, image/gif or image/webp.",
+        "anthropic.types.Base64ImageSourceParam.media_type",
+        "repair",
+    ),
+    _rule(
+        "anthropic.conversation.image-size",
+        "A base64 image is at most 5 MB.",
+        "https://platform.claude.com/docs/en/build-with-claude/vision (API: maximum 5 MB per image)",
+        "refuse",
+    ),
 )
 
 
@@ -427,6 +598,7 @@ def anthropic_provider_tools() -> Mapping[str, ProviderToolInfo]:
     out: dict[str, ProviderToolInfo] = {}
     for member in typing.get_args(ToolUnionParam):
         ann = getattr(member, "__annotations__", {})
+
         def text(x: Any) -> str:
             return str(getattr(x, "__forward_arg__", x) or "")
 
@@ -437,7 +609,9 @@ def anthropic_provider_tools() -> Mapping[str, ProviderToolInfo]:
                 continue
             side = "client" if t.startswith(CLIENT_TOOL_PREFIXES) else "server"
             schema = next((copy.deepcopy(v) for k, v in CLIENT_TOOL_INPUT.items() if t.startswith(k)), None)
-            out[t] = ProviderToolInfo(t, names[0] if names else None, side, schema, f"anthropic.types.{member.__name__}")
+            out[t] = ProviderToolInfo(
+                t, names[0] if names else None, side, schema, f"anthropic.types.{member.__name__}"
+            )
     return MappingProxyType(out)
 
 
@@ -514,10 +688,16 @@ class AnthropicProfile(Profile):
         if len(name) > 128:
             return f"it is {len(name)} characters long; Anthropic allows at most 128 (^[a-zA-Z0-9_-]{{1,128}}$)"
         bad = sorted({c for c in name if not (c.isascii() and (c.isalnum() or c in "_-"))})
-        return "it contains " + ", ".join(repr(c) for c in bad) + "; Anthropic allows letters, digits, '_' and '-' (^[a-zA-Z0-9_-]{1,128}$)"
+        return (
+            "it contains "
+            + ", ".join(repr(c) for c in bad)
+            + "; Anthropic allows letters, digits, '_' and '-' (^[a-zA-Z0-9_-]{1,128}$)"
+        )
 
     # -- input schema -------------------------------------------------------------------------
-    def translate_schema(self, schema: dict[str, Any], report: TranslationReport, *, strict: bool = False) -> dict[str, Any]:
+    def translate_schema(
+        self, schema: dict[str, Any], report: TranslationReport, *, strict: bool = False
+    ) -> dict[str, Any]:
         """The ``input_schema`` to send for ``schema`` (never modified): root ``$ref`` merged, root
         combinators folded or removed (rules ``anthropic.schema.root-ref``/``root-combinator``),
         and, when the tool is sent with ``strict: true``, the strict-tool subset
@@ -530,9 +710,14 @@ class AnthropicProfile(Profile):
         loop = is_recursive(out)
         if loop is not None:
             report.strict_possible = False
-            report.add(loop, "unsupported", "$ref",
-                       "the schema is recursive, which strict tools do not support: the tool is sent without strict "
-                       "(arguments are still validated against the original schema)", lossy=True)
+            report.add(
+                loop,
+                "unsupported",
+                "$ref",
+                "the schema is recursive, which strict tools do not support: the tool is sent without strict "
+                "(arguments are still validated against the original schema)",
+                lossy=True,
+            )
             return out
         report.strict_possible = True
         return strict_subset(out, report)
@@ -545,7 +730,9 @@ class AnthropicProfile(Profile):
         if not isinstance(body, dict):
             return [Violation("anthropic.request.messages-count", "", "the request body is not a JSON object")]
         out: list[Violation] = []
-        out.extend(_check_tools(json.dumps(body.get("tools"), sort_keys=True, default=str)) if body.get("tools") else ())
+        out.extend(
+            _check_tools(json.dumps(body.get("tools"), sort_keys=True, default=str)) if body.get("tools") else ()
+        )
         out.extend(self._check_settings(body))
         start = max(0, int(start or 0))
         mapped = getattr(self, "_mapped_start", None)
@@ -559,66 +746,116 @@ class AnthropicProfile(Profile):
         add = lambda rule, ptr, msg, **kw: out.append(Violation(rule, ptr, msg, **kw))  # noqa: E731
         mt = body.get("max_tokens")
         if isinstance(mt, bool) or not isinstance(mt, int) or mt < 0:
-            add("anthropic.request.max-tokens", "/max_tokens",
-                f"max_tokens must be a non-negative integer (the Messages API requires it), got {mt!r}")
+            add(
+                "anthropic.request.max-tokens",
+                "/max_tokens",
+                f"max_tokens must be a non-negative integer (the Messages API requires it), got {mt!r}",
+            )
         tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
-        if not tools and any(b.get("type") in ("tool_use", "tool_result") for m in body.get("messages") or [] if isinstance(m, dict)
-                             for b in _blocks(m.get("content"))):
-            add("anthropic.request.tool-blocks-need-tools", "/tools",
-                "the messages hold tool_use or tool_result blocks, so the request must declare tools")
+        if not tools and any(
+            b.get("type") in ("tool_use", "tool_result")
+            for m in body.get("messages") or []
+            if isinstance(m, dict)
+            for b in _blocks(m.get("content"))
+        ):
+            add(
+                "anthropic.request.tool-blocks-need-tools",
+                "/tools",
+                "the messages hold tool_use or tool_result blocks, so the request must declare tools",
+            )
         tc = body.get("tool_choice")
         if isinstance(tc, dict):
             ttype = tc.get("type")
             if not tools and ttype in ("any", "tool"):
-                add("anthropic.request.tool-choice-without-tools", "/tool_choice",
-                    f"tool_choice {ttype!r} forces a tool call but the request declares no tools; declare the tool or drop the tool choice")
+                add(
+                    "anthropic.request.tool-choice-without-tools",
+                    "/tool_choice",
+                    f"tool_choice {ttype!r} forces a tool call but the request declares no tools; declare the tool or drop the tool choice",
+                )
             if ttype == "tool" and tools and tc.get("name") not in _tool_names(body):
-                add("anthropic.request.tool-choice-unknown-tool", "/tool_choice/name",
+                add(
+                    "anthropic.request.tool-choice-unknown-tool",
+                    "/tool_choice/name",
                     f"tool_choice names {tc.get('name')!r}, which is not one of the declared tools {_tool_names(body)}",
-                    tool=tc.get("name") if isinstance(tc.get("name"), str) else None)
+                    tool=tc.get("name") if isinstance(tc.get("name"), str) else None,
+                )
             if ttype == "none" and "disable_parallel_tool_use" in tc:
-                add("anthropic.request.disable-parallel-placement", "/tool_choice/disable_parallel_tool_use",
-                    "disable_parallel_tool_use is not a field of tool_choice 'none'")
+                add(
+                    "anthropic.request.disable-parallel-placement",
+                    "/tool_choice/disable_parallel_tool_use",
+                    "disable_parallel_tool_use is not a field of tool_choice 'none'",
+                )
         thinking = body.get("thinking")
         ttype = thinking.get("type") if isinstance(thinking, dict) else None
         if ttype == "enabled":
             if isinstance(tc, dict) and tc.get("type") in ("any", "tool"):
-                add("anthropic.request.thinking-forced-tool", "/tool_choice",
+                add(
+                    "anthropic.request.thinking-forced-tool",
+                    "/tool_choice",
                     f"manual extended thinking (thinking.type 'enabled') allows only tool_choice 'auto' or 'none', got "
-                    f"{tc.get('type')!r}; use tool_choice 'auto', or adaptive thinking ({{'type': 'adaptive'}}) where the model supports forced tools")
+                    f"{tc.get('type')!r}; use tool_choice 'auto', or adaptive thinking ({{'type': 'adaptive'}}) where the model supports forced tools",
+                )
             budget = thinking.get("budget_tokens")
             if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1024:
-                add("anthropic.request.thinking-budget", "/thinking/budget_tokens",
-                    f"thinking.budget_tokens must be an integer of at least 1024, got {budget!r}")
+                add(
+                    "anthropic.request.thinking-budget",
+                    "/thinking/budget_tokens",
+                    f"thinking.budget_tokens must be an integer of at least 1024, got {budget!r}",
+                )
             elif isinstance(mt, int) and not isinstance(mt, bool) and budget >= mt:
-                add("anthropic.request.thinking-budget", "/thinking/budget_tokens",
-                    f"thinking.budget_tokens ({budget}) must be less than max_tokens ({mt}); raise max_tokens or lower the budget")
+                add(
+                    "anthropic.request.thinking-budget",
+                    "/thinking/budget_tokens",
+                    f"thinking.budget_tokens ({budget}) must be less than max_tokens ({mt}); raise max_tokens or lower the budget",
+                )
         temp, top_p, top_k = body.get("temperature"), body.get("top_p"), body.get("top_k")
         if ttype in ("enabled", "adaptive"):
             if temp is not None and temp != 1:
-                add("anthropic.request.thinking-temperature", "/temperature",
-                    f"temperature may only be 1 (or unset) when thinking is {ttype}, got {temp!r}")
+                add(
+                    "anthropic.request.thinking-temperature",
+                    "/temperature",
+                    f"temperature may only be 1 (or unset) when thinking is {ttype}, got {temp!r}",
+                )
             if top_k is not None:
                 add("anthropic.request.thinking-sampling", "/top_k", f"top_k cannot be set when thinking is {ttype}")
             if isinstance(top_p, (int, float)) and not isinstance(top_p, bool) and not (0.95 <= top_p <= 1):
-                add("anthropic.request.thinking-sampling", "/top_p", f"top_p must be between 0.95 and 1 when thinking is {ttype}, got {top_p!r}")
+                add(
+                    "anthropic.request.thinking-sampling",
+                    "/top_p",
+                    f"top_p must be between 0.95 and 1 when thinking is {ttype}, got {top_p!r}",
+                )
         for key, value in (("temperature", temp), ("top_p", top_p)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1):
-                add("anthropic.request.sampling-range", f"/{key}", f"{key} must be a number from 0 to 1 on Anthropic, got {value!r}")
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1
+            ):
+                add(
+                    "anthropic.request.sampling-range",
+                    f"/{key}",
+                    f"{key} must be a number from 0 to 1 on Anthropic, got {value!r}",
+                )
         if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0):
             add("anthropic.request.sampling-range", "/top_k", f"top_k must be a non-negative integer, got {top_k!r}")
         model = body.get("model")
         if temp is not None and top_p is not None and not (isinstance(model, str) and _BOTH_SAMPLERS_OK.match(model)):
-            add("anthropic.request.temperature-and-top-p", "/top_p",
-                f"model {model!r} takes temperature or top_p, not both; set only one")
+            add(
+                "anthropic.request.temperature-and-top-p",
+                "/top_p",
+                f"model {model!r} takes temperature or top_p, not both; set only one",
+            )
         system = body.get("system")
-        if system is not None and not isinstance(system, str) and not (
-            isinstance(system, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in system)
+        if (
+            system is not None
+            and not isinstance(system, str)
+            and not (isinstance(system, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in system))
         ):
             add("anthropic.request.system-top-level", "/system", "system must be a string or a list of text blocks")
         n = _count_cache_control(body)
         if n > _MAX_CACHE_BREAKPOINTS:
-            add("anthropic.request.cache-control-limit", "", f"{n} blocks carry cache_control; Anthropic allows at most {_MAX_CACHE_BREAKPOINTS}")
+            add(
+                "anthropic.request.cache-control-limit",
+                "",
+                f"{n} blocks carry cache_control; Anthropic allows at most {_MAX_CACHE_BREAKPOINTS}",
+            )
         return out
 
     def _check_messages(self, body: dict[str, Any], start: int) -> list[Violation]:
@@ -629,14 +866,23 @@ class AnthropicProfile(Profile):
             add("anthropic.request.messages-count", "/messages", "messages must be a non-empty list")
             return out
         if len(msgs) > _MAX_MESSAGES:
-            add("anthropic.request.messages-count", "/messages", f"{len(msgs)} messages; Anthropic allows at most {_MAX_MESSAGES}")
+            add(
+                "anthropic.request.messages-count",
+                "/messages",
+                f"{len(msgs)} messages; Anthropic allows at most {_MAX_MESSAGES}",
+            )
         n = len(msgs)
         lo = min(max(0, start - 1), n - 1)
         # context: the whole turn holding the last checked message and, when that is a user turn,
         # the assistant turn before it (a user turn's results are checked against it)
 
         def turn_start(i: int) -> int:
-            while i > 0 and isinstance(msgs[i - 1], dict) and isinstance(msgs[i], dict) and msgs[i - 1].get("role") == msgs[i].get("role"):
+            while (
+                i > 0
+                and isinstance(msgs[i - 1], dict)
+                and isinstance(msgs[i], dict)
+                and msgs[i - 1].get("role") == msgs[i].get("role")
+            ):
                 i -= 1
             return i
 
@@ -646,7 +892,11 @@ class AnthropicProfile(Profile):
         seen_ids: set[str] = set()
         for m in msgs[:lo]:
             if isinstance(m, dict) and m.get("role") == "assistant":
-                seen_ids.update(b.get("id") for b in _blocks(m.get("content")) if b.get("type") == "tool_use" and isinstance(b.get("id"), str))
+                seen_ids.update(
+                    b.get("id")
+                    for b in _blocks(m.get("content"))
+                    if b.get("type") == "tool_use" and isinstance(b.get("id"), str)
+                )
         # turns: consecutive messages of one role (the API combines them)
         turns: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = []
         for mi in range(lo, n):
@@ -657,23 +907,36 @@ class AnthropicProfile(Profile):
                 continue
             role, content = m.get("role"), m.get("content")
             if role not in ("user", "assistant"):
-                add("anthropic.request.system-top-level", f"{at}/role",
-                    f"message role must be 'user' or 'assistant', got {role!r}; instructions go in the top-level system field")
+                add(
+                    "anthropic.request.system-top-level",
+                    f"{at}/role",
+                    f"message role must be 'user' or 'assistant', got {role!r}; instructions go in the top-level system field",
+                )
                 continue
             if not isinstance(content, (str, list)):
-                add("anthropic.conversation.empty-content", f"{at}/content", "content must be a string or a list of blocks")
+                add(
+                    "anthropic.conversation.empty-content",
+                    f"{at}/content",
+                    "content must be a string or a list of blocks",
+                )
                 continue
             final = mi == n - 1
             if not _blocks(content) or (isinstance(content, str) and not content):
                 if not (final and role == "assistant"):
-                    add("anthropic.conversation.empty-content", f"{at}/content",
-                        "every message except a final assistant message must have content")
+                    add(
+                        "anthropic.conversation.empty-content",
+                        f"{at}/content",
+                        "every message except a final assistant message must have content",
+                    )
             blocks = [(_block_pointer(mi, content, bi), b) for bi, b in enumerate(_blocks(content))]
             if role == "assistant":
                 kinds = [b.get("type") for _, b in blocks]
                 if any(k in _THINKING for k in kinds) and kinds[0] not in _THINKING:
-                    add("anthropic.conversation.thinking-first", blocks[0][0],
-                        f"an assistant message holding thinking blocks must start with one, found {kinds[0]!r}")
+                    add(
+                        "anthropic.conversation.thinking-first",
+                        blocks[0][0],
+                        f"an assistant message holding thinking blocks must start with one, found {kinds[0]!r}",
+                    )
             for ptr, b in blocks:
                 self._check_block(role, ptr, b, seen_ids, add, final=final)
             if turns and turns[-1][0] == role:
@@ -691,46 +954,78 @@ class AnthropicProfile(Profile):
             for ptr, r in results:
                 rid = r.get("tool_use_id")
                 if rid not in uses:
-                    add("anthropic.conversation.tool-result-orphan", ptr,
+                    add(
+                        "anthropic.conversation.tool-result-orphan",
+                        ptr,
                         f"tool_result {rid!r} answers no tool_use of the previous assistant message; drop it or include its call",
-                        call_id=rid if isinstance(rid, str) else None)
+                        call_id=rid if isinstance(rid, str) else None,
+                    )
                 elif rid in answered:
-                    add("anthropic.conversation.tool-result-once", ptr,
-                        f"tool_use {rid!r} is already answered at {answered[rid]}", call_id=rid)
+                    add(
+                        "anthropic.conversation.tool-result-once",
+                        ptr,
+                        f"tool_use {rid!r} is already answered at {answered[rid]}",
+                        call_id=rid,
+                    )
                 else:
                     answered[rid] = ptr
             kinds = [b.get("type") for _, b in blocks]
             if results and kinds[: len(results)] != ["tool_result"] * len(results):
                 first_other = next(ptr for ptr, b in blocks if b.get("type") != "tool_result")
-                add("anthropic.conversation.tool-results-first", first_other, "tool_result blocks must come first in their user message")
+                add(
+                    "anthropic.conversation.tool-results-first",
+                    first_other,
+                    "tool_result blocks must come first in their user message",
+                )
             for uid, ptr in uses.items():
                 if uid not in answered:
-                    add("anthropic.conversation.tool-result-placement", ptr,
-                        f"tool_use {uid!r} has no tool_result in the next message", call_id=uid if isinstance(uid, str) else None)
+                    add(
+                        "anthropic.conversation.tool-result-placement",
+                        ptr,
+                        f"tool_use {uid!r} has no tool_result in the next message",
+                        call_id=uid if isinstance(uid, str) else None,
+                    )
         # the final assistant message
         last = msgs[-1] if isinstance(msgs[-1], dict) else {}
         if last.get("role") == "assistant":
             lblocks = _blocks(last.get("content"))
             lptr = lambda bi: _block_pointer(n - 1, last.get("content"), bi)  # noqa: E731
             if lblocks and lblocks[-1].get("type") in _THINKING:
-                add("anthropic.conversation.final-block-thinking", lptr(len(lblocks) - 1),
-                    "a final assistant message cannot end with a thinking block")
+                add(
+                    "anthropic.conversation.final-block-thinking",
+                    lptr(len(lblocks) - 1),
+                    "a final assistant message cannot end with a thinking block",
+                )
             if not _thinking_on(body):
                 for bi, b in enumerate(lblocks):
                     if b.get("type") in _THINKING:
-                        add("anthropic.conversation.thinking-when-disabled", lptr(bi),
-                            "with thinking off, a final assistant message cannot hold thinking blocks")
+                        add(
+                            "anthropic.conversation.thinking-when-disabled",
+                            lptr(bi),
+                            "with thinking off, a final assistant message cannot hold thinking blocks",
+                        )
             tail = next((b for b in reversed(lblocks) if b.get("type") == "text"), None)
-            if lblocks and lblocks[-1].get("type") == "text" and isinstance(tail.get("text"), str) and tail["text"] != tail["text"].rstrip():
-                add("anthropic.conversation.final-whitespace", lptr(len(lblocks) - 1),
-                    "a final assistant message cannot end with whitespace")
+            if (
+                lblocks
+                and lblocks[-1].get("type") == "text"
+                and isinstance(tail.get("text"), str)
+                and tail["text"] != tail["text"].rstrip()
+            ):
+                add(
+                    "anthropic.conversation.final-whitespace",
+                    lptr(len(lblocks) - 1),
+                    "a final assistant message cannot end with whitespace",
+                )
         if _thinking_manual(body):
             ai = _tool_loop_assistant(msgs)
             if ai is not None:
                 ab = _blocks(msgs[ai].get("content"))
                 if any(b.get("type") == "tool_use" for b in ab) and (not ab or ab[0].get("type") not in _THINKING):
-                    add("anthropic.conversation.thinking-in-tool-loop", _block_pointer(ai, msgs[ai].get("content"), 0),
-                        "with thinking on, the assistant message whose tool calls are answered must start with a thinking block")
+                    add(
+                        "anthropic.conversation.thinking-in-tool-loop",
+                        _block_pointer(ai, msgs[ai].get("content"), 0),
+                        "with thinking on, the assistant message whose tool calls are answered must start with a thinking block",
+                    )
         return out
 
     @staticmethod
@@ -751,43 +1046,87 @@ class AnthropicProfile(Profile):
         elif btype == "tool_use":
             uid = b.get("id")
             if not isinstance(uid, str) or not TOOL_USE_ID_RULE.fullmatch(uid):
-                add("anthropic.tool_use.id", f"{ptr}/id", f"tool_use id {uid!r} does not match ^[a-zA-Z0-9_-]+$", call_id=uid if isinstance(uid, str) else None)
+                add(
+                    "anthropic.tool_use.id",
+                    f"{ptr}/id",
+                    f"tool_use id {uid!r} does not match ^[a-zA-Z0-9_-]+$",
+                    call_id=uid if isinstance(uid, str) else None,
+                )
             elif uid in seen_ids:
-                add("anthropic.tool_use.unique-ids", f"{ptr}/id", f"tool_use id {uid!r} is used twice in the request", call_id=uid)
+                add(
+                    "anthropic.tool_use.unique-ids",
+                    f"{ptr}/id",
+                    f"tool_use id {uid!r} is used twice in the request",
+                    call_id=uid,
+                )
             if isinstance(uid, str):
                 seen_ids.add(uid)
             if not isinstance(b.get("input"), dict):
-                add("anthropic.tool_use.input", f"{ptr}/input", "tool_use.input must be a JSON object", call_id=uid if isinstance(uid, str) else None)
+                add(
+                    "anthropic.tool_use.input",
+                    f"{ptr}/input",
+                    "tool_use.input must be a JSON object",
+                    call_id=uid if isinstance(uid, str) else None,
+                )
         elif btype == "tool_result":
             rid = b.get("tool_use_id")
             cid = rid if isinstance(rid, str) else None
             if not isinstance(rid, str) or not TOOL_USE_ID_RULE.fullmatch(rid):
-                add("anthropic.tool_use.id", f"{ptr}/tool_use_id", f"tool_use_id {rid!r} does not match ^[a-zA-Z0-9_-]+$", call_id=cid)
+                add(
+                    "anthropic.tool_use.id",
+                    f"{ptr}/tool_use_id",
+                    f"tool_use_id {rid!r} does not match ^[a-zA-Z0-9_-]+$",
+                    call_id=cid,
+                )
             content = b.get("content")
             if content is not None and not isinstance(content, (str, list)):
-                add("anthropic.conversation.tool-result-content", f"{ptr}/content", "tool_result content must be a string or a list of blocks", call_id=cid)
+                add(
+                    "anthropic.conversation.tool-result-content",
+                    f"{ptr}/content",
+                    "tool_result content must be a string or a list of blocks",
+                    call_id=cid,
+                )
             if isinstance(content, list):
                 for ci, c in enumerate(content):
                     cptr = f"{ptr}/content/{ci}"
                     ctype = c.get("type") if isinstance(c, dict) else None
                     if ctype not in _TOOL_RESULT_BLOCKS:
-                        add("anthropic.conversation.tool-result-content", cptr,
+                        add(
+                            "anthropic.conversation.tool-result-content",
+                            cptr,
                             f"a tool_result cannot hold {ctype!r} blocks (text, image, search_result, document, tool_reference, browser_state)",
-                            call_id=cid)
+                            call_id=cid,
+                        )
                     elif ctype == "text" and not (isinstance(c.get("text"), str) and c["text"].strip()):
-                        add("anthropic.conversation.empty-text", cptr, "text blocks must hold non-whitespace text", call_id=cid)
+                        add(
+                            "anthropic.conversation.empty-text",
+                            cptr,
+                            "text blocks must hold non-whitespace text",
+                            call_id=cid,
+                        )
                     elif ctype == "image":
                         _check_image(cptr, c, add)
             if b.get("is_error") is True and (content is None or content == [] or _blank(content)):
-                add("anthropic.conversation.tool-result-error-content", f"{ptr}/content",
-                    "an is_error tool_result must have content saying what went wrong", call_id=cid)
+                add(
+                    "anthropic.conversation.tool-result-error-content",
+                    f"{ptr}/content",
+                    "an is_error tool_result must have content saying what went wrong",
+                    call_id=cid,
+                )
         elif btype == "thinking":
             if not (isinstance(b.get("signature"), str) and b["signature"]):
-                add("anthropic.conversation.thinking-signature", f"{ptr}/signature",
-                    "a thinking block must carry the signature Anthropic returned with it")
+                add(
+                    "anthropic.conversation.thinking-signature",
+                    f"{ptr}/signature",
+                    "a thinking block must carry the signature Anthropic returned with it",
+                )
         elif btype == "redacted_thinking":
             if not (isinstance(b.get("data"), str) and b["data"]):
-                add("anthropic.conversation.thinking-signature", f"{ptr}/data", "a redacted_thinking block must carry its data")
+                add(
+                    "anthropic.conversation.thinking-signature",
+                    f"{ptr}/data",
+                    "a redacted_thinking block must carry its data",
+                )
 
     # -- repairs ------------------------------------------------------------------------------
     def repair_request(self, body: dict[str, Any], report: Any, *, start: int = 0) -> dict[str, Any]:
@@ -814,30 +1153,57 @@ class AnthropicProfile(Profile):
         if isinstance(tc, dict):
             if not tools and tc.get("type") in ("auto", "none"):
                 del body["tool_choice"]
-                report.add("anthropic.request.tool-choice-without-tools", "/tool_choice",
-                           f"tool_choice {tc.get('type')!r} left out: the request declares no tools")
+                report.add(
+                    "anthropic.request.tool-choice-without-tools",
+                    "/tool_choice",
+                    f"tool_choice {tc.get('type')!r} left out: the request declares no tools",
+                )
             elif tc.get("type") == "none" and "disable_parallel_tool_use" in tc:
                 del tc["disable_parallel_tool_use"]
-                report.add("anthropic.request.disable-parallel-placement", "/tool_choice/disable_parallel_tool_use",
-                           "left out: tool_choice 'none' has no disable_parallel_tool_use")
+                report.add(
+                    "anthropic.request.disable-parallel-placement",
+                    "/tool_choice/disable_parallel_tool_use",
+                    "left out: tool_choice 'none' has no disable_parallel_tool_use",
+                )
         msgs = body.get("messages")
         if not isinstance(msgs, list):
             return body
         if not body.get("tools"):
-            used = list(dict.fromkeys(b.get("name") for m in msgs if isinstance(m, dict) for b in _blocks(m.get("content"))
-                                      if b.get("type") == "tool_use" and isinstance(b.get("name"), str)))
-            has_results = any(b.get("type") == "tool_result" for m in msgs if isinstance(m, dict) for b in _blocks(m.get("content")))
+            used = list(
+                dict.fromkeys(
+                    b.get("name")
+                    for m in msgs
+                    if isinstance(m, dict)
+                    for b in _blocks(m.get("content"))
+                    if b.get("type") == "tool_use" and isinstance(b.get("name"), str)
+                )
+            )
+            has_results = any(
+                b.get("type") == "tool_result" for m in msgs if isinstance(m, dict) for b in _blocks(m.get("content"))
+            )
             if used or has_results:
-                body["tools"] = [{"name": n, "description": "Declared again because the conversation holds calls to it; not callable in this request.",
-                                  "input_schema": {"type": "object"}} for n in (used or ["tool"])]
+                body["tools"] = [
+                    {
+                        "name": n,
+                        "description": "Declared again because the conversation holds calls to it; not callable in this request.",
+                        "input_schema": {"type": "object"},
+                    }
+                    for n in (used or ["tool"])
+                ]
                 if not isinstance(body.get("tool_choice"), dict):
                     body["tool_choice"] = {"type": "none"}
-                report.add("anthropic.request.tool-blocks-need-tools", "/tools",
-                           f"the history holds tool calls but the request declares no tools: {len(body['tools'])} tool(s) declared "
-                           "again with an open schema and tool_choice 'none', so nothing can be called in this request")
+                report.add(
+                    "anthropic.request.tool-blocks-need-tools",
+                    "/tools",
+                    f"the history holds tool calls but the request declares no tools: {len(body['tools'])} tool(s) declared "
+                    "again with an open schema and tool_choice 'none', so nothing can be called in this request",
+                )
         if msgs and isinstance(msgs[0], dict) and msgs[0].get("role") == "assistant":
-            report.add("anthropic.conversation.first-user", "/messages/0/role",
-                       "the first message is an assistant message: the Anthropic API accepts it, Bedrock and older API versions refuse it")
+            report.add(
+                "anthropic.conversation.first-user",
+                "/messages/0/role",
+                "the first message is an assistant message: the Anthropic API accepts it, Bedrock and older API versions refuse it",
+            )
         for mi, m in enumerate(msgs):
             if isinstance(m, dict):
                 _repair_message(mi, m, report, final=mi == len(msgs) - 1)
@@ -852,31 +1218,49 @@ class AnthropicProfile(Profile):
                 ab = _blocks(msgs[ai].get("content"))
                 if any(b.get("type") == "tool_use" for b in ab) and ab and ab[0].get("type") not in _THINKING:
                     thinking = body.pop("thinking")
-                    report.add("anthropic.conversation.thinking-in-tool-loop", "/thinking",
-                               f"thinking ({thinking.get('type')}) left out of this request: the assistant message at /messages/{ai} "
-                               "whose tool calls are being answered has no thinking block (it came from another provider or was "
-                               "sent without thinking); Anthropic requires one then", lossy=True)
+                    report.add(
+                        "anthropic.conversation.thinking-in-tool-loop",
+                        "/thinking",
+                        f"thinking ({thinking.get('type')}) left out of this request: the assistant message at /messages/{ai} "
+                        "whose tool calls are being answered has no thinking block (it came from another provider or was "
+                        "sent without thinking); Anthropic requires one then",
+                        lossy=True,
+                    )
         last = msgs[-1] if msgs and isinstance(msgs[-1], dict) else None
         if last is not None and last.get("role") == "assistant" and isinstance(last.get("content"), list):
             if not _thinking_on(body):
                 kept = [b for b in last["content"] if not (isinstance(b, dict) and b.get("type") in _THINKING)]
                 if len(kept) != len(last["content"]):
-                    report.add("anthropic.conversation.thinking-when-disabled", f"/messages/{len(msgs) - 1}/content",
-                               "thinking blocks left out of the final assistant message: thinking is off")
+                    report.add(
+                        "anthropic.conversation.thinking-when-disabled",
+                        f"/messages/{len(msgs) - 1}/content",
+                        "thinking blocks left out of the final assistant message: thinking is off",
+                    )
                     last["content"] = kept
             content = last["content"]
-            if content and isinstance(content[-1], dict) and content[-1].get("type") == "text" and isinstance(content[-1].get("text"), str):
+            if (
+                content
+                and isinstance(content[-1], dict)
+                and content[-1].get("type") == "text"
+                and isinstance(content[-1].get("text"), str)
+            ):
                 text = content[-1]["text"]
                 if text != text.rstrip() and text.strip():
                     content[-1]["text"] = text.rstrip()
-                    report.add("anthropic.conversation.final-whitespace", f"/messages/{len(msgs) - 1}/content/{len(content) - 1}/text",
-                               "trailing whitespace stripped from the final assistant message")
+                    report.add(
+                        "anthropic.conversation.final-whitespace",
+                        f"/messages/{len(msgs) - 1}/content/{len(content) - 1}/text",
+                        "trailing whitespace stripped from the final assistant message",
+                    )
         elif last is not None and last.get("role") == "assistant" and isinstance(last.get("content"), str):
             text = last["content"]
             if text != text.rstrip() and text.strip():
                 last["content"] = text.rstrip()
-                report.add("anthropic.conversation.final-whitespace", f"/messages/{len(msgs) - 1}/content",
-                           "trailing whitespace stripped from the final assistant message")
+                report.add(
+                    "anthropic.conversation.final-whitespace",
+                    f"/messages/{len(msgs) - 1}/content",
+                    "trailing whitespace stripped from the final assistant message",
+                )
         return body
 
     # -- stop reasons -------------------------------------------------------------------------
@@ -905,7 +1289,9 @@ class AnthropicProfile(Profile):
         from toolwire.design.tokens import count_text
 
         decls = list(tool_declarations or [])
-        total = sum(round(count_text(json.dumps(d, ensure_ascii=False, sort_keys=True)) * ESTIMATE_RATIO) for d in decls)
+        total = sum(
+            round(count_text(json.dumps(d, ensure_ascii=False, sort_keys=True)) * ESTIMATE_RATIO) for d in decls
+        )
         return total + (TOOL_USE_SYSTEM_PROMPT_TOKENS if decls else 0)
 
     async def count_tokens(self, body: dict[str, Any], **settings: Any) -> int | None:
@@ -927,7 +1313,11 @@ class AnthropicProfile(Profile):
 
         client = settings.get("client")
         if client is None:
-            kwargs = {k: settings[k] for k in ("api_key", "base_url", "http_client", "timeout", "max_retries") if settings.get(k) is not None}
+            kwargs = {
+                k: settings[k]
+                for k in ("api_key", "base_url", "http_client", "timeout", "max_retries")
+                if settings.get(k) is not None
+            }
             client = anthropic.AsyncAnthropic(**kwargs)
         fields = {k: body[k] for k in COUNT_TOKENS_FIELDS if k in body}
         try:
@@ -937,8 +1327,10 @@ class AnthropicProfile(Profile):
         except ToolwireError:
             raise
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            raise ResponseDecodeError(API, f"the token count answer is not a MessageTokensCount ({type(exc).__name__}: {exc})") from exc
-        except Exception as exc:  # noqa: BLE001 - a transport-level failure outside the SDK's own errors
+            raise ResponseDecodeError(
+                API, f"the token count answer is not a MessageTokensCount ({type(exc).__name__}: {exc})"
+            ) from exc
+        except Exception as exc:
             raise transport_error(API, exc) from exc
         return int(result.input_tokens)
 
@@ -960,43 +1352,95 @@ def _check_tools_cached(tools_json: str) -> tuple[Violation, ...]:
         at = f"/tools/{i}"
         why = AnthropicProfile().tool_name_error(name)  # type: ignore[arg-type]
         if why is not None:
-            out.append(Violation("anthropic.tool.name", f"{at}/name", f"tool name {name!r} is not valid for Anthropic: {why}",
-                                 tool=name if isinstance(name, str) else None))
+            out.append(
+                Violation(
+                    "anthropic.tool.name",
+                    f"{at}/name",
+                    f"tool name {name!r} is not valid for Anthropic: {why}",
+                    tool=name if isinstance(name, str) else None,
+                )
+            )
         if isinstance(name, str):
             if name in seen:
-                out.append(Violation("anthropic.tool.unique-names", f"{at}/name", f"tool name {name!r} is already declared at /tools/{seen[name]}", tool=name))
+                out.append(
+                    Violation(
+                        "anthropic.tool.unique-names",
+                        f"{at}/name",
+                        f"tool name {name!r} is already declared at /tools/{seen[name]}",
+                        tool=name,
+                    )
+                )
             seen.setdefault(name, i)
         schema = t.get("input_schema")
         tool = name if isinstance(name, str) else None
         if not isinstance(schema, dict) or schema.get("type") != "object":
-            out.append(Violation("anthropic.schema.root-type-object", f"{at}/input_schema/type",
-                                 f"input_schema must have \"type\": \"object\" at the top level, got {schema.get('type') if isinstance(schema, dict) else schema!r}",
-                                 tool=tool))
+            out.append(
+                Violation(
+                    "anthropic.schema.root-type-object",
+                    f"{at}/input_schema/type",
+                    f'input_schema must have "type": "object" at the top level, got {schema.get("type") if isinstance(schema, dict) else schema!r}',
+                    tool=tool,
+                )
+            )
             continue
         for key in ROOT_COMBINATORS:
             if key in schema:
-                out.append(Violation("anthropic.schema.root-combinator", f"{at}/input_schema/{key}",
-                                     f"input_schema cannot have {key} at the top level", tool=tool))
+                out.append(
+                    Violation(
+                        "anthropic.schema.root-combinator",
+                        f"{at}/input_schema/{key}",
+                        f"input_schema cannot have {key} at the top level",
+                        tool=tool,
+                    )
+                )
         if "$ref" in schema:
-            out.append(Violation("anthropic.schema.root-ref", f"{at}/input_schema/$ref",
-                                 "input_schema's top level must be an object schema, not a $ref", tool=tool))
+            out.append(
+                Violation(
+                    "anthropic.schema.root-ref",
+                    f"{at}/input_schema/$ref",
+                    "input_schema's top level must be an object schema, not a $ref",
+                    tool=tool,
+                )
+            )
         if t.get("strict") is True:
             loop = is_recursive(schema)
             if loop is not None:
-                out.append(Violation("anthropic.schema.strict-recursive", f"{at}/input_schema{loop}",
-                                     "a strict tool's schema cannot be recursive", tool=tool))
+                out.append(
+                    Violation(
+                        "anthropic.schema.strict-recursive",
+                        f"{at}/input_schema{loop}",
+                        "a strict tool's schema cannot be recursive",
+                        tool=tool,
+                    )
+                )
             for ptr, what in strict_problems(schema):
-                out.append(Violation("anthropic.schema.strict-subset", f"{at}/input_schema{ptr if ptr != '/' else ''}", what, tool=tool))
+                out.append(
+                    Violation(
+                        "anthropic.schema.strict-subset",
+                        f"{at}/input_schema{ptr if ptr != '/' else ''}",
+                        what,
+                        tool=tool,
+                    )
+                )
     strict = [t for t in tools if isinstance(t, dict) and t.get("strict") is True] if isinstance(tools, list) else []
     optional = union = 0
     for t in strict:
         o, u = _schema_params(t.get("input_schema"))
         optional, union = optional + o, union + u
-    if len(strict) > STRICT_LIMITS["strict_tools"] or optional > STRICT_LIMITS["optional_parameters"] or union > STRICT_LIMITS["union_parameters"]:
-        out.append(Violation("anthropic.request.strict-limits", "/tools",
-                             f"{len(strict)} strict tools with {optional} optional and {union} union-typed parameters exceed Anthropic's "
-                             f"limits ({STRICT_LIMITS['strict_tools']} tools, {STRICT_LIMITS['optional_parameters']} optional, "
-                             f"{STRICT_LIMITS['union_parameters']} union-typed)"))
+    if (
+        len(strict) > STRICT_LIMITS["strict_tools"]
+        or optional > STRICT_LIMITS["optional_parameters"]
+        or union > STRICT_LIMITS["union_parameters"]
+    ):
+        out.append(
+            Violation(
+                "anthropic.request.strict-limits",
+                "/tools",
+                f"{len(strict)} strict tools with {optional} optional and {union} union-typed parameters exceed Anthropic's "
+                f"limits ({STRICT_LIMITS['strict_tools']} tools, {STRICT_LIMITS['optional_parameters']} optional, "
+                f"{STRICT_LIMITS['union_parameters']} union-typed)",
+            )
+        )
     return tuple(out)
 
 
@@ -1013,13 +1457,20 @@ def _repair_strict_limits(body: dict[str, Any], report: Any) -> None:
         if not (isinstance(t, dict) and t.get("strict") is True):
             continue
         o, u = _schema_params(t.get("input_schema"))
-        if (count + 1 > STRICT_LIMITS["strict_tools"] or optional + o > STRICT_LIMITS["optional_parameters"]
-                or union + u > STRICT_LIMITS["union_parameters"]):
+        if (
+            count + 1 > STRICT_LIMITS["strict_tools"]
+            or optional + o > STRICT_LIMITS["optional_parameters"]
+            or union + u > STRICT_LIMITS["union_parameters"]
+        ):
             del t["strict"]
-            report.add("anthropic.request.strict-limits", f"/tools/{i}/strict",
-                       f"tool {t.get('name')!r} sent without strict: the request is past Anthropic's strict limits "
-                       f"({STRICT_LIMITS['strict_tools']} strict tools, {STRICT_LIMITS['optional_parameters']} optional and "
-                       f"{STRICT_LIMITS['union_parameters']} union-typed parameters); its arguments are still validated", lossy=True)
+            report.add(
+                "anthropic.request.strict-limits",
+                f"/tools/{i}/strict",
+                f"tool {t.get('name')!r} sent without strict: the request is past Anthropic's strict limits "
+                f"({STRICT_LIMITS['strict_tools']} strict tools, {STRICT_LIMITS['optional_parameters']} optional and "
+                f"{STRICT_LIMITS['union_parameters']} union-typed parameters); its arguments are still validated",
+                lossy=True,
+            )
             continue
         count, optional, union = count + 1, optional + o, union + u
 
@@ -1030,8 +1481,11 @@ def _repair_image(ptr: str, b: dict[str, Any], report: Any) -> None:
         mt = src.get("media_type")
         if isinstance(mt, str) and mt.lower() in _MEDIA_TYPE_ALIASES:
             src["media_type"] = _MEDIA_TYPE_ALIASES[mt.lower()]
-            report.add("anthropic.conversation.image-media-type", f"{ptr}/source/media_type",
-                       f"media type {mt!r} sent as {src['media_type']!r} (the same image format)")
+            report.add(
+                "anthropic.conversation.image-media-type",
+                f"{ptr}/source/media_type",
+                f"media type {mt!r} sent as {src['media_type']!r} (the same image format)",
+            )
 
 
 def _check_image(ptr: str, b: dict[str, Any], add: Any) -> None:
@@ -1039,12 +1493,18 @@ def _check_image(ptr: str, b: dict[str, Any], add: Any) -> None:
     if isinstance(src, dict) and src.get("type") == "base64":
         mt = src.get("media_type")
         if mt not in IMAGE_MEDIA_TYPES:
-            add("anthropic.conversation.image-media-type", f"{ptr}/source/media_type",
-                f"image media type {mt!r} is not one Anthropic takes ({', '.join(sorted(IMAGE_MEDIA_TYPES))}); convert the image")
+            add(
+                "anthropic.conversation.image-media-type",
+                f"{ptr}/source/media_type",
+                f"image media type {mt!r} is not one Anthropic takes ({', '.join(sorted(IMAGE_MEDIA_TYPES))}); convert the image",
+            )
         data = src.get("data")
         if isinstance(data, str) and _image_bytes(data) > IMAGE_MAX_BYTES:
-            add("anthropic.conversation.image-size", f"{ptr}/source/data",
-                f"the image is {_image_bytes(data)} bytes; Anthropic takes at most {IMAGE_MAX_BYTES} (5 MB) per image: downscale it")
+            add(
+                "anthropic.conversation.image-size",
+                f"{ptr}/source/data",
+                f"the image is {_image_bytes(data)} bytes; Anthropic takes at most {IMAGE_MAX_BYTES} (5 MB) per image: downscale it",
+            )
 
 
 def _repair_message(mi: int, m: dict[str, Any], report: Any, *, final: bool) -> None:
@@ -1076,7 +1536,11 @@ def _repair_message(mi: int, m: dict[str, Any], report: Any, *, final: bool) -> 
                 rkept = []
                 for ci, c in enumerate(rc):
                     if isinstance(c, dict) and c.get("type") == "text" and _blank(c.get("text")):
-                        report.add("anthropic.conversation.empty-text", f"{ptr}/content/{ci}", "empty or whitespace-only text block left out")
+                        report.add(
+                            "anthropic.conversation.empty-text",
+                            f"{ptr}/content/{ci}",
+                            "empty or whitespace-only text block left out",
+                        )
                         continue
                     if isinstance(c, dict) and c.get("type") == "image":
                         _repair_image(f"{ptr}/content/{ci}", c, report)
@@ -1084,8 +1548,11 @@ def _repair_message(mi: int, m: dict[str, Any], report: Any, *, final: bool) -> 
                 b["content"] = rkept
             if b.get("is_error") is True and (b.get("content") in (None, [], "") or _blank(b.get("content"))):
                 b["content"] = _EMPTY_ERROR_TEXT
-                report.add("anthropic.conversation.tool-result-error-content", f"{ptr}/content",
-                           f"an is_error result without content is sent as {_EMPTY_ERROR_TEXT!r}")
+                report.add(
+                    "anthropic.conversation.tool-result-error-content",
+                    f"{ptr}/content",
+                    f"an is_error result without content is sent as {_EMPTY_ERROR_TEXT!r}",
+                )
         kept.append(b)
     m["content"] = kept
 
@@ -1111,8 +1578,11 @@ def _merge_turns(msgs: list[Any], report: Any) -> tuple[list[Any], list[int | No
         if out and isinstance(out[-1], dict) and out[-1].get("role") == m.get("role") and not empty:
             prev = out[-1]
             prev["content"] = _as_list(prev.get("content")) + _as_list(content)
-            report.add("anthropic.conversation.consecutive-roles", f"/messages/{mi}",
-                       f"merged into the {m.get('role')} message before it (the API combines consecutive turns of one role)")
+            report.add(
+                "anthropic.conversation.consecutive-roles",
+                f"/messages/{mi}",
+                f"merged into the {m.get('role')} message before it (the API combines consecutive turns of one role)",
+            )
             where.append(len(out) - 1)
             continue
         where.append(len(out))
@@ -1123,8 +1593,14 @@ def _merge_turns(msgs: list[Any], report: Any) -> tuple[list[Any], list[int | No
             kinds = [b.get("type") if isinstance(b, dict) else None for b in blocks]
             nres = kinds.count("tool_result")
             if nres and kinds[:nres] != ["tool_result"] * nres:
-                m["content"] = [b for b, k in zip(blocks, kinds) if k == "tool_result"] + [b for b, k in zip(blocks, kinds) if k != "tool_result"]
-                report.add("anthropic.conversation.tool-results-first", f"/messages/{i}/content", "tool_result blocks moved before the other blocks")
+                m["content"] = [b for b, k in zip(blocks, kinds) if k == "tool_result"] + [
+                    b for b, k in zip(blocks, kinds) if k != "tool_result"
+                ]
+                report.add(
+                    "anthropic.conversation.tool-results-first",
+                    f"/messages/{i}/content",
+                    "tool_result blocks moved before the other blocks",
+                )
     return out, where
 
 

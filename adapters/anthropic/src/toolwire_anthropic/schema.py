@@ -59,8 +59,21 @@ STRICT_FORMATS = frozenset(
 #: Keywords a strict schema node may carry (SDK ``transform_schema`` keeps only these).
 STRICT_KEYWORDS = frozenset(
     {
-        "type", "enum", "const", "anyOf", "allOf", "$ref", "$defs", "description", "title",
-        "properties", "additionalProperties", "required", "format", "items", "minItems",
+        "type",
+        "enum",
+        "const",
+        "anyOf",
+        "allOf",
+        "$ref",
+        "$defs",
+        "description",
+        "title",
+        "properties",
+        "additionalProperties",
+        "required",
+        "format",
+        "items",
+        "minItems",
     }
 )
 
@@ -130,7 +143,11 @@ def _fold_into(out: dict[str, Any], member: dict[str, Any]) -> str | None:
     if req:
         out["required"] = list(dict.fromkeys([*(out.get("required") or []), *req]))
     for key, value in member.items():
-        if key not in _FOLD_MERGED and key not in ("type", "description", "title", "$defs", "$comment", "examples") and key not in out:
+        if (
+            key not in _FOLD_MERGED
+            and key not in ("type", "description", "title", "$defs", "$comment", "examples")
+            and key not in out
+        ):
             out[key] = copy.deepcopy(value)
     if "description" in member and "description" not in out:
         out["description"] = member["description"]
@@ -161,8 +178,12 @@ def repair_root(schema: dict[str, Any], report: TranslationReport) -> dict[str, 
                 if key == "$defs":
                     continue
                 out.setdefault(key, copy.deepcopy(value))
-            report.add("/$ref", "inlined", "$ref",
-                       f"the root $ref {ref!r} is merged into the root: Anthropic needs \"type\": \"object\" at the top level")
+            report.add(
+                "/$ref",
+                "inlined",
+                "$ref",
+                f'the root $ref {ref!r} is merged into the root: Anthropic needs "type": "object" at the top level',
+            )
         else:
             out["$ref"] = ref  # left for the check to refuse with its pointer
     if "allOf" in out:
@@ -171,12 +192,21 @@ def repair_root(schema: dict[str, Any], report: TranslationReport) -> dict[str, 
             member = _member(schema, raw)
             why = "it is not a schema object" if member is None else _fold_into(out, member)
             if why is None:
-                report.add(f"/allOf/{i}", "rewritten", "allOf",
-                           "folded into the root (Anthropic refuses allOf at the top level of input_schema)")
+                report.add(
+                    f"/allOf/{i}",
+                    "rewritten",
+                    "allOf",
+                    "folded into the root (Anthropic refuses allOf at the top level of input_schema)",
+                )
             else:
-                report.add(f"/allOf/{i}", "removed", "allOf",
-                           f"removed from what is sent: {why}; Anthropic refuses allOf at the top level of input_schema "
-                           "(arguments are still validated against the original schema)", lossy=True)
+                report.add(
+                    f"/allOf/{i}",
+                    "removed",
+                    "allOf",
+                    f"removed from what is sent: {why}; Anthropic refuses allOf at the top level of input_schema "
+                    "(arguments are still validated against the original schema)",
+                    lossy=True,
+                )
     for key in ("anyOf", "oneOf"):
         if key not in out:
             continue
@@ -184,15 +214,23 @@ def repair_root(schema: dict[str, Any], report: TranslationReport) -> dict[str, 
         alts = alts if isinstance(alts, list) else []
         members = [_member(schema, a) for a in alts]
         if len(members) == 1 and members[0] is not None and _fold_into(out, members[0]) is None:
-            report.add(f"/{key}/0", "rewritten", key,
-                       f"the only alternative is folded into the root (Anthropic refuses {key} at the top level of input_schema)")
+            report.add(
+                f"/{key}/0",
+                "rewritten",
+                key,
+                f"the only alternative is folded into the root (Anthropic refuses {key} at the top level of input_schema)",
+            )
             continue
         _offer_alternatives(out, [m for m in members if m is not None], key)
-        report.add(f"/{key}", "removed", key,
-                   f"removed from what is sent: Anthropic refuses {key} at the top level of input_schema; the "
-                   f"{len(alts)} alternatives' properties are offered as optional properties and only the names every "
-                   "alternative requires stay required (arguments are still validated against the original schema)",
-                   lossy=True)
+        report.add(
+            f"/{key}",
+            "removed",
+            key,
+            f"removed from what is sent: Anthropic refuses {key} at the top level of input_schema; the "
+            f"{len(alts)} alternatives' properties are offered as optional properties and only the names every "
+            "alternative requires stay required (arguments are still validated against the original schema)",
+            lossy=True,
+        )
     return out
 
 
@@ -287,8 +325,12 @@ def strict_subset(schema: dict[str, Any], report: TranslationReport) -> dict[str
                 out[key] = [node(v, (*path, key, i)) for i, v in enumerate(value)]
             elif key == "oneOf" and isinstance(value, list):
                 out.setdefault("anyOf", []).extend(node(v, (*path, key, i)) for i, v in enumerate(value))
-                report.add(f"{at}/oneOf", "rewritten", "oneOf",
-                           "sent as anyOf: strict tools accept anyOf, not oneOf (SDK transform_schema)")
+                report.add(
+                    f"{at}/oneOf",
+                    "rewritten",
+                    "oneOf",
+                    "sent as anyOf: strict tools accept anyOf, not oneOf (SDK transform_schema)",
+                )
             elif key == "enum":
                 if isinstance(value, list) and value and all(_primitive(v) for v in value):
                     out[key] = value
@@ -315,21 +357,33 @@ def strict_subset(schema: dict[str, Any], report: TranslationReport) -> dict[str
                 out[key] = copy.deepcopy(value)
             else:
                 moved[key] = value
-        is_object = s.get("type") == "object" or (isinstance(s.get("type"), list) and "object" in s["type"]) or "properties" in s
+        is_object = (
+            s.get("type") == "object"
+            or (isinstance(s.get("type"), list) and "object" in s["type"])
+            or "properties" in s
+        )
         if is_object:
             before = s.get("additionalProperties", True)
             if before is not False:
-                report.add(f"{at}/additionalProperties", "rewritten", "additionalProperties",
-                           f"sent as false (was {_fmt(before)}): strict tools need additionalProperties: false on every object",
-                           lossy=before is not None and before is not False and "additionalProperties" in s)
+                report.add(
+                    f"{at}/additionalProperties",
+                    "rewritten",
+                    "additionalProperties",
+                    f"sent as false (was {_fmt(before)}): strict tools need additionalProperties: false on every object",
+                    lossy=before is not None and before is not False and "additionalProperties" in s,
+                )
             out["additionalProperties"] = False
         if moved:
             text = "{" + ", ".join(f"{k}: {_fmt(v)}" for k, v in moved.items()) + "}"
             desc = out.get("description")
             out["description"] = f"{desc}\n\n{text}" if isinstance(desc, str) and desc else text
             for k in moved:
-                report.add(f"{at}/{k}", "rewritten", k,
-                           f"moved into the description: strict tools do not support {k}={_fmt(moved[k])} (SDK transform_schema)")
+                report.add(
+                    f"{at}/{k}",
+                    "rewritten",
+                    k,
+                    f"moved into the description: strict tools do not support {k}={_fmt(moved[k])} (SDK transform_schema)",
+                )
         return out
 
     return node(schema, ())
@@ -352,7 +406,12 @@ def strict_problems(schema: Any, path: tuple[Any, ...] = ()) -> list[tuple[str, 
             for i, v in enumerate(value):
                 out.extend(strict_problems(v, (*path, key, i)))
         elif key == "format" and value not in STRICT_FORMATS:
-            out.append((f"{at}/format", f"format {value!r} is not one strict tools support ({', '.join(sorted(STRICT_FORMATS))})"))
+            out.append(
+                (
+                    f"{at}/format",
+                    f"format {value!r} is not one strict tools support ({', '.join(sorted(STRICT_FORMATS))})",
+                )
+            )
         elif key == "minItems" and value not in (0, 1):
             out.append((f"{at}/minItems", f"minItems {value!r}: strict tools support only 0 or 1"))
         elif key == "enum" and not (isinstance(value, list) and value and all(_primitive(v) for v in value)):
@@ -361,6 +420,10 @@ def strict_problems(schema: Any, path: tuple[Any, ...] = ()) -> list[tuple[str, 
             out.append((f"{at}/{key}", f"keyword {key!r} is not in the strict-tool subset"))
     is_object = schema.get("type") == "object" or "properties" in schema
     if is_object and schema.get("additionalProperties") is not False:
-        out.append((f"{at}/additionalProperties" if "additionalProperties" in schema else at or "/",
-                    "strict tools need additionalProperties: false on every object"))
+        out.append(
+            (
+                f"{at}/additionalProperties" if "additionalProperties" in schema else at or "/",
+                "strict tools need additionalProperties: false on every object",
+            )
+        )
     return out

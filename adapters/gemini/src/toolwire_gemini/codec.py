@@ -20,8 +20,8 @@ import json
 import re
 from typing import Any, Iterable, Iterator
 
-from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, UnsupportedToolChoice
 from toolwire.adapter import ModelRequest, normalize_tool_choice
+from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolNameError, UnsupportedToolChoice
 from toolwire.schema.coerce import coerce_arguments
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
@@ -34,8 +34,8 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.errors import ToolNameError
 from toolwire.tools import ProviderTool, Tool
+from toolwire.transport import error_in_body
 from toolwire.types import (
     ImagePart,
     Message,
@@ -47,8 +47,6 @@ from toolwire.types import (
     ToolResult,
     Usage,
 )
-
-from toolwire.transport import error_in_body
 from toolwire.wire import (
     NAME_INVALID,
     Shape,
@@ -59,7 +57,14 @@ from toolwire.wire import (
     tool_name,
     usage_int,
 )
-from .profile import CACHED_CONTENT_EXCLUDES, FUNCTION_NAME_RULE, INVALID_NAME_PLACEHOLDER, SKIP_SIGNATURE, GeminiProfile
+
+from .profile import (
+    CACHED_CONTENT_EXCLUDES,
+    FUNCTION_NAME_RULE,
+    INVALID_NAME_PLACEHOLDER,
+    SKIP_SIGNATURE,
+    GeminiProfile,
+)
 from .profile import usage_from_metadata as _profile_usage
 from .schema import is_zero_parameter, openapi_to_json_schema
 
@@ -257,8 +262,9 @@ class GeminiCodec:
 
     api = API
 
-    def __init__(self, schema_mode: str = "json_schema", foreign_thought_signature: str = "auto", *,
-                 cache: bool | str = False) -> None:
+    def __init__(
+        self, schema_mode: str = "json_schema", foreign_thought_signature: str = "auto", *, cache: bool | str = False
+    ) -> None:
         if schema_mode not in _SCHEMA_MODES:
             raise ConfigurationError(f"gemini schema_mode must be one of {_SCHEMA_MODES}, got {schema_mode!r}")
         if foreign_thought_signature not in _SIGNATURE_POLICIES:
@@ -269,7 +275,8 @@ class GeminiCodec:
         self.foreign_thought_signature = foreign_thought_signature
         if not isinstance(cache, (bool, str)) or (isinstance(cache, str) and not cache.startswith("cachedContents/")):
             raise ConfigurationError(
-                f"gemini cache must be True/False (implicit caching) or a cached content name 'cachedContents/<id>', got {cache!r}")
+                f"gemini cache must be True/False (implicit caching) or a cached content name 'cachedContents/<id>', got {cache!r}"
+            )
         #: prompt caching: ``True`` relies on Gemini's implicit caching (nothing is sent: the body
         #: keeps the stable prefix first); ``"cachedContents/<id>"`` names a cache the caller
         #: created, sent as ``cachedContent`` without the fields the cache holds
@@ -312,9 +319,13 @@ class GeminiCodec:
             decl["description"] = description
         schema = tool.input_schema or {"type": "object", "properties": {}}
         if is_zero_parameter(schema):
-            report.add("", "removed", "parameters",
-                       "zero-parameter tool declared without a schema field (an empty OBJECT schema is rejected: "
-                       "'should be non-empty for OBJECT type'; FunctionDeclaration allows leaving it unset)")
+            report.add(
+                "",
+                "removed",
+                "parameters",
+                "zero-parameter tool declared without a schema field (an empty OBJECT schema is rejected: "
+                "'should be non-empty for OBJECT type'; FunctionDeclaration allows leaving it unset)",
+            )
             return decl, report
         field = "parametersJsonSchema" if self.schema_mode == "json_schema" else "parameters"
         decl[field] = self.profile.translate_schema(schema, report)
@@ -562,14 +573,21 @@ class GeminiCodec:
             if part.provider != API:
                 return None  # another vendor's reasoning: dropped (docs/adapters/gemini.md)
             raw = (part.provider_data.get(API) or {}).get("part")
-            if isinstance(raw, dict) and (raw.get("text") or "") == part.text and _g(raw, "thoughtSignature") == part.signature:
+            if (
+                isinstance(raw, dict)
+                and (raw.get("text") or "") == part.text
+                and _g(raw, "thoughtSignature") == part.signature
+            ):
                 return copy.deepcopy(raw)
             wire = {"text": part.text, "thought": True}
             if part.signature is not None:
                 wire["thoughtSignature"] = part.signature
             return wire
         if isinstance(part, ToolCall):
-            fc: dict[str, Any] = {"name": wire_function_name(part.name), "args": copy.deepcopy(part.arguments) if isinstance(part.arguments, dict) else {}}
+            fc: dict[str, Any] = {
+                "name": wire_function_name(part.name),
+                "args": copy.deepcopy(part.arguments) if isinstance(part.arguments, dict) else {},
+            }
             if not part.id_synthesized and part.id:
                 fc["id"] = part.id
             wire = {"functionCall": fc}
@@ -593,7 +611,11 @@ class GeminiCodec:
     @staticmethod
     def _encode_result(result: ToolResult, calls: dict[str, tuple[ToolCall, bool]]) -> dict[str, Any]:
         call, from_gemini = calls.get(result.tool_call_id, (None, False))
-        name = wire_function_name(call.name) if call is not None else (wire_function_name(result.name) if result.name else result.name)
+        name = (
+            wire_function_name(call.name)
+            if call is not None
+            else (wire_function_name(result.name) if result.name else result.name)
+        )
         if not name:
             raise ConfigurationError(
                 f"tool result for call {result.tool_call_id!r} answers no tool call of the conversation and has no "
@@ -654,15 +676,25 @@ class GeminiCodec:
             if err is not None:
                 raise err
         if not any(_has(body, key) for key in ("candidates", "promptFeedback", "error")):
-            raise ResponseDecodeError(API, "the body has neither candidates nor promptFeedback: it is not a "
-                                           "GenerateContentResponse", "/candidates")
+            raise ResponseDecodeError(
+                API,
+                "the body has neither candidates nor promptFeedback: it is not a GenerateContentResponse",
+                "/candidates",
+            )
         if isinstance(body.get("error"), dict):
             err = body["error"]
             status = err.get("code")
-            raise ProviderError(API, str(err.get("message", err)), status=status if isinstance(status, int) else None,
-                                retryable=ProviderError.is_retryable_status(status if isinstance(status, int) else 500),
-                                error_type=err.get("status"), body=body)
-        decoder = GeminiStreamDecoder(self, request, synth_key=None if _g(body, "responseId") else _content_key(body, request))
+            raise ProviderError(
+                API,
+                str(err.get("message", err)),
+                status=status if isinstance(status, int) else None,
+                retryable=ProviderError.is_retryable_status(status if isinstance(status, int) else 500),
+                error_type=err.get("status"),
+                body=body,
+            )
+        decoder = GeminiStreamDecoder(
+            self, request, synth_key=None if _g(body, "responseId") else _content_key(body, request)
+        )
         events = decoder.feed(body, merge_text=False) + decoder.finish(whole_body=True)
         from toolwire.stream import assemble
 
@@ -674,7 +706,9 @@ class GeminiCodec:
 
     # ---------------------------------------------------------------- decode stream
 
-    def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
+    def decode_stream(
+        self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None
+    ) -> Iterator[StreamEvent]:
         """Streamed ``GenerateContentResponse`` chunks (``alt=sse`` ``data`` objects, or the
         elements of a JSON-array stream) → canonical stream events.
 
@@ -730,7 +764,7 @@ class GeminiCodec:
         body = _obj(body, "")
         model = body.get("model") or ""
         if isinstance(model, str) and model.startswith("models/"):
-            model = model[len("models/"):]
+            model = model[len("models/") :]
         tools = self._decode_tools(_g(body, "tools") or [])
         messages = self._decode_contents(_opt_list(_g(body, "contents"), "/contents"), tools)
         instructions = None
@@ -824,14 +858,16 @@ class GeminiCodec:
                 if not isinstance(decl, dict) or not isinstance(decl.get("name"), str):
                     continue
                 desc = decl.get("description")
-                out.append(Tool(
-                    decl["name"],
-                    desc if isinstance(desc, str) else "",
-                    self._canonical_schema(decl),
-                    None,
-                    provider_data={API: {"declaration": copy.deepcopy(decl)}},
-                    imported_from=API,
-                ))
+                out.append(
+                    Tool(
+                        decl["name"],
+                        desc if isinstance(desc, str) else "",
+                        self._canonical_schema(decl),
+                        None,
+                        provider_data={API: {"declaration": copy.deepcopy(decl)}},
+                        imported_from=API,
+                    )
+                )
         return out
 
     def _decode_contents(self, contents: list[Any], tools: list[Tool]) -> list[Message]:
@@ -849,7 +885,9 @@ class GeminiCodec:
                 msg_parts: list[Part] = []
                 pending = []
                 for pi, part in enumerate(parts):
-                    decoded = _decode_part(part, lambda: f"gemini-import-{ci}-{pi}", schemas, f"/contents/{ci}/parts/{pi}")
+                    decoded = _decode_part(
+                        part, lambda: f"gemini-import-{ci}-{pi}", schemas, f"/contents/{ci}/parts/{pi}"
+                    )
                     if decoded is None:
                         continue
                     if isinstance(decoded, ToolCall):
@@ -920,7 +958,15 @@ def _decode_function_response(fr: dict[str, Any], pending: list[ToolCall]) -> To
     else:
         text = _json_text(response)
         pd["response"] = copy.deepcopy(response)
-    images = [img for img in (_decode_blob(_g(p, "inlineData")) for p in (fr.get("parts") or []) if isinstance(p, dict) and _has(p, "inlineData")) if img is not None]
+    images = [
+        img
+        for img in (
+            _decode_blob(_g(p, "inlineData"))
+            for p in (fr.get("parts") or [])
+            if isinstance(p, dict) and _has(p, "inlineData")
+        )
+        if img is not None
+    ]
     content: Any = text
     if images:
         content = ([TextPart(text)] if text else []) + images
@@ -969,7 +1015,9 @@ def _decode_part(part: Any, synth: Any, schemas: dict[str, Any], at: str = "") -
         return reasoning
     if keys <= {"text"}:
         return TextPart(part.get("text") or "", _signature_pd(sig))
-    if isinstance(part.get("text"), str) and not (keys & {"inlineData", "inline_data", "fileData", "file_data", "functionResponse", "function_response"}):
+    if isinstance(part.get("text"), str) and not (
+        keys & {"inlineData", "inline_data", "fileData", "file_data", "functionResponse", "function_response"}
+    ):
         pd = _signature_pd(sig)
         pd.setdefault(API, {})["part"] = copy.deepcopy(part)
         return TextPart(part["text"], pd)  # e.g. {"text": ..., "thought": false}: text kept, part replayed as is
@@ -1018,8 +1066,14 @@ class GeminiStreamDecoder:
         if isinstance(chunk.get("error"), dict):
             err = chunk["error"]
             code = err.get("code") if isinstance(err.get("code"), int) else None
-            raise ProviderError(API, str(err.get("message", err)), status=code,
-                                retryable=ProviderError.is_retryable_status(code), error_type=err.get("status"), body=chunk)
+            raise ProviderError(
+                API,
+                str(err.get("message", err)),
+                status=code,
+                retryable=ProviderError.is_retryable_status(code),
+                error_type=err.get("status"),
+                body=chunk,
+            )
         rid = _opt_str(_g(chunk, "responseId"), "/responseId")
         model = _opt_str(_g(chunk, "modelVersion"), "/modelVersion")
         if rid and not self.response_id:
@@ -1075,7 +1129,11 @@ class GeminiStreamDecoder:
             if decoded.provider_data:
                 self.index += 1
                 self.run = None
-                return [ReasoningDelta(self.index, decoded.text, signature=sig, provider=API, provider_data=decoded.provider_data)]
+                return [
+                    ReasoningDelta(
+                        self.index, decoded.text, signature=sig, provider=API, provider_data=decoded.provider_data
+                    )
+                ]
             if not (merge_text and self.run == "thought" and sig is None):
                 self.index += 1
             self.run = "thought"

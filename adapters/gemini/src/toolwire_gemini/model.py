@@ -22,12 +22,12 @@ import json
 import os
 from typing import TYPE_CHECKING, Any, AsyncIterator
 
-from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
 from toolwire.adapter import ModelRequest
+from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
 from toolwire.stream import StreamEvent
+from toolwire.transport import Transport, error_in_body, event_json, snippet, transport_error
 from toolwire.types import Message, Response
 
-from toolwire.transport import Transport, error_in_body, event_json, snippet, transport_error
 from .codec import API, GeminiCodec, GeminiStreamDecoder, check_tool_calls
 
 if TYPE_CHECKING:
@@ -41,17 +41,35 @@ __all__ = ["GeminiModel", "DEFAULT_API_VERSION"]
 DEFAULT_API_VERSION = "v1beta"
 
 #: Settings read by the transport/codec and never copied into the request body.
-ADAPTER_SETTINGS = frozenset({
-    "schema_mode", "foreign_thought_signature", "api_version", "retry_options", "vertexai", "project", "location",
-    "cache",
-})
+ADAPTER_SETTINGS = frozenset(
+    {
+        "schema_mode",
+        "foreign_thought_signature",
+        "api_version",
+        "retry_options",
+        "vertexai",
+        "project",
+        "location",
+        "cache",
+    }
+)
 
 
 #: Top-level ``generateContent`` body fields a setting may name (camelCase or snake_case).
-REQUEST_FIELDS = frozenset({
-    "safetySettings", "systemInstruction", "toolConfig", "generationConfig", "cachedContent",
-    "safety_settings", "system_instruction", "tool_config", "generation_config", "cached_content",
-})
+REQUEST_FIELDS = frozenset(
+    {
+        "safetySettings",
+        "systemInstruction",
+        "toolConfig",
+        "generationConfig",
+        "cachedContent",
+        "safety_settings",
+        "system_instruction",
+        "tool_config",
+        "generation_config",
+        "cached_content",
+    }
+)
 
 
 class GeminiModel(Transport):
@@ -112,17 +130,23 @@ class GeminiModel(Transport):
         )
 
     @classmethod
-    def make_profile(cls, **settings: Any) -> "GeminiProfile":
+    def make_profile(cls, **settings: Any) -> GeminiProfile:
         """The :class:`~toolwire_gemini.profile.GeminiProfile` of ``schema_mode`` (default
         ``"json_schema"``), for ``model`` (a model id; the thinking and JSON-mode rules depend on
         the Gemini generation) and ``foreign_thought_signature``."""
         from .profile import GeminiProfile
 
-        return GeminiProfile(settings.pop("schema_mode", None) or "json_schema", model=settings.pop("model", None),
-                             foreign_thought_signature=settings.pop("foreign_thought_signature", None) or "auto", **settings)
+        return GeminiProfile(
+            settings.pop("schema_mode", None) or "json_schema",
+            model=settings.pop("model", None),
+            foreign_thought_signature=settings.pop("foreign_thought_signature", None) or "auto",
+            **settings,
+        )
 
     def _api_key(self) -> str | None:
-        return self.settings.get("api_key") or os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY") or None
+        return (
+            self.settings.get("api_key") or os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY") or None
+        )
 
     def credential_problem(self) -> str | None:
         if self._api_key():
@@ -200,8 +224,9 @@ class GeminiModel(Transport):
         data = event_json(API, sse)
         err = data.get("error")
         if (sse.event == "error" or err not in (None, False, "", {}, [])) and not isinstance(err, dict):
-            raise error_in_body(API, data if err not in (None, False, "", {}, []) else {"error": data}, ()) or ProviderError(
-                API, f"the stream sent an error event: {snippet(sse.data)}", status=None, body=data)
+            raise error_in_body(
+                API, data if err not in (None, False, "", {}, []) else {"error": data}, ()
+            ) or ProviderError(API, f"the stream sent an error event: {snippet(sse.data)}", status=None, body=data)
         return data
 
     async def count_tokens(self, request: ModelRequest) -> int:
@@ -227,19 +252,26 @@ class GeminiModel(Transport):
         request = {k: v for k, v in body.items() if k != "model"}
         api_client = self.client().aio._api_client
         try:
-            raw = await api_client.async_request("post", f"{name}:countTokens",
-                                                 {"generateContentRequest": {"model": name, **request}})
+            raw = await api_client.async_request(
+                "post", f"{name}:countTokens", {"generateContentRequest": {"model": name, **request}}
+            )
         except ToolwireError:
             raise
-        except Exception as exc:  # noqa: BLE001 - mapped below
+        except Exception as exc:
             raise _provider_error(exc) from exc
         try:
             data = json.loads(raw.body) if isinstance(raw.body, (str, bytes)) and raw.body else {}
         except ValueError as exc:
-            raise ResponseDecodeError(API, f"the token count answer is not a CountTokensResponse (not JSON): {snippet(str(raw.body))}") from exc
+            raise ResponseDecodeError(
+                API, f"the token count answer is not a CountTokensResponse (not JSON): {snippet(str(raw.body))}"
+            ) from exc
         total = data.get("totalTokens") if isinstance(data, dict) else None
         if not isinstance(total, int) or isinstance(total, bool):
-            raise ResponseDecodeError(API, f"the token count answer is not a CountTokensResponse (no totalTokens): {snippet(json.dumps(data))}", "/totalTokens")
+            raise ResponseDecodeError(
+                API,
+                f"the token count answer is not a CountTokensResponse (no totalTokens): {snippet(json.dumps(data))}",
+                "/totalTokens",
+            )
         return total
 
     async def aclose(self) -> None:
@@ -287,6 +319,12 @@ def _provider_error(exc: BaseException) -> ProviderError:
             text = details if isinstance(details, str) else json.dumps(details, ensure_ascii=False, default=str)
             message = f"HTTP {status if status is not None else 'error'} without an error message: {snippet(text)}"
         etype = exc.status if isinstance(exc.status, str) else None
-        return ProviderError(API, message, status=status, retryable=ProviderError.is_retryable_status(status),
-                             error_type=etype, body=exc.details)
+        return ProviderError(
+            API,
+            message,
+            status=status,
+            retryable=ProviderError.is_retryable_status(status),
+            error_type=etype,
+            body=exc.details,
+        )
     return transport_error(API, exc)

@@ -63,291 +63,418 @@ def _r(id: str, summary: str, source: str, action: str) -> Rule:
 #: (:class:`~toolwire.profile.RequestRefused` before sending).
 RULES: tuple[Rule, ...] = (
     # ---------------------------------------------------------------- names
-    _r("gemini.name.function",
-       "A function name starts with a letter or '_' and has only letters, digits, '_', '.', ':' and '-', at most 64 "
-       "characters (the SDK docstring says 128; the API refuses more than 64).",
-       _SDK + "FunctionDeclaration.name; API error \"Invalid function name. Must start with a letter or an underscore. "
-       "Must be a-z, A-Z, 0-9, or contain underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.\"",
-       "refuse"),
-    _r("gemini.name.call-in-history",
-       "A functionCall or functionResponse in the history carries a name the API accepts; a tool call whose name Gemini "
-       "would refuse (from another provider, or invalid) is sent, with its result, as 'invalid_tool_name'.",
-       _SDK + "FunctionCall.name / FunctionResponse.name (\"Matches FunctionDeclaration.name\")",
-       "repair"),
-    _r("gemini.name.parameter",
-       "A parameter (property) name starts with a letter or '_', has only letters, digits and '_', at most 64 characters.",
-       _SDK + "FunctionDeclaration.parameters docstring (not confirmed as an API error)",
-       "report"),
+    _r(
+        "gemini.name.function",
+        "A function name starts with a letter or '_' and has only letters, digits, '_', '.', ':' and '-', at most 64 "
+        "characters (the SDK docstring says 128; the API refuses more than 64).",
+        _SDK + 'FunctionDeclaration.name; API error "Invalid function name. Must start with a letter or an underscore. '
+        'Must be a-z, A-Z, 0-9, or contain underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64."',
+        "refuse",
+    ),
+    _r(
+        "gemini.name.call-in-history",
+        "A functionCall or functionResponse in the history carries a name the API accepts; a tool call whose name Gemini "
+        "would refuse (from another provider, or invalid) is sent, with its result, as 'invalid_tool_name'.",
+        _SDK + 'FunctionCall.name / FunctionResponse.name ("Matches FunctionDeclaration.name")',
+        "repair",
+    ),
+    _r(
+        "gemini.name.parameter",
+        "A parameter (property) name starts with a letter or '_', has only letters, digits and '_', at most 64 characters.",
+        _SDK + "FunctionDeclaration.parameters docstring (not confirmed as an API error)",
+        "report",
+    ),
     # ---------------------------------------------------------------- schema, both modes
-    _r("gemini.schema.one-field",
-       "A declaration carries at most one of 'parameters' and 'parametersJsonSchema'.",
-       _SDK + "FunctionDeclaration.parameters_json_schema (\"This field is mutually exclusive with `parameters`\")",
-       "refuse"),
-    _r("gemini.schema.root-object",
-       "The parameters schema describes an object whose properties are the parameters.",
-       _SDK + "FunctionDeclaration.parameters_json_schema (\"The schema must describe an object\")",
-       "refuse"),
-    _r("gemini.schema.zero-parameters",
-       "A tool without parameters is declared without a schema field (an empty OBJECT was refused: "
-       "\"* GenerateContentRequest.tools[0].function_declarations[0].parameters.properties: should be non-empty for OBJECT type\").",
-       _SDK + "FunctionDeclaration.parameters (\"For function with no parameters, this can be left unset\"); quoted error text",
-       "repair"),
+    _r(
+        "gemini.schema.one-field",
+        "A declaration carries at most one of 'parameters' and 'parametersJsonSchema'.",
+        _SDK + 'FunctionDeclaration.parameters_json_schema ("This field is mutually exclusive with `parameters`")',
+        "refuse",
+    ),
+    _r(
+        "gemini.schema.root-object",
+        "The parameters schema describes an object whose properties are the parameters.",
+        _SDK + 'FunctionDeclaration.parameters_json_schema ("The schema must describe an object")',
+        "refuse",
+    ),
+    _r(
+        "gemini.schema.zero-parameters",
+        "A tool without parameters is declared without a schema field (an empty OBJECT was refused: "
+        '"* GenerateContentRequest.tools[0].function_declarations[0].parameters.properties: should be non-empty for OBJECT type").',
+        _SDK
+        + 'FunctionDeclaration.parameters ("For function with no parameters, this can be left unset"); quoted error text',
+        "repair",
+    ),
     # ---------------------------------------------------------------- schema, openapi mode (parameters)
-    _r("gemini.schema.openapi.keywords",
-       "'parameters' accepts only the Schema fields: type, format, title, description, nullable, enum, items, properties, "
-       "required, min/maxItems, min/maxLength, min/maxProperties, minimum, maximum, pattern, example, default, anyOf, "
-       "propertyOrdering; any other keyword is removed (reported as lossy when it constrained values).",
-       _SDK + "Schema; API error \"Invalid JSON payload received. Unknown name \\\"additionalProperties\\\" at "
-       "'tools[0].function_declarations[8].parameters.properties[1].value.items': Cannot find field.\"",
-       "repair"),
-    _r("gemini.schema.openapi.refs",
-       "'parameters' has no references: $ref is inlined and $defs removed; a recursive reference is refused.",
-       "API error \"Invalid JSON payload received. Unknown name \\\"ref\\\" at 'tools[0].function_declarations[4].parameters"
-       ".properties[0].value.items': Cannot find field.\"",
-       "repair"),
-    _r("gemini.schema.openapi.type-list",
-       "'type' is one name, not a list: [X, \"null\"] becomes X with nullable: true, [X, Y] becomes anyOf.",
-       "API error \"Invalid JSON payload received. Unknown name \\\"type\\\" at 'tools[0].function_declarations[14].parameters"
-       ".properties[3].value.properties[6].value': Proto field is not repeating, cannot start list.\"",
-       "repair"),
-    _r("gemini.schema.openapi.type-names",
-       "'type' is one of STRING, NUMBER, INTEGER, BOOLEAN, ARRAY, OBJECT, NULL (either case).",
-       _SDK + "Type; API error \"Invalid value at 'tools.function_declarations[1].parameters.properties[1].value.type' "
-       "(type.googleapis.com/google.ai.generativelanguage.v1beta.Type), \\\"enum\\\"\"",
-       "refuse"),
-    _r("gemini.schema.openapi.nullable",
-       "Null is written nullable: true; an anyOf/oneOf branch {\"type\": \"null\"} or null in enum becomes nullable.",
-       _SDK + "Schema.nullable",
-       "repair"),
-    _r("gemini.schema.openapi.union",
-       "anyOf is accepted; oneOf is sent as anyOf; allOf of one schema is merged, of several removed (lossy).",
-       _SDK + "Schema.any_of (the Schema object has no one_of/all_of)",
-       "repair"),
-    _r("gemini.schema.openapi.const",
-       "const is not a Schema field: it is sent as a one-value enum.",
-       "API error \"Invalid JSON payload received. Unknown name \\\"const\\\" at 'tools[0].function_declarations[5].parameters"
-       ".properties[8].value.any_of[0]': Cannot find field.\"",
-       "repair"),
-    _r("gemini.schema.openapi.enum-string",
-       "enum is only allowed for type STRING and holds strings: other values are sent as strings with type STRING, "
-       "and answers are converted back to the original values.",
-       "API errors \"GenerateContentRequest.tools[0].function_declarations[11].parameters.properties[accountability].enum: "
-       "only allowed for STRING type\" and \"Invalid value at 'request.tools[0].function_declarations[21].parameters"
-       ".properties[5].value.enum[0]' (TYPE_STRING), 0\"",
-       "repair"),
-    _r("gemini.schema.openapi.format",
-       "format is kept only where the Schema documents it: NUMBER float/double, INTEGER int32/int64, STRING enum/date-time.",
-       _SDK + "Schema.format",
-       "repair"),
-    _r("gemini.schema.openapi.empty-object",
-       "A nested OBJECT without properties (a free-form object) is sent as {\"type\": \"object\"}: older API versions "
-       "refused it, requests recorded since then were accepted; toolwire keeps the type and reports it.",
-       "API error \"* GenerateContentRequest.tools[0].function_declarations[0].parameters.properties[action].properties"
-       "[click_element].properties: should be non-empty for OBJECT type\" (2024-12, browser-use/browser-use#7); accepted "
-       "in pydantic/pydantic-ai's recorded test_google_tool_config_any_with_tool_without_args",
-       "report"),
-    _r("gemini.schema.openapi.required-defined",
-       "Every name in 'required' is a key of 'properties'; names without a property are removed.",
-       "API error \"* GenerateContentRequest.tools[0].function_declarations[1].parameters.required[0]: property is not defined\"",
-       "repair"),
-    _r("gemini.schema.openapi.tuple-items",
-       "items is one schema; tuple-form items (a list) is removed (lossy).",
-       _SDK + "Schema.items",
-       "repair"),
+    _r(
+        "gemini.schema.openapi.keywords",
+        "'parameters' accepts only the Schema fields: type, format, title, description, nullable, enum, items, properties, "
+        "required, min/maxItems, min/maxLength, min/maxProperties, minimum, maximum, pattern, example, default, anyOf, "
+        "propertyOrdering; any other keyword is removed (reported as lossy when it constrained values).",
+        _SDK + 'Schema; API error "Invalid JSON payload received. Unknown name \\"additionalProperties\\" at '
+        "'tools[0].function_declarations[8].parameters.properties[1].value.items': Cannot find field.\"",
+        "repair",
+    ),
+    _r(
+        "gemini.schema.openapi.refs",
+        "'parameters' has no references: $ref is inlined and $defs removed; a recursive reference is refused.",
+        'API error "Invalid JSON payload received. Unknown name \\"ref\\" at \'tools[0].function_declarations[4].parameters'
+        ".properties[0].value.items': Cannot find field.\"",
+        "repair",
+    ),
+    _r(
+        "gemini.schema.openapi.type-list",
+        "'type' is one name, not a list: [X, \"null\"] becomes X with nullable: true, [X, Y] becomes anyOf.",
+        'API error "Invalid JSON payload received. Unknown name \\"type\\" at \'tools[0].function_declarations[14].parameters'
+        ".properties[3].value.properties[6].value': Proto field is not repeating, cannot start list.\"",
+        "repair",
+    ),
+    _r(
+        "gemini.schema.openapi.type-names",
+        "'type' is one of STRING, NUMBER, INTEGER, BOOLEAN, ARRAY, OBJECT, NULL (either case).",
+        _SDK
+        + "Type; API error \"Invalid value at 'tools.function_declarations[1].parameters.properties[1].value.type' "
+        '(type.googleapis.com/google.ai.generativelanguage.v1beta.Type), \\"enum\\""',
+        "refuse",
+    ),
+    _r(
+        "gemini.schema.openapi.nullable",
+        'Null is written nullable: true; an anyOf/oneOf branch {"type": "null"} or null in enum becomes nullable.',
+        _SDK + "Schema.nullable",
+        "repair",
+    ),
+    _r(
+        "gemini.schema.openapi.union",
+        "anyOf is accepted; oneOf is sent as anyOf; allOf of one schema is merged, of several removed (lossy).",
+        _SDK + "Schema.any_of (the Schema object has no one_of/all_of)",
+        "repair",
+    ),
+    _r(
+        "gemini.schema.openapi.const",
+        "const is not a Schema field: it is sent as a one-value enum.",
+        'API error "Invalid JSON payload received. Unknown name \\"const\\" at \'tools[0].function_declarations[5].parameters'
+        ".properties[8].value.any_of[0]': Cannot find field.\"",
+        "repair",
+    ),
+    _r(
+        "gemini.schema.openapi.enum-string",
+        "enum is only allowed for type STRING and holds strings: other values are sent as strings with type STRING, "
+        "and answers are converted back to the original values.",
+        'API errors "GenerateContentRequest.tools[0].function_declarations[11].parameters.properties[accountability].enum: '
+        'only allowed for STRING type" and "Invalid value at \'request.tools[0].function_declarations[21].parameters'
+        ".properties[5].value.enum[0]' (TYPE_STRING), 0\"",
+        "repair",
+    ),
+    _r(
+        "gemini.schema.openapi.format",
+        "format is kept only where the Schema documents it: NUMBER float/double, INTEGER int32/int64, STRING enum/date-time.",
+        _SDK + "Schema.format",
+        "repair",
+    ),
+    _r(
+        "gemini.schema.openapi.empty-object",
+        'A nested OBJECT without properties (a free-form object) is sent as {"type": "object"}: older API versions '
+        "refused it, requests recorded since then were accepted; toolwire keeps the type and reports it.",
+        'API error "* GenerateContentRequest.tools[0].function_declarations[0].parameters.properties[action].properties'
+        '[click_element].properties: should be non-empty for OBJECT type" (2024-12, browser-use/browser-use#7); accepted '
+        "in pydantic/pydantic-ai's recorded test_google_tool_config_any_with_tool_without_args",
+        "report",
+    ),
+    _r(
+        "gemini.schema.openapi.required-defined",
+        "Every name in 'required' is a key of 'properties'; names without a property are removed.",
+        'API error "* GenerateContentRequest.tools[0].function_declarations[1].parameters.required[0]: property is not defined"',
+        "repair",
+    ),
+    _r(
+        "gemini.schema.openapi.tuple-items",
+        "items is one schema; tuple-form items (a list) is removed (lossy).",
+        _SDK + "Schema.items",
+        "repair",
+    ),
     # ---------------------------------------------------------------- schema, json_schema mode (parametersJsonSchema)
-    _r("gemini.schema.json.passthrough",
-       "'parametersJsonSchema' takes JSON Schema as written; keywords outside the documented subset are sent unchanged "
-       "(the API ignores what it does not support).",
-       _SDK + "GenerationConfig.response_json_schema (the documented keyword list: $id, $defs, $ref, $anchor, type, format, "
-       "title, description, enum, items, prefixItems, minItems, maxItems, minimum, maximum, anyOf, oneOf, properties, "
-       "additionalProperties, required, propertyOrdering)",
-       "report"),
-    _r("gemini.schema.json.ref-siblings",
-       "A node with $ref carries no keyword other than $-keywords: {\"$ref\": R, \"description\": d} is sent as "
-       "{\"anyOf\": [{\"$ref\": R}], \"description\": d}, which means the same.",
-       _SDK + "GenerationConfig.response_json_schema (\"If `$ref` is set on a sub-schema, no other properties, except for "
-       "than those starting as a `$`, may be set.\")",
-       "repair"),
+    _r(
+        "gemini.schema.json.passthrough",
+        "'parametersJsonSchema' takes JSON Schema as written; keywords outside the documented subset are sent unchanged "
+        "(the API ignores what it does not support).",
+        _SDK
+        + "GenerationConfig.response_json_schema (the documented keyword list: $id, $defs, $ref, $anchor, type, format, "
+        "title, description, enum, items, prefixItems, minItems, maxItems, minimum, maximum, anyOf, oneOf, properties, "
+        "additionalProperties, required, propertyOrdering)",
+        "report",
+    ),
+    _r(
+        "gemini.schema.json.ref-siblings",
+        'A node with $ref carries no keyword other than $-keywords: {"$ref": R, "description": d} is sent as '
+        '{"anyOf": [{"$ref": R}], "description": d}, which means the same.',
+        _SDK
+        + 'GenerationConfig.response_json_schema ("If `$ref` is set on a sub-schema, no other properties, except for '
+        'than those starting as a `$`, may be set.")',
+        "repair",
+    ),
     # ---------------------------------------------------------------- request settings
-    _r("gemini.request.tool-config-without-tools",
-       "toolConfig.functionCallingConfig is sent only with function declarations; without any it is left out.",
-       "API error \"Function calling config is set without function_declarations.\"",
-       "repair"),
-    _r("gemini.request.calling-mode",
-       "functionCallingConfig.mode is AUTO, ANY, NONE or VALIDATED.",
-       _SDK + "FunctionCallingConfigMode",
-       "refuse"),
-    _r("gemini.request.allowed-names-mode",
-       "allowedFunctionNames is set only with mode ANY (or VALIDATED).",
-       _SDK + "FunctionCallingConfig.allowed_function_names (\"Only set when the Mode is ANY\"); FunctionCallingConfigMode.VALIDATED",
-       "report"),
-    _r("gemini.request.allowed-names-declared",
-       "Every name in allowedFunctionNames is a declared function.",
-       _SDK + "FunctionCallingConfig.allowed_function_names (\"Function names should match FunctionDeclaration.name\")",
-       "refuse"),
-    _r("gemini.request.any-mode-parameterless",
-       "With mode ANY a parameterless function is declared with an explicit empty object schema (a declaration "
-       "without parameters is refused with 'Request contains an invalid argument.').",
-       "googleapis/python-genai#981 \"Function calling mode `ANY` + function declaration without parameters = INVALID_ARGUMENT\"",
-       "repair"),
-    _r("gemini.request.stream-arguments",
-       "functionCallingConfig.streamFunctionCallArguments is not supported by the Gemini API (Vertex AI only): left out.",
-       _SDK + "FunctionCallingConfig.stream_function_call_arguments (\"This field is not supported in Gemini API\")",
-       "repair"),
-    _r("gemini.request.json-mode-with-tools",
-       "responseMimeType application/json with function declarations is refused by Gemini 2.x and earlier "
-       "(Gemini 3 accepts it).",
-       "API error \"Function calling with a response mime type: 'application/json' is unsupported\" (googleapis/python-genai#867)",
-       "refuse"),
-    _r("gemini.request.response-schema-one",
-       "responseSchema and responseJsonSchema are not sent together.",
-       _SDK + "GenerationConfig.response_json_schema (\"If set, `response_schema` must be omitted\")",
-       "refuse"),
-    _r("gemini.request.response-schema-mime",
-       "A response schema needs responseMimeType: application/json is set when missing.",
-       _SDK + "GenerationConfig.response_json_schema (\"`response_mime_type` is required\")",
-       "repair"),
-    _r("gemini.request.thinking-one-control",
-       "thinkingConfig carries thinkingBudget or thinkingLevel, not both.",
-       _THINK_DOCS + " (\"You cannot use both thinking_level and thinking_budget in the same request\"; a 400)",
-       "refuse"),
-    _r("gemini.request.thinking-level-values",
-       "thinkingLevel is MINIMAL, LOW, MEDIUM, HIGH or XHIGH.",
-       _SDK + "ThinkingLevel",
-       "refuse"),
-    _r("gemini.request.thinking-level-family",
-       "thinkingLevel exists from Gemini 3 on; for Gemini 2.5 it is sent as the matching thinkingBudget "
-       "(MINIMAL 512, LOW 1024, MEDIUM 8192, HIGH/XHIGH 24576 tokens).",
-       "API error \"Thinking level is not supported for this model.\" (RooCodeInc/Roo-Code#10700); " + _THINK_DOCS,
-       "repair"),
-    _r("gemini.request.thinking-level-pro",
-       "Gemini 3 Pro models do not accept thinkingLevel MINIMAL: it is sent as LOW.",
-       "API error \"Thinking level MINIMAL is not supported for this model.\" (vellum-ai/vellum-assistant#32687)",
-       "repair"),
-    _r("gemini.request.thinking-budget-range",
-       "thinkingBudget is -1 (dynamic) or within the model's range: Gemini 2.5 Pro 128..32768 (cannot be 0), "
-       "2.5 Flash 0..24576, 2.5 Flash-Lite 0 or 512..24576; out-of-range values are moved to the nearest bound.",
-       _THINK_DOCS + "; API errors \"Budget 0 is invalid. This model only works in thinking mode.\" and "
-       "\"The thinking budget (52428) is invalid.\"",
-       "repair"),
-    _r("gemini.request.thinking-unsupported",
-       "Gemini 1.x and 2.0 models (other than the thinking experiments) take no thinkingConfig: it is left out.",
-       "API error \"thinking_config is not supported\" (Veloera/Veloera#41)",
-       "repair"),
+    _r(
+        "gemini.request.tool-config-without-tools",
+        "toolConfig.functionCallingConfig is sent only with function declarations; without any it is left out.",
+        'API error "Function calling config is set without function_declarations."',
+        "repair",
+    ),
+    _r(
+        "gemini.request.calling-mode",
+        "functionCallingConfig.mode is AUTO, ANY, NONE or VALIDATED.",
+        _SDK + "FunctionCallingConfigMode",
+        "refuse",
+    ),
+    _r(
+        "gemini.request.allowed-names-mode",
+        "allowedFunctionNames is set only with mode ANY (or VALIDATED).",
+        _SDK
+        + 'FunctionCallingConfig.allowed_function_names ("Only set when the Mode is ANY"); FunctionCallingConfigMode.VALIDATED',
+        "report",
+    ),
+    _r(
+        "gemini.request.allowed-names-declared",
+        "Every name in allowedFunctionNames is a declared function.",
+        _SDK + 'FunctionCallingConfig.allowed_function_names ("Function names should match FunctionDeclaration.name")',
+        "refuse",
+    ),
+    _r(
+        "gemini.request.any-mode-parameterless",
+        "With mode ANY a parameterless function is declared with an explicit empty object schema (a declaration "
+        "without parameters is refused with 'Request contains an invalid argument.').",
+        'googleapis/python-genai#981 "Function calling mode `ANY` + function declaration without parameters = INVALID_ARGUMENT"',
+        "repair",
+    ),
+    _r(
+        "gemini.request.stream-arguments",
+        "functionCallingConfig.streamFunctionCallArguments is not supported by the Gemini API (Vertex AI only): left out.",
+        _SDK + 'FunctionCallingConfig.stream_function_call_arguments ("This field is not supported in Gemini API")',
+        "repair",
+    ),
+    _r(
+        "gemini.request.json-mode-with-tools",
+        "responseMimeType application/json with function declarations is refused by Gemini 2.x and earlier "
+        "(Gemini 3 accepts it).",
+        "API error \"Function calling with a response mime type: 'application/json' is unsupported\" (googleapis/python-genai#867)",
+        "refuse",
+    ),
+    _r(
+        "gemini.request.response-schema-one",
+        "responseSchema and responseJsonSchema are not sent together.",
+        _SDK + 'GenerationConfig.response_json_schema ("If set, `response_schema` must be omitted")',
+        "refuse",
+    ),
+    _r(
+        "gemini.request.response-schema-mime",
+        "A response schema needs responseMimeType: application/json is set when missing.",
+        _SDK + 'GenerationConfig.response_json_schema ("`response_mime_type` is required")',
+        "repair",
+    ),
+    _r(
+        "gemini.request.thinking-one-control",
+        "thinkingConfig carries thinkingBudget or thinkingLevel, not both.",
+        _THINK_DOCS + ' ("You cannot use both thinking_level and thinking_budget in the same request"; a 400)',
+        "refuse",
+    ),
+    _r(
+        "gemini.request.thinking-level-values",
+        "thinkingLevel is MINIMAL, LOW, MEDIUM, HIGH or XHIGH.",
+        _SDK + "ThinkingLevel",
+        "refuse",
+    ),
+    _r(
+        "gemini.request.thinking-level-family",
+        "thinkingLevel exists from Gemini 3 on; for Gemini 2.5 it is sent as the matching thinkingBudget "
+        "(MINIMAL 512, LOW 1024, MEDIUM 8192, HIGH/XHIGH 24576 tokens).",
+        'API error "Thinking level is not supported for this model." (RooCodeInc/Roo-Code#10700); ' + _THINK_DOCS,
+        "repair",
+    ),
+    _r(
+        "gemini.request.thinking-level-pro",
+        "Gemini 3 Pro models do not accept thinkingLevel MINIMAL: it is sent as LOW.",
+        'API error "Thinking level MINIMAL is not supported for this model." (vellum-ai/vellum-assistant#32687)',
+        "repair",
+    ),
+    _r(
+        "gemini.request.thinking-budget-range",
+        "thinkingBudget is -1 (dynamic) or within the model's range: Gemini 2.5 Pro 128..32768 (cannot be 0), "
+        "2.5 Flash 0..24576, 2.5 Flash-Lite 0 or 512..24576; out-of-range values are moved to the nearest bound.",
+        _THINK_DOCS + '; API errors "Budget 0 is invalid. This model only works in thinking mode." and '
+        '"The thinking budget (52428) is invalid."',
+        "repair",
+    ),
+    _r(
+        "gemini.request.thinking-unsupported",
+        "Gemini 1.x and 2.0 models (other than the thinking experiments) take no thinkingConfig: it is left out.",
+        'API error "thinking_config is not supported" (Veloera/Veloera#41)',
+        "repair",
+    ),
     # ---------------------------------------------------------------- conversation
-    _r("gemini.conversation.roles",
-       "A Content's role is 'user' or 'model' (absent means user); 'assistant' is sent as model, any other role as user.",
-       _SDK + "Content.role (\"Must be either 'user' or 'model'\"); API error \"Please use a valid role: user, model.\"",
-       "repair"),
-    _r("gemini.conversation.parts-non-empty",
-       "Every Content has at least one part; an empty Content is left out.",
-       "API error \"* GenerateContentRequest.contents[1].parts: contents.parts must not be empty.\"",
-       "repair"),
-    _r("gemini.conversation.empty-parts",
-       "A part carries data: a part without any data field ({}) is left out. An empty text part is sent as it is: "
-       "older API versions refused it (\"Unable to submit request because it has an empty text parameter.\"), "
-       "requests recorded since then carry it and were accepted.",
-       "API error \"* GenerateContentRequest.contents[1].parts[0].data: required oneof field 'data' must have one "
-       "initialized field\" (router-for-me/CLIProxyAPI#1292); recorded requests of simonw/llm-gemini and pydantic/pydantic-ai",
-       "repair"),
-    _r("gemini.conversation.one-data-field",
-       "A Part carries exactly one data field (text, inlineData, fileData, functionCall, functionResponse, ...); a part "
-       "with several is split into one part per field, in order.",
-       _SDK + "Part (\"Exactly one field within a Part should be set\")",
-       "repair"),
-    _r("gemini.conversation.part-fields",
-       "A Part carries only the fields the API knows (the data fields, thought, thoughtSignature, videoMetadata, "
-       "mediaResolution, partMetadata and the other Part fields of the SDK); any other key is left out (reported as lossy).",
-       _SDK + "Part; API error \"Invalid JSON payload received. Unknown name \\\"id\\\" at 'contents[1].parts[0]': Cannot find field.\"",
-       "repair"),
-    _r("gemini.conversation.inline-data",
-       "inlineData carries a mimeType and base64 data.",
-       _SDK + "Blob (mime_type: str, data: bytes, base64 in JSON)",
-       "refuse"),
-    _r("gemini.conversation.call-turn-placement",
-       "A model turn with function calls comes right after a user turn or a function response turn: a leading model "
-       "turn gets a user turn before it, consecutive model turns are merged into one.",
-       "API error \"Please ensure that function call turn comes immediately after a user turn or after a function response turn.\"",
-       "repair"),
-    _r("gemini.conversation.response-turn-placement",
-       "A turn with function responses comes right after the model turn with the calls it answers.",
-       "API error \"Please ensure that function response turn comes immediately after a function call turn.\"",
-       "refuse"),
-    _r("gemini.conversation.response-count",
-       "The turn after a function call turn holds exactly one functionResponse per functionCall of that turn.",
-       "API error \"Please ensure that the number of function response parts is equal to the number of function call "
-       "parts of the function call turn.\"",
-       "refuse"),
-    _r("gemini.conversation.response-match",
-       "Each functionResponse names its call (same name, in call order) and echoes the call's id when it had one; "
-       "a missing id is filled in from the call at the same position with the same name.",
-       _SDK + "FunctionResponse.id (\"Populated by the client to match the corresponding function call `id`\"), FunctionResponse.name",
-       "refuse"),
-    _r("gemini.conversation.call-shape",
-       "A functionCall has a non-empty string name and, when present, a string id.",
-       _SDK + "FunctionCall (name: \"Required\", id: Optional[str])",
-       "refuse"),
-    _r("gemini.conversation.response-shape",
-       "A functionResponse has a non-empty string name.",
-       _SDK + "FunctionResponse.name (\"Required. The name of the function to call.\")",
-       "refuse"),
-    _r("gemini.conversation.trailing-calls",
-       "The request does not end on a model turn whose function calls have no responses.",
-       _SDK + "Tool (\"Provide a FunctionResponse for each function call in the next turn\")",
-       "refuse"),
-    _r("gemini.conversation.response-object",
-       "functionResponse.response is a JSON object; any other value is sent as {\"output\": value}.",
-       _SDK + "FunctionResponse.response (\"Use \\\"output\\\" key to specify function output\"); API error \"Invalid value at "
-       "'contents[3].parts[0].function_response.response' (type.googleapis.com/google.protobuf.Struct)\"",
-       "repair"),
-    _r("gemini.conversation.response-parts",
-       "functionResponse.parts holds only inlineData or fileData parts (images and files returned by a tool).",
-       _SDK + "FunctionResponse.parts / FunctionResponsePart",
-       "refuse"),
-    _r("gemini.conversation.call-args-object",
-       "functionCall.args is a JSON object.",
-       _SDK + "FunctionCall.args (dict)",
-       "refuse"),
-    _r("gemini.conversation.thought-signature-base64",
-       "thoughtSignature is base64 text (either alphabet); a value that does not decode (another vendor's signature, "
-       "a truncated one) is left out.",
-       "API error \"Invalid value at 'contents[2].parts[0].thought_signature' (TYPE_BYTES), Base64 decoding failed\"",
-       "repair"),
-    _r("gemini.conversation.thought-signature-required",
-       "On Gemini 3 and later the first function call of each model turn carries a thought signature; a turn without "
-       "one (another vendor's calls, a hand-written history) gets the documented placeholder.",
-       _SIG_DOCS + "; API error \"Function call is missing a thought_signature in functionCall parts.\"",
-       "repair"),
-    _r("gemini.conversation.thoughts-in-model-turns",
-       "Thought parts (thought: true) and thought signatures belong to model turns; in a user turn they are left out.",
-       _SDK + "Part.thought (\"the model's thought process\")",
-       "repair"),
-    _r("gemini.conversation.system-instruction",
-       "systemInstruction holds text parts only.",
-       "https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/count-tokens (system_instruction: \"text only\")",
-       "report"),
+    _r(
+        "gemini.conversation.roles",
+        "A Content's role is 'user' or 'model' (absent means user); 'assistant' is sent as model, any other role as user.",
+        _SDK
+        + "Content.role (\"Must be either 'user' or 'model'\"); API error \"Please use a valid role: user, model.\"",
+        "repair",
+    ),
+    _r(
+        "gemini.conversation.parts-non-empty",
+        "Every Content has at least one part; an empty Content is left out.",
+        'API error "* GenerateContentRequest.contents[1].parts: contents.parts must not be empty."',
+        "repair",
+    ),
+    _r(
+        "gemini.conversation.empty-parts",
+        "A part carries data: a part without any data field ({}) is left out. An empty text part is sent as it is: "
+        'older API versions refused it ("Unable to submit request because it has an empty text parameter."), '
+        "requests recorded since then carry it and were accepted.",
+        "API error \"* GenerateContentRequest.contents[1].parts[0].data: required oneof field 'data' must have one "
+        'initialized field" (router-for-me/CLIProxyAPI#1292); recorded requests of simonw/llm-gemini and pydantic/pydantic-ai',
+        "repair",
+    ),
+    _r(
+        "gemini.conversation.one-data-field",
+        "A Part carries exactly one data field (text, inlineData, fileData, functionCall, functionResponse, ...); a part "
+        "with several is split into one part per field, in order.",
+        _SDK + 'Part ("Exactly one field within a Part should be set")',
+        "repair",
+    ),
+    _r(
+        "gemini.conversation.part-fields",
+        "A Part carries only the fields the API knows (the data fields, thought, thoughtSignature, videoMetadata, "
+        "mediaResolution, partMetadata and the other Part fields of the SDK); any other key is left out (reported as lossy).",
+        _SDK
+        + 'Part; API error "Invalid JSON payload received. Unknown name \\"id\\" at \'contents[1].parts[0]\': Cannot find field."',
+        "repair",
+    ),
+    _r(
+        "gemini.conversation.inline-data",
+        "inlineData carries a mimeType and base64 data.",
+        _SDK + "Blob (mime_type: str, data: bytes, base64 in JSON)",
+        "refuse",
+    ),
+    _r(
+        "gemini.conversation.call-turn-placement",
+        "A model turn with function calls comes right after a user turn or a function response turn: a leading model "
+        "turn gets a user turn before it, consecutive model turns are merged into one.",
+        'API error "Please ensure that function call turn comes immediately after a user turn or after a function response turn."',
+        "repair",
+    ),
+    _r(
+        "gemini.conversation.response-turn-placement",
+        "A turn with function responses comes right after the model turn with the calls it answers.",
+        'API error "Please ensure that function response turn comes immediately after a function call turn."',
+        "refuse",
+    ),
+    _r(
+        "gemini.conversation.response-count",
+        "The turn after a function call turn holds exactly one functionResponse per functionCall of that turn.",
+        'API error "Please ensure that the number of function response parts is equal to the number of function call '
+        'parts of the function call turn."',
+        "refuse",
+    ),
+    _r(
+        "gemini.conversation.response-match",
+        "Each functionResponse names its call (same name, in call order) and echoes the call's id when it had one; "
+        "a missing id is filled in from the call at the same position with the same name.",
+        _SDK
+        + 'FunctionResponse.id ("Populated by the client to match the corresponding function call `id`"), FunctionResponse.name',
+        "refuse",
+    ),
+    _r(
+        "gemini.conversation.call-shape",
+        "A functionCall has a non-empty string name and, when present, a string id.",
+        _SDK + 'FunctionCall (name: "Required", id: Optional[str])',
+        "refuse",
+    ),
+    _r(
+        "gemini.conversation.response-shape",
+        "A functionResponse has a non-empty string name.",
+        _SDK + 'FunctionResponse.name ("Required. The name of the function to call.")',
+        "refuse",
+    ),
+    _r(
+        "gemini.conversation.trailing-calls",
+        "The request does not end on a model turn whose function calls have no responses.",
+        _SDK + 'Tool ("Provide a FunctionResponse for each function call in the next turn")',
+        "refuse",
+    ),
+    _r(
+        "gemini.conversation.response-object",
+        'functionResponse.response is a JSON object; any other value is sent as {"output": value}.',
+        _SDK
+        + 'FunctionResponse.response ("Use \\"output\\" key to specify function output"); API error "Invalid value at '
+        "'contents[3].parts[0].function_response.response' (type.googleapis.com/google.protobuf.Struct)\"",
+        "repair",
+    ),
+    _r(
+        "gemini.conversation.response-parts",
+        "functionResponse.parts holds only inlineData or fileData parts (images and files returned by a tool).",
+        _SDK + "FunctionResponse.parts / FunctionResponsePart",
+        "refuse",
+    ),
+    _r(
+        "gemini.conversation.call-args-object",
+        "functionCall.args is a JSON object.",
+        _SDK + "FunctionCall.args (dict)",
+        "refuse",
+    ),
+    _r(
+        "gemini.conversation.thought-signature-base64",
+        "thoughtSignature is base64 text (either alphabet); a value that does not decode (another vendor's signature, "
+        "a truncated one) is left out.",
+        "API error \"Invalid value at 'contents[2].parts[0].thought_signature' (TYPE_BYTES), Base64 decoding failed\"",
+        "repair",
+    ),
+    _r(
+        "gemini.conversation.thought-signature-required",
+        "On Gemini 3 and later the first function call of each model turn carries a thought signature; a turn without "
+        "one (another vendor's calls, a hand-written history) gets the documented placeholder.",
+        _SIG_DOCS + '; API error "Function call is missing a thought_signature in functionCall parts."',
+        "repair",
+    ),
+    _r(
+        "gemini.conversation.thoughts-in-model-turns",
+        "Thought parts (thought: true) and thought signatures belong to model turns; in a user turn they are left out.",
+        _SDK + 'Part.thought ("the model\'s thought process")',
+        "repair",
+    ),
+    _r(
+        "gemini.conversation.system-instruction",
+        "systemInstruction holds text parts only.",
+        'https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/count-tokens (system_instruction: "text only")',
+        "report",
+    ),
     # ---------------------------------------------------------------- response side
-    _r("gemini.stop.failed",
-       "finishReason SAFETY, RECITATION, LANGUAGE, OTHER, BLOCKLIST, PROHIBITED_CONTENT, SPII, MALFORMED_FUNCTION_CALL, "
-       "UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS, MISSING_THOUGHT_SIGNATURE, MALFORMED_RESPONSE, IMAGE_*, NO_IMAGE, "
-       "ESCALATION, PUP_LIMITED_DISABLED, MODEL_ARMOR, FINISH_REASON_UNSPECIFIED and a blocked prompt mean the turn "
-       "failed: its calls are answered, never run.",
-       _SDK + "FinishReason, BlockedReason",
-       "report"),
-    _r("gemini.usage.mapping",
-       "output_tokens = candidatesTokenCount + thoughtsTokenCount (thinking is billed as output); reasoning_tokens = "
-       "thoughtsTokenCount; input_tokens = promptTokenCount (cached content included) + toolUsePromptTokenCount; "
-       "cache_read_tokens = cachedContentTokenCount; the vendor's totalTokenCount is their sum.",
-       _SDK + "GenerateContentResponseUsageMetadata (\"total_token_count ... is the sum of prompt_token_count, "
-       "candidates_token_count, tool_use_prompt_token_count, and thoughts_token_count\"; prompt_token_count \"When "
-       "`cached_content` is set, this also includes the number of tokens in the cached content\")",
-       "report"),
-    _r("gemini.tokens.count",
-       "Live token counts use models.countTokens with the whole generateContentRequest, so tools and the system "
-       "instruction are counted too.",
-       _TOKENS_DOCS + " (CountTokensRequest.generateContentRequest: \"system instructions, and/or function declarations\")",
-       "report"),
+    _r(
+        "gemini.stop.failed",
+        "finishReason SAFETY, RECITATION, LANGUAGE, OTHER, BLOCKLIST, PROHIBITED_CONTENT, SPII, MALFORMED_FUNCTION_CALL, "
+        "UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS, MISSING_THOUGHT_SIGNATURE, MALFORMED_RESPONSE, IMAGE_*, NO_IMAGE, "
+        "ESCALATION, PUP_LIMITED_DISABLED, MODEL_ARMOR, FINISH_REASON_UNSPECIFIED and a blocked prompt mean the turn "
+        "failed: its calls are answered, never run.",
+        _SDK + "FinishReason, BlockedReason",
+        "report",
+    ),
+    _r(
+        "gemini.usage.mapping",
+        "output_tokens = candidatesTokenCount + thoughtsTokenCount (thinking is billed as output); reasoning_tokens = "
+        "thoughtsTokenCount; input_tokens = promptTokenCount (cached content included) + toolUsePromptTokenCount; "
+        "cache_read_tokens = cachedContentTokenCount; the vendor's totalTokenCount is their sum.",
+        _SDK + 'GenerateContentResponseUsageMetadata ("total_token_count ... is the sum of prompt_token_count, '
+        'candidates_token_count, tool_use_prompt_token_count, and thoughts_token_count"; prompt_token_count "When '
+        '`cached_content` is set, this also includes the number of tokens in the cached content")',
+        "report",
+    ),
+    _r(
+        "gemini.tokens.count",
+        "Live token counts use models.countTokens with the whole generateContentRequest, so tools and the system "
+        "instruction are counted too.",
+        _TOKENS_DOCS
+        + ' (CountTokensRequest.generateContentRequest: "system instructions, and/or function declarations")',
+        "report",
+    ),
 )
+
 
 def rules_for(schema_mode: str) -> Mapping[str, Rule]:
     """The rules of one schema mode (``"json_schema"`` or ``"openapi"``), by id (read-only).
@@ -370,12 +497,31 @@ FUNCTION_NAME_RULE = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,63}")
 PARAMETER_NAME_RULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 #: ``gemini.stop.failed``: finish reasons after which a turn's calls must not run.
-FAILED_FINISH_REASONS = frozenset({
-    "SAFETY", "RECITATION", "LANGUAGE", "OTHER", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL",
-    "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS", "MISSING_THOUGHT_SIGNATURE", "MALFORMED_RESPONSE", "IMAGE_SAFETY",
-    "IMAGE_PROHIBITED_CONTENT", "IMAGE_OTHER", "IMAGE_RECITATION", "NO_IMAGE", "ESCALATION", "PUP_LIMITED_DISABLED",
-    "MODEL_ARMOR", "FINISH_REASON_UNSPECIFIED",
-})
+FAILED_FINISH_REASONS = frozenset(
+    {
+        "SAFETY",
+        "RECITATION",
+        "LANGUAGE",
+        "OTHER",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "MALFORMED_FUNCTION_CALL",
+        "UNEXPECTED_TOOL_CALL",
+        "TOO_MANY_TOOL_CALLS",
+        "MISSING_THOUGHT_SIGNATURE",
+        "MALFORMED_RESPONSE",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+        "IMAGE_OTHER",
+        "IMAGE_RECITATION",
+        "NO_IMAGE",
+        "ESCALATION",
+        "PUP_LIMITED_DISABLED",
+        "MODEL_ARMOR",
+        "FINISH_REASON_UNSPECIFIED",
+    }
+)
 
 _SCHEMA_TYPES = frozenset({"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL", "TYPE_UNSPECIFIED"})
 _MODES = frozenset({"AUTO", "ANY", "NONE", "VALIDATED", "MODE_UNSPECIFIED"})
@@ -389,18 +535,46 @@ BUDGET_RANGE: tuple[tuple[str, tuple[int, int, bool]], ...] = (
     ("gemini-2.5-flash", (1, 24576, True)),
 )
 #: Part fields that carry data (``gemini.conversation.one-data-field``); the rest are metadata.
-DATA_FIELDS = ("text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode",
-               "codeExecutionResult", "toolCall", "toolResponse")
-_SNAKE = {"inline_data": "inlineData", "file_data": "fileData", "function_call": "functionCall",
-          "function_response": "functionResponse", "executable_code": "executableCode",
-          "code_execution_result": "codeExecutionResult", "tool_call": "toolCall", "tool_response": "toolResponse",
-          "thought_signature": "thoughtSignature"}
+DATA_FIELDS = (
+    "text",
+    "inlineData",
+    "fileData",
+    "functionCall",
+    "functionResponse",
+    "executableCode",
+    "codeExecutionResult",
+    "toolCall",
+    "toolResponse",
+)
+_SNAKE = {
+    "inline_data": "inlineData",
+    "file_data": "fileData",
+    "function_call": "functionCall",
+    "function_response": "functionResponse",
+    "executable_code": "executableCode",
+    "code_execution_result": "codeExecutionResult",
+    "tool_call": "toolCall",
+    "tool_response": "toolResponse",
+    "thought_signature": "thoughtSignature",
+}
 
 #: Every field of ``google.genai.types.Part`` in JSON spelling (``gemini.conversation.part-fields``).
-PART_FIELDS = frozenset({
-    *DATA_FIELDS, "thought", "thoughtSignature", "videoMetadata", "mediaResolution", "partMetadata",
-    "audioTranscription", "mediaProcessing", "speechMetadata", "documentMetadata", "spreadsheetMetadata", "audioMetadata",
-})
+PART_FIELDS = frozenset(
+    {
+        *DATA_FIELDS,
+        "thought",
+        "thoughtSignature",
+        "videoMetadata",
+        "mediaResolution",
+        "partMetadata",
+        "audioTranscription",
+        "mediaProcessing",
+        "speechMetadata",
+        "documentMetadata",
+        "spreadsheetMetadata",
+        "audioMetadata",
+    }
+)
 _PART_SNAKE = {re.sub(r"(?<!^)(?=[A-Z])", "_", k).lower() for k in PART_FIELDS}
 
 SKIP_SIGNATURE = "skip_thought_signature_validator"
@@ -434,7 +608,6 @@ def _is_base64(value: Any) -> bool:
     if not isinstance(value, str) or not value:
         return False
     return _is_base64_text(value.strip())
-
 
     text = value.strip()
     for alt in (None, b"-_"):
@@ -557,21 +730,55 @@ def usage_from_metadata(meta: Any, *, input_includes_cache: bool = True) -> Usag
     inp = None if prompt is None else prompt + (tool_prompt or 0)
     if inp is not None and not input_includes_cache and cached:
         inp = max(inp - cached, 0)
-    return Usage(input_tokens=inp, output_tokens=output, cache_read_tokens=cached, cache_write_tokens=None,
-                 reasoning_tokens=thoughts, tool_use_prompt_tokens=tool_prompt, requests=1,
-                 vendor_total_tokens=count("totalTokenCount"))
+    return Usage(
+        input_tokens=inp,
+        output_tokens=output,
+        cache_read_tokens=cached,
+        cache_write_tokens=None,
+        reasoning_tokens=thoughts,
+        tool_use_prompt_tokens=tool_prompt,
+        requests=1,
+        vendor_total_tokens=count("totalTokenCount"),
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # schema checks (openapi mode)
 
-_OPENAPI_KEYS = frozenset({
-    "type", "format", "title", "description", "nullable", "enum", "items", "properties", "required",
-    "minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties", "minimum",
-    "maximum", "pattern", "example", "default", "anyOf", "propertyOrdering",
-    "min_items", "max_items", "min_length", "max_length", "min_properties", "max_properties", "any_of",
-    "property_ordering",
-})
+_OPENAPI_KEYS = frozenset(
+    {
+        "type",
+        "format",
+        "title",
+        "description",
+        "nullable",
+        "enum",
+        "items",
+        "properties",
+        "required",
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "minProperties",
+        "maxProperties",
+        "minimum",
+        "maximum",
+        "pattern",
+        "example",
+        "default",
+        "anyOf",
+        "propertyOrdering",
+        "min_items",
+        "max_items",
+        "min_length",
+        "max_length",
+        "min_properties",
+        "max_properties",
+        "any_of",
+        "property_ordering",
+    }
+)
 
 
 def openapi_schema_problems(schema: Any, at: str = "") -> list[tuple[str, str, str]]:
@@ -581,22 +788,39 @@ def openapi_schema_problems(schema: Any, at: str = "") -> list[tuple[str, str, s
 
     def walk(node: Any, ptr: str) -> None:
         if not isinstance(node, dict):
-            out.append(("gemini.schema.openapi.keywords", ptr or "/", f"a Schema must be an object, got {json.dumps(node)[:60]}"))
+            out.append(
+                (
+                    "gemini.schema.openapi.keywords",
+                    ptr or "/",
+                    f"a Schema must be an object, got {json.dumps(node)[:60]}",
+                )
+            )
             return
         for k in node:
             if k not in _OPENAPI_KEYS:
-                rule = "gemini.schema.openapi.refs" if k in ("$ref", "$defs", "definitions", "ref", "defs") else (
-                    "gemini.schema.openapi.const" if k == "const" else "gemini.schema.openapi.keywords")
+                rule = (
+                    "gemini.schema.openapi.refs"
+                    if k in ("$ref", "$defs", "definitions", "ref", "defs")
+                    else ("gemini.schema.openapi.const" if k == "const" else "gemini.schema.openapi.keywords")
+                )
                 out.append((rule, f"{ptr}/{_esc(k)}", f"{k!r} is not a field of the Gemini Schema object"))
         t = node.get("type")
         if isinstance(t, list):
-            out.append(("gemini.schema.openapi.type-list", f"{ptr}/type", f"type {t} is a list; Schema.type is one name"))
+            out.append(
+                ("gemini.schema.openapi.type-list", f"{ptr}/type", f"type {t} is a list; Schema.type is one name")
+            )
         elif t is not None and (not isinstance(t, str) or t.upper() not in _SCHEMA_TYPES):
             out.append(("gemini.schema.openapi.type-names", f"{ptr}/type", f"type {t!r} is not a Gemini Type"))
         enum = node.get("enum")
         if enum is not None:
             if isinstance(t, str) and t.upper() != "STRING":
-                out.append(("gemini.schema.openapi.enum-string", f"{ptr}/enum", f"enum on type {t!r}: only allowed for STRING type"))
+                out.append(
+                    (
+                        "gemini.schema.openapi.enum-string",
+                        f"{ptr}/enum",
+                        f"enum on type {t!r}: only allowed for STRING type",
+                    )
+                )
             if not isinstance(enum, list) or any(not isinstance(v, str) for v in enum):
                 out.append(("gemini.schema.openapi.enum-string", f"{ptr}/enum", "enum values must be strings"))
         req = node.get("required")
@@ -605,7 +829,13 @@ def openapi_schema_problems(schema: Any, at: str = "") -> list[tuple[str, str, s
             names = props if isinstance(props, dict) else {}
             for i, r in enumerate(req):
                 if r not in names:
-                    out.append(("gemini.schema.openapi.required-defined", f"{ptr}/required/{i}", f"required {r!r}: property is not defined"))
+                    out.append(
+                        (
+                            "gemini.schema.openapi.required-defined",
+                            f"{ptr}/required/{i}",
+                            f"required {r!r}: property is not defined",
+                        )
+                    )
         if isinstance(props, dict):
             for name, sub in props.items():
                 walk(sub, f"{ptr}/properties/{_esc(name)}")
@@ -667,7 +897,16 @@ def wrap_ref_siblings(schema: Any, report: TranslationReport, path: tuple[Any, .
     for k, v in schema.items():
         if k in ("properties", "$defs", "definitions", "patternProperties") and isinstance(v, dict):
             out[k] = {n: wrap_ref_siblings(s, report, path + (k, n)) for n, s in v.items()}
-        elif k in ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames") and isinstance(v, dict):
+        elif k in (
+            "items",
+            "additionalProperties",
+            "not",
+            "if",
+            "then",
+            "else",
+            "contains",
+            "propertyNames",
+        ) and isinstance(v, dict):
             out[k] = wrap_ref_siblings(v, report, path + (k,))
         elif k in ("anyOf", "oneOf", "allOf", "prefixItems", "items") and isinstance(v, list):
             out[k] = [wrap_ref_siblings(s, report, path + (k, i)) for i, s in enumerate(v)]
@@ -681,9 +920,13 @@ def wrap_ref_siblings(schema: Any, report: TranslationReport, path: tuple[Any, .
                 out.setdefault("allOf", []).append({"anyOf": [ref]})
             else:
                 out["anyOf"] = [ref]
-            report.add(json_pointer(path) or "/", "rewritten", "$ref",
-                       f"$ref beside {others} sent as anyOf [{{$ref}}] (a $ref node may carry only $-keywords; "
-                       "rule gemini.schema.json.ref-siblings)")
+            report.add(
+                json_pointer(path) or "/",
+                "rewritten",
+                "$ref",
+                f"$ref beside {others} sent as anyOf [{{$ref}}] (a $ref node may carry only $-keywords; "
+                "rule gemini.schema.json.ref-siblings)",
+            )
     return out
 
 
@@ -694,7 +937,11 @@ def _has_ref_siblings(schema: Any) -> bool:
         return False
     if "$ref" in schema and any(not k.startswith("$") for k in schema):
         return True
-    return any(_has_ref_siblings(v) for k, v in schema.items() if isinstance(v, (dict, list)) and k not in ("enum", "const", "default", "examples", "required"))
+    return any(
+        _has_ref_siblings(v)
+        for k, v in schema.items()
+        if isinstance(v, (dict, list)) and k not in ("enum", "const", "default", "examples", "required")
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -708,6 +955,7 @@ def gemini_provider_tools() -> Mapping[str, Any]:
     from types import MappingProxyType
 
     from google.genai import types
+
     from toolwire.profile import ProviderToolInfo
 
     out: dict[str, Any] = {}
@@ -751,11 +999,19 @@ class GeminiProfile(Profile):
     credential_headers = ("x-goog-api-key", "authorization")
     credential_query_params = ("key",)
     token_estimate_exact = False
-    token_estimate_method = ("estimate: o200k_base count of each FunctionDeclaration's JSON x 1.0 (Gemini's tokenizer is "
-                             "not published; measured on 9 recorded generateContent requests: mean absolute error 8.8 tokens)")
+    token_estimate_method = (
+        "estimate: o200k_base count of each FunctionDeclaration's JSON x 1.0 (Gemini's tokenizer is "
+        "not published; measured on 9 recorded generateContent requests: mean absolute error 8.8 tokens)"
+    )
 
-    def __init__(self, schema_mode: str = "json_schema", *, model: str | None = None,
-                 foreign_thought_signature: str = "auto", **settings: Any) -> None:
+    def __init__(
+        self,
+        schema_mode: str = "json_schema",
+        *,
+        model: str | None = None,
+        foreign_thought_signature: str = "auto",
+        **settings: Any,
+    ) -> None:
         super().__init__(**settings)
         if schema_mode not in ("json_schema", "openapi"):
             from toolwire.errors import ConfigurationError
@@ -891,7 +1147,9 @@ class GeminiProfile(Profile):
 
         total = 0.0
         for decl in tool_declarations:
-            total += count_text(json.dumps(decl, ensure_ascii=False, separators=(",", ":"), sort_keys=True)) * ESTIMATE_RATIO
+            total += (
+                count_text(json.dumps(decl, ensure_ascii=False, separators=(",", ":"), sort_keys=True)) * ESTIMATE_RATIO
+            )
         return round(total)
 
     async def count_tokens(self, body: dict[str, Any], **settings: Any) -> int | None:
@@ -952,25 +1210,45 @@ class GeminiProfile(Profile):
                 from .schema import openapi_to_json_schema, to_openapi_schema
 
                 try:
-                    decl["parameters"] = to_openapi_schema(openapi_to_json_schema(schema), TranslationReport(API, str(decl.get("name"))))
-                except Exception:  # noqa: BLE001 - a schema that cannot be translated stays; check_request refuses it
+                    decl["parameters"] = to_openapi_schema(
+                        openapi_to_json_schema(schema), TranslationReport(API, str(decl.get("name")))
+                    )
+                except Exception:
                     continue
                 left = {(r, p) for r, p, _ in openapi_schema_problems(decl["parameters"], f"{dptr}/parameters")}
                 for rule, ptr, msg in problems:
                     if (rule, ptr) not in left:
-                        _add(report, rule, ptr, f"{msg}: rewritten for the Schema object", lossy=rule in (
-                            "gemini.schema.openapi.keywords", "gemini.schema.openapi.required-defined", "gemini.schema.openapi.tuple-items"))
+                        _add(
+                            report,
+                            rule,
+                            ptr,
+                            f"{msg}: rewritten for the Schema object",
+                            lossy=rule
+                            in (
+                                "gemini.schema.openapi.keywords",
+                                "gemini.schema.openapi.required-defined",
+                                "gemini.schema.openapi.tuple-items",
+                            ),
+                        )
             # the documented rule is on `parameters`, whichever mode wrote it
             for ptr, pname in parameter_name_problems(decl["parameters"], f"{dptr}/parameters"):
-                _add(report, "gemini.name.parameter", ptr,
-                     f"parameter name {pname!r} is outside the documented rule (letters, digits, '_'; a letter or '_' first; at most 64)")
+                _add(
+                    report,
+                    "gemini.name.parameter",
+                    ptr,
+                    f"parameter name {pname!r} is outside the documented rule (letters, digits, '_'; a letter or '_' first; at most 64)",
+                )
         cc = _calling_config(body)
         if not decls and cc is not None:
             tc_key = _key(body, "toolConfig")
             tc = body[tc_key]  # type: ignore[index]
             tc.pop(_key(tc, "functionCallingConfig"))
-            _add(report, "gemini.request.tool-config-without-tools", f"/{tc_key}/functionCallingConfig",
-                 "functionCallingConfig left out: the request declares no functions")
+            _add(
+                report,
+                "gemini.request.tool-config-without-tools",
+                f"/{tc_key}/functionCallingConfig",
+                "functionCallingConfig left out: the request declares no functions",
+            )
             if not tc:
                 body.pop(tc_key)  # type: ignore[arg-type]
             return
@@ -980,20 +1258,40 @@ class GeminiProfile(Profile):
         key = _key(fcc, "streamFunctionCallArguments")
         if key:
             fcc.pop(key)
-            _add(report, "gemini.request.stream-arguments", f"{ptr}/{key}", "streamFunctionCallArguments left out (Vertex AI only)")
+            _add(
+                report,
+                "gemini.request.stream-arguments",
+                f"{ptr}/{key}",
+                "streamFunctionCallArguments left out (Vertex AI only)",
+            )
         names = _g(fcc, "allowedFunctionNames")
         if names is not None and _mode(fcc) not in ("ANY", "VALIDATED"):
-            _add(report, "gemini.request.allowed-names-mode", f"{ptr}/allowedFunctionNames",
-                 f"allowedFunctionNames with mode {_mode(fcc)}: the API documents it only with ANY", lossy=False)
+            _add(
+                report,
+                "gemini.request.allowed-names-mode",
+                f"{ptr}/allowedFunctionNames",
+                f"allowedFunctionNames with mode {_mode(fcc)}: the API documents it only with ANY",
+                lossy=False,
+            )
         if _mode(fcc) == "ANY":
             for dptr, decl in decls:
                 key, schema = _schema_of(decl)
                 if key is None:
-                    field = "parameters" if self.schema_mode == "openapi" and not any(
-                        _schema_of(d)[0] in ("parametersJsonSchema", "parameters_json_schema") for _, d in decls) else "parametersJsonSchema"
+                    field = (
+                        "parameters"
+                        if self.schema_mode == "openapi"
+                        and not any(
+                            _schema_of(d)[0] in ("parametersJsonSchema", "parameters_json_schema") for _, d in decls
+                        )
+                        else "parametersJsonSchema"
+                    )
                     decl[field] = {"type": "OBJECT" if field == "parameters" else "object", "properties": {}}
-                    _add(report, "gemini.request.any-mode-parameterless", f"{dptr}/{field}",
-                         f"parameterless function {decl.get('name')!r} declared with an empty object schema for mode ANY")
+                    _add(
+                        report,
+                        "gemini.request.any-mode-parameterless",
+                        f"{dptr}/{field}",
+                        f"parameterless function {decl.get('name')!r} declared with an empty object schema for mode ANY",
+                    )
 
     def _repair_generation(self, body: dict[str, Any], report: Any) -> None:
         gkey = _key(body, "generationConfig")
@@ -1004,8 +1302,12 @@ class GeminiProfile(Profile):
         has_schema = _key(gen, "responseSchema") or _key(gen, "responseJsonSchema")
         if has_schema and not _g(gen, "responseMimeType"):
             gen["responseMimeType"] = "application/json"
-            _add(report, "gemini.request.response-schema-mime", f"{gptr}/responseMimeType",
-                 "responseMimeType application/json set: a response schema needs it")
+            _add(
+                report,
+                "gemini.request.response-schema-mime",
+                f"{gptr}/responseMimeType",
+                "responseMimeType application/json set: a response schema needs it",
+            )
         tkey = _key(gen, "thinkingConfig")
         tc = gen.get(tkey) if tkey else None
         if not isinstance(tc, dict):
@@ -1015,7 +1317,13 @@ class GeminiProfile(Profile):
         major = model_major(self.model)
         if major is not None and (major < 2 or name.startswith("gemini-2.0")) and "thinking" not in name:
             gen.pop(tkey)
-            _add(report, "gemini.request.thinking-unsupported", tptr, f"thinkingConfig left out: {self.model} does not think", lossy=True)
+            _add(
+                report,
+                "gemini.request.thinking-unsupported",
+                tptr,
+                f"thinkingConfig left out: {self.model} does not think",
+                lossy=True,
+            )
             return
         lkey, bkey = _key(tc, "thinkingLevel"), _key(tc, "thinkingBudget")
         level = tc.get(lkey) if lkey else None
@@ -1026,11 +1334,26 @@ class GeminiProfile(Profile):
             tc.pop(lkey)  # type: ignore[arg-type]
             tc["thinkingBudget"] = budget
             bkey = "thinkingBudget"
-            _add(report, "gemini.request.thinking-level-family", f"{tptr}/thinkingBudget",
-                 f"thinkingLevel {level} sent as thinkingBudget {budget}: {self.model} has no thinking levels")
-        elif isinstance(level, str) and level.upper() == "MINIMAL" and major is not None and major >= 3 and "-pro" in name:
+            _add(
+                report,
+                "gemini.request.thinking-level-family",
+                f"{tptr}/thinkingBudget",
+                f"thinkingLevel {level} sent as thinkingBudget {budget}: {self.model} has no thinking levels",
+            )
+        elif (
+            isinstance(level, str)
+            and level.upper() == "MINIMAL"
+            and major is not None
+            and major >= 3
+            and "-pro" in name
+        ):
             tc[lkey] = "LOW"  # type: ignore[index]
-            _add(report, "gemini.request.thinking-level-pro", f"{tptr}/{lkey}", f"thinkingLevel MINIMAL sent as LOW: {self.model} has no MINIMAL level")
+            _add(
+                report,
+                "gemini.request.thinking-level-pro",
+                f"{tptr}/{lkey}",
+                f"thinkingLevel MINIMAL sent as LOW: {self.model} has no MINIMAL level",
+            )
         budget = tc.get(bkey) if bkey else None
         if isinstance(budget, int) and not isinstance(budget, bool) and budget != -1:
             for prefix, (lo, hi, zero_ok) in BUDGET_RANGE:
@@ -1044,16 +1367,25 @@ class GeminiProfile(Profile):
                         new = hi
                     if new != budget:
                         tc[bkey] = new  # type: ignore[index]
-                        _add(report, "gemini.request.thinking-budget-range", f"{tptr}/{bkey}",
-                             f"thinkingBudget {budget} sent as {new}: {self.model} takes {'0 or ' if zero_ok else ''}{lo}..{hi}",
-                             lossy=budget == 0)
+                        _add(
+                            report,
+                            "gemini.request.thinking-budget-range",
+                            f"{tptr}/{bkey}",
+                            f"thinkingBudget {budget} sent as {new}: {self.model} takes {'0 or ' if zero_ok else ''}{lo}..{hi}",
+                            lossy=budget == 0,
+                        )
                     break
             else:
                 if budget == 0 and major is not None and major >= 3 and "-pro" in name:
                     tc.pop(bkey)  # type: ignore[arg-type]
                     tc["thinkingLevel"] = "LOW"
-                    _add(report, "gemini.request.thinking-budget-range", f"{tptr}/thinkingLevel",
-                         f"thinkingBudget 0 sent as thinkingLevel LOW: {self.model} only works in thinking mode", lossy=True)
+                    _add(
+                        report,
+                        "gemini.request.thinking-budget-range",
+                        f"{tptr}/thinkingLevel",
+                        f"thinkingBudget 0 sent as thinkingLevel LOW: {self.model} only works in thinking mode",
+                        lossy=True,
+                    )
 
     def _repair_contents(self, body: dict[str, Any], report: Any) -> None:
         ckey = _key(body, "contents")
@@ -1073,9 +1405,16 @@ class GeminiProfile(Profile):
                 _add(report, "gemini.conversation.roles", f"{cptr}/{ci}/role", f"role {role!r} sent as {new!r}")
             parts = content.get("parts")
             if isinstance(parts, list):
-                content["parts"] = self._repair_parts(parts, content.get("role") == "model", f"{cptr}/{ci}/parts", report)
+                content["parts"] = self._repair_parts(
+                    parts, content.get("role") == "model", f"{cptr}/{ci}/parts", report
+                )
                 if not content["parts"]:
-                    _add(report, "gemini.conversation.parts-non-empty", f"{cptr}/{ci}", "a Content without parts left out")
+                    _add(
+                        report,
+                        "gemini.conversation.parts-non-empty",
+                        f"{cptr}/{ci}",
+                        "a Content without parts left out",
+                    )
                     continue
             elif parts is None:
                 _add(report, "gemini.conversation.parts-non-empty", f"{cptr}/{ci}", "a Content without parts left out")
@@ -1085,25 +1424,43 @@ class GeminiProfile(Profile):
         merged: list[Any] = []
         for content in kept:
             prev = merged[-1] if merged else None
-            if (isinstance(content, dict) and isinstance(prev, dict) and content.get("role") == "model"
-                    and prev.get("role") == "model" and _has_calls(content)
-                    and isinstance(prev.get("parts"), list) and isinstance(content.get("parts"), list)):
+            if (
+                isinstance(content, dict)
+                and isinstance(prev, dict)
+                and content.get("role") == "model"
+                and prev.get("role") == "model"
+                and _has_calls(content)
+                and isinstance(prev.get("parts"), list)
+                and isinstance(content.get("parts"), list)
+            ):
                 prev["parts"] = prev["parts"] + content["parts"]
-                _add(report, "gemini.conversation.call-turn-placement", f"{cptr}/{len(merged) - 1}",
-                     "two consecutive model turns merged into one (a function call turn must follow a user turn)")
+                _add(
+                    report,
+                    "gemini.conversation.call-turn-placement",
+                    f"{cptr}/{len(merged) - 1}",
+                    "two consecutive model turns merged into one (a function call turn must follow a user turn)",
+                )
                 continue
             merged.append(content)
         if merged and isinstance(merged[0], dict) and merged[0].get("role") == "model" and _has_calls(merged[0]):
             merged.insert(0, {"role": "user", "parts": [{"text": _USER_PLACEHOLDER}]})
-            _add(report, "gemini.conversation.call-turn-placement", f"{cptr}/0",
-                 f"a user turn {_USER_PLACEHOLDER!r} put before the leading function call turn")
+            _add(
+                report,
+                "gemini.conversation.call-turn-placement",
+                f"{cptr}/0",
+                f"a user turn {_USER_PLACEHOLDER!r} put before the leading function call turn",
+            )
         # function responses: object response, ids filled in from their call
         for ci, content in enumerate(merged):
             if not isinstance(content, dict) or content.get("role") == "model":
                 continue
             prev = merged[ci - 1] if ci > 0 else None
             calls = _calls(prev) if isinstance(prev, dict) and prev.get("role") == "model" else []
-            responses = [(pi, p) for pi, p in enumerate(content.get("parts") or []) if isinstance(p, dict) and _g(p, "functionResponse") is not None]
+            responses = [
+                (pi, p)
+                for pi, p in enumerate(content.get("parts") or [])
+                if isinstance(p, dict) and _g(p, "functionResponse") is not None
+            ]
             for k, (pi, part) in enumerate(responses):
                 fkey = _key(part, "functionResponse")
                 fr = part[fkey]  # type: ignore[index]
@@ -1112,26 +1469,44 @@ class GeminiProfile(Profile):
                 if "response" not in fr or not isinstance(fr["response"], dict):
                     value = fr.get("response")
                     fr["response"] = {"output": value if value is not None else ""}
-                    _add(report, "gemini.conversation.response-object", f"{cptr}/{ci}/parts/{pi}/{fkey}/response",
-                         "a functionResponse.response that is not an object sent as {\"output\": value}")
+                    _add(
+                        report,
+                        "gemini.conversation.response-object",
+                        f"{cptr}/{ci}/parts/{pi}/{fkey}/response",
+                        'a functionResponse.response that is not an object sent as {"output": value}',
+                    )
                 if len(calls) == len(responses) and k < len(calls):
                     call = calls[k]
                     if call.get("id") and fr.get("id") is None and fr.get("name") == call.get("name"):
                         fr["id"] = call["id"]
-                        _add(report, "gemini.conversation.response-match", f"{cptr}/{ci}/parts/{pi}/{fkey}/id",
-                             f"functionResponse id {call['id']!r} filled in from its call")
+                        _add(
+                            report,
+                            "gemini.conversation.response-match",
+                            f"{cptr}/{ci}/parts/{pi}/{fkey}/id",
+                            f"functionResponse id {call['id']!r} filled in from its call",
+                        )
         # thought signatures on Gemini 3: the first call of a model turn without any signature gets the placeholder
         major = model_major(self.model)
         if major is not None and major >= 3 and self.foreign_thought_signature != "none":
             for ci, content in enumerate(merged):
-                if not (isinstance(content, dict) and content.get("role") == "model" and isinstance(content.get("parts"), list)):
+                if not (
+                    isinstance(content, dict)
+                    and content.get("role") == "model"
+                    and isinstance(content.get("parts"), list)
+                ):
                     continue
                 parts = content["parts"]
-                call_parts = [i for i, p in enumerate(parts) if isinstance(p, dict) and _g(p, "functionCall") is not None]
+                call_parts = [
+                    i for i, p in enumerate(parts) if isinstance(p, dict) and _g(p, "functionCall") is not None
+                ]
                 if call_parts and not any(_g(parts[i], "thoughtSignature") for i in call_parts):
                     parts[call_parts[0]]["thoughtSignature"] = SKIP_SIGNATURE
-                    _add(report, "gemini.conversation.thought-signature-required", f"{cptr}/{ci}/parts/{call_parts[0]}/thoughtSignature",
-                         "a function call turn without a thought signature gets the documented placeholder")
+                    _add(
+                        report,
+                        "gemini.conversation.thought-signature-required",
+                        f"{cptr}/{ci}/parts/{call_parts[0]}/thoughtSignature",
+                        "a function call turn without a thought signature gets the documented placeholder",
+                    )
         body[ckey] = merged  # type: ignore[index]
 
     def _repair_parts(self, parts: list[Any], model_turn: bool, ptr: str, report: Any) -> list[Any]:
@@ -1143,18 +1518,38 @@ class GeminiProfile(Profile):
             here = f"{ptr}/{pi}"
             for k in [k for k in part if k not in PART_FIELDS and k not in _PART_SNAKE]:
                 part.pop(k)
-                _add(report, "gemini.conversation.part-fields", f"{here}/{_esc(k)}", f"unknown Part field {k!r} left out", lossy=True)
+                _add(
+                    report,
+                    "gemini.conversation.part-fields",
+                    f"{here}/{_esc(k)}",
+                    f"unknown Part field {k!r} left out",
+                    lossy=True,
+                )
             sig_key = _key(part, "thoughtSignature")
             if sig_key is not None and not model_turn:
                 part.pop(sig_key)
-                _add(report, "gemini.conversation.thoughts-in-model-turns", f"{here}/{sig_key}", "a thought signature in a user turn left out")
+                _add(
+                    report,
+                    "gemini.conversation.thoughts-in-model-turns",
+                    f"{here}/{sig_key}",
+                    "a thought signature in a user turn left out",
+                )
                 sig_key = None
             if sig_key is not None and not _is_base64(part[sig_key]) and part[sig_key] != SKIP_SIGNATURE:
                 part.pop(sig_key)
-                _add(report, "gemini.conversation.thought-signature-base64", f"{here}/{sig_key}",
-                     "a thoughtSignature that is not base64 left out (another vendor's or a damaged signature)")
+                _add(
+                    report,
+                    "gemini.conversation.thought-signature-base64",
+                    f"{here}/{sig_key}",
+                    "a thoughtSignature that is not base64 left out (another vendor's or a damaged signature)",
+                )
             if not model_turn and part.get("thought") is True:
-                _add(report, "gemini.conversation.thoughts-in-model-turns", here, "a thought part in a user turn left out")
+                _add(
+                    report,
+                    "gemini.conversation.thoughts-in-model-turns",
+                    here,
+                    "a thought part in a user turn left out",
+                )
                 continue
             fields = _data_fields(part)
             if not fields:
@@ -1167,7 +1562,12 @@ class GeminiProfile(Profile):
                     if i == 0:
                         piece.update(meta)
                     out.append(piece)
-                _add(report, "gemini.conversation.one-data-field", here, f"a part with {fields} split into {len(fields)} parts")
+                _add(
+                    report,
+                    "gemini.conversation.one-data-field",
+                    here,
+                    f"a part with {fields} split into {len(fields)} parts",
+                )
                 continue
             out.append(part)
         return out
@@ -1196,43 +1596,84 @@ class GeminiProfile(Profile):
             names.add(name)
             err = self.tool_name_error(name)
             if err is not None:
-                out.append(Violation("gemini.name.function", f"{dptr}/name", f"function name {name!r} is refused by Gemini: {err}; "
-                                     "rename the tool", tool=str(name)))
+                out.append(
+                    Violation(
+                        "gemini.name.function",
+                        f"{dptr}/name",
+                        f"function name {name!r} is refused by Gemini: {err}; rename the tool",
+                        tool=str(name),
+                    )
+                )
             present = [k for k in ("parameters", "parametersJsonSchema", "parameters_json_schema") if k in decl]
             if len(present) > 1:
-                out.append(Violation("gemini.schema.one-field", f"{dptr}/{present[1]}",
-                                     f"declaration carries both {present[0]} and {present[1]}; send one", tool=str(name)))
+                out.append(
+                    Violation(
+                        "gemini.schema.one-field",
+                        f"{dptr}/{present[1]}",
+                        f"declaration carries both {present[0]} and {present[1]}; send one",
+                        tool=str(name),
+                    )
+                )
             key, schema = _schema_of(decl)
             if key is None:
                 continue
             t = schema.get("type") if isinstance(schema, dict) else None
             if not isinstance(schema, dict) or (t is not None and (not isinstance(t, str) or t.upper() != "OBJECT")):
-                out.append(Violation("gemini.schema.root-object", f"{dptr}/{key}",
-                                     f"the {key} schema must describe an object (type object), got {json.dumps(schema)[:80]}", tool=str(name)))
+                out.append(
+                    Violation(
+                        "gemini.schema.root-object",
+                        f"{dptr}/{key}",
+                        f"the {key} schema must describe an object (type object), got {json.dumps(schema)[:80]}",
+                        tool=str(name),
+                    )
+                )
                 continue
             if key == "parameters":
                 for rule, ptr, msg in openapi_schema_problems(schema, f"{dptr}/{key}"):
-                    out.append(Violation(rule, ptr, msg + "; use schema_mode='json_schema' or fix the schema", tool=str(name)))
+                    out.append(
+                        Violation(rule, ptr, msg + "; use schema_mode='json_schema' or fix the schema", tool=str(name))
+                    )
         cc = _calling_config(body)
         if cc is None:
             return
         ptr, fcc = cc
         if not decls:
-            out.append(Violation("gemini.request.tool-config-without-tools", ptr,
-                                 "functionCallingConfig is set without function declarations; leave it out or declare tools"))
+            out.append(
+                Violation(
+                    "gemini.request.tool-config-without-tools",
+                    ptr,
+                    "functionCallingConfig is set without function declarations; leave it out or declare tools",
+                )
+            )
         mode = fcc.get("mode")
         if mode is not None and (not isinstance(mode, str) or mode.upper() not in _MODES):
-            out.append(Violation("gemini.request.calling-mode", f"{ptr}/mode", f"mode {mode!r} is not AUTO, ANY, NONE or VALIDATED"))
+            out.append(
+                Violation(
+                    "gemini.request.calling-mode", f"{ptr}/mode", f"mode {mode!r} is not AUTO, ANY, NONE or VALIDATED"
+                )
+            )
         allowed = _g(fcc, "allowedFunctionNames")
         if allowed is not None:
             akey = _key(fcc, "allowedFunctionNames")
             if not isinstance(allowed, list):
-                out.append(Violation("gemini.request.allowed-names-declared", f"{ptr}/{akey}", "allowedFunctionNames must be a list of names"))
+                out.append(
+                    Violation(
+                        "gemini.request.allowed-names-declared",
+                        f"{ptr}/{akey}",
+                        "allowedFunctionNames must be a list of names",
+                    )
+                )
             else:
                 for i, n in enumerate(allowed):
                     if n not in names:
-                        out.append(Violation("gemini.request.allowed-names-declared", f"{ptr}/{akey}/{i}",
-                                             f"allowed function {n!r} is not declared; declare it or remove it from the tool choice", tool=str(n)))
+                        out.append(
+                            Violation(
+                                "gemini.request.allowed-names-declared",
+                                f"{ptr}/{akey}/{i}",
+                                f"allowed function {n!r} is not declared; declare it or remove it from the tool choice",
+                                tool=str(n),
+                            )
+                        )
 
     def _check_generation(self, body: dict[str, Any], decls: list[Any], out: list[Violation]) -> None:
         gkey = _key(body, "generationConfig")
@@ -1241,26 +1682,52 @@ class GeminiProfile(Profile):
             return
         gptr = f"/{gkey}"
         if _key(gen, "responseSchema") and _key(gen, "responseJsonSchema"):
-            out.append(Violation("gemini.request.response-schema-one", f"{gptr}/{_key(gen, 'responseJsonSchema')}",
-                                 "responseSchema and responseJsonSchema are both set; keep one"))
+            out.append(
+                Violation(
+                    "gemini.request.response-schema-one",
+                    f"{gptr}/{_key(gen, 'responseJsonSchema')}",
+                    "responseSchema and responseJsonSchema are both set; keep one",
+                )
+            )
         mime = _g(gen, "responseMimeType")
         major = model_major(self.model)
-        if decls and isinstance(mime, str) and mime.lower().startswith("application/json") and major is not None and major < 3:
-            out.append(Violation("gemini.request.json-mode-with-tools", f"{gptr}/{_key(gen, 'responseMimeType')}",
-                                 f"{self.model} refuses JSON output (responseMimeType {mime}) together with function calling; "
-                                 "use a Gemini 3 model, or drop the tools or the JSON mode"))
+        if (
+            decls
+            and isinstance(mime, str)
+            and mime.lower().startswith("application/json")
+            and major is not None
+            and major < 3
+        ):
+            out.append(
+                Violation(
+                    "gemini.request.json-mode-with-tools",
+                    f"{gptr}/{_key(gen, 'responseMimeType')}",
+                    f"{self.model} refuses JSON output (responseMimeType {mime}) together with function calling; "
+                    "use a Gemini 3 model, or drop the tools or the JSON mode",
+                )
+            )
         tkey = _key(gen, "thinkingConfig")
         tc = gen.get(tkey) if tkey else None
         if isinstance(tc, dict):
             tptr = f"{gptr}/{tkey}"
             lkey, bkey = _key(tc, "thinkingLevel"), _key(tc, "thinkingBudget")
             if lkey and bkey:
-                out.append(Violation("gemini.request.thinking-one-control", tptr,
-                                     "thinkingConfig sets both thinkingBudget and thinkingLevel; set one"))
+                out.append(
+                    Violation(
+                        "gemini.request.thinking-one-control",
+                        tptr,
+                        "thinkingConfig sets both thinkingBudget and thinkingLevel; set one",
+                    )
+                )
             level = tc.get(lkey) if lkey else None
             if lkey and (not isinstance(level, str) or level.upper() not in _LEVELS + ("THINKING_LEVEL_UNSPECIFIED",)):
-                out.append(Violation("gemini.request.thinking-level-values", f"{tptr}/{lkey}",
-                                     f"thinkingLevel {level!r} is not one of {', '.join(_LEVELS)}"))
+                out.append(
+                    Violation(
+                        "gemini.request.thinking-level-values",
+                        f"{tptr}/{lkey}",
+                        f"thinkingLevel {level!r} is not one of {', '.join(_LEVELS)}",
+                    )
+                )
 
     def _check_contents(self, body: dict[str, Any], start: int, out: list[Violation]) -> None:
         ckey = _key(body, "contents") or "contents"
@@ -1268,7 +1735,11 @@ class GeminiProfile(Profile):
         if contents is None:
             return
         if not isinstance(contents, list):
-            out.append(Violation("gemini.conversation.parts-non-empty", f"/{ckey}", "contents must be a list of Content objects"))
+            out.append(
+                Violation(
+                    "gemini.conversation.parts-non-empty", f"/{ckey}", "contents must be a list of Content objects"
+                )
+            )
             return
         for ci in range(max(start, 0), len(contents)):
             content = contents[ci]
@@ -1278,60 +1749,116 @@ class GeminiProfile(Profile):
                 continue
             role = content.get("role")
             if role not in (None, "user", "model"):
-                out.append(Violation("gemini.conversation.roles", f"{here}/role", f"role {role!r}: please use a valid role: user, model"))
+                out.append(
+                    Violation(
+                        "gemini.conversation.roles",
+                        f"{here}/role",
+                        f"role {role!r}: please use a valid role: user, model",
+                    )
+                )
             parts = content.get("parts")
             if not isinstance(parts, list) or not parts:
-                out.append(Violation("gemini.conversation.parts-non-empty", f"{here}/parts", "contents.parts must not be empty"))
+                out.append(
+                    Violation(
+                        "gemini.conversation.parts-non-empty", f"{here}/parts", "contents.parts must not be empty"
+                    )
+                )
                 continue
             for pi, part in enumerate(parts):
                 self._check_part(part, role, f"{here}/parts/{pi}", out)
             prev = contents[ci - 1] if ci > 0 else None
             prev_model = isinstance(prev, dict) and prev.get("role") == "model"
             if role == "model" and _has_calls(content) and (prev is None or prev_model):
-                out.append(Violation("gemini.conversation.call-turn-placement", here,
-                                     "a function call turn must come right after a user turn or a function response turn"))
-            responses = [(pi, _g(p, "functionResponse")) for pi, p in enumerate(parts)
-                         if isinstance(p, dict) and _g(p, "functionResponse") is not None]
+                out.append(
+                    Violation(
+                        "gemini.conversation.call-turn-placement",
+                        here,
+                        "a function call turn must come right after a user turn or a function response turn",
+                    )
+                )
+            responses = [
+                (pi, _g(p, "functionResponse"))
+                for pi, p in enumerate(parts)
+                if isinstance(p, dict) and _g(p, "functionResponse") is not None
+            ]
             calls = _calls(prev) if prev_model else []
             if role != "model" and responses and not calls:
                 fr = responses[0][1]
-                out.append(Violation("gemini.conversation.response-turn-placement", f"{here}/parts/{responses[0][0]}",
-                                     "a function response turn must come right after the function call turn it answers",
-                                     tool=_name_of(fr), call_id=_id_of(fr)))
+                out.append(
+                    Violation(
+                        "gemini.conversation.response-turn-placement",
+                        f"{here}/parts/{responses[0][0]}",
+                        "a function response turn must come right after the function call turn it answers",
+                        tool=_name_of(fr),
+                        call_id=_id_of(fr),
+                    )
+                )
             elif role != "model" and calls:
                 self._check_pairing(calls, responses, here, out)
             if role == "model" and _has_calls(content):
                 nxt = contents[ci + 1] if ci + 1 < len(contents) else None
                 if nxt is None:
                     first = _calls(content)[0]
-                    out.append(Violation("gemini.conversation.trailing-calls", here,
-                                         "the request ends on a function call turn without its responses; answer every call",
-                                         tool=first.get("name"), call_id=first.get("id")))
+                    out.append(
+                        Violation(
+                            "gemini.conversation.trailing-calls",
+                            here,
+                            "the request ends on a function call turn without its responses; answer every call",
+                            tool=first.get("name"),
+                            call_id=first.get("id"),
+                        )
+                    )
                 elif isinstance(nxt, dict) and nxt.get("role") == "model":
-                    out.append(Violation("gemini.conversation.response-count", f"/{ckey}/{ci + 1}",
-                                         "the turn after a function call turn must answer its calls"))
+                    out.append(
+                        Violation(
+                            "gemini.conversation.response-count",
+                            f"/{ckey}/{ci + 1}",
+                            "the turn after a function call turn must answer its calls",
+                        )
+                    )
 
-    def _check_pairing(self, calls: list[dict[str, Any]], responses: list[tuple[int, Any]], here: str, out: list[Violation]) -> None:
+    def _check_pairing(
+        self, calls: list[dict[str, Any]], responses: list[tuple[int, Any]], here: str, out: list[Violation]
+    ) -> None:
         if len(responses) != len(calls):
             answered = {(_name_of(r), _id_of(r)) for _, r in responses}
             missing = [c for c in calls if (c.get("name"), c.get("id")) not in answered]
             target = missing[0] if missing else calls[-1]
-            out.append(Violation("gemini.conversation.response-count", f"{here}/parts",
-                                 f"{len(responses)} function response parts for {len(calls)} function call parts of the call turn; "
-                                 "every call must be answered exactly once", tool=target.get("name"), call_id=target.get("id")))
+            out.append(
+                Violation(
+                    "gemini.conversation.response-count",
+                    f"{here}/parts",
+                    f"{len(responses)} function response parts for {len(calls)} function call parts of the call turn; "
+                    "every call must be answered exactly once",
+                    tool=target.get("name"),
+                    call_id=target.get("id"),
+                )
+            )
             return
         for k, ((pi, fr), call) in enumerate(zip(responses, calls)):
             ptr = f"{here}/parts/{pi}"
             if not isinstance(fr, dict):
                 continue
             if fr.get("name") != call.get("name"):
-                out.append(Violation("gemini.conversation.response-match", f"{ptr}/functionResponse/name",
-                                     f"functionResponse {k} is named {fr.get('name')!r}, its call {call.get('name')!r}",
-                                     tool=call.get("name"), call_id=call.get("id")))
+                out.append(
+                    Violation(
+                        "gemini.conversation.response-match",
+                        f"{ptr}/functionResponse/name",
+                        f"functionResponse {k} is named {fr.get('name')!r}, its call {call.get('name')!r}",
+                        tool=call.get("name"),
+                        call_id=call.get("id"),
+                    )
+                )
             if call.get("id") is not None and fr.get("id") != call.get("id"):
-                out.append(Violation("gemini.conversation.response-match", f"{ptr}/functionResponse/id",
-                                     f"functionResponse id {fr.get('id')!r} does not echo its call id {call.get('id')!r}",
-                                     tool=call.get("name"), call_id=call.get("id")))
+                out.append(
+                    Violation(
+                        "gemini.conversation.response-match",
+                        f"{ptr}/functionResponse/id",
+                        f"functionResponse id {fr.get('id')!r} does not echo its call id {call.get('id')!r}",
+                        tool=call.get("name"),
+                        call_id=call.get("id"),
+                    )
+                )
 
     def _check_part(self, part: Any, role: Any, ptr: str, out: list[Violation]) -> None:
         if not isinstance(part, dict):
@@ -1339,56 +1866,137 @@ class GeminiProfile(Profile):
             return
         fields = _data_fields(part)
         if not fields:
-            out.append(Violation("gemini.conversation.empty-parts", ptr, "required oneof field 'data' must have one initialized field"))
+            out.append(
+                Violation(
+                    "gemini.conversation.empty-parts",
+                    ptr,
+                    "required oneof field 'data' must have one initialized field",
+                )
+            )
         elif len(fields) > 1:
-            out.append(Violation("gemini.conversation.one-data-field", ptr, f"a Part carries {fields}; exactly one data field may be set"))
+            out.append(
+                Violation(
+                    "gemini.conversation.one-data-field",
+                    ptr,
+                    f"a Part carries {fields}; exactly one data field may be set",
+                )
+            )
         for k in part:
             if k not in PART_FIELDS and k not in _PART_SNAKE:
-                out.append(Violation("gemini.conversation.part-fields", f"{ptr}/{_esc(k)}", f"unknown Part field {k!r}"))
+                out.append(
+                    Violation("gemini.conversation.part-fields", f"{ptr}/{_esc(k)}", f"unknown Part field {k!r}")
+                )
         blob = _g(part, "inlineData")
-        if blob is not None and not (isinstance(blob, dict) and isinstance(_g(blob, "mimeType"), str) and _is_base64(blob.get("data"))):
-            out.append(Violation("gemini.conversation.inline-data", f"{ptr}/{_key(part, 'inlineData')}",
-                                 "inlineData needs a mimeType string and base64 data"))
+        if blob is not None and not (
+            isinstance(blob, dict) and isinstance(_g(blob, "mimeType"), str) and _is_base64(blob.get("data"))
+        ):
+            out.append(
+                Violation(
+                    "gemini.conversation.inline-data",
+                    f"{ptr}/{_key(part, 'inlineData')}",
+                    "inlineData needs a mimeType string and base64 data",
+                )
+            )
         sig = _g(part, "thoughtSignature")
         if sig is not None and role != "model":
-            out.append(Violation("gemini.conversation.thoughts-in-model-turns", f"{ptr}/{_key(part, 'thoughtSignature')}",
-                                 "a thought signature in a user turn"))
+            out.append(
+                Violation(
+                    "gemini.conversation.thoughts-in-model-turns",
+                    f"{ptr}/{_key(part, 'thoughtSignature')}",
+                    "a thought signature in a user turn",
+                )
+            )
         if sig is not None and not _is_base64(sig):
-            out.append(Violation("gemini.conversation.thought-signature-base64", f"{ptr}/{_key(part, 'thoughtSignature')}",
-                                 "thoughtSignature is not base64: Base64 decoding failed"))
+            out.append(
+                Violation(
+                    "gemini.conversation.thought-signature-base64",
+                    f"{ptr}/{_key(part, 'thoughtSignature')}",
+                    "thoughtSignature is not base64: Base64 decoding failed",
+                )
+            )
         fc = _g(part, "functionCall")
         if fc is not None:
             fkey = _key(part, "functionCall")
             if role != "model":
-                out.append(Violation("gemini.conversation.call-turn-placement", ptr, "a functionCall part outside a model turn",
-                                     tool=_name_of(fc), call_id=_id_of(fc)))
-            if isinstance(fc, dict) and (not isinstance(fc.get("name"), str) or not fc.get("name")
-                                         or ("id" in fc and not isinstance(fc["id"], str))):
-                out.append(Violation("gemini.conversation.call-shape", f"{ptr}/{fkey}",
-                                     "functionCall needs a non-empty string name and a string id (when present)",
-                                     tool=_name_of(fc), call_id=_id_of(fc)))
+                out.append(
+                    Violation(
+                        "gemini.conversation.call-turn-placement",
+                        ptr,
+                        "a functionCall part outside a model turn",
+                        tool=_name_of(fc),
+                        call_id=_id_of(fc),
+                    )
+                )
+            if isinstance(fc, dict) and (
+                not isinstance(fc.get("name"), str)
+                or not fc.get("name")
+                or ("id" in fc and not isinstance(fc["id"], str))
+            ):
+                out.append(
+                    Violation(
+                        "gemini.conversation.call-shape",
+                        f"{ptr}/{fkey}",
+                        "functionCall needs a non-empty string name and a string id (when present)",
+                        tool=_name_of(fc),
+                        call_id=_id_of(fc),
+                    )
+                )
             if not isinstance(fc, dict) or not isinstance(fc.get("args", {}), dict):
-                out.append(Violation("gemini.conversation.call-args-object", f"{ptr}/{fkey}/args", "functionCall.args must be a JSON object",
-                                     tool=_name_of(fc), call_id=_id_of(fc)))
+                out.append(
+                    Violation(
+                        "gemini.conversation.call-args-object",
+                        f"{ptr}/{fkey}/args",
+                        "functionCall.args must be a JSON object",
+                        tool=_name_of(fc),
+                        call_id=_id_of(fc),
+                    )
+                )
             elif self.tool_name_error(fc.get("name")) is not None:
-                out.append(Violation("gemini.name.call-in-history", f"{ptr}/{fkey}/name",
-                                     f"functionCall name {fc.get('name')!r}: {self.tool_name_error(fc.get('name'))}",
-                                     tool=_name_of(fc), call_id=_id_of(fc)))
+                out.append(
+                    Violation(
+                        "gemini.name.call-in-history",
+                        f"{ptr}/{fkey}/name",
+                        f"functionCall name {fc.get('name')!r}: {self.tool_name_error(fc.get('name'))}",
+                        tool=_name_of(fc),
+                        call_id=_id_of(fc),
+                    )
+                )
         fr = _g(part, "functionResponse")
         if fr is not None:
             fkey = _key(part, "functionResponse")
             if isinstance(fr, dict) and (not isinstance(fr.get("name"), str) or not fr.get("name")):
-                out.append(Violation("gemini.conversation.response-shape", f"{ptr}/{fkey}/name",
-                                     "functionResponse needs the name of its function", call_id=_id_of(fr)))
+                out.append(
+                    Violation(
+                        "gemini.conversation.response-shape",
+                        f"{ptr}/{fkey}/name",
+                        "functionResponse needs the name of its function",
+                        call_id=_id_of(fr),
+                    )
+                )
             if not isinstance(fr, dict) or not isinstance(fr.get("response"), dict):
-                out.append(Violation("gemini.conversation.response-object", f"{ptr}/{fkey}/response",
-                                     "functionResponse.response must be a JSON object", tool=_name_of(fr), call_id=_id_of(fr)))
+                out.append(
+                    Violation(
+                        "gemini.conversation.response-object",
+                        f"{ptr}/{fkey}/response",
+                        "functionResponse.response must be a JSON object",
+                        tool=_name_of(fr),
+                        call_id=_id_of(fr),
+                    )
+                )
             else:
                 for i, p in enumerate(fr.get("parts") or []):
-                    if not (isinstance(p, dict) and set(p) and {_SNAKE.get(k, k) for k in p} <= {"inlineData", "fileData"}):
-                        out.append(Violation("gemini.conversation.response-parts", f"{ptr}/{fkey}/parts/{i}",
-                                             "functionResponse.parts holds only inlineData or fileData parts",
-                                             tool=_name_of(fr), call_id=_id_of(fr)))
+                    if not (
+                        isinstance(p, dict) and set(p) and {_SNAKE.get(k, k) for k in p} <= {"inlineData", "fileData"}
+                    ):
+                        out.append(
+                            Violation(
+                                "gemini.conversation.response-parts",
+                                f"{ptr}/{fkey}/parts/{i}",
+                                "functionResponse.parts holds only inlineData or fileData parts",
+                                tool=_name_of(fr),
+                                call_id=_id_of(fr),
+                            )
+                        )
         if role == "user" and part.get("thought") is True:
             out.append(Violation("gemini.conversation.thoughts-in-model-turns", ptr, "a thought part in a user turn"))
 
@@ -1396,8 +2004,10 @@ class GeminiProfile(Profile):
 #: Measured Gemini tokens per ``o200k_base`` token of a declaration's JSON (see
 #: :meth:`GeminiProfile.estimate_tokens`).
 ESTIMATE_RATIO = 1.0
-ESTIMATE_ERROR = ("measured on 9 recorded generateContent requests: mean absolute error 8.8 tokens; within 11 tokens on 8 "
-                  "of them, 39 tokens over on a request with two parameterless tools")
+ESTIMATE_ERROR = (
+    "measured on 9 recorded generateContent requests: mean absolute error 8.8 tokens; within 11 tokens on 8 "
+    "of them, 39 tokens over on a request with two parameterless tools"
+)
 
 
 def _copy(body: Any) -> Any:
@@ -1417,7 +2027,11 @@ def _add(report: Any, rule: str, pointer: str, detail: str, lossy: bool = False)
 def _calls(content: Any) -> list[dict[str, Any]]:
     if not isinstance(content, dict):
         return []
-    return [fc if isinstance(fc, dict) else {} for fc in (_g(p, "functionCall") for p in content.get("parts") or [] if isinstance(p, dict)) if fc is not None]
+    return [
+        fc if isinstance(fc, dict) else {}
+        for fc in (_g(p, "functionCall") for p in content.get("parts") or [] if isinstance(p, dict))
+        if fc is not None
+    ]
 
 
 def _has_calls(content: Any) -> bool:

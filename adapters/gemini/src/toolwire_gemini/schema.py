@@ -22,11 +22,32 @@ from toolwire.schema.report import TranslationReport, json_pointer
 __all__ = ["to_openapi_schema", "openapi_to_json_schema", "is_zero_parameter", "OPENAPI_KEYWORDS"]
 
 #: Fields of the Gemini ``Schema`` object (REST reference, v1beta ``Schema``), in JSON spelling.
-OPENAPI_KEYWORDS = frozenset({
-    "type", "format", "title", "description", "nullable", "enum", "items", "properties", "required",
-    "minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties", "minimum",
-    "maximum", "pattern", "example", "default", "anyOf", "propertyOrdering",
-})
+OPENAPI_KEYWORDS = frozenset(
+    {
+        "type",
+        "format",
+        "title",
+        "description",
+        "nullable",
+        "enum",
+        "items",
+        "properties",
+        "required",
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "minProperties",
+        "maxProperties",
+        "minimum",
+        "maximum",
+        "pattern",
+        "example",
+        "default",
+        "anyOf",
+        "propertyOrdering",
+    }
+)
 
 #: ``format`` values the ``Schema`` object documents per type; others are removed.
 _FORMATS = {"string": {"enum", "date-time"}, "number": {"float", "double"}, "integer": {"int32", "int64"}}
@@ -78,8 +99,21 @@ def to_openapi_schema(schema: dict[str, Any], report: TranslationReport) -> dict
     return _convert(inlined, (), report)
 
 
-_ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "$anchor", "readOnly", "writeOnly", "deprecated",
-                          "contentMediaType", "contentEncoding", "$vocabulary", "$dynamicAnchor"})
+_ANNOTATIONS = frozenset(
+    {
+        "$schema",
+        "$id",
+        "$comment",
+        "$anchor",
+        "readOnly",
+        "writeOnly",
+        "deprecated",
+        "contentMediaType",
+        "contentEncoding",
+        "$vocabulary",
+        "$dynamicAnchor",
+    }
+)
 
 
 def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any:
@@ -172,10 +206,19 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
                 s = enum_string(v)
                 if s not in strings:
                     strings.append(s)
-            report.add(here, "stringified", "enum",
-                       f"enum values {values!r} sent as strings {strings!r} (Schema enums are strings); answers are converted back")
+            report.add(
+                here,
+                "stringified",
+                "enum",
+                f"enum values {values!r} sent as strings {strings!r} (Schema enums are strings); answers are converted back",
+            )
             if node.get("type") not in (None, "string"):
-                report.add(here, "rewritten", "type", f"type {node.get('type')!r} sent as 'string' because of the stringified enum")
+                report.add(
+                    here,
+                    "rewritten",
+                    "type",
+                    f"type {node.get('type')!r} sent as 'string' because of the stringified enum",
+                )
             node["type"] = "string"
             if "default" in node and not isinstance(node["default"], str):
                 node["default"] = enum_string(node["default"])
@@ -184,7 +227,12 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
         node["enum"] = values
         if node.get("type") is None:
             node["type"] = "string"
-            report.add(here, "added", "type", "type 'string' added to an enum without a type (enum: only allowed for STRING type)")
+            report.add(
+                here,
+                "added",
+                "type",
+                "type 'string' added to an enum without a type (enum: only allowed for STRING type)",
+            )
 
     if "examples" in node:
         examples = node.pop("examples")
@@ -195,9 +243,17 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
             report.add(here, "removed", "examples", f"examples is not supported ({_RULE})")
 
     fmt = node.get("format")
-    if fmt is not None and fmt not in _FORMATS.get(node.get("type") if isinstance(node.get("type"), str) else "", set()):
+    if fmt is not None and fmt not in _FORMATS.get(
+        node.get("type") if isinstance(node.get("type"), str) else "", set()
+    ):
         node.pop("format")
-        report.add(here, "removed", "format", f"format {fmt!r} is not supported for type {node.get('type')!r} in Schema", lossy=True)
+        report.add(
+            here,
+            "removed",
+            "format",
+            f"format {fmt!r} is not supported for type {node.get('type')!r} in Schema",
+            lossy=True,
+        )
 
     for key, value in node.items():
         if key in ("nullable",):
@@ -224,8 +280,13 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
         missing = [r for r in out["required"] if r not in out["properties"]]
         if missing:
             out["required"] = [r for r in out["required"] if r in out["properties"]]
-            report.add(json_pointer(path + ("required",)), "removed", "required",
-                       f"required names without a property removed: {missing}", lossy=True)
+            report.add(
+                json_pointer(path + ("required",)),
+                "removed",
+                "required",
+                f"required names without a property removed: {missing}",
+                lossy=True,
+            )
     return out
 
 

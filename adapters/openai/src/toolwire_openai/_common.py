@@ -7,10 +7,12 @@ import hashlib
 import json
 from typing import Any, Iterable
 
+from toolwire.adapter import ModelRequest
 from toolwire.arguments import EMPTY_ARGUMENT_TEXTS, dumps_arguments, parse_arguments
 from toolwire.errors import ProviderError
-from toolwire.adapter import ModelRequest
 from toolwire.schema.report import TranslationReport
+from toolwire.tools import Tool
+from toolwire.types import Response, ToolCall, ToolResult
 from toolwire.wire import (  # shared by all codecs; re-exported for this adapter's modules
     NAME_INVALID,
     SHAPE_ERRORS,
@@ -21,8 +23,6 @@ from toolwire.wire import (  # shared by all codecs; re-exported for this adapte
     tool_name,
     usage_int,
 )
-from toolwire.tools import Tool
-from toolwire.types import Response, ToolCall, ToolResult
 
 #: Prefix of an error tool result on the OpenAI APIs, which have no error flag.
 ERROR_PREFIX = "Error: "
@@ -56,10 +56,14 @@ def mark_error(result: ToolResult) -> ToolResult:
     an error flag and re-encoding gives the same text."""
     if isinstance(result.content, str):
         if result.content.startswith(ERROR_PREFIX):
-            result.content = result.content[len(ERROR_PREFIX):]
+            result.content = result.content[len(ERROR_PREFIX) :]
             result.is_error = True
-    elif result.content and getattr(result.content[0], "type", None) == "text" and result.content[0].text.startswith(ERROR_PREFIX):
-        result.content[0].text = result.content[0].text[len(ERROR_PREFIX):]
+    elif (
+        result.content
+        and getattr(result.content[0], "type", None) == "text"
+        and result.content[0].text.startswith(ERROR_PREFIX)
+    ):
+        result.content[0].text = result.content[0].text[len(ERROR_PREFIX) :]
         result.is_error = True
     return result
 
@@ -121,8 +125,13 @@ def wire_name(name: Any, report: TranslationReport) -> Any:
     if not isinstance(name, str) or TOOL_NAME_RULE.fullmatch(name):
         return name
     wire = wire_tool_names([name])[name]
-    report.add("", "rewritten", "name", f"the tool name {name!r} is sent as {wire!r}: OpenAI allows only "
-               f"^[a-zA-Z0-9_-]{{1,64}}$; the model's calls to {wire!r} run {name!r}")
+    report.add(
+        "",
+        "rewritten",
+        "name",
+        f"the tool name {name!r} is sent as {wire!r}: OpenAI allows only "
+        f"^[a-zA-Z0-9_-]{{1,64}}$; the model's calls to {wire!r} run {name!r}",
+    )
     return wire
 
 
@@ -246,7 +255,11 @@ def prompt_cache_key(cache: Any, body: dict[str, Any]) -> str | None:
         "model": body.get("model"),
         "tools": body.get("tools") or [],
         "instructions": body.get("instructions"),
-        "system": [m for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") in ("system", "developer")][:1],
+        "system": [
+            m for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") in ("system", "developer")
+        ][:1],
     }
-    digest = hashlib.sha256(json.dumps(prefix, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()
+    digest = hashlib.sha256(
+        json.dumps(prefix, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    ).hexdigest()
     return "toolwire-" + digest[:32]

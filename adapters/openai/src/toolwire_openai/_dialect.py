@@ -30,25 +30,55 @@ __all__ = [
 #: Keywords a strict OpenAI schema may carry (Structured Outputs, "Supported schemas": strings
 #: pattern/format, numbers multipleOf/maximum/exclusiveMaximum/minimum/exclusiveMinimum, arrays
 #: minItems/maxItems, plus the structural keywords and annotations).
-STRICT_KEYWORDS = frozenset({
-    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf",
-    "$ref", "$defs", "definitions", "description", "title", "pattern", "format", "multipleOf",
-    "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "minItems", "maxItems",
-})
+STRICT_KEYWORDS = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "enum",
+        "const",
+        "anyOf",
+        "$ref",
+        "$defs",
+        "definitions",
+        "description",
+        "title",
+        "pattern",
+        "format",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "minItems",
+        "maxItems",
+    }
+)
 #: ``format`` values strict mode accepts (Structured Outputs, "Supported properties").
 STRICT_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
 #: OpenAI's strict mode as data for the vendor-neutral transform.
-OPENAI_STRICT = StrictDialect(STRICT_KEYWORDS, STRICT_FORMATS,
-                              source="https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas",
-                              name="strict mode")
+OPENAI_STRICT = StrictDialect(
+    STRICT_KEYWORDS,
+    STRICT_FORMATS,
+    source="https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas",
+    name="strict mode",
+)
 
 #: Structured Outputs size bounds for a strict schema (OpenAI "Structured Outputs — supported
 #: schemas"): objects nested at most 10 deep, at most 5000 properties in all, at most 1000 enum
 #: values in all, at most 120000 characters of property names, definition names, enum values and
 #: const values together, and at most 15000 characters of values in one string enum of more
 #: than 250 values.
-STRICT_LIMITS = {"depth": 10, "properties": 5000, "enum_values": 1000, "total_chars": 120_000,
-                 "large_enum_values": 250, "large_enum_chars": 15_000}
+STRICT_LIMITS = {
+    "depth": 10,
+    "properties": 5000,
+    "enum_values": 1000,
+    "total_chars": 120_000,
+    "large_enum_values": 250,
+    "large_enum_chars": 15_000,
+}
 
 #: Keywords OpenAI refuses at the top level of ``parameters`` (API error "schema must have type
 #: 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level").
@@ -57,7 +87,11 @@ ROOT_FORBIDDEN = ("oneOf", "anyOf", "allOf", "enum", "not")
 
 def _is_object(node: dict[str, Any]) -> bool:
     t = node.get("type")
-    return t == "object" or (isinstance(t, list) and "object" in t) or (t is None and isinstance(node.get("properties"), dict))
+    return (
+        t == "object"
+        or (isinstance(t, list) and "object" in t)
+        or (t is None and isinstance(node.get("properties"), dict))
+    )
 
 
 # ------------------------------------------------------------------------------ translation
@@ -81,10 +115,13 @@ def _fold_root(schema: dict[str, Any], report: TranslationReport) -> dict[str, A
     if all_of is not None:
         branches = all_of if isinstance(all_of, list) else [all_of]
         for i, branch in enumerate(branches):
-            mergeable = isinstance(branch, dict) and set(branch) <= {"type", "properties", "required", "description", "title",
-                                                                      "additionalProperties"} \
-                and branch.get("type", "object") == "object" and isinstance(branch.get("properties", {}), dict) \
+            mergeable = (
+                isinstance(branch, dict)
+                and set(branch) <= {"type", "properties", "required", "description", "title", "additionalProperties"}
+                and branch.get("type", "object") == "object"
+                and isinstance(branch.get("properties", {}), dict)
                 and all(props.get(k, v) == v for k, v in (branch.get("properties") or {}).items())
+            )
             if mergeable:
                 props.update(copy.deepcopy(branch.get("properties") or {}))
                 required.extend(r for r in branch.get("required") or [] if r not in required)
@@ -92,9 +129,14 @@ def _fold_root(schema: dict[str, Any], report: TranslationReport) -> dict[str, A
                     out["additionalProperties"] = False
                 report.add(f"/allOf/{i}", "inlined", "allOf", "top-level allOf branch merged into the root object")
             else:
-                report.add(f"/allOf/{i}", "removed", "allOf",
-                           "top-level allOf branch that is not a plain object schema is not sent (OpenAI refuses allOf at the "
-                           "top level); arguments are still validated against the original schema", lossy=True)
+                report.add(
+                    f"/allOf/{i}",
+                    "removed",
+                    "allOf",
+                    "top-level allOf branch that is not a plain object schema is not sent (OpenAI refuses allOf at the "
+                    "top level); arguments are still validated against the original schema",
+                    lossy=True,
+                )
     for key in ("anyOf", "oneOf"):
         alts = out.pop(key, None)
         if alts is None:
@@ -103,14 +145,25 @@ def _fold_root(schema: dict[str, Any], report: TranslationReport) -> dict[str, A
             for name, sub in ((branch.get("properties") or {}) if isinstance(branch, dict) else {}).items():
                 if name not in props:
                     props[name] = copy.deepcopy(sub)
-        report.add(f"/{key}", "removed", key,
-                   f"top-level {key} is not sent (OpenAI refuses it at the top level); the properties of its object branches "
-                   "are offered as optional properties and arguments are still validated against the original schema", lossy=True)
+        report.add(
+            f"/{key}",
+            "removed",
+            key,
+            f"top-level {key} is not sent (OpenAI refuses it at the top level); the properties of its object branches "
+            "are offered as optional properties and arguments are still validated against the original schema",
+            lossy=True,
+        )
     for key in ("enum", "not"):
         if key in out:
             out.pop(key)
-            report.add(f"/{key}", "removed", key, f"top-level {key!r} is not sent (OpenAI refuses it at the top level); "
-                       "arguments are still validated against the original schema", lossy=True)
+            report.add(
+                f"/{key}",
+                "removed",
+                key,
+                f"top-level {key!r} is not sent (OpenAI refuses it at the top level); "
+                "arguments are still validated against the original schema",
+                lossy=True,
+            )
     if props or "properties" in out:
         out["properties"] = props
     if required:
@@ -121,35 +174,58 @@ def _fold_root(schema: dict[str, Any], report: TranslationReport) -> dict[str, A
 def _root_repairs(schema: Any, report: TranslationReport) -> dict[str, Any]:
     """The repairs of the non-strict dialect (the root and shape of ``parameters``)."""
     if not isinstance(schema, dict):
-        raise SchemaTranslationError(f"the input schema of tool {report.tool!r} is not a JSON object", "",
-                                     rule=f"{report.api}.schema.root-not-object")
+        raise SchemaTranslationError(
+            f"the input schema of tool {report.tool!r} is not a JSON object",
+            "",
+            rule=f"{report.api}.schema.root-not-object",
+        )
     out = copy.deepcopy(schema)
     if any(k in out for k in ROOT_FORBIDDEN):
         out = _fold_root(out, report)
     t = out.get("type")
     if t is None:
         out["type"] = "object"
-        report.add("/type", "added", "type", "'type': 'object' added at the top level (OpenAI requires an object schema "
-                   "there; tool arguments are always an object)")
+        report.add(
+            "/type",
+            "added",
+            "type",
+            "'type': 'object' added at the top level (OpenAI requires an object schema "
+            "there; tool arguments are always an object)",
+        )
     elif t != "object":
         if isinstance(t, list) and "object" in t:
             out["type"] = "object"
-            report.add("/type", "rewritten", "type", f"top-level type {t!r} narrowed to 'object' (tool arguments are always an object)")
+            report.add(
+                "/type",
+                "rewritten",
+                "type",
+                f"top-level type {t!r} narrowed to 'object' (tool arguments are always an object)",
+            )
         else:
             raise SchemaTranslationError(
                 f"the input schema of tool {report.tool!r} has top-level type {t!r}; OpenAI accepts only an object schema "
-                "there (wrap the value in an object property)", "/type", rule=f"{report.api}.schema.root-not-object")
+                "there (wrap the value in an object property)",
+                "/type",
+                rule=f"{report.api}.schema.root-not-object",
+            )
     if "properties" in out and not isinstance(out["properties"], dict):
         if out["properties"] in ([], None):
             out["properties"] = {}
             report.add("/properties", "rewritten", "properties", "empty 'properties' array/null written as {}")
         else:
-            raise SchemaTranslationError(f"the input schema of tool {report.tool!r} has a 'properties' that is not an object",
-                                         "/properties", rule=f"{report.api}.schema.shape")
+            raise SchemaTranslationError(
+                f"the input schema of tool {report.tool!r} has a 'properties' that is not an object",
+                "/properties",
+                rule=f"{report.api}.schema.shape",
+            )
     if "properties" not in out:
         out["properties"] = {}
-        report.add("/properties", "added", "properties", "'properties': {} added (OpenAI answers 'object schema missing "
-                   "properties' without it)")
+        report.add(
+            "/properties",
+            "added",
+            "properties",
+            "'properties': {} added (OpenAI answers 'object schema missing properties' without it)",
+        )
     if "required" in out and out["required"] is None:
         out.pop("required")
         report.add("/required", "removed", "required", "'required': null removed (it must be an array)")
@@ -168,8 +244,12 @@ def _strict_post(node: Any, path: tuple[Any, ...], report: TranslationReport) ->
     if _is_object(node) and "properties" not in node and "$ref" not in node:
         node["properties"] = {}
         node["required"] = []
-        report.add(json_pointer((*path, "properties")), "added", "properties",
-                   "'properties': {} and 'required': [] added (strict mode needs both on every object)")
+        report.add(
+            json_pointer((*path, "properties")),
+            "added",
+            "properties",
+            "'properties': {} and 'required': [] added (strict mode needs both on every object)",
+        )
         # keep additionalProperties last for readable output
         if "additionalProperties" in node:
             node["additionalProperties"] = node.pop("additionalProperties")
@@ -206,7 +286,9 @@ def translate_parameters(schema: dict[str, Any], report: TranslationReport, *, s
     over = size.over()
     if over:
         for what in over:
-            report.add("", "unsupported", "size", f"strict mode bound passed: {what}; sent with strict: false", lossy=True)
+            report.add(
+                "", "unsupported", "size", f"strict mode bound passed: {what}; sent with strict: false", lossy=True
+            )
         report.strict_possible = False
         return base
     report.strict_possible = True
@@ -239,8 +321,10 @@ class StrictSize:
         if self.total_chars > lim["total_chars"]:
             out.append(f"{self.total_chars} characters of names and enum/const values (at most {lim['total_chars']})")
         if self.large_enum_chars > lim["large_enum_chars"]:
-            out.append(f"{self.large_enum_chars} characters in one enum of more than {lim['large_enum_values']} values "
-                       f"(at most {lim['large_enum_chars']})")
+            out.append(
+                f"{self.large_enum_chars} characters in one enum of more than {lim['large_enum_values']} values "
+                f"(at most {lim['large_enum_chars']})"
+            )
         return out
 
 
@@ -313,8 +397,13 @@ def parameter_problems(parameters: Any, *, strict: bool, base: str = "") -> list
     if not isinstance(parameters, dict):
         return [("schema.root-not-object", base, "parameters must be a JSON Schema object")]
     if parameters.get("type") != "object":
-        out.append(("schema.root-not-object", f"{base}/type",
-                    f"the top level must be 'type': 'object', got {parameters.get('type')!r}"))
+        out.append(
+            (
+                "schema.root-not-object",
+                f"{base}/type",
+                f"the top level must be 'type': 'object', got {parameters.get('type')!r}",
+            )
+        )
     for key in ROOT_FORBIDDEN:
         if key in parameters:
             out.append(("schema.root-combinator", f"{base}/{key}", f"{key!r} is not accepted at the top level"))
@@ -334,18 +423,30 @@ def parameter_problems(parameters: Any, *, strict: bool, base: str = "") -> list
         if "format" in node and node["format"] not in STRICT_FORMATS:
             out.append(("strict.formats", f"{at}/format", f"format {node['format']!r} is not supported in strict mode"))
         if "$ref" in node and len(node) > 1:
-            out.append(("strict.ref-siblings", at, f"$ref cannot have keywords {sorted(k for k in node if k != '$ref')}"))
+            out.append(
+                ("strict.ref-siblings", at, f"$ref cannot have keywords {sorted(k for k in node if k != '$ref')}")
+            )
         if not any(k in node for k in ("type", "anyOf", "$ref", "enum", "const")):
             out.append(("strict.inexpressible", at, "schema must have a 'type' key in strict mode"))
         if _is_object(node) and "$ref" not in node:
             extra = node.get("additionalProperties", None)
             if "additionalProperties" in node and extra is not False:
-                out.append(("strict.inexpressible", f"{at}/additionalProperties",
-                            "an open map (additionalProperties is not false) cannot be expressed in strict mode"))
+                out.append(
+                    (
+                        "strict.inexpressible",
+                        f"{at}/additionalProperties",
+                        "an open map (additionalProperties is not false) cannot be expressed in strict mode",
+                    )
+                )
                 continue
             if extra is not False:
-                out.append(("strict.closed-objects", f"{at}/additionalProperties",
-                            "'additionalProperties' is required to be supplied and to be false"))
+                out.append(
+                    (
+                        "strict.closed-objects",
+                        f"{at}/additionalProperties",
+                        "'additionalProperties' is required to be supplied and to be false",
+                    )
+                )
             props = node.get("properties")
             if not isinstance(props, dict):
                 out.append(("strict.object-properties", at, "object schema missing properties"))
@@ -353,8 +454,13 @@ def parameter_problems(parameters: Any, *, strict: bool, base: str = "") -> list
                 req = node.get("required") if isinstance(node.get("required"), list) else []
                 missing = [k for k in props if k not in req]
                 if missing:
-                    out.append(("strict.all-required", f"{at}/required",
-                                f"'required' must list every property; missing {missing}"))
+                    out.append(
+                        (
+                            "strict.all-required",
+                            f"{at}/required",
+                            f"'required' must list every property; missing {missing}",
+                        )
+                    )
     over = strict_size(parameters).over()
     if over:
         out.append(("strict.size-limits", base, "; ".join(over)))

@@ -14,9 +14,9 @@ import copy
 import json
 from typing import Any, Iterable, Iterator, cast
 
+from toolwire.adapter import ModelRequest, normalize_tool_choice
 from toolwire.arguments import dumps_arguments, parse_arguments
 from toolwire.errors import ProviderError, UnsupportedToolChoice
-from toolwire.adapter import ModelRequest, normalize_tool_choice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
     ReasoningDelta,
@@ -30,25 +30,37 @@ from toolwire.stream import (
     UsageUpdate,
 )
 from toolwire.tools import ProviderTool, Tool
-from toolwire.types import ImagePart, Message, ReasoningPart, Response, StopReason, TextPart, ToolCall, ToolResult, Usage
-
 from toolwire.transport import error_in_body
+from toolwire.types import (
+    ImagePart,
+    Message,
+    ReasoningPart,
+    Response,
+    StopReason,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+
 from ._common import (
-    real_call_names,
-    wire_name as _wire_name,
     Shape,
-    prompt_cache_key,
     apply_overrides,
     arguments_text,
     check_tool_calls,
     mark_error,
     overrides_for,
+    prompt_cache_key,
+    real_call_names,
     result_text_parts,
     strict_parameters,
     synth_call_id,
     tool_name,
     unique_wire_calls,
     usage_int,
+)
+from ._common import (
+    wire_name as _wire_name,
 )
 
 __all__ = ["OpenAIChatCodec", "ChatStreamDecoder", "FINISH_REASONS", "chat_usage", "API"]
@@ -69,8 +81,17 @@ CODEC_KEYS = frozenset({"instructions_role", "max_tokens_field", "other_tools"})
 
 #: Request fields the codec writes from canonical fields (everything else round-trips via settings).
 _CANONICAL_FIELDS = frozenset(
-    {"model", "messages", "tools", "tool_choice", "parallel_tool_calls", "max_completion_tokens", "temperature",
-     "reasoning_effort", "stream"}
+    {
+        "model",
+        "messages",
+        "tools",
+        "tool_choice",
+        "parallel_tool_calls",
+        "max_completion_tokens",
+        "temperature",
+        "reasoning_effort",
+        "stream",
+    }
 )
 
 # the indexes of streamed parts: reasoning first, then text, then tool calls by their index
@@ -117,7 +138,9 @@ def _image_from_wire(item: dict[str, Any]) -> ImagePart:
     if url.startswith("data:") and ";base64," in url:
         head, _, data = url.partition(";base64,")
         try:
-            return ImagePart(data=base64.b64decode(data), media_type=head[5:] or "application/octet-stream", provider_data=pd)
+            return ImagePart(
+                data=base64.b64decode(data), media_type=head[5:] or "application/octet-stream", provider_data=pd
+            )
         except ValueError:
             pass
     return ImagePart(url=url, provider_data=pd)
@@ -156,14 +179,25 @@ class OpenAIChatCodec:
         if strict is not None:
             function["strict"] = strict
         function = apply_overrides(function, (tool.provider_data.get(API) or {}).get("function"))
-        decl = apply_overrides({"type": "function", "function": function}, (tool.provider_data.get(API) or {}).get("tool"))
+        decl = apply_overrides(
+            {"type": "function", "function": function}, (tool.provider_data.get(API) or {}).get("tool")
+        )
         return decl, report
 
     def _tool_from_wire(self, decl: dict[str, Any]) -> Tool:
         fn = decl.get("function") or {}
         strict = fn.get("strict") if isinstance(fn.get("strict"), bool) else None
-        schema = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {"type": "object", "properties": {}}
-        tool = Tool(fn.get("name", ""), fn.get("description") or "", copy.deepcopy(schema), None, strict=strict, imported_from=API)
+        schema = (
+            fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {"type": "object", "properties": {}}
+        )
+        tool = Tool(
+            fn.get("name", ""),
+            fn.get("description") or "",
+            copy.deepcopy(schema),
+            None,
+            strict=strict,
+            imported_from=API,
+        )
         canonical_fn, _ = self.translate_tool(tool)
         pd: dict[str, Any] = {}
         f_over = overrides_for(fn, canonical_fn["function"], set())
@@ -202,7 +236,9 @@ class OpenAIChatCodec:
                     if part.tool_call_id in answered:
                         continue  # a second result for one id (a duplicate-id call): not sent
                     answered.add(part.tool_call_id)
-                images = [p for p in part.content if isinstance(p, ImagePart)] if not isinstance(part.content, str) else []
+                images = (
+                    [p for p in part.content if isinstance(p, ImagePart)] if not isinstance(part.content, str) else []
+                )
                 texts = result_text_parts(part)
                 pd = part.provider_data.get(API) or {}
                 if isinstance(part.content, str) or pd.get("content_list") is False:
@@ -337,8 +373,7 @@ class OpenAIChatCodec:
         return body
 
     # ------------------------------------------------------------------------------- decode
-    def _calls_from_message(self, message: dict[str, Any], cut_off: bool, pointer: str,
-                            synth: Any) -> list[ToolCall]:
+    def _calls_from_message(self, message: dict[str, Any], cut_off: bool, pointer: str, synth: Any) -> list[ToolCall]:
         calls: list[ToolCall] = []
         for i, tc in enumerate(_SHAPE.opt_list(message.get("tool_calls"), f"{pointer}/tool_calls")):
             at = f"{pointer}/tool_calls/{i}"
@@ -350,22 +385,38 @@ class OpenAIChatCodec:
                 custom = _SHAPE.opt_obj(tc.get("custom"), f"{at}/custom")
                 name, _ = tool_name(custom.get("name"))
                 raw_input = custom.get("input")
-                calls.append(ToolCall(id=call_id, name=name, arguments=None,
-                                      raw_arguments=raw_input if isinstance(raw_input, str) else None,
-                                      invalid="custom (free-text) tool calls are not supported by toolwire; declare a function tool",
-                                      id_synthesized=synthesized))
+                calls.append(
+                    ToolCall(
+                        id=call_id,
+                        name=name,
+                        arguments=None,
+                        raw_arguments=raw_input if isinstance(raw_input, str) else None,
+                        invalid="custom (free-text) tool calls are not supported by toolwire; declare a function tool",
+                        id_synthesized=synthesized,
+                    )
+                )
                 continue
             fn = _SHAPE.opt_obj(tc.get("function"), f"{at}/function")
             raw = fn.get("arguments")
             if raw is not None and not isinstance(raw, str):  # some compatible servers send an object
                 raw_text = None
-                args, invalid = (dict(raw), None) if isinstance(raw, dict) else (None, f"arguments must be a JSON object, got {type(raw).__name__}")
+                args, invalid = (
+                    (dict(raw), None)
+                    if isinstance(raw, dict)
+                    else (None, f"arguments must be a JSON object, got {type(raw).__name__}")
+                )
             else:
                 raw_text = raw
                 args, invalid = parse_arguments(raw)
             name, name_invalid = tool_name(fn.get("name"))
-            call = ToolCall(id=call_id, name=name, arguments=args, raw_arguments=raw_text, invalid=name_invalid or invalid,
-                            id_synthesized=synthesized)
+            call = ToolCall(
+                id=call_id,
+                name=name,
+                arguments=args,
+                raw_arguments=raw_text,
+                invalid=name_invalid or invalid,
+                id_synthesized=synthesized,
+            )
             if cut_off and invalid is not None:
                 call.incomplete = True
                 call.invalid = f"cut off by the output-token limit (finish_reason 'length'): {invalid}"
@@ -432,8 +483,14 @@ class OpenAIChatCodec:
         refusal = _SHAPE.opt_str(message.get("refusal"), "/choices/0/message/refusal")
         if refusal:
             parts.append(TextPart(refusal, provider_data={API: {"refusal": True}}))
-        parts.extend(self._calls_from_message(message, finish == "length", "/choices/0/message",
-                                              lambda pos: synth_call_id(response_id or body, request, pos)))
+        parts.extend(
+            self._calls_from_message(
+                message,
+                finish == "length",
+                "/choices/0/message",
+                lambda pos: synth_call_id(response_id or body, request, pos),
+            )
+        )
         stop = FINISH_REASONS.get(finish or "", "end_turn")
         if isinstance(refusal, str) and refusal and stop == "end_turn":
             stop = "refusal"
@@ -441,17 +498,24 @@ class OpenAIChatCodec:
             # a forced (named) tool choice ends with finish_reason "stop", and some compatible
             # servers always say "stop": calls to run mean tool_use whatever the vendor wrote
             stop = "tool_use"
-        return check_tool_calls(real_call_names(Response(
-            parts=parts,
-            stop_reason=cast(StopReason, stop),
-            vendor_stop_reason=finish,
-            usage=chat_usage(body.get("usage")),
-            model=model,
-            response_id=response_id,
-            provider=API,
-        ), request))
+        return check_tool_calls(
+            real_call_names(
+                Response(
+                    parts=parts,
+                    stop_reason=cast(StopReason, stop),
+                    vendor_stop_reason=finish,
+                    usage=chat_usage(body.get("usage")),
+                    model=model,
+                    response_id=response_id,
+                    provider=API,
+                ),
+                request,
+            )
+        )
 
-    def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
+    def decode_stream(
+        self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None
+    ) -> Iterator[StreamEvent]:
         """``ChatCompletionChunk`` dicts (SSE ``data`` objects, ``[DONE]`` left out) → canonical
         stream events; see :class:`ChatStreamDecoder`. Pass the assembled response through
         :func:`~toolwire_openai._common.check_tool_calls` to mark unnamed and duplicate-id calls
@@ -490,8 +554,13 @@ class OpenAIChatCodec:
         settings: dict[str, Any] = {k: copy.deepcopy(v) for k, v in body.items() if k not in _CANONICAL_FIELDS}
         wire_msgs = list(_SHAPE.opt_list(body.get("messages"), "/messages"))
         instructions = None
-        if wire_msgs and isinstance(wire_msgs[0], dict) and wire_msgs[0].get("role") in ("system", "developer") \
-                and isinstance(wire_msgs[0].get("content"), str) and set(wire_msgs[0]) == {"role", "content"}:
+        if (
+            wire_msgs
+            and isinstance(wire_msgs[0], dict)
+            and wire_msgs[0].get("role") in ("system", "developer")
+            and isinstance(wire_msgs[0].get("content"), str)
+            and set(wire_msgs[0]) == {"role", "content"}
+        ):
             first = wire_msgs.pop(0)
             instructions = first["content"]
             if first["role"] != "system":
@@ -504,7 +573,11 @@ class OpenAIChatCodec:
             if role == "tool":
                 messages_tail = messages[-1] if messages else None
                 result = self._result_from_wire(wm)
-                if messages_tail is not None and messages_tail.role == "user" and messages_tail.provider_data.get(API, {}).get("tool_results"):
+                if (
+                    messages_tail is not None
+                    and messages_tail.role == "user"
+                    and messages_tail.provider_data.get(API, {}).get("tool_results")
+                ):
                     messages_tail.parts.append(result)
                 else:
                     messages.append(Message("user", [result], {API: {"tool_results": True}}))
@@ -550,7 +623,9 @@ class OpenAIChatCodec:
         content = wm.get("content")
         pd: dict[str, Any] = {}
         if isinstance(content, list):
-            parts: Any = [TextPart(i.get("text", "")) for i in content if isinstance(i, dict) and i.get("type") == "text"]
+            parts: Any = [
+                TextPart(i.get("text", "")) for i in content if isinstance(i, dict) and i.get("type") == "text"
+            ]
         else:
             parts = content if isinstance(content, str) else ("" if content is None else str(content))
         result = ToolResult(tool_call_id=wm.get("tool_call_id", ""), content=parts)
@@ -612,9 +687,18 @@ class OpenAIChatCodec:
             raw = fn.get("arguments")
             args, invalid = parse_arguments(raw if isinstance(raw, str) else None)
             call_id = tc.get("id")
-            call = ToolCall(id=call_id if isinstance(call_id, str) else "", name=tool_name(fn.get("name"))[0], arguments=args,
-                            raw_arguments=raw if isinstance(raw, str) else None, invalid=invalid)
-            canonical = {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": arguments_text(call)}}
+            call = ToolCall(
+                id=call_id if isinstance(call_id, str) else "",
+                name=tool_name(fn.get("name"))[0],
+                arguments=args,
+                raw_arguments=raw if isinstance(raw, str) else None,
+                invalid=invalid,
+            )
+            canonical = {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": arguments_text(call)},
+            }
             over = overrides_for(tc, canonical, set())
             if over:
                 call.provider_data[API] = {"call": over}
@@ -680,8 +764,14 @@ class ChatStreamDecoder:
             return
         if isinstance(chunk.get("error"), dict):
             err = chunk["error"]
-            raise ProviderError(API, str(err.get("message") or err), status=None, retryable=False,
-                                error_type=err.get("type") or err.get("code"), body=chunk)
+            raise ProviderError(
+                API,
+                str(err.get("message") or err),
+                status=None,
+                retryable=False,
+                error_type=err.get("type") or err.get("code"),
+                body=chunk,
+            )
         if not self.started:
             self.started = True
             self.response_id = _SHAPE.opt_str(chunk.get("id"), "/id")
@@ -716,7 +806,9 @@ class ChatStreamDecoder:
         raw_id = tc.get("id")
         vendor_id = raw_id if isinstance(raw_id, str) and raw_id else None
         name, name_invalid = tool_name(fn.get("name"))
-        name = "" if name_invalid else self._real_names.get(name, name)  # a nameless call: check_tool_calls marks it invalid
+        name = (
+            "" if name_invalid else self._real_names.get(name, name)
+        )  # a nameless call: check_tool_calls marks it invalid
         index = self.calls.get(idx)
         if index is None or (vendor_id is not None and vendor_id != self.call_ids[index]):
             index = _TOOL_INDEX_BASE + len(self.order)

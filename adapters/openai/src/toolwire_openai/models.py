@@ -16,13 +16,13 @@ import os
 from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
 
-from toolwire.errors import ConfigurationError, ProviderError, ToolwireError
 from toolwire.adapter import Model, ModelRequest
+from toolwire.errors import ConfigurationError, ProviderError, ToolwireError
 from toolwire.stream import StreamAssembler, StreamEvent
+from toolwire.transport import END, SSEEvent, Transport, error_in_body, event_json, snippet, transport_error
 from toolwire.types import Response
 
 from ._common import check_tool_calls, provider_error_from_sdk
-from toolwire.transport import END, SSEEvent, Transport, error_in_body, event_json, snippet, transport_error
 from .chat import API as CHAT_API
 from .chat import ChatStreamDecoder, OpenAIChatCodec
 from .responses import API as RESPONSES_API
@@ -33,8 +33,15 @@ __all__ = ["OpenAIChatModel", "OpenAIResponsesModel", "OPENAI_BASE_URL"]
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 #: Settings the transport reads (never sent as request fields).
-_TRANSPORT_SETTINGS = ("api_key_env", "continuation", "organization", "project", "default_headers", "max_tokens_field", "cache")
-
+_TRANSPORT_SETTINGS = (
+    "api_key_env",
+    "continuation",
+    "organization",
+    "project",
+    "default_headers",
+    "max_tokens_field",
+    "cache",
+)
 
 
 class _OpenAIModel(Transport):
@@ -145,8 +152,14 @@ class _OpenAIModel(Transport):
 
         client = self.client
         if stream:
-            sdk_stream = await client.post(self.path, cast_to=object, body=body, stream=True,
-                                           stream_cls=AsyncStream[object], options=self._options())
+            sdk_stream = await client.post(
+                self.path,
+                cast_to=object,
+                body=body,
+                stream=True,
+                stream_cls=AsyncStream[object],
+                options=self._options(),
+            )
             return sdk_stream.response  # read by toolwire's event-stream reader
         return await client.post(self.path, cast_to=httpx2.Response, body=body, options=self._options())
 
@@ -175,7 +188,8 @@ class _OpenAIModel(Transport):
             return None
         wrapped = data if carries else {"error": data}
         return error_in_body(self.api, wrapped, ()) or ProviderError(
-            self.api, f"the stream sent an error event: {snippet(sse.data)}", status=None, retryable=False, body=data)
+            self.api, f"the stream sent an error event: {snippet(sse.data)}", status=None, retryable=False, body=data
+        )
 
     def event_data(self, sse: SSEEvent) -> Any:
         """``[DONE]`` ends the stream; an error event or chunk raises :class:`ProviderError`
@@ -187,11 +201,11 @@ class _OpenAIModel(Transport):
         if err is not None:
             raise err
         return data
+
     def check_streamed(self, response: Response) -> Response:
         """The Chat/Responses checks of a streamed response (:func:`check_tool_calls`: also a
         Responses ``custom_tool_call`` is marked as not supported)."""
         return check_tool_calls(response)
-
 
 
 class OpenAIChatModel(_OpenAIModel):
@@ -233,7 +247,12 @@ class OpenAIChatModel(_OpenAIModel):
         from .chat import CODEC_KEYS
 
         return frozenset(set(completion_create_params.CompletionCreateParamsBase.__annotations__) | CODEC_KEYS) - {
-            "model", "messages", "tools", "tool_choice"}
+            "model",
+            "messages",
+            "tools",
+            "tool_choice",
+        }
+
     api = CHAT_API
     path = "/chat/completions"
 
@@ -251,8 +270,10 @@ class OpenAIChatModel(_OpenAIModel):
     @classmethod
     def make_codec(cls, **settings: Any) -> OpenAIChatCodec:
         """The Chat codec (reads ``max_tokens_field`` and ``cache``)."""
-        return OpenAIChatCodec(max_tokens_field=settings.get("max_tokens_field") or "max_completion_tokens",
-                               cache=settings.get("cache") or False)
+        return OpenAIChatCodec(
+            max_tokens_field=settings.get("max_tokens_field") or "max_completion_tokens",
+            cache=settings.get("cache") or False,
+        )
 
     def _decoder(self, request: ModelRequest | None = None) -> ChatStreamDecoder:
         return ChatStreamDecoder(request)
@@ -296,7 +317,12 @@ class OpenAIResponsesModel(_OpenAIModel):
         from .responses import CODEC_KEYS
 
         return frozenset(set(response_create_params.ResponseCreateParamsBase.__annotations__) | CODEC_KEYS) - {
-            "model", "input", "tools", "tool_choice"}
+            "model",
+            "input",
+            "tools",
+            "tool_choice",
+        }
+
     api = RESPONSES_API
     path = "/responses"
 
@@ -304,7 +330,9 @@ class OpenAIResponsesModel(_OpenAIModel):
         super().__init__(model_id, **settings)
         mode = self.transport_settings.get("continuation", "stateless")
         if mode not in ("stateless", "previous_response_id"):
-            raise ConfigurationError(f"openai: continuation must be 'stateless' or 'previous_response_id', got {mode!r}")
+            raise ConfigurationError(
+                f"openai: continuation must be 'stateless' or 'previous_response_id', got {mode!r}"
+            )
         self.codec = self.make_codec(**self.transport_settings)
 
     @classmethod
@@ -325,7 +353,9 @@ class OpenAIResponsesModel(_OpenAIModel):
     def _prepare(self, request: ModelRequest) -> ModelRequest:
         """With ``continuation="previous_response_id"`` add the id of the last response found in
         the history (``Message.provider_data["openai"]["response_id"]``)."""
-        if self.transport_settings.get("continuation") != "previous_response_id" or request.settings.get("previous_response_id"):
+        if self.transport_settings.get("continuation") != "previous_response_id" or request.settings.get(
+            "previous_response_id"
+        ):
             return request
         for msg in reversed(request.messages):
             rid = (msg.provider_data.get(RESPONSES_API) or {}).get("response_id") if msg.role == "assistant" else None

@@ -20,8 +20,8 @@ summary and source (pages "OpenAI Chat Completions rules" and "OpenAI Responses 
 
 from __future__ import annotations
 
-import hashlib
 import functools
+import hashlib
 import re
 from typing import Any, Iterable, Mapping
 
@@ -70,214 +70,442 @@ CHAT_MAX_DESCRIPTION = 1024
 #: ``completion_create_params.metadata`` / ``response_create_params.metadata``).
 METADATA_LIMITS = (16, 64, 512)
 
-_SDK_NAME = ("openai.types.shared_params.FunctionDefinition.name (\"Must be a-z, A-Z, 0-9, or contain underscores and "
-             "dashes, with a maximum length of 64\"); API error \"Invalid 'tools[0].function.name': string does not match "
-             "pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.\"")
+_SDK_NAME = (
+    'openai.types.shared_params.FunctionDefinition.name ("Must be a-z, A-Z, 0-9, or contain underscores and '
+    "dashes, with a maximum length of 64\"); API error \"Invalid 'tools[0].function.name': string does not match "
+    "pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.\""
+)
 _SO_DOC = "https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas"
 
 
 def _rules(prefix: str, rows: Iterable[tuple[str, str, str, str]]) -> Mapping[str, Rule]:
-    return rule_table(*(Rule(id=f"{prefix}.{suffix}", summary=summary, source=source, action=action)  # type: ignore[arg-type]
-                        for suffix, summary, source, action in rows))
+    return rule_table(
+        *(
+            Rule(id=f"{prefix}.{suffix}", summary=summary, source=source, action=action)  # type: ignore[arg-type]
+            for suffix, summary, source, action in rows
+        )
+    )
 
 
 def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[tuple[str, str, str, str]]:
     """Rules both APIs share (same wording, per-API prefix and bounds)."""
     return [
         # names and ids
-        ("tool.name", "A tool name is 1 to 64 characters of a-z, A-Z, 0-9, '_' and '-' (a tool imported from another "
-         "provider under a name OpenAI refuses, e.g. 'files.read:v2', is sent renamed, 'files_read_v2', the same way in the "
-         "declaration, the history and the tool choice; the model's calls to it run the tool).", _SDK_NAME, "repair"),
-        ("call.name", "A tool call in the history carries a name under the same rule (a call imported from another vendor, "
-         "e.g. 'files.read', is renamed deterministically, 'files_read', everywhere it appears).",
-         "API error \"Invalid 'messages[9].tool_calls[0].function.name': string does not match pattern\" (mcp-use/mcp-use#90)",
-         "repair"),
-        ("call.id-length", f"A tool call id is at most {call_id_max} characters (a longer id from another vendor is "
-         "replaced by a stable short one in the call and in its result).", call_id_error, "repair"),
-        ("tools.count", f"At most {MAX_TOOLS} tools per request.",
-         "API error \"Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with "
-         "length 133 instead.\" (code array_above_max_length)", "refuse"),
+        (
+            "tool.name",
+            "A tool name is 1 to 64 characters of a-z, A-Z, 0-9, '_' and '-' (a tool imported from another "
+            "provider under a name OpenAI refuses, e.g. 'files.read:v2', is sent renamed, 'files_read_v2', the same way in the "
+            "declaration, the history and the tool choice; the model's calls to it run the tool).",
+            _SDK_NAME,
+            "repair",
+        ),
+        (
+            "call.name",
+            "A tool call in the history carries a name under the same rule (a call imported from another vendor, "
+            "e.g. 'files.read', is renamed deterministically, 'files_read', everywhere it appears).",
+            "API error \"Invalid 'messages[9].tool_calls[0].function.name': string does not match pattern\" (mcp-use/mcp-use#90)",
+            "repair",
+        ),
+        (
+            "call.id-length",
+            f"A tool call id is at most {call_id_max} characters (a longer id from another vendor is "
+            "replaced by a stable short one in the call and in its result).",
+            call_id_error,
+            "repair",
+        ),
+        (
+            "tools.count",
+            f"At most {MAX_TOOLS} tools per request.",
+            "API error \"Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with "
+            'length 133 instead." (code array_above_max_length)',
+            "refuse",
+        ),
         # schema, both modes
-        ("schema.root-not-object", "The input schema is an object schema at the top level ('type': 'object'; a missing type "
-         "is added, another type is refused).",
-         "API error \"Invalid schema for function 'json': schema must be a JSON Schema of 'type: \"object\"', got 'type: "
-         "\"None\"'.\" (browserbase/stagehand#1159)", "refuse"),
-        ("schema.root-combinator", "No oneOf/anyOf/allOf/enum/not at the top level of the input schema (object allOf branches "
-         "are merged into the root; alternatives are offered as optional properties and the choice between them is not sent).",
-         "API error \"schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level.\" "
-         "(chatanywhere/GPT_API_free#403); Structured Outputs: 'Root objects must not be anyOf and must be an object'",
-         "report"),
-        ("schema.shape", "'properties' is an object and 'required' an array ([] and null are repaired).",
-         "API errors \"[] is not of type 'object', 'boolean'\" (prism-php/prism#746) and \"None is not of type 'array'\" "
-         "(yomorun/yomo#860)", "repair"),
+        (
+            "schema.root-not-object",
+            "The input schema is an object schema at the top level ('type': 'object'; a missing type "
+            "is added, another type is refused).",
+            "API error \"Invalid schema for function 'json': schema must be a JSON Schema of 'type: \"object\"', got 'type: "
+            '"None"\'." (browserbase/stagehand#1159)',
+            "refuse",
+        ),
+        (
+            "schema.root-combinator",
+            "No oneOf/anyOf/allOf/enum/not at the top level of the input schema (object allOf branches "
+            "are merged into the root; alternatives are offered as optional properties and the choice between them is not sent).",
+            "API error \"schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level.\" "
+            "(chatanywhere/GPT_API_free#403); Structured Outputs: 'Root objects must not be anyOf and must be an object'",
+            "report",
+        ),
+        (
+            "schema.shape",
+            "'properties' is an object and 'required' an array ([] and null are repaired).",
+            "API errors \"[] is not of type 'object', 'boolean'\" (prism-php/prism#746) and \"None is not of type 'array'\" "
+            "(yomorun/yomo#860)",
+            "repair",
+        ),
         # strict mode
-        ("strict.closed-objects", "Strict mode: every object schema has 'additionalProperties': false (added; an open map "
-         "cannot be strict, see strict.inexpressible).",
-         "API error \"Invalid schema for function 'x': In context=(), 'additionalProperties' is required to be supplied and "
-         "to be false.\" (code invalid_function_parameters); " + _SO_DOC, "repair"),
-        ("strict.all-required", "Strict mode: every property is listed in 'required' (an optional property with a default "
-         "becomes nullable; null means 'use the default', which the loop restores).", _SO_DOC, "repair"),
-        ("strict.no-default", "Strict mode: 'default' is not permitted (removed; restored by the loop).",
-         "API error \"'default' is not permitted\" (openai/openai-agents-python#4390)", "repair"),
-        ("strict.keywords", "Strict mode accepts only the Structured Outputs subset of keywords (type, properties, required, "
-         "additionalProperties, items, enum, const, anyOf, $ref, $defs, description, title, pattern, format, numeric bounds, "
-         "minItems/maxItems); others are removed, and still enforced by argument validation.", _SO_DOC, "report"),
-        ("strict.formats", "Strict mode: 'format' is one of date-time, time, date, duration, email, hostname, ipv4, ipv6, "
-         "uuid (others removed, still enforced by argument validation).", _SO_DOC, "report"),
-        ("strict.object-properties", "Strict mode: every object schema has 'properties' (and 'required'), even when empty.",
-         "API error \"Invalid schema for function 'xxx': In context=(), object schema missing properties.\" "
-         "(spring-projects/spring-ai#4776)", "repair"),
-        ("strict.inexpressible", "A schema strict mode cannot express (an open map, a schema without 'type', not, if/then/"
-         "else, several allOf branches, tuple items) is sent with 'strict': false and the original schema.",
-         "API error \"In context=('properties', 'slide_instructions', 'items'), schema must have a 'type' key.\" "
-         "(can1357/oh-my-pi#210); " + _SO_DOC, "report"),
-        ("strict.ref-siblings", "Strict mode: a $ref has no sibling keywords (the target is inlined and the siblings "
-         "merged into it).",
-         "API error \"$ref cannot have keywords {'description'}\"; openai.lib._pydantic.to_strict_json_schema inlines a $ref "
-         "with sibling keys", "repair"),
-        ("strict.size-limits", "Strict mode bounds: objects nested at most 10 deep, at most 5000 properties, 1000 enum values, "
-         "120000 characters of names and enum/const values, 15000 characters in one enum of more than 250 values; a schema "
-         "past them is sent with 'strict': false.", _SO_DOC, "report"),
+        (
+            "strict.closed-objects",
+            "Strict mode: every object schema has 'additionalProperties': false (added; an open map "
+            "cannot be strict, see strict.inexpressible).",
+            "API error \"Invalid schema for function 'x': In context=(), 'additionalProperties' is required to be supplied and "
+            'to be false." (code invalid_function_parameters); ' + _SO_DOC,
+            "repair",
+        ),
+        (
+            "strict.all-required",
+            "Strict mode: every property is listed in 'required' (an optional property with a default "
+            "becomes nullable; null means 'use the default', which the loop restores).",
+            _SO_DOC,
+            "repair",
+        ),
+        (
+            "strict.no-default",
+            "Strict mode: 'default' is not permitted (removed; restored by the loop).",
+            "API error \"'default' is not permitted\" (openai/openai-agents-python#4390)",
+            "repair",
+        ),
+        (
+            "strict.keywords",
+            "Strict mode accepts only the Structured Outputs subset of keywords (type, properties, required, "
+            "additionalProperties, items, enum, const, anyOf, $ref, $defs, description, title, pattern, format, numeric bounds, "
+            "minItems/maxItems); others are removed, and still enforced by argument validation.",
+            _SO_DOC,
+            "report",
+        ),
+        (
+            "strict.formats",
+            "Strict mode: 'format' is one of date-time, time, date, duration, email, hostname, ipv4, ipv6, "
+            "uuid (others removed, still enforced by argument validation).",
+            _SO_DOC,
+            "report",
+        ),
+        (
+            "strict.object-properties",
+            "Strict mode: every object schema has 'properties' (and 'required'), even when empty.",
+            "API error \"Invalid schema for function 'xxx': In context=(), object schema missing properties.\" "
+            "(spring-projects/spring-ai#4776)",
+            "repair",
+        ),
+        (
+            "strict.inexpressible",
+            "A schema strict mode cannot express (an open map, a schema without 'type', not, if/then/"
+            "else, several allOf branches, tuple items) is sent with 'strict': false and the original schema.",
+            "API error \"In context=('properties', 'slide_instructions', 'items'), schema must have a 'type' key.\" "
+            "(can1357/oh-my-pi#210); " + _SO_DOC,
+            "report",
+        ),
+        (
+            "strict.ref-siblings",
+            "Strict mode: a $ref has no sibling keywords (the target is inlined and the siblings merged into it).",
+            "API error \"$ref cannot have keywords {'description'}\"; openai.lib._pydantic.to_strict_json_schema inlines a $ref "
+            "with sibling keys",
+            "repair",
+        ),
+        (
+            "strict.size-limits",
+            "Strict mode bounds: objects nested at most 10 deep, at most 5000 properties, 1000 enum values, "
+            "120000 characters of names and enum/const values, 15000 characters in one enum of more than 250 values; a schema "
+            "past them is sent with 'strict': false.",
+            _SO_DOC,
+            "report",
+        ),
         # request-level
-        ("request.parallel-without-tools", "'parallel_tool_calls' is sent only together with 'tools' (dropped otherwise).",
-         "API error \"Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are "
-         "specified.\" (Upsonic/Upsonic#323; camel-ai/camel#3706)", "repair"),
-        ("request.tool-choice-without-tools", "'tool_choice' 'auto' or 'none' is sent only together with 'tools' (dropped "
-         "otherwise: without tools the model cannot call one anyway).",
-         "API error \"Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.\" "
-         "(writer/writer-framework#1013)", "repair"),
-        ("request.forced-tool-choice-without-tools", "A tool choice that forces a call ('required' or a named tool) needs "
-         "tools to call.",
-         "API error \"Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.\" "
-         "(writer/writer-framework#1013)", "refuse"),
-        ("request.tool-choice-unknown-tool", "A named tool choice names a tool declared in 'tools'.",
-         f"{tools_ptr}; vllm-project/vllm#40311 (tool_choice/tools validation aligned with the OpenAI API)", "refuse"),
-        ("request.stream-options-without-stream", "'stream_options' is sent only with 'stream': true (dropped otherwise).",
-         "SDK docstring of stream_options: \"Only set this when you set `stream: true`.\"", "repair"),
-        ("request.temperature-range", "'temperature' is between 0 and 2.",
-         "SDK docstring of temperature: \"What sampling temperature to use, between 0 and 2.\"", "refuse"),
-        ("request.sampling-reasoning-model", "Reasoning models (o1, o3, o4 families and gpt-5, gpt-5-mini, gpt-5-nano, ...; "
-         "gpt-5.1 and later unless reasoning effort is 'none') take only the default temperature and top_p (1).",
-         "API error \"Unsupported value: 'temperature' does not support 0.7 with this model. Only the default (1) value is "
-         "supported.\" (code unsupported_value); vercel/ai#10932 (gpt-5.1 with reasoning effort 'none' takes them)", "refuse"),
-        ("request.metadata", "'metadata' has at most 16 pairs, keys up to 64 characters and string values up to 512.",
-         "SDK docstring of metadata: \"Set of 16 key-value pairs ... Keys are strings with a maximum length of 64 characters. "
-         "Values are strings with a maximum length of 512 characters.\"", "refuse"),
+        (
+            "request.parallel-without-tools",
+            "'parallel_tool_calls' is sent only together with 'tools' (dropped otherwise).",
+            "API error \"Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are "
+            'specified." (Upsonic/Upsonic#323; camel-ai/camel#3706)',
+            "repair",
+        ),
+        (
+            "request.tool-choice-without-tools",
+            "'tool_choice' 'auto' or 'none' is sent only together with 'tools' (dropped "
+            "otherwise: without tools the model cannot call one anyway).",
+            "API error \"Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.\" "
+            "(writer/writer-framework#1013)",
+            "repair",
+        ),
+        (
+            "request.forced-tool-choice-without-tools",
+            "A tool choice that forces a call ('required' or a named tool) needs tools to call.",
+            "API error \"Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.\" "
+            "(writer/writer-framework#1013)",
+            "refuse",
+        ),
+        (
+            "request.tool-choice-unknown-tool",
+            "A named tool choice names a tool declared in 'tools'.",
+            f"{tools_ptr}; vllm-project/vllm#40311 (tool_choice/tools validation aligned with the OpenAI API)",
+            "refuse",
+        ),
+        (
+            "request.stream-options-without-stream",
+            "'stream_options' is sent only with 'stream': true (dropped otherwise).",
+            'SDK docstring of stream_options: "Only set this when you set `stream: true`."',
+            "repair",
+        ),
+        (
+            "request.temperature-range",
+            "'temperature' is between 0 and 2.",
+            'SDK docstring of temperature: "What sampling temperature to use, between 0 and 2."',
+            "refuse",
+        ),
+        (
+            "request.sampling-reasoning-model",
+            "Reasoning models (o1, o3, o4 families and gpt-5, gpt-5-mini, gpt-5-nano, ...; "
+            "gpt-5.1 and later unless reasoning effort is 'none') take only the default temperature and top_p (1).",
+            "API error \"Unsupported value: 'temperature' does not support 0.7 with this model. Only the default (1) value is "
+            "supported.\" (code unsupported_value); vercel/ai#10932 (gpt-5.1 with reasoning effort 'none' takes them)",
+            "refuse",
+        ),
+        (
+            "request.metadata",
+            "'metadata' has at most 16 pairs, keys up to 64 characters and string values up to 512.",
+            'SDK docstring of metadata: "Set of 16 key-value pairs ... Keys are strings with a maximum length of 64 characters. '
+            'Values are strings with a maximum length of 512 characters."',
+            "refuse",
+        ),
     ]
 
 
-CHAT_RULES: Mapping[str, Rule] = _rules(CHAT, [
-    *_shared_rows(CHAT_MAX_CALL_ID, "API error \"Invalid 'messages[2].tool_calls[0].id': string too long. Expected a string "
-                  "with maximum length 40, but got a string with length 44 instead.\" (Portkey-AI/gateway#1062)",
-                  "SDK ChatCompletionNamedToolChoiceParam"),
-    ("tool.description-length", f"A tool description is at most {CHAT_MAX_DESCRIPTION} characters (a longer one is cut to "
-     f"{CHAT_MAX_DESCRIPTION} and the cut reported).",
-     "API error \"Invalid 'tools[0].function.description': string too long. Expected a string with maximum length 1024, "
-     "but got a string with length 3542 instead.\" (code string_above_max_length)", "report"),
-    ("request.max-tokens-reasoning-model", "Reasoning models take 'max_completion_tokens', not 'max_tokens' (renamed; the "
-     "meaning is the same: the bound includes reasoning tokens).",
-     "SDK docstring of max_tokens: \"deprecated in favor of `max_completion_tokens`, and is not compatible with o-series "
-     "models\"; API error \"Unsupported parameter: 'max_tokens' is not supported with this model. Use "
-     "'max_completion_tokens' instead.\"", "repair"),
-    ("request.top-logprobs-without-logprobs", "'top_logprobs' needs 'logprobs': true.",
-     "SDK docstring of top_logprobs: \"`logprobs` must be set to `true` if this parameter is used.\"", "refuse"),
-    ("request.stop-count", "'stop' holds at most 4 sequences.", "SDK docstring of stop: \"Up to 4 sequences\"", "refuse"),
-    # conversation
-    ("conversation.calls-answered", "An assistant message with tool_calls is followed directly by one role:tool message per "
-     "call id (nothing between them), also at the end of the request.",
-     "API error \"An assistant message with 'tool_calls' must be followed by tool messages responding to each "
-     "'tool_call_id'. The following tool_call_ids did not have response messages: call_...\"", "refuse"),
-    ("conversation.tool-without-call", "A role:tool message answers a call of the assistant message right before its run of "
-     "tool messages, once.",
-     "API error \"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with "
-     "'tool_calls'.\"", "refuse"),
-    ("conversation.tool-content", "A role:tool message's content is a string or text parts; images of a result go in one "
-     "user message after the run of tool messages (moved there, labelled with the call id).",
-     "openai.types.chat.ChatCompletionToolMessageParam (content: str | Iterable[ChatCompletionContentPartTextParam]); API "
-     "error \"Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an "
-     "image URL.\"", "repair"),
-    ("conversation.tool-content-parts", "A role:tool message carries no parts other than text (and images, moved).",
-     "openai.types.chat.ChatCompletionToolMessageParam", "refuse"),
-    ("conversation.images-user-only", "Images (image_url parts) appear only in user messages.",
-     "API error \"Image URLs are only allowed for messages with role 'user', but this message with role 'assistant' "
-     "contains an image URL.\" (openai/openai-node#1030)", "refuse"),
-    ("conversation.duplicate-call-id", "A tool call id appears once in the request (results are paired by id).",
-     "API error \"An assistant message with 'tool_calls' must be followed by tool messages responding to each "
-     "'tool_call_id'\" (pairing by id needs unique ids)", "refuse"),
-    ("conversation.arguments-json", "A tool call's function.arguments is the text of a JSON object (text that is not is "
-     "sent as \"{}\"; its result already says the call was invalid).",
-     "API error \"messages.70.tool_calls.0.function.arguments: arguments must be a valid JSON object string\" "
-     "(justrach/codegraff#752)", "report"),
-    ("conversation.assistant-content", "An assistant message without tool_calls has content (an empty string is written).",
-     "openai.types.chat.ChatCompletionAssistantMessageParam.content: \"Required unless `tool_calls` or `function_call` is "
-     "specified.\"", "repair"),
-    # stop reasons and usage
-    ("stop.content-filter", "finish_reason 'content_filter' means the turn failed: its tool calls are answered, not run.",
-     "openai.types.chat.chat_completion.Choice.finish_reason ('content_filter' if content was omitted by a content filter)",
-     "report"),
-    ("usage.mapping", "prompt_tokens includes cached tokens (prompt_tokens_details.cached_tokens); completion_tokens includes "
-     "reasoning (completion_tokens_details.reasoning_tokens); both map as they are, total_tokens is kept.",
-     "openai.types.CompletionUsage", "repair"),
-])
+CHAT_RULES: Mapping[str, Rule] = _rules(
+    CHAT,
+    [
+        *_shared_rows(
+            CHAT_MAX_CALL_ID,
+            "API error \"Invalid 'messages[2].tool_calls[0].id': string too long. Expected a string "
+            'with maximum length 40, but got a string with length 44 instead." (Portkey-AI/gateway#1062)',
+            "SDK ChatCompletionNamedToolChoiceParam",
+        ),
+        (
+            "tool.description-length",
+            f"A tool description is at most {CHAT_MAX_DESCRIPTION} characters (a longer one is cut to "
+            f"{CHAT_MAX_DESCRIPTION} and the cut reported).",
+            "API error \"Invalid 'tools[0].function.description': string too long. Expected a string with maximum length 1024, "
+            'but got a string with length 3542 instead." (code string_above_max_length)',
+            "report",
+        ),
+        (
+            "request.max-tokens-reasoning-model",
+            "Reasoning models take 'max_completion_tokens', not 'max_tokens' (renamed; the "
+            "meaning is the same: the bound includes reasoning tokens).",
+            'SDK docstring of max_tokens: "deprecated in favor of `max_completion_tokens`, and is not compatible with o-series '
+            "models\"; API error \"Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+            "'max_completion_tokens' instead.\"",
+            "repair",
+        ),
+        (
+            "request.top-logprobs-without-logprobs",
+            "'top_logprobs' needs 'logprobs': true.",
+            'SDK docstring of top_logprobs: "`logprobs` must be set to `true` if this parameter is used."',
+            "refuse",
+        ),
+        (
+            "request.stop-count",
+            "'stop' holds at most 4 sequences.",
+            'SDK docstring of stop: "Up to 4 sequences"',
+            "refuse",
+        ),
+        # conversation
+        (
+            "conversation.calls-answered",
+            "An assistant message with tool_calls is followed directly by one role:tool message per "
+            "call id (nothing between them), also at the end of the request.",
+            "API error \"An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+            "'tool_call_id'. The following tool_call_ids did not have response messages: call_...\"",
+            "refuse",
+        ),
+        (
+            "conversation.tool-without-call",
+            "A role:tool message answers a call of the assistant message right before its run of tool messages, once.",
+            "API error \"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with "
+            "'tool_calls'.\"",
+            "refuse",
+        ),
+        (
+            "conversation.tool-content",
+            "A role:tool message's content is a string or text parts; images of a result go in one "
+            "user message after the run of tool messages (moved there, labelled with the call id).",
+            "openai.types.chat.ChatCompletionToolMessageParam (content: str | Iterable[ChatCompletionContentPartTextParam]); API "
+            "error \"Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an "
+            'image URL."',
+            "repair",
+        ),
+        (
+            "conversation.tool-content-parts",
+            "A role:tool message carries no parts other than text (and images, moved).",
+            "openai.types.chat.ChatCompletionToolMessageParam",
+            "refuse",
+        ),
+        (
+            "conversation.images-user-only",
+            "Images (image_url parts) appear only in user messages.",
+            "API error \"Image URLs are only allowed for messages with role 'user', but this message with role 'assistant' "
+            'contains an image URL." (openai/openai-node#1030)',
+            "refuse",
+        ),
+        (
+            "conversation.duplicate-call-id",
+            "A tool call id appears once in the request (results are paired by id).",
+            "API error \"An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+            "'tool_call_id'\" (pairing by id needs unique ids)",
+            "refuse",
+        ),
+        (
+            "conversation.arguments-json",
+            "A tool call's function.arguments is the text of a JSON object (text that is not is "
+            'sent as "{}"; its result already says the call was invalid).',
+            'API error "messages.70.tool_calls.0.function.arguments: arguments must be a valid JSON object string" '
+            "(justrach/codegraff#752)",
+            "report",
+        ),
+        (
+            "conversation.assistant-content",
+            "An assistant message without tool_calls has content (an empty string is written).",
+            'openai.types.chat.ChatCompletionAssistantMessageParam.content: "Required unless `tool_calls` or `function_call` is '
+            'specified."',
+            "repair",
+        ),
+        # stop reasons and usage
+        (
+            "stop.content-filter",
+            "finish_reason 'content_filter' means the turn failed: its tool calls are answered, not run.",
+            "openai.types.chat.chat_completion.Choice.finish_reason ('content_filter' if content was omitted by a content filter)",
+            "report",
+        ),
+        (
+            "usage.mapping",
+            "prompt_tokens includes cached tokens (prompt_tokens_details.cached_tokens); completion_tokens includes "
+            "reasoning (completion_tokens_details.reasoning_tokens); both map as they are, total_tokens is kept.",
+            "openai.types.CompletionUsage",
+            "repair",
+        ),
+    ],
+)
 
-RESPONSES_RULES: Mapping[str, Rule] = _rules(RESPONSES, [
-    *_shared_rows(RESPONSES_MAX_CALL_ID, "API error \"Invalid 'input[95].call_id': string too long. Expected a string with "
-                  "maximum length 64, but got a string with length 116 instead.\" (AnswerDotAI/fastllm#45)",
-                  "SDK ToolChoiceFunctionParam"),
-    ("request.previous-with-conversation", "'previous_response_id' is not sent together with 'conversation'.",
-     "SDK docstring of previous_response_id: \"Cannot be used in conjunction with `conversation`.\"", "refuse"),
-    ("request.previous-without-store", "'previous_response_id' names a stored response: it cannot be used with 'store': "
-     "false (use continuation='stateless' or store=True).",
-     "API error code previous_response_not_found \"Previous response with id 'resp_...' not found.\" with store=false "
-     "(bigduu/Bamboo-agent#513)", "refuse"),
-    ("request.store-false-item-ids", "With 'store': false, nothing is looked up by id: a reasoning item without "
-     "encrypted_content is dropped, and the items of its turn go without their ids, so the API does not look for it "
-     "(call_id still pairs results).",
-     "API error \"Item with id 'rs_...' not found. Items are not persisted when `store` is set to false. Try again with "
-     "`store` set to true, or remove this item from your input.\" (anomalyco/opencode#7724); \"Item 'fc_...' of type "
-     "'function_call' was provided without its required 'reasoning' item: 'rs_...'.\" (mastra-ai/mastra#8738; "
-     "laravel/ai#1052)", "repair"),
-    ("request.include-encrypted-reasoning", "With 'store': false and 'reasoning' set, 'include' asks for "
-     "'reasoning.encrypted_content' so the reasoning can be carried to the next turn (added).",
-     "SDK docstring of include: \"`reasoning.encrypted_content`: ... enables reasoning items to be used in multi-turn "
-     "conversations when using the Responses API statelessly (like when the `store` parameter is set to `false`...)\"",
-     "repair"),
-    # conversation
-    ("conversation.call-answered", "Every function_call item is answered by a function_call_output with the same call_id "
-     "(unless the call lives on the server: previous_response_id or conversation).",
-     "API error \"No tool output found for function call call_...\"", "refuse"),
-    ("conversation.output-without-call", "A function_call_output answers an earlier function_call's call_id, once.",
-     "API error \"No tool call found for function call output with call_id call_....\" (microsoft/vscode#320060)", "refuse"),
-    ("conversation.reasoning-followed", "A reasoning item is followed by the item it was produced with (a reasoning item "
-     "left alone, e.g. after another vendor's turn was dropped, is removed).",
-     "API error \"Item 'rs_...' of type 'reasoning' was provided without its required following item.\"", "repair"),
-    ("conversation.duplicate-item-id", "An item id appears once in the input.",
-     "API error \"Duplicate item found with id fc_.... Remove duplicate items from your input and try again.\"", "refuse"),
-    ("conversation.call-fields", "A function_call item has a string call_id, name and arguments.",
-     "openai.types.responses.ResponseFunctionToolCallParam (call_id, name, arguments: Required[str])", "refuse"),
-    ("conversation.item-id-prefix", "An item id, when sent, has its kind's prefix: fc_ for function_call, rs_ for reasoning, "
-     "msg_ for message (another id is left out; call_id pairs results).",
-     "API error \"Invalid 'input[2].id': 'msg_...'. Expected an ID that begins with 'fc'.\" (continuedev/continue#11785)",
-     "repair"),
-    ("conversation.assistant-parts", "An assistant message's content parts are output_text or refusal (input_text parts "
-     "are written as output_text).",
-     "API error \"Invalid value: 'input_text'. Supported values are: 'output_text' and 'refusal'.\"; "
-     "openai.types.responses.ResponseOutputMessageParam.content", "repair"),
-    ("conversation.reasoning-fields", "A reasoning item has an id and a summary list (a missing summary is written as []; "
-     "an item without id is not sent).",
-     "openai.types.responses.ResponseReasoningItemParam (id: Required[str], summary: Required[Iterable[Summary]])", "repair"),
-    ("conversation.output-content", "A function_call_output's output is a string or a list of input_text, input_image and "
-     "input_file parts.",
-     "openai.types.responses.response_input_item_param.FunctionCallOutput.output (str | "
-     "ResponseFunctionCallOutputItemListParam)", "refuse"),
-    # stop reasons and usage
-    ("stop.failed-status", "status 'failed' or 'cancelled', and 'incomplete' for content_filter, mean the turn failed: its "
-     "tool calls are answered, not run ('incomplete' for max_output_tokens is a cut-off turn, handled as such).",
-     "openai.types.responses.Response.status / IncompleteDetails.reason", "report"),
-    ("usage.mapping", "input_tokens includes cached tokens (input_tokens_details.cached_tokens); output_tokens includes "
-     "reasoning (output_tokens_details.reasoning_tokens); both map as they are, total_tokens is kept.",
-     "openai.types.responses.ResponseUsage", "repair"),
-])
+RESPONSES_RULES: Mapping[str, Rule] = _rules(
+    RESPONSES,
+    [
+        *_shared_rows(
+            RESPONSES_MAX_CALL_ID,
+            "API error \"Invalid 'input[95].call_id': string too long. Expected a string with "
+            'maximum length 64, but got a string with length 116 instead." (AnswerDotAI/fastllm#45)',
+            "SDK ToolChoiceFunctionParam",
+        ),
+        (
+            "request.previous-with-conversation",
+            "'previous_response_id' is not sent together with 'conversation'.",
+            'SDK docstring of previous_response_id: "Cannot be used in conjunction with `conversation`."',
+            "refuse",
+        ),
+        (
+            "request.previous-without-store",
+            "'previous_response_id' names a stored response: it cannot be used with 'store': "
+            "false (use continuation='stateless' or store=True).",
+            "API error code previous_response_not_found \"Previous response with id 'resp_...' not found.\" with store=false "
+            "(bigduu/Bamboo-agent#513)",
+            "refuse",
+        ),
+        (
+            "request.store-false-item-ids",
+            "With 'store': false, nothing is looked up by id: a reasoning item without "
+            "encrypted_content is dropped, and the items of its turn go without their ids, so the API does not look for it "
+            "(call_id still pairs results).",
+            "API error \"Item with id 'rs_...' not found. Items are not persisted when `store` is set to false. Try again with "
+            "`store` set to true, or remove this item from your input.\" (anomalyco/opencode#7724); \"Item 'fc_...' of type "
+            "'function_call' was provided without its required 'reasoning' item: 'rs_...'.\" (mastra-ai/mastra#8738; "
+            "laravel/ai#1052)",
+            "repair",
+        ),
+        (
+            "request.include-encrypted-reasoning",
+            "With 'store': false and 'reasoning' set, 'include' asks for "
+            "'reasoning.encrypted_content' so the reasoning can be carried to the next turn (added).",
+            'SDK docstring of include: "`reasoning.encrypted_content`: ... enables reasoning items to be used in multi-turn '
+            'conversations when using the Responses API statelessly (like when the `store` parameter is set to `false`...)"',
+            "repair",
+        ),
+        # conversation
+        (
+            "conversation.call-answered",
+            "Every function_call item is answered by a function_call_output with the same call_id "
+            "(unless the call lives on the server: previous_response_id or conversation).",
+            'API error "No tool output found for function call call_..."',
+            "refuse",
+        ),
+        (
+            "conversation.output-without-call",
+            "A function_call_output answers an earlier function_call's call_id, once.",
+            'API error "No tool call found for function call output with call_id call_...." (microsoft/vscode#320060)',
+            "refuse",
+        ),
+        (
+            "conversation.reasoning-followed",
+            "A reasoning item is followed by the item it was produced with (a reasoning item "
+            "left alone, e.g. after another vendor's turn was dropped, is removed).",
+            "API error \"Item 'rs_...' of type 'reasoning' was provided without its required following item.\"",
+            "repair",
+        ),
+        (
+            "conversation.duplicate-item-id",
+            "An item id appears once in the input.",
+            'API error "Duplicate item found with id fc_.... Remove duplicate items from your input and try again."',
+            "refuse",
+        ),
+        (
+            "conversation.call-fields",
+            "A function_call item has a string call_id, name and arguments.",
+            "openai.types.responses.ResponseFunctionToolCallParam (call_id, name, arguments: Required[str])",
+            "refuse",
+        ),
+        (
+            "conversation.item-id-prefix",
+            "An item id, when sent, has its kind's prefix: fc_ for function_call, rs_ for reasoning, "
+            "msg_ for message (another id is left out; call_id pairs results).",
+            "API error \"Invalid 'input[2].id': 'msg_...'. Expected an ID that begins with 'fc'.\" (continuedev/continue#11785)",
+            "repair",
+        ),
+        (
+            "conversation.assistant-parts",
+            "An assistant message's content parts are output_text or refusal (input_text parts "
+            "are written as output_text).",
+            "API error \"Invalid value: 'input_text'. Supported values are: 'output_text' and 'refusal'.\"; "
+            "openai.types.responses.ResponseOutputMessageParam.content",
+            "repair",
+        ),
+        (
+            "conversation.reasoning-fields",
+            "A reasoning item has an id and a summary list (a missing summary is written as []; "
+            "an item without id is not sent).",
+            "openai.types.responses.ResponseReasoningItemParam (id: Required[str], summary: Required[Iterable[Summary]])",
+            "repair",
+        ),
+        (
+            "conversation.output-content",
+            "A function_call_output's output is a string or a list of input_text, input_image and input_file parts.",
+            "openai.types.responses.response_input_item_param.FunctionCallOutput.output (str | "
+            "ResponseFunctionCallOutputItemListParam)",
+            "refuse",
+        ),
+        # stop reasons and usage
+        (
+            "stop.failed-status",
+            "status 'failed' or 'cancelled', and 'incomplete' for content_filter, mean the turn failed: its "
+            "tool calls are answered, not run ('incomplete' for max_output_tokens is a cut-off turn, handled as such).",
+            "openai.types.responses.Response.status / IncompleteDetails.reason",
+            "report",
+        ),
+        (
+            "usage.mapping",
+            "input_tokens includes cached tokens (input_tokens_details.cached_tokens); output_tokens includes "
+            "reasoning (output_tokens_details.reasoning_tokens); both map as they are, total_tokens is kept.",
+            "openai.types.responses.ResponseUsage",
+            "repair",
+        ),
+    ],
+)
 
 
 # ---------------------------------------------------------------------------------- helpers
@@ -367,8 +595,16 @@ def reasoning_family(model: Any) -> str | None:
     return None
 
 
-def _note(report: Any, rule: str, pointer: str, detail: str, *, lossy: bool = False, tool: str | None = None,
-          call_id: str | None = None) -> None:
+def _note(
+    report: Any,
+    rule: str,
+    pointer: str,
+    detail: str,
+    *,
+    lossy: bool = False,
+    tool: str | None = None,
+    call_id: str | None = None,
+) -> None:
     """Record one request repair on ``report`` (a :class:`~toolwire.profile.RequestReport`)."""
     if report is not None:
         report.add(rule, pointer, detail, tool=tool, call_id=call_id, lossy=lossy)
@@ -406,8 +642,13 @@ def _sampling_problem(body: dict[str, Any], effort: Any) -> list[tuple[str, str]
     for key in ("temperature", "top_p"):
         value = body.get(key)
         if value is not None and value != 1:
-            out.append((f"/{key}", f"model {body.get('model')!r} takes only the default {key} (1), got {value!r}; leave "
-                                   f"{key} unset" + (" or set reasoning effort 'none'" if family == "gpt-5.x" else "")))
+            out.append(
+                (
+                    f"/{key}",
+                    f"model {body.get('model')!r} takes only the default {key} (1), got {value!r}; leave "
+                    f"{key} unset" + (" or set reasoning effort 'none'" if family == "gpt-5.x" else ""),
+                )
+            )
     return out
 
 
@@ -440,13 +681,16 @@ class _OpenAIProfile(Profile):
         for prompts that are 1024 tokens or longer"); ``prompt_cache_key`` routes requests that
         share a prefix to the same cache."""
         return PROMPT_CACHE_MIN_TOKENS
+
     rules: Mapping[str, Rule] = {}
     call_id_max = 64
     credential_headers = ("authorization", "api-key")
     private_response_headers = ("openai-organization", "openai-project")
     token_estimate_exact = True
-    token_estimate_method = ("o200k_base (tiktoken, exact) over the harmony 'namespace functions' rendering of the tools, "
-                             "plus 1 token once for a non-empty set")
+    token_estimate_method = (
+        "o200k_base (tiktoken, exact) over the harmony 'namespace functions' rendering of the tools, "
+        "plus 1 token once for a non-empty set"
+    )
     _endpoint = ""
 
     def __init__(self, api: str | None = None, *, strict: bool = False, **settings: Any) -> None:
@@ -476,8 +720,9 @@ class _OpenAIProfile(Profile):
         assert rid in self.rules, rid
         return rid
 
-    def violation(self, suffix: str, pointer: str, message: str, *, tool: str | None = None,
-                  call_id: str | None = None) -> Violation:
+    def violation(
+        self, suffix: str, pointer: str, message: str, *, tool: str | None = None, call_id: str | None = None
+    ) -> Violation:
         return Violation(rule=self.rule(suffix), pointer=pointer, message=message, tool=tool, call_id=call_id)
 
     # -- names ---------------------------------------------------------------------------------
@@ -508,12 +753,16 @@ class _OpenAIProfile(Profile):
         name = fn.get("name")
         err = self.tool_name_error(name)
         if err is not None:
-            out.append(self.violation("tool.name", f"{fn_ptr}/name", f"tool name {name!r} breaks the rule: {err}",
-                                      tool=str(name)))
+            out.append(
+                self.violation(
+                    "tool.name", f"{fn_ptr}/name", f"tool name {name!r} breaks the rule: {err}", tool=str(name)
+                )
+            )
         if decl.get("type", "function") != "function":
             return out  # custom/hosted tools: their own shapes
-        for suffix, pointer, message in parameter_problems(fn.get("parameters"), strict=fn.get("strict") is True,
-                                                           base=f"{fn_ptr}/parameters"):
+        for suffix, pointer, message in parameter_problems(
+            fn.get("parameters"), strict=fn.get("strict") is True, base=f"{fn_ptr}/parameters"
+        ):
             out.append(self.violation(suffix, pointer, message, tool=str(name)))
         return out
 
@@ -535,36 +784,72 @@ class _OpenAIProfile(Profile):
         raise NotImplementedError
 
     # -- request-level checks shared ------------------------------------------------------------
-    def _common_request_problems(self, body: dict[str, Any], tools: list[Any], names: set[str], effort: Any) -> list[Violation]:
+    def _common_request_problems(
+        self, body: dict[str, Any], tools: list[Any], names: set[str], effort: Any
+    ) -> list[Violation]:
         out: list[Violation] = []
         if len(tools) > MAX_TOOLS:
-            out.append(self.violation("tools.count", "/tools", f"{len(tools)} tools; the API takes at most {MAX_TOOLS} "
-                                      "(declare fewer, or split them between agents)"))
+            out.append(
+                self.violation(
+                    "tools.count",
+                    "/tools",
+                    f"{len(tools)} tools; the API takes at most {MAX_TOOLS} "
+                    "(declare fewer, or split them between agents)",
+                )
+            )
         choice = body.get("tool_choice")
         if not tools:
             if body.get("parallel_tool_calls") is not None:
-                out.append(self.violation("request.parallel-without-tools", "/parallel_tool_calls",
-                                          "parallel_tool_calls is only allowed when tools are specified"))
+                out.append(
+                    self.violation(
+                        "request.parallel-without-tools",
+                        "/parallel_tool_calls",
+                        "parallel_tool_calls is only allowed when tools are specified",
+                    )
+                )
             if choice in ("auto", "none"):
-                out.append(self.violation("request.tool-choice-without-tools", "/tool_choice",
-                                          "tool_choice is only allowed when tools are specified"))
+                out.append(
+                    self.violation(
+                        "request.tool-choice-without-tools",
+                        "/tool_choice",
+                        "tool_choice is only allowed when tools are specified",
+                    )
+                )
             elif choice is not None:
-                out.append(self.violation("request.forced-tool-choice-without-tools", "/tool_choice",
-                                          f"tool choice {choice!r} forces a tool call but the request declares no tools; "
-                                          "declare the tool or use tool choice 'auto'"))
+                out.append(
+                    self.violation(
+                        "request.forced-tool-choice-without-tools",
+                        "/tool_choice",
+                        f"tool choice {choice!r} forces a tool call but the request declares no tools; "
+                        "declare the tool or use tool choice 'auto'",
+                    )
+                )
         else:
             forced = self._forced_name(choice)
             if forced is not None and forced not in names:
-                out.append(self.violation("request.tool-choice-unknown-tool", "/tool_choice",
-                                          f"tool choice names {forced!r}, which is not among the declared tools "
-                                          f"{sorted(names)}", tool=forced))
+                out.append(
+                    self.violation(
+                        "request.tool-choice-unknown-tool",
+                        "/tool_choice",
+                        f"tool choice names {forced!r}, which is not among the declared tools {sorted(names)}",
+                        tool=forced,
+                    )
+                )
         if body.get("stream_options") is not None and body.get("stream") is not True:
-            out.append(self.violation("request.stream-options-without-stream", "/stream_options",
-                                      "stream_options is only allowed with stream: true"))
+            out.append(
+                self.violation(
+                    "request.stream-options-without-stream",
+                    "/stream_options",
+                    "stream_options is only allowed with stream: true",
+                )
+            )
         temp = body.get("temperature")
         if temp is not None and (isinstance(temp, bool) or not isinstance(temp, (int, float)) or not 0 <= temp <= 2):
-            out.append(self.violation("request.temperature-range", "/temperature", f"temperature must be between 0 and 2, "
-                                      f"got {temp!r}"))
+            out.append(
+                self.violation(
+                    "request.temperature-range", "/temperature", f"temperature must be between 0 and 2, got {temp!r}"
+                )
+            )
         for pointer, message in _sampling_problem(body, effort):
             out.append(self.violation("request.sampling-reasoning-model", pointer, message))
         meta = body.get("metadata")
@@ -574,8 +859,13 @@ class _OpenAIProfile(Profile):
                 out.append(self.violation("request.metadata", "/metadata", f"{len(meta)} metadata pairs (at most {n})"))
             for k, v in meta.items():
                 if len(str(k)) > kmax or (isinstance(v, str) and len(v) > vmax) or not isinstance(v, str):
-                    out.append(self.violation("request.metadata", f"/metadata/{_esc(k)}",
-                                              f"metadata keys are at most {kmax} characters and values strings of at most {vmax}"))
+                    out.append(
+                        self.violation(
+                            "request.metadata",
+                            f"/metadata/{_esc(k)}",
+                            f"metadata keys are at most {kmax} characters and values strings of at most {vmax}",
+                        )
+                    )
         return out
 
     def _forced_name(self, choice: Any) -> str | None:  # pragma: no cover - per API
@@ -588,20 +878,32 @@ class _OpenAIProfile(Profile):
                 body.pop("tools")
             if body.get("parallel_tool_calls") is not None:
                 value = body.pop("parallel_tool_calls")
-                _note(report, self.rule("request.parallel-without-tools"), "/parallel_tool_calls",
-                      f"parallel_tool_calls={value!r} not sent: the request has no tools")
+                _note(
+                    report,
+                    self.rule("request.parallel-without-tools"),
+                    "/parallel_tool_calls",
+                    f"parallel_tool_calls={value!r} not sent: the request has no tools",
+                )
             if body.get("tool_choice") in ("auto", "none"):
                 value = body.pop("tool_choice")
-                _note(report, self.rule("request.tool-choice-without-tools"), "/tool_choice",
-                      f"tool_choice={value!r} not sent: the request has no tools")
+                _note(
+                    report,
+                    self.rule("request.tool-choice-without-tools"),
+                    "/tool_choice",
+                    f"tool_choice={value!r} not sent: the request has no tools",
+                )
             elif "tool_choice" in body and body["tool_choice"] is None:
                 body.pop("tool_choice")
             if body.get("parallel_tool_calls", 0) is None:
                 body.pop("parallel_tool_calls")
         if body.get("stream_options") is not None and body.get("stream") is not True:
             body.pop("stream_options")
-            _note(report, self.rule("request.stream-options-without-stream"), "/stream_options",
-                  "stream_options not sent: the request is not streamed")
+            _note(
+                report,
+                self.rule("request.stream-options-without-stream"),
+                "/stream_options",
+                "stream_options not sent: the request is not streamed",
+            )
 
     def _repair_parameters(self, fn: dict[str, Any], fn_ptr: str, report: Any) -> None:
         """Non-strict shape repairs of an encoded declaration, and a strict declaration that
@@ -621,13 +923,25 @@ class _OpenAIProfile(Profile):
         if strict and tr.strict_possible is False:
             fn["strict"] = False
             sized = all(c.keyword == "size" for c in tr if c.action == "unsupported")
-            _note(report, self.rule("strict.size-limits" if sized else "strict.inexpressible"), f"{fn_ptr}/strict",
-                  "the parameters cannot be strict: sent with strict: false (" +
-                  "; ".join(c.detail for c in tr if c.action == "unsupported") + ")", lossy=True)
+            _note(
+                report,
+                self.rule("strict.size-limits" if sized else "strict.inexpressible"),
+                f"{fn_ptr}/strict",
+                "the parameters cannot be strict: sent with strict: false ("
+                + "; ".join(c.detail for c in tr if c.action == "unsupported")
+                + ")",
+                lossy=True,
+            )
         fn["parameters"] = fixed
         for c in tr:
             if c.action != "unsupported":
-                _note(report, self._schema_rule(c.keyword, strict), f"{fn_ptr}/parameters{c.pointer}", c.detail, lossy=c.lossy)
+                _note(
+                    report,
+                    self._schema_rule(c.keyword, strict),
+                    f"{fn_ptr}/parameters{c.pointer}",
+                    c.detail,
+                    lossy=c.lossy,
+                )
 
     def _schema_rule(self, keyword: str, strict: bool) -> str:
         if keyword in ("oneOf", "anyOf", "allOf", "enum", "not"):
@@ -677,8 +991,13 @@ class OpenAIChatProfile(_OpenAIProfile):
     def recognizes_body(self, body: Any) -> bool:
         """A body with ``messages`` that is not a Messages-API body (``system`` with
         ``max_tokens``) nor a Responses or Gemini one."""
-        return isinstance(body, dict) and isinstance(body.get("messages"), list) and "input" not in body \
-            and "contents" not in body and not ("system" in body and "max_tokens" in body)
+        return (
+            isinstance(body, dict)
+            and isinstance(body.get("messages"), list)
+            and "input" not in body
+            and "contents" not in body
+            and not ("system" in body and "max_tokens" in body)
+        )
 
     def _forced_name(self, choice: Any) -> str | None:
         if isinstance(choice, dict) and choice.get("type") == "function":
@@ -714,22 +1033,39 @@ class OpenAIChatProfile(_OpenAIProfile):
                 out.extend(self._tool_problems(decl, i, f"/tools/{i}/function", fn))
                 desc = fn.get("description")
                 if isinstance(desc, str) and len(desc) > CHAT_MAX_DESCRIPTION:
-                    out.append(self.violation("tool.description-length", f"/tools/{i}/function/description",
-                                              f"the description is {len(desc)} characters (at most {CHAT_MAX_DESCRIPTION})",
-                                              tool=str(fn.get("name"))))
+                    out.append(
+                        self.violation(
+                            "tool.description-length",
+                            f"/tools/{i}/function/description",
+                            f"the description is {len(desc)} characters (at most {CHAT_MAX_DESCRIPTION})",
+                            tool=str(fn.get("name")),
+                        )
+                    )
             elif decl.get("type") == "custom" and isinstance(decl.get("custom"), dict):
                 name = decl["custom"].get("name")
                 names.add(name)
                 err = self.tool_name_error(name)
                 if err:
-                    out.append(self.violation("tool.name", f"/tools/{i}/custom/name", f"tool name {name!r}: {err}", tool=str(name)))
+                    out.append(
+                        self.violation(
+                            "tool.name", f"/tools/{i}/custom/name", f"tool name {name!r}: {err}", tool=str(name)
+                        )
+                    )
         out.extend(self._common_request_problems(body, tools, names, body.get("reasoning_effort")))
         if body.get("max_tokens") is not None and reasoning_family(body.get("model")) is not None:
-            out.append(self.violation("request.max-tokens-reasoning-model", "/max_tokens",
-                                      f"model {body.get('model')!r} takes max_completion_tokens, not max_tokens"))
+            out.append(
+                self.violation(
+                    "request.max-tokens-reasoning-model",
+                    "/max_tokens",
+                    f"model {body.get('model')!r} takes max_completion_tokens, not max_tokens",
+                )
+            )
         if body.get("top_logprobs") is not None and body.get("logprobs") is not True:
-            out.append(self.violation("request.top-logprobs-without-logprobs", "/top_logprobs",
-                                      "top_logprobs needs logprobs: true"))
+            out.append(
+                self.violation(
+                    "request.top-logprobs-without-logprobs", "/top_logprobs", "top_logprobs needs logprobs: true"
+                )
+            )
         stop = body.get("stop")
         if isinstance(stop, list) and len(stop) > 4:
             out.append(self.violation("request.stop-count", "/stop", f"{len(stop)} stop sequences (at most 4)"))
@@ -745,12 +1081,28 @@ class OpenAIChatProfile(_OpenAIProfile):
         back = begin  # the tool messages at `start` answer the assistant message before their run: check from it
         while back > 0 and isinstance(messages[back - 1], dict) and messages[back - 1].get("role") == "tool":
             back -= 1
-        if back > 0 and isinstance(messages[back - 1], dict) and messages[back - 1].get("role") == "assistant" \
-                and messages[back - 1].get("tool_calls") and (back < begin or (begin < len(messages) and isinstance(
-                    messages[begin], dict) and messages[begin].get("role") == "tool")):
+        if (
+            back > 0
+            and isinstance(messages[back - 1], dict)
+            and messages[back - 1].get("role") == "assistant"
+            and messages[back - 1].get("tool_calls")
+            and (
+                back < begin
+                or (
+                    begin < len(messages)
+                    and isinstance(messages[begin], dict)
+                    and messages[begin].get("role") == "tool"
+                )
+            )
+        ):
             begin = back - 1
-        seen_ids: set[str] = {c.get("id") for m in messages[:begin] if isinstance(m, dict) and isinstance(m.get("tool_calls"), list)
-                              for c in m["tool_calls"] if isinstance(c, dict) and isinstance(c.get("id"), str)}
+        seen_ids: set[str] = {
+            c.get("id")
+            for m in messages[:begin]
+            if isinstance(m, dict) and isinstance(m.get("tool_calls"), list)
+            for c in m["tool_calls"]
+            if isinstance(c, dict) and isinstance(c.get("id"), str)
+        }
         i = begin
         while i < len(messages):
             m = messages[i]
@@ -761,12 +1113,22 @@ class OpenAIChatProfile(_OpenAIProfile):
             at = f"/messages/{i}"
             content = m.get("content")
             if role not in ("user", "tool") and isinstance(content, list) and any(_image_part(p) for p in content):
-                out.append(self.violation("conversation.images-user-only", f"{at}/content",
-                                          f"a {role} message cannot carry images; put them in a user message"))
+                out.append(
+                    self.violation(
+                        "conversation.images-user-only",
+                        f"{at}/content",
+                        f"a {role} message cannot carry images; put them in a user message",
+                    )
+                )
             calls = m.get("tool_calls") if role == "assistant" else None
             if role == "assistant" and not calls and content is None:
-                out.append(self.violation("conversation.assistant-content", f"{at}/content",
-                                          "an assistant message without tool_calls needs content"))
+                out.append(
+                    self.violation(
+                        "conversation.assistant-content",
+                        f"{at}/content",
+                        "an assistant message without tool_calls needs content",
+                    )
+                )
             if calls:
                 ids: list[str] = []
                 for k, c in enumerate(calls if isinstance(calls, list) else []):
@@ -774,23 +1136,45 @@ class OpenAIChatProfile(_OpenAIProfile):
                         continue
                     cid = c.get("id")
                     if cid in ids or (isinstance(cid, str) and cid in seen_ids):
-                        out.append(self.violation("conversation.duplicate-call-id", f"{at}/tool_calls/{k}/id",
-                                                  f"tool call id {cid!r} is used twice", call_id=cid if isinstance(cid, str) else None))
+                        out.append(
+                            self.violation(
+                                "conversation.duplicate-call-id",
+                                f"{at}/tool_calls/{k}/id",
+                                f"tool call id {cid!r} is used twice",
+                                call_id=cid if isinstance(cid, str) else None,
+                            )
+                        )
                     if isinstance(cid, str):
                         seen_ids.add(cid)
                     ids.append(cid)
                     if isinstance(cid, str) and len(cid) > CHAT_MAX_CALL_ID:
-                        out.append(self.violation("call.id-length", f"{at}/tool_calls/{k}/id",
-                                                  f"tool call id is {len(cid)} characters (at most {CHAT_MAX_CALL_ID})", call_id=cid))
+                        out.append(
+                            self.violation(
+                                "call.id-length",
+                                f"{at}/tool_calls/{k}/id",
+                                f"tool call id is {len(cid)} characters (at most {CHAT_MAX_CALL_ID})",
+                                call_id=cid,
+                            )
+                        )
                     fn = c.get("function") if isinstance(c.get("function"), dict) else {}
                     if c.get("type", "function") == "function" and not _json_object_text(fn.get("arguments")):
-                        out.append(self.violation("conversation.arguments-json", f"{at}/tool_calls/{k}/function/arguments",
-                                                  f"arguments {str(fn.get('arguments'))[:60]!r} is not the text of a JSON object",
-                                                  call_id=cid if isinstance(cid, str) else None))
+                        out.append(
+                            self.violation(
+                                "conversation.arguments-json",
+                                f"{at}/tool_calls/{k}/function/arguments",
+                                f"arguments {str(fn.get('arguments'))[:60]!r} is not the text of a JSON object",
+                                call_id=cid if isinstance(cid, str) else None,
+                            )
+                        )
                     if c.get("type", "function") == "function" and self.tool_name_error(fn.get("name")) is not None:
-                        out.append(self.violation("call.name", f"{at}/tool_calls/{k}/function/name",
-                                                  f"tool call name {fn.get('name')!r}: {self.tool_name_error(fn.get('name'))}",
-                                                  call_id=cid if isinstance(cid, str) else None))
+                        out.append(
+                            self.violation(
+                                "call.name",
+                                f"{at}/tool_calls/{k}/function/name",
+                                f"tool call name {fn.get('name')!r}: {self.tool_name_error(fn.get('name'))}",
+                                call_id=cid if isinstance(cid, str) else None,
+                            )
+                        )
                 j = i + 1
                 answered: list[str] = []
                 while j < len(messages) and isinstance(messages[j], dict) and messages[j].get("role") == "tool":
@@ -798,25 +1182,41 @@ class OpenAIChatProfile(_OpenAIProfile):
                     tid = tm.get("tool_call_id")
                     tat = f"/messages/{j}"
                     if tid not in ids or tid in answered:
-                        out.append(self.violation("conversation.tool-without-call", f"{tat}/tool_call_id",
-                                                  f"role:tool message for {tid!r} answers no unanswered call of messages[{i}]",
-                                                  call_id=tid if isinstance(tid, str) else None))
+                        out.append(
+                            self.violation(
+                                "conversation.tool-without-call",
+                                f"{tat}/tool_call_id",
+                                f"role:tool message for {tid!r} answers no unanswered call of messages[{i}]",
+                                call_id=tid if isinstance(tid, str) else None,
+                            )
+                        )
                     else:
                         answered.append(tid)
                     out.extend(self._tool_content_problems(tm.get("content"), tat, tid))
                     j += 1
                 for cid in ids:
                     if cid not in answered:
-                        out.append(self.violation("conversation.calls-answered", f"{at}/tool_calls",
-                                                  f"tool call {cid!r} has no role:tool message directly after the assistant "
-                                                  "message; answer every call (an error result is an answer)",
-                                                  call_id=cid if isinstance(cid, str) else None))
+                        out.append(
+                            self.violation(
+                                "conversation.calls-answered",
+                                f"{at}/tool_calls",
+                                f"tool call {cid!r} has no role:tool message directly after the assistant "
+                                "message; answer every call (an error result is an answer)",
+                                call_id=cid if isinstance(cid, str) else None,
+                            )
+                        )
                 i = j
                 continue
             if role == "tool":
                 tid = m.get("tool_call_id")
-                out.append(self.violation("conversation.tool-without-call", f"{at}", "a role:tool message must follow an "
-                                          "assistant message with tool_calls", call_id=tid if isinstance(tid, str) else None))
+                out.append(
+                    self.violation(
+                        "conversation.tool-without-call",
+                        f"{at}",
+                        "a role:tool message must follow an assistant message with tool_calls",
+                        call_id=tid if isinstance(tid, str) else None,
+                    )
+                )
             i += 1
         return out
 
@@ -826,11 +1226,23 @@ class OpenAIChatProfile(_OpenAIProfile):
         out = []
         for k, part in enumerate(content):
             if _image_part(part):
-                out.append(self.violation("conversation.tool-content", f"{at}/content/{k}",
-                                          "a role:tool message cannot carry images", call_id=tid if isinstance(tid, str) else None))
+                out.append(
+                    self.violation(
+                        "conversation.tool-content",
+                        f"{at}/content/{k}",
+                        "a role:tool message cannot carry images",
+                        call_id=tid if isinstance(tid, str) else None,
+                    )
+                )
             elif not (isinstance(part, dict) and part.get("type") == "text"):
-                out.append(self.violation("conversation.tool-content-parts", f"{at}/content/{k}",
-                                          "a role:tool message carries only text parts", call_id=tid if isinstance(tid, str) else None))
+                out.append(
+                    self.violation(
+                        "conversation.tool-content-parts",
+                        f"{at}/content/{k}",
+                        "a role:tool message carries only text parts",
+                        call_id=tid if isinstance(tid, str) else None,
+                    )
+                )
         return out
 
     # -- repairs ----------------------------------------------------------------------------------
@@ -841,7 +1253,9 @@ class OpenAIChatProfile(_OpenAIProfile):
         self._common_repairs(body, report)
         self.repair_names(body, report)
         tools = body.get("tools") if isinstance(body.get("tools"), list) else []
-        declared = {t["function"].get("name") for t in tools if isinstance(t, dict) and isinstance(t.get("function"), dict)}
+        declared = {
+            t["function"].get("name") for t in tools if isinstance(t, dict) and isinstance(t.get("function"), dict)
+        }
         for i, decl in enumerate(tools):
             if not isinstance(decl, dict) or not isinstance(decl.get("function"), dict):
                 continue
@@ -849,16 +1263,24 @@ class OpenAIChatProfile(_OpenAIProfile):
             desc = fn.get("description")
             if isinstance(desc, str) and len(desc) > CHAT_MAX_DESCRIPTION:
                 fn["description"] = desc[:CHAT_MAX_DESCRIPTION]
-                _note(report, self.rule("tool.description-length"), f"/tools/{i}/function/description",
-                      f"description of tool {fn.get('name')!r} cut from {len(desc)} to {CHAT_MAX_DESCRIPTION} characters",
-                      lossy=True)
+                _note(
+                    report,
+                    self.rule("tool.description-length"),
+                    f"/tools/{i}/function/description",
+                    f"description of tool {fn.get('name')!r} cut from {len(desc)} to {CHAT_MAX_DESCRIPTION} characters",
+                    lossy=True,
+                )
             self._repair_parameters(fn, f"/tools/{i}/function", report)
         if body.get("max_tokens") is not None and reasoning_family(body.get("model")) is not None:
             value = body.pop("max_tokens")
             if body.get("max_completion_tokens") is None:
                 body["max_completion_tokens"] = value
-            _note(report, self.rule("request.max-tokens-reasoning-model"), "/max_tokens",
-                  f"max_tokens={value!r} sent as max_completion_tokens (model {body.get('model')!r})")
+            _note(
+                report,
+                self.rule("request.max-tokens-reasoning-model"),
+                "/max_tokens",
+                f"max_tokens={value!r} sent as max_completion_tokens (model {body.get('model')!r})",
+            )
         messages = body.get("messages")
         if isinstance(messages, list):
             origins: list[int] = []
@@ -871,20 +1293,31 @@ class OpenAIChatProfile(_OpenAIProfile):
         the same way in the named tool choice and in the history's calls; returns the mapping
         (real name → wire name). The codec calls it too, so its bodies never carry such a name."""
         tools = body.get("tools") if isinstance(body.get("tools"), list) else []
-        fns = [t["function"] for t in tools if isinstance(t, dict) and t.get("type", "function") == "function"
-               and isinstance(t.get("function"), dict)]
+        fns = [
+            t["function"]
+            for t in tools
+            if isinstance(t, dict) and t.get("type", "function") == "function" and isinstance(t.get("function"), dict)
+        ]
         mapping = wire_tool_names(fn.get("name") for fn in fns)
         if not mapping:
             return mapping
         for i, t in enumerate(tools):
             fn = t.get("function") if isinstance(t, dict) else None
             if isinstance(fn, dict) and fn.get("name") in mapping:
-                _note(report, self.rule("tool.name"), f"/tools/{i}/function/name",
-                      f"tool {fn['name']!r} sent as {mapping[fn['name']]!r}; the model's calls to it run {fn['name']!r}",
-                      tool=fn["name"])
+                _note(
+                    report,
+                    self.rule("tool.name"),
+                    f"/tools/{i}/function/name",
+                    f"tool {fn['name']!r} sent as {mapping[fn['name']]!r}; the model's calls to it run {fn['name']!r}",
+                    tool=fn["name"],
+                )
                 fn["name"] = mapping[fn["name"]]
         choice = body.get("tool_choice")
-        if isinstance(choice, dict) and isinstance(choice.get("function"), dict) and choice["function"].get("name") in mapping:
+        if (
+            isinstance(choice, dict)
+            and isinstance(choice.get("function"), dict)
+            and choice["function"].get("name") in mapping
+        ):
             choice["function"]["name"] = mapping[choice["function"]["name"]]
         for i, m in enumerate(body.get("messages") or []):
             for k, c in enumerate((m.get("tool_calls") or []) if isinstance(m, dict) else []):
@@ -914,16 +1347,33 @@ class OpenAIChatProfile(_OpenAIProfile):
                         continue
                     self._repair_call_id(c, "id", f"{at}/tool_calls/{k}/id", report)
                     fn = c.get("function")
-                    if isinstance(fn, dict) and c.get("type", "function") == "function" and not _json_object_text(fn.get("arguments")):
-                        _note(report, self.rule("conversation.arguments-json"), f"{at}/tool_calls/{k}/function/arguments",
-                              f"arguments {str(fn.get('arguments'))[:60]!r} are not a JSON object: sent as '{{}}'", lossy=True,
-                              call_id=c.get("id") if isinstance(c.get("id"), str) else None)
+                    if (
+                        isinstance(fn, dict)
+                        and c.get("type", "function") == "function"
+                        and not _json_object_text(fn.get("arguments"))
+                    ):
+                        _note(
+                            report,
+                            self.rule("conversation.arguments-json"),
+                            f"{at}/tool_calls/{k}/function/arguments",
+                            f"arguments {str(fn.get('arguments'))[:60]!r} are not a JSON object: sent as '{{}}'",
+                            lossy=True,
+                            call_id=c.get("id") if isinstance(c.get("id"), str) else None,
+                        )
                         fn["arguments"] = "{}"
-                    if isinstance(fn, dict) and self.tool_name_error(fn.get("name")) is not None and isinstance(fn.get("name"), str):
+                    if (
+                        isinstance(fn, dict)
+                        and self.tool_name_error(fn.get("name")) is not None
+                        and isinstance(fn.get("name"), str)
+                    ):
                         new = sanitize_name(fn["name"])
                         if new not in declared:
-                            _note(report, self.rule("call.name"), f"{at}/tool_calls/{k}/function/name",
-                                  f"call name {fn['name']!r} sent as {new!r}")
+                            _note(
+                                report,
+                                self.rule("call.name"),
+                                f"{at}/tool_calls/{k}/function/name",
+                                f"call name {fn['name']!r} sent as {new!r}",
+                            )
                             fn["name"] = new
                 out.append(m)
                 origins.append(i)
@@ -940,14 +1390,21 @@ class OpenAIChatProfile(_OpenAIProfile):
                         moved = [p for p in content if _image_part(p)]
                         kept = [p for p in content if not _image_part(p)]
                         if not any(isinstance(p, dict) and p.get("text") for p in kept):
-                            kept = [{"type": "text", "text": "(the result is the image(s) in the next user message)"}] + \
-                                [p for p in kept if not (isinstance(p, dict) and p.get("type") == "text")]
+                            kept = [
+                                {"type": "text", "text": "(the result is the image(s) in the next user message)"}
+                            ] + [p for p in kept if not (isinstance(p, dict) and p.get("type") == "text")]
                         tm["content"] = kept
-                        images.append({"type": "text", "text": f"Image(s) returned by tool call {tm.get('tool_call_id')}:"})
+                        images.append(
+                            {"type": "text", "text": f"Image(s) returned by tool call {tm.get('tool_call_id')}:"}
+                        )
                         images.extend(moved)
-                        _note(report, self.rule("conversation.tool-content"), f"/messages/{i}/content",
-                              f"{len(moved)} image(s) of the result for {tm.get('tool_call_id')!r} moved to a user message "
-                              "after the tool messages")
+                        _note(
+                            report,
+                            self.rule("conversation.tool-content"),
+                            f"/messages/{i}/content",
+                            f"{len(moved)} image(s) of the result for {tm.get('tool_call_id')!r} moved to a user message "
+                            "after the tool messages",
+                        )
                     out.append(tm)
                     origins.append(i)
                     i += 1
@@ -965,7 +1422,9 @@ class OpenAIChatProfile(_OpenAIProfile):
         new = short_call_id(cid, CHAT_MAX_CALL_ID)
         if new != cid:
             obj[key] = new
-            _note(report, self.rule("call.id-length"), pointer, f"call id {cid!r} ({len(cid)} characters) sent as {new!r}")
+            _note(
+                report, self.rule("call.id-length"), pointer, f"call id {cid!r} ({len(cid)} characters) sent as {new!r}"
+            )
 
     # -- tokens -----------------------------------------------------------------------------------
     async def count_tokens(self, body: dict[str, Any], **settings: Any) -> int | None:
@@ -995,6 +1454,7 @@ def responses_provider_tools() -> Mapping[str, Any]:
     from types import MappingProxyType
 
     from openai.types.responses import tool_param
+
     from toolwire.profile import ProviderToolInfo
 
     out: dict[str, Any] = {}
@@ -1061,12 +1521,22 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         reasoning = body.get("reasoning") if isinstance(body.get("reasoning"), dict) else {}
         out.extend(self._common_request_problems(body, tools, names, reasoning.get("effort")))
         if body.get("previous_response_id") and body.get("conversation"):
-            out.append(self.violation("request.previous-with-conversation", "/previous_response_id",
-                                      "previous_response_id cannot be used together with conversation"))
+            out.append(
+                self.violation(
+                    "request.previous-with-conversation",
+                    "/previous_response_id",
+                    "previous_response_id cannot be used together with conversation",
+                )
+            )
         if body.get("previous_response_id") and body.get("store") is False:
-            out.append(self.violation("request.previous-without-store", "/previous_response_id",
-                                      "with store: false no response is stored, so previous_response_id cannot be found; use "
-                                      "continuation='stateless' (the default) or store=True"))
+            out.append(
+                self.violation(
+                    "request.previous-without-store",
+                    "/previous_response_id",
+                    "with store: false no response is stored, so previous_response_id cannot be found; use "
+                    "continuation='stateless' (the default) or store=True",
+                )
+            )
         out.extend(self._input_problems(body, start))
         return out
 
@@ -1090,20 +1560,40 @@ class OpenAIResponsesProfile(_OpenAIProfile):
             new = i >= begin
             iid = it.get("id")
             kind = "message" if typ is None and "role" in it else typ
-            if new and kind in ITEM_ID_PREFIX and iid is not None and not (isinstance(iid, str) and iid.startswith(ITEM_ID_PREFIX[kind])):
-                out.append(self.violation("conversation.item-id-prefix", f"{at}/id",
-                                          f"a {kind} item id must begin with {ITEM_ID_PREFIX[kind]!r}, got {iid!r}"))
+            if (
+                new
+                and kind in ITEM_ID_PREFIX
+                and iid is not None
+                and not (isinstance(iid, str) and iid.startswith(ITEM_ID_PREFIX[kind]))
+            ):
+                out.append(
+                    self.violation(
+                        "conversation.item-id-prefix",
+                        f"{at}/id",
+                        f"a {kind} item id must begin with {ITEM_ID_PREFIX[kind]!r}, got {iid!r}",
+                    )
+                )
             if new and kind == "message" and it.get("role") == "assistant" and isinstance(it.get("content"), list):
                 for k, part in enumerate(it["content"]):
                     if isinstance(part, dict) and part.get("type") not in ("output_text", "refusal"):
-                        out.append(self.violation("conversation.assistant-parts", f"{at}/content/{k}/type",
-                                                  f"an assistant message part of type {part.get('type')!r}; only output_text "
-                                                  "and refusal"))
+                        out.append(
+                            self.violation(
+                                "conversation.assistant-parts",
+                                f"{at}/content/{k}/type",
+                                f"an assistant message part of type {part.get('type')!r}; only output_text and refusal",
+                            )
+                        )
             if new and typ == "reasoning" and (not isinstance(iid, str) or not isinstance(it.get("summary"), list)):
-                out.append(self.violation("conversation.reasoning-fields", at, "a reasoning item needs an id and a summary list"))
+                out.append(
+                    self.violation(
+                        "conversation.reasoning-fields", at, "a reasoning item needs an id and a summary list"
+                    )
+                )
             if isinstance(iid, str) and iid:
                 if iid in item_ids and new:
-                    out.append(self.violation("conversation.duplicate-item-id", f"{at}/id", f"item id {iid!r} appears twice"))
+                    out.append(
+                        self.violation("conversation.duplicate-item-id", f"{at}/id", f"item id {iid!r} appears twice")
+                    )
                 item_ids.add(iid)
             if typ in ("function_call", "custom_tool_call"):
                 cid = it.get("call_id")
@@ -1111,58 +1601,116 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                     arg_key = "arguments" if typ == "function_call" else "input"
                     for key in ("call_id", "name", arg_key):
                         if not isinstance(it.get(key), str):
-                            out.append(self.violation("conversation.call-fields", f"{at}/{key}",
-                                                      f"a {typ} item needs a string {key}", call_id=cid if isinstance(cid, str) else None))
+                            out.append(
+                                self.violation(
+                                    "conversation.call-fields",
+                                    f"{at}/{key}",
+                                    f"a {typ} item needs a string {key}",
+                                    call_id=cid if isinstance(cid, str) else None,
+                                )
+                            )
                     if isinstance(cid, str) and len(cid) > RESPONSES_MAX_CALL_ID:
-                        out.append(self.violation("call.id-length", f"{at}/call_id",
-                                                  f"call_id is {len(cid)} characters (at most {RESPONSES_MAX_CALL_ID})", call_id=cid))
-                    if typ == "function_call" and isinstance(it.get("name"), str) and self.tool_name_error(it["name"]) is not None:
-                        out.append(self.violation("call.name", f"{at}/name",
-                                                  f"call name {it['name']!r}: {self.tool_name_error(it['name'])}", call_id=cid))
+                        out.append(
+                            self.violation(
+                                "call.id-length",
+                                f"{at}/call_id",
+                                f"call_id is {len(cid)} characters (at most {RESPONSES_MAX_CALL_ID})",
+                                call_id=cid,
+                            )
+                        )
+                    if (
+                        typ == "function_call"
+                        and isinstance(it.get("name"), str)
+                        and self.tool_name_error(it["name"]) is not None
+                    ):
+                        out.append(
+                            self.violation(
+                                "call.name",
+                                f"{at}/name",
+                                f"call name {it['name']!r}: {self.tool_name_error(it['name'])}",
+                                call_id=cid,
+                            )
+                        )
                 if isinstance(cid, str):
                     calls.setdefault(cid, i)
             elif typ in ("function_call_output", "custom_tool_call_output"):
                 cid = it.get("call_id")
                 if new:
                     if (cid not in calls and not continued) or cid in answered:
-                        out.append(self.violation("conversation.output-without-call", f"{at}/call_id",
-                                                  f"output for {cid!r} answers no earlier unanswered call",
-                                                  call_id=cid if isinstance(cid, str) else None))
+                        out.append(
+                            self.violation(
+                                "conversation.output-without-call",
+                                f"{at}/call_id",
+                                f"output for {cid!r} answers no earlier unanswered call",
+                                call_id=cid if isinstance(cid, str) else None,
+                            )
+                        )
                     if typ == "function_call_output":
                         out.extend(self._output_problems(it.get("output"), at, cid))
                 if isinstance(cid, str):
                     answered.add(cid)
             elif typ == "reasoning" and new:
                 nxt = items[i + 1] if i + 1 < len(items) else None
-                if not (isinstance(nxt, dict) and (nxt.get("type") in ("function_call", "custom_tool_call", "reasoning")
-                                                   or (nxt.get("type", "message") == "message" and nxt.get("role") == "assistant")
-                                                   or nxt.get("type") not in (None, "message", "function_call_output",
-                                                                              "custom_tool_call_output"))):
-                    out.append(self.violation("conversation.reasoning-followed", at,
-                                              f"reasoning item {iid!r} is not followed by the item it was produced with"))
+                if not (
+                    isinstance(nxt, dict)
+                    and (
+                        nxt.get("type") in ("function_call", "custom_tool_call", "reasoning")
+                        or (nxt.get("type", "message") == "message" and nxt.get("role") == "assistant")
+                        or nxt.get("type") not in (None, "message", "function_call_output", "custom_tool_call_output")
+                    )
+                ):
+                    out.append(
+                        self.violation(
+                            "conversation.reasoning-followed",
+                            at,
+                            f"reasoning item {iid!r} is not followed by the item it was produced with",
+                        )
+                    )
                 if store_false and not it.get("encrypted_content"):
-                    out.append(self.violation("request.store-false-item-ids", at,
-                                              f"with store: false the reasoning item {iid!r} needs its encrypted_content"))
+                    out.append(
+                        self.violation(
+                            "request.store-false-item-ids",
+                            at,
+                            f"with store: false the reasoning item {iid!r} needs its encrypted_content",
+                        )
+                    )
         for cid, idx in calls.items():
             if cid not in answered and idx >= begin:
-                out.append(self.violation("conversation.call-answered", f"/input/{idx}",
-                                          f"function call {cid!r} has no function_call_output; answer every call (an error "
-                                          "result is an answer)", call_id=cid))
+                out.append(
+                    self.violation(
+                        "conversation.call-answered",
+                        f"/input/{idx}",
+                        f"function call {cid!r} has no function_call_output; answer every call (an error "
+                        "result is an answer)",
+                        call_id=cid,
+                    )
+                )
         return out
 
     def _output_problems(self, output: Any, at: str, cid: Any) -> list[Violation]:
         if isinstance(output, str):
             return []
         if not isinstance(output, list):
-            return [self.violation("conversation.output-content", f"{at}/output", "output must be a string or a list of parts",
-                                   call_id=cid if isinstance(cid, str) else None)]
+            return [
+                self.violation(
+                    "conversation.output-content",
+                    f"{at}/output",
+                    "output must be a string or a list of parts",
+                    call_id=cid if isinstance(cid, str) else None,
+                )
+            ]
         out = []
         for k, part in enumerate(output):
             if not (isinstance(part, dict) and part.get("type") in ("input_text", "input_image", "input_file")):
                 kind = part.get("type") if isinstance(part, dict) else type(part).__name__
-                out.append(self.violation("conversation.output-content", f"{at}/output/{k}",
-                                          f"output part of type {kind!r}; only input_text, input_image and input_file",
-                                          call_id=cid if isinstance(cid, str) else None))
+                out.append(
+                    self.violation(
+                        "conversation.output-content",
+                        f"{at}/output/{k}",
+                        f"output part of type {kind!r}; only input_text, input_image and input_file",
+                        call_id=cid if isinstance(cid, str) else None,
+                    )
+                )
         return out
 
     # -- repairs ----------------------------------------------------------------------------------
@@ -1182,8 +1730,12 @@ class OpenAIResponsesProfile(_OpenAIProfile):
             include = body.get("include")
             if include is None or (isinstance(include, list) and "reasoning.encrypted_content" not in include):
                 body["include"] = [*(include or []), "reasoning.encrypted_content"]
-                _note(report, self.rule("request.include-encrypted-reasoning"), "/include",
-                      "'reasoning.encrypted_content' added to include (store: false)")
+                _note(
+                    report,
+                    self.rule("request.include-encrypted-reasoning"),
+                    "/include",
+                    "'reasoning.encrypted_content' added to include (store: false)",
+                )
         items = body.get("input")
         if isinstance(items, list):
             origins: list[int] = []
@@ -1200,8 +1752,13 @@ class OpenAIResponsesProfile(_OpenAIProfile):
             return mapping
         for i, t in enumerate(tools):
             if isinstance(t, dict) and t.get("type") == "function" and t.get("name") in mapping:
-                _note(report, self.rule("tool.name"), f"/tools/{i}/name",
-                      f"tool {t['name']!r} sent as {mapping[t['name']]!r}; the model's calls to it run {t['name']!r}", tool=t["name"])
+                _note(
+                    report,
+                    self.rule("tool.name"),
+                    f"/tools/{i}/name",
+                    f"tool {t['name']!r} sent as {mapping[t['name']]!r}; the model's calls to it run {t['name']!r}",
+                    tool=t["name"],
+                )
                 t["name"] = mapping[t["name"]]
         choice = body.get("tool_choice")
         if isinstance(choice, dict) and choice.get("type") == "function" and choice.get("name") in mapping:
@@ -1212,8 +1769,9 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                 it["name"] = mapping[it["name"]]
         return mapping
 
-    def _repair_items(self, items: list[Any], declared: set[Any], store_false: bool, report: Any,
-                      origins: list[int]) -> list[Any]:
+    def _repair_items(
+        self, items: list[Any], declared: set[Any], store_false: bool, report: Any, origins: list[int]
+    ) -> list[Any]:
         kept: list[Any] = []
         kept_from: list[int] = []
         strip_ids = False  # after a dropped reasoning item: the items of its turn go without their ids
@@ -1225,47 +1783,89 @@ class OpenAIResponsesProfile(_OpenAIProfile):
             typ = it.get("type")
             at = f"/input/{i}"
             kind = "message" if typ is None and "role" in it else typ
-            if kind in ITEM_ID_PREFIX and it.get("id") is not None and not (
-                    isinstance(it["id"], str) and it["id"].startswith(ITEM_ID_PREFIX[kind])) and kind != "reasoning":
-                _note(report, self.rule("conversation.item-id-prefix"), f"{at}/id",
-                      f"item id {it['id']!r} is not a {kind} id ({ITEM_ID_PREFIX[kind]}_...): not sent")
+            if (
+                kind in ITEM_ID_PREFIX
+                and it.get("id") is not None
+                and not (isinstance(it["id"], str) and it["id"].startswith(ITEM_ID_PREFIX[kind]))
+                and kind != "reasoning"
+            ):
+                _note(
+                    report,
+                    self.rule("conversation.item-id-prefix"),
+                    f"{at}/id",
+                    f"item id {it['id']!r} is not a {kind} id ({ITEM_ID_PREFIX[kind]}_...): not sent",
+                )
                 it = {k: v for k, v in it.items() if k != "id"}
-            if kind == "message" and it.get("role") == "assistant" and isinstance(it.get("content"), list) and any(
-                    isinstance(p, dict) and p.get("type") == "input_text" for p in it["content"]):
+            if (
+                kind == "message"
+                and it.get("role") == "assistant"
+                and isinstance(it.get("content"), list)
+                and any(isinstance(p, dict) and p.get("type") == "input_text" for p in it["content"])
+            ):
                 it = dict(it)
-                it["content"] = [{**p, "type": "output_text"} if isinstance(p, dict) and p.get("type") == "input_text" else p
-                                 for p in it["content"]]
-                _note(report, self.rule("conversation.assistant-parts"), f"{at}/content",
-                      "input_text parts of an assistant message written as output_text")
+                it["content"] = [
+                    {**p, "type": "output_text"} if isinstance(p, dict) and p.get("type") == "input_text" else p
+                    for p in it["content"]
+                ]
+                _note(
+                    report,
+                    self.rule("conversation.assistant-parts"),
+                    f"{at}/content",
+                    "input_text parts of an assistant message written as output_text",
+                )
             if typ == "reasoning":
                 if not isinstance(it.get("id"), str) or not it["id"].startswith("rs"):
-                    _note(report, self.rule("conversation.reasoning-fields"), at,
-                          f"reasoning item without a reasoning id ({it.get('id')!r}): not sent", lossy=True)
+                    _note(
+                        report,
+                        self.rule("conversation.reasoning-fields"),
+                        at,
+                        f"reasoning item without a reasoning id ({it.get('id')!r}): not sent",
+                        lossy=True,
+                    )
                     strip_ids = True
                     continue
                 if not isinstance(it.get("summary"), list):
                     it = {**it, "summary": []}
                     _note(report, self.rule("conversation.reasoning-fields"), f"{at}/summary", "summary: [] written")
             if typ == "reasoning" and store_false and not it.get("encrypted_content"):
-                _note(report, self.rule("request.store-false-item-ids"), at,
-                      f"reasoning item {it.get('id')!r} without encrypted_content not sent (store: false)", lossy=True)
+                _note(
+                    report,
+                    self.rule("request.store-false-item-ids"),
+                    at,
+                    f"reasoning item {it.get('id')!r} without encrypted_content not sent (store: false)",
+                    lossy=True,
+                )
                 strip_ids = True
                 continue
-            own_turn = typ in ("function_call", "custom_tool_call", "reasoning") or \
-                (typ in ("message", None) and it.get("role") == "assistant")
+            own_turn = typ in ("function_call", "custom_tool_call", "reasoning") or (
+                typ in ("message", None) and it.get("role") == "assistant"
+            )
             if not own_turn:
                 strip_ids = False
             elif strip_ids and it.get("id") and typ != "reasoning":
-                _note(report, self.rule("request.store-false-item-ids"), f"{at}/id",
-                      f"item id {it['id']!r} not sent: its reasoning item was not sent (call_id pairs the result)")
+                _note(
+                    report,
+                    self.rule("request.store-false-item-ids"),
+                    f"{at}/id",
+                    f"item id {it['id']!r} not sent: its reasoning item was not sent (call_id pairs the result)",
+                )
                 it = {k: v for k, v in it.items() if k != "id"}
             if typ in ("function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output"):
                 cid = it.get("call_id")
                 new = short_call_id(cid, RESPONSES_MAX_CALL_ID)
                 if new != cid:
                     it["call_id"] = new
-                    _note(report, self.rule("call.id-length"), f"{at}/call_id", f"call_id {cid!r} ({len(cid)} characters) sent as {new!r}")
-            if typ == "function_call" and isinstance(it.get("name"), str) and self.tool_name_error(it["name"]) is not None:
+                    _note(
+                        report,
+                        self.rule("call.id-length"),
+                        f"{at}/call_id",
+                        f"call_id {cid!r} ({len(cid)} characters) sent as {new!r}",
+                    )
+            if (
+                typ == "function_call"
+                and isinstance(it.get("name"), str)
+                and self.tool_name_error(it["name"]) is not None
+            ):
                 newname = sanitize_name(it["name"])
                 if newname not in declared:
                     _note(report, self.rule("call.name"), f"{at}/name", f"call name {it['name']!r} sent as {newname!r}")
@@ -1277,13 +1877,19 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         for k, it in enumerate(kept):
             if isinstance(it, dict) and it.get("type") == "reasoning":
                 nxt = kept[k + 1] if k + 1 < len(kept) else None
-                follows = isinstance(nxt, dict) and (nxt.get("type") in ("function_call", "custom_tool_call", "reasoning")
-                                                     or (nxt.get("type", "message") == "message" and nxt.get("role") == "assistant")
-                                                     or nxt.get("type") not in (None, "message", "function_call_output",
-                                                                                "custom_tool_call_output"))
+                follows = isinstance(nxt, dict) and (
+                    nxt.get("type") in ("function_call", "custom_tool_call", "reasoning")
+                    or (nxt.get("type", "message") == "message" and nxt.get("role") == "assistant")
+                    or nxt.get("type") not in (None, "message", "function_call_output", "custom_tool_call_output")
+                )
                 if not follows:
-                    _note(report, self.rule("conversation.reasoning-followed"), f"/input/{kept_from[k]}",
-                          f"reasoning item {it.get('id')!r} has no following item: not sent", lossy=True)
+                    _note(
+                        report,
+                        self.rule("conversation.reasoning-followed"),
+                        f"/input/{kept_from[k]}",
+                        f"reasoning item {it.get('id')!r} has no following item: not sent",
+                        lossy=True,
+                    )
                     continue
             out.append(it)
             origins.append(kept_from[k])

@@ -23,9 +23,9 @@ import copy
 import json
 from typing import Any, Callable, Iterable, Iterator, cast
 
+from toolwire.adapter import ModelRequest, normalize_tool_choice
 from toolwire.arguments import parse_arguments
 from toolwire.errors import ProviderError, UnsupportedToolChoice
-from toolwire.adapter import ModelRequest, normalize_tool_choice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
     ReasoningDelta,
@@ -39,26 +39,38 @@ from toolwire.stream import (
     UsageUpdate,
 )
 from toolwire.tools import ProviderTool, Tool
-from toolwire.types import ImagePart, Message, ReasoningPart, Response, StopReason, TextPart, ToolCall, ToolResult, Usage
-
 from toolwire.transport import error_in_body
+from toolwire.types import (
+    ImagePart,
+    Message,
+    ReasoningPart,
+    Response,
+    StopReason,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+
 from ._common import (
-    real_call_names,
-    wire_name as _wire_name,
     Shape,
-    prompt_cache_key,
     apply_overrides,
     arguments_text,
     check_tool_calls,
     json_kind,
     mark_error,
     overrides_for,
+    prompt_cache_key,
+    real_call_names,
     result_text_parts,
     strict_parameters,
     synth_call_id,
     tool_name,
     unique_wire_calls,
     usage_int,
+)
+from ._common import (
+    wire_name as _wire_name,
 )
 
 __all__ = ["OpenAIResponsesCodec", "ResponsesStreamDecoder", "responses_usage", "stop_reason_of", "API"]
@@ -69,8 +81,17 @@ API = "openai"
 CODEC_KEYS = frozenset({"instructions_role", "other_tools"})
 
 _CANONICAL_FIELDS = frozenset(
-    {"model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "max_output_tokens",
-     "temperature", "stream"}
+    {
+        "model",
+        "input",
+        "instructions",
+        "tools",
+        "tool_choice",
+        "parallel_tool_calls",
+        "max_output_tokens",
+        "temperature",
+        "stream",
+    }
 )
 
 #: ``incomplete_details.reason`` → canonical stop reason.
@@ -208,8 +229,15 @@ def _call_from_item(item: dict[str, Any], cut_off: bool, synth: Callable[[], str
     else:
         the_id = synth() if synth is not None else ""
     name, name_invalid = tool_name(item.get("name"))
-    call = ToolCall(id=the_id, name=name, arguments=args, raw_arguments=raw_text, invalid=name_invalid or invalid,
-                    id_synthesized=not has_call_id, provider_data={API: pd})
+    call = ToolCall(
+        id=the_id,
+        name=name,
+        arguments=args,
+        raw_arguments=raw_text,
+        invalid=name_invalid or invalid,
+        id_synthesized=not has_call_id,
+        provider_data={API: pd},
+    )
     if invalid is not None and (cut_off or item.get("status") == "incomplete"):
         call.incomplete = True
         call.invalid = f"cut off by the output-token limit: {invalid}"
@@ -267,8 +295,17 @@ class OpenAIResponsesCodec:
 
     def _tool_from_wire(self, decl: dict[str, Any]) -> Tool:
         strict = decl.get("strict") if isinstance(decl.get("strict"), bool) else None
-        schema = decl.get("parameters") if isinstance(decl.get("parameters"), dict) else {"type": "object", "properties": {}}
-        tool = Tool(decl.get("name", ""), decl.get("description") or "", copy.deepcopy(schema), None, strict=strict, imported_from=API)
+        schema = (
+            decl.get("parameters") if isinstance(decl.get("parameters"), dict) else {"type": "object", "properties": {}}
+        )
+        tool = Tool(
+            decl.get("name", ""),
+            decl.get("description") or "",
+            copy.deepcopy(schema),
+            None,
+            strict=strict,
+            imported_from=API,
+        )
         canonical, _ = self.translate_tool(tool)
         over = overrides_for(decl, canonical, set())
         if over:
@@ -292,7 +329,9 @@ class OpenAIResponsesCodec:
         out.update(copy.deepcopy((part.provider_data.get(API) or {}).get("part") or {}))
         return out
 
-    def _user_items(self, msg: Message, answered: set[str] | None = None, custom: set[str] | None = None) -> list[dict[str, Any]]:
+    def _user_items(
+        self, msg: Message, answered: set[str] | None = None, custom: set[str] | None = None
+    ) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         content: list[dict[str, Any]] = []
         for part in msg.parts:
@@ -303,7 +342,9 @@ class OpenAIResponsesCodec:
                     answered.add(part.tool_call_id)
                 pd = part.provider_data.get(API) or {}
                 texts = result_text_parts(part)
-                images = [p for p in part.content if isinstance(p, ImagePart)] if not isinstance(part.content, str) else []
+                images = (
+                    [p for p in part.content if isinstance(p, ImagePart)] if not isinstance(part.content, str) else []
+                )
                 if isinstance(part.content, str) and not images:
                     output: Any = "\n".join(texts)
                 else:
@@ -368,9 +409,19 @@ class OpenAIResponsesCodec:
                     continue  # a later call repeating a call_id already sent
                 pd = part.provider_data.get(API) or {}
                 if pd.get("custom"):  # a custom (free-text) tool call goes back as itself
-                    item = {"type": "custom_tool_call", "call_id": part.id, "name": part.name, "input": part.raw_arguments or ""}
+                    item = {
+                        "type": "custom_tool_call",
+                        "call_id": part.id,
+                        "name": part.name,
+                        "input": part.raw_arguments or "",
+                    }
                 else:
-                    item = {"type": "function_call", "call_id": part.id, "name": part.name, "arguments": arguments_text(part)}
+                    item = {
+                        "type": "function_call",
+                        "call_id": part.id,
+                        "name": part.name,
+                        "arguments": arguments_text(part),
+                    }
                 if pd.get("item_id") is not None:
                     item["id"] = pd["item_id"]
                 item.update(copy.deepcopy(pd.get("item") or {}))
@@ -411,17 +462,24 @@ class OpenAIResponsesCodec:
             matching = [i for i in assistants if (messages[i].provider_data.get(API) or {}).get("response_id") == prev]
             cut = matching[-1] if matching else (assistants[-1] if assistants else None)
             if cut is not None:
-                messages = messages[cut + 1:]
+                messages = messages[cut + 1 :]
         items: list[dict[str, Any]] = []
         role = settings.get("instructions_role")
         if request.instructions is not None and role:
             items.append({"role": role, "content": request.instructions})
         sent: set[str] = set()
         answered: set[str] = set()
-        custom = {c.id for m in messages if m.role == "assistant" for c in m.tool_calls
-                  if (c.provider_data.get(API) or {}).get("custom")}
+        custom = {
+            c.id
+            for m in messages
+            if m.role == "assistant"
+            for c in m.tool_calls
+            if (c.provider_data.get(API) or {}).get("custom")
+        }
         for msg in messages:
-            msg_items = self._assistant_items(msg, sent) if msg.role == "assistant" else self._user_items(msg, answered, custom)
+            msg_items = (
+                self._assistant_items(msg, sent) if msg.role == "assistant" else self._user_items(msg, answered, custom)
+            )
             for pos, opaque in (msg.provider_data.get(API) or {}).get("opaque") or []:
                 msg_items.insert(pos, copy.deepcopy(opaque))
             items.extend(msg_items)
@@ -498,8 +556,14 @@ class OpenAIResponsesCodec:
             raise _SHAPE.error("/output", "the body has no output array: it is not a response object")
         if body.get("status") == "failed" and isinstance(body.get("error"), dict):
             err = body["error"]
-            raise ProviderError(API, str(err.get("message") or err), status=None, retryable=err.get("code") in ("server_error", "rate_limit_exceeded"),
-                                error_type=err.get("code"), body=body)
+            raise ProviderError(
+                API,
+                str(err.get("message") or err),
+                status=None,
+                retryable=err.get("code") in ("server_error", "rate_limit_exceeded"),
+                error_type=err.get("code"),
+                body=body,
+            )
         stop, vendor = stop_reason_of(body)
         cut_off = stop == "max_tokens"
         rid = _SHAPE.opt_str(body.get("id"), "/id")
@@ -533,7 +597,9 @@ class OpenAIResponsesCodec:
         )
         return check_tool_calls(real_call_names(response, request))
 
-    def decode_stream(self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None) -> Iterator[StreamEvent]:
+    def decode_stream(
+        self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None
+    ) -> Iterator[StreamEvent]:
         """Responses SSE ``data`` objects (each with its ``type``) → canonical stream events; see
         :class:`ResponsesStreamDecoder`. Pass the assembled response through
         :func:`~toolwire_openai._common.check_tool_calls` to mark unnamed and duplicate-id calls
@@ -578,10 +644,20 @@ class OpenAIResponsesCodec:
             if thinking is None:
                 settings["reasoning"] = reasoning
         raw_input = body.get("input")
-        items = [{"role": "user", "content": raw_input}] if isinstance(raw_input, str) else list(_SHAPE.opt_list(raw_input, "/input"))
+        items = (
+            [{"role": "user", "content": raw_input}]
+            if isinstance(raw_input, str)
+            else list(_SHAPE.opt_list(raw_input, "/input"))
+        )
         instructions = body.get("instructions")
-        if "instructions" not in body and items and isinstance(items[0], dict) and items[0].get("role") in ("developer", "system") \
-                and isinstance(items[0].get("content"), str) and set(items[0]) == {"role", "content"}:
+        if (
+            "instructions" not in body
+            and items
+            and isinstance(items[0], dict)
+            and items[0].get("role") in ("developer", "system")
+            and isinstance(items[0].get("content"), str)
+            and set(items[0]) == {"role", "content"}
+        ):
             first = items.pop(0)
             instructions = first["content"]
             settings["instructions_role"] = first["role"]
@@ -613,7 +689,9 @@ class OpenAIResponsesCodec:
                 tail("assistant").parts.append(_reasoning_part(item))
             elif kind == "function_call":
                 n_calls = sum(isinstance(p, ToolCall) for m in messages for p in m.parts)
-                tail("assistant").parts.append(_call_from_item(item, False, lambda: synth_call_id(["import", n_calls], None, n_calls)))
+                tail("assistant").parts.append(
+                    _call_from_item(item, False, lambda: synth_call_id(["import", n_calls], None, n_calls))
+                )
             elif kind in (None, "message") and item.get("role") == "assistant":
                 if isinstance(item.get("content"), list):
                     tail("assistant").parts.extend(_text_parts(item))
@@ -771,13 +849,17 @@ class ResponsesStreamDecoder:
             resp = _SHAPE.opt_obj(resp, "/response")
             rid = _SHAPE.opt_str(resp.get("id"), "/response/id")
             self.response_id = rid
-            yield ResponseStart(rid, _SHAPE.opt_str(resp.get("model"), "/response/model"), {API: {"response_id": rid}} if rid else {})
+            yield ResponseStart(
+                rid, _SHAPE.opt_str(resp.get("model"), "/response/model"), {API: {"response_id": rid}} if rid else {}
+            )
 
     def _kind(self, oi: int, kind: str, event: str) -> None:
         """Record that output item ``oi`` is a ``kind`` item; raise when it is another kind."""
         known = self.kinds.get(oi)
         if known is not None and known != kind:
-            raise _SHAPE.error("/output_index", f"{event} for output_index {oi}, which is a {known} item, not a {kind} item")
+            raise _SHAPE.error(
+                "/output_index", f"{event} for output_index {oi}, which is a {known} item, not a {kind} item"
+            )
         self.kinds[oi] = kind
 
     def _not_done(self, oi: int, event: str) -> None:
@@ -797,8 +879,14 @@ class ResponsesStreamDecoder:
             yield from self._start(ev.get("response"))
             return
         if kind == "error":
-            raise ProviderError(API, str(ev.get("message") or ev), status=None,
-                                retryable=ev.get("code") in ("server_error", "rate_limit_exceeded"), error_type=ev.get("code"), body=ev)
+            raise ProviderError(
+                API,
+                str(ev.get("message") or ev),
+                status=None,
+                retryable=ev.get("code") in ("server_error", "rate_limit_exceeded"),
+                error_type=ev.get("code"),
+                body=ev,
+            )
         yield from self._start(None)
         if kind == "response.output_item.added":
             oi = _SHAPE.index(ev.get("output_index"), "/output_index")
@@ -809,13 +897,23 @@ class ResponsesStreamDecoder:
             self.added.add(oi)
             self._kind(oi, t, kind)
             if t == "function_call":
-                rest = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "call_id", "name", "arguments", "status")}
+                rest = {
+                    k: copy.deepcopy(v)
+                    for k, v in item.items()
+                    if k not in ("type", "id", "call_id", "name", "arguments", "status")
+                }
                 pd: dict[str, Any] = {"item": rest}
                 if item.get("id") is not None:
                     pd["item_id"] = item["id"]
                 call = self._call(item, oi)
                 self.calls_open.add(oi)
-                yield ToolCallStart(oi * _SLOT, call.id, self._real_names.get(call.name, call.name), id_synthesized=call.id_synthesized, provider_data={API: pd})
+                yield ToolCallStart(
+                    oi * _SLOT,
+                    call.id,
+                    self._real_names.get(call.name, call.name),
+                    id_synthesized=call.id_synthesized,
+                    provider_data={API: pd},
+                )
         elif kind == "response.function_call_arguments.delta":
             oi = _SHAPE.index(ev.get("output_index"), "/output_index")
             self._kind(oi, "function_call", kind)
@@ -829,7 +927,9 @@ class ResponsesStreamDecoder:
             self._not_done(oi, kind)
             ci = _SHAPE.index(ev.get("content_index"), "/content_index", default=0)
             if ci >= _SLOT:
-                raise _SHAPE.error("/content_index", f"content_index {ci} is out of range (at most {_SLOT - 1} parts per message)")
+                raise _SHAPE.error(
+                    "/content_index", f"content_index {ci} is out of range (at most {_SLOT - 1} parts per message)"
+                )
             index = oi * _SLOT + ci
             self.text_seen.add(index)
             delta = _SHAPE.opt_str(ev.get("delta"), "/delta")
@@ -847,22 +947,33 @@ class ResponsesStreamDecoder:
                 call = self._call(item, oi)
                 if oi not in self.calls_open:
                     self.calls_open.add(oi)
-                    yield ToolCallStart(oi * _SLOT, call.id, self._real_names.get(call.name, call.name), call.id_synthesized)
+                    yield ToolCallStart(
+                        oi * _SLOT, call.id, self._real_names.get(call.name, call.name), call.id_synthesized
+                    )
                 raw = item.get("arguments")
                 if isinstance(raw, dict):
                     yield ToolCallEnd(oi * _SLOT, arguments=dict(raw), provider_data=call.provider_data)
                 elif raw is None or isinstance(raw, str):
                     yield ToolCallEnd(oi * _SLOT, raw_arguments=raw or "", provider_data=call.provider_data)
                 else:  # a number, array, ...: its JSON text, so the call is invalid with the reason
-                    yield ToolCallEnd(oi * _SLOT, raw_arguments=json.dumps(raw, ensure_ascii=False), provider_data=call.provider_data)
+                    yield ToolCallEnd(
+                        oi * _SLOT, raw_arguments=json.dumps(raw, ensure_ascii=False), provider_data=call.provider_data
+                    )
             elif t == "custom_tool_call":
                 call = _as_custom_call(self._call(item, oi), item)
-                yield ToolCallStart(oi * _SLOT, call.id, self._real_names.get(call.name, call.name), id_synthesized=call.id_synthesized, provider_data=call.provider_data)
+                yield ToolCallStart(
+                    oi * _SLOT,
+                    call.id,
+                    self._real_names.get(call.name, call.name),
+                    id_synthesized=call.id_synthesized,
+                    provider_data=call.provider_data,
+                )
                 yield ToolCallEnd(oi * _SLOT, raw_arguments=call.raw_arguments or "", provider_data=call.provider_data)
             elif t == "reasoning":
                 part = _reasoning_part(item, "/item")
-                yield ReasoningDelta(oi * _SLOT, text=part.text, encrypted=part.encrypted, provider=API,
-                                     provider_data=part.provider_data)
+                yield ReasoningDelta(
+                    oi * _SLOT, text=part.text, encrypted=part.encrypted, provider=API, provider_data=part.provider_data
+                )
             elif t == "message":
                 parts = _text_parts(item, "/item")
                 if len(parts) > _SLOT:
@@ -875,8 +986,14 @@ class ResponsesStreamDecoder:
             resp = _SHAPE.opt_obj(ev.get("response"), "/response")
             if resp.get("status") == "failed" and isinstance(resp.get("error"), dict):
                 err = resp["error"]
-                raise ProviderError(API, str(err.get("message") or err), status=None,
-                                    retryable=err.get("code") in ("server_error", "rate_limit_exceeded"), error_type=err.get("code"), body=resp)
+                raise ProviderError(
+                    API,
+                    str(err.get("message") or err),
+                    status=None,
+                    retryable=err.get("code") in ("server_error", "rate_limit_exceeded"),
+                    error_type=err.get("code"),
+                    body=resp,
+                )
             if isinstance(resp.get("usage"), dict) and resp["usage"]:
                 yield UsageUpdate(responses_usage(resp["usage"]))
             stop, vendor = stop_reason_of(resp, "/response")

@@ -60,11 +60,23 @@ OPENAI_TOOLS_OVERHEAD = 1
 MEASURED_ERROR = 0.06
 
 #: Fields ``POST /responses/input_tokens`` accepts (``resources/responses/input_tokens.py``).
-INPUT_TOKENS_FIELDS = ("model", "input", "instructions", "tools", "tool_choice", "reasoning", "previous_response_id",
-                       "conversation", "parallel_tool_calls", "text", "truncation")
+INPUT_TOKENS_FIELDS = (
+    "model",
+    "input",
+    "instructions",
+    "tools",
+    "tool_choice",
+    "reasoning",
+    "previous_response_id",
+    "conversation",
+    "parallel_tool_calls",
+    "text",
+    "truncation",
+)
 
 
 # -- the harmony rendering of function tools ----------------------------------------------------
+
 
 def _ts_type(schema: Any, indent: str, defs: dict[str, Any], depth: int = 0) -> str:
     if not isinstance(schema, dict) or depth > 8:
@@ -113,7 +125,9 @@ def _ts_props(schema: dict[str, Any], indent: str, defs: dict[str, Any], depth: 
         opt = "" if name in required else "?"
         line = f"{indent}{name}{opt}: {_ts_type(sub, indent, defs, depth)},"
         if "default" in sub:
-            line += f" // default: {json.dumps(sub['default']) if not isinstance(sub['default'], str) else sub['default']}"
+            line += (
+                f" // default: {json.dumps(sub['default']) if not isinstance(sub['default'], str) else sub['default']}"
+            )
         out.append(line + "\n")
     return "".join(out)
 
@@ -193,7 +207,11 @@ def estimate_chat_input_tokens(body: dict[str, Any]) -> int:
             total += TOKENS_PER_TOOL_CALL + count_text(fn.get("name", "")) + count_text(fn.get("arguments", "") or "")
             if len(calls) > 1:
                 total += TOKENS_PER_PARALLEL_CALL
-    tools = [t.get("function") for t in body.get("tools") or [] if isinstance(t, dict) and isinstance(t.get("function"), dict)]
+    tools = [
+        t.get("function")
+        for t in body.get("tools") or []
+        if isinstance(t, dict) and isinstance(t.get("function"), dict)
+    ]
     if tools:
         total += count_text(render_openai_tools(tools))
     if str(body.get("model", "")).startswith(_REASONING_PREFIXES):
@@ -202,6 +220,7 @@ def estimate_chat_input_tokens(body: dict[str, Any]) -> int:
 
 
 # -- live count -------------------------------------------------------------------------------
+
 
 def _chat_content_as_input(content: Any) -> Any:
     if isinstance(content, str) or content is None:
@@ -230,8 +249,13 @@ def chat_body_as_responses(body: dict[str, Any]) -> dict[str, Any]:
             continue
         role = m.get("role")
         if role == "tool":
-            items.append({"type": "function_call_output", "call_id": m.get("tool_call_id", ""),
-                          "output": _content_text(m.get("content"))})
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": m.get("tool_call_id", ""),
+                    "output": _content_text(m.get("content")),
+                }
+            )
             continue
         if role == "assistant":
             text = _content_text(m.get("content"))
@@ -239,19 +263,35 @@ def chat_body_as_responses(body: dict[str, Any]) -> dict[str, Any]:
                 items.append({"role": "assistant", "content": text})
             for tc in m.get("tool_calls") or []:
                 fn = tc.get("function") or {}
-                items.append({"type": "function_call", "call_id": tc.get("id", ""), "name": fn.get("name", ""),
-                              "arguments": fn.get("arguments") or "{}"})
+                items.append(
+                    {
+                        "type": "function_call",
+                        "call_id": tc.get("id", ""),
+                        "name": fn.get("name", ""),
+                        "arguments": fn.get("arguments") or "{}",
+                    }
+                )
             continue
-        items.append({"role": role if role in ("system", "developer", "user") else "user",
-                      "content": _chat_content_as_input(m.get("content"))})
+        items.append(
+            {
+                "role": role if role in ("system", "developer", "user") else "user",
+                "content": _chat_content_as_input(m.get("content")),
+            }
+        )
     out: dict[str, Any] = {"model": body.get("model"), "input": items}
     tools = []
     for t in body.get("tools") or []:
         if isinstance(t, dict) and isinstance(t.get("function"), dict):
             fn = t["function"]
-            tools.append({"type": "function", "name": fn.get("name"), "description": fn.get("description") or "",
-                          "parameters": fn.get("parameters") or {"type": "object", "properties": {}},
-                          "strict": bool(fn.get("strict"))})
+            tools.append(
+                {
+                    "type": "function",
+                    "name": fn.get("name"),
+                    "description": fn.get("description") or "",
+                    "parameters": fn.get("parameters") or {"type": "object", "properties": {}},
+                    "strict": bool(fn.get("strict")),
+                }
+            )
     if tools:
         out["tools"] = tools
         choice = body.get("tool_choice")
@@ -281,7 +321,11 @@ async def count_input_tokens(body: dict[str, Any], *, api: str = "openai", clien
     from ._common import provider_error_from_sdk
 
     if client is None:
-        kwargs = {k: settings[k] for k in ("api_key", "base_url", "http_client", "max_retries", "timeout") if settings.get(k) is not None}
+        kwargs = {
+            k: settings[k]
+            for k in ("api_key", "base_url", "http_client", "max_retries", "timeout")
+            if settings.get(k) is not None
+        }
         client = openai.AsyncOpenAI(**kwargs)
     fields = {k: body[k] for k in INPUT_TOKENS_FIELDS if k in body}
     try:
@@ -291,7 +335,9 @@ async def count_input_tokens(body: dict[str, Any], *, api: str = "openai", clien
     except ToolwireError:
         raise
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
-        raise ResponseDecodeError(api, f"the token count answer is not an InputTokenCountResponse ({type(exc).__name__}: {exc})") from exc
+        raise ResponseDecodeError(
+            api, f"the token count answer is not an InputTokenCountResponse ({type(exc).__name__}: {exc})"
+        ) from exc
     except Exception as exc:
         raise transport_error(api, exc) from exc
     try:
