@@ -96,6 +96,13 @@ def _require_mcp() -> Any:
     return mcp
 
 
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside (nested) exception groups, which the SDK's task groups raise."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
 def tool_name_for(name: str) -> str:
     """The name toolwire gives an MCP tool called ``name`` (see the module docs): unchanged when it
     already fits ``[A-Za-z_][A-Za-z0-9_-]{0,63}``, otherwise rewritten by the documented rule."""
@@ -237,8 +244,9 @@ class MCPToolset:
             raise
         except Exception as exc:
             await stack.aclose()
+            cause = _leaf(exc)
             raise ConfigurationError(
-                f"could not connect to the MCP server {self.label!r}: {type(exc).__name__}: {exc}"
+                f"could not connect to the MCP server {self.label!r}: {type(cause).__name__}: {cause}"
             ) from exc
         except BaseException:
             await stack.aclose()
@@ -398,12 +406,17 @@ def connect(
     does not answer the MCP handshake.
     """
     _require_mcp()
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+        raise ConfigurationError(f"timeout must be a number of seconds > 0, got {timeout!r}")
     target: Any
     label: str
     if isinstance(server, (list, tuple)) or (isinstance(server, str) and not re.match(r"https?://", server)):
         from mcp.client.stdio import StdioServerParameters
 
-        argv = shlex.split(server) if isinstance(server, str) else [str(a) for a in server]
+        try:
+            argv = shlex.split(server) if isinstance(server, str) else [str(a) for a in server]
+        except ValueError as exc:  # an unbalanced quote
+            raise ConfigurationError(f"cannot read the MCP server command {server!r}: {exc}") from None
         if not argv:
             raise ConfigurationError("connect() needs a command line, a URL or a server object; got an empty command")
         target = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
@@ -448,6 +461,12 @@ def combine(*toolsets: Iterable[Tool]) -> list[Tool]:
     owners: list[tuple[Tool, Any]] = []
     for ts in toolsets:
         for t in ts:
+            if not isinstance(t, Tool):
+                if not callable(t):
+                    raise ToolDefinitionError(
+                        f"combine() takes toolsets and lists of tools or typed functions, got {type(t).__name__}"
+                    )
+                t = Tool.from_function(t)
             owners.append((t, ts))
     count: dict[str, int] = {}
     for t, _ in owners:

@@ -194,6 +194,8 @@ def price(
     default now). Returns an unpriced :class:`Cost` for a model the data does not know, and for
     usage without token counts.
     """
+    if not isinstance(model, str):
+        return Cost.unpriced(f"the model must be a 'provider:model-id' string, got {type(model).__name__}")
     provider, _, model_id = model.partition(":") if ":" in model else ("", "", model)
     if not provider and model_id in ("test", "scripted"):  # the offline providers' bare names
         provider, model_id = model_id, ""
@@ -201,6 +203,24 @@ def price(
         return Cost.unpriced(f"the offline {provider!r} provider has no price")
     if usage.input_tokens is None and usage.output_tokens is None:
         return Cost.unpriced("the vendor reported no token counts")
+    if usage.input_tokens is None or usage.output_tokens is None:
+        which = "input" if usage.input_tokens is None else "output"
+        return Cost.unpriced(f"the vendor reported no {which} token count")
+    counts = {
+        k: getattr(usage, k) for k in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+    }
+    bad = {
+        k: v for k, v in counts.items() if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0)
+    }
+    if bad:
+        return Cost.unpriced(f"token counts that are not whole numbers ≥ 0: {bad}")
+    if (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0) > usage.input_tokens:
+        return Cost.unpriced(
+            f"cache reads and writes ({(usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)}) "
+            f"exceed the input tokens ({usage.input_tokens})"
+        )
+    if not isinstance(model, str):
+        return Cost.unpriced(f"the model must be a 'provider:model-id' string, got {type(model).__name__}")
     from genai_prices import Usage as PriceUsage
     from genai_prices import calc_price
 
@@ -227,6 +247,8 @@ def price(
         except LookupError as exc:
             last = exc
             continue
+        except (ValueError, TypeError, ArithmeticError) as exc:  # usage the price data cannot take
+            return Cost.unpriced(f"the price data could not price this usage: {exc}")
         mp = calc.model_price
         read = Decimal(cr) * _tier_rate(getattr(mp, "cache_read_mtok", None), inp) / _MTOK if cr else Decimal(0)
         write = Decimal(cw) * _tier_rate(getattr(mp, "cache_write_mtok", None), inp) / _MTOK if cw else Decimal(0)

@@ -92,6 +92,15 @@ class Tracing:
     tracer_provider: Any = None
     capture_content: bool = False
 
+    def __post_init__(self) -> None:
+        if self.tracer_provider is not None and not callable(getattr(self.tracer_provider, "get_tracer", None)):
+            from .errors import ConfigurationError
+
+            raise ConfigurationError(
+                f"tracer_provider must be an OpenTelemetry TracerProvider (something with get_tracer()), "
+                f"got {type(self.tracer_provider).__name__}"
+            )
+
     def tracer(self) -> Any:
         trace = _require_otel()
         from . import __version__

@@ -226,3 +226,23 @@ def test_update_prices_from_a_local_stand_in_for_the_published_data() -> None:
 def test_update_prices_failure_is_a_configuration_error() -> None:
     with pytest.raises(toolwire.ConfigurationError, match="could not update prices from http://127.0.0.1:9/"):
         toolwire.pricing.update_prices("http://127.0.0.1:9/data.json", timeout=10)
+
+
+def test_usage_the_price_data_cannot_take_is_unpriced_not_an_exception() -> None:
+    m = "anthropic:claude-sonnet-4-5"
+    for usage, reason in [
+        (Usage(input_tokens=-5, output_tokens=10), "not whole numbers"),
+        (Usage(input_tokens=10, output_tokens=0, cache_read_tokens=1000), "exceed the input tokens"),
+        (Usage(input_tokens=None, output_tokens=100), "no input token count"),
+        (Usage(input_tokens=100, output_tokens=None), "no output token count"),
+    ]:
+        c = price(usage, m)
+        assert not c.priced and c.total_usd is None and reason in (c.reason or ""), (usage, c)
+    assert not price(Usage(input_tokens=1, output_tokens=1), None).priced  # type: ignore[arg-type]
+    # a run whose vendor sent a negative count still finishes (a final answer is returned even past
+    # a limit), and its cost reads as unpriced instead of raising
+    bad = toolwire.model(
+        "scripted:claude-sonnet-4-5", responses=[{"text": "done", "usage": {"input_tokens": -5, "output_tokens": 10}}]
+    )
+    result = toolwire.run_sync(bad, "hi", limits=toolwire.Limits(max_cost_usd=1))
+    assert result.text == "done" and not result.cost.total.priced

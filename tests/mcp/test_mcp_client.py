@@ -171,3 +171,27 @@ def test_tool_name_rule() -> None:
     long = "a." * 40
     new = twm.tool_name_for(long)
     assert len(new) == 64 and new.startswith("a_a_") and new[55] == "_"
+
+
+async def test_bad_connect_arguments_are_configuration_errors() -> None:
+    with pytest.raises(toolwire.ConfigurationError, match="cannot read the MCP server command"):
+        twm.connect("python 'unterminated")
+    for bad in (0, -1, float("nan"), True, "5"):
+        with pytest.raises(toolwire.ConfigurationError, match="timeout must be a number of seconds > 0"):
+            twm.connect(AWKWARD, timeout=bad)
+    with pytest.raises(toolwire.ConfigurationError) as info:
+        async with twm.connect("http://127.0.0.1:9/mcp", timeout=5):
+            pass
+    assert "ExceptionGroup" not in str(info.value)
+
+
+async def test_combine_takes_plain_functions_too() -> None:
+    def add(a: int, b: int = 1) -> int:
+        """Add two numbers."""
+        return a + b
+
+    async with twm.connect(AWKWARD) as ts:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", twm.MCPNameWarning)
+            tools = twm.combine(ts, [add])
+    assert tools[-1].name == "add" and tools[-1](2, 3) == 5

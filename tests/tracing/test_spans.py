@@ -206,3 +206,14 @@ def test_a_cancelled_run_ends_its_spans(spans) -> None:
     got = {g[0]: g for g in _by_name(exporter)}
     assert got["invoke_agent"][2]["error.type"] == "cancelled"
     assert got["execute_tool slow"][2]["error.type"] == "cancelled"
+
+
+def test_a_tracer_provider_that_is_not_one_is_refused_up_front() -> None:
+    for bad in (object(), "provider", 42):
+        with pytest.raises(
+            toolwire.ConfigurationError, match="tracer_provider must be an OpenTelemetry TracerProvider"
+        ):
+            toolwire.tracing.Tracing(bad)
+        with pytest.raises(toolwire.ConfigurationError):
+            toolwire.tracing.instrument(bad)
+    toolwire.tracing.uninstrument()
