@@ -1,0 +1,630 @@
+"""toolwire's standing benchmark: ratios against the bare vendor SDKs, measured in one process.
+
+    uv run python benchmarks/suite.py            # everything (about 2-4 minutes on 2 cores)
+    uv run python benchmarks/suite.py loop long  # only some parts: loop, long, stream, import, payload
+
+Not a test (no assertion on time). Every figure is a median over interleaved rounds (toolwire and
+its baselines alternate inside each round, so a loaded machine slows both alike), with the spread
+(min–max of the per-round ratios). The network is replaced by canned vendor JSON through
+``httpx2.MockTransport``, in-process, so what is timed is the client side only.
+
+1. **loop**: a 2-turn tool loop (the model calls a tool, the harness runs it, the model answers) per
+   API: toolwire ``run`` (async) and ``run_sync``, with a decorated tool and with a plain function,
+   and streamed on the wire; against the bare SDK's public call in a hand-written loop, and (OpenAI,
+   Anthropic) against the SDK's documented low-level ``post()`` with a ready body: the floor.
+2. **long**: a 50-turn loop; toolwire's per-turn cost at turns 1-10 and 41-50, against the bare
+   SDK's ``create()`` / ``generate_content()`` loop with the same history.
+3. **stream**: assembling one tool call whose arguments arrive in 10-byte deltas, 100 KB vs 1 MB.
+4. **import**: ``import toolwire`` and "ready to send with one adapter", each in fresh processes.
+5. **payload**: bytes of the tools payload per API for a set of typed functions, against a
+   hand-written minimum that carries the same information.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any, Awaitable, Callable
+
+import httpx2
+
+import toolwire
+
+ROUNDS = 7
+
+
+# -- canned vendor answers --------------------------------------------------------------------------
+
+
+def anthropic_answer(turn: int, last: bool) -> dict:
+    content = (
+        [{"type": "text", "text": "done"}]
+        if last
+        else [{"type": "tool_use", "id": f"toolu_{turn}", "name": "lookup", "input": {"q": f"step {turn}"}}]
+    )
+    return {
+        "id": f"msg_{turn}",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": content,
+        "stop_reason": "end_turn" if last else "tool_use",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }
+
+
+def chat_answer(turn: int, last: bool) -> dict:
+    msg = (
+        {"role": "assistant", "content": "done"}
+        if last
+        else {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": f"call_{turn}",
+                    "type": "function",
+                    "function": {"name": "lookup", "arguments": json.dumps({"q": f"step {turn}"})},
+                }
+            ],
+        }
+    )
+    return {
+        "id": f"chatcmpl-{turn}",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-4.1",
+        "choices": [{"index": 0, "message": msg, "finish_reason": "stop" if last else "tool_calls"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+
+
+def responses_answer(turn: int, last: bool) -> dict:
+    item = (
+        {
+            "id": f"msg_{turn}",
+            "type": "message",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "done", "annotations": []}],
+        }
+        if last
+        else {
+            "id": f"fc_{turn}",
+            "type": "function_call",
+            "call_id": f"call_{turn}",
+            "name": "lookup",
+            "arguments": json.dumps({"q": f"step {turn}"}),
+            "status": "completed",
+        }
+    )
+    return {
+        "id": f"resp_{turn}",
+        "object": "response",
+        "created_at": 1,
+        "status": "completed",
+        "model": "gpt-5",
+        "output": [item],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": 10,
+            "output_tokens": 5,
+            "total_tokens": 15,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
+
+
+def gemini_answer(turn: int, last: bool) -> dict:
+    part = {"text": "done"} if last else {"functionCall": {"name": "lookup", "args": {"q": f"step {turn}"}}}
+    return {
+        "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP"}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": f"r{turn}",
+    }
+
+
+ANSWERS = {
+    "anthropic": anthropic_answer,
+    "openai-chat": chat_answer,
+    "openai": responses_answer,
+    "gemini": gemini_answer,
+}
+MODELS = {"anthropic": "claude-sonnet-4-5", "openai-chat": "gpt-4.1", "openai": "gpt-5", "gemini": "gemini-2.5-flash"}
+
+
+def _sse(api: str, body: dict) -> str:
+    """A whole answer as the vendor's stream (only what the decoders need)."""
+    lines: list[str] = []
+
+    def ev(name: str | None, data: dict) -> None:
+        if name:
+            lines.append(f"event: {name}")
+        lines.append("data: " + json.dumps(data))
+        lines.append("")
+
+    if api == "anthropic":
+        start = dict(body, content=[], stop_reason=None)
+        ev("message_start", {"type": "message_start", "message": start})
+        for i, block in enumerate(body["content"]):
+            if block["type"] == "text":
+                ev(
+                    "content_block_start",
+                    {"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}},
+                )
+                ev(
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": block["text"]}},
+                )
+            else:
+                ev(
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": i,
+                        "content_block": {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}},
+                    },
+                )
+                ev(
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": i,
+                        "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
+                    },
+                )
+            ev("content_block_stop", {"type": "content_block_stop", "index": i})
+        ev(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": body["stop_reason"], "stop_sequence": None},
+                "usage": {"output_tokens": 5},
+            },
+        )
+        ev("message_stop", {"type": "message_stop"})
+    elif api == "openai-chat":
+        choice = body["choices"][0]
+        msg = choice["message"]
+        delta: dict = {"role": "assistant"}
+        if msg.get("content"):
+            delta["content"] = msg["content"]
+        if msg.get("tool_calls"):
+            delta["tool_calls"] = [dict(tc, index=i) for i, tc in enumerate(msg["tool_calls"])]
+        base = {"id": body["id"], "object": "chat.completion.chunk", "created": 1, "model": body["model"]}
+        ev(None, dict(base, choices=[{"index": 0, "delta": delta, "finish_reason": None}]))
+        ev(None, dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]))
+        ev(None, dict(base, choices=[], usage=body["usage"]))
+        lines.append("data: [DONE]")
+        lines.append("")
+    elif api == "openai":
+        ev("response.created", {"type": "response.created", "response": dict(body, output=[], status="in_progress")})
+        for i, item in enumerate(body["output"]):
+            ev("response.output_item.done", {"type": "response.output_item.done", "output_index": i, "item": item})
+        ev("response.completed", {"type": "response.completed", "response": body})
+    else:
+        ev(None, body)
+    return "\n".join(lines) + "\n"
+
+
+def transport_for(api: str, turns: int, *, stream: bool = False) -> httpx2.MockTransport:
+    state = {"n": 0}
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        state["n"] += 1
+        n = state["n"]
+        body = ANSWERS[api](n, n >= turns)
+        if stream:
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, text=_sse(api, body))
+        return httpx2.Response(200, headers={"content-type": "application/json"}, text=json.dumps(body))
+
+    return httpx2.MockTransport(handler)
+
+
+# -- the tool ------------------------------------------------------------------------------------
+
+
+def lookup_fn(q: str, n: int = 1) -> str:
+    """Look something up. Use when you need a fact.
+
+    Args:
+        q: What to look up.
+        n: How many results.
+    """
+    return f"result for {q} ({n})"
+
+
+lookup = toolwire.tool(lookup_fn)
+LOOKUP_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "q": {"type": "string", "description": "What to look up."},
+        "n": {"type": "integer", "description": "How many results.", "default": 1},
+    },
+    "required": ["q"],
+}
+
+
+# -- bare SDK loops (the hand-written baseline a user would write) -------------------------------
+
+
+async def bare_anthropic(turns: int, floor: bool = False) -> None:
+    import anthropic
+
+    client = anthropic.AsyncAnthropic(
+        api_key="k", max_retries=0, http_client=httpx2.AsyncClient(transport=transport_for("anthropic", turns))
+    )
+    tools = [{"name": "lookup", "description": lookup.model_description(), "input_schema": LOOKUP_SCHEMA}]
+    messages: list[dict] = [{"role": "user", "content": "go"}]
+    for _ in range(turns):
+        kwargs = {"model": MODELS["anthropic"], "max_tokens": 1024, "messages": messages, "tools": tools}
+        if floor:
+            resp = await client.post("/v1/messages", cast_to=object, body=kwargs)
+            content, stop = resp["content"], resp["stop_reason"]
+        else:
+            r = await client.messages.create(**kwargs)
+            content, stop = [b.model_dump() for b in r.content], r.stop_reason
+        if stop != "tool_use":
+            break
+        messages.append({"role": "assistant", "content": content})
+        results = [
+            {"type": "tool_result", "tool_use_id": b["id"], "content": lookup_fn(**b["input"])}
+            for b in content
+            if b["type"] == "tool_use"
+        ]
+        messages.append({"role": "user", "content": results})
+    await client.close()
+
+
+async def bare_chat(turns: int, floor: bool = False) -> None:
+    import openai
+
+    client = openai.AsyncOpenAI(
+        api_key="k", max_retries=0, http_client=httpx2.AsyncClient(transport=transport_for("openai-chat", turns))
+    )
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": "lookup", "description": lookup.model_description(), "parameters": LOOKUP_SCHEMA},
+        }
+    ]
+    messages: list[dict] = [{"role": "user", "content": "go"}]
+    for _ in range(turns):
+        kwargs = {"model": MODELS["openai-chat"], "messages": messages, "tools": tools}
+        if floor:
+            resp = await client.post(
+                "/chat/completions", cast_to=object, body=kwargs, options={"security": {"bearer_auth": True}}
+            )
+            msg = resp["choices"][0]["message"]
+        else:
+            r = await client.chat.completions.create(**kwargs)
+            msg = r.choices[0].message.model_dump(exclude_none=True)
+        calls = msg.get("tool_calls") or []
+        if not calls:
+            break
+        messages.append(msg)
+        for c in calls:
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": c["id"],
+                    "content": lookup_fn(**json.loads(c["function"]["arguments"])),
+                }
+            )
+    await client.close()
+
+
+async def bare_responses(turns: int, floor: bool = False) -> None:
+    import openai
+
+    client = openai.AsyncOpenAI(
+        api_key="k", max_retries=0, http_client=httpx2.AsyncClient(transport=transport_for("openai", turns))
+    )
+    tools = [
+        {
+            "type": "function",
+            "name": "lookup",
+            "description": lookup.model_description(),
+            "parameters": LOOKUP_SCHEMA,
+            "strict": False,
+        }
+    ]
+    items: list[dict] = [{"role": "user", "content": "go"}]
+    for _ in range(turns):
+        kwargs = {"model": MODELS["openai"], "input": items, "tools": tools}
+        if floor:
+            resp = await client.post(
+                "/responses", cast_to=object, body=kwargs, options={"security": {"bearer_auth": True}}
+            )
+            output = resp["output"]
+        else:
+            r = await client.responses.create(**kwargs)
+            output = [o.model_dump(exclude_none=True) for o in r.output]
+        calls = [o for o in output if o["type"] == "function_call"]
+        if not calls:
+            break
+        items.extend(output)
+        for c in calls:
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": c["call_id"],
+                    "output": lookup_fn(**json.loads(c["arguments"])),
+                }
+            )
+    await client.close()
+
+
+async def bare_gemini(turns: int, floor: bool = False) -> None:
+    from google import genai
+    from google.genai import types
+
+    client = genai.Client(
+        api_key="k",
+        http_options=types.HttpOptions(httpx_async_client=httpx2.AsyncClient(transport=transport_for("gemini", turns)))
+        if _gemini_takes_client()
+        else None,
+    )
+    decl = types.FunctionDeclaration(
+        name="lookup", description=lookup.model_description(), parameters_json_schema=LOOKUP_SCHEMA
+    )
+    config = types.GenerateContentConfig(tools=[types.Tool(function_declarations=[decl])])
+    contents: list[Any] = [types.Content(role="user", parts=[types.Part(text="go")])]
+    for _ in range(turns):
+        r = await client.aio.models.generate_content(model=MODELS["gemini"], contents=contents, config=config)
+        cand = r.candidates[0].content
+        calls = [p.function_call for p in cand.parts if p.function_call]
+        if not calls:
+            break
+        contents.append(cand)
+        contents.append(
+            types.Content(
+                role="user",
+                parts=[
+                    types.Part(
+                        function_response=types.FunctionResponse(name=c.name, response={"result": lookup_fn(**c.args)})
+                    )
+                    for c in calls
+                ],
+            )
+        )
+
+
+def _gemini_takes_client() -> bool:
+    from google.genai import types
+
+    return "httpx_async_client" in types.HttpOptions.model_fields
+
+
+BARE = {"anthropic": bare_anthropic, "openai-chat": bare_chat, "openai": bare_responses, "gemini": bare_gemini}
+HAS_FLOOR = ("anthropic", "openai-chat", "openai")
+
+
+async def tw_run(api: str, turns: int, *, tool: Any = lookup, stream: bool = False) -> None:
+    client = httpx2.AsyncClient(transport=transport_for(api, turns, stream=stream))
+    m = toolwire.model(
+        f"{api}:{MODELS[api]}", api_key="k", http_client=client, max_retries=0, **({"stream": True} if stream else {})
+    )
+    await toolwire.run(m, "go", tools=[tool], max_turns=turns)
+    await client.aclose()
+
+
+def tw_run_sync(api: str, turns: int, *, tool: Any = lookup) -> None:
+    client = httpx2.AsyncClient(transport=transport_for(api, turns))
+    m = toolwire.model(f"{api}:{MODELS[api]}", api_key="k", http_client=client, max_retries=0)
+    toolwire.run_sync(m, "go", tools=[tool], max_turns=turns)
+
+
+# -- measurement ---------------------------------------------------------------------------------
+
+
+def _time_async(fn: Callable[[], Awaitable[None]], inner: int) -> float:
+    async def go() -> float:
+        start = time.perf_counter()
+        for _ in range(inner):
+            await fn()
+        return (time.perf_counter() - start) / inner
+
+    return asyncio.run(go())
+
+
+def _time_sync(fn: Callable[[], None], inner: int) -> float:
+    start = time.perf_counter()
+    for _ in range(inner):
+        fn()
+    return (time.perf_counter() - start) / inner
+
+
+def _ratio_line(label: str, mine: list[float], base: list[float]) -> str:
+    ratios = [a / b for a, b in zip(mine, base)]
+    return (
+        f"  {label:<44} {statistics.median(mine) * 1000:8.2f} ms  vs {statistics.median(base) * 1000:8.2f} ms"
+        f"  ratio {statistics.median(ratios):5.2f}x  ({min(ratios):.2f}-{max(ratios):.2f})"
+    )
+
+
+def part_loop() -> None:
+    print("\n1. 2-turn loop, median of interleaved rounds (ms per loop)")
+    inner = 10
+    for api in ANSWERS:
+        bare = BARE[api]
+        rows: dict[str, list[float]] = {k: [] for k in ("bare", "floor", "async", "sync", "plain", "stream")}
+        _time_async(lambda: tw_run(api, 2), 2)  # warm-up: imports, caches
+        _time_async(lambda: bare(2), 2)
+        for _ in range(ROUNDS):
+            rows["bare"].append(_time_async(lambda: bare(2), inner))
+            if api in HAS_FLOOR:
+                rows["floor"].append(_time_async(lambda: bare(2, floor=True), inner))
+            rows["async"].append(_time_async(lambda: tw_run(api, 2), inner))
+            rows["sync"].append(_time_sync(lambda: tw_run_sync(api, 2), inner))
+            rows["plain"].append(_time_async(lambda: tw_run(api, 2, tool=lookup_fn), inner))
+            if api != "gemini":
+                rows["stream"].append(_time_async(lambda: tw_run(api, 2, stream=True), inner))
+        print(f" {api}")
+        for key, label in (
+            ("async", "toolwire run (async)"),
+            ("sync", "toolwire run_sync"),
+            ("plain", "toolwire run, plain function"),
+            ("stream", "toolwire run, streamed on the wire"),
+        ):
+            if rows[key]:
+                print(_ratio_line(label + " / bare SDK loop", rows[key], rows["bare"]))
+        if rows["floor"]:
+            print(_ratio_line("toolwire run (async) / SDK post() floor", rows["async"], rows["floor"]))
+
+
+def part_long() -> None:
+    print("\n2. 50-turn loop: ms per turn at turns 1-10 and 41-50 (median of rounds)")
+    turns = 50
+    for api in ANSWERS:
+        for who in ("toolwire", "bare SDK"):
+            stamps: list[list[float]] = []
+            for _ in range(3):
+                times: list[float] = []
+                client = httpx2.AsyncClient(transport=_stamping(transport_for(api, turns), times))
+                if who == "toolwire":
+                    m = toolwire.model(f"{api}:{MODELS[api]}", api_key="k", http_client=client, max_retries=0)
+                    asyncio.run(toolwire.run(m, "go", tools=[lookup], max_turns=turns))
+                else:
+                    asyncio.run(_bare_with_client(api, turns, client))
+                stamps.append([b - a for a, b in zip(times, times[1:])])
+            early = statistics.median(statistics.mean(s[:10]) for s in stamps) * 1000
+            late = statistics.median(statistics.mean(s[-10:]) for s in stamps) * 1000
+            print(f"  {api:<12} {who:<9} turns 1-10 {early:7.2f}  turns 41-50 {late:7.2f}  growth {late / early:5.2f}x")
+
+
+def _stamping(inner: httpx2.MockTransport, times: list[float]) -> httpx2.MockTransport:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        times.append(time.perf_counter())
+        return inner.handler(request)  # type: ignore[attr-defined]
+
+    return httpx2.MockTransport(handler)
+
+
+async def _bare_with_client(api: str, turns: int, client: httpx2.AsyncClient) -> None:
+    # the bare loops build their own client; swap in the stamping one
+    original = transport_for
+
+    def patched(a: str, t: int, *, stream: bool = False) -> Any:
+        return client._transport
+
+    globals()["transport_for"] = patched
+    try:
+        await BARE[api](turns)
+    finally:
+        globals()["transport_for"] = original
+
+
+def part_stream() -> None:
+    print("\n3. stream assembly of one tool call, arguments in 10-byte deltas")
+    from toolwire.stream import StreamAssembler, ToolCallDelta, ToolCallEnd, ToolCallStart
+
+    def assemble(size: int) -> float:
+        text = json.dumps({"data": "x" * (size - 12)})
+        pieces = [text[i : i + 10] for i in range(0, len(text), 10)]
+        start = time.perf_counter()
+        asm = StreamAssembler("bench")
+        asm.feed(ToolCallStart(index=0, id="c1", name="f"))
+        for p in pieces:
+            asm.feed(ToolCallDelta(index=0, arguments_fragment=p))
+        asm.feed(ToolCallEnd(index=0))
+        asm.response()
+        return time.perf_counter() - start
+
+    try:
+        small = statistics.median(assemble(100_000) for _ in range(ROUNDS))
+        big = statistics.median(assemble(1_000_000) for _ in range(ROUNDS))
+        print(f"  100 KB {small * 1000:8.2f} ms   1 MB {big * 1000:8.2f} ms   ratio {big / small:5.2f}x (linear = 10x)")
+    except (ImportError, TypeError) as exc:
+        print(f"  (stream event names changed: {exc})")
+
+
+def part_import() -> None:
+    print("\n4. cold import in fresh processes (median of 15, minus a bare interpreter)")
+
+    def wall(code: str) -> float:
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        return time.perf_counter() - start
+
+    base, imp, ready = [], [], []
+    code_ready = (
+        "import toolwire, httpx2; toolwire.model('openai-chat:gpt-4.1', api_key='k', http_client=httpx2.AsyncClient())"
+    )
+    for _ in range(15):
+        base.append(wall("pass"))
+        imp.append(wall("import toolwire"))
+        ready.append(wall(code_ready))
+    b = statistics.median(base)
+    print(f"  import toolwire                  {(statistics.median(imp) - b) * 1000:7.1f} ms")
+    print(f"  ready to send (openai-chat)      {(statistics.median(ready) - b) * 1000:7.1f} ms")
+
+
+def part_payload() -> None:
+    print("\n5. tools payload: bytes per API vs the hand-written minimum with the same information")
+    from toolwire.registry import codec
+
+    def weather(city: str, days: int = 1, unit: str = "celsius") -> str:
+        """Forecast for a city. Use when asked about the weather.
+
+        Args:
+            city: City name, e.g. "Paris".
+            days: Days to forecast, 1 to 7.
+            unit: "celsius" or "fahrenheit".
+        """
+        return ""
+
+    def search(query: str, limit: int = 10) -> list[str]:
+        """Search the notes. Use before reading a note.
+
+        Args:
+            query: Words to look for.
+            limit: Most results to return.
+        """
+        return []
+
+    tools = [toolwire.tool(weather), toolwire.tool(search)]
+    minimum = json.dumps(
+        [
+            {
+                "name": t.name,
+                "description": t.model_description(),
+                "properties": {
+                    k: {kk: vv for kk, vv in v.items() if kk in ("type", "description", "default")}
+                    for k, v in t.input_schema["properties"].items()
+                },
+                "required": t.input_schema.get("required", []),
+            }
+            for t in tools
+        ],
+        separators=(",", ":"),
+    )
+    print(f"  hand-written minimum: {len(minimum)} bytes")
+    for api in ANSWERS:
+        c = codec(api)
+        decls = [c.translate_tool(t)[0] for t in tools]
+        size = len(json.dumps(decls, separators=(",", ":")))
+        print(f"  {api:<12} {size:6d} bytes  ratio {size / len(minimum):5.3f}x")
+
+
+PARTS = {"loop": part_loop, "long": part_long, "stream": part_stream, "import": part_import, "payload": part_payload}
+
+
+def main() -> None:
+    chosen = sys.argv[1:] or list(PARTS)
+    print(f"toolwire {toolwire.__version__}, Python {sys.version.split()[0]}, {ROUNDS} rounds")
+    for name in chosen:
+        PARTS[name]()
+
+
+if __name__ == "__main__":
+    main()
