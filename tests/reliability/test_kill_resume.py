@@ -88,7 +88,9 @@ def test_sigkill_mid_run_then_resume_runs_nothing_twice(tmp_path):
         if child.poll() is None:
             child.kill()
             child.wait(30)
-    assert log.read_text() == "step 1\nstep 2\nslow start 3\n"
+    # the two quick steps run at the same time (parallel tool calls), so their order is free
+    lines = log.read_text().splitlines()
+    assert sorted(lines[:2]) == ["step 1", "step 2"] and lines[2:] == ["slow start 3"]
 
     sys.path.insert(0, str(tmp_path))
     try:
@@ -103,9 +105,10 @@ def test_sigkill_mid_run_then_resume_runs_nothing_twice(tmp_path):
 
         result = asyncio.run(store.resume("killed-run", model, tools=make_tools(str(log), slow_seconds=0)))
         assert result.text == "all three done"
-        assert (
-            log.read_text() == "step 1\nstep 2\nslow start 3\nslow start 3\nslow end 3\n"
-        )  # only the unfinished call ran again
+        lines = log.read_text().splitlines()
+        # only the unfinished call ran again
+        assert sorted(lines[:2]) == ["step 1", "step 2"]
+        assert lines[2:] == ["slow start 3", "slow start 3", "slow end 3"]
         assert [(c["call_id"], c["result"]) for c in store.tool_calls("killed-run")] == [
             ("c1", "step 1 ok"),
             ("c2", "step 2 ok"),
