@@ -243,6 +243,8 @@ def lookup_fn(q: str, n: int = 1) -> str:
     return f"result for {q} ({n})"
 
 
+lookup_fn.__name__ = "lookup"  # the plain function the canned answers call by name
+#: The same function decorated (what ``@toolwire.tool`` gives).
 lookup = toolwire.tool(lookup_fn)
 LOOKUP_SCHEMA = {
     "type": "object",

@@ -160,15 +160,12 @@ def _pydantic_problem(exc: Exception) -> str:
 
 def _unexpected_parameters(tool: Tool, arguments: dict[str, Any]) -> list[str]:
     """Argument names the tool's function cannot receive (no such parameter and no ``**kwargs``)."""
-    import inspect
+    from ._derived import function_info
 
-    try:
-        sig = inspect.signature(tool.function)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    info = function_info(tool.function)  # the signature, read once per function
+    if info.var_keyword:
         return []
-    params = sig.parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return []
+    params = info.parameters
     return sorted(k for k in arguments if k not in params)
 
 
@@ -402,10 +399,10 @@ class ToolExecutor:
         return run
 
     async def _execute(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
-        from .schema.from_function import context_parameters
+        from ._derived import function_info
 
         if tool.function is not None:
-            for pname in context_parameters(tool.function):
+            for pname in function_info(tool.function).context_parameters:
                 arguments[pname] = ToolContext(
                     self.run_id, call.id, call.name, turn, f"{self.run_id}:{call.id}", self.state
                 )

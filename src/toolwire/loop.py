@@ -162,7 +162,9 @@ def _as_tools(tools: Iterable[Any] | None) -> dict[str, Tool]:
     for t in tools or ():
         if not isinstance(t, Tool):
             if callable(t):
-                t = Tool.from_function(t)
+                from ._derived import tool_for_function
+
+                t = tool_for_function(t)  # the schema is built once per function (and rebuilt if it changes)
             else:
                 raise ToolDefinitionError(f"tools must be Tool objects or typed functions, got {type(t).__name__}")
         if t.name in out:
@@ -1051,7 +1053,7 @@ def run_stream(
     Takes the arguments of :func:`run`. Argument errors raise :class:`ConfigurationError` here,
     before anything is sent. The run starts when the stream is first iterated.
     """
-    from .registry import model as resolve_model
+    from .registry import model_for_run as resolve_model  # a model string is resolved once per event loop
 
     if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
         raise ConfigurationError(f"max_turns must be a whole number ≥ 1, got {max_turns!r}")
@@ -1213,9 +1215,17 @@ async def run(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
 
 
 def run_sync(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
-    """:func:`run` for synchronous code (starts an event loop; not for use inside one)."""
-    _no_running_loop("run_sync()", "await toolwire.run(...)")
-    return asyncio.run(run(model, prompt, **kwargs))  # outside the except: errors are not chained to it
+    """:func:`run` for synchronous code: takes the same arguments, returns the
+    :class:`RunResult` and raises what :func:`run` raises.
+
+    The run goes on one long-lived event loop in a daemon thread (``toolwire-sync``), shared by
+    every ``run_sync`` call of the process, instead of a new loop per call; the caller's context
+    variables are seen by the run. Called inside a running event loop it blocks that loop until
+    the run ends (prefer ``await toolwire.run(...)`` there). Ctrl-C cancels the run and raises
+    ``KeyboardInterrupt``."""
+    from ._sync import run_coroutine
+
+    return run_coroutine(run(model, prompt, **kwargs))
 
 
 def _no_running_loop(what: str, instead: str) -> None:

@@ -18,6 +18,8 @@ __all__ = [
     "installed_profiles",
     "available_providers",
     "parse_model_name",
+    "clear_caches",
+    "model_for_run",
     "ENTRY_POINT_GROUP",
     "KNOWN_PROVIDERS",
 ]
@@ -56,10 +58,37 @@ def _closest_provider(provider: str, known: list[str]) -> str | None:
     return close[0] if close else None
 
 
-def _entry_points() -> dict[str, Any]:
-    from importlib import metadata
+#: The ``toolwire.adapters`` entry points, read once per ``sys.path``: scanning the installed
+#: distributions costs milliseconds, so :func:`model` does not redo it per call. A package
+#: installed into a directory already on ``sys.path`` while the process runs is seen after
+#: :func:`clear_caches`.
+_EP_CACHE: dict[tuple[str, ...], dict[str, Any]] = {}
+_LOADED: dict[tuple[str, str], Any] = {}
 
-    return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+def _entry_points() -> dict[str, Any]:
+    import sys
+
+    key = tuple(sys.path)
+    found = _EP_CACHE.get(key)
+    if found is None:
+        from importlib import metadata
+
+        found = {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+        _EP_CACHE.clear()
+        _EP_CACHE[key] = found
+    return found
+
+
+def clear_caches() -> None:
+    """Forget the entry points, loaded adapters and profiles read so far (e.g. after installing
+    an adapter in a running process); the next :func:`model` call scans the installed
+    distributions again."""
+    _EP_CACHE.clear()
+    _LOADED.clear()
+    _PROFILES.clear()
+    if _RUN_MODELS is not None:
+        _RUN_MODELS.clear()
 
 
 def available_providers() -> list[str]:
@@ -139,6 +168,75 @@ def model(spec: Any = None, /, **settings: Any) -> Model:
     return factory(model_id, **settings)
 
 
+#: ``{event loop: {spec key: (environment copy, Model)}}``: models a run resolved from a string.
+_RUN_MODELS: Any = None
+
+
+def model_for_run(spec: Any) -> Model:
+    """The model a run uses for ``spec`` (what :func:`toolwire.run` was given as ``model``).
+
+    A :class:`Model` is used as is. A ``"provider:model-id"`` string, or a mapping whose
+    settings are plain JSON values, is resolved by :func:`model` once per event loop and reused
+    by the later runs on that loop (the vendor SDK client too, with its connection pool) while
+    the process environment (where the SDKs read API keys and base URLs) is unchanged; anything
+    else, or a call outside a running loop, resolves a new model each time."""
+    if isinstance(spec, Model):
+        return spec
+    key = _spec_key(spec)
+    if key is None:
+        return model(spec)
+    import asyncio
+    import weakref
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return model(spec)
+    global _RUN_MODELS
+    if _RUN_MODELS is None:
+        _RUN_MODELS = weakref.WeakKeyDictionary()
+    per_loop = _RUN_MODELS.get(loop)
+    if per_loop is None:
+        per_loop = _RUN_MODELS[loop] = {}
+    env = getattr(os.environ, "_data", None)
+    hit = per_loop.get(key)
+    if hit is not None and env is not None and hit[0] == env:
+        return hit[1]  # type: ignore[no-any-return]
+    m = model(spec)
+    if env is not None:
+        if len(per_loop) >= 64:
+            per_loop.clear()
+        per_loop[key] = (dict(env), m)
+    return m
+
+
+#: Providers whose models keep per-run state (a script position, the requests seen): never reused.
+_NOT_REUSED = frozenset({"test", "scripted"})
+
+
+def _spec_key(spec: Any) -> Any:
+    import json
+
+    if spec is None:
+        spec = os.environ.get("TOOLWIRE_MODEL")
+        if not spec:
+            return None
+    if isinstance(spec, str):
+        name = spec
+        key: Any = ("str", spec)
+    elif isinstance(spec, Mapping) and isinstance(spec.get("model"), str):
+        name = spec["model"]
+        try:
+            key = ("map", json.dumps(spec, sort_keys=True, allow_nan=False))  # plain JSON values only
+        except (TypeError, ValueError):
+            return None
+    else:
+        return None
+    if name.strip().partition(":")[0] in _NOT_REUSED:
+        return None
+    return key
+
+
 def _factory(provider: str, *, shown: str | None = None) -> Any:
     """The entry point's object for ``provider`` (a :class:`Model` subclass)."""
     from ._install import adapter_install_command
@@ -160,14 +258,20 @@ def _factory(provider: str, *, shown: str | None = None) -> Any:
             suggestion = f"{guess}:{rest}" if rest else guess
             hint = f" did you mean {suggestion!r}?"
         raise ProviderNotFound(f"unknown provider {provider!r}{where};{hint} known providers: {', '.join(names)}")
+    loaded_key = (provider, ep.value)
+    hit = _LOADED.get(loaded_key)
+    if hit is not None:
+        return hit
     try:
-        return ep.load()
+        loaded = ep.load()
     except ImportError as exc:
         extra = KNOWN_PROVIDERS.get(provider) or provider
         raise AdapterNotInstalled(
             f"provider {provider!r} is registered but its adapter failed to import ({exc}); "
             f"reinstall it: {adapter_install_command(extra)}"
         ) from exc
+    _LOADED[loaded_key] = loaded
+    return loaded
 
 
 def codec(provider: str, **settings: Any) -> Any:

@@ -112,13 +112,26 @@ def _usable(value: Any) -> str | None:
     return value if len(value) >= MIN_SECRET_LENGTH else None
 
 
+#: Bumped whenever the registered values or names change (the scrubber's cache key).
+_version = 0
+#: ``(version, id(environ), copy of the environment's data, secrets)`` of the last scan.
+_known_cache: tuple[int, int, Any, frozenset[str]] | None = None
+
+
+def _changed() -> None:
+    global _version
+    _version += 1
+
+
 def register(value: str) -> None:
     """Treat ``value`` as a credential from now on (scrubbed everywhere, dropped from tool
     environments). Values shorter than :data:`MIN_SECRET_LENGTH` are ignored."""
     v = _usable(value)
     if v is not None:
         with _lock:
-            _values.add(v)
+            if v not in _values:
+                _values.add(v)
+                _changed()
 
 
 def register_env(name: str) -> None:
@@ -126,7 +139,9 @@ def register_env(name: str) -> None:
     whatever its name looks like."""
     if isinstance(name, str) and name:
         with _lock:
-            _env_names.add(name)
+            if name not in _env_names:
+                _env_names.add(name)
+                _changed()
 
 
 def unregister(value: str | None = None, *, env: str | None = None) -> None:
@@ -136,6 +151,7 @@ def unregister(value: str | None = None, *, env: str | None = None) -> None:
             _values.discard(value.strip())
         if env is not None:
             _env_names.discard(env)
+        _changed()
 
 
 def register_settings(settings: Mapping[str, Any]) -> None:
@@ -163,8 +179,31 @@ def register_settings(settings: Mapping[str, Any]) -> None:
 
 
 def known_secrets(environ: Mapping[str, str] | None = None) -> frozenset[str]:
-    """Every credential the scrubber currently knows (see the module docstring)."""
-    env = os.environ if environ is None else environ
+    """Every credential the scrubber currently knows (see the module docstring). The scan of
+    the process environment is reused while neither the environment nor the registered values
+    changed (the environment's contents are compared, not re-scanned)."""
+    global _known_cache
+    if environ is None:
+        env = os.environ
+        data = getattr(env, "_data", None)  # CPython's os.environ keeps its contents in a dict
+        cached = _known_cache
+        if (
+            cached is not None
+            and data is not None
+            and cached[0] == _version
+            and cached[1] == id(env)
+            and cached[2] == data
+        ):
+            return cached[3]
+        version = _version  # read before the scan: a value registered meanwhile is scanned again next time
+        found_all = _scan(env)
+        if data is not None:
+            _known_cache = (version, id(env), dict(data), found_all)
+        return found_all
+    return _scan(environ)
+
+
+def _scan(env: Mapping[str, str]) -> frozenset[str]:
     with _lock:
         found = set(_values)
         names = set(_env_names)

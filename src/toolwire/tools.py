@@ -323,16 +323,94 @@ class ProviderTool(Tool):
         )
 
 
+class _DaemonWorkers:
+    """Daemon threads reused for synchronous tool calls: each call gets a thread of its own
+    (an idle one, or a new one when none is idle), so calls still run in parallel and a
+    timed-out call that keeps running holds only its own thread. A thread idle for
+    :attr:`IDLE_SECONDS` ends; after ``fork`` the child starts with none."""
+
+    IDLE_SECONDS = 30.0
+
+    def __init__(self) -> None:
+        import queue
+        import threading
+
+        self._lock = threading.Lock()
+        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._idle = 0
+
+    def submit(self, job: Callable[[], None], name: str) -> None:
+        import threading
+
+        with self._lock:
+            if self._idle:
+                self._idle -= 1  # reserved: exactly one idle thread takes this job
+                self._jobs.put(job)
+                return
+        threading.Thread(target=self._work, args=(job,), name=name, daemon=True).start()
+
+    def _work(self, job: Callable[[], None]) -> None:
+        import queue
+
+        while True:
+            job()
+            job = None  # type: ignore[assignment] - drop references while idle
+            with self._lock:
+                self._idle += 1
+            while True:
+                try:
+                    job = self._jobs.get(timeout=self.IDLE_SECONDS)
+                    break
+                except queue.Empty:
+                    with self._lock:
+                        if self._jobs.empty():
+                            self._idle -= 1
+                            return
+                        # a job was reserved for an idle thread just now: take it
+
+
+_workers: _DaemonWorkers | None = None
+
+
+def _reset_workers() -> None:
+    global _workers
+    _workers = None
+
+
+def _get_workers() -> _DaemonWorkers:
+    global _workers
+    w = _workers
+    if w is None:
+        import os
+
+        w = _workers = _DaemonWorkers()
+        if hasattr(os, "register_at_fork") and not _fork_hook_installed:
+            _install_fork_hook()
+    return w
+
+
+_fork_hook_installed = False
+
+
+def _install_fork_hook() -> None:
+    global _fork_hook_installed
+    import os
+
+    os.register_at_fork(after_in_child=_reset_workers)  # the child has no worker threads
+    _fork_hook_installed = True
+
+
 async def run_in_daemon_thread(function: Callable[..., Any], arguments: dict[str, Any]) -> Any:
-    """Run a synchronous function in its own daemon thread and await its result.
+    """Run a synchronous function in a daemon thread of its own and await its result.
 
     Unlike ``asyncio.to_thread`` (the default executor), an abandoned call — one whose timeout
     passed — neither blocks ``asyncio.run``'s shutdown nor the interpreter's exit: a Python thread
     cannot be killed, so a timed-out synchronous tool may keep running, but nobody waits for it.
+    Threads are reused between calls (one call per thread at a time), so a call does not pay
+    for starting a thread. The function runs in a copy of the caller's context (contextvars).
     """
     import asyncio
     import contextvars
-    import threading
 
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
@@ -362,7 +440,7 @@ async def run_in_daemon_thread(function: Callable[..., Any], arguments: dict[str
         except RuntimeError:
             pass
 
-    threading.Thread(target=target, name=f"toolwire-tool-{getattr(function, '__name__', 'fn')}", daemon=True).start()
+    _get_workers().submit(target, f"toolwire-tool-{getattr(function, '__name__', 'fn')}")
     return await future
 
 

@@ -240,13 +240,15 @@ def validate_arguments(schema: dict[str, Any], arguments: Any) -> list[ArgumentE
     bounds raises :class:`SchemaBoundExceeded`."""
     from jsonschema.exceptions import best_match, relevance
 
-    check_schema_bounds(schema)
+    from .._derived import schema_derived
     from ..arguments import argument_bounds
 
+    # derived once per schema (object and contents): the bounds check and the validator's key
+    schema_derived(schema, "bounds", lambda: check_schema_bounds(schema) or True)
     too_deep = argument_bounds(arguments)
     if too_deep is not None:
         return [ArgumentError("", "maxDepth", too_deep, "")]
-    validator = _compiled(json.dumps(schema, sort_keys=True))
+    validator = _compiled(schema_derived(schema, "json", lambda: json.dumps(schema, sort_keys=True)))
     errors = list(validator.iter_errors(arguments))
     if not errors:
         return []
