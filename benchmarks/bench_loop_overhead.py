@@ -25,10 +25,10 @@ import httpx2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from suite import ANSWERS, MODELS, lookup, transport_for  # noqa: E402 - one copy of the canned answers
+from suite import ANSWERS, MODELS, lookup, transport_for
 
-import toolwire  # noqa: E402
-from toolwire.testing import ScriptedModel, call  # noqa: E402
+import toolwire
+from toolwire.testing import ScriptedModel, call
 
 
 async def one_run(provider: str, turns: int) -> float:

@@ -47,7 +47,7 @@ class _LoopThread:
             try:
                 self.loop.run_forever()
                 return  # stopped on purpose (never, in practice)
-            except BaseException:  # noqa: BLE001 - KeyboardInterrupt/SystemExit from a task: the
+            except BaseException:
                 # task's future already carries it to the caller; keep serving the others
                 continue
 
@@ -132,7 +132,7 @@ def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
         lt.loop.call_soon_threadsafe(cancel)
         try:
             done.result(timeout=CANCEL_GRACE)
-        except BaseException:  # noqa: BLE001 - the cancellation itself, or the run's own error
+        except BaseException:
             pass
         raise
     except concurrent.futures.CancelledError:
@@ -147,7 +147,7 @@ def _run_in_new_thread(coro: Coroutine[Any, Any, T]) -> T:
     def main() -> None:
         try:
             box["value"] = ctx.run(asyncio.run, coro)
-        except BaseException as exc:  # noqa: BLE001 - delivered to the caller
+        except BaseException as exc:
             box["error"] = exc
 
     t = threading.Thread(target=main, name="toolwire-sync-nested", daemon=True)

@@ -86,7 +86,7 @@ def test_a_changed_function_is_noticed():
     t4 = _derived.tool_for_function(f)
     assert t4.input_schema["properties"]["n"]["type"] == "number"
 
-    def f(q: str, limit: int = 1) -> str:  # noqa: F811 - redefined with the same name
+    def f(q: str, limit: int = 1) -> str:
         """Second text."""
         return q
 
@@ -107,7 +107,7 @@ def test_a_run_with_a_redefined_plain_function_sends_the_new_schema():
 
     toolwire.run_sync(ScriptedModel(respond=respond), "go", tools=[lookup])
 
-    def lookup(q: str, n: int = 2) -> str:  # noqa: F811
+    def lookup(q: str, n: int = 2) -> str:
         """Look up."""
         return q
 
@@ -241,7 +241,9 @@ def test_run_sync_from_many_threads_at_once():
 
     def worker(i: int) -> None:
         try:
-            r = toolwire.run_sync(ScriptedModel(responses=[call("lookup", {"q": str(i)}), f"done {i}"]), "go", tools=[lookup])
+            r = toolwire.run_sync(
+                ScriptedModel(responses=[call("lookup", {"q": str(i)}), f"done {i}"]), "go", tools=[lookup]
+            )
             results[i] = r.text + "|" + r.tool_runs[0].result.text.split(" on ")[0]
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
