@@ -343,6 +343,12 @@ class Model(abc.ABC):
             raise NotImplementedError(f"{cls.__name__} has no codec")
         return cls.codec
 
+    def batch_api(self) -> Any:
+        """The vendor batch API of this model (a :class:`toolwire.batch.BatchAPI`: submit many
+        prepared requests as one job, poll it, read its results), or ``None`` when the API has no
+        batch mode (the default). Used by :func:`toolwire.batch.run_batch`."""
+        return None
+
     def credential_problem(self) -> str | None:
         """``None`` when credentials are available, else a sentence naming the variable to set
         (e.g. ``"set ANTHROPIC_API_KEY or pass api_key=..."``). Checked by the CLI before a live run."""

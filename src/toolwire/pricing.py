@@ -183,7 +183,13 @@ def _tier_rate(value: Any, input_tokens: int) -> Decimal:
 
 
 def price(
-    usage: Usage, model: str, *, base_url: str | None = None, served_model: str | None = None, timestamp: Any = None
+    usage: Usage,
+    model: str,
+    *,
+    base_url: str | None = None,
+    served_model: str | None = None,
+    timestamp: Any = None,
+    processing: str | None = None,
 ) -> Cost:
     """Price ``usage`` for ``model`` (``"provider:model-id"``, or a bare model id).
 
@@ -191,7 +197,9 @@ def price(
     snapshot), tried first. ``base_url``: a custom endpoint (e.g. a local OpenAI-compatible
     server); genai-prices then matches the provider by that URL and a server it does not know
     leaves the usage unpriced. ``timestamp``: when the request was made (prices change over time;
-    default now). Returns an unpriced :class:`Cost` for a model the data does not know, and for
+    default now). ``processing``: ``"batch"`` prices a request sent through a vendor batch API
+    at the batch rate genai-prices records for the model (its ``processing: batch`` price
+    variant; the standard price where it records none). Returns an unpriced :class:`Cost` for a model the data does not know, and for
     usage without token counts.
     """
     if not isinstance(model, str):
@@ -234,6 +242,8 @@ def price(
         cache_write_tokens=cw or None,
     )
     options: dict[str, Any] = {"genai_request_timestamp": timestamp}
+    if processing:
+        options["price_context"] = {"processing": processing}
     if base_url:
         options["provider_api_url"] = base_url
     else:
@@ -266,10 +276,14 @@ def _result_chars(run: Any) -> int:
     return sum(len(getattr(p, "text", "") or "") or 1000 for p in content)  # an image: a nominal share
 
 
-def run_cost(result: RunResult, *, base_url: str | None = None) -> RunCost:
-    """Price every turn of ``result`` and attribute a cost to each tool call (module docs)."""
+def run_cost(result: RunResult, *, base_url: str | None = None, processing: str | None = None) -> RunCost:
+    """Price every turn of ``result`` and attribute a cost to each tool call (module docs).
+    ``processing="batch"``: the turns went through a vendor batch API (see :func:`price`)."""
     turns = list(result.turns)
-    costs = [price(t.response.usage, result.model, base_url=base_url, served_model=t.response.model) for t in turns]
+    costs = [
+        price(t.response.usage, result.model, base_url=base_url, served_model=t.response.model, processing=processing)
+        for t in turns
+    ]
     total = Cost.zero()
     priced = Decimal(0)
     for c in costs:

@@ -103,6 +103,12 @@ class AnthropicModel(Transport):
         """The codec configured from ``settings`` (only ``cache`` is read)."""
         return AnthropicCodec(cache=bool(settings.get("cache", False)))
 
+    def batch_api(self) -> Any:
+        """Message Batches (:class:`~toolwire_anthropic.batch.AnthropicBatchAPI`) with this model's client."""
+        from .batch import AnthropicBatchAPI
+
+        return AnthropicBatchAPI(self)
+
     def _api_key(self) -> str | None:
         return self.settings.get("api_key") or os.environ.get("ANTHROPIC_API_KEY") or None
 

@@ -143,6 +143,16 @@ class GeminiModel(Transport):
             **settings,
         )
 
+    def batch_api(self) -> Any:
+        """Gemini batch mode (:class:`~toolwire_gemini.batch.GeminiBatchAPI`) with this model's
+        client; ``None`` on Vertex AI (batch prediction jobs there read their input from Cloud
+        Storage or BigQuery, not inline requests)."""
+        if self.adapter_settings.get("vertexai"):
+            return None
+        from .batch import GeminiBatchAPI
+
+        return GeminiBatchAPI(self)
+
     def _api_key(self) -> str | None:
         return (
             self.settings.get("api_key") or os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY") or None

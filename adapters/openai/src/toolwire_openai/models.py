@@ -85,6 +85,16 @@ class _OpenAIModel(Transport):
         env = self.transport_settings.get("api_key_env") or "OPENAI_API_KEY"
         return f"set {env} (or pass api_key=...)"
 
+    def batch_api(self) -> Any:
+        """The OpenAI Batch API (:class:`~toolwire_openai.batch.OpenAIBatchAPI`) with this model's
+        client; ``None`` for a compatible server (``base_url`` elsewhere than api.openai.com),
+        which the Batch API is not part of."""
+        if self._custom_server():
+            return None
+        from .batch import OpenAIBatchAPI
+
+        return OpenAIBatchAPI(self)
+
     # -- the SDK client -------------------------------------------------------------------------
     @property
     def client(self) -> Any:

@@ -1,0 +1,209 @@
+"""The OpenAI Batch API through the ``openai`` SDK, for Responses and Chat Completions.
+
+Vendor facts (https://platform.openai.com/docs/guides/batch and the API reference of
+``POST /v1/batches``; SDK types ``openai.types.batch_create_params.BatchCreateParams`` and
+``openai.types.batch.Batch``):
+
+- the requests are a JSONL file, one ``{"custom_id", "method": "POST", "url", "body"}`` per line,
+  uploaded with ``files.create(purpose="batch")`` (at most 50,000 requests and 200 MB per file);
+  every line of one batch goes to the same ``endpoint``: ``/v1/responses`` or
+  ``/v1/chat/completions`` here;
+- ``batches.create(input_file_id=..., endpoint=..., completion_window="24h")`` (``24h`` is the only
+  window the SDK type allows);
+- ``Batch.status``: ``validating``, ``in_progress``, ``finalizing`` (running) and ``completed``,
+  ``failed`` (the file did not validate: ``errors.data``), ``expired``, ``cancelling``,
+  ``cancelled``; an expired or cancelled batch still returns the results it finished;
+- results are JSONL lines ``{"custom_id", "response": {"status_code", "body"}, "error"}`` in the
+  file ``output_file_id`` (succeeded) and ``error_file_id`` (failed), read with
+  ``files.content(id)``, in any order;
+- batch requests cost 50 % of the standard price ("Batch API" on https://openai.com/api/pricing/).
+
+The bodies are the codecs', checked by the profiles, exactly as the normal path posts them
+(``"stream": false`` included).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from toolwire.batch import BatchItem, BatchItemResult, BatchStatus
+from toolwire.errors import ProviderError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .models import _OpenAIModel
+
+__all__ = ["OpenAIBatchAPI", "ENDPOINTS", "ENDED"]
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _obj_or_none(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) else None
+
+
+#: The batch ``endpoint`` of each API (``BatchCreateParams.endpoint``).
+ENDPOINTS = {"openai": "/v1/responses", "openai-chat": "/v1/chat/completions"}
+
+#: ``Batch.status`` values after which nothing more will run.
+ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
+
+#: The longest ``custom_id`` accepted (the guide: a unique string; 64 characters is what the
+#: Batch API documents for metadata keys and what the other vendors allow: kept portable).
+MAX_CUSTOM_ID = 64
+
+
+def line_error(api: str, line: dict[str, Any]) -> ProviderError:
+    """A result line that did not succeed → :class:`ProviderError`: a ``response`` with an error
+    ``status_code`` gives that status, the body's ``error.message`` and ``error.type`` (or
+    ``code``), retryable as the normal path (408/409/429/5xx); an ``error`` object (``code``,
+    ``message``, e.g. ``batch_expired``) gives no status, retryable for ``batch_expired`` and
+    ``batch_cancelled`` (the request never ran)."""
+    response = _obj_or_none(line.get("response"))
+    if response is not None and isinstance(response.get("status_code"), int) and response["status_code"] >= 400:
+        status = response["status_code"]
+        body = response.get("body")
+        err = _obj(_obj(body).get("error"))
+        etype = err.get("type") or err.get("code")
+        message = err.get("message") if isinstance(err.get("message"), str) and err.get("message") else None
+        return ProviderError(
+            api,
+            message or f"the batch request failed with HTTP {status}: {body}",
+            status=status,
+            retryable=ProviderError.is_retryable_status(status),
+            error_type=None if etype is None else str(etype),
+            body=body,
+        )
+    err = _obj(line.get("error"))
+    code = err.get("code")
+    return ProviderError(
+        api,
+        str(err.get("message") or f"the batch request has no result: {line}"),
+        status=None,
+        retryable=code in ("batch_expired", "batch_cancelled"),
+        error_type=None if code is None else str(code),
+        body=line,
+    )
+
+
+class OpenAIBatchAPI:
+    """:class:`toolwire.batch.BatchAPI` over ``AsyncOpenAI.files`` and ``AsyncOpenAI.batches``,
+    with the model's client (key, organization, project, base URL, retries)."""
+
+    def __init__(self, model: _OpenAIModel) -> None:
+        self.model = model
+        self.provider = model.api
+        self.endpoint = ENDPOINTS[model.api]
+
+    def check_custom_id(self, custom_id: str) -> str | None:
+        if 0 < len(custom_id) <= MAX_CUSTOM_ID:
+            return None
+        return f"custom ids are 1 to {MAX_CUSTOM_ID} characters"
+
+    async def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        from ._common import provider_error_from_sdk
+
+        try:
+            return await fn(*args, **kwargs)
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise provider_error_from_sdk(exc, self.provider) from exc
+
+    def input_file(self, items: Sequence[BatchItem]) -> bytes:
+        """The JSONL input file: one ``{"custom_id", "method": "POST", "url": endpoint, "body"}`` per item."""
+        lines = [
+            json.dumps(
+                {"custom_id": it.custom_id, "method": "POST", "url": self.endpoint, "body": it.body},
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
+            for it in items
+        ]
+        return ("\n".join(lines) + "\n").encode("utf-8")
+
+    async def create(self, items: Sequence[BatchItem]) -> str:
+        """Upload the input file (``files.create(purpose="batch")``), then
+        ``batches.create(input_file_id, endpoint, completion_window="24h")`` → ``Batch.id``."""
+        client = self.model.client
+        uploaded = await self._call(
+            client.files.create, file=("toolwire-batch.jsonl", self.input_file(items)), purpose="batch"
+        )
+        batch = await self._call(
+            client.batches.create, input_file_id=uploaded.id, endpoint=self.endpoint, completion_window="24h"
+        )
+        return str(batch.id)
+
+    async def retrieve(self, job_id: str) -> BatchStatus:
+        """``batches.retrieve(id)``: ended for :data:`ENDED` statuses; ``counts`` =
+        ``request_counts`` (total, completed, failed). A ``failed`` batch carries the joined
+        ``errors.data`` messages as its error (not retryable: the file must change); ``expired``
+        and ``cancelled`` batches an error for the requests they did not finish (retryable)."""
+        batch = await self._call(self.model.client.batches.retrieve, job_id)
+        counts = batch.request_counts.to_dict() if batch.request_counts is not None else {}
+        status = str(batch.status)
+        error: ProviderError | None = None
+        if status == "failed":
+            data = list(batch.errors.data or []) if batch.errors is not None else []
+            text = "; ".join(f"{e.code or 'error'}: {e.message}" for e in data) or "the batch failed"
+            error = ProviderError(
+                self.provider,
+                f"the batch failed: {text}",
+                status=None,
+                retryable=False,
+                error_type=(data[0].code if data and data[0].code else "batch_failed"),
+                body=batch.to_dict(mode="json"),
+            )
+        elif status in ("expired", "cancelled"):
+            error = ProviderError(
+                self.provider,
+                f"the batch {status} before this request ran (a batch has 24 hours); send it again",
+                status=None,
+                retryable=True,
+                error_type=f"batch_{status}",
+            )
+        return BatchStatus(
+            job_id,
+            "ended" if status in ENDED else "in_progress",
+            status,
+            {k: int(v) for k, v in counts.items() if isinstance(v, int)},
+            error,
+            batch.to_dict(mode="json"),
+        )
+
+    async def _lines(self, file_id: str | None) -> list[dict[str, Any]]:
+        if not file_id:
+            return []
+        content = await self._call(self.model.client.files.content, file_id)
+        out = []
+        for raw in content.text.splitlines():
+            if raw.strip():
+                try:
+                    line = json.loads(raw)
+                except ValueError:
+                    continue  # not a result line: the request it belonged to is reported missing
+                if isinstance(line, dict):
+                    out.append(line)
+        return out
+
+    async def results(self, job_id: str, status: BatchStatus) -> list[BatchItemResult]:
+        """The lines of ``output_file_id`` and ``error_file_id`` (``files.content``): a line whose
+        ``response.status_code`` is 200 gives its ``body``, any other a :func:`line_error`."""
+        files = [status.vendor.get("output_file_id"), status.vendor.get("error_file_id")]
+        out: list[BatchItemResult] = []
+        for line in [line for f in files for line in await self._lines(f)]:
+            cid = str(line.get("custom_id"))
+            response = _obj_or_none(line.get("response"))
+            if response is not None and response.get("status_code") == 200 and isinstance(response.get("body"), dict):
+                out.append(BatchItemResult(cid, body=response["body"]))
+            else:
+                out.append(BatchItemResult(cid, error=line_error(self.provider, line)))
+        return out
+
+    async def cancel(self, job_id: str) -> None:
+        """``batches.cancel(id)``."""
+        await self._call(self.model.client.batches.cancel, job_id)

@@ -1,0 +1,216 @@
+"""A two-turn tool-calling task through each vendor's batch API (real SDKs, mocked endpoints):
+the bodies in the batch equal what the normal path sends, the decoded calls, results and usage,
+and a restart mid-poll that resumes the same job instead of submitting again."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+import toolwire
+from toolwire.batch import BatchPending, BatchRounds
+
+from .fakes import FakeAnthropic, FakeGemini, FakeOpenAI
+
+pytest.importorskip("anthropic")
+
+
+@toolwire.tool
+def add(a: int, b: int) -> int:
+    """Add two whole numbers. Use it for every sum.
+
+    Args:
+        a: the first number
+        b: the second number
+    """
+    return a + b
+
+
+PROMPT = "What is 2 + 40? Use the add tool."
+
+VENDORS: dict[str, dict[str, Any]] = {
+    "anthropic": {"spec": "anthropic:claude-sonnet-4-5", "fake": FakeAnthropic, "key": "sk-ant-test"},
+    "openai": {"spec": "openai:gpt-5-mini", "fake": FakeOpenAI, "key": "sk-test"},
+    "openai-chat": {"spec": "openai-chat:gpt-4.1", "fake": FakeOpenAI, "key": "sk-test"},
+    "gemini": {"spec": "gemini:gemini-2.5-flash", "fake": FakeGemini, "key": "gemini-test-key"},
+}
+
+
+def make_model(vendor: str, fake: Any) -> Any:
+    v = VENDORS[vendor]
+    return toolwire.model(v["spec"], api_key=v["key"], max_retries=0, http_client=fake.client())
+
+
+def normal_bodies(vendor: str) -> list[dict[str, Any]]:
+    fake = VENDORS[vendor]["fake"]()
+    result = toolwire.run_sync(make_model(vendor, fake), PROMPT, tools=[add])
+    assert result.text == "The sum is 42."
+    return fake.normal
+
+
+async def batched(vendor: str, fake: Any, runs: int, **options: Any) -> tuple[list[Any], BatchRounds]:
+    async with BatchRounds(poll_interval=0, **options) as rounds:
+        model = make_model(vendor, fake)
+        loops = [toolwire.run(rounds.model(model, key=f"run{i}"), PROMPT, tools=[add]) for i in range(runs)]
+        return await rounds.gather(*loops), rounds
+
+
+@pytest.mark.parametrize("vendor", sorted(VENDORS))
+def test_two_turn_task_through_the_batch_api(vendor: str) -> None:
+    expected = normal_bodies(vendor)
+    assert len(expected) == 2
+    fake = VENDORS[vendor]["fake"]()
+    results, rounds = asyncio.run(batched(vendor, fake, runs=2))
+    assert rounds.rounds == 2 and fake.creates == 2
+    jobs = list(fake.jobs.values())
+    assert [cid for cid, _ in jobs[0]] == ["run0-1", "run1-1"]
+    assert [cid for cid, _ in jobs[1]] == ["run0-2", "run1-2"]
+    for job, body in zip(jobs, expected):
+        for _, sent in job:
+            assert sent == body  # exactly what the normal path posts for that turn
+    for result in results:
+        assert not isinstance(result, BaseException), result
+        assert result.text == "The sum is 42."
+        assert [t.response.stop_reason for t in result.turns] == ["tool_use", "end_turn"]
+        (call,) = result.turns[0].response.tool_calls
+        assert (call.name, call.arguments) == ("add", {"a": 2, "b": 40})
+        (run,) = result.turns[0].tool_runs
+        assert (run.result.content, run.result.is_error) == ("42", False)
+        assert (result.usage.input_tokens, result.usage.output_tokens, result.usage.requests) == (250, 50, 2)
+        assert result.tool_errors == 0
+
+
+@pytest.mark.parametrize("vendor", sorted(VENDORS))
+def test_restart_mid_poll_resumes_the_job(vendor: str, tmp_path: Any) -> None:
+    journal = tmp_path / "jobs.sqlite"
+    fake = VENDORS[vendor]["fake"](polls_before_end=2)
+    first, _ = asyncio.run(batched(vendor, fake, runs=2, journal=journal, max_polls=1))
+    assert all(isinstance(r, BatchPending) for r in first)
+    assert fake.creates == 1
+    (job1,) = fake.jobs
+    assert first[0].job_ids == [job1] and fake.polls[job1] == 1
+    # a new process: new models, new SDK clients, the same journal file and vendor state
+    second, _ = asyncio.run(batched(vendor, fake, runs=2, journal=journal))
+    assert all(r.text == "The sum is 42." for r in second)
+    assert fake.creates == 2  # turn 1 was not submitted again; turn 2 is the second job
+    # polled again by the restarted process until it ended (then read once more for its results)
+    assert fake.polls[job1] == 1 + fake.polls_before_end + fake.reads_for_results
+    assert [cid for cid, _ in fake.jobs[job1]] == ["run0-1", "run1-1"]
+    # a third process finds every result in the journal: nothing is submitted or polled
+    polls = sum(fake.polls.values())
+    third, _ = asyncio.run(batched(vendor, fake, runs=2, journal=journal))
+    assert [r.text for r in third] == ["The sum is 42."] * 2
+    assert fake.creates == 2 and sum(fake.polls.values()) == polls
+
+
+def test_the_batch_envelopes_as_each_vendor_documents_them() -> None:
+    """The wire form of each job, checked against the vendors' references, not against the code."""
+    fake = FakeAnthropic()
+    asyncio.run(batched("anthropic", fake, runs=1))
+    (params,) = [body for _, body in fake.jobs["msgbatch_001"]]
+    assert params["model"] == "claude-sonnet-4-5" and params["max_tokens"] == 4096
+    assert params["messages"] == [{"role": "user", "content": [{"type": "text", "text": PROMPT}]}]
+    assert [t["name"] for t in params["tools"]] == ["add"] and "stream" not in params
+
+    fake = FakeOpenAI()
+    asyncio.run(batched("openai", fake, runs=1))
+    assert fake.created[0] == {"input_file_id": "file-001", "endpoint": "/v1/responses", "completion_window": "24h"}
+    assert fake.upload_fields[0] == {"purpose": "batch", "filename": "toolwire-batch.jsonl"}
+    (body,) = [b for _, b in fake.jobs["batch_001"]]
+    assert body["model"] == "gpt-5-mini" and body["stream"] is False
+    assert body["input"] == [{"role": "user", "content": PROMPT}]
+    fake = FakeOpenAI()
+    asyncio.run(batched("openai-chat", fake, runs=1))
+    assert fake.created[0]["endpoint"] == "/v1/chat/completions"
+
+    fake = FakeGemini()
+    asyncio.run(batched("gemini", fake, runs=1))
+    created = fake.created[0]
+    assert created["path"] == "/v1beta/models/gemini-2.5-flash:batchGenerateContent"
+    (entry,) = created["batch"]["inputConfig"]["requests"]["requests"]
+    assert entry["metadata"] == {"key": "run0-1"}
+    assert entry["request"]["contents"] == [{"role": "user", "parts": [{"text": PROMPT}]}]
+
+
+FAILURES = {
+    "anthropic": {
+        "type": "errored",
+        "error": {"type": "error", "error": {"type": "invalid_request_error", "message": "messages: bad"}},
+    },
+    "openai": {
+        "response": {
+            "status_code": 400,
+            "request_id": "req_x",
+            "body": {"error": {"message": "Invalid input", "type": "invalid_request_error", "code": None}},
+        },
+        "error": None,
+    },
+    "gemini": {"code": 3, "message": "Request contains an invalid argument.", "status": "INVALID_ARGUMENT"},
+}
+FAILURES["openai-chat"] = FAILURES["openai"]
+
+
+@pytest.mark.parametrize("vendor", sorted(VENDORS))
+def test_an_errored_request_is_the_normal_paths_provider_error(vendor: str) -> None:
+    fake = VENDORS[vendor]["fake"](fail=lambda cid, body: FAILURES[vendor] if cid == "run1-1" else None)
+    results, _ = asyncio.run(batched(vendor, fake, runs=2))
+    assert results[0].text == "The sum is 42."  # the other run is not disturbed
+    err = results[1]
+    assert isinstance(err, toolwire.ProviderError)
+    assert (err.provider, err.status, err.retryable) == (vendor, 400, False)
+    assert err.error_type == {"gemini": "INVALID_ARGUMENT"}.get(vendor, "invalid_request_error")
+    assert err.message == {
+        "anthropic": "messages: bad",
+        "gemini": "Request contains an invalid argument.",
+    }.get(vendor, "Invalid input")
+    assert fake.creates == 2  # the second round holds only the run that goes on
+
+
+def test_expired_and_canceled_requests_are_retryable_errors_and_are_sent_again(tmp_path: Any) -> None:
+    journal = tmp_path / "j.sqlite"
+    fake = FakeAnthropic(fail=lambda cid, body: {"type": "expired"})
+    (err,), _ = asyncio.run(batched("anthropic", fake, runs=1, journal=journal))
+    assert isinstance(err, toolwire.ProviderError)
+    assert (err.error_type, err.retryable, err.status) == ("expired", True, None)
+    fake.fail = None  # the vendor has capacity again: the same request is submitted again, not reused
+    (ok,), _ = asyncio.run(batched("anthropic", fake, runs=1, journal=journal))
+    assert ok.text == "The sum is 42." and fake.creates == 3
+
+
+def test_a_model_without_a_batch_mode_says_so() -> None:
+    from toolwire.batch import BatchUnsupported
+
+    with pytest.raises(BatchUnsupported, match="has no batch mode"):
+        BatchRounds().model(toolwire.model("test"), key="k")
+    chat = toolwire.model("openai-chat:llama", base_url="http://localhost:8080/v1")
+    with pytest.raises(BatchUnsupported, match="openai-chat:llama has no batch mode"):
+        BatchRounds().model(chat, key="k")
+
+
+def test_a_custom_id_the_vendor_refuses_is_a_configuration_error() -> None:
+    fake = FakeAnthropic()
+    (err,), _ = asyncio.run(_one_with_key(fake, "run/1"))
+    assert isinstance(err, toolwire.ConfigurationError)
+    assert "^[a-zA-Z0-9_-]{1,64}$" in str(err) and fake.creates == 0
+
+
+async def _one_with_key(fake: Any, key: str) -> tuple[list[Any], BatchRounds]:
+    async with BatchRounds(poll_interval=0) as rounds:
+        m = rounds.model(make_model("anthropic", fake), key=key)
+        return await rounds.gather(toolwire.run(m, PROMPT, tools=[add])), rounds
+
+
+def test_batch_usage_is_priced_at_the_batch_rate() -> None:
+    from decimal import Decimal
+
+    from toolwire.pricing import price
+
+    usage = toolwire.Usage(input_tokens=250, output_tokens=50)
+    for spec in ("anthropic:claude-sonnet-4-5", "openai:gpt-5-mini", "gemini:gemini-2.5-flash"):
+        normal = price(usage, spec).total_usd
+        batch = price(usage, spec, processing="batch").total_usd
+        assert normal and batch == normal / 2, spec
+    # claude-sonnet-4-5: $3 / $15 per million standard (genai-prices), $1.50 / $7.50 batched
+    assert price(usage, "anthropic:claude-sonnet-4-5", processing="batch").total_usd == Decimal("0.00075")
