@@ -532,7 +532,9 @@ class BatchRounds:
       result in the journal (each vendor's custom-id rule applies to it: letters, digits, ``_``
       and ``-`` are safe everywhere).
     - :meth:`gather` runs the loops; a round is sent when every loop gathered there waits for
-      the model (or has ended). A loop whose request failed gets the error the normal path would
+      the model (or has ended), one job per model: loops whose models have the same adapter,
+      ``provider:model-id`` and settings share a job even when each has its own model object
+      (its own HTTP client). A loop whose request failed gets the error the normal path would
       raise (:class:`ProviderError`, :class:`~toolwire.errors.RequestRefused`, ...); when polling
       stops at ``max_polls`` every waiting loop gets :class:`BatchPending`.
     - ``journal``, ``poll_interval``, ``max_polls``, ``on_status``: as :func:`run_batch`.
@@ -602,9 +604,9 @@ class BatchRounds:
     async def _flush(self) -> None:
         batch, self._waiting = self._waiting, []
         try:
-            groups: dict[int, list[tuple[Any, str, ModelRequest, asyncio.Future[Any]]]] = {}
+            groups: dict[str, list[tuple[Any, str, ModelRequest, asyncio.Future[Any]]]] = {}
             for entry in batch:
-                groups.setdefault(id(entry[0]), []).append(entry)
+                groups.setdefault(_group_key(entry[0]), []).append(entry)
             self.rounds += 1
 
             async def send(group: list[tuple[Any, str, ModelRequest, asyncio.Future[Any]]]) -> None:
@@ -638,6 +640,16 @@ class BatchRounds:
         finally:
             self._flushing = False
             self._check()
+
+
+def _group_key(model: Model) -> str:
+    """Models that share one batch: the same adapter class, ``provider:model-id`` and settings
+    (the HTTP client aside: each run may bring its own), so one of them can prepare, send and
+    decode every request of the group exactly as its own model would."""
+    settings = {k: v for k, v in model.settings.items() if k != "http_client"}
+    extra = {k: v for k, v in vars(model).items() if k.endswith("_settings") and isinstance(v, dict)}
+    text = json.dumps([type(model).__qualname__, model.name, settings, extra], sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class _RoundModel(Model):

@@ -214,3 +214,31 @@ def test_batch_usage_is_priced_at_the_batch_rate() -> None:
         assert normal and batch == normal / 2, spec
     # claude-sonnet-4-5: $3 / $15 per million standard (genai-prices), $1.50 / $7.50 batched
     assert price(usage, "anthropic:claude-sonnet-4-5", processing="batch").total_usd == Decimal("0.00075")
+
+
+def test_loops_with_their_own_model_objects_share_one_job_per_round() -> None:
+    fake = FakeAnthropic()
+
+    async def main() -> list[Any]:
+        async with BatchRounds(poll_interval=0) as rounds:
+            loops = [
+                toolwire.run(rounds.model(make_model("anthropic", fake), key=f"own{i}"), PROMPT, tools=[add])
+                for i in range(3)
+            ]
+            return await rounds.gather(*loops)
+
+    results = asyncio.run(main())
+    assert [r.text for r in results] == ["The sum is 42."] * 3
+    assert fake.creates == 2 and [len(j) for j in fake.jobs.values()] == [3, 3]
+    # a different setting is a different job: its requests differ
+    fake = FakeAnthropic()
+
+    async def mixed() -> list[Any]:
+        async with BatchRounds(poll_interval=0) as rounds:
+            a = rounds.model(make_model("anthropic", fake), key="a")
+            b = rounds.model(toolwire.model(make_model("anthropic", fake), max_tokens=512), key="b")
+            return await rounds.gather(*(toolwire.run(m, PROMPT, tools=[add]) for m in (a, b)))
+
+    assert [r.text for r in asyncio.run(mixed())] == ["The sum is 42."] * 2
+    assert fake.creates == 4
+    assert sorted(body["max_tokens"] for job in fake.jobs.values() for _, body in job) == [512, 512, 4096, 4096]
