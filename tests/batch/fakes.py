@@ -36,6 +36,7 @@ class FakeBatches:
         self.normal: list[dict[str, Any]] = []  # bodies posted to the normal endpoint
         self.creates = 0
         self.fail = fail  # custom id, body → a vendor error (instead of an answer) or None
+        self.job_failure: dict[str, Any] | None = None  # fields that make an ended job a failed one
 
     def transport(self) -> httpx2.MockTransport:
         return httpx2.MockTransport(self.handle)
@@ -258,6 +259,8 @@ class FakeOpenAI(FakeBatches):
             "output_file_id": None,
             "error_file_id": None,
         }
+        if ended and self.job_failure is not None:
+            return out | self.job_failure
         if ended:
             ok, bad = [], []
             for cid, body in self.jobs[job_id]:
@@ -369,6 +372,9 @@ class FakeGemini(FakeBatches):
                 responses.append(entry | {"metadata": {"key": cid}})
             meta["output"] = {"inlinedResponses": {"inlinedResponses": responses}}
             meta["batchStats"]["successfulRequestCount"] = str(n)
+        if ended and self.job_failure is not None:
+            meta.pop("output")
+            return {"name": job_id, "metadata": meta | {"state": "BATCH_STATE_FAILED"}, "done": True} | self.job_failure
         return {"name": job_id, "metadata": meta, "done": ended}
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:

@@ -242,3 +242,29 @@ def test_loops_with_their_own_model_objects_share_one_job_per_round() -> None:
     assert [r.text for r in asyncio.run(mixed())] == ["The sum is 42."] * 2
     assert fake.creates == 4
     assert sorted(body["max_tokens"] for job in fake.jobs.values() for _, body in job) == [512, 512, 4096, 4096]
+
+
+JOB_FAILURES = {
+    "openai": {
+        "status": "failed",
+        "errors": {
+            "object": "list",
+            "data": [{"code": "invalid_json_line", "line": 1, "message": "This line is not parseable as valid JSON."}],
+        },
+    },
+    "gemini": {"error": {"code": 3, "message": "The batch input is invalid.", "status": "INVALID_ARGUMENT"}},
+}
+
+
+@pytest.mark.parametrize("vendor", ["openai", "gemini"])
+def test_a_job_that_failed_as_a_whole_fails_each_of_its_requests(vendor: str) -> None:
+    fake = VENDORS[vendor]["fake"]()
+    fake.job_failure = JOB_FAILURES[vendor]
+    results, _ = asyncio.run(batched(vendor, fake, runs=2))
+    for err in results:
+        assert isinstance(err, toolwire.ProviderError) and not err.retryable
+        if vendor == "openai":
+            assert err.error_type == "invalid_json_line"
+            assert err.message == "the batch failed: invalid_json_line: This line is not parseable as valid JSON."
+        else:
+            assert (err.error_type, err.status, err.message) == ("INVALID_ARGUMENT", 400, "The batch input is invalid.")
