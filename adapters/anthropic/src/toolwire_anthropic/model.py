@@ -2,8 +2,9 @@
 
 Design principle 9 (drive the SDK lean): the codec already produces the exact ``/v1/messages``
 JSON, so :class:`AnthropicModel` sends it with the SDK client's documented low-level
-``post()`` (``AsyncAnthropic.post(path, cast_to=object, body=...)``) instead of
-``messages.create(**body)``. The SDK still supplies auth headers, ``anthropic-version``, retries
+``post()`` (``AsyncAnthropic.post(path, cast_to=object, content=<the body's JSON bytes>)``)
+instead of ``messages.create(**body)``; given the bytes, the SDK does not walk and copy the
+whole body (the history grows every turn) before sending it. The SDK still supplies auth headers, ``anthropic-version``, retries
 with backoff (``max_retries``), timeouts and its typed errors, which are mapped to
 :class:`toolwire.errors.ProviderError`. Measured in ``adapters/anthropic/benchmarks/``.
 """
@@ -151,12 +152,16 @@ class AnthropicModel(Transport):
         from anthropic._streaming import AsyncStream
 
         client = self.client
+        # the body is JSON-ready: sent as its JSON bytes (post(content=...)), serialized as the SDK
+        # does (compact, UTF-8, no NaN), which spares the SDK's walk copying the whole history
+        content = _json_bytes(body)
+        sent: dict[str, Any] = {"body": body} if content is None else {"content": content}
         if stream:
             sdk_stream = await client.post(
-                MESSAGES_PATH, cast_to=object, body=body, stream=True, stream_cls=AsyncStream[object]
+                MESSAGES_PATH, cast_to=object, stream=True, stream_cls=AsyncStream[object], **sent
             )
             return sdk_stream.response  # read by toolwire's event-stream reader
-        return await client.post(MESSAGES_PATH, cast_to=httpx2.Response, body=body)
+        return await client.post(MESSAGES_PATH, cast_to=httpx2.Response, **sent)
 
     def map_error(self, exc: BaseException) -> ProviderError:
         """SDK and transport exceptions → :class:`ProviderError` (:func:`provider_error_from_sdk`)."""
@@ -187,3 +192,15 @@ class AnthropicModel(Transport):
         count = await self.profile.count_tokens(body, client=self.client)
         assert count is not None
         return count
+
+
+def _json_bytes(body: dict[str, Any]) -> bytes | None:
+    """``body`` as the SDK's ``post(body=...)`` would send it (``anthropic._utils._json.openapi_dumps``:
+    ``ensure_ascii=False``, ``separators=(",", ":")``, ``allow_nan=False``), or ``None`` when it
+    holds a value JSON cannot take (then the SDK is given the dict and reports the problem)."""
+    import json
+
+    try:
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    except (TypeError, ValueError):
+        return None
