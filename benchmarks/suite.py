@@ -28,11 +28,12 @@ import statistics
 import subprocess
 import sys
 import time
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Literal
 
 import httpx2
 
 import toolwire
+import toolwire.adapter
 
 ROUNDS = 7
 
@@ -594,28 +595,105 @@ def part_payload() -> None:
         """
         return []
 
-    tools = [toolwire.tool(weather), toolwire.tool(search)]
-    minimum = json.dumps(
-        [
+    def tag(note_id: int, tags: list[str], mode: Literal["add", "remove"] = "add", color: str | None = None) -> str:
+        """Tag a note. Use to organise notes.
+
+        Args:
+            note_id: The note's number.
+            tags: Tags to add or remove.
+            mode: Add or remove the tags.
+            color: Color of new tags.
+        """
+        return ""
+
+    tools = [toolwire.tool(weather), toolwire.tool(search), toolwire.tool(tag)]
+
+    # the information, written by hand: names, descriptions, parameter descriptions, types,
+    # required, defaults (nothing else)
+    info = {
+        "weather": (
+            "Forecast for a city. Use when asked about the weather.",
             {
-                "name": t.name,
-                "description": t.model_description(),
-                "properties": {
-                    k: {kk: vv for kk, vv in v.items() if kk in ("type", "description", "default")}
-                    for k, v in t.input_schema["properties"].items()
+                "city": {"type": "string", "description": 'City name, e.g. "Paris".'},
+                "days": {"type": "integer", "description": "Days to forecast, 1 to 7.", "default": 1},
+                "unit": {"type": "string", "description": '"celsius" or "fahrenheit".', "default": "celsius"},
+            },
+            ["city"],
+        ),
+        "search": (
+            "Search the notes. Use before reading a note.",
+            {
+                "query": {"type": "string", "description": "Words to look for."},
+                "limit": {"type": "integer", "description": "Most results to return.", "default": 10},
+            },
+            ["query"],
+        ),
+        "tag": (
+            "Tag a note. Use to organise notes.",
+            {
+                "note_id": {"type": "integer", "description": "The note's number."},
+                "tags": {"type": "array", "items": {"type": "string"}, "description": "Tags to add or remove."},
+                "mode": {
+                    "type": "string",
+                    "enum": ["add", "remove"],
+                    "description": "Add or remove the tags.",
+                    "default": "add",
                 },
-                "required": t.input_schema.get("required", []),
-            }
-            for t in tools
-        ],
-        separators=(",", ":"),
-    )
-    print(f"  hand-written minimum: {len(minimum)} bytes")
+                "color": {"type": "string", "description": "Color of new tags."},
+            },
+            ["note_id", "tags"],
+        ),
+    }
+
+    def schema(props: dict, required: list) -> dict:
+        return {"type": "object", "properties": props, "required": required}
+
+    # each API's own envelope, as its SDK types require it (the smallest declaration it accepts)
+    envelopes = {
+        # anthropic.types.ToolParam: name, input_schema (type object), description
+        "anthropic": lambda n, d, p, r: {"name": n, "description": d, "input_schema": schema(p, r)},
+        # openai.types.chat.ChatCompletionFunctionToolParam: type + function{name, description, parameters}
+        "openai-chat": lambda n, d, p, r: {
+            "type": "function",
+            "function": {"name": n, "description": d, "parameters": schema(p, r)},
+        },
+        # openai.types.responses.FunctionToolParam: name, parameters, strict, type are Required
+        "openai": lambda n, d, p, r: {
+            "type": "function",
+            "name": n,
+            "description": d,
+            "parameters": schema(p, r),
+            "strict": False,
+        },
+        # google.genai.types.FunctionDeclaration: name, description, parametersJsonSchema
+        "gemini": lambda n, d, p, r: {"name": n, "description": d, "parametersJsonSchema": schema(p, r)},
+    }
+
+    def size(obj: Any) -> int:
+        return len(json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode())
+
+    def tokens(obj: Any) -> int:  # toolwire's offline estimate (the same counter for both sides)
+        from toolwire.design.tokens import count_text
+
+        return count_text(json.dumps(obj, separators=(",", ":"), ensure_ascii=False))
+
+    neutral = size([{"name": n, "description": d, "properties": p, "required": r} for n, (d, p, r) in info.items()])
+    print(f"  the information alone (no API envelope): {neutral} bytes")
     for api in ANSWERS:
         c = codec(api)
         decls = [c.translate_tool(t)[0] for t in tools]
-        size = len(json.dumps(decls, separators=(",", ":")))
-        print(f"  {api:<12} {size:6d} bytes  ratio {size / len(minimum):5.3f}x")
+        body = c.encode_request(toolwire.adapter.ModelRequest(model=MODELS[api], tools=tools))
+        sent = body.get("tools")
+        if api == "gemini":
+            sent = [d for t in sent for d in t.get("functionDeclarations", [])]
+        assert size(sent) == size(decls), (api, "translate_tool differs from the body's tools")
+        hand = [envelopes[api](n, d, p, r) for n, (d, p, r) in info.items()]
+        minimum, mine = size(hand), size(decls)
+        tok_min, tok_mine = tokens(hand), tokens(decls)
+        print(
+            f"  {api:<12} toolwire {mine:5d} bytes {tok_mine:4d} tokens   hand-written minimum {minimum:5d} bytes"
+            f" {tok_min:4d} tokens   ratio {mine / minimum:5.3f}x bytes, {tok_mine / tok_min:5.3f}x tokens"
+        )
 
 
 PARTS = {"loop": part_loop, "long": part_long, "stream": part_stream, "import": part_import, "payload": part_payload}

@@ -119,6 +119,7 @@ def describe_function(function: Callable[..., Any]) -> FunctionDescription:
     check_schema_bounds(schema, tool_name=name)  # SchemaBoundExceeded before any recursive rewrite
     schema = strip_titles(schema)
     schema.setdefault("properties", {})
+    _drop_implied_nulls(schema)
     schema["type"] = "object"
     # key order: type, properties, required, then the rest ($defs last)
     ordered: dict[str, Any] = {"type": "object", "properties": schema.pop("properties")}
@@ -134,6 +135,32 @@ def describe_function(function: Callable[..., Any]) -> FunctionDescription:
     description = "\n\n".join(parts).strip()
     returns = doc.returns.description.strip() if doc.returns and doc.returns.description else None
     return FunctionDescription(description, ordered, returns, model)
+
+
+def _drop_implied_nulls(schema: dict[str, Any]) -> None:
+    """``x: T | None = None`` → the property's schema is ``T``'s, not required, without
+    ``"default": null``: pydantic writes ``{"anyOf": [T, {"type": "null"}], "default": null}``, which
+    tells the model nothing an optional property does not (leaving it out gives the function its
+    ``None``; a ``null`` the model sends anyway is dropped before the call, see
+    :func:`toolwire.schema.strict.restore_defaults`) and costs tokens on every request. Only for
+    a simple ``T`` (a ``type``, no ``$ref``) of a top-level optional property."""
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return
+    required = set(schema.get("required") or ())
+    for name, prop in list(props.items()):
+        if name in required or not isinstance(prop, dict) or "default" not in prop or prop["default"] is not None:
+            continue
+        branches = prop.get("anyOf")
+        if not isinstance(branches, list) or len(branches) != 2 or {"type": "null"} not in branches:
+            continue
+        other = branches[0] if branches[1] == {"type": "null"} else branches[1]
+        if not isinstance(other, dict) or "type" not in other or "$ref" in other or other.get("type") == "null":
+            continue
+        rest = {k: v for k, v in prop.items() if k not in ("anyOf", "default")}
+        if set(rest) & set(other):
+            continue
+        props[name] = {**other, **rest}
 
 
 def convert_arguments(arguments_model: Any, arguments: dict[str, Any]) -> dict[str, Any]:
