@@ -329,12 +329,22 @@ def test_run_sync_works_in_a_forked_child():
         finally:
             os._exit(code)
     os.close(write)
-    chunks = []
-    while True:
+    import select
+    import signal
+    import time
+
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + 120  # generous: a loaded machine; never a hang
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([read], [], [], 1.0)
+        if not ready:
+            continue
         chunk = os.read(read, 1024)
         if not chunk:
             break
         chunks.append(chunk)
+    else:  # pragma: no cover - the child is stuck: stop it and fail
+        os.kill(pid, signal.SIGKILL)
     os.close(read)
     _, status = os.waitpid(pid, 0)
     assert b"".join(chunks) == b"done"
