@@ -21,13 +21,14 @@ encodes by itself instead still gets the check (refusals), not the repairs.
 from __future__ import annotations
 
 import abc
+import dataclasses
 import functools
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypedDict, Union, cast, runtime_checkable
 
 from .errors import ConfigurationError, UnsupportedToolChoice
-from .stream import StreamAssembler, StreamEvent
+from .stream import StopEvent, StreamAssembler, StreamEvent
 from .tools import Tool
 from .types import Message, Response
 
@@ -305,22 +306,27 @@ class Model(abc.ABC):
         encoding (a continuation id, forced streaming) override it and call ``super()``. Default:
         a copy with ``stream=True`` for :meth:`send_stream`, else ``request`` itself."""
         if stream and not request.stream:
-            import dataclasses
-
             return dataclasses.replace(request, stream=True)
         return request
 
     def _preflight(self, request: ModelRequest) -> tuple[dict[str, Any], RequestReport]:
         from .profile import PreflightState, preflight
+        from .turns import answer_request, report_unanswered
 
         codec = self.codec
         if codec is None:
             raise NotImplementedError(f"{type(self).__name__} has no codec to encode with")
+        # a tool call the history leaves unanswered is answered "not run" (the same on every API)
+        request, answered = answer_request(request)
         body = codec.encode_request(request)
         state = vars(self).get("_preflight_state")
         if state is None:
             state = vars(self)["_preflight_state"] = PreflightState()
-        return preflight(self.profile, body, state=state)
+        profile = self.profile
+        body, report = preflight(profile, body, state=state)
+        if answered:
+            report_unanswered(report, answered, f"/{profile.messages_key}" if profile.messages_key else "")
+        return body, report
 
     @property
     def last_preflight(self) -> RequestReport | None:
@@ -442,9 +448,13 @@ def _with_preflight(fn: Any, *, stream: bool) -> Any:
         async def send_stream(
             self: Model, request: ModelRequest, *args: Any, **kwargs: Any
         ) -> AsyncIterator[StreamEvent]:
-            owner, _report = enter(self, request)
+            owner, report = enter(self, request)
+            attach = report is not None and len(report) > 0
             try:
                 async for ev in fn(self, request, *args, **kwargs):
+                    if attach and isinstance(ev, StopEvent) and ev.preflight is None:
+                        # the streamed turn carries the report too (Response.preflight once assembled)
+                        ev = dataclasses.replace(ev, preflight=report)
                     yield ev
             finally:
                 leave(self, request, owner)

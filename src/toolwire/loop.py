@@ -400,6 +400,8 @@ class _Loop:
         self._asm: _wire.StreamAssembler | None = None
         self._asm_turn = 0
         self._batch: _Batch | None = None
+        #: calls the supplied history left unanswered, answered by run(): reported on the first turn
+        self.unanswered: list[ToolCall] = []
 
     # -- the event stream ---------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Any]:
@@ -472,6 +474,9 @@ class _Loop:
                     yield ev
             if response.usage.requests == 0:
                 response.usage.requests = 1
+            if self.unanswered:  # reported on the turn whose request first carried the answers
+                response.preflight = _report_unanswered(m, response.preflight, self.unanswered)
+                self.unanswered = []
             _unique_synthesized_ids(response, self.seen_ids)
             settle_calls(response, m.profile)  # cut-off calls and failed turns: answered, never run
             conv.append(response.to_message())
@@ -1088,6 +1093,7 @@ def run_stream(
     if decisions and resume is None:
         raise ConfigurationError("decisions= answers the pending calls of a saved run: pass that run as resume=")
     msg = _prompt_message(prompt)
+    unanswered: list[ToolCall] = []
     if resume is not None:
         if conversation is not None:
             raise ConfigurationError("pass either resume= (a saved run) or conversation=, not both")
@@ -1116,7 +1122,7 @@ def run_stream(
         if conversation is not None and instructions is not None:
             conv.instructions = instructions
         # a call the supplied history left unanswered is answered "not answered" (same on every API)
-        conv.messages, _ = answer_unanswered(conv.messages)
+        conv.messages, unanswered = answer_unanswered(conv.messages)
         st = RunState(run_id or uuid.uuid4().hex, m.name, conv)
     if msg is not None:
         st.conversation.append(msg)
@@ -1141,9 +1147,22 @@ def run_stream(
         decisions=decisions,
         resumed=resume is not None,
     )
+    loop.unanswered = unanswered
     from .tracing import active
 
     return RunStream(loop, active(tracing))
+
+
+def _report_unanswered(m: Model, report: Any, calls: list[ToolCall]) -> Any:
+    """``report`` (a turn's ``Response.preflight``, or ``None``) with the answers to ``calls``
+    recorded first (rule ``conversation.unanswered-call``)."""
+    from .profile import RequestReport
+    from .turns import report_unanswered
+
+    profile = m.profile
+    if report is None:
+        report = RequestReport(profile.api or m.provider)
+    return report_unanswered(report, calls, f"/{profile.messages_key}" if profile.messages_key else "")
 
 
 def _resumable_copy(saved: RunState) -> RunState:

@@ -99,9 +99,17 @@ class UsageUpdate:
 
 @dataclass
 class StopEvent:
+    """The end of a streamed response: the canonical ``stop_reason``, the vendor's own
+    ``vendor_stop_reason``, opaque ``provider_data``, and ``preflight``: the
+    :class:`~toolwire.profile.RequestReport` of the repairs preflight made to the request (set by
+    the :class:`~toolwire.adapter.Model` base on the stream's stop event when there were any;
+    the assembled :attr:`Response.preflight <toolwire.types.Response.preflight>`). ``preflight``
+    takes no part in equality."""
+
     stop_reason: str
     vendor_stop_reason: str | None = None
     provider_data: dict[str, Any] | None = None
+    preflight: Any = field(default=None, compare=False, repr=False)
 
 
 StreamEvent = Union[
@@ -135,6 +143,7 @@ class StreamAssembler:
         self.stop_reason: str | None = None
         self.vendor_stop_reason: str | None = None
         self.provider_data: dict[str, Any] = {}
+        self.preflight: Any = None
 
     def _slot(self, index: int, kind: str, factory: Any) -> _Slot:
         slot = self._slots.get(index)
@@ -213,6 +222,8 @@ class StreamAssembler:
         elif isinstance(event, StopEvent):
             self.stop_reason = event.stop_reason
             self.vendor_stop_reason = event.vendor_stop_reason
+            if event.preflight is not None:
+                self.preflight = event.preflight
             self._merge_pd(self, event.provider_data)
         else:  # pragma: no cover - defensive
             raise TypeError(f"not a stream event: {event!r}")
@@ -248,6 +259,7 @@ class StreamAssembler:
             response_id=self.response_id,
             provider=self.provider,
             provider_data=self.provider_data,
+            preflight=self.preflight,
         )
 
 

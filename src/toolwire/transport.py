@@ -460,7 +460,7 @@ def response_events(resp: Response) -> list[StreamEvent]:
                 )
             )
     events.append(UsageUpdate(resp.usage))
-    events.append(StopEvent(resp.stop_reason, resp.vendor_stop_reason))
+    events.append(StopEvent(resp.stop_reason, resp.vendor_stop_reason, preflight=resp.preflight))
     return events
 
 

@@ -8,10 +8,15 @@
 - **Failed turns.** A response whose vendor stop reason the API's profile says means the turn
   failed (:meth:`toolwire.profile.Profile.turn_failed`): every tool call in it is marked invalid
   with the reason and answered with an ``is_error`` result, none is run.
-- **Unanswered calls in a supplied history.** A conversation given to ``run`` in which a tool
-  call has no result: :func:`answer_unanswered` answers it with an ``is_error`` result saying it
-  was not answered, placed where every API expects it (first in the message right after the
-  call), before the first request is sent. The same on all four APIs.
+- **Unanswered calls in a supplied history.** A conversation in which a tool call has no
+  result: :func:`answer_unanswered` answers it with an ``is_error`` result (:data:`NOT_ANSWERED`:
+  the call was not run, call the tool again if its result is still needed), placed where every
+  API expects it (first in the message right after the call). The same on all four APIs and at
+  every level: ``run`` answers such calls in the run's conversation before the first request;
+  :meth:`toolwire.adapter.Model.send` / ``send_stream`` answer them in the request they send;
+  every built-in codec's ``encode_request`` answers them in the body it encodes
+  (:func:`answer_request`). Each answer is reported on the turn (``Response.preflight``, rule
+  :data:`UNANSWERED_RULE`), never refused.
 """
 
 from __future__ import annotations
@@ -20,7 +25,16 @@ from typing import Any
 
 from .types import Message, Response, ToolCall, ToolResult
 
-__all__ = ["CUT_OFF", "NOT_ANSWERED", "settle_calls", "answer_unanswered", "turn_failed_reason"]
+__all__ = [
+    "CUT_OFF",
+    "NOT_ANSWERED",
+    "UNANSWERED_RULE",
+    "answer_request",
+    "answer_unanswered",
+    "report_unanswered",
+    "settle_calls",
+    "turn_failed_reason",
+]
 
 #: ``ToolCall.invalid`` of a call cut off by the output-token limit.
 CUT_OFF = "cut off by the output-token limit before its arguments were complete"
@@ -30,6 +44,10 @@ NOT_ANSWERED = (
     "Not run: this tool call was not answered in the conversation history, so its result is unknown.\n"
     "Call the tool again if you still need its result."
 )
+
+#: The rule id of the :class:`~toolwire.profile.RequestChange` reporting such an answer (the same
+#: on every API: the conversation rule it keeps is each API's "every call answered" rule).
+UNANSWERED_RULE = "conversation.unanswered-call"
 
 
 def turn_failed_reason(vendor_stop_reason: str | None) -> str:
@@ -112,3 +130,54 @@ def answer_unanswered(messages: list[Message]) -> tuple[list[Message], list[Tool
         else:
             out.append(Message("user", list(results)))
     return out, done
+
+
+def answer_request(request: Any) -> tuple[Any, list[ToolCall]]:
+    """A :class:`~toolwire.adapter.ModelRequest` whose unanswered tool calls are answered
+    (:func:`answer_unanswered` on ``request.messages``), and the calls answered. With nothing to
+    answer, ``request`` itself is returned (no copy); else a copy with the new messages. Every
+    built-in codec calls it first in ``encode_request``, so a body encoded for any API answers
+    such a call the same way."""
+    messages = request.messages
+    if not _may_be_unanswered(messages):
+        return request, []
+    out, done = answer_unanswered(messages)
+    if not done:
+        return request, []
+    import dataclasses
+
+    return dataclasses.replace(request, messages=out), done
+
+
+def report_unanswered(report: Any, calls: list[ToolCall], pointer: str = "") -> Any:
+    """Record in ``report`` (a :class:`~toolwire.profile.RequestReport`) one change per call of
+    ``calls`` answered by :func:`answer_unanswered` (rule :data:`UNANSWERED_RULE`, at ``pointer``,
+    the body's conversation list), before the changes already there. Returns ``report``."""
+    from .profile import RequestChange
+
+    changes = [
+        RequestChange(
+            UNANSWERED_RULE,
+            pointer,
+            f"tool call {c.id!r} had no result in the conversation: answered with an is_error result "
+            "saying it was not run (the model may call the tool again)",
+            c.name if isinstance(c.name, str) else None,
+            c.id,
+        )
+        for c in calls
+    ]
+    report.changes[:0] = changes
+    return report
+
+
+def _may_be_unanswered(messages: list[Message]) -> bool:
+    """Cheap test: ``False`` when every tool call id has a result somewhere (the common case)."""
+    calls: set[str] = set()
+    results: set[str] = set()
+    for m in messages:
+        for p in m.parts:
+            if isinstance(p, ToolCall):
+                calls.add(p.id)
+            elif isinstance(p, ToolResult):
+                results.add(p.tool_call_id)
+    return not calls <= results

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import pytest
 
+from toolwire import registry
 from toolwire.adapter import ModelRequest
 from toolwire.errors import RequestRefused, ToolwireError
 from toolwire.tools import Tool
+from toolwire.turns import NOT_ANSWERED
 from toolwire.types import Message, TextPart, ToolCall, ToolResult
 from vendor_rules.strategies import APIS, MODEL_IDS
 from vendor_rules.test_generative import send
@@ -38,18 +40,27 @@ HISTORIES = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug, owner rules-core (issue 10 item 4): Anthropic answers an unanswered "
-    "supplied call with an is_error result, Chat/Responses/Gemini refuse it — one behaviour must be chosen",
-)
 @pytest.mark.parametrize("where", sorted(HISTORIES))
 def test_bug10_unanswered_call_in_a_supplied_history_is_handled_the_same_on_every_api(where):
-    """Issue 10 item 4 (owner: rules-core): an unanswered call in a supplied history is handled
-    the same way on all four APIs — answered or refused. Found: Anthropic answers it with an
-    ``is_error`` result and sends; Chat Completions, Responses and Gemini refuse it."""
+    """Issue 10 item 4 (fixed): an unanswered call in a supplied history is handled the same way
+    on all four APIs. Found: Anthropic answered it with an ``is_error`` result and sent; Chat
+    Completions, Responses and Gemini refused it. Chosen: every codec answers it with the same
+    ``is_error`` result (``toolwire.turns.NOT_ANSWERED``), first in the message after the call."""
     got = {api: outcome(api, HISTORIES[where], [WEATHER]) for api in APIS}
-    assert len(set(got.values())) == 1, got
+    assert got == dict.fromkeys(APIS, "sent")
+    for api in APIS:
+        body = send(api, ModelRequest(model=MODEL_IDS[api], tools=[WEATHER], messages=HISTORIES[where]))
+        decoded = registry.codec(api).decode_request(body)
+        roles = [m.role for m in decoded.messages]
+        results = [(i, r) for i, m in enumerate(decoded.messages) for r in m.tool_results]
+        assert len(results) == 1, (api, body)
+        i, r = results[0]
+        # the answer sits in the user message right after the call, and says the call was not run
+        assert roles[i - 1] == "assistant" and decoded.messages[i - 1].tool_calls[0].name == "get_weather", api
+        assert r.is_error and NOT_ANSWERED.splitlines()[0] in str(r.content), (api, r)
+        assert "Call the tool again" in str(r.content), api
+        if where == "middle":  # the user's own text follows the answer, in order
+            assert decoded.messages[-1].text.endswith("what about Rome?"), (api, roles)
 
 
 @pytest.mark.parametrize("api", APIS)  # fixed for Anthropic: rule anthropic.request.tool-blocks-need-tools (repair)

@@ -224,7 +224,7 @@ def test_b22_unanswered_call_is_always_answered() -> None:
     ]
     content = codec.encode_request(ModelRequest("m", conv))["messages"][2]["content"]
     assert [(b["tool_use_id"], b.get("is_error", False)) for b in content] == [("t2", False), ("t1", True)]
-    assert "no result was recorded" in content[1]["content"]
+    assert "not answered in the conversation history" in content[1]["content"]  # toolwire.turns.NOT_ANSWERED
 
 
 def test_cases_through_the_async_model(mock_model, wire) -> None:

@@ -406,10 +406,12 @@ def test_other_vendor_reasoning_dropped_and_plain_text_as_easy_message() -> None
             ToolCall("toolu_9", "db_lookup", {"key": "z"}),
         ],
     )
-    items = OpenAIResponsesCodec().encode_request(ModelRequest("gpt-4o", [msg]))["input"]
+    answer = Message("user", [ToolResult("toolu_9", "found")])
+    items = OpenAIResponsesCodec().encode_request(ModelRequest("gpt-4o", [msg, answer]))["input"]
     assert items == [
         {"role": "assistant", "content": "Checking."},
         {"type": "function_call", "call_id": "toolu_9", "name": "db_lookup", "arguments": '{"key":"z"}'},
+        {"type": "function_call_output", "call_id": "toolu_9", "output": "found"},
     ]
 
 

@@ -46,6 +46,7 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
+from toolwire.turns import NOT_ANSWERED, answer_request
 from toolwire.types import (
     ImagePart,
     Message,
@@ -574,8 +575,9 @@ def _encode_messages(messages: list[Message], names: dict[str, str] | None = Non
 
     1. Tool results are placed in the user message right after the assistant message holding
        their calls, whatever message they sit in canonically, first in that message.
-    2. A call with no result anywhere gets an ``is_error`` result saying so (design principle 4:
-       the conversation is always valid for the vendor); a later duplicate result is dropped.
+    2. A call with no result anywhere gets an ``is_error`` result saying so
+       (:data:`toolwire.turns.NOT_ANSWERED`, as on every API: the conversation is always valid for
+       the vendor); a later duplicate result is dropped.
        A call repeating an id already sent (duplicate ids in one response, marked invalid by
        :func:`mark_duplicate_ids`) is left out with its result: the first call with the id is
        answered by the first result with that id, once.
@@ -621,11 +623,7 @@ def _encode_messages(messages: list[Message], names: dict[str, str] | None = Non
                 answer = []
                 for cid in ids:
                     placed.add(cid)
-                    r = results.get(cid) or ToolResult(
-                        cid,
-                        "error: no result was recorded for this tool call; it was not run",
-                        is_error=True,
-                    )
+                    r = results.get(cid) or ToolResult(cid, NOT_ANSWERED, is_error=True)
                     answer.append(_encode_result(r))
                 push("user", answer)
         else:
@@ -965,6 +963,7 @@ class AnthropicCodec:
         Tools whose names Anthropic refuses are sent renamed (:func:`wire_tool_names`), the same
         way in the declarations, the history's ``tool_use`` blocks and the tool choice.
         """
+        request, _ = answer_request(request)  # unanswered calls: answered "not run", as on every API
         choice = normalize_tool_choice(request.tool_choice)
         thinking = request.thinking
         settings = dict(request.settings or {})

@@ -36,6 +36,7 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
+from toolwire.turns import answer_request
 from toolwire.types import (
     ImagePart,
     Message,
@@ -384,6 +385,7 @@ class GeminiCodec:
         tool that is not in ``tools``; :class:`ConfigurationError` for a tool result whose call
         is unknown and that has no ``name``.
         """
+        request, _ = answer_request(request)  # unanswered calls: answered "not run", as on every API
         body: dict[str, Any] = {"contents": self._encode_contents(request)}
         raw_si = (request.settings or {}).get("systemInstruction")
         if request.instructions:

@@ -31,6 +31,7 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
+from toolwire.turns import answer_request
 from toolwire.types import (
     ImagePart,
     Message,
@@ -322,6 +323,7 @@ class OpenAIChatCodec:
 
         Raises :class:`UnsupportedToolChoice` for a tool choice Chat cannot express.
         """
+        request, _ = answer_request(request)  # unanswered calls: answered "not run", as on every API
         settings = request.settings or {}
         messages: list[dict[str, Any]] = []
         if request.instructions is not None:

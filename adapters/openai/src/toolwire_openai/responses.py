@@ -40,6 +40,7 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
+from toolwire.turns import answer_request
 from toolwire.types import (
     ImagePart,
     Message,
@@ -453,6 +454,7 @@ class OpenAIResponsesCodec:
 
         Raises :class:`UnsupportedToolChoice` for a tool choice Responses cannot express.
         """
+        request, _ = answer_request(request)  # unanswered calls: answered "not run", as on every API
         settings = request.settings or {}
         messages = list(request.messages)
         prev = settings.get("previous_response_id")
