@@ -2,27 +2,93 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 from toolwire import demo
 
+#: What ``toolwire demo`` prints offline, line by line: each turn's text once (the final answer
+#: once), one line per tool call (durations and the workspace path normalised; the lines of a
+#: parallel turn compared in any order: they are printed as the calls finish).
+DEMO_LINES = [
+    "toolwire demo (offline): the model's decisions are scripted — no API key needed — while the file tools "
+    "really run on a copy of the data. Pass --model provider:model-id to run it live.",
+    "workspace (kept after the run, delete it when done): <workdir>",
+    "task: The daily report (`python report.py`) prints a mean temperature that is far too low for a greenhouse. "
+    "Find out why and fix it, then run the report again and tell me the corrected mean.",
+    "Turn 1",
+    "First I'll look at what is in the folder and in data/, with each file's size.",
+    "2 tool calls run in parallel",
+    '  tool list_dir({"path": "."}) → .: 1 directories, 2 files, 631 bytes in files⏎ data/  dir, 1 entries⏎ '
+    "README.md  file, 179 bytes, 4 lines⏎ report.py  f… <t> s",
+    '  tool list_dir({"path": "data"}) → data: 0 directories, 1 files, 51,996 bytes (51 KiB) in files⏎ '
+    "data/sensor.csv  file, 51,996 bytes (51 KiB), 2,001 lines <t> s",
+    "Turn 2",
+    "The CSV is about 50 KB (2,001 lines), so instead of reading it I'll search it for suspicious values, read "
+    "the small script, and run the report, all at once.",
+    "3 tool calls run in parallel",
+    '  tool read_file({"path": "report.py"}) →  1| """Daily report: the mean temperature of data/sensor.csv."""⏎'
+    "  2| ⏎  3| import csv⏎  4| from pathlib import Path⏎  … <t> s",
+    '  tool search_files({"pattern": "-999", "path": "data"}) → 38 matches in 1 file⏎ data/sensor.csv:38: '
+    "2026-03-01T03:00,S1,-999⏎ data/sensor.csv:91: 2026-03-01T07:25,S3,-999⏎ data/… <t> s",
+    '  tool run_command({"command": ["python", "report.py"]}) → exit code: 0⏎ --- stdout ---⏎ '
+    "mean temperature: 1.75 C⏎ --- stderr ---⏎  <t> s",
+    "Turn 3",
+    "The -999 rows are sensor dropouts and the script averages them. I'll fix the script, not the data.",
+    '  tool edit_file({"path": "report.py", "old_text": "    values = [float(row[\\"temperature_c\\"]) …) → '
+    'Replaced 1 occurrence in report.py (now 17 lines). Lines 8-13 now read:⏎  8|     with open(path, newline="") '
+    "as fh:⏎  9… <t> s",
+    "Turn 4",
+    "Now I'll run the report again to verify the fix.",
+    '  tool run_command({"command": ["python", "report.py"]}) → exit code: 0⏎ --- stdout ---⏎ '
+    "mean temperature: 21.13 C⏎ --- stderr ---⏎  <t> s",
+    "Turn 5",
+    "The CSV marks sensor dropouts with -999, and report.py averaged those rows as if they were readings, which "
+    "dragged the mean down. I changed report.py to leave -999 rows out (the data file is untouched). The "
+    "corrected mean temperature is 21.13 C.",
+    "5 turns · 7 tool calls (0 errors) · usage not reported · cost unpriced · stop reason end_turn",
+    "Check",
+    "report output: mean temperature: 21.13 C",
+    "PASS: report prints 21.13 C, expected 21.13 C; data unchanged",
+]
 
-def test_demo_offline_passes_and_shows_parallel_turn(tmp_path):
+
+def _normalised(text: str, workdir: str) -> list[str]:
+    lines = []
+    for line in text.splitlines():
+        line = re.sub(r" ─+$", "", line).rstrip()  # a rule's line drawing, as wide as the terminal
+        line = re.sub(r"\d+\.\d\d s$", "<t> s", line).replace(workdir, "<workdir>")
+        lines.append(line)
+    return _tool_blocks_sorted(lines)
+
+
+def _tool_blocks_sorted(lines: list[str]) -> list[str]:
+    """Each run of consecutive tool lines sorted (parallel calls finish in any order)."""
+    out: list[str] = []
+    block: list[str] = []
+    for line in [*lines, ""]:
+        if line.startswith("  tool "):
+            block.append(line)
+            continue
+        out.extend(sorted(block))
+        block = []
+        out.append(line)
+    return out[:-1]
+
+
+def test_demo_offline_prints_each_thing_once(tmp_path):
     work = tmp_path / "w"
     proc = subprocess.run(
         [sys.executable, "-m", "toolwire.cli", "demo", "--workdir", str(work)],
         capture_output=True,
         text=True,
-        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+        env={"COLUMNS": "400", "PATH": "/usr/bin:/bin"},
+        timeout=300,
     )
-    out = proc.stdout
-    assert proc.returncode == 0, out + proc.stderr
-    assert "the model's decisions are scripted" in out
-    assert "3 tool calls run in parallel" in out
-    assert "mean temperature: 1.75 C" in out  # the skewed report, run by the tool
-    assert "The corrected mean temperature is 21.13 C." in out
-    assert "PASS: report prints 21.13 C, expected 21.13 C; data unchanged" in out
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _normalised(proc.stdout, str(work)) == _tool_blocks_sorted(DEMO_LINES)
+    assert proc.stdout.count("The corrected mean temperature is 21.13 C.") == 1  # the final answer once
     assert sum(line.endswith(",-999") for line in (work / "data" / "sensor.csv").read_text().splitlines()) == 38
     assert "!= -999" in (work / "report.py").read_text()
 

@@ -54,6 +54,7 @@ import json
 import re
 import shlex
 import warnings
+import weakref
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
@@ -69,6 +70,7 @@ __all__ = [
     "MCPNameWarning",
     "connect",
     "combine",
+    "CombinedTools",
     "list_tools",
     "list_tools_sync",
     "create_server",
@@ -77,7 +79,13 @@ __all__ = [
     "result_content",
 ]
 
+#: Seconds one tool call may take (``connect(timeout=...)``).
 DEFAULT_TIMEOUT = 30.0
+#: Seconds to start the server, complete the MCP handshake and list its tools
+#: (``connect(handshake_timeout=...)``).
+DEFAULT_HANDSHAKE_TIMEOUT = 30.0
+#: Seconds a closing session is given to end cleanly before it is cancelled.
+_CLOSE_GRACE = 10.0
 _NAME_OK = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 _BAD_CHAR = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -94,6 +102,12 @@ def _require_mcp() -> Any:
             'MCP support needs the mcp SDK: pip install "toolwire[mcp]" (from a clone: pip install ".[mcp]")'
         ) from exc
     return mcp
+
+
+def _seconds(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise ConfigurationError(f"{name} must be a number of seconds > 0, got {value!r}")
+    return float(value)
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -190,26 +204,38 @@ class MCPToolset:
 
     - ``prefix``: the prefix :func:`combine` uses on a name collision (default: the server's name).
     - ``timeout``: seconds one call may take before it is answered as an ``is_error`` timeout.
+    - ``handshake_timeout``: seconds entering the ``async with`` block may take (server start,
+      MCP handshake, first tool list) before it raises :class:`~toolwire.errors.ConfigurationError`.
     - :attr:`renames`: ``{toolwire name: MCP name}`` for every tool whose name was changed.
     - :attr:`server_name`: the server's name from its ``initialize`` / discovery answer.
     """
 
     def __init__(
-        self, target: Any, *, prefix: str | None = None, timeout: float = DEFAULT_TIMEOUT, label: str | None = None
+        self,
+        target: Any,
+        *,
+        prefix: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        label: str | None = None,
+        handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
     ) -> None:
         self._target = target
         self.prefix = prefix
         self.timeout = timeout
+        self.handshake_timeout = _seconds("handshake_timeout", handshake_timeout)
         self.label = label or (target if isinstance(target, str) else type(target).__name__)
         self.server_name: str = ""
         self.renames: dict[str, str] = {}
         self.refreshes = 0
         self._tools: list[Tool] = []
         self._client: Any = None
-        self._stack: AsyncExitStack | None = None
+        self._owner: asyncio.Task[None] | None = None
+        self._closing: asyncio.Event | None = None
         self._refresh_lock = asyncio.Lock()
         self._background: set[asyncio.Task[Any]] = set()
         self._warned: set[str] = set()
+        self._deferred_warnings: list[str] | None = None
+        self._combined_lists: dict[int, weakref.ref[CombinedTools]] = {}  # combine() lists to keep current
 
     # iteration / access
     @property
@@ -228,31 +254,106 @@ class MCPToolset:
 
     # lifecycle
     async def __aenter__(self) -> MCPToolset:
+        """Start (or reach) the server, complete the MCP handshake and list its tools, within
+        :attr:`handshake_timeout` seconds. Raises :class:`~toolwire.errors.ConfigurationError`
+        when the server cannot be started, fails the handshake, or does not finish it in time
+        (the server process is then stopped)."""
         _require_mcp()
+        if self._owner is not None:
+            raise ConfigurationError(f"the MCP session with {self.label!r} is already open")
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = loop.create_future()
+        closing = asyncio.Event()
+        self._closing = closing
+        self._deferred_warnings = []
+        # The session lives in a task of its own, so that a handshake cut off by the timeout is
+        # unwound inside the task that opened it (the SDK's anyio task groups require that).
+        owner = loop.create_task(self._own_session(ready, closing), name=f"mcp session {self.label}")
+        self._owner = owner
+        try:
+            await asyncio.wait({owner, ready}, timeout=self.handshake_timeout, return_when="FIRST_COMPLETED")
+        except BaseException:  # cancelled while connecting: stop the server too
+            self._deferred_warnings = None
+            await self._stop_owner(graceful=False)
+            raise
+        deferred, self._deferred_warnings = self._deferred_warnings or [], None
+        if ready.done() and not ready.cancelled() and ready.exception() is None:
+            owner.add_done_callback(self._session_ended)
+            for message in deferred:  # in the caller's code, not the session's task
+                warnings.warn(message, MCPNameWarning, stacklevel=2)
+            return self
+        exc: BaseException | None = None
+        if ready.done() and not ready.cancelled():
+            exc = ready.exception()
+        elif owner.done() and not owner.cancelled():
+            exc = owner.exception()
+        timed_out = not ready.done() and not owner.done()
+        await self._stop_owner(graceful=False)
+        if timed_out:
+            raise ConfigurationError(
+                f"the MCP server {self.label!r} did not complete the MCP handshake (initialize and tools/list) "
+                f"within {self.handshake_timeout:g} s; the server was stopped. Check that the command starts an "
+                "MCP server speaking on stdio (or that the URL is an MCP endpoint), or allow it more time: "
+                "connect(..., handshake_timeout=SECONDS)"
+            )
+        if isinstance(exc, ConfigurationError):
+            raise exc
+        cause = _leaf(exc) if exc is not None else RuntimeError("the session ended during the handshake")
+        raise ConfigurationError(
+            f"could not connect to the MCP server {self.label!r}: {type(cause).__name__}: {cause}"
+        ) from exc
+
+    async def _own_session(self, ready: asyncio.Future[None], closing: asyncio.Event) -> None:
+        """The session's own task: connect, list the tools, then hold the session open until
+        :meth:`aclose`."""
         from mcp.client import Client
 
-        stack = AsyncExitStack()
         try:
-            client = Client(self._target, message_handler=self._on_message, read_timeout_seconds=self.timeout)
-            self._client = await stack.enter_async_context(client)
-            info = client.server_info
-            self.server_name = str(getattr(info, "name", "") or "") if info is not None else ""
-            await self.refresh()
-            await self._listen_for_changes(stack)
-        except ConfigurationError:
-            await stack.aclose()
+            async with AsyncExitStack() as stack:
+                client = Client(self._target, message_handler=self._on_message, read_timeout_seconds=self.timeout)
+                self._client = await stack.enter_async_context(client)
+                info = client.server_info
+                self.server_name = str(getattr(info, "name", "") or "") if info is not None else ""
+                await self.refresh()
+                await self._listen_for_changes(stack)
+                if not ready.done():
+                    ready.set_result(None)
+                await closing.wait()
+        except BaseException as exc:
+            self._client = None
+            if not ready.done():
+                if isinstance(exc, Exception):
+                    ready.set_exception(exc)
+                    return  # reported by __aenter__
+                ready.cancel()
             raise
-        except Exception as exc:
-            await stack.aclose()
-            cause = _leaf(exc)
-            raise ConfigurationError(
-                f"could not connect to the MCP server {self.label!r}: {type(cause).__name__}: {cause}"
-            ) from exc
-        except BaseException:
-            await stack.aclose()
-            raise
-        self._stack = stack
-        return self
+        finally:
+            self._client = None
+
+    def _session_ended(self, task: asyncio.Task[None]) -> None:
+        self._client = None  # calls now answer "no longer connected"
+        if not task.cancelled():
+            task.exception()  # retrieved: a session that broke later is not reported as unhandled
+
+    async def _stop_owner(self, *, graceful: bool = True) -> None:
+        """End the session's task: with ``graceful``, let it close the session (the SDK then ends
+        the server process) for up to a few seconds before cancelling it."""
+        owner, self._owner = self._owner, None
+        if owner is None:
+            return
+        if self._closing is not None:
+            self._closing.set()
+        if graceful and not owner.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(owner), timeout=_CLOSE_GRACE)
+            except Exception:  # timed out, or the session broke while closing
+                pass
+        if not owner.done():
+            owner.cancel()
+        try:
+            await owner
+        except BaseException:  # its outcome was already reported (or the session is being dropped)
+            pass
 
     async def __aexit__(self, *exc: Any) -> None:
         await self.aclose()
@@ -261,9 +362,8 @@ class MCPToolset:
         """End the session (and the server process, for a stdio server)."""
         for task in list(self._background):
             task.cancel()
-        stack, self._stack, self._client = self._stack, None, None
-        if stack is not None:
-            await stack.aclose()
+        self._client = None
+        await self._stop_owner()
 
     async def _listen_for_changes(self, stack: AsyncExitStack) -> None:
         """On 2026-07-28 sessions a server announces tool-list changes only to clients that
@@ -316,6 +416,12 @@ class MCPToolset:
             self._tools = tools
             self.renames = renames
             self.refreshes += 1
+            for key, ref in list(self._combined_lists.items()):  # combine()'s renames, applied again
+                combined = ref()
+                if combined is None:
+                    del self._combined_lists[key]
+                else:
+                    combined._toolset_refreshed()
             return list(tools)
 
     def _tool(self, spec: Any, renames: dict[str, str]) -> Tool:
@@ -325,12 +431,14 @@ class MCPToolset:
             renames[name] = mcp_name
         if name != mcp_name and mcp_name not in self._warned:
             self._warned.add(mcp_name)
-            warnings.warn(
+            message = (
                 f"MCP tool {mcp_name!r} of {self.server_name or self.label!r} is named {name!r} for the model "
-                "(toolwire's tool-name rule: letters, digits, '_' and '-', at most 64 characters)",
-                MCPNameWarning,
-                stacklevel=3,
+                "(toolwire's tool-name rule: letters, digits, '_' and '-', at most 64 characters)"
             )
+            if self._deferred_warnings is not None:  # while connecting: warned from __aenter__
+                self._deferred_warnings.append(message)
+            else:
+                warnings.warn(message, MCPNameWarning, stacklevel=3)
         schema = spec.input_schema if isinstance(spec.input_schema, dict) else {"type": "object", "properties": {}}
         description = spec.description or (getattr(spec, "title", None) or "")
         tool = Tool(name, description, dict(schema), self._caller(mcp_name), timeout=self.timeout)
@@ -389,6 +497,7 @@ def connect(
     env: dict[str, str] | None = None,
     cwd: str | None = None,
     headers: dict[str, str] | None = None,
+    handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
 ) -> MCPToolset:
     """Open an MCP server's tools: ``async with connect(server) as toolset: ...``.
 
@@ -401,13 +510,18 @@ def connect(
     - an ``http://`` or ``https://`` URL: streamable HTTP (``headers`` are sent with each request);
     - an ``mcp`` server object (``mcp.server.lowlevel.Server`` or ``MCPServer``), connected in process.
 
-    ``timeout``: seconds a tool call may take (its result is then an ``is_error`` timeout).
-    Raises :class:`~toolwire.errors.ConfigurationError` when the server cannot be started or
-    does not answer the MCP handshake.
+    ``timeout``: seconds a tool call may take (default 30; its result is then an ``is_error``
+    timeout). ``handshake_timeout``: seconds entering the ``async with`` block may take to start
+    the server, complete the MCP handshake (``initialize``) and list the tools (default 30; a
+    server started with ``uvx`` for the first time downloads its package in that time).
+    Raises :class:`~toolwire.errors.ConfigurationError` for a bad setting (a timeout that is not
+    a number of seconds > 0), and on entering the block when the server cannot be started, fails
+    the handshake, or does not finish it within ``handshake_timeout`` (the server process is then
+    stopped; the message says so and names the setting).
     """
     _require_mcp()
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
-        raise ConfigurationError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+    _seconds("timeout", timeout)
+    _seconds("handshake_timeout", handshake_timeout)
     target: Any
     label: str
     if isinstance(server, (list, tuple)) or (isinstance(server, str) and not re.match(r"https?://", server)):
@@ -434,7 +548,7 @@ def connect(
     else:
         target = server
         label = getattr(server, "name", None) or type(server).__name__
-    return MCPToolset(target, prefix=prefix, timeout=timeout, label=label)
+    return MCPToolset(target, prefix=prefix, timeout=timeout, label=label, handshake_timeout=handshake_timeout)
 
 
 async def list_tools(server: Any, **options: Any) -> tuple[list[Tool], dict[str, str]]:
@@ -457,56 +571,112 @@ def combine(*toolsets: Iterable[Tool]) -> list[Tool]:
     is recorded in that toolset's :attr:`MCPToolset.renames`; calls still reach the server under
     its own name. Raises :class:`~toolwire.errors.ToolDefinitionError` when a collision remains
     (two plain tools, or prefixes that are equal too).
+
+    The list stays current: when one of the servers' tool lists is refreshed (the server said it
+    changed), the list is rebuilt in place by the same rule, so the renames are applied again to
+    the new tools (a tool that now collides is prefixed, one that no longer does keeps its name)
+    and each toolset's :attr:`~MCPToolset.renames` says so. A run takes its tools when it starts,
+    so a run under way keeps the ones it started with. Should a refreshed list leave a collision
+    no prefix resolves, the list keeps its previous tools and an :class:`MCPNameWarning` says why.
     """
-    owners: list[tuple[Tool, Any]] = []
-    for ts in toolsets:
-        for t in ts:
-            if not isinstance(t, Tool):
-                if not callable(t):
-                    raise ToolDefinitionError(
-                        f"combine() takes toolsets and lists of tools or typed functions, got {type(t).__name__}"
+    return CombinedTools(toolsets)
+
+
+class CombinedTools(list):  # type: ignore[type-arg]
+    """What :func:`combine` returns: a ``list`` of :class:`~toolwire.tools.Tool` that is rebuilt
+    in place whenever one of its MCP toolsets refreshes its tool list."""
+
+    def __init__(self, toolsets: Sequence[Iterable[Tool]]) -> None:
+        super().__init__()
+        self._sources: list[Any] = []
+        for ts in toolsets:
+            if isinstance(ts, MCPToolset):
+                self._sources.append(ts)
+                continue
+            plain: list[Tool] = []
+            for t in ts:
+                if not isinstance(t, Tool):
+                    if not callable(t):
+                        raise ToolDefinitionError(
+                            f"combine() takes toolsets and lists of tools or typed functions, got {type(t).__name__}"
+                        )
+                    t = Tool.from_function(t)
+                plain.append(t)
+            self._sources.append(plain)
+        self._added: dict[int, dict[str, str]] = {}  # id(toolset) -> the renames this list added
+        self._announced: set[tuple[int, str]] = set()
+        self[:] = self._combined(stacklevel=4)
+        for ts in self._sources:
+            if isinstance(ts, MCPToolset):
+                ts._combined_lists[id(self)] = weakref.ref(self)
+
+    def _toolset_refreshed(self) -> None:
+        """Called by :meth:`MCPToolset.refresh`: rebuild from the toolsets' current tools."""
+        try:
+            new = self._combined(stacklevel=2)
+        except ToolDefinitionError as exc:
+            warnings.warn(f"the combined tool list was not updated: {exc}", MCPNameWarning, stacklevel=2)
+            return
+        self[:] = new
+
+    def _combined(self, *, stacklevel: int) -> list[Tool]:
+        owners: list[tuple[Tool, Any]] = []
+        for ts in self._sources:
+            for t in ts.tools if isinstance(ts, MCPToolset) else ts:
+                owners.append((t, ts))
+        count: dict[str, int] = {}
+        for t, _ in owners:
+            count[t.name] = count.get(t.name, 0) + 1
+        out: list[Tool] = []
+        added: dict[int, dict[str, str]] = {}
+        notes: list[str] = []
+        for t, ts in owners:
+            if count[t.name] > 1 and isinstance(ts, MCPToolset):
+                prefix = ts.prefix or ts.server_name or ts.label
+                new = _prefixed(prefix, t.name)
+                out.append(
+                    Tool(
+                        new,
+                        t.description,
+                        t.input_schema,
+                        t.function,
+                        strict=t.strict,
+                        returns=t.returns,
+                        timeout=t.timeout,
+                        meta=dict(t.meta),
                     )
-                t = Tool.from_function(t)
-            owners.append((t, ts))
-    count: dict[str, int] = {}
-    for t, _ in owners:
-        count[t.name] = count.get(t.name, 0) + 1
-    out: list[Tool] = []
-    for t, ts in owners:
-        if count[t.name] > 1 and isinstance(ts, MCPToolset):
-            prefix = ts.prefix or ts.server_name or ts.label
-            new = _prefixed(prefix, t.name)
-            renamed = Tool(
-                new,
-                t.description,
-                t.input_schema,
-                t.function,
-                strict=t.strict,
-                returns=t.returns,
-                timeout=t.timeout,
-                meta=dict(t.meta),
-            )
-            ts.renames[new] = (t.meta.get("mcp") or {}).get("name", t.name)
-            warnings.warn(
-                f"MCP tool {t.name!r} of {prefix!r} is named {new!r} for the model: another server has a tool "
-                f"named {t.name!r}",
-                MCPNameWarning,
-                stacklevel=2,
-            )
-            out.append(renamed)
-        else:
-            out.append(t)
-    seen: dict[str, Tool] = {}
-    for t in out:
-        if t.name in seen:
-            a = (seen[t.name].meta.get("mcp") or {}).get("server", "a plain tool")
-            b = (t.meta.get("mcp") or {}).get("server", "a plain tool")
-            raise ToolDefinitionError(
-                f"two tools are named {t.name!r} ({a} and {b}); give the MCP toolsets different prefixes: "
-                "toolwire.mcp.connect(..., prefix='...')"
-            )
-        seen[t.name] = t
-    return out
+                )
+                added.setdefault(id(ts), {})[new] = (t.meta.get("mcp") or {}).get("name", t.name)
+                if (id(ts), new) not in self._announced:
+                    self._announced.add((id(ts), new))
+                    notes.append(
+                        f"MCP tool {t.name!r} of {prefix!r} is named {new!r} for the model: another server has "
+                        f"a tool named {t.name!r}"
+                    )
+            else:
+                out.append(t)
+        seen: dict[str, Tool] = {}
+        for t in out:
+            if t.name in seen:
+                a = (seen[t.name].meta.get("mcp") or {}).get("server", "a plain tool")
+                b = (t.meta.get("mcp") or {}).get("server", "a plain tool")
+                raise ToolDefinitionError(
+                    f"two tools are named {t.name!r} ({a} and {b}); give the MCP toolsets different prefixes: "
+                    "toolwire.mcp.connect(..., prefix='...')"
+                )
+            seen[t.name] = t
+        # the renames: what this list added before is taken back, what it adds now recorded
+        for ts in self._sources:
+            if not isinstance(ts, MCPToolset):
+                continue
+            for name, mcp_name in self._added.get(id(ts), {}).items():
+                if ts.renames.get(name) == mcp_name and name not in added.get(id(ts), {}):
+                    del ts.renames[name]
+            ts.renames.update(added.get(id(ts), {}))
+        self._added = added
+        for note in notes:
+            warnings.warn(note, MCPNameWarning, stacklevel=stacklevel)
+        return out
 
 
 # -- server --------------------------------------------------------------------------------------

@@ -380,13 +380,28 @@ def _summary(console: Any, result: Any) -> None:
     )
 
 
-def show_run(console: Any, stream: Any) -> Any:
+class DemoView(LiveView):
+    """:class:`LiveView` with a rule line per turn and a note when a turn's tool calls run in
+    parallel (``toolwire demo``)."""
+
+    def handle(self, event: Any) -> None:
+        from .. import events as ev
+
+        if isinstance(event, ev.TurnStarted):
+            self.flush()
+            self.console.rule(f"[bold]Turn {event.turn}[/]", align="left")
+        super().handle(event)
+        if isinstance(event, ev.ResponseFinished) and len(event.response.tool_calls) > 1:
+            self.print(f"[magenta]{len(event.response.tool_calls)} tool calls run in parallel[/]")
+
+
+def show_run(console: Any, stream: Any, view: LiveView | None = None) -> Any:
     """Drive ``stream`` (a :class:`toolwire.loop.SyncRunStream`) to its end, showing it on
-    ``console`` with :class:`LiveView`; returns the ``RunFinished`` event. Errors propagate (the
-    stream's state holds the partial run)."""
+    ``console`` with ``view`` (a :class:`LiveView` by default); returns the ``RunFinished`` event.
+    Errors propagate (the stream's state holds the partial run)."""
     from .. import events as ev
 
-    view = LiveView(console)
+    view = view if view is not None else LiveView(console)
     view.start()
     finished = None
     try:
@@ -482,7 +497,7 @@ def demo_command(
 
     from .. import demo
     from ..design.files import file_tools
-    from ..errors import RunLimitExceeded, ToolwireError
+    from ..errors import ToolwireError
 
     console = _console()
     if model is None and setting:
@@ -505,27 +520,18 @@ def demo_command(
     console.print(f"[dim]workspace (kept after the run, delete it when done): {_e(str(root))}[/]")
     console.print(f"[bold]task:[/] {demo.TASK}")
     tools = file_tools(root)
+    # event-driven like `toolwire run`: each text, tool call and the final answer printed once
+    stream = toolwire.run_stream_sync(m, demo.TASK, tools=tools, instructions=demo.INSTRUCTIONS, max_turns=max_turns)
     try:
-        result = toolwire.run_sync(
-            m,
-            demo.TASK,
-            tools=tools,
-            instructions=demo.INSTRUCTIONS,
-            max_turns=max_turns,
-            on_turn=lambda t: render_turn(console, t),
-        )
-        final = result.text
-        console.rule("[bold]Final answer", align="left")
-        console.print(final, markup=False, soft_wrap=True)
-        u = result.usage
-        console.print(
-            f"[dim]{_plural(len(result.turns), 'turn')} · {_plural(len(result.tool_runs), 'tool call')} ({_plural(result.tool_errors, 'error')}) · "
-            f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)} · {_cost_text(result)}[/]"
-        )
-    except RunLimitExceeded as exc:
-        console.print(f"[yellow]stopped:[/] {_e(str(exc))}")
+        finished = show_run(console, stream, view=DemoView(console))
     except ToolwireError as exc:
         _error(f"{str(exc)}", 1)
+    finally:
+        stream.close()
+    if finished is not None and finished.error is not None:
+        console.print(f"[yellow]stopped:[/] {_e(str(finished.error))}")
+    if finished is not None:
+        _summary(console, finished.result)
     outcome = demo.check(root)
     console.rule("[bold]Check", align="left")
     console.print(f"report output: {_e(outcome.report_output)}")
