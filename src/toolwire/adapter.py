@@ -1,6 +1,6 @@
 """The adapter protocol: the canonical request, the codec interface and the model (transport) base.
 
-An adapter is two things (``../shared/DESIGN.md``):
+An adapter is three things:
 
 1. a **codec** of pure functions — ``encode_request``, ``decode_response``, ``decode_stream``,
    ``decode_request`` — speaking the wire format as JSON-ready dicts (the same form as the

@@ -1,4 +1,4 @@
-"""What a schema translation changed, so lint and logs can show it (design principle 6)."""
+"""What a schema translation changed, so lint and logs can show it."""
 
 from __future__ import annotations
 

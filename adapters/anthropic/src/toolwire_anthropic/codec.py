@@ -1,7 +1,7 @@
 """The Anthropic Messages codec: canonical request/response ↔ the ``/v1/messages`` wire JSON.
 
 Pure functions only (no I/O, no clocks, no globals), speaking the same JSON as Anthropic's API
-reference and the recordings under ``shared/recordings/anthropic/``. The transport that sends the
+reference and recorded Messages API traffic. The transport that sends the
 body through the ``anthropic`` SDK lives in :mod:`toolwire_anthropic.model`.
 
 Wire facts this module relies on (Messages API, ``anthropic`` SDK 2.14 types):

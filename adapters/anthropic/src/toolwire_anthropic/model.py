@@ -1,6 +1,6 @@
 """The Anthropic transport: hands the codec's wire body to the installed ``anthropic`` SDK.
 
-Design principle 9 (drive the SDK lean): the codec already produces the exact ``/v1/messages``
+Driving the SDK lean: the codec already produces the exact ``/v1/messages``
 JSON, so :class:`AnthropicModel` sends it with the SDK client's documented low-level
 ``post()`` (``AsyncAnthropic.post(path, cast_to=object, content=<the body's JSON bytes>)``)
 instead of ``messages.create(**body)``; given the bytes, the SDK does not walk and copy the

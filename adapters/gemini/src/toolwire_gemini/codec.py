@@ -1,6 +1,6 @@
 """The Gemini codec: canonical requests/responses ⇄ the Gemini REST JSON (``generateContent``).
 
-Pure functions of their inputs (no I/O, clocks or globals; DESIGN principle 1). The wire form is
+Pure functions of their inputs (no I/O, clocks or globals). The wire form is
 the REST JSON of the Gemini API reference (``v1beta``): camelCase field names
 (``functionCall``, ``thoughtSignature``, ``functionDeclarations``), exactly what the recorded
 clients sent and received. Decoding also accepts the snake_case spellings (proto3 JSON parsers

@@ -1,6 +1,6 @@
 """The Gemini transport: hands the codec's wire body to the installed ``google-genai`` SDK.
 
-Path chosen by measurement (DESIGN principle 9, ``adapters/gemini/benchmarks/bench_transport.py``,
+Path chosen by measurement (the benchmark ``adapters/gemini/benchmarks/bench_transport.py``,
 numbers in ``docs/adapters/gemini.md``): the SDK's ``models.generate_content`` validates the
 whole history into pydantic models, converts it and serialises it again on every call, and
 re-encodes ``thoughtSignature`` bytes in the URL-safe base64 alphabet. The transport instead

@@ -1,10 +1,11 @@
 """The OpenAI Chat Completions codec (``POST /chat/completions``), also used for compatible
 servers (vLLM, Ollama, llama.cpp, LM Studio, OpenRouter) through ``base_url``.
 
-Pure functions of their inputs (design principle 1): JSON-ready dicts in, canonical types out.
+Pure functions of their inputs: JSON-ready dicts in, canonical types out.
 Field names and rules follow the installed ``openai`` SDK's request/response types
-(``types/chat/*``) and ``../shared/vendor-notes.md`` §2; the mapping tables are in
-``docs/adapters/openai.md``.
+(``types/chat/*``) and the Chat Completions API reference
+(https://platform.openai.com/docs/api-reference/chat); the mapping tables are in the adapter's
+documentation page (OpenAI).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The OpenAI transports: hand the codecs' wire bodies to the installed ``openai`` SDK.
 
-Design principle 9 (drive the SDK lean): ``chat.completions.create(**body)`` /
+Driving the SDK lean: ``chat.completions.create(**body)`` /
 ``responses.create(**body)`` re-validate and re-transform the whole history on every call
 (``maybe_transform`` over the request TypedDicts), while the codec already produced the exact
 JSON. Both models therefore send the body with the SDK client's documented low-level

@@ -1,8 +1,9 @@
 """The OpenAI Responses codec (``POST /responses``).
 
-Pure functions of their inputs (design principle 1). Field names and rules follow the installed
-``openai`` SDK's ``types/responses/*`` and ``../shared/vendor-notes.md`` §3; mapping tables are
-in ``docs/adapters/openai.md``.
+Pure functions of their inputs. Field names and rules follow the installed ``openai`` SDK's
+``types/responses/*`` and the Responses API reference
+(https://platform.openai.com/docs/api-reference/responses); mapping tables are in the adapter's
+documentation page (OpenAI).
 
 Opaque per-item data lives in ``provider_data["openai"]``:
 
