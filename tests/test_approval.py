@@ -80,7 +80,8 @@ def test_approval_round_trip_through_json_approve_deny_edit():
         },
     )
     assert done.stop_reason == "end_turn" and done.pending == []
-    assert bank2.log == [("transfer", ("ann", 5)), ("transfer", ("cy", 3))]  # balance not run again
+    # balance not run again; the two approved calls run in parallel, so in either order
+    assert sorted(bank2.log, key=str) == [("transfer", ("ann", 5)), ("transfer", ("cy", 3))]
     results = {r.call.id: r for r in done.tool_runs}
     assert results["t1"].result.text == "sent 5 to ann" and not results["t1"].is_error
     assert results["t2"].is_error and results["t2"].status == "refused"
@@ -123,7 +124,7 @@ def test_approval_policy_function_sync_and_async_with_reason():
 
     r = toolwire.run_sync(GatedModel([THREE, text("done")]), "pay", tools=bank.tools, approval=policy)
     assert [(p.call.id, p.reason) for p in r.pending] == [("t2", "large amount"), ("t3", "large amount")]
-    assert bank.log == [("transfer", ("ann", 5)), ("balance", "main")]
+    assert sorted(bank.log, key=str) == [("balance", "main"), ("transfer", ("ann", 5))]  # run in parallel
     # a tool's own meta wins over the run-level policy
     strict = Tool.from_function(bank.tools[1].function)
     strict.meta["requires_approval"] = True

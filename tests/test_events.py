@@ -121,16 +121,28 @@ def test_on_turn_still_called_after_each_turn():
 def test_concurrency_cap_queues_the_rest_and_keeps_call_order():
     running = 0
     peak = 0
+    cap = 7
     lock = threading.Lock()
+    full: asyncio.Event | None = None
 
     @tool
     async def work(i: int) -> str:
         """Work."""
-        nonlocal running, peak
+        nonlocal running, peak, full
+        if full is None:
+            full = asyncio.Event()
         with lock:
             running += 1
             peak = max(peak, running)
-        await asyncio.sleep(0.002)
+            if running >= cap:
+                full.set()
+        # the first calls wait until `cap` of them run at once (so the peak is reached however
+        # slowly the machine starts them, never by a sleep's luck); a cap below `cap` would
+        # keep them waiting and the peak low (the wait is bounded)
+        try:
+            await asyncio.wait_for(full.wait(), 60)
+        except TimeoutError:
+            full.set()  # the cap is lower than expected: let the rest through (the peak assertion fails)
         with lock:
             running -= 1
         return f"done {i}"
@@ -142,7 +154,7 @@ def test_concurrency_cap_queues_the_rest_and_keeps_call_order():
     assert [r.result.text for r in result.tool_runs] == [f"done {i}" for i in range(n)]
     assert [r.tool_call_id for r in result.conversation.messages[-2].tool_results] == [f"c{i}" for i in range(n)]
     # the default cap is 16
-    peak = 0
+    peak, cap, full = 0, 16, None
     toolwire.run_sync(GatedModel(script), "go", tools=[work])
     assert peak == 16
 

@@ -147,7 +147,7 @@ def test_incomplete_call_is_not_run():
 
 
 def test_parallel_calls_run_concurrently_and_keep_call_order():
-    barrier = threading.Barrier(3, timeout=5)
+    barrier = threading.Barrier(3, timeout=60)  # generous: thread start-up on a loaded machine
 
     @tool
     def wait(n: int) -> int:
@@ -299,22 +299,24 @@ def test_tool_raising_builtin_timeout_error_is_not_a_toolwire_timeout():
 
 def test_sync_tool_past_its_timeout_does_not_block_the_run():
     release = threading.Event()
+    returned = threading.Event()
 
     @tool(timeout=0.1)
     def stuck() -> str:
         """Block until released."""
-        release.wait(30)
+        release.wait(120)
+        returned.set()
         return "late"
 
-    started = time.monotonic()
     res = only_result(run(scripted(call("stuck"), "ok"), tools=[stuck]))
-    elapsed = time.monotonic() - started
+    # the run returned while the thread was still blocked (no wall-clock bound needed)
+    still_blocked = not returned.is_set()
     release.set()
     assert res.content == (
         "Tool 'stuck' timed out after 0.1 seconds; its result was discarded (a synchronous function cannot be "
         "interrupted and may still be running).\nTry a smaller request (narrower arguments), or a different approach."
     )
-    assert elapsed < 10  # not a timing assertion on speed: only that run_sync did not wait for the 30 s thread
+    assert still_blocked  # run_sync did not wait for the blocked thread
 
 
 def test_system_exit_and_self_cancellation_become_error_results():

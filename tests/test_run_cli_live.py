@@ -31,7 +31,7 @@ def tools_file(tmp_path: Path) -> Path:
         @toolwire.tool
         def slow_tool(x: int) -> str:
             """Takes a while."""
-            time.sleep(0.5)
+            time.sleep(1.0)
             return f"computed {x * 42}"
     ''')
     )
@@ -78,7 +78,9 @@ def test_terminal_shows_streamed_text_and_a_live_status_line(monkeypatch: pytest
     raw = out.getvalue()
     # the status line, with the elapsed time, for the model and for the named tool
     assert re.search(r"… waiting for the model · \d+\.\d s", raw)
-    assert re.search(r"… tool slow_tool · 0\.[1-9] s", raw)  # seen while the tool ran (it takes 0.5 s)
+    # seen while the tool ran (it takes 1 s): any elapsed time after the first refresh, however
+    # late a loaded machine lets the live display redraw
+    assert re.search(r"… tool slow_tool · (?!0\.0 s)\d+\.\d s", raw)
     # the text was on screen in pieces before it was complete (streamed into the live area)
     first_piece = raw.find("The a")
     assert first_piece != -1 and first_piece < raw.find(FINAL)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -203,12 +204,11 @@ async def _drive(point: Point, how: str) -> tuple[RunState, Tools, list[Any]]:
             seen.append(e)
 
     task = asyncio.ensure_future(consume())
-    for _ in range(2000):
+    deadline = time.monotonic() + 60  # generous: the machine may be loaded
+    while not point.reached(seen, m, t):
+        if time.monotonic() > deadline or task.done():
+            raise AssertionError(f"the run never reached {point.name}")
         await asyncio.sleep(0.001)
-        if point.reached(seen, m, t):
-            break
-    else:
-        raise AssertionError(f"the run never reached {point.name}")
     await HOW[how](task, stream)
     if how == "close":
         await stream.aclose()
@@ -261,13 +261,32 @@ def test_a_stopped_run_leaves_a_valid_conversation_and_resumes_without_rerunning
     asyncio.run(main())
 
 
+async def _until(check: Callable[[], bool], what: str) -> None:
+    """Poll ``check()`` with a generous deadline (never a fixed sleep)."""
+    deadline = time.monotonic() + 60
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not reached within 60 s: {what}")
+        await asyncio.sleep(0.005)
+
+
 def test_timeout_around_run_leaves_the_state_on_the_stream():
     async def main() -> None:
         t = Tools()
         m = GatedModel([PARALLEL, text("done")])
         stream = toolwire.run_stream(m, "go", tools=t.list)
+
+        async def expire_once_tools_run(cm: Any) -> None:
+            # the timeout expires while both slow tools run and fast has finished, however loaded
+            # the machine is (a fixed 0.2 s timeout could expire before the tools even started)
+            await _until(lambda: {"slow_a2", "slow_b3"} <= set(t.started) and "fast1" in t.finished, "tools running")
+            cm.reschedule(asyncio.get_running_loop().time())
+
         with pytest.raises(TimeoutError):
-            await asyncio.wait_for(stream.finish(), 0.2)
+            async with asyncio.timeout(None) as cm:
+                watcher = asyncio.ensure_future(expire_once_tools_run(cm))
+                await stream.finish()
+        await watcher
         st = stream.state
         assert st.status == "cancelled"
         assert conversation_shape(st.conversation.messages) == [PROMPT, *TURN1, *_cancelled_results(True, True)]
@@ -283,14 +302,22 @@ def test_an_exception_in_a_hook_stops_the_run_with_a_valid_state():
     async def main() -> None:
         t = Tools()
 
+        seen: list[Any] = []
+
+        def fast_done_and_slow_a_running() -> bool:
+            fast = any(isinstance(e, ev.ToolFinished) and e.run.call.id == "c1" for e in seen)
+            return fast and "slow_a2" in t.started
+
         async def before(call: Any) -> None:
             if call.name == "slow_b":
-                await asyncio.sleep(0.05)  # fast has finished, slow_a is running
+                # fast has finished, slow_a is running (waited for, not assumed after a sleep)
+                await _until(fast_done_and_slow_a_running, "fast finished and slow_a running")
                 raise ValueError("hook bug")
 
         stream = toolwire.run_stream(GatedModel([PARALLEL, text("done")]), "go", tools=t.list, before_tool_call=before)
         with pytest.raises(ValueError, match="hook bug"):
-            await stream.finish()
+            async for e in stream:
+                seen.append(e)
         st = stream.state
         assert st.status == "failed" and st.error == "ValueError: hook bug"
         assert conversation_shape(st.conversation.messages) == [

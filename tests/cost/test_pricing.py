@@ -224,8 +224,14 @@ def test_update_prices_from_a_local_stand_in_for_the_published_data() -> None:
 
 
 def test_update_prices_failure_is_a_configuration_error() -> None:
-    with pytest.raises(toolwire.ConfigurationError, match="could not update prices from http://127.0.0.1:9/"):
-        toolwire.pricing.update_prices("http://127.0.0.1:9/data.json", timeout=10)
+    import socket
+
+    with socket.socket() as sock:  # a free loopback port, closed again: nothing listens on it
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/"
+    with pytest.raises(toolwire.ConfigurationError, match=f"could not update prices from {url}"):
+        toolwire.pricing.update_prices(f"{url}data.json", timeout=10)
 
 
 def test_usage_the_price_data_cannot_take_is_unpriced_not_an_exception() -> None:

@@ -3,8 +3,10 @@ and ``mcp-server-git`` from PyPI, and a small server of our own), driven by the 
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -23,6 +25,13 @@ AWKWARD = [sys.executable, str(HERE / "awkward_server.py")]
 TIME = [sys.executable, "-m", "mcp_server_time", "--local-timezone", "UTC"]
 
 pytestmark = pytest.mark.anyio
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound to a free port, then closed): no fixed port."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -129,9 +138,8 @@ async def test_tool_list_refreshed_when_the_server_says_it_changed() -> None:
         before = ts.refreshes
         grow = next(t for t in ts if t.name == "grow")
         assert await grow.call({}) == "grown"
-        for _ in range(200):  # the refresh runs when the notification arrives
-            if "late_tool" in {t.name for t in ts}:
-                break
+        deadline = time.monotonic() + 60  # the refresh runs when the notification arrives
+        while "late_tool" not in {t.name for t in ts} and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
         assert "late_tool" in {t.name for t in ts} and ts.refreshes > before
 
@@ -180,7 +188,7 @@ async def test_bad_connect_arguments_are_configuration_errors() -> None:
         with pytest.raises(toolwire.ConfigurationError, match="timeout must be a number of seconds > 0"):
             twm.connect(AWKWARD, timeout=bad)
     with pytest.raises(toolwire.ConfigurationError) as info:
-        async with twm.connect("http://127.0.0.1:9/mcp", timeout=5):
+        async with twm.connect(f"http://127.0.0.1:{_closed_port()}/mcp", timeout=5):
             pass
     assert "ExceptionGroup" not in str(info.value)
 

@@ -211,12 +211,13 @@ class Loopback:
 
     def __enter__(self) -> Loopback:
         self._thread.start()
-        self._ready.wait(10)
+        if not self._ready.wait(120):  # generous: a loaded machine starts threads slowly
+            raise RuntimeError("the loopback server did not start within 120 s")
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(10)
+        self._thread.join(60)
 
     def _main(self) -> None:
         asyncio.set_event_loop(self._loop)

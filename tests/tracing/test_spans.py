@@ -189,18 +189,26 @@ def test_a_vendor_error_ends_the_spans_as_failed(spans) -> None:
 def test_a_cancelled_run_ends_its_spans(spans) -> None:
     provider, exporter = spans
 
+    started: asyncio.Event | None = None
+
     @toolwire.tool
     async def slow() -> str:
         """Wait. Use it never."""
-        await asyncio.sleep(30)
+        assert started is not None
+        started.set()
+        await asyncio.sleep(300)
         return "late"
 
     async def main() -> None:
+        nonlocal started
+        started = asyncio.Event()
         model = toolwire.model("scripted", responses=[[call("slow")], "done"])
-        with pytest.raises(asyncio.TimeoutError):
-            await asyncio.wait_for(
-                toolwire.run(model, "go", tools=[slow], tracing=toolwire.tracing.Tracing(provider)), 0.5
-            )
+        run = asyncio.ensure_future(toolwire.run(model, "go", tools=[slow], tracing=toolwire.tracing.Tracing(provider)))
+        # cancelled once the tool runs (waited for: a fixed timeout could expire before it started)
+        await asyncio.wait_for(started.wait(), 60)
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
 
     asyncio.run(main())
     got = {g[0]: g for g in _by_name(exporter)}
