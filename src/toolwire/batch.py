@@ -557,6 +557,7 @@ class BatchRounds:
         self._live = 0
         self._waiting: list[tuple[Any, str, ModelRequest, asyncio.Future[Any]]] = []
         self._flushing = False
+        self._task: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> BatchRounds:
         return self
@@ -599,7 +600,8 @@ class BatchRounds:
     def _check(self) -> None:
         if self._waiting and not self._flushing and len(self._waiting) >= self._live:
             self._flushing = True
-            asyncio.get_running_loop().create_task(self._flush())
+            # kept: the event loop holds only a weak reference to a task
+            self._task = asyncio.get_running_loop().create_task(self._flush())
 
     async def _flush(self) -> None:
         batch, self._waiting = self._waiting, []
