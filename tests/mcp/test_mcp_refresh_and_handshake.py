@@ -96,7 +96,10 @@ async def test_a_refresh_that_leaves_an_unresolvable_collision_keeps_the_previou
 
 async def test_a_server_that_never_answers_the_handshake_is_a_clear_configuration_error(tmp_path: Path) -> None:
     pid_file = tmp_path / "pid"
-    silent = [sys.executable, str(HERE / "silent_server.py"), str(pid_file)]
+    # the shell writes the process id before Python starts (the same process, by exec), so it is
+    # known even when a loaded machine has not started the interpreter within the timeout
+    script = f'echo $$ > "$1"; exec "{sys.executable}" "{HERE / "silent_server.py"}" "$1"'
+    silent = ["/bin/sh", "-c", script, "sh", str(pid_file)]
     with pytest.raises(toolwire.ConfigurationError) as info:
         async with twm.connect(silent, handshake_timeout=1):
             pass
@@ -105,7 +108,7 @@ async def test_a_server_that_never_answers_the_handshake_is_a_clear_configuratio
     assert "the server was stopped" in message and "handshake_timeout=SECONDS" in message
     assert "silent_server.py" in message
     # the server process was stopped (reaped: no zombie left either)
-    await _until(pid_file.exists, "the server wrote its pid", deadline=30)
+    await _until(pid_file.exists, "the server wrote its pid", deadline=60)
     pid = int(pid_file.read_text())
 
     def gone() -> bool:
@@ -115,7 +118,7 @@ async def test_a_server_that_never_answers_the_handshake_is_a_clear_configuratio
             return True
         return False
 
-    await _until(gone, "the silent server process ended", deadline=30)
+    await _until(gone, "the silent server process ended", deadline=60)
 
 
 async def test_handshake_timeout_must_be_seconds() -> None:
@@ -134,7 +137,7 @@ async def test_cancelling_a_connect_stops_the_server(tmp_path: Path) -> None:
             pass
 
     task = asyncio.get_running_loop().create_task(enter())
-    await _until(pid_file.exists, "the server wrote its pid", deadline=30)
+    await _until(pid_file.exists, "the server wrote its pid", deadline=60)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -147,4 +150,4 @@ async def test_cancelling_a_connect_stops_the_server(tmp_path: Path) -> None:
             return True
         return False
 
-    await _until(gone, "the silent server process ended", deadline=30)
+    await _until(gone, "the silent server process ended", deadline=60)
