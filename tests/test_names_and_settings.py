@@ -134,7 +134,7 @@ def test_unknown_setting_without_a_close_match_lists_the_known_ones():
     assert str(info.value) == (
         "unknown setting 'zzz' for gemini:gemini-2.5-flash; known settings: api_key, api_version, base_url, cache, "
         "cachedContent, cached_content, extra_body, foreign_thought_signature, generationConfig, generation_config, "
-        "http_client, location, max_retries, max_tokens, parallel_tool_calls, project, retry_options, "
+        "http_client, location, max_retries, max_tokens, parallel_tool_calls, project, retry, retry_options, "
         "safetySettings, safety_settings, schema_mode, stream, systemInstruction, system_instruction, temperature, "
         "thinking, timeout, toolConfig, tool_config, vertexai. "
         "To send a request field toolwire does not know, pass it in extra_body={'zzz': ...}"

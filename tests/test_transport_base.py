@@ -112,7 +112,8 @@ def test_send_stream_yields_events_and_replays_a_json_answer() -> None:
 
 
 def test_errors_are_mapped_and_error_events_raise() -> None:
-    t = AcmeTransport([OSError("connection reset"), _sse(("error", "overloaded")), _json([1, 2])])
+    # max_retries=0: one attempt each (the retry policy itself is tested in tests/test_retry.py)
+    t = AcmeTransport([OSError("connection reset"), _sse(("error", "overloaded")), _json([1, 2])], max_retries=0)
     with pytest.raises(ProviderError) as info:
         asyncio.run(t.send(_req()))
     assert info.value.error_type == "connection_error" and "connection reset" in str(info.value)

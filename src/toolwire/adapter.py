@@ -183,6 +183,7 @@ COMMON_SETTINGS: frozenset[str] = frozenset(
         "http_client",
         "timeout",
         "max_retries",
+        "retry",
         "extra_body",
         "settings",
     }
@@ -231,7 +232,8 @@ class Model(abc.ABC):
     Common settings every adapter honours (:data:`COMMON_SETTINGS`): ``max_tokens``,
     ``temperature``, ``stream`` (use the streaming API and assemble), ``thinking``,
     ``parallel_tool_calls``, ``api_key``, ``base_url``, ``http_client`` (an ``httpx2`` client,
-    e.g. with a ``MockTransport`` in tests), ``timeout`` (seconds), ``max_retries``, and
+    e.g. with a ``MockTransport`` in tests), ``timeout`` (seconds), ``max_retries`` and ``retry``
+    (toolwire's retry policy, :mod:`toolwire.retry`), and
     ``extra_body`` (a dict of request-body fields sent unchecked, by the vendor's wire name).
     Any other setting must be one of the adapter's :attr:`adapter_setting_names` or
     :meth:`request_fields`, or :class:`~toolwire.errors.ConfigurationError` is raised with the

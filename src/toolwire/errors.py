@@ -170,7 +170,9 @@ class ProviderError(ToolwireError):
     - ``message``: the vendor's own error message; ``error_type``: the vendor's error type when given;
     - ``retryable``: whether retrying the same request could help (429, 408, 409, 5xx, 529,
       connection errors, timeouts);
-    - ``body``: the decoded error body when there was one.
+    - ``body``: the decoded error body when there was one;
+    - ``retry_after``: the wait in seconds the server asked for (``retry-after`` /
+      ``retry-after-ms`` header), ``None`` when it sent none (see :mod:`toolwire.retry`).
     """
 
     def __init__(
@@ -182,6 +184,7 @@ class ProviderError(ToolwireError):
         retryable: bool = False,
         error_type: str | None = None,
         body: Any = None,
+        retry_after: float | None = None,
     ) -> None:
         message = _scrubbed(message if isinstance(message, str) else str(message))
         from .secrets import scrub_value
@@ -193,6 +196,9 @@ class ProviderError(ToolwireError):
         self.retryable = bool(retryable)
         self.error_type = error_type if error_type is None or isinstance(error_type, str) else str(error_type)
         self.body = body
+        self.retry_after = (
+            float(retry_after) if isinstance(retry_after, (int, float)) and not isinstance(retry_after, bool) else None
+        )
         status, message, error_type = self.status, self.message, self.error_type
         where = f"HTTP {status}" if status is not None else "no HTTP status"
         super().__init__(

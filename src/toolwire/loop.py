@@ -30,6 +30,7 @@ from .errors import (
 from .events import (
     ReasoningDelta,
     ResponseFinished,
+    RetryScheduled,
     RunFinished,
     RunStarted,
     TextDelta,
@@ -43,6 +44,8 @@ from .events import (
     TurnStarted,
 )
 from .executor import DEFAULT_MAX_CONCURRENT_TOOLS, Ready, ToolExecutor, ToolRun, to_result_content
+from .retry import RetryNotice
+from .retry import listening as _retry_listening
 from .runstate import PENDING_STOP, Approved, Denied, PendingCall, RunResult, RunState, Turn
 from .tools import Tool
 from .turns import answer_unanswered, settle_calls
@@ -458,6 +461,9 @@ class _Loop:
                 events = m.send_stream(request)
                 try:
                     async for sev in events:
+                        if isinstance(sev, RetryNotice):  # the transport will send it again
+                            yield RetryScheduled(n, sev.attempt, sev.delay, sev.describe())
+                            continue
                         asm.feed(sev)
                         ev = _delta(n, sev)
                         if ev is not None:
@@ -469,7 +475,13 @@ class _Loop:
                 response = m.check_streamed(asm.response())
                 self._asm = None
             else:
-                response = await m.send(request)
+                response = None
+                async for item in _send_noting(m, request, n):
+                    if isinstance(item, RetryScheduled):
+                        yield item
+                    else:
+                        response = item
+                assert response is not None
                 for ev in _whole(n, response):
                     yield ev
             if response.usage.requests == 0:
@@ -927,6 +939,43 @@ def _supplied_result(call: ToolCall, value: Any) -> ToolResult:
     if isinstance(value, BaseException):
         return ToolResult(call.id, _describe(value), True, call.name)
     return ToolResult(call.id, to_result_content(value), False, call.name)
+
+
+async def _send_noting(m: Any, request: Any, n: int) -> AsyncIterator[Any]:
+    """``await m.send(request)``, yielding a ``RetryScheduled`` for each retry the transport
+    schedules (before its wait) and then the response. A model without a retry policy (or one
+    that never retries) is awaited directly."""
+    policy = getattr(m, "retry_policy", None)
+    if policy is None or getattr(policy, "max_attempts", 1) <= 1:
+        yield await m.send(request)
+        return
+    notices: asyncio.Queue[RetryNotice] = asyncio.Queue()
+    with _retry_listening(notices.put_nowait):
+        task = asyncio.ensure_future(m.send(request))  # the task keeps the listener (a copied context)
+    getter: asyncio.Future[Any] | None = None
+    try:
+        while True:
+            getter = asyncio.ensure_future(notices.get())
+            done, _ = await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+            if getter in done:
+                notice = getter.result()
+                yield RetryScheduled(n, notice.attempt, notice.delay, notice.describe())
+                continue
+            getter.cancel()
+            while not notices.empty():
+                notice = notices.get_nowait()
+                yield RetryScheduled(n, notice.attempt, notice.delay, notice.describe())
+            yield task.result()
+            return
+    finally:
+        if getter is not None and not getter.done():
+            getter.cancel()
+        if not task.done():
+            task.cancel()
+            try:
+                await task
+            except BaseException:  # the cancellation (or the error) of an abandoned request
+                pass
 
 
 def _delta(n: int, sev: Any) -> Any:

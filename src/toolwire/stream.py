@@ -15,6 +15,7 @@ from typing import Any, Iterable, Union, cast
 
 from .arguments import parse_arguments
 from .errors import ResponseDecodeError
+from .retry import RetryNotice
 from .types import ReasoningPart, Response, StopReason, TextPart, ToolCall, Usage
 
 __all__ = [
@@ -225,6 +226,8 @@ class StreamAssembler:
             if event.preflight is not None:
                 self.preflight = event.preflight
             self._merge_pd(self, event.provider_data)
+        elif isinstance(event, RetryNotice):
+            pass  # the transport will send the request again: nothing was received yet
         else:  # pragma: no cover - defensive
             raise TypeError(f"not a stream event: {event!r}")
 

@@ -411,8 +411,10 @@ def error_in_body(
     ``None``. ``message`` = ``error.message`` (or the error's JSON text); ``error_type`` =
     ``error.type``, else ``error.status``, else a string ``error.code``; ``status`` = an integer
     ``error.code`` that is an HTTP error status (400-599: OpenRouter and Google put the upstream
-    status there), else ``None``; ``retryable`` when the type is in ``retryable_types`` or that
-    status is retryable (408, 409, 429, 5xx)."""
+    status there), else ``None``; ``retryable`` when the type is in ``retryable_types`` or
+    :func:`toolwire.retry.classify` says the status and message can succeed on a retry (408, 409,
+    429, a 5xx whose message does not say the request itself cannot be served) — the same answer
+    as for that error sent with its HTTP status."""
     if not isinstance(body, dict) or body.get("error") in (None, False, "", {}, []):
         return None
     if any(key in body for key in answer_keys):
@@ -429,9 +431,9 @@ def error_in_body(
     if not isinstance(message, str) or not message:
         message = json.dumps(err, ensure_ascii=False, sort_keys=True, default=str)
     status = code if isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600 else None
-    retryable = (isinstance(etype, str) and etype in set(retryable_types)) or (
-        status is not None and ProviderError.is_retryable_status(status)
-    )
+    from .retry import classify
+
+    retryable = (isinstance(etype, str) and etype in set(retryable_types)) or classify(status, message)
     return ProviderError(
         api, message, status=status, retryable=retryable, error_type=None if etype is None else str(etype), body=body
     )
@@ -488,8 +490,11 @@ def stainless_error(api: str, exc: Any, sdk: Any, *, stream_retryable_types: Ite
     - ``sdk.APIStatusError``: ``status`` = HTTP status; ``message`` = the body's ``error.message``
       (or a string ``error``, or the body when the SDK unwrapped it to text; without any, the SDK's
       text and the first characters of the body, e.g. an HTML page from a gateway);
-      ``error_type`` = ``error.type`` or ``error.code``, else the exception's ``type``; ``body`` = the decoded body; ``retryable`` follows the ``x-should-retry``
-      response header when sent, else :meth:`ProviderError.is_retryable_status`. An error sent as
+      ``error_type`` = ``error.type`` or ``error.code``, else the exception's ``type``; ``body`` =
+      the decoded body; ``retryable`` = :func:`toolwire.retry.classify` of the status and message,
+      overridden by an ``x-should-retry`` response header when sent (except for a 5xx whose
+      message says the request cannot be served); ``retry_after`` from ``retry-after-ms`` /
+      ``retry-after``. An error sent as
       an event inside a 200 stream (the SDK raises it with the stream's status) has
       ``status=None`` and is retryable when its type is in ``stream_retryable_types``.
     - ``sdk.APITimeoutError`` / ``sdk.APIConnectionError``: ``status=None``, ``retryable=True``,
@@ -529,9 +534,22 @@ def stainless_error(api: str, exc: Any, sdk: Any, *, stream_retryable_types: Ite
                 error_type=etype,
                 body=body,
             )
-        should = (exc.response.headers.get("x-should-retry") or "").lower()
-        retryable = {"true": True, "false": False}.get(should, ProviderError.is_retryable_status(status))
-        return ProviderError(api, str(message), status=status, retryable=retryable, error_type=etype, body=body)
+        from .retry import classify, retry_after_seconds
+
+        headers = getattr(exc.response, "headers", None)
+        should = str((headers.get("x-should-retry") if headers is not None else None) or "").lower()
+        retryable = classify(status, str(message))
+        if should in ("true", "false") and not (500 <= status <= 599 and not retryable):
+            retryable = should == "true"  # the vendor's own word, unless the body says it will repeat
+        return ProviderError(
+            api,
+            str(message),
+            status=status,
+            retryable=retryable,
+            error_type=etype,
+            body=body,
+            retry_after=retry_after_seconds(headers),
+        )
     if isinstance(exc, sdk.APITimeoutError):
         return ProviderError(api, exc.message or "request timed out", status=None, retryable=True, error_type="timeout")
     if isinstance(exc, sdk.APIConnectionError):
@@ -574,7 +592,8 @@ class Transport(Model):
     A subclass sets :attr:`provider` and ``codec`` and implements two hooks:
 
     - :meth:`post` — hand the checked wire body to the vendor SDK's lowest documented entry point
-      and return the raw HTTP response, unread (the SDK applies auth, retries and timeouts);
+      and return the raw HTTP response, unread (the SDK applies auth and timeouts; retries are
+      the base's, by :attr:`retry_policy`, with the SDK's own switched off);
     - :meth:`stream_decoder` — the codec's incremental decoder (:class:`StreamDecoder`) for one
       request.
 
@@ -668,13 +687,18 @@ class Transport(Model):
         for ev in decoder.finish():
             yield ev
 
-    async def send(self, request: ModelRequest) -> Response:
-        """Send one request (streamed and assembled when ``request.stream``); return the canonical
-        response. Raises :class:`~toolwire.errors.RequestRefused` before posting a body that breaks
-        a rule of the profile; :class:`ProviderError` for vendor errors, error objects sent with
-        status 200 or inside a stream, timeouts and connection failures;
-        :class:`ResponseDecodeError` for an answer that is empty, not UTF-8, not JSON or not of
-        the documented shape."""
+    @property
+    def retry_policy(self) -> Any:
+        """The :class:`~toolwire.retry.RetryPolicy` of this model, from its ``retry`` and
+        ``max_retries`` settings (:func:`~toolwire.retry.policy_from_settings`; built once)."""
+        policy = vars(self).get("_retry_policy")
+        if policy is None:
+            from .retry import policy_from_settings
+
+            policy = vars(self)["_retry_policy"] = policy_from_settings(self.settings)
+        return policy
+
+    async def _send_once(self, request: ModelRequest) -> Response:
         stream = bool(request.stream)
         raw = await self._posted(request, stream)
         try:
@@ -689,9 +713,7 @@ class Transport(Model):
         finally:
             await close_raw(raw)
 
-    async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Yield canonical stream events as the vendor's events arrive (a JSON body answering the
-        streamed request is decoded and replayed as events). Errors as :meth:`send`."""
+    async def _stream_once(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         raw = await self._posted(request, True)
         try:
             answer = await read_answer(self.provider, raw, arrays=self.array_streams)
@@ -699,6 +721,60 @@ class Transport(Model):
                 yield ev
         finally:
             await close_raw(raw)
+
+    async def send(self, request: ModelRequest) -> Response:
+        """Send one request (streamed and assembled when ``request.stream``); return the canonical
+        response. A retryable :class:`ProviderError` is retried by :attr:`retry_policy` (the
+        vendor SDK's own retries are off): each retry is announced to the
+        :func:`toolwire.retry.listening` callback before its wait. Raises
+        :class:`~toolwire.errors.RequestRefused` before posting a body that breaks a rule of the
+        profile; :class:`ProviderError` for vendor errors, error objects sent with status 200 or
+        inside a stream, timeouts and connection failures (after the last attempt);
+        :class:`ResponseDecodeError` for an answer that is empty, not UTF-8, not JSON or not of
+        the documented shape (never retried)."""
+        import asyncio
+
+        from .retry import RetryNotice, notify
+
+        attempt = 1
+        while True:
+            try:
+                return await self._send_once(request)
+            except ProviderError as exc:
+                delay = self.retry_policy.delay_for(exc, attempt)
+                if delay is None:
+                    raise
+                attempt += 1
+                notify(RetryNotice(attempt, delay, exc))
+                await asyncio.sleep(delay)
+
+    async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Yield canonical stream events as the vendor's events arrive (a JSON body answering the
+        streamed request is decoded and replayed as events). A retryable error before the first
+        event is retried by :attr:`retry_policy`: a :class:`toolwire.retry.RetryNotice` is
+        yielded before each wait (:class:`~toolwire.stream.StreamAssembler` ignores it); an error
+        after the first event is raised (what was delivered cannot be taken back). Errors as
+        :meth:`send`."""
+        import asyncio
+
+        from .retry import RetryNotice
+
+        attempt = 1
+        while True:
+            delivered = False
+            try:
+                async for ev in self._stream_once(request):
+                    delivered = True
+                    yield ev
+                return
+            except ProviderError as exc:
+                delay = None if delivered else self.retry_policy.delay_for(exc, attempt)
+                if delay is None:
+                    raise
+                attempt += 1
+                notice = RetryNotice(attempt, delay, exc)
+            yield notice  # type: ignore[misc]
+            await asyncio.sleep(delay)
 
 
 class _Marker:

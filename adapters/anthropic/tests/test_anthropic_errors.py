@@ -65,8 +65,9 @@ def test_x_should_retry_header_wins(mock_model, wire) -> None:
     assert info.value.status == 500 and info.value.retryable is False
 
 
-def test_sdk_retries_are_kept(mock_model, wire) -> None:
-    """``max_retries`` is the SDK's own: a 529 then a success is one answer after two attempts."""
+def test_toolwire_retries_not_the_sdk(mock_model, wire) -> None:
+    """``max_retries`` is toolwire's: a 529 then a success is one answer after two attempts, and
+    each attempt is a first attempt for the SDK (its own retries are off)."""
     overloaded = wire.json_response(
         wire.error_body("overloaded_error", "Overloaded"), status=529, headers={"retry-after-ms": "1"}
     )
@@ -74,7 +75,7 @@ def test_sdk_retries_are_kept(mock_model, wire) -> None:
     model = mock_model([overloaded, ok], max_retries=1)
     resp = _send(model)
     assert resp.text == "fine" and len(model.sent) == 2
-    assert model.sent[1].headers.get("x-stainless-retry-count") == "1"
+    assert [r.headers.get("x-stainless-retry-count") for r in model.sent] == ["0", "0"]
 
 
 def test_connection_error(mock_model) -> None:

@@ -390,7 +390,7 @@ def test_errors_are_provider_errors(chat_model: Any, status: int, etype: str, re
     assert e.body == err["error"]  # the SDK hands over the error object
 
 
-def test_sdk_retries_are_kept(chat_model: Any) -> None:
+def test_toolwire_retries_a_503(chat_model: Any) -> None:
     answers = [
         json_response(
             {"error": {"message": "busy", "type": "server_error"}}, status=503, headers={"retry-after-ms": "1"}

@@ -312,7 +312,7 @@ class LiveView:
             self.flush()
             self.set_status(None)
         elif isinstance(event, ev.RetryScheduled):
-            self.set_status(f"retry {event.attempt} in {event.delay:g} s after {event.error}")
+            self.set_status(f"retry {event.attempt} in {event.delay:.1f} s after {event.error}")
         elif isinstance(event, ev.ToolStarted):
             self.running[event.call.id] = str(event.call.name)
             self._tool_status()

@@ -4,9 +4,10 @@ Driving the SDK lean: the codec already produces the exact ``/v1/messages``
 JSON, so :class:`AnthropicModel` sends it with the SDK client's documented low-level
 ``post()`` (``AsyncAnthropic.post(path, cast_to=object, content=<the body's JSON bytes>)``)
 instead of ``messages.create(**body)``; given the bytes, the SDK does not walk and copy the
-whole body (the history grows every turn) before sending it. The SDK still supplies auth headers, ``anthropic-version``, retries
-with backoff (``max_retries``), timeouts and its typed errors, which are mapped to
-:class:`toolwire.errors.ProviderError`. Measured in ``adapters/anthropic/benchmarks/``.
+whole body (the history grows every turn) before sending it. The SDK still supplies auth headers,
+``anthropic-version``, timeouts and its typed errors, which are mapped to
+:class:`toolwire.errors.ProviderError`; its own retries are off (``max_retries=0``): toolwire
+retries (:mod:`toolwire.retry`). Measured in ``adapters/anthropic/benchmarks/``.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ class AnthropicModel(Transport):
     - ``api_key`` (else ``ANTHROPIC_API_KEY``), ``base_url`` (else ``ANTHROPIC_BASE_URL``, default
       ``https://api.anthropic.com``), ``http_client`` (an ``httpx2.AsyncClient``, e.g. with an
       ``httpx2.MockTransport`` in tests; not closed by :meth:`aclose`), ``timeout`` (seconds; SDK
-      default 600), ``max_retries`` (SDK default 2);
+      default 600), ``max_retries`` (retries after the first attempt, default 2) and ``retry``
+      (a :class:`toolwire.retry.RetryPolicy`): toolwire's retries, the SDK's own are off;
     - ``max_tokens`` (output tokens, default 4096: the API requires it), ``temperature``,
       ``stream`` (use SSE and assemble), ``thinking`` (Anthropic's ``thinking`` object, e.g.
       ``{"type": "enabled", "budget_tokens": 2048}`` or ``{"type": "adaptive"}``),
@@ -129,10 +131,11 @@ class AnthropicModel(Transport):
             import anthropic
 
             kwargs: dict[str, Any] = {"api_key": self._api_key()}
-            for key in ("base_url", "http_client", "timeout", "max_retries"):
+            for key in ("base_url", "http_client", "timeout"):
                 if self.settings.get(key) is not None:
                     kwargs[key] = self.settings[key]
-            self._client = anthropic.AsyncAnthropic(**kwargs)
+            # toolwire retries (toolwire.retry): the SDK's hidden retries would double them
+            self._client = anthropic.AsyncAnthropic(max_retries=0, **kwargs)
         return self._client
 
     async def aclose(self) -> None:

@@ -87,9 +87,11 @@ class GeminiModel(Transport):
     - ``max_tokens`` (``maxOutputTokens``), ``temperature``, ``thinking`` (see
       :meth:`GeminiCodec._encode_thinking`), ``stream`` (use ``streamGenerateContent?alt=sse``
       and assemble);
-    - ``timeout`` (seconds; sent to the SDK in ms), ``max_retries`` (default 2: the SDK retries
-      408, 429, 500, 502, 503, 504 and connection errors with exponential backoff),
-      ``retry_options`` (a dict of ``HttpRetryOptions`` fields, overrides ``max_retries``);
+    - ``timeout`` (seconds; sent to the SDK in ms), ``max_retries`` (retries after the first
+      attempt, default 2) and ``retry`` (a :class:`toolwire.retry.RetryPolicy`): toolwire's
+      retries — the SDK is given one attempt (``HttpRetryOptions(attempts=1)``) so that none is
+      hidden; ``retry_options`` (a dict of ``HttpRetryOptions`` fields) hands retrying back to the
+      SDK's tenacity loop instead (then set ``max_retries=0`` too, or both retry);
     - ``cache`` (prompt caching): ``True`` relies on Gemini's implicit caching (on by default for
       Gemini 2.5 and newer; nothing is sent, the body keeps tools and instructions first);
       ``"cachedContents/<id>"`` (a cache the caller created with the SDK's ``caches.create``)
@@ -182,8 +184,7 @@ class GeminiModel(Transport):
             options["timeout"] = int(float(self.settings["timeout"]) * 1000)
         retry = self.adapter_settings.get("retry_options")
         if retry is None:
-            attempts = int(self.settings.get("max_retries", 2)) + 1
-            retry = {"attempts": attempts}
+            retry = {"attempts": 1}  # toolwire retries (toolwire.retry); the SDK's would be hidden
         options["retry_options"] = types.HttpRetryOptions(**retry)
         if self.settings.get("http_client") is not None:
             options["httpx_async_client"] = self.settings["http_client"]
@@ -309,7 +310,9 @@ def _provider_error(exc: BaseException) -> ProviderError:
 
     - ``google.genai.errors.APIError``: the vendor message, ``status`` = the HTTP status (``None``
       when the error carries no integer code), ``error_type`` = the API's ``error.status`` such as
-      ``INVALID_ARGUMENT``, retryable for 408/409/429/5xx (and when the status is unknown);
+      ``INVALID_ARGUMENT``, ``retryable`` by :func:`toolwire.retry.classify` (408/409/429 and a
+      5xx whose message does not say the request cannot be served; also when the status is
+      unknown), ``retry_after`` from the response's ``retry-after`` header;
     - anything else (a timeout, a dropped connection, a test double such as vcrpy refusing a
       request it has no recording for, an SDK failure on an odd answer): ``status=None``,
       ``retryable=True``, ``error_type`` ``"timeout"`` or ``"connection_error"``, the message
@@ -329,12 +332,15 @@ def _provider_error(exc: BaseException) -> ProviderError:
             text = details if isinstance(details, str) else json.dumps(details, ensure_ascii=False, default=str)
             message = f"HTTP {status if status is not None else 'error'} without an error message: {snippet(text)}"
         etype = exc.status if isinstance(exc.status, str) else None
+        from toolwire.retry import classify, retry_after_seconds
+
         return ProviderError(
             API,
             message,
             status=status,
-            retryable=ProviderError.is_retryable_status(status),
+            retryable=classify(status, message, default=True),
             error_type=etype,
             body=exc.details,
+            retry_after=retry_after_seconds(getattr(getattr(exc, "response", None), "headers", None)),
         )
     return transport_error(API, exc)

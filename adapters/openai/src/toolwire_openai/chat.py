@@ -737,7 +737,10 @@ class ChatStreamDecoder:
       ``vendor_stop_reason=None``;
     - ``usage`` (the final chunk with empty ``choices`` when ``stream_options.include_usage``
       was requested, or any chunk that carries it) → :class:`UsageUpdate`;
-    - a chunk carrying ``error`` raises :class:`ProviderError` (``status=None``); a chunk of
+    - a chunk carrying an ``error`` object raises the same :class:`ProviderError` as that error
+      sent as an HTTP error or a 200 body (:func:`toolwire.transport.error_in_body`: ``status``
+      from an integer ``error.code``, else ``None``; ``retryable`` by
+      :func:`toolwire.retry.classify`); a chunk of
       the wrong shape (``choices``/``delta``/``tool_calls`` of the wrong JSON type, a negative
       or non-integer tool-call ``index``) raises :class:`~toolwire.errors.ResponseDecodeError`.
     """
@@ -766,14 +769,11 @@ class ChatStreamDecoder:
         if not isinstance(chunk, dict):
             return
         if isinstance(chunk.get("error"), dict):
-            err = chunk["error"]
-            raise ProviderError(
-                API,
-                str(err.get("message") or err),
-                status=None,
-                retryable=False,
-                error_type=err.get("type") or err.get("code"),
-                body=chunk,
+            # the same ProviderError as the error sent with its HTTP status (toolwire.retry):
+            # llama.cpp streams {"error": {"code": 500, "message": ..., "type": "server_error"}}
+            # (tools/server/server-common.cpp format_error_response), so the status is its code
+            raise error_in_body(API, {"error": chunk["error"]}, ()) or ProviderError(  # pragma: no branch
+                API, str(chunk["error"]), status=None, retryable=False, body=chunk
             )
         if not self.started:
             self.started = True

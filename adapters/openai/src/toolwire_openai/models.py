@@ -5,8 +5,8 @@ Driving the SDK lean: ``chat.completions.create(**body)`` /
 (``maybe_transform`` over the request TypedDicts), while the codec already produced the exact
 JSON. Both models therefore send the body with the SDK client's documented low-level
 ``post(path, cast_to=object, body=...)``: the SDK still supplies the ``Authorization`` header,
-retries with backoff (``max_retries``), timeouts and its typed errors, which are mapped to
-:class:`toolwire.errors.ProviderError`. The cost of both paths is measured by
+timeouts and its typed errors, which are mapped to :class:`toolwire.errors.ProviderError`; its
+own retries are off (``max_retries=0``): toolwire retries (:mod:`toolwire.retry`). The cost of both paths is measured by
 ``adapters/openai/benchmarks/bench_post_vs_create.py`` (numbers in ``docs/adapters/openai.md``).
 """
 
@@ -111,9 +111,10 @@ class _OpenAIModel(Transport):
             # the SDK refuses to build a client without some credential; a keyless local server
             # gets a placeholder that is never sent (requests go out without bearer auth)
             kwargs: dict[str, Any] = {"api_key": key or "no-key"}
-            for name in ("base_url", "http_client", "timeout", "max_retries"):
+            for name in ("base_url", "http_client", "timeout"):
                 if self.settings.get(name) is not None:
                     kwargs[name] = self.settings[name]
+            kwargs["max_retries"] = 0  # toolwire retries (toolwire.retry); the SDK's would double them
             for name in ("organization", "project", "default_headers"):
                 if self.transport_settings.get(name) is not None:
                     kwargs[name] = self.transport_settings[name]
@@ -228,7 +229,9 @@ class OpenAIChatModel(_OpenAIModel):
       vLLM ``http://localhost:8000/v1``, Ollama ``http://localhost:11434/v1``, llama.cpp
       ``http://localhost:8080/v1``, LM Studio ``http://localhost:1234/v1``, OpenRouter
       ``https://openrouter.ai/api/v1``), ``http_client`` (an ``httpx2.AsyncClient``),
-      ``timeout`` (seconds), ``max_retries`` (SDK default 2), ``organization``, ``project``,
+      ``timeout`` (seconds), ``max_retries`` (retries after the first attempt, default 2) and
+      ``retry`` (a :class:`toolwire.retry.RetryPolicy`) — toolwire's retries, the SDK's own are
+      off — ``organization``, ``project``,
       ``default_headers`` (e.g. OpenRouter's ``HTTP-Referer``);
     - ``cache`` (prompt caching, default off): ``True`` sends a ``prompt_cache_key`` derived from
       the model, tools and instructions (requests sharing that prefix share the key), a string
