@@ -509,7 +509,7 @@ class _Loop:
                 self._spent = spent + price(response.usage, m.name, served_model=response.model, base_url=base_url)
             yield ResponseFinished(n, response)
             calls = response.tool_calls
-            checked = [ex.check(c, n) for c in calls]
+            checked = [_against_forced_choice(c, n, self.choice) or ex.check(c, n) for c in calls]
             for c, r in zip(calls, checked):
                 yield ToolCallReady(n, c, r.result.text if isinstance(r, ToolRun) else None)
             over = _usage_exceeded(limits, self.total) or _cost_exceeded(limits, self.__dict__.get("_spent"))
@@ -939,6 +939,21 @@ def _supplied_result(call: ToolCall, value: Any) -> ToolResult:
     if isinstance(value, BaseException):
         return ToolResult(call.id, _describe(value), True, call.name)
     return ToolResult(call.id, to_result_content(value), False, call.name)
+
+
+def _against_forced_choice(call: ToolCall, n: int, choice: Any) -> ToolRun | None:
+    """The error run for a call to another tool than the one this request forced
+    (``tool_choice={"type": "tool", "name": N}``), else ``None``. A server that cannot express a
+    forced tool may ignore it (llama.cpp's server falls back to ``"auto"`` for the object form):
+    such a call is answered, never run."""
+    if not isinstance(choice, dict) or choice.get("type") != "tool" or call.name == choice.get("name"):
+        return None
+    forced = choice.get("name")
+    text = (
+        f"Not run: this request forced the tool {forced!r} (tool_choice), but the model called {call.name!r}; "
+        f"the server did not apply the forced choice. Call {forced!r} instead."
+    )
+    return ToolRun(call, ToolResult(call.id, text, is_error=True, name=call.name), 0.0, n, status="invalid")
 
 
 async def _send_noting(m: Any, request: Any, n: int) -> AsyncIterator[Any]:

@@ -155,14 +155,31 @@ class OpenAIChatCodec:
     ``ModelRequest.max_tokens``. OpenAI deprecated ``max_tokens`` in favour of
     ``max_completion_tokens`` (reasoning models reject ``max_tokens``); some older compatible
     servers only read ``max_tokens`` — pass ``max_tokens_field="max_tokens"`` for them.
+
+    ``named_tool_choice``: how a forced tool (``{"type": "tool", "name": N}``) is sent —
+    ``"object"`` (default: OpenAI's ``{"type": "function", "function": {"name": N}}``) or
+    ``"required"`` (``tool_choice: "required"`` with only tool ``N`` declared: the same constraint
+    in the form OpenAI-compatible servers implement; llama.cpp's server reads ``tool_choice`` as a
+    string only and silently falls back to ``"auto"`` for the object — ``json_value(body,
+    "tool_choice", std::string("auto"))`` in ``tools/server/server-common.cpp``, which logs "Wrong
+    type supplied for parameter 'tool_choice'").
     """
 
     api = API
 
-    def __init__(self, *, max_tokens_field: str = "max_completion_tokens", cache: bool | str = False) -> None:
+    def __init__(
+        self,
+        *,
+        max_tokens_field: str = "max_completion_tokens",
+        cache: bool | str = False,
+        named_tool_choice: str = "object",
+    ) -> None:
         if max_tokens_field not in ("max_completion_tokens", "max_tokens"):
             raise ValueError("max_tokens_field must be 'max_completion_tokens' or 'max_tokens'")
+        if named_tool_choice not in ("object", "required"):
+            raise ValueError("named_tool_choice must be 'object' or 'required'")
         self.max_tokens_field = max_tokens_field
+        self.named_tool_choice = named_tool_choice
         #: prompt caching: ``True`` or a key string sends ``prompt_cache_key`` (see
         #: :func:`~toolwire_openai._common.prompt_cache_key`)
         self.cache = cache
@@ -340,7 +357,13 @@ class OpenAIChatCodec:
                 messages.extend(self._user_messages(msg, answered))
         body: dict[str, Any] = {"model": request.model, "messages": messages}
         tools = []
-        for t in request.tools:
+        choice = self._tool_choice(request.tool_choice)
+        forced = request.tool_choice.get("name") if isinstance(request.tool_choice, dict) else None
+        declared = request.tools
+        if forced is not None and self.named_tool_choice == "required":
+            choice = "required"  # with only the forced tool declared: the server can call nothing else
+            declared = [t for t in request.tools if t.name == forced]
+        for t in declared:
             decl = self.translate_tool(t)[0]
             decl["function"]["name"] = t.name  # the whole set is renamed below, collision-safely, history included
             tools.append(decl)
@@ -348,7 +371,6 @@ class OpenAIChatCodec:
             tools.insert(pos, copy.deepcopy(decl))
         if tools:
             body["tools"] = tools
-        choice = self._tool_choice(request.tool_choice)
         if choice is not None:
             body["tool_choice"] = choice
         if request.parallel_tool_calls is not None:

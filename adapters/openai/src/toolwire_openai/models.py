@@ -40,6 +40,7 @@ _TRANSPORT_SETTINGS = (
     "project",
     "default_headers",
     "max_tokens_field",
+    "named_tool_choice",
     "cache",
 )
 
@@ -179,9 +180,38 @@ class _OpenAIModel(Transport):
         body["stream"] = bool(stream)
         return body
 
+    def key_source(self) -> str:
+        """Which key requests carry, in words: ``"no API key"``, ``"the key passed as api_key="``
+        or ``"the key in $NAME"``."""
+        if self.settings.get("api_key"):
+            return "the key passed as api_key="
+        env = self.transport_settings.get("api_key_env")
+        if env:
+            return f"the key in ${env}" if os.environ.get(env) else f"no API key (${env} is not set)"
+        if self.settings.get("base_url") and self._custom_server():
+            return "no API key (OPENAI_API_KEY is not sent to a base_url other than api.openai.com)"
+        return "the key in $OPENAI_API_KEY" if os.environ.get("OPENAI_API_KEY") else "no API key"
+
     def map_error(self, exc: BaseException) -> ProviderError:
-        """SDK and transport exceptions → :class:`ProviderError` (:func:`provider_error_from_sdk`)."""
-        return provider_error_from_sdk(exc, self.api)
+        """SDK and transport exceptions → :class:`ProviderError` (:func:`provider_error_from_sdk`).
+        A 401 from a custom ``base_url`` also says which key was sent (:meth:`key_source`) and how
+        to pass one."""
+        err = provider_error_from_sdk(exc, self.api)
+        if err.status == 401 and self._custom_server():
+            hint = (
+                f"toolwire sent {self.key_source()} to {self._base_url()}; pass the server's key with "
+                "api_key=... or name its variable with api_key_env=..."
+            )
+            err = ProviderError(
+                err.provider,
+                f"{err.message} ({hint})",
+                status=err.status,
+                retryable=err.retryable,
+                error_type=err.error_type,
+                body=err.body,
+                retry_after=err.retry_after,
+            )
+        return err
 
     def stream_decoder(self, request: ModelRequest) -> Any:
         return self._decoder(request)
@@ -237,14 +267,22 @@ class OpenAIChatModel(_OpenAIModel):
       the model, tools and instructions (requests sharing that prefix share the key), a string
       sends that key; OpenAI caches prompts of 1024 tokens or more by itself, the key keeps
       requests with one prefix on one cache; an explicit ``prompt_cache_key`` setting wins;
-    - ``max_tokens`` (sent as ``max_completion_tokens``; ``max_tokens_field="max_tokens"`` for
-      servers that only read the old field), ``temperature``, ``stream`` (SSE with
+    - ``max_tokens`` (sent as ``max_completion_tokens`` to api.openai.com, which deprecated
+      ``max_tokens``; sent as ``max_tokens`` to any other ``base_url``, the field every
+      compatible server reads — llama.cpp, Ollama and vLLM; ``max_tokens_field=`` chooses),
+      ``temperature``, ``stream`` (SSE with
       ``stream_options.include_usage``), ``thinking`` (``{"effort": "low"|"medium"|"high"|...}``
       → ``reasoning_effort``), ``parallel_tool_calls``;
     - a request field by wire name (``seed``, ``store``, ``metadata``, ``service_tier``, ``stop``,
       ...; the list is :meth:`request_fields`) is sent as is; any other name raises
       ``ConfigurationError`` with the closest known one; ``extra_body={...}`` sends fields
-      unchecked (a compatible server's own options).
+      unchecked (a compatible server's own options);
+    - ``named_tool_choice``: how a forced tool is sent, ``"object"`` (OpenAI's form, the default
+      for api.openai.com) or ``"required"`` (``tool_choice: "required"`` with only that tool
+      declared: the default for any other ``base_url``, since llama.cpp ignores the object form;
+      see :class:`~toolwire_openai.chat.OpenAIChatCodec`). Whatever the server does, the run
+      loop never runs a call to another tool than the forced one (it is answered with an error
+      result).
     """
 
     provider = CHAT_API
@@ -271,7 +309,11 @@ class OpenAIChatModel(_OpenAIModel):
 
     def __init__(self, model_id: str, **settings: Any) -> None:
         super().__init__(model_id, **settings)
-        self.codec = self.make_codec(**self.transport_settings)
+        codec_settings = dict(self.transport_settings)
+        if self._custom_server():  # an OpenAI-compatible server: the forms they all read
+            codec_settings.setdefault("max_tokens_field", "max_tokens")
+            codec_settings.setdefault("named_tool_choice", "required")
+        self.codec = self.make_codec(**codec_settings)
 
     @classmethod
     def make_profile(cls, **settings: Any) -> Any:
@@ -282,9 +324,10 @@ class OpenAIChatModel(_OpenAIModel):
 
     @classmethod
     def make_codec(cls, **settings: Any) -> OpenAIChatCodec:
-        """The Chat codec (reads ``max_tokens_field`` and ``cache``)."""
+        """The Chat codec (reads ``max_tokens_field``, ``named_tool_choice`` and ``cache``)."""
         return OpenAIChatCodec(
             max_tokens_field=settings.get("max_tokens_field") or "max_completion_tokens",
+            named_tool_choice=settings.get("named_tool_choice") or "object",
             cache=settings.get("cache") or False,
         )
 
