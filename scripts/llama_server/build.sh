@@ -39,7 +39,11 @@ fi
 # GGML_NATIVE=OFF with explicit AVX2/FMA: a native build on this CPU enables AMX and the server
 # crashes on the first decode. No curl/OpenSSL (no downloads at run time), no UI download.
 JOBS="${TOOLWIRE_LLAMA_JOBS:-2}"
-cmake -S "$SRC" -B "$BUILD_DIR/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+GEN=(); command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)  # else cmake's default (Unix Makefiles)
+for tool in cmake c++; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "llama-server: $tool is needed to build (apt-get install cmake g++)" >&2; exit 1; }
+done
+cmake -S "$SRC" -B "$BUILD_DIR/build" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
   -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF \
   -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF \

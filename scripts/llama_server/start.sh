@@ -17,10 +17,14 @@ fi
 PORT="${TOOLWIRE_LLAMA_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')}"
 DEADLINE="${TOOLWIRE_LLAMA_HEALTH_DEADLINE:-180}"
 start=$(date +%s)
-# --jinja: the model's own chat template through llama.cpp's Jinja engine, which is what turns on
-# tool calling (tools in the prompt, tool calls parsed from the output, a grammar for them).
+# --jinja with a chat template that has a tool-call format: SmolLM2's own template has none (the
+# tools never reach the prompt and "required" is not enforced), so the Qwen2.5 template that
+# llama.cpp ships is used — the same ChatML tokens as SmolLM2, and the Hermes 2 Pro tool-call
+# format (<tool_call>{json}</tool_call>) that llama.cpp parses and constrains with a grammar.
 # -np 1: one slot, so requests run one at a time and usage counts are per request.
-"$LLAMA_SERVER_BIN" -m "$MODEL_FILE" --host 127.0.0.1 --port "$PORT" --jinja \
+TEMPLATE="$BUILD_DIR/src/models/templates/Qwen-Qwen2.5-7B-Instruct.jinja"
+[ -f "$TEMPLATE" ] || { echo "chat template missing: $TEMPLATE (run $HERE/build.sh)" >&2; exit 1; }
+"$LLAMA_SERVER_BIN" -m "$MODEL_FILE" --host 127.0.0.1 --port "$PORT" --jinja --chat-template-file "$TEMPLATE" \
   -c 4096 -np 1 -t "${TOOLWIRE_LLAMA_THREADS:-2}" --no-webui \
   >"$STATE_DIR/server.log" 2>&1 &
 PID=$!
