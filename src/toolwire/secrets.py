@@ -249,22 +249,29 @@ def scrub_value(value: Any, _depth: int = 0) -> Any:
     """A JSON-like ``value`` (dicts, lists, strings, bytes) with credentials scrubbed in every
     string (keys included); other objects are returned unchanged. Returns a new container
     only where something changed. Nesting beyond 200 levels is returned as is."""
+    pattern = _pattern()  # once per value, not once per string (the environment is read each time)
+    if pattern is None:
+        return value
+    return _scrub_with(pattern, value, _depth)
+
+
+def _scrub_with(pattern: re.Pattern[str], value: Any, _depth: int) -> Any:
     if _depth > 200:
         return value
     if isinstance(value, str):
-        return scrub(value)
+        return value if len(value) < MIN_SECRET_LENGTH else pattern.sub(REDACTED, value)
     if isinstance(value, (bytes, bytearray)):
         try:
             text = bytes(value).decode("utf-8")
         except UnicodeDecodeError:
             return value
-        out = scrub(text)
+        out = _scrub_with(pattern, text, _depth)
         return value if out == text else out.encode("utf-8")
     if isinstance(value, dict):
-        new = {scrub_value(k, _depth + 1): scrub_value(v, _depth + 1) for k, v in value.items()}
+        new = {_scrub_with(pattern, k, _depth + 1): _scrub_with(pattern, v, _depth + 1) for k, v in value.items()}
         return value if all(a is b for a, b in zip(new.values(), value.values())) and list(new) == list(value) else new
     if isinstance(value, (list, tuple)):
-        items = [scrub_value(v, _depth + 1) for v in value]
+        items = [_scrub_with(pattern, v, _depth + 1) for v in value]
         if all(a is b for a, b in zip(items, value)):
             return value
         return type(value)(items) if isinstance(value, tuple) else items

@@ -26,6 +26,18 @@ repeats it with the writer's toolwire version):
     (0/1), ``result`` (the tool result's content as JSON), ``pending`` (0/1: a placeholder for a
     call that waits for approval, a deferred result, or was interrupted).
 
+Version 2 adds the experiment record of a run (written by :mod:`toolwire.experiments`; null for
+runs that are not part of an experiment) to ``runs``: ``variant`` (the tool layer), ``run_index``
+(0-based, within its cell), ``attempt`` (1 for the first try; a run interrupted mid-way is
+started again from scratch, in a fresh copy of its project folder, as the next attempt),
+``outcome`` (``pass``, ``fail`` — the checker said so — or ``error`` — the run raised; null while
+the run has not finished), ``cost_usd`` (the run's cost in US dollars as an exact decimal string;
+null when the price data does not know the model), ``wall_time`` (seconds the run took) and
+``check_output`` (the tail of the checker's output); and a table ``experiments`` — one row per
+experiment: ``name`` (primary key), ``spec`` (the spec as JSON), ``fingerprint``,
+``created_at``/``updated_at``. A version-1 file is upgraded in place when opened (columns added,
+nothing rewritten).
+
 Every text written passes through :func:`toolwire.secrets.scrub_value` first, so no known
 credential reaches the file. Writes are transactions in WAL mode: a process killed mid-write
 leaves the last complete checkpoint. Several processes may write one file (SQLite's locking;
@@ -46,12 +58,33 @@ from typing import Any, Iterator, Mapping
 
 from .errors import ConfigurationError
 
-__all__ = ["RunStore", "SCHEMA_VERSION", "StoredRun"]
+__all__ = ["EXPERIMENT_COLUMNS", "RunStore", "SCHEMA_VERSION", "StoredRun"]
 
 #: The schema version this module writes (``PRAGMA user_version``).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _USAGE = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "requests")
+
+#: The columns version 2 added to ``runs`` (name, SQL type).
+EXPERIMENT_COLUMNS = (
+    ("variant", "TEXT"),
+    ("run_index", "INTEGER"),
+    ("attempt", "INTEGER"),
+    ("outcome", "TEXT"),
+    ("cost_usd", "TEXT"),
+    ("wall_time", "REAL"),
+    ("check_output", "TEXT"),
+)
+
+#: Schema upgrades: ``_MIGRATIONS[n]`` takes a version-``n`` file to version ``n + 1``.
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: (
+        *(f"ALTER TABLE runs ADD COLUMN {name} {kind}" for name, kind in EXPERIMENT_COLUMNS),
+        "CREATE TABLE IF NOT EXISTS experiments (name TEXT PRIMARY KEY, spec TEXT NOT NULL, "
+        "fingerprint TEXT, created_at REAL NOT NULL, updated_at REAL NOT NULL)",
+        "CREATE INDEX IF NOT EXISTS runs_experiment_cell ON runs (experiment, variant, model)",
+    ),
+}
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -113,8 +146,10 @@ def _dumps(value: Any) -> str:
 class StoredRun:
     """One row of ``runs``: ``run_id``, ``model``, ``status``, ``stop_reason``, ``error``,
     ``experiment``, ``labels`` (dict), ``created_at``/``updated_at`` (Unix seconds), ``usage``
-    (dict of the usage counters), ``turns``, ``tool_calls``, ``tool_errors`` and ``state`` (the
-    saved JSON text)."""
+    (dict of the usage counters), ``turns``, ``tool_calls``, ``tool_errors``, ``state`` (the
+    saved JSON text), and the experiment record (schema version 2; ``None`` outside an
+    experiment): ``variant``, ``run_index``, ``attempt``, ``outcome``, ``cost_usd`` (exact
+    decimal string), ``wall_time`` (seconds), ``check_output``."""
 
     def __init__(self, row: sqlite3.Row) -> None:
         self.run_id: str = row["run_id"]
@@ -131,6 +166,14 @@ class StoredRun:
         self.tool_calls: int = row["tool_calls"]
         self.tool_errors: int = row["tool_errors"]
         self.state: str = row["state"]
+        keys = row.keys()
+        self.variant: str | None = row["variant"] if "variant" in keys else None
+        self.run_index: int | None = row["run_index"] if "run_index" in keys else None
+        self.attempt: int | None = row["attempt"] if "attempt" in keys else None
+        self.outcome: str | None = row["outcome"] if "outcome" in keys else None
+        self.cost_usd: str | None = row["cost_usd"] if "cost_usd" in keys else None
+        self.wall_time: float | None = row["wall_time"] if "wall_time" in keys else None
+        self.check_output: str | None = row["check_output"] if "check_output" in keys else None
 
     def __repr__(self) -> str:
         return f"StoredRun({self.run_id!r}, {self.model!r}, status={self.status!r}, turns={self.turns})"
@@ -180,14 +223,33 @@ class RunStore:
             from . import __version__ as toolwire_version
 
             with self._tx():
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        self._conn.execute(statement)
+                version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+                if version == 0:  # (another process may have created it meanwhile)
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            self._conn.execute(statement)
+                    self._conn.execute(
+                        "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?), ('written_by', ?)",
+                        ("1", f"toolwire {toolwire_version}"),
+                    )
+                    self._conn.execute("PRAGMA user_version=1")
+                    version = 1
+        while version < SCHEMA_VERSION:
+            from . import __version__ as toolwire_version
+
+            with self._tx():
+                now = self._conn.execute("PRAGMA user_version").fetchone()[0]
+                if now != version:  # another process upgraded it meanwhile
+                    version = now
+                    continue
+                for statement in _MIGRATIONS[version]:
+                    self._conn.execute(statement)
+                version += 1
                 self._conn.execute(
                     "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?), ('written_by', ?)",
-                    (str(SCHEMA_VERSION), f"toolwire {toolwire_version}"),
+                    (str(version), f"toolwire {toolwire_version}"),
                 )
-                self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                self._conn.execute(f"PRAGMA user_version={version}")
 
     class _Tx:
         def __init__(self, conn: sqlite3.Connection) -> None:
@@ -266,9 +328,26 @@ class RunStore:
             lab = _dumps(dict(labels)) if labels is not None else (old["labels"] if old else "{}")
             self._conn.execute("DELETE FROM tool_calls WHERE run_id=?", (run.run_id,))
             self._conn.execute("DELETE FROM turns WHERE run_id=?", (run.run_id,))
+            # an upsert, not a replace: the experiment columns (version 2) written by
+            # update_run() survive every checkpoint
+            columns = (
+                "model",
+                "status",
+                "stop_reason",
+                "error",
+                "experiment",
+                "labels",
+                "created_at",
+                "updated_at",
+                *_USAGE,
+                "turns",
+                "tool_calls",
+                "tool_errors",
+                "state",
+            )
             self._conn.execute(
-                f"INSERT OR REPLACE INTO runs (run_id, model, status, stop_reason, error, experiment, labels, created_at, updated_at, "
-                f"{', '.join(_USAGE)}, turns, tool_calls, tool_errors, state) VALUES ({', '.join('?' * (13 + len(_USAGE)))})",
+                f"INSERT INTO runs (run_id, {', '.join(columns)}) VALUES ({', '.join('?' * (1 + len(columns)))}) "
+                f"ON CONFLICT (run_id) DO UPDATE SET {', '.join(f'{c}=excluded.{c}' for c in columns)}",
                 (
                     run.run_id,
                     run.model or "",
@@ -349,6 +428,53 @@ class RunStore:
         checkpoints: finished tool calls are not run again; calls that were running when it
         stopped run again. Pass the same ``tools=``. Raises ``KeyError`` for an unknown run."""
         return await self.run(model, resume=self.load_state(run_id), **kwargs)
+
+    def update_run(self, run_id: str, **fields: Any) -> None:
+        """Set experiment-record columns of a stored run (``variant``, ``run_index``, ``attempt``,
+        ``outcome``, ``cost_usd``, ``wall_time``, ``check_output``; see the module docs). Text is
+        scrubbed of known credentials. Raises ``KeyError`` for an unknown run, ``ValueError`` for
+        an unknown column."""
+        known = {name for name, _ in EXPERIMENT_COLUMNS}
+        bad = sorted(set(fields) - known)
+        if bad:
+            raise ValueError(f"unknown experiment column(s) {bad}; the columns are {sorted(known)}")
+        if not fields:
+            return
+        values = [_scrub_text(v) if isinstance(v, str) else v for v in fields.values()]
+        with self._lock, self._tx():
+            cur = self._conn.execute(
+                f"UPDATE runs SET {', '.join(f'{k}=?' for k in fields)}, updated_at=? WHERE run_id=?",
+                (*values, time.time(), run_id),
+            )
+        if cur.rowcount == 0:
+            raise KeyError(f"no run {run_id!r} in the run store {str(self.path)!r}")
+
+    def save_experiment(self, name: str, spec: Mapping[str, Any], *, fingerprint: str | None = None) -> None:
+        """Write (or replace) the ``experiments`` row of ``name`` with its ``spec`` (JSON-ready)."""
+        now = time.time()
+        with self._lock, self._tx():
+            self._conn.execute(
+                "INSERT INTO experiments (name, spec, fingerprint, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET spec=excluded.spec, fingerprint=excluded.fingerprint, "
+                "updated_at=excluded.updated_at",
+                (name, _dumps(dict(spec)), fingerprint, now, now),
+            )
+
+    def experiment(self, name: str) -> dict[str, Any] | None:
+        """The ``experiments`` row of ``name`` (``spec`` decoded from JSON), or ``None``."""
+        with self._lock:
+            row = self._conn.execute("SELECT * FROM experiments WHERE name=?", (name,)).fetchone()
+        if row is None:
+            return None
+        d = dict(row)
+        d["spec"] = json.loads(d["spec"])
+        return d
+
+    def experiments(self) -> list[str]:
+        """The names of the experiments recorded in this store, oldest first."""
+        with self._lock:
+            rows = self._conn.execute("SELECT name FROM experiments ORDER BY created_at, name").fetchall()
+        return [r[0] for r in rows]
 
     def delete(self, run_id: str) -> bool:
         """Remove a run with its turns and tool calls; ``True`` when there was one."""

@@ -1,0 +1,260 @@
+"""``toolwire experiment run`` and ``toolwire experiment report``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from . import app, fail
+
+experiment_app = typer.Typer(
+    name="experiment",
+    help="Run tool-layer experiments from a TOML spec and print their scoreboard.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(experiment_app, name="experiment")
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    console = Console(stderr=stderr, highlight=False, soft_wrap=False, emoji=False)
+    if not console.is_terminal:  # piped or captured: the whole scoreboard, not an 80-column squeeze
+        console.width = 180
+    return console
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _load(spec: Path, command: str) -> Any:
+    from ..errors import ConfigurationError
+    from ..experiments import load_spec
+
+    try:
+        return load_spec(spec)
+    except ConfigurationError as exc:
+        fail(command, str(exc), 2)
+
+
+@experiment_app.command("run")
+def run_command(
+    spec: Path = typer.Argument(..., metavar="SPEC", help="The experiment spec (TOML)."),
+    backend: str = typer.Option("local", "--backend", "-b", help="Where the runs run: local, ray or batch."),
+    store: Optional[Path] = typer.Option(None, "--store", help="The run store (SQLite) instead of the spec's."),
+    concurrency: Optional[int] = typer.Option(
+        None, "--concurrency", "-j", min=1, help="Most runs at once (overrides the spec)."
+    ),
+    ray_address: Optional[str] = typer.Option(
+        None, "--ray-address", help="The Ray cluster to join (ray.init(address=...)); default: a local one."
+    ),
+    retry_errors: bool = typer.Option(False, "--retry-errors", help="Run again the runs whose outcome was an error."),
+    keep_projects: bool = typer.Option(False, "--keep-projects", help="Keep every run's project copy (local backend)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Run every run of SPEC that has no finished record yet (a rerun after an interruption
+    does only the missing runs). Exit codes: 0 all runs recorded, 1 a run could not be done,
+    2 a bad spec or option, 130 interrupted (run the same command again to continue)."""
+    from ..errors import ConfigurationError
+    from ..experiments import Progress, run_experiment
+
+    command = "experiment run"
+    exp = _load(spec, command)
+    options: dict[str, Any] = {}
+    if backend == "local":
+        options = {"concurrency": concurrency, "keep_projects": keep_projects}
+    elif backend == "ray":
+        options = {"address": ray_address, "concurrency": concurrency}
+    elif concurrency is not None:
+        options = {"concurrency": concurrency}
+    err = _console(stderr=True)
+    state: dict[str, Any] = {"passed": 0, "failed": 0, "errors": 0}
+    progress_bar: Any = None
+    task: Any = None
+
+    def on_progress(event: Progress) -> None:
+        nonlocal task
+        if event.kind == "planned":
+            err.print(
+                f"experiment {exp.name}: {event.total} runs "
+                f"({_plural(len(exp.layers), 'layer')} × {_plural(len(exp.models), 'model')} × {_plural(exp.runs, 'run')}), "
+                f"{event.done} finished before, {event.pending} to run · backend {backend} · store {store or exp.store}"
+            )
+            if progress_bar is not None:
+                task = progress_bar.add_task("runs", total=event.total, completed=event.done, status="")
+        elif event.kind == "finished" and event.record is not None:
+            outcome = event.record.outcome
+            key = {"pass": "passed", "fail": "failed"}.get(outcome, "errors")
+            state[key] += 1
+            if progress_bar is not None and task is not None:
+                status = f"{state['passed']} passed · {state['failed']} failed · {state['errors']} errors"
+                progress_bar.update(task, advance=1, status=status)
+
+    if not quiet:
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as Bar
+
+        progress_bar = Bar(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[status]}"),
+            console=err,
+            transient=False,
+        )
+    try:
+        if progress_bar is not None:
+            progress_bar.start()
+        try:
+            summary = asyncio.run(
+                run_experiment(
+                    exp,
+                    backend=backend,
+                    store=store,
+                    on_progress=on_progress,
+                    retry_errors=retry_errors,
+                    backend_options={k: v for k, v in options.items() if v is not None},
+                )
+            )
+        finally:
+            if progress_bar is not None:
+                progress_bar.stop()
+    except KeyboardInterrupt:
+        err.print("interrupted: the finished runs are recorded; run the same command again to do the rest")
+        raise typer.Exit(130)
+    except ConfigurationError as exc:
+        fail(command, str(exc), 2)
+    out = _console()
+    out.print(
+        f"{len(summary.records)} runs done now, {summary.skipped} finished before: "
+        f"{state['passed']} passed, {state['failed']} failed, {state['errors']} errors · records in {summary.store}"
+    )
+    out.print(f"scoreboard: toolwire experiment report {spec}" + (f" --store {store}" if store else ""))
+    if state["errors"]:
+        raise typer.Exit(1)
+
+
+def _frac(value: Fraction | None, digits: int = 1) -> str:
+    if value is None:
+        return "–"
+    return f"{float(value):,.{digits}f}"
+
+
+def _tokens(value: Any) -> str:
+    if value is None:
+        return "–"
+    v = float(value)
+    return f"{v:,.0f}" if v == int(v) else f"{v:,.1f}"
+
+
+def _usd(value: Decimal | None) -> str:
+    if value is None:
+        return "–"
+    return f"${value:,.4f}" if value >= Decimal("0.01") else f"${value:.6f}"
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Fraction):
+        return float(value)
+    if isinstance(value, Decimal):
+        return str(value)
+    return value
+
+
+@experiment_app.command("report")
+def report_command(
+    spec: Optional[Path] = typer.Argument(None, metavar="SPEC", help="The experiment spec (TOML)."),
+    store: Optional[Path] = typer.Option(None, "--store", help="The run store (SQLite) instead of the spec's."),
+    experiment: Optional[str] = typer.Option(
+        None, "--experiment", "-e", help="The experiment's name (default: the spec's)."
+    ),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Folder for the CSV and the chart (default: beside the store)."
+    ),
+    chart: bool = typer.Option(True, "--chart/--no-chart", help="Draw the PNG chart (needs the report extra)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the scoreboard as JSON."),
+) -> None:
+    """Print the scoreboard per layer × model — runs, pass rate, turns and tool errors (mean),
+    output tokens (mean), input tokens and cost (median, min–max) — and write the runs as CSV
+    and a chart of input tokens per run by layer (PNG, log scale)."""
+    from ..errors import ConfigurationError
+    from ..experiments.report import scoreboard, write_report
+    from ..store import RunStore
+
+    command = "experiment report"
+    if spec is None and (store is None or experiment is None):
+        fail(command, "give the SPEC, or --store FILE with --experiment NAME", 2)
+    exp = _load(spec, command) if spec is not None else None
+    if exp is None:
+        assert store is not None and experiment is not None
+        store_path, name = store, experiment
+    else:
+        store_path = store if store is not None else Path(exp.store)
+        name = experiment or exp.name
+    if not store_path.exists():
+        fail(command, f"no run store at {store_path}; run `toolwire experiment run` first", 2)
+    try:
+        with RunStore(store_path) as db:
+            cells = scoreboard(db, name)
+            files = write_report(db, name, out if out is not None else store_path.parent, chart=chart)
+    except ConfigurationError as exc:
+        fail(command, str(exc), 2)
+    if as_json:
+        rows = [
+            {k: _jsonable(getattr(c, k)) for k in c.__dataclass_fields__} | {"pass_rate": _jsonable(c.pass_rate)}
+            for c in cells
+        ]
+        print(
+            json.dumps(
+                {
+                    "experiment": name,
+                    "cells": rows,
+                    "csv": str(files.csv),
+                    "chart": str(files.chart) if files.chart else None,
+                },
+                indent=2,
+            )
+        )
+        return
+    from rich.table import Table
+
+    table = Table(title=f"{name}: scoreboard", show_lines=False)
+    for col, justify in (
+        ("layer", "left"),
+        ("model", "left"),
+        ("runs", "right"),
+        ("pass rate", "right"),
+        ("turns (mean)", "right"),
+        ("tool errors (mean)", "right"),
+        ("output tokens (mean)", "right"),
+        ("input tokens: median (min–max)", "right"),
+        ("cost: median (min–max)", "right"),
+    ):
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for c in cells:
+        rate = "–" if c.pass_rate is None else f"{c.passed}/{c.runs} ({float(c.pass_rate):.0%})"
+        inputs = (
+            "–"
+            if c.input_tokens_median is None
+            else f"{_tokens(c.input_tokens_median)} ({_tokens(c.input_tokens_min)}–{_tokens(c.input_tokens_max)})"
+        )
+        cost = "unpriced" if c.cost_median is None else f"{_usd(c.cost_median)} ({_usd(c.cost_min)}–{_usd(c.cost_max)})"
+        runs = str(c.runs) + (f" (+{c.unfinished} unfinished)" if c.unfinished else "")
+        table.add_row(
+            c.layer, c.model, runs, rate, _frac(c.turns), _frac(c.tool_errors), _frac(c.output_tokens, 0), inputs, cost
+        )
+    console = _console()
+    console.print(table)
+    console.print(f"runs as CSV: {files.csv}")
+    if files.chart is not None:
+        console.print(f"chart: {files.chart}")

@@ -1,0 +1,302 @@
+"""The scoreboard of an experiment, read back from its run store: per layer × model, how many
+runs finished, how many passed, and what they cost.
+
+- :func:`run_rows` — one dict per finished run (the CSV's rows);
+- :func:`scoreboard` — one :class:`Cell` per layer × model, in the spec's order: ``runs``,
+  ``passed`` / ``pass_rate``, ``turns`` and ``tool_errors`` (means), ``output_tokens`` (mean),
+  ``input_tokens`` and ``cost_usd`` (median, min and max). Means and medians are exact
+  (:class:`fractions.Fraction` for counts, :class:`decimal.Decimal` for dollars);
+- :func:`write_csv`, :func:`write_chart` (input tokens per run by layer, log scale; needs the
+  ``report`` extra, matplotlib, drawn with its non-interactive Agg backend) and
+  :func:`write_report` (both, beside each other).
+
+Only finished runs count (those with an outcome); runs still running or interrupted are counted
+in ``Cell.unfinished``. A run whose model the price data does not know has no cost: the cost
+columns then cover the priced runs only, and ``Cell.unpriced`` counts the others.
+"""
+
+from __future__ import annotations
+
+import csv
+import statistics
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+from ..errors import ConfigurationError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..store import RunStore
+
+__all__ = ["CSV_COLUMNS", "Cell", "run_rows", "scoreboard", "write_chart", "write_csv", "write_report"]
+
+#: The CSV's columns, in order (one row per finished run).
+CSV_COLUMNS = (
+    "experiment",
+    "layer",
+    "model",
+    "run_index",
+    "attempt",
+    "outcome",
+    "status",
+    "turns",
+    "tool_calls",
+    "tool_errors",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+    "cost_usd",
+    "wall_time",
+)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One layer × model of the scoreboard (see the module docs). Token and cost statistics are
+    ``None`` when no finished run of the cell reported them."""
+
+    layer: str
+    model: str
+    runs: int
+    passed: int
+    errors: int
+    unfinished: int
+    unpriced: int
+    turns: Fraction | None
+    tool_errors: Fraction | None
+    output_tokens: Fraction | None
+    input_tokens_median: Fraction | None
+    input_tokens_min: int | None
+    input_tokens_max: int | None
+    cost_median: Decimal | None
+    cost_min: Decimal | None
+    cost_max: Decimal | None
+
+    @property
+    def pass_rate(self) -> Fraction | None:
+        return Fraction(self.passed, self.runs) if self.runs else None
+
+
+def _order(store: RunStore, experiment: str) -> tuple[list[str], list[str]]:
+    row = store.experiment(experiment)
+    if row is None:
+        return [], []
+    spec = row["spec"]
+    return list(spec.get("layers", {})), [m["model"] for m in spec.get("models", [])]
+
+
+def run_rows(store: RunStore, experiment: str, *, finished_only: bool = True) -> list[dict[str, Any]]:
+    """The runs of ``experiment`` as dicts with the :data:`CSV_COLUMNS` keys (``cost_usd`` a
+    ``Decimal`` or ``None``), ordered by layer and model as in the spec, then run index.
+    Raises :class:`~toolwire.errors.ConfigurationError` when the store has no such experiment."""
+    if store.experiment(experiment) is None and not store.runs(experiment=experiment):
+        known = store.experiments()
+        raise ConfigurationError(
+            f"the run store {str(store.path)!r} has no experiment {experiment!r}"
+            + (f"; it has: {', '.join(known)}" if known else "; run `toolwire experiment run SPEC` first")
+        )
+    layers, models = _order(store, experiment)
+    out = []
+    for r in store.runs(experiment=experiment):
+        if finished_only and r.outcome is None:
+            continue
+        layer = r.variant if r.variant is not None else str(r.labels.get("layer", ""))
+        model = str(r.labels.get("model", r.model))
+        out.append(
+            {
+                "experiment": experiment,
+                "layer": layer,
+                "model": model,
+                "run_index": r.run_index,
+                "attempt": r.attempt,
+                "outcome": r.outcome,
+                "status": r.status,
+                "turns": r.turns,
+                "tool_calls": r.tool_calls,
+                "tool_errors": r.tool_errors,
+                **{
+                    k: r.usage.get(k)
+                    for k in (
+                        "input_tokens",
+                        "output_tokens",
+                        "cache_read_tokens",
+                        "cache_write_tokens",
+                        "reasoning_tokens",
+                    )
+                },
+                "cost_usd": Decimal(r.cost_usd) if r.cost_usd is not None else None,
+                "wall_time": r.wall_time,
+            }
+        )
+
+    def key(row: dict[str, Any]) -> tuple[int, int, str, str, int]:
+        li = layers.index(row["layer"]) if row["layer"] in layers else len(layers)
+        mi = models.index(row["model"]) if row["model"] in models else len(models)
+        return (li, mi, row["layer"], row["model"], row["run_index"] if row["run_index"] is not None else -1)
+
+    out.sort(key=key)
+    return out
+
+
+def _mean(values: Sequence[int | None]) -> Fraction | None:
+    xs = [v for v in values if v is not None]
+    return Fraction(sum(xs), len(xs)) if xs else None
+
+
+def _median(values: Sequence[int | None]) -> Fraction | None:
+    xs = sorted(v for v in values if v is not None)
+    if not xs:
+        return None
+    n = len(xs)
+    return Fraction(xs[n // 2]) if n % 2 else Fraction(xs[n // 2 - 1] + xs[n // 2], 2)
+
+
+def scoreboard(store: RunStore, experiment: str) -> list[Cell]:
+    """One :class:`Cell` per layer × model that has runs, in the spec's order."""
+    rows = run_rows(store, experiment)
+    unfinished: dict[tuple[str, str], int] = {}
+    for r in store.runs(experiment=experiment):
+        if r.outcome is None:
+            cell = (r.variant or str(r.labels.get("layer", "")), str(r.labels.get("model", r.model)))
+            unfinished[cell] = unfinished.get(cell, 0) + 1
+    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        cells.setdefault((row["layer"], row["model"]), []).append(row)
+    for cell in unfinished:
+        cells.setdefault(cell, [])
+    layers, models = _order(store, experiment)
+
+    def key(cell: tuple[str, str]) -> tuple[int, int, str, str]:
+        return (
+            layers.index(cell[0]) if cell[0] in layers else len(layers),
+            models.index(cell[1]) if cell[1] in models else len(models),
+            *cell,
+        )
+
+    out = []
+    for cell in sorted(cells, key=key):
+        rs = cells[cell]
+        inputs = [r["input_tokens"] for r in rs if r["input_tokens"] is not None]
+        costs = sorted(r["cost_usd"] for r in rs if r["cost_usd"] is not None)
+        out.append(
+            Cell(
+                layer=cell[0],
+                model=cell[1],
+                runs=len(rs),
+                passed=sum(1 for r in rs if r["outcome"] == "pass"),
+                errors=sum(1 for r in rs if r["outcome"] == "error"),
+                unfinished=unfinished.get(cell, 0),
+                unpriced=sum(1 for r in rs if r["cost_usd"] is None),
+                turns=_mean([r["turns"] for r in rs]),
+                tool_errors=_mean([r["tool_errors"] for r in rs]),
+                output_tokens=_mean([r["output_tokens"] for r in rs]),
+                input_tokens_median=_median(inputs),
+                input_tokens_min=min(inputs) if inputs else None,
+                input_tokens_max=max(inputs) if inputs else None,
+                cost_median=statistics.median(costs) if costs else None,
+                cost_min=costs[0] if costs else None,
+                cost_max=costs[-1] if costs else None,
+            )
+        )
+    return out
+
+
+def write_csv(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
+    """Write ``rows`` (from :func:`run_rows`) as CSV with a header of :data:`CSV_COLUMNS`."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with open(p, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(CSV_COLUMNS)
+        for row in rows:
+            w.writerow(["" if row.get(c) is None else row.get(c) for c in CSV_COLUMNS])
+    return p
+
+
+def write_chart(rows: Sequence[dict[str, Any]], path: str | Path, *, title: str | None = None) -> Path:
+    """Draw input tokens per run by layer (one column of dots per layer, one colour per model,
+    a bar at each cell's median; the y axis logarithmic) and save it as PNG. Needs matplotlib
+    (the ``report`` extra); raises :class:`~toolwire.errors.ConfigurationError` saying how to
+    install it when it is missing."""
+    try:
+        import matplotlib
+    except ImportError:
+        from .._install import extra_install_command
+
+        raise ConfigurationError(f"the chart needs matplotlib: {extra_install_command('report')}") from None
+    matplotlib.use("Agg", force=True)
+    from matplotlib.figure import Figure
+
+    layers = list(dict.fromkeys(r["layer"] for r in rows))
+    models = list(dict.fromkeys(r["model"] for r in rows))
+    fig = Figure(figsize=(7.5, 4.2), dpi=100)
+    ax = fig.add_subplot(1, 1, 1)
+    width = 0.7 / max(1, len(models))
+    colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
+    for mi, model in enumerate(models):
+        xs, ys = [], []
+        medians = []
+        for li, layer in enumerate(layers):
+            vals = [
+                r["input_tokens"] for r in rows if r["layer"] == layer and r["model"] == model and r["input_tokens"]
+            ]
+            centre = li + (mi - (len(models) - 1) / 2) * width
+            n = len(vals)
+            for k, v in enumerate(sorted(vals)):
+                xs.append(centre + ((k - (n - 1) / 2) * (width * 0.6 / max(1, n - 1)) if n > 1 else 0.0))
+                ys.append(v)
+            med = _median(vals)
+            if med is not None:
+                medians.append((centre, float(med)))
+        colour = colours[mi % len(colours)]
+        ax.scatter(xs, ys, s=28, color=colour, alpha=0.8, label=model, zorder=3)
+        for centre, med in medians:
+            ax.hlines(med, centre - width * 0.45, centre + width * 0.45, colors=colour, linewidth=2.2, zorder=4)
+    ax.set_yscale("log")
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    def tokens(v: float, _pos: Any) -> str:
+        return f"{v / 1000:g}k" if v >= 1000 else f"{v:g}"
+
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(tokens))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _pos: ""))
+    ax.set_xticks(range(len(layers)))
+    ax.set_xticklabels(layers)
+    ax.set_xlim(-0.6, len(layers) - 0.4)
+    ax.set_xlabel("tool layer")
+    ax.set_ylabel("input tokens per run (log scale)")
+    ax.set_title(title or "Input tokens per run by tool layer (bar: median)")
+    ax.grid(axis="y", which="both", alpha=0.3, zorder=0)
+    ax.legend(loc="best", fontsize="small", frameon=False)
+    fig.tight_layout()
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(p, format="png")
+    return p
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """Where :func:`write_report` wrote the CSV and the chart (``chart`` is ``None`` when it was
+    not drawn)."""
+
+    csv: Path
+    chart: Path | None
+
+
+def write_report(store: RunStore, experiment: str, out_dir: str | Path, *, chart: bool = True) -> ReportFiles:
+    """Write ``<experiment>.csv`` and (``chart``) ``<experiment>.png`` into ``out_dir``."""
+    rows = run_rows(store, experiment)
+    out = Path(out_dir)
+    csv_path = write_csv(rows, out / f"{experiment}.csv")
+    png = (
+        write_chart(rows, out / f"{experiment}.png", title=f"{experiment}: input tokens per run (bar: median)")
+        if chart
+        else None
+    )
+    return ReportFiles(csv_path, png)

@@ -1,0 +1,491 @@
+"""Running an experiment: the plan (which runs are still missing), one run from start to record,
+and :func:`run_experiment`, which hands the missing runs to a backend.
+
+Every backend uses the same pieces, so every backend writes the same records:
+
+- :func:`plan` — the runs still to do: every (layer, model, run index) of the spec without a
+  finished record (``outcome`` set) in the store. A run with a record but no outcome was
+  interrupted: it is planned again as the next ``attempt``, from scratch;
+- :func:`prepare_project` — a fresh copy of the project folder for one attempt;
+- :func:`build_tools` / :func:`build_model` — the layer's tools over that copy, the cell's model;
+- :func:`check_project` — the checker's verdict on the copy after the run;
+- :func:`make_record` — the :class:`RunRecord` (counts, tokens, cost, outcome) of a run state;
+- :func:`execute_run` — all of the above for one run through :func:`toolwire.run_stream`,
+  reporting to a :class:`~toolwire.experiments.backends.Recorder` as it goes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..errors import ConfigurationError, RunLimitExceeded
+from .spec import Experiment, ExperimentSpecError, load_spec, resolve_reference
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..adapter import Model
+    from ..runstate import RunState
+    from ..store import RunStore
+    from .backends import Recorder
+
+__all__ = [
+    "PendingRun",
+    "Progress",
+    "RunRecord",
+    "StoreRecorder",
+    "build_model",
+    "build_tools",
+    "check_project",
+    "execute_run",
+    "make_record",
+    "open_store",
+    "plan",
+    "prepare_project",
+    "project_path",
+    "run_experiment",
+    "work_dir",
+]
+
+#: Most characters of the checker's output kept in the record (the tail).
+CHECK_OUTPUT_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class PendingRun:
+    """One run to do: ``experiment`` (name), ``layer``, ``model`` (``"provider:model-id"`` as in
+    the spec), ``index`` (0-based within the cell) and ``attempt`` (1 for the first try, more
+    after interruptions). Plain data (it pickles). ``run_id`` is
+    ``"<experiment>/<layer>/<model>/<index>"``: the same for every attempt."""
+
+    experiment: str
+    layer: str
+    model: str
+    index: int
+    attempt: int = 1
+
+    @property
+    def run_id(self) -> str:
+        return f"{self.experiment}/{self.layer}/{self.model}/{self.index}"
+
+    @property
+    def labels(self) -> dict[str, Any]:
+        return {"layer": self.layer, "model": self.model, "index": self.index, "attempt": self.attempt}
+
+
+@dataclass
+class RunRecord:
+    """What one finished run left: the experiment record of its ``runs`` row.
+
+    ``outcome``: ``"pass"`` / ``"fail"`` (the checker's verdict) or ``"error"`` (the run raised:
+    ``error`` says ``"TypeName: message"``); ``status``: the run state's (``finished``,
+    ``stopped`` by a limit, ``failed``); ``turns`` (model requests), ``tool_calls``,
+    ``tool_errors``; the token totals ``input_tokens``, ``output_tokens``, ``cache_read_tokens``,
+    ``cache_write_tokens``, ``reasoning_tokens`` (``None`` when the vendor reported none);
+    ``cost_usd``: the run's cost in US dollars (``Decimal``; ``None`` when unpriced);
+    ``wall_time``: seconds from the start of the run to its end (the checker not included);
+    ``check_output``: the tail of the checker's output."""
+
+    run: PendingRun
+    outcome: str
+    status: str
+    turns: int
+    tool_calls: int
+    tool_errors: int
+    input_tokens: int | None
+    output_tokens: int | None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    cost_usd: Decimal | None = None
+    wall_time: float = 0.0
+    error: str | None = None
+    check_output: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "pass"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A progress event passed to ``on_progress``: ``kind`` is ``"planned"`` (``total`` runs in
+    the spec, ``done`` already finished before this call, ``pending`` about to run),
+    ``"started"`` (``run``) or ``"finished"`` (``run`` and its ``record``)."""
+
+    kind: str
+    total: int = 0
+    done: int = 0
+    pending: int = 0
+    run: PendingRun | None = None
+    record: RunRecord | None = None
+
+
+# -- the plan -------------------------------------------------------------------------------------
+def open_store(exp: Experiment, store: str | Path | None = None) -> RunStore:
+    """The experiment's run store (``store`` overrides the spec's path); its folder is created."""
+    from ..store import RunStore
+
+    path = Path(store) if store is not None else Path(exp.store)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return RunStore(path)
+
+
+def all_runs(exp: Experiment) -> list[PendingRun]:
+    """Every run of the spec as a first attempt, in order (layer, model, index)."""
+    return [
+        PendingRun(exp.name, layer, model, i)
+        for layer in exp.layers
+        for model in exp.model_names
+        for i in range(exp.runs)
+    ]
+
+
+def plan(exp: Experiment, store: RunStore, *, retry_errors: bool = False) -> tuple[list[PendingRun], int]:
+    """The runs still to do and how many of the spec's runs are finished already. A run whose
+    record has an outcome is finished (``retry_errors``: except those whose outcome is
+    ``error``); one with a record but no outcome was interrupted and is planned as its next
+    attempt."""
+    stored = {r.run_id: r for r in store.runs(experiment=exp.name)}
+    pending, done = [], 0
+    for run in all_runs(exp):
+        old = stored.get(run.run_id)
+        if old is None:
+            pending.append(run)
+        elif old.outcome is not None and not (retry_errors and old.outcome == "error"):
+            done += 1
+        else:
+            pending.append(PendingRun(run.experiment, run.layer, run.model, run.index, (old.attempt or 1) + 1))
+    return pending, done
+
+
+# -- the pieces of one run ------------------------------------------------------------------------
+def work_dir(exp: Experiment) -> Path:
+    """Where project copies live: ``<store>.work/`` beside the run store."""
+    store = Path(exp.store)
+    return store.with_name(store.name + ".work")
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text)
+
+
+def project_path(exp: Experiment, run: PendingRun) -> Path:
+    """Where the project copy of this attempt lives: ``<work dir>/<layer>/<model>/<index>-<attempt>``
+    (the same path every time, so a backend that survives a restart finds the copy again)."""
+    return work_dir(exp) / _safe(run.layer) / _safe(run.model) / f"{run.index}-{run.attempt}"
+
+
+def prepare_project(exp: Experiment, run: PendingRun) -> Path:
+    """A fresh copy of the project folder for this attempt, at :func:`project_path` (an older
+    copy there is removed first). Raises :class:`~toolwire.experiments.ExperimentSpecError`
+    when the project is not a folder."""
+    source = exp.project_dir()
+    root = project_path(exp, run)
+    if root.exists():
+        shutil.rmtree(root)
+    root.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(source, root, symlinks=True)
+    return root
+
+
+def build_tools(exp: Experiment, run: PendingRun, root: Path) -> list[Any]:
+    """The tools of ``run.layer`` over the project copy ``root`` (see the spec's docs for what a
+    layer's ``module:attr`` may be). Raises :class:`ExperimentSpecError` naming the layer."""
+    from ..tools import Tool
+
+    exp.import_path()
+    tools: list[Any] = []
+    for ref in exp.layers[run.layer]:
+        where = f"layers.{run.layer}"
+        try:
+            obj = resolve_reference(ref)
+        except Exception as exc:
+            raise ExperimentSpecError(exp.source, where, f"cannot load {ref!r}: {type(exc).__name__}: {exc}") from None
+        if callable(obj) and not isinstance(obj, Tool):
+            try:
+                made = obj(root)
+            except TypeError:
+                made = obj  # a plain typed function is a tool itself
+            except Exception as exc:
+                raise ExperimentSpecError(
+                    exp.source, where, f"{ref!r} failed to build the tools: {type(exc).__name__}: {exc}"
+                ) from None
+            obj = made
+        items = list(obj) if isinstance(obj, (list, tuple)) else [obj]
+        for item in items:
+            if not isinstance(item, Tool) and not callable(item):
+                raise ExperimentSpecError(
+                    exp.source, where, f"{ref!r} gave a {type(item).__name__}, not a tool or a list of tools"
+                )
+            tools.append(item)
+    return tools
+
+
+def build_model(exp: Experiment, run: PendingRun) -> Model:
+    """The model of ``run.model``: the factory's result when the spec names one, else
+    ``toolwire.model(model, **settings)``."""
+    from ..registry import model as resolve_model
+
+    entry = exp.model_entry(run.model)
+    if entry.factory:
+        exp.import_path()
+        made = resolve_reference(entry.factory)(run)
+        return resolve_model(made, **entry.settings)
+    return resolve_model(entry.model, **entry.settings)
+
+
+def _tail(text: str) -> str:
+    return text if len(text) <= CHECK_OUTPUT_CHARS else "…" + text[-CHECK_OUTPUT_CHARS:]
+
+
+def check_project_sync(exp: Experiment, root: Path) -> tuple[bool, str]:
+    """Run the checker in ``root``: ``(passed, output)``. Exit status 0 passes; another status,
+    a checker that cannot start, or one running past ``checker_timeout`` fails."""
+    argv = exp.checker_command(root)
+    env = {**os.environ, "TOOLWIRE_PROJECT": str(root)}
+    try:
+        proc = subprocess.run(
+            argv, cwd=root, env=env, capture_output=True, text=True, timeout=exp.checker_timeout, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return False, f"the checker ran past {exp.checker_timeout:g} s and was stopped"
+    except OSError as exc:
+        return False, f"the checker {argv[0]!r} could not start: {exc.strerror or exc}"
+    out = (proc.stdout + proc.stderr).strip()
+    if proc.returncode != 0:
+        out = f"{out}\n(exit status {proc.returncode})".strip()
+    return proc.returncode == 0, _tail(out)
+
+
+async def check_project(exp: Experiment, root: Path) -> tuple[bool, str]:
+    """:func:`check_project_sync` in a worker thread."""
+    return await asyncio.to_thread(check_project_sync, exp, root)
+
+
+def make_record(
+    run: PendingRun,
+    state: RunState,
+    *,
+    passed: bool | None,
+    check_output: str = "",
+    wall_time: float = 0.0,
+    error: str | None = None,
+) -> RunRecord:
+    """The :class:`RunRecord` of a run state: ``passed`` is the checker's verdict (``None`` with
+    ``error`` for a run that raised). The cost is the run's priced total
+    (:attr:`toolwire.RunResult.cost`)."""
+    from ..pricing import run_cost
+
+    usage = state.usage
+    cost = run_cost(state.to_result()).total if state.turns else None
+    runs = state.tool_runs
+    if error is not None or passed is None:
+        outcome = "error"
+    else:
+        outcome = "pass" if passed else "fail"
+    return RunRecord(
+        run=run,
+        outcome=outcome,
+        status=state.status,
+        turns=len(state.turns),
+        tool_calls=len(runs),
+        tool_errors=sum(1 for r in runs if r.result.is_error),
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_read_tokens=usage.cache_read_tokens,
+        cache_write_tokens=usage.cache_write_tokens,
+        reasoning_tokens=usage.reasoning_tokens,
+        cost_usd=cost.total_usd if cost is not None and cost.priced else None,
+        wall_time=wall_time,
+        error=error,
+        check_output=check_output,
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+async def execute_run(exp: Experiment, run: PendingRun, recorder: Recorder, *, keep_project: bool = False) -> RunRecord:
+    """Do one run from scratch and report it: a fresh project copy, the layer's tools, the model,
+    :func:`toolwire.run_stream` with a checkpoint after every finished tool call and turn, the
+    checker, the record. A run that raises (a provider error, a broken factory) is recorded with
+    outcome ``error``; a run stopped by a limit is still checked. A cancellation (or
+    ``KeyboardInterrupt``) propagates after the partial run is checkpointed, leaving its record
+    without an outcome, so the next :func:`run_experiment` starts it again."""
+    from ..loop import run_stream
+    from ..runstate import RunState
+
+    t0 = time.monotonic()
+    root = prepare_project(exp, run)
+    state = RunState(run.run_id, run.model, status="running")
+    recorder.started(run, state)
+    try:
+        try:
+            tools = build_tools(exp, run, root)
+            model = build_model(exp, run)
+            stream = run_stream(
+                model,
+                exp.prompt,
+                tools=tools,
+                instructions=exp.instructions,
+                max_turns=exp.max_turns,
+                run_id=run.run_id,
+            )
+        except Exception as exc:
+            state.status, state.error = "failed", _describe(exc)
+            record = make_record(run, state, passed=None, wall_time=time.monotonic() - t0, error=state.error)
+            recorder.finished(run, state, record)
+            return record
+        state = stream.state
+        error: BaseException | None = None
+        try:
+            async for event in stream:
+                kind = type(event).__name__
+                if kind in ("ToolFinished", "TurnFinished"):
+                    recorder.checkpoint(run, stream.state)
+                elif kind == "RunFinished" and event.error is not None:
+                    error = event.error
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            recorder.checkpoint(run, stream.state)
+            raise
+        except Exception as exc:
+            state = stream.state
+            if state.status == "running":
+                state.status, state.error = "failed", _describe(exc)
+            record = make_record(run, state, passed=None, wall_time=time.monotonic() - t0, error=_describe(exc))
+            recorder.finished(run, state, record)
+            return record
+        wall = time.monotonic() - t0
+        state = stream.state
+        if error is not None and not isinstance(error, RunLimitExceeded):  # pragma: no cover - defensive
+            record = make_record(run, state, passed=None, wall_time=wall, error=_describe(error))
+        else:
+            passed, output = await check_project(exp, root)
+            record = make_record(run, state, passed=passed, check_output=output, wall_time=wall)
+        recorder.finished(run, state, record)
+        return record
+    finally:
+        if not keep_project:
+            shutil.rmtree(root, ignore_errors=True)
+            _remove_empty_parents(root.parent, work_dir(exp))
+
+
+def _remove_empty_parents(folder: Path, top: Path) -> None:
+    """Remove ``folder`` and its parents up to ``top`` (included) while they are empty."""
+    while True:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (another run's copy), or gone
+            return
+        if folder == top or top not in folder.parents:
+            return
+        folder = folder.parent
+
+
+# -- the recorder that writes the store -----------------------------------------------------------
+class StoreRecorder:
+    """The :class:`~toolwire.experiments.backends.Recorder` that writes the run store: on
+    ``started`` the earlier attempt's rows (if any) are replaced by a new run row with the
+    experiment columns set and no outcome; ``checkpoint`` saves the run state (turns and tool
+    calls included); ``finished`` saves it once more and writes the outcome, cost, wall time and
+    checker output. ``on_progress`` (optional) gets a :class:`Progress` for every start and
+    finish. Thread-safe (the store is)."""
+
+    def __init__(self, store: RunStore, exp: Experiment, on_progress: Callable[[Progress], Any] | None = None) -> None:
+        self.store = store
+        self.exp = exp
+        self.on_progress = on_progress
+
+    def started(self, run: PendingRun, state: RunState) -> None:
+        self.store.delete(run.run_id)
+        self.store.save(state, experiment=run.experiment, labels=run.labels)
+        self.store.update_run(run.run_id, variant=run.layer, run_index=run.index, attempt=run.attempt)
+        if self.on_progress is not None:
+            self.on_progress(Progress("started", run=run))
+
+    def checkpoint(self, run: PendingRun, state: RunState) -> None:
+        self.store.save(state, experiment=run.experiment, labels=run.labels)
+
+    def finished(self, run: PendingRun, state: RunState, record: RunRecord) -> None:
+        self.store.save(state, experiment=run.experiment, labels=run.labels)
+        self.store.update_run(
+            run.run_id,
+            outcome=record.outcome,
+            cost_usd=None if record.cost_usd is None else str(record.cost_usd),
+            wall_time=record.wall_time,
+            check_output=record.check_output or (record.error or ""),
+        )
+        if self.on_progress is not None:
+            self.on_progress(Progress("finished", run=run, record=record))
+
+
+# -- the whole experiment -------------------------------------------------------------------------
+@dataclass
+class ExperimentRun:
+    """What :func:`run_experiment` did: ``total`` runs in the spec, ``skipped`` (finished before),
+    ``records`` (the runs done now, in the order they finished) and the ``store`` path."""
+
+    total: int
+    skipped: int
+    records: list[RunRecord] = field(default_factory=list)
+    store: str = ""
+
+
+async def run_experiment(
+    spec: Experiment | str | Path,
+    *,
+    backend: Any = "local",
+    store: str | Path | None = None,
+    on_progress: Callable[[Progress], Any] | None = None,
+    retry_errors: bool = False,
+    backend_options: dict[str, Any] | None = None,
+) -> ExperimentRun:
+    """Run every run of ``spec`` (a spec path or a loaded :class:`Experiment`) that has no
+    finished record yet, through ``backend`` (``"local"``, ``"ray"``, ``"batch"`` or a
+    :class:`~toolwire.experiments.backends.Backend`); ``store`` overrides the spec's run store.
+    Finished runs are never repeated; interrupted ones start again in a fresh project copy.
+    Raises :class:`~toolwire.experiments.ExperimentSpecError` for a bad spec and
+    :class:`~toolwire.errors.ConfigurationError` for an unknown backend."""
+    from .backends import get_backend
+
+    exp = load_spec(spec) if not isinstance(spec, Experiment) else spec
+    if store is not None:
+        from dataclasses import replace
+
+        exp = replace(exp, store=str(Path(store)))
+    be = get_backend(backend, **(backend_options or {})) if isinstance(backend, str) else backend
+    if not hasattr(be, "run"):
+        raise ConfigurationError(f"backend must be a name or an object with run(), got {type(backend).__name__}")
+    db = open_store(exp)
+    try:
+        db.save_experiment(exp.name, exp.to_dict(), fingerprint=exp.fingerprint())
+        pending, done = plan(exp, db, retry_errors=retry_errors)
+        total = len(pending) + done
+        summary = ExperimentRun(total, done, store=str(db.path))
+
+        def progress(event: Progress) -> None:
+            if event.kind == "finished" and event.record is not None:
+                summary.records.append(event.record)
+            if on_progress is not None:
+                on_progress(event)
+
+        progress(Progress("planned", total=total, done=done, pending=len(pending)))
+        if pending:
+            await be.run(exp, pending, StoreRecorder(db, exp, progress))
+        return summary
+    finally:
+        db.close()
+
+
+def run_experiment_sync(spec: Experiment | str | Path, **kwargs: Any) -> ExperimentRun:
+    """:func:`run_experiment` for code without an event loop."""
+    return asyncio.run(run_experiment(spec, **kwargs))

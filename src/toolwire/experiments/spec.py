@@ -1,0 +1,411 @@
+"""Experiment specs: a TOML file naming the task, the tool layers, the models and the runs.
+
+A spec (every relative path is relative to the spec file's folder, which is also put first on
+``sys.path`` so that ``module:attr`` references to modules beside the spec import)::
+
+    name = "sensor-listing"        # the experiment's name: the key of its records
+    runs = 3                       # runs per cell (one cell = one layer × one model)
+    concurrency = 4                # most runs at the same time
+    max_turns = 30                 # most model requests per run
+    store = "sensor.sqlite"        # the run store (SQLite); default "<name>.sqlite" beside the spec
+    models = ["anthropic:claude-sonnet-4-5", "openai:gpt-5-mini"]
+
+    [task]
+    prompt = "The daily report prints a mean that is far too low. Find out why and fix it."
+    instructions = "You work in a project folder through file tools."   # optional system prompt
+    project = "project"            # a folder (or "module:attr" naming one), copied fresh per run
+    checker = ["{python}", "check.py", "{project}"]   # exit status 0 = pass
+    checker_timeout = 120          # seconds
+
+    [layers]                       # each a toolset: "module:attr" (or a list of them)
+    bare-names = "sensor_layers:bare_names"
+    byte-sizes = "sensor_layers:byte_sizes"
+
+A layer's ``module:attr`` is a :class:`~toolwire.Tool`, a typed function, a list of them, or a
+callable taking the run's project folder (a :class:`pathlib.Path`) and returning such a list
+(e.g. :func:`toolwire.design.files.file_tools`) — tools that work on files must be built per run,
+over that run's fresh copy.
+
+A model is a ``"provider:model-id"`` string or a table ``{model = "provider:model-id", settings
+= {...}, factory = "module:attr"}``: ``settings`` are passed to :func:`toolwire.model`;
+``factory`` (optional) is called once per run with the :class:`~toolwire.experiments.PendingRun`
+and returns the model to use (a :class:`~toolwire.adapter.Model`, a string or a mapping) — the
+way to run an experiment offline on the ``scripted`` provider under a model id the price data
+knows, e.g. ``model = "scripted:claude-sonnet-4-5"``. ``model`` is the key of the cell in the
+records and the report, and the price key of its usage.
+
+The checker is a command (a list of words, or one string split like a shell would) run after
+every run with the project copy as its working folder; ``{project}`` (the copy), ``{spec_dir}``
+(the spec's folder) and ``{python}`` (this Python interpreter) are replaced in every word, and
+``TOOLWIRE_PROJECT`` is set to the copy. Exit status 0 means the run passed; anything else, or
+running past ``checker_timeout``, means it failed. Keep what the checker compares against (the
+true answer, a hash of data the model must not edit) outside the project folder.
+
+:func:`load_spec` raises :class:`ExperimentSpecError` (a
+:class:`~toolwire.errors.ConfigurationError`) naming the file and the field for a bad spec.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import re
+import shlex
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..errors import ConfigurationError
+
+__all__ = ["Experiment", "ExperimentSpecError", "ModelEntry", "load_spec", "resolve_reference"]
+
+_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_TOP_KEYS = {"name", "runs", "concurrency", "max_turns", "store", "models", "task", "layers"}
+_TASK_KEYS = {"prompt", "instructions", "project", "checker", "checker_timeout"}
+_MODEL_KEYS = {"model", "settings", "factory"}
+
+
+class ExperimentSpecError(ConfigurationError):
+    """A spec that cannot run: the message names the spec file and the field (e.g.
+    ``sensor.toml: task.checker: ...``). Attribute ``field``: the dotted field name."""
+
+    def __init__(self, source: str, field_name: str, message: str) -> None:
+        self.source = source
+        self.field = field_name
+        where = f"{source}: {field_name}: " if field_name else f"{source}: "
+        super().__init__(where + message)
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One model of a spec: ``model`` (``"provider:model-id"``, the cell's key), ``settings``
+    (passed to :func:`toolwire.model`) and ``factory`` (``"module:attr"`` or ``None``)."""
+
+    model: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    factory: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model": self.model, "settings": dict(self.settings), "factory": self.factory}
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A loaded spec (see the module docs for the fields). Plain data: it pickles, so it can be
+    sent to other processes (a Ray worker) and rebuilt there.
+
+    ``layers`` keeps the spec's order: ``{name: ["module:attr", ...]}``; ``checker`` is the
+    command as a list of words (placeholders not yet replaced); ``spec_dir`` the folder relative
+    paths and ``module:attr`` imports are resolved from; ``store`` the run store's path.
+    """
+
+    name: str
+    prompt: str
+    project: str
+    checker: tuple[str, ...]
+    layers: dict[str, tuple[str, ...]]
+    models: tuple[ModelEntry, ...]
+    runs: int = 1
+    concurrency: int = 4
+    max_turns: int = 30
+    instructions: str | None = None
+    checker_timeout: float = 120.0
+    store: str = ""
+    spec_dir: str = "."
+    source: str = "<spec>"
+
+    # -- derived ----------------------------------------------------------------------------
+    @property
+    def model_names(self) -> list[str]:
+        return [m.model for m in self.models]
+
+    def model_entry(self, model: str) -> ModelEntry:
+        for m in self.models:
+            if m.model == model:
+                return m
+        raise KeyError(f"the experiment {self.name!r} has no model {model!r}")
+
+    def project_dir(self) -> Path:
+        """The project folder every run gets a fresh copy of. Raises :class:`ExperimentSpecError`
+        when it is not a folder."""
+        self.import_path()
+        if _REF.match(self.project) and not (Path(self.spec_dir) / self.project).exists():
+            try:
+                value = resolve_reference(self.project)
+            except Exception as exc:
+                raise ExperimentSpecError(self.source, "task.project", f"cannot load {self.project!r}: {exc}") from None
+            path = Path(value)
+        else:
+            path = Path(self.project)
+            if not path.is_absolute():
+                path = Path(self.spec_dir) / path
+        if not path.is_dir():
+            raise ExperimentSpecError(self.source, "task.project", f"{str(path)!r} is not a folder")
+        return path
+
+    def import_path(self) -> None:
+        """Put the spec's folder first on ``sys.path`` (once), so its ``module:attr`` imports."""
+        folder = str(Path(self.spec_dir).resolve())
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+
+    def checker_command(self, project: Path) -> list[str]:
+        """The checker's words with ``{project}``, ``{spec_dir}`` and ``{python}`` replaced."""
+        subs = {"{project}": str(project), "{spec_dir}": str(Path(self.spec_dir).resolve()), "{python}": sys.executable}
+        out = []
+        for word in self.checker:
+            for k, v in subs.items():
+                word = word.replace(k, v)
+            out.append(word)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (what the run store keeps in its ``experiments`` table)."""
+        return {
+            "name": self.name,
+            "prompt": self.prompt,
+            "instructions": self.instructions,
+            "project": self.project,
+            "checker": list(self.checker),
+            "checker_timeout": self.checker_timeout,
+            "layers": {k: list(v) for k, v in self.layers.items()},
+            "models": [m.to_dict() for m in self.models],
+            "runs": self.runs,
+            "concurrency": self.concurrency,
+            "max_turns": self.max_turns,
+            "store": self.store,
+            "spec_dir": self.spec_dir,
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Experiment:
+        return cls(
+            name=d["name"],
+            prompt=d["prompt"],
+            project=d["project"],
+            checker=tuple(d["checker"]),
+            layers={k: tuple(v) for k, v in d["layers"].items()},
+            models=tuple(ModelEntry(m["model"], dict(m.get("settings") or {}), m.get("factory")) for m in d["models"]),
+            runs=d["runs"],
+            concurrency=d["concurrency"],
+            max_turns=d["max_turns"],
+            instructions=d.get("instructions"),
+            checker_timeout=d.get("checker_timeout", 120.0),
+            store=d.get("store", ""),
+            spec_dir=d.get("spec_dir", "."),
+            source=d.get("source", "<spec>"),
+        )
+
+    def fingerprint(self) -> str:
+        """A hash of what decides a run's outcome (task, layers, models, max_turns): two specs
+        with the same fingerprint make comparable runs."""
+        d = self.to_dict()
+        keep = {k: d[k] for k in ("prompt", "instructions", "project", "checker", "layers", "models", "max_turns")}
+        return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def resolve_reference(ref: str) -> Any:
+    """Import ``"module:attr"`` and return the attribute (``attr`` may be dotted). Raises
+    ``ImportError``/``AttributeError`` with the reason."""
+    module_name, sep, attr = ref.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"{ref!r} is not 'module:attr'")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise AttributeError(
+                f"{obj.__name__ if hasattr(obj, '__name__') else obj!r} has no attribute {part!r}"
+            ) from None
+    return obj
+
+
+def _int(source: str, name: str, value: Any, low: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise ExperimentSpecError(source, name, f"must be a whole number ≥ {low}, got {value!r}")
+    return value
+
+
+def _text(source: str, name: str, value: Any, *, empty: bool = False) -> str:
+    if not isinstance(value, str) or (not empty and not value.strip()):
+        raise ExperimentSpecError(source, name, f"must be a non-empty string, got {value!r}")
+    return value
+
+
+def _unknown(source: str, where: str, table: Mapping[str, Any], known: set[str]) -> None:
+    extra = sorted(set(table) - known)
+    if extra:
+        prefix = f"{where}." if where else ""
+        raise ExperimentSpecError(
+            source, prefix + extra[0], f"unknown field (the known ones are: {', '.join(sorted(known))})"
+        )
+
+
+def _ref(source: str, name: str, value: Any) -> str:
+    if not isinstance(value, str) or not _REF.match(value):
+        raise ExperimentSpecError(source, name, f"must be 'module:attr' (e.g. 'my_tools:toolset'), got {value!r}")
+    return value
+
+
+def parse_spec(data: Mapping[str, Any], *, source: str = "<spec>", spec_dir: str | Path = ".") -> Experiment:
+    """Check a spec already read from TOML (a dict) and return the :class:`Experiment`.
+    Raises :class:`ExperimentSpecError` naming the first bad field."""
+    _unknown(source, "", data, _TOP_KEYS)
+    for required in ("name", "models", "task", "layers"):
+        if required not in data:
+            raise ExperimentSpecError(source, required, "missing (required)")
+    name = _text(source, "name", data["name"])
+    if not _NAME.match(name):
+        raise ExperimentSpecError(source, "name", f"use letters, digits, '.', '_' and '-' only, got {name!r}")
+    runs = _int(source, "runs", data.get("runs", 1), 1)
+    concurrency = _int(source, "concurrency", data.get("concurrency", 4), 1)
+    max_turns = _int(source, "max_turns", data.get("max_turns", 30), 1)
+
+    task = data["task"]
+    if not isinstance(task, Mapping):
+        raise ExperimentSpecError(source, "task", "must be a table ([task])")
+    _unknown(source, "task", task, _TASK_KEYS)
+    for required in ("prompt", "project", "checker"):
+        if required not in task:
+            raise ExperimentSpecError(source, f"task.{required}", "missing (required)")
+    prompt = _text(source, "task.prompt", task["prompt"])
+    instructions = task.get("instructions")
+    if instructions is not None:
+        instructions = _text(source, "task.instructions", instructions)
+    project = _text(source, "task.project", task["project"])
+    checker_raw = task["checker"]
+    if isinstance(checker_raw, str):
+        try:
+            checker = tuple(shlex.split(checker_raw))
+        except ValueError as exc:
+            raise ExperimentSpecError(source, "task.checker", f"cannot split {checker_raw!r}: {exc}") from None
+    elif isinstance(checker_raw, list) and all(isinstance(w, str) for w in checker_raw):
+        checker = tuple(checker_raw)
+    else:
+        raise ExperimentSpecError(
+            source, "task.checker", f"must be a command: a string or a list of strings, got {checker_raw!r}"
+        )
+    if not checker or not checker[0].strip():
+        raise ExperimentSpecError(source, "task.checker", "is empty; give the command that decides pass or fail")
+    timeout = task.get("checker_timeout", 120)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+        raise ExperimentSpecError(source, "task.checker_timeout", f"must be a number of seconds > 0, got {timeout!r}")
+
+    layers_raw = data["layers"]
+    if not isinstance(layers_raw, Mapping) or not layers_raw:
+        raise ExperimentSpecError(source, "layers", 'must be a table with at least one layer (name = "module:attr")')
+    layers: dict[str, tuple[str, ...]] = {}
+    for lname, value in layers_raw.items():
+        if not _NAME.match(lname):
+            raise ExperimentSpecError(
+                source, f"layers.{lname}", "a layer name uses letters, digits, '.', '_' and '-' only"
+            )
+        refs = value if isinstance(value, list) else [value]
+        if not refs:
+            raise ExperimentSpecError(source, f"layers.{lname}", "names no toolset")
+        layers[lname] = tuple(_ref(source, f"layers.{lname}", r) for r in refs)
+
+    models_raw = data["models"]
+    if isinstance(models_raw, (str, Mapping)):
+        models_raw = [models_raw]
+    if not isinstance(models_raw, list) or not models_raw:
+        raise ExperimentSpecError(source, "models", "must be a list of 'provider:model-id' strings or model tables")
+    models: list[ModelEntry] = []
+    for i, m in enumerate(models_raw):
+        where = f"models[{i}]"
+        if isinstance(m, str):
+            entry = ModelEntry(m)
+        elif isinstance(m, Mapping):
+            _unknown(source, where, m, _MODEL_KEYS)
+            if "model" not in m:
+                raise ExperimentSpecError(source, f"{where}.model", "missing (required): 'provider:model-id'")
+            settings = m.get("settings") or {}
+            if not isinstance(settings, Mapping):
+                raise ExperimentSpecError(source, f"{where}.settings", "must be a table of model settings")
+            factory = m.get("factory")
+            if factory is not None:
+                factory = _ref(source, f"{where}.factory", factory)
+            entry = ModelEntry(_text(source, f"{where}.model", m["model"]), dict(settings), factory)
+        else:
+            raise ExperimentSpecError(source, where, f"must be 'provider:model-id' or a table, got {m!r}")
+        provider, sep, model_id = entry.model.partition(":")
+        if not sep or not provider or not model_id:
+            raise ExperimentSpecError(
+                source,
+                f"{where}.model" if isinstance(m, Mapping) else where,
+                f"must be 'provider:model-id' (e.g. 'anthropic:claude-sonnet-4-5'), got {entry.model!r}",
+            )
+        if entry.model in {e.model for e in models}:
+            raise ExperimentSpecError(source, where, f"{entry.model!r} is listed twice")
+        models.append(entry)
+
+    spec_dir = Path(spec_dir)
+    store = data.get("store", f"{name}.sqlite")
+    store = _text(source, "store", store)
+    store_path = Path(store) if Path(store).is_absolute() else spec_dir / store
+    return Experiment(
+        name=name,
+        prompt=prompt,
+        project=project,
+        checker=checker,
+        layers=layers,
+        models=tuple(models),
+        runs=runs,
+        concurrency=concurrency,
+        max_turns=max_turns,
+        instructions=instructions,
+        checker_timeout=float(timeout),
+        store=str(store_path),
+        spec_dir=str(spec_dir),
+        source=source,
+    )
+
+
+def load_spec(path: str | Path, *, check: bool = True) -> Experiment:
+    """Read and check the TOML spec at ``path``. With ``check`` (the default) the project
+    folder must exist and every layer and factory must import. Raises
+    :class:`ExperimentSpecError` naming the file and the field."""
+    p = Path(path)
+    source = str(p)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ExperimentSpecError(source, "", f"cannot read the spec: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ExperimentSpecError(source, "", f"not valid TOML: {exc}") from None
+    exp = parse_spec(data, source=source, spec_dir=p.resolve().parent)
+    if check:
+        validate(exp)
+    return exp
+
+
+def validate(exp: Experiment) -> None:
+    """Check that the project folder exists and that every layer and factory imports."""
+    exp.project_dir()
+    exp.import_path()
+    for lname, refs in exp.layers.items():
+        for ref in refs:
+            try:
+                resolve_reference(ref)
+            except Exception as exc:
+                raise ExperimentSpecError(
+                    exp.source, f"layers.{lname}", f"cannot load {ref!r}: {type(exc).__name__}: {exc}"
+                ) from None
+    for i, m in enumerate(exp.models):
+        if m.factory:
+            try:
+                obj = resolve_reference(m.factory)
+            except Exception as exc:
+                raise ExperimentSpecError(
+                    exp.source, f"models[{i}].factory", f"cannot load {m.factory!r}: {type(exc).__name__}: {exc}"
+                ) from None
+            if not callable(obj):
+                raise ExperimentSpecError(exp.source, f"models[{i}].factory", f"{m.factory!r} is not callable")

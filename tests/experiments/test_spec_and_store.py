@@ -1,0 +1,134 @@
+"""Spec errors name the field; the run store's version-2 schema and its upgrade from version 1."""
+
+from __future__ import annotations
+
+import sqlite3
+import textwrap
+
+import pytest
+from experiment_helpers import EXAMPLE
+
+from toolwire.errors import ConfigurationError
+from toolwire.experiments import ExperimentSpecError, load_spec
+from toolwire.store import SCHEMA_VERSION, RunStore
+
+GOOD = """\
+name = "t"
+runs = 2
+models = ["scripted:claude-sonnet-4-5"]
+[task]
+prompt = "fix it"
+project = "proj"
+checker = "true"
+[layers]
+a = "toolwire.design.files:file_tools"
+"""
+
+
+def write(tmp_path, text):
+    (tmp_path / "proj").mkdir(exist_ok=True)
+    p = tmp_path / "spec.toml"
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+def test_a_good_spec_loads(tmp_path):
+    exp = load_spec(write(tmp_path, GOOD))
+    assert (exp.name, exp.runs, exp.concurrency, exp.max_turns, exp.checker) == ("t", 2, 4, 30, ("true",))
+    assert exp.store == str(tmp_path / "t.sqlite")
+    assert exp.project_dir() == tmp_path / "proj"
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "words"),
+    [
+        (lambda s: s.replace("runs = 2", "runs = 0"), "runs", "whole number ≥ 1"),
+        (lambda s: s.replace('checker = "true"\n', ""), "task.checker", "missing"),
+        (lambda s: s.replace('checker = "true"', "checker = 3"), "task.checker", "a string or a list"),
+        (lambda s: s.replace('project = "proj"', 'project = "nowhere"'), "task.project", "is not a folder"),
+        (lambda s: s.replace('"toolwire.design.files:file_tools"', '"file_tools"'), "layers.a", "'module:attr'"),
+        (
+            lambda s: s.replace('"toolwire.design.files:file_tools"', '"toolwire.design.files:nope"'),
+            "layers.a",
+            "cannot load",
+        ),
+        (lambda s: s.replace('["scripted:claude-sonnet-4-5"]', '["claude"]'), "models[0]", "'provider:model-id'"),
+        (
+            lambda s: s.replace(
+                '["scripted:claude-sonnet-4-5"]', '[{ model = "scripted:x", factory = "no_such_module:f" }]'
+            ),
+            "models[0].factory",
+            "cannot load",
+        ),
+        (lambda s: s.replace("runs = 2", "runs = 2\nconcurency = 3"), "concurency", "unknown field"),
+        (lambda s: s.replace('prompt = "fix it"', 'prompt = "fix it"\ntimeout = 3'), "task.timeout", "unknown field"),
+        (lambda s: s.replace('name = "t"', 'name = "a b"'), "name", "letters, digits"),
+        (lambda s: s.replace('name = "t"\n', ""), "name", "missing"),
+        (lambda s: s + "oops = [", "", "not valid TOML"),
+    ],
+)
+def test_a_bad_spec_names_the_field(tmp_path, change, field, words):
+    path = write(tmp_path, change(GOOD))
+    with pytest.raises(ExperimentSpecError) as info:
+        load_spec(path)
+    assert isinstance(info.value, ConfigurationError)
+    assert info.value.field == field
+    prefix = f"{path}: {field}: " if field else f"{path}: "
+    assert str(info.value).startswith(prefix) and words in str(info.value)
+
+
+def test_a_missing_spec_file_is_a_configuration_error(tmp_path):
+    with pytest.raises(ExperimentSpecError, match="cannot read the spec"):
+        load_spec(tmp_path / "none.toml")
+
+
+def test_a_version_1_store_is_upgraded_in_place(tmp_path):
+    """A file written by the version-1 schema keeps its runs and gains the experiment columns."""
+    from toolwire.store import _SCHEMA
+
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript(_SCHEMA)
+    conn.execute(
+        "INSERT INTO runs (run_id, model, status, labels, created_at, updated_at, turns, tool_calls, tool_errors, state) "
+        "VALUES ('r1', 'test', 'finished', '{}', 1.0, 2.0, 3, 4, 1, '{}')"
+    )
+    conn.execute("PRAGMA user_version=1")
+    conn.commit()
+    conn.close()
+    with RunStore(path) as db:
+        run = db.get("r1")
+        assert (run.turns, run.tool_calls, run.tool_errors, run.outcome, run.variant) == (3, 4, 1, None, None)
+        db.update_run("r1", variant="v", run_index=0, attempt=1, outcome="pass", cost_usd="0.5", wall_time=1.5)
+        run = db.get("r1")
+        assert (run.variant, run.run_index, run.attempt, run.outcome, run.cost_usd, run.wall_time) == (
+            "v",
+            0,
+            1,
+            "pass",
+            "0.5",
+            1.5,
+        )
+        with pytest.raises(ValueError, match="unknown experiment column"):
+            db.update_run("r1", turns=9)
+        with pytest.raises(KeyError):
+            db.update_run("nope", outcome="pass")
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert dict(conn.execute("SELECT key, value FROM meta"))["schema_version"] == "2"
+    conn.close()
+
+
+def test_checkpoints_keep_the_experiment_columns(tmp_path):
+    """RunStore.save is an upsert: a checkpoint after update_run keeps the outcome columns."""
+    from toolwire.runstate import RunState
+
+    with RunStore(tmp_path / "s.sqlite") as db:
+        state = RunState("r", "test")
+        db.save(state, experiment="e")
+        db.update_run("r", variant="v", outcome="fail")
+        db.save(state)
+        run = db.get("r")
+        assert (run.experiment, run.variant, run.outcome) == ("e", "v", "fail")
+        db.save_experiment("e", {"layers": {"v": []}}, fingerprint="f")
+        assert db.experiment("e")["spec"] == {"layers": {"v": []}} and db.experiments() == ["e"]
