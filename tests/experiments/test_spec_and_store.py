@@ -132,3 +132,19 @@ def test_checkpoints_keep_the_experiment_columns(tmp_path):
         assert (run.experiment, run.variant, run.outcome) == ("e", "v", "fail")
         db.save_experiment("e", {"layers": {"v": []}}, fingerprint="f")
         assert db.experiment("e")["spec"] == {"layers": {"v": []}} and db.experiments() == ["e"]
+
+
+def test_the_checker_gets_no_credentials_and_its_verdict_is_its_exit_status(tmp_path, monkeypatch):
+    from toolwire.experiments.runner import check_project_sync
+
+    monkeypatch.setenv("VENDOR_API_KEY", "sk-test-0123456789abcdef")
+    monkeypatch.setenv("MY_SETTING", "on")
+    show = "import os, sys; print(sorted(k for k in ('VENDOR_API_KEY', 'MY_SETTING', 'TOOLWIRE_PROJECT') if k in os.environ)); sys.exit(int(sys.argv[1]))"
+    base = GOOD.replace('checker = "true"', f'checker = ["{{python}}", "-c", "{show}", "0"]')
+    exp = load_spec(write(tmp_path, base))
+    assert check_project_sync(exp, tmp_path) == (True, "['TOOLWIRE_PROJECT']")
+    exp = load_spec(write(tmp_path, base.replace('"0"]', '"3"]\nchecker_env = ["MY_SETTING"]')))
+    assert check_project_sync(exp, tmp_path) == (False, "['MY_SETTING', 'TOOLWIRE_PROJECT']\n(exit status 3)")
+    exp = load_spec(write(tmp_path, GOOD.replace('checker = "true"', 'checker = "no-such-program-here"')))
+    passed, output = check_project_sync(exp, tmp_path)
+    assert not passed and output.startswith("the checker 'no-such-program-here' could not start")

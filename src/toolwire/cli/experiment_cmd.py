@@ -46,7 +46,7 @@ def _load(spec: Path, command: str) -> Any:
         fail(command, str(exc), 2)
 
 
-@experiment_app.command("run")
+@experiment_app.command("run", short_help="Run the runs of a spec that are not finished yet (resumable).")
 def run_command(
     spec: Path = typer.Argument(..., metavar="SPEC", help="The experiment spec (TOML)."),
     backend: str = typer.Option("local", "--backend", "-b", help="Where the runs run: local, ray or batch."),
@@ -58,7 +58,9 @@ def run_command(
         None, "--ray-address", help="The Ray cluster to join (ray.init(address=...)); default: a local one."
     ),
     retry_errors: bool = typer.Option(False, "--retry-errors", help="Run again the runs whose outcome was an error."),
-    keep_projects: bool = typer.Option(False, "--keep-projects", help="Keep every run's project copy (local backend)."),
+    keep_projects: bool = typer.Option(
+        False, "--keep-projects", help="Keep every run's project copy (local and ray backends)."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Run every run of SPEC that has no finished record yet (a rerun after an interruption
@@ -73,7 +75,7 @@ def run_command(
     if backend == "local":
         options = {"concurrency": concurrency, "keep_projects": keep_projects}
     elif backend == "ray":
-        options = {"address": ray_address, "concurrency": concurrency}
+        options = {"address": ray_address, "concurrency": concurrency, "keep_projects": keep_projects}
     elif concurrency is not None:
         options = {"concurrency": concurrency}
     err = _console(stderr=True)
@@ -171,7 +173,7 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-@experiment_app.command("report")
+@experiment_app.command("report", short_help="Print the scoreboard; write the runs as CSV and the chart as PNG.")
 def report_command(
     spec: Optional[Path] = typer.Argument(None, metavar="SPEC", help="The experiment spec (TOML)."),
     store: Optional[Path] = typer.Option(None, "--store", help="The run store (SQLite) instead of the spec's."),

@@ -17,7 +17,6 @@ Every backend uses the same pieces, so every backend writes the same records:
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import shutil
 import subprocess
@@ -209,16 +208,13 @@ def build_tools(exp: Experiment, run: PendingRun, root: Path) -> list[Any]:
             obj = resolve_reference(ref)
         except Exception as exc:
             raise ExperimentSpecError(exp.source, where, f"cannot load {ref!r}: {type(exc).__name__}: {exc}") from None
-        if callable(obj) and not isinstance(obj, Tool):
+        if callable(obj) and not isinstance(obj, Tool):  # a factory: called with the project copy
             try:
-                made = obj(root)
-            except TypeError:
-                made = obj  # a plain typed function is a tool itself
+                obj = obj(root)
             except Exception as exc:
                 raise ExperimentSpecError(
                     exp.source, where, f"{ref!r} failed to build the tools: {type(exc).__name__}: {exc}"
                 ) from None
-            obj = made
         items = list(obj) if isinstance(obj, (list, tuple)) else [obj]
         for item in items:
             if not isinstance(item, Tool) and not callable(item):
@@ -248,9 +244,14 @@ def _tail(text: str) -> str:
 
 def check_project_sync(exp: Experiment, root: Path) -> tuple[bool, str]:
     """Run the checker in ``root``: ``(passed, output)``. Exit status 0 passes; another status,
-    a checker that cannot start, or one running past ``checker_timeout`` fails."""
+    a checker that cannot start, or one running past ``checker_timeout`` fails. Its environment
+    is the one tools get (:func:`toolwire.secrets.tool_environment`: no credentials) plus the
+    spec's ``checker_env`` names and ``TOOLWIRE_PROJECT``."""
+    from ..secrets import tool_environment
+
     argv = exp.checker_command(root)
-    env = {**os.environ, "TOOLWIRE_PROJECT": str(root)}
+    # the checker runs code the model may have written: no credentials in its environment
+    env = tool_environment(exp.checker_env, extra={"TOOLWIRE_PROJECT": str(root)})
     try:
         proc = subprocess.run(
             argv, cwd=root, env=env, capture_output=True, text=True, timeout=exp.checker_timeout, check=False

@@ -16,15 +16,16 @@ A spec (every relative path is relative to the spec file's folder, which is also
     project = "project"            # a folder (or "module:attr" naming one), copied fresh per run
     checker = ["{python}", "check.py", "{project}"]   # exit status 0 = pass
     checker_timeout = 120          # seconds
+    checker_env = []               # more environment variables the checker may see
 
     [layers]                       # each a toolset: "module:attr" (or a list of them)
     bare-names = "sensor_layers:bare_names"
     byte-sizes = "sensor_layers:byte_sizes"
 
-A layer's ``module:attr`` is a :class:`~toolwire.Tool`, a typed function, a list of them, or a
-callable taking the run's project folder (a :class:`pathlib.Path`) and returning such a list
-(e.g. :func:`toolwire.design.files.file_tools`) — tools that work on files must be built per run,
-over that run's fresh copy.
+A layer's ``module:attr`` is a :class:`~toolwire.Tool`, a list of tools and typed functions, or
+any other callable, which is called with the run's project folder (a :class:`pathlib.Path`) and
+returns such a list (e.g. :func:`toolwire.design.files.file_tools`) — tools that work on files
+must be built per run, over that run's fresh copy.
 
 A model is a ``"provider:model-id"`` string or a table ``{model = "provider:model-id", settings
 = {...}, factory = "module:attr"}``: ``settings`` are passed to :func:`toolwire.model`;
@@ -37,7 +38,9 @@ records and the report, and the price key of its usage.
 The checker is a command (a list of words, or one string split like a shell would) run after
 every run with the project copy as its working folder; ``{project}`` (the copy), ``{spec_dir}``
 (the spec's folder) and ``{python}`` (this Python interpreter) are replaced in every word, and
-``TOOLWIRE_PROJECT`` is set to the copy. Exit status 0 means the run passed; anything else, or
+``TOOLWIRE_PROJECT`` is set to the copy. It runs code the model may have edited, so its
+environment is the one tools get (:func:`toolwire.secrets.tool_environment`: no credentials)
+plus the names in ``checker_env``. Exit status 0 means the run passed; anything else, or
 running past ``checker_timeout``, means it failed. Keep what the checker compares against (the
 true answer, a hash of data the model must not edit) outside the project folder.
 
@@ -65,7 +68,7 @@ __all__ = ["Experiment", "ExperimentSpecError", "ModelEntry", "load_spec", "reso
 _REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _TOP_KEYS = {"name", "runs", "concurrency", "max_turns", "store", "models", "task", "layers"}
-_TASK_KEYS = {"prompt", "instructions", "project", "checker", "checker_timeout"}
+_TASK_KEYS = {"prompt", "instructions", "project", "checker", "checker_timeout", "checker_env"}
 _MODEL_KEYS = {"model", "settings", "factory"}
 
 
@@ -114,6 +117,7 @@ class Experiment:
     max_turns: int = 30
     instructions: str | None = None
     checker_timeout: float = 120.0
+    checker_env: tuple[str, ...] = ()
     store: str = ""
     spec_dir: str = "."
     source: str = "<spec>"
@@ -172,6 +176,7 @@ class Experiment:
             "project": self.project,
             "checker": list(self.checker),
             "checker_timeout": self.checker_timeout,
+            "checker_env": list(self.checker_env),
             "layers": {k: list(v) for k, v in self.layers.items()},
             "models": [m.to_dict() for m in self.models],
             "runs": self.runs,
@@ -196,6 +201,7 @@ class Experiment:
             max_turns=d["max_turns"],
             instructions=d.get("instructions"),
             checker_timeout=d.get("checker_timeout", 120.0),
+            checker_env=tuple(d.get("checker_env") or ()),
             store=d.get("store", ""),
             spec_dir=d.get("spec_dir", "."),
             source=d.get("source", "<spec>"),
@@ -297,6 +303,12 @@ def parse_spec(data: Mapping[str, Any], *, source: str = "<spec>", spec_dir: str
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
         raise ExperimentSpecError(source, "task.checker_timeout", f"must be a number of seconds > 0, got {timeout!r}")
 
+    checker_env = task.get("checker_env", [])
+    if not isinstance(checker_env, list) or not all(isinstance(n, str) and n for n in checker_env):
+        raise ExperimentSpecError(
+            source, "task.checker_env", f"must be a list of environment variable names, got {checker_env!r}"
+        )
+
     layers_raw = data["layers"]
     if not isinstance(layers_raw, Mapping) or not layers_raw:
         raise ExperimentSpecError(source, "layers", 'must be a table with at least one layer (name = "module:attr")')
@@ -361,6 +373,7 @@ def parse_spec(data: Mapping[str, Any], *, source: str = "<spec>", spec_dir: str
         max_turns=max_turns,
         instructions=instructions,
         checker_timeout=float(timeout),
+        checker_env=tuple(checker_env),
         store=str(store_path),
         spec_dir=str(spec_dir),
         source=source,

@@ -81,7 +81,7 @@ class Backend(Protocol):
 #: Backend names and where their classes live (imported when chosen).
 BACKENDS = {
     "local": "toolwire.experiments.backends.local:LocalBackend",
-    "ray": "toolwire.experiments.backends.ray:RayBackend",
+    "ray": "toolwire.experiments.backends.ray_backend:RayBackend",
     "batch": "toolwire.experiments.backends.batch:BatchBackend",
 }
 
