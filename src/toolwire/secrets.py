@@ -249,7 +249,7 @@ def scrub_value(value: Any, _depth: int = 0) -> Any:
     """A JSON-like ``value`` (dicts, lists, strings, bytes) with credentials scrubbed in every
     string (keys included); other objects are returned unchanged. Returns a new container
     only where something changed. Nesting beyond 200 levels is returned as is."""
-    pattern = _pattern()  # once per value, not once per string (the environment is read each time)
+    pattern = _pattern()  # once per value, not once per string
     if pattern is None:
         return value
     return _scrub_with(pattern, value, _depth)
