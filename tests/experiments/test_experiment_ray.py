@@ -11,6 +11,10 @@ from dataclasses import replace
 import pytest
 from experiment_helpers import EXPECTED_SCOREBOARD, MODEL, RUNS, SPEC, scoreboard_numbers
 
+# before Ray is imported (it reads them then): no usage statistics, and workers that run this
+# Python rather than Ray's `uv run` integration (which would package the repository for them)
+os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+os.environ["RAY_ENABLE_UV_RUN_RUNTIME_ENV"] = "0"
 ray = pytest.importorskip("ray")
 
 from toolwire.experiments import load_spec, run_experiment  # noqa: E402
@@ -25,7 +29,6 @@ def ray_cluster():
     start and then exits (ray-project/ray#65983); on a starved machine that can happen, so the
     start is tried twice, and a machine where Ray itself cannot start skips these tests with
     Ray's reason rather than failing them."""
-    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
     error = None
     for _ in range(2):
         try:

@@ -462,7 +462,7 @@ async def run_experiment(
     if store is not None:
         from dataclasses import replace
 
-        exp = replace(exp, store=str(Path(store)))
+        exp = replace(exp, store=str(Path(store).resolve()))
     be = get_backend(backend, **(backend_options or {})) if isinstance(backend, str) else backend
     if not hasattr(be, "run"):
         raise ConfigurationError(f"backend must be a name or an object with run(), got {type(backend).__name__}")

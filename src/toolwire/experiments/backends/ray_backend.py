@@ -15,7 +15,9 @@ Needs the ``ray`` extra. On a cluster of several machines, every node must see t
 from __future__ import annotations
 
 import asyncio
+import os
 import queue as queue_module
+import sys
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigurationError
@@ -86,8 +88,12 @@ class RayBackend:
         self.init_options = dict(init_options or {})
         self.keep_projects = keep_projects
 
-    @staticmethod
-    def _ray() -> Any:
+    def _ray(self) -> Any:
+        if self.address is None and "ray" not in sys.modules:
+            # a local instance's workers run this same Python: Ray's `uv run` integration (on by
+            # default under `uv run`) would instead package the current folder as a working_dir
+            # and start every worker through `uv run`
+            os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
         try:
             import ray
         except ImportError:
