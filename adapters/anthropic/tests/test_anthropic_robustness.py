@@ -210,7 +210,7 @@ def test_duplicate_ids_later_call_invalid_and_each_id_answered_once() -> None:
     assert [c.invalid for c in calls] == [None, "duplicate tool call id toolu_1 in one response", None]
     CALLS.clear()
     result = toolwire.run_sync(ScriptedModel(responses=[resp, "done"]), "hi", tools=[WEATHER])
-    assert CALLS == ["A", "C"]
+    assert sorted(CALLS) == ["A", "C"]  # the two valid calls run in parallel: in either order
     assert [(r.call.id, r.result.is_error) for r in result.tool_runs] == [
         ("toolu_1", False),
         ("toolu_1", True),
