@@ -54,7 +54,12 @@ if _HAVE_TYPER:
         """LLM tool calling that works the same against every major vendor."""
 
 
-_COMMAND_MODULES = ("toolwire.cli.run_cmd", "toolwire.cli.lint_cmd", "toolwire.cli.replay_cmd", "toolwire.cli.experiment_cmd")
+_COMMAND_MODULES = (
+    "toolwire.cli.run_cmd",
+    "toolwire.cli.lint_cmd",
+    "toolwire.cli.replay_cmd",
+    "toolwire.cli.experiment_cmd",
+)
 
 
 def _register() -> None:
