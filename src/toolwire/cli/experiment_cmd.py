@@ -62,10 +62,18 @@ def run_command(
         False, "--keep-projects", help="Keep every run's project copy (local and ray backends)."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    poll_interval: Optional[float] = typer.Option(
+        None, "--poll-interval", min=0, help="Seconds between polls of a batch job (batch backend; default 30)."
+    ),
+    max_polls: Optional[int] = typer.Option(
+        None, "--max-polls", min=0, help="Stop polling after N polls of a round and exit 75 (batch backend)."
+    ),
 ) -> None:
     """Run every run of SPEC that has no finished record yet (a rerun after an interruption
     does only the missing runs). Exit codes: 0 all runs recorded, 1 a run could not be done,
-    2 a bad spec or option, 130 interrupted (run the same command again to continue)."""
+    2 a bad spec or option, 75 runs still wait for their batch jobs (batch backend: run the same
+    command again to collect them), 130 interrupted (run the same command again to continue)."""
+    from ..batch import BatchPending
     from ..errors import ConfigurationError
     from ..experiments import Progress, run_experiment
 
@@ -76,6 +84,8 @@ def run_command(
         options = {"concurrency": concurrency, "keep_projects": keep_projects}
     elif backend == "ray":
         options = {"address": ray_address, "concurrency": concurrency, "keep_projects": keep_projects}
+    elif backend == "batch":
+        options = {"poll_interval": poll_interval, "max_polls": max_polls}
     elif concurrency is not None:
         options = {"concurrency": concurrency}
     err = _console(stderr=True)
@@ -134,6 +144,9 @@ def run_command(
     except KeyboardInterrupt:
         err.print("interrupted: the finished runs are recorded; run the same command again to do the rest")
         raise typer.Exit(130)
+    except BatchPending as exc:
+        err.print(str(exc))
+        raise typer.Exit(75)
     except ConfigurationError as exc:
         fail(command, str(exc), 2)
     out = _console()

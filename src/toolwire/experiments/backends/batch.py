@@ -1,0 +1,213 @@
+"""The batch backend: every turn of every pending run through the vendors' batch APIs.
+
+``toolwire experiment run SPEC --backend batch`` advances all pending runs together, one turn per
+round: when every run waits for its model, their requests go out as one batch per model
+(Anthropic Message Batches, the OpenAI Batch API, Gemini batch mode: half the standard price,
+up to 24 hours per round), and each run then runs its tools and joins the next round
+(:class:`toolwire.batch.BatchRounds`). The records, the checker and the report are the local
+backend's; the cost of a run is priced at the batch rate (``processing="batch"`` in
+:func:`toolwire.pricing.run_cost`).
+
+The spec's ``concurrency`` does not apply: every pending run is in every round (a batch holds
+tens of thousands of requests).
+
+Restarts: submitted jobs and collected results are kept in the run store's file (the tables of
+:class:`toolwire.batch.BatchJournal`), and every run is checkpointed after each turn and tool
+call. A restarted experiment resumes each interrupted run from its last checkpoint, in its
+project copy, when that checkpoint ends on a finished turn (the usual case: the run was waiting
+for a batch); its next request is then the one already submitted, so the restarted process polls
+the same job instead of submitting it again. A run cut off in the middle of its tools starts
+again in a fresh copy (a new attempt), as on the other backends.
+
+Options (``backend_options`` / ``get_backend("batch", ...)``): ``poll_interval`` (seconds between
+polls, default 30), ``max_polls`` (stop after that many polls of an unfinished round: the
+experiment then raises :class:`toolwire.batch.BatchPending` and the next run of the same command
+collects the results; default: poll until done) and ``journal`` (another SQLite file for the
+jobs; default: the run store).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hashlib
+import shutil
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ...batch import BatchPending, BatchRounds
+from ...errors import RunLimitExceeded
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...runstate import RunState
+    from ..runner import PendingRun, RunRecord
+    from ..spec import Experiment
+    from . import Recorder
+
+__all__ = ["BatchBackend", "custom_key"]
+
+
+def custom_key(run_id: str) -> str:
+    """The batch key of a run: ``"r"`` and 24 hex digits of the SHA-256 of its run id (run ids
+    hold ``/`` and ``:``, which custom ids may not); turn ``n`` of the run is ``"<key>-<n>"``."""
+    return "r" + hashlib.sha256(run_id.encode("utf-8")).hexdigest()[:24]
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _resumable(state: RunState) -> bool:
+    """A checkpoint a run can continue from in its old project copy: nothing pending, and every
+    tool call of its last turn finished (so the copy holds exactly what the state says)."""
+    if state.pending or state.status in ("finished", "stopped"):
+        return False
+    if not state.turns:
+        return True
+    last = state.turns[-1]
+    if last.interrupted is not None:
+        return False
+    return all(r.status not in ("pending", "cancelled") for r in last.tool_runs)
+
+
+class BatchBackend:
+    """Runs an experiment's pending runs through the vendors' batch APIs (module docs)."""
+
+    name = "batch"
+
+    def __init__(
+        self,
+        *,
+        poll_interval: float = 30.0,
+        max_polls: int | None = None,
+        journal: str | Path | None = None,
+        concurrency: int | None = None,
+    ) -> None:
+        del concurrency  # every pending run is in every round (module docs)
+        self.poll_interval = float(poll_interval)
+        self.max_polls = None if max_polls is None else int(max_polls)
+        self.journal = journal
+        #: rounds sent by the last :meth:`run`
+        self.rounds = 0
+
+    async def run(self, exp: Experiment, runs: list[PendingRun], recorder: Recorder) -> None:
+        """Advance ``runs`` one batch per round until every one has finished. Raises
+        :class:`~toolwire.batch.BatchPending` when ``max_polls`` stopped the polling (the runs
+        waiting then keep their checkpoints and project copies for the next invocation)."""
+        journal = self.journal if self.journal is not None else exp.store
+        async with BatchRounds(journal=journal, poll_interval=self.poll_interval, max_polls=self.max_polls) as rounds:
+            outcomes = await rounds.gather(*(self._one(exp, run, recorder, rounds) for run in runs))
+            self.rounds = rounds.rounds
+        waiting = [o for o in outcomes if isinstance(o, BatchPending)]
+        for o in outcomes:
+            if isinstance(o, BaseException) and not isinstance(o, (BatchPending, Exception)):
+                raise o
+        if waiting:
+            jobs = sorted({j for w in waiting for j in w.job_ids})
+            raise BatchPending(
+                f"{len(waiting)} run(s) wait for batch job(s) {', '.join(jobs)}; run the same command again "
+                "to collect their results (nothing is submitted again)",
+                jobs,
+            )
+
+    def _resume_point(self, exp: Experiment, run: PendingRun, recorder: Recorder) -> tuple[Any, Path] | None:
+        from ..runner import project_path
+
+        if run.attempt <= 1:
+            return None
+        store = getattr(recorder, "store", None)
+        root = project_path(exp, dataclasses.replace(run, attempt=run.attempt - 1))
+        if store is None or not root.is_dir():
+            return None
+        try:
+            state = store.load_state(run.run_id)
+        except Exception:
+            return None
+        return (state, root) if _resumable(state) else None
+
+    async def _one(self, exp: Experiment, run: PendingRun, recorder: Recorder, rounds: BatchRounds) -> Any:
+        from ...loop import run_stream
+        from ...runstate import RunState
+        from ..runner import build_model, build_tools, check_project, make_record, prepare_project
+
+        t0 = time.monotonic()
+        resume = self._resume_point(exp, run, recorder)
+        if resume is not None:
+            state, root = resume
+        else:
+            root = prepare_project(exp, run)
+            state = RunState(run.run_id, run.model, status="running")
+            recorder.started(run, state)
+        keep = False
+        try:
+            try:
+                tools = build_tools(exp, run, root)
+                model = rounds.model(build_model(exp, run), key=custom_key(run.run_id))
+                if resume is not None:
+                    stream = run_stream(
+                        model, None, tools=tools, max_turns=max(1, exp.max_turns - len(state.turns)), resume=state
+                    )
+                else:
+                    stream = run_stream(
+                        model,
+                        exp.prompt,
+                        tools=tools,
+                        instructions=exp.instructions,
+                        max_turns=exp.max_turns,
+                        run_id=run.run_id,
+                    )
+            except Exception as exc:
+                state.status, state.error = "failed", _describe(exc)
+                record = make_record(run, state, passed=None, wall_time=time.monotonic() - t0, error=state.error)
+                recorder.finished(run, state, record)
+                return record
+            error: BaseException | None = None
+            try:
+                async for event in stream:
+                    kind = type(event).__name__
+                    if kind in ("ToolFinished", "TurnFinished"):
+                        recorder.checkpoint(run, stream.state)
+                    elif kind == "RunFinished" and event.error is not None:
+                        error = event.error
+            except BatchPending as exc:  # polling stopped: the run waits for its batch
+                recorder.checkpoint(run, stream.state)
+                keep = True
+                return exc
+            except (asyncio.CancelledError, KeyboardInterrupt):
+                recorder.checkpoint(run, stream.state)
+                keep = True
+                raise
+            except Exception as exc:
+                state = stream.state
+                if state.status == "running":
+                    state.status, state.error = "failed", _describe(exc)
+                record = self._priced(
+                    make_record(run, state, passed=None, wall_time=time.monotonic() - t0, error=_describe(exc)),
+                    state,
+                )
+                recorder.finished(run, state, record)
+                return record
+            state = stream.state
+            wall = time.monotonic() - t0
+            if error is not None and not isinstance(error, RunLimitExceeded):  # pragma: no cover - defensive
+                record = make_record(run, state, passed=None, wall_time=wall, error=_describe(error))
+            else:
+                passed, output = await check_project(exp, root)
+                record = make_record(run, state, passed=passed, check_output=output, wall_time=wall)
+            record = self._priced(record, state)
+            recorder.finished(run, state, record)
+            return record
+        finally:
+            if not keep:
+                shutil.rmtree(root, ignore_errors=True)
+
+    @staticmethod
+    def _priced(record: RunRecord, state: RunState) -> RunRecord:
+        """``record`` with its cost at the batch rate (genai-prices' ``processing: batch`` prices)."""
+        from ...pricing import run_cost
+
+        if not state.turns:
+            return record
+        cost = run_cost(state.to_result(), processing="batch").total
+        return dataclasses.replace(record, cost_usd=cost.total_usd if cost.priced else None)
