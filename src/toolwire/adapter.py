@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypedDict, U
 from .errors import ConfigurationError, UnsupportedToolChoice
 from .stream import StopEvent, StreamAssembler, StreamEvent
 from .tools import Tool
-from .types import Message, Response
+from .types import Message, ProviderToolPart, Response
 
 if TYPE_CHECKING:  # pragma: no cover
     from .profile import Profile, RequestReport
@@ -47,6 +47,7 @@ __all__ = [
     "check_settings",
     "collect_stream",
     "normalize_tool_choice",
+    "report_dropped_provider_tool_parts",
 ]
 
 
@@ -167,6 +168,28 @@ class Codec(Protocol):
         body's tool list) and the report of every schema rewrite or drop it made. Used by
         ``toolwire lint`` (translation findings and per-provider token cost)."""
         ...
+
+
+def report_dropped_provider_tool_parts(request: ModelRequest, report: RequestReport) -> None:
+    """Record in ``report`` every :class:`~toolwire.types.ProviderToolPart` of ``request`` that
+    another API produced (``part.provider != report.api``): the encoder leaves it out, since a
+    vendor's server-tool blocks mean nothing to another vendor. Each is one lossy change, rule
+    ``provider-tool.dropped``, its pointer the part's place in the canonical conversation
+    (``/messages/<i>/parts/<j>``). Response-level metadata parts (``kind="metadata"``) are never
+    sent to any vendor and are not reported."""
+    for i, m in enumerate(request.messages):
+        for j, p in enumerate(m.parts):
+            if isinstance(p, ProviderToolPart) and p.provider != report.api and p.kind != "metadata":
+                what = f"{p.vendor_type} block" + (f" ({p.summary})" if p.summary else "")
+                report.add(
+                    "provider-tool.dropped",
+                    f"/messages/{i}/parts/{j}",
+                    f"the {p.provider} {what} was left out: a provider tool's blocks go back only to "
+                    f"the provider that produced them (the text the model wrote from them is kept)",
+                    tool=p.name,
+                    call_id=p.call_id,
+                    lossy=True,
+                )
 
 
 #: Settings every adapter honours (see :class:`Model`). ``extra_body`` (and its older spelling
@@ -328,6 +351,7 @@ class Model(abc.ABC):
         body, report = preflight(profile, body, state=state)
         if answered:
             report_unanswered(report, answered, f"/{profile.messages_key}" if profile.messages_key else "")
+        report_dropped_provider_tool_parts(request, report)
         return body, report
 
     @property

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Union, cast
 from .arguments import parse_arguments
 from .errors import ResponseDecodeError
 from .retry import RetryNotice
-from .types import ReasoningPart, Response, StopReason, TextPart, ToolCall, Usage
+from .types import ProviderToolPart, ReasoningPart, Response, StopReason, TextPart, ToolCall, Usage
 
 __all__ = [
     "ResponseStart",
@@ -26,6 +26,7 @@ __all__ = [
     "ToolCallDelta",
     "ToolCallEnd",
     "UsageUpdate",
+    "ProviderToolDone",
     "StopEvent",
     "StreamEvent",
     "StreamAssembler",
@@ -99,6 +100,15 @@ class UsageUpdate:
 
 
 @dataclass
+class ProviderToolDone:
+    """A complete block of one of the vendor's own server-side tools (its call or its result,
+    :class:`~toolwire.types.ProviderToolPart`) at ``index``; it arrives whole."""
+
+    index: int
+    part: ProviderToolPart
+
+
+@dataclass
 class StopEvent:
     """The end of a streamed response: the canonical ``stop_reason``, the vendor's own
     ``vendor_stop_reason``, opaque ``provider_data``, and ``preflight``: the
@@ -114,7 +124,15 @@ class StopEvent:
 
 
 StreamEvent = Union[
-    ResponseStart, TextDelta, ReasoningDelta, ToolCallStart, ToolCallDelta, ToolCallEnd, UsageUpdate, StopEvent
+    ResponseStart,
+    TextDelta,
+    ReasoningDelta,
+    ToolCallStart,
+    ToolCallDelta,
+    ToolCallEnd,
+    UsageUpdate,
+    ProviderToolDone,
+    StopEvent,
 ]
 
 
@@ -220,6 +238,9 @@ class StreamAssembler:
             for name, value in event.usage.to_dict().items():
                 if value is not None and name != "requests":
                     setattr(self.usage, name, value)
+        elif isinstance(event, ProviderToolDone):
+            slot = self._slot(event.index, "provider_tool", lambda: event.part)
+            slot.part = event.part
         elif isinstance(event, StopEvent):
             self.stop_reason = event.stop_reason
             self.vendor_stop_reason = event.vendor_stop_reason

@@ -41,6 +41,7 @@ from typing import Any, AsyncIterator, Iterable, Protocol, runtime_checkable
 from toolwire.adapter import Model, ModelRequest
 from toolwire.errors import ProviderError, ResponseDecodeError, ToolwireError
 from toolwire.stream import (
+    ProviderToolDone,
     ReasoningDelta,
     ResponseStart,
     StopEvent,
@@ -51,7 +52,7 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.types import ReasoningPart, Response, TextPart, ToolCall
+from toolwire.types import ProviderToolPart, ReasoningPart, Response, TextPart, ToolCall
 
 __all__ = [
     "SNIPPET_CHARS",
@@ -461,6 +462,8 @@ def response_events(resp: Response) -> list[StreamEvent]:
                     incomplete=part.incomplete,
                 )
             )
+        elif isinstance(part, ProviderToolPart):
+            events.append(ProviderToolDone(i, part))
     events.append(UsageUpdate(resp.usage))
     events.append(StopEvent(resp.stop_reason, resp.vendor_stop_reason, preflight=resp.preflight))
     return events

@@ -24,6 +24,7 @@ __all__ = [
     "ReasoningPart",
     "ToolCall",
     "ToolResult",
+    "ProviderToolPart",
     "Part",
     "Message",
     "Conversation",
@@ -294,7 +295,72 @@ class ToolResult:
         )
 
 
-Part = Union[TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult]
+@dataclass
+class ProviderToolPart:
+    """A block of one of the vendor's own server-side tools, exactly as the vendor sent it: the
+    tool's call or its result, run by the vendor inside the same response (Anthropic
+    ``server_tool_use`` and ``web_search_tool_result`` / ``code_execution_tool_result`` / ...
+    blocks, Responses ``web_search_call`` / ``file_search_call`` / ``code_interpreter_call`` /
+    ... output items, Gemini ``executableCode`` / ``codeExecutionResult`` parts and the
+    candidate's ``groundingMetadata`` / ``urlContextMetadata``). It is not a tool call for the
+    loop to run.
+
+    - ``provider``: the API that produced it (``"anthropic"``, ``"openai"``, ``"gemini"``). Only
+      that API's adapter sends it back, as ``raw``; any other adapter leaves it out of its
+      request and says so in the request's preflight report (rule ``provider-tool.dropped``,
+      a lossy change).
+    - ``vendor_type``: the wire type (``"web_search_tool_result"``, ``"web_search_call"``,
+      ``"executableCode"``, ``"groundingMetadata"``).
+    - ``raw``: the block, item or part as received (a JSON object), sent back unchanged.
+    - ``kind``: ``"call"`` (the model's use of the tool), ``"result"`` (what the tool returned,
+      or a Responses item that holds both) or ``"metadata"`` (response-level data such as Gemini
+      grounding, which the vendor does not take back; kept for you to read, never re-sent).
+    - ``name``: the tool, when the block names it (``"web_search"``, ``"code_execution"``).
+    - ``call_id``: what links a call and its result (Anthropic ``server_tool_use.id`` =
+      ``tool_use_id``, the Responses item ``id``), else ``None``.
+    - ``summary``: one readable line (the query, the URLs found, the code and its output) for
+      people and logs; never sent.
+    """
+
+    provider: str
+    vendor_type: str
+    raw: dict[str, Any]
+    kind: Literal["call", "result", "metadata"] = "result"
+    name: str | None = None
+    call_id: str | None = None
+    summary: str = ""
+    type: Literal["provider_tool"] = "provider_tool"
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "type": "provider_tool",
+            "provider": self.provider,
+            "vendor_type": self.vendor_type,
+            "kind": self.kind,
+            "raw": self.raw,
+        }
+        for k in ("name", "call_id"):
+            v = getattr(self, k)
+            if v is not None:
+                d[k] = v
+        if self.summary:
+            d["summary"] = self.summary
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ProviderToolPart:
+        return cls(
+            provider=_provider(d["provider"]),
+            vendor_type=d["vendor_type"],
+            raw=d["raw"],
+            kind=d.get("kind", "result"),
+            name=d.get("name"),
+            call_id=d.get("call_id"),
+            summary=d.get("summary", ""),
+        )
+
+
+Part = Union[TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart]
 
 _PART_TYPES: dict[str, Any] = {
     "text": TextPart,
@@ -302,6 +368,7 @@ _PART_TYPES: dict[str, Any] = {
     "reasoning": ReasoningPart,
     "tool_call": ToolCall,
     "tool_result": ToolResult,
+    "provider_tool": ProviderToolPart,
 }
 
 
@@ -346,6 +413,11 @@ class Message:
     @property
     def tool_results(self) -> list[ToolResult]:
         return [p for p in self.parts if isinstance(p, ToolResult)]
+
+    @property
+    def provider_tool_parts(self) -> list[ProviderToolPart]:
+        """The vendor's own server-side tool blocks in this message (see :class:`ProviderToolPart`)."""
+        return [p for p in self.parts if isinstance(p, ProviderToolPart)]
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"role": self.role, "parts": [p.to_dict() for p in self.parts]}
@@ -500,6 +572,11 @@ class Response:
     @property
     def tool_calls(self) -> list[ToolCall]:
         return [p for p in self.parts if isinstance(p, ToolCall)]
+
+    @property
+    def provider_tool_parts(self) -> list[ProviderToolPart]:
+        """The vendor's own server-side tool calls and results in this response, in order."""
+        return [p for p in self.parts if isinstance(p, ProviderToolPart)]
 
     def to_message(self) -> Message:
         """The assistant message to append to the conversation (parts unchanged)."""

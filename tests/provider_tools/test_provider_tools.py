@@ -202,11 +202,6 @@ OPENAI_WEB_SEARCH_ITEM = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="owner caching: the Responses response decoder drops hosted-tool output items "
-    "(only an imported history keeps them, as opaque items)",
-)
 def test_openai_server_items_round_trip(mock) -> None:
     def answer(output):
         return {

@@ -264,12 +264,27 @@ SERVER_RESPONSE = {
 }
 
 
-def test_server_tool_blocks_kept_opaque_and_replayed_in_place() -> None:
+def test_server_tool_blocks_decoded_and_replayed_in_place() -> None:
     resp = codec.decode_response(SERVER_RESPONSE)
-    assert [type(p).__name__ for p in resp.parts] == ["TextPart", "TextPart", "ToolCall"]
+    assert [type(p).__name__ for p in resp.parts] == [
+        "TextPart",
+        "ProviderToolPart",
+        "ProviderToolPart",
+        "TextPart",
+        "ToolCall",
+    ]
     assert [c.id for c in resp.tool_calls] == ["toolu_C"]  # the server tool use is not a client call
-    assert resp.parts[1].provider_data == {"anthropic": {"citations": SERVER_RESPONSE["content"][3]["citations"]}}
-    assert [b["position"] for b in resp.provider_data["anthropic"]["blocks"]] == [1, 2]
+    use, result = resp.provider_tool_parts
+    assert (use.kind, use.name, use.call_id, use.raw) == (
+        "call",
+        "web_search",
+        "srvtoolu_1",
+        SERVER_RESPONSE["content"][1],
+    )
+    assert (result.kind, result.name, result.call_id) == ("result", "web_search", "srvtoolu_1")
+    assert result.summary == "1 result: Ex <https://example.org>"
+    assert resp.parts[3].provider_data == {"anthropic": {"citations": SERVER_RESPONSE["content"][3]["citations"]}}
+    assert "blocks" not in resp.provider_data.get("anthropic", {})
     conv = [Message.user("find toolwire"), resp.to_message(), Message("user", [ToolResult("toolu_C", "cold")])]
     sent = codec.encode_request(ModelRequest("m", conv))["messages"][1]["content"]
     assert sent == SERVER_RESPONSE["content"]
@@ -329,7 +344,8 @@ def test_server_tool_blocks_in_a_stream() -> None:
     assert [(type(p).__name__, getattr(p, "text", None)) for p in streamed.parts] == [
         (type(p).__name__, getattr(p, "text", None)) for p in plain.parts
     ]
-    assert streamed.parts[1].provider_data == plain.parts[1].provider_data
+    assert streamed.parts[3].provider_data == plain.parts[3].provider_data
+    assert streamed.provider_tool_parts == plain.provider_tool_parts  # the streamed input joined whole
     assert streamed.tool_calls[0].arguments == {"city": "Oslo"}
 
 

@@ -158,10 +158,9 @@ def test_recording_conformance(path: Path | None) -> None:
         else:
             assert reasoning == [], where
         n_server = len(exp.get("server_tool_calls") or [])
-        opaque = response.provider_data.get("anthropic", {}).get("blocks", [])
-        assert sum(1 for b in opaque if b["block"].get("type") in ("server_tool_use", "mcp_tool_use")) == n_server, (
-            where
-        )
+        server_calls = [p for p in response.provider_tool_parts if p.kind == "call"]
+        assert len(server_calls) == n_server, where
+        assert all(p.vendor_type in ("server_tool_use", "mcp_tool_use") for p in server_calls), where
     if expected:
         assert checked == len(expected), f"{path.name}: {checked} of {len(expected)} expected responses checked"
 

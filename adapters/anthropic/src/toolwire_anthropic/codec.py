@@ -34,6 +34,7 @@ from toolwire.adapter import ModelRequest, normalize_tool_choice
 from toolwire.errors import ProviderError, ResponseDecodeError, UnsupportedToolChoice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
+    ProviderToolDone,
     ReasoningDelta,
     ResponseStart,
     StopEvent,
@@ -51,6 +52,7 @@ from toolwire.types import (
     ImagePart,
     Message,
     Part,
+    ProviderToolPart,
     ReasoningPart,
     Response,
     StopReason,
@@ -71,7 +73,7 @@ from toolwire.wire import (
     usage_int,
 )
 
-from .profile import TOOL_NAME_RULE, TOOL_USE_ID_RULE, AnthropicProfile
+from .profile import TOOL_NAME_RULE, TOOL_USE_ID_RULE, AnthropicProfile, server_tool_block_types
 
 __all__ = [
     "AnthropicCodec",
@@ -388,8 +390,9 @@ def _decode_blocks(
 ) -> tuple[list[Part], list[dict[str, Any]]]:
     """A message's content (string or block list) → canonical parts plus opaque blocks.
 
-    Opaque blocks (server tool use and results, documents, search results, container uploads,
-    anything unknown) are kept whole with their position in the content list so
+    Server-side tool blocks (``server_tool_use``, ``web_search_tool_result``, ... :func:`server_tool_part`)
+    become :class:`ProviderToolPart` values at their place. Opaque blocks (documents, search
+    results, container uploads, anything unknown) are kept whole with their position in the content list so
     :func:`_insert_opaque` puts them back where they were. ``pointer`` is the JSON pointer of
     ``content`` (for error messages); ``synth(position)`` gives the id of a ``tool_use`` block
     without one. Raises :class:`ResponseDecodeError` when ``content`` is neither a string nor an
@@ -437,9 +440,72 @@ def _decode_blocks(
             parts.append(ReasoningPart(text=text or "", signature=sig, provider=API))
         elif btype == "redacted_thinking":
             parts.append(ReasoningPart(encrypted=_opt_str(b.get("data"), f"{at}/data"), provider=API))
+        elif btype in server_tool_block_types():
+            parts.append(server_tool_part(b))
         else:
             opaque.append({"position": i, "block": copy.deepcopy(b)})
     return parts, opaque
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _server_tool_summary(b: dict[str, Any]) -> str:
+    """One readable line for a server-tool block: the tool and its input for a call
+    (``server_tool_use``/``mcp_tool_use``), else what the result holds: the error code
+    (``*_tool_result_error``), the URLs and titles found (``web_search_result``), the fetched
+    URL (``web_fetch_result``), the return code and output (``code_execution_result``,
+    ``bash_code_execution_result``), or the result's text."""
+    if b.get("type") in ("server_tool_use", "mcp_tool_use"):
+        return _short(f"{b.get('name')} {json.dumps(b.get('input'), ensure_ascii=False, sort_keys=True)}")
+    c = b.get("content")
+    if isinstance(c, dict):
+        if c.get("error_code") is not None:
+            return f"error: {c['error_code']}"
+        bits = [str(c["url"])] if c.get("url") else []
+        if c.get("return_code") is not None:
+            bits.append(f"return code {c['return_code']}")
+        bits += [f"{k}: {_short(c[k], 80)}" for k in ("stdout", "stderr") if isinstance(c.get(k), str) and c[k]]
+        return "; ".join(bits) or str(c.get("type") or "")
+    if isinstance(c, list):
+        found = [x for x in c if isinstance(x, dict) and x.get("url")]
+        if found:
+            shown = "; ".join(f"{x.get('title') or ''} <{x['url']}>".strip() for x in found[:3])
+            return _short(
+                f"{len(found)} result{'s' if len(found) != 1 else ''}: {shown}{' ...' if len(found) > 3 else ''}"
+            )
+        return _short(" ".join(x["text"] for x in c if isinstance(x, dict) and isinstance(x.get("text"), str)))
+    return _short(c) if isinstance(c, str) else ""
+
+
+def server_tool_part(block: dict[str, Any]) -> ProviderToolPart:
+    """A server-side tool block (one of :func:`~toolwire_anthropic.profile.server_tool_block_types`)
+    as a :class:`ProviderToolPart`: ``raw`` is a copy of the block as received; ``kind`` is
+    ``"call"`` for ``server_tool_use``/``mcp_tool_use`` (``call_id`` its ``id``, ``name`` its
+    ``name``) and ``"result"`` otherwise (``call_id`` its ``tool_use_id``; ``name`` the tool the
+    type names, ``web_search_tool_result`` → ``web_search``)."""
+    btype = str(block.get("type"))
+    if btype in ("server_tool_use", "mcp_tool_use"):
+        cid, name, kind = block.get("id"), block.get("name"), "call"
+    else:
+        cid, name, kind = block.get("tool_use_id"), btype.removesuffix("_tool_result"), "result"
+    return ProviderToolPart(
+        provider=API,
+        vendor_type=btype,
+        raw=copy.deepcopy(block),
+        kind=kind,  # type: ignore[arg-type]
+        name=name if isinstance(name, str) else None,
+        call_id=cid if isinstance(cid, str) else None,
+        summary=_server_tool_summary(block),
+    )
+
+
+def _encode_provider_tool(p: ProviderToolPart) -> dict[str, Any] | None:
+    """This API's server-tool block, exactly as received; ``None`` (left out, and reported by
+    the preflight) for another provider's."""
+    return copy.deepcopy(p.raw) if p.provider == API and p.kind != "metadata" else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -532,6 +598,9 @@ def _encode_assistant_parts(
                 blocks.append(_encode_text(p))
         elif isinstance(p, ImagePart):
             blocks.append(_encode_image(p))
+        elif isinstance(p, ProviderToolPart):
+            if (raw := _encode_provider_tool(p)) is not None:
+                blocks.append(raw)
         elif isinstance(p, ToolCall):
             if p.id in sent_ids or _wire_id(p.id) in sent_ids:
                 continue  # a later call with an id already used: the API needs unique tool_use ids
@@ -560,6 +629,9 @@ def _encode_user_parts(m: Message, skip_results: set[str]) -> list[dict[str, Any
             blocks.append(_encode_image(p))
         elif isinstance(p, ToolResult):
             blocks.append(None if p.tool_call_id in skip_results else _encode_result(p))
+        elif isinstance(p, ProviderToolPart):
+            if (raw := _encode_provider_tool(p)) is not None:
+                blocks.append(raw)
         # reasoning and tool calls never belong to a user turn: dropped
     placed = _insert_opaque(blocks, _own(m.provider_data).get("blocks"))  # type: ignore[arg-type]
     return [b for b in placed if b is not None]
@@ -655,8 +727,11 @@ class StreamDecoder:
     ``overloaded_error``/``api_error``/``rate_limit_error``/``timeout_error``).
     The content-block ``index`` is the canonical index. ``input_json_delta`` fragments are passed on
     for the shared assembler to join (an empty buffer means ``{}``). ``message_delta``
-    usage is cumulative and overwrites. Server-tool and other opaque blocks are rebuilt
-    here and delivered in the final :class:`StopEvent`'s ``provider_data["anthropic"]["blocks"]``.
+    usage is cumulative and overwrites. Server-tool blocks (their ``input`` joined from
+    ``input_json_delta`` fragments) are delivered whole at their ``content_block_stop`` as
+    :class:`~toolwire.stream.ProviderToolDone`; other opaque blocks (documents, container
+    uploads, unknown types) are rebuilt here and delivered in the final :class:`StopEvent`'s
+    ``provider_data["anthropic"]["blocks"]``.
 
     A tool call is ended (:class:`ToolCallEnd`) only by its ``content_block_stop``: a block the
     stream never closed stays open and the assembler marks the call incomplete (never run).
@@ -861,6 +936,8 @@ class StreamDecoder:
                     self._opaque[index]["input"] = json.loads(text)
                 except json.JSONDecodeError:
                     self._opaque[index]["input"] = text
+        if kind == "opaque" and self._types.get(index) in server_tool_block_types():
+            return [ProviderToolDone(index, server_tool_part(self._opaque.pop(index)))]
         return []
 
 

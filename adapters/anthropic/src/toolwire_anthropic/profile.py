@@ -615,6 +615,32 @@ def anthropic_provider_tools() -> Mapping[str, ProviderToolInfo]:
     return MappingProxyType(out)
 
 
+@functools.lru_cache(maxsize=1)
+def server_tool_block_types() -> frozenset[str]:
+    """The content-block types that carry a server-side tool's call or result, read from the
+    installed SDK: the members of ``anthropic.types.ContentBlock`` and
+    ``anthropic.types.beta.BetaContentBlock`` whose ``type`` literal is ``server_tool_use`` /
+    ``mcp_tool_use`` or ends in ``_tool_result`` (``web_search_tool_result``,
+    ``code_execution_tool_result``, ``web_fetch_tool_result``, ``mcp_tool_result``, ...). The
+    client ``tool_result`` block is not among them. The codec decodes these blocks into
+    :class:`~toolwire.types.ProviderToolPart` values."""
+    import typing
+
+    from anthropic.types import ContentBlock
+    from anthropic.types.beta import BetaContentBlock
+
+    found: set[str] = set()
+    for union in (ContentBlock, BetaContentBlock):
+        inner = typing.get_args(union)[0] if typing.get_origin(union) is typing.Annotated else union
+        for member in typing.get_args(inner):
+            field = getattr(member, "model_fields", {}).get("type")
+            for t in typing.get_args(field.annotation) if field is not None else ():
+                if isinstance(t, str) and (t in ("server_tool_use", "mcp_tool_use") or t.endswith("_tool_result")):
+                    found.add(t)
+    found.discard("tool_result")
+    return frozenset(found)
+
+
 class AnthropicProfile(Profile):
     """Anthropic Messages (``POST /v1/messages``): one mode (strict is per tool).
 

@@ -25,6 +25,7 @@ from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeErr
 from toolwire.schema.coerce import coerce_arguments
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
+    ProviderToolDone,
     ReasoningDelta,
     ResponseStart,
     StopEvent,
@@ -41,6 +42,7 @@ from toolwire.types import (
     ImagePart,
     Message,
     Part,
+    ProviderToolPart,
     ReasoningPart,
     Response,
     TextPart,
@@ -599,6 +601,10 @@ class GeminiCodec:
             return wire
         if isinstance(part, ImagePart):
             return _image_wire(part)
+        if isinstance(part, ProviderToolPart):
+            # this API's server-tool part goes back as received; another provider's is left out
+            # (reported by the preflight); metadata is not a Content part and is never sent
+            return copy.deepcopy(part.raw) if part.provider == API and part.kind != "metadata" else None
         return None
 
     @staticmethod
@@ -656,8 +662,11 @@ class GeminiCodec:
         :class:`TextPart` (a ``thoughtSignature`` kept in ``provider_data["gemini"]``);
         ``functionCall`` → :class:`ToolCall` (vendor ``id`` or a synthesised
         ``gemini-<responseId>-<n>`` with ``id_synthesized=True``; ``args`` coerced to the
-        canonical schema of ``request``'s tool); any other part (model images,
-        code execution) kept opaque in a ``TextPart("")`` for exact replay. Stop reason from ``finishReason`` and the parts
+        canonical schema of ``request``'s tool); server-side tool parts
+        (``executableCode``, ``codeExecutionResult``, ``toolCall``, ``toolResponse``) →
+        :class:`~toolwire.types.ProviderToolPart` (:func:`server_tool_part`), and the candidate's
+        ``groundingMetadata`` / ``urlContextMetadata`` → a ``kind="metadata"`` one after the other
+        parts; any other part (model images) kept opaque in a ``TextPart("")`` for exact replay. Stop reason from ``finishReason`` and the parts
         (:func:`map_finish_reason`); usage from ``usageMetadata`` (:func:`usage_from_metadata`).
 
         Tool calls that cannot be run are kept but marked invalid (:func:`check_tool_calls`): a
@@ -1023,12 +1032,97 @@ def _decode_part(part: Any, synth: Any, schemas: dict[str, Any], at: str = "") -
         pd = _signature_pd(sig)
         pd.setdefault(API, {})["part"] = copy.deepcopy(part)
         return TextPart(part["text"], pd)  # e.g. {"text": ..., "thought": false}: text kept, part replayed as is
+    server = server_tool_part(part)
+    if server is not None:
+        return server
     blob = _g(part, "inlineData")
     if isinstance(blob, dict) and keys <= {"inlineData", "inline_data"} and sig is None:
         img = _decode_blob(blob)
         if img is not None and img.base64 == blob.get("data"):
             return img
     return TextPart("", {API: {"part": copy.deepcopy(part)}})
+
+
+#: ``Part`` fields of the server-side tools (``google.genai.types.Part``: ``executable_code`` and
+#: ``code_execution_result`` of code execution; ``tool_call`` / ``tool_response``, "a predicted
+#: server-side ToolCall ... the client should pass this ToolCall back to the API in a subsequent
+#: turn ... along with the corresponding ToolResponse"), with the kind of block each is.
+SERVER_TOOL_FIELDS: dict[str, str] = {
+    "executableCode": "call",
+    "codeExecutionResult": "result",
+    "toolCall": "call",
+    "toolResponse": "result",
+}
+
+#: ``Candidate`` fields about a server-side tool's work (``google.genai.types.Candidate``):
+#: ``grounding_metadata`` (Google Search) and ``url_context_metadata`` (URL context). They are
+#: response metadata, not ``Content`` parts, so the API takes nothing back for them.
+SERVER_TOOL_METADATA: dict[str, str] = {"groundingMetadata": "googleSearch", "urlContextMetadata": "urlContext"}
+
+
+def _short(text: Any, limit: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def server_tool_part(part: dict[str, Any]) -> ProviderToolPart | None:
+    """A model ``Part`` holding one of :data:`SERVER_TOOL_FIELDS` as a :class:`ProviderToolPart`
+    (``raw`` a copy of the whole part, its ``thoughtSignature`` included; ``call_id`` the
+    block's ``id`` when given); ``None`` for any other part. Summary: the code and language,
+    the outcome and output, or the tool type and arguments."""
+    for field, kind in SERVER_TOOL_FIELDS.items():
+        block = _g(part, field)
+        if not isinstance(block, dict):
+            continue
+        if field == "executableCode":
+            summary = _short(f"{block.get('language') or 'code'}: {block.get('code') or ''}")
+            name: Any = "codeExecution"
+        elif field == "codeExecutionResult":
+            summary = _short(f"{block.get('outcome') or 'result'}: {block.get('output') or ''}")
+            name = "codeExecution"
+        else:
+            name = _g(block, "toolType")
+            body = _g(block, "args") if field == "toolCall" else _g(block, "response")
+            summary = _short(f"{name or field} {json.dumps(body, ensure_ascii=False, sort_keys=True)}")
+        cid = block.get("id")
+        return ProviderToolPart(
+            provider=API,
+            vendor_type=field,
+            raw=copy.deepcopy(part),
+            kind=kind,  # type: ignore[arg-type]
+            name=name if isinstance(name, str) else None,
+            call_id=cid if isinstance(cid, str) else None,
+            summary=summary,
+        )
+    return None
+
+
+def server_tool_metadata_part(field: str, meta: dict[str, Any]) -> ProviderToolPart:
+    """A candidate's ``groundingMetadata`` / ``urlContextMetadata`` (:data:`SERVER_TOOL_METADATA`)
+    as a ``kind="metadata"`` :class:`ProviderToolPart` (never sent back: ``Content`` has no such
+    field). Summary: the search queries and the sources' titles and URIs, or each URL's
+    retrieval status."""
+    bits: list[str] = []
+    if field == "groundingMetadata":
+        queries = [q for q in (_g(meta, "webSearchQueries") or []) if isinstance(q, str)]
+        if queries:
+            bits.append("searched: " + "; ".join(queries))
+        webs = [_g(c, "web") for c in (_g(meta, "groundingChunks") or []) if isinstance(_g(c, "web"), dict)]
+        if webs:
+            shown = "; ".join(f"{w.get('title') or ''} <{w.get('uri')}>".strip() for w in webs[:3])
+            bits.append(f"{len(webs)} source{'s' if len(webs) != 1 else ''}: {shown}{' ...' if len(webs) > 3 else ''}")
+    else:
+        for u in _g(meta, "urlMetadata") or []:
+            if isinstance(u, dict):
+                bits.append(f"{_g(u, 'retrievedUrl')} {_g(u, 'urlRetrievalStatus') or ''}".strip())
+    return ProviderToolPart(
+        provider=API,
+        vendor_type=field,
+        raw=copy.deepcopy(meta),
+        kind="metadata",
+        name=SERVER_TOOL_METADATA[field],
+        summary=_short(" - ".join(bits)),
+    )
 
 
 class GeminiStreamDecoder:
@@ -1049,6 +1143,7 @@ class GeminiStreamDecoder:
         self.meta: dict[str, Any] = {}
         self.request = request
         self.bad_names: dict[int, str] = {}  # call position → the JSON text of a name that is not a string
+        self.tool_meta: dict[str, dict[str, Any]] = {}  # groundingMetadata / urlContextMetadata
 
     def _key(self, part: dict[str, Any]) -> str:
         if self.response_id:
@@ -1095,6 +1190,9 @@ class GeminiStreamDecoder:
             self.finish_reason = finish
         if _has(cand, "finishMessage"):
             self.meta["finishMessage"] = _g(cand, "finishMessage")
+        for field in SERVER_TOOL_METADATA:
+            if isinstance(_g(cand, field), dict):
+                self.tool_meta[field] = _g(cand, field)  # the latest chunk's (a stream repeats or completes it)
         meta = _g(chunk, "usageMetadata")
         if isinstance(meta, dict):
             self.meta["usageMetadata"] = meta
@@ -1127,6 +1225,10 @@ class GeminiStreamDecoder:
                 ToolCallEnd(self.index, call.arguments, end_raw),
             ]
         decoded = _decode_part(part, lambda: "", self.schemas, at)
+        if isinstance(decoded, ProviderToolPart):
+            self.index += 1
+            self.run = None
+            return [ProviderToolDone(self.index, decoded)]
         if isinstance(decoded, ReasoningPart):
             if decoded.provider_data:
                 self.index += 1
@@ -1173,4 +1275,8 @@ class GeminiStreamDecoder:
             if block:
                 stop, vendor = "refusal", f"blockReason:{block}"
         pd = {k: v for k, v in self.meta.items()}
-        return [StopEvent(stop, vendor, {API: pd})]
+        out: list[StreamEvent] = []
+        for field, meta in self.tool_meta.items():
+            self.index += 1
+            out.append(ProviderToolDone(self.index, server_tool_metadata_part(field, meta)))
+        return [*out, StopEvent(stop, vendor, {API: pd})]

@@ -1468,6 +1468,51 @@ def responses_provider_tools() -> Mapping[str, Any]:
     return MappingProxyType(out)
 
 
+#: Responses items toolwire decodes canonically (messages, reasoning, function and custom tool
+#: calls and their outputs) or that are no tool's (``compaction``): never provider-tool parts.
+_CANONICAL_ITEMS = frozenset(
+    {
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "compaction",
+    }
+)
+
+#: Responses items the application answers (the client side of :data:`RESPONSES_CLIENT_TOOLS`,
+#: and an MCP approval request): decoded as ``kind="call"`` provider-tool parts.
+RESPONSES_CLIENT_CALL_ITEMS = frozenset(
+    {"computer_call", "local_shell_call", "shell_call", "apply_patch_call", "mcp_approval_request"}
+)
+
+
+@functools.lru_cache(maxsize=1)
+def responses_hosted_item_types() -> frozenset[str]:
+    """The output item types of OpenAI's own tools in the installed SDK: the ``type`` literals of
+    the members of ``openai.types.responses.ResponseOutputItem`` (``web_search_call``,
+    ``file_search_call``, ``code_interpreter_call``, ``image_generation_call``, ``mcp_call``,
+    ``computer_call``, ``*_output``, ...) other than messages, reasoning, function and custom tool
+    calls and their outputs, and ``compaction``. The codec decodes these items into
+    :class:`~toolwire.types.ProviderToolPart` values."""
+    import typing
+
+    from openai.types.responses import ResponseOutputItem
+
+    union = ResponseOutputItem
+    if typing.get_origin(union) is typing.Annotated:
+        union = typing.get_args(union)[0]
+    found: set[str] = set()
+    for member in typing.get_args(union):
+        field = getattr(member, "model_fields", {}).get("type")
+        for t in typing.get_args(field.annotation) if field is not None else ():
+            if isinstance(t, str) and t not in _CANONICAL_ITEMS:
+                found.add(t)
+    return frozenset(found)
+
+
 class OpenAIResponsesProfile(_OpenAIProfile):
     """Responses (``POST /responses``) rules; see :data:`RESPONSES_RULES`.
 

@@ -29,6 +29,7 @@ from toolwire.arguments import parse_arguments
 from toolwire.errors import ProviderError, UnsupportedToolChoice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
+    ProviderToolDone,
     ReasoningDelta,
     ResponseStart,
     StopEvent,
@@ -45,6 +46,7 @@ from toolwire.turns import answer_request
 from toolwire.types import (
     ImagePart,
     Message,
+    ProviderToolPart,
     ReasoningPart,
     Response,
     StopReason,
@@ -74,8 +76,16 @@ from ._common import (
 from ._common import (
     wire_name as _wire_name,
 )
+from .profile import responses_hosted_item_types
 
-__all__ = ["OpenAIResponsesCodec", "ResponsesStreamDecoder", "responses_usage", "stop_reason_of", "API"]
+__all__ = [
+    "OpenAIResponsesCodec",
+    "ResponsesStreamDecoder",
+    "responses_usage",
+    "stop_reason_of",
+    "hosted_item_part",
+    "API",
+]
 
 API = "openai"
 
@@ -246,6 +256,67 @@ def _call_from_item(item: dict[str, Any], cut_off: bool, synth: Callable[[], str
     return call
 
 
+def _short(text: Any, limit: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _hosted_summary(item: dict[str, Any]) -> str:
+    """One readable line for a hosted-tool item: the search query or opened URL
+    (``web_search_call.action``), the queries and result count (``file_search_call``), the code
+    and its logs (``code_interpreter_call``), the MCP tool and its output or error
+    (``mcp_call``), the shell command (``local_shell_call``/``shell_call``), else the status."""
+    t = item.get("type")
+    bits: list[str] = []
+    action = item.get("action")
+    if t == "web_search_call" and isinstance(action, dict):
+        what = action.get("query") or action.get("url") or action.get("pattern") or ""
+        bits.append(f"{action.get('type') or 'search'} {what}".strip())
+    elif t == "file_search_call":
+        bits.append("; ".join(q for q in item.get("queries") or [] if isinstance(q, str)))
+        if isinstance(item.get("results"), list):
+            bits.append(f"{len(item['results'])} results")
+    elif t == "code_interpreter_call":
+        bits.append(str(item.get("code") or ""))
+        logs = [o.get("logs") for o in item.get("outputs") or [] if isinstance(o, dict) and o.get("logs")]
+        bits += [f"logs: {x}" for x in logs]
+    elif t in ("mcp_call", "mcp_approval_request"):
+        bits.append(f"{item.get('server_label') or ''}.{item.get('name') or ''} {item.get('arguments') or ''}".strip())
+        if item.get("error"):
+            bits.append(f"error: {item['error']}")
+        elif item.get("output"):
+            bits.append(str(item["output"]))
+    elif isinstance(action, dict) and action.get("command"):
+        cmd = action["command"]
+        bits.append(" ".join(cmd) if isinstance(cmd, list) else str(cmd))
+    text = " - ".join(b for b in bits if b)
+    status = item.get("status")
+    return _short(f"{text} ({status})" if text and isinstance(status, str) else text or str(status or t or ""))
+
+
+def hosted_item_part(item: dict[str, Any]) -> ProviderToolPart:
+    """An item of one of OpenAI's own tools
+    (:func:`~toolwire_openai.profile.responses_hosted_item_types`: ``web_search_call``,
+    ``file_search_call``, ``code_interpreter_call``, ...) as a :class:`ProviderToolPart`: ``raw``
+    a copy of the item as received; ``name`` its type without ``_call`` / ``_output``;
+    ``call_id`` its ``call_id``, else its ``id``; ``kind`` ``"call"`` for the items the
+    application answers (:data:`~toolwire_openai.profile.RESPONSES_CLIENT_CALL_ITEMS`), else
+    ``"result"`` (a hosted item holds the vendor's call and its outcome together)."""
+    from .profile import RESPONSES_CLIENT_CALL_ITEMS
+
+    t = str(item.get("type"))
+    cid = item.get("call_id") if isinstance(item.get("call_id"), str) else item.get("id")
+    return ProviderToolPart(
+        provider=API,
+        vendor_type=t,
+        raw=copy.deepcopy(item),
+        kind="call" if t in RESPONSES_CLIENT_CALL_ITEMS else "result",
+        name=t.removesuffix("_output").removesuffix("_call"),
+        call_id=cid if isinstance(cid, str) else None,
+        summary=_hosted_summary(item),
+    )
+
+
 def _text_parts(item: dict[str, Any], at: str = "") -> list[TextPart]:
     meta = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "content")}
     parts = []
@@ -359,6 +430,9 @@ class OpenAIResponsesCodec:
                 content.append({"type": "input_text", "text": part.text})
             elif isinstance(part, ImagePart):
                 content.append(self._image(part))
+            elif isinstance(part, ProviderToolPart):
+                if part.provider == API and part.kind != "metadata":
+                    items.append(copy.deepcopy(part.raw))  # e.g. a computer_call_output, as received
         if content:
             pd = msg.provider_data.get(API) or {}
             role = pd.get("role", "user")
@@ -428,6 +502,9 @@ class OpenAIResponsesCodec:
                     item["id"] = pd["item_id"]
                 item.update(copy.deepcopy(pd.get("item") or {}))
                 items.append(item)
+            elif isinstance(part, ProviderToolPart):
+                if part.provider == API and part.kind != "metadata":
+                    items.append(copy.deepcopy(part.raw))  # as received; another provider's: left out, reported
         return items
 
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:
@@ -531,8 +608,10 @@ class OpenAIResponsesCodec:
     def decode_response(self, body: dict[str, Any], request: ModelRequest | None = None) -> Response:
         """Response JSON → :class:`Response`: ``output`` items in order (reasoning →
         :class:`ReasoningPart`, message content → :class:`TextPart` per ``output_text``/``refusal``
-        part, ``function_call`` → :class:`ToolCall` with ``id = call_id``; other item types, e.g.
-        hosted-tool calls, are not represented). Arguments ``""``/``"null"``/``"{}"`` → ``{}``;
+        part, ``function_call`` → :class:`ToolCall` with ``id = call_id``; the items of OpenAI's
+        own tools, ``web_search_call``, ``file_search_call``, ``code_interpreter_call``, ... →
+        :class:`~toolwire.types.ProviderToolPart` (:func:`hosted_item_part`), sent back unchanged;
+        ``compaction`` items are not represented). Arguments ``""``/``"null"``/``"{}"`` → ``{}``;
         unparseable text → an invalid call; with ``incomplete:max_output_tokens`` (or an item
         ``status: incomplete``) such a call is also ``incomplete``. Stop reason per
         :func:`stop_reason_of`; usage per :func:`responses_usage` (a counter that is not a
@@ -588,6 +667,8 @@ class OpenAIResponsesCodec:
                 if kind == "custom_tool_call":
                     _as_custom_call(call, item)
                 parts.append(call)
+            elif kind in responses_hosted_item_types():
+                parts.append(hosted_item_part(item))
         response = Response(
             parts=parts,
             stop_reason=cast(StopReason, stop),
@@ -678,7 +759,10 @@ class OpenAIResponsesCodec:
             if not isinstance(item, dict):
                 continue
             kind = item.get("type")
-            if kind not in (None, "message", "function_call_output", "reasoning", "function_call"):
+            if kind in responses_hosted_item_types():
+                role = "user" if str(kind).endswith("_output") or kind == "mcp_approval_response" else "assistant"
+                tail(role).parts.append(hosted_item_part(item))
+            elif kind not in (None, "message", "function_call_output", "reasoning", "function_call"):
                 # an item toolwire has no canonical form for (hosted-tool calls and their outputs,
                 # item references, ...): kept opaque at its position so the same items go back
                 target = tail("user" if str(kind).endswith("_output") else "assistant")
@@ -686,7 +770,7 @@ class OpenAIResponsesCodec:
                 target.provider_data.setdefault(API, {}).setdefault("opaque", []).append([pos, copy.deepcopy(item)])
                 counts[id(target)] = pos + 1
                 continue
-            if kind == "function_call_output":
+            elif kind == "function_call_output":
                 tail("user").parts.append(self._result_from_item(item))
             elif kind == "reasoning":
                 tail("assistant").parts.append(_reasoning_part(item))
@@ -972,6 +1056,8 @@ class ResponsesStreamDecoder:
                     provider_data=call.provider_data,
                 )
                 yield ToolCallEnd(oi * _SLOT, raw_arguments=call.raw_arguments or "", provider_data=call.provider_data)
+            elif t in responses_hosted_item_types():
+                yield ProviderToolDone(oi * _SLOT, hosted_item_part(item))
             elif t == "reasoning":
                 part = _reasoning_part(item, "/item")
                 yield ReasoningDelta(
