@@ -66,6 +66,7 @@ __all__ = [
     "Profile",
     "rule_table",
     "preflight",
+    "declaration_problems",
     "COMMON_TOOL_NAME",
 ]
 
@@ -347,6 +348,13 @@ class Profile:
         from the vendor SDK's types by the adapter. Default: none."""
         return MappingProxyType({})
 
+    def provider_tool_problems(self, tool_type: str, settings: Mapping[str, Any]) -> list[str]:
+        """What is wrong with the ``settings`` of this API's provider tool ``tool_type`` (one
+        sentence each: an unknown field with the closest known one, a value of the wrong shape),
+        checked against the vendor SDK's type for the declaration; empty when they fit. Read by
+        ``toolwire lint``. Default: nothing checked."""
+        return []
+
     # -- prompt caching ------------------------------------------------------------------------
     def cache_min_tokens(self, model: str | None = None) -> int | None:
         """The shortest prompt prefix, in input tokens, the vendor caches for ``model`` (a shorter
@@ -386,6 +394,41 @@ class Profile:
 
         parts = urlsplit(uri)
         return str(body.get("model") or "unknown"), {"base_url": f"{parts.scheme}://{parts.netloc}"}
+
+
+def declaration_problems(declaration: Mapping[str, Any], sdk_type: Any) -> list[str]:
+    """The problems of a tool ``declaration`` (a JSON object) against ``sdk_type``, the vendor
+    SDK's type for it (a ``TypedDict`` such as ``anthropic.types.WebSearchTool20250305Param`` or a
+    pydantic model such as ``google.genai.types.GoogleSearch``, handed over by the adapter): each
+    field the type does not have (with the closest field name), then each validation error of
+    :class:`pydantic.TypeAdapter` (on the declaration's JSON text; strict for a ``TypedDict``) as
+    ``"<field path>: <message>"``. Empty when it fits."""
+    import difflib
+
+    from pydantic import BaseModel, TypeAdapter, ValidationError
+
+    model = isinstance(sdk_type, type) and issubclass(sdk_type, BaseModel)
+    if model:
+        fields = sdk_type.model_fields
+        known = set(fields) | {f.alias for f in fields.values() if f.alias}
+    else:
+        known = set(getattr(sdk_type, "__required_keys__", ())) | set(getattr(sdk_type, "__optional_keys__", ()))
+    problems: list[str] = []
+    for key in declaration:
+        if known and key not in known:
+            close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; its fields: {', '.join(sorted(known))}"
+            problems.append(f"unknown field {key!r}{hint}")
+    try:  # as the vendor reads it: JSON; a TypedDict strictly (a number sent as text is an error),
+        # a pydantic model by its own configuration (it parses its timestamps and enums from text)
+        TypeAdapter(sdk_type).validate_json(json.dumps(dict(declaration)), strict=None if model else True)
+    except ValidationError as exc:
+        for err in exc.errors():
+            if err.get("type") == "extra_forbidden":
+                continue  # reported above with the closest name
+            where = "/".join(str(x) for x in err.get("loc", ())) or "(the declaration)"
+            problems.append(f"{where}: {err.get('msg')}")
+    return problems
 
 
 def _messages(body: Any, key: str | None) -> list[Any] | None:

@@ -127,14 +127,21 @@ def test_declarations_in_each_wire_format(mock) -> None:
     assert [d["name"] for d in sent[0]["tools"][0]["functionDeclarations"]] == ["lookup"]
 
 
+#: One server-side and (Anthropic) one client-side tool of each vendor.
+VENDOR_TOOLS = [
+    ("anthropic", "web_search_20250305"),
+    ("anthropic", "bash_20250124"),
+    ("openai", "web_search"),
+    ("openai", "file_search"),
+    ("gemini", "googleSearch"),
+    ("gemini", "codeExecution"),
+]
+TARGETS = ["anthropic:claude-sonnet-4-5", "openai:gpt-4.1", "openai-chat:gpt-4.1", "gemini:gemini-2.5-flash"]
+
+
 @pytest.mark.parametrize(
     "spec,tool",
-    [
-        ("openai:gpt-4.1", ("anthropic", "web_search_20250305")),
-        ("openai-chat:gpt-4.1", ("openai", "web_search")),
-        ("gemini:gemini-2.5-flash", ("openai", "file_search")),
-        ("anthropic:claude-sonnet-4-5", ("gemini", "googleSearch")),
-    ],
+    [(spec, tool) for tool in VENDOR_TOOLS for spec in TARGETS if spec.partition(":")[0] != tool[0]],
 )
 def test_a_provider_tool_sent_elsewhere_is_refused_before_the_request(mock, spec, tool) -> None:
     model, sent = mock(spec, [])
@@ -144,6 +151,10 @@ def test_a_provider_tool_sent_elsewhere_is_refused_before_the_request(mock, spec
     err = info.value
     assert (err.provider, err.vendor, err.tool_type) == (spec.partition(":")[0], *tool)
     assert f"exists only on {tool[0]}" in str(err) and "its provider tools:" in str(err)
+    # the loop refuses it the same way, before the first request, whatever the other tools
+    with pytest.raises(ProviderToolUnsupported):
+        toolwire.run_sync(model, "hi", tools=[ProviderTool(*tool)])
+    assert sent == []
 
 
 def test_an_unknown_type_is_refused_when_declared() -> None:
@@ -295,3 +306,44 @@ def test_client_side_bash_and_text_editor_with_confined_paths(mock, tmp_path) ->
     last = sent[4]["messages"][-1]["content"][0]
     assert last["type"] == "tool_result" and last["tool_use_id"] == "toolu_04"
     assert json.dumps(sent[3]["messages"][-1]["content"][0]).count("is_error") == 1
+
+
+@pytest.mark.parametrize(
+    "editor_type",
+    sorted(t for t in toolwire.registry.profile("anthropic").provider_tools() if t.startswith("text_editor_")),
+)
+def test_every_text_editor_version_of_the_sdk_runs_confined(mock, tmp_path, editor_type) -> None:
+    """Each text editor type the installed SDK lists (its name differs by version: ``str_replace_editor``
+    for ``text_editor_20250124``) is declared as the SDK's TypedDict spells it and runs over the root."""
+    import typing
+
+    import anthropic.types
+    from toolwire_anthropic.client_tools import confined_text_editor
+
+    info = toolwire.registry.profile("anthropic").provider_tools()[editor_type]
+    sdk_type = getattr(anthropic.types, info.source.rpartition(".")[2])
+    name_literal = typing.get_args(typing.get_type_hints(sdk_type)["name"])[0]
+    assert info.name == name_literal
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "a.txt").write_text("one\ntwo\nthree\n")
+
+    def use(i, inp):
+        return anthropic_answer(
+            [{"type": "tool_use", "id": f"toolu_{i}", "name": name_literal, "input": inp}], "tool_use"
+        )
+
+    answers = [
+        use(1, {"command": "view", "path": "a.txt", "view_range": [2, -1]}),
+        use(2, {"command": "insert", "path": "a.txt", "insert_line": 0, "insert_text": "zero\n"}),
+        use(3, {"command": "view", "path": "/etc/passwd"}),
+        anthropic_answer([{"type": "text", "text": "done"}]),
+    ]
+    model, sent = mock("anthropic:claude-sonnet-4-5", answers)
+    result = toolwire.run_sync(model, "Edit.", tools=[confined_text_editor(root, type=editor_type)])
+    assert sent[0]["tools"] == [{"type": editor_type, "name": name_literal}]
+    runs = result.tool_runs
+    assert [r.result.is_error for r in runs] == [False, False, True]
+    assert "two" in runs[0].result.text and "three" in runs[0].result.text and "one" not in runs[0].result.text
+    assert (root / "a.txt").read_text() == "zero\none\ntwo\nthree\n"
+    assert "root:" not in runs[2].result.text  # nothing of /etc/passwd came back

@@ -403,14 +403,18 @@ def test_round_trip_declare_decode_send_back_unchanged(provider: str, stream: bo
     assert len(model.last_preflight) == 0  # nothing dropped, nothing repaired
 
 
-def test_streamed_and_whole_decode_to_the_same_parts() -> None:
-    for provider in ("anthropic", "openai", "gemini"):
-        whole, _ = make_model(provider, [FIRST[provider]])
-        streamed, _ = make_model(provider, [FIRST[provider]], stream=True)
-        a = toolwire.run_sync(whole, "q", tools=TOOLS[provider]).conversation.messages[1]
-        b = toolwire.run_sync(streamed, "q", tools=TOOLS[provider]).conversation.messages[1]
-        assert b.provider_tool_parts == a.provider_tool_parts, provider
-        assert [type(p).__name__ for p in b.parts] == [type(p).__name__ for p in a.parts], provider
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "gemini"])
+def test_run_stream_carries_the_same_parts_as_a_whole_response(provider: str) -> None:
+    whole, _ = make_model(provider, [FIRST[provider]])
+    a = toolwire.run_sync(whole, "q", tools=TOOLS[provider]).conversation.messages[1]
+    streamed, _ = make_model(provider, [FIRST[provider]], stream=True)
+    run = toolwire.run_stream_sync(streamed, "q", tools=TOOLS[provider])
+    events = list(run)
+    assert run.result is not None and events
+    b = run.result.conversation.messages[1]
+    assert b.provider_tool_parts == a.provider_tool_parts and len(a.provider_tool_parts) >= 3
+    assert [type(p).__name__ for p in b.parts] == [type(p).__name__ for p in a.parts]
+    assert run.state.conversation.messages[1].provider_tool_parts == a.provider_tool_parts
 
 
 # -- a provider switch: left out, with a report -----------------------------------------------------------------------

@@ -635,6 +635,73 @@ def _r_preflight_repair(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
     return ()  # produced by the preflight of a probe request (see _preflight_findings)
 
 
+#: The lint rules that review a vendor's own tool (:class:`~toolwire.tools.ProviderTool`): the
+#: vendor wrote its name, description and input schema, so the rules about those texts skip it.
+PROVIDER_TOOL_RULES = frozenset({"provider-tool-vendor", "provider-tool-settings", "token-cost", "text-too-long"})
+
+
+def _is_provider_tool(tool: Any) -> bool:
+    from ..tools import ProviderTool
+
+    return isinstance(tool, ProviderTool)
+
+
+@register_rule(
+    "provider-tool-vendor",
+    "warning",
+    "a vendor's own tool exists only on that vendor: a request to another provider with it is refused before it is sent (ProviderToolUnsupported)",
+    "send this tool only to its vendor's models, or give each provider its own tool list",
+)
+def _r_provider_tool_vendor(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    if not _is_provider_tool(tool):
+        return
+    vendor, wire_type = getattr(tool, "vendor", ""), getattr(tool, "type", "")
+    others = [p for p in ctx.providers if p != vendor]
+    if not others:
+        return
+    where = f"{vendor}'s own tool ({wire_type})"
+    if vendor not in ctx.providers:
+        yield _f(
+            "provider-tool-vendor",
+            tool.name,
+            "",
+            f"{tool.name!r} is {where} and none of the providers reviewed has it: {', '.join(others)} refuse it",
+            severity="error",
+        )
+        return
+    yield _f(
+        "provider-tool-vendor",
+        tool.name,
+        "",
+        f"{tool.name!r} is {where}: requests to {', '.join(others)} with it are refused",
+    )
+
+
+@register_rule(
+    "provider-tool-settings",
+    "error",
+    "the vendor rejects a declaration whose fields its API does not define (a misspelt field, a value of the wrong type), so the whole request fails",
+    "correct the settings to the vendor's field names and types (the message names the SDK's closest field)",
+)
+def _r_provider_tool_settings(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    from ..registry import cached_profile
+
+    if not _is_provider_tool(tool):
+        return
+    vendor = getattr(tool, "vendor", "")
+    prof = cached_profile(vendor)
+    if prof is None:
+        return
+    for problem in prof.provider_tool_problems(getattr(tool, "type", ""), getattr(tool, "settings", {})):
+        yield _f(
+            "provider-tool-settings",
+            tool.name,
+            "/settings",
+            f"{vendor} {getattr(tool, 'type', '')}: {problem}",
+            provider=vendor,
+        )
+
+
 @register_rule(
     "duplicate-name",
     "error",
@@ -912,8 +979,8 @@ def lint_tools(
     if token_costs:
         for p in provs:
             if p in COST_PROVIDERS:
-                try:
-                    ctx.token_costs[p] = tool_costs(tools, p)
+                try:  # a vendor's own tool costs tokens only where it can be sent
+                    ctx.token_costs[p] = tool_costs([t for t in tools if _sendable(t, p)], p)
                     summary_costs[p] = ctx.token_costs[p].to_dict()
                 except Exception as exc:  # pragma: no cover - tokenizer damaged
                     summary_costs[p] = {"error": str(exc)}
@@ -923,11 +990,13 @@ def lint_tools(
     cache: dict[str, Any] = {}
     for t in tools:
         for r in active:
-            if r.per_set:
+            if r.per_set or (_is_provider_tool(t) and r.id not in PROVIDER_TOOL_RULES):
                 continue
             findings.extend(_run_rule(r, t, t.name, ctx))
         if any(r.id.startswith("translation-") or r.id in ("provider-rule", "preflight-repair") for r in active):
             for p in provs:
+                if not _sendable(t, p):
+                    continue  # provider-tool-vendor reports it
                 findings.extend(
                     f for f in _translation_findings(t, p, cache) if f.rule in selected and f.rule not in skipped
                 )
@@ -953,6 +1022,11 @@ def lint_tools(
         "prompt_cache": prompt_cache_savings(summary_costs),
     }
     return LintReport(findings, summary)
+
+
+def _sendable(tool: Tool, provider: str) -> bool:
+    """Whether ``tool`` can go to ``provider``: any tool of yours, a vendor's own only to it."""
+    return not _is_provider_tool(tool) or getattr(tool, "vendor", None) == provider
 
 
 def prompt_cache_savings(token_costs: dict[str, Any]) -> dict[str, Any]:

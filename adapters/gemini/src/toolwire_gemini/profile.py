@@ -1035,6 +1035,22 @@ class GeminiProfile(Profile):
         :func:`gemini_provider_tools`."""
         return gemini_provider_tools()
 
+    def provider_tool_problems(self, tool_type: str, settings: Mapping[str, Any]) -> list[str]:
+        """The settings checked against the type of the ``google.genai.types.Tool`` field
+        ``tool_type`` names (``googleSearch`` → ``GoogleSearch``, ...), see
+        :func:`toolwire.profile.declaration_problems`."""
+        import typing
+
+        from google.genai import types
+
+        from toolwire.profile import declaration_problems
+
+        field = next((f for n, f in types.Tool.model_fields.items() if (f.alias or n) == tool_type), None)
+        if field is None:
+            return []
+        sdk_type = next((a for a in typing.get_args(field.annotation) if a is not type(None)), field.annotation)
+        return declaration_problems(dict(settings), sdk_type)
+
     def cache_min_tokens(self, model: str | None = None) -> int | None:
         """The minimum input tokens for (implicit or explicit) context caching of ``model``
         (:data:`CACHE_MIN_TOKENS`): 4096 for the Pro models, 1024 for the others."""

@@ -675,6 +675,22 @@ class _OpenAIProfile(Profile):
 
         return MappingProxyType({}) if self.api != RESPONSES else responses_provider_tools()
 
+    def provider_tool_problems(self, tool_type: str, settings: Mapping[str, Any]) -> list[str]:
+        """Responses: the declaration ``{"type", **settings}`` checked against its SDK type (the
+        ``openai.types.responses.*ToolParam`` TypedDict named by the tool's ``source``), see
+        :func:`toolwire.profile.declaration_problems`. Chat Completions has no provider tools."""
+        if self.api != RESPONSES:
+            return []
+        import openai.types.responses
+
+        from toolwire.profile import declaration_problems
+
+        info = responses_provider_tools().get(tool_type)
+        sdk_type = getattr(openai.types.responses, info.source.rpartition(".")[2], None) if info is not None else None
+        if info is None or sdk_type is None:
+            return []
+        return declaration_problems({"type": tool_type, **settings}, sdk_type)
+
     def cache_min_tokens(self, model: str | None = None) -> int | None:
         """1024: OpenAI caches prompts of 1024 tokens or more, automatically
         (https://platform.openai.com/docs/guides/prompt-caching, "Caching is enabled automatically
