@@ -499,3 +499,16 @@ def test_a_saved_part_reloads_and_old_positional_blocks_still_replay() -> None:
     model, sent = make_model("anthropic", [SECOND["anthropic"]])
     asyncio.run(model.send(model.build_request([Message.user("q"), Message.from_dict(old), Message.user("more")])))
     assert sent[0]["messages"][1]["content"] == [ANTHROPIC_CONTENT[0], {"type": "text", "text": "done"}]
+
+
+def test_anthropic_pause_turn_with_a_server_tool_continues_with_the_block_sent_back() -> None:
+    """A long server-tool turn may stop with ``pause_turn`` (anthropic.types.StopReason); the loop
+    sends the paused content back as the last assistant message and the API continues it."""
+    paused = {**anthropic_message(ANTHROPIC_CONTENT[:1]), "stop_reason": "pause_turn"}
+    rest = anthropic_message(ANTHROPIC_CONTENT[1:2] + [{"type": "text", "text": "It prints 42."}])
+    model, sent = make_model("anthropic", [paused, rest])
+    result = toolwire.run_sync(model, "What does print(6 * 7) print?", tools=TOOLS["anthropic"])
+    assert result.text == "It prints 42." and len(sent) == 2
+    assert sent[1]["messages"][-1] == {"role": "assistant", "content": [ANTHROPIC_CONTENT[0]]}
+    kinds = [(p.kind, p.call_id) for m in result.conversation.messages for p in m.provider_tool_parts]
+    assert kinds == [("call", "srvtoolu_A"), ("result", "srvtoolu_A")]
