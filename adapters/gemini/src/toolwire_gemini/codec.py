@@ -1097,6 +1097,10 @@ def server_tool_part(part: dict[str, Any]) -> ProviderToolPart | None:
     return None
 
 
+def _as_list(x: Any) -> list[Any]:
+    return x if isinstance(x, list) else []
+
+
 def server_tool_metadata_part(field: str, meta: dict[str, Any]) -> ProviderToolPart:
     """A candidate's ``groundingMetadata`` / ``urlContextMetadata`` (:data:`SERVER_TOOL_METADATA`)
     as a ``kind="metadata"`` :class:`ProviderToolPart` (never sent back: ``Content`` has no such
@@ -1104,15 +1108,15 @@ def server_tool_metadata_part(field: str, meta: dict[str, Any]) -> ProviderToolP
     retrieval status."""
     bits: list[str] = []
     if field == "groundingMetadata":
-        queries = [q for q in (_g(meta, "webSearchQueries") or []) if isinstance(q, str)]
+        queries = [q for q in _as_list(_g(meta, "webSearchQueries")) if isinstance(q, str)]
         if queries:
             bits.append("searched: " + "; ".join(queries))
-        webs = [_g(c, "web") for c in (_g(meta, "groundingChunks") or []) if isinstance(_g(c, "web"), dict)]
+        webs = [_g(c, "web") for c in _as_list(_g(meta, "groundingChunks")) if isinstance(_g(c, "web"), dict)]
         if webs:
             shown = "; ".join(f"{w.get('title') or ''} <{w.get('uri')}>".strip() for w in webs[:3])
             bits.append(f"{len(webs)} source{'s' if len(webs) != 1 else ''}: {shown}{' ...' if len(webs) > 3 else ''}")
     else:
-        for u in _g(meta, "urlMetadata") or []:
+        for u in _as_list(_g(meta, "urlMetadata")):
             if isinstance(u, dict):
                 bits.append(f"{_g(u, 'retrievedUrl')} {_g(u, 'urlRetrievalStatus') or ''}".strip())
     return ProviderToolPart(

@@ -261,6 +261,10 @@ def _short(text: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _as_list(x: Any) -> list[Any]:
+    return x if isinstance(x, list) else []
+
+
 def _hosted_summary(item: dict[str, Any]) -> str:
     """One readable line for a hosted-tool item: the search query or opened URL
     (``web_search_call.action``), the queries and result count (``file_search_call``), the code
@@ -273,12 +277,12 @@ def _hosted_summary(item: dict[str, Any]) -> str:
         what = action.get("query") or action.get("url") or action.get("pattern") or ""
         bits.append(f"{action.get('type') or 'search'} {what}".strip())
     elif t == "file_search_call":
-        bits.append("; ".join(q for q in item.get("queries") or [] if isinstance(q, str)))
+        bits.append("; ".join(q for q in _as_list(item.get("queries")) if isinstance(q, str)))
         if isinstance(item.get("results"), list):
             bits.append(f"{len(item['results'])} results")
     elif t == "code_interpreter_call":
         bits.append(str(item.get("code") or ""))
-        logs = [o.get("logs") for o in item.get("outputs") or [] if isinstance(o, dict) and o.get("logs")]
+        logs = [o.get("logs") for o in _as_list(item.get("outputs")) if isinstance(o, dict) and o.get("logs")]
         bits += [f"logs: {x}" for x in logs]
     elif t in ("mcp_call", "mcp_approval_request"):
         bits.append(f"{item.get('server_label') or ''}.{item.get('name') or ''} {item.get('arguments') or ''}".strip())
