@@ -1474,7 +1474,7 @@ class GeminiProfile(Profile):
             calls = _calls(prev) if isinstance(prev, dict) and prev.get("role") == "model" else []
             responses = [
                 (pi, p)
-                for pi, p in enumerate(content.get("parts") or [])
+                for pi, p in enumerate(content.get("parts") if isinstance(content.get("parts"), list) else [])
                 if isinstance(p, dict) and _g(p, "functionResponse") is not None
             ]
             for k, (pi, part) in enumerate(responses):
