@@ -18,12 +18,13 @@ PORT="${TOOLWIRE_LLAMA_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.b
 DEADLINE="${TOOLWIRE_LLAMA_HEALTH_DEADLINE:-180}"
 start=$(date +%s)
 # --jinja with a chat template that has a tool-call format: SmolLM2's own template has none (the
-# tools never reach the prompt and "required" is not enforced), so the Qwen2.5 template that
-# llama.cpp ships is used — the same ChatML tokens as SmolLM2, and the Hermes 2 Pro tool-call
-# format (<tool_call>{json}</tool_call>) that llama.cpp parses and constrains with a grammar.
+# tools never reach the prompt and "required" is not enforced), so smollm2-tools.jinja beside this
+# script is used: the Qwen2.5 template llama.cpp ships (the same ChatML tokens as SmolLM2, and the
+# Hermes 2 Pro tool-call format <tool_call>{json}</tool_call> that llama.cpp parses and constrains
+# with a grammar), with tool results as their own "tool" turn (see the template's header).
 # -np 1: one slot, so requests run one at a time and usage counts are per request.
-TEMPLATE="$BUILD_DIR/src/models/templates/Qwen-Qwen2.5-7B-Instruct.jinja"
-[ -f "$TEMPLATE" ] || { echo "chat template missing: $TEMPLATE (run $HERE/build.sh)" >&2; exit 1; }
+TEMPLATE="$HERE/smollm2-tools.jinja"
+[ -f "$TEMPLATE" ] || { echo "chat template missing: $TEMPLATE" >&2; exit 1; }
 "$LLAMA_SERVER_BIN" -m "$MODEL_FILE" --host 127.0.0.1 --port "$PORT" --jinja --chat-template-file "$TEMPLATE" \
   -c 4096 -np 1 -t "${TOOLWIRE_LLAMA_THREADS:-2}" --no-webui \
   >"$STATE_DIR/server.log" 2>&1 &

@@ -5,6 +5,13 @@ Each scenario runs ``toolwire.run`` against ``openai-chat`` with a custom ``base
 user points toolwire at llama.cpp) and returns a :func:`summary` of what toolwire decoded and
 did: the requests sent, each turn's stop reason and usage, each tool call (name, arguments, how it
 was answered) and the error raised. Assertions are on these, never on the model's wording.
+
+Every scenario starts from the same short conversation (:func:`example_conversation`): one earlier
+exchange in which the assistant called get_weather and got its result. SmolLM2-135M was not trained
+on tool calls; with that one example in its context it writes a ``<tool_call>`` at once, and the
+server's grammar then holds it to the declared tools and their input schemas. Without it, llama.cpp
+lets a model write text before the first tool call even with ``tool_choice: "required"``, and this
+model writes text until ``max_tokens``.
 """
 
 from __future__ import annotations
@@ -23,6 +30,22 @@ MODEL = "openai-chat:smollm2-135m-instruct"
 SAMPLING = {"temperature": 0.0, "seed": 7}
 
 RAN: list[str] = []
+
+
+def example_conversation() -> toolwire.Conversation:
+    """One earlier exchange: a get_weather call, its result, the answer (sent as history by the adapter)."""
+    call = toolwire.ToolCall(id="call_example_1", name="get_weather", arguments={"city": "London"})
+    return toolwire.Conversation(
+        messages=[
+            toolwire.Message.user("What is the weather in London? Use the get_weather tool."),
+            toolwire.Message(role="assistant", parts=[call]),
+            toolwire.Message(
+                role="user",
+                parts=[toolwire.ToolResult(tool_call_id=call.id, content="rainy, 12 C in London", name="get_weather")],
+            ),
+            toolwire.Message.assistant("It is rainy and 12 C in London."),
+        ]
+    )
 
 
 def get_weather(city: str) -> str:
@@ -73,6 +96,8 @@ def summary(result: Any, counter: Counter, error: BaseException | None = None) -
             "max_completion_tokens": first.get("max_completion_tokens"),
             "stream": first.get("stream"),
         }
+    if len(counter.bodies) > 1:  # what the next request sent back after the first turn's tool calls
+        out["fed_back"] = [m.get("content") for m in counter.bodies[1]["messages"] if m.get("role") == "tool"][-1:]
     if result is not None:
         out["turns"] = [
             {
@@ -114,7 +139,7 @@ def _run(base_url: str, prompt: str, tools: list[Callable[..., Any]], **kwargs: 
 
     async def go() -> dict[str, Any]:
         try:
-            result = await toolwire.run(model, prompt, tools=tools, **kwargs)
+            result = await toolwire.run(model, prompt, tools=tools, conversation=example_conversation(), **kwargs)
         except RunLimitExceeded as exc:
             return summary(exc.result, counter, exc)
         except ProviderError as exc:
@@ -130,13 +155,13 @@ WEATHER = "What is the weather in Paris? Use the get_weather tool."
 
 
 def required_call(base_url: str, stream: bool = False) -> dict[str, Any]:
-    """tool_choice "required": the server constrains the output to a tool call."""
+    """tool_choice "required": a tool call, run, and (not streamed) its result sent back in a second turn."""
     return _run(
         base_url,
         WEATHER,
         [get_weather],
         tool_choice="required",
-        max_turns=1,
+        max_turns=1 if stream else 2,
         settings={"stream": stream, "max_tokens": 48},
     )
 
@@ -151,7 +176,7 @@ def forced_named(base_url: str, named_tool_choice: str | None = None) -> dict[st
         WEATHER,
         [get_weather, get_time],
         tool_choice={"type": "tool", "name": "get_time"},
-        max_turns=1,
+        max_turns=2,  # a second request: the first turn's calls are answered (run or refused), not cut by the limit
         settings=settings,
     )
 
@@ -210,19 +235,30 @@ def check(name: str, s: dict[str, Any]) -> None:
             if c["incomplete"] or c["invalid"]:
                 assert r["status"] == "invalid" or r["status"] == "cancelled", (c, r)
     limit_only = s.get("error", {}).get("type") in (None, "MaxTurnsExceeded")  # a second call is the model's choice
-    # Recorded: this llama.cpp build does not enforce tool_choice "required" for SmolLM2-135M (the
-    # model answers in text until max_tokens); toolwire decodes that as it is: no call, stop
-    # reason "max_tokens" — and when the model does call, the checks below hold.
     if name.startswith("required_call"):
         assert limit_only, s
         assert first["tool_choice"] == "required" and first["stream"] is name.endswith("streamed")
-        if turns[0]["calls"]:
-            assert turns[0]["stop_reason"] == "tool_use"
-            assert all(c["name"] == "get_weather" for c in turns[0]["calls"])
-        else:
-            assert turns[0]["stop_reason"] in ("max_tokens", "end_turn") and s["ran"] == []
+        # the grammar admits only get_weather calls; with the example conversation the model calls at once
+        calls, runs = turns[0]["calls"], turns[0]["runs"]
+        assert calls and turns[0]["stop_reason"] == "tool_use", turns[0]
+        assert all(c["name"] == "get_weather" for c in calls) and len(runs) == len(calls), turns[0]
+        for c, r in zip(calls, runs):
+            # arguments are validated against the input schema: a valid call runs, any other is answered
+            valid = isinstance(c["arguments"], dict) and isinstance(c["arguments"].get("city"), str)
+            # max_turns=1 (streamed): the run ends after this turn, so even a valid call is answered, not run
+            expected = ("limit" if name.endswith("streamed") else "ran") if valid and not c["incomplete"] else "invalid"
+            assert r["status"] == expected, (c, r)
+            assert json.loads(c["raw_arguments"]) == c["arguments"] or not valid, c
+        assert s["ran"] == [
+            f"get_weather:{c['arguments']['city']}" for c, r in zip(calls, runs) if r["status"] == "ran"
+        ]
+        if not name.endswith("streamed"):  # the second turn got the tool result back (auto from then on)
+            assert s["requests"] == 2 and len(turns) >= 1, s
+            if s["ran"]:
+                assert s["fed_back"] and s["fed_back"][0].startswith("sunny, 21 C in "), s
     elif name == "forced_named_sent_as_required":
         assert first["tool_choice"] == "required" and first["tools"] == ["get_time"]
+        assert turns[0]["calls"] and turns[0]["stop_reason"] == "tool_use", turns[0]  # required: the grammar
         assert all(c["name"] == "get_time" for c in turns[0]["calls"])  # the only tool declared
     elif name == "forced_named_object_ignored":
         assert first["tool_choice"] == {"type": "function", "function": {"name": "get_time"}}
@@ -230,6 +266,7 @@ def check(name: str, s: dict[str, Any]) -> None:
         for r in turns[0]["runs"]:
             if r["name"] != "get_time":
                 assert r["status"] == "invalid" and r["is_error"], r  # contradicts the forced choice: not run
+        assert not any(x.startswith("get_weather:") for x in s["ran"]), s  # never run silently
     elif name == "choice_none":
         assert first["tool_choice"] == "none"
         assert turns[0]["calls"] == [] and turns[0]["stop_reason"] in ("end_turn", "max_tokens")
