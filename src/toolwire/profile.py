@@ -58,6 +58,7 @@ from typing import Any, Iterable, Iterator, Literal, Mapping, Sequence
 from .errors import RequestRefused
 
 __all__ = [
+    "Action",
     "Rule",
     "Violation",
     "RequestChange",
@@ -283,9 +284,10 @@ class Profile:
         return f"<{type(self).__name__} {self.api} ({len(self.rules)} rules)>"
 
     # -- names and schemas ---------------------------------------------------------------------
-    def tool_name_error(self, name: str) -> str | None:
+    def tool_name_error(self, name: object) -> str | None:
         """``None`` if ``name`` is a valid tool name for this API, else the reason (one sentence
-        naming the rule). Default: toolwire's common rule :data:`COMMON_TOOL_NAME`."""
+        naming the rule). ``name`` is whatever a request body carries, so a value that is not a
+        string gets a reason too. Default: toolwire's common rule :data:`COMMON_TOOL_NAME`."""
         if isinstance(name, str) and COMMON_TOOL_NAME.fullmatch(name):
             return None
         return f"it must match {COMMON_TOOL_NAME.pattern}"
