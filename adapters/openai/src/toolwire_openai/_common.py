@@ -12,17 +12,8 @@ from toolwire.arguments import EMPTY_ARGUMENT_TEXTS, dumps_arguments, parse_argu
 from toolwire.errors import ProviderError
 from toolwire.schema.report import TranslationReport
 from toolwire.tools import Tool
-from toolwire.types import Response, ToolCall, ToolResult
-from toolwire.wire import (  # shared by all codecs; re-exported for this adapter's modules
-    NAME_INVALID,
-    SHAPE_ERRORS,
-    Shape,
-    duplicate_id_invalid,
-    json_kind,
-    mark_duplicate_ids,
-    tool_name,
-    usage_int,
-)
+from toolwire.types import Response, TextPart, ToolCall, ToolResult
+from toolwire.wire import NAME_INVALID, duplicate_id_invalid, mark_duplicate_ids
 
 #: Prefix of an error tool result on the OpenAI APIs, which have no error flag.
 ERROR_PREFIX = "Error: "
@@ -58,12 +49,8 @@ def mark_error(result: ToolResult) -> ToolResult:
         if result.content.startswith(ERROR_PREFIX):
             result.content = result.content[len(ERROR_PREFIX) :]
             result.is_error = True
-    elif (
-        result.content
-        and getattr(result.content[0], "type", None) == "text"
-        and result.content[0].text.startswith(ERROR_PREFIX)
-    ):
-        result.content[0].text = result.content[0].text[len(ERROR_PREFIX) :]
+    elif result.content and isinstance(first := result.content[0], TextPart) and first.text.startswith(ERROR_PREFIX):
+        first.text = first.text[len(ERROR_PREFIX) :]
         result.is_error = True
     return result
 
@@ -74,7 +61,7 @@ def result_text_parts(result: ToolResult) -> list[str]:
     if isinstance(result.content, str):
         texts = [result.content]
     else:
-        texts = [p.text for p in result.content if getattr(p, "type", None) == "text"]
+        texts = [p.text for p in result.content if isinstance(p, TextPart)]
     if result.is_error:
         if texts:
             texts[0] = error_text(texts[0])
