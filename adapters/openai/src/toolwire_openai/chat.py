@@ -44,9 +44,9 @@ from toolwire.types import (
     ToolResult,
     Usage,
 )
+from toolwire.wire import Shape, tool_name, usage_int
 
 from ._common import (
-    Shape,
     apply_overrides,
     arguments_text,
     check_tool_calls,
@@ -57,9 +57,7 @@ from ._common import (
     result_text_parts,
     strict_parameters,
     synth_call_id,
-    tool_name,
     unique_wire_calls,
-    usage_int,
 )
 from ._common import (
     wire_name as _wire_name,
@@ -111,8 +109,8 @@ def chat_usage(u: Any) -> Usage:
     ``completion_tokens_details.reasoning_tokens`` → reasoning. ``None`` → empty usage."""
     if not isinstance(u, dict):
         return Usage(requests=1)
-    pt = u.get("prompt_tokens_details") if isinstance(u.get("prompt_tokens_details"), dict) else {}
-    ct = u.get("completion_tokens_details") if isinstance(u.get("completion_tokens_details"), dict) else {}
+    pt = pt if isinstance(pt := u.get("prompt_tokens_details"), dict) else {}
+    ct = ct if isinstance(ct := u.get("completion_tokens_details"), dict) else {}
     return Usage(
         input_tokens=usage_int(u.get("prompt_tokens")),
         output_tokens=usage_int(u.get("completion_tokens")),
@@ -206,9 +204,7 @@ class OpenAIChatCodec:
     def _tool_from_wire(self, decl: dict[str, Any]) -> Tool:
         fn = decl.get("function") or {}
         strict = fn.get("strict") if isinstance(fn.get("strict"), bool) else None
-        schema = (
-            fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {"type": "object", "properties": {}}
-        )
+        schema = schema if isinstance(schema := fn.get("parameters"), dict) else {"type": "object", "properties": {}}
         tool = Tool(
             fn.get("name", ""),
             fn.get("description") or "",
@@ -405,7 +401,7 @@ class OpenAIChatCodec:
             tc = _SHAPE.obj(tc, at)
             raw_id = tc.get("id")
             synthesized = not (isinstance(raw_id, str) and raw_id)
-            call_id = synth(i) if synthesized else raw_id
+            call_id: str = raw_id if isinstance(raw_id, str) and raw_id else synth(i)
             if tc.get("type") == "custom":
                 custom = _SHAPE.opt_obj(tc.get("custom"), f"{at}/custom")
                 name, _ = tool_name(custom.get("name"))
@@ -708,7 +704,7 @@ class OpenAIChatCodec:
         for tc in wm.get("tool_calls") or []:
             if not isinstance(tc, dict):
                 continue
-            fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+            fn = fn if isinstance(fn := tc.get("function"), dict) else {}
             raw = fn.get("arguments")
             args, invalid = parse_arguments(raw if isinstance(raw, str) else None)
             call_id = tc.get("id")
