@@ -49,19 +49,19 @@ from toolwire.types import (
     ProviderToolPart,
     ReasoningPart,
     Response,
+    Role,
     StopReason,
     TextPart,
     ToolCall,
     ToolResult,
     Usage,
 )
+from toolwire.wire import Shape, json_kind, tool_name, usage_int
 
 from ._common import (
-    Shape,
     apply_overrides,
     arguments_text,
     check_tool_calls,
-    json_kind,
     mark_error,
     overrides_for,
     prompt_cache_key,
@@ -69,9 +69,7 @@ from ._common import (
     result_text_parts,
     strict_parameters,
     synth_call_id,
-    tool_name,
     unique_wire_calls,
-    usage_int,
 )
 from ._common import (
     wire_name as _wire_name,
@@ -126,8 +124,8 @@ def responses_usage(u: Any) -> Usage:
     ``output_tokens_details.reasoning_tokens`` → reasoning."""
     if not isinstance(u, dict):
         return Usage(requests=1)
-    it = u.get("input_tokens_details") if isinstance(u.get("input_tokens_details"), dict) else {}
-    ot = u.get("output_tokens_details") if isinstance(u.get("output_tokens_details"), dict) else {}
+    it = it if isinstance(it := u.get("input_tokens_details"), dict) else {}
+    ot = ot if isinstance(ot := u.get("output_tokens_details"), dict) else {}
     return Usage(
         input_tokens=usage_int(u.get("input_tokens")),
         output_tokens=usage_int(u.get("output_tokens")),
@@ -157,7 +155,7 @@ def stop_reason_of(resp: dict[str, Any], pointer: str = "") -> tuple[str, str | 
         return "error", vendor
     if status == "incomplete":
         return INCOMPLETE_REASONS.get(reason or "", "max_tokens"), vendor
-    output = resp.get("output") if isinstance(resp.get("output"), list) else []
+    output = output if isinstance(output := resp.get("output"), list) else []
     if any(isinstance(i, dict) and i.get("type") in ("function_call", "custom_tool_call") for i in output):
         return "tool_use", vendor
     for item in output:
@@ -234,7 +232,7 @@ def _call_from_item(item: dict[str, Any], cut_off: bool, synth: Callable[[], str
         pd["item_id"] = item["id"]
     call_id, item_id = item.get("call_id"), item.get("id")
     has_call_id = isinstance(call_id, str) and bool(call_id)
-    if has_call_id:
+    if isinstance(call_id, str) and call_id:
         the_id = call_id
     elif isinstance(item_id, str) and item_id:
         the_id = item_id
@@ -372,9 +370,7 @@ class OpenAIResponsesCodec:
 
     def _tool_from_wire(self, decl: dict[str, Any]) -> Tool:
         strict = decl.get("strict") if isinstance(decl.get("strict"), bool) else None
-        schema = (
-            decl.get("parameters") if isinstance(decl.get("parameters"), dict) else {"type": "object", "properties": {}}
-        )
+        schema = schema if isinstance(schema := decl.get("parameters"), dict) else {"type": "object", "properties": {}}
         tool = Tool(
             decl.get("name", ""),
             decl.get("description") or "",
@@ -476,7 +472,7 @@ class OpenAIResponsesCodec:
                 pd = part.provider_data.get(API) or {}
                 if pd.get("item_id") is None and part.encrypted is None:
                     continue  # nothing the API could resolve
-                item = {"type": "reasoning"}
+                item: dict[str, Any] = {"type": "reasoning"}
                 if pd.get("item_id") is not None:
                     item["id"] = pd["item_id"]
                 item.update(copy.deepcopy(pd.get("item") or {}))
@@ -751,10 +747,10 @@ class OpenAIResponsesCodec:
             settings["instructions_role"] = first["role"]
         messages: list[Message] = []
 
-        def tail(role: str) -> Message:
+        def tail(role: Role) -> Message:
             if messages and messages[-1].role == role and not messages[-1].provider_data.get(API, {}).get("closed"):
                 return messages[-1]
-            m = Message(role, [])  # type: ignore[arg-type]
+            m = Message(role, [])
             messages.append(m)
             return m
 
@@ -878,7 +874,7 @@ class OpenAIResponsesCodec:
                     parts.append(TextPart(c.get("text", "")))
                 elif c.get("type") == "input_image" and c.get("image_url"):
                     r = self._result_from_item({"type": "function_call_output", "call_id": "", "output": [c]})
-                    parts.extend(p for p in r.content if isinstance(p, ImagePart))  # type: ignore[union-attr]
+                    parts.extend(p for p in r.content if isinstance(p, ImagePart))
             if len(parts) == 1 and isinstance(parts[0], TextPart):
                 pd["content_list"] = True
         msg = Message("user", parts, {API: pd} if pd else {})
