@@ -343,7 +343,8 @@ class OpenAIChatModel(_OpenAIModel):
         another model family the count is only indicative (different tokenizer)."""
         from .tokens import estimate_chat_input_tokens
 
-        return estimate_chat_input_tokens(self.codec.encode_request(request))  # type: ignore[union-attr]
+        assert self.codec is not None  # set in __init__; the base class allows a model without one
+        return estimate_chat_input_tokens(self.codec.encode_request(request))
 
 
 class OpenAIResponsesModel(_OpenAIModel):
@@ -428,5 +429,6 @@ class OpenAIResponsesModel(_OpenAIModel):
         from .tokens import count_input_tokens
 
         request = self._prepare(request)
-        body = self.codec.encode_request(request)  # type: ignore[union-attr]
+        assert self.codec is not None  # set in __init__; the base class allows a model without one
+        body = self.codec.encode_request(request)
         return await count_input_tokens(body, api=self.api, client=self.client)
