@@ -23,9 +23,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
-from toolwire.profile import Profile, Rule, Violation, rule_table
+from toolwire.profile import Action, Profile, Rule, Violation, rule_table
 from toolwire.schema.report import TranslationReport
 
 from ._dialect import parameter_problems, translate_parameters
@@ -78,16 +78,16 @@ _SDK_NAME = (
 _SO_DOC = "https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas"
 
 
-def _rules(prefix: str, rows: Iterable[tuple[str, str, str, str]]) -> Mapping[str, Rule]:
+def _rules(prefix: str, rows: Iterable[tuple[str, str, str, Action]]) -> Mapping[str, Rule]:
     return rule_table(
         *(
-            Rule(id=f"{prefix}.{suffix}", summary=summary, source=source, action=action)  # type: ignore[arg-type]
+            Rule(id=f"{prefix}.{suffix}", summary=summary, source=source, action=action)
             for suffix, summary, source, action in rows
         )
     )
 
 
-def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[tuple[str, str, str, str]]:
+def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[tuple[str, str, str, Action]]:
     """Rules both APIs share (same wording, per-API prefix and bounds)."""
     return [
         # names and ids
@@ -742,7 +742,7 @@ class _OpenAIProfile(Profile):
         return Violation(rule=self.rule(suffix), pointer=pointer, message=message, tool=tool, call_id=call_id)
 
     # -- names ---------------------------------------------------------------------------------
-    def tool_name_error(self, name: str) -> str | None:
+    def tool_name_error(self, name: object) -> str | None:
         """``None`` when ``name`` matches :data:`TOOL_NAME_RULE`, else why not."""
         if not isinstance(name, str):
             return f"a tool name is a string, got {type(name).__name__}"
@@ -978,7 +978,7 @@ class _OpenAIProfile(Profile):
         }.get(keyword, self.rule("strict.keywords"))
 
     # -- tokens ------------------------------------------------------------------------------------
-    def estimate_tokens(self, tool_declarations: list[dict[str, Any]]) -> int:
+    def estimate_tokens(self, tool_declarations: Sequence[dict[str, Any]]) -> int:
         """Offline per-request tokens of a tool set: the exact ``o200k_base`` count of the
         ``namespace functions`` block OpenAI's models see, plus the fixed overhead (see
         :mod:`toolwire_openai.tokens`). Accepts wire declarations of either API, canonical
@@ -1038,14 +1038,15 @@ class OpenAIChatProfile(_OpenAIProfile):
         (already checked on an earlier turn) are skipped, except the assistant message whose
         calls the tool messages at ``start`` answer."""
         out: list[Violation] = []
-        tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        tools = tools if isinstance(tools := body.get("tools"), list) else []
         names: set[str] = set()
         for i, decl in enumerate(tools):
             if not isinstance(decl, dict):
                 continue
             if decl.get("type", "function") == "function" and isinstance(decl.get("function"), dict):
                 fn = decl["function"]
-                names.add(fn.get("name"))
+                if isinstance(fn_name := fn.get("name"), str):  # a missing name is reported, not listed
+                    names.add(fn_name)
                 out.extend(self._tool_problems(decl, i, f"/tools/{i}/function", fn))
                 desc = fn.get("description")
                 if isinstance(desc, str) and len(desc) > CHAT_MAX_DESCRIPTION:
@@ -1059,7 +1060,8 @@ class OpenAIChatProfile(_OpenAIProfile):
                     )
             elif decl.get("type") == "custom" and isinstance(decl.get("custom"), dict):
                 name = decl["custom"].get("name")
-                names.add(name)
+                if isinstance(name, str):
+                    names.add(name)
                 err = self.tool_name_error(name)
                 if err:
                     out.append(
@@ -1113,7 +1115,7 @@ class OpenAIChatProfile(_OpenAIProfile):
         ):
             begin = back - 1
         seen_ids: set[str] = {
-            c.get("id")
+            c["id"]
             for m in messages[:begin]
             if isinstance(m, dict) and isinstance(m.get("tool_calls"), list)
             for c in m["tool_calls"]
@@ -1146,7 +1148,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                     )
                 )
             if calls:
-                ids: list[str] = []
+                ids: list[Any] = []  # every id as sent, strings or not, to find the repeats
                 for k, c in enumerate(calls if isinstance(calls, list) else []):
                     if not isinstance(c, dict):
                         continue
@@ -1172,7 +1174,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                                 call_id=cid,
                             )
                         )
-                    fn = c.get("function") if isinstance(c.get("function"), dict) else {}
+                    fn = fn if isinstance(fn := c.get("function"), dict) else {}
                     if c.get("type", "function") == "function" and not _json_object_text(fn.get("arguments")):
                         out.append(
                             self.violation(
@@ -1268,7 +1270,7 @@ class OpenAIChatProfile(_OpenAIProfile):
         ``report`` rules of :data:`CHAT_RULES`."""
         self._common_repairs(body, report)
         self.repair_names(body, report)
-        tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        tools = tools if isinstance(tools := body.get("tools"), list) else []
         declared = {
             t["function"].get("name") for t in tools if isinstance(t, dict) and isinstance(t.get("function"), dict)
         }
@@ -1308,7 +1310,7 @@ class OpenAIChatProfile(_OpenAIProfile):
         """Rename the declared function tools whose names OpenAI refuses (:func:`wire_tool_names`),
         the same way in the named tool choice and in the history's calls; returns the mapping
         (real name → wire name). The codec calls it too, so its bodies never carry such a name."""
-        tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        tools = tools if isinstance(tools := body.get("tools"), list) else []
         fns = [
             t["function"]
             for t in tools
@@ -1435,8 +1437,7 @@ class OpenAIChatProfile(_OpenAIProfile):
 
     def _repair_call_id(self, obj: dict[str, Any], key: str, pointer: str, report: Any) -> None:
         cid = obj.get(key)
-        new = short_call_id(cid, CHAT_MAX_CALL_ID)
-        if new != cid:
+        if isinstance(cid, str) and (new := short_call_id(cid, CHAT_MAX_CALL_ID)) != cid:
             obj[key] = new
             _note(
                 report, self.rule("call.id-length"), pointer, f"call id {cid!r} ({len(cid)} characters) sent as {new!r}"
@@ -1573,13 +1574,14 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         """Every rule breach of a ``/responses`` body (pure). Input items before ``start`` are
         only read for the call ids and item ids they define."""
         out: list[Violation] = []
-        tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        tools = tools if isinstance(tools := body.get("tools"), list) else []
         names: set[str] = set()
         for i, decl in enumerate(tools):
             if isinstance(decl, dict) and decl.get("type") in ("function", "custom"):
-                names.add(decl.get("name"))
+                if isinstance(decl_name := decl.get("name"), str):  # a missing name is reported, not listed
+                    names.add(decl_name)
                 out.extend(self._tool_problems(decl, i, f"/tools/{i}", decl))
-        reasoning = body.get("reasoning") if isinstance(body.get("reasoning"), dict) else {}
+        reasoning = reasoning if isinstance(reasoning := body.get("reasoning"), dict) else {}
         out.extend(self._common_request_problems(body, tools, names, reasoning.get("effort")))
         if body.get("previous_response_id") and body.get("conversation"):
             out.append(
@@ -1781,7 +1783,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         ``report`` rules of :data:`RESPONSES_RULES`."""
         self._common_repairs(body, report)
         self.repair_names(body, report)
-        tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        tools = tools if isinstance(tools := body.get("tools"), list) else []
         declared = {t.get("name") for t in tools if isinstance(t, dict)}
         for i, decl in enumerate(tools):
             if isinstance(decl, dict) and decl.get("type") == "function":
@@ -1807,7 +1809,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
     def repair_names(self, body: dict[str, Any], report: Any = None) -> dict[str, str]:
         """As :meth:`OpenAIChatProfile.repair_names`, for ``tools[].name``, a named
         ``tool_choice`` and the input's ``function_call`` items."""
-        tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        tools = tools if isinstance(tools := body.get("tools"), list) else []
         mapping = wire_tool_names(t.get("name") for t in tools if isinstance(t, dict) and t.get("type") == "function")
         if not mapping:
             return mapping
@@ -1913,8 +1915,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                 it = {k: v for k, v in it.items() if k != "id"}
             if typ in ("function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output"):
                 cid = it.get("call_id")
-                new = short_call_id(cid, RESPONSES_MAX_CALL_ID)
-                if new != cid:
+                if isinstance(cid, str) and (new := short_call_id(cid, RESPONSES_MAX_CALL_ID)) != cid:
                     it["call_id"] = new
                     _note(
                         report,
