@@ -28,7 +28,7 @@ import copy
 import hashlib
 import json
 import re
-from typing import Any, Callable, Iterable, Iterator, cast
+from typing import Any, Callable, Iterable, Iterator, TypeVar, cast
 
 from toolwire.adapter import ModelRequest, normalize_tool_choice
 from toolwire.errors import ProviderError, ResponseDecodeError, UnsupportedToolChoice
@@ -150,6 +150,7 @@ _ID_RULE = TOOL_USE_ID_RULE
 _RETRYABLE_ERROR_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
 
 _EPHEMERAL = {"type": "ephemeral"}
+_B = TypeVar("_B")
 
 #: ``ToolCall.invalid`` of a call whose ``name`` is absent, empty or not a JSON string.
 
@@ -299,7 +300,7 @@ def _real_names(request: ModelRequest | None) -> dict[str, str]:
 
 
 def _error_from_event(data: dict[str, Any]) -> ProviderError:
-    err = data.get("error") if isinstance(data.get("error"), dict) else {}
+    err = err if isinstance(err := data.get("error"), dict) else {}
     etype = err.get("type")
     return ProviderError(
         API,
@@ -354,7 +355,7 @@ def _decode_tool_use(block: dict[str, Any], synth: Callable[[], str]) -> ToolCal
     raw_id = block.get("id")
     has_id = isinstance(raw_id, str) and bool(raw_id)
     return ToolCall(
-        id=raw_id if has_id else synth(),
+        id=raw_id if isinstance(raw_id, str) and raw_id else synth(),
         name=name,
         arguments=args,
         invalid=name_invalid or invalid,
@@ -531,10 +532,12 @@ def _encode_text(p: TextPart) -> dict[str, Any]:
     return block
 
 
-def _insert_opaque(blocks: list[dict[str, Any]], opaque: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+def _insert_opaque(blocks: list[_B], opaque: list[dict[str, Any]] | None) -> list[_B | dict[str, Any]]:
+    """``blocks`` with the opaque blocks an imported message recorded put back at their positions
+    (a ``None`` in ``blocks`` is a placeholder the caller drops afterwards)."""
+    out: list[_B | dict[str, Any]] = list(blocks)
     if not opaque:
-        return blocks
-    out = list(blocks)
+        return out
     for item in sorted(opaque, key=lambda o: o.get("position", len(out))):
         pos = item.get("position")
         pos = len(out) if not isinstance(pos, int) else min(max(pos, 0), len(out))
@@ -633,7 +636,7 @@ def _encode_user_parts(m: Message, skip_results: set[str]) -> list[dict[str, Any
             if (raw := _encode_provider_tool(p)) is not None:
                 blocks.append(raw)
         # reasoning and tool calls never belong to a user turn: dropped
-    placed = _insert_opaque(blocks, _own(m.provider_data).get("blocks"))  # type: ignore[arg-type]
+    placed = _insert_opaque(blocks, _own(m.provider_data).get("blocks"))
     return [b for b in placed if b is not None]
 
 
@@ -1129,7 +1132,7 @@ class AnthropicCodec:
         budget = CACHE_MAX_BREAKPOINTS - _count_breakpoints(body)
 
         def mark_last_block(msg: dict[str, Any]) -> bool:
-            content = msg.get("content")
+            content: Any = msg.get("content")
             if isinstance(content, str):
                 msg["content"] = content = [{"type": "text", "text": content}]
             for block in reversed(content or []):
@@ -1273,7 +1276,9 @@ class AnthropicCodec:
         tc = body.get("tool_choice")
         if isinstance(tc, dict):
             ttype = tc.get("type")
-            tool_choice = {"auto": "auto", "any": "required", "none": "none"}.get(ttype)
+            tool_choice = (
+                {"auto": "auto", "any": "required", "none": "none"}.get(ttype) if isinstance(ttype, str) else None
+            )
             if ttype == "tool":
                 tool_choice = {"type": "tool", "name": tc.get("name")}
             if tool_choice is None:
