@@ -20,9 +20,9 @@ import json
 import re
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
-from toolwire.profile import Profile, ProviderToolInfo, Rule, Violation
+from toolwire.profile import Action, Profile, ProviderToolInfo, Rule, Violation
 from toolwire.schema.report import TranslationReport, json_pointer
 
 from .schema import ROOT_COMBINATORS, is_recursive, repair_root, strict_problems, strict_subset
@@ -135,8 +135,8 @@ CACHE_LOOKBACK_BLOCKS = 20
 _EMPTY_ERROR_TEXT = "error: the tool failed without a message"
 
 
-def _rule(id: str, summary: str, source: str, action: str) -> Rule:
-    return Rule(id=id, summary=summary, source=source, action=action)  # type: ignore[arg-type]
+def _rule(id: str, summary: str, source: str, action: Action) -> Rule:
+    return Rule(id=id, summary=summary, source=source, action=action)
 
 
 #: Every Anthropic Messages rule toolwire checks, by id. ``action``: what toolwire does with a
@@ -478,7 +478,7 @@ def _thinking_manual(body: dict[str, Any]) -> bool:
 
 
 def _tool_names(body: dict[str, Any]) -> list[str]:
-    return [t.get("name") for t in body.get("tools") or [] if isinstance(t, dict) and isinstance(t.get("name"), str)]
+    return [t["name"] for t in body.get("tools") or [] if isinstance(t, dict) and isinstance(t.get("name"), str)]
 
 
 def _tool_loop_assistant(msgs: list[Any]) -> int | None:
@@ -717,7 +717,7 @@ class AnthropicProfile(Profile):
         return not any(isinstance(t, dict) and "function" in t for t in body.get("tools") or [])
 
     # -- names --------------------------------------------------------------------------------
-    def tool_name_error(self, name: str) -> str | None:
+    def tool_name_error(self, name: object) -> str | None:
         """``None`` when ``name`` is a valid Anthropic tool name, else why not (rule ``anthropic.tool.name``)."""
         if not isinstance(name, str):
             return f"a tool name must be a string, got {type(name).__name__}"
@@ -827,7 +827,7 @@ class AnthropicProfile(Profile):
                 )
         thinking = body.get("thinking")
         ttype = thinking.get("type") if isinstance(thinking, dict) else None
-        if ttype == "enabled":
+        if ttype == "enabled" and isinstance(thinking, dict):
             if isinstance(tc, dict) and tc.get("type") in ("any", "tool"):
                 add(
                     "anthropic.request.thinking-forced-tool",
@@ -933,7 +933,7 @@ class AnthropicProfile(Profile):
         for m in msgs[:lo]:
             if isinstance(m, dict) and m.get("role") == "assistant":
                 seen_ids.update(
-                    b.get("id")
+                    b["id"]
                     for b in _blocks(m.get("content"))
                     if b.get("type") == "tool_use" and isinstance(b.get("id"), str)
                 )
@@ -1048,6 +1048,7 @@ class AnthropicProfile(Profile):
             if (
                 lblocks
                 and lblocks[-1].get("type") == "text"
+                and tail is not None  # the last block, a text block
                 and isinstance(tail.get("text"), str)
                 and tail["text"] != tail["text"].rstrip()
             ):
@@ -1249,7 +1250,7 @@ class AnthropicProfile(Profile):
                 _repair_message(mi, m, report, final=mi == len(msgs) - 1)
         body["messages"], where = _merge_turns(msgs, report)
         # ``start`` indexes the body as encoded; the check reads the repaired list
-        landed = [where[i] for i in range(min(start, len(where)), len(where)) if where[i] is not None]
+        landed = [w for i in range(min(start, len(where)), len(where)) if (w := where[i]) is not None]
         self._mapped_start = (body["messages"], start, min(landed) if landed else len(body["messages"]))
         msgs = body["messages"]
         if _thinking_manual(body):
@@ -1321,7 +1322,7 @@ class AnthropicProfile(Profile):
         return inp, usage.output_tokens
 
     # -- tokens -------------------------------------------------------------------------------
-    def estimate_tokens(self, tool_declarations: list[dict[str, Any]]) -> int:
+    def estimate_tokens(self, tool_declarations: Sequence[dict[str, Any]]) -> int:
         """Offline estimate of the input tokens the tool declarations (``tools[]`` entries as sent)
         add to every request: ``round(o200k(json declaration) * ESTIMATE_RATIO)`` per tool plus
         :data:`TOOL_USE_SYSTEM_PROMPT_TOKENS` once for a non-empty set. Anthropic publishes no
@@ -1390,7 +1391,7 @@ def _check_tools_cached(tools_json: str) -> tuple[Violation, ...]:
             continue  # a server tool: its own versioned shape
         name = t.get("name")
         at = f"/tools/{i}"
-        why = AnthropicProfile().tool_name_error(name)  # type: ignore[arg-type]
+        why = AnthropicProfile().tool_name_error(name)
         if why is not None:
             out.append(
                 Violation(
