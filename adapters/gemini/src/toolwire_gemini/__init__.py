@@ -9,9 +9,12 @@ See ``docs/adapters/gemini.md``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .codec import GeminiCodec
+
+if TYPE_CHECKING:  # imported lazily at run time (``__getattr__`` below): google-genai is heavy
+    from .model import GeminiModel
 
 __all__ = ["GeminiCodec", "GeminiModel"]
 

@@ -643,8 +643,8 @@ class GeminiCodec:
         send_id = call is not None and from_gemini and not call.id_synthesized and not pd.get("omit_id")
         if call is None and not pd.get("omit_id") and pd.get("id") is not None:
             fr["id"] = pd["id"]
-        elif send_id:
-            fr["id"] = call.id  # type: ignore[union-attr]
+        elif send_id and call is not None:
+            fr["id"] = call.id
         if images:
             fr["parts"] = images
         for key, value in (pd.get("extra") or {}).items():
@@ -854,7 +854,7 @@ class GeminiCodec:
         mode = fcc.get("mode")
         names = _g(fcc, "allowedFunctionNames")
         if names is None:
-            return {"AUTO": "auto", "ANY": "required", "NONE": "none"}.get(mode)
+            return {"AUTO": "auto", "ANY": "required", "NONE": "none"}.get(mode) if isinstance(mode, str) else None
         if mode == "ANY" and isinstance(names, list) and len(names) == 1 and isinstance(names[0], str):
             return {"type": "tool", "name": names[0]}
         return None

@@ -119,7 +119,7 @@ class GeminiModel(Transport):
         self.codec = self.make_codec(**self.adapter_settings)
         # the profile of this schema mode and model (the base builds it from self.settings, which
         # do not carry the adapter settings)
-        self.__dict__["_profile"] = self.make_profile(model=model_id, **self.adapter_settings)
+        vars(self)["_profile"] = self.make_profile(model=model_id, **self.adapter_settings)
         self._client: Any = None
 
     @classmethod
@@ -182,7 +182,7 @@ class GeminiModel(Transport):
             options["base_url"] = self.settings["base_url"]
         if self.settings.get("timeout") is not None:
             options["timeout"] = int(float(self.settings["timeout"]) * 1000)
-        retry = self.adapter_settings.get("retry_options")
+        retry: dict[str, Any] | None = self.adapter_settings.get("retry_options")
         if retry is None:
             retry = {"attempts": 1}  # toolwire retries (toolwire.retry); the SDK's would be hidden
         options["retry_options"] = types.HttpRetryOptions(**retry)
@@ -227,6 +227,7 @@ class GeminiModel(Transport):
         return _provider_error(exc)
 
     def stream_decoder(self, request: ModelRequest) -> GeminiStreamDecoder:
+        assert isinstance(self.codec, GeminiCodec)  # set in __init__ by make_codec
         return GeminiStreamDecoder(self.codec, request)
 
     def event_data(self, sse: Any) -> Any:
@@ -244,6 +245,7 @@ class GeminiModel(Transport):
         """Input tokens of ``request`` as the API counts them: the whole encoded request
         (contents, system instruction, tools, tool config) through :meth:`count_request_tokens`
         (``models.countTokens`` with ``generateContentRequest``). Errors as there."""
+        assert self.codec is not None  # set in __init__; the base class allows a model without one
         body = self.codec.encode_request(request)
         for key in ("generationConfig", "safetySettings", "cachedContent"):
             body.pop(key, None)  # not input; the count endpoint needs none of them

@@ -23,9 +23,9 @@ import copy
 import functools
 import json
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
-from toolwire.profile import Profile, RequestReport, Rule, Violation, rule_table
+from toolwire.profile import Action, Profile, RequestReport, Rule, Violation, rule_table
 from toolwire.schema.report import TranslationReport, json_pointer
 from toolwire.types import Usage
 from toolwire.wire import usage_int
@@ -53,8 +53,8 @@ _SIG_DOCS = "https://ai.google.dev/gemini-api/docs/thought-signatures"
 _TOKENS_DOCS = "https://ai.google.dev/api/tokens"
 
 
-def _r(id: str, summary: str, source: str, action: str) -> Rule:
-    return Rule(id=id, summary=summary, source=source, action=action)  # type: ignore[arg-type]
+def _r(id: str, summary: str, source: str, action: Action) -> Rule:
+    return Rule(id=id, summary=summary, source=source, action=action)
 
 
 #: Every Gemini rule, in the order of the docs page. ``action`` is what toolwire does when a
@@ -1062,7 +1062,7 @@ class GeminiProfile(Profile):
 
     # ---------------------------------------------------------------- names
 
-    def tool_name_error(self, name: Any) -> str | None:
+    def tool_name_error(self, name: object) -> str | None:
         """``None`` when Gemini accepts ``name`` as a function name (rule ``gemini.name.function``),
         else the reason."""
         if not isinstance(name, str):
@@ -1154,7 +1154,7 @@ class GeminiProfile(Profile):
 
     # ---------------------------------------------------------------- tokens
 
-    def estimate_tokens(self, tool_declarations: list[dict[str, Any]]) -> int:
+    def estimate_tokens(self, tool_declarations: Sequence[dict[str, Any]]) -> int:
         """Offline estimate of what ``tool_declarations`` (``FunctionDeclaration`` JSON) add to
         every request, in tokens: the ``o200k_base`` count of each declaration's compact JSON
         times :data:`ESTIMATE_RATIO` (measured on 9 recorded ``generateContent`` requests: mean
@@ -1256,8 +1256,8 @@ class GeminiProfile(Profile):
                 )
         cc = _calling_config(body)
         if not decls and cc is not None:
-            tc_key = _key(body, "toolConfig")
-            tc = body[tc_key]  # type: ignore[index]
+            tc_key = _key(body, "toolConfig") or "toolConfig"  # present: cc was read from it
+            tc = body[tc_key]
             tc.pop(_key(tc, "functionCallingConfig"))
             _add(
                 report,
@@ -1266,7 +1266,7 @@ class GeminiProfile(Profile):
                 "functionCallingConfig left out: the request declares no functions",
             )
             if not tc:
-                body.pop(tc_key)  # type: ignore[arg-type]
+                body.pop(tc_key)
             return
         if cc is None:
             return
@@ -1406,7 +1406,7 @@ class GeminiProfile(Profile):
     def _repair_contents(self, body: dict[str, Any], report: Any) -> None:
         ckey = _key(body, "contents")
         contents = body.get(ckey) if ckey else None
-        if not isinstance(contents, list):
+        if ckey is None or not isinstance(contents, list):
             return
         cptr = f"/{ckey}"
         kept: list[Any] = []
@@ -1523,7 +1523,7 @@ class GeminiProfile(Profile):
                         f"{cptr}/{ci}/parts/{call_parts[0]}/thoughtSignature",
                         "a function call turn without a thought signature gets the documented placeholder",
                     )
-        body[ckey] = merged  # type: ignore[index]
+        body[ckey] = merged
 
     def _repair_parts(self, parts: list[Any], model_turn: bool, ptr: str, report: Any) -> list[Any]:
         out: list[Any] = []
