@@ -1347,7 +1347,7 @@ class GeminiProfile(Profile):
             return  # both: refused by check_request (which one the user meant cannot be told)
         if isinstance(level, str) and level.upper() in _LEVELS and major is not None and major < 3:
             budget = LEVEL_BUDGET[level.upper()]
-            tc.pop(lkey)  # type: ignore[arg-type]
+            tc.pop(lkey)
             tc["thinkingBudget"] = budget
             bkey = "thinkingBudget"
             _add(
@@ -1363,7 +1363,7 @@ class GeminiProfile(Profile):
             and major >= 3
             and "-pro" in name
         ):
-            tc[lkey] = "LOW"  # type: ignore[index]
+            tc[lkey] = "LOW"
             _add(
                 report,
                 "gemini.request.thinking-level-pro",
@@ -1382,7 +1382,7 @@ class GeminiProfile(Profile):
                     elif budget > hi:
                         new = hi
                     if new != budget:
-                        tc[bkey] = new  # type: ignore[index]
+                        tc[bkey] = new
                         _add(
                             report,
                             "gemini.request.thinking-budget-range",
@@ -1393,7 +1393,7 @@ class GeminiProfile(Profile):
                     break
             else:
                 if budget == 0 and major is not None and major >= 3 and "-pro" in name:
-                    tc.pop(bkey)  # type: ignore[arg-type]
+                    tc.pop(bkey)
                     tc["thinkingLevel"] = "LOW"
                     _add(
                         report,
@@ -1479,7 +1479,7 @@ class GeminiProfile(Profile):
             ]
             for k, (pi, part) in enumerate(responses):
                 fkey = _key(part, "functionResponse")
-                fr = part[fkey]  # type: ignore[index]
+                fr = part[fkey]
                 if not isinstance(fr, dict):
                     continue
                 if "response" not in fr or not isinstance(fr["response"], dict):
