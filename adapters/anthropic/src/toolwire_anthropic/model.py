@@ -13,11 +13,11 @@ retries (:mod:`toolwire.retry`). Measured in ``adapters/anthropic/benchmarks/``.
 from __future__ import annotations
 
 import os
-from typing import Any, AsyncIterator
+from typing import Any
 
 from toolwire.adapter import ModelRequest
-from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
-from toolwire.transport import SKIP, SSEEvent, Transport, event_json, stainless_error, transport_error
+from toolwire.errors import ConfigurationError, ProviderError
+from toolwire.transport import SKIP, SSEEvent, Transport, event_json, stainless_error
 
 from .codec import _RETRYABLE_ERROR_TYPES, API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _error_from_event
 from .profile import AnthropicProfile

@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence
 
 from toolwire.profile import Action, Profile, ProviderToolInfo, Rule, Violation
-from toolwire.schema.report import TranslationReport, json_pointer
+from toolwire.schema.report import TranslationReport
 
 from .schema import ROOT_COMBINATORS, is_recursive, repair_root, strict_problems, strict_subset
 
