@@ -20,15 +20,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from typing import TYPE_CHECKING, Any
 
 from toolwire.adapter import ModelRequest
 from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
-from toolwire.stream import StreamEvent
 from toolwire.transport import Transport, error_in_body, event_json, snippet, transport_error
-from toolwire.types import Message, Response
+from toolwire.types import Message
 
-from .codec import API, GeminiCodec, GeminiStreamDecoder, check_tool_calls
+from .codec import API, GeminiCodec, GeminiStreamDecoder
 
 if TYPE_CHECKING:
     from .profile import GeminiProfile
