@@ -13,7 +13,7 @@ from toolwire.errors import ProviderError
 from toolwire.schema.report import TranslationReport
 from toolwire.tools import Tool
 from toolwire.types import Response, TextPart, ToolCall, ToolResult
-from toolwire.wire import NAME_INVALID, duplicate_id_invalid, mark_duplicate_ids
+from toolwire.wire import NAME_INVALID, mark_duplicate_ids
 
 #: Prefix of an error tool result on the OpenAI APIs, which have no error flag.
 ERROR_PREFIX = "Error: "

@@ -141,7 +141,7 @@ def _fold_root(schema: dict[str, Any], report: TranslationReport) -> dict[str, A
         alts = out.pop(key, None)
         if alts is None:
             continue
-        for i, branch in enumerate(alts if isinstance(alts, list) else [alts]):
+        for branch in alts if isinstance(alts, list) else [alts]:
             for name, sub in ((branch.get("properties") or {}) if isinstance(branch, dict) else {}).items():
                 if name not in props:
                     props[name] = copy.deepcopy(sub)

@@ -13,13 +13,12 @@ own retries are off (``max_retries=0``): toolwire retries (:mod:`toolwire.retry`
 from __future__ import annotations
 
 import os
-from typing import Any, AsyncIterator
+from typing import Any
 from urllib.parse import urlsplit
 
-from toolwire.adapter import Model, ModelRequest
-from toolwire.errors import ConfigurationError, ProviderError, ToolwireError
-from toolwire.stream import StreamAssembler, StreamEvent
-from toolwire.transport import END, SSEEvent, Transport, error_in_body, event_json, snippet, transport_error
+from toolwire.adapter import ModelRequest
+from toolwire.errors import ConfigurationError, ProviderError
+from toolwire.transport import END, SSEEvent, Transport, error_in_body, event_json, snippet
 from toolwire.types import Response
 
 from ._common import check_tool_calls, provider_error_from_sdk

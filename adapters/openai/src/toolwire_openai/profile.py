@@ -1337,8 +1337,8 @@ class OpenAIChatProfile(_OpenAIProfile):
             and choice["function"].get("name") in mapping
         ):
             choice["function"]["name"] = mapping[choice["function"]["name"]]
-        for i, m in enumerate(body.get("messages") or []):
-            for k, c in enumerate((m.get("tool_calls") or []) if isinstance(m, dict) else []):
+        for m in body.get("messages") or []:
+            for c in (m.get("tool_calls") or []) if isinstance(m, dict) else []:
                 fn = c.get("function") if isinstance(c, dict) else None
                 if isinstance(fn, dict) and fn.get("name") in mapping:
                     fn["name"] = mapping[fn["name"]]
