@@ -12,10 +12,9 @@ from __future__ import annotations
 import asyncio
 import copy
 import inspect
-import json
 import uuid
 from dataclasses import dataclass, field, replace
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 
 from . import stream as _wire
 from .adapter import Model, normalize_tool_choice
@@ -594,7 +593,7 @@ class _Loop:
                     runs.append(self._placeholder(c, n, "running"))
             msg = self._answer_all(turn, runs)
             st.pending.extend(pending)
-            for i, r in enumerate(runs):
+            for r in runs:
                 if r.status not in ("pending", "cancelled"):
                     yield ToolFinished(n, r)
             for p in pending:
@@ -830,7 +829,7 @@ class _Loop:
                 self._count(run.call)
             self._place(b, i, run)
         st.pending = still
-        for i, run in placed:
+        for _i, run in placed:
             if run.status != "pending":
                 yield ToolFinished(n, run)
         for e in announce:

@@ -56,14 +56,11 @@ import shlex
 import warnings
 import weakref
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from .errors import ConfigurationError, ToolDefinitionError, ToolError
 from .tools import Tool
 from .types import ImagePart, TextPart
-
-if TYPE_CHECKING:  # pragma: no cover
-    import mcp
 
 __all__ = [
     "MCPToolset",

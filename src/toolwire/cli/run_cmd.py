@@ -7,7 +7,7 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
-from typing import Any, List, NoReturn, Optional
+from typing import Any, NoReturn, Optional
 
 import typer
 

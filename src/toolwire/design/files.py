@@ -9,7 +9,6 @@ next move.
 import codecs
 import errno
 import os
-import re
 import shlex
 import shutil
 import signal

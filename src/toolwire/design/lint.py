@@ -527,7 +527,7 @@ def _r_undeclared(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
     declared = _all_prop_names(tool)
     other_tools = ctx.__dict__.get("tool_names", set())
     texts: list[tuple[str, str]] = [("/description", tool.model_description())]
-    for path, name, sub in _walk_props(tool.input_schema):
+    for path, _name, sub in _walk_props(tool.input_schema):
         if isinstance(sub.get("description"), str):
             texts.append((json_pointer(path + ("description",)), sub["description"]))
     for pointer, text in texts:

@@ -18,7 +18,6 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 __all__ = [
     "shared_dir",

@@ -29,7 +29,6 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator
-from urllib.parse import urlsplit
 
 from ..adapter import Model, ModelRequest
 from ..context import ToolContext
@@ -520,7 +519,6 @@ async def _replay_segment(
 
 async def replay_file(path: str | Path, display_name: str | None = None) -> FileReport:
     """Replay one cassette; see the module docstring."""
-    from ..registry import codec as get_codec
 
     inters = load_cassette(path)
     apis = list(dict.fromkeys(i.api for i in inters if i.api))  # in order of first appearance
