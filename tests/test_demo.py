@@ -104,7 +104,7 @@ def test_check_fails_on_the_unfixed_copy(tmp_path):
 def test_check_fails_when_the_data_is_edited(tmp_path):
     root = demo.prepare_workspace(tmp_path / "w")
     csv = root / "data" / "sensor.csv"
-    csv.write_text("\n".join(l for l in csv.read_text().splitlines() if not l.endswith(",-999")) + "\n")
+    csv.write_text("\n".join(line for line in csv.read_text().splitlines() if not line.endswith(",-999")) + "\n")
     outcome = demo.check(root)
     assert outcome.reported == 21.13 and outcome.data_unchanged is False and outcome.passed is False
 

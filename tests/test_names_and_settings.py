@@ -41,7 +41,7 @@ def test_adapter_author_names_warn_when_taken_from_toolwire(name):
 def test_adapter_module_imports_without_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        from toolwire.adapter import Codec, ModelRequest, normalize_tool_choice
+        from toolwire.adapter import Codec, ModelRequest, normalize_tool_choice  # noqa: F401 - the import is the test
 
 
 def test_tool_keeps_the_function_callable():

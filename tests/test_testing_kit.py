@@ -10,12 +10,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-import toolwire_anthropic
 
 # Import these before pytester takes its sys.modules snapshot: modules first imported inside a
 # pytester test are dropped at teardown, which leaves stale yaml/vcr classes for later tests.
-import vcr.serializers.yamlserializer
-import yaml
+import toolwire_anthropic  # noqa: F401 - imported for the sys.modules snapshot (above)
+import vcr.serializers.yamlserializer  # noqa: F401 - imported for the sys.modules snapshot (above)
+import yaml  # noqa: F401 - imported for the sys.modules snapshot (above)
 
 from toolwire.testing.replay import replay_paths
 

@@ -3,7 +3,6 @@ supplied history), through the real adapters and SDKs with only the network repl
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 

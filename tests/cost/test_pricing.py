@@ -6,7 +6,6 @@ import json
 import threading
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, HTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest

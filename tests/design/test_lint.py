@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import toolwire.cli.lint_cmd
+import toolwire.cli.lint_cmd  # noqa: F401 - registers the lint command on the app
 from toolwire import Tool, tool
 from toolwire.cli import app
 from toolwire.design import lint as lint_mod

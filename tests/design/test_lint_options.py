@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import toolwire.cli.lint_cmd
+import toolwire.cli.lint_cmd  # noqa: F401 - registers the lint command on the app
 from toolwire import Tool
 from toolwire.cli import app
 from toolwire.design import tokens as tokens_mod

@@ -15,7 +15,6 @@ import pytest
 
 import toolwire
 from toolwire.store import RunStore
-from toolwire.types import ToolCall, ToolResult
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGKILL")
 

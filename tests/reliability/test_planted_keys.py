@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import sys
 import traceback
 
 import pytest

@@ -9,7 +9,6 @@ import threading
 import pytest
 
 import toolwire
-from toolwire import secrets
 from toolwire.errors import ConfigurationError
 from toolwire.store import SCHEMA_VERSION, RunStore
 from toolwire.types import ToolCall

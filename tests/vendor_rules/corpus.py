@@ -732,7 +732,7 @@ VALID += [
     ("openai-responses", "old-label", {"model": "gpt-5", "input": "Hi"}),
 ]
 
-O = "openai"
+O = "openai"  # noqa: E741 - a one-letter alias in the case tables, as A and G are
 case(O, "openai.body.shape", "input-number", lambda: {"model": "gpt-5", "input": 7})
 case(
     O,

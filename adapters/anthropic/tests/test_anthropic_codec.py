@@ -11,7 +11,7 @@ from toolwire_anthropic.profile import AnthropicProfile
 
 from toolwire import Message, ReasoningPart, TextPart, Tool, ToolCall, ToolResult
 from toolwire.adapter import Codec, ModelRequest
-from toolwire.errors import ConfigurationError, ProviderError, UnsupportedToolChoice
+from toolwire.errors import ProviderError, UnsupportedToolChoice
 from toolwire.stream import assemble
 
 codec = AnthropicCodec()

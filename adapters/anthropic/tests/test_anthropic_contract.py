@@ -10,7 +10,6 @@ import asyncio
 import base64
 from typing import Any
 
-import httpx2
 import pytest
 
 from toolwire import ImagePart, Message, ReasoningPart, TextPart, Tool, ToolCall, ToolResult

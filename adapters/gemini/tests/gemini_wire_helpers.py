@@ -10,7 +10,7 @@ the exact Gemini REST format (camelCase, ``candidates[0].content.parts``, ``usag
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any
 
 import httpx2
 

@@ -911,7 +911,6 @@ def test_failed_turn_stop_reasons() -> None:
 
 
 def test_offline_estimate_counts_each_declarations_json() -> None:
-    import tiktoken
 
     from toolwire.design.tokens import encoding
 

@@ -12,8 +12,6 @@ import json
 from typing import Any, Callable
 
 import httpx2
-import pytest
-from toolwire_openai import OpenAIChatModel, OpenAIResponsesModel
 
 
 class Sent:

@@ -5,10 +5,8 @@ the outgoing JSON is asserted."""
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
-import httpx2
 import pytest
 from openai_wire import chat_sse, completion, json_response, tool_call
 
