@@ -9,9 +9,11 @@
 # the core alone; the built wheels (uv build --all-packages) with pip and with uv; and the
 # README's first command on the distribution Python (/usr/bin/python3, PEP 668) when present.
 # uv rows use uv's cache and try --offline first. A pip row's environment gets the third-party
-# dependencies from uv's cache first (PREWARM=0 turns that off) so that pip, which keeps its own
-# cache and would download the SDKs again, only resolves and installs toolwire's own distributions
-# with the documented command; what is under test is that command, not PyPI.
+# dependencies from uv's cache first, and pip gets the build backend (hatchling) and uv from a
+# wheelhouse downloaded once (PIP_NO_INDEX), so that pip, which would otherwise fetch them from the
+# index for every build, only resolves, builds and installs toolwire's own distributions with the
+# documented command; what is under test is that command, not PyPI. PREWARM=0 turns both off.
+# Rows run JOBS at a time (default 2; JOBS=1 runs them one by one); the table keeps their order.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SMOKE="$ROOT/scripts/smoke_install.py"
@@ -24,8 +26,8 @@ COMMIT="$(git -C "$ROOT" rev-parse HEAD)"
 GIT_URL="git+file://localhost$ROOT@$COMMIT"  # a host part: pip < 24 refuses "name @ git+file:///path"
 ALL_ROWS="clone-pip clone-uv clone-uv-extras git-pip git-uv core-only wheel-pip wheel-uv readme-pep668"
 ROWS="${ROWS:-$ALL_ROWS}"
-RESULTS=()
-FAILED=0
+JOBS="${JOBS:-2}"
+ORDER=()
 
 uvpip() {  # uv pip install into $VENV: offline from the cache first, then online
   "$UV" pip install --python "$VENV/bin/python" --offline -q "$@" 2>/dev/null \
@@ -41,20 +43,32 @@ pip_venv() {  # pip_venv VENV PREWARM-REQUIREMENTS...: a venv with pip; the depe
 }
 
 row() {  # row NAME "COMMAND (as documented)" SMOKE-ARGS... ; the install itself is in $INSTALL
+  local name="$1"; ORDER+=("$name")
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
+  run_row "$@" &
+}
+
+run_row() {  # writes the row's table line to $WORK/NAME.row
   local name="$1" shown="$2"; shift 2
   local log="$WORK/$name.log" start end status
   start=$(date +%s)
   if (set -e; eval "$INSTALL") >"$log" 2>&1 && "$VENV/bin/python" "$SMOKE" "$@" >>"$log" 2>&1; then
     status=ok
   else
-    status=FAIL; FAILED=1
-    echo "---- $name failed; last lines of its log:" >&2; tail -25 "$log" >&2
+    status=FAIL
+    { echo "---- $name failed; last lines of its log:"; tail -25 "$log"; } >&2
   fi
   end=$(date +%s)
-  RESULTS+=("$(printf '%-16s %-5s %4ss  %s' "$name" "$status" "$((end - start))" "$shown")")
+  printf '%-16s %-5s %4ss  %s\n' "$name" "$status" "$((end - start))" "$shown" >"$WORK/$name.row"
 }
 
 want() { [[ " $ROWS " == *" $1 "* ]]; }
+
+if [ "${PREWARM:-1}" = 1 ] && { want clone-pip || want git-pip || want wheel-pip || want readme-pep668; }; then
+  "$PY" -m pip download -q -d "$WORK/wheelhouse" "hatchling>=1.25" uv >"$WORK/wheelhouse.log" 2>&1 \
+    || { echo "pip download of the build backend failed:" >&2; cat "$WORK/wheelhouse.log" >&2; exit 1; }
+  export PIP_NO_INDEX=1 PIP_FIND_LINKS="$WORK/wheelhouse"
+fi
 
 if want wheel-pip || want wheel-uv; then
   (cd "$ROOT" && "$UV" build --all-packages -q -o "$WORK/dist" >"$WORK/build.log" 2>&1) \
@@ -112,10 +126,17 @@ if want readme-pep668; then
     row readme-pep668 "README first command, /usr/bin/python3 ($(/usr/bin/python3 --version 2>&1 | cut -d' ' -f2), EXTERNALLY-MANAGED)" \
       --providers anthropic,openai,openai-chat,gemini --cli --testing
   else
-    RESULTS+=("$(printf '%-16s %-5s %4s   %s' readme-pep668 skip - 'no Debian python3 with venv and EXTERNALLY-MANAGED here')")
+    printf '%-16s %-5s %4s   %s\n' readme-pep668 skip - 'no Debian python3 with venv and EXTERNALLY-MANAGED here' \
+      >"$WORK/readme-pep668.row"
+    ORDER+=(readme-pep668)
   fi
 fi
+wait
 
+FAILED=0
 printf '\n%-16s %-5s %5s  %s\n' row result time "install command"
-printf '%s\n' "${RESULTS[@]}"
+for name in "${ORDER[@]}"; do
+  if [ -s "$WORK/$name.row" ]; then cat "$WORK/$name.row"; else printf '%-16s FAIL  (no result)\n' "$name"; fi
+  grep -q "^$name  *ok \|^$name  *skip " "$WORK/$name.row" 2>/dev/null || FAILED=1
+done
 exit "$FAILED"
