@@ -6,7 +6,6 @@ import sqlite3
 import textwrap
 
 import pytest
-from experiment_helpers import EXAMPLE
 
 from toolwire.errors import ConfigurationError
 from toolwire.experiments import ExperimentSpecError, load_spec
