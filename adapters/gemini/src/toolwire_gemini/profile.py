@@ -1472,9 +1472,10 @@ class GeminiProfile(Profile):
                 continue
             prev = merged[ci - 1] if ci > 0 else None
             calls = _calls(prev) if isinstance(prev, dict) and prev.get("role") == "model" else []
+            parts = content.get("parts")
             responses = [
                 (pi, p)
-                for pi, p in enumerate(content.get("parts") if isinstance(content.get("parts"), list) else [])
+                for pi, p in enumerate(parts if isinstance(parts, list) else [])
                 if isinstance(p, dict) and _g(p, "functionResponse") is not None
             ]
             for k, (pi, part) in enumerate(responses):
