@@ -672,3 +672,26 @@ def test_text_of_a_paused_turn_is_part_of_the_final_answer():
     assert r.text == "Searching… found it."
     r2 = run(scripted({"text": "Let me check. ", "tool_calls": [call("add", {"a": 1, "b": 1})]}, "It is 2."))
     assert r2.text == "It is 2."
+
+
+def test_schema_violations_are_all_shown_up_to_five():
+    from toolwire import Tool
+
+    schema = {
+        "type": "object",
+        "properties": {k: {"type": "integer"} for k in "abcdefg"},
+        "required": list("abcdefg"),
+    }
+    two = Tool("two", "", schema, function=lambda **kw: "ok")
+    res = only_result(run(scripted(call("two", {k: 1 for k in "abcde"}), "ok"), tools=[two]))
+    assert res.content == (
+        "Invalid arguments for tool 'two': at /: 'f' is a required property (rule: required); "
+        "at /: 'g' is a required property (rule: required).\n"
+        "Fix the arguments to match the tool's input schema and call it again."
+    )
+    res = only_result(run(scripted(call("two", {k: "x" for k in "abcdefg"}), "ok"), tools=[two]))
+    shown = "; ".join(f"at /{k}: 'x' is not of type 'integer' (rule: type)" for k in "gabcd")
+    assert res.content == (  # jsonschema's best match first, then the rest by relevance
+        f"Invalid arguments for tool 'two': {shown}; and 2 more problems.\n"
+        "Fix the arguments to match the tool's input schema and call it again."
+    )

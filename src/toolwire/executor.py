@@ -22,6 +22,8 @@ from .errors import ToolError
 from .tools import Tool
 from .types import ImagePart, TextPart, ToolCall, ToolResult
 
+_PROBLEMS_SHOWN = 5  # schema problems quoted in one invalid-arguments result; the rest are counted
+
 __all__ = ["ToolRun", "ToolExecutor", "Ready", "to_result_content", "TOOL_RUN_STATUSES", "DEFAULT_MAX_CONCURRENT_TOOLS"]
 
 #: Tool calls of one run that run at the same time unless ``Limits.max_concurrent_tools`` says otherwise.
@@ -354,10 +356,11 @@ class ToolExecutor:
                 )
                 return self._invalid(call, turn, text)
         if problems:
-            first = problems[0]
-            more = f" ({len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})" if len(problems) > 1 else ""
+            shown = "; ".join(p.render() for p in problems[:_PROBLEMS_SHOWN])
+            rest = len(problems) - _PROBLEMS_SHOWN
+            more = f"; and {rest} more problem{'s' if rest > 1 else ''}" if rest > 0 else ""
             text = (
-                f"Invalid arguments for tool {call.name!r}: {first.render()}{more}.\n"
+                f"Invalid arguments for tool {call.name!r}: {shown}{more}.\n"
                 "Fix the arguments to match the tool's input schema and call it again."
             )
             return self._invalid(call, turn, text)
