@@ -290,6 +290,17 @@ class ProviderTool(Tool):
     def __repr__(self) -> str:
         return f"ProviderTool({self.vendor!r}, {self.type!r}, {self.settings!r})"
 
+    async def call(self, arguments: dict[str, Any]) -> Any:
+        """Run a client-side tool's ``function``. Raises ``RuntimeError`` when there is none
+        (a server-side tool: the vendor runs it, toolwire cannot)."""
+        if self.function is None:
+            raise RuntimeError(
+                f"tool {self.name!r} is {self.vendor}'s own tool {self.type!r}, run by {self.vendor} itself; "
+                f"toolwire has no function to run it. Send it only to {self.vendor}, or pass function=... "
+                "for a client-side tool."
+            )
+        return await super().call(arguments)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ProviderTool):
             return NotImplemented

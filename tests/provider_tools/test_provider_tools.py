@@ -157,6 +157,39 @@ def test_a_provider_tool_sent_elsewhere_is_refused_before_the_request(mock, spec
     assert sent == []
 
 
+def test_the_offline_providers_refuse_a_provider_tool_before_the_request() -> None:
+    from toolwire.testing import ScriptedModel
+
+    web = ProviderTool("anthropic", "web_search_20250305", {})
+    with pytest.raises(ProviderToolUnsupported) as info:
+        toolwire.run_sync("test", "hi", tools=[web])
+    assert str(info.value) == (
+        "the provider tool 'web_search' (anthropic 'web_search_20250305') exists only on anthropic; "
+        "test cannot run it (its provider tools: none). Remove it from the tools for test, or declare "
+        "that provider's own tool."
+    )
+    assert (info.value.provider, info.value.vendor, info.value.tool_type) == (
+        "test",
+        "anthropic",
+        "web_search_20250305",
+    )
+    scripted = ScriptedModel(responses=["never sent"])
+    with pytest.raises(ProviderToolUnsupported, match="scripted cannot run it"):
+        toolwire.run_sync(scripted, "hi", tools=[ProviderTool("gemini", "googleSearch")])
+    assert scripted.requests == [] and scripted.remaining == 1
+
+
+def test_a_server_side_provider_tool_reaching_the_executor_says_the_vendor_runs_it() -> None:
+    web = ProviderTool("anthropic", "web_search_20250305", {})
+    with pytest.raises(RuntimeError) as info:
+        asyncio.run(web.call({"query": "x"}))
+    assert str(info.value) == (
+        "tool 'web_search' is anthropic's own tool 'web_search_20250305', run by anthropic itself; "
+        "toolwire has no function to run it. Send it only to anthropic, or pass function=... for a "
+        "client-side tool."
+    )
+
+
 def test_an_unknown_type_is_refused_when_declared() -> None:
     with pytest.raises(ProviderToolUnsupported, match="anthropic has no provider tool of type 'web_search_1999'"):
         ProviderTool("anthropic", "web_search_1999")

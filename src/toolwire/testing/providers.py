@@ -191,6 +191,16 @@ class _OfflineModel(Model):
     def make_codec(cls, **settings: Any) -> Any:
         raise NotImplementedError(f"the {cls.provider!r} provider has no wire format")
 
+    def _refuse_provider_tools(self, request: ModelRequest) -> None:
+        """Raise :class:`~toolwire.errors.ProviderToolUnsupported` for a vendor's own tool in
+        ``request.tools`` (unless its vendor is this provider), as a vendor adapter lacking the
+        tool does before anything is sent."""
+        from ..tools import ProviderTool
+
+        for tool in request.tools:
+            if isinstance(tool, ProviderTool):
+                tool.check_for(self.provider)
+
 
 class TestModel(_OfflineModel):
     """Calls every tool once with schema-satisfying arguments, then reports the results.
@@ -204,6 +214,7 @@ class TestModel(_OfflineModel):
     provider = "test"
 
     async def send(self, request: ModelRequest) -> Response:
+        self._refuse_provider_tools(request)
         self.requests.append(request)
         last_results: list[ToolResult] = []
         asked = any(m.role == "assistant" and m.tool_calls for m in request.messages)
@@ -283,6 +294,7 @@ class ScriptedModel(_OfflineModel):
         return len(self._script) - self._position
 
     async def send(self, request: ModelRequest) -> Response:
+        self._refuse_provider_tools(request)
         self.requests.append(request)
         if self._respond is not None:
             item = self._respond(request)
