@@ -299,3 +299,23 @@ def test_the_cli_status_line_shows_the_retry() -> None:
     view.set_status = shown.append  # type: ignore[method-assign]
     view.handle(ev.RetryScheduled(turn=1, attempt=2, delay=1.25, error="ProviderError: busy"))
     assert shown == ["retry 2 in 1.2 s after ProviderError: busy"]
+
+
+@pytest.mark.parametrize(
+    "spec,base_url,url",
+    [
+        ("openai-chat:m", "http://user:s3cret@127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1/chat/completions"),
+        ("openai:m", "http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1/responses"),
+        ("anthropic:m", "http://127.0.0.1:8080", "http://127.0.0.1:8080/v1/messages"),
+    ],
+)
+def test_a_connection_error_names_the_server_without_credentials(spec: str, base_url: str, url: str) -> None:
+    def refuse(request: httpx2.Request) -> httpx2.Response:
+        raise httpx2.ConnectError("All connection attempts failed", request=request)
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(refuse))
+    model = toolwire.model(spec, base_url=base_url, http_client=client, api_key="k", max_retries=0)
+    err = _error_of(model)
+    assert err.error_type == "connection_error" and err.status is None
+    assert err.message.endswith(f"(server: {url})")
+    assert "s3cret" not in str(err) and "user" not in str(err)

@@ -311,6 +311,53 @@ def transport_error(api: str, exc: BaseException) -> ProviderError:
     )
 
 
+def _request_url(exc: BaseException) -> str | None:
+    """The URL the failed request went to (``scheme://host[:port]/path``, without credentials,
+    query or fragment), from the ``request`` of the exception or of its cause; ``None`` if unknown."""
+    for each in (exc, exc.__cause__, exc.__context__):
+        if each is None:
+            continue
+        try:
+            request = getattr(each, "request", None)  # httpx2.RequestError.request raises when unset
+        except Exception:
+            request = None
+        url = getattr(request, "url", None)
+        if url is None:
+            continue
+        try:
+            from urllib.parse import urlsplit, urlunsplit
+
+            parts = urlsplit(str(url))
+            host = parts.hostname or ""
+            netloc = f"[{host}]" if ":" in host else host
+            if parts.port is not None:
+                netloc += f":{parts.port}"
+            return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+        except ValueError:
+            return None
+    return None
+
+
+def with_server(err: ProviderError, exc: BaseException) -> ProviderError:
+    """``err`` with the server's URL added to its message when it is a connection error or a
+    timeout (so a wrong ``base_url`` shows), e.g. ``connection error (ConnectError: ...) (server:
+    http://127.0.0.1:8080/v1/chat/completions)``; any other error unchanged."""
+    if err.error_type not in ("connection_error", "timeout") or err.status is not None:
+        return err
+    url = _request_url(exc)
+    if url is None or url in err.message:
+        return err
+    return ProviderError(
+        err.provider,
+        f"{err.message} (server: {url})",
+        status=err.status,
+        retryable=err.retryable,
+        error_type=err.error_type,
+        body=err.body,
+        retry_after=err.retry_after,
+    )
+
+
 def _read_error(api: str, exc: BaseException) -> ToolwireError:
     try:
         import httpx2
@@ -653,7 +700,7 @@ class Transport(Model):
         except ToolwireError:
             raise
         except Exception as exc:
-            raise self.map_error(exc) from exc
+            raise with_server(self.map_error(exc), exc) from exc
 
     async def answer_events(self, request: ModelRequest, answer: Answer) -> AsyncIterator[StreamEvent]:
         """Canonical events of an answer: an event stream (or JSON-array stream) through
