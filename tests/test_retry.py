@@ -96,11 +96,11 @@ def test_policy_from_settings() -> None:
     assert policy_from_settings({"retry": {"max_attempts": 4, "max_delay": 1}}).max_delay == 1
     mine = RetryPolicy(max_attempts=2)
     assert policy_from_settings({"retry": mine}) is mine
-    with pytest.raises(ConfigurationError, match="max_attempts must be an integer >= 1"):
+    with pytest.raises(ConfigurationError, match="max_attempts must be an integer from 1 to 100"):
         RetryPolicy(max_attempts=0)
     with pytest.raises(ConfigurationError, match="the fields are max_attempts"):
         policy_from_settings({"retry": {"attempts": 2}})
-    with pytest.raises(ConfigurationError, match="max_retries must be an integer >= 0"):
+    with pytest.raises(ConfigurationError, match="max_retries must be an integer from 0 to 99"):
         policy_from_settings({"max_retries": -1})
     with pytest.raises(ConfigurationError, match="retry must be a RetryPolicy"):
         policy_from_settings({"retry": "often"})
@@ -319,3 +319,38 @@ def test_a_connection_error_names_the_server_without_credentials(spec: str, base
     assert err.error_type == "connection_error" and err.status is None
     assert err.message.endswith(f"(server: {url})")
     assert "s3cret" not in str(err) and "user" not in str(err)
+
+
+def test_adv9_a_huge_multiplier_is_capped_without_overflow() -> None:
+    policy = RetryPolicy(multiplier=1e300, max_delay=8.0, jitter=0, max_attempts=10)
+    assert policy.backoff(1) == 0.5
+    assert policy.backoff(2) == 8.0
+    assert policy.backoff(9) == 8.0
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"initial_delay": float("nan")},
+        {"max_retry_after": float("nan")},
+        {"max_delay": float("inf")},
+        {"multiplier": -1.0},
+        {"max_attempts": 101},
+    ],
+)
+def test_adv9_non_finite_negative_or_absurd_settings_are_refused(fields: dict[str, Any]) -> None:
+    with pytest.raises(ConfigurationError):
+        RetryPolicy(**fields)
+
+
+def test_adv9_an_absurd_max_retries_is_refused() -> None:
+    with pytest.raises(ConfigurationError, match="from 0 to 99"):
+        policy_from_settings({"max_retries": 10**30})
+    assert policy_from_settings({"max_retries": 99}).max_attempts == 100
+
+
+def test_adv9_an_unreadable_retry_after_ms_falls_back_to_retry_after() -> None:
+    assert retry_after_seconds({"retry-after-ms": "soon", "retry-after": "3"}) == 3.0
+    assert retry_after_seconds({"retry-after-ms": "nan", "retry-after": "2"}) == 2.0
+    assert retry_after_seconds({"retry-after-ms": "soon"}) is None
+    assert retry_after_seconds({"retry-after": "inf"}) is None

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 import random
 import re
 import time
@@ -92,8 +93,12 @@ def retry_after_seconds(headers: Mapping[str, str] | Any, now: float | None = No
     try:
         ms = headers.get("retry-after-ms")
         if ms is not None:
-            value = float(ms) / 1000.0
-            return value if value >= 0 else None
+            try:
+                value = float(ms) / 1000.0
+            except (TypeError, ValueError):
+                value = -1.0  # unreadable: fall back to retry-after
+            if math.isfinite(value) and value >= 0:
+                return value
         ra = headers.get("retry-after")
     except Exception:
         return None
@@ -102,7 +107,7 @@ def retry_after_seconds(headers: Mapping[str, str] | Any, now: float | None = No
     ra = str(ra).strip()
     try:
         value = float(ra)
-        return value if value >= 0 else None
+        return value if math.isfinite(value) and value >= 0 else None
     except ValueError:
         pass
     import email.utils
@@ -133,6 +138,10 @@ class RetryNotice:
         return f"{type(self.error).__name__}: {self.error}"
 
 
+#: The most attempts a policy may make (``max_retries`` at most 99): more is a mistake, not a policy.
+MAX_ATTEMPTS = 100
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """How toolwire retries a failed request (the model setting ``retry=``; ``max_retries=N``
@@ -146,6 +155,9 @@ class RetryPolicy:
     - ``honor_retry_after``: wait what a ``retry-after`` header says (default ``True``);
       ``max_retry_after``: a longer requested wait is not waited for — the error is raised
       (default 60 s).
+
+    ``max_attempts`` is at most 100 and every number must be finite and >= 0, else
+    :class:`~toolwire.errors.ConfigurationError` at construction.
 
     Only errors whose ``retryable`` is true are retried (:func:`classify`); a stream is retried
     only before its first event was delivered.
@@ -163,18 +175,29 @@ class RetryPolicy:
     def __post_init__(self) -> None:
         from .errors import ConfigurationError
 
-        if not isinstance(self.max_attempts, int) or isinstance(self.max_attempts, bool) or self.max_attempts < 1:
-            raise ConfigurationError(f"retry: max_attempts must be an integer >= 1, got {self.max_attempts!r}")
+        if (
+            not isinstance(self.max_attempts, int)
+            or isinstance(self.max_attempts, bool)
+            or not 1 <= self.max_attempts <= MAX_ATTEMPTS
+        ):
+            raise ConfigurationError(
+                f"retry: max_attempts must be an integer from 1 to {MAX_ATTEMPTS}, got {self.max_attempts!r}"
+            )
         for name in ("initial_delay", "multiplier", "max_delay", "jitter", "max_retry_after"):
             value = getattr(self, name)
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
-                raise ConfigurationError(f"retry: {name} must be a number >= 0, got {value!r}")
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < 0:
+                raise ConfigurationError(f"retry: {name} must be a finite number >= 0, got {value!r}")
         if self.jitter > 1:
             raise ConfigurationError(f"retry: jitter is a fraction of the delay (0 to 1), got {self.jitter!r}")
 
     def backoff(self, attempt: int) -> float:
         """The wait after failed attempt number ``attempt`` (1-based) without a server hint."""
-        base = min(self.max_delay, self.initial_delay * (self.multiplier ** max(0, attempt - 1)))
+        # Multiply step by step and stop at the cap, so a huge multiplier cannot overflow.
+        base = min(self.max_delay, float(self.initial_delay))
+        for _ in range(min(max(0, attempt - 1), MAX_ATTEMPTS)):
+            if base >= self.max_delay or base == 0:
+                break
+            base = min(self.max_delay, base * self.multiplier)
         if self.jitter:
             base *= 1 + self.jitter * (2 * self.rng.random() - 1)
         return max(0.0, base)
@@ -227,8 +250,8 @@ def policy_from_settings(settings: Mapping[str, Any]) -> RetryPolicy:
         )
     retries = settings.get("max_retries")
     if retries is not None and spec is not False:
-        if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
-            raise ConfigurationError(f"max_retries must be an integer >= 0, got {retries!r}")
+        if not isinstance(retries, int) or isinstance(retries, bool) or not 0 <= retries < MAX_ATTEMPTS:
+            raise ConfigurationError(f"max_retries must be an integer from 0 to {MAX_ATTEMPTS - 1}, got {retries!r}")
         import dataclasses
 
         policy = dataclasses.replace(policy, max_attempts=retries + 1)
