@@ -147,3 +147,39 @@ def test_the_checker_gets_no_credentials_and_its_verdict_is_its_exit_status(tmp_
     exp = load_spec(write(tmp_path, GOOD.replace('checker = "true"', 'checker = "no-such-program-here"')))
     passed, output = check_project_sync(exp, tmp_path)
     assert not passed and output.startswith("the checker 'no-such-program-here' could not start")
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-inf"])
+def test_adv_a_checker_timeout_that_is_not_finite_is_refused(tmp_path, value):
+    path = write(tmp_path, GOOD.replace('checker = "true"', f'checker = "true"\nchecker_timeout = {value}'))
+    with pytest.raises(ExperimentSpecError) as info:
+        load_spec(path)
+    assert info.value.field == "task.checker_timeout" and "finite number of seconds > 0" in str(info.value)
+
+
+def test_adv_more_runs_than_the_bound_are_refused_before_planning(tmp_path):
+    from toolwire.experiments.spec import MAX_RUNS
+
+    assert MAX_RUNS == 1_000_000
+    path = write(tmp_path, GOOD.replace("runs = 2", "runs = 100000000"))
+    with pytest.raises(ExperimentSpecError) as info:
+        load_spec(path)
+    assert info.value.field == "runs" and "at most 1,000,000 runs" in str(info.value)
+    # exactly at the bound is accepted: 500,000 runs × 1 layer × 2 models
+    two = GOOD.replace("runs = 2", "runs = 500000").replace(
+        '["scripted:claude-sonnet-4-5"]', '["scripted:a", "scripted:b"]'
+    )
+    assert load_spec(write(tmp_path, two)).runs == 500_000
+    with pytest.raises(ExperimentSpecError, match="is 1000002 runs"):
+        load_spec(write(tmp_path, two.replace("runs = 500000", "runs = 500001")))
+
+
+def test_adv_a_checker_printing_bytes_that_are_not_utf8_still_gives_a_verdict(tmp_path):
+    from toolwire.experiments.runner import check_project_sync
+
+    code = "import sys; sys.stdout.buffer.write(bytes(range(256))); sys.exit(int(sys.argv[1]))"
+    base = GOOD.replace('checker = "true"', f'checker = ["{{python}}", "-c", "{code}", "0"]')
+    passed, output = check_project_sync(load_spec(write(tmp_path, base)), tmp_path)
+    assert passed and "\ufffd" in output and "ABC" in output
+    passed, output = check_project_sync(load_spec(write(tmp_path, base.replace('"0"]', '"1"]'))), tmp_path)
+    assert not passed and output.endswith("(exit status 1)")

@@ -254,7 +254,15 @@ def check_project_sync(exp: Experiment, root: Path) -> tuple[bool, str]:
     env = tool_environment(exp.checker_env, extra={"TOOLWIRE_PROJECT": str(root)})
     try:
         proc = subprocess.run(
-            argv, cwd=root, env=env, capture_output=True, text=True, timeout=exp.checker_timeout, check=False
+            argv,
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",  # a checker printing bytes that are not UTF-8 still gives a verdict
+            timeout=exp.checker_timeout,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         return False, f"the checker ran past {exp.checker_timeout:g} s and was stopped"

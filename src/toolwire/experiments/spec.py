@@ -53,6 +53,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import math
 import re
 import shlex
 import sys
@@ -67,6 +68,9 @@ __all__ = ["Experiment", "ExperimentSpecError", "ModelEntry", "load_spec", "reso
 
 _REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+MAX_RUNS = 1_000_000
+"""Most runs (runs × layers × models) one experiment may hold; a spec asking for more is refused."""
+
 _TOP_KEYS = {"name", "runs", "concurrency", "max_turns", "store", "models", "task", "layers"}
 _TASK_KEYS = {"prompt", "instructions", "project", "checker", "checker_timeout", "checker_env"}
 _MODEL_KEYS = {"model", "settings", "factory"}
@@ -300,8 +304,10 @@ def parse_spec(data: Mapping[str, Any], *, source: str = "<spec>", spec_dir: str
     if not checker or not checker[0].strip():
         raise ExperimentSpecError(source, "task.checker", "is empty; give the command that decides pass or fail")
     timeout = task.get("checker_timeout", 120)
-    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
-        raise ExperimentSpecError(source, "task.checker_timeout", f"must be a number of seconds > 0, got {timeout!r}")
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not math.isfinite(timeout) or timeout <= 0:
+        raise ExperimentSpecError(
+            source, "task.checker_timeout", f"must be a finite number of seconds > 0, got {timeout!r}"
+        )
 
     checker_env = task.get("checker_env", [])
     if not isinstance(checker_env, list) or not all(isinstance(n, str) and n for n in checker_env):
@@ -356,6 +362,15 @@ def parse_spec(data: Mapping[str, Any], *, source: str = "<spec>", spec_dir: str
         if entry.model in {e.model for e in models}:
             raise ExperimentSpecError(source, where, f"{entry.model!r} is listed twice")
         models.append(entry)
+
+    total = runs * len(layers) * len(models)
+    if total > MAX_RUNS:
+        raise ExperimentSpecError(
+            source,
+            "runs",
+            f"{runs} runs × {len(layers)} layer(s) × {len(models)} model(s) is {total} runs; "
+            f"an experiment holds at most {MAX_RUNS:,} runs, lower runs or split the experiment",
+        )
 
     spec_dir = Path(spec_dir)
     store = data.get("store", f"{name}.sqlite")
