@@ -86,6 +86,17 @@ def test_bad_spec_and_bad_backend_exit_2_with_one_line(tmp_path, capsys, monkeyp
     assert code == 2 and "no run store at" in err
 
 
+def test_batch_backend_refuses_a_model_without_batch_mode_before_any_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    spec = tmp_path / "small.toml"
+    spec.write_text(SMALL)
+    code, out, err = cli(capsys, "experiment", "run", str(spec), "--backend", "batch", "--quiet")
+    assert code == 2
+    line = next(x for x in " ".join(err.split()).split("toolwire experiment run: ")[1:])
+    assert line.startswith(f"{MODEL} has no batch mode: the vendor batch APIs are Anthropic Message Batches")
+    assert not (tmp_path / "out" / "small.sqlite").exists() or RunStore(tmp_path / "out" / "small.sqlite").runs() == []
+
+
 CHEATER = '''
 """An agent that 'fixes' the report by deleting the dropout rows from the data."""
 from toolwire.testing.providers import ScriptedModel, call

@@ -95,6 +95,7 @@ class BatchBackend:
         """Advance ``runs`` one batch per round until every one has finished. Raises
         :class:`~toolwire.batch.BatchPending` when ``max_polls`` stopped the polling (the runs
         waiting then keep their checkpoints and project copies for the next invocation)."""
+        self._check_batch_modes(exp, runs)
         journal = self.journal if self.journal is not None else exp.store
         async with BatchRounds(journal=journal, poll_interval=self.poll_interval, max_polls=self.max_polls) as rounds:
             outcomes = await rounds.gather(*(self._one(exp, run, recorder, rounds) for run in runs))
@@ -110,6 +111,29 @@ class BatchBackend:
                 "to collect their results (nothing is submitted again)",
                 jobs,
             )
+
+    @staticmethod
+    def _check_batch_modes(exp: Experiment, runs: list[PendingRun]) -> None:
+        """Raise :class:`~toolwire.batch.BatchUnsupported` before any run starts when a model of
+        ``runs`` has no batch mode (a model that cannot be built is left to its runs' errors)."""
+        from ...batch import BatchUnsupported, batch_api
+        from ..runner import build_model
+
+        seen: set[str] = set()
+        for run in runs:
+            if run.model in seen:
+                continue
+            seen.add(run.model)
+            try:
+                model = build_model(exp, run)
+            except Exception:
+                continue
+            try:
+                batch_api(model)
+            except BatchUnsupported:
+                raise
+            except Exception:
+                continue
 
     def _resume_point(self, exp: Experiment, run: PendingRun, recorder: Recorder) -> tuple[Any, Path] | None:
         from ..runner import project_path
