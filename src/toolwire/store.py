@@ -196,7 +196,12 @@ class RunStore:
     def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(str(self.path), timeout=timeout, check_same_thread=False, isolation_level=None)
+        if self.path.is_dir():
+            raise ConfigurationError(f"{str(path)!r} is a folder, not a run store file; give a file path")
+        try:
+            self._conn = sqlite3.connect(str(self.path), timeout=timeout, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise ConfigurationError(f"cannot open the run store {str(path)!r}: {exc}") from None
         self._conn.row_factory = sqlite3.Row
         try:
             self._conn.execute("PRAGMA journal_mode=WAL")

@@ -130,6 +130,13 @@ def test_a_newer_schema_or_a_foreign_file_is_refused(tmp_path):
     junk.write_bytes(b"not sqlite at all" * 100)
     with pytest.raises(ConfigurationError, match="is not a toolwire run store"):
         RunStore(junk)
+    # adv: a folder given as the store is a configuration error naming it, not a raw sqlite3 error
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    with pytest.raises(ConfigurationError, match="a-folder' is a folder, not a run store file"):
+        RunStore(folder)
+    with pytest.raises(ConfigurationError, match="cannot open the run store"):
+        RunStore(tmp_path / "missing" / "deeper" / "s.sqlite")
 
 
 def test_concurrent_saves_from_threads_and_two_connections(tmp_path):
