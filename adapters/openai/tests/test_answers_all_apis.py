@@ -522,3 +522,18 @@ def test_count_tokens_maps_bad_answers_and_transport_exceptions(api):
         info.value.error_type == "connection_error"
         and "CassetteRefused: no recording for this request" in info.value.message
     )
+
+
+@pytest.mark.parametrize("choices", [[], None], ids=["empty", "null"])
+def test_adv10_a_chat_completion_without_choices_is_a_response_decode_error(choices):
+    body = ok_body("openai-chat")
+    body["choices"] = choices
+    err = raises("openai-chat", False, httpx2.Response(200, json=body), ResponseDecodeError)
+    assert "the response has no choices" in str(err)
+
+
+def test_adv10_a_response_with_null_output_is_a_response_decode_error():
+    body = ok_body("openai")
+    body["output"] = None
+    err = raises("openai", False, httpx2.Response(200, json=body), ResponseDecodeError)
+    assert "no output array" in str(err)

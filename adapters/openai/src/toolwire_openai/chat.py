@@ -482,7 +482,11 @@ class OpenAIChatCodec:
         response_id = _SHAPE.opt_str(body.get("id"), "/id")
         model = _SHAPE.opt_str(body.get("model"), "/model")
         choices = _SHAPE.opt_list(body.get("choices"), "/choices")
-        choice = _SHAPE.obj(choices[0], "/choices/0") if choices else {}
+        if not choices:
+            # ChatCompletion.choices is a required list (openai SDK type); an empty or null one
+            # carries no answer at all, not an empty end_turn answer.
+            raise _SHAPE.error("/choices", "the response has no choices: it carries no answer")
+        choice = _SHAPE.obj(choices[0], "/choices/0")
         message = _SHAPE.opt_obj(choice.get("message"), "/choices/0/message")
         finish = _SHAPE.opt_str(choice.get("finish_reason"), "/choices/0/finish_reason")
         parts: list[Any] = []

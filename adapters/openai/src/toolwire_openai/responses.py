@@ -634,7 +634,8 @@ class OpenAIResponsesCodec:
         err = error_in_body(API, body, ("output", "object", "status"), ("server_error", "rate_limit_exceeded"))
         if err is not None:
             raise err
-        if "output" not in body and body.get("status") != "failed":
+        if body.get("output") is None and body.get("status") != "failed":
+            # Response.output is a required list (openai SDK type): missing or null is not a response.
             raise _SHAPE.error("/output", "the body has no output array: it is not a response object")
         if body.get("status") == "failed" and isinstance(body.get("error"), dict):
             err = body["error"]
