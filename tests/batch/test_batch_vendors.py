@@ -269,3 +269,52 @@ def test_a_job_that_failed_as_a_whole_fails_each_of_its_requests(vendor: str) ->
             assert err.message == "the batch failed: invalid_json_line: This line is not parseable as valid JSON."
         else:
             assert (err.error_type, err.status, err.message) == ("INVALID_ARGUMENT", 400, "The batch input is invalid.")
+
+
+class _AnthropicAnswering(FakeAnthropic):
+    """FakeAnthropic whose batch create or retrieve answer is replaced (adversarial trial findings 6, 8)."""
+
+    def __init__(self, case: str) -> None:
+        super().__init__()
+        self.case = case
+        self.retrieves = 0
+
+    def handle(self, request: Any) -> Any:
+        import json
+
+        import httpx2
+
+        path = request.url.path
+        if request.method == "POST" and path == "/v1/messages/batches":
+            if self.case == "create_html":
+                return httpx2.Response(200, content=b"<html>oops</html>", headers={"content-type": "text/html"})
+            if self.case == "create_empty":
+                return httpx2.Response(200, json={})
+        if self.case == "status_weird" and request.method == "GET" and len(path.split("/")) == 5:
+            self.retrieves += 1
+            answer = json.loads(super().handle(request).content)
+            answer["processing_status"] = "weird"
+            return httpx2.Response(200, json=answer)
+        return super().handle(request)
+
+
+@pytest.mark.parametrize("case", ["create_html", "create_empty"])
+def test_anthropic_batch_create_answer_that_is_not_a_batch_is_a_decode_error_adv6(case: str) -> None:
+    from toolwire.batch import run_batch
+
+    fake = _AnthropicAnswering(case)
+    model = make_model("anthropic", fake)
+    requests = {"q0": model.build_request([toolwire.Message.user("hi")])}
+    with pytest.raises(toolwire.ResponseDecodeError, match=r"messages\.batches\.create answered .*not a MessageBatch"):
+        asyncio.run(asyncio.wait_for(run_batch(model, requests, poll_interval=0), 30))
+
+
+def test_anthropic_unknown_processing_status_is_a_decode_error_not_polled_forever_adv8() -> None:
+    from toolwire.batch import run_batch
+
+    fake = _AnthropicAnswering("status_weird")
+    model = make_model("anthropic", fake)
+    requests = {"q0": model.build_request([toolwire.Message.user("hi")])}
+    with pytest.raises(toolwire.ResponseDecodeError, match="processing_status 'weird'"):
+        asyncio.run(asyncio.wait_for(run_batch(model, requests, poll_interval=0), 30))
+    assert fake.retrieves == 1

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolwire.batch import BatchItem, BatchItemResult, BatchStatus
-from toolwire.errors import ProviderError
+from toolwire.errors import ProviderError, ResponseDecodeError
 
 from .codec import _RETRYABLE_ERROR_TYPES, API
 
@@ -94,6 +94,22 @@ def item_error(result: dict[str, Any]) -> ProviderError:
     )
 
 
+#: ``MessageBatch.processing_status`` values (SDK type ``MessageBatch``:
+#: ``Literal["in_progress", "canceling", "ended"]``).
+PROCESSING_STATUSES = ("in_progress", "canceling", "ended")
+
+
+def _batch_id(batch: Any, endpoint: str) -> str:
+    """The ``MessageBatch.id`` of an answer, or :class:`ResponseDecodeError` naming ``endpoint`` when
+    the answer is not a batch object (an HTML page, ``{}``, a batch without an id)."""
+    batch_id = getattr(batch, "id", None)
+    if not isinstance(batch_id, str) or not batch_id:
+        raise ResponseDecodeError(
+            API, f"{endpoint} answered something that is not a MessageBatch with an id: {str(batch)[:200]!r}", "/id"
+        )
+    return batch_id
+
+
 class AnthropicBatchAPI:
     """:class:`toolwire.batch.BatchAPI` over ``AsyncAnthropic.messages.batches`` (``create``,
     ``retrieve``, ``results``, ``cancel``), with the model's client (auth, base URL, retries)."""
@@ -124,12 +140,21 @@ class AnthropicBatchAPI:
         batch = await self._call(
             batches.create, requests=[{"custom_id": it.custom_id, "params": it.body} for it in items]
         )
-        return str(batch.id)
+        return _batch_id(batch, "messages.batches.create")
 
     async def retrieve(self, job_id: str) -> BatchStatus:
         """``messages.batches.retrieve(id)``: ``processing_status`` ``ended`` → ``"ended"``;
         ``counts`` = ``request_counts`` (processing, succeeded, errored, canceled, expired)."""
         batch = await self._call(self.model.client.messages.batches.retrieve, job_id)
+        _batch_id(batch, "messages.batches.retrieve")
+        if batch.processing_status not in PROCESSING_STATUSES:
+            # An unknown state would otherwise be polled as "still running" forever.
+            raise ResponseDecodeError(
+                API,
+                f"messages.batches.retrieve answered processing_status {batch.processing_status!r}, not one of "
+                f"{', '.join(PROCESSING_STATUSES)} (MessageBatch.processing_status)",
+                "/processing_status",
+            )
         counts = batch.request_counts.to_dict() if batch.request_counts is not None else {}
         return BatchStatus(
             job_id,
