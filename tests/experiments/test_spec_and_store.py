@@ -183,3 +183,18 @@ def test_adv_a_checker_printing_bytes_that_are_not_utf8_still_gives_a_verdict(tm
     assert passed and "\ufffd" in output and "ABC" in output
     passed, output = check_project_sync(load_spec(write(tmp_path, base.replace('"0"]', '"1"]'))), tmp_path)
     assert not passed and output.endswith("(exit status 1)")
+
+
+@pytest.mark.parametrize(
+    ("ref", "words"),
+    [
+        ("os:sep", "'os:sep' is a str, not a tool"),
+        ("os:path", "'os:path' is a module, not a tool"),
+        ("os:getcwd", "'os:getcwd' does not take the project folder"),
+    ],
+)
+def test_adv_a_layer_that_is_not_a_toolset_is_refused_at_spec_check(tmp_path, ref, words):
+    path = write(tmp_path, GOOD.replace('"toolwire.design.files:file_tools"', f'"{ref}"'))
+    with pytest.raises(ExperimentSpecError) as info:
+        load_spec(path)
+    assert info.value.field == "layers.a" and words in str(info.value)

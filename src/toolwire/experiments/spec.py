@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import inspect
 import json
 import math
 import re
@@ -415,6 +416,36 @@ def load_spec(path: str | Path, *, check: bool = True) -> Experiment:
     return exp
 
 
+def _check_layer_value(source: str, where: str, ref: str, obj: Any) -> None:
+    """Refuse a layer value that is not a tool, a list of tools, or a factory taking the project folder."""
+    from ..tools import Tool
+
+    if isinstance(obj, (list, tuple)):
+        for item in obj:
+            if not isinstance(item, Tool) and not callable(item):
+                raise ExperimentSpecError(
+                    source, where, f"{ref!r} holds a {type(item).__name__}, not a tool; list tools or typed functions"
+                )
+        return
+    if isinstance(obj, Tool):
+        return
+    if callable(obj) and not isinstance(obj, type):
+        try:
+            inspect.signature(obj).bind(Path("."))
+        except TypeError:
+            raise ExperimentSpecError(
+                source, where, f"{ref!r} does not take the project folder; a layer factory is called as factory(path)"
+            ) from None
+        except ValueError:  # no signature to inspect (some builtins): checked when the run builds its tools
+            pass
+        return
+    raise ExperimentSpecError(
+        source,
+        where,
+        f"{ref!r} is a {type(obj).__name__}, not a tool, a list of tools, or a factory taking the project folder",
+    )
+
+
 def validate(exp: Experiment) -> None:
     """Check that the project folder exists and that every layer and factory imports."""
     exp.project_dir()
@@ -422,11 +453,12 @@ def validate(exp: Experiment) -> None:
     for lname, refs in exp.layers.items():
         for ref in refs:
             try:
-                resolve_reference(ref)
+                obj = resolve_reference(ref)
             except Exception as exc:
                 raise ExperimentSpecError(
                     exp.source, f"layers.{lname}", f"cannot load {ref!r}: {type(exc).__name__}: {exc}"
                 ) from None
+            _check_layer_value(exp.source, f"layers.{lname}", ref, obj)
     for i, m in enumerate(exp.models):
         if m.factory:
             try:
