@@ -250,7 +250,9 @@ class ProviderTool(Tool):
       :class:`~toolwire.types.ProviderToolPart` parts of the assistant message.
 
     The tool name is the one the API fixes (Anthropic ``"bash"``, ``"str_replace_based_edit_tool"``,
-    ``"web_search"``), else the type. Raises :class:`~toolwire.errors.ProviderToolUnsupported`
+    ``"web_search"``), else the type. Raises :class:`~toolwire.errors.ConfigurationError` when
+    ``vendor`` or ``type`` is not a string, ``settings`` is not a dict of JSON values, or it sets
+    ``type``/``name``. Raises :class:`~toolwire.errors.ProviderToolUnsupported`
     when the vendor's installed adapter does not list ``type``; sending the tool to another
     provider raises it too, before the request.
     """
@@ -266,8 +268,34 @@ class ProviderTool(Tool):
         description: str = "",
         timeout: float | None = None,
     ) -> None:
-        from .errors import ProviderToolUnsupported
+        import json
+        from collections.abc import Mapping
+
+        from .errors import ConfigurationError, ProviderToolUnsupported
         from .registry import cached_profile
+
+        if not isinstance(vendor, str) or not vendor:
+            raise ConfigurationError(
+                f"ProviderTool: vendor must be a provider name such as 'anthropic', got {vendor!r}"
+            )
+        if not isinstance(type, str) or not type:
+            raise ConfigurationError(f"ProviderTool: type must be the tool's wire type (a string), got {type!r}")
+        if settings is not None and not isinstance(settings, Mapping):
+            raise ConfigurationError(
+                f"ProviderTool: settings must be a dict of the tool's own fields, got {settings.__class__.__name__}"
+            )
+        for key in settings or {}:
+            if not isinstance(key, str):
+                raise ConfigurationError(f"ProviderTool: settings keys must be strings, got {key!r}")
+            if key in ("type", "name"):
+                raise ConfigurationError(
+                    f"ProviderTool: settings may not set {key!r} (it is fixed by the tool's type); "
+                    "pass type= or name= instead"
+                )
+        try:
+            json.dumps(dict(settings or {}), allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ConfigurationError(f"ProviderTool: settings must be JSON-serialisable: {exc}") from exc
 
         prof = cached_profile(vendor)
         known = dict(prof.provider_tools()) if prof is not None else {}

@@ -380,3 +380,23 @@ def test_every_text_editor_version_of_the_sdk_runs_confined(mock, tmp_path, edit
     assert "two" in runs[0].result.text and "three" in runs[0].result.text and "one" not in runs[0].result.text
     assert (root / "a.txt").read_text() == "zero\none\ntwo\nthree\n"
     assert "root:" not in runs[2].result.text  # nothing of /etc/passwd came back
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, says",
+    [
+        ((None, "web_search"), {}, "vendor must be"),
+        (("openai", None), {}, "type must be"),
+        (("openai", "web_search", "max_uses=3"), {}, "settings must be a dict"),
+        (("openai", "web_search", [("a", 1)]), {}, "settings must be a dict"),
+        (("openai", "web_search", {"type": "file_search"}), {}, "may not set 'type'"),
+        (("openai", "web_search", {"name": "x"}), {}, "may not set 'name'"),
+        (("openai", "web_search", {"when": object()}), {}, "JSON-serialisable"),
+        (("openai", "web_search", {"x": float("nan")}), {}, "JSON-serialisable"),
+    ],
+)
+def test_adv12_bad_construction_is_a_configuration_error(args, kwargs, says):
+    from toolwire.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match=says):
+        toolwire.ProviderTool(*args, **kwargs)
