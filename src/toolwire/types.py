@@ -331,6 +331,22 @@ class ProviderToolPart:
     summary: str = ""
     type: Literal["provider_tool"] = "provider_tool"
 
+    def __post_init__(self) -> None:
+        from .errors import ConfigurationError
+
+        where = f"provider tool part {self.vendor_type!r}"
+        if not isinstance(self.provider, str) or not self.provider:
+            raise ConfigurationError(f"{where}: provider must be a provider name, got {self.provider!r}")
+        if not isinstance(self.vendor_type, str):
+            raise ConfigurationError(f"{where}: vendor_type must be a string, got {self.vendor_type!r}")
+        if not isinstance(self.raw, dict):
+            raise ConfigurationError(
+                f"{where}: raw must be a JSON object (the block as the vendor sent it), "
+                f"got {self.raw.__class__.__name__}"
+            )
+        if self.kind not in ("call", "result", "metadata"):
+            raise ConfigurationError(f"{where}: kind must be 'call', 'result' or 'metadata', got {self.kind!r}")
+
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
             "type": "provider_tool",
@@ -349,6 +365,13 @@ class ProviderToolPart:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ProviderToolPart:
+        """Raises :class:`~toolwire.errors.ConfigurationError` for a missing ``provider``,
+        ``vendor_type`` or ``raw``, a ``raw`` that is not an object, or an unknown ``kind``."""
+        from .errors import ConfigurationError
+
+        for key in ("provider", "vendor_type", "raw"):
+            if key not in d:
+                raise ConfigurationError(f"provider tool part {d.get('vendor_type')!r} has no {key!r}")
         return cls(
             provider=_provider(d["provider"]),
             vendor_type=d["vendor_type"],

@@ -512,3 +512,33 @@ def test_anthropic_pause_turn_with_a_server_tool_continues_with_the_block_sent_b
     assert sent[1]["messages"][-1] == {"role": "assistant", "content": [ANTHROPIC_CONTENT[0]]}
     kinds = [(p.kind, p.call_id) for m in result.conversation.messages for p in m.provider_tool_parts]
     assert kinds == [("call", "srvtoolu_A"), ("result", "srvtoolu_A")]
+
+
+@pytest.mark.parametrize(
+    "part, says",
+    [
+        ({"raw": "garbage"}, "raw must be a JSON object"),
+        ({"raw": [1, 2]}, "raw must be a JSON object"),
+        ({"raw": {}, "kind": "bogus"}, "kind must be"),
+        ({"provider": None}, "provider must be"),
+    ],
+)
+def test_adv5_a_malformed_provider_tool_part_in_a_history_is_refused(part, says):
+    from toolwire.errors import ConfigurationError
+    from toolwire.types import Conversation
+
+    d = {"type": "provider_tool", "provider": "anthropic", "vendor_type": "x", "raw": {}} | part
+    history = {"messages": [{"role": "assistant", "parts": [d]}]}
+    with pytest.raises(ConfigurationError, match=says):
+        Conversation.from_dict(history)
+
+
+@pytest.mark.parametrize("missing", ["provider", "vendor_type", "raw"])
+def test_adv5_a_provider_tool_part_missing_a_field_names_it(missing):
+    from toolwire.errors import ConfigurationError
+    from toolwire.types import ProviderToolPart
+
+    d = {"type": "provider_tool", "provider": "anthropic", "vendor_type": "x", "raw": {}}
+    del d[missing]
+    with pytest.raises(ConfigurationError, match=f"has no '{missing}'"):
+        ProviderToolPart.from_dict(d)
