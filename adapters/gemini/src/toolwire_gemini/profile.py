@@ -30,6 +30,8 @@ from toolwire.schema.report import TranslationReport, json_pointer
 from toolwire.types import Usage
 from toolwire.wire import usage_int
 
+from .schema import OPENAPI_KEYWORDS
+
 __all__ = [
     "GeminiProfile",
     "RULES",
@@ -745,30 +747,10 @@ def usage_from_metadata(meta: Any, *, input_includes_cache: bool = True) -> Usag
 # --------------------------------------------------------------------------------------------
 # schema checks (openapi mode)
 
-_OPENAPI_KEYS = frozenset(
+# The Schema fields the translator emits (``OPENAPI_KEYWORDS``), plus the snake_case spellings the
+# SDK's ``types.Schema`` accepts for the multi-word ones.
+_OPENAPI_KEYS = OPENAPI_KEYWORDS | frozenset(
     {
-        "type",
-        "format",
-        "title",
-        "description",
-        "nullable",
-        "enum",
-        "items",
-        "properties",
-        "required",
-        "minItems",
-        "maxItems",
-        "minLength",
-        "maxLength",
-        "minProperties",
-        "maxProperties",
-        "minimum",
-        "maximum",
-        "pattern",
-        "example",
-        "default",
-        "anyOf",
-        "propertyOrdering",
         "min_items",
         "max_items",
         "min_length",
