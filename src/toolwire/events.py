@@ -4,7 +4,8 @@ Every event is an immutable (frozen) dataclass. One run yields::
 
     RunStarted
     ( TurnStarted                                  # a request is being sent: waiting for the model
-      ( TextDelta | ReasoningDelta | ToolCallStarted | ToolCallArgumentsDelta )*
+      ( TextDelta | ReasoningDelta | ToolCallStarted | ToolCallArgumentsDelta
+        | ProviderToolCalled | ProviderToolResult )*
       ResponseFinished                             # the whole Response of this turn
       ToolCallReady*                               # one per tool call, in call order
       ( ToolCallPending | ToolStarted | ToolFinished )*
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Union
 if TYPE_CHECKING:  # pragma: no cover
     from .executor import ToolRun
     from .runstate import PendingCall, RunResult, Turn
-    from .types import Response, ToolCall, Usage
+    from .types import ProviderToolPart, Response, ToolCall, Usage
 
 __all__ = [
     "RunStarted",
@@ -42,6 +43,8 @@ __all__ = [
     "ReasoningDelta",
     "ToolCallStarted",
     "ToolCallArgumentsDelta",
+    "ProviderToolCalled",
+    "ProviderToolResult",
     "ResponseFinished",
     "ToolCallReady",
     "ToolCallPending",
@@ -108,6 +111,33 @@ class ToolCallArgumentsDelta:
     turn: int
     index: int
     text: str
+
+
+@dataclass(frozen=True)
+class ProviderToolCalled:
+    """The model used one of the vendor's own server-side tools: ``part`` is the
+    :class:`~toolwire.types.ProviderToolPart` with ``kind == "call"`` (Anthropic
+    ``server_tool_use``, Gemini ``executableCode`` / ``toolCall``) at ``index``. The vendor runs
+    it; toolwire only reports it (``part.name``, ``part.summary``). Client-side vendor tools
+    (bash, text editor, shell, apply_patch, computer) are tool calls: they get
+    ``ToolCallStarted`` / ``ToolStarted`` / ``ToolFinished`` like any tool."""
+
+    turn: int
+    index: int
+    part: ProviderToolPart
+
+
+@dataclass(frozen=True)
+class ProviderToolResult:
+    """What one of the vendor's own server-side tools returned: ``part`` is the
+    :class:`~toolwire.types.ProviderToolPart` with ``kind`` ``"result"`` (Anthropic
+    ``web_search_tool_result``, a Responses ``web_search_call`` / ``file_search_call`` /
+    ``mcp_call`` item, Gemini ``codeExecutionResult``) or ``"metadata"`` (Gemini
+    ``groundingMetadata`` / ``urlContextMetadata``) at ``index``."""
+
+    turn: int
+    index: int
+    part: ProviderToolPart
 
 
 @dataclass(frozen=True)
@@ -210,6 +240,8 @@ RunEvent = Union[
     ReasoningDelta,
     ToolCallStarted,
     ToolCallArgumentsDelta,
+    ProviderToolCalled,
+    ProviderToolResult,
     ResponseFinished,
     ToolCallReady,
     ToolCallPending,

@@ -27,6 +27,8 @@ from .errors import (
     UsageLimitExceeded,
 )
 from .events import (
+    ProviderToolCalled,
+    ProviderToolResult,
     ReasoningDelta,
     ResponseFinished,
     RetryScheduled,
@@ -53,6 +55,7 @@ from .types import (
     ImagePart,
     Message,
     Part,
+    ProviderToolPart,
     ReasoningPart,
     Response,
     TextPart,
@@ -1002,7 +1005,13 @@ def _delta(n: int, sev: Any) -> Any:
         return ToolCallStarted(n, sev.index, sev.id, sev.name)
     if isinstance(sev, _wire.ToolCallDelta):
         return ToolCallArgumentsDelta(n, sev.index, sev.arguments_fragment) if sev.arguments_fragment else None
+    if isinstance(sev, _wire.ProviderToolDone):
+        return _provider_tool_event(n, sev.index, sev.part)
     return None
+
+
+def _provider_tool_event(n: int, index: int, part: ProviderToolPart) -> Any:
+    return (ProviderToolCalled if part.kind == "call" else ProviderToolResult)(n, index, part)
 
 
 def _whole(n: int, response: Response) -> Iterator[Any]:
@@ -1018,6 +1027,8 @@ def _whole(n: int, response: Response) -> Iterator[Any]:
             yield ToolCallStarted(n, i, part.id, part.name)
             if part.raw_arguments:
                 yield ToolCallArgumentsDelta(n, i, part.raw_arguments)
+        elif isinstance(part, ProviderToolPart):
+            yield _provider_tool_event(n, i, part)
 
 
 class RunStream:

@@ -245,6 +245,24 @@ class _RunObserver:
             span.set_attribute("gen_ai.output.messages", _json([resp.to_message().to_dict()]))
         self._end_turn_span()
 
+    def _provider_tool(self, event: Any) -> None:
+        part = event.part
+        if self._turn_span is not None:
+            attrs = {
+                "gen_ai.tool.name": str(part.name or part.vendor_type),
+                "gen_ai.tool.type": "extension",  # semconv: a tool run by the agent's provider
+                "toolwire.provider_tool.type": part.vendor_type,
+                "toolwire.provider_tool.kind": part.kind,
+            }
+            if part.call_id:
+                attrs["gen_ai.tool.call.id"] = part.call_id
+            if self._content and part.summary:
+                attrs["toolwire.provider_tool.summary"] = part.summary
+            self._turn_span.add_event("toolwire.provider_tool", attrs)
+
+    _on_ProviderToolCalled = _provider_tool
+    _on_ProviderToolResult = _provider_tool
+
     def _tool_span(self, turn: int, call: Any) -> Any:
         attrs = {
             "gen_ai.operation.name": "execute_tool",

@@ -542,3 +542,89 @@ def test_adv5_a_provider_tool_part_missing_a_field_names_it(missing):
     del d[missing]
     with pytest.raises(ConfigurationError, match=f"has no '{missing}'"):
         ProviderToolPart.from_dict(d)
+
+
+# -- run events: ProviderToolCalled / ProviderToolResult --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "gemini"])
+def test_provider_tool_parts_are_run_events_before_the_response(provider: str, stream: bool) -> None:
+    from toolwire import events as ev
+
+    model, _ = make_model(provider, [FIRST[provider]], stream=stream)
+    run = toolwire.run_stream_sync(model, "q", tools=TOOLS[provider])
+    seen = list(run)
+    got = [
+        (type(e).__name__, e.turn, e.part.vendor_type, e.part.kind, e.part.name)
+        for e in seen
+        if isinstance(e, (ev.ProviderToolCalled, ev.ProviderToolResult))
+    ]
+    # the independent expectation: kind "call" → ProviderToolCalled, everything else → ProviderToolResult
+    want = [
+        ("ProviderToolCalled" if kind == "call" else "ProviderToolResult", 1, vtype, kind, name)
+        for vtype, kind, name, _cid, _summary in EXPECTED_PARTS[provider]
+    ]
+    assert got == want
+    # every one of them before the turn's ResponseFinished, and the same parts the response holds
+    finished = next(i for i, e in enumerate(seen) if isinstance(e, ev.ResponseFinished))
+    tool_events = [e for e in seen if isinstance(e, (ev.ProviderToolCalled, ev.ProviderToolResult))]
+    assert all(seen.index(e) < finished for e in tool_events)
+    assert [e.part for e in tool_events] == seen[finished].response.provider_tool_parts
+    # the index is the part's position in the response
+    parts = seen[finished].response.parts
+    if not stream:
+        assert [parts[e.index] for e in tool_events] == [e.part for e in tool_events]
+
+
+def test_provider_tool_events_are_turn_span_events() -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    import toolwire.tracing
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    model, _ = make_model("anthropic", [FIRST["anthropic"]])
+    toolwire.run_sync(model, "q", tools=TOOLS["anthropic"], tracing=toolwire.tracing.Tracing(provider))
+    chat = [s for s in exporter.get_finished_spans() if s.name.startswith("chat ")]
+    assert len(chat) == 1
+    got = [(e.name, dict(e.attributes or {})) for e in chat[0].events]
+    assert got == [
+        (
+            "toolwire.provider_tool",
+            {
+                "gen_ai.tool.name": name,
+                "gen_ai.tool.type": "extension",
+                "toolwire.provider_tool.type": vtype,
+                "toolwire.provider_tool.kind": kind,
+                "gen_ai.tool.call.id": cid,
+            },
+        )
+        for vtype, kind, name, cid, _summary in EXPECTED_PARTS["anthropic"]
+    ]
+
+
+def test_toolwire_run_shows_provider_tools_on_its_status_line_and_one_line_per_result() -> None:
+    import io
+
+    from rich.console import Console
+
+    from toolwire import events as ev
+    from toolwire.cli.run_cmd import LiveView
+
+    out = io.StringIO()
+    view = LiveView(Console(file=out, force_terminal=False, width=200))
+    shown: list[str | None] = []
+    view.set_status = shown.append  # type: ignore[method-assign]
+    call = ProviderToolPart("anthropic", "server_tool_use", {"type": "server_tool_use"}, "call", "web_search", "s1")
+    done = ProviderToolPart(
+        "anthropic", "web_search_tool_result", {"type": "x"}, "result", "web_search", "s1", "2 results: a.org"
+    )
+    view.handle(ev.ProviderToolCalled(turn=1, index=0, part=call))
+    view.handle(ev.ProviderToolResult(turn=1, index=1, part=done))
+    assert shown == ["anthropic runs web_search", "waiting for the model"]
+    assert out.getvalue() == "  anthropic tool web_search → 2 results: a.org\n"

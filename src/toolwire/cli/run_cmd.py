@@ -313,6 +313,16 @@ class LiveView:
             self.set_status(None)
         elif isinstance(event, ev.RetryScheduled):
             self.set_status(f"retry {event.attempt} in {event.delay:.1f} s after {event.error}")
+        elif isinstance(event, ev.ProviderToolCalled):
+            part = event.part
+            self.set_status(f"{part.provider} runs {part.name or part.vendor_type}")
+        elif isinstance(event, ev.ProviderToolResult):
+            part = event.part
+            self.print(
+                f"  [cyan]{_e(part.provider)} tool[/] {_e(part.name or part.vendor_type)}"
+                + (f" → {_e(_short(part.summary, 120))}" if part.summary else "")
+            )
+            self.set_status("waiting for the model")
         elif isinstance(event, ev.ToolStarted):
             self.running[event.call.id] = str(event.call.name)
             self._tool_status()
