@@ -136,7 +136,7 @@ _MAX_SCHEMAS = 1024
 
 
 def schema_derived(schema: Any, key: str, make: Callable[[], Any]) -> Any:
-    """``make()`` for ``schema`` under ``key`` (e.g. ``"bounds"``, ``"json"``), computed once per
+    """``make()`` for ``schema`` under ``key`` (e.g. ``"validator"``, ``"coerce-enum"``), computed once per
     schema object while its contents stay equal to what they were when first seen. Raises what
     ``make`` raises (nothing cached then)."""
     if not isinstance(schema, dict):

@@ -1,20 +1,22 @@
-"""The event loop behind the synchronous facade (:func:`toolwire.run_sync`).
+"""The event loops behind the synchronous facade (:func:`toolwire.run_sync`).
 
 ``asyncio.run`` per call builds and tears down an event loop every time (and on Python 3.11
-takes the ``repr()`` of the result). Instead one long-lived loop runs in a daemon thread,
-``toolwire-sync``, started on first use; each call submits its coroutine there and waits:
+takes the ``repr()`` of the result). Instead each calling thread keeps one event loop of its
+own, created on its first call and reused by its later calls (idle, holding no thread, between
+them): the run goes on in the caller's thread, so a call pays no hand-off to another thread.
 
 - the caller's context variables (e.g. the current OpenTelemetry span) are those the coroutine
   sees (the task runs in a copy of the caller's context);
-- called from inside a running event loop (a notebook, an async web handler), the call blocks
-  that loop until the run ends, as any synchronous call does, and works;
-- called on the facade's own loop thread (a synchronous callback of a run calling
-  ``run_sync`` again), the nested run gets a fresh loop in a thread of its own (no deadlock);
-- Ctrl-C while waiting cancels the run (its state ends ``"cancelled"``) and raises
-  ``KeyboardInterrupt``, as ``asyncio.run`` does; a ``KeyboardInterrupt`` or ``SystemExit``
-  raised inside the run propagates to the caller and the loop thread keeps serving;
-- after ``os.fork()`` the child starts a new loop thread on its first call (the parent's thread
-  does not exist there).
+- called from inside a running event loop (a notebook, an async web handler, a synchronous
+  callback of a run), the call goes to one long-lived loop in a daemon thread,
+  ``toolwire-sync``, and blocks the caller's loop until the run ends, as any synchronous call
+  does; called on that thread itself, the nested run gets a fresh loop in a thread of its own
+  (no deadlock);
+- Ctrl-C while a run goes on in the main thread cancels the run (its state ends
+  ``"cancelled"``) and raises ``KeyboardInterrupt``, as ``asyncio.run`` does (a second Ctrl-C
+  raises at once); a ``KeyboardInterrupt`` or ``SystemExit`` raised inside the run propagates
+  to the caller and the thread's loop keeps serving;
+- after ``os.fork()`` the child makes new loops on first use (the parent's are not usable).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import asyncio
 import concurrent.futures
 import contextvars
 import os
+import signal
 import threading
 from typing import Any, Coroutine, TypeVar
 
@@ -118,9 +121,91 @@ def _submit(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> tu
     return done, cancel
 
 
+class _ThreadLoop:
+    """The event loop of one calling thread (closed when the thread ends)."""
+
+    __slots__ = ("loop", "pid", "interrupts", "__weakref__")
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.pid = os.getpid()
+        self.interrupts = 0
+
+    def __del__(self) -> None:  # the thread ended (its thread-local data is dropped)
+        loop = getattr(self, "loop", None)
+        if loop is not None and not loop.is_closed() and not loop.is_running() and self.pid == os.getpid():
+            try:
+                loop.close()
+            except Exception:  # pragma: no cover - interpreter shutdown
+                pass
+
+
+_local = threading.local()
+
+
+def _thread_loop() -> _ThreadLoop:
+    tl: _ThreadLoop | None = getattr(_local, "loop", None)
+    if tl is None or tl.pid != os.getpid() or tl.loop.is_closed():
+        tl = _local.loop = _ThreadLoop()
+    return tl
+
+
+# signal.signal / signal.getsignal go through the module's enum wrappers, which try to turn every
+# handler into an enum member (raising and formatting a ValueError each time); the C functions do not
+try:
+    import _signal as _csignal  # pyright: ignore[reportMissingImports]
+except ImportError:  # pragma: no cover - other interpreters
+    _csignal = signal  # type: ignore[assignment]
+
+
+def _run_here(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` on the calling thread's own loop (no loop is running in this thread)."""
+    tl = _thread_loop()
+    loop = tl.loop
+    task = loop.create_task(coro, context=contextvars.copy_context())
+    handler: Any = None
+    if threading.current_thread() is threading.main_thread():
+        try:
+            if _csignal.getsignal(signal.SIGINT) is signal.default_int_handler:
+
+                def on_sigint(signum: int, frame: Any) -> None:
+                    tl.interrupts += 1
+                    if tl.interrupts == 1 and not task.done():
+                        task.cancel()  # the run writes its state and ends cancelled
+                        loop.call_soon_threadsafe(lambda: None)  # wake the loop from its wait
+                        return
+                    raise KeyboardInterrupt()
+
+                handler = on_sigint
+                _csignal.signal(signal.SIGINT, handler)
+        except ValueError:  # pragma: no cover - an interpreter without signals in its main thread
+            handler = None
+    tl.interrupts = 0
+    try:
+        while True:
+            try:
+                return loop.run_until_complete(task)
+            except asyncio.CancelledError:
+                if tl.interrupts and task.cancelled():
+                    raise KeyboardInterrupt() from None
+                raise
+            except BaseException:
+                if task.done() or tl.interrupts > 1:
+                    raise  # the run's own outcome, or a second Ctrl-C
+                # a KeyboardInterrupt / SystemExit raised in another task of the run (a tool's)
+                # stopped the loop: keep driving the run, which sees it and ends with it
+                continue
+    finally:
+        if handler is not None and _csignal.getsignal(signal.SIGINT) is handler:
+            _csignal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` to its end on the facade's loop and return its result (or raise its
-    exception), from any thread, inside a running event loop or not."""
+    """Run ``coro`` to its end and return its result (or raise its exception), from any
+    thread, inside a running event loop or not: on the calling thread's own loop when no loop
+    runs there, else on the facade's loop thread."""
+    if asyncio._get_running_loop() is None:  # (no exception to chain to the run's own errors)
+        return _run_here(coro)
     lt = _loop_thread()
     if threading.current_thread() is lt.thread:
         return _run_in_new_thread(coro)

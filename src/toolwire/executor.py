@@ -160,15 +160,72 @@ def _pydantic_problem(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _unexpected_parameters(tool: Tool, arguments: dict[str, Any]) -> list[str]:
+def _unexpected_parameters(tool: Tool, arguments: dict[str, Any], info: Any = None) -> list[str]:
     """Argument names the tool's function cannot receive (no such parameter and no ``**kwargs``)."""
-    from ._derived import function_info
+    if info is None:
+        from ._derived import function_info
 
-    info = function_info(tool.function)  # the signature, read once per function
+        info = function_info(tool.function)  # the signature, read once per function
     if info.var_keyword:
         return []
     params = info.parameters
     return sorted(k for k in arguments if k not in params)
+
+
+_SCALARS = (str, int, bool)
+
+
+def _copy_arguments(value: Any) -> tuple[Any, bool, bool]:
+    """A deep copy of parsed JSON arguments and whether they hold a ``null`` and a float
+    anywhere (only then can null-default restoring and integral-float coercion change them).
+    Values that are not JSON types are deep-copied and count as holding both."""
+    if isinstance(value, dict):
+        out: dict[Any, Any] = {}
+        has_none = has_float = False
+        for k, v in value.items():
+            if v is None:
+                has_none = True
+                out[k] = None
+            elif isinstance(v, _SCALARS):
+                out[k] = v
+            elif isinstance(v, float):
+                has_float = True
+                out[k] = v
+            else:
+                out[k], n, f = _copy_arguments(v)
+                has_none, has_float = has_none or n, has_float or f
+        return out, has_none, has_float
+    if isinstance(value, list):
+        items: list[Any] = []
+        has_none = has_float = False
+        for v in value:
+            c, n, f = _copy_arguments(v)
+            items.append(c)
+            has_none, has_float = has_none or n, has_float or f
+        return items, has_none, has_float
+    if value is None:
+        return None, True, False
+    if isinstance(value, _SCALARS):
+        return value, False, False
+    if isinstance(value, float):
+        return value, False, True
+    return copy.deepcopy(value), True, True
+
+
+_LAZY: Any = None
+
+
+def _checkers() -> Any:
+    """The schema functions :meth:`ToolExecutor.check` uses, imported on first use."""
+    global _LAZY
+    if _LAZY is None:
+        from .arguments import argument_bounds
+        from .schema.coerce import coerce_arguments, may_coerce
+        from .schema.from_function import convert_arguments
+        from .schema.validate import validate_arguments
+
+        _LAZY = (argument_bounds, coerce_arguments, may_coerce, validate_arguments, convert_arguments)
+    return _LAZY
 
 
 def _json(value: Any) -> str:
@@ -222,6 +279,16 @@ class ToolExecutor:
         #: the concurrency cap: hold it while a tool function runs (FIFO, so calls start in order)
         self.slots = asyncio.Semaphore(self.max_concurrent)
         self._write_cache: dict[str, asyncio.Future[tuple[ToolResult, str]]] = {}
+        #: per function (held, so its id is not reused): its signature facts, read once per run
+        self._infos: dict[int, tuple[Any, Any]] = {}
+
+    def _info(self, function: Any) -> Any:
+        hit = self._infos.get(id(function))
+        if hit is None or hit[0] is not function:
+            from ._derived import function_info
+
+            hit = self._infos[id(function)] = (function, function_info(function))
+        return hit[1]
 
     # -- failure texts ----------------------------------------------------------------------
     def _unknown_tool(self, call: ToolCall) -> str:
@@ -308,25 +375,23 @@ class ToolExecutor:
         tool = self.tools.get(name) if name else None
         if tool is None:
             return self._invalid(call, turn, self._unknown_tool(call), name)
+        argument_bounds, coerce_arguments, may_coerce, validate_arguments, convert_arguments = _checkers()
         if call.is_valid:
-            from .arguments import argument_bounds
-
             too_deep = argument_bounds(call.arguments)  # before copying or validating (no RecursionError)
             if too_deep is not None:
                 call.invalid, call.arguments = too_deep, None
         if not call.is_valid:
             return self._invalid(call, turn, self._invalid_arguments(call))
-        from .schema.coerce import coerce_arguments
-        from .schema.validate import validate_arguments
-
+        schema = tool.input_schema
         try:
             # a deep copy: a tool that changes its arguments must not change the recorded call
-            arguments = _restore_nulls(tool.input_schema, copy.deepcopy(call.arguments or {}))
-            arguments = coerce_arguments(tool.input_schema, arguments)  # 2.0 → 2 where the schema says integer
+            arguments, has_none, has_float = _copy_arguments(call.arguments or {})
+            if has_none:  # only a null can be restored to its default
+                arguments = _restore_nulls(schema, arguments)
+            if may_coerce(schema, has_float):  # 2.0 → 2 where the schema says integer
+                arguments = coerce_arguments(schema, arguments)
             # ``meta["validate_arguments"] = False`` is for replaying recorded results only
-            problems = (
-                validate_arguments(tool.input_schema, arguments) if tool.meta.get("validate_arguments", True) else []
-            )
+            problems = validate_arguments(schema, arguments) if tool.meta.get("validate_arguments", True) else []
         except Exception as exc:  # a schema jsonschema cannot use (e.g. an unresolvable $ref)
             text = (
                 f"Tool {call.name!r} cannot check its arguments: its input schema is unusable ({type(exc).__name__}: {exc}).\n"
@@ -334,7 +399,7 @@ class ToolExecutor:
             )
             return self._invalid(call, turn, text)
         if not problems and tool.function is not None and tool.meta.get("validate_arguments", True):
-            unexpected = _unexpected_parameters(tool, arguments)
+            unexpected = _unexpected_parameters(tool, arguments, self._info(tool.function))
             if unexpected:
                 valid = ", ".join(sorted(tool.input_schema.get("properties") or {})) or "(none)"
                 text = (
@@ -344,8 +409,6 @@ class ToolExecutor:
                 )
                 return self._invalid(call, turn, text)
         if not problems and tool.arguments_model is not None and tool.meta.get("validate_arguments", True):
-            from .schema.from_function import convert_arguments
-
             try:
                 arguments = convert_arguments(tool.arguments_model, arguments)
             except Exception as exc:  # pydantic refused a value the JSON Schema allowed
@@ -402,15 +465,19 @@ class ToolExecutor:
         return run
 
     async def _execute(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
-        from ._derived import function_info
-
         if tool.function is not None:
-            for pname in function_info(tool.function).context_parameters:
+            for pname in self._info(tool.function).context_parameters:
                 arguments[pname] = ToolContext(
                     self.run_id, call.id, call.name, turn, f"{self.run_id}:{call.id}", self.state
                 )
         timeout = tool.timeout if tool.timeout is not None else self.default_timeout
         start = time.perf_counter()
+        if tool.runs_inline:  # blocking=False: called right here (no thread, no task; no timeout can stop it)
+            try:
+                result = ToolResult(call.id, to_result_content(await _guarded(tool.call(arguments))), False, call.name)
+            except BaseException as exc:
+                result = _failure(call, exc)
+            return ToolRun(call, result, time.perf_counter() - start, turn)
         task = asyncio.ensure_future(_guarded(tool.call(arguments)))
         try:
             done, _ = await asyncio.wait({task}, timeout=timeout)
@@ -435,18 +502,25 @@ class ToolExecutor:
             try:
                 value = task.result()
                 result = ToolResult(call.id, to_result_content(value), False, call.name)
-            except ToolError as exc:
-                result = ToolResult(call.id, exc.render(), True, call.name)
-            except _ToolExited as exc:
-                result = ToolResult(call.id, _describe(exc.exc), True, call.name)
-            except KeyboardInterrupt:
-                raise
-            except asyncio.CancelledError:
-                current = asyncio.current_task()
-                if current is not None and current.cancelling():
-                    raise  # the run is being cancelled, not just the tool
-                result = ToolResult(call.id, "CancelledError: the tool cancelled itself", True, call.name)
-            except BaseException as exc:  # every tool failure goes back to the model, SystemExit included
-                result = ToolResult(call.id, _describe(exc), True, call.name)
+            except BaseException as exc:
+                result = _failure(call, exc)
         duration = time.perf_counter() - start
         return ToolRun(call, result, duration, turn)
+
+
+def _failure(call: ToolCall, exc: BaseException) -> ToolResult:
+    """The ``is_error`` result for what a tool function raised. Re-raises ``KeyboardInterrupt``
+    and the run's own cancellation."""
+    if isinstance(exc, ToolError):
+        return ToolResult(call.id, exc.render(), True, call.name)
+    if isinstance(exc, _ToolExited):
+        return ToolResult(call.id, _describe(exc.exc), True, call.name)
+    if isinstance(exc, KeyboardInterrupt):
+        raise exc
+    if isinstance(exc, asyncio.CancelledError):
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise exc  # the run is being cancelled, not just the tool
+        return ToolResult(call.id, "CancelledError: the tool cancelled itself", True, call.name)
+    # every tool failure goes back to the model, SystemExit included
+    return ToolResult(call.id, _describe(exc), True, call.name)

@@ -162,6 +162,10 @@ class Limits:
         }
 
 
+#: The limits of a run given none (read only by the loop, never changed).
+_NO_LIMITS = Limits()
+
+
 def _as_tools(tools: Iterable[Any] | None) -> dict[str, Tool]:
     out: dict[str, Tool] = {}
     for t in tools or ():
@@ -423,8 +427,178 @@ class _Loop:
                 if st.pending:
                     yield self._finish(PENDING_STOP)
                     return
-            async for ev in self._turns():
-                yield ev
+            st, m, conv, limits, ex = self.state, self.m, self.state.conversation, self.limits, self.executor
+            for k in range(1, self.max_turns + 1):
+                n = len(st.turns) + 1
+                yield TurnStarted(n)
+                request = m.build_request(
+                    conv.messages, instructions=conv.instructions, tools=self.tool_list, tool_choice=self.choice
+                )
+                if request.stream:
+                    asm = self._asm = _wire.StreamAssembler(m.provider or None)
+                    self._asm_turn = n
+                    events = m.send_stream(request)
+                    try:
+                        async for sev in events:
+                            if isinstance(sev, RetryNotice):  # the transport will send it again
+                                yield RetryScheduled(n, sev.attempt, sev.delay, sev.describe())
+                                continue
+                            asm.feed(sev)
+                            ev = _delta(n, sev)
+                            if ev is not None:
+                                yield ev
+                    finally:
+                        aclose = getattr(events, "aclose", None)
+                        if aclose is not None:
+                            await aclose()
+                    response = m.check_streamed(asm.response())
+                    self._asm = None
+                else:
+                    response = None
+                    async for item in _send_noting(m, request, n):
+                        if isinstance(item, RetryScheduled):
+                            yield item
+                        else:
+                            response = item
+                    assert response is not None
+                    for ev in _whole(n, response):
+                        yield ev
+                if response.usage.requests == 0:
+                    response.usage.requests = 1
+                if self.unanswered:  # reported on the turn whose request first carried the answers
+                    response.preflight = _report_unanswered(m, response.preflight, self.unanswered)
+                    self.unanswered = []
+                _unique_synthesized_ids(response, self.seen_ids)
+                settle_calls(response, m.profile)  # cut-off calls and failed turns: answered, never run
+                conv.append(response.to_message())
+                turn = Turn(n, response)
+                st.turns.append(turn)
+                self.total = self.total + response.usage
+                if limits.max_cost_usd is not None:
+                    from .pricing import Cost, price
+
+                    base_url = m.settings.get("base_url")
+                    spent = self.__dict__.get("_spent")
+                    if spent is None:  # a resumed run: what its earlier turns cost counts too
+                        spent = Cost.zero()
+                        for t in st.turns[:-1]:
+                            spent = spent + price(
+                                t.response.usage, m.name, served_model=t.response.model, base_url=base_url
+                            )
+                    self._spent = spent + price(response.usage, m.name, served_model=response.model, base_url=base_url)
+                yield ResponseFinished(n, response)
+                calls = response.tool_calls
+                checked = [_against_forced_choice(c, n, self.choice) or ex.check(c, n) for c in calls]
+                for c, r in zip(calls, checked):
+                    yield ToolCallReady(n, c, r.result.text if isinstance(r, ToolRun) else None)
+                over = _usage_exceeded(limits, self.total) or _cost_exceeded(limits, self.__dict__.get("_spent"))
+                if over is not None and (calls or response.stop_reason == "pause_turn"):
+                    # a finished answer is returned even past a limit; the limit stops further requests
+                    if calls:
+                        self._answer_all(
+                            turn, [ex.refuse(c, n, f"Not run: the run stopped because {over}.") for c in calls]
+                        )
+                        for r in turn.tool_runs:
+                            yield ToolFinished(n, r)
+                    yield TurnFinished(n, turn)
+                    await _notify(self.on_turn, turn)
+                    yield self._finish("usage_limit", UsageLimitExceeded, f"usage limit reached: {over}")
+                    return
+                if not calls:
+                    yield TurnFinished(n, turn)
+                    await _notify(self.on_turn, turn)
+                    if response.stop_reason == "pause_turn":
+                        if k < self.max_turns:
+                            continue  # server-side tool loop paused: send the conversation again as is
+                        yield self._finish(
+                            "max_turns",
+                            MaxTurnsExceeded,
+                            f"the model paused its turn (pause_turn) after {self.max_turns} requests (max_turns={self.max_turns})",
+                        )
+                        return
+                    yield self._finish(response.stop_reason)
+                    return
+                if k == self.max_turns:
+                    self._answer_all(
+                        turn,
+                        [
+                            ex.refuse(
+                                c,
+                                n,
+                                f"Not run: the run reached its limit of {self.max_turns} model requests (max_turns).",
+                            )
+                            for c in calls
+                        ],
+                    )
+                    for r in turn.tool_runs:
+                        yield ToolFinished(n, r)
+                    yield TurnFinished(n, turn)
+                    await _notify(self.on_turn, turn)
+                    yield self._finish(
+                        "max_turns",
+                        MaxTurnsExceeded,
+                        f"the model still asked for tools after {self.max_turns} requests (max_turns={self.max_turns})",
+                    )
+                    return
+                allowed = len(calls)
+                if limits.max_tool_calls is not None:
+                    allowed = max(0, min(allowed, limits.max_tool_calls - self.calls_run))
+                self.calls_run += allowed
+                # every call answered at once (placeholders for the ones still to run), so the
+                # conversation is valid at every point of the turn
+                runs: list[ToolRun] = []
+                jobs: list[tuple[int, Ready]] = []
+                pending: list[PendingCall] = []
+                for i, (c, r) in enumerate(zip(calls, checked)):
+                    if i >= allowed:
+                        runs.append(
+                            ex.refuse(
+                                c,
+                                n,
+                                f"Not run: the run reached its limit of {limits.max_tool_calls} tool calls (max_tool_calls).",
+                            )
+                        )
+                    elif isinstance(r, ToolRun):
+                        runs.append(r)
+                    elif (limit_run := self._per_tool_refusal(r, n)) is not None:
+                        runs.append(limit_run)
+                    elif self._is_deferred(r.tool):
+                        self._count(r.call)
+                        pending.append(
+                            PendingCall(c, n, "deferred", "toolwire does not run this tool: supply its result")
+                        )
+                        runs.append(self._placeholder(c, n, "deferred"))
+                    elif (why := await self._approval_needed(r)) is not None:
+                        pending.append(PendingCall(c, n, "approval", why))
+                        runs.append(self._placeholder(c, n, "approval"))
+                    else:
+                        self._count(r.call)
+                        jobs.append((i, r))
+                        runs.append(self._placeholder(c, n, "running"))
+                msg = self._answer_all(turn, runs)
+                st.pending.extend(pending)
+                for r in runs:
+                    if r.status not in ("pending", "cancelled"):
+                        yield ToolFinished(n, r)
+                for p in pending:
+                    yield ToolCallPending(n, p)
+                async for ev in self._run_batch(n, turn, msg, jobs):
+                    yield ev
+                yield TurnFinished(n, turn)
+                await _notify(self.on_turn, turn)
+                if allowed < len(calls):
+                    yield self._finish(
+                        "usage_limit",
+                        UsageLimitExceeded,
+                        f"tool call limit reached: {limits.max_tool_calls} tool calls (max_tool_calls)",
+                    )
+                    return
+                if st.pending:
+                    yield self._finish(PENDING_STOP)
+                    return
+                if self.choice == "required" or isinstance(self.choice, dict):
+                    self.choice = "auto"
+            raise AssertionError("unreachable")  # pragma: no cover
         except GeneratorExit:
             self._stop("cancelled", "the event stream was closed")
             await self._reap()
@@ -448,176 +622,6 @@ class _Loop:
         st.stop_reason = stop
         st.status = "stopped" if error is not None else ("paused" if st.pending else "finished")
         return RunFinished(result, error(message, result) if error is not None else None)
-
-    async def _turns(self) -> AsyncIterator[Any]:
-        st, m, conv, limits, ex = self.state, self.m, self.state.conversation, self.limits, self.executor
-        for k in range(1, self.max_turns + 1):
-            n = len(st.turns) + 1
-            yield TurnStarted(n)
-            request = m.build_request(
-                conv.messages, instructions=conv.instructions, tools=self.tool_list, tool_choice=self.choice
-            )
-            if request.stream:
-                asm = self._asm = _wire.StreamAssembler(m.provider or None)
-                self._asm_turn = n
-                events = m.send_stream(request)
-                try:
-                    async for sev in events:
-                        if isinstance(sev, RetryNotice):  # the transport will send it again
-                            yield RetryScheduled(n, sev.attempt, sev.delay, sev.describe())
-                            continue
-                        asm.feed(sev)
-                        ev = _delta(n, sev)
-                        if ev is not None:
-                            yield ev
-                finally:
-                    aclose = getattr(events, "aclose", None)
-                    if aclose is not None:
-                        await aclose()
-                response = m.check_streamed(asm.response())
-                self._asm = None
-            else:
-                response = None
-                async for item in _send_noting(m, request, n):
-                    if isinstance(item, RetryScheduled):
-                        yield item
-                    else:
-                        response = item
-                assert response is not None
-                for ev in _whole(n, response):
-                    yield ev
-            if response.usage.requests == 0:
-                response.usage.requests = 1
-            if self.unanswered:  # reported on the turn whose request first carried the answers
-                response.preflight = _report_unanswered(m, response.preflight, self.unanswered)
-                self.unanswered = []
-            _unique_synthesized_ids(response, self.seen_ids)
-            settle_calls(response, m.profile)  # cut-off calls and failed turns: answered, never run
-            conv.append(response.to_message())
-            turn = Turn(n, response)
-            st.turns.append(turn)
-            self.total = self.total + response.usage
-            if limits.max_cost_usd is not None:
-                from .pricing import Cost, price
-
-                base_url = m.settings.get("base_url")
-                spent = self.__dict__.get("_spent")
-                if spent is None:  # a resumed run: what its earlier turns cost counts too
-                    spent = Cost.zero()
-                    for t in st.turns[:-1]:
-                        spent = spent + price(
-                            t.response.usage, m.name, served_model=t.response.model, base_url=base_url
-                        )
-                self._spent = spent + price(response.usage, m.name, served_model=response.model, base_url=base_url)
-            yield ResponseFinished(n, response)
-            calls = response.tool_calls
-            checked = [_against_forced_choice(c, n, self.choice) or ex.check(c, n) for c in calls]
-            for c, r in zip(calls, checked):
-                yield ToolCallReady(n, c, r.result.text if isinstance(r, ToolRun) else None)
-            over = _usage_exceeded(limits, self.total) or _cost_exceeded(limits, self.__dict__.get("_spent"))
-            if over is not None and (calls or response.stop_reason == "pause_turn"):
-                # a finished answer is returned even past a limit; the limit stops further requests
-                if calls:
-                    self._answer_all(
-                        turn, [ex.refuse(c, n, f"Not run: the run stopped because {over}.") for c in calls]
-                    )
-                    for r in turn.tool_runs:
-                        yield ToolFinished(n, r)
-                yield TurnFinished(n, turn)
-                await _notify(self.on_turn, turn)
-                yield self._finish("usage_limit", UsageLimitExceeded, f"usage limit reached: {over}")
-                return
-            if not calls:
-                yield TurnFinished(n, turn)
-                await _notify(self.on_turn, turn)
-                if response.stop_reason == "pause_turn":
-                    if k < self.max_turns:
-                        continue  # server-side tool loop paused: send the conversation again as is
-                    yield self._finish(
-                        "max_turns",
-                        MaxTurnsExceeded,
-                        f"the model paused its turn (pause_turn) after {self.max_turns} requests (max_turns={self.max_turns})",
-                    )
-                    return
-                yield self._finish(response.stop_reason)
-                return
-            if k == self.max_turns:
-                self._answer_all(
-                    turn,
-                    [
-                        ex.refuse(
-                            c, n, f"Not run: the run reached its limit of {self.max_turns} model requests (max_turns)."
-                        )
-                        for c in calls
-                    ],
-                )
-                for r in turn.tool_runs:
-                    yield ToolFinished(n, r)
-                yield TurnFinished(n, turn)
-                await _notify(self.on_turn, turn)
-                yield self._finish(
-                    "max_turns",
-                    MaxTurnsExceeded,
-                    f"the model still asked for tools after {self.max_turns} requests (max_turns={self.max_turns})",
-                )
-                return
-            allowed = len(calls)
-            if limits.max_tool_calls is not None:
-                allowed = max(0, min(allowed, limits.max_tool_calls - self.calls_run))
-            self.calls_run += allowed
-            # every call answered at once (placeholders for the ones still to run), so the
-            # conversation is valid at every point of the turn
-            runs: list[ToolRun] = []
-            jobs: list[tuple[int, Ready]] = []
-            pending: list[PendingCall] = []
-            for i, (c, r) in enumerate(zip(calls, checked)):
-                if i >= allowed:
-                    runs.append(
-                        ex.refuse(
-                            c,
-                            n,
-                            f"Not run: the run reached its limit of {limits.max_tool_calls} tool calls (max_tool_calls).",
-                        )
-                    )
-                elif isinstance(r, ToolRun):
-                    runs.append(r)
-                elif (limit_run := self._per_tool_refusal(r, n)) is not None:
-                    runs.append(limit_run)
-                elif self._is_deferred(r.tool):
-                    self._count(r.call)
-                    pending.append(PendingCall(c, n, "deferred", "toolwire does not run this tool: supply its result"))
-                    runs.append(self._placeholder(c, n, "deferred"))
-                elif (why := await self._approval_needed(r)) is not None:
-                    pending.append(PendingCall(c, n, "approval", why))
-                    runs.append(self._placeholder(c, n, "approval"))
-                else:
-                    self._count(r.call)
-                    jobs.append((i, r))
-                    runs.append(self._placeholder(c, n, "running"))
-            msg = self._answer_all(turn, runs)
-            st.pending.extend(pending)
-            for r in runs:
-                if r.status not in ("pending", "cancelled"):
-                    yield ToolFinished(n, r)
-            for p in pending:
-                yield ToolCallPending(n, p)
-            async for ev in self._run_batch(n, turn, msg, jobs):
-                yield ev
-            yield TurnFinished(n, turn)
-            await _notify(self.on_turn, turn)
-            if allowed < len(calls):
-                yield self._finish(
-                    "usage_limit",
-                    UsageLimitExceeded,
-                    f"tool call limit reached: {limits.max_tool_calls} tool calls (max_tool_calls)",
-                )
-                return
-            if st.pending:
-                yield self._finish(PENDING_STOP)
-                return
-            if self.choice == "required" or isinstance(self.choice, dict):
-                self.choice = "auto"
-        raise AssertionError("unreachable")  # pragma: no cover
 
     # -- tool calls -------------------------------------------------------------------------
     def _answer_all(self, turn: Turn, runs: list[ToolRun]) -> Message:
@@ -961,32 +965,41 @@ def _against_forced_choice(call: ToolCall, n: int, choice: Any) -> ToolRun | Non
 async def _send_noting(m: Any, request: Any, n: int) -> AsyncIterator[Any]:
     """``await m.send(request)``, yielding a ``RetryScheduled`` for each retry the transport
     schedules (before its wait) and then the response. A model without a retry policy (or one
-    that never retries) is awaited directly."""
+    that never retries) is awaited directly; otherwise the request runs as a task the loop waits
+    on, woken by its end or by a retry notice (one future per wait, nothing polled)."""
     policy = getattr(m, "retry_policy", None)
     if policy is None or getattr(policy, "max_attempts", 1) <= 1:
         yield await m.send(request)
         return
-    notices: asyncio.Queue[RetryNotice] = asyncio.Queue()
-    with _retry_listening(notices.put_nowait):
+    loop = asyncio.get_running_loop()
+    notices: list[RetryNotice] = []
+    wake: list[asyncio.Future[None]] = []
+
+    def rouse(_: Any = None) -> None:
+        if wake and not wake[0].done():
+            wake[0].set_result(None)
+
+    def listen(notice: RetryNotice) -> None:
+        notices.append(notice)
+        rouse()
+
+    with _retry_listening(listen):
         task = asyncio.ensure_future(m.send(request))  # the task keeps the listener (a copied context)
-    getter: asyncio.Future[Any] | None = None
+    task.add_done_callback(rouse)
     try:
         while True:
-            getter = asyncio.ensure_future(notices.get())
-            done, _ = await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
-            if getter in done:
-                notice = getter.result()
+            if not notices and not task.done():
+                wake[:] = [loop.create_future()]
+                await wake[0]
+            while notices:
+                notice = notices.pop(0)
                 yield RetryScheduled(n, notice.attempt, notice.delay, notice.describe())
-                continue
-            getter.cancel()
-            while not notices.empty():
-                notice = notices.get_nowait()
-                yield RetryScheduled(n, notice.attempt, notice.delay, notice.describe())
-            yield task.result()
-            return
+            if task.done():
+                yield task.result()
+                return
     finally:
-        if getter is not None and not getter.done():
-            getter.cancel()
+        if wake and not wake[0].done():
+            wake[0].cancel()
         if not task.done():
             task.cancel()
             try:
@@ -1096,9 +1109,15 @@ class RunStream:
         """Consume the remaining events; return the :class:`RunResult`. Raises what :func:`run`
         raises."""
         finished: RunFinished | None = None
-        async for event in self:
-            if type(event) is RunFinished:
-                finished = event
+        if self._observer is None:  # straight from the loop's generator (one layer less per event)
+            async for event in self._events:
+                if type(event) is RunFinished:
+                    finished = event
+                    self.result = event.result
+        else:
+            async for event in self:
+                if type(event) is RunFinished:
+                    finished = event
         if finished is None:  # pragma: no cover - the loop always ends with RunFinished or raises
             raise RuntimeError("the run ended without a result")
         if finished.error is not None:
@@ -1211,7 +1230,7 @@ def run_stream(
         tool_map=tool_map,
         choice=choice,
         max_turns=max_turns,
-        limits=limits or Limits(),
+        limits=limits or _NO_LIMITS,
         on_turn=on_turn,
         context_state=state,
         approval=approval,
@@ -1311,9 +1330,10 @@ def run_sync(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
     """:func:`run` for synchronous code: takes the same arguments, returns the
     :class:`RunResult` and raises what :func:`run` raises.
 
-    The run goes on one long-lived event loop in a daemon thread (``toolwire-sync``), shared by
-    every ``run_sync`` call of the process, instead of a new loop per call; the caller's context
-    variables are seen by the run. Called inside a running event loop it blocks that loop until
+    The run goes on in the calling thread, on an event loop that thread keeps for its later
+    ``run_sync`` calls (no new loop per call, no hand-off to another thread); the caller's
+    context variables are seen by the run. Called inside a running event loop it runs on one
+    long-lived loop in a daemon thread (``toolwire-sync``) and blocks the caller's loop until
     the run ends (prefer ``await toolwire.run(...)`` there). Ctrl-C cancels the run and raises
     ``KeyboardInterrupt``."""
     from ._sync import run_coroutine

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, ParamSpec, TypeVar, overload
 
-from .errors import SchemaError, ToolNameError
+from .errors import SchemaError, ToolDefinitionError, ToolNameError
 
 __all__ = ["Tool", "ProviderTool", "tool", "TOOL_NAME_RULE", "check_tool_name", "check_tool_name_for"]
 
@@ -143,10 +143,13 @@ class Tool(Generic[P, R]):
         description: str | None = None,
         strict: bool | None = None,
         timeout: float | None = None,
+        blocking: bool = True,
     ) -> Tool[P, R]:
         """Build a tool from a typed Python function (see :func:`tool`)."""
         from .schema.from_function import describe_function
 
+        if not isinstance(blocking, bool):
+            raise ToolDefinitionError(f"blocking must be True or False, got {type(blocking).__name__}")
         desc = describe_function(function)
         return Tool(
             name or function.__name__,
@@ -156,6 +159,7 @@ class Tool(Generic[P, R]):
             strict=strict,
             returns=desc.returns,
             timeout=timeout,
+            meta={} if blocking else {"blocking": False},
             arguments_model=desc.arguments_model,
         )
 
@@ -209,15 +213,27 @@ class Tool(Generic[P, R]):
             fn = fn.func
         return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004 - an async __call__
 
+    @property
+    def runs_inline(self) -> bool:
+        """``True`` for a synchronous function marked ``meta["blocking"] = False``
+        (``@tool(blocking=False)``): it is called directly on the event loop, not in a worker
+        thread."""
+        return self.meta.get("blocking") is False and self.function is not None and not self.is_async
+
     async def call(self, arguments: dict[str, Any]) -> Any:
         """Run the function with ``arguments`` as keyword arguments: async functions are awaited,
-        sync ones run in a worker thread. Raises whatever the function raises."""
+        sync ones run in a worker thread (or, marked ``blocking=False``, directly on the event
+        loop). Raises whatever the function raises."""
         if self.function is None:
             raise RuntimeError(f"tool {self.name!r} has no function (it was imported from a vendor request)")
         if self.is_async:
             fn: Callable[..., Any] = self.function
             return await fn(**arguments)
-        result = await run_in_daemon_thread(self.function, arguments)
+        if self.meta.get("blocking") is False:
+            direct: Callable[..., Any] = self.function
+            result = direct(**arguments)
+        else:
+            result = await run_in_daemon_thread(self.function, arguments)
         if inspect.isawaitable(result):
             result = await result
         return result
@@ -492,6 +508,7 @@ def tool(
     description: str | None = None,
     strict: bool | None = None,
     timeout: float | None = None,
+    blocking: bool = True,
 ) -> Tool[P, R]: ...
 
 
@@ -504,6 +521,7 @@ def tool(
     description: str | None = None,
     strict: bool | None = None,
     timeout: float | None = None,
+    blocking: bool = True,
 ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
@@ -515,6 +533,7 @@ def tool(
     description: str | None = None,
     strict: bool | None = None,
     timeout: float | None = None,
+    blocking: bool = True,
 ) -> Tool[P, R] | Callable[[Callable[P, R]], Tool[P, R]]:
     """Decorator: turn a typed function (sync or async) into a :class:`Tool`.
 
@@ -523,10 +542,20 @@ def tool(
     text and ``returns`` from its Returns section. Usable bare (``@tool``) or with options
     (``@tool(name=..., strict=True, timeout=5.0)``). Raises :class:`ToolNameError` or
     :class:`~toolwire.errors.ToolDefinitionError` at definition time.
+
+    A synchronous function runs in a worker thread, so a slow or blocking one never stalls the
+    event loop, calls of one response run at the same time and ``timeout`` is honoured.
+    ``blocking=False`` says the function returns quickly and never blocks (no I/O, no sleep, no
+    lock waits, no ``asyncio.run``): it is then called directly on the event loop, which saves
+    the hand-off to a thread (about 0.1-0.3 ms per call), but nothing else on that loop runs
+    while it runs, calls of one response run one after another, and ``timeout`` cannot stop it.
+    Stored as ``meta["blocking"] = False``; ignored for async functions.
     """
 
     def wrap(fn: Callable[P, R]) -> Tool[P, R]:
-        return Tool.from_function(fn, name=name, description=description, strict=strict, timeout=timeout)
+        return Tool.from_function(
+            fn, name=name, description=description, strict=strict, timeout=timeout, blocking=blocking
+        )
 
     if function is not None:
         return wrap(function)

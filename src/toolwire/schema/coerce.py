@@ -22,7 +22,7 @@ import json
 import math
 from typing import Any
 
-__all__ = ["coerce_arguments", "enum_string"]
+__all__ = ["coerce_arguments", "enum_string", "may_coerce"]
 
 _MAX_DEPTH = 64
 
@@ -51,6 +51,39 @@ def coerce_arguments(schema: dict[str, Any] | None, arguments: Any) -> Any:
     if not isinstance(schema, dict):
         return arguments
     return _coerce(schema, arguments, schema, 0, ())
+
+
+def may_coerce(schema: Any, has_float: bool) -> bool:
+    """``False`` when :func:`coerce_arguments` is sure to leave arguments as they are: they hold
+    no float (``has_float``: nothing to turn into an integer) and ``schema`` has no ``enum`` or
+    ``const`` with a value that is not a string (no stringified value to turn back). The
+    schema's answer is derived once per schema (and again when it changes)."""
+    if has_float:
+        return True
+    if not isinstance(schema, dict):
+        return False
+    from .._derived import schema_derived
+
+    return bool(schema_derived(schema, "coerce-enum", lambda: _non_string_enum(schema, 0)))
+
+
+def _non_string_enum(node: Any, depth: int) -> bool:
+    """Whether an ``enum`` / ``const`` anywhere in ``node`` allows a value that is not a string
+    (conservative: any key of that name, at any depth, counts)."""
+    if depth > _MAX_DEPTH:
+        return True
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "enum" and isinstance(v, list) and any(not isinstance(e, str) for e in v):
+                return True
+            if k == "const" and not isinstance(v, str):
+                return True
+            if isinstance(v, (dict, list)) and _non_string_enum(v, depth + 1):
+                return True
+        return False
+    if isinstance(node, list):
+        return any(isinstance(v, (dict, list)) and _non_string_enum(v, depth + 1) for v in node)
+    return False
 
 
 def _types(node: dict[str, Any]) -> set[str]:

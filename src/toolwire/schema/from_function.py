@@ -171,6 +171,11 @@ def convert_arguments(arguments_model: Any, arguments: dict[str, Any]) -> dict[s
 
     Raises :class:`pydantic.ValidationError` when pydantic refuses a value the JSON Schema allowed.
     """
+    plain = _plain_fields(arguments_model)
+    if plain is not None and all(type(v) is plain.get(k) for k, v in arguments.items()):
+        # every value already has its field's type (str, int, float, bool without constraints
+        # or validators): pydantic would return the same values
+        return dict(arguments)
     import json
 
     try:
@@ -181,3 +186,38 @@ def convert_arguments(arguments_model: Any, arguments: dict[str, Any]) -> dict[s
         # JSON mode: strict types (ConfigDict(strict=True), Strict()) accept their JSON forms
         validated = arguments_model.model_validate_json(text)
     return {name: getattr(validated, name) for name in arguments if name in arguments_model.model_fields}
+
+
+_PLAIN_TYPES = (str, int, float, bool)
+_PLAIN: dict[int, tuple[Any, dict[str, type] | None]] = {}
+
+
+def _plain_fields(arguments_model: Any) -> dict[str, type] | None:
+    """``{field name: type}`` of the fields of ``arguments_model`` whose annotation is exactly
+    ``str``, ``int``, ``float`` or ``bool`` with no constraint or validator: a JSON value of
+    exactly that type converts to itself. ``None`` when the model has validators or settings
+    that could change any value. Read once per model (held, so its id is not reused)."""
+    hit = _PLAIN.get(id(arguments_model))
+    if hit is not None and hit[0] is arguments_model:
+        return hit[1]
+    plain: dict[str, type] | None = {}
+    try:
+        decorators = arguments_model.__pydantic_decorators__
+        if (
+            dict(arguments_model.model_config)
+            or decorators.validators
+            or decorators.field_validators
+            or decorators.root_validators
+            or decorators.model_validators
+        ):
+            plain = None
+        else:
+            for name, f in arguments_model.model_fields.items():
+                if f.annotation in _PLAIN_TYPES and not f.metadata and f.alias in (None, name):
+                    plain[name] = f.annotation  # type: ignore[index]
+    except Exception:  # not a pydantic model as toolwire builds them: always convert
+        plain = None
+    if len(_PLAIN) >= 1024:
+        _PLAIN.clear()
+    _PLAIN[id(arguments_model)] = (arguments_model, plain)
+    return plain

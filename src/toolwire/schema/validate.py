@@ -232,26 +232,43 @@ def _resolves(root: Any, ref: str) -> bool:
     return True
 
 
+_HELPERS: Any = None
+
+
+def _helpers() -> Any:
+    global _HELPERS
+    if _HELPERS is None:
+        from .._derived import schema_derived
+        from ..arguments import argument_bounds
+
+        _HELPERS = (schema_derived, argument_bounds)
+    return _HELPERS
+
+
+def _validator_for(schema: dict[str, Any]) -> Any:
+    """The compiled validator of ``schema`` after its bounds check (raises
+    :class:`SchemaBoundExceeded` past them, and then nothing is cached)."""
+    check_schema_bounds(schema)
+    return _compiled(json.dumps(schema, sort_keys=True))
+
+
 def validate_arguments(schema: dict[str, Any], arguments: Any) -> list[ArgumentError]:
     """Validate ``arguments`` against ``schema``; return the violations (empty when valid),
     most specific first (jsonschema's ``best_match`` order), with JSON pointers into the
     arguments. Formats are checked where ``jsonschema`` knows them. Arguments nesting deeper
     than ``MAX_ARGUMENT_DEPTH`` give one violation with rule ``maxDepth``; a schema past its
     bounds raises :class:`SchemaBoundExceeded`."""
-    from jsonschema.exceptions import best_match, relevance
-
-    from .._derived import schema_derived
-    from ..arguments import argument_bounds
-
-    # derived once per schema (object and contents): the bounds check and the validator's key
-    schema_derived(schema, "bounds", lambda: check_schema_bounds(schema) or True)
+    schema_derived, argument_bounds = _helpers()
+    # derived once per schema (object and contents): the bounds check, then the validator
+    validator = schema_derived(schema, "validator", lambda: _validator_for(schema))
     too_deep = argument_bounds(arguments)
     if too_deep is not None:
         return [ArgumentError("", "maxDepth", too_deep, "")]
-    validator = _compiled(schema_derived(schema, "json", lambda: json.dumps(schema, sort_keys=True)))
     errors = list(validator.iter_errors(arguments))
     if not errors:
         return []
+    from jsonschema.exceptions import best_match, relevance
+
     first = best_match(errors)
     ordered = [first] + sorted((e for e in errors if e is not first), key=relevance)
     out = []
