@@ -358,6 +358,23 @@ class ProviderTool(Tool):
 
     __hash__ = None  # type: ignore[assignment]
 
+    def require_function(self, factory: str) -> None:
+        """Raise :class:`~toolwire.errors.ConfigurationError` when this is a client-side tool
+        (``side == "client"``) without a ``function`` and not deferred (``meta["deferred"]``):
+        the model's calls to it would have nothing to answer them, and the vendor refuses a
+        conversation with an unanswered call. ``factory`` names the ready function that builds
+        the tool (e.g. ``"toolwire_anthropic.confined_bash(root)"``). Called by the adapters
+        before encoding a request."""
+        if self.side != "client" or self.function is not None or self.meta.get("deferred"):
+            return
+        from .errors import ConfigurationError
+
+        raise ConfigurationError(
+            f"the provider tool {self.name!r} ({self.vendor} {self.type!r}) is run by your code, but it has no "
+            f"function, so the model's calls to it could not be answered. Use {factory}, pass function=... "
+            "taking the vendor's input, or set meta['deferred'] = True to answer its calls yourself."
+        )
+
     def check_for(self, provider: str) -> None:
         """Raise :class:`~toolwire.errors.ProviderToolUnsupported` unless ``provider`` is this
         tool's vendor (called by the adapters before encoding a request)."""

@@ -30,7 +30,7 @@ from .paths import ConfinedRoot, _shown, kind_from_mode, os_reason
 from .results import capped, count_note, format_size, page_lines
 from .suggest import closest
 
-__all__ = ["file_tools", "SKIP_DIRS"]
+__all__ = ["file_tools", "SKIP_DIRS", "run_program", "ProgramRun"]
 
 #: Directories that listing and search step over (version control and caches).
 SKIP_DIRS = frozenset(
@@ -451,37 +451,8 @@ def file_tools(
             command: The program and its arguments as a list, e.g. ["python", "scripts/report.py", "--year", "2024"]; no shell, so no pipes, globs or redirection.
             timeout: Seconds before the program is stopped, at most {max_timeout}.
         """
-        for i, arg in enumerate(command):
-            if "\x00" in arg:
-                raise ToolError(
-                    f"command[{i}] contains a NUL byte, which no program argument can hold",
-                    hint="Send each argument as plain text without NUL characters.",
-                    retryable=False,
-                )
         prog = command[0]
-        if allowed is not None and prog not in allowed:
-            guess = closest(prog, allowed)
-            raise ToolError(
-                f"program {prog!r} is not allowed here",
-                hint=(f"Did you mean {guess[0]!r}? " if guess else "") + "Use one of the allowed programs.",
-                retryable=False,
-                valid_values=allowed,
-            )
-        exe = (
-            shutil.which(prog)
-            if os.sep not in prog
-            else (prog if os.path.isabs(prog) and os.access(prog, os.X_OK) else None)
-        )
-        if exe is None and prog in ("python", "python3"):
-            exe = sys.executable
-        if exe is None and os.sep in prog and not os.path.isabs(prog):
-            exe = str(base.resolve(prog, must_exist=True, kind="file", param="command[0]"))
-        if exe is None:
-            raise ToolError(
-                f"program {prog!r} was not found on PATH",
-                hint="Check the spelling; give the program name alone, arguments as separate list items.",
-                retryable=False,
-            )
+        exe = _resolve_program(base, command, allowed)
         limit = min(float(timeout), max_timeout)
         try:
             run = _run_program(
@@ -728,6 +699,115 @@ class _Capture:
             f"[... cut: showing the end, {shown_lines:,} of {_plural(total_lines, 'line', 'lines')} and {len(shown):,} of "
             f"{self.chars:,} characters (the cap is {max_lines:,} lines and {OUTPUT_CHAR_CAP:,} characters)]\n" + shown
         )
+
+
+def _resolve_program(base: ConfinedRoot, command: list[str], allowed: list[str] | None) -> str:
+    """The executable for ``command[0]``: on ``PATH``, an absolute path, or a path inside the
+    root; ``python``/``python3`` fall back to the running interpreter. Raises :class:`ToolError`
+    for a NUL byte, a program outside ``allowed``, or a program that is not found."""
+    for i, arg in enumerate(command):
+        if "\x00" in arg:
+            raise ToolError(
+                f"command[{i}] contains a NUL byte, which no program argument can hold",
+                hint="Send each argument as plain text without NUL characters.",
+                retryable=False,
+            )
+    prog = command[0]
+    if allowed is not None and prog not in allowed:
+        guess = closest(prog, allowed)
+        raise ToolError(
+            f"program {prog!r} is not allowed here",
+            hint=(f"Did you mean {guess[0]!r}? " if guess else "") + "Use one of the allowed programs.",
+            retryable=False,
+            valid_values=allowed,
+        )
+    exe = (
+        shutil.which(prog)
+        if os.sep not in prog
+        else (prog if os.path.isabs(prog) and os.access(prog, os.X_OK) else None)
+    )
+    if exe is None and prog in ("python", "python3"):
+        exe = sys.executable
+    if exe is None and os.sep in prog and not os.path.isabs(prog):
+        exe = str(base.resolve(prog, must_exist=True, kind="file", param="command[0]"))
+    if exe is None:
+        raise ToolError(
+            f"program {prog!r} was not found on PATH",
+            hint="Check the spelling; give the program name alone, arguments as separate list items.",
+            retryable=False,
+        )
+    return exe
+
+
+@dataclass(frozen=True)
+class ProgramRun:
+    """What :func:`run_program` saw: ``exit_code`` (``None`` when the program was stopped at the
+    time limit; negative when a signal killed it), ``timed_out``, ``stdout`` and ``stderr`` (each
+    its last :data:`OUTPUT_LINE_CAP` lines and :data:`OUTPUT_CHAR_CAP` characters, after a note
+    saying so when cut), ``notes`` (background processes it left, which were stopped; output held
+    open) and ``duration`` in seconds."""
+
+    exit_code: int | None
+    timed_out: bool
+    stdout: str
+    stderr: str
+    notes: tuple[str, ...] = ()
+    duration: float = 0.0
+
+
+def run_program(
+    root: str | os.PathLike[str] | ConfinedRoot,
+    command: list[str],
+    *,
+    cwd: str = ".",
+    timeout: float = 30.0,
+    allowed_commands: list[str] | None = None,
+    env_allow: list[str] | tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+) -> ProgramRun:
+    """Run one program the way the ``run_command`` file tool does, and return its outcome as
+    data: no shell, ``command`` is the program and its arguments; ``cwd`` a directory inside
+    ``root`` (relative to it, or absolute inside it); ``timeout`` in seconds (the whole process
+    group is killed at the limit, and background processes it leaves are stopped); the
+    environment is :func:`toolwire.secrets.tool_environment` (``env_allow``, ``env``), so no
+    credential reaches the program; ``allowed_commands``: program names it may start (``None``:
+    any on ``PATH``). Raises :class:`ToolError` (with the next step) for an empty command, a
+    program not allowed or not found, a ``cwd`` outside the root, or a program that cannot
+    start."""
+    base = root if isinstance(root, ConfinedRoot) else ConfinedRoot(root)
+    if not command or not all(isinstance(a, str) for a in command):
+        raise ToolError(
+            "the command must be a non-empty list of strings (the program, then its arguments)",
+            hint='Send e.g. ["ls", "-la"].',
+            retryable=False,
+        )
+    exe = _resolve_program(base, list(command), list(allowed_commands) if allowed_commands is not None else None)
+    where = base.resolve(cwd, must_exist=True, kind="dir", param="working directory")
+    start = time.monotonic()
+    try:
+        run = _run_program(
+            [exe, *command[1:]], cwd=where, timeout=float(timeout), env=tool_environment(tuple(env_allow), extra=env)
+        )
+    except (OSError, ValueError) as exc:
+        raise ToolError(
+            f"could not start {command[0]!r}: {os_reason(exc) if isinstance(exc, OSError) else exc}", retryable=False
+        ) from None
+    notes = []
+    if run.leftovers:
+        notes.append(
+            f"the program left {_plural(len(run.leftovers), 'background process', 'background processes')} "
+            f"running ({_procs(run.leftovers)}); stopped (SIGKILL to its process group)"
+        )
+    if run.output_open:
+        notes.append("its output stayed open (held by a process outside its process group); the rest was not collected")
+    return ProgramRun(
+        run.returncode,
+        run.timed_out,
+        run.stdout.render(OUTPUT_LINE_CAP),
+        run.stderr.render(OUTPUT_LINE_CAP),
+        tuple(notes),
+        time.monotonic() - start,
+    )
 
 
 @dataclass

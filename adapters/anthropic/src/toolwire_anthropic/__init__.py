@@ -4,11 +4,14 @@
 - :class:`AnthropicProfile`: the Messages API's rules (each with its source), checked on every
   encoded request before it is sent;
 - :class:`AnthropicModel`: the transport over the installed ``anthropic`` SDK, registered as the
-  ``anthropic`` provider (``toolwire.model("anthropic:<model-id>")``).
+  ``anthropic`` provider (``toolwire.model("anthropic:<model-id>")``);
+- :func:`confined_bash`, :func:`confined_text_editor`: Anthropic's bash and text editor tools
+  with the functions that answer their calls, confined to one directory.
 
 The SDK is imported only when a request is sent.
 """
 
+from .client_tools import confined_bash, confined_text_editor
 from .codec import AnthropicCodec, StreamDecoder, map_stop_reason, usage_from_wire
 from .model import AnthropicModel, provider_error_from_sdk
 from .profile import AnthropicProfile
@@ -21,4 +24,6 @@ __all__ = [
     "map_stop_reason",
     "provider_error_from_sdk",
     "usage_from_wire",
+    "confined_bash",
+    "confined_text_editor",
 ]

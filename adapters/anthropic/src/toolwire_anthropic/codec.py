@@ -963,6 +963,15 @@ def _count_breakpoints(body: dict[str, Any]) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
+def _client_tool_factory(tool_type: str) -> str:
+    """The ready function that builds an Anthropic client-side tool with its function."""
+    if tool_type.startswith("bash_"):
+        return "toolwire_anthropic.confined_bash(root)"
+    if tool_type.startswith("text_editor_"):
+        return "toolwire_anthropic.confined_text_editor(root)"
+    return "ProviderTool(..., function=...)"
+
+
 class AnthropicCodec:
     """Codec for the Anthropic Messages API (``POST /v1/messages``); ``api = "anthropic"``.
 
@@ -1061,7 +1070,9 @@ class AnthropicCodec:
                 body["system"] = request.instructions
         tools = []
         for t in request.tools:
-            decl = self.translate_tool(t)[0]
+            decl = self.translate_tool(t)[0]  # another vendor's tool: ProviderToolUnsupported first
+            if isinstance(t, ProviderTool):
+                t.require_function(_client_tool_factory(t.type))
             if t.name in names:
                 decl["name"] = names[t.name]
             tools.append(decl)

@@ -216,6 +216,14 @@ def _decode_blob(blob: dict[str, Any]) -> ImagePart | None:
     return ImagePart(data=raw, media_type=mime)
 
 
+def _json_object(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def _image_wire(part: ImagePart) -> dict[str, Any]:
     if part.data is not None:
         return {"inlineData": {"mimeType": part.media_type, "data": part.base64}}
@@ -401,6 +409,7 @@ class GeminiCodec:
         for t in request.tools:
             if isinstance(t, ProviderTool):  # Gemini's own tools: one Tool entry each, after the functions
                 body.setdefault("tools", []).append(self.translate_tool(t)[0])
+                t.require_function("toolwire_gemini.computer_use(function)")
         settings = {(_camel(k) if "_" in k else k): v for k, v in (request.settings or {}).items()}
         settings.pop("systemInstruction", None)
         tool_config = self._encode_tool_config(request, settings.pop("toolConfig", None))
@@ -502,6 +511,13 @@ class GeminiCodec:
         placeholder = self._signature_policy_applies(request.model)
         previous_results_content: dict[str, Any] | None = None
         previous_results: list[ToolResult] = []
+        # with the computerUse tool declared, a call of a name no function declaration has is one of
+        # its predefined functions (click_at, navigate, ...): answered as computer use is
+        computer = (
+            {t.name for t in request.tools if not isinstance(t, ProviderTool)}
+            if any(isinstance(t, ProviderTool) and t.type == "computerUse" for t in request.tools)
+            else None
+        )
 
         for message in request.messages:
             if message.role == "assistant":
@@ -546,7 +562,7 @@ class GeminiCodec:
                 results = previous_results + results
                 contents.pop()
             results.sort(key=lambda r: order.get(r.tool_call_id, len(order)))
-            parts = [self._encode_result(r, calls) for r in results]
+            parts = [self._encode_result(r, calls, computer) for r in results]
             for p in others:
                 wire = self._encode_user_part(p)
                 if wire is not None:
@@ -617,7 +633,9 @@ class GeminiCodec:
         return None  # reasoning or tool calls never sit in a user turn
 
     @staticmethod
-    def _encode_result(result: ToolResult, calls: dict[str, tuple[ToolCall, bool]]) -> dict[str, Any]:
+    def _encode_result(
+        result: ToolResult, calls: dict[str, tuple[ToolCall, bool]], computer: set[str] | None = None
+    ) -> dict[str, Any]:
         call, from_gemini = calls.get(result.tool_call_id, (None, False))
         name = (
             wire_function_name(call.name)
@@ -635,8 +653,14 @@ class GeminiCodec:
             images = [_image_wire(p) for p in result.content if isinstance(p, ImagePart)]
         text = result.text
         raw = pd.get("response")
+        shown = _json_object(text) if computer is not None and call is not None and call.name not in computer else None
         if raw is not None and _json_text(raw) == text:
             response = copy.deepcopy(raw)
+        elif shown is not None and not result.is_error:
+            # a computer-use action: the response object the docs give, {"url": ..., maybe
+            # "safety_acknowledgement": "true"}, with the screenshot in parts
+            # (https://ai.google.dev/gemini-api/docs/computer-use)
+            response = shown
         else:
             response = {"error" if result.is_error else "output": text}
         fr: dict[str, Any] = {"name": name, "response": response}

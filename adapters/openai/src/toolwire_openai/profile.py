@@ -1461,6 +1461,39 @@ class OpenAIChatProfile(_OpenAIProfile):
 #: OpenAI's side (https://platform.openai.com/docs/guides/tools).
 RESPONSES_CLIENT_TOOLS = frozenset({"computer", "computer_use_preview", "local_shell", "shell", "apply_patch"})
 
+#: The tool name toolwire gives each client-side Responses tool (the API's declarations carry no
+#: name): the name of the tool calls decoded from its items and of the :class:`toolwire.ProviderTool`.
+RESPONSES_CLIENT_TOOL_NAMES = {
+    "computer": "computer",
+    "computer_use_preview": "computer",
+    "local_shell": "local_shell",
+    "shell": "shell",
+    "apply_patch": "apply_patch",
+}
+
+#: Output item type → (the tool call name, the item field that holds the call's input). The loop
+#: runs them as tool calls whose arguments are ``{field: item[field]}``: ``local_shell_call.action``
+#: (``openai.types.responses.response_output_item.LocalShellCallAction``), ``shell_call.action``
+#: (``ResponseFunctionShellToolCall.Action``), ``apply_patch_call.operation``
+#: (``ResponseApplyPatchToolCall.Operation``), ``computer_call.action`` or, batched,
+#: ``computer_call.actions`` (``ResponseComputerToolCall``).
+RESPONSES_CLIENT_CALLS = {
+    "local_shell_call": ("local_shell", "action"),
+    "shell_call": ("shell", "action"),
+    "apply_patch_call": ("apply_patch", "operation"),
+    "computer_call": ("computer", "action"),
+}
+
+_OBJ: dict[str, Any] = {"type": "object"}
+
+#: The input schema of each client-side Responses tool's calls (the shapes above).
+RESPONSES_CLIENT_TOOL_INPUT: dict[str, dict[str, Any]] = {
+    "local_shell": {"type": "object", "properties": {"action": _OBJ}, "required": ["action"]},
+    "shell": {"type": "object", "properties": {"action": _OBJ}, "required": ["action"]},
+    "apply_patch": {"type": "object", "properties": {"operation": _OBJ}, "required": ["operation"]},
+    "computer": {"type": "object", "properties": {"action": _OBJ, "actions": {"type": "array", "items": _OBJ}}},
+}
+
 
 @functools.lru_cache(maxsize=1)
 def responses_provider_tools() -> Mapping[str, Any]:
@@ -1481,7 +1514,9 @@ def responses_provider_tools() -> Mapping[str, Any]:
             if t in ("function", "custom", "namespace"):
                 continue
             side = "client" if t in RESPONSES_CLIENT_TOOLS else "server"
-            out[t] = ProviderToolInfo(t, None, side, None, f"openai.types.responses.{member.__name__}")
+            name = RESPONSES_CLIENT_TOOL_NAMES.get(t)
+            schema = RESPONSES_CLIENT_TOOL_INPUT.get(name) if name else None
+            out[t] = ProviderToolInfo(t, name, side, schema, f"openai.types.responses.{member.__name__}")
     return MappingProxyType(out)
 
 

@@ -156,7 +156,11 @@ def stop_reason_of(resp: dict[str, Any], pointer: str = "") -> tuple[str, str | 
     if status == "incomplete":
         return INCOMPLETE_REASONS.get(reason or "", "max_tokens"), vendor
     output = output if isinstance(output := resp.get("output"), list) else []
-    if any(isinstance(i, dict) and i.get("type") in ("function_call", "custom_tool_call") for i in output):
+    if any(
+        isinstance(i, dict)
+        and (i.get("type") in ("function_call", "custom_tool_call") or client_call_from_item(i) is not None)
+        for i in output
+    ):
         return "tool_use", vendor
     for item in output:
         if isinstance(item, dict) and item.get("type") == "message" and isinstance(item.get("content"), list):
@@ -319,6 +323,216 @@ def hosted_item_part(item: dict[str, Any]) -> ProviderToolPart:
     )
 
 
+def client_call_from_item(item: dict[str, Any]) -> ToolCall | None:
+    """An output item the application answers as a :class:`ToolCall` the loop runs, else
+    ``None``: ``local_shell_call`` / ``shell_call`` / ``apply_patch_call`` / ``computer_call``
+    (:data:`~toolwire_openai.profile.RESPONSES_CLIENT_CALLS`: name ``local_shell`` / ``shell`` /
+    ``apply_patch`` / ``computer``, arguments ``{"action": ...}``, ``{"operation": ...}`` or, for a
+    batched computer call, ``{"actions": [...]}``) and ``mcp_approval_request`` (name
+    ``mcp:<server_label>``, arguments ``{"server_label", "name", "arguments"}`` with the MCP
+    tool's arguments parsed). A ``shell_call`` run in an OpenAI container
+    (``environment.type == "container_reference"``) is not the application's: ``None``.
+    ``ToolCall.id`` is the item's ``call_id`` (``id`` for an approval request);
+    ``provider_data["openai"]["client_item"]`` keeps the item as received, which is what goes
+    back on the wire."""
+    from .profile import RESPONSES_CLIENT_CALLS
+
+    t = item.get("type")
+    pd = {API: {"client_item": copy.deepcopy(item)}}
+    if t == "mcp_approval_request":
+        label = item.get("server_label") if isinstance(item.get("server_label"), str) else ""
+        raw = item.get("arguments")
+        args, invalid = parse_arguments(raw) if raw is None or isinstance(raw, str) else (None, "arguments not text")
+        the_id = str(item.get("id") or "")
+        arguments = {"server_label": label, "name": item.get("name"), "arguments": args if invalid is None else raw}
+        return ToolCall(id=the_id, name=f"mcp:{label}", arguments=arguments, provider_data=pd)
+    spec = RESPONSES_CLIENT_CALLS.get(str(t))
+    if spec is None:
+        return None
+    env = item.get("environment")
+    if t == "shell_call" and isinstance(env, dict) and env.get("type") == "container_reference":
+        return None  # run by OpenAI in its container: a hosted item
+    name, field = spec
+    if t == "computer_call" and item.get("action") is None and isinstance(item.get("actions"), list):
+        field = "actions"
+    value = item.get(field)
+    cid = item.get("call_id") if isinstance(item.get("call_id"), str) and item.get("call_id") else item.get("id")
+    ok = isinstance(value, list) if field == "actions" else isinstance(value, dict)
+    return ToolCall(
+        id=cid if isinstance(cid, str) else "",
+        name=name,
+        arguments={field: copy.deepcopy(value)} if ok else None,
+        invalid=None if ok else f"the {t} item has no {field} object in its arguments",
+        provider_data=pd,
+    )
+
+
+#: The ready function that builds each client-side Responses tool with its function.
+CLIENT_TOOL_FACTORIES = {
+    "shell": "toolwire_openai.confined_shell(root)",
+    "local_shell": "toolwire_openai.confined_local_shell(root)",
+    "apply_patch": "toolwire_openai.confined_apply_patch(root)",
+    "computer": "toolwire_openai.computer(function)",
+    "computer_use_preview": "toolwire_openai.computer(function, type='computer_use_preview', ...)",
+}
+
+
+def _require_answerer(tool: ProviderTool) -> None:
+    """Refuse, before the request, a client-side tool without a function (its calls could not be
+    answered) and an MCP server whose tool calls need approval (``require_approval`` other than
+    ``"never"``; the API's default asks for approval: https://platform.openai.com/docs/guides/tools-remote-mcp)
+    without the function that answers the approval requests."""
+    if tool.type == "mcp":
+        if tool.function is None and not tool.meta.get("deferred") and tool.settings.get("require_approval") != "never":
+            from toolwire.errors import ConfigurationError
+
+            raise ConfigurationError(
+                f"the MCP server {tool.settings.get('server_label')!r} asks for approval before its tools run "
+                "(require_approval is not 'never'), and nothing here answers those requests. Use "
+                "toolwire_openai.mcp_server(server_label, server_url=...) (approvals through toolwire's approval=, "
+                "or its approve= function), or set require_approval='never'."
+            )
+        return
+    env = tool.settings.get("environment")
+    if tool.type == "shell" and isinstance(env, dict) and str(env.get("type", "")).startswith("container"):
+        return  # a shell in OpenAI's container: run by OpenAI (FunctionShellToolParam.environment)
+    tool.require_function(CLIENT_TOOL_FACTORIES.get(tool.type, "ProviderTool(..., function=...)"))
+
+
+def _client_item(call: ToolCall) -> dict[str, Any] | None:
+    item = (call.provider_data.get(API) or {}).get("client_item")
+    return item if isinstance(item, dict) else None
+
+
+#: A 1x1 transparent PNG: the screenshot of a ``computer_call_output`` when no screenshot exists
+#: (the API requires one, ``ResponseComputerToolCallOutputScreenshotParam``); the text after it
+#: says why.
+_BLANK_PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+
+def _result_text(result: ToolResult) -> str:
+    if isinstance(result.content, str):
+        return result.content
+    return "\n".join(p.text for p in result.content if isinstance(p, TextPart))
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _shell_outputs(value: Any) -> list[dict[str, Any]] | None:
+    """``value`` when it is a list of ``ResponseFunctionShellCallOutputContentParam`` objects
+    (``stdout``, ``stderr`` strings, ``outcome`` ``{"type": "exit", "exit_code": int}`` or
+    ``{"type": "timeout"}``), else ``None``."""
+    if not isinstance(value, list):
+        return None
+    for entry in value:
+        if not isinstance(entry, dict) or not isinstance(entry.get("stdout"), str):
+            return None
+        if not isinstance(entry.get("stderr"), str) or not isinstance(entry.get("outcome"), dict):
+            return None
+        outcome = entry["outcome"]
+        if outcome.get("type") == "exit":
+            if not isinstance(outcome.get("exit_code"), int) or isinstance(outcome.get("exit_code"), bool):
+                return None
+        elif outcome.get("type") != "timeout":
+            return None
+    return value
+
+
+def client_output_items(item: dict[str, Any], result: ToolResult, shots: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The input items that answer the client call ``item`` with ``result`` (output item types
+    of ``openai.types.responses.ResponseInputItemParam``):
+
+    - ``shell_call`` → ``shell_call_output`` (``ShellCallOutput``): ``output`` is the list of
+      per-command ``{stdout, stderr, outcome}`` objects when the result text is the JSON object
+      ``{"output": [...], "max_output_length": n}`` (what :func:`toolwire_openai.confined_shell`
+      returns), else one entry: the text as ``stdout`` with exit code 0, or, for an error
+      result, as ``stderr`` with exit code 1; ``max_output_length`` as returned, else the
+      action's;
+    - ``local_shell_call`` → ``local_shell_call_output`` (``LocalShellCallOutput``: ``id`` the
+      call's ``call_id``, ``output`` "a JSON string of the output"): the result text when it is a
+      JSON object, else ``{"output": text, "metadata": {"exit_code": 0 or 1}}``;
+    - ``apply_patch_call`` → ``apply_patch_call_output`` (``ApplyPatchCallOutput``): ``status``
+      ``"failed"`` for an error result, else ``"completed"``, the text as ``output``;
+    - ``computer_call`` → ``computer_call_output`` (``ComputerCallOutput``): the result's last
+      image as the ``computer_screenshot`` (an image of an earlier answer in the request when the
+      result has none, e.g. a denied call; a blank image when there is none at all), and
+      ``acknowledged_safety_checks`` = the call's ``pending_safety_checks`` only when the result
+      is not an error (the function ran, so the checks were accepted); text of the result goes in
+      a user message after it;
+    - ``mcp_approval_request`` → ``mcp_approval_response`` (``McpApprovalResponse``):
+      ``approve`` true unless the result is an error (denied), whose text is the ``reason``.
+
+    ``shots``: the screenshots sent so far in this request (appended to)."""
+    t = item.get("type")
+    cid = item.get("call_id") if isinstance(item.get("call_id"), str) else item.get("id")
+    text = _result_text(result)
+    err = result.is_error
+    if t == "shell_call":
+        data = _json_object(text)
+        outputs = _shell_outputs(data.get("output")) if data is not None else None
+        if outputs is None:
+            entry = {"stdout": "", "stderr": text, "outcome": {"type": "exit", "exit_code": 1}}
+            if not err:
+                entry = {"stdout": text, "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}
+            outputs = [entry]
+        out: dict[str, Any] = {"type": "shell_call_output", "call_id": cid, "output": copy.deepcopy(outputs)}
+        action: dict[str, Any] = item["action"] if isinstance(item.get("action"), dict) else {}
+        mol = data.get("max_output_length") if data is not None else None
+        mol = mol if isinstance(mol, int) else action.get("max_output_length")
+        if isinstance(mol, int) and not isinstance(mol, bool):
+            out["max_output_length"] = mol
+        return [out]
+    if t == "local_shell_call":
+        data = _json_object(text)
+        output = text if data is not None else json.dumps({"output": text, "metadata": {"exit_code": 1 if err else 0}})
+        return [{"type": "local_shell_call_output", "id": cid, "output": output}]
+    if t == "apply_patch_call":
+        return [
+            {
+                "type": "apply_patch_call_output",
+                "call_id": cid,
+                "status": "failed" if err else "completed",
+                "output": text,
+            }
+        ]
+    if t == "mcp_approval_request":
+        resp: dict[str, Any] = {
+            "type": "mcp_approval_response",
+            "approval_request_id": item.get("id"),
+            "approve": not err,
+        }
+        if err and text:
+            resp["reason"] = text
+        return [resp]
+    # computer_call
+    images = [p for p in result.content if isinstance(p, ImagePart)] if not isinstance(result.content, str) else []
+    if images:
+        image = images[-1]
+        url = image.url if image.url is not None else f"data:{image.media_type};base64,{image.base64}"
+        shot: dict[str, Any] = {"type": "computer_screenshot", "image_url": url}
+        shots.append(shot)
+    elif shots:
+        shot = shots[-1]
+    else:
+        shot = {"type": "computer_screenshot", "image_url": _BLANK_PNG}
+        text = (text + "\n" if text else "") + "(No screenshot is available: the image is blank.)"
+    answer: dict[str, Any] = {"type": "computer_call_output", "call_id": cid, "output": copy.deepcopy(shot)}
+    checks = item.get("pending_safety_checks")
+    if not err and isinstance(checks, list) and checks:
+        answer["acknowledged_safety_checks"] = copy.deepcopy(checks)
+    out_items = [answer]
+    if text.strip():
+        said = f"The computer action failed: {text}" if err else text
+        out_items.append({"role": "user", "content": [{"type": "input_text", "text": said}]})
+    return out_items
+
+
 def _text_parts(item: dict[str, Any], at: str = "") -> list[TextPart]:
     meta = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "content")}
     parts = []
@@ -403,7 +617,12 @@ class OpenAIResponsesCodec:
         return out
 
     def _user_items(
-        self, msg: Message, answered: set[str] | None = None, custom: set[str] | None = None
+        self,
+        msg: Message,
+        answered: set[str] | None = None,
+        custom: set[str] | None = None,
+        client: dict[str, dict[str, Any]] | None = None,
+        shots: list[dict[str, Any]] | None = None,
     ) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         content: list[dict[str, Any]] = []
@@ -413,6 +632,11 @@ class OpenAIResponsesCodec:
                     if part.tool_call_id in answered:
                         continue  # a second result for one call_id (a duplicate-id call): not sent
                     answered.add(part.tool_call_id)
+                if client and part.tool_call_id in client:  # a shell / apply_patch / computer / MCP approval answer
+                    items.extend(
+                        client_output_items(client[part.tool_call_id], part, shots if shots is not None else [])
+                    )
+                    continue
                 pd = part.provider_data.get(API) or {}
                 texts = result_text_parts(part)
                 images = (
@@ -484,6 +708,9 @@ class OpenAIResponsesCodec:
                 if keep is not None and id(part) not in keep:
                     continue  # a later call repeating a call_id already sent
                 pd = part.provider_data.get(API) or {}
+                if isinstance(pd.get("client_item"), dict):  # a shell / computer / ... call: its item as received
+                    items.append(copy.deepcopy(pd["client_item"]))
+                    continue
                 if pd.get("custom"):  # a custom (free-text) tool call goes back as itself
                     item = {
                         "type": "custom_tool_call",
@@ -556,9 +783,19 @@ class OpenAIResponsesCodec:
             for c in m.tool_calls
             if (c.provider_data.get(API) or {}).get("custom")
         }
+        client = {
+            c.id: item
+            for m in messages
+            if m.role == "assistant"
+            for c in m.tool_calls
+            if (item := _client_item(c)) is not None
+        }
+        shots: list[dict[str, Any]] = []
         for msg in messages:
             msg_items = (
-                self._assistant_items(msg, sent) if msg.role == "assistant" else self._user_items(msg, answered, custom)
+                self._assistant_items(msg, sent)
+                if msg.role == "assistant"
+                else self._user_items(msg, answered, custom, client, shots)
             )
             for pos, opaque in (msg.provider_data.get(API) or {}).get("opaque") or []:
                 msg_items.insert(pos, copy.deepcopy(opaque))
@@ -568,7 +805,9 @@ class OpenAIResponsesCodec:
             body["instructions"] = request.instructions
         tools = []
         for t in request.tools:
-            decl = self.translate_tool(t)[0]
+            decl = self.translate_tool(t)[0]  # another vendor's tool: ProviderToolUnsupported first
+            if isinstance(t, ProviderTool):
+                _require_answerer(t)
             if not isinstance(t, ProviderTool):  # a hosted tool has no name
                 decl["name"] = t.name  # the whole set is renamed below, collision-safely, history included
             tools.append(decl)
@@ -668,6 +907,8 @@ class OpenAIResponsesCodec:
                 if kind == "custom_tool_call":
                     _as_custom_call(call, item)
                 parts.append(call)
+            elif (client_call := client_call_from_item(item)) is not None:
+                parts.append(client_call)
             elif kind in responses_hosted_item_types():
                 parts.append(hosted_item_part(item))
         response = Response(
@@ -1057,6 +1298,17 @@ class ResponsesStreamDecoder:
                     provider_data=call.provider_data,
                 )
                 yield ToolCallEnd(oi * _SLOT, raw_arguments=call.raw_arguments or "", provider_data=call.provider_data)
+            elif (client_call := client_call_from_item(item)) is not None:
+                yield ToolCallStart(
+                    oi * _SLOT, client_call.id, client_call.name, provider_data=client_call.provider_data
+                )
+                yield ToolCallEnd(
+                    oi * _SLOT,
+                    arguments=client_call.arguments,
+                    raw_arguments=None if client_call.arguments is not None else "",
+                    provider_data=client_call.provider_data,
+                    invalid=client_call.invalid,
+                )
             elif t in responses_hosted_item_types():
                 yield ProviderToolDone(oi * _SLOT, hosted_item_part(item))
             elif t == "reasoning":
