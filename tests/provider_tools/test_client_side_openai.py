@@ -385,7 +385,8 @@ def test_computer_actions_run_the_users_function_and_safety_checks_wait_for_appr
         "call_id": "call_c1",
         "output": {"type": "computer_screenshot", "image_url": PNG_URL},
     }
-    done_run = toolwire.run_sync(model, tools=tools, resume=paused, decisions={"call_c2": Approved()})
+    saved = toolwire.RunResult.from_json(paused.to_json())  # the pause survives a save and a reload
+    done_run = toolwire.run_sync(model, tools=tools, resume=saved, decisions={"call_c2": Approved()})
     assert done_run.text == "typed"
     assert done == [first["action"], second["action"]]
     answer2 = sent[2]["input"][-1]
