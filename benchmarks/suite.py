@@ -283,8 +283,10 @@ def lookup_fn(q: str, n: int = 1) -> str:
 
 
 lookup_fn.__name__ = "lookup"  # the plain function the canned answers call by name
-#: The same function decorated (what ``@toolwire.tool`` gives).
+#: The same function decorated (what ``@toolwire.tool`` gives): run in a worker thread.
 lookup = toolwire.tool(lookup_fn)
+#: Decorated with ``@toolwire.tool(blocking=False)``: called on the event loop, as the bare loops call it.
+lookup_inline = toolwire.tool(lookup_fn, blocking=False)
 LOOKUP_SCHEMA = {
     "type": "object",
     "properties": {
@@ -459,7 +461,7 @@ async def tw_run(api: str, turns: int, *, tool: Any = lookup, stream: bool = Fal
         api,
         turns,
         "tw-stream" if stream else "tw",
-        lambda h: toolwire.model(f"{api}:{MODELS[api]}", api_key="k", http_client=h, max_retries=0, **extra),
+        lambda h: toolwire.model(f"{api}:{MODELS[api]}", api_key="k", http_client=h, **extra),
         stream=stream,
     )
     await toolwire.run(m, "go", tools=[tool], max_turns=turns)
@@ -470,7 +472,7 @@ def tw_run_sync(api: str, turns: int, *, tool: Any = lookup) -> None:
         api,
         turns,
         "tw-sync",
-        lambda h: toolwire.model(f"{api}:{MODELS[api]}", api_key="k", http_client=h, max_retries=0),
+        lambda h: toolwire.model(f"{api}:{MODELS[api]}", api_key="k", http_client=h),
     )
     toolwire.run_sync(m, "go", tools=[tool], max_turns=turns)
 
@@ -517,7 +519,9 @@ def _part_loop() -> None:
     inner = 10
     for api in ANSWERS:
         bare = BARE[api]
-        rows: dict[str, list[float]] = {k: [] for k in ("bare", "floor", "async", "sync", "plain", "stream")}
+        rows: dict[str, list[float]] = {
+            k: [] for k in ("bare", "floor", "async", "sync", "plain", "stream", "inline", "inline_sync")
+        }
         _time_async(lambda: tw_run(api, 2), 2)  # warm-up: imports, caches
         _time_async(lambda: bare(2), 2)
         for _ in range(ROUNDS):
@@ -527,6 +531,8 @@ def _part_loop() -> None:
             rows["async"].append(_time_async(lambda: tw_run(api, 2), inner))
             rows["sync"].append(_time_sync(lambda: tw_run_sync(api, 2), inner))
             rows["plain"].append(_time_async(lambda: tw_run(api, 2, tool=lookup_fn), inner))
+            rows["inline"].append(_time_async(lambda: tw_run(api, 2, tool=lookup_inline), inner))
+            rows["inline_sync"].append(_time_sync(lambda: tw_run_sync(api, 2, tool=lookup_inline), inner))
             if api != "gemini":
                 rows["stream"].append(_time_async(lambda: tw_run(api, 2, stream=True), inner))
         print(f" {api}")
@@ -535,39 +541,98 @@ def _part_loop() -> None:
             ("sync", "toolwire run_sync"),
             ("plain", "toolwire run, plain function"),
             ("stream", "toolwire run, streamed on the wire"),
+            ("inline", "toolwire run, tool blocking=False"),
+            ("inline_sync", "toolwire run_sync, tool blocking=False"),
         ):
             if rows[key]:
                 print(_ratio_line(label + " / bare SDK loop", rows[key], rows["bare"]))
         if rows["floor"]:
             print(_ratio_line("toolwire run (async) / SDK post() floor", rows["async"], rows["floor"]))
+            print(_ratio_line("toolwire run, blocking=False / post() floor", rows["inline"], rows["floor"]))
 
 
 def part_long() -> None:
-    print("\n2. 50-turn loop: ms per turn at turns 1-10 and 41-50 (median of rounds)")
-    turns = 50
+    print(
+        "\n2. 50-turn loop: ms per turn at turns 1-10 and 41-50 (median of interleaved rounds)\n"
+        "   toolwire's own share = toolwire's time per turn minus the SDK floor replaying the very bodies\n"
+        "   toolwire sent, in the same round (OpenAI/Anthropic post(); Gemini: its API client's request)"
+    )
+    turns, rounds = 50, 3
     for api in ANSWERS:
-        for who in ("toolwire", "bare SDK"):
-            stamps: list[list[float]] = []
-            for _ in range(3):
-                times: list[float] = []
-                client = httpx2.AsyncClient(transport=_stamping(transport_for(api, turns), times))
-                if who == "toolwire":
-                    m = toolwire.model(f"{api}:{MODELS[api]}", api_key="k", http_client=client, max_retries=0)
-                    asyncio.run(toolwire.run(m, "go", tools=[lookup], max_turns=turns))
-                else:
-                    asyncio.run(_bare_with_client(api, turns, client))
-                stamps.append([b - a for a, b in zip(times, times[1:])])
-            early = statistics.median(statistics.mean(s[:10]) for s in stamps) * 1000
-            late = statistics.median(statistics.mean(s[-10:]) for s in stamps) * 1000
-            print(f"  {api:<12} {who:<9} turns 1-10 {early:7.2f}  turns 41-50 {late:7.2f}  growth {late / early:5.2f}x")
+        cols: dict[str, list[tuple[float, float]]] = {"toolwire": [], "floor": [], "bare": []}
+        for _ in range(rounds):
+            times: list[float] = []
+            bodies: list[tuple[str, dict]] = []
+            client = httpx2.AsyncClient(transport=_stamping(transport_for(api, turns), times, bodies))
+            m = toolwire.model(f"{api}:{MODELS[api]}", api_key="k", http_client=client)
+            asyncio.run(toolwire.run(m, "go", tools=[lookup], max_turns=turns))
+            cols["toolwire"].append(_early_late(times))
+            times = []
+            client = httpx2.AsyncClient(transport=_stamping(transport_for(api, turns), times))
+            asyncio.run(_floor_replay(api, bodies, client))
+            cols["floor"].append(_early_late(times))
+            times = []
+            client = httpx2.AsyncClient(transport=_stamping(transport_for(api, turns), times))
+            asyncio.run(_bare_with_client(api, turns, client))
+            cols["bare"].append(_early_late(times))
+        tw_e, tw_l = (statistics.median(x[i] for x in cols["toolwire"]) for i in (0, 1))
+        fl_e, fl_l = (statistics.median(x[i] for x in cols["floor"]) for i in (0, 1))
+        ba_l = statistics.median(x[1] for x in cols["bare"])
+        own = [(t[0] - f[0], t[1] - f[1]) for t, f in zip(cols["toolwire"], cols["floor"])]
+        own_e, own_l = (statistics.median(x[i] for x in own) for i in (0, 1))
+        growth = [b / a for a, b in own if a > 0]
+        spread = f"({min(growth):.2f}-{max(growth):.2f})" if growth else ""
+        print(
+            f"  {api:<12} toolwire {tw_e:6.2f} -> {tw_l:6.2f}   floor {fl_e:6.2f} -> {fl_l:6.2f}   "
+            f"own share {own_e:5.2f} -> {own_l:5.2f} (growth {own_l / own_e if own_e > 0 else float('nan'):4.2f}x {spread})"
+            f"   bare SDK at 41-50 {ba_l:7.2f}, toolwire / bare {tw_l / ba_l:5.2f}x"
+        )
 
 
-def _stamping(inner: httpx2.MockTransport, times: list[float]) -> httpx2.MockTransport:
+def _early_late(times: list[float]) -> tuple[float, float]:
+    """ms per turn at turns 1-10 and 41-50 from the request time stamps of one run."""
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    return statistics.mean(gaps[:10]) * 1000, statistics.mean(gaps[-10:]) * 1000
+
+
+def _stamping(
+    inner: httpx2.MockTransport, times: list[float], bodies: list[tuple[str, dict]] | None = None
+) -> httpx2.MockTransport:
     def handler(request: httpx2.Request) -> httpx2.Response:
         times.append(time.perf_counter())
+        if bodies is not None:
+            bodies.append((request.url.path, json.loads(request.content)))
         return inner.handler(request)  # type: ignore[attr-defined]
 
     return httpx2.MockTransport(handler)
+
+
+async def _floor_replay(api: str, bodies: list[tuple[str, dict]], client: httpx2.AsyncClient) -> None:
+    """The SDK's leanest path with ready bodies: the bodies toolwire sent, posted in order."""
+    if api == "gemini":
+        from google import genai
+        from google.genai import types
+
+        g = genai.Client(
+            api_key="k", http_options=types.HttpOptions(httpx_async_client=client) if _gemini_takes_client() else None
+        )
+        api_client = g.aio._api_client
+        for path, body in bodies:
+            await api_client.async_request("post", path.split("/v1beta/", 1)[-1], body, None)
+        return
+    import anthropic
+    import openai
+
+    if api == "anthropic":
+        ac = anthropic.AsyncAnthropic(api_key="k", max_retries=0, http_client=client)
+        for _path, body in bodies:
+            await ac.post("/v1/messages", cast_to=object, body=body)
+    else:
+        oc = openai.AsyncOpenAI(api_key="k", max_retries=0, http_client=client)
+        path = "/chat/completions" if api == "openai-chat" else "/responses"
+        for _path, body in bodies:
+            await oc.post(path, cast_to=object, body=body, options={"security": {"bearer_auth": True}})
+    await client.aclose()
 
 
 async def _bare_with_client(api: str, turns: int, client: httpx2.AsyncClient) -> None:

@@ -5,52 +5,66 @@ What an application needs is importable from here: :func:`tool` and :class:`Tool
 :class:`ToolContext` and the errors. What an adapter author needs (``ModelRequest``, ``Codec``,
 ``normalize_tool_choice``, ``collect_stream``) lives in :mod:`toolwire.adapter`.
 
-``import toolwire`` is light: no pydantic, jsonschema or vendor SDK is imported until used.
+``import toolwire`` is light: each name is loaded from its module on first use, and no
+pydantic, jsonschema or vendor SDK is imported until used.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from .adapter import Model, NamedToolChoice, ToolChoice, ToolChoiceInput
-from .context import ToolContext
-from .errors import (
-    AdapterNotInstalled,
-    ConfigurationError,
-    MaxTurnsExceeded,
-    ProviderError,
-    ProviderNotFound,
-    RequestRefused,
-    ResponseDecodeError,
-    RunLimitExceeded,
-    SchemaError,
-    SchemaTranslationError,
-    ToolDefinitionError,
-    ToolError,
-    ToolNameError,
-    ToolwireError,
-    UnsupportedToolChoice,
-    UsageLimitExceeded,
-)
-from .registry import available_providers, model
-from .tools import ProviderTool, Tool, tool
-from .types import (
-    Conversation,
-    ImagePart,
-    Message,
-    ProviderToolPart,
-    ReasoningPart,
-    Response,
-    StopReason,
-    TextPart,
-    ToolCall,
-    ToolResult,
-    Usage,
-)
+TYPE_CHECKING = False  # (not typing's: importing typing alone costs more than this whole file)
 
 __version__ = "0.1.0"
 
+#: Every public name, loaded from its module on first use (PEP 562): ``import toolwire`` itself
+#: imports none of them, so it costs only this file; ``toolwire.tool`` (say) imports what it needs.
 _LAZY = {
+    "Model": ("toolwire.adapter", "Model"),
+    "NamedToolChoice": ("toolwire.adapter", "NamedToolChoice"),
+    "ToolChoice": ("toolwire.adapter", "ToolChoice"),
+    "ToolChoiceInput": ("toolwire.adapter", "ToolChoiceInput"),
+    "ToolContext": ("toolwire.context", "ToolContext"),
+    **{
+        name: ("toolwire.errors", name)
+        for name in (
+            "AdapterNotInstalled",
+            "ConfigurationError",
+            "MaxTurnsExceeded",
+            "ProviderError",
+            "ProviderNotFound",
+            "RequestRefused",
+            "ResponseDecodeError",
+            "RunLimitExceeded",
+            "SchemaError",
+            "SchemaTranslationError",
+            "ToolDefinitionError",
+            "ToolError",
+            "ToolNameError",
+            "ToolwireError",
+            "UnsupportedToolChoice",
+            "UsageLimitExceeded",
+        )
+    },
+    "available_providers": ("toolwire.registry", "available_providers"),
+    "model": ("toolwire.registry", "model"),
+    "ProviderTool": ("toolwire.tools", "ProviderTool"),
+    "Tool": ("toolwire.tools", "Tool"),
+    "tool": ("toolwire.tools", "tool"),
+    **{
+        name: ("toolwire.types", name)
+        for name in (
+            "Conversation",
+            "ImagePart",
+            "Message",
+            "ProviderToolPart",
+            "ReasoningPart",
+            "Response",
+            "StopReason",
+            "TextPart",
+            "ToolCall",
+            "ToolResult",
+            "Usage",
+        )
+    },
     "run": ("toolwire.loop", "run"),
     "run_sync": ("toolwire.loop", "run_sync"),
     "RunResult": ("toolwire.loop", "RunResult"),
@@ -72,8 +86,45 @@ _LAZY = {
 _MOVED_TO_ADAPTER = ("ModelRequest", "Codec", "normalize_tool_choice")
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+    from .adapter import Model, NamedToolChoice, ToolChoice, ToolChoiceInput
+    from .context import ToolContext
+    from .errors import (
+        AdapterNotInstalled,
+        ConfigurationError,
+        MaxTurnsExceeded,
+        ProviderError,
+        ProviderNotFound,
+        RequestRefused,
+        ResponseDecodeError,
+        RunLimitExceeded,
+        SchemaError,
+        SchemaTranslationError,
+        ToolDefinitionError,
+        ToolError,
+        ToolNameError,
+        ToolwireError,
+        UnsupportedToolChoice,
+        UsageLimitExceeded,
+    )
     from .loop import Limits, RunResult, RunStream, ToolRun, run, run_stream, run_stream_sync, run_sync
+    from .registry import available_providers, model
     from .runstate import Approved, Denied, PendingCall, RunState, Turn
+    from .tools import ProviderTool, Tool, tool
+    from .types import (
+        Conversation,
+        ImagePart,
+        Message,
+        ProviderToolPart,
+        ReasoningPart,
+        Response,
+        StopReason,
+        TextPart,
+        ToolCall,
+        ToolResult,
+        Usage,
+    )
 
 
 def __getattr__(name: str) -> Any:
@@ -91,10 +142,20 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module("toolwire.adapter"), name)
     target = _LAZY.get(name)
     if target is None:
+        if not name.startswith("_"):  # a submodule used as an attribute (``toolwire.errors.X``)
+            try:
+                return importlib.import_module(f"toolwire.{name}")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"toolwire.{name}":
+                    raise
         raise AttributeError(f"module 'toolwire' has no attribute {name!r}")
     value = getattr(importlib.import_module(target[0]), target[1])
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 
 __all__ = [
