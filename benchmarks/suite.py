@@ -8,14 +8,22 @@ its baselines alternate inside each round, so a loaded machine slows both alike)
 (min–max of the per-round ratios). The network is replaced by canned vendor JSON through
 ``httpx2.MockTransport``, in-process, so what is timed is the client side only.
 
+toolwire runs as a user gets it by default: its retry policy on (the SDKs' own retries are off
+inside toolwire, as in the bare loops), preflight, events and limits on.
+
 1. **loop**: a 2-turn tool loop (the model calls a tool, the harness runs it, the model answers) per
-   API: toolwire ``run`` (async) and ``run_sync``, with a decorated tool and with a plain function,
-   and streamed on the wire; against the bare SDK's public call in a hand-written loop, and (OpenAI,
-   Anthropic) against the SDK's documented low-level ``post()`` with a ready body: the floor.
-2. **long**: a 50-turn loop; toolwire's per-turn cost at turns 1-10 and 41-50, against the bare
-   SDK's ``create()`` / ``generate_content()`` loop with the same history.
+   API: toolwire ``run`` (async) and ``run_sync``, with a decorated tool (run in a worker thread),
+   with a plain function, streamed on the wire, and with the tool marked ``blocking=False`` (called
+   on the event loop, as the bare loops call it); against the bare SDK's public call in a
+   hand-written loop, and (OpenAI, Anthropic) against the SDK's documented low-level ``post()``
+   with a ready body: the floor.
+2. **long**: a 50-turn loop; per-turn cost at turns 1-10 and 41-50 of toolwire, of the SDK floor
+   replaying the very bodies toolwire sent (its ``post()``; Gemini: its API client's request) and
+   of the bare SDK's ``create()`` / ``generate_content()`` loop; toolwire's own share is toolwire
+   minus that floor, per round.
 3. **stream**: assembling one tool call whose arguments arrive in 10-byte deltas, 100 KB vs 1 MB.
-4. **import**: ``import toolwire`` and "ready to send with one adapter", each in fresh processes.
+4. **import**: ``import toolwire``, the same with the names a run uses touched, and "ready to send
+   with one adapter", each in fresh processes.
 5. **payload**: bytes of the tools payload per API for a set of typed functions, against a
    hand-written minimum that carries the same information.
 """
@@ -500,7 +508,7 @@ def _time_sync(fn: Callable[[], None], inner: int) -> float:
 def _ratio_line(label: str, mine: list[float], base: list[float]) -> str:
     ratios = [a / b for a, b in zip(mine, base)]
     return (
-        f"  {label:<44} {statistics.median(mine) * 1000:8.2f} ms  vs {statistics.median(base) * 1000:8.2f} ms"
+        f"  {label:<56} {statistics.median(mine) * 1000:8.2f} ms  vs {statistics.median(base) * 1000:8.2f} ms"
         f"  ratio {statistics.median(ratios):5.2f}x  ({min(ratios):.2f}-{max(ratios):.2f})"
     )
 
@@ -687,8 +695,10 @@ def part_import() -> None:
         subprocess.run([sys.executable, "-c", code], check=True, env=env)
         return time.perf_counter() - start
 
-    base, imp, ready, stdlib = [], [], [], []
+    base, imp, used, ready, stdlib = [], [], [], [], []
     code_stdlib = "import json, typing, dataclasses, inspect, enum, re"
+    # the names are loaded on first use: what a program pays once it touches what a run needs
+    code_used = "import toolwire; toolwire.tool, toolwire.run, toolwire.run_sync, toolwire.Tool, toolwire.ToolError"
     code_ready = (
         "import toolwire, httpx2; toolwire.model('openai-chat:gpt-4.1', api_key='k', http_client=httpx2.AsyncClient())"
     )
@@ -696,10 +706,12 @@ def part_import() -> None:
     for _ in range(15):
         base.append(wall("pass"))
         imp.append(wall("import toolwire"))
+        used.append(wall(code_used))
         ready.append(wall(code_ready))
         stdlib.append(wall(code_stdlib))
     b = statistics.median(base)
     print(f"  import toolwire                  {(statistics.median(imp) - b) * 1000:7.1f} ms")
+    print(f"  ... and toolwire.tool/run used   {(statistics.median(used) - b) * 1000:7.1f} ms")
     print(f"  ready to send (openai-chat)      {(statistics.median(ready) - b) * 1000:7.1f} ms")
     print(f"  for scale: {code_stdlib}  {(statistics.median(stdlib) - b) * 1000:7.1f} ms")
 
