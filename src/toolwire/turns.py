@@ -24,7 +24,7 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Any
 
-from .types import Message, Response, TextPart, ToolCall, ToolResult
+from .types import Message, Response, ToolCall, ToolResult
 
 __all__ = [
     "CUT_OFF",
@@ -190,14 +190,8 @@ def _may_be_unanswered(messages: list[Message]) -> bool:
     results: set[str] = set()
     for m in messages:
         for p in m.parts:
-            t = type(p)
-            if t is ToolCall:
+            if isinstance(p, ToolCall):
                 calls.add(p.id)
-            elif t is ToolResult:
+            elif isinstance(p, ToolResult):
                 results.add(p.tool_call_id)
-            elif t is not TextPart:  # subclasses and other part types
-                if isinstance(p, ToolCall):
-                    calls.add(p.id)
-                elif isinstance(p, ToolResult):
-                    results.add(p.tool_call_id)
     return not calls <= results
