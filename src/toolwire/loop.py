@@ -1155,9 +1155,11 @@ def run_stream(
 
     if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
         raise ConfigurationError(f"max_turns must be a whole number ≥ 1, got {max_turns!r}")
-    if isinstance(limits, Mapping):
+    if limits is None or isinstance(limits, Limits):
+        pass
+    elif isinstance(limits, Mapping):
         limits = Limits(**limits)
-    elif limits is not None and not isinstance(limits, Limits):
+    else:
         raise ConfigurationError(
             f"limits must be a toolwire.Limits (or a dict of its fields), got {type(limits).__name__}"
         )

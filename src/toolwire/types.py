@@ -541,11 +541,8 @@ class Usage:
     def __add__(self, other: Usage) -> Usage:
         if not isinstance(other, Usage):
             return NotImplemented
-        vals: dict[str, Any] = {}
-        for f in fields(self):
-            a, b = getattr(self, f.name), getattr(other, f.name)
-            vals[f.name] = None if a is None and b is None else (a or 0) + (b or 0)
-        return Usage(**vals)
+        a, b = self.__dict__, other.__dict__
+        return Usage(*[_add_counts(a[k], b[k]) for k in _USAGE_ADDED])  # pyright: ignore[reportArgumentType]
 
     @property
     def total_tokens(self) -> int:
@@ -560,6 +557,14 @@ class Usage:
     def from_dict(cls, d: dict[str, Any]) -> Usage:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in names})
+
+
+#: Every field of :class:`Usage`, in order (each one is added by ``+``).
+_USAGE_ADDED = tuple(f.name for f in fields(Usage))
+
+
+def _add_counts(a: int | None, b: int | None) -> int | None:
+    return None if a is None and b is None else (a or 0) + (b or 0)
 
 
 @dataclass
