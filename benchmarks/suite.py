@@ -21,7 +21,8 @@ inside toolwire, as in the bare loops), preflight, events and limits on.
    replaying the very bodies toolwire sent (its ``post()``; Gemini: its API client's request) and
    of the bare SDK's ``create()`` / ``generate_content()`` loop; toolwire's own share is toolwire
    minus that floor, per round.
-3. **stream**: assembling one tool call whose arguments arrive in 10-byte deltas, 100 KB vs 1 MB.
+3. **stream**: assembling one tool call whose arguments arrive in 10-byte deltas, and one text
+   part likewise, 100 KB vs 1 MB.
 4. **import**: ``import toolwire``, the same with the names a run uses touched, and "ready to send
    with one adapter", each in fresh processes.
 5. **payload**: bytes of the tools payload per API for a set of typed functions, against a
@@ -658,8 +659,8 @@ async def _bare_with_client(api: str, turns: int, client: httpx2.AsyncClient) ->
 
 
 def part_stream() -> None:
-    print("\n3. stream assembly of one tool call, arguments in 10-byte deltas")
-    from toolwire.stream import StreamAssembler, ToolCallDelta, ToolCallEnd, ToolCallStart
+    print("\n3. stream assembly in 10-byte deltas: one tool call's arguments, and one text part")
+    from toolwire.stream import StreamAssembler, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 
     def assemble(size: int) -> float:
         text = json.dumps({"data": "x" * (size - 12)})
@@ -673,10 +674,23 @@ def part_stream() -> None:
         asm.response()
         return time.perf_counter() - start
 
+    def assemble_text(size: int) -> float:
+        pieces = ["x" * 10] * (size // 10)
+        start = time.perf_counter()
+        asm = StreamAssembler("bench")
+        for p in pieces:
+            asm.feed(TextDelta(index=0, text=p))
+        asm.response()
+        return time.perf_counter() - start
+
     try:
-        small = statistics.median(assemble(100_000) for _ in range(ROUNDS))
-        big = statistics.median(assemble(1_000_000) for _ in range(ROUNDS))
-        print(f"  100 KB {small * 1000:8.2f} ms   1 MB {big * 1000:8.2f} ms   ratio {big / small:5.2f}x (linear = 10x)")
+        for label, fn in (("tool call", assemble), ("text     ", assemble_text)):
+            small = statistics.median(fn(100_000) for _ in range(ROUNDS))
+            big = statistics.median(fn(1_000_000) for _ in range(ROUNDS))
+            print(
+                f"  {label} 100 KB {small * 1000:8.2f} ms   1 MB {big * 1000:8.2f} ms"
+                f"   ratio {big / small:5.2f}x (linear = 10x)"
+            )
     except (ImportError, TypeError) as exc:
         print(f"  (stream event names changed: {exc})")
 

@@ -147,7 +147,8 @@ class _Slot:
 class StreamAssembler:
     """Feed canonical events with :meth:`feed`; call :meth:`response` at the end.
 
-    Tool-call argument fragments are joined per index and parsed once (empty buffer → ``{}``).
+    Text, reasoning and tool-call argument fragments are kept per index and joined once, in
+    :meth:`response` (linear in the length; arguments parsed once, empty buffer → ``{}``).
     A tool call never ended, or whose text does not parse while the stop reason is
     ``max_tokens``, is marked ``incomplete`` and will not be run by the loop.
     """
@@ -193,11 +194,11 @@ class StreamAssembler:
             self._merge_pd(self, event.provider_data)
         elif isinstance(event, TextDelta):
             slot = self._slot(event.index, "text", lambda: TextPart(""))
-            slot.part.text += event.text
+            slot.fragments.append(event.text)  # joined once in response(): linear in the text's length
             self._merge_pd(slot.part, event.provider_data)
         elif isinstance(event, ReasoningDelta):
             slot = self._slot(event.index, "reasoning", lambda: ReasoningPart(provider=event.provider or self.provider))
-            slot.part.text += event.text
+            slot.fragments.append(event.text)
             if event.signature is not None:
                 slot.part.signature = event.signature
             if event.encrypted is not None:
@@ -258,6 +259,8 @@ class StreamAssembler:
         for index in sorted(self._order):
             slot = self._slots[index]
             part = slot.part
+            if slot.kind in ("text", "reasoning"):
+                part.text = "".join(slot.fragments)
             if slot.kind == "tool_call" and not slot.ended:
                 # the vendor never closed this call: whatever its text, it is not safe to run
                 raw = "".join(slot.fragments)
