@@ -209,9 +209,15 @@ class Tool(Generic[P, R]):
     @property
     def is_async(self) -> bool:
         fn = self.function
-        while isinstance(fn, functools.partial):
-            fn = fn.func
-        return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004 - an async __call__
+        known = self.__dict__.get("_is_async")
+        if known is not None and known[0] is fn:  # read once per function object
+            return bool(known[1])
+        inner = fn
+        while isinstance(inner, functools.partial):
+            inner = inner.func
+        value = inspect.iscoroutinefunction(inner) or inspect.iscoroutinefunction(getattr(inner, "__call__", None))  # noqa: B004 - an async __call__
+        self.__dict__["_is_async"] = (fn, value)
+        return value
 
     @property
     def runs_inline(self) -> bool:

@@ -110,3 +110,17 @@ def test_a_non_blocking_tool_still_gets_its_context():
         ScriptedModel(responses=[call("ctx_tool", {"q": "a"}, id="c9"), "done"]), "go", tools=[ctx_tool], state={"k": 1}
     )
     assert r.tool_runs[0].result.text == "c9 1"
+
+
+def test_is_async_is_read_again_when_the_function_changes():
+    t = toolwire.tool(where)
+    assert not t.is_async and not t.is_async
+
+    async def later(q: str) -> str:
+        """Async."""
+        return q
+
+    t.function = later  # type: ignore[assignment]
+    assert t.is_async and not t.runs_inline
+    t.function = where
+    assert not t.is_async
