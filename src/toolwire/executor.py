@@ -272,11 +272,7 @@ class ToolExecutor:
         max_concurrent: int | None = None,
     ) -> None:
         self.tools = tools
-        #: more call names a tool answers (``meta["call_names"]``: a vendor tool the model calls by
-        #: several names, e.g. Gemini computer use's ``click_at``, ``navigate``, ...)
-        self.aliases: dict[str, Tool] = {
-            n: t for t in tools.values() if t.meta.get("call_names") for n in t.meta["call_names"] if n not in tools
-        }
+        self._aliases: dict[str, Tool] | None = None  # built on the first unknown name (see aliases)
         self.run_id = run_id
         self.default_timeout = default_timeout
         self.state = state if state is not None else {}
@@ -294,6 +290,20 @@ class ToolExecutor:
 
             hit = self._infos[id(function)] = (function, function_info(function))
         return hit[1]
+
+    @property
+    def aliases(self) -> dict[str, Tool]:
+        """More call names the tools answer (``meta["call_names"]``: a vendor tool the model calls
+        by several names, e.g. Gemini computer use's ``click_at``, ``navigate``, ...), built once."""
+        if self._aliases is None:
+            self._aliases = {
+                n: t
+                for t in self.tools.values()
+                if t.meta.get("call_names")
+                for n in t.meta["call_names"]
+                if n not in self.tools
+            }
+        return self._aliases
 
     # -- failure texts ----------------------------------------------------------------------
     def _unknown_tool(self, call: ToolCall) -> str:
@@ -377,7 +387,7 @@ class ToolExecutor:
         types. Returns :class:`Ready`, or the ``is_error`` :class:`ToolRun` (``status="invalid"``)
         the model gets instead. Never raises for model output."""
         name = call.name if isinstance(call.name, str) else None
-        tool = (self.tools.get(name) or self.aliases.get(name)) if name else None
+        tool = (self.tools.get(name) or self.aliases.get(name)) if name else None  # aliases: only on a miss
         if tool is None:
             return self._invalid(call, turn, self._unknown_tool(call), name)
         argument_bounds, coerce_arguments, may_coerce, validate_arguments, convert_arguments = _checkers()

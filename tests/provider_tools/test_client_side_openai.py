@@ -195,14 +195,20 @@ def test_shell_output_is_cut_to_max_output_length_and_a_timeout_is_an_outcome(tm
     call = {
         **SHELL_CALL,
         "action": {
-            "commands": ["python -c \"print('x' * 50)\"", 'python -c "import time; time.sleep(30)"'],
+            "commands": [
+                "python -c \"print('x' * 50)\"",
+                'python -c "import time; time.sleep(30)"',
+                "rm -rf .",
+            ],
             "timeout_ms": 1500,
             "max_output_length": 10,
         },
     }
     model, sent = make([response([call]), said("ok")])
-    toolwire.run_sync(model, "Go.", tools=[confined_shell(tmp_path, timeout=60)])
+    toolwire.run_sync(model, "Go.", tools=[confined_shell(tmp_path, timeout=60, allowed_commands=["python"])])
     answer = sent[1]["input"][2]
+    assert answer["output"][2]["outcome"] == {"type": "exit", "exit_code": 127}
+    assert answer["output"][2]["stderr"].startswith("program 'rm' is not allowed here")
     assert answer["output"][0] == {"stdout": "x" * 10, "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}
     assert answer["output"][1]["outcome"] == {"type": "timeout"}
     assert answer["max_output_length"] == 10
@@ -242,8 +248,12 @@ def test_local_shell_call_runs_in_its_working_directory_inside_the_root(tmp_path
         "status": "completed",
         "action": {
             "type": "exec",
-            "command": ["python", "-c", "import os; print(open('a.txt').read(), os.environ['GREETING'])"],
-            "env": {"GREETING": "hi"},
+            "command": [
+                "python",
+                "-c",
+                "import os; print(open('a.txt').read(), os.environ['GREETING'], 'LD_PRELOAD' in os.environ)",
+            ],
+            "env": {"GREETING": "hi", "LD_PRELOAD": "/tmp/evil.so", "PYTHONSTARTUP": "evil.py"},
             "timeout_ms": 20000,
             "user": None,
             "working_directory": "sub",
@@ -257,7 +267,7 @@ def test_local_shell_call_runs_in_its_working_directory_inside_the_root(tmp_path
     assert sent[0]["tools"] == [{"type": "local_shell"}]
     assert (first["type"], first["id"], set(first)) == ("local_shell_call_output", "call_ls1", {"type", "id", "output"})
     data = json.loads(first["output"])
-    assert data["output"] == "alpha hi\n" and data["metadata"]["exit_code"] == 0
+    assert data["output"] == "alpha hi False\n" and data["metadata"]["exit_code"] == 0  # no loader variables
     assert data["metadata"]["timed_out"] is False and data["metadata"]["duration_seconds"] >= 0
     # a working directory outside the root: an error answer, nothing run there
     assert result.tool_runs[1].is_error

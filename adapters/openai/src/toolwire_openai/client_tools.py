@@ -29,6 +29,7 @@ https://platform.openai.com/docs/guides/tools-remote-mcp, and the SDK types name
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from typing import Any, Callable
 
@@ -43,6 +44,12 @@ __all__ = [
     "computer",
     "mcp_server",
 ]
+
+
+#: Variables the model may not set for a local shell command: they change which code a program
+#: loads (the dynamic loader's, the interpreter's search paths, PATH), which would get around
+#: ``allowed_commands``.
+_LOADER_VARIABLE = re.compile(r"^(LD_|DYLD_|PYTHON|PERL5?LIB$|RUBYLIB$|NODE_OPTIONS$|NODE_PATH$|PATH$|BASH_ENV$|ENV$)")
 
 
 def _seconds(timeout_ms: Any, cap: float) -> float:
@@ -151,7 +158,9 @@ def confined_local_shell(
     {...}, "timeout_ms": int | None, "working_directory": str | None, "user": str | None}``
     (``response_output_item.LocalShellCallAction``). ``command`` runs as given (no shell) by
     :func:`toolwire.design.files.run_program`, in ``working_directory`` when it is inside
-    ``root`` (else an error result), with the action's ``env`` added to a clean environment;
+    ``root`` (else an error result), with the action's ``env`` added to a clean environment
+    (except variables that change which code runs: ``LD_*``, ``DYLD_*``, ``PYTHON*``, ``PATH``,
+    ``NODE_OPTIONS``, ...);
     ``user`` is ignored (the program runs as this process's user). The answer is
     ``local_shell_call_output`` whose ``output`` is the JSON text ``{"output": stdout and stderr,
     "metadata": {"exit_code": n, "duration_seconds": s, "timed_out": bool}}``.
@@ -172,7 +181,7 @@ def confined_local_shell(
         extra = dict(env or {})
         asked = action.get("env")
         if isinstance(asked, dict):
-            extra.update({str(k): str(v) for k, v in asked.items()})
+            extra.update({str(k): str(v) for k, v in asked.items() if not _LOADER_VARIABLE.match(str(k))})
         cwd = action.get("working_directory")
         run = run_program(
             base,
