@@ -264,12 +264,17 @@ class ProviderTool(Tool):
       ``registry.profile(vendor).provider_tools()``);
     - ``settings``: the tool's own fields, sent as given (e.g. ``{"max_uses": 3}``,
       ``{"vector_store_ids": ["vs_1"]}``);
-    - ``function``: for a **client-side** tool (Anthropic bash and text editor), the function that
-      runs it. The model calls it like a function tool, with the vendor's input shape
-      (``input_schema`` comes from the profile, e.g. bash ``{"command": str, "restart": bool}``),
-      and the loop calls ``function(**input)``. **Server-side** tools take no function: the
-      vendor runs them and their calls and results come back as
-      :class:`~toolwire.types.ProviderToolPart` parts of the assistant message.
+    - ``function``: for a **client-side** tool (Anthropic bash and text editor; Responses shell,
+      local shell, apply_patch and computer; Gemini computer use), the function that runs it. The
+      model calls it like a function tool, with the vendor's input shape (``input_schema`` comes
+      from the profile, e.g. bash ``{"command": str, "restart": bool}``, Responses shell
+      ``{"action": {...}}``), and the loop calls ``function(**input)``; the adapters' factories
+      (``toolwire_anthropic.confined_bash``, ``toolwire_openai.confined_shell``,
+      ``toolwire_gemini.computer_use``, ...) build these tools with their functions. A
+      client-side tool without a function is refused before the request
+      (:meth:`require_function`). **Server-side** tools take no function: the vendor runs them
+      and their calls and results come back as :class:`~toolwire.types.ProviderToolPart` parts
+      of the assistant message.
 
     The tool name is the one the API fixes (Anthropic ``"bash"``, ``"str_replace_based_edit_tool"``,
     ``"web_search"``), else the type. Raises :class:`~toolwire.errors.ConfigurationError` when

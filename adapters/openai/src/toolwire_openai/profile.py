@@ -1456,9 +1456,9 @@ class OpenAIChatProfile(_OpenAIProfile):
         return await count_input_tokens(chat_body_as_responses(body), api=CHAT, **settings)
 
 
-#: Responses tool types whose calls the application answers (their output items are not
-#: function calls: toolwire's loop cannot run them yet); every other non-function type runs on
-#: OpenAI's side (https://platform.openai.com/docs/guides/tools).
+#: Responses tool types whose calls the application answers (their output items are not function
+#: calls: the codec decodes them as tool calls, see :data:`RESPONSES_CLIENT_CALLS`); every other
+#: non-function type runs on OpenAI's side (https://platform.openai.com/docs/guides/tools).
 RESPONSES_CLIENT_TOOLS = frozenset({"computer", "computer_use_preview", "local_shell", "shell", "apply_patch"})
 
 #: The tool name toolwire gives each client-side Responses tool (the API's declarations carry no
@@ -1535,7 +1535,8 @@ _CANONICAL_ITEMS = frozenset(
 )
 
 #: Responses items the application answers (the client side of :data:`RESPONSES_CLIENT_TOOLS`,
-#: and an MCP approval request): decoded as ``kind="call"`` provider-tool parts.
+#: and an MCP approval request): tool calls in a response; ``kind="call"`` provider-tool parts when
+#: they come in an imported request (with their outputs).
 RESPONSES_CLIENT_CALL_ITEMS = frozenset(
     {"computer_call", "local_shell_call", "shell_call", "apply_patch_call", "mcp_approval_request"}
 )
