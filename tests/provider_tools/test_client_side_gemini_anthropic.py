@@ -194,3 +194,39 @@ def test_a_deferred_client_tool_without_a_function_is_sent() -> None:
     model, sent = make("anthropic:claude-sonnet-4-5", [anthropic([{"type": "text", "text": "ok"}])])
     assert toolwire.run_sync(model, "Go.", tools=[tool]).text == "ok"
     assert sent[0]["tools"] == [{"type": "bash_20250124", "name": "bash"}]
+
+
+def test_anthropic_computer_toolset_members_are_answered_with_the_screenshot_and_the_toolset_name() -> None:
+    import anthropic.types as at
+    from toolwire_anthropic import computer
+
+    seen: list[tuple[str, dict[str, Any]]] = []
+
+    def act(name: str, input: dict[str, Any]) -> bytes:
+        seen.append((name, input))
+        return PNG
+
+    click = {
+        "type": "tool_use",
+        "id": "toolu_1",
+        "name": "left_click",
+        "input": {"coordinate": [5, 6]},
+        "toolset_name": "computer",
+        "caller": {"type": "direct"},
+    }
+    typed = {**click, "id": "toolu_2", "name": "type", "input": {"text": "hi"}}
+    first = anthropic([click, typed], "tool_use")
+    at.ComputerLeftClickToolUseBlock.model_validate(click)  # the SDK's types for the toolset's members
+    at.ComputerTypeToolUseBlock.model_validate(typed)
+    model, sent = make("anthropic:claude-sonnet-4-5", [first, anthropic([{"type": "text", "text": "done"}])])
+    result = toolwire.run_sync(model, "Click and type.", tools=[computer(act)])
+    assert result.text == "done"
+    assert seen == [("left_click", {"coordinate": [5, 6]}), ("type", {"text": "hi"})]
+    assert sent[0]["tools"] == [{"type": "computer_toolset_20260801"}]
+    assistant, answers = sent[1]["messages"][1:]
+    assert assistant["content"] == [click, typed]  # toolset_name and caller go back as received
+    image = [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": B64}}]
+    assert answers["content"] == [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": image, "toolset_name": "computer"},
+        {"type": "tool_result", "tool_use_id": "toolu_2", "content": image, "toolset_name": "computer"},
+    ]

@@ -6,12 +6,13 @@
 - :class:`AnthropicModel`: the transport over the installed ``anthropic`` SDK, registered as the
   ``anthropic`` provider (``toolwire.model("anthropic:<model-id>")``);
 - :func:`confined_bash`, :func:`confined_text_editor`: Anthropic's bash and text editor tools
-  with the functions that answer their calls, confined to one directory.
+  with the functions that answer their calls, confined to one directory; :func:`computer`: the
+  computer toolset, answered by your function.
 
 The SDK is imported only when a request is sent.
 """
 
-from .client_tools import confined_bash, confined_text_editor
+from .client_tools import computer, confined_bash, confined_text_editor
 from .codec import AnthropicCodec, StreamDecoder, map_stop_reason, usage_from_wire
 from .model import AnthropicModel, provider_error_from_sdk
 from .profile import AnthropicProfile
@@ -26,4 +27,5 @@ __all__ = [
     "usage_from_wire",
     "confined_bash",
     "confined_text_editor",
+    "computer",
 ]

@@ -15,10 +15,11 @@ import os
 import shlex
 from typing import Any
 
+from toolwire.context import ToolContext
 from toolwire.errors import ToolError
 from toolwire.tools import ProviderTool
 
-__all__ = ["confined_text_editor", "confined_bash"]
+__all__ = ["confined_text_editor", "confined_bash", "computer"]
 
 
 def _by_name(root: str | os.PathLike[str], **kwargs: Any) -> dict[str, Any]:
@@ -143,3 +144,41 @@ def confined_bash(
         return run(argv)
 
     return ProviderTool("anthropic", type, function=bash)
+
+
+def computer(
+    function: Any, *, type: str = "computer_toolset_20260801", configs: dict[str, Any] | None = None
+) -> ProviderTool:
+    """Anthropic's computer toolset (``type``, default ``computer_toolset_20260801``,
+    ``anthropic.types.ComputerToolset20260801Param``: one ``tools`` entry without a name, with
+    optional per-member ``configs``), answered by ``function``.
+
+    The model calls the toolset's members as ``tool_use`` blocks named after them (``left_click``,
+    ``type``, ``key``, ``scroll``, ``screenshot``, ``zoom``, ...: the SDK's
+    ``anthropic.types.ComputerMemberName``) with ``toolset_name: "computer"``, e.g.
+    ``ComputerLeftClickToolUseBlock`` ``{"name": "left_click", "input": {"coordinate": [x, y]}}``.
+    ``function(name, input)`` performs one (sync or async) and returns the screenshot after it as
+    PNG ``bytes`` or an :class:`~toolwire.types.ImagePart` (the ``tool_result`` then holds the
+    image), or text. Each ``tool_result`` carries the call's ``toolset_name``
+    (``ToolResultBlockParam.toolset_name``).
+    """
+    import inspect
+
+    from anthropic.types.computer_member_name import COMPUTER_MEMBER_NAME_VALUES
+
+    from toolwire.types import ImagePart
+
+    is_async = inspect.iscoroutinefunction(function)
+
+    async def run(ctx: ToolContext, **input: Any) -> Any:
+        value = function(ctx.tool_name, input)
+        if is_async or inspect.isawaitable(value):
+            value = await value
+        if isinstance(value, (bytes, bytearray)):
+            media = "image/jpeg" if bytes(value[:3]) == b"\xff\xd8\xff" else "image/png"
+            return ImagePart(data=bytes(value), media_type=media)
+        return value
+
+    tool = ProviderTool("anthropic", type, {"configs": configs} if configs is not None else None, function=run)
+    tool.meta["call_names"] = list(COMPUTER_MEMBER_NAME_VALUES)
+    return tool

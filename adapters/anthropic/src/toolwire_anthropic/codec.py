@@ -696,10 +696,16 @@ def _encode_messages(messages: list[Message], names: dict[str, str] | None = Non
             if ids:
                 ids.sort(key=lambda i: result_order.get(i, len(result_order)))
                 answer = []
+                toolsets = {c.id: _own(c.provider_data).get("toolset_name") for c in m.tool_calls}
                 for cid in ids:
                     placed.add(cid)
                     r = results.get(cid) or ToolResult(cid, NOT_ANSWERED, is_error=True)
-                    answer.append(_encode_result(r))
+                    block = _encode_result(r)
+                    if isinstance(toolsets.get(cid), str):
+                        # a toolset member's result names the toolset of its tool_use
+                        # (anthropic.types.ToolResultBlockParam.toolset_name)
+                        block.setdefault("toolset_name", toolsets[cid])
+                    answer.append(block)
                 push("user", answer)
         else:
             push("user", _encode_user_parts(m, skip_results=call_ids))
@@ -969,6 +975,8 @@ def _client_tool_factory(tool_type: str) -> str:
         return "toolwire_anthropic.confined_bash(root)"
     if tool_type.startswith("text_editor_"):
         return "toolwire_anthropic.confined_text_editor(root)"
+    if tool_type.startswith("computer_toolset_"):
+        return "toolwire_anthropic.computer(function)"
     return "ProviderTool(..., function=...)"
 
 
