@@ -230,3 +230,14 @@ def test_anthropic_computer_toolset_members_are_answered_with_the_screenshot_and
         {"type": "tool_result", "tool_use_id": "toolu_1", "content": image, "toolset_name": "computer"},
         {"type": "tool_result", "tool_use_id": "toolu_2", "content": image, "toolset_name": "computer"},
     ]
+
+
+def test_lint_takes_the_computer_toolset_declaration_as_the_sdk_spells_it() -> None:
+    """The toolset entry carries no name (ComputerToolset20260801Param): lint finds nothing wrong in it,
+    and still names a misspelt field."""
+    from toolwire_anthropic import computer
+
+    prof = toolwire.registry.profile("anthropic")
+    assert prof.provider_tool_problems("computer_toolset_20260801", computer(lambda n, i: PNG).settings) == []
+    problems = prof.provider_tool_problems("computer_toolset_20260801", {"config": {}})
+    assert len(problems) == 1 and problems[0].startswith("unknown field 'config'")

@@ -677,9 +677,9 @@ class AnthropicProfile(Profile):
         return anthropic_provider_tools()
 
     def provider_tool_problems(self, tool_type: str, settings: Mapping[str, Any]) -> list[str]:
-        """The declaration ``{"type", "name", **settings}`` checked against its SDK type (the
-        ``anthropic.types.*Param`` TypedDict named by the tool's ``source``), see
-        :func:`toolwire.profile.declaration_problems`."""
+        """The declaration ``{"type", "name" (when the API fixes one), **settings}`` checked
+        against its SDK type (the ``anthropic.types.*Param`` TypedDict named by the tool's
+        ``source``), see :func:`toolwire.profile.declaration_problems`."""
         import anthropic.types
 
         from toolwire.profile import declaration_problems
@@ -688,7 +688,8 @@ class AnthropicProfile(Profile):
         sdk_type = getattr(anthropic.types, info.source.rpartition(".")[2], None) if info is not None else None
         if info is None or sdk_type is None:
             return []
-        return declaration_problems({"type": tool_type, "name": info.name, **settings}, sdk_type)
+        named = {"name": info.name} if info.name is not None else {}  # a toolset entry carries no name
+        return declaration_problems({"type": tool_type, **named, **settings}, sdk_type)
 
     def cache_min_tokens(self, model: str | None = None) -> int | None:
         """The minimum cacheable prompt length of ``model`` (``settings["model"]`` when not
