@@ -192,27 +192,31 @@ def test_shell_call_runs_confined_and_is_answered_with_per_command_outputs(tmp_p
 def test_shell_output_is_cut_to_max_output_length_and_a_timeout_is_an_outcome(tmp_path) -> None:
     from toolwire_openai import confined_shell
 
-    call = {
+    cut = {
         **SHELL_CALL,
         "action": {
-            "commands": [
-                "python -c \"print('x' * 50)\"",
-                'python -c "import time; time.sleep(30)"',
-                "rm -rf .",
-            ],
-            "timeout_ms": 1500,
+            "commands": ["python -c \"print('x' * 50)\"", "rm -rf ."],
+            "timeout_ms": 60000,
             "max_output_length": 10,
         },
     }
-    model, sent = make([response([call]), said("ok")])
+    # the short limit only on a command that sleeps far longer, so a slow interpreter start cannot matter
+    slow = {
+        **SHELL_CALL,
+        "id": "sh_2",
+        "call_id": "call_sh2",
+        "action": {"commands": ['python -c "import time; time.sleep(60)"'], "timeout_ms": 1500},
+    }
+    model, sent = make([response([cut, slow]), said("ok")])
     toolwire.run_sync(model, "Go.", tools=[confined_shell(tmp_path, timeout=60, allowed_commands=["python"])])
-    answer = sent[1]["input"][2]
-    assert answer["output"][2]["outcome"] == {"type": "exit", "exit_code": 127}
-    assert answer["output"][2]["stderr"].startswith("program 'rm' is not allowed here")
+    answer, timed = sent[1]["input"][3:]
     assert answer["output"][0] == {"stdout": "x" * 10, "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}
-    assert answer["output"][1]["outcome"] == {"type": "timeout"}
+    assert answer["output"][1]["outcome"] == {"type": "exit", "exit_code": 127}
+    assert answer["output"][1]["stderr"].startswith("program 'rm' is not allowed here")
     assert answer["max_output_length"] == 10
-    valid_input_items([answer])
+    assert timed["call_id"] == "call_sh2" and timed["output"][0]["outcome"] == {"type": "timeout"}
+    assert "max_output_length" not in timed
+    valid_input_items([answer, timed])
 
 
 def test_a_shell_call_run_in_openais_container_stays_a_hosted_item(tmp_path) -> None:
