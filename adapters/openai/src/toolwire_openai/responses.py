@@ -157,8 +157,7 @@ def stop_reason_of(resp: dict[str, Any], pointer: str = "") -> tuple[str, str | 
         return INCOMPLETE_REASONS.get(reason or "", "max_tokens"), vendor
     output = output if isinstance(output := resp.get("output"), list) else []
     if any(
-        isinstance(i, dict)
-        and (i.get("type") in ("function_call", "custom_tool_call") or client_call_from_item(i) is not None)
+        isinstance(i, dict) and (i.get("type") in ("function_call", "custom_tool_call") or _is_client_call(i))
         for i in output
     ):
         return "tool_use", vendor
@@ -323,6 +322,20 @@ def hosted_item_part(item: dict[str, Any]) -> ProviderToolPart:
     )
 
 
+def _is_client_call(item: dict[str, Any]) -> bool:
+    """Whether the output item is one the application answers (see :func:`client_call_from_item`)."""
+    from .profile import RESPONSES_CLIENT_CALLS
+
+    t = item.get("type")
+    if t == "mcp_approval_request":
+        return True
+    if t not in RESPONSES_CLIENT_CALLS:
+        return False
+    env = item.get("environment")
+    # a shell_call run by OpenAI in its container is a hosted item (FunctionShellToolParam.environment)
+    return not (t == "shell_call" and isinstance(env, dict) and env.get("type") == "container_reference")
+
+
 def client_call_from_item(item: dict[str, Any]) -> ToolCall | None:
     """An output item the application answers as a :class:`ToolCall` the loop runs, else
     ``None``: ``local_shell_call`` / ``shell_call`` / ``apply_patch_call`` / ``computer_call``
@@ -337,6 +350,8 @@ def client_call_from_item(item: dict[str, Any]) -> ToolCall | None:
     back on the wire."""
     from .profile import RESPONSES_CLIENT_CALLS
 
+    if not _is_client_call(item):
+        return None
     t = item.get("type")
     pd = {API: {"client_item": copy.deepcopy(item)}}
     if t == "mcp_approval_request":
@@ -346,13 +361,7 @@ def client_call_from_item(item: dict[str, Any]) -> ToolCall | None:
         the_id = str(item.get("id") or "")
         arguments = {"server_label": label, "name": item.get("name"), "arguments": args if invalid is None else raw}
         return ToolCall(id=the_id, name=f"mcp:{label}", arguments=arguments, provider_data=pd)
-    spec = RESPONSES_CLIENT_CALLS.get(str(t))
-    if spec is None:
-        return None
-    env = item.get("environment")
-    if t == "shell_call" and isinstance(env, dict) and env.get("type") == "container_reference":
-        return None  # run by OpenAI in its container: a hosted item
-    name, field = spec
+    name, field = RESPONSES_CLIENT_CALLS[str(t)]
     if t == "computer_call" and item.get("action") is None and isinstance(item.get("actions"), list):
         field = "actions"
     value = item.get(field)
