@@ -2,6 +2,7 @@
 
     uv run python benchmarks/suite.py            # everything (about 2-4 minutes on 2 cores)
     uv run python benchmarks/suite.py loop long  # only some parts: loop, long, stream, import, payload
+    uv run python benchmarks/suite.py --cpu loop # CPU time instead of wall time (a loaded machine)
 
 Not a test (no assertion on time). Every figure is a median over interleaved rounds (toolwire and
 its baselines alternate inside each round, so a loaded machine slows both alike), with the spread
@@ -45,6 +46,9 @@ import toolwire
 import toolwire.adapter
 
 ROUNDS = 7
+#: The clock of the in-process timings: wall time, or with ``--cpu`` the process's CPU time (all
+#: threads), steadier on a machine other jobs are loading (it leaves out time spent waiting).
+CLOCK: Callable[[], float] = time.perf_counter
 
 
 # -- canned vendor answers --------------------------------------------------------------------------
@@ -491,19 +495,19 @@ def tw_run_sync(api: str, turns: int, *, tool: Any = lookup) -> None:
 
 def _time_async(fn: Callable[[], Awaitable[None]], inner: int) -> float:
     async def go() -> float:
-        start = time.perf_counter()
+        start = CLOCK()
         for _ in range(inner):
             await fn()
-        return (time.perf_counter() - start) / inner
+        return (CLOCK() - start) / inner
 
     return asyncio.run(go())
 
 
 def _time_sync(fn: Callable[[], None], inner: int) -> float:
-    start = time.perf_counter()
+    start = CLOCK()
     for _ in range(inner):
         fn()
-    return (time.perf_counter() - start) / inner
+    return (CLOCK() - start) / inner
 
 
 def _ratio_line(label: str, mine: list[float], base: list[float]) -> str:
@@ -566,7 +570,7 @@ def part_long() -> None:
         "   toolwire's own share = toolwire's time per turn minus the SDK floor replaying the very bodies\n"
         "   toolwire sent, in the same round (OpenAI/Anthropic post(); Gemini: its API client's request)"
     )
-    turns, rounds = 50, 3
+    turns, rounds = 50, 5
     for api in ANSWERS:
         cols: dict[str, list[tuple[float, float]]] = {"toolwire": [], "floor": [], "bare": []}
         for _ in range(rounds):
@@ -589,26 +593,26 @@ def part_long() -> None:
         ba_l = statistics.median(x[1] for x in cols["bare"])
         own = [(t[0] - f[0], t[1] - f[1]) for t, f in zip(cols["toolwire"], cols["floor"])]
         own_e, own_l = (statistics.median(x[i] for x in own) for i in (0, 1))
-        growth = [b / a for a, b in own if a > 0]
-        spread = f"({min(growth):.2f}-{max(growth):.2f})" if growth else ""
+        growth = f"{own_l / own_e:4.2f}x" if own_e > 0 else "n/a (no own share at 1-10)"
         print(
             f"  {api:<12} toolwire {tw_e:6.2f} -> {tw_l:6.2f}   floor {fl_e:6.2f} -> {fl_l:6.2f}   "
-            f"own share {own_e:5.2f} -> {own_l:5.2f} (growth {own_l / own_e if own_e > 0 else float('nan'):4.2f}x {spread})"
+            f"own share {own_e:5.2f} -> {own_l:5.2f} (growth {growth})"
             f"   bare SDK at 41-50 {ba_l:7.2f}, toolwire / bare {tw_l / ba_l:5.2f}x"
         )
 
 
 def _early_late(times: list[float]) -> tuple[float, float]:
-    """ms per turn at turns 1-10 and 41-50 from the request time stamps of one run."""
+    """ms per turn at turns 1-10 and 41-50 from the request time stamps of one run (the median
+    of each ten gaps: one preempted or garbage-collected turn does not move it)."""
     gaps = [b - a for a, b in zip(times, times[1:])]
-    return statistics.mean(gaps[:10]) * 1000, statistics.mean(gaps[-10:]) * 1000
+    return statistics.median(gaps[:10]) * 1000, statistics.median(gaps[-10:]) * 1000
 
 
 def _stamping(
     inner: httpx2.MockTransport, times: list[float], bodies: list[tuple[str, dict]] | None = None
 ) -> httpx2.MockTransport:
     def handler(request: httpx2.Request) -> httpx2.Response:
-        times.append(time.perf_counter())
+        times.append(CLOCK())
         if bodies is not None:
             bodies.append((request.url.path, json.loads(request.content)))
         return inner.handler(request)  # type: ignore[attr-defined]
@@ -665,23 +669,23 @@ def part_stream() -> None:
     def assemble(size: int) -> float:
         text = json.dumps({"data": "x" * (size - 12)})
         pieces = [text[i : i + 10] for i in range(0, len(text), 10)]
-        start = time.perf_counter()
+        start = CLOCK()
         asm = StreamAssembler("bench")
         asm.feed(ToolCallStart(index=0, id="c1", name="f"))
         for p in pieces:
             asm.feed(ToolCallDelta(index=0, arguments_fragment=p))
         asm.feed(ToolCallEnd(index=0))
         asm.response()
-        return time.perf_counter() - start
+        return CLOCK() - start
 
     def assemble_text(size: int) -> float:
         pieces = ["x" * 10] * (size // 10)
-        start = time.perf_counter()
+        start = CLOCK()
         asm = StreamAssembler("bench")
         for p in pieces:
             asm.feed(TextDelta(index=0, text=p))
         asm.response()
-        return time.perf_counter() - start
+        return CLOCK() - start
 
     try:
         for label, fn in (("tool call", assemble), ("text     ", assemble_text)):
@@ -858,8 +862,14 @@ PARTS = {"loop": part_loop, "long": part_long, "stream": part_stream, "import": 
 
 
 def main() -> None:
-    chosen = sys.argv[1:] or list(PARTS)
-    print(f"toolwire {toolwire.__version__}, Python {sys.version.split()[0]}, {ROUNDS} rounds")
+    global CLOCK
+    args = sys.argv[1:]
+    if "--cpu" in args:
+        args.remove("--cpu")
+        CLOCK = time.process_time
+    chosen = args or list(PARTS)
+    clock = "CPU time (--cpu)" if CLOCK is time.process_time else "wall time"
+    print(f"toolwire {toolwire.__version__}, Python {sys.version.split()[0]}, {ROUNDS} rounds, {clock}")
     for name in chosen:
         PARTS[name]()
 
