@@ -19,9 +19,16 @@ a job and the journal recording it cannot know that job's id; it submits again.)
 
 Per-request failures are values, never a crash: an errored, expired or cancelled request (or a job
 that failed or expired as a whole) comes back as the same typed
-:class:`~toolwire.errors.ProviderError` the normal path raises, an answer that does not decode as
-:class:`~toolwire.errors.ResponseDecodeError`, a refused request as
+:class:`~toolwire.errors.ProviderError` the normal path raises, an answer that does not decode
+(an unreadable line of a results file, a result of a shape the vendor does not document, a body
+the codec refuses) as :class:`~toolwire.errors.ResponseDecodeError` naming the job and the custom
+id — the other requests' results are still delivered — and a refused request as
 :class:`~toolwire.errors.RequestRefused`.
+
+Polling is bounded: by default it stops after :data:`DEFAULT_MAX_WAIT` seconds (25 hours: the
+vendors' 24-hour window and an hour's grace) with :class:`BatchPending`, and a job in a state its
+vendor does not document stops it at once with :class:`BatchStateUnknown`; both name the jobs and
+their states, and with a journal file a later call resumes polling the same jobs.
 
 Usage::
 
@@ -39,16 +46,18 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
+import re
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
 
 from .adapter import Model
-from .errors import ConfigurationError, ProviderError, ToolwireError
+from .errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .adapter import ModelRequest
@@ -61,17 +70,27 @@ __all__ = [
     "BatchJournal",
     "BatchPending",
     "BatchRounds",
+    "BatchStateUnknown",
     "BatchStatus",
     "BatchUnsupported",
+    "DEFAULT_MAX_WAIT",
     "batch_api",
+    "job_state",
+    "jsonl_results",
     "prepare",
     "run_batch",
     "body_digest",
 ]
 
-#: Canonical job states: ``in_progress`` (the vendor is still working; poll again) or ``ended``
-#: (every request has a result, an error, or expired; the results can be read).
-JobState = Literal["in_progress", "ended"]
+#: Canonical job states: ``in_progress`` (the vendor is still working; poll again), ``ended``
+#: (every request has a result, an error, or expired; the results can be read) or ``unknown``
+#: (the vendor reported a state its documentation does not list: polling stops with
+#: :class:`BatchStateUnknown` instead of waiting for a state that may never change).
+JobState = Literal["in_progress", "ended", "unknown"]
+
+#: Default bound on polling, in seconds of wall time from the first poll of a call: 25 hours (the
+#: vendors run a batch within 24 hours or expire it; an hour's grace for finalizing).
+DEFAULT_MAX_WAIT = 25 * 3600.0
 
 
 class BatchUnsupported(ConfigurationError):
@@ -80,13 +99,47 @@ class BatchUnsupported(ConfigurationError):
 
 
 class BatchPending(ToolwireError):
-    """Polling stopped (``max_polls`` reached) before every job ended. ``job_ids``: the jobs still
-    running; they are in the journal, so calling :func:`run_batch` again with the same requests
-    resumes polling them without submitting anything."""
+    """Polling stopped (``max_polls`` or ``max_wait`` reached) before every job ended.
+    ``job_ids``: the jobs still running; ``states``: each one's last vendor state (``{job_id:
+    vendor_status}``, ``""`` when never polled). They are in the journal, so calling
+    :func:`run_batch` again with the same requests and journal file resumes polling them without
+    submitting anything (with an in-memory journal a new process cannot: the message says so)."""
 
-    def __init__(self, message: str, job_ids: list[str]) -> None:
+    def __init__(self, message: str, job_ids: list[str], states: Mapping[str, str] | None = None) -> None:
         self.job_ids = list(job_ids)
+        self.states = dict(states or {})
         super().__init__(message)
+
+
+class BatchStateUnknown(BatchPending, ResponseDecodeError):
+    """A job is in a state its vendor's documentation does not list (e.g. OpenAI ``Batch.status``
+    ``"paused"``): toolwire cannot tell whether it will ever end, so polling stops at once instead
+    of polling forever. ``job_id``: that job; ``vendor_status``: the state as the vendor sent it;
+    ``known``: the states the vendor documents; ``job_ids`` / ``states``: every job still
+    unfinished (as :class:`BatchPending`). Both a :class:`BatchPending` (the jobs are in the
+    journal; a later call polls them again) and a :class:`~toolwire.errors.ResponseDecodeError`
+    (``pointer``: the state field)."""
+
+    def __init__(
+        self,
+        api: str,
+        job_id: str,
+        vendor_status: str,
+        known: Sequence[str],
+        message: str,
+        job_ids: list[str],
+        states: Mapping[str, str] | None = None,
+        pointer: str = "",
+    ) -> None:
+        self.api = api
+        self.pointer = pointer
+        self.detail = message
+        self.job_id = job_id
+        self.vendor_status = vendor_status
+        self.known = tuple(known)
+        self.job_ids = list(job_ids)
+        self.states = dict(states or {})
+        Exception.__init__(self, message)
 
 
 @dataclass
@@ -116,17 +169,92 @@ class BatchStatus:
     counts: dict[str, int] = field(default_factory=dict)
     error: ProviderError | None = None
     vendor: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: the states the vendor documents and the field holding them (for the message of
+    #: :class:`BatchStateUnknown`), e.g. ``("in_progress", "canceling", "ended")`` and
+    #: ``"MessageBatch.processing_status"``
+    known: tuple[str, ...] = ()
+    state_field: str = ""
+
+
+def job_state(vendor_status: str, *, running: Collection[str], ended: Collection[str]) -> JobState:
+    """The canonical state of a vendor state: ``"ended"`` when it is in ``ended``,
+    ``"in_progress"`` when in ``running``, else ``"unknown"`` (:class:`BatchStateUnknown` then
+    stops polling). Adapters pass the states their vendor documents."""
+    if vendor_status in ended:
+        return "ended"
+    if vendor_status in running:
+        return "in_progress"
+    return "unknown"
 
 
 @dataclass
 class BatchItemResult:
     """What a vendor returned for one request: ``custom_id`` and either ``body`` (the response
-    body in the form the normal path decodes, a JSON-ready dict) or ``error`` (the
-    :class:`ProviderError` the normal path would raise)."""
+    body in the form the normal path decodes, a JSON-ready dict) or ``error``: the
+    :class:`ProviderError` the normal path would raise, or a
+    :class:`~toolwire.errors.ResponseDecodeError` when the vendor's result for it cannot be read.
+    ``custom_id`` is ``None`` for a result that cannot be attributed to a request (a results-file
+    line without a readable custom id): the core then names it in the error of every request
+    left without a result."""
 
-    custom_id: str
+    custom_id: str | None
     body: dict[str, Any] | None = None
-    error: ProviderError | None = None
+    error: ToolwireError | None = None
+
+
+_CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*("(?:[^"\\]|\\.)*")')
+
+
+def jsonl_results(
+    api: str, job_id: str, data: bytes | str, *, what: str = "results file"
+) -> tuple[list[tuple[int, dict[str, Any]]], list[BatchItemResult]]:
+    """The lines of a JSONL results file (OpenAI's output and error files, Anthropic's results):
+    ``(lines, unreadable)``. ``lines``: ``(line number, object)`` for every line that is a JSON
+    object (1-based; blank lines skipped); ``unreadable``: a :class:`BatchItemResult` with a
+    :class:`~toolwire.errors.ResponseDecodeError` for every other line (not JSON, not an object,
+    not UTF-8) — for the request whose ``"custom_id"`` can still be read from it, else with
+    ``custom_id`` ``None``. One bad line never hides the others."""
+    if isinstance(data, bytes):
+        text = data.decode("utf-8", errors="replace")
+    else:
+        text = data
+    lines: list[tuple[int, dict[str, Any]]] = []
+    bad: list[BatchItemResult] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        problem = None
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            problem = f"is not JSON ({exc.msg} at column {exc.colno})"
+        except RecursionError:
+            problem = "is nested too deeply to read"
+        else:
+            if isinstance(value, dict):
+                lines.append((number, value))
+                continue
+            problem = f"is a JSON {type(value).__name__}, not an object"
+        cid: str | None = None
+        found = _CUSTOM_ID.search(raw)
+        if found:
+            try:
+                cid = str(json.loads(found.group(1)))
+            except ValueError:
+                cid = None
+        who = f"the result of request {cid!r}" if cid is not None else "a result"
+        shown = raw if len(raw) <= 120 else raw[:117] + "..."
+        bad.append(
+            BatchItemResult(
+                cid,
+                error=ResponseDecodeError(
+                    api,
+                    f"batch {job_id}: line {number} of the {what} ({who}) {problem}: {shown!r}; "
+                    "the request is submitted again when asked again with the same journal",
+                ),
+            )
+        )
+    return lines, bad
 
 
 @runtime_checkable
@@ -334,9 +462,11 @@ class BatchJournal:
             if body is not None:
                 return job_id, BatchItemResult(custom_id, body=json.loads(body))
             err = _error_from_fields(provider, json.loads(error)) if error else None
-            if err is not None and not err.retryable:
+            if isinstance(err, ProviderError) and not err.retryable:
                 return job_id, BatchItemResult(custom_id, error=err)
-            return None  # a retryable failure (expired, cancelled, overloaded): submit it again
+            # a retryable failure (expired, cancelled, overloaded) or an answer that could not be
+            # read: submit it again
+            return None
         return None
 
     def provider_of(self, job_id: str) -> str:
@@ -350,7 +480,13 @@ class BatchJournal:
         return [dict(zip(cols, r[:-1]), collected=bool(r[-1])) for r in rows]
 
 
-def _error_fields(err: ProviderError) -> dict[str, Any]:
+def _error_fields(err: ToolwireError) -> dict[str, Any]:
+    if not isinstance(err, ProviderError):  # an answer that could not be read
+        return {
+            "kind": "decode",
+            "message": getattr(err, "detail", str(err)),
+            "pointer": getattr(err, "pointer", ""),
+        }
     return {
         "message": err.message,
         "status": err.status,
@@ -360,7 +496,11 @@ def _error_fields(err: ProviderError) -> dict[str, Any]:
     }
 
 
-def _error_from_fields(provider: str, d: Mapping[str, Any]) -> ProviderError:
+def _error_from_fields(provider: str, d: Mapping[str, Any]) -> ToolwireError:
+    if d.get("kind") == "decode":
+        return ResponseDecodeError(
+            provider, str(d.get("message") or "unreadable batch answer"), str(d.get("pointer") or "")
+        )
     return ProviderError(
         provider,
         str(d.get("message") or "batch request failed"),
@@ -380,26 +520,71 @@ def _journal(journal: BatchJournal | str | Path | None) -> tuple[BatchJournal, b
     return BatchJournal(journal if journal is not None else ":memory:"), True
 
 
-def _decode(model: Model, item: BatchItem, res: BatchItemResult) -> Response | ToolwireError:
+_RESEND = "it is submitted again when asked again with the same journal"
+
+
+def _decode(model: Model, item: BatchItem, res: BatchItemResult, job_id: str) -> Response | ToolwireError:
     if res.error is not None:
         return res.error
+    where = f"batch {job_id}, request {item.custom_id!r}"
     codec = model.codec
-    assert codec is not None and res.body is not None
+    if codec is None or not isinstance(res.body, dict):
+        return ResponseDecodeError(
+            model.provider, f"{where}: the result holds neither an answer nor an error; {_RESEND}"
+        )
     try:
         response = codec.decode_response(res.body, item.request)
+    except ResponseDecodeError as exc:
+        return ResponseDecodeError(exc.api, f"{where}: {exc.detail}; {_RESEND}", exc.pointer)
     except ToolwireError as exc:
         return exc
     except Exception as exc:  # a decoder bug must not lose the other results
-        from .errors import ResponseDecodeError
-
         return ResponseDecodeError(
-            model.provider, f"the batch answer could not be decoded: {type(exc).__name__}: {exc}"
+            model.provider, f"{where}: the answer could not be decoded: {type(exc).__name__}: {exc}; {_RESEND}"
         )
     if item.report is not None and len(item.report) and response.preflight is None:
         response.preflight = item.report
     if response.usage.requests == 0:
         response.usage.requests = 1
     return response
+
+
+def _check_polling(poll_interval: Any, max_polls: Any, max_wait: Any) -> tuple[float, int | None, float | None]:
+    """The polling options, checked: a :class:`ConfigurationError` naming the option otherwise."""
+
+    def number(name: str, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise ConfigurationError(f"{name} must be a finite number of seconds, 0 or more; got {value!r}")
+        return float(value)
+
+    interval = number("poll_interval", poll_interval)
+    if max_polls is not None and (isinstance(max_polls, bool) or not isinstance(max_polls, int) or max_polls < 0):
+        raise ConfigurationError(f"max_polls must be a whole number, 0 or more, or None; got {max_polls!r}")
+    wait = None if max_wait is None else number("max_wait", max_wait)
+    return interval, max_polls, wait
+
+
+def _resume_advice(book: BatchJournal) -> str:
+    if book.path == ":memory:":
+        return (
+            "the journal is in memory, so nothing resumes them after this process: pass journal=PATH "
+            "(an SQLite file) to resume later; the jobs keep running at the vendor until they end "
+            "(toolwire.batch.batch_api(model).cancel(job_id) cancels one)"
+        )
+    return f"call again with the same requests and journal ({book.path}) to resume polling them (nothing is submitted again)"
+
+
+def _pointer(state_field: str) -> str:
+    """The JSON pointer of a state field: ``"MessageBatch.processing_status"`` (an SDK type and
+    its field) → ``"/processing_status"``, ``"metadata.state"`` → ``"/metadata/state"``."""
+    parts = [p for p in state_field.split(".") if p]
+    if parts and parts[0][:1].isupper():
+        parts = parts[1:]
+    return "/" + "/".join(parts) if parts else ""
+
+
+def _jobs_text(pending: Mapping[str, Any], states: Mapping[str, str]) -> str:
+    return ", ".join(f"{j} ({states[j]})" if states.get(j) else j for j in pending)
 
 
 async def run_batch(
@@ -409,6 +594,7 @@ async def run_batch(
     journal: BatchJournal | str | Path | None = None,
     poll_interval: float = 30.0,
     max_polls: int | None = None,
+    max_wait: float | None = DEFAULT_MAX_WAIT,
     on_status: Any = None,
 ) -> dict[str, Response | ToolwireError]:
     """Send ``requests`` (``{custom_id: ModelRequest}``) through ``model``'s vendor batch API and
@@ -423,11 +609,28 @@ async def run_batch(
     - ``poll_interval``: seconds between polls (vendors finish within 24 hours, usually much
       sooner; 30 s is gentle on their rate limits); ``max_polls``: stop after that many polls of
       unfinished jobs by raising :class:`BatchPending` (``0``: submit and return at once);
+      ``max_wait``: stop polling after that many seconds of wall time from the first poll, the
+      same way (default :data:`DEFAULT_MAX_WAIT`, 25 hours; ``None``: no bound);
       ``on_status``: called with every :class:`BatchStatus` seen.
+    - A job in a state the vendor does not document stops polling at once with
+      :class:`BatchStateUnknown` (naming the job, its state and the documented ones).
+    - A result that cannot be read (a results-file line that is not JSON, a result of an
+      undocumented shape, an answer the codec refuses) is a
+      :class:`~toolwire.errors.ResponseDecodeError` for that request only, naming the job and the
+      custom id; asked again with the same journal, such a request is submitted again.
 
-    Raises :class:`BatchUnsupported` for a model without a batch mode, :class:`BatchPending`, and
-    :class:`ProviderError` when submitting or polling fails (the journal keeps what was submitted).
+    Raises :class:`BatchUnsupported` for a model without a batch mode, :class:`BatchPending`
+    (and :class:`BatchStateUnknown`), :class:`ConfigurationError` for a bad option or request,
+    and :class:`ProviderError` when submitting or polling fails (the journal keeps what was
+    submitted).
     """
+    poll_interval, max_polls, max_wait = _check_polling(poll_interval, max_polls, max_wait)
+    if not isinstance(requests, Mapping):
+        raise ConfigurationError(
+            f"requests must be a mapping of custom id to ModelRequest, got {type(requests).__name__}"
+        )
+    from .adapter import ModelRequest as _ModelRequest
+
     api = batch_api(model)
     items: dict[str, BatchItem] = {}
     out: dict[str, Response | ToolwireError] = {}
@@ -435,6 +638,11 @@ async def run_batch(
         problem = api.check_custom_id(cid) if isinstance(cid, str) else f"a custom id must be a string, got {cid!r}"
         if problem:
             raise ConfigurationError(f"{model.name}: batch custom id {cid!r} is not accepted: {problem}")
+        if not isinstance(request, _ModelRequest):
+            raise ConfigurationError(
+                f"{model.name}: batch request {cid!r} is a {type(request).__name__}, not a ModelRequest "
+                "(build one with model.build_request(messages, ...))"
+            )
         try:
             items[cid] = prepare(model, cid, request)
         except ToolwireError as exc:
@@ -451,41 +659,73 @@ async def run_batch(
             elif hit[1] is None:
                 waiting.setdefault(hit[0], []).append(cid)
             else:
-                out[cid] = _decode(model, item, hit[1])
+                decoded = _decode(model, item, hit[1], hit[0])
+                if isinstance(decoded, ResponseDecodeError):  # a kept answer that cannot be used: ask again
+                    fresh.append(item)
+                else:
+                    out[cid] = decoded
         if fresh:
             job_id = await api.create(fresh)
             book.record_job(job_id, api.provider, model.name, [(it.custom_id, digests[it.custom_id]) for it in fresh])
             waiting.setdefault(job_id, []).extend(it.custom_id for it in fresh)
         polls = 0
+        started = time.monotonic()
         pending = dict(waiting)
+        states: dict[str, str] = {}
         while pending:
+            stop = None
             if max_polls is not None and polls >= max_polls:
+                stop = f"after {polls} poll(s) (max_polls={max_polls})"
+            elif max_wait is not None and polls and time.monotonic() - started >= max_wait:
+                stop = f"after {time.monotonic() - started:.0f} s of polling (max_wait={max_wait:g} s)"
+            if stop is not None:
                 raise BatchPending(
-                    f"{len(pending)} batch job(s) still running after {polls} poll(s): {', '.join(pending)}; "
-                    "call again with the same requests and journal to resume polling",
+                    f"{len(pending)} batch job(s) still running {stop}: {_jobs_text(pending, states)}; "
+                    + _resume_advice(book),
                     list(pending),
+                    {j: states.get(j, "") for j in pending},
                 )
             if polls:
                 await asyncio.sleep(poll_interval)
             polls += 1
             for job_id in list(pending):
                 status = await api.retrieve(job_id)
+                states[job_id] = status.vendor_status
+                if status.state not in ("in_progress", "ended"):
+                    known = f" ({', '.join(status.known)})" if status.known else ""
+                    raise BatchStateUnknown(
+                        api.provider,
+                        job_id,
+                        status.vendor_status,
+                        status.known,
+                        f"{api.provider}: batch {job_id} reports {status.state_field or 'state'} "
+                        f"{status.vendor_status!r}, not one of the states the vendor documents{known}; polling "
+                        "stopped instead of waiting for a state that may never change. Unfinished: "
+                        f"{_jobs_text(pending, states)}; {_resume_advice(book)}",
+                        list(pending),
+                        {j: states.get(j, "") for j in pending},
+                        pointer=_pointer(status.state_field),
+                    )
                 book.update_status(status)
                 if on_status is not None:
                     on_status(status)
                 if status.state != "ended":
                     continue
                 mine = pending.pop(job_id)
-                got = {r.custom_id: r for r in await api.results(job_id, status)}
+                returned = await api.results(job_id, status)
+                got = {r.custom_id: r for r in returned if r.custom_id is not None}
+                unread = [r for r in returned if r.custom_id is None and r.error is not None]
                 recorded: dict[tuple[str, str], BatchItemResult] = {}
                 for cid in mine:
                     res = got.get(cid)
-                    if res is None:
+                    if res is None and unread:
+                        res = BatchItemResult(cid, error=_unread(api.provider, job_id, cid, unread))
+                    elif res is None:
                         res = BatchItemResult(cid, error=status.error or _missing(api.provider, job_id, cid, status))
                     recorded[(cid, digests[cid])] = res
                 # results of this job's other requests (another caller's) are kept too
                 for cid, res in got.items():
-                    if cid not in mine:
+                    if cid is not None and cid not in mine:
                         rows = book._exec(
                             "SELECT digest FROM batch_items WHERE job_id = ? AND custom_id = ?", (job_id, cid)
                         )
@@ -493,11 +733,22 @@ async def run_batch(
                             recorded[(cid, digest)] = res
                 book.record_results(job_id, recorded)
                 for cid in mine:
-                    out[cid] = _decode(model, items[cid], recorded[(cid, digests[cid])])
+                    out[cid] = _decode(model, items[cid], recorded[(cid, digests[cid])], job_id)
         return {cid: out[cid] for cid in requests}
     finally:
         if owned:
             book.close()
+
+
+def _unread(provider: str, job_id: str, custom_id: str, unread: list[BatchItemResult]) -> ResponseDecodeError:
+    first = unread[0].error
+    detail = getattr(first, "detail", str(first))
+    more = f" (and {len(unread) - 1} more)" if len(unread) > 1 else ""
+    return ResponseDecodeError(
+        provider,
+        f"batch {job_id} ended without a readable result for request {custom_id!r}; "
+        f"{len(unread)} result(s) could not be read, one may be its own: {detail}{more}",
+    )
 
 
 def _missing(provider: str, job_id: str, custom_id: str, status: BatchStatus) -> ProviderError:
@@ -536,8 +787,10 @@ class BatchRounds:
       ``provider:model-id`` and settings share a job even when each has its own model object
       (its own HTTP client). A loop whose request failed gets the error the normal path would
       raise (:class:`ProviderError`, :class:`~toolwire.errors.RequestRefused`, ...); when polling
-      stops at ``max_polls`` every waiting loop gets :class:`BatchPending`.
-    - ``journal``, ``poll_interval``, ``max_polls``, ``on_status``: as :func:`run_batch`.
+      stops (``max_polls``, ``max_wait``, a job in an unknown state) every waiting loop gets
+      :class:`BatchPending` (or :class:`BatchStateUnknown`).
+    - ``journal``, ``poll_interval``, ``max_polls``, ``max_wait``, ``on_status``: as
+      :func:`run_batch` (checked here: a bad value raises :class:`ConfigurationError`).
       ``rounds`` counts the rounds sent.
     """
 
@@ -547,11 +800,11 @@ class BatchRounds:
         journal: BatchJournal | str | Path | None = None,
         poll_interval: float = 30.0,
         max_polls: int | None = None,
+        max_wait: float | None = DEFAULT_MAX_WAIT,
         on_status: Any = None,
     ) -> None:
+        self.poll_interval, self.max_polls, self.max_wait = _check_polling(poll_interval, max_polls, max_wait)
         self.journal, self._owned = _journal(journal)
-        self.poll_interval = poll_interval
-        self.max_polls = max_polls
         self.on_status = on_status
         self.rounds = 0
         self._live = 0
@@ -620,6 +873,7 @@ class BatchRounds:
                         journal=self.journal,
                         poll_interval=self.poll_interval,
                         max_polls=self.max_polls,
+                        max_wait=self.max_wait,
                         on_status=self.on_status,
                     )
                 except BaseException as exc:  # the whole group failed: every loop in it hears why

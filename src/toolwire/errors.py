@@ -139,6 +139,8 @@ class ResponseDecodeError(ToolwireError, ValueError):
         message = _scrubbed(message)
         self.api = api
         self.pointer = pointer
+        #: the message without the ``"<api>: malformed body at <pointer>: "`` prefix
+        self.detail = message
         where = f" at {pointer}" if pointer else ""
         super().__init__(f"{api}: malformed body{where}: {message}")
 

@@ -219,9 +219,46 @@ def test_the_cli_stops_at_max_polls_with_exit_75_and_a_rerun_collects(tmp_path: 
         main(["experiment", "run", str(spec), "--backend", "batch", "--quiet", "--max-polls", "1"])
     _, err = capsys.readouterr()
     assert info.value.code == 75
-    assert "2 run(s) wait for batch job(s) batches/job001; run the same command again" in err
+    assert "2 run(s) wait for batch job(s) batches/job001 (BATCH_STATE_RUNNING); run the same command again" in err
     with pytest.raises(SystemExit) as info:
         main(["experiment", "run", str(spec), "--backend", "batch", "--quiet", "--poll-interval", "0"])
     out, _ = capsys.readouterr()
     assert info.value.code in (0, None)
     assert "2 runs done now" in out and fake.creates == 2
+
+
+def test_a_job_in_an_unknown_state_keeps_the_runs_waiting_and_a_rerun_collects(tmp_path: Path, capsys: Any) -> None:
+    """A vendor state the docs do not list stops the round (exit 75, the state named); the runs keep
+    their checkpoints and a later run of the same command polls the same job."""
+    from toolwire.cli import main
+
+    from .test_batch_bad_answers import OddOpenAI
+
+    fake = OddOpenAI()
+    fake.state = "paused"
+    spec, _ = write_spec(tmp_path, "openai", fake)
+    with pytest.raises(SystemExit) as info:
+        main(["experiment", "run", str(spec), "--backend", "batch", "--quiet", "--poll-interval", "0"])
+    _, err = capsys.readouterr()
+    assert info.value.code == 75
+    assert (
+        "2 run(s) wait for batch job(s) batch_001 (paused); polling stopped on a state the vendor does not "
+        "document (batch_001: 'paused'); run the same command again to collect their results" in err
+    )
+    assert [r[1] for r in rows(tmp_path / "sum.sqlite")] == [None, None] and fake.reads == 1
+    fake.state = False
+    with pytest.raises(SystemExit) as info:
+        main(["experiment", "run", str(spec), "--backend", "batch", "--quiet", "--poll-interval", "0"])
+    out, _ = capsys.readouterr()
+    assert info.value.code in (0, None)
+    assert "2 runs done now, 0 finished before: 2 passed" in out and fake.creates == 2
+
+
+def test_bad_batch_backend_options_are_a_configuration_error(tmp_path: Path, capsys: Any) -> None:
+    from toolwire.experiments.backends import get_backend
+
+    with pytest.raises(toolwire.ConfigurationError) as caught:
+        get_backend("batch", poll_interval="soon")
+    assert str(caught.value) == "poll_interval must be a finite number of seconds, 0 or more; got 'soon'"
+    with pytest.raises(toolwire.ConfigurationError, match="max_wait must be a finite number of seconds"):
+        get_backend("batch", max_wait=-5)

@@ -68,6 +68,12 @@ def run_command(
     max_polls: Optional[int] = typer.Option(
         None, "--max-polls", min=0, help="Stop polling after N polls of a round and exit 75 (batch backend)."
     ),
+    max_wait: Optional[float] = typer.Option(
+        None,
+        "--max-wait",
+        min=0,
+        help="Stop polling a round after SECONDS and exit 75 (batch backend; default 90000, 25 hours).",
+    ),
 ) -> None:
     """Run every run of SPEC that has no finished record yet (a rerun after an interruption
     does only the missing runs). Exit codes: 0 all runs recorded, 1 a run could not be done,
@@ -85,7 +91,7 @@ def run_command(
     elif backend == "ray":
         options = {"address": ray_address, "concurrency": concurrency, "keep_projects": keep_projects}
     elif backend == "batch":
-        options = {"poll_interval": poll_interval, "max_polls": max_polls}
+        options = {"poll_interval": poll_interval, "max_polls": max_polls, "max_wait": max_wait}
     elif concurrency is not None:
         options = {"concurrency": concurrency}
     err = _console(stderr=True)
@@ -145,7 +151,7 @@ def run_command(
         err.print("interrupted: the finished runs are recorded; run the same command again to do the rest")
         raise typer.Exit(130)
     except BatchPending as exc:
-        err.print(str(exc))
+        err.print(str(exc), soft_wrap=True, markup=False)  # job ids stay whole, to be copied
         raise typer.Exit(75)
     except ConfigurationError as exc:
         fail(command, str(exc), 2)

@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolwire.batch import BatchItem, BatchItemResult, BatchStatus
+from toolwire.batch import BatchItem, BatchItemResult, BatchStatus, job_state, jsonl_results
 from toolwire.errors import ProviderError, ResponseDecodeError
 
 from .codec import _RETRYABLE_ERROR_TYPES, API
@@ -62,27 +62,40 @@ ERROR_STATUS = {
 }
 
 
+#: ``MessageBatchResult`` variants (SDK ``MessageBatchSucceededResult``, ``...ErroredResult``,
+#: ``...CanceledResult``, ``...ExpiredResult``: ``type`` ``succeeded``/``errored``/``canceled``/``expired``).
+RESULT_TYPES = ("succeeded", "errored", "canceled", "expired")
+
+
 def item_error(result: dict[str, Any]) -> ProviderError:
     """A non-succeeded ``MessageBatchResult`` (as the wire dict) → :class:`ProviderError`:
 
     - ``errored``: ``message`` = ``error.error.message``, ``error_type`` = ``error.error.type``,
       ``status`` from :data:`ERROR_STATUS`, retryable for the types the normal path retries
-      (overloaded, API, rate-limit, timeout errors), ``body`` = the ``ErrorResponse``;
+      (overloaded, API, rate-limit, timeout errors), ``body`` = the ``ErrorResponse``; an
+      ``errored`` result without an error object (or one without a message) says so and is
+      retryable (nothing says the request itself is wrong: send it again);
     - ``expired`` / ``canceled``: ``error_type`` ``"expired"`` / ``"canceled"``, no status,
       retryable (the request never ran; send it again).
     """
     kind = result.get("type")
     if kind == "errored":
-        outer = _obj(result.get("error"))
-        inner = _obj_or_none(outer.get("error")) or outer
+        outer = _obj_or_none(result.get("error"))
+        inner = (_obj_or_none(outer.get("error")) or outer) if outer is not None else {}
         etype = inner.get("type") if isinstance(inner.get("type"), str) else None
         message = inner.get("message") if isinstance(inner.get("message"), str) and inner.get("message") else None
+        if message is None:
+            what = "no error object" if outer is None else f"an error without a message ({outer})"
+            message = (
+                f"the batch request errored and the vendor sent {what} "
+                "(MessageBatchErroredResult.error); send it again, or through the normal loop to see its error"
+            )
         return ProviderError(
             API,
-            message or f"the batch request errored: {outer}",
+            message,
             status=ERROR_STATUS.get(etype or ""),
-            retryable=etype in _RETRYABLE_ERROR_TYPES,
-            error_type=etype,
+            retryable=etype in _RETRYABLE_ERROR_TYPES or etype is None,
+            error_type=etype or "errored",
             body=outer,
         )
     what = {
@@ -94,9 +107,51 @@ def item_error(result: dict[str, Any]) -> ProviderError:
     )
 
 
+def line_result(job_id: str, number: int, line: dict[str, Any]) -> BatchItemResult:
+    """One line of the results file (a ``MessageBatchIndividualResponse`` wire dict) →
+    :class:`BatchItemResult`: ``succeeded`` with a ``message`` object → its body (the codec
+    decodes it; a message without a ``content`` array is its
+    :class:`~toolwire.errors.ResponseDecodeError`); ``errored`` / ``expired`` / ``canceled`` →
+    :func:`item_error`; a line without a string ``custom_id``, without a ``result`` object, with a
+    result type the SDK does not declare or a ``succeeded`` result without its message →
+    :class:`~toolwire.errors.ResponseDecodeError` naming the line and the custom id."""
+    cid = line.get("custom_id")
+    where = f"batch {job_id}: line {number} of the results"
+    again = "the request is submitted again when asked again with the same journal"
+    if not isinstance(cid, str):
+        return BatchItemResult(
+            None, error=ResponseDecodeError(API, f"{where} has no string custom_id: {str(line)[:200]}", "/custom_id")
+        )
+    result = _obj_or_none(line.get("result"))
+    kind = None if result is None else result.get("type")
+    if result is None or kind not in RESULT_TYPES:
+        got = "no result object" if result is None else f"result type {kind!r}, not one of {', '.join(RESULT_TYPES)}"
+        return BatchItemResult(
+            cid,
+            error=ResponseDecodeError(
+                API, f"{where} (request {cid!r}) has {got} (MessageBatchResult); {again}", "/result/type"
+            ),
+        )
+    if kind == "succeeded":
+        message = result.get("message")
+        if not isinstance(message, dict):
+            return BatchItemResult(
+                cid,
+                error=ResponseDecodeError(
+                    API,
+                    f"{where} (request {cid!r}) succeeded without a message object (got {message!r}; "
+                    f"MessageBatchSucceededResult.message); {again}",
+                    "/result/message",
+                ),
+            )
+        return BatchItemResult(cid, body=message)
+    return BatchItemResult(cid, error=item_error(result))
+
+
 #: ``MessageBatch.processing_status`` values (SDK type ``MessageBatch``:
 #: ``Literal["in_progress", "canceling", "ended"]``).
 PROCESSING_STATUSES = ("in_progress", "canceling", "ended")
+RUNNING = ("in_progress", "canceling")
 
 
 def _batch_id(batch: Any, endpoint: str) -> str:
@@ -143,48 +198,44 @@ class AnthropicBatchAPI:
         return _batch_id(batch, "messages.batches.create")
 
     async def retrieve(self, job_id: str) -> BatchStatus:
-        """``messages.batches.retrieve(id)``: ``processing_status`` ``ended`` → ``"ended"``;
-        ``counts`` = ``request_counts`` (processing, succeeded, errored, canceled, expired)."""
+        """``messages.batches.retrieve(id)``: ``processing_status`` ``ended`` → ``"ended"``,
+        ``in_progress`` / ``canceling`` → ``"in_progress"``, anything else ``"unknown"`` (the core
+        then stops polling with :class:`~toolwire.batch.BatchStateUnknown`); ``counts`` =
+        ``request_counts`` (processing, succeeded, errored, canceled, expired)."""
         batch = await self._call(self.model.client.messages.batches.retrieve, job_id)
         _batch_id(batch, "messages.batches.retrieve")
-        if batch.processing_status not in PROCESSING_STATUSES:
-            # An unknown state would otherwise be polled as "still running" forever.
-            raise ResponseDecodeError(
-                API,
-                f"messages.batches.retrieve answered processing_status {batch.processing_status!r}, not one of "
-                f"{', '.join(PROCESSING_STATUSES)} (MessageBatch.processing_status)",
-                "/processing_status",
-            )
-        counts = batch.request_counts.to_dict() if batch.request_counts is not None else {}
+        vendor_status = str(batch.processing_status)
+        raw_counts = getattr(batch, "request_counts", None)
+        counts: dict[str, Any] = (
+            raw_counts.to_dict() if raw_counts is not None and hasattr(raw_counts, "to_dict") else {}
+        )
         return BatchStatus(
             job_id,
-            "ended" if batch.processing_status == "ended" else "in_progress",
-            str(batch.processing_status),
+            job_state(vendor_status, running=RUNNING, ended=("ended",)),
+            vendor_status,
             {k: int(v) for k, v in counts.items() if isinstance(v, int)},
+            known=PROCESSING_STATUSES,
+            state_field="MessageBatch.processing_status",
         )
 
     async def results(self, job_id: str, status: BatchStatus) -> list[BatchItemResult]:
-        """``messages.batches.results(id)``: each ``MessageBatchIndividualResponse`` as its wire dict
-        (``to_dict(mode="json")``: the keys the API sent); a ``succeeded`` result's ``message`` is the
-        body the codec decodes, any other result an :func:`item_error`."""
+        """``messages.batches.results(id)``: the JSONL the SDK streams (read from its decoder's
+        ``http_response`` line by line, so one line that is not JSON fails only its own request:
+        the SDK's decoder would raise on it and lose every other result); each line →
+        :func:`line_result`."""
         decoder = await self._call(self.model.client.messages.batches.results, job_id)
-        out: list[BatchItemResult] = []
         try:
-            async for entry in decoder:
-                d = entry.to_dict(mode="json")
-                result = _obj(d.get("result"))
-                cid = str(d.get("custom_id"))
-                if result.get("type") == "succeeded" and isinstance(result.get("message"), dict):
-                    out.append(BatchItemResult(cid, body=result["message"]))
-                else:
-                    out.append(BatchItemResult(cid, error=item_error(result)))
+            data = b"".join([chunk async for chunk in decoder.http_response.aiter_bytes()])
         except ProviderError:
             raise
         except Exception as exc:
             from .model import provider_error_from_sdk
 
             raise provider_error_from_sdk(exc) from exc
-        return out
+        finally:
+            await decoder.close()
+        lines, unreadable = jsonl_results(API, job_id, data)
+        return unreadable + [line_result(job_id, n, line) for n, line in lines]
 
     async def cancel(self, job_id: str) -> None:
         """``messages.batches.cancel(id)``."""

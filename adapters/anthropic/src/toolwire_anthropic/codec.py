@@ -1355,7 +1355,7 @@ class AnthropicCodec:
         err = error_in_body(API, body, ("content", "type"), _RETRYABLE_ERROR_TYPES)
         if err is not None:
             raise err
-        if "content" not in body:
+        if body.get("content") is None:  # missing or null: Message.content is a required array
             raise ResponseDecodeError(API, "the body has no content array: it is not a Messages response", "/content")
         message_id = _opt_str(body.get("id"), "/id")
         model = _opt_str(body.get("model"), "/model")

@@ -35,7 +35,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolwire.batch import BatchItem, BatchItemResult, BatchStatus
+from toolwire.batch import BatchItem, BatchItemResult, BatchStatus, job_state
 from toolwire.errors import ProviderError, ResponseDecodeError, ToolwireError
 from toolwire.transport import snippet
 
@@ -58,6 +58,19 @@ def _obj_or_none(value: Any) -> dict[str, Any] | None:
 
 #: ``metadata.state`` values after which nothing more will run.
 ENDED = frozenset({"BATCH_STATE_SUCCEEDED", "BATCH_STATE_FAILED", "BATCH_STATE_CANCELLED", "BATCH_STATE_EXPIRED"})
+#: ``metadata.state`` values of a job still running.
+RUNNING = frozenset({"BATCH_STATE_PENDING", "BATCH_STATE_RUNNING"})
+#: Every batch state the SDK maps (``google.genai._transformers.t_job_state``), in its order;
+#: ``BATCH_STATE_UNSPECIFIED`` (or no state at all) is not a state a job can be polled in.
+STATES = (
+    "BATCH_STATE_UNSPECIFIED",
+    "BATCH_STATE_PENDING",
+    "BATCH_STATE_RUNNING",
+    "BATCH_STATE_SUCCEEDED",
+    "BATCH_STATE_FAILED",
+    "BATCH_STATE_CANCELLED",
+    "BATCH_STATE_EXPIRED",
+)
 
 #: ``google.rpc.Code`` → (name, HTTP status), the mapping documented on each code in
 #: https://github.com/googleapis/googleapis/blob/master/google/rpc/code.proto: an errored batch
@@ -171,24 +184,63 @@ class GeminiBatchAPI:
                 retryable=True,
                 error_type=state,
             )
-        return BatchStatus(job_id, "ended" if state in ENDED else "in_progress", state, counts, error, data)
+        return BatchStatus(
+            job_id,
+            job_state(state, running=RUNNING, ended=ENDED),
+            state,
+            counts,
+            error,
+            data,
+            known=STATES[1:],
+            state_field="metadata.state",
+        )
 
     async def results(self, job_id: str, status: BatchStatus) -> list[BatchItemResult]:
         """The inline responses of the ended job (read from the operation :meth:`retrieve` got):
-        ``response`` → the body the codec decodes; ``error`` → :func:`status_error`."""
+        ``response`` → the body the codec decodes (one with neither candidates nor
+        promptFeedback is its :class:`~toolwire.errors.ResponseDecodeError`); ``error`` →
+        :func:`status_error`; an entry that is not an object, has no string ``metadata.key``, or
+        has neither a response object nor an error →
+        :class:`~toolwire.errors.ResponseDecodeError` naming its position (and key)."""
         meta = _obj(status.vendor.get("metadata"))
         output = _obj(meta.get("output"))
         box = _obj(output.get("inlinedResponses"))
+        entries = box.get("inlinedResponses") or []
+        where = f"batch {job_id}: metadata.output.inlinedResponses.inlinedResponses"
+        again = "the request is submitted again when asked again with the same journal"
+        if not isinstance(entries, list):
+            return [
+                BatchItemResult(
+                    None, error=ResponseDecodeError(API, f"{where} is not an array: {snippet(str(entries))}")
+                )
+            ]
         out: list[BatchItemResult] = []
-        for entry in box.get("inlinedResponses") or []:
-            if not isinstance(entry, dict):
-                continue
-            md = _obj(entry.get("metadata"))
-            cid = str(md.get("key"))
-            if isinstance(entry.get("response"), dict):
+        for i, entry in enumerate(entries):
+            md = _obj(entry.get("metadata")) if isinstance(entry, dict) else {}
+            cid = md.get("key")
+            if not isinstance(entry, dict) or not isinstance(cid, str):
+                problem = "is not an object" if not isinstance(entry, dict) else "has no string metadata.key"
+                out.append(
+                    BatchItemResult(
+                        None, error=ResponseDecodeError(API, f"{where}[{i}] {problem}: {snippet(str(entry))}", f"/{i}")
+                    )
+                )
+            elif isinstance(entry.get("response"), dict):
                 out.append(BatchItemResult(cid, body=entry["response"]))
+            elif entry.get("error") is not None:
+                out.append(BatchItemResult(cid, error=status_error(entry["error"])))
             else:
-                out.append(BatchItemResult(cid, error=status_error(entry.get("error") or {})))
+                out.append(
+                    BatchItemResult(
+                        cid,
+                        error=ResponseDecodeError(
+                            API,
+                            f"{where}[{i}] (request {cid!r}) has neither a response object nor an error "
+                            f"(InlinedResponse): {snippet(str(entry))}; {again}",
+                            f"/{i}",
+                        ),
+                    )
+                )
         return out
 
     async def cancel(self, job_id: str) -> None:

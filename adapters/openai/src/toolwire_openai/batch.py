@@ -28,8 +28,8 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolwire.batch import BatchItem, BatchItemResult, BatchStatus
-from toolwire.errors import ProviderError
+from toolwire.batch import BatchItem, BatchItemResult, BatchStatus, job_state, jsonl_results
+from toolwire.errors import ProviderError, ResponseDecodeError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .models import _OpenAIModel
@@ -51,6 +51,10 @@ ENDPOINTS = {"openai": "/v1/responses", "openai-chat": "/v1/chat/completions"}
 
 #: ``Batch.status`` values after which nothing more will run.
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
+#: ``Batch.status`` values of a job still running (``cancelling`` ends as ``cancelled``).
+RUNNING = frozenset({"validating", "in_progress", "finalizing", "cancelling"})
+#: Every ``Batch.status`` the SDK type declares (``openai.types.batch.Batch.status``), in its order.
+STATUSES = ("validating", "failed", "in_progress", "finalizing", "completed", "expired", "cancelling", "cancelled")
 
 #: The longest ``custom_id`` accepted (the guide: a unique string; 64 characters is what the
 #: Batch API documents for metadata keys and what the other vendors allow: kept portable).
@@ -80,11 +84,18 @@ def line_error(api: str, line: dict[str, Any]) -> ProviderError:
         )
     err = _obj(line.get("error"))
     code = err.get("code")
+    retryable = code in ("batch_expired", "batch_cancelled")
+    message = err.get("message") if isinstance(err.get("message"), str) and err.get("message") else None
+    if message is None:
+        what = f"error code {code!r}" if code is not None else "an error object without a code"
+        message = f"the batch request ended with {what} and no message (BatchError.message); " + (
+            "send it again" if retryable else "send it through the normal loop to see the vendor's error"
+        )
     return ProviderError(
         api,
-        str(err.get("message") or f"the batch request has no result: {line}"),
+        message,
         status=None,
-        retryable=code in ("batch_expired", "batch_cancelled"),
+        retryable=retryable,
         error_type=None if code is None else str(code),
         body=line,
     )
@@ -144,12 +155,24 @@ class OpenAIBatchAPI:
         ``errors.data`` messages as its error (not retryable: the file must change); ``expired``
         and ``cancelled`` batches an error for the requests they did not finish (retryable)."""
         batch = await self._call(self.model.client.batches.retrieve, job_id)
-        counts = batch.request_counts.to_dict() if batch.request_counts is not None else {}
-        status = str(batch.status)
+        if not isinstance(getattr(batch, "id", None), str):
+            raise ResponseDecodeError(
+                self.provider,
+                f"batches.retrieve({job_id!r}) answered something that is not a Batch: {str(batch)[:200]!r}",
+            )
+        raw_counts = getattr(batch, "request_counts", None)
+        counts: dict[str, Any] = (
+            raw_counts.to_dict() if raw_counts is not None and hasattr(raw_counts, "to_dict") else {}
+        )
+        status = str(getattr(batch, "status", None))
         error: ProviderError | None = None
         if status == "failed":
-            data = list(batch.errors.data or []) if batch.errors is not None else []
-            text = "; ".join(f"{e.code or 'error'}: {e.message}" for e in data) or "the batch failed"
+            errors = getattr(batch, "errors", None)
+            data = [e for e in (getattr(errors, "data", None) or []) if hasattr(e, "code")]
+            text = (
+                "; ".join(f"{e.code or 'error'}: {e.message}" for e in data)
+                or "the vendor gave no reason (Batch.errors is empty)"
+            )
             error = ProviderError(
                 self.provider,
                 f"the batch failed: {text}",
@@ -168,41 +191,73 @@ class OpenAIBatchAPI:
             )
         return BatchStatus(
             job_id,
-            "ended" if status in ENDED else "in_progress",
+            job_state(status, running=RUNNING, ended=ENDED),
             status,
             {k: int(v) for k, v in counts.items() if isinstance(v, int)},
             error,
             batch.to_dict(mode="json"),
+            known=STATUSES,
+            state_field="Batch.status",
         )
 
-    async def _lines(self, file_id: str | None) -> list[dict[str, Any]]:
-        if not file_id:
+    async def _file(self, job_id: str, file_id: Any, what: str) -> list[BatchItemResult]:
+        if not isinstance(file_id, str) or not file_id:
             return []
         content = await self._call(self.model.client.files.content, file_id)
-        out = []
-        for raw in content.text.splitlines():
-            if raw.strip():
-                try:
-                    line = json.loads(raw)
-                except ValueError:
-                    continue  # not a result line: the request it belonged to is reported missing
-                if isinstance(line, dict):
-                    out.append(line)
-        return out
+        lines, unreadable = jsonl_results(self.provider, job_id, content.content, what=f"{what} {file_id}")
+        return unreadable + [self.line_result(job_id, f"line {n} of the {what} {file_id}", line) for n, line in lines]
+
+    def line_result(self, job_id: str, where: str, line: dict[str, Any]) -> BatchItemResult:
+        """One result line (``{"custom_id", "response": {"status_code", "body"}, "error"}``) →
+        :class:`BatchItemResult`: a 2xx ``status_code`` with an object ``body`` gives that body
+        (the codec decodes it; an error object in it is the normal path's
+        :class:`ProviderError`); an error ``status_code`` or an ``error`` object a
+        :func:`line_error`; a line without a string ``custom_id``, a 2xx whose body is not an
+        object, or a line with neither a response nor an error a
+        :class:`~toolwire.errors.ResponseDecodeError` naming the line and the custom id."""
+        cid = line.get("custom_id")
+        if not isinstance(cid, str):
+            return BatchItemResult(
+                None,
+                error=ResponseDecodeError(
+                    self.provider, f"batch {job_id}: {where} has no string custom_id: {str(line)[:200]}", "/custom_id"
+                ),
+            )
+        again = "the request is submitted again when asked again with the same journal"
+        response = _obj_or_none(line.get("response"))
+        code = response.get("status_code") if response is not None else None
+        if isinstance(code, int) and not isinstance(code, bool) and 200 <= code < 300:
+            body = response.get("body") if response is not None else None
+            if isinstance(body, dict):
+                return BatchItemResult(cid, body=body)
+            got = f"a JSON {type(body).__name__}" if body is not None else "no body"
+            return BatchItemResult(
+                cid,
+                error=ResponseDecodeError(
+                    self.provider,
+                    f"batch {job_id}: {where} (request {cid!r}) has status_code {code} but {got}, "
+                    f"not a response object: {str(body)[:200]!r}; {again}",
+                    "/response/body",
+                ),
+            )
+        if (isinstance(code, int) and code >= 400) or isinstance(line.get("error"), dict):
+            return BatchItemResult(cid, error=line_error(self.provider, line))
+        return BatchItemResult(
+            cid,
+            error=ResponseDecodeError(
+                self.provider,
+                f"batch {job_id}: {where} (request {cid!r}) has neither a response with a status_code nor an "
+                f"error object: {str(line)[:200]}; {again}",
+                "/response",
+            ),
+        )
 
     async def results(self, job_id: str, status: BatchStatus) -> list[BatchItemResult]:
-        """The lines of ``output_file_id`` and ``error_file_id`` (``files.content``): a line whose
-        ``response.status_code`` is 200 gives its ``body``, any other a :func:`line_error`."""
-        files = [status.vendor.get("output_file_id"), status.vendor.get("error_file_id")]
-        out: list[BatchItemResult] = []
-        for line in [line for f in files for line in await self._lines(f)]:
-            cid = str(line.get("custom_id"))
-            response = _obj_or_none(line.get("response"))
-            if response is not None and response.get("status_code") == 200 and isinstance(response.get("body"), dict):
-                out.append(BatchItemResult(cid, body=response["body"]))
-            else:
-                out.append(BatchItemResult(cid, error=line_error(self.provider, line)))
-        return out
+        """The lines of ``output_file_id`` and ``error_file_id`` (``files.content``), each through
+        :meth:`line_result`; a line that is not JSON fails only the request whose custom id it
+        shows (:func:`toolwire.batch.jsonl_results`)."""
+        out = await self._file(job_id, status.vendor.get("output_file_id"), "output file")
+        return out + await self._file(job_id, status.vendor.get("error_file_id"), "error file")
 
     async def cancel(self, job_id: str) -> None:
         """``batches.cancel(id)``."""

@@ -22,8 +22,11 @@ again in a fresh copy (a new attempt), as on the other backends.
 Options (``backend_options`` / ``get_backend("batch", ...)``): ``poll_interval`` (seconds between
 polls, default 30), ``max_polls`` (stop after that many polls of an unfinished round: the
 experiment then raises :class:`toolwire.batch.BatchPending` and the next run of the same command
-collects the results; default: poll until done) and ``journal`` (another SQLite file for the
-jobs; default: the run store).
+collects the results; default: no count), ``max_wait`` (the same after that many seconds of
+polling a round; default :data:`toolwire.batch.DEFAULT_MAX_WAIT`, 25 hours) and ``journal``
+(another SQLite file for the jobs; default: the run store). A job in a state its vendor does not
+document stops the round the same way, with :class:`toolwire.batch.BatchStateUnknown` (the runs
+keep their checkpoints; the same command run later polls the job again).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...batch import BatchPending, BatchRounds
+from ...batch import DEFAULT_MAX_WAIT, BatchPending, BatchRounds, BatchStateUnknown, _check_polling
 from ...errors import RunLimitExceeded
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,12 +84,12 @@ class BatchBackend:
         *,
         poll_interval: float = 30.0,
         max_polls: int | None = None,
+        max_wait: float | None = DEFAULT_MAX_WAIT,
         journal: str | Path | None = None,
         concurrency: int | None = None,
     ) -> None:
         del concurrency  # every pending run is in every round (module docs)
-        self.poll_interval = float(poll_interval)
-        self.max_polls = None if max_polls is None else int(max_polls)
+        self.poll_interval, self.max_polls, self.max_wait = _check_polling(poll_interval, max_polls, max_wait)
         self.journal = journal
         #: rounds sent by the last :meth:`run`
         self.rounds = 0
@@ -97,7 +100,9 @@ class BatchBackend:
         waiting then keep their checkpoints and project copies for the next invocation)."""
         self._check_batch_modes(exp, runs)
         journal = self.journal if self.journal is not None else exp.store
-        async with BatchRounds(journal=journal, poll_interval=self.poll_interval, max_polls=self.max_polls) as rounds:
+        async with BatchRounds(
+            journal=journal, poll_interval=self.poll_interval, max_polls=self.max_polls, max_wait=self.max_wait
+        ) as rounds:
             outcomes = await rounds.gather(*(self._one(exp, run, recorder, rounds) for run in runs))
             self.rounds = rounds.rounds
         waiting = [o for o in outcomes if isinstance(o, BatchPending)]
@@ -106,10 +111,17 @@ class BatchBackend:
                 raise o
         if waiting:
             jobs = sorted({j for w in waiting for j in w.job_ids})
+            states = {j: s for w in waiting for j, s in w.states.items() if s}
+            shown = ", ".join(f"{j} ({states[j]})" if j in states else j for j in jobs)
+            odd = list(
+                dict.fromkeys(f"{w.job_id}: {w.vendor_status!r}" for w in waiting if isinstance(w, BatchStateUnknown))
+            )
+            why = f"; polling stopped on a state the vendor does not document ({', '.join(odd)})" if odd else ""
             raise BatchPending(
-                f"{len(waiting)} run(s) wait for batch job(s) {', '.join(jobs)}; run the same command again "
+                f"{len(waiting)} run(s) wait for batch job(s) {shown}{why}; run the same command again "
                 "to collect their results (nothing is submitted again)",
                 jobs,
+                states,
             )
 
     @staticmethod
