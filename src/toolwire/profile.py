@@ -415,11 +415,12 @@ def declaration_problems(declaration: Mapping[str, Any], sdk_type: Any) -> list[
         known = set(fields) | {f.alias for f in fields.values() if f.alias}
     else:
         known = set(getattr(sdk_type, "__required_keys__", ())) | set(getattr(sdk_type, "__optional_keys__", ()))
+    listed = model or hasattr(sdk_type, "__required_keys__")  # a type with no fields has none to set
     problems: list[str] = []
     for key in declaration:
-        if known and key not in known:
+        if listed and key not in known:
             close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else f"; its fields: {', '.join(sorted(known))}"
+            hint = f"; did you mean {close[0]!r}?" if close else f"; its fields: {', '.join(sorted(known)) or 'none'}"
             problems.append(f"unknown field {key!r}{hint}")
     try:  # as the vendor reads it: JSON; a TypedDict strictly (a number sent as text is an error),
         # a pydantic model by its own configuration (it parses its timestamps and enums from text)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Generic, ParamSpec, TypeVar, overload
 
@@ -281,7 +283,10 @@ class ProviderTool(Tool):
     ``vendor`` or ``type`` is not a string, ``settings`` is not a dict of JSON values, or it sets
     ``type``/``name``. Raises :class:`~toolwire.errors.ProviderToolUnsupported`
     when the vendor's installed adapter does not list ``type``; sending the tool to another
-    provider raises it too, before the request.
+    provider raises it too, before the request. Settings that do not fit the vendor SDK's type for
+    the declaration (an unknown field, a value of the wrong type, a required field missing:
+    :meth:`settings_problems`) are accepted here, reported by ``toolwire lint``, and refused with
+    :class:`~toolwire.errors.ConfigurationError` before a request with the tool is sent.
     """
 
     def __init__(
@@ -386,12 +391,50 @@ class ProviderTool(Tool):
             "taking the vendor's input, or set meta['deferred'] = True to answer its calls yourself."
         )
 
+    def settings_problems(self) -> list[str]:
+        """What is wrong with :attr:`settings` for the vendor, one sentence each: an unknown field
+        (with the closest field name: "did you mean ...?"), a value of the wrong type
+        (``"max_uses: Input should be a valid integer"``), a required field missing — checked
+        against the vendor SDK's type for the declaration by the adapter's profile
+        (``Profile.provider_tool_problems``). Empty when they fit, or when the vendor's adapter is
+        not installed. The one check behind both ``toolwire lint``'s ``provider-tool-settings``
+        rule and the refusal in :meth:`check_for`."""
+        import json
+
+        try:
+            text = json.dumps(self.settings, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            return [f"the settings are not JSON values: {exc}"]
+        return list(_provider_tool_problems(self.vendor, self.type, text))
+
+    def declaration_type(self) -> str:
+        """The vendor SDK's type for this tool's declaration (its profile's ``source``, e.g.
+        ``"anthropic.types.WebSearchTool20250305Param"``); ``""`` when the adapter is not installed."""
+        from .registry import cached_profile
+
+        prof = cached_profile(self.vendor)
+        info = dict(prof.provider_tools()).get(self.type) if prof is not None else None
+        return str(getattr(info, "source", "") or "")
+
     def check_for(self, provider: str) -> None:
         """Raise :class:`~toolwire.errors.ProviderToolUnsupported` unless ``provider`` is this
-        tool's vendor (called by the adapters before encoding a request)."""
+        tool's vendor, and :class:`~toolwire.errors.ConfigurationError` when its settings do not
+        fit the vendor SDK's declaration type (:meth:`settings_problems`: the message names the
+        tool, each field, what the type expects and the closest field name). Called by the adapters
+        before encoding a request, so neither is ever sent."""
+        from .errors import ConfigurationError, ProviderToolUnsupported
+
         if provider == self.vendor:
+            problems = [] if _SETTINGS_REVIEWED.get() else self.settings_problems()
+            if problems:
+                sdk_type = self.declaration_type()
+                shown = f" ({sdk_type})" if sdk_type else ""
+                raise ConfigurationError(
+                    f"provider tool {self.name!r} ({self.vendor} {self.type!r}): its settings do not fit the "
+                    f"vendor SDK's declaration type{shown}, so the request was not sent: {'; '.join(problems)}. "
+                    "Correct the settings to that type's field names and value types."
+                )
             return
-        from .errors import ProviderToolUnsupported
         from .registry import cached_profile
 
         prof = cached_profile(provider)
@@ -404,6 +447,36 @@ class ProviderTool(Tool):
             vendor=self.vendor,
             tool_type=self.type,
         )
+
+
+#: Set while ``toolwire lint`` reviews tools: it reports bad provider-tool settings itself
+#: (rule ``provider-tool-settings``), so translating such a tool for its other reviews does not raise.
+_SETTINGS_REVIEWED: ContextVar[bool] = ContextVar("toolwire_provider_tool_settings_reviewed", default=False)
+
+
+@contextmanager
+def provider_tool_settings_reviewed() -> Iterator[None]:
+    """Within this block :meth:`ProviderTool.check_for` does not refuse settings that do not fit
+    (``toolwire lint`` reports them as findings instead); everything else is checked as usual."""
+    token = _SETTINGS_REVIEWED.set(True)
+    try:
+        yield
+    finally:
+        _SETTINGS_REVIEWED.reset(token)
+
+
+@functools.lru_cache(maxsize=512)
+def _provider_tool_problems(vendor: str, tool_type: str, settings_json: str) -> tuple[str, ...]:
+    """``Profile.provider_tool_problems`` of ``vendor``, cached by the settings' JSON text (each
+    check builds a pydantic validator: done once per distinct declaration, not every request)."""
+    import json
+
+    from .registry import cached_profile
+
+    prof = cached_profile(vendor)
+    if prof is None:
+        return ()
+    return tuple(prof.provider_tool_problems(tool_type, json.loads(settings_json)))
 
 
 class _DaemonWorkers:

@@ -684,15 +684,11 @@ def _r_provider_tool_vendor(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
     "correct the settings to the vendor's field names and types (the message names the SDK's closest field)",
 )
 def _r_provider_tool_settings(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
-    from ..registry import cached_profile
-
     if not _is_provider_tool(tool):
         return
     vendor = getattr(tool, "vendor", "")
-    prof = cached_profile(vendor)
-    if prof is None:
-        return
-    for problem in prof.provider_tool_problems(getattr(tool, "type", ""), getattr(tool, "settings", {})):
+    # the same check that refuses the tool before a request is sent (ProviderTool.check_for)
+    for problem in tool.settings_problems():  # type: ignore[attr-defined]
         yield _f(
             "provider-tool-settings",
             tool.name,
@@ -960,6 +956,26 @@ def lint_tools(
 
     Returns a :class:`LintReport` whose findings are ordered by tool, then rule.
     """
+    from ..tools import provider_tool_settings_reviewed
+
+    # the provider-tool-settings rule reports bad settings; translating such a tool for the
+    # translation and token-cost reviews must not refuse it as a request would
+    with provider_tool_settings_reviewed():
+        return _lint_tools(
+            tools, providers, ambiguous_names=ambiguous_names, select=select, ignore=ignore, token_costs=token_costs
+        )
+
+
+def _lint_tools(
+    tools: Iterable[Tool],
+    providers: Sequence[str] | None = None,
+    *,
+    ambiguous_names: dict[str, str] | Iterable[str] | None = None,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    token_costs: bool = True,
+) -> LintReport:
+    """:func:`lint_tools` itself."""
     from .tokens import COST_PROVIDERS, tool_costs
 
     tools = [_bounded(t) for t in tools]  # texts past MAX_LINT_TEXT_CHARS are reviewed up to it

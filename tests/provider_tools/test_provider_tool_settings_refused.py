@@ -1,0 +1,132 @@
+"""Provider-tool settings that do not fit the vendor SDK's declaration type are refused before the
+request is sent, on every vendor, with the same check ``toolwire lint`` runs (one implementation):
+the message names the tool, the field, what the SDK type expects and the closest field name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import toolwire
+from toolwire import ProviderTool
+from toolwire.design.lint import lint_tools
+
+pytest.importorskip("anthropic")
+
+CASES: dict[str, tuple[str, ProviderTool, str]] = {
+    "anthropic-wrong-type": (
+        "anthropic:claude-sonnet-4-5",
+        ProviderTool("anthropic", "web_search_20250305", {"max_uses": "3"}),
+        "provider tool 'web_search' (anthropic 'web_search_20250305'): its settings do not fit the vendor SDK's "
+        "declaration type (anthropic.types.WebSearchTool20250305Param), so the request was not sent: max_uses: "
+        "Input should be a valid integer. Correct the settings to that type's field names and value types.",
+    ),
+    "anthropic-misspelt": (
+        "anthropic:claude-sonnet-4-5",
+        ProviderTool("anthropic", "web_search_20250305", {"allowed_domain": ["example.org"]}),
+        "provider tool 'web_search' (anthropic 'web_search_20250305'): its settings do not fit the vendor SDK's "
+        "declaration type (anthropic.types.WebSearchTool20250305Param), so the request was not sent: unknown "
+        "field 'allowed_domain'; did you mean 'allowed_domains'?. Correct the settings to that type's field "
+        "names and value types.",
+    ),
+    "openai-wrong-type": (
+        "openai:gpt-5-mini",
+        ProviderTool("openai", "file_search", {"vector_store_ids": "vs_1"}),
+        "provider tool 'file_search' (openai 'file_search'): its settings do not fit the vendor SDK's declaration "
+        "type (openai.types.responses.FileSearchToolParam), so the request was not sent: vector_store_ids: Input "
+        "should be a valid array. Correct the settings to that type's field names and value types.",
+    ),
+    "openai-enum": (
+        "openai:gpt-5-mini",
+        ProviderTool("openai", "web_search", {"search_context_size": "huge"}),
+        "provider tool 'web_search' (openai 'web_search'): its settings do not fit the vendor SDK's declaration "
+        "type (openai.types.responses.WebSearchToolParam), so the request was not sent: search_context_size: "
+        "Input should be 'low', 'medium' or 'high'. Correct the settings to that type's field names and value "
+        "types.",
+    ),
+    "gemini-wrong-type": (
+        "gemini:gemini-2.5-flash",
+        ProviderTool("gemini", "googleSearch", {"timeRangeFilter": 5}),
+        "provider tool 'googleSearch' (gemini 'googleSearch'): its settings do not fit the vendor SDK's "
+        "declaration type (google.genai.types.Tool.google_search), so the request was not sent: timeRangeFilter: "
+        "Input should be an object. Correct the settings to that type's field names and value types.",
+    ),
+    "gemini-no-fields": (
+        "gemini:gemini-2.5-flash",
+        ProviderTool("gemini", "codeExecution", {"timeout": 5}),
+        "provider tool 'codeExecution' (gemini 'codeExecution'): its settings do not fit the vendor SDK's "
+        "declaration type (google.genai.types.Tool.code_execution), so the request was not sent: unknown field "
+        "'timeout'; its fields: none. Correct the settings to that type's field names and value types.",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_settings_are_refused_before_sending(case: str, mock: Any) -> None:
+    spec, tool, message = CASES[case]
+    model, sent = mock(spec, [])
+    with pytest.raises(toolwire.ConfigurationError) as caught:
+        toolwire.run_sync(model, "Look it up.", tools=[tool])
+    assert str(caught.value) == message
+    assert sent == []  # nothing reached the vendor
+    # the same sentences as toolwire lint's provider-tool-settings findings
+    report = lint_tools([tool], [spec.partition(":")[0]])
+    found = [f.message.split(" — ")[0] for f in report.findings if f.rule == "provider-tool-settings"]
+    assert [f.partition(": ")[2] for f in found] == tool.settings_problems()
+    assert tool.settings_problems() and all(p in message for p in tool.settings_problems())
+
+
+def test_settings_changed_after_construction_are_checked_again(mock: Any) -> None:
+    answer = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": "Done."}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 2},
+    }
+    tool = ProviderTool("anthropic", "web_search_20250305", {"max_uses": 3})
+    model, sent = mock("anthropic:claude-sonnet-4-5", [answer])
+    assert toolwire.run_sync(model, "Search.", tools=[tool]).text == "Done."
+    assert sent[0]["tools"] == [{"type": "web_search_20250305", "name": "web_search", "max_uses": 3}]
+    tool.settings["max_uses"] = 2.5
+    with pytest.raises(toolwire.ConfigurationError, match=r"max_uses: Input should be a valid integer"):
+        toolwire.run_sync(model, "Search.", tools=[tool])
+    assert len(sent) == 1
+
+
+def test_lint_and_the_refusal_share_one_check(monkeypatch: pytest.MonkeyPatch, mock: Any) -> None:
+    """Changing the profile's check changes both what lint reports and what is refused."""
+    from toolwire import tools as tools_module
+    from toolwire.registry import cached_profile
+
+    prof = cached_profile("anthropic")
+    monkeypatch.setattr(type(prof), "provider_tool_problems", lambda self, t, s: ["sentinel: planted problem"])
+    tools_module._provider_tool_problems.cache_clear()
+    try:
+        tool = ProviderTool("anthropic", "web_search_20250305", {"max_uses": 3})
+        report = lint_tools([tool], ["anthropic"])
+        assert [f.message.split(" — ")[0] for f in report.findings if f.rule == "provider-tool-settings"] == [
+            "anthropic web_search_20250305: sentinel: planted problem"
+        ]
+        model, sent = mock("anthropic:claude-sonnet-4-5", [])
+        with pytest.raises(toolwire.ConfigurationError, match="sentinel: planted problem"):
+            toolwire.run_sync(model, "Search.", tools=[tool])
+        assert sent == []
+    finally:
+        tools_module._provider_tool_problems.cache_clear()
+
+
+def test_settings_that_fit_are_sent_unchanged_on_every_vendor(mock: Any) -> None:
+    tool = ProviderTool("gemini", "googleSearch")
+    answer = {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "Found."}]}, "finishReason": "STOP"}],
+        "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 1, "totalTokenCount": 6},
+    }
+    model, sent = mock("gemini:gemini-2.5-flash", [answer])
+    assert toolwire.run_sync(model, "Search.", tools=[tool]).text == "Found."
+    assert sent[0]["tools"] == [{"googleSearch": {}}]
+    assert tool.settings_problems() == []
