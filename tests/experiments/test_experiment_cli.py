@@ -134,3 +134,89 @@ def test_the_checker_fails_a_run_that_edited_the_data(tmp_path, monkeypatch):
     with RunStore(tmp_path / "out" / "small.sqlite") as db:
         (cell,) = scoreboard(db, "small")
     assert (cell.runs, cell.passed, cell.pass_rate) == (1, 0, 0)
+
+
+ERRS = """
+import toolwire
+from toolwire.testing.providers import ScriptedModel
+
+
+def refused(run):
+    def respond(request):
+        raise toolwire.ProviderError("anthropic", "invalid x-api-key", status=401, error_type="authentication_error")
+
+    return ScriptedModel("claude-sonnet-4-5", respond=respond)
+"""
+
+MIXED = f"""\
+name = "mixed"
+runs = 1
+store = "out/mixed.sqlite"
+models = [
+  {{ model = "scripted:claude-sonnet-4-5", factory = "errs:refused" }},
+  {{ model = "scripted:no-such-model-9", factory = "sensor_agent:scripted" }},
+]
+[task]
+prompt = "The report's mean is far too low; fix it."
+project = "toolwire.demo:DATA_DIR"
+checker = ["{{python}}", "{EXAMPLE / "check.py"}", "{{project}}"]
+[layers]
+byte-sizes = "sensor_layers:byte_sizes"
+"""
+
+
+def test_run_summarises_each_errored_run_and_report_tells_no_usage_from_no_price(tmp_path, capsys, monkeypatch):
+    """An errored run's error is printed by ``experiment run`` (run id, type, message, next step);
+    the report says "no usage (run errored)" for it and "no price for the model" for a model the
+    price data does not know, instead of "unpriced" for both."""
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "errs.py").write_text(ERRS)
+    spec = tmp_path / "mixed.toml"
+    spec.write_text(MIXED)
+    code, out, err = cli(capsys, "experiment", "run", str(spec), "--quiet")
+    assert code == 1
+    assert "2 runs done now, 0 finished before: 1 passed, 0 failed, 1 errors" in " ".join(out.split())
+    lines = err.splitlines()
+    start = lines.index("1 run ended in an error:")
+    assert lines[start + 1 : start + 4] == [
+        "  mixed/byte-sizes/scripted:claude-sonnet-4-5/0 (attempt 1): ProviderError: anthropic API error (HTTP "
+        "401, authentication_error): invalid x-api-key",
+        "    next: the vendor refused or failed the request: check the model id, the API key and the quota",
+        f"  then run them again: toolwire experiment run {spec} --retry-errors (finished runs are kept); each "
+        "error is in the run store's check_output column",
+    ]
+    code, out, err = cli(capsys, "experiment", "report", str(spec), "--no-chart", "--out", str(tmp_path / "rep"))
+    assert code == 0, err
+    rows = {
+        cells[1]: cells
+        for line in out.splitlines()
+        if "byte-sizes" in line
+        for cells in [[c.strip() for c in line.strip("│ ").split("│")]]
+    }
+    assert rows["scripted:claude-sonnet-4-5"][2:4] == ["1", "0/1 (0%)"]
+    assert rows["scripted:claude-sonnet-4-5"][-1] == "no usage (run errored)"
+    assert rows["scripted:no-such-model-9"][-1] == "no price for the model"
+    with RunStore(tmp_path / "out" / "mixed.sqlite") as db:
+        cells = {c.model: c for c in scoreboard(db, "mixed")}
+    assert (cells["scripted:claude-sonnet-4-5"].no_usage, cells["scripted:claude-sonnet-4-5"].unpriced) == (1, 0)
+    assert (cells["scripted:no-such-model-9"].no_usage, cells["scripted:no-such-model-9"].unpriced) == (0, 1)
+
+
+def test_the_cost_cell_lists_what_the_runs_without_a_cost_lack() -> None:
+    from decimal import Decimal
+    from types import SimpleNamespace
+
+    from toolwire.cli.experiment_cmd import _cost_cell
+
+    def cell(runs, no_usage, unpriced, median=None):
+        lo = hi = median
+        return SimpleNamespace(
+            runs=runs, no_usage=no_usage, unpriced=unpriced, cost_median=median, cost_min=lo, cost_max=hi
+        )
+
+    assert _cost_cell(cell(3, 0, 0, Decimal("0.0307"))) == "$0.0307 ($0.0307–$0.0307)"
+    assert _cost_cell(cell(3, 1, 0, Decimal("0.0307"))) == "$0.0307 ($0.0307–$0.0307); 1 run: no usage (run errored)"
+    assert _cost_cell(cell(3, 2, 1)) == "2 runs: no usage (run errored); 1 run: no price for the model"
+    assert _cost_cell(cell(2, 2, 0)) == "no usage (run errored)"
+    assert _cost_cell(cell(2, 0, 2)) == "no price for the model"

@@ -113,7 +113,7 @@ def test_token_costs_count_a_provider_tool_only_where_it_can_be_sent() -> None:
     search = ProviderTool("anthropic", "web_search_20250305", {"max_uses": 3})
     report = lint_tools([LOOKUP, search])
     costs = report.summary["token_cost"]
-    assert list(costs["anthropic"]["tools"]) == ["lookup", "web_search"]
+    assert list(costs["anthropic"]["tools"]) == ["lookup", "web_search (anthropic/web_search_20250305)"]
     for p in ("openai", "openai-chat", "gemini"):
         assert list(costs[p]["tools"]) == ["lookup"], p
     # the anthropic set cost, by the profile's estimate over the codec's own wire declarations
@@ -140,3 +140,37 @@ def test_cli_lints_provider_tools_in_a_module(capsys, tmp_path) -> None:
     assert info.value.code == 1
     assert "provider-tool-settings" in out and "did you mean 'max_uses'?" in out
     assert "Prompt caching (anthropic, setting cache=True): each later request reads" in out
+
+
+def test_two_vendors_tools_with_one_name_are_told_apart_in_the_token_table(capsys, tmp_path) -> None:
+    """Anthropic's and OpenAI's web search are both named "web_search": each row is labelled
+    (vendor/type) and carries only its own vendor's tokens."""
+    mod = tmp_path / "searches.py"
+    mod.write_text(
+        "from toolwire import ProviderTool\n"
+        "claude_search = ProviderTool('anthropic', 'web_search_20250305', {'max_uses': 3})\n"
+        "openai_search = ProviderTool('openai', 'web_search')\n"
+    )
+    report = lint_tools(
+        [ProviderTool("anthropic", "web_search_20250305", {"max_uses": 3}), ProviderTool("openai", "web_search")],
+        ["anthropic", "openai"],
+    )
+    costs = report.summary["token_cost"]
+    assert list(costs["anthropic"]["tools"]) == ["web_search (anthropic/web_search_20250305)"]
+    assert list(costs["openai"]["tools"]) == ["web_search (openai/web_search)"]
+    token_findings = sorted((f.provider, f.tool) for f in report.findings if f.rule == "token-cost")
+    assert token_findings == [("anthropic", "web_search"), ("openai", "web_search")]  # one each, not two each
+    with pytest.raises(SystemExit):
+        main(["lint", str(mod), "--provider", "anthropic", "--provider", "openai"])
+    out = capsys.readouterr().out
+    rows = {
+        line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
+        for line in out.splitlines()
+        if line.startswith("│") and "(" in line.split("│")[1]
+    }
+    a = str(costs["anthropic"]["tools"]["web_search (anthropic/web_search_20250305)"])
+    o = str(costs["openai"]["tools"]["web_search (openai/web_search)"])
+    assert rows == {
+        "web_search (anthropic/web_search_20250305)": [a, ""],
+        "web_search (openai/web_search)": ["", o],
+    }

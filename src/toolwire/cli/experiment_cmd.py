@@ -96,6 +96,8 @@ def run_command(
         options = {"concurrency": concurrency}
     err = _console(stderr=True)
     state: dict[str, Any] = {"passed": 0, "failed": 0, "errors": 0}
+    errored: list[Any] = []  # the records of the runs that ended in an error, in the order they ended
+    again = f"{spec}" + (f" --store {store}" if store else "") + (f" --backend {backend}" if backend != "local" else "")
     progress_bar: Any = None
     task: Any = None
 
@@ -113,6 +115,8 @@ def run_command(
             outcome = event.record.outcome
             key = {"pass": "passed", "fail": "failed"}.get(outcome, "errors")
             state[key] += 1
+            if outcome == "error":
+                errored.append(event.record)
             if progress_bar is not None and task is not None:
                 status = f"{state['passed']} passed · {state['failed']} failed · {state['errors']} errors"
                 progress_bar.update(task, advance=1, status=status)
@@ -148,13 +152,17 @@ def run_command(
             if progress_bar is not None:
                 progress_bar.stop()
     except KeyboardInterrupt:
+        _print_errored(err, errored, again)
         err.print("interrupted: the finished runs are recorded; run the same command again to do the rest")
         raise typer.Exit(130)
     except BatchPending as exc:
+        _print_errored(err, errored, again)
         err.print(str(exc), soft_wrap=True, markup=False)  # job ids stay whole, to be copied
         raise typer.Exit(75)
     except ConfigurationError as exc:
+        _print_errored(err, errored, again)
         fail(command, str(exc), 2)
+    _print_errored(err, errored, again)
     out = _console()
     out.print(
         f"{len(summary.records)} runs done now, {summary.skipped} finished before: "
@@ -163,6 +171,52 @@ def run_command(
     out.print(f"scoreboard: toolwire experiment report {spec}" + (f" --store {store}" if store else ""))
     if state["errors"]:
         raise typer.Exit(1)
+
+
+#: Most errored runs summarised by ``experiment run`` (the rest are counted; every error is in the store).
+ERRORS_SHOWN = 5
+#: Most characters of one error message shown.
+ERROR_CHARS = 300
+
+#: What to do about a run's error, by the error's type name (the run store keeps its message).
+_NEXT_STEP = {
+    "ProviderError": "the vendor refused or failed the request: check the model id, the API key and the quota",
+    "RequestRefused": "the request breaks a vendor rule (named above): change the tools or settings it names",
+    "ResponseDecodeError": "the vendor's answer could not be read",
+    "ConfigurationError": "fix the model's settings or the tools as the message says",
+    "AdapterNotInstalled": "install the adapter the message names",
+    "ProviderNotFound": "fix the provider name in the spec's models",
+    "ProviderToolUnsupported": "give this model only its own vendor's provider tools",
+    "ExperimentSpecError": "fix the spec field the message names",
+}
+
+
+def _print_errored(console: Any, records: list[Any], again: str) -> None:
+    """One short paragraph per errored run (at most :data:`ERRORS_SHOWN`): the run id, the error's
+    type and message, and what to do next."""
+    if not records:
+        return
+    console.print(f"{_plural(len(records), 'run')} ended in an error:", markup=False)
+    for record in records[:ERRORS_SHOWN]:
+        text = " ".join(str(record.error or "unknown error").split())
+        kind, sep, message = text.partition(": ")
+        if not sep or " " in kind:
+            kind, message = "error", text
+        if len(message) > ERROR_CHARS:
+            message = message[: ERROR_CHARS - 1] + "…"
+        step = _NEXT_STEP.get(kind, "fix the cause the message gives")
+        console.print(
+            f"  {record.run.run_id} (attempt {record.run.attempt}): {kind}: {message}", markup=False, soft_wrap=True
+        )
+        console.print(f"    next: {step}", markup=False, soft_wrap=True)
+    if len(records) > ERRORS_SHOWN:
+        console.print(f"  … and {_plural(len(records) - ERRORS_SHOWN, 'more errored run')}", markup=False)
+    console.print(
+        f"  then run them again: toolwire experiment run {again} --retry-errors (finished runs are kept); "
+        "each error is in the run store's check_output column",
+        markup=False,
+        soft_wrap=True,
+    )
 
 
 def _frac(value: Fraction | None, digits: int = 1) -> str:
@@ -190,6 +244,20 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, Decimal):
         return str(value)
     return value
+
+
+def _cost_cell(c: Any) -> str:
+    """The cost column: the priced runs' median (min–max), then the runs without a cost and why —
+    no usage (the run errored before any model answer) or no price (the price data lacks the model)."""
+    missing = [
+        (n, why) for n, why in ((c.no_usage, "no usage (run errored)"), (c.unpriced, "no price for the model")) if n
+    ]
+    if c.cost_median is None and len(missing) == 1:
+        return missing[0][1]  # every run of the cell lacks a cost for the same reason
+    notes = [f"{_plural(n, 'run')}: {why}" for n, why in missing]
+    if c.cost_median is None:
+        return "; ".join(notes) or "–"
+    return "; ".join([f"{_usd(c.cost_median)} ({_usd(c.cost_min)}–{_usd(c.cost_max)})", *notes])
 
 
 @experiment_app.command("report", short_help="Print the scoreboard; write the runs as CSV and the chart as PNG.")
@@ -269,7 +337,7 @@ def report_command(
             if c.input_tokens_median is None
             else f"{_tokens(c.input_tokens_median)} ({_tokens(c.input_tokens_min)}–{_tokens(c.input_tokens_max)})"
         )
-        cost = "unpriced" if c.cost_median is None else f"{_usd(c.cost_median)} ({_usd(c.cost_min)}–{_usd(c.cost_max)})"
+        cost = _cost_cell(c)
         runs = str(c.runs) + (f" (+{c.unfinished} unfinished)" if c.unfinished else "")
         table.add_row(
             c.layer, c.model, runs, rate, _frac(c.turns), _frac(c.tool_errors), _frac(c.output_tokens, 0), inputs, cost

@@ -160,8 +160,11 @@ def lint(
         provs = [p for p, c in costs.items() if "tools" in c]
         for p in provs:
             table.add_column(p + ("" if costs[p]["exact"] else " (est.)"), justify="right")
-        for t in tools:
-            table.add_row(_e(t.name), *[str(costs[p]["tools"].get(t.name, "")) for p in provs])
+        from ..design.tokens import tool_label
+
+        for t in tools:  # a vendor's own tool is labelled (vendor/type): two vendors' tools may share a name
+            label = tool_label(t)
+            table.add_row(_e(label), *[str(costs[p]["tools"].get(label, "")) for p in provs])
         table.add_row("[bold]whole set[/]", *[f"[bold]{costs[p]['tokens']}[/]" for p in provs])
         console.print(table)
     cache = report.summary.get("prompt_cache") or {}

@@ -721,11 +721,13 @@ def _r_duplicates(tools: Sequence[Tool], ctx: _Ctx) -> Iterable[Finding]:
     "shorten descriptions that repeat the schema, drop parameters the model never needs, split rarely used tools into another set",
 )
 def _r_token_cost(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    from .tokens import tool_label
+
     for provider, cost in ctx.token_costs.items():
         if isinstance(cost, str):
             continue
         per = {c.tool: c for c in cost.tools}
-        c = per.get(tool.name)
+        c = per.get(tool_label(tool))
         if c is not None:
             kind = "exact (o200k_base)" if c.exact else "estimate"
             yield _f(

@@ -88,8 +88,9 @@ def count_text(text: str) -> int:
 
 @dataclass
 class ToolCost:
-    """Per-turn tokens one tool definition costs: ``tool``, ``provider``, ``tokens``,
-    ``exact`` (the API publishes its tokenizer and rendering, and the profile uses them)."""
+    """Per-turn tokens one tool definition costs: ``tool`` (its :func:`tool_label`),
+    ``provider``, ``tokens``, ``exact`` (the API publishes its tokenizer and rendering, and the
+    profile uses them)."""
 
     tool: str
     provider: str
@@ -118,6 +119,16 @@ class SetCost:
             "method": self.method,
             "tools": {c.tool: c.tokens for c in self.tools},
         }
+
+
+def tool_label(tool: Tool) -> str:
+    """How a tool is named in token tables and the ``token_cost`` summary: its name, and for a
+    vendor's own tool (:class:`~toolwire.tools.ProviderTool`) also ``(vendor/type)``, e.g.
+    ``"web_search (anthropic/web_search_20250305)"`` — two vendors' tools may share a name."""
+    vendor, wire_type = getattr(tool, "vendor", None), getattr(tool, "type", None)
+    if isinstance(vendor, str) and isinstance(wire_type, str):
+        return f"{tool.name} ({vendor}/{wire_type})"
+    return tool.name
 
 
 def _as_tool(t: Tool | dict[str, Any]) -> Tool:
@@ -158,7 +169,9 @@ def tool_costs(tools: Iterable[Tool | dict[str, Any]], provider: str) -> SetCost
         return SetCost(provider, 0, 0, exact, method, [])
     total = int(prof.estimate_tokens(decls))
     fixed = max(0, 2 * int(prof.estimate_tokens(decls[:1])) - int(prof.estimate_tokens([decls[0], decls[0]])))
-    per = [ToolCost(t.name, provider, int(prof.estimate_tokens([d])) - fixed, exact) for t, d in zip(tools, decls)]
+    per = [
+        ToolCost(tool_label(t), provider, int(prof.estimate_tokens([d])) - fixed, exact) for t, d in zip(tools, decls)
+    ]
     return SetCost(provider, total, total - sum(c.tokens for c in per), exact, method, per)
 
 
@@ -198,7 +211,7 @@ def count_tool_tokens_live(
         return int(base), each, whole
 
     base, each, whole = _run(counts())
-    per = [ToolCost(t.name, provider, n - base, True) for t, n in zip(tools, each)]
+    per = [ToolCost(tool_label(t), provider, n - base, True) for t, n in zip(tools, each)]
     total = whole - base if tools else 0
     return SetCost(
         provider,

@@ -11,8 +11,10 @@ runs finished, how many passed, and what they cost.
   :func:`write_report` (both, beside each other).
 
 Only finished runs count (those with an outcome); runs still running or interrupted are counted
-in ``Cell.unfinished``. A run whose model the price data does not know has no cost: the cost
-columns then cover the priced runs only, and ``Cell.unpriced`` counts the others.
+in ``Cell.unfinished``. A run without a cost is one of two kinds: ``Cell.no_usage`` counts runs
+that got no model answer at all (they ended in an error before the first turn: nothing to price),
+``Cell.unpriced`` runs with answers whose cost is unknown (the price data does not know the model,
+or the vendor reported no usage). The cost columns cover the priced runs only.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class Cell:
     errors: int
     unfinished: int
     unpriced: int
+    no_usage: int
     turns: Fraction | None
     tool_errors: Fraction | None
     output_tokens: Fraction | None
@@ -190,7 +193,8 @@ def scoreboard(store: RunStore, experiment: str) -> list[Cell]:
                 passed=sum(1 for r in rs if r["outcome"] == "pass"),
                 errors=sum(1 for r in rs if r["outcome"] == "error"),
                 unfinished=unfinished.get(cell, 0),
-                unpriced=sum(1 for r in rs if r["cost_usd"] is None),
+                unpriced=sum(1 for r in rs if r["cost_usd"] is None and r["turns"]),
+                no_usage=sum(1 for r in rs if r["cost_usd"] is None and not r["turns"]),
                 turns=_mean([r["turns"] for r in rs]),
                 tool_errors=_mean([r["tool_errors"] for r in rs]),
                 output_tokens=_mean([r["output_tokens"] for r in rs]),
