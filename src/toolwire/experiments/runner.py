@@ -10,6 +10,9 @@ Every backend uses the same pieces, so every backend writes the same records:
 - :func:`build_tools` / :func:`build_model` — the layer's tools over that copy, the cell's model;
 - :func:`check_project` — the checker's verdict on the copy after the run;
 - :func:`make_record` — the :class:`RunRecord` (counts, tokens, cost, outcome) of a run state;
+- :func:`start_run`, :func:`record_failure`, :func:`finish_run` — a run's first record, its
+  record when it raised, and its checked record when it ended, written through a
+  :class:`~toolwire.experiments.backends.Recorder` (every backend records runs with these);
 - :func:`execute_run` — all of the above for one run through :func:`toolwire.run_stream`,
   reporting to a :class:`~toolwire.experiments.backends.Recorder` as it goes.
 """
@@ -44,12 +47,15 @@ __all__ = [
     "build_tools",
     "check_project",
     "execute_run",
+    "finish_run",
     "make_record",
     "open_store",
     "plan",
     "prepare_project",
     "project_path",
+    "record_failure",
     "run_experiment",
+    "start_run",
     "work_dir",
 ]
 
@@ -287,14 +293,16 @@ def make_record(
     check_output: str = "",
     wall_time: float = 0.0,
     error: str | None = None,
+    processing: str | None = None,
 ) -> RunRecord:
     """The :class:`RunRecord` of a run state: ``passed`` is the checker's verdict (``None`` with
     ``error`` for a run that raised). The cost is the run's priced total
-    (:attr:`toolwire.RunResult.cost`)."""
+    (:attr:`toolwire.RunResult.cost`; ``processing="batch"``: at the vendors' batch rate, see
+    :func:`toolwire.pricing.run_cost`)."""
     from ..pricing import run_cost
 
     usage = state.usage
-    cost = run_cost(state.to_result()).total if state.turns else None
+    cost = run_cost(state.to_result(), processing=processing).total if state.turns else None
     runs = state.tool_runs
     if error is not None or passed is None:
         outcome = "error"
@@ -323,6 +331,64 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def start_run(exp: Experiment, run: PendingRun, recorder: Recorder) -> tuple[Path, RunState]:
+    """Begin a fresh attempt of ``run``: a new project copy (:func:`prepare_project`) and the
+    run's initial :class:`~toolwire.runstate.RunState` (status ``running``), reported with
+    ``recorder.started``. Returns ``(project copy, state)``."""
+    from ..runstate import RunState
+
+    root = prepare_project(exp, run)
+    state = RunState(run.run_id, run.model, status="running")
+    recorder.started(run, state)
+    return root, state
+
+
+def record_failure(
+    run: PendingRun,
+    state: RunState,
+    recorder: Recorder,
+    exc: BaseException,
+    t0: float,
+    *,
+    processing: str | None = None,
+) -> RunRecord:
+    """Record a run that raised ``exc`` (a provider error, a broken factory or layer): a state
+    still ``running`` becomes ``failed`` with the error; the record has outcome ``error`` and
+    ``error="TypeName: message"``; ``t0``: the run's start (``time.monotonic()``). The turns and
+    tool calls it did stay in ``state``, so they are kept."""
+    if state.status == "running":
+        state.status, state.error = "failed", _describe(exc)
+    record = make_record(
+        run, state, passed=None, wall_time=time.monotonic() - t0, error=_describe(exc), processing=processing
+    )
+    recorder.finished(run, state, record)
+    return record
+
+
+async def finish_run(
+    exp: Experiment,
+    run: PendingRun,
+    state: RunState,
+    root: Path,
+    recorder: Recorder,
+    error: BaseException | None,
+    t0: float,
+    *,
+    processing: str | None = None,
+) -> RunRecord:
+    """Record a run that ended (``error``: the ``RunFinished`` event's, e.g. a limit): the
+    checker's verdict on ``root`` (:func:`check_project`; a run stopped by a limit is still
+    checked), the record, ``recorder.finished``. ``wall_time`` ends before the checker runs."""
+    wall = time.monotonic() - t0
+    if error is not None and not isinstance(error, RunLimitExceeded):  # pragma: no cover - defensive
+        record = make_record(run, state, passed=None, wall_time=wall, error=_describe(error), processing=processing)
+    else:
+        passed, output = await check_project(exp, root)
+        record = make_record(run, state, passed=passed, check_output=output, wall_time=wall, processing=processing)
+    recorder.finished(run, state, record)
+    return record
+
+
 async def execute_run(exp: Experiment, run: PendingRun, recorder: Recorder, *, keep_project: bool = False) -> RunRecord:
     """Do one run from scratch and report it: a fresh project copy, the layer's tools, the model,
     :func:`toolwire.run_stream` with a checkpoint after every finished tool call and turn, the
@@ -331,12 +397,9 @@ async def execute_run(exp: Experiment, run: PendingRun, recorder: Recorder, *, k
     ``KeyboardInterrupt``) propagates after the partial run is checkpointed, leaving its record
     without an outcome, so the next :func:`run_experiment` starts it again."""
     from ..loop import run_stream
-    from ..runstate import RunState
 
     t0 = time.monotonic()
-    root = prepare_project(exp, run)
-    state = RunState(run.run_id, run.model, status="running")
-    recorder.started(run, state)
+    root, state = start_run(exp, run, recorder)
     try:
         try:
             tools = build_tools(exp, run, root)
@@ -350,10 +413,7 @@ async def execute_run(exp: Experiment, run: PendingRun, recorder: Recorder, *, k
                 run_id=run.run_id,
             )
         except Exception as exc:
-            state.status, state.error = "failed", _describe(exc)
-            record = make_record(run, state, passed=None, wall_time=time.monotonic() - t0, error=state.error)
-            recorder.finished(run, state, record)
-            return record
+            return record_failure(run, state, recorder, exc, t0)
         state = stream.state
         error: BaseException | None = None
         try:
@@ -367,21 +427,8 @@ async def execute_run(exp: Experiment, run: PendingRun, recorder: Recorder, *, k
             recorder.checkpoint(run, stream.state)
             raise
         except Exception as exc:
-            state = stream.state
-            if state.status == "running":
-                state.status, state.error = "failed", _describe(exc)
-            record = make_record(run, state, passed=None, wall_time=time.monotonic() - t0, error=_describe(exc))
-            recorder.finished(run, state, record)
-            return record
-        wall = time.monotonic() - t0
-        state = stream.state
-        if error is not None and not isinstance(error, RunLimitExceeded):  # pragma: no cover - defensive
-            record = make_record(run, state, passed=None, wall_time=wall, error=_describe(error))
-        else:
-            passed, output = await check_project(exp, root)
-            record = make_record(run, state, passed=passed, check_output=output, wall_time=wall)
-        recorder.finished(run, state, record)
-        return record
+            return record_failure(run, stream.state, recorder, exc, t0)
+        return await finish_run(exp, run, stream.state, root, recorder, error, t0)
     finally:
         if not keep_project:
             shutil.rmtree(root, ignore_errors=True)

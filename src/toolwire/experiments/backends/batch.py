@@ -40,11 +40,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...batch import DEFAULT_MAX_WAIT, BatchPending, BatchRounds, BatchStateUnknown, _check_polling
-from ...errors import RunLimitExceeded
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...runstate import RunState
-    from ..runner import PendingRun, RunRecord
+    from ..runner import PendingRun
     from ..spec import Experiment
     from . import Recorder
 
@@ -55,10 +54,6 @@ def custom_key(run_id: str) -> str:
     """The batch key of a run: ``"r"`` and 24 hex digits of the SHA-256 of its run id (run ids
     hold ``/`` and ``:``, which custom ids may not); turn ``n`` of the run is ``"<key>-<n>"``."""
     return "r" + hashlib.sha256(run_id.encode("utf-8")).hexdigest()[:24]
-
-
-def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
 
 
 def _resumable(state: RunState) -> bool:
@@ -164,17 +159,14 @@ class BatchBackend:
 
     async def _one(self, exp: Experiment, run: PendingRun, recorder: Recorder, rounds: BatchRounds) -> Any:
         from ...loop import run_stream
-        from ...runstate import RunState
-        from ..runner import build_model, build_tools, check_project, make_record, prepare_project
+        from ..runner import build_model, build_tools, finish_run, record_failure, start_run
 
         t0 = time.monotonic()
         resume = self._resume_point(exp, run, recorder)
         if resume is not None:
             state, root = resume
         else:
-            root = prepare_project(exp, run)
-            state = RunState(run.run_id, run.model, status="running")
-            recorder.started(run, state)
+            root, state = start_run(exp, run, recorder)
         keep = False
         try:
             try:
@@ -194,10 +186,7 @@ class BatchBackend:
                         run_id=run.run_id,
                     )
             except Exception as exc:
-                state.status, state.error = "failed", _describe(exc)
-                record = make_record(run, state, passed=None, wall_time=time.monotonic() - t0, error=state.error)
-                recorder.finished(run, state, record)
-                return record
+                return record_failure(run, state, recorder, exc, t0, processing="batch")
             error: BaseException | None = None
             try:
                 async for event in stream:
@@ -215,35 +204,8 @@ class BatchBackend:
                 keep = True
                 raise
             except Exception as exc:
-                state = stream.state
-                if state.status == "running":
-                    state.status, state.error = "failed", _describe(exc)
-                record = self._priced(
-                    make_record(run, state, passed=None, wall_time=time.monotonic() - t0, error=_describe(exc)),
-                    state,
-                )
-                recorder.finished(run, state, record)
-                return record
-            state = stream.state
-            wall = time.monotonic() - t0
-            if error is not None and not isinstance(error, RunLimitExceeded):  # pragma: no cover - defensive
-                record = make_record(run, state, passed=None, wall_time=wall, error=_describe(error))
-            else:
-                passed, output = await check_project(exp, root)
-                record = make_record(run, state, passed=passed, check_output=output, wall_time=wall)
-            record = self._priced(record, state)
-            recorder.finished(run, state, record)
-            return record
+                return record_failure(run, stream.state, recorder, exc, t0, processing="batch")
+            return await finish_run(exp, run, stream.state, root, recorder, error, t0, processing="batch")
         finally:
             if not keep:
                 shutil.rmtree(root, ignore_errors=True)
-
-    @staticmethod
-    def _priced(record: RunRecord, state: RunState) -> RunRecord:
-        """``record`` with its cost at the batch rate (genai-prices' ``processing: batch`` prices)."""
-        from ...pricing import run_cost
-
-        if not state.turns:
-            return record
-        cost = run_cost(state.to_result(), processing="batch").total
-        return dataclasses.replace(record, cost_usd=cost.total_usd if cost.priced else None)
