@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
-from pathlib import Path
 from typing import Any, Callable
 
 import httpx2
@@ -19,61 +18,15 @@ import toolwire
 from toolwire import Message
 from toolwire.errors import ProviderError, ResponseDecodeError
 
+from .answers import APIS, text_answer
+
 pytest.importorskip("toolwire_anthropic")
 pytest.importorskip("toolwire_gemini")
 
-APIS = ["anthropic", "openai-chat", "openai", "gemini"]
 PROVIDER = {"anthropic": "anthropic", "openai-chat": "openai-chat", "openai": "openai", "gemini": "gemini"}
-ADAPTERS = Path(__file__).resolve().parents[2]
 
 
 # -- wire builders (the vendors' documented formats) ---------------------------------------------
-
-
-def ok_body(api: str, text: str = "hello") -> dict[str, Any]:
-    if api == "anthropic":
-        return {
-            "id": "msg_01A",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-x",
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": 3, "output_tokens": 2},
-        }
-    if api == "openai-chat":
-        return {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 1,
-            "model": "gpt-x",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
-        }
-    if api == "openai":
-        return {
-            "id": "resp_1",
-            "object": "response",
-            "created_at": 1,
-            "model": "gpt-x",
-            "status": "completed",
-            "output": [
-                {
-                    "type": "message",
-                    "id": "msg_1",
-                    "role": "assistant",
-                    "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}],
-                }
-            ],
-            "usage": {"input_tokens": 3, "output_tokens": 2, "total_tokens": 5},
-        }
-    return {
-        "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}],
-        "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 2, "totalTokenCount": 5},
-        "modelVersion": "gemini-x",
-    }
 
 
 def ok_events(api: str, text: str = "hello") -> list[tuple[str | None, dict[str, Any] | str]]:
@@ -110,7 +63,7 @@ def ok_events(api: str, text: str = "hello") -> list[tuple[str | None, dict[str,
             (None, "[DONE]"),
         ]
     if api == "openai":
-        resp = ok_body(api, text)
+        resp = text_answer(api, text)
         item = resp["output"][0]
         evs = [
             {"type": "response.created", "sequence_number": 0, "response": dict(resp, status="in_progress", output=[])},
@@ -119,7 +72,7 @@ def ok_events(api: str, text: str = "hello") -> list[tuple[str | None, dict[str,
             {"type": "response.completed", "response": resp, "sequence_number": 3},
         ]
         return [(e["type"], e) for e in evs]
-    return [(None, ok_body(api, text))]
+    return [(None, text_answer(api, text))]
 
 
 def sse_bytes(events: list[tuple[str | None, Any]]) -> bytes:
@@ -221,7 +174,7 @@ def test_the_quoted_start_of_the_body_is_at_most_200_characters(api):
 
 @apis
 def test_a_gzipped_json_body_is_decoded(api):
-    content = gzip.compress(json.dumps(ok_body(api, "zipped")).encode())
+    content = gzip.compress(json.dumps(text_answer(api, "zipped")).encode())
     model = make_model(
         api,
         lambda r: httpx2.Response(
@@ -237,7 +190,7 @@ def test_a_gzipped_json_body_is_decoded(api):
 
 @apis
 def test_invalid_utf8_in_a_body_is_refused_not_replaced(api):
-    good = json.dumps(ok_body(api, "AB")).encode()
+    good = json.dumps(text_answer(api, "AB")).encode()
     bad = good.replace(b"AB", b"A\xff")
     offset = bad.index(b"\xff")
     err = raises(
@@ -383,7 +336,7 @@ def test_an_empty_object_is_not_an_empty_answer(api):
 @apis
 def test_a_streamed_request_answered_with_one_json_body_keeps_the_answer(api):
     sent: list = []
-    model = make_model(api, lambda r: httpx2.Response(200, json=ok_body(api, "The answer is 42.")), True, sent)
+    model = make_model(api, lambda r: httpx2.Response(200, json=text_answer(api, "The answer is 42.")), True, sent)
     resp = send(model)
     assert (resp.text, resp.stop_reason, resp.usage.input_tokens, resp.usage.output_tokens) == (
         "The answer is 42.",
@@ -393,7 +346,9 @@ def test_a_streamed_request_answered_with_one_json_body_keeps_the_answer(api):
     )
     if api != "gemini":  # Gemini streams by URL (alt=sse), not by a body field
         assert sent[0]["stream"] is True
-    events = stream_events(make_model(api, lambda r: httpx2.Response(200, json=ok_body(api, "via send_stream")), True))
+    events = stream_events(
+        make_model(api, lambda r: httpx2.Response(200, json=text_answer(api, "via send_stream")), True)
+    )
     assert "".join(getattr(e, "text", "") for e in events if type(e).__name__ == "TextDelta") == "via send_stream"
     assert type(events[-1]).__name__ == "StopEvent" and events[-1].stop_reason == "end_turn"
 
@@ -413,7 +368,7 @@ def test_an_event_stream_without_content_type_is_recognised_by_its_first_bytes(a
 
 @apis
 def test_json_sent_as_text_plain_is_decoded(api):
-    content = json.dumps(ok_body(api, "plain")).encode()
+    content = json.dumps(text_answer(api, "plain")).encode()
     model = make_model(
         api, lambda r: httpx2.Response(200, content=content, headers={"content-type": "text/plain"}), False
     )
@@ -526,14 +481,14 @@ def test_count_tokens_maps_bad_answers_and_transport_exceptions(api):
 
 @pytest.mark.parametrize("choices", [[], None], ids=["empty", "null"])
 def test_adv10_a_chat_completion_without_choices_is_a_response_decode_error(choices):
-    body = ok_body("openai-chat")
+    body = text_answer("openai-chat")
     body["choices"] = choices
     err = raises("openai-chat", False, httpx2.Response(200, json=body), ResponseDecodeError)
     assert "the response has no choices" in str(err)
 
 
 def test_adv10_a_response_with_null_output_is_a_response_decode_error():
-    body = ok_body("openai")
+    body = text_answer("openai")
     body["output"] = None
     err = raises("openai", False, httpx2.Response(200, json=body), ResponseDecodeError)
     assert "no output array" in str(err)

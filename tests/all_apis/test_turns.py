@@ -13,57 +13,12 @@ from toolwire import Conversation, Message, TextPart, ToolCall, ToolResult
 from toolwire.turns import CUT_OFF, NOT_ANSWERED, answer_unanswered, settle_calls
 from toolwire.types import Response
 
+from .answers import APIS, text_answer
+
 httpx2 = pytest.importorskip("httpx2")
 pytest.importorskip("toolwire_anthropic")
 pytest.importorskip("toolwire_openai")
 pytest.importorskip("toolwire_gemini")
-
-APIS = ["anthropic", "openai-chat", "openai", "gemini"]
-
-
-def text_body(api: str, text: str = "done") -> dict[str, Any]:
-    if api == "anthropic":
-        return {
-            "id": "msg_1",
-            "type": "message",
-            "role": "assistant",
-            "model": "m-1",
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": 3, "output_tokens": 2},
-        }
-    if api == "openai-chat":
-        return {
-            "id": "c1",
-            "object": "chat.completion",
-            "created": 1,
-            "model": "m-1",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
-        }
-    if api == "openai":
-        return {
-            "id": "resp_1",
-            "object": "response",
-            "created_at": 1,
-            "model": "m-1",
-            "status": "completed",
-            "output": [
-                {
-                    "type": "message",
-                    "id": "msg_1",
-                    "role": "assistant",
-                    "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}],
-                }
-            ],
-            "usage": {"input_tokens": 3, "output_tokens": 2, "total_tokens": 5},
-        }
-    return {
-        "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}],
-        "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 2, "totalTokenCount": 5},
-    }
 
 
 def cut_off_body(api: str, args_text: str) -> dict[str, Any]:
@@ -173,7 +128,7 @@ def test_b_item4_cut_off_call_is_answered_and_never_run(api: str, args_text: str
         args_text = "{}"  # these APIs carry arguments as a JSON object: the blank form is {}
     RAN.clear()
     sent: list[dict[str, Any]] = []
-    m = make_model(api, [cut_off_body(api, args_text), text_body(api)], sent)
+    m = make_model(api, [cut_off_body(api, args_text), text_answer(api, "done")], sent)
     result = toolwire.run_sync(m, "weather?", tools=[get_weather], max_turns=3)
     assert RAN == []
     assert result.text == "done" and len(sent) == 2
@@ -194,7 +149,7 @@ def test_b_item4_unanswered_call_in_supplied_history_is_answered(api: str) -> No
         ]
     )
     sent: list[dict[str, Any]] = []
-    m = make_model(api, [text_body(api)], sent)
+    m = make_model(api, [text_answer(api, "done")], sent)
     result = toolwire.run_sync(m, conversation=history, tools=[get_weather])
     assert RAN == [] and result.text == "done"
     body = _texts(sent[0])
@@ -331,7 +286,7 @@ def failed_turn_body(api: str) -> dict[str, Any]:
 def test_b_item4_failed_turn_with_the_vendors_own_stop_reason(api: str) -> None:
     RAN.clear()
     sent: list[dict[str, Any]] = []
-    m = make_model(api, [failed_turn_body(api), text_body(api)], sent)
+    m = make_model(api, [failed_turn_body(api), text_answer(api, "done")], sent)
     result = toolwire.run_sync(m, "weather in Oslo?", tools=[get_weather], max_turns=3)
     assert RAN == []  # answered, never run
     first = result.turns[0]
