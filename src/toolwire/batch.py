@@ -49,7 +49,6 @@ import json
 import math
 import re
 import sqlite3
-import threading
 import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -369,8 +368,13 @@ class BatchJournal:
     """
 
     def __init__(self, path: str | Path = ":memory:", *, timeout: float = 30.0) -> None:
+        from .store import _Guarded, sqlite_error
+
         self.path = str(path)
-        self._lock = threading.Lock()
+        # sqlite3 errors (locked past ``timeout``, a damaged file) become RunStoreError naming the file
+        self._lock = _Guarded(self.path, "the batch journal", timeout)
+        if self.path != ":memory:" and Path(self.path).is_dir():
+            raise ConfigurationError(f"{self.path!r} is a folder, not a batch journal file; give a file path")
         try:
             self._conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
             if self.path != ":memory:":
@@ -378,8 +382,8 @@ class BatchJournal:
             for statement in _JOURNAL_SCHEMA.split(";"):
                 if statement.strip():
                     self._conn.execute(statement)
-        except sqlite3.DatabaseError as exc:
-            raise ConfigurationError(f"{self.path!r} cannot hold a batch journal: {exc}") from None
+        except sqlite3.Error as exc:
+            raise sqlite_error(self.path, exc, what="the batch journal", timeout=timeout) from None
 
     def close(self) -> None:
         with self._lock:

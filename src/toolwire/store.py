@@ -44,7 +44,9 @@ leaves the last complete checkpoint. Several processes may write one file (SQLit
 ``timeout`` seconds of waiting for a lock).
 
 Raises :class:`~toolwire.errors.ConfigurationError` for a file written by a newer schema, or
-one that is not a toolwire store.
+one that is not a toolwire store, and :class:`RunStoreError` (a ``ConfigurationError``) when
+SQLite fails on the file at any point — locked by another process past ``timeout``, damaged,
+not writable — naming the file and what to do, never a bare :mod:`sqlite3` error.
 """
 
 from __future__ import annotations
@@ -58,7 +60,69 @@ from typing import Any, Iterator, Mapping
 
 from .errors import ConfigurationError
 
-__all__ = ["EXPERIMENT_COLUMNS", "RunStore", "SCHEMA_VERSION", "StoredRun"]
+__all__ = ["EXPERIMENT_COLUMNS", "RunStore", "RunStoreError", "SCHEMA_VERSION", "StoredRun"]
+
+
+class RunStoreError(ConfigurationError):
+    """SQLite failed on a run store (or batch journal) file: ``path`` and ``reason`` (``locked``,
+    ``damaged``, ``not-sqlite``, ``unwritable`` or ``failed``). The message names the file, the
+    SQLite error and what to do."""
+
+    def __init__(self, message: str, *, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(message)
+
+
+def sqlite_error(
+    path: str | Path, exc: BaseException, *, what: str = "the run store", timeout: float = 30.0
+) -> RunStoreError:
+    """The :class:`RunStoreError` of an :mod:`sqlite3` error ``exc`` on the file ``path``."""
+    text = str(exc)
+    low = text.lower()
+    where = f"{what} {str(path)!r}"
+    if "locked" in low or "busy" in low:
+        reason = "locked"
+        message = (
+            f"{where} is locked by another process (waited {timeout:g} s; {text}): another `toolwire "
+            "experiment run` on the same file, or a program holding it open? Let it finish, or give another file"
+        )
+    elif "not a database" in low or "file is encrypted" in low:
+        reason = "not-sqlite"
+        message = f"{where} is not an SQLite file ({text}): give the path of a run store, or a new file name"
+    elif "malformed" in low or "corrupt" in low or isinstance(exc, sqlite3.DatabaseError) and "disk image" in low:
+        reason = "damaged"
+        message = (
+            f"{where} is damaged ({text}); restore it from a backup, or move it aside to start a new one "
+            "(`sqlite3 FILE .recover` may save its rows)"
+        )
+    elif any(w in low for w in ("readonly", "read-only", "unable to open", "disk i/o", "full", "permission")):
+        reason = "unwritable"
+        message = (
+            f"{where} cannot be opened or written ({text}): check that its folder exists, the permissions "
+            "and the free disk space"
+        )
+    else:
+        reason = "failed"
+        message = f"{where} failed: {type(exc).__name__}: {text}"
+    return RunStoreError(message, path=str(path), reason=reason)
+
+
+class _Guarded:
+    """A lock whose block turns :mod:`sqlite3` errors into :class:`RunStoreError` naming the file."""
+
+    def __init__(self, path: str | Path, what: str, timeout: float) -> None:
+        self._lock = threading.Lock()
+        self.path, self.what, self.timeout = path, what, timeout
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        self._lock.release()
+        if isinstance(exc, sqlite3.Error):
+            raise sqlite_error(self.path, exc, what=self.what, timeout=self.timeout) from exc
+
 
 #: The schema version this module writes (``PRAGMA user_version``).
 SCHEMA_VERSION = 2
@@ -195,21 +259,24 @@ class RunStore:
 
     def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
         self.path = Path(path)
-        self._lock = threading.Lock()
+        self._lock = _Guarded(self.path, "the run store", timeout)
         if self.path.is_dir():
             raise ConfigurationError(f"{str(path)!r} is a folder, not a run store file; give a file path")
         try:
             self._conn = sqlite3.connect(str(self.path), timeout=timeout, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as exc:
-            raise ConfigurationError(f"cannot open the run store {str(path)!r}: {exc}") from None
+            raise sqlite_error(path, exc, timeout=timeout) from None
         self._conn.row_factory = sqlite3.Row
         try:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._migrate()
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
             self._conn.close()
-            raise ConfigurationError(f"{str(path)!r} is not a toolwire run store: {exc}") from None
+            raise sqlite_error(path, exc, timeout=timeout) from None
+        except BaseException:
+            self._conn.close()
+            raise
 
     def _migrate(self) -> None:
         version = self._conn.execute("PRAGMA user_version").fetchone()[0]

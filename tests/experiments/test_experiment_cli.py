@@ -209,10 +209,16 @@ def test_the_cost_cell_lists_what_the_runs_without_a_cost_lack() -> None:
 
     from toolwire.cli.experiment_cmd import _cost_cell
 
-    def cell(runs, no_usage, unpriced, median=None):
+    def cell(runs, no_usage, unpriced, median=None, unreported=0):
         lo = hi = median
         return SimpleNamespace(
-            runs=runs, no_usage=no_usage, unpriced=unpriced, cost_median=median, cost_min=lo, cost_max=hi
+            runs=runs,
+            no_usage=no_usage,
+            usage_unreported=unreported,
+            unpriced=unpriced,
+            cost_median=median,
+            cost_min=lo,
+            cost_max=hi,
         )
 
     assert _cost_cell(cell(3, 0, 0, Decimal("0.0307"))) == "$0.0307 ($0.0307–$0.0307)"
@@ -220,3 +226,29 @@ def test_the_cost_cell_lists_what_the_runs_without_a_cost_lack() -> None:
     assert _cost_cell(cell(3, 2, 1)) == "2 runs: no usage (run errored); 1 run: no price for the model"
     assert _cost_cell(cell(2, 2, 0)) == "no usage (run errored)"
     assert _cost_cell(cell(2, 0, 2)) == "no price for the model"
+    assert _cost_cell(cell(2, 0, 0, unreported=2)) == "no usage reported"
+    assert _cost_cell(cell(3, 1, 1, unreported=1)) == (
+        "1 run: no usage (run errored); 1 run: no usage reported; 1 run: no price for the model"
+    )
+
+
+def test_a_damaged_or_foreign_store_exits_2_with_one_line_saying_what_to_do(tmp_path, capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    spec = tmp_path / "small.toml"
+    spec.write_text(SMALL.replace("runs = 2", "runs = 1"))
+    code, _, err = cli(capsys, "experiment", "run", str(spec), "--quiet")
+    assert code == 0, err
+    store = tmp_path / "out" / "small.sqlite"
+    data = store.read_bytes()
+    store.write_bytes(data[: len(data) // 2])
+    for args in (("run", str(spec), "--quiet"), ("report", str(spec), "--no-chart")):
+        code, out, err = cli(capsys, "experiment", *args)
+        text = " ".join(err.split())
+        assert code == 2, (args, err)
+        assert text == (
+            f"toolwire experiment {args[0]}: the run store '{store}' is damaged (database disk image is malformed); "
+            "restore it from a backup, or move it aside to start a new one (`sqlite3 FILE .recover` may save its rows)"
+        )
+    store.write_bytes(b"\x00" * 4096)
+    code, _, err = cli(capsys, "experiment", "run", str(spec), "--quiet")
+    assert code == 2 and "is not an SQLite file (file is not a database)" in " ".join(err.split())

@@ -198,3 +198,52 @@ def test_adv_a_layer_that_is_not_a_toolset_is_refused_at_spec_check(tmp_path, re
     with pytest.raises(ExperimentSpecError) as info:
         load_spec(path)
     assert info.value.field == "layers.a" and words in str(info.value)
+
+
+def _gone(pid: int, deadline: float = 30.0) -> bool:
+    """Whether process ``pid`` is gone (or a zombie), polled up to ``deadline`` seconds."""
+    import os
+    import time
+
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return True
+        time.sleep(0.05)
+    return False
+
+
+def _checker(tmp_path, script: str, timeout: float = 60) -> tuple[bool, str]:
+    from toolwire.experiments.runner import check_project_sync
+
+    base = GOOD.replace('checker = "true"', f'checker = ["sh", "-c", "{script}"]\nchecker_timeout = {timeout}')
+    return check_project_sync(load_spec(write(tmp_path, base)), tmp_path)
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="reads /proc")
+def test_adv_a_hanging_checker_is_stopped_with_every_process_it_started(tmp_path):
+    passed, output = _checker(tmp_path, "sleep 300 & echo $! > bg.pid; sleep 300", timeout=1)
+    assert (passed, output) == (False, "the checker ran past 1 s and was stopped (with every process it started)")
+    assert _gone(int((tmp_path / "bg.pid").read_text()))  # the background child did not outlive it
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="reads /proc")
+def test_adv_a_checker_leaving_a_process_behind_keeps_its_verdict_and_the_process_is_stopped(tmp_path):
+    passed, output = _checker(tmp_path, "sleep 300 & echo $! > bg.pid; echo checked")
+    assert passed
+    assert output == "checked\n(the checker left 1 process(es) running: sleep; they were stopped)"
+    assert _gone(int((tmp_path / "bg.pid").read_text()))
+
+
+def test_adv_a_checker_reading_stdin_gets_end_of_file_not_a_hang(tmp_path):
+    passed, output = _checker(tmp_path, "read line || echo no-input")
+    assert (passed, output) == (True, "no-input")

@@ -128,14 +128,14 @@ def test_a_newer_schema_or_a_foreign_file_is_refused(tmp_path):
         RunStore(foreign)
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"not sqlite at all" * 100)
-    with pytest.raises(ConfigurationError, match="is not a toolwire run store"):
+    with pytest.raises(ConfigurationError, match=r"is not an SQLite file \(file is not a database\)"):
         RunStore(junk)
     # adv: a folder given as the store is a configuration error naming it, not a raw sqlite3 error
     folder = tmp_path / "a-folder"
     folder.mkdir()
     with pytest.raises(ConfigurationError, match="a-folder' is a folder, not a run store file"):
         RunStore(folder)
-    with pytest.raises(ConfigurationError, match="cannot open the run store"):
+    with pytest.raises(ConfigurationError, match="cannot be opened or written .*check that its folder exists"):
         RunStore(tmp_path / "missing" / "deeper" / "s.sqlite")
 
 
@@ -161,3 +161,48 @@ def test_concurrent_saves_from_threads_and_two_connections(tmp_path):
     b.close()
     with RunStore(path) as c:
         json.loads(c.load("r-0-0"))
+
+
+def test_adv_a_store_locked_by_another_process_is_a_typed_error_naming_it(tmp_path):
+    """A writer holding the file past the timeout: a RunStoreError (reason "locked") naming the file
+    and what to do, never a bare sqlite3.OperationalError; what was saved before is kept."""
+    from toolwire.store import RunStoreError
+
+    path = tmp_path / "runs.sqlite"
+    result = finished_run()
+    with RunStore(path) as first:
+        first.save(result)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with RunStore(path, timeout=0.2) as store:
+            with pytest.raises(RunStoreError) as info:
+                store.save(result)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    err = info.value
+    assert isinstance(err, ConfigurationError) and (err.reason, err.path) == ("locked", str(path))
+    assert str(err).startswith(f"the run store {str(path)!r} is locked by another process (waited 0.2 s; ")
+    assert str(err).endswith("Let it finish, or give another file")
+    with RunStore(path) as store:
+        assert [r.run_id for r in store.runs()] == [result.run_id]  # nothing lost
+
+
+def test_adv_a_damaged_store_is_a_typed_error_saying_what_to_do(tmp_path):
+    from toolwire.store import RunStoreError
+
+    path = tmp_path / "runs.sqlite"
+    with RunStore(path) as store:
+        store.save(finished_run())
+    data = path.read_bytes()
+    damaged = tmp_path / "damaged.sqlite"
+    damaged.write_bytes(data[: len(data) // 2])  # cut in half: the header is fine, pages are missing
+    with pytest.raises(RunStoreError) as info:
+        with RunStore(damaged) as store:
+            store.runs()
+    assert info.value.reason == "damaged"
+    assert str(info.value) == (
+        f"the run store {str(damaged)!r} is damaged (database disk image is malformed); restore it from a "
+        "backup, or move it aside to start a new one (`sqlite3 FILE .recover` may save its rows)"
+    )

@@ -248,10 +248,14 @@ def _jsonable(value: Any) -> Any:
 
 def _cost_cell(c: Any) -> str:
     """The cost column: the priced runs' median (min–max), then the runs without a cost and why —
-    no usage (the run errored before any model answer) or no price (the price data lacks the model)."""
-    missing = [
-        (n, why) for n, why in ((c.no_usage, "no usage (run errored)"), (c.unpriced, "no price for the model")) if n
-    ]
+    no usage (the run errored before any model answer), no usage reported (its answers carried no
+    token counts), or no price (the price data lacks the model)."""
+    reasons = (
+        (c.no_usage, "no usage (run errored)"),
+        (c.usage_unreported, "no usage reported"),
+        (c.unpriced, "no price for the model"),
+    )
+    missing = [(n, why) for n, why in reasons if n]
     if c.cost_median is None and len(missing) == 1:
         return missing[0][1]  # every run of the cell lacks a cost for the same reason
     notes = [f"{_plural(n, 'run')}: {why}" for n, why in missing]

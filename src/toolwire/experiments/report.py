@@ -11,10 +11,11 @@ runs finished, how many passed, and what they cost.
   :func:`write_report` (both, beside each other).
 
 Only finished runs count (those with an outcome); runs still running or interrupted are counted
-in ``Cell.unfinished``. A run without a cost is one of two kinds: ``Cell.no_usage`` counts runs
+in ``Cell.unfinished``. A run without a cost is one of three kinds: ``Cell.no_usage`` counts runs
 that got no model answer at all (they ended in an error before the first turn: nothing to price),
-``Cell.unpriced`` runs with answers whose cost is unknown (the price data does not know the model,
-or the vendor reported no usage). The cost columns cover the priced runs only.
+``Cell.usage_unreported`` runs whose answers carried no token counts, ``Cell.unpriced`` runs with
+token counts the price data cannot price (it does not know the model). The cost columns cover the
+priced runs only.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ class Cell:
     unfinished: int
     unpriced: int
     no_usage: int
+    usage_unreported: int
     turns: Fraction | None
     tool_errors: Fraction | None
     output_tokens: Fraction | None
@@ -193,8 +195,11 @@ def scoreboard(store: RunStore, experiment: str) -> list[Cell]:
                 passed=sum(1 for r in rs if r["outcome"] == "pass"),
                 errors=sum(1 for r in rs if r["outcome"] == "error"),
                 unfinished=unfinished.get(cell, 0),
-                unpriced=sum(1 for r in rs if r["cost_usd"] is None and r["turns"]),
+                unpriced=sum(1 for r in rs if r["cost_usd"] is None and r["turns"] and r["input_tokens"] is not None),
                 no_usage=sum(1 for r in rs if r["cost_usd"] is None and not r["turns"]),
+                usage_unreported=sum(
+                    1 for r in rs if r["cost_usd"] is None and r["turns"] and r["input_tokens"] is None
+                ),
                 turns=_mean([r["turns"] for r in rs]),
                 tool_errors=_mean([r["tool_errors"] for r in rs]),
                 output_tokens=_mean([r["output_tokens"] for r in rs]),

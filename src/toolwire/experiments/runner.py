@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import re
 import shutil
-import subprocess
 import time
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -252,32 +251,34 @@ def check_project_sync(exp: Experiment, root: Path) -> tuple[bool, str]:
     """Run the checker in ``root``: ``(passed, output)``. Exit status 0 passes; another status,
     a checker that cannot start, or one running past ``checker_timeout`` fails. Its environment
     is the one tools get (:func:`toolwire.secrets.tool_environment`: no credentials) plus the
-    spec's ``checker_env`` names and ``TOOLWIRE_PROJECT``."""
+    spec's ``checker_env`` names and ``TOOLWIRE_PROJECT``.
+
+    It runs as the file tools' ``run_command`` runs a program: in a process group of its own,
+    stdin from ``/dev/null`` (a checker waiting for input gets end of file, not the terminal),
+    its output read as UTF-8 with replacement characters (bytes that are not UTF-8 still give a
+    verdict) keeping only the tail; on timeout the whole group is killed, and processes it left
+    running when it exited are killed too (the output says so), so no checker outlives its run."""
+    from ..design.files import _run_program
     from ..secrets import tool_environment
 
     argv = exp.checker_command(root)
     # the checker runs code the model may have written: no credentials in its environment
     env = tool_environment(exp.checker_env, extra={"TOOLWIRE_PROJECT": str(root)})
     try:
-        proc = subprocess.run(
-            argv,
-            cwd=root,
-            env=env,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",  # a checker printing bytes that are not UTF-8 still gives a verdict
-            timeout=exp.checker_timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return False, f"the checker ran past {exp.checker_timeout:g} s and was stopped"
+        run = _run_program(list(argv), cwd=root, timeout=exp.checker_timeout, env=env)
     except OSError as exc:
         return False, f"the checker {argv[0]!r} could not start: {exc.strerror or exc}"
-    out = (proc.stdout + proc.stderr).strip()
-    if proc.returncode != 0:
-        out = f"{out}\n(exit status {proc.returncode})".strip()
-    return proc.returncode == 0, _tail(out)
+    out = (run.stdout.tail + run.stderr.tail).strip()
+    notes = []
+    if run.timed_out:
+        notes.append(f"the checker ran past {exp.checker_timeout:g} s and was stopped (with every process it started)")
+    elif run.leftovers:
+        names = ", ".join(sorted({name for _, name in run.leftovers}))
+        notes.append(f"(the checker left {len(run.leftovers)} process(es) running: {names}; they were stopped)")
+    if run.returncode not in (0, None):
+        notes.append(f"(exit status {run.returncode})")
+    text = "\n".join([out, *notes]).strip()
+    return run.returncode == 0 and not run.timed_out, _tail(text)
 
 
 async def check_project(exp: Experiment, root: Path) -> tuple[bool, str]:
