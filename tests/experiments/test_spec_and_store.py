@@ -53,6 +53,16 @@ def test_a_good_spec_loads(tmp_path):
         ),
         (lambda s: s.replace('["scripted:claude-sonnet-4-5"]', '["claude"]'), "models[0]", "'provider:model-id'"),
         (
+            lambda s: s.replace('["scripted:claude-sonnet-4-5"]', '["scriptd:claude-sonnet-4-5"]'),
+            "models[0]",
+            "unknown provider 'scriptd' in 'scriptd:claude-sonnet-4-5'; did you mean 'scripted:claude-sonnet-4-5'?",
+        ),
+        (
+            lambda s: s.replace('["scripted:claude-sonnet-4-5"]', '[{ model = "nosuch:x" }]'),
+            "models[0].model",
+            "unknown provider 'nosuch' in 'nosuch:x'; known providers: ",
+        ),
+        (
             lambda s: s.replace(
                 '["scripted:claude-sonnet-4-5"]', '[{ model = "scripted:x", factory = "no_such_module:f" }]'
             ),

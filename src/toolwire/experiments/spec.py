@@ -362,6 +362,16 @@ def parse_spec(data: Mapping[str, Any], *, source: str = "<spec>", spec_dir: str
             )
         if entry.model in {e.model for e in models}:
             raise ExperimentSpecError(source, where, f"{entry.model!r} is listed twice")
+        if entry.factory is None:  # the provider must exist and be installed (a factory's label may be anything)
+            from ..errors import ProviderNotFound
+            from ..registry import _factory
+
+            try:
+                _factory(provider, shown=entry.model)
+            except ProviderNotFound as exc:
+                raise ExperimentSpecError(
+                    source, f"{where}.model" if isinstance(m, Mapping) else where, str(exc)
+                ) from None
         models.append(entry)
 
     total = runs * len(layers) * len(models)
