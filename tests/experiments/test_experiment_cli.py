@@ -252,3 +252,19 @@ def test_a_damaged_or_foreign_store_exits_2_with_one_line_saying_what_to_do(tmp_
     store.write_bytes(b"\x00" * 4096)
     code, _, err = cli(capsys, "experiment", "run", str(spec), "--quiet")
     assert code == 2 and "is not an SQLite file (file is not a database)" in " ".join(err.split())
+
+
+def test_report_out_that_cannot_be_written_exits_2_naming_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    spec = tmp_path / "small.toml"
+    spec.write_text(SMALL.replace("runs = 2", "runs = 1"))
+    assert cli(capsys, "experiment", "run", str(spec), "--quiet")[0] == 0
+    taken = tmp_path / "a-file"
+    taken.write_text("not a folder")
+    code, _, err = cli(capsys, "experiment", "report", str(spec), "--no-chart", "--out", str(taken))
+    assert code == 2
+    assert " ".join(err.split()) == (
+        f"toolwire experiment report: cannot write the report into '{taken}': {taken}: it is a file, not a "
+        "folder; give a folder you can write"
+    )
+    assert taken.read_text() == "not a folder"

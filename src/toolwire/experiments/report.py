@@ -299,13 +299,23 @@ class ReportFiles:
 
 
 def write_report(store: RunStore, experiment: str, out_dir: str | Path, *, chart: bool = True) -> ReportFiles:
-    """Write ``<experiment>.csv`` and (``chart``) ``<experiment>.png`` into ``out_dir``."""
+    """Write ``<experiment>.csv`` and (``chart``) ``<experiment>.png`` into ``out_dir`` (created
+    when missing). Raises :class:`~toolwire.errors.ConfigurationError` naming ``out_dir`` when it
+    cannot be written (a file, no permission, a full disk)."""
     rows = run_rows(store, experiment)
     out = Path(out_dir)
-    csv_path = write_csv(rows, out / f"{experiment}.csv")
-    png = (
-        write_chart(rows, out / f"{experiment}.png", title=f"{experiment}: input tokens per run (bar: median)")
-        if chart
-        else None
-    )
+    try:
+        if out.exists() and not out.is_dir():
+            raise NotADirectoryError(20, "it is a file, not a folder", str(out))
+        csv_path = write_csv(rows, out / f"{experiment}.csv")
+        png = (
+            write_chart(rows, out / f"{experiment}.png", title=f"{experiment}: input tokens per run (bar: median)")
+            if chart
+            else None
+        )
+    except OSError as exc:
+        where = exc.filename if exc.filename is not None else out
+        raise ConfigurationError(
+            f"cannot write the report into {str(out)!r}: {where}: {exc.strerror or exc}; give a folder you can write"
+        ) from None
     return ReportFiles(csv_path, png)
