@@ -315,6 +315,9 @@ def test_anthropic_unknown_processing_status_is_a_decode_error_not_polled_foreve
     fake = _AnthropicAnswering("status_weird")
     model = make_model("anthropic", fake)
     requests = {"q0": model.build_request([toolwire.Message.user("hi")])}
-    with pytest.raises(toolwire.ResponseDecodeError, match=r"batch msgbatch_001 reports MessageBatch.processing_status .weird., not one of the states"):
+    with pytest.raises(
+        toolwire.ResponseDecodeError,
+        match=r"batch msgbatch_001 reports MessageBatch.processing_status .weird., not one of the states",
+    ):
         asyncio.run(asyncio.wait_for(run_batch(model, requests, poll_interval=0), 30))
     assert fake.retrieves == 1
