@@ -670,7 +670,20 @@ async def run_batch(
                     out[cid] = decoded
         if fresh:
             job_id = await api.create(fresh)
-            book.record_job(job_id, api.provider, model.name, [(it.custom_id, digests[it.custom_id]) for it in fresh])
+            try:
+                book.record_job(
+                    job_id, api.provider, model.name, [(it.custom_id, digests[it.custom_id]) for it in fresh]
+                )
+            except ToolwireError as exc:  # the vendor has the job; without the record a restart submits it again
+                from .store import RunStoreError
+
+                raise RunStoreError(
+                    f"{exc}; batch {job_id} ({len(fresh)} request(s)) was submitted but could not be recorded: "
+                    f"cancel it (toolwire.batch.batch_api(model).cancel({job_id!r})) or collect it by hand, "
+                    "since asking again would submit its requests again",
+                    path=book.path,
+                    reason=getattr(exc, "reason", "failed"),
+                ) from exc
             waiting.setdefault(job_id, []).extend(it.custom_id for it in fresh)
         polls = 0
         started = time.monotonic()

@@ -170,7 +170,7 @@ def test_max_wait_stops_a_job_that_never_ends_and_names_it() -> None:
     assert err.job_ids == ["msgbatch_001"] and err.states == {"msgbatch_001": "in_progress"}
     assert "batch job(s) still running after " in str(err) and "s of polling (max_wait=0.05 s): " in str(err)
     assert "msgbatch_001 (in_progress); the journal is in memory" in str(err)
-    assert 2 <= fake.polls["msgbatch_001"]
+    assert fake.polls["msgbatch_001"] >= 1  # polled, then stopped by the wall-time bound (no count asserted)
 
 
 @pytest.mark.parametrize(
@@ -540,4 +540,32 @@ def test_a_results_line_nested_too_deeply_fails_only_its_request() -> None:
     assert isinstance(err, toolwire.ResponseDecodeError)
     assert err.detail.startswith(
         "batch msgbatch_001: line 1 of the results file (the result of request 'q1') is nested too deeply to read: "
+    )
+
+
+def test_a_job_the_journal_cannot_record_is_named_so_it_can_be_cancelled(tmp_path: Any) -> None:
+    import sqlite3
+
+    from toolwire.store import RunStoreError
+
+    path = tmp_path / "jobs.sqlite"
+    BatchJournal(path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        fake = FakeAnthropic()
+        model = make_model("anthropic", fake)
+        with BatchJournal(path, timeout=0.2) as book:
+            with pytest.raises(RunStoreError) as caught:
+                go(model, ask(model, "q0"), journal=book)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    err = caught.value
+    assert err.reason == "locked" and fake.creates == 1
+    assert str(err).startswith(f"the batch journal {str(path)!r} is locked by another process (waited 0.2 s; ")
+    assert str(err).endswith(
+        "; batch msgbatch_001 (1 request(s)) was submitted but could not be recorded: cancel it "
+        "(toolwire.batch.batch_api(model).cancel('msgbatch_001')) or collect it by hand, since asking again "
+        "would submit its requests again"
     )
