@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import textwrap
 
@@ -241,8 +242,8 @@ def _checker(tmp_path, script: str, timeout: float = 60) -> tuple[bool, str]:
 
 @pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="reads /proc")
 def test_adv_a_hanging_checker_is_stopped_with_every_process_it_started(tmp_path):
-    passed, output = _checker(tmp_path, "sleep 300 & echo $! > bg.pid; sleep 300", timeout=1)
-    assert (passed, output) == (False, "the checker ran past 1 s and was stopped (with every process it started)")
+    passed, output = _checker(tmp_path, "sleep 300 & echo $! > bg.pid; sleep 300", timeout=3)
+    assert (passed, output) == (False, "the checker ran past 3 s and was stopped (with every process it started)")
     assert _gone(int((tmp_path / "bg.pid").read_text()))  # the background child did not outlive it
 
 
@@ -250,7 +251,8 @@ def test_adv_a_hanging_checker_is_stopped_with_every_process_it_started(tmp_path
 def test_adv_a_checker_leaving_a_process_behind_keeps_its_verdict_and_the_process_is_stopped(tmp_path):
     passed, output = _checker(tmp_path, "sleep 300 & echo $! > bg.pid; echo checked")
     assert passed
-    assert output == "checked\n(the checker left 1 process(es) running: sleep; they were stopped)"
+    # the child is named after the shell until it execs sleep (on a loaded machine that can take a while)
+    assert re.fullmatch(r"checked\n\(the checker left 1 process\(es\) running: (sleep|sh); they were stopped\)", output)
     assert _gone(int((tmp_path / "bg.pid").read_text()))
 
 
