@@ -569,3 +569,49 @@ def test_a_job_the_journal_cannot_record_is_named_so_it_can_be_cancelled(tmp_pat
         "(toolwire.batch.batch_api(model).cancel('msgbatch_001')) or collect it by hand, since asking again "
         "would submit its requests again"
     )
+
+
+@pytest.mark.parametrize(
+    ("vendor", "change", "pointer", "detail"),
+    [
+        (
+            "openai-chat",
+            {"choices": None},
+            "/choices",
+            "batch batch_001, request 'q1': ",
+        ),
+        (
+            "openai",
+            {"output": None},
+            "/output",
+            "batch batch_001, request 'q1': ",
+        ),
+    ],
+)
+def test_openai_200_bodies_without_their_answer_are_decode_errors_naming_the_request(
+    vendor: str, change: dict[str, Any], pointer: str, detail: str
+) -> None:
+    fake = MangledOpenAI(
+        _replace("q1", lambda line: line | {"response": line["response"] | {"body": line["response"]["body"] | change}})
+    )
+    model = make_model(vendor, fake)
+    got = go(model, ask(model, "q0", "q1"))
+    assert isinstance(got["q0"], toolwire.Response)
+    err = got["q1"]
+    assert isinstance(err, toolwire.ResponseDecodeError) and err.pointer == pointer
+    assert err.detail.startswith(detail)
+    assert err.detail.endswith("; it is submitted again when asked again with the same journal")
+
+
+def test_openai_failed_batch_with_errors_missing_their_fields_says_so() -> None:
+    fake = FakeOpenAI()
+    fake.job_failure = {"status": "failed", "errors": {"object": "list", "data": [{"line": 1}]}}
+    model = make_model("openai", fake)
+    got = go(model, ask(model, "q0"))
+    err = got["q0"]
+    assert isinstance(err, toolwire.ProviderError) and not err.retryable
+    assert (err.message, err.error_type) == ("the batch failed: error: no message", "batch_failed")
+    fake = FakeOpenAI()
+    fake.job_failure = {"status": "failed", "errors": None}
+    got = go(make_model("openai", fake), ask(model, "q0"))
+    assert got["q0"].message == "the batch failed: the vendor gave no reason (Batch.errors is empty)"

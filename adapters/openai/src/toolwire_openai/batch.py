@@ -170,7 +170,7 @@ class OpenAIBatchAPI:
             errors = getattr(batch, "errors", None)
             data = [e for e in (getattr(errors, "data", None) or []) if hasattr(e, "code")]
             text = (
-                "; ".join(f"{e.code or 'error'}: {e.message}" for e in data)
+                "; ".join(f"{e.code or 'error'}: {e.message or 'no message'}" for e in data)
                 or "the vendor gave no reason (Batch.errors is empty)"
             )
             error = ProviderError(
