@@ -34,11 +34,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["AnthropicBatchAPI", "CUSTOM_ID_PATTERN", "ERROR_STATUS"]
 
 
-def _obj(value: Any) -> dict[str, Any]:
-    """``value`` when it is a JSON object, else an empty one."""
-    return value if isinstance(value, dict) else {}
-
-
 def _obj_or_none(value: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
