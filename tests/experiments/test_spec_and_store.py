@@ -259,3 +259,11 @@ def test_adv_a_checker_leaving_a_process_behind_keeps_its_verdict_and_the_proces
 def test_adv_a_checker_reading_stdin_gets_end_of_file_not_a_hang(tmp_path):
     passed, output = _checker(tmp_path, "read line || echo no-input")
     assert (passed, output) == (True, "no-input")
+
+
+def test_adv_a_spec_that_is_not_utf8_names_the_byte(tmp_path):
+    path = tmp_path / "spec.toml"
+    path.write_bytes(b'name = "t"\n\xff\xfe')
+    with pytest.raises(ExperimentSpecError) as info:
+        load_spec(path)
+    assert str(info.value) == f"{path}: not valid TOML: byte 11 is not UTF-8 (a TOML file is UTF-8 text)"

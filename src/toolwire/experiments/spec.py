@@ -416,6 +416,10 @@ def load_spec(path: str | Path, *, check: bool = True) -> Experiment:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ExperimentSpecError(source, "", f"cannot read the spec: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8 (https://toml.io/en/v1.0.0#spec)
+        raise ExperimentSpecError(
+            source, "", f"not valid TOML: byte {exc.start} is not UTF-8 (a TOML file is UTF-8 text)"
+        ) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
