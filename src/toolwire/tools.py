@@ -152,6 +152,11 @@ class Tool(Generic[P, R]):
 
         if not isinstance(blocking, bool):
             raise ToolDefinitionError(f"blocking must be True or False, got {type(blocking).__name__}")
+        if not blocking and (inspect.iscoroutinefunction(function) or inspect.isasyncgenfunction(function)):
+            raise ToolDefinitionError(
+                f"tool {name or getattr(function, '__name__', '?')!r}: blocking=False is for synchronous functions; "
+                "an async function already runs on the event loop. Remove blocking=False."
+            )
         desc = describe_function(function)
         return Tool(
             name or function.__name__,
@@ -650,7 +655,8 @@ def tool(
     lock waits, no ``asyncio.run``): it is then called directly on the event loop, which saves
     the hand-off to a thread (about 0.1-0.3 ms per call), but nothing else on that loop runs
     while it runs, calls of one response run one after another, and ``timeout`` cannot stop it.
-    Stored as ``meta["blocking"] = False``; ignored for async functions.
+    Stored as ``meta["blocking"] = False``. ``blocking=False`` on an ``async def`` raises
+    :class:`~toolwire.errors.ToolDefinitionError` (an async function already runs on the loop).
     """
 
     def wrap(fn: Callable[P, R]) -> Tool[P, R]:

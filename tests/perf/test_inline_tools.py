@@ -89,7 +89,7 @@ def test_keyboard_interrupt_in_a_non_blocking_tool_reaches_the_caller():
     assert toolwire.run_sync(ScriptedModel(responses=["ok"]), "go").text == "ok"
 
 
-def test_blocking_must_be_a_bool_and_is_ignored_for_async_functions():
+def test_blocking_must_be_a_bool_and_is_refused_for_async_functions():
     with pytest.raises(ToolDefinitionError, match="blocking"):
         toolwire.tool(where, blocking="no")  # type: ignore[arg-type]
 
@@ -97,7 +97,13 @@ def test_blocking_must_be_a_bool_and_is_ignored_for_async_functions():
         """Async."""
         return q
 
-    assert not toolwire.tool(later, blocking=False).runs_inline
+    with pytest.raises(ToolDefinitionError) as caught:
+        toolwire.tool(later, blocking=False)
+    assert str(caught.value) == (
+        "tool 'later': blocking=False is for synchronous functions; "
+        "an async function already runs on the event loop. Remove blocking=False."
+    )
+    assert not toolwire.tool(later).runs_inline
 
 
 def test_a_non_blocking_tool_still_gets_its_context():

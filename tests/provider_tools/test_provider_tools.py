@@ -341,6 +341,21 @@ def test_client_side_bash_and_text_editor_with_confined_paths(mock, tmp_path) ->
     assert json.dumps(sent[3]["messages"][-1]["content"][0]).count("is_error") == 1
 
 
+def test_confined_bash_and_shell_name_the_allowed_programs_when_refusing_one(tmp_path) -> None:
+    from toolwire_anthropic.client_tools import confined_bash
+    from toolwire_openai import confined_shell
+
+    from toolwire.errors import ToolError
+
+    bash = confined_bash(tmp_path, allowed_commands=["python", "ls"])
+    with pytest.raises(ToolError) as caught:
+        bash.function(command="cat notes.txt")
+    assert caught.value.message == "program 'cat' is not allowed here; the allowed programs are: python, ls"
+    shell = confined_shell(tmp_path, allowed_commands=["python", "ls"])
+    stderr = shell.function(action={"commands": ["cat notes.txt"]})["output"][0]["stderr"]
+    assert stderr.splitlines()[0] == "program 'cat' is not allowed here; the allowed programs are: python, ls"
+
+
 @pytest.mark.parametrize(
     "editor_type",
     sorted(t for t in toolwire.registry.profile("anthropic").provider_tools() if t.startswith("text_editor_")),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import importlib.util
 import json
 import sys
@@ -139,7 +140,19 @@ def _load_tools_unchecked(spec: str) -> list[Any]:
             )
     tools = [o if isinstance(o, Tool) else Tool.from_function(o) for o in objs]
     if not tools:
-        raise typer.BadParameter(f"{spec!r} defines no tools")
+        if attr:
+            raise typer.BadParameter(f"{spec!r} is an empty list of tools")
+        plain = [
+            name
+            for name, v in vars(module).items()
+            if inspect.isfunction(v) and v.__module__ == module.__name__ and not name.startswith("_")
+        ]
+        named = f"--tools {module_name}:{plain[0]}" if plain else f"--tools {module_name}:function_name"
+        raise typer.BadParameter(
+            f"{spec!r} defines no tools: only functions decorated with @toolwire.tool are found by the file "
+            f"or module name alone. Decorate them, or name one or a list of them ({named})"
+            + (f"; its functions: {', '.join(plain)}" if plain else "")
+        )
     return tools
 
 
@@ -429,7 +442,7 @@ def run_command(
     prompt: str = typer.Argument(..., help="The user's message."),
     model: Optional[str] = typer.Option(None, "--model", "-m", help="provider:model-id (default: $TOOLWIRE_MODEL)."),
     tools: Optional[str] = typer.Option(
-        None, "--tools", "-t", help="module, module:attr or file.py defining the tools."
+        None, "--tools", "-t", help="file.py or module (its @toolwire.tool functions), or file.py:name / module:name (a tool, a typed function or a list of them)."
     ),
     instructions: Optional[str] = typer.Option(None, "--instructions", "-i", help="System prompt."),
     max_turns: int = typer.Option(20, "--max-turns", help="Most model requests."),

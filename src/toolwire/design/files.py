@@ -701,6 +701,14 @@ class _Capture:
         )
 
 
+def not_allowed_message(program: str, allowed: list[str]) -> str:
+    """The one-line answer for a program outside ``allowed``, naming the allowed programs:
+    ``program 'cat' is not allowed here; the allowed programs are: python, ls`` (used by
+    ``run_command``, :func:`run_program` and every confined shell built on them)."""
+    names = ", ".join(allowed) if allowed else "(none)"
+    return f"program {program!r} is not allowed here; the allowed programs are: {names}"
+
+
 def _resolve_program(base: ConfinedRoot, command: list[str], allowed: list[str] | None) -> str:
     """The executable for ``command[0]``: on ``PATH``, an absolute path, or a path inside the
     root; ``python``/``python3`` fall back to the running interpreter. Raises :class:`ToolError`
@@ -716,7 +724,7 @@ def _resolve_program(base: ConfinedRoot, command: list[str], allowed: list[str] 
     if allowed is not None and prog not in allowed:
         guess = closest(prog, allowed)
         raise ToolError(
-            f"program {prog!r} is not allowed here",
+            not_allowed_message(prog, allowed),
             hint=(f"Did you mean {guess[0]!r}? " if guess else "") + "Use one of the allowed programs.",
             retryable=False,
             valid_values=allowed,

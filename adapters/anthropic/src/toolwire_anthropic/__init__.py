@@ -6,7 +6,7 @@
 - :class:`AnthropicModel`: the transport over the installed ``anthropic`` SDK, registered as the
   ``anthropic`` provider (``toolwire.model("anthropic:<model-id>")``);
 - :func:`confined_bash`, :func:`confined_text_editor`: Anthropic's bash and text editor tools
-  with the functions that answer their calls, confined to one directory; :func:`computer`: the
+  with the functions that answer their calls, rooted in one directory (bash confines its working directory and program, not the files a program opens); :func:`computer`: the
   computer toolset, answered by your function.
 
 The SDK is imported only when a request is sent.

@@ -4,9 +4,11 @@ The model knows these tools from training and calls them with Anthropic's input 
 (https://docs.claude.com/en/docs/agents-and-tools/tool-use/bash-tool and
 https://docs.claude.com/en/docs/agents-and-tools/tool-use/text-editor-tool). Your code runs them.
 :func:`confined_text_editor` and :func:`confined_bash` return :class:`toolwire.ProviderTool`
-objects whose functions work inside one directory: every path goes through
+objects rooted in one directory. Every path the text editor is given goes through
 :class:`toolwire.design.paths.ConfinedRoot`, so a path outside the root is an error result
-the model can act on, never a read or a write outside it.
+the model can act on, never a read or a write outside it. Bash confines only its working
+directory and which program starts: the program's arguments are passed on as given, and what an
+allowed program opens (``ls /etc``, ``python -c "open('/etc/hostname')"``) is not confined.
 """
 
 from __future__ import annotations
@@ -127,6 +129,11 @@ def confined_bash(
     (``allowed_commands``, ``timeout`` in seconds, a clean environment without credentials,
     background processes stopped). Pipes, redirection and variables are not available; a
     ``restart`` input is answered as done, since nothing persists between commands.
+
+    Confined: the working directory (``root``) and the program (``allowed_commands``; any other
+    is answered with an error listing the allowed ones). Not confined: the arguments, which are
+    passed on as given, and the files an allowed program opens itself (``ls /etc`` lists
+    ``/etc``), so allow only programs you would let read anything this process can.
     """
     run = _by_name(root, allowed_commands=allowed_commands, command_timeout=timeout)["run_command"]
 

@@ -12,7 +12,7 @@ hooks, limits and run events, and encodes the result as the output item the API 
 The factories here return :class:`toolwire.ProviderTool` objects with the function that answers:
 
 - :func:`confined_shell` (``shell``) and :func:`confined_local_shell` (``local_shell``) run the
-  commands as programs inside one directory, without a shell and without credentials;
+  commands as programs started in one directory (what a program opens is not confined), without a shell and without credentials;
 - :func:`confined_apply_patch` (``apply_patch``) applies the V4A diffs inside one directory;
 - :func:`computer` (``computer`` / ``computer_use_preview``) calls your function with each
   action and sends back the screenshot it returns;
@@ -94,6 +94,10 @@ def confined_shell(
     has exit code 127 and the reason on stderr), each cut to its last ``max_output_length``
     characters when the call sets it. Raises :class:`~toolwire.errors.ToolDefinitionError` when
     ``root`` is not a directory.
+
+    Confined: the working directory (``root``) and the program (``allowed_commands``). Not
+    confined: the arguments, passed on as given, and the files an allowed program opens itself
+    (``ls /etc`` lists ``/etc``).
     """
     from toolwire.design.files import run_program
     from toolwire.design.paths import ConfinedRoot
@@ -163,7 +167,8 @@ def confined_local_shell(
     ``NODE_OPTIONS``, ...);
     ``user`` is ignored (the program runs as this process's user). The answer is
     ``local_shell_call_output`` whose ``output`` is the JSON text ``{"output": stdout and stderr,
-    "metadata": {"exit_code": n, "duration_seconds": s, "timed_out": bool}}``.
+    "metadata": {"exit_code": n, "duration_seconds": s, "timed_out": bool}}``. Confined: the
+    working directory and the program; not the arguments or the files an allowed program opens.
     """
     from toolwire.design.files import run_program
     from toolwire.design.paths import ConfinedRoot

@@ -1,0 +1,54 @@
+"""``toolwire run --tools``: a file of plain (undecorated) functions is refused with the fix in the
+message, and ``file.py:name`` turns a named plain function into a tool, as ``tools=[fn]`` does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+PLAIN = '''
+def get_weather(city: str) -> str:
+    """The weather in a city."""
+    return f"sunny in {city}"
+
+
+def _helper() -> None:
+    pass
+'''
+
+
+def _run(args: list[str]):
+    from toolwire.cli import app, run_cmd  # noqa: F401  (run_cmd registers the command)
+
+    return CliRunner().invoke(app, ["run", "--model", "test", *args])
+
+
+def test_a_file_of_plain_functions_is_refused_with_how_to_name_them(tmp_path: Path) -> None:
+    path = tmp_path / "tools.py"
+    path.write_text(PLAIN)
+    import typer
+
+    from toolwire.cli.run_cmd import _load_tools_unchecked
+
+    res = _run(["--tools", str(path), "Weather?"])
+    assert res.exit_code == 2
+    assert "defines no tools" in res.output
+    try:
+        _load_tools_unchecked(str(path))
+    except typer.BadParameter as exc:
+        said = str(exc)
+    else:
+        raise AssertionError("a file of plain functions was accepted")
+    assert said == (
+        f"'{path}' defines no tools: only functions decorated with @toolwire.tool are found by the file or module "
+        f"name alone. Decorate them, or name one or a list of them (--tools {path}:get_weather); "
+        "its functions: get_weather"
+    )
+
+def test_a_named_plain_function_runs_as_a_tool(tmp_path: Path) -> None:
+    path = tmp_path / "tools.py"
+    path.write_text(PLAIN)
+    res = _run(["--tools", f"{path}:get_weather", "Weather?"])
+    assert res.exit_code == 0, res.output
+    assert "get_weather: sunny in " in res.output
