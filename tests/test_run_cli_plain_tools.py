@@ -46,6 +46,7 @@ def test_a_file_of_plain_functions_is_refused_with_how_to_name_them(tmp_path: Pa
         "its functions: get_weather"
     )
 
+
 def test_a_named_plain_function_runs_as_a_tool(tmp_path: Path) -> None:
     path = tmp_path / "tools.py"
     path.write_text(PLAIN)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import importlib
-import inspect
 import importlib.util
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -442,7 +442,10 @@ def run_command(
     prompt: str = typer.Argument(..., help="The user's message."),
     model: Optional[str] = typer.Option(None, "--model", "-m", help="provider:model-id (default: $TOOLWIRE_MODEL)."),
     tools: Optional[str] = typer.Option(
-        None, "--tools", "-t", help="file.py or module (its @toolwire.tool functions), or file.py:name / module:name (a tool, a typed function or a list of them)."
+        None,
+        "--tools",
+        "-t",
+        help="file.py or module (its @toolwire.tool functions), or file.py:name / module:name (a tool, a typed function or a list of them).",
     ),
     instructions: Optional[str] = typer.Option(None, "--instructions", "-i", help="System prompt."),
     max_turns: int = typer.Option(20, "--max-turns", help="Most model requests."),
