@@ -25,12 +25,14 @@ import dataclasses
 import functools
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from json import dumps as _json_dumps
+from json import loads as _json_loads
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypedDict, Union, cast, runtime_checkable
 
 from .errors import ConfigurationError, UnsupportedToolChoice
 from .stream import StopEvent, StreamAssembler, StreamEvent
 from .tools import Tool
-from .types import Message, ProviderToolPart, Response
+from .types import Message, ProviderToolPart, Response, ToolCall, ToolResult
 
 if TYPE_CHECKING:  # pragma: no cover
     from .profile import Profile, RequestReport
@@ -39,6 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "COMMON_SETTINGS",
     "Codec",
+    "DeclarationMemo",
     "Model",
     "ModelRequest",
     "NamedToolChoice",
@@ -115,6 +118,7 @@ class ModelRequest:
     - ``settings``: request fields without a canonical home, by vendor wire name (each adapter
       documents its map, e.g. Anthropic ``metadata``, OpenAI ``store``); ``encode_request``
       copies them into the body and ``decode_request`` fills them.
+    - ``conversation``: set by the loop (see the field's comment); leave it ``None``.
     """
 
     model: str
@@ -128,6 +132,12 @@ class ModelRequest:
     stream: bool = False
     thinking: dict[str, Any] | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    #: Set by the loop: one object per run, the same on every request of the run, while the
+    #: conversation only grows (no message already sent is changed, replaced or removed). The
+    #: adapter then encodes and checks only what is new since the run's previous request; any
+    #: other change (another object, a different history) is encoded and checked whole.
+    #: ``None`` (the default): every request is encoded and checked whole.
+    conversation: object | None = field(default=None, repr=False, compare=False)
 
     def tool(self, name: str) -> Tool[..., Any] | None:
         for t in self.tools:
@@ -190,6 +200,104 @@ def report_dropped_provider_tool_parts(request: ModelRequest, report: RequestRep
                     call_id=p.call_id,
                     lossy=True,
                 )
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of a JSON-ready value (dicts, lists, strings, numbers, booleans, ``None``),
+    made by a JSON round trip (several times faster than :func:`copy.deepcopy` for such values);
+    a value JSON cannot take (a tuple, a set, an object) is copied with :func:`copy.deepcopy`."""
+    try:
+        return _json_loads(_json_dumps(value, ensure_ascii=False, allow_nan=True))
+    except (TypeError, ValueError):
+        import copy
+
+        return copy.deepcopy(value)
+
+
+def _exact_copier(value: Any) -> Any:
+    """:func:`json_copy` when a JSON round trip gives ``value`` back exactly (no tuple turned into
+    a list, no non-string key turned into a string), else :func:`copy.deepcopy`."""
+    try:
+        copied = json_copy(value)
+        if copied == value and _same_types(copied, value):
+            return json_copy
+    except Exception:
+        pass
+    import copy
+
+    return copy.deepcopy
+
+
+def _same_types(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return all(type(k) is str for k in b) and all(_same_types(a[k], b[k]) for k in b)
+    if isinstance(a, list):
+        return all(_same_types(x, y) for x, y in zip(a, b))
+    return True
+
+
+#: Tool fields a declaration cannot depend on (the function run and the design kit's notes).
+_NOT_DECLARED = frozenset({"function", "arguments_model", "meta"})
+
+
+def _tool_state(tool: Tool) -> dict[str, Any]:
+    return {k: v for k, v in vars(tool).items() if k not in _NOT_DECLARED}
+
+
+class DeclarationMemo:
+    """What a codec's ``translate_tool`` gave for each tool, reused while the tool is unchanged.
+
+    ``memo.declaration(tool, translate)`` returns ``translate(tool)[0]`` — a fresh copy each
+    time, so the caller and the preflight repairs may change it — computing it only when this
+    tool object was not seen before or any field a declaration can depend on (every field but
+    ``function``, ``arguments_model`` and ``meta``) differs from the copy kept when it was
+    computed: a tool changed in place (a new description, an edited input schema) is noticed.
+    Holds at most :attr:`size` tools (the least recently computed are forgotten). Exceptions of
+    ``translate`` propagate and nothing is kept."""
+
+    size = 256
+
+    __slots__ = ("_memo",)
+
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple[Any, dict[str, Any], Any, Any]] = {}
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:  # copied or pickled empty: it is only a cache
+        return (DeclarationMemo, ())
+
+    @staticmethod
+    def of(codec: Any) -> DeclarationMemo:
+        """The memo kept on ``codec`` (made on first use)."""
+        memo = codec.__dict__.get("_declaration_memo")
+        if memo is None:
+            memo = codec.__dict__["_declaration_memo"] = DeclarationMemo()
+        return memo
+
+    def declaration(self, tool: Tool, translate: Any) -> dict[str, Any]:
+        key = id(tool)
+        hit = self._memo.get(key)
+        if hit is not None and hit[0] is tool:
+            try:
+                same = hit[1] == _tool_state(tool)
+            except Exception:  # a field whose == raises: compute again
+                same = False
+            if same:
+                return hit[3](hit[2])
+        decl = translate(tool)[0]
+        try:
+            state = _tool_state(tool)
+            copier = _exact_copier(decl)
+            kept = (tool, _exact_copier(state)(state), copier(decl), copier)
+        except Exception:  # a field that cannot be copied: not memoised
+            return decl
+        memo = self._memo
+        memo.pop(key, None)
+        if len(memo) >= self.size:
+            memo.pop(next(iter(memo)))
+        memo[key] = kept
+        return decl
 
 
 #: Settings every adapter honours (see :class:`Model`). ``extra_body`` (and its older spelling
@@ -334,20 +442,25 @@ class Model(abc.ABC):
             return dataclasses.replace(request, stream=True)
         return request
 
-    def _preflight(self, request: ModelRequest) -> tuple[dict[str, Any], RequestReport]:
+    def _preflight(self, request: ModelRequest, *, incremental: bool = False) -> tuple[dict[str, Any], RequestReport]:
         from .profile import PreflightState, preflight
         from .turns import answer_request, report_unanswered
 
         codec = self.codec
         if codec is None:
             raise NotImplementedError(f"{type(self).__name__} has no codec to encode with")
+        profile = self.profile
+        concatenates = getattr(codec, "concatenates_history", None) if incremental else None
+        if request.conversation is not None and callable(concatenates) and concatenates(request):
+            key = profile.messages_key
+            if key is not None:
+                return _Histories.of(self).preflight(self, codec, profile, key, request)
         # a tool call the history leaves unanswered is answered "not run" (the same on every API)
         request, answered = answer_request(request)
         body = codec.encode_request(request)
         state = vars(self).get("_preflight_state")
         if state is None:
             state = vars(self)["_preflight_state"] = PreflightState()
-        profile = self.profile
         body, report = preflight(profile, body, state=state)
         if answered:
             report_unanswered(report, answered, f"/{profile.messages_key}" if profile.messages_key else "")
@@ -449,6 +562,239 @@ class Model(abc.ABC):
         """Release HTTP clients the model created (not ones the user passed in)."""
 
 
+def _dropped_parts(messages: Iterable[Message], api: str, offset: int) -> list[tuple[Any, ...]]:
+    """The arguments of :func:`report_dropped_provider_tool_parts`'s changes for ``messages``
+    (numbered from ``offset``), to add again on every later request of the conversation."""
+    out: list[tuple[Any, ...]] = []
+    for i, m in enumerate(messages, offset):
+        for j, p in enumerate(m.parts):
+            if isinstance(p, ProviderToolPart) and p.provider != api and p.kind != "metadata":
+                what = f"{p.vendor_type} block" + (f" ({p.summary})" if p.summary else "")
+                out.append(
+                    (
+                        "provider-tool.dropped",
+                        f"/messages/{i}/parts/{j}",
+                        f"the {p.provider} {what} was left out: a provider tool's blocks go back only to "
+                        f"the provider that produced them (the text the model wrote from them is kept)",
+                        p.name,
+                        p.call_id,
+                    )
+                )
+    return out
+
+
+def _links(messages: Iterable[Message]) -> tuple[set[Any], set[Any], set[Any]]:
+    """The call ids, the result ids and every other id linking parts (provider tool parts) of
+    ``messages``."""
+    calls: set[Any] = set()
+    results: set[Any] = set()
+    other: set[Any] = set()
+    for m in messages:
+        for p in m.parts:
+            if isinstance(p, ToolCall):
+                calls.add(p.id)
+            elif isinstance(p, ToolResult):
+                results.add(p.tool_call_id)
+            elif isinstance(p, ProviderToolPart) and p.call_id is not None:
+                other.add(p.call_id)
+    return calls, results, other
+
+
+class _History:
+    """One conversation's last request as encoded (see :class:`_Histories`)."""
+
+    __slots__ = ("owner", "ctx", "messages", "wire", "lead", "ids", "top", "dropped", "state")
+
+    def __init__(self) -> None:
+        self.owner: Any = None  # weak reference to ModelRequest.conversation
+        self.ctx: Any = None
+        self.messages: list[Message] = []
+        self.wire: list[Any] = []  # the encoded conversation (before repairs), never changed
+        self.lead = 0  # entries the codec puts first whatever the messages (a system message)
+        self.ids: set[Any] = set()
+        self.top: dict[str, Any] | None = None  # the body's other fields as encoded
+        self.dropped: list[tuple[Any, ...]] = []
+        from .profile import PreflightState
+
+        self.state = PreflightState()
+
+
+def _context(request: ModelRequest) -> list[Any]:
+    """What the encoding of a conversation entry may depend on besides the messages (compared
+    with ``==`` against a copy: a setting changed in place is noticed)."""
+    return [
+        request.model,
+        request.instructions,
+        [[type(t).__name__, t.name] for t in request.tools],
+        request.tool_choice,
+        request.parallel_tool_calls,
+        request.max_tokens,
+        request.temperature,
+        request.stream,
+        request.thinking,
+        request.settings,
+    ]
+
+
+class _Histories:
+    """Incremental encoding of the conversations a model sends (``ModelRequest.conversation``).
+
+    For a codec whose ``concatenates_history(request)`` is true — its encoded conversation of messages
+    ``P + T`` is the encoding of ``P`` followed by that of ``T`` whenever ``P`` is *closed* (every
+    tool call in ``P`` answered in ``P``), ``T`` shares no tool call or result id with ``P``, the
+    role changes between ``P``'s last message and ``T``'s first, and the request's other fields
+    are the same — a request that extends the conversation's previous request (the same message
+    objects first) is encoded as the previous entries (the very same dicts, never changed) plus
+    the encoding of the new messages alone (the codec's optional ``history_lead(request)`` says
+    how many entries it puts first whatever the messages, such as a system message; its optional
+    ``history_boundary(last, first)`` whether two such entries would be joined). Anything else
+    is encoded whole. The preflight then
+    checks and repairs only the new entries (:func:`toolwire.profile.preflight` with
+    ``pristine=True``). The result is the body and report a whole encode gives, byte for byte."""
+
+    size = 8
+
+    __slots__ = ("_by_owner",)
+
+    def __init__(self) -> None:
+        self._by_owner: dict[int, _History] = {}
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:  # copied or pickled empty: it is only a cache
+        return (_Histories, ())
+
+    @staticmethod
+    def of(model: Model) -> _Histories:
+        h = vars(model).get("_histories")
+        if h is None:
+            h = vars(model)["_histories"] = _Histories()
+        return h
+
+    def preflight(
+        self, model: Model, codec: Any, profile: Profile, key: str, request: ModelRequest
+    ) -> tuple[dict[str, Any], RequestReport]:
+        from .profile import preflight
+        from .turns import report_unanswered
+
+        owner = request.conversation
+        hist = self._by_owner.get(id(owner))
+        if hist is not None and hist.owner() is not owner:
+            hist = None
+        ctx = _context(request)
+        plan = None
+        if hist is not None and self._extends(hist, ctx, request.messages):
+            plan = self._tail(hist, codec, profile, key, request)
+        if hist is None or plan is None:
+            hist = _History()
+            plan = self._whole(hist, codec, profile, key, request, owner, ctx)
+        body, answered, closed, ids, dropped, ctx, top = plan
+        wire = body.get(key)
+        sent, report = preflight(profile, body, state=hist.state, pristine=isinstance(wire, list))
+        if answered:
+            report_unanswered(report, answered, f"/{key}")
+        for change in dropped:
+            report.add(change[0], change[1], change[2], tool=change[3], call_id=change[4], lossy=True)
+        # remember this request for the next one of the conversation (only once it passed)
+        by = self._by_owner
+        by.pop(id(owner), None)
+        if closed and isinstance(wire, list):
+            hist.ctx, hist.top = ctx, top
+            hist.messages = list(request.messages)
+            hist.wire = wire
+            hist.ids = ids
+            hist.dropped = dropped
+            if len(by) >= self.size:
+                by.pop(next(iter(by)))
+            by[id(owner)] = hist
+        return sent, report
+
+    @staticmethod
+    def _tail(hist: _History, codec: Any, profile: Profile, key: str, request: ModelRequest) -> tuple[Any, ...] | None:
+        """The plan of a request that extends ``hist``'s (the new messages encoded alone), or
+        ``None`` when the cut between the old and the new messages is not clean."""
+        from .turns import answer_request
+
+        n = len(hist.messages)
+        tail = request.messages[n:]
+        calls, results, other = _links(tail)
+        if tail and hist.messages and tail[0].role == hist.messages[-1].role:
+            return None
+        if not (hist.ids.isdisjoint(calls) and hist.ids.isdisjoint(results) and hist.ids.isdisjoint(other)):
+            return None
+        answered_tail, answered = answer_request(dataclasses.replace(request, messages=tail, conversation=None))
+        tbody = codec.encode_request(answered_tail)
+        twire = tbody.get(key)
+        lead = hist.lead
+        if not isinstance(twire, list) or len(twire) < lead or twire[:lead] != hist.wire[:lead]:
+            return None
+        if {k: v for k, v in tbody.items() if k != key} != hist.top:
+            return None
+        new = twire[lead:]
+        boundary = getattr(codec, "history_boundary", None)
+        if new and len(hist.wire) > lead and callable(boundary) and boundary(hist.wire[-1], new[0]):
+            return None
+        body = dict(tbody)
+        body[key] = hist.wire + new
+        closed = not answered and calls <= results
+        dropped = hist.dropped + _dropped_parts(answered_tail.messages, profile.api, n)
+        ids = hist.ids | calls | results | other
+        return body, answered, closed, ids, dropped, hist.ctx, hist.top  # ctx, top: equal, the kept copies
+
+    def _whole(
+        self,
+        hist: _History,
+        codec: Any,
+        profile: Profile,
+        key: str,
+        request: ModelRequest,
+        owner: Any,
+        ctx: list[Any],
+    ) -> tuple[Any, ...]:
+        """The plan of a request encoded whole (``hist`` is new)."""
+        import weakref
+
+        from .turns import answer_request
+
+        answered_req, answered = answer_request(dataclasses.replace(request, conversation=None))
+        body = codec.encode_request(answered_req)
+        calls, results, other = _links(request.messages)
+        closed = not answered and calls <= results  # with answers added, the next request is encoded whole
+        dropped = _dropped_parts(answered_req.messages, profile.api, 0)
+        try:
+            hist.owner = weakref.ref(owner)
+        except TypeError:  # an owner without weak references: kept alive with the entry
+            hist.owner = lambda owner=owner: owner
+        lead = getattr(codec, "history_lead", None)
+        hist.lead = int(cast(Any, lead)(request)) if callable(lead) else self._lead(codec, request, key)
+        top: Any = {k: v for k, v in body.items() if k != key}
+        if closed:
+            try:
+                ctx, top = _json_copy_exact_value(ctx), _json_copy_exact_value(top)
+            except Exception:  # a value that cannot be copied: this conversation is encoded whole
+                closed = False
+        return body, answered, closed, calls | results | other, dropped, ctx, top
+
+    @staticmethod
+    def _extends(hist: _History, ctx: list[Any], messages: list[Message]) -> bool:
+        prev = hist.messages
+        n = len(prev)
+        if len(messages) < n or hist.ctx != ctx:
+            return False
+        for a, b in zip(messages, prev):
+            if a is not b:
+                return False
+        return True
+
+    @staticmethod
+    def _lead(codec: Any, request: ModelRequest, key: str) -> int:
+        empty = codec.encode_request(dataclasses.replace(request, messages=[], conversation=None))
+        wire = empty.get(key)
+        return len(wire) if isinstance(wire, list) else 0
+
+
+def _json_copy_exact_value(value: Any) -> Any:
+    return _exact_copier(value)(value)
+
+
 def _with_preflight(fn: Any, *, stream: bool) -> Any:
     """Wrap a subclass's ``send`` / ``send_stream``: preflight the request before its code runs."""
 
@@ -459,7 +805,7 @@ def _with_preflight(fn: Any, *, stream: bool) -> Any:
         hit = pending.get(id(request))
         if hit is not None and hit[0] is request:  # an outer wrapper (super().send) already did it
             return False, hit[2]
-        body, report = self._preflight(self.before_encode(request, stream=stream))
+        body, report = self._preflight(self.before_encode(request, stream=stream), incremental=True)
         pending[id(request)] = (request, body, report)
         vars(self)["_last_report"] = report
         return True, report

@@ -434,6 +434,7 @@ class _Loop:
                 request = m.build_request(
                     conv.messages, instructions=conv.instructions, tools=self.tool_list, tool_choice=self.choice
                 )
+                request.conversation = conv  # append-only during the run: the adapter encodes only what is new
                 if request.stream:
                     asm = self._asm = _wire.StreamAssembler(m.provider or None)
                     self._asm_turn = n

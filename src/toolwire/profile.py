@@ -69,6 +69,7 @@ __all__ = [
     "preflight",
     "declaration_problems",
     "COMMON_TOOL_NAME",
+    "PrefixFold",
 ]
 
 Action = Literal["repair", "report", "refuse"]
@@ -274,6 +275,15 @@ class Profile:
     private_response_headers: tuple[str, ...] = ()
     pricing_provider: str | None = None
     telemetry_provider_name: str | None = None
+    #: Incremental repairs (``None``: the profile repairs the whole body every time). An integer
+    #: ``w`` promises: when :func:`preflight` calls ``repair_request(body, report, start=s,
+    #: settled=k)`` with ``k = s - w`` — which it does only when the body's fields other than the
+    #: conversation are those of the last request that passed, its first ``s`` conversation entries
+    #: are that request's, and that request's repairs left all of them unchanged — the repair
+    #: neither changes nor re-repairs the entries before ``k`` (they need nothing: a whole-body
+    #: repair would leave them as they are, because no rule relates one of them to an entry ``w``
+    #: or more places after it) and repairs the rest exactly as a whole-body repair would.
+    repair_window: int | None = None
 
     def __init__(self, api: str | None = None, **settings: Any) -> None:
         if api is not None:
@@ -434,6 +444,46 @@ def declaration_problems(declaration: Mapping[str, Any], sdk_type: Any) -> list[
     return problems
 
 
+class PrefixFold:
+    """A value folded over the first entries of a list that grows between calls (a request's
+    conversation), computed for the new entries only.
+
+    ``PrefixFold(step, initial)``; ``fold(items, upto)`` returns the value of ``step(value, i,
+    items[i])`` applied for ``i`` in ``range(upto)``, starting from ``initial()`` — reusing the
+    value of the previous call when that call's entries are the first entries of ``items``
+    (compared with ``==``, which is immediate for the same objects), so only the entries after
+    them are stepped through. ``step`` may change ``value`` in place; the value returned belongs
+    to the fold (copy it before changing it). For profile checks of a growing history (ids used
+    so far, counts). Use module-level functions for ``step`` and ``initial`` (profiles are
+    pickled with their models)."""
+
+    __slots__ = ("_step", "_initial", "_entries", "_value")
+
+    def __init__(self, step: Any, initial: Any) -> None:
+        self._step = step
+        self._initial = initial
+        self._entries: list[Any] = []
+        self._value: Any = None
+
+    def fold(self, items: Sequence[Any], upto: int | None = None) -> Any:
+        upto = len(items) if upto is None else max(0, min(upto, len(items)))
+        prev = self._entries
+        k = len(prev)
+        if prev and k <= upto and items[:k] == prev:
+            value, begin = self._value, k
+        else:
+            value, begin = self._initial(), 0
+        step = self._step
+        for i in range(begin, upto):
+            value = step(value, i, items[i])
+        self._entries = list(items[:upto])
+        self._value = value
+        return value
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, Any]]:  # copied or pickled empty: it is only a cache
+        return (PrefixFold, (self._step, self._initial))
+
+
 def _messages(body: Any, key: str | None) -> list[Any] | None:
     if key is None or not isinstance(body, dict):
         return None
@@ -447,10 +497,15 @@ class PreflightState:
     time it passed. A new body whose conversation starts with exactly that list is checked from
     its end; any other body (an edited history) is checked whole."""
 
-    __slots__ = ("checked",)
+    __slots__ = ("checked", "clean", "top")
 
     def __init__(self) -> None:
         self.checked: list[Any] | None = None
+        #: how many leading entries of ``checked`` the last repair left as they were
+        #: (kept for bodies preflighted with ``pristine=True``; else 0)
+        self.clean = 0
+        #: the last body's fields other than the conversation (``pristine=True`` only)
+        self.top: dict[str, Any] | None = None
 
     def start(self, profile: Profile, body: dict[str, Any]) -> int:
         """Index of the first conversation entry of ``body`` not yet checked."""
@@ -489,7 +544,7 @@ def _takes_start(fn: Any) -> bool:
 
 
 def preflight(
-    profile: Profile, body: dict[str, Any], *, state: PreflightState | None = None
+    profile: Profile, body: dict[str, Any], *, state: PreflightState | None = None, pristine: bool = False
 ) -> tuple[dict[str, Any], RequestReport]:
     """Repair then check an encoded request ``body`` against ``profile``.
 
@@ -498,20 +553,81 @@ def preflight(
     :class:`Violation` when the body still breaks a rule — nothing is sent. With ``state``, only
     the conversation entries that are new since the last successful call are checked (the
     ``start`` passed to :meth:`Profile.repair_request` and :meth:`Profile.check_request`).
+
+    ``pristine=True`` says the caller keeps the conversation entries of ``body`` unchanged and
+    may pass the same entry objects again with the next request (incremental encoding): then
+    nothing here changes them — repairs work on copies of the entries they may change (the body
+    returned shares the others) — ``state`` keeps references instead of copies, and, for a
+    profile with a :attr:`Profile.repair_window`, entries an earlier request found needing no
+    repair are not repaired again. The body returned and the report are the same either way.
     """
     report = RequestReport(profile.api)
+    key = profile.messages_key
+    items = _messages(body, key) if pristine else None
+    if items is None:
+        start = state.start(profile, body) if state is not None else 0
+        snap = state.snapshot(profile, body, start) if state is not None else None
+        repaired = _repair(profile, body, report, start)
+        violations = profile.check_request(repaired, start=start)
+        if violations:
+            raise RequestRefused(profile.api, list(violations))
+        if state is not None:
+            state.checked, state.clean, state.top = snap, 0, None
+        return repaired, report
+    # pristine: the caller keeps the conversation entries of ``body`` (and hands the same objects
+    # back next turn), so they are never changed here; the repair works on copies of those it may
+    # change, and the entries an earlier turn found needing no repair are neither copied nor repaired
+    assert key is not None
+    top = {k: v for k, v in body.items() if k != key}
     start = state.start(profile, body) if state is not None else 0
-    snap = state.snapshot(profile, body, start) if state is not None else None
-    if _takes_start(type(profile).repair_request):
-        repaired = profile.repair_request(body, report, start=start)
-    else:  # a profile written against the first draft of the contract: repairs the whole body
-        repaired = profile.repair_request(body, report)
+    window = profile.repair_window
+    same_top = state is not None and state.top is not None and state.top == top
+    kept_top = state.top if (same_top and state is not None) else None
+    if state is not None and not same_top:
+        try:  # copied before the repairs, which may change the body's fields in place
+            kept_top = _json_copy(top)
+        except Exception:  # pragma: no cover - a body field JSON cannot copy: no incremental repair
+            kept_top = None
+    settled = 0
+    if same_top and window is not None and start > window and state is not None and state.clean >= start:
+        settled = start - window
+    work = dict(body)
+    work[key] = items[:settled] + _json_copy(items[settled:])
+    if settled:
+        repaired = profile.repair_request(work, report, start=start, settled=settled)  # type: ignore[call-arg]
+    else:
+        repaired = _repair(profile, work, report, start)
     violations = profile.check_request(repaired, start=start)
     if violations:
         raise RequestRefused(profile.api, list(violations))
     if state is not None:
-        state.checked = snap
+        out = _messages(repaired, key)
+        clean = settled
+        if out is not None:
+            for a, b in zip(out[settled:], items[settled:]):
+                if a != b:
+                    break
+                clean += 1
+        else:
+            clean = 0
+        state.checked, state.clean, state.top = list(items), clean, kept_top
     return repaired, report
+
+
+def _repair(profile: Profile, body: dict[str, Any], report: RequestReport, start: int) -> dict[str, Any]:
+    if _takes_start(type(profile).repair_request):
+        return profile.repair_request(body, report, start=start)
+    # a profile written against the first draft of the contract: repairs the whole body
+    return profile.repair_request(body, report)
+
+
+def _json_copy(value: Any) -> Any:
+    try:
+        return json.loads(json.dumps(value, ensure_ascii=False))  # bodies are JSON-ready: a fast deep copy
+    except (TypeError, ValueError):
+        import copy
+
+        return copy.deepcopy(value)
 
 
 def all_rules(profiles: Iterable[Profile]) -> list[Rule]:

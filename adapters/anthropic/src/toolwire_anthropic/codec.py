@@ -30,7 +30,7 @@ import json
 import re
 from typing import Any, Callable, Iterable, Iterator, TypeVar, cast
 
-from toolwire.adapter import ModelRequest, normalize_tool_choice
+from toolwire.adapter import DeclarationMemo, ModelRequest, normalize_tool_choice
 from toolwire.errors import ProviderError, ResponseDecodeError, UnsupportedToolChoice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
@@ -999,6 +999,24 @@ class AnthropicCodec:
     def __repr__(self) -> str:
         return f"AnthropicCodec(cache={self.cache})"
 
+    # -- incremental encoding (toolwire.adapter: the loop's requests of one run) -----------------
+    def concatenates_history(self, request: ModelRequest) -> bool:
+        """Whether the ``messages`` of a body are the encoding of a closed prefix of the
+        conversation followed by that of the rest (see ``toolwire.adapter``): yes, except with
+        prompt caching on (the breakpoints move with the newest message)."""
+        return not self.cache
+
+    @staticmethod
+    def history_lead(request: ModelRequest) -> int:
+        """Entries ``messages`` holds whatever the conversation: none (``system`` is a field)."""
+        return 0
+
+    @staticmethod
+    def history_boundary(last: Any, first: Any) -> bool:
+        """Whether two consecutive encoded messages would be merged (:func:`_encode_messages`
+        joins consecutive messages of one role)."""
+        return not (isinstance(last, dict) and isinstance(first, dict)) or last.get("role") == first.get("role")
+
     # -- tools --------------------------------------------------------------------------------
     def make_profile(self, **settings: Any) -> AnthropicProfile:
         """The Anthropic Messages :class:`~toolwire_anthropic.profile.AnthropicProfile`."""
@@ -1078,7 +1096,8 @@ class AnthropicCodec:
                 body["system"] = request.instructions
         tools = []
         for t in request.tools:
-            decl = self.translate_tool(t)[0]  # another vendor's tool: ProviderToolUnsupported first
+            # another vendor's tool: ProviderToolUnsupported first (translate_tool raises it)
+            decl = DeclarationMemo.of(self).declaration(t, self.translate_tool)
             if isinstance(t, ProviderTool):
                 t.require_function(_client_tool_factory(t.type))
             if t.name in names:

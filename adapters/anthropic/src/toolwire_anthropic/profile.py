@@ -22,7 +22,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence
 
-from toolwire.profile import Action, Profile, ProviderToolInfo, Rule, Violation
+from toolwire.profile import Action, PrefixFold, Profile, ProviderToolInfo, Rule, Violation
 from toolwire.schema.report import TranslationReport
 
 from .schema import ROOT_COMBINATORS, is_recursive, repair_root, strict_problems, strict_subset
@@ -501,7 +501,7 @@ def _image_bytes(data: str) -> int:
     return (len(data) * 3) // 4 - data[-2:].count("=") if data else 0
 
 
-def _count_cache_control(body: dict[str, Any]) -> int:
+def _count_cache_control(body: dict[str, Any], fold: PrefixFold | None = None) -> int:
     """Blocks carrying ``cache_control``: tools, system blocks, message content blocks and the
     blocks inside tool results (where the API reads breakpoints; a shallow scan, not a walk of
     every value), plus the top-level automatic ``cache_control``."""
@@ -511,18 +511,41 @@ def _count_cache_control(body: dict[str, Any]) -> int:
     system = body.get("system")
     for b in system if isinstance(system, list) else []:
         n += isinstance(b, dict) and b.get("cache_control") is not None
-    for m in body.get("messages") or []:
-        content = m.get("content") if isinstance(m, dict) else None
-        if not isinstance(content, list):
-            continue
-        for b in content:
-            if not isinstance(b, dict):
-                continue
-            n += b.get("cache_control") is not None
-            inner = b.get("content")
-            if isinstance(inner, list):
-                n += sum(1 for c in inner if isinstance(c, dict) and c.get("cache_control") is not None)
+    msgs = body.get("messages")
+    if fold is not None and isinstance(msgs, list):
+        return n + fold.fold(msgs)
+    for i, m in enumerate(msgs or []):
+        n = _add_cache_controls(n, i, m)
     return n
+
+
+def _add_cache_controls(n: int, _i: int, m: Any) -> int:
+    """``n`` plus the blocks of message ``m`` carrying ``cache_control``."""
+    content = m.get("content") if isinstance(m, dict) else None
+    if not isinstance(content, list):
+        return n
+    for b in content:
+        if not isinstance(b, dict):
+            continue
+        n += b.get("cache_control") is not None
+        inner = b.get("content")
+        if isinstance(inner, list):
+            n += sum(1 for c in inner if isinstance(c, dict) and c.get("cache_control") is not None)
+    return n
+
+
+def _add_tool_use_ids(seen: set[str], _i: int, m: Any) -> set[str]:
+    """``seen`` (changed in place) plus the ``tool_use`` ids of message ``m`` when it is an
+    assistant message."""
+    if isinstance(m, dict) and m.get("role") == "assistant":
+        seen.update(
+            b["id"] for b in _blocks(m.get("content")) if b.get("type") == "tool_use" and isinstance(b.get("id"), str)
+        )
+    return seen
+
+
+def _zero() -> int:
+    return 0
 
 
 def _schema_params(schema: Any) -> tuple[int, int]:
@@ -664,8 +687,15 @@ class AnthropicProfile(Profile):
         "(346 tokens) once; Anthropic publishes no tokenizer"
     )
 
+    #: Incremental repairs (:attr:`toolwire.profile.Profile.repair_window`): a message's repairs
+    #: read only itself, whether it is the last message, and its neighbours (merges, results first).
+    repair_window = 2
+
     def __init__(self, api: str | None = None, **settings: Any) -> None:
         super().__init__(api, **settings)
+        # what the checks fold over a growing history, kept between requests (see PrefixFold)
+        self._cache_controls = PrefixFold(_add_cache_controls, _zero)
+        self._tool_use_ids = PrefixFold(_add_tool_use_ids, set)
 
     def __repr__(self) -> str:
         return "AnthropicProfile()"
@@ -890,7 +920,7 @@ class AnthropicProfile(Profile):
             and not (isinstance(system, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in system))
         ):
             add("anthropic.request.system-top-level", "/system", "system must be a string or a list of text blocks")
-        n = _count_cache_control(body)
+        n = _count_cache_control(body, getattr(self, "_cache_controls", None))
         if n > _MAX_CACHE_BREAKPOINTS:
             add(
                 "anthropic.request.cache-control-limit",
@@ -930,14 +960,13 @@ class AnthropicProfile(Profile):
         lo = turn_start(lo)
         if lo > 0 and isinstance(msgs[lo], dict) and msgs[lo].get("role") == "user":
             lo = turn_start(lo - 1)
-        seen_ids: set[str] = set()
-        for m in msgs[:lo]:
-            if isinstance(m, dict) and m.get("role") == "assistant":
-                seen_ids.update(
-                    b["id"]
-                    for b in _blocks(m.get("content"))
-                    if b.get("type") == "tool_use" and isinstance(b.get("id"), str)
-                )
+        folds = getattr(self, "_tool_use_ids", None)
+        if folds is not None:
+            seen_ids: set[str] = set(folds.fold(msgs, lo))
+        else:  # a profile made without __init__ (copied by hand)
+            seen_ids = set()
+            for i, m in enumerate(msgs[:lo]):
+                _add_tool_use_ids(seen_ids, i, m)
         # turns: consecutive messages of one role (the API combines them)
         turns: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = []
         for mi in range(lo, n):
@@ -1171,7 +1200,7 @@ class AnthropicProfile(Profile):
                 )
 
     # -- repairs ------------------------------------------------------------------------------
-    def repair_request(self, body: dict[str, Any], report: Any, *, start: int = 0) -> dict[str, Any]:
+    def repair_request(self, body: dict[str, Any], report: Any, *, start: int = 0, settled: int = 0) -> dict[str, Any]:
         """``body`` with every meaning-keeping repair applied, in place (the encoded body is the
         codec's fresh dict; no copy of a long history is made each turn) and returned. Each repair
         is recorded with ``report.add(rule, pointer, detail, lossy=...)``; pointers are into the
@@ -1186,7 +1215,10 @@ class AnthropicProfile(Profile):
         history from another provider), ``thinking`` left out of this request (lossy); with
         thinking off, thinking blocks dropped from a final assistant message; trailing
         whitespace stripped from a final assistant message; the first message being an
-        assistant message reported (not changed)."""
+        assistant message reported (not changed).
+
+        ``settled``: the messages before it need no repair and are left as they are (neither
+        changed nor read for repairs; see :attr:`repair_window`)."""
         if not isinstance(body, dict):
             return body
         _repair_strict_limits(body, report)
@@ -1246,10 +1278,12 @@ class AnthropicProfile(Profile):
                 "/messages/0/role",
                 "the first message is an assistant message: the Anthropic API accepts it, Bedrock and older API versions refuse it",
             )
-        for mi, m in enumerate(msgs):
+        settled = max(0, min(int(settled or 0), len(msgs) - 1))
+        for mi in range(settled, len(msgs)):
+            m = msgs[mi]
             if isinstance(m, dict):
                 _repair_message(mi, m, report, final=mi == len(msgs) - 1)
-        body["messages"], where = _merge_turns(msgs, report)
+        body["messages"], where = _merge_turns(msgs, report, settled)
         # ``start`` indexes the body as encoded; the check reads the repaired list
         landed = [w for i in range(min(start, len(where)), len(where)) if (w := where[i]) is not None]
         self._mapped_start = (body["messages"], start, min(landed) if landed else len(body["messages"]))
@@ -1599,14 +1633,16 @@ def _repair_message(mi: int, m: dict[str, Any], report: Any, *, final: bool) -> 
     m["content"] = kept
 
 
-def _merge_turns(msgs: list[Any], report: Any) -> tuple[list[Any], list[int | None]]:
+def _merge_turns(msgs: list[Any], report: Any, settled: int = 0) -> tuple[list[Any], list[int | None]]:
     """Drop messages left without content (except a final assistant message), merge consecutive
     messages of one role (the API would combine them) and put tool results first. Returns the new
-    list and, for each original message, the index it landed at (``None``: dropped)."""
-    out: list[Any] = []
-    where: list[int | None] = []
+    list and, for each original message, the index it landed at (``None``: dropped). The first
+    ``settled`` messages need none of this (an earlier request found so) and are kept as they are."""
+    out: list[Any] = list(msgs[:settled])
+    where: list[int | None] = list(range(settled))
     n = len(msgs)
-    for mi, m in enumerate(msgs):
+    for mi in range(settled, n):
+        m = msgs[mi]
         if not isinstance(m, dict) or m.get("role") not in ("user", "assistant"):
             where.append(len(out))
             out.append(m)
@@ -1618,6 +1654,8 @@ def _merge_turns(msgs: list[Any], report: Any) -> tuple[list[Any], list[int | No
             where.append(None)
             continue
         if out and isinstance(out[-1], dict) and out[-1].get("role") == m.get("role") and not empty:
+            if len(out) <= settled:  # never the case (settled messages merge with nothing): copy anyway
+                out[-1] = dict(out[-1])
             prev = out[-1]
             prev["content"] = _as_list(prev.get("content")) + _as_list(content)
             report.add(
@@ -1629,12 +1667,15 @@ def _merge_turns(msgs: list[Any], report: Any) -> tuple[list[Any], list[int | No
             continue
         where.append(len(out))
         out.append(m)
-    for i, m in enumerate(out):
+    for i in range(max(0, settled - 1), len(out)):
+        m = out[i]
         if isinstance(m, dict) and m.get("role") == "user" and isinstance(m.get("content"), list):
             blocks = m["content"]
             kinds = [b.get("type") if isinstance(b, dict) else None for b in blocks]
             nres = kinds.count("tool_result")
             if nres and kinds[:nres] != ["tool_result"] * nres:
+                if i < settled:  # never the case (settled messages need no repair): copy anyway
+                    m = out[i] = dict(m)
                 m["content"] = [b for b, k in zip(blocks, kinds) if k == "tool_result"] + [
                     b for b, k in zip(blocks, kinds) if k != "tool_result"
                 ]

@@ -20,7 +20,7 @@ import json
 import re
 from typing import Any, Iterable, Iterator
 
-from toolwire.adapter import ModelRequest, normalize_tool_choice
+from toolwire.adapter import DeclarationMemo, ModelRequest, normalize_tool_choice
 from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolNameError, UnsupportedToolChoice
 from toolwire.schema.coerce import coerce_arguments
 from toolwire.schema.report import TranslationReport
@@ -298,6 +298,26 @@ class GeminiCodec:
     def __repr__(self) -> str:
         return f"GeminiCodec(schema_mode={self.schema_mode!r})"
 
+    # ---------------------------------------------------------------- incremental encoding
+
+    @staticmethod
+    def concatenates_history(request: ModelRequest) -> bool:
+        """Whether ``contents`` is the encoding of a closed prefix of the conversation followed by
+        that of the rest (see ``toolwire.adapter``): yes (the answers to one model turn are
+        joined only within the messages after it)."""
+        return True
+
+    @staticmethod
+    def history_lead(request: ModelRequest) -> int:
+        """Entries ``contents`` holds whatever the conversation: none (``systemInstruction`` is a field)."""
+        return 0
+
+    @staticmethod
+    def history_boundary(last: Any, first: Any) -> bool:
+        """Whether a prefix may end at ``last`` when the rest starts at ``first``: not between two
+        Contents of one role (or without one), which the repairs may join."""
+        return not (isinstance(last, dict) and isinstance(first, dict)) or last.get("role") == first.get("role")
+
     # ---------------------------------------------------------------- tools
 
     def translate_tool(self, tool: Tool) -> tuple[dict[str, Any], TranslationReport]:
@@ -405,10 +425,11 @@ class GeminiCodec:
                 body["systemInstruction"] = {"role": "user", "parts": [{"text": request.instructions}]}
         functions = [t for t in request.tools if not isinstance(t, ProviderTool)]
         if functions:
-            body["tools"] = [{"functionDeclarations": [self.translate_tool(t)[0] for t in functions]}]
+            memo = DeclarationMemo.of(self)
+            body["tools"] = [{"functionDeclarations": [memo.declaration(t, self.translate_tool) for t in functions]}]
         for t in request.tools:
             if isinstance(t, ProviderTool):  # Gemini's own tools: one Tool entry each, after the functions
-                body.setdefault("tools", []).append(self.translate_tool(t)[0])
+                body.setdefault("tools", []).append(DeclarationMemo.of(self).declaration(t, self.translate_tool))
                 t.require_function("toolwire_gemini.computer_use(function)")
         settings = {(_camel(k) if "_" in k else k): v for k, v in (request.settings or {}).items()}
         settings.pop("systemInstruction", None)

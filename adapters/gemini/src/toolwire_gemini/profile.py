@@ -1173,7 +1173,13 @@ class GeminiProfile(Profile):
 
     # ---------------------------------------------------------------- repair
 
-    def repair_request(self, body: dict[str, Any], report: RequestReport | None, *, start: int = 0) -> dict[str, Any]:
+    #: Incremental repairs (:attr:`toolwire.profile.Profile.repair_window`): a Content's repairs
+    #: read only itself and its neighbours (merged model turns, the call turn a response answers).
+    repair_window = 2
+
+    def repair_request(
+        self, body: dict[str, Any], report: RequestReport | None, *, start: int = 0, settled: int = 0
+    ) -> dict[str, Any]:
         """Repairs that keep what the request means, each added to ``report`` with its rule id and
         JSON pointer (:meth:`~toolwire.profile.RequestReport.add`). Returns the repaired body (a
         copy; the input is not modified).
@@ -1182,16 +1188,27 @@ class GeminiProfile(Profile):
         so an earlier part of the conversation is repaired the same way on every turn and what is
         sent stays consistent. When repairs add or remove ``Content`` entries before ``start``
         (a user turn put before a leading call turn, empty turns left out, model turns merged),
-        the following :meth:`check_request` on the returned body moves its ``start`` by as much."""
-        out = _copy(body)
+        the following :meth:`check_request` on the returned body moves its ``start`` by as much.
+
+        ``settled`` (from :func:`toolwire.profile.preflight`, which then passes a body whose
+        entries from ``settled`` on are its own copies): the Contents before it need no repair;
+        they are neither copied nor repaired, and the rest of the body is not copied again."""
+        before = _g(body, "contents")
+        settled = max(0, int(settled or 0)) if isinstance(before, list) else 0
+        if settled:
+            settled = min(settled, len(before))
+            out = {k: (v if k in ("contents",) else _copy(v)) for k, v in body.items()}
+            out["contents"] = list(before)
+        else:
+            out = _copy(body)
         self._repair_tools(out, report)
         self._repair_generation(out, report)
-        before = _g(body, "contents")
-        self._repair_contents(out, report)
+        self._repair_contents(out, report, settled)
         after = _g(out, "contents")
         if start and isinstance(before, list) and isinstance(after, list) and len(before) != len(after):
-            prefix = _copy({"contents": before[:start]})
-            self._repair_contents(prefix, None)
+            head = before[:start]
+            prefix = {"contents": head[:settled] + _copy(head[settled:])}
+            self._repair_contents(prefix, None, settled)
             self._shift = (id(out), start, len(prefix["contents"]) - start)
         else:
             self._shift = None
@@ -1385,14 +1402,18 @@ class GeminiProfile(Profile):
                         lossy=True,
                     )
 
-    def _repair_contents(self, body: dict[str, Any], report: Any) -> None:
+    def _repair_contents(self, body: dict[str, Any], report: Any, settled: int = 0) -> None:
+        """Repair ``body``'s contents in place; the first ``settled`` Contents need no repair and
+        are kept as they are (never changed)."""
         ckey = _key(body, "contents")
         contents = body.get(ckey) if ckey else None
         if ckey is None or not isinstance(contents, list):
             return
         cptr = f"/{ckey}"
-        kept: list[Any] = []
-        for ci, content in enumerate(contents):
+        settled = max(0, min(int(settled or 0), len(contents)))
+        kept: list[Any] = list(contents[:settled])
+        for ci in range(settled, len(contents)):
+            content = contents[ci]
             if not isinstance(content, dict):
                 kept.append(content)
                 continue
@@ -1419,8 +1440,8 @@ class GeminiProfile(Profile):
                 continue
             kept.append(content)
         # call turn placement: merge consecutive model turns; a leading model call turn gets a user turn
-        merged: list[Any] = []
-        for content in kept:
+        merged: list[Any] = kept[:settled]
+        for content in kept[settled:]:
             prev = merged[-1] if merged else None
             if (
                 isinstance(content, dict)
@@ -1431,6 +1452,8 @@ class GeminiProfile(Profile):
                 and isinstance(prev.get("parts"), list)
                 and isinstance(content.get("parts"), list)
             ):
+                if len(merged) <= settled:  # never the case (settled Contents merge with nothing): copy anyway
+                    prev = merged[-1] = dict(prev)
                 prev["parts"] = prev["parts"] + content["parts"]
                 _add(
                     report,
@@ -1440,7 +1463,9 @@ class GeminiProfile(Profile):
                 )
                 continue
             merged.append(content)
+        first = settled  # the first Content that may need repairs below
         if merged and isinstance(merged[0], dict) and merged[0].get("role") == "model" and _has_calls(merged[0]):
+            first += 1 if first else 0
             merged.insert(0, {"role": "user", "parts": [{"text": _USER_PLACEHOLDER}]})
             _add(
                 report,
@@ -1449,7 +1474,8 @@ class GeminiProfile(Profile):
                 f"a user turn {_USER_PLACEHOLDER!r} put before the leading function call turn",
             )
         # function responses: object response, ids filled in from their call
-        for ci, content in enumerate(merged):
+        for ci in range(first, len(merged)):
+            content = merged[ci]
             if not isinstance(content, dict) or content.get("role") == "model":
                 continue
             prev = merged[ci - 1] if ci > 0 else None
@@ -1487,7 +1513,8 @@ class GeminiProfile(Profile):
         # thought signatures on Gemini 3: the first call of a model turn without any signature gets the placeholder
         major = model_major(self.model)
         if major is not None and major >= 3 and self.foreign_thought_signature != "none":
-            for ci, content in enumerate(merged):
+            for ci in range(first, len(merged)):
+                content = merged[ci]
                 if not (
                     isinstance(content, dict)
                     and content.get("role") == "model"

@@ -15,7 +15,7 @@ import copy
 import json
 from typing import Any, Iterable, Iterator, cast
 
-from toolwire.adapter import ModelRequest, normalize_tool_choice
+from toolwire.adapter import DeclarationMemo, ModelRequest, normalize_tool_choice
 from toolwire.arguments import dumps_arguments, parse_arguments
 from toolwire.errors import ProviderError, UnsupportedToolChoice
 from toolwire.schema.report import TranslationReport
@@ -181,6 +181,19 @@ class OpenAIChatCodec:
         #: prompt caching: ``True`` or a key string sends ``prompt_cache_key`` (see
         #: :func:`~toolwire_openai._common.prompt_cache_key`)
         self.cache = cache
+
+    # ------------------------------------------------------------------------------- incremental encoding
+    @staticmethod
+    def concatenates_history(request: ModelRequest) -> bool:
+        """Whether ``messages`` is the encoding of a closed prefix of the conversation followed by
+        that of the rest (see ``toolwire.adapter``): yes (each message is encoded on its own;
+        only ids link them)."""
+        return True
+
+    @staticmethod
+    def history_lead(request: ModelRequest) -> int:
+        """Entries ``messages`` holds whatever the conversation: the system message, if any."""
+        return 0 if request.instructions is None else 1
 
     # ------------------------------------------------------------------------------- tools
     def translate_tool(self, tool: Tool) -> tuple[dict[str, Any], TranslationReport]:
@@ -360,7 +373,7 @@ class OpenAIChatCodec:
             choice = "required"  # with only the forced tool declared: the server can call nothing else
             declared = [t for t in request.tools if t.name == forced]
         for t in declared:
-            decl = self.translate_tool(t)[0]
+            decl = DeclarationMemo.of(self).declaration(t, self.translate_tool)
             decl["function"]["name"] = t.name  # the whole set is renamed below, collision-safely, history included
             tools.append(decl)
         for pos, decl in settings.get("other_tools") or []:

@@ -25,7 +25,7 @@ import hashlib
 import re
 from typing import Any, Iterable, Mapping, Sequence
 
-from toolwire.profile import Action, Profile, Rule, Violation, rule_table
+from toolwire.profile import Action, PrefixFold, Profile, Rule, Violation, rule_table
 from toolwire.schema.report import TranslationReport
 
 from ._dialect import parameter_problems, translate_parameters
@@ -659,6 +659,40 @@ def _sampling_problem(body: dict[str, Any], effort: Any) -> list[tuple[str, str]
 PROMPT_CACHE_MIN_TOKENS = 1024
 
 
+def _chat_call_ids(seen: set[str], _i: int, m: Any) -> set[str]:
+    """``seen`` (changed in place) plus the tool call ids of Chat message ``m``."""
+    if isinstance(m, dict) and isinstance(m.get("tool_calls"), list):
+        seen.update(c["id"] for c in m["tool_calls"] if isinstance(c, dict) and isinstance(c.get("id"), str))
+    return seen
+
+
+def _responses_ids_start() -> tuple[dict[str, int], set[str], set[str]]:
+    return {}, set(), set()
+
+
+def _responses_ids(
+    acc: tuple[dict[str, int], set[str], set[str]], i: int, it: Any
+) -> tuple[dict[str, int], set[str], set[str]]:
+    """``acc`` = (first index of each call_id, answered call_ids, item ids), changed in place for
+    Responses input item ``it`` at index ``i``."""
+    if not isinstance(it, dict):
+        return acc
+    calls, answered, item_ids = acc
+    iid = it.get("id")
+    if isinstance(iid, str) and iid:
+        item_ids.add(iid)
+    typ = it.get("type")
+    if typ in ("function_call", "custom_tool_call"):
+        cid = it.get("call_id")
+        if isinstance(cid, str):
+            calls.setdefault(cid, i)
+    elif typ in ("function_call_output", "custom_tool_call_output"):
+        cid = it.get("call_id")
+        if isinstance(cid, str):
+            answered.add(cid)
+    return acc
+
+
 class _OpenAIProfile(Profile):
     #: genai-prices provider id (``genai_prices/data.py``) and OpenTelemetry GenAI
     #: ``gen_ai.provider.name`` (semconv ``GenAiProviderNameValues.OPENAI``), both APIs.
@@ -709,9 +743,25 @@ class _OpenAIProfile(Profile):
     )
     _endpoint = ""
 
+    #: Incremental repairs (:attr:`toolwire.profile.Profile.repair_window`): an entry's repairs
+    #: read only itself and its neighbours (a run of tool messages, the item after a reasoning item).
+    repair_window = 2
+
     def __init__(self, api: str | None = None, *, strict: bool = False, **settings: Any) -> None:
         super().__init__(api, **settings)
         self.strict = bool(strict)
+        # what the checks fold over a growing history, kept between requests (see PrefixFold)
+        self._history_ids = PrefixFold(self._id_step, self._id_start)
+
+    #: PrefixFold step and start of the ids the checks collect from earlier entries (per API)
+    _id_step: Any = None
+    _id_start: Any = None
+
+    def _folded_ids(self, items: list[Any], upto: int) -> Any:
+        fold = getattr(self, "_history_ids", None)
+        if fold is None:  # a profile made without __init__ (copied by hand)
+            fold = self._history_ids = PrefixFold(self._id_step, self._id_start)
+        return fold.fold(items, upto)
 
     # -- recordings ----------------------------------------------------------------------------
     def recognizes_uri(self, uri: str) -> bool:
@@ -1002,6 +1052,8 @@ class OpenAIChatProfile(_OpenAIProfile):
     rules = CHAT_RULES
     call_id_max = CHAT_MAX_CALL_ID
     messages_key = "messages"
+    _id_step = staticmethod(_chat_call_ids)  # type: ignore[has-type]
+    _id_start = staticmethod(set)
     _endpoint = "/chat/completions"
 
     def recognizes_body(self, body: Any) -> bool:
@@ -1114,13 +1166,7 @@ class OpenAIChatProfile(_OpenAIProfile):
             )
         ):
             begin = back - 1
-        seen_ids: set[str] = {
-            c["id"]
-            for m in messages[:begin]
-            if isinstance(m, dict) and isinstance(m.get("tool_calls"), list)
-            for c in m["tool_calls"]
-            if isinstance(c, dict) and isinstance(c.get("id"), str)
-        }
+        seen_ids: set[str] = set(self._folded_ids(messages, begin))
         i = begin
         while i < len(messages):
             m = messages[i]
@@ -1264,10 +1310,11 @@ class OpenAIChatProfile(_OpenAIProfile):
         return out
 
     # -- repairs ----------------------------------------------------------------------------------
-    def repair_request(self, body: dict[str, Any], report: Any, *, start: int = 0) -> dict[str, Any]:
+    def repair_request(self, body: dict[str, Any], report: Any, *, start: int = 0, settled: int = 0) -> dict[str, Any]:
         """Rewrite ``body`` (in place, and returned) where a rule can be met without changing
         what was meant; every rewrite is recorded on ``report``. See the ``repair`` and
-        ``report`` rules of :data:`CHAT_RULES`."""
+        ``report`` rules of :data:`CHAT_RULES`. The messages before ``settled`` need no repair
+        and are left as they are (see :attr:`repair_window`)."""
         self._common_repairs(body, report)
         self.repair_names(body, report)
         tools = tools if isinstance(tools := body.get("tools"), list) else []
@@ -1302,7 +1349,7 @@ class OpenAIChatProfile(_OpenAIProfile):
         messages = body.get("messages")
         if isinstance(messages, list):
             origins: list[int] = []
-            body["messages"] = self._repair_messages(messages, declared, report, origins)
+            body["messages"] = self._repair_messages(messages, declared, report, origins, settled)
             self._remember_start(body["messages"], origins, start)
         return body
 
@@ -1344,9 +1391,13 @@ class OpenAIChatProfile(_OpenAIProfile):
                     fn["name"] = mapping[fn["name"]]
         return mapping
 
-    def _repair_messages(self, messages: list[Any], declared: set[Any], report: Any, origins: list[int]) -> list[Any]:
-        out: list[Any] = []
-        i = 0
+    def _repair_messages(
+        self, messages: list[Any], declared: set[Any], report: Any, origins: list[int], settled: int = 0
+    ) -> list[Any]:
+        settled = max(0, min(int(settled or 0), len(messages)))
+        out: list[Any] = list(messages[:settled])
+        origins.extend(range(settled))
+        i = settled
         while i < len(messages):
             m = messages[i]
             if not isinstance(m, dict):
@@ -1577,6 +1628,8 @@ class OpenAIResponsesProfile(_OpenAIProfile):
     call_id_max = RESPONSES_MAX_CALL_ID
     messages_key = "input"
     _endpoint = "/responses"
+    _id_step = staticmethod(_responses_ids)
+    _id_start = staticmethod(_responses_ids_start)
 
     def recognizes_body(self, body: Any) -> bool:
         """A body with ``input`` (a string or a list of items) and no Gemini ``contents``."""
@@ -1646,12 +1699,14 @@ class OpenAIResponsesProfile(_OpenAIProfile):
             return out
         continued = bool(body.get("previous_response_id") or body.get("conversation"))
         store_false = body.get("store") is False
-        calls: dict[str, int] = {}
-        answered: set[str] = set()
-        item_ids: set[str] = set()
         start = self._mapped_start(items, start)
         begin = max(0, min(start, len(items)))
-        for i, it in enumerate(items):
+        folded = self._folded_ids(items, begin)  # the entries before begin: only their ids are read
+        calls: dict[str, int] = dict(folded[0])
+        answered: set[str] = set(folded[1])
+        item_ids: set[str] = set(folded[2])
+        for i in range(begin, len(items)):
+            it = items[i]
             if not isinstance(it, dict):
                 continue
             typ = it.get("type")
@@ -1813,10 +1868,11 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         return out
 
     # -- repairs ----------------------------------------------------------------------------------
-    def repair_request(self, body: dict[str, Any], report: Any, *, start: int = 0) -> dict[str, Any]:
+    def repair_request(self, body: dict[str, Any], report: Any, *, start: int = 0, settled: int = 0) -> dict[str, Any]:
         """Rewrite ``body`` (in place, and returned) where a rule can be met without changing
         what was meant; every rewrite is recorded on ``report``. See the ``repair`` and
-        ``report`` rules of :data:`RESPONSES_RULES`."""
+        ``report`` rules of :data:`RESPONSES_RULES`. The input items before ``settled`` need no
+        repair and are left as they are (see :attr:`repair_window`)."""
         self._common_repairs(body, report)
         self.repair_names(body, report)
         tools = tools if isinstance(tools := body.get("tools"), list) else []
@@ -1838,7 +1894,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         items = body.get("input")
         if isinstance(items, list):
             origins: list[int] = []
-            body["input"] = self._repair_items(items, declared, store_false, report, origins)
+            body["input"] = self._repair_items(items, declared, store_false, report, origins, settled)
             self._remember_start(body["input"], origins, start)
         return body
 
@@ -1869,12 +1925,20 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         return mapping
 
     def _repair_items(
-        self, items: list[Any], declared: set[Any], store_false: bool, report: Any, origins: list[int]
+        self,
+        items: list[Any],
+        declared: set[Any],
+        store_false: bool,
+        report: Any,
+        origins: list[int],
+        settled: int = 0,
     ) -> list[Any]:
+        settled = max(0, min(int(settled or 0), len(items)))
         kept: list[Any] = []
         kept_from: list[int] = []
         strip_ids = False  # after a dropped reasoning item: the items of its turn go without their ids
-        for i, it in enumerate(items):
+        for i in range(settled, len(items)):
+            it = items[i]
             if not isinstance(it, dict):
                 kept.append(it)
                 kept_from.append(i)
@@ -1971,7 +2035,8 @@ class OpenAIResponsesProfile(_OpenAIProfile):
             kept.append(it)
             kept_from.append(i)
         # a reasoning item must be followed by its item: drop orphans (e.g. the rest of that turn was another vendor's)
-        out: list[Any] = []
+        out: list[Any] = list(items[:settled])
+        origins.extend(range(settled))
         for k, it in enumerate(kept):
             if isinstance(it, dict) and it.get("type") == "reasoning":
                 nxt = kept[k + 1] if k + 1 < len(kept) else None

@@ -24,7 +24,7 @@ import copy
 import json
 from typing import Any, Callable, Iterable, Iterator, cast
 
-from toolwire.adapter import ModelRequest, normalize_tool_choice
+from toolwire.adapter import DeclarationMemo, ModelRequest, normalize_tool_choice
 from toolwire.arguments import parse_arguments
 from toolwire.errors import ProviderError, UnsupportedToolChoice
 from toolwire.schema.report import TranslationReport
@@ -566,6 +566,20 @@ class OpenAIResponsesCodec:
     def __init__(self, *, cache: bool | str = False) -> None:
         self.cache = cache
 
+    # ------------------------------------------------------------------------------- incremental encoding
+    @staticmethod
+    def concatenates_history(request: ModelRequest) -> bool:
+        """Whether ``input`` is the encoding of a closed prefix of the conversation followed by
+        that of the rest (see ``toolwire.adapter``): yes, unless ``previous_response_id`` is set
+        (then only the items after that response are sent)."""
+        return not (request.settings or {}).get("previous_response_id")
+
+    @staticmethod
+    def history_lead(request: ModelRequest) -> int:
+        """Entries ``input`` holds whatever the conversation: the instructions as a message when
+        ``instructions_role`` is set."""
+        return 1 if request.instructions is not None and (request.settings or {}).get("instructions_role") else 0
+
     # ------------------------------------------------------------------------------- tools
     def translate_tool(self, tool: Tool) -> tuple[dict[str, Any], TranslationReport]:
         """``{"type": "function", "name", "description", "parameters", "strict"}`` and the report.
@@ -814,7 +828,8 @@ class OpenAIResponsesCodec:
             body["instructions"] = request.instructions
         tools = []
         for t in request.tools:
-            decl = self.translate_tool(t)[0]  # another vendor's tool: ProviderToolUnsupported first
+            # another vendor's tool: ProviderToolUnsupported first (translate_tool raises it)
+            decl = DeclarationMemo.of(self).declaration(t, self.translate_tool)
             if isinstance(t, ProviderTool):
                 _require_answerer(t)
             if not isinstance(t, ProviderTool):  # a hosted tool has no name
