@@ -215,27 +215,17 @@ def json_copy(value: Any) -> Any:
 
 
 def _exact_copier(value: Any) -> Any:
-    """:func:`json_copy` when a JSON round trip gives ``value`` back exactly (no tuple turned into
-    a list, no non-string key turned into a string), else :func:`copy.deepcopy`."""
+    """:func:`json_copy` when a JSON round trip gives back a value equal to ``value`` (no tuple
+    turned into a list, no non-string key turned into a string: both compare unequal), else
+    :func:`copy.deepcopy`."""
     try:
-        copied = json_copy(value)
-        if copied == value and _same_types(copied, value):
+        if json_copy(value) == value:
             return json_copy
     except Exception:
         pass
     import copy
 
     return copy.deepcopy
-
-
-def _same_types(a: Any, b: Any) -> bool:
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return all(type(k) is str for k in b) and all(_same_types(a[k], b[k]) for k in b)
-    if isinstance(a, list):
-        return all(_same_types(x, y) for x, y in zip(a, b))
-    return True
 
 
 #: Tool fields a declaration cannot depend on (the function run and the design kit's notes).
@@ -654,10 +644,11 @@ class _Histories:
 
     size = 8
 
-    __slots__ = ("_by_owner",)
+    __slots__ = ("_by_owner", "_last")
 
     def __init__(self) -> None:
         self._by_owner: dict[int, _History] = {}
+        self._last: tuple[Any, Any] = (None, None)  # the copies of the last (context, other fields) made
 
     def __reduce__(self) -> tuple[Any, tuple[()]]:  # copied or pickled empty: it is only a cache
         return (_Histories, ())
@@ -767,10 +758,15 @@ class _Histories:
         hist.lead = int(cast(Any, lead)(request)) if callable(lead) else self._lead(codec, request, key)
         top: Any = {k: v for k, v in body.items() if k != key}
         if closed:
-            try:
-                ctx, top = _json_copy_exact_value(ctx), _json_copy_exact_value(top)
+            last_ctx, last_top = self._last
+            try:  # copies (the values may change later), shared with the last conversation when equal
+                ctx = last_ctx if last_ctx is not None and last_ctx == ctx else _json_copy_exact_value(ctx)
+                top = last_top if last_top is not None and last_top == top else _json_copy_exact_value(top)
             except Exception:  # a value that cannot be copied: this conversation is encoded whole
                 closed = False
+            else:
+                self._last = (ctx, top)
+                hist.state.top = top  # the preflight's own copy of the same fields (never changed)
         return body, answered, closed, calls | results | other, dropped, ctx, top
 
     @staticmethod

@@ -405,6 +405,23 @@ class Answer:
     events: AsyncIterator[SSEEvent] | None = None
 
 
+def _read_already(response: Any) -> bytes | None:
+    """The body of an ``httpx2.Response`` that was read whole already (``None`` for a response
+    still to be read: streamed, or another client's)."""
+    if not hasattr(response, "aiter_bytes") or not getattr(response, "is_stream_consumed", False):
+        return None
+    try:
+        content = response.content
+    except Exception:  # not read after all (closed unread): read it the usual way, which reports it
+        return None
+    return content if isinstance(content, bytes) else None
+
+
+async def _no_chunks() -> AsyncIterator[bytes]:
+    return
+    yield b""  # pragma: no cover - makes this an async generator
+
+
 def _header(response: Any, name: str) -> str | None:
     try:
         value = response.headers.get(name)
@@ -422,18 +439,23 @@ async def read_answer(api: str, response: Any, arrays: bool = False) -> Answer:
     content_type = _header(response, "content-type")
     ctype = (content_type or "").lower()
     status = getattr(response, "status_code", None) or getattr(response, "status", None)
-    chunks = _body_chunks(api, response)
-    if "text/event-stream" in ctype:
-        return Answer("sse", events=sse_events(api, chunks))
-    head = b""
-    if "json" not in ctype:
-        async for chunk in chunks:
-            head += chunk
-            if head.strip():
-                break
-        if head.lstrip().lstrip(b"\xef\xbb\xbf").startswith(_SSE_STARTS):
-            return Answer("sse", events=sse_events(api, _chain(head, chunks)))
-    data = head + b"".join([c async for c in chunks])
+    data = _read_already(response) if "text/event-stream" not in ctype else None
+    if data is not None:  # the SDK read the whole body already (a request that was not streamed)
+        if "json" not in ctype and data.lstrip().lstrip(b"\xef\xbb\xbf").startswith(_SSE_STARTS):
+            return Answer("sse", events=sse_events(api, _chain(data, _no_chunks())))
+    else:
+        chunks = _body_chunks(api, response)
+        if "text/event-stream" in ctype:
+            return Answer("sse", events=sse_events(api, chunks))
+        head = b""
+        if "json" not in ctype:
+            async for chunk in chunks:
+                head += chunk
+                if head.strip():
+                    break
+            if head.lstrip().lstrip(b"\xef\xbb\xbf").startswith(_SSE_STARTS):
+                return Answer("sse", events=sse_events(api, _chain(head, chunks)))
+        data = head + b"".join([c async for c in chunks])
     body = parse_json_body(
         api,
         data,
