@@ -711,7 +711,10 @@ class _Histories:
             return None
         if not (hist.ids.isdisjoint(calls) and hist.ids.isdisjoint(results) and hist.ids.isdisjoint(other)):
             return None
-        answered_tail, answered = answer_request(dataclasses.replace(request, messages=tail, conversation=None))
+        part = object.__new__(type(request))  # a shallow copy with the new messages only (replace() is slow)
+        part.__dict__.update(request.__dict__)
+        part.messages = tail
+        answered_tail, answered = answer_request(part)
         tbody = codec.encode_request(answered_tail)
         twire = tbody.get(key)
         lead = hist.lead
@@ -745,7 +748,7 @@ class _Histories:
 
         from .turns import answer_request
 
-        answered_req, answered = answer_request(dataclasses.replace(request, conversation=None))
+        answered_req, answered = answer_request(request)  # the codecs do not read request.conversation
         body = codec.encode_request(answered_req)
         calls, results, other = _links(request.messages)
         closed = not answered and calls <= results  # with answers added, the next request is encoded whole

@@ -80,7 +80,6 @@ __all__ = [
 SNIPPET_CHARS = 200
 
 _SSE_STARTS = (b"data:", b"event:", b"id:", b"retry:", b":")
-_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 def snippet(data: bytes | str) -> str:
@@ -224,7 +223,6 @@ async def sse_events(api: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[SS
     dispatched when its data is complete JSON (or ``[DONE]``); an event cut mid-data is dropped,
     so the stream decoder reports the stream as cut off. Invalid UTF-8, and a stream that ends
     before its first event (an empty 200 answer), raise :class:`ResponseDecodeError`."""
-    buf = b""
     offset = 0
     data: list[str] = []
     event: str | None = None
@@ -256,18 +254,25 @@ async def sse_events(api: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[SS
             event = value
         return None
 
+    pending: list[bytes] = []  # the unfinished line, in pieces (joined once a line end arrives)
     async for chunk in chunks:
-        buf += chunk
-        while True:
-            m = _LINE_END.search(buf)
-            if m is None or (m.group() == b"\r" and m.end() == len(buf)):
-                break  # no full line yet, or a CR that may be the first half of CRLF
-            line, buf = buf[: m.start()], buf[m.end() :]
-            ev = take(line, offset)
-            offset += m.end()
+        pending.append(chunk)
+        if b"\n" not in chunk and b"\r" not in chunk:
+            continue
+        lines = b"".join(pending).splitlines(True)  # bytes split only at CRLF, LF and CR
+        pending = []
+        tail = lines[-1]
+        if not tail.endswith(b"\n"):  # no full line yet, or a CR that may be the first half of CRLF
+            pending.append(tail)
+            lines.pop()
+        for raw in lines:
+            end = 2 if raw.endswith(b"\r\n") else 1
+            ev = take(raw[:-end], offset)
+            offset += len(raw)
             if ev is not None:
                 dispatched += 1
                 yield ev
+    buf = b"".join(pending)
     if buf:
         ev = take(buf.rstrip(b"\r"), offset)
         if ev is not None:
@@ -789,8 +794,22 @@ class Transport(Model):
         raw = await self._posted(request, True)
         try:
             answer = await read_answer(self.provider, raw, arrays=self.array_streams)
-            async for ev in self.answer_events(request, answer):
-                yield ev
+            if answer.kind == "sse" and answer.events is not None:  # as answer_events, one generator less
+                decoder = self.stream_decoder(request)
+                event_data = self.event_data
+                async for sse in answer.events:
+                    data = event_data(sse)
+                    if data is SKIP:
+                        continue
+                    if data is END:
+                        break
+                    for ev in decoder.feed(data):
+                        yield ev
+                for ev in decoder.finish():
+                    yield ev
+            else:
+                async for ev in self.answer_events(request, answer):
+                    yield ev
         finally:
             await close_raw(raw)
 

@@ -801,9 +801,7 @@ class AnthropicProfile(Profile):
         if not isinstance(body, dict):
             return [Violation("anthropic.request.messages-count", "", "the request body is not a JSON object")]
         out: list[Violation] = []
-        out.extend(
-            _check_tools(json.dumps(body.get("tools"), sort_keys=True, default=str)) if body.get("tools") else ()
-        )
+        out.extend(self._tool_violations(body.get("tools")) if body.get("tools") else ())
         out.extend(self._check_settings(body))
         start = max(0, int(start or 0))
         mapped = getattr(self, "_mapped_start", None)
@@ -811,6 +809,20 @@ class AnthropicProfile(Profile):
             start = mapped[2]  # the repair dropped or merged messages before start: same message, new index
         out.extend(self._check_messages(body, start))
         return out
+
+    def _tool_violations(self, tools: Any) -> tuple[Violation, ...] | list[Violation]:
+        """:func:`_check_tools` of ``tools``, reused while the tools are equal to the last ones."""
+        memo = getattr(self, "_tools_memo", None)
+        if memo is not None and memo[0] == tools:
+            return memo[1]
+        found = _check_tools(json.dumps(tools, sort_keys=True, default=str))
+        try:
+            kept = json.loads(json.dumps(tools))
+        except (TypeError, ValueError):
+            self._tools_memo = None
+        else:
+            self._tools_memo = (kept, found) if kept == tools else None
+        return found
 
     def _check_settings(self, body: dict[str, Any]) -> list[Violation]:
         out: list[Violation] = []

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import re
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -757,6 +758,24 @@ class _OpenAIProfile(Profile):
     _id_step: Any = None
     _id_start: Any = None
 
+    def _tool_problems_of(self, tools: list[Any]) -> tuple[list[Violation], set[str]]:  # pragma: no cover
+        raise NotImplementedError
+
+    def _tools_checked(self, tools: list[Any]) -> tuple[list[Violation], set[str]]:
+        """:meth:`_tool_problems_of` ``tools``, reused while the declarations are equal to the
+        last ones checked (a pure check of the declarations alone)."""
+        memo = getattr(self, "_tools_memo", None)
+        if memo is not None and memo[0] == tools:
+            return memo[1], memo[2]
+        found, names = self._tool_problems_of(tools)
+        try:
+            kept = json.loads(json.dumps(tools))
+        except (TypeError, ValueError):
+            self._tools_memo = None
+        else:
+            self._tools_memo = (kept, found, names) if kept == tools else None
+        return found, names
+
     def _folded_ids(self, items: list[Any], upto: int) -> Any:
         fold = getattr(self, "_history_ids", None)
         if fold is None:  # a profile made without __init__ (copied by hand)
@@ -1091,6 +1110,32 @@ class OpenAIChatProfile(_OpenAIProfile):
         calls the tool messages at ``start`` answer."""
         out: list[Violation] = []
         tools = tools if isinstance(tools := body.get("tools"), list) else []
+        found, names = self._tools_checked(tools)
+        out.extend(found)
+        out.extend(self._common_request_problems(body, tools, names, body.get("reasoning_effort")))
+        if body.get("max_tokens") is not None and reasoning_family(body.get("model")) is not None:
+            out.append(
+                self.violation(
+                    "request.max-tokens-reasoning-model",
+                    "/max_tokens",
+                    f"model {body.get('model')!r} takes max_completion_tokens, not max_tokens",
+                )
+            )
+        if body.get("top_logprobs") is not None and body.get("logprobs") is not True:
+            out.append(
+                self.violation(
+                    "request.top-logprobs-without-logprobs", "/top_logprobs", "top_logprobs needs logprobs: true"
+                )
+            )
+        stop = body.get("stop")
+        if isinstance(stop, list) and len(stop) > 4:
+            out.append(self.violation("request.stop-count", "/stop", f"{len(stop)} stop sequences (at most 4)"))
+        out.extend(self._message_problems(body.get("messages"), start))
+        return out
+
+    def _tool_problems_of(self, tools: list[Any]) -> tuple[list[Violation], set[str]]:
+        """The violations of the declarations ``tools`` and the names they declare."""
+        out: list[Violation] = []
         names: set[str] = set()
         for i, decl in enumerate(tools):
             if not isinstance(decl, dict):
@@ -1121,26 +1166,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                             "tool.name", f"/tools/{i}/custom/name", f"tool name {name!r}: {err}", tool=str(name)
                         )
                     )
-        out.extend(self._common_request_problems(body, tools, names, body.get("reasoning_effort")))
-        if body.get("max_tokens") is not None and reasoning_family(body.get("model")) is not None:
-            out.append(
-                self.violation(
-                    "request.max-tokens-reasoning-model",
-                    "/max_tokens",
-                    f"model {body.get('model')!r} takes max_completion_tokens, not max_tokens",
-                )
-            )
-        if body.get("top_logprobs") is not None and body.get("logprobs") is not True:
-            out.append(
-                self.violation(
-                    "request.top-logprobs-without-logprobs", "/top_logprobs", "top_logprobs needs logprobs: true"
-                )
-            )
-        stop = body.get("stop")
-        if isinstance(stop, list) and len(stop) > 4:
-            out.append(self.violation("request.stop-count", "/stop", f"{len(stop)} stop sequences (at most 4)"))
-        out.extend(self._message_problems(body.get("messages"), start))
-        return out
+        return out, names
 
     def _message_problems(self, messages: Any, start: int) -> list[Violation]:
         out: list[Violation] = []
@@ -1664,12 +1690,8 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         only read for the call ids and item ids they define."""
         out: list[Violation] = []
         tools = tools if isinstance(tools := body.get("tools"), list) else []
-        names: set[str] = set()
-        for i, decl in enumerate(tools):
-            if isinstance(decl, dict) and decl.get("type") in ("function", "custom"):
-                if isinstance(decl_name := decl.get("name"), str):  # a missing name is reported, not listed
-                    names.add(decl_name)
-                out.extend(self._tool_problems(decl, i, f"/tools/{i}", decl))
+        found, names = self._tools_checked(tools)
+        out.extend(found)
         reasoning = reasoning if isinstance(reasoning := body.get("reasoning"), dict) else {}
         out.extend(self._common_request_problems(body, tools, names, reasoning.get("effort")))
         if body.get("previous_response_id") and body.get("conversation"):
@@ -1691,6 +1713,17 @@ class OpenAIResponsesProfile(_OpenAIProfile):
             )
         out.extend(self._input_problems(body, start))
         return out
+
+    def _tool_problems_of(self, tools: list[Any]) -> tuple[list[Violation], set[str]]:
+        """The violations of the declarations ``tools`` and the names they declare."""
+        out: list[Violation] = []
+        names: set[str] = set()
+        for i, decl in enumerate(tools):
+            if isinstance(decl, dict) and decl.get("type") in ("function", "custom"):
+                if isinstance(decl_name := decl.get("name"), str):  # a missing name is reported, not listed
+                    names.add(decl_name)
+                out.extend(self._tool_problems(decl, i, f"/tools/{i}", decl))
+        return out, names
 
     def _input_problems(self, body: dict[str, Any], start: int) -> list[Violation]:
         out: list[Violation] = []
