@@ -693,6 +693,8 @@ class _Histories:
             hist.wire = wire
             hist.ids = ids
             hist.dropped = dropped
+            for gone in [k for k, h in by.items() if h.owner() is None]:  # finished runs: released
+                del by[gone]
             if len(by) >= self.size:
                 by.pop(next(iter(by)))
             by[id(owner)] = hist

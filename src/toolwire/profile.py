@@ -453,32 +453,37 @@ class PrefixFold:
     value of the previous call when that call's entries are the first entries of ``items``
     (compared with ``==``, which is immediate for the same objects), so only the entries after
     them are stepped through. ``step`` may change ``value`` in place; the value returned belongs
-    to the fold (copy it before changing it). For profile checks of a growing history (ids used
+    to the fold: pass ``copy`` to get one the caller may change. For profile checks of a growing history (ids used
     so far, counts). Use module-level functions for ``step`` and ``initial`` (profiles are
     pickled with their models)."""
 
-    __slots__ = ("_step", "_initial", "_entries", "_value")
+    __slots__ = ("_step", "_initial", "_entries", "_value", "_lock")
 
     def __init__(self, step: Any, initial: Any) -> None:
+        import threading
+
         self._step = step
         self._initial = initial
         self._entries: list[Any] = []
         self._value: Any = None
+        self._lock = threading.Lock()  # one model's checks may run in several threads
 
-    def fold(self, items: Sequence[Any], upto: int | None = None) -> Any:
+    def fold(self, items: Sequence[Any], upto: int | None = None, copy: Any = None) -> Any:
+        """The folded value (``copy(value)`` when ``copy`` is given: a copy the caller may change)."""
         upto = len(items) if upto is None else max(0, min(upto, len(items)))
-        prev = self._entries
-        k = len(prev)
-        if prev and k <= upto and items[:k] == prev:
-            value, begin = self._value, k
-        else:
-            value, begin = self._initial(), 0
-        step = self._step
-        for i in range(begin, upto):
-            value = step(value, i, items[i])
-        self._entries = list(items[:upto])
-        self._value = value
-        return value
+        with self._lock:
+            prev = self._entries
+            k = len(prev)
+            if prev and k <= upto and items[:k] == prev:
+                value, begin = self._value, k
+            else:
+                value, begin = self._initial(), 0
+            step = self._step
+            for i in range(begin, upto):
+                value = step(value, i, items[i])
+            self._entries = list(items[:upto])
+            self._value = value
+            return value if copy is None else copy(value)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, Any]]:  # copied or pickled empty: it is only a cache
         return (PrefixFold, (self._step, self._initial))

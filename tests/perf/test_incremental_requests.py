@@ -356,3 +356,25 @@ def test_prefix_fold_steps_through_new_entries_only() -> None:
     assert fold.fold([9, 2, 3, 4]) == 18 and seen[5:] == [0, 1, 2, 3]  # a changed entry: folded again
     assert fold.fold([9, 2, 3, 4], 2) == 11  # a shorter prefix: folded again
     assert pickle.loads(pickle.dumps(fold)).fold([1]) == 1
+
+
+@pytest.mark.parametrize("api", list(APIS))
+def test_finished_conversations_are_released_and_caches_pickle_empty(api: str) -> None:
+    import gc
+
+    m = _model(api)
+    history = _loop_history(3)
+    owners = [Conversation() for _ in range(3)]
+    for o in owners:
+        _both(api, m, _request(m, history[:5], o))
+    assert len(vars(m)["_histories"]._by_owner) == 3
+    del owners, o
+    gc.collect()
+    live = Conversation()
+    _both(api, m, _request(m, history[:3], live))
+    assert list(vars(m)["_histories"]._by_owner) == [id(live)]
+    # the caches travel empty (models are pickled for Ray, copied by tests)
+    assert pickle.loads(pickle.dumps(vars(m)["_histories"]))._by_owner == {}
+    assert copy.deepcopy(vars(m)["_histories"])._by_owner == {}
+    folds = [v for v in vars(m.profile).values() if isinstance(v, PrefixFold)]
+    assert all(pickle.loads(pickle.dumps(f))._entries == [] for f in folds)  # Gemini keeps none

@@ -974,7 +974,7 @@ class AnthropicProfile(Profile):
             lo = turn_start(lo - 1)
         folds = getattr(self, "_tool_use_ids", None)
         if folds is not None:
-            seen_ids: set[str] = set(folds.fold(msgs, lo))
+            seen_ids: set[str] = folds.fold(msgs, lo, set)
         else:  # a profile made without __init__ (copied by hand)
             seen_ids = set()
             for i, m in enumerate(msgs[:lo]):

@@ -671,6 +671,12 @@ def _responses_ids_start() -> tuple[dict[str, int], set[str], set[str]]:
     return {}, set(), set()
 
 
+def _copy_responses_ids(
+    acc: tuple[dict[str, int], set[str], set[str]],
+) -> tuple[dict[str, int], set[str], set[str]]:
+    return dict(acc[0]), set(acc[1]), set(acc[2])
+
+
 def _responses_ids(
     acc: tuple[dict[str, int], set[str], set[str]], i: int, it: Any
 ) -> tuple[dict[str, int], set[str], set[str]]:
@@ -776,11 +782,11 @@ class _OpenAIProfile(Profile):
             self._tools_memo = (kept, found, names) if kept == tools else None
         return found, names
 
-    def _folded_ids(self, items: list[Any], upto: int) -> Any:
+    def _folded_ids(self, items: list[Any], upto: int, copy: Any = None) -> Any:
         fold = getattr(self, "_history_ids", None)
         if fold is None:  # a profile made without __init__ (copied by hand)
             fold = self._history_ids = PrefixFold(self._id_step, self._id_start)
-        return fold.fold(items, upto)
+        return fold.fold(items, upto, copy)
 
     # -- recordings ----------------------------------------------------------------------------
     def recognizes_uri(self, uri: str) -> bool:
@@ -1192,7 +1198,7 @@ class OpenAIChatProfile(_OpenAIProfile):
             )
         ):
             begin = back - 1
-        seen_ids: set[str] = set(self._folded_ids(messages, begin))
+        seen_ids: set[str] = self._folded_ids(messages, begin, set)
         i = begin
         while i < len(messages):
             m = messages[i]
@@ -1734,10 +1740,8 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         store_false = body.get("store") is False
         start = self._mapped_start(items, start)
         begin = max(0, min(start, len(items)))
-        folded = self._folded_ids(items, begin)  # the entries before begin: only their ids are read
-        calls: dict[str, int] = dict(folded[0])
-        answered: set[str] = set(folded[1])
-        item_ids: set[str] = set(folded[2])
+        # the entries before begin: only their ids are read
+        calls, answered, item_ids = self._folded_ids(items, begin, _copy_responses_ids)
         for i in range(begin, len(items)):
             it = items[i]
             if not isinstance(it, dict):
