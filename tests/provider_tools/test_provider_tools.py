@@ -415,3 +415,19 @@ def test_adv12_bad_construction_is_a_configuration_error(args, kwargs, says):
 
     with pytest.raises(ConfigurationError, match=says):
         toolwire.ProviderTool(*args, **kwargs)
+
+
+def test_the_offline_client_side_tool_example_in_the_docs_runs(tmp_path, monkeypatch, capsys) -> None:
+    """Runs the code block of docs/provider-tools.md "Testing client-side tools offline" as written."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "provider-tools.md").read_text()
+    section = page.split("### Testing client-side tools offline", 1)[1]
+    code = section.split("```python\n", 1)[1].split("\n```", 1)[0]
+    assert "MockTransport(handler)" in code and "bash.function(" in code
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "provider-tools.md", "exec"), {"__name__": "docs_example"})
+    printed = capsys.readouterr().out
+    assert printed.count("exit code: 0") == 2
+    assert "Python 3." in printed and "--- stdout ---\n2\n" in printed
+    assert (tmp_path / "project").is_dir()
