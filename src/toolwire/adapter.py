@@ -551,6 +551,34 @@ class Model(abc.ABC):
     async def aclose(self) -> None:
         """Release HTTP clients the model created (not ones the user passed in)."""
 
+    def _client_on_other_loop(self) -> bool:
+        """True when the SDK client this model created itself (``self._client``, no
+        ``http_client`` setting) was made on another event loop than the one running now.
+
+        Its pooled connections belong to that loop and fail on this one (``RuntimeError: ... is
+        bound to a different event loop`` / ``Event loop is closed`` inside ``httpx2``), which
+        happens when one model is used by ``run_sync`` from several threads (each thread has an
+        event loop of its own) or by ``run_sync`` and then ``asyncio.run``. Adapters make a new
+        client then and call :meth:`_client_made` after making one."""
+        if vars(self).get("_client") is None or self.settings.get("http_client") is not None:
+            return False
+        import asyncio
+
+        try:
+            now = asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        return vars(self).get("_client_loop") is not now
+
+    def _client_made(self) -> None:
+        """Note the event loop (if any is running) the SDK client was just made on."""
+        import asyncio
+
+        try:
+            self._client_loop: Any = asyncio.get_running_loop()
+        except RuntimeError:
+            self._client_loop = None
+
 
 def _dropped_parts(messages: Iterable[Message], api: str, offset: int) -> list[tuple[Any, ...]]:
     """The arguments of :func:`report_dropped_provider_tool_parts`'s changes for ``messages``

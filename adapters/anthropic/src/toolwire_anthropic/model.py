@@ -124,7 +124,7 @@ class AnthropicModel(Transport):
     def client(self) -> Any:
         """The ``anthropic.AsyncAnthropic`` client, created on first use. Raises
         :class:`ConfigurationError` naming ``ANTHROPIC_API_KEY`` when no key is available."""
-        if self._client is None:
+        if self._client is None or self._client_on_other_loop():
             problem = self.credential_problem()
             if problem:
                 raise ConfigurationError(f"anthropic: {problem}")
@@ -136,6 +136,7 @@ class AnthropicModel(Transport):
                     kwargs[key] = self.settings[key]
             # toolwire retries (toolwire.retry): the SDK's hidden retries would double them
             self._client = anthropic.AsyncAnthropic(max_retries=0, **kwargs)
+            self._client_made()
         return self._client
 
     async def aclose(self) -> None:

@@ -168,7 +168,7 @@ class GeminiModel(Transport):
 
     def client(self) -> Any:
         """The ``google.genai.Client`` this model uses (created on first use)."""
-        if self._client is not None:
+        if self._client is not None and not self._client_on_other_loop():
             return self._client
         from google import genai
         from google.genai import types
@@ -188,6 +188,7 @@ class GeminiModel(Transport):
         if self.settings.get("http_client") is not None:
             options["httpx_async_client"] = self.settings["http_client"]
         self._client = genai.Client(api_key=key, http_options=types.HttpOptions(**options))
+        self._client_made()
         return self._client
 
     def build_request(self, messages: list[Message], **kwargs: Any) -> ModelRequest:

@@ -253,6 +253,13 @@ def confined_apply_patch(root: str | os.PathLike[str]) -> ProviderTool:
                 p = base.resolve(path, must_exist=True, kind="file")
                 if not isinstance(diff, str):
                     raise ToolError("update_file needs a diff", hint="Send the V4A diff in operation.diff.")
+                if os.stat(p).st_nlink > 1:  # the other names of the file may be outside the root
+                    raise ToolError(
+                        f"{path!r} is a file with more than one hard link; a hard link can name a file outside "
+                        "the root directory, so it is not changed",
+                        hint="Change a file that has a single name (create a copy inside the root first).",
+                        retryable=False,
+                    )
                 with open(p, encoding="utf-8", newline="") as fh:
                     old = fh.read()
                 new = apply_update_diff(old, diff, path)
@@ -367,6 +374,8 @@ def computer(
         checks = item.get("pending_safety_checks") if isinstance(item, dict) else None
         if not isinstance(checks, list) or not checks:
             return None
+        # each check is a PendingSafetyCheck object; anything else still asks (shown as sent)
+        checks = [c if isinstance(c, dict) else {"message": str(c)} for c in checks]
         if acknowledge is not None and acknowledge(checks):
             return None
         said = "; ".join(f"{c.get('code') or 'check'}: {c.get('message') or ''}".strip() for c in checks)

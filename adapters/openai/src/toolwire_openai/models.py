@@ -101,7 +101,7 @@ class _OpenAIModel(Transport):
         """The ``openai.AsyncOpenAI`` client, created on first use. Raises
         :class:`ConfigurationError` naming ``OPENAI_API_KEY`` when no key is available for
         api.openai.com."""
-        if self._client is None:
+        if self._client is None or self._client_on_other_loop():
             problem = self.credential_problem()
             if problem:
                 raise ConfigurationError(f"{self.provider}: {problem}")
@@ -119,6 +119,7 @@ class _OpenAIModel(Transport):
                 if self.transport_settings.get(name) is not None:
                     kwargs[name] = self.transport_settings[name]
             self._client = openai.AsyncOpenAI(**kwargs)
+            self._client_made()
         return self._client
 
     def _options(self) -> dict[str, Any]:

@@ -1,0 +1,191 @@
+"""Findings of the adversarial pass over the client-side vendor tools and the performance
+changes: each test reproduces what a careless user or a hostile model did, against the real SDKs
+(over a loopback HTTP server where a connection pool matters, else ``httpx2.MockTransport``)."""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import json
+import socketserver
+import threading
+from typing import Any
+
+import pytest
+
+import toolwire
+
+RESPONSES_BODY = {
+    "id": "resp_1",
+    "object": "response",
+    "created_at": 1,
+    "model": "gpt-5",
+    "status": "completed",
+    "output": [
+        {
+            "type": "message",
+            "id": "msg_1",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "hi", "annotations": []}],
+        }
+    ],
+    "parallel_tool_calls": True,
+    "tool_choice": "auto",
+    "tools": [],
+    "usage": {
+        "input_tokens": 1,
+        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+        "output_tokens": 1,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 2,
+    },
+}
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: the SDK's pool keeps the connection between runs
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        body = json.dumps(RESPONSES_BODY).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+
+
+@pytest.fixture
+def loopback_responses():
+    server = _Server(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_breaker_one_model_used_by_run_sync_from_two_threads_and_then_asyncio_run(loopback_responses) -> None:
+    """run_sync runs on each calling thread's own event loop: the SDK client the model made on the
+    first thread's loop (its pooled keep-alive connection) must not be used on another loop
+    (it failed with 'bound to a different event loop' / 'Event loop is closed')."""
+    model = toolwire.model("openai:gpt-5", api_key="sk-test", base_url=loopback_responses, max_retries=0, timeout=20)
+    assert toolwire.run_sync(model, "Hi.").text == "hi"
+    seen: dict[str, Any] = {}
+
+    def other_thread() -> None:
+        try:
+            seen["text"] = toolwire.run_sync(model, "Hi.").text
+        except BaseException as exc:  # reported below with its message
+            seen["text"] = repr(exc)
+
+    worker = threading.Thread(target=other_thread)
+    worker.start()
+    worker.join(60)
+    assert seen == {"text": "hi"}
+    assert toolwire.run_sync(model, "Hi.").text == "hi"  # back on the first thread's loop
+    assert asyncio.run(toolwire.run(model, "Hi.")).text == "hi"  # and on a loop of the user's own
+
+    texts: list[str] = []
+    lock = threading.Lock()
+
+    def many() -> None:
+        try:
+            text = toolwire.run_sync(model, "Hi.").text
+        except BaseException as exc:
+            text = repr(exc)
+        with lock:
+            texts.append(text)
+
+    workers = [threading.Thread(target=many) for _ in range(6)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(60)
+    assert sorted(texts) == ["hi"] * 6
+
+
+# -- client-side tools: a hostile model -------------------------------------------------------------------------------
+
+
+def _responses_model(answers: list[dict[str, Any]], validate: bool = True) -> tuple[Any, list[dict[str, Any]]]:
+    import httpx2
+    import openai.types.responses as ot
+
+    if validate:
+        for a in answers:
+            ot.Response.model_validate(a)
+    sent: list[dict[str, Any]] = []
+    queue = list(answers)
+
+    def respond(request: httpx2.Request) -> httpx2.Response:
+        sent.append(json.loads(request.content))
+        return httpx2.Response(200, json=queue.pop(0))
+
+    model = toolwire.model(
+        "openai:gpt-5",
+        api_key="sk-test",
+        max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(respond)),
+    )
+    return model, sent
+
+
+def _with_output(output: list[dict[str, Any]], rid: str) -> dict[str, Any]:
+    return {**RESPONSES_BODY, "id": rid, "output": output}
+
+
+def test_breaker_apply_patch_does_not_write_through_a_hard_link_to_a_file_outside_the_root(tmp_path) -> None:
+    import os
+
+    from toolwire_openai import confined_apply_patch
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    (tmp_path / "secret.txt").write_text("keep\n")
+    os.link(tmp_path / "secret.txt", root / "h.txt")  # e.g. left by a build step, or made by an allowed `ln`
+    call = {
+        "type": "apply_patch_call",
+        "id": "apc_1",
+        "call_id": "call_p1",
+        "status": "completed",
+        "operation": {"type": "update_file", "path": "h.txt", "diff": "-keep\n+gone\n"},
+    }
+    model, sent = _responses_model([_with_output([call], "resp_1"), RESPONSES_BODY])
+    result = toolwire.run_sync(model, "Patch it.", tools=[confined_apply_patch(root)])
+    assert (tmp_path / "secret.txt").read_text() == "keep\n"
+    (answer,) = sent[1]["input"][2:]
+    assert (answer["type"], answer["status"]) == ("apply_patch_call_output", "failed")
+    assert answer["output"].startswith("'h.txt' is a file with more than one hard link")
+    assert result.tool_errors == 1
+
+
+def test_breaker_malformed_pending_safety_checks_still_ask_instead_of_crashing_the_run() -> None:
+    """The SDK builds response items without validating them, so a check that is not an object
+    reaches the approval rule: the run pauses for approval (it raised AttributeError)."""
+    from toolwire_openai import computer
+
+    call = {
+        "type": "computer_call",
+        "id": "cu_1",
+        "call_id": "call_c1",
+        "status": "completed",
+        "action": {"type": "screenshot"},
+        "pending_safety_checks": ["the page asks for a password"],
+    }
+    model, sent = _responses_model([_with_output([call], "resp_1"), RESPONSES_BODY], validate=False)
+    result = toolwire.run_sync(model, "Look.", tools=[computer(lambda action: b"\x89PNG\r\n\x1a\n")])
+    assert [p.reason for p in result.pending] == [
+        "OpenAI's safety checks ask for confirmation: check: the page asks for a password"
+    ]
+    assert len(sent) == 1
