@@ -166,7 +166,7 @@ def test_breaker_apply_patch_does_not_write_through_a_hard_link_to_a_file_outsid
     assert (tmp_path / "secret.txt").read_text() == "keep\n"
     (answer,) = sent[1]["input"][2:]
     assert (answer["type"], answer["status"]) == ("apply_patch_call_output", "failed")
-    assert answer["output"].startswith("'h.txt' is a file with more than one hard link")
+    assert answer["output"].startswith("path 'h.txt' is a file with 2 hard links")
     assert result.tool_errors == 1
 
 
@@ -189,3 +189,62 @@ def test_breaker_malformed_pending_safety_checks_still_ask_instead_of_crashing_t
         "OpenAI's safety checks ask for confirmation: check: the page asks for a password"
     ]
     assert len(sent) == 1
+
+
+def _anthropic_model(answers: list[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]]]:
+    import anthropic.types as at
+    import httpx2
+
+    bodies = [
+        {
+            "id": f"msg_{i}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+        }
+        for i, (content, stop) in enumerate(answers)
+    ]
+    for b in bodies:
+        at.Message.model_validate(b)
+    sent: list[dict[str, Any]] = []
+
+    def respond(request: httpx2.Request) -> httpx2.Response:
+        sent.append(json.loads(request.content))
+        return httpx2.Response(200, json=bodies[len(sent) - 1])
+
+    model = toolwire.model(
+        "anthropic:claude-sonnet-4-5",
+        api_key="sk-ant-test",
+        max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(respond)),
+    )
+    return model, sent
+
+
+def test_breaker_text_editor_insert_does_not_write_through_a_hard_link_to_a_file_outside_the_root(tmp_path) -> None:
+    import os
+
+    from toolwire_anthropic import confined_text_editor
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    (tmp_path / "secret.txt").write_text("keep\n")
+    os.link(tmp_path / "secret.txt", root / "h.txt")
+    use = {
+        "type": "tool_use",
+        "id": "toolu_1",
+        "name": "str_replace_based_edit_tool",
+        "input": {"command": "insert", "path": "h.txt", "insert_line": 0, "insert_text": "owned"},
+    }
+    model, sent = _anthropic_model([([use], "tool_use"), ([{"type": "text", "text": "ok"}], "end_turn")])
+    result = toolwire.run_sync(model, "Edit.", tools=[confined_text_editor(root)])
+    assert (tmp_path / "secret.txt").read_text() == "keep\n"
+    (answer,) = sent[1]["messages"][2]["content"]
+    assert answer["type"] == "tool_result" and answer["is_error"] is True
+    text = answer["content"] if isinstance(answer["content"], str) else answer["content"][0]["text"]
+    assert text.startswith("path 'h.txt' is a file with 2 hard links")
+    assert result.tool_errors == 1

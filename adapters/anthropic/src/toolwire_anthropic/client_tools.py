@@ -95,8 +95,11 @@ def confined_text_editor(
             text = insert_text if insert_text is not None else new_str
             if text is None or insert_line is None:
                 raise ToolError("insert needs insert_line and insert_text", hint="Send both fields.", retryable=False)
-            p = base.resolve(path, must_exist=True, kind="file")
-            lines = p.read_text(encoding="utf-8").splitlines(keepends=True)
+            base.resolve(path, must_exist=True, kind="file")
+            # opened from the root one component at a time: no symbolic link swapped in since the
+            # check, and no file with a second (hard link) name outside the root
+            with open(base.open_fd(path), encoding="utf-8", newline="") as fh:
+                lines = fh.read().splitlines(keepends=True)
             if not 0 <= insert_line <= len(lines):
                 raise ToolError(
                     f"insert_line {insert_line} is outside 0..{len(lines)}",
@@ -105,7 +108,8 @@ def confined_text_editor(
                 )
             added = text if text.endswith("\n") else text + "\n"
             lines.insert(insert_line, added)
-            p.write_text("".join(lines), encoding="utf-8")
+            with open(base.open_fd(path, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8", newline="") as fh:
+                fh.write("".join(lines))
             return f"inserted {len(added.splitlines())} lines after line {insert_line} of {path}"
         raise ToolError(
             f"the command {command!r} is not supported here",

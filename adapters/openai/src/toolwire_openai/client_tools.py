@@ -250,20 +250,15 @@ def confined_apply_patch(root: str | os.PathLike[str]) -> ProviderTool:
                     fh.write(text)
                 return f"created {path} ({len(text.splitlines())} lines)"
             if kind == "update_file":
-                p = base.resolve(path, must_exist=True, kind="file")
+                base.resolve(path, must_exist=True, kind="file")
                 if not isinstance(diff, str):
                     raise ToolError("update_file needs a diff", hint="Send the V4A diff in operation.diff.")
-                if os.stat(p).st_nlink > 1:  # the other names of the file may be outside the root
-                    raise ToolError(
-                        f"{path!r} is a file with more than one hard link; a hard link can name a file outside "
-                        "the root directory, so it is not changed",
-                        hint="Change a file that has a single name (create a copy inside the root first).",
-                        retryable=False,
-                    )
-                with open(p, encoding="utf-8", newline="") as fh:
+                # opened from the root one component at a time: no symbolic link swapped in since
+                # the check, and no file with a second (hard link) name outside the root
+                with open(base.open_fd(path), encoding="utf-8", newline="") as fh:
                     old = fh.read()
                 new = apply_update_diff(old, diff, path)
-                with open(p, "w", encoding="utf-8", newline="") as fh:
+                with open(base.open_fd(path, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8", newline="") as fh:
                     fh.write(new)
                 return f"updated {path} ({len(old.splitlines())} -> {len(new.splitlines())} lines)"
             if kind == "delete_file":
