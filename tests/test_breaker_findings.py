@@ -248,3 +248,67 @@ def test_breaker_text_editor_insert_does_not_write_through_a_hard_link_to_a_file
     text = answer["content"] if isinstance(answer["content"], str) else answer["content"][0]["text"]
     assert text.startswith("path 'h.txt' is a file with 2 hard links")
     assert result.tool_errors == 1
+
+
+def test_breaker_local_shell_env_cannot_set_variables_that_make_an_allowed_program_run_other_code(tmp_path) -> None:
+    """bash's exported functions and trace prompt, git's config-by-environment and helper
+    commands, iconv modules, Perl/Ruby/Java/Lua start-up options, npm's and pytest's options all
+    make an allowed program run code the model chose; the call's env may not set them."""
+    from toolwire_openai import confined_local_shell
+
+    hostile = {
+        "BASH_FUNC_ls%%": "() { id; }",
+        "SHELLOPTS": "xtrace",
+        "PS4": "$(id)",
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "core.pager",
+        "GIT_CONFIG_VALUE_0": "sh -c id",
+        "GIT_SSH_COMMAND": "id",
+        "GCONV_PATH": ".",
+        "PERL5OPT": "-Mevil",
+        "RUBYOPT": "-revil",
+        "JAVA_TOOL_OPTIONS": "-javaagent:evil.jar",
+        "LUA_INIT": "os.execute('id')",
+        "PYTEST_ADDOPTS": "-p evil",
+        "npm_config_script_shell": "./evil.sh",
+    }
+    call = {
+        "type": "local_shell_call",
+        "id": "lsh_1",
+        "call_id": "call_ls1",
+        "status": "completed",
+        "action": {
+            "type": "exec",
+            "command": ["python", "-c", "import os, sys; print(sorted(k for k in sys.argv[1:] if k in os.environ))"]
+            + [*hostile, "GREETING"],
+            "env": {**hostile, "GREETING": "hi"},
+            "timeout_ms": 20000,
+            "user": None,
+            "working_directory": None,
+        },
+    }
+    model, sent = _responses_model([_with_output([call], "resp_1"), RESPONSES_BODY])
+    toolwire.run_sync(model, "Run it.", tools=[confined_local_shell(tmp_path)])
+    (answer,) = sent[1]["input"][2:]
+    assert json.loads(answer["output"])["output"] == "['GREETING']\n"
+
+
+def test_breaker_v4a_long_hunk_not_in_a_long_file_is_refused_and_near_matches_still_apply() -> None:
+    """The search compares a place's first line before the whole block (it compared the whole
+    block at every line: a 2,000-line hunk not in a 20,000-line file took seconds of CPU, larger
+    ones minutes); the white-space-tolerant passes still find their block."""
+    from toolwire_openai.v4a import PatchError, apply_update_diff
+
+    text = "".join(f"line {i}\n" for i in range(20000))
+    missing = "".join(f" line {i}\n" for i in range(1, 2000)) + "-not in the file\n+x\n"
+    with pytest.raises(PatchError, match="hunk 1 of the diff for app.py: these context and removed lines"):
+        apply_update_diff(text, missing, "app.py")
+    near = apply_update_diff("a  \n  b\nc\n", " a\n-b\n+B\n c\n", "app.py")  # trailing, then surrounding space
+    assert near == "a\nB\nc\n"  # the hunk's lines replace the block found
+
+
+def test_breaker_a_misspelt_public_name_says_which_one_was_meant() -> None:
+    with pytest.raises(AttributeError, match=r"no attribute 'runsync'; did you mean toolwire\.run_sync\?") as info:
+        toolwire.runsync  # noqa: B018
+    assert info.value.name == "runsync"
+    assert not hasattr(toolwire, "no_such_name_at_all")

@@ -148,7 +148,12 @@ def __getattr__(name: str) -> Any:
             except ModuleNotFoundError as exc:
                 if exc.name != f"toolwire.{name}":
                     raise
-        raise AttributeError(f"module 'toolwire' has no attribute {name!r}")
+        import difflib
+        import sys
+
+        guess = difflib.get_close_matches(name, __all__, n=1)
+        hint = f"; did you mean toolwire.{guess[0]}?" if guess else ""
+        raise AttributeError(f"module 'toolwire' has no attribute {name!r}{hint}", name=name, obj=sys.modules[__name__])
     value = getattr(importlib.import_module(target[0]), target[1])
     globals()[name] = value
     return value

@@ -47,9 +47,14 @@ __all__ = [
 
 
 #: Variables the model may not set for a local shell command: they change which code a program
-#: loads (the dynamic loader's, the interpreter's search paths, PATH), which would get around
-#: ``allowed_commands``.
-_LOADER_VARIABLE = re.compile(r"^(LD_|DYLD_|PYTHON|PERL5?LIB$|RUBYLIB$|NODE_OPTIONS$|NODE_PATH$|PATH$|BASH_ENV$|ENV$)")
+#: loads or runs (the dynamic loader's, the interpreters' search paths and start-up options,
+#: PATH, bash's exported functions and trace prompt, glibc's iconv modules, git's configuration
+#: and helper commands, npm's and pytest's options), which would get around ``allowed_commands``.
+_LOADER_VARIABLE = re.compile(
+    r"^(LD_|DYLD_|PYTHON|PERL5?LIB$|PERL5?OPT$|RUBYLIB$|RUBYOPT$|NODE_OPTIONS$|NODE_PATH$|PATH$|BASH_ENV$|ENV$"
+    r"|BASH_FUNC_|SHELLOPTS$|BASHOPTS$|PS4$|IFS$|GCONV_PATH$|LOCPATH$|GIT_|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$"
+    r"|JDK_JAVA_OPTIONS$|LUA_INIT|LUA_C?PATH|PYTEST_|(?i:npm_config_))"
+)
 
 
 def _seconds(timeout_ms: Any, cap: float) -> float:

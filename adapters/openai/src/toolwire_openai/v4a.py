@@ -108,13 +108,17 @@ def _find(lines: list[str], block: list[str], start: int, at_end: bool) -> int:
     trailing, then all surrounding white space); ``-1`` when nowhere."""
     if not block:
         return len(lines) if at_end else start
+    size = len(block)
     for norm in (lambda s: s, str.rstrip, str.strip):
         want = [norm(b) for b in block]
-        candidates = range(start, len(lines) - len(block) + 1)
+        head = want[0]
+        candidates = range(start, len(lines) - size + 1)
         if at_end:
-            candidates = [len(lines) - len(block), *candidates] if len(lines) >= len(block) else []
+            candidates = [len(lines) - size, *candidates] if len(lines) >= size else []
         for i in candidates:
-            if i >= 0 and [norm(x) for x in lines[i : i + len(block)]] == want:
+            # the first line decides most places at once (a whole-block comparison at every line
+            # made a long hunk that is not in a long file take minutes)
+            if i >= 0 and norm(lines[i]) == head and [norm(x) for x in lines[i : i + size]] == want:
                 return i
     return -1
 
