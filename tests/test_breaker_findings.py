@@ -309,6 +309,6 @@ def test_breaker_v4a_long_hunk_not_in_a_long_file_is_refused_and_near_matches_st
 
 def test_breaker_a_misspelt_public_name_says_which_one_was_meant() -> None:
     with pytest.raises(AttributeError, match=r"no attribute 'runsync'; did you mean toolwire\.run_sync\?") as info:
-        toolwire.runsync  # noqa: B018
+        toolwire.runsync
     assert info.value.name == "runsync"
     assert not hasattr(toolwire, "no_such_name_at_all")
