@@ -312,3 +312,46 @@ def test_breaker_a_misspelt_public_name_says_which_one_was_meant() -> None:
         toolwire.runsync
     assert info.value.name == "runsync"
     assert not hasattr(toolwire, "no_such_name_at_all")
+
+
+def test_breaker_toolwire_errors_survive_pickle_with_their_attributes() -> None:
+    """A process pool or Ray sends an exception back pickled; errors whose ``__init__`` takes
+    other arguments than their message could not be rebuilt (TypeError, or a process pool's
+    'A result has failed to un-pickle')."""
+    import pickle
+
+    from toolwire.errors import BoundExceeded, MaxTurnsExceeded, ProviderError, ResponseDecodeError, ToolNameError
+
+    call = {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_1",
+        "name": "again",
+        "arguments": "{}",
+        "status": "completed",
+    }
+
+    @toolwire.tool
+    def again() -> str:
+        "Call me again."
+        return "again"
+
+    model, _ = _responses_model([_with_output([call], "resp_1")])
+    with pytest.raises(MaxTurnsExceeded) as info:
+        toolwire.run_sync(model, "Loop.", tools=[again], max_turns=1)
+    errors: list[BaseException] = [
+        ProviderError("openai", "Rate limit reached", status=429, retryable=True, retry_after=2.5, body={"e": 1}),
+        ResponseDecodeError("openai", "no output list", "/output"),
+        BoundExceeded("schema too deep", bound="MAX_SCHEMA_DEPTH", limit=64, found=65),
+        ToolNameError("bad name!"),
+        info.value,
+    ]
+    for error in errors:
+        back = pickle.loads(pickle.dumps(error))
+        assert type(back) is type(error) and str(back) == str(error)
+        assert {k: v for k, v in vars(back).items() if k != "result"} == {
+            k: v for k, v in vars(error).items() if k != "result"
+        }
+    limit = pickle.loads(pickle.dumps(info.value))
+    assert limit.conversation == info.value.conversation and len(limit.conversation.messages) == 3
+    assert pickle.loads(pickle.dumps(errors[0])).retry_after == 2.5

@@ -25,7 +25,21 @@ __all__ = [
 
 
 class ToolwireError(Exception):
-    """Base class of every error toolwire raises on purpose."""
+    """Base class of every error toolwire raises on purpose.
+
+    Every toolwire error survives ``pickle`` (a process pool, Ray, ``multiprocessing``) with its
+    message and attributes: it is rebuilt without calling ``__init__`` again, since most take
+    other arguments than the message their ``args`` hold."""
+
+    def __reduce__(self) -> Any:
+        return (_rebuild_error, (type(self), self.args, dict(self.__dict__)))
+
+
+def _rebuild_error(cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]) -> BaseException:
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 def _scrubbed(message: str) -> str:
