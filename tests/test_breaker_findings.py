@@ -355,3 +355,25 @@ def test_breaker_toolwire_errors_survive_pickle_with_their_attributes() -> None:
     limit = pickle.loads(pickle.dumps(info.value))
     assert limit.conversation == info.value.conversation and len(limit.conversation.messages) == 3
     assert pickle.loads(pickle.dumps(errors[0])).retry_after == 2.5
+
+
+@pytest.mark.parametrize("returned", [None, ("png", "https://x.example"), 42], ids=["none", "tuple", "int"])
+def test_breaker_anthropic_computer_function_returning_garbage_is_an_error_result(returned) -> None:
+    """It was sent as a successful tool_result holding '' or the value's repr()."""
+    from toolwire_anthropic import computer
+
+    click = {
+        "type": "tool_use",
+        "id": "toolu_1",
+        "name": "left_click",
+        "input": {"coordinate": [5, 6]},
+        "toolset_name": "computer",
+        "caller": {"type": "direct"},
+    }
+    model, sent = _anthropic_model([([click], "tool_use"), ([{"type": "text", "text": "ok"}], "end_turn")])
+    result = toolwire.run_sync(model, "Click.", tools=[computer(lambda name, input: returned)])
+    (answer,) = sent[1]["messages"][2]["content"]
+    assert (answer["type"], answer["is_error"], answer["toolset_name"]) == ("tool_result", True, "computer")
+    text = answer["content"] if isinstance(answer["content"], str) else answer["content"][0]["text"]
+    assert text.startswith(f"the computer function returned {type(returned).__name__} for 'left_click'")
+    assert result.tool_errors == 1

@@ -13,6 +13,7 @@ allowed program opens (``ls /etc``, ``python -c "open('/etc/hostname')"``) is no
 
 from __future__ import annotations
 
+import builtins
 import os
 import shlex
 from typing import Any
@@ -170,14 +171,15 @@ def computer(
     ``ComputerLeftClickToolUseBlock`` ``{"name": "left_click", "input": {"coordinate": [x, y]}}``.
     ``function(name, input)`` performs one (sync or async) and returns the screenshot after it as
     PNG ``bytes`` or an :class:`~toolwire.types.ImagePart` (the ``tool_result`` then holds the
-    image), or text. Each ``tool_result`` carries the call's ``toolset_name``
+    image), or text (a ``str``, or a list of ``TextPart`` / ``ImagePart``); anything else
+    (``None``, a tuple) is answered with an error result saying what to return. Each ``tool_result`` carries the call's ``toolset_name``
     (``ToolResultBlockParam.toolset_name``).
     """
     import inspect
 
     from anthropic.types.computer_member_name import COMPUTER_MEMBER_NAME_VALUES
 
-    from toolwire.types import ImagePart
+    from toolwire.types import ImagePart, TextPart
 
     is_async = inspect.iscoroutinefunction(function)
 
@@ -188,7 +190,17 @@ def computer(
         if isinstance(value, (bytes, bytearray)):
             media = "image/jpeg" if bytes(value[:3]) == b"\xff\xd8\xff" else "image/png"
             return ImagePart(data=bytes(value), media_type=media)
-        return value
+        if isinstance(value, (str, ImagePart)) or (
+            isinstance(value, list) and value and all(isinstance(v, (ImagePart, TextPart)) for v in value)
+        ):
+            return value
+        # anything else (None, a tuple, a number) would reach the model as its repr()
+        raise ToolError(
+            f"the computer function returned {builtins.type(value).__name__} for {ctx.tool_name!r}, "
+            "not a screenshot or text",
+            hint="Return the screenshot as PNG bytes or an ImagePart (or text saying what happened).",
+            retryable=False,
+        )
 
     tool = ProviderTool("anthropic", type, {"configs": configs} if configs is not None else None, function=run)
     tool.meta["call_names"] = list(COMPUTER_MEMBER_NAME_VALUES)
