@@ -377,3 +377,33 @@ def test_breaker_anthropic_computer_function_returning_garbage_is_an_error_resul
     text = answer["content"] if isinstance(answer["content"], str) else answer["content"][0]["text"]
     assert text.startswith(f"the computer function returned {type(returned).__name__} for 'left_click'")
     assert result.tool_errors == 1
+
+
+def test_breaker_a_history_edited_in_place_between_two_runs_is_sent_as_edited() -> None:
+    """The user redacts a message of the first run's conversation in place and goes on with it:
+    the second run's request must carry the edit (a cached encoding of the conversation already
+    sent would silently send the old text), and the tool result changed in place too."""
+    call = {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_1",
+        "name": "lookup",
+        "arguments": '{"q": "card"}',
+        "status": "completed",
+    }
+
+    @toolwire.tool
+    def lookup(q: str) -> str:
+        "Look a thing up."
+        return "card 4111-1111"
+
+    model, sent = _responses_model([_with_output([call], "resp_1"), RESPONSES_BODY, {**RESPONSES_BODY, "id": "resp_3"}])
+    first = toolwire.run_sync(model, "My card is 4111-1111, look it up.", tools=[lookup])
+    conversation = first.conversation
+    conversation.messages[0].parts[0].text = "My card is [redacted], look it up."
+    result_part = conversation.messages[2].parts[0]
+    result_part.content = "card [redacted]"
+    toolwire.run_sync(model, "Thanks.", conversation=conversation, tools=[lookup])
+    body = json.dumps(sent[2]["input"])
+    assert "4111" not in body
+    assert body.count("[redacted]") == 2 and "Thanks." in body
