@@ -407,3 +407,41 @@ def test_breaker_a_history_edited_in_place_between_two_runs_is_sent_as_edited() 
     body = json.dumps(sent[2]["input"])
     assert "4111" not in body
     assert body.count("[redacted]") == 2 and "Thanks." in body
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="incremental requests reuse the encoding of messages already sent in the run, found by identity: "
+    "an in-place edit made during the run (here by an after_tool_call hook) is not sent",
+)
+def test_breaker_a_message_edited_in_place_during_the_run_is_sent_as_edited() -> None:
+    from toolwire.types import Message, TextPart
+
+    def call(i: int) -> dict[str, Any]:
+        return {
+            "type": "function_call",
+            "id": f"fc_{i}",
+            "call_id": f"call_{i}",
+            "name": "lookup",
+            "arguments": '{"q": "x"}',
+            "status": "completed",
+        }
+
+    @toolwire.tool
+    def lookup(q: str) -> str:
+        "Look a thing up."
+        return "result"
+
+    conversation = toolwire.Conversation([Message("user", [TextPart("my card is 4111")])])
+    runs: list[Any] = []
+
+    def redact(run: Any) -> None:
+        runs.append(run)
+        if len(runs) == 2:  # the prompt was sent twice already
+            conversation.messages[0].parts[0].text = "my card is [redacted]"
+
+    model, sent = _responses_model(
+        [_with_output([call(1)], "resp_1"), _with_output([call(2)], "resp_2"), RESPONSES_BODY]
+    )
+    toolwire.run_sync(model, conversation=conversation, tools=[lookup], after_tool_call=redact)
+    assert sent[2]["input"][0] == {"role": "user", "content": "my card is [redacted]"}
