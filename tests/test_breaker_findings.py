@@ -9,7 +9,7 @@ import http.server
 import json
 import socketserver
 import threading
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -409,11 +409,6 @@ def test_breaker_a_history_edited_in_place_between_two_runs_is_sent_as_edited() 
     assert body.count("[redacted]") == 2 and "Thanks." in body
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="incremental requests reuse the encoding of messages already sent in the run, found by identity: "
-    "an in-place edit made during the run (here by an after_tool_call hook) is not sent",
-)
 def test_breaker_a_message_edited_in_place_during_the_run_is_sent_as_edited() -> None:
     from toolwire.types import Message, TextPart
 
@@ -445,3 +440,52 @@ def test_breaker_a_message_edited_in_place_during_the_run_is_sent_as_edited() ->
     )
     toolwire.run_sync(model, conversation=conversation, tools=[lookup], after_tool_call=redact)
     assert sent[2]["input"][0] == {"role": "user", "content": "my card is [redacted]"}
+
+
+def test_a_tool_result_edited_in_nested_content_during_the_run_is_sent_as_edited() -> None:
+    """The copy kept of each message is deep: an edit inside a nested value (the text inside an
+    earlier tool result's content list, redacted by a hook mid-run) is seen, and so is a part
+    replaced in a message's list of parts."""
+    from toolwire.types import Message, TextPart, ToolCall, ToolResult
+
+    def call(i: int) -> dict[str, Any]:
+        return {
+            "type": "function_call",
+            "id": f"fc_{i}",
+            "call_id": f"call_{i}",
+            "name": "lookup",
+            "arguments": '{"q": "x"}',
+            "status": "completed",
+        }
+
+    @toolwire.tool
+    def lookup(q: str) -> str:
+        "Look a thing up."
+        return "result"
+
+    old_result = ToolResult("call_0", [TextPart("secret 4111")])
+    question = Message("user", [TextPart("card 4111, look it up")])
+    conversation = toolwire.Conversation(
+        [
+            Message("user", [TextPart("first")]),
+            Message("assistant", [ToolCall("call_0", "lookup", {"q": "a"})]),
+            Message("user", [old_result]),
+            Message("assistant", [TextPart("ok")]),
+            question,
+        ]
+    )
+    runs: list[Any] = []
+
+    def redact(run: Any) -> None:
+        runs.append(run)
+        if len(runs) == 2:  # both were sent twice already
+            cast(Any, old_result.content)[0].text = "[redacted]"
+            question.parts[0] = TextPart("card [redacted], look it up")
+
+    model, sent = _responses_model(
+        [_with_output([call(1)], "resp_1"), _with_output([call(2)], "resp_2"), RESPONSES_BODY]
+    )
+    toolwire.run_sync(model, conversation=conversation, tools=[lookup], after_tool_call=redact)
+    assert "4111" in json.dumps(sent[1]["input"])  # before the edit
+    last = json.dumps(sent[2]["input"])
+    assert "4111" not in last and last.count("[redacted]") == 2

@@ -21,6 +21,7 @@ encodes by itself instead still gets the check (refusals), not the repairs.
 from __future__ import annotations
 
 import abc
+import copy
 import dataclasses
 import functools
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
@@ -621,12 +622,15 @@ def _links(messages: Iterable[Message]) -> tuple[set[Any], set[Any], set[Any]]:
 class _History:
     """One conversation's last request as encoded (see :class:`_Histories`)."""
 
-    __slots__ = ("owner", "ctx", "messages", "wire", "lead", "ids", "top", "dropped", "state")
+    __slots__ = ("owner", "ctx", "messages", "snapshots", "wire", "lead", "ids", "top", "dropped", "state")
 
     def __init__(self) -> None:
         self.owner: Any = None  # weak reference to ModelRequest.conversation
         self.ctx: Any = None
         self.messages: list[Message] = []
+        # a deep copy of each message as it was encoded: a message edited in place later (a hook
+        # redacting a prompt mid-run) no longer equals its copy, and the request is encoded whole
+        self.snapshots: list[Message] = []
         self.wire: list[Any] = []  # the encoded conversation (before repairs), never changed
         self.lead = 0  # entries the codec puts first whatever the messages (a system message)
         self.ids: set[Any] = set()
@@ -716,6 +720,12 @@ class _Histories:
         by = self._by_owner
         by.pop(id(owner), None)
         if closed and isinstance(wire, list):
+            kept = len(hist.snapshots) if hist.messages else 0  # the prefix already copied
+            try:
+                hist.snapshots = hist.snapshots[:kept] + copy.deepcopy(request.messages[kept:])
+            except Exception:  # a message that cannot be copied: the next request is encoded whole
+                by.pop(id(owner), None)
+                return sent, report
             hist.ctx, hist.top = ctx, top
             hist.messages = list(request.messages)
             hist.wire = wire
@@ -808,8 +818,8 @@ class _Histories:
         n = len(prev)
         if len(messages) < n or hist.ctx != ctx:
             return False
-        for a, b in zip(messages, prev):
-            if a is not b:
+        for a, b, c in zip(messages, prev, hist.snapshots):
+            if a is not b or a != c:  # replaced, or edited in place since it was encoded
                 return False
         return True
 
