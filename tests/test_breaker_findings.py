@@ -489,3 +489,52 @@ def test_a_tool_result_edited_in_nested_content_during_the_run_is_sent_as_edited
     assert "4111" in json.dumps(sent[1]["input"])  # before the edit
     last = json.dumps(sent[2]["input"])
     assert "4111" not in last and last.count("[redacted]") == 2
+
+
+def _patch_answer(tmp_path: Any, root: Any, operation: dict[str, Any]) -> dict[str, Any]:
+    from toolwire_openai import confined_apply_patch
+
+    call = {
+        "type": "apply_patch_call",
+        "id": "apc_1",
+        "call_id": "call_p1",
+        "status": "completed",
+        "operation": operation,
+    }
+    model, sent = _responses_model([_with_output([call], "resp_1"), RESPONSES_BODY])
+    toolwire.run_sync(model, "Patch it.", tools=[confined_apply_patch(root)])
+    (answer,) = sent[1]["input"][2:]
+    return answer
+
+
+def test_apply_patch_delete_of_a_symbolic_link_removes_the_link_not_its_target(tmp_path) -> None:
+    import os
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "data.txt").write_text("keep\n")
+    os.symlink("data.txt", root / "alias.txt")
+    answer = _patch_answer(tmp_path, root, {"type": "delete_file", "path": "alias.txt"})
+    assert (answer["type"], answer["status"], answer["output"]) == (
+        "apply_patch_call_output",
+        "completed",
+        "deleted the link alias.txt",
+    )
+    assert not os.path.lexists(root / "alias.txt")
+    assert (root / "data.txt").read_text() == "keep\n"
+
+
+def test_apply_patch_create_with_a_diff_that_is_not_text_fails_and_creates_nothing(tmp_path) -> None:
+    """The SDK's item type says ``diff`` is text, so no valid vendor answer carries anything else;
+    the function is called as the loop calls it, with the operation a hostile answer could hold."""
+    from toolwire_openai import confined_apply_patch
+
+    from toolwire.errors import ToolError
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    function = cast(Any, confined_apply_patch(root).function)
+    with pytest.raises(ToolError, match=r"^create_file needs operation.diff as text, got int$"):
+        function(operation={"type": "create_file", "path": "new.txt", "diff": 123})
+    assert not (root / "new.txt").exists()
+    assert function(operation={"type": "create_file", "path": "new.txt", "diff": "+a\n"}).startswith("created new.txt")

@@ -248,7 +248,13 @@ def confined_apply_patch(root: str | os.PathLike[str]) -> ProviderTool:
                         hint="Send an update_file operation to change an existing file.",
                         retryable=False,
                     )
-                text = apply_create_diff(diff if isinstance(diff, str) else "")
+                if diff is not None and not isinstance(diff, str):
+                    raise ToolError(
+                        f"create_file needs operation.diff as text, got {type(diff).__name__}",
+                        hint="Send the new file's lines, each starting with '+', in operation.diff.",
+                        retryable=False,
+                    )
+                text = apply_create_diff(diff or "")
                 base.resolve(str(p.parent.relative_to(base.root)) or ".")  # still inside the root
                 p.parent.mkdir(parents=True, exist_ok=True)
                 with open(p, "x", encoding="utf-8", newline="") as fh:
@@ -267,7 +273,13 @@ def confined_apply_patch(root: str | os.PathLike[str]) -> ProviderTool:
                     fh.write(new)
                 return f"updated {path} ({len(old.splitlines())} -> {len(new.splitlines())} lines)"
             if kind == "delete_file":
-                p = base.resolve(path, must_exist=True, kind="file")
+                p = base.resolve(path, must_exist=True, kind="file")  # what it names is inside the root
+                # a symbolic link is removed itself, never the file it points to
+                folder = base.resolve(os.path.dirname(path.rstrip("/")) or ".", must_exist=True, kind="dir")
+                link = folder / os.path.basename(path.rstrip("/"))
+                if link.is_symlink():
+                    link.unlink()
+                    return f"deleted the link {path}"
                 p.unlink()
                 return f"deleted {path}"
         except PatchError as exc:
