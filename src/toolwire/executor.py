@@ -307,7 +307,9 @@ class ToolExecutor:
 
     # -- failure texts ----------------------------------------------------------------------
     def _unknown_tool(self, call: ToolCall) -> str:
-        names = sorted(self.tools)
+        # the names the model can call: a vendor tool answered under other names (its
+        # ``meta["call_names"]``, e.g. a computer tool's actions) is listed by those names
+        names = sorted({n for key, t in self.tools.items() for n in (t.meta.get("call_names") or [key])})
         from .design.suggest import closest  # the design kit's "did you mean", shared with the file tools
 
         close = closest(call.name, names, cutoff=0.5) if isinstance(call.name, str) and call.name else []

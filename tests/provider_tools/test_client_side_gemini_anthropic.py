@@ -139,7 +139,10 @@ def test_confirm_accepts_a_safety_decision_and_an_excluded_function_is_an_unknow
     assert [r.status for r in result.tool_runs] == ["ran", "invalid"]
     typed, navigated = sent[1]["contents"][-1]["parts"]
     assert typed["functionResponse"]["response"] == {"url": "https://a.example", "safety_acknowledgement": "true"}
-    assert navigated["functionResponse"]["response"]["error"].startswith("Unknown tool 'navigate'.")
+    error = navigated["functionResponse"]["response"]["error"]
+    assert error.startswith("Unknown tool 'navigate'.\nCall one of the available tools: click_at, ")
+    listed = error.split("available tools: ")[1].rstrip(".").split(", ")
+    assert "navigate" not in listed and "computerUse" not in listed and "type_text_at" in listed
 
 
 def test_gemini_computer_use_without_a_function_is_refused_before_the_request() -> None:
