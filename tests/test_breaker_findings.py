@@ -409,23 +409,26 @@ def test_breaker_a_history_edited_in_place_between_two_runs_is_sent_as_edited() 
     assert body.count("[redacted]") == 2 and "Thanks." in body
 
 
+def _lookup_call(i: int) -> dict[str, Any]:
+    """A Responses ``function_call`` item calling ``lookup``."""
+    return {
+        "type": "function_call",
+        "id": f"fc_{i}",
+        "call_id": f"call_{i}",
+        "name": "lookup",
+        "arguments": '{"q": "x"}',
+        "status": "completed",
+    }
+
+
+@toolwire.tool(name="lookup")
+def _lookup(q: str) -> str:
+    "Look a thing up."
+    return "result"
+
+
 def test_breaker_a_message_edited_in_place_during_the_run_is_sent_as_edited() -> None:
     from toolwire.types import Message, TextPart
-
-    def call(i: int) -> dict[str, Any]:
-        return {
-            "type": "function_call",
-            "id": f"fc_{i}",
-            "call_id": f"call_{i}",
-            "name": "lookup",
-            "arguments": '{"q": "x"}',
-            "status": "completed",
-        }
-
-    @toolwire.tool
-    def lookup(q: str) -> str:
-        "Look a thing up."
-        return "result"
 
     conversation = toolwire.Conversation([Message("user", [TextPart("my card is 4111")])])
     runs: list[Any] = []
@@ -436,9 +439,9 @@ def test_breaker_a_message_edited_in_place_during_the_run_is_sent_as_edited() ->
             conversation.messages[0].parts[0].text = "my card is [redacted]"
 
     model, sent = _responses_model(
-        [_with_output([call(1)], "resp_1"), _with_output([call(2)], "resp_2"), RESPONSES_BODY]
+        [_with_output([_lookup_call(1)], "resp_1"), _with_output([_lookup_call(2)], "resp_2"), RESPONSES_BODY]
     )
-    toolwire.run_sync(model, conversation=conversation, tools=[lookup], after_tool_call=redact)
+    toolwire.run_sync(model, conversation=conversation, tools=[_lookup], after_tool_call=redact)
     assert sent[2]["input"][0] == {"role": "user", "content": "my card is [redacted]"}
 
 
@@ -447,21 +450,6 @@ def test_a_tool_result_edited_in_nested_content_during_the_run_is_sent_as_edited
     earlier tool result's content list, redacted by a hook mid-run) is seen, and so is a part
     replaced in a message's list of parts."""
     from toolwire.types import Message, TextPart, ToolCall, ToolResult
-
-    def call(i: int) -> dict[str, Any]:
-        return {
-            "type": "function_call",
-            "id": f"fc_{i}",
-            "call_id": f"call_{i}",
-            "name": "lookup",
-            "arguments": '{"q": "x"}',
-            "status": "completed",
-        }
-
-    @toolwire.tool
-    def lookup(q: str) -> str:
-        "Look a thing up."
-        return "result"
 
     old_result = ToolResult("call_0", [TextPart("secret 4111")])
     question = Message("user", [TextPart("card 4111, look it up")])
@@ -483,9 +471,9 @@ def test_a_tool_result_edited_in_nested_content_during_the_run_is_sent_as_edited
             question.parts[0] = TextPart("card [redacted], look it up")
 
     model, sent = _responses_model(
-        [_with_output([call(1)], "resp_1"), _with_output([call(2)], "resp_2"), RESPONSES_BODY]
+        [_with_output([_lookup_call(1)], "resp_1"), _with_output([_lookup_call(2)], "resp_2"), RESPONSES_BODY]
     )
-    toolwire.run_sync(model, conversation=conversation, tools=[lookup], after_tool_call=redact)
+    toolwire.run_sync(model, conversation=conversation, tools=[_lookup], after_tool_call=redact)
     assert "4111" in json.dumps(sent[1]["input"])  # before the edit
     last = json.dumps(sent[2]["input"])
     assert "4111" not in last and last.count("[redacted]") == 2
