@@ -318,6 +318,12 @@ class ToolExecutor:
             if isinstance(call.name, str) and call.name
             else f"The tool call has no valid tool name (got {call.name!r})."
         )
+        # a namespaced call (``mcp:<label>``) with the adapter's next step for it
+        # (``provider_data["toolwire"]["unknown_tool"]``): only names of that namespace are listed
+        ns = str(call.name).partition(":")[0] if ":" in str(call.name) else ""
+        if ns and isinstance(step := (call.provider_data.get("toolwire") or {}).get("unknown_tool"), str):
+            kin = ", ".join(n for n in names if n.startswith(ns + ":")) or "none"
+            return f"{line}\nThe {ns}: calls this run answers: {kin}. {step}"
         if not names:
             return line + "\nNo tools are available in this conversation; answer without calling a tool."
         hint = f"Call one of the available tools: {', '.join(names)}."

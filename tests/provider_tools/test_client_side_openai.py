@@ -566,6 +566,32 @@ def test_a_call_for_a_client_tool_the_user_did_not_give_is_answered_with_an_erro
         "type": "mcp_approval_response",
         "approval_request_id": "mcpr_1",
         "approve": False,
-        "reason": "Unknown tool 'mcp:dice'.\nCall one of the available tools: shell.",
+        "reason": "Unknown tool 'mcp:dice'.\nThe mcp: calls this run answers: none. To answer approval requests "
+        "from the MCP server 'dice', add toolwire_openai.mcp_server('dice', server_url=...) to the run's tools.",
     }
     valid_input_items(answers)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_an_approval_request_of_an_unknown_mcp_server_names_the_runs_servers_not_computer(stream) -> None:
+    """A label close to another tool's name ('compute' ~ 'computer') got "Did you mean 'computer'?
+    Call one of the available tools: computer, mcp:docs" -- a computer call is no answer to an MCP
+    server's approval request. The error names the run's mcp:<label> servers and how to add one."""
+    from toolwire_openai import computer, mcp_server
+
+    request = {**APPROVAL, "server_label": "compute"}
+    model, sent = make([response([request]), said("ok")], stream=stream)
+    tools = [computer(lambda action: b"\x89PNG"), mcp_server("docs", server_url="https://docs.example/mcp")]
+    result = toolwire.run_sync(model, "Go.", tools=tools)
+    (run,) = result.tool_runs
+    assert run.status == "invalid" and run.call.name == "mcp:compute"
+    reason = sent[1]["input"][-1]["reason"]
+    assert reason == run.result.content
+    assert reason == (
+        "Unknown tool 'mcp:compute'.\nThe mcp: calls this run answers: mcp:docs. To answer approval requests from "
+        "the MCP server 'compute', add toolwire_openai.mcp_server('compute', server_url=...) to the run's tools."
+    )
+    assert "computer" not in reason.replace("'compute'", "")
+    assert sent[1]["input"][-1]["approve"] is False
+    valid_input_items([sent[1]["input"][-1]])
+    valid_bodies(sent)

@@ -336,6 +336,13 @@ def _is_client_call(item: dict[str, Any]) -> bool:
     return not (t == "shell_call" and isinstance(env, dict) and env.get("type") == "container_reference")
 
 
+#: What an approval request of an MCP server no tool of the run answers says to do.
+_MCP_UNKNOWN = (
+    "To answer approval requests from the MCP server {label!r}, add "
+    "toolwire_openai.mcp_server({label!r}, server_url=...) to the run's tools."
+)
+
+
 def client_call_from_item(item: dict[str, Any]) -> ToolCall | None:
     """An output item the application answers as a :class:`ToolCall` the loop runs, else
     ``None``: ``local_shell_call`` / ``shell_call`` / ``apply_patch_call`` / ``computer_call``
@@ -360,6 +367,8 @@ def client_call_from_item(item: dict[str, Any]) -> ToolCall | None:
         args, invalid = parse_arguments(raw) if raw is None or isinstance(raw, str) else (None, "arguments not text")
         the_id = str(item.get("id") or "")
         arguments = {"server_label": label, "name": item.get("name"), "arguments": args if invalid is None else raw}
+        # the next step when no tool of the run answers this server (the loop's unknown-tool error)
+        pd["toolwire"] = {"unknown_tool": _MCP_UNKNOWN.format(label=label)}
         return ToolCall(id=the_id, name=f"mcp:{label}", arguments=arguments, provider_data=pd)
     name, field = RESPONSES_CLIENT_CALLS[str(t)]
     if t == "computer_call" and item.get("action") is None and isinstance(item.get("actions"), list):
