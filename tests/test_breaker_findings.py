@@ -304,7 +304,7 @@ def test_breaker_v4a_long_hunk_not_in_a_long_file_is_refused_and_near_matches_st
     with pytest.raises(PatchError, match="hunk 1 of the diff for app.py: these context and removed lines"):
         apply_update_diff(text, missing, "app.py")
     near = apply_update_diff("a  \n  b\nc\n", " a\n-b\n+B\n c\n", "app.py")  # trailing, then surrounding space
-    assert near == "a\nB\nc\n"  # the hunk's lines replace the block found
+    assert near == "a  \nB\nc\n"  # only the changed line is the diff's; context keeps the file's text
 
 
 def test_breaker_a_misspelt_public_name_says_which_one_was_meant() -> None:

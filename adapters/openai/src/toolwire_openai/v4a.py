@@ -33,6 +33,7 @@ class _Hunk:
     anchors: list[str] = field(default_factory=list)
     old: list[str] = field(default_factory=list)  # context and removed lines, in order
     new: list[str] = field(default_factory=list)  # context and added lines, in order
+    kinds: list[str] = field(default_factory=list)  # each line's ' ', '-' or '+', in the diff's order
     at_end: bool = False
     changes: int = 0
 
@@ -86,6 +87,7 @@ def _parse(diff: str) -> list[_Hunk]:
             current = _Hunk()
             hunks.append(current)
         kind, text = (line[0], line[1:]) if line else (" ", "")
+        current.kinds.append(kind)
         if kind == " ":
             current.old.append(text)
             current.new.append(text)
@@ -123,6 +125,22 @@ def _find(lines: list[str], block: list[str], start: int, at_end: bool) -> int:
     return -1
 
 
+def _replacement(hunk: _Hunk, found: list[str]) -> list[str]:
+    """What replaces ``found`` (the file's lines the hunk's context and removed lines matched):
+    the file's own text for each context line (a match that ignored white space must not change
+    it), the diff's text for each added line."""
+    out: list[str] = []
+    at = 0  # the next line of ``found``
+    for kind in hunk.kinds:
+        if kind == "+":
+            out.append(hunk.new[len(out)])
+            continue
+        if kind == " ":
+            out.append(found[at])
+        at += 1
+    return out
+
+
 def _find_anchor(lines: list[str], anchor: str, start: int) -> int:
     for norm in (lambda s: s, str.strip):
         for i in range(start, len(lines)):
@@ -134,7 +152,9 @@ def _find_anchor(lines: list[str], anchor: str, start: int) -> int:
 def apply_update_diff(text: str, diff: str, path: str = "the file") -> str:
     """``text`` with the V4A ``update_file`` diff applied, hunk after hunk, each searched after
     the previous one. Line endings of ``text`` (``\\r\\n`` or ``\\n``) and its final newline are
-    kept. Raises :class:`PatchError` when a hunk's ``@@`` line or its context and removed lines
+    kept, and so is the file's own text of each context line (also when it matched only without
+    its trailing or surrounding white space): only removed and added lines change. Raises
+    :class:`PatchError` when a hunk's ``@@`` line or its context and removed lines
     are not in ``text`` after the previous hunk, or when the diff changes nothing."""
     crlf = "\r\n" in text
     body = text.replace("\r\n", "\n")
@@ -164,7 +184,7 @@ def apply_update_diff(text: str, diff: str, path: str = "the file") -> str:
                 f"{' after line ' + str(cursor) if cursor else ''}:\n{shown}\n"
                 "Read the file again and send a diff whose ' ' and '-' lines are copied from it exactly."
             )
-        lines[at : at + len(hunk.old)] = hunk.new
+        lines[at : at + len(hunk.old)] = _replacement(hunk, lines[at : at + len(hunk.old)])
         cursor = at + len(hunk.new)
     out = "\n".join(lines) + ("\n" if lines and (final_newline or not text) else "")
     return out.replace("\n", "\r\n") if crlf else out
