@@ -360,7 +360,7 @@ def client_call_from_item(item: dict[str, Any]) -> ToolCall | None:
     if not _is_client_call(item):
         return None
     t = item.get("type")
-    pd = {API: {"client_item": copy.deepcopy(item)}}
+    pd: dict[str, dict[str, Any]] = {API: {"client_item": copy.deepcopy(item)}}
     if t == "mcp_approval_request":
         label = item.get("server_label") if isinstance(item.get("server_label"), str) else ""
         raw = item.get("arguments")
