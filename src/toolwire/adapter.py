@@ -21,7 +21,6 @@ encodes by itself instead still gets the check (refusals), not the repairs.
 from __future__ import annotations
 
 import abc
-import copy
 import dataclasses
 import functools
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
@@ -31,9 +30,16 @@ from json import loads as _json_loads
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypedDict, Union, cast, runtime_checkable
 
 from .errors import ConfigurationError, UnsupportedToolChoice
+from .profile import PreflightState, _preflight_pristine, _register_record, plain_copy
+from .profile import preflight as _profile_preflight
 from .stream import StopEvent, StreamAssembler, StreamEvent
 from .tools import Tool
-from .types import Message, ProviderToolPart, Response, ToolCall, ToolResult
+from .turns import answer_request, report_unanswered
+from .types import ImagePart, Message, ProviderToolPart, ReasoningPart, Response, TextPart, ToolCall, ToolResult
+
+for _record in (Message, TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart):
+    _register_record(_record)  # plain_copy copies them field by field (the incremental requests' snapshots)
+del _record
 
 if TYPE_CHECKING:  # pragma: no cover
     from .profile import Profile, RequestReport
@@ -215,20 +221,6 @@ def json_copy(value: Any) -> Any:
         return copy.deepcopy(value)
 
 
-def _exact_copier(value: Any) -> Any:
-    """:func:`json_copy` when a JSON round trip gives back a value equal to ``value`` (no tuple
-    turned into a list, no non-string key turned into a string: both compare unequal), else
-    :func:`copy.deepcopy`."""
-    try:
-        if json_copy(value) == value:
-            return json_copy
-    except Exception:
-        pass
-    import copy
-
-    return copy.deepcopy
-
-
 #: Tool fields a declaration cannot depend on (the function run and the design kit's notes).
 _NOT_DECLARED = frozenset({"function", "arguments_model", "meta"})
 
@@ -253,7 +245,7 @@ class DeclarationMemo:
     __slots__ = ("_memo",)
 
     def __init__(self) -> None:
-        self._memo: dict[int, tuple[Any, dict[str, Any], Any, Any]] = {}
+        self._memo: dict[int, tuple[Any, dict[str, Any], Any]] = {}
 
     def __reduce__(self) -> tuple[Any, tuple[()]]:  # copied or pickled empty: it is only a cache
         return (DeclarationMemo, ())
@@ -275,12 +267,10 @@ class DeclarationMemo:
             except Exception:  # a field whose == raises: compute again
                 same = False
             if same:
-                return hit[3](hit[2])
+                return plain_copy(hit[2])
         decl = translate(tool)[0]
         try:
-            state = _tool_state(tool)
-            copier = _exact_copier(decl)
-            kept = (tool, _exact_copier(state)(state), copier(decl), copier)
+            kept = (tool, plain_copy(_tool_state(tool)), plain_copy(decl))
         except Exception:  # a field that cannot be copied: not memoised
             return decl
         memo = self._memo
@@ -434,9 +424,6 @@ class Model(abc.ABC):
         return request
 
     def _preflight(self, request: ModelRequest, *, incremental: bool = False) -> tuple[dict[str, Any], RequestReport]:
-        from .profile import PreflightState, preflight
-        from .turns import answer_request, report_unanswered
-
         codec = self.codec
         if codec is None:
             raise NotImplementedError(f"{type(self).__name__} has no codec to encode with")
@@ -452,7 +439,7 @@ class Model(abc.ABC):
         state = vars(self).get("_preflight_state")
         if state is None:
             state = vars(self)["_preflight_state"] = PreflightState()
-        body, report = preflight(profile, body, state=state)
+        body, report = _profile_preflight(profile, body, state=state)
         if answered:
             report_unanswered(report, answered, f"/{profile.messages_key}" if profile.messages_key else "")
         report_dropped_provider_tool_parts(request, report)
@@ -636,8 +623,6 @@ class _History:
         self.ids: set[Any] = set()
         self.top: dict[str, Any] | None = None  # the body's other fields as encoded
         self.dropped: list[tuple[Any, ...]] = []
-        from .profile import PreflightState
-
         self.state = PreflightState()
 
 
@@ -695,9 +680,6 @@ class _Histories:
     def preflight(
         self, model: Model, codec: Any, profile: Profile, key: str, request: ModelRequest
     ) -> tuple[dict[str, Any], RequestReport]:
-        from .profile import preflight
-        from .turns import report_unanswered
-
         owner = request.conversation
         hist = self._by_owner.get(id(owner))
         if hist is not None and hist.owner() is not owner:
@@ -711,7 +693,14 @@ class _Histories:
             plan = self._whole(hist, codec, profile, key, request, owner, ctx)
         body, answered, closed, ids, dropped, ctx, top = plan
         wire = body.get(key)
-        sent, report = preflight(profile, body, state=hist.state, pristine=isinstance(wire, list))
+        state = hist.state
+        if isinstance(wire, list):
+            # ``top`` equals the body's other fields (compared, or copied from them); it is
+            # ``state.top`` when the state holds it (the same object), so no second comparison
+            same = state.top is not None and state.top is top
+            sent, report = _preflight_pristine(profile, body, key, wire, state, same, closed)
+        else:
+            sent, report = _profile_preflight(profile, body, state=state)
         if answered:
             report_unanswered(report, answered, f"/{key}")
         for change in dropped:
@@ -722,7 +711,7 @@ class _Histories:
         if closed and isinstance(wire, list):
             kept = len(hist.snapshots) if hist.messages else 0  # the prefix already copied
             try:
-                hist.snapshots = hist.snapshots[:kept] + copy.deepcopy(request.messages[kept:])
+                hist.snapshots = hist.snapshots[:kept] + plain_copy(request.messages[kept:])
             except Exception:  # a message that cannot be copied: the next request is encoded whole
                 by.pop(id(owner), None)
                 return sent, report
@@ -742,8 +731,6 @@ class _Histories:
     def _tail(hist: _History, codec: Any, profile: Profile, key: str, request: ModelRequest) -> tuple[Any, ...] | None:
         """The plan of a request that extends ``hist``'s (the new messages encoded alone), or
         ``None`` when the cut between the old and the new messages is not clean."""
-        from .turns import answer_request
-
         n = len(hist.messages)
         tail = request.messages[n:]
         calls, results, other = _links(tail)
@@ -786,8 +773,6 @@ class _Histories:
         """The plan of a request encoded whole (``hist`` is new)."""
         import weakref
 
-        from .turns import answer_request
-
         answered_req, answered = answer_request(request)  # the codecs do not read request.conversation
         body = codec.encode_request(answered_req)
         calls, results, other = _links(request.messages)
@@ -803,8 +788,8 @@ class _Histories:
         if closed:
             last_ctx, last_top = self._last
             try:  # copies (the values may change later), shared with the last conversation when equal
-                ctx = last_ctx if last_ctx is not None and last_ctx == ctx else _json_copy_exact_value(ctx)
-                top = last_top if last_top is not None and last_top == top else _json_copy_exact_value(top)
+                ctx = last_ctx if last_ctx is not None and last_ctx == ctx else plain_copy(ctx)
+                top = last_top if last_top is not None and last_top == top else plain_copy(top)
             except Exception:  # a value that cannot be copied: this conversation is encoded whole
                 closed = False
             else:
@@ -828,10 +813,6 @@ class _Histories:
         empty = codec.encode_request(dataclasses.replace(request, messages=[], conversation=None))
         wire = empty.get(key)
         return len(wire) if isinstance(wire, list) else 0
-
-
-def _json_copy_exact_value(value: Any) -> Any:
-    return _exact_copier(value)(value)
 
 
 def _with_preflight(fn: Any, *, stream: bool) -> Any:

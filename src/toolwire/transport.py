@@ -435,6 +435,22 @@ def _header(response: Any, name: str) -> str | None:
     return str(value) if value is not None else None
 
 
+_NOT_QUICK = object()
+
+
+def _quick_json(data: bytes) -> Any:
+    """The JSON value of a body :func:`parse_json_body` would accept (the same value), or
+    ``_NOT_QUICK`` when it would raise (it is then asked, to word the error)."""
+    try:
+        text = data.decode("utf-8")
+        if text[:1] == "\ufeff":
+            text = text[1:]
+        value = json.loads(text)
+    except Exception:
+        return _NOT_QUICK
+    return repair_surrogates(value, text)
+
+
 async def read_answer(api: str, response: Any, arrays: bool = False) -> Answer:
     """Read ``response`` (an ``httpx2.Response``, or an ``aiohttp.ClientResponse``) by the rules of
     this module: an event stream is returned unread (``kind="sse"``), any other body is read
@@ -461,13 +477,15 @@ async def read_answer(api: str, response: Any, arrays: bool = False) -> Answer:
             if head.lstrip().lstrip(b"\xef\xbb\xbf").startswith(_SSE_STARTS):
                 return Answer("sse", events=sse_events(api, _chain(head, chunks)))
         data = head + b"".join([c async for c in chunks])
-    body = parse_json_body(
-        api,
-        data,
-        status=status if isinstance(status, int) else None,
-        content_type=content_type,
-        content_encoding=_header(response, "content-encoding"),
-    )
+    body = _quick_json(data)
+    if body is _NOT_QUICK:  # empty, not UTF-8, not JSON: parse_json_body says why
+        body = parse_json_body(
+            api,
+            data,
+            status=status if isinstance(status, int) else None,
+            content_type=content_type,
+            content_encoding=_header(response, "content-encoding"),
+        )
     if not isinstance(body, dict) and not (arrays and isinstance(body, list)):
         shape = "a JSON object or array" if arrays else "a JSON object"
         raise ResponseDecodeError(
@@ -823,10 +841,6 @@ class Transport(Model):
         inside a stream, timeouts and connection failures (after the last attempt);
         :class:`ResponseDecodeError` for an answer that is empty, not UTF-8, not JSON or not of
         the documented shape (never retried)."""
-        import asyncio
-
-        from .retry import RetryNotice, notify
-
         attempt = 1
         while True:
             try:
@@ -835,6 +849,10 @@ class Transport(Model):
                 delay = self.retry_policy.delay_for(exc, attempt)
                 if delay is None:
                     raise
+                import asyncio
+
+                from .retry import RetryNotice, notify
+
                 attempt += 1
                 notify(RetryNotice(attempt, delay, exc))
                 await asyncio.sleep(delay)
@@ -846,10 +864,6 @@ class Transport(Model):
         yielded before each wait (:class:`~toolwire.stream.StreamAssembler` ignores it); an error
         after the first event is raised (what was delivered cannot be taken back). Errors as
         :meth:`send`."""
-        import asyncio
-
-        from .retry import RetryNotice
-
         attempt = 1
         while True:
             delivered = False
@@ -862,9 +876,13 @@ class Transport(Model):
                 delay = None if delivered else self.retry_policy.delay_for(exc, attempt)
                 if delay is None:
                     raise
+                from .retry import RetryNotice
+
                 attempt += 1
                 notice = RetryNotice(attempt, delay, exc)
             yield notice  # type: ignore[misc]
+            import asyncio
+
             await asyncio.sleep(delay)
 
 

@@ -63,6 +63,8 @@ def usage_int(value: Any) -> int | None:
     """A usage counter: a non-negative JSON integer (an integral float such as ``12.0`` counts);
     anything else (a string like ``"12"``, a negative number, an object) is treated as absent
     (``None``), never passed through — the same rule for all four APIs."""
+    if type(value) is int:  # the common case, decoded JSON
+        return value if value >= 0 else None
     if isinstance(value, bool):
         return None
     if isinstance(value, float) and value.is_integer():

@@ -1,0 +1,206 @@
+"""The per-request copies and the answer reader's shortcut give what the slow paths give.
+
+``toolwire.profile.plain_copy`` replaced ``copy.deepcopy`` (the snapshots of the messages an
+incremental request compares before reusing their encoding) and the JSON round trips (the body
+entries a repair may change, the kept declarations): each copy must equal the original, share
+nothing mutable with it (an edit of the original is seen by ``==``), and keep what a JSON round
+trip would have lost (tuples, non-string keys). ``read_answer`` now parses a JSON body without
+the error-wording path; a body that path refuses must still be refused with the same error.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolwire.profile import plain_copy
+from toolwire.types import ImagePart, Message, ProviderToolPart, ReasoningPart, TextPart, ToolCall, ToolResult
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(max_size=5)
+    | st.binary(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4) | st.tuples(inner, inner)
+    ),
+    max_leaves=25,
+)
+
+
+def _containers(a: Any, b: Any):
+    """Pairs of corresponding mutable containers/records of a value and its copy."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, dict):
+            yield x, y
+            stack.extend(zip(x.values(), y.values()))
+        elif isinstance(x, (list, tuple)):
+            if isinstance(x, list):
+                yield x, y
+            stack.extend(zip(x, y))
+        elif hasattr(x, "__dict__"):
+            yield x, y
+            stack.extend(zip(vars(x).values(), vars(y).values()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_a_plain_copy_equals_a_deep_copy_and_shares_nothing_mutable(value):
+    copied = plain_copy(value)
+    assert copied == copy.deepcopy(value)
+    assert type(copied) is type(value)
+    for original, mine in _containers(value, copied):
+        assert original is not mine
+
+
+def _messages() -> list[Message]:
+    return [
+        Message("user", [TextPart("hello", {"k": [1, 2]}), ImagePart(data=b"\x89PNG", media_type="image/png")]),
+        Message(
+            "assistant",
+            [
+                ReasoningPart("thinking", signature="sig", provider="anthropic"),
+                ToolCall("call_1", "lookup", {"q": "a", "opts": {"n": [1, {"deep": True}]}}),
+                ProviderToolPart("anthropic", "web_search_tool_result", {"content": [{"url": "u"}]}, call_id="s1"),
+            ],
+            {"vendor": {"id": "msg_1"}},
+        ),
+        Message("user", [ToolResult("call_1", [TextPart("secret 4111"), ImagePart(url="https://x/y.png")])]),
+    ]
+
+
+def test_messages_copy_field_by_field_and_an_edit_anywhere_is_seen():
+    messages = _messages()
+    copied = plain_copy(messages)
+    assert copied == messages == copy.deepcopy(messages)
+    for original, mine in _containers(messages, copied):
+        assert original is not mine
+        assert type(original) is type(mine)
+
+    edits = [
+        lambda m: setattr(m[0].parts[0], "text", "changed"),
+        lambda m: m[0].parts[0].provider_data["k"].append(3),
+        lambda m: m[1].parts[1].arguments["opts"]["n"][1].update(deep=False),
+        lambda m: m[1].parts[2].raw["content"][0].update(url="v"),
+        lambda m: m[1].provider_data["vendor"].update(id="msg_2"),
+        lambda m: setattr(m[2].parts[0].content[0], "text", "[redacted]"),
+        lambda m: m[2].parts.append(TextPart("more")),
+        lambda m: m[0].parts.__setitem__(0, TextPart("hello", {"k": [1, 2]}, "text")),  # equal: not an edit
+    ]
+    for i, edit in enumerate(edits):
+        messages = _messages()
+        copied = plain_copy(messages)
+        edit(messages)
+        if i == len(edits) - 1:
+            assert copied == messages
+        else:
+            assert copied != messages, i
+
+
+def test_a_subclass_or_a_foreign_object_is_deep_copied():
+    class MyPart(TextPart):
+        pass
+
+    class Thing:
+        def __init__(self) -> None:
+            self.items = [1]
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Thing) and other.items == self.items
+
+    value = {"part": MyPart("x"), "thing": Thing(), "tuple": ([1], {2: "two"})}
+    copied = plain_copy(value)
+    assert copied == value
+    assert type(copied["part"]) is MyPart and copied["part"] is not value["part"]
+    assert copied["thing"] is not value["thing"] and copied["thing"].items is not value["thing"].items
+    assert copied["tuple"][0] is not value["tuple"][0]
+    assert list(copied["tuple"][1]) == [2]  # a non-string key stays as it is (a JSON copy makes it "2")
+
+
+def test_a_cyclic_value_is_copied_as_deepcopy_copies_it():
+    value: dict[str, Any] = {"a": [1]}
+    value["self"] = value
+    copied = plain_copy(value)
+    assert copied["self"] is copied and copied is not value and copied["a"] is not value["a"]
+
+
+def test_a_record_with_slots_is_copied_slot_by_slot():
+    from dataclasses import dataclass
+
+    from toolwire.profile import _register_record
+
+    @dataclass(slots=True)
+    class Slotted:
+        a: list[int]
+        b: str = "x"
+
+    _register_record(Slotted)
+    value = Slotted([1, 2])
+    copied = plain_copy(value)
+    assert copied == value and copied.a is not value.a
+    value.a.append(3)
+    assert copied != value
+
+
+# -- the answer reader's shortcut ------------------------------------------------------------------
+
+
+class _Raw:
+    """A read-whole response (what the SDKs hand back for a request that was not streamed)."""
+
+    def __init__(self, data: bytes, content_type: str | None = "application/json") -> None:
+        import httpx2
+
+        headers = {"content-type": content_type} if content_type else {}
+        self.response = httpx2.Response(200, headers=headers, content=data)
+        self.response.read()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"id": "msg_1", "content": []}',
+        b'\xef\xbb\xbf{"a": 1}',
+        b'  {"a": "\\ud83d half an emoji"}  ',
+        b'{"a": "\\ud83d\\ude00 a whole one", "\\udc00key": ["\\ud800"]}',
+        b"[1, 2]",
+        b"",
+        b"   ",
+        b"\xff\xfe{}",
+        b'{"a": 1',
+        b"<html>bad gateway</html>",
+        b'\xef\xbb\xbf\xef\xbb\xbf{"a": 1}',
+        b"[" * 100_000 + b"]" * 100_000,
+        b'"just a string"',
+    ],
+)
+def test_read_answer_gives_the_value_or_the_error_parse_json_body_gives(data):
+    import asyncio
+
+    from toolwire.errors import ResponseDecodeError
+    from toolwire.transport import parse_json_body, read_answer
+
+    try:
+        expected: Any = parse_json_body("anthropic", data, status=200, content_type="application/json")
+    except ResponseDecodeError as exc:
+        expected = exc
+    try:
+        got: Any = asyncio.run(read_answer("anthropic", _Raw(data).response, arrays=True)).body
+    except ResponseDecodeError as exc:
+        got = exc
+    if isinstance(expected, ResponseDecodeError):
+        assert isinstance(got, ResponseDecodeError) and str(got) == str(expected)
+    elif isinstance(expected, (dict, list)):
+        assert got == expected
+        assert json.dumps(got) == json.dumps(expected)
+    else:  # a JSON string: not an answer
+        assert isinstance(got, ResponseDecodeError) and "must be a JSON object" in str(got)
