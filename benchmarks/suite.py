@@ -33,6 +33,7 @@ inside toolwire, as in the bare loops), preflight, events and limits on.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import statistics
 import subprocess
@@ -664,40 +665,163 @@ async def _bare_with_client(api: str, turns: int, client: httpx2.AsyncClient) ->
 
 
 def part_stream() -> None:
-    print("\n3. stream assembly in 10-byte deltas: one tool call's arguments, and one text part")
+    print(
+        "\n3. stream assembly, 100 KB vs 1 MB arriving in 10-byte deltas (linear = 10x). Each round times\n"
+        "   the 100 KB case 5 times (3 on the SDK paths; their median) and the 1 MB case once, paired (the\n"
+        "   order alternates); ratio = median of the per-round ratios (lowest-highest). calls/delta:\n"
+        "   function calls per delta at 100 KB / 1 MB, counted by cProfile in one untimed run per size\n"
+        "   (equal = linear work, free of timing noise); gc: collections (generation 0/1/2) while timed"
+    )
     from toolwire.stream import StreamAssembler, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 
-    def assemble(size: int) -> float:
+    def assembler_call(size: int) -> Callable[[], Any]:
         text = json.dumps({"data": "x" * (size - 12)})
-        pieces = [text[i : i + 10] for i in range(0, len(text), 10)]
-        start = CLOCK()
-        asm = StreamAssembler("bench")
-        asm.feed(ToolCallStart(index=0, id="c1", name="f"))
-        for p in pieces:
-            asm.feed(ToolCallDelta(index=0, arguments_fragment=p))
-        asm.feed(ToolCallEnd(index=0))
-        asm.response()
-        return CLOCK() - start
 
-    def assemble_text(size: int) -> float:
-        pieces = ["x" * 10] * (size // 10)
-        start = CLOCK()
-        asm = StreamAssembler("bench")
-        for p in pieces:
-            asm.feed(TextDelta(index=0, text=p))
-        asm.response()
-        return CLOCK() - start
+        def go() -> Any:
+            asm = StreamAssembler("bench")
+            asm.feed(ToolCallStart(index=0, id="c1", name="f"))
+            for i in range(0, len(text), 10):  # each delta a string object of its own, as decoded
+                asm.feed(ToolCallDelta(index=0, arguments_fragment=text[i : i + 10]))
+            asm.feed(ToolCallEnd(index=0))
+            return asm.response()
 
-    try:
-        for label, fn in (("tool call", assemble), ("text     ", assemble_text)):
-            small = statistics.median(fn(100_000) for _ in range(ROUNDS))
-            big = statistics.median(fn(1_000_000) for _ in range(ROUNDS))
-            print(
-                f"  {label} 100 KB {small * 1000:8.2f} ms   1 MB {big * 1000:8.2f} ms"
-                f"   ratio {big / small:5.2f}x (linear = 10x)"
-            )
-    except (ImportError, TypeError) as exc:
-        print(f"  (stream event names changed: {exc})")
+        return go
+
+    def assembler_text(size: int) -> Callable[[], Any]:
+        text = "abcdefghij" * (size // 10)
+
+        def go() -> Any:
+            asm = StreamAssembler("bench")
+            for i in range(0, len(text), 10):
+                asm.feed(TextDelta(index=0, text=text[i : i + 10]))
+            return asm.response()
+
+        return go
+
+    # the real path: the vendor's SSE bytes through the SDK's HTTP layer, the adapter's decoder and
+    # the assembler (Model.send_stream), and a whole streamed toolwire.run answering in text
+    def sse_call(size: int) -> Callable[[], Any]:
+        body = _anthropic_sse_of(size, "tool")
+        m = _streaming_model(body)
+        req = m.build_request([toolwire.Message.user("go")])
+        from toolwire.adapter import collect_stream
+
+        return lambda: asyncio.run(collect_stream(m.send_stream(req), "anthropic"))
+
+    def run_text(size: int) -> Callable[[], Any]:
+        m = _streaming_model(_anthropic_sse_of(size, "text"))
+        return lambda: toolwire.run_sync(m, "go")
+
+    rows = (
+        ("assembler, tool-call arguments", assembler_call, ROUNDS, 5),
+        ("assembler, text", assembler_text, ROUNDS, 5),
+        ("Anthropic SSE via SDK + adapter, tool call", sse_call, 5, 3),
+        ("toolwire.run streamed (Anthropic), text", run_text, 5, 3),
+    )
+    for label, make, rounds, reps in rows:
+        small, big = make(100_000), make(1_000_000)
+        small(), big()  # warm-up: imports, caches, first allocations
+        calls = (_count_calls(small), _count_calls(big))
+        gcs = [0, 0, 0]
+
+        def on_gc(phase: str, info: dict) -> None:
+            if phase == "start":
+                gcs[info["generation"]] += 1
+
+        times_s: list[float] = []
+        times_b: list[float] = []
+        ratios: list[float] = []
+        gc.callbacks.append(on_gc)
+        try:
+            for r in range(rounds):
+                one: list[float] = []
+                order = (False, True) if r % 2 else (True, False)  # alternate which size goes first
+                for big_first in order:
+                    if big_first:
+                        t_big = _timed(big)
+                    else:
+                        one = [_timed(small) for _ in range(reps)]
+                t_small = statistics.median(one)
+                times_s.append(t_small)
+                times_b.append(t_big)
+                ratios.append(t_big / t_small)
+        finally:
+            gc.callbacks.remove(on_gc)
+        deltas = (100_000 // 10, 1_000_000 // 10)
+        print(
+            f"  {label:<44} 100 KB {statistics.median(times_s) * 1000:7.1f} ms  1 MB {statistics.median(times_b) * 1000:8.1f} ms"
+            f"  ratio {statistics.median(ratios):5.2f}x ({min(ratios):.2f}-{max(ratios):.2f})"
+            f"  calls/delta {calls[0] / deltas[0]:.2f} / {calls[1] / deltas[1]:.2f}"
+            f"  gc {gcs[0]}/{gcs[1]}/{gcs[2]}"
+        )
+
+
+def _timed(fn: Callable[[], Any]) -> float:
+    start = CLOCK()
+    fn()
+    return CLOCK() - start
+
+
+def _count_calls(fn: Callable[[], Any]) -> int:
+    """Python and C function calls made by one run of ``fn``, counted by ``cProfile``
+    (deterministic: no clock involved)."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.runcall(fn)
+    return pstats.Stats(prof).total_calls  # type: ignore[attr-defined]
+
+
+def _anthropic_sse_of(size: int, kind: str) -> bytes:
+    """An Anthropic Messages stream whose one block (a tool call's ``input_json_delta`` or a text
+    block's ``text_delta``) carries ``size`` bytes in 10-byte deltas."""
+    out: list[str] = []
+
+    def ev(name: str, data: dict) -> None:
+        out.append(f"event: {name}\ndata: {json.dumps(data)}\n\n")
+
+    msg = dict(anthropic_answer(1, kind == "text"), content=[], stop_reason=None)
+    ev("message_start", {"type": "message_start", "message": msg})
+    if kind == "tool":
+        block = {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {}}
+        text = json.dumps({"q": "x" * (size - 9)})
+        delta = lambda piece: {"type": "input_json_delta", "partial_json": piece}  # noqa: E731
+    else:
+        block = {"type": "text", "text": ""}
+        text = "abcdefghij" * (size // 10)
+        delta = lambda piece: {"type": "text_delta", "text": piece}  # noqa: E731
+    ev("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block})
+    for i in range(0, len(text), 10):
+        ev("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta(text[i : i + 10])})
+    ev("content_block_stop", {"type": "content_block_stop", "index": 0})
+    stop = "tool_use" if kind == "tool" else "end_turn"
+    ev(
+        "message_delta",
+        {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 5}},
+    )
+    ev("message_stop", {"type": "message_stop"})
+    return "".join(out).encode()
+
+
+def _streaming_model(body: bytes) -> Any:
+    """A streaming Anthropic model whose canned vendor sends ``body`` in 16 KB chunks, as reads
+    from a socket arrive (one chunk of many megabytes would time a split no network makes)."""
+
+    class Chunks(httpx2.AsyncByteStream):
+        async def __aiter__(self) -> Any:
+            for i in range(0, len(body), 16384):
+                yield body[i : i + 16384]
+
+    transport = httpx2.MockTransport(
+        lambda request: httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=Chunks())
+    )
+    return toolwire.model(
+        f"anthropic:{MODELS['anthropic']}",
+        api_key="k",
+        http_client=httpx2.AsyncClient(transport=transport),
+        stream=True,
+    )
 
 
 def part_import() -> None:

@@ -136,27 +136,54 @@ StreamEvent = Union[
 ]
 
 
-@dataclass
+#: Fragments kept as objects before they are joined into one chunk (each byte is copied twice in
+#: all: once into its chunk, once into the final text; at most this many small objects are held).
+_JOIN_EVERY = 512
+
+
 class _Slot:
-    kind: str
-    part: Any
-    fragments: list[str] = field(default_factory=list)
-    ended: bool = False
+    """One part of the response being assembled: its ``kind``, the ``part`` object and, for text,
+    reasoning and tool-call arguments, the text so far: the latest ``frags`` (at most
+    :data:`_JOIN_EVERY`) and the ``chunks`` they were joined into before."""
+
+    __slots__ = ("kind", "part", "frags", "chunks", "ended")
+
+    def __init__(self, kind: str, part: Any) -> None:
+        self.kind = kind
+        self.part = part
+        self.frags: list[str] = []
+        self.chunks: list[str] = []
+        self.ended = False
+
+    def fold(self) -> None:
+        self.chunks.append("".join(self.frags))
+        self.frags.clear()
+
+    def text(self) -> str:
+        if not self.chunks:
+            return "".join(self.frags)
+        return "".join(self.chunks) + "".join(self.frags)
 
 
 class StreamAssembler:
     """Feed canonical events with :meth:`feed`; call :meth:`response` at the end.
 
-    Text, reasoning and tool-call argument fragments are kept per index and joined once, in
-    :meth:`response` (linear in the length; arguments parsed once, empty buffer → ``{}``).
+    Text, reasoning and tool-call argument fragments are kept per index and joined in
+    :meth:`response`, linear in the length: every few hundred fragments are joined into one chunk
+    as they arrive, so a long stream of small deltas holds its text, not one object per delta
+    (arguments parsed once, empty text → ``{}``). :meth:`response` may also
+    be called mid-stream (a partial response); feeding may go on after it.
     A tool call never ended, or whose text does not parse while the stop reason is
     ``max_tokens``, is marked ``incomplete`` and will not be run by the loop.
+
+    Raises :class:`~toolwire.errors.ResponseDecodeError` for events out of order (arguments
+    before their tool call started, an end without a start, an event of another kind for an
+    index already used) and ``TypeError`` for an object that is not a stream event.
     """
 
     def __init__(self, provider: str | None = None) -> None:
         self.provider = provider
         self._slots: dict[int, _Slot] = {}
-        self._order: list[int] = []
         self.response_id: str | None = None
         self.model: str | None = None
         self.usage = Usage()
@@ -165,17 +192,14 @@ class StreamAssembler:
         self.provider_data: dict[str, Any] = {}
         self.preflight: Any = None
 
-    def _slot(self, index: int, kind: str, factory: Any) -> _Slot:
-        slot = self._slots.get(index)
-        if slot is None:
-            slot = _Slot(kind, factory())
-            self._slots[index] = slot
-            self._order.append(index)
-        elif slot.kind != kind:
-            raise ResponseDecodeError(
-                self.provider or "stream", f"a {kind} event arrived for a part that is a {slot.kind} part"
-            )
+    def _new(self, index: int, kind: str, part: Any) -> _Slot:
+        slot = self._slots[index] = _Slot(kind, part)
         return slot
+
+    def _wrong_kind(self, kind: str, slot: _Slot) -> ResponseDecodeError:
+        return ResponseDecodeError(
+            self.provider or "stream", f"a {kind} event arrived for a part that is a {slot.kind} part"
+        )
 
     @staticmethod
     def _merge_pd(part: Any, pd: dict[str, Any] | None) -> None:
@@ -188,82 +212,125 @@ class StreamAssembler:
                 part.provider_data[api] = value
 
     def feed(self, event: StreamEvent) -> None:
-        if isinstance(event, ResponseStart):
-            self.response_id = event.response_id or self.response_id
-            self.model = event.model or self.model
-            self._merge_pd(self, event.provider_data)
-        elif isinstance(event, TextDelta):
-            slot = self._slot(event.index, "text", lambda: TextPart(""))
-            slot.fragments.append(event.text)  # joined once in response(): linear in the text's length
+        """Take one canonical event (a :class:`RetryNotice` is ignored: nothing was received yet)."""
+        # one dictionary look-up per event, by its exact class (a subclass is looked up once by
+        # its bases): the handlers of the many small deltas do no other dispatch
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            handler = _handler_for(type(event), event)
+        handler(self, event)
+
+    def _on_start(self, event: ResponseStart) -> None:
+        self.response_id = event.response_id or self.response_id
+        self.model = event.model or self.model
+        self._merge_pd(self, event.provider_data)
+
+    def _on_text(self, event: TextDelta) -> None:
+        slot = self._slots.get(event.index)
+        if slot is None:
+            slot = self._new(event.index, "text", TextPart(""))
+        elif slot.kind != "text":
+            raise self._wrong_kind("text", slot)
+        frags = slot.frags
+        frags.append(event.text)  # joined once in response(), a chunk at a time
+        if len(frags) >= _JOIN_EVERY:
+            slot.fold()
+        if event.provider_data:
             self._merge_pd(slot.part, event.provider_data)
-        elif isinstance(event, ReasoningDelta):
-            slot = self._slot(event.index, "reasoning", lambda: ReasoningPart(provider=event.provider or self.provider))
-            slot.fragments.append(event.text)
-            if event.signature is not None:
-                slot.part.signature = event.signature
-            if event.encrypted is not None:
-                slot.part.encrypted = event.encrypted
+
+    def _on_reasoning(self, event: ReasoningDelta) -> None:
+        slot = self._slots.get(event.index)
+        if slot is None:
+            slot = self._new(event.index, "reasoning", ReasoningPart(provider=event.provider or self.provider))
+        elif slot.kind != "reasoning":
+            raise self._wrong_kind("reasoning", slot)
+        frags = slot.frags
+        frags.append(event.text)
+        if len(frags) >= _JOIN_EVERY:
+            slot.fold()
+        if event.signature is not None:
+            slot.part.signature = event.signature
+        if event.encrypted is not None:
+            slot.part.encrypted = event.encrypted
+        if event.provider_data:
             self._merge_pd(slot.part, event.provider_data)
-        elif isinstance(event, ToolCallStart):
-            slot = self._slot(event.index, "tool_call", lambda: ToolCall(id=event.id, name=event.name, arguments=None))
-            slot.part.id = event.id or slot.part.id
-            slot.part.name = event.name or slot.part.name
-            slot.part.id_synthesized = event.id_synthesized
-            self._merge_pd(slot.part, event.provider_data)
-        elif isinstance(event, ToolCallDelta):
-            slot = self._slots.get(event.index)
-            if slot is None or slot.kind != "tool_call":
-                raise ResponseDecodeError(
-                    self.provider or "stream", "tool call arguments arrived before the tool call started"
-                )
-            slot.fragments.append(event.arguments_fragment)
-        elif isinstance(event, ToolCallEnd):
-            slot = self._slots.get(event.index)
-            if slot is None or slot.kind != "tool_call":
-                raise ResponseDecodeError(self.provider or "stream", "a tool call ended before it started")
-            call: ToolCall = slot.part
-            if event.arguments is not None:
-                call.arguments, call.invalid = dict(event.arguments), None
-                call.raw_arguments = event.raw_arguments
-            else:
-                raw = event.raw_arguments if event.raw_arguments is not None else "".join(slot.fragments)
-                call.raw_arguments = raw
-                call.arguments, call.invalid = parse_arguments(raw)
-            if event.invalid is not None:
-                call.invalid = event.invalid
-            if event.incomplete:
-                call.incomplete = True
-            self._merge_pd(call, event.provider_data)
-            slot.ended = True
-        elif isinstance(event, UsageUpdate):
-            for name, value in event.usage.to_dict().items():
-                if value is not None and name != "requests":
-                    setattr(self.usage, name, value)
-        elif isinstance(event, ProviderToolDone):
-            slot = self._slot(event.index, "provider_tool", lambda: event.part)
+
+    def _on_call_start(self, event: ToolCallStart) -> None:
+        slot = self._slots.get(event.index)
+        if slot is None:
+            slot = self._new(event.index, "tool_call", ToolCall(id=event.id, name=event.name, arguments=None))
+        elif slot.kind != "tool_call":
+            raise self._wrong_kind("tool_call", slot)
+        slot.part.id = event.id or slot.part.id
+        slot.part.name = event.name or slot.part.name
+        slot.part.id_synthesized = event.id_synthesized
+        self._merge_pd(slot.part, event.provider_data)
+
+    def _on_call_delta(self, event: ToolCallDelta) -> None:
+        slot = self._slots.get(event.index)
+        if slot is None or slot.kind != "tool_call":
+            raise ResponseDecodeError(
+                self.provider or "stream", "tool call arguments arrived before the tool call started"
+            )
+        frags = slot.frags
+        frags.append(event.arguments_fragment)
+        if len(frags) >= _JOIN_EVERY:
+            slot.fold()
+
+    def _on_call_end(self, event: ToolCallEnd) -> None:
+        slot = self._slots.get(event.index)
+        if slot is None or slot.kind != "tool_call":
+            raise ResponseDecodeError(self.provider or "stream", "a tool call ended before it started")
+        call: ToolCall = slot.part
+        if event.arguments is not None:
+            call.arguments, call.invalid = dict(event.arguments), None
+            call.raw_arguments = event.raw_arguments
+        else:
+            raw = event.raw_arguments if event.raw_arguments is not None else slot.text()
+            call.raw_arguments = raw
+            call.arguments, call.invalid = parse_arguments(raw)
+        if event.invalid is not None:
+            call.invalid = event.invalid
+        if event.incomplete:
+            call.incomplete = True
+        self._merge_pd(call, event.provider_data)
+        slot.ended = True
+
+    def _on_usage(self, event: UsageUpdate) -> None:
+        for name, value in event.usage.to_dict().items():
+            if value is not None and name != "requests":
+                setattr(self.usage, name, value)
+
+    def _on_provider_tool(self, event: ProviderToolDone) -> None:
+        slot = self._slots.get(event.index)
+        if slot is None:
+            self._new(event.index, "provider_tool", event.part)
+        elif slot.kind != "provider_tool":
+            raise self._wrong_kind("provider_tool", slot)
+        else:
             slot.part = event.part
-        elif isinstance(event, StopEvent):
-            self.stop_reason = event.stop_reason
-            self.vendor_stop_reason = event.vendor_stop_reason
-            if event.preflight is not None:
-                self.preflight = event.preflight
-            self._merge_pd(self, event.provider_data)
-        elif isinstance(event, RetryNotice):
-            pass  # the transport will send the request again: nothing was received yet
-        else:  # pragma: no cover - defensive
-            raise TypeError(f"not a stream event: {event!r}")
+
+    def _on_stop(self, event: StopEvent) -> None:
+        self.stop_reason = event.stop_reason
+        self.vendor_stop_reason = event.vendor_stop_reason
+        if event.preflight is not None:
+            self.preflight = event.preflight
+        self._merge_pd(self, event.provider_data)
+
+    def _on_retry(self, event: RetryNotice) -> None:
+        pass  # the transport will send the request again: nothing was received yet
 
     def response(self) -> Response:
         parts = []
         stop = self.stop_reason or "end_turn"
-        for index in sorted(self._order):
+        for index in sorted(self._slots):
             slot = self._slots[index]
             part = slot.part
             if slot.kind in ("text", "reasoning"):
-                part.text = "".join(slot.fragments)
+                part.text = slot.text()
             if slot.kind == "tool_call" and not slot.ended:
                 # the vendor never closed this call: whatever its text, it is not safe to run
-                raw = "".join(slot.fragments)
+                raw = slot.text()
                 part.raw_arguments = raw
                 part.arguments, _ = parse_arguments(raw)
                 part.incomplete = True
@@ -288,6 +355,31 @@ class StreamAssembler:
             provider_data=self.provider_data,
             preflight=self.preflight,
         )
+
+
+_HANDLERS: dict[type, Any] = {
+    ResponseStart: StreamAssembler._on_start,
+    TextDelta: StreamAssembler._on_text,
+    ReasoningDelta: StreamAssembler._on_reasoning,
+    ToolCallStart: StreamAssembler._on_call_start,
+    ToolCallDelta: StreamAssembler._on_call_delta,
+    ToolCallEnd: StreamAssembler._on_call_end,
+    UsageUpdate: StreamAssembler._on_usage,
+    ProviderToolDone: StreamAssembler._on_provider_tool,
+    StopEvent: StreamAssembler._on_stop,
+    RetryNotice: StreamAssembler._on_retry,
+}
+
+
+def _handler_for(cls: type, event: Any) -> Any:
+    """The handler of an event class not in :data:`_HANDLERS` (a subclass of an event): its
+    nearest event base's, remembered for the class."""
+    for base in cls.__mro__[1:]:
+        handler = _HANDLERS.get(base)
+        if handler is not None:
+            _HANDLERS[cls] = handler
+            return handler
+    raise TypeError(f"not a stream event: {event!r}")
 
 
 def assemble(events: Iterable[StreamEvent], provider: str | None = None) -> Response:
