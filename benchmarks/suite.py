@@ -3,6 +3,7 @@
     uv run python benchmarks/suite.py            # everything (about 2-4 minutes on 2 cores)
     uv run python benchmarks/suite.py loop long  # only some parts: loop, long, stream, import, payload
     uv run python benchmarks/suite.py --cpu loop # CPU time instead of wall time (a loaded machine)
+    uv run python benchmarks/suite.py --api anthropic loop long   # parts 1-2 for some APIs only
 
 Not a test (no assertion on time). Every figure is a median over interleaved rounds (toolwire and
 its baselines alternate inside each round, so a loaded machine slows both alike), with the spread
@@ -34,13 +35,14 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import inspect
 import json
 import statistics
 import subprocess
 import sys
 import time
 import warnings
-from typing import Any, Awaitable, Callable, Literal
+from typing import Any, AsyncIterator, Awaitable, Callable, Literal
 
 import httpx2
 
@@ -271,17 +273,28 @@ REUSE = False
 _CLIENTS: dict[tuple[str, str], tuple[Canned, Any]] = {}
 
 
-def _http(api: str, turns: int, kind: str, make: Callable[[httpx2.AsyncClient], Any], stream: bool = False) -> Any:
-    """The SDK client / model of ``kind`` for ``api``: a new one on a fresh transport, or (REUSE)
-    the one built before, its canned vendor reset for a loop of ``turns``."""
+def _http(api: str, turns: int, kind: str, make: Callable[[Any], Any], stream: bool = False, sync: bool = False) -> Any:
+    """The SDK client / model of ``kind`` for ``api`` over an ``httpx2.AsyncClient`` (``sync``:
+    an ``httpx2.Client``): a new one on a fresh transport, or (REUSE) the one built before, its
+    canned vendor reset for a loop of ``turns``."""
+    http = httpx2.Client if sync else httpx2.AsyncClient
     if not REUSE:
-        return make(httpx2.AsyncClient(transport=transport_for(api, turns, stream=stream)))
+        return make(http(transport=transport_for(api, turns, stream=stream)))
     hit = _CLIENTS.get((api, kind))
     if hit is None:
         canned = Canned(api, stream=stream)
-        hit = _CLIENTS[(api, kind)] = (canned, make(httpx2.AsyncClient(transport=canned.transport)))
+        hit = _CLIENTS[(api, kind)] = (canned, make(http(transport=canned.transport)))
     hit[0].reset(turns)
     return hit[1]
+
+
+async def _aw(value: Any) -> Any:
+    """``await`` an async SDK call's coroutine; a sync SDK call's value as it is."""
+    return await value if inspect.isawaitable(value) else value
+
+
+def _kind(sync: bool, stream: bool) -> str:
+    return "bare-sync" if sync else "bare-stream" if stream else "bare"
 
 
 # -- the tool ------------------------------------------------------------------------------------
@@ -315,21 +328,35 @@ LOOKUP_SCHEMA = {
 # -- bare SDK loops (the hand-written baseline a user would write) -------------------------------
 
 
-async def bare_anthropic(turns: int, floor: bool = False) -> None:
+async def bare_anthropic(turns: int, floor: bool = False, *, sync: bool = False, stream: bool = False) -> None:
+    """The hand-written loop over ``messages.create()`` (``sync``: the sync client; ``stream``:
+    the SDK's streaming helper ``messages.stream()`` and its ``get_final_message()``), or with
+    ``floor`` the SDK's low-level ``post()`` with a ready body."""
     import anthropic
 
     client = _http(
-        "anthropic", turns, "bare", lambda h: anthropic.AsyncAnthropic(api_key="k", max_retries=0, http_client=h)
+        "anthropic",
+        turns,
+        _kind(sync, stream),
+        lambda h: (anthropic.Anthropic if sync else anthropic.AsyncAnthropic)(
+            api_key="k", max_retries=0, http_client=h
+        ),
+        stream=stream,
+        sync=sync,
     )
     tools = [{"name": "lookup", "description": lookup.model_description(), "input_schema": LOOKUP_SCHEMA}]
     messages: list[dict] = [{"role": "user", "content": "go"}]
     for _ in range(turns):
         kwargs = {"model": MODELS["anthropic"], "max_tokens": 1024, "messages": messages, "tools": tools}
         if floor:
-            resp = await client.post("/v1/messages", cast_to=object, body=kwargs)
+            resp = await _aw(client.post("/v1/messages", cast_to=object, content=_anthropic_bytes(kwargs)))
             content, stop = resp["content"], resp["stop_reason"]
         else:
-            r = await client.messages.create(**kwargs)
+            if stream:
+                async with client.messages.stream(**kwargs) as events:
+                    r = await events.get_final_message()
+            else:
+                r = await _aw(client.messages.create(**kwargs))
             content, stop = [b.model_dump() for b in r.content], r.stop_reason
         if stop != "tool_use":
             break
@@ -341,14 +368,29 @@ async def bare_anthropic(turns: int, floor: bool = False) -> None:
         ]
         messages.append({"role": "user", "content": results})
     if not REUSE:
-        await client.close()
+        await _aw(client.close())
 
 
-async def bare_chat(turns: int, floor: bool = False) -> None:
+def _anthropic_bytes(body: dict) -> bytes:
+    """The Anthropic floor's ready body: its JSON bytes, serialized as the SDK's ``post(body=...)``
+    would (compact, UTF-8), handed to ``post(content=...)``. toolwire's Anthropic adapter sends
+    its bodies this way (``post(body=...)`` walks and copies the whole history first), so the
+    floor does too: a floor that does more work than toolwire would flatter toolwire."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+async def bare_chat(turns: int, floor: bool = False, *, sync: bool = False, stream: bool = False) -> None:
+    """The hand-written loop over ``chat.completions.create()`` (``stream``: the SDK's helper
+    ``chat.completions.stream()`` and its ``get_final_completion()``), or ``post()``."""
     import openai
 
     client = _http(
-        "openai-chat", turns, "bare", lambda h: openai.AsyncOpenAI(api_key="k", max_retries=0, http_client=h)
+        "openai-chat",
+        turns,
+        _kind(sync, stream),
+        lambda h: (openai.OpenAI if sync else openai.AsyncOpenAI)(api_key="k", max_retries=0, http_client=h),
+        stream=stream,
+        sync=sync,
     )
     tools = [
         {
@@ -360,12 +402,18 @@ async def bare_chat(turns: int, floor: bool = False) -> None:
     for _ in range(turns):
         kwargs = {"model": MODELS["openai-chat"], "messages": messages, "tools": tools}
         if floor:
-            resp = await client.post(
-                "/chat/completions", cast_to=object, body=kwargs, options={"security": {"bearer_auth": True}}
+            resp = await _aw(
+                client.post(
+                    "/chat/completions", cast_to=object, body=kwargs, options={"security": {"bearer_auth": True}}
+                )
             )
             msg = resp["choices"][0]["message"]
         else:
-            r = await client.chat.completions.create(**kwargs)
+            if stream:
+                async with client.chat.completions.stream(**kwargs) as events:
+                    r = await events.get_final_completion()
+            else:
+                r = await _aw(client.chat.completions.create(**kwargs))
             msg = r.choices[0].message.model_dump(exclude_none=True)
         calls = msg.get("tool_calls") or []
         if not calls:
@@ -380,13 +428,22 @@ async def bare_chat(turns: int, floor: bool = False) -> None:
                 }
             )
     if not REUSE:
-        await client.close()
+        await _aw(client.close())
 
 
-async def bare_responses(turns: int, floor: bool = False) -> None:
+async def bare_responses(turns: int, floor: bool = False, *, sync: bool = False, stream: bool = False) -> None:
+    """The hand-written loop over ``responses.create()`` (``stream``: the SDK's helper
+    ``responses.stream()`` and its ``get_final_response()``), or ``post()``."""
     import openai
 
-    client = _http("openai", turns, "bare", lambda h: openai.AsyncOpenAI(api_key="k", max_retries=0, http_client=h))
+    client = _http(
+        "openai",
+        turns,
+        _kind(sync, stream),
+        lambda h: (openai.OpenAI if sync else openai.AsyncOpenAI)(api_key="k", max_retries=0, http_client=h),
+        stream=stream,
+        sync=sync,
+    )
     tools = [
         {
             "type": "function",
@@ -400,12 +457,16 @@ async def bare_responses(turns: int, floor: bool = False) -> None:
     for _ in range(turns):
         kwargs = {"model": MODELS["openai"], "input": items, "tools": tools}
         if floor:
-            resp = await client.post(
-                "/responses", cast_to=object, body=kwargs, options={"security": {"bearer_auth": True}}
+            resp = await _aw(
+                client.post("/responses", cast_to=object, body=kwargs, options={"security": {"bearer_auth": True}})
             )
             output = resp["output"]
         else:
-            r = await client.responses.create(**kwargs)
+            if stream:
+                async with client.responses.stream(**kwargs) as events:
+                    r = await events.get_final_response()
+            else:
+                r = await _aw(client.responses.create(**kwargs))
             output = [o.model_dump(exclude_none=True) for o in r.output]
         calls = [o for o in output if o["type"] == "function_call"]
         if not calls:
@@ -420,30 +481,41 @@ async def bare_responses(turns: int, floor: bool = False) -> None:
                 }
             )
     if not REUSE:
-        await client.close()
+        await _aw(client.close())
 
 
-async def bare_gemini(turns: int, floor: bool = False) -> None:
+async def bare_gemini(turns: int, floor: bool = False, *, sync: bool = False, stream: bool = False) -> None:
+    """The hand-written loop over ``generate_content()`` (``sync``: ``client.models``, else
+    ``client.aio.models``; ``stream``: ``generate_content_stream()``, its chunks' parts joined).
+    Gemini's SDK documents no lower-level path: there is no ``floor``."""
     from google import genai
     from google.genai import types
 
-    client = _http(
-        "gemini",
-        turns,
-        "bare",
-        lambda h: genai.Client(
-            api_key="k", http_options=types.HttpOptions(httpx_async_client=h) if _gemini_takes_client() else None
-        ),
-    )
+    def make(h: Any) -> Any:
+        if not _gemini_takes_client():
+            return genai.Client(api_key="k")
+        options = types.HttpOptions(httpx_client=h) if sync else types.HttpOptions(httpx_async_client=h)
+        return genai.Client(api_key="k", http_options=options)
+
+    client = _http("gemini", turns, _kind(sync, stream), make, stream=stream, sync=sync)
+    models = client.models if sync else client.aio.models
     decl = types.FunctionDeclaration(
         name="lookup", description=lookup.model_description(), parameters_json_schema=LOOKUP_SCHEMA
     )
     config = types.GenerateContentConfig(tools=[types.Tool(function_declarations=[decl])])
     contents: list[Any] = [types.Content(role="user", parts=[types.Part(text="go")])]
     for _ in range(turns):
-        r = await client.aio.models.generate_content(model=MODELS["gemini"], contents=contents, config=config)
-        cand = r.candidates[0].content
-        calls = [p.function_call for p in cand.parts if p.function_call]
+        if stream:
+            parts: list[Any] = []
+            async for chunk in await models.generate_content_stream(
+                model=MODELS["gemini"], contents=contents, config=config
+            ):
+                parts.extend(chunk.candidates[0].content.parts or [])
+            cand = types.Content(role="model", parts=parts)
+        else:
+            r = await _aw(models.generate_content(model=MODELS["gemini"], contents=contents, config=config))
+            cand = r.candidates[0].content
+        calls = [p.function_call for p in cand.parts or [] if p.function_call]
         if not calls:
             break
         contents.append(cand)
@@ -452,7 +524,9 @@ async def bare_gemini(turns: int, floor: bool = False) -> None:
                 role="user",
                 parts=[
                     types.Part(
-                        function_response=types.FunctionResponse(name=c.name, response={"result": lookup_fn(**c.args)})
+                        function_response=types.FunctionResponse(
+                            name=c.name, response={"result": lookup_fn(**(c.args or {}))}
+                        )
                     )
                     for c in calls
                 ],
@@ -466,6 +540,8 @@ def _gemini_takes_client() -> bool:
     return "httpx_async_client" in types.HttpOptions.model_fields
 
 
+#: The APIs parts 1 and 2 measure (``--api`` narrows them).
+APIS = list(ANSWERS)
 BARE = {"anthropic": bare_anthropic, "openai-chat": bare_chat, "openai": bare_responses, "gemini": bare_gemini}
 HAS_FLOOR = ("anthropic", "openai-chat", "openai")
 
@@ -532,75 +608,169 @@ def part_loop() -> None:
 
 def _part_loop() -> None:
     inner = 10
-    for api in ANSWERS:
+    for api in APIS:
         bare = BARE[api]
-        rows: dict[str, list[float]] = {
-            k: [] for k in ("bare", "floor", "async", "sync", "plain", "stream", "inline", "inline_sync")
+        floor = api in HAS_FLOOR
+        # name -> (timer, one loop); timed in a rotating order, so that no measurement always
+        # comes first in its round (or always after the same one)
+        cases: dict[str, tuple[Callable[..., float], Callable[[], Any]]] = {
+            "bare": (_time_async, lambda: bare(2)),
+            "bare_sync": (_time_async, lambda: bare(2, sync=True)),
+            "bare_stream": (_time_async, lambda: bare(2, stream=True)),
+            "async": (_time_async, lambda: tw_run(api, 2)),
+            "sync": (_time_sync, lambda: tw_run_sync(api, 2)),
+            "plain": (_time_async, lambda: tw_run(api, 2, tool=lookup_fn)),
+            "plain_sync": (_time_sync, lambda: tw_run_sync(api, 2, tool=lookup_fn)),
+            "stream": (_time_async, lambda: tw_run(api, 2, stream=True)),
+            "inline": (_time_async, lambda: tw_run(api, 2, tool=lookup_inline)),
+            "inline_sync": (_time_sync, lambda: tw_run_sync(api, 2, tool=lookup_inline)),
         }
-        _time_async(lambda: tw_run(api, 2), 2)  # warm-up: imports, caches
-        _time_async(lambda: bare(2), 2)
-        for _ in range(ROUNDS):
-            rows["bare"].append(_time_async(lambda: bare(2), inner))
-            if api in HAS_FLOOR:
-                rows["floor"].append(_time_async(lambda: bare(2, floor=True), inner))
-            rows["async"].append(_time_async(lambda: tw_run(api, 2), inner))
-            rows["sync"].append(_time_sync(lambda: tw_run_sync(api, 2), inner))
-            rows["plain"].append(_time_async(lambda: tw_run(api, 2, tool=lookup_fn), inner))
-            rows["inline"].append(_time_async(lambda: tw_run(api, 2, tool=lookup_inline), inner))
-            rows["inline_sync"].append(_time_sync(lambda: tw_run_sync(api, 2, tool=lookup_inline), inner))
-            if api != "gemini":
-                rows["stream"].append(_time_async(lambda: tw_run(api, 2, stream=True), inner))
+        if floor:
+            cases["floor"] = (_time_async, lambda: bare(2, floor=True))
+            cases["floor_sync"] = (_time_async, lambda: bare(2, floor=True, sync=True))
+        rows: dict[str, list[float]] = {k: [] for k in cases}
+        for timer, fn in cases.values():
+            timer(fn, 2)  # warm-up: imports, caches, clients
+        names = list(cases)
+        for r in range(ROUNDS):
+            shift = r * 3 % len(names)
+            for name in names[shift:] + names[:shift]:
+                timer, fn = cases[name]
+                rows[name].append(timer(fn, inner))
         print(f" {api}")
-        for key, label in (
-            ("async", "toolwire run (async)"),
-            ("sync", "toolwire run_sync"),
-            ("plain", "toolwire run, plain function"),
-            ("stream", "toolwire run, streamed on the wire"),
-            ("inline", "toolwire run, tool blocking=False"),
-            ("inline_sync", "toolwire run_sync, tool blocking=False"),
+        for key, base, label in (
+            ("async", "bare", "toolwire run (async) / bare SDK loop"),
+            ("sync", "bare", "toolwire run_sync / bare SDK loop"),
+            ("sync", "bare_sync", "toolwire run_sync / bare sync SDK loop"),
+            ("plain", "bare", "toolwire run, plain function / bare SDK loop"),
+            ("plain_sync", "bare_sync", "toolwire run_sync, plain function / bare sync SDK"),
+            ("stream", "bare", "toolwire run, streamed on the wire / bare SDK loop"),
+            ("stream", "bare_stream", "toolwire run, streamed / SDK streaming helper loop"),
+            ("inline", "bare", "toolwire run, tool blocking=False / bare SDK loop"),
+            ("inline_sync", "bare", "toolwire run_sync, tool blocking=False / bare SDK loop"),
+            ("inline_sync", "bare_sync", "toolwire run_sync, blocking=False / bare sync SDK"),
+            ("async", "floor", "toolwire run (async) / SDK post() floor"),
+            ("inline", "floor", "toolwire run, blocking=False / post() floor"),
+            ("sync", "floor_sync", "toolwire run_sync / sync SDK post() floor"),
+            ("inline_sync", "floor_sync", "toolwire run_sync, blocking=False / sync post() floor"),
         ):
-            if rows[key]:
-                print(_ratio_line(label + " / bare SDK loop", rows[key], rows["bare"]))
-        if rows["floor"]:
-            print(_ratio_line("toolwire run (async) / SDK post() floor", rows["async"], rows["floor"]))
-            print(_ratio_line("toolwire run, blocking=False / post() floor", rows["inline"], rows["floor"]))
+            if key in rows and base in rows:
+                print(_ratio_line(label, rows[key], rows[base]))
 
 
 def part_long() -> None:
     print(
-        "\n2. 50-turn loop: ms per turn at turns 1-10 and 41-50 (median of interleaved rounds)\n"
-        "   toolwire's own share = toolwire's time per turn minus the SDK floor replaying the very bodies\n"
-        "   toolwire sent, in the same round (OpenAI/Anthropic post(); Gemini: its API client's request)"
+        "\n2. 50-turn loop: ms per turn at turns 1-10 and 41-50 (each the median of that run's ten gaps\n"
+        "   between requests; then the median over rounds). toolwire's own share = toolwire's time per\n"
+        "   turn minus the SDK floor replaying the very bodies toolwire sent (OpenAI/Anthropic post();\n"
+        "   Gemini: its API client's request), paired per round; growth = own share at 41-50 over 1-10,\n"
+        "   per round (median, lowest-highest). calls: function calls per turn of toolwire minus those\n"
+        "   of the floor replay (cProfile, one untimed run; no noise), at 1-10 -> 41-50"
     )
-    turns, rounds = 50, 5
-    for api in ANSWERS:
+    turns, rounds = 50, 9
+    for api in APIS:
+        # the bare create() / generate_content() loop re-validates the whole history each turn
+        # (30-130 ms per turn at 41-50 off Anthropic): a few rounds give its figure, and it is far
+        # from toolwire's; Anthropic's bare loop is close to toolwire's, so it runs every round
+        bare_rounds = rounds if api == "anthropic" else 3
         cols: dict[str, list[tuple[float, float]]] = {"toolwire": [], "floor": [], "bare": []}
-        for _ in range(rounds):
-            times: list[float] = []
-            bodies: list[tuple[str, dict]] = []
-            client = httpx2.AsyncClient(transport=_stamping(transport_for(api, turns), times, bodies))
-            m = toolwire.model(f"{api}:{MODELS[api]}", api_key="k", http_client=client)
-            asyncio.run(toolwire.run(m, "go", tools=[lookup], max_turns=turns))
+        for r in range(rounds):
+            times, bodies = _long_toolwire(api, turns)
             cols["toolwire"].append(_early_late(times))
-            times = []
-            client = httpx2.AsyncClient(transport=_stamping(transport_for(api, turns), times))
-            asyncio.run(_floor_replay(api, bodies, client))
-            cols["floor"].append(_early_late(times))
-            times = []
-            client = httpx2.AsyncClient(transport=_stamping(transport_for(api, turns), times))
-            asyncio.run(_bare_with_client(api, turns, client))
-            cols["bare"].append(_early_late(times))
+            cols["floor"].append(_early_late(_long_floor(api, bodies)))
+            if r < bare_rounds:
+                times = []
+                client = httpx2.AsyncClient(transport=_stamping(transport_for(api, turns), times))
+                asyncio.run(_bare_with_client(api, turns, client))
+                cols["bare"].append(_early_late(times))
         tw_e, tw_l = (statistics.median(x[i] for x in cols["toolwire"]) for i in (0, 1))
         fl_e, fl_l = (statistics.median(x[i] for x in cols["floor"]) for i in (0, 1))
         ba_l = statistics.median(x[1] for x in cols["bare"])
         own = [(t[0] - f[0], t[1] - f[1]) for t, f in zip(cols["toolwire"], cols["floor"])]
         own_e, own_l = (statistics.median(x[i] for x in own) for i in (0, 1))
-        growth = f"{own_l / own_e:4.2f}x" if own_e > 0 else "n/a (no own share at 1-10)"
-        print(
-            f"  {api:<12} toolwire {tw_e:6.2f} -> {tw_l:6.2f}   floor {fl_e:6.2f} -> {fl_l:6.2f}   "
-            f"own share {own_e:5.2f} -> {own_l:5.2f} (growth {growth})"
-            f"   bare SDK at 41-50 {ba_l:7.2f}, toolwire / bare {tw_l / ba_l:5.2f}x"
+        growths = [late / early for early, late in own if early > 0]
+        growth = (
+            f"{statistics.median(growths):4.2f}x ({min(growths):.2f}-{max(growths):.2f})"
+            if growths
+            else "n/a (no own share at 1-10)"
         )
+        vs_bare = [t[1] / b[1] for t, b in zip(cols["toolwire"], cols["bare"])]
+        calls = _long_calls(api, turns)
+        print(
+            f"  {api:<12} toolwire {tw_e:5.2f} -> {tw_l:5.2f}  floor {fl_e:5.2f} -> {fl_l:5.2f}  "
+            f"own share {own_e:5.2f} -> {own_l:5.2f}, growth {growth}\n"
+            f"  {'':<12} bare SDK at 41-50 {ba_l:7.2f}, toolwire / bare {statistics.median(vs_bare):5.2f}x"
+            f" ({min(vs_bare):.2f}-{max(vs_bare):.2f}, {len(vs_bare)} rounds)"
+            f"   calls/turn own {calls[0]:6.0f} -> {calls[1]:6.0f} ({calls[1] / calls[0]:4.2f}x)"
+        )
+
+
+def _long_toolwire(api: str, turns: int) -> tuple[list[float], list[tuple[str, bytes]]]:
+    """One toolwire run of ``turns`` turns: its request time stamps and the bodies it sent (kept
+    as bytes: parsing them here would charge the benchmark's own work to toolwire's turns)."""
+    times: list[float] = []
+    bodies: list[tuple[str, bytes]] = []
+    client = httpx2.AsyncClient(transport=_stamping(transport_for(api, turns), times, bodies))
+    m = toolwire.model(f"{api}:{MODELS[api]}", api_key="k", http_client=client)
+    asyncio.run(toolwire.run(m, "go", tools=[lookup], max_turns=turns))
+    return times, bodies
+
+
+def _long_floor(api: str, bodies: list[tuple[str, bytes]]) -> list[float]:
+    times: list[float] = []
+    parsed = [(path, json.loads(body)) for path, body in bodies]
+    client = httpx2.AsyncClient(transport=_stamping(transport_for(api, len(bodies)), times))
+    asyncio.run(_floor_replay(api, parsed, client))
+    return times
+
+
+def _long_calls(api: str, turns: int) -> tuple[float, float]:
+    """Function calls per turn at turns 1-10 and 41-50 (medians of the gaps) of a toolwire run
+    minus those of the floor replaying its bodies, counted by ``cProfile`` on the event loop's
+    thread (a C profiler; the count does not depend on the clock or on the machine's load). It
+    counts calls, not their size: work inside one C call that grows with the history (JSON
+    serialization, comparing two lists) is one call at any length."""
+    import cProfile
+    import pstats
+
+    def counts(fn: Callable[[], Any], marks: list[int]) -> None:
+        prof = cProfile.Profile()
+
+        def stamp() -> None:  # the calls so far, read without stopping the profiler
+            prof.disable()
+            marks.append(pstats.Stats(prof).total_calls)  # type: ignore[attr-defined]
+            prof.enable()
+
+        STAMP_HOOK.append(stamp)
+        try:
+            prof.runcall(fn)
+        finally:
+            STAMP_HOOK.remove(stamp)
+
+    tw_marks: list[int] = []
+    fl_marks: list[int] = []
+    sent: list[tuple[str, bytes]] = []
+    counts(lambda: sent.extend(_long_toolwire(api, turns)[1]), tw_marks)
+    parsed = [(path, json.loads(body)) for path, body in sent]
+
+    def floor() -> None:
+        client = httpx2.AsyncClient(transport=_stamping(transport_for(api, len(parsed)), []))
+        asyncio.run(_floor_replay(api, parsed, client))
+
+    counts(floor, fl_marks)
+
+    def per_turn(marks: list[int]) -> tuple[float, float]:
+        # medians, as for the times: the first turn also pays one-time work (a lazy import, the
+        # SDK's first-request checks), which is not per-turn work
+        gaps = [b - a for a, b in zip(marks, marks[1:])]
+        return statistics.median(gaps[:10]), statistics.median(gaps[-10:])
+
+    tw, fl = per_turn(tw_marks), per_turn(fl_marks)
+    return tw[0] - fl[0], tw[1] - fl[1]
+
+
+#: Called at each request a stamping transport receives (the call counter of part 2).
+STAMP_HOOK: list[Callable[[], None]] = []
 
 
 def _early_late(times: list[float]) -> tuple[float, float]:
@@ -611,12 +781,14 @@ def _early_late(times: list[float]) -> tuple[float, float]:
 
 
 def _stamping(
-    inner: httpx2.MockTransport, times: list[float], bodies: list[tuple[str, dict]] | None = None
+    inner: httpx2.MockTransport, times: list[float], bodies: list[tuple[str, bytes]] | None = None
 ) -> httpx2.MockTransport:
     def handler(request: httpx2.Request) -> httpx2.Response:
         times.append(CLOCK())
+        for hook in STAMP_HOOK:
+            hook()
         if bodies is not None:
-            bodies.append((request.url.path, json.loads(request.content)))
+            bodies.append((request.url.path, request.content))
         return inner.handler(request)  # type: ignore[attr-defined]
 
     return httpx2.MockTransport(handler)
@@ -641,7 +813,7 @@ async def _floor_replay(api: str, bodies: list[tuple[str, dict]], client: httpx2
     if api == "anthropic":
         ac = anthropic.AsyncAnthropic(api_key="k", max_retries=0, http_client=client)
         for _path, body in bodies:
-            await ac.post("/v1/messages", cast_to=object, body=body)
+            await ac.post("/v1/messages", cast_to=object, content=_anthropic_bytes(body))
     else:
         oc = openai.AsyncOpenAI(api_key="k", max_retries=0, http_client=client)
         path = "/chat/completions" if api == "openai-chat" else "/responses"
@@ -720,7 +892,8 @@ def part_stream() -> None:
     )
     for label, make, rounds, reps in rows:
         small, big = make(100_000), make(1_000_000)
-        small(), big()  # warm-up: imports, caches, first allocations
+        small()  # warm-up: imports, caches, first allocations
+        big()
         calls = (_count_calls(small), _count_calls(big))
         gcs = [0, 0, 0]
 
@@ -734,14 +907,12 @@ def part_stream() -> None:
         gc.callbacks.append(on_gc)
         try:
             for r in range(rounds):
-                one: list[float] = []
-                order = (False, True) if r % 2 else (True, False)  # alternate which size goes first
-                for big_first in order:
-                    if big_first:
-                        t_big = _timed(big)
-                    else:
-                        one = [_timed(small) for _ in range(reps)]
-                t_small = statistics.median(one)
+                if r % 2:  # alternate which size goes first
+                    t_big = _timed(big)
+                    t_small = statistics.median(_timed(small) for _ in range(reps))
+                else:
+                    t_small = statistics.median(_timed(small) for _ in range(reps))
+                    t_big = _timed(big)
                 times_s.append(t_small)
                 times_b.append(t_big)
                 ratios.append(t_big / t_small)
@@ -809,7 +980,7 @@ def _streaming_model(body: bytes) -> Any:
     from a socket arrive (one chunk of many megabytes would time a split no network makes)."""
 
     class Chunks(httpx2.AsyncByteStream):
-        async def __aiter__(self) -> Any:
+        async def __aiter__(self) -> AsyncIterator[bytes]:
             for i in range(0, len(body), 16384):
                 yield body[i : i + 16384]
 
@@ -992,6 +1163,14 @@ def main() -> None:
     if "--cpu" in args:
         args.remove("--cpu")
         CLOCK = time.process_time
+    if "--api" in args:  # only some APIs in parts 1 and 2: --api anthropic,openai-chat
+        at = args.index("--api")
+        wanted = args[at + 1].split(",")
+        del args[at : at + 2]
+        unknown = [a for a in wanted if a not in ANSWERS]
+        if unknown:
+            sys.exit(f"unknown API {unknown}; the APIs are {', '.join(ANSWERS)}")
+        APIS[:] = wanted
     chosen = args or list(PARTS)
     clock = "CPU time (--cpu)" if CLOCK is time.process_time else "wall time"
     print(f"toolwire {toolwire.__version__}, Python {sys.version.split()[0]}, {ROUNDS} rounds, {clock}")
