@@ -25,13 +25,14 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
+import functools
 import hashlib
 import json
 import re
 from typing import Any, Callable, Iterable, Iterator, TypeVar, cast
 
 from toolwire.adapter import DeclarationMemo, ModelRequest, normalize_tool_choice
-from toolwire.errors import ProviderError, ResponseDecodeError, UnsupportedToolChoice
+from toolwire.errors import ProviderError, ResponseDecodeError, ToolwireError, UnsupportedToolChoice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
     ProviderToolDone,
@@ -215,12 +216,22 @@ def usage_from_wire(u: dict[str, Any] | None, *, requests: int = 0) -> Usage:
     """
     u = u if isinstance(u, dict) else {}
     details = u.get("output_tokens_details")
-    own = _counter(u.get("input_tokens"))
-    read = _counter(u.get("cache_read_input_tokens"))
-    write = _counter(u.get("cache_creation_input_tokens"))
+    # a plain non-negative int is taken as is; anything else goes through the shared rule (usage_int)
+    own = u.get("input_tokens")
+    if type(own) is not int or own < 0:
+        own = _counter(own)
+    read = u.get("cache_read_input_tokens")
+    if read is not None and (type(read) is not int or read < 0):
+        read = _counter(read)
+    write = u.get("cache_creation_input_tokens")
+    if write is not None and (type(write) is not int or write < 0):
+        write = _counter(write)
+    out = u.get("output_tokens")
+    if type(out) is not int or out < 0:
+        out = _counter(out)
     return Usage(
         input_tokens=None if own is None else own + (read or 0) + (write or 0),
-        output_tokens=_counter(u.get("output_tokens")),
+        output_tokens=out,
         cache_read_tokens=read,
         cache_write_tokens=write,
         reasoning_tokens=_counter(details.get("thinking_tokens")) if isinstance(details, dict) else None,
@@ -235,8 +246,14 @@ def _extras(block: dict[str, Any], keys: Iterable[str]) -> dict[str, Any]:
 
 
 def _own(provider_data: dict[str, Any] | None) -> dict[str, Any]:
-    value = (provider_data or {}).get(API)
-    return value if isinstance(value, dict) else {}
+    if not provider_data:
+        return _NONE
+    value = provider_data.get(API)
+    return value if isinstance(value, dict) else _NONE
+
+
+#: The empty provider data of a part (shared: read only).
+_NONE: dict[str, Any] = {}
 
 
 def _wire_id(call_id: str) -> str:
@@ -270,8 +287,16 @@ def wire_tool_names(names: Iterable[str]) -> dict[str, str]:
     ``tool_use`` blocks of the history and the tool choice agree on every turn, and
     :meth:`AnthropicCodec.decode_response` maps the model's calls back to the real name. Valid
     names are not in the result (sent unchanged)."""
-    names = [n for n in names if isinstance(n, str)]
+    return dict(_wire_names(tuple(n for n in names if isinstance(n, str))))
+
+
+@functools.lru_cache(maxsize=256)
+def _wire_names(names: tuple[str, ...]) -> dict[str, str]:
+    """:func:`wire_tool_names` of a tuple of names (memoized: the same tools are sent every turn;
+    the dict returned is shared and never changed)."""
     used = {n for n in names if TOOL_NAME_RULE.fullmatch(n)}
+    if len(used) == len(names):
+        return {}  # every name valid (the usual case): none renamed
     out: dict[str, str] = {}
     for n in names:
         if n in used or n in out:
@@ -292,11 +317,28 @@ def _history_name(name: str, names: dict[str, str]) -> str:
     return name if TOOL_NAME_RULE.fullmatch(name) else _hashed_name(name)
 
 
+def _request_names(request: ModelRequest) -> dict[str, str]:
+    """:func:`wire_tool_names` of ``request``'s tools (shared, never changed)."""
+    names = tuple(t.name for t in request.tools)
+    try:
+        return _wire_names(names) if all(type(n) is str for n in names) else wire_tool_names(names)
+    except TypeError:  # pragma: no cover - a name that cannot be hashed
+        return wire_tool_names(names)
+
+
+@functools.lru_cache(maxsize=256)
+def _inverse(names: tuple[str, ...]) -> dict[str, str]:
+    return {w: n for n, w in _wire_names(names).items()}
+
+
 def _real_names(request: ModelRequest | None) -> dict[str, str]:
-    """Wire name → the tool's own name, for the renamed tools of ``request``."""
-    if request is None:
+    """Wire name → the tool's own name, for the renamed tools of ``request`` (shared, never changed)."""
+    if request is None or not request.tools:
         return {}
-    return {w: n for n, w in wire_tool_names(t.name for t in request.tools).items()}
+    names = tuple(t.name for t in request.tools)
+    if not all(type(n) is str for n in names):
+        return {w: n for n, w in wire_tool_names(names).items()}
+    return _inverse(names) if _wire_names(names) else {}
 
 
 def _error_from_event(data: dict[str, Any]) -> ProviderError:
@@ -528,16 +570,17 @@ def _encode_image(p: ImagePart) -> dict[str, Any]:
 
 def _encode_text(p: TextPart) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "text", "text": p.text}
-    block.update({k: v for k, v in _own(p.provider_data).items() if k in _TEXT_EXTRAS})
+    if p.provider_data:
+        block.update({k: v for k, v in _own(p.provider_data).items() if k in _TEXT_EXTRAS})
     return block
 
 
 def _insert_opaque(blocks: list[_B], opaque: list[dict[str, Any]] | None) -> list[_B | dict[str, Any]]:
     """``blocks`` with the opaque blocks an imported message recorded put back at their positions
     (a ``None`` in ``blocks`` is a placeholder the caller drops afterwards)."""
-    out: list[_B | dict[str, Any]] = list(blocks)
     if not opaque:
-        return out
+        return list(blocks)
+    out: list[_B | dict[str, Any]] = list(blocks)
     for item in sorted(opaque, key=lambda o: o.get("position", len(out))):
         pos = item.get("position")
         pos = len(out) if not isinstance(pos, int) else min(max(pos, 0), len(out))
@@ -550,6 +593,11 @@ def _encode_result(r: ToolResult) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": _wire_id(r.tool_call_id)}
     if isinstance(r.content, str):
         content: Any = r.content
+        if not own:  # the usual result: a string, no vendor fields
+            block["content"] = content
+            if r.is_error:
+                block["is_error"] = True
+            return block
     else:
         content = []
         for p in r.content:
@@ -605,16 +653,19 @@ def _encode_assistant_parts(
             if (raw := _encode_provider_tool(p)) is not None:
                 blocks.append(raw)
         elif isinstance(p, ToolCall):
-            if p.id in sent_ids or _wire_id(p.id) in sent_ids:
+            wid = _wire_id(p.id)
+            if p.id in sent_ids or wid in sent_ids:
                 continue  # a later call with an id already used: the API needs unique tool_use ids
-            sent_ids.update((p.id, _wire_id(p.id)))
+            sent_ids.add(p.id)
+            sent_ids.add(wid)
             block = {
                 "type": "tool_use",
-                "id": _wire_id(p.id),
-                "name": _history_name(p.name, names or {}) if isinstance(p.name, str) else p.name,
+                "id": wid,
+                "name": _history_name(p.name, names or _NONE) if isinstance(p.name, str) else p.name,
                 "input": p.arguments if isinstance(p.arguments, dict) else {},
             }
-            block.update({k: v for k, v in _own(p.provider_data).items() if k in _TOOL_USE_EXTRAS})
+            if p.provider_data:
+                block.update({k: v for k, v in _own(p.provider_data).items() if k in _TOOL_USE_EXTRAS})
             blocks.append(block)
     return _insert_opaque(blocks, _own(m.provider_data).get("blocks"))
 
@@ -641,6 +692,14 @@ def _encode_user_parts(m: Message, skip_results: set[str]) -> list[dict[str, Any
 
 
 def _results_first(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    other = False
+    for b in blocks:
+        if b.get("type") != "tool_result":
+            other = True
+        elif other:
+            break
+    else:
+        return list(blocks)  # already results first
     results = [b for b in blocks if b.get("type") == "tool_result"]
     return results + [b for b in blocks if b.get("type") != "tool_result"]
 
@@ -660,14 +719,20 @@ def _encode_messages(messages: list[Message], names: dict[str, str] | None = Non
     A result whose call is not in the history stays in its own message.
     """
     call_ids: set[str] = set()
+    all_results: list[ToolResult] = []
     for m in messages:
         if m.role == "assistant":
-            call_ids.update(c.id for c in m.tool_calls)
+            for p in m.parts:
+                if isinstance(p, ToolCall):
+                    call_ids.add(p.id)
+                elif isinstance(p, ToolResult):
+                    all_results.append(p)
+        else:
+            all_results.extend(p for p in m.parts if isinstance(p, ToolResult))
     results: dict[str, ToolResult] = {}
-    for m in messages:
-        for r in m.tool_results:
-            if r.tool_call_id in call_ids:
-                results.setdefault(r.tool_call_id, r)
+    for r in all_results:
+        if r.tool_call_id in call_ids:
+            results.setdefault(r.tool_call_id, r)
     result_order = {rid: i for i, rid in enumerate(results)}
 
     out: list[dict[str, Any]] = []
@@ -774,10 +839,29 @@ class StreamDecoder:
         self._ended = False  # message_stop seen
         self._stopped = False
 
-    @_guarded("an Anthropic stream event")
     def feed(self, data: dict[str, Any]) -> list[StreamEvent]:
-        if not isinstance(data, dict):
-            return []
+        """The canonical events of one SSE ``data`` object. A raw Python error from a shape the
+        checks did not foresee becomes :class:`~toolwire.errors.ResponseDecodeError`."""
+        try:
+            if not isinstance(data, dict):
+                return []
+            if data.get("type") == "content_block_delta":  # most events: checked first, inline
+                index = data.get("index")
+                if type(index) is not int or index < 0:
+                    index = _index(index, "/index")
+                delta = data.get("delta")
+                if type(delta) is not dict:
+                    delta = _obj(delta, "/delta")
+                return self._block_delta(index, delta)
+            return self._feed(data)
+        except ToolwireError:
+            raise
+        except _SHAPE_ERRORS as exc:  # as the codec's other decoders (toolwire.wire.Shape.guarded)
+            raise ResponseDecodeError(
+                API, f"an Anthropic stream event does not have the documented shape ({type(exc).__name__}: {exc})"
+            ) from exc
+
+    def _feed(self, data: dict[str, Any]) -> list[StreamEvent]:
         etype = data.get("type")
         if etype == "message_start":
             msg = _opt_obj(data.get("message"), "/message")
@@ -894,6 +978,16 @@ class StreamDecoder:
                 API, f"content_block_delta for content block {index} after its content_block_stop", "/index"
             )
         dtype = delta.get("type")
+        if dtype == "text_delta" and kind == "text":  # the usual deltas first, checked as below
+            text = delta.get("text")
+            return [TextDelta(index, text if type(text) is str else _opt_str(text, "/delta/text") or "")]
+        if dtype == "input_json_delta" and kind == "tool_call":
+            frag = delta.get("partial_json")
+            if type(frag) is not str:
+                frag = _opt_str(frag, "/delta/partial_json") or ""
+            if not self._had_fragment.get(index) and frag.strip():
+                self._had_fragment[index] = True
+            return [ToolCallDelta(index, frag)]
         allowed = _DELTA_KINDS.get(dtype) if isinstance(dtype, str) else None
         if allowed is None:
             return []  # a delta type this version does not know
@@ -1082,7 +1176,7 @@ class AnthropicCodec:
         choice = normalize_tool_choice(request.tool_choice)
         thinking = request.thinking
         settings = dict(request.settings or {})
-        names = wire_tool_names(t.name for t in request.tools)
+        names = _request_names(request)
         body: dict[str, Any] = {
             "model": request.model,
             "max_tokens": request.max_tokens if request.max_tokens is not None else DEFAULT_MAX_TOKENS,

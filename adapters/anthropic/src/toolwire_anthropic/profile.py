@@ -460,6 +460,11 @@ def _block_pointer(mi: int, content: Any, bi: int) -> str:
     return f"/messages/{mi}/content" if isinstance(content, str) else f"/messages/{mi}/content/{bi}"
 
 
+def _ptr(mi: int, bi: int | None) -> str:
+    """The pointer of block ``bi`` of message ``mi`` (``None``: the message's string content)."""
+    return f"/messages/{mi}/content" if bi is None else f"/messages/{mi}/content/{bi}"
+
+
 def _blank(text: Any) -> bool:
     return isinstance(text, str) and not text.strip()
 
@@ -499,24 +504,6 @@ def _tool_loop_assistant(msgs: list[Any]) -> int | None:
 
 def _image_bytes(data: str) -> int:
     return (len(data) * 3) // 4 - data[-2:].count("=") if data else 0
-
-
-def _count_cache_control(body: dict[str, Any], fold: PrefixFold | None = None) -> int:
-    """Blocks carrying ``cache_control``: tools, system blocks, message content blocks and the
-    blocks inside tool results (where the API reads breakpoints; a shallow scan, not a walk of
-    every value), plus the top-level automatic ``cache_control``."""
-    n = 1 if body.get("cache_control") is not None else 0
-    for t in body.get("tools") or []:
-        n += isinstance(t, dict) and t.get("cache_control") is not None
-    system = body.get("system")
-    for b in system if isinstance(system, list) else []:
-        n += isinstance(b, dict) and b.get("cache_control") is not None
-    msgs = body.get("messages")
-    if fold is not None and isinstance(msgs, list):
-        return n + fold.fold(msgs)
-    for i, m in enumerate(msgs or []):
-        n = _add_cache_controls(n, i, m)
-    return n
 
 
 def _add_cache_controls(n: int, _i: int, m: Any) -> int:
@@ -797,55 +784,113 @@ class AnthropicProfile(Profile):
     def check_request(self, body: dict[str, Any], *, start: int = 0) -> list[Violation]:
         """Every rule the encoded ``/v1/messages`` body still breaks (pure). ``start``: index of the
         first message not checked before (earlier messages are only read as context for the
-        placement rules). Pointers are RFC 6901 into ``body``."""
+        placement rules). Pointers are RFC 6901 into ``body``.
+
+        The rules on the body's fields other than ``messages`` (tools, tool choice, thinking,
+        sampling, ``system``, ``max_tokens``) are checked once per distinct value of those fields
+        (reused while they are equal to the last ones checked); the conversation rules are checked
+        over the new messages in one pass."""
         if not isinstance(body, dict):
             return [Violation("anthropic.request.messages-count", "", "the request body is not a JSON object")]
-        out: list[Violation] = []
-        out.extend(self._tool_violations(body.get("tools")) if body.get("tools") else ())
-        out.extend(self._check_settings(body))
+        tools_found, before, after, top_cc, has_tools = self._check_top(body)
+        out: list[Violation] = list(tools_found)
+        out.extend(before)
+        msgs = body.get("messages")
+        if not has_tools and any(
+            b.get("type") in ("tool_use", "tool_result")
+            for m in msgs or []
+            if isinstance(m, dict)
+            for b in _blocks(m.get("content"))
+        ):
+            out.append(
+                Violation(
+                    "anthropic.request.tool-blocks-need-tools",
+                    "/tools",
+                    "the messages hold tool_use or tool_result blocks, so the request must declare tools",
+                )
+            )
+        out.extend(after)
+        fold = getattr(self, "_cache_controls", None)
+        if fold is not None and isinstance(msgs, list):
+            n = top_cc + fold.fold(msgs)
+        else:
+            n = top_cc
+            for i, m in enumerate(msgs or []):
+                n = _add_cache_controls(n, i, m)
+        if n > _MAX_CACHE_BREAKPOINTS:
+            out.append(
+                Violation(
+                    "anthropic.request.cache-control-limit",
+                    "",
+                    f"{n} blocks carry cache_control; Anthropic allows at most {_MAX_CACHE_BREAKPOINTS}",
+                )
+            )
         start = max(0, int(start or 0))
         mapped = getattr(self, "_mapped_start", None)
-        if mapped is not None and mapped[0] is body.get("messages") and mapped[1] == start:
+        if mapped is not None and mapped[0] is msgs and mapped[1] == start:
             start = mapped[2]  # the repair dropped or merged messages before start: same message, new index
         out.extend(self._check_messages(body, start))
         return out
 
-    def _tool_violations(self, tools: Any) -> tuple[Violation, ...] | list[Violation]:
-        """:func:`_check_tools` of ``tools``, reused while the tools are equal to the last ones."""
-        memo = getattr(self, "_tools_memo", None)
-        if memo is not None and memo[0] == tools:
-            return memo[1]
-        found = _check_tools(json.dumps(tools, sort_keys=True, default=str))
+    def _check_top(
+        self, body: dict[str, Any]
+    ) -> tuple[tuple[Violation, ...], tuple[Violation, ...], tuple[Violation, ...], int, bool]:
+        """The checks of ``body``'s fields other than ``messages``: (tool violations, settings
+        violations before and after the place of the message-dependent tool-blocks rule, the
+        ``cache_control`` blocks among those fields, whether a tool is declared). Reused while
+        those fields are equal (``==``) to the last ones checked; a JSON copy of them is kept."""
+        top = {k: v for k, v in body.items() if k != "messages"}
+        thinking = top.get("thinking")
+        # == holds between True, 1 and 1.0, which these checks tell apart: their types are compared too
+        kinds = (
+            type(top.get("max_tokens")),
+            type(top.get("temperature")),
+            type(top.get("top_p")),
+            type(top.get("top_k")),
+            type(thinking.get("budget_tokens")) if isinstance(thinking, dict) else None,
+        )
+        memo = getattr(self, "_top_memo", None)
+        if memo is not None and memo[1] == kinds and memo[0] == top:
+            return memo[2]
+        tools = top.get("tools")
+        found = tuple(self._tool_violations(tools)) if tools else ()
+        before, after = self._check_settings(top)
+        n = 1 if top.get("cache_control") is not None else 0
+        for t in tools or []:
+            n += isinstance(t, dict) and t.get("cache_control") is not None
+        system = top.get("system")
+        for b in system if isinstance(system, list) else []:
+            n += isinstance(b, dict) and b.get("cache_control") is not None
+        has_tools = any(isinstance(t, dict) for t in tools or [])
+        result = (found, tuple(before), tuple(after), n, has_tools)
         try:
-            kept = json.loads(json.dumps(tools))
+            kept = json.loads(json.dumps(top))
         except (TypeError, ValueError):
-            self._tools_memo = None
+            self._top_memo = None
         else:
-            self._tools_memo = (kept, found) if kept == tools else None
-        return found
+            self._top_memo = (kept, kinds, result) if kept == top else None
+        return result
 
-    def _check_settings(self, body: dict[str, Any]) -> list[Violation]:
+    def _tool_violations(self, tools: Any) -> tuple[Violation, ...] | list[Violation]:
+        """:func:`_check_tools` of ``tools`` (memoized on their JSON text)."""
+        return _check_tools(json.dumps(tools, sort_keys=True, default=str))
+
+    def _check_settings(self, body: dict[str, Any]) -> tuple[list[Violation], list[Violation]]:
+        """The rules on the request's settings (``body`` without its messages), as the violations
+        before and after the place of the tool-blocks rule (which reads the messages)."""
+        before: list[Violation] = []
         out: list[Violation] = []
         add = lambda rule, ptr, msg, **kw: out.append(Violation(rule, ptr, msg, **kw))  # noqa: E731
         mt = body.get("max_tokens")
         if isinstance(mt, bool) or not isinstance(mt, int) or mt < 0:
-            add(
-                "anthropic.request.max-tokens",
-                "/max_tokens",
-                f"max_tokens must be a non-negative integer (the Messages API requires it), got {mt!r}",
+            before.append(
+                Violation(
+                    "anthropic.request.max-tokens",
+                    "/max_tokens",
+                    f"max_tokens must be a non-negative integer (the Messages API requires it), got {mt!r}",
+                )
             )
         tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
-        if not tools and any(
-            b.get("type") in ("tool_use", "tool_result")
-            for m in body.get("messages") or []
-            if isinstance(m, dict)
-            for b in _blocks(m.get("content"))
-        ):
-            add(
-                "anthropic.request.tool-blocks-need-tools",
-                "/tools",
-                "the messages hold tool_use or tool_result blocks, so the request must declare tools",
-            )
         tc = body.get("tool_choice")
         if isinstance(tc, dict):
             ttype = tc.get("type")
@@ -932,16 +977,11 @@ class AnthropicProfile(Profile):
             and not (isinstance(system, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in system))
         ):
             add("anthropic.request.system-top-level", "/system", "system must be a string or a list of text blocks")
-        n = _count_cache_control(body, getattr(self, "_cache_controls", None))
-        if n > _MAX_CACHE_BREAKPOINTS:
-            add(
-                "anthropic.request.cache-control-limit",
-                "",
-                f"{n} blocks carry cache_control; Anthropic allows at most {_MAX_CACHE_BREAKPOINTS}",
-            )
-        return out
+        return before, out
 
     def _check_messages(self, body: dict[str, Any], start: int) -> list[Violation]:
+        """The conversation rules, over the messages from ``start`` (with the turns before it
+        they are checked against), in one pass; pointers are built only for violations."""
         out: list[Violation] = []
         add = lambda rule, ptr, msg, **kw: out.append(Violation(rule, ptr, msg, **kw))  # noqa: E731
         msgs = body.get("messages")
@@ -979,95 +1019,116 @@ class AnthropicProfile(Profile):
             seen_ids = set()
             for i, m in enumerate(msgs[:lo]):
                 _add_tool_use_ids(seen_ids, i, m)
-        # turns: consecutive messages of one role (the API combines them)
-        turns: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = []
+        check_block = self._check_block
+        # turns: consecutive messages of one role (the API combines them); entries (mi, bi, block),
+        # bi None for a string content (its one text block)
+        turns: list[tuple[str, list[tuple[int, int | None, dict[str, Any]]]]] = []
         for mi in range(lo, n):
             m = msgs[mi]
-            at = f"/messages/{mi}"
             if not isinstance(m, dict):
-                add("anthropic.request.system-top-level", at, "a message must be an object with role and content")
-                continue
-            role, content = m.get("role"), m.get("content")
-            if role not in ("user", "assistant"):
                 add(
                     "anthropic.request.system-top-level",
-                    f"{at}/role",
+                    f"/messages/{mi}",
+                    "a message must be an object with role and content",
+                )
+                continue
+            role, content = m.get("role"), m.get("content")
+            if role != "user" and role != "assistant":
+                add(
+                    "anthropic.request.system-top-level",
+                    f"/messages/{mi}/role",
                     f"message role must be 'user' or 'assistant', got {role!r}; instructions go in the top-level system field",
                 )
                 continue
-            if not isinstance(content, (str, list)):
+            final = mi == n - 1
+            entries: list[tuple[int, int | None, dict[str, Any]]]
+            if isinstance(content, str):
+                entries = [(mi, None, {"type": "text", "text": content})]
+                empty = not content
+            elif isinstance(content, list):
+                entries = [(mi, bi, b) for bi, b in enumerate(b for b in content if isinstance(b, dict))]
+                empty = not entries
+            else:
                 add(
                     "anthropic.conversation.empty-content",
-                    f"{at}/content",
+                    f"/messages/{mi}/content",
                     "content must be a string or a list of blocks",
                 )
                 continue
-            final = mi == n - 1
-            if not _blocks(content) or (isinstance(content, str) and not content):
-                if not (final and role == "assistant"):
-                    add(
-                        "anthropic.conversation.empty-content",
-                        f"{at}/content",
-                        "every message except a final assistant message must have content",
-                    )
-            blocks = [(_block_pointer(mi, content, bi), b) for bi, b in enumerate(_blocks(content))]
-            if role == "assistant":
-                kinds = [b.get("type") for _, b in blocks]
-                if any(k in _THINKING for k in kinds) and kinds[0] not in _THINKING:
+            if empty and not (final and role == "assistant"):
+                add(
+                    "anthropic.conversation.empty-content",
+                    f"/messages/{mi}/content",
+                    "every message except a final assistant message must have content",
+                )
+            if role == "assistant" and entries:
+                first = entries[0][2].get("type")
+                if first not in _THINKING and any(e[2].get("type") in _THINKING for e in entries):
                     add(
                         "anthropic.conversation.thinking-first",
-                        blocks[0][0],
-                        f"an assistant message holding thinking blocks must start with one, found {kinds[0]!r}",
+                        _ptr(mi, entries[0][1]),
+                        f"an assistant message holding thinking blocks must start with one, found {first!r}",
                     )
-            for ptr, b in blocks:
-                self._check_block(role, ptr, b, seen_ids, add, final=final)
+            for _, bi, b in entries:
+                check_block(role, mi, bi, b, seen_ids, add, final=final)
             if turns and turns[-1][0] == role:
-                turns[-1][1].extend(blocks)
+                turns[-1][1].extend(entries)
             else:
-                turns.append((role, blocks))
+                turns.append((role, entries))
         # placement: every tool_use answered exactly once by the next turn, results first
-        for k, (role, blocks) in enumerate(turns):
+        prev_role: str | None = None
+        prev_entries: list[tuple[int, int | None, dict[str, Any]]] = []
+        for role, entries in turns:
             if role != "user":
+                prev_role, prev_entries = role, entries
                 continue
-            prev = turns[k - 1][1] if k > 0 and turns[k - 1][0] == "assistant" else []
-            uses = {b.get("id"): ptr for ptr, b in prev if b.get("type") == "tool_use"}
-            results = [(ptr, b) for ptr, b in blocks if b.get("type") == "tool_result"]
-            answered: dict[Any, str] = {}
-            for ptr, r in results:
+            uses: dict[Any, tuple[int, int | None]] = (
+                {b.get("id"): (mi, bi) for mi, bi, b in prev_entries if b.get("type") == "tool_use"}
+                if prev_role == "assistant"
+                else {}
+            )
+            answered: dict[Any, tuple[int, int | None]] = {}
+            nres = 0
+            for mi, bi, r in entries:
+                if r.get("type") != "tool_result":
+                    continue
+                nres += 1
                 rid = r.get("tool_use_id")
                 if rid not in uses:
                     add(
                         "anthropic.conversation.tool-result-orphan",
-                        ptr,
+                        _ptr(mi, bi),
                         f"tool_result {rid!r} answers no tool_use of the previous assistant message; drop it or include its call",
                         call_id=rid if isinstance(rid, str) else None,
                     )
                 elif rid in answered:
                     add(
                         "anthropic.conversation.tool-result-once",
-                        ptr,
-                        f"tool_use {rid!r} is already answered at {answered[rid]}",
+                        _ptr(mi, bi),
+                        f"tool_use {rid!r} is already answered at {_ptr(*answered[rid])}",
                         call_id=rid,
                     )
                 else:
-                    answered[rid] = ptr
-            kinds = [b.get("type") for _, b in blocks]
-            if results and kinds[: len(results)] != ["tool_result"] * len(results):
-                first_other = next(ptr for ptr, b in blocks if b.get("type") != "tool_result")
+                    answered[rid] = (mi, bi)
+            if nres and any(e[2].get("type") != "tool_result" for e in entries[:nres]):
+                first_other = next((mi, bi) for mi, bi, b in entries if b.get("type") != "tool_result")
                 add(
                     "anthropic.conversation.tool-results-first",
-                    first_other,
+                    _ptr(*first_other),
                     "tool_result blocks must come first in their user message",
                 )
-            for uid, ptr in uses.items():
+            for uid, at in uses.items():
                 if uid not in answered:
                     add(
                         "anthropic.conversation.tool-result-placement",
-                        ptr,
+                        _ptr(*at),
                         f"tool_use {uid!r} has no tool_result in the next message",
                         call_id=uid if isinstance(uid, str) else None,
                     )
+            prev_role, prev_entries = role, entries
         # the final assistant message
+        thinking = body.get("thinking")
+        thinking_type = thinking.get("type") if isinstance(thinking, dict) else None
         last = msgs[-1] if isinstance(msgs[-1], dict) else {}
         if last.get("role") == "assistant":
             lblocks = _blocks(last.get("content"))
@@ -1078,7 +1139,7 @@ class AnthropicProfile(Profile):
                     lptr(len(lblocks) - 1),
                     "a final assistant message cannot end with a thinking block",
                 )
-            if not _thinking_on(body):
+            if thinking_type not in ("enabled", "adaptive"):
                 for bi, b in enumerate(lblocks):
                     if b.get("type") in _THINKING:
                         add(
@@ -1086,20 +1147,15 @@ class AnthropicProfile(Profile):
                             lptr(bi),
                             "with thinking off, a final assistant message cannot hold thinking blocks",
                         )
-            tail = next((b for b in reversed(lblocks) if b.get("type") == "text"), None)
-            if (
-                lblocks
-                and lblocks[-1].get("type") == "text"
-                and tail is not None  # the last block, a text block
-                and isinstance(tail.get("text"), str)
-                and tail["text"] != tail["text"].rstrip()
-            ):
-                add(
-                    "anthropic.conversation.final-whitespace",
-                    lptr(len(lblocks) - 1),
-                    "a final assistant message cannot end with whitespace",
-                )
-        if _thinking_manual(body):
+            if lblocks and lblocks[-1].get("type") == "text":
+                text = lblocks[-1].get("text")
+                if isinstance(text, str) and text != text.rstrip():
+                    add(
+                        "anthropic.conversation.final-whitespace",
+                        lptr(len(lblocks) - 1),
+                        "a final assistant message cannot end with whitespace",
+                    )
+        if thinking_type == "enabled":
             ai = _tool_loop_assistant(msgs)
             if ai is not None:
                 ab = _blocks(msgs[ai].get("content"))
@@ -1112,33 +1168,37 @@ class AnthropicProfile(Profile):
         return out
 
     @staticmethod
-    def _check_block(role: str, ptr: str, b: dict[str, Any], seen_ids: set[str], add: Any, *, final: bool) -> None:
+    def _check_block(
+        role: str, mi: int, bi: int | None, b: dict[str, Any], seen_ids: set[str], add: Any, *, final: bool
+    ) -> None:
+        """The rules on one content block (``bi`` ``None``: the message's string content)."""
         btype = b.get("type")
-        if role == "user" and btype in _ASSISTANT_ONLY:
-            add("anthropic.conversation.block-role", ptr, f"a user message cannot hold {btype} blocks")
-        if role == "assistant" and btype in _USER_ONLY:
-            add("anthropic.conversation.block-role", ptr, f"an assistant message cannot hold {btype} blocks")
         if btype == "text":
             text = b.get("text")
             # "" is refused everywhere; whitespace-only text in user content is refused too, while an
             # earlier assistant turn's " " block is accepted (recorded: llm tools_parallel stream)
             if not isinstance(text, str) or text == "" or (role == "user" and not text.strip()):
-                add("anthropic.conversation.empty-text", ptr, "text blocks must hold non-whitespace text")
-        elif btype == "image":
-            _check_image(ptr, b, add)
+                add("anthropic.conversation.empty-text", _ptr(mi, bi), "text blocks must hold non-whitespace text")
+            return
+        if role == "user" and btype in _ASSISTANT_ONLY:
+            add("anthropic.conversation.block-role", _ptr(mi, bi), f"a user message cannot hold {btype} blocks")
+        if role == "assistant" and btype in _USER_ONLY:
+            add("anthropic.conversation.block-role", _ptr(mi, bi), f"an assistant message cannot hold {btype} blocks")
+        if btype == "image":
+            _check_image(_ptr(mi, bi), b, add)
         elif btype == "tool_use":
             uid = b.get("id")
             if not isinstance(uid, str) or not TOOL_USE_ID_RULE.fullmatch(uid):
                 add(
                     "anthropic.tool_use.id",
-                    f"{ptr}/id",
+                    f"{_ptr(mi, bi)}/id",
                     f"tool_use id {uid!r} does not match ^[a-zA-Z0-9_-]+$",
                     call_id=uid if isinstance(uid, str) else None,
                 )
             elif uid in seen_ids:
                 add(
                     "anthropic.tool_use.unique-ids",
-                    f"{ptr}/id",
+                    f"{_ptr(mi, bi)}/id",
                     f"tool_use id {uid!r} is used twice in the request",
                     call_id=uid,
                 )
@@ -1147,7 +1207,7 @@ class AnthropicProfile(Profile):
             if not isinstance(b.get("input"), dict):
                 add(
                     "anthropic.tool_use.input",
-                    f"{ptr}/input",
+                    f"{_ptr(mi, bi)}/input",
                     "tool_use.input must be a JSON object",
                     call_id=uid if isinstance(uid, str) else None,
                 )
@@ -1157,42 +1217,42 @@ class AnthropicProfile(Profile):
             if not isinstance(rid, str) or not TOOL_USE_ID_RULE.fullmatch(rid):
                 add(
                     "anthropic.tool_use.id",
-                    f"{ptr}/tool_use_id",
+                    f"{_ptr(mi, bi)}/tool_use_id",
                     f"tool_use_id {rid!r} does not match ^[a-zA-Z0-9_-]+$",
                     call_id=cid,
                 )
             content = b.get("content")
-            if content is not None and not isinstance(content, (str, list)):
-                add(
-                    "anthropic.conversation.tool-result-content",
-                    f"{ptr}/content",
-                    "tool_result content must be a string or a list of blocks",
-                    call_id=cid,
-                )
             if isinstance(content, list):
                 for ci, c in enumerate(content):
-                    cptr = f"{ptr}/content/{ci}"
                     ctype = c.get("type") if isinstance(c, dict) else None
-                    if ctype not in _TOOL_RESULT_BLOCKS:
+                    if ctype == "text":
+                        if not (isinstance(c.get("text"), str) and c["text"].strip()):
+                            add(
+                                "anthropic.conversation.empty-text",
+                                f"{_ptr(mi, bi)}/content/{ci}",
+                                "text blocks must hold non-whitespace text",
+                                call_id=cid,
+                            )
+                    elif ctype not in _TOOL_RESULT_BLOCKS:
                         add(
                             "anthropic.conversation.tool-result-content",
-                            cptr,
+                            f"{_ptr(mi, bi)}/content/{ci}",
                             f"a tool_result cannot hold {ctype!r} blocks (text, image, search_result, document, tool_reference, browser_state)",
                             call_id=cid,
                         )
-                    elif ctype == "text" and not (isinstance(c.get("text"), str) and c["text"].strip()):
-                        add(
-                            "anthropic.conversation.empty-text",
-                            cptr,
-                            "text blocks must hold non-whitespace text",
-                            call_id=cid,
-                        )
                     elif ctype == "image":
-                        _check_image(cptr, c, add)
+                        _check_image(f"{_ptr(mi, bi)}/content/{ci}", c, add)
+            elif content is not None and not isinstance(content, str):
+                add(
+                    "anthropic.conversation.tool-result-content",
+                    f"{_ptr(mi, bi)}/content",
+                    "tool_result content must be a string or a list of blocks",
+                    call_id=cid,
+                )
             if b.get("is_error") is True and (content is None or content == [] or _blank(content)):
                 add(
                     "anthropic.conversation.tool-result-error-content",
-                    f"{ptr}/content",
+                    f"{_ptr(mi, bi)}/content",
                     "an is_error tool_result must have content saying what went wrong",
                     call_id=cid,
                 )
@@ -1200,14 +1260,14 @@ class AnthropicProfile(Profile):
             if not (isinstance(b.get("signature"), str) and b["signature"]):
                 add(
                     "anthropic.conversation.thinking-signature",
-                    f"{ptr}/signature",
+                    f"{_ptr(mi, bi)}/signature",
                     "a thinking block must carry the signature Anthropic returned with it",
                 )
         elif btype == "redacted_thinking":
             if not (isinstance(b.get("data"), str) and b["data"]):
                 add(
                     "anthropic.conversation.thinking-signature",
-                    f"{ptr}/data",
+                    f"{_ptr(mi, bi)}/data",
                     "a redacted_thinking block must carry its data",
                 )
 
@@ -1597,52 +1657,70 @@ def _check_image(ptr: str, b: dict[str, Any], add: Any) -> None:
 
 def _repair_message(mi: int, m: dict[str, Any], report: Any, *, final: bool) -> None:
     content = m.get("content")
-    at = f"/messages/{mi}/content"
     if isinstance(content, str):
-        if _blank(content) and content and m.get("role") == "user":
+        if content and m.get("role") == "user" and not content.strip():
             m["content"] = []
-            report.add("anthropic.conversation.empty-text", at, "whitespace-only text left out")
+            report.add("anthropic.conversation.empty-text", f"/messages/{mi}/content", "whitespace-only text left out")
         return
     if not isinstance(content, list):
         return
-    kept: list[Any] = []
+    user = m.get("role") == "user"
+    kept: list[Any] | None = None  # a new list once a block is left out
     for bi, b in enumerate(content):
-        ptr = f"{at}/{bi}"
-        if not isinstance(b, dict):
+        if isinstance(b, dict):
+            btype = b.get("type")
+            if btype == "text":
+                text = b.get("text")
+                if isinstance(text, str) and (text == "" or (user and not text.strip())):
+                    report.add(
+                        "anthropic.conversation.empty-text",
+                        f"/messages/{mi}/content/{bi}",
+                        "empty or whitespace-only text block left out",
+                    )
+                    if kept is None:
+                        kept = content[:bi]
+                    continue
+            elif btype == "image":
+                _repair_image(f"/messages/{mi}/content/{bi}", b, report)
+            elif btype == "tool_result":
+                _repair_result(f"/messages/{mi}/content/{bi}", b, report)
+        if kept is not None:
             kept.append(b)
-            continue
-        btype = b.get("type")
-        text = b.get("text")
-        if btype == "text" and isinstance(text, str) and (text == "" or (m.get("role") == "user" and not text.strip())):
-            report.add("anthropic.conversation.empty-text", ptr, "empty or whitespace-only text block left out")
-            continue
-        if btype == "image":
-            _repair_image(ptr, b, report)
-        if btype == "tool_result":
-            rc = b.get("content")
-            if isinstance(rc, list):
-                rkept = []
-                for ci, c in enumerate(rc):
-                    if isinstance(c, dict) and c.get("type") == "text" and _blank(c.get("text")):
-                        report.add(
-                            "anthropic.conversation.empty-text",
-                            f"{ptr}/content/{ci}",
-                            "empty or whitespace-only text block left out",
-                        )
-                        continue
-                    if isinstance(c, dict) and c.get("type") == "image":
-                        _repair_image(f"{ptr}/content/{ci}", c, report)
-                    rkept.append(c)
-                b["content"] = rkept
-            if b.get("is_error") is True and (b.get("content") in (None, [], "") or _blank(b.get("content"))):
-                b["content"] = _EMPTY_ERROR_TEXT
-                report.add(
-                    "anthropic.conversation.tool-result-error-content",
-                    f"{ptr}/content",
-                    f"an is_error result without content is sent as {_EMPTY_ERROR_TEXT!r}",
-                )
-        kept.append(b)
-    m["content"] = kept
+    if kept is not None:
+        m["content"] = kept
+
+
+def _repair_result(ptr: str, b: dict[str, Any], report: Any) -> None:
+    """A ``tool_result`` block's repairs (empty text blocks left out, image media types, an empty
+    ``is_error`` result given a text), in place."""
+    rc = b.get("content")
+    if isinstance(rc, list):
+        rkept: list[Any] | None = None
+        for ci, c in enumerate(rc):
+            if isinstance(c, dict):
+                ctype = c.get("type")
+                if ctype == "text" and _blank(c.get("text")):
+                    report.add(
+                        "anthropic.conversation.empty-text",
+                        f"{ptr}/content/{ci}",
+                        "empty or whitespace-only text block left out",
+                    )
+                    if rkept is None:
+                        rkept = rc[:ci]
+                    continue
+                if ctype == "image":
+                    _repair_image(f"{ptr}/content/{ci}", c, report)
+            if rkept is not None:
+                rkept.append(c)
+        if rkept is not None:
+            b["content"] = rc = rkept
+    if b.get("is_error") is True and (rc is None or rc == [] or rc == "" or _blank(rc)):
+        b["content"] = _EMPTY_ERROR_TEXT
+        report.add(
+            "anthropic.conversation.tool-result-error-content",
+            f"{ptr}/content",
+            f"an is_error result without content is sent as {_EMPTY_ERROR_TEXT!r}",
+        )
 
 
 def _merge_turns(msgs: list[Any], report: Any, settled: int = 0) -> tuple[list[Any], list[int | None]]:
@@ -1655,17 +1733,18 @@ def _merge_turns(msgs: list[Any], report: Any, settled: int = 0) -> tuple[list[A
     n = len(msgs)
     for mi in range(settled, n):
         m = msgs[mi]
-        if not isinstance(m, dict) or m.get("role") not in ("user", "assistant"):
+        role = m.get("role") if isinstance(m, dict) else None
+        if role != "user" and role != "assistant":
             where.append(len(out))
             out.append(m)
             continue
         content = m.get("content")
         empty = content == [] or content == ""
-        if empty and not (mi == n - 1 and m.get("role") == "assistant"):
+        if empty and not (mi == n - 1 and role == "assistant"):
             report.add("anthropic.conversation.empty-content", f"/messages/{mi}", "a message without content left out")
             where.append(None)
             continue
-        if out and isinstance(out[-1], dict) and out[-1].get("role") == m.get("role") and not empty:
+        if out and not empty and isinstance(out[-1], dict) and out[-1].get("role") == role:
             if len(out) <= settled:  # never the case (settled messages merge with nothing): copy anyway
                 out[-1] = dict(out[-1])
             prev = out[-1]
@@ -1673,7 +1752,7 @@ def _merge_turns(msgs: list[Any], report: Any, settled: int = 0) -> tuple[list[A
             report.add(
                 "anthropic.conversation.consecutive-roles",
                 f"/messages/{mi}",
-                f"merged into the {m.get('role')} message before it (the API combines consecutive turns of one role)",
+                f"merged into the {role} message before it (the API combines consecutive turns of one role)",
             )
             where.append(len(out) - 1)
             continue
@@ -1681,21 +1760,29 @@ def _merge_turns(msgs: list[Any], report: Any, settled: int = 0) -> tuple[list[A
         out.append(m)
     for i in range(max(0, settled - 1), len(out)):
         m = out[i]
-        if isinstance(m, dict) and m.get("role") == "user" and isinstance(m.get("content"), list):
-            blocks = m["content"]
-            kinds = [b.get("type") if isinstance(b, dict) else None for b in blocks]
-            nres = kinds.count("tool_result")
-            if nres and kinds[:nres] != ["tool_result"] * nres:
-                if i < settled:  # never the case (settled messages need no repair): copy anyway
-                    m = out[i] = dict(m)
-                m["content"] = [b for b, k in zip(blocks, kinds) if k == "tool_result"] + [
-                    b for b, k in zip(blocks, kinds) if k != "tool_result"
-                ]
-                report.add(
-                    "anthropic.conversation.tool-results-first",
-                    f"/messages/{i}/content",
-                    "tool_result blocks moved before the other blocks",
-                )
+        if not (isinstance(m, dict) and m.get("role") == "user"):
+            continue
+        blocks = m.get("content")
+        if not isinstance(blocks, list):
+            continue
+        other = False  # a block that is not a result seen before a result: results go first
+        for b in blocks:
+            if isinstance(b, dict) and b.get("type") == "tool_result":
+                if other:
+                    break
+            else:
+                other = True
+        else:
+            continue
+        if i < settled:  # never the case (settled messages need no repair): copy anyway
+            m = out[i] = dict(m)
+        results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+        m["content"] = results + [b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_result")]
+        report.add(
+            "anthropic.conversation.tool-results-first",
+            f"/messages/{i}/content",
+            "tool_result blocks moved before the other blocks",
+        )
     return out, where
 
 
