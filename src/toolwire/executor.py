@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+import inspect
 import json
 import time
 from dataclasses import dataclass
@@ -501,6 +502,9 @@ class ToolExecutor:
             except BaseException as exc:
                 result = _failure(call, exc)
             return ToolRun(call, result, time.perf_counter() - start, turn)
+        if threaded(tool):
+            result = await self._in_thread(tool, call, arguments, timeout)
+            return ToolRun(call, result, time.perf_counter() - start, turn)
         task = asyncio.ensure_future(_guarded(tool.call(arguments)))
         try:
             done, _ = await asyncio.wait({task}, timeout=timeout)
@@ -529,6 +533,83 @@ class ToolExecutor:
                 result = _failure(call, exc)
         duration = time.perf_counter() - start
         return ToolRun(call, result, duration, turn)
+
+    async def _in_thread(
+        self, tool: Tool, call: ToolCall, arguments: dict[str, Any], timeout: float | None
+    ) -> ToolResult:
+        """A synchronous tool function in a worker thread, awaited on the one future the thread
+        settles (no task, no ``asyncio.wait``); ``timeout``: a timer on the event loop settles
+        the future first (the thread cannot be stopped: its late outcome is dropped)."""
+        from .tools import start_in_daemon_thread
+
+        assert tool.function is not None
+        started = time.perf_counter()
+        future = start_in_daemon_thread(tool.function, arguments)
+        timer = None if timeout is None else asyncio.get_running_loop().call_later(timeout, _time_out, future)
+        try:
+            value = await future
+        except BaseException as exc:
+            if timer is not None:
+                timer.cancel()
+            if future.cancelled():  # the run itself is being cancelled (the awaiting task cancelled the future)
+                raise
+            return _failure(call, _ToolExited(exc) if isinstance(exc, SystemExit) else exc)
+        if timer is not None:
+            timer.cancel()
+        if value is not _TIMED_OUT and inspect.isawaitable(value):
+            # a synchronous function that returned an awaitable: awaited, as Tool.call does,
+            # within what is left of the timeout
+            left = None if timeout is None else max(0.0, timeout - (time.perf_counter() - started))
+            task = asyncio.ensure_future(_guarded(_awaited(value)))
+            try:
+                done, _ = await asyncio.wait({task}, timeout=left)
+            except asyncio.CancelledError:  # the run itself is being cancelled
+                task.cancel()
+                raise
+            if not done:
+                task.cancel()
+                value = _TIMED_OUT
+            else:
+                try:
+                    value = task.result()
+                except BaseException as exc:
+                    return _failure(call, exc)
+        if value is _TIMED_OUT:
+            text = (
+                f"Tool {call.name!r} timed out after {timeout:g} seconds; its result was discarded "
+                "(a synchronous function cannot be interrupted and may still be running).\n"
+                "Try a smaller request (narrower arguments), or a different approach."
+            )
+            return ToolResult(call.id, text, True, call.name)
+        try:
+            return ToolResult(call.id, to_result_content(value), False, call.name)
+        except BaseException as exc:  # e.g. bytes that are not UTF-8
+            return _failure(call, exc)
+
+
+#: What the timer of a timed-out worker-thread call puts in its future.
+_TIMED_OUT: Any = object()
+
+
+def _time_out(future: asyncio.Future[Any]) -> None:
+    if not future.done():
+        future.set_result(_TIMED_OUT)
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
+
+
+def threaded(tool: Tool) -> bool:
+    """Whether ``tool`` is a synchronous function run in a worker thread by :meth:`Tool.call`
+    itself (not overridden by a subclass, not ``blocking=False``): the executor then starts the
+    thread and awaits its future directly."""
+    return (
+        type(tool).call is Tool.call
+        and tool.function is not None
+        and tool.meta.get("blocking") is not False
+        and not tool.is_async
+    )
 
 
 def _failure(call: ToolCall, exc: BaseException) -> ToolResult:

@@ -14,7 +14,7 @@ import copy
 import inspect
 import uuid
 from dataclasses import dataclass, field, replace
-from typing import Any, AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, AsyncIterator, Callable, Generator, Iterable, Iterator, Mapping, Sequence
 
 from . import stream as _wire
 from .adapter import Model, normalize_tool_choice
@@ -46,7 +46,7 @@ from .events import (
 )
 from .executor import DEFAULT_MAX_CONCURRENT_TOOLS, Ready, ToolExecutor, ToolRun, to_result_content
 from .retry import RetryNotice
-from .retry import listening as _retry_listening
+from .retry import _listener as _retry_listener
 from .runstate import PENDING_STOP, Approved, Denied, PendingCall, RunResult, RunState, Turn
 from .tools import Tool
 from .turns import answer_unanswered, settle_calls
@@ -345,6 +345,8 @@ class _Batch:
     turn: Turn
     message: Message
     tasks: dict[int, asyncio.Task[Any]] = field(default_factory=dict)
+    #: the index of the one call run without a task (awaited by the loop itself), if any
+    direct: int | None = None
     started: set[int] = field(default_factory=set)
     done: set[int] = field(default_factory=set)
 
@@ -733,6 +735,19 @@ class _Loop:
     async def _run_batch(self, n: int, turn: Turn, msg: Message, jobs: list[tuple[int, Ready]]) -> AsyncIterator[Any]:
         if not jobs:
             return
+        if len(jobs) == 1 and self.before is None and self.after is None and _direct(jobs[0][1].tool):
+            # one synchronous tool call and no hooks: run it right here (no task, no queue); the
+            # call cannot outlive a cancellation (the thread's future is cancelled with the run).
+            # The cap on running tools is not taken: with one call it cannot be reached.
+            i, ready = jobs[0]
+            b = self._batch = _Batch(n, turn, msg, direct=i)
+            yield ToolStarted(n, ready.call)
+            b.started.add(i)
+            run = await self.executor.execute(ready, n)
+            self._place(b, i, run)
+            self._batch = None
+            yield ToolFinished(n, run)
+            return
         queue: asyncio.Queue[Any] = asyncio.Queue()
         b = self._batch = _Batch(n, turn, msg)
         for i, ready in jobs:
@@ -894,13 +909,19 @@ class _Loop:
             st.pending.extend(PendingCall(c, turn.number, "interrupted", reason) for c in calls)
         b = self._batch
         if b is not None:
-            for i, task in b.tasks.items():
+            running: list[tuple[int, asyncio.Task[Any] | None]] = list(b.tasks.items())
+            if b.direct is not None:
+                running.append((b.direct, None))
+            for i, task in running:
                 if i in b.done:
                     continue
-                if task.done() and not task.cancelled() and task.exception() is None and task.result() is not None:
+                if task is None:
+                    pass  # awaited by the loop itself: its wait was ended by this stop
+                elif task.done() and not task.cancelled() and task.exception() is None and task.result() is not None:
                     self._place(b, i, task.result())
                     continue
-                task.cancel()
+                else:
+                    task.cancel()
                 call = b.turn.tool_runs[i].call
                 self._place(
                     b,
@@ -948,6 +969,13 @@ def _supplied_result(call: ToolCall, value: Any) -> ToolResult:
     return ToolResult(call.id, to_result_content(value), False, call.name)
 
 
+def _direct(tool: Tool) -> bool:
+    """A tool whose call the loop may await without a task of its own: a synchronous function run
+    in a worker thread (its future is cancelled with the run) or called on the loop
+    (``blocking=False``), through :meth:`Tool.call` itself."""
+    return type(tool).call is Tool.call and tool.function is not None and not tool.is_async
+
+
 def _against_forced_choice(call: ToolCall, n: int, choice: Any) -> ToolRun | None:
     """The error run for a call to another tool than the one this request forced
     (``tool_choice={"type": "tool", "name": N}``), else ``None``. A server that cannot express a
@@ -963,50 +991,80 @@ def _against_forced_choice(call: ToolCall, n: int, choice: Any) -> ToolRun | Non
     return ToolRun(call, ToolResult(call.id, text, is_error=True, name=call.name), 0.0, n, status="invalid")
 
 
+class _Pass:
+    """Awaiting it hands ``value`` — what a coroutine driven by hand yielded (a future, or
+    ``None`` for a bare yield) — to the task running the loop, and resumes with what the task
+    sends or throws: the body of ``yield from``, one step at a time."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __await__(self) -> Generator[Any, Any, None]:
+        yield self.value
+
+
 async def _send_noting(m: Any, request: Any, n: int) -> AsyncIterator[Any]:
     """``await m.send(request)``, yielding a ``RetryScheduled`` for each retry the transport
     schedules (before its wait) and then the response. A model without a retry policy (or one
-    that never retries) is awaited directly; otherwise the request runs as a task the loop waits
-    on, woken by its end or by a retry notice (one future per wait, nothing polled)."""
+    that never retries) is awaited directly; otherwise the request's coroutine is driven here
+    step by step (no task): each step runs with the retry listener set, and between steps —
+    while the request waits, e.g. before a retry's sleep — the notices it gave are yielded."""
     policy = getattr(m, "retry_policy", None)
     if policy is None or getattr(policy, "max_attempts", 1) <= 1:
         yield await m.send(request)
         return
-    loop = asyncio.get_running_loop()
     notices: list[RetryNotice] = []
-    wake: list[asyncio.Future[None]] = []
-
-    def rouse(_: Any = None) -> None:
-        if wake and not wake[0].done():
-            wake[0].set_result(None)
-
-    def listen(notice: RetryNotice) -> None:
-        notices.append(notice)
-        rouse()
-
-    with _retry_listening(listen):
-        task = asyncio.ensure_future(m.send(request))  # the task keeps the listener (a copied context)
-    task.add_done_callback(rouse)
+    listen = notices.append
+    coro = m.send(request)
+    thrown: BaseException | None = None
+    finished = False
     try:
         while True:
-            if not notices and not task.done():
-                wake[:] = [loop.create_future()]
-                await wake[0]
+            token = _retry_listener.set(listen)
+            try:
+                step = coro.send(None) if thrown is None else coro.throw(thrown)
+            except StopIteration as stop:
+                finished = True
+                response = stop.value
+                break
+            except BaseException:
+                finished = True
+                raise
+            finally:
+                _retry_listener.reset(token)
+                thrown = None
             while notices:
                 notice = notices.pop(0)
                 yield RetryScheduled(n, notice.attempt, notice.delay, notice.describe())
-            if task.done():
-                yield task.result()
-                return
-    finally:
-        if wake and not wake[0].done():
-            wake[0].cancel()
-        if not task.done():
-            task.cancel()
             try:
-                await task
-            except BaseException:  # the cancellation (or the error) of an abandoned request
-                pass
+                await _Pass(step)
+            except BaseException as exc:  # thrown into this task (a cancellation): the request gets it
+                thrown = exc
+    finally:
+        if not finished:  # closed or failed while the request waits: cancel it, as a task is cancelled
+            await _abandon(coro)
+    while notices:  # pragma: no cover - a notice is always followed by a wait
+        notice = notices.pop(0)
+        yield RetryScheduled(n, notice.attempt, notice.delay, notice.describe())
+    yield response
+
+
+async def _abandon(coro: Any) -> None:
+    """Cancel a coroutine suspended in :func:`_send_noting` and drive it to its end (its
+    cleanup may await); what it raises is dropped."""
+    thrown: BaseException | None = asyncio.CancelledError()
+    while True:
+        try:
+            step = coro.send(None) if thrown is None else coro.throw(thrown)
+        except BaseException:
+            return
+        thrown = None
+        try:
+            await _Pass(step)
+        except BaseException as exc:
+            thrown = exc
 
 
 def _delta(n: int, sev: Any) -> Any:

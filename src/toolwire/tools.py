@@ -570,6 +570,15 @@ async def run_in_daemon_thread(function: Callable[..., Any], arguments: dict[str
     Threads are reused between calls (one call per thread at a time), so a call does not pay
     for starting a thread. The function runs in a copy of the caller's context (contextvars).
     """
+    return await start_in_daemon_thread(function, arguments)
+
+
+def start_in_daemon_thread(function: Callable[..., Any], arguments: dict[str, Any]) -> Any:
+    """Start ``function(**arguments)`` in a reused daemon thread (see :func:`run_in_daemon_thread`)
+    and return the ``asyncio.Future`` of the running loop that gets its outcome: its return value,
+    or what it raised (``StopIteration`` as ``RuntimeError``, which a future cannot hold). The
+    future is settled once, from the worker thread through ``call_soon_threadsafe``; a future
+    already done (cancelled, or set by a caller's own timeout) is left as it is."""
     import asyncio
     import contextvars
 
@@ -578,7 +587,7 @@ async def run_in_daemon_thread(function: Callable[..., Any], arguments: dict[str
     ctx = contextvars.copy_context()
 
     def settle(ok: bool, value: Any) -> None:
-        if future.cancelled():
+        if future.done():  # cancelled, or timed out by the caller: the outcome is dropped
             return
         if ok:
             future.set_result(value)
@@ -588,21 +597,18 @@ async def run_in_daemon_thread(function: Callable[..., Any], arguments: dict[str
     def target() -> None:
         try:
             value = ctx.run(function, **arguments)
+            ok = True
         except BaseException as exc:  # delivered to the awaiting task, which decides
             if isinstance(exc, StopIteration):  # asyncio futures refuse StopIteration
                 exc = RuntimeError(f"StopIteration: {exc}" if str(exc) else "StopIteration")
-            try:
-                loop.call_soon_threadsafe(settle, False, exc)
-            except RuntimeError:  # the loop is gone: nobody is waiting any more
-                pass
-            return
+            value, ok = exc, False
         try:
-            loop.call_soon_threadsafe(settle, True, value)
-        except RuntimeError:
+            loop.call_soon_threadsafe(settle, ok, value)
+        except RuntimeError:  # the loop is gone: nobody is waiting any more
             pass
 
     _get_workers().submit(target, f"toolwire-tool-{getattr(function, '__name__', 'fn')}")
-    return await future
+    return future
 
 
 @overload
