@@ -134,6 +134,11 @@ class _ThreadLoop:
     def __del__(self) -> None:  # the thread ended (its thread-local data is dropped)
         loop = getattr(self, "loop", None)
         if loop is not None and not loop.is_closed() and not loop.is_running() and self.pid == os.getpid():
+            if asyncio._get_running_loop() is None:  # (dropped in a thread that runs no other loop)
+                try:  # as asyncio.run does: async generators close (a model's SDK clients, toolwire._clients)
+                    loop.run_until_complete(loop.shutdown_asyncgens())
+                except Exception:  # pragma: no cover - interpreter shutdown
+                    pass
             try:
                 loop.close()
             except Exception:  # pragma: no cover - interpreter shutdown

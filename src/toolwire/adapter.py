@@ -29,6 +29,7 @@ from json import dumps as _json_dumps
 from json import loads as _json_loads
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypedDict, Union, cast, runtime_checkable
 
+from ._clients import PerLoopClient, client_on_other_loop
 from .errors import ConfigurationError, UnsupportedToolChoice
 from .profile import PreflightState, _preflight_pristine, _register_record, plain_copy
 from .profile import preflight as _profile_preflight
@@ -539,33 +540,24 @@ class Model(abc.ABC):
     async def aclose(self) -> None:
         """Release HTTP clients the model created (not ones the user passed in)."""
 
+    #: the SDK client the model made on the running event loop (one per loop, each closed on
+    #: its own loop when that loop shuts down; see ``toolwire._clients``)
+    _client = PerLoopClient()
+
     def _client_on_other_loop(self) -> bool:
-        """True when the SDK client this model created itself (``self._client``, no
-        ``http_client`` setting) was made on another event loop than the one running now.
+        """True when ``self._client`` (made by this model: no ``http_client`` setting) is not
+        the running event loop's own client, so the adapter makes one for this loop.
 
-        Its pooled connections belong to that loop and fail on this one (``RuntimeError: ... is
-        bound to a different event loop`` / ``Event loop is closed`` inside ``httpx2``), which
-        happens when one model is used by ``run_sync`` from several threads (each thread has an
-        event loop of its own) or by ``run_sync`` and then ``asyncio.run``. Adapters make a new
-        client then and call :meth:`_client_made` after making one."""
-        if vars(self).get("_client") is None or self.settings.get("http_client") is not None:
-            return False
-        import asyncio
-
-        try:
-            now = asyncio.get_running_loop()
-        except RuntimeError:
-            return False
-        return vars(self).get("_client_loop") is not now
+        Pooled connections belong to the loop they were opened on and fail on another one
+        (``RuntimeError: ... is bound to a different event loop`` / ``Event loop is closed``
+        inside ``httpx2``): one model used by ``run_sync`` from several threads (each thread has
+        an event loop of its own) or by ``run_sync`` and then ``asyncio.run`` has a client per
+        loop. Adapters make a new client then and call :meth:`_client_made` after making one."""
+        return client_on_other_loop(self)
 
     def _client_made(self) -> None:
-        """Note the event loop (if any is running) the SDK client was just made on."""
-        import asyncio
-
-        try:
-            self._client_loop: Any = asyncio.get_running_loop()
-        except RuntimeError:
-            self._client_loop = None
+        """Called by adapters after making ``self._client`` (the per-loop bookkeeping happens
+        when it is set)."""
 
 
 def _dropped_parts(messages: Iterable[Message], api: str, offset: int) -> list[tuple[Any, ...]]:
