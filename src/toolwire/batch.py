@@ -75,6 +75,8 @@ __all__ = [
     "DEFAULT_MAX_WAIT",
     "batch_api",
     "job_state",
+    "json_object",
+    "json_object_or_none",
     "jsonl_results",
     "prepare",
     "run_batch",
@@ -173,6 +175,17 @@ class BatchStatus:
     #: ``"MessageBatch.processing_status"``
     known: tuple[str, ...] = ()
     state_field: str = ""
+
+
+def json_object(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object (a ``dict``), else an empty one: for a field of a
+    vendor's batch listing or result line that may be missing, null or of another type."""
+    return value if isinstance(value, dict) else {}
+
+
+def json_object_or_none(value: Any) -> dict[str, Any] | None:
+    """``value`` when it is a JSON object (a ``dict``), else ``None``."""
+    return value if isinstance(value, dict) else None
 
 
 def job_state(vendor_status: str, *, running: Collection[str], ended: Collection[str]) -> JobState:

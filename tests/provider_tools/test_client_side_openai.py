@@ -595,3 +595,33 @@ def test_an_approval_request_of_an_unknown_mcp_server_names_the_runs_servers_not
     assert sent[1]["input"][-1]["approve"] is False
     valid_input_items([sent[1]["input"][-1]])
     valid_bodies(sent)
+
+
+@pytest.mark.parametrize(
+    "factory,action,message",
+    [
+        ("confined_shell", {"commands": []}, "action.commands must be a non-empty list of command lines"),
+        ("confined_shell", {"commands": ["ls", 3]}, "action.commands must be a non-empty list of command lines"),
+        (
+            "confined_local_shell",
+            {"type": "exec", "command": "ls -la"},
+            "action.command must be a non-empty list of strings (the program, then its arguments)",
+        ),
+    ],
+)
+def test_a_shell_action_without_its_list_of_strings_is_a_tool_error_saying_what_to_send(
+    tmp_path, factory, action, message
+) -> None:
+    import toolwire_openai
+
+    from toolwire.errors import ToolError
+
+    tool = getattr(toolwire_openai, factory)(tmp_path)
+    with pytest.raises(ToolError) as info:
+        tool.function(action)
+    assert str(info.value) == message and info.value.retryable is False
+    assert info.value.hint == (
+        'Send e.g. {"commands": ["ls -la"]}.'
+        if factory == "confined_shell"
+        else 'Send e.g. {"command": ["ls", "-la"]}.'
+    )

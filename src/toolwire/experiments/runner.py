@@ -390,6 +390,35 @@ async def finish_run(
     return record
 
 
+def open_run_stream(
+    exp: Experiment, run: PendingRun, model: Any, tools: list[Any], resume: RunState | None = None
+) -> Any:
+    """:func:`toolwire.run_stream` for one run of ``exp``: from its prompt and instructions with
+    ``exp.max_turns``, or continuing ``resume`` (a saved run state) with the turns it has left
+    (at least one)."""
+    from ..loop import run_stream
+
+    if resume is not None:
+        return run_stream(model, None, tools=tools, max_turns=max(1, exp.max_turns - len(resume.turns)), resume=resume)
+    return run_stream(
+        model, exp.prompt, tools=tools, instructions=exp.instructions, max_turns=exp.max_turns, run_id=run.run_id
+    )
+
+
+async def follow_run(stream: Any, run: PendingRun, recorder: Recorder) -> BaseException | None:
+    """Consume the events of ``stream`` (from :func:`open_run_stream`) with a checkpoint after
+    every finished tool call and turn; returns the ``RunFinished`` event's error (a limit), or
+    ``None``. What the stream raises propagates."""
+    error: BaseException | None = None
+    async for event in stream:
+        kind = type(event).__name__
+        if kind in ("ToolFinished", "TurnFinished"):
+            recorder.checkpoint(run, stream.state)
+        elif kind == "RunFinished" and event.error is not None:
+            error = event.error
+    return error
+
+
 async def execute_run(exp: Experiment, run: PendingRun, recorder: Recorder, *, keep_project: bool = False) -> RunRecord:
     """Do one run from scratch and report it: a fresh project copy, the layer's tools, the model,
     :func:`toolwire.run_stream` with a checkpoint after every finished tool call and turn, the
@@ -397,33 +426,17 @@ async def execute_run(exp: Experiment, run: PendingRun, recorder: Recorder, *, k
     outcome ``error``; a run stopped by a limit is still checked. A cancellation (or
     ``KeyboardInterrupt``) propagates after the partial run is checkpointed, leaving its record
     without an outcome, so the next :func:`run_experiment` starts it again."""
-    from ..loop import run_stream
-
     t0 = time.monotonic()
     root, state = start_run(exp, run, recorder)
     try:
         try:
             tools = build_tools(exp, run, root)
-            model = build_model(exp, run)
-            stream = run_stream(
-                model,
-                exp.prompt,
-                tools=tools,
-                instructions=exp.instructions,
-                max_turns=exp.max_turns,
-                run_id=run.run_id,
-            )
+            stream = open_run_stream(exp, run, build_model(exp, run), tools)
         except Exception as exc:
             return record_failure(run, state, recorder, exc, t0)
         state = stream.state
-        error: BaseException | None = None
         try:
-            async for event in stream:
-                kind = type(event).__name__
-                if kind in ("ToolFinished", "TurnFinished"):
-                    recorder.checkpoint(run, stream.state)
-                elif kind == "RunFinished" and event.error is not None:
-                    error = event.error
+            error = await follow_run(stream, run, recorder)
         except (asyncio.CancelledError, KeyboardInterrupt):
             recorder.checkpoint(run, stream.state)
             raise

@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolwire.batch import BatchItem, BatchItemResult, BatchStatus, job_state, jsonl_results
+from toolwire.batch import BatchItem, BatchItemResult, BatchStatus, job_state, json_object_or_none, jsonl_results
 from toolwire.errors import ProviderError, ResponseDecodeError
 
 from .codec import _RETRYABLE_ERROR_TYPES, API
@@ -32,10 +32,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .model import AnthropicModel
 
 __all__ = ["AnthropicBatchAPI", "CUSTOM_ID_PATTERN", "ERROR_STATUS"]
-
-
-def _obj_or_none(value: Any) -> dict[str, Any] | None:
-    return value if isinstance(value, dict) else None
 
 
 #: ``custom_id`` rule of ``MessageBatchRequest`` (API reference: "pattern: ^[a-zA-Z0-9_-]{1,64}$").
@@ -75,8 +71,8 @@ def item_error(result: dict[str, Any]) -> ProviderError:
     """
     kind = result.get("type")
     if kind == "errored":
-        outer = _obj_or_none(result.get("error"))
-        inner = (_obj_or_none(outer.get("error")) or outer) if outer is not None else {}
+        outer = json_object_or_none(result.get("error"))
+        inner = (json_object_or_none(outer.get("error")) or outer) if outer is not None else {}
         etype = inner.get("type") if isinstance(inner.get("type"), str) else None
         message = inner.get("message") if isinstance(inner.get("message"), str) and inner.get("message") else None
         if message is None:
@@ -117,7 +113,7 @@ def line_result(job_id: str, number: int, line: dict[str, Any]) -> BatchItemResu
         return BatchItemResult(
             None, error=ResponseDecodeError(API, f"{where} has no string custom_id: {str(line)[:200]}", "/custom_id")
         )
-    result = _obj_or_none(line.get("result"))
+    result = json_object_or_none(line.get("result"))
     kind = None if result is None else result.get("type")
     if result is None or kind not in RESULT_TYPES:
         got = "no result object" if result is None else f"result type {kind!r}, not one of {', '.join(RESULT_TYPES)}"

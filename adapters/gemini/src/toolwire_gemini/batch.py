@@ -35,7 +35,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolwire.batch import BatchItem, BatchItemResult, BatchStatus, job_state
+from toolwire.batch import BatchItem, BatchItemResult, BatchStatus, job_state, json_object
 from toolwire.errors import ProviderError, ResponseDecodeError, ToolwireError
 from toolwire.transport import snippet
 
@@ -45,15 +45,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .model import GeminiModel
 
 __all__ = ["GeminiBatchAPI", "ENDED", "GRPC_HTTP_STATUS"]
-
-
-def _obj(value: Any) -> dict[str, Any]:
-    """``value`` when it is a JSON object, else an empty one."""
-    return value if isinstance(value, dict) else {}
-
-
-def _obj_or_none(value: Any) -> dict[str, Any] | None:
-    return value if isinstance(value, dict) else None
 
 
 #: ``metadata.state`` values after which nothing more will run.
@@ -163,9 +154,9 @@ class GeminiBatchAPI:
         its ``error`` (a ``google.rpc.Status``); expired and cancelled jobs a retryable error for
         the requests they did not finish."""
         data = await self._request("get", job_id, {})
-        meta = _obj(data.get("metadata"))
+        meta = json_object(data.get("metadata"))
         state = str(meta.get("state") or "BATCH_STATE_UNSPECIFIED")
-        stats = _obj(meta.get("batchStats"))
+        stats = json_object(meta.get("batchStats"))
         counts = {}
         for k, v in stats.items():
             try:
@@ -202,9 +193,9 @@ class GeminiBatchAPI:
         :func:`status_error`; an entry that is not an object, has no string ``metadata.key``, or
         has neither a response object nor an error →
         :class:`~toolwire.errors.ResponseDecodeError` naming its position (and key)."""
-        meta = _obj(status.vendor.get("metadata"))
-        output = _obj(meta.get("output"))
-        box = _obj(output.get("inlinedResponses"))
+        meta = json_object(status.vendor.get("metadata"))
+        output = json_object(meta.get("output"))
+        box = json_object(output.get("inlinedResponses"))
         entries = box.get("inlinedResponses") or []
         where = f"batch {job_id}: metadata.output.inlinedResponses.inlinedResponses"
         again = "the request is submitted again when asked again with the same journal"
@@ -216,7 +207,7 @@ class GeminiBatchAPI:
             ]
         out: list[BatchItemResult] = []
         for i, entry in enumerate(entries):
-            md = _obj(entry.get("metadata")) if isinstance(entry, dict) else {}
+            md = json_object(entry.get("metadata")) if isinstance(entry, dict) else {}
             cid = md.get("key")
             if not isinstance(entry, dict) or not isinstance(cid, str):
                 problem = "is not an object" if not isinstance(entry, dict) else "has no string metadata.key"

@@ -28,22 +28,21 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolwire.batch import BatchItem, BatchItemResult, BatchStatus, job_state, jsonl_results
+from toolwire.batch import (
+    BatchItem,
+    BatchItemResult,
+    BatchStatus,
+    job_state,
+    json_object,
+    json_object_or_none,
+    jsonl_results,
+)
 from toolwire.errors import ProviderError, ResponseDecodeError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .models import _OpenAIModel
 
 __all__ = ["OpenAIBatchAPI", "ENDPOINTS", "ENDED"]
-
-
-def _obj(value: Any) -> dict[str, Any]:
-    """``value`` when it is a JSON object, else an empty one."""
-    return value if isinstance(value, dict) else {}
-
-
-def _obj_or_none(value: Any) -> dict[str, Any] | None:
-    return value if isinstance(value, dict) else None
 
 
 #: The batch ``endpoint`` of each API (``BatchCreateParams.endpoint``).
@@ -67,11 +66,11 @@ def line_error(api: str, line: dict[str, Any]) -> ProviderError:
     ``code``), retryable as the normal path (408/409/429/5xx); an ``error`` object (``code``,
     ``message``, e.g. ``batch_expired``) gives no status, retryable for ``batch_expired`` and
     ``batch_cancelled`` (the request never ran)."""
-    response = _obj_or_none(line.get("response"))
+    response = json_object_or_none(line.get("response"))
     if response is not None and isinstance(response.get("status_code"), int) and response["status_code"] >= 400:
         status = response["status_code"]
         body = response.get("body")
-        err = _obj(_obj(body).get("error"))
+        err = json_object(json_object(body).get("error"))
         etype = err.get("type") or err.get("code")
         message = err.get("message") if isinstance(err.get("message"), str) and err.get("message") else None
         return ProviderError(
@@ -82,7 +81,7 @@ def line_error(api: str, line: dict[str, Any]) -> ProviderError:
             error_type=None if etype is None else str(etype),
             body=body,
         )
-    err = _obj(line.get("error"))
+    err = json_object(line.get("error"))
     code = err.get("code")
     retryable = code in ("batch_expired", "batch_cancelled")
     message = err.get("message") if isinstance(err.get("message"), str) and err.get("message") else None
@@ -224,7 +223,7 @@ class OpenAIBatchAPI:
                 ),
             )
         again = "the request is submitted again when asked again with the same journal"
-        response = _obj_or_none(line.get("response"))
+        response = json_object_or_none(line.get("response"))
         code = response.get("status_code") if response is not None else None
         if isinstance(code, int) and not isinstance(code, bool) and 200 <= code < 300:
             body = response.get("body") if response is not None else None

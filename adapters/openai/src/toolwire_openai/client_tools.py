@@ -70,6 +70,17 @@ def _cut(text: str, limit: Any) -> str:
     return text
 
 
+def _strings(action: dict[str, Any], key: str, what: str, example: str) -> list[str]:
+    """``action[key]`` when it is a non-empty list of strings, else a :class:`ToolError` saying
+    ``action.<key> must be a non-empty list of <what>`` with ``example`` as the hint."""
+    value = action.get(key)
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise ToolError(
+            f"action.{key} must be a non-empty list of {what}", hint=f"Send e.g. {example}.", retryable=False
+        )
+    return value
+
+
 def _with_notes(stderr: str, notes: tuple[str, ...]) -> str:
     return stderr + "".join(f"\n[toolwire: {n}]" for n in notes)
 
@@ -110,13 +121,7 @@ def confined_shell(
     base = ConfinedRoot(root)
 
     def shell(action: dict[str, Any]) -> dict[str, Any]:
-        commands = action.get("commands")
-        if not isinstance(commands, list) or not commands or not all(isinstance(c, str) for c in commands):
-            raise ToolError(
-                "action.commands must be a non-empty list of command lines",
-                hint='Send e.g. {"commands": ["ls -la"]}.',
-                retryable=False,
-            )
+        commands = _strings(action, "commands", "command lines", '{"commands": ["ls -la"]}')
         limit = action.get("max_output_length")
         seconds = _seconds(action.get("timeout_ms"), float(timeout))
         outputs: list[dict[str, Any]] = []
@@ -181,13 +186,7 @@ def confined_local_shell(
     base = ConfinedRoot(root)
 
     def local_shell(action: dict[str, Any]) -> dict[str, Any]:
-        command = action.get("command")
-        if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
-            raise ToolError(
-                "action.command must be a non-empty list of strings (the program, then its arguments)",
-                hint='Send e.g. {"command": ["ls", "-la"]}.',
-                retryable=False,
-            )
+        command = _strings(action, "command", "strings (the program, then its arguments)", '{"command": ["ls", "-la"]}')
         extra = dict(env or {})
         asked = action.get("env")
         if isinstance(asked, dict):

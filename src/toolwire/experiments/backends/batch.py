@@ -158,8 +158,15 @@ class BatchBackend:
         return (state, root) if _resumable(state) else None
 
     async def _one(self, exp: Experiment, run: PendingRun, recorder: Recorder, rounds: BatchRounds) -> Any:
-        from ...loop import run_stream
-        from ..runner import build_model, build_tools, finish_run, record_failure, start_run
+        from ..runner import (
+            build_model,
+            build_tools,
+            finish_run,
+            follow_run,
+            open_run_stream,
+            record_failure,
+            start_run,
+        )
 
         t0 = time.monotonic()
         resume = self._resume_point(exp, run, recorder)
@@ -172,29 +179,11 @@ class BatchBackend:
             try:
                 tools = build_tools(exp, run, root)
                 model = rounds.model(build_model(exp, run), key=custom_key(run.run_id))
-                if resume is not None:
-                    stream = run_stream(
-                        model, None, tools=tools, max_turns=max(1, exp.max_turns - len(state.turns)), resume=state
-                    )
-                else:
-                    stream = run_stream(
-                        model,
-                        exp.prompt,
-                        tools=tools,
-                        instructions=exp.instructions,
-                        max_turns=exp.max_turns,
-                        run_id=run.run_id,
-                    )
+                stream = open_run_stream(exp, run, model, tools, resume=state if resume is not None else None)
             except Exception as exc:
                 return record_failure(run, state, recorder, exc, t0, processing="batch")
-            error: BaseException | None = None
             try:
-                async for event in stream:
-                    kind = type(event).__name__
-                    if kind in ("ToolFinished", "TurnFinished"):
-                        recorder.checkpoint(run, stream.state)
-                    elif kind == "RunFinished" and event.error is not None:
-                        error = event.error
+                error = await follow_run(stream, run, recorder)
             except BatchPending as exc:  # polling stopped: the run waits for its batch
                 recorder.checkpoint(run, stream.state)
                 keep = True
