@@ -80,7 +80,7 @@ SCRIPT = SERVER + textwrap.dedent(
 
     worker = threading.Thread(target=other)
     worker.start()
-    worker.join(60)
+    worker.join(300)
     texts.append(toolwire.run_sync(model, "Hi.").text)
     texts.append(asyncio.run(toolwire.run(model, "Hi.")).text)
     texts.append(toolwire.run_sync(model, "Hi.").text)
@@ -124,7 +124,7 @@ def test_each_loop_keeps_its_own_client_and_it_is_closed_when_the_loop_shuts_dow
     seen: dict[str, Any] = {}
     worker = threading.Thread(target=lambda: seen.update(client=run_coroutine(client_of_this_loop())))
     worker.start()
-    worker.join(60)
+    worker.join(300)
     # the thread had a client of its own, closed when its loop shut down with the thread
     assert seen["client"] is not first and seen["client"].is_closed()
     # back on the first thread's loop: its own client again, not a new one
