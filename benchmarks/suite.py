@@ -660,12 +660,13 @@ def _part_loop() -> None:
 
 def part_long() -> None:
     print(
-        "\n2. 50-turn loop: ms per turn at turns 1-10 and 41-50 (each the median of that run's ten gaps\n"
-        "   between requests; then the median over rounds). toolwire's own share = toolwire's time per\n"
-        "   turn minus the SDK floor replaying the very bodies toolwire sent (OpenAI/Anthropic post();\n"
-        "   Gemini: its API client's request), paired per round; growth = own share at 41-50 over 1-10,\n"
-        "   per round (median, lowest-highest). calls: function calls per turn of toolwire minus those\n"
-        "   of the floor replay (cProfile, one untimed run; no noise), at 1-10 -> 41-50"
+        "\n2. 50-turn loop: ms per turn at turns 1-10 and 41-50 (medians over those turns of every round).\n"
+        "   toolwire's own share = toolwire's time for a turn minus the SDK floor's for the same turn,\n"
+        "   replaying the very bodies toolwire sent (OpenAI/Anthropic post(); Gemini: its API client's\n"
+        "   request), in the same round (which of the two runs first alternates); growth = own share at\n"
+        "   41-50 over 1-10 (spread: the rounds' own growths, lowest-highest). calls/turn own: function\n"
+        "   calls per turn of toolwire minus those of the floor replay (cProfile, one untimed run: no\n"
+        "   noise), at 1-10 -> 41-50"
     )
     turns, rounds = 50, 9
     for api in APIS:
@@ -673,36 +674,51 @@ def part_long() -> None:
         # (30-130 ms per turn at 41-50 off Anthropic): a few rounds give its figure, and it is far
         # from toolwire's; Anthropic's bare loop is close to toolwire's, so it runs every round
         bare_rounds = rounds if api == "anthropic" else 3
-        cols: dict[str, list[tuple[float, float]]] = {"toolwire": [], "floor": [], "bare": []}
+        _, bodies = _long_toolwire(api, turns)  # warm-up; toolwire's bodies are the same every run
+        tw: list[list[float]] = []
+        fl: list[list[float]] = []
+        bare: list[list[float]] = []
         for r in range(rounds):
-            times, bodies = _long_toolwire(api, turns)
-            cols["toolwire"].append(_early_late(times))
-            cols["floor"].append(_early_late(_long_floor(api, bodies)))
+            if r % 2:
+                fl.append(_gaps(_long_floor(api, bodies)))
+                tw.append(_gaps(_long_toolwire(api, turns)[0]))
+            else:
+                tw.append(_gaps(_long_toolwire(api, turns)[0]))
+                fl.append(_gaps(_long_floor(api, bodies)))
             if r < bare_rounds:
-                times = []
+                times: list[float] = []
                 client = httpx2.AsyncClient(transport=_stamping(transport_for(api, turns), times))
                 asyncio.run(_bare_with_client(api, turns, client))
-                cols["bare"].append(_early_late(times))
-        tw_e, tw_l = (statistics.median(x[i] for x in cols["toolwire"]) for i in (0, 1))
-        fl_e, fl_l = (statistics.median(x[i] for x in cols["floor"]) for i in (0, 1))
-        ba_l = statistics.median(x[1] for x in cols["bare"])
-        own = [(t[0] - f[0], t[1] - f[1]) for t, f in zip(cols["toolwire"], cols["floor"])]
-        own_e, own_l = (statistics.median(x[i] for x in own) for i in (0, 1))
-        growths = [late / early for early, late in own if early > 0]
+                bare.append(_gaps(times))
+
+        def early(rows: list[list[float]]) -> float:
+            return statistics.median(g for row in rows for g in row[:10])
+
+        def late(rows: list[list[float]]) -> float:
+            return statistics.median(g for row in rows for g in row[-10:])
+
+        own = [[a - b for a, b in zip(t, f)] for t, f in zip(tw, fl)]  # per turn, paired in its round
+        own_e, own_l = early(own), late(own)
+        growths = [late([row]) / early([row]) for row in own if early([row]) > 0]
         growth = (
-            f"{statistics.median(growths):4.2f}x ({min(growths):.2f}-{max(growths):.2f})"
-            if growths
+            f"{own_l / own_e:4.2f}x ({min(growths):.2f}-{max(growths):.2f})"
+            if own_e > 0 and growths
             else "n/a (no own share at 1-10)"
         )
-        vs_bare = [t[1] / b[1] for t, b in zip(cols["toolwire"], cols["bare"])]
+        vs_bare = [late([t]) / late([b]) for t, b in zip(tw, bare)]
         calls = _long_calls(api, turns)
         print(
-            f"  {api:<12} toolwire {tw_e:5.2f} -> {tw_l:5.2f}  floor {fl_e:5.2f} -> {fl_l:5.2f}  "
+            f"  {api:<12} toolwire {early(tw):5.2f} -> {late(tw):5.2f}  floor {early(fl):5.2f} -> {late(fl):5.2f}  "
             f"own share {own_e:5.2f} -> {own_l:5.2f}, growth {growth}\n"
-            f"  {'':<12} bare SDK at 41-50 {ba_l:7.2f}, toolwire / bare {statistics.median(vs_bare):5.2f}x"
+            f"  {'':<12} bare SDK at 41-50 {late(bare):7.2f}, toolwire / bare {statistics.median(vs_bare):5.2f}x"
             f" ({min(vs_bare):.2f}-{max(vs_bare):.2f}, {len(vs_bare)} rounds)"
             f"   calls/turn own {calls[0]:6.0f} -> {calls[1]:6.0f} ({calls[1] / calls[0]:4.2f}x)"
         )
+
+
+def _gaps(times: list[float]) -> list[float]:
+    """ms per turn from the request time stamps of one run: the gap before each next request."""
+    return [(b - a) * 1000 for a, b in zip(times, times[1:])]
 
 
 def _long_toolwire(api: str, turns: int) -> tuple[list[float], list[tuple[str, bytes]]]:
@@ -731,14 +747,13 @@ def _long_calls(api: str, turns: int) -> tuple[float, float]:
     counts calls, not their size: work inside one C call that grows with the history (JSON
     serialization, comparing two lists) is one call at any length."""
     import cProfile
-    import pstats
 
     def counts(fn: Callable[[], Any], marks: list[int]) -> None:
         prof = cProfile.Profile()
 
         def stamp() -> None:  # the calls so far, read without stopping the profiler
             prof.disable()
-            marks.append(pstats.Stats(prof).total_calls)  # type: ignore[attr-defined]
+            marks.append(_total_calls(prof))
             prof.enable()
 
         STAMP_HOOK.append(stamp)
@@ -771,13 +786,6 @@ def _long_calls(api: str, turns: int) -> tuple[float, float]:
 
 #: Called at each request a stamping transport receives (the call counter of part 2).
 STAMP_HOOK: list[Callable[[], None]] = []
-
-
-def _early_late(times: list[float]) -> tuple[float, float]:
-    """ms per turn at turns 1-10 and 41-50 from the request time stamps of one run (the median
-    of each ten gaps: one preempted or garbage-collected turn does not move it)."""
-    gaps = [b - a for a, b in zip(times, times[1:])]
-    return statistics.median(gaps[:10]) * 1000, statistics.median(gaps[-10:]) * 1000
 
 
 def _stamping(
@@ -840,7 +848,8 @@ def part_stream() -> None:
     print(
         "\n3. stream assembly, 100 KB vs 1 MB arriving in 10-byte deltas (linear = 10x). Each round times\n"
         "   the 100 KB case 5 times (3 on the SDK paths; their median) and the 1 MB case once, paired (the\n"
-        "   order alternates); ratio = median of the per-round ratios (lowest-highest). calls/delta:\n"
+        "   order alternates); ratio = median of the per-round ratios (lowest-highest); best = fastest\n"
+        "   1 MB run over fastest 100 KB run (load only ever adds time). calls/delta:\n"
         "   function calls per delta at 100 KB / 1 MB, counted by cProfile in one untimed run per size\n"
         "   (equal = linear work, free of timing noise); gc: collections (generation 0/1/2) while timed"
     )
@@ -903,16 +912,19 @@ def part_stream() -> None:
 
         times_s: list[float] = []
         times_b: list[float] = []
+        every_small: list[float] = []
         ratios: list[float] = []
         gc.callbacks.append(on_gc)
         try:
             for r in range(rounds):
                 if r % 2:  # alternate which size goes first
                     t_big = _timed(big)
-                    t_small = statistics.median(_timed(small) for _ in range(reps))
+                    smalls = [_timed(small) for _ in range(reps)]
                 else:
-                    t_small = statistics.median(_timed(small) for _ in range(reps))
+                    smalls = [_timed(small) for _ in range(reps)]
                     t_big = _timed(big)
+                every_small.extend(smalls)
+                t_small = statistics.median(smalls)
                 times_s.append(t_small)
                 times_b.append(t_big)
                 ratios.append(t_big / t_small)
@@ -922,6 +934,7 @@ def part_stream() -> None:
         print(
             f"  {label:<44} 100 KB {statistics.median(times_s) * 1000:7.1f} ms  1 MB {statistics.median(times_b) * 1000:8.1f} ms"
             f"  ratio {statistics.median(ratios):5.2f}x ({min(ratios):.2f}-{max(ratios):.2f})"
+            f"  best {min(times_b) / min(every_small):5.2f}x"
             f"  calls/delta {calls[0] / deltas[0]:.2f} / {calls[1] / deltas[1]:.2f}"
             f"  gc {gcs[0]}/{gcs[1]}/{gcs[2]}"
         )
@@ -937,11 +950,18 @@ def _count_calls(fn: Callable[[], Any]) -> int:
     """Python and C function calls made by one run of ``fn``, counted by ``cProfile``
     (deterministic: no clock involved)."""
     import cProfile
-    import pstats
 
     prof = cProfile.Profile()
     prof.runcall(fn)
-    return pstats.Stats(prof).total_calls  # type: ignore[attr-defined]
+    return _total_calls(prof)
+
+
+def _total_calls(prof: Any) -> int:
+    """Calls so far, summed over the profiler's raw entries, one per code object. (Not
+    ``pstats.Stats(prof).total_calls``: pstats keys functions by file, line and name, and
+    functions sharing those, such as every dataclass's generated ``__eq__`` at ``<string>:2``,
+    overwrite one another there, so their calls would go uncounted.)"""
+    return sum(entry.callcount for entry in prof.getstats())
 
 
 def _anthropic_sse_of(size: int, kind: str) -> bytes:
