@@ -186,7 +186,9 @@ def event_json(api: str, ev: SSEEvent, objects_only: bool = True) -> Any:
     (``status=None``, ``body`` = the text) on an ``error`` event, else :class:`ResponseDecodeError`;
     so does JSON that is not an object when ``objects_only`` (every documented event is one)."""
     try:
-        value = repair_surrogates(json.loads(ev.data), ev.data)
+        value = json.loads(ev.data)
+        if _SURROGATE_ESCAPE.search(ev.data) is not None:  # as repair_surrogates(value, ev.data)
+            value = repair_surrogates(value)
     except (ValueError, RecursionError) as exc:
         reason = f"{exc.msg} at char {exc.pos}" if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
         if ev.event == "error":
@@ -259,8 +261,46 @@ async def sse_events(api: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[SS
         pending.append(chunk)
         if b"\n" not in chunk and b"\r" not in chunk:
             continue
-        lines = b"".join(pending).splitlines(True)  # bytes split only at CRLF, LF and CR
+        block = b"".join(pending) if len(pending) > 1 else chunk
         pending = []
+        if b"\r" not in block:
+            # the usual stream: lines end at LF only. The whole lines are decoded at once (a line
+            # end byte is never inside a UTF-8 sequence, so this is each line decoded alone) and
+            # read here as take() reads them; invalid UTF-8 goes line by line below, for its offset
+            cut = block.rfind(b"\n") + 1
+            try:
+                text = block[:cut].decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            if text is not None:
+                if cut < len(block):
+                    pending.append(block[cut:])
+                lines_text = text.split("\n")
+                lines_text.pop()  # the empty text after the last line end
+                if offset == 0 and lines_text[0][:1] == "\ufeff":
+                    lines_text[0] = lines_text[0][1:]
+                offset += cut
+                for line in lines_text:
+                    if not line:
+                        if data and any(data):
+                            out = SSEEvent(event, "\n".join(data))
+                            data, event = [], None
+                            dispatched += 1
+                            yield out
+                        else:
+                            data, event = [], None
+                        continue
+                    if line[0] == ":":
+                        continue
+                    field, _, value = line.partition(":")
+                    if value[:1] == " ":
+                        value = value[1:]
+                    if field == "data":
+                        data.append(value)
+                    elif field == "event":
+                        event = value
+                continue
+        lines = block.splitlines(True)  # bytes split only at CRLF, LF and CR
         tail = lines[-1]
         if not tail.endswith(b"\n"):  # no full line yet, or a CR that may be the first half of CRLF
             pending.append(tail)
@@ -674,6 +714,8 @@ async def close_raw(response: Any) -> None:
     """Release a raw HTTP response (``httpx2.Response.aclose`` or ``aiohttp``'s ``release``)."""
     try:
         if hasattr(response, "aclose"):
+            if getattr(response, "is_closed", False) is True:  # httpx2: read whole, closed already
+                return
             await response.aclose()
         elif hasattr(response, "release"):
             response.release()
@@ -808,29 +850,6 @@ class Transport(Model):
         finally:
             await close_raw(raw)
 
-    async def _stream_once(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        raw = await self._posted(request, True)
-        try:
-            answer = await read_answer(self.provider, raw, arrays=self.array_streams)
-            if answer.kind == "sse" and answer.events is not None:  # as answer_events, one generator less
-                decoder = self.stream_decoder(request)
-                event_data = self.event_data
-                async for sse in answer.events:
-                    data = event_data(sse)
-                    if data is SKIP:
-                        continue
-                    if data is END:
-                        break
-                    for ev in decoder.feed(data):
-                        yield ev
-                for ev in decoder.finish():
-                    yield ev
-            else:
-                async for ev in self.answer_events(request, answer):
-                    yield ev
-        finally:
-            await close_raw(raw)
-
     async def send(self, request: ModelRequest) -> Response:
         """Send one request (streamed and assembled when ``request.stream``); return the canonical
         response. A retryable :class:`ProviderError` is retried by :attr:`retry_policy` (the
@@ -868,9 +887,30 @@ class Transport(Model):
         while True:
             delivered = False
             try:
-                async for ev in self._stream_once(request):
-                    delivered = True
-                    yield ev
+                raw = await self._posted(request, True)
+                try:  # the events are yielded from here (one generator layer per event, not two)
+                    answer = await read_answer(self.provider, raw, arrays=self.array_streams)
+                    if answer.kind == "sse" and answer.events is not None:  # as answer_events
+                        decoder = self.stream_decoder(request)
+                        event_data = self.event_data
+                        async for sse in answer.events:
+                            data = event_data(sse)
+                            if data is SKIP:
+                                continue
+                            if data is END:
+                                break
+                            for ev in decoder.feed(data):
+                                delivered = True
+                                yield ev
+                        for ev in decoder.finish():
+                            delivered = True
+                            yield ev
+                    else:
+                        async for ev in self.answer_events(request, answer):
+                            delivered = True
+                            yield ev
+                finally:
+                    await close_raw(raw)
                 return
             except ProviderError as exc:
                 delay = None if delivered else self.retry_policy.delay_for(exc, attempt)

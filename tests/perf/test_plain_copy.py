@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 import pytest
@@ -204,3 +205,61 @@ def test_read_answer_gives_the_value_or_the_error_parse_json_body_gives(data):
         assert json.dumps(got) == json.dumps(expected)
     else:  # a JSON string: not an answer
         assert isinstance(got, ResponseDecodeError) and "must be a JSON object" in str(got)
+
+
+# -- the event-stream reader's shortcut (lines ending at LF only) -----------------------------------
+
+sse_lines = st.lists(
+    st.one_of(
+        st.just(""),
+        st.builds(lambda v: f"data: {v}", st.text(alphabet=st.characters(blacklist_characters="\r\n"), max_size=12)),
+        st.builds(lambda v: f"data:{v}", st.sampled_from(["{}", '{"a": "\\ud83d"}', "[DONE]", "é ☃ \U0001f600"])),
+        st.builds(lambda v: f"event: {v}", st.sampled_from(["ping", "message_start", "error"])),
+        st.just(": a comment"),
+        st.just("id: 7"),
+        st.just("\ufeffdata: bom"),
+    ),
+    max_size=14,
+)
+
+
+def _read_sse(data: bytes, cuts: list[int]) -> Any:
+    import asyncio
+
+    from toolwire.errors import ResponseDecodeError
+    from toolwire.transport import sse_events
+
+    pieces, last = [], 0
+    for c in sorted({min(max(c, 0), len(data)) for c in cuts}):
+        pieces.append(data[last:c])
+        last = c
+    pieces.append(data[last:])
+
+    async def chunks():
+        for p in pieces:
+            if p:
+                yield p
+
+    async def go() -> Any:
+        try:
+            return [(e.event, e.data) async for e in sse_events("test", chunks())]
+        except ResponseDecodeError as exc:  # the bytes read differ between LF and CRLF lines
+            return re.sub(r"\(\d+ bytes read\)", "(n bytes read)", str(exc))
+
+    return asyncio.run(go())
+
+
+@settings(max_examples=300, deadline=None)
+@given(sse_lines, st.lists(st.integers(0, 400), max_size=6), st.booleans(), st.booleans())
+def test_an_lf_stream_reads_as_the_same_stream_read_line_by_line(lines, cuts, bom, bad_byte):
+    """LF-only streams take the block-decoding path; the same lines ending CRLF go line by line
+    (the path every stream took before); both must give the same events, or the same error
+    (an invalid byte's offset included: a CRLF line is one byte longer, so the bad byte is
+    placed in the first line, where both offsets agree)."""
+    text = "\n".join(lines) + "\n"
+    lf = ("\ufeff" if bom else "").encode() + text.encode("utf-8", "surrogatepass")
+    crlf = ("\ufeff" if bom else "").encode() + text.replace("\n", "\r\n").encode("utf-8", "surrogatepass")
+    if bad_byte:
+        lf, crlf = b"\xff" + lf, b"\xff" + crlf
+    assert _read_sse(lf, cuts) == _read_sse(crlf, cuts)
+    assert _read_sse(lf, cuts) == _read_sse(lf, [])
