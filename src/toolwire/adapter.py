@@ -27,6 +27,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from json import dumps as _json_dumps
 from json import loads as _json_loads
+from operator import is_ as _is
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypedDict, Union, cast, runtime_checkable
 
 from ._clients import PerLoopClient, client_on_other_loop
@@ -499,7 +500,9 @@ class Model(abc.ABC):
         """A :class:`ModelRequest` with this model's settings applied."""
         s = self.settings
         known = COMMON_SETTINGS
-        extra = dict(s.get("settings") or {}) | dict(s.get("extra_body") or {})
+        fields = {k: v for k, v in s.items() if k not in known and not k.startswith("_")}
+        if s.get("settings") or s.get("extra_body"):
+            fields = dict(s.get("settings") or {}) | dict(s.get("extra_body") or {}) | fields
         return ModelRequest(
             model=self.model_id,
             messages=list(messages),
@@ -511,7 +514,7 @@ class Model(abc.ABC):
             temperature=s.get("temperature"),
             stream=bool(s.get("stream", False)),
             thinking=s.get("thinking"),
-            settings=extra | {k: v for k, v in s.items() if k not in known and not k.startswith("_")},
+            settings=fields,
         )
 
     @abc.abstractmethod
@@ -795,10 +798,9 @@ class _Histories:
         n = len(prev)
         if len(messages) < n or hist.ctx != ctx:
             return False
-        for a, b, c in zip(messages, prev, hist.snapshots):
-            if a is not b or a != c:  # replaced, or edited in place since it was encoded
-                return False
-        return True
+        # the same objects (not replaced), each equal to its copy (not edited in place since it
+        # was encoded): both loops in C, the equality one calling the dataclasses' __eq__
+        return all(map(_is, messages, prev)) and messages[:n] == hist.snapshots
 
     @staticmethod
     def _lead(codec: Any, request: ModelRequest, key: str) -> int:
