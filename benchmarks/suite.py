@@ -701,7 +701,7 @@ def part_long() -> None:
         own_e, own_l = early(own), late(own)
         growths = [late([row]) / early([row]) for row in own if early([row]) > 0]
         growth = (
-            f"{own_l / own_e:4.2f}x ({min(growths):.2f}-{max(growths):.2f})"
+            f"{own_l / own_e:4.2f}x ({min(growths):.2f} to {max(growths):.2f})"
             if own_e > 0 and growths
             else "n/a (no own share at 1-10)"
         )
