@@ -42,8 +42,8 @@ def test_a_file_of_plain_functions_is_refused_with_how_to_name_them(tmp_path: Pa
         raise AssertionError("a file of plain functions was accepted")
     assert said == (
         f"'{path}' defines no tools: only functions decorated with @toolwire.tool are found by the file or module "
-        f"name alone. Decorate them, or name one or a list of them (--tools {path}:get_weather); "
-        "its functions: get_weather"
+        f"name alone. Decorate them, or name them (--tools {path}:get_weather; several names separated by "
+        "commas, or --tools repeated); its functions: get_weather"
     )
 
 
@@ -53,3 +53,52 @@ def test_a_named_plain_function_runs_as_a_tool(tmp_path: Path) -> None:
     res = _run(["--tools", f"{path}:get_weather", "Weather?"])
     assert res.exit_code == 0, res.output
     assert "get_weather: sunny in " in res.output
+
+
+TWO = (
+    PLAIN
+    + '''
+
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+'''
+)
+
+
+def _names(spec) -> list[str]:
+    from toolwire.cli.run_cmd import _load_tools
+
+    return [t.name for t in _load_tools(spec)]
+
+
+def test_repeated_tools_options_add_up_and_comma_lists_name_several(tmp_path: Path) -> None:
+    path = tmp_path / "weather.py"
+    path.write_text(TWO)
+    assert _names([f"{path}:get_weather", f"{path}:add"]) == ["get_weather", "add"]
+    assert _names(f"{path}:get_weather,add") == ["get_weather", "add"]
+    assert _names(f"{path}:add, get_weather") == ["add", "get_weather"]
+    # through the command line: both tools are offered to the model (the test model calls each tool once)
+    res = _run(["--tools", f"{path}:get_weather", "--tools", f"{path}:add", "--json", "Weather?"])
+    assert res.exit_code == 0, res.output
+    assert '"get_weather"' in res.output and '"add"' in res.output
+
+
+def test_a_misspelt_name_lists_the_module_functions_and_the_closest_one(tmp_path: Path) -> None:
+    import typer
+
+    from toolwire.cli.run_cmd import _load_tools
+
+    path = tmp_path / "weather.py"
+    path.write_text(TWO)
+    try:
+        _load_tools(f"{path}:get_weather,ad")
+    except typer.BadParameter as exc:
+        said = str(exc)
+    else:
+        raise AssertionError("a misspelt tool name was accepted")
+    assert said == (
+        f"module '{path}' has no attribute 'ad'; did you mean 'add'? Its tools and functions: get_weather, add."
+    )
+    res = _run(["--tools", f"{path}:ad", "Weather?"])
+    assert res.exit_code == 2 and "did you mean 'add'?" in res.output

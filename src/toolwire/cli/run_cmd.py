@@ -86,23 +86,27 @@ def render_turn(console: Any, turn: Any) -> None:
         console.print(table)
 
 
-def _load_tools(spec: str) -> list[Any]:
-    """Tools from ``module``, ``module:attr``, ``file.py`` or ``file.py:attr``; any failure to
-    load becomes a one-line ``BadParameter`` (exit 2), never a traceback."""
-    try:
-        return _load_tools_unchecked(spec)
-    except typer.BadParameter:
-        raise
-    except SystemExit as exc:
-        raise typer.BadParameter(f"loading {spec!r} called sys.exit({exc.code!r})") from None
-    except Exception as exc:
-        raise typer.BadParameter(f"cannot load tools from {spec!r}: {type(exc).__name__}: {exc}") from None
+def _load_tools(spec: str | list[str]) -> list[Any]:
+    """Tools from ``module``, ``module:attr``, ``file.py``, ``file.py:attr`` or
+    ``file.py:a,b`` (several names of one module); a list of such specs (``--tools`` given
+    several times) adds them all up, in order. Any failure to load becomes a one-line
+    ``BadParameter`` (exit 2), never a traceback."""
+    specs = [spec] if isinstance(spec, str) else list(spec)
+    modules: dict[str, Any] = {}  # each file or module is loaded once, however many specs name it
+    tools: list[Any] = []
+    for one in specs:
+        try:
+            tools.extend(_load_tools_unchecked(one, modules))
+        except typer.BadParameter:
+            raise
+        except SystemExit as exc:
+            raise typer.BadParameter(f"loading {one!r} called sys.exit({exc.code!r})") from None
+        except Exception as exc:
+            raise typer.BadParameter(f"cannot load tools from {one!r}: {type(exc).__name__}: {exc}") from None
+    return tools
 
 
-def _load_tools_unchecked(spec: str) -> list[Any]:
-    from ..tools import Tool
-
-    module_name, _, attr = spec.partition(":")
+def _load_module(module_name: str) -> Any:
     path = Path(module_name)
     if path.suffix == ".py" and not path.exists():
         raise typer.BadParameter(f"no such file: {path}")
@@ -119,19 +123,54 @@ def _load_tools_unchecked(spec: str) -> list[Any]:
             sys.path.append(folder)
         sys.modules[private] = module
         sp.loader.exec_module(module)
-    else:
-        sys.path.insert(0, str(Path.cwd()))
+        return module
+    sys.path.insert(0, str(Path.cwd()))
+    try:
+        return importlib.import_module(module_name)
+    except ImportError as exc:
+        raise typer.BadParameter(f"cannot import module {module_name!r}: {exc}") from None
+
+
+def _plain_functions(module: Any) -> list[str]:
+    return [
+        name
+        for name, v in vars(module).items()
+        if inspect.isfunction(v) and v.__module__ == module.__name__ and not name.startswith("_")
+    ]
+
+
+def _load_tools_unchecked(spec: str, modules: dict[str, Any] | None = None) -> list[Any]:
+    import difflib
+
+    from ..tools import Tool
+
+    module_name, _, attr = spec.partition(":")
+    modules = {} if modules is None else modules
+    key = str(Path(module_name).resolve()) if module_name.endswith(".py") else module_name
+    if key not in modules:
+        modules[key] = _load_module(module_name)
+    module = modules[key]
+    objs: list[Any] = []
+    names = [a.strip() for a in attr.split(",")] if attr else []
+    if attr and not all(names):
+        raise typer.BadParameter(f"{spec!r}: empty name in the list after ':' (write {module_name}:name1,name2)")
+    for one in names:
         try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            raise typer.BadParameter(f"cannot import module {module_name!r}: {exc}") from None
-    if attr:
-        try:
-            obj = getattr(module, attr)
+            obj = getattr(module, one)
         except AttributeError:
-            raise typer.BadParameter(f"module {module_name!r} has no attribute {attr!r}") from None
-        objs = obj if isinstance(obj, (list, tuple)) else [obj]
-    else:
+            callables = [
+                n
+                for n, v in vars(module).items()
+                if not n.startswith("_")
+                and (isinstance(v, Tool) or inspect.isfunction(v))
+                and (isinstance(v, Tool) or v.__module__ == module.__name__)
+            ]
+            close = difflib.get_close_matches(one, callables, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            listed = f" Its tools and functions: {', '.join(callables)}." if callables else ""
+            raise typer.BadParameter(f"module {module_name!r} has no attribute {one!r}{hint}{listed}") from None
+        objs.extend(obj if isinstance(obj, (list, tuple)) else [obj])
+    if not attr:
         objs = [v for v in vars(module).values() if isinstance(v, Tool)]
     for o in objs:
         if not isinstance(o, Tool) and not callable(o):
@@ -142,16 +181,12 @@ def _load_tools_unchecked(spec: str) -> list[Any]:
     if not tools:
         if attr:
             raise typer.BadParameter(f"{spec!r} is an empty list of tools")
-        plain = [
-            name
-            for name, v in vars(module).items()
-            if inspect.isfunction(v) and v.__module__ == module.__name__ and not name.startswith("_")
-        ]
-        named = f"--tools {module_name}:{plain[0]}" if plain else f"--tools {module_name}:function_name"
+        plain = _plain_functions(module)
+        named = f"--tools {module_name}:{','.join(plain[:2])}" if plain else f"--tools {module_name}:function_name"
         raise typer.BadParameter(
             f"{spec!r} defines no tools: only functions decorated with @toolwire.tool are found by the file "
-            f"or module name alone. Decorate them, or name one or a list of them ({named})"
-            + (f"; its functions: {', '.join(plain)}" if plain else "")
+            f"or module name alone. Decorate them, or name them ({named}; several names separated by commas, "
+            "or --tools repeated)" + (f"; its functions: {', '.join(plain)}" if plain else "")
         )
     return tools
 
@@ -441,11 +476,13 @@ def show_run(console: Any, stream: Any, view: LiveView | None = None) -> Any:
 def run_command(
     prompt: str = typer.Argument(..., help="The user's message."),
     model: Optional[str] = typer.Option(None, "--model", "-m", help="provider:model-id (default: $TOOLWIRE_MODEL)."),
-    tools: Optional[str] = typer.Option(
+    tools: Optional[list[str]] = typer.Option(
         None,
         "--tools",
         "-t",
-        help="file.py or module (its @toolwire.tool functions), or file.py:name / module:name (a tool, a typed function or a list of them).",
+        help="file.py or module (its @toolwire.tool functions), or file.py:name / module:name (a tool, a typed "
+        "function or a list of them); several names with commas (file.py:a,b). Repeatable: every --tools adds "
+        "its tools.",
     ),
     instructions: Optional[str] = typer.Option(None, "--instructions", "-i", help="System prompt."),
     max_turns: int = typer.Option(20, "--max-turns", help="Most model requests."),

@@ -51,10 +51,35 @@ def _is_context(annotation: Any) -> bool:
     return any(a is ToolContext for a in args)
 
 
+def _signature_hints(function: Callable[..., Any], sig: inspect.Signature, hints: dict[str, Any]) -> dict[str, Any]:
+    """``hints`` (from ``typing.get_type_hints``, i.e. ``__annotations__``) completed with the
+    annotations of ``sig`` (``inspect.signature``, which follows ``__signature__``): a wrapper
+    whose ``__signature__`` carries the annotations has no ``__annotations__`` of its own.
+    String annotations are resolved in the unwrapped function's module globals."""
+    merged = dict(hints)
+    for pname, param in sig.parameters.items():
+        if pname in merged or param.annotation is inspect.Parameter.empty:
+            continue
+        annotation = param.annotation
+        if isinstance(annotation, str):
+            namespace = getattr(inspect.unwrap(function), "__globals__", {})
+            try:
+                annotation = eval(annotation, dict(namespace))  # the function's own annotation text
+            except Exception as exc:
+                raise ToolDefinitionError(
+                    f"tool {getattr(function, '__name__', repr(function))!r}: cannot resolve the type hint "
+                    f"{param.annotation!r} of parameter {pname!r} from its signature: {exc}"
+                ) from None
+        merged[pname] = annotation
+    return merged
+
+
 def context_parameters(function: Callable[..., Any]) -> list[str]:
-    """Names of ``function``'s parameters annotated :class:`~toolwire.context.ToolContext`."""
+    """Names of ``function``'s parameters annotated :class:`~toolwire.context.ToolContext`
+    (in ``__annotations__`` or in the signature ``inspect.signature`` returns)."""
     try:
         hints = typing.get_type_hints(function)
+        hints = _signature_hints(function, inspect.signature(function), hints)
     except Exception:
         return []
     return [n for n, a in hints.items() if n != "return" and _is_context(a)]
@@ -63,7 +88,9 @@ def context_parameters(function: Callable[..., Any]) -> list[str]:
 def describe_function(function: Callable[..., Any]) -> FunctionDescription:
     """Build ``(description, input_schema, returns)`` for ``function``.
 
-    Every parameter needs a type hint (``ToolDefinitionError`` names the one that lacks it);
+    Every parameter needs a type hint, read from ``__annotations__`` (``typing.get_type_hints``)
+    and else from the signature ``inspect.signature`` returns (which follows ``__signature__``);
+    ``ToolDefinitionError`` names the parameter that has neither;
     ``*args``/``**kwargs`` are not allowed (the model could not know what to send). Defaults are
     kept in the schema; parameters without one are ``required``. Nested pydantic models and
     dataclasses go to ``$defs``.
@@ -77,6 +104,7 @@ def describe_function(function: Callable[..., Any]) -> FunctionDescription:
         hints = typing.get_type_hints(function, include_extras=True)
     except Exception as exc:  # unresolvable forward reference
         raise ToolDefinitionError(f"tool {name!r}: cannot resolve type hints: {exc}") from None
+    hints = _signature_hints(function, sig, hints)
     doc = docstring_parser.parse(inspect.getdoc(function) or "")
     param_docs = {p.arg_name: (p.description or "").strip() for p in doc.params}
 
@@ -94,7 +122,9 @@ def describe_function(function: Callable[..., Any]) -> FunctionDescription:
             )
         if pname not in hints:
             raise ToolDefinitionError(
-                f"tool {name!r}: parameter {pname!r} has no type hint; add one so the input schema can say what to send"
+                f"tool {name!r}: parameter {pname!r} has no type hint (neither the function's __annotations__ nor "
+                "its signature, inspect.signature(), which follows __signature__, carry one); add one so the "
+                "input schema can say what to send"
             )
         annotation = hints[pname]
         if _is_context(annotation):

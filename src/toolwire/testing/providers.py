@@ -302,7 +302,9 @@ class ScriptedModel(_OfflineModel):
             if self._position >= len(self._script):
                 raise ConfigurationError(
                     f"scripted model has no response left for request {len(self.requests)} "
-                    f"(the script has {len(self._script)})"
+                    f"(the script has {len(self._script)}): each request takes the next item, and a "
+                    "run ends only on a response without tool calls, so end the script with a final "
+                    'text answer (e.g. "done") or add one item per extra request'
                 )
             item = self._script[self._position]
             self._position += 1
