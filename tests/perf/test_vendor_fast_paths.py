@@ -157,3 +157,128 @@ def test_anthropic_stream_fast_path_events():
     dec.feed({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": " "}})
     (end,) = dec.feed({"type": "content_block_stop", "index": 0})
     assert end.arguments == {"x": 1}  # only blank fragments: the input given whole at the start
+
+
+def _chat_body(**top):
+    body = {
+        "model": "gpt-4.1",
+        "messages": [
+            {"role": "user", "content": "go"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": '{"q": "x"}'}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": "call_1", "content": "ok"},
+        ],
+        "tools": [
+            {
+                "type": "function",
+                "function": {"name": "lookup", "description": "Look up.", "parameters": copy.deepcopy(_SCHEMA)},
+            }
+        ],
+        "stream": False,
+    }
+    body.update(top)
+    return {k: v for k, v in body.items() if v is not None}
+
+
+_CHAT_VARIANTS = [
+    {},
+    {"stream": True, "stream_options": {"include_usage": True}},
+    {"stream": 1, "stream_options": {"include_usage": True}},
+    {"logprobs": True, "top_logprobs": 2},
+    {"logprobs": 1, "top_logprobs": 2},
+    {"temperature": 1},
+    {"temperature": True},
+    {"temperature": 3.0},
+    {"model": "o3", "temperature": 0.5, "max_tokens": 10},
+    {"model": "gpt-5.1", "reasoning_effort": "low", "top_p": 0.5},
+    {"tool_choice": {"type": "function", "function": {"name": "nope"}}},
+    {"tools": [], "parallel_tool_calls": True, "tool_choice": "required"},
+    {"stop": ["a", "b", "c", "d", "e"]},
+    {"metadata": {"k": 1}},
+]
+
+
+@pytest.mark.parametrize("api", ["openai-chat", "openai"])
+def test_openai_request_checks_reused_give_what_a_fresh_profile_gives(api):
+    from toolwire_openai.profile import profile_for
+
+    if api == "openai-chat":
+        bodies = [_chat_body(**v) for v in _CHAT_VARIANTS]
+    else:
+        base = {"model": "gpt-5", "input": [{"role": "user", "content": "go"}]}
+        variants = [
+            {},
+            {"previous_response_id": "resp_1", "store": False},
+            {"previous_response_id": "resp_1", "store": 0},
+            {"previous_response_id": "resp_1", "conversation": "conv_1"},
+            {"temperature": True},
+            {"temperature": 1},
+            {"tools": [{"type": "function", "name": "bad name", "parameters": {"type": "object"}}]},
+        ]
+        bodies = [dict(base, **v) for v in variants]
+    shared = profile_for(api)
+    for body in bodies + bodies[::-1] + [b for pair in itertools.product(bodies[:5], repeat=2) for b in pair]:
+        assert _found(shared, copy.deepcopy(body)) == _found(profile_for(api), copy.deepcopy(body))
+
+
+def test_openai_request_checks_notice_a_change_in_place():
+    from toolwire_openai.profile import profile_for
+
+    profile = profile_for("openai-chat")
+    body = _chat_body()
+    assert _found(profile, body) == []
+    body["tools"][0]["function"]["name"] = "bad name"
+    assert [f[0] for f in _found(profile, body)] == ["openai-chat.tool.name"]
+    body["tools"][0]["function"]["name"] = "lookup"
+    body["stream_options"] = {"include_usage": True}
+    body["stream"] = 1
+    assert [f[0] for f in _found(profile, body)] == ["openai-chat.request.stream-options-without-stream"]
+    body["stream"] = True
+    assert _found(profile, body) == []
+
+
+def test_openai_memoized_names_are_not_shared_with_the_caller():
+    from toolwire_openai.profile import real_names, wire_tool_names
+
+    from toolwire.tools import Tool
+
+    first = wire_tool_names(["files.read", "ok"])
+    assert first == {"files.read": "files_read"}
+    first.clear()
+    assert wire_tool_names(["files.read", "ok"]) == {"files.read": "files_read"}
+    tools = [Tool("files.read", "", {"type": "object"}, imported_from="gemini"), Tool("ok", "", {"type": "object"})]
+    back = real_names(tools)
+    assert back == {"files_read": "files.read"}
+    back["x"] = "y"
+    assert real_names(tools) == {"files_read": "files.read"}
+
+
+def test_openai_arguments_text_check_memo_gives_json_loads_answer():
+    import json
+
+    from toolwire_openai.profile import _json_object_text
+
+    for text in ['{"a": 1}', "[1]", "{", "", "null", '{"a": 1} ', "x" * 5000, '{"k": "' + "v" * 5000 + '"}']:
+        for _ in range(2):  # the second answer comes from the memo
+            try:
+                want = isinstance(json.loads(text), dict)
+            except ValueError:
+                want = False
+            assert _json_object_text(text) is want
+    assert _json_object_text(None) is False
+
+
+def test_gemini_model_major_memo():
+    from toolwire_gemini.profile import model_major
+
+    for _ in range(2):
+        assert model_major("gemini-2.5-flash") == 2
+        assert model_major("models/gemini-3-pro") == 3
+        assert model_major("other") is None
+        assert model_major(None) is None
+        assert model_major("") is None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import hashlib
 import json
 import re
@@ -67,6 +68,7 @@ from .profile import (
     INVALID_NAME_PLACEHOLDER,
     SKIP_SIGNATURE,
     GeminiProfile,
+    model_major,
 )
 from .profile import usage_from_metadata as _profile_usage
 from .schema import is_zero_parameter, openapi_to_json_schema
@@ -128,7 +130,9 @@ _SIGNATURE_POLICIES = ("auto", "placeholder", "none")
 # small helpers
 
 
+@functools.lru_cache(maxsize=512)
 def _snake(name: str) -> str:
+    """``name`` in snake_case (memoized: only the API's structural keys are looked up)."""
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
@@ -248,8 +252,7 @@ def _content_key(body: Any, request: ModelRequest | None = None) -> str:
 
 
 def _gemini_major(model: str | None) -> int | None:
-    m = re.search(r"gemini-(\d+)", model or "")
-    return int(m.group(1)) if m else None
+    return model_major(model)
 
 
 # --------------------------------------------------------------------------------------------

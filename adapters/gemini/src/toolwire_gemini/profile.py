@@ -587,6 +587,15 @@ _USER_PLACEHOLDER = "(continued)"
 def model_major(model: str | None) -> int | None:
     """The Gemini generation of a model id (``gemini-2.5-flash`` → 2, ``models/gemini-3-pro`` → 3),
     ``None`` when the id does not say."""
+    return _model_major(model) if type(model) is str else _model_major_of(model)
+
+
+@functools.lru_cache(maxsize=256)
+def _model_major(model: str) -> int | None:
+    return _model_major_of(model)
+
+
+def _model_major_of(model: Any) -> int | None:
     m = re.search(r"gemini-(\d+)", model or "")
     return int(m.group(1)) if m else None
 

@@ -397,9 +397,9 @@ class OpenAIChatCodec:
             if key in CODEC_KEYS or key in body:
                 continue
             body[key] = copy.deepcopy(value)
-        from .profile import OpenAIChatProfile
+        from .profile import naming_profile
 
-        OpenAIChatProfile().repair_names(body)  # tools named as OpenAI refuses: renamed everywhere
+        naming_profile(API).repair_names(body)  # tools named as OpenAI refuses: renamed everywhere
         if "prompt_cache_key" not in body:
             key = prompt_cache_key(self.cache, body)
             if key is not None:

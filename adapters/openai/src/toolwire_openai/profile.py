@@ -537,8 +537,16 @@ def wire_tool_names(names: Iterable[Any]) -> dict[str, str]:
     characters plus ``_`` and 8 hex digits of the name's SHA-256. Deterministic for a tool set,
     so the declaration, the calls of the history and the tool choice agree on every turn, and the
     codecs map the model's calls back to the real name. Valid names are not in the result."""
-    names = [n for n in names if isinstance(n, str)]
+    return dict(_wire_names(tuple(n for n in names if isinstance(n, str))))
+
+
+@functools.lru_cache(maxsize=256)
+def _wire_names(names: tuple[str, ...]) -> dict[str, str]:
+    """:func:`wire_tool_names` of a tuple of names, memoized (the same tools are sent every turn;
+    the dict returned is shared and never changed)."""
     used = {n for n in names if TOOL_NAME_RULE.fullmatch(n)}
+    if len(used) == len(names):
+        return {}  # every name valid (the usual case): none renamed
     out: dict[str, str] = {}
     for n in names:
         if n in used or n in out:
@@ -563,7 +571,13 @@ def history_name(name: Any, names: Mapping[str, str]) -> Any:
 
 def real_names(tools: Iterable[Any]) -> dict[str, str]:
     """Wire name → the tool's own name, for the renamed tools among ``tools`` (Tool objects)."""
-    return {w: n for n, w in wire_tool_names(getattr(t, "name", None) for t in tools).items()}
+    names = tuple(n for t in tools if isinstance(n := getattr(t, "name", None), str))
+    return dict(_real_names(names)) if _wire_names(names) else {}
+
+
+@functools.lru_cache(maxsize=256)
+def _real_names(names: tuple[str, ...]) -> dict[str, str]:
+    return {w: n for n, w in _wire_names(names).items()}
 
 
 def short_call_id(call_id: str, limit: int) -> str:
@@ -583,8 +597,13 @@ def reasoning_family(model: Any) -> str | None:
     ...), ``"gpt-5.x"`` (gpt-5.1 and later) or ``None`` (any other model, including the
     ``-chat`` variants, which are not reasoning models). A provider prefix such as
     ``openai/`` is ignored."""
-    if not isinstance(model, str):
-        return None
+    if type(model) is not str:
+        return _reasoning_family(model) if isinstance(model, str) else None
+    return _reasoning_family(model)
+
+
+@functools.lru_cache(maxsize=256)
+def _reasoning_family(model: str) -> str | None:
     name = model.rsplit("/", 1)[-1].lower()
     if "-chat" in name:
         return None
@@ -612,10 +631,18 @@ def _note(
 
 
 def _json_object_text(value: Any) -> bool:
-    import json
-
     if not isinstance(value, str):
         return False
+    if len(value) <= 4096 and type(value) is str:
+        return _json_object_text_memo(value)  # the same call's arguments are checked every turn
+    try:
+        return isinstance(json.loads(value), dict)
+    except ValueError:
+        return False
+
+
+@functools.lru_cache(maxsize=512)
+def _json_object_text_memo(value: str) -> bool:
     try:
         return isinstance(json.loads(value), dict)
     except ValueError:
@@ -781,6 +808,25 @@ class _OpenAIProfile(Profile):
         else:
             self._tools_memo = (kept, found, names) if kept == tools else None
         return found, names
+
+    def _top_checked(self, body: dict[str, Any], key: str, check: Any) -> tuple[Violation, ...]:
+        """``check(top)`` of ``top``, the body's fields other than its conversation (``key``),
+        reused while those fields are equal to the last ones checked (``==``, with the types of
+        the top-level values compared too, since ``True == 1 == 1.0``); a JSON copy of them is
+        kept. ``check`` reads nothing but ``top``."""
+        top = {k: v for k, v in body.items() if k != key}
+        kinds = tuple(map(type, top.values()))
+        memo = getattr(self, "_top_memo", None)
+        if memo is not None and memo[1] == kinds and memo[0] == top:
+            return memo[2]
+        found = tuple(check(top))
+        try:
+            kept = json.loads(json.dumps(top))
+        except (TypeError, ValueError):
+            self._top_memo = None
+        else:
+            self._top_memo = (kept, kinds, found) if kept == top else None
+        return found
 
     def _folded_ids(self, items: list[Any], upto: int, copy: Any = None) -> Any:
         fold = getattr(self, "_history_ids", None)
@@ -1113,7 +1159,14 @@ class OpenAIChatProfile(_OpenAIProfile):
     def check_request(self, body: dict[str, Any], *, start: int = 0) -> list[Violation]:
         """Every rule breach of a ``/chat/completions`` body (pure). Messages before ``start``
         (already checked on an earlier turn) are skipped, except the assistant message whose
-        calls the tool messages at ``start`` answer."""
+        calls the tool messages at ``start`` answer. The rules on the fields other than
+        ``messages`` are checked once per distinct value of those fields."""
+        out = list(self._top_checked(body, "messages", self._request_problems))
+        out.extend(self._message_problems(body.get("messages"), start))
+        return out
+
+    def _request_problems(self, body: dict[str, Any]) -> list[Violation]:
+        """The rules on the body's fields other than ``messages``."""
         out: list[Violation] = []
         tools = tools if isinstance(tools := body.get("tools"), list) else []
         found, names = self._tools_checked(tools)
@@ -1136,7 +1189,6 @@ class OpenAIChatProfile(_OpenAIProfile):
         stop = body.get("stop")
         if isinstance(stop, list) and len(stop) > 4:
             out.append(self.violation("request.stop-count", "/stop", f"{len(stop)} stop sequences (at most 4)"))
-        out.extend(self._message_problems(body.get("messages"), start))
         return out
 
     def _tool_problems_of(self, tools: list[Any]) -> tuple[list[Violation], set[str]]:
@@ -1395,9 +1447,10 @@ class OpenAIChatProfile(_OpenAIProfile):
             for t in tools
             if isinstance(t, dict) and t.get("type", "function") == "function" and isinstance(t.get("function"), dict)
         ]
-        mapping = wire_tool_names(fn.get("name") for fn in fns)
+        mapping = _wire_names(tuple(n for fn in fns if isinstance(n := fn.get("name"), str)))
         if not mapping:
-            return mapping
+            return {}
+        mapping = dict(mapping)
         for i, t in enumerate(tools):
             fn = t.get("function") if isinstance(t, dict) else None
             if isinstance(fn, dict) and fn.get("name") in mapping:
@@ -1693,7 +1746,14 @@ class OpenAIResponsesProfile(_OpenAIProfile):
     # -- checks -----------------------------------------------------------------------------------
     def check_request(self, body: dict[str, Any], *, start: int = 0) -> list[Violation]:
         """Every rule breach of a ``/responses`` body (pure). Input items before ``start`` are
-        only read for the call ids and item ids they define."""
+        only read for the call ids and item ids they define. The rules on the fields other than
+        ``input`` are checked once per distinct value of those fields."""
+        out = list(self._top_checked(body, "input", self._request_problems))
+        out.extend(self._input_problems(body, start))
+        return out
+
+    def _request_problems(self, body: dict[str, Any]) -> list[Violation]:
+        """The rules on the body's fields other than ``input``."""
         out: list[Violation] = []
         tools = tools if isinstance(tools := body.get("tools"), list) else []
         found, names = self._tools_checked(tools)
@@ -1717,7 +1777,6 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                     "continuation='stateless' (the default) or store=True",
                 )
             )
-        out.extend(self._input_problems(body, start))
         return out
 
     def _tool_problems_of(self, tools: list[Any]) -> tuple[list[Violation], set[str]]:
@@ -2104,6 +2163,18 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         from .tokens import count_input_tokens
 
         return await count_input_tokens(body, api=RESPONSES, **settings)
+
+
+_NAMING: dict[str, _OpenAIProfile] = {}
+
+
+def naming_profile(api: str) -> _OpenAIProfile:
+    """One shared profile of ``api`` for :meth:`~OpenAIChatProfile.repair_names` calls without a
+    report (the codecs' renaming; it reads no profile state): made once, not per request."""
+    p = _NAMING.get(api)
+    if p is None:
+        p = _NAMING[api] = OpenAIChatProfile() if api == CHAT else OpenAIResponsesProfile()
+    return p
 
 
 def profile_for(api: str, *, strict: bool = False, **settings: Any) -> _OpenAIProfile:

@@ -866,9 +866,9 @@ class OpenAIResponsesCodec:
             if key in CODEC_KEYS or key in body:
                 continue
             body[key] = copy.deepcopy(value)
-        from .profile import OpenAIResponsesProfile
+        from .profile import naming_profile
 
-        OpenAIResponsesProfile().repair_names(body)  # tools named as OpenAI refuses: renamed everywhere
+        naming_profile(API).repair_names(body)  # tools named as OpenAI refuses: renamed everywhere
         if "prompt_cache_key" not in body:
             key = prompt_cache_key(self.cache, body)
             if key is not None:
