@@ -20,6 +20,7 @@ summary and source (pages "OpenAI Chat Completions rules" and "OpenAI Responses 
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import json
@@ -908,7 +909,8 @@ class _OpenAIProfile(Profile):
         """Map ``start`` (an index into the conversation as encoded) to the repaired list, whose
         entries may have moved (a dropped reasoning item, an inserted user message), so
         :meth:`check_request` of that list starts at the same entry."""
-        self._start_map = (id(repaired), start, sum(1 for o in origins if o < start))
+        # origins never decrease (entries are repaired in order): the entries before start, by bisection
+        self._start_map = (id(repaired), start, bisect.bisect_left(origins, start))
 
     def _mapped_start(self, items: Any, start: int) -> int:
         m = getattr(self, "_start_map", None)
@@ -1801,6 +1803,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         begin = max(0, min(start, len(items)))
         # the entries before begin: only their ids are read
         calls, answered, item_ids = self._folded_ids(items, begin, _copy_responses_ids)
+        new_calls: list[str] = []  # the calls first seen from begin on, in order (those checked for an output)
         for i in range(begin, len(items)):
             it = items[i]
             if not isinstance(it, dict):
@@ -1881,8 +1884,9 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                                 call_id=cid,
                             )
                         )
-                if isinstance(cid, str):
-                    calls.setdefault(cid, i)
+                if isinstance(cid, str) and cid not in calls:
+                    calls[cid] = i
+                    new_calls.append(cid)
             elif typ in ("function_call_output", "custom_tool_call_output"):
                 cid = it.get("call_id")
                 if new:
@@ -1924,8 +1928,9 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                             f"with store: false the reasoning item {iid!r} needs its encrypted_content",
                         )
                     )
-        for cid, idx in calls.items():
-            if cid not in answered and idx >= begin:
+        for cid in new_calls:
+            if cid not in answered:
+                idx = calls[cid]
                 out.append(
                     self.violation(
                         "conversation.call-answered",
