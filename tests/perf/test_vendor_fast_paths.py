@@ -282,3 +282,168 @@ def test_gemini_model_major_memo():
         assert model_major("other") is None
         assert model_major(None) is None
         assert model_major("") is None
+
+
+def _responses_stream():
+    yield {
+        "type": "response.created",
+        "response": {"id": "resp_1", "model": "gpt-5", "output": [], "status": "in_progress"},
+    }
+    yield {
+        "type": "response.output_item.added",
+        "output_index": 0,
+        "item": {"id": "msg_1", "type": "message", "role": "assistant", "content": []},
+    }
+    for text in ("Hel", "", "lo", None):
+        yield {
+            "type": "response.output_text.delta",
+            "output_index": 0,
+            "content_index": 0,
+            "item_id": "msg_1",
+            "delta": text,
+        }
+    yield {"type": "response.output_text.delta", "output_index": 0, "item_id": "msg_1", "delta": "!"}
+    yield {
+        "type": "response.output_text.delta",
+        "output_index": 0,
+        "content_index": 1,
+        "item_id": "msg_1",
+        "delta": "b",
+    }
+    yield {
+        "type": "response.output_item.added",
+        "output_index": 1,
+        "item": {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "f", "arguments": ""},
+    }
+    for frag in ('{"a"', "", ": 1}"):
+        yield {"type": "response.function_call_arguments.delta", "output_index": 1, "item_id": "fc_1", "delta": frag}
+    yield {"type": "response.function_call_arguments.delta", "output_index": 5, "item_id": "fc_x", "delta": "x"}
+
+
+def test_responses_stream_fast_path_gives_the_events_of_the_full_path():
+    from toolwire_openai.responses import ResponsesStreamDecoder
+
+    fast, full = ResponsesStreamDecoder(), ResponsesStreamDecoder()
+    for ev in _responses_stream():
+        assert fast.feed(copy.deepcopy(ev)) == list(full._feed(copy.deepcopy(ev)))
+    assert fast.text_seen == full.text_seen and fast.kinds == full.kinds
+
+
+@pytest.mark.parametrize(
+    ("event", "pointer"),
+    [
+        ({"type": "response.output_text.delta", "output_index": 1, "delta": "x"}, "/output_index"),  # a call item
+        ({"type": "response.output_text.delta", "output_index": 0, "delta": 5}, "/delta"),
+        ({"type": "response.output_text.delta", "output_index": True, "delta": "x"}, "/output_index"),
+        (
+            {"type": "response.output_text.delta", "output_index": 0, "content_index": 1000, "delta": "x"},
+            "/content_index",
+        ),
+        ({"type": "response.function_call_arguments.delta", "output_index": 0, "delta": "x"}, "/output_index"),
+        ({"type": "response.function_call_arguments.delta", "output_index": 1, "delta": 1}, "/delta"),
+        ({"type": "response.function_call_arguments.delta", "output_index": 2, "delta": "x"}, "/output_index"),  # done
+    ],
+)
+def test_responses_stream_fast_path_refuses_what_it_refused(event, pointer):
+    from toolwire_openai.responses import ResponsesStreamDecoder
+
+    dec = ResponsesStreamDecoder()
+    for ev in list(_responses_stream())[:9]:
+        dec.feed(ev)
+    dec.feed(
+        {
+            "type": "response.output_item.done",
+            "output_index": 2,
+            "item": {"id": "fc_2", "type": "function_call", "call_id": "call_2", "name": "f", "arguments": "{}"},
+        }
+    )
+    with pytest.raises(ResponseDecodeError) as err:
+        dec.feed(event)
+    assert err.value.pointer == pointer
+
+
+def _chat_chunks():
+    base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4.1"}
+    yield dict(base, choices=[{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])
+    yield dict(base, choices=[{"index": 0, "delta": {"content": "Hi"}, "finish_reason": None}])
+    yield dict(
+        base,
+        choices=[
+            {
+                "index": 0,
+                "delta": {
+                    "tool_calls": [
+                        {"index": 0, "id": "call_1", "type": "function", "function": {"name": "f", "arguments": ""}}
+                    ]
+                },
+            }
+        ],
+    )
+    yield dict(base, choices=[{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": '{"a"'}}]}}])
+    yield dict(base, choices=[{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": ": 1}"}}]}}])
+    yield dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": "tool_calls"}])
+    yield dict(base, choices=[], usage={"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5})
+
+
+def test_chat_stream_events():
+    from toolwire_openai.chat import ChatStreamDecoder
+
+    from toolwire.stream import StreamAssembler, TextDelta, ToolCallDelta, ToolCallStart
+
+    dec = ChatStreamDecoder()
+    events = [ev for chunk in _chat_chunks() for ev in dec.feed(chunk)] + dec.finish()
+    assert [type(e).__name__ for e in events if isinstance(e, (TextDelta, ToolCallStart, ToolCallDelta))] == [
+        "TextDelta",
+        "ToolCallStart",
+        "ToolCallDelta",
+        "ToolCallDelta",
+    ]
+    asm = StreamAssembler("openai-chat")
+    for ev in events:
+        asm.feed(ev)
+    response = asm.response()
+    assert response.text == "Hi"
+    assert [(c.id, c.name, c.arguments) for c in response.tool_calls] == [("call_1", "f", {"a": 1})]
+    assert response.stop_reason == "tool_use" and response.usage.input_tokens == 3
+
+
+@pytest.mark.parametrize(
+    ("chunk", "pointer"),
+    [
+        ({"choices": {"index": 0}}, "/choices"),
+        ({"choices": [5]}, "/choices/0"),
+        ({"choices": [{"index": 0, "delta": "x"}]}, "/choices/0/delta"),
+        ({"choices": [{"index": 0, "delta": {"content": 5}}]}, "/choices/0/delta/content"),
+        ({"choices": [{"index": 0, "delta": {"refusal": 5}}]}, "/choices/0/delta/refusal"),
+        ({"choices": [{"index": 0, "delta": {"tool_calls": {}}}]}, "/choices/0/delta/tool_calls"),
+        ({"choices": [{"index": 0, "delta": {"tool_calls": [3]}}]}, "/choices/0/delta/tool_calls/0"),
+        ({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": -1}]}}]}, "/choices/0/delta/tool_calls/0/index"),
+        (
+            {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": 1}]}}]},
+            "/choices/0/delta/tool_calls/0/function",
+        ),
+        ({"choices": [{"index": 0, "delta": {}, "finish_reason": 3}]}, "/choices/0/finish_reason"),
+    ],
+)
+def test_chat_stream_fast_path_refuses_what_it_refused(chunk, pointer):
+    from toolwire_openai.chat import ChatStreamDecoder
+
+    with pytest.raises(ResponseDecodeError) as err:
+        ChatStreamDecoder().feed(dict(chunk, id="c", model="m"))
+    assert err.value.pointer == pointer
+
+
+def test_gemini_plain_text_part_fast_path_gives_the_full_paths_events():
+    from toolwire_gemini.codec import GeminiStreamDecoder
+
+    def chunks(extra):
+        for text in ("Hel", "lo", ""):
+            yield {
+                "candidates": [{"content": {"role": "model", "parts": [{"text": text, **extra}]}}],
+                "responseId": "r",
+            }
+
+    for merge in (True, False):
+        fast, full = GeminiStreamDecoder(None, None), GeminiStreamDecoder(None, None)
+        for a, b in zip(chunks({}), chunks({"thoughtSignature": None})):  # the second is not a plain part
+            assert fast.feed(a, merge_text=merge) == full.feed(b, merge_text=merge)

@@ -839,7 +839,8 @@ class AnthropicProfile(Profile):
         violations before and after the place of the message-dependent tool-blocks rule, the
         ``cache_control`` blocks among those fields, whether a tool is declared). Reused while
         those fields are equal (``==``) to the last ones checked; a JSON copy of them is kept."""
-        top = {k: v for k, v in body.items() if k != "messages"}
+        top = body.copy()
+        top.pop("messages", None)
         thinking = top.get("thinking")
         # == holds between True, 1 and 1.0, which these checks tell apart: their types are compared too
         kinds = (

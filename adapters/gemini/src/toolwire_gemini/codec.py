@@ -1252,6 +1252,15 @@ class GeminiStreamDecoder:
         return events
 
     def _part(self, part: Any, merge_text: bool, at: str) -> list[StreamEvent]:
+        if type(part) is dict and len(part) == 1 and type(part.get("text")) is str:
+            # a plain text part (most stream chunks): what _decode_part gives it, without its checks
+            text = part["text"]
+            if merge_text and text == "":
+                return []  # a stream's empty closing text part carries nothing
+            if not (merge_text and self.run == "text"):
+                self.index += 1
+            self.run = "text"
+            return [TextDelta(self.index, text, None)]
         if not isinstance(part, dict):
             raise _bad(at, "an object", part)
         sig = _S.opt_base64(_g(part, "thoughtSignature"), f"{at}/thoughtSignature")

@@ -798,11 +798,9 @@ class ChatStreamDecoder:
     @_SHAPE.guarded("a Chat Completions stream chunk")
     def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
         """The canonical events of one chunk (a non-object chunk gives none)."""
-        return list(self._feed(chunk))
-
-    def _feed(self, chunk: dict[str, Any]) -> Iterator[StreamEvent]:
+        out: list[StreamEvent] = []
         if not isinstance(chunk, dict):
-            return
+            return out
         if isinstance(chunk.get("error"), dict):
             # the same ProviderError as the error sent with its HTTP status (toolwire.retry):
             # llama.cpp streams {"error": {"code": 500, "message": ..., "type": "server_error"}}
@@ -813,41 +811,70 @@ class ChatStreamDecoder:
         if not self.started:
             self.started = True
             self.response_id = _SHAPE.opt_str(chunk.get("id"), "/id")
-            yield ResponseStart(self.response_id, _SHAPE.opt_str(chunk.get("model"), "/model"))
-        for ci, choice in enumerate(_SHAPE.opt_list(chunk.get("choices"), "/choices")):
-            choice = _SHAPE.obj(choice, f"/choices/{ci}")
+            out.append(ResponseStart(self.response_id, _SHAPE.opt_str(chunk.get("model"), "/model")))
+        # the usual shapes are taken as they are; anything else goes through the shape checks
+        choices = chunk.get("choices")
+        if type(choices) is not list:
+            choices = _SHAPE.opt_list(choices, "/choices")
+        for ci, choice in enumerate(choices):
+            if type(choice) is not dict:
+                choice = _SHAPE.obj(choice, f"/choices/{ci}")
             if choice.get("index", 0) != 0:
                 continue
-            at = f"/choices/{ci}/delta"
-            delta = _SHAPE.opt_obj(choice.get("delta"), at)
+            delta = choice.get("delta")
+            if type(delta) is not dict:
+                delta = _SHAPE.opt_obj(delta, f"/choices/{ci}/delta")
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(reasoning, str) and reasoning:
-                yield ReasoningDelta(_REASONING_INDEX, text=reasoning, provider=API)
-            content = _SHAPE.opt_str(delta.get("content"), f"{at}/content")
+                out.append(ReasoningDelta(_REASONING_INDEX, text=reasoning, provider=API))
+            content = delta.get("content")
+            if content is not None and type(content) is not str:
+                content = _SHAPE.opt_str(content, f"/choices/{ci}/delta/content")
             if content:
-                yield TextDelta(_TEXT_INDEX, content)
-            refusal = _SHAPE.opt_str(delta.get("refusal"), f"{at}/refusal")
+                out.append(TextDelta(_TEXT_INDEX, content))
+            refusal = delta.get("refusal")
+            if refusal is not None and type(refusal) is not str:
+                refusal = _SHAPE.opt_str(refusal, f"/choices/{ci}/delta/refusal")
             if refusal:
                 self.refusal = True
-                yield TextDelta(_TEXT_INDEX, refusal, {API: {"refusal": True}})
-            for pos, tc in enumerate(_SHAPE.opt_list(delta.get("tool_calls"), f"{at}/tool_calls")):
-                yield from self._tool_fragment(_SHAPE.obj(tc, f"{at}/tool_calls/{pos}"), pos, f"{at}/tool_calls/{pos}")
-            finish = _SHAPE.opt_str(choice.get("finish_reason"), f"/choices/{ci}/finish_reason")
+                out.append(TextDelta(_TEXT_INDEX, refusal, {API: {"refusal": True}}))
+            calls = delta.get("tool_calls")
+            if calls is not None:
+                if type(calls) is not list:
+                    calls = _SHAPE.opt_list(calls, f"/choices/{ci}/delta/tool_calls")
+                for pos, tc in enumerate(calls):
+                    if type(tc) is not dict:
+                        tc = _SHAPE.obj(tc, f"/choices/{ci}/delta/tool_calls/{pos}")
+                    self._tool_fragment(tc, pos, ci, out)
+            finish = choice.get("finish_reason")
+            if finish is not None and type(finish) is not str:
+                finish = _SHAPE.opt_str(finish, f"/choices/{ci}/finish_reason")
             if finish:
                 self.finish_reason = finish
-        if isinstance(chunk.get("usage"), dict) and chunk["usage"]:
-            yield UsageUpdate(chat_usage(chunk["usage"]))
+        usage = chunk.get("usage")
+        if isinstance(usage, dict) and usage:
+            out.append(UsageUpdate(chat_usage(usage)))
+        return out
 
-    def _tool_fragment(self, tc: dict[str, Any], pos: int, at: str) -> Iterator[StreamEvent]:
-        idx = _SHAPE.index(tc.get("index"), f"{at}/index", default=pos)
-        fn = _SHAPE.opt_obj(tc.get("function"), f"{at}/function")
+    def _tool_fragment(self, tc: dict[str, Any], pos: int, ci: int, out: list[StreamEvent]) -> None:
+        """The events of one ``tool_calls`` entry (at ``/choices/<ci>/delta/tool_calls/<pos>``), appended to ``out``."""
+        idx = tc.get("index")
+        if type(idx) is not int or idx < 0:
+            idx = _SHAPE.index(idx, f"/choices/{ci}/delta/tool_calls/{pos}/index", default=pos)
+        fn = tc.get("function")
+        if type(fn) is not dict:
+            fn = _SHAPE.opt_obj(fn, f"/choices/{ci}/delta/tool_calls/{pos}/function")
         raw_id = tc.get("id")
         vendor_id = raw_id if isinstance(raw_id, str) and raw_id else None
-        name, name_invalid = tool_name(fn.get("name"))
-        name = (
-            "" if name_invalid else self._real_names.get(name, name)
-        )  # a nameless call: check_tool_calls marks it invalid
         index = self.calls.get(idx)
+        raw_name = fn.get("name")
+        if raw_name is None:
+            name = ""  # a later fragment of a call (the usual delta) carries no name
+        else:
+            name, name_invalid = tool_name(raw_name)
+            name = (
+                "" if name_invalid else self._real_names.get(name, name)
+            )  # a nameless call: check_tool_calls marks it invalid
         if index is None or (vendor_id is not None and vendor_id != self.call_ids[index]):
             index = _TOOL_INDEX_BASE + len(self.order)
             self.calls[idx] = index
@@ -856,18 +883,18 @@ class ChatStreamDecoder:
             self.call_ids[index] = call_id
             self.call_names[index] = name
             self.call_synthesized[index] = vendor_id is None
-            yield ToolCallStart(index, call_id, name, id_synthesized=vendor_id is None)
+            out.append(ToolCallStart(index, call_id, name, id_synthesized=vendor_id is None))
         elif name and not self.call_names[index]:  # the name came after the call started
             self.call_names[index] = name
-            yield ToolCallStart(index, self.call_ids[index], name, id_synthesized=self.call_synthesized[index])
+            out.append(ToolCallStart(index, self.call_ids[index], name, id_synthesized=self.call_synthesized[index]))
         args = fn.get("arguments")
         if isinstance(args, str):
             if args:
-                yield ToolCallDelta(index, args)
+                out.append(ToolCallDelta(index, args))
         elif isinstance(args, dict):  # a server that sends an object
-            yield ToolCallDelta(index, dumps_arguments(args))
+            out.append(ToolCallDelta(index, dumps_arguments(args)))
         elif args is not None:  # a number, array, ...: kept as text so the call is invalid with the reason
-            yield ToolCallDelta(index, json.dumps(args, ensure_ascii=False))
+            out.append(ToolCallDelta(index, json.dumps(args, ensure_ascii=False)))
 
     @_SHAPE.guarded("a Chat Completions stream")
     def finish(self) -> list[StreamEvent]:

@@ -815,7 +815,8 @@ class _OpenAIProfile(Profile):
         reused while those fields are equal to the last ones checked (``==``, with the types of
         the top-level values compared too, since ``True == 1 == 1.0``); a JSON copy of them is
         kept. ``check`` reads nothing but ``top``."""
-        top = {k: v for k, v in body.items() if k != key}
+        top = body.copy()
+        top.pop(key, None)
         kinds = tuple(map(type, top.values()))
         memo = getattr(self, "_top_memo", None)
         if memo is not None and memo[1] == kinds and memo[0] == top:

@@ -1231,6 +1231,22 @@ class ResponsesStreamDecoder:
     @_SHAPE.guarded("a Responses stream event")
     def feed(self, ev: dict[str, Any]) -> list[StreamEvent]:
         """The canonical events of one SSE event (a non-object event gives none)."""
+        if self.started and type(ev) is dict:
+            # the usual events, text and argument deltas, checked inline as in _feed
+            kind = ev.get("type")
+            if kind == "response.output_text.delta" or kind == "response.function_call_arguments.delta":
+                oi = ev.get("output_index")
+                delta = ev.get("delta")
+                if type(oi) is int and oi >= 0 and (delta is None or type(delta) is str) and oi not in self.done:
+                    if kind == "response.function_call_arguments.delta":
+                        self._kind(oi, "function_call", kind)
+                        return [ToolCallDelta(oi * _SLOT, delta)] if oi in self.calls_open and delta else []
+                    ci = ev.get("content_index", 0)
+                    if type(ci) is int and 0 <= ci < _SLOT:
+                        self._kind(oi, "message", kind)
+                        index = oi * _SLOT + ci
+                        self.text_seen.add(index)
+                        return [TextDelta(index, delta)] if delta else []
         return list(self._feed(ev))
 
     def _feed(self, ev: dict[str, Any]) -> Iterator[StreamEvent]:
