@@ -2171,10 +2171,10 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         return await count_input_tokens(body, api=RESPONSES, **settings)
 
 
-_NAMING: dict[str, _OpenAIProfile] = {}
+_NAMING: dict[str, OpenAIChatProfile | OpenAIResponsesProfile] = {}
 
 
-def naming_profile(api: str) -> _OpenAIProfile:
+def naming_profile(api: str) -> OpenAIChatProfile | OpenAIResponsesProfile:
     """One shared profile of ``api`` for :meth:`~OpenAIChatProfile.repair_names` calls without a
     report (the codecs' renaming; it reads no profile state): made once, not per request."""
     p = _NAMING.get(api)
