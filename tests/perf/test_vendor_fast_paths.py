@@ -447,3 +447,29 @@ def test_gemini_plain_text_part_fast_path_gives_the_full_paths_events():
         fast, full = GeminiStreamDecoder(None, None), GeminiStreamDecoder(None, None)
         for a, b in zip(chunks({}), chunks({"thoughtSignature": None})):  # the second is not a plain part
             assert fast.feed(a, merge_text=merge) == full.feed(b, merge_text=merge)
+
+
+def test_settings_check_memos_tell_nested_numbers_of_other_types_apart():
+    """`==` cannot tell `True`, `1` and `1.0` apart, deep inside a tool's schema too: a memo hit
+    needs every number of the same type, so the checks run again and give a fresh profile's answer."""
+    from toolwire_openai.profile import profile_for
+
+    anthropic = AnthropicProfile()
+    body = _anthropic_body(tools=[{"name": "f", "description": "", "input_schema": {"type": "object"}, "strict": True}])
+    first = _found(anthropic, body)
+    for value in (1, True, 1.0, True):
+        body["tools"][0]["strict"] = value  # in place, equal under ==
+        assert _found(anthropic, body) == _found(AnthropicProfile(), copy.deepcopy(body))
+    assert _found(anthropic, body) == first
+    chat = profile_for("openai-chat")
+    body = _chat_body()
+    body["tools"][0]["function"]["strict"] = True
+    body["tools"][0]["function"]["parameters"] = {
+        "type": "object",
+        "properties": {"q": {"type": "string"}},
+        "required": ["q"],
+        "additionalProperties": False,
+    }
+    for value in (False, 0, 0.0, False):
+        body["tools"][0]["function"]["parameters"]["additionalProperties"] = value
+        assert _found(chat, body) == _found(profile_for("openai-chat"), copy.deepcopy(body))

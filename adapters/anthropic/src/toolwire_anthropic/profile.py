@@ -449,6 +449,39 @@ RULES: tuple[Rule, ...] = (
 # ---------------------------------------------------------------------------------------------
 
 
+def _number_leaves(value: Any) -> tuple[tuple[tuple[Any, ...], type], ...]:
+    """``(path, type)`` of every ``bool``/``int``/``float`` leaf of a JSON value: ``==`` holds
+    between ``True``, ``1`` and ``1.0``, which the checks tell apart, so a memo keyed by ``==``
+    compares these leaves' types too (:func:`_same_number_types`)."""
+    out: list[tuple[tuple[Any, ...], type]] = []
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while stack:
+        v, path = stack.pop()
+        t = type(v)
+        if t is dict:
+            stack.extend((x, (*path, k)) for k, x in v.items())
+        elif t is list:
+            stack.extend((x, (*path, i)) for i, x in enumerate(v))
+        elif t is bool or t is int or t is float:
+            out.append((path, t))
+    return tuple(out)
+
+
+def _same_number_types(value: Any, leaves: tuple[tuple[tuple[Any, ...], type], ...]) -> bool:
+    """Whether ``value`` (``==`` to the value ``leaves`` were taken from) has a leaf of the same
+    type at each path."""
+    try:
+        for path, t in leaves:
+            v = value
+            for k in path:
+                v = v[k]
+            if type(v) is not t:
+                return False
+    except (LookupError, TypeError):  # pragma: no cover - == holds, so every path exists
+        return False
+    return True
+
+
 def _blocks(content: Any) -> list[dict[str, Any]]:
     """A message's content as blocks (a string is one text block)."""
     if isinstance(content, str):
@@ -838,20 +871,13 @@ class AnthropicProfile(Profile):
         """The checks of ``body``'s fields other than ``messages``: (tool violations, settings
         violations before and after the place of the message-dependent tool-blocks rule, the
         ``cache_control`` blocks among those fields, whether a tool is declared). Reused while
-        those fields are equal (``==``) to the last ones checked; a JSON copy of them is kept."""
+        those fields are equal (``==``, numbers of the same types) to the last ones checked; a JSON
+        copy of them is kept."""
         top = body.copy()
         top.pop("messages", None)
-        thinking = top.get("thinking")
-        # == holds between True, 1 and 1.0, which these checks tell apart: their types are compared too
-        kinds = (
-            type(top.get("max_tokens")),
-            type(top.get("temperature")),
-            type(top.get("top_p")),
-            type(top.get("top_k")),
-            type(thinking.get("budget_tokens")) if isinstance(thinking, dict) else None,
-        )
         memo = getattr(self, "_top_memo", None)
-        if memo is not None and memo[1] == kinds and memo[0] == top:
+        # == holds between True, 1 and 1.0, which these checks tell apart: the numbers' types are compared too
+        if memo is not None and memo[0] == top and _same_number_types(top, memo[1]):
             return memo[2]
         tools = top.get("tools")
         found = tuple(self._tool_violations(tools)) if tools else ()
@@ -869,7 +895,7 @@ class AnthropicProfile(Profile):
         except (TypeError, ValueError):
             self._top_memo = None
         else:
-            self._top_memo = (kept, kinds, result) if kept == top else None
+            self._top_memo = (kept, _number_leaves(kept), result) if kept == top else None
         return result
 
     def _tool_violations(self, tools: Any) -> tuple[Violation, ...] | list[Violation]:

@@ -616,6 +616,39 @@ def _reasoning_family(model: str) -> str | None:
     return None
 
 
+def _number_leaves(value: Any) -> tuple[tuple[tuple[Any, ...], type], ...]:
+    """``(path, type)`` of every ``bool``/``int``/``float`` leaf of a JSON value: ``==`` holds
+    between ``True``, ``1`` and ``1.0``, which the checks tell apart, so a memo keyed by ``==``
+    compares these leaves' types too (:func:`_same_number_types`)."""
+    out: list[tuple[tuple[Any, ...], type]] = []
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while stack:
+        v, path = stack.pop()
+        t = type(v)
+        if t is dict:
+            stack.extend((x, (*path, k)) for k, x in v.items())
+        elif t is list:
+            stack.extend((x, (*path, i)) for i, x in enumerate(v))
+        elif t is bool or t is int or t is float:
+            out.append((path, t))
+    return tuple(out)
+
+
+def _same_number_types(value: Any, leaves: tuple[tuple[tuple[Any, ...], type], ...]) -> bool:
+    """Whether ``value`` (``==`` to the value ``leaves`` were taken from) has a leaf of the same
+    type at each path."""
+    try:
+        for path, t in leaves:
+            v = value
+            for k in path:
+                v = v[k]
+            if type(v) is not t:
+                return False
+    except (LookupError, TypeError):  # pragma: no cover - == holds, so every path exists
+        return False
+    return True
+
+
 def _note(
     report: Any,
     rule: str,
@@ -797,9 +830,9 @@ class _OpenAIProfile(Profile):
 
     def _tools_checked(self, tools: list[Any]) -> tuple[list[Violation], set[str]]:
         """:meth:`_tool_problems_of` ``tools``, reused while the declarations are equal to the
-        last ones checked (a pure check of the declarations alone)."""
+        last ones checked, numbers of the same types (a pure check of the declarations alone)."""
         memo = getattr(self, "_tools_memo", None)
-        if memo is not None and memo[0] == tools:
+        if memo is not None and memo[0] == tools and _same_number_types(tools, memo[3]):
             return memo[1], memo[2]
         found, names = self._tool_problems_of(tools)
         try:
@@ -807,19 +840,18 @@ class _OpenAIProfile(Profile):
         except (TypeError, ValueError):
             self._tools_memo = None
         else:
-            self._tools_memo = (kept, found, names) if kept == tools else None
+            self._tools_memo = (kept, found, names, _number_leaves(kept)) if kept == tools else None
         return found, names
 
     def _top_checked(self, body: dict[str, Any], key: str, check: Any) -> tuple[Violation, ...]:
         """``check(top)`` of ``top``, the body's fields other than its conversation (``key``),
         reused while those fields are equal to the last ones checked (``==``, with the types of
-        the top-level values compared too, since ``True == 1 == 1.0``); a JSON copy of them is
+        every number in them compared too, since ``True == 1 == 1.0``); a JSON copy of them is
         kept. ``check`` reads nothing but ``top``."""
         top = body.copy()
         top.pop(key, None)
-        kinds = tuple(map(type, top.values()))
         memo = getattr(self, "_top_memo", None)
-        if memo is not None and memo[1] == kinds and memo[0] == top:
+        if memo is not None and memo[0] == top and _same_number_types(top, memo[1]):
             return memo[2]
         found = tuple(check(top))
         try:
@@ -827,7 +859,7 @@ class _OpenAIProfile(Profile):
         except (TypeError, ValueError):
             self._top_memo = None
         else:
-            self._top_memo = (kept, kinds, found) if kept == top else None
+            self._top_memo = (kept, _number_leaves(kept), found) if kept == top else None
         return found
 
     def _folded_ids(self, items: list[Any], upto: int, copy: Any = None) -> Any:
