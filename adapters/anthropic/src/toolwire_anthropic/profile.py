@@ -900,7 +900,11 @@ class AnthropicProfile(Profile):
 
     def _tool_violations(self, tools: Any) -> tuple[Violation, ...] | list[Violation]:
         """:func:`_check_tools` of ``tools`` (memoized on their JSON text)."""
-        return _check_tools(json.dumps(tools, sort_keys=True, default=str))
+        try:
+            text = json.dumps(tools, sort_keys=True, default=str)
+        except TypeError:  # keys that do not sort (an int next to strings): JSON sends them as strings
+            text = json.dumps(tools, default=str)
+        return _check_tools(text)
 
     def _check_settings(self, body: dict[str, Any]) -> tuple[list[Violation], list[Violation]]:
         """The rules on the request's settings (``body`` without its messages), as the violations
