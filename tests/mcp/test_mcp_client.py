@@ -3,6 +3,7 @@ and ``mcp-server-git`` from PyPI, and a small server of our own), driven by the 
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 import sys
@@ -22,6 +23,18 @@ from toolwire.types import ImagePart, TextPart
 
 HERE = Path(__file__).parent
 AWKWARD = [sys.executable, str(HERE / "awkward_server.py")]
+
+
+@contextlib.asynccontextmanager
+async def _awkward(**kwargs):
+    """A session with the awkward server, asserting the rename warning its ``files.read`` tool
+    gives on connect (the tool-name rule allows no '.')."""
+    async with contextlib.AsyncExitStack() as stack:
+        with pytest.warns(twm.MCPNameWarning, match=r"MCP tool 'files\.read' of 'awkward' is named 'files_read'"):
+            ts = await stack.enter_async_context(twm.connect(AWKWARD, **kwargs))
+        yield ts
+
+
 TIME = [sys.executable, "-m", "mcp_server_time", "--local-timezone", "UTC"]
 
 pytestmark = pytest.mark.anyio
@@ -134,7 +147,7 @@ async def test_result_mapping_names_and_errors_from_our_awkward_server() -> None
 async def test_tool_list_refreshed_when_the_server_says_it_changed() -> None:
     import asyncio
 
-    async with twm.connect(AWKWARD) as ts:
+    async with _awkward() as ts:
         before = ts.refreshes
         grow = next(t for t in ts if t.name == "grow")
         assert await grow.call({}) == "grown"
@@ -145,14 +158,14 @@ async def test_tool_list_refreshed_when_the_server_says_it_changed() -> None:
 
 
 async def test_name_collisions_get_the_server_prefix_and_remaining_ones_raise() -> None:
-    async with twm.connect(AWKWARD, prefix="one") as a, twm.connect(AWKWARD, prefix="two") as b:
+    async with _awkward(prefix="one") as a, _awkward(prefix="two") as b:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", twm.MCPNameWarning)
             tools = twm.combine(a, b)
         assert [t.name for t in tools][:3] == ["one_files_read", "one_lookup", "one_set_country"]
         assert a.renames["one_files_read"] == "files.read" and b.renames["two_lookup"] == "lookup"
         assert await tools[6].call({"path": "p"}) == "contents of p"  # two_files_read, still 'files.read' on the server
-    async with twm.connect(AWKWARD, prefix="same") as a, twm.connect(AWKWARD, prefix="same") as b:
+    async with _awkward(prefix="same") as a, _awkward(prefix="same") as b:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", twm.MCPNameWarning)
             with pytest.raises(ToolDefinitionError, match="two tools are named 'same_files_read'"):
@@ -160,7 +173,7 @@ async def test_name_collisions_get_the_server_prefix_and_remaining_ones_raise() 
 
 
 async def test_a_closed_session_answers_with_an_error_result_and_the_server_process_ends() -> None:
-    async with twm.connect(AWKWARD) as ts:
+    async with _awkward() as ts:
         tool = ts.tools[0]
     with pytest.raises(toolwire.ToolError, match="no longer connected"):
         await tool.call({"path": "x"})
@@ -198,7 +211,7 @@ async def test_combine_takes_plain_functions_too() -> None:
         """Add two numbers."""
         return a + b
 
-    async with twm.connect(AWKWARD) as ts:
+    async with _awkward() as ts:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", twm.MCPNameWarning)
             tools = twm.combine(ts, [add])
