@@ -20,7 +20,7 @@ from typing import Any
 
 from .context import ToolContext
 from .errors import ToolError
-from .tools import Tool
+from .tools import Tool, start_in_daemon_thread
 from .types import ImagePart, TextPart, ToolCall, ToolResult
 
 _PROBLEMS_SHOWN = 5  # schema problems quoted in one invalid-arguments result; the rest are counted
@@ -220,12 +220,21 @@ def _checkers() -> Any:
     """The schema functions :meth:`ToolExecutor.check` uses, imported on first use."""
     global _LAZY
     if _LAZY is None:
+        from ._derived import function_info
         from .arguments import argument_bounds
         from .schema.coerce import coerce_arguments, may_coerce
         from .schema.from_function import convert_arguments
-        from .schema.validate import validate_arguments
+        from .schema.validate import validate_arguments, validate_bounded_arguments
 
-        _LAZY = (argument_bounds, coerce_arguments, may_coerce, validate_arguments, convert_arguments)
+        _LAZY = (
+            argument_bounds,
+            coerce_arguments,
+            may_coerce,
+            validate_arguments,
+            convert_arguments,
+            validate_bounded_arguments,
+            function_info,
+        )
     return _LAZY
 
 
@@ -278,18 +287,23 @@ class ToolExecutor:
         self.default_timeout = default_timeout
         self.state = state if state is not None else {}
         self.max_concurrent = DEFAULT_MAX_CONCURRENT_TOOLS if max_concurrent is None else max_concurrent
-        #: the concurrency cap: hold it while a tool function runs (FIFO, so calls start in order)
-        self.slots = asyncio.Semaphore(self.max_concurrent)
+        self._slots: asyncio.Semaphore | None = None
         self._write_cache: dict[str, asyncio.Future[tuple[ToolResult, str]]] = {}
         #: per function (held, so its id is not reused): its signature facts, read once per run
         self._infos: dict[int, tuple[Any, Any]] = {}
 
+    @property
+    def slots(self) -> asyncio.Semaphore:
+        """The concurrency cap: hold it while a tool function runs (FIFO, so calls start in
+        order); made on first use (a turn with one call to a synchronous tool never needs it)."""
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.max_concurrent)
+        return self._slots
+
     def _info(self, function: Any) -> Any:
         hit = self._infos.get(id(function))
         if hit is None or hit[0] is not function:
-            from ._derived import function_info
-
-            hit = self._infos[id(function)] = (function, function_info(function))
+            hit = self._infos[id(function)] = (function, _checkers()[6](function))
         return hit[1]
 
     @property
@@ -399,7 +413,9 @@ class ToolExecutor:
         tool = (self.tools.get(name) or self.aliases.get(name)) if name else None  # aliases: only on a miss
         if tool is None:
             return self._invalid(call, turn, self._unknown_tool(call), name)
-        argument_bounds, coerce_arguments, may_coerce, validate_arguments, convert_arguments = _checkers()
+        argument_bounds, coerce_arguments, may_coerce, validate_arguments, convert_arguments, validate_bounded, _ = (
+            _checkers()
+        )
         if call.is_valid:
             too_deep = argument_bounds(call.arguments)  # before copying or validating (no RecursionError)
             if too_deep is not None:
@@ -410,12 +426,15 @@ class ToolExecutor:
         try:
             # a deep copy: a tool that changes its arguments must not change the recorded call
             arguments, has_none, has_float = _copy_arguments(call.arguments or {})
+            # the depth was checked above; only a restored default can add to it
+            validate = validate_bounded
             if has_none:  # only a null can be restored to its default
                 arguments = _restore_nulls(schema, arguments)
+                validate = validate_arguments
             if may_coerce(schema, has_float):  # 2.0 → 2 where the schema says integer
                 arguments = coerce_arguments(schema, arguments)
             # ``meta["validate_arguments"] = False`` is for replaying recorded results only
-            problems = validate_arguments(schema, arguments) if tool.meta.get("validate_arguments", True) else []
+            problems = validate(schema, arguments) if tool.meta.get("validate_arguments", True) else []
         except Exception as exc:  # a schema jsonschema cannot use (e.g. an unresolvable $ref)
             text = (
                 f"Tool {call.name!r} cannot check its arguments: its input schema is unusable ({type(exc).__name__}: {exc}).\n"
@@ -540,8 +559,6 @@ class ToolExecutor:
         """A synchronous tool function in a worker thread, awaited on the one future the thread
         settles (no task, no ``asyncio.wait``); ``timeout``: a timer on the event loop settles
         the future first (the thread cannot be stopped: its late outcome is dropped)."""
-        from .tools import start_in_daemon_thread
-
         assert tool.function is not None
         started = time.perf_counter()
         future = start_in_daemon_thread(tool.function, arguments)

@@ -243,14 +243,16 @@ def _final_text(turns: Sequence[Turn]) -> str:
     return "".join(reversed(pieces))
 
 
-def _unique_synthesized_ids(response: Response, seen: set[str] | Conversation) -> None:
+def _unique_synthesized_ids(
+    response: Response, seen: set[str] | Conversation, calls: list[ToolCall] | None = None
+) -> None:
     """Re-number an id toolwire synthesized (never sent to the vendor) that collides with an id
     already in the conversation (``seen``: the ids so far, updated here, or the
     :class:`Conversation` itself) or in the same response, so every result pairs with one call."""
     if isinstance(seen, Conversation):
         seen = {c.id for m in seen.messages for c in m.tool_calls}
     in_response: set[str] = set()
-    for call in response.tool_calls:
+    for call in response.tool_calls if calls is None else calls:
         if call.id_synthesized and call.id in seen:
             n = 2
             while f"{call.id}-{n}" in seen:
@@ -395,7 +397,13 @@ class _Loop:
         )
         # counters, walked once here (never per turn)
         self.seen_ids = {c.id for msg in state.conversation.messages for c in msg.tool_calls}
-        self.total = state.usage
+        #: the summed usage, kept only when a token limit reads it (RunResult.usage sums the turns)
+        self.token_limited = (
+            limits.max_input_tokens is not None
+            or limits.max_output_tokens is not None
+            or limits.max_total_tokens is not None
+        )
+        self.total = state.usage if self.token_limited else Usage()
         self.calls_run = 0
         self.per_tool: dict[str, int] = {}
         for r in state.tool_runs:
@@ -425,7 +433,8 @@ class _Loop:
                 async for ev in self._settle_pending():
                     yield ev
                 yield TurnFinished(last.number, last)
-                await _notify(self.on_turn, last)
+                if self.on_turn is not None:
+                    await _notify(self.on_turn, last)
                 if st.pending:
                     yield self._finish(PENDING_STOP)
                     return
@@ -457,12 +466,19 @@ class _Loop:
                     response = m.check_streamed(asm.response())
                     self._asm = None
                 else:
-                    response = None
-                    async for item in _send_noting(m, request, n):
-                        if isinstance(item, RetryScheduled):
-                            yield item
+                    if not _retries(m):
+                        response = await m.send(request)
+                    else:
+                        req = _Request(m, request)
+                        if req.advance() and not req.notices:  # answered without waiting
+                            response = req.response
                         else:
-                            response = item
+                            response = None
+                            async for item in _send_noting(req, n):
+                                if isinstance(item, RetryScheduled):
+                                    yield item
+                                else:
+                                    response = item
                     assert response is not None
                     for ev in _whole(n, response):
                         yield ev
@@ -471,12 +487,14 @@ class _Loop:
                 if self.unanswered:  # reported on the turn whose request first carried the answers
                     response.preflight = _report_unanswered(m, response.preflight, self.unanswered)
                     self.unanswered = []
-                _unique_synthesized_ids(response, self.seen_ids)
+                calls = response.tool_calls
+                _unique_synthesized_ids(response, self.seen_ids, calls)
                 settle_calls(response, m.profile)  # cut-off calls and failed turns: answered, never run
                 conv.append(response.to_message())
                 turn = Turn(n, response)
                 st.turns.append(turn)
-                self.total = self.total + response.usage
+                if self.token_limited:
+                    self.total = self.total + response.usage
                 if limits.max_cost_usd is not None:
                     from .pricing import Cost, price
 
@@ -490,11 +508,13 @@ class _Loop:
                             )
                     self._spent = spent + price(response.usage, m.name, served_model=response.model, base_url=base_url)
                 yield ResponseFinished(n, response)
-                calls = response.tool_calls
+                calls = response.tool_calls  # again: read after the event, as the consumer left it
                 checked = [_against_forced_choice(c, n, self.choice) or ex.check(c, n) for c in calls]
                 for c, r in zip(calls, checked):
                     yield ToolCallReady(n, c, r.result.text if isinstance(r, ToolRun) else None)
-                over = _usage_exceeded(limits, self.total) or _cost_exceeded(limits, self.__dict__.get("_spent"))
+                over = _usage_exceeded(limits, self.total) if self.token_limited else None
+                if over is None and limits.max_cost_usd is not None:
+                    over = _cost_exceeded(limits, self.__dict__.get("_spent"))
                 if over is not None and (calls or response.stop_reason == "pause_turn"):
                     # a finished answer is returned even past a limit; the limit stops further requests
                     if calls:
@@ -504,12 +524,14 @@ class _Loop:
                         for r in turn.tool_runs:
                             yield ToolFinished(n, r)
                     yield TurnFinished(n, turn)
-                    await _notify(self.on_turn, turn)
+                    if self.on_turn is not None:
+                        await _notify(self.on_turn, turn)
                     yield self._finish("usage_limit", UsageLimitExceeded, f"usage limit reached: {over}")
                     return
                 if not calls:
                     yield TurnFinished(n, turn)
-                    await _notify(self.on_turn, turn)
+                    if self.on_turn is not None:
+                        await _notify(self.on_turn, turn)
                     if response.stop_reason == "pause_turn":
                         if k < self.max_turns:
                             continue  # server-side tool loop paused: send the conversation again as is
@@ -536,7 +558,8 @@ class _Loop:
                     for r in turn.tool_runs:
                         yield ToolFinished(n, r)
                     yield TurnFinished(n, turn)
-                    await _notify(self.on_turn, turn)
+                    if self.on_turn is not None:
+                        await _notify(self.on_turn, turn)
                     yield self._finish(
                         "max_turns",
                         MaxTurnsExceeded,
@@ -563,7 +586,7 @@ class _Loop:
                         )
                     elif isinstance(r, ToolRun):
                         runs.append(r)
-                    elif (limit_run := self._per_tool_refusal(r, n)) is not None:
+                    elif self.per_tool_limits and (limit_run := self._per_tool_refusal(r, n)) is not None:
                         runs.append(limit_run)
                     elif self._is_deferred(r.tool):
                         self._count(r.call)
@@ -571,7 +594,7 @@ class _Loop:
                             PendingCall(c, n, "deferred", "toolwire does not run this tool: supply its result")
                         )
                         runs.append(self._placeholder(c, n, "deferred"))
-                    elif (why := await self._approval_needed(r)) is not None:
+                    elif self._may_ask(r.tool) and (why := await self._approval_needed(r)) is not None:
                         pending.append(PendingCall(c, n, "approval", why))
                         runs.append(self._placeholder(c, n, "approval"))
                     else:
@@ -585,10 +608,21 @@ class _Loop:
                         yield ToolFinished(n, r)
                 for p in pending:
                     yield ToolCallPending(n, p)
-                async for ev in self._run_batch(n, turn, msg, jobs):
-                    yield ev
+                if (one := self._direct_job(jobs)) is not None:  # _run_batch's first case, one generator less
+                    i, ready = one
+                    b = self._batch = _Batch(n, turn, msg, direct=i)
+                    yield ToolStarted(n, ready.call)
+                    b.started.add(i)
+                    run = await ex.execute(ready, n)
+                    self._place(b, i, run)
+                    self._batch = None
+                    yield ToolFinished(n, run)
+                elif jobs:
+                    async for ev in self._run_batch(n, turn, msg, jobs):
+                        yield ev
                 yield TurnFinished(n, turn)
-                await _notify(self.on_turn, turn)
+                if self.on_turn is not None:
+                    await _notify(self.on_turn, turn)
                 if allowed < len(calls):
                     yield self._finish(
                         "usage_limit",
@@ -653,6 +687,10 @@ class _Loop:
         if limit is not None and self.per_tool.get(ready.tool.name, 0) >= limit:
             return self.executor.refuse(ready.call, n, _text_per_tool_limit(ready.call, limit))
         return None
+
+    def _may_ask(self, tool: Tool) -> bool:
+        """Whether an approval policy applies to ``tool`` at all (else no call of it waits)."""
+        return self.approval is not None or tool.meta.get("requires_approval") is not None
 
     def _is_deferred(self, tool: Tool) -> bool:
         return bool(tool.meta.get("deferred")) or tool.name in self.deferred
@@ -732,14 +770,20 @@ class _Loop:
         b.message.parts[i] = run.result
         b.done.add(i)
 
+    def _direct_job(self, jobs: list[tuple[int, Ready]]) -> tuple[int, Ready] | None:
+        """The one job of a batch that the loop awaits itself, else ``None``: one call to a
+        synchronous tool and no hooks. It runs without a task and a queue and cannot outlive a
+        cancellation (its thread's future is cancelled with the run); the cap on running tools is
+        not taken, since one call cannot reach it."""
+        if len(jobs) == 1 and self.before is None and self.after is None and _direct(jobs[0][1].tool):
+            return jobs[0]
+        return None
+
     async def _run_batch(self, n: int, turn: Turn, msg: Message, jobs: list[tuple[int, Ready]]) -> AsyncIterator[Any]:
         if not jobs:
             return
-        if len(jobs) == 1 and self.before is None and self.after is None and _direct(jobs[0][1].tool):
-            # one synchronous tool call and no hooks: run it right here (no task, no queue); the
-            # call cannot outlive a cancellation (the thread's future is cancelled with the run).
-            # The cap on running tools is not taken: with one call it cannot be reached.
-            i, ready = jobs[0]
+        if (one := self._direct_job(jobs)) is not None:
+            i, ready = one
             b = self._batch = _Batch(n, turn, msg, direct=i)
             yield ToolStarted(n, ready.call)
             b.started.add(i)
@@ -1005,54 +1049,74 @@ class _Pass:
         yield self.value
 
 
-async def _send_noting(m: Any, request: Any, n: int) -> AsyncIterator[Any]:
-    """``await m.send(request)``, yielding a ``RetryScheduled`` for each retry the transport
-    schedules (before its wait) and then the response. A model without a retry policy (or one
-    that never retries) is awaited directly; otherwise the request's coroutine is driven here
-    step by step (no task): each step runs with the retry listener set, and between steps —
-    while the request waits, e.g. before a retry's sleep — the notices it gave are yielded."""
+def _retries(m: Any) -> bool:
+    """Whether ``m`` may send a request again (a retry policy of more than one attempt)."""
     policy = getattr(m, "retry_policy", None)
-    if policy is None or getattr(policy, "max_attempts", 1) <= 1:
-        yield await m.send(request)
-        return
-    notices: list[RetryNotice] = []
-    listen = notices.append
-    coro = m.send(request)
-    thrown: BaseException | None = None
-    finished = False
+    return policy is not None and getattr(policy, "max_attempts", 1) > 1
+
+
+class _Request:
+    """One request of a model that retries, driven by the loop step by step instead of running
+    as a task: each step runs the request's coroutine (``m.send(request)``) up to its next wait
+    with the retry listener set, so the notices of the retries it schedules are collected here
+    and the loop yields them as ``RetryScheduled`` while the request waits (before each retry's
+    sleep). The listener is set only while the request's own code runs."""
+
+    __slots__ = ("coro", "notices", "step", "response", "finished")
+
+    def __init__(self, m: Any, request: Any) -> None:
+        self.coro = m.send(request)
+        self.notices: list[RetryNotice] = []
+        self.step: Any = None
+        self.response: Any = None
+        self.finished = False
+
+    def advance(self, thrown: BaseException | None = None) -> bool:
+        """Run the request up to its next wait (resumed with ``thrown`` raised inside it, when
+        given); ``True`` once it finished with :attr:`response`. Raises what the request raises."""
+        token = _retry_listener.set(self.notices.append)
+        try:
+            self.step = self.coro.send(None) if thrown is None else self.coro.throw(thrown)
+            return False
+        except StopIteration as stop:
+            self.finished = True
+            self.response = stop.value
+            return True
+        except BaseException:
+            self.finished = True
+            raise
+        finally:
+            _retry_listener.reset(token)
+
+
+async def _send_noting(req: _Request, n: int) -> AsyncIterator[Any]:
+    """The rest of a :class:`_Request` that waits: a ``RetryScheduled`` for each retry it
+    announced (before its wait), then the response. What the task running the loop throws in
+    while the request waits (a cancellation) is raised inside the request, as it would be in a
+    task of its own; closed early, the request is cancelled and left to finish its cleanup."""
     try:
         while True:
-            token = _retry_listener.set(listen)
-            try:
-                step = coro.send(None) if thrown is None else coro.throw(thrown)
-            except StopIteration as stop:
-                finished = True
-                response = stop.value
-                break
-            except BaseException:
-                finished = True
-                raise
-            finally:
-                _retry_listener.reset(token)
-                thrown = None
-            while notices:
-                notice = notices.pop(0)
+            while req.notices:
+                notice = req.notices.pop(0)
                 yield RetryScheduled(n, notice.attempt, notice.delay, notice.describe())
+            thrown: BaseException | None = None
             try:
-                await _Pass(step)
-            except BaseException as exc:  # thrown into this task (a cancellation): the request gets it
+                await _Pass(req.step)
+            except BaseException as exc:  # thrown into this task: the request gets it
                 thrown = exc
+            if req.advance(thrown):
+                break
     finally:
-        if not finished:  # closed or failed while the request waits: cancel it, as a task is cancelled
-            await _abandon(coro)
-    while notices:  # pragma: no cover - a notice is always followed by a wait
-        notice = notices.pop(0)
+        if not req.finished:  # closed while the request waits: cancel it, as a task is cancelled
+            await _abandon(req.coro)
+    while req.notices:  # pragma: no cover - a notice is always followed by a wait
+        notice = req.notices.pop(0)
         yield RetryScheduled(n, notice.attempt, notice.delay, notice.describe())
-    yield response
+    yield req.response
 
 
 async def _abandon(coro: Any) -> None:
-    """Cancel a coroutine suspended in :func:`_send_noting` and drive it to its end (its
+    """Cancel a request's coroutine suspended in :func:`_send_noting` and drive it to its end (its
     cleanup may await); what it raises is dropped."""
     thrown: BaseException | None = asyncio.CancelledError()
     while True:
@@ -1184,6 +1248,11 @@ class RunStream:
         return finished.result
 
 
+#: toolwire.registry.model_for_run and toolwire.tracing.active, imported by the first run
+_resolve_model: Any = None
+_active_tracing: Any = None
+
+
 def run_stream(
     model: Any,
     prompt: Any = None,
@@ -1210,8 +1279,12 @@ def run_stream(
     Takes the arguments of :func:`run`. Argument errors raise :class:`ConfigurationError` here,
     before anything is sent. The run starts when the stream is first iterated.
     """
-    from .registry import model_for_run as resolve_model  # a model string is resolved once per event loop
+    global _resolve_model, _active_tracing
+    if _resolve_model is None:
+        from .registry import model_for_run  # a model string is resolved once per event loop
+        from .tracing import active
 
+        _resolve_model, _active_tracing = model_for_run, active
     if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
         raise ConfigurationError(f"max_turns must be a whole number ≥ 1, got {max_turns!r}")
     if limits is None or isinstance(limits, Limits):
@@ -1231,7 +1304,7 @@ def run_stream(
         )
     if isinstance(deferred, str):
         deferred = [deferred]
-    m: Model = resolve_model(model)
+    m: Model = _resolve_model(model)
     tool_map = _as_tools(tools)
     choice = normalize_tool_choice(tool_choice)
     if isinstance(choice, dict) and choice["name"] not in tool_map:
@@ -1302,9 +1375,7 @@ def run_stream(
         resumed=resume is not None,
     )
     loop.unanswered = unanswered
-    from .tracing import active
-
-    return RunStream(loop, active(tracing))
+    return RunStream(loop, _active_tracing(tracing))
 
 
 def _report_unanswered(m: Model, report: Any, calls: list[ToolCall]) -> Any:

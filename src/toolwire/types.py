@@ -233,6 +233,18 @@ class ToolCall:
         )
 
 
+_scrub: Any = None
+
+
+def _load_scrub() -> Any:
+    """:func:`toolwire.secrets.scrub`, imported on first use (not by ``import toolwire.types``)."""
+    global _scrub
+    from .secrets import scrub
+
+    _scrub = scrub
+    return scrub
+
+
 @dataclass
 class ToolResult:
     """The answer to one tool call.
@@ -254,8 +266,7 @@ class ToolResult:
 
     def __post_init__(self) -> None:
         # known credentials never reach the model, the run result or a saved run (toolwire.secrets)
-        from .secrets import scrub
-
+        scrub = _scrub or _load_scrub()
         if isinstance(self.content, str):
             self.content = scrub(self.content)
         elif isinstance(self.content, list):

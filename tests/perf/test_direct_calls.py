@@ -309,3 +309,85 @@ def test_keyboard_interrupt_in_a_lone_sync_tool_stops_the_run() -> None:
     state = asyncio.run(go())
     assert state.status == "cancelled" and state.error == "KeyboardInterrupt"
     assert [(p.call.name, p.kind) for p in state.pending] == [("interrupt", "interrupted")]
+
+
+# -- per-turn bookkeeping skipped when nothing reads it ------------------------------------------------
+
+
+def test_the_depth_of_arguments_is_checked_once_and_a_restored_default_is_checked_again() -> None:
+    from toolwire.arguments import MAX_ARGUMENT_DEPTH
+    from toolwire.executor import ToolExecutor
+    from toolwire.schema.validate import validate_arguments, validate_bounded_arguments
+    from toolwire.types import ToolCall
+
+    schema = {
+        "type": "object",
+        "properties": {"q": {"type": "string"}, "n": {"type": "integer", "minimum": 1}, "tags": {"type": "array"}},
+        "required": ["q"],
+    }
+    for args in ({"q": "x"}, {"q": 1}, {"n": 0}, {"q": "x", "tags": [[1, [2]], {"a": None}]}, [], "text"):
+
+        def facts(errors: list[Any]) -> list[tuple[str, str, str, str]]:
+            return [(e.pointer, e.rule, e.message, e.schema_pointer) for e in errors]
+
+        assert facts(validate_bounded_arguments(schema, args)) == facts(validate_arguments(schema, args))
+        assert facts(validate_arguments(schema, args)) != [] or args == {"q": "x"} or "tags" in args
+
+    def nested(levels: int, leaf: Any) -> Any:
+        for _ in range(levels):
+            leaf = {"child": leaf}
+        return leaf
+
+    # a recursive schema whose nodes take a default nesting 30 levels; arguments 40 levels deep
+    node = {
+        "type": "object",
+        "properties": {"child": {"$ref": "#/$defs/node"}, "v": {"type": "object", "default": nested(30, {})}},
+    }
+    schema2 = {"type": "object", "properties": {"root": {"$ref": "#/$defs/node"}}, "$defs": {"node": node}}
+    tree = toolwire.Tool("tree", "Walk a tree.", schema2, lambda root=None: "walked")
+    ex = ToolExecutor({"tree": tree}, run_id="r")
+    ok = ex.check(ToolCall("c1", "tree", {"root": nested(40, {})}), 1)
+    assert not isinstance(ok, toolwire.ToolRun)
+    # the model's own arguments past the bound: refused before they are copied
+    too_deep = ex.check(ToolCall("c2", "tree", {"root": nested(MAX_ARGUMENT_DEPTH + 1, {})}), 1)
+    assert isinstance(too_deep, toolwire.ToolRun) and too_deep.status == "invalid"
+    assert "nest" in too_deep.result.text
+    # a null restored to a default that takes the arguments past the bound: checked again after restoring
+    restored = ex.check(ToolCall("c3", "tree", {"root": nested(40, {"v": None})}), 1)
+    assert isinstance(restored, toolwire.ToolRun) and restored.status == "invalid"
+    assert "maxDepth" in restored.result.text
+
+
+def test_token_limits_still_count_every_turn_and_a_resumed_runs_earlier_turns() -> None:
+    from toolwire import Limits, UsageLimitExceeded
+    from toolwire.types import Response, TextPart, Usage
+
+    def answer(text: str, tokens: int, calls: list[Any] | None = None) -> Response:
+        parts: list[Any] = list(calls or []) or [TextPart(text)]
+        stop = "tool_use" if calls else "end_turn"
+        return Response(parts, stop, usage=Usage(input_tokens=tokens, output_tokens=1))
+
+    @toolwire.tool
+    def ping() -> str:
+        """Ping."""
+        return "pong"
+
+    m = ScriptedModel("scripted", responses=[answer("", 40, [call("ping")]), answer("", 40, [call("ping")]), "ok"])
+    with pytest.raises(UsageLimitExceeded, match="input tokens 80 exceeded the limit of 79"):
+        toolwire.run_sync(m, "go", tools=[ping], limits=Limits(max_input_tokens=79))
+    m = ScriptedModel("scripted", responses=[answer("", 40, [call("ping")]), "ok"])
+    first = toolwire.run_sync(m, "go", tools=[ping], approval=True)
+    assert first.stop_reason == "pending"
+    m2 = ScriptedModel("scripted", responses=[answer("", 40, [call("ping")]), "ok"])
+    with pytest.raises(UsageLimitExceeded, match="input tokens 80 exceeded the limit of 79"):
+        toolwire.run_sync(
+            m2,
+            tools=[ping],
+            resume=first,
+            decisions={first.pending[0].call.id: toolwire.Approved()},
+            limits=Limits(max_input_tokens=79),
+        )
+    # no limit: the run's usage is still the sum of its turns
+    m3 = ScriptedModel("scripted", responses=[answer("", 40, [call("ping")]), answer("ok", 7)])
+    r = toolwire.run_sync(m3, "go", tools=[ping])
+    assert (r.usage.input_tokens, r.usage.output_tokens, r.usage.requests) == (47, 2, 2)

@@ -62,9 +62,15 @@ def may_coerce(schema: Any, has_float: bool) -> bool:
         return True
     if not isinstance(schema, dict):
         return False
-    from .._derived import schema_derived
+    global _schema_derived
+    if _schema_derived is None:
+        from .._derived import schema_derived
 
-    return bool(schema_derived(schema, "coerce-enum", lambda: _non_string_enum(schema, 0)))
+        _schema_derived = schema_derived
+    return bool(_schema_derived(schema, "coerce-enum", lambda: _non_string_enum(schema, 0)))
+
+
+_schema_derived: Any = None
 
 
 def _non_string_enum(node: Any, depth: int) -> bool:

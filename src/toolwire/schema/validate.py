@@ -264,6 +264,19 @@ def validate_arguments(schema: dict[str, Any], arguments: Any) -> list[ArgumentE
     too_deep = argument_bounds(arguments)
     if too_deep is not None:
         return [ArgumentError("", "maxDepth", too_deep, "")]
+    return _violations(validator, arguments)
+
+
+def validate_bounded_arguments(schema: dict[str, Any], arguments: Any) -> list[ArgumentError]:
+    """:func:`validate_arguments` for ``arguments`` already within ``MAX_ARGUMENT_DEPTH`` (the
+    tool executor checks that before copying them): the same violations, without walking the
+    arguments for their depth a second time."""
+    schema_derived = _helpers()[0]
+    validator = schema_derived(schema, "validator", lambda: _validator_for(schema))
+    return _violations(validator, arguments)
+
+
+def _violations(validator: Any, arguments: Any) -> list[ArgumentError]:
     errors = list(validator.iter_errors(arguments))
     if not errors:
         return []
