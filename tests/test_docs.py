@@ -48,3 +48,26 @@ def test_quickstart_offline_test_runs_as_written(tmp_path, monkeypatch):
     import weather
 
     assert weather.get_weather("Paris") == "Sunny in Paris for the next 1 day(s)."
+
+
+def test_testing_page_canned_answers_are_valid_sdk_types_and_run(tmp_path, monkeypatch):
+    blocks = _blocks("testing.md")
+    code = blocks["test_canned_responses.py"]
+    namespace: dict = {}
+    exec(compile(code, str(tmp_path / "test_canned_responses.py"), "exec"), namespace)
+    import anthropic.types
+    import google.genai.types
+    import openai.types.chat
+    import openai.types.responses
+
+    # each body is a valid instance of the installed SDK's response type (pydantic, extra fields allowed)
+    assert anthropic.types.Message.model_validate(namespace["ANTHROPIC"]).content[0].text == "Sunny in Paris."
+    chat = openai.types.chat.ChatCompletion.model_validate(namespace["OPENAI_CHAT"])
+    assert chat.choices[0].message.content == "Sunny in Paris."
+    assert (
+        openai.types.responses.Response.model_validate(namespace["OPENAI_RESPONSES"]).output_text == "Sunny in Paris."
+    )
+    gemini = google.genai.types.GenerateContentResponse.model_validate(namespace["GEMINI"])
+    assert gemini.text == "Sunny in Paris."
+    namespace["test_each_api_answers_from_a_canned_body"]()
+    namespace["test_a_streamed_answer_arrives_in_pieces"]()
