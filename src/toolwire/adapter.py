@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypedDict, U
 
 from ._clients import PerLoopClient, client_on_other_loop
 from .errors import ConfigurationError, UnsupportedToolChoice
-from .profile import PreflightState, _preflight_pristine, _register_record, plain_copy
+from .profile import PreflightState, _preflight_pristine, _register_record, _snapshot, plain_copy
 from .profile import preflight as _profile_preflight
 from .stream import StopEvent, StreamAssembler, StreamEvent
 from .tools import Tool
@@ -42,6 +42,8 @@ from .types import ImagePart, Message, ProviderToolPart, ReasoningPart, Response
 for _record in (Message, TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart):
     _register_record(_record)  # plain_copy copies them field by field (the incremental requests' snapshots)
 del _record
+
+
 
 if TYPE_CHECKING:  # pragma: no cover
     from .profile import Profile, RequestReport
@@ -272,7 +274,7 @@ class DeclarationMemo:
                 return plain_copy(hit[2])
         decl = translate(tool)[0]
         try:
-            kept = (tool, plain_copy(_tool_state(tool)), plain_copy(decl))
+            kept = (tool, _snapshot(_tool_state(tool)), plain_copy(decl))
         except Exception:  # a field that cannot be copied: not memoised
             return decl
         memo = self._memo
@@ -706,7 +708,7 @@ class _Histories:
         if closed and isinstance(wire, list):
             kept = len(hist.snapshots) if hist.messages else 0  # the prefix already copied
             try:
-                hist.snapshots = hist.snapshots[:kept] + plain_copy(request.messages[kept:])
+                hist.snapshots = hist.snapshots[:kept] + _snapshot(request.messages[kept:])
             except Exception:  # a message that cannot be copied: the next request is encoded whole
                 by.pop(id(owner), None)
                 return sent, report
@@ -783,8 +785,8 @@ class _Histories:
         if closed:
             last_ctx, last_top = self._last
             try:  # copies (the values may change later), shared with the last conversation when equal
-                ctx = last_ctx if last_ctx is not None and last_ctx == ctx else plain_copy(ctx)
-                top = last_top if last_top is not None and last_top == top else plain_copy(top)
+                ctx = last_ctx if last_ctx is not None and last_ctx == ctx else _snapshot(ctx)
+                top = last_top if last_top is not None and last_top == top else _snapshot(top)
             except Exception:  # a value that cannot be copied: this conversation is encoded whole
                 closed = False
             else:

@@ -528,7 +528,7 @@ class PreflightState:
         if items is None:
             return None
         head = self.checked[:start] if (start and self.checked) else []
-        return head + plain_copy(items[start:])
+        return head + _snapshot(items[start:])  # compared only: type-strict (1 is not True)
 
 
 @functools.lru_cache(maxsize=256)
@@ -679,6 +679,57 @@ def plain_copy(value: Any) -> Any:
         import copy
 
         return copy.deepcopy(value)
+
+
+class _Exact:
+    """A number or boolean in a snapshot (:func:`_snapshot`): equal only to a value of the very
+    same type and value. Python's ``1 == True == 1.0`` (and ``0.0 == -0.0``) would let an edit
+    from one to another pass as "unchanged", though each encodes differently (``1``, ``true``,
+    ``1.0``); the same object always compares equal (a NaN kept as it was)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        v = self.value
+        if other is v:
+            return True
+        if type(other) is not type(v) or other != v:
+            return False
+        return type(v) is not float or v != 0.0 or str(v) == str(other)  # -0.0 is not 0.0
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"_Exact({self.value!r})"
+
+
+def _snapshot(value: Any) -> Any:
+    """A copy of ``value`` kept only to be compared with it later (``value == snapshot``): as
+    :func:`plain_copy`, but every number and boolean held as an :class:`_Exact`,
+    so the comparison is type-strict where ``==`` is not. A cyclic value raises
+    :class:`RecursionError`."""
+    t = type(value)
+    if t is dict:
+        return {k: v if type(v) is str else _snapshot(v) for k, v in value.items()}
+    if t is list:
+        return [v if type(v) is str else _snapshot(v) for v in value]
+    if t is str or value is None or t is bytes:
+        return value
+    if t is int or t is bool or t is float:
+        return _Exact(value)
+    if t is tuple:
+        return tuple(_snapshot(v) for v in value)
+    if t in _RECORDS and _RECORDS[t] is None:
+        new = object.__new__(t)
+        new.__dict__.update({k: v if type(v) is str else _snapshot(v) for k, v in value.__dict__.items()})
+        return new
+    return plain_copy(value)
 
 
 def _copy(value: Any) -> Any:

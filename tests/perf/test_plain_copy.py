@@ -263,3 +263,141 @@ def test_an_lf_stream_reads_as_the_same_stream_read_line_by_line(lines, cuts, bo
         lf, crlf = b"\xff" + lf, b"\xff" + crlf
     assert _read_sse(lf, cuts) == _read_sse(crlf, cuts)
     assert _read_sse(lf, cuts) == _read_sse(lf, [])
+
+
+# -- snapshots are type-strict: 1, True and 1.0 are == in Python but encode differently ------------
+
+
+def test_a_snapshot_notices_a_value_changed_to_an_equal_value_of_another_type():
+    from toolwire.profile import _snapshot
+
+    nan = float("nan")
+    for before, after in [(1, True), (True, 1), (1, 1.0), (0, False), (0.0, -0.0), (0, 0.0), (2, 2.0)]:
+        value = {"args": {"x": before}, "list": [before], "tuple": (before,)}
+        snap = _snapshot(value)
+        assert value == snap and not (value != snap)
+        for edit in (
+            lambda v: v["args"].update(x=after),
+            lambda v: v["list"].__setitem__(0, after),
+            lambda v: v.update(tuple=(after,)),
+        ):
+            edited = {"args": {"x": before}, "list": [before], "tuple": (before,)}
+            edit(edited)
+            assert edited == value  # Python's == cannot tell them apart
+            assert edited != snap and not (edited == snap), (before, after)
+    same_nan = {"x": nan}
+    assert same_nan == _snapshot(same_nan)  # the same NaN object: unchanged
+
+
+def test_a_message_snapshot_notices_a_type_only_edit_of_a_field_or_an_argument():
+    from toolwire.profile import _snapshot
+
+    def convo() -> list[Message]:
+        return [
+            Message("assistant", [ToolCall("call_1", "lookup", {"exact": 1, "n": 2.0})]),
+            Message("user", [ToolResult("call_1", "ok", is_error=False)]),
+        ]
+
+    messages = convo()
+    snap = _snapshot(messages)
+    assert messages == snap
+    edits = [
+        lambda m: m[0].parts[0].arguments.update(exact=True),
+        lambda m: m[0].parts[0].arguments.update(n=2),
+        lambda m: setattr(m[1].parts[0], "is_error", 0),
+    ]
+    for edit in edits:
+        edited = convo()
+        edit(edited)
+        assert edited == messages and edited != snap
+
+
+def _chat_answer(i: int, calls: list[tuple[str, str]] | None = None, text: str | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        message["tool_calls"] = [
+            {"id": cid, "type": "function", "function": {"name": "lookup", "arguments": args}} for cid, args in calls
+        ]
+    return {
+        "id": f"chatcmpl-{i}",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-4.1",
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+    }
+
+
+def test_an_argument_edited_in_place_to_an_equal_value_of_another_type_is_sent_as_edited():
+    """A hook turns an earlier call's argument ``1`` into ``True`` during the run: the next request
+    sends ``true`` (a fresh encode), not the ``1`` encoded before."""
+    import httpx2
+
+    import toolwire
+
+    sent: list[dict[str, Any]] = []
+    answers = [
+        _chat_answer(1, [("call_1", '{"q": "b"}')]),
+        _chat_answer(2, [("call_2", '{"q": "c"}')]),
+        _chat_answer(3, text="ok"),
+    ]
+
+    def respond(request: httpx2.Request) -> httpx2.Response:
+        sent.append(json.loads(request.content))
+        return httpx2.Response(200, json=answers.pop(0))
+
+    model = toolwire.model(
+        "openai-chat:gpt-4.1",
+        api_key="sk-test",
+        max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(respond)),
+    )
+
+    @toolwire.tool(name="lookup")
+    def lookup(q: str) -> str:
+        "Look a thing up."
+        return "result"
+
+    earlier = ToolCall("call_0", "lookup", {"q": "a", "exact": 1})
+    conversation = toolwire.Conversation(
+        [
+            Message("user", [TextPart("look a up")]),
+            Message("assistant", [earlier]),
+            Message("user", [ToolResult("call_0", "result")]),
+            Message("assistant", [TextPart("done")]),
+            Message("user", [TextPart("and b")]),
+        ]
+    )
+    runs: list[Any] = []
+
+    def normalise(run: Any) -> None:
+        runs.append(run)
+        if len(runs) == 2:  # the history was sent twice already
+            earlier.arguments["exact"] = True
+
+    toolwire.run_sync(model, conversation=conversation, tools=[lookup], after_tool_call=normalise)
+    assert json.loads(sent[1]["messages"][1]["tool_calls"][0]["function"]["arguments"]) == {"q": "a", "exact": 1}
+    assert json.loads(sent[2]["messages"][1]["tool_calls"][0]["function"]["arguments"]) == {"q": "a", "exact": True}
+
+
+def test_a_tool_schema_default_changed_to_an_equal_value_of_another_type_is_declared_anew():
+    from toolwire.adapter import DeclarationMemo
+    from toolwire.tools import Tool
+
+    tool = Tool(
+        name="t",
+        description="d",
+        input_schema={"type": "object", "properties": {"x": {"type": "integer", "default": 1}}},
+    )
+    calls: list[Any] = []
+
+    def translate(t: Any) -> tuple[dict[str, Any], None]:
+        calls.append(1)
+        return {"name": t.name, "parameters": json.loads(json.dumps(t.input_schema))}, None
+
+    memo = DeclarationMemo()
+    first = memo.declaration(tool, translate)
+    assert memo.declaration(tool, translate) == first and len(calls) == 1
+    tool.input_schema["properties"]["x"]["default"] = True
+    again = memo.declaration(tool, translate)
+    assert len(calls) == 2 and again["parameters"]["properties"]["x"]["default"] is True
