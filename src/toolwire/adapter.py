@@ -44,7 +44,6 @@ for _record in (Message, TextPart, ImagePart, ReasoningPart, ToolCall, ToolResul
 del _record
 
 
-
 if TYPE_CHECKING:  # pragma: no cover
     from .profile import Profile, RequestReport
     from .schema.report import TranslationReport
