@@ -56,7 +56,6 @@ def _lookup(q: str) -> str:
     return "result"
 
 
-@pytest.mark.xfail(strict=True, reason="incremental requests compare snapshots with ==, and 1 == True (open finding)")
 def test_breaker4_an_argument_edited_in_place_to_an_equal_value_of_another_type_is_sent_as_edited() -> None:
     """A hook normalises an earlier call's argument in the history from ``1`` to ``True`` (the
     tool's parameter is a boolean): ``1 == True`` in Python, so a snapshot compared with ``==``
@@ -181,9 +180,6 @@ def test_breaker4_an_input_schema_with_a_non_string_key_is_sent_like_json_sends_
     assert '"1": {"type": "string"}' in json.dumps(sent[0])
 
 
-@pytest.mark.xfail(
-    strict=True, reason="DeclarationMemo compares the tool's fields with ==, and 0 == False (open finding)"
-)
 @pytest.mark.parametrize("api", list(_MODELS))
 def test_breaker4_a_schema_value_fixed_in_place_to_an_equal_value_of_another_type_is_declared_as_fixed(
     api: str,
