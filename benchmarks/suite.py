@@ -1199,6 +1199,16 @@ def main() -> None:
         if unknown:
             sys.exit(f"unknown API {unknown}; the APIs are {', '.join(ANSWERS)}")
         APIS[:] = wanted
+    if "-h" in args or "--help" in args:
+        print(__doc__)
+        print(f"usage: python benchmarks/suite.py [--cpu] [--api API[,API]] [{' '.join(PARTS)}]")
+        return
+    unknown_parts = [a for a in args if a not in PARTS]
+    if unknown_parts:
+        sys.exit(
+            f"unknown part or option {', '.join(unknown_parts)}; the parts are {', '.join(PARTS)} "
+            "(none = all), the options --cpu and --api API[,API]"
+        )
     chosen = args or list(PARTS)
     clock = "CPU time (--cpu)" if CLOCK is time.process_time else "wall time"
     print(f"toolwire {toolwire.__version__}, Python {sys.version.split()[0]}, {ROUNDS} rounds, {clock}")

@@ -1413,6 +1413,32 @@ def _resumable_copy(saved: RunState) -> RunState:
     )
 
 
+#: The keyword arguments :func:`run_stream` takes; :func:`run`, :func:`run_sync` and
+#: :func:`run_stream_sync` pass theirs on and check the names first (see ``_check_run_arguments``).
+_RUN_PARAMETERS: frozenset[str] = frozenset(
+    name for name in inspect.signature(run_stream).parameters if name not in ("model", "prompt")
+)
+
+
+def _check_run_arguments(function: str, kwargs: Mapping[str, Any]) -> None:
+    """Raise ``TypeError`` naming ``function`` and the nearest valid name for each keyword that
+    :func:`run_stream` does not take (``tool=`` for ``tools=``, ``max_turn=`` for ``max_turns=``).
+    Without it Python's own error names ``run_stream()``, which the caller never called."""
+    unknown = [name for name in kwargs if name not in _RUN_PARAMETERS]
+    if not unknown:
+        return
+    import difflib
+
+    hints = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, sorted(_RUN_PARAMETERS), n=1, cutoff=0.6)
+        hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise TypeError(
+        f"{function}() got unexpected keyword argument{'s' if len(unknown) > 1 else ''} {', '.join(hints)}. "
+        f"It takes model, prompt and the keywords: {', '.join(sorted(_RUN_PARAMETERS))}."
+    )
+
+
 async def run(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
     """Run the tool loop until the model answers without asking for a tool.
 
@@ -1455,6 +1481,8 @@ async def run(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
     ``exc.run_state``). For the partial run after a cancellation, run through
     :func:`run_stream` and read ``stream.state``.
     """
+    if kwargs.keys() - _RUN_PARAMETERS:
+        _check_run_arguments("run", kwargs)
     return await run_stream(model, prompt, **kwargs).finish()
 
 
@@ -1470,6 +1498,8 @@ def run_sync(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
     ``KeyboardInterrupt``."""
     from ._sync import run_coroutine
 
+    if kwargs.keys() - _RUN_PARAMETERS:
+        _check_run_arguments("run_sync", kwargs)
     return run_coroutine(run(model, prompt, **kwargs))
 
 
@@ -1553,4 +1583,6 @@ class SyncRunStream:
 def run_stream_sync(model: Any, prompt: Any = None, **kwargs: Any) -> SyncRunStream:
     """:func:`run_stream` for synchronous code (not for use inside a running event loop)."""
     _no_running_loop("run_stream_sync()", "toolwire.run_stream(...)")
+    if kwargs.keys() - _RUN_PARAMETERS:
+        _check_run_arguments("run_stream_sync", kwargs)
     return SyncRunStream(run_stream(model, prompt, **kwargs))

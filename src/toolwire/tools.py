@@ -506,13 +506,15 @@ class _DaemonWorkers:
         with self._lock:
             if self._idle:
                 self._idle -= 1  # reserved: exactly one idle thread takes this job
-                self._jobs.put(job)
+                self._jobs.put((job, name))
                 return
         threading.Thread(target=self._work, args=(job,), name=name, daemon=True).start()
 
     def _work(self, job: Callable[[], None]) -> None:
         import queue
+        import threading
 
+        me = threading.current_thread()
         while True:
             job()
             job = None  # type: ignore[assignment] - drop references while idle
@@ -520,7 +522,9 @@ class _DaemonWorkers:
                 self._idle += 1
             while True:
                 try:
-                    job = self._jobs.get(timeout=self.IDLE_SECONDS)
+                    job, name = self._jobs.get(timeout=self.IDLE_SECONDS)
+                    if me.name != name:  # a reused thread is named after the tool it runs now
+                        me.name = name
                     break
                 except queue.Empty:
                     with self._lock:
