@@ -72,4 +72,7 @@ def add(a: int, b: int) -> str:
 def test_each_tool_call_reports_its_own_function_in_the_thread_name():
     script = [[call("get_weather", {"city": "Oslo"}, id="c1")], [call("add", {"a": 1, "b": 2}, id="c2")], "done"]
     r = toolwire.run_sync(ScriptedModel(responses=script), "go", tools=[get_weather, add])
-    assert [t.result.text for t in r.tool_runs] == ["sunny in Oslo (toolwire-tool-get_weather)", "3 (toolwire-tool-add)"]
+    assert [t.result.text for t in r.tool_runs] == [
+        "sunny in Oslo (toolwire-tool-get_weather)",
+        "3 (toolwire-tool-add)",
+    ]
