@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from toolwire.profile import plain_copy
@@ -223,7 +223,7 @@ sse_lines = st.lists(
 )
 
 
-def _read_sse(data: bytes, cuts: list[int]) -> Any:
+def _read_sse(data: bytes, cuts: list[int], *, mask_offset: bool = False) -> Any:
     import asyncio
 
     from toolwire.errors import ResponseDecodeError
@@ -244,24 +244,31 @@ def _read_sse(data: bytes, cuts: list[int]) -> Any:
         try:
             return [(e.event, e.data) async for e in sse_events("test", chunks())]
         except ResponseDecodeError as exc:  # the bytes read differ between LF and CRLF lines
-            return re.sub(r"\(\d+ bytes read\)", "(n bytes read)", str(exc))
+            text = re.sub(r"\(\d+ bytes read\)", "(n bytes read)", str(exc))
+            return re.sub(r"offset \d+", "offset N", text) if mask_offset else text
 
     return asyncio.run(go())
 
 
 @settings(max_examples=300, deadline=None)
 @given(sse_lines, st.lists(st.integers(0, 400), max_size=6), st.booleans(), st.booleans())
+@example(lines=["", "data: \ud800"], cuts=[], bom=False, bad_byte=False)  # invalid UTF-8 in line 2
 def test_an_lf_stream_reads_as_the_same_stream_read_line_by_line(lines, cuts, bom, bad_byte):
     """LF-only streams take the block-decoding path; the same lines ending CRLF go line by line
     (the path every stream took before); both must give the same events, or the same error
-    (an invalid byte's offset included: a CRLF line is one byte longer, so the bad byte is
-    placed in the first line, where both offsets agree)."""
+    (an invalid byte's offset included when it is in the first line, where both offsets agree;
+    after that a CRLF stream has read one byte more per line, so only the offset may differ)."""
     text = "\n".join(lines) + "\n"
     lf = ("\ufeff" if bom else "").encode() + text.encode("utf-8", "surrogatepass")
     crlf = ("\ufeff" if bom else "").encode() + text.replace("\n", "\r\n").encode("utf-8", "surrogatepass")
     if bad_byte:
         lf, crlf = b"\xff" + lf, b"\xff" + crlf
-    assert _read_sse(lf, cuts) == _read_sse(crlf, cuts)
+    try:
+        text.encode("utf-8")
+        later_invalid = False
+    except UnicodeEncodeError:  # a lone surrogate: invalid UTF-8 in some line, maybe after the first,
+        later_invalid = True  # where a CRLF stream has read more bytes, so only its offset differs
+    assert _read_sse(lf, cuts, mask_offset=later_invalid) == _read_sse(crlf, cuts, mask_offset=later_invalid)
     assert _read_sse(lf, cuts) == _read_sse(lf, [])
 
 
