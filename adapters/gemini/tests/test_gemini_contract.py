@@ -634,7 +634,7 @@ def test_credentials_and_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     model = toolwire.registry.model("gemini:gemini-2.5-flash")
     assert isinstance(model, GeminiModel)
     assert "GEMINI_API_KEY" in (model.credential_problem() or "")
-    with pytest.raises(ConfigurationError):
+    with pytest.raises(ConfigurationError, match=r"^gemini: set GEMINI_API_KEY"):  # as "anthropic: ..." / "openai: ..."
         model.client()
     monkeypatch.setenv("GOOGLE_API_KEY", "g-key")
     assert model.credential_problem() is None

@@ -175,7 +175,7 @@ class GeminiModel(Transport):
 
         key = self._api_key()
         if not key:
-            raise ConfigurationError(self.credential_problem() or "missing Gemini API key")
+            raise ConfigurationError(f"gemini: {self.credential_problem() or 'missing Gemini API key'}")
         options: dict[str, Any] = {"api_version": self.adapter_settings.get("api_version") or DEFAULT_API_VERSION}
         if self.settings.get("base_url"):
             options["base_url"] = self.settings["base_url"]
