@@ -709,6 +709,39 @@ class _Exact:
         return f"_Exact({self.value!r})"
 
 
+def number_leaves(value: Any) -> tuple[tuple[tuple[Any, ...], type], ...]:
+    """For adapters' memos of checked request fields. ``(path, type)`` of every ``bool``/``int``/``float`` leaf of a JSON value: ``==`` holds
+    between ``True``, ``1`` and ``1.0``, which the checks tell apart, so a memo keyed by ``==``
+    compares these leaves' types too (:func:`same_number_types`)."""
+    out: list[tuple[tuple[Any, ...], type]] = []
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while stack:
+        v, path = stack.pop()
+        t = type(v)
+        if t is dict:
+            stack.extend((x, (*path, k)) for k, x in v.items())
+        elif t is list:
+            stack.extend((x, (*path, i)) for i, x in enumerate(v))
+        elif t is bool or t is int or t is float:
+            out.append((path, t))
+    return tuple(out)
+
+
+def same_number_types(value: Any, leaves: tuple[tuple[tuple[Any, ...], type], ...]) -> bool:
+    """Whether ``value`` (``==`` to the value ``leaves`` were taken from) has a leaf of the same
+    type at each path."""
+    try:
+        for path, t in leaves:
+            v = value
+            for k in path:
+                v = v[k]
+            if type(v) is not t:
+                return False
+    except (LookupError, TypeError):  # pragma: no cover - == holds, so every path exists
+        return False
+    return True
+
+
 def _snapshot(value: Any) -> Any:
     """A copy of ``value`` kept only to be compared with it later (``value == snapshot``): as
     :func:`plain_copy`, but every number and boolean held as an :class:`_Exact`,

@@ -28,6 +28,8 @@ import re
 from typing import Any, Iterable, Mapping, Sequence
 
 from toolwire.profile import Action, PrefixFold, Profile, Rule, Violation, rule_table
+from toolwire.profile import number_leaves as _number_leaves
+from toolwire.profile import same_number_types as _same_number_types
 from toolwire.schema.report import TranslationReport
 
 from ._dialect import parameter_problems, translate_parameters
@@ -614,39 +616,6 @@ def _reasoning_family(model: str) -> str | None:
     if m:
         return "gpt-5.x" if m.group(1) else "gpt-5"
     return None
-
-
-def _number_leaves(value: Any) -> tuple[tuple[tuple[Any, ...], type], ...]:
-    """``(path, type)`` of every ``bool``/``int``/``float`` leaf of a JSON value: ``==`` holds
-    between ``True``, ``1`` and ``1.0``, which the checks tell apart, so a memo keyed by ``==``
-    compares these leaves' types too (:func:`_same_number_types`)."""
-    out: list[tuple[tuple[Any, ...], type]] = []
-    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
-    while stack:
-        v, path = stack.pop()
-        t = type(v)
-        if t is dict:
-            stack.extend((x, (*path, k)) for k, x in v.items())
-        elif t is list:
-            stack.extend((x, (*path, i)) for i, x in enumerate(v))
-        elif t is bool or t is int or t is float:
-            out.append((path, t))
-    return tuple(out)
-
-
-def _same_number_types(value: Any, leaves: tuple[tuple[tuple[Any, ...], type], ...]) -> bool:
-    """Whether ``value`` (``==`` to the value ``leaves`` were taken from) has a leaf of the same
-    type at each path."""
-    try:
-        for path, t in leaves:
-            v = value
-            for k in path:
-                v = v[k]
-            if type(v) is not t:
-                return False
-    except (LookupError, TypeError):  # pragma: no cover - == holds, so every path exists
-        return False
-    return True
 
 
 def _note(
