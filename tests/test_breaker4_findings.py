@@ -89,6 +89,7 @@ def test_breaker4_an_argument_edited_in_place_to_an_equal_value_of_another_type_
     assert json.loads(sent[1]["messages"][1]["tool_calls"][0]["function"]["arguments"]) == {"q": "a", "exact": 1}
     (call,) = sent[2]["messages"][1]["tool_calls"]
     assert '"exact":true' in call["function"]["arguments"].replace(" ", "")
+    assert json.loads(call["function"]["arguments"]) == {"q": "a", "exact": True}
 
 
 _ANSWERS = {
