@@ -46,6 +46,7 @@ import statistics
 import subprocess
 import sys
 import time
+import traceback
 import warnings
 from collections.abc import Callable
 from importlib import metadata
@@ -106,7 +107,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def _suite() -> Any:
-    sys.path.insert(0, str(HERE.parent))
+    if str(HERE.parent) not in sys.path:
+        sys.path.insert(0, str(HERE.parent))
     import suite  # benchmarks/suite.py: canned answers, the tool, the bare SDK and toolwire loops
 
     return suite
@@ -134,6 +136,7 @@ class CheckedCanned:
         """The same vendor as an ``httpx.MockTransport`` (for clients built on ``httpx``)."""
         import httpx
 
+        self._httpx = httpx
         return httpx.MockTransport(self._handle1)
 
     def reset(self, turns: int) -> None:
@@ -153,10 +156,8 @@ class CheckedCanned:
         return self._httpx2.Response(200, headers={"content-type": "application/json"}, text=text)
 
     def _handle1(self, request: Any) -> Any:
-        import httpx
-
         text = self._body(request.url.path, request.content)
-        return httpx.Response(200, headers={"content-type": "application/json"}, text=text)
+        return self._httpx.Response(200, headers={"content-type": "application/json"}, text=text)
 
     def check(self, label: str, text: object = "done") -> None:
         """Raise unless the loop just run made 2 requests to the endpoint, the second with the
@@ -454,7 +455,8 @@ def versions() -> dict[str, str]:
 
 def worker() -> None:
     """Serve the pinned rows over stdin/stdout, one JSON command per line: ``{"rows": api}`` ->
-    the row names; ``{"time": [api, name, inner]}`` -> seconds per loop; ``{"versions": true}``."""
+    the row names; ``{"prepare": [api, ...]}`` -> every row made (imports, clients);
+    ``{"time": [api, name, inner]}`` -> seconds per loop; ``{"versions": true}``."""
     out = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
     sys.stdout = sys.stderr  # a library's print must not reach the protocol stream
     rows: dict[tuple[str, str], Row] = {}
@@ -463,6 +465,10 @@ def worker() -> None:
         try:
             if "rows" in cmd:
                 reply: Any = row_names(cmd["rows"], "pinned")
+            elif "prepare" in cmd:  # imports and clients, while the coordinator makes its own
+                reply = [
+                    make_row(api, name, rows) and name for api in cmd["prepare"] for name in row_names(api, "pinned")
+                ]
             elif "versions" in cmd:
                 reply = versions()
             else:
@@ -470,6 +476,7 @@ def worker() -> None:
                 reply = time_row(make_row(api, name, rows), inner)
             out.write(json.dumps({"ok": reply}) + "\n")
         except BaseException as e:  # reported to the coordinator, which stops the run
+            traceback.print_exc()  # to stderr, which the coordinator's terminal shows
             out.write(json.dumps({"error": f"{type(e).__name__}: {e}"}) + "\n")
 
 
@@ -482,14 +489,21 @@ class Worker:
             raise SystemExit("peers.py runs its second environment with uv; run it with `uv run` (see --help)")
         env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT")}
         env["UV_PROJECT_ENVIRONMENT"] = str(PINNED_ENV)
-        cmd = [uv, "run", "--quiet", "--project", str(HERE), "--no-default-groups", "--group", "pinned"]
+        cmd = [uv, "run", "--project", str(HERE), "--no-default-groups", "--group", "pinned"]
         cmd += ["python", str(Path(__file__).resolve()), "--worker"] + (["--cpu"] if cpu else [])
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
 
     def ask(self, **cmd: Any) -> Any:
-        assert self.proc.stdin and self.proc.stdout
+        self.send(**cmd)
+        return self.receive()
+
+    def send(self, **cmd: Any) -> None:
+        assert self.proc.stdin
         self.proc.stdin.write(json.dumps(cmd) + "\n")
         self.proc.stdin.flush()
+
+    def receive(self) -> Any:
+        assert self.proc.stdout
         line = self.proc.stdout.readline()
         if not line:
             raise SystemExit(f"the pinned environment's worker exited (code {self.proc.wait()})")
@@ -570,6 +584,14 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     pinned = None if args.no_pinned else Worker(args.cpu)
     try:
+        if pinned:
+            pinned.send(prepare=args.apis)
+        rows: dict = {}
+        for api in args.apis:  # the libraries imported and the clients built in both processes at once
+            for name in row_names(api, "main"):
+                make_row(api, name, rows)
+        if pinned:
+            pinned.receive()
         here = versions()
         there = pinned.ask(versions=True) if pinned else {}
         clock = "CPU time (--cpu)" if args.cpu else "wall time"
@@ -581,7 +603,6 @@ def main(argv: list[str] | None = None) -> None:
             "2-turn loop, ms per loop (median over rounds) and the median of the per-round ratios (spread); "
             "clients built once"
         )
-        rows: dict = {}
         for api in args.apis:
             report(api, measure(api, args, rows, pinned))
         print(f"took {time.perf_counter() - started:.0f} s (wall), environments' start and imports included")
