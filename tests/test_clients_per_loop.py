@@ -159,3 +159,65 @@ def test_a_passed_http_client_is_one_object_and_never_closed_by_toolwire(loopbac
     first, second = asyncio.run(twice())  # asyncio.run shuts its loop down at the end
     assert first is second and not http_client.is_closed  # the caller's client belongs to the caller
     assert "_loop_clients" not in vars(model)
+
+
+HAND_CLOSED = SERVER + textwrap.dedent(
+    """
+    import asyncio, gc, sys
+    import toolwire
+
+    port = serve()
+    provider = sys.argv[1]
+    base = f"http://127.0.0.1:{port}" + ("/v1" if provider.startswith("openai") else "")
+    model = toolwire.model(provider, api_key="sk-test", base_url=base, max_retries=0, timeout=30)
+    texts = []
+    for _ in range(3):  # closed by hand, without loop.shutdown_asyncgens()
+        loop = asyncio.new_event_loop()
+        texts.append(loop.run_until_complete(toolwire.run(model, "Hi.")).text)
+        loop.close()
+        gc.collect()
+    texts.append(asyncio.run(toolwire.run(model, "Hi.")).text)
+    gc.collect()
+    print(" ".join(texts))
+    """
+)
+
+
+@pytest.mark.parametrize("provider", ["openai:gpt-5", "anthropic:claude-sonnet-4-5", "gemini:gemini-2.5-flash"])
+def test_a_loop_closed_by_hand_without_shutdown_asyncgens_closes_its_clients_first(provider) -> None:
+    """``loop.close()`` without ``shutdown_asyncgens()``: the client made on that loop was left
+    open and dropped on the next loop, where the SDK's ``__del__`` scheduled its ``aclose()``
+    ("Task exception was never retrieved ... Event loop is closed", unclosed transports)."""
+    done = subprocess.run(
+        [sys.executable, "-W", "error::ResourceWarning", "-c", HAND_CLOSED, provider],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["hi"] * 4
+    assert "Event loop is closed" not in done.stderr
+    assert done.stderr == ""
+
+
+def test_a_hand_closed_loop_closes_the_client_made_on_it_and_keeps_its_close(loopback) -> None:
+    model = toolwire.model("anthropic:claude-sonnet-4-5", api_key="sk-test", base_url=loopback, max_retries=0)
+
+    async def client_of_this_loop() -> Any:
+        await toolwire.run(model, "Hi.")
+        return model._client
+
+    loop = asyncio.new_event_loop()
+    made = loop.run_until_complete(client_of_this_loop())
+    again = loop.run_until_complete(client_of_this_loop())
+    assert again is made and not made.is_closed()  # one client per loop, kept between runs
+    loop.close()
+    assert made.is_closed() and loop.is_closed()
+    loop.close()  # closing twice stays a no-op
+    # a loop shut down as asyncio.run does: the closer already ran, close() has nothing left
+    other = asyncio.new_event_loop()
+    second = other.run_until_complete(client_of_this_loop())
+    other.run_until_complete(other.shutdown_asyncgens())
+    assert second.is_closed() and second is not made
+    other.close()
+    assert other.is_closed()

@@ -6,7 +6,11 @@ on several loops (``run_sync`` from several threads, each with a loop of its own
 a :class:`PerLoopClient`, which reads and writes the running loop's own client. Each client is
 closed on the loop it was made on when that loop shuts down (``loop.shutdown_asyncgens()``,
 which ``asyncio.run`` and toolwire's own loops call before closing), or when the model is
-dropped (the loop's async generator finalizer). Before, a model had one client at a time: the
+dropped (the loop's async generator finalizer). A loop closed by hand without
+``shutdown_asyncgens()`` (``loop.run_until_complete(...); loop.close()``) closes them too: the
+first client made on a loop wraps that loop's ``close`` once so that the clients still open on
+it are closed on it just before it closes (a closed loop can run nothing, and a client left
+open on it would be garbage-collected on the next loop, as below). Before, a model had one client at a time: the
 one it replaced was garbage-collected while another loop ran, and the SDKs'
 ``AsyncHttpxClientWrapper.__del__`` scheduled its ``aclose()`` on that other loop ("Task
 exception was never retrieved ... RuntimeError: Event loop is closed").
@@ -20,6 +24,7 @@ client's ``close()``. Nothing here imports ``asyncio`` before an event loop exis
 from __future__ import annotations
 
 import sys
+import weakref
 from typing import Any, AsyncIterator
 
 __all__ = ["LoopClients", "PerLoopClient", "client_on_other_loop"]
@@ -67,6 +72,44 @@ def _start_closer(client: Any) -> Any:
     return agen
 
 
+async def _close_all(closers: list[Any]) -> None:
+    for agen in closers:
+        try:
+            await agen.aclose()
+        except Exception:  # pragma: no cover - _closer swallows a failing close already
+            pass
+
+
+def _closers_of(loop: Any) -> Any:
+    """The closers started on ``loop`` (a ``WeakSet`` of async generators), made on first use by
+    wrapping ``loop.close`` (an instance attribute, once per loop) so that closers not finalized
+    yet (the loop was not shut down with ``shutdown_asyncgens``) run on the loop before it closes;
+    ``None`` when the loop's ``close`` cannot be wrapped (a loop type with read-only methods)."""
+    close = loop.close
+    closers = getattr(close, "_toolwire_closers", None)
+    if closers is not None:
+        return closers
+    closers = weakref.WeakSet()
+
+    def close_with_clients() -> None:
+        pending = [agen for agen in list(closers) if agen.ag_frame is not None and not agen.ag_running]
+        # only where the loop can still run: not closed, not running, and no other loop running
+        # in this thread (run_until_complete would refuse); else close as the loop would
+        if pending and not loop.is_closed() and not loop.is_running() and _running_loop() is None:
+            try:
+                loop.run_until_complete(_close_all(pending))
+            except Exception:  # pragma: no cover - the loop refused: close it anyway
+                pass
+        close()
+
+    close_with_clients._toolwire_closers = closers  # type: ignore[attr-defined]
+    try:
+        loop.close = close_with_clients
+    except (AttributeError, TypeError):  # e.g. a compiled loop class without an instance dict
+        return None
+    return closers
+
+
 class PerLoopClient:
     """``Model._client``: the SDK client the model made on the running event loop.
 
@@ -102,7 +145,11 @@ class PerLoopClient:
             # after ``aclose()``: the dropped closer is finalized on this loop (closing twice is a no-op)
             clients.pop(loop, None)
         else:
-            clients[loop] = (client, _start_closer(client))
+            closer = _start_closer(client)
+            clients[loop] = (client, closer)
+            closers = _closers_of(loop)
+            if closers is not None:
+                closers.add(closer)
 
 
 def client_on_other_loop(model: Any) -> bool:

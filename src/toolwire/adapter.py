@@ -837,14 +837,20 @@ def _with_preflight(fn: Any, *, stream: bool) -> Any:
         ) -> AsyncIterator[StreamEvent]:
             owner, report = enter(self, request)
             attach = report is not None and len(report) > 0
+            events = fn(self, request, *args, **kwargs)
             try:
-                async for ev in fn(self, request, *args, **kwargs):
+                async for ev in events:
                     if attach and isinstance(ev, StopEvent) and ev.preflight is None:
                         # the streamed turn carries the report too (Response.preflight once assembled)
                         ev = dataclasses.replace(ev, preflight=report)
                     yield ev
             finally:
                 leave(self, request, owner)
+                # stopped early (the consumer closed this generator): the transport's stream is
+                # closed now, on this task, not left suspended for the garbage collector
+                aclose = getattr(events, "aclose", None)
+                if aclose is not None:
+                    await aclose()
 
         send_stream._toolwire_preflight = True  # type: ignore[attr-defined]
         return send_stream

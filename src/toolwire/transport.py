@@ -420,24 +420,39 @@ async def _body_chunks(api: str, response: Any) -> AsyncIterator[bytes]:
     else:  # aiohttp.ClientResponse (google-genai uses aiohttp when it is installed)
         source = response.content.iter_any()
     it = source.__aiter__()
-    while True:
+    try:
+        while True:
+            try:
+                chunk = await it.__anext__()
+            except StopAsyncIteration:
+                return
+            except ToolwireError:
+                raise
+            except Exception as exc:
+                raise _read_error(api, exc) from exc
+            if chunk:
+                yield bytes(chunk)
+    finally:  # closed at once, on this task (not left to the garbage collector)
+        await _aclose(it)
+
+
+async def _aclose(it: Any) -> None:
+    close = getattr(it, "aclose", None)
+    if close is not None:
         try:
-            chunk = await it.__anext__()
-        except StopAsyncIteration:
-            return
-        except ToolwireError:
-            raise
-        except Exception as exc:
-            raise _read_error(api, exc) from exc
-        if chunk:
-            yield bytes(chunk)
+            await close()
+        except Exception:  # pragma: no cover - best effort, as close_raw
+            pass
 
 
 async def _chain(head: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    if head:
-        yield head
-    async for chunk in rest:
-        yield chunk
+    try:
+        if head:
+            yield head
+        async for chunk in rest:
+            yield chunk
+    finally:
+        await _aclose(rest)
 
 
 @dataclass
@@ -448,6 +463,16 @@ class Answer:
     kind: str
     body: Any = None
     events: AsyncIterator[SSEEvent] | None = None
+    #: the byte stream ``events`` reads (closed by :meth:`aclose`)
+    source: AsyncIterator[bytes] | None = None
+
+    async def aclose(self) -> None:
+        """Close the events (an async generator stopped early stays suspended until the garbage
+        collector finalizes it, possibly after its event loop ends) and the byte stream under them."""
+        if self.events is not None:
+            await _aclose(self.events)
+        if self.source is not None:
+            await _aclose(self.source)
 
 
 def _read_already(response: Any) -> bytes | None:
@@ -507,7 +532,7 @@ async def read_answer(api: str, response: Any, arrays: bool = False) -> Answer:
     else:
         chunks = _body_chunks(api, response)
         if "text/event-stream" in ctype:
-            return Answer("sse", events=sse_events(api, chunks))
+            return Answer("sse", events=sse_events(api, chunks), source=chunks)
         head = b""
         if "json" not in ctype:
             async for chunk in chunks:
@@ -515,7 +540,8 @@ async def read_answer(api: str, response: Any, arrays: bool = False) -> Answer:
                 if head.strip():
                     break
             if head.lstrip().lstrip(b"\xef\xbb\xbf").startswith(_SSE_STARTS):
-                return Answer("sse", events=sse_events(api, _chain(head, chunks)))
+                source = _chain(head, chunks)
+                return Answer("sse", events=sse_events(api, source), source=source)
         data = head + b"".join([c async for c in chunks])
     body = _quick_json(data)
     if body is _NOT_QUICK:  # empty, not UTF-8, not JSON: parse_json_body says why
@@ -838,6 +864,7 @@ class Transport(Model):
     async def _send_once(self, request: ModelRequest) -> Response:
         stream = bool(request.stream)
         raw = await self._posted(request, stream)
+        answer = None
         try:
             answer = await read_answer(self.provider, raw, arrays=self.array_streams)
             if answer.kind == "json" and not (self.array_streams and isinstance(answer.body, list)):
@@ -848,6 +875,8 @@ class Transport(Model):
                 asm.feed(ev)
             return self.check_streamed(asm.response())
         finally:
+            if answer is not None:
+                await answer.aclose()
             await close_raw(raw)
 
     async def send(self, request: ModelRequest) -> Response:
@@ -888,6 +917,7 @@ class Transport(Model):
             delivered = False
             try:
                 raw = await self._posted(request, True)
+                answer = None
                 try:  # the events are yielded from here (one generator layer per event, not two)
                     answer = await read_answer(self.provider, raw, arrays=self.array_streams)
                     if answer.kind == "sse" and answer.events is not None:  # as answer_events
@@ -909,7 +939,9 @@ class Transport(Model):
                         async for ev in self.answer_events(request, answer):
                             delivered = True
                             yield ev
-                finally:
+                finally:  # a stream stopped early or failed is closed now, on this task
+                    if answer is not None:
+                        await answer.aclose()
                     await close_raw(raw)
                 return
             except ProviderError as exc:
