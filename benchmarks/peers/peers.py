@@ -1,6 +1,6 @@
 """Peer libraries in toolwire's 2-turn loop benchmark: pydantic-ai, LiteLLM and any-llm.
 
-    uv run --project benchmarks/peers python benchmarks/peers/peers.py           # about 1-2 minutes
+    uv run --project benchmarks/peers python benchmarks/peers/peers.py           # ~1 min idle, ~3 loaded
     uv run --project benchmarks/peers python benchmarks/peers/peers.py --cpu     # CPU time (a loaded machine)
     uv run --project benchmarks/peers python benchmarks/peers/peers.py --api anthropic --rounds 3
 
