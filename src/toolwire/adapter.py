@@ -23,6 +23,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import functools
+import weakref
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from json import dumps as _json_dumps
@@ -32,7 +33,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypedDict, U
 
 from ._clients import PerLoopClient, client_on_other_loop
 from .errors import ConfigurationError, UnsupportedToolChoice
-from .profile import PreflightState, _preflight_pristine, _register_record, _snapshot, plain_copy
+from .profile import (
+    PreflightState,
+    _preflight_pristine,
+    _register_record,
+    _snapshot,
+    history_prints,
+    plain_copy,
+    strict_bytes,
+)
 from .profile import preflight as _profile_preflight
 from .stream import StopEvent, StreamAssembler, StreamEvent
 from .tools import Tool
@@ -605,19 +614,24 @@ def _links(messages: Iterable[Message]) -> tuple[set[Any], set[Any], set[Any]]:
 class _History:
     """One conversation's last request as encoded (see :class:`_Histories`)."""
 
-    __slots__ = ("owner", "ctx", "messages", "snapshots", "wire", "lead", "ids", "top", "dropped", "state")
+    __slots__ = ("owner", "ctx", "messages", "prints", "snapshots", "wire", "lead", "ids", "top", "dropped", "state")
 
     def __init__(self) -> None:
         self.owner: Any = None  # weak reference to ModelRequest.conversation
         self.ctx: Any = None
         self.messages: list[Message] = []
-        # a deep copy of each message as it was encoded: a message edited in place later (a hook
-        # redacting a prompt mid-run) no longer equals its copy, and the request is encoded whole
+        # how a message edited in place later (a hook redacting a prompt mid-run) is noticed, so
+        # the request is encoded whole: the fingerprint of the messages and context as encoded
+        # (``toolwire.profile.history_prints``: a longer conversation's starts with it while
+        # nothing in these changed) or, for values it does not take, a copy of each message
+        # (``snapshots``) and of the context, compared type-strictly
+        self.prints: tuple[bytes, bytes, list[type]] | None = None
         self.snapshots: list[Message] = []
         self.wire: list[Any] = []  # the encoded conversation (before repairs), never changed
         self.lead = 0  # entries the codec puts first whatever the messages (a system message)
         self.ids: set[Any] = set()
-        self.top: dict[str, Any] | None = None  # the body's other fields as encoded
+        # the body's other fields as encoded: their strict_bytes (with ``prints``) or a copy
+        self.top: Any = None
         self.dropped: list[tuple[Any, ...]] = []
         self.state = PreflightState()
 
@@ -677,21 +691,24 @@ class _Histories:
         self, model: Model, codec: Any, profile: Profile, key: str, request: ModelRequest
     ) -> tuple[dict[str, Any], RequestReport]:
         owner = request.conversation
-        hist = self._by_owner.get(id(owner))
+        by = self._by_owner
+        hist = by.get(id(owner))
         if hist is not None and hist.owner() is not owner:
             hist = None
+        messages = request.messages
         ctx = _context(request)
+        prints = history_prints(ctx, messages)  # the state as encoded now (nothing runs in between)
         plan = None
-        if hist is not None and self._extends(hist, ctx, request.messages):
+        if hist is not None and self._extends(hist, ctx, messages, prints):
             plan = self._tail(hist, codec, profile, key, request)
         if hist is None or plan is None:
             hist = _History()
-            plan = self._whole(hist, codec, profile, key, request, owner, ctx)
+            plan = self._whole(hist, codec, profile, key, request, owner, ctx, prints)
         body, answered, closed, ids, dropped, ctx, top = plan
         wire = body.get(key)
         state = hist.state
-        if isinstance(wire, list):
-            # ``top`` equals the body's other fields (compared, or copied from them); it is
+        if type(wire) is list:
+            # ``top`` equals the body's other fields (compared, or made from them); it is
             # ``state.top`` when the state holds it (the same object), so no second comparison
             same = state.top is not None and state.top is top
             sent, report = _preflight_pristine(profile, body, key, wire, state, same, closed)
@@ -702,22 +719,21 @@ class _Histories:
         for change in dropped:
             report.add(change[0], change[1], change[2], tool=change[3], call_id=change[4], lossy=True)
         # remember this request for the next one of the conversation (only once it passed)
-        by = self._by_owner
         by.pop(id(owner), None)
-        if closed and isinstance(wire, list):
-            kept = len(hist.snapshots) if hist.messages else 0  # the prefix already copied
-            try:
-                hist.snapshots = hist.snapshots[:kept] + _snapshot(request.messages[kept:])
-            except Exception:  # a message that cannot be copied: the next request is encoded whole
-                by.pop(id(owner), None)
-                return sent, report
+        if closed and type(wire) is list:
+            if hist.prints is None:  # compared copies: of the messages not copied yet
+                kept = len(hist.snapshots) if hist.messages else 0
+                try:
+                    hist.snapshots = hist.snapshots[:kept] + _snapshot(messages[kept:])
+                except Exception:  # a message that cannot be copied: the next request is encoded whole
+                    return sent, report
+            else:
+                hist.prints = prints
             hist.ctx, hist.top = ctx, top
-            hist.messages = list(request.messages)
+            hist.messages = list(messages)
             hist.wire = wire
             hist.ids = ids
             hist.dropped = dropped
-            for gone in [k for k, h in by.items() if h.owner() is None]:  # finished runs: released
-                del by[gone]
             if len(by) >= self.size:
                 by.pop(next(iter(by)))
             by[id(owner)] = hist
@@ -732,7 +748,8 @@ class _Histories:
         calls, results, other = _links(tail)
         if tail and hist.messages and tail[0].role == hist.messages[-1].role:
             return None
-        if not (hist.ids.isdisjoint(calls) and hist.ids.isdisjoint(results) and hist.ids.isdisjoint(other)):
+        ids = hist.ids
+        if not (ids.isdisjoint(calls) and ids.isdisjoint(results) and ids.isdisjoint(other)):
             return None
         part = object.__new__(type(request))  # a shallow copy with the new messages only (replace() is slow)
         part.__dict__.update(request.__dict__)
@@ -741,20 +758,27 @@ class _Histories:
         tbody = codec.encode_request(answered_tail)
         twire = tbody.get(key)
         lead = hist.lead
-        if not isinstance(twire, list) or len(twire) < lead or twire[:lead] != hist.wire[:lead]:
+        if type(twire) is not list or len(twire) < lead or (lead and twire[:lead] != hist.wire[:lead]):
             return None
-        if {k: v for k, v in tbody.items() if k != key} != hist.top:
+        if hist.prints is not None:
+            tbody[key] = None  # the other fields, in their places
+            if strict_bytes(tbody) != hist.top:
+                return None
+        elif {k: v for k, v in tbody.items() if k != key} != hist.top:
             return None
         new = twire[lead:]
-        boundary = getattr(codec, "history_boundary", None)
-        if new and len(hist.wire) > lead and callable(boundary) and boundary(hist.wire[-1], new[0]):
-            return None
-        body = dict(tbody)
-        body[key] = hist.wire + new
+        if new and len(hist.wire) > lead:
+            boundary = getattr(codec, "history_boundary", None)
+            if callable(boundary) and boundary(hist.wire[-1], new[0]):
+                return None
+        tbody[key] = hist.wire + new
         closed = not answered and calls <= results
-        dropped = hist.dropped + _dropped_parts(answered_tail.messages, profile.api, n)
-        ids = hist.ids | calls | results | other
-        return body, answered, closed, ids, dropped, hist.ctx, hist.top  # ctx, top: equal, the kept copies
+        dropped = hist.dropped
+        if answered_tail.messages:
+            more = _dropped_parts(answered_tail.messages, profile.api, n)
+            if more:
+                dropped = dropped + more
+        return tbody, answered, closed, ids | calls | results | other, dropped, hist.ctx, hist.top  # equal: kept
 
     def _whole(
         self,
@@ -765,49 +789,75 @@ class _Histories:
         request: ModelRequest,
         owner: Any,
         ctx: list[Any],
+        prints: tuple[bytes, bytes, list[type]] | None,
     ) -> tuple[Any, ...]:
         """The plan of a request encoded whole (``hist`` is new)."""
-        import weakref
-
         answered_req, answered = answer_request(request)  # the codecs do not read request.conversation
         body = codec.encode_request(answered_req)
         calls, results, other = _links(request.messages)
         closed = not answered and calls <= results  # with answers added, the next request is encoded whole
         dropped = _dropped_parts(answered_req.messages, profile.api, 0)
-        try:
-            hist.owner = weakref.ref(owner)
+        try:  # a finished run's entry goes when its conversation object does
+            hist.owner = weakref.ref(owner, functools.partial(_forget, self._by_owner))
         except TypeError:  # an owner without weak references: kept alive with the entry
             hist.owner = lambda owner=owner: owner
         lead = getattr(codec, "history_lead", None)
         hist.lead = int(cast(Any, lead)(request)) if callable(lead) else self._lead(codec, request, key)
-        top: Any = {k: v for k, v in body.items() if k != key}
+        top: Any = None
         if closed:
-            last_ctx, last_top = self._last
-            try:  # copies (the values may change later), shared with the last conversation when equal
-                ctx = last_ctx if last_ctx is not None and last_ctx == ctx else _snapshot(ctx)
-                top = last_top if last_top is not None and last_top == top else _snapshot(top)
-            except Exception:  # a value that cannot be copied: this conversation is encoded whole
-                closed = False
+            wire = body.get(key)
+            kept = None
+            if prints is not None and type(wire) is list:
+                body[key] = None  # the other fields, in their places
+                kept = strict_bytes(body)
+                body[key] = wire
+            if kept is not None:  # fingerprints: of the messages and context, and of these fields
+                hist.prints = prints
+                top = kept
             else:
-                self._last = (ctx, top)
-                hist.state.top = top  # the preflight's own copy of the same fields (never changed)
+                top = {k: v for k, v in body.items() if k != key}
+                last_ctx, last_top = self._last
+                try:  # copies (the values may change later), shared with the last conversation when equal
+                    ctx = last_ctx if last_ctx is not None and last_ctx == ctx else _snapshot(ctx)
+                    top = last_top if last_top is not None and last_top == top else _snapshot(top)
+                except Exception:  # a value that cannot be copied: this conversation is encoded whole
+                    closed = False
+                else:
+                    self._last = (ctx, top)
+            if closed:
+                hist.state.top = top  # the preflight's token for the same fields (never changed)
         return body, answered, closed, calls | results | other, dropped, ctx, top
 
     @staticmethod
-    def _extends(hist: _History, ctx: list[Any], messages: list[Message]) -> bool:
+    def _extends(
+        hist: _History, ctx: list[Any], messages: list[Message], prints: tuple[bytes, bytes, list[type]] | None
+    ) -> bool:
         prev = hist.messages
-        n = len(prev)
-        if len(messages) < n or hist.ctx != ctx:
+        if len(messages) < len(prev) or not all(map(_is, messages, prev)):  # the same objects, not replaced
             return False
-        # the same objects (not replaced), each equal to its copy (not edited in place since it
-        # was encoded): both loops in C, the equality one calling the dataclasses' __eq__
-        return all(map(_is, messages, prev)) and messages[:n] == hist.snapshots
+        kept = hist.prints
+        if kept is not None:  # not edited in place since they were encoded: their bytes come first
+            if prints is None:
+                return False
+            types = prints[2]
+            return prints[1].startswith(kept[1]) and prints[0].startswith(kept[0]) and types[: len(kept[2])] == kept[2]
+        if prints is not None or hist.ctx != ctx:
+            return False
+        # each equal to its copy (compared in C, calling the dataclasses' __eq__)
+        return messages[: len(prev)] == hist.snapshots
 
     @staticmethod
     def _lead(codec: Any, request: ModelRequest, key: str) -> int:
         empty = codec.encode_request(dataclasses.replace(request, messages=[], conversation=None))
         wire = empty.get(key)
         return len(wire) if isinstance(wire, list) else 0
+
+
+def _forget(by: dict[int, _History], ref: Any) -> None:
+    """The weak reference callback of a conversation gone: its entry is released."""
+    for k, h in list(by.items()):
+        if h.owner is ref:
+            del by[k]
 
 
 def _with_preflight(fn: Any, *, stream: bool) -> Any:

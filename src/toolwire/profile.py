@@ -52,6 +52,8 @@ import functools
 import json
 import re
 from dataclasses import dataclass, field
+from itertools import chain, repeat
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, Iterable, Iterator, Literal, Mapping, Sequence
 
@@ -643,6 +645,9 @@ def _repair(profile: Profile, body: dict[str, Any], report: RequestReport, start
 _ATOMIC = frozenset({str, int, float, bool, type(None), bytes})
 #: Types whose instances :func:`plain_copy` copies attribute by attribute (``_register_record``).
 _RECORDS: dict[type, tuple[str, ...] | None] = {}
+#: The registered types without slots (their whole state is their ``__dict__``): the fingerprints take them.
+_RECORD_TYPES: set[type] = set()
+_LISTS = frozenset({list})
 
 
 def _register_record(cls: type) -> None:
@@ -659,9 +664,14 @@ def _register_record(cls: type) -> None:
             names.extend([declared] if isinstance(declared, str) else declared)
         if "__dict__" in names:  # slots and a __dict__: not handled, deep-copied instead
             _RECORDS.pop(cls, None)
+            _RECORD_TYPES.discard(cls)
             return
         slots = tuple(n for n in names if n != "__weakref__")
     _RECORDS[cls] = slots
+    if slots is None:
+        _RECORD_TYPES.add(cls)
+    else:
+        _RECORD_TYPES.discard(cls)
 
 
 def plain_copy(value: Any) -> Any:
@@ -789,6 +799,116 @@ def _copy(value: Any) -> Any:
     import copy
 
     return copy.deepcopy(value)
+
+
+# -- fingerprints: type-strict "unchanged?" checks made by C code --------------------------------
+#
+# The incremental requests (``toolwire.adapter._Histories``) must notice an earlier message edited
+# in place. Comparing each earlier message with a kept copy costs Python calls per message per
+# turn (the dataclasses' ``__eq__``, a type-strict wrapper per number). Instead, each request's
+# history is serialized once by the C pickler into two byte strings whose first bytes are the
+# serialization of the earlier messages: the next request only checks that its own bytes start
+# with the kept ones (``bytes.startswith``). Same bytes mean the same values of the same types:
+# the pickler writes ``True``, ``1`` and ``1.0`` (and ``0.0`` / ``-0.0``) differently, keeps key
+# order, tells a tuple from a list, and here takes only exact built-in values and toolwire's own
+# record types (anything else -- a subclass, a foreign object -- makes the fingerprint ``None``
+# and the caller compares kept copies instead).
+#
+# Why a prefix of bytes is a prefix of items: each item of the two lists is a tuple of at least 4
+# elements, which the pickler writes as MARK, the elements, TUPLE; its memo is off (``fast``), so an
+# item's bytes depend on that item only. Parsing the same bytes gives the same open MARKs; the old
+# bytes end where exactly one MARK (the list's) is open, and inside an item of the new list at
+# least two are, so the new list's items end at the same places as the old ones: its first items
+# have the old items' bytes, that is, the same values.
+
+
+class _NotPlain(Exception):
+    """A value the fingerprints do not take (the caller falls back to compared copies)."""
+
+
+_PICKLER: Any = None  # the strict pickler class, made on first use (``import pickle`` is not free)
+
+
+def _pickler() -> Any:
+    global _PICKLER
+    import pickle
+
+    class _StrictPickler(pickle.Pickler):
+        def reducer_override(self, obj: Any) -> Any:  # called for anything but exact built-in values
+            t = type(obj)
+            if t in _RECORDS and _RECORDS[t] is None:  # a part inside a part (a tool result's content)
+                return (_record, (t,), obj.__dict__)
+            if obj is _record or (t is type and obj in _RECORDS):
+                return NotImplemented  # the class and the rebuild function: by name
+            raise _NotPlain(t.__name__)
+
+    _PICKLER = _StrictPickler
+    return _StrictPickler
+
+
+def _record(cls: type) -> Any:  # pragma: no cover - fingerprints are never loaded
+    return object.__new__(cls)
+
+
+_PAD = (None, None, None, None)
+_NONES = repeat(None)
+_PARTS = attrgetter("parts")
+_ROLE_DATA = attrgetter("role", "provider_data")
+_from_lists = chain.from_iterable
+
+
+def history_prints(ctx: Sequence[Any], messages: Sequence[Any]) -> tuple[bytes, bytes, list[type]] | None:
+    """The fingerprint of a request's conversation: ``(heads, parts, part_types)``, where
+    ``heads`` serializes ``ctx`` (what else the encoding depends on) and each message's role,
+    ``provider_data`` and part count, ``parts`` each part's attributes, and ``part_types`` lists
+    the parts' classes. For a longer conversation that starts with the same messages, unchanged,
+    and the same ``ctx``, each byte string starts with this one's and the list with this list;
+    any edit of an earlier message (in place or not, anywhere inside it, to a value of another
+    type or a re-ordered dict) breaks that. ``None`` when a message or ``ctx`` holds something
+    else than exact built-in values and toolwire's message and part types."""
+    records = _RECORD_TYPES
+    try:
+        if not records.issuperset(map(type, messages)) or not _LISTS.issuperset(map(type, map(_PARTS, messages))):
+            return None
+        parts = list(_from_lists(map(_PARTS, messages)))
+        types = list(map(type, parts))
+        if not records.issuperset(types):
+            return None
+        from io import BytesIO
+
+        buf = BytesIO()
+        p = (_PICKLER or _pickler())(buf, 3)
+        p.fast = True  # no memo: an item's bytes depend on that item only
+        p.dump(
+            [
+                (*ctx, None, None, None),
+                _PAD,
+                *zip(map(_ROLE_DATA, messages), map(len, map(_PARTS, messages)), _NONES, _NONES),
+            ]
+        )
+        cut = buf.tell()
+        p.dump([_PAD, _PAD, *zip(map(vars, parts), _NONES, _NONES, _NONES)])
+        data = buf.getvalue()
+    except Exception:  # something the strict pickler refuses (or cannot take: a cycle)
+        return None
+    # each ends with APPENDS, STOP: the items' bytes are what a longer list starts with
+    return data[: cut - 2], data[cut:-2], types
+
+
+def strict_bytes(value: Any) -> bytes | None:
+    """A type-strict serialization of ``value`` (exact built-in values only; see
+    :func:`history_prints`): two values with the same bytes are equal, with the same types and
+    key order. ``None`` for anything else."""
+    from io import BytesIO
+
+    buf = BytesIO()
+    try:
+        p = (_PICKLER or _pickler())(buf, 3)
+        p.fast = True
+        p.dump(value)
+    except Exception:
+        return None
+    return buf.getvalue()
 
 
 def all_rules(profiles: Iterable[Profile]) -> list[Rule]:
