@@ -652,6 +652,36 @@ def _json_object_text_memo(value: str) -> bool:
         return False
 
 
+#: Values the conversation checks met before and found fine, looked up with ``in`` (no call) on the
+#: checks' fast paths (a miss takes the full check, which adds the value when it is fine): tool
+#: names that match :data:`TOOL_NAME_RULE`, and arguments texts (at most 4096 characters) that
+#: are the text of a JSON object. Bounded: emptied when full.
+_GOOD_NAMES: set[str] = set()
+_OBJECT_TEXTS: set[str] = set()
+_KNOWN_MAX = 4096
+
+
+def _known_good_name(name: Any) -> bool:
+    """Whether ``name`` matches :data:`TOOL_NAME_RULE` (remembered in :data:`_GOOD_NAMES`)."""
+    if type(name) is not str or not TOOL_NAME_RULE.fullmatch(name):
+        return False
+    if len(_GOOD_NAMES) >= _KNOWN_MAX:
+        _GOOD_NAMES.clear()
+    _GOOD_NAMES.add(name)
+    return True
+
+
+def _known_object_text(value: Any) -> bool:
+    """:func:`_json_object_text` of ``value``, remembered in :data:`_OBJECT_TEXTS` when true."""
+    if not _json_object_text(value):
+        return False
+    if type(value) is str and len(value) <= 4096:
+        if len(_OBJECT_TEXTS) >= _KNOWN_MAX:
+            _OBJECT_TEXTS.clear()
+        _OBJECT_TEXTS.add(value)
+    return True
+
+
 #: The id prefix of each Responses item kind (item ids the API issues: fc_..., rs_..., msg_...).
 ITEM_ID_PREFIX = {"function_call": "fc", "reasoning": "rs", "message": "msg"}
 
@@ -830,6 +860,35 @@ class _OpenAIProfile(Profile):
         else:
             self._top_memo = (kept, _number_leaves(kept), found) if kept == top else None
         return found
+
+    def _top_repaired(self, body: dict[str, Any], report: Any, key: str, repair: Any) -> Any:
+        """``repair(body, report)`` (the repairs of the body's fields other than its
+        conversation ``key``, which return what the conversation's repairs need from them),
+        skipped while those fields are equal to the last ones it left unchanged without a note
+        (``==``, with the type of every number compared too): then it would again change
+        nothing and note nothing, and its result is the one kept. Any other body is repaired."""
+        top = body.copy()
+        top.pop(key, None)
+        memo = getattr(self, "_top_repair_memo", None)
+        if memo is not None and memo[0] == top and _same_number_types(top, memo[1]):
+            return memo[2]
+        before = len(report) if report is not None else -1
+        kept: Any = None
+        try:  # a JSON copy of the fields as they are before the repairs (which change them in place)
+            kept = json.loads(json.dumps(top))
+        except (TypeError, ValueError):
+            pass
+        leaves = _number_leaves(kept) if kept is not None and kept == top else None
+        if leaves is not None and not _same_number_types(top, leaves):
+            leaves = None
+        result = repair(body, report)
+        self._top_repair_memo = None
+        if leaves is not None and report is not None and len(report) == before:
+            after = body.copy()
+            after.pop(key, None)
+            if after == kept and _same_number_types(after, leaves):
+                self._top_repair_memo = (kept, leaves, result)
+        return result
 
     def _folded_ids(self, items: list[Any], upto: int, copy: Any = None) -> Any:
         fold = getattr(self, "_history_ids", None)
@@ -1127,6 +1186,10 @@ class OpenAIChatProfile(_OpenAIProfile):
     rules = CHAT_RULES
     call_id_max = CHAT_MAX_CALL_ID
     messages_key = "messages"
+    #: A message's repairs read only itself, except a run of tool messages whose images go after
+    #: the run: the run's earlier messages are left as they are (see :meth:`_repair_messages`), so
+    #: the repairs start at the first new message (:attr:`toolwire.profile.Profile.repair_window`).
+    repair_window = 0
     _id_step = staticmethod(_chat_call_ids)  # type: ignore[has-type]
     _id_start = staticmethod(set)
     _endpoint = "/chat/completions"
@@ -1235,27 +1298,23 @@ class OpenAIChatProfile(_OpenAIProfile):
         if not isinstance(messages, list):
             return out
         start = self._mapped_start(messages, start)
-        begin = max(0, min(start, len(messages)))
-        back = begin  # the tool messages at `start` answer the assistant message before their run: check from it
-        while back > 0 and isinstance(messages[back - 1], dict) and messages[back - 1].get("role") == "tool":
-            back -= 1
-        if (
-            back > 0
-            and isinstance(messages[back - 1], dict)
-            and messages[back - 1].get("role") == "assistant"
-            and messages[back - 1].get("tool_calls")
-            and (
-                back < begin
-                or (
-                    begin < len(messages)
-                    and isinstance(messages[begin], dict)
-                    and messages[begin].get("role") == "tool"
-                )
-            )
-        ):
-            begin = back - 1
+        n = len(messages)
+        begin = max(0, min(start, n))
+        if begin < n and type(messages[begin]) is dict and messages[begin].get("role") == "tool":
+            # the tool messages at `start` answer the assistant message before their run: check
+            # from it (a run that ended before `start` was checked whole by an earlier request)
+            back = begin
+            while back > 0 and isinstance(messages[back - 1], dict) and messages[back - 1].get("role") == "tool":
+                back -= 1
+            if (
+                back > 0
+                and isinstance(messages[back - 1], dict)
+                and messages[back - 1].get("role") == "assistant"
+                and messages[back - 1].get("tool_calls")
+            ):
+                begin = back - 1
         seen_ids: set[str] = self._folded_ids(messages, begin, set)
-        i = begin
+        i = self._clean_groups(messages, begin, n, seen_ids)
         while i < len(messages):
             m = messages[i]
             if not isinstance(m, dict):
@@ -1372,6 +1431,79 @@ class OpenAIChatProfile(_OpenAIProfile):
             i += 1
         return out
 
+    @staticmethod
+    def _clean_groups(messages: list[Any], i: int, n: int, seen_ids: set[str]) -> int:
+        """The index of the first message from ``i`` on whose check might find a violation (``n``
+        when none), the ids of the tool calls before it added to ``seen_ids`` as the full check
+        adds them: a pass of look-ups over the usual shapes, any other message left to the full
+        check. Fine without a look: a user message; a system or developer message with text
+        content; an assistant message with text content and no tool calls; an assistant message
+        with string or no content whose calls each have a new string id of at most
+        :data:`CHAT_MAX_CALL_ID` characters, type ``function``, a name under the name rule and a
+        JSON object's text as arguments, directly followed by one tool message with string
+        content per call, in any order, answering nothing else."""
+        good, texts = _GOOD_NAMES, _OBJECT_TEXTS
+        while i < n:
+            m = messages[i]
+            if type(m) is not dict:
+                return i
+            role = m.get("role")
+            if role == "user":
+                i += 1
+                continue
+            content = m.get("content")
+            if role != "assistant":
+                if (role == "system" or role == "developer") and type(content) is str:
+                    i += 1
+                    continue
+                return i
+            calls = m.get("tool_calls")
+            if not calls:
+                if type(content) is not str:
+                    return i
+                i += 1
+                continue
+            if type(calls) is not list or not (content is None or type(content) is str):
+                return i
+            ids: list[str] = []
+            for c in calls:
+                if type(c) is not dict:
+                    return i
+                cid = c.get("id")
+                fn = c.get("function")
+                if (
+                    type(cid) is not str
+                    or len(cid) > CHAT_MAX_CALL_ID
+                    or cid in seen_ids
+                    or cid in ids
+                    or type(fn) is not dict
+                    or c.get("type", "function") != "function"
+                ):
+                    return i
+                name = fn.get("name")
+                if type(name) is not str or (name not in good and not _known_good_name(name)):
+                    return i
+                args = fn.get("arguments")
+                if type(args) is not str or (args not in texts and not _known_object_text(args)):
+                    return i
+                ids.append(cid)
+            j = i + 1
+            answered: list[Any] = []
+            while j < n:
+                tm = messages[j]
+                if type(tm) is not dict or tm.get("role") != "tool":
+                    break
+                tid = tm.get("tool_call_id")
+                if tid not in ids or tid in answered or type(tm.get("content")) is not str:
+                    return i
+                answered.append(tid)
+                j += 1
+            if len(answered) != len(ids):
+                return i
+            seen_ids.update(ids)
+            i = j
+        return n
+
     def _tool_content_problems(self, content: Any, at: str, tid: Any) -> list[Violation]:
         if isinstance(content, str) or not isinstance(content, list):
             return []
@@ -1402,7 +1534,22 @@ class OpenAIChatProfile(_OpenAIProfile):
         """Rewrite ``body`` (in place, and returned) where a rule can be met without changing
         what was meant; every rewrite is recorded on ``report``. See the ``repair`` and
         ``report`` rules of :data:`CHAT_RULES`. The messages before ``settled`` need no repair
-        and are left as they are (see :attr:`repair_window`)."""
+        and are left as they are (see :attr:`repair_window`). The repairs of the fields other than
+        ``messages`` run once per distinct value of those fields (see :meth:`_top_repaired`)."""
+        declared = self._top_repaired(body, report, "messages", self._repair_top)
+        messages = body.get("messages")
+        if isinstance(messages, list):
+            origins: list[int] = []
+            repaired = body["messages"] = self._repair_messages(messages, declared, report, origins, settled)
+            if repaired is messages:  # nothing moved
+                self._start_map = (id(repaired), start, min(max(start, 0), len(repaired)))
+            else:
+                self._remember_start(repaired, origins, start)
+        return body
+
+    def _repair_top(self, body: dict[str, Any], report: Any) -> set[Any]:
+        """The repairs of the body's fields other than ``messages`` (the tool names also in the
+        history's calls); returns the declared function names."""
         self._common_repairs(body, report)
         self.repair_names(body, report)
         tools = tools if isinstance(tools := body.get("tools"), list) else []
@@ -1434,12 +1581,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                 "/max_tokens",
                 f"max_tokens={value!r} sent as max_completion_tokens (model {body.get('model')!r})",
             )
-        messages = body.get("messages")
-        if isinstance(messages, list):
-            origins: list[int] = []
-            body["messages"] = self._repair_messages(messages, declared, report, origins, settled)
-            self._remember_start(body["messages"], origins, start)
-        return body
+        return declared
 
     def repair_names(self, body: dict[str, Any], report: Any = None) -> dict[str, str]:
         """Rename the declared function tools whose names OpenAI refuses (:func:`wire_tool_names`),
@@ -1481,12 +1623,21 @@ class OpenAIChatProfile(_OpenAIProfile):
         return mapping
 
     def _repair_messages(
-        self, messages: list[Any], declared: set[Any], report: Any, origins: list[int], settled: int = 0
+        self, messages: list[Any], declared: set[Any], report: Any, origins: list[int] | None, settled: int = 0
     ) -> list[Any]:
-        settled = max(0, min(int(settled or 0), len(messages)))
-        out: list[Any] = list(messages[:settled])
-        origins.extend(range(settled))
-        i = settled
+        """``messages`` repaired from ``settled`` on: the same list when no message needed a
+        repair (the usual case, found by one pass of look-ups: no copy, ``origins`` left
+        unfilled), else a new list with ``origins`` (the index in ``messages`` each entry comes
+        from) filled when given."""
+        n = len(messages)
+        settled = max(0, min(int(settled or 0), n))
+        i = self._clean_messages(messages, settled, n)
+        if i == n:
+            return messages
+        out: list[Any] = list(messages[:i])
+        if origins is None:
+            origins = []
+        origins.extend(range(i))
         while i < len(messages):
             m = messages[i]
             if not isinstance(m, dict):
@@ -1574,6 +1725,50 @@ class OpenAIChatProfile(_OpenAIProfile):
             origins.append(i)
             i += 1
         return out
+
+    @staticmethod
+    def _clean_messages(messages: list[Any], i: int, n: int) -> int:
+        """The index of the first message from ``i`` on that a repair might change (``n`` when
+        none): a pass that only reads, taking any message out of the usual shapes as one to
+        repair (the full repair then decides). A message needs no repair when: an assistant
+        message has content or tool calls, each call's id (a string) has at most
+        :data:`CHAT_MAX_CALL_ID` characters, its function's name matches the name rule and its
+        arguments are the text of a JSON object; a tool message's call id has at most
+        :data:`CHAT_MAX_CALL_ID` characters and its content is a string (no image to move); any
+        other message (user, system, developer) is never repaired."""
+        good, texts = _GOOD_NAMES, _OBJECT_TEXTS
+        while i < n:
+            m = messages[i]
+            if type(m) is not dict:
+                return i
+            role = m.get("role")
+            if role == "assistant":
+                calls = m.get("tool_calls")
+                if not calls:
+                    if m.get("content") is None:
+                        return i
+                elif type(calls) is not list:
+                    return i
+                else:
+                    for c in calls:
+                        if type(c) is not dict:
+                            return i
+                        cid = c.get("id")
+                        fn = c.get("function")
+                        if type(cid) is str and len(cid) > CHAT_MAX_CALL_ID or type(fn) is not dict:
+                            return i
+                        name = fn.get("name")
+                        if type(name) is not str or (name not in good and not _known_good_name(name)):
+                            return i
+                        args = fn.get("arguments")
+                        if type(args) is not str or (args not in texts and not _known_object_text(args)):
+                            return i
+            elif role == "tool":
+                cid = m.get("tool_call_id")
+                if type(cid) is str and len(cid) > CHAT_MAX_CALL_ID or type(m.get("content")) is not str:
+                    return i
+            i += 1
+        return n
 
     def _repair_call_id(self, obj: dict[str, Any], key: str, pointer: str, report: Any) -> None:
         cid = obj.get(key)
@@ -1716,6 +1911,11 @@ class OpenAIResponsesProfile(_OpenAIProfile):
     rules = RESPONSES_RULES
     call_id_max = RESPONSES_MAX_CALL_ID
     messages_key = "input"
+    #: An item's repairs read only itself, except a reasoning item (dropped when no item follows
+    #: it, and then the ids of its turn's items): such a drop changes the entries, so the items
+    #: before `start` a repair left as they were keep needing nothing; the repairs start at the
+    #: first new item (:attr:`toolwire.profile.Profile.repair_window`).
+    repair_window = 0
     _endpoint = "/responses"
     _id_step = staticmethod(_responses_ids)
     _id_start = staticmethod(_responses_ids_start)
@@ -1803,9 +2003,15 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         store_false = body.get("store") is False
         start = self._mapped_start(items, start)
         begin = max(0, min(start, len(items)))
-        # the entries before begin: only their ids are read
-        calls, answered, item_ids = self._folded_ids(items, begin, _copy_responses_ids)
+        # the entries before begin: only their ids are read (the ids of the last request's whole
+        # input, kept at the end of its check, when they are this input's first entries)
+        last = getattr(self, "_input_ids", None)
+        if last is not None and len(last[0]) == begin and items[:begin] == last[0]:
+            calls, answered, item_ids = _copy_responses_ids(last[1])
+        else:
+            calls, answered, item_ids = self._folded_ids(items, begin, _copy_responses_ids)
         new_calls: list[str] = []  # the calls first seen from begin on, in order (those checked for an output)
+        begin = self._clean_inputs(items, begin, len(items), (calls, answered, item_ids), new_calls, continued)
         for i in range(begin, len(items)):
             it = items[i]
             if not isinstance(it, dict):
@@ -1942,6 +2148,9 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                         call_id=cid,
                     )
                 )
+        # the loop above collected the ids of every item as the fold does (_responses_ids): the
+        # value of the fold over the whole input, for the next request's entries before its start
+        self._input_ids = (list(items), (calls, answered, item_ids))
         return out
 
     def _output_problems(self, output: Any, at: str, cid: Any) -> list[Violation]:
@@ -1975,7 +2184,23 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         """Rewrite ``body`` (in place, and returned) where a rule can be met without changing
         what was meant; every rewrite is recorded on ``report``. See the ``repair`` and
         ``report`` rules of :data:`RESPONSES_RULES`. The input items before ``settled`` need no
-        repair and are left as they are (see :attr:`repair_window`)."""
+        repair and are left as they are (see :attr:`repair_window`). The repairs of the fields
+        other than ``input`` run once per distinct value of those fields (see
+        :meth:`_top_repaired`)."""
+        declared, store_false = self._top_repaired(body, report, "input", self._repair_top)
+        items = body.get("input")
+        if isinstance(items, list):
+            origins: list[int] = []
+            repaired = body["input"] = self._repair_items(items, declared, store_false, report, origins, settled)
+            if repaired is items:  # nothing moved
+                self._start_map = (id(repaired), start, min(max(start, 0), len(repaired)))
+            else:
+                self._remember_start(repaired, origins, start)
+        return body
+
+    def _repair_top(self, body: dict[str, Any], report: Any) -> tuple[set[Any], bool]:
+        """The repairs of the body's fields other than ``input`` (the tool names also in the
+        input's calls); returns the declared tool names and whether ``store`` is false."""
         self._common_repairs(body, report)
         self.repair_names(body, report)
         tools = tools if isinstance(tools := body.get("tools"), list) else []
@@ -1994,12 +2219,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                     "/include",
                     "'reasoning.encrypted_content' added to include (store: false)",
                 )
-        items = body.get("input")
-        if isinstance(items, list):
-            origins: list[int] = []
-            body["input"] = self._repair_items(items, declared, store_false, report, origins, settled)
-            self._remember_start(body["input"], origins, start)
-        return body
+        return declared, store_false
 
     def repair_names(self, body: dict[str, Any], report: Any = None) -> dict[str, str]:
         """As :meth:`OpenAIChatProfile.repair_names`, for ``tools[].name``, a named
@@ -2036,7 +2256,15 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         origins: list[int],
         settled: int = 0,
     ) -> list[Any]:
-        settled = max(0, min(int(settled or 0), len(items)))
+        """``items`` repaired from ``settled`` on: the same list when no item needed a repair
+        (found by :meth:`_clean_items`; ``origins`` left unfilled), else a new list with
+        ``origins`` (the index in ``items`` each entry comes from) filled."""
+        n = len(items)
+        settled = max(0, min(int(settled or 0), n))
+        # the items from `settled` on that need no repair (the usual case): left as they are
+        settled = self._clean_items(items, settled, n)
+        if settled == n:
+            return items
         kept: list[Any] = []
         kept_from: list[int] = []
         strip_ids = False  # after a dropped reasoning item: the items of its turn go without their ids
@@ -2160,6 +2388,138 @@ class OpenAIResponsesProfile(_OpenAIProfile):
             out.append(it)
             origins.append(kept_from[k])
         return out
+
+    @staticmethod
+    def _clean_items(items: list[Any], i: int, n: int) -> int:
+        """The index of the first input item from ``i`` on that a repair might change or drop
+        (``n`` when none): a pass that only reads, any item out of the usual shapes taken as one
+        to repair (the full repair then decides). No repair: a ``function_call`` with no id or an
+        ``fc`` id, a ``call_id`` of at most :data:`RESPONSES_MAX_CALL_ID` characters and a name
+        under the name rule (or not a string: reported by the check); a ``function_call_output``
+        with such a ``call_id``; a message with no id or a ``msg`` id whose assistant content
+        (text, or a list) has no ``input_text`` part. Reasoning items and every other type take
+        the full repair (a reasoning item may be dropped, which changes the items after it)."""
+        good = _GOOD_NAMES
+        while i < n:
+            it = items[i]
+            if type(it) is not dict:
+                return i
+            typ = it.get("type")
+            if typ == "function_call":
+                iid = it.get("id")
+                if iid is not None and not (type(iid) is str and iid.startswith("fc")):
+                    return i
+                cid = it.get("call_id")
+                if type(cid) is str and len(cid) > RESPONSES_MAX_CALL_ID:
+                    return i
+                name = it.get("name")
+                if type(name) is str:
+                    if name not in good and not _known_good_name(name):
+                        return i
+                elif isinstance(name, str):
+                    return i  # a str subclass: the full repair
+            elif typ == "function_call_output":
+                cid = it.get("call_id")
+                if type(cid) is not str and cid is not None or type(cid) is str and len(cid) > RESPONSES_MAX_CALL_ID:
+                    return i
+            elif typ == "message" or (typ is None and "role" in it):
+                iid = it.get("id")
+                if iid is not None and not (type(iid) is str and iid.startswith("msg")):
+                    return i
+                if it.get("role") == "assistant":
+                    content = it.get("content")
+                    if type(content) is list:
+                        for p in content:
+                            if type(p) is not dict or p.get("type") == "input_text":
+                                return i
+                    elif content is not None and type(content) is not str:
+                        return i
+            else:
+                return i
+            i += 1
+        return n
+
+    @staticmethod
+    def _clean_inputs(
+        items: list[Any],
+        i: int,
+        n: int,
+        acc: tuple[dict[str, int], set[str], set[str]],
+        new_calls: list[str],
+        continued: bool,
+    ) -> int:
+        """The index of the first input item from ``i`` on whose check might find a violation
+        (``n`` when none), having added the ids of the items before it to ``acc`` (calls,
+        answered call ids, item ids) and ``new_calls`` as the full check adds them: a pass of
+        look-ups over the usual shapes, any other item left to the full check. Fine without a
+        look: a ``function_call`` with no id or a new ``fc`` id, a string ``call_id`` of at most
+        :data:`RESPONSES_MAX_CALL_ID` characters, a string name under the name rule and string
+        arguments; a ``function_call_output`` with no id or a new one, answering a call made
+        before it (or any call of a continued response) not answered yet, with string output; a
+        message with no id or a new ``msg`` id whose assistant content holds only
+        ``output_text`` and ``refusal`` parts."""
+        calls, answered, item_ids = acc
+        good = _GOOD_NAMES
+        while i < n:
+            it = items[i]
+            if type(it) is not dict:
+                return i
+            typ = it.get("type")
+            iid = it.get("id")
+            if typ == "function_call":
+                if iid is not None and not (type(iid) is str and iid.startswith("fc")):
+                    return i
+                cid = it.get("call_id")
+                name = it.get("name")
+                if (
+                    type(cid) is not str
+                    or len(cid) > RESPONSES_MAX_CALL_ID
+                    or type(name) is not str
+                    or type(it.get("arguments")) is not str
+                    or (name not in good and not _known_good_name(name))
+                ):
+                    return i
+                if iid:
+                    if iid in item_ids:
+                        return i
+                    item_ids.add(iid)
+                if cid not in calls:
+                    calls[cid] = i
+                    new_calls.append(cid)
+            elif typ == "function_call_output":
+                cid = it.get("call_id")
+                if (
+                    type(cid) is not str
+                    or (cid not in calls and not continued)
+                    or cid in answered
+                    or type(it.get("output")) is not str
+                ):
+                    return i
+                if iid is not None:
+                    if type(iid) is not str or iid in item_ids:
+                        return i
+                    if iid:
+                        item_ids.add(iid)
+                answered.add(cid)
+            elif typ == "message" or (typ is None and "role" in it):
+                if iid is not None and not (type(iid) is str and iid.startswith("msg")):
+                    return i
+                if it.get("role") == "assistant":
+                    content = it.get("content")
+                    if type(content) is list:
+                        for p in content:
+                            if type(p) is not dict or (pt := p.get("type")) != "output_text" and pt != "refusal":
+                                return i
+                    elif content is not None and type(content) is not str:
+                        return i
+                if iid:
+                    if iid in item_ids:
+                        return i
+                    item_ids.add(iid)
+            else:
+                return i
+            i += 1
+        return n
 
     # -- tokens -----------------------------------------------------------------------------------
     async def count_tokens(self, body: dict[str, Any], **settings: Any) -> int | None:
