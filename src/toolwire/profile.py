@@ -768,11 +768,21 @@ def _snapshot(value: Any) -> Any:
         return _Exact(value)
     if t is tuple:
         return tuple(_snapshot(v) for v in value)
-    if t in _RECORDS and _RECORDS[t] is None:
+    if (t in _RECORDS and _RECORDS[t] is None) or _record_subclass(t):
         new = object.__new__(t)
         new.__dict__.update({k: v if type(v) is str else _snapshot(v) for k, v in value.__dict__.items()})
         return new
     return plain_copy(value)
+
+
+def _record_subclass(t: type) -> bool:
+    """Whether ``t`` subclasses a registered record type and keeps its whole state in its
+    ``__dict__`` (no ``__slots__`` anywhere): its snapshot is made attribute by attribute, so its
+    numbers stay type-strict too (a user's ``Message`` or part subclass edited from ``1`` to
+    ``True`` in place is noticed; a deep copy compared with ``==`` would not see it)."""
+    if t in _RECORDS or not _RECORD_TYPES or not issubclass(t, tuple(_RECORD_TYPES)):
+        return False
+    return all("__slots__" not in vars(k) for k in t.__mro__ if k is not object)
 
 
 def _copy(value: Any) -> Any:

@@ -1,0 +1,85 @@
+"""Findings of the adversarial pass over this session's per-request caches (the earlier messages
+guarded by a fingerprint, with compared copies for values the fingerprint does not take): each
+test edits a history in place the way a hook or a careless user would and compares the body with
+the one a fresh model encodes from nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+
+import toolwire
+from toolwire.adapter import ModelRequest
+from toolwire.tools import Tool
+from toolwire.types import Conversation, Message, TextPart, ToolCall, ToolResult
+
+pytest.importorskip("httpx2")
+
+APIS = {
+    "anthropic": ("toolwire_anthropic", "claude-sonnet-4-5"),
+    "openai-chat": ("toolwire_openai", "gpt-4.1"),
+    "openai": ("toolwire_openai", "gpt-5"),
+    "gemini": ("toolwire_gemini", "gemini-2.5-flash"),
+}
+
+LOOKUP = Tool(
+    "lookup",
+    "Look something up.",
+    {"type": "object", "properties": {"q": {"type": "integer"}}, "required": ["q"]},
+)
+
+
+class NotedMessage(Message):
+    """A user's own message class (adds nothing the encoding reads)."""
+
+
+class NotedCall(ToolCall):
+    """A user's own tool call class."""
+
+
+def _model(api: str) -> Any:
+    pytest.importorskip(APIS[api][0])
+    return toolwire.model(f"{api}:{APIS[api][1]}", api_key="k", max_retries=0)
+
+
+def _body(m: Any, messages: list[Message], owner: Any) -> str:
+    req: ModelRequest = m.build_request(messages, tools=[LOOKUP])
+    req.conversation = owner
+    return json.dumps(m._preflight(req, incremental=True)[0])
+
+
+def _fresh(api: str, m: Any, messages: list[Message]) -> str:
+    req = dataclasses.replace(m.build_request(messages, tools=[LOOKUP]), conversation=None)
+    return json.dumps(_model(api)._preflight(req)[0])
+
+
+def _history(message_cls: type[Message], call_cls: type[ToolCall]) -> list[Message]:
+    return [
+        Message("user", [TextPart("go")]),
+        message_cls("assistant", [TextPart("step 0"), call_cls("call_0", "lookup", {"q": 1})]),
+        Message("user", [ToolResult("call_0", "result 0")]),
+        Message("assistant", [TextPart("step 1"), ToolCall("call_1", "lookup", {"q": 2})]),
+        Message("user", [ToolResult("call_1", "result 1")]),
+    ]
+
+
+@pytest.mark.parametrize("api", list(APIS))
+@pytest.mark.parametrize(
+    "classes", [(NotedMessage, ToolCall), (Message, NotedCall)], ids=["message-subclass", "call-subclass"]
+)
+@pytest.mark.parametrize("new", [True, 1.0], ids=["bool", "float"])
+def test_an_earlier_subclassed_message_edited_in_place_to_another_number_type_is_sent(
+    api: str, classes: tuple[type[Message], type[ToolCall]], new: Any
+) -> None:
+    """Messages of a subclass are not fingerprinted; their kept copies must still tell ``1`` from
+    ``True`` and ``1.0`` (each encodes differently), or the vendor gets the old argument."""
+    m = _model(api)
+    owner = Conversation()
+    history = _history(*classes)
+    _body(m, history[:3], owner)
+    history[1].parts[1].arguments["q"] = new  # a hook's in-place edit between turns
+    got = _body(m, history, owner)
+    assert got == _fresh(api, m, history)
