@@ -83,3 +83,21 @@ def test_an_earlier_subclassed_message_edited_in_place_to_another_number_type_is
     history[1].parts[1].arguments["q"] = new  # a hook's in-place edit between turns
     got = _body(m, history, owner)
     assert got == _fresh(api, m, history)
+
+
+class CopiesItself(ToolCall):
+    """A subclass that chooses how it is deep-copied: left to ``copy.deepcopy``, as before."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> CopiesItself:
+        return CopiesItself(self.id, self.name, {k: v for k, v in (self.arguments or {}).items()})
+
+
+@pytest.mark.parametrize("api", ["openai-chat"])
+def test_a_subclass_with_its_own_deepcopy_still_gets_a_body_equal_to_a_fresh_one(api: str) -> None:
+    m = _model(api)
+    owner = Conversation()
+    history = _history(Message, CopiesItself)
+    first = _body(m, history[:3], owner)
+    assert first == _fresh(api, m, history[:3])
+    history[1].parts[1].arguments["q"] = 5
+    assert _body(m, history, owner) == _fresh(api, m, history)

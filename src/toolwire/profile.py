@@ -779,10 +779,16 @@ def _record_subclass(t: type) -> bool:
     """Whether ``t`` subclasses a registered record type and keeps its whole state in its
     ``__dict__`` (no ``__slots__`` anywhere): its snapshot is made attribute by attribute, so its
     numbers stay type-strict too (a user's ``Message`` or part subclass edited from ``1`` to
-    ``True`` in place is noticed; a deep copy compared with ``==`` would not see it)."""
+    ``True`` in place is noticed; a deep copy compared with ``==`` would not see it). A subclass
+    that says how it is copied (``__deepcopy__``, ``__reduce__``, ``__getstate__``, ...) is left
+    to :func:`copy.deepcopy`."""
     if t in _RECORDS or not _RECORD_TYPES or not issubclass(t, tuple(_RECORD_TYPES)):
         return False
-    return all("__slots__" not in vars(k) for k in t.__mro__ if k is not object)
+    return not any(n in vars(k) for k in t.__mro__ if k is not object and k not in _RECORDS for n in _COPY_HOOKS)
+
+
+#: What a class defines to choose how :func:`copy.deepcopy` copies it (or to keep state outside its ``__dict__``).
+_COPY_HOOKS = ("__slots__", "__deepcopy__", "__copy__", "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__")
 
 
 def _copy(value: Any) -> Any:
