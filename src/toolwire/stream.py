@@ -10,6 +10,7 @@ objects, Gemini chunks) into these canonical events; :class:`StreamAssembler` bu
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Union, cast
 
@@ -144,9 +145,11 @@ _JOIN_EVERY = 512
 class _Slot:
     """One part of the response being assembled: its ``kind``, the ``part`` object and, for text,
     reasoning and tool-call arguments, the text so far: the latest ``frags`` (at most
-    :data:`_JOIN_EVERY`) and the ``chunks`` they were joined into before."""
+    :data:`_JOIN_EVERY`) and the ``chunks`` they were joined into before; ``carry`` is a high
+    surrogate that ended the last delta, held back until the next delta says whether it is the
+    first half of a pair (see :func:`_paired`)."""
 
-    __slots__ = ("kind", "part", "frags", "chunks", "ended")
+    __slots__ = ("kind", "part", "frags", "chunks", "ended", "carry")
 
     def __init__(self, kind: str, part: Any) -> None:
         self.kind = kind
@@ -154,15 +157,59 @@ class _Slot:
         self.frags: list[str] = []
         self.chunks: list[str] = []
         self.ended = False
+        self.carry = ""
 
     def fold(self) -> None:
         self.chunks.append("".join(self.frags))
         self.frags.clear()
 
     def text(self) -> str:
-        if not self.chunks:
-            return "".join(self.frags)
-        return "".join(self.chunks) + "".join(self.frags)
+        text = "".join(self.frags) if not self.chunks else "".join(self.chunks) + "".join(self.frags)
+        # a high surrogate still held back ends the text: no second half came, so it is lone
+        return text + "\ufffd" if self.carry else text
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _paired(slot: _Slot, text: str) -> str:
+    """``text`` (one delta) with UTF-16 surrogates resolved across deltas (a delta that starts or
+    ends with a surrogate, or follows one that ended with a high surrogate).
+
+    Some servers stream an astral character (an emoji) as a JSON surrogate-pair escape split
+    over two events (``"\ud83d"``, then ``"\ude00"``); the transport keeps such a surrogate at
+    the edge of a delta's text (:func:`toolwire.transport.event_json`) and every other lone one
+    is U+FFFD already. Here a high surrogate ending a delta is held back (``slot.carry``); the
+    next delta's low surrogate completes it into the one character, else it becomes U+FFFD, as
+    does a low surrogate without a high one before it and a high one still held at the end
+    (:meth:`_Slot.text`). So any split of a text gives the same text as the unsplit one."""
+    if not text:
+        return text  # an empty delta keeps what is held back
+    carry = slot.carry
+    if carry:
+        slot.carry = ""
+        first = text[0]
+        if "\udc00" <= first <= "\udfff":
+            text = chr(0x10000 + ((ord(carry) - 0xD800) << 10) + (ord(first) - 0xDC00)) + text[1:]
+        else:
+            text = "\ufffd" + text
+    last = text[-1:]
+    if "\ud800" <= last <= "\udbff":
+        slot.carry = last
+        text = text[:-1]
+    if _LONE_SURROGATE.search(text) is not None:  # a low one at the start, or one inside
+        text = _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def _repaired(pd: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A delta's ``provider_data`` (e.g. Gemini's copy of the part) with lone surrogates U+FFFD:
+    the halves are joined in the text only, and no request could carry a lone one back."""
+    if pd:
+        from .transport import repair_surrogates
+
+        repair_surrogates(pd)
+    return pd
 
 
 class StreamAssembler:
@@ -173,6 +220,9 @@ class StreamAssembler:
     as they arrive, so a long stream of small deltas holds its text, not one object per delta
     (arguments parsed once, empty text → ``{}``). :meth:`response` may also
     be called mid-stream (a partial response); feeding may go on after it.
+    A surrogate pair split over two deltas is joined into its one character (the delta events
+    are changed in place: the first loses its high surrogate, the next starts with the whole
+    character); a lone surrogate becomes U+FFFD.
     A tool call never ended, or whose text does not parse while the stop reason is
     ``max_tokens``, is marked ``incomplete`` and will not be run by the loop.
 
@@ -231,8 +281,14 @@ class StreamAssembler:
             slot = self._new(event.index, "text", TextPart(""))
         elif slot.kind != "text":
             raise self._wrong_kind("text", slot)
+        text = event.text
+        if text and ("\ud800" <= text[0] <= "\udfff" or "\ud800" <= text[-1] <= "\udfff") or slot.carry:
+            # half of a surrogate pair at an edge: the delta (as the run's events show it) carries
+            # the whole character, or U+FFFD for a lone half
+            text = event.text = _paired(slot, text)
+            _repaired(event.provider_data)
         frags = slot.frags
-        frags.append(event.text)  # joined once in response(), a chunk at a time
+        frags.append(text)  # joined once in response(), a chunk at a time
         if len(frags) >= _JOIN_EVERY:
             slot.fold()
         if event.provider_data:
@@ -244,8 +300,12 @@ class StreamAssembler:
             slot = self._new(event.index, "reasoning", ReasoningPart(provider=event.provider or self.provider))
         elif slot.kind != "reasoning":
             raise self._wrong_kind("reasoning", slot)
+        text = event.text
+        if text and ("\ud800" <= text[0] <= "\udfff" or "\ud800" <= text[-1] <= "\udfff") or slot.carry:
+            text = event.text = _paired(slot, text)
+            _repaired(event.provider_data)
         frags = slot.frags
-        frags.append(event.text)
+        frags.append(text)
         if len(frags) >= _JOIN_EVERY:
             slot.fold()
         if event.signature is not None:
@@ -272,8 +332,11 @@ class StreamAssembler:
             raise ResponseDecodeError(
                 self.provider or "stream", "tool call arguments arrived before the tool call started"
             )
+        text = event.arguments_fragment
+        if text and ("\ud800" <= text[0] <= "\udfff" or "\ud800" <= text[-1] <= "\udfff") or slot.carry:
+            text = event.arguments_fragment = _paired(slot, text)
         frags = slot.frags
-        frags.append(event.arguments_fragment)
+        frags.append(text)
         if len(frags) >= _JOIN_EVERY:
             slot.fold()
 

@@ -36,7 +36,7 @@ import abc
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Iterable, Protocol, runtime_checkable
+from typing import Any, AsyncIterator, Container, Iterable, Protocol, runtime_checkable
 
 from toolwire.adapter import Model, ModelRequest
 from toolwire.errors import ProviderError, ResponseDecodeError, ToolwireError
@@ -106,11 +106,13 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def repair_surrogates(value: Any, text: str | None = None) -> Any:
+def repair_surrogates(value: Any, text: str | None = None, edges: Container[str] = ()) -> Any:
     """``value`` (decoded JSON) with every lone surrogate in its strings (keys included) replaced
     by U+FFFD. When the JSON ``text`` it came from is given and holds no ``\\uD800``-``\\uDFFF``
     escape, ``value`` is returned at once (strict UTF-8 cannot carry a surrogate otherwise).
-    Iterative; containers are changed in place."""
+    A string under a key in ``edges`` keeps a high surrogate that ends it and a low surrogate
+    that starts it (half of a pair split over two stream events, joined by
+    :class:`~toolwire.stream.StreamAssembler`). Iterative; containers are changed in place."""
     if text is not None and not _SURROGATE_ESCAPE.search(text):
         return value
     if isinstance(value, str):
@@ -127,7 +129,7 @@ def repair_surrogates(value: Any, text: str | None = None) -> Any:
                     node[k] = v
                 if isinstance(v, str):
                     if _LONE_SURROGATE.search(v):
-                        node[k] = _LONE_SURROGATE.sub("\ufffd", v)
+                        node[k] = _keep_edges(v) if k in edges else _LONE_SURROGATE.sub("\ufffd", v)
                 elif isinstance(v, (dict, list)):
                     stack.append(v)
         elif isinstance(node, list):
@@ -138,6 +140,26 @@ def repair_surrogates(value: Any, text: str | None = None) -> Any:
                 elif isinstance(v, (dict, list)):
                     stack.append(v)
     return value
+
+
+def _keep_edges(v: str) -> str:
+    start = 1 if "\udc00" <= v[:1] <= "\udfff" else 0
+    end = len(v) - 1 if "\ud800" <= v[-1:] <= "\udbff" else len(v)
+    if end <= start:
+        return v
+    return v[:start] + _LONE_SURROGATE.sub("\ufffd", v[start:end]) + v[end:]
+
+
+#: The keys of streamed text, reasoning and tool-call argument deltas, whose strings keep a
+#: surrogate at their edges (:func:`event_json`): Anthropic ``content_block_delta`` ``delta.text``
+#: / ``delta.thinking`` / ``delta.partial_json`` (https://docs.anthropic.com/en/docs/build-with-claude/streaming);
+#: Chat Completions ``choices[].delta.content`` / ``tool_calls[].function.arguments`` (and
+#: ``reasoning_content`` / ``reasoning`` of compatible servers; ``ChatCompletionChunk``);
+#: Responses ``response.output_text.delta`` / ``...arguments.delta`` / ``...reasoning_*.delta``
+#: ``delta`` (``ResponseStreamEvent``); Gemini ``candidates[].content.parts[].text``.
+STREAM_DELTA_KEYS = frozenset(
+    {"text", "thinking", "partial_json", "content", "arguments", "reasoning_content", "reasoning", "delta"}
+)
 
 
 def _describe(status: int | None, content_type: str | None, encoding: str | None) -> str:
@@ -188,7 +210,8 @@ def event_json(api: str, ev: SSEEvent, objects_only: bool = True) -> Any:
     try:
         value = json.loads(ev.data)
         if _SURROGATE_ESCAPE.search(ev.data) is not None:  # as repair_surrogates(value, ev.data)
-            value = repair_surrogates(value)
+            # a delta's text keeps a surrogate at its edges: the other half may be the next event's
+            value = repair_surrogates(value, edges=STREAM_DELTA_KEYS)
     except (ValueError, RecursionError) as exc:
         reason = f"{exc.msg} at char {exc.pos}" if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
         if ev.event == "error":
@@ -513,7 +536,8 @@ def _quick_json(data: bytes) -> Any:
         value = json.loads(text)
     except Exception:
         return _NOT_QUICK
-    return repair_surrogates(value, text)
+    # a top-level array is a JSON-array stream (Gemini without alt=sse): its chunks are deltas
+    return repair_surrogates(value, text, STREAM_DELTA_KEYS if type(value) is list else ())
 
 
 async def read_answer(api: str, response: Any, arrays: bool = False) -> Answer:
