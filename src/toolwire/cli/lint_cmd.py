@@ -72,7 +72,7 @@ def _installed_providers() -> list[str] | None:
 def lint(
     target: str = typer.Argument(
         ...,
-        help="A module (every top-level Tool), module:attr, a Python file, a JSON file of tool specs, or an MCP server: 'mcp:<command line>' (started over stdio) or 'mcp:<http(s) URL>'.",
+        help="A module (every top-level Tool), module:attr or module:a,b (Tools, typed functions, lists or factories), a Python file (file.py, file.py:attr, file.py:a,b), a JSON file of tool specs, or an MCP server: 'mcp:<command line>' (started over stdio) or 'mcp:<http(s) URL>'.",
     ),
     provider: Optional[list[str]] = typer.Option(
         None,

@@ -1101,26 +1101,39 @@ def load_tools(target: str) -> list[Tool]:
     """Tools named by ``target``:
 
     - ``pkg.module``: every :class:`Tool` the module defines at top level;
-    - ``pkg.module:attr``: a Tool, a list of Tools, or a callable returning either;
-    - ``path/to/file.py``: every top-level Tool of that file (``file.py:attr`` also works);
+    - ``pkg.module:attr``: a Tool, a list of Tools, a typed function (a tool as ``@toolwire.tool``
+      would make it; one that takes no parameters is called as a factory), or a callable
+      returning a Tool or a list of Tools (``mytools:make``); ``pkg.module:a,b`` names several;
+    - ``path/to/file.py``: every top-level Tool of that file (``file.py:attr`` and
+      ``file.py:a,b`` also work);
     - ``path/to/tools.json``: a list of canonical specs ``{"name", "description", "input_schema"}``
       (also accepted: ``{"tools": [...]}``, and OpenAI ``{"type":"function","function":{...}}``
       or ``parameters`` keys).
 
-    Raises :class:`ToolDefinitionError` with what was found instead.
+    Raises :class:`ToolDefinitionError` with what was found instead (a missing file, module or
+    name with the closest existing one: "did you mean ...?").
     """
     t = target.strip()
-    if t.endswith(".json") and Path(t).is_file():
-        return _from_json(Path(t))
-    attr = None
+    if t.endswith(".json"):
+        if Path(t).is_file():
+            return _from_json(Path(t))
+        raise ToolDefinitionError(f"lint target {target!r}: no such file{_file_hint(Path(t))}")
+    names: list[str] = []
     base = t
-    m = re.match(r"^(.*?):([A-Za-z_][A-Za-z0-9_.]*)$", t)
+    m = re.match(r"^(.+?):([A-Za-z0-9_.,\s]*)$", t)
     if m and not re.match(r"^[A-Za-z]:[\\/]", t):
         base, attr = m.group(1), m.group(2)
+        names = [n.strip() for n in attr.split(",")]
+        bad = [n for n in names if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", n)]
+        if bad:
+            what = "an empty name" if "" in bad else f"{bad[0]!r}, not a Python name"
+            raise ToolDefinitionError(
+                f"lint target {target!r}: {what} after ':' (write {base}:name or {base}:name1,name2)"
+            )
     if base.endswith(".py") or Path(base).is_file():
         p = Path(base).resolve()
         if not p.is_file():
-            raise ToolDefinitionError(f"lint target {base!r}: no such file")
+            raise ToolDefinitionError(f"lint target {base!r}: no such file{_file_hint(Path(base))}")
         name = f"_toolwire_lint_{abs(hash(str(p)))}"
         spec = importlib.util.spec_from_file_location(name, p)
         if spec is None or spec.loader is None:
@@ -1148,26 +1161,140 @@ def load_tools(target: str) -> list[Tool]:
                 and (base == cause.name or base.startswith(cause.name + "."))
             ):
                 raise ToolDefinitionError(
-                    f"lint target {target!r}: no module named {base!r} on the import path "
-                    "(give a file path, or run from the directory that holds the package)"
+                    f"lint target {target!r}: no module named {base!r} on the import path"
+                    f"{_module_hint(cause.name)} (give a file path, or run from the directory that holds the package)"
                 ) from None
             raise
-    if attr is None:
+    if not names:
         tools = _from_module(mod)
         if not tools:
-            raise ToolDefinitionError(f"lint target {target!r} defines no Tool at top level; name one with {base}:ATTR")
+            plain = _plain_functions(mod)
+            named = f"{base}:{','.join(plain[:2])}" if plain else f"{base}:ATTR"
+            listed = f"; its functions: {', '.join(plain)}" if plain else ""
+            raise ToolDefinitionError(
+                f"lint target {target!r} defines no Tool at top level (only functions decorated with "
+                f"@toolwire.tool are found by the module name alone); name them: {named}{listed}"
+            )
         return tools
+    found: list[Tool] = []
+    for one in names:
+        for tool in _tools_named(target, mod, one):
+            if all(tool is not o for o in found):
+                found.append(tool)
+    return found
+
+
+def _plain_functions(mod: Any) -> list[str]:
+    """The public functions a module defines itself (not imported ones)."""
+    import inspect
+
+    return [
+        n
+        for n, v in vars(mod).items()
+        if not n.startswith("_") and inspect.isfunction(v) and v.__module__ == mod.__name__
+    ]
+
+
+def _tools_named(target: str, mod: Any, name: str) -> list[Tool]:
+    """The tools of one ``name`` (dotted: an attribute path) in ``mod``; a missing name raises
+    :class:`ToolDefinitionError` listing the module's tools and functions with the closest one."""
+    import inspect
+
     obj: Any = mod
-    for part in attr.split("."):
+    for part in name.split("."):
         if not hasattr(obj, part):
-            raise ToolDefinitionError(f"lint target {target!r}: {part!r} not found")
+            where = "the module" if obj is mod else repr(name.rsplit(".", 1)[0])
+            candidates = (
+                [
+                    n
+                    for n, v in vars(obj).items()
+                    if not n.startswith("_")
+                    and (isinstance(v, (Tool, list, tuple)) or inspect.isfunction(v) or inspect.isclass(v))
+                ]
+                if hasattr(obj, "__dict__")
+                else []
+            )
+            hint = _hint(part, candidates)
+            tools_here = [
+                n for n in candidates if isinstance(getattr(obj, n), Tool) or inspect.isfunction(getattr(obj, n))
+            ]
+            listed = f" Its tools and functions: {', '.join(tools_here)}." if tools_here else ""
+            raise ToolDefinitionError(f"lint target {target!r}: {where} has no {part!r}{hint}{listed}")
         obj = getattr(obj, part)
     found = _tools_in(obj)
-    if found is None and callable(obj) and not isinstance(obj, Tool):
-        found = _tools_in(_guarded(target, f"calling {attr}()", obj))
-    if found is None:
-        raise ToolDefinitionError(f"lint target {target!r} is a {type(obj).__name__}, not a Tool or a list of Tools")
-    return found
+    if found is not None:
+        return found
+    if isinstance(obj, (list, tuple)) and obj and all(isinstance(x, Tool) or inspect.isfunction(x) for x in obj):
+        return [x if isinstance(x, Tool) else _guarded(target, f"reading {name}", Tool.from_function, x) for x in obj]
+    if inspect.isfunction(obj) and _required_parameters(obj):
+        # a plain typed function is a tool (as toolwire run --tools takes it)
+        return [_guarded(target, f"reading the function {name!r} as a tool", Tool.from_function, obj)]
+    if callable(obj) and not isinstance(obj, Tool):
+        made = _guarded(target, f"calling {name}()", obj)
+        found = _tools_in(made)
+        if found is None:
+            raise ToolDefinitionError(
+                f"lint target {target!r}: {name}() returned a {type(made).__name__}, not a Tool or a list of Tools "
+                "(a function without parameters is called as a factory; decorate it with @toolwire.tool "
+                "to lint it as a tool)"
+            )
+        return found
+    raise ToolDefinitionError(
+        f"lint target {target!r}: {name!r} is a {type(obj).__name__}, not a Tool or a list of Tools"
+    )
+
+
+def _required_parameters(fn: Any) -> bool:
+    import inspect
+
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False
+    return any(
+        p.default is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        for p in sig.parameters.values()
+    )
+
+
+def _file_hint(path: Path) -> str:
+    """``"; did you mean 'tools.py'?"`` for the closest file of the same suffix in the folder."""
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        names = [c.name for c in folder.iterdir() if c.is_file() and c.suffix == path.suffix]
+    except OSError:
+        return ""
+    return _hint(path.name, names)
+
+
+def _hint(name: str, candidates: Iterable[str]) -> str:
+    """``"; did you mean 'a'?"`` (or ``'a' or 'b'``) for the closest candidates, else ``""``."""
+    from .suggest import closest
+
+    found = closest(name, candidates, n=2)
+    return f"; did you mean {' or '.join(repr(f) for f in found)}?" if found else ""
+
+
+def _module_hint(missing: str) -> str:
+    """``"; did you mean 'mytools'?"`` for the closest importable module: a submodule of the
+    package that exists, else a top-level module or a ``.py`` file in the current folder."""
+    import pkgutil
+
+    parent, _, leaf = missing.rpartition(".")
+    try:
+        if parent:
+            pkg = sys.modules.get(parent) or importlib.import_module(parent)
+            names = [m.name for m in pkgutil.iter_modules(getattr(pkg, "__path__", []))]
+        else:
+            names = [m.name for m in pkgutil.iter_modules([str(Path.cwd())])]
+            if not _hint(leaf, names):
+                names += [m.name for m in pkgutil.iter_modules()]
+    except Exception:  # a hint only
+        return ""
+    if parent:
+        names = [f"{parent}.{n}" for n in names]
+        leaf = missing
+    return _hint(leaf, names)
 
 
 def _guarded(target: str, doing: str, fn: Callable[..., Any], *args: Any) -> Any:
