@@ -35,11 +35,12 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
-import random
-import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
+
+if TYPE_CHECKING:  # pragma: no cover - imported by a policy's first jitter draw (_Rng)
+    import random
 
 __all__ = [
     "RetryPolicy",
@@ -68,7 +69,16 @@ PERMANENT_5XX_MESSAGES: tuple[str, ...] = (
     "failed to parse",
 )
 
-_PERMANENT = re.compile("|".join(re.escape(p) for p in PERMANENT_5XX_MESSAGES), re.IGNORECASE)
+_permanent: Any = None  # PERMANENT_5XX_MESSAGES as one pattern, compiled on the first 5xx classified
+
+
+def _permanent_match(message: str) -> bool:
+    global _permanent
+    if _permanent is None:
+        import re
+
+        _permanent = re.compile("|".join(re.escape(p) for p in PERMANENT_5XX_MESSAGES), re.IGNORECASE)
+    return _permanent.search(message) is not None
 
 
 def classify(status: int | None, message: str | None = None, *, default: bool = False) -> bool:
@@ -80,7 +90,7 @@ def classify(status: int | None, message: str | None = None, *, default: bool = 
     if status in (408, 409, 429):
         return True
     if 500 <= status <= 599:
-        return not (message and _PERMANENT.search(message))
+        return not (message and _permanent_match(message))
     return False
 
 
@@ -138,6 +148,24 @@ class RetryNotice:
         return f"{type(self.error).__name__}: {self.error}"
 
 
+class _Rng:
+    """A policy's own jitter source: a ``random.Random`` made on the first draw (so ``random`` is
+    imported by the first retry, not by ``import toolwire``)."""
+
+    __slots__ = ("_random",)
+
+    def __init__(self) -> None:
+        self._random: random.Random | None = None
+
+    def random(self) -> float:
+        r = self._random
+        if r is None:
+            import random
+
+            r = self._random = random.Random()
+        return r.random()
+
+
 #: The most attempts a policy may make (``max_retries`` at most 99): more is a mistake, not a policy.
 MAX_ATTEMPTS = 100
 
@@ -170,7 +198,9 @@ class RetryPolicy:
     jitter: float = 0.25
     honor_retry_after: bool = True
     max_retry_after: float = 60.0
-    rng: random.Random = field(default_factory=random.Random, compare=False, repr=False)
+    #: the jitter source: anything with ``random()`` (e.g. ``random.Random(seed)``); by default a
+    #: ``random.Random`` of the policy's own, made on its first draw
+    rng: random.Random | _Rng = field(default_factory=_Rng, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         from .errors import ConfigurationError

@@ -46,11 +46,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .executor import ToolRun
 from .types import Conversation, Response, ToolCall, ToolResult, Usage
+
+if TYPE_CHECKING:  # pragma: no cover - pathlib (and urllib.parse, ipaddress) only to save or load a file
+    from pathlib import Path
 
 __all__ = ["RunState", "RunResult", "Turn", "PendingCall", "Approved", "Denied", "RUN_STATUSES", "PENDING_KINDS"]
 
@@ -372,6 +374,8 @@ class RunState:
 
     def save(self, path: str | Path) -> None:
         """Write :meth:`to_json` to ``path`` (UTF-8), replacing the file atomically."""
+        from pathlib import Path
+
         p = Path(path)
         tmp = p.with_name(p.name + ".tmp")
         tmp.write_text(self.to_json(), encoding="utf-8")
@@ -380,4 +384,6 @@ class RunState:
     @classmethod
     def load(cls, path: str | Path) -> RunState:
         """Read a state written by :meth:`save`; ``ValueError`` when the file is not one."""
+        from pathlib import Path
+
         return cls.from_json(Path(path).read_text(encoding="utf-8"))

@@ -169,7 +169,7 @@ class _Slot:
         return text + "\ufffd" if self.carry else text
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = "[\ud800-\udfff]"  # (re compiles it on the first split pair; nothing at import)
 
 
 def _paired(slot: _Slot, text: str) -> str:
@@ -197,8 +197,8 @@ def _paired(slot: _Slot, text: str) -> str:
     if "\ud800" <= last <= "\udbff":
         slot.carry = last
         text = text[:-1]
-    if _LONE_SURROGATE.search(text) is not None:  # a low one at the start, or one inside
-        text = _LONE_SURROGATE.sub("\ufffd", text)
+    if re.search(_LONE_SURROGATE, text) is not None:  # a low one at the start, or one inside
+        text = re.sub(_LONE_SURROGATE, "\ufffd", text)
     return text
 
 
