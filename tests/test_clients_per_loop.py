@@ -221,3 +221,37 @@ def test_a_hand_closed_loop_closes_the_client_made_on_it_and_keeps_its_close(loo
     assert second.is_closed() and second is not made
     other.close()
     assert other.is_closed()
+
+
+AT_EXIT = SERVER + textwrap.dedent(
+    """
+    import atexit, sys
+    import toolwire
+
+    port = serve()
+    provider = sys.argv[1]
+    base = f"http://127.0.0.1:{port}" + ("/v1" if provider.startswith("openai") else "")
+    model = toolwire.model(provider, api_key="sk-test", base_url=base, max_retries=0, timeout=30)
+    print(toolwire.run_sync(model, "Hi.").text)
+    ((client, _),) = model.__dict__["_loop_clients"].values()
+    print("open" if not client.is_closed() else "closed")
+    atexit._run_exitfuncs()  # what the interpreter runs at exit, before tearing modules down
+    print("open" if not client.is_closed() else "closed")
+    """
+)
+
+
+@pytest.mark.parametrize("provider", ["openai:gpt-5", "anthropic:claude-sonnet-4-5"])
+def test_the_main_threads_run_sync_loop_is_shut_down_at_exit_closing_its_clients(provider) -> None:
+    """The main thread's run_sync loop is shut down at interpreter exit (atexit), so the model's
+    pooled keep-alive connection is closed on it; before, it was left to module teardown, where
+    it could be dropped unclosed ("unclosed <socket ...>" under ``-W error::ResourceWarning``)."""
+    done = subprocess.run(
+        [sys.executable, "-W", "error::ResourceWarning", "-c", AT_EXIT, provider],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["hi", "open", "closed"]
+    assert done.stderr == ""

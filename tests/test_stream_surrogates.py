@@ -23,7 +23,7 @@ import toolwire
 from toolwire import events as ev
 from toolwire._sync import run_coroutine
 from toolwire.adapter import collect_stream
-from toolwire.stream import StreamAssembler, TextDelta
+from toolwire.stream import ReasoningDelta, StopEvent, StreamAssembler, SurrogatePairs, TextDelta, ToolCallDelta
 from toolwire.types import Message, TextPart
 
 httpx2 = pytest.importorskip("httpx2")
@@ -312,8 +312,8 @@ def test_any_split_gives_the_same_text_as_the_unsplit_stream(
 @settings(max_examples=60, deadline=None)
 @given(units=st.lists(_UNIT, max_size=16), cuts=st.lists(st.integers(0, 40), max_size=8))
 def test_the_run_events_text_deltas_carry_whole_characters(units: list[int], cuts: list[int]) -> None:
-    """The deltas a run shows join to the response's text (but for a lone surrogate ending it),
-    and none holds a lone surrogate (a delta printed or encoded as UTF-8 does not fail)."""
+    """The deltas a run shows join to the response's text, and none holds a lone surrogate (a
+    delta printed or encoded as UTF-8 does not fail)."""
     model = _model("openai-chat", _chat("text", _pieces(units, cuts) if units else [""]))
 
     async def main() -> tuple[list[str], str]:
@@ -328,25 +328,32 @@ def test_the_run_events_text_deltas_carry_whole_characters(units: list[int], cut
         return deltas, text
 
     deltas, text = run_coroutine(main())
-    assert text == _expected(units)
-    if units and 0xD800 <= units[-1] <= 0xDBFF:
-        # a high surrogate ending the stream is held back until the end, which no delta follows:
-        # it is U+FFFD in the text (and the response), not in a delta
-        assert "".join(deltas) + "\ufffd" == text
-    else:
-        assert "".join(deltas) == text
+    assert "".join(deltas) == text == _expected(units)
     for d in deltas:
         d.encode("utf-8")  # raises UnicodeEncodeError for a lone surrogate
 
 
-def test_the_assembler_alone_joins_a_pair_and_a_partial_response_shows_the_held_half_as_replacement() -> None:
-    asm = StreamAssembler("test")
+def test_surrogate_pairs_alone_join_a_pair_and_send_a_lone_half_as_replacement() -> None:
+    pairs = SurrogatePairs()
     first, second = TextDelta(0, "ab\ud83d"), TextDelta(0, "\ude00c")
-    asm.feed(first)
-    assert first.text == "ab"  # the high half is held back, not shown alone
-    assert asm.response().text == "ab\ufffd"  # mid-stream: no second half yet
-    asm.feed(second)
-    assert second.text == f"{EMOJI}c"
-    assert asm.response().text == f"ab{EMOJI}c"
-    asm.feed(TextDelta(0, "\ude00"))  # a low half with no high one before it
-    assert asm.response().text == f"ab{EMOJI}c\ufffd"
+    assert list(pairs.fix([first])) == [first] and first.text == "ab"  # the high half is held back
+    assert list(pairs.fix([second])) == [second] and second.text == f"{EMOJI}c"
+    low = TextDelta(0, "\ude00")  # a low half with no high one before it
+    assert list(pairs.fix([low])) == [low] and low.text == "\ufffd"
+    held = ReasoningDelta(1, "r\ud83d")
+    stop = StopEvent("end_turn")
+    # another event comes: the held half is sent before it, as U+FFFD, in a delta of its part
+    assert list(pairs.fix([held, stop])) == [ReasoningDelta(1, "r"), ReasoningDelta(1, "\ufffd"), stop]
+    args = ToolCallDelta(2, '{"q": "\ud83d')
+    assert list(pairs.fix([args])) == [ToolCallDelta(2, '{"q": "')]
+    assert list(pairs.finish()) == [ToolCallDelta(2, "\ufffd")]  # the stream ended
+    assert list(pairs.finish()) == []
+
+
+def test_the_assembler_itself_keeps_text_exactly() -> None:
+    """The assembler joins what it is fed as it is (the pairing is the transport's, by
+    :class:`SurrogatePairs`): a lone surrogate fed to it directly stays."""
+    asm = StreamAssembler("test")
+    for piece in ("ab\ud83d", "\ude00c", "\ud800"):
+        asm.feed(TextDelta(0, piece))
+    assert asm.response().text == "ab\ud83d\ude00c\ud800"

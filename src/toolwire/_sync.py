@@ -152,7 +152,20 @@ def _thread_loop() -> _ThreadLoop:
     tl: _ThreadLoop | None = getattr(_local, "loop", None)
     if tl is None or tl.pid != os.getpid() or tl.loop.is_closed():
         tl = _local.loop = _ThreadLoop()
+        if threading.current_thread() is threading.main_thread():
+            # the main thread's loop outlives every module: shut it down at exit, before the
+            # interpreter tears modules down (its clients' connections are closed on it, not dropped)
+            import atexit
+            import weakref
+
+            atexit.register(_shut_down_at_exit, weakref.ref(tl))
     return tl
+
+
+def _shut_down_at_exit(ref: Any) -> None:
+    tl = ref()
+    if tl is not None:
+        tl.__del__()  # as the end of a thread does; a closed loop is left alone after
 
 
 # signal.signal / signal.getsignal go through the module's enum wrappers, which try to turn every

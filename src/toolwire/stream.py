@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Union, cast
+from typing import Any, Iterable, Iterator, Union, cast
 
 from .arguments import parse_arguments
 from .errors import ResponseDecodeError
@@ -31,6 +31,7 @@ __all__ = [
     "StopEvent",
     "StreamEvent",
     "StreamAssembler",
+    "SurrogatePairs",
     "assemble",
 ]
 
@@ -145,11 +146,9 @@ _JOIN_EVERY = 512
 class _Slot:
     """One part of the response being assembled: its ``kind``, the ``part`` object and, for text,
     reasoning and tool-call arguments, the text so far: the latest ``frags`` (at most
-    :data:`_JOIN_EVERY`) and the ``chunks`` they were joined into before; ``carry`` is a high
-    surrogate that ended the last delta, held back until the next delta says whether it is the
-    first half of a pair (see :func:`_paired`)."""
+    :data:`_JOIN_EVERY`) and the ``chunks`` they were joined into before."""
 
-    __slots__ = ("kind", "part", "frags", "chunks", "ended", "carry")
+    __slots__ = ("kind", "part", "frags", "chunks", "ended")
 
     def __init__(self, kind: str, part: Any) -> None:
         self.kind = kind
@@ -157,59 +156,15 @@ class _Slot:
         self.frags: list[str] = []
         self.chunks: list[str] = []
         self.ended = False
-        self.carry = ""
 
     def fold(self) -> None:
         self.chunks.append("".join(self.frags))
         self.frags.clear()
 
     def text(self) -> str:
-        text = "".join(self.frags) if not self.chunks else "".join(self.chunks) + "".join(self.frags)
-        # a high surrogate still held back ends the text: no second half came, so it is lone
-        return text + "\ufffd" if self.carry else text
-
-
-_LONE_SURROGATE = "[\ud800-\udfff]"  # (re compiles it on the first split pair; nothing at import)
-
-
-def _paired(slot: _Slot, text: str) -> str:
-    """``text`` (one delta) with UTF-16 surrogates resolved across deltas (a delta that starts or
-    ends with a surrogate, or follows one that ended with a high surrogate).
-
-    Some servers stream an astral character (an emoji) as a JSON surrogate-pair escape split
-    over two events (``"\ud83d"``, then ``"\ude00"``); the transport keeps such a surrogate at
-    the edge of a delta's text (:func:`toolwire.transport.event_json`) and every other lone one
-    is U+FFFD already. Here a high surrogate ending a delta is held back (``slot.carry``); the
-    next delta's low surrogate completes it into the one character, else it becomes U+FFFD, as
-    does a low surrogate without a high one before it and a high one still held at the end
-    (:meth:`_Slot.text`). So any split of a text gives the same text as the unsplit one."""
-    if not text:
-        return text  # an empty delta keeps what is held back
-    carry = slot.carry
-    if carry:
-        slot.carry = ""
-        first = text[0]
-        if "\udc00" <= first <= "\udfff":
-            text = chr(0x10000 + ((ord(carry) - 0xD800) << 10) + (ord(first) - 0xDC00)) + text[1:]
-        else:
-            text = "\ufffd" + text
-    last = text[-1:]
-    if "\ud800" <= last <= "\udbff":
-        slot.carry = last
-        text = text[:-1]
-    if re.search(_LONE_SURROGATE, text) is not None:  # a low one at the start, or one inside
-        text = re.sub(_LONE_SURROGATE, "\ufffd", text)
-    return text
-
-
-def _repaired(pd: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A delta's ``provider_data`` (e.g. Gemini's copy of the part) with lone surrogates U+FFFD:
-    the halves are joined in the text only, and no request could carry a lone one back."""
-    if pd:
-        from .transport import repair_surrogates
-
-        repair_surrogates(pd)
-    return pd
+        if not self.chunks:
+            return "".join(self.frags)
+        return "".join(self.chunks) + "".join(self.frags)
 
 
 class StreamAssembler:
@@ -220,9 +175,6 @@ class StreamAssembler:
     as they arrive, so a long stream of small deltas holds its text, not one object per delta
     (arguments parsed once, empty text → ``{}``). :meth:`response` may also
     be called mid-stream (a partial response); feeding may go on after it.
-    A surrogate pair split over two deltas is joined into its one character (the delta events
-    are changed in place: the first loses its high surrogate, the next starts with the whole
-    character); a lone surrogate becomes U+FFFD.
     A tool call never ended, or whose text does not parse while the stop reason is
     ``max_tokens``, is marked ``incomplete`` and will not be run by the loop.
 
@@ -281,14 +233,8 @@ class StreamAssembler:
             slot = self._new(event.index, "text", TextPart(""))
         elif slot.kind != "text":
             raise self._wrong_kind("text", slot)
-        text = event.text
-        if text and ("\ud800" <= text[0] <= "\udfff" or "\ud800" <= text[-1] <= "\udfff") or slot.carry:
-            # half of a surrogate pair at an edge: the delta (as the run's events show it) carries
-            # the whole character, or U+FFFD for a lone half
-            text = event.text = _paired(slot, text)
-            _repaired(event.provider_data)
         frags = slot.frags
-        frags.append(text)  # joined once in response(), a chunk at a time
+        frags.append(event.text)  # joined once in response(), a chunk at a time
         if len(frags) >= _JOIN_EVERY:
             slot.fold()
         if event.provider_data:
@@ -300,12 +246,8 @@ class StreamAssembler:
             slot = self._new(event.index, "reasoning", ReasoningPart(provider=event.provider or self.provider))
         elif slot.kind != "reasoning":
             raise self._wrong_kind("reasoning", slot)
-        text = event.text
-        if text and ("\ud800" <= text[0] <= "\udfff" or "\ud800" <= text[-1] <= "\udfff") or slot.carry:
-            text = event.text = _paired(slot, text)
-            _repaired(event.provider_data)
         frags = slot.frags
-        frags.append(text)
+        frags.append(event.text)
         if len(frags) >= _JOIN_EVERY:
             slot.fold()
         if event.signature is not None:
@@ -332,11 +274,8 @@ class StreamAssembler:
             raise ResponseDecodeError(
                 self.provider or "stream", "tool call arguments arrived before the tool call started"
             )
-        text = event.arguments_fragment
-        if text and ("\ud800" <= text[0] <= "\udfff" or "\ud800" <= text[-1] <= "\udfff") or slot.carry:
-            text = event.arguments_fragment = _paired(slot, text)
         frags = slot.frags
-        frags.append(text)
+        frags.append(event.arguments_fragment)
         if len(frags) >= _JOIN_EVERY:
             slot.fold()
 
@@ -443,6 +382,73 @@ def _handler_for(cls: type, event: Any) -> Any:
             _HANDLERS[cls] = handler
             return handler
     raise TypeError(f"not a stream event: {event!r}")
+
+
+_DELTA_TEXT = {TextDelta: "text", ReasoningDelta: "text", ToolCallDelta: "arguments_fragment"}
+
+
+class SurrogatePairs:
+    """Joins UTF-16 surrogate pairs split over two deltas, for a stream that holds surrogates.
+
+    Some servers stream an astral character (an emoji) as a JSON surrogate-pair escape split over
+    two events (``"\\ud83d"``, then ``"\\ude00"``). The transport keeps a surrogate at the edge of
+    a delta's text (:func:`toolwire.transport.event_json`; every other lone one is U+FFFD
+    already) and passes the stream's canonical events through :meth:`fix`: a high surrogate that
+    ends a text, reasoning or argument delta is held back; the next delta of the same part starts
+    with the whole character when it begins with the low half, else with U+FFFD; a low surrogate
+    without its high half is U+FFFD; a held half that nothing completes (another event comes, or
+    the stream ends: :meth:`finish`) is sent as a delta of its own, U+FFFD. So any split of a text
+    gives the text the unsplit stream gives, and no delta carries half a pair. Delta events are
+    changed in place (their ``provider_data`` too: lone surrogates there are U+FFFD)."""
+
+    __slots__ = ("held",)
+
+    def __init__(self) -> None:
+        self.held: dict[tuple[type, int], str] = {}  # (delta class, index) -> a high surrogate
+
+    def fix(self, events: Iterable[StreamEvent]) -> Iterator[StreamEvent]:
+        for ev in events:
+            attr = _DELTA_TEXT.get(type(ev))
+            key = (type(ev), getattr(ev, "index", None))
+            if self.held and any(k != key for k in self.held):
+                yield from self._flush(lambda k: k != key)
+            if attr is None:
+                yield ev
+                continue
+            text = getattr(ev, attr)
+            if not text:
+                yield ev  # an empty delta keeps what is held back
+                continue
+            high = self.held.pop(key, "")  # type: ignore[arg-type]
+            if high:
+                first = text[0]
+                if "\udc00" <= first <= "\udfff":
+                    text = chr(0x10000 + ((ord(high) - 0xD800) << 10) + (ord(first) - 0xDC00)) + text[1:]
+                else:
+                    text = "\ufffd" + text
+            last = text[-1]
+            if "\ud800" <= last <= "\udbff":
+                self.held[key] = last  # type: ignore[index]
+                text = text[:-1]
+            if re.search("[\ud800-\udfff]", text) is not None:  # a low one at the start, or one inside
+                text = re.sub("[\ud800-\udfff]", "\ufffd", text)
+            setattr(ev, attr, text)
+            pd = getattr(ev, "provider_data", None)
+            if pd:  # e.g. Gemini's copy of the part: no request could carry a lone half back
+                from .transport import repair_surrogates
+
+                repair_surrogates(pd)
+            yield ev
+
+    def finish(self) -> Iterator[StreamEvent]:
+        """The held halves nothing completed, each as a U+FFFD delta (at the end of the stream)."""
+        return self._flush(lambda k: True)
+
+    def _flush(self, which: Any) -> Iterator[StreamEvent]:
+        for key in [k for k in self.held if which(k)]:
+            del self.held[key]
+            cls, index = key
+            yield cls(index, "\ufffd")
 
 
 def assemble(events: Iterable[StreamEvent], provider: str | None = None) -> Response:

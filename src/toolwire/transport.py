@@ -36,7 +36,7 @@ import abc
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Container, Iterable, Protocol, runtime_checkable
+from typing import Any, AsyncIterator, Container, Iterable, Iterator, Protocol, runtime_checkable
 
 from toolwire.adapter import Model, ModelRequest
 from toolwire.errors import ProviderError, ResponseDecodeError, ToolwireError
@@ -47,6 +47,7 @@ from toolwire.stream import (
     StopEvent,
     StreamAssembler,
     StreamEvent,
+    SurrogatePairs,
     TextDelta,
     ToolCallEnd,
     ToolCallStart,
@@ -849,7 +850,9 @@ class Transport(Model):
                 yield ev
             return
         decoder = self.stream_decoder(request)
+        pairs: SurrogatePairs | None = None  # as in send_stream; a JSON-array stream always has one
         if answer.kind == "json":
+            pairs = SurrogatePairs()
             if not answer.body:
                 raise ResponseDecodeError(self.provider, "the JSON-array stream is empty: it has no chunk")
             for i, chunk in enumerate(answer.body):
@@ -859,7 +862,7 @@ class Transport(Model):
                         f"a chunk of a JSON-array stream must be an object, got {snippet(json.dumps(chunk))}",
                         f"/{i}",
                     )
-                for ev in decoder.feed(chunk):
+                for ev in pairs.fix(decoder.feed(chunk)):
                     yield ev
         else:
             assert answer.events is not None
@@ -869,9 +872,13 @@ class Transport(Model):
                     continue
                 if data is END:
                     break
-                for ev in decoder.feed(data):
+                evs = decoder.feed(data)
+                if pairs is None and "\\u" in sse.data and _SURROGATE_ESCAPE.search(sse.data):
+                    pairs = SurrogatePairs()
+                for ev in evs if pairs is None else pairs.fix(evs):
                     yield ev
-        for ev in decoder.finish():
+        tail = decoder.finish()
+        for ev in tail if pairs is None else _paired_end(pairs, tail):
             yield ev
 
     @property
@@ -947,16 +954,21 @@ class Transport(Model):
                     if answer.kind == "sse" and answer.events is not None:  # as answer_events
                         decoder = self.stream_decoder(request)
                         event_data = self.event_data
+                        pairs = None  # a SurrogatePairs once the stream spells a surrogate
                         async for sse in answer.events:
                             data = event_data(sse)
                             if data is SKIP:
                                 continue
                             if data is END:
                                 break
-                            for ev in decoder.feed(data):
+                            evs = decoder.feed(data)
+                            if pairs is None and "\\u" in sse.data and _SURROGATE_ESCAPE.search(sse.data):
+                                pairs = SurrogatePairs()
+                            for ev in evs if pairs is None else pairs.fix(evs):
                                 delivered = True
                                 yield ev
-                        for ev in decoder.finish():
+                        tail = decoder.finish()
+                        for ev in tail if pairs is None else _paired_end(pairs, tail):
                             delivered = True
                             yield ev
                     else:
@@ -990,6 +1002,11 @@ class _Marker:
 
     def __repr__(self) -> str:
         return self.name
+
+
+def _paired_end(pairs: SurrogatePairs, tail: Iterable[StreamEvent]) -> Iterator[StreamEvent]:
+    yield from pairs.fix(tail)
+    yield from pairs.finish()
 
 
 #: :meth:`Transport.event_data` results: skip this event / the stream ends here.
