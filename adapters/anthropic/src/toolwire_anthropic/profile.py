@@ -504,6 +504,21 @@ def _tool_loop_assistant(msgs: list[Any]) -> int | None:
     return None
 
 
+def _turn_start_exact(msgs: list[Any], i: int) -> int:
+    """The first message of the turn holding message ``i`` (consecutive dict messages of one role),
+    as ``_check_messages`` finds it; ``-1`` when that meets a dict subclass (read the slow way)."""
+    while i > 0:
+        a, b = msgs[i - 1], msgs[i]
+        if type(a) is not dict or type(b) is not dict:
+            if isinstance(a, dict) and isinstance(b, dict):
+                return -1
+            return i
+        if (a["role"] if "role" in a else None) != (b["role"] if "role" in b else None):
+            return i
+        i -= 1
+    return i
+
+
 def _image_bytes(data: str) -> int:
     return (len(data) * 3) // 4 - data[-2:].count("=") if data else 0
 
@@ -680,9 +695,17 @@ class AnthropicProfile(Profile):
     #: read only itself, whether it is the last message, and its neighbours (merges, results first).
     repair_window = 2
 
+    # what the checks fold over a growing history, kept between requests (see PrefixFold); the
+    # class values stand for a profile made without __init__ (copied by hand)
+    _cache_controls: PrefixFold | None = None
+    _tool_use_ids: PrefixFold | None = None
+    #: (repaired messages list, start as encoded, start in the repaired list): set by repair_request
+    _mapped_start: tuple[Any, int, int] | None = None
+    #: (JSON copy of the fields other than messages, their number leaves, their check results)
+    _top_memo: tuple[Any, Any, Any] | None = None
+
     def __init__(self, api: str | None = None, **settings: Any) -> None:
         super().__init__(api, **settings)
-        # what the checks fold over a growing history, kept between requests (see PrefixFold)
         self._cache_controls = PrefixFold(_add_cache_controls, _zero)
         self._tool_use_ids = PrefixFold(_add_tool_use_ids, set)
 
@@ -795,8 +818,7 @@ class AnthropicProfile(Profile):
         if not isinstance(body, dict):
             return [Violation("anthropic.request.messages-count", "", "the request body is not a JSON object")]
         tools_found, before, after, top_cc, has_tools = self._check_top(body)
-        out: list[Violation] = list(tools_found)
-        out.extend(before)
+        out: list[Violation] = [*tools_found, *before] if tools_found or before else []
         msgs = body.get("messages")
         if not has_tools and any(
             b.get("type") in ("tool_use", "tool_result")
@@ -811,14 +833,24 @@ class AnthropicProfile(Profile):
                     "the messages hold tool_use or tool_result blocks, so the request must declare tools",
                 )
             )
-        out.extend(after)
-        fold = getattr(self, "_cache_controls", None)
-        if fold is not None and isinstance(msgs, list):
-            n = top_cc + fold.fold(msgs)
+        if after:
+            out += after
+        start = max(0, int(start or 0)) if start else 0
+        mapped = self._mapped_start
+        if mapped is not None and mapped[0] is msgs and mapped[1] == start:
+            start = mapped[2]  # the repair dropped or merged messages before start: same message, new index
+        # the usual conversation first (one pass that proves no rule is broken), else every rule
+        quick = self._quick_check_messages(body, msgs, start) if type(msgs) is list else None
+        if quick is not None:
+            n = top_cc + quick[0]
         else:
-            n = top_cc
-            for i, m in enumerate(msgs or []):
-                n = _add_cache_controls(n, i, m)
+            fold = self._cache_controls
+            if fold is not None and isinstance(msgs, list):
+                n = top_cc + fold.fold(msgs)
+            else:
+                n = top_cc
+                for i, m in enumerate(msgs or []):
+                    n = _add_cache_controls(n, i, m)
         if n > _MAX_CACHE_BREAKPOINTS:
             out.append(
                 Violation(
@@ -827,10 +859,10 @@ class AnthropicProfile(Profile):
                     f"{n} blocks carry cache_control; Anthropic allows at most {_MAX_CACHE_BREAKPOINTS}",
                 )
             )
-        start = max(0, int(start or 0))
-        mapped = getattr(self, "_mapped_start", None)
-        if mapped is not None and mapped[0] is msgs and mapped[1] == start:
-            start = mapped[2]  # the repair dropped or merged messages before start: same message, new index
+        if quick is not None:
+            if quick[1]:
+                out += quick[1]
+            return out
         out.extend(self._check_messages(body, start))
         return out
 
@@ -843,8 +875,9 @@ class AnthropicProfile(Profile):
         those fields are equal (``==``, numbers of the same types) to the last ones checked; a JSON
         copy of them is kept."""
         top = body.copy()
-        top.pop("messages", None)
-        memo = getattr(self, "_top_memo", None)
+        if "messages" in top:
+            del top["messages"]
+        memo = self._top_memo
         # == holds between True, 1 and 1.0, which these checks tell apart: the numbers' types are compared too
         if memo is not None and memo[0] == top and _same_number_types(top, memo[1]):
             return memo[2]
@@ -1012,7 +1045,7 @@ class AnthropicProfile(Profile):
         lo = turn_start(lo)
         if lo > 0 and isinstance(msgs[lo], dict) and msgs[lo].get("role") == "user":
             lo = turn_start(lo - 1)
-        folds = getattr(self, "_tool_use_ids", None)
+        folds = self._tool_use_ids
         if folds is not None:
             seen_ids: set[str] = folds.fold(msgs, lo, set)
         else:  # a profile made without __init__ (copied by hand)
@@ -1126,7 +1159,14 @@ class AnthropicProfile(Profile):
                         call_id=uid if isinstance(uid, str) else None,
                     )
             prev_role, prev_entries = role, entries
-        # the final assistant message
+        self._check_final(body, msgs, add)
+        return out
+
+    @staticmethod
+    def _check_final(body: dict[str, Any], msgs: list[Any], add: Any) -> None:
+        """The rules on the final assistant message and, with manual thinking, on the assistant
+        message whose tool calls the request answers."""
+        n = len(msgs)
         thinking = body.get("thinking")
         thinking_type = thinking.get("type") if isinstance(thinking, dict) else None
         last = msgs[-1] if isinstance(msgs[-1], dict) else {}
@@ -1165,7 +1205,142 @@ class AnthropicProfile(Profile):
                         _block_pointer(ai, msgs[ai].get("content"), 0),
                         "with thinking on, the assistant message whose tool calls are answered must start with a thinking block",
                     )
-        return out
+
+    def _quick_check_messages(
+        self, body: dict[str, Any], msgs: list[Any], start: int
+    ) -> tuple[int, list[Violation]] | None:
+        """The usual conversation checked in one pass over the messages from ``start`` (with the
+        turns before it they are checked against, as :meth:`_check_messages` reads them): the
+        ``cache_control`` blocks of all messages and the violations, or ``None`` as soon as a
+        message or block is outside what this pass knows to be valid — a block type other than
+        text, ``tool_use``, a ``tool_result`` with text (or no) content, thinking; anything a rule
+        may refuse; two consecutive messages of one role — and then :meth:`_check_messages`
+        checks every rule. So this pass never decides a violation itself, except those of
+        :meth:`_check_final` (run for a final assistant message or with thinking set)."""
+        n = len(msgs)
+        if not n or n > _MAX_MESSAGES:
+            return None
+        # the context, as _check_messages computes it: the turn of the message before start and,
+        # for a user turn, the assistant turn before it
+        lo = start - 1 if start > 0 else 0
+        lo = _turn_start_exact(msgs, lo if lo < n else n - 1)
+        if lo > 0:
+            m = msgs[lo]
+            if type(m) is dict and "role" in m and m["role"] == "user":
+                lo = _turn_start_exact(msgs, lo - 1)
+        if lo < 0:
+            return None
+        fold = self._tool_use_ids
+        if fold is None:
+            return None
+        seen = fold.fold(msgs, lo, set)  # tool_use ids of the messages before lo (a copy)
+        cc = 0
+        uses: dict[Any, bool] | None = None  # the previous assistant message's tool_use ids -> answered
+        prev_role = None
+        rule = TOOL_USE_ID_RULE.fullmatch
+        for mi in range(lo, n):
+            m = msgs[mi]
+            if type(m) is not dict:
+                return None
+            role = m["role"] if "role" in m else None
+            if role == prev_role or (role != "user" and role != "assistant"):
+                return None
+            content = m["content"] if "content" in m else None
+            user = role == "user"
+            if type(content) is str:
+                # one text block: "" is refused, so is whitespace-only user text
+                if not content or (user and not content.strip()):
+                    return None
+                if user:
+                    if uses:
+                        return None  # a tool_use of the previous message left unanswered
+                    uses = None
+                else:
+                    uses = {}
+                prev_role = role
+                continue
+            if type(content) is not list or not content:
+                return None
+            if user:
+                answered = 0
+                other = False
+                for b in content:
+                    if type(b) is not dict:
+                        return None
+                    if "cache_control" in b and b["cache_control"] is not None:
+                        cc += 1
+                    btype = b["type"] if "type" in b else None
+                    if btype == "tool_result":
+                        if other:
+                            return None  # tool_result blocks must come first
+                        rid = b["tool_use_id"] if "tool_use_id" in b else None
+                        if type(rid) is not str or rule(rid) is None:
+                            return None
+                        if uses is None or rid not in uses or uses[rid]:
+                            return None  # an orphan, or answered twice
+                        uses[rid] = True
+                        answered += 1
+                        rc = b["content"] if "content" in b else None
+                        if type(rc) is str:
+                            if "is_error" in b and b["is_error"] is True and not rc.strip():
+                                return None
+                        elif rc is not None or ("is_error" in b and b["is_error"] is True):
+                            return None
+                        continue
+                    if btype != "text" or ("content" in b and type(b["content"]) is list):
+                        return None
+                    text = b["text"] if "text" in b else None
+                    if type(text) is not str or not text.strip():
+                        return None
+                    other = True
+                if uses and answered != len(uses):
+                    return None  # a tool_use of the previous message left unanswered
+                uses = None
+            else:
+                uses = {}
+                thinking_first = None
+                for b in content:
+                    if type(b) is not dict or ("content" in b and type(b["content"]) is list):
+                        return None
+                    if "cache_control" in b and b["cache_control"] is not None:
+                        cc += 1
+                    btype = b["type"] if "type" in b else None
+                    if thinking_first is None:
+                        thinking_first = btype in _THINKING
+                    if btype == "text":
+                        text = b["text"] if "text" in b else None
+                        if type(text) is not str or not text:
+                            return None
+                    elif btype == "tool_use":
+                        uid = b["id"] if "id" in b else None
+                        if type(uid) is not str or rule(uid) is None or uid in seen or uid in uses:
+                            return None
+                        inp = b["input"] if "input" in b else None
+                        if type(inp) is not dict and not isinstance(inp, dict):
+                            return None
+                        uses[uid] = False
+                        seen.add(uid)
+                    elif btype == "thinking" or btype == "redacted_thinking":
+                        if not thinking_first:
+                            return None  # an assistant message holding thinking must start with it
+                        key = "signature" if btype == "thinking" else "data"
+                        sig = b[key] if key in b else None
+                        if type(sig) is not str or not sig:
+                            return None
+                    else:
+                        return None
+            prev_role = role
+        found: list[Violation] = []
+        if prev_role == "assistant" or "thinking" in body:
+            add = lambda rule, ptr, msg, **kw: found.append(Violation(rule, ptr, msg, **kw))  # noqa: E731
+            self._check_final(body, msgs, add)
+        fold = self._cache_controls
+        if fold is not None:
+            cc += fold.fold(msgs, lo)
+        else:
+            for i in range(lo):
+                cc = _add_cache_controls(cc, i, msgs[i])
+        return cc, found
 
     @staticmethod
     def _check_block(
@@ -1294,9 +1469,9 @@ class AnthropicProfile(Profile):
         if not isinstance(body, dict):
             return body
         _repair_strict_limits(body, report)
-        tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
         tc = body.get("tool_choice")
         if isinstance(tc, dict):
+            tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
             if not tools and tc.get("type") in ("auto", "none"):
                 del body["tool_choice"]
                 report.add(
@@ -1350,17 +1525,22 @@ class AnthropicProfile(Profile):
                 "/messages/0/role",
                 "the first message is an assistant message: the Anthropic API accepts it, Bedrock and older API versions refuse it",
             )
-        settled = max(0, min(int(settled or 0), len(msgs) - 1))
-        for mi in range(settled, len(msgs)):
-            m = msgs[mi]
-            if isinstance(m, dict):
-                _repair_message(mi, m, report, final=mi == len(msgs) - 1)
-        body["messages"], where = _merge_turns(msgs, report, settled)
-        # ``start`` indexes the body as encoded; the check reads the repaired list
-        landed = [w for i in range(min(start, len(where)), len(where)) if (w := where[i]) is not None]
-        self._mapped_start = (body["messages"], start, min(landed) if landed else len(body["messages"]))
-        msgs = body["messages"]
-        if _thinking_manual(body):
+        settled = max(0, min(int(settled or 0), len(msgs) - 1)) if settled else 0
+        if _needs_no_message_repair(msgs, settled):
+            # the usual conversation: no block to repair or leave out, no turns to merge or reorder
+            # (what the loop below would find, in one pass); each message stays where it is
+            self._mapped_start = (msgs, start, max(0, min(start, len(msgs))))
+        else:
+            for mi in range(settled, len(msgs)):
+                m = msgs[mi]
+                if isinstance(m, dict):
+                    _repair_message(mi, m, report, final=mi == len(msgs) - 1)
+            body["messages"], where = _merge_turns(msgs, report, settled)
+            # ``start`` indexes the body as encoded; the check reads the repaired list
+            landed = [w for i in range(min(start, len(where)), len(where)) if (w := where[i]) is not None]
+            self._mapped_start = (body["messages"], start, min(landed) if landed else len(body["messages"]))
+            msgs = body["messages"]
+        if "thinking" in body and _thinking_manual(body):
             ai = _tool_loop_assistant(msgs)
             if ai is not None:
                 ab = _blocks(msgs[ai].get("content"))
@@ -1375,7 +1555,9 @@ class AnthropicProfile(Profile):
                         lossy=True,
                     )
         last = msgs[-1] if msgs and isinstance(msgs[-1], dict) else None
-        if last is not None and last.get("role") == "assistant" and isinstance(last.get("content"), list):
+        if last is None or last.get("role") != "assistant":
+            return body
+        if isinstance(last.get("content"), list):
             if not _thinking_on(body):
                 kept = [b for b in last["content"] if not (isinstance(b, dict) and b.get("type") in _THINKING)]
                 if len(kept) != len(last["content"]):
@@ -1400,7 +1582,7 @@ class AnthropicProfile(Profile):
                         f"/messages/{len(msgs) - 1}/content/{len(content) - 1}/text",
                         "trailing whitespace stripped from the final assistant message",
                     )
-        elif last is not None and last.get("role") == "assistant" and isinstance(last.get("content"), str):
+        elif isinstance(last.get("content"), str):
             text = last["content"]
             if text != text.rstrip() and text.strip():
                 last["content"] = text.rstrip()
@@ -1688,6 +1870,87 @@ def _repair_message(mi: int, m: dict[str, Any], report: Any, *, final: bool) -> 
             kept.append(b)
     if kept is not None:
         m["content"] = kept
+
+
+def _needs_no_message_repair(msgs: list[Any], settled: int) -> bool:
+    """Whether :func:`_repair_message` and :func:`_merge_turns` leave the messages from
+    ``settled`` as they are and report nothing, decided in one pass over the usual shapes
+    (``False`` as soon as a message or block is outside them: they then run and decide): every
+    message a dict with role ``user``/``assistant`` and the other role than the one before it,
+    content a non-blank string or a non-empty list of dict blocks; text blocks hold text
+    (non-blank in a user message); ``tool_result`` blocks come first in a user message and hold a
+    string (not blank with ``is_error``) or no content; no image blocks."""
+    n = len(msgs)
+    prev_role = None
+    if settled:
+        p = msgs[settled - 1]  # the message a merge or the results-first repair would join
+        if type(p) is not dict:
+            return False
+        prev_role = p["role"] if "role" in p else None
+        if prev_role == "user" and not _results_lead(p):
+            return False
+    for mi in range(settled, n):
+        m = msgs[mi]
+        if type(m) is not dict:
+            return False
+        role = m["role"] if "role" in m else None
+        if role == prev_role or (role != "user" and role != "assistant"):
+            return False
+        user = role == "user"
+        content = m["content"] if "content" in m else None
+        if type(content) is str:
+            if not content or (user and not content.strip()):
+                return False
+        elif type(content) is list and content:
+            other = False
+            for b in content:
+                if type(b) is not dict:
+                    return False
+                btype = b["type"] if "type" in b else None
+                if btype == "text":
+                    text = b["text"] if "text" in b else None
+                    if type(text) is str:
+                        if not text or (user and not text.strip()):
+                            return False
+                    elif isinstance(text, str):
+                        return False  # a str subclass: read the slow way
+                    other = True
+                elif btype == "tool_result":
+                    if other and user:
+                        return False
+                    rc = b["content"] if "content" in b else None
+                    error = "is_error" in b and b["is_error"] is True
+                    if type(rc) is str:
+                        if error and not rc.strip():
+                            return False
+                    elif rc is not None or error:
+                        return False
+                elif btype == "image":
+                    return False
+                else:
+                    other = True
+        else:
+            return False
+        prev_role = role
+    return True
+
+
+def _results_lead(m: dict[str, Any]) -> bool:
+    """Whether no block of ``m``'s content list comes before a ``tool_result`` block without
+    being one (:func:`_merge_turns`' results-first rule needs nothing)."""
+    blocks = m["content"] if "content" in m else None
+    if type(blocks) is not list:
+        return not isinstance(blocks, list)
+    other = False
+    for b in blocks:
+        if type(b) is dict and "type" in b and b["type"] == "tool_result":
+            if other:
+                return False
+        elif isinstance(b, dict) and type(b) is not dict:
+            return False  # a dict subclass: read the slow way
+        else:
+            other = True
+    return True
 
 
 def _repair_result(ptr: str, b: dict[str, Any], report: Any) -> None:
