@@ -28,6 +28,7 @@ import copy
 import functools
 import hashlib
 import json
+import operator
 import re
 from typing import Any, Callable, Iterable, Iterator, TypeVar, cast
 
@@ -214,19 +215,26 @@ def usage_from_wire(u: dict[str, Any] | None, *, requests: int = 0) -> Usage:
     not non-negative integers (e.g. ``"12"``) and a ``usage`` that is not an object: usage is never
     passed through with the wrong type.
     """
-    u = u if isinstance(u, dict) else {}
-    details = u.get("output_tokens_details")
+    if type(u) is dict:  # decoded JSON (no dict subclass): the fields read without a call each
+        details = u["output_tokens_details"] if "output_tokens_details" in u else None
+        own = u["input_tokens"] if "input_tokens" in u else None
+        read = u["cache_read_input_tokens"] if "cache_read_input_tokens" in u else None
+        write = u["cache_creation_input_tokens"] if "cache_creation_input_tokens" in u else None
+        out = u["output_tokens"] if "output_tokens" in u else None
+    else:
+        u = u if isinstance(u, dict) else {}
+        details = u.get("output_tokens_details")
+        own = u.get("input_tokens")
+        read = u.get("cache_read_input_tokens")
+        write = u.get("cache_creation_input_tokens")
+        out = u.get("output_tokens")
     # a plain non-negative int is taken as is; anything else goes through the shared rule (usage_int)
-    own = u.get("input_tokens")
     if type(own) is not int or own < 0:
         own = _counter(own)
-    read = u.get("cache_read_input_tokens")
     if read is not None and (type(read) is not int or read < 0):
         read = _counter(read)
-    write = u.get("cache_creation_input_tokens")
     if write is not None and (type(write) is not int or write < 0):
         write = _counter(write)
-    out = u.get("output_tokens")
     if type(out) is not int or out < 0:
         out = _counter(out)
     return Usage(
@@ -234,14 +242,26 @@ def usage_from_wire(u: dict[str, Any] | None, *, requests: int = 0) -> Usage:
         output_tokens=out,
         cache_read_tokens=read,
         cache_write_tokens=write,
-        reasoning_tokens=_counter(details.get("thinking_tokens")) if isinstance(details, dict) else None,
+        reasoning_tokens=None
+        if details is None
+        else _counter(details.get("thinking_tokens"))
+        if isinstance(details, dict)
+        else None,
         requests=requests,
     )
 
 
 def _extras(block: dict[str, Any], keys: Iterable[str]) -> dict[str, Any]:
     """The opaque fields of ``block`` named in ``keys`` (``null`` values dropped) as provider_data."""
-    found = {k: block[k] for k in keys if block.get(k) is not None}
+    if type(block) is not dict:
+        found = {k: block[k] for k in keys if block.get(k) is not None}
+        return {API: found} if found else {}
+    found = None
+    for k in keys:
+        if k in block and block[k] is not None:
+            if found is None:
+                found = {}
+            found[k] = block[k]
     return {API: found} if found else {}
 
 
@@ -317,11 +337,15 @@ def _history_name(name: str, names: dict[str, str]) -> str:
     return name if TOOL_NAME_RULE.fullmatch(name) else _hashed_name(name)
 
 
+_NAME = operator.attrgetter("name")
+_STR_ONLY = {str}
+
+
 def _request_names(request: ModelRequest) -> dict[str, str]:
     """:func:`wire_tool_names` of ``request``'s tools (shared, never changed)."""
-    names = tuple(t.name for t in request.tools)
+    names = tuple(map(_NAME, request.tools))
     try:
-        return _wire_names(names) if all(type(n) is str for n in names) else wire_tool_names(names)
+        return _wire_names(names) if not names or set(map(type, names)) == _STR_ONLY else wire_tool_names(names)
     except TypeError:  # pragma: no cover - a name that cannot be hashed
         return wire_tool_names(names)
 
@@ -335,10 +359,102 @@ def _real_names(request: ModelRequest | None) -> dict[str, str]:
     """Wire name → the tool's own name, for the renamed tools of ``request`` (shared, never changed)."""
     if request is None or not request.tools:
         return {}
-    names = tuple(t.name for t in request.tools)
-    if not all(type(n) is str for n in names):
+    names = tuple(map(_NAME, request.tools))
+    if set(map(type, names)) != _STR_ONLY:
         return {w: n for n, w in wire_tool_names(names).items()}
     return _inverse(names) if _wire_names(names) else {}
+
+
+def _decode_usual(body: Any, request: ModelRequest | None) -> Response | None:
+    """:meth:`AnthropicCodec.decode_response` of the usual answer, in one pass with no
+    intermediate values: a JSON object (no ``error`` type) whose ``id``, ``model`` and
+    ``stop_reason`` are strings or ``null`` and whose content is text blocks and ``tool_use``
+    blocks with a non-empty string id and name and an object input, none carrying an opaque
+    field (``cache_control``, ``citations``, ``caller``, ``toolset_name``). ``None`` for anything
+    else: the full decoding then reads (and checks) it."""
+    if type(body) is not dict or "content" not in body:
+        return None
+    content = body["content"]
+    if type(content) is not list or ("type" in body and body["type"] == "error"):
+        return None
+    message_id = body["id"] if "id" in body else None
+    model = body["model"] if "model" in body else None
+    raw_stop = body["stop_reason"] if "stop_reason" in body else None
+    if not (
+        (message_id is None or type(message_id) is str)
+        and (model is None or type(model) is str)
+        and (raw_stop is None or type(raw_stop) is str)
+    ):
+        return None
+    parts: list[Part] = []
+    real: dict[str, str] | None = None
+    calls = False
+    for b in content:
+        if type(b) is not dict:
+            return None
+        btype = b["type"] if "type" in b else None
+        if btype == "text":
+            text = b["text"] if "text" in b else None
+            if (
+                type(text) is not str
+                or ("cache_control" in b and b["cache_control"] is not None)
+                or ("citations" in b and b["citations"] is not None)
+            ):
+                return None
+            parts.append(TextPart(text, {}))
+        elif btype == "tool_use":
+            raw_id = b["id"] if "id" in b else None
+            name = b["name"] if "name" in b else None
+            raw_input = b["input"] if "input" in b else None
+            if (
+                type(raw_id) is not str
+                or not raw_id
+                or type(name) is not str
+                or not name
+                or type(raw_input) is not dict
+                or ("cache_control" in b and b["cache_control"] is not None)
+                or ("caller" in b and b["caller"] is not None)
+                or ("toolset_name" in b and b["toolset_name"] is not None)
+            ):
+                return None
+            if real is None:
+                real = _real_names(request)
+            if name in real:
+                name = real[name]  # a renamed tool (rule anthropic.tool.name): the real name
+            parts.append(
+                ToolCall(
+                    id=raw_id,
+                    name=name,
+                    arguments=dict(raw_input),
+                    invalid=None,
+                    id_synthesized=False,
+                    provider_data={},
+                )
+            )
+            calls = True
+        else:
+            return None
+    stop = STOP_REASON_MAP[raw_stop] if raw_stop in STOP_REASON_MAP else "tool_use" if calls else "end_turn"
+    if stop == "max_tokens" and parts and type(parts[-1]) is ToolCall:
+        last = parts[-1]
+        last.incomplete = True  # type: ignore[union-attr]
+        last.invalid = "the response hit max_tokens inside this tool call; its input may be cut off"  # type: ignore[union-attr]
+    pd: dict[str, Any] = {}
+    for k in ("stop_sequence", "stop_details", "container"):
+        if k in body and body[k] is not None:
+            pd[k] = body[k]
+    return check_tool_calls(
+        Response(
+            parts=parts,
+            stop_reason=cast(StopReason, stop),
+            vendor_stop_reason=raw_stop,
+            usage=usage_from_wire(body["usage"] if "usage" in body else None, requests=1),
+            model=model,
+            response_id=message_id,
+            provider=API,
+            provider_data={API: pd} if pd else {},
+        )
+    )
 
 
 def _error_from_event(data: dict[str, Any]) -> ProviderError:
@@ -843,9 +959,13 @@ class StreamDecoder:
         """The canonical events of one SSE ``data`` object. A raw Python error from a shape the
         checks did not foresee becomes :class:`~toolwire.errors.ResponseDecodeError`."""
         try:
-            if not isinstance(data, dict):
+            if type(data) is dict:  # decoded JSON: its fields read without a call each
+                etype = data["type"] if "type" in data else None
+            elif isinstance(data, dict):
+                etype = data.get("type")
+            else:
                 return []
-            if data.get("type") == "content_block_delta":  # most events: checked first, inline
+            if etype == "content_block_delta":  # most events: checked first, inline
                 index = data.get("index")
                 if type(index) is not int or index < 0:
                     index = _index(index, "/index")
@@ -853,7 +973,7 @@ class StreamDecoder:
                 if type(delta) is not dict:
                     delta = _obj(delta, "/delta")
                 return self._block_delta(index, delta)
-            return self._feed(data)
+            return self._feed(data, etype)
         except ToolwireError:
             raise
         except _SHAPE_ERRORS as exc:  # as the codec's other decoders (toolwire.wire.Shape.guarded)
@@ -861,8 +981,7 @@ class StreamDecoder:
                 API, f"an Anthropic stream event does not have the documented shape ({type(exc).__name__}: {exc})"
             ) from exc
 
-    def _feed(self, data: dict[str, Any]) -> list[StreamEvent]:
-        etype = data.get("type")
+    def _feed(self, data: dict[str, Any], etype: Any) -> list[StreamEvent]:
         if etype == "message_start":
             msg = _opt_obj(data.get("message"), "/message")
             self._message_id = _opt_str(msg.get("id"), "/message/id")
@@ -875,24 +994,37 @@ class StreamDecoder:
                 out.extend(self._block_stop(i))
             return out
         if etype == "content_block_start":
-            index = _index(data.get("index"), "/index")
+            index = data.get("index")
+            if type(index) is not int or index < 0:
+                index = _index(index, "/index")
             return self._block_start(index, _obj(data.get("content_block"), "/content_block"), "/content_block")
         if etype == "content_block_delta":
             index = _index(data.get("index"), "/index")
             return self._block_delta(index, _obj(data.get("delta"), "/delta"))
         if etype == "content_block_stop":
-            return self._block_stop(_index(data.get("index"), "/index"))
+            index = data.get("index")
+            if type(index) is not int or index < 0:
+                index = _index(index, "/index")
+            return self._block_stop(index)
         if etype == "message_delta":
             out = []
-            delta = _opt_obj(data.get("delta"), "/delta")
-            if isinstance(data.get("usage"), dict) and data["usage"]:
-                out.append(self._usage_update(data["usage"]))
-            stop = _opt_str(delta.get("stop_reason"), "/delta/stop_reason")
+            delta = data.get("delta")
+            if type(delta) is not dict:
+                delta = _opt_obj(delta, "/delta")
+            usage = data.get("usage")
+            if usage and type(usage) is dict or (isinstance(usage, dict) and usage):
+                out.append(self._usage_update(usage))
+            stop = delta.get("stop_reason")
+            if stop is not None and type(stop) is not str:
+                stop = _opt_str(stop, "/delta/stop_reason")
             if stop is not None:
                 self._stop = stop
-            for k in ("stop_sequence", "stop_details", "container"):
-                if delta.get(k) is not None:
-                    self._stop_pd[k] = delta[k]
+            if len(delta) > 1:  # more than the stop reason: the other stop fields kept
+                exact = type(delta) is dict
+                for k in ("stop_sequence", "stop_details", "container"):
+                    value = (delta[k] if k in delta else None) if exact else delta.get(k)
+                    if value is not None:
+                        self._stop_pd[k] = delta[k]
             return out
         if etype == "message_stop":
             self._ended = True
@@ -924,8 +1056,11 @@ class StreamDecoder:
         """Merge a (cumulative) usage object into the counters so far and map the whole: a
         ``message_delta`` carrying ``input_tokens`` but not the cache counters keeps the cache
         counters of ``message_start`` in the sum."""
-        self._usage.update({k: v for k, v in usage.items() if v is not None})
-        return UsageUpdate(usage_from_wire(self._usage))
+        kept = self._usage
+        for k, v in usage.items():
+            if v is not None:
+                kept[k] = v
+        return UsageUpdate(usage_from_wire(kept))
 
     def _synth(self, block: dict[str, Any], position: int) -> str:
         return _synth_id(self._message_id or block, self._request, position)
@@ -1462,6 +1597,9 @@ class AnthropicCodec:
         pointer of the field) when the body is not an object, has no ``content`` (a required
         field: ``{}`` is not an empty answer), ``content`` is not an array of objects, a text/thinking field or ``stop_reason``/``id``/``model`` is not a string.
         """
+        usual = _decode_usual(body, request)
+        if usual is not None:
+            return usual
         body = _obj(body, "")
         if body.get("type") == "error":
             raise _error_from_event(body)

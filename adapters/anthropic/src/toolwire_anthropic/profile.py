@@ -1468,9 +1468,10 @@ class AnthropicProfile(Profile):
         changed nor read for repairs; see :attr:`repair_window`)."""
         if not isinstance(body, dict):
             return body
-        _repair_strict_limits(body, report)
-        tc = body.get("tool_choice")
-        if isinstance(tc, dict):
+        if "tools" in body and _any_strict(body["tools"]):
+            _repair_strict_limits(body, report)
+        tc = body["tool_choice"] if "tool_choice" in body else None
+        if tc is not None and isinstance(tc, dict):
             tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
             if not tools and tc.get("type") in ("auto", "none"):
                 del body["tool_choice"]
@@ -1486,10 +1487,10 @@ class AnthropicProfile(Profile):
                     "/tool_choice/disable_parallel_tool_use",
                     "left out: tool_choice 'none' has no disable_parallel_tool_use",
                 )
-        msgs = body.get("messages")
-        if not isinstance(msgs, list):
+        msgs = body["messages"] if "messages" in body else None
+        if type(msgs) is not list and not isinstance(msgs, list):
             return body
-        if not body.get("tools"):
+        if not (body["tools"] if "tools" in body else None):
             used = list(
                 dict.fromkeys(
                     b.get("name")
@@ -1519,7 +1520,12 @@ class AnthropicProfile(Profile):
                     f"the history holds tool calls but the request declares no tools: {len(body['tools'])} tool(s) declared "
                     "again with an open schema and tool_choice 'none', so nothing can be called in this request",
                 )
-        if msgs and isinstance(msgs[0], dict) and msgs[0].get("role") == "assistant":
+        first = msgs[0] if msgs else None
+        if type(first) is dict:
+            first_role = first["role"] if "role" in first else None
+        else:
+            first_role = first.get("role") if isinstance(first, dict) else None
+        if first_role == "assistant":
             report.add(
                 "anthropic.conversation.first-user",
                 "/messages/0/role",
@@ -1529,7 +1535,8 @@ class AnthropicProfile(Profile):
         if _needs_no_message_repair(msgs, settled):
             # the usual conversation: no block to repair or leave out, no turns to merge or reorder
             # (what the loop below would find, in one pass); each message stays where it is
-            self._mapped_start = (msgs, start, max(0, min(start, len(msgs))))
+            n = len(msgs)
+            self._mapped_start = (msgs, start, start if 0 <= start <= n else (0 if start < 0 else n))
         else:
             for mi in range(settled, len(msgs)):
                 m = msgs[mi]
@@ -1554,8 +1561,11 @@ class AnthropicProfile(Profile):
                         "sent without thinking); Anthropic requires one then",
                         lossy=True,
                     )
-        last = msgs[-1] if msgs and isinstance(msgs[-1], dict) else None
-        if last is None or last.get("role") != "assistant":
+        last = msgs[-1] if msgs else None
+        if type(last) is dict:
+            if "role" not in last or last["role"] != "assistant":
+                return body
+        elif not isinstance(last, dict) or last.get("role") != "assistant":
             return body
         if isinstance(last.get("content"), list):
             if not _thinking_on(body):
@@ -1776,6 +1786,20 @@ def _check_tools_cached(tools_json: str) -> tuple[Violation, ...]:
 
 def _check_tools(tools_json: str) -> list[Violation]:
     return list(_check_tools_cached(tools_json))
+
+
+def _any_strict(tools: Any) -> bool:
+    """Whether :func:`_repair_strict_limits` has anything to look at: a tool declared with
+    ``strict: true`` (or one it reads through a dict subclass)."""
+    if type(tools) is not list:
+        return isinstance(tools, list)
+    for t in tools:
+        if type(t) is dict:
+            if "strict" in t and t["strict"] is True:
+                return True
+        elif isinstance(t, dict):
+            return True
+    return False
 
 
 def _repair_strict_limits(body: dict[str, Any], report: Any) -> None:
