@@ -26,6 +26,8 @@ import re
 from typing import Any, Iterable, Mapping, Sequence
 
 from toolwire.profile import Action, Profile, RequestReport, Rule, Violation, rule_table
+from toolwire.profile import number_leaves as _number_leaves
+from toolwire.profile import same_number_types as _same_number_types
 from toolwire.schema.report import TranslationReport, json_pointer
 from toolwire.types import Usage
 from toolwire.wire import usage_int
@@ -578,6 +580,14 @@ PART_FIELDS = frozenset(
     }
 )
 _PART_SNAKE = {re.sub(r"(?<!^)(?=[A-Z])", "_", k).lower() for k in PART_FIELDS}
+
+#: Function names Gemini accepts (``FUNCTION_NAME_RULE``), met before by the conversation check's
+#: fast path and looked up with ``in``; a miss takes the full check. Emptied when full.
+_GOOD_NAMES: set[str] = set()
+
+#: The Part fields the conversation fast paths know (a part holding exactly one of them needs no
+#: repair of its fields and breaks none of the part rules; see ``GeminiProfile._clean_contents``).
+_FAST_PART_FIELDS = frozenset({"text", "functionCall", "functionResponse"})
 
 SKIP_SIGNATURE = "skip_thought_signature_validator"
 INVALID_NAME_PLACEHOLDER = "invalid_tool_name"
@@ -1201,17 +1211,36 @@ class GeminiProfile(Profile):
 
         ``settled`` (from :func:`toolwire.profile.preflight`, which then passes a body whose
         entries from ``settled`` on are its own copies): the Contents before it need no repair;
-        they are neither copied nor repaired, and the rest of the body is not copied again."""
+        they are neither copied nor repaired, and the rest of the body is not copied again.
+
+        The repairs of the fields other than ``contents`` (tools, tool config, generation config)
+        run once per distinct value of those fields: while they equal (``==``, with the type of
+        every number compared too) the last ones those repairs left unchanged without a note,
+        they are neither repaired nor copied (the body returned shares them; nothing changes
+        them)."""
         before = _g(body, "contents")
         settled = max(0, int(settled or 0)) if isinstance(before, list) else 0
+        top = body.copy()
+        top.pop("contents", None)
+        memo = getattr(self, "_top_repair_memo", None)
+        same = memo is not None and memo[0] == top and _same_number_types(top, memo[1])
         if settled:
             settled = min(settled, len(before))
-            out = {k: (v if k in ("contents",) else _copy(v)) for k, v in body.items()}
+            out = body.copy() if same else {k: (v if k in ("contents",) else _copy(v)) for k, v in body.items()}
             out["contents"] = list(before)
+        elif same:
+            out = body.copy()
+            if "contents" in out:
+                out["contents"] = _copy(out["contents"])
         else:
             out = _copy(body)
-        self._repair_tools(out, report)
-        self._repair_generation(out, report)
+        if not same:
+            self._top_repair_memo = None
+            notes = len(report) if report is not None else -1
+            self._repair_tools(out, report)
+            self._repair_generation(out, report)
+            if notes >= 0 and report is not None and len(report) == notes:
+                self._remember_top(top, out)
         self._repair_contents(out, report, settled)
         after = _g(out, "contents")
         if start and isinstance(before, list) and isinstance(after, list) and len(before) != len(after):
@@ -1222,6 +1251,21 @@ class GeminiProfile(Profile):
         else:
             self._shift = None
         return out
+
+    def _remember_top(self, top: dict[str, Any], out: dict[str, Any]) -> None:
+        """Keep a JSON copy of ``top`` (the body's fields other than ``contents``) as fields the
+        repairs leave unchanged, when ``out`` (those fields repaired) equals it, types included."""
+        try:
+            kept = json.loads(json.dumps(top))
+        except (TypeError, ValueError):
+            return
+        if kept != top:
+            return
+        leaves = _number_leaves(kept)
+        after = out.copy()
+        after.pop("contents", None)
+        if after == kept and _same_number_types(top, leaves) and _same_number_types(after, leaves):
+            self._top_repair_memo = (kept, leaves)
 
     def _repair_tools(self, body: dict[str, Any], report: Any) -> None:
         decls = _declarations(body)
@@ -1420,6 +1464,10 @@ class GeminiProfile(Profile):
             return
         cptr = f"/{ckey}"
         settled = max(0, min(int(settled or 0), len(contents)))
+        # the Contents from `settled` on that need no repair (the usual case): left as they are
+        settled = self._clean_contents(contents, settled, len(contents))
+        if settled == len(contents):
+            return
         kept: list[Any] = list(contents[:settled])
         for ci in range(settled, len(contents)):
             content = contents[ci]
@@ -1544,6 +1592,68 @@ class GeminiProfile(Profile):
                     )
         body[ckey] = merged
 
+    def _clean_contents(self, contents: list[Any], i: int, n: int) -> int:
+        """The index of the first Content from ``i`` on that a repair might change (``n`` when
+        none): a pass that only reads, any Content out of the usual shapes taken as one to repair
+        (the full repair then decides). No repair: a ``user`` or ``model`` Content whose parts (a
+        non-empty list) each hold exactly one field, ``text``, ``functionCall`` or
+        ``functionResponse``; a model Content not first and not right after another model
+        Content, and without a call when Gemini 3 wants a thought signature on it; a
+        ``functionResponse`` whose ``response`` is an object and which has an id, or answers a
+        turn whose calls carry none."""
+        fast = _FAST_PART_FIELDS
+        signs = None  # whether a model call turn needs a thought signature (read once, when needed)
+        while i < n:
+            content = contents[i]
+            if type(content) is not dict:
+                return i
+            role = content.get("role")
+            parts = content.get("parts")
+            if type(parts) is not list or not parts:
+                return i
+            if role == "model":
+                if i == 0:
+                    return i
+                prev = contents[i - 1]
+                if type(prev) is not dict or prev.get("role") != "user":
+                    return i
+                for part in parts:
+                    if type(part) is not dict or len(part) != 1:
+                        return i
+                    for key in part:
+                        if key not in fast or key == "functionResponse":
+                            return i
+                        if key == "functionCall":
+                            if signs is None:
+                                major = model_major(self.model)
+                                signs = major is not None and major >= 3 and self.foreign_thought_signature != "none"
+                            if signs:
+                                return i
+            elif role == "user":
+                prev_calls: Any = None
+                for part in parts:
+                    if type(part) is not dict or len(part) != 1:
+                        return i
+                    for key in part:
+                        if key not in fast or key == "functionCall":
+                            return i
+                        if key == "functionResponse":
+                            fr = part[key]
+                            if type(fr) is not dict or type(fr.get("response")) is not dict:
+                                return i
+                            if fr.get("id") is None:
+                                if prev_calls is None:
+                                    prev = contents[i - 1] if i > 0 else None
+                                    prev_calls = (
+                                        _calls(prev) if type(prev) is dict and prev.get("role") == "model" else []
+                                    )
+                                if any(c.get("id") for c in prev_calls):
+                                    return i
+            else:
+                return i
+            i += 1
+        return n
+
     def _repair_parts(self, parts: list[Any], model_turn: bool, ptr: str, report: Any) -> list[Any]:
         out: list[Any] = []
         for pi, part in enumerate(parts):
@@ -1617,12 +1727,35 @@ class GeminiProfile(Profile):
             return [Violation("gemini.conversation.parts-non-empty", "", "the request body must be a JSON object")]
         if start and self._shift is not None and self._shift[0] == id(body) and self._shift[1] == start:
             start = max(0, start + self._shift[2])
-        out: list[Violation] = []
-        decls = _declarations(body)
-        self._check_tools(body, decls, out)
-        self._check_generation(body, decls, out)
+        out = list(self._top_checked(body))
         self._check_contents(body, start, out)
         return out
+
+    def _top_checked(self, body: dict[str, Any]) -> tuple[Violation, ...]:
+        """The violations of the body's fields other than ``contents`` (tools, tool config,
+        generation config), reused while those fields equal the last ones checked (``==``, with
+        the type of every number in them compared too, since ``True == 1 == 1.0``); a JSON copy
+        of them is kept. Those checks read nothing else."""
+        top = body.copy()
+        top.pop("contents", None)
+        memo = getattr(self, "_top_memo", None)
+        if memo is not None and memo[0] == top and _same_number_types(top, memo[1]):
+            return memo[2]
+        found: list[Violation] = []
+        decls = _declarations(top)
+        self._check_tools(top, decls, found)
+        self._check_generation(top, decls, found)
+        result = tuple(found)
+        self._top_memo = None
+        try:
+            kept = json.loads(json.dumps(top))
+        except (TypeError, ValueError):
+            return result
+        if kept == top:
+            leaves = _number_leaves(kept)
+            if _same_number_types(top, leaves):
+                self._top_memo = (kept, leaves, result)
+        return result
 
     def _check_tools(self, body: dict[str, Any], decls: list[tuple[str, dict[str, Any]]], out: list[Violation]) -> None:
         names = set()
@@ -1776,7 +1909,7 @@ class GeminiProfile(Profile):
                 )
             )
             return
-        for ci in range(max(start, 0), len(contents)):
+        for ci in range(self._clean_checked(contents, max(start, 0), len(contents)), len(contents)):
             content = contents[ci]
             here = f"/{ckey}/{ci}"
             if not isinstance(content, dict):
@@ -1851,6 +1984,85 @@ class GeminiProfile(Profile):
                             "the turn after a function call turn must answer its calls",
                         )
                     )
+
+    def _clean_checked(self, contents: list[Any], i: int, n: int) -> int:
+        """The index of the first Content from ``i`` on whose check might find a violation (``n``
+        when none): a pass of look-ups over the usual shapes, any other Content left to the full
+        check. Fine without a look: a ``user`` or ``model`` Content whose parts (a non-empty list)
+        each hold exactly one field — ``text``; in a model turn ``functionCall`` with a valid
+        non-empty name, a string id if any and object args; ``functionResponse`` with a non-empty
+        string name, an object response and no parts — where a model turn with calls follows a
+        user turn and is followed by one that is not a model turn, and a user turn after a call
+        turn answers each call in order (the same name, and its id when the call has one)."""
+        fast = _FAST_PART_FIELDS
+        good = _GOOD_NAMES
+        prev_calls: list[Any] | None = None  # the calls of contents[i - 1], when read
+        while i < n:
+            content = contents[i]
+            if type(content) is not dict:
+                return i
+            role = content.get("role")
+            parts = content.get("parts")
+            if type(parts) is not list or not parts or (role != "user" and role != "model"):
+                return i
+            if prev_calls is None:
+                prev = contents[i - 1] if i > 0 else None
+                prev_calls = _calls(prev) if isinstance(prev, dict) and prev.get("role") == "model" else []
+            calls: list[Any] = []
+            responses: list[Any] = []
+            for part in parts:
+                if type(part) is not dict or len(part) != 1:
+                    return i
+                for key in part:
+                    if key not in fast:
+                        return i
+                    if key == "functionCall":
+                        fc = part[key]
+                        if role != "model" or type(fc) is not dict:
+                            return i
+                        name = fc.get("name")
+                        if type(name) is not str or (name not in good and not self._good_name(name)):
+                            return i
+                        if "id" in fc and type(fc["id"]) is not str or type(fc.get("args", {})) is not dict:
+                            return i
+                        calls.append(fc)
+                    elif key == "functionResponse":
+                        fr = part[key]
+                        if type(fr) is not dict or type(fr.get("response")) is not dict or fr.get("parts"):
+                            return i
+                        name = fr.get("name")
+                        if type(name) is not str or not name:
+                            return i
+                        responses.append(fr)
+            if role == "model":
+                if calls:
+                    prev = contents[i - 1] if i > 0 else None
+                    nxt = contents[i + 1] if i + 1 < n else None
+                    if prev is None or (isinstance(prev, dict) and prev.get("role") == "model"):
+                        return i
+                    if nxt is None or (isinstance(nxt, dict) and nxt.get("role") == "model"):
+                        return i
+            elif prev_calls or responses:
+                if len(responses) != len(prev_calls):
+                    return i
+                for fr, call in zip(responses, prev_calls):
+                    if fr.get("name") != call.get("name"):
+                        return i
+                    cid = call.get("id")
+                    if cid is not None and fr.get("id") != cid:
+                        return i
+            prev_calls = calls
+            i += 1
+        return n
+
+    def _good_name(self, name: str) -> bool:
+        """Whether Gemini accepts ``name`` as a function name (remembered in :data:`_GOOD_NAMES`)."""
+        if self.tool_name_error(name) is not None:
+            return False
+        if len(_GOOD_NAMES) >= 4096:
+            _GOOD_NAMES.clear()
+        _GOOD_NAMES.add(name)
+        return True
 
     def _check_pairing(
         self, calls: list[dict[str, Any]], responses: list[tuple[int, Any]], here: str, out: list[Violation]
