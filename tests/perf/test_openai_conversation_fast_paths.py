@@ -250,7 +250,11 @@ def _repair_and_check(profile, body, *, start=0, settled=0) -> tuple:
     )
 
 
-_HYP = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+_HYP = settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 @_HYP

@@ -1600,7 +1600,19 @@ class GeminiProfile(Profile):
         ``functionResponse``; a model Content not first and not right after another model
         Content, and without a call when Gemini 3 wants a thought signature on it; a
         ``functionResponse`` whose ``response`` is an object and which has an id, or answers a
-        turn whose calls carry none."""
+        turn whose calls carry none. The full repair then starts after a user Content (or at
+        ``i``): a model Content before it would take in the model turns merged into it, and its
+        repairs are those of the merged turn."""
+        if n and isinstance(first := contents[0], dict) and first.get("role") == "model" and _has_calls(first):
+            return i  # a user turn goes before it: every index moves
+        f = self._scan_contents(contents, i, n)
+        if i < f < n and contents[f - 1].get("role") == "model":
+            return f - 1
+        return f
+
+    def _scan_contents(self, contents: list[Any], i: int, n: int) -> int:
+        """:meth:`_clean_contents` without its boundary rules: the first Content from ``i`` on
+        out of the shapes that need no repair."""
         fast = _FAST_PART_FIELDS
         signs = None  # whether a model call turn needs a thought signature (read once, when needed)
         while i < n:
