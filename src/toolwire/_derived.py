@@ -139,9 +139,10 @@ def schema_derived(schema: Any, key: str, make: Callable[[], Any]) -> Any:
     """``make()`` for ``schema`` under ``key`` (e.g. ``"validator"``, ``"coerce-enum"``), computed once per
     schema object while its contents stay equal to what they were when first seen. Raises what
     ``make`` raises (nothing cached then)."""
-    if not isinstance(schema, dict):
+    if type(schema) is not dict and not isinstance(schema, dict):
         return make()
-    entry = _SCHEMAS.get(id(schema))
+    sid = id(schema)
+    entry = _SCHEMAS.get(sid)
     if entry is None or entry.schema is not schema or not _same(schema, entry.snapshot):
         try:
             entry = _SchemaEntry(schema)
@@ -150,7 +151,7 @@ def schema_derived(schema: Any, key: str, make: Callable[[], Any]) -> Any:
         with _lock:
             if len(_SCHEMAS) >= _MAX_SCHEMAS:
                 _SCHEMAS.clear()
-            _SCHEMAS[id(schema)] = entry
+            _SCHEMAS[sid] = entry
     values = entry.values
     if key in values:
         return values[key]

@@ -314,6 +314,10 @@ COMMON_SETTINGS: frozenset[str] = frozenset(
 )
 
 
+#: The settings :meth:`Model.build_request` reads into a request's fields, in its order.
+_REQUEST_SETTINGS = ("parallel_tool_calls", "max_tokens", "temperature", "stream", "thinking", "settings", "extra_body")
+
+
 def check_settings(model_cls: type[Model], settings: Mapping[str, Any], *, shown: str | None = None) -> None:
     """Refuse a setting ``model_cls`` does not know, with the closest known name.
 
@@ -405,10 +409,10 @@ class Model(abc.ABC):
     @property
     def profile(self) -> Profile:
         """This model's profile (built once from its settings by :meth:`make_profile`)."""
-        prof = vars(self).get("_profile")
+        d: dict[str, Any] = self.__dict__  # type: ignore[assignment]
+        prof = d.get("_profile")
         if prof is None:
-            prof = type(self).make_profile(model=self.model_id, **self.settings)
-            vars(self)["_profile"] = prof
+            prof = d["_profile"] = type(self).make_profile(model=self.model_id, **self.settings)
         return prof
 
     def prepare(self, request: ModelRequest) -> dict[str, Any]:
@@ -417,13 +421,14 @@ class Model(abc.ABC):
         the body the base already checked for this request (one encode per request). Raises
         :class:`~toolwire.errors.RequestRefused` (nothing sent) and whatever ``encode_request``
         raises (:class:`~toolwire.errors.ToolNameError`, :class:`~toolwire.errors.ConfigurationError`, ...)."""
-        pending = vars(self).get("_prepared")
-        if pending is not None:
+        d: dict[str, Any] = self.__dict__  # type: ignore[assignment]
+        pending = d.get("_prepared")
+        if pending:
             hit = pending.get(id(request))
             if hit is not None and hit[0] is request:
                 return hit[1]
         body, report = self._preflight(request)
-        vars(self)["_last_report"] = report
+        d["_last_report"] = report
         return body
 
     def before_encode(self, request: ModelRequest, *, stream: bool) -> ModelRequest:
@@ -510,20 +515,21 @@ class Model(abc.ABC):
         """A :class:`ModelRequest` with this model's settings applied."""
         s = self.settings
         known = COMMON_SETTINGS
-        fields = {k: v for k, v in s.items() if k not in known and not k.startswith("_")}
-        if s.get("settings") or s.get("extra_body"):
-            fields = dict(s.get("settings") or {}) | dict(s.get("extra_body") or {}) | fields
+        fields = {k: v for k, v in s.items() if k not in known and k[:1] != "_"}
+        parallel, max_tokens, temperature, stream, thinking, more, extra = map(s.get, _REQUEST_SETTINGS)
+        if more or extra:
+            fields = dict(more or {}) | dict(extra or {}) | fields
         return ModelRequest(
             model=self.model_id,
             messages=list(messages),
             instructions=instructions,
             tools=list(tools or []),
-            tool_choice=normalize_tool_choice(tool_choice),
-            parallel_tool_calls=s.get("parallel_tool_calls"),
-            max_tokens=s.get("max_tokens"),
-            temperature=s.get("temperature"),
-            stream=bool(s.get("stream", False)),
-            thinking=s.get("thinking"),
+            tool_choice=None if tool_choice is None else normalize_tool_choice(tool_choice),
+            parallel_tool_calls=parallel,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            stream=bool(stream),
+            thinking=thinking,
             settings=fields,
         )
 
@@ -682,17 +688,19 @@ class _Histories:
 
     @staticmethod
     def of(model: Model) -> _Histories:
-        h = vars(model).get("_histories")
+        d: dict[str, Any] = model.__dict__  # type: ignore[assignment]
+        h = d.get("_histories")
         if h is None:
-            h = vars(model)["_histories"] = _Histories()
+            h = d["_histories"] = _Histories()
         return h
 
     def preflight(
         self, model: Model, codec: Any, profile: Profile, key: str, request: ModelRequest
     ) -> tuple[dict[str, Any], RequestReport]:
         owner = request.conversation
+        oid = id(owner)
         by = self._by_owner
-        hist = by.get(id(owner))
+        hist = by.get(oid)
         if hist is not None and hist.owner() is not owner:
             hist = None
         messages = request.messages
@@ -719,7 +727,7 @@ class _Histories:
         for change in dropped:
             report.add(change[0], change[1], change[2], tool=change[3], call_id=change[4], lossy=True)
         # remember this request for the next one of the conversation (only once it passed)
-        by.pop(id(owner), None)
+        by.pop(oid, None)
         if closed and type(wire) is list:
             if hist.prints is None:  # compared copies: of the messages not copied yet
                 kept = len(hist.snapshots) if hist.messages else 0
@@ -736,7 +744,7 @@ class _Histories:
             hist.dropped = dropped
             if len(by) >= self.size:
                 by.pop(next(iter(by)))
-            by[id(owner)] = hist
+            by[oid] = hist
         return sent, report
 
     @staticmethod
@@ -749,7 +757,8 @@ class _Histories:
         if tail and hist.messages and tail[0].role == hist.messages[-1].role:
             return None
         ids = hist.ids
-        if not (ids.isdisjoint(calls) and ids.isdisjoint(results) and ids.isdisjoint(other)):
+        linked = calls | results | other
+        if not ids.isdisjoint(linked):
             return None
         part = object.__new__(type(request))  # a shallow copy with the new messages only (replace() is slow)
         part.__dict__.update(request.__dict__)
@@ -778,7 +787,7 @@ class _Histories:
             more = _dropped_parts(answered_tail.messages, profile.api, n)
             if more:
                 dropped = dropped + more
-        return tbody, answered, closed, ids | calls | results | other, dropped, hist.ctx, hist.top  # equal: kept
+        return tbody, answered, closed, ids | linked, dropped, hist.ctx, hist.top  # equal: kept
 
     def _whole(
         self,
@@ -863,21 +872,27 @@ def _forget(by: dict[int, _History], ref: Any) -> None:
 def _with_preflight(fn: Any, *, stream: bool) -> Any:
     """Wrap a subclass's ``send`` / ``send_stream``: preflight the request before its code runs."""
 
-    def enter(self: Model, request: Any) -> tuple[bool, Any]:
-        if self.codec is None or not isinstance(request, ModelRequest):
-            return False, None
-        pending = vars(self).setdefault("_prepared", {})
-        hit = pending.get(id(request))
+    def enter(self: Model, request: Any) -> tuple[int | None, Any]:
+        """``(key, report)``: ``key`` is set when this call prepared the request (and must
+        release it: :func:`leave`)."""
+        if self.codec is None or (type(request) is not ModelRequest and not isinstance(request, ModelRequest)):
+            return None, None
+        d: dict[str, Any] = self.__dict__  # type: ignore[assignment]
+        pending = d.get("_prepared")
+        if pending is None:
+            pending = d["_prepared"] = {}
+        key = id(request)
+        hit = pending.get(key)
         if hit is not None and hit[0] is request:  # an outer wrapper (super().send) already did it
-            return False, hit[2]
+            return None, hit[2]
         body, report = self._preflight(self.before_encode(request, stream=stream), incremental=True)
-        pending[id(request)] = (request, body, report)
-        vars(self)["_last_report"] = report
-        return True, report
+        pending[key] = (request, body, report)
+        d["_last_report"] = report
+        return key, report
 
-    def leave(self: Model, request: Any, owner: bool) -> None:
-        if owner:
-            vars(self).get("_prepared", {}).pop(id(request), None)
+    def leave(self: Model, key: int | None) -> None:
+        if key is not None:
+            self.__dict__["_prepared"].pop(key, None)
 
     if stream:
 
@@ -886,7 +901,7 @@ def _with_preflight(fn: Any, *, stream: bool) -> Any:
             self: Model, request: ModelRequest, *args: Any, **kwargs: Any
         ) -> AsyncIterator[StreamEvent]:
             owner, report = enter(self, request)
-            attach = report is not None and len(report) > 0
+            attach = report is not None and bool(report.changes)
             events = fn(self, request, *args, **kwargs)
             try:
                 async for ev in events:
@@ -895,7 +910,7 @@ def _with_preflight(fn: Any, *, stream: bool) -> Any:
                         ev = dataclasses.replace(ev, preflight=report)
                     yield ev
             finally:
-                leave(self, request, owner)
+                leave(self, owner)
                 # stopped early (the consumer closed this generator): the transport's stream is
                 # closed now, on this task, not left suspended for the garbage collector
                 aclose = getattr(events, "aclose", None)
@@ -911,8 +926,8 @@ def _with_preflight(fn: Any, *, stream: bool) -> Any:
         try:
             response = await fn(self, request, *args, **kwargs)
         finally:
-            leave(self, request, owner)
-        if report is not None and len(report) and isinstance(response, Response) and response.preflight is None:
+            leave(self, owner)
+        if report is not None and report.changes and isinstance(response, Response) and response.preflight is None:
             response.preflight = report
         return response
 

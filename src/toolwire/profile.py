@@ -473,18 +473,25 @@ class PrefixFold:
 
     def fold(self, items: Sequence[Any], upto: int | None = None, copy: Any = None) -> Any:
         """The folded value (``copy(value)`` when ``copy`` is given: a copy the caller may change)."""
-        upto = len(items) if upto is None else max(0, min(upto, len(items)))
+        n = len(items)
+        if upto is None or upto > n:
+            upto = n
+        elif upto < 0:
+            upto = 0
         with self._lock:
             prev = self._entries
-            k = len(prev)
-            if prev and k <= upto and items[:k] == prev:
-                value, begin = self._value, k
+            head = items[:upto]
+            if type(head) is not list:
+                head = list(head)
+            if prev and prev == head[: len(prev)]:  # the same first entries (the same objects: a C pass)
+                value, begin = self._value, len(prev)
             else:
                 value, begin = self._initial(), 0
-            step = self._step
-            for i in range(begin, upto):
-                value = step(value, i, items[i])
-            self._entries = list(items[:upto])
+            if begin < upto:
+                step = self._step
+                for i in range(begin, upto):
+                    value = step(value, i, items[i])
+            self._entries = head
             self._value = value
             return value if copy is None else copy(value)
 
@@ -517,11 +524,15 @@ class PreflightState:
 
     def start(self, profile: Profile, body: dict[str, Any]) -> int:
         """Index of the first conversation entry of ``body`` not yet checked."""
-        items = _messages(body, profile.messages_key)
         prev = self.checked
-        if items is None or not prev or len(items) < len(prev):
+        if not prev:
             return 0
-        return len(prev) if items[: len(prev)] == prev else 0
+        key = profile.messages_key
+        items = body.get(key) if key is not None and type(body) is dict else None
+        if type(items) is not list:
+            return 0
+        k = len(prev)
+        return k if items[:k] == prev else 0  # a shorter list is never equal to prev
 
     def snapshot(self, profile: Profile, body: dict[str, Any], start: int) -> list[Any] | None:
         """A copy of the conversation list of ``body`` (only the entries from ``start`` are
@@ -621,16 +632,16 @@ def _preflight_pristine(
     if violations:
         raise RequestRefused(profile.api, list(violations))
     if state is not None:
-        out = _messages(repaired, key)
+        out = repaired.get(key) if type(repaired) is dict else None
         clean = settled
-        if out is not None:
+        if type(out) is list:
             for a, b in zip(out[settled:], items[settled:]):
                 if a != b:
                     break
                 clean += 1
         else:
             clean = 0
-        state.checked, state.clean, state.top = list(items), clean, kept_top
+        state.checked, state.clean, state.top = items[:], clean, kept_top
     return repaired, report
 
 
@@ -675,20 +686,39 @@ def _register_record(cls: type) -> None:
 
 
 def plain_copy(value: Any) -> Any:
-    """A deep copy of ``value`` equal to it (``==``) and sharing nothing mutable with it: dicts
-    and lists are copied, strings, numbers, booleans, ``None`` and bytes are shared (they are
-    immutable), instances of the registered record types are copied
-    attribute by attribute, anything else with :func:`copy.deepcopy`. Several times faster than
-    ``copy.deepcopy`` or a JSON round trip for JSON-ready values, and exact for any value (a
-    tuple stays a tuple, a non-string key stays as it is). Unlike ``copy.deepcopy``, a value
-    reached twice is copied twice (equality does not see the difference); a cyclic value is
-    handed to ``copy.deepcopy``."""
+    """A deep copy of ``value`` equal to it (``==``) and sharing nothing mutable with it: made by
+    the C pickler (a ``pickle`` round trip: exact for built-in values -- a tuple stays a tuple, a
+    non-string key stays as it is, ``1``, ``True`` and ``1.0`` stay apart -- and instances of
+    toolwire's message and part types are rebuilt attribute by attribute without ``__init__``);
+    a value that cannot be pickled (a local class, a lock) is copied by a walk that copies dicts,
+    lists and the registered record types and hands anything else to :func:`copy.deepcopy`.
+    Strings, numbers and bytes are immutable, so a copy of one is the value itself."""
+    if type(value) in _ATOMIC:
+        return value
+    try:
+        return _unpickle(_pickle(value, 5))
+    except Exception:
+        pass
     try:
         return _copy(value)
     except RecursionError:
         import copy
 
         return copy.deepcopy(value)
+
+
+def _pickle(value: Any, protocol: int) -> bytes:  # replaced by pickle.dumps on first use
+    global _pickle, _unpickle
+    import pickle
+
+    _pickle, _unpickle = pickle.dumps, pickle.loads  # type: ignore[assignment]
+    return _pickle(value, protocol)
+
+
+def _unpickle(data: bytes) -> Any:  # pragma: no cover - replaced with _pickle before any use
+    import pickle
+
+    return pickle.loads(data)
 
 
 class _Exact:

@@ -885,11 +885,12 @@ class Transport(Model):
     def retry_policy(self) -> Any:
         """The :class:`~toolwire.retry.RetryPolicy` of this model, from its ``retry`` and
         ``max_retries`` settings (:func:`~toolwire.retry.policy_from_settings`; built once)."""
-        policy = vars(self).get("_retry_policy")
+        d: dict[str, Any] = self.__dict__  # type: ignore[assignment]
+        policy = d.get("_retry_policy")
         if policy is None:
             from .retry import policy_from_settings
 
-            policy = vars(self)["_retry_policy"] = policy_from_settings(self.settings)
+            policy = d["_retry_policy"] = policy_from_settings(self.settings)
         return policy
 
     async def _send_once(self, request: ModelRequest) -> Response:

@@ -142,11 +142,11 @@ def answer_request(request: Any) -> tuple[Any, list[ToolCall]]:
     messages = request.messages
     snapshot = tuple(messages)
     parts = tuple(map(len, map(_PARTS, snapshot)))
-    last = _LAST_ANSWERED
+    last = _LAST_ANSWERED[0]
     if last is not None and last[0] is request and last[1] == snapshot and last[2] == parts:
         return request, []  # the same request checked just before (the model's preflight, then its codec)
     if not _may_be_unanswered(messages):
-        globals()["_LAST_ANSWERED"] = (request, snapshot, parts)
+        _LAST_ANSWERED[0] = (request, snapshot, parts)
         return request, []
     out, done = answer_unanswered(messages)
     if not done:
@@ -180,7 +180,7 @@ def report_unanswered(report: Any, calls: list[ToolCall], pointer: str = "") -> 
 #: The last request :func:`answer_request` found fully answered, with its messages and their part
 #: counts: the same request asked about again right after (a model's preflight, then its codec's
 #: ``encode_request``) with the same messages is not walked twice.
-_LAST_ANSWERED: tuple[Any, tuple[Message, ...], tuple[int, ...]] | None = None
+_LAST_ANSWERED: list[tuple[Any, tuple[Message, ...], tuple[int, ...]] | None] = [None]
 _PARTS = attrgetter("parts")
 
 
