@@ -52,6 +52,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass, field
+from io import BytesIO
 from itertools import chain, repeat
 from operator import attrgetter
 from types import MappingProxyType
@@ -686,17 +687,22 @@ def _register_record(cls: type) -> None:
 
 
 def plain_copy(value: Any) -> Any:
-    """A deep copy of ``value`` equal to it (``==``) and sharing nothing mutable with it: made by
-    the C pickler (a ``pickle`` round trip: exact for built-in values -- a tuple stays a tuple, a
-    non-string key stays as it is, ``1``, ``True`` and ``1.0`` stay apart -- and instances of
-    toolwire's message and part types are rebuilt attribute by attribute without ``__init__``);
-    a value that cannot be pickled (a local class, a lock) is copied by a walk that copies dicts,
-    lists and the registered record types and hands anything else to :func:`copy.deepcopy`.
+    """A deep copy of ``value`` equal to it (``==``) and sharing nothing mutable with it. Built-in
+    values (dicts, lists, tuples, sets, strings, numbers, bytes) and instances of toolwire's
+    message and part types are copied by a round trip through the C pickler, which takes nothing
+    else (exact: a tuple stays a tuple, a non-string key stays as it is, ``1``, ``True`` and
+    ``1.0`` stay apart; a record is rebuilt attribute by attribute without ``__init__``). A value
+    holding anything else (a subclass, a foreign object, a cycle) is copied by a walk that copies
+    dicts, lists and the registered record types and hands the rest to :func:`copy.deepcopy`.
     Strings, numbers and bytes are immutable, so a copy of one is the value itself."""
     if type(value) in _ATOMIC:
         return value
+    buf = BytesIO()
     try:
-        return _unpickle(_pickle(value, 5))
+        p = (_PICKLER or _pickler())(buf, 5)
+        p.fast = True
+        p.dump(value)
+        return _unpickle(buf.getvalue())
     except Exception:
         pass
     try:
@@ -705,20 +711,6 @@ def plain_copy(value: Any) -> Any:
         import copy
 
         return copy.deepcopy(value)
-
-
-def _pickle(value: Any, protocol: int) -> bytes:  # replaced by pickle.dumps on first use
-    global _pickle, _unpickle
-    import pickle
-
-    _pickle, _unpickle = pickle.dumps, pickle.loads  # type: ignore[assignment]
-    return _pickle(value, protocol)
-
-
-def _unpickle(data: bytes) -> Any:  # pragma: no cover - replaced with _pickle before any use
-    import pickle
-
-    return pickle.loads(data)
 
 
 class _Exact:
@@ -889,11 +881,19 @@ def _pickler() -> Any:
             raise _NotPlain(t.__name__)
 
     _PICKLER = _StrictPickler
+    globals()["_unpickle"] = pickle.loads
     return _StrictPickler
 
 
-def _record(cls: type) -> Any:  # pragma: no cover - fingerprints are never loaded
+def _record(cls: type) -> Any:
+    """A record rebuilt by :func:`plain_copy` (its attributes are set after)."""
     return object.__new__(cls)
+
+
+def _unpickle(data: bytes) -> Any:  # pragma: no cover - replaced by pickle.loads in _pickler()
+    import pickle
+
+    return pickle.loads(data)
 
 
 _PAD = (None, None, None, None)
@@ -920,8 +920,6 @@ def history_prints(ctx: Sequence[Any], messages: Sequence[Any]) -> tuple[bytes, 
         types = list(map(type, parts))
         if not records.issuperset(types):
             return None
-        from io import BytesIO
-
         buf = BytesIO()
         p = (_PICKLER or _pickler())(buf, 3)
         p.fast = True  # no memo: an item's bytes depend on that item only
@@ -945,8 +943,6 @@ def strict_bytes(value: Any) -> bytes | None:
     """A type-strict serialization of ``value`` (exact built-in values only; see
     :func:`history_prints`): two values with the same bytes are equal, with the same types and
     key order. ``None`` for anything else."""
-    from io import BytesIO
-
     buf = BytesIO()
     try:
         p = (_PICKLER or _pickler())(buf, 3)
