@@ -160,3 +160,17 @@ def test_a_model_sending_1e999_as_an_argument_gets_an_answer_and_the_next_reques
     result = asyncio.run(toolwire.run(m, "go", tools=[toolwire.tool(lookup)], max_turns=3))
     assert result.stop_reason == "end_turn" and len(posted) == 2
     json.loads(posted[1], parse_constant=lambda c: pytest.fail(f"{c} sent"))  # valid JSON: no NaN/Infinity
+
+
+@pytest.mark.parametrize("api", list(APIS))
+def test_an_earlier_call_with_ordered_dict_arguments_edited_in_place_to_another_number_type_is_sent(api: str) -> None:
+    """Arguments of a dict subclass are not fingerprinted; their kept copy must be type-strict too."""
+    from collections import OrderedDict
+
+    m = _model(api)
+    owner = Conversation()
+    history = _history(Message, ToolCall)
+    history[1].parts[1].arguments = OrderedDict(q=1)
+    _body(m, history[:3], owner)
+    history[1].parts[1].arguments["q"] = True
+    assert _body(m, history, owner) == _fresh(api, m, history)

@@ -790,6 +790,10 @@ def _snapshot(value: Any) -> Any:
         return _Exact(value)
     if t is tuple:
         return tuple(_snapshot(v) for v in value)
+    if isinstance(value, dict):  # a dict subclass (an OrderedDict): its items, type-strict
+        return {k: v if type(v) is str else _snapshot(v) for k, v in value.items()}
+    if isinstance(value, list):  # a list subclass: its items, type-strict
+        return [v if type(v) is str else _snapshot(v) for v in value]
     if (t in _RECORDS and _RECORDS[t] is None) or _record_subclass(t):
         new = object.__new__(t)
         new.__dict__.update({k: v if type(v) is str else _snapshot(v) for k, v in value.__dict__.items()})
