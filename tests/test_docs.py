@@ -71,3 +71,31 @@ def test_testing_page_canned_answers_are_valid_sdk_types_and_run(tmp_path, monke
     assert gemini.text == "Sunny in Paris."
     namespace["test_each_api_answers_from_a_canned_body"]()
     namespace["test_a_streamed_answer_arrives_in_pieces"]()
+
+
+def test_testing_page_two_tool_agent_runs_offline_on_each_api(tmp_path):
+    code = _blocks("testing.md")["test_two_tool_agent.py"]
+    namespace: dict = {}
+    exec(compile(code, str(tmp_path / "test_two_tool_agent.py"), "exec"), namespace)
+    import anthropic.types
+    import google.genai.types
+    import openai.types.chat
+    import openai.types.responses
+
+    # every canned body is a valid instance of the installed SDK's response type
+    calls, final = (anthropic.types.Message.model_validate(b) for b in namespace["ANTHROPIC_STEPS"])
+    assert [c.name for c in calls.content] == ["get_weather", "get_time"]
+    assert final.content[0].text == namespace["FINAL"]
+    calls, final = (openai.types.chat.ChatCompletion.model_validate(b) for b in namespace["OPENAI_CHAT_STEPS"])
+    assert [c.function.name for c in calls.choices[0].message.tool_calls] == ["get_weather", "get_time"]
+    assert final.choices[0].message.content == namespace["FINAL"]
+    calls, final = (openai.types.responses.Response.model_validate(b) for b in namespace["OPENAI_RESPONSES_STEPS"])
+    assert [i.name for i in calls.output] == ["get_weather", "get_time"] and final.output_text == namespace["FINAL"]
+    calls, final = (google.genai.types.GenerateContentResponse.model_validate(b) for b in namespace["GEMINI_STEPS"])
+    assert [c.name for c in calls.function_calls] == ["get_weather", "get_time"] and final.text == namespace["FINAL"]
+    namespace["test_a_two_tool_agent_runs_offline_on_each_api"]()
+    # the stepping handler refuses a request beyond its answers (a 500 the run reports, not a hang)
+    respond = namespace["stepping"]([])
+    import httpx2
+
+    assert respond(httpx2.Request("POST", "https://example.invalid", json={})).status_code == 500

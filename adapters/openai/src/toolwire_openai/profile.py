@@ -2053,7 +2053,12 @@ class OpenAIResponsesProfile(_OpenAIProfile):
             if isinstance(iid, str) and iid:
                 if iid in item_ids and new:
                     out.append(
-                        self.violation("conversation.duplicate-item-id", f"{at}/id", f"item id {iid!r} appears twice")
+                        self.violation(
+                            "conversation.duplicate-item-id",
+                            f"{at}/id",
+                            f"item id {iid!r} appears twice; item ids must be unique across the conversation: "
+                            "give each answer's items new ids, or drop the earlier copy",
+                        )
                     )
                 item_ids.add(iid)
             if typ in ("function_call", "custom_tool_call"):
