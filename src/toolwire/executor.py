@@ -15,7 +15,7 @@ import dataclasses
 import inspect
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .context import ToolContext
@@ -87,11 +87,13 @@ class ToolRun:
 @dataclass
 class Ready:
     """A call whose arguments passed every check: the ``tool`` to run, the ``call`` and the
-    converted ``arguments`` the function receives."""
+    converted ``arguments`` the function receives (``plan``: what the executor derived from the
+    tool for its checks, reused when it runs the call; ``None`` is always correct)."""
 
     tool: Tool
     call: ToolCall
     arguments: dict[str, Any]
+    plan: Any = field(default=None, repr=False, compare=False)
 
 
 def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
@@ -262,6 +264,102 @@ def _restore_nulls(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[st
     return arguments
 
 
+class _Plan:
+    """What :meth:`ToolExecutor.check` and :meth:`ToolExecutor.execute` derive from one tool,
+    kept while the tool keeps the same input schema (object and contents), function and
+    argument model (checked on every use; anything else is derived again):
+
+    - ``keys``: ``{argument name: (Python types, allowed strings or None)}`` when the input
+      schema is flat (:func:`~toolwire.schema.validate.flat_schema`), restricted to the names
+      the function takes and, with an argument model, to its fields of exactly ``str``, ``int``,
+      ``float`` or ``bool`` (which convert to themselves) of that very type; ``None`` when there
+      is no such shortcut. ``required``: the names that must be present.
+    - ``info`` / ``is_async``: the function's signature facts and whether it is async.
+
+    A flat arguments object whose every value has its key's type (and is among its strings) is
+    then valid, needs no null restoring, coercion or conversion, and has no unexpected name:
+    :meth:`ToolExecutor.check` returns its copy at once, as the whole path would."""
+
+    __slots__ = ("tool", "schema", "snapshot", "function", "model", "keys", "required", "info", "is_async")
+
+    def __init__(self, tool: Tool) -> None:
+        self.tool = tool
+        self.schema = schema = tool.input_schema
+        self.snapshot = copy.deepcopy(schema)
+        self.function = fn = tool.function
+        self.model = model = tool.arguments_model
+        self.info: Any = None if fn is None else _checkers()[6](fn)
+        self.is_async = False if fn is None else tool.is_async
+        self.keys: dict[str, tuple[frozenset[type], frozenset[str] | None]] | None = None
+        self.required: tuple[str, ...] = ()
+        from .schema.coerce import _non_string_enum
+        from .schema.from_function import _plain_fields
+        from .schema.validate import flat_schema
+
+        flat = flat_schema(schema)
+        if flat is None or _non_string_enum(schema, 0):
+            return
+        plain = None if model is None else _plain_fields(model)
+        if model is not None and plain is None:
+            return
+        info = self.info
+        takes = None if info is None or info.var_keyword else info.parameters
+        keys = {}
+        for name, (types, strings) in flat.properties.items():
+            if takes is not None and name not in takes:
+                continue
+            if plain is not None:
+                field_type = plain.get(name)
+                if field_type is None or field_type not in types:
+                    continue
+                types = frozenset((field_type,))
+            keys[name] = (types, strings)
+        self.keys, self.required = keys, flat.required
+
+    def current(self, tool: Tool) -> bool:
+        return (
+            self.tool is tool
+            and tool.input_schema is self.schema
+            and tool.function is self.function
+            and tool.arguments_model is self.model
+            and self.schema == self.snapshot
+        )
+
+
+#: plans by ``id(tool)`` (the tool held in its plan, so the id is not reused), across runs
+_PLANS: dict[int, _Plan] = {}
+_MAX_PLANS = 1024
+
+
+def _plan_of(tool: Tool) -> _Plan:
+    plan = _PLANS.get(id(tool))
+    if plan is None or not plan.current(tool):
+        plan = _Plan(tool)
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        _PLANS[id(tool)] = plan
+    return plan
+
+
+def _flat_copy(plan: _Plan, arguments: dict[str, Any]) -> dict[str, Any] | None:
+    """A copy of ``arguments`` when ``plan`` shows them valid as they are (see :class:`_Plan`),
+    else ``None`` (the whole check decides)."""
+    keys = plan.keys
+    if keys is None:
+        return None
+    for name in plan.required:
+        if name not in arguments:
+            return None
+    for name in arguments:
+        if name not in keys:
+            return None
+        types, strings = keys[name]
+        value = arguments[name]
+        if type(value) not in types or (strings is not None and value not in strings):
+            return None
+    return dict(arguments)
+
+
 class ToolExecutor:
     """Runs the tool calls of one response for one run.
 
@@ -289,6 +387,8 @@ class ToolExecutor:
         self.max_concurrent = DEFAULT_MAX_CONCURRENT_TOOLS if max_concurrent is None else max_concurrent
         self._slots: asyncio.Semaphore | None = None
         self._write_cache: dict[str, asyncio.Future[tuple[ToolResult, str]]] = {}
+        #: per call name: the tool's :class:`_Plan` (checked current on every use)
+        self._plans: dict[str, _Plan] = {}
         #: per function (held, so its id is not reused): its signature facts, read once per run
         self._infos: dict[int, tuple[Any, Any]] = {}
 
@@ -409,10 +509,27 @@ class ToolExecutor:
         (after null-default restoring and integral-float coercion) and convert to the annotated
         types. Returns :class:`Ready`, or the ``is_error`` :class:`ToolRun` (``status="invalid"``)
         the model gets instead. Never raises for model output."""
-        name = call.name if isinstance(call.name, str) else None
+        name = call.name
+        if type(name) is not str:
+            name = name if isinstance(name, str) else None
         tool = (self.tools.get(name) or self.aliases.get(name)) if name else None  # aliases: only on a miss
         if tool is None:
             return self._invalid(call, turn, self._unknown_tool(call), name)
+        given = call.arguments
+        if type(given) is dict and call.invalid is None and not call.incomplete:
+            plan = self._plans.get(name)  # type: ignore[arg-type]
+            if plan is None or not (
+                plan.tool is tool
+                and tool.input_schema is plan.schema
+                and tool.function is plan.function
+                and tool.arguments_model is plan.model
+                and plan.schema == plan.snapshot
+            ):
+                plan = self._plans[name] = _plan_of(tool)  # type: ignore[index]
+            # a flat object of values of the right types: valid as it is (the whole path below
+            # would return the same copy)
+            if plan.keys is not None and (flat := _flat_copy(plan, given)) is not None:
+                return Ready(tool, call, flat, plan)
         argument_bounds, coerce_arguments, may_coerce, validate_arguments, convert_arguments, validate_bounded, _ = (
             _checkers()
         )
@@ -475,9 +592,10 @@ class ToolExecutor:
     async def execute(self, ready: Ready, turn: int) -> ToolRun:
         """Run a checked call (the caller holds a :attr:`slots` place). Every outcome of the
         function becomes the :class:`ToolRun`; only the run's own cancellation propagates."""
-        if ready.tool.meta.get("non_repeatable"):
-            return await self._run_non_repeatable(ready.tool, ready.call, ready.arguments, turn)
-        return await self._execute(ready.tool, ready.call, ready.arguments, turn)
+        tool = ready.tool
+        if tool.meta and tool.meta.get("non_repeatable"):
+            return await self._run_non_repeatable(tool, ready.call, ready.arguments, turn)
+        return await self._execute(tool, ready.call, ready.arguments, turn, ready.plan)
 
     async def _run_non_repeatable(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
         from .design.idempotent import call_key
@@ -507,23 +625,39 @@ class ToolExecutor:
         fut.set_result((run.result, call.id))
         return run
 
-    async def _execute(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
-        if tool.function is not None:
-            for pname in self._info(tool.function).context_parameters:
+    async def _execute(
+        self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int, plan: _Plan | None = None
+    ) -> ToolRun:
+        fn = tool.function
+        if plan is None or plan.function is not fn:
+            plan = None
+        if fn is not None:
+            info = plan.info if plan is not None else self._info(fn)
+            for pname in info.context_parameters:
                 arguments[pname] = ToolContext(
                     self.run_id, call.id, call.name, turn, f"{self.run_id}:{call.id}", self.state
                 )
         timeout = tool.timeout if tool.timeout is not None else self.default_timeout
         start = time.perf_counter()
-        if tool.runs_inline:  # blocking=False: called right here (no thread, no task; no timeout can stop it)
-            try:
-                result = ToolResult(call.id, to_result_content(await _guarded(tool.call(arguments))), False, call.name)
-            except BaseException as exc:
-                result = _failure(call, exc)
-            return ToolRun(call, result, time.perf_counter() - start, turn)
-        if threaded(tool):
-            result = await self._in_thread(tool, call, arguments, timeout)
-            return ToolRun(call, result, time.perf_counter() - start, turn)
+        # a synchronous function: called on the loop (blocking=False) or, as Tool.call itself
+        # runs it (not overridden), in a worker thread; the tool's meta read only when it has any
+        if fn is not None and not (plan.is_async if plan is not None else tool.is_async):
+            blocking = tool.meta.get("blocking") if tool.meta else None
+            if blocking is False:  # called right here (no thread, no task; no timeout can stop it)
+                try:
+                    if type(tool).call is Tool.call:
+                        value = fn(**arguments)
+                        if type(value) is not str and inspect.isawaitable(value):
+                            value = await value
+                    else:
+                        value = await tool.call(arguments)
+                    result = ToolResult(call.id, to_result_content(value), False, call.name)
+                except BaseException as exc:
+                    result = _failure(call, _ToolExited(exc) if isinstance(exc, SystemExit) else exc)
+                return ToolRun(call, result, time.perf_counter() - start, turn)
+            if type(tool).call is Tool.call:
+                result = await self._in_thread(tool, call, arguments, timeout, start)
+                return ToolRun(call, result, time.perf_counter() - start, turn)
         task = asyncio.ensure_future(_guarded(tool.call(arguments)))
         try:
             done, _ = await asyncio.wait({task}, timeout=timeout)
@@ -554,13 +688,13 @@ class ToolExecutor:
         return ToolRun(call, result, duration, turn)
 
     async def _in_thread(
-        self, tool: Tool, call: ToolCall, arguments: dict[str, Any], timeout: float | None
+        self, tool: Tool, call: ToolCall, arguments: dict[str, Any], timeout: float | None, started: float
     ) -> ToolResult:
         """A synchronous tool function in a worker thread, awaited on the one future the thread
         settles (no task, no ``asyncio.wait``); ``timeout``: a timer on the event loop settles
-        the future first (the thread cannot be stopped: its late outcome is dropped)."""
+        the future first (the thread cannot be stopped: its late outcome is dropped); ``started``:
+        the ``time.perf_counter()`` the timeout counts from."""
         assert tool.function is not None
-        started = time.perf_counter()
         future = start_in_daemon_thread(tool.function, arguments)
         timer = None if timeout is None else asyncio.get_running_loop().call_later(timeout, _time_out, future)
         try:

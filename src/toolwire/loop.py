@@ -421,12 +421,16 @@ class _Loop:
         self._batch: _Batch | None = None
         #: calls the supplied history left unanswered, answered by run(): reported on the first turn
         self.unanswered: list[ToolCall] = []
+        #: set by :meth:`RunStream.finish` when no one can see the events (no observer): from the
+        #: next turn on, only ``RunFinished`` is built and yielded (the state is the same)
+        self.quiet = False
 
     # -- the event stream ---------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Any]:
         st = self.state
         st.status, st.stop_reason, st.error = "running", None, None
-        yield RunStarted(st.run_id, self.m.name, self.resumed)
+        if not self.quiet:
+            yield RunStarted(st.run_id, self.m.name, self.resumed)
         try:
             if st.pending:
                 last = st.turns[-1]
@@ -439,9 +443,13 @@ class _Loop:
                     yield self._finish(PENDING_STOP)
                     return
             st, m, conv, limits, ex = self.state, self.m, self.state.conversation, self.limits, self.executor
+            messages = conv.messages
             for k in range(1, self.max_turns + 1):
                 n = len(st.turns) + 1
-                yield TurnStarted(n)
+                # ``loud``: the events of this turn are built and yielded (someone iterates them)
+                loud = not self.quiet
+                if loud:
+                    yield TurnStarted(n)
                 request = m.build_request(
                     conv.messages, instructions=conv.instructions, tools=self.tool_list, tool_choice=self.choice
                 )
@@ -456,8 +464,7 @@ class _Loop:
                                 yield RetryScheduled(n, sev.attempt, sev.delay, sev.describe())
                                 continue
                             asm.feed(sev)
-                            ev = _delta(n, sev)
-                            if ev is not None:
+                            if loud and (ev := _delta(n, sev)) is not None:
                                 yield ev
                     finally:
                         aclose = getattr(events, "aclose", None)
@@ -466,7 +473,8 @@ class _Loop:
                     response = m.check_streamed(asm.response())
                     self._asm = None
                 else:
-                    if not _retries(m):
+                    if not loud or not _retries(m):
+                        # (quiet: the retries' notices have no one to go to; the model retries all the same)
                         response = await m.send(request)
                     else:
                         req = _Request(m, request)
@@ -480,8 +488,9 @@ class _Loop:
                                 else:
                                     response = item
                     assert response is not None
-                    for ev in _whole(n, response):
-                        yield ev
+                    if loud:
+                        for ev in _whole(n, response):
+                            yield ev
                 if response.usage.requests == 0:
                     response.usage.requests = 1
                 if self.unanswered:  # reported on the turn whose request first carried the answers
@@ -490,7 +499,7 @@ class _Loop:
                 calls = response.tool_calls
                 _unique_synthesized_ids(response, self.seen_ids, calls)
                 settle_calls(response, m.profile)  # cut-off calls and failed turns: answered, never run
-                conv.append(response.to_message())
+                messages.append(response.to_message())
                 turn = Turn(n, response)
                 st.turns.append(turn)
                 if self.token_limited:
@@ -507,11 +516,20 @@ class _Loop:
                                 t.response.usage, m.name, served_model=t.response.model, base_url=base_url
                             )
                     self._spent = spent + price(response.usage, m.name, served_model=response.model, base_url=base_url)
-                yield ResponseFinished(n, response)
-                calls = response.tool_calls  # again: read after the event, as the consumer left it
-                checked = [_against_forced_choice(c, n, self.choice) or ex.check(c, n) for c in calls]
-                for c, r in zip(calls, checked):
-                    yield ToolCallReady(n, c, r.result.text if isinstance(r, ToolRun) else None)
+                if loud:
+                    yield ResponseFinished(n, response)
+                    calls = response.tool_calls  # again: read after the event, as the consumer left it
+                choice = self.choice
+                if calls:
+                    if type(choice) is dict:
+                        checked = [_against_forced_choice(c, n, choice) or ex.check(c, n) for c in calls]
+                    else:
+                        checked = [ex.check(c, n) for c in calls]
+                    if loud:
+                        for c, r in zip(calls, checked):
+                            yield ToolCallReady(n, c, r.result.text if isinstance(r, ToolRun) else None)
+                else:
+                    checked = []
                 over = _usage_exceeded(limits, self.total) if self.token_limited else None
                 if over is None and limits.max_cost_usd is not None:
                     over = _cost_exceeded(limits, self.__dict__.get("_spent"))
@@ -529,7 +547,8 @@ class _Loop:
                     yield self._finish("usage_limit", UsageLimitExceeded, f"usage limit reached: {over}")
                     return
                 if not calls:
-                    yield TurnFinished(n, turn)
+                    if loud:
+                        yield TurnFinished(n, turn)
                     if self.on_turn is not None:
                         await _notify(self.on_turn, turn)
                     if response.stop_reason == "pause_turn":
@@ -575,6 +594,9 @@ class _Loop:
                 runs: list[ToolRun] = []
                 jobs: list[tuple[int, Ready]] = []
                 pending: list[PendingCall] = []
+                # a tool with no meta, no deferred names, no approval policy: none of their checks apply
+                asks = bool(self.deferred) or self.approval is not None
+                counts = bool(self.per_tool_limits)
                 for i, (c, r) in enumerate(zip(calls, checked)):
                     if i >= allowed:
                         runs.append(
@@ -584,43 +606,54 @@ class _Loop:
                                 f"Not run: the run reached its limit of {limits.max_tool_calls} tool calls (max_tool_calls).",
                             )
                         )
-                    elif isinstance(r, ToolRun):
+                    elif type(r) is not Ready:
                         runs.append(r)
-                    elif self.per_tool_limits and (limit_run := self._per_tool_refusal(r, n)) is not None:
+                    elif counts and (limit_run := self._per_tool_refusal(r, n)) is not None:
                         runs.append(limit_run)
-                    elif self._is_deferred(r.tool):
-                        self._count(r.call)
+                    elif (asks or r.tool.meta) and self._is_deferred(r.tool):
+                        if counts:
+                            self._count(r.call)
                         pending.append(
                             PendingCall(c, n, "deferred", "toolwire does not run this tool: supply its result")
                         )
                         runs.append(self._placeholder(c, n, "deferred"))
-                    elif self._may_ask(r.tool) and (why := await self._approval_needed(r)) is not None:
+                    elif (
+                        (asks or r.tool.meta)
+                        and self._may_ask(r.tool)
+                        and (why := await self._approval_needed(r)) is not None
+                    ):
                         pending.append(PendingCall(c, n, "approval", why))
                         runs.append(self._placeholder(c, n, "approval"))
                     else:
-                        self._count(r.call)
+                        if counts:
+                            self._count(r.call)
                         jobs.append((i, r))
                         runs.append(self._placeholder(c, n, "running"))
                 msg = self._answer_all(turn, runs)
-                st.pending.extend(pending)
-                for r in runs:
-                    if r.status not in ("pending", "cancelled"):
-                        yield ToolFinished(n, r)
-                for p in pending:
-                    yield ToolCallPending(n, p)
+                if pending:
+                    st.pending.extend(pending)
+                if loud:
+                    for r in runs:
+                        if r.status not in ("pending", "cancelled"):
+                            yield ToolFinished(n, r)
+                    for p in pending:
+                        yield ToolCallPending(n, p)
                 if (one := self._direct_job(jobs)) is not None:  # _run_batch's first case, one generator less
                     i, ready = one
                     b = self._batch = _Batch(n, turn, msg, direct=i)
-                    yield ToolStarted(n, ready.call)
+                    if loud:
+                        yield ToolStarted(n, ready.call)
                     b.started.add(i)
                     run = await ex.execute(ready, n)
                     self._place(b, i, run)
                     self._batch = None
-                    yield ToolFinished(n, run)
+                    if loud:
+                        yield ToolFinished(n, run)
                 elif jobs:
                     async for ev in self._run_batch(n, turn, msg, jobs):
                         yield ev
-                yield TurnFinished(n, turn)
+                if loud:
+                    yield TurnFinished(n, turn)
                 if self.on_turn is not None:
                     await _notify(self.on_turn, turn)
                 if allowed < len(calls):
@@ -664,20 +697,25 @@ class _Loop:
     def _answer_all(self, turn: Turn, runs: list[ToolRun]) -> Message:
         turn.tool_runs = runs
         msg = Message("user", [r.result for r in runs])
-        self.state.conversation.append(msg)
+        self.state.conversation.messages.append(msg)
         return msg
 
     @staticmethod
     def _placeholder(call: ToolCall, n: int, kind: str) -> ToolRun:
+        # toolwire's own text about a tool of the run: nothing in it to scrub
         if kind == "running":
             return ToolRun(
                 call,
-                ToolResult(call.id, _text_cancelled(call, False, "not finished"), True, call.name),
+                ToolResult._own(
+                    call.id,
+                    f"Not run: the run was stopped (not finished) before tool {call.name!r} started.",
+                    call.name,
+                ),
                 0.0,
                 n,
                 status="cancelled",
             )
-        return ToolRun(call, ToolResult(call.id, _text_waiting(call, kind), True, call.name), 0.0, n, status="pending")
+        return ToolRun(call, ToolResult._own(call.id, _text_waiting(call, kind), call.name), 0.0, n, status="pending")
 
     def _count(self, call: ToolCall) -> None:
         self.per_tool[call.name] = self.per_tool.get(call.name, 0) + 1
@@ -1233,6 +1271,8 @@ class RunStream:
         raises."""
         finished: RunFinished | None = None
         if self._observer is None:  # straight from the loop's generator (one layer less per event)
+            # no one sees the events from here on: the loop builds only RunFinished
+            self._loop.quiet = True
             async for event in self._events:
                 if type(event) is RunFinished:
                     finished = event

@@ -274,6 +274,22 @@ class ToolResult:
                 if isinstance(p, TextPart):
                     p.text = scrub(p.text)
 
+    @classmethod
+    def _own(cls, tool_call_id: str, text: str, name: str | None) -> ToolResult:
+        """An ``is_error`` result whose text toolwire wrote itself about a tool of the run (a
+        placeholder while a call waits or runs): built without scrubbing, since it holds no
+        value from outside."""
+        r = cls.__new__(cls)
+        r.tool_call_id, r.content, r.is_error, r.name, r.provider_data, r.type = (
+            tool_call_id,
+            text,
+            True,
+            name,
+            {},
+            "tool_result",
+        )
+        return r
+
     @property
     def text(self) -> str:
         """All text of the content joined with newlines (images left out)."""

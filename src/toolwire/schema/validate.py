@@ -295,3 +295,95 @@ def _violations(validator: Any, arguments: Any) -> list[ArgumentError]:
             )
         )
     return out
+
+
+# -- flat argument objects ---------------------------------------------------------------------
+#: JSON Schema types of a flat property, as the Python types of parsed JSON that jsonschema
+#: (Draft 2020-12) accepts for them with nothing else to check: ``integer`` is exactly ``int``
+#: (``bool`` is not an integer; an integral float ``2.0`` is, but takes the general path),
+#: ``number`` is ``int`` or ``float``. ``null`` is left out: a ``null`` argument takes the
+#: general path, where it may be restored to its default.
+_FLAT_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "null": (),
+}
+#: Keywords that never make a value invalid (annotations).
+_ANNOTATIONS = frozenset(
+    ("description", "title", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly")
+)
+
+
+class FlatSchema:
+    """What an input schema asks of a *flat* arguments object, when that is all it asks: a
+    ``"type": "object"`` with ``properties`` whose schemas are only a ``type`` among string,
+    integer, number, boolean, null and/or an ``enum`` of strings (plus annotations such as
+    ``description`` and ``default``), ``required`` names and a boolean ``additionalProperties``.
+
+    - ``properties``: ``{name: (Python types accepted, allowed strings or None)}``;
+    - ``required``: the names that must be present; ``closed``: ``additionalProperties`` is false.
+
+    An object of exactly these types (``dict`` of ``str``/``int``/``float``/``bool`` values) that
+    passes :meth:`accepts` is valid for the schema by jsonschema's own rules; anything else is
+    left to jsonschema. Built by :func:`flat_schema`."""
+
+    __slots__ = ("properties", "required", "closed")
+
+    def __init__(
+        self,
+        properties: dict[str, tuple[frozenset[type], frozenset[str] | None]],
+        required: tuple[str, ...],
+        closed: bool,
+    ) -> None:
+        self.properties, self.required, self.closed = properties, required, closed
+
+
+def _flat_property(node: Any) -> tuple[frozenset[type], frozenset[str] | None] | None:
+    if not isinstance(node, dict):
+        return None
+    if any(k not in _ANNOTATIONS and k not in ("type", "enum") for k in node):
+        return None
+    types: set[type] | None = None
+    t = node.get("type")
+    if t is not None:
+        names = [t] if isinstance(t, str) else t
+        if not isinstance(names, list) or not names or any(n not in _FLAT_TYPES for n in names):
+            return None
+        types = {py for n in names for py in _FLAT_TYPES[n]}
+    strings: frozenset[str] | None = None
+    if "enum" in node:
+        enum = node["enum"]
+        if not isinstance(enum, list) or not enum or any(type(e) is not str for e in enum):
+            return None
+        strings = frozenset(enum)
+        types = {str} if types is None or str in types else set()
+    if types is None:  # no type, no enum: any value (only the flat ones here)
+        types = {str, int, float, bool}
+    return frozenset(types), strings
+
+
+def flat_schema(schema: Any) -> FlatSchema | None:
+    """The :class:`FlatSchema` of an input schema, or ``None`` when it asks anything more (a
+    nested object or array, a ``$ref``, a format, a pattern, a bound, a combinator, ...)."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return None
+    if any(
+        k not in _ANNOTATIONS and k not in ("type", "properties", "required", "additionalProperties") for k in schema
+    ):
+        return None
+    props = schema.get("properties", {})
+    required = schema.get("required", [])
+    closed = schema.get("additionalProperties", True)
+    if not isinstance(props, dict) or not isinstance(required, list) or type(closed) is not bool:
+        return None
+    if any(type(r) is not str for r in required) or any(type(k) is not str for k in props):
+        return None
+    out: dict[str, tuple[frozenset[type], frozenset[str] | None]] = {}
+    for name, node in props.items():
+        spec = _flat_property(node)
+        if spec is None:
+            return None
+        out[name] = spec
+    return FlatSchema(out, tuple(dict.fromkeys(required)), not closed)
