@@ -16,7 +16,7 @@ import inspect
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Coroutine
 
 from .context import ToolContext
 from .errors import ToolError
@@ -280,7 +280,18 @@ class _Plan:
     then valid, needs no null restoring, coercion or conversion, and has no unexpected name:
     :meth:`ToolExecutor.check` returns its copy at once, as the whole path would."""
 
-    __slots__ = ("tool", "schema", "snapshot", "function", "model", "keys", "required", "info", "is_async")
+    __slots__ = (
+        "tool",
+        "schema",
+        "snapshot",
+        "function",
+        "model",
+        "keys",
+        "required",
+        "info",
+        "is_async",
+        "thread_name",
+    )
 
     def __init__(self, tool: Tool) -> None:
         self.tool = tool
@@ -290,6 +301,7 @@ class _Plan:
         self.model = model = tool.arguments_model
         self.info: Any = None if fn is None else _checkers()[6](fn)
         self.is_async = False if fn is None else tool.is_async
+        self.thread_name = _thread_name(fn)
         self.keys: dict[str, tuple[frozenset[type], frozenset[str] | None]] | None = None
         self.required: tuple[str, ...] = ()
         from .schema.coerce import _non_string_enum
@@ -592,10 +604,14 @@ class ToolExecutor:
     async def execute(self, ready: Ready, turn: int) -> ToolRun:
         """Run a checked call (the caller holds a :attr:`slots` place). Every outcome of the
         function becomes the :class:`ToolRun`; only the run's own cancellation propagates."""
+        return await self.start(ready, turn)
+
+    def start(self, ready: Ready, turn: int) -> Coroutine[Any, Any, ToolRun]:
+        """:meth:`execute` as the coroutine to await (one coroutine layer less)."""
         tool = ready.tool
         if tool.meta and tool.meta.get("non_repeatable"):
-            return await self._run_non_repeatable(tool, ready.call, ready.arguments, turn)
-        return await self._execute(tool, ready.call, ready.arguments, turn, ready.plan)
+            return self._run_non_repeatable(tool, ready.call, ready.arguments, turn)
+        return self._execute(tool, ready.call, ready.arguments, turn, ready.plan)
 
     async def _run_non_repeatable(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
         from .design.idempotent import call_key
@@ -656,7 +672,28 @@ class ToolExecutor:
                     result = _failure(call, _ToolExited(exc) if isinstance(exc, SystemExit) else exc)
                 return ToolRun(call, result, time.perf_counter() - start, turn)
             if type(tool).call is Tool.call:
-                result = await self._in_thread(tool, call, arguments, timeout, start)
+                # in a worker thread, awaited on the one future the thread settles (no task, no
+                # asyncio.wait); a timeout: a timer on the loop settles the future first (the
+                # thread cannot be stopped: its late outcome is dropped)
+                future = start_in_daemon_thread(
+                    fn, arguments, plan.thread_name if plan is not None else _thread_name(fn)
+                )
+                timer = None if timeout is None else asyncio.get_running_loop().call_later(timeout, _time_out, future)
+                try:
+                    value = await future
+                except BaseException as exc:
+                    if timer is not None:
+                        timer.cancel()
+                    if future.cancelled():  # the run itself is being cancelled (the awaiting task cancelled the future)
+                        raise
+                    result = _failure(call, _ToolExited(exc) if isinstance(exc, SystemExit) else exc)
+                else:
+                    if timer is not None:
+                        timer.cancel()
+                    if type(value) is str:
+                        result = ToolResult(call.id, value, False, call.name)
+                    else:
+                        result = await self._thread_value(call, value, timeout, start)
                 return ToolRun(call, result, time.perf_counter() - start, turn)
         task = asyncio.ensure_future(_guarded(tool.call(arguments)))
         try:
@@ -687,26 +724,9 @@ class ToolExecutor:
         duration = time.perf_counter() - start
         return ToolRun(call, result, duration, turn)
 
-    async def _in_thread(
-        self, tool: Tool, call: ToolCall, arguments: dict[str, Any], timeout: float | None, started: float
-    ) -> ToolResult:
-        """A synchronous tool function in a worker thread, awaited on the one future the thread
-        settles (no task, no ``asyncio.wait``); ``timeout``: a timer on the event loop settles
-        the future first (the thread cannot be stopped: its late outcome is dropped); ``started``:
-        the ``time.perf_counter()`` the timeout counts from."""
-        assert tool.function is not None
-        future = start_in_daemon_thread(tool.function, arguments)
-        timer = None if timeout is None else asyncio.get_running_loop().call_later(timeout, _time_out, future)
-        try:
-            value = await future
-        except BaseException as exc:
-            if timer is not None:
-                timer.cancel()
-            if future.cancelled():  # the run itself is being cancelled (the awaiting task cancelled the future)
-                raise
-            return _failure(call, _ToolExited(exc) if isinstance(exc, SystemExit) else exc)
-        if timer is not None:
-            timer.cancel()
+    async def _thread_value(self, call: ToolCall, value: Any, timeout: float | None, started: float) -> ToolResult:
+        """The result of what a worker thread's function returned (``_TIMED_OUT`` when its timer
+        fired first); ``started``: the ``time.perf_counter()`` the timeout counts from."""
         if value is not _TIMED_OUT and inspect.isawaitable(value):
             # a synchronous function that returned an awaitable: awaited, as Tool.call does,
             # within what is left of the timeout
@@ -749,6 +769,11 @@ def _time_out(future: asyncio.Future[Any]) -> None:
 
 async def _awaited(value: Any) -> Any:
     return await value
+
+
+def _thread_name(function: Any) -> str:
+    """The name of the worker thread that runs ``function``."""
+    return f"toolwire-tool-{getattr(function, '__name__', 'fn')}"
 
 
 def threaded(tool: Tool) -> bool:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import inspect
-import uuid
 from dataclasses import dataclass, field, replace
+from os import urandom as _urandom
 from typing import Any, AsyncIterator, Callable, Generator, Iterable, Iterator, Mapping, Sequence
 
 from . import stream as _wire
@@ -169,7 +169,7 @@ _NO_LIMITS = Limits()
 def _as_tools(tools: Iterable[Any] | None) -> dict[str, Tool]:
     out: dict[str, Tool] = {}
     for t in tools or ():
-        if not isinstance(t, Tool):
+        if type(t) is not Tool and not isinstance(t, Tool):
             if callable(t):
                 from ._derived import tool_for_function
 
@@ -185,11 +185,11 @@ def _as_tools(tools: Iterable[Any] | None) -> dict[str, Tool]:
 def _prompt_message(prompt: Any) -> Message | None:
     if prompt is None:
         return None
-    if isinstance(prompt, Message):
-        return prompt
-    if isinstance(prompt, str):
+    if type(prompt) is str or isinstance(prompt, str):
         # empty text (or only white space) is no prompt: vendors refuse empty text blocks
         return Message.user(prompt) if prompt.strip() else None
+    if isinstance(prompt, Message):
+        return prompt
     if isinstance(prompt, (TextPart, ImagePart)):
         return Message("user", [prompt])
     if isinstance(prompt, (list, tuple)):
@@ -249,19 +249,19 @@ def _unique_synthesized_ids(
     """Re-number an id toolwire synthesized (never sent to the vendor) that collides with an id
     already in the conversation (``seen``: the ids so far, updated here, or the
     :class:`Conversation` itself) or in the same response, so every result pairs with one call."""
-    if isinstance(seen, Conversation):
+    if type(seen) is not set and isinstance(seen, Conversation):
         seen = {c.id for m in seen.messages for c in m.tool_calls}
-    in_response: set[str] = set()
+    in_response: set[str] | None = None  # made by the second call (a lone call needs none)
     for call in response.tool_calls if calls is None else calls:
         if call.id_synthesized and call.id in seen:
             n = 2
             while f"{call.id}-{n}" in seen:
                 n += 1
             call.id = f"{call.id}-{n}"
-        elif call.id in in_response and call.invalid is None:
+        elif in_response is not None and call.id in in_response and call.invalid is None:
             # the vendor repeated an id inside one response: the later call cannot be paired safely
             call.invalid = f"duplicate tool call id {call.id} in one response"
-        elif call.id in seen and call.id not in in_response:
+        elif call.id in seen and (in_response is None or call.id not in in_response):
             # an id already used in an earlier turn (servers that number calls call_0… per
             # response): re-number it so its result pairs with it; the vendor's id is kept
             original = call.id
@@ -271,7 +271,10 @@ def _unique_synthesized_ids(
             call.id = f"{original}_{n}"
             call.provider_data.setdefault("toolwire", {})["vendor_id"] = original
         seen.add(call.id)
-        in_response.add(call.id)
+        if in_response is None:
+            in_response = {call.id}
+        else:
+            in_response.add(call.id)
 
 
 async def _notify(callback: Callable[[Turn], Any] | None, turn: Turn) -> None:
@@ -406,13 +409,15 @@ class _Loop:
         self.total = state.usage if self.token_limited else Usage()
         self.calls_run = 0
         self.per_tool: dict[str, int] = {}
-        for r in state.tool_runs:
+        for r in state.tool_runs if state.turns else ():
             if r.status in ("ran", "invalid", "refused", "deferred"):
                 self.calls_run += 1
             if r.status in ("ran", "deferred"):
                 self.per_tool[r.call.name] = self.per_tool.get(r.call.name, 0) + 1
         self.per_tool_limits = dict(limits.max_calls_per_tool or {})
-        for t in tool_map.values():
+        for t in self.tool_list:
+            if not t.meta:
+                continue
             mc = t.meta.get("max_calls")
             if isinstance(mc, int) and not isinstance(mc, bool) and t.name not in self.per_tool_limits:
                 self.per_tool_limits[t.name] = mc
@@ -444,8 +449,9 @@ class _Loop:
                     return
             st, m, conv, limits, ex = self.state, self.m, self.state.conversation, self.limits, self.executor
             messages = conv.messages
+            base = len(st.turns)  # each pass of the loop adds one turn
             for k in range(1, self.max_turns + 1):
-                n = len(st.turns) + 1
+                n = base + k
                 # ``loud``: the events of this turn are built and yielded (someone iterates them)
                 loud = not self.quiet
                 if loud:
@@ -585,7 +591,7 @@ class _Loop:
                         f"the model still asked for tools after {self.max_turns} requests (max_turns={self.max_turns})",
                     )
                     return
-                allowed = len(calls)
+                allowed = ncalls = len(calls)
                 if limits.max_tool_calls is not None:
                     allowed = max(0, min(allowed, limits.max_tool_calls - self.calls_run))
                 self.calls_run += allowed
@@ -597,6 +603,7 @@ class _Loop:
                 # a tool with no meta, no deferred names, no approval policy: none of their checks apply
                 asks = bool(self.deferred) or self.approval is not None
                 counts = bool(self.per_tool_limits)
+                njobs = 0
                 for i, (c, r) in enumerate(zip(calls, checked)):
                     if i >= allowed:
                         runs.append(
@@ -628,6 +635,7 @@ class _Loop:
                         if counts:
                             self._count(r.call)
                         jobs.append((i, r))
+                        njobs += 1
                         runs.append(self._placeholder(c, n, "running"))
                 msg = self._answer_all(turn, runs)
                 if pending:
@@ -638,14 +646,24 @@ class _Loop:
                             yield ToolFinished(n, r)
                     for p in pending:
                         yield ToolCallPending(n, p)
-                if (one := self._direct_job(jobs)) is not None:  # _run_batch's first case, one generator less
-                    i, ready = one
+                if (
+                    njobs == 1
+                    and self.before is None
+                    and self.after is None
+                    and type(tool := (ready := jobs[0][1]).tool).call is Tool.call
+                    and (fn := tool.function) is not None
+                    and not (
+                        ready.plan.is_async if ready.plan is not None and ready.plan.function is fn else tool.is_async
+                    )
+                ):  # _run_batch's first case (see _direct_job), one generator less
+                    i = jobs[0][0]
                     b = self._batch = _Batch(n, turn, msg, direct=i)
                     if loud:
                         yield ToolStarted(n, ready.call)
                     b.started.add(i)
-                    run = await ex.execute(ready, n)
-                    self._place(b, i, run)
+                    run = await ex.start(ready, n)
+                    turn.tool_runs[i] = run  # (_place; the batch is over, nothing reads b.done)
+                    msg.parts[i] = run.result
                     self._batch = None
                     if loud:
                         yield ToolFinished(n, run)
@@ -656,7 +674,7 @@ class _Loop:
                     yield TurnFinished(n, turn)
                 if self.on_turn is not None:
                     await _notify(self.on_turn, turn)
-                if allowed < len(calls):
+                if allowed < ncalls:
                     yield self._finish(
                         "usage_limit",
                         UsageLimitExceeded,
@@ -1325,9 +1343,9 @@ def run_stream(
         from .tracing import active
 
         _resolve_model, _active_tracing = model_for_run, active
-    if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
+    if type(max_turns) is not int and (not isinstance(max_turns, int) or isinstance(max_turns, bool)) or max_turns < 1:
         raise ConfigurationError(f"max_turns must be a whole number ≥ 1, got {max_turns!r}")
-    if limits is None or isinstance(limits, Limits):
+    if limits is None or type(limits) is Limits or isinstance(limits, Limits):
         pass
     elif isinstance(limits, Mapping):
         limits = Limits(**limits)
@@ -1342,16 +1360,16 @@ def run_stream(
         raise ConfigurationError(
             f"approval must be True, a collection of tool names or a function of the call, got {type(approval).__name__}"
         )
-    if isinstance(deferred, str):
+    if deferred is not None and isinstance(deferred, str):
         deferred = [deferred]
     m: Model = _resolve_model(model)
     tool_map = _as_tools(tools)
     choice = normalize_tool_choice(tool_choice)
-    if isinstance(choice, dict) and choice["name"] not in tool_map:
+    if type(choice) is dict and choice["name"] not in tool_map:
         raise ConfigurationError(
             f"tool_choice names {choice['name']!r}, which is not among the tools: {sorted(tool_map)}"
         )
-    for name in approval if isinstance(approval, (set, frozenset, list, tuple)) else ():
+    for name in approval if approval is not None and isinstance(approval, (set, frozenset, list, tuple)) else ():
         if name not in tool_map:
             raise ConfigurationError(f"approval names {name!r}, which is not among the tools: {sorted(tool_map)}")
     for name in deferred or ():
@@ -1390,7 +1408,7 @@ def run_stream(
             conv.instructions = instructions
         # a call the supplied history left unanswered is answered "not answered" (same on every API)
         conv.messages, unanswered = answer_unanswered(conv.messages)
-        st = RunState(run_id or uuid.uuid4().hex, m.name, conv)
+        st = RunState(run_id or _new_run_id(), m.name, conv)
     if msg is not None:
         st.conversation.append(msg)
     if not st.conversation.messages:  # same on every API: no request without a message
@@ -1416,6 +1434,15 @@ def run_stream(
     )
     loop.unanswered = unanswered
     return RunStream(loop, _active_tracing(tracing))
+
+
+def _new_run_id() -> str:
+    """A random run id: the hex form of a version-4 UUID (``uuid.uuid4().hex``), without
+    building the ``UUID`` object."""
+    b = bytearray(_urandom(16))
+    b[6] = (b[6] & 0x0F) | 0x40  # version 4 (RFC 4122 §4.4)
+    b[8] = (b[8] & 0x3F) | 0x80  # the RFC 4122 variant
+    return b.hex()
 
 
 def _report_unanswered(m: Model, report: Any, calls: list[ToolCall]) -> Any:
@@ -1521,8 +1548,9 @@ async def run(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
     ``exc.run_state``). For the partial run after a cancellation, run through
     :func:`run_stream` and read ``stream.state``.
     """
-    if kwargs.keys() - _RUN_PARAMETERS:
-        _check_run_arguments("run", kwargs)
+    for name in kwargs:
+        if name not in _RUN_PARAMETERS:
+            _check_run_arguments("run", kwargs)
     return await run_stream(model, prompt, **kwargs).finish()
 
 
@@ -1538,8 +1566,9 @@ def run_sync(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
     ``KeyboardInterrupt``."""
     from ._sync import run_coroutine
 
-    if kwargs.keys() - _RUN_PARAMETERS:
-        _check_run_arguments("run_sync", kwargs)
+    for name in kwargs:
+        if name not in _RUN_PARAMETERS:
+            _check_run_arguments("run_sync", kwargs)
     return run_coroutine(run(model, prompt, **kwargs))
 
 

@@ -577,12 +577,13 @@ async def run_in_daemon_thread(function: Callable[..., Any], arguments: dict[str
     return await start_in_daemon_thread(function, arguments)
 
 
-def start_in_daemon_thread(function: Callable[..., Any], arguments: dict[str, Any]) -> Any:
+def start_in_daemon_thread(function: Callable[..., Any], arguments: dict[str, Any], name: str | None = None) -> Any:
     """Start ``function(**arguments)`` in a reused daemon thread (see :func:`run_in_daemon_thread`)
     and return the ``asyncio.Future`` of the running loop that gets its outcome: its return value,
     or what it raised (``StopIteration`` as ``RuntimeError``, which a future cannot hold). The
     future is settled once, from the worker thread through ``call_soon_threadsafe``; a future
-    already done (cancelled, or set by a caller's own timeout) is left as it is."""
+    already done (cancelled, or set by a caller's own timeout) is left as it is. ``name``: the
+    thread's name (default ``toolwire-tool-<function name>``)."""
     import asyncio
     import contextvars
 
@@ -611,7 +612,9 @@ def start_in_daemon_thread(function: Callable[..., Any], arguments: dict[str, An
         except RuntimeError:  # the loop is gone: nobody is waiting any more
             pass
 
-    _get_workers().submit(target, f"toolwire-tool-{getattr(function, '__name__', 'fn')}")
+    (_workers or _get_workers()).submit(
+        target, name if name is not None else f"toolwire-tool-{getattr(function, '__name__', 'fn')}"
+    )
     return future
 
 

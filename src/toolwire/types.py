@@ -267,7 +267,7 @@ class ToolResult:
     def __post_init__(self) -> None:
         # known credentials never reach the model, the run result or a saved run (toolwire.secrets)
         scrub = _scrub or _load_scrub()
-        if isinstance(self.content, str):
+        if type(self.content) is str or isinstance(self.content, str):
             self.content = scrub(self.content)
         elif isinstance(self.content, list):
             for p in self.content:
@@ -412,6 +412,11 @@ class ProviderToolPart:
 
 Part = Union[TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart]
 
+#: The part classes, for the kind tests of ``tool_calls`` / ``text``: a part of exactly one of
+#: these classes needs no ``isinstance`` call (a subclass still gets one).
+_NOT_CALL = frozenset((TextPart, ImagePart, ReasoningPart, ToolResult, ProviderToolPart))
+_NOT_TEXT = frozenset((ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart))
+
 _PART_TYPES: dict[str, Any] = {
     "text": TextPart,
     "image": ImagePart,
@@ -454,11 +459,17 @@ class Message:
 
     @property
     def text(self) -> str:
-        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+        return "".join(
+            [
+                p.text
+                for p in self.parts
+                if type(p) is TextPart or (type(p) not in _NOT_TEXT and isinstance(p, TextPart))
+            ]
+        )
 
     @property
     def tool_calls(self) -> list[ToolCall]:
-        return [p for p in self.parts if isinstance(p, ToolCall)]
+        return [p for p in self.parts if type(p) is ToolCall or (type(p) not in _NOT_CALL and isinstance(p, ToolCall))]
 
     @property
     def tool_results(self) -> list[ToolResult]:
@@ -622,11 +633,17 @@ class Response:
     @property
     def text(self) -> str:
         """All visible text parts joined in order, no separator (reasoning excluded)."""
-        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+        return "".join(
+            [
+                p.text
+                for p in self.parts
+                if type(p) is TextPart or (type(p) not in _NOT_TEXT and isinstance(p, TextPart))
+            ]
+        )
 
     @property
     def tool_calls(self) -> list[ToolCall]:
-        return [p for p in self.parts if isinstance(p, ToolCall)]
+        return [p for p in self.parts if type(p) is ToolCall or (type(p) not in _NOT_CALL and isinstance(p, ToolCall))]
 
     @property
     def provider_tool_parts(self) -> list[ProviderToolPart]:
