@@ -511,17 +511,7 @@ class _Loop:
                 if self.token_limited:
                     self.total = self.total + response.usage
                 if limits.max_cost_usd is not None:
-                    from .pricing import Cost, price
-
-                    base_url = m.settings.get("base_url")
-                    spent = self.__dict__.get("_spent")
-                    if spent is None:  # a resumed run: what its earlier turns cost counts too
-                        spent = Cost.zero()
-                        for t in st.turns[:-1]:
-                            spent = spent + price(
-                                t.response.usage, m.name, served_model=t.response.model, base_url=base_url
-                            )
-                    self._spent = spent + price(response.usage, m.name, served_model=response.model, base_url=base_url)
+                    self._add_cost(response)
                 if loud:
                     yield ResponseFinished(n, response)
                     calls = response.tool_calls  # again: read after the event, as the consumer left it
@@ -541,16 +531,15 @@ class _Loop:
                     over = _cost_exceeded(limits, self.__dict__.get("_spent"))
                 if over is not None and (calls or response.stop_reason == "pause_turn"):
                     # a finished answer is returned even past a limit; the limit stops further requests
-                    if calls:
-                        self._answer_all(
-                            turn, [ex.refuse(c, n, f"Not run: the run stopped because {over}.") for c in calls]
-                        )
-                        for r in turn.tool_runs:
-                            yield ToolFinished(n, r)
-                    yield TurnFinished(n, turn)
-                    if self.on_turn is not None:
-                        await _notify(self.on_turn, turn)
-                    yield self._finish("usage_limit", UsageLimitExceeded, f"usage limit reached: {over}")
+                    async for ev in self._end_refusing(
+                        turn,
+                        calls,
+                        f"Not run: the run stopped because {over}.",
+                        "usage_limit",
+                        UsageLimitExceeded,
+                        f"usage limit reached: {over}",
+                    ):
+                        yield ev
                     return
                 if not calls:
                     if loud:
@@ -569,27 +558,15 @@ class _Loop:
                     yield self._finish(response.stop_reason)
                     return
                 if k == self.max_turns:
-                    self._answer_all(
+                    async for ev in self._end_refusing(
                         turn,
-                        [
-                            ex.refuse(
-                                c,
-                                n,
-                                f"Not run: the run reached its limit of {self.max_turns} model requests (max_turns).",
-                            )
-                            for c in calls
-                        ],
-                    )
-                    for r in turn.tool_runs:
-                        yield ToolFinished(n, r)
-                    yield TurnFinished(n, turn)
-                    if self.on_turn is not None:
-                        await _notify(self.on_turn, turn)
-                    yield self._finish(
+                        calls,
+                        f"Not run: the run reached its limit of {self.max_turns} model requests (max_turns).",
                         "max_turns",
                         MaxTurnsExceeded,
                         f"the model still asked for tools after {self.max_turns} requests (max_turns={self.max_turns})",
-                    )
+                    ):
+                        yield ev
                     return
                 allowed = ncalls = len(calls)
                 if limits.max_tool_calls is not None:
@@ -613,8 +590,8 @@ class _Loop:
                                 f"Not run: the run reached its limit of {limits.max_tool_calls} tool calls (max_tool_calls).",
                             )
                         )
-                    elif type(r) is not Ready:
-                        runs.append(r)
+                    elif type(r) is not Ready:  # a ToolRun: answered without running
+                        runs.append(r)  # type: ignore[arg-type]
                     elif counts and (limit_run := self._per_tool_refusal(r, n)) is not None:
                         runs.append(limit_run)
                     elif (asks or r.tool.meta) and self._is_deferred(r.tool):
@@ -701,6 +678,40 @@ class _Loop:
             if isinstance(exc, ToolwireError):
                 exc.run_state = st  # type: ignore[attr-defined]
             raise
+
+    def _add_cost(self, response: Response) -> None:
+        """Add what ``response`` cost to the run's spending (``Limits.max_cost_usd``)."""
+        from .pricing import Cost, price
+
+        m, st = self.m, self.state
+        base_url = m.settings.get("base_url")
+        spent = self.__dict__.get("_spent")
+        if spent is None:  # a resumed run: what its earlier turns cost counts too
+            spent = Cost.zero()
+            for t in st.turns[:-1]:
+                spent = spent + price(t.response.usage, m.name, served_model=t.response.model, base_url=base_url)
+        self._spent = spent + price(response.usage, m.name, served_model=response.model, base_url=base_url)
+
+    async def _end_refusing(
+        self,
+        turn: Turn,
+        calls: list[ToolCall],
+        text: str,
+        stop: str,
+        error: type[ToolwireError],
+        message: str,
+    ) -> AsyncIterator[Any]:
+        """End the run at a limit: every call of ``turn`` answered with ``text`` (not run), the
+        turn finished, then ``RunFinished`` with ``error(message)``."""
+        n = turn.number
+        if calls:
+            self._answer_all(turn, [self.executor.refuse(c, n, text) for c in calls])
+            for r in turn.tool_runs:
+                yield ToolFinished(n, r)
+        yield TurnFinished(n, turn)
+        if self.on_turn is not None:
+            await _notify(self.on_turn, turn)
+        yield self._finish(stop, error, message)
 
     def _finish(self, stop: str, error: type[ToolwireError] | None = None, message: str = "") -> RunFinished:
         st = self.state
