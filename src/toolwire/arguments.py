@@ -40,6 +40,11 @@ def _reject_constant(name: str) -> Any:
     raise _NonStandardNumber(name)
 
 
+#: ``json.loads(text, parse_constant=_reject_constant)`` builds a decoder per call; this one is
+#: built once (its ``raw_decode`` is the public entry point ``loads`` ends in)
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]:
     """Parse argument text into ``(arguments, invalid_reason)``.
 
@@ -55,16 +60,30 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
     text = raw.strip()
     if text in EMPTY_ARGUMENT_TEXTS:
         return {}, None
-    if len(raw) > MAX_ARGUMENT_CHARS:
+    size = len(raw)
+    if size > MAX_ARGUMENT_CHARS:
         return None, (
-            f"arguments are {len(raw):,} characters long, more than the bound of {MAX_ARGUMENT_CHARS:,} "
+            f"arguments are {size:,} characters long, more than the bound of {MAX_ARGUMENT_CHARS:,} "
             "(MAX_ARGUMENT_CHARS)"
         )
-    depth = _text_depth(raw, MAX_ARGUMENT_DEPTH)
-    if depth > MAX_ARGUMENT_DEPTH:
-        return None, _depth_reason()
+    # the nesting cannot exceed the number of opening brackets: a short text (or one with few
+    # brackets) needs no walk
+    if size > MAX_ARGUMENT_DEPTH and raw.count("{") + raw.count("[") > MAX_ARGUMENT_DEPTH:
+        depth = _text_depth(raw, MAX_ARGUMENT_DEPTH)
+        if depth > MAX_ARGUMENT_DEPTH:
+            return None, _depth_reason()
+    value: Any = _MISSING
+    if text is raw:  # no white space around it: decoded in one step (an error: decoded again below)
+        try:
+            value, end = _DECODER.raw_decode(raw)
+        except (ValueError, RecursionError):
+            value = _MISSING
+        else:
+            if end != size:  # "Extra data": worded by json.loads below
+                value = _MISSING
     try:
-        value = json.loads(raw, parse_constant=_reject_constant)
+        if value is _MISSING:
+            value = json.loads(raw, parse_constant=_reject_constant)
     except _NonStandardNumber as exc:
         return None, f"arguments are not valid JSON: {exc} is not a JSON number (JSON has no NaN or Infinity)"
     except json.JSONDecodeError as exc:
@@ -76,11 +95,14 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
         from .transport import repair_surrogates
 
         value = repair_surrogates(value, raw)
-    if not isinstance(value, dict):
+    if type(value) is not dict and not isinstance(value, dict):
         kind = type(value).__name__
         kind = {"list": "array", "str": "string", "int": "number", "float": "number", "bool": "boolean"}.get(kind, kind)
         return None, f"arguments must be a JSON object, got a JSON {kind}"
     return value, None
+
+
+_MISSING: Any = object()
 
 
 def dumps_arguments(arguments: dict[str, Any] | None) -> str:

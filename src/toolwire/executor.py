@@ -338,18 +338,12 @@ class _Plan:
         )
 
 
-#: plans by ``id(tool)`` (the tool held in its plan, so the id is not reused), across runs
-_PLANS: dict[int, _Plan] = {}
-_MAX_PLANS = 1024
-
-
 def _plan_of(tool: Tool) -> _Plan:
-    plan = _PLANS.get(id(tool))
+    """The tool's current plan: kept on the tool object itself (across runs; a copy of the tool
+    carries one that is not current for it, and gets its own)."""
+    plan = tool.__dict__.get("_plan")
     if plan is None or not plan.current(tool):
-        plan = _Plan(tool)
-        if len(_PLANS) >= _MAX_PLANS:
-            _PLANS.clear()
-        _PLANS[id(tool)] = plan
+        plan = tool.__dict__["_plan"] = _Plan(tool)
     return plan
 
 
@@ -524,15 +518,18 @@ class ToolExecutor:
         name = call.name
         if type(name) is not str:
             name = name if isinstance(name, str) else None
-        tool = (self.tools.get(name) or self.aliases.get(name)) if name else None  # aliases: only on a miss
-        if tool is None:
-            return self._invalid(call, turn, self._unknown_tool(call), name)
+        # the plan of a name seen before in this run holds its tool (the run's tools do not change)
+        plan = self._plans.get(name) if name else None  # type: ignore[arg-type]
+        if plan is not None:
+            tool = plan.tool
+        else:
+            tool = (self.tools.get(name) or self.aliases.get(name)) if name else None  # aliases: only on a miss
+            if tool is None:
+                return self._invalid(call, turn, self._unknown_tool(call), name)
         given = call.arguments
         if type(given) is dict and call.invalid is None and not call.incomplete:
-            plan = self._plans.get(name)  # type: ignore[arg-type]
             if plan is None or not (
-                plan.tool is tool
-                and tool.input_schema is plan.schema
+                tool.input_schema is plan.schema
                 and tool.function is plan.function
                 and tool.arguments_model is plan.model
                 and plan.schema == plan.snapshot

@@ -164,6 +164,8 @@ class Limits:
 
 #: The limits of a run given none (read only by the loop, never changed).
 _NO_LIMITS = Limits()
+#: The running usage total of a run without token limits (never read, never changed).
+_NO_USAGE = Usage()
 
 
 def _as_tools(tools: Iterable[Any] | None) -> dict[str, Tool]:
@@ -235,12 +237,21 @@ def _usage_exceeded(limits: Limits | None, usage: Usage) -> str | None:
 def _final_text(turns: Sequence[Turn]) -> str:
     """The final answer: the last response's text, preceded by the text of the responses that
     paused just before it (pause_turn continues the same answer)."""
-    pieces: list[str] = []
+    last: str | None = None
+    earlier: list[str] | None = None  # (only after a pause_turn)
     for t in reversed(turns):
-        if pieces and not (t.response.stop_reason == "pause_turn" and not t.tool_runs):
+        if last is None:
+            last = t.response.text
+            continue
+        if not (t.response.stop_reason == "pause_turn" and not t.tool_runs):
             break
-        pieces.append(t.response.text)
-    return "".join(reversed(pieces))
+        if earlier is None:
+            earlier = [t.response.text]
+        else:
+            earlier.append(t.response.text)
+    if last is None:
+        return ""
+    return last if earlier is None else "".join([*reversed(earlier), last])
 
 
 def _unique_synthesized_ids(
@@ -406,7 +417,7 @@ class _Loop:
             or limits.max_output_tokens is not None
             or limits.max_total_tokens is not None
         )
-        self.total = state.usage if self.token_limited else Usage()
+        self.total = state.usage if self.token_limited else _NO_USAGE
         self.calls_run = 0
         self.per_tool: dict[str, int] = {}
         for r in state.tool_runs if state.turns else ():
@@ -466,7 +477,8 @@ class _Loop:
                     events = m.send_stream(request)
                     try:
                         async for sev in events:
-                            if isinstance(sev, RetryNotice):  # the transport will send it again
+                            if type(sev) not in _STREAM_EVENTS and isinstance(sev, RetryNotice):
+                                # the transport will send it again
                                 yield RetryScheduled(n, sev.attempt, sev.delay, sev.describe())
                                 continue
                             asm.feed(sev)
@@ -503,7 +515,8 @@ class _Loop:
                     response.preflight = _report_unanswered(m, response.preflight, self.unanswered)
                     self.unanswered = []
                 calls = response.tool_calls
-                _unique_synthesized_ids(response, self.seen_ids, calls)
+                if calls:
+                    _unique_synthesized_ids(response, self.seen_ids, calls)
                 settle_calls(response, m.profile)  # cut-off calls and failed turns: answered, never run
                 messages.append(response.to_message())
                 turn = Turn(n, response)
@@ -1198,6 +1211,22 @@ async def _abandon(coro: Any) -> None:
             thrown = exc
 
 
+#: The canonical stream event classes (an event of exactly one of them is no RetryNotice).
+_STREAM_EVENTS = frozenset(
+    (
+        _wire.ResponseStart,
+        _wire.TextDelta,
+        _wire.ReasoningDelta,
+        _wire.ToolCallStart,
+        _wire.ToolCallDelta,
+        _wire.ToolCallEnd,
+        _wire.UsageUpdate,
+        _wire.ProviderToolDone,
+        _wire.StopEvent,
+    )
+)
+
+
 def _delta(n: int, sev: Any) -> Any:
     """The run event of one canonical stream event (``None`` for those that carry no delta)."""
     if isinstance(sev, _wire.TextDelta):
@@ -1421,7 +1450,7 @@ def run_stream(
         conv.messages, unanswered = answer_unanswered(conv.messages)
         st = RunState(run_id or _new_run_id(), m.name, conv)
     if msg is not None:
-        st.conversation.append(msg)
+        st.conversation.messages.append(msg)
     if not st.conversation.messages:  # same on every API: no request without a message
         raise ConfigurationError(
             "nothing to send: the prompt is empty and there is no conversation; "

@@ -589,6 +589,9 @@ class Usage:
         return (self.input_tokens or 0) + (self.output_tokens or 0)
 
     def to_dict(self) -> dict[str, Any]:
+        if type(self) is Usage:  # its fields, read from the instance dict (no fields() walk)
+            d = self.__dict__
+            return {k: d[k] for k in _USAGE_ADDED}
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
