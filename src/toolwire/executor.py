@@ -338,12 +338,20 @@ class _Plan:
         )
 
 
+#: plans by ``id(tool)`` (the tool held in its plan, so the id is not reused), across runs; not
+#: kept on the tool object itself, whose attributes are its declaration's state
+_PLANS: dict[int, _Plan] = {}
+_MAX_PLANS = 1024
+
+
 def _plan_of(tool: Tool) -> _Plan:
-    """The tool's current plan: kept on the tool object itself (across runs; a copy of the tool
-    carries one that is not current for it, and gets its own)."""
-    plan = tool.__dict__.get("_plan")
+    """The tool's current plan (made again when the tool changed)."""
+    plan = _PLANS.get(id(tool))
     if plan is None or not plan.current(tool):
-        plan = tool.__dict__["_plan"] = _Plan(tool)
+        plan = _Plan(tool)
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        _PLANS[id(tool)] = plan
     return plan
 
 

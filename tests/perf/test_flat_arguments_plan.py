@@ -231,3 +231,20 @@ def test_a_run_with_a_flat_tool_runs_it_with_the_arguments_sent():
     assert seen == [{"q": "a", "n": 3}, {"q": "b", "n": 1}]
     assert [run.result.text for run in r.tool_runs] == ["a:3", "b:1"]
     assert [run.call.arguments for run in r.tool_runs] == [{"q": "a", "n": 3}, {"q": "b"}]
+
+
+def test_the_plan_is_not_kept_on_the_tool_object():
+    """A tool's attributes are its declaration's state (the adapters' declaration memo compares
+    them): the executor's plan must not appear among them, or every request would re-declare."""
+
+    @toolwire.tool
+    def look(q: str) -> str:
+        """Look."""
+        return q
+
+    from toolwire.testing import ScriptedModel, call
+
+    before = set(vars(look))
+    toolwire.run_sync(ScriptedModel(responses=[[call("look", {"q": "a"}, id="c1")], "done"]), "go", tools=[look])
+    assert set(vars(look)) - before <= {"_is_async"}
+    assert _plan_of(look) is _plan_of(look)  # kept elsewhere, and reused
