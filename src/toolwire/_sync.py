@@ -62,10 +62,18 @@ _lock = threading.Lock()
 _current: _LoopThread | None = None
 
 
+#: Bumped in a forked child: a thread's loop made before the fork is not used after it.
+_generation = 0
+#: The main thread's id (the thread that forked is the child's main thread).
+_main_ident = threading.main_thread().ident
+
+
 def _forget_after_fork() -> None:
-    global _current, _lock
+    global _current, _lock, _generation, _main_ident
     _current = None
     _lock = threading.Lock()
+    _generation += 1
+    _main_ident = threading.get_ident()
 
 
 if hasattr(os, "register_at_fork"):
@@ -124,11 +132,12 @@ def _submit(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> tu
 class _ThreadLoop:
     """The event loop of one calling thread (closed when the thread ends)."""
 
-    __slots__ = ("loop", "pid", "interrupts", "__weakref__")
+    __slots__ = ("loop", "pid", "generation", "interrupts", "__weakref__")
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         self.pid = os.getpid()
+        self.generation = _generation
         self.interrupts = 0
 
     def __del__(self) -> None:  # the thread ended (its thread-local data is dropped)
@@ -149,8 +158,11 @@ _local = threading.local()
 
 
 def _thread_loop() -> _ThreadLoop:
-    tl: _ThreadLoop | None = getattr(_local, "loop", None)
-    if tl is None or tl.pid != os.getpid() or tl.loop.is_closed():
+    try:
+        tl: _ThreadLoop | None = _local.loop
+    except AttributeError:
+        tl = None
+    if tl is None or tl.generation != _generation or tl.loop.is_closed():
         tl = _local.loop = _ThreadLoop()
         if threading.current_thread() is threading.main_thread():
             # the main thread's loop outlives every module: shut it down at exit, before the
@@ -182,7 +194,7 @@ def _run_here(coro: Coroutine[Any, Any, T]) -> T:
     loop = tl.loop
     task = loop.create_task(coro, context=contextvars.copy_context())
     handler: Any = None
-    if threading.current_thread() is threading.main_thread():
+    if threading.get_ident() == _main_ident:
         try:
             if _csignal.getsignal(signal.SIGINT) is signal.default_int_handler:
 
