@@ -50,6 +50,16 @@ def coerce_arguments(schema: dict[str, Any] | None, arguments: Any) -> Any:
     """
     if not isinstance(schema, dict):
         return arguments
+    if type(arguments) is dict:
+        # a flat object with no float (nothing to make an integer) under a schema with no
+        # non-string enum / const (no stringified value to turn back): the walk would only copy it
+        for v in arguments.values():
+            t = type(v)
+            if not (t is str or t is int or t is bool or v is None):
+                break
+        else:
+            if not may_coerce(schema, False):
+                return dict(arguments)
     return _coerce(schema, arguments, schema, 0, ())
 
 
