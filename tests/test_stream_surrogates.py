@@ -357,3 +357,23 @@ def test_the_assembler_itself_keeps_text_exactly() -> None:
     for piece in ("ab\ud83d", "\ude00c", "\ud800"):
         asm.feed(TextDelta(0, piece))
     assert asm.response().text == "ab\ud83d\ude00c\ud800"
+
+
+def test_interleaved_parts_keep_their_own_held_half() -> None:
+    """Two tool calls whose argument deltas interleave (0, 1, 0, 1), each split inside an emoji:
+    each call's high half waits for its own low half; an event of the whole answer sends a
+    half nothing completed as U+FFFD."""
+    pairs = SurrogatePairs()
+    a1, b1 = ToolCallDelta(0, '{"q": "x\ud83d'), ToolCallDelta(1, '{"q": "y\ud83d')
+    a2, b2 = ToolCallDelta(0, '\ude00"}'), ToolCallDelta(1, '\ude00"}')
+    out = list(pairs.fix([a1, b1, a2, b2]))
+    assert [d.arguments_fragment for d in out] == ['{"q": "x', '{"q": "y', f'{EMOJI}"}}', f'{EMOJI}"}}']
+    held = ToolCallDelta(0, '{"q": "\ud83d')
+    other = ToolCallDelta(1, "z")
+    stop = StopEvent("tool_use")
+    assert list(pairs.fix([held, other, stop])) == [
+        ToolCallDelta(0, '{"q": "'),
+        ToolCallDelta(1, "z"),
+        ToolCallDelta(0, "\ufffd"),
+        stop,
+    ]

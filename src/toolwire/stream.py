@@ -396,8 +396,10 @@ class SurrogatePairs:
     already) and passes the stream's canonical events through :meth:`fix`: a high surrogate that
     ends a text, reasoning or argument delta is held back; the next delta of the same part starts
     with the whole character when it begins with the low half, else with U+FFFD; a low surrogate
-    without its high half is U+FFFD; a held half that nothing completes (another event comes, or
-    the stream ends: :meth:`finish`) is sent as a delta of its own, U+FFFD. So any split of a text
+    without its high half is U+FFFD; a held half that nothing completes (another event of its part
+    or of the whole answer comes, or the stream ends: :meth:`finish`) is sent as a delta of its
+    own, U+FFFD; deltas of other parts may come in between (parallel tool calls whose argument
+    deltas interleave). So any split of a text
     gives the text the unsplit stream gives, and no delta carries half a pair. Delta events are
     changed in place (their ``provider_data`` too: lone surrogates there are U+FFFD)."""
 
@@ -409,9 +411,13 @@ class SurrogatePairs:
     def fix(self, events: Iterable[StreamEvent]) -> Iterator[StreamEvent]:
         for ev in events:
             attr = _DELTA_TEXT.get(type(ev))
-            key = (type(ev), getattr(ev, "index", None))
+            index = getattr(ev, "index", None)
+            key = (type(ev), index)
             if self.held and any(k != key for k in self.held):
-                yield from self._flush(lambda k: k != key)
+                if index is None:  # an event of the whole answer (stop, usage): every part's half
+                    yield from self._flush(lambda k: True)
+                else:  # another event of the same part; deltas of other parts may interleave
+                    yield from self._flush(lambda k: k[1] == index and k != key)
             if attr is None:
                 yield ev
                 continue
