@@ -40,9 +40,30 @@ def _reject_constant(name: str) -> Any:
     raise _NonStandardNumber(name)
 
 
+class _OverflowingNumber(ValueError):
+    pass
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number literal as a float, refusing one a 64-bit float cannot hold (``1e999``
+    parses to infinity, which no JSON body can carry back to the vendor)."""
+    value = float(text)
+    if value - value != 0.0:  # inf - inf is NaN
+        raise _OverflowingNumber(text)
+    return value
+
+
+def overflow_reason(literal: str) -> str:
+    """The ``invalid`` reason for arguments holding a number a 64-bit float cannot hold."""
+    return (
+        f"arguments hold the number {literal[:40]}, which is too large for a 64-bit float (it would "
+        "become infinity, which JSON cannot carry): send a finite number"
+    )
+
+
 #: ``json.loads(text, parse_constant=_reject_constant)`` builds a decoder per call; this one is
 #: built once (its ``raw_decode`` is the public entry point ``loads`` ends in)
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
 def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]:
@@ -83,14 +104,18 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
                 value = _MISSING
     try:
         if value is _MISSING:
-            value = json.loads(raw, parse_constant=_reject_constant)
+            value = json.loads(raw, parse_constant=_reject_constant, parse_float=_finite_float)
     except _NonStandardNumber as exc:
         return None, f"arguments are not valid JSON: {exc} is not a JSON number (JSON has no NaN or Infinity)"
+    except _OverflowingNumber as exc:
+        return None, overflow_reason(str(exc))
     except json.JSONDecodeError as exc:
         return None, (
             f"arguments are not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}, "
             f"character {exc.pos} of {len(raw)})"
         )
+    except (ValueError, RecursionError) as exc:  # e.g. an integer of more digits than Python converts
+        return None, f"arguments cannot be read: {str(exc)[:200]}; send smaller numbers"
     if "\\u" in raw:  # a lone surrogate escape cannot be sent back in UTF-8: U+FFFD, as for answers
         from .transport import repair_surrogates
 

@@ -34,6 +34,12 @@ __all__ = [
 
 #: ``ToolCall.invalid`` of a call whose ``name`` is absent, empty or not a JSON string.
 NAME_INVALID = "the tool name is missing or not a string"
+#: ``invalid`` of a call whose arguments object holds NaN or infinity (a literal such as ``1e999``
+#: parsed to infinity): JSON cannot carry it back to the vendor
+NON_FINITE_INVALID = (
+    "arguments hold a number JSON cannot carry (NaN, or one too large for a 64-bit float such as "
+    "1e999): send finite numbers"
+)
 
 #: Python errors that mean "the body does not have the documented shape"; the decode entry points
 #: turn any of them into :class:`~toolwire.errors.ResponseDecodeError`.
@@ -184,7 +190,9 @@ def mark_duplicate_ids(calls: Iterable[ToolCall]) -> None:
 
 def check_tool_calls(response: Response) -> Response:
     """Mark the tool calls of a finished response that cannot be run: no usable name →
-    :data:`NAME_INVALID`; a repeated id → :func:`duplicate_id_invalid`. Returns ``response``.
+    :data:`NAME_INVALID`; a number its arguments object cannot carry back as JSON (a literal such
+    as ``1e999`` parsed to infinity) → an ``invalid`` reason asking for a finite number; a
+    repeated id → :func:`duplicate_id_invalid`. Returns ``response``.
     The codecs' ``decode_response`` and the transports' streamed ``send`` call it; a stream
     assembled by hand from ``decode_stream`` can be passed through it."""
     calls = response.tool_calls
@@ -192,5 +200,34 @@ def check_tool_calls(response: Response) -> Response:
         if (not isinstance(call.name, str) or not call.name) and call.invalid is None:
             call.name = call.name if isinstance(call.name, str) else str(call.name)
             call.invalid = NAME_INVALID
+        elif call.invalid is None and call.arguments and call.raw_arguments is None:
+            # arguments the answer carried as a JSON object (Anthropic ``input``, Gemini ``args``):
+            # a literal such as 1e999 parsed to infinity, which no request body can carry back
+            # (the SDK's json.dumps raises "Out of range float values are not JSON compliant")
+            try:
+                _FINITE_JSON.encode(call.arguments)
+            except ValueError as exc:
+                if "Out of range float" in str(exc):
+                    call.invalid = NON_FINITE_INVALID
+                    # the call stays in the conversation: its copy sent back must be JSON, so each
+                    # such number is kept as its text ("Infinity", "-Infinity", "NaN")
+                    call.arguments = _finite_copy(call.arguments)
+            except (TypeError, RecursionError):
+                pass  # not from a JSON answer; other checks speak for it
     mark_duplicate_ids(calls)
     return response
+
+
+#: refuses inf/NaN with "Out of range float values are not JSON compliant" (json module)
+_FINITE_JSON = json.JSONEncoder(allow_nan=False)
+
+
+def _finite_copy(value: Any) -> Any:
+    """``value`` with every NaN/infinity float replaced by its JSON-less spelling as a string."""
+    if isinstance(value, float) and value - value != 0.0:
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _finite_copy(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite_copy(v) for v in value]
+    return value
