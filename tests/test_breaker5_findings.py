@@ -220,3 +220,95 @@ def test_a_1e999_argument_is_answered_as_an_error_with_a_next_step() -> None:
     result = json.loads(posted[1])["messages"][-1]["content"][0]
     assert result["type"] == "tool_result" and result["is_error"] is True
     assert "finite" in json.dumps(result["content"])
+
+
+def _sse(events: list[str], named: bool = False) -> str:
+    return "".join((f"event: {json.loads(e)['type']}\n" if named else "") + f"data: {e}\n\n" for e in events)
+
+
+_ANTHROPIC_START = (
+    '{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",'
+    '"model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,'
+    '"usage":{"input_tokens":3,"output_tokens":1}}}'
+)
+
+
+def _anthropic_stream(block: str, delta: str, stop: str) -> str:
+    return _sse(
+        [
+            _ANTHROPIC_START,
+            '{"type":"content_block_start","index":0,"content_block":' + block + "}",
+            '{"type":"content_block_delta","index":0,"delta":' + delta + "}",
+            '{"type":"content_block_stop","index":0}',
+            '{"type":"message_delta","delta":{"stop_reason":"' + stop + '","stop_sequence":null},'
+            '"usage":{"output_tokens":2}}',
+            '{"type":"message_stop"}',
+        ],
+        named=True,
+    )
+
+
+_EVERY_PATH = {
+    "openai-chat": (
+        False,
+        '{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4.1","choices":[{"index":0,'
+        '"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function",'
+        '"function":{"name":"lookup","arguments":"{\\"x\\": 1e999}"}}]},"finish_reason":"tool_calls"}],'
+        '"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}',
+        '{"id":"c2","object":"chat.completion","created":1,"model":"gpt-4.1","choices":[{"index":0,'
+        '"message":{"role":"assistant","content":"done"},"finish_reason":"stop"}],'
+        '"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}',
+    ),
+    "openai": (
+        False,
+        '{"id":"r1","object":"response","created_at":1,"model":"gpt-5","status":"completed","output":'
+        '[{"type":"function_call","id":"fc_1","call_id":"call_1","name":"lookup","arguments":'
+        '"{\\"x\\": 1e999}","status":"completed"}],"usage":{"input_tokens":3,"output_tokens":2,"total_tokens":5}}',
+        '{"id":"r2","object":"response","created_at":1,"model":"gpt-5","status":"completed","output":'
+        '[{"type":"message","id":"m1","role":"assistant","status":"completed","content":[{"type":'
+        '"output_text","text":"done","annotations":[]}]}],"usage":{"input_tokens":3,"output_tokens":2,"total_tokens":5}}',
+    ),
+    "anthropic": (
+        True,
+        _anthropic_stream(
+            '{"type":"tool_use","id":"toolu_1","name":"lookup","input":{}}',
+            '{"type":"input_json_delta","partial_json":"{\\"x\\": 1e999}"}',
+            "tool_use",
+        ),
+        _anthropic_stream('{"type":"text","text":""}', '{"type":"text_delta","text":"done"}', "end_turn"),
+    ),
+    "gemini": (True, _sse([_GEMINI_CALL]), _sse([_GEMINI_TEXT])),
+}
+
+
+@pytest.mark.parametrize("api", list(_EVERY_PATH))
+def test_a_1e999_argument_is_not_run_on_the_other_paths_and_the_next_request_is_json(api: str) -> None:
+    """The same out-of-range number on the paths not covered above: OpenAI Chat and Responses
+    (arguments as JSON text), Anthropic and Gemini streamed."""
+    import asyncio
+
+    httpx2 = pytest.importorskip("httpx2")
+    pytest.importorskip(APIS[api][0])
+    streamed, call, text = _EVERY_PATH[api]
+    posted: list[bytes] = []
+    queue = [call, text]
+
+    def respond(request: Any) -> Any:
+        posted.append(request.content)
+        kind = "text/event-stream" if streamed else "application/json"
+        return httpx2.Response(200, headers={"content-type": kind}, text=queue.pop(0))
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(respond))
+    settings = {"stream": True} if streamed else {}
+    m = toolwire.model(f"{api}:{APIS[api][1]}", api_key="k", max_retries=0, http_client=client, **settings)
+    ran: list[float] = []
+
+    def lookup(x: float) -> str:
+        """Look something up."""
+        ran.append(x)
+        return "ok"
+
+    result = asyncio.run(toolwire.run(m, "go", tools=[toolwire.tool(lookup)], max_turns=3))
+    assert result.stop_reason == "end_turn" and len(posted) == 2 and ran == []
+    json.loads(posted[1], parse_constant=lambda c: pytest.fail(f"{c} sent"))
+    assert "finite number" in posted[1].decode()
