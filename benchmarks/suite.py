@@ -18,7 +18,8 @@ inside toolwire, as in the bare loops), preflight, events and limits on.
    with a plain function, streamed on the wire, and with the tool marked ``blocking=False`` (called
    on the event loop, as the bare loops call it); against the bare SDK's public call in a
    hand-written loop, and (OpenAI, Anthropic) against the SDK's documented low-level ``post()``
-   with a ready body: the floor.
+   with a ready body: the floor, also with its tool run in a worker thread as toolwire runs a
+   sync tool by default (``asyncio.to_thread``; the sync floor: a kept thread-pool worker).
 2. **long**: a 50-turn loop; per-turn cost at turns 1-10 and 41-50 of toolwire, of the SDK floor
    replaying the very bodies toolwire sent (its ``post()``; Gemini: its API client's request) and
    of the bare SDK's ``create()`` / ``generate_content()`` loop; toolwire's own share is toolwire
@@ -328,7 +329,29 @@ LOOKUP_SCHEMA = {
 # -- bare SDK loops (the hand-written baseline a user would write) -------------------------------
 
 
-async def bare_anthropic(turns: int, floor: bool = False, *, sync: bool = False, stream: bool = False) -> None:
+#: The worker threads of the sync baselines run with ``threaded`` (one kept, as toolwire keeps its own).
+_POOL: Any = None
+
+
+async def _run_tool(arguments: dict, threaded: bool, sync: bool) -> str:
+    """The bare loops' tool call: ``lookup_fn(**arguments)`` on the caller's thread, or with
+    ``threaded`` in a worker thread as toolwire runs a sync tool by default (async loops:
+    ``asyncio.to_thread``; sync loops: a kept ``ThreadPoolExecutor`` worker, waited for)."""
+    if not threaded:
+        return lookup_fn(**arguments)
+    if not sync:
+        return await asyncio.to_thread(lookup_fn, **arguments)
+    global _POOL
+    if _POOL is None:
+        import concurrent.futures
+
+        _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    return _POOL.submit(lookup_fn, **arguments).result()
+
+
+async def bare_anthropic(
+    turns: int, floor: bool = False, *, sync: bool = False, stream: bool = False, threaded: bool = False
+) -> None:
     """The hand-written loop over ``messages.create()`` (``sync``: the sync client; ``stream``:
     the SDK's streaming helper ``messages.stream()`` and its ``get_final_message()``), or with
     ``floor`` the SDK's low-level ``post()`` with a ready body."""
@@ -362,7 +385,7 @@ async def bare_anthropic(turns: int, floor: bool = False, *, sync: bool = False,
             break
         messages.append({"role": "assistant", "content": content})
         results = [
-            {"type": "tool_result", "tool_use_id": b["id"], "content": lookup_fn(**b["input"])}
+            {"type": "tool_result", "tool_use_id": b["id"], "content": await _run_tool(b["input"], threaded, sync)}
             for b in content
             if b["type"] == "tool_use"
         ]
@@ -379,7 +402,9 @@ def _anthropic_bytes(body: dict) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
-async def bare_chat(turns: int, floor: bool = False, *, sync: bool = False, stream: bool = False) -> None:
+async def bare_chat(
+    turns: int, floor: bool = False, *, sync: bool = False, stream: bool = False, threaded: bool = False
+) -> None:
     """The hand-written loop over ``chat.completions.create()`` (``stream``: the SDK's helper
     ``chat.completions.stream()`` and its ``get_final_completion()``), or ``post()``."""
     import openai
@@ -424,14 +449,16 @@ async def bare_chat(turns: int, floor: bool = False, *, sync: bool = False, stre
                 {
                     "role": "tool",
                     "tool_call_id": c["id"],
-                    "content": lookup_fn(**json.loads(c["function"]["arguments"])),
+                    "content": await _run_tool(json.loads(c["function"]["arguments"]), threaded, sync),
                 }
             )
     if not REUSE:
         await _aw(client.close())
 
 
-async def bare_responses(turns: int, floor: bool = False, *, sync: bool = False, stream: bool = False) -> None:
+async def bare_responses(
+    turns: int, floor: bool = False, *, sync: bool = False, stream: bool = False, threaded: bool = False
+) -> None:
     """The hand-written loop over ``responses.create()`` (``stream``: the SDK's helper
     ``responses.stream()`` and its ``get_final_response()``), or ``post()``."""
     import openai
@@ -477,7 +504,7 @@ async def bare_responses(turns: int, floor: bool = False, *, sync: bool = False,
                 {
                     "type": "function_call_output",
                     "call_id": c["call_id"],
-                    "output": lookup_fn(**json.loads(c["arguments"])),
+                    "output": await _run_tool(json.loads(c["arguments"]), threaded, sync),
                 }
             )
     if not REUSE:
@@ -628,6 +655,8 @@ def _part_loop() -> None:
         if floor:
             cases["floor"] = (_time_async, lambda: bare(2, floor=True))
             cases["floor_sync"] = (_time_async, lambda: bare(2, floor=True, sync=True))
+            cases["floor_thread"] = (_time_async, lambda: bare(2, floor=True, threaded=True))
+            cases["floor_sync_thread"] = (_time_async, lambda: bare(2, floor=True, sync=True, threaded=True))
         rows: dict[str, list[float]] = {k: [] for k in cases}
         for timer, fn in cases.values():
             timer(fn, 2)  # warm-up: imports, caches, clients
@@ -653,6 +682,8 @@ def _part_loop() -> None:
             ("inline", "floor", "toolwire run, blocking=False / post() floor"),
             ("sync", "floor_sync", "toolwire run_sync / sync SDK post() floor"),
             ("inline_sync", "floor_sync", "toolwire run_sync, blocking=False / sync post() floor"),
+            ("async", "floor_thread", "toolwire run / post() floor, tool in to_thread"),
+            ("sync", "floor_sync_thread", "toolwire run_sync / sync floor, tool in a thread"),
         ):
             if key in rows and base in rows:
                 print(_ratio_line(label, rows[key], rows[base]))
