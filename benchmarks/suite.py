@@ -878,8 +878,8 @@ async def _bare_with_client(api: str, turns: int, client: httpx2.AsyncClient) ->
 def part_stream() -> None:
     print(
         "\n3. stream assembly, 100 KB vs 1 MB arriving in 10-byte deltas (linear = 10x). Each round times\n"
-        "   the 100 KB case 5 times (3 on the SDK paths; their median) and the 1 MB case once, paired (the\n"
-        "   order alternates; 11 rounds, 5 on the SDK paths); ratio = median of the per-round ratios\n"
+        "   each size 5 times (3 on the SDK paths) and takes each size's median, paired (which size goes\n"
+        "   first alternates; 11 rounds, 5 on the SDK paths); ratio = median of the per-round ratios\n"
         "   (lowest-highest). calls/delta: function calls per delta at 100 KB / 1 MB, counted by cProfile\n"
         "   in one untimed run per size (equal = linear work, free of timing noise); gc: collections\n"
         "   (generation 0/1/2) while timed"
@@ -958,13 +958,15 @@ def part_stream() -> None:
         gc.callbacks.append(on_gc)
         try:
             for r in range(rounds):
+                # both sizes timed alike (the same number of runs, their median), so that
+                # neither is more exposed to a stray pause than the other
                 if r % 2:  # alternate which size goes first
-                    t_big = _timed(big)
+                    bigs = [_timed(big) for _ in range(reps)]
                     smalls = [_timed(small) for _ in range(reps)]
                 else:
                     smalls = [_timed(small) for _ in range(reps)]
-                    t_big = _timed(big)
-                t_small = statistics.median(smalls)
+                    bigs = [_timed(big) for _ in range(reps)]
+                t_small, t_big = statistics.median(smalls), statistics.median(bigs)
                 times_s.append(t_small)
                 times_b.append(t_big)
                 ratios.append(t_big / t_small)
