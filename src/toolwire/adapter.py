@@ -26,6 +26,7 @@ import functools
 import weakref
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from json import JSONEncoder as _JSONEncoder
 from json import dumps as _json_dumps
 from json import loads as _json_loads
 from operator import is_ as _is
@@ -66,6 +67,7 @@ __all__ = [
     "NamedToolChoice",
     "ToolChoice",
     "ToolChoiceInput",
+    "body_json",
     "check_settings",
     "collect_stream",
     "normalize_tool_choice",
@@ -620,7 +622,22 @@ def _links(messages: Iterable[Message]) -> tuple[set[Any], set[Any], set[Any]]:
 class _History:
     """One conversation's last request as encoded (see :class:`_Histories`)."""
 
-    __slots__ = ("owner", "ctx", "messages", "prints", "snapshots", "wire", "lead", "ids", "top", "dropped", "state")
+    __slots__ = (
+        "owner",
+        "ctx",
+        "messages",
+        "prints",
+        "snapshots",
+        "wire",
+        "lead",
+        "ids",
+        "top",
+        "dropped",
+        "state",
+        "frags",
+        "kept",
+        "style",
+    )
 
     def __init__(self) -> None:
         self.owner: Any = None  # weak reference to ModelRequest.conversation
@@ -640,6 +657,36 @@ class _History:
         self.top: Any = None
         self.dropped: list[tuple[Any, ...]] = []
         self.state = PreflightState()
+        # the JSON bytes of entries of ``wire`` as sent (:func:`body_json`), by ``id()``: only
+        # entries of ``wire`` (never changed), kept alive in ``kept`` so an ``id`` stays theirs
+        self.frags: dict[int, bytes] = {}
+        self.kept: list[Any] = []
+        self.style: Any = None  # the encoder the fragments were made with
+
+    def entries_json(self, items: list[Any], encode: Any, compact: bool) -> bytes:
+        """``items`` (the conversation list of a body sent for this request) as JSON bytes: the
+        entries that are entries of :attr:`wire` (the same objects, at the same index) from
+        their kept bytes, the others (new entries, and the copies the preflight repaired)
+        encoded now; the entries of ``wire`` encoded now are kept for the next request."""
+        if self.style is not compact:
+            self.frags, self.kept, self.style = {}, [], compact
+        memo = self.frags
+        frags: list[Any] = list(map(memo.get, map(id, items)))
+        try:
+            i = frags.index(None)
+        except ValueError:
+            i = len(frags)
+        if i < len(frags):
+            wire = self.wire
+            n = len(wire)
+            for j in range(i, len(frags)):
+                if frags[j] is None:
+                    e = items[j]
+                    f = frags[j] = encode(e).encode()
+                    if j < n and wire[j] is e:
+                        memo[id(e)] = f
+                        self.kept.append(e)
+        return b"[" + (b"," if compact else b", ").join(frags) + b"]"
 
 
 def _context(request: ModelRequest) -> list[Any]:
@@ -677,11 +724,26 @@ class _Histories:
 
     size = 8
 
-    __slots__ = ("_by_owner", "_last")
+    __slots__ = ("_by_owner", "_last", "_sent")
 
     def __init__(self) -> None:
         self._by_owner: dict[int, _History] = {}
         self._last: tuple[Any, Any] = (None, None)  # the copies of the last (context, other fields) made
+        # the bodies prepared and not posted yet (:func:`body_json`): ``id(conversation list)`` ->
+        # ``(that list, the messages key, its _History)``; the list is kept alive, so the id is its own
+        self._sent: dict[int, tuple[list[Any], str, _History]] = {}
+
+    def take(self, body: dict[str, Any]) -> tuple[list[Any], str, _History] | None:
+        """The registration of ``body``'s conversation list, removed (one post per preparation:
+        a retry encodes whole), or ``None``."""
+        sent = self._sent
+        for key in {v[1] for v in sent.values()}:
+            items = body.get(key)
+            if type(items) is list:
+                hit = sent.pop(id(items), None)
+                if hit is not None and hit[0] is items:
+                    return hit
+        return None
 
     def __reduce__(self) -> tuple[Any, tuple[()]]:  # copied or pickled empty: it is only a cache
         return (_Histories, ())
@@ -745,6 +807,12 @@ class _Histories:
             if len(by) >= self.size:
                 by.pop(next(iter(by)))
             by[oid] = hist
+            items = sent.get(key) if type(sent) is dict else None
+            if type(items) is list and _posts_own_bodies(type(model)):
+                pending = self._sent
+                if len(pending) >= self.size:
+                    pending.pop(next(iter(pending)))
+                pending[id(items)] = (items, key, hist)
         return sent, report
 
     @staticmethod
@@ -860,6 +928,94 @@ class _Histories:
         empty = codec.encode_request(dataclasses.replace(request, messages=[], conversation=None))
         wire = empty.get(key)
         return len(wire) if isinstance(wire, list) else 0
+
+
+#: The methods that see a prepared body between the preflight and its encoding (:func:`body_json`).
+_BODY_HOOKS = ("send", "send_stream", "prepare", "stream_body", "post", "_posted", "_send_once")
+
+
+@functools.lru_cache(maxsize=64)
+def _posts_own_bodies(cls: type) -> bool:
+    """Whether every method of ``cls`` that sees a prepared body is toolwire's own (the core's or
+    an adapter package's): then nothing changes the body between the preflight and its encoding,
+    and the entries of a conversation's earlier requests may be sent as their kept JSON bytes. A
+    subclass overriding one (a ``post`` that edits the body) has its bodies encoded whole."""
+    for name in _BODY_HOOKS:
+        module = getattr(getattr(cls, name, None), "__module__", None) or ""
+        if module != "toolwire" and not module.startswith(("toolwire.", "toolwire_")):
+            return False
+    return True
+
+
+#: How the SDKs encode a body: ``compact`` (``True``) is ``json.dumps(value, ensure_ascii=False,
+#: separators=(",", ":"), allow_nan=False)``, the Stainless SDKs' ``post(body=...)``
+#: (``anthropic._utils._json.openapi_dumps``, ``openai._utils._json.openapi_dumps``); ``False`` is
+#: ``json.dumps(value)`` with its defaults, google-genai's API client
+#: (``BaseApiClient._async_request_once``: ``json.dumps(http_request.data).encode('utf-8')``).
+_STYLES = {True: {"ensure_ascii": False, "separators": (",", ":"), "allow_nan": False}, False: {}}
+
+
+_DEFAULT = _JSONEncoder().default  # raises TypeError for a value JSON cannot take, as in json.dumps
+
+
+def _encoder(compact: bool) -> Any:
+    """A function value -> JSON text, exactly ``json.dumps(value, **_STYLES[compact])``: the C
+    encoder ``json.dumps`` itself builds per call (``JSONEncoder.iterencode``), built once per
+    body here (its circular-reference markers are empty again after each value it encodes)."""
+    from json import encoder as jenc
+
+    make = getattr(jenc, "c_make_encoder", None)  # what JSONEncoder.iterencode uses
+    if make is None:  # pragma: no cover - a Python without the C accelerator
+        return _JSONEncoder(**_STYLES[compact]).encode
+    if compact:
+        c = make({}, _DEFAULT, jenc.encode_basestring, None, ":", ",", False, False, False)
+    else:
+        c = make({}, _DEFAULT, jenc.encode_basestring_ascii, None, ": ", ", ", False, False, True)
+    return lambda value: "".join(c(value, 0))
+
+
+def body_json(model: Model, body: dict[str, Any], *, compact: bool = True) -> bytes | None:
+    """The JSON bytes (UTF-8) of a wire ``body`` that ``model`` is about to post, byte for byte
+    ``json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()`` (the
+    Anthropic and OpenAI SDKs' encoding of ``post(body=...)``), or with ``compact=False``
+    ``json.dumps(body).encode()`` (google-genai's). For the adapters' ``post``: hand the SDK these
+    bytes (``post(content=...)``) instead of the dict.
+
+    A body the model prepared for a conversation that extends its previous request (see
+    ``ModelRequest.conversation``) is encoded without re-encoding the earlier entries of its
+    conversation list: those are the very same objects, never changed, and their bytes from the
+    earlier requests are reused (each body's own registration is used once: a retry, or a body
+    posted twice, is encoded whole). ``None`` when JSON cannot carry a value (a ``datetime``, a
+    NaN with ``compact=True``, a lone surrogate, a cycle): the caller then hands the SDK the dict,
+    whose own encoder handles it or raises its own error."""
+    try:
+        hit = None
+        if type(body) is dict:
+            histories = model.__dict__.get("_histories")
+            if histories is not None and histories._sent:
+                hit = histories.take(body)
+        if hit is None:
+            return _json_dumps(body, **_STYLES[compact]).encode()
+        items, key, hist = hit
+        encode = _encoder(compact)
+        listed = hist.entries_json(items, encode, compact)
+        # the fields before and after the conversation list, each a dict encoded whole (json's
+        # own key conversion and order), joined around the list's bytes
+        head: dict[Any, Any] = {}
+        tail: dict[Any, Any] = {}
+        part = head
+        for k, v in body.items():
+            if v is items and k == key and part is head:
+                part = tail
+            else:
+                part[k] = v
+        if part is head:  # pragma: no cover - take() found the list under ``key``
+            return _json_dumps(body, **_STYLES[compact]).encode()
+        sep = "," if compact else ", "
+        out = encode(head)[:-1] + (sep if head else "") + encode(key) + (":" if compact else ": ")
+        return out.encode() + listed + (sep + encode(tail)[1:] if tail else "}").encode()
+    except (TypeError, ValueError):  # json refuses it (a UnicodeEncodeError is a ValueError)
+        return None
 
 
 def _forget(by: dict[int, _History], ref: Any) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from toolwire.adapter import ModelRequest
+from toolwire.adapter import ModelRequest, body_json
 from toolwire.errors import ConfigurationError, ProviderError
 from toolwire.transport import SKIP, SSEEvent, Transport, event_json, stainless_error
 
@@ -157,8 +157,9 @@ class AnthropicModel(Transport):
 
         client = self.client
         # the body is JSON-ready: sent as its JSON bytes (post(content=...)), serialized as the SDK
-        # does (compact, UTF-8, no NaN), which spares the SDK's walk copying the whole history
-        content = _json_bytes(body)
+        # does (compact, UTF-8, no NaN), which spares the SDK's walk copying the whole history;
+        # the earlier messages of a growing conversation are not re-encoded (body_json)
+        content = body_json(self, body)
         sent: dict[str, Any] = {"body": body} if content is None else {"content": content}
         if stream:
             sdk_stream = await client.post(
@@ -196,15 +197,3 @@ class AnthropicModel(Transport):
         count = await self.profile.count_tokens(body, client=self.client)
         assert count is not None
         return count
-
-
-def _json_bytes(body: dict[str, Any]) -> bytes | None:
-    """``body`` as the SDK's ``post(body=...)`` would send it (``anthropic._utils._json.openapi_dumps``:
-    ``ensure_ascii=False``, ``separators=(",", ":")``, ``allow_nan=False``), or ``None`` when it
-    holds a value JSON cannot take (then the SDK is given the dict and reports the problem)."""
-    import json
-
-    try:
-        return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
-    except (TypeError, ValueError):
-        return None

@@ -22,7 +22,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from toolwire.adapter import ModelRequest
+from toolwire.adapter import ModelRequest, body_json
 from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
 from toolwire.transport import Transport, error_in_body, event_json, snippet, transport_error
 from toolwire.types import Message
@@ -216,6 +216,15 @@ class GeminiModel(Transport):
         :meth:`map_error`)."""
         api_client = self.client().aio._api_client
         http_request = api_client._build_request("post", self._path(request.model or self.model_id, stream), body, None)
+        if http_request.data is body:
+            # ``HttpRequest.data`` is ``Union[dict, bytes]``: bytes are sent as they are, a dict as
+            # ``json.dumps(data).encode('utf-8')`` (``BaseApiClient._async_request_once``). The
+            # same bytes, made without re-encoding a growing conversation's earlier Contents
+            # (body_json, compact=False: the defaults of json.dumps), after the SDK applied its
+            # own changes to the dict (extra_body from its HttpOptions, private keys dropped)
+            content = body_json(self, body, compact=False)
+            if content is not None:
+                http_request.data = content
         raw = await api_client._async_request(http_request=http_request, http_options=None, stream=True)
         return raw.response_stream
 

@@ -4,7 +4,7 @@ Driving the SDK lean: ``chat.completions.create(**body)`` /
 ``responses.create(**body)`` re-validate and re-transform the whole history on every call
 (``maybe_transform`` over the request TypedDicts), while the codec already produced the exact
 JSON. Both models therefore send the body with the SDK client's documented low-level
-``post(path, cast_to=object, body=...)``: the SDK still supplies the ``Authorization`` header,
+``post(path, cast_to=object, content=<the body's JSON bytes>)``: the SDK still supplies the ``Authorization`` header,
 timeouts and its typed errors, which are mapped to :class:`toolwire.errors.ProviderError`; its
 own retries are off (``max_retries=0``): toolwire retries (:mod:`toolwire.retry`). The cost of both paths is measured by
 ``adapters/openai/benchmarks/bench_post_vs_create.py`` (numbers in ``docs/adapters/openai.md``).
@@ -16,7 +16,7 @@ import os
 from typing import Any
 from urllib.parse import urlsplit
 
-from toolwire.adapter import ModelRequest
+from toolwire.adapter import ModelRequest, body_json
 from toolwire.errors import ConfigurationError, ProviderError
 from toolwire.transport import END, SSEEvent, Transport, error_in_body, event_json, snippet
 from toolwire.types import Response
@@ -163,17 +163,23 @@ class _OpenAIModel(Transport):
         from openai._streaming import AsyncStream
 
         client = self.client
+        # sent as its JSON bytes (post(content=...)), serialized as the SDK's post(body=...) does
+        # (openai._utils._json.openapi_dumps: compact, UTF-8, no NaN), the earlier messages of a
+        # growing conversation not re-encoded (body_json); a value JSON cannot take (a datetime, a
+        # pydantic model in extra_body) goes as the dict, for the SDK's own encoder
+        content = body_json(self, body)
+        sent: dict[str, Any] = {"body": body} if content is None else {"content": content}
         if stream:
             sdk_stream = await client.post(
                 self.path,
                 cast_to=object,
-                body=body,
                 stream=True,
                 stream_cls=AsyncStream[object],
                 options=self._options(),
+                **sent,
             )
             return sdk_stream.response  # read by toolwire's event-stream reader
-        return await client.post(self.path, cast_to=httpx2.Response, body=body, options=self._options())
+        return await client.post(self.path, cast_to=httpx2.Response, options=self._options(), **sent)
 
     def stream_body(self, body: dict[str, Any], stream: bool) -> dict[str, Any]:
         """``"stream"`` is always sent, ``true`` or ``false``."""
