@@ -488,7 +488,11 @@ class _DaemonWorkers:
     """Daemon threads reused for synchronous tool calls: each call gets a thread of its own
     (an idle one, or a new one when none is idle), so calls still run in parallel and a
     timed-out call that keeps running holds only its own thread. A thread idle for
-    :attr:`IDLE_SECONDS` ends; after ``fork`` the child starts with none."""
+    :attr:`IDLE_SECONDS` ends; after ``fork`` the child starts with none.
+
+    A thread counts itself idle as soon as its job returned, *before* it hands the outcome over
+    (``deliver``): the hand-over wakes the caller, whose next call may be submitted at once, and
+    then finds this thread idle instead of starting another one."""
 
     IDLE_SECONDS = 30.0
 
@@ -500,29 +504,35 @@ class _DaemonWorkers:
         self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._idle = 0
 
-    def submit(self, job: Callable[[], None], name: str) -> None:
+    def submit(self, job: Callable[[], Any], name: str, deliver: Callable[[Any], None] | None = None) -> None:
+        """Run ``job()`` in a thread named ``name``; then, if given, ``deliver(what job returned)``
+        (in the same thread, after the thread counted itself idle; it must not raise)."""
         import threading
 
         with self._lock:
             if self._idle:
                 self._idle -= 1  # reserved: exactly one idle thread takes this job
-                self._jobs.put((job, name))
+                self._jobs.put((job, name, deliver))
                 return
-        threading.Thread(target=self._work, args=(job,), name=name, daemon=True).start()
+        threading.Thread(target=self._work, args=(job, deliver), name=name, daemon=True).start()
 
-    def _work(self, job: Callable[[], None]) -> None:
+    def _work(self, job: Callable[[], Any], deliver: Callable[[Any], None] | None) -> None:
         import queue
         import threading
 
         me = threading.current_thread()
         while True:
-            job()
+            outcome = job()
             job = None  # type: ignore[assignment] - drop references while idle
             with self._lock:
-                self._idle += 1
+                self._idle += 1  # before the hand-over (see the class docstring)
+            if deliver is not None:
+                deliver(outcome)
+                deliver = None
+            outcome = None
             while True:
                 try:
-                    job, name = self._jobs.get(timeout=self.IDLE_SECONDS)
+                    job, name, deliver = self._jobs.get(timeout=self.IDLE_SECONDS)
                     if me.name != name:  # a reused thread is named after the tool it runs now
                         me.name = name
                     break
@@ -599,21 +609,22 @@ def start_in_daemon_thread(function: Callable[..., Any], arguments: dict[str, An
         else:
             future.set_exception(value)
 
-    def target() -> None:
+    def target() -> tuple[bool, Any]:
         try:
-            value = ctx.run(function, **arguments)
-            ok = True
+            return True, ctx.run(function, **arguments)
         except BaseException as exc:  # delivered to the awaiting task, which decides
             if isinstance(exc, StopIteration):  # asyncio futures refuse StopIteration
                 exc = RuntimeError(f"StopIteration: {exc}" if str(exc) else "StopIteration")
-            value, ok = exc, False
+            return False, exc
+
+    def deliver(outcome: tuple[bool, Any]) -> None:
         try:
-            loop.call_soon_threadsafe(settle, ok, value)
+            loop.call_soon_threadsafe(settle, *outcome)
         except RuntimeError:  # the loop is gone: nobody is waiting any more
             pass
 
     (_workers or _get_workers()).submit(
-        target, name if name is not None else f"toolwire-tool-{getattr(function, '__name__', 'fn')}"
+        target, name if name is not None else f"toolwire-tool-{getattr(function, '__name__', 'fn')}", deliver
     )
     return future
 
