@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import inspect
-from dataclasses import dataclass, field, replace
+import os as _os
+from dataclasses import dataclass, replace
 from os import urandom as _urandom
 from typing import Any, AsyncIterator, Callable, Generator, Iterable, Iterator, Mapping, Sequence
 
@@ -353,18 +354,21 @@ class _Failure:
         self.exc = exc
 
 
-@dataclass
 class _Batch:
-    """The tool calls of one turn that are being run: where their answers go."""
+    """The tool calls of one turn that are being run: where their answers go (``tasks``: the
+    calls run as tasks by index; ``direct``: the index of the one call run without a task,
+    awaited by the loop itself, if any; ``started`` / ``done``: indexes)."""
 
-    number: int
-    turn: Turn
-    message: Message
-    tasks: dict[int, asyncio.Task[Any]] = field(default_factory=dict)
-    #: the index of the one call run without a task (awaited by the loop itself), if any
-    direct: int | None = None
-    started: set[int] = field(default_factory=set)
-    done: set[int] = field(default_factory=set)
+    __slots__ = ("number", "turn", "message", "tasks", "direct", "started", "done")
+
+    def __init__(self, number: int, turn: Turn, message: Message, direct: int | None = None) -> None:
+        self.number = number
+        self.turn = turn
+        self.message = message
+        self.tasks: dict[int, asyncio.Task[Any]] = {}
+        self.direct = direct
+        self.started: set[int] = set()
+        self.done: set[int] = set()
 
 
 class _Loop:
@@ -400,7 +404,7 @@ class _Loop:
         self.deferred = deferred
         self.before = before
         self.after = after
-        self.decisions = dict(decisions or {})
+        self.decisions = dict(decisions) if decisions else {}
         self.resumed = resumed
         self.executor = ToolExecutor(
             tool_map,
@@ -412,7 +416,7 @@ class _Loop:
         # counters, walked once here (never per turn)
         self.seen_ids = {c.id for msg in state.conversation.messages for c in msg.tool_calls}
         #: the summed usage, kept only when a token limit reads it (RunResult.usage sums the turns)
-        self.token_limited = (
+        self.token_limited = limits is not _NO_LIMITS and (
             limits.max_input_tokens is not None
             or limits.max_output_tokens is not None
             or limits.max_total_tokens is not None
@@ -425,7 +429,9 @@ class _Loop:
                 self.calls_run += 1
             if r.status in ("ran", "deferred"):
                 self.per_tool[r.call.name] = self.per_tool.get(r.call.name, 0) + 1
-        self.per_tool_limits = dict(limits.max_calls_per_tool or {})
+        self.per_tool_limits = (
+            {} if limits is _NO_LIMITS or not limits.max_calls_per_tool else dict(limits.max_calls_per_tool)
+        )
         for t in self.tool_list:
             if not t.meta:
                 continue
@@ -1393,9 +1399,10 @@ def run_stream(
         raise ConfigurationError(
             f"limits must be a toolwire.Limits (or a dict of its fields), got {type(limits).__name__}"
         )
-    for name, hook in (("before_tool_call", before_tool_call), ("after_tool_call", after_tool_call)):
-        if hook is not None and not callable(hook):
-            raise ConfigurationError(f"{name} must be a function (sync or async), got {type(hook).__name__}")
+    if before_tool_call is not None or after_tool_call is not None:
+        for name, hook in (("before_tool_call", before_tool_call), ("after_tool_call", after_tool_call)):
+            if hook is not None and not callable(hook):
+                raise ConfigurationError(f"{name} must be a function (sync or async), got {type(hook).__name__}")
     if approval is not None and not (isinstance(approval, (bool, set, frozenset, list, tuple)) or callable(approval)):
         raise ConfigurationError(
             f"approval must be True, a collection of tool names or a function of the call, got {type(approval).__name__}"
@@ -1478,11 +1485,37 @@ def run_stream(
 
 def _new_run_id() -> str:
     """A random run id: the hex form of a version-4 UUID (``uuid.uuid4().hex``), without
-    building the ``UUID`` object."""
-    b = bytearray(_urandom(16))
-    b[6] = (b[6] & 0x0F) | 0x40  # version 4 (RFC 4122 §4.4)
-    b[8] = (b[8] & 0x3F) | 0x80  # the RFC 4122 variant
-    return b.hex()
+    building the ``UUID`` object. The random bytes are read from ``os.urandom`` for
+    :data:`_RUN_IDS_PER_READ` ids at a time (one system call, not one per run); each id is taken
+    once (``next`` on a list iterator is atomic: two threads never get the same one), and a
+    forked child drops the ids its parent read (it reads its own)."""
+    rid = next(_run_ids, None)
+    return rid if rid is not None else _read_run_ids()
+
+
+#: How many run ids one ``os.urandom`` read makes.
+_RUN_IDS_PER_READ = 64
+_run_ids: Iterator[str] = iter(())
+
+
+def _read_run_ids() -> str:
+    global _run_ids
+    raw = bytearray(_urandom(16 * _RUN_IDS_PER_READ))
+    for k in range(0, len(raw), 16):
+        raw[k + 6] = (raw[k + 6] & 0x0F) | 0x40  # version 4 (RFC 4122 §4.4)
+        raw[k + 8] = (raw[k + 8] & 0x3F) | 0x80  # the RFC 4122 variant
+    ids = [raw[k : k + 16].hex() for k in range(0, len(raw), 16)]
+    _run_ids = iter(ids[1:])
+    return ids[0]
+
+
+def _forget_run_ids() -> None:
+    global _run_ids
+    _run_ids = iter(())
+
+
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(after_in_child=_forget_run_ids)  # a child never repeats its parent's ids
 
 
 def _report_unanswered(m: Model, report: Any, calls: list[ToolCall]) -> Any:
@@ -1588,9 +1621,8 @@ async def run(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
     ``exc.run_state``). For the partial run after a cancellation, run through
     :func:`run_stream` and read ``stream.state``.
     """
-    for name in kwargs:
-        if name not in _RUN_PARAMETERS:
-            _check_run_arguments("run", kwargs)
+    if not _RUN_PARAMETERS.issuperset(kwargs):
+        _check_run_arguments("run", kwargs)
     return await run_stream(model, prompt, **kwargs).finish()
 
 
@@ -1604,12 +1636,18 @@ def run_sync(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
     long-lived loop in a daemon thread (``toolwire-sync``) and blocks the caller's loop until
     the run ends (prefer ``await toolwire.run(...)`` there). Ctrl-C cancels the run and raises
     ``KeyboardInterrupt``."""
-    from ._sync import run_coroutine
+    global _run_coroutine
+    if not _RUN_PARAMETERS.issuperset(kwargs):
+        _check_run_arguments("run_sync", kwargs)
+    if _run_coroutine is None:
+        from ._sync import run_coroutine  # (a function-level "from" import costs microseconds per call)
 
-    for name in kwargs:
-        if name not in _RUN_PARAMETERS:
-            _check_run_arguments("run_sync", kwargs)
-    return run_coroutine(run(model, prompt, **kwargs))
+        _run_coroutine = run_coroutine
+    return _run_coroutine(run(model, prompt, **kwargs))  # (run_stream runs inside the loop)
+
+
+#: toolwire._sync.run_coroutine, imported by the first run_sync
+_run_coroutine: Any = None
 
 
 def _no_running_loop(what: str, instead: str) -> None:

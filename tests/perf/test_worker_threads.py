@@ -65,7 +65,7 @@ def test_a_call_still_running_keeps_its_thread_and_the_next_calls_share_another(
         try:
             await asyncio.wait_for(asyncio.shield(slow), 0.05)
             outcome = "finished"  # pragma: no cover - the call blocks until released
-        except asyncio.TimeoutError:
+        except TimeoutError:
             outcome = "timed out"
         quick = [await start_in_daemon_thread(threading.get_ident, {}) for _ in range(50)]
         release.set()
