@@ -15,6 +15,9 @@ from toolwire.tools import Tool
 from toolwire.types import Response, TextPart, ToolCall, ToolResult
 from toolwire.wire import NAME_INVALID, mark_duplicate_ids
 
+from .profile import TOOL_NAME_RULE, wire_tool_names
+from .profile import real_names as _real_names
+
 #: Prefix of an error tool result on the OpenAI APIs, which have no error flag.
 ERROR_PREFIX = "Error: "
 
@@ -34,6 +37,26 @@ def arguments_text(call: ToolCall) -> str:
         if invalid is None and parsed == call.arguments:
             return raw
     return dumps_arguments(call.arguments if call.invalid is None else None)
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def copied(value: Any, _depth: int = 0) -> Any:
+    """A deep copy of a JSON-ready value (nothing shared with ``value``): strings, numbers,
+    booleans and ``None`` as they are (immutable), plain dicts and lists rebuilt item by item,
+    anything else (a tuple, an object, a structure nested deeper than a few levels) by
+    :func:`copy.deepcopy`. Cheaper than ``deepcopy`` for the small item fields the codecs copy
+    out of ``provider_data`` on every encode."""
+    t = type(value)
+    if t in _ATOMS:
+        return value
+    if _depth < 4:
+        if t is dict:
+            return {k: copied(v, _depth + 1) for k, v in value.items()}
+        if t is list:
+            return [copied(v, _depth + 1) for v in value]
+    return copy.deepcopy(value)
 
 
 def error_text(text: str) -> str:
@@ -77,7 +100,7 @@ def apply_overrides(decl: dict[str, Any], pd: dict[str, Any] | None) -> dict[str
     if not pd:
         return decl
     for key, value in (pd.get("set") or {}).items():
-        decl[key] = copy.deepcopy(value)
+        decl[key] = copied(value)
     for key in pd.get("omit") or ():
         decl.pop(key, None)
     return decl
@@ -107,8 +130,6 @@ def wire_name(name: Any, report: TranslationReport) -> Any:
     renamed form (:func:`toolwire_openai.profile.wire_tool_names`), reported under the keyword
     ``name``. A request renames its whole tool set collision-safely (the profile's
     ``repair_names``) and the codecs map the model's calls back to the real name."""
-    from .profile import TOOL_NAME_RULE, wire_tool_names
-
     if not isinstance(name, str) or TOOL_NAME_RULE.fullmatch(name):
         return name
     wire = wire_tool_names([name])[name]
@@ -122,16 +143,15 @@ def wire_name(name: Any, report: TranslationReport) -> Any:
     return wire
 
 
-def real_call_names(response: Response, request: ModelRequest | None) -> Response:
+def real_call_names(response: Response, request: ModelRequest | None, calls: list[ToolCall] | None = None) -> Response:
     """Map the calls of ``response`` to renamed tools (see :func:`wire_name`) back to the tools'
-    own names. Returns ``response``."""
+    own names. ``calls``: ``response.tool_calls`` when the caller has that list already.
+    Returns ``response``."""
     if request is None or not request.tools:
         return response
-    from .profile import real_names
-
-    back = real_names(request.tools)
+    back = _real_names(request.tools)
     if back:
-        for call in response.tool_calls:
+        for call in response.tool_calls if calls is None else calls:
             if isinstance(call.name, str) and call.name in back:
                 call.name = back[call.name]
     return response
@@ -158,13 +178,15 @@ def strict_parameters(tool: Tool, api: str) -> tuple[dict[str, Any], bool | None
 # ------------------------------------------------------------------------------- shape checks
 
 
-def check_tool_calls(response: Response) -> Response:
+def check_tool_calls(response: Response, calls: list[ToolCall] | None = None) -> Response:
     """Mark the tool calls of a finished response that cannot be run: no usable name →
     :data:`NAME_INVALID`; a repeated id → :func:`duplicate_id_invalid`; a Responses
     ``custom_tool_call`` (``provider_data[...]["custom"]``) → not supported. Returns ``response``.
     The codecs' ``decode_response`` and the transports' streamed ``send`` call it; a stream
-    assembled by hand from ``decode_stream`` can be passed through it."""
-    calls = response.tool_calls
+    assembled by hand from ``decode_stream`` can be passed through it. ``calls``:
+    ``response.tool_calls`` when the caller has that list already."""
+    if calls is None:
+        calls = response.tool_calls
     for call in calls:
         for api_data in call.provider_data.values():
             if isinstance(api_data, dict) and api_data.get("custom"):

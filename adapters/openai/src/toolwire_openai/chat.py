@@ -50,6 +50,7 @@ from ._common import (
     apply_overrides,
     arguments_text,
     check_tool_calls,
+    copied,
     mark_error,
     overrides_for,
     prompt_cache_key,
@@ -62,6 +63,7 @@ from ._common import (
 from ._common import (
     wire_name as _wire_name,
 )
+from .profile import naming_profile, real_names
 
 __all__ = ["OpenAIChatCodec", "ChatStreamDecoder", "FINISH_REASONS", "chat_usage", "API"]
 
@@ -109,24 +111,34 @@ def chat_usage(u: Any) -> Usage:
     ``completion_tokens_details.reasoning_tokens`` → reasoning. ``None`` → empty usage."""
     if not isinstance(u, dict):
         return Usage(requests=1)
-    pt = pt if isinstance(pt := u.get("prompt_tokens_details"), dict) else {}
-    ct = ct if isinstance(ct := u.get("completion_tokens_details"), dict) else {}
+    get = u.get
+    pt = pt if isinstance(pt := get("prompt_tokens_details"), dict) else _EMPTY
+    ct = ct if isinstance(ct := get("completion_tokens_details"), dict) else _EMPTY
+    # usage_int's rule, with its common case (a non-negative int) decided inline
+    inp, out, total = get("prompt_tokens"), get("completion_tokens"), get("total_tokens")
+    cached, written, reasoning = pt.get("cached_tokens"), pt.get("cache_write_tokens"), ct.get("reasoning_tokens")
+    # positional, in Usage's field order (input, output, cache_read, cache_write, reasoning,
+    # tool_use_prompt, requests, vendor_total): half the cost of keywords
     return Usage(
-        input_tokens=usage_int(u.get("prompt_tokens")),
-        output_tokens=usage_int(u.get("completion_tokens")),
-        cache_read_tokens=usage_int(pt.get("cached_tokens")),
-        cache_write_tokens=usage_int(pt.get("cache_write_tokens")),
-        reasoning_tokens=usage_int(ct.get("reasoning_tokens")),
-        requests=1,
-        vendor_total_tokens=usage_int(u.get("total_tokens")),
+        inp if type(inp) is int and inp >= 0 else usage_int(inp),
+        out if type(out) is int and out >= 0 else usage_int(out),
+        cached if type(cached) is int and cached >= 0 else usage_int(cached),
+        written if type(written) is int and written >= 0 else usage_int(written),
+        reasoning if type(reasoning) is int and reasoning >= 0 else usage_int(reasoning),
+        None,
+        1,
+        total if type(total) is int and total >= 0 else usage_int(total),
     )
+
+
+_EMPTY: dict[str, Any] = {}
 
 
 def _image_to_wire(part: ImagePart) -> dict[str, Any]:
     url = part.url if part.url is not None else f"data:{part.media_type};base64,{part.base64}"
     image_url: dict[str, Any] = {"url": url}
     extra = part.provider_data.get(API) or {}
-    image_url.update(copy.deepcopy(extra.get("image_url") or {}))
+    image_url.update(copied(extra.get("image_url") or {}))
     return {"type": "image_url", "image_url": image_url}
 
 
@@ -303,11 +315,16 @@ class OpenAIChatCodec:
     def _assistant_message(self, msg: Message, sent: set[str] | None = None) -> dict[str, Any] | None:
         """An assistant message. A call whose id was already sent (``sent``, shared across the
         conversation: a duplicate id in one response, marked invalid at decoding) is left out."""
-        texts = [p for p in msg.parts if isinstance(p, TextPart)]
-        calls = [p for p in msg.parts if isinstance(p, ToolCall)]
-        if sent is not None:
+        texts: list[TextPart] = []
+        calls: list[ToolCall] = []
+        for p in msg.parts:
+            if type(p) is ToolCall or (type(p) is not TextPart and isinstance(p, ToolCall)):
+                calls.append(p)
+            elif isinstance(p, TextPart):
+                texts.append(p)
+        if sent is not None and calls:
             calls = unique_wire_calls(calls, sent)
-        pd = msg.provider_data.get(API) or {}
+        pd = msg.provider_data.get(API) or _EMPTY
         out: dict[str, Any] = {"role": "assistant"}
         if texts:
             if len(texts) == 1 and not pd.get("content_list"):
@@ -321,11 +338,11 @@ class OpenAIChatCodec:
         if calls:
             wire_calls = []
             for c in calls:
-                cpd = c.provider_data.get(API) or {}
                 wc = {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_text(c)}}
-                wire_calls.append(apply_overrides(wc, cpd.get("call")))
+                cpd = c.provider_data.get(API) if c.provider_data else None
+                wire_calls.append(apply_overrides(wc, cpd.get("call")) if cpd else wc)
             out["tool_calls"] = wire_calls
-        return apply_overrides(out, pd.get("message"))
+        return apply_overrides(out, pd.get("message")) if pd else out
 
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:
         """Canonical request → ``/chat/completions`` body.
@@ -396,9 +413,7 @@ class OpenAIChatCodec:
         for key, value in settings.items():
             if key in CODEC_KEYS or key in body:
                 continue
-            body[key] = copy.deepcopy(value)
-        from .profile import naming_profile
-
+            body[key] = copied(value)
         naming_profile(API).repair_names(body)  # tools named as OpenAI refuses: renamed everywhere
         if "prompt_cache_key" not in body:
             key = prompt_cache_key(self.cache, body)
@@ -409,14 +424,19 @@ class OpenAIChatCodec:
     # ------------------------------------------------------------------------------- decode
     def _calls_from_message(self, message: dict[str, Any], cut_off: bool, pointer: str, synth: Any) -> list[ToolCall]:
         calls: list[ToolCall] = []
-        for i, tc in enumerate(_SHAPE.opt_list(message.get("tool_calls"), f"{pointer}/tool_calls")):
-            at = f"{pointer}/tool_calls/{i}"
-            tc = _SHAPE.obj(tc, at)
+        raw_calls = message.get("tool_calls")
+        if not raw_calls:
+            if raw_calls is not None and type(raw_calls) is not list:
+                _SHAPE.opt_list(raw_calls, f"{pointer}/tool_calls")  # raises: not an array
+            return calls
+        for i, tc in enumerate(_SHAPE.opt_list(raw_calls, f"{pointer}/tool_calls")):
+            if type(tc) is not dict:
+                tc = _SHAPE.obj(tc, f"{pointer}/tool_calls/{i}")
             raw_id = tc.get("id")
             synthesized = not (isinstance(raw_id, str) and raw_id)
-            call_id: str = raw_id if isinstance(raw_id, str) and raw_id else synth(i)
+            call_id: str = synth(i) if synthesized else raw_id  # type: ignore[assignment]
             if tc.get("type") == "custom":
-                custom = _SHAPE.opt_obj(tc.get("custom"), f"{at}/custom")
+                custom = _SHAPE.opt_obj(tc.get("custom"), f"{pointer}/tool_calls/{i}/custom")
                 name, _ = tool_name(custom.get("name"))
                 raw_input = custom.get("input")
                 calls.append(
@@ -430,7 +450,9 @@ class OpenAIChatCodec:
                     )
                 )
                 continue
-            fn = _SHAPE.opt_obj(tc.get("function"), f"{at}/function")
+            fn = tc.get("function")
+            if type(fn) is not dict:
+                fn = _SHAPE.opt_obj(fn, f"{pointer}/tool_calls/{i}/function")
             raw = fn.get("arguments")
             if raw is not None and not isinstance(raw, str):  # some compatible servers send an object
                 raw_text = None
@@ -442,15 +464,13 @@ class OpenAIChatCodec:
             else:
                 raw_text = raw
                 args, invalid = parse_arguments(raw)
-            name, name_invalid = tool_name(fn.get("name"))
-            call = ToolCall(
-                id=call_id,
-                name=name,
-                arguments=args,
-                raw_arguments=raw_text,
-                invalid=name_invalid or invalid,
-                id_synthesized=synthesized,
-            )
+            name = fn.get("name")
+            name_invalid = None
+            if not (type(name) is str and name):
+                name, name_invalid = tool_name(name)
+            # positional, in ToolCall's field order (id, name, arguments, raw_arguments, invalid,
+            # incomplete, id_synthesized): half the cost of keywords
+            call = ToolCall(call_id, name, args, raw_text, name_invalid or invalid, False, synthesized)
             if cut_off and invalid is not None:
                 call.incomplete = True
                 call.invalid = f"cut off by the output-token limit (finish_reason 'length'): {invalid}"
@@ -521,35 +541,30 @@ class OpenAIChatCodec:
         refusal = _SHAPE.opt_str(message.get("refusal"), "/choices/0/message/refusal")
         if refusal:
             parts.append(TextPart(refusal, provider_data={API: {"refusal": True}}))
-        parts.extend(
-            self._calls_from_message(
-                message,
-                finish == "length",
-                "/choices/0/message",
-                lambda pos: synth_call_id(response_id or body, request, pos),
-            )
+        calls = self._calls_from_message(
+            message,
+            finish == "length",
+            "/choices/0/message",
+            lambda pos: synth_call_id(response_id or body, request, pos),
         )
         stop = FINISH_REASONS.get(finish or "", "end_turn")
         if isinstance(refusal, str) and refusal and stop == "end_turn":
             stop = "refusal"
-        if stop == "end_turn" and any(isinstance(p, ToolCall) for p in parts):
-            # a forced (named) tool choice ends with finish_reason "stop", and some compatible
-            # servers always say "stop": calls to run mean tool_use whatever the vendor wrote
-            stop = "tool_use"
-        return check_tool_calls(
-            real_call_names(
-                Response(
-                    parts=parts,
-                    stop_reason=cast(StopReason, stop),
-                    vendor_stop_reason=finish,
-                    usage=chat_usage(body.get("usage")),
-                    model=model,
-                    response_id=response_id,
-                    provider=API,
-                ),
-                request,
-            )
+        if calls:
+            parts.extend(calls)
+            if stop == "end_turn":
+                # a forced (named) tool choice ends with finish_reason "stop", and some compatible
+                # servers always say "stop": calls to run mean tool_use whatever the vendor wrote
+                stop = "tool_use"
+        # positional, in Response's field order (parts, stop_reason, vendor_stop_reason, usage,
+        # model, response_id, provider): half the cost of keywords
+        response = Response(
+            parts, cast(StopReason, stop), finish, chat_usage(body.get("usage")), model, response_id, API
         )
+        if calls:  # without calls both passes have nothing to do
+            real_call_names(response, request, calls)
+            check_tool_calls(response, calls)
+        return response
 
     def decode_stream(
         self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None
@@ -782,8 +797,6 @@ class ChatStreamDecoder:
 
     def __init__(self, request: ModelRequest | None = None) -> None:
         self.request = request
-        from .profile import real_names
-
         self._real_names = real_names(request.tools) if request is not None else {}
         self.started = False
         self.response_id: str | None = None

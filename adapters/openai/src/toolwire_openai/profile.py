@@ -1588,13 +1588,19 @@ class OpenAIChatProfile(_OpenAIProfile):
         the same way in the named tool choice and in the history's calls; returns the mapping
         (real name → wire name). The codec calls it too, so its bodies never carry such a name."""
         tools = tools if isinstance(tools := body.get("tools"), list) else []
-        fns = [
-            t["function"]
-            for t in tools
-            if isinstance(t, dict) and t.get("type", "function") == "function" and isinstance(t.get("function"), dict)
-        ]
-        mapping = _wire_names(tuple(n for fn in fns if isinstance(n := fn.get("name"), str)))
+        names = []
+        for t in tools:
+            if isinstance(t, dict) and t.get("type", "function") == "function":
+                fn = t.get("function")
+                if isinstance(fn, dict) and isinstance(n := fn.get("name"), str):
+                    names.append(n)
+        good = _GOOD_NAMES
+        if all(n in good for n in names):
+            return {}  # every name known to meet the rule (the usual case): none renamed
+        mapping = _wire_names(tuple(names))
         if not mapping:
+            for n in names:
+                _known_good_name(n)
             return {}
         mapping = dict(mapping)
         for i, t in enumerate(tools):
@@ -2230,8 +2236,14 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         """As :meth:`OpenAIChatProfile.repair_names`, for ``tools[].name``, a named
         ``tool_choice`` and the input's ``function_call`` items."""
         tools = tools if isinstance(tools := body.get("tools"), list) else []
-        mapping = wire_tool_names(t.get("name") for t in tools if isinstance(t, dict) and t.get("type") == "function")
+        names = [t.get("name") for t in tools if isinstance(t, dict) and t.get("type") == "function"]
+        good = _GOOD_NAMES
+        if all(type(n) is str and n in good for n in names):
+            return {}  # every name known to meet the rule (the usual case): none renamed
+        mapping = wire_tool_names(names)
         if not mapping:
+            for n in names:
+                _known_good_name(n)
             return mapping
         for i, t in enumerate(tools):
             if isinstance(t, dict) and t.get("type") == "function" and t.get("name") in mapping:

@@ -62,6 +62,7 @@ from ._common import (
     apply_overrides,
     arguments_text,
     check_tool_calls,
+    copied,
     mark_error,
     overrides_for,
     prompt_cache_key,
@@ -74,7 +75,13 @@ from ._common import (
 from ._common import (
     wire_name as _wire_name,
 )
-from .profile import responses_hosted_item_types
+from .profile import (
+    RESPONSES_CLIENT_CALL_ITEMS,
+    RESPONSES_CLIENT_CALLS,
+    naming_profile,
+    real_names,
+    responses_hosted_item_types,
+)
 
 __all__ = [
     "OpenAIResponsesCodec",
@@ -124,17 +131,27 @@ def responses_usage(u: Any) -> Usage:
     ``output_tokens_details.reasoning_tokens`` → reasoning."""
     if not isinstance(u, dict):
         return Usage(requests=1)
-    it = it if isinstance(it := u.get("input_tokens_details"), dict) else {}
-    ot = ot if isinstance(ot := u.get("output_tokens_details"), dict) else {}
+    get = u.get
+    it = it if isinstance(it := get("input_tokens_details"), dict) else _EMPTY
+    ot = ot if isinstance(ot := get("output_tokens_details"), dict) else _EMPTY
+    # usage_int's rule, with its common case (a non-negative int) decided inline
+    inp, out, total = get("input_tokens"), get("output_tokens"), get("total_tokens")
+    cached, written, reasoning = it.get("cached_tokens"), it.get("cache_write_tokens"), ot.get("reasoning_tokens")
+    # positional, in Usage's field order (input, output, cache_read, cache_write, reasoning,
+    # tool_use_prompt, requests, vendor_total): half the cost of keywords
     return Usage(
-        input_tokens=usage_int(u.get("input_tokens")),
-        output_tokens=usage_int(u.get("output_tokens")),
-        cache_read_tokens=usage_int(it.get("cached_tokens")),
-        cache_write_tokens=usage_int(it.get("cache_write_tokens")),
-        reasoning_tokens=usage_int(ot.get("reasoning_tokens")),
-        requests=1,
-        vendor_total_tokens=usage_int(u.get("total_tokens")),
+        inp if type(inp) is int and inp >= 0 else usage_int(inp),
+        out if type(out) is int and out >= 0 else usage_int(out),
+        cached if type(cached) is int and cached >= 0 else usage_int(cached),
+        written if type(written) is int and written >= 0 else usage_int(written),
+        reasoning if type(reasoning) is int and reasoning >= 0 else usage_int(reasoning),
+        None,
+        1,
+        total if type(total) is int and total >= 0 else usage_int(total),
     )
+
+
+_EMPTY: dict[str, Any] = {}
 
 
 def stop_reason_of(resp: dict[str, Any], pointer: str = "") -> tuple[str, str | None]:
@@ -181,7 +198,7 @@ def _summary_text(item: dict[str, Any], at: str) -> str:
 
 
 def _reasoning_part(item: dict[str, Any], at: str = "") -> ReasoningPart:
-    rest = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "encrypted_content")}
+    rest = {k: copied(v) for k, v in item.items() if k not in ("type", "id", "encrypted_content")}
     pd: dict[str, Any] = {"item_id": item.get("id"), "item": rest}
     if "encrypted_content" in item and item["encrypted_content"] is None:
         pd["null_encrypted"] = True
@@ -204,7 +221,7 @@ def _as_custom_call(call: ToolCall, item: dict[str, Any]) -> ToolCall:
     call.raw_arguments = raw_input if isinstance(raw_input, str) else None
     call.invalid = CUSTOM_CALL_INVALID
     call.incomplete = False
-    rest = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "call_id", "name", "input")}
+    rest = {k: copied(v) for k, v in item.items() if k not in ("type", "id", "call_id", "name", "input")}
     pd: dict[str, Any] = {"custom": True, "item": rest}
     if item.get("id") is not None:
         pd["item_id"] = item["id"]
@@ -229,7 +246,7 @@ def _call_from_item(item: dict[str, Any], cut_off: bool, synth: Callable[[], str
         raw_text = raw
     else:
         args, invalid, raw_text = None, f"arguments must be a JSON object, got a JSON {json_kind(raw)}", None
-    rest = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "call_id", "name", "arguments")}
+    rest = {k: copied(v) for k, v in item.items() if k not in ("type", "id", "call_id", "name", "arguments")}
     pd: dict[str, Any] = {"item": rest}
     if "id" in item:
         pd["item_id"] = item["id"]
@@ -242,15 +259,9 @@ def _call_from_item(item: dict[str, Any], cut_off: bool, synth: Callable[[], str
     else:
         the_id = synth() if synth is not None else ""
     name, name_invalid = tool_name(item.get("name"))
-    call = ToolCall(
-        id=the_id,
-        name=name,
-        arguments=args,
-        raw_arguments=raw_text,
-        invalid=name_invalid or invalid,
-        id_synthesized=not has_call_id,
-        provider_data={API: pd},
-    )
+    # positional, in ToolCall's field order (id, name, arguments, raw_arguments, invalid,
+    # incomplete, id_synthesized, provider_data): half the cost of keywords
+    call = ToolCall(the_id, name, args, raw_text, name_invalid or invalid, False, not has_call_id, {API: pd})
     if invalid is not None and (cut_off or item.get("status") == "incomplete"):
         call.incomplete = True
         call.invalid = f"cut off by the output-token limit: {invalid}"
@@ -307,8 +318,6 @@ def hosted_item_part(item: dict[str, Any]) -> ProviderToolPart:
     ``call_id`` its ``call_id``, else its ``id``; ``kind`` ``"call"`` for the items the
     application answers (:data:`~toolwire_openai.profile.RESPONSES_CLIENT_CALL_ITEMS`), else
     ``"result"`` (a hosted item holds the vendor's call and its outcome together)."""
-    from .profile import RESPONSES_CLIENT_CALL_ITEMS
-
     t = str(item.get("type"))
     cid = item.get("call_id") if isinstance(item.get("call_id"), str) else item.get("id")
     return ProviderToolPart(
@@ -324,8 +333,6 @@ def hosted_item_part(item: dict[str, Any]) -> ProviderToolPart:
 
 def _is_client_call(item: dict[str, Any]) -> bool:
     """Whether the output item is one the application answers (see :func:`client_call_from_item`)."""
-    from .profile import RESPONSES_CLIENT_CALLS
-
     t = item.get("type")
     if t == "mcp_approval_request":
         return True
@@ -355,8 +362,6 @@ def client_call_from_item(item: dict[str, Any]) -> ToolCall | None:
     ``ToolCall.id`` is the item's ``call_id`` (``id`` for an approval request);
     ``provider_data["openai"]["client_item"]`` keeps the item as received, which is what goes
     back on the wire."""
-    from .profile import RESPONSES_CLIENT_CALLS
-
     if not _is_client_call(item):
         return None
     t = item.get("type")
@@ -552,13 +557,13 @@ def client_output_items(item: dict[str, Any], result: ToolResult, shots: list[di
 
 
 def _text_parts(item: dict[str, Any], at: str = "") -> list[TextPart]:
-    meta = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("type", "id", "content")}
+    meta = {k: copied(v) for k, v in item.items() if k not in ("type", "id", "content")}
     parts = []
     for i, c in enumerate(_SHAPE.opt_list(item.get("content"), f"{at}/content")):
         c = _SHAPE.obj(c, f"{at}/content/{i}")
         key = "refusal" if c.get("type") == "refusal" else "text"
         text = _SHAPE.opt_str(c.get(key), f"{at}/content/{i}/{key}")
-        part_meta = {k: copy.deepcopy(v) for k, v in c.items() if k not in ("text", "refusal")}
+        part_meta = {k: copied(v) for k, v in c.items() if k not in ("text", "refusal")}
         pd = {"item_id": item.get("id"), "item": meta, "part": part_meta}
         parts.append(TextPart(text or "", provider_data={API: pd}))
     return parts
@@ -645,7 +650,7 @@ class OpenAIResponsesCodec:
     def _image(part: ImagePart) -> dict[str, Any]:
         url = part.url if part.url is not None else f"data:{part.media_type};base64,{part.base64}"
         out = {"type": "input_image", "image_url": url, "detail": "auto"}
-        out.update(copy.deepcopy((part.provider_data.get(API) or {}).get("part") or {}))
+        out.update(copied((part.provider_data.get(API) or {}).get("part") or {}))
         return out
 
     def _user_items(
@@ -711,10 +716,10 @@ class OpenAIResponsesCodec:
                         current = {"type": "message"}
                         if pd.get("item_id") is not None:
                             current["id"] = pd["item_id"]
-                        current.update(copy.deepcopy(pd["item"]))
+                        current.update(copied(pd["item"]))
                         current["content"] = []
                         items.append(current)
-                    part_meta = copy.deepcopy(pd.get("part") or {"type": "output_text", "annotations": []})
+                    part_meta = copied(pd.get("part") or {"type": "output_text", "annotations": []})
                     key = "refusal" if part_meta.get("type") == "refusal" else "text"
                     current["content"].append({**part_meta, key: part.text})
                 else:  # text from elsewhere (the loop, another vendor): an easy assistant message
@@ -731,7 +736,7 @@ class OpenAIResponsesCodec:
                 item: dict[str, Any] = {"type": "reasoning"}
                 if pd.get("item_id") is not None:
                     item["id"] = pd["item_id"]
-                item.update(copy.deepcopy(pd.get("item") or {}))
+                item.update(copied(pd.get("item") or {}))
                 item.setdefault("summary", [])
                 if part.encrypted is not None or pd.get("null_encrypted"):
                     item["encrypted_content"] = part.encrypted
@@ -759,7 +764,7 @@ class OpenAIResponsesCodec:
                     }
                 if pd.get("item_id") is not None:
                     item["id"] = pd["item_id"]
-                item.update(copy.deepcopy(pd.get("item") or {}))
+                item.update(copied(pd.get("item") or {}))
                 items.append(item)
             elif isinstance(part, ProviderToolPart):
                 if part.provider == API and part.kind != "metadata":
@@ -858,16 +863,14 @@ class OpenAIResponsesCodec:
         if request.temperature is not None:
             body["temperature"] = request.temperature
         if request.thinking:
-            reasoning = copy.deepcopy(settings.get("reasoning") or {})
+            reasoning = copied(settings.get("reasoning") or {})
             reasoning.update({k: v for k, v in request.thinking.items() if k in ("effort", "summary")})
             body["reasoning"] = reasoning
         body["stream"] = bool(request.stream)
         for key, value in settings.items():
             if key in CODEC_KEYS or key in body:
                 continue
-            body[key] = copy.deepcopy(value)
-        from .profile import naming_profile
-
+            body[key] = copied(value)
         naming_profile(API).repair_names(body)  # tools named as OpenAI refuses: renamed everywhere
         if "prompt_cache_key" not in body:
             key = prompt_cache_key(self.cache, body)
@@ -924,37 +927,44 @@ class OpenAIResponsesCodec:
         rid = _SHAPE.opt_str(body.get("id"), "/id")
         model = _SHAPE.opt_str(body.get("model"), "/model")
         parts: list[Any] = []
-        calls = 0
+        calls: list[ToolCall] = []
         for i, item in enumerate(_SHAPE.opt_list(body.get("output"), "/output")):
             at = f"/output/{i}"
-            item = _SHAPE.obj(item, at)
+            if type(item) is not dict:
+                item = _SHAPE.obj(item, at)
             kind = item.get("type")
             if kind == "reasoning":
                 parts.append(_reasoning_part(item, at))
             elif kind == "message":
                 parts.extend(_text_parts(item, at))
-            elif kind in ("function_call", "custom_tool_call"):
-                position = calls
-                calls += 1
+            elif kind == "function_call" or kind == "custom_tool_call":
+                position = len(calls)
                 call = _call_from_item(item, cut_off, lambda: synth_call_id(rid or body, request, position))
                 if kind == "custom_tool_call":
                     _as_custom_call(call, item)
                 parts.append(call)
+                calls.append(call)
             elif (client_call := client_call_from_item(item)) is not None:
                 parts.append(client_call)
+                calls.append(client_call)
             elif kind in responses_hosted_item_types():
                 parts.append(hosted_item_part(item))
+        # positional, in Response's field order (parts, stop_reason, vendor_stop_reason, usage,
+        # model, response_id, provider, provider_data): half the cost of keywords
         response = Response(
-            parts=parts,
-            stop_reason=cast(StopReason, stop),
-            vendor_stop_reason=vendor,
-            usage=responses_usage(body.get("usage")),
-            model=model,
-            response_id=rid,
-            provider=API,
-            provider_data={API: {"response_id": rid}} if rid else {},
+            parts,
+            cast(StopReason, stop),
+            vendor,
+            responses_usage(body.get("usage")),
+            model,
+            rid,
+            API,
+            {API: {"response_id": rid}} if rid else {},
         )
-        return check_tool_calls(real_call_names(response, request))
+        if calls:  # without calls both passes have nothing to do
+            real_call_names(response, request, calls)
+            check_tool_calls(response, calls)
+        return response
 
     def decode_stream(
         self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None
@@ -1193,8 +1203,6 @@ class ResponsesStreamDecoder:
 
     def __init__(self, request: ModelRequest | None = None) -> None:
         self.request = request
-        from .profile import real_names
-
         self._real_names = real_names(request.tools) if request is not None else {}
         self.started = False
         self.response_id: str | None = None
