@@ -32,6 +32,7 @@ from json import loads as _json_loads
 from operator import is_ as _is
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypedDict, Union, cast, runtime_checkable
 
+from . import profile as _profile_module
 from ._clients import PerLoopClient, client_on_other_loop
 from .errors import ConfigurationError, UnsupportedToolChoice
 from .profile import (
@@ -240,7 +241,10 @@ _NOT_DECLARED = frozenset({"function", "arguments_model", "meta"})
 
 
 def _tool_state(tool: Tool) -> dict[str, Any]:
-    return {k: v for k, v in vars(tool).items() if k not in _NOT_DECLARED}
+    state = vars(tool).copy()  # the fields, in their order, without the ones never declared
+    for k in _NOT_DECLARED:
+        state.pop(k, None)
+    return state
 
 
 class DeclarationMemo:
@@ -250,16 +254,24 @@ class DeclarationMemo:
     time, so the caller and the preflight repairs may change it — computing it only when this
     tool object was not seen before or any field a declaration can depend on (every field but
     ``function``, ``arguments_model`` and ``meta``) differs from the copy kept when it was
-    computed: a tool changed in place (a new description, an edited input schema) is noticed.
-    Holds at most :attr:`size` tools (the least recently computed are forgotten). Exceptions of
-    ``translate`` propagate and nothing is kept."""
+    computed: a tool changed in place (a new description, an edited input schema, a default
+    changed from ``1`` to ``True``) is noticed. Holds at most :attr:`size` tools (the least
+    recently computed are forgotten). Exceptions of ``translate`` propagate and nothing is kept.
+
+    How "unchanged" is decided: when the tool's fields hold only built-in values, by their
+    type-strict serialization (:func:`toolwire.profile.strict_bytes`, made in C: equal bytes mean
+    equal values of the same types in the same order), and the declaration is kept as the same
+    kind of bytes, rebuilt for each call; otherwise by comparing with a type-strict copy
+    (:func:`toolwire.profile._snapshot`) and copying the declaration with
+    :func:`toolwire.profile.plain_copy`."""
 
     size = 256
 
     __slots__ = ("_memo",)
 
     def __init__(self) -> None:
-        self._memo: dict[int, tuple[Any, dict[str, Any], Any]] = {}
+        # id(tool) -> (tool, the fields' strict bytes or a snapshot, the declaration's bytes or a copy, bytes?)
+        self._memo: dict[int, tuple[Any, Any, Any, bool]] = {}
 
     def __reduce__(self) -> tuple[Any, tuple[()]]:  # copied or pickled empty: it is only a cache
         return (DeclarationMemo, ())
@@ -276,15 +288,25 @@ class DeclarationMemo:
         key = id(tool)
         hit = self._memo.get(key)
         if hit is not None and hit[0] is tool:
-            try:
-                same = hit[1] == _tool_state(tool)
-            except Exception:  # a field whose == raises: compute again
-                same = False
-            if same:
-                return plain_copy(hit[2])
+            if hit[3]:  # the fields' strict bytes: one C serialization, compared as bytes
+                if strict_bytes(_tool_state(tool)) == hit[1]:
+                    return _profile_module._unpickle(hit[2])  # pickle.loads once the pickler is made
+            else:
+                try:
+                    same = hit[1] == _tool_state(tool)
+                except Exception:  # a field whose == raises: compute again
+                    same = False
+                if same:
+                    return plain_copy(hit[2])
         decl = translate(tool)[0]
+        state = _tool_state(tool)
+        prints = strict_bytes(state)
+        kept_decl = strict_bytes(decl) if prints is not None else None
         try:
-            kept = (tool, _snapshot(_tool_state(tool)), plain_copy(decl))
+            if kept_decl is not None:
+                kept = (tool, prints, kept_decl, True)
+            else:
+                kept = (tool, _snapshot(state), plain_copy(decl), False)
         except Exception:  # a field that cannot be copied: not memoised
             return decl
         memo = self._memo

@@ -549,7 +549,6 @@ async def read_answer(api: str, response: Any, arrays: bool = False) -> Answer:
     docstring says."""
     content_type = _header(response, "content-type")
     ctype = (content_type or "").lower()
-    status = getattr(response, "status_code", None) or getattr(response, "status", None)
     data = _read_already(response) if "text/event-stream" not in ctype else None
     if data is not None:  # the SDK read the whole body already (a request that was not streamed)
         if "json" not in ctype and data.lstrip().lstrip(b"\xef\xbb\xbf").startswith(_SSE_STARTS):
@@ -569,6 +568,9 @@ async def read_answer(api: str, response: Any, arrays: bool = False) -> Answer:
                 return Answer("sse", events=sse_events(api, source), source=source)
         data = head + b"".join([c async for c in chunks])
     body = _quick_json(data)
+    if type(body) is dict:  # the usual answer (an object): nothing more to check
+        return Answer("json", body=body)
+    status = getattr(response, "status_code", None) or getattr(response, "status", None)
     if body is _NOT_QUICK:  # empty, not UTF-8, not JSON: parse_json_body says why
         body = parse_json_body(
             api,
@@ -907,9 +909,11 @@ class Transport(Model):
                 asm.feed(ev)
             return self.check_streamed(asm.response())
         finally:
-            if answer is not None:
+            # (a JSON answer holds no stream to close; an httpx2 response read whole is closed already)
+            if answer is not None and (answer.events is not None or answer.source is not None):
                 await answer.aclose()
-            await close_raw(raw)
+            if getattr(raw, "is_closed", False) is not True or not hasattr(raw, "aclose"):
+                await close_raw(raw)
 
     async def send(self, request: ModelRequest) -> Response:
         """Send one request (streamed and assembled when ``request.stream``); return the canonical
