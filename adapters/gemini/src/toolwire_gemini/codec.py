@@ -751,6 +751,11 @@ class GeminiCodec:
                 error_type=err.get("status"),
                 body=body,
             )
+        usual = _decode_usual(body, request)
+        return check_tool_calls(usual if usual is not None else self._decode_by_events(body, request))
+
+    def _decode_by_events(self, body: dict[str, Any], request: ModelRequest | None) -> Response:
+        """The whole body through the stream decoder and the canonical assembler (every shape)."""
         decoder = GeminiStreamDecoder(
             self, request, synth_key=None if _g(body, "responseId") else _content_key(body, request)
         )
@@ -761,7 +766,7 @@ class GeminiCodec:
         for position, call in enumerate(response.tool_calls):
             if position in decoder.bad_names:  # the name as sent (JSON text), as the other codecs keep it
                 call.name, call.invalid = decoder.bad_names[position], NAME_INVALID
-        return check_tool_calls(response)
+        return response
 
     # ---------------------------------------------------------------- decode stream
 
@@ -978,6 +983,96 @@ class GeminiCodec:
                 msg_parts.append(TextPart("", {API: {"part": copy.deepcopy(part)}}))
             messages.append(Message("user", msg_parts, role_pd))
         return messages
+
+
+#: The fields of the usual answer (``GenerateContentResponse``, its first ``Candidate`` and
+#: ``Content``) that :func:`_decode_usual` reads; an answer with any other field is decoded by the
+#: stream decoder.
+_USUAL_TOP = frozenset({"candidates", "usageMetadata", "modelVersion", "responseId"})
+_USUAL_CANDIDATE = frozenset({"content", "finishReason", "index"})
+_USUAL_CONTENT = frozenset({"role", "parts"})
+_USUAL_CALL = frozenset({"name", "args", "id"})
+
+
+def _decode_usual(body: dict[str, Any], request: ModelRequest | None) -> Response | None:
+    """The usual answer decoded in one pass, or ``None`` for any other (then the stream decoder
+    and the assembler decode it, raising for a bad shape). Usual: camelCase fields of
+    :data:`_USUAL_TOP` with a non-empty string ``responseId``, a string ``modelVersion``, an
+    object ``usageMetadata``; one candidate of :data:`_USUAL_CANDIDATE` fields with a string
+    ``finishReason``; a ``content`` of ``role`` and ``parts``; parts that are ``{"text": str}`` or
+    ``{"functionCall": {"name": non-empty str, "args": object, "id"?: str}}``, each with an optional
+    base64 ``thoughtSignature``. It gives what the stream path gives for such an answer: the same
+    parts, stop reason (:func:`map_finish_reason`), usage (:func:`usage_from_metadata`), ids
+    (a call without an id gets ``gemini-<responseId>-<position>``), arguments (coerced to the
+    request's tool schema) and ``provider_data`` (``{"gemini": {"usageMetadata": ...}}``)."""
+    if not body.keys() <= _USUAL_TOP:
+        return None
+    rid, model, meta, candidates = body.get("responseId"), body.get("modelVersion"), None, body.get("candidates")
+    if type(rid) is not str or not rid or not (model is None or type(model) is str):
+        return None
+    if "usageMetadata" in body:
+        meta = body["usageMetadata"]
+        if type(meta) is not dict:
+            return None
+    if type(candidates) is not list or len(candidates) != 1:
+        return None
+    cand = candidates[0]
+    if type(cand) is not dict or not cand.keys() <= _USUAL_CANDIDATE:
+        return None
+    finish = cand.get("finishReason")
+    content = cand.get("content")
+    if not (finish is None or type(finish) is str) or type(content) is not dict or not content.keys() <= _USUAL_CONTENT:
+        return None
+    raw_parts = content.get("parts")
+    if type(raw_parts) is not list:
+        return None
+    schemas = {t.name: t.input_schema for t in request.tools} if request is not None and request.tools else {}
+    parts: list[Any] = []
+    calls = 0
+    for part in raw_parts:
+        if type(part) is not dict:
+            return None
+        sig = part.get("thoughtSignature")
+        n = len(part)
+        if sig is not None:
+            if type(sig) is not str:
+                return None
+            try:
+                _S.opt_base64(sig, "")
+            except ResponseDecodeError:
+                return None  # the stream path raises it, with the part's pointer
+            n -= 1
+        elif "thoughtSignature" in part:
+            n -= 1  # a null signature: none
+        if n != 1:
+            return None
+        text = part.get("text")
+        if type(text) is str:
+            parts.append(TextPart(text, {API: {"thoughtSignature": sig}} if sig is not None else {}))
+            continue
+        fc = part.get("functionCall")
+        if type(fc) is not dict or not fc.keys() <= _USUAL_CALL:
+            return None
+        name, args, vid = fc.get("name"), fc.get("args"), fc.get("id")
+        if type(name) is not str or not name or not (vid is None or type(vid) is str):
+            return None
+        if args is None:
+            args = {}
+        elif type(args) is not dict:
+            return None
+        args = coerce_arguments(schemas.get(name), args)
+        the_id = vid if vid else _synth_id(rid, calls)
+        calls += 1
+        pd = {"thoughtSignature": sig} if sig is not None else {}
+        # positional, in ToolCall's field order (id, name, arguments, raw_arguments, invalid,
+        # incomplete, id_synthesized, provider_data)
+        parts.append(ToolCall(the_id, name, dict(args), None, None, False, not vid, {API: pd}))
+    stop = map_finish_reason(finish or None, calls > 0)
+    usage = usage_from_metadata(meta) if meta is not None else Usage(requests=1)
+    provider_data: dict[str, Any] = {API: {"usageMetadata": meta} if meta is not None else {}}
+    # positional, in Response's field order (parts, stop_reason, vendor_stop_reason, usage,
+    # model, response_id, provider, provider_data)
+    return Response(parts, stop, finish or None, usage, model or None, rid, API, provider_data)  # type: ignore[arg-type]
 
 
 def _instruction_text(si: dict[str, Any]) -> str:
