@@ -256,3 +256,44 @@ def test_every_near_miss_answer_is_decoded_as_the_full_decoding_does(body: dict[
             full = _decode(body, request)
         assert fast == full
         assert repr(fast) == repr(full)
+
+
+def test_parts_of_subclasses_are_encoded_as_their_part_class() -> None:
+    """The encoders dispatch a part of exactly a part class on its class, and any other part by
+    isinstance in their own order: a subclass instance is encoded as its base class's part, and a
+    part in the wrong role is dropped as before."""
+    from toolwire.types import ReasoningPart, ToolCall, ToolResult
+
+    class MyText(TextPart):
+        pass
+
+    class MyCall(ToolCall):
+        pass
+
+    class MyResult(ToolResult):
+        pass
+
+    def conversation(text: Any, call: Any, result: Any) -> list[Message]:
+        return [
+            Message("user", [text("go"), call(id="toolu_9", name="lookup", arguments={})]),  # a call in a user turn
+            Message(
+                "assistant",
+                [
+                    ReasoningPart(text="hm", signature="sig", provider="anthropic"),
+                    text("calling"),
+                    call(id="toolu_1", name="lookup", arguments={"q": "a"}),
+                    result("toolu_0", "misplaced"),  # a result in an assistant turn
+                ],
+            ),
+            Message("user", [result("toolu_1", "ok"), text("thanks")]),
+        ]
+
+    def encode(msgs: list[Message]) -> Any:
+        return AnthropicCodec().encode_request(
+            ModelRequest(model="claude-sonnet-4-5", messages=msgs, tools=[_tool("lookup")])
+        )
+
+    base = encode(conversation(TextPart, ToolCall, ToolResult))
+    assert encode(conversation(MyText, MyCall, MyResult)) == base
+    assert [b["type"] for b in base["messages"][1]["content"]] == ["thinking", "text", "tool_use"]
+    assert [b["type"] for b in base["messages"][2]["content"]] == ["tool_result", "text"]

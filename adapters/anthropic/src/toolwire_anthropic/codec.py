@@ -747,6 +747,21 @@ def _encode_reasoning(p: ReasoningPart) -> dict[str, Any] | None:
     return {"type": "thinking", "thinking": p.text, "signature": p.signature}
 
 
+#: The part classes (none derives from another): a part of exactly one of them is dispatched on
+#: its class; an instance of a subclass by ``isinstance`` in each encoder's own order.
+_PART_TYPES = frozenset({TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart})
+_ASSISTANT_ORDER = (ReasoningPart, TextPart, ImagePart, ProviderToolPart, ToolCall)
+_USER_ORDER = (TextPart, ImagePart, ToolResult, ProviderToolPart)
+
+
+def _kind(p: Any, order: tuple[type, ...]) -> type | None:
+    """The part class of ``order`` that ``p`` is the first instance of (``None``: none)."""
+    for cls in order:
+        if isinstance(p, cls):
+            return cls
+    return None
+
+
 def _encode_assistant_parts(
     m: Message, sent_ids: set[str] | None = None, names: dict[str, str] | None = None
 ) -> list[dict[str, Any]]:
@@ -755,20 +770,24 @@ def _encode_assistant_parts(
     turn) is left out, so every ``tool_use`` id in the body is unique and answered once."""
     sent_ids = set() if sent_ids is None else sent_ids
     blocks: list[dict[str, Any]] = []
+    p: Any  # dispatched on its class below
     for p in m.parts:
-        if isinstance(p, ReasoningPart):
+        kind = type(p)
+        if kind not in _PART_TYPES or kind is ToolResult:
+            kind = _kind(p, _ASSISTANT_ORDER)
+        if kind is ReasoningPart:
             b = _encode_reasoning(p)
             if b is not None:
                 blocks.append(b)
-        elif isinstance(p, TextPart):
+        elif kind is TextPart:
             if p.text:  # the API rejects empty text blocks
                 blocks.append(_encode_text(p))
-        elif isinstance(p, ImagePart):
+        elif kind is ImagePart:
             blocks.append(_encode_image(p))
-        elif isinstance(p, ProviderToolPart):
+        elif kind is ProviderToolPart:
             if (raw := _encode_provider_tool(p)) is not None:
                 blocks.append(raw)
-        elif isinstance(p, ToolCall):
+        elif kind is ToolCall:
             wid = _wire_id(p.id)
             if p.id in sent_ids or wid in sent_ids:
                 continue  # a later call with an id already used: the API needs unique tool_use ids
@@ -791,15 +810,19 @@ def _encode_user_parts(m: Message, skip_results: set[str]) -> list[dict[str, Any
     here because :func:`_encode_messages` places them right after their call. Opaque block
     positions count the message's own blocks, results included, so they are inserted first."""
     blocks: list[dict[str, Any] | None] = []
+    p: Any  # dispatched on its class below
     for p in m.parts:
-        if isinstance(p, TextPart):
+        kind = type(p)
+        if kind not in _PART_TYPES or kind is ReasoningPart or kind is ToolCall:
+            kind = _kind(p, _USER_ORDER)
+        if kind is TextPart:
             if p.text:
                 blocks.append(_encode_text(p))
-        elif isinstance(p, ImagePart):
+        elif kind is ImagePart:
             blocks.append(_encode_image(p))
-        elif isinstance(p, ToolResult):
+        elif kind is ToolResult:
             blocks.append(None if p.tool_call_id in skip_results else _encode_result(p))
-        elif isinstance(p, ProviderToolPart):
+        elif kind is ProviderToolPart:
             if (raw := _encode_provider_tool(p)) is not None:
                 blocks.append(raw)
         # reasoning and tool calls never belong to a user turn: dropped
@@ -836,15 +859,20 @@ def _encode_messages(messages: list[Message], names: dict[str, str] | None = Non
     """
     call_ids: set[str] = set()
     all_results: list[ToolResult] = []
+    p: Any  # dispatched on its class below
     for m in messages:
         if m.role == "assistant":
             for p in m.parts:
-                if isinstance(p, ToolCall):
+                kind = type(p)
+                if kind is ToolCall or (kind not in _PART_TYPES and isinstance(p, ToolCall)):
                     call_ids.add(p.id)
-                elif isinstance(p, ToolResult):
+                elif kind is ToolResult or (kind not in _PART_TYPES and isinstance(p, ToolResult)):
                     all_results.append(p)
         else:
-            all_results.extend(p for p in m.parts if isinstance(p, ToolResult))
+            for p in m.parts:
+                kind = type(p)
+                if kind is ToolResult or (kind not in _PART_TYPES and isinstance(p, ToolResult)):
+                    all_results.append(p)
     results: dict[str, ToolResult] = {}
     for r in all_results:
         if r.tool_call_id in call_ids:
@@ -1244,6 +1272,8 @@ class AnthropicCodec:
     def history_boundary(last: Any, first: Any) -> bool:
         """Whether two consecutive encoded messages would be merged (:func:`_encode_messages`
         joins consecutive messages of one role)."""
+        if type(last) is dict and type(first) is dict:
+            return (last["role"] if "role" in last else None) == (first["role"] if "role" in first else None)
         return not (isinstance(last, dict) and isinstance(first, dict)) or last.get("role") == first.get("role")
 
     # -- tools --------------------------------------------------------------------------------
@@ -1332,7 +1362,11 @@ class AnthropicCodec:
             if t.name in names:
                 decl["name"] = names[t.name]
             tools.append(decl)
-        for entry in sorted(settings.get("server_tools") or [], key=lambda e: e.get("position", len(tools))):
+        for entry in (
+            sorted(settings.get("server_tools") or [], key=lambda e: e.get("position", len(tools)))
+            if "server_tools" in settings
+            else ()
+        ):
             pos = entry.get("position")
             pos = len(tools) if not isinstance(pos, int) else min(max(pos, 0), len(tools))
             tools.insert(pos, copy.deepcopy(entry["tool"]))
@@ -1352,7 +1386,7 @@ class AnthropicCodec:
             body["thinking"] = copy.deepcopy(thinking)
         if request.stream:
             body["stream"] = True
-        for k, v in settings.items():
+        for k, v in settings.items() if settings else ():
             if k not in _TOOLWIRE_SETTING_KEYS and k not in body:
                 body[k] = copy.deepcopy(v)
         if self.cache:
