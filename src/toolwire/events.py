@@ -28,7 +28,7 @@ response as the stream numbered it (use it to tell apart several text or tool-ca
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from typing import TYPE_CHECKING, Any, Union
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -251,3 +251,46 @@ RunEvent = Union[
     RetryScheduled,
     RunFinished,
 ]
+
+
+def _direct_init(cls: type) -> None:
+    """Give the frozen dataclass ``cls`` an ``__init__`` with the same parameters (names, order,
+    defaults, annotations) that writes the fields into the instance ``__dict__`` directly, as
+    ``object.__setattr__`` does for them. The generated ``__init__`` of a frozen dataclass makes one
+    ``object.__setattr__`` call per field (a plain assignment is refused), which made building an
+    event about three times slower; the instance is the same (equal, same hash, still frozen).
+    Written the way :mod:`dataclasses` writes its own ``__init__`` (source text, ``exec``)."""
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    defaults = {f"_d_{f.name}": f.default for f in fields(cls) if f.default is not MISSING}  # type: ignore[arg-type]
+    params = ", ".join(f"{n}=_d_{n}" if f"_d_{n}" in defaults else n for n in names)
+    body = "".join(f"    d[{n!r}] = {n}\n" for n in names)
+    scope: dict[str, Any] = dict(defaults)
+    exec(f"def __init__(self, {params}):\n    d = self.__dict__\n{body}", scope)
+    init = scope["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    init.__annotations__ = dict(cls.__init__.__annotations__)
+    init.__doc__ = cls.__init__.__doc__
+    cls.__init__ = init  # type: ignore[misc]
+
+
+for _cls in (
+    RunStarted,
+    TurnStarted,
+    TextDelta,
+    ReasoningDelta,
+    ToolCallStarted,
+    ToolCallArgumentsDelta,
+    ProviderToolCalled,
+    ProviderToolResult,
+    ResponseFinished,
+    ToolCallReady,
+    ToolCallPending,
+    ToolStarted,
+    ToolFinished,
+    TurnFinished,
+    RetryScheduled,
+    RunFinished,
+):
+    _direct_init(_cls)
+del _cls
