@@ -10,7 +10,7 @@ import inspect
 import pickle
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolwire import events
@@ -19,7 +19,17 @@ CLASSES = [getattr(events, name) for name in events.__all__ if name != "RunEvent
 
 
 def reference(cls: type) -> type:
-    """A frozen dataclass with ``cls``'s fields, as :mod:`dataclasses` generates it."""
+    """A frozen dataclass with ``cls``'s fields, as :mod:`dataclasses` generates it (made once)."""
+    ref = _REFERENCES.get(cls)
+    if ref is None:
+        ref = _REFERENCES[cls] = _make_reference(cls)
+    return ref
+
+
+_REFERENCES: dict[type, type] = {}
+
+
+def _make_reference(cls: type) -> type:
     return dataclasses.make_dataclass(
         cls.__name__,
         [
@@ -47,6 +57,7 @@ def test_the_same_signature_as_the_generated_init(cls: type) -> None:
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_instances_equal_the_generated_ones(cls: type, data: st.DataObject) -> None:
     ref = reference(cls)
