@@ -685,11 +685,12 @@ class _History:
         self.kept: list[Any] = []
         self.style: Any = None  # the encoder the fragments were made with
 
-    def entries_json(self, items: list[Any], encode: Any, compact: bool) -> bytes:
+    def entries_json(self, items: list[Any], c: Any, compact: bool) -> bytes:
         """``items`` (the conversation list of a body sent for this request) as JSON bytes: the
         entries that are entries of :attr:`wire` (the same objects, at the same index) from
         their kept bytes, the others (new entries, and the copies the preflight repaired)
-        encoded now; the entries of ``wire`` encoded now are kept for the next request."""
+        encoded now (``c``: a C encoder of :data:`_C`); the entries of ``wire`` encoded now are
+        kept for the next request."""
         if self.style is not compact:
             self.frags, self.kept, self.style = {}, [], compact
         memo = self.frags
@@ -704,7 +705,7 @@ class _History:
             for j in range(i, len(frags)):
                 if frags[j] is None:
                     e = items[j]
-                    f = frags[j] = encode(e).encode()
+                    f = frags[j] = "".join(c(e, 0)).encode()
                     if j < n and wire[j] is e:
                         memo[id(e)] = f
                         self.kept.append(e)
@@ -759,13 +760,13 @@ class _Histories:
         """The registration of ``body``'s conversation list, removed (one post per preparation:
         a retry encodes whole), or ``None``."""
         sent = self._sent
-        for key in {v[1] for v in sent.values()}:
-            items = body.get(key)
-            if type(items) is list:
-                hit = sent.pop(id(items), None)
-                if hit is not None and hit[0] is items:
-                    return hit
-        return None
+        for hit in sent.values():  # the messages key of the first (they are all this model's)
+            items = body.get(hit[1])
+            break
+        else:
+            return None
+        hit = sent.pop(id(items), None) if type(items) is list else None
+        return hit if hit is not None and hit[0] is items else None
 
     def __reduce__(self) -> tuple[Any, tuple[()]]:  # copied or pickled empty: it is only a cache
         return (_Histories, ())
@@ -977,23 +978,42 @@ def _posts_own_bodies(cls: type) -> bool:
 _STYLES = {True: {"ensure_ascii": False, "separators": (",", ":"), "allow_nan": False}, False: {}}
 
 
-_DEFAULT = _JSONEncoder().default  # raises TypeError for a value JSON cannot take, as in json.dumps
-
-
-def _encoder(compact: bool) -> Any:
-    """A function value -> JSON text, exactly ``json.dumps(value, **_STYLES[compact])``: the C
-    encoder ``json.dumps`` itself builds per call (``JSONEncoder.iterencode``), built once per
-    body here (its circular-reference markers are empty again after each value it encodes)."""
+def _c_encoders() -> dict[bool, Any]:
+    """Per style, the C encoder ``json.dumps`` builds per call (``JSONEncoder.iterencode``), built
+    once, without the circular-reference markers (a shared dict would be state between calls):
+    ``encoder(value, 0)`` is a list of strings that join to ``json.dumps(value, **style)``, and a
+    cycle raises ``RecursionError`` instead of json's ``ValueError`` (the caller then asks
+    ``json.dumps``). Empty on a Python without json's C accelerator."""
     from json import encoder as jenc
 
-    make = getattr(jenc, "c_make_encoder", None)  # what JSONEncoder.iterencode uses
+    make = getattr(jenc, "c_make_encoder", None)
     if make is None:  # pragma: no cover - a Python without the C accelerator
-        return _JSONEncoder(**_STYLES[compact]).encode
-    if compact:
-        c = make({}, _DEFAULT, jenc.encode_basestring, None, ":", ",", False, False, False)
-    else:
-        c = make({}, _DEFAULT, jenc.encode_basestring_ascii, None, ": ", ", ", False, False, True)
-    return lambda value: "".join(c(value, 0))
+        return {}
+    default = _JSONEncoder().default  # raises TypeError for a value JSON cannot take, as in json.dumps
+    return {
+        True: make(None, default, jenc.encode_basestring, None, ":", ",", False, False, False),
+        False: make(None, default, jenc.encode_basestring_ascii, None, ": ", ", ", False, False, True),
+    }
+
+
+_C = _c_encoders()
+#: Below this many conversation entries a body is encoded whole (one C call is cheaper than
+#: looking up and joining the pieces).
+_PIECES_FROM = 8
+
+
+def _dumps_bytes(body: Any, compact: bool) -> bytes | None:
+    """``json.dumps(body, **_STYLES[compact]).encode()``, or ``None`` when json refuses a value."""
+    c = _C.get(compact)
+    try:
+        if c is not None:
+            try:
+                return "".join(c(body, 0)).encode()
+            except RecursionError:  # a cycle (or a body nested too deeply): as json.dumps says
+                pass
+        return _json_dumps(body, **_STYLES[compact]).encode()
+    except (TypeError, ValueError):  # json refuses it (a UnicodeEncodeError is a ValueError)
+        return None
 
 
 def body_json(model: Model, body: dict[str, Any], *, compact: bool = True) -> bytes | None:
@@ -1010,17 +1030,17 @@ def body_json(model: Model, body: dict[str, Any], *, compact: bool = True) -> by
     posted twice, is encoded whole). ``None`` when JSON cannot carry a value (a ``datetime``, a
     NaN with ``compact=True``, a lone surrogate, a cycle): the caller then hands the SDK the dict,
     whose own encoder handles it or raises its own error."""
+    hit = None
+    if type(body) is dict:
+        histories = model.__dict__.get("_histories")
+        if histories is not None and histories._sent:
+            hit = histories.take(body)
+    c = _C.get(compact)
+    if hit is None or c is None or len(hit[0]) < _PIECES_FROM:
+        return _dumps_bytes(body, compact)
+    items, key, hist = hit
     try:
-        hit = None
-        if type(body) is dict:
-            histories = model.__dict__.get("_histories")
-            if histories is not None and histories._sent:
-                hit = histories.take(body)
-        if hit is None:
-            return _json_dumps(body, **_STYLES[compact]).encode()
-        items, key, hist = hit
-        encode = _encoder(compact)
-        listed = hist.entries_json(items, encode, compact)
+        listed = hist.entries_json(items, c, compact)
         # the fields before and after the conversation list, each a dict encoded whole (json's
         # own key conversion and order), joined around the list's bytes
         head: dict[Any, Any] = {}
@@ -1031,13 +1051,11 @@ def body_json(model: Model, body: dict[str, Any], *, compact: bool = True) -> by
                 part = tail
             else:
                 part[k] = v
-        if part is head:  # pragma: no cover - take() found the list under ``key``
-            return _json_dumps(body, **_STYLES[compact]).encode()
         sep = "," if compact else ", "
-        out = encode(head)[:-1] + (sep if head else "") + encode(key) + (":" if compact else ": ")
-        return out.encode() + listed + (sep + encode(tail)[1:] if tail else "}").encode()
-    except (TypeError, ValueError):  # json refuses it (a UnicodeEncodeError is a ValueError)
-        return None
+        out = "".join(c(head, 0))[:-1] + (sep if head else "") + "".join(c(key, 0)) + (":" if compact else ": ")
+        return out.encode() + listed + (sep + "".join(c(tail, 0))[1:] if tail else "}").encode()
+    except (TypeError, ValueError, RecursionError):  # json refuses a value, or a cycle: as json.dumps says
+        return _dumps_bytes(body, compact)
 
 
 def _forget(by: dict[int, _History], ref: Any) -> None:

@@ -141,6 +141,14 @@ _key = st.one_of(st.text(max_size=5), st.integers(-3, 3), st.booleans(), st.none
 _odd = st.sampled_from([math.nan, math.inf, datetime.date(2026, 1, 1), {1, 2}, b"x"])
 
 
+@pytest.fixture
+def pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bodies of any length are joined from pieces (by default a short list is encoded whole)."""
+    import toolwire.adapter
+
+    monkeypatch.setattr(toolwire.adapter, "_PIECES_FROM", 0)
+
+
 def _registered(m: Any, body: dict[str, Any], key: str, wire: list[Any]) -> _History:
     hist = _History()
     hist.wire = wire
@@ -150,7 +158,11 @@ def _registered(m: Any, body: dict[str, Any], key: str, wire: list[Any]) -> _His
 
 
 @pytest.mark.parametrize("compact", [True, False])
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],  # pieces: a constant
+)
 @given(
     before=st.dictionaries(_key, _value, max_size=3),
     after=st.dictionaries(_key, _value, max_size=3),
@@ -160,6 +172,7 @@ def _registered(m: Any, body: dict[str, Any], key: str, wire: list[Any]) -> _His
     where=st.integers(0, 3),
 )
 def test_body_json_is_json_dumps_of_the_whole_body(
+    pieces: None,
     compact: bool,
     before: dict[Any, Any],
     after: dict[Any, Any],
@@ -200,7 +213,29 @@ def test_body_json_is_json_dumps_of_the_whole_body(
     assert body_json(m, body, compact=compact) == expected
 
 
-def test_body_json_takes_the_list_only_under_its_key_and_only_the_same_list() -> None:
+@pytest.mark.parametrize("compact", [True, False])
+def test_a_cycle_is_refused_as_json_refuses_it(pieces: None, compact: bool) -> None:
+    m = toolwire.model("test:x")
+    wire: list[Any] = [{"role": "user", "content": "a"}]
+    loop: dict[str, Any] = {"role": "user"}
+    loop["self"] = loop
+    for body in ({"messages": wire + [loop]}, {"messages": list(wire), "tail": loop}, {"messages": wire, "x": [wire]}):
+        _registered(m, body, "messages", wire)
+        try:
+            expected: bytes | None = _dumps(body, compact)
+        except ValueError:
+            expected = None
+        assert body_json(m, body, compact=compact) == expected
+    deep: Any = "x"
+    for _ in range(100_000):
+        deep = [deep]
+    body = {"messages": wire + [deep]}
+    _registered(m, body, "messages", wire)
+    with pytest.raises(RecursionError):  # as json.dumps (and the SDK given the dict) raises
+        body_json(m, body, compact=compact)
+
+
+def test_body_json_takes_the_list_only_under_its_key_and_only_the_same_list(pieces: None) -> None:
     m = toolwire.model("test:x")
     wire = [{"role": "user", "content": "a"}]
     items = wire + [{"role": "assistant", "content": "b"}]
