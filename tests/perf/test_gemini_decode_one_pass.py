@@ -19,7 +19,7 @@ from toolwire_gemini.codec import GeminiCodec, _decode_usual
 
 from toolwire import Tool
 from toolwire.adapter import ModelRequest
-from toolwire.types import Message, TextPart
+from toolwire.types import Message, TextPart, ToolCall
 
 _SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer"}}}
 _REQUEST = ModelRequest(
@@ -209,3 +209,34 @@ def test_the_decoded_answer_shares_no_container_with_the_body_but_usage_metadata
     assert r.tool_calls[0].arguments == {"q": "x"}
     # the stream path keeps the vendor's usageMetadata object as it came: so does the one pass
     assert r.provider_data["gemini"]["usageMetadata"] is body["usageMetadata"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+        max_leaves=25,
+    )
+)
+def test_an_encoded_call_carries_its_arguments_equal_typed_and_unshared(value: object) -> None:
+    call = ToolCall("c1", "lookup", {"v": value, "w": [value]}, provider_data={"gemini": {}})
+    request = ModelRequest(
+        model="gemini-2.5-flash", messages=[Message("user", [TextPart("go")]), Message("assistant", [call])]
+    )
+    body = GeminiCodec().encode_request(request)
+    args = body["contents"][1]["parts"][0]["functionCall"]["args"]
+    assert args == call.arguments and repr(args) == repr(call.arguments)
+    seen: list[object] = []
+    stack: list[object] = [call.arguments]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (dict, list)):
+            seen.append(v)
+            stack.extend(v.values() if isinstance(v, dict) else v)
+    stack = [args]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (dict, list)):
+            assert not any(v is s for s in seen)
+            stack.extend(v.values() if isinstance(v, dict) else v)
