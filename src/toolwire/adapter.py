@@ -831,7 +831,11 @@ class _Histories:
                 by.pop(next(iter(by)))
             by[oid] = hist
             items = sent.get(key) if type(sent) is dict else None
-            if type(items) is list and _posts_own_bodies(type(model)):
+            if (
+                type(items) is list
+                and _posts_own_bodies(type(model))
+                and not _BODY_HOOK_NAMES.intersection(model.__dict__)
+            ):
                 pending = self._sent
                 if len(pending) >= self.size:
                     pending.pop(next(iter(pending)))
@@ -955,6 +959,9 @@ class _Histories:
 
 #: The methods that see a prepared body between the preflight and its encoding (:func:`body_json`).
 _BODY_HOOKS = ("send", "send_stream", "prepare", "stream_body", "post", "_posted", "_send_once")
+#: The same names: set on the model instance (``model.post = wrapper``), one of them may edit the
+#: body as well, so those bodies are encoded whole.
+_BODY_HOOK_NAMES = frozenset(_BODY_HOOKS)
 
 
 @functools.lru_cache(maxsize=64)
@@ -1012,8 +1019,20 @@ def _dumps_bytes(body: Any, compact: bool) -> bytes | None:
             except RecursionError:  # a cycle (or a body nested too deeply): as json.dumps says
                 pass
         return _json_dumps(body, **_STYLES[compact]).encode()
-    except (TypeError, ValueError):  # json refuses it (a UnicodeEncodeError is a ValueError)
+    except UnicodeEncodeError:  # a lone surrogate (a str UTF-8 cannot carry): see below
+        pass
+    except (TypeError, ValueError):  # json refuses it
         return None
+    # Text holding a lone UTF-16 surrogate (a tool's output decoded with ``surrogateescape``, as
+    # ``os.listdir`` gives for a file name that is not UTF-8; half an emoji) cannot be UTF-8: the
+    # SDK's own encoder would fail on every attempt. Each lone surrogate is sent as U+FFFD, as
+    # toolwire does for the ones an answer spells; a pair of surrogates is the one character it
+    # spells (UTF-16 round trip).
+    try:
+        text = _json_dumps(body, **_STYLES[compact])
+    except (TypeError, ValueError):
+        return None
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode()
 
 
 def body_json(model: Model, body: dict[str, Any], *, compact: bool = True) -> bytes | None:
@@ -1028,8 +1047,9 @@ def body_json(model: Model, body: dict[str, Any], *, compact: bool = True) -> by
     conversation list: those are the very same objects, never changed, and their bytes from the
     earlier requests are reused (each body's own registration is used once: a retry, or a body
     posted twice, is encoded whole). ``None`` when JSON cannot carry a value (a ``datetime``, a
-    NaN with ``compact=True``, a lone surrogate, a cycle): the caller then hands the SDK the dict,
-    whose own encoder handles it or raises its own error."""
+    NaN with ``compact=True``, a cycle): the caller then hands the SDK the dict, whose own encoder
+    handles it or raises its own error. A lone UTF-16 surrogate in a string (UTF-8 cannot carry
+    it) is sent as U+FFFD."""
     hit = None
     if type(body) is dict:
         histories = model.__dict__.get("_histories")

@@ -15,6 +15,7 @@ import dataclasses
 import datetime
 import json
 import math
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,13 @@ STYLES: dict[bool, dict[str, Any]] = {
 
 def _dumps(body: Any, compact: bool) -> bytes:
     return json.dumps(body, **STYLES[compact]).encode()
+
+
+def _without_lone_surrogates(text: str) -> str:
+    """``text`` with each pair of UTF-16 halves joined and each lone half replaced by U+FFFD."""
+    pair = re.compile("([\ud800-\udbff])([\udc00-\udfff])")
+    text = pair.sub(lambda m: chr(0x10000 + ((ord(m[1]) - 0xD800) << 10) + ord(m[2]) - 0xDC00), text)
+    return re.sub("[\ud800-\udfff]", "\ufffd", text)
 
 
 def _suite() -> Any:
@@ -203,6 +211,8 @@ def test_body_json_is_json_dumps_of_the_whole_body(
             hist.frags, hist.kept, hist.style = kept
         try:
             expected = _dumps(body, compact)
+        except UnicodeEncodeError:  # a lone surrogate: sent as U+FFFD (a pair as its character)
+            expected = _without_lone_surrogates(json.dumps(body, **STYLES[compact])).encode()
         except (TypeError, ValueError):
             expected = None
         assert body_json(m, body, compact=compact) == expected
