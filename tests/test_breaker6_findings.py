@@ -29,7 +29,7 @@ APIS = {
 
 def _suite() -> Any:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    import suite
+    import suite  # pyright: ignore[reportMissingImports]
 
     return suite
 
@@ -59,22 +59,18 @@ def test_b6_an_instance_hook_editing_the_body_has_each_edit_sent(api: str, hook:
     original = getattr(m, hook)
     count = [0]
 
-    if hook == "post":
+    async def patched_post(body: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        count[0] += 1
+        body[key][0]["mark"] = count[0]
+        return await original(body, *args, **kwargs)
 
-        async def patched(body: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
-            count[0] += 1
-            body[key][0]["mark"] = count[0]
-            return await original(body, *args, **kwargs)
+    def patched_stream_body(body: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        count[0] += 1
+        body = original(body, *args, **kwargs)
+        body[key][0]["mark"] = count[0]
+        return body
 
-    else:
-
-        def patched(body: dict[str, Any], *args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
-            count[0] += 1
-            body = original(body, *args, **kwargs)
-            body[key][0]["mark"] = count[0]
-            return body
-
-    setattr(m, hook, patched)
+    setattr(m, hook, patched_post if hook == "post" else patched_stream_body)
     suite = _suite()
     result = asyncio.run(toolwire.run(m, "go", tools=[suite.lookup], max_turns=turns))
     assert result.stop_reason == "end_turn"
@@ -113,3 +109,47 @@ def test_b6_a_lone_surrogate_in_a_tool_result_or_prompt_is_sent_as_valid_utf8(ap
         text = body.decode("utf-8")  # strict: valid UTF-8
         assert "look in dir-\ufffd" in text
     assert "report-\ufffd.txt \U0001f600" in posted[-1].decode("utf-8")
+
+
+@pytest.mark.parametrize("api", list(APIS))
+def test_b6_a_hand_built_tool_call_with_bytes_arguments_is_a_typed_error_before_any_request(api: str) -> None:
+    """A conversation whose earlier tool call (built by hand, or edited) carries ``bytes`` in its
+    arguments: ``ConfigurationError`` saying what to send, and nothing posted. Was: a bare
+    ``TypeError`` from ``json.dumps`` (OpenAI Chat and Responses) or ``ProviderError``
+    "connection error (TypeError: ...) (retryable)" (Anthropic, Gemini), retried in vain."""
+    from toolwire.errors import ConfigurationError
+    from toolwire.types import Conversation, Message, TextPart, ToolCall, ToolResult
+
+    posted: list[bytes] = []
+    m = _model(api, 2, posted)
+    history = [
+        Message("user", [TextPart("hi")]),
+        Message("assistant", [ToolCall(id="call_9", name="lookup", arguments={"q": b"\x00raw"})]),
+        Message("user", [ToolResult(tool_call_id="call_9", content="r")]),
+        Message("user", [TextPart("next")]),
+    ]
+    suite = _suite()
+    with pytest.raises(ConfigurationError, match="JSON cannot carry.*bytes"):
+        asyncio.run(toolwire.run(m, None, conversation=Conversation(history), tools=[suite.lookup], max_turns=2))
+    assert posted == []
+
+
+def test_b6_a_nan_in_a_hand_built_anthropic_tool_call_is_a_typed_error_before_any_request() -> None:
+    """The same with a NaN (the Anthropic SDK's encoder refuses it: ``allow_nan=False``). Was:
+    ``ProviderError`` "connection error (ValueError: Out of range float values are not JSON
+    compliant) (retryable)"."""
+    from toolwire.errors import ConfigurationError
+    from toolwire.types import Conversation, Message, TextPart, ToolCall, ToolResult
+
+    posted: list[bytes] = []
+    m = _model("anthropic", 2, posted)
+    history = [
+        Message("user", [TextPart("hi")]),
+        Message("assistant", [ToolCall(id="call_9", name="lookup", arguments={"q": float("nan")})]),
+        Message("user", [ToolResult(tool_call_id="call_9", content="r")]),
+        Message("user", [TextPart("next")]),
+    ]
+    suite = _suite()
+    with pytest.raises(ConfigurationError, match="JSON cannot carry.*not JSON compliant"):
+        asyncio.run(toolwire.run(m, None, conversation=Conversation(history), tools=[suite.lookup], max_turns=2))
+    assert posted == []

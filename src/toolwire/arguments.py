@@ -133,9 +133,20 @@ _MISSING: Any = object()
 def dumps_arguments(arguments: dict[str, Any] | None) -> str:
     """Arguments as compact JSON text with literal UTF-8 (``ensure_ascii=False``).
 
-    ``None`` (an invalid call) is sent as ``{}``, never as the string ``"null"``.
+    ``None`` (an invalid call) is sent as ``{}``, never as the string ``"null"``. Raises
+    :class:`~toolwire.errors.ConfigurationError` when JSON cannot carry a value (``bytes``, a
+    tuple key, a cycle: a tool call built by hand or edited).
     """
-    return json.dumps(arguments if arguments is not None else {}, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return json.dumps(arguments if arguments is not None else {}, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        from .errors import ConfigurationError
+
+        raise ConfigurationError(
+            f"tool call arguments hold a value JSON cannot carry ({type(exc).__name__}: {exc}); give the "
+            "ToolCall's arguments only JSON values (str, int, float, bool, None, lists, dicts with string keys), "
+            "e.g. bytes as base64 text"
+        ) from exc
 
 
 def _depth_reason() -> str:

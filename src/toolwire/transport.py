@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Container, Iterable, Iterator, Protocol, runtime_checkable
 
 from toolwire.adapter import Model, ModelRequest
-from toolwire.errors import ProviderError, ResponseDecodeError, ToolwireError
+from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
 from toolwire.stream import (
     ProviderToolDone,
     ReasoningDelta,
@@ -357,6 +357,27 @@ async def sse_events(api: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[SS
         raise ResponseDecodeError(
             api, f"the event stream ended before its first event ({offset + len(buf)} bytes read)"
         )
+
+
+#: What ``json.dumps`` (the SDKs' body encoders) says of a value JSON cannot carry
+#: (``json.encoder``: "Object of type bytes is not JSON serializable", "Out of range float values
+#: are not JSON compliant", "Circular reference detected", "keys must be str, int, float, bool or
+#: None, not tuple").
+_JSON_REFUSALS = ("is not JSON serializable", "not JSON compliant", "Circular reference detected", "keys must be str")
+
+
+def json_refusal(exc: BaseException) -> str | None:
+    """What to tell the caller when ``exc`` is the SDK's JSON encoder refusing a value of the
+    request body (a ``bytes`` or NaN in a message, a tool call's arguments or a setting), else
+    ``None``."""
+    text = str(exc)
+    if not isinstance(exc, (TypeError, ValueError)) or not any(r in text for r in _JSON_REFUSALS):
+        return None
+    return (
+        f"the body holds a value JSON cannot carry ({type(exc).__name__}: {text}); give messages, tool call "
+        "arguments, tool results and settings only JSON values (str, int, finite float, bool, None, lists, "
+        "dicts with string keys), e.g. bytes as base64 text"
+    )
 
 
 def transport_error(api: str, exc: BaseException) -> ProviderError:
@@ -839,6 +860,11 @@ class Transport(Model):
             return await self.post(body, stream=stream, request=request)
         except ToolwireError:
             raise
+        except (TypeError, ValueError) as exc:
+            refused = json_refusal(exc)
+            if refused is not None:  # no attempt can send it: not a connection error to retry
+                raise ConfigurationError(f"{self.provider}: request not sent: {refused}") from exc
+            raise with_server(self.map_error(exc), exc) from exc
         except Exception as exc:
             raise with_server(self.map_error(exc), exc) from exc
 
