@@ -446,6 +446,8 @@ class _Loop:
         #: set by :meth:`RunStream.finish` when no one can see the events (no observer): from the
         #: next turn on, only ``RunFinished`` is built and yielded (the state is the same)
         self.quiet = False
+        #: the result of the RunFinished yielded (see RunStream.result)
+        self.result: RunResult | None = None
 
     # -- the event stream ---------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Any]:
@@ -739,6 +741,7 @@ class _Loop:
         )
         st.stop_reason = stop
         st.status = "stopped" if error is not None else ("paused" if st.pending else "finished")
+        self.result = result  # RunStream.result (the RunFinished built here is yielded at once)
         return RunFinished(result, error(message, result) if error is not None else None)
 
     # -- tool calls -------------------------------------------------------------------------
@@ -1288,18 +1291,24 @@ class RunStream:
     def __init__(self, loop: _Loop, tracing: Any = None) -> None:
         self._loop = loop
         self.state: RunState = loop.state
-        self.result: RunResult | None = None
         self._events: Any = loop.events()  # an async generator: aclose() ends it
         self._observer: Any = None
         if tracing is not None:
             self._observer = tracing.observer(self, loop.m)
 
     @property
+    def result(self) -> RunResult | None:
+        """The :class:`RunResult` once ``RunFinished`` was yielded, else ``None``."""
+        return self._loop.result
+
+    @property
     def run_id(self) -> str:
         return self.state.run_id
 
-    def __aiter__(self) -> RunStream:
-        return self
+    def __aiter__(self) -> AsyncIterator[Any]:
+        # with no tracing observer, ``async for`` iterates the loop's own generator: one coroutine
+        # per event less (``__anext__`` would only pass the event on; ``result`` is the loop's)
+        return self._events if self._observer is None else self
 
     async def __anext__(self) -> Any:
         if self._observer is None:
@@ -1314,8 +1323,6 @@ class RunStream:
                 self._observer.failed(exc)
                 raise
             self._observer(event)
-        if type(event) is RunFinished:
-            self.result = event.result
         return event
 
     async def aclose(self) -> None:
@@ -1340,7 +1347,6 @@ class RunStream:
             async for event in self._events:
                 if type(event) is RunFinished:
                     finished = event
-                    self.result = event.result
         else:
             async for event in self:
                 if type(event) is RunFinished:

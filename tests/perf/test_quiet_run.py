@@ -172,3 +172,66 @@ def test_a_run_id_is_a_version_4_uuid_in_hex():
         assert len(rid) == 32 and rid == u.hex and u.version == 4 and u.variant == uuid.RFC_4122
     r = toolwire.run_sync(GatedModel([text("hi")]), "go")
     assert uuid.UUID(hex=r.run_id).version == 4
+
+
+@pytest.mark.parametrize("name", list(_scripts()))
+def test_async_for_over_the_loops_generator_gives_what_anext_gives(name: str):
+    """``async for`` over a stream with no observer iterates the loop's generator itself; the
+    events, the result (set once ``RunFinished`` came, ``None`` before) and the state are those
+    of a stream stepped with ``__anext__``."""
+    script = _scripts()[name]
+
+    async def main() -> tuple[list[Any], list[Any], Any, Any, list[Any]]:
+        direct = toolwire.run_stream(GatedModel(script), "go", tools=[add, mul])
+        assert direct.__aiter__() is not direct
+        before: list[Any] = []
+        got = []
+        async for e in direct:
+            before.append(direct.result)
+            got.append(e)
+        stepped = toolwire.run_stream(GatedModel(script), "go", tools=[add, mul])
+        by_step = []
+        while True:
+            try:
+                by_step.append(await stepped.__anext__())
+            except StopAsyncIteration:
+                break
+        return got, by_step, direct, stepped, before
+
+    got, by_step, direct, stepped, before = asyncio.run(main())
+    assert [type(e).__name__ for e in got] == [type(e).__name__ for e in by_step]
+    assert type(got[-1]) is ev.RunFinished and got[-1].result is direct.result
+    assert before[:-1] == [None] * (len(got) - 1) and before[-1] is direct.result
+    assert _snapshot(direct.result) == _snapshot(stepped.result)
+    assert direct.state.status == stepped.state.status == "finished"
+
+
+def test_with_an_observer_async_for_goes_through_the_stream():
+    class Observer:
+        def __init__(self) -> None:
+            self.seen: list[str] = []
+
+        def __call__(self, event: Any) -> None:
+            self.seen.append(type(event).__name__)
+
+        def closed(self) -> None:
+            pass
+
+        def failed(self, exc: BaseException) -> None:
+            pass
+
+    observer = Observer()
+
+    class Tracing:
+        def observer(self, stream: Any, model: Any) -> Observer:
+            return observer
+
+    async def main() -> Any:
+        s = toolwire.run_stream(GatedModel(_scripts()["one call"]), "go", tools=[add], tracing=Tracing())
+        assert s.__aiter__() is s
+        names = [type(e).__name__ async for e in s]
+        return s, names
+
+    s, names = asyncio.run(main())
+    assert names == observer.seen and names[-1] == "RunFinished"
+    assert s.result is not None and s.result.text == "3."
