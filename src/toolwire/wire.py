@@ -204,8 +204,11 @@ def check_tool_calls(response: Response) -> Response:
             # arguments the answer carried as a JSON object (Anthropic ``input``, Gemini ``args``):
             # a literal such as 1e999 parsed to infinity, which no request body can carry back
             # (the SDK's json.dumps raises "Out of range float values are not JSON compliant")
+            args = call.arguments
+            if type(args) is dict and _FLAT_FINITE.issuperset(map(type, args.values())):
+                continue  # strings, integers, booleans and nulls only: no float to be infinite
             try:
-                _FINITE_JSON.encode(call.arguments)
+                _finite_encode(args, 0)
             except ValueError as exc:
                 if "Out of range float" in str(exc):
                     call.invalid = NON_FINITE_INVALID
@@ -220,6 +223,24 @@ def check_tool_calls(response: Response) -> Response:
 
 #: refuses inf/NaN with "Out of range float values are not JSON compliant" (json module)
 _FINITE_JSON = json.JSONEncoder(allow_nan=False)
+
+
+def _make_finite_encode() -> Callable[[Any, int], Any]:
+    """``_FINITE_JSON``'s C encoder, built once (``JSONEncoder.encode`` builds one per call):
+    ``encoder(value, 0)`` encodes ``value`` or raises as ``_FINITE_JSON.encode`` does. It keeps
+    no circular-reference markers (``markers=None``), so an exception leaves nothing behind for
+    the next value; a cyclic value raises :class:`RecursionError` instead."""
+    from json import encoder as jenc
+
+    make = getattr(jenc, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - a Python without the C accelerator
+        return lambda value, _level: _FINITE_JSON.encode(value)
+    return make(None, _FINITE_JSON.default, jenc.encode_basestring_ascii, None, ": ", ", ", False, False, False)
+
+
+_finite_encode = _make_finite_encode()
+#: Value types that are never a non-finite number (a flat arguments object of only these needs no check).
+_FLAT_FINITE = frozenset({str, int, bool, type(None)})
 
 
 def _finite_copy(value: Any) -> Any:
