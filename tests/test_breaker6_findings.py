@@ -153,3 +153,48 @@ def test_b6_a_nan_in_a_hand_built_anthropic_tool_call_is_a_typed_error_before_an
     with pytest.raises(ConfigurationError, match="JSON cannot carry.*not JSON compliant"):
         asyncio.run(toolwire.run(m, None, conversation=Conversation(history), tools=[suite.lookup], max_turns=2))
     assert posted == []
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+@pytest.mark.parametrize("api", list(APIS))
+def test_b6_a_non_finite_number_in_a_hand_built_tool_call_is_never_sent_as_a_bare_literal(
+    api: str, value: float
+) -> None:
+    """A NaN or infinity in an earlier tool call's arguments (built by hand, or edited): either a
+    ``ConfigurationError`` before anything is posted, or a body that is strict JSON (no bare
+    ``NaN`` / ``Infinity`` literal anywhere, also not inside the arguments text Chat and Responses
+    carry as a string). Was, on Gemini: the body held ``{"q": NaN}`` (google-genai's ``json.dumps``
+    defaults), which the API cannot parse."""
+    from toolwire.errors import ConfigurationError
+    from toolwire.types import Conversation, Message, TextPart, ToolCall, ToolResult
+
+    posted: list[bytes] = []
+    m = _model(api, 2, posted)
+    history = [
+        Message("user", [TextPart("hi")]),
+        Message("assistant", [ToolCall(id="call_9", name="lookup", arguments={"q": value})]),
+        Message("user", [ToolResult(tool_call_id="call_9", content="r")]),
+        Message("user", [TextPart("next")]),
+    ]
+    suite = _suite()
+
+    def strict(text: str) -> Any:
+        def refuse(name: str) -> Any:
+            raise ValueError(f"non-JSON literal {name}")
+
+        return json.loads(text, parse_constant=refuse)
+
+    try:
+        asyncio.run(toolwire.run(m, None, conversation=Conversation(history), tools=[suite.lookup], max_turns=2))
+    except ConfigurationError as exc:
+        assert "JSON cannot carry" in str(exc)
+        assert posted == []
+        return
+    assert posted
+    for body in posted:
+        doc = strict(body.decode("utf-8"))
+        for entry in doc.get(APIS[api][2], []):  # arguments carried as JSON text must be strict too
+            for call in entry.get("tool_calls", []) if isinstance(entry, dict) else []:
+                strict(call["function"]["arguments"])
+            if isinstance(entry, dict) and entry.get("type") == "function_call":
+                strict(entry["arguments"])

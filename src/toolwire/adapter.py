@@ -981,8 +981,10 @@ def _posts_own_bodies(cls: type) -> bool:
 #: separators=(",", ":"), allow_nan=False)``, the Stainless SDKs' ``post(body=...)``
 #: (``anthropic._utils._json.openapi_dumps``, ``openai._utils._json.openapi_dumps``); ``False`` is
 #: ``json.dumps(value)`` with its defaults, google-genai's API client
-#: (``BaseApiClient._async_request_once``: ``json.dumps(http_request.data).encode('utf-8')``).
-_STYLES = {True: {"ensure_ascii": False, "separators": (",", ":"), "allow_nan": False}, False: {}}
+#: (``BaseApiClient._async_request_once``: ``json.dumps(http_request.data).encode('utf-8')``),
+#: except that a NaN or infinity is refused (``allow_nan=False``): json's defaults would write a
+#: bare ``NaN`` literal, which is not JSON and which the API cannot parse.
+_STYLES = {True: {"ensure_ascii": False, "separators": (",", ":"), "allow_nan": False}, False: {"allow_nan": False}}
 
 
 def _c_encoders() -> dict[bool, Any]:
@@ -999,7 +1001,7 @@ def _c_encoders() -> dict[bool, Any]:
     default = _JSONEncoder().default  # raises TypeError for a value JSON cannot take, as in json.dumps
     return {
         True: make(None, default, jenc.encode_basestring, None, ":", ",", False, False, False),
-        False: make(None, default, jenc.encode_basestring_ascii, None, ": ", ", ", False, False, True),
+        False: make(None, default, jenc.encode_basestring_ascii, None, ": ", ", ", False, False, False),
     }
 
 
@@ -1039,7 +1041,7 @@ def body_json(model: Model, body: dict[str, Any], *, compact: bool = True) -> by
     """The JSON bytes (UTF-8) of a wire ``body`` that ``model`` is about to post, byte for byte
     ``json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()`` (the
     Anthropic and OpenAI SDKs' encoding of ``post(body=...)``), or with ``compact=False``
-    ``json.dumps(body).encode()`` (google-genai's). For the adapters' ``post``: hand the SDK these
+    ``json.dumps(body, allow_nan=False).encode()`` (google-genai's, refusing a NaN). For the adapters' ``post``: hand the SDK these
     bytes (``post(content=...)``) instead of the dict.
 
     A body the model prepared for a conversation that extends its previous request (see

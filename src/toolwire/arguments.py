@@ -130,21 +130,26 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
 _MISSING: Any = object()
 
 
-def dumps_arguments(arguments: dict[str, Any] | None) -> str:
+def dumps_arguments(arguments: dict[str, Any] | None, *, finite: bool = False) -> str:
     """Arguments as compact JSON text with literal UTF-8 (``ensure_ascii=False``).
 
     ``None`` (an invalid call) is sent as ``{}``, never as the string ``"null"``. Raises
     :class:`~toolwire.errors.ConfigurationError` when JSON cannot carry a value (``bytes``, a
-    tuple key, a cycle: a tool call built by hand or edited).
+    tuple key, a cycle: a tool call built by hand or edited), and with ``finite=True`` (text to
+    be sent to a vendor) also for a NaN or infinity, which json would write as a bare ``NaN`` /
+    ``Infinity`` literal that is not JSON. Without it such a number is written as that literal,
+    so that a model's call decoded from it stays an invalid call with its reason.
     """
     try:
-        return json.dumps(arguments if arguments is not None else {}, ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(
+            arguments if arguments is not None else {}, ensure_ascii=False, separators=(",", ":"), allow_nan=not finite
+        )
     except (TypeError, ValueError) as exc:
         from .errors import ConfigurationError
 
         raise ConfigurationError(
             f"tool call arguments hold a value JSON cannot carry ({type(exc).__name__}: {exc}); give the "
-            "ToolCall's arguments only JSON values (str, int, float, bool, None, lists, dicts with string keys), "
+            "ToolCall's arguments only JSON values (str, int, finite float, bool, None, lists, dicts with string keys), "
             "e.g. bytes as base64 text"
         ) from exc
 

@@ -40,7 +40,8 @@ APIS = {
 COMPACT = {"anthropic": True, "openai-chat": True, "openai": True, "gemini": False}
 STYLES: dict[bool, dict[str, Any]] = {
     True: {"ensure_ascii": False, "separators": (",", ":"), "allow_nan": False},
-    False: {},
+    # google-genai's json.dumps defaults, but a NaN / infinity refused: its bare literal is not JSON
+    False: {"allow_nan": False},
 }
 
 
@@ -194,7 +195,7 @@ def test_body_json_is_json_dumps_of_the_whole_body(
     before.pop(key, None)
     after.pop(key, None)
     wire = list(entries)
-    if odd is not None:  # a value JSON refuses (or, without compact, takes: NaN), somewhere
+    if odd is not None:  # a value JSON refuses (NaN too, in both styles), somewhere
         if where == 0:
             before["odd"] = odd
         elif where == 1:

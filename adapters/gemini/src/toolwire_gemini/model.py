@@ -223,7 +223,13 @@ class GeminiModel(Transport):
             # (body_json, compact=False: the defaults of json.dumps), after the SDK applied its
             # own changes to the dict (extra_body from its HttpOptions, private keys dropped)
             content = body_json(self, body, compact=False)
-            if content is not None:
+            if content is None:
+                # a value JSON cannot carry: the SDK's json.dumps would write a NaN or infinity as
+                # a bare ``NaN`` / ``Infinity`` literal (not JSON) and fail on the rest; raising
+                # json's own error here lets the transport refuse the request with a
+                # ConfigurationError that says what to send instead (nothing is posted)
+                json.dumps(body, allow_nan=False)
+            else:
                 http_request.data = content
         raw = await api_client._async_request(http_request=http_request, http_options=None, stream=True)
         return raw.response_stream

@@ -36,7 +36,7 @@ def arguments_text(call: ToolCall) -> str:
         parsed, invalid = parse_arguments(raw)
         if invalid is None and parsed == call.arguments:
             return raw
-    return dumps_arguments(call.arguments if call.invalid is None else None)
+    return dumps_arguments(call.arguments if call.invalid is None else None, finite=True)
 
 
 _ATOMS = frozenset({str, int, float, bool, type(None)})
