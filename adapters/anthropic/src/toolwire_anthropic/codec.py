@@ -237,17 +237,17 @@ def usage_from_wire(u: dict[str, Any] | None, *, requests: int = 0) -> Usage:
         write = _counter(write)
     if type(out) is not int or out < 0:
         out = _counter(out)
+    # Usage(input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
+    #       tool_use_prompt_tokens, requests, vendor_total_tokens)
     return Usage(
-        input_tokens=None if own is None else own + (read or 0) + (write or 0),
-        output_tokens=out,
-        cache_read_tokens=read,
-        cache_write_tokens=write,
-        reasoning_tokens=None
-        if details is None
-        else _counter(details.get("thinking_tokens"))
-        if isinstance(details, dict)
-        else None,
-        requests=requests,
+        None if own is None else own + (read or 0) + (write or 0),
+        out,
+        read,
+        write,
+        None if details is None else _counter(details.get("thinking_tokens")) if isinstance(details, dict) else None,
+        None,
+        requests,
+        None,
     )
 
 
@@ -401,7 +401,7 @@ def _decode_usual(body: Any, request: ModelRequest | None) -> Response | None:
                 or ("citations" in b and b["citations"] is not None)
             ):
                 return None
-            parts.append(TextPart(text, {}))
+            parts.append(TextPart(text, {}, "text"))
         elif btype == "tool_use":
             raw_id = b["id"] if "id" in b else None
             name = b["name"] if "name" in b else None
@@ -421,20 +421,12 @@ def _decode_usual(body: Any, request: ModelRequest | None) -> Response | None:
                 real = _real_names(request)
             if name in real:
                 name = real[name]  # a renamed tool (rule anthropic.tool.name): the real name
-            parts.append(
-                ToolCall(
-                    id=raw_id,
-                    name=name,
-                    arguments=dict(raw_input),
-                    invalid=None,
-                    id_synthesized=False,
-                    provider_data={},
-                )
-            )
+            # ToolCall(id, name, arguments, raw_arguments, invalid, incomplete, id_synthesized, provider_data)
+            parts.append(ToolCall(raw_id, name, dict(raw_input), None, None, False, False, {}, "tool_call"))
             calls = True
         else:
             return None
-    stop = STOP_REASON_MAP[raw_stop] if raw_stop in STOP_REASON_MAP else "tool_use" if calls else "end_turn"
+    stop: Any = STOP_REASON_MAP[raw_stop] if raw_stop in STOP_REASON_MAP else "tool_use" if calls else "end_turn"
     if stop == "max_tokens" and parts and type(parts[-1]) is ToolCall:
         last = parts[-1]
         last.incomplete = True  # type: ignore[union-attr]
@@ -443,18 +435,19 @@ def _decode_usual(body: Any, request: ModelRequest | None) -> Response | None:
     for k in ("stop_sequence", "stop_details", "container"):
         if k in body and body[k] is not None:
             pd[k] = body[k]
-    return check_tool_calls(
-        Response(
-            parts=parts,
-            stop_reason=cast(StopReason, stop),
-            vendor_stop_reason=raw_stop,
-            usage=usage_from_wire(body["usage"] if "usage" in body else None, requests=1),
-            model=model,
-            response_id=message_id,
-            provider=API,
-            provider_data={API: pd} if pd else {},
-        )
+    # Response(parts, stop_reason, vendor_stop_reason, usage, model, response_id, provider, provider_data)
+    response = Response(
+        parts,
+        stop,
+        raw_stop,
+        usage_from_wire(body["usage"] if "usage" in body else None, requests=1),
+        model,
+        message_id,
+        API,
+        {API: pd} if pd else {},
     )
+    # the calls' names, finite arguments and unique ids (an answer without calls has nothing to mark)
+    return check_tool_calls(response) if calls else response
 
 
 def _error_from_event(data: dict[str, Any]) -> ProviderError:
@@ -763,11 +756,15 @@ def _kind(p: Any, order: tuple[type, ...]) -> type | None:
 
 
 def _encode_assistant_parts(
-    m: Message, sent_ids: set[str] | None = None, names: dict[str, str] | None = None
+    m: Message,
+    sent_ids: set[str] | None = None,
+    names: dict[str, str] | None = None,
+    added: list[str] | None = None,
 ) -> list[dict[str, Any]]:
     """An assistant message's blocks. A tool call whose id was already sent (``sent_ids``, shared
     across the conversation: a duplicate id in one response, or an id repeated from an earlier
-    turn) is left out, so every ``tool_use`` id in the body is unique and answered once."""
+    turn) is left out, so every ``tool_use`` id in the body is unique and answered once.
+    ``added`` (when given) receives every id this message adds to ``sent_ids``, in order."""
     sent_ids = set() if sent_ids is None else sent_ids
     blocks: list[dict[str, Any]] = []
     p: Any  # dispatched on its class below
@@ -781,7 +778,7 @@ def _encode_assistant_parts(
                 blocks.append(b)
         elif kind is TextPart:
             if p.text:  # the API rejects empty text blocks
-                blocks.append(_encode_text(p))
+                blocks.append(_encode_text(p) if p.provider_data else {"type": "text", "text": p.text})
         elif kind is ImagePart:
             blocks.append(_encode_image(p))
         elif kind is ProviderToolPart:
@@ -793,6 +790,10 @@ def _encode_assistant_parts(
                 continue  # a later call with an id already used: the API needs unique tool_use ids
             sent_ids.add(p.id)
             sent_ids.add(wid)
+            if added is not None:
+                added.append(p.id)
+                if wid != p.id:
+                    added.append(wid)
             block = {
                 "type": "tool_use",
                 "id": wid,
@@ -802,6 +803,8 @@ def _encode_assistant_parts(
             if p.provider_data:
                 block.update({k: v for k, v in _own(p.provider_data).items() if k in _TOOL_USE_EXTRAS})
             blocks.append(block)
+    if not m.provider_data:
+        return blocks  # no opaque blocks to put back
     return _insert_opaque(blocks, _own(m.provider_data).get("blocks"))
 
 
@@ -810,6 +813,8 @@ def _encode_user_parts(m: Message, skip_results: set[str]) -> list[dict[str, Any
     here because :func:`_encode_messages` places them right after their call. Opaque block
     positions count the message's own blocks, results included, so they are inserted first."""
     blocks: list[dict[str, Any] | None] = []
+    # a result left out leaves a placeholder only where opaque blocks are put back by position
+    opaque = _own(m.provider_data).get("blocks") if m.provider_data else None
     p: Any  # dispatched on its class below
     for p in m.parts:
         kind = type(p)
@@ -817,16 +822,21 @@ def _encode_user_parts(m: Message, skip_results: set[str]) -> list[dict[str, Any
             kind = _kind(p, _USER_ORDER)
         if kind is TextPart:
             if p.text:
-                blocks.append(_encode_text(p))
+                blocks.append(_encode_text(p) if p.provider_data else {"type": "text", "text": p.text})
         elif kind is ImagePart:
             blocks.append(_encode_image(p))
         elif kind is ToolResult:
-            blocks.append(None if p.tool_call_id in skip_results else _encode_result(p))
+            if p.tool_call_id not in skip_results:
+                blocks.append(_encode_result(p))
+            elif opaque:
+                blocks.append(None)
         elif kind is ProviderToolPart:
             if (raw := _encode_provider_tool(p)) is not None:
                 blocks.append(raw)
         # reasoning and tool calls never belong to a user turn: dropped
-    placed = _insert_opaque(blocks, _own(m.provider_data).get("blocks"))
+    if not opaque:
+        return cast("list[dict[str, Any]]", blocks)
+    placed = _insert_opaque(blocks, opaque)
     return [b for b in placed if b is not None]
 
 
@@ -864,10 +874,15 @@ def _encode_messages(messages: list[Message], names: dict[str, str] | None = Non
         if m.role == "assistant":
             for p in m.parts:
                 kind = type(p)
-                if kind is ToolCall or (kind not in _PART_TYPES and isinstance(p, ToolCall)):
+                if kind is ToolCall:
                     call_ids.add(p.id)
-                elif kind is ToolResult or (kind not in _PART_TYPES and isinstance(p, ToolResult)):
+                elif kind is ToolResult:
                     all_results.append(p)
+                elif kind not in _PART_TYPES:
+                    if isinstance(p, ToolCall):
+                        call_ids.add(p.id)
+                    elif isinstance(p, ToolResult):
+                        all_results.append(p)
         else:
             for p in m.parts:
                 kind = type(p)
@@ -877,47 +892,68 @@ def _encode_messages(messages: list[Message], names: dict[str, str] | None = Non
     for r in all_results:
         if r.tool_call_id in call_ids:
             results.setdefault(r.tool_call_id, r)
-    result_order = {rid: i for i, rid in enumerate(results)}
+    result_order: dict[str, int] | None = None  # made when a message's answers need sorting
 
     out: list[dict[str, Any]] = []
-
-    def push(role: str, blocks: list[dict[str, Any]]) -> None:
-        if not blocks:
-            return
-        if out and out[-1]["role"] == role:
-            merged = out[-1]["content"] + blocks
-            out[-1]["content"] = _results_first(merged) if role == "user" else merged
-        else:
-            out.append({"role": role, "content": _results_first(blocks) if role == "user" else list(blocks)})
+    last_role: str | None = None  # the role of out[-1]
 
     placed: set[str] = set()
     sent_ids: set[str] = set()
     for m in messages:
         if m.role == "assistant":
-            before = set(sent_ids)
-            push("assistant", _encode_assistant_parts(m, sent_ids, names))
+            added: list[str] = []
+            blocks = _encode_assistant_parts(m, sent_ids, names, added)
+            if blocks:
+                if last_role == "assistant":
+                    out[-1]["content"] = out[-1]["content"] + blocks
+                else:
+                    out.append({"role": "assistant", "content": blocks})
+                    last_role = "assistant"
+            if not added:
+                continue  # no tool_use sent: nothing to answer
             # answer exactly the tool_use blocks just sent (each id once, duplicates left out)
-            ids = list(
-                dict.fromkeys(
-                    c.id for c in m.tool_calls if c.id in sent_ids and c.id not in before and c.id not in placed
-                )
-            )
-            if ids:
-                ids.sort(key=lambda i: result_order.get(i, len(result_order)))
-                answer = []
-                toolsets = {c.id: _own(c.provider_data).get("toolset_name") for c in m.tool_calls}
-                for cid in ids:
-                    placed.add(cid)
-                    r = results.get(cid) or ToolResult(cid, NOT_ANSWERED, is_error=True)
-                    block = _encode_result(r)
-                    if isinstance(toolsets.get(cid), str):
-                        # a toolset member's result names the toolset of its tool_use
-                        # (anthropic.types.ToolResultBlockParam.toolset_name)
-                        block.setdefault("toolset_name", toolsets[cid])
-                    answer.append(block)
-                push("user", answer)
+            new = set(added)
+            calls = m.tool_calls
+            ids = list(dict.fromkeys(c.id for c in calls if c.id in new and c.id not in placed))
+            if not ids:
+                continue
+            if len(ids) > 1:
+                if result_order is None:
+                    result_order = {rid: i for i, rid in enumerate(results)}
+                order = result_order
+                ids.sort(key=lambda i: order.get(i, len(order)))
+            answer = []
+            toolsets = None
+            for c in calls:
+                if c.provider_data:
+                    ts = _own(c.provider_data).get("toolset_name")
+                    if toolsets is None:
+                        toolsets = {}
+                    toolsets[c.id] = ts
+                elif toolsets is not None:
+                    toolsets[c.id] = None
+            for cid in ids:
+                placed.add(cid)
+                r = results.get(cid) or ToolResult(cid, NOT_ANSWERED, is_error=True)
+                block = _encode_result(r)
+                if toolsets is not None and isinstance(toolsets.get(cid), str):
+                    # a toolset member's result names the toolset of its tool_use
+                    # (anthropic.types.ToolResultBlockParam.toolset_name)
+                    block.setdefault("toolset_name", toolsets[cid])
+                answer.append(block)
+            if last_role == "user":
+                out[-1]["content"] = _results_first(out[-1]["content"] + answer)
+            else:
+                out.append({"role": "user", "content": _results_first(answer)})
+                last_role = "user"
         else:
-            push("user", _encode_user_parts(m, skip_results=call_ids))
+            blocks = _encode_user_parts(m, skip_results=call_ids)
+            if blocks:
+                if last_role == "user":
+                    out[-1]["content"] = _results_first(out[-1]["content"] + blocks)
+                else:
+                    out.append({"role": "user", "content": _results_first(blocks)})
+                    last_role = "user"
     return out
 
 
