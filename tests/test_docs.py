@@ -21,6 +21,15 @@ def test_docs_build_strict(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (tmp_path / "site" / "index.html").exists()
+    # each included file is in the page, and no include line is left as text (a formatter that
+    # rewrites ``--8<-- "file"`` in a python block turns it into ``--8 < --"file"``)
+    examples = (tmp_path / "site" / "examples" / "index.html").read_text(encoding="utf-8")
+    agent = (ROOT / "examples" / "weather_agent" / "agent.py").read_text(encoding="utf-8")
+    first_def = next(line for line in agent.splitlines() if line.startswith("def "))
+    assert first_def.split("(")[0].split()[-1] in examples
+    for page in (tmp_path / "site").rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert "--8 &lt; --" not in text and "--8&lt;--" not in text, page
 
 
 def _blocks(page: str) -> dict[str, str]:

@@ -401,7 +401,19 @@ class Model(abc.ABC):
     def __init__(self, model_id: str, **settings: Any) -> None:
         from .secrets import install_log_scrubbing, register_settings
 
-        check_settings(type(self), settings, shown=f"{self.provider}:{model_id}" if self.provider else None)
+        shown = f"{self.provider}:{model_id}" if self.provider else None
+        check_settings(type(self), settings, shown=shown)
+        client = settings.get("http_client")
+        if client is not None and not callable(getattr(client, "aclose", None)):
+            # the adapters drive the SDKs' async clients (AsyncAnthropic, AsyncOpenAI, genai's
+            # client.aio), for run_sync too: a sync httpx2.Client failed only on the first request
+            # (a TypeError reported as a retryable connection error, or a pydantic error)
+            raise ConfigurationError(
+                f"http_client for {shown or type(self).__name__} is a {type(client).__module__}."
+                f"{type(client).__qualname__}, not an async HTTP client (it has no aclose()): toolwire drives the "
+                "SDKs' async clients, also for run_sync; pass an httpx2.AsyncClient, e.g. "
+                "httpx2.AsyncClient(transport=httpx2.MockTransport(handler))"
+            )
         self.model_id = model_id
         self.settings = dict(settings)
         register_settings(self.settings)  # api_key= and credential headers are scrubbed everywhere
