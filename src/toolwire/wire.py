@@ -10,6 +10,7 @@ are the same for all four APIs. ``import toolwire`` does not load this module.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import re
@@ -30,7 +31,28 @@ __all__ = [
     "duplicate_id_invalid",
     "mark_duplicate_ids",
     "check_tool_calls",
+    "json_copy",
 ]
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def json_copy(value: Any, _depth: int = 0) -> Any:
+    """A deep copy of a JSON-ready value (nothing shared with ``value``, every type kept):
+    strings, numbers, booleans and ``None`` as they are (immutable), plain dicts and lists rebuilt
+    item by item, anything else (a tuple, an object, a structure nested deeper than a few levels)
+    by :func:`copy.deepcopy`. Cheaper than ``deepcopy`` for the small values (tool-call
+    arguments, kept vendor fields) the codecs copy on every encode."""
+    t = type(value)
+    if t in _ATOMS:
+        return value
+    if _depth < 4:
+        if t is dict:
+            return {k: json_copy(v, _depth + 1) for k, v in value.items()}
+        if t is list:
+            return [json_copy(v, _depth + 1) for v in value]
+    return copy.deepcopy(value)
+
 
 #: ``ToolCall.invalid`` of a call whose ``name`` is absent, empty or not a JSON string.
 NAME_INVALID = "the tool name is missing or not a string"

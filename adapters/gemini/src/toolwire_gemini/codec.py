@@ -56,6 +56,7 @@ from toolwire.wire import (
     Shape,
     check_tool_calls,
     duplicate_id_invalid,
+    json_copy,
     json_kind,
     mark_duplicate_ids,
     tool_name,
@@ -170,25 +171,6 @@ def wire_function_name(name: Any) -> str:
 
 def _has(d: Any, name: str) -> bool:
     return isinstance(d, dict) and (name in d or _snake(name) in d)
-
-
-_ATOMS = frozenset({str, int, float, bool, type(None)})
-
-
-def _copied(value: Any, _depth: int = 0) -> Any:
-    """A deep copy of a JSON-ready value (nothing shared with ``value``, every type kept):
-    strings, numbers, booleans and ``None`` as they are, plain dicts and lists rebuilt item by
-    item, anything else (or deeper than a few levels) by :func:`copy.deepcopy`. Cheaper than
-    ``deepcopy`` for the small arguments objects encoded on every request."""
-    t = type(value)
-    if t in _ATOMS:
-        return value
-    if _depth < 4:
-        if t is dict:
-            return {k: _copied(v, _depth + 1) for k, v in value.items()}
-        if t is list:
-            return [_copied(v, _depth + 1) for v in value]
-    return copy.deepcopy(value)
 
 
 def _json_text(value: Any) -> str:
@@ -649,7 +631,7 @@ class GeminiCodec:
         if isinstance(part, ToolCall):
             fc: dict[str, Any] = {
                 "name": wire_function_name(part.name),
-                "args": _copied(part.arguments) if isinstance(part.arguments, dict) else {},
+                "args": json_copy(part.arguments) if isinstance(part.arguments, dict) else {},
             }
             if not part.id_synthesized and part.id:
                 fc["id"] = part.id
@@ -698,7 +680,7 @@ class GeminiCodec:
         raw = pd.get("response")
         shown = _json_object(text) if computer is not None and call is not None and call.name not in computer else None
         if raw is not None and _json_text(raw) == text:
-            response = _copied(raw)
+            response = json_copy(raw)
         elif shown is not None and not result.is_error:
             # a computer-use action: the response object the docs give, {"url": ..., maybe
             # "safety_acknowledgement": "true"}, with the screenshot in parts

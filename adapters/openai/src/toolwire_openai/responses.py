@@ -56,7 +56,7 @@ from toolwire.types import (
     ToolResult,
     Usage,
 )
-from toolwire.wire import Shape, json_kind, tool_name, usage_int
+from toolwire.wire import Shape, json_kind, tool_name
 
 from ._common import (
     apply_overrides,
@@ -71,6 +71,7 @@ from ._common import (
     strict_parameters,
     synth_call_id,
     unique_wire_calls,
+    usage_of,
 )
 from ._common import (
     wire_name as _wire_name,
@@ -134,21 +135,9 @@ def responses_usage(u: Any) -> Usage:
     get = u.get
     it = it if isinstance(it := get("input_tokens_details"), dict) else _EMPTY
     ot = ot if isinstance(ot := get("output_tokens_details"), dict) else _EMPTY
-    # usage_int's rule, with its common case (a non-negative int) decided inline
     inp, out, total = get("input_tokens"), get("output_tokens"), get("total_tokens")
     cached, written, reasoning = it.get("cached_tokens"), it.get("cache_write_tokens"), ot.get("reasoning_tokens")
-    # positional, in Usage's field order (input, output, cache_read, cache_write, reasoning,
-    # tool_use_prompt, requests, vendor_total): half the cost of keywords
-    return Usage(
-        inp if type(inp) is int and inp >= 0 else usage_int(inp),
-        out if type(out) is int and out >= 0 else usage_int(out),
-        cached if type(cached) is int and cached >= 0 else usage_int(cached),
-        written if type(written) is int and written >= 0 else usage_int(written),
-        reasoning if type(reasoning) is int and reasoning >= 0 else usage_int(reasoning),
-        None,
-        1,
-        total if type(total) is int and total >= 0 else usage_int(total),
-    )
+    return usage_of(inp, out, cached, written, reasoning, total)
 
 
 _EMPTY: dict[str, Any] = {}
