@@ -29,7 +29,7 @@ response as the stream numbered it (use it to tell apart several text or tool-ca
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, fields
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Union, get_args
 
 if TYPE_CHECKING:  # pragma: no cover
     from .executor import ToolRun
@@ -274,23 +274,4 @@ def _direct_init(cls: type) -> None:
     cls.__init__ = init  # type: ignore[misc]
 
 
-for _cls in (
-    RunStarted,
-    TurnStarted,
-    TextDelta,
-    ReasoningDelta,
-    ToolCallStarted,
-    ToolCallArgumentsDelta,
-    ProviderToolCalled,
-    ProviderToolResult,
-    ResponseFinished,
-    ToolCallReady,
-    ToolCallPending,
-    ToolStarted,
-    ToolFinished,
-    TurnFinished,
-    RetryScheduled,
-    RunFinished,
-):
-    _direct_init(_cls)
-del _cls
+list(map(_direct_init, get_args(RunEvent)))  # every event class, each once
