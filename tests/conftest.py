@@ -48,3 +48,15 @@ def mock() -> Callable[..., tuple[Any, Sent]]:
         return model, sent
 
     return make
+
+
+@pytest.fixture
+def incremental_from_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Incremental request encoding from a conversation's second request on, whatever its length.
+
+    By default a conversation is encoded whole until it has ``_Histories.from_messages``
+    messages (cheaper for short ones); the tests of the incremental machinery use short
+    conversations, so they lower the threshold to 0 to exercise it from the first turn."""
+    from toolwire.adapter import _Histories
+
+    monkeypatch.setattr(_Histories, "from_messages", 0)

@@ -13,6 +13,9 @@ import pytest
 import toolwire
 from toolwire.types import Message, TextPart, ToolCall, ToolResult
 
+#: The incremental encoding runs from a conversation's second request (see conftest.py).
+pytestmark = pytest.mark.usefixtures("incremental_from_start")
+
 httpx2 = pytest.importorskip("httpx2")
 
 

@@ -16,6 +16,9 @@ from toolwire.adapter import ModelRequest
 from toolwire.tools import Tool
 from toolwire.types import Conversation, Message, TextPart, ToolCall, ToolResult
 
+#: The incremental encoding runs from a conversation's second request (see conftest.py).
+pytestmark = pytest.mark.usefixtures("incremental_from_start")
+
 pytest.importorskip("httpx2")
 
 APIS = {

@@ -17,6 +17,9 @@ import pytest
 
 import toolwire
 
+#: The incremental encoding runs from a conversation's second request (see conftest.py).
+pytestmark = pytest.mark.usefixtures("incremental_from_start")
+
 httpx2 = pytest.importorskip("httpx2")
 
 APIS = {

@@ -481,7 +481,11 @@ class Model(abc.ABC):
         if codec is None:
             raise NotImplementedError(f"{type(self).__name__} has no codec to encode with")
         profile = self.profile
-        concatenates = getattr(codec, "concatenates_history", None) if incremental else None
+        concatenates = (
+            getattr(codec, "concatenates_history", None)
+            if incremental and len(request.messages) >= _Histories.from_messages
+            else None
+        )
         if request.conversation is not None and callable(concatenates) and concatenates(request):
             key = profile.messages_key
             if key is not None:
@@ -758,6 +762,12 @@ class _Histories:
     ``pristine=True``). The result is the body and report a whole encode gives, byte for byte."""
 
     size = 8
+    #: Conversations shorter than this many messages are encoded and checked whole: below it the
+    #: bookkeeping that lets a request reuse the previous one's entries (fingerprints, links,
+    #: copies) costs more than encoding the few messages again. Measured on the 2-turn and
+    #: 50-turn benchmarks (docs/performance.md); a request at or past it starts the incremental
+    #: encoding (one whole encode that is kept, then only the new messages).
+    from_messages = 16
 
     __slots__ = ("_by_owner", "_last", "_sent")
 

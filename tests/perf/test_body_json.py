@@ -29,6 +29,9 @@ from toolwire.adapter import ModelRequest, _Histories, _History, _posts_own_bodi
 from toolwire.retry import RetryPolicy
 from toolwire.types import Conversation, Message, TextPart, ToolCall, ToolResult
 
+#: The incremental encoding runs from a conversation's second request (see conftest.py).
+pytestmark = pytest.mark.usefixtures("incremental_from_start")
+
 httpx2 = pytest.importorskip("httpx2")
 
 APIS = {

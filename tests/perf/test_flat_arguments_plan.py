@@ -21,6 +21,9 @@ from toolwire.schema.validate import flat_schema, validate_arguments
 from toolwire.tools import Tool
 from toolwire.types import ToolCall
 
+#: The incremental encoding runs from a conversation's second request (see conftest.py).
+pytestmark = pytest.mark.usefixtures("incremental_from_start")
+
 # -- strategies ------------------------------------------------------------------------------
 
 _names = st.sampled_from(["a", "b", "c", "d"])

@@ -24,6 +24,9 @@ from toolwire.profile import history_prints, strict_bytes
 from toolwire.tools import Tool
 from toolwire.types import Conversation, ImagePart, Message, ReasoningPart, TextPart, ToolCall, ToolResult
 
+#: The incremental encoding runs from a conversation's second request (see conftest.py).
+pytestmark = pytest.mark.usefixtures("incremental_from_start")
+
 # -- an independent strict comparison ------------------------------------------------------------
 
 

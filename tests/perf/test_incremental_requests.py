@@ -27,6 +27,9 @@ from toolwire.profile import PrefixFold
 from toolwire.tools import Tool
 from toolwire.types import Conversation, Message, ReasoningPart, TextPart, ToolCall, ToolResult
 
+#: The incremental encoding runs from a conversation's second request (see conftest.py).
+pytestmark = pytest.mark.usefixtures("incremental_from_start")
+
 httpx2 = pytest.importorskip("httpx2")
 
 APIS = {

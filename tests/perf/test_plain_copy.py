@@ -22,6 +22,9 @@ from hypothesis import strategies as st
 from toolwire.profile import plain_copy
 from toolwire.types import ImagePart, Message, ProviderToolPart, ReasoningPart, TextPart, ToolCall, ToolResult
 
+#: The incremental encoding runs from a conversation's second request (see conftest.py).
+pytestmark = pytest.mark.usefixtures("incremental_from_start")
+
 json_values = st.recursive(
     st.none()
     | st.booleans()
