@@ -17,7 +17,7 @@ from typing import Any
 
 from toolwire.adapter import ModelRequest, body_json
 from toolwire.errors import ConfigurationError, ProviderError
-from toolwire.transport import SKIP, SSEEvent, Transport, event_json, stainless_error
+from toolwire.transport import SKIP, SSEEvent, StainlessPost, Transport, event_json, stainless_error
 
 from .codec import _RETRYABLE_ERROR_TYPES, API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _error_from_event
 from .profile import AnthropicProfile
@@ -28,6 +28,20 @@ MESSAGES_PATH = "/v1/messages"
 
 #: Settings read by the codec rather than sent as request fields.
 _CODEC_SETTINGS = ("cache",)
+
+
+_POSTER: StainlessPost | None = None
+
+
+def _poster() -> StainlessPost:
+    """The SDK's ``post()`` with its request options built from a kept template
+    (:class:`toolwire.transport.StainlessPost`; the SDK's ``anthropic._models.FinalRequestOptions``)."""
+    global _POSTER
+    if _POSTER is None:
+        from anthropic._models import FinalRequestOptions
+
+        _POSTER = StainlessPost(FinalRequestOptions)
+    return _POSTER
 
 
 def provider_error_from_sdk(exc: BaseException) -> ProviderError:
@@ -161,12 +175,13 @@ class AnthropicModel(Transport):
         # the earlier messages of a growing conversation are not re-encoded (body_json)
         content = body_json(self, body)
         sent: dict[str, Any] = {"body": body} if content is None else {"content": content}
+        post = _poster()
         if stream:
-            sdk_stream = await client.post(
-                MESSAGES_PATH, cast_to=object, stream=True, stream_cls=AsyncStream[object], **sent
+            sdk_stream = await post.post(
+                client, MESSAGES_PATH, cast_to=object, stream=True, stream_cls=AsyncStream[object], **sent
             )
             return sdk_stream.response  # read by toolwire's event-stream reader
-        return await client.post(MESSAGES_PATH, cast_to=httpx2.Response, **sent)
+        return await post.post(client, MESSAGES_PATH, cast_to=httpx2.Response, **sent)
 
     def map_error(self, exc: BaseException) -> ProviderError:
         """SDK and transport exceptions → :class:`ProviderError` (:func:`provider_error_from_sdk`)."""

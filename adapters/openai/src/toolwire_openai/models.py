@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from toolwire.adapter import ModelRequest, body_json
 from toolwire.errors import ConfigurationError, ProviderError
-from toolwire.transport import END, SSEEvent, Transport, error_in_body, event_json, snippet
+from toolwire.transport import END, SSEEvent, StainlessPost, Transport, error_in_body, event_json, snippet
 from toolwire.types import Response
 
 from ._common import check_tool_calls, provider_error_from_sdk
@@ -42,6 +42,20 @@ _TRANSPORT_SETTINGS = (
     "named_tool_choice",
     "cache",
 )
+
+
+_POSTER: StainlessPost | None = None
+
+
+def _poster() -> StainlessPost:
+    """The SDK's ``post()`` with its request options built from a kept template
+    (:class:`toolwire.transport.StainlessPost`; the SDK's ``openai._models.FinalRequestOptions``)."""
+    global _POSTER
+    if _POSTER is None:
+        from openai._models import FinalRequestOptions
+
+        _POSTER = StainlessPost(FinalRequestOptions)
+    return _POSTER
 
 
 class _OpenAIModel(Transport):
@@ -169,8 +183,10 @@ class _OpenAIModel(Transport):
         # pydantic model in extra_body) goes as the dict, for the SDK's own encoder
         content = body_json(self, body)
         sent: dict[str, Any] = {"body": body} if content is None else {"content": content}
+        post = _poster()
         if stream:
-            sdk_stream = await client.post(
+            sdk_stream = await post.post(
+                client,
                 self.path,
                 cast_to=object,
                 stream=True,
@@ -179,7 +195,7 @@ class _OpenAIModel(Transport):
                 **sent,
             )
             return sdk_stream.response  # read by toolwire's event-stream reader
-        return await client.post(self.path, cast_to=httpx2.Response, options=self._options(), **sent)
+        return await post.post(client, self.path, cast_to=httpx2.Response, options=self._options(), **sent)
 
     def stream_body(self, body: dict[str, Any], stream: bool) -> dict[str, Any]:
         """``"stream"`` is always sent, ``true`` or ``false``."""
