@@ -1,10 +1,12 @@
 """The Anthropic transport: hands the codec's wire body to the installed ``anthropic`` SDK.
 
 Driving the SDK lean: the codec already produces the exact ``/v1/messages``
-JSON, so :class:`AnthropicModel` sends it with the SDK client's documented low-level
-``post()`` (``AsyncAnthropic.post(path, cast_to=object, content=<the body's JSON bytes>)``)
-instead of ``messages.create(**body)``; given the bytes, the SDK does not walk and copy the
-whole body (the history grows every turn) before sending it. The SDK still supplies auth headers,
+JSON, so :class:`AnthropicModel` sends it as the SDK client's documented low-level
+``post()`` does (``AsyncAnthropic.post(path, cast_to=httpx2.Response, content=<the body's JSON
+bytes>)``), through the same ``client.request()`` with the request options built once and copied
+per request (:class:`toolwire.transport.StainlessPost`), instead of ``messages.create(**body)``;
+given the bytes, the SDK does not walk and copy the whole body (the history grows every turn)
+before sending it. The SDK still supplies auth headers,
 ``anthropic-version``, timeouts and its typed errors, which are mapped to
 :class:`toolwire.errors.ProviderError`; its own retries are off (``max_retries=0``): toolwire
 retries (:mod:`toolwire.retry`). Measured in ``adapters/anthropic/benchmarks/``.
@@ -162,7 +164,7 @@ class AnthropicModel(Transport):
 
     # -- sending: the core Transport's send/send_stream over these hooks -----------------------
     async def post(self, body: dict[str, Any], *, stream: bool, request: ModelRequest) -> Any:
-        """POST ``body`` through the SDK's ``post()`` and return its raw ``httpx2.Response``
+        """POST ``body`` as the SDK's ``post()`` does and return its raw ``httpx2.Response``
         (unread when ``stream``). The SDK applies auth, ``anthropic-version``, retries and
         timeouts and raises its typed errors for HTTP error statuses; the base maps every
         exception with :meth:`map_error`."""

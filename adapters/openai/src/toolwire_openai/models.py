@@ -3,8 +3,10 @@
 Driving the SDK lean: ``chat.completions.create(**body)`` /
 ``responses.create(**body)`` re-validate and re-transform the whole history on every call
 (``maybe_transform`` over the request TypedDicts), while the codec already produced the exact
-JSON. Both models therefore send the body with the SDK client's documented low-level
-``post(path, cast_to=object, content=<the body's JSON bytes>)``: the SDK still supplies the ``Authorization`` header,
+JSON. Both models therefore send the body as the SDK client's documented low-level
+``post(path, cast_to=httpx2.Response, content=<the body's JSON bytes>)`` does, through the same
+``client.request()`` with the request options built once and copied per request
+(:class:`toolwire.transport.StainlessPost`): the SDK still supplies the ``Authorization`` header,
 timeouts and its typed errors, which are mapped to :class:`toolwire.errors.ProviderError`; its
 own retries are off (``max_retries=0``): toolwire retries (:mod:`toolwire.retry`). The cost of both paths is measured by
 ``adapters/openai/benchmarks/bench_post_vs_create.py`` (numbers in ``docs/adapters/openai.md``).
@@ -170,7 +172,7 @@ class _OpenAIModel(Transport):
 
     # -- sending: the core Transport's send/send_stream over these hooks -----------------------
     async def post(self, body: dict[str, Any], *, stream: bool, request: ModelRequest) -> Any:
-        """POST ``body`` through the SDK's ``post()`` and return its raw ``httpx2.Response``
+        """POST ``body`` as the SDK's ``post()`` does and return its raw ``httpx2.Response``
         (unread when ``stream``). The SDK applies auth, retries and timeouts and raises its typed
         errors for HTTP error statuses; the base maps every exception with :meth:`map_error`."""
         import httpx2
