@@ -1057,7 +1057,8 @@ class StainlessPost:
     before reading or changing anything (``_copy_and_prepare``: ``model_copy(options)``, then
     ``json_data`` and ``params`` reassigned, never edited in place). pydantic's ``construct`` copies
     every field's default, about 20 µs per request on the project's machine. Here the options are
-    constructed once per path and options mapping, and each request gets a shallow copy of them
+    constructed once per path and options mapping (told apart by their pickled bytes, taken each call: an
+    edited mapping, ``1`` against ``1.0`` or another key order get their own), and each request gets a shallow copy of them
     (``model_copy(update=...)``) carrying its body and fresh copies of the mutable fields: the same
     options, in about 2 µs, through the same ``client.request``. An SDK whose options class or client
     lacks what this relies on (``construct``, ``model_copy``, ``request``) is sent through its
@@ -1072,23 +1073,28 @@ class StainlessPost:
     def __init__(self, options_class: Any) -> None:
         self._options_class = options_class
         # (path, options as given, the constructed template, its names of dict-valued fields)
-        self._templates: list[tuple[str, dict[str, Any], Any, tuple[str, ...]]] = []
+        self._templates: list[tuple[str, bytes, Any, tuple[str, ...]]] = []
 
-    def _options(self, path: str, options: dict[str, Any], content: Any, body: Any) -> Any:
+    def _options(self, path: str, options: dict[str, Any], content: Any, body: Any) -> Any | None:
+        import pickle
+
+        try:  # the key: exact (1 and 1.0 apart, key order kept) and taken anew each call (an edited mapping is seen)
+            key = pickle.dumps(options, 5)
+        except Exception:
+            return None
         hit = None
         for entry in self._templates:
-            if entry[0] == path and entry[1] == options:
+            if entry[0] == path and entry[1] == key:
                 hit = entry
                 break
         if hit is None:
-            made = self._options_class.construct(
-                method="post", url=path, json_data=None, content=None, files=None, **options
+            made = self._options_class.construct(  # from a copy: the caller's mapping is never shared
+                method="post", url=path, json_data=None, content=None, files=None, **pickle.loads(key)
             )
             names = tuple(k for k, v in vars(made).items() if isinstance(v, (dict, list)))
             if len(self._templates) >= self.size:
                 del self._templates[0]
-            # the mapping itself is kept: the adapters build a new one per request (compared by ==)
-            hit = (path, options, made, names)
+            hit = (path, key, made, names)
             self._templates.append(hit)
         template, mutable = hit[2], hit[3]
         fields = vars(template)
@@ -1120,6 +1126,10 @@ class StainlessPost:
         if body is not None and content is not None:
             raise TypeError("Passing both `body` and `content` is not supported")  # as post() refuses it
         opts = self._options(path, options, content, body)
+        if opts is None:  # options the pickler cannot take: constructed by post() itself
+            return await client.post(
+                path, cast_to=cast_to, content=content, body=body, options=options, stream=stream, stream_cls=stream_cls
+            )
         if stream:
             return await request(cast_to, opts, stream=True, stream_cls=stream_cls)
         return await request(cast_to, opts)

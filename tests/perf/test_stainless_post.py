@@ -186,3 +186,73 @@ def test_body_and_content_together_are_refused_as_post_refuses_them() -> None:
                 Client(), "/x", cast_to=object, content=b"{}", body={"a": 1}
             )
         )
+
+
+def test_options_told_apart_exactly_and_read_anew_each_call() -> None:
+    """A mapping reused and edited between calls, equal values of another type (30 and 30.0)
+    and another header order each give ``client.post()``'s request, not a kept template's."""
+    pytest.importorskip("openai")
+    import openai
+
+    seen: list[Any] = []
+
+    def handler(request: Any) -> Any:
+        seen.append(request)
+        return httpx2.Response(200, json={})
+
+    client = openai.AsyncOpenAI(
+        api_key="k", max_retries=0, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    )
+    post = StainlessPost(openai._models.FinalRequestOptions)
+    opts: dict[str, Any] = {"headers": {"X-Request-Id": "req-1"}}
+    cases: list[tuple[str, dict[str, Any], str | None]] = [
+        ("/chat/completions", opts, "req-1"),
+        ("/chat/completions", opts, "req-2"),  # the same mapping, edited before this request
+    ]
+    cases += [("/responses", {"timeout": 30}, None), ("/responses", {"timeout": 30.0}, None)]
+    cases += [
+        ("/embeddings", {"headers": {"X-A": "1", "X-B": "2"}}, None),
+        ("/embeddings", {"headers": {"X-B": "2", "X-A": "1"}}, None),
+    ]
+
+    async def main() -> None:
+        for path, options, rid in cases:
+            if rid is not None:
+                options["headers"]["X-Request-Id"] = rid
+            r = await post.post(client, path, cast_to=httpx2.Response, content=b"{}", options=options)
+            await r.aclose()
+            r = await client.post(path, cast_to=httpx2.Response, content=b"{}", options=options)
+            await r.aclose()
+
+    asyncio.run(main())
+    for i in range(0, len(seen), 2):
+        ours, sdk = seen[i], seen[i + 1]
+        assert (str(ours.url), ours.headers.multi_items(), ours.content) == (
+            str(sdk.url),
+            sdk.headers.multi_items(),
+            sdk.content,
+        )
+    assert [seen[i].headers["x-request-id"] for i in (0, 2)] == ["req-1", "req-2"]
+    assert seen[6].headers["x-stainless-read-timeout"] == "30.0"
+
+
+def test_options_the_pickler_cannot_take_go_through_post() -> None:
+    calls: list[str] = []
+
+    class Client:
+        async def request(self, *args: Any, **kwargs: Any) -> None:
+            raise AssertionError("not used")
+
+        async def post(self, path: str, **kwargs: Any) -> str:
+            calls.append(path)
+            return "posted"
+
+    class Options:
+        @classmethod
+        def construct(cls, **kwargs: Any) -> Any:
+            raise AssertionError("not used")
+
+        def model_copy(self) -> None: ...
+
+    out = asyncio.run(StainlessPost(Options).post(Client(), "/x", cast_to=object, options={"hook": lambda: 1}))
+    assert out == "posted" and calls == ["/x"]
