@@ -1070,6 +1070,17 @@ class StainlessPost:
     #: templates kept per instance (one per path and options mapping in practice)
     size = 8
 
+    _by_class: dict[Any, StainlessPost] = {}
+
+    @classmethod
+    def of(cls, options_class: Any) -> StainlessPost:
+        """The one instance for ``options_class`` (an SDK's ``FinalRequestOptions``), shared by
+        every model of that SDK."""
+        post = cls._by_class.get(options_class)
+        if post is None:
+            post = cls._by_class[options_class] = cls(options_class)
+        return post
+
     def __init__(self, options_class: Any) -> None:
         self._options_class = options_class
         # (path, options as given, the constructed template, its names of dict-valued fields)

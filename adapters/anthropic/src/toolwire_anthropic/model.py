@@ -32,18 +32,12 @@ MESSAGES_PATH = "/v1/messages"
 _CODEC_SETTINGS = ("cache",)
 
 
-_POSTER: StainlessPost | None = None
-
-
 def _poster() -> StainlessPost:
     """The SDK's ``post()`` with its request options built from a kept template
     (:class:`toolwire.transport.StainlessPost`; the SDK's ``anthropic._models.FinalRequestOptions``)."""
-    global _POSTER
-    if _POSTER is None:
-        from anthropic._models import FinalRequestOptions
+    from anthropic._models import FinalRequestOptions
 
-        _POSTER = StainlessPost(FinalRequestOptions)
-    return _POSTER
+    return StainlessPost.of(FinalRequestOptions)
 
 
 def provider_error_from_sdk(exc: BaseException) -> ProviderError:

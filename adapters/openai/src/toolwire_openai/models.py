@@ -46,18 +46,12 @@ _TRANSPORT_SETTINGS = (
 )
 
 
-_POSTER: StainlessPost | None = None
-
-
 def _poster() -> StainlessPost:
     """The SDK's ``post()`` with its request options built from a kept template
     (:class:`toolwire.transport.StainlessPost`; the SDK's ``openai._models.FinalRequestOptions``)."""
-    global _POSTER
-    if _POSTER is None:
-        from openai._models import FinalRequestOptions
+    from openai._models import FinalRequestOptions
 
-        _POSTER = StainlessPost(FinalRequestOptions)
-    return _POSTER
+    return StainlessPost.of(FinalRequestOptions)
 
 
 class _OpenAIModel(Transport):
