@@ -27,6 +27,7 @@ import contextvars
 import os
 import signal
 import threading
+import weakref
 from typing import Any, Coroutine, TypeVar
 
 __all__ = ["run_coroutine"]
@@ -129,6 +130,21 @@ def _submit(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> tu
     return done, cancel
 
 
+#: The event loops of calling threads (:class:`_ThreadLoop`): a run on one of them is the only
+#: thing its loop runs, since its thread is blocked in ``run_sync`` until the run ends.
+own_loops: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+
+#: Seconds a run on its thread's own loop blocks that loop waiting for a synchronous tool's
+#: worker thread, before it waits through the event loop instead: a tool done within it hands
+#: its result over without waking the loop from another thread (about 0.1-0.2 ms saved per call).
+WAIT_FOR_TOOL = 0.005
+
+
+def tool_wait() -> float:
+    """:data:`WAIT_FOR_TOOL` on a calling thread's own loop, else 0 (a loop that others share)."""
+    return WAIT_FOR_TOOL if asyncio.get_running_loop() in own_loops else 0.0
+
+
 class _ThreadLoop:
     """The event loop of one calling thread (closed when the thread ends)."""
 
@@ -136,6 +152,7 @@ class _ThreadLoop:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
+        own_loops.add(self.loop)
         self.pid = os.getpid()
         self.generation = _generation
         self.interrupts = 0

@@ -606,17 +606,20 @@ class ToolExecutor:
             return self._invalid(call, turn, text)
         return Ready(tool, call, arguments)
 
-    async def execute(self, ready: Ready, turn: int) -> ToolRun:
+    async def execute(self, ready: Ready, turn: int, wait: float = 0.0) -> ToolRun:
         """Run a checked call (the caller holds a :attr:`slots` place). Every outcome of the
-        function becomes the :class:`ToolRun`; only the run's own cancellation propagates."""
-        return await self.start(ready, turn)
+        function becomes the :class:`ToolRun`; only the run's own cancellation propagates.
+        ``wait`` (seconds): how long a synchronous function run in a worker thread may block the
+        event loop while its outcome is awaited (see :func:`toolwire.tools.start_in_daemon_thread`);
+        0 for any loop that may have other work to do."""
+        return await self.start(ready, turn, wait)
 
-    def start(self, ready: Ready, turn: int) -> Coroutine[Any, Any, ToolRun]:
+    def start(self, ready: Ready, turn: int, wait: float = 0.0) -> Coroutine[Any, Any, ToolRun]:
         """:meth:`execute` as the coroutine to await (one coroutine layer less)."""
         tool = ready.tool
         if tool.meta and tool.meta.get("non_repeatable"):
             return self._run_non_repeatable(tool, ready.call, ready.arguments, turn)
-        return self._execute(tool, ready.call, ready.arguments, turn, ready.plan)
+        return self._execute(tool, ready.call, ready.arguments, turn, ready.plan, wait)
 
     async def _run_non_repeatable(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
         from .design.idempotent import call_key
@@ -647,7 +650,13 @@ class ToolExecutor:
         return run
 
     async def _execute(
-        self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int, plan: _Plan | None = None
+        self,
+        tool: Tool,
+        call: ToolCall,
+        arguments: dict[str, Any],
+        turn: int,
+        plan: _Plan | None = None,
+        wait: float = 0.0,
     ) -> ToolRun:
         fn = tool.function
         if plan is None or plan.function is not fn:
@@ -681,9 +690,18 @@ class ToolExecutor:
                 # asyncio.wait); a timeout: a timer on the loop settles the future first (the
                 # thread cannot be stopped: its late outcome is dropped)
                 future = start_in_daemon_thread(
-                    fn, arguments, plan.thread_name if plan is not None else _thread_name(fn)
+                    fn,
+                    arguments,
+                    plan.thread_name if plan is not None else _thread_name(fn),
+                    wait if timeout is None or timeout > wait else 0.0,
                 )
-                timer = None if timeout is None else asyncio.get_running_loop().call_later(timeout, _time_out, future)
+                timer = (
+                    None
+                    if timeout is None
+                    else asyncio.get_running_loop().call_later(
+                        timeout - (time.perf_counter() - start), _time_out, future
+                    )
+                )
                 try:
                     value = await future
                 except BaseException as exc:

@@ -587,17 +587,26 @@ async def run_in_daemon_thread(function: Callable[..., Any], arguments: dict[str
     return await start_in_daemon_thread(function, arguments)
 
 
-def start_in_daemon_thread(function: Callable[..., Any], arguments: dict[str, Any], name: str | None = None) -> Any:
+def start_in_daemon_thread(
+    function: Callable[..., Any], arguments: dict[str, Any], name: str | None = None, wait: float = 0.0
+) -> Any:
     """Start ``function(**arguments)`` in a reused daemon thread (see :func:`run_in_daemon_thread`)
     and return the ``asyncio.Future`` of the running loop that gets its outcome: its return value,
     or what it raised (``StopIteration`` as ``RuntimeError``, which a future cannot hold). The
     future is settled once, from the worker thread through ``call_soon_threadsafe``; a future
     already done (cancelled, or set by a caller's own timeout) is left as it is. ``name``: the
-    thread's name (default ``toolwire-tool-<function name>``)."""
+    thread's name (default ``toolwire-tool-<function name>``).
+
+    ``wait`` (seconds, default 0): block the calling thread, and so its event loop, for up to
+    that long for the outcome before returning; an outcome that arrives within it is set on the
+    future here, without waking the loop from another thread. Only for a loop that has nothing
+    else to run meanwhile (a run of ``run_sync`` on its thread's own loop)."""
     import asyncio
     import contextvars
 
     loop = asyncio.get_running_loop()
+    if wait > 0:
+        return _start_and_wait(loop, function, arguments, name, wait)
     future: asyncio.Future[Any] = loop.create_future()
     ctx = contextvars.copy_context()
 
@@ -626,6 +635,61 @@ def start_in_daemon_thread(function: Callable[..., Any], arguments: dict[str, An
     (_workers or _get_workers()).submit(
         target, name if name is not None else f"toolwire-tool-{getattr(function, '__name__', 'fn')}", deliver
     )
+    return future
+
+
+def _start_and_wait(
+    loop: Any, function: Callable[..., Any], arguments: dict[str, Any], name: str | None, wait: float
+) -> Any:
+    """:func:`start_in_daemon_thread` with ``wait``: the worker hands its outcome over through a
+    lock the caller waits on; past ``wait`` the caller gives up waiting and the worker settles
+    the future through the loop instead (a small lock decides which of the two happens)."""
+    import contextvars
+    import threading
+
+    future = loop.create_future()
+    ctx = contextvars.copy_context()
+    guard = threading.Lock()
+    handed = threading.Lock()
+    handed.acquire()
+    box: list[Any] = []  # [outcome] handed over here, or [None] once the caller stopped waiting
+
+    def settle(ok: bool, value: Any) -> None:
+        if future.done():
+            return
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
+
+    def target() -> tuple[bool, Any]:
+        try:
+            return True, ctx.run(function, **arguments)
+        except BaseException as exc:
+            if isinstance(exc, StopIteration):
+                exc = RuntimeError(f"StopIteration: {exc}" if str(exc) else "StopIteration")
+            return False, exc
+
+    def deliver(outcome: tuple[bool, Any]) -> None:
+        with guard:
+            if not box:  # the caller is still waiting (or has not started to): hand over here
+                box.append(outcome)
+                handed.release()
+                return
+        try:
+            loop.call_soon_threadsafe(settle, *outcome)
+        except RuntimeError:  # the loop is gone
+            pass
+
+    (_workers or _get_workers()).submit(
+        target, name if name is not None else f"toolwire-tool-{getattr(function, '__name__', 'fn')}", deliver
+    )
+    if not handed.acquire(timeout=wait):
+        with guard:
+            if not box:
+                box.append(None)  # from now on the worker settles the future through the loop
+                return future
+    settle(*box[0])
     return future
 
 
