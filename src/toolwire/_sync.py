@@ -130,29 +130,55 @@ def _submit(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> tu
     return done, cancel
 
 
-#: The event loops of calling threads (:class:`_ThreadLoop`): a run on one of them is the only
-#: thing its loop runs, since its thread is blocked in ``run_sync`` until the run ends.
-own_loops: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+#: The event loops of calling threads, each with a weak reference to its :class:`_ThreadLoop`
+#: (whose ``task`` is the run ``run_sync`` is driving on it, while it does). Neither is kept alive
+#: by this table: a thread's loop is still closed when the thread ends.
+own_loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, weakref.ref[_ThreadLoop]] = weakref.WeakKeyDictionary()
 
-#: Seconds a run on its thread's own loop blocks that loop waiting for a synchronous tool's
-#: worker thread, before it waits through the event loop instead: a tool done within it hands
-#: its result over without waking the loop from another thread (about 0.1-0.2 ms saved per call).
+#: Seconds a ``run_sync`` run may block its thread's own loop waiting for a lone synchronous
+#: tool call's worker thread, before it waits through the event loop instead: a call done within
+#: it hands its result over without waking the loop from another thread (see :func:`tool_wait`).
 WAIT_FOR_TOOL = 0.005
+
+#: While blocked, the loop looks this often (seconds) for a callback another thread scheduled on
+#: it (``call_soon_threadsafe``, ``run_coroutine_threadsafe``) and stops waiting when it finds one.
+WAIT_STEP = 0.0005
 
 
 def tool_wait() -> float:
-    """:data:`WAIT_FOR_TOOL` on a calling thread's own loop, else 0 (a loop that others share)."""
-    return WAIT_FOR_TOOL if asyncio.get_running_loop() in own_loops else 0.0
+    """Seconds the running loop may block for a lone synchronous tool call's outcome: up to
+    :data:`WAIT_FOR_TOOL` when the loop runs nothing but this run, else 0. That is: the loop is
+    a calling thread's own loop, the current task is the run ``run_sync`` drives on it (not a
+    run inside an async tool, nor any other task), no callback is ready and no timer is due
+    sooner (the wait ends before the earliest timer). Any other loop (``await run(...)`` in your
+    loop, the shared ``toolwire-sync`` loop, a loop without asyncio's ``_ready`` and
+    ``_scheduled``) never waits."""
+    loop = asyncio.get_running_loop()
+    ref = own_loops.get(loop)
+    tl = ref() if ref is not None else None
+    if tl is None or tl.task is None or tl.task is not asyncio.current_task(loop):
+        return 0.0
+    ready = getattr(loop, "_ready", None)
+    scheduled = getattr(loop, "_scheduled", None)
+    if ready is None or scheduled is None or ready:
+        return 0.0
+    wait = WAIT_FOR_TOOL
+    if not 0.0 < wait <= 1.0:  # 0, negative or NaN: no wait; more than a second: a second
+        wait = 0.0 if not wait > 0.0 else 1.0
+    if scheduled:
+        wait = min(wait, scheduled[0].when() - loop.time())
+    return wait if wait > 0.0 else 0.0
 
 
 class _ThreadLoop:
     """The event loop of one calling thread (closed when the thread ends)."""
 
-    __slots__ = ("loop", "pid", "generation", "interrupts", "__weakref__")
+    __slots__ = ("loop", "pid", "generation", "interrupts", "task", "__weakref__")
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
-        own_loops.add(self.loop)
+        self.task: asyncio.Task[Any] | None = None  # the run being driven, while it is
+        own_loops[self.loop] = weakref.ref(self)
         self.pid = os.getpid()
         self.generation = _generation
         self.interrupts = 0
@@ -228,6 +254,7 @@ def _run_here(coro: Coroutine[Any, Any, T]) -> T:
         except ValueError:  # pragma: no cover - an interpreter without signals in its main thread
             handler = None
     tl.interrupts = 0
+    tl.task = task
     try:
         while True:
             try:
@@ -243,6 +270,7 @@ def _run_here(coro: Coroutine[Any, Any, T]) -> T:
                 # stopped the loop: keep driving the run, which sees it and ends with it
                 continue
     finally:
+        tl.task = None
         if handler is not None and _csignal.getsignal(signal.SIGINT) is handler:
             _csignal.signal(signal.SIGINT, signal.default_int_handler)
 

@@ -689,11 +689,10 @@ class ToolExecutor:
                 # in a worker thread, awaited on the one future the thread settles (no task, no
                 # asyncio.wait); a timeout: a timer on the loop settles the future first (the
                 # thread cannot be stopped: its late outcome is dropped)
+                if wait and timeout is not None and timeout <= wait:
+                    wait = 0.0  # the timeout ends the call first: waited for through the loop
                 future = start_in_daemon_thread(
-                    fn,
-                    arguments,
-                    plan.thread_name if plan is not None else _thread_name(fn),
-                    wait if timeout is None or timeout > wait else 0.0,
+                    fn, arguments, plan.thread_name if plan is not None else _thread_name(fn), wait
                 )
                 timer = (
                     None

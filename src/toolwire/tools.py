@@ -599,8 +599,10 @@ def start_in_daemon_thread(
 
     ``wait`` (seconds, default 0): block the calling thread, and so its event loop, for up to
     that long for the outcome before returning; an outcome that arrives within it is set on the
-    future here, without waking the loop from another thread. Only for a loop that has nothing
-    else to run meanwhile (a run of ``run_sync`` on its thread's own loop)."""
+    future here, without waking the loop from another thread. The wait ends early when another
+    thread schedules a callback on the loop (looked for every ``toolwire._sync.WAIT_STEP``
+    seconds). Only for a loop that has nothing else to run meanwhile (see
+    ``toolwire._sync.tool_wait``)."""
     import asyncio
     import contextvars
 
@@ -622,8 +624,10 @@ def start_in_daemon_thread(
         try:
             return True, ctx.run(function, **arguments)
         except BaseException as exc:  # delivered to the awaiting task, which decides
-            if isinstance(exc, StopIteration):  # asyncio futures refuse StopIteration
-                exc = RuntimeError(f"StopIteration: {exc}" if str(exc) else "StopIteration")
+            if isinstance(exc, (StopIteration, GeneratorExit)):
+                # asyncio futures refuse StopIteration; a GeneratorExit thrown into the awaiting
+                # coroutines would close them instead of reaching the call's error handling
+                exc = _as_runtime_error(exc)
             return False, exc
 
     def deliver(outcome: tuple[bool, Any]) -> None:
@@ -636,6 +640,12 @@ def start_in_daemon_thread(
         target, name if name is not None else f"toolwire-tool-{getattr(function, '__name__', 'fn')}", deliver
     )
     return future
+
+
+def _as_runtime_error(exc: BaseException) -> RuntimeError:
+    """``StopIteration("x")`` → ``RuntimeError("StopIteration: x")`` (likewise ``GeneratorExit``)."""
+    kind = type(exc).__name__
+    return RuntimeError(f"{kind}: {exc}" if str(exc) else kind)
 
 
 def _start_and_wait(
@@ -666,8 +676,8 @@ def _start_and_wait(
         try:
             return True, ctx.run(function, **arguments)
         except BaseException as exc:
-            if isinstance(exc, StopIteration):
-                exc = RuntimeError(f"StopIteration: {exc}" if str(exc) else "StopIteration")
+            if isinstance(exc, (StopIteration, GeneratorExit)):  # as in start_in_daemon_thread
+                exc = _as_runtime_error(exc)
             return False, exc
 
     def deliver(outcome: tuple[bool, Any]) -> None:
@@ -684,11 +694,21 @@ def _start_and_wait(
     (_workers or _get_workers()).submit(
         target, name if name is not None else f"toolwire-tool-{getattr(function, '__name__', 'fn')}", deliver
     )
-    if not handed.acquire(timeout=wait):
-        with guard:
-            if not box:
-                box.append(None)  # from now on the worker settles the future through the loop
-                return future
+    from ._sync import WAIT_STEP
+
+    ready = getattr(loop, "_ready", None)  # the loop's ready callbacks (asyncio's BaseEventLoop)
+    left = wait
+    while True:
+        step = left if left < WAIT_STEP else WAIT_STEP
+        if handed.acquire(timeout=step):
+            break
+        left -= step
+        if left <= 0.0 or ready is None or ready:  # over, or the loop has something to run
+            with guard:
+                if not box:
+                    box.append(None)  # from now on the worker settles the future through the loop
+                    return future
+            break  # handed over just now
     settle(*box[0])
     return future
 

@@ -37,6 +37,12 @@ def _spy_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     return seen
 
 
+def _drain_own_loop() -> None:
+    """Run the callbacks an earlier test's abandoned call left on this thread's own loop (a late
+    outcome is delivered to the idle loop): a ready callback makes the next call skip the wait."""
+    _sync.run_coroutine(asyncio.sleep(0.01))
+
+
 def _script(n: int = 1) -> list[Any]:
     return [[call("where", {"n": i}, id=f"c{i}")] for i in range(n)] + ["done"]
 
@@ -56,6 +62,7 @@ def _where_tool() -> tuple[Any, list[int]]:
 def test_run_sync_waits_on_its_own_loop_and_the_tool_still_runs_in_a_worker_thread(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    _drain_own_loop()
     waits = _spy_waits(monkeypatch)
     where, threads = _where_tool()
     r = toolwire.run_sync(ScriptedModel(responses=_script(3)), "go", tools=[where], max_turns=5)
@@ -170,6 +177,7 @@ def test_a_timeout_shorter_than_the_wait_is_kept(monkeypatch: pytest.MonkeyPatch
 
 def test_a_timeout_longer_than_the_wait_counts_from_the_start_of_the_call(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_sync, "WAIT_FOR_TOOL", 0.2)
+    _drain_own_loop()
     waits = _spy_waits(monkeypatch)
     release = threading.Event()
 
@@ -238,3 +246,180 @@ def test_every_outcome_is_delivered_once_whichever_side_wins_the_race() -> None:
 
     got = asyncio.run(main())
     assert got == [("raised", i) if i % 7 == 0 else i * 3 for i in range(3000)]
+
+
+# -- the loop still serves whatever else runs on it ----------------------------------------------
+
+
+def test_a_sync_tool_calling_back_into_the_runs_loop_is_not_held_up_by_the_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A sync tool that schedules a coroutine on the run's own loop (an async client an earlier
+    async tool made there) and waits for it: the blocked loop notices the callback and stops
+    waiting, instead of sitting out the whole wait."""
+    monkeypatch.setattr(_sync, "WAIT_FOR_TOOL", 1.0)
+    box: dict[str, Any] = {}
+
+    @toolwire.tool
+    async def connect() -> str:
+        """Open the connection."""
+        box["loop"] = asyncio.get_running_loop()
+        return "connected"
+
+    async def query(k: int) -> str:
+        return f"value {k}"
+
+    @toolwire.tool
+    def fetch(k: int) -> str:
+        """Fetch one value through the connection."""
+        return asyncio.run_coroutine_threadsafe(query(k), box["loop"]).result(timeout=0.3)
+
+    script = [[call("connect", {}, id="s")]] + [[call("fetch", {"k": i}, id=f"c{i}")] for i in range(3)] + ["done"]
+    r = toolwire.run_sync(ScriptedModel(responses=script), "go", tools=[connect, fetch], max_turns=6)
+    assert [(t.result.text, t.result.is_error) for t in r.tool_runs[1:]] == [
+        ("value 0", False),
+        ("value 1", False),
+        ("value 2", False),
+    ]
+
+
+def test_runs_inside_an_async_tool_never_block_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs an async tool starts on run_sync's loop (``await toolwire.run(...)``, e.g. gathered
+    sub-agents) are not the run run_sync drives: their lone sync calls do not wait."""
+    waits = _spy_waits(monkeypatch)
+    where, _ = _where_tool()
+
+    @toolwire.tool
+    async def fan_out() -> str:
+        """Ask three helpers at once."""
+        runs = await asyncio.gather(
+            *(toolwire.run(ScriptedModel(responses=_script(2)), "go", tools=[where], max_turns=5) for _ in range(3))
+        )
+        return ",".join(r.text for r in runs)
+
+    r = toolwire.run_sync(ScriptedModel(responses=[[call("fan_out", {}, id="f")], "done"]), "go", tools=[fan_out])
+    assert r.tool_runs[0].result.text == "done,done,done"
+    assert waits == []
+
+
+def test_a_background_task_on_the_loop_keeps_running_between_tool_calls() -> None:
+    ticks = [0]
+    seen: list[int] = []
+    keep: list[Any] = []
+
+    async def ticker() -> None:
+        while True:
+            ticks[0] += 1
+            await asyncio.sleep(0.001)
+
+    @toolwire.tool
+    async def start() -> str:
+        """Start the background task."""
+        keep.append(asyncio.get_running_loop().create_task(ticker()))
+        return "started"
+
+    @toolwire.tool
+    def work(n: int) -> str:
+        """Work a little."""
+        time.sleep(0.002)
+        seen.append(ticks[0])
+        return f"worked {n}"
+
+    script = [[call("start", {}, id="s")]] + [[call("work", {"n": i}, id=f"c{i}")] for i in range(30)] + ["done"]
+
+    async def stop() -> None:
+        for task in keep:
+            task.cancel()
+        await asyncio.gather(*keep, return_exceptions=True)
+
+    try:
+        r = toolwire.run_sync(ScriptedModel(responses=script), "go", tools=[start, work], max_turns=40)
+    finally:
+        _sync.run_coroutine(stop())  # on the same loop (this thread's own)
+    assert r.text == "done"
+    # 30 calls of 2 ms: the 1 ms ticker ran throughout (it got no turn at all when each handed-over
+    # result went straight on without giving the loop one)
+    assert seen[-1] - seen[0] >= 15, seen
+
+
+def test_ctrl_c_stops_a_run_whose_tool_calls_finish_within_the_wait() -> None:
+    import _thread
+    import signal
+
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        pytest.skip("needs the default SIGINT handler in the main thread")
+    ran: list[int] = []
+
+    @toolwire.tool
+    def fast(n: int) -> str:
+        """Answer at once."""
+        ran.append(n)
+        if n == 5:
+            _thread.interrupt_main()  # Ctrl-C while the run goes on
+        return f"r{n}"
+
+    def respond(request: Any, counter: list[int] = [0]) -> Any:  # noqa: B006 - the script's position
+        counter[0] += 1
+        return [call("fast", {"n": counter[0]}, id=f"c{counter[0]}")] if counter[0] <= 500 else "done"
+
+    with pytest.raises(KeyboardInterrupt):
+        toolwire.run_sync(ScriptedModel(respond=respond), "go", tools=[fast], max_turns=600)
+    assert 5 <= len(ran) <= 7, len(ran)  # not all 500: the cancellation took effect at once
+    assert toolwire.run_sync(ScriptedModel(responses=["still works"]), "go").text == "still works"
+
+
+@pytest.mark.parametrize("pause", [0.0, 0.05])
+def test_generator_exit_from_a_tool_is_its_error_result_on_every_path(
+    monkeypatch: pytest.MonkeyPatch, pause: float
+) -> None:
+    monkeypatch.setattr(_sync, "WAIT_FOR_TOOL", 0.01)
+
+    @toolwire.tool
+    def closing() -> str:
+        """Fail oddly."""
+        time.sleep(pause)
+        raise GeneratorExit("g")
+
+    def script() -> ScriptedModel:
+        return ScriptedModel(responses=[[call("closing", {}, id="x")], "done"])
+
+    for r in (
+        toolwire.run_sync(script(), "go", tools=[closing], max_turns=3),
+        asyncio.run(toolwire.run(script(), "go", tools=[closing], max_turns=3)),
+    ):
+        assert r.text == "done"
+        (run,) = r.tool_runs
+        assert (run.result.text, run.result.is_error) == ("RuntimeError: GeneratorExit: g", True)
+
+
+@pytest.mark.parametrize("setting", [float("inf"), 1e10, float("nan"), -1.0, 0.0])
+def test_any_wait_setting_leaves_results_intact(monkeypatch: pytest.MonkeyPatch, setting: float) -> None:
+    monkeypatch.setattr(_sync, "WAIT_FOR_TOOL", setting)
+    where, _ = _where_tool()
+    r = toolwire.run_sync(ScriptedModel(responses=_script(2)), "go", tools=[where], max_turns=5)
+    assert [t.result.text for t in r.tool_runs] == ["call 0", "call 1"]
+
+
+def test_the_table_of_own_loops_keeps_no_thread_loop_alive() -> None:
+    import gc
+
+    loops: list[Any] = []
+
+    def go() -> None:
+        toolwire.run_sync(ScriptedModel(responses=["hi"]), "go")
+        loops.append(_sync._thread_loop().loop)
+
+    before = len(_sync.own_loops)
+    for _ in range(5):
+        t = threading.Thread(target=go)
+        t.start()
+        t.join()
+    gc.collect()
+    assert len(loops) == 5 and all(loop.is_closed() for loop in loops)  # closed as each thread ended
+    # what the table holds of them (while this test still holds the loops) is dead
+    assert all(_sync.own_loops[loop]() is None for loop in loops if loop in _sync.own_loops)
+    loops.clear()
+    gc.collect()
+    assert len(_sync.own_loops) <= before
