@@ -164,12 +164,29 @@ def test_one_encode_per_send_and_stream_flag_seen_by_preflight() -> None:
     assert m.sent[1]["stream"] is True
 
 
+@pytest.mark.usefixtures("incremental_from_start")  # (short conversations are checked whole by default)
 def test_incremental_check_starts_after_the_checked_history() -> None:
     m = AcmeModel("m1")
     asyncio.run(m.send(_req("a", msgs=1)))
     asyncio.run(m.send(_req("a", msgs=3)))  # same first message, two new ones
     asyncio.run(m.send(ModelRequest(model="m1", messages=[Message("user", [TextPart("edited")])])))
     assert m.profile.starts == [0, 1, 0]
+
+
+def test_a_conversation_under_the_threshold_is_checked_whole_and_nothing_is_kept() -> None:
+    from toolwire.adapter import _Histories
+
+    m = AcmeModel("m1")
+    short = _Histories.from_messages - 1
+    asyncio.run(m.send(_req("a", msgs=1)))
+    asyncio.run(m.send(_req("a", msgs=3)))
+    asyncio.run(m.send(_req("a", msgs=short)))
+    assert m.profile.starts == [0, 0, 0]
+    assert "_preflight_state" not in vars(m)
+    # from the threshold on, the model keeps what it checked and checks only the new entries
+    asyncio.run(m.send(_req("a", msgs=short + 1)))
+    asyncio.run(m.send(_req("a", msgs=short + 3)))
+    assert m.profile.starts == [0, 0, 0, 0, short + 1]
 
 
 def test_preflight_function_and_state() -> None:

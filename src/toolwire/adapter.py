@@ -493,9 +493,14 @@ class Model(abc.ABC):
         # a tool call the history leaves unanswered is answered "not run" (the same on every API)
         request, answered = answer_request(request)
         body = codec.encode_request(request)
-        state = vars(self).get("_preflight_state")
-        if state is None:
-            state = vars(self)["_preflight_state"] = PreflightState()
+        if len(request.messages) < _Histories.from_messages:
+            # a short conversation is checked whole: keeping what was checked (to check only the
+            # new entries next time) costs more than checking the few entries again
+            state = None
+        else:
+            state = vars(self).get("_preflight_state")
+            if state is None:
+                state = vars(self)["_preflight_state"] = PreflightState()
         body, report = _profile_preflight(profile, body, state=state)
         if answered:
             report_unanswered(report, answered, f"/{profile.messages_key}" if profile.messages_key else "")
