@@ -1244,7 +1244,10 @@ def main() -> None:
         )
     chosen = args or list(PARTS)
     clock = "CPU time (--cpu)" if CLOCK is time.process_time else "wall time"
-    print(f"toolwire {toolwire.__version__}, Python {sys.version.split()[0]}, {ROUNDS} rounds, {clock}")
+    print(
+        f"toolwire {toolwire.__version__}, Python {sys.version.split()[0]}, {clock}, "
+        f"{ROUNDS} rounds in part 1 (parts 2 and 3 state their own)"
+    )
     with warnings.catch_warnings():
         # The Anthropic SDK warns on every process's first request for a model in its
         # anthropic._data.DEPRECATED_MODELS ("The model 'claude-sonnet-4-5' is deprecated and will
