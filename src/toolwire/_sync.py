@@ -27,7 +27,6 @@ import contextvars
 import os
 import signal
 import threading
-import weakref
 from typing import Any, Coroutine, TypeVar
 
 __all__ = ["run_coroutine"]
@@ -130,11 +129,6 @@ def _submit(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> tu
     return done, cancel
 
 
-#: The event loops of calling threads, each with a weak reference to its :class:`_ThreadLoop`
-#: (whose ``task`` is the run ``run_sync`` is driving on it, while it does). Neither is kept alive
-#: by this table: a thread's loop is still closed when the thread ends.
-own_loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, weakref.ref[_ThreadLoop]] = weakref.WeakKeyDictionary()
-
 #: Seconds a ``run_sync`` run may block its thread's own loop waiting for a lone synchronous
 #: tool call's worker thread, before it waits through the event loop instead: a call done within
 #: it hands its result over without waking the loop from another thread (see :func:`tool_wait`).
@@ -153,10 +147,14 @@ def tool_wait() -> float:
     sooner (the wait ends before the earliest timer). Any other loop (``await run(...)`` in your
     loop, the shared ``toolwire-sync`` loop, a loop without asyncio's ``_ready`` and
     ``_scheduled``) never waits."""
-    loop = asyncio.get_running_loop()
-    ref = own_loops.get(loop)
-    tl = ref() if ref is not None else None
-    if tl is None or tl.task is None or tl.task is not asyncio.current_task(loop):
+    try:
+        tl: _ThreadLoop | None = _local.loop  # this thread's own loop (the run's thread: no hand-off)
+    except AttributeError:
+        return 0.0
+    if tl is None or tl.task is None:
+        return 0.0
+    loop = tl.loop
+    if asyncio._get_running_loop() is not loop or asyncio.current_task(loop) is not tl.task:
         return 0.0
     ready = getattr(loop, "_ready", None)
     scheduled = getattr(loop, "_scheduled", None)
@@ -178,7 +176,6 @@ class _ThreadLoop:
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         self.task: asyncio.Task[Any] | None = None  # the run being driven, while it is
-        own_loops[self.loop] = weakref.ref(self)
         self.pid = os.getpid()
         self.generation = _generation
         self.interrupts = 0

@@ -402,24 +402,22 @@ def test_any_wait_setting_leaves_results_intact(monkeypatch: pytest.MonkeyPatch,
     assert [t.result.text for t in r.tool_runs] == ["call 0", "call 1"]
 
 
-def test_the_table_of_own_loops_keeps_no_thread_loop_alive() -> None:
+def test_a_threads_own_loop_is_still_closed_when_the_thread_ends_and_holds_no_run() -> None:
     import gc
 
-    loops: list[Any] = []
+    seen: list[Any] = []
 
     def go() -> None:
-        toolwire.run_sync(ScriptedModel(responses=["hi"]), "go")
-        loops.append(_sync._thread_loop().loop)
+        where, _ = _where_tool()
+        toolwire.run_sync(ScriptedModel(responses=_script(1)), "go", tools=[where], max_turns=3)
+        tl = _sync._thread_loop()
+        seen.append((tl.loop, tl.task))
 
-    before = len(_sync.own_loops)
     for _ in range(5):
         t = threading.Thread(target=go)
         t.start()
         t.join()
     gc.collect()
-    assert len(loops) == 5 and all(loop.is_closed() for loop in loops)  # closed as each thread ended
-    # what the table holds of them (while this test still holds the loops) is dead
-    assert all(_sync.own_loops[loop]() is None for loop in loops if loop in _sync.own_loops)
-    loops.clear()
-    gc.collect()
-    assert len(_sync.own_loops) <= before
+    assert len(seen) == 5
+    assert all(loop.is_closed() for loop, _ in seen)  # closed as each thread ended
+    assert all(task is None for _, task in seen)  # the run's task is let go when run_sync returns
