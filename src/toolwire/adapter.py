@@ -481,11 +481,9 @@ class Model(abc.ABC):
         if codec is None:
             raise NotImplementedError(f"{type(self).__name__} has no codec to encode with")
         profile = self.profile
-        concatenates = (
-            getattr(codec, "concatenates_history", None)
-            if incremental and len(request.messages) >= _Histories.from_messages
-            else None
-        )
+        # a conversation shorter than this is encoded and checked whole (see _Histories.from_messages)
+        short = len(request.messages) < _Histories.from_messages
+        concatenates = getattr(codec, "concatenates_history", None) if incremental and not short else None
         if request.conversation is not None and callable(concatenates) and concatenates(request):
             key = profile.messages_key
             if key is not None:
@@ -493,9 +491,9 @@ class Model(abc.ABC):
         # a tool call the history leaves unanswered is answered "not run" (the same on every API)
         request, answered = answer_request(request)
         body = codec.encode_request(request)
-        if len(request.messages) < _Histories.from_messages:
-            # a short conversation is checked whole: keeping what was checked (to check only the
-            # new entries next time) costs more than checking the few entries again
+        if short:
+            # checked whole: keeping what was checked (to check only the new entries next time)
+            # costs more than checking the few entries again
             state = None
         else:
             state = vars(self).get("_preflight_state")

@@ -16,6 +16,7 @@ import inspect
 import json
 import time
 from dataclasses import dataclass, field
+from sys import modules as _modules
 from typing import Any, Coroutine
 
 from .context import ToolContext
@@ -606,20 +607,17 @@ class ToolExecutor:
             return self._invalid(call, turn, text)
         return Ready(tool, call, arguments)
 
-    async def execute(self, ready: Ready, turn: int, wait: float = 0.0) -> ToolRun:
+    async def execute(self, ready: Ready, turn: int) -> ToolRun:
         """Run a checked call (the caller holds a :attr:`slots` place). Every outcome of the
-        function becomes the :class:`ToolRun`; only the run's own cancellation propagates.
-        ``wait`` (seconds): how long a synchronous function run in a worker thread may block the
-        event loop while its outcome is awaited (see :func:`toolwire.tools.start_in_daemon_thread`);
-        0 for any loop that may have other work to do."""
-        return await self.start(ready, turn, wait)
+        function becomes the :class:`ToolRun`; only the run's own cancellation propagates."""
+        return await self.start(ready, turn)
 
-    def start(self, ready: Ready, turn: int, wait: float = 0.0) -> Coroutine[Any, Any, ToolRun]:
+    def start(self, ready: Ready, turn: int) -> Coroutine[Any, Any, ToolRun]:
         """:meth:`execute` as the coroutine to await (one coroutine layer less)."""
         tool = ready.tool
         if tool.meta and tool.meta.get("non_repeatable"):
             return self._run_non_repeatable(tool, ready.call, ready.arguments, turn)
-        return self._execute(tool, ready.call, ready.arguments, turn, ready.plan, wait)
+        return self._execute(tool, ready.call, ready.arguments, turn, ready.plan)
 
     async def _run_non_repeatable(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
         from .design.idempotent import call_key
@@ -650,13 +648,7 @@ class ToolExecutor:
         return run
 
     async def _execute(
-        self,
-        tool: Tool,
-        call: ToolCall,
-        arguments: dict[str, Any],
-        turn: int,
-        plan: _Plan | None = None,
-        wait: float = 0.0,
+        self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int, plan: _Plan | None = None
     ) -> ToolRun:
         fn = tool.function
         if plan is None or plan.function is not fn:
@@ -689,6 +681,9 @@ class ToolExecutor:
                 # in a worker thread, awaited on the one future the thread settles (no task, no
                 # asyncio.wait); a timeout: a timer on the loop settles the future first (the
                 # thread cannot be stopped: its late outcome is dropped)
+                # on a run_sync run's own loop, when nothing else needs it, the loop may block
+                # briefly for the outcome instead of being woken (toolwire._sync.tool_wait)
+                wait = _tool_wait()
                 if wait and timeout is not None and timeout <= wait:
                     wait = 0.0  # the timeout ends the call first: waited for through the loop
                 future = start_in_daemon_thread(
@@ -791,6 +786,13 @@ def _time_out(future: asyncio.Future[Any]) -> None:
 
 async def _awaited(value: Any) -> Any:
     return await value
+
+
+def _tool_wait() -> float:
+    """How long the loop may block for a synchronous tool's worker thread (seconds): nonzero only
+    on a ``run_sync`` caller's own loop (``toolwire._sync.tool_wait``), which runs nothing else."""
+    sync = _modules.get("toolwire._sync")
+    return sync.tool_wait() if sync is not None else 0.0
 
 
 def _thread_name(function: Any) -> str:

@@ -15,7 +15,6 @@ import inspect
 import os as _os
 from dataclasses import dataclass, replace
 from os import urandom as _urandom
-from sys import modules as _modules
 from typing import Any, AsyncIterator, Callable, Generator, Iterable, Iterator, Mapping, Sequence
 
 from . import stream as _wire
@@ -660,7 +659,7 @@ class _Loop:
                     if loud:
                         yield ToolStarted(n, ready.call)
                     b.started.add(i)
-                    run = await ex.start(ready, n, _tool_wait())
+                    run = await ex.start(ready, n)
                     turn.tool_runs[i] = run  # (_place; the batch is over, nothing reads b.done)
                     msg.parts[i] = run.result
                     self._batch = None
@@ -877,7 +876,7 @@ class _Loop:
             b = self._batch = _Batch(n, turn, msg, direct=i)
             yield ToolStarted(n, ready.call)
             b.started.add(i)
-            run = await self.executor.execute(ready, n, _tool_wait())
+            run = await self.executor.execute(ready, n)
             self._place(b, i, run)
             self._batch = None
             yield ToolFinished(n, run)
@@ -1101,13 +1100,6 @@ def _supplied_result(call: ToolCall, value: Any) -> ToolResult:
     if isinstance(value, BaseException):
         return ToolResult(call.id, _describe(value), True, call.name)
     return ToolResult(call.id, to_result_content(value), False, call.name)
-
-
-def _tool_wait() -> float:
-    """How long the loop may block for a synchronous tool's worker thread (seconds): nonzero only
-    on a ``run_sync`` caller's own loop (``toolwire._sync.tool_wait``), which runs nothing else."""
-    sync = _modules.get("toolwire._sync")
-    return sync.tool_wait() if sync is not None else 0.0
 
 
 def _direct(tool: Tool) -> bool:

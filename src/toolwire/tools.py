@@ -607,39 +607,47 @@ def start_in_daemon_thread(
     import contextvars
 
     loop = asyncio.get_running_loop()
-    if wait > 0:
-        return _start_and_wait(loop, function, arguments, name, wait)
     future: asyncio.Future[Any] = loop.create_future()
     ctx = contextvars.copy_context()
-
-    def settle(ok: bool, value: Any) -> None:
-        if future.done():  # cancelled, or timed out by the caller: the outcome is dropped
-            return
-        if ok:
-            future.set_result(value)
-        else:
-            future.set_exception(value)
+    thread_name = name if name is not None else f"toolwire-tool-{getattr(function, '__name__', 'fn')}"
 
     def target() -> tuple[bool, Any]:
-        try:
-            return True, ctx.run(function, **arguments)
-        except BaseException as exc:  # delivered to the awaiting task, which decides
-            if isinstance(exc, (StopIteration, GeneratorExit)):
-                # asyncio futures refuse StopIteration; a GeneratorExit thrown into the awaiting
-                # coroutines would close them instead of reaching the call's error handling
-                exc = _as_runtime_error(exc)
-            return False, exc
+        return _outcome(ctx, function, arguments)
+
+    if wait > 0:
+        return _start_and_wait(loop, future, target, thread_name, wait)
 
     def deliver(outcome: tuple[bool, Any]) -> None:
         try:
-            loop.call_soon_threadsafe(settle, *outcome)
+            loop.call_soon_threadsafe(_settle, future, *outcome)
         except RuntimeError:  # the loop is gone: nobody is waiting any more
             pass
 
-    (_workers or _get_workers()).submit(
-        target, name if name is not None else f"toolwire-tool-{getattr(function, '__name__', 'fn')}", deliver
-    )
+    (_workers or _get_workers()).submit(target, thread_name, deliver)
     return future
+
+
+def _outcome(ctx: Any, function: Callable[..., Any], arguments: dict[str, Any]) -> tuple[bool, Any]:
+    """``(True, function(**arguments))`` run in ``ctx``, or ``(False, what it raised)``."""
+    try:
+        return True, ctx.run(function, **arguments)
+    except BaseException as exc:  # delivered to the awaiting task, which decides
+        if isinstance(exc, (StopIteration, GeneratorExit)):
+            # asyncio futures refuse StopIteration; a GeneratorExit thrown into the awaiting
+            # coroutines would close them instead of reaching the call's error handling
+            exc = _as_runtime_error(exc)
+        return False, exc
+
+
+def _settle(future: Any, ok: bool, value: Any) -> None:
+    """Set the outcome on ``future``, unless it is done already (cancelled, or timed out by the
+    caller: the outcome is dropped)."""
+    if future.done():
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
 
 
 def _as_runtime_error(exc: BaseException) -> RuntimeError:
@@ -648,37 +656,16 @@ def _as_runtime_error(exc: BaseException) -> RuntimeError:
     return RuntimeError(f"{kind}: {exc}" if str(exc) else kind)
 
 
-def _start_and_wait(
-    loop: Any, function: Callable[..., Any], arguments: dict[str, Any], name: str | None, wait: float
-) -> Any:
+def _start_and_wait(loop: Any, future: Any, target: Callable[[], Any], thread_name: str, wait: float) -> Any:
     """:func:`start_in_daemon_thread` with ``wait``: the worker hands its outcome over through a
     lock the caller waits on; past ``wait`` the caller gives up waiting and the worker settles
     the future through the loop instead (a small lock decides which of the two happens)."""
-    import contextvars
     import threading
 
-    future = loop.create_future()
-    ctx = contextvars.copy_context()
     guard = threading.Lock()
     handed = threading.Lock()
     handed.acquire()
     box: list[Any] = []  # [outcome] handed over here, or [None] once the caller stopped waiting
-
-    def settle(ok: bool, value: Any) -> None:
-        if future.done():
-            return
-        if ok:
-            future.set_result(value)
-        else:
-            future.set_exception(value)
-
-    def target() -> tuple[bool, Any]:
-        try:
-            return True, ctx.run(function, **arguments)
-        except BaseException as exc:
-            if isinstance(exc, (StopIteration, GeneratorExit)):  # as in start_in_daemon_thread
-                exc = _as_runtime_error(exc)
-            return False, exc
 
     def deliver(outcome: tuple[bool, Any]) -> None:
         with guard:
@@ -687,13 +674,11 @@ def _start_and_wait(
                 handed.release()
                 return
         try:
-            loop.call_soon_threadsafe(settle, *outcome)
+            loop.call_soon_threadsafe(_settle, future, *outcome)
         except RuntimeError:  # the loop is gone
             pass
 
-    (_workers or _get_workers()).submit(
-        target, name if name is not None else f"toolwire-tool-{getattr(function, '__name__', 'fn')}", deliver
-    )
+    (_workers or _get_workers()).submit(target, thread_name, deliver)
     from ._sync import WAIT_STEP
 
     ready = getattr(loop, "_ready", None)  # the loop's ready callbacks (asyncio's BaseEventLoop)
@@ -709,7 +694,7 @@ def _start_and_wait(
                     box.append(None)  # from now on the worker settles the future through the loop
                     return future
             break  # handed over just now
-    settle(*box[0])
+    _settle(future, *box[0])
     return future
 
 

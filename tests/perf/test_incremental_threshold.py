@@ -105,21 +105,18 @@ def test_a_lower_threshold_keeps_the_conversation_from_its_first_request(monkeyp
     # the switch is read per request: lowered, a 2-turn loop keeps its conversation at once
     pytest.importorskip("toolwire_anthropic")
     suite = _suite()
+
+    def two_turns() -> Any:  # a 2-turn loop on a new model; the model
+        m = toolwire.model(
+            "anthropic:claude-sonnet-4-5",
+            api_key="k",
+            max_retries=0,
+            http_client=httpx2.AsyncClient(transport=suite.transport_for("anthropic", 2)),
+        )
+        asyncio.run(toolwire.run(m, "go", tools=[suite.lookup], max_turns=2))
+        return m
+
     monkeypatch.setattr(_Histories, "from_messages", 0)
-    m = toolwire.model(
-        "anthropic:claude-sonnet-4-5",
-        api_key="k",
-        max_retries=0,
-        http_client=httpx2.AsyncClient(transport=suite.transport_for("anthropic", 2)),
-    )
-    asyncio.run(toolwire.run(m, "go", tools=[suite.lookup], max_turns=2))
-    assert "_histories" in vars(m)
+    assert "_histories" in vars(two_turns())
     monkeypatch.setattr(_Histories, "from_messages", 10**6)
-    m2 = toolwire.model(
-        "anthropic:claude-sonnet-4-5",
-        api_key="k",
-        max_retries=0,
-        http_client=httpx2.AsyncClient(transport=suite.transport_for("anthropic", 2)),
-    )
-    asyncio.run(toolwire.run(m2, "go", tools=[suite.lookup], max_turns=2))
-    assert "_histories" not in vars(m2)
+    assert "_histories" not in vars(two_turns())

@@ -29,9 +29,9 @@ def _spy_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     seen: list[float] = []
     real = tools_mod._start_and_wait
 
-    def spy(loop: Any, function: Any, arguments: Any, name: Any, wait: float) -> Any:
+    def spy(loop: Any, future: Any, target: Any, thread_name: str, wait: float) -> Any:
         seen.append(wait)
-        return real(loop, function, arguments, name, wait)
+        return real(loop, future, target, thread_name, wait)
 
     monkeypatch.setattr(tools_mod, "_start_and_wait", spy)
     return seen
@@ -150,12 +150,11 @@ def test_keyboard_interrupt_in_the_tool_within_the_wait_stops_run_sync() -> None
         )
 
 
-def test_a_timeout_shorter_than_the_wait_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_sync, "WAIT_FOR_TOOL", 5.0)
-    waits = _spy_waits(monkeypatch)
+def _run_a_stuck_tool(timeout: float) -> tuple[Any, float]:
+    """``run_sync`` of one call to a tool that hangs past ``timeout``: its run and the seconds taken."""
     release = threading.Event()
 
-    @toolwire.tool(timeout=0.05)
+    @toolwire.tool(timeout=timeout)
     def stuck() -> str:
         """Hang."""
         release.wait(10)
@@ -170,6 +169,13 @@ def test_a_timeout_shorter_than_the_wait_is_kept(monkeypatch: pytest.MonkeyPatch
     finally:
         release.set()
     (run,) = r.tool_runs
+    return run, took
+
+
+def test_a_timeout_shorter_than_the_wait_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_sync, "WAIT_FOR_TOOL", 5.0)
+    waits = _spy_waits(monkeypatch)
+    run, took = _run_a_stuck_tool(0.05)
     assert run.result.is_error and "timed out after 0.05 seconds" in run.result.text
     assert waits == []  # the 5-second wait would outlast the 0.05-second timeout: not used
     assert took < 4.0  # (the run did not sit out the wait: the timeout ended the call)
@@ -179,24 +185,8 @@ def test_a_timeout_longer_than_the_wait_counts_from_the_start_of_the_call(monkey
     monkeypatch.setattr(_sync, "WAIT_FOR_TOOL", 0.2)
     _drain_own_loop()
     waits = _spy_waits(monkeypatch)
-    release = threading.Event()
-
-    @toolwire.tool(timeout=0.3)
-    def stuck() -> str:
-        """Hang."""
-        release.wait(10)
-        return "late"
-
-    try:
-        start = time.monotonic()
-        r = toolwire.run_sync(
-            ScriptedModel(responses=[[call("stuck", {}, id="x")], "done"]), "go", tools=[stuck], max_turns=3
-        )
-        took = time.monotonic() - start
-    finally:
-        release.set()
+    run, took = _run_a_stuck_tool(0.3)
     assert waits == [0.2]
-    (run,) = r.tool_runs
     assert run.result.is_error and "timed out after 0.3 seconds" in run.result.text
     # the timer got what was left of the 0.3 s after the 0.2 s wait, not 0.3 s more
     assert took < 0.48, took
