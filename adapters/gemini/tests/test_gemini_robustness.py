@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import httpx2
 import pytest
 from gemini_wire_helpers import candidate_body, sse_response
 from toolwire_gemini import GeminiCodec
@@ -225,3 +226,29 @@ def test_transport_stream_marks_duplicate_ids(mock_model: Any) -> None:
     )
     resp = asyncio.run(model.send(model.build_request([Message.user("x")], tools=[WEATHER])))
     assert [c.invalid for c in resp.tool_calls] == [None, "duplicate tool call id g1 in one response"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"candidates": [], "usageMetadata": {"promptTokenCount": 3, "totalTokenCount": 3}, "responseId": "r1"},
+        {"candidates": [{"index": 0}], "responseId": "r1"},  # a candidate with no content, no finishReason
+        {"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]}}]},
+    ],
+)
+def test_a_whole_body_with_no_output_and_no_finish_reason_is_an_error_as_streamed(mock_model: Any, body: Any) -> None:
+    # Gemini answers "candidates": [] when the model gave no output: not an empty end_turn
+    whole = CODEC.decode_response(body)
+    streamed = assemble(CODEC.decode_stream([body]), "gemini")
+    assert (whole.stop_reason, whole.vendor_stop_reason, whole.text) == ("error", None, "")
+    assert (streamed.stop_reason, streamed.vendor_stop_reason) == ("error", None)
+    # through the SDK, in a run: the run ends with stop reason "error", not a silent end_turn
+    model = mock_model([httpx2.Response(200, json=body)])
+    result = toolwire.run_sync(model, "hi")
+    assert (result.stop_reason, result.text, len(model.sent)) == ("error", "", 1)
+
+
+def test_a_blocked_prompt_with_empty_candidates_is_still_a_refusal() -> None:
+    body = {"candidates": [], "promptFeedback": {"blockReason": "SAFETY"}}
+    resp = CODEC.decode_response(body)
+    assert (resp.stop_reason, resp.vendor_stop_reason) == ("refusal", "blockReason:SAFETY")

@@ -716,7 +716,10 @@ class GeminiCodec:
         :class:`~toolwire.types.ProviderToolPart` (:func:`server_tool_part`), and the candidate's
         ``groundingMetadata`` / ``urlContextMetadata`` → a ``kind="metadata"`` one after the other
         parts; any other part (model images) kept opaque in a ``TextPart("")`` for exact replay. Stop reason from ``finishReason`` and the parts
-        (:func:`map_finish_reason`); usage from ``usageMetadata`` (:func:`usage_from_metadata`).
+        (:func:`map_finish_reason`); a body with no ``finishReason`` maps by its parts, and one with
+        neither a ``finishReason`` nor any output (``"candidates": []``, which Gemini sends when
+        the model gave no output, or only empty text) is ``"error"`` (``vendor_stop_reason=None``),
+        as the same body streamed; usage from ``usageMetadata`` (:func:`usage_from_metadata`).
 
         Tool calls that cannot be run are kept but marked invalid (:func:`check_tool_calls`): a
         ``name`` that is missing or not a string (:data:`NAME_INVALID`), a later call repeating
@@ -753,7 +756,12 @@ class GeminiCodec:
                 body=body,
             )
         usual = _decode_usual(body, request)
-        return check_tool_calls(usual if usual is not None else self._decode_by_events(body, request))
+        response = usual if usual is not None else self._decode_by_events(body, request)
+        if response.vendor_stop_reason is None and response.stop_reason == "end_turn" and not _any_output(response):
+            # no finishReason and nothing the model produced (Gemini answers ``"candidates": []``
+            # when the model gave no output): what the same body gives streamed, not an empty end_turn
+            response.stop_reason = "error"
+        return check_tool_calls(response)
 
     def _decode_by_events(self, body: dict[str, Any], request: ModelRequest | None) -> Response:
         """The whole body through the stream decoder and the canonical assembler (every shape)."""
@@ -1074,6 +1082,12 @@ def _decode_usual(body: dict[str, Any], request: ModelRequest | None) -> Respons
     # positional, in Response's field order (parts, stop_reason, vendor_stop_reason, usage,
     # model, response_id, provider, provider_data)
     return Response(parts, stop, finish or None, usage, model or None, rid, API, provider_data)  # type: ignore[arg-type]
+
+
+def _any_output(response: Response) -> bool:
+    """Whether ``response`` carries anything the model produced: a part other than an empty
+    text part without vendor data."""
+    return any(type(p) is not TextPart or p.text or p.provider_data for p in response.parts)
 
 
 def _instruction_text(si: dict[str, Any]) -> str:
