@@ -242,3 +242,20 @@ def test_parallel_false_without_tools_sends_no_tool_choice(mock_model, wire) -> 
     )
     resp = run(model.send(model.build_request([Message.user("x")])))
     assert "tool_choice" not in model.sent[0].json and resp.preflight is None
+
+
+@pytest.mark.parametrize(
+    ("instructions", "settings"),
+    [("", {}), ("  \n", {}), ("", {"system_cache_control": {"type": "ephemeral"}}), ("\n", {"cache": True})],
+)
+def test_blank_instructions_never_reach_the_wire(mock_model, wire, instructions, settings) -> None:
+    # the Messages API answers a blank system prompt with 400 "system: text content blocks must be non-empty"
+    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))] * 2, **settings)
+    result = toolwire.run_sync(model, "hi", instructions=instructions)
+    assert result.text == "ok"
+    sent = model.sent[0].json
+    assert "system" not in sent and sent["messages"][0]["content"][0]["text"] == "hi"
+    # real instructions still go out as they are
+    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))])
+    toolwire.run_sync(model, "hi", instructions=" Be brief.")
+    assert model.sent[0].json["system"] == " Be brief."

@@ -384,6 +384,12 @@ REPAIRED: list[tuple[str, dict[str, Any], str]] = [
         body(messages=convo(("user", [{"type": "text", "text": "  \n"}, {"type": "text", "text": "hi"}]))),
         "/messages/0/content/0",
     ),
+    ("anthropic.request.system-empty-text", body(system=" \n"), "/system"),
+    (
+        "anthropic.request.system-empty-text",
+        body(system=[{"type": "text", "text": "Be brief."}, {"type": "text", "text": ""}]),
+        "/system/1",
+    ),
     (
         "anthropic.conversation.empty-content",
         body(
@@ -704,3 +710,27 @@ def test_incremental_start_follows_repairs_that_drop_messages() -> None:
     with pytest.raises(RequestRefused) as info:
         preflight(P, body(tools=[tool()], messages=copy.deepcopy(bad)), state=state)
     assert "anthropic.conversation.tool-result-placement" in info.value.rules
+
+
+CC = {"type": "ephemeral"}
+
+
+def test_blank_system_prompt_left_out_and_blank_system_blocks_dropped() -> None:
+    # a blank string and all-blank blocks: the field goes; a blank block among others: that block goes
+    for system in ("", "  \t\n", [{"type": "text", "text": ""}], [{"type": "text", "text": " ", "cache_control": CC}]):
+        assert ("anthropic.request.system-empty-text", "/system" if isinstance(system, str) else "/system/0/text") in (
+            refused(body(system=system))
+        )
+        r = Report()
+        fixed = P.repair_request(body(system=copy.deepcopy(system)), r)
+        assert "system" not in fixed and P.check_request(fixed) == []
+    original = [{"type": "text", "text": "Be brief."}, {"type": "text", "text": "\n", "cache_control": CC}]
+    b = body(system=original)
+    r = Report()
+    fixed = P.repair_request(b, r)
+    assert fixed["system"] == [{"type": "text", "text": "Be brief."}]
+    assert len(original) == 2  # the body's own list is not changed in place
+    assert [(rule, lossy) for rule, _, _, lossy in r.changes] == [("anthropic.request.system-empty-text", True)]
+    # text that is not blank passes untouched, with no report
+    r = Report()
+    assert P.repair_request(body(system=" Be brief. "), r)["system"] == " Be brief. " and not r.rules()

@@ -307,6 +307,13 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _rule(
+        "anthropic.request.system-empty-text",
+        "The system prompt, as a string or as each of its text blocks, holds non-whitespace text.",
+        'API error texts "system: text content blocks must be non-empty" (t8y2/dbx#1298, JetBrains/koog#716) and '
+        '"system: text content blocks must contain non-whitespace text" (agentjido/req_llm#711)',
+        "repair",
+    ),
+    _rule(
         "anthropic.request.cache-control-limit",
         "At most 4 blocks carry cache_control.",
         'API error text "A maximum of 4 blocks with cache_control may be provided. Found 5."; '
@@ -469,6 +476,36 @@ def _ptr(mi: int, bi: int | None) -> str:
 
 def _blank(text: Any) -> bool:
     return isinstance(text, str) and not text.strip()
+
+
+def _repair_blank_system(body: dict[str, Any], report: Any) -> None:
+    """Rule ``anthropic.request.system-empty-text``: a system prompt of only whitespace (a string,
+    or text blocks each empty or whitespace-only) is left out; blank text blocks among others are
+    dropped (a new list: the body's own may be shared). A ``cache_control`` on a dropped block
+    goes with it (reported as lossy: that cache breakpoint is gone)."""
+    system = body["system"]
+    if _blank(system):
+        del body["system"]
+        report.add("anthropic.request.system-empty-text", "/system", "empty or whitespace-only system prompt left out")
+        return
+    if type(system) is not list:
+        return
+    keep = [b for b in system if not (isinstance(b, dict) and b.get("type") == "text" and _blank(b.get("text")))]
+    if len(keep) == len(system):
+        return
+    for i, b in enumerate(system):
+        if not any(b is k for k in keep):
+            report.add(
+                "anthropic.request.system-empty-text",
+                f"/system/{i}",
+                "empty or whitespace-only system text block left out"
+                + (" with its cache_control breakpoint" if b.get("cache_control") is not None else ""),
+                lossy=b.get("cache_control") is not None,
+            )
+    if keep:
+        body["system"] = keep
+    else:
+        del body["system"]
 
 
 def _thinking_on(body: dict[str, Any]) -> bool:
@@ -1010,6 +1047,16 @@ class AnthropicProfile(Profile):
             and not (isinstance(system, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in system))
         ):
             add("anthropic.request.system-top-level", "/system", "system must be a string or a list of text blocks")
+        elif _blank(system):
+            add("anthropic.request.system-empty-text", "/system", "the system prompt must hold non-whitespace text")
+        elif isinstance(system, list):
+            for i, b in enumerate(system):
+                if not (isinstance(b.get("text"), str) and b["text"].strip()):
+                    add(
+                        "anthropic.request.system-empty-text",
+                        f"/system/{i}/text",
+                        "each system text block must hold non-whitespace text",
+                    )
         return before, out
 
     def _check_messages(self, body: dict[str, Any], start: int) -> list[Violation]:
@@ -1487,6 +1534,8 @@ class AnthropicProfile(Profile):
                     "/tool_choice/disable_parallel_tool_use",
                     "left out: tool_choice 'none' has no disable_parallel_tool_use",
                 )
+        if "system" in body:
+            _repair_blank_system(body, report)
         msgs = body["messages"] if "messages" in body else None
         if type(msgs) is not list and not isinstance(msgs, list):
             return body
