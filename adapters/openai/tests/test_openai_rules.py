@@ -351,6 +351,11 @@ SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], A
         lambda a, b, r: "stream_options" not in b and b["stream"] is False,
     ),
     "request.temperature-range": (lambda a: a.body(temperature=2.5), lambda a: "/temperature", None),
+    "request.max-tokens-range": (
+        lambda a: a.body(**({"max_completion_tokens": 0} if a is CHAT_API else {"max_output_tokens": 15})),
+        lambda a: "/max_completion_tokens" if a is CHAT_API else "/max_output_tokens",
+        None,
+    ),
     "request.sampling-reasoning-model": (
         lambda a: a.body(model="o3-mini", temperature=0.2),
         lambda a: "/temperature",
@@ -786,6 +791,19 @@ def test_temperature_range_bounds() -> None:
     for value, bad in ((0, False), (2, False), (-0.1, True), (2.01, True), (True, True), ("1", True)):
         got = [v.rule for v in CHAT.check_request(chat_body(temperature=value))]
         assert ("openai-chat.request.temperature-range" in got) is bad, value
+
+
+def test_output_token_limit_bounds() -> None:
+    # Chat: at least 1 (max_tokens and max_completion_tokens); Responses: at least 16
+    for key in ("max_tokens", "max_completion_tokens"):
+        for value, bad in ((1, False), (4096, False), (0, True), (-3, True), (True, True), (1.0, True), ("8", True)):
+            got = [v.rule for v in CHAT.check_request(chat_body(**{key: value}))]
+            assert ("openai-chat.request.max-tokens-range" in got) is bad, (key, value)
+    for value, bad in ((16, False), (32000, False), (15, True), (1, True), (0, True), (False, True), (16.0, True)):
+        got = [v.rule for v in RESP.check_request(resp_body(max_output_tokens=value))]
+        assert ("openai.request.max-tokens-range" in got) is bad, value
+    # the field of the other API is not this API's: no rule reads it
+    assert "openai.request.max-tokens-range" not in [v.rule for v in RESP.check_request(resp_body(max_tokens=0))]
 
 
 def test_unanswered_call_at_the_end_is_refused_on_both_apis() -> None:

@@ -292,6 +292,13 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "report",
         ),
         (
+            "request.max-tokens-range",
+            "'max_tokens' and 'max_completion_tokens' are integers of at least 1.",
+            "API error \"Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0 instead.\" "
+            "(code integer_below_min_value; recorded in envoyproxy/ai-gateway's OpenAI test cassettes)",
+            "refuse",
+        ),
+        (
             "request.max-tokens-reasoning-model",
             "Reasoning models take 'max_completion_tokens', not 'max_tokens' (renamed; the "
             "meaning is the same: the bound includes reasoning tokens).",
@@ -397,6 +404,13 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
             "API error \"Invalid 'input[95].call_id': string too long. Expected a string with "
             'maximum length 64, but got a string with length 116 instead." (AnswerDotAI/fastllm#45)',
             "SDK ToolChoiceFunctionParam",
+        ),
+        (
+            "request.max-tokens-range",
+            "'max_output_tokens' is an integer of at least 16.",
+            "API error \"Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got 10 "
+            'instead." (code integer_below_min_value; vectorize-io/hindsight#58, earendil-works/pi#6265)',
+            "refuse",
         ),
         (
             "request.previous-with-conversation",
@@ -768,6 +782,7 @@ class _OpenAIProfile(Profile):
     """What both OpenAI profiles share. ``strict``: the schema mode of :meth:`translate_schema`."""
 
     api = ""
+    token_limit_minimums: tuple[tuple[str, int], ...] = ()
 
     def provider_tools(self) -> Mapping[str, Any]:
         """None on Chat Completions (``ChatCompletionToolUnionParam`` holds only ``function`` and
@@ -1043,6 +1058,17 @@ class _OpenAIProfile(Profile):
                     "stream_options is only allowed with stream: true",
                 )
             )
+        for key, least in self.token_limit_minimums:
+            value = body.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+                out.append(
+                    self.violation(
+                        "request.max-tokens-range",
+                        f"/{key}",
+                        f"{key} must be an integer of at least {least} on this API, got {value!r}; "
+                        f"set max_tokens to {least} or more",
+                    )
+                )
         temp = body.get("temperature")
         if temp is not None and (isinstance(temp, bool) or not isinstance(temp, (int, float)) or not 0 <= temp <= 2):
             out.append(
@@ -1185,6 +1211,8 @@ class OpenAIChatProfile(_OpenAIProfile):
     api = CHAT
     rules = CHAT_RULES
     call_id_max = CHAT_MAX_CALL_ID
+    #: ``(field, least value)`` of the output-token limits (rule ``request.max-tokens-range``)
+    token_limit_minimums: tuple[tuple[str, int], ...] = (("max_tokens", 1), ("max_completion_tokens", 1))
     messages_key = "messages"
     #: A message's repairs read only itself, except a run of tool messages whose images go after
     #: the run: the run's earlier messages are left as they are (see :meth:`_repair_messages`), so
@@ -1916,6 +1944,8 @@ class OpenAIResponsesProfile(_OpenAIProfile):
     api = RESPONSES
     rules = RESPONSES_RULES
     call_id_max = RESPONSES_MAX_CALL_ID
+    #: ``(field, least value)`` of the output-token limit (rule ``request.max-tokens-range``)
+    token_limit_minimums: tuple[tuple[str, int], ...] = (("max_output_tokens", 16),)
     messages_key = "input"
     #: An item's repairs read only itself, except a reasoning item (dropped when no item follows
     #: it, and then the ids of its turn's items): such a drop changes the entries, so the items
