@@ -358,7 +358,8 @@ def test_refs_are_inlined_and_a_type_name_gemini_lacks_is_refused() -> None:
         report,
     )
     assert out["properties"]["p"] == {"type": "object", "properties": {"x": {"type": "number"}}}
-    assert "items" not in out["properties"]["t"] and "$defs" not in out
+    # the tuple form of items is not a Schema: its element schema becomes items (Gemini requires items)
+    assert out["properties"]["t"] == {"type": "array", "items": {"type": "string"}} and "$defs" not in out
     bad = {
         "contents": [user()],
         "tools": [

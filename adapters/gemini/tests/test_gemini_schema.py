@@ -311,6 +311,48 @@ def test_unsupported_keywords_removed_and_reported_with_paths() -> None:
     assert lossy[("/properties/n", "exclusiveMinimum")] is True
 
 
+def test_every_array_gets_items_in_openapi_mode() -> None:
+    # Gemini: "...parameters.properties[tags].items: missing field" for an array without items
+    schema = {
+        "type": "object",
+        "properties": {
+            "tags": {"type": "array", "description": "tags"},
+            "rows": {"type": "array", "items": {"type": "array"}},
+            "maybe": {"type": ["array", "null"]},
+            "bbox": {"type": "array", "prefixItems": [{"type": "integer"}] * 4, "minItems": 4, "maxItems": 4},
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}]},
+            "typed": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["tags"],
+    }
+    decl, report = OPENAPI.translate_tool(Tool.from_schema("t", "d", schema))
+    props = decl["parameters"]["properties"]
+    assert props["tags"] == {"type": "array", "description": "tags", "items": {}}
+    assert props["rows"] == {"type": "array", "items": {"type": "array", "items": {}}}
+    assert props["maybe"] == {"type": "array", "items": {}, "nullable": True}
+    assert props["bbox"] == {"type": "array", "items": {"type": "integer"}, "minItems": 4, "maxItems": 4}
+    assert props["pair"] == {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}
+    assert props["typed"] == {"type": "array", "items": {"type": "string"}}
+    got = changes(report)
+    for pointer in ("/properties/tags", "/properties/rows/items", "/properties/maybe", "/properties/bbox"):
+        assert (pointer, "added", "items") in got
+    assert ("/properties/bbox", "removed", "prefixItems") in got  # the positions: reported lossy with the removal
+    assert ("/properties/typed", "added", "items") not in got
+    # every array node of the declaration has items
+    def arrays_without_items(node: object) -> int:
+        if isinstance(node, dict):
+            own = node.get("type") == "array" and "items" not in node
+            return own + sum(arrays_without_items(v) for v in node.values())
+        if isinstance(node, list):
+            return sum(arrays_without_items(v) for v in node)
+        return 0
+
+    assert arrays_without_items(decl) == 0
+    # the default mode sends the JSON Schema as it is (parametersJsonSchema takes arrays without items)
+    plain, _ = JSONSCHEMA.translate_tool(Tool.from_schema("t", "d", schema))
+    assert plain["parametersJsonSchema"]["properties"]["tags"] == {"type": "array", "description": "tags"}
+
+
 # ------------------------------------------------------------------ B24 and coercion
 
 

@@ -274,6 +274,8 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
             out[key] = [_convert(sub, path + (key, i), report) for i, sub in enumerate(value)]
         else:
             out[key] = copy.deepcopy(value)
+    if out.get("type") == "array" and "items" not in out:
+        _add_items(node, out, path, here, report)
     if nullable:
         out["nullable"] = True
     if isinstance(out.get("required"), list) and isinstance(out.get("properties"), dict):
@@ -288,6 +290,29 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
                 lossy=True,
             )
     return out
+
+
+def _add_items(node: dict[str, Any], out: dict[str, Any], path: tuple[Any, ...], here: str, report: TranslationReport) -> None:
+    """An array without ``items``: Gemini refuses it ("...parameters.properties[tags].items:
+    missing field", kkrishnan90/gemini-desktop#7, router-for-me/CLIProxyAPI#5292), while JSON
+    Schema allows it. A tuple (``prefixItems``, or the old list form of ``items``, both removed
+    above) gives its element schemas (one, or an ``anyOf`` of the distinct ones: the positions
+    are lost, reported with the removal); any other array gets ``items: {}``, any element, which
+    is what the array without ``items`` meant."""
+    key = "prefixItems" if isinstance(node.get("prefixItems"), list) else "items"
+    members = node.get(key) if isinstance(node.get(key), list) else []
+    distinct: list[Any] = []
+    for i, member in enumerate(members):
+        if isinstance(member, dict):
+            converted = _convert(member, path + (key, i), report)
+            if converted not in distinct:
+                distinct.append(converted)
+    if distinct:
+        out["items"] = distinct[0] if len(distinct) == 1 else {"anyOf": distinct}
+        report.add(here, "added", "items", f"items made from the tuple's element schemas ({key}); Gemini requires items")
+    else:
+        out["items"] = {}
+        report.add(here, "added", "items", "items: {} (any element) added: Gemini refuses an array without items")
 
 
 def openapi_to_json_schema(schema: Any) -> Any:
