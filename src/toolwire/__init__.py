@@ -28,6 +28,7 @@ _LAZY = {
         for name in (
             "AdapterNotInstalled",
             "ConfigurationError",
+            "ContextWindowExceeded",
             "MaxTurnsExceeded",
             "ProviderError",
             "ProviderNotFound",
@@ -93,6 +94,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .errors import (
         AdapterNotInstalled,
         ConfigurationError,
+        ContextWindowExceeded,
         MaxTurnsExceeded,
         ProviderError,
         ProviderNotFound,
@@ -167,6 +169,7 @@ __all__ = [
     "AdapterNotInstalled",
     "Approved",
     "ConfigurationError",
+    "ContextWindowExceeded",
     "Conversation",
     "Denied",
     "ImagePart",

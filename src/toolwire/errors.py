@@ -18,6 +18,7 @@ __all__ = [
     "RunLimitExceeded",
     "MaxTurnsExceeded",
     "UsageLimitExceeded",
+    "ContextWindowExceeded",
     "ToolError",
     "ResponseDecodeError",
     "RequestRefused",
@@ -248,6 +249,14 @@ class MaxTurnsExceeded(RunLimitExceeded):
 
 class UsageLimitExceeded(RunLimitExceeded):
     """A :class:`~toolwire.Limits` bound (tokens, tool calls, requests) was reached."""
+
+
+class ContextWindowExceeded(RunLimitExceeded):
+    """The model's response stopped because the conversation filled its context window (the
+    vendor's stop reason says so, e.g. Anthropic's ``model_context_window_exceeded``) while it
+    was asking for tools. The calls are answered with ``is_error`` results, not run, and no
+    further request is sent (it would not fit). ``result.conversation`` is valid: shorten or
+    summarise it, then continue with ``run(model, conversation=...)``."""
 
 
 class ToolError(ToolwireError):

@@ -21,6 +21,7 @@ from . import stream as _wire
 from .adapter import Model, normalize_tool_choice
 from .errors import (
     ConfigurationError,
+    ContextWindowExceeded,
     MaxTurnsExceeded,
     ToolDefinitionError,
     ToolError,
@@ -50,7 +51,7 @@ from .retry import RetryNotice
 from .retry import _listener as _retry_listener
 from .runstate import PENDING_STOP, Approved, Denied, PendingCall, RunResult, RunState, Turn
 from .tools import Tool
-from .turns import answer_unanswered, settle_calls
+from .turns import answer_unanswered, context_window_full, settle_calls
 from .types import (
     Conversation,
     ImagePart,
@@ -550,6 +551,21 @@ class _Loop:
                 over = _usage_exceeded(limits, self.total) if self.token_limited else None
                 if over is None and limits.max_cost_usd is not None:
                     over = _cost_exceeded(limits, self.__dict__.get("_spent"))
+                if calls and context_window_full(response, m.profile):
+                    # another request would not fit: the calls are answered, the run stops
+                    async for ev in self._end_refusing(
+                        turn,
+                        calls,
+                        "Not run: the response stopped because the conversation filled the model's context "
+                        "window, so the run stopped before running tools.",
+                        response.stop_reason,
+                        ContextWindowExceeded,
+                        f"the conversation filled the model's context window (stop reason "
+                        f"{response.vendor_stop_reason!r}) while the model was asking for tools; shorten or "
+                        "summarise result.conversation, then continue with run(model, conversation=...)",
+                    ):
+                        yield ev
+                    return
                 if over is not None and (calls or response.stop_reason == "pause_turn"):
                     # a finished answer is returned even past a limit; the limit stops further requests
                     async for ev in self._end_refusing(

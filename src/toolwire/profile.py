@@ -264,6 +264,7 @@ class Profile:
     - :meth:`check_request` — the violations left in an encoded body;
     - :meth:`repair_request` — repairs that keep meaning, each recorded in a :class:`RequestReport`;
     - :meth:`turn_failed` — whether a vendor stop reason means the turn failed;
+    - :meth:`context_window_full` — whether a vendor stop reason means the context window filled;
     - :meth:`estimate_tokens` — offline token estimate of tool declarations;
     - :meth:`count_tokens` — live count through the vendor SDK (async; ``None`` when the API has
       no counting endpoint);
@@ -332,6 +333,13 @@ class Profile:
     def turn_failed(self, vendor_stop_reason: str | None) -> bool:
         """Whether the vendor's own stop reason (``Response.vendor_stop_reason``) means the turn
         failed (the tool calls in it must be answered and not run). Default: ``False``."""
+        return False
+
+    def context_window_full(self, vendor_stop_reason: str | None) -> bool:
+        """Whether the vendor's own stop reason says the response stopped because the
+        conversation filled the model's context window (not the output-token limit): its tool
+        calls are answered, not run, and the run stops, since another request would not fit.
+        Default: ``False``."""
         return False
 
     # -- tokens --------------------------------------------------------------------------------

@@ -28,10 +28,12 @@ from .types import Message, Response, ToolCall, ToolResult
 
 __all__ = [
     "CUT_OFF",
+    "CUT_OFF_CONTEXT",
     "NOT_ANSWERED",
     "UNANSWERED_RULE",
     "answer_request",
     "answer_unanswered",
+    "context_window_full",
     "report_unanswered",
     "settle_calls",
     "turn_failed_reason",
@@ -39,6 +41,11 @@ __all__ = [
 
 #: ``ToolCall.invalid`` of a call cut off by the output-token limit.
 CUT_OFF = "cut off by the output-token limit before its arguments were complete"
+
+#: ``ToolCall.invalid`` of a call cut off because the conversation filled the context window.
+CUT_OFF_CONTEXT = (
+    "cut off before its arguments were complete: the conversation filled the model's context window"
+)
 
 #: The text of the ``is_error`` result that answers a call a supplied history left unanswered.
 NOT_ANSWERED = (
@@ -58,9 +65,11 @@ def turn_failed_reason(vendor_stop_reason: str | None) -> str:
 
 def settle_calls(response: Response, profile: Any = None) -> list[ToolCall]:
     """Mark the calls of ``response`` that must not run: the last call of a response cut off by
-    the output-token limit (``incomplete``, :data:`CUT_OFF`), and every call of a turn the
-    ``profile`` says failed (``invalid``, :func:`turn_failed_reason`). Returns the calls marked
-    here. Calls already invalid or incomplete are left as the decoder marked them."""
+    the output-token limit (``incomplete``, :data:`CUT_OFF`; :data:`CUT_OFF_CONTEXT` when the
+    ``profile`` says the context window filled, :meth:`~toolwire.profile.Profile.context_window_full`),
+    and every call of a turn the ``profile`` says failed (``invalid``, :func:`turn_failed_reason`).
+    Returns the calls marked here. Calls already invalid or incomplete are left as the decoder
+    marked them."""
     calls = response.tool_calls
     if not calls:
         return []
@@ -83,9 +92,22 @@ def settle_calls(response: Response, profile: Any = None) -> list[ToolCall]:
         if not last.incomplete:
             last.incomplete = True
             if last.invalid is None:
-                last.invalid = CUT_OFF
+                last.invalid = CUT_OFF_CONTEXT if context_window_full(response, profile) else CUT_OFF
             marked.append(last)
     return marked
+
+
+def context_window_full(response: Response, profile: Any) -> bool:
+    """Whether ``profile`` says ``response`` stopped because the conversation filled the
+    model's context window (:meth:`~toolwire.profile.Profile.context_window_full` of its vendor
+    stop reason); ``False`` without a profile or when the profile's check fails."""
+    check = getattr(profile, "context_window_full", None)
+    if check is None:
+        return False
+    try:
+        return bool(check(response.vendor_stop_reason))
+    except Exception:
+        return False
 
 
 def answer_unanswered(messages: list[Message]) -> tuple[list[Message], list[ToolCall]]:

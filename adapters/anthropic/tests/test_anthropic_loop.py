@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import toolwire
 from toolwire import tool
 
@@ -56,3 +58,107 @@ def test_loop_runs_tools_and_sends_results(mock_model, wire) -> None:
         "input": {"a": 2, "b": 40},
     }
     assert result.usage.input_tokens == 680 and result.usage.output_tokens == 52 and result.usage.requests == 2
+
+
+def _context_full_events(calls: list[tuple[str, str]]) -> list[dict]:
+    """A streamed response that stops with model_context_window_exceeded: complete calls, then
+    the last one cut off mid-arguments."""
+    events: list[dict] = [
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_CTX",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 199000, "output_tokens": 1},
+            },
+        }
+    ]
+    for i, (call_id, partial) in enumerate(calls):
+        events += [
+            {
+                "type": "content_block_start",
+                "index": i,
+                "content_block": {"type": "tool_use", "id": call_id, "name": "add_logged", "input": {}},
+            },
+            {"type": "content_block_delta", "index": i, "delta": {"type": "input_json_delta", "partial_json": partial}},
+            {"type": "content_block_stop", "index": i},
+        ]
+    events += [
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "model_context_window_exceeded", "stop_sequence": None},
+            "usage": {"output_tokens": 900},
+        },
+        {"type": "message_stop"},
+    ]
+    return events
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_full_context_window_stops_the_run_with_every_call_answered(mock_model, wire, stream) -> None:
+    ran: list[int] = []
+
+    @tool
+    def add_logged(a: int, b: int) -> int:
+        """Add two integers.
+
+        Args:
+            a: first addend
+            b: second addend
+        """
+        ran.append(a + b)
+        return a + b
+
+    calls = [("toolu_C1", '{"a": 1, "b": 2}'), ("toolu_C2", '{"a": 3, "b"')]
+    if stream:
+        answer = wire.sse_response(_context_full_events(calls))
+    else:
+        content = [
+            {"type": "tool_use", "id": "toolu_C1", "name": "add_logged", "input": {"a": 1, "b": 2}},
+            {"type": "tool_use", "id": "toolu_C2", "name": "add_logged", "input": {"a": 3}},
+        ]
+        answer = wire.json_response(wire.message_body(content, stop_reason="model_context_window_exceeded"))
+    model = mock_model([answer, wire.json_response(wire.message_body([{"type": "text", "text": "never"}]))], stream=stream)
+    with pytest.raises(toolwire.ContextWindowExceeded) as info:
+        toolwire.run_sync(model, "add", tools=[add_logged])
+    assert len(model.sent) == 1 and ran == []  # no second request into a full context, no tool run
+    result = info.value.result
+    assert (result.stop_reason, result.turns[0].response.vendor_stop_reason) == (
+        "max_tokens",
+        "model_context_window_exceeded",
+    )
+    answered = result.conversation.messages[-1].tool_results
+    assert [r.tool_call_id for r in answered] == ["toolu_C1", "toolu_C2"]
+    assert all(r.is_error and "context window" in r.text and "output-token" not in r.text for r in answered)
+    assert "shorten or summarise" in str(info.value)
+    # the conversation is valid to continue with: the next request sends both results
+    model2 = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))])
+    again = toolwire.run_sync(model2, conversation=result.conversation, tools=[add_logged])
+    sent = model2.sent[0].json["messages"]
+    assert again.text == "ok" and [b["tool_use_id"] for b in sent[-1]["content"][:2]] == ["toolu_C1", "toolu_C2"]
+
+
+def test_a_full_context_window_without_calls_ends_the_run_normally(mock_model, wire) -> None:
+    answer = wire.message_body([{"type": "text", "text": "The summary is"}], stop_reason="model_context_window_exceeded")
+    model = mock_model([wire.json_response(answer)])
+    result = toolwire.run_sync(model, "summarise", tools=[add])
+    assert (result.stop_reason, result.text, len(model.sent)) == ("max_tokens", "The summary is", 1)
+
+
+def test_the_output_token_limit_still_answers_the_cut_off_call_and_continues(mock_model, wire) -> None:
+    content = [{"type": "tool_use", "id": "toolu_M1", "name": "add", "input": {"a": 3}}]
+    model = mock_model(
+        [
+            wire.json_response(wire.message_body(content, stop_reason="max_tokens")),
+            wire.json_response(wire.message_body([{"type": "text", "text": "retrying later"}])),
+        ]
+    )
+    result = toolwire.run_sync(model, "add", tools=[add])
+    assert len(model.sent) == 2 and result.text == "retrying later"
+    answered = model.sent[1].json["messages"][-1]["content"][0]
+    assert answered["is_error"] is True and "output-token limit" in answered["content"]

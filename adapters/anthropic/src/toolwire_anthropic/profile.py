@@ -1661,6 +1661,13 @@ class AnthropicProfile(Profile):
         cut-off call is not run) are not failures (``anthropic.types.StopReason``)."""
         return vendor_stop_reason in FAILED_STOP_REASONS
 
+    def context_window_full(self, vendor_stop_reason: str | None) -> bool:
+        """``model_context_window_exceeded``: "The response filled the model's context window.
+        Treat the response as truncated" (Anthropic, "Handling stop reasons";
+        ``anthropic.types.StopReason``). A cut-off call is not run, and the run stops rather than
+        send a conversation that no longer fits."""
+        return vendor_stop_reason == "model_context_window_exceeded"
+
     def primary_usage(self, usage: Any) -> tuple[int | None, int | None]:
         """Anthropic's own ``usage.input_tokens`` (which leaves the cache reads and writes out of
         what toolwire's ``input_tokens`` counts) and ``usage.output_tokens``."""
