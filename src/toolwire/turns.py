@@ -43,9 +43,7 @@ __all__ = [
 CUT_OFF = "cut off by the output-token limit before its arguments were complete"
 
 #: ``ToolCall.invalid`` of a call cut off because the conversation filled the context window.
-CUT_OFF_CONTEXT = (
-    "cut off before its arguments were complete: the conversation filled the model's context window"
-)
+CUT_OFF_CONTEXT = "cut off before its arguments were complete: the conversation filled the model's context window"
 
 #: The text of the ``is_error`` result that answers a call a supplied history left unanswered.
 NOT_ANSWERED = (

@@ -123,7 +123,9 @@ def test_a_full_context_window_stops_the_run_with_every_call_answered(mock_model
             {"type": "tool_use", "id": "toolu_C2", "name": "add_logged", "input": {"a": 3}},
         ]
         answer = wire.json_response(wire.message_body(content, stop_reason="model_context_window_exceeded"))
-    model = mock_model([answer, wire.json_response(wire.message_body([{"type": "text", "text": "never"}]))], stream=stream)
+    model = mock_model(
+        [answer, wire.json_response(wire.message_body([{"type": "text", "text": "never"}]))], stream=stream
+    )
     with pytest.raises(toolwire.ContextWindowExceeded) as info:
         toolwire.run_sync(model, "add", tools=[add_logged])
     assert len(model.sent) == 1 and ran == []  # no second request into a full context, no tool run
@@ -144,7 +146,9 @@ def test_a_full_context_window_stops_the_run_with_every_call_answered(mock_model
 
 
 def test_a_full_context_window_without_calls_ends_the_run_normally(mock_model, wire) -> None:
-    answer = wire.message_body([{"type": "text", "text": "The summary is"}], stop_reason="model_context_window_exceeded")
+    answer = wire.message_body(
+        [{"type": "text", "text": "The summary is"}], stop_reason="model_context_window_exceeded"
+    )
     model = mock_model([wire.json_response(answer)])
     result = toolwire.run_sync(model, "summarise", tools=[add])
     assert (result.stop_reason, result.text, len(model.sent)) == ("max_tokens", "The summary is", 1)

@@ -338,6 +338,7 @@ def test_every_array_gets_items_in_openapi_mode() -> None:
         assert (pointer, "added", "items") in got
     assert ("/properties/bbox", "removed", "prefixItems") in got  # the positions: reported lossy with the removal
     assert ("/properties/typed", "added", "items") not in got
+
     # every array node of the declaration has items
     def arrays_without_items(node: object) -> int:
         if isinstance(node, dict):

@@ -292,7 +292,9 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
     return out
 
 
-def _add_items(node: dict[str, Any], out: dict[str, Any], path: tuple[Any, ...], here: str, report: TranslationReport) -> None:
+def _add_items(
+    node: dict[str, Any], out: dict[str, Any], path: tuple[Any, ...], here: str, report: TranslationReport
+) -> None:
     """An array without ``items``: Gemini refuses it ("...parameters.properties[tags].items:
     missing field", kkrishnan90/gemini-desktop#7, router-for-me/CLIProxyAPI#5292), while JSON
     Schema allows it. A tuple (``prefixItems``, or the old list form of ``items``, both removed
@@ -309,7 +311,9 @@ def _add_items(node: dict[str, Any], out: dict[str, Any], path: tuple[Any, ...],
                 distinct.append(converted)
     if distinct:
         out["items"] = distinct[0] if len(distinct) == 1 else {"anyOf": distinct}
-        report.add(here, "added", "items", f"items made from the tuple's element schemas ({key}); Gemini requires items")
+        report.add(
+            here, "added", "items", f"items made from the tuple's element schemas ({key}); Gemini requires items"
+        )
     else:
         out["items"] = {}
         report.add(here, "added", "items", "items: {} (any element) added: Gemini refuses an array without items")
