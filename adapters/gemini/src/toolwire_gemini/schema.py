@@ -302,7 +302,8 @@ def _add_items(
     are lost, reported with the removal); any other array gets ``items: {}``, any element, which
     is what the array without ``items`` meant."""
     key = "prefixItems" if isinstance(node.get("prefixItems"), list) else "items"
-    members = node.get(key) if isinstance(node.get(key), list) else []
+    found = node.get(key)
+    members: list[Any] = found if isinstance(found, list) else []
     distinct: list[Any] = []
     for i, member in enumerate(members):
         if isinstance(member, dict):
