@@ -168,6 +168,23 @@ class Limits:
 _NO_LIMITS = Limits()
 #: The running usage total of a run without token limits (never read, never changed).
 _NO_USAGE = Usage()
+#: How many responses in a row whose tool call the API could not parse are fed back to the model
+#: (:meth:`toolwire.profile.Profile.unparsed_call_feedback`) before the run ends with stop reason
+#: ``error``.
+_UNPARSED_CALL_RETRIES = 2
+
+
+def _unparsed_call_feedback(profile: Any, response: Response) -> str | None:
+    """The profile's feedback for a response whose tool call the API could not parse, or
+    ``None`` (also when the profile has no such check or its check fails)."""
+    check = getattr(profile, "unparsed_call_feedback", None)
+    if check is None:
+        return None
+    try:
+        text = check(response)
+    except Exception:
+        return None
+    return text if isinstance(text, str) and text else None
 
 
 def _as_tools(tools: Iterable[Any] | None) -> dict[str, Tool]:
@@ -424,6 +441,8 @@ class _Loop:
         )
         self.total = state.usage if self.token_limited else _NO_USAGE
         self.calls_run = 0
+        #: how many more times in a row an unparsed call is fed back (Profile.unparsed_call_feedback)
+        self.feedback_left = _UNPARSED_CALL_RETRIES
         self.per_tool: dict[str, int] = {}
         for r in state.tool_runs if state.turns else ():
             if r.status in ("ran", "invalid", "refused", "deferred"):
@@ -583,6 +602,12 @@ class _Loop:
                         yield TurnFinished(n, turn)
                     if self.on_turn is not None:
                         await _notify(self.on_turn, turn)
+                    if response.stop_reason == "error" and self.feedback_left and k < self.max_turns:
+                        feedback = _unparsed_call_feedback(m.profile, response)
+                        if feedback is not None:  # the model is told and asked again
+                            self.feedback_left -= 1
+                            messages.append(Message("user", [TextPart(feedback)]))
+                            continue
                     if response.stop_reason == "pause_turn":
                         if k < self.max_turns:
                             continue  # server-side tool loop paused: send the conversation again as is
@@ -605,6 +630,7 @@ class _Loop:
                     ):
                         yield ev
                     return
+                self.feedback_left = _UNPARSED_CALL_RETRIES
                 allowed = ncalls = len(calls)
                 if limits.max_tool_calls is not None:
                     allowed = max(0, min(allowed, limits.max_tool_calls - self.calls_run))

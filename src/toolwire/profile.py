@@ -265,6 +265,7 @@ class Profile:
     - :meth:`repair_request` — repairs that keep meaning, each recorded in a :class:`RequestReport`;
     - :meth:`turn_failed` — whether a vendor stop reason means the turn failed;
     - :meth:`context_window_full` — whether a vendor stop reason means the context window filled;
+    - :meth:`unparsed_call_feedback` — what to tell a model whose tool call the API could not parse;
     - :meth:`estimate_tokens` — offline token estimate of tool declarations;
     - :meth:`count_tokens` — live count through the vendor SDK (async; ``None`` when the API has
       no counting endpoint);
@@ -334,6 +335,15 @@ class Profile:
         """Whether the vendor's own stop reason (``Response.vendor_stop_reason``) means the turn
         failed (the tool calls in it must be answered and not run). Default: ``False``."""
         return False
+
+    def unparsed_call_feedback(self, response: Any) -> str | None:
+        """For a response that ended with no tool call because the API could not parse the call
+        the model wrote (Gemini's ``MALFORMED_FUNCTION_CALL``), the text the loop sends back to
+        the model as a user message so it can call the tool again (the loop does so at most
+        twice in a row, within ``max_turns``); ``None`` for any other response. On the other
+        APIs such a call arrives as a call with invalid arguments, answered with an ``is_error``
+        result. Default: ``None``."""
+        return None
 
     def context_window_full(self, vendor_stop_reason: str | None) -> bool:
         """Whether the vendor's own stop reason says the response stopped because the

@@ -252,3 +252,53 @@ def test_a_blocked_prompt_with_empty_candidates_is_still_a_refusal() -> None:
     body = {"candidates": [], "promptFeedback": {"blockReason": "SAFETY"}}
     resp = CODEC.decode_response(body)
     assert (resp.stop_reason, resp.vendor_stop_reason) == ("refusal", "blockReason:SAFETY")
+
+
+MALFORMED = {
+    "candidates": [
+        {
+            "finishReason": "MALFORMED_FUNCTION_CALL",
+            "finishMessage": "Malformed function call: print(default_api.get_weather(city='Paris'))",
+            "index": 0,
+        }
+    ],
+    "usageMetadata": {"promptTokenCount": 40, "totalTokenCount": 40},
+    "responseId": "resp-M1",
+}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_unparsed_call_is_fed_back_and_the_model_asked_again(mock_model: Any, stream: bool) -> None:
+    CALLS.clear()
+    wrap = (lambda b: sse_response([b])) if stream else (lambda b: httpx2.Response(200, json=b))
+    model = mock_model(
+        [wrap(MALFORMED), wrap(candidate_body([fc(city="Paris")])), wrap(candidate_body([{"text": "Sunny."}]))],
+        stream=stream,
+    )
+    result = toolwire.run_sync(model, "weather in Paris?", tools=[WEATHER])
+    assert (result.stop_reason, result.text, CALLS, len(model.sent)) == ("end_turn", "Sunny.", ["Paris"], 3)
+    second = model.sent[1].json["contents"]
+    # the empty model turn is not sent; the feedback quotes the API's finishMessage and says what to do
+    assert [c["role"] for c in second] == ["user", "user"]
+    feedback = second[1]["parts"][0]["text"]
+    assert "MALFORMED_FUNCTION_CALL" in feedback and "print(default_api.get_weather(city='Paris'))" in feedback
+    assert "Call the function again" in feedback
+    assert result.turns[0].response.stop_reason == "error"
+
+
+def test_unparsed_calls_are_fed_back_twice_in_a_row_then_the_run_ends_with_error(mock_model: Any) -> None:
+    model = mock_model([httpx2.Response(200, json=MALFORMED)] * 4)
+    result = toolwire.run_sync(model, "weather in Paris?", tools=[WEATHER])
+    assert (result.stop_reason, len(model.sent), len(result.turns)) == ("error", 3, 3)
+    # within max_turns: with one request allowed there is no second
+    model = mock_model([httpx2.Response(200, json=MALFORMED)] * 2)
+    result = toolwire.run_sync(model, "weather in Paris?", tools=[WEATHER], max_turns=1)
+    assert (result.stop_reason, len(model.sent)) == ("error", 1)
+
+
+def test_other_error_stops_are_not_fed_back(mock_model: Any) -> None:
+    # an empty answer or UNEXPECTED_TOOL_CALL: no call the API failed to parse, the run ends
+    for body in ({"candidates": [], "responseId": "r1"}, candidate_body([], finish="UNEXPECTED_TOOL_CALL")):
+        model = mock_model([httpx2.Response(200, json=body)] * 2)
+        result = toolwire.run_sync(model, "hi", tools=[WEATHER])
+        assert (result.stop_reason, len(model.sent)) == ("error", 1)
