@@ -563,3 +563,76 @@ def test_streamed_custom_tool_call_is_kept_and_marked_like_the_plain_one() -> No
     assert (call.id, call.raw_arguments, resp.stop_reason) == ("call_sql1", "SELECT * FROM users;", "tool_use")
     assert call.invalid is not None and "custom" in call.invalid
     assert codec.encode_request(ModelRequest("gpt-5", _custom_history(resp)))["input"][1]["type"] == "custom_tool_call"
+
+
+def _reasoning_turn_events(output: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    final = {"id": "resp_R1", "status": "completed", "model": "gpt-5.5", "output": output}
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {**final, "status": "in_progress", "output": []}}
+    ]
+    for i, item in enumerate(output):
+        events.append({"type": "response.output_item.added", "output_index": i, "item": item})
+        events.append({"type": "response.output_item.done", "output_index": i, "item": item})
+    events.append({"type": "response.completed", "response": final})
+    return events
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_encrypted_reasoning_is_not_sent_to_another_endpoint(responses_model: Any, stream: bool) -> None:
+    import toolwire
+
+    tool = Tool(
+        "db_lookup",
+        "Look up a value by key.",
+        {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]},
+        function=lambda key: f"value of {key}",
+    )
+    turn = [
+        reasoning_item("rs_1", ENC),
+        fc_item("call_1", "db_lookup", '{"key": "a"}', "fc_1"),
+    ]
+    done = response_body(
+        [
+            {
+                "id": "msg_2",
+                "type": "message",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": "a is 1", "annotations": []}],
+            }
+        ]
+    )
+    answers = iter(
+        [
+            responses_sse(_reasoning_turn_events(turn)) if stream else json_response(response_body(turn)),
+            json_response(done),
+        ]
+    )
+    first = responses_model(lambda r: next(answers), model_id="gpt-5.5", stream=stream)
+    result = toolwire.run_sync(first, "a?", tools=[tool])
+    assert result.text == "a is 1"
+    # (the same endpoint sends it back, with the ids of its turn)
+    assert [x.get("id") for x in first.sent[1].json["input"] if x.get("type") in ("reasoning", "function_call")] == [
+        "rs_1",
+        "fc_1",
+    ]
+
+    def continued(**settings: Any) -> list[dict[str, Any]]:
+        model = responses_model(lambda r: json_response(done), model_id="gpt-5.5", **settings)
+        toolwire.run_sync(model, "and b?", conversation=result.conversation, tools=[tool])
+        return model.sent[0].json["input"]
+
+    same = continued()
+    assert [x.get("encrypted_content") for x in same if x.get("type") == "reasoning"] == [ENC]
+    # another endpoint (an Azure deployment) cannot decrypt it: 400 invalid_encrypted_content
+    other = continued(base_url="https://example-resource.openai.azure.com/openai/v1")
+    assert [x for x in other if x.get("type") == "reasoning"] == []
+    call = next(x for x in other if x.get("type") == "function_call")
+    assert "id" not in call and call["call_id"] == "call_1"  # without its reasoning item, no item id
+    output = next(x for x in other if x.get("type") == "function_call_output")
+    assert output["call_id"] == "call_1" and output["output"] == "value of a"
+    # a conversation from before the endpoint was recorded, or imported, is sent as it is
+    for part in (p for m in result.conversation.messages for p in m.parts if isinstance(p, ReasoningPart)):
+        del part.provider_data["openai"]["origin"]
+    legacy = continued(base_url="https://example-resource.openai.azure.com/openai/v1")
+    assert [x.get("id") for x in legacy if x.get("type") == "reasoning"] == ["rs_1"]

@@ -409,6 +409,8 @@ class OpenAIResponsesModel(_OpenAIModel):
                 f"openai: continuation must be 'stateless' or 'previous_response_id', got {mode!r}"
             )
         self.codec = self.make_codec(**self.transport_settings)
+        # the endpoint, recorded on the reasoning it issues: its encrypted_content is not sent to another
+        self.codec.origin = (self._base_url() or "https://api.openai.com/v1").rstrip("/")
 
     @classmethod
     def make_profile(cls, **settings: Any) -> Any:
@@ -423,7 +425,7 @@ class OpenAIResponsesModel(_OpenAIModel):
         return OpenAIResponsesCodec(cache=settings.get("cache") or False)
 
     def _decoder(self, request: ModelRequest | None = None) -> ResponsesStreamDecoder:
-        return ResponsesStreamDecoder(request)
+        return ResponsesStreamDecoder(request, self.codec.origin)
 
     def _prepare(self, request: ModelRequest) -> ModelRequest:
         """With ``continuation="previous_response_id"`` add the id of the last response found in

@@ -186,9 +186,11 @@ def _summary_text(item: dict[str, Any], at: str) -> str:
     return "\n\n".join(t for t in texts if t)
 
 
-def _reasoning_part(item: dict[str, Any], at: str = "") -> ReasoningPart:
+def _reasoning_part(item: dict[str, Any], at: str = "", origin: str | None = None) -> ReasoningPart:
     rest = {k: copied(v) for k, v in item.items() if k not in ("type", "id", "encrypted_content")}
     pd: dict[str, Any] = {"item_id": item.get("id"), "item": rest}
+    if origin is not None:  # the endpoint that issued it: only that endpoint can decrypt it
+        pd["origin"] = origin
     if "encrypted_content" in item and item["encrypted_content"] is None:
         pd["null_encrypted"] = True
     encrypted = _SHAPE.opt_str(item.get("encrypted_content"), f"{at}/encrypted_content")
@@ -561,13 +563,16 @@ def _text_parts(item: dict[str, Any], at: str = "") -> list[TextPart]:
 class OpenAIResponsesCodec:
     """Responses wire format ⇄ canonical types (``api = "openai"``).
 
-    ``OpenAIResponsesCodec(cache=False)``: ``True`` or a key string sends ``prompt_cache_key``
-    (see :func:`~toolwire_openai._common.prompt_cache_key`)."""
+    ``OpenAIResponsesCodec(cache=False, origin=None)``: ``True`` or a key string sends
+    ``prompt_cache_key`` (see :func:`~toolwire_openai._common.prompt_cache_key`). ``origin``: the
+    endpoint the requests go to (the model's base URL); reasoning decoded here records it, and
+    encrypted reasoning from another endpoint is not sent back (see :meth:`encode_request`)."""
 
     api = API
 
-    def __init__(self, *, cache: bool | str = False) -> None:
+    def __init__(self, *, cache: bool | str = False, origin: str | None = None) -> None:
         self.cache = cache
+        self.origin = origin
 
     # ------------------------------------------------------------------------------- incremental encoding
     @staticmethod
@@ -697,14 +702,17 @@ class OpenAIResponsesCodec:
         keep = {id(c) for c in unique_wire_calls(msg.tool_calls, sent)} if sent is not None else None
         items: list[dict[str, Any]] = []
         current: dict[str, Any] | None = None  # the output message item being filled
+        current_id: Any = None  # its item id
+        foreign = False  # a reasoning item of this turn was another endpoint's: no item ids after it
         for part in msg.parts:
             if isinstance(part, TextPart):
                 pd = part.provider_data.get(API) or {}
                 if "item" in pd:  # text of an output message item: regroup by item id
-                    if current is None or current.get("id") != pd.get("item_id"):
+                    if current is None or current_id != pd.get("item_id"):
                         current = {"type": "message"}
-                        if pd.get("item_id") is not None:
-                            current["id"] = pd["item_id"]
+                        current_id = pd.get("item_id")
+                        if current_id is not None and not foreign:
+                            current["id"] = current_id
                         current.update(copied(pd["item"]))
                         current["content"] = []
                         items.append(current)
@@ -720,6 +728,16 @@ class OpenAIResponsesCodec:
                 if part.provider != API:
                     continue  # another vendor's reasoning cannot be sent to Responses: dropped
                 pd = part.provider_data.get(API) or {}
+                origin = pd.get("origin")
+                if origin is not None and self.origin is not None and origin != self.origin:
+                    # issued by another endpoint (api.openai.com vs an Azure deployment, ...), whose
+                    # encrypted_content this one cannot decrypt: 400 invalid_encrypted_content
+                    # "Encrypted content could not be decrypted or parsed" (openai/codex#17541); the
+                    # item is not sent, nor the ids of the items after it in its turn, which would
+                    # need it ("provided without its required 'reasoning' item")
+                    foreign = True
+                    current = None
+                    continue
                 if pd.get("item_id") is None and part.encrypted is None:
                     continue  # nothing the API could resolve
                 item: dict[str, Any] = {"type": "reasoning"}
@@ -751,7 +769,7 @@ class OpenAIResponsesCodec:
                         "name": part.name,
                         "arguments": arguments_text(part),
                     }
-                if pd.get("item_id") is not None:
+                if pd.get("item_id") is not None and not foreign:
                     item["id"] = pd["item_id"]
                 item.update(copied(pd.get("item") or {}))
                 items.append(item)
@@ -923,7 +941,7 @@ class OpenAIResponsesCodec:
                 item = _SHAPE.obj(item, at)
             kind = item.get("type")
             if kind == "reasoning":
-                parts.append(_reasoning_part(item, at))
+                parts.append(_reasoning_part(item, at, self.origin))
             elif kind == "message":
                 parts.extend(_text_parts(item, at))
             elif kind == "function_call" or kind == "custom_tool_call":
@@ -962,7 +980,7 @@ class OpenAIResponsesCodec:
         :class:`ResponsesStreamDecoder`. Pass the assembled response through
         :func:`~toolwire_openai._common.check_tool_calls` to mark unnamed and duplicate-id calls
         as :meth:`decode_response` does (the transport does)."""
-        dec = ResponsesStreamDecoder(request)
+        dec = ResponsesStreamDecoder(request, self.origin)
         for ev in events:
             yield from dec.feed(ev)
         yield from dec.finish()
@@ -1190,8 +1208,9 @@ class ResponsesStreamDecoder:
     deltas for a message, a ``done`` item of another type), or a field has the wrong JSON type.
     """
 
-    def __init__(self, request: ModelRequest | None = None) -> None:
+    def __init__(self, request: ModelRequest | None = None, origin: str | None = None) -> None:
         self.request = request
+        self.origin = origin  # the endpoint, recorded on reasoning (see OpenAIResponsesCodec)
         self._real_names = real_names(request.tools) if request is not None else {}
         self.started = False
         self.response_id: str | None = None
@@ -1358,7 +1377,7 @@ class ResponsesStreamDecoder:
             elif t in responses_hosted_item_types():
                 yield ProviderToolDone(oi * _SLOT, hosted_item_part(item))
             elif t == "reasoning":
-                part = _reasoning_part(item, "/item")
+                part = _reasoning_part(item, "/item", self.origin)
                 yield ReasoningDelta(
                     oi * _SLOT, text=part.text, encrypted=part.encrypted, provider=API, provider_data=part.provider_data
                 )
