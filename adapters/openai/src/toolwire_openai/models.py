@@ -408,9 +408,10 @@ class OpenAIResponsesModel(_OpenAIModel):
             raise ConfigurationError(
                 f"openai: continuation must be 'stateless' or 'previous_response_id', got {mode!r}"
             )
-        self.codec = self.make_codec(**self.transport_settings)
+        codec = self.make_codec(**self.transport_settings)
         # the endpoint, recorded on the reasoning it issues: its encrypted_content is not sent to another
-        self.codec.origin = (self._base_url() or "https://api.openai.com/v1").rstrip("/")
+        codec.origin = (self._base_url() or "https://api.openai.com/v1").rstrip("/")
+        self.codec = codec
 
     @classmethod
     def make_profile(cls, **settings: Any) -> Any:
@@ -425,7 +426,7 @@ class OpenAIResponsesModel(_OpenAIModel):
         return OpenAIResponsesCodec(cache=settings.get("cache") or False)
 
     def _decoder(self, request: ModelRequest | None = None) -> ResponsesStreamDecoder:
-        return ResponsesStreamDecoder(request, self.codec.origin)
+        return ResponsesStreamDecoder(request, getattr(self.codec, "origin", None))
 
     def _prepare(self, request: ModelRequest) -> ModelRequest:
         """With ``continuation="previous_response_id"`` add the id of the last response found in
