@@ -806,6 +806,27 @@ def test_output_token_limit_bounds() -> None:
     assert "openai.request.max-tokens-range" not in [v.rule for v in RESP.check_request(resp_body(max_tokens=0))]
 
 
+def test_store_false_asks_for_encrypted_reasoning_of_reasoning_models() -> None:
+    from toolwire.profile import RequestReport
+
+    def include(**kw: Any) -> Any:
+        body = RESP.repair_request(resp_body(**kw), RequestReport("openai"))
+        return body.get("include")
+
+    # gpt-5 and the o-series reason without a 'reasoning' setting: their reasoning would be lost
+    for model in ("gpt-5", "gpt-5-mini", "o4-mini", "gpt-5.2"):
+        assert include(model=model, store=False) == ["reasoning.encrypted_content"], model
+    assert include(model="gpt-4.1", store=False, reasoning={"effort": "low"}) == ["reasoning.encrypted_content"]
+    # not a reasoning model, or stored: nothing added (a model without reasoning refuses the include)
+    assert include(model="gpt-4.1", store=False) is None
+    assert include(model="gpt-5-chat-latest", store=False) is None
+    assert include(model="gpt-5", store=True) is None
+    assert include(model="gpt-5", store=False, include=["message.output_text.logprobs"]) == [
+        "message.output_text.logprobs",
+        "reasoning.encrypted_content",
+    ]
+
+
 def test_unanswered_call_at_the_end_is_refused_on_both_apis() -> None:
     chat = chat_body(tools=[chat_tool()], messages=chat_turn()[:2])
     assert rules_of(CHAT.check_request(chat)) == [("openai-chat.conversation.calls-answered", "/messages/1/tool_calls")]

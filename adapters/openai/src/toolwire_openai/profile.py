@@ -439,8 +439,9 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
         ),
         (
             "request.include-encrypted-reasoning",
-            "With 'store': false and 'reasoning' set, 'include' asks for "
-            "'reasoning.encrypted_content' so the reasoning can be carried to the next turn (added).",
+            "With 'store': false and 'reasoning' set or a reasoning model (o-series, gpt-5 family, which "
+            "reason without it), 'include' asks for 'reasoning.encrypted_content' so the reasoning can be carried to the "
+            "next turn (added).",
             'SDK docstring of include: "`reasoning.encrypted_content`: ... enables reasoning items to be used in multi-turn '
             'conversations when using the Responses API statelessly (like when the `store` parameter is set to `false`...)"',
             "repair",
@@ -2250,7 +2251,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
             if isinstance(decl, dict) and decl.get("type") == "function":
                 self._repair_parameters(decl, f"/tools/{i}", report)
         store_false = body.get("store") is False
-        if store_false and isinstance(body.get("reasoning"), dict):
+        if store_false and (isinstance(body.get("reasoning"), dict) or reasoning_family(body.get("model")) is not None):
             include = body.get("include")
             if include is None or (isinstance(include, list) and "reasoning.encrypted_content" not in include):
                 body["include"] = [*(include or []), "reasoning.encrypted_content"]
