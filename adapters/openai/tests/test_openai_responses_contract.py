@@ -636,3 +636,14 @@ def test_encrypted_reasoning_is_not_sent_to_another_endpoint(responses_model: An
         del part.provider_data["openai"]["origin"]
     legacy = continued(base_url="https://example-resource.openai.azure.com/openai/v1")
     assert [x.get("id") for x in legacy if x.get("type") == "reasoning"] == ["rs_1"]
+
+
+def test_previous_response_id_with_store_false_is_refused_when_the_model_is_made() -> None:
+    import toolwire
+    from toolwire.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="continuation='stateless'"):
+        toolwire.model("openai:gpt-5", api_key="k", continuation="previous_response_id", store=False)
+    # each alone is fine
+    toolwire.model("openai:gpt-5", api_key="k", continuation="previous_response_id")
+    toolwire.model("openai:gpt-5", api_key="k", store=False)

@@ -408,6 +408,13 @@ class OpenAIResponsesModel(_OpenAIModel):
             raise ConfigurationError(
                 f"openai: continuation must be 'stateless' or 'previous_response_id', got {mode!r}"
             )
+        if mode == "previous_response_id" and self.settings.get("store") is False:
+            # found here, not on the second request after the first turn's tools already ran
+            # (rule openai.request.previous-without-store)
+            raise ConfigurationError(
+                "openai: continuation='previous_response_id' names a stored response, so it cannot be used with "
+                "store=False; use continuation='stateless' (the default) with store=False, or leave store at True"
+            )
         codec = self.make_codec(**self.transport_settings)
         # the endpoint, recorded on the reasoning it issues: its encrypted_content is not sent to another
         codec.origin = (self._base_url() or "https://api.openai.com/v1").rstrip("/")
