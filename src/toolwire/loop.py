@@ -570,6 +570,20 @@ class _Loop:
                 over = _usage_exceeded(limits, self.total) if self.token_limited else None
                 if over is None and limits.max_cost_usd is not None:
                     over = _cost_exceeded(limits, self.__dict__.get("_spent"))
+                if calls and response.stop_reason == "refusal":
+                    # the model declined (or its output was filtered): the calls it had begun are
+                    # answered, not run, and the run ends with the refusal, as one without calls does
+                    async for ev in self._end_refusing(
+                        turn,
+                        calls,
+                        "Not run: the model's response ended as a refusal "
+                        f"(stop reason {response.vendor_stop_reason!r}), so its tool calls were not run.",
+                        "refusal",
+                        None,
+                        "",
+                    ):
+                        yield ev
+                    return
                 if calls and context_window_full(response, m.profile):
                     # another request would not fit: the calls are answered, the run stops
                     async for ev in self._end_refusing(
@@ -761,11 +775,12 @@ class _Loop:
         calls: list[ToolCall],
         text: str,
         stop: str,
-        error: type[ToolwireError],
+        error: type[ToolwireError] | None,
         message: str,
     ) -> AsyncIterator[Any]:
         """End the run at a limit: every call of ``turn`` answered with ``text`` (not run), the
-        turn finished, then ``RunFinished`` with ``error(message)``."""
+        turn finished, then ``RunFinished`` with ``error(message)`` (no error: the run finished
+        with stop reason ``stop``)."""
         n = turn.number
         if calls:
             self._answer_all(turn, [self.executor.refuse(c, n, text) for c in calls])

@@ -291,6 +291,10 @@ def test_b_item4_failed_turn_with_the_vendors_own_stop_reason(api: str) -> None:
     assert RAN == []  # answered, never run
     first = result.turns[0]
     assert m.profile.turn_failed(first.response.vendor_stop_reason)
+    assert "turn failed" in str(first.response.tool_calls[0].invalid)
     (run,) = first.tool_runs
-    assert run.result.is_error and "turn failed" in str(run.result.content)
-    assert "turn failed" in _texts(sent[1]) and result.text == "done"
+    # each of these is a refusal (a filtered or declined answer): the run ends with it, as a
+    # refusal without calls does, and the conversation stays valid (the call answered)
+    assert run.result.is_error and "refusal" in str(run.result.content) and "not run" in str(run.result.content)
+    assert (result.stop_reason, len(sent), len(result.turns)) == ("refusal", 1, 1)
+    assert result.conversation.messages[-1].tool_results[0].tool_call_id == first.response.tool_calls[0].id
