@@ -174,6 +174,37 @@ _NO_USAGE = Usage()
 _UNPARSED_CALL_RETRIES = 2
 
 
+def _ends_with_calls(response: Response, profile: Any) -> tuple[str, str, Any, str] | None:
+    """For a response with tool calls that ends the run without running them, the arguments of
+    ``_Loop._end_refusing`` after the calls (the text of their ``is_error`` results, the stop
+    reason, the error class or ``None``, its message); ``None`` for a response whose calls go on
+    as usual.
+
+    - A refusal (the model declined, or its output was filtered): the run ends with it, as a
+      refusal without calls does.
+    - A response that filled the context window (:meth:`~toolwire.profile.Profile.context_window_full`):
+      another request would not fit; :class:`~toolwire.errors.ContextWindowExceeded`."""
+    if response.stop_reason == "refusal":
+        return (
+            "Not run: the model's response ended as a refusal "
+            f"(stop reason {response.vendor_stop_reason!r}), so its tool calls were not run.",
+            "refusal",
+            None,
+            "",
+        )
+    if context_window_full(response, profile):
+        return (
+            "Not run: the response stopped because the conversation filled the model's context "
+            "window, so the run stopped before running tools.",
+            response.stop_reason,
+            ContextWindowExceeded,
+            f"the conversation filled the model's context window (stop reason "
+            f"{response.vendor_stop_reason!r}) while the model was asking for tools; shorten or "
+            "summarise result.conversation, then continue with run(model, conversation=...)",
+        )
+    return None
+
+
 def _unparsed_call_feedback(profile: Any, response: Response) -> str | None:
     """The profile's feedback for a response whose tool call the API could not parse, or
     ``None`` (also when the profile has no such check or its check fails)."""
@@ -570,33 +601,8 @@ class _Loop:
                 over = _usage_exceeded(limits, self.total) if self.token_limited else None
                 if over is None and limits.max_cost_usd is not None:
                     over = _cost_exceeded(limits, self.__dict__.get("_spent"))
-                if calls and response.stop_reason == "refusal":
-                    # the model declined (or its output was filtered): the calls it had begun are
-                    # answered, not run, and the run ends with the refusal, as one without calls does
-                    async for ev in self._end_refusing(
-                        turn,
-                        calls,
-                        "Not run: the model's response ended as a refusal "
-                        f"(stop reason {response.vendor_stop_reason!r}), so its tool calls were not run.",
-                        "refusal",
-                        None,
-                        "",
-                    ):
-                        yield ev
-                    return
-                if calls and context_window_full(response, m.profile):
-                    # another request would not fit: the calls are answered, the run stops
-                    async for ev in self._end_refusing(
-                        turn,
-                        calls,
-                        "Not run: the response stopped because the conversation filled the model's context "
-                        "window, so the run stopped before running tools.",
-                        response.stop_reason,
-                        ContextWindowExceeded,
-                        f"the conversation filled the model's context window (stop reason "
-                        f"{response.vendor_stop_reason!r}) while the model was asking for tools; shorten or "
-                        "summarise result.conversation, then continue with run(model, conversation=...)",
-                    ):
+                if calls and (ending := _ends_with_calls(response, m.profile)) is not None:
+                    async for ev in self._end_refusing(turn, calls, *ending):
                         yield ev
                     return
                 if over is not None and (calls or response.stop_reason == "pause_turn"):
