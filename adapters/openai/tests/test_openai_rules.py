@@ -170,6 +170,13 @@ SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], A
         lambda a: a.params_ptr + "/properties",
         lambda a, b, r: _params_after(a, b) == {"type": "object", "properties": {}},
     ),
+    "schema.array-items": (
+        lambda a: a.body(
+            tools=[a.tool(params={"type": "object", "properties": {"tags": {"type": ["array", "null"]}}})]
+        ),
+        lambda a: a.params_ptr + "/properties/tags",
+        lambda a, b, r: _params_after(a, b)["properties"]["tags"] == {"type": ["array", "null"], "items": {}},
+    ),
     "strict.closed-objects": (
         lambda a: a.body(tools=[a.tool(params=OBJ, strict=True)]),
         lambda a: a.params_ptr + "/additionalProperties",
@@ -1398,3 +1405,33 @@ def _wire(name: str, tools: list[Tool]) -> str:
     from toolwire_openai.profile import wire_tool_names
 
     return wire_tool_names(t.name for t in tools)[name]
+
+
+def test_every_array_gets_items_and_such_a_schema_is_not_strict() -> None:
+    from toolwire_openai._dialect import translate_parameters
+
+    from toolwire.schema.report import TranslationReport
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "tags": {"type": "array", "description": "tags"},
+            "rows": {"type": "array", "items": {"type": "array"}},
+            "typed": {"type": "array", "items": {"type": "string"}},
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}]},
+        },
+        "required": ["tags"],
+    }
+    report = TranslationReport("openai-chat", "t")
+    out = translate_parameters(schema, report, strict=False)
+    assert out["properties"]["tags"] == {"type": "array", "description": "tags", "items": {}}
+    assert out["properties"]["rows"] == {"type": "array", "items": {"type": "array", "items": {}}}
+    assert out["properties"]["typed"] == {"type": "array", "items": {"type": "string"}}
+    assert "items" not in out["properties"]["pair"]  # the tuple form has its element schemas
+    assert {(c.pointer, c.action) for c in report if c.keyword == "items"} == {
+        ("/properties/tags/items", "added"),
+        ("/properties/rows/items/items", "added"),
+    }
+    strict_report = TranslationReport("openai-chat", "t")
+    translate_parameters(schema, strict_report, strict=True)
+    assert strict_report.strict_possible is False  # items: {} has no type: not strict

@@ -229,7 +229,26 @@ def _root_repairs(schema: Any, report: TranslationReport) -> dict[str, Any]:
     if "required" in out and out["required"] is None:
         out.pop("required")
         report.add("/required", "removed", "required", "'required': null removed (it must be an array)")
+    for node, path in _walk(out, ()):
+        if _array_without_items(node):
+            node["items"] = {}
+            report.add(
+                json_pointer((*path, "items")),
+                "added",
+                "items",
+                "'items': {} (any element) added: OpenAI answers 'array schema missing items' without it "
+                "(in strict mode such an array cannot be strict)",
+            )
     return out
+
+
+def _array_without_items(node: dict[str, Any]) -> bool:
+    """An array schema without ``items`` (nor the tuple form ``prefixItems``), which OpenAI refuses
+    in both modes."""
+    t = node.get("type")
+    return (
+        (t == "array" or (isinstance(t, list) and "array" in t)) and "items" not in node and "prefixItems" not in node
+    )
 
 
 def _strict_post(node: Any, path: tuple[Any, ...], report: TranslationReport) -> None:
@@ -387,7 +406,8 @@ def _walk(node: Any, path: tuple[Any, ...]) -> Iterator[tuple[dict[str, Any], tu
 def parameter_problems(parameters: Any, *, strict: bool, base: str = "") -> list[tuple[str, str, str]]:
     """Rule breaches of an encoded ``parameters`` object: ``(rule suffix, pointer, message)``;
     ``base`` is the pointer of ``parameters`` in the request body. Rule suffixes:
-    ``schema.root-not-object``, ``schema.root-combinator``, ``schema.shape`` (both modes);
+    ``schema.root-not-object``, ``schema.root-combinator``, ``schema.shape``,
+    ``schema.array-items`` (both modes);
     ``strict.closed-objects``, ``strict.all-required``, ``strict.no-default``,
     ``strict.keywords``, ``strict.formats``, ``strict.object-properties``, ``strict.ref-siblings``,
     ``strict.inexpressible`` and ``strict.size-limits`` (strict only)."""
@@ -411,6 +431,9 @@ def parameter_problems(parameters: Any, *, strict: bool, base: str = "") -> list
         out.append(("schema.shape", f"{base}/properties", "'properties' must be an object"))
     if "required" in parameters and not isinstance(parameters["required"], list):
         out.append(("schema.shape", f"{base}/required", "'required' must be an array"))
+    for node, path in _walk(parameters, ()):
+        if _array_without_items(node):
+            out.append(("schema.array-items", base + json_pointer(path), "array schema missing items"))
     if not strict:
         return out
     for node, path in _walk(parameters, ()):

@@ -148,6 +148,13 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
             "(yomorun/yomo#860)",
             "repair",
         ),
+        (
+            "schema.array-items",
+            "Every array schema has 'items' ('items': {}, any element, is added; such an array cannot be strict).",
+            "API error \"Invalid schema for function 'X': In context=('properties', 'paths'), array schema missing "
+            'items." (sigoden/aichat#1049, mark3labs/mcphost#35)',
+            "repair",
+        ),
         # strict mode
         (
             "strict.closed-objects",
@@ -1173,6 +1180,8 @@ class _OpenAIProfile(Profile):
     def _schema_rule(self, keyword: str, strict: bool) -> str:
         if keyword in ("oneOf", "anyOf", "allOf", "enum", "not"):
             return self.rule("schema.root-combinator")
+        if keyword == "items":
+            return self.rule("schema.array-items")
         if keyword in ("type",):
             return self.rule("schema.root-not-object") if not strict else self.rule("strict.all-required")
         if keyword in ("properties", "required") and not strict:
