@@ -1131,3 +1131,24 @@ def test_repair_and_check_never_crash_on_json_shaped_bodies() -> None:
                 assert v.pointer == "" or v.pointer.startswith("/")
 
     check()
+
+
+def test_more_than_512_function_declarations_are_refused(mock_model: Any) -> None:
+    from toolwire_gemini.profile import MAX_FUNCTION_DECLARATIONS
+
+    import toolwire
+    from toolwire.profile import RequestRefused
+
+    def decls(n: int) -> list[dict[str, Any]]:
+        return [{"functionDeclarations": [{"name": f"tool_{i}", "description": "d"} for i in range(n)]}]
+
+    assert MAX_FUNCTION_DECLARATIONS == 512
+    assert GeminiProfile().check_request({"contents": [user()], "tools": decls(512)}) == []
+    (v,) = GeminiProfile().check_request({"contents": [user()], "tools": decls(513)})
+    assert (v.rule, v.pointer) == ("gemini.request.declaration-count", "/tools") and "513" in v.message
+    # through the SDK: nothing is sent
+    tools = [Tool.from_schema(f"tool_{i}", "d", {"type": "object", "properties": {}}) for i in range(513)]
+    model = mock_model([])
+    with pytest.raises(RequestRefused):
+        toolwire.run_sync(model, "hi", tools=tools)
+    assert model.sent == []

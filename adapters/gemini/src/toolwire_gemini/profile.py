@@ -65,6 +65,10 @@ def _r(id: str, summary: str, source: str, action: Action) -> Rule:
 #: request breaks it: ``repair`` (rewritten, keeping its meaning, and reported), ``report``
 #: (sent as is, reported; the API's behaviour is not confirmed), ``refuse``
 #: (:class:`~toolwire.profile.RequestRefused` before sending).
+#: The most function declarations one request may carry (API error "At most 512 function
+#: declarations can be specified").
+MAX_FUNCTION_DECLARATIONS = 512
+
 RULES: tuple[Rule, ...] = (
     # ---------------------------------------------------------------- names
     _r(
@@ -248,6 +252,12 @@ RULES: tuple[Rule, ...] = (
         "without parameters is refused with 'Request contains an invalid argument.').",
         'googleapis/python-genai#981 "Function calling mode `ANY` + function declaration without parameters = INVALID_ARGUMENT"',
         "repair",
+    ),
+    _r(
+        "gemini.request.declaration-count",
+        f"A request declares at most {MAX_FUNCTION_DECLARATIONS} functions.",
+        'API error "At most 512 function declarations can be specified." (google-gemini/gemini-cli#19083, #25440)',
+        "refuse",
     ),
     _r(
         "gemini.request.stream-arguments",
@@ -1788,6 +1798,15 @@ class GeminiProfile(Profile):
         return result
 
     def _check_tools(self, body: dict[str, Any], decls: list[tuple[str, dict[str, Any]]], out: list[Violation]) -> None:
+        if len(decls) > MAX_FUNCTION_DECLARATIONS:
+            out.append(
+                Violation(
+                    "gemini.request.declaration-count",
+                    "/tools",
+                    f"{len(decls)} function declarations; Gemini takes at most {MAX_FUNCTION_DECLARATIONS} "
+                    "(declare fewer, or split them between agents)",
+                )
+            )
         names = set()
         for dptr, decl in decls:
             name = decl.get("name")
