@@ -547,6 +547,24 @@ def test_model_with_settings_is_a_variant():
     assert base.settings == {} and variant.settings == {"final_text": "x"} and variant is not base
 
 
+def test_a_parameter_pydantic_reserves_is_named_in_the_error():
+    from toolwire import ToolDefinitionError
+
+    with pytest.raises(ToolDefinitionError, match="'model_config' cannot be used.*rename the parameter"):
+
+        @tool
+        def configure(model_config: dict) -> str:
+            """Configure."""
+            return "ok"
+
+    @tool
+    def post_init(model_post_init: int) -> int:  # another model_ name pydantic takes as a field
+        """Post init."""
+        return model_post_init
+
+    assert "model_post_init" in post_init.input_schema["properties"]
+
+
 def test_positional_only_parameters_are_refused_at_definition():
     from toolwire import ToolDefinitionError
 

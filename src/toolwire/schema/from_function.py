@@ -129,6 +129,11 @@ def describe_function(function: Callable[..., Any]) -> FunctionDescription:
         annotation = hints[pname]
         if _is_context(annotation):
             continue  # injected by the loop, never shown to the model
+        if pname == "model_config":
+            raise ToolDefinitionError(
+                f"tool {name!r}: parameter 'model_config' cannot be used: pydantic, which validates the arguments, "
+                "reserves that name for a model's settings; rename the parameter (e.g. 'config')"
+            )
         description = param_docs.get(pname) or None
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[pname] = (annotation, pydantic.Field(default, description=description))
