@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from openai_wire import completion, tool_call
+from openai_wire import completion, json_response, tool_call
 from toolwire_openai import OpenAIChatCodec, OpenAIResponsesCodec
 from toolwire_openai._dialect import OPENAI_STRICT
 
@@ -435,3 +435,64 @@ def test_hosted_tools_and_unknown_items_round_trip_opaque() -> None:
     creq = OpenAIChatCodec().decode_request(chat)
     assert [t.name for t in creq.tools] == ["f"]
     assert OpenAIChatCodec().encode_request(creq) | {"stream": None} == chat | {"stream": None}
+
+
+def test_strict_top_level_optional_arguments_stay_omittable(chat_model: Any) -> None:
+    """Strict mode needs every property required; a top-level argument without a default (a
+    Python ``x: int | None = None``, an MCP tool's optional field) becomes nullable, and a null
+    from the model leaves it out, so the function's own default applies."""
+    import toolwire
+    from toolwire.tools import Tool
+
+    got: list[dict[str, Any]] = []
+
+    def search(query: str, limit: int | None = None, page: int = 1) -> str:
+        """Search the catalogue.
+
+        Args:
+            query: Text to search for.
+            limit: Maximum number of hits; leave out for no limit.
+            page: Page number.
+        """
+        got.append({"query": query, "limit": limit, "page": page})
+        return "3 hits"
+
+    tool = Tool.from_function(search, strict=True)
+    args = json.dumps({"query": "lamp", "limit": None, "page": None})
+    answers = iter(
+        [
+            completion({"tool_calls": [tool_call("call_1", "search", args)]}, "tool_calls"),
+            completion({"content": "Found 3."}),
+        ]
+    )
+    model = chat_model(lambda r: json_response(next(answers)))
+    result = toolwire.run_sync(model, "lamps?", tools=[tool])
+    params = model.sent[0].json["tools"][0]["function"]
+    assert params["strict"] is True
+    props = params["parameters"]["properties"]
+    assert props["limit"]["type"] == ["integer", "null"] and props["page"]["type"] == ["integer", "null"]
+    assert params["parameters"]["required"] == ["query", "limit", "page"]
+    assert result.text == "Found 3." and got == [{"query": "lamp", "limit": None, "page": 1}]
+    # an "id or email" root anyOf: both offered, each nullable; the original schema still decides
+    schema = {
+        "type": "object",
+        "anyOf": [
+            {"properties": {"id": {"type": "integer"}}, "required": ["id"]},
+            {"properties": {"email": {"type": "string"}}, "required": ["email"]},
+        ],
+    }
+    strict, _ = make_strict(
+        {"type": "object", "properties": {"id": {"type": "integer"}, "email": {"type": "string"}}},
+        dialect=OPENAI_STRICT,
+    )
+    assert strict is not None and strict["properties"] == {
+        "id": {"type": ["integer", "null"]},
+        "email": {"type": ["string", "null"]},
+    }
+    assert restore_defaults(schema, {"id": 5, "email": None}) == {"id": 5}
+    # an optional property without a default inside a nested object is required, not nullable
+    nested, _ = make_strict(
+        {"type": "object", "properties": {"note": {"type": "object", "properties": {"text": {"type": "string"}}}}},
+        dialect=OPENAI_STRICT,
+    )
+    assert nested is not None and nested["properties"]["note"]["properties"] == {"text": {"type": "string"}}

@@ -17,12 +17,15 @@ original one once :func:`restore_defaults` has run:
 
 - an object without ``additionalProperties`` gets ``false``; one with ``true`` or a schema (an
   open map) cannot be strict;
-- a property that is not in ``required`` is added to it. If it has a ``default`` (and does not
-  already accept ``null``) it becomes nullable — ``type: [X, "null"]``, ``null`` appended to
-  ``enum``, or ``anyOf: [..., {"type": "null"}]`` — and the model sends ``null`` to mean "use the
-  default"; :func:`restore_defaults` puts the default back before validation. An optional
-  property without a default is simply required (the model must then always send it; the value
-  it sends is valid for the original schema);
+- a property that is not in ``required`` is added to it. If it has a ``default``, or is a
+  top-level argument (the function has its own default for it), and does not already accept
+  ``null``, it becomes nullable — ``type: [X, "null"]``, ``null`` appended to ``enum``, or
+  ``anyOf: [..., {"type": "null"}]`` (the way the vendors' strict-mode guides write an optional
+  field). The model sends ``null`` to mean "use the default" (:func:`restore_defaults` puts the
+  default back before validation) or "not given" (a top-level argument without a default: the
+  key is removed, so the function gets its own default). An optional property without a default
+  inside a nested object is simply required (the model must then always send it; the value it
+  sends is valid for the original schema);
 - ``default`` is removed everywhere;
 - ``{"$ref": R, ...siblings}`` is replaced by the referenced schema merged with the siblings
   (siblings win), then transformed; a bare ``$ref`` stays, and ``$defs`` are transformed in place;
@@ -410,13 +413,16 @@ class _Strictifier:
             was_nullable = accepts_null(sub, self.root)
             new_sub = self.walk(sub, sub_path, ref_stack)
             if name not in required:
-                if had_default and not was_nullable and isinstance(new_sub, dict):
+                # a top-level argument without a default is nullable too: the function has its own
+                # default for it, and the model must not be made to invent a value
+                if not was_nullable and isinstance(new_sub, dict) and (had_default or not path):
                     new_sub = self.make_nullable(new_sub, sub_path)
+                    meaning = "'use the default'" if had_default else "'not given' (the key is left out)"
                     self.report.add(
                         json_pointer(sub_path),
                         "nullable",
                         "type",
-                        f"optional property {name!r} with a default made nullable; null means 'use the default'",
+                        f"optional property {name!r} made nullable; null means {meaning}",
                     )
                 self.report.add(
                     json_pointer(sub_path),
@@ -510,6 +516,27 @@ def _object_branch(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, An
     return None
 
 
+def _merged_branches(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any] | None:
+    """For ``anyOf``/``oneOf`` of several object schemas (an "id or email" choice, offered in
+    strict mode as one object with every property nullable): one object schema with the
+    properties of them all (the first branch's schema of a name wins) and none required, so a
+    ``null`` no branch accepts is read as "not given"; the original schema still decides which
+    branch holds. ``None`` when there is no such choice."""
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if not isinstance(branches, list):
+            continue
+        props: dict[str, Any] = {}
+        for b in branches:
+            b = _deref(b, root)
+            if not (isinstance(b, dict) and _is_object(b)):
+                return None
+            for name, sub in (b.get("properties") or {}).items():
+                props.setdefault(name, sub)
+        return {"type": "object", "properties": props} if props else None
+    return None
+
+
 def _deref(schema: Any, root: dict[str, Any], seen: frozenset[str] = frozenset()) -> Any:
     while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"] not in seen:
         ref = schema["$ref"]
@@ -530,7 +557,7 @@ def _restore(schema: Any, value: Any, root: dict[str, Any], seen: frozenset[int]
         schema = {**_deref(all_of[0], root), **{k: v for k, v in schema.items() if k != "allOf"}}
     if isinstance(value, dict):
         if "properties" not in schema:
-            branch = _object_branch(schema, root)
+            branch = _object_branch(schema, root) or _merged_branches(schema, root)
             if branch is None:
                 return dict(value)
             schema = branch
