@@ -252,6 +252,14 @@ def _json(value: Any) -> str:
         return str(value)
 
 
+def _unwire_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    """:func:`toolwire.schema.keys.unwire_arguments`: the wire names of property keys an adapter
+    renamed (Anthropic refuses keys outside ``^[a-zA-Z0-9_.-]{1,64}$``) back to the schema's."""
+    from .schema.keys import unwire_arguments
+
+    return unwire_arguments(schema, arguments)
+
+
 def _restore_nulls(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
     """Where the model sent ``null`` for a property whose canonical schema does not allow null
     (strict mode made every property required and nullable): use the canonical default, or
@@ -561,6 +569,8 @@ class ToolExecutor:
         try:
             # a deep copy: a tool that changes its arguments must not change the recorded call
             arguments, has_none, has_float = _copy_arguments(call.arguments or {})
+            # property keys an API refused were sent renamed: the model's names mapped back
+            arguments = _unwire_arguments(schema, arguments)
             # the depth was checked above; only a restored default can add to it
             validate = validate_bounded
             if has_none:  # only a null can be restored to its default

@@ -166,3 +166,89 @@ def test_the_output_token_limit_still_answers_the_cut_off_call_and_continues(moc
     assert len(model.sent) == 2 and result.text == "retrying later"
     answered = model.sent[1].json["messages"][-1]["content"][0]
     assert answered["is_error"] is True and "output-token limit" in answered["content"]
+
+
+def test_property_keys_anthropic_refuses_are_renamed_and_mapped_back(mock_model, wire) -> None:
+    from toolwire.schema.keys import KEY_PATTERN
+    from toolwire.tools import Tool
+
+    got: list[dict] = []
+    long_key = "k" * 70
+    schema = {
+        "type": "object",
+        "properties": {
+            "filter[id]": {"type": "string"},
+            "$top": {"type": "integer"},
+            "Account Number": {"type": "string"},
+            long_key: {"type": "boolean"},
+            "body": {"type": "object", "properties": {"@odata.type": {"type": "string"}}, "required": ["@odata.type"]},
+            "rows": {"type": "array", "items": {"type": "object", "properties": {"a b": {"type": "integer"}}}},
+            "filter_id_": {"type": "string"},  # already a valid name: the renamed key must not take it
+        },
+        "required": ["filter[id]"],
+    }
+    graph = Tool.from_schema("list_users", "List users.", schema, function=lambda **kw: got.append(kw) or "2 users")
+    call_input = {
+        "filter_id__2": "u1",
+        "_top": 5,
+        "Account_Number": "A-1",
+        "k" * 64: True,
+        "body": {"_odata.type": "#user"},
+        "rows": [{"a_b": 1}],
+        "filter_id_": "plain",
+    }
+    first = wire.message_body(
+        [{"type": "tool_use", "id": "toolu_K1", "name": "list_users", "input": call_input}], stop_reason="tool_use"
+    )
+    model = mock_model(
+        [wire.json_response(first), wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))]
+    )
+    result = toolwire.run_sync(model, "users?", tools=[graph])
+    sent = model.sent[0].json["tools"][0]["input_schema"]
+
+    def keys(node):
+        if isinstance(node, dict):
+            for k, v in (node.get("properties") or {}).items():
+                yield k
+                yield from keys(v)
+            yield from keys(node.get("items"))
+
+    assert all(KEY_PATTERN.fullmatch(k) for k in keys(sent))
+    assert sent["required"] == ["filter_id__2"]
+    assert result.text == "ok" and result.tool_errors == 0
+    assert got == [
+        {
+            "filter[id]": "u1",
+            "$top": 5,
+            "Account Number": "A-1",
+            long_key: True,
+            "body": {"@odata.type": "#user"},
+            "rows": [{"a b": 1}],
+            "filter_id_": "plain",
+        }
+    ]
+
+
+def test_a_python_parameter_name_anthropic_refuses_reaches_the_function(mock_model, wire) -> None:
+    @tool
+    def lookup(città: str) -> str:
+        """Look up a city.
+
+        Args:
+            città: the city
+        """
+        return f"found {città}"
+
+    first = wire.message_body(
+        [{"type": "tool_use", "id": "toolu_K2", "name": "lookup", "input": {"citt_": "Roma"}}], stop_reason="tool_use"
+    )
+    model = mock_model(
+        [wire.json_response(first), wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))]
+    )
+    result = toolwire.run_sync(model, "Roma?", tools=[lookup])
+    assert list(model.sent[0].json["tools"][0]["input_schema"]["properties"]) == ["citt_"]
+    assert result.tool_runs[0].result.content == "found Roma"
+    # the same tool's own names, as another API's model sends them, pass unchanged
+    from toolwire.schema.keys import unwire_arguments
+
+    assert unwire_arguments(lookup.input_schema, {"città": "Roma"}) == {"città": "Roma"}

@@ -384,6 +384,11 @@ REPAIRED: list[tuple[str, dict[str, Any], str]] = [
         body(messages=convo(("user", [{"type": "text", "text": "  \n"}, {"type": "text", "text": "hi"}]))),
         "/messages/0/content/0",
     ),
+    (
+        "anthropic.schema.property-keys",
+        body(tools=[tool(schema={"type": "object", "properties": {"filter[id]": {"type": "string"}}})]),
+        "/tools/0/input_schema/properties/filter[id]",
+    ),
     ("anthropic.request.system-empty-text", body(system=" \n"), "/system"),
     (
         "anthropic.request.system-empty-text",

@@ -25,6 +25,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from toolwire.profile import Action, PrefixFold, Profile, ProviderToolInfo, Rule, Violation
 from toolwire.profile import number_leaves as _number_leaves
 from toolwire.profile import same_number_types as _same_number_types
+from toolwire.schema.keys import has_refused_keys, rename_schema_keys
 from toolwire.schema.report import TranslationReport
 
 from .schema import ROOT_COMBINATORS, is_recursive, repair_root, strict_problems, strict_subset
@@ -305,6 +306,14 @@ RULES: tuple[Rule, ...] = (
         "Instructions go in the top-level system field (a string or text blocks); message roles are user and assistant only.",
         "anthropic.types.MessageParam.role: Literal['user', 'assistant']; MessageCreateParamsBase.system",
         "refuse",
+    ),
+    _rule(
+        "anthropic.schema.property-keys",
+        "Every property key of an input schema matches ^[a-zA-Z0-9_.-]{1,64}$ (others are sent renamed; the model's "
+        "renamed keys reach the tool under its own names).",
+        "API error \"tools.0.custom.input_schema.properties: Property keys should match pattern '^[a-zA-Z0-9_.-]{1,64}$'\" "
+        "(anthropics/claude-code#79418, ComposioHQ/composio#3500)",
+        "repair",
     ),
     _rule(
         "anthropic.request.system-empty-text",
@@ -824,7 +833,7 @@ class AnthropicProfile(Profile):
         (``anthropic.schema.strict-subset``). Every change is in ``report`` with its pointer into
         ``schema``; ``report.strict_possible`` is ``False`` when ``strict`` must be dropped (a
         recursive schema, rule ``anthropic.schema.strict-recursive``)."""
-        out = repair_root(schema, report)
+        out = rename_schema_keys(repair_root(schema, report), report)  # rule anthropic.schema.property-keys
         if not strict:
             return out
         loop = is_recursive(out)
@@ -1517,6 +1526,8 @@ class AnthropicProfile(Profile):
             return body
         if "tools" in body and _any_strict(body["tools"]):
             _repair_strict_limits(body, report)
+        if "tools" in body and type(body["tools"]) is list:
+            _repair_property_keys(body, report)
         tc = body["tool_choice"] if "tool_choice" in body else None
         if tc is not None and isinstance(tc, dict):
             tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
@@ -1769,6 +1780,15 @@ def _check_tools_cached(tools_json: str) -> tuple[Violation, ...]:
             seen.setdefault(name, i)
         schema = t.get("input_schema")
         tool = name if isinstance(name, str) else None
+        if isinstance(schema, dict) and has_refused_keys(schema):
+            out.append(
+                Violation(
+                    "anthropic.schema.property-keys",
+                    f"{at}/input_schema",
+                    "a property key does not match ^[a-zA-Z0-9_.-]{1,64}$",
+                    tool=tool,
+                )
+            )
         if not isinstance(schema, dict) or schema.get("type") != "object":
             out.append(
                 Violation(
@@ -1838,6 +1858,26 @@ def _check_tools_cached(tools_json: str) -> tuple[Violation, ...]:
             )
         )
     return tuple(out)
+
+
+def _repair_property_keys(body: dict[str, Any], report: Any) -> None:
+    """Rule ``anthropic.schema.property-keys``: the property keys of an encoded body's tools that
+    Anthropic refuses renamed (:func:`toolwire.schema.keys.rename_schema_keys`; a new tools list,
+    the body's own is not changed). The loop maps the model's renamed keys back to the tool's
+    names (:func:`toolwire.schema.keys.unwire_arguments`)."""
+    tools = body["tools"]
+    fixed = None
+    for i, t in enumerate(tools):
+        schema = t.get("input_schema") if type(t) is dict else None
+        if type(schema) is dict and has_refused_keys(schema):
+            tr = TranslationReport(api=API, tool=str(t.get("name")))
+            if fixed is None:
+                fixed = list(tools)
+            fixed[i] = {**t, "input_schema": rename_schema_keys(schema, tr)}
+            for c in tr:
+                report.add("anthropic.schema.property-keys", f"/tools/{i}/input_schema{c.pointer}", c.detail)
+    if fixed is not None:
+        body["tools"] = fixed
 
 
 def _check_tools(tools_json: str) -> list[Violation]:
