@@ -186,10 +186,10 @@ def _unwire(schema: Any, value: Any, root: dict[str, Any], depth: int) -> Any:
         props = _properties(schema, root)
         if not props:
             return value
-        back = {w: k for k, w in wire_keys(props).items()}
-        out: dict[str, Any] = {}
+        back: dict[Any, str] = {w: k for k, w in wire_keys(props).items()}
+        out: dict[Any, Any] = {}
         for k, v in value.items():
-            name = back.get(k, k) if k not in props else k
+            name: Any = k if k in props else back.get(k, k)
             out[name] = _unwire(props.get(name), v, root, depth + 1)
         return out
     if isinstance(value, list):
