@@ -34,6 +34,7 @@ __all__ = [
     "answer_request",
     "answer_unanswered",
     "context_window_full",
+    "renumber_reused_ids",
     "report_unanswered",
     "settle_calls",
     "turn_failed_reason",
@@ -168,8 +169,9 @@ def answer_request(request: Any) -> tuple[Any, list[ToolCall]]:
     if not _may_be_unanswered(messages):
         _LAST_ANSWERED[0] = (request, snapshot, parts)
         return request, []
-    out, done = answer_unanswered(messages)
-    if not done:
+    renumbered, _ = renumber_reused_ids(messages)
+    out, done = answer_unanswered(renumbered)
+    if out is messages:
         return request, []
     import dataclasses
 
@@ -205,13 +207,76 @@ _PARTS = attrgetter("parts")
 
 
 def _may_be_unanswered(messages: list[Message]) -> bool:
-    """Cheap test: ``False`` when every tool call id has a result somewhere (the common case)."""
+    """Cheap test: ``False`` when every tool call id has a result somewhere and no id is used by
+    two calls (the common case)."""
     calls: set[str] = set()
     results: set[str] = set()
+    n = 0
     for m in messages:
         for p in m.parts:
             if isinstance(p, ToolCall):
                 calls.add(p.id)
+                n += 1
             elif isinstance(p, ToolResult):
                 results.add(p.tool_call_id)
-    return not calls <= results
+    return n != len(calls) or not calls <= results
+
+
+def renumber_reused_ids(messages: list[Message]) -> tuple[list[Message], dict[str, list[str]]]:
+    """``messages`` with each tool call whose id an *earlier* assistant message already used
+    (OpenAI-compatible servers number the calls of every response ``call_0``, ``call_1``, ...)
+    given a new id (``<id>_2``, ``<id>_3``, ... not used anywhere), and the first result after it
+    with the old id (before the next assistant message) pointed at the new one: every API needs
+    call ids unique in a request (Anthropic: "tool_use ids must be unique"), and without this the
+    later call and its result would not be sent. Changed messages are copies; with nothing to
+    renumber the same list is returned. Also returns ``{old id: [new ids]}``. Calls that repeat
+    an id inside one response are left to the decoder, which marks the later one invalid."""
+    import copy as _copy
+
+    all_ids = {p.id for m in messages for p in m.parts if isinstance(p, ToolCall)}
+    all_ids |= {p.tool_call_id for m in messages for p in m.parts if isinstance(p, ToolResult)}
+    seen: set[str] = set()
+    out: list[Message] | None = None
+    renamed: dict[str, list[str]] = {}
+    pending: dict[str, str] = {}  # old id -> new id, for the results after the current assistant message
+    for i, m in enumerate(messages):
+        if m.role == "assistant":
+            pending = {}
+            here: set[str] = set()
+            new_parts = None
+            for j, p in enumerate(m.parts):
+                if not isinstance(p, ToolCall):
+                    continue
+                if p.id in seen and p.id not in here and p.id not in pending:
+                    k = 2
+                    while f"{p.id}_{k}" in all_ids:
+                        k += 1
+                    new_id = f"{p.id}_{k}"
+                    all_ids.add(new_id)
+                    pending[p.id] = new_id
+                    renamed.setdefault(p.id, []).append(new_id)
+                    if new_parts is None:
+                        new_parts = list(m.parts)
+                    c = _copy.copy(p)
+                    c.id = new_id
+                    new_parts[j] = c
+                here.add(p.id)
+            seen |= here
+            if new_parts is not None:
+                if out is None:
+                    out = list(messages)
+                out[i] = Message(m.role, new_parts, dict(m.provider_data))
+        elif pending:
+            new_parts = None
+            for j, p in enumerate(m.parts):
+                if isinstance(p, ToolResult) and p.tool_call_id in pending:
+                    if new_parts is None:
+                        new_parts = list(m.parts)
+                    r = _copy.copy(p)
+                    r.tool_call_id = pending.pop(p.tool_call_id)
+                    new_parts[j] = r
+            if new_parts is not None:
+                if out is None:
+                    out = list(messages)
+                out[i] = Message(m.role, new_parts, dict(m.provider_data))
+    return (out if out is not None else messages), renamed

@@ -298,3 +298,69 @@ def test_b_item4_failed_turn_with_the_vendors_own_stop_reason(api: str) -> None:
     assert run.result.is_error and "refusal" in str(run.result.content) and "not run" in str(run.result.content)
     assert (result.stop_reason, len(sent), len(result.turns)) == ("refusal", 1, 1)
     assert result.conversation.messages[-1].tool_results[0].tool_call_id == first.response.tool_calls[0].id
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_call_id_reused_by_a_later_turn_is_renumbered_not_dropped(api: str) -> None:
+    """OpenAI-compatible servers number each response's calls call_0, call_1, ...: a saved history
+    reuses ids across turns. Both calls and both results must reach the vendor, each id once."""
+    conv = Conversation(
+        [
+            Message.user("look up a then b"),
+            Message("assistant", [ToolCall(id="call_0", name="get_weather", arguments={"city": "A"})]),
+            Message("user", [ToolResult("call_0", "result A", name="get_weather")]),
+            Message(
+                "assistant", [TextPart("now b"), ToolCall(id="call_0", name="get_weather", arguments={"city": "B"})]
+            ),
+            Message("user", [ToolResult("call_0", "result B", name="get_weather")]),
+        ]
+    )
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, [text_answer(api, "done")], sent)
+    result = toolwire.run_sync(m, conversation=conv, tools=[get_weather])
+    assert result.text == "done"
+    body = _texts(sent[0])
+    assert "result A" in body and "result B" in body and "now b" in body
+    # the run's own conversation is not changed; the request carries a new id for the later call
+    assert [c.id for msg in result.conversation.messages for c in msg.tool_calls] == ["call_0", "call_0"]
+    assert "call_0_2" in body or api == "gemini"  # Gemini pairs by order, without ids
+    if api == "anthropic":
+        uses = [
+            b["id"]
+            for msg in sent[0]["messages"]
+            for b in msg["content"]
+            if isinstance(b, dict) and b.get("type") == "tool_use"
+        ]
+        results = [
+            b["tool_use_id"]
+            for msg in sent[0]["messages"]
+            for b in msg["content"]
+            if isinstance(b, dict) and b.get("type") == "tool_result"
+        ]
+        assert uses == results and len(set(uses)) == 2
+
+
+def test_renumber_reused_ids_pairs_each_result_with_its_own_call() -> None:
+    from toolwire.turns import renumber_reused_ids
+
+    msgs = [
+        Message.user("x"),
+        Message("assistant", [ToolCall(id="c", name="t", arguments={}), ToolCall(id="c_2", name="t", arguments={})]),
+        Message("user", [ToolResult("c", "1"), ToolResult("c_2", "2")]),
+        Message("assistant", [ToolCall(id="c", name="t", arguments={})]),
+        Message("user", [ToolResult("c", "3")]),
+        Message("assistant", [ToolCall(id="c", name="t", arguments={})]),
+        Message("user", [ToolResult("c", "4")]),
+    ]
+    out, renamed = renumber_reused_ids(msgs)
+    pairs = [
+        (p.id if isinstance(p, ToolCall) else p.tool_call_id)
+        for m in out
+        for p in m.parts
+        if not isinstance(p, TextPart)
+    ]
+    assert pairs == ["c", "c_2", "c", "c_2", "c_3", "c_3", "c_4", "c_4"]
+    assert renamed == {"c": ["c_3", "c_4"]}
+    assert [p.id for p in msgs[3].parts] == ["c"]  # the given messages are not changed
+    unique = [Message.user("x"), Message("assistant", [ToolCall(id="a", name="t", arguments={})])]
+    assert renumber_reused_ids(unique)[0] is unique
