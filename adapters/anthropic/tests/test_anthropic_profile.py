@@ -76,6 +76,16 @@ def test_valid_baseline_has_no_violation() -> None:
 # -- refused: (rule id, pointer) for a request that breaks it ---------------------------------------
 
 REFUSED: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "anthropic.conversation.prefill-unsupported",
+        body(
+            model="claude-opus-4-6",
+            messages=convo(
+                ("user", [{"type": "text", "text": "hi"}]), ("assistant", [{"type": "text", "text": "The"}])
+            ),
+        ),
+        "/messages/1",
+    ),
     ("anthropic.tool.name", body(tools=[tool("files.read:v2")]), "/tools/0/name"),
     ("anthropic.tool.unique-names", body(tools=[tool(), tool()]), "/tools/1/name"),
     (
@@ -739,3 +749,38 @@ def test_blank_system_prompt_left_out_and_blank_system_blocks_dropped() -> None:
     # text that is not blank passes untouched, with no report
     r = Report()
     assert P.repair_request(body(system=" Be brief. "), r)["system"] == " Be brief. " and not r.rules()
+
+
+def test_prefill_is_refused_from_claude_4_6_on_but_not_for_a_paused_turn() -> None:
+    from toolwire_anthropic.profile import takes_prefill
+
+    for model, ok in [
+        ("claude-sonnet-4-5", True),
+        ("claude-sonnet-4-20250514", True),
+        ("claude-opus-4-1-20250805", True),
+        ("claude-3-5-sonnet-20241022", True),
+        ("claude-haiku-4-5-20251001", True),
+        ("claude-opus-4-6", False),
+        ("claude-sonnet-4-6-20260301", False),
+        ("anthropic.claude-opus-4-6-v1:0", False),
+        ("claude-opus-5", False),
+        ("my-proxy-model", True),
+    ]:
+        assert takes_prefill(model) is ok, model
+    prefill = convo(("user", [{"type": "text", "text": "hi"}]), ("assistant", [{"type": "text", "text": "The"}]))
+    assert refused(body(model="claude-sonnet-4-5", messages=prefill)) == set()
+    # a turn paused with pause_turn goes back as the last message so the model continues it
+    paused = convo(
+        ("user", [{"type": "text", "text": "search"}]),
+        (
+            "assistant",
+            [
+                {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}},
+                {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
+            ],
+        ),
+    )
+    assert not any(
+        r == "anthropic.conversation.prefill-unsupported"
+        for r, _ in refused(body(model="claude-opus-4-6", messages=paused))
+    )

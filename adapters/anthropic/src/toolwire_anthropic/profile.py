@@ -104,6 +104,31 @@ COUNT_TOKENS_FIELDS = (
 #: Models that accept ``temperature`` and ``top_p`` together; every later model answers "`temperature`
 #: and `top_p` cannot both be specified for this model".
 _BOTH_SAMPLERS_OK = re.compile(r"^claude-(3|instant|2|(sonnet|opus)-4-(0|2025))")
+#: A model id's family and version: ``claude-opus-4-6`` → (4, 6); ``claude-sonnet-4-20250514`` →
+#: (4, 0) (a date is not a minor version); also inside provider ids (``anthropic.claude-...``).
+_CLAUDE_VERSION = re.compile(r"claude-(?:opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?![0-9])")
+
+
+def _paused_turn(message: dict[str, Any]) -> bool:
+    """An assistant message that holds server-tool blocks (``server_tool_use``,
+    ``web_search_tool_result``, ``mcp_tool_use``, ...): a turn paused with ``pause_turn``, which is
+    sent back as the last message so the model continues it (not a prefill)."""
+    return any(
+        (t := b.get("type")) in ("server_tool_use", "mcp_tool_use")
+        or (isinstance(t, str) and t.endswith("_tool_result") and t != "tool_result")
+        for b in _blocks(message.get("content"))
+    )
+
+
+def takes_prefill(model: Any) -> bool:
+    """Whether ``model`` accepts a conversation that ends with an assistant message (prefill):
+    not Claude 4.6 and later ("This model does not support assistant message prefill. The
+    conversation must end with a user message."); ``True`` for any id it cannot read."""
+    m = _CLAUDE_VERSION.search(model) if isinstance(model, str) else None
+    if m is None:
+        return True
+    return (int(m.group(1)), int(m.group(2) or 0)) < (4, 6)
+
 
 #: Block types that belong to one role only (``anthropic.types.MessageParam`` content unions).
 _ASSISTANT_ONLY = frozenset({"tool_use", "thinking", "redacted_thinking", "server_tool_use"})
@@ -405,6 +430,14 @@ RULES: tuple[Rule, ...] = (
         'API error text "messages.0: all messages must have non-empty content except for the optional final assistant '
         'message" (anthropics/claude-code#6774)',
         "repair",
+    ),
+    _rule(
+        "anthropic.conversation.prefill-unsupported",
+        "Claude 4.6 and later models take no final assistant message (prefill): the conversation ends with a user "
+        "message.",
+        'API error "This model does not support assistant message prefill. The conversation must end with a user '
+        'message." (anomalyco/opencode#18421 for claude-opus-4-6, cortexkit/magic-context#511 for claude-sonnet-4-6)',
+        "refuse",
     ),
     _rule(
         "anthropic.conversation.final-whitespace",
@@ -1226,6 +1259,13 @@ class AnthropicProfile(Profile):
         thinking = body.get("thinking")
         thinking_type = thinking.get("type") if isinstance(thinking, dict) else None
         last = msgs[-1] if isinstance(msgs[-1], dict) else {}
+        if last.get("role") == "assistant" and not takes_prefill(body.get("model")) and not _paused_turn(last):
+            add(
+                "anthropic.conversation.prefill-unsupported",
+                f"/messages/{n - 1}",
+                f"model {body.get('model')!r} does not take a final assistant message (prefill): end the conversation "
+                "with a user message",
+            )
         if last.get("role") == "assistant":
             lblocks = _blocks(last.get("content"))
             lptr = lambda bi: _block_pointer(n - 1, last.get("content"), bi)  # noqa: E731
