@@ -107,6 +107,17 @@ class ImagePart:
             raise ValueError("ImagePart with inline data needs media_type, e.g. 'image/png'")
 
     @property
+    def wire_media_type(self) -> str | None:
+        """``media_type`` as the vendors spell it: lower case, and ``image/jpg`` / ``image/pjpeg``
+        (common, unregistered spellings; Gemini answers "Unsupported MIME type: image/jpg") as
+        ``image/jpeg``."""
+        mt = self.media_type
+        if mt is None:
+            return None
+        low = mt.strip().lower()
+        return "image/jpeg" if low in ("image/jpg", "image/pjpeg") else low
+
+    @property
     def base64(self) -> str | None:
         """The inline bytes as standard base64 text, or ``None`` for a URL image."""
         return None if self.data is None else base64.b64encode(self.data).decode("ascii")

@@ -1152,3 +1152,39 @@ def test_more_than_512_function_declarations_are_refused(mock_model: Any) -> Non
     with pytest.raises(RequestRefused):
         toolwire.run_sync(model, "hi", tools=tools)
     assert model.sent == []
+
+
+def test_image_types_gemini_reads_and_the_jpg_spelling(mock_model: Any) -> None:
+    import toolwire
+    from toolwire.profile import RequestRefused
+    from toolwire.types import ImagePart, TextPart
+
+    def shot(kind: str) -> Any:
+        return ImagePart(data=b"\x89PNG fake", media_type=kind)
+
+    # image/jpg (an unregistered spelling Gemini refuses) goes as image/jpeg, in a user turn and a tool result
+    model = mock_model([json_response(candidate_body([{"text": "ok"}]))])
+    conv = [
+        Message("user", [TextPart("look"), shot("image/jpg")]),
+        Message("assistant", [ToolCall(id="c1", name="snap", arguments={})]),
+        Message("user", [ToolResult("c1", [shot("IMAGE/JPG")], name="snap")]),
+    ]
+    toolwire.run_sync(model, conversation=toolwire.Conversation(conv))
+    sent = json.dumps(model.sent[0].json)
+    assert "image/jpg" not in sent.lower() and sent.count('"mimeType": "image/jpeg"') == 2
+    # a type Gemini does not read is refused before sending, with its pointer
+    for kind in ("image/bmp", "image/tiff", "image/svg+xml"):
+        model = mock_model([])
+        with pytest.raises(RequestRefused) as info:
+            toolwire.run_sync(
+                model, conversation=toolwire.Conversation([Message("user", [TextPart("look"), shot(kind)])])
+            )
+        assert model.sent == []
+        assert [(v.rule, v.pointer) for v in info.value.violations] == [
+            ("gemini.conversation.image-media-type", "/contents/0/parts/1/inlineData/mimeType")
+        ]
+    # other inline data (a PDF document) is not an image: not this rule's
+    model = mock_model([json_response(candidate_body([{"text": "ok"}]))])
+    pdf = ImagePart(data=b"%PDF-1.4", media_type="application/pdf")
+    toolwire.run_sync(model, conversation=toolwire.Conversation([Message("user", [TextPart("read"), pdf])]))
+    assert len(model.sent) == 1

@@ -647,3 +647,19 @@ def test_previous_response_id_with_store_false_is_refused_when_the_model_is_made
     # each alone is fine
     toolwire.model("openai:gpt-5", api_key="k", continuation="previous_response_id")
     toolwire.model("openai:gpt-5", api_key="k", store=False)
+
+
+def test_the_jpg_spelling_is_sent_as_image_jpeg_on_both_openai_apis(responses_model: Any, chat_model: Any) -> None:
+    import json as _json
+
+    from openai_wire import completion
+
+    image = ImagePart(data=b"\xff\xd8\xff fake", media_type="image/jpg")
+    resp = responses_model(lambda r: json_response(response_body([])))
+    run(resp.send(resp.build_request([Message("user", [TextPart("look"), image])])))
+    chat = chat_model(lambda r: json_response(completion({"content": "ok"})))
+    run(chat.send(chat.build_request([Message("user", [TextPart("look"), image])])))
+    for body in (resp.sent[0].json, chat.sent[0].json):
+        text = _json.dumps(body)
+        assert "data:image/jpeg;base64," in text and "image/jpg" not in text
+    assert image.media_type == "image/jpg"  # the part itself is not changed

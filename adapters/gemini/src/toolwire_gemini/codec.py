@@ -231,10 +231,10 @@ def _json_object(text: str) -> dict[str, Any] | None:
 
 def _image_wire(part: ImagePart) -> dict[str, Any]:
     if part.data is not None:
-        return {"inlineData": {"mimeType": part.media_type, "data": part.base64}}
+        return {"inlineData": {"mimeType": part.wire_media_type, "data": part.base64}}
     d: dict[str, Any] = {"fileUri": part.url}
     if part.media_type:
-        d["mimeType"] = part.media_type
+        d["mimeType"] = part.wire_media_type
     return {"fileData": d}
 
 

@@ -65,6 +65,9 @@ def _r(id: str, summary: str, source: str, action: Action) -> Rule:
 #: request breaks it: ``repair`` (rewritten, keeping its meaning, and reported), ``report``
 #: (sent as is, reported; the API's behaviour is not confirmed), ``refuse``
 #: (:class:`~toolwire.profile.RequestRefused` before sending).
+#: The image types Gemini reads inline (Gemini API "Image understanding": PNG, JPEG, WEBP, HEIC, HEIF).
+IMAGE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"})
+
 #: The most function declarations one request may carry (API error "At most 512 function
 #: declarations can be specified").
 MAX_FUNCTION_DECLARATIONS = 512
@@ -365,6 +368,13 @@ RULES: tuple[Rule, ...] = (
         "gemini.conversation.inline-data",
         "inlineData carries a mimeType and base64 data.",
         _SDK + "Blob (mime_type: str, data: bytes, base64 in JSON)",
+        "refuse",
+    ),
+    _r(
+        "gemini.conversation.image-media-type",
+        "An inline image is image/png, image/jpeg, image/webp, image/heic or image/heif (image/jpg is sent as image/jpeg).",
+        'Gemini API "Image understanding" (supported image formats); API errors "Unsupported MIME type: image/jpg" '
+        "(CherryHQ/cherry-studio#3088) and INVALID_ARGUMENT for image/bmp (google-gemini/gemini-cli#14838)",
         "refuse",
     ),
     _r(
@@ -2193,6 +2203,21 @@ class GeminiProfile(Profile):
                     "inlineData needs a mimeType string and base64 data",
                 )
             )
+        mime = _g(blob, "mimeType") if isinstance(blob, dict) else None
+        if (
+            isinstance(blob, dict)
+            and isinstance(mime, str)
+            and mime.lower().startswith("image/")
+            and mime.lower() not in IMAGE_MEDIA_TYPES
+        ):
+            out.append(
+                Violation(
+                    "gemini.conversation.image-media-type",
+                    f"{ptr}/{_key(part, 'inlineData')}/{_key(blob, 'mimeType')}",
+                    f"image type {mime!r} is not one Gemini reads ({', '.join(sorted(IMAGE_MEDIA_TYPES))}); "
+                    "convert the image to PNG or JPEG",
+                )
+            )
         sig = _g(part, "thoughtSignature")
         if sig is not None and role != "model":
             out.append(
@@ -2289,6 +2314,24 @@ class GeminiProfile(Profile):
                                 "gemini.conversation.response-parts",
                                 f"{ptr}/{fkey}/parts/{i}",
                                 "functionResponse.parts holds only inlineData or fileData parts",
+                                tool=_name_of(fr),
+                                call_id=_id_of(fr),
+                            )
+                        )
+                        continue
+                    blob = _g(p, "inlineData")
+                    mime = _g(blob, "mimeType") if isinstance(blob, dict) else None
+                    if (
+                        isinstance(mime, str)
+                        and mime.lower().startswith("image/")
+                        and mime.lower() not in IMAGE_MEDIA_TYPES
+                    ):
+                        out.append(
+                            Violation(
+                                "gemini.conversation.image-media-type",
+                                f"{ptr}/{fkey}/parts/{i}/{_key(p, 'inlineData')}/{_key(blob, 'mimeType')}",
+                                f"image type {mime!r} is not one Gemini reads ({', '.join(sorted(IMAGE_MEDIA_TYPES))}); "
+                                "convert the image to PNG or JPEG",
                                 tool=_name_of(fr),
                                 call_id=_id_of(fr),
                             )

@@ -124,7 +124,7 @@ _EMPTY: dict[str, Any] = {}
 
 
 def _image_to_wire(part: ImagePart) -> dict[str, Any]:
-    url = part.url if part.url is not None else f"data:{part.media_type};base64,{part.base64}"
+    url = part.url if part.url is not None else f"data:{part.wire_media_type};base64,{part.base64}"
     image_url: dict[str, Any] = {"url": url}
     extra = part.provider_data.get(API) or {}
     image_url.update(copied(extra.get("image_url") or {}))

@@ -528,7 +528,7 @@ def client_output_items(item: dict[str, Any], result: ToolResult, shots: list[di
     images = [p for p in result.content if isinstance(p, ImagePart)] if not isinstance(result.content, str) else []
     if images:
         image = images[-1]
-        url = image.url if image.url is not None else f"data:{image.media_type};base64,{image.base64}"
+        url = image.url if image.url is not None else f"data:{image.wire_media_type};base64,{image.base64}"
         shot: dict[str, Any] = {"type": "computer_screenshot", "image_url": url}
         shots.append(shot)
     elif shots:
@@ -642,7 +642,7 @@ class OpenAIResponsesCodec:
 
     @staticmethod
     def _image(part: ImagePart) -> dict[str, Any]:
-        url = part.url if part.url is not None else f"data:{part.media_type};base64,{part.base64}"
+        url = part.url if part.url is not None else f"data:{part.wire_media_type};base64,{part.base64}"
         out = {"type": "input_image", "image_url": url, "detail": "auto"}
         out.update(copied((part.provider_data.get(API) or {}).get("part") or {}))
         return out
