@@ -945,6 +945,23 @@ class AnthropicProfile(Profile):
         out.extend(self._check_messages(body, start))
         return out
 
+    def _tools_with_refused_keys(self, tools: list[Any]) -> bool:
+        """Whether a tool of ``tools`` has an input-schema property key Anthropic refuses (rule
+        ``anthropic.schema.property-keys``). Reused while the tools are equal to the last ones
+        looked at (a JSON copy of them is kept): the declarations rarely change within a run."""
+        memo = self.__dict__.get("_keys_memo")
+        if memo is not None and memo[0] == tools:
+            return memo[1]
+        found = any(
+            type(t) is dict and type(schema := t.get("input_schema")) is dict and has_refused_keys(schema) for t in tools
+        )
+        try:
+            kept = json.loads(json.dumps(tools))
+        except (TypeError, ValueError):
+            kept = None
+        self.__dict__["_keys_memo"] = (kept, found) if kept is not None and kept == tools else None
+        return found
+
     def _check_top(
         self, body: dict[str, Any]
     ) -> tuple[tuple[Violation, ...], tuple[Violation, ...], tuple[Violation, ...], int, bool]:
@@ -1566,7 +1583,7 @@ class AnthropicProfile(Profile):
             return body
         if "tools" in body and _any_strict(body["tools"]):
             _repair_strict_limits(body, report)
-        if "tools" in body and type(body["tools"]) is list:
+        if "tools" in body and type(body["tools"]) is list and self._tools_with_refused_keys(body["tools"]):
             _repair_property_keys(body, report)
         tc = body["tool_choice"] if "tool_choice" in body else None
         if tc is not None and isinstance(tc, dict):
