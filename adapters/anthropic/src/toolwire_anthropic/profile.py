@@ -953,7 +953,8 @@ class AnthropicProfile(Profile):
         if memo is not None and memo[0] == tools:
             return memo[1]
         found = any(
-            type(t) is dict and type(schema := t.get("input_schema")) is dict and has_refused_keys(schema) for t in tools
+            type(t) is dict and type(schema := t.get("input_schema")) is dict and has_refused_keys(schema)
+            for t in tools
         )
         try:
             kept = json.loads(json.dumps(tools))
