@@ -225,7 +225,8 @@ def _may_be_unanswered(messages: list[Message]) -> bool:
 def renumber_reused_ids(messages: list[Message]) -> tuple[list[Message], dict[str, list[str]]]:
     """``messages`` with each tool call whose id an *earlier* assistant message already used
     (OpenAI-compatible servers number the calls of every response ``call_0``, ``call_1``, ...)
-    given a new id (``<id>_2``, ``<id>_3``, ... not used anywhere), and the first result after it
+    given a new id (``<id>_t<index of its message>``, the same in every request of the growing
+    conversation; ``_2``, ``_3`` ... appended if that is taken), and the first result after it
     with the old id (before the next assistant message) pointed at the new one: every API needs
     call ids unique in a request (Anthropic: "tool_use ids must be unique"), and without this the
     later call and its result would not be sent. Changed messages are copies; with nothing to
@@ -248,10 +249,11 @@ def renumber_reused_ids(messages: list[Message]) -> tuple[list[Message], dict[st
                 if not isinstance(p, ToolCall):
                     continue
                 if p.id in seen and p.id not in here and p.id not in pending:
-                    k = 2
-                    while f"{p.id}_{k}" in all_ids:
-                        k += 1
-                    new_id = f"{p.id}_{k}"
+                    # named after the message's position, so the same call keeps the same new id
+                    # in every later request of the conversation (a prompt cache still matches)
+                    new_id, k = f"{p.id}_t{i}", 2
+                    while new_id in all_ids:
+                        new_id, k = f"{p.id}_t{i}_{k}", k + 1
                     all_ids.add(new_id)
                     pending[p.id] = new_id
                     renamed.setdefault(p.id, []).append(new_id)

@@ -323,7 +323,7 @@ def test_a_call_id_reused_by_a_later_turn_is_renumbered_not_dropped(api: str) ->
     assert "result A" in body and "result B" in body and "now b" in body
     # the run's own conversation is not changed; the request carries a new id for the later call
     assert [c.id for msg in result.conversation.messages for c in msg.tool_calls] == ["call_0", "call_0"]
-    assert "call_0_2" in body or api == "gemini"  # Gemini pairs by order, without ids
+    assert "call_0_t3" in body or api == "gemini"  # Gemini pairs by order, without ids
     if api == "anthropic":
         uses = [
             b["id"]
@@ -359,8 +359,15 @@ def test_renumber_reused_ids_pairs_each_result_with_its_own_call() -> None:
         for p in m.parts
         if not isinstance(p, TextPart)
     ]
-    assert pairs == ["c", "c_2", "c", "c_2", "c_3", "c_3", "c_4", "c_4"]
-    assert renamed == {"c": ["c_3", "c_4"]}
+    assert pairs == ["c", "c_2", "c", "c_2", "c_t3", "c_t3", "c_t5", "c_t5"]
+    assert renamed == {"c": ["c_t3", "c_t5"]}
+    # the same new ids when the conversation has grown (stable wire ids: a prompt cache still matches)
+    grown = [
+        *msgs,
+        Message("assistant", [ToolCall(id="c", name="t", arguments={})]),
+        Message("user", [ToolResult("c", "5")]),
+    ]
+    assert renumber_reused_ids(grown)[1] == {"c": ["c_t3", "c_t5", "c_t7"]}
     assert [p.id for p in msgs[3].parts] == ["c"]  # the given messages are not changed
     unique = [Message.user("x"), Message("assistant", [ToolCall(id="a", name="t", arguments={})])]
     assert renumber_reused_ids(unique)[0] is unique

@@ -8,18 +8,28 @@ Anthropic accepts only property keys matching ``^[a-zA-Z0-9_.-]{1,64}$`` (API er
 :func:`unwire_arguments` (which the loop applies before validating a tool's arguments) maps them
 back to the schema's own names, so the function receives the names it declared.
 
-The renaming is a pure function of one ``properties`` object's keys (:func:`wire_keys`), so the
-mapping back needs no state: it is computed again from the tool's own input schema.
+The renaming is a pure function of the schema's keys (:func:`schema_wire_keys`: one name per key
+for the whole schema), so the mapping back needs no state: it is computed again from the tool's
+own input schema.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Iterable
 
 from .report import TranslationReport, json_pointer
 
-__all__ = ["KEY_PATTERN", "key_ok", "wire_keys", "has_refused_keys", "rename_schema_keys", "unwire_arguments"]
+__all__ = [
+    "KEY_PATTERN",
+    "key_ok",
+    "wire_keys",
+    "schema_wire_keys",
+    "has_refused_keys",
+    "rename_schema_keys",
+    "unwire_arguments",
+]
 
 #: The property keys every vendor accepts (Anthropic's pattern, the strictest).
 KEY_PATTERN = re.compile(r"[a-zA-Z0-9_.-]{1,64}")
@@ -36,25 +46,72 @@ def key_ok(key: Any) -> bool:
     return isinstance(key, str) and KEY_PATTERN.fullmatch(key) is not None
 
 
-def wire_keys(keys: Iterable[Any]) -> dict[str, str]:
-    """``{key: wire key}`` for the keys of one ``properties`` object that :data:`KEY_PATTERN`
-    refuses (the others are absent): each character outside the pattern becomes ``_``, the
-    result is cut to 64 characters, and a name already taken gets ``_2``, ``_3``, ... The same
-    keys always give the same names."""
-    keys = [k for k in keys if isinstance(k, str)]
-    taken = {k for k in keys if key_ok(k)}
+def wire_keys(keys: Iterable[Any], taken: Iterable[str] = ()) -> dict[str, str]:
+    """``{key: wire key}`` for the keys that :data:`KEY_PATTERN` refuses (the others are absent):
+    each character outside the pattern becomes ``_``, the result is cut to 64 characters, and a
+    name already taken (by an accepted key of ``keys``, by ``taken``, or by an earlier rename)
+    gets ``_2``, ``_3``, ... The same keys always give the same names."""
+    keys = list(dict.fromkeys(k for k in keys if isinstance(k, str)))
+    used = {k for k in keys if key_ok(k)} | set(taken)
     out: dict[str, str] = {}
+    counters: dict[str, int] = {}
     for k in keys:
-        if k in taken:
+        if key_ok(k):
             continue
         base = _NOT_KEY.sub("_", k)[:_MAX] or "_"
-        name, n = base, 2
-        while name in taken:
-            suffix = f"_{n}"
-            name, n = base[: _MAX - len(suffix)] + suffix, n + 1
-        taken.add(name)
+        name = base
+        if name in used:
+            n = counters.get(base, 2)
+            while True:
+                suffix = f"_{n}"
+                name = base[: _MAX - len(suffix)] + suffix
+                n += 1
+                if name not in used:
+                    break
+            counters[base] = n
+        used.add(name)
         out[k] = name
     return out
+
+
+def _all_keys(schema: Any) -> list[str]:
+    """Every property key of ``schema``, at every depth, in document order (each once)."""
+    out: dict[str, None] = {}
+    stack = [schema]
+    seen = 0
+    while stack and seen < 200_000:
+        node = stack.pop()
+        seen += 1
+        if not isinstance(node, dict):
+            continue
+        props = node.get("properties")
+        if isinstance(props, dict):
+            for k in props:
+                if isinstance(k, str):
+                    out.setdefault(k)
+        stack.extend(reversed([sub for _, sub in _children(node)]))
+    return list(out)
+
+
+def schema_wire_keys(schema: Any) -> dict[str, str]:
+    """``{key: wire key}`` for every refused property key of ``schema``, one name per key for the
+    whole schema (the same key gets the same name in every object, branch and definition, and no
+    wire name is an accepted key anywhere in it), so a wire name reads back the same wherever it
+    appears. Cached by the schema's JSON text."""
+    try:
+        text = json.dumps(schema, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return wire_keys(_all_keys(schema))
+    hit = _TABLES.get(text)
+    if hit is None:
+        hit = wire_keys(_all_keys(schema))
+        if len(_TABLES) >= 64:
+            _TABLES.pop(next(iter(_TABLES)))
+        _TABLES[text] = hit
+    return hit
+
+
+_TABLES: dict[str, dict[str, str]] = {}
 
 
 def _children(node: dict[str, Any]) -> Iterable[tuple[tuple[Any, ...], Any]]:
@@ -98,17 +155,16 @@ def rename_schema_keys(schema: dict[str, Any], report: TranslationReport | None 
     ``schema`` itself when nothing is renamed; never modifies it."""
     if not has_refused_keys(schema):
         return schema
-    return _rename(schema, (), report)
+    return _rename(schema, (), report, schema_wire_keys(schema))
 
 
-def _rename(node: Any, path: tuple[Any, ...], report: TranslationReport | None) -> Any:
+def _rename(node: Any, path: tuple[Any, ...], report: TranslationReport | None, names: dict[str, str]) -> Any:
     if isinstance(node, list):
-        return [_rename(sub, (*path, i), report) for i, sub in enumerate(node)]
+        return [_rename(sub, (*path, i), report, names) for i, sub in enumerate(node)]
     if not isinstance(node, dict):
         return node
     out = dict(node)
     props = node.get("properties")
-    names = wire_keys(props) if isinstance(props, dict) else {}
     if isinstance(props, dict):
         new_props = {}
         for k, sub in props.items():
@@ -121,79 +177,48 @@ def _rename(node: Any, path: tuple[Any, ...], report: TranslationReport | None) 
                     f"property key {k!r} is sent as {wire!r} (the API accepts only ^[a-zA-Z0-9_.-]{{1,64}}$); "
                     f"the model's {wire!r} reaches the tool as {k!r}",
                 )
-            new_props[wire] = _rename(sub, (*path, "properties", k), report)
+            new_props[wire] = _rename(sub, (*path, "properties", k), report, names)
         out["properties"] = new_props
         if isinstance(node.get("required"), list):
             out["required"] = [names.get(r, r) if isinstance(r, str) else r for r in node["required"]]
     for key in _ONE:
         if isinstance(node.get(key), dict):
-            out[key] = _rename(node[key], (*path, key), report)
+            out[key] = _rename(node[key], (*path, key), report, names)
     for key in _MANY:
         if isinstance(node.get(key), list):
-            out[key] = _rename(node[key], (*path, key), report)
+            out[key] = _rename(node[key], (*path, key), report, names)
     for key in _MAPS:
         if isinstance(node.get(key), dict):
-            out[key] = {k: _rename(sub, (*path, key, k), report) for k, sub in node[key].items()}
+            out[key] = {k: _rename(sub, (*path, key, k), report, names) for k, sub in node[key].items()}
     return out
 
 
 def unwire_arguments(schema: Any, arguments: Any) -> Any:
     """``arguments`` (a tool call's, as the model sent them) with the wire names of renamed
-    property keys (:func:`wire_keys` of each ``properties`` object of ``schema``, the tool's own
-    input schema) mapped back to the schema's names, at every depth the schema describes
-    (``properties``, ``items``, local ``$ref``, the object branches of ``anyOf``/``oneOf``/
-    ``allOf``). Keys that are not wire names are left as they are, so arguments in the schema's
-    own names pass unchanged. Returns ``arguments`` itself when ``schema`` renames nothing."""
+    property keys (:func:`schema_wire_keys` of ``schema``, the tool's own input schema) mapped
+    back to the schema's names in every object at every depth (properties, branches, items,
+    tuples, maps alike: a wire name is never an accepted key of the schema, so it is read the
+    same wherever it appears). Keys that are not wire names are left as they are, so arguments
+    in the schema's own names pass unchanged; an object that holds both a key and its wire name
+    keeps both (the wire name is then an unexpected property, reported as such, nothing is
+    dropped). Returns ``arguments`` itself when ``schema`` renames nothing."""
     if not isinstance(schema, dict) or not has_refused_keys(schema):
         return arguments
-    return _unwire(schema, arguments, schema, 0)
+    back = {w: k for k, w in schema_wire_keys(schema).items()}
+    return _unwire(arguments, back, 0)
 
 
-def _deref(node: Any, root: dict[str, Any]) -> Any:
-    for _ in range(32):
-        ref = node.get("$ref") if isinstance(node, dict) else None
-        if not (isinstance(ref, str) and ref.startswith("#/")):
-            return node
-        target: Any = root
-        for part in ref[2:].split("/"):
-            part = part.replace("~1", "/").replace("~0", "~")
-            target = target.get(part) if isinstance(target, dict) else None
-        if not isinstance(target, dict):
-            return node
-        node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
-    return node
-
-
-def _properties(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
-    """The properties ``node`` describes: its own, then those of its object branches."""
-    props: dict[str, Any] = {}
-    if isinstance(node.get("properties"), dict):
-        props.update(node["properties"])
-    for key in ("anyOf", "oneOf", "allOf"):
-        for branch in node.get(key) or [] if isinstance(node.get(key), list) else []:
-            branch = _deref(branch, root)
-            if isinstance(branch, dict) and isinstance(branch.get("properties"), dict):
-                for k, sub in branch["properties"].items():
-                    props.setdefault(k, sub)
-    return props
-
-
-def _unwire(schema: Any, value: Any, root: dict[str, Any], depth: int) -> Any:
-    if depth > 64 or not isinstance(schema, dict):
+def _unwire(value: Any, back: dict[str, str], depth: int) -> Any:
+    if depth > 256:
         return value
-    schema = _deref(schema, root)
     if isinstance(value, dict):
-        props = _properties(schema, root)
-        if not props:
-            return value
-        back: dict[Any, str] = {w: k for k, w in wire_keys(props).items()}
         out: dict[Any, Any] = {}
         for k, v in value.items():
-            name: Any = k if k in props else back.get(k, k)
-            out[name] = _unwire(props.get(name), v, root, depth + 1)
+            name = back.get(k) if isinstance(k, str) else None
+            if name is None or name in value:
+                name = k
+            out[name] = _unwire(v, back, depth + 1)
         return out
     if isinstance(value, list):
-        items = schema.get("items")
-        if isinstance(items, dict):
-            return [_unwire(items, v, root, depth + 1) for v in value]
+        return [_unwire(v, back, depth + 1) for v in value]
     return value
