@@ -358,6 +358,37 @@ SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], A
         lambda a, b, r: "stream_options" not in b and b["stream"] is False,
     ),
     "request.temperature-range": (lambda a: a.body(temperature=2.5), lambda a: "/temperature", None),
+    "conversation.image-media-type": (
+        lambda a: a.body(
+            **(
+                {
+                    "messages": [
+                        {
+                            "role": "user",
+                            "content": [
+                                {"type": "text", "text": "look"},
+                                {"type": "image_url", "image_url": {"url": "data:image/bmp;base64,Qk0="}},
+                            ],
+                        }
+                    ]
+                }
+                if a is CHAT_API
+                else {
+                    "input": [
+                        {
+                            "role": "user",
+                            "content": [
+                                {"type": "input_text", "text": "look"},
+                                {"type": "input_image", "image_url": "data:image/bmp;base64,Qk0="},
+                            ],
+                        }
+                    ]
+                }
+            )
+        ),
+        lambda a: "/messages/0/content/1/image_url/url" if a is CHAT_API else "/input/0/content/1/image_url",
+        None,
+    ),
     "request.max-tokens-range": (
         lambda a: a.body(**({"max_completion_tokens": 0} if a is CHAT_API else {"max_output_tokens": 15})),
         lambda a: "/max_completion_tokens" if a is CHAT_API else "/max_output_tokens",
@@ -1435,3 +1466,26 @@ def test_every_array_gets_items_and_such_a_schema_is_not_strict() -> None:
     strict_report = TranslationReport("openai-chat", "t")
     translate_parameters(schema, strict_report, strict=True)
     assert strict_report.strict_possible is False  # items: {} has no type: not strict
+
+
+def test_inline_image_types_openai_reads() -> None:
+    def chat(url: str) -> list[str]:
+        body = chat_body(messages=[{"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}}]}])
+        return [v.rule for v in CHAT.check_request(body)]
+
+    for kind in ("image/png", "image/jpeg", "image/webp", "image/gif", "IMAGE/PNG"):
+        assert chat(f"data:{kind};base64,AAAA") == [], kind
+    for kind in ("image/bmp", "image/tiff", "image/svg+xml", "application/pdf", "image/jpg"):
+        assert chat(f"data:{kind};base64,AAAA") == ["openai-chat.conversation.image-media-type"], kind
+    assert chat("https://example.com/cat.bmp") == []  # by URL: the type is not known before the API fetches it
+    # a tool's image on Responses (function_call_output) is checked too; entries before start are not
+    out = [{"type": "input_image", "image_url": "data:image/tiff;base64,AAAA"}]
+    body = resp_body(
+        input=[
+            {"role": "user", "content": "x"},
+            {"type": "function_call", "call_id": "c1", "name": "shot", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": out},
+        ]
+    )
+    assert ("openai.conversation.image-media-type", "/input/2/output/0/image_url") in rules_of(RESP.check_request(body))
+    assert "openai.conversation.image-media-type" not in [v.rule for v in RESP.check_request(body, start=3)]

@@ -94,6 +94,14 @@ def _rules(prefix: str, rows: Iterable[tuple[str, str, str, Action]]) -> Mapping
 def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[tuple[str, str, str, Action]]:
     """Rules both APIs share (same wording, per-API prefix and bounds)."""
     return [
+        (
+            "conversation.image-media-type",
+            "An inline (data URL) image is PNG, JPEG, WEBP or GIF (image/jpg is sent as image/jpeg).",
+            'OpenAI "Images and vision" guide (supported file types: PNG, JPEG, WEBP, non-animated GIF); API error "You '
+            "uploaded an unsupported image. Please make sure your image has of one the following formats: ['png', 'jpeg', "
+            "'gif', 'webp']\" (marketing-factory/ai-filemetadata#19)",
+            "refuse",
+        ),
         # names and ids
         (
             "tool.name",
@@ -712,6 +720,54 @@ def _esc(key: Any) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
 
 
+#: The image types OpenAI reads inline ("Images and vision": PNG, JPEG, WEBP, non-animated GIF).
+IMAGE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
+
+
+def _image_type_problems(items: Any, start: int, key: str, violation: Any) -> list[Violation]:
+    """Rule ``conversation.image-media-type`` over the conversation entries from ``start``: each
+    inline image (a ``data:`` URL in a Chat ``image_url`` part, a Responses ``input_image`` in a
+    message or a ``function_call_output``) whose media type OpenAI does not read. Images by URL
+    are not looked at (their type is not known before the API fetches them)."""
+    out: list[Violation] = []
+    if type(items) is not list:
+        return out
+    for i in range(max(0, start), len(items)):
+        item = items[i]
+        if type(item) is not dict:
+            continue
+        for field in ("content", "output"):
+            parts = item.get(field)
+            if type(parts) is not list:
+                continue
+            for j, part in enumerate(parts):
+                if type(part) is not dict:
+                    continue
+                kind = part.get("type")
+                if kind == "image_url":
+                    inner = part.get("image_url")
+                    url = inner.get("url") if isinstance(inner, dict) else None
+                    where = f"/{key}/{i}/{field}/{j}/image_url/url"
+                elif kind == "input_image":
+                    url = part.get("image_url")
+                    where = f"/{key}/{i}/{field}/{j}/image_url"
+                else:
+                    continue
+                if not (isinstance(url, str) and url[:5].lower() == "data:"):
+                    continue
+                media = url[5:].split(";", 1)[0].split(",", 1)[0].strip().lower()
+                if media not in IMAGE_MEDIA_TYPES:
+                    out.append(
+                        violation(
+                            "conversation.image-media-type",
+                            where,
+                            f"image type {media!r} is not one OpenAI reads ({', '.join(sorted(IMAGE_MEDIA_TYPES))}); "
+                            "convert the image to PNG or JPEG (a PDF goes as a file, not an image)",
+                        )
+                    )
+    return out
+
+
 def _image_part(part: Any) -> bool:
     return isinstance(part, dict) and part.get("type") in ("image_url", "input_image", "image")
 
@@ -1268,6 +1324,7 @@ class OpenAIChatProfile(_OpenAIProfile):
         ``messages`` are checked once per distinct value of those fields."""
         out = list(self._top_checked(body, "messages", self._request_problems))
         out.extend(self._message_problems(body.get("messages"), start))
+        out.extend(_image_type_problems(body.get("messages"), start, "messages", self.violation))
         return out
 
     def _request_problems(self, body: dict[str, Any]) -> list[Violation]:
@@ -2000,6 +2057,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         ``input`` are checked once per distinct value of those fields."""
         out = list(self._top_checked(body, "input", self._request_problems))
         out.extend(self._input_problems(body, start))
+        out.extend(_image_type_problems(body.get("input"), start, "input", self.violation))
         return out
 
     def _request_problems(self, body: dict[str, Any]) -> list[Violation]:
