@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import copy
 from operator import attrgetter
 from typing import Any
 
@@ -232,8 +233,6 @@ def renumber_reused_ids(messages: list[Message]) -> tuple[list[Message], dict[st
     later call and its result would not be sent. Changed messages are copies; with nothing to
     renumber the same list is returned. Also returns ``{old id: [new ids]}``. Calls that repeat
     an id inside one response are left to the decoder, which marks the later one invalid."""
-    import copy as _copy
-
     all_ids = {p.id for m in messages for p in m.parts if isinstance(p, ToolCall)}
     all_ids |= {p.tool_call_id for m in messages for p in m.parts if isinstance(p, ToolResult)}
     seen: set[str] = set()
@@ -259,7 +258,7 @@ def renumber_reused_ids(messages: list[Message]) -> tuple[list[Message], dict[st
                     renamed.setdefault(p.id, []).append(new_id)
                     if new_parts is None:
                         new_parts = list(m.parts)
-                    c = _copy.copy(p)
+                    c = copy.copy(p)
                     c.id = new_id
                     new_parts[j] = c
                 here.add(p.id)
@@ -274,7 +273,7 @@ def renumber_reused_ids(messages: list[Message]) -> tuple[list[Message], dict[st
                 if isinstance(p, ToolResult) and p.tool_call_id in pending:
                     if new_parts is None:
                         new_parts = list(m.parts)
-                    r = _copy.copy(p)
+                    r = copy.copy(p)
                     r.tool_call_id = pending.pop(p.tool_call_id)
                     new_parts[j] = r
             if new_parts is not None:

@@ -134,18 +134,7 @@ def _children(node: dict[str, Any]) -> Iterable[tuple[tuple[Any, ...], Any]]:
 
 def has_refused_keys(schema: Any) -> bool:
     """Whether any ``properties`` object in ``schema`` has a key :data:`KEY_PATTERN` refuses."""
-    stack = [schema]
-    seen = 0
-    while stack and seen < 100_000:
-        node = stack.pop()
-        seen += 1
-        if not isinstance(node, dict):
-            continue
-        props = node.get("properties")
-        if isinstance(props, dict) and not all(map(key_ok, props)):
-            return True
-        stack.extend(sub for _, sub in _children(node))
-    return False
+    return not all(map(key_ok, _all_keys(schema)))
 
 
 def rename_schema_keys(schema: dict[str, Any], report: TranslationReport | None = None) -> dict[str, Any]:
@@ -153,9 +142,8 @@ def rename_schema_keys(schema: dict[str, Any], report: TranslationReport | None 
     and ``required``, at every depth; each rename is recorded in ``report`` (action
     ``rewritten``, keyword ``properties``, the pointer of the property in ``schema``). Returns
     ``schema`` itself when nothing is renamed; never modifies it."""
-    if not has_refused_keys(schema):
-        return schema
-    return _rename(schema, (), report, schema_wire_keys(schema))
+    names = schema_wire_keys(schema)
+    return _rename(schema, (), report, names) if names else schema
 
 
 def _rename(node: Any, path: tuple[Any, ...], report: TranslationReport | None, names: dict[str, str]) -> Any:
@@ -202,10 +190,10 @@ def unwire_arguments(schema: Any, arguments: Any) -> Any:
     in the schema's own names pass unchanged; an object that holds both a key and its wire name
     keeps both (the wire name is then an unexpected property, reported as such, nothing is
     dropped). Returns ``arguments`` itself when ``schema`` renames nothing."""
-    if not isinstance(schema, dict) or not has_refused_keys(schema):
+    names = schema_wire_keys(schema) if isinstance(schema, dict) else None
+    if not names:
         return arguments
-    back = {w: k for k, w in schema_wire_keys(schema).items()}
-    return _unwire(arguments, back, 0)
+    return _unwire(arguments, {w: k for k, w in names.items()}, 0)
 
 
 def _unwire(value: Any, back: dict[str, str], depth: int) -> Any:

@@ -2203,21 +2203,7 @@ class GeminiProfile(Profile):
                     "inlineData needs a mimeType string and base64 data",
                 )
             )
-        mime = _g(blob, "mimeType") if isinstance(blob, dict) else None
-        if (
-            isinstance(blob, dict)
-            and isinstance(mime, str)
-            and mime.lower().startswith("image/")
-            and mime.lower() not in IMAGE_MEDIA_TYPES
-        ):
-            out.append(
-                Violation(
-                    "gemini.conversation.image-media-type",
-                    f"{ptr}/{_key(part, 'inlineData')}/{_key(blob, 'mimeType')}",
-                    f"image type {mime!r} is not one Gemini reads ({', '.join(sorted(IMAGE_MEDIA_TYPES))}); "
-                    "convert the image to PNG or JPEG",
-                )
-            )
+        _check_image_type(part, ptr, out)
         sig = _g(part, "thoughtSignature")
         if sig is not None and role != "model":
             out.append(
@@ -2319,25 +2305,30 @@ class GeminiProfile(Profile):
                             )
                         )
                         continue
-                    blob = _g(p, "inlineData")
-                    mime = _g(blob, "mimeType") if isinstance(blob, dict) else None
-                    if (
-                        isinstance(mime, str)
-                        and mime.lower().startswith("image/")
-                        and mime.lower() not in IMAGE_MEDIA_TYPES
-                    ):
-                        out.append(
-                            Violation(
-                                "gemini.conversation.image-media-type",
-                                f"{ptr}/{fkey}/parts/{i}/{_key(p, 'inlineData')}/{_key(blob, 'mimeType')}",
-                                f"image type {mime!r} is not one Gemini reads ({', '.join(sorted(IMAGE_MEDIA_TYPES))}); "
-                                "convert the image to PNG or JPEG",
-                                tool=_name_of(fr),
-                                call_id=_id_of(fr),
-                            )
-                        )
+                    _check_image_type(p, f"{ptr}/{fkey}/parts/{i}", out, tool=_name_of(fr), call_id=_id_of(fr))
         if role == "user" and part.get("thought") is True:
             out.append(Violation("gemini.conversation.thoughts-in-model-turns", ptr, "a thought part in a user turn"))
+
+
+def _check_image_type(part: dict[str, Any], ptr: str, out: list[Violation], **about: Any) -> None:
+    """Rule ``gemini.conversation.image-media-type`` on one part (at ``ptr``): an ``inlineData``
+    image of a type Gemini does not read (:data:`IMAGE_MEDIA_TYPES`). ``about``: the tool and call
+    id of a function response's part."""
+    blob = _g(part, "inlineData")
+    mime = _g(blob, "mimeType") if isinstance(blob, dict) else None
+    if not (isinstance(blob, dict) and isinstance(mime, str)):
+        return
+    kind = mime.lower()
+    if kind.startswith("image/") and kind not in IMAGE_MEDIA_TYPES:
+        out.append(
+            Violation(
+                "gemini.conversation.image-media-type",
+                f"{ptr}/{_key(part, 'inlineData')}/{_key(blob, 'mimeType')}",
+                f"image type {mime!r} is not one Gemini reads ({', '.join(sorted(IMAGE_MEDIA_TYPES))}); "
+                "convert the image to PNG or JPEG",
+                **about,
+            )
+        )
 
 
 #: Measured Gemini tokens per ``o200k_base`` token of a declaration's JSON (see
