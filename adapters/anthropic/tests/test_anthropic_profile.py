@@ -57,6 +57,17 @@ RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"}
 SIG = {"type": "thinking", "thinking": "let me think", "signature": "c2ln"}
 
 
+def _png_block(width: int, height: int) -> dict[str, Any]:
+    """A base64 image block whose PNG header says ``width`` x ``height`` (signature, IHDR length and
+    type, then the two sizes as big-endian 32-bit integers; the rest of the chunk is not read)."""
+    head = b"\x89PNG\r\n\x1a\n" + (13).to_bytes(4, "big") + b"IHDR"
+    data = head + width.to_bytes(4, "big") + height.to_bytes(4, "big") + b"\x08\x02\x00\x00\x00" + b"\x00" * 4
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(data).decode()},
+    }
+
+
 def convo(*messages: tuple[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     return [{"role": r, "content": copy.deepcopy(c)} for r, c in messages]
 
@@ -327,6 +338,21 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
             )
         ),
         "/messages/0/content/0/source/data",
+    ),
+    (
+        "anthropic.conversation.image-dimensions",
+        body(messages=convo(("user", [_png_block(8001, 600)]))),
+        "/messages/0/content/0/source/data",
+    ),
+    (
+        "anthropic.request.many-image-dimensions",
+        body(messages=convo(("user", [_png_block(2001, 600)] + [_png_block(8, 8)] * 20))),
+        "/messages/0/content/0/source/data",
+    ),
+    (
+        "anthropic.request.media-count",
+        body(messages=convo(("user", [_png_block(8, 8)] * 101))),
+        "/messages",
     ),
 ]
 

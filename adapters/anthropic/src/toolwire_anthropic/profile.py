@@ -66,6 +66,15 @@ _MEDIA_TYPE_ALIASES = {"image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg", "
 #: Largest base64 image the API takes, in bytes of image data (vision docs: 5 MB per image on the API).
 IMAGE_MAX_BYTES = 5 * 1024 * 1024
 
+#: Largest width or height of an image, in pixels (rule ``anthropic.conversation.image-dimensions``).
+IMAGE_MAX_PIXELS = 8000
+#: A request holding more images than this (earlier turns and tool results included) takes images of
+#: at most :data:`MANY_IMAGES_MAX_PIXELS` per side (rule ``anthropic.request.many-image-dimensions``).
+MANY_IMAGES = 20
+MANY_IMAGES_MAX_PIXELS = 2000
+#: Images plus document pages per request (rule ``anthropic.request.media-count``).
+MAX_MEDIA = 100
+
 #: Strict tool use complexity limits per request (structured-outputs docs, "Schema complexity
 #: limits"): strict tools, optional parameters and parameters with union types across all strict
 #: schemas. Past them toolwire sends the later tools without ``strict`` (reported, lossy).
@@ -490,6 +499,32 @@ RULES: tuple[Rule, ...] = (
         "anthropic.conversation.image-size",
         "A base64 image is at most 5 MB.",
         "https://platform.claude.com/docs/en/build-with-claude/vision (API: maximum 5 MB per image)",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.conversation.image-dimensions",
+        "A base64 image is at most 8000 pixels wide and 8000 pixels high.",
+        'API error text "messages.7.content.2.image.source.base64.data: At least one of the image dimensions '
+        'exceed max allowed size: 8000 pixels" (anthropics/claude-code#4778, anthropics/claude-code#11576); '
+        "https://platform.claude.com/docs/en/build-with-claude/vision (maximum 8000x8000 px per image)",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.many-image-dimensions",
+        "In a request holding more than 20 images (earlier turns and tool results included), every "
+        "image is at most 2000 pixels wide and 2000 pixels high.",
+        'API error text "messages.19.content.27.image.source.base64.data: At least one of the image dimensions '
+        'exceed max allowed size for many-image requests: 2000 pixels" (anthropics/claude-code#24630, '
+        "langgenius/dify#11177); https://platform.claude.com/docs/en/build-with-claude/vision (more than 20 "
+        "images: 2000x2000 px). Sources disagree: a test of 100 images of 8000x8000 px on claude-3-5-haiku "
+        "was accepted (earendil-works/pi#120, 2025-12); the later error texts are followed",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.media-count",
+        "A request holds at most 100 images and document pages (earlier turns and tool results included).",
+        'API error texts "Too much media: 0 document pages + 102 images > 100" (anthropics/claude-code#19822) '
+        'and "too many images and documents: 104 + 1 > 100" (anthropics/claude-code#23392)',
         "refuse",
     ),
 )
@@ -943,6 +978,8 @@ class AnthropicProfile(Profile):
                 out += quick[1]
             return out
         out.extend(self._check_messages(body, start))
+        if type(msgs) is list:
+            out.extend(_media_violations(msgs, start))
         return out
 
     def _tools_with_refused_keys(self, tools: list[Any]) -> bool:
@@ -1987,8 +2024,12 @@ def _repair_image(ptr: str, b: dict[str, Any], report: Any) -> None:
     src = b.get("source")
     if isinstance(src, dict) and src.get("type") == "base64":
         mt = src.get("media_type")
-        if isinstance(mt, str) and mt.lower() in _MEDIA_TYPE_ALIASES:
-            src["media_type"] = _MEDIA_TYPE_ALIASES[mt.lower()]
+        if isinstance(mt, str) and mt not in IMAGE_MEDIA_TYPES:
+            low = mt.strip().lower()
+            wire = _MEDIA_TYPE_ALIASES.get(low, low if low in IMAGE_MEDIA_TYPES else None)
+            if wire is None:
+                return
+            src["media_type"] = wire
             report.add(
                 "anthropic.conversation.image-media-type",
                 f"{ptr}/source/media_type",
@@ -2013,6 +2054,101 @@ def _check_image(ptr: str, b: dict[str, Any], add: Any) -> None:
                 f"{ptr}/source/data",
                 f"the image is {_image_bytes(data)} bytes; Anthropic takes at most {IMAGE_MAX_BYTES} (5 MB) per image: downscale it",
             )
+
+
+def _media_blocks(m: Any, mi: int, found: list[tuple[str, dict[str, Any]]]) -> int:
+    """Add the image blocks of message ``m`` (index ``mi``), tool results' included, to ``found``
+    as ``(pointer, block)``; return how many document blocks it holds."""
+    content = m.get("content") if type(m) is dict else None
+    if type(content) is not list:
+        return 0
+    documents = 0
+    for bi, b in enumerate(content):
+        if type(b) is not dict:
+            continue
+        btype = b.get("type")
+        if btype == "image":
+            found.append((_ptr(mi, bi), b))
+        elif btype == "document":
+            documents += 1
+        elif btype == "tool_result" and type(inner := b.get("content")) is list:
+            for ci, c in enumerate(inner):
+                if type(c) is dict:
+                    if c.get("type") == "image":
+                        found.append((f"{_ptr(mi, bi)}/content/{ci}", c))
+                    elif c.get("type") == "document":
+                        documents += 1
+    return documents
+
+
+def _base64_dimensions(b: dict[str, Any]) -> tuple[int, int] | None:
+    """The pixel dimensions of a base64 image block, or ``None`` (another source, unreadable)."""
+    src = b.get("source")
+    if type(src) is not dict or src.get("type") != "base64" or type(data := src.get("data")) is not str:
+        return None
+    from .images import image_dimensions
+
+    return image_dimensions(data)
+
+
+def _media_violations(msgs: list[Any], start: int) -> list[Violation]:
+    """The request-wide image rules, checked when a message from ``start`` holds an image or a
+    document (otherwise the earlier, checked request had the same images):
+    ``anthropic.conversation.image-dimensions`` for the new base64 images,
+    ``anthropic.request.many-image-dimensions`` and ``anthropic.request.media-count`` over all."""
+    new: list[tuple[str, dict[str, Any]]] = []
+    new_documents = 0
+    for mi in range(start, len(msgs)):
+        new_documents += _media_blocks(msgs[mi], mi, new)
+    if not new and not new_documents:
+        return []
+    images: list[tuple[str, dict[str, Any]]] = []
+    documents = 0
+    for mi in range(start):
+        documents += _media_blocks(msgs[mi], mi, images)
+    first_new = len(images)
+    images += new
+    documents += new_documents
+    out: list[Violation] = []
+    if len(images) + documents > MAX_MEDIA:
+        out.append(
+            Violation(
+                "anthropic.request.media-count",
+                "/messages",
+                f"the request holds {len(images)} images and {documents} documents (each at least one page); "
+                f"Anthropic takes at most {MAX_MEDIA} images and document pages per request: leave older "
+                "images out of the conversation (for example, replace them with a text note) or start a new one",
+            )
+        )
+    many = len(images) > MANY_IMAGES
+    for k, (ptr, b) in enumerate(images):
+        if k < first_new and not many:
+            continue  # an earlier image, checked on its own before
+        dims = _base64_dimensions(b)
+        if dims is None:
+            continue
+        side = max(dims)
+        if side > IMAGE_MAX_PIXELS and k >= first_new:
+            out.append(
+                Violation(
+                    "anthropic.conversation.image-dimensions",
+                    f"{ptr}/source/data",
+                    f"the image is {dims[0]}x{dims[1]} pixels; Anthropic takes at most {IMAGE_MAX_PIXELS} "
+                    "pixels per side: downscale it (or crop it into parts)",
+                )
+            )
+        elif many and side > MANY_IMAGES_MAX_PIXELS:
+            out.append(
+                Violation(
+                    "anthropic.request.many-image-dimensions",
+                    f"{ptr}/source/data",
+                    f"the image is {dims[0]}x{dims[1]} pixels and the request holds {len(images)} images; "
+                    f"with more than {MANY_IMAGES} images Anthropic takes at most {MANY_IMAGES_MAX_PIXELS} "
+                    f"pixels per side: downscale the images to {MANY_IMAGES_MAX_PIXELS} pixels per side, or "
+                    "leave older images out of the conversation",
+                )
+            )
+    return out
 
 
 def _repair_message(mi: int, m: dict[str, Any], report: Any, *, final: bool) -> None:
