@@ -118,7 +118,7 @@ def test_reasoning_carried_across_turns_byte_equal(responses_model: Any) -> None
     )
     bodies = [first, second]
     model = responses_model(
-        lambda r: json_response(bodies.pop(0)), store=False, include=["reasoning.encrypted_content"]
+        lambda r: json_response(bodies.pop(0)), model_id="gpt-5", store=False, include=["reasoning.encrypted_content"]
     )
     r1 = run(model.send(model.build_request([Message.user("go")], tools=[LOOKUP])))
     history = [Message.user("go"), r1.to_message(), Message("user", [ToolResult("call_A", "Begin with 7.")])]
@@ -139,7 +139,7 @@ def test_reasoning_carried_across_turns_byte_equal(responses_model: Any) -> None
         {"type": "function_call_output", "call_id": "call_A", "output": "Begin with 7."},
     ]
     # the message item of turn 2 goes back whole (id, phase, annotations) on a third turn
-    third = model.codec.encode_request(ModelRequest("gpt-4o", history + [r2.to_message(), Message.user("thanks")]))
+    third = model.codec.encode_request(ModelRequest("gpt-5", history + [r2.to_message(), Message.user("thanks")]))
     assert third["input"][4:] == [
         {"type": "reasoning", "id": "rs_B", "summary": [], "encrypted_content": ENC[::-1]},
         {
@@ -636,6 +636,54 @@ def test_encrypted_reasoning_is_not_sent_to_another_endpoint(responses_model: An
         del part.provider_data["openai"]["origin"]
     legacy = continued(base_url="https://example-resource.openai.azure.com/openai/v1")
     assert [x.get("id") for x in legacy if x.get("type") == "reasoning"] == ["rs_1"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_reasoning_is_not_sent_to_a_model_that_does_not_reason(responses_model: Any, stream: bool) -> None:
+    """gpt-5 reasons and calls a tool; the conversation goes on with gpt-4.1, which refuses reasoning
+    items ("Reasoning input items can only be provided to a reasoning or computer use model")."""
+    import toolwire
+
+    tool = Tool(
+        "db_lookup",
+        "Look up a value by key.",
+        {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]},
+        function=lambda key: f"value of {key}",
+    )
+    turn = [reasoning_item("rs_1", ENC), fc_item("call_1", "db_lookup", '{"key": "a"}', "fc_1")]
+    text = {
+        "id": "msg_2",
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "a is 1", "annotations": []}],
+    }
+    answers = iter(
+        [
+            responses_sse(_reasoning_turn_events(turn)) if stream else json_response(response_body(turn)),
+            json_response(response_body([text])),
+        ]
+    )
+    first = responses_model(lambda r: next(answers), model_id="gpt-5", stream=stream)
+    result = toolwire.run_sync(first, "a?", tools=[tool])
+
+    def continued(model_id: str) -> list[dict[str, Any]]:
+        model = responses_model(lambda r: json_response(response_body([text])), model_id=model_id)
+        toolwire.run_sync(model, "and b?", conversation=result.conversation, tools=[tool])
+        return model.sent[0].json["input"]
+
+    for model_id in ("gpt-4.1", "gpt-4o-mini", "openai/gpt-4o", "gpt-5-chat-latest", "chatgpt-4o-latest"):
+        sent = continued(model_id)
+        assert [x for x in sent if x.get("type") == "reasoning"] == [], model_id
+        call = next(x for x in sent if x.get("type") == "function_call")
+        assert "id" not in call and call["call_id"] == "call_1"  # without its reasoning item, no item id
+        assert next(x for x in sent if x.get("type") == "function_call_output")["output"] == "value of a"
+    # reasoning models, and names toolwire does not know (a deployment's alias), get it back
+    for model_id in ("gpt-5-mini", "o4-mini", "gpt-5.2", "computer-use-preview", "my-deployment"):
+        sent = continued(model_id)
+        assert [(x.get("id"), x.get("encrypted_content")) for x in sent if x.get("type") == "reasoning"] == [
+            ("rs_1", ENC)
+        ], model_id
 
 
 def test_previous_response_id_with_store_false_is_refused_when_the_model_is_made() -> None:

@@ -558,6 +558,7 @@ RESP_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
     ),
     "request.store-false-item-ids": (
         lambda: resp_body(
+            model="gpt-5-mini",  # a reasoning model (gpt-4.1 gets no reasoning items at all)
             store=False,
             tools=[resp_tool()],
             input=[
@@ -599,11 +600,12 @@ RESP_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
     ),
     "conversation.reasoning-followed": (
         lambda: resp_body(
+            model="gpt-5-mini",
             input=[
                 {"role": "user", "content": "hi"},
                 {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"},
                 {"role": "user", "content": "again"},
-            ]
+            ],
         ),
         "/input/1",
         lambda b, r: b["input"] == [{"role": "user", "content": "hi"}, {"role": "user", "content": "again"}],

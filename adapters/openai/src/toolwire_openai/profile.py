@@ -648,6 +648,22 @@ def _reasoning_family(model: str) -> str | None:
     return None
 
 
+#: Models known not to reason (GPT-4 and GPT-3.5 families, ChatGPT snapshots, the ``-chat``
+#: variants of GPT-5): the Responses API refuses reasoning items sent to them.
+_NON_REASONING = re.compile(r"^(gpt-4|gpt-3\.5|chatgpt-|gpt-5(\.\d+)?-chat)")
+
+
+def takes_reasoning_items(model: Any) -> bool:
+    """Whether Responses input may carry reasoning items for ``model``: ``False`` only for a model
+    known not to reason (gpt-4o, gpt-4.1, gpt-3.5, chatgpt-4o, gpt-5-chat...), which refuses them
+    ("Reasoning input items can only be provided to a reasoning or computer use model. Remove
+    reasoning items from your input and try again.", openai/openai-agents-python#569); ``True``
+    for reasoning models and for any name toolwire does not know (an Azure deployment name, a
+    proxy's alias), which get the reasoning as before. A provider prefix such as ``openai/`` is
+    ignored."""
+    return not (isinstance(model, str) and _NON_REASONING.match(model.rsplit("/", 1)[-1].lower()))
+
+
 def _note(
     report: Any,
     rule: str,

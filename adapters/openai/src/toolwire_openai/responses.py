@@ -82,6 +82,7 @@ from .profile import (
     naming_profile,
     real_names,
     responses_hosted_item_types,
+    takes_reasoning_items,
 )
 
 __all__ = [
@@ -698,7 +699,9 @@ class OpenAIResponsesCodec:
             items.append(apply_overrides(item, pd.get("message")))
         return items
 
-    def _assistant_items(self, msg: Message, sent: set[str] | None = None) -> list[dict[str, Any]]:
+    def _assistant_items(
+        self, msg: Message, sent: set[str] | None = None, reasoning: bool = True
+    ) -> list[dict[str, Any]]:
         keep = {id(c) for c in unique_wire_calls(msg.tool_calls, sent)} if sent is not None else None
         items: list[dict[str, Any]] = []
         current: dict[str, Any] | None = None  # the output message item being filled
@@ -729,7 +732,10 @@ class OpenAIResponsesCodec:
                     continue  # another vendor's reasoning cannot be sent to Responses: dropped
                 pd = part.provider_data.get(API) or {}
                 origin = pd.get("origin")
-                if origin is not None and self.origin is not None and origin != self.origin:
+                if not reasoning or (origin is not None and self.origin is not None and origin != self.origin):
+                    # a model known not to reason refuses reasoning items ("Reasoning input items
+                    # can only be provided to a reasoning or computer use model",
+                    # openai/openai-agents-python#569); or
                     # issued by another endpoint (api.openai.com vs an Azure deployment, ...), whose
                     # encrypted_content this one cannot decrypt: 400 invalid_encrypted_content
                     # "Encrypted content could not be decrypted or parsed" (openai/codex#17541); the
@@ -835,9 +841,10 @@ class OpenAIResponsesCodec:
             if (item := _client_item(c)) is not None
         }
         shots: list[dict[str, Any]] = []
+        reasoning = takes_reasoning_items(request.model)
         for msg in messages:
             msg_items = (
-                self._assistant_items(msg, sent)
+                self._assistant_items(msg, sent, reasoning)
                 if msg.role == "assistant"
                 else self._user_items(msg, answered, custom, client, shots)
             )
