@@ -650,7 +650,13 @@ def test_reasoning_is_not_sent_to_a_model_that_does_not_reason(responses_model: 
         {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]},
         function=lambda key: f"value of {key}",
     )
-    turn = [reasoning_item("rs_1", ENC), fc_item("call_1", "db_lookup", '{"key": "a"}', "fc_1")]
+    search = {
+        "type": "web_search_call",
+        "id": "ws_1",
+        "status": "completed",
+        "action": {"type": "search", "query": "a"},
+    }
+    turn = [reasoning_item("rs_1", ENC), search, fc_item("call_1", "db_lookup", '{"key": "a"}', "fc_1")]
     text = {
         "id": "msg_2",
         "type": "message",
@@ -672,15 +678,19 @@ def test_reasoning_is_not_sent_to_a_model_that_does_not_reason(responses_model: 
         toolwire.run_sync(model, "and b?", conversation=result.conversation, tools=[tool])
         return model.sent[0].json["input"]
 
-    for model_id in ("gpt-4.1", "gpt-4o-mini", "openai/gpt-4o", "gpt-5-chat-latest", "chatgpt-4o-latest"):
+    non_reasoning = ("gpt-4.1", "gpt-4o-mini", "openai/gpt-4o", "gpt-5-chat-latest", "chatgpt-4o-latest")
+    for model_id in (*non_reasoning, "ft:gpt-4o-mini:org::abc123", "openai/ft:gpt-4.1-nano:org:x:y", " GPT-4o "):
         sent = continued(model_id)
         assert [x for x in sent if x.get("type") == "reasoning"] == [], model_id
+        # the hosted call needs its id, and its id needs the reasoning: left out with it
+        assert [x for x in sent if x.get("type") == "web_search_call"] == [], model_id
         call = next(x for x in sent if x.get("type") == "function_call")
         assert "id" not in call and call["call_id"] == "call_1"  # without its reasoning item, no item id
         assert next(x for x in sent if x.get("type") == "function_call_output")["output"] == "value of a"
     # reasoning models, and names toolwire does not know (a deployment's alias), get it back
-    for model_id in ("gpt-5-mini", "o4-mini", "gpt-5.2", "computer-use-preview", "my-deployment"):
+    for model_id in ("gpt-5-mini", "o4-mini", "gpt-5.2", "computer-use-preview", "my-deployment", "ft:o4-mini:org::x"):
         sent = continued(model_id)
+        assert [x.get("id") for x in sent if x.get("type") == "web_search_call"] == ["ws_1"], model_id
         assert [(x.get("id"), x.get("encrypted_content")) for x in sent if x.get("type") == "reasoning"] == [
             ("rs_1", ENC)
         ], model_id

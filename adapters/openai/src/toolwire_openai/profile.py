@@ -659,9 +659,14 @@ def takes_reasoning_items(model: Any) -> bool:
     ("Reasoning input items can only be provided to a reasoning or computer use model. Remove
     reasoning items from your input and try again.", openai/openai-agents-python#569); ``True``
     for reasoning models and for any name toolwire does not know (an Azure deployment name, a
-    proxy's alias), which get the reasoning as before. A provider prefix such as ``openai/`` is
-    ignored."""
-    return not (isinstance(model, str) and _NON_REASONING.match(model.rsplit("/", 1)[-1].lower()))
+    proxy's alias), which get the reasoning as before. A provider prefix such as ``openai/``, the
+    ``ft:`` of a fine-tuned model and surrounding spaces are ignored."""
+    if not isinstance(model, str):
+        return True
+    name = model.rsplit("/", 1)[-1].strip().lower()
+    if name.startswith("ft:"):  # a fine-tuned model, ft:<base model>:<org>:<suffix>:<id>
+        name = name[3:]
+    return not _NON_REASONING.match(name)
 
 
 def _note(

@@ -781,6 +781,12 @@ class OpenAIResponsesCodec:
                 items.append(item)
             elif isinstance(part, ProviderToolPart):
                 if part.provider == API and part.kind != "metadata":
+                    if foreign and isinstance(part.raw, dict) and "id" in part.raw:
+                        # a hosted call item (web_search_call ...) after a reasoning item left out:
+                        # its id is required (ResponseFunctionWebSearchParam.id) and would need that
+                        # reasoning ("'web_search_call' was provided without its required 'reasoning'
+                        # item"), so the item is left out; the answer that used it is still sent
+                        continue
                     items.append(copy.deepcopy(part.raw))  # as received; another provider's: left out, reported
         return items
 
