@@ -171,8 +171,12 @@ class RequestRefused(ToolwireError, ValueError):
         self.violations = list(violations)
         shown = "; ".join(str(v) for v in self.violations[:5])
         more = f" (and {len(self.violations) - 5} more)" if len(self.violations) > 5 else ""
-        n = len(self.violations)
-        super().__init__(f"{api}: request not sent, it breaks {n} vendor rule{'s' if n != 1 else ''}: {shown}{more}")
+        n = len({getattr(v, "rule", v) for v in self.violations})
+        places = len(self.violations)
+        where = f" in {places} places" if places > n else ""
+        super().__init__(
+            f"{api}: request not sent, it breaks {n} vendor rule{'s' if n != 1 else ''}{where}: {shown}{more}"
+        )
 
     @property
     def rules(self) -> list[str]:

@@ -82,6 +82,38 @@ def test_base64_with_line_breaks_and_unreadable_data() -> None:
     assert image_dimensions("") is None
 
 
+def test_bad_and_crafted_images_give_no_size_quickly_and_never_raise() -> None:
+    import toolwire_anthropic.images as images
+
+    reads: list[int] = []
+    original = images.Base64Reader.read
+
+    def counting(self: Base64Reader, size: int | None = -1) -> bytes:
+        out = original(self, size)
+        reads.append(len(out))
+        return out
+
+    images.Base64Reader.read = counting  # type: ignore[method-assign]
+    try:
+        # a JPEG start then 3.7 MB without a marker: scanned a byte at a time, up to the budget only
+        assert image_dimensions(b64(b"\xff\xd8" + b"\x00" * 3_700_000)) is None
+        assert len(reads) <= images.READ_BUDGET_CALLS + 1 and sum(reads) <= images.READ_BUDGET_BYTES
+        reads.clear()
+        # a Netpbm or SVG file (formats Anthropic does not take) is not parsed at all
+        assert image_dimensions(b64(b"P1 " + b"9" * 1_000_000 + b" 1\n")) is None
+        assert image_dimensions(b64(b'<svg width="' + b"9" * 400 + b'" height="10"/>')) is None
+        assert reads == [12, 12]  # the first bytes of each, to tell the format
+    finally:
+        images.Base64Reader.read = original  # type: ignore[method-assign]
+
+
+def test_gif_sides_are_unsigned_and_base64_line_breaks_are_ignored() -> None:
+    assert image_dimensions(b64(gif(40000, 65535))) == (40000, 65535)
+    text = b64(jpeg(1000, 700, exif_bytes=5_000))
+    for broken in (text[:401] + "\n" + text[401:], base64.encodebytes(base64.b64decode(text)).decode()):
+        assert image_dimensions(broken) == (1000, 700)
+
+
 def test_only_the_header_is_decoded() -> None:
     class Counting(Base64Reader):
         decoded = 0
@@ -216,6 +248,9 @@ def test_a_run_whose_screenshots_pass_20_images_is_refused_before_sending(mock_m
     assert len(model.sent) == 21
     assert caught.value.rules == ["anthropic.request.many-image-dimensions"]
     assert len(caught.value.violations) == 21
+    # each names the call whose result holds the image
+    assert [v.call_id for v in caught.value.violations] == [f"toolu_{i}" for i in range(21)]
+    assert "breaks 1 vendor rule in 21 places" in str(caught.value)
     assert "2560x1440 pixels" in str(caught.value) and "2000 pixels per side" in str(caught.value)
     last = model.sent[-1].json["messages"]
     assert sum(1 for m in last for b in m["content"] if b.get("type") == "tool_result") == 20

@@ -72,24 +72,84 @@ class Base64Reader(io.RawIOBase):
         return len(data)
 
 
+#: The most bytes, and the most reads, one image's header may take: a JPEG's markers are looked
+#: for a byte at a time, and a corrupt or crafted file would otherwise be scanned to its end.
+READ_BUDGET_BYTES = 1 << 20
+READ_BUDGET_CALLS = 20_000
+
+
+class _OverBudget(Exception):
+    pass
+
+
+class _BudgetedReader(Base64Reader):
+    """A :class:`Base64Reader` that gives up (raises) past the read budget."""
+
+    def __init__(self, data: str) -> None:
+        super().__init__(data)
+        self._bytes = 0
+        self._calls = 0
+
+    def read(self, size: int | None = -1) -> bytes:
+        self._calls += 1
+        if size is None or size < 0 or size > READ_BUDGET_BYTES:
+            size = READ_BUDGET_BYTES
+        if self._calls > READ_BUDGET_CALLS or self._bytes + size > READ_BUDGET_BYTES:
+            raise _OverBudget()
+        out = super().read(size)
+        self._bytes += len(out)
+        return out
+
+
+#: The formats Anthropic takes, by their first bytes (the other formats imagesize reads, such as
+#: Netpbm or SVG, are not looked at).
+def _format(head: bytes) -> str | None:
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "png"
+    if head.startswith(b"\xff\xd8"):
+        return "jpeg"
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "webp"
+    return None
+
+
+_WHITESPACE = str.maketrans("", "", " \t\r\n\f\v")
+
+
 def image_dimensions(data: str) -> tuple[int, int] | None:
-    """``(width, height)`` in pixels of the image a base64 string encodes (PNG, JPEG, GIF, WebP and
-    the other formats ``imagesize`` reads), from its header; ``None`` when the header is not one
-    it reads (a truncated or corrupt image, or another format). The stored dimensions are given
-    (EXIF rotation is not applied: the limits are the same on both sides)."""
+    """``(width, height)`` in pixels of the PNG, JPEG, GIF or WebP image a base64 string encodes,
+    read from its header (through ``imagesize``, decoding only the bytes it reads, at most
+    :data:`READ_BUDGET_BYTES`); ``None`` for another format, a truncated or corrupt header, or
+    one that takes more than the budget to find. Line breaks and spaces in the base64 text are
+    ignored. The stored dimensions are given (EXIF rotation is not applied: the limits are the
+    same on both sides)."""
     import imagesize
 
+    if not isinstance(data, str) or not data:
+        return None
+    if any(c in data for c in " \t\r\n\f\v"):
+        data = data.translate(_WHITESPACE)
+    reader = _BudgetedReader(data)
     try:
-        width, height = imagesize.get(Base64Reader(data), exif_rotation=False)
-    except (binascii.Error, ValueError):
-        width = height = -1
+        kind = _format(reader.read(12))
+        if kind is None:
+            return None
+        if kind == "gif":  # imagesize reads GIF sides as signed 16-bit numbers; they are unsigned
+            reader.seek(6)
+            head = reader.read(4)
+            if len(head) < 4:
+                return None
+            return head[0] | head[1] << 8, head[2] | head[3] << 8
+        reader.seek(0)
+        width, height = imagesize.get(reader, exif_rotation=False)
+    except (binascii.Error, ValueError, _OverBudget):
+        return None
+    try:
+        width, height = int(width), int(height)
+    except (TypeError, ValueError, OverflowError):  # a non-finite size
+        return None
     if width < 0 or height < 0:
-        # base64 with line breaks or other characters: decode it whole and read again
-        try:
-            raw = base64.b64decode(data)
-        except (binascii.Error, ValueError):
-            return None
-        width, height = imagesize.get(io.BytesIO(raw), exif_rotation=False)
-        if width < 0 or height < 0:
-            return None
-    return int(width), int(height)
+        return None
+    return width, height

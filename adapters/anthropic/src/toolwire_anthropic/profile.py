@@ -2056,9 +2056,10 @@ def _check_image(ptr: str, b: dict[str, Any], add: Any) -> None:
             )
 
 
-def _media_blocks(m: Any, mi: int, found: list[tuple[str, dict[str, Any]]]) -> int:
+def _media_blocks(m: Any, mi: int, found: list[tuple[str, dict[str, Any], str | None]]) -> int:
     """Add the image blocks of message ``m`` (index ``mi``), tool results' included, to ``found``
-    as ``(pointer, block)``; return how many document blocks it holds."""
+    as ``(pointer, block, tool_use_id of the result holding it or None)``; return how many
+    document blocks it holds."""
     content = m.get("content") if type(m) is dict else None
     if type(content) is not list:
         return 0
@@ -2068,14 +2069,15 @@ def _media_blocks(m: Any, mi: int, found: list[tuple[str, dict[str, Any]]]) -> i
             continue
         btype = b.get("type")
         if btype == "image":
-            found.append((_ptr(mi, bi), b))
+            found.append((_ptr(mi, bi), b, None))
         elif btype == "document":
             documents += 1
         elif btype == "tool_result" and type(inner := b.get("content")) is list:
+            rid = b.get("tool_use_id")
             for ci, c in enumerate(inner):
                 if type(c) is dict:
                     if c.get("type") == "image":
-                        found.append((f"{_ptr(mi, bi)}/content/{ci}", c))
+                        found.append((f"{_ptr(mi, bi)}/content/{ci}", c, rid if type(rid) is str else None))
                     elif c.get("type") == "document":
                         documents += 1
     return documents
@@ -2096,13 +2098,13 @@ def _media_violations(msgs: list[Any], start: int) -> list[Violation]:
     document (otherwise the earlier, checked request had the same images):
     ``anthropic.conversation.image-dimensions`` for the new base64 images,
     ``anthropic.request.many-image-dimensions`` and ``anthropic.request.media-count`` over all."""
-    new: list[tuple[str, dict[str, Any]]] = []
+    new: list[tuple[str, dict[str, Any], str | None]] = []
     new_documents = 0
     for mi in range(start, len(msgs)):
         new_documents += _media_blocks(msgs[mi], mi, new)
     if not new and not new_documents:
         return []
-    images: list[tuple[str, dict[str, Any]]] = []
+    images: list[tuple[str, dict[str, Any], str | None]] = []
     documents = 0
     for mi in range(start):
         documents += _media_blocks(msgs[mi], mi, images)
@@ -2121,7 +2123,7 @@ def _media_violations(msgs: list[Any], start: int) -> list[Violation]:
             )
         )
     many = len(images) > MANY_IMAGES
-    for k, (ptr, b) in enumerate(images):
+    for k, (ptr, b, call_id) in enumerate(images):
         if k < first_new and not many:
             continue  # an earlier image, checked on its own before
         dims = _base64_dimensions(b)
@@ -2135,6 +2137,7 @@ def _media_violations(msgs: list[Any], start: int) -> list[Violation]:
                     f"{ptr}/source/data",
                     f"the image is {dims[0]}x{dims[1]} pixels; Anthropic takes at most {IMAGE_MAX_PIXELS} "
                     "pixels per side: downscale it (or crop it into parts)",
+                    call_id=call_id,
                 )
             )
         elif many and side > MANY_IMAGES_MAX_PIXELS:
@@ -2146,6 +2149,7 @@ def _media_violations(msgs: list[Any], start: int) -> list[Violation]:
                     f"with more than {MANY_IMAGES} images Anthropic takes at most {MANY_IMAGES_MAX_PIXELS} "
                     f"pixels per side: downscale the images to {MANY_IMAGES_MAX_PIXELS} pixels per side, or "
                     "leave older images out of the conversation",
+                    call_id=call_id,
                 )
             )
     return out
