@@ -274,3 +274,39 @@ def test_a_run_with_small_screenshots_goes_past_20_images(mock_model, wire) -> N
     model = mock_model(answers)
     result = toolwire.run_sync(model, "Watch the screen.", tools=[screenshot], max_turns=30)
     assert result.text == "Done watching." and len(model.sent) == 25
+
+
+def test_a_refused_run_goes_on_after_older_images_are_left_out(mock_model, wire) -> None:
+    """The recovery docs/loop.md shows: the refused run's conversation, older screenshots
+    replaced by a note, continued."""
+
+    @tool
+    def screenshot() -> list:
+        """Take a screenshot of the screen."""
+        return ["The screen now:", ImagePart(data=png(2560, 1440), media_type="image/png")]
+
+    def calls(n: int) -> list:
+        return [
+            wire.json_response(
+                wire.message_body(
+                    [{"type": "tool_use", "id": f"toolu_{i}", "name": "screenshot", "input": {}}], stop_reason="tool_use"
+                )
+            )
+            for i in range(n)
+        ]
+
+    model = mock_model(calls(21))
+    with pytest.raises(RequestRefused) as caught:
+        toolwire.run_sync(model, "Watch the screen.", tools=[screenshot], max_turns=30)
+    conversation = caught.value.run_state.conversation
+    for message in conversation.messages[:-6]:
+        for part in message.parts:
+            if isinstance(part, toolwire.ToolResult) and not isinstance(part.content, str):
+                part.content = "(screenshot left out)"
+    done = wire.json_response(wire.message_body([{"type": "text", "text": "Nothing changed."}]))
+    again = mock_model([done])
+    result = toolwire.run_sync(again, conversation=conversation, tools=[screenshot])
+    assert result.text == "Nothing changed."
+    sent = again.sent[0].json["messages"]
+    images = [c for m in sent for b in m["content"] if b.get("type") == "tool_result" for c in b["content"]]
+    assert sum(1 for c in images if isinstance(c, dict) and c.get("type") == "image") == 3
