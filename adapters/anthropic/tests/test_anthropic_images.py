@@ -289,7 +289,8 @@ def test_a_refused_run_goes_on_after_older_images_are_left_out(mock_model, wire)
         return [
             wire.json_response(
                 wire.message_body(
-                    [{"type": "tool_use", "id": f"toolu_{i}", "name": "screenshot", "input": {}}], stop_reason="tool_use"
+                    [{"type": "tool_use", "id": f"toolu_{i}", "name": "screenshot", "input": {}}],
+                    stop_reason="tool_use",
                 )
             )
             for i in range(n)
