@@ -661,8 +661,11 @@ def takes_reasoning_items(model: Any) -> bool:
     for reasoning models and for any name toolwire does not know (an Azure deployment name, a
     proxy's alias), which get the reasoning as before. A provider prefix such as ``openai/``, the
     ``ft:`` of a fine-tuned model and surrounding spaces are ignored."""
-    if not isinstance(model, str):
-        return True
+    return _takes_reasoning_items(model) if type(model) is str else True
+
+
+@functools.lru_cache(maxsize=256)
+def _takes_reasoning_items(model: str) -> bool:
     name = model.rsplit("/", 1)[-1].strip().lower()
     if name.startswith("ft:"):  # a fine-tuned model, ft:<base model>:<org>:<suffix>:<id>
         name = name[3:]
