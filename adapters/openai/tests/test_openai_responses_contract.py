@@ -577,39 +577,48 @@ def _reasoning_turn_events(output: list[dict[str, Any]]) -> list[dict[str, Any]]
     return events
 
 
+_DB_LOOKUP = Tool(
+    "db_lookup",
+    "Look up a value by key.",
+    {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]},
+    function=lambda key: f"value of {key}",
+)
+_DONE = response_body(
+    [
+        {
+            "id": "msg_2",
+            "type": "message",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "a is 1", "annotations": []}],
+        }
+    ]
+)
+
+
+def _reasoning_run(responses_model: Any, turn: list[dict[str, Any]], model_id: str, stream: bool) -> Any:
+    """A run on ``model_id`` whose first answer is ``turn`` (streamed or not), then "a is 1"."""
+    import toolwire
+
+    answers = iter(
+        [
+            responses_sse(_reasoning_turn_events(turn)) if stream else json_response(response_body(turn)),
+            json_response(_DONE),
+        ]
+    )
+    model = responses_model(lambda r: next(answers), model_id=model_id, stream=stream)
+    result = toolwire.run_sync(model, "a?", tools=[_DB_LOOKUP])
+    assert result.text == "a is 1"
+    return model, result
+
+
 @pytest.mark.parametrize("stream", [False, True])
 def test_encrypted_reasoning_is_not_sent_to_another_endpoint(responses_model: Any, stream: bool) -> None:
     import toolwire
 
-    tool = Tool(
-        "db_lookup",
-        "Look up a value by key.",
-        {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]},
-        function=lambda key: f"value of {key}",
-    )
-    turn = [
-        reasoning_item("rs_1", ENC),
-        fc_item("call_1", "db_lookup", '{"key": "a"}', "fc_1"),
-    ]
-    done = response_body(
-        [
-            {
-                "id": "msg_2",
-                "type": "message",
-                "role": "assistant",
-                "status": "completed",
-                "content": [{"type": "output_text", "text": "a is 1", "annotations": []}],
-            }
-        ]
-    )
-    answers = iter(
-        [
-            responses_sse(_reasoning_turn_events(turn)) if stream else json_response(response_body(turn)),
-            json_response(done),
-        ]
-    )
-    first = responses_model(lambda r: next(answers), model_id="gpt-5.5", stream=stream)
-    result = toolwire.run_sync(first, "a?", tools=[tool])
+    tool, done = _DB_LOOKUP, _DONE
+    turn = [reasoning_item("rs_1", ENC), fc_item("call_1", "db_lookup", '{"key": "a"}', "fc_1")]
+    first, result = _reasoning_run(responses_model, turn, "gpt-5.5", stream)
     assert result.text == "a is 1"
     # (the same endpoint sends it back, with the ids of its turn)
     assert [x.get("id") for x in first.sent[1].json["input"] if x.get("type") in ("reasoning", "function_call")] == [
@@ -644,12 +653,6 @@ def test_reasoning_is_not_sent_to_a_model_that_does_not_reason(responses_model: 
     items ("Reasoning input items can only be provided to a reasoning or computer use model")."""
     import toolwire
 
-    tool = Tool(
-        "db_lookup",
-        "Look up a value by key.",
-        {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]},
-        function=lambda key: f"value of {key}",
-    )
     search = {
         "type": "web_search_call",
         "id": "ws_1",
@@ -657,25 +660,11 @@ def test_reasoning_is_not_sent_to_a_model_that_does_not_reason(responses_model: 
         "action": {"type": "search", "query": "a"},
     }
     turn = [reasoning_item("rs_1", ENC), search, fc_item("call_1", "db_lookup", '{"key": "a"}', "fc_1")]
-    text = {
-        "id": "msg_2",
-        "type": "message",
-        "role": "assistant",
-        "status": "completed",
-        "content": [{"type": "output_text", "text": "a is 1", "annotations": []}],
-    }
-    answers = iter(
-        [
-            responses_sse(_reasoning_turn_events(turn)) if stream else json_response(response_body(turn)),
-            json_response(response_body([text])),
-        ]
-    )
-    first = responses_model(lambda r: next(answers), model_id="gpt-5", stream=stream)
-    result = toolwire.run_sync(first, "a?", tools=[tool])
+    _, result = _reasoning_run(responses_model, turn, "gpt-5", stream)
 
     def continued(model_id: str) -> list[dict[str, Any]]:
-        model = responses_model(lambda r: json_response(response_body([text])), model_id=model_id)
-        toolwire.run_sync(model, "and b?", conversation=result.conversation, tools=[tool])
+        model = responses_model(lambda r: json_response(_DONE), model_id=model_id)
+        toolwire.run_sync(model, "and b?", conversation=result.conversation, tools=[_DB_LOOKUP])
         return model.sent[0].json["input"]
 
     non_reasoning = ("gpt-4.1", "gpt-4o-mini", "openai/gpt-4o", "gpt-5-chat-latest", "chatgpt-4o-latest")

@@ -101,9 +101,9 @@ class _BudgetedReader(Base64Reader):
         return out
 
 
-#: The formats Anthropic takes, by their first bytes (the other formats imagesize reads, such as
-#: Netpbm or SVG, are not looked at).
 def _format(head: bytes) -> str | None:
+    """The format of an image Anthropic takes, by its first bytes, or ``None`` (the other formats
+    imagesize reads, such as Netpbm or SVG, are not looked at)."""
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
         return "png"
     if head.startswith(b"\xff\xd8"):
@@ -116,6 +116,8 @@ def _format(head: bytes) -> str | None:
 
 
 _WHITESPACE = str.maketrans("", "", " \t\r\n\f\v")
+#: Base64 characters covering the read budget: only whitespace among them moves what is read.
+_HEAD_CHARS = (READ_BUDGET_BYTES // 3 + 2) * 4
 
 
 def image_dimensions(data: str) -> tuple[int, int] | None:
@@ -129,7 +131,8 @@ def image_dimensions(data: str) -> tuple[int, int] | None:
 
     if not isinstance(data, str) or not data:
         return None
-    if any(c in data for c in " \t\r\n\f\v"):
+    head = data[:_HEAD_CHARS] if len(data) > _HEAD_CHARS else data
+    if any(c in head for c in " \t\r\n\f\v"):  # (a 5 MB image: 0.2 ms instead of 1 ms)
         data = data.translate(_WHITESPACE)
     reader = _BudgetedReader(data)
     try:
