@@ -259,3 +259,43 @@ def test_blank_instructions_never_reach_the_wire(mock_model, wire, instructions,
     model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))])
     toolwire.run_sync(model, "hi", instructions=" Be brief.")
     assert model.sent[0].json["system"] == " Be brief."
+
+
+@pytest.mark.parametrize(
+    ("model_id", "asked", "sent"),
+    [
+        ("claude-sonnet-4-5-20250929", 200_000, 64_000),
+        ("claude-opus-4-1", 64_000, 32_000),
+        ("claude-3-5-haiku-latest", 10_000, 8_192),
+        ("us.anthropic.claude-haiku-4-5-20251001-v1:0", 65_000, 64_000),
+        ("claude-sonnet-4-6", 128_000, 128_000),  # at the limit: unchanged
+        ("claude-sonnet-4-5", 4_096, 4_096),
+        ("my-proxy-alias", 500_000, 500_000),  # an id toolwire does not know: sent as asked
+    ],
+)
+def test_max_tokens_above_the_model_maximum_is_lowered_to_it(mock_model, wire, model_id, asked, sent) -> None:
+    model = mock_model(
+        [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))], model_id=model_id, max_tokens=asked
+    )
+    resp = run(model.send(model.build_request([Message.user("go")])))
+    assert model.sent[0].json["max_tokens"] == sent
+    changes = [(c.rule, c.pointer) for c in resp.preflight or []]
+    if sent < asked:
+        assert changes == [("anthropic.request.max-tokens-model", "/max_tokens")]
+        assert f"max_tokens {asked} sent as {sent}" in next(iter(resp.preflight)).detail
+    else:
+        assert changes == []
+
+
+def test_a_thinking_budget_above_the_lowered_max_tokens_is_refused(mock_model, wire) -> None:
+    model = mock_model(
+        [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))],
+        model_id="claude-opus-4-1",
+        max_tokens=100_000,
+        thinking={"type": "enabled", "budget_tokens": 40_000},
+    )
+    with pytest.raises(RequestRefused) as info:
+        run(model.send(model.build_request([Message.user("go")])))
+    assert [v.rule for v in info.value.violations] == ["anthropic.request.thinking-budget"]
+    assert "40000" in str(info.value) and "32000" in str(info.value)
+    assert model.sent == []

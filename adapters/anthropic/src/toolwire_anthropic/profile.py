@@ -139,6 +139,46 @@ def takes_prefill(model: Any) -> bool:
     return (int(m.group(1)), int(m.group(2) or 0)) < (4, 6)
 
 
+#: The most output tokens (``max_tokens``) each model takes, as (model-id pattern, tokens), first
+#: match wins; a larger value is refused: "max_tokens: 128001 > 64000, which is the maximum allowed
+#: number of output tokens for claude-opus-4-5-20251101" (anthropics/claude-code#24451; the same
+#: text for claude-sonnet-4-5 in BerriAI/litellm#15715). The figures are the "Max output" rows of
+#: the models overview (https://platform.claude.com/docs/en/about-claude/models/overview) and its
+#: legacy table; Opus/Sonnet 4.6 and Opus 4.7/4.8 take 128K (their model pages; Effect-TS/effect
+#: #7129 and aws-solutions-library-samples/...#424 corrected a 64K cap to it). Claude 3.7 Sonnet
+#: takes 128K only with the ``output-128k-2025-02-19`` beta header, which toolwire does not send:
+#: 64K here. A model id that matches no pattern (a new model) is not limited by toolwire.
+MAX_OUTPUT_TOKENS: tuple[tuple[str, int], ...] = (
+    (r"claude-3-(opus|sonnet|haiku)", 4096),
+    (r"claude-3-5-(sonnet|haiku)", 8192),
+    (r"claude-3-7-sonnet", 64000),
+    (r"claude-opus-4(-0|-1)?", 32000),
+    (r"claude-(sonnet-4(-0|-5)?|haiku-4-5|opus-4-5)", 64000),
+    (r"claude-(sonnet-4-6|opus-4-[678])", 128000),
+    (r"claude-(opus|sonnet|haiku|fable|mythos)-5(-\d{1,2})?", 128000),
+)
+_MAX_OUTPUT = tuple(
+    (re.compile(rf"{pattern}(-\d{{8}}|-latest)?"), tokens) for pattern, tokens in MAX_OUTPUT_TOKENS
+)
+#: The smallest limit of the table: a ``max_tokens`` up to it is never looked up.
+_LEAST_MAX_OUTPUT = min(tokens for _, tokens in MAX_OUTPUT_TOKENS)
+
+
+@functools.lru_cache(maxsize=256)
+def max_output_tokens(model: str) -> int | None:
+    """The most output tokens ``model`` writes in one response (the largest ``max_tokens`` the
+    Messages API takes for it), from :data:`MAX_OUTPUT_TOKENS`; ``None`` for an id it does not
+    know. Provider ids are read too: Bedrock's ``us.anthropic.claude-sonnet-4-5-20250929-v1:0``
+    and Vertex's ``claude-sonnet-4-5@20250929``."""
+    name = model.strip().lower().rsplit("/", 1)[-1]
+    name = name.rpartition("anthropic.")[2].partition("@")[0]
+    name = re.sub(r"-v\d+(:\d+)?$", "", name)
+    for pattern, tokens in _MAX_OUTPUT:
+        if pattern.fullmatch(name):
+            return tokens
+    return None
+
+
 #: Block types that belong to one role only (``anthropic.types.MessageParam`` content unions).
 _ASSISTANT_ONLY = frozenset({"tool_use", "thinking", "redacted_thinking", "server_tool_use"})
 _USER_ONLY = frozenset({"tool_result"})
@@ -260,6 +300,15 @@ RULES: tuple[Rule, ...] = (
         "max_tokens is present and a non-negative integer.",
         "anthropic.types.MessageCreateParamsBase.max_tokens: Required[int] (0 pre-warms the prompt cache)",
         "refuse",
+    ),
+    _rule(
+        "anthropic.request.max-tokens-model",
+        "max_tokens is at most the model's maximum output (Claude Haiku 3: 4096; Sonnet 3.5: 8192; Opus 4/4.1: 32000; "
+        "Sonnet 4/4.5, Haiku 4.5, Opus 4.5: 64000; Sonnet/Opus 4.6 and later: 128000).",
+        'API error "max_tokens: 128001 > 64000, which is the maximum allowed number of output tokens for '
+        'claude-opus-4-5-20251101" (anthropics/claude-code#24451, BerriAI/litellm#15715); "Max output" of '
+        "https://platform.claude.com/docs/en/about-claude/models/overview",
+        "repair",
     ),
     _rule(
         "anthropic.request.messages-count",
@@ -1604,7 +1653,8 @@ class AnthropicProfile(Profile):
         is recorded with ``report.add(rule, pointer, detail, lossy=...)``; pointers are into the
         body as encoded.
 
-        Repairs: strict dropped past the strict limits (lossy); a tool choice ``auto``/``none``
+        Repairs: ``max_tokens`` above the model's maximum output lowered to it; strict dropped
+        past the strict limits (lossy); a tool choice ``auto``/``none``
         without tools dropped; ``disable_parallel_tool_use`` off a ``none`` choice; image media
         type spellings (``image/jpg`` → ``image/jpeg``); empty and whitespace-only text blocks
         dropped; an empty ``is_error`` result given a text; empty messages dropped and
@@ -1619,6 +1669,16 @@ class AnthropicProfile(Profile):
         changed nor read for repairs; see :attr:`repair_window`)."""
         if not isinstance(body, dict):
             return body
+        mt = body["max_tokens"] if "max_tokens" in body else None
+        if type(mt) is int and mt > _LEAST_MAX_OUTPUT and type(model := body.get("model")) is str:
+            most = max_output_tokens(model)
+            if most is not None and mt > most:
+                body["max_tokens"] = most
+                report.add(
+                    "anthropic.request.max-tokens-model",
+                    "/max_tokens",
+                    f"max_tokens {mt} sent as {most}: {model} writes at most {most} output tokens",
+                )
         if "tools" in body and _any_strict(body["tools"]):
             _repair_strict_limits(body, report)
         if "tools" in body and type(body["tools"]) is list and self._tools_with_refused_keys(body["tools"]):
