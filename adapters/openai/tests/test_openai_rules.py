@@ -432,6 +432,11 @@ CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
         "/tools/0/function/description",
         lambda b, r: b["tools"][0]["function"]["description"] == "x" * 1024 and any(c.lossy for c in r.changes),
     ),
+    "request.max-tokens-model": (
+        lambda: chat_body(model="gpt-4o-2024-08-06", max_tokens=32000),
+        None,
+        lambda b, r: b["max_tokens"] == 16384 and [c.pointer for c in r.changes] == ["/max_tokens"],
+    ),
     "request.max-tokens-reasoning-model": (
         lambda: chat_body(model="o3", max_tokens=100),
         "/max_tokens",
@@ -537,6 +542,11 @@ CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
 }
 
 RESP_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
+    "request.max-tokens-model": (
+        lambda: resp_body(model="gpt-4.1", max_output_tokens=50000),
+        None,
+        lambda b, r: b["max_output_tokens"] == 32768 and [c.pointer for c in r.changes] == ["/max_output_tokens"],
+    ),
     "call.name": (_resp_call_name_body, "/input/1/name", lambda b, r: b["input"][1]["name"] == "files_read"),
     "call.id-length": (
         lambda: resp_body(tools=[resp_tool()], input=resp_turn(call_id=LONG_ID)),
@@ -1491,3 +1501,48 @@ def test_inline_image_types_openai_reads() -> None:
     )
     assert ("openai.conversation.image-media-type", "/input/2/output/0/image_url") in rules_of(RESP.check_request(body))
     assert "openai.conversation.image-media-type" not in [v.rule for v in RESP.check_request(body, start=3)]
+
+
+@pytest.mark.parametrize(
+    ("model", "settings", "sent"),
+    [
+        ("o3", {"max_tokens": 200_000}, {"max_completion_tokens": 100_000}),  # renamed, then lowered
+        ("gpt-5-mini", {"max_completion_tokens": 128_001}, {"max_completion_tokens": 128_000}),
+        ("gpt-5-chat-latest", {"max_tokens": 20_000}, {"max_tokens": 16_384}),
+        ("ft:gpt-4o-mini-2024-07-18:acme::x1", {"max_tokens": 20_000}, {"max_tokens": 16_384}),
+        ("gpt-4o", {"max_tokens": 16_384}, {"max_tokens": 16_384}),  # at the limit: unchanged
+        ("my-azure-deployment", {"max_tokens": 500_000}, {"max_tokens": 500_000}),  # unknown: as asked
+        ("gpt-5-pro", {"max_completion_tokens": 200_000}, {"max_completion_tokens": 200_000}),
+    ],
+)
+def test_output_tokens_above_the_model_maximum_are_lowered(model: str, settings: dict, sent: dict) -> None:
+    body, report = repaired(CHAT, chat_body(model=model, **settings))
+    assert {k: body[k] for k in ("max_tokens", "max_completion_tokens") if k in body} == sent
+    lowered = [c for c in report.changes if c.rule == "openai-chat.request.max-tokens-model"]
+    assert bool(lowered) == (max(sent.values()) < max(settings.values()))
+    assert CHAT.check_request(body) == []
+
+
+def test_output_tokens_lowered_on_the_wire_through_the_sdk(chat_model: Any, responses_model: Any) -> None:
+    """``max_tokens=`` above the model's maximum arrives lowered on both APIs, the change on the turn."""
+    chat = chat_model(_chat_ok, model_id="gpt-4o-mini", max_tokens=50_000)
+    response = asyncio.run(chat.send(chat.build_request([Message.user("hi")])))
+    assert chat.sent[0].json["max_completion_tokens"] == 16_384
+    assert [(c.rule, c.pointer) for c in response.preflight] == [
+        ("openai-chat.request.max-tokens-model", "/max_completion_tokens")
+    ]
+    ok = response_body(
+        [
+            {
+                "id": "msg_1",
+                "type": "message",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Hi.", "annotations": []}],
+            }
+        ]
+    )
+    resp = responses_model(lambda r: json_response(ok), model_id="o4-mini", max_tokens=150_000)
+    response = asyncio.run(resp.send(resp.build_request([Message.user("hi")])))
+    assert resp.sent[0].json["max_output_tokens"] == 100_000
+    assert [(c.rule, c.pointer) for c in response.preflight] == [("openai.request.max-tokens-model", "/max_output_tokens")]

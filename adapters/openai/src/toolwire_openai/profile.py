@@ -314,6 +314,15 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "refuse",
         ),
         (
+            "request.max-tokens-model",
+            "'max_tokens' and 'max_completion_tokens' are at most the model's maximum output (gpt-4o: 16384; "
+            "gpt-4.1: 32768; o1, o3, o4-mini: 100000; gpt-5: 128000; gpt-3.5-turbo and gpt-4-turbo: 4096; ...).",
+            'API error "max_tokens is too large: 32000. This model supports at most 16384 completion tokens, whereas you '
+            'provided 32000." (enoch3712/ExtractThinker#346, ChatGPTNextWeb/NextChat#3195); "Max output tokens" of '
+            "https://platform.openai.com/docs/models",
+            "repair",
+        ),
+        (
             "request.max-tokens-reasoning-model",
             "Reasoning models take 'max_completion_tokens', not 'max_tokens' (renamed; the "
             "meaning is the same: the bound includes reasoning tokens).",
@@ -426,6 +435,15 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
             "API error \"Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got 10 "
             'instead." (code integer_below_min_value; vectorize-io/hindsight#58, earendil-works/pi#6265)',
             "refuse",
+        ),
+        (
+            "request.max-tokens-model",
+            "'max_output_tokens' is at most the model's maximum output (gpt-4o: 16384; gpt-4.1: 32768; o1, o3, "
+            "o4-mini: 100000; gpt-5: 128000; ...).",
+            '"Max output tokens" of https://platform.openai.com/docs/models; Chat Completions refuses more for the same '
+            'models ("max_tokens is too large: 32000. This model supports at most 16384 completion tokens", '
+            "enoch3712/ExtractThinker#346); the Responses API's own error text was not found",
+            "repair",
         ),
         (
             "request.previous-with-conversation",
@@ -670,6 +688,48 @@ def _takes_reasoning_items(model: str) -> bool:
     if name.startswith("ft:"):  # a fine-tuned model, ft:<base model>:<org>:<suffix>:<id>
         name = name[3:]
     return not _NON_REASONING.match(name)
+
+
+#: The most output tokens each model writes in one response, as (model-name pattern, tokens),
+#: first match wins; a dated snapshot (``-2024-08-06``) matches its family. Chat Completions
+#: refuses a larger ``max_tokens`` / ``max_completion_tokens``: "max_tokens is too large: 32000.
+#: This model supports at most 16384 completion tokens, whereas you provided 32000."
+#: (enoch3712/ExtractThinker#346, gpt-4o; the same text for gpt-3.5-turbo-1106 and
+#: gpt-4-1106-preview at 4096 in ChatGPTNextWeb/NextChat#3195). The figures are the "Max output
+#: tokens" of each model's page (https://platform.openai.com/docs/models). A name that matches no
+#: pattern (a newer model, an Azure deployment, a proxy's alias) is not limited by toolwire.
+MAX_OUTPUT_TOKENS: tuple[tuple[str, int], ...] = (
+    (r"gpt-3\.5-turbo(-\d{4})?", 4096),
+    (r"gpt-4(-0314|-0613)?", 8192),
+    (r"gpt-4-(turbo(-preview)?|1106-preview|0125-preview|vision-preview)", 4096),
+    (r"gpt-4o-2024-05-13", 4096),
+    (r"gpt-4o(-mini)?|chatgpt-4o-latest", 16384),
+    (r"gpt-4\.1(-mini|-nano)?", 32768),
+    (r"gpt-4\.5-preview", 16384),
+    (r"o1-preview", 32768),
+    (r"o1-mini", 65536),
+    (r"o1(-pro)?|o3(-mini|-pro)?|o4-mini", 100000),
+    (r"gpt-5(\.[12])?-chat-latest", 16384),
+    (r"gpt-5(-mini|-nano|-codex)?|gpt-5\.1(-codex(-mini|-max)?)?|gpt-5\.2", 128000),
+)
+_MAX_OUTPUT = tuple(
+    (re.compile(rf"(?:{pattern})(-\d{{4}}-\d{{2}}-\d{{2}})?"), tokens) for pattern, tokens in MAX_OUTPUT_TOKENS
+)
+
+
+@functools.lru_cache(maxsize=256)
+def max_output_tokens(model: str) -> int | None:
+    """The most output tokens ``model`` writes in one response (reasoning tokens included), from
+    :data:`MAX_OUTPUT_TOKENS`; ``None`` for a name it does not know. A provider prefix such as
+    ``openai/``, the ``ft:`` of a fine-tuned model (its base model's limit) and surrounding
+    spaces are ignored."""
+    name = model.rsplit("/", 1)[-1].strip().lower()
+    if name.startswith("ft:"):  # ft:<base model>:<org>:<suffix>:<id>
+        name = name[3:].partition(":")[0]
+    for pattern, tokens in _MAX_OUTPUT:
+        if pattern.fullmatch(name):
+            return tokens
+    return None
 
 
 def _note(
@@ -1210,6 +1270,19 @@ class _OpenAIProfile(Profile):
                 body.pop("tool_choice")
             if body.get("parallel_tool_calls", 0) is None:
                 body.pop("parallel_tool_calls")
+        model = body.get("model")
+        most = max_output_tokens(model) if type(model) is str else None
+        if most is not None:
+            for key, _ in self.token_limit_minimums:
+                asked = body.get(key)
+                if type(asked) is int and asked > most:
+                    body[key] = most
+                    _note(
+                        report,
+                        self.rule("request.max-tokens-model"),
+                        f"/{key}",
+                        f"{key} {asked} sent as {most}: {model} writes at most {most} output tokens",
+                    )
         if body.get("stream_options") is not None and body.get("stream") is not True:
             body.pop("stream_options")
             _note(
