@@ -1188,3 +1188,32 @@ def test_image_types_gemini_reads_and_the_jpg_spelling(mock_model: Any) -> None:
     pdf = ImagePart(data=b"%PDF-1.4", media_type="application/pdf")
     toolwire.run_sync(model, conversation=toolwire.Conversation([Message("user", [TextPart("read"), pdf])]))
     assert len(model.sent) == 1
+
+
+@pytest.mark.parametrize(
+    "model_id, asked, sent",
+    [
+        ("gemini-2.5-pro", 100_000, 65_536),
+        ("gemini-2.0-flash-001", 65_536, 8_192),
+        ("gemini-3-flash-preview", 65_537, 65_536),
+        ("gemini-2.5-flash", 65_536, 65_536),  # at the limit: unchanged
+        ("gemini-2.5-flash-image", 65_536, 65_536),  # a variant toolwire does not know: as asked
+    ],
+)
+def test_max_output_tokens_above_the_model_limit_is_lowered_on_the_wire(
+    mock_model: Any, model_id: str, asked: int, sent: int
+) -> None:
+    model = mock_model([json_response(candidate_body([{"text": "x"}]))], model_id=model_id, max_tokens=asked)
+    resp = run(model.send(model.build_request([Message.user("hi")])))
+    assert model.sent[0].json["generationConfig"]["maxOutputTokens"] == sent
+    changes = [(c.rule, c.pointer) for c in resp.preflight.changes] if resp.preflight else []
+    assert changes == (
+        [] if sent == asked else [("gemini.request.max-tokens-model", "/generationConfig/maxOutputTokens")]
+    )
+
+
+def test_max_output_tokens_in_snake_case_is_lowered_too() -> None:
+    profile = GeminiProfile(model="models/gemini-1.5-flash")
+    body, changes = repair({"contents": [user()], "generation_config": {"max_output_tokens": 10_000}}, profile)
+    assert body["generation_config"] == {"max_output_tokens": 8192}
+    assert changes == [("gemini.request.max-tokens-model", "/generation_config/max_output_tokens")]

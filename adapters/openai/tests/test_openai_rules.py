@@ -1545,4 +1545,6 @@ def test_output_tokens_lowered_on_the_wire_through_the_sdk(chat_model: Any, resp
     resp = responses_model(lambda r: json_response(ok), model_id="o4-mini", max_tokens=150_000)
     response = asyncio.run(resp.send(resp.build_request([Message.user("hi")])))
     assert resp.sent[0].json["max_output_tokens"] == 100_000
-    assert [(c.rule, c.pointer) for c in response.preflight] == [("openai.request.max-tokens-model", "/max_output_tokens")]
+    assert [(c.rule, c.pointer) for c in response.preflight] == [
+        ("openai.request.max-tokens-model", "/max_output_tokens")
+    ]

@@ -157,9 +157,7 @@ MAX_OUTPUT_TOKENS: tuple[tuple[str, int], ...] = (
     (r"claude-(sonnet-4-6|opus-4-[678])", 128000),
     (r"claude-(opus|sonnet|haiku|fable|mythos)-5(-\d{1,2})?", 128000),
 )
-_MAX_OUTPUT = tuple(
-    (re.compile(rf"{pattern}(-\d{{8}}|-latest)?"), tokens) for pattern, tokens in MAX_OUTPUT_TOKENS
-)
+_MAX_OUTPUT = tuple((re.compile(rf"{pattern}(-\d{{8}}|-latest)?"), tokens) for pattern, tokens in MAX_OUTPUT_TOKENS)
 #: The smallest limit of the table: a ``max_tokens`` up to it is never looked up.
 _LEAST_MAX_OUTPUT = min(tokens for _, tokens in MAX_OUTPUT_TOKENS)
 

@@ -321,6 +321,15 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _r(
+        "gemini.request.max-tokens-model",
+        "maxOutputTokens is at most the model's output token limit (Gemini 1.5 and 2.0 Flash: 8192; Gemini 2.5 and "
+        "3 Pro and Flash: 65536).",
+        'Vertex AI error "Unable to submit request because it has a maxOutputTokens value of 655360 but the supported '
+        'range is from 1 (inclusive) to 8193 (exclusive)" (stackblitz-labs/bolt.diy#955; BerriAI/litellm#10548); '
+        '"Output token limit" of https://ai.google.dev/gemini-api/docs/models',
+        "repair",
+    ),
+    _r(
         "gemini.request.thinking-unsupported",
         "Gemini 1.x and 2.0 models (other than the thinking experiments) take no thinkingConfig: it is left out.",
         'API error "thinking_config is not supported" (Veloera/Veloera#41)',
@@ -558,6 +567,34 @@ BUDGET_RANGE: tuple[tuple[str, tuple[int, int, bool]], ...] = (
     ("gemini-2.5-flash-lite", (512, 24576, True)),
     ("gemini-2.5-flash", (1, 24576, True)),
 )
+#: ``gemini.request.max-tokens-model``: the most output tokens (``maxOutputTokens``) each model
+#: takes, as (model-name pattern, tokens), first match wins. Vertex AI refuses a larger value:
+#: "Unable to submit request because it has a maxOutputTokens value of 655360 but the supported
+#: range is from 1 (inclusive) to 8193 (exclusive)" (stackblitz-labs/bolt.diy#955, a Gemini 2.0
+#: model); the same text with 65536 for Gemini 2.5 (BerriAI/litellm#10548). The figures are the
+#: "Output token limit" of each model in https://ai.google.dev/gemini-api/docs/models. Image, audio,
+#: live and TTS variants, experiments and names that match no pattern are not limited by toolwire.
+MAX_OUTPUT_TOKENS: tuple[tuple[str, int], ...] = (
+    (r"gemini-1\.5-(pro|flash|flash-8b)(-\d{3}|-latest)?", 8192),
+    (r"gemini-2\.0-flash(-lite)?(-\d{3}|-preview(-\d{2}-\d{2})?)?", 8192),
+    (r"gemini-2\.5-(pro|flash|flash-lite)(-\d{3}|-preview(-\d{2}-\d{2}|-\d{2}-\d{4})?)?", 65536),
+    (r"gemini-3-(pro|flash)(-preview)?", 65536),
+)
+_MAX_OUTPUT = tuple((re.compile(pattern), tokens) for pattern, tokens in MAX_OUTPUT_TOKENS)
+
+
+@functools.lru_cache(maxsize=256)
+def max_output_tokens(model: str) -> int | None:
+    """The most output tokens ``model`` writes in one response (``maxOutputTokens``), from
+    :data:`MAX_OUTPUT_TOKENS`; ``None`` for a name it does not know. A resource path
+    (``models/...``, ``publishers/google/models/...``) is read by its last segment."""
+    name = _model_name(model).strip()
+    for pattern, tokens in _MAX_OUTPUT:
+        if pattern.fullmatch(name):
+            return tokens
+    return None
+
+
 #: Part fields that carry data (``gemini.conversation.one-data-field``); the rest are metadata.
 DATA_FIELDS = (
     "text",
@@ -1405,6 +1442,18 @@ class GeminiProfile(Profile):
         if not isinstance(gen, dict):
             return
         gptr = f"/{gkey}"
+        mkey = _key(gen, "maxOutputTokens")
+        asked = gen[mkey] if mkey else None
+        if type(asked) is int and asked > 8192 and type(self.model) is str:
+            most = max_output_tokens(self.model)
+            if most is not None and asked > most:
+                gen[mkey] = most
+                _add(
+                    report,
+                    "gemini.request.max-tokens-model",
+                    f"{gptr}/{mkey}",
+                    f"maxOutputTokens {asked} sent as {most}: {self.model} writes at most {most} output tokens",
+                )
         has_schema = _key(gen, "responseSchema") or _key(gen, "responseJsonSchema")
         if has_schema and not _g(gen, "responseMimeType"):
             gen["responseMimeType"] = "application/json"
