@@ -24,7 +24,7 @@ import abc
 import dataclasses
 import functools
 import weakref
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from json import JSONEncoder as _JSONEncoder
 from json import dumps as _json_dumps
@@ -503,6 +503,8 @@ class Model(abc.ABC):
         if answered:
             report_unanswered(report, answered, f"/{profile.messages_key}" if profile.messages_key else "")
         report_dropped_provider_tool_parts(request, report)
+        for change in _left_out(codec, request, request.messages, 0):
+            report.add(change[0], change[1], change[2], tool=change[3], call_id=change[4], lossy=True)
         return body, report
 
     @property
@@ -641,6 +643,15 @@ def _dropped_parts(messages: Iterable[Message], api: str, offset: int) -> list[t
                     )
                 )
     return out
+
+
+def _left_out(codec: Any, request: ModelRequest, messages: Sequence[Message], offset: int) -> list[tuple[Any, ...]]:
+    """The changes (``(rule, pointer, detail, tool, call_id)``, each lossy) for the parts of
+    ``messages`` (numbered from ``offset``) that ``codec`` leaves out of ``request``'s body for
+    a reason of its own, from its optional ``left_out_parts(request, messages, offset)``: e.g. the
+    OpenAI Responses codec's reasoning items for a model that does not reason."""
+    hook = getattr(codec, "left_out_parts", None)
+    return list(hook(request, messages, offset)) if hook is not None else []
 
 
 def _links(messages: Iterable[Message]) -> tuple[set[Any], set[Any], set[Any]]:
@@ -904,7 +915,9 @@ class _Histories:
         closed = not answered and calls <= results
         dropped = hist.dropped
         if answered_tail.messages:
-            more = _dropped_parts(answered_tail.messages, profile.api, n)
+            more = _dropped_parts(answered_tail.messages, profile.api, n) + _left_out(
+                codec, answered_tail, answered_tail.messages, n
+            )
             if more:
                 dropped = dropped + more
         return tbody, answered, closed, ids | linked, dropped, hist.ctx, hist.top  # equal: kept
@@ -925,7 +938,9 @@ class _Histories:
         body = codec.encode_request(answered_req)
         calls, results, other = _links(request.messages)
         closed = not answered and calls <= results  # with answers added, the next request is encoded whole
-        dropped = _dropped_parts(answered_req.messages, profile.api, 0)
+        dropped = _dropped_parts(answered_req.messages, profile.api, 0) + _left_out(
+            codec, answered_req, answered_req.messages, 0
+        )
         try:  # a finished run's entry goes when its conversation object does
             hist.owner = weakref.ref(owner, functools.partial(_forget, self._by_owner))
         except TypeError:  # an owner without weak references: kept alive with the entry

@@ -626,9 +626,12 @@ def test_encrypted_reasoning_is_not_sent_to_another_endpoint(responses_model: An
         "fc_1",
     ]
 
+    reports: list[Any] = []
+
     def continued(**settings: Any) -> list[dict[str, Any]]:
         model = responses_model(lambda r: json_response(done), model_id="gpt-5.5", **settings)
-        toolwire.run_sync(model, "and b?", conversation=result.conversation, tools=[tool])
+        run = toolwire.run_sync(model, "and b?", conversation=result.conversation, tools=[tool])
+        reports.append([(c.rule, c.pointer) for c in run.turns[-1].response.preflight or []])
         return model.sent[0].json["input"]
 
     same = continued()
@@ -640,6 +643,7 @@ def test_encrypted_reasoning_is_not_sent_to_another_endpoint(responses_model: An
     assert "id" not in call and call["call_id"] == "call_1"  # without its reasoning item, no item id
     output = next(x for x in other if x.get("type") == "function_call_output")
     assert output["call_id"] == "call_1" and output["output"] == "value of a"
+    assert reports == [[], [("openai.conversation.reasoning-left-out", "/messages/1/parts/0")]]
     # a conversation from before the endpoint was recorded, or imported, is sent as it is
     for part in (p for m in result.conversation.messages for p in m.parts if isinstance(p, ReasoningPart)):
         del part.provider_data["openai"]["origin"]
@@ -662,9 +666,15 @@ def test_reasoning_is_not_sent_to_a_model_that_does_not_reason(responses_model: 
     turn = [reasoning_item("rs_1", ENC), search, fc_item("call_1", "db_lookup", '{"key": "a"}', "fc_1")]
     _, result = _reasoning_run(responses_model, turn, "gpt-5", stream)
 
+    left_out: dict[str, list[tuple[str, str, bool]]] = {}
+
     def continued(model_id: str) -> list[dict[str, Any]]:
         model = responses_model(lambda r: json_response(_DONE), model_id=model_id)
-        toolwire.run_sync(model, "and b?", conversation=result.conversation, tools=[_DB_LOOKUP])
+        run = toolwire.run_sync(model, "and b?", conversation=result.conversation, tools=[_DB_LOOKUP])
+        changes = run.turns[-1].response.preflight
+        left_out[model_id] = [
+            (c.rule, c.pointer, c.lossy) for c in changes or [] if c.rule == "openai.conversation.reasoning-left-out"
+        ]
         return model.sent[0].json["input"]
 
     non_reasoning = ("gpt-4.1", "gpt-4o-mini", "openai/gpt-4o", "gpt-5-chat-latest", "chatgpt-4o-latest")
@@ -676,6 +686,11 @@ def test_reasoning_is_not_sent_to_a_model_that_does_not_reason(responses_model: 
         call = next(x for x in sent if x.get("type") == "function_call")
         assert "id" not in call and call["call_id"] == "call_1"  # without its reasoning item, no item id
         assert next(x for x in sent if x.get("type") == "function_call_output")["output"] == "value of a"
+        # each item left out is on the turn's preflight report, at its place in the conversation
+        assert left_out[model_id] == [
+            ("openai.conversation.reasoning-left-out", "/messages/1/parts/0", True),
+            ("openai.conversation.reasoning-left-out", "/messages/1/parts/1", True),
+        ], model_id
     # reasoning models, and names toolwire does not know (a deployment's alias), get it back
     for model_id in ("gpt-5-mini", "o4-mini", "gpt-5.2", "computer-use-preview", "my-deployment", "ft:o4-mini:org::x"):
         sent = continued(model_id)
@@ -683,6 +698,7 @@ def test_reasoning_is_not_sent_to_a_model_that_does_not_reason(responses_model: 
         assert [(x.get("id"), x.get("encrypted_content")) for x in sent if x.get("type") == "reasoning"] == [
             ("rs_1", ENC)
         ], model_id
+        assert left_out[model_id] == [], model_id
 
 
 def test_previous_response_id_with_store_false_is_refused_when_the_model_is_made() -> None:
@@ -710,3 +726,30 @@ def test_the_jpg_spelling_is_sent_as_image_jpeg_on_both_openai_apis(responses_mo
         text = _json.dumps(body)
         assert "data:image/jpeg;base64," in text and "image/jpg" not in text
     assert image.media_type == "image/jpg"  # the part itself is not changed
+
+
+def test_reasoning_left_out_is_reported_on_every_turn_of_a_long_conversation(responses_model: Any) -> None:
+    """From 16 messages on, later requests reuse the earlier entries: the reasoning item left out
+    for a model that does not reason is still on each turn's report."""
+    import toolwire
+    from toolwire.types import TextPart
+
+    history: list[Message] = []
+    for k in range(9):
+        history += [Message.user(f"q{k}"), Message("assistant", [TextPart(f"a{k}")])]
+    earlier = ReasoningPart(
+        text="",
+        encrypted=ENC,
+        provider="openai",
+        provider_data={"openai": {"item_id": "rs_9", "item": {"summary": []}}},
+    )
+    history[3] = Message("assistant", [earlier, TextPart("a1")])
+    answers = iter(
+        [json_response(response_body([fc_item("call_1", "db_lookup", '{"key": "a"}', "fc_1")])), json_response(_DONE)]
+    )
+    model = responses_model(lambda r: next(answers), model_id="gpt-4.1")
+    result = toolwire.run_sync(model, "go", conversation=toolwire.Conversation(history), tools=[_DB_LOOKUP])
+    assert [[(c.rule, c.pointer) for c in t.response.preflight or []] for t in result.turns] == [
+        [("openai.conversation.reasoning-left-out", "/messages/3/parts/0")]
+    ] * 2
+    assert all(x.get("type") != "reasoning" for sent in model.sent for x in sent.json["input"])

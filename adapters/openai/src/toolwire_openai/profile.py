@@ -535,6 +535,16 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
             "repair",
         ),
         (
+            "conversation.reasoning-left-out",
+            "Reasoning items go only to a model that reasons, and only to the endpoint that issued them "
+            "(they are left out otherwise, with the hosted call items of their turn and the item ids after them; "
+            "call_id still pairs the results).",
+            'API error "Reasoning input items can only be provided to a reasoning or computer use model. Remove '
+            'reasoning items from your input and try again." (openai/openai-agents-python#569); "Encrypted content '
+            'could not be decrypted or parsed" (openai/codex#17541)',
+            "repair",
+        ),
+        (
             "conversation.output-content",
             "A function_call_output's output is a string or a list of input_text, input_image and input_file parts.",
             "openai.types.responses.response_input_item_param.FunctionCallOutput.output (str | "

@@ -22,7 +22,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
-from typing import Any, Callable, Iterable, Iterator, cast
+from typing import Any, Callable, Iterable, Iterator, Sequence, cast
 
 from toolwire.adapter import DeclarationMemo, ModelRequest, normalize_tool_choice
 from toolwire.arguments import parse_arguments
@@ -84,6 +84,9 @@ from .profile import (
     responses_hosted_item_types,
     takes_reasoning_items,
 )
+
+#: The preflight rule of reasoning items the codec leaves out (see ``left_out_parts``).
+REASONING_LEFT_OUT = "openai.conversation.reasoning-left-out"
 
 __all__ = [
     "OpenAIResponsesCodec",
@@ -789,6 +792,62 @@ class OpenAIResponsesCodec:
                         continue
                     items.append(copy.deepcopy(part.raw))  # as received; another provider's: left out, reported
         return items
+
+    def left_out_parts(
+        self, request: ModelRequest, messages: Sequence[Message], offset: int
+    ) -> list[tuple[str, str, str, str | None, str | None]]:
+        """The parts of ``messages`` (numbered from ``offset``, pointers into the canonical
+        conversation) that :meth:`encode_request` leaves out of ``request``'s body although they
+        came from this API, as ``(rule, pointer, detail, tool, call_id)`` for the request's
+        preflight report (each a lossy change, rule ``openai.conversation.reasoning-left-out``):
+        reasoning items, when ``request.model`` is known not to reason or the reasoning was
+        issued by another endpoint, and the hosted call items of their turn (whose required id
+        needs the reasoning). Nothing with ``previous_response_id`` (the server holds that history)."""
+        if (request.settings or {}).get("previous_response_id"):
+            return []
+        reasoning = takes_reasoning_items(request.model)
+        out: list[tuple[str, str, str, str | None, str | None]] = []
+        for i, msg in enumerate(messages, offset):
+            if msg.role != "assistant":
+                continue
+            foreign = False
+            for j, part in enumerate(msg.parts):
+                if isinstance(part, ReasoningPart) and part.provider == API:
+                    origin = (part.provider_data.get(API) or {}).get("origin")
+                    if not reasoning:
+                        why = f"{request.model} does not reason and refuses reasoning items"
+                    elif origin is not None and self.origin is not None and origin != self.origin:
+                        why = f"it was issued by another endpoint ({origin}), whose encrypted reasoning this one cannot read"
+                    else:
+                        continue
+                    foreign = True
+                    out.append(
+                        (
+                            REASONING_LEFT_OUT,
+                            f"/messages/{i}/parts/{j}",
+                            f"a reasoning item was left out: {why}",
+                            None,
+                            None,
+                        )
+                    )
+                elif (
+                    isinstance(part, ProviderToolPart)
+                    and part.provider == API
+                    and part.kind != "metadata"
+                    and foreign
+                    and isinstance(part.raw, dict)
+                    and "id" in part.raw
+                ):
+                    out.append(
+                        (
+                            REASONING_LEFT_OUT,
+                            f"/messages/{i}/parts/{j}",
+                            f"the {part.vendor_type} item was left out with the reasoning item of its turn, which its id needs",
+                            part.name,
+                            part.call_id,
+                        )
+                    )
+        return out
 
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:
         """Canonical request → ``/responses`` body.
