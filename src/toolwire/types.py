@@ -76,6 +76,10 @@ class TextPart:
     provider_data: dict[str, Any] = field(default_factory=dict)
     type: Literal["text"] = "text"
 
+    def __post_init__(self) -> None:
+        if type(self.text) is not str and not isinstance(self.text, str):
+            raise TypeError(f"TextPart.text must be a str, not {type(self.text).__name__}")
+
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": "text", "text": self.text}
         if self.provider_data:
@@ -262,7 +266,9 @@ class ToolResult:
 
     - ``tool_call_id``: the ``ToolCall.id`` it answers.
     - ``name``: the tool's name (Gemini's ``functionResponse.name`` needs it).
-    - ``content``: text, or a list of ``TextPart``/``ImagePart``.
+    - ``content``: text, or a list of ``TextPart``/``ImagePart``. Any other value is turned into
+      content the way a tool's return value is: ``None`` → ``""``, a dict, list, number or
+      boolean → its JSON text; an empty list → ``""``.
     - ``is_error``: the tool failed; the text says what was wrong and what to do next.
       Sent as Anthropic ``is_error``, Gemini ``{"error": ...}``, and for OpenAI (no flag)
       as text starting ``Error: ``.
@@ -278,12 +284,25 @@ class ToolResult:
     def __post_init__(self) -> None:
         # known credentials never reach the model, the run result or a saved run (toolwire.secrets)
         scrub = _scrub or _load_scrub()
-        if type(self.content) is str or isinstance(self.content, str):
-            self.content = scrub(self.content)
-        elif isinstance(self.content, list):
-            for p in self.content:
-                if isinstance(p, TextPart):
-                    p.text = scrub(p.text)
+        content: Any = self.content
+        if type(content) is str or isinstance(content, str):
+            self.content = scrub(content)
+            return
+        if not (isinstance(content, list) and all(isinstance(p, (TextPart, ImagePart)) for p in content)):
+            # None, a number, a dict, a list of values...: the content a tool returning it gets
+            from .executor import to_result_content
+
+            content = to_result_content(content)
+            if isinstance(content, str):
+                self.content = scrub(content)
+                return
+        if not content:
+            self.content = ""  # no parts: an empty result (the APIs refuse an empty content array)
+            return
+        self.content = content
+        for p in content:
+            if isinstance(p, TextPart):
+                p.text = scrub(p.text)
 
     @classmethod
     def _own(cls, tool_call_id: str, text: str, name: str | None) -> ToolResult:
@@ -540,7 +559,12 @@ class Conversation:
 
     @classmethod
     def from_json(cls, text: str) -> Conversation:
-        return cls.from_dict(json.loads(text))
+        """Rebuild a conversation saved with :meth:`to_json`; raises ``ValueError`` naming what is
+        wrong when ``text`` is not one."""
+        try:
+            return cls.from_dict(json.loads(text))
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise ValueError(f"not a saved toolwire Conversation: {type(exc).__name__}: {exc}") from None
 
 
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")

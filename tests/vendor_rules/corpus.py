@@ -476,6 +476,20 @@ case(
 case(C, "openai-chat.message.tool-shape", "tool-without-content", c_base, lambda b: b["messages"][3].pop("content"))
 case(
     C,
+    "openai-chat.message.content-length",
+    "tool-content-over-1MiB",
+    c_base,
+    lambda b: b["messages"][3].update(content="x" * 1_048_577),
+)
+case(
+    C,
+    "openai-chat.message.content-length",
+    "tool-content-empty-array",
+    c_base,
+    lambda b: b["messages"][3].update(content=[]),
+)
+case(
+    C,
     "openai-chat.tool-call.shape",
     "arguments-object",
     c_base,
@@ -1056,6 +1070,31 @@ case(
     "integer-enum",
     g_base,
     lambda b: b["tools"][0]["functionDeclarations"][1]["parameters"]["properties"]["zone"].update(enum=[1, 2]),
+)
+case(
+    G,
+    "gemini.schema.parameters-subset",
+    "empty-enum-member",
+    g_base,
+    lambda b: b["tools"][0]["functionDeclarations"][1]["parameters"]["properties"]["zone"].update(enum=["UTC", ""]),
+)
+case(
+    G,
+    "gemini.schema.parameters-subset",
+    "anyof-with-description",
+    g_base,
+    lambda b: b["tools"][0]["functionDeclarations"][1]["parameters"]["properties"].update(
+        either={"anyOf": [{"type": "STRING"}, {"type": "INTEGER"}], "description": "A name or a number."}
+    ),
+)
+case(
+    G,
+    "gemini.schema.parameters-subset",
+    "properties-on-string",
+    g_base,
+    lambda b: b["tools"][0]["functionDeclarations"][1]["parameters"]["properties"].update(
+        data={"type": "STRING", "properties": {"id": {"type": "STRING"}}}
+    ),
 )
 case(
     G,

@@ -76,3 +76,71 @@ def test_bug10_history_with_tool_calls_but_no_tools_declared_is_never_sent_inval
     except ToolwireError:
         return
     assert [str(v) for v in validate(api, body)] == []
+
+
+RESULT_VALUES = [(None, ""), (42, "42"), ({"a": 1}, '{"a": 1}'), ([], ""), ([{"x": 1}], '[{"x": 1}]'), (True, "true")]
+
+
+@pytest.mark.parametrize("api", APIS)
+@pytest.mark.parametrize(("content", "text"), RESULT_VALUES, ids=[repr(v) for v, _ in RESULT_VALUES])
+def test_result_content_of_any_value_is_sent_as_its_text(api, content, text):
+    """A ``ToolResult`` built by hand with content that is not text or parts (``None``, a
+    number, a dict, an empty list) crashed the Chat and Gemini codecs with a bare TypeError,
+    or was sent as an empty array the API refuses. Expected: the content a tool returning that
+    value gets (its JSON text; ``None`` and ``[]`` → empty text), sent valid on every API."""
+    history = [ASK, CALL, Message("user", [ToolResult("call_1", content, name="get_weather")])]
+    assert outcome(api, history, [WEATHER]) == "sent"
+    body = send(api, ModelRequest(model=MODEL_IDS[api], tools=[WEATHER], messages=history))
+    results = [r for m in registry.codec(api).decode_request(body).messages for r in m.tool_results]
+    assert [r.text for r in results] == [text], (api, body)
+
+
+def test_text_part_needs_text_and_a_saved_conversation_with_none_text_is_a_value_error():
+    import toolwire
+
+    with pytest.raises(TypeError, match="TextPart.text must be a str, not NoneType"):
+        TextPart(None)  # type: ignore[arg-type]
+    saved = '{"messages": [{"role": "user", "parts": [{"type": "text", "text": null}]}]}'
+    with pytest.raises(ValueError, match="not a saved toolwire Conversation"):
+        toolwire.Conversation.from_json(saved)
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_empty_call_id_from_a_compatible_server_history_is_sent_valid(api):
+    """A history from an OpenAI-compatible server whose call and result carry the id ``""``:
+    the OpenAI APIs refuse it ("Invalid 'input[4].call_id': empty string. Expected a string with
+    minimum length 1"). Expected: one stable non-empty id in the call and in its result."""
+    history = [
+        ASK,
+        Message("assistant", [ToolCall("", "get_weather", {"city": "Paris"})]),
+        Message("user", [ToolResult("", "sunny", name="get_weather")]),
+    ]
+    assert outcome(api, history, [WEATHER]) == "sent"
+    body = send(api, ModelRequest(model=MODEL_IDS[api], tools=[WEATHER], messages=history))
+    decoded = registry.codec(api).decode_request(body).messages
+    call = [c for m in decoded for c in m.tool_calls][0]
+    result = [r for m in decoded for r in m.tool_results][0]
+    assert result.text == "sunny"
+    if api != "gemini":  # Gemini pairs by name and position; it sends no id toolwire did not receive from it
+        assert call.id and result.tool_call_id == call.id, body
+
+
+@pytest.mark.parametrize("api", ["anthropic", "openai-chat", "gemini"])
+def test_request_without_messages_is_refused_before_sending(api):
+    """An empty conversation: Chat answers "Invalid 'messages': empty array", Gemini
+    "contents is not specified", Anthropic refuses an empty ``messages``."""
+    with pytest.raises(RequestRefused, match="messages-count|contents-count"):
+        send(api, ModelRequest(model=MODEL_IDS[api], tools=[WEATHER], messages=[]))
+
+
+def test_chat_tool_result_over_one_mebibyte_is_sent_whole_as_text_parts():
+    """Chat refuses a content string over 1,048,576 characters ("Invalid 'messages[17].content':
+    string too long"). A tool that reads a big log file: the text is sent whole, as consecutive
+    text parts of at most that many characters, and the change is reported."""
+    big = "log line\n" * 130_000  # 1,170,000 characters
+    history = [ASK, CALL, Message("user", [ToolResult("call_1", big, name="get_weather")])]
+    assert outcome("openai-chat", history, [WEATHER]) == "sent"
+    body = send("openai-chat", ModelRequest(model=MODEL_IDS["openai-chat"], tools=[WEATHER], messages=history))
+    tool = [m for m in body["messages"] if m["role"] == "tool"][0]
+    assert [len(p["text"]) for p in tool["content"]] == [1_048_576, 1_170_000 - 1_048_576]
+    assert "".join(p["text"] for p in tool["content"]) == big

@@ -385,3 +385,65 @@ def test_coercion_follows_refs_arrays_nullable_and_anyof() -> None:
     assert out == {"points": [{"x": 1}, {"x": 2.5}], "maybe": 4, "alt": 5, "ok": True}
     assert type(out["points"][0]["x"]) is int and type(out["alt"]) is int
     assert enum_string(1.5) == "1.5" and enum_string("é") == "é"
+
+
+# ------------------------------------------- Schema shapes the API refuses in openapi mode
+
+
+def test_anyof_is_alone_in_its_node_with_the_other_fields_moved_into_its_branches() -> None:
+    """A pydantic ``Union`` field: ``anyOf`` with ``description``/``title``/``default`` beside it.
+    The API refuses that ("When using any_of, it must be the only field set.")."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"anyOf": [{"type": "integer"}, {"type": "number"}], "description": "The first number.", "title": "A"},
+            "b": {
+                "anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}],
+                "default": None,
+                "description": "Label or id.",
+            },
+        },
+        "required": ["a"],
+    }
+    decl, report = OPENAPI.translate_tool(Tool.from_schema("calc", "Add.", schema))
+    props = decl["parameters"]["properties"]
+    assert props["a"] == {
+        "anyOf": [
+            {"type": "integer", "description": "The first number."},
+            {"type": "number", "description": "The first number."},
+        ]
+    }
+    assert props["b"] == {
+        "anyOf": [
+            {"type": "string", "description": "Label or id.", "nullable": True},
+            {"type": "integer", "description": "Label or id.", "nullable": True},
+        ]
+    }
+    assert ("/properties/a", "removed", "title") in changes(report)
+    assert ("/properties/b", "rewritten", "nullable") in changes(report)
+
+
+def test_object_fields_of_a_type_list_go_to_the_object_branch_and_leave_other_types() -> None:
+    """``properties``/``required`` only on OBJECT nodes ("properties: only allowed for OBJECT type")."""
+    either = {"type": ["object", "string"], "properties": {"id": {"type": "string"}}, "required": ["id"]}
+    text = {"type": "string", "properties": {"id": {"type": "string"}}, "required": ["id"]}
+    schema = {"type": "object", "properties": {"either": either, "text": text}}
+    decl, report = OPENAPI.translate_tool(Tool.from_schema("update", "Update.", schema))
+    props = decl["parameters"]["properties"]
+    assert props["either"] == {
+        "anyOf": [{"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}, {"type": "string"}]
+    }
+    assert props["text"] == {"type": "string"}
+    lossy = [(c.pointer, c.keyword) for c in report if c.lossy]
+    assert lossy == [("/properties/text", "properties"), ("/properties/text", "required")]
+
+
+def test_empty_enum_member_removed_in_openapi_mode() -> None:
+    """ "enum[3]: cannot be empty" for a ``""`` member."""
+    schema = {"type": "object", "properties": {"action": {"type": "string", "enum": ["list", "open", ""]}}}
+    decl, report = OPENAPI.translate_tool(Tool.from_schema("excel", "Excel.", schema))
+    assert decl["parameters"]["properties"]["action"] == {"type": "string", "enum": ["list", "open"]}
+    assert [(c.pointer, c.keyword, c.lossy) for c in report] == [("/properties/action", "enum", True)]
+    only_empty = {"type": "object", "properties": {"x": {"type": "string", "enum": [""]}}}
+    decl, _ = OPENAPI.translate_tool(Tool.from_schema("t", "T.", only_empty))
+    assert decl["parameters"]["properties"]["x"] == {"type": "string"}

@@ -437,6 +437,30 @@ CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
         None,
         lambda b, r: b["max_tokens"] == 16384 and [c.pointer for c in r.changes] == ["/max_tokens"],
     ),
+    "conversation.content-length": (
+        lambda: chat_body(tools=[chat_tool()], messages=chat_turn(result="y" * 1_048_577)),
+        None,
+        lambda b, r: (
+            [len(p["text"]) for p in b["messages"][2]["content"]] == [1_048_576, 1]
+            and [c.call_id for c in r.changes] == ["call_1"]
+        ),
+    ),
+    "request.messages-count": (lambda: chat_body(messages=[]), "/messages", None),
+    "request.stop-reasoning-model": (
+        lambda: chat_body(model="o3-2025-04-16", stop=["END"]),
+        None,
+        lambda b, r: "stop" not in b and [c.lossy for c in r.changes] == [True],
+    ),
+    "request.parallel-tool-calls-model": (
+        lambda: chat_body(model="o4-mini", tools=[chat_tool()], parallel_tool_calls=False),
+        None,
+        lambda b, r: "parallel_tool_calls" not in b and b["tools"] and [c.lossy for c in r.changes] == [True],
+    ),
+    "request.reasoning-effort-model": (
+        lambda: chat_body(model="gpt-4o", reasoning_effort="high"),
+        None,
+        lambda b, r: "reasoning_effort" not in b and [c.pointer for c in r.changes] == ["/reasoning_effort"],
+    ),
     "request.max-tokens-reasoning-model": (
         lambda: chat_body(model="o3", max_tokens=100),
         "/max_tokens",
@@ -542,6 +566,11 @@ CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
 }
 
 RESP_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
+    "request.reasoning-effort-model": (
+        lambda: resp_body(model="gpt-5.1", reasoning={"effort": "minimal", "summary": "auto"}),
+        None,
+        lambda b, r: b["reasoning"] == {"effort": "low", "summary": "auto"} and [c.lossy for c in r.changes] == [True],
+    ),
     "request.max-tokens-model": (
         lambda: resp_body(model="gpt-4.1", max_output_tokens=50000),
         None,
@@ -589,7 +618,7 @@ RESP_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
         ),
     ),
     "request.include-encrypted-reasoning": (
-        lambda: resp_body(store=False, reasoning={"effort": "low"}),
+        lambda: resp_body(model="o4-mini", store=False, reasoning={"effort": "low"}),
         None,
         lambda b, r: b["include"] == ["reasoning.encrypted_content"],
     ),
@@ -869,7 +898,9 @@ def test_store_false_asks_for_encrypted_reasoning_of_reasoning_models() -> None:
     # gpt-5 and the o-series reason without a 'reasoning' setting: their reasoning would be lost
     for model in ("gpt-5", "gpt-5-mini", "o4-mini", "gpt-5.2"):
         assert include(model=model, store=False) == ["reasoning.encrypted_content"], model
-    assert include(model="gpt-4.1", store=False, reasoning={"effort": "low"}) == ["reasoning.encrypted_content"]
+    assert include(model="my-deployment", store=False, reasoning={"effort": "low"}) == ["reasoning.encrypted_content"]
+    # a model known not to reason gets no reasoning setting, so no include (rule request.reasoning-effort-model)
+    assert include(model="gpt-4.1", store=False, reasoning={"effort": "low"}) is None
     # not a reasoning model, or stored: nothing added (a model without reasoning refuses the include)
     assert include(model="gpt-4.1", store=False) is None
     assert include(model="gpt-5-chat-latest", store=False) is None
@@ -1551,3 +1582,52 @@ def test_output_tokens_lowered_on_the_wire_through_the_sdk(chat_model: Any, resp
     assert [(c.rule, c.pointer) for c in response.preflight] == [
         ("openai.request.max-tokens-model", "/max_output_tokens")
     ]
+
+
+@pytest.mark.parametrize(
+    ("model", "effort", "sent"),
+    [
+        ("gpt-5", "none", "minimal"),
+        ("gpt-5-mini-2025-08-07", "xhigh", "high"),
+        ("gpt-5.1", "minimal", "low"),
+        ("gpt-5.1", "none", "none"),
+        ("openai/gpt-5.2-pro", "low", "medium"),
+        ("gpt-5.2-chat-latest", "high", "medium"),
+        ("o3", "minimal", "low"),
+        ("o4-mini", "high", "high"),
+        ("gpt-4.1-mini", "low", None),
+        ("ft:gpt-4o-mini-2024-07-18:org::abc", "low", None),
+        ("gpt-5.1-codex", "none", "none"),  # not in the table: sent as given
+        ("my-azure-deployment", "minimal", "minimal"),
+    ],
+)
+def test_reasoning_effort_a_model_does_not_take(model: str, effort: str, sent: str | None) -> None:
+    """Chat sends ``reasoning_effort``, Responses ``reasoning.effort``: the same table for both."""
+    for body, read in (
+        (chat_body(model=model, reasoning_effort=effort), lambda b: b.get("reasoning_effort")),
+        (
+            resp_body(model=model, reasoning={"effort": effort}, include=["reasoning.encrypted_content"], store=False),
+            lambda b: (b.get("reasoning") or {}).get("effort"),
+        ),
+    ):
+        profile = CHAT if "messages" in body else RESP
+        out, report = repaired(profile, body)
+        assert read(out) == sent, (model, effort, out)
+        assert bool(report.changes) == (sent != effort)
+        if sent is None and "input" in out:  # nothing of reasoning goes to a model that does not reason
+            assert "reasoning" not in out and "reasoning.encrypted_content" not in (out.get("include") or [])
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+def test_empty_call_id_is_replaced_in_the_call_and_its_result(api: str) -> None:
+    if api == "chat":
+        body, profile = chat_body(tools=[chat_tool()], messages=chat_turn(call_id="")), CHAT
+        out, report = repaired(profile, body)
+        ids = [out["messages"][1]["tool_calls"][0]["id"], out["messages"][2]["tool_call_id"]]
+    else:
+        body, profile = resp_body(tools=[resp_tool()], input=resp_turn(call_id="")), RESP
+        out, report = repaired(profile, body)
+        ids = [out["input"][1]["call_id"], out["input"][2]["call_id"]]
+    assert ids[0] == ids[1] == short_call_id("", 40) and ids[0].startswith("call_")
+    assert {c.rule.split(".", 1)[1] for c in report.changes} == {"call.id-length"}
+    assert profile.check_request(out) == []

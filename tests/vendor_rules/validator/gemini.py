@@ -464,6 +464,15 @@ def _subset(node: Any, at: str, depth: int = 0) -> Iterator[Finding]:
         yield join(at, "type"), f"type must be one of {sorted(TYPES)} (a single string), got {short(t)}"
     if "enum" in node and (not isinstance(node["enum"], list) or not all(is_str(e) for e in node["enum"])):
         yield join(at, "enum"), "enum values must be strings"
+    elif "enum" in node and "" in node["enum"]:
+        yield join(at, "enum", node["enum"].index("")), "an enum member cannot be empty"
+    others = [k for k in node if k not in ("anyOf", "any_of")]
+    if ("anyOf" in node or "any_of" in node) and others:
+        yield at, f"anyOf must be the only field of its node, found also {sorted(others)}"
+    if is_str(t) and t.upper() != "OBJECT":
+        for k in ("properties", "required"):
+            if k in node:
+                yield join(at, k), f"{k}: only allowed for OBJECT type (type is {t!r})"
     props = node.get("properties")
     if "properties" in node:
         if not is_obj(props):
@@ -484,8 +493,8 @@ def _subset(node: Any, at: str, depth: int = 0) -> Iterator[Finding]:
 
 @R(
     "gemini.schema.parameters-subset",
-    "`parameters` uses only the OpenAPI-subset Schema: its known keys, a single upper- or lower-case type name, string enums.",
-    "Gemini REST reference Schema (https://ai.google.dev/api/caching#Schema); API error 'Invalid JSON payload received. Unknown name \"additionalProperties\" at 'tools[0].function_declarations[0].parameters': Cannot find field.' (Laisky/one-api#60)",
+    "`parameters` uses only the OpenAPI-subset Schema: its known keys, a single upper- or lower-case type name, string enums without an empty member, anyOf alone in its node, properties/required only on OBJECT nodes.",
+    "Gemini REST reference Schema (https://ai.google.dev/api/caching#Schema); API errors 'Invalid JSON payload received. Unknown name \"additionalProperties\" at 'tools[0].function_declarations[0].parameters': Cannot find field.' (Laisky/one-api#60), '...enum[3]: cannot be empty' (sbroenne/mcp-server-excel#607), 'When using any_of, it must be the only field set.' (langchain-ai/langchain-google#1216), '...properties: only allowed for OBJECT type' (anomalyco/opencode#11889)",
 )
 def parameters_subset(body: Any) -> Iterator[Finding]:
     for at, d in _declarations(body):

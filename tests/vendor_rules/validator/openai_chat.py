@@ -140,6 +140,28 @@ def assistant_empty(body: Any) -> Iterator[Finding]:
 
 
 @R(
+    "openai-chat.message.content-length",
+    "A message content string, and each text part's text, is at most 1048576 characters; a tool message's content is not an empty array.",
+    "API error text \"Invalid 'messages[17].content': string too long. Expected a string with maximum length 1048576\" (gptscript-ai/clio#41); the text-part bound and the empty array are assumed from the same limits",
+)
+def content_length(body: Any) -> Iterator[Finding]:
+    for i, m in enumerate(_messages(body)):
+        c = obj(m).get("content")
+        if is_str(c) and len(c) > 1048576:
+            yield ptr("messages", i, "content"), f"content string has {len(c)} characters (at most 1048576)"
+        elif isinstance(c, list):
+            if not c and obj(m).get("role") == "tool":
+                yield ptr("messages", i, "content"), "a tool message's content is an empty array"
+            for j, p in enumerate(c):
+                t = obj(p).get("text")
+                if is_str(t) and len(t) > 1048576:
+                    yield (
+                        ptr("messages", i, "content", j, "text"),
+                        f"text part has {len(t)} characters (at most 1048576)",
+                    )
+
+
+@R(
     "openai-chat.message.tool-shape",
     "A role:tool message carries a string `tool_call_id` and `content` (string or text parts).",
     "openai.types.chat.ChatCompletionToolMessageParam (Required[content], Required[role], Required[tool_call_id])",

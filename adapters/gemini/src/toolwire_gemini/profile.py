@@ -225,6 +225,13 @@ RULES: tuple[Rule, ...] = (
     ),
     # ---------------------------------------------------------------- request settings
     _r(
+        "gemini.request.contents-count",
+        "contents holds at least one Content.",
+        'API error "* GenerateContentRequest.contents: contents is not specified" (googleapis/js-genai#912, '
+        "langchain-ai/langchain-google#1393)",
+        "refuse",
+    ),
+    _r(
         "gemini.request.tool-config-without-tools",
         "toolConfig.functionCallingConfig is sent only with function declarations; without any it is left out.",
         'API error "Function calling config is set without function_declarations."',
@@ -2015,6 +2022,11 @@ class GeminiProfile(Profile):
                 Violation(
                     "gemini.conversation.parts-non-empty", f"/{ckey}", "contents must be a list of Content objects"
                 )
+            )
+            return
+        if not contents:
+            out.append(
+                Violation("gemini.request.contents-count", f"/{ckey}", "contents must hold at least one Content")
             )
             return
         for ci in range(self._clean_checked(contents, max(start, 0), len(contents)), len(contents)):

@@ -224,8 +224,20 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
                 node["default"] = enum_string(node["default"])
             node.pop("format", None)
             values = strings
+        if "" in values:
+            # 'enum[3]: cannot be empty' (API error for a "" member)
+            values = [v for v in values if v != ""]
+            report.add(
+                here,
+                "removed",
+                "enum",
+                "the empty string removed from enum (Schema enum members cannot be empty)",
+                lossy=True,
+            )
         node["enum"] = values
-        if node.get("type") is None:
+        if not values:
+            node.pop("enum")
+        elif node.get("type") is None:
             node["type"] = "string"
             report.add(
                 here,
@@ -278,6 +290,15 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
         _add_items(node, out, path, here, report)
     if nullable:
         out["nullable"] = True
+    if isinstance(out.get("anyOf"), list) and len(out) > 1:
+        _anyof_alone(out, here, report)
+    elif isinstance(out.get("type"), str) and out["type"] != "object":
+        for key in _FOR_TYPE["object"]:
+            if key in out:
+                out.pop(key)
+                report.add(
+                    here, "removed", key, f"{key} is only allowed for type object, not {out['type']!r}", lossy=True
+                )
     if isinstance(out.get("required"), list) and isinstance(out.get("properties"), dict):
         missing = [r for r in out["required"] if r not in out["properties"]]
         if missing:
@@ -290,6 +311,39 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
                 lossy=True,
             )
     return out
+
+
+#: The Schema fields that apply to one type only (the rest apply to any node).
+_FOR_TYPE = {
+    "object": ("properties", "required", "minProperties", "maxProperties", "propertyOrdering"),
+    "array": ("items", "minItems", "maxItems"),
+    "string": ("minLength", "maxLength", "pattern", "format", "enum"),
+    "number": ("minimum", "maximum", "format"),
+    "integer": ("minimum", "maximum", "format"),
+}
+
+
+def _anyof_alone(out: dict[str, Any], here: str, report: TranslationReport) -> None:
+    """``anyOf`` must be the only field of its node (API error "schema specified other fields
+    alongside any_of. When using any_of, it must be the only field set."): every other field
+    moves into the branches it applies to (``description``, ``nullable`` and ``example`` into
+    every branch; ``properties``/``required`` into the object branches, ``items`` into the array
+    branches, ...), ``title`` and ``default`` are left out. A field no branch takes is removed
+    (lossy). ``out`` is changed in place."""
+    branches = [b for b in out["anyOf"] if isinstance(b, dict)]
+    for key in [k for k in out if k != "anyOf"]:
+        value = out.pop(key)
+        if key in ("title", "default"):
+            report.add(here, "removed", key, f"{key} beside anyOf left out (anyOf must be the only field)")
+            continue
+        typed = [t for t, keys in _FOR_TYPE.items() if key in keys]
+        targets = [b for b in branches if not typed or b.get("type") in typed]
+        for b in targets:
+            b.setdefault(key, copy.deepcopy(value))
+        if targets:
+            report.add(here, "rewritten", key, f"{key} beside anyOf moved into {len(targets)} of its branches")
+        else:
+            report.add(here, "removed", key, f"{key} beside anyOf fits none of its branches", lossy=True)
 
 
 def _add_items(

@@ -64,6 +64,10 @@ MAX_TOOLS = 128
 #: Chat ``tool_calls[].id`` length bound (API error "Invalid 'messages[2].tool_calls[0].id':
 #: string too long. Expected a string with maximum length 40").
 CHAT_MAX_CALL_ID = 40
+#: Chat message ``content`` string length bound (API error "Invalid 'messages[17].content': string
+#: too long. Expected a string with maximum length 1048576, but got a string with length 1744259
+#: instead.").
+CHAT_MAX_CONTENT = 1_048_576
 #: Responses ``call_id`` length bound (API error "Invalid 'input[95].call_id': string too long.
 #: Expected a string with maximum length 64").
 RESPONSES_MAX_CALL_ID = 64
@@ -120,9 +124,11 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
         ),
         (
             "call.id-length",
-            f"A tool call id is at most {call_id_max} characters (a longer id from another vendor is "
-            "replaced by a stable short one in the call and in its result).",
-            call_id_error,
+            f"A tool call id is 1 to {call_id_max} characters (a longer id from another vendor, or an "
+            "empty one from a compatible server's history, is replaced by a stable short one in the "
+            "call and in its result).",
+            call_id_error + "; API error \"Invalid 'input[4].call_id': empty string. Expected a string "
+            'with minimum length 1, but got an empty string instead." (code empty_string)',
             "repair",
         ),
         (
@@ -307,6 +313,40 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "report",
         ),
         (
+            "conversation.content-length",
+            f"A message's content text is at most {CHAT_MAX_CONTENT:,} characters: longer text (a tool result "
+            "reading a big file) is sent as consecutive text parts of at most that many characters, the same "
+            "text in order. The bound on one text part of a content array is taken to be the same (not seen "
+            "in an error text).",
+            "API error \"Invalid 'messages[17].content': string too long. Expected a string with maximum length "
+            '1048576, but got a string with length 1744259 instead." (gptscript-ai/clio#41)',
+            "repair",
+        ),
+        (
+            "request.stop-reasoning-model",
+            "'stop' is not sent to a reasoning model (o1, o3, o4-mini, gpt-5 and later, not their -chat "
+            "variants nor o3-mini): dropped and reported (the text is not cut at the stop sequence).",
+            "API error \"Unsupported parameter: 'stop' is not supported with this model.\" (o3: crewAIInc/crewAI#2738; "
+            "o4-mini: langgenius/dify#18971; gpt-5: FlowiseAI/Flowise#5046; gpt-5.2: huggingface/smolagents#1893; "
+            "o1-preview: crewAIInc/crewAI#1908); o3-mini takes it (huggingface/smolagents#1211)",
+            "repair",
+        ),
+        (
+            "request.parallel-tool-calls-model",
+            "'parallel_tool_calls' is not sent to o1, o3, o3-mini or o4-mini on Chat Completions: dropped and "
+            "reported (the model may then call several tools in one turn; toolwire runs them all).",
+            "API error \"Unsupported parameter: 'parallel_tool_calls' is not supported with this model.\" (o3-mini: "
+            "browser-use/web-ui#648; o4-mini: evalstate/fast-agent#279; o3: langchain-ai/langgraph-supervisor-py#125)",
+            "repair",
+        ),
+        (
+            "request.messages-count",
+            "'messages' holds at least one message.",
+            "API error \"Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty "
+            'array instead." (code empty_array; CopilotKit/CopilotKit#529)',
+            "refuse",
+        ),
+        (
             "request.max-tokens-range",
             "'max_tokens' and 'max_completion_tokens' are integers of at least 1.",
             "API error \"Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0 instead.\" "
@@ -320,6 +360,19 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             'API error "max_tokens is too large: 32000. This model supports at most 16384 completion tokens, whereas you '
             'provided 32000." (enoch3712/ExtractThinker#346, ChatGPTNextWeb/NextChat#3195); "Max output tokens" of '
             "https://platform.openai.com/docs/models",
+            "repair",
+        ),
+        (
+            "request.reasoning-effort-model",
+            "A reasoning effort is one the model takes (gpt-5, gpt-5-mini, gpt-5-nano: minimal to high; "
+            "gpt-5.1: none, low, medium, high; o1, o3, o4-mini: low to high; ...): another is sent as the "
+            "nearest one it takes; a model that does not reason (gpt-4o, gpt-4.1, gpt-3.5) gets none.",
+            "API errors \"Unsupported value: 'minimal' is not supported with the 'gpt-5.1' model. Supported values "
+            "are: 'none', 'low', 'medium', and 'high'.\" (anomalyco/opencode#4451), \"Unsupported value: 'xhigh' is "
+            "not supported with the 'gpt-5-mini' model. Supported values are: 'minimal', 'low', 'medium', and "
+            '\'high\'." (microsoft/vscode#301045), "Unrecognized request argument supplied: reasoning_effort" '
+            "(gpt-4o-mini, davidmigloz/langchain_dart#712), \"Unsupported parameter: 'reasoning.effort' is not "
+            'supported with this model." (gpt-4.1, BoundaryML/baml#2708)',
             "repair",
         ),
         (
@@ -443,6 +496,19 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
             '"Max output tokens" of https://platform.openai.com/docs/models; Chat Completions refuses more for the same '
             'models ("max_tokens is too large: 32000. This model supports at most 16384 completion tokens", '
             "enoch3712/ExtractThinker#346); the Responses API's own error text was not found",
+            "repair",
+        ),
+        (
+            "request.reasoning-effort-model",
+            "A reasoning effort is one the model takes (gpt-5, gpt-5-mini, gpt-5-nano: minimal to high; "
+            "gpt-5.1: none, low, medium, high; o1, o3, o4-mini: low to high; ...): another is sent as the "
+            "nearest one it takes; a model that does not reason (gpt-4o, gpt-4.1, gpt-3.5) gets none.",
+            "API errors \"Unsupported value: 'minimal' is not supported with the 'gpt-5.1' model. Supported values "
+            "are: 'none', 'low', 'medium', and 'high'.\" (anomalyco/opencode#4451), \"Unsupported value: 'xhigh' is "
+            "not supported with the 'gpt-5-mini' model. Supported values are: 'minimal', 'low', 'medium', and "
+            '\'high\'." (microsoft/vscode#301045), "Unrecognized request argument supplied: reasoning_effort" '
+            "(gpt-4o-mini, davidmigloz/langchain_dart#712), \"Unsupported parameter: 'reasoning.effort' is not "
+            'supported with this model." (gpt-4.1, BoundaryML/baml#2708)',
             "repair",
         ),
         (
@@ -641,10 +707,24 @@ def _real_names(names: tuple[str, ...]) -> dict[str, str]:
     return {w: n for n, w in _wire_names(names).items()}
 
 
+def _long_content(content: Any) -> bool:
+    """A Chat message content holding text over :data:`CHAT_MAX_CONTENT` characters (a string,
+    or a text part of an array)."""
+    if type(content) is str:
+        return len(content) > CHAT_MAX_CONTENT
+    if isinstance(content, list):
+        return any(
+            isinstance(p, dict) and isinstance(t := p.get("text"), str) and len(t) > CHAT_MAX_CONTENT for p in content
+        )
+    return False
+
+
 def short_call_id(call_id: str, limit: int) -> str:
-    """``call_id`` if it fits ``limit``, else ``call_<hex>`` (a SHA-256 prefix, stable: the
-    same long id maps to the same short id on every turn, in the call and in its result)."""
-    if not isinstance(call_id, str) or len(call_id) <= limit:
+    """``call_id`` if it is 1 to ``limit`` characters, else ``call_<hex>`` (a SHA-256 prefix,
+    stable: the same long or empty id maps to the same id on every turn, in the call and in its
+    result). The API refuses both: "string too long. Expected a string with maximum length 40"
+    and "Invalid 'input[4].call_id': empty string. Expected a string with minimum length 1"."""
+    if not isinstance(call_id, str) or 0 < len(call_id) <= limit:
         return call_id
     return "call_" + hashlib.sha256(call_id.encode("utf-8")).hexdigest()[: min(32, limit - 5)]
 
@@ -679,6 +759,86 @@ def _reasoning_family(model: str) -> str | None:
 #: Models known not to reason (GPT-4 and GPT-3.5 families, ChatGPT snapshots, the ``-chat``
 #: variants of GPT-5): the Responses API refuses reasoning items sent to them.
 _NON_REASONING = re.compile(r"^(gpt-4|gpt-3\.5|chatgpt-|gpt-5(\.\d+)?-chat)")
+
+
+#: The reasoning effort scale, lowest first (SDK ``openai.types.shared.ReasoningEffort``).
+EFFORT_SCALE = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
+
+#: The reasoning efforts a model takes, for the models whose set is known from the API's own
+#: error texts (a dated snapshot such as ``gpt-5-mini-2025-08-07`` shares its model's set):
+#: ``()`` for a model that does not reason ("Unrecognized request argument supplied:
+#: reasoning_effort" for gpt-4o-mini, davidmigloz/langchain_dart#712; "Unsupported parameter:
+#: 'reasoning.effort' is not supported with this model." for gpt-4.1, BoundaryML/baml#2708).
+REASONING_EFFORTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # GPT-4 and GPT-3.5 families, ChatGPT snapshots: no reasoning
+    (r"gpt-4(o|\.1|\.5|-turbo)?(-[a-z0-9.-]+)?|gpt-3\.5-turbo(-[a-z0-9-]+)?|chatgpt-4o-latest", ()),
+    # o-series: "Currently supported values are low, medium, and high" (SDK docstring of
+    # reasoning_effort before GPT-5)
+    (r"o1|o3|o3-mini|o3-pro|o4-mini", ("low", "medium", "high")),
+    # "Unsupported value: 'xhigh' is not supported with the 'gpt-5-mini' model. Supported values
+    # are: 'minimal', 'low', 'medium', and 'high'." (microsoft/vscode#301045; 'none' for gpt-5-mini:
+    # Nutlope/aicommits#356)
+    (r"gpt-5|gpt-5-mini|gpt-5-nano", ("minimal", "low", "medium", "high")),
+    # "Unsupported value: 'minimal' is not supported with the 'gpt-5.1' model. Supported values
+    # are: 'none', 'low', 'medium', and 'high'." (anomalyco/opencode#4451)
+    (r"gpt-5\.1", ("none", "low", "medium", "high")),
+    # "... with the 'gpt-5.2-pro' model. Supported values are: 'medium', 'high', and 'xhigh'."
+    # (CherryHQ/cherry-studio#11920)
+    (r"gpt-5\.2-pro", ("medium", "high", "xhigh")),
+    # "Unsupported value: 'low' is not supported with the 'gpt-5.2-chat-latest' model. Supported
+    # values are: 'medium'." (anomalyco/opencode#10295)
+    (r"gpt-5\.2-chat-latest", ("medium",)),
+)
+_EFFORTS = tuple(
+    (re.compile(rf"(?:{pattern})(-\d{{4}}-\d{{2}}-\d{{2}})?"), efforts) for pattern, efforts in REASONING_EFFORTS
+)
+
+
+@functools.lru_cache(maxsize=256)
+def reasoning_efforts(model: str) -> tuple[str, ...] | None:
+    """The reasoning efforts ``model`` takes, from :data:`REASONING_EFFORTS`: ``()`` for a model
+    that does not reason, ``None`` for a model whose set toolwire does not know (its effort is
+    sent as given). A provider prefix such as ``openai/``, the ``ft:`` of a fine-tuned model and
+    surrounding spaces are ignored."""
+    name = model.rsplit("/", 1)[-1].strip().lower()
+    if name.startswith("ft:"):
+        name = name[3:].partition(":")[0]
+    for pattern, efforts in _EFFORTS:
+        if pattern.fullmatch(name):
+            return efforts
+    return None
+
+
+def _model_name(model: str) -> str:
+    """``model`` without a provider prefix (``openai/``), the ``ft:`` of a fine-tuned model and
+    surrounding spaces, lower-cased."""
+    name = model.rsplit("/", 1)[-1].strip().lower()
+    if name.startswith("ft:"):
+        name = name[3:].partition(":")[0]
+    return name
+
+
+#: Chat Completions models that refuse ``parallel_tool_calls`` (rule
+#: ``request.parallel-tool-calls-model``), with their dated snapshots.
+_NO_PARALLEL = re.compile(r"(o1|o3|o3-mini|o4-mini)(-\d{4}-\d{2}-\d{2})?")
+
+
+@functools.lru_cache(maxsize=256)
+def _refuses_stop(model: str) -> bool:
+    """Whether a Chat model refuses ``stop`` (rule ``request.stop-reasoning-model``): the
+    reasoning models (o1, o3, o4-mini, gpt-5 and later, not their ``-chat`` variants), except
+    o3-mini and o1-mini."""
+    name = _model_name(model)
+    if re.fullmatch(r"(o3-mini|o1-mini)(-\d{4}-\d{2}-\d{2})?", name):
+        return False
+    return _reasoning_family(name) is not None
+
+
+def nearest_effort(effort: str, allowed: tuple[str, ...]) -> str:
+    """The effort of ``allowed`` nearest to ``effort`` on :data:`EFFORT_SCALE` (the higher one
+    on a tie: a model asked to reason keeps reasoning)."""
+    at = EFFORT_SCALE.index(effort) if effort in EFFORT_SCALE else EFFORT_SCALE.index("medium")
+    return min(allowed, key=lambda e: (abs(EFFORT_SCALE.index(e) - at), -EFFORT_SCALE.index(e)))
 
 
 def takes_reasoning_items(model: Any) -> bool:
@@ -1293,6 +1453,8 @@ class _OpenAIProfile(Profile):
                         f"/{key}",
                         f"{key} {asked} sent as {most}: {model} writes at most {most} output tokens",
                     )
+        if type(model) is str:
+            self._repair_effort(body, model, report)
         if body.get("stream_options") is not None and body.get("stream") is not True:
             body.pop("stream_options")
             _note(
@@ -1301,6 +1463,48 @@ class _OpenAIProfile(Profile):
                 "/stream_options",
                 "stream_options not sent: the request is not streamed",
             )
+
+    def _repair_effort(self, body: dict[str, Any], model: str, report: Any) -> None:
+        """Rule ``request.reasoning-effort-model``: a reasoning effort the model does not take is
+        sent as the nearest one it takes; to a model that does not reason, none is sent (Chat
+        ``reasoning_effort``; Responses ``reasoning.effort``, and with it the rest of
+        ``reasoning`` and the ``reasoning.encrypted_content`` include)."""
+        chat = "input" not in body
+        holder = body if chat else body.get("reasoning")
+        key = "reasoning_effort" if chat else "effort"
+        effort = holder.get(key) if isinstance(holder, dict) else None
+        if type(effort) is not str or not isinstance(holder, dict):
+            return
+        allowed = reasoning_efforts(model)
+        if allowed is None or effort in allowed:
+            return
+        pointer = "/reasoning_effort" if chat else "/reasoning/effort"
+        if allowed:
+            holder[key] = new = nearest_effort(effort, allowed)
+            _note(
+                report,
+                self.rule("request.reasoning-effort-model"),
+                pointer,
+                f"reasoning effort {effort!r} sent as {new!r}: {model} takes {', '.join(allowed)}",
+                lossy=True,
+            )
+            return
+        if chat:
+            body.pop("reasoning_effort")
+        else:
+            body.pop("reasoning")
+            include = body.get("include")
+            if isinstance(include, list) and "reasoning.encrypted_content" in include:
+                body["include"] = [x for x in include if x != "reasoning.encrypted_content"]
+                if not body["include"]:
+                    body.pop("include")
+        _note(
+            report,
+            self.rule("request.reasoning-effort-model"),
+            pointer,
+            f"reasoning effort {effort!r} not sent: {model} does not reason",
+            lossy=True,
+        )
 
     def _repair_parameters(self, fn: dict[str, Any], fn_ptr: str, report: Any) -> None:
         """Non-strict shape repairs of an encoded declaration, and a strict declaration that
@@ -1499,6 +1703,8 @@ class OpenAIChatProfile(_OpenAIProfile):
         out: list[Violation] = []
         if not isinstance(messages, list):
             return out
+        if not messages:
+            return [self.violation("request.messages-count", "/messages", "messages must hold at least one message")]
         start = self._mapped_start(messages, start)
         n = len(messages)
         begin = max(0, min(start, n))
@@ -1560,12 +1766,12 @@ class OpenAIChatProfile(_OpenAIProfile):
                     if isinstance(cid, str):
                         seen_ids.add(cid)
                     ids.append(cid)
-                    if isinstance(cid, str) and len(cid) > CHAT_MAX_CALL_ID:
+                    if isinstance(cid, str) and not 0 < len(cid) <= CHAT_MAX_CALL_ID:
                         out.append(
                             self.violation(
                                 "call.id-length",
                                 f"{at}/tool_calls/{k}/id",
-                                f"tool call id is {len(cid)} characters (at most {CHAT_MAX_CALL_ID})",
+                                f"tool call id is {len(cid)} characters (1 to {CHAT_MAX_CALL_ID})",
                                 call_id=cid,
                             )
                         )
@@ -1675,7 +1881,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                 fn = c.get("function")
                 if (
                     type(cid) is not str
-                    or len(cid) > CHAT_MAX_CALL_ID
+                    or not 0 < len(cid) <= CHAT_MAX_CALL_ID
                     or cid in seen_ids
                     or cid in ids
                     or type(fn) is not dict
@@ -1773,6 +1979,9 @@ class OpenAIChatProfile(_OpenAIProfile):
                     lossy=True,
                 )
             self._repair_parameters(fn, f"/tools/{i}/function", report)
+        model = body.get("model")
+        if type(model) is str:
+            self._repair_reasoning_params(body, model, report)
         if body.get("max_tokens") is not None and reasoning_family(body.get("model")) is not None:
             value = body.pop("max_tokens")
             if body.get("max_completion_tokens") is None:
@@ -1784,6 +1993,27 @@ class OpenAIChatProfile(_OpenAIProfile):
                 f"max_tokens={value!r} sent as max_completion_tokens (model {body.get('model')!r})",
             )
         return declared
+
+    def _repair_reasoning_params(self, body: dict[str, Any], model: str, report: Any) -> None:
+        """Rules ``request.stop-reasoning-model`` and ``request.parallel-tool-calls-model``."""
+        if body.get("stop") is not None and _refuses_stop(model):
+            value = body.pop("stop")
+            _note(
+                report,
+                self.rule("request.stop-reasoning-model"),
+                "/stop",
+                f"stop={value!r} not sent: {model} does not take stop sequences",
+                lossy=True,
+            )
+        if body.get("parallel_tool_calls") is not None and _NO_PARALLEL.fullmatch(_model_name(model)):
+            value = body.pop("parallel_tool_calls")
+            _note(
+                report,
+                self.rule("request.parallel-tool-calls-model"),
+                "/parallel_tool_calls",
+                f"parallel_tool_calls={value!r} not sent: {model} does not take it",
+                lossy=value is False,
+            )
 
     def repair_names(self, body: dict[str, Any], report: Any = None) -> dict[str, str]:
         """Rename the declared function tools whose names OpenAI refuses (:func:`wire_tool_names`),
@@ -1855,6 +2085,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                 continue
             at = f"/messages/{i}"
             if m.get("role") == "assistant":
+                self._split_content(m, f"{at}/content", report)
                 calls = m.get("tool_calls")
                 if not calls and m.get("content") is None:
                     m["content"] = ""
@@ -1902,6 +2133,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                 while i < len(messages) and isinstance(messages[i], dict) and messages[i].get("role") == "tool":
                     tm = messages[i]
                     self._repair_call_id(tm, "tool_call_id", f"/messages/{i}/tool_call_id", report)
+                    self._split_content(tm, f"/messages/{i}/content", report)
                     content = tm.get("content")
                     if isinstance(content, list) and any(_image_part(p) for p in content):
                         moved = [p for p in content if _image_part(p)]
@@ -1929,10 +2161,36 @@ class OpenAIChatProfile(_OpenAIProfile):
                     out.append({"role": "user", "content": images})
                     origins.append(i - 1)
                 continue
+            self._split_content(m, f"{at}/content", report)
             out.append(m)
             origins.append(i)
             i += 1
         return out
+
+    def _split_content(self, m: dict[str, Any], pointer: str, report: Any) -> None:
+        """A message's content text longer than :data:`CHAT_MAX_CONTENT` characters (a string, or
+        a text part of a content array) → consecutive text parts of at most that many characters
+        (rule ``conversation.content-length``): the same text, in order."""
+        content = m.get("content")
+        if not _long_content(content):
+            return
+        parts: list[Any] = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+        out: list[Any] = []
+        for p in parts:
+            text = p.get("text") if isinstance(p, dict) and p.get("type") == "text" else None
+            if isinstance(text, str) and len(text) > CHAT_MAX_CONTENT:
+                pieces = [text[k : k + CHAT_MAX_CONTENT] for k in range(0, len(text), CHAT_MAX_CONTENT)]
+                out.extend({**p, "text": piece} for piece in pieces)
+                _note(
+                    report,
+                    self.rule("conversation.content-length"),
+                    pointer,
+                    f"{len(text):,} characters of {m.get('role')} content sent as {len(pieces)} text parts",
+                    call_id=m.get("tool_call_id") if isinstance(m.get("tool_call_id"), str) else None,
+                )
+            else:
+                out.append(p)
+        m["content"] = out
 
     @staticmethod
     def _clean_messages(messages: list[Any], i: int, n: int) -> int:
@@ -1942,8 +2200,8 @@ class OpenAIChatProfile(_OpenAIProfile):
         message has content or tool calls, each call's id (a string) has at most
         :data:`CHAT_MAX_CALL_ID` characters, its function's name matches the name rule and its
         arguments are the text of a JSON object; a tool message's call id has at most
-        :data:`CHAT_MAX_CALL_ID` characters and its content is a string (no image to move); any
-        other message (user, system, developer) is never repaired."""
+        :data:`CHAT_MAX_CALL_ID` characters and its content is a string (no image to move); no
+        message's content text is longer than :data:`CHAT_MAX_CONTENT` characters."""
         good, texts = _GOOD_NAMES, _OBJECT_TEXTS
         while i < n:
             m = messages[i]
@@ -1952,6 +2210,8 @@ class OpenAIChatProfile(_OpenAIProfile):
             role = m.get("role")
             if role == "assistant":
                 calls = m.get("tool_calls")
+                if _long_content(m.get("content")):
+                    return i
                 if not calls:
                     if m.get("content") is None:
                         return i
@@ -1963,7 +2223,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                             return i
                         cid = c.get("id")
                         fn = c.get("function")
-                        if type(cid) is str and len(cid) > CHAT_MAX_CALL_ID or type(fn) is not dict:
+                        if type(cid) is str and not 0 < len(cid) <= CHAT_MAX_CALL_ID or type(fn) is not dict:
                             return i
                         name = fn.get("name")
                         if type(name) is not str or (name not in good and not _known_good_name(name)):
@@ -1973,8 +2233,16 @@ class OpenAIChatProfile(_OpenAIProfile):
                             return i
             elif role == "tool":
                 cid = m.get("tool_call_id")
-                if type(cid) is str and len(cid) > CHAT_MAX_CALL_ID or type(m.get("content")) is not str:
+                content = m.get("content")
+                if (
+                    type(cid) is str
+                    and not 0 < len(cid) <= CHAT_MAX_CALL_ID
+                    or type(content) is not str
+                    or len(content) > CHAT_MAX_CONTENT
+                ):
                     return i
+            elif _long_content(m.get("content")):
+                return i
             i += 1
         return n
 
@@ -2286,12 +2554,12 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                                     call_id=cid if isinstance(cid, str) else None,
                                 )
                             )
-                    if isinstance(cid, str) and len(cid) > RESPONSES_MAX_CALL_ID:
+                    if isinstance(cid, str) and not 0 < len(cid) <= RESPONSES_MAX_CALL_ID:
                         out.append(
                             self.violation(
                                 "call.id-length",
                                 f"{at}/call_id",
-                                f"call_id is {len(cid)} characters (at most {RESPONSES_MAX_CALL_ID})",
+                                f"call_id is {len(cid)} characters (1 to {RESPONSES_MAX_CALL_ID})",
                                 call_id=cid,
                             )
                         )
@@ -2632,7 +2900,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                 if iid is not None and not (type(iid) is str and iid.startswith("fc")):
                     return i
                 cid = it.get("call_id")
-                if type(cid) is str and len(cid) > RESPONSES_MAX_CALL_ID:
+                if type(cid) is str and not 0 < len(cid) <= RESPONSES_MAX_CALL_ID:
                     return i
                 name = it.get("name")
                 if type(name) is str:
@@ -2642,7 +2910,12 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                     return i  # a str subclass: the full repair
             elif typ == "function_call_output":
                 cid = it.get("call_id")
-                if type(cid) is not str and cid is not None or type(cid) is str and len(cid) > RESPONSES_MAX_CALL_ID:
+                if (
+                    type(cid) is not str
+                    and cid is not None
+                    or type(cid) is str
+                    and not 0 < len(cid) <= RESPONSES_MAX_CALL_ID
+                ):
                     return i
             elif typ == "message" or (typ is None and "role" in it):
                 iid = it.get("id")
@@ -2695,7 +2968,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                 name = it.get("name")
                 if (
                     type(cid) is not str
-                    or len(cid) > RESPONSES_MAX_CALL_ID
+                    or not 0 < len(cid) <= RESPONSES_MAX_CALL_ID
                     or type(name) is not str
                     or type(it.get("arguments")) is not str
                     or (name not in good and not _known_good_name(name))
