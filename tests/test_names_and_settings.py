@@ -225,3 +225,13 @@ def test_install_hint_from_a_wheel_names_the_adapter_wheel(monkeypatch, tmp_path
     monkeypatch.setattr(_install, "_direct_url", lambda: {"url": core.as_uri(), "archive_info": {}})
     monkeypatch.setattr(_install, "installer", lambda: "uv pip install")
     assert _install.adapter_install_command("openai") == f"uv pip install {adapter}"
+
+
+@pytest.mark.parametrize("settings", [{"vertexai": True}, {"project": "p", "location": "us-central1"}])
+def test_vertex_ai_settings_are_refused_not_ignored(settings):
+    """The Gemini adapter speaks the Developer API only: Vertex settings must not be accepted and
+    then silently ignored (the request would go to generativelanguage.googleapis.com)."""
+    with pytest.raises(ConfigurationError, match="Vertex AI is not supported yet") as info:
+        toolwire.model("gemini:gemini-2.5-flash", api_key="k", **settings)
+    for name in settings:
+        assert name in str(info.value)

@@ -1217,3 +1217,50 @@ def test_max_output_tokens_in_snake_case_is_lowered_too() -> None:
     body, changes = repair({"contents": [user()], "generation_config": {"max_output_tokens": 10_000}}, profile)
     assert body["generation_config"] == {"max_output_tokens": 8192}
     assert changes == [("gemini.request.max-tokens-model", "/generation_config/max_output_tokens")]
+
+
+def test_gemma_3_gets_the_system_instruction_in_the_first_user_turn(mock_model: Any) -> None:
+    """ "Developer instruction is not enabled for models/gemma-3-27b-it": the instruction's text
+    goes first in the first user turn; a Gemini model keeps ``systemInstruction``."""
+    for model_id, moved in (("gemma-3-27b-it", True), ("models/gemma-3n-e4b-it", True), ("gemini-2.5-flash", False)):
+        model = mock_model([json_response(candidate_body([{"text": "ok"}]))], model_id=model_id)
+        resp = run(model.send(model.build_request([Message.user("Weather in Paris?")], instructions="Be brief.")))
+        sent = model.sent[0].json
+        changes = [c.rule for c in resp.preflight.changes] if resp.preflight else []
+        if moved:
+            assert "systemInstruction" not in sent
+            assert sent["contents"][0] == {
+                "role": "user",
+                "parts": [{"text": "Be brief."}, {"text": "Weather in Paris?"}],
+            }
+            assert changes == ["gemini.request.system-instruction-model"]
+        else:
+            assert sent["systemInstruction"]["parts"] == [{"text": "Be brief."}]
+            assert changes == []
+
+
+def test_gemma_3_with_tools_is_refused_before_sending_and_gemma_4_is_not(mock_model: Any) -> None:
+    """ "Function calling is not enabled for models/gemma-3-12b-it"."""
+    from toolwire.errors import RequestRefused
+
+    weather = Tool.from_schema(
+        "get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}}
+    )
+    model = mock_model([json_response(candidate_body([{"text": "ok"}]))], model_id="gemma-3-12b-it")
+    with pytest.raises(RequestRefused, match="gemini.request.function-calling-model"):
+        run(model.send(model.build_request([Message.user("hi")], tools=[weather])))
+    assert model.sent == []
+    model = mock_model([json_response(candidate_body([{"text": "ok"}]))], model_id="gemma-4-31b-it")
+    run(model.send(model.build_request([Message.user("hi")], tools=[weather])))
+    assert model.sent[0].json["tools"][0]["functionDeclarations"][0]["name"] == "get_weather"
+
+
+def test_two_declarations_with_one_name_are_refused_before_sending(mock_model: Any) -> None:
+    from toolwire.errors import RequestRefused
+
+    web = Tool.from_schema("search", "Search web.", {"type": "object", "properties": {"q": {"type": "string"}}})
+    files = Tool.from_schema("search", "Search files.", {"type": "object", "properties": {"q": {"type": "string"}}})
+    model = mock_model([json_response(candidate_body([{"text": "ok"}]))])
+    with pytest.raises(RequestRefused, match="gemini.request.unique-declaration-names"):
+        run(model.send(model.build_request([Message.user("hi")], tools=[web, files])))
+    assert model.sent == []

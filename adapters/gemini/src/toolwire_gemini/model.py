@@ -113,7 +113,16 @@ class GeminiModel(Transport):
         return REQUEST_FIELDS
 
     def __init__(self, model_id: str, **settings: Any) -> None:
+        """Raises :class:`~toolwire.errors.ConfigurationError` for the Vertex AI settings
+        (``vertexai``, ``project``, ``location``): requests go to the Gemini Developer API only."""
         self.adapter_settings = {k: settings.pop(k) for k in list(settings) if k in ADAPTER_SETTINGS}
+        vertex = [k for k in ("vertexai", "project", "location") if self.adapter_settings.get(k)]
+        if vertex:
+            raise ConfigurationError(
+                f"gemini: {', '.join(vertex)} given, but Vertex AI is not supported yet: requests go to the "
+                "Gemini Developer API (generativelanguage.googleapis.com) with an API key. Remove "
+                f"{', '.join(vertex)} and set GEMINI_API_KEY."
+            )
         super().__init__(model_id, **settings)
         self.codec = self.make_codec(**self.adapter_settings)
         # the profile of this schema mode and model (the base builds it from self.settings, which

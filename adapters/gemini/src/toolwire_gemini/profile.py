@@ -225,6 +225,28 @@ RULES: tuple[Rule, ...] = (
     ),
     # ---------------------------------------------------------------- request settings
     _r(
+        "gemini.request.system-instruction-model",
+        "Gemma 3 and earlier take no systemInstruction on the Gemini API: its text is sent first in the first "
+        "user turn (as Gemma's own prompt format does).",
+        'API error "Developer instruction is not enabled for models/gemma-3-27b-it" (lobehub/lobehub#7128, '
+        "google/adk-python#3900, whose Gemma integration moves the instruction into the first user message); "
+        "https://ai.google.dev/gemma/docs/core/prompt-structure#system-instructions",
+        "repair",
+    ),
+    _r(
+        "gemini.request.function-calling-model",
+        "Gemma 3 and earlier take no function declarations on the Gemini API: a request with tools is refused.",
+        'API error "Function calling is not enabled for models/gemma-3-12b-it" (agno-agi/agno#3505, '
+        "BerriAI/litellm#10313); Gemma 4 has native function calling and is not refused",
+        "refuse",
+    ),
+    _r(
+        "gemini.request.unique-declaration-names",
+        "Function declaration names are unique within a request.",
+        'API error "Duplicate function declaration found" (the model could not say which one it calls)',
+        "refuse",
+    ),
+    _r(
         "gemini.request.contents-count",
         "contents holds at least one Content.",
         'API error "* GenerateContentRequest.contents: contents is not specified" (googleapis/js-genai#912, '
@@ -658,6 +680,15 @@ INVALID_NAME_PLACEHOLDER = "invalid_tool_name"
 _USER_PLACEHOLDER = "(continued)"
 
 
+@functools.lru_cache(maxsize=64)
+def _gemma_before_4(model: Any) -> bool:
+    """A Gemma model of generation 3 or earlier (``gemma-3-27b-it``, ``models/gemma-3n-e4b-it``,
+    ``gemma-2-9b-it``): on the Gemini API it takes no system instruction and no function
+    declarations."""
+    m = re.match(r"gemma-(\d+)", _model_name(model)) if isinstance(model, str) else None
+    return m is not None and int(m.group(1)) < 4
+
+
 def model_major(model: str | None) -> int | None:
     """The Gemini generation of a model id (``gemini-2.5-flash`` → 2, ``models/gemini-3-pro`` → 3),
     ``None`` when the id does not say."""
@@ -1088,7 +1119,7 @@ class GeminiProfile(Profile):
         self.rules = rules_for(schema_mode)
         # (id of the last repaired body, how many Content entries the repairs added (+) or removed (-)
         # before the incremental start): check_request shifts ``start`` by it, see repair_request
-        self._shift: tuple[int, int, int] | None = None
+        self._shift: tuple[Any, int, int] | None = None
 
     def __repr__(self) -> str:
         return f"GeminiProfile(schema_mode={self.schema_mode!r}, model={self.model!r})"
@@ -1324,15 +1355,46 @@ class GeminiProfile(Profile):
             if notes >= 0 and report is not None and len(report) == notes:
                 self._remember_top(top, out)
         self._repair_contents(out, report, settled)
+        if _gemma_before_4(self.model):
+            self._system_instruction_as_user_text(out, report)
         after = _g(out, "contents")
         if start and isinstance(before, list) and isinstance(after, list) and len(before) != len(after):
             head = before[:start]
             prefix = {"contents": head[:settled] + _copy(head[settled:])}
             self._repair_contents(prefix, None, settled)
-            self._shift = (id(out), start, len(prefix["contents"]) - start)
+            self._shift = (out, start, len(prefix["contents"]) - start)  # the body itself: an id could be reused
         else:
             self._shift = None
         return out
+
+    def _system_instruction_as_user_text(self, body: dict[str, Any], report: Any) -> None:
+        """Rule ``gemini.request.system-instruction-model``: ``systemInstruction`` (which Gemma 3
+        and earlier refuse on the Gemini API) is sent as text parts first in the first user turn
+        (a new user turn when the conversation starts otherwise). The first Content is replaced,
+        never changed in place."""
+        skey = _key(body, "systemInstruction")
+        if skey is None:
+            return
+        si = body.pop(skey)
+        texts = [
+            {"text": p["text"]}
+            for p in (si.get("parts") or [] if isinstance(si, dict) else [])
+            if isinstance(p, dict) and isinstance(p.get("text"), str) and p["text"]
+        ]
+        ckey = _key(body, "contents") or "contents"
+        contents = body.get(ckey)
+        if texts and isinstance(contents, list):
+            first = contents[0] if contents else None
+            if isinstance(first, dict) and first.get("role") in (None, "user") and isinstance(first.get("parts"), list):
+                contents[0] = {**first, "parts": texts + first["parts"]}
+            else:
+                contents.insert(0, {"role": "user", "parts": texts})
+        _add(
+            report,
+            "gemini.request.system-instruction-model",
+            f"/{skey}",
+            f"{self.model} takes no systemInstruction: its text is sent first in the first user turn",
+        )
 
     def _remember_top(self, top: dict[str, Any], out: dict[str, Any]) -> None:
         """Keep a JSON copy of ``top`` (the body's fields other than ``contents``) as fields the
@@ -1831,7 +1893,7 @@ class GeminiProfile(Profile):
         it), so a long conversation checked turn by turn is not checked again."""
         if not isinstance(body, dict):
             return [Violation("gemini.conversation.parts-non-empty", "", "the request body must be a JSON object")]
-        if start and self._shift is not None and self._shift[0] == id(body) and self._shift[1] == start:
+        if start and self._shift is not None and self._shift[0] is body and self._shift[1] == start:
             start = max(0, start + self._shift[2])
         out = list(self._top_checked(body))
         self._check_contents(body, start, out)
@@ -1849,6 +1911,15 @@ class GeminiProfile(Profile):
             return memo[2]
         found: list[Violation] = []
         decls = _declarations(top)
+        if decls and _gemma_before_4(self.model):
+            found.append(
+                Violation(
+                    "gemini.request.function-calling-model",
+                    "/tools",
+                    f"{self.model} takes no function declarations on the Gemini API (no tool calling): "
+                    "use a Gemini model for a run with tools",
+                )
+            )
         self._check_tools(top, decls, found)
         self._check_generation(top, decls, found)
         result = tuple(found)
@@ -1876,6 +1947,15 @@ class GeminiProfile(Profile):
         names = set()
         for dptr, decl in decls:
             name = decl.get("name")
+            if isinstance(name, str) and name in names:
+                out.append(
+                    Violation(
+                        "gemini.request.unique-declaration-names",
+                        f"{dptr}/name",
+                        f"two function declarations are named {name!r}; give each tool its own name",
+                        tool=name,
+                    )
+                )
             names.add(name)
             err = self.tool_name_error(name)
             if err is not None:

@@ -1304,11 +1304,11 @@ class _OpenAIProfile(Profile):
         entries may have moved (a dropped reasoning item, an inserted user message), so
         :meth:`check_request` of that list starts at the same entry."""
         # origins never decrease (entries are repaired in order): the entries before start, by bisection
-        self._start_map = (id(repaired), start, bisect.bisect_left(origins, start))
+        self._start_map = (repaired, start, bisect.bisect_left(origins, start))
 
     def _mapped_start(self, items: Any, start: int) -> int:
         m = getattr(self, "_start_map", None)
-        if m is not None and m[0] == id(items) and m[1] == start:
+        if m is not None and m[0] is items and m[1] == start:  # the list itself: an id could be reused
             return m[2]
         return start
 
@@ -1950,7 +1950,7 @@ class OpenAIChatProfile(_OpenAIProfile):
             origins: list[int] = []
             repaired = body["messages"] = self._repair_messages(messages, declared, report, origins, settled)
             if repaired is messages:  # nothing moved
-                self._start_map = (id(repaired), start, min(max(start, 0), len(repaired)))
+                self._start_map = (repaired, start, min(max(start, 0), len(repaired)))
             else:
                 self._remember_start(repaired, origins, start)
         return body
@@ -2677,7 +2677,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
             origins: list[int] = []
             repaired = body["input"] = self._repair_items(items, declared, store_false, report, origins, settled)
             if repaired is items:  # nothing moved
-                self._start_map = (id(repaired), start, min(max(start, 0), len(repaired)))
+                self._start_map = (repaired, start, min(max(start, 0), len(repaired)))
             else:
                 self._remember_start(repaired, origins, start)
         return body
