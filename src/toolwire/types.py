@@ -292,7 +292,13 @@ class ToolResult:
             # None, a number, a dict, a list of values...: the content a tool returning it gets
             from .executor import to_result_content
 
-            content = to_result_content(content)
+            try:
+                content = to_result_content(content)
+            except Exception as exc:
+                raise TypeError(
+                    f"ToolResult.content must be text, parts or a value with a JSON form; {type(content).__name__} "
+                    f"could not be turned into text ({type(exc).__name__}: {exc})"
+                ) from exc
             if isinstance(content, str):
                 self.content = scrub(content)
                 return

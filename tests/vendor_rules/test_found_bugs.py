@@ -144,3 +144,8 @@ def test_chat_tool_result_over_one_mebibyte_is_sent_whole_as_text_parts():
     tool = [m for m in body["messages"] if m["role"] == "tool"][0]
     assert [len(p["text"]) for p in tool["content"]] == [1_048_576, 1_170_000 - 1_048_576]
     assert "".join(p["text"] for p in tool["content"]) == big
+
+
+def test_result_content_that_has_no_text_form_is_a_type_error_naming_the_field():
+    with pytest.raises(TypeError, match="ToolResult.content must be text"):
+        ToolResult("call_1", b"\xff\xfe")

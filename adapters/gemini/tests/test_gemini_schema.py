@@ -447,3 +447,24 @@ def test_empty_enum_member_removed_in_openapi_mode() -> None:
     only_empty = {"type": "object", "properties": {"x": {"type": "string", "enum": [""]}}}
     decl, _ = OPENAPI.translate_tool(Tool.from_schema("t", "T.", only_empty))
     assert decl["parameters"]["properties"]["x"] == {"type": "string"}
+
+
+def test_fields_beside_anyof_reach_nested_anyof_branches_and_keep_the_array_items() -> None:
+    nested = {"description": "d", "anyOf": [{"anyOf": [{"type": "integer"}, {"type": "number"}]}, {"type": "string"}]}
+    both = {"type": ["object", "array"], "properties": {"a": {"type": "string"}}, "items": {"type": "string"}}
+    schema = {"type": "object", "properties": {"n": nested, "b": both, "c": {"const": ""}}}
+    decl, _ = OPENAPI.translate_tool(Tool.from_schema("t", "T.", schema))
+    props = decl["parameters"]["properties"]
+    assert props["n"] == {
+        "anyOf": [
+            {"anyOf": [{"type": "integer", "description": "d"}, {"type": "number", "description": "d"}]},
+            {"type": "string", "description": "d"},
+        ]
+    }
+    assert props["b"] == {
+        "anyOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}},
+            {"type": "array", "items": {"type": "string"}},
+        ]
+    }
+    assert props["c"] == {"type": "string"}

@@ -1599,6 +1599,8 @@ def test_output_tokens_lowered_on_the_wire_through_the_sdk(chat_model: Any, resp
         ("ft:gpt-4o-mini-2024-07-18:org::abc", "low", None),
         ("gpt-5.1-codex", "none", "none"),  # not in the table: sent as given
         ("my-azure-deployment", "minimal", "minimal"),
+        ("gpt-5", "HIGH", "high"),  # the API's values are lower case
+        ("gpt-5", "turbo", "turbo"),  # not an effort toolwire knows: sent as given
     ],
 )
 def test_reasoning_effort_a_model_does_not_take(model: str, effort: str, sent: str | None) -> None:

@@ -237,7 +237,7 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
         node["enum"] = values
         if not values:
             node.pop("enum")
-        elif node.get("type") is None:
+        if node.get("type") is None:
             node["type"] = "string"
             report.add(
                 here,
@@ -330,7 +330,7 @@ def _anyof_alone(out: dict[str, Any], here: str, report: TranslationReport) -> N
     every branch; ``properties``/``required`` into the object branches, ``items`` into the array
     branches, ...), ``title`` and ``default`` are left out. A field no branch takes is removed
     (lossy). ``out`` is changed in place."""
-    branches = [b for b in out["anyOf"] if isinstance(b, dict)]
+    branches = _leaf_branches(out["anyOf"])
     for key in [k for k in out if k != "anyOf"]:
         value = out.pop(key)
         if key in ("title", "default"):
@@ -339,11 +339,24 @@ def _anyof_alone(out: dict[str, Any], here: str, report: TranslationReport) -> N
         typed = [t for t, keys in _FOR_TYPE.items() if key in keys]
         targets = [b for b in branches if not typed or b.get("type") in typed]
         for b in targets:
-            b.setdefault(key, copy.deepcopy(value))
+            if key not in b or (key == "items" and b[key] == {}):  # ({} : the any-element items a branch got)
+                b[key] = copy.deepcopy(value)
         if targets:
             report.add(here, "rewritten", key, f"{key} beside anyOf moved into {len(targets)} of its branches")
         else:
             report.add(here, "removed", key, f"{key} beside anyOf fits none of its branches", lossy=True)
+
+
+def _leaf_branches(branches: list[Any]) -> list[dict[str, Any]]:
+    """The branches of an ``anyOf``, with a branch that is itself an ``anyOf`` replaced by its own
+    branches (a field moved into it must not sit beside its ``anyOf`` either)."""
+    out: list[dict[str, Any]] = []
+    for b in branches:
+        if isinstance(b, dict) and isinstance(b.get("anyOf"), list):
+            out.extend(_leaf_branches(b["anyOf"]))
+        elif isinstance(b, dict):
+            out.append(b)
+    return out
 
 
 def _add_items(

@@ -1480,7 +1480,10 @@ class _OpenAIProfile(Profile):
             return
         pointer = "/reasoning_effort" if chat else "/reasoning/effort"
         if allowed:
-            holder[key] = new = nearest_effort(effort, allowed)
+            level = effort.strip().lower()
+            if level not in EFFORT_SCALE:
+                return  # not an effort toolwire knows: sent as given (the API names the values it takes)
+            holder[key] = new = nearest_effort(level, allowed)
             _note(
                 report,
                 self.rule("request.reasoning-effort-model"),
