@@ -299,3 +299,37 @@ def test_a_thinking_budget_above_the_lowered_max_tokens_is_refused(mock_model, w
     assert [v.rule for v in info.value.violations] == ["anthropic.request.thinking-budget"]
     assert "40000" in str(info.value) and "32000" in str(info.value)
     assert model.sent == []
+
+
+@pytest.mark.parametrize(
+    "effort, max_tokens, thinking",
+    [
+        ("high", 16_000, {"type": "enabled", "budget_tokens": 4096}),
+        ("LOW", 16_000, {"type": "enabled", "budget_tokens": 1024}),
+        ("max", 8_000, {"type": "enabled", "budget_tokens": 7_999}),  # kept below max_tokens
+        ("none", 16_000, {"type": "disabled"}),
+    ],
+)
+def test_cross_provider_effort_is_sent_as_anthropic_thinking(mock_model, wire, effort, max_tokens, thinking) -> None:
+    """``thinking={"effort": ...}`` (what the OpenAI and Gemini adapters take) was sent to
+    Anthropic as ``{"effort": ...}``, which has no ``type`` (``ThinkingConfigParam`` is
+    enabled / adaptive / disabled)."""
+    model = mock_model(
+        [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))],
+        max_tokens=max_tokens,
+        thinking={"effort": effort},
+    )
+    run(model.send(model.build_request([Message.user("go")])))
+    assert model.sent[0].json["thinking"] == thinking
+
+
+def test_effort_with_too_few_max_tokens_is_refused_naming_the_budget(mock_model, wire) -> None:
+    model = mock_model(
+        [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))],
+        max_tokens=1000,
+        thinking={"effort": "low"},
+    )
+    with pytest.raises(RequestRefused) as info:
+        run(model.send(model.build_request([Message.user("go")])))
+    assert [v.rule for v in info.value.violations] == ["anthropic.request.thinking-budget"]
+    assert model.sent == []

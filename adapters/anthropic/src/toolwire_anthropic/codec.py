@@ -276,6 +276,34 @@ def _own(provider_data: dict[str, Any] | None) -> dict[str, Any]:
 _NONE: dict[str, Any] = {}
 
 
+#: ``budget_tokens`` for the cross-provider ``thinking={"effort": ...}`` (the values LiteLLM
+#: uses for ``reasoning_effort`` on Claude: low 1024, medium 2048, high 4096; ``minimal`` takes
+#: the API's minimum, 1024; ``xhigh`` and ``max`` double from ``high``).
+EFFORT_BUDGETS = {"minimal": 1024, "low": 1024, "medium": 2048, "high": 4096, "xhigh": 8192, "max": 16384}
+
+
+def _thinking_wire(thinking: Any, max_tokens: Any) -> Any:
+    """The ``thinking`` field for a request's thinking settings: Anthropic's own object
+    (``{"type": "enabled", "budget_tokens": N}``, ``{"type": "adaptive"}``, ``{"type":
+    "disabled"}``) unchanged; the cross-provider ``{"effort": E}`` (what OpenAI and Gemini take)
+    without a ``type`` → ``{"type": "disabled"}`` for ``"none"``, else manual thinking with
+    :data:`EFFORT_BUDGETS` tokens, kept below ``max_tokens`` (``budget_tokens`` must be at least
+    1024 and less than ``max_tokens``: ``anthropic.types.ThinkingConfigEnabledParam``). An effort
+    toolwire does not know is sent as given (the API names what it takes)."""
+    if not isinstance(thinking, dict) or "type" in thinking or "effort" not in thinking:
+        return copy.deepcopy(thinking)
+    effort = thinking["effort"]
+    level = effort.strip().lower() if isinstance(effort, str) else None
+    if level == "none":
+        return {"type": "disabled"}
+    if level not in EFFORT_BUDGETS:
+        return copy.deepcopy(thinking)
+    budget = EFFORT_BUDGETS[level]
+    if type(max_tokens) is int and max_tokens - 1 < budget:
+        budget = max(1024, max_tokens - 1)  # below 1025 max_tokens the preflight refuses, naming the bound
+    return {"type": "enabled", "budget_tokens": budget}
+
+
 def _wire_id(call_id: str) -> str:
     """A tool call id as sent to Anthropic (rule ``anthropic.tool_use.id``): unchanged when it
     matches ``^[a-zA-Z0-9_-]+$`` (every Anthropic id and toolwire's synthesized ids do); otherwise
@@ -1419,7 +1447,7 @@ class AnthropicCodec:
         if request.temperature is not None:
             body["temperature"] = request.temperature
         if thinking is not None:
-            body["thinking"] = copy.deepcopy(thinking)
+            body["thinking"] = _thinking_wire(thinking, body["max_tokens"])
         if request.stream:
             body["stream"] = True
         for k, v in settings.items() if settings else ():
