@@ -891,6 +891,10 @@ class _Histories:
         linked = calls | results | other
         if not ids.isdisjoint(linked):
             return None
+        if calls and sum(type(p) is ToolCall or isinstance(p, ToolCall) for m in tail for p in m.parts) != len(calls):
+            # a call id used twice in the new messages: the later call is renumbered after its
+            # message's place in the whole conversation (turns.renumber_reused_ids), not in the tail
+            return None
         part = object.__new__(type(request))  # a shallow copy with the new messages only (replace() is slow)
         part.__dict__.update(request.__dict__)
         part.messages = tail

@@ -381,3 +381,25 @@ def test_finished_conversations_are_released_and_caches_pickle_empty(api: str) -
     assert copy.deepcopy(vars(m)["_histories"])._by_owner == {}
     folds = [v for v in vars(m.profile).values() if isinstance(v, PrefixFold)]
     assert all(pickle.loads(pickle.dumps(f))._entries == [] for f in folds)  # Gemini keeps none
+
+
+@pytest.mark.parametrize("api", list(APIS))
+def test_a_call_id_reused_inside_the_new_messages_is_renumbered_as_in_the_whole_encode(api: str) -> None:
+    """Found by the property test above: two assistant messages added at once, the second
+    reusing the first's call id (as OpenAI-compatible servers number every response's calls
+    ``call_0``...). The later call is renamed after its message's place in the whole conversation
+    (``c2_t2``); encoding the new messages alone named it after its place among them (``c2_t1``),
+    so the incremental body differed from the whole one (and two such tails could collide)."""
+    m = _model(api)
+    owner = Conversation()
+    first = [Message("user", [TextPart("hi")])]
+    calls = [
+        Message("assistant", [ToolCall("c2", "lookup", {"q": "a"})]),
+        Message("assistant", [TextPart("hi"), ToolCall("c2", "lookup", {"q": "a"})]),
+    ]
+    for history in (first, first + calls):
+        req = _request(m, history, owner)
+        body, report = m._preflight(req, incremental=True)
+        assert (_dumps(body), report.to_dict()) == _fresh(api, req)
+    if api != "gemini":  # (Gemini is sent no call id toolwire did not receive from Gemini)
+        assert "c2_t2" in _dumps(body) and "c2_t1" not in _dumps(body)
