@@ -446,6 +446,15 @@ CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
         ),
     ),
     "request.messages-count": (lambda: chat_body(messages=[]), "/messages", None),
+    "request.penalties-reasoning-model": (
+        lambda: chat_body(model="gpt-5-mini", presence_penalty=0.5, frequency_penalty=0),
+        None,
+        lambda b, r: (
+            "presence_penalty" not in b
+            and "frequency_penalty" not in b
+            and [c.lossy for c in r.changes] == [True, False]
+        ),
+    ),
     "request.stop-reasoning-model": (
         lambda: chat_body(model="o3-2025-04-16", stop=["END"]),
         None,

@@ -332,6 +332,15 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "repair",
         ),
         (
+            "request.penalties-reasoning-model",
+            "'presence_penalty' and 'frequency_penalty' are not sent to the o-series and the gpt-5 "
+            "family (gpt-5, gpt-5-mini, gpt-5-nano): dropped and reported.",
+            "API error \"Unsupported parameter: 'presence_penalty' is not supported with this model.\" (gpt-5-mini: "
+            "nextai-translator/nextai-translator#1781; o3-mini: TabbyML/tabby#3974); stanford-crfm/helm#3617 removes "
+            "both penalties for the o-series",
+            "repair",
+        ),
+        (
             "request.parallel-tool-calls-model",
             "'parallel_tool_calls' is not sent to o1, o3, o3-mini or o4-mini on Chat Completions: dropped and "
             "reported (the model may then call several tools in one turn; toolwire runs them all).",
@@ -2008,6 +2017,17 @@ class OpenAIChatProfile(_OpenAIProfile):
                 f"stop={value!r} not sent: {model} does not take stop sequences",
                 lossy=True,
             )
+        if reasoning_family(model) in ("o", "gpt-5"):
+            for key in ("presence_penalty", "frequency_penalty"):
+                if body.get(key) is not None:
+                    value = body.pop(key)
+                    _note(
+                        report,
+                        self.rule("request.penalties-reasoning-model"),
+                        f"/{key}",
+                        f"{key}={value!r} not sent: {model} does not take it",
+                        lossy=value != 0,
+                    )
         if body.get("parallel_tool_calls") is not None and _NO_PARALLEL.fullmatch(_model_name(model)):
             value = body.pop("parallel_tool_calls")
             _note(
