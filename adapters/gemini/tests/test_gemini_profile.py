@@ -1264,3 +1264,23 @@ def test_two_declarations_with_one_name_are_refused_before_sending(mock_model: A
     with pytest.raises(RequestRefused, match="gemini.request.unique-declaration-names"):
         run(model.send(model.build_request([Message.user("hi")], tools=[web, files])))
     assert model.sent == []
+
+
+@pytest.mark.parametrize(
+    "model_id, config",
+    [
+        ("gemini-2.5-flash", {"thinkingBudget": 0}),
+        ("gemini-2.5-pro", {"thinkingBudget": 128}),  # cannot turn thinking off: its least budget
+        ("gemini-3-pro-preview", {"thinkingLevel": "LOW"}),
+    ],
+)
+def test_effort_none_turns_thinking_off_or_to_the_least_the_model_takes(
+    mock_model: Any, model_id: str, config: Any
+) -> None:
+    """``thinking={"effort": "none"}`` (OpenAI's value for no reasoning) was sent as
+    ``thinkingLevel: "NONE"``, not a ThinkingLevel, and refused."""
+    model = mock_model(
+        [json_response(candidate_body([{"text": "ok"}]))], model_id=model_id, thinking={"effort": "none"}
+    )
+    run(model.send(model.build_request([Message.user("hi")])))
+    assert model.sent[0].json["generationConfig"]["thinkingConfig"] == config

@@ -468,7 +468,7 @@ class GeminiCodec:
 
         Reads ``budget`` (or ``budget_tokens``) → ``thinkingBudget`` (0 disables, -1 automatic),
         ``include_thoughts`` → ``includeThoughts``, ``level`` → ``thinkingLevel`` (as given) or
-        ``effort`` → ``thinkingLevel`` upper-cased, ``{"type": "disabled"}`` → budget 0,
+        ``effort`` → ``thinkingLevel`` upper-cased (``"none"`` → budget 0), ``{"type": "disabled"}`` → budget 0,
         ``{"type": "enabled", ...}`` → ``includeThoughts: true`` unless set; other keys are
         copied as wire names."""
         if not thinking:
@@ -482,7 +482,13 @@ class GeminiCodec:
             elif key == "level":
                 out["thinkingLevel"] = value
             elif key == "effort":
-                out["thinkingLevel"] = str(value).upper()
+                if isinstance(value, str) and value.strip().lower() == "none":
+                    # OpenAI's "none" (no reasoning): budget 0, which the preflight raises to the
+                    # least a model takes where it cannot turn thinking off (gemini-2.5-pro: 128;
+                    # Gemini 3 Pro: thinkingLevel LOW)
+                    out["thinkingBudget"] = 0
+                else:
+                    out["thinkingLevel"] = str(value).upper()
             elif key == "type":
                 if value == "disabled":
                     out["thinkingBudget"] = 0
