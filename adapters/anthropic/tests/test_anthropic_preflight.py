@@ -333,3 +333,58 @@ def test_effort_with_too_few_max_tokens_is_refused_naming_the_budget(mock_model,
         run(model.send(model.build_request([Message.user("go")])))
     assert [v.rule for v in info.value.violations] == ["anthropic.request.thinking-budget"]
     assert model.sent == []
+
+
+@pytest.mark.parametrize(
+    "model_id, effort, thinking, output_config",
+    [
+        ("claude-opus-4-7", "high", {"type": "adaptive"}, {"effort": "high"}),
+        ("claude-fable-5", "minimal", {"type": "adaptive"}, {"effort": "low"}),
+        ("us.anthropic.claude-opus-4-7-v1:0", "medium", {"type": "adaptive"}, {"effort": "medium"}),
+        ("claude-opus-4-6", "max", {"type": "adaptive"}, {"effort": "max"}),
+        ("claude-sonnet-4-5", "high", {"type": "enabled", "budget_tokens": 4096}, None),
+    ],
+)
+def test_effort_takes_the_thinking_form_each_model_takes(
+    mock_model, wire, model_id, effort, thinking, output_config
+) -> None:
+    """Claude 4.7 and later refuse manual thinking ('"thinking.type.enabled" is not supported for
+    this model. Use "thinking.type.adaptive" and "output_config.effort"'); models before 4.6 have
+    no adaptive thinking."""
+    model = mock_model(
+        [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))],
+        model_id=model_id,
+        max_tokens=16_000,
+        thinking={"effort": effort},
+    )
+    run(model.send(model.build_request([Message.user("go")])))
+    sent = model.sent[0].json
+    assert sent["thinking"] == thinking
+    assert sent.get("output_config") == output_config
+
+
+@pytest.mark.parametrize(
+    "model_id, thinking",
+    [("claude-opus-4-7", {"type": "enabled", "budget_tokens": 2048}), ("claude-sonnet-4-5", {"type": "adaptive"})],
+)
+def test_a_thinking_type_the_model_does_not_take_is_refused_before_sending(
+    mock_model, wire, model_id, thinking
+) -> None:
+    model = mock_model(
+        [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))],
+        model_id=model_id,
+        max_tokens=16_000,
+        thinking=thinking,
+    )
+    with pytest.raises(RequestRefused) as info:
+        run(model.send(model.build_request([Message.user("go")])))
+    assert [v.rule for v in info.value.violations] == ["anthropic.request.thinking-type-model"]
+    assert model.sent == []
+
+
+def test_claude_5_family_names_are_read_for_the_prefill_rule() -> None:
+    from toolwire_anthropic.profile import claude_version, takes_prefill
+
+    assert claude_version("claude-fable-5") == (5, 0) and claude_version("claude-mythos-preview") == (5, 0)
+    assert not takes_prefill("claude-fable-5-2") and not takes_prefill("claude-mythos-5")
+    assert takes_prefill("claude-sonnet-4-5") and takes_prefill("some-proxy-alias")

@@ -192,8 +192,21 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
         body(max_tokens=2048, thinking={"type": "enabled", "budget_tokens": 2048}),
         "/thinking/budget_tokens",
     ),
-    ("anthropic.request.thinking-temperature", body(temperature=0.2, thinking={"type": "adaptive"}), "/temperature"),
-    ("anthropic.request.thinking-sampling", body(top_k=5, thinking={"type": "adaptive"}), "/top_k"),
+    (
+        "anthropic.request.thinking-temperature",
+        body(temperature=0.2, thinking={"type": "adaptive"}, model="claude-sonnet-4-6"),
+        "/temperature",
+    ),
+    (
+        "anthropic.request.thinking-type-model",
+        body(model="claude-opus-4-7", max_tokens=8000, thinking={"type": "enabled", "budget_tokens": 2048}),
+        "/thinking/type",
+    ),
+    (
+        "anthropic.request.thinking-sampling",
+        body(top_k=5, thinking={"type": "adaptive"}, model="claude-sonnet-4-6"),
+        "/top_k",
+    ),
     ("anthropic.request.sampling-range", body(temperature=1.5), "/temperature"),
     ("anthropic.request.temperature-and-top-p", body(temperature=0.5, top_p=0.9), "/top_p"),
     (
@@ -276,13 +289,21 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
     (
         "anthropic.conversation.thinking-signature",
         body(
-            thinking={"type": "adaptive"}, tools=[tool()], messages=loop([{"type": "thinking", "thinking": "hmm"}, USE])
+            thinking={"type": "adaptive"},
+            model="claude-sonnet-4-6",
+            tools=[tool()],
+            messages=loop([{"type": "thinking", "thinking": "hmm"}, USE]),
         ),
         "/messages/1/content/0/signature",
     ),
     (
         "anthropic.conversation.thinking-first",
-        body(thinking={"type": "adaptive"}, tools=[tool()], messages=loop([{"type": "text", "text": "x"}, SIG, USE])),
+        body(
+            thinking={"type": "adaptive"},
+            model="claude-sonnet-4-6",
+            tools=[tool()],
+            messages=loop([{"type": "text", "text": "x"}, SIG, USE]),
+        ),
         "/messages/1/content/0",
     ),
     (
@@ -305,6 +326,7 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
         "anthropic.conversation.final-block-thinking",
         body(
             thinking={"type": "adaptive"},
+            model="claude-sonnet-4-6",
             messages=convo(("user", [{"type": "text", "text": "hi"}]), ("assistant", [SIG])),
         ),
         "/messages/1/content/0",
@@ -546,7 +568,12 @@ def test_thinking_dropped_for_foreign_tool_loop_is_lossy_and_kept_with_own_think
     )
     assert P.repair_request(own, Report())["thinking"] == {"type": "enabled", "budget_tokens": 1024}
     # adaptive thinking: the model may answer a turn without thinking, and the history stays as it is
-    assert P.check_request(body(thinking={"type": "adaptive"}, tools=[tool()], messages=loop([USE]))) == []
+    assert (
+        P.check_request(
+            body(thinking={"type": "adaptive"}, model="claude-sonnet-4-6", tools=[tool()], messages=loop([USE]))
+        )
+        == []
+    )
     # a new user turn (no tool_result at the end) does not need thinking in earlier turns
     new_turn = body(
         thinking={"type": "enabled", "budget_tokens": 1024},
@@ -559,8 +586,8 @@ def test_thinking_dropped_for_foreign_tool_loop_is_lossy_and_kept_with_own_think
 
 
 def test_sampling_settings_valid_values_pass() -> None:
-    assert P.check_request(body(temperature=1, thinking={"type": "adaptive"})) == []
-    assert P.check_request(body(top_p=0.95, thinking={"type": "adaptive"})) == []
+    assert P.check_request(body(temperature=1, thinking={"type": "adaptive"}, model="claude-sonnet-4-6")) == []
+    assert P.check_request(body(top_p=0.95, thinking={"type": "adaptive"}, model="claude-sonnet-4-6")) == []
     assert P.check_request(body(temperature=0.2, top_p=0.9, model="claude-3-5-haiku-20241022")) == []
     assert (
         P.check_request(
@@ -573,7 +600,12 @@ def test_sampling_settings_valid_values_pass() -> None:
         )
         == []
     )
-    assert P.check_request(body(tools=[tool()], thinking={"type": "adaptive"}, tool_choice={"type": "any"})) == []
+    assert (
+        P.check_request(
+            body(tools=[tool()], thinking={"type": "adaptive"}, model="claude-sonnet-4-6", tool_choice={"type": "any"})
+        )
+        == []
+    )
 
 
 def test_incremental_check_skips_checked_history_but_keeps_placement() -> None:

@@ -75,7 +75,7 @@ from toolwire.wire import (
     usage_int,
 )
 
-from .profile import TOOL_NAME_RULE, TOOL_USE_ID_RULE, AnthropicProfile, server_tool_block_types
+from .profile import TOOL_NAME_RULE, TOOL_USE_ID_RULE, AnthropicProfile, claude_version, server_tool_block_types
 
 __all__ = [
     "AnthropicCodec",
@@ -282,14 +282,38 @@ _NONE: dict[str, Any] = {}
 EFFORT_BUDGETS = {"minimal": 1024, "low": 1024, "medium": 2048, "high": 4096, "xhigh": 8192, "max": 16384}
 
 
-def _thinking_wire(thinking: Any, max_tokens: Any) -> Any:
+def _adaptive_effort(thinking: Any, model: Any) -> str | None:
+    """``output_config.effort`` for the cross-provider ``{"effort": E}`` on a model that thinks
+    adaptively (Claude 4.6 and later: :func:`_thinking_wire` sends ``{"type": "adaptive"}``),
+    ``None`` otherwise. ``minimal`` → ``low`` (``OutputConfigParam.effort`` takes low, medium,
+    high, xhigh and max)."""
+    if not isinstance(thinking, dict) or "type" in thinking or "effort" not in thinking:
+        return None
+    effort = thinking["effort"]
+    level = effort.strip().lower() if isinstance(effort, str) else None
+    if level not in EFFORT_BUDGETS or not _thinks_adaptively(model):
+        return None
+    return "low" if level == "minimal" else level
+
+
+def _thinks_adaptively(model: Any) -> bool:
+    """Claude 4.6 and later: adaptive thinking with ``output_config.effort`` (4.7 and later
+    refuse manual thinking: '"thinking.type.enabled" is not supported for this model. Use
+    "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.')."""
+    version = claude_version(model)
+    return version is not None and version >= (4, 6)
+
+
+def _thinking_wire(thinking: Any, max_tokens: Any, model: Any = None) -> Any:
     """The ``thinking`` field for a request's thinking settings: Anthropic's own object
     (``{"type": "enabled", "budget_tokens": N}``, ``{"type": "adaptive"}``, ``{"type":
     "disabled"}``) unchanged; the cross-provider ``{"effort": E}`` (what OpenAI and Gemini take)
     without a ``type`` → ``{"type": "disabled"}`` for ``"none"``, else manual thinking with
     :data:`EFFORT_BUDGETS` tokens, kept below ``max_tokens`` (``budget_tokens`` must be at least
     1024 and less than ``max_tokens``: ``anthropic.types.ThinkingConfigEnabledParam``). An effort
-    toolwire does not know is sent as given (the API names what it takes)."""
+    toolwire does not know is sent as given (the API names what it takes). On Claude 4.6 and
+    later the effort is sent as ``{"type": "adaptive"}`` with ``output_config.effort``
+    (:func:`_adaptive_effort`): 4.7 and later refuse manual thinking."""
     if not isinstance(thinking, dict) or "type" in thinking or "effort" not in thinking:
         return copy.deepcopy(thinking)
     effort = thinking["effort"]
@@ -298,6 +322,8 @@ def _thinking_wire(thinking: Any, max_tokens: Any) -> Any:
         return {"type": "disabled"}
     if level not in EFFORT_BUDGETS:
         return copy.deepcopy(thinking)
+    if _thinks_adaptively(model):
+        return {"type": "adaptive"}  # the effort goes in output_config (_adaptive_effort)
     budget = EFFORT_BUDGETS[level]
     if type(max_tokens) is int and max_tokens - 1 < budget:
         budget = max(1024, max_tokens - 1)  # below 1025 max_tokens the preflight refuses, naming the bound
@@ -1447,7 +1473,11 @@ class AnthropicCodec:
         if request.temperature is not None:
             body["temperature"] = request.temperature
         if thinking is not None:
-            body["thinking"] = _thinking_wire(thinking, body["max_tokens"])
+            body["thinking"] = _thinking_wire(thinking, body["max_tokens"], request.model)
+            effort = _adaptive_effort(thinking, request.model)
+            if effort is not None:
+                given = settings.get("output_config")  # the caller's own output_config (its effort wins)
+                body["output_config"] = {"effort": effort, **(copy.deepcopy(given) if isinstance(given, dict) else {})}
         if request.stream:
             body["stream"] = True
         for k, v in settings.items() if settings else ():

@@ -115,7 +115,19 @@ COUNT_TOKENS_FIELDS = (
 _BOTH_SAMPLERS_OK = re.compile(r"^claude-(3|instant|2|(sonnet|opus)-4-(0|2025))")
 #: A model id's family and version: ``claude-opus-4-6`` → (4, 6); ``claude-sonnet-4-20250514`` →
 #: (4, 0) (a date is not a minor version); also inside provider ids (``anthropic.claude-...``).
-_CLAUDE_VERSION = re.compile(r"claude-(?:opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?![0-9])")
+_CLAUDE_VERSION = re.compile(r"claude-(?:opus|sonnet|haiku|fable|mythos)-(\d+|preview)(?:-(\d{1,2}))?(?![0-9])")
+
+
+def claude_version(model: Any) -> tuple[int, int] | None:
+    """The (major, minor) version of a Claude model id: ``claude-opus-4-6`` → (4, 6),
+    ``claude-sonnet-4-20250514`` → (4, 0), ``us.anthropic.claude-opus-4-7-v1:0`` → (4, 7),
+    ``claude-fable-5`` → (5, 0); ``claude-mythos-preview`` counts as (5, 0) (the Claude 5
+    generation). ``None`` for an id it cannot read."""
+    m = _CLAUDE_VERSION.search(model) if isinstance(model, str) else None
+    if m is None:
+        return None
+    major = 5 if m.group(1) == "preview" else int(m.group(1))
+    return major, int(m.group(2) or 0)
 
 
 def _paused_turn(message: dict[str, Any]) -> bool:
@@ -133,10 +145,8 @@ def takes_prefill(model: Any) -> bool:
     """Whether ``model`` accepts a conversation that ends with an assistant message (prefill):
     not Claude 4.6 and later ("This model does not support assistant message prefill. The
     conversation must end with a user message."); ``True`` for any id it cannot read."""
-    m = _CLAUDE_VERSION.search(model) if isinstance(model, str) else None
-    if m is None:
-        return True
-    return (int(m.group(1)), int(m.group(2) or 0)) < (4, 6)
+    version = claude_version(model)
+    return version is None or version < (4, 6)
 
 
 #: The most output tokens (``max_tokens``) each model takes, as (model-id pattern, tokens), first
@@ -352,6 +362,17 @@ RULES: tuple[Rule, ...] = (
         "thinking.budget_tokens is at least 1024 and less than max_tokens.",
         'anthropic.types.ThinkingConfigEnabledParam.budget_tokens ("Must be ≥1024 and less than `max_tokens`"); API error '
         'text "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024" (themaximalist/llm.js#30)',
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.thinking-type-model",
+        "Claude 4.7 and later (Opus 4.7/4.8, the Claude 5 family) take adaptive thinking only, and models before "
+        "4.6 take manual thinking only (thinking.type 'enabled' / 'adaptive' is refused before sending; toolwire's "
+        "thinking={'effort': ...} is sent in the form each model takes).",
+        'API errors ""thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and '
+        '"output_config.effort" to control thinking behavior." (earendil-works/pi#3297, anomalyco/opencode#22863) '
+        'and "adaptive thinking is not supported on this model" (Sonnet/Haiku/Opus 4.5: vellum-ai/vellum-assistant'
+        '#37276); anthropic.types.ThinkingConfigParam ("Which `type` values are accepted ... depend on the model")',
         "refuse",
     ),
     _rule(
@@ -1129,6 +1150,21 @@ class AnthropicProfile(Profile):
                 )
         thinking = body.get("thinking")
         ttype = thinking.get("type") if isinstance(thinking, dict) else None
+        version = claude_version(body.get("model"))
+        if ttype == "enabled" and version is not None and version >= (4, 7):
+            add(
+                "anthropic.request.thinking-type-model",
+                "/thinking/type",
+                f"{body.get('model')} takes no manual thinking (thinking.type 'enabled'): send "
+                "thinking={'type': 'adaptive'} with output_config={'effort': ...}, or toolwire's thinking={'effort': ...}",
+            )
+        elif ttype == "adaptive" and version is not None and version < (4, 6):
+            add(
+                "anthropic.request.thinking-type-model",
+                "/thinking/type",
+                f"{body.get('model')} takes no adaptive thinking: send thinking={{'type': 'enabled', "
+                "'budget_tokens': N}, or toolwire's thinking={'effort': ...}",
+            )
         if ttype == "enabled" and isinstance(thinking, dict):
             if isinstance(tc, dict) and tc.get("type") in ("any", "tool"):
                 add(
