@@ -388,3 +388,19 @@ def test_claude_5_family_names_are_read_for_the_prefill_rule() -> None:
     assert claude_version("claude-fable-5") == (5, 0) and claude_version("claude-mythos-preview") == (5, 0)
     assert not takes_prefill("claude-fable-5-2") and not takes_prefill("claude-mythos-5")
     assert takes_prefill("claude-sonnet-4-5") and takes_prefill("some-proxy-alias")
+
+
+def test_temperature_with_top_p_is_accepted_for_claude_3_on_bedrock_too() -> None:
+    """Claude 3 takes both samplers; its Bedrock id (``anthropic.claude-3-...``) was refused."""
+    from toolwire_anthropic.profile import AnthropicProfile
+
+    profile = AnthropicProfile()
+    for model_id, refused in (
+        ("anthropic.claude-3-haiku-20240307-v1:0", False),
+        ("claude-3-5-haiku@20241022", False),
+        ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", True),
+    ):
+        body = {"model": model_id, "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}]}
+        body.update(temperature=0.2, top_p=0.9)
+        rules = [v.rule for v in profile.check_request(body)]
+        assert rules == (["anthropic.request.temperature-and-top-p"] if refused else []), model_id

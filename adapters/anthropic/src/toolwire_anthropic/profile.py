@@ -112,7 +112,7 @@ COUNT_TOKENS_FIELDS = (
 
 #: Models that accept ``temperature`` and ``top_p`` together; every later model answers "`temperature`
 #: and `top_p` cannot both be specified for this model".
-_BOTH_SAMPLERS_OK = re.compile(r"^claude-(3|instant|2|(sonnet|opus)-4-(0|2025))")
+_BOTH_SAMPLERS_OK = re.compile(r"(^|[./])claude-(3|instant|2|(sonnet|opus)-4-(0|2025))")  # also Bedrock/Vertex ids
 #: A model id's family and version: ``claude-opus-4-6`` → (4, 6); ``claude-sonnet-4-20250514`` →
 #: (4, 0) (a date is not a minor version); also inside provider ids (``anthropic.claude-...``).
 _CLAUDE_VERSION = re.compile(r"claude-(?:opus|sonnet|haiku|fable|mythos)-(\d+|preview)(?:-(\d{1,2}))?(?![0-9])")
@@ -1214,7 +1214,7 @@ class AnthropicProfile(Profile):
         if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0):
             add("anthropic.request.sampling-range", "/top_k", f"top_k must be a non-negative integer, got {top_k!r}")
         model = body.get("model")
-        if temp is not None and top_p is not None and not (isinstance(model, str) and _BOTH_SAMPLERS_OK.match(model)):
+        if temp is not None and top_p is not None and not (isinstance(model, str) and _BOTH_SAMPLERS_OK.search(model)):
             add(
                 "anthropic.request.temperature-and-top-p",
                 "/top_p",
