@@ -387,6 +387,7 @@ def test_check_names_rule_and_pointer(rule: str, bad: dict[str, Any], pointer: s
 # -- repaired: the repair keeps the meaning, is reported at its pointer and the result passes -------
 
 REPAIRED: list[tuple[str, dict[str, Any], str]] = [
+    ("anthropic.request.stop-sequences-blank", body(stop_sequences=["END", "\n"]), "/stop_sequences"),
     ("anthropic.request.max-tokens-model", body(max_tokens=200_000), "/max_tokens"),
     (
         "anthropic.request.tool-blocks-need-tools",

@@ -365,6 +365,13 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _rule(
+        "anthropic.request.stop-sequences-blank",
+        'Each stop sequence holds a character other than whitespace: one of only whitespace ("\\n") is left '
+        "out and reported (the answer is not cut there).",
+        'API error text "stop_sequences: each stop sequence must contain non-whitespace" (BerriAI/litellm#3286)',
+        "repair",
+    ),
+    _rule(
         "anthropic.request.thinking-type-model",
         "Claude 4.7 and later (Opus 4.7/4.8, the Claude 5 family) take adaptive thinking only, and models before "
         "4.6 take manual thinking only (thinking.type 'enabled' / 'adaptive' is refused before sending; toolwire's "
@@ -1736,6 +1743,19 @@ class AnthropicProfile(Profile):
                 )
         if "system" in body:
             _repair_blank_system(body, report)
+        if "stop_sequences" in body and isinstance(body["stop_sequences"], list):
+            seqs = body["stop_sequences"]
+            keep = [x for x in seqs if not _blank(x)]
+            if len(keep) != len(seqs):
+                body["stop_sequences"] = keep
+                if not keep:
+                    del body["stop_sequences"]
+                report.add(
+                    "anthropic.request.stop-sequences-blank",
+                    "/stop_sequences",
+                    f"{len(seqs) - len(keep)} stop sequence(s) of only whitespace left out: {[x for x in seqs if _blank(x)]!r}",
+                    lossy=True,
+                )
         msgs = body["messages"] if "messages" in body else None
         if type(msgs) is not list and not isinstance(msgs, list):
             return body
