@@ -468,3 +468,17 @@ def test_fields_beside_anyof_reach_nested_anyof_branches_and_keep_the_array_item
         ]
     }
     assert props["c"] == {"type": "string"}
+
+
+def test_typeless_properties_become_an_object_and_nullable_never_sits_beside_anyof() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "data": {"properties": {"page_id": {"type": "string"}}, "required": ["page_id"]},
+            "v": {"anyOf": [{"type": ["string", "integer"]}, {"type": "null"}]},
+        },
+    }
+    decl, _ = OPENAPI.translate_tool(Tool.from_schema("t", "T.", schema))
+    props = decl["parameters"]["properties"]
+    assert props["data"]["type"] == "object"
+    assert props["v"] == {"anyOf": [{"type": "string", "nullable": True}, {"type": "integer", "nullable": True}]}

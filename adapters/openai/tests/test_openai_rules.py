@@ -1609,6 +1609,8 @@ def test_output_tokens_lowered_on_the_wire_through_the_sdk(chat_model: Any, resp
         ("gpt-5.1-codex", "none", "none"),  # not in the table: sent as given
         ("my-azure-deployment", "minimal", "minimal"),
         ("gpt-5", "HIGH", "high"),  # the API's values are lower case
+        ("gpt-5-chat-latest", "low", None),  # not a reasoning model ("'reasoning.effort' is not supported")
+        ("ft:o4-mini-2025-04-16:org::abc", "minimal", "low"),
         ("gpt-5", "turbo", "turbo"),  # not an effort toolwire knows: sent as given
     ],
 )
@@ -1642,3 +1644,12 @@ def test_empty_call_id_is_replaced_in_the_call_and_its_result(api: str) -> None:
     assert ids[0] == ids[1] == short_call_id("", 40) and ids[0].startswith("call_")
     assert {c.rule.split(".", 1)[1] for c in report.changes} == {"call.id-length"}
     assert profile.check_request(out) == []
+
+
+def test_fine_tuned_reasoning_model_is_read_as_its_base_model() -> None:
+    from toolwire_openai.profile import reasoning_family
+
+    assert reasoning_family("ft:o4-mini-2025-04-16:org::abc") == "o"
+    assert reasoning_family("ft:gpt-4o-mini-2024-07-18:org::abc") is None
+    out, report = repaired(CHAT, chat_body(model="gpt-4.1", reasoning_effort=2))
+    assert "reasoning_effort" not in out and report.changes  # any effort value: the model does not reason

@@ -196,7 +196,9 @@ class GeminiModel(Transport):
         options["retry_options"] = types.HttpRetryOptions(**retry)
         if self.settings.get("http_client") is not None:
             options["httpx_async_client"] = self.settings["http_client"]
-        self._client = genai.Client(api_key=key, http_options=types.HttpOptions(**options))
+        # vertexai=False: GOOGLE_GENAI_USE_VERTEXAI in the environment would otherwise send the
+        # requests to Vertex AI, which this adapter does not support
+        self._client = genai.Client(vertexai=False, api_key=key, http_options=types.HttpOptions(**options))
         self._client_made()
         return self._client
 

@@ -181,6 +181,8 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
                 if isinstance(node.get("type"), list):
                     inner = _convert(node, path, report)
                     inner["nullable"] = True
+                    if isinstance(inner.get("anyOf"), list):
+                        _anyof_alone(inner, here, report)  # nullable goes into the branches too
                     return inner
             else:
                 node["anyOf"] = non_null
@@ -290,6 +292,10 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
         _add_items(node, out, path, here, report)
     if nullable:
         out["nullable"] = True
+    if "type" not in out and "anyOf" not in out and ("properties" in out or "required" in out):
+        # properties without a type: an object ("properties: only allowed for OBJECT type")
+        out["type"] = "object"
+        report.add(here, "added", "type", "type 'object' added to a node with properties and no type")
     if isinstance(out.get("anyOf"), list) and len(out) > 1:
         _anyof_alone(out, here, report)
     elif isinstance(out.get("type"), str) and out["type"] != "object":

@@ -754,7 +754,9 @@ def reasoning_family(model: Any) -> str | None:
 
 @functools.lru_cache(maxsize=256)
 def _reasoning_family(model: str) -> str | None:
-    name = model.rsplit("/", 1)[-1].lower()
+    name = model.rsplit("/", 1)[-1].strip().lower()
+    if name.startswith("ft:"):  # ft:<base model>:<org>:<suffix>:<id>: the base model's family
+        name = name[3:].partition(":")[0]
     if "-chat" in name:
         return None
     if _O_SERIES.match(name):
@@ -781,6 +783,9 @@ EFFORT_SCALE = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 REASONING_EFFORTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # GPT-4 and GPT-3.5 families, ChatGPT snapshots: no reasoning
     (r"gpt-4(o|\.1|\.5|-turbo)?(-[a-z0-9.-]+)?|gpt-3\.5-turbo(-[a-z0-9-]+)?|chatgpt-4o-latest", ()),
+    # "Unsupported parameter: 'reasoning.effort' is not supported with this model." for
+    # gpt-5-chat-latest (Laisky/one-api#120, logancyang/obsidian-copilot#1712)
+    (r"gpt-5-chat-latest", ()),
     # o-series: "Currently supported values are low, medium, and high" (SDK docstring of
     # reasoning_effort before GPT-5)
     (r"o1|o3|o3-mini|o3-pro|o4-mini", ("low", "medium", "high")),
@@ -1482,11 +1487,11 @@ class _OpenAIProfile(Profile):
         holder = body if chat else body.get("reasoning")
         key = "reasoning_effort" if chat else "effort"
         effort = holder.get(key) if isinstance(holder, dict) else None
-        if type(effort) is not str or not isinstance(holder, dict):
+        if effort is None or not isinstance(holder, dict):
             return
         allowed = reasoning_efforts(model)
-        if allowed is None or effort in allowed:
-            return
+        if allowed is None or (allowed and type(effort) is not str) or effort in allowed:
+            return  # (an effort that is not a string goes as given to a reasoning model: the API names the values)
         pointer = "/reasoning_effort" if chat else "/reasoning/effort"
         if allowed:
             level = effort.strip().lower()
