@@ -101,7 +101,8 @@ def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
     """Turn a tool function's return value into result content.
 
     ``str`` stays text; ``None`` → ``""``; a ``TextPart``/``ImagePart`` or a list of them stays
-    parts (a list mixing parts and strings turns the strings into ``TextPart``); a pydantic model
+    parts (in a list mixing parts and other values, each other value becomes what it would be
+    alone — text, or the parts of a nested list — and ``None`` is left out); a pydantic model
     → its JSON; dataclasses, dicts, lists, numbers and booleans → JSON text (UTF-8, not ASCII-
     escaped); ``bytes`` → UTF-8 text if it decodes, else an error; anything else → ``str()``.
     """
@@ -112,10 +113,16 @@ def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
     if isinstance(value, (TextPart, ImagePart)):
         return [value]
     if isinstance(value, (list, tuple)) and value and any(isinstance(v, (TextPart, ImagePart)) for v in value):
-        return [
-            v if isinstance(v, (TextPart, ImagePart)) else TextPart(v if isinstance(v, str) else _json(v))
-            for v in value
-        ]
+        parts: list[TextPart | ImagePart] = []
+        for v in value:
+            if isinstance(v, (TextPart, ImagePart)):
+                parts.append(v)
+            elif v is None:
+                continue  # nothing to say (as a lone None is "")
+            else:  # a string, bytes, a nested list of parts, a value: as it would be alone
+                inner = to_result_content(v)
+                parts.extend([TextPart(inner)] if isinstance(inner, str) else inner)
+        return parts
     if isinstance(value, bytes):
         return value.decode("utf-8")
     if isinstance(value, (set, frozenset)):

@@ -149,3 +149,15 @@ def test_chat_tool_result_over_one_mebibyte_is_sent_whole_as_text_parts():
 def test_result_content_that_has_no_text_form_is_a_type_error_naming_the_field():
     with pytest.raises(TypeError, match="ToolResult.content must be text"):
         ToolResult("call_1", b"\xff\xfe")
+
+
+def test_values_inside_a_parts_list_become_what_they_would_be_alone():
+    """A nested list of parts kept its image (it became the list's repr, losing the image);
+    ``None`` inside a list is left out (it became "null"), bytes are their text (not "b'hi'")."""
+    from toolwire.types import ImagePart
+
+    image = ImagePart(data=b"\x89PNG\r\n\x1a\n" + b"\0" * 8, media_type="image/png")
+    nested = ToolResult("call_1", [TextPart("see"), [image]]).content
+    assert [type(p).__name__ for p in nested] == ["TextPart", "ImagePart"] and nested[1] is image
+    mixed = ToolResult("call_1", [TextPart("a"), None, b"hi", {"x": 1}]).content
+    assert [p.text for p in mixed] == ["a", "hi", '{"x": 1}']
