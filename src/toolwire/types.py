@@ -142,7 +142,7 @@ class ImagePart:
     def from_dict(cls, d: dict[str, Any]) -> ImagePart:
         raw = d.get("data_base64")
         return cls(
-            data=None if raw is None else base64.b64decode(raw),
+            data=None if raw is None else base64.b64decode(raw, validate=True),  # bad base64: ValueError
             media_type=d.get("media_type"),
             url=d.get("url"),
             provider_data=_pd(d.get("provider_data")),

@@ -161,3 +161,20 @@ def test_values_inside_a_parts_list_become_what_they_would_be_alone():
     assert [type(p).__name__ for p in nested] == ["TextPart", "ImagePart"] and nested[1] is image
     mixed = ToolResult("call_1", [TextPart("a"), None, b"hi", {"x": 1}]).content
     assert [p.text for p in mixed] == ["a", "hi", '{"x": 1}']
+
+
+def test_saved_image_with_bad_base64_is_a_value_error_not_an_empty_image():
+    import toolwire
+
+    saved = '{"messages": [{"role": "user", "parts": [{"type": "image", "data_base64": "!!!", "media_type": "image/png"}]}]}'
+    with pytest.raises(ValueError, match="not a saved toolwire Conversation"):
+        toolwire.Conversation.from_json(saved)
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_result_of_only_empty_text_parts_is_sent_valid(api):
+    """Anthropic was sent ``"content": []`` (the empty text blocks left out, nothing in their place)."""
+    history = [ASK, CALL, Message("user", [ToolResult("call_1", [TextPart(""), TextPart("")], name="get_weather")])]
+    assert outcome(api, history, [WEATHER]) == "sent"
+    body = send(api, ModelRequest(model=MODEL_IDS[api], tools=[WEATHER], messages=history))
+    assert '"content": []' not in __import__("json").dumps(body)

@@ -770,6 +770,8 @@ def _encode_result(r: ToolResult) -> dict[str, Any]:
             elif isinstance(p, ImagePart):
                 content.append(_encode_image(p))
         content = _insert_opaque(content, own.get("content_blocks"))
+        if not content:
+            content = ""  # only empty text parts (left out): an empty result, as a string
     if not (own.get("content_absent") and content in ("", [])):
         block["content"] = content
     if r.is_error:
