@@ -26,6 +26,7 @@ from operator import attrgetter
 from typing import Any
 
 from .types import Message, Response, ToolCall, ToolResult
+from .wire import duplicate_id_invalid
 
 __all__ = [
     "CUT_OFF",
@@ -224,37 +225,46 @@ def _may_be_unanswered(messages: list[Message]) -> bool:
 
 
 def renumber_reused_ids(messages: list[Message]) -> tuple[list[Message], dict[str, list[str]]]:
-    """``messages`` with each tool call whose id an *earlier* assistant message already used
-    (OpenAI-compatible servers number the calls of every response ``call_0``, ``call_1``, ...)
-    given a new id (``<id>_t<index of its message>``, the same in every request of the growing
-    conversation; ``_2``, ``_3`` ... appended if that is taken), and the first result after it
-    with the old id (before the next assistant message) pointed at the new one: every API needs
-    call ids unique in a request (Anthropic: "tool_use ids must be unique"), and without this the
-    later call and its result would not be sent. Changed messages are copies; with nothing to
-    renumber the same list is returned. Also returns ``{old id: [new ids]}``. Calls that repeat
-    an id inside one response are left to the decoder, which marks the later one invalid."""
+    """``messages`` with each tool call whose id an earlier call already used — in an *earlier*
+    assistant message (OpenAI-compatible servers number the calls of every response ``call_0``,
+    ``call_1``, ...) or earlier in the *same* message (a hand-built or imported history, or a
+    response that repeated an id) — given a new id (``<id>_t<index of its message>``, the same in
+    every request of the growing conversation; ``_2``, ``_3`` ... appended if that is taken). The
+    results after that assistant message (before the next one) that carry the old id are paired
+    with its calls in order: the first such result answers the first call with the id, the
+    second result the second call, and so on, and each is pointed at its call's id. Every API
+    needs call ids unique in a request (Anthropic: "tool_use ids must be unique"); without this
+    the later call and its result would not be sent. A call the decoder marked as repeating an id
+    within its response (:func:`toolwire.wire.duplicate_id_invalid`) keeps its id: it was never
+    run, and the encoders leave it out with its error result. Changed messages are copies; with
+    nothing to renumber the same list is returned. Also returns ``{old id: [new ids]}``."""
     all_ids = {p.id for m in messages for p in m.parts if isinstance(p, ToolCall)}
     all_ids |= {p.tool_call_id for m in messages for p in m.parts if isinstance(p, ToolResult)}
     seen: set[str] = set()
     out: list[Message] | None = None
     renamed: dict[str, list[str]] = {}
-    pending: dict[str, str] = {}  # old id -> new id, for the results after the current assistant message
+    # old id -> the ids its results take, in order, for the results after the current assistant message
+    pending: dict[str, list[str]] = {}
     for i, m in enumerate(messages):
         if m.role == "assistant":
             pending = {}
+            queues: dict[str, list[str]] = {}
             here: set[str] = set()
             new_parts = None
             for j, p in enumerate(m.parts):
                 if not isinstance(p, ToolCall):
                     continue
-                if p.id in seen and p.id not in here and p.id not in pending:
+                final = p.id
+                if p.id in here and p.invalid == duplicate_id_invalid(p.id):
+                    continue  # the decoder's mark: left out with its error result by the encoders
+                if p.id in seen or p.id in here:
                     # named after the message's position, so the same call keeps the same new id
                     # in every later request of the conversation (a prompt cache still matches)
                     new_id, k = f"{p.id}_t{i}", 2
                     while new_id in all_ids:
                         new_id, k = f"{p.id}_t{i}_{k}", k + 1
                     all_ids.add(new_id)
-                    pending[p.id] = new_id
+                    final = new_id
                     renamed.setdefault(p.id, []).append(new_id)
                     if new_parts is None:
                         new_parts = list(m.parts)
@@ -262,8 +272,10 @@ def renumber_reused_ids(messages: list[Message]) -> tuple[list[Message], dict[st
                     c.id = new_id
                     new_parts[j] = c
                 here.add(p.id)
+                queues.setdefault(p.id, []).append(final)
             seen |= here
             if new_parts is not None:
+                pending = {old: q for old, q in queues.items() if q != [old]}
                 if out is None:
                     out = list(messages)
                 out[i] = Message(m.role, new_parts, dict(m.provider_data))
@@ -271,10 +283,16 @@ def renumber_reused_ids(messages: list[Message]) -> tuple[list[Message], dict[st
             new_parts = None
             for j, p in enumerate(m.parts):
                 if isinstance(p, ToolResult) and p.tool_call_id in pending:
+                    q = pending[p.tool_call_id]
+                    target = q.pop(0)
+                    if not q:
+                        del pending[p.tool_call_id]
+                    if target == p.tool_call_id:
+                        continue
                     if new_parts is None:
                         new_parts = list(m.parts)
                     r = copy.copy(p)
-                    r.tool_call_id = pending.pop(p.tool_call_id)
+                    r.tool_call_id = target
                     new_parts[j] = r
             if new_parts is not None:
                 if out is None:

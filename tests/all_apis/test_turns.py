@@ -371,3 +371,66 @@ def test_renumber_reused_ids_pairs_each_result_with_its_own_call() -> None:
     assert [p.id for p in msgs[3].parts] == ["c"]  # the given messages are not changed
     unique = [Message.user("x"), Message("assistant", [ToolCall(id="a", name="t", arguments={})])]
     assert renumber_reused_ids(unique)[0] is unique
+
+
+@pytest.mark.parametrize("call_id", ["call_0", ""])
+@pytest.mark.parametrize("api", APIS)
+def test_a_call_id_repeated_inside_one_hand_built_message_keeps_both_calls_and_results(api: str, call_id: str) -> None:
+    """A history built by hand or imported from a server that gives every call the same id (or
+    none): both calls and both results reach the vendor, paired in order, each id once."""
+    conv = Conversation(
+        [
+            Message.user("look up a and b"),
+            Message(
+                "assistant",
+                [
+                    ToolCall(id=call_id, name="get_weather", arguments={"city": "A"}),
+                    ToolCall(id=call_id, name="get_weather", arguments={"city": "B"}),
+                ],
+            ),
+            Message(
+                "user",
+                [
+                    ToolResult(call_id, "result A", name="get_weather"),
+                    ToolResult(call_id, "result B", name="get_weather"),
+                ],
+            ),
+        ]
+    )
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, [text_answer(api, "done")], sent)
+    result = toolwire.run_sync(m, conversation=conv, tools=[get_weather])
+    assert result.text == "done"
+    body = sent[0]
+    if api == "anthropic":
+        blocks = [b for msg in body["messages"] for b in msg["content"] if isinstance(b, dict)]
+        calls = [(b["id"], b["input"]["city"]) for b in blocks if b["type"] == "tool_use"]
+        results = [(b["tool_use_id"], b["content"]) for b in blocks if b["type"] == "tool_result"]
+    elif api == "openai-chat":
+        calls = [
+            (c["id"], json.loads(c["function"]["arguments"])["city"])
+            for msg in body["messages"]
+            for c in msg.get("tool_calls") or []
+        ]
+        results = [(msg["tool_call_id"], msg["content"]) for msg in body["messages"] if msg["role"] == "tool"]
+    elif api == "openai":
+        calls = [
+            (i["call_id"], json.loads(i["arguments"])["city"])
+            for i in body["input"]
+            if i.get("type") == "function_call"
+        ]
+        results = [(i["call_id"], i["output"]) for i in body["input"] if i.get("type") == "function_call_output"]
+    else:
+        parts = [p for c in body["contents"] for p in c["parts"]]
+        calls = [(p["functionCall"].get("id"), p["functionCall"]["args"]["city"]) for p in parts if "functionCall" in p]
+        results = [
+            (p["functionResponse"].get("id"), p["functionResponse"]["response"]["output"])
+            for p in parts
+            if "functionResponse" in p
+        ]
+    assert [c for _, c in calls] == ["A", "B"]
+    assert [r for _, r in results] == ["result A", "result B"]
+    ids = [i for i, _ in calls]
+    assert [i for i, _ in results] == ids
+    if api != "gemini":  # Gemini pairs by order; an id it never gave is not sent
+        assert len(set(ids)) == 2 and all(ids)
