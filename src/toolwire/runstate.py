@@ -267,7 +267,7 @@ class RunResult:
         """Rebuild a saved run; raises ``ValueError`` naming what is wrong when ``text`` is not one."""
         try:
             return cls.from_dict(json.loads(text))
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
             raise ValueError(f"not a saved toolwire RunResult: {type(exc).__name__}: {exc}") from None
 
 
@@ -369,7 +369,7 @@ class RunState:
         naming what is wrong when ``text`` is neither."""
         try:
             return cls.from_dict(json.loads(text))
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
             raise ValueError(f"not a saved toolwire RunState: {type(exc).__name__}: {exc}") from None
 
     def save(self, path: str | Path) -> None:

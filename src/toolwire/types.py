@@ -569,7 +569,7 @@ class Conversation:
         wrong when ``text`` is not one."""
         try:
             return cls.from_dict(json.loads(text))
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
             raise ValueError(f"not a saved toolwire Conversation: {type(exc).__name__}: {exc}") from None
 
 

@@ -105,6 +105,18 @@ def test_text_part_needs_text_and_a_saved_conversation_with_none_text_is_a_value
         toolwire.Conversation.from_json(saved)
 
 
+@pytest.mark.parametrize("kind", ["Conversation", "RunResult", "RunState"])
+def test_a_saved_text_nested_too_deep_is_a_value_error_not_a_recursion_error(kind):
+    import toolwire
+
+    deep = "[" * 200_000 + "]" * 200_000
+    loader = getattr(toolwire, kind).from_json
+    with pytest.raises(ValueError, match=f"not a saved toolwire {kind}"):
+        loader(deep)
+    with pytest.raises(ValueError, match=f"not a saved toolwire {kind}"):
+        loader('{"messages": ' + deep + "}")
+
+
 @pytest.mark.parametrize("api", APIS)
 def test_empty_call_id_from_a_compatible_server_history_is_sent_valid(api):
     """A history from an OpenAI-compatible server whose call and result carry the id ``""``:

@@ -655,7 +655,7 @@ def check_expected(report: FileReport, expected: dict[str, Any]) -> None:
     An entry that does not have that layout is reported on the file, never raised."""
     try:
         _check_expected(report, expected)
-    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+    except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
         report.expected_mismatches.append(
             f"expected.json entry for this file is malformed ({type(exc).__name__}: {exc})"
         )
