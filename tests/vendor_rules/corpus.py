@@ -114,6 +114,8 @@ VALID += [
     ("anthropic", "tool-loop", a_base()),
     ("anthropic", "thinking-loop", a_think()),
     ("anthropic", "plain", a_plain()),
+    ("anthropic", "temperature-opus-4-6", {**a_plain(), "model": "claude-opus-4-6", "temperature": 0.2}),
+    ("anthropic", "top-k-dated-opus-4", {**a_plain(), "model": "claude-opus-4-20250514", "top_k": 5}),
     (
         "anthropic",
         "redacted+prefill",
@@ -150,6 +152,21 @@ VALID += [
 A = "anthropic"
 case(A, "anthropic.body.shape", "not-an-object", lambda: ["messages"])
 case(A, "anthropic.body.shape", "no-max-tokens", a_plain, lambda b: b.pop("max_tokens"))
+case(
+    A,
+    "anthropic.sampling.removed",
+    "temperature-opus-4-7",
+    a_plain,
+    lambda b: b.update(model="claude-opus-4-7", temperature=0.2),
+)
+case(A, "anthropic.sampling.removed", "top-k-sonnet-5", a_plain, lambda b: b.update(model="claude-sonnet-5", top_k=5))
+case(
+    A,
+    "anthropic.sampling.removed",
+    "top-p-bedrock-opus-4-8",
+    a_plain,
+    lambda b: b.update(model="anthropic.claude-opus-4-8-v1:0", top_p=0.9),
+)
 case(A, "anthropic.body.shape", "empty-messages", a_plain, lambda b: b.update(messages=[]))
 case(A, "anthropic.system.shape", "system-number", a_plain, lambda b: b.update(system=5))
 case(

@@ -404,3 +404,37 @@ def test_temperature_with_top_p_is_accepted_for_claude_3_on_bedrock_too() -> Non
         body.update(temperature=0.2, top_p=0.9)
         rules = [v.rule for v in profile.check_request(body)]
         assert rules == (["anthropic.request.temperature-and-top-p"] if refused else []), model_id
+
+
+@pytest.mark.parametrize(
+    "model_id, settings, left_out, lossy",
+    [
+        ("claude-opus-4-7", {"temperature": 0.2}, ["temperature"], [True]),
+        ("claude-opus-4-8", {"top_p": 0.9, "top_k": 5}, ["top_p", "top_k"], [True, True]),
+        ("anthropic.claude-opus-4-7-v1:0", {"temperature": 1}, ["temperature"], [False]),
+        ("claude-sonnet-5", {"temperature": 0.5}, ["temperature"], [True]),
+        ("claude-fable-5", {"temperature": 0.0, "thinking": {"effort": "high"}}, ["temperature"], [True]),
+        ("claude-opus-4-6", {"temperature": 0.2}, [], []),
+        ("claude-sonnet-4-5", {"top_k": 5}, [], []),
+    ],
+)
+def test_sampling_parameters_are_left_out_for_models_that_removed_them(
+    mock_model, wire, model_id, settings, left_out, lossy
+) -> None:
+    """Claude models after Opus 4.6 answer "`temperature` is deprecated for this model." to any
+    temperature, top_p or top_k: a provider swapped by config keeps working, the change reported."""
+    model = mock_model(
+        [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))],
+        model_id=model_id,
+        max_tokens=16_000,
+        **settings,
+    )
+    resp = run(model.send(model.build_request([Message.user("go")])))
+    sent = model.sent[0].json
+    for key in ("temperature", "top_p", "top_k"):
+        if key in settings and key not in left_out:
+            assert sent[key] == settings[key]
+        else:
+            assert key not in sent
+    changes = [(c.pointer, c.lossy) for c in resp.preflight or [] if c.rule == "anthropic.request.sampling-model"]
+    assert changes == [(f"/{k}", flag) for k, flag in zip(left_out, lossy)]

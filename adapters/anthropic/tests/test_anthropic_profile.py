@@ -388,6 +388,7 @@ def test_check_names_rule_and_pointer(rule: str, bad: dict[str, Any], pointer: s
 
 REPAIRED: list[tuple[str, dict[str, Any], str]] = [
     ("anthropic.request.stop-sequences-blank", body(stop_sequences=["END", "\n"]), "/stop_sequences"),
+    ("anthropic.request.sampling-model", body(model="claude-opus-4-7", temperature=0.2), "/temperature"),
     ("anthropic.request.max-tokens-model", body(max_tokens=200_000), "/max_tokens"),
     (
         "anthropic.request.tool-blocks-need-tools",

@@ -690,3 +690,32 @@ def thinking_budget(body: Any) -> Iterator[Finding]:
         yield "/thinking/budget_tokens", f"budget_tokens must be an integer >= 1024, got {short(b)}"
     elif is_int(obj(body).get("max_tokens")) and b >= obj(body)["max_tokens"]:
         yield "/thinking/budget_tokens", f"budget_tokens ({b}) must be less than max_tokens ({obj(body)['max_tokens']})"
+
+
+# --- sampling by model --------------------------------------------------------------------------
+
+#: claude-<family>-<major>[-<minor>] (a dated suffix is not a minor version); mythos is Claude 5
+_CLAUDE_ID = re.compile(r"claude-[a-z]+-(\d+)(?:[-.](\d{1,2}))?(?!\d)")
+
+
+def _after_opus_4_6(model: Any) -> bool:
+    if not is_str(model):
+        return False
+    if "claude-mythos" in model:
+        return True
+    m = _CLAUDE_ID.search(model)
+    return m is not None and (int(m.group(1)), int(m.group(2) or 0)) >= (4, 7)
+
+
+@R(
+    "anthropic.sampling.removed",
+    "Claude models after Opus 4.6 (Opus 4.7/4.8, Claude 5) are sent no temperature, top_p or top_k.",
+    "API error text '`temperature` is deprecated for this model.' (sipeed/picoclaw#2939, The-PR-Agent/pr-agent#2456); "
+    "platform.claude.com whats-new-claude-4-7, 'Sampling parameters removed'",
+)
+def sampling_removed(body: Any) -> Iterator[Finding]:
+    if not _after_opus_4_6(obj(body).get("model")):
+        return
+    for key in ("temperature", "top_p", "top_k"):
+        if key in obj(body):
+            yield f"/{key}", f"{body['model']} takes no {key}"

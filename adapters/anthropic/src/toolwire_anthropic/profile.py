@@ -397,6 +397,18 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _rule(
+        "anthropic.request.sampling-model",
+        "Claude models after Opus 4.6 (Opus 4.7 and 4.8, the Claude 5 family) take no temperature, top_p or "
+        "top_k: each is left out and reported (as lossy unless it is the default, temperature or top_p 1).",
+        'API error text "`temperature` is deprecated for this model." (claude-opus-4-7: sipeed/picoclaw#2939, '
+        "Mintplex-Labs/anything-llm#5461 on Bedrock; claude-opus-4-8 and claude-fable-5: The-PR-Agent/pr-agent#2456; "
+        "sonnet-5: vogler75/monster-mq#168); https://platform.claude.com/docs/en/about-claude/models/whats-new-claude-4-7 "
+        '("Sampling parameters removed": temperature, top_p and top_k, cited by anomalyco/models.dev#1468). The '
+        "messages reference says temperature 1.0 is still accepted (expectedparrot/edsl#2458); it is left out all the "
+        "same, since it is the default.",
+        "repair",
+    ),
+    _rule(
         "anthropic.request.sampling-range",
         "temperature and top_p are between 0 and 1; top_k is a non-negative integer.",
         'Messages API reference (temperature "Ranges from 0.0 to 1.0"); values valid on OpenAI (temperature up to 2) are '
@@ -628,6 +640,29 @@ def _ptr(mi: int, bi: int | None) -> str:
 
 def _blank(text: Any) -> bool:
     return isinstance(text, str) and not text.strip()
+
+
+def _repair_removed_sampling(body: dict[str, Any], report: Any) -> None:
+    """``temperature``, ``top_p`` and ``top_k`` left out for a model that takes none of them
+    (Claude 4.7 and later by :func:`claude_version`; rule ``anthropic.request.sampling-model``):
+    "`temperature` is deprecated for this model." Reported as lossy unless the value is the
+    default (temperature or top_p 1)."""
+    model = body.get("model")
+    version = claude_version(model)
+    if version is None or version < (4, 7):
+        return
+    for key in ("temperature", "top_p", "top_k"):
+        if key not in body:
+            continue
+        value = body.pop(key)
+        default = key != "top_k" and type(value) in (int, float) and value == 1
+        report.add(
+            "anthropic.request.sampling-model",
+            f"/{key}",
+            f"{key} {value!r} left out: {model} takes no temperature, top_p or top_k (the API refuses "
+            'them: "`temperature` is deprecated for this model.")',
+            lossy=value is not None and not default,
+        )
 
 
 def _repair_blank_system(body: dict[str, Any], report: Any) -> None:
@@ -1697,7 +1732,8 @@ class AnthropicProfile(Profile):
         Repairs: ``max_tokens`` above the model's maximum output lowered to it; strict dropped
         past the strict limits (lossy); a tool choice ``auto``/``none``
         without tools dropped; ``disable_parallel_tool_use`` off a ``none`` choice; image media
-        type spellings (``image/jpg`` → ``image/jpeg``); empty and whitespace-only text blocks
+        type spellings (``image/jpg`` → ``image/jpeg``); ``temperature``/``top_p``/``top_k`` left
+        out for Claude 4.7 and later (lossy unless the default); empty and whitespace-only text blocks
         dropped; an empty ``is_error`` result given a text; empty messages dropped and
         consecutive same-role messages merged (results first); tool results moved first; with
         thinking on and an answered assistant message that does not start with thinking (a
@@ -1756,6 +1792,8 @@ class AnthropicProfile(Profile):
                     f"{len(seqs) - len(keep)} stop sequence(s) of only whitespace left out: {[x for x in seqs if _blank(x)]!r}",
                     lossy=True,
                 )
+        if "temperature" in body or "top_p" in body or "top_k" in body:
+            _repair_removed_sampling(body, report)
         msgs = body["messages"] if "messages" in body else None
         if type(msgs) is not list and not isinstance(msgs, list):
             return body
