@@ -213,6 +213,13 @@ case(
     a_base,
     lambda b: b["messages"][2]["content"][0]["content"][1]["source"].update(media_type="image/bmp"),
 )
+case(
+    A,
+    "anthropic.image.source",
+    "png-declared-jpeg",
+    a_base,
+    lambda b: b["messages"][2]["content"][0]["content"][1]["source"].update(media_type="image/jpeg"),
+)
 case(A, "anthropic.tool_use.shape", "input-string", a_base, lambda b: b["messages"][1]["content"][1].update(input="{}"))
 case(
     A,

@@ -438,3 +438,37 @@ def test_sampling_parameters_are_left_out_for_models_that_removed_them(
             assert key not in sent
     changes = [(c.pointer, c.lossy) for c in resp.preflight or [] if c.rule == "anthropic.request.sampling-model"]
     assert changes == [(f"/{k}", flag) for k, flag in zip(left_out, lossy)]
+
+
+_PNG_1PX = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+    "0000000d49444154789c63fccf3c50000004850180849a98210000000049454e44ae426082"
+)
+
+
+@pytest.mark.parametrize(
+    "declared, data, sent",
+    [
+        ("image/jpeg", _PNG_1PX, "image/png"),
+        ("image/webp", b"\xff\xd8\xff\xe0" + bytes(60), "image/jpeg"),
+        ("image/png", b"GIF89a" + bytes(60), "image/gif"),
+        ("image/png", _PNG_1PX, "image/png"),
+        ("image/png", b"not an image at all, just some bytes", "image/png"),
+    ],
+)
+def test_an_image_whose_bytes_are_another_format_is_sent_with_their_media_type(
+    mock_model, wire, declared, data, sent
+) -> None:
+    """The API refuses "Image does not match the provided media type image/png": a screenshot
+    saved as .jpg but holding PNG bytes fails the whole request."""
+    from toolwire import ImagePart, TextPart
+
+    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))])
+    msg = Message("user", [TextPart("what is this?"), ImagePart(data=data, media_type=declared)])
+    resp = run(model.send(model.build_request([msg])))
+    source = model.sent[0].json["messages"][0]["content"][1]["source"]
+    assert source["media_type"] == sent
+    changes = [c for c in resp.preflight or [] if c.rule == "anthropic.conversation.image-media-type-data"]
+    assert [(c.pointer, c.lossy) for c in changes] == (
+        [("/messages/0/content/1/source/media_type", False)] if sent != declared else []
+    )

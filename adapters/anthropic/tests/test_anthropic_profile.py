@@ -389,6 +389,27 @@ def test_check_names_rule_and_pointer(rule: str, bad: dict[str, Any], pointer: s
 REPAIRED: list[tuple[str, dict[str, Any], str]] = [
     ("anthropic.request.stop-sequences-blank", body(stop_sequences=["END", "\n"]), "/stop_sequences"),
     ("anthropic.request.sampling-model", body(model="claude-opus-4-7", temperature=0.2), "/temperature"),
+    (
+        "anthropic.conversation.image-media-type-data",
+        body(
+            messages=convo(
+                (
+                    "user",
+                    [
+                        {
+                            "type": "image",
+                            "source": {
+                                "type": "base64",
+                                "media_type": "image/jpeg",
+                                "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+                            },
+                        }
+                    ],
+                )
+            )
+        ),
+        "/messages/0/content/0/source/media_type",
+    ),
     ("anthropic.request.max-tokens-model", body(max_tokens=200_000), "/max_tokens"),
     (
         "anthropic.request.tool-blocks-need-tools",

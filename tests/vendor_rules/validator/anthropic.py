@@ -218,8 +218,9 @@ def text_non_empty(body: Any) -> Iterator[Finding]:
 
 @R(
     "anthropic.image.source",
-    "An image block has `source` {type: base64, media_type in jpeg/png/gif/webp, data: string} or {type: url, url: string} or {type: file, file_id}.",
-    "anthropic.types.ImageBlockParam / Base64ImageSourceParam (media_type Literal['image/jpeg','image/png','image/gif','image/webp']) / URLImageSourceParam",
+    "An image block has `source` {type: base64, media_type in jpeg/png/gif/webp matching the data's signature, data: string} or {type: url, url: string} or {type: file, file_id}.",
+    "anthropic.types.ImageBlockParam / Base64ImageSourceParam (media_type Literal['image/jpeg','image/png','image/gif','image/webp']) / URLImageSourceParam; "
+    "API error 'Image does not match the provided media type image/png' (anthropics/claude-code#13131)",
 )
 def image_source(body: Any) -> Iterator[Finding]:
     def check(b: dict[str, Any], at: str) -> Iterator[Finding]:
@@ -236,6 +237,13 @@ def image_source(body: Any) -> Iterator[Finding]:
                 )
             if not is_str(src.get("data")) or not src.get("data"):
                 yield join(at, "source", "data"), "a base64 image needs non-empty `data`"
+            else:
+                real = _signature_type(src["data"])
+                if real is not None and src.get("media_type") in IMAGE_MEDIA and src["media_type"] != real:
+                    yield (
+                        join(at, "source", "media_type"),
+                        f"media_type {src['media_type']} but the data is {real} (the API: 'Image does not match the provided media type')",
+                    )
         elif t == "url":
             if not is_str(src.get("url")) or not src.get("url"):
                 yield join(at, "source", "url"), "a url image needs a `url` string"
@@ -257,6 +265,26 @@ def image_source(body: Any) -> Iterator[Finding]:
 
 
 # --- tool calls and results ------------------------------------------------------------------
+
+
+def _signature_type(data: str) -> str | None:
+    """The image type a base64 string's first bytes announce (PNG, JPEG, GIF, WebP signatures)."""
+    import base64
+    import binascii
+
+    try:
+        head = base64.b64decode("".join(data[:100].split())[:20], validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    for magic, offset, kind in (
+        (b"\x89PNG\r\n\x1a\n", 0, "image/png"),
+        (b"\xff\xd8", 0, "image/jpeg"),
+        (b"GIF8", 0, "image/gif"),
+        (b"WEBP", 8, "image/webp"),
+    ):
+        if head[offset : offset + len(magic)] == magic:
+            return kind
+    return None
 
 
 @R(

@@ -14,6 +14,8 @@ one toolwire follows.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
 import functools
 import json
@@ -583,9 +585,21 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _rule(
+        "anthropic.conversation.image-media-type-data",
+        "A base64 image's media_type names the format its bytes are in (a PNG declared image/jpeg is sent as "
+        "image/png, the change reported).",
+        'API error text "messages.18.content.1.image.source.base64.data: Image does not match the provided media type '
+        'image/png" (anthropics/claude-code#13131, #12015, #15746)',
+        "repair",
+    ),
+    _rule(
         "anthropic.conversation.image-size",
-        "A base64 image is at most 5 MB.",
-        "https://platform.claude.com/docs/en/build-with-claude/vision (API: maximum 5 MB per image)",
+        "A base64 image is at most 5 MB (5,242,880 bytes once decoded).",
+        "https://platform.claude.com/docs/en/build-with-claude/vision (API: maximum 5 MB per image). Sources disagree "
+        'on what is measured and how much: the API error "image exceeds 5 MB maximum: 6275800 bytes > 5242880 bytes" '
+        "counted the base64 text (lobehub/lobehub#14711, ai-ecoverse/slicc#117), while later reports give 10 MB of "
+        "base64 (kolega-ai/kolega-code#354, can1357/oh-my-pi#10633); toolwire refuses only what both refuse, "
+        "more than 5 MB decoded (6.7 MB of base64).",
         "refuse",
     ),
     _rule(
@@ -2179,14 +2193,40 @@ def _repair_image(ptr: str, b: dict[str, Any], report: Any) -> None:
         if isinstance(mt, str) and mt not in IMAGE_MEDIA_TYPES:
             low = mt.strip().lower()
             wire = _MEDIA_TYPE_ALIASES.get(low, low if low in IMAGE_MEDIA_TYPES else None)
-            if wire is None:
-                return
-            src["media_type"] = wire
+            if wire is not None:
+                src["media_type"] = wire
+                report.add(
+                    "anthropic.conversation.image-media-type",
+                    f"{ptr}/source/media_type",
+                    f"media type {mt!r} sent as {src['media_type']!r} (the same image format)",
+                )
+        actual = _data_media_type(src.get("data"))
+        declared = src.get("media_type")
+        if actual is not None and declared != actual:
+            src["media_type"] = actual
             report.add(
-                "anthropic.conversation.image-media-type",
+                "anthropic.conversation.image-media-type-data",
                 f"{ptr}/source/media_type",
-                f"media type {mt!r} sent as {src['media_type']!r} (the same image format)",
+                f"media type {declared!r} sent as {actual!r}: the image's bytes are {actual.split('/')[1].upper()}",
             )
+
+
+def _data_media_type(data: Any) -> str | None:
+    """``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp`` by the first bytes of a
+    base64 image (its signature), or ``None`` for another format or text that is not base64."""
+    if type(data) is not str or len(data) < 16:
+        return None
+    head = data[:64]
+    if not head.isascii() or any(c in head for c in " \t\r\n"):
+        head = "".join(head.split())
+    try:
+        raw = base64.b64decode(head[:16], validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    from .images import _format
+
+    kind = _format(raw)
+    return None if kind is None else f"image/{kind}"
 
 
 def _check_image(ptr: str, b: dict[str, Any], add: Any) -> None:
