@@ -91,6 +91,20 @@ class TextPart:
         return cls(text=d["text"], provider_data=_pd(d.get("provider_data")))
 
 
+def signature_media_type(data: bytes) -> str | None:
+    """``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp`` when ``data`` starts with
+    that format's signature (its magic bytes), else ``None``."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return "image/png"
+    if data[:3] == b"\xff\xd8\xff":
+        return "image/jpeg"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
 @dataclass
 class ImagePart:
     """An image, inline (``data`` bytes plus ``media_type`` such as ``image/png``) or by ``url``.
@@ -114,7 +128,17 @@ class ImagePart:
     def wire_media_type(self) -> str | None:
         """``media_type`` as the vendors spell it: lower case, and ``image/jpg`` / ``image/pjpeg``
         (common, unregistered spellings; Gemini answers "Unsupported MIME type: image/jpg") as
-        ``image/jpeg``."""
+        ``image/jpeg``. When the inline bytes start with the signature of a PNG, JPEG, GIF or WebP
+        image, that format's type is given whatever was declared: an image saved under the wrong
+        name (PNG bytes declared ``image/jpeg``, or ``application/octet-stream``) is refused by
+        the APIs ("Image does not match the provided media type image/png"; OpenAI: "Expected a
+        base64-encoded data URL with an image MIME type ... but got unsupported MIME type
+        'application/octet-stream'")."""
+        data = self.data
+        if data is not None:
+            found = signature_media_type(data)
+            if found is not None:
+                return found
         mt = self.media_type
         if mt is None:
             return None

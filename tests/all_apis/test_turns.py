@@ -434,3 +434,51 @@ def test_a_call_id_repeated_inside_one_hand_built_message_keeps_both_calls_and_r
     assert [i for i, _ in results] == ids
     if api != "gemini":  # Gemini pairs by order; an id it never gave is not sent
         assert len(set(ids)) == 2 and all(ids)
+
+
+_PNG_1PX = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+    "0000000d49444154789c63fccf3c50000004850180849a98210000000049454e44ae426082"
+)
+
+
+def _sent_image_types(api: str, body: dict[str, Any]) -> list[str]:
+    text = json.dumps(body)
+    if api in ("openai-chat", "openai"):
+        import re
+
+        return re.findall(r"data:([^;]+);base64,", text)
+    if api == "gemini":
+        return [p["inlineData"]["mimeType"] for c in body["contents"] for p in c["parts"] if "inlineData" in p]
+    return [
+        b["source"]["media_type"]
+        for m in body["messages"]
+        for b in m["content"]
+        if isinstance(b, dict) and b.get("type") == "image"
+    ]
+
+
+@pytest.mark.parametrize(
+    "declared, data, sent",
+    [
+        ("application/octet-stream", _PNG_1PX, "image/png"),
+        ("image/jpeg", _PNG_1PX, "image/png"),
+        ("image/png", b"\xff\xd8\xff\xe0" + bytes(40), "image/jpeg"),
+        ("image/jpg", b"no known signature here", "image/jpeg"),
+    ],
+)
+@pytest.mark.parametrize("api", APIS)
+def test_an_inline_image_goes_out_with_the_type_its_bytes_are(api: str, declared: str, data: bytes, sent: str) -> None:
+    """PNG bytes declared as JPEG or as application/octet-stream (a file saved under the wrong
+    name, an image another API answered with a wrong mimeType) are refused by every API that
+    checks: sent with the type the bytes' signature names."""
+    from toolwire import ImagePart
+
+    out: list[dict[str, Any]] = []
+    m = make_model(api, [text_answer(api, "a dot")], out)
+    conv = Conversation([Message("user", [TextPart("what is this?"), ImagePart(data=data, media_type=declared)])])
+    result = toolwire.run_sync(m, conversation=conv)
+    assert result.text == "a dot"
+    assert _sent_image_types(api, out[0]) == [sent]
+    # the conversation keeps what the user gave
+    assert result.conversation.messages[0].parts[1].media_type == declared
