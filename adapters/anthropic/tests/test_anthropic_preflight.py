@@ -472,3 +472,20 @@ def test_an_image_whose_bytes_are_another_format_is_sent_with_their_media_type(
     assert [(c.pointer, c.lossy) for c in changes] == (
         [("/messages/0/content/1/source/media_type", False)] if sent != declared else []
     )
+
+
+def test_a_body_over_the_32_mb_request_limit_is_refused_before_it_is_posted(mock_model, wire) -> None:
+    """The Messages API takes at most 32 MB per request (413 "request_too_large"); toolwire knows
+    the size of the JSON it is about to post and refuses it there, saying what to do."""
+    from toolwire_anthropic.profile import REQUEST_MAX_BYTES
+
+    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))] * 2)
+    big = "x" * (REQUEST_MAX_BYTES - 1000)
+    with pytest.raises(RequestRefused) as info:
+        run(model.send(model.build_request([Message.user(big + "x" * 2000)])))
+    assert info.value.rules == ["anthropic.request.size"]
+    assert "32 MB" in str(info.value) and "fewer or smaller images" in str(info.value)
+    assert model.sent == []
+    # just under the limit is sent
+    run(model.send(model.build_request([Message.user(big[:-2000])])))
+    assert len(model.sent) == 1

@@ -18,11 +18,12 @@ import os
 from typing import Any
 
 from toolwire.adapter import ModelRequest, body_json
-from toolwire.errors import ConfigurationError, ProviderError
+from toolwire.errors import ConfigurationError, ProviderError, RequestRefused
+from toolwire.profile import Violation
 from toolwire.transport import SKIP, SSEEvent, StainlessPost, Transport, event_json, stainless_error
 
 from .codec import _RETRYABLE_ERROR_TYPES, API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _error_from_event
-from .profile import AnthropicProfile
+from .profile import REQUEST_MAX_BYTES, AnthropicProfile
 
 __all__ = ["AnthropicModel", "provider_error_from_sdk"]
 
@@ -170,6 +171,19 @@ class AnthropicModel(Transport):
         # does (compact, UTF-8, no NaN), which spares the SDK's walk copying the whole history;
         # the earlier messages of a growing conversation are not re-encoded (body_json)
         content = body_json(self, body)
+        if content is not None and len(content) > REQUEST_MAX_BYTES:
+            raise RequestRefused(
+                API,
+                [
+                    Violation(
+                        "anthropic.request.size",
+                        "",
+                        f"the request body is {len(content):,} bytes; the Messages API takes at most 32 MB "
+                        f"({REQUEST_MAX_BYTES:,} bytes): send fewer or smaller images and documents, or start a "
+                        "new conversation with a summary",
+                    )
+                ],
+            )
         sent: dict[str, Any] = {"body": body} if content is None else {"content": content}
         post = _poster()
         if stream:

@@ -38,6 +38,7 @@ __all__ = [
     "TOOL_NAME_RULE",
     "TOOL_USE_ID_RULE",
     "IMAGE_MEDIA_TYPES",
+    "REQUEST_MAX_BYTES",
     "STRICT_LIMITS",
     "FAILED_STOP_REASONS",
     "TOOL_USE_SYSTEM_PROMPT_TOKENS",
@@ -66,6 +67,9 @@ IMAGE_MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/we
 _MEDIA_TYPE_ALIASES = {"image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg", "image/x-png": "image/png"}
 
 #: Largest base64 image the API takes, in bytes of image data (vision docs: 5 MB per image on the API).
+#: The largest Messages request body toolwire sends, in bytes of JSON: the documented 32 MB, read as
+#: 32 MiB so that nothing the API could accept is refused (rule ``anthropic.request.size``).
+REQUEST_MAX_BYTES = 32 * 1024 * 1024
 IMAGE_MAX_BYTES = 5 * 1024 * 1024
 
 #: Largest width or height of an image, in pixels (rule ``anthropic.conversation.image-dimensions``).
@@ -591,6 +595,14 @@ RULES: tuple[Rule, ...] = (
         'API error text "messages.18.content.1.image.source.base64.data: Image does not match the provided media type '
         'image/png" (anthropics/claude-code#13131, #12015, #15746)',
         "repair",
+    ),
+    _rule(
+        "anthropic.request.size",
+        "A Messages request body is at most 32 MB (checked on the JSON bytes about to be sent, against 32 MiB).",
+        "https://platform.claude.com/docs/en/api/overview#request-size-limits (32 MB for the Messages API, 256 MB for "
+        "Message Batches), quoted by an Anthropic maintainer in anthropics/anthropic-sdk-python#938; API error 413 "
+        '"request_too_large": "Request exceeds the maximum size" (anthropics/claude-code#14567)',
+        "refuse",
     ),
     _rule(
         "anthropic.conversation.image-size",
