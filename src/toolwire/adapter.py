@@ -23,6 +23,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import functools
+import re
 import weakref
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -1081,7 +1082,41 @@ def _dumps_bytes(body: Any, compact: bool) -> bytes | None:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode()
 
 
+#: A ``\\uXXXX`` escape of a UTF-16 surrogate in ASCII JSON (``ensure_ascii=True``): a high one and
+#: the low one after it (a pair), or a low one alone; the run of backslashes before it decides
+#: whether the ``\\`` starts an escape (an odd count) or is text (an even count).
+_SURROGATE_ESCAPE_RUN = re.compile(rb"(\\+)u(d[89ab][0-9a-f]{2})(\\ud[c-f][0-9a-f]{2})?|(\\+)u(d[c-f][0-9a-f]{2})")
+
+
+def _lone_surrogate_escapes_replaced(data: bytes) -> bytes:
+    """ASCII JSON ``data`` with every escape of a lone UTF-16 surrogate (``\\ud800`` not followed by
+    a low surrogate's escape, or a low one alone) written as ``\\ufffd``; pairs and text that
+    merely looks like an escape (after an escaped backslash) are kept. Servers refuse the lone
+    ones: "The request body is not valid JSON: no low surrogate in string"."""
+
+    def fix(m: re.Match[bytes]) -> bytes:
+        run = m.group(1)
+        if run is None:  # a low surrogate with no high one before it
+            run = m.group(4)
+            return m.group(0) if len(run) % 2 == 0 else run[:-1] + b"\\ufffd"
+        low = m.group(3)
+        if len(run) % 2 == 0:  # text: backslashes, then "ud8.."; an escape of a lone low one may follow
+            return run + b"u" + m.group(2) + (b"\\ufffd" if low else b"")
+        return m.group(0) if low else run[:-1] + b"\\ufffd"
+
+    return _SURROGATE_ESCAPE_RUN.sub(fix, data)
+
+
 def body_json(model: Model, body: dict[str, Any], *, compact: bool = True) -> bytes | None:
+    """See :func:`_body_json`; with ``compact=False`` (ASCII JSON) the escape of a lone UTF-16
+    surrogate is sent as ``\\ufffd``, as the UTF-8 form sends the character U+FFFD."""
+    out = _body_json(model, body, compact=compact)
+    if not compact and out is not None and b"\\ud" in out:
+        return _lone_surrogate_escapes_replaced(out)
+    return out
+
+
+def _body_json(model: Model, body: dict[str, Any], *, compact: bool = True) -> bytes | None:
     """The JSON bytes (UTF-8) of a wire ``body`` that ``model`` is about to post, byte for byte
     ``json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()`` (the
     Anthropic and OpenAI SDKs' encoding of ``post(body=...)``), or with ``compact=False``
