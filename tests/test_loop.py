@@ -713,3 +713,29 @@ def test_schema_violations_are_all_shown_up_to_five():
         f"Invalid arguments for tool 'two': {shown}; and 2 more problems.\n"
         "Fix the arguments to match the tool's input schema and call it again."
     )
+
+
+@pytest.mark.parametrize(
+    "value, text, is_error",
+    [
+        (b"caf\xc3\xa9", "café", False),
+        (bytearray(b"caf\xc3\xa9"), "café", False),
+        (memoryview(b"caf\xc3\xa9"), "café", False),
+        (bytearray(b"\xff\xfe"), "utf-8", True),
+    ],
+)
+def test_binary_return_values_are_utf8_text_or_an_error_result(value, text, is_error) -> None:
+    """bytes, bytearray and memoryview are the same bytes to a user: sent as their UTF-8 text (not
+    as "bytearray(b'...')" or "<memory at 0x...>"), or an is_error result when not UTF-8."""
+
+    @tool
+    def read_blob() -> object:
+        """Read the blob."""
+        return value
+
+    result = toolwire.run_sync(ScriptedModel(responses=[call("read_blob"), "done"]), "go", tools=[read_blob])
+    (run,) = result.tool_runs
+    assert run.result.is_error is is_error
+    content = run.result.content if isinstance(run.result.content, str) else str(run.result.content)
+    assert text in content
+    assert "bytearray" not in content and "memory at" not in content

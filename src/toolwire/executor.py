@@ -104,7 +104,8 @@ def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
     parts (in a list mixing parts and other values, each other value becomes what it would be
     alone — text, or the parts of a nested list — and ``None`` is left out); a pydantic model
     → its JSON; dataclasses, dicts, lists, numbers and booleans → JSON text (UTF-8, not ASCII-
-    escaped); ``bytes`` → UTF-8 text if it decodes, else an error; anything else → ``str()``.
+    escaped); ``bytes`` (also ``bytearray`` and ``memoryview``) → UTF-8 text if it decodes, else
+    an error (``UnicodeDecodeError``); anything else → ``str()``.
     """
     if value is None:
         return ""
@@ -123,8 +124,8 @@ def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
                 inner = to_result_content(v)
                 parts.extend([TextPart(inner)] if isinstance(inner, str) else inner)
         return parts
-    if isinstance(value, bytes):
-        return value.decode("utf-8")
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8")
     if isinstance(value, (set, frozenset)):
         return _json(sorted(value, key=repr))
     if (
