@@ -536,3 +536,21 @@ def test_consecutive_same_role_wire_messages_import_as_one_turn() -> None:
         }
     ]
     assert len(codec.decode_request({**body, "messages": sent}).messages) == 1
+
+
+@pytest.mark.parametrize("stray_at", ["before the call", "in the call's message"])
+def test_the_result_after_a_call_answers_it_not_a_stray_one_with_the_same_id(stray_at: str) -> None:
+    """A hand-built history holding a second result with a call's id (before the call, or inside
+    the assistant message) sent that one and dropped the real answer after the call."""
+    call = ToolCall(id="a", name="f", arguments={})
+    stray = ToolResult("a", "stray", name="f")
+    if stray_at == "before the call":
+        msgs = [Message.user("hi"), Message("user", [stray]), Message("assistant", [call])]
+    else:
+        msgs = [Message.user("hi"), Message("assistant", [call, stray])]
+    msgs.append(Message("user", [ToolResult("a", "the answer", name="f")]))
+    f = Tool(name="f", description="F.", input_schema={"type": "object"})
+    body = codec.encode_request(ModelRequest(model="claude-sonnet-4-5", messages=msgs, tools=[f]))
+    results = [b for m in body["messages"] for b in m["content"] if b.get("type") == "tool_result"]
+    assert [(r["tool_use_id"], r["content"]) for r in results] == [("a", "the answer")]
+    assert AnthropicProfile().check_request(body) == []

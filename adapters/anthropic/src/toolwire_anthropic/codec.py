@@ -916,7 +916,9 @@ def _encode_messages(messages: list[Message], names: dict[str, str] | None = Non
        their calls, whatever message they sit in canonically, first in that message.
     2. A call with no result anywhere gets an ``is_error`` result saying so
        (:data:`toolwire.turns.NOT_ANSWERED`, as on every API: the conversation is always valid for
-       the vendor); a later duplicate result is dropped.
+       the vendor); a later duplicate result is dropped. The result answering a call is the first
+       one with its id in a message after the call's (else one in the call's own message); a
+       result placed before its call answers nothing and is not sent.
        A call repeating an id already sent (duplicate ids in one response, marked invalid by
        :func:`mark_duplicate_ids`) is left out with its result: the first call with the id is
        answered by the first result with that id, once.
@@ -924,30 +926,43 @@ def _encode_messages(messages: list[Message], names: dict[str, str] | None = Non
     A result whose call is not in the history stays in its own message.
     """
     call_ids: set[str] = set()
-    all_results: list[ToolResult] = []
+    call_at: dict[str, int] = {}  # the message index of the first call with each id
+    all_results: list[tuple[int, ToolResult]] = []
     p: Any  # dispatched on its class below
-    for m in messages:
+    for mi, m in enumerate(messages):
         if m.role == "assistant":
             for p in m.parts:
                 kind = type(p)
                 if kind is ToolCall:
                     call_ids.add(p.id)
+                    call_at.setdefault(p.id, mi)
                 elif kind is ToolResult:
-                    all_results.append(p)
+                    all_results.append((mi, p))
                 elif kind not in _PART_TYPES:
                     if isinstance(p, ToolCall):
                         call_ids.add(p.id)
+                        call_at.setdefault(p.id, mi)
                     elif isinstance(p, ToolResult):
-                        all_results.append(p)
+                        all_results.append((mi, p))
         else:
             for p in m.parts:
                 kind = type(p)
                 if kind is ToolResult or (kind not in _PART_TYPES and isinstance(p, ToolResult)):
-                    all_results.append(p)
+                    all_results.append((mi, p))
+    # each call is answered by the first result with its id in a later message; failing that, by
+    # one in the call's own message; a result placed before its call answers nothing
     results: dict[str, ToolResult] = {}
-    for r in all_results:
-        if r.tool_call_id in call_ids:
+    late: list[ToolResult] = []
+    for mi, r in all_results:
+        at = call_at.get(r.tool_call_id)
+        if at is None:
+            continue
+        if mi > at:
             results.setdefault(r.tool_call_id, r)
+        elif mi == at:
+            late.append(r)
+    for r in late:
+        results.setdefault(r.tool_call_id, r)
     result_order: dict[str, int] | None = None  # made when a message's answers need sorting
 
     out: list[dict[str, Any]] = []
