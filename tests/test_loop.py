@@ -739,3 +739,23 @@ def test_binary_return_values_are_utf8_text_or_an_error_result(value, text, is_e
     content = run.result.content if isinstance(run.result.content, str) else str(run.result.content)
     assert text in content
     assert "bytearray" not in content and "memory at" not in content
+
+
+def test_parts_nested_in_a_list_inside_the_result_list_stay_images() -> None:
+    """["caption", [image]] was sent as the repr of the whole list (the image lost, its bytes as
+    text); parts at any depth of the returned list are kept as parts."""
+    from toolwire import ImagePart, TextPart
+
+    png = bytes.fromhex("89504e470d0a1a0a0000000d49484452")
+
+    @tool
+    def shoot() -> object:
+        """Take screenshots."""
+        return ["caption", [ImagePart(data=png, media_type="image/png"), ["deeper", None]]]
+
+    result = toolwire.run_sync(ScriptedModel(responses=[call("shoot"), "done"]), "go", tools=[shoot])
+    content = result.tool_runs[0].result.content
+    assert [type(p).__name__ for p in content] == ["TextPart", "ImagePart", "TextPart"]
+    # a list holding no parts is what it would be alone: its JSON text
+    assert [p.text for p in content if isinstance(p, TextPart)] == ["caption", '["deeper", null]']
+    assert content[1].data == png

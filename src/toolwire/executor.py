@@ -97,12 +97,23 @@ class Ready:
     plan: Any = field(default=None, repr=False, compare=False)
 
 
+def _holds_parts(value: list[Any] | tuple[Any, ...], depth: int = 0) -> bool:
+    """Whether a list holds a ``TextPart`` or ``ImagePart``, directly or in lists inside it (at
+    most 32 levels down, so a self-containing list ends)."""
+    for v in value:
+        if isinstance(v, (TextPart, ImagePart)):
+            return True
+        if isinstance(v, (list, tuple)) and depth < 32 and _holds_parts(v, depth + 1):
+            return True
+    return False
+
+
 def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
     """Turn a tool function's return value into result content.
 
     ``str`` stays text; ``None`` → ``""``; a ``TextPart``/``ImagePart`` or a list of them stays
-    parts (in a list mixing parts and other values, each other value becomes what it would be
-    alone — text, or the parts of a nested list — and ``None`` is left out); a pydantic model
+    parts (in a list holding parts, directly or in lists inside it, each other value becomes
+    what it would be alone — text, or the parts of a nested list — and ``None`` is left out); a pydantic model
     → its JSON; dataclasses, dicts, lists, numbers and booleans → JSON text (UTF-8, not ASCII-
     escaped); ``bytes`` (also ``bytearray`` and ``memoryview``) → UTF-8 text if it decodes, else
     an error (``UnicodeDecodeError``); anything else → ``str()``.
@@ -113,7 +124,7 @@ def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
         return value
     if isinstance(value, (TextPart, ImagePart)):
         return [value]
-    if isinstance(value, (list, tuple)) and value and any(isinstance(v, (TextPart, ImagePart)) for v in value):
+    if isinstance(value, (list, tuple)) and value and _holds_parts(value):
         parts: list[TextPart | ImagePart] = []
         for v in value:
             if isinstance(v, (TextPart, ImagePart)):

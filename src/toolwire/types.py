@@ -119,6 +119,20 @@ class ImagePart:
     type: Literal["image"] = "image"
 
     def __post_init__(self) -> None:
+        data: Any = self.data
+        if data is not None and type(data) is not bytes:
+            if not isinstance(data, (bytes, bytearray, memoryview)):
+                raise TypeError(
+                    f"ImagePart.data must be the image's bytes, not {type(data).__name__}"
+                    + (" (base64 text: decode it with base64.b64decode)" if isinstance(data, str) else "")
+                )
+            self.data = bytes(data)
+        if self.media_type is not None and not isinstance(self.media_type, str):
+            raise TypeError(
+                f"ImagePart.media_type must be a str such as 'image/png', not {type(self.media_type).__name__}"
+            )
+        if self.url is not None and not isinstance(self.url, str):
+            raise TypeError(f"ImagePart.url must be a str, not {type(self.url).__name__}")
         if self.data is None and self.url is None:
             raise ValueError("ImagePart needs either data (bytes) or url")
         if self.data is not None and not self.media_type:
@@ -128,7 +142,7 @@ class ImagePart:
     def wire_media_type(self) -> str | None:
         """``media_type`` as the vendors spell it: lower case, and ``image/jpg`` / ``image/pjpeg``
         (common, unregistered spellings; Gemini answers "Unsupported MIME type: image/jpg") as
-        ``image/jpeg``. When the inline bytes start with the signature of a PNG, JPEG, GIF or WebP
+        ``image/jpeg``, parameters (``; charset=binary``) left out. When the inline bytes start with the signature of a PNG, JPEG, GIF or WebP
         image, that format's type is given whatever was declared: an image saved under the wrong
         name (PNG bytes declared ``image/jpeg``, or ``application/octet-stream``) is refused by
         the APIs ("Image does not match the provided media type image/png"; OpenAI: "Expected a
@@ -142,7 +156,7 @@ class ImagePart:
         mt = self.media_type
         if mt is None:
             return None
-        low = mt.strip().lower()
+        low = mt.split(";", 1)[0].strip().lower()  # "image/png; charset=binary": parameters left out
         return "image/jpeg" if low in ("image/jpg", "image/pjpeg") else low
 
     @property
@@ -487,13 +501,38 @@ _PART_TYPES: dict[str, Any] = {
 }
 
 
+#: The types a loaded part's fields must have (a saved run edited by hand or written by other
+#: code): checked by :func:`part_from_dict`, so a wrong type fails on load, naming the field,
+#: not later inside an encoder.
+_LOADED_FIELD_TYPES: dict[str, dict[str, tuple[type, ...]]] = {
+    "tool_call": {
+        "id": (str,),
+        "name": (str,),
+        "arguments": (dict, type(None)),
+        "raw_arguments": (str, type(None)),
+        "invalid": (str, type(None)),
+        "provider_data": (dict,),
+    },
+    "tool_result": {"tool_call_id": (str,), "is_error": (bool,), "name": (str, type(None)), "provider_data": (dict,)},
+    "image": {"media_type": (str, type(None)), "url": (str, type(None)), "provider_data": (dict,)},
+    "text": {"provider_data": (dict,)},
+}
+
+
 def part_from_dict(d: dict[str, Any]) -> Part:
-    """Rebuild a part from its ``to_dict()`` form; raises ``ValueError`` on an unknown ``type``."""
+    """Rebuild a part from its ``to_dict()`` form; raises ``ValueError`` on an unknown ``type``
+    and ``TypeError`` naming the field when a field has the wrong type (``"raw_arguments": 5``)."""
     try:
         cls = _PART_TYPES[d["type"]]
     except KeyError:
         raise ValueError(f"unknown part type {d.get('type')!r}; expected one of {sorted(_PART_TYPES)}") from None
-    return cls.from_dict(d)
+    part = cls.from_dict(d)
+    for name, types in _LOADED_FIELD_TYPES.get(d["type"], {}).items():
+        value = getattr(part, name)
+        if not isinstance(value, types):
+            expected = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+            raise TypeError(f"{d['type']} part: {name} must be {expected}, got {type(value).__name__}")
+    return part
 
 
 @dataclass
@@ -510,8 +549,25 @@ class Message:
     provider_data: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def user(cls, text: str) -> Message:
-        return cls("user", [TextPart(text)])
+    def user(cls, content: str | list[Any] | tuple[Any, ...]) -> Message:
+        """A user message: ``content`` is text, or a list of parts — ``TextPart``, ``ImagePart``
+        and strings (each string a text part), e.g. ``Message.user(["What is this?",
+        ImagePart(data=png, media_type="image/png")])``. Raises ``TypeError`` for anything else."""
+        if isinstance(content, str):
+            return cls("user", [TextPart(content)])
+        if isinstance(content, (list, tuple)):
+            parts: list[Part] = []
+            for i, p in enumerate(content):
+                if isinstance(p, str):
+                    parts.append(TextPart(p))
+                elif isinstance(p, (TextPart, ImagePart)):
+                    parts.append(p)
+                else:
+                    raise TypeError(
+                        f"Message.user: part {i} is a {type(p).__name__}; give text (str), TextPart or ImagePart"
+                    )
+            return cls("user", parts)
+        raise TypeError(f"Message.user takes text (str) or a list of parts, not {type(content).__name__}")
 
     @classmethod
     def assistant(cls, text: str) -> Message:

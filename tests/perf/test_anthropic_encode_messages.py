@@ -63,17 +63,22 @@ def _ref_user(m: Message, skip: set[str]) -> list[dict[str, Any]]:
 def _reference(messages: list[Message], names: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """The encoder before the shortcuts (same rules: results after their call, duplicates left
     out, unanswered calls answered, consecutive roles merged with results first)."""
-    call_ids: set[str] = set()
-    all_results: list[ToolResult] = []
-    for m in messages:
+    first_call: dict[str, int] = {}
+    all_results: list[tuple[int, ToolResult]] = []
+    for i, m in enumerate(messages):
         for p in m.parts:
             if m.role == "assistant" and isinstance(p, ToolCall):
-                call_ids.add(p.id)
+                first_call.setdefault(p.id, i)
             elif isinstance(p, ToolResult):
-                all_results.append(p)
+                all_results.append((i, p))
+    # a result in a later message than its call answers it first; one in the call's own message
+    # only when there is none later; one before the call never
     results: dict[str, ToolResult] = {}
-    for r in all_results:
-        if r.tool_call_id in call_ids:
+    for i, r in all_results:
+        if r.tool_call_id in first_call and i > first_call[r.tool_call_id]:
+            results.setdefault(r.tool_call_id, r)
+    for i, r in all_results:
+        if r.tool_call_id in first_call and i == first_call[r.tool_call_id]:
             results.setdefault(r.tool_call_id, r)
     result_order = {rid: i for i, rid in enumerate(results)}
     out: list[dict[str, Any]] = []
@@ -111,7 +116,7 @@ def _reference(messages: list[Message], names: dict[str, str] | None = None) -> 
                     answer.append(block)
                 push("user", answer)
         else:
-            push("user", _ref_user(m, skip=call_ids))
+            push("user", _ref_user(m, skip=set(first_call)))
     return out
 
 

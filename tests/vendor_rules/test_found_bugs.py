@@ -190,3 +190,60 @@ def test_result_of_only_empty_text_parts_is_sent_valid(api):
     assert outcome(api, history, [WEATHER]) == "sent"
     body = send(api, ModelRequest(model=MODEL_IDS[api], tools=[WEATHER], messages=history))
     assert '"content": []' not in __import__("json").dumps(body)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, words",
+    [
+        ({"data": b"zz", "media_type": 5}, TypeError, "ImagePart.media_type must be a str"),
+        ({"data": "iVBORw0KGgo=", "media_type": "image/png"}, TypeError, "base64.b64decode"),
+        ({"url": 3}, TypeError, "ImagePart.url must be a str"),
+        ({"media_type": "image/png"}, ValueError, "needs either data"),
+    ],
+)
+def test_an_image_part_of_wrong_types_is_refused_when_made_naming_the_field(kwargs, error, words):
+    from toolwire import ImagePart
+
+    with pytest.raises(error, match=words.replace(".", r"\.")):
+        ImagePart(**kwargs)
+
+
+def test_image_part_bytes_like_data_is_kept_as_bytes_and_media_type_parameters_are_not_sent():
+    from toolwire import ImagePart
+
+    part = ImagePart(data=bytearray(b"not an image"), media_type="image/png; charset=binary")
+    assert type(part.data) is bytes and part.data == b"not an image"
+    assert part.wire_media_type == "image/png"
+
+
+@pytest.mark.parametrize(
+    "field, value, words",
+    [
+        ("raw_arguments", 5, "raw_arguments must be str or null, got int"),
+        ("arguments", "[]", "arguments must be dict or null, got str"),
+        ("id", None, "id must be str, got NoneType"),
+    ],
+)
+def test_a_saved_call_with_a_wrongly_typed_field_fails_on_load_naming_it(field, value, words):
+    import json
+
+    import toolwire
+
+    conv = toolwire.Conversation(
+        [toolwire.Message.user("x"), toolwire.Message("assistant", [ToolCall(id="a", name="f", arguments={})])]
+    )
+    saved = json.loads(conv.to_json())
+    saved["messages"][1]["parts"][0][field] = value
+    with pytest.raises(ValueError, match=words):
+        toolwire.Conversation.from_json(json.dumps(saved))
+
+
+def test_message_user_takes_a_list_of_parts():
+    from toolwire import ImagePart, Message
+
+    png = bytes.fromhex("89504e470d0a1a0a")
+    msg = Message.user(["What is this?", ImagePart(data=png, media_type="image/png")])
+    assert [type(p).__name__ for p in msg.parts] == ["TextPart", "ImagePart"]
+    assert msg.parts[0].text == "What is this?"
+    with pytest.raises(TypeError, match="part 1 is a int"):
+        Message.user(["a", 1])

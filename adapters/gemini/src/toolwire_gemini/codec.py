@@ -212,7 +212,7 @@ def _signature_pd(sig: str | None) -> dict[str, Any]:
 
 def _decode_blob(blob: dict[str, Any]) -> ImagePart | None:
     data, mime = _g(blob, "data"), _g(blob, "mimeType")
-    if not isinstance(data, str) or not mime:
+    if not isinstance(data, str) or not isinstance(mime, str) or not mime:
         return None
     try:
         raw = base64.b64decode(data + "=" * (-len(data) % 4), altchars=b"-_" if ("-" in data or "_" in data) else None)
