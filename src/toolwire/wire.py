@@ -51,7 +51,39 @@ def json_copy(value: Any, _depth: int = 0) -> Any:
             return {k: json_copy(v, _depth + 1) for k, v in value.items()}
         if t is list:
             return [json_copy(v, _depth + 1) for v in value]
+    if t is dict or t is list:
+        return _nested_copy(value)
     return copy.deepcopy(value)
+
+
+def _nested_copy(root: dict[Any, Any] | list[Any]) -> Any:
+    """A deep copy of plain dicts and lists without recursion, so that no nesting depth raises
+    ``RecursionError`` (``copy.deepcopy`` fails below 500 levels; a tool's arguments or result
+    can be deeper). A container met twice (shared, or a cycle) is copied once, as ``deepcopy``
+    does; values of other types are copied with ``deepcopy``."""
+    memo: dict[int, Any] = {}
+    out: Any = {} if type(root) is dict else []
+    memo[id(root)] = out
+    stack: list[tuple[Any, Any]] = [(root, out)]
+    while stack:
+        src, dst = stack.pop()
+        pairs = src.items() if type(src) is dict else enumerate(src)
+        for k, v in pairs:
+            tv = type(v)
+            if tv in _ATOMS:
+                new = v
+            elif tv is dict or tv is list:
+                new = memo.get(id(v))
+                if new is None:
+                    new = memo[id(v)] = {} if tv is dict else []
+                    stack.append((v, new))
+            else:
+                new = copy.deepcopy(v)
+            if type(dst) is dict:
+                dst[k] = new
+            else:
+                dst.append(new)
+    return out
 
 
 #: ``ToolCall.invalid`` of a call whose ``name`` is absent, empty or not a JSON string.

@@ -482,3 +482,26 @@ def test_an_inline_image_goes_out_with_the_type_its_bytes_are(api: str, declared
     assert _sent_image_types(api, out[0]) == [sent]
     # the conversation keeps what the user gave
     assert result.conversation.messages[0].parts[1].media_type == declared
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_tool_arguments_nested_600_levels_deep_are_sent_on_every_api(api: str) -> None:
+    """Gemini's encoder copied arguments with copy.deepcopy, which raises RecursionError below
+    500 levels, where the other APIs sent them."""
+    deep: Any = 1
+    for _ in range(600):
+        deep = {"a": deep}
+    conv = Conversation(
+        [
+            Message.user("go"),
+            Message("assistant", [ToolCall(id="c1", name="get_weather", arguments={"city": "x", "extra": deep})]),
+            Message("user", [ToolResult("c1", "done", name="get_weather")]),
+        ]
+    )
+    out: list[dict[str, Any]] = []
+    m = make_model(api, [text_answer(api, "ok")], out)
+    assert toolwire.run_sync(m, conversation=conv, tools=[get_weather]).text == "ok"
+    import re
+
+    # (OpenAI carries arguments as JSON text: its quotes are escaped in the body)
+    assert len(re.findall(r'\\?"a\\?":', json.dumps(out[0]))) == 600

@@ -154,3 +154,41 @@ def test_a_field_with_a_validator_is_always_converted_by_pydantic():
 
     model = toolwire.tool(g).arguments_model
     assert convert_arguments(model, {"s": "abc"}) == {"s": "ABC"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=3),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3),
+        max_leaves=40,
+    )
+)
+def test_wire_json_copy_equals_a_deep_copy_at_any_depth(value):
+    from toolwire.wire import json_copy
+
+    deep: object = value
+    for i in range(8):  # past the recursive fast path, into the loop that copies without recursion
+        deep = {"k": [deep, i]}
+    copied = json_copy(deep)
+    assert copied == copy.deepcopy(deep) or copied != copied  # NaN inside: compare as JSON below
+    assert json.dumps(copied) == json.dumps(deep)
+    stack = [(copied, deep)]
+    while stack:  # nothing shared
+        a, b = stack.pop()
+        if isinstance(a, (dict, list)):
+            assert a is not b
+            stack.extend(zip(a.values(), b.values()) if isinstance(a, dict) else zip(a, b))
+
+
+def test_wire_json_copy_takes_nesting_deeper_than_deepcopy_can():
+    from toolwire.wire import json_copy
+
+    deep: object = 1
+    for _ in range(5000):
+        deep = {"a": [deep]}
+    copied = json_copy(deep)
+    depth = 0
+    while isinstance(copied, dict):
+        copied, depth = copied["a"][0], depth + 1
+    assert (depth, copied) == (5000, 1)
