@@ -68,8 +68,10 @@ def _nested_copy(root: dict[Any, Any] | list[Any]) -> Any:
     while stack:
         src, dst = stack.pop()
         pairs = src.items() if type(src) is dict else enumerate(src)
+        add: Any = dst.__setitem__ if type(dst) is dict else (lambda _k, item, _append=dst.append: _append(item))
         for k, v in pairs:
             tv = type(v)
+            new: Any
             if tv in _ATOMS:
                 new = v
             elif tv is dict or tv is list:
@@ -79,10 +81,7 @@ def _nested_copy(root: dict[Any, Any] | list[Any]) -> Any:
                     stack.append((v, new))
             else:
                 new = copy.deepcopy(v)
-            if type(dst) is dict:
-                dst[k] = new
-            else:
-                dst.append(new)
+            add(k, new)
     return out
 
 
