@@ -330,12 +330,16 @@ def prepare(model: Model, custom_id: str, request: ModelRequest) -> BatchItem:
     :class:`~toolwire.errors.RequestRefused` (and whatever encoding raises) like a normal send."""
     import dataclasses
 
+    from .wire import without_lone_surrogates
+
     if request.stream:
         request = dataclasses.replace(request, stream=False)  # a batch request is never streamed
     adjusted = model.before_encode(request, stream=False)
     body, report = model._preflight(adjusted)
     shaper = getattr(model, "stream_body", None)
     sent = cast("dict[str, Any]", shaper(dict(body), False)) if callable(shaper) else dict(body)
+    # a batch file or request is serialized by the SDK or as JSONL, not by body_json
+    sent = without_lone_surrogates(sent)
     return BatchItem(custom_id, adjusted, sent, report)
 
 

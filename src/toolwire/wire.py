@@ -32,6 +32,7 @@ __all__ = [
     "mark_duplicate_ids",
     "check_tool_calls",
     "json_copy",
+    "without_lone_surrogates",
 ]
 
 _ATOMS = frozenset({str, int, float, bool, type(None)})
@@ -83,6 +84,63 @@ def _nested_copy(root: dict[Any, Any] | list[Any]) -> Any:
                 new = copy.deepcopy(v)
             add(k, new)
     return out
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """A JSON-ready ``value`` in which every string (keys too) holding a lone UTF-16 surrogate
+    (a tool's output decoded with ``surrogateescape``, half an emoji) has it replaced by U+FFFD
+    and a pair of halves joined into the character it spells; ``value`` itself when no string
+    holds one. For bodies sent by paths that serialize them outside :func:`toolwire.adapter.body_json`
+    (token counts, batch files): UTF-8 cannot carry a lone surrogate (``UnicodeEncodeError``)
+    and servers refuse its JSON escape ("no low surrogate in string")."""
+
+    def fix(text: str) -> str:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+    def walk(v: Any) -> Any:
+        stack: list[tuple[Any, Any]] = []
+        root = _fresh(v)
+        if root is v:
+            return fix(v) if type(v) is str and _LONE_SURROGATE.search(v) else v
+        stack.append((v, root))
+        while stack:
+            src, dst = stack.pop()
+            items = src.items() if isinstance(src, dict) else enumerate(src)
+            for k, item in items:
+                new = _fresh(item)
+                if new is not item:
+                    stack.append((item, new))
+                elif type(item) is str and _LONE_SURROGATE.search(item):
+                    new = fix(item)
+                if isinstance(dst, dict):
+                    dst[fix(k) if type(k) is str and _LONE_SURROGATE.search(k) else k] = new
+                else:
+                    dst.append(new)
+        return root
+
+    return walk(value) if _holds_lone_surrogate(value) else value
+
+
+def _fresh(v: Any) -> Any:
+    return {} if isinstance(v, dict) else [] if isinstance(v, (list, tuple)) else v
+
+
+def _holds_lone_surrogate(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if type(v) is str or isinstance(v, str):
+            if _LONE_SURROGATE.search(v):
+                return True
+        elif isinstance(v, dict):
+            stack.extend(k for k in v if isinstance(k, str))
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+    return False
 
 
 #: ``ToolCall.invalid`` of a call whose ``name`` is absent, empty or not a JSON string.

@@ -321,3 +321,25 @@ def test_anthropic_unknown_processing_status_is_a_decode_error_not_polled_foreve
     ):
         asyncio.run(asyncio.wait_for(run_batch(model, requests, poll_interval=0), 30))
     assert fake.retrieves == 1
+
+
+@pytest.mark.parametrize(
+    "provider", ["openai:gpt-4o", "openai-chat:gpt-4o", "anthropic:claude-sonnet-4-5", "gemini:gemini-2.5-flash"]
+)
+def test_a_batch_item_holds_no_lone_surrogate_and_its_file_encodes(provider: str) -> None:
+    """A batch body is serialized by the SDK or as a JSONL file, not by the sending path: a lone
+    surrogate (a file name that is not UTF-8) crashed the UTF-8 encoding or went as an escape
+    servers refuse. It is sent as U+FFFD, a pair as its character."""
+    import json
+
+    from toolwire.batch import batch_api, prepare
+
+    model = toolwire.model(provider, api_key="k")
+    request = model.build_request([toolwire.Message.user("file a\ud800b.txt \ud83d\ude00")])
+    item = prepare(model, "req-1", request)
+    text = json.dumps(item.body, ensure_ascii=False)
+    assert "a\ufffdb.txt \U0001f600" in text
+    text.encode("utf-8")  # no lone surrogate left
+    if provider.startswith("openai"):
+        line = batch_api(model).input_file([item]).decode("utf-8")  # type: ignore[attr-defined]
+        assert "a\ufffdb.txt" in line

@@ -489,3 +489,16 @@ def test_a_body_over_the_32_mb_request_limit_is_refused_before_it_is_posted(mock
     # just under the limit is sent
     run(model.send(model.build_request([Message.user(big[:-2000])])))
     assert len(model.sent) == 1
+
+
+def test_count_tokens_sends_no_lone_surrogate_and_refuses_an_answer_without_a_count(mock_model, wire) -> None:
+    from toolwire.errors import ResponseDecodeError
+
+    model = mock_model(
+        [wire.json_response({"input_tokens": 12}), wire.json_response({"input_tokens": None})],
+    )
+    request = model.build_request([Message.user("file a\ud800b.txt")])
+    assert run(model.count_tokens(request)) == 12
+    assert model.sent[0].json["messages"][0]["content"][0]["text"] == "file a\ufffdb.txt"
+    with pytest.raises(ResponseDecodeError, match="input_tokens is None"):
+        run(model.count_tokens(request))

@@ -642,3 +642,13 @@ def test_credentials_and_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(codec, GeminiCodec) and codec.schema_mode == "openapi"
     with pytest.raises(ConfigurationError):
         GeminiCodec(schema_mode="both")
+
+
+def test_count_tokens_sends_no_escape_of_a_lone_surrogate(mock_model: Any) -> None:
+    """The count goes through the SDK's own json.dumps, which escapes a lone surrogate as
+    "\\ud800" — refused by servers ("no low surrogate in string"): it is sent as U+FFFD."""
+    model = mock_model([json_response({"totalTokens": 5})])
+    n = run(model.count_tokens(model.build_request([Message.user("file a\ud800b.txt \ud83d\ude00")])))
+    assert n == 5
+    sent = model.sent[0].json["generateContentRequest"]["contents"][0]["parts"][0]["text"]
+    assert sent == "file a\ufffdb.txt \U0001f600"

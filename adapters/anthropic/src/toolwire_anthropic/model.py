@@ -21,6 +21,7 @@ from toolwire.adapter import ModelRequest, body_json
 from toolwire.errors import ConfigurationError, ProviderError, RequestRefused
 from toolwire.profile import Violation
 from toolwire.transport import SKIP, SSEEvent, StainlessPost, Transport, event_json, stainless_error
+from toolwire.wire import without_lone_surrogates
 
 from .codec import _RETRYABLE_ERROR_TYPES, API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _error_from_event
 from .profile import REQUEST_MAX_BYTES, AnthropicProfile
@@ -218,7 +219,7 @@ class AnthropicModel(Transport):
         The body is preflighted like a sent request (:class:`~toolwire.errors.RequestRefused`
         before anything is sent). Returns ``MessageTokensCount.input_tokens``; raises
         :class:`ProviderError` like :meth:`send`."""
-        body = self.prepare(request)
+        body = without_lone_surrogates(self.prepare(request))  # the SDK serializes it: no lone surrogates
         count = await self.profile.count_tokens(body, client=self.client)
         assert count is not None
         return count

@@ -2012,7 +2012,12 @@ class AnthropicProfile(Profile):
             ) from exc
         except Exception as exc:
             raise transport_error(API, exc) from exc
-        return int(result.input_tokens)
+        tokens = getattr(result, "input_tokens", None)
+        if type(tokens) is not int or tokens < 0:
+            raise ResponseDecodeError(
+                API, f"the token count answer is not a MessageTokensCount: input_tokens is {tokens!r}, not a count"
+            )
+        return tokens
 
 
 # ---------------------------------------------------------------------------------------------

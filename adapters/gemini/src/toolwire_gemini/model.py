@@ -26,6 +26,7 @@ from toolwire.adapter import ModelRequest, body_json
 from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
 from toolwire.transport import Transport, error_in_body, event_json, snippet, transport_error
 from toolwire.types import Message
+from toolwire.wire import without_lone_surrogates
 
 from .codec import API, GeminiCodec, GeminiStreamDecoder
 
@@ -288,7 +289,8 @@ class GeminiModel(Transport):
         :class:`~toolwire.errors.ResponseDecodeError` for an answer without ``totalTokens``."""
         name = model or self.model_id
         name = name if name.startswith(("models/", "tunedModels/")) else f"models/{name}"
-        request = {k: v for k, v in body.items() if k != "model"}
+        # sent through the SDK's own json.dumps: a lone surrogate would go as an escape servers refuse
+        request = without_lone_surrogates({k: v for k, v in body.items() if k != "model"})
         api_client = self.client().aio._api_client
         try:
             raw = await api_client.async_request(
