@@ -135,8 +135,28 @@ class ImagePart:
             raise TypeError(f"ImagePart.url must be a str, not {type(self.url).__name__}")
         if self.data is None and self.url is None:
             raise ValueError("ImagePart needs either data (bytes) or url")
+        if self.data is None and self.url is not None and self.url[:5].lower() == "data:":
+            self._inline_data_url()
         if self.data is not None and not self.media_type:
             raise ValueError("ImagePart with inline data needs media_type, e.g. 'image/png'")
+
+    def _inline_data_url(self) -> None:
+        """A ``data:<type>;base64,<text>`` URL held as inline ``data`` and ``media_type``: the APIs
+        that take images by URL fetch only http(s) URLs (Anthropic's ``url`` source, Gemini's
+        ``fileData``), while every API takes inline bytes. A URL that is not base64 stays a URL."""
+        head, sep, text = self.url.partition(",") if self.url else ("", "", "")
+        if not sep or not head.lower().endswith(";base64"):
+            return
+        try:
+            raw = base64.b64decode(text.strip(), validate=True)
+        except (ValueError, TypeError):
+            return
+        if not raw:
+            return
+        declared = head[5:-7].strip()
+        self.data, self.url = raw, None
+        if not self.media_type:
+            self.media_type = declared or signature_media_type(raw) or "application/octet-stream"
 
     @property
     def wire_media_type(self) -> str | None:

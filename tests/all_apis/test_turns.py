@@ -505,3 +505,22 @@ def test_tool_arguments_nested_600_levels_deep_are_sent_on_every_api(api: str) -
 
     # (OpenAI carries arguments as JSON text: its quotes are escaped in the body)
     assert len(re.findall(r'\\?"a\\?":', json.dumps(out[0]))) == 600
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_an_image_given_as_a_data_url_is_sent_inline_on_every_api(api: str) -> None:
+    """ImagePart(url="data:image/png;base64,...") went to Anthropic as a url source and to Gemini
+    as fileData, which fetch only http(s) URLs; it is held as inline bytes."""
+    import base64
+
+    from toolwire import ImagePart
+
+    url = "data:image/png;base64," + base64.b64encode(_PNG_1PX).decode()
+    part = ImagePart(url=url)
+    assert (part.url, part.data, part.media_type) == (None, _PNG_1PX, "image/png")
+    out: list[dict[str, Any]] = []
+    m = make_model(api, [text_answer(api, "a dot")], out)
+    toolwire.run_sync(m, ["what is this?", part])
+    assert _sent_image_types(api, out[0]) == ["image/png"]
+    assert base64.b64encode(_PNG_1PX).decode() in json.dumps(out[0])
+    assert "fileData" not in json.dumps(out[0]) and '"type": "url"' not in json.dumps(out[0])
