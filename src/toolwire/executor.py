@@ -164,7 +164,10 @@ async def _guarded(coro: Any) -> Any:
 
 
 def _describe(exc: BaseException) -> str:
-    message = str(exc)
+    try:
+        message = str(exc)
+    except Exception as inner:  # an exception whose __str__ raises: described by its class alone
+        message = f"(its message could not be read: {type(inner).__name__})"
     if isinstance(exc, UnicodeDecodeError):
         message += " (return text, or bytes encoded as UTF-8)"
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__

@@ -353,14 +353,18 @@ async def _maybe_await(value: Any) -> Any:
 
 
 def _describe(exc: BaseException) -> str:
-    text = str(exc)
+    try:
+        text = str(exc)
+    except Exception as inner:  # an exception whose __str__ raises: described by its class alone
+        text = f"(its message could not be read: {type(inner).__name__})"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 # -- answer texts (docs/approval.md lists them) ----------------------------------------------------
-def _text_denied(call: ToolCall, reason: str) -> str:
+def _text_denied(call: ToolCall, reason: Any) -> str:
+    given = reason is not None and str(reason).strip()
     return (
-        f"Not run: the user refused this call to {call.name!r}. Reason: {reason}\n"
+        f"Not run: the user refused this call to {call.name!r}." + (f" Reason: {reason}" if given else "") + "\n"
         "Do not make the same call again; continue without it, or ask the user what to do instead."
     )
 
@@ -455,6 +459,7 @@ class _Loop:
         self.after = after
         self.decisions = dict(decisions) if decisions else {}
         self.resumed = resumed
+        self._approved: set[str] = set()  # ids of calls a decision approved in this run
         self.executor = ToolExecutor(
             tool_map,
             run_id=state.run_id,
@@ -503,10 +508,15 @@ class _Loop:
     # -- the event stream ---------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Any]:
         st = self.state
+        was = st.status
         st.status, st.stop_reason, st.error = "running", None, None
         if not self.quiet:
             yield RunStarted(st.run_id, self.m.name, self.resumed)
         try:
+            if self._answered_already() is not None:
+                async for ev in self._end_answered(was):
+                    yield ev
+                return
             if st.pending:
                 last = st.turns[-1]
                 async for ev in self._settle_pending():
@@ -797,6 +807,41 @@ class _Loop:
             await _notify(self.on_turn, turn)
         yield self._finish(stop, error, message)
 
+    async def _end_answered(self, was: str) -> AsyncIterator[Any]:
+        """End a resumed run whose last turn is already the model's final answer (it failed after
+        that answer, in ``on_turn``, or it had finished): nothing is asked of the model, since
+        sending the conversation again would ask for a continuation of the answer. A turn whose
+        ``on_turn`` failed is announced again."""
+        final = self._answered_already()
+        assert final is not None
+        if was != "finished":
+            if not self.quiet:
+                yield TurnFinished(final.number, final)
+            if self.on_turn is not None:
+                await _notify(self.on_turn, final)
+        yield self._finish(final.response.stop_reason)
+
+    def _answered_already(self) -> Turn | None:
+        """The last turn of a resumed run without pending calls when the conversation ends with
+        its final answer (an assistant message without tool calls, the turn not paused nor
+        failed); else ``None``."""
+        st = self.state
+        if not self.resumed or st.pending or not st.turns:
+            return None
+        last = st.turns[-1]
+        resp = last.response
+        messages = st.conversation.messages
+        if (
+            resp is None
+            or resp.tool_calls
+            or resp.stop_reason in ("pause_turn", "error")
+            or not messages
+            or messages[-1].role != "assistant"
+            or messages[-1].tool_calls
+        ):
+            return None
+        return last
+
     def _finish(self, stop: str, error: type[ToolwireError] | None = None, message: str = "") -> RunFinished:
         st = self.state
         result = RunResult(
@@ -1018,6 +1063,8 @@ class _Loop:
                     f"the decision for tool call {p.call.id} must be toolwire.Approved(...) or toolwire.Denied(reason), got {type(d).__name__}"
                 )
             call = p.call
+            if isinstance(d, Approved) or p.approved:
+                self._approved.add(call.id)  # interrupted again, it is not asked about a second time
             if isinstance(d, Approved) and d.arguments is not None:
                 if not isinstance(d.arguments, dict):
                     raise ConfigurationError(f"Approved(arguments=...) takes a dict, got {type(d.arguments).__name__}")
@@ -1033,7 +1080,7 @@ class _Loop:
                 still.append(q)
                 placed.append((i, self._placeholder(p.call, n, "deferred")))
                 announce.append(ToolCallPending(n, q))
-            elif d is _MISSING and (why := await self._approval_needed(r)) is not None:
+            elif d is _MISSING and not p.approved and (why := await self._approval_needed(r)) is not None:
                 # interrupted without a decision: a call that needs approval is asked about again
                 q = PendingCall(p.call, n, "approval", why)
                 still.append(q)
@@ -1102,7 +1149,7 @@ class _Loop:
                     for c in calls
                 ],
             )
-            st.pending.extend(PendingCall(c, turn.number, "interrupted", reason) for c in calls)
+            st.pending.extend(PendingCall(c, turn.number, "interrupted", reason, c.id in self._approved) for c in calls)
         b = self._batch
         if b is not None:
             running: list[tuple[int, asyncio.Task[Any] | None]] = list(b.tasks.items())
@@ -1130,7 +1177,7 @@ class _Loop:
                         status="cancelled",
                     ),
                 )
-                st.pending.append(PendingCall(call, b.number, "interrupted", reason))
+                st.pending.append(PendingCall(call, b.number, "interrupted", reason, call.id in self._approved))
             order = {r.call.id: k for k, r in enumerate(b.turn.tool_runs)}
             st.pending.sort(key=lambda p: (p.turn, order.get(p.call.id, 0)))
 
@@ -1162,7 +1209,11 @@ def _supplied_result(call: ToolCall, value: Any) -> ToolResult:
         return ToolResult(call.id, value.render(), True, call.name)
     if isinstance(value, BaseException):
         return ToolResult(call.id, _describe(value), True, call.name)
-    return ToolResult(call.id, to_result_content(value), False, call.name)
+    try:
+        content = to_result_content(value)
+    except Exception as exc:  # bytes that are not UTF-8, a __str__ that raises: as a tool returning it
+        return ToolResult(call.id, _describe(exc), True, call.name)
+    return ToolResult(call.id, content, False, call.name)
 
 
 def _direct(tool: Tool) -> bool:

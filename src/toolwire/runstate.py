@@ -124,18 +124,23 @@ class PendingCall:
     - ``kind``: ``"approval"`` (a person must approve or deny it), ``"deferred"`` (toolwire does
       not run this tool: supply its result), ``"interrupted"`` (the run stopped before it
       finished; a resume runs it again unless a decision says otherwise);
-    - ``reason``: why (e.g. the approval policy's message, or ``"cancelled"``).
+    - ``reason``: why (e.g. the approval policy's message, or ``"cancelled"``);
+    - ``approved``: an interrupted call a person had approved: a resume runs it again without
+      asking a second time.
     """
 
     call: ToolCall
     turn: int
     kind: Literal["approval", "deferred", "interrupted"]
     reason: str | None = None
+    approved: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"call": self.call.to_dict(), "turn": self.turn, "kind": self.kind}
         if self.reason is not None:
             d["reason"] = self.reason
+        if self.approved:
+            d["approved"] = True
         return d
 
     @classmethod
@@ -143,7 +148,7 @@ class PendingCall:
         kind = d["kind"]
         if kind not in PENDING_KINDS:
             raise ValueError(f"pending call kind must be one of {PENDING_KINDS}, got {kind!r}")
-        return cls(ToolCall.from_dict(d["call"]), int(d["turn"]), kind, d.get("reason"))
+        return cls(ToolCall.from_dict(d["call"]), int(d["turn"]), kind, d.get("reason"), d.get("approved") is True)
 
 
 @dataclass(frozen=True)

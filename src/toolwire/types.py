@@ -340,6 +340,12 @@ class ToolResult:
     type: Literal["tool_result"] = "tool_result"
 
     def __post_init__(self) -> None:
+        if type(self.is_error) is not bool:
+            flag: Any = self.is_error
+            if flag is None or (type(flag) is int and flag in (0, 1)):
+                self.is_error = bool(flag)
+            else:
+                raise TypeError(f"ToolResult.is_error must be True or False, not {flag!r}")
         # known credentials never reach the model, the run result or a saved run (toolwire.secrets)
         scrub = _scrub or _load_scrub()
         content: Any = self.content
