@@ -149,3 +149,14 @@ def test_tool_result_is_error_is_a_bool(flag: Any, kept: bool) -> None:
 def test_tool_result_is_error_of_another_type_is_refused() -> None:
     with pytest.raises(TypeError, match="is_error must be True or False"):
         ToolResult("c", "hello", "no")  # type: ignore[arg-type]
+
+
+def test_a_run_state_from_a_newer_format_is_refused_naming_the_version() -> None:
+    import json
+
+    result = toolwire.run_sync(ScriptedModel(responses=["hi"]), "go")
+    saved = json.loads(result.state.to_json())
+    assert saved["version"] == 1
+    saved["version"] = 99
+    with pytest.raises(ValueError, match="format version 99"):
+        toolwire.RunState.from_json(json.dumps(saved))

@@ -350,6 +350,12 @@ class RunState:
     def from_dict(cls, d: dict[str, Any]) -> RunState:
         if d.get("format") != _FORMAT and "text" in d and "stop_reason" in d:  # a saved RunResult
             return RunResult.from_dict(d).state
+        version = d.get("version", _VERSION)
+        if type(version) is not int or version > _VERSION:
+            raise ValueError(
+                f"this run state has format version {version!r}; this toolwire reads version {_VERSION} "
+                "and earlier: upgrade toolwire to load it"
+            )
         status = d.get("status", "running")
         if status not in RUN_STATUSES:
             raise ValueError(f"run status must be one of {RUN_STATUSES}, got {status!r}")
