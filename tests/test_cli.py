@@ -89,3 +89,39 @@ def test_without_the_cli_extra_the_script_says_what_to_install():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == 'toolwire: the command line needs the cli extra (typer, rich): pip install "toolwire[cli]"\n'
+
+
+GOOD_TOOLS = '''
+def get(city: str) -> str:
+    """Weather for a city."""
+    return "sunny"
+'''
+
+
+def test_set_up_errors_are_one_line_exit_2_not_tracebacks(capsys, tmp_path):
+    good = tmp_path / "good.py"
+    good.write_text(GOOD_TOOLS)
+    code, out, err = _main(capsys, "run", "-m", "test", "-t", f"{good}:get", "-t", f"{good}:get", "hi")
+    assert (
+        code == 2
+        and "two tools are named 'get'" in err
+        and "Traceback" not in err
+        and len(err.strip().splitlines()) == 1
+    )
+    code, out, err = _main(
+        capsys, "run", "-m", "test", "-t", f"{good}:get", "--save", str(tmp_path / "no" / "x.json"), "hi"
+    )
+    assert code == 2 and "does not exist" in err and "Traceback" not in err
+    assert out == ""  # refused before the run, not after it
+
+
+@pytest.mark.parametrize("command", ["run", "lint"])
+def test_a_known_key_in_a_tools_file_error_is_not_printed(capsys, tmp_path, monkeypatch, command):
+    key = "sk-ant-api03-SECRETSECRETSECRET1234567890"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    leak = tmp_path / "leak.py"
+    leak.write_text('import os\nraise RuntimeError("cannot start with " + os.environ["ANTHROPIC_API_KEY"])\n')
+    argv = ["run", "-m", "test", "-t", str(leak), "hi"] if command == "run" else ["lint", str(leak)]
+    code, out, err = _main(capsys, *argv)
+    assert code == 2 and "cannot start with" in err
+    assert key not in err and key not in out

@@ -143,6 +143,43 @@ def _provider_name(model: Any) -> str:
     return name or provider
 
 
+def _scrubbed_str(exc: BaseException, limit: int | None = None) -> str:
+    """``str(exc)`` with known credentials replaced (an error message may quote a key: "auth
+    failed for sk-..."), cut to ``limit`` characters; a ``__str__`` that raises gives the class name."""
+    from .secrets import scrub
+
+    try:
+        text = str(exc)
+    except Exception:
+        text = type(exc).__name__
+    text = scrub(text)
+    return text if limit is None else text[:limit]
+
+
+def _record_exception(span: Any, exc: BaseException) -> None:
+    """The OpenTelemetry ``exception`` event (the semantic-convention attributes
+    ``exception.type``/``message``/``stacktrace``), written here rather than by
+    ``span.record_exception`` so that known credentials are scrubbed from the message and the
+    stack trace (which shows the message again)."""
+    import traceback
+
+    from .secrets import scrub
+
+    try:
+        trace_text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    except Exception:
+        trace_text = type(exc).__name__
+    span.add_event(
+        "exception",
+        {
+            "exception.type": type(exc).__qualname__,
+            "exception.message": _scrubbed_str(exc),
+            "exception.stacktrace": scrub(trace_text),
+            "exception.escaped": False,
+        },
+    )
+
+
 def _json(value: Any) -> str:
     from .secrets import scrub  # content may carry a key a tool printed
 
@@ -305,7 +342,7 @@ class _RunObserver:
         span.set_attribute("toolwire.run.tool_errors", int(result.tool_errors))
         if event.error is not None:
             span.set_attribute("error.type", type(event.error).__name__)
-            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, str(event.error)[:200]))
+            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, _scrubbed_str(event.error, 200)))
         self._finish()
 
     # -- ends --------------------------------------------------------------------------------
@@ -322,13 +359,13 @@ class _RunObserver:
             return
         cancelled = isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt, GeneratorExit))
         error_type = "cancelled" if cancelled else type(exc).__name__
-        status = self._trace.Status(self._trace.StatusCode.ERROR, error_type if cancelled else str(exc)[:200])
+        status = self._trace.Status(self._trace.StatusCode.ERROR, error_type if cancelled else _scrubbed_str(exc, 200))
         for span in [self._turn_span, *self._tools.values(), self._run_span]:
             if span is None:
                 continue
             span.set_attribute("error.type", error_type)
             if not cancelled:
-                span.record_exception(exc)
+                _record_exception(span, exc)
             span.set_status(status)
         for span in self._tools.values():
             span.end()

@@ -225,3 +225,31 @@ def test_a_tracer_provider_that_is_not_one_is_refused_up_front() -> None:
         with pytest.raises(toolwire.ConfigurationError):
             toolwire.tracing.instrument(bad)
     toolwire.tracing.uninstrument()
+
+
+def test_a_known_key_in_an_error_message_is_scrubbed_from_every_span(spans, monkeypatch) -> None:
+    """An error quoting a credential ("auth failed for sk-...") reached the span status and the
+    exception event (message and stack trace) as it was, even without capture_content."""
+    provider, exporter = spans
+    key = "sk-proj-ENVSECRET1234567890abcdefghij"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    from toolwire.testing import ScriptedModel
+
+    def respond(request):
+        raise RuntimeError("auth failed for " + key)
+
+    with pytest.raises(RuntimeError):
+        toolwire.run_sync(ScriptedModel(respond=respond), "go", tracing=toolwire.tracing.Tracing(provider))
+    finished = exporter.get_finished_spans()
+    assert {s.name for s in finished} >= {"invoke_agent"}
+    texts = []
+    for s in finished:
+        texts.append(s.status.description or "")
+        texts.append(json.dumps(dict(s.attributes)))
+        for ev in s.events:
+            texts.append(json.dumps(dict(ev.attributes)))
+    joined = "\n".join(texts)
+    assert key not in joined
+    assert "auth failed for" in joined  # the message is kept, the key replaced
+    events = [ev for s in finished for ev in s.events if ev.name == "exception"]
+    assert events and all("RuntimeError" in ev.attributes["exception.stacktrace"] for ev in events)

@@ -15,6 +15,8 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from toolwire.errors import ToolwireError
+
 if TYPE_CHECKING:
     import typer
 else:
@@ -91,8 +93,10 @@ def _abort_types(click: Any) -> tuple[type[BaseException], ...]:
 def fail(command: str, message: str, code: int = 2) -> NoReturn:
     """Print ``toolwire <command>: <message>`` on standard error (one line, never wrapped or
     styled) and exit with ``code`` (2: bad usage or set-up; 1: a failure while running)."""
+    from toolwire.secrets import scrub  # a message may quote an error that quotes a key
+
     prog = f"toolwire {command}" if command else "toolwire"
-    print(f"{prog}: {' '.join(str(message).split())}", file=sys.stderr)
+    print(f"{prog}: {scrub(' '.join(str(message).split()))}", file=sys.stderr)
     raise typer.Exit(code)
 
 
@@ -164,7 +168,9 @@ def main(argv: list[str] | None = None) -> None:
         if type(exc).__name__ == "NoArgsIsHelpError":  # `toolwire` alone: the help was printed
             raise SystemExit(0) from None
         where = exc.ctx.command_path if exc.ctx is not None else "toolwire"
-        message = " ".join(exc.format_message().split())
+        from toolwire.secrets import scrub
+
+        message = scrub(" ".join(exc.format_message().split()))
         print(f"{where}: {message} (usage: {where} --help)", file=sys.stderr)
         raise SystemExit(2) from None
     except (typer.Exit, *_exit_types(click)) as exc:  # typer.Exit / click's Exit
@@ -172,4 +178,10 @@ def main(argv: list[str] | None = None) -> None:
     except (KeyboardInterrupt, *_abort_types(click)):
         print("toolwire: aborted", file=sys.stderr)
         raise SystemExit(130) from None
+    except (ToolwireError, OSError) as exc:  # a set-up problem (two tools with one name, a path to save to)
+        from toolwire.secrets import scrub
+
+        where = " ".join(["toolwire", *args[:1]]) if args and not args[0].startswith("-") else "toolwire"
+        print(f"{where}: {scrub(' '.join(f'{type(exc).__name__}: {exc}'.split()))}", file=sys.stderr)
+        raise SystemExit(2) from None
     raise SystemExit(code if isinstance(code, int) else 0)

@@ -97,12 +97,13 @@ def lint(
     (an unknown --provider, a malformed or unknown --live model)."""
     from toolwire.design.lint import RULES, check_providers, lint_tools, load_tools
     from toolwire.errors import ToolwireError
+    from toolwire.secrets import scrub  # an import error may quote a key the tools file read
 
     try:
         providers = check_providers(provider) if provider else _installed_providers()
         live = _parse_live(live_model) if live_model is not None else None
     except ToolwireError as exc:
-        typer.echo(f"toolwire lint: {exc}", err=True)
+        typer.echo(f"toolwire lint: {scrub(str(exc))}", err=True)
         raise typer.Exit(2)
     renames: dict = {}
     try:
@@ -117,11 +118,12 @@ def lint(
         else:
             tools = load_tools(target)
     except ToolwireError as exc:
-        typer.echo(f"toolwire lint: {exc}", err=True)
+        typer.echo(f"toolwire lint: {scrub(str(exc))}", err=True)
         raise typer.Exit(2)
     except Exception as exc:  # anything load_tools did not foresee: still one line, exit 2
         typer.echo(
-            f"toolwire lint: cannot load {target!r}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}", err=True
+            f"toolwire lint: cannot load {target!r}: {type(exc).__name__}: {scrub(' '.join(str(exc).split()))[:300]}",
+            err=True,
         )
         raise typer.Exit(2)
     report = lint_tools(tools, providers=providers, ambiguous_names=ambiguous or None, ignore=ignore or None)

@@ -504,6 +504,8 @@ def run_command(
 
     if max_turns < 1:
         raise typer.BadParameter(f"--max-turns must be at least 1, got {max_turns}")
+    if save is not None and not save.parent.is_dir():  # found out before the run, not after it
+        raise typer.BadParameter(f"--save {str(save)!r}: the folder {str(save.parent)!r} does not exist")
     tool_list = _load_tools(tools) if tools else []
     m = _live_model(model, "needs credentials", _parse_settings(setting))
     console = _console(stderr=as_json)
