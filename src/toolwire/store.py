@@ -285,8 +285,13 @@ class RunStore:
                 f"the run store {str(self.path)!r} has schema version {version}, newer than this "
                 f"toolwire's {SCHEMA_VERSION}; upgrade toolwire to read it"
             )
+        tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if version < 0 or (version > 0 and not {"runs", "turns", "tool_calls"} <= tables):
+            raise ConfigurationError(
+                f"{str(self.path)!r} is not a toolwire run store: schema version {version} "
+                f"with tables {', '.join(sorted(tables)) or '(none)'}"
+            )
         if version == 0:
-            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if tables and "runs" not in tables:
                 raise ConfigurationError(
                     f"{str(self.path)!r} is an SQLite file but not a toolwire run store "
@@ -360,12 +365,18 @@ class RunStore:
         pending_ids = {getattr(getattr(p, "call", None), "id", None) for p in getattr(run, "pending", []) or []}
         now = time.time()
         tool_rows = []
+        stored_ids: set[str] = set()
         for t in turns:
             for i, r in enumerate(getattr(t, "tool_runs", []) or []):
+                # a call repeating an id (the decoder marks the later one of a response invalid;
+                # it is answered, never run) is stored under "<id>#<turn>.<position>": the key is
+                # (run_id, call_id), and the run's state keeps the call as the model sent it
+                row_id = r.call.id if r.call.id not in stored_ids else f"{r.call.id}#{t.number}.{i}"
+                stored_ids.add(row_id)
                 tool_rows.append(
                     (
                         run.run_id,
-                        r.call.id,
+                        row_id,
                         t.number,
                         i,
                         r.call.name,

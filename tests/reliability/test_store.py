@@ -206,3 +206,41 @@ def test_adv_a_damaged_store_is_a_typed_error_saying_what_to_do(tmp_path):
         f"the run store {str(damaged)!r} is damaged (database disk image is malformed); restore it from a "
         "backup, or move it aside to start a new one (`sqlite3 FILE .recover` may save its rows)"
     )
+
+
+def test_a_response_repeating_a_call_id_is_stored_whole(tmp_path):
+    """Two calls with one id in one response: the later is answered, never run; storing it broke
+    the (run_id, call_id) key, and the whole run was lost."""
+    import asyncio
+
+    from toolwire.testing import ScriptedModel, call
+
+    @toolwire.tool
+    def echo(text: str) -> str:
+        """Echo."""
+        return text
+
+    path = tmp_path / "runs.sqlite"
+    model = ScriptedModel(
+        responses=[[call("echo", {"text": "a"}, id="c0"), call("echo", {"text": "b"}, id="c0")], "done"]
+    )
+    result = asyncio.run(RunStore(path).run(model, "go", tools=[echo], run_id="r1"))
+    assert result.text == "done"
+    store = RunStore(path)
+    assert store.get("r1").status == "finished"
+    rows = [(r["call_id"], r["turn"], r["position"], bool(r["is_error"])) for r in store.tool_calls("r1")]
+    assert rows == [("c0", 1, 0, False), ("c0#1.1", 1, 1, True)]
+    # the state keeps the calls as the model sent them
+    assert [r.call.id for r in store.load_state("r1").turns[0].tool_runs] == ["c0", "c0"]
+
+
+@pytest.mark.parametrize("version, tables", [(-5, False), (1, False), (2, False)])
+def test_a_file_with_a_store_version_but_not_its_tables_is_refused(tmp_path, version, tables):
+    path = tmp_path / "odd.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version={version}")
+    conn.execute("CREATE TABLE notes (x TEXT)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(ConfigurationError, match="not a toolwire run store"):
+        RunStore(path)
