@@ -127,6 +127,17 @@ def tool_name_for(name: str) -> str:
     return new
 
 
+def _distinct_name(name: str, mcp_name: str, taken: set[str]) -> str:
+    """``name`` (a rewritten MCP name that another tool of the server already has) cut to 55
+    characters and ended with ``_`` and 8 hex digits of the SHA-256 of the server's own name, as a
+    long name is; a further ``_2``, ``_3`` ... in the unlikely case that is taken too."""
+    base = name[:55] + "_" + hashlib.sha256(mcp_name.encode("utf-8")).hexdigest()[:8]
+    new, k = base, 2
+    while new in taken:
+        new, k = f"{base[: 64 - len(str(k)) - 1]}_{k}", k + 1
+    return new
+
+
 def _prefixed(prefix: str, name: str) -> str:
     return tool_name_for(f"{_BAD_CHAR.sub('_', prefix)}_{name}")
 
@@ -408,8 +419,11 @@ class MCPToolset:
                     break
             tools: list[Tool] = []
             renames: dict[str, str] = {}
+            # names the server's tools already have that need no rewriting: a rewritten name
+            # that would equal one of them, or another rewritten name, is made distinct
+            taken = {str(spec.name) for spec in listed if _NAME_OK.fullmatch(str(spec.name))}
             for spec in listed:
-                tools.append(self._tool(spec, renames))
+                tools.append(self._tool(spec, renames, taken))
             self._tools = tools
             self.renames = renames
             self.refreshes += 1
@@ -421,10 +435,13 @@ class MCPToolset:
                     combined._toolset_refreshed()
             return list(tools)
 
-    def _tool(self, spec: Any, renames: dict[str, str]) -> Tool:
+    def _tool(self, spec: Any, renames: dict[str, str], taken: set[str]) -> Tool:
         mcp_name = str(spec.name)
         name = tool_name_for(mcp_name)
         if name != mcp_name:
+            if name in taken:  # files.read and "files read" both rewrite to files_read
+                name = _distinct_name(name, mcp_name, taken)
+            taken.add(name)
             renames[name] = mcp_name
         if name != mcp_name and mcp_name not in self._warned:
             self._warned.add(mcp_name)
@@ -530,7 +547,12 @@ def connect(
             raise ConfigurationError(f"cannot read the MCP server command {server!r}: {exc}") from None
         if not argv:
             raise ConfigurationError("connect() needs a command line, a URL or a server object; got an empty command")
-        target = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
+        # bytes on the server's stdout that are not UTF-8 (a print of binary data) are read as
+        # U+FFFD: with the SDK's default "strict" the reader dies silently and every later call
+        # waits out its timeout
+        target = StdioServerParameters(
+            command=argv[0], args=argv[1:], env=env, cwd=cwd, encoding_error_handler="replace"
+        )
         label = " ".join(argv)
     elif isinstance(server, str):
         target = server

@@ -216,3 +216,45 @@ async def test_combine_takes_plain_functions_too() -> None:
             warnings.simplefilter("ignore", twm.MCPNameWarning)
             tools = twm.combine(ts, [add])
     assert tools[-1].name == "add" and tools[-1](2, 3) == 5
+
+
+def test_bytes_that_are_not_utf8_on_a_servers_stdout_do_not_end_the_session() -> None:
+    """With the SDK's strict decoding, one such line killed the reader silently: that call and
+    every later one waited out the timeout while the session still looked connected."""
+    import asyncio
+
+    server = [sys.executable, str(Path(__file__).parent / "binary_stdout_server.py")]
+
+    async def go() -> list[str]:
+        async with twm.connect(server, timeout=10) as tools:
+            by_name = {t.name: t for t in tools}
+            first = await asyncio.wait_for(by_name["dump"].call({}), 15)
+            second = await asyncio.wait_for(by_name["ping_tool"].call({}), 15)
+            return [str(first), str(second)]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert asyncio.run(go()) == ["dump done", "ping_tool done"]
+
+
+def test_names_that_rewrite_to_one_name_stay_distinct() -> None:
+    """files.read and "files read" both rewrite to files_read, the name of a third tool: all three
+    were files_read (one rename recorded, the run refused). Each keeps its own name and reaches
+    its own tool."""
+    import asyncio
+
+    names = ["files.read", "files_read", "files read"]
+    server = [sys.executable, str(Path(__file__).parent / "binary_stdout_server.py"), *names]
+
+    async def go() -> tuple[list[str], dict[str, str], list[str]]:
+        async with twm.connect(server, timeout=10) as tools:
+            answers = [str(await asyncio.wait_for(t.call({}), 15)) for t in tools]
+            return [t.name for t in tools], dict(tools.renames), answers
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got, renames, answers = asyncio.run(go())
+    assert len(set(got)) == 3 and got[1] == "files_read"
+    assert all(twm.tool_name_for(n) == n for n in got)  # each fits the tool-name rule
+    assert {renames[n] for n in got if n in renames} == {"files.read", "files read"}
+    assert answers == [f"{n} done" for n in names]

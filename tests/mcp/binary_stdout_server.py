@@ -1,0 +1,46 @@
+"""A minimal MCP server over stdio (JSON-RPC lines written by hand, so that it can misbehave the way
+a real server does): its tool ``dump`` first writes bytes that are not UTF-8 to stdout — a print of
+binary data — and then answers normally; ``ping_tool`` just answers. Given arguments, it offers
+tools of those names instead (each answers "<name> done")."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def send(message: dict) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+TOOLS = [
+    {"name": name, "description": f"The {name} tool.", "inputSchema": {"type": "object", "properties": {}}}
+    for name in (sys.argv[1:] or ["dump", "ping_tool"])
+]
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    mid, method = msg.get("id"), msg.get("method")
+    if method == "initialize":
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": mid,
+                "result": {
+                    "protocolVersion": msg["params"]["protocolVersion"],
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "binary-stdout", "version": "1"},
+                },
+            }
+        )
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
+    elif method == "tools/call":
+        name = msg["params"]["name"]
+        if name == "dump":
+            sys.stdout.buffer.write(b"\xff\xfe binary \x80\n")
+            sys.stdout.flush()
+        send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": f"{name} done"}]}})
+    elif mid is not None:
+        send({"jsonrpc": "2.0", "id": mid, "result": {}})
