@@ -408,3 +408,23 @@ def test_a_crashing_rule_becomes_a_finding(monkeypatch):
     assert [(x.severity, x.tool, x.message) for x in f] == [
         ("error", "t", "this check could not run: KeyError: 'surprise'")
     ]
+
+
+@pytest.mark.parametrize(
+    "defs, pointers",
+    [
+        (
+            {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+            ["/input_schema/$defs/a/$ref", "/input_schema/$defs/b/$ref", "/input_schema/properties/x/$ref"],
+        ),
+        ({"a": {"$ref": "#/$defs/a"}}, ["/input_schema/$defs/a/$ref", "/input_schema/properties/x/$ref"]),
+        ({"a": {"type": "object", "properties": {"child": {"$ref": "#/$defs/a"}}}}, []),  # recursion with a value
+    ],
+)
+def test_a_ref_chain_that_comes_back_to_itself_is_schema_invalid(defs, pointers):
+    """Validation against such a schema never ends: every call failed with "input schema is
+    unusable (RecursionError)", while lint found nothing."""
+    schema = {"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/a"}}}
+    found = _schema_findings(schema)
+    assert sorted(p for p, _ in found) == pointers
+    assert all("leads back to itself" in m for _, m in found)

@@ -369,6 +369,46 @@ def _r_schema_invalid(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
         ok, why = resolve_local_ref(schema, ref)
         if not ok:
             yield _f("schema-invalid", tool.name, pointer, f'"$ref": {ref!r} points nowhere ({why})')
+            continue
+        loop = _ref_loop(schema, ref)
+        if loop:
+            yield _f(
+                "schema-invalid",
+                tool.name,
+                pointer,
+                f'"$ref": {ref!r} leads back to itself without describing a value ({" -> ".join(loop)}): '
+                "validating an argument against it never ends, so every call of the tool fails",
+            )
+
+
+def _ref_node(schema: dict[str, Any], ref: str) -> Any:
+    """The node a local ``$ref`` (``#/a/b``, RFC 6901 escapes) points at, or ``None``."""
+    node: Any = schema
+    for raw in ref[1:].split("/")[1:] if ref.startswith("#/") else []:
+        key = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return None
+    return node if ref.startswith("#/") or ref == "#" else None
+
+
+def _ref_loop(schema: dict[str, Any], ref: str) -> list[str]:
+    """The chain of ``$ref``s from ``ref`` that comes back to one of them through nodes' own
+    ``$ref`` alone (``a -> b -> a``, or ``a -> a``): a schema that never reaches a description of
+    a value, on which validation recurses for ever. ``[]`` when the chain ends (a recursive
+    schema that goes through ``properties`` or ``items`` is fine: each level describes a value)."""
+    chain: list[str] = []
+    current: Any = ref
+    while isinstance(current, str) and current.startswith("#"):
+        if current in chain:
+            return [*chain, current]
+        chain.append(current)
+        node = _ref_node(schema, current)
+        current = node.get("$ref") if isinstance(node, dict) else None
+    return []
 
 
 @register_rule(
