@@ -114,6 +114,12 @@ def _leaf(exc: BaseException) -> BaseException:
     return exc
 
 
+#: JSON-RPC error codes the MCP SDK raises itself (``mcp.types.REQUEST_TIMEOUT`` when a call's
+#: read timeout passes, ``mcp.types.CONNECTION_CLOSED`` when the server's stream ends).
+_REQUEST_TIMEOUT = -32001
+_CONNECTION_CLOSED = -32000
+
+
 def tool_name_for(name: str) -> str:
     """The name toolwire gives an MCP tool called ``name`` (see the module docs): unchanged when it
     already fits ``[A-Za-z_][A-Za-z0-9_-]{0,63}``, otherwise rewritten by the documented rule."""
@@ -487,6 +493,18 @@ class MCPToolset:
             except Exception as exc:
                 code = getattr(getattr(exc, "error", None), "code", None)
                 message = getattr(getattr(exc, "error", None), "message", None) or str(exc)
+                if code == _REQUEST_TIMEOUT:  # the SDK's own read timeout (mcp.types.REQUEST_TIMEOUT)
+                    raise ToolError(
+                        f"the MCP server did not answer within {self.timeout:g} s",
+                        retryable=True,
+                        hint="Try again once, or answer without this tool.",
+                    ) from exc
+                if code == _CONNECTION_CLOSED:  # the server process ended (mcp.types.CONNECTION_CLOSED)
+                    raise ToolError(
+                        f"the MCP server {self.server_name or self.label!r} closed the connection ({message})",
+                        retryable=False,
+                        hint="Answer without this tool.",
+                    ) from exc
                 raise ToolError(
                     f"the MCP server refused the call ({'code ' + str(code) + ': ' if code is not None else ''}{message})",
                     hint="Check the tool name and arguments against the tool's input schema.",

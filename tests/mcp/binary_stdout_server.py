@@ -1,11 +1,13 @@
 """A minimal MCP server over stdio (JSON-RPC lines written by hand, so that it can misbehave the way
 a real server does): its tool ``dump`` first writes bytes that are not UTF-8 to stdout — a print of
 binary data — and then answers normally; ``ping_tool`` just answers. Given arguments, it offers
-tools of those names instead (each answers "<name> done")."""
+tools of those names instead (each answers "<name> done"; a tool named ``hang`` never answers,
+one named ``crash`` ends the process)."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 
@@ -38,6 +40,10 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
     elif method == "tools/call":
         name = msg["params"]["name"]
+        if name == "hang":  # never answers
+            continue
+        if name == "crash":  # the process ends mid-call
+            os._exit(1)
         if name == "dump":
             sys.stdout.buffer.write(b"\xff\xfe binary \x80\n")
             sys.stdout.flush()

@@ -258,3 +258,32 @@ def test_names_that_rewrite_to_one_name_stay_distinct() -> None:
     assert all(twm.tool_name_for(n) == n for n in got)  # each fits the tool-name rule
     assert {renames[n] for n in got if n in renames} == {"files.read", "files read"}
     assert answers == [f"{n} done" for n in names]
+
+
+def test_a_call_that_times_out_or_a_server_that_dies_is_said_as_such() -> None:
+    """The SDK reports its own read timeout and a closed connection as JSON-RPC errors (-32001,
+    -32000); they were answered "the MCP server refused the call ... Check the tool name and
+    arguments", which sends the model after its arguments."""
+    import asyncio
+
+    from toolwire.errors import ToolError
+
+    server = [sys.executable, str(Path(__file__).parent / "binary_stdout_server.py"), "hang", "crash"]
+
+    async def go() -> list[ToolError]:
+        errors: list[ToolError] = []
+        async with twm.connect(server, timeout=1) as tools:
+            by_name = {t.name: t for t in tools}
+            for name in ("hang", "crash"):
+                try:
+                    await asyncio.wait_for(by_name[name].call({}), 20)
+                except ToolError as exc:
+                    errors.append(exc)
+        return errors
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        timed_out, closed = asyncio.run(go())
+    assert "did not answer within 1 s" in str(timed_out) and timed_out.retryable
+    assert "closed the connection" in str(closed) and not closed.retryable
+    assert "Check the tool name" not in str(timed_out) + str(closed)
