@@ -339,8 +339,9 @@ def test_b22_error_result_sent_as_error_key(mock_model: Any) -> None:
 
 
 def test_b21_image_result_output_text_plus_parts(mock_model: Any) -> None:
+    """Gemini 3 takes the image in functionResponse.parts (Gemini 2.x does not: see the next test)."""
     png = b"\x89PNG\r\n\x1a\nfake-bytes"
-    model = mock_model([json_response(candidate_body([{"text": "Nice chart."}]))])
+    model = mock_model([json_response(candidate_body([{"text": "Nice chart."}]))], model_id="gemini-3-pro-preview")
     call = ToolCall("gemini-r-0", "chart", {}, id_synthesized=True, provider_data={"gemini": {}})
     history = [
         Message.user("chart"),
@@ -385,6 +386,32 @@ def test_b19_tool_choice_modes(mock_model: Any, choice: Any, expected: dict[str,
     model = mock_model([json_response(candidate_body([{"text": "ok"}]))])
     send(model, [Message.user("w")], tools=[WEATHER], tool_choice=choice)
     assert model.sent[0].json["toolConfig"] == {"functionCallingConfig": expected}
+
+
+def test_b21_image_result_on_gemini_2_is_left_out_and_said(mock_model: Any) -> None:
+    """Gemini 2.5 answers 400 "`function_response.parts` is not supported for this model": the
+    image is left out, the response says so, and the report marks it lossy."""
+    png = b"\x89PNG\r\n\x1a\nfake-bytes"
+    model = mock_model([json_response(candidate_body([{"text": "Nice chart."}]))], model_id="gemini-2.5-flash")
+    history = [
+        Message.user("chart"),
+        Message("assistant", [ToolCall("c1", "chart", {})]),
+        Message(
+            "user",
+            [ToolResult("c1", [TextPart("Q3 chart"), ImagePart(data=png, media_type="image/png")], name="chart")],
+        ),
+    ]
+    resp = send(model, history, tools=[Tool.from_schema("chart", "Chart.", {"type": "object", "properties": {}})])
+    (part,) = model.sent[0].json["contents"][2]["parts"]
+    fr = part["functionResponse"]
+    assert "parts" not in fr
+    assert fr["response"]["output"].startswith("Q3 chart\n[1 image(s) the tool returned were not sent")
+    changes = [(c.rule, c.pointer, c.lossy) for c in resp.preflight or []]
+    assert (
+        "gemini.conversation.function-response-parts-model",
+        "/contents/2/parts/0/functionResponse/parts",
+        True,
+    ) in changes
 
 
 def test_b19_unknown_tool_choice_raises_never_auto() -> None:

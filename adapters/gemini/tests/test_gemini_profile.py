@@ -1162,8 +1162,9 @@ def test_image_types_gemini_reads_and_the_jpg_spelling(mock_model: Any) -> None:
     def shot(kind: str) -> Any:
         return ImagePart(data=b"\x89PNG fake", media_type=kind)
 
-    # image/jpg (an unregistered spelling Gemini refuses) goes as image/jpeg, in a user turn and a tool result
-    model = mock_model([json_response(candidate_body([{"text": "ok"}]))])
+    # image/jpg (an unregistered spelling Gemini refuses) goes as image/jpeg, in a user turn and a tool
+    # result (Gemini 3: a function response takes images)
+    model = mock_model([json_response(candidate_body([{"text": "ok"}]))], model_id="gemini-3-pro-preview")
     conv = [
         Message("user", [TextPart("look"), shot("image/jpg")]),
         Message("assistant", [ToolCall(id="c1", name="snap", arguments={})]),

@@ -379,6 +379,16 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _r(
+        "gemini.conversation.function-response-parts-model",
+        "Images in a function response (functionResponse.parts) are taken by Gemini 3 and later (and the "
+        "computer-use models); for Gemini 2.x they are left out and the response says how many were not sent.",
+        'API error "Unable to submit request because `function_response.parts` is not supported for this model." '
+        "on Gemini 2.5 (google-gemini/gemini-cli#19436, #19853); maximhq/bifrost#4202 and NousResearch/hermes-agent"
+        "#32352 send them to Gemini 3+ only; https://ai.google.dev/gemini-api/docs/computer-use (a screenshot in "
+        "parts, gemini-2.5-computer-use-preview)",
+        "repair",
+    ),
+    _r(
         "gemini.conversation.empty-parts",
         "A part carries data: a part without any data field ({}) is left out. An empty text part is sent as it is: "
         'older API versions refused it ("Unable to submit request because it has an empty text parameter."), '
@@ -1809,6 +1819,8 @@ class GeminiProfile(Profile):
                             fr = part[key]
                             if type(fr) is not dict or type(fr.get("response")) is not dict:
                                 return i
+                            if "parts" in fr and not self._takes_response_parts():
+                                return i
                             if fr.get("id") is None:
                                 if prev_calls is None:
                                     prev = contents[i - 1] if i > 0 else None
@@ -1821,6 +1833,40 @@ class GeminiProfile(Profile):
                 return i
             i += 1
         return n
+
+    def _takes_response_parts(self) -> bool:
+        """Whether the model takes images in ``functionResponse.parts``: Gemini 3 and later, the
+        computer-use models, and any model whose generation the id does not say."""
+        major = model_major(self.model)
+        return major is None or major >= 3 or "computer-use" in _model_name(self.model)
+
+    def _drop_response_parts(self, fr: dict[str, Any], ptr: str, report: Any) -> None:
+        """Leave ``fr["parts"]`` out (rule ``gemini.conversation.function-response-parts-model``),
+        saying in the response how many were not sent, and report it as lossy."""
+        n = len(fr["parts"]) if isinstance(fr["parts"], list) else 1
+        del fr["parts"]
+        note = f"[{n} image(s) the tool returned were not sent: {self.model} takes no images in function responses]"
+        response = fr.get("response")
+        if isinstance(response, dict):
+            key = (
+                "output"
+                if isinstance(response.get("output"), str)
+                else "error"
+                if isinstance(response.get("error"), str)
+                else None
+            )
+            if key is not None:
+                response[key] = f"{response[key]}\n{note}" if response[key] else note
+            else:
+                response["note"] = note
+        _add(
+            report,
+            "gemini.conversation.function-response-parts-model",
+            f"{ptr}/parts",
+            f"{n} image part(s) of a function response left out: {self.model} takes images in function responses "
+            "from Gemini 3 on",
+            lossy=True,
+        )
 
     def _repair_parts(self, parts: list[Any], model_turn: bool, ptr: str, report: Any) -> list[Any]:
         out: list[Any] = []
@@ -1864,6 +1910,9 @@ class GeminiProfile(Profile):
                     "a thought part in a user turn left out",
                 )
                 continue
+            fr = part.get("functionResponse")
+            if type(fr) is dict and fr.get("parts") and not self._takes_response_parts():
+                self._drop_response_parts(fr, f"{here}/functionResponse", report)
             fields = _data_fields(part)
             if not fields:
                 _add(report, "gemini.conversation.empty-parts", here, "a part without any data field left out")
