@@ -37,6 +37,7 @@ __all__ = [
     "answer_unanswered",
     "context_window_full",
     "renumber_reused_ids",
+    "ASSISTANT_IMAGE_NOTE",
     "report_unanswered",
     "settle_calls",
     "turn_failed_reason",
@@ -57,6 +58,14 @@ NOT_ANSWERED = (
 #: The rule id of the :class:`~toolwire.profile.RequestChange` reporting such an answer (the same
 #: on every API: the conversation rule it keeps is each API's "every call answered" rule).
 UNANSWERED_RULE = "conversation.unanswered-call"
+
+
+#: What an image in an assistant message becomes on an API that takes images only from the user
+#: (Anthropic: "'image' blocks are not permitted within assistant turns"; OpenAI: "Image URLs are
+#: only allowed for messages with role 'user'"): text saying an image was there, so the model is
+#: not told a different story than the one it took part in (a history from Gemini's image output,
+#: or built by hand).
+ASSISTANT_IMAGE_NOTE = "[an image was here; it is not sent, since this API takes images only in user messages]"
 
 
 def turn_failed_reason(vendor_stop_reason: str | None) -> str:

@@ -524,3 +524,29 @@ def test_an_image_given_as_a_data_url_is_sent_inline_on_every_api(api: str) -> N
     assert _sent_image_types(api, out[0]) == ["image/png"]
     assert base64.b64encode(_PNG_1PX).decode() in json.dumps(out[0])
     assert "fileData" not in json.dumps(out[0]) and '"type": "url"' not in json.dumps(out[0])
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_an_image_in_an_assistant_message_is_sent_where_the_api_takes_it_and_said_elsewhere(api: str) -> None:
+    """Anthropic refuses "'image' blocks are not permitted within assistant turns"; OpenAI takes
+    images only from the user and the image was dropped silently. Gemini takes images in model
+    turns (its own image output)."""
+    from toolwire import ImagePart
+    from toolwire.turns import ASSISTANT_IMAGE_NOTE
+
+    conv = Conversation(
+        [
+            Message.user("draw a dot"),
+            Message("assistant", [TextPart("here"), ImagePart(data=_PNG_1PX, media_type="image/png")]),
+            Message.user("thanks"),
+        ]
+    )
+    out: list[dict[str, Any]] = []
+    m = make_model(api, [text_answer(api, "welcome")], out)
+    assert toolwire.run_sync(m, conversation=conv).text == "welcome"
+    sent = json.dumps(out[0])
+    if api == "gemini":
+        assert _sent_image_types(api, out[0]) == ["image/png"] and ASSISTANT_IMAGE_NOTE not in sent
+    else:
+        assert _sent_image_types(api, out[0]) == [] and sent.count(ASSISTANT_IMAGE_NOTE) == 1
+        assert "here" in sent

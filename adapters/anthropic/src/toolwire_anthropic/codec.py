@@ -49,7 +49,7 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
-from toolwire.turns import NOT_ANSWERED, answer_request
+from toolwire.turns import ASSISTANT_IMAGE_NOTE, NOT_ANSWERED, answer_request
 from toolwire.types import (
     ImagePart,
     Message,
@@ -836,7 +836,8 @@ def _encode_assistant_parts(
             if p.text:  # the API rejects empty text blocks
                 blocks.append(_encode_text(p) if p.provider_data else {"type": "text", "text": p.text})
         elif kind is ImagePart:
-            blocks.append(_encode_image(p))
+            # "'image' blocks are not permitted within assistant turns": said in text instead
+            blocks.append({"type": "text", "text": ASSISTANT_IMAGE_NOTE})
         elif kind is ProviderToolPart:
             if (raw := _encode_provider_tool(p)) is not None:
                 blocks.append(raw)

@@ -32,7 +32,7 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
-from toolwire.turns import answer_request
+from toolwire.turns import ASSISTANT_IMAGE_NOTE, answer_request
 from toolwire.types import (
     ImagePart,
     Message,
@@ -311,6 +311,8 @@ class OpenAIChatCodec:
                 calls.append(p)
             elif isinstance(p, TextPart):
                 texts.append(p)
+            elif isinstance(p, ImagePart):  # images only in user messages: said in text instead
+                texts.append(TextPart(ASSISTANT_IMAGE_NOTE))
         if sent is not None and calls:
             calls = unique_wire_calls(calls, sent)
         pd = msg.provider_data.get(API) or _EMPTY

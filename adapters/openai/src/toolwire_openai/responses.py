@@ -42,7 +42,7 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
-from toolwire.turns import answer_request
+from toolwire.turns import ASSISTANT_IMAGE_NOTE, answer_request
 from toolwire.types import (
     ImagePart,
     Message,
@@ -730,6 +730,9 @@ class OpenAIResponsesCodec:
                     items.append(apply_overrides({"role": "assistant", "content": part.text}, pd.get("easy")))
                 continue
             current = None
+            if isinstance(part, ImagePart):  # images only in user messages: said in text instead
+                items.append({"role": "assistant", "content": ASSISTANT_IMAGE_NOTE})
+                continue
             if isinstance(part, ReasoningPart):
                 if part.provider != API:
                     continue  # another vendor's reasoning cannot be sent to Responses: dropped
