@@ -302,7 +302,11 @@ def run_cost(result: RunResult, *, base_url: str | None = None, processing: str 
         if nxt.input_tokens is None or cur.input_tokens is None:
             added = 0
         else:
-            added = max(0, nxt.input_tokens - cur.input_tokens - (cur.output_tokens or 0))
+            # the next request carries this turn's input, its visible output and the results;
+            # reasoning tokens are billed as output but not sent back as input (OpenAI discards
+            # them from the context, Anthropic strips earlier thinking), so they are not subtracted
+            visible = (cur.output_tokens or 0) - (cur.reasoning_tokens or 0)
+            added = max(0, nxt.input_tokens - cur.input_tokens - max(0, visible))
         chars = [_result_chars(r) for r in runs]
         whole = sum(chars) or 1
         shares = [added * c // whole for c in chars]

@@ -109,6 +109,23 @@ def test_run_cost_turns_total_and_tool_attribution() -> None:
     assert result.cost == rc
 
 
+def test_tool_attribution_does_not_subtract_reasoning_tokens() -> None:
+    """Reasoning is billed as output but not sent back as input: subtracting it from the next
+    request's input gave a tool result 0 tokens (1550 - 1000 - 5000 clamped)."""
+    m = toolwire.model(
+        "scripted:gpt-5",
+        responses=[
+            {
+                "tool_calls": [call("read_log")],
+                "usage": {"input_tokens": 1_000, "output_tokens": 5_000, "reasoning_tokens": 4_950},
+            },
+            {"text": "done", "usage": {"input_tokens": 1_550, "output_tokens": 10}},
+        ],
+    )
+    (log,) = run_cost(toolwire.run_sync(m, "look", tools=[read_log])).tool_calls
+    assert (log.name, log.tokens, log.requests) == ("read_log", 500, 1)  # 1550 - 1000 - (5000 - 4950)
+
+
 def test_unpriced_model_run_is_reported_unpriced() -> None:
     m = toolwire.model(
         "scripted:my-own-finetune", responses=[{"text": "hi", "usage": {"input_tokens": 5, "output_tokens": 1}}]
