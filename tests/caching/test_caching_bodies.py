@@ -118,9 +118,31 @@ def test_anthropic_breakpoints_stay_within_four_with_the_callers_own(mock) -> No
     assert body["system"] == [
         {"type": "text", "text": "Answer briefly.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}
     ]
-    assert body["tools"][0]["cache_control"] == EPH and "cache_control" not in body["tools"][1]
+    # the caller's 5-minute breakpoint on a tool comes before the 1-hour system one: the API refuses a
+    # longer TTL after a shorter one, so it is sent with the hour too
+    assert body["tools"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    assert "cache_control" not in body["tools"][1]
     assert body["messages"][2]["content"][0]["cache_control"] == EPH
     assert body["messages"][0]["content"][0]["cache_control"] == EPH
+
+
+def test_anthropic_breakpoints_before_a_one_hour_one_take_the_hour(mock) -> None:
+    """cache=True marks the last tool (5 minutes) and system_cache_control asks 1 hour on the system
+    prompt, read after the tools: Anthropic refuses a longer TTL after a shorter one. The tool's
+    breakpoint takes the hour; the messages' (read after the system prompt) keep 5 minutes."""
+    model, sent = mock(
+        "anthropic:claude-sonnet-4-5",
+        [anthropic_text()],
+        cache=True,
+        system_cache_control={"type": "ephemeral", "ttl": "1h"},
+    )
+    send(model, [Message.user("hi")], instructions="Answer briefly.", tools=[lookup])
+    body = sent[0]
+    order = [t.get("cache_control") for t in body["tools"]] + [b.get("cache_control") for b in body["system"]]
+    order += [b.get("cache_control") for m in body["messages"] for b in m["content"]]
+    ttls = [cc.get("ttl", "5m") for cc in order if cc]
+    assert ttls == ["1h", "1h", "5m"]
+    assert ttls == sorted(ttls, key=lambda t: t != "1h")  # no 1h after a 5m
 
 
 def test_anthropic_first_turn_and_thinking_blocks(mock) -> None:

@@ -1315,6 +1315,34 @@ class StreamDecoder:
         return []
 
 
+def _lengthen_ttls_before_an_hour(body: dict[str, Any]) -> None:
+    """A breakpoint of the default 5-minute TTL that comes before one of ``"ttl": "1h"`` (the
+    request is read in the order tools, system, messages) is given the 1-hour TTL: the API
+    refuses a longer TTL after a shorter one (the prompt-caching docs: "cache entries with
+    longer TTL must appear before shorter TTLs"), as when ``cache=True`` marks the last tool and
+    ``system_cache_control`` asks for 1h. Only the default breakpoints toolwire placed carry no
+    ``ttl``; a 1-hour write costs 2x the input rate instead of 1.25x."""
+    found: list[dict[str, Any]] = []  # the blocks carrying cache_control, in the order they are read
+
+    def walk(x: Any) -> None:
+        if isinstance(x, dict):
+            if isinstance(x.get("cache_control"), dict):
+                found.append(x)
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    for key in ("tools", "system", "messages"):
+        walk(body.get(key))
+    last_hour = max((i for i, b in enumerate(found) if b["cache_control"].get("ttl") == "1h"), default=0)
+    for block in found[:last_hour]:
+        cc = block["cache_control"]
+        if cc.get("type") == "ephemeral" and "ttl" not in cc:
+            block["cache_control"] = {**cc, "ttl": "1h"}  # a new dict: the old one may be shared
+
+
 def _count_breakpoints(body: dict[str, Any]) -> int:
     """Blocks of ``tools``, ``system`` and ``messages`` (tool results included) carrying
     ``cache_control``, plus a top-level ``cache_control`` (automatic caching uses one slot)."""
@@ -1594,6 +1622,7 @@ class AnthropicCodec:
                 break
             if mark():
                 budget -= 1
+        _lengthen_ttls_before_an_hour(body)
 
     @_guarded("the Anthropic request body")
     def decode_request(self, body: dict[str, Any]) -> ModelRequest:
