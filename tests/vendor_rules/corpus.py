@@ -154,6 +154,16 @@ case(A, "anthropic.body.shape", "not-an-object", lambda: ["messages"])
 case(A, "anthropic.body.shape", "no-max-tokens", a_plain, lambda b: b.pop("max_tokens"))
 case(
     A,
+    "anthropic.cache.ttl-order",
+    "hour-after-five-minutes",
+    a_plain,
+    lambda b: b.update(
+        tools=[{"name": "t", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}],
+        system=[{"type": "text", "text": "s", "cache_control": {"type": "ephemeral", "ttl": "1h"}}],
+    ),
+)
+case(
+    A,
     "anthropic.sampling.removed",
     "temperature-opus-4-7",
     a_plain,

@@ -747,3 +747,32 @@ def sampling_removed(body: Any) -> Iterator[Finding]:
     for key in ("temperature", "top_p", "top_k"):
         if key in obj(body):
             yield f"/{key}", f"{body['model']} takes no {key}"
+
+
+@R(
+    "anthropic.cache.ttl-order",
+    "Read in the order tools, system, messages, no cache_control of ttl 1h comes after one of the default 5 minutes.",
+    "https://docs.claude.com/en/docs/build-with-claude/prompt-caching (mixing TTLs: longer TTLs must appear before shorter ones)",
+)
+def cache_ttl_order(body: Any) -> Iterator[Finding]:
+    marks: list[tuple[str, str]] = []
+
+    def walk(x: Any, at: str) -> None:
+        if is_obj(x):
+            cc = x.get("cache_control")
+            if is_obj(cc):
+                marks.append((join(at, "cache_control"), cc.get("ttl") or "5m"))
+            for k, v in x.items():
+                walk(v, join(at, str(k)))
+        elif isinstance(x, list):
+            for i, v in enumerate(x):
+                walk(v, join(at, str(i)))
+
+    for key in ("tools", "system", "messages"):
+        walk(obj(body).get(key), "/" + key)
+    seen_short = False
+    for where, ttl in marks:
+        if ttl == "1h" and seen_short:
+            yield where, "a 1h cache breakpoint after a 5-minute one"
+        elif ttl != "1h":
+            seen_short = True
