@@ -652,9 +652,11 @@ class ToolExecutor:
         return self._execute(tool, ready.call, ready.arguments, turn, ready.plan)
 
     async def _run_non_repeatable(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
-        from .design.idempotent import call_key
+        from .design.idempotent import call_key, same_call_arguments
 
-        key = call_key(tool.name, call.arguments or {})  # the JSON the model sent, not converted values
+        # the JSON the model sent (not converted values), with the schema's defaults filled in and
+        # whole-valued floats as integers: the same action spelled two ways is one call
+        key = call_key(tool.name, same_call_arguments(tool.input_schema, call.arguments or {}))
         fut = self._write_cache.get(key)
         if fut is not None:
             first, first_id = await asyncio.shield(fut)

@@ -69,3 +69,28 @@ def test_repeated_identical_write_runs_once_reads_always_run():
     # reads are never deduplicated
     assert reads == ["read", "read"]
     assert not runs["r2"].deduplicated
+
+
+def test_a_default_spelled_out_or_a_whole_float_is_the_same_call():
+    """{"title": "A"} then {"title": "A", "priority": 1} (1 is the default), and priority 1 then
+    1.0: the same action, which ran twice."""
+    created: list[tuple[str, int]] = []
+
+    @non_repeatable
+    @tool
+    def create_ticket(title: str, priority: int = 1) -> str:
+        """Open a support ticket. Call it once per problem the user reports."""
+        created.append((title, priority))
+        return f"created ticket #{len(created)}"
+
+    script = [
+        [ToolCall("c1", "create_ticket", {"title": "A"})],
+        [ToolCall("c2", "create_ticket", {"title": "A", "priority": 1})],
+        [ToolCall("c3", "create_ticket", {"title": "B", "priority": 2})],
+        [ToolCall("c4", "create_ticket", {"title": "B", "priority": 2.0})],
+        [ToolCall("c5", "create_ticket", {"title": "B", "priority": 3})],
+        "done",
+    ]
+    result = asyncio.run(toolwire.run(toolwire.model("scripted", responses=script), "go", tools=[create_ticket]))
+    assert created == [("A", 1), ("B", 2), ("B", 3)]
+    assert [r.deduplicated for r in result.tool_runs] == [False, True, False, True, False]

@@ -54,6 +54,32 @@ def is_non_repeatable(tool: Tool) -> bool:
     return bool(tool.meta.get("non_repeatable"))
 
 
+def same_call_arguments(schema: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` as the identity of a call sees them: a top-level property the call left out
+    takes the input schema's ``default`` (``{"title": "A"}`` and ``{"title": "A", "priority": 1}``
+    mean the same call when ``priority`` defaults to 1), and a whole-valued float is its integer
+    (``1.0`` and ``1`` are one number). Nested values deeper than 64 levels are kept as given."""
+    out = dict(arguments)
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if isinstance(props, dict):
+        for prop, spec in props.items():
+            if prop not in out and isinstance(spec, dict) and "default" in spec:
+                out[prop] = spec["default"]
+
+    def norm(v: Any, depth: int) -> Any:
+        if type(v) is float and v.is_integer() and abs(v) < 2**53:
+            return int(v)
+        if depth >= 64:
+            return v
+        if type(v) is dict:
+            return {k: norm(x, depth + 1) for k, x in v.items()}
+        if type(v) is list:
+            return [norm(x, depth + 1) for x in v]
+        return v
+
+    return norm(out, 0)
+
+
 def call_key(name: str, arguments: dict[str, Any]) -> str:
     """The canonical identity of a call: ``name`` + the arguments as JSON with sorted keys and
     no whitespace (so ``{"a":1,"b":2}`` and ``{"b":2,"a":1}`` are the same call). Values JSON
