@@ -455,6 +455,11 @@ CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
             and [c.lossy for c in r.changes] == [True, False]
         ),
     ),
+    "request.logprobs-reasoning-model": (
+        lambda: chat_body(model="gpt-5", logprobs=True, top_logprobs=3),
+        None,
+        lambda b, r: "logprobs" not in b and "top_logprobs" not in b and [c.lossy for c in r.changes] == [True, True],
+    ),
     "request.stop-reasoning-model": (
         lambda: chat_body(model="o3-2025-04-16", stop=["END"]),
         None,

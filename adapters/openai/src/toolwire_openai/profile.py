@@ -341,6 +341,16 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "repair",
         ),
         (
+            "request.logprobs-reasoning-model",
+            "'logprobs' and 'top_logprobs' are not sent to a reasoning model (the o-series, gpt-5 and later, "
+            "not the -chat variants): dropped and reported (the answer carries no log probabilities).",
+            "API errors \"Unsupported parameter: 'logprobs' is not supported with this model.\" (gpt-5: "
+            'sashabaranov/go-openai#1061) and "You are not allowed to request logprobs from this model" (o4-mini: '
+            "confident-ai/deepeval#2184; deepeval lists gpt-5, gpt-5.1 and gpt-5.2 without log probabilities, #2805); "
+            'UKGovernmentBEIS/inspect_ai#2739 ("logprobs are not supported for reasoning models")',
+            "repair",
+        ),
+        (
             "request.parallel-tool-calls-model",
             "'parallel_tool_calls' is not sent to o1, o3, o3-mini or o4-mini on Chat Completions: dropped and "
             "reported (the model may then call several tools in one turn; toolwire runs them all).",
@@ -2012,7 +2022,8 @@ class OpenAIChatProfile(_OpenAIProfile):
         return declared
 
     def _repair_reasoning_params(self, body: dict[str, Any], model: str, report: Any) -> None:
-        """Rules ``request.stop-reasoning-model`` and ``request.parallel-tool-calls-model``."""
+        """Rules ``request.stop-reasoning-model``, ``request.penalties-reasoning-model``,
+        ``request.logprobs-reasoning-model`` and ``request.parallel-tool-calls-model``."""
         if body.get("stop") is not None and _refuses_stop(model):
             value = body.pop("stop")
             _note(
@@ -2032,6 +2043,17 @@ class OpenAIChatProfile(_OpenAIProfile):
                         f"/{key}",
                         f"{key}={value!r} not sent: {model} does not take it",
                         lossy=value != 0,
+                    )
+        if ("logprobs" in body or "top_logprobs" in body) and reasoning_family(model) is not None:
+            for key in ("logprobs", "top_logprobs"):
+                if key in body:
+                    value = body.pop(key)
+                    _note(
+                        report,
+                        self.rule("request.logprobs-reasoning-model"),
+                        f"/{key}",
+                        f"{key}={value!r} not sent: {model} gives no log probabilities",
+                        lossy=value not in (None, False, 0),
                     )
         if body.get("parallel_tool_calls") is not None and _NO_PARALLEL.fullmatch(_model_name(model)):
             value = body.pop("parallel_tool_calls")
