@@ -631,6 +631,11 @@ RESP_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
             ]
         ),
     ),
+    "request.logprobs-reasoning-model": (
+        lambda: resp_body(model="gpt-5", top_logprobs=3, include=["message.output_text.logprobs"]),
+        None,
+        lambda b, r: "top_logprobs" not in b and "include" not in b and [c.lossy for c in r.changes] == [True, True],
+    ),
     "request.include-encrypted-reasoning": (
         lambda: resp_body(model="o4-mini", store=False, reasoning={"effort": "low"}),
         None,
@@ -919,9 +924,13 @@ def test_store_false_asks_for_encrypted_reasoning_of_reasoning_models() -> None:
     assert include(model="gpt-4.1", store=False) is None
     assert include(model="gpt-5-chat-latest", store=False) is None
     assert include(model="gpt-5", store=True) is None
-    assert include(model="gpt-5", store=False, include=["message.output_text.logprobs"]) == [
-        "message.output_text.logprobs",
+    assert include(model="gpt-5", store=False, include=["file_search_call.results"]) == [
+        "file_search_call.results",
         "reasoning.encrypted_content",
+    ]
+    # (the logprobs include is not kept for a reasoning model: rule request.logprobs-reasoning-model)
+    assert include(model="gpt-5", store=False, include=["message.output_text.logprobs"]) == [
+        "reasoning.encrypted_content"
     ]
 
 

@@ -556,6 +556,15 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
             "repair",
         ),
         (
+            "request.logprobs-reasoning-model",
+            "'top_logprobs' and the 'message.output_text.logprobs' include are not sent to a reasoning model (the "
+            "o-series, gpt-5 and later, not the -chat variants): dropped and reported.",
+            'UKGovernmentBEIS/inspect_ai#2739 (Responses logprobs: "not supported for reasoning models"); the Chat '
+            "API's error \"Unsupported parameter: 'logprobs' is not supported with this model.\" (gpt-5: "
+            "sashabaranov/go-openai#1061)",
+            "repair",
+        ),
+        (
             "request.include-encrypted-reasoning",
             "With 'store': false and 'reasoning' set or a reasoning model (o-series, gpt-5 family, which "
             "reason without it), 'include' asks for 'reasoning.encrypted_content' so the reasoning can be carried to the "
@@ -2742,6 +2751,8 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         for i, decl in enumerate(tools):
             if isinstance(decl, dict) and decl.get("type") == "function":
                 self._repair_parameters(decl, f"/tools/{i}", report)
+        if reasoning_family(body.get("model")) is not None:
+            self._repair_logprobs(body, report)
         store_false = body.get("store") is False
         if store_false and (isinstance(body.get("reasoning"), dict) or reasoning_family(body.get("model")) is not None):
             include = body.get("include")
@@ -2754,6 +2765,32 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                     "'reasoning.encrypted_content' added to include (store: false)",
                 )
         return declared, store_false
+
+    def _repair_logprobs(self, body: dict[str, Any], report: Any) -> None:
+        """Rule ``request.logprobs-reasoning-model``: ``top_logprobs`` and the logprobs include
+        left out for a reasoning model."""
+        model = body.get("model")
+        if "top_logprobs" in body:
+            value = body.pop("top_logprobs")
+            _note(
+                report,
+                self.rule("request.logprobs-reasoning-model"),
+                "/top_logprobs",
+                f"top_logprobs={value!r} not sent: {model} gives no log probabilities",
+                lossy=value not in (None, 0),
+            )
+        include = body.get("include")
+        if isinstance(include, list) and "message.output_text.logprobs" in include:
+            body["include"] = [x for x in include if x != "message.output_text.logprobs"]
+            if not body["include"]:
+                del body["include"]
+            _note(
+                report,
+                self.rule("request.logprobs-reasoning-model"),
+                "/include",
+                f"'message.output_text.logprobs' not asked for: {model} gives no log probabilities",
+                lossy=True,
+            )
 
     def repair_names(self, body: dict[str, Any], report: Any = None) -> dict[str, str]:
         """As :meth:`OpenAIChatProfile.repair_names`, for ``tools[].name``, a named
