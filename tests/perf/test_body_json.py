@@ -451,7 +451,7 @@ def _capture() -> tuple[Any, list[Any]]:
 @pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize(
     "extra",
-    [{}, {"extra_body": {"top_k": 3, "metadata": {"a": "Köln"}}}, {"default_headers": {"X-Custom": "1"}}],
+    [{}, {"extra_body": {"top_k": 3, "metadata": {"user_id": "Köln"}}}, {"default_headers": {"X-Custom": "1"}}],
 )
 def test_content_bytes_make_the_request_the_sdks_body_path_makes(api: str, stream: bool, extra: dict[str, Any]) -> None:
     """``post(content=<bytes>)`` and the SDK's own ``post(body=<dict>)`` give the same HTTP

@@ -152,6 +152,8 @@ VALID += [
 A = "anthropic"
 case(A, "anthropic.body.shape", "not-an-object", lambda: ["messages"])
 case(A, "anthropic.body.shape", "no-max-tokens", a_plain, lambda b: b.pop("max_tokens"))
+case(A, "anthropic.settings.typed-values", "openai-service-tier", a_plain, lambda b: b.update(service_tier="priority"))
+case(A, "anthropic.settings.typed-values", "free-form-metadata", a_plain, lambda b: b.update(metadata={"session": "x"}))
 case(
     A,
     "anthropic.cache.ttl-order",

@@ -87,6 +87,8 @@ def test_valid_baseline_has_no_violation() -> None:
 # -- refused: (rule id, pointer) for a request that breaks it ---------------------------------------
 
 REFUSED: list[tuple[str, dict[str, Any], str]] = [
+    ("anthropic.request.service-tier", body(service_tier="priority"), "/service_tier"),
+    ("anthropic.request.metadata", body(metadata={"session": "x"}), "/metadata/session"),
     (
         "anthropic.conversation.prefill-unsupported",
         body(

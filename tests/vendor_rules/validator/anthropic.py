@@ -776,3 +776,22 @@ def cache_ttl_order(body: Any) -> Iterator[Finding]:
             yield where, "a 1h cache breakpoint after a 5-minute one"
         elif ttl != "1h":
             seen_short = True
+
+
+@R(
+    "anthropic.settings.typed-values",
+    "service_tier is auto or standard_only; metadata holds only user_id (a string or null).",
+    "anthropic.types.MessageCreateParamsBase.service_tier Literal['auto','standard_only']; anthropic.types.MetadataParam (user_id only)",
+)
+def settings_typed_values(body: Any) -> Iterator[Finding]:
+    b = obj(body)
+    if "service_tier" in b and b["service_tier"] not in ("auto", "standard_only"):
+        yield "/service_tier", f"service_tier {short(b['service_tier'])} is not auto or standard_only"
+    if "metadata" in b:
+        meta = b["metadata"]
+        if not is_obj(meta):
+            yield "/metadata", "metadata must be an object"
+        else:
+            for k in meta:
+                if k != "user_id":
+                    yield join("/metadata", k), f"metadata key {k!r} is not user_id"

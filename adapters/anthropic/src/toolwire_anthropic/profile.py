@@ -415,6 +415,20 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _rule(
+        "anthropic.request.service-tier",
+        "service_tier is 'auto' or 'standard_only'.",
+        "anthropic.types.MessageCreateParamsBase.service_tier: Literal['auto', 'standard_only'] (OpenAI's "
+        "'priority', 'flex' or 'default' are not Anthropic values)",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.metadata",
+        "metadata is an object holding only user_id (a string or null).",
+        "anthropic.types.MetadataParam: TypedDict with the one key user_id: Optional[str] (OpenAI's free-form "
+        "metadata pairs are not Anthropic's)",
+        "refuse",
+    ),
+    _rule(
         "anthropic.request.sampling-range",
         "temperature and top_p are between 0 and 1; top_k is a non-negative integer.",
         'Messages API reference (temperature "Ranges from 0.0 to 1.0"); values valid on OpenAI (temperature up to 2) are '
@@ -1281,6 +1295,27 @@ class AnthropicProfile(Profile):
                 )
         if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0):
             add("anthropic.request.sampling-range", "/top_k", f"top_k must be a non-negative integer, got {top_k!r}")
+        if "service_tier" in body and body["service_tier"] not in ("auto", "standard_only"):
+            add(
+                "anthropic.request.service-tier",
+                "/service_tier",
+                f"service_tier must be 'auto' or 'standard_only' on Anthropic, got {body['service_tier']!r}",
+            )
+        if "metadata" in body:
+            meta = body["metadata"]
+            if not isinstance(meta, dict):
+                add("anthropic.request.metadata", "/metadata", f"metadata must be an object, got {type(meta).__name__}")
+            else:
+                for key in meta:
+                    if key != "user_id":
+                        add(
+                            "anthropic.request.metadata",
+                            f"/metadata/{key}",
+                            f"metadata takes only user_id on Anthropic, not {key!r}",
+                        )
+                uid = meta.get("user_id")
+                if uid is not None and not isinstance(uid, str):
+                    add("anthropic.request.metadata", "/metadata/user_id", f"user_id must be a string, got {uid!r}")
         model = body.get("model")
         if temp is not None and top_p is not None and not (isinstance(model, str) and _BOTH_SAMPLERS_OK.search(model)):
             add(
