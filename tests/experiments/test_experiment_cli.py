@@ -268,3 +268,23 @@ def test_report_out_that_cannot_be_written_exits_2_naming_it(tmp_path, capsys, m
         "folder; give a folder you can write"
     )
     assert taken.read_text() == "not a folder"
+
+
+def test_a_changed_task_is_not_mixed_into_the_runs_of_the_old_one(tmp_path, capsys, monkeypatch):
+    """Changing the prompt and running again counted the old runs as finished runs of the new task
+    in one scoreboard cell; the fingerprint was stored but never compared."""
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    spec = tmp_path / "small.toml"
+    spec.write_text(SMALL.replace("runs = 2", "runs = 1"))
+    code, out, err = cli(capsys, "experiment", "run", str(spec), "--quiet")
+    assert code == 0, err
+    spec.write_text(SMALL.replace("runs = 2", "runs = 2").replace("far too low; fix it.", "wrong; fix it."))
+    code, out, err = cli(capsys, "experiment", "run", str(spec), "--quiet")
+    assert code == 2 and "different" in err and "new name" in err
+    # more runs of the same task are fine
+    spec.write_text(SMALL)
+    code, out, err = cli(capsys, "experiment", "run", str(spec), "--quiet")
+    assert code == 0, err
+    assert "1 runs done now, 1 finished before" in " ".join(
+        out.split()
+    ) or "1 run done now, 1 finished before" in " ".join(out.split())

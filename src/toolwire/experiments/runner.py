@@ -537,6 +537,21 @@ async def run_experiment(
         raise ConfigurationError(f"backend must be a name or an object with run(), got {type(backend).__name__}")
     db = open_store(exp)
     try:
+        before = db.experiment(exp.name)
+        if (
+            before is not None
+            and before.get("fingerprint")
+            and before["fingerprint"] != exp.fingerprint()
+            and db.runs(experiment=exp.name)
+        ):
+            # runs of another task, layers or models would be counted with these in one scoreboard
+            raise ExperimentSpecError(
+                exp.source,
+                "",
+                f"the store {str(db.path)!r} already holds runs of experiment {exp.name!r} made with a different "
+                "prompt, instructions, project, checker, layers, models or max_turns: give the changed experiment "
+                "a new name, or use another store (changing runs or concurrency alone is fine)",
+            )
         db.save_experiment(exp.name, exp.to_dict(), fingerprint=exp.fingerprint())
         pending, done = plan(exp, db, retry_errors=retry_errors)
         total = len(pending) + done
