@@ -64,6 +64,7 @@ from .types import (
     ToolCall,
     ToolResult,
     Usage,
+    user_parts,
 )
 
 __all__ = [
@@ -245,17 +246,10 @@ def _prompt_message(prompt: Any) -> Message | None:
     if isinstance(prompt, (TextPart, ImagePart)):
         return Message("user", [prompt])
     if isinstance(prompt, (list, tuple)):
-        parts: list[Part] = []
-        for p in prompt:
-            if isinstance(p, str):
-                parts.append(TextPart(p))
-            elif isinstance(p, (TextPart, ImagePart)):
-                parts.append(p)
-            else:
-                raise ConfigurationError(
-                    f"a prompt list may hold text, TextPart or ImagePart items, got {type(p).__name__}"
-                )
-        return Message("user", parts)
+        try:
+            return Message("user", user_parts(prompt))
+        except TypeError as exc:
+            raise ConfigurationError(f"a prompt list may hold text, TextPart or ImagePart items: {exc}") from None
     raise ConfigurationError(f"prompt must be text, a Message or a list of parts, got {type(prompt).__name__}")
 
 

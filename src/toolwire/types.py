@@ -561,6 +561,21 @@ def part_from_dict(d: dict[str, Any]) -> Part:
     return part
 
 
+def user_parts(items: list[Any] | tuple[Any, ...]) -> list[Part]:
+    """The parts of a user message given as a list: ``TextPart`` and ``ImagePart`` as they are,
+    each string as a text part. Raises ``TypeError`` naming the position and type of any other
+    item."""
+    parts: list[Part] = []
+    for i, p in enumerate(items):
+        if isinstance(p, str):
+            parts.append(TextPart(p))
+        elif isinstance(p, (TextPart, ImagePart)):
+            parts.append(p)
+        else:
+            raise TypeError(f"part {i} is a {type(p).__name__}; give text (str), TextPart or ImagePart")
+    return parts
+
+
 @dataclass
 class Message:
     """One turn: ``role`` is ``"user"`` or ``"assistant"``.
@@ -582,17 +597,7 @@ class Message:
         if isinstance(content, str):
             return cls("user", [TextPart(content)])
         if isinstance(content, (list, tuple)):
-            parts: list[Part] = []
-            for i, p in enumerate(content):
-                if isinstance(p, str):
-                    parts.append(TextPart(p))
-                elif isinstance(p, (TextPart, ImagePart)):
-                    parts.append(p)
-                else:
-                    raise TypeError(
-                        f"Message.user: part {i} is a {type(p).__name__}; give text (str), TextPart or ImagePart"
-                    )
-            return cls("user", parts)
+            return cls("user", user_parts(content))
         raise TypeError(f"Message.user takes text (str) or a list of parts, not {type(content).__name__}")
 
     @classmethod
