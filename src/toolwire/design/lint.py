@@ -298,13 +298,24 @@ def resolve_local_ref(schema: Any, ref: str) -> tuple[bool, str]:
     """Whether the local ``$ref`` ``ref`` (``"#"``, ``"#/$defs/Name"``, ``"#anchor"``) points at
     something in ``schema``, and if not, why. JSON pointer tokens are percent-decoded, then
     ``~1`` -> ``/`` and ``~0`` -> ``~`` (RFC 6901, as a URI fragment)."""
+    found, _node, why = _local_ref_target(schema, ref)
+    return found, why
+
+
+_ANCHOR = object()  # the target of an "#anchor" reference (anchors are not followed)
+
+
+def _local_ref_target(schema: Any, ref: str) -> tuple[bool, Any, str]:
+    """``(found, node, why not)`` for the local ``$ref`` ``ref``, as :func:`resolve_local_ref`
+    reads it; ``node`` is the schema it points at (:data:`_ANCHOR` for an ``#anchor``)."""
     from urllib.parse import unquote
 
     frag = unquote(ref[1:])
     if frag == "":
-        return True, ""
+        return True, schema, ""
     if not frag.startswith("/"):
-        return (frag in _anchors(schema)), f'no "$anchor": {frag!r} is defined in the schema'
+        found = frag in _anchors(schema)
+        return found, _ANCHOR, "" if found else f'no "$anchor": {frag!r} is defined in the schema'
     node = schema
     walked = ""
     for raw in frag[1:].split("/"):
@@ -314,11 +325,11 @@ def resolve_local_ref(schema: Any, ref: str) -> tuple[bool, str]:
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
             node = node[int(token)]
         else:
-            return False, f"{('#' + walked) if walked else 'the schema root'} has no {token!r}"
+            return False, None, f"{('#' + walked) if walked else 'the schema root'} has no {token!r}"
         walked += "/" + raw
     if not isinstance(node, (dict, bool)):
-        return False, f"it leads to a {type(node).__name__}, not a schema"
-    return True, ""
+        return False, None, f"it leads to a {type(node).__name__}, not a schema"
+    return True, node, ""
 
 
 # -- rules --------------------------------------------------------------------------------------
@@ -381,20 +392,6 @@ def _r_schema_invalid(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
             )
 
 
-def _ref_node(schema: dict[str, Any], ref: str) -> Any:
-    """The node a local ``$ref`` (``#/a/b``, RFC 6901 escapes) points at, or ``None``."""
-    node: Any = schema
-    for raw in ref[1:].split("/")[1:] if ref.startswith("#/") else []:
-        key = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and key in node:
-            node = node[key]
-        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
-            node = node[int(key)]
-        else:
-            return None
-    return node if ref.startswith("#/") or ref == "#" else None
-
-
 def _ref_loop(schema: dict[str, Any], ref: str) -> list[str]:
     """The chain of ``$ref``s from ``ref`` that comes back to one of them through nodes' own
     ``$ref`` alone (``a -> b -> a``, or ``a -> a``): a schema that never reaches a description of
@@ -406,7 +403,7 @@ def _ref_loop(schema: dict[str, Any], ref: str) -> list[str]:
         if current in chain:
             return [*chain, current]
         chain.append(current)
-        node = _ref_node(schema, current)
+        _found, node, _why = _local_ref_target(schema, current)
         current = node.get("$ref") if isinstance(node, dict) else None
     return []
 
