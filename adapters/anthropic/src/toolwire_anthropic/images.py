@@ -102,17 +102,13 @@ class _BudgetedReader(Base64Reader):
 
 
 def _format(head: bytes) -> str | None:
-    """The format of an image Anthropic takes, by its first bytes, or ``None`` (the other formats
-    imagesize reads, such as Netpbm or SVG, are not looked at)."""
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "png"
-    if head.startswith(b"\xff\xd8"):
-        return "jpeg"
-    if head[:6] in (b"GIF87a", b"GIF89a"):
-        return "gif"
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "webp"
-    return None
+    """The format of an image Anthropic takes, by its first bytes
+    (:func:`toolwire.types.signature_media_type`), or ``None`` (the other formats imagesize
+    reads, such as Netpbm or SVG, are not looked at)."""
+    from toolwire.types import signature_media_type
+
+    kind = signature_media_type(head)
+    return None if kind is None else kind.removeprefix("image/")
 
 
 _WHITESPACE = str.maketrans("", "", " \t\r\n\f\v")

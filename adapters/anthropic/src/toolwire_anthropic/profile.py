@@ -2275,10 +2275,9 @@ def _data_media_type(data: Any) -> str | None:
         raw = base64.b64decode(head[:16], validate=True)
     except (binascii.Error, ValueError):
         return None
-    from .images import _format
+    from toolwire.types import signature_media_type
 
-    kind = _format(raw)
-    return None if kind is None else f"image/{kind}"
+    return signature_media_type(raw)
 
 
 def _check_image(ptr: str, b: dict[str, Any], add: Any) -> None:
