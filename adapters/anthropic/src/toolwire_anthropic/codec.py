@@ -1315,18 +1315,14 @@ class StreamDecoder:
         return []
 
 
-def _lengthen_ttls_before_an_hour(body: dict[str, Any]) -> None:
-    """A breakpoint of the default 5-minute TTL that comes before one of ``"ttl": "1h"`` (the
-    request is read in the order tools, system, messages) is given the 1-hour TTL: the API
-    refuses a longer TTL after a shorter one (the prompt-caching docs: "cache entries with
-    longer TTL must appear before shorter TTLs"), as when ``cache=True`` marks the last tool and
-    ``system_cache_control`` asks for 1h. Only the default breakpoints toolwire placed carry no
-    ``ttl``; a 1-hour write costs 2x the input rate instead of 1.25x."""
-    found: list[dict[str, Any]] = []  # the blocks carrying cache_control, in the order they are read
+def _cache_blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The blocks of ``tools``, ``system`` and ``messages`` (tool results included) that carry
+    ``cache_control``, in the order the API reads them."""
+    found: list[dict[str, Any]] = []
 
     def walk(x: Any) -> None:
         if isinstance(x, dict):
-            if isinstance(x.get("cache_control"), dict):
+            if x.get("cache_control") is not None:
                 found.append(x)
             for v in x.values():
                 walk(v)
@@ -1336,25 +1332,26 @@ def _lengthen_ttls_before_an_hour(body: dict[str, Any]) -> None:
 
     for key in ("tools", "system", "messages"):
         walk(body.get(key))
-    last_hour = max((i for i, b in enumerate(found) if b["cache_control"].get("ttl") == "1h"), default=0)
+    return found
+
+
+def _lengthen_ttls_before_an_hour(found: list[dict[str, Any]]) -> None:
+    """In ``found`` (:func:`_cache_blocks`), a breakpoint of the default 5-minute TTL that comes
+    before one of ``"ttl": "1h"`` is given the 1-hour TTL: the API refuses a longer TTL after a
+    shorter one (the prompt-caching docs: "cache entries with longer TTL must appear before
+    shorter TTLs"), as when ``cache=True`` marks the last tool and ``system_cache_control`` asks
+    for 1h. Only the default breakpoints toolwire placed carry no ``ttl``; a 1-hour write costs
+    2x the input rate instead of 1.25x."""
+    last_hour = max((i for i, b in enumerate(found) if _ttl(b) == "1h"), default=0)
     for block in found[:last_hour]:
         cc = block["cache_control"]
-        if cc.get("type") == "ephemeral" and "ttl" not in cc:
+        if isinstance(cc, dict) and cc.get("type") == "ephemeral" and "ttl" not in cc:
             block["cache_control"] = {**cc, "ttl": "1h"}  # a new dict: the old one may be shared
 
 
-def _count_breakpoints(body: dict[str, Any]) -> int:
-    """Blocks of ``tools``, ``system`` and ``messages`` (tool results included) carrying
-    ``cache_control``, plus a top-level ``cache_control`` (automatic caching uses one slot)."""
-
-    def count(x: Any) -> int:
-        if isinstance(x, dict):
-            return (1 if x.get("cache_control") is not None else 0) + sum(count(v) for v in x.values())
-        if isinstance(x, list):
-            return sum(count(v) for v in x)
-        return 0
-
-    return count({k: body.get(k) for k in ("tools", "system", "messages")}) + (body.get("cache_control") is not None)
+def _ttl(block: dict[str, Any]) -> Any:
+    cc = block["cache_control"]
+    return cc.get("ttl") if isinstance(cc, dict) else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1570,7 +1567,8 @@ class AnthropicCodec:
         cached by the API (no error, no write charged)."""
         from .profile import CACHE_MAX_BREAKPOINTS
 
-        budget = CACHE_MAX_BREAKPOINTS - _count_breakpoints(body)
+        given = _cache_blocks(body)  # the caller's own breakpoints
+        budget = CACHE_MAX_BREAKPOINTS - len(given) - (body.get("cache_control") is not None)
 
         def mark_last_block(msg: dict[str, Any]) -> bool:
             content: Any = msg.get("content")
@@ -1622,7 +1620,8 @@ class AnthropicCodec:
                 break
             if mark():
                 budget -= 1
-        _lengthen_ttls_before_an_hour(body)
+        if any(_ttl(b) == "1h" for b in given):  # only a caller's breakpoint asks for an hour
+            _lengthen_ttls_before_an_hour(_cache_blocks(body))
 
     @_guarded("the Anthropic request body")
     def decode_request(self, body: dict[str, Any]) -> ModelRequest:
