@@ -199,8 +199,11 @@ def price(
     leaves the usage unpriced. ``timestamp``: when the request was made (prices change over time;
     default now). ``processing``: ``"batch"`` prices a request sent through a vendor batch API
     at the batch rate genai-prices records for the model (its ``processing: batch`` price
-    variant; the standard price where it records none). Returns an unpriced :class:`Cost` for a model the data does not know, and for
-    usage without token counts.
+    variant; the standard price where it records none). Cache writes made with a one-hour TTL
+    (``usage.cache_write_1h_tokens``, a part of ``cache_write_tokens``) are priced at the
+    model's 1-hour cache-write rate (Anthropic bills them at twice the input rate, 5-minute
+    writes at 1.25 times). Returns an unpriced :class:`Cost` for a model the data does not
+    know, and for usage without token counts or with counts that contradict each other.
     """
     if not isinstance(model, str):
         return Cost.unpriced(f"the model must be a 'provider:model-id' string, got {type(model).__name__}")
@@ -215,7 +218,8 @@ def price(
         which = "input" if usage.input_tokens is None else "output"
         return Cost.unpriced(f"the vendor reported no {which} token count")
     counts = {
-        k: getattr(usage, k) for k in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+        k: getattr(usage, k, None)
+        for k in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cache_write_1h_tokens")
     }
     bad = {
         k: v for k, v in counts.items() if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0)
@@ -227,8 +231,11 @@ def price(
             f"cache reads and writes ({(usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)}) "
             f"exceed the input tokens ({usage.input_tokens})"
         )
-    if not isinstance(model, str):
-        return Cost.unpriced(f"the model must be a 'provider:model-id' string, got {type(model).__name__}")
+    hour = int(counts["cache_write_1h_tokens"] or 0)
+    if hour > (usage.cache_write_tokens or 0):
+        return Cost.unpriced(
+            f"one-hour cache writes ({hour}) exceed the cache writes ({usage.cache_write_tokens or 0})"
+        )
     from genai_prices import Usage as PriceUsage
     from genai_prices import calc_price
 
@@ -241,6 +248,8 @@ def price(
         cache_read_tokens=cr or None,
         cache_write_tokens=cw or None,
     )
+    if hour:  # genai-prices counts these inside cache_write_tokens, at its cache_write_1h_mtok rate
+        pu.cache_write_1h_tokens = hour
     options: dict[str, Any] = {"genai_request_timestamp": timestamp}
     if processing:
         options["price_context"] = {"processing": processing}
@@ -261,7 +270,14 @@ def price(
             return Cost.unpriced(f"the price data could not price this usage: {exc}")
         mp = calc.model_price
         read = Decimal(cr) * _tier_rate(getattr(mp, "cache_read_mtok", None), inp) / _MTOK if cr else Decimal(0)
-        write = Decimal(cw) * _tier_rate(getattr(mp, "cache_write_mtok", None), inp) / _MTOK if cw else Decimal(0)
+        write = (
+            Decimal(cw - hour) * _tier_rate(getattr(mp, "cache_write_mtok", None), inp) / _MTOK if cw else Decimal(0)
+        )
+        if hour:
+            hour_rate = getattr(mp, "cache_write_1h_mtok", None)
+            if hour_rate is None:  # the data has no 1-hour rate: genai-prices charged the 5-minute one
+                hour_rate = getattr(mp, "cache_write_mtok", None)
+            write += Decimal(hour) * _tier_rate(hour_rate, inp) / _MTOK
         return Cost(calc.input_price, calc.output_price, read, write, calc.total_price, calc.model.id)
     where = f" at {base_url}" if base_url else ""
     return Cost.unpriced(

@@ -715,6 +715,10 @@ class Usage:
     vendor_total_tokens   —                                total_tokens                 total_tokens                 totalTokenCount
     ====================  ===============================  ===========================  ===========================  ===========================================
 
+    ``cache_write_1h_tokens``: the part of ``cache_write_tokens`` written to a one-hour cache
+    (Anthropic ``usage.cache_creation.ephemeral_1h_input_tokens``; ``None`` elsewhere), priced
+    at the vendor's 1-hour cache-write rate by :func:`toolwire.pricing.price`.
+
     ``tool_use_prompt_tokens`` (Gemini ``toolUsePromptTokenCount``) is kept as well. Adding two
     ``Usage`` values adds each field; ``None + None`` stays ``None``.
     """
@@ -727,6 +731,7 @@ class Usage:
     tool_use_prompt_tokens: int | None = None
     requests: int = 0
     vendor_total_tokens: int | None = None
+    cache_write_1h_tokens: int | None = None
 
     def __add__(self, other: Usage) -> Usage:
         if not isinstance(other, Usage):

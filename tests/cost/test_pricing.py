@@ -268,3 +268,39 @@ def test_usage_the_price_data_cannot_take_is_unpriced_not_an_exception() -> None
     )
     result = toolwire.run_sync(bad, "hi", limits=toolwire.Limits(max_cost_usd=1))
     assert result.text == "done" and not result.cost.total.priced
+
+
+def test_one_hour_cache_writes_are_priced_at_the_one_hour_rate() -> None:
+    """Anthropic bills a 1-hour cache write at twice the input rate ($6 per million on
+    claude-sonnet-4-5) and a 5-minute one at 1.25 times ($3.75): the usage keeps the 1-hour part
+    (``cache_creation.ephemeral_1h_input_tokens``) and the price uses it."""
+    from toolwire_anthropic.codec import usage_from_wire
+
+    wire = {
+        "input_tokens": 100,
+        "output_tokens": 50,
+        "cache_creation_input_tokens": 3_000,
+        "cache_creation": {"ephemeral_5m_input_tokens": 1_000, "ephemeral_1h_input_tokens": 2_000},
+    }
+    usage = usage_from_wire(wire)
+    assert (usage.input_tokens, usage.cache_write_tokens, usage.cache_write_1h_tokens) == (3_100, 3_000, 2_000)
+    c = price(usage, "anthropic:claude-sonnet-4-5")
+    assert c.cache_write_usd == (D(1_000) * D("3.75") + D(2_000) * 6) / MTOK
+    assert c.input_usd == (D(100) * 3 + D(1_000) * D("3.75") + D(2_000) * 6) / MTOK
+    assert c.total_usd == c.input_usd + D(50) * 15 / MTOK
+    # all writes at 5 minutes: the 5-minute rate, as before
+    five = price(Usage(input_tokens=3_100, output_tokens=50, cache_write_tokens=3_000), "anthropic:claude-sonnet-4-5")
+    assert five.cache_write_usd == D(3_000) * D("3.75") / MTOK
+    # summed over turns, the 1-hour part adds up like the other counters
+    assert (usage + usage).cache_write_1h_tokens == 4_000
+    # a 1-hour part larger than the writes contradicts the usage: unpriced, not guessed
+    bad = price(
+        Usage(input_tokens=10, output_tokens=1, cache_write_tokens=5, cache_write_1h_tokens=6),
+        "anthropic:claude-sonnet-4-5",
+    )
+    assert not bad.priced and "exceed" in (bad.reason or "")
+    # a decoder never reports more 1-hour writes than writes, nor a count of the wrong type
+    assert (
+        usage_from_wire({**wire, "cache_creation": {"ephemeral_1h_input_tokens": 9_999}}).cache_write_1h_tokens is None
+    )
+    assert usage_from_wire({**wire, "cache_creation": "x"}).cache_write_1h_tokens is None

@@ -166,6 +166,7 @@ def test_usage_counters_land_in_their_own_fields() -> None:
         "tool_use_prompt_tokens": None,
         "requests": 1,
         "vendor_total_tokens": 33,
+        "cache_write_1h_tokens": None,
     }
     resp = responses_usage(
         {

@@ -1171,3 +1171,59 @@ case(
     g_base,
     lambda b: b["toolConfig"]["functionCallingConfig"]["allowedFunctionNames"].append("nope"),
 )
+
+
+# --- built-in tools with functions, thinking by model, minimal effort with web search ----------------
+
+case(
+    G,
+    "gemini.tools.built-in-with-functions",
+    "search-and-functions",
+    g_base,
+    lambda b: b["tools"].append({"googleSearch": {}}),
+)
+case(
+    G,
+    "gemini.tools.built-in-with-functions",
+    "code-execution-flag-false",
+    g_base,
+    lambda b: (
+        b["tools"].append({"code_execution": {}}),
+        b["toolConfig"].update(includeServerSideToolInvocations=False),
+    ),
+)
+VALID.append(
+    (
+        "gemini",
+        "search-and-functions-flagged",
+        (
+            lambda b: (
+                b["tools"].append({"googleSearch": {}}),
+                b["toolConfig"].update(includeServerSideToolInvocations=True),
+                b,
+            )[-1]
+        )(g_base()),
+    )
+)
+case(A, "anthropic.thinking.model", "haiku-3-5-enabled", a_think, lambda b: b.update(model="claude-3-5-haiku-20241022"))
+case(
+    A,
+    "anthropic.thinking.model",
+    "bedrock-sonnet-3-5-adaptive",
+    a_plain,
+    lambda b: b.update(model="anthropic.claude-3-5-sonnet-20240620-v1:0", thinking={"type": "adaptive"}),
+)
+VALID.append(
+    (
+        "anthropic",
+        "haiku-3-5-thinking-disabled",
+        {**a_plain(), "model": "claude-3-5-haiku-20241022", "thinking": {"type": "disabled"}},
+    )
+)
+case(
+    O,
+    "openai.reasoning.minimal-web-search",
+    "minimal-with-web-search",
+    r_base,
+    lambda b: (b.update(reasoning={"effort": "minimal"}), b["tools"].append({"type": "web_search"})),
+)

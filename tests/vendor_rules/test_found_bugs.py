@@ -247,3 +247,39 @@ def test_message_user_takes_a_list_of_parts():
     assert msg.parts[0].text == "What is this?"
     with pytest.raises(TypeError, match="part 1 is a int"):
         Message.user(["a", 1])
+
+
+def _sent_or_refused(api: str, model: str, tools: list, **kw) -> tuple[str, dict | None]:
+    try:
+        body = send(api, ModelRequest(model=model, tools=tools, messages=[ASK], **kw))
+    except RequestRefused:
+        return "refused", None
+    found = validate(api, body)
+    assert found == [], f"{api} {model} sent an invalid body: {[str(v) for v in found]}"
+    return "sent", body
+
+
+def test_built_in_tools_with_functions_gemini_2_refused_gemini_3_flagged():
+    from toolwire.tools import ProviderTool
+
+    tools = [WEATHER, ProviderTool("gemini", "googleSearch", {})]
+    assert _sent_or_refused("gemini", "gemini-2.5-flash", tools)[0] == "refused"
+    how, body = _sent_or_refused("gemini", "gemini-3-pro-preview", tools)
+    assert how == "sent" and body["toolConfig"]["includeServerSideToolInvocations"] is True
+
+
+def test_thinking_to_a_claude_without_extended_thinking_is_left_out():
+    for thinking in ({"effort": "high"}, {"type": "enabled", "budget_tokens": 2048}):
+        how, body = _sent_or_refused(
+            "anthropic", "claude-3-5-haiku-20241022", [WEATHER], thinking=thinking, max_tokens=4096
+        )
+        assert how == "sent" and "thinking" not in body, thinking
+
+
+def test_minimal_effort_with_web_search_is_raised_to_low():
+    from toolwire.tools import ProviderTool
+
+    how, body = _sent_or_refused(
+        "openai", "gpt-5", [WEATHER, ProviderTool("openai", "web_search", {})], thinking={"effort": "minimal"}
+    )
+    assert how == "sent" and body["reasoning"]["effort"] == "low"

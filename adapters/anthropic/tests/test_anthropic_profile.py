@@ -392,6 +392,11 @@ REPAIRED: list[tuple[str, dict[str, Any], str]] = [
     ("anthropic.request.stop-sequences-blank", body(stop_sequences=["END", "\n"]), "/stop_sequences"),
     ("anthropic.request.sampling-model", body(model="claude-opus-4-7", temperature=0.2), "/temperature"),
     (
+        "anthropic.request.thinking-model",
+        body(model="claude-3-5-haiku-20241022", max_tokens=4096, thinking={"type": "enabled", "budget_tokens": 2048}),
+        "/thinking",
+    ),
+    (
         "anthropic.conversation.image-media-type-data",
         body(
             messages=convo(
@@ -873,3 +878,34 @@ def test_prefill_is_refused_from_claude_4_6_on_but_not_for_a_paused_turn() -> No
         r == "anthropic.conversation.prefill-unsupported"
         for r, _ in refused(body(model="claude-opus-4-6", messages=paused))
     )
+
+
+@pytest.mark.parametrize(
+    ("model", "left_out"),
+    [
+        ("claude-3-5-haiku-20241022", True),
+        ("claude-3-5-sonnet-latest", True),
+        ("claude-3-opus-20240229", True),
+        ("anthropic.claude-3-5-sonnet-20240620-v1:0", True),
+        ("claude-3-5-haiku@20241022", True),
+        ("claude-2.1", True),
+        ("claude-3-7-sonnet-20250219", False),
+        ("claude-haiku-4-5", False),
+        ("claude-sonnet-4-5", False),
+        ("my-proxy-alias", False),
+    ],
+)
+def test_thinking_left_out_only_for_models_without_extended_thinking(model: str, left_out: bool) -> None:
+    report = Report()
+    sent = P.repair_request(
+        body(model=model, max_tokens=4096, thinking={"type": "enabled", "budget_tokens": 2048}), report
+    )
+    assert ("thinking" not in sent) is left_out
+    assert (("anthropic.request.thinking-model", "/thinking") in report.rules()) is left_out
+
+
+def test_disabled_thinking_is_kept_for_models_without_extended_thinking() -> None:
+    report = Report()
+    sent = P.repair_request(body(model="claude-3-5-haiku-20241022", thinking={"type": "disabled"}), report)
+    assert sent["thinking"] == {"type": "disabled"}
+    assert report.rules() == set()

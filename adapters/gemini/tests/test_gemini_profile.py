@@ -482,6 +482,30 @@ def test_json_mode_with_tools_is_refused_on_gemini_2_and_allowed_on_gemini_3() -
     assert GeminiProfile().check_request(body) == []  # model unknown: not applied
 
 
+def test_built_in_tools_with_functions_refused_on_gemini_2_and_flagged_on_gemini_3() -> None:
+    for search in ({"googleSearch": {}}, {"code_execution": {}}, {"urlContext": {}}):
+        body = {"contents": [user()], "tools": [*TOOLS, search]}
+        (v,) = GeminiProfile(model="gemini-2.5-flash").check_request(body)
+        assert (v.rule, v.pointer) == ("gemini.request.server-tools-with-functions", f"/tools/1/{next(iter(search))}")
+        p3 = GeminiProfile(model="gemini-3-pro-preview")
+        out, changes = repair(body, p3)
+        assert out["toolConfig"] == {"includeServerSideToolInvocations": True}
+        assert changes == [("gemini.request.server-tool-invocations", "/toolConfig/includeServerSideToolInvocations")]
+        assert p3.check_request(out) == []
+        # without the flag (repairs skipped) the check names it; an explicit false is refused, not flipped
+        assert [v.rule for v in p3.check_request(body)] == ["gemini.request.server-tool-invocations"]
+        off = {**body, "toolConfig": {"includeServerSideToolInvocations": False}}
+        out, changes = repair(off, p3)
+        assert changes == [] and [v.rule for v in p3.check_request(out)] == ["gemini.request.server-tool-invocations"]
+    # only built-in tools, or only functions, or computer use (answered by the application): nothing
+    for tools in ([{"googleSearch": {}}], TOOLS, [*TOOLS, {"computerUse": {"environment": "ENVIRONMENT_BROWSER"}}]):
+        body = {"contents": [user()], "tools": tools}
+        for model in ("gemini-2.5-flash", "gemini-3-pro-preview"):
+            assert repair(body, GeminiProfile(model=model))[1] == []
+            assert GeminiProfile(model=model).check_request(body) == []
+    assert GeminiProfile().check_request({"contents": [user()], "tools": [*TOOLS, {"googleSearch": {}}]}) == []
+
+
 def test_response_schemas_one_at_a_time_and_mime_type_added() -> None:
     both = {
         "contents": [user()],

@@ -585,6 +585,17 @@ RESP_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
         None,
         lambda b, r: b["reasoning"] == {"effort": "low", "summary": "auto"} and [c.lossy for c in r.changes] == [True],
     ),
+    "request.minimal-effort-tools": (
+        lambda: resp_body(
+            model="gpt-5", reasoning={"effort": "minimal"}, tools=[resp_tool(), {"type": "web_search_preview"}]
+        ),
+        None,
+        lambda b, r: (
+            b["reasoning"] == {"effort": "low"}
+            and [(c.rule, c.pointer, c.lossy) for c in r.changes]
+            == [("openai.request.minimal-effort-tools", "/reasoning/effort", True)]
+        ),
+    ),
     "request.max-tokens-model": (
         lambda: resp_body(model="gpt-4.1", max_output_tokens=50000),
         None,
@@ -1620,7 +1631,7 @@ def test_output_tokens_lowered_on_the_wire_through_the_sdk(chat_model: Any, resp
         ("o4-mini", "high", "high"),
         ("gpt-4.1-mini", "low", None),
         ("ft:gpt-4o-mini-2024-07-18:org::abc", "low", None),
-        ("gpt-5.1-codex", "none", "none"),  # not in the table: sent as given
+        ("gpt-5.1-codex-max", "none", "none"),  # not in the table: sent as given
         ("my-azure-deployment", "minimal", "minimal"),
         ("gpt-5", "HIGH", "high"),  # the API's values are lower case
         ("gpt-5-chat-latest", "low", None),  # not a reasoning model ("'reasoning.effort' is not supported")
@@ -1667,3 +1678,33 @@ def test_fine_tuned_reasoning_model_is_read_as_its_base_model() -> None:
     assert reasoning_family("ft:gpt-4o-mini-2024-07-18:org::abc") is None
     out, report = repaired(CHAT, chat_body(model="gpt-4.1", reasoning_effort=2))
     assert "reasoning_effort" not in out and report.changes  # any effort value: the model does not reason
+
+
+@pytest.mark.parametrize(
+    ("model", "effort", "sent"),
+    [
+        ("gpt-5.2", "minimal", "low"),
+        ("gpt-5.2", "xhigh", "xhigh"),
+        ("gpt-5.2-2025-12-11", "none", "none"),
+        ("gpt-5.1-codex", "none", "low"),
+        ("gpt-5.1-codex-mini", "minimal", "low"),
+        ("gpt-5.1-chat-latest", "high", "medium"),
+        ("gpt-5.2-chat-2025-12-11", "high", "medium"),
+        ("gpt-5.2-chat-latest", "low", "medium"),
+    ],
+)
+def test_reasoning_efforts_of_later_gpt_5_models(model: str, effort: str, sent: str) -> None:
+    for profile, body in (
+        (OpenAIResponsesProfile(), resp_body(model=model, reasoning={"effort": effort})),
+        (OpenAIChatProfile(), chat_body(model=model, reasoning_effort=effort)),
+    ):
+        out, _ = repaired(profile, body)
+        got = out["reasoning"]["effort"] if "input" in out else out["reasoning_effort"]
+        assert got == sent, (model, effort, type(profile).__name__)
+
+
+def test_minimal_effort_is_kept_without_web_search() -> None:
+    out, report = repaired(
+        OpenAIResponsesProfile(), resp_body(model="gpt-5", reasoning={"effort": "minimal"}, tools=[resp_tool()])
+    )
+    assert out["reasoning"] == {"effort": "minimal"} and report.changes == []

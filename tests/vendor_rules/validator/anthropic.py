@@ -795,3 +795,22 @@ def settings_typed_values(body: Any) -> Iterator[Finding]:
             for k in meta:
                 if k != "user_id":
                     yield join("/metadata", k), f"metadata key {k!r} is not user_id"
+
+
+#: Claude ids from before extended thinking (Sonnet 3.7 was the first to think).
+_BEFORE_THINKING = re.compile(r"claude-(instant|2([.-]\d)?(?!\d)|3-(5-)?(haiku|sonnet|opus))")
+
+
+@R(
+    "anthropic.thinking.model",
+    "No thinking (other than type 'disabled') is sent to a Claude model without extended thinking (Claude 2, Instant, 3 and 3.5).",
+    "API error text \"'claude-3-5-haiku-20241022' does not support thinking.\" (anthropics/claude-code#12914); extended-thinking docs' list of supported models (Sonnet 3.7 and later)",
+)
+def thinking_model(body: Any) -> Iterator[Finding]:
+    model = obj(body).get("model")
+    th = obj(body).get("thinking")
+    if not is_str(model) or "thinking" not in obj(body) or not _BEFORE_THINKING.search(model):
+        return
+    if is_obj(th) and th.get("type") == "disabled":
+        return
+    yield "/thinking", f"{model} has no extended thinking"

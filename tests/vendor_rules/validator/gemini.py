@@ -586,3 +586,46 @@ def allowed_names_declared(body: Any) -> Iterator[Finding]:
     for k, n in enumerate(names):
         if hashable(n) not in declared:
             yield at, f"allowedFunctionNames[{k}] = {short(n)} is not a declared function"
+
+
+#: Tool fields (google.genai.types.Tool) run by Google itself, in both spellings. Not
+#: functionDeclarations, and not computerUse, whose actions the application carries out.
+BUILT_IN_TOOLS = {
+    "googleSearch",
+    "google_search",
+    "googleSearchRetrieval",
+    "google_search_retrieval",
+    "codeExecution",
+    "code_execution",
+    "urlContext",
+    "url_context",
+    "googleMaps",
+    "google_maps",
+    "fileSearch",
+    "file_search",
+    "enterpriseWebSearch",
+    "enterprise_web_search",
+    "retrieval",
+}
+
+
+@R(
+    "gemini.tools.built-in-with-functions",
+    "A request with both built-in tools (googleSearch, codeExecution, urlContext, ...) and function declarations sets toolConfig.includeServerSideToolInvocations to true (Gemini 3; Gemini 2.x refuses the mix whatever is set).",
+    "API errors 'Please enable tool_config.include_server_side_tool_invocations to use Built-in tools with Function calling.' (owndev/Open-WebUI-Functions#159) and 'Tool use with function calling is unsupported' (googleapis/go-genai#323); ai.google.dev/gemini-api/docs/tool-combination",
+)
+def built_in_with_functions(body: Any) -> Iterator[Finding]:
+    if not any(True for _ in _declarations(body)):
+        return
+    built_in = [
+        ptr("tools", i, k) for i, t in enumerate(arr(obj(body).get("tools"))) for k in obj(t) if k in BUILT_IN_TOOLS
+    ]
+    if not built_in:
+        return
+    tc = obj(body).get("toolConfig", obj(body).get("tool_config"))
+    flag = g(obj(tc), "includeServerSideToolInvocations", "include_server_side_tool_invocations")
+    if flag is not True:
+        yield (
+            built_in[0],
+            "built-in tools with function declarations need toolConfig.includeServerSideToolInvocations: true",
+        )

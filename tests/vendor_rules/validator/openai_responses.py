@@ -516,3 +516,17 @@ def tool_choice_shape(body: Any) -> Iterator[Finding]:
             yield "/tool_choice/name", "tool_choice {type: function} needs a name"
         elif tc["name"] not in names:
             yield "/tool_choice/name", f"tool_choice names {tc['name']!r}, which is not among the declared functions"
+
+
+@R(
+    "openai.reasoning.minimal-web-search",
+    "Reasoning effort 'minimal' is not sent together with a web_search tool.",
+    "API error \"The following tools cannot be used with reasoning.effort 'minimal': web_search.\" (openai/codex#3559)",
+)
+def minimal_web_search(body: Any) -> Iterator[Finding]:
+    if obj(obj(body).get("reasoning")).get("effort") != "minimal":
+        return
+    for i, t in enumerate(arr(obj(body).get("tools"))):
+        kind = obj(t).get("type")
+        if is_str(kind) and kind.startswith("web_search"):
+            yield ptr("tools", i), f"{kind} cannot be used with reasoning effort 'minimal'"

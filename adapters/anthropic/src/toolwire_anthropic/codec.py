@@ -206,6 +206,8 @@ def usage_from_wire(u: dict[str, Any] | None, *, requests: int = 0) -> Usage:
       the cached parts are added to give every input token of the request;
     - ``cache_read_tokens`` = ``cache_read_input_tokens``, ``cache_write_tokens`` =
       ``cache_creation_input_tokens`` (parts of ``input_tokens``);
+    - ``cache_write_1h_tokens`` = ``cache_creation.ephemeral_1h_input_tokens`` (``CacheCreation``
+      in the SDK: the part of the cache writes made with a one-hour TTL, billed at a higher rate);
     - ``output_tokens`` = ``output_tokens`` (thinking included: the SDK documents it as "the
       inclusive, authoritative total used for billing"); ``reasoning_tokens`` =
       ``output_tokens_details.thinking_tokens`` (a part of it).
@@ -237,8 +239,15 @@ def usage_from_wire(u: dict[str, Any] | None, *, requests: int = 0) -> Usage:
         write = _counter(write)
     if type(out) is not int or out < 0:
         out = _counter(out)
+    hour = None
+    if "cache_creation" in u:
+        creation = u["cache_creation"]
+        if isinstance(creation, dict):
+            hour = _counter(creation.get("ephemeral_1h_input_tokens"))
+            if hour is not None and (write is None or hour > write):
+                hour = None  # not a part of the cache writes: left out rather than over-priced
     # Usage(input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
-    #       tool_use_prompt_tokens, requests, vendor_total_tokens)
+    #       tool_use_prompt_tokens, requests, vendor_total_tokens, cache_write_1h_tokens)
     return Usage(
         None if own is None else own + (read or 0) + (write or 0),
         out,
@@ -248,6 +257,7 @@ def usage_from_wire(u: dict[str, Any] | None, *, requests: int = 0) -> Usage:
         None,
         requests,
         None,
+        hour,
     )
 
 

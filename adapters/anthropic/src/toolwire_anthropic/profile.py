@@ -389,6 +389,17 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _rule(
+        "anthropic.request.thinking-model",
+        "Claude models before Sonnet 3.7 (Claude 3 Haiku/Sonnet/Opus, Claude 3.5 Haiku/Sonnet, Claude 2 and "
+        "Instant) have no extended thinking: a thinking setting other than 'disabled' is left out and reported "
+        "as lossy (toolwire's thinking={'effort': ...} included), as a model that does not reason gets none "
+        "on OpenAI.",
+        "API error text \"'claude-3-5-haiku-20241022' does not support thinking.\" (anthropics/claude-code#12914, "
+        "#11388; vibe-log/vibe-log-cli#6); the extended-thinking guide lists Sonnet 3.7 and the Claude 4 models "
+        "as the ones that support it (quoted in router-for-me/CLIProxyAPI#1435)",
+        "repair",
+    ),
+    _rule(
         "anthropic.request.thinking-temperature",
         "With thinking enabled or adaptive, temperature is 1 or absent.",
         'API error text "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode" '
@@ -703,6 +714,42 @@ def _repair_removed_sampling(body: dict[str, Any], report: Any) -> None:
             'them: "`temperature` is deprecated for this model.")',
             lossy=value is not None and not default,
         )
+
+
+#: Claude model ids without extended thinking (before Sonnet 3.7): Claude 2 and Instant, the
+#: Claude 3 family and Claude 3.5 Haiku/Sonnet, with their dated, ``-latest`` and Bedrock/Vertex
+#: spellings (``anthropic.claude-3-5-sonnet-20240620-v1:0``, ``claude-3-5-haiku@20241022``).
+_NO_THINKING = re.compile(r"claude-(?:instant|2(?![0-9])|3-(?:5-)?(?:haiku|sonnet|opus)(?![a-z]))")
+
+
+def thinks(model: Any) -> bool:
+    """Whether ``model`` may be sent a thinking setting (``False`` only for a Claude model known
+    to have no extended thinking; ``True`` for any id toolwire cannot read)."""
+    return not (isinstance(model, str) and _NO_THINKING.search(model) is not None)
+
+
+def _repair_thinking_model(body: dict[str, Any], report: Any) -> None:
+    """Rule ``anthropic.request.thinking-model``: ``thinking`` (and an ``output_config.effort``)
+    left out for a model without extended thinking, unless it is ``{"type": "disabled"}``."""
+    thinking = body["thinking"]
+    if isinstance(thinking, dict) and thinking.get("type") == "disabled":
+        return
+    del body["thinking"]
+    model = body.get("model")
+    report.add(
+        "anthropic.request.thinking-model",
+        "/thinking",
+        f"thinking {thinking!r} left out: {model} has no extended thinking (the API refuses it: "
+        f"\"'{model}' does not support thinking.\")",
+        lossy=True,
+    )
+    oc = body.get("output_config")
+    if isinstance(oc, dict) and "effort" in oc:
+        rest = {k: v for k, v in oc.items() if k != "effort"}
+        if rest:
+            body["output_config"] = rest
+        else:
+            del body["output_config"]
 
 
 def _repair_blank_system(body: dict[str, Any], report: Any) -> None:
@@ -1793,7 +1840,8 @@ class AnthropicProfile(Profile):
         Repairs: ``max_tokens`` above the model's maximum output lowered to it; strict dropped
         past the strict limits (lossy); a tool choice ``auto``/``none``
         without tools dropped; ``disable_parallel_tool_use`` off a ``none`` choice; image media
-        type spellings (``image/jpg`` → ``image/jpeg``); ``temperature``/``top_p``/``top_k`` left
+        type spellings (``image/jpg`` → ``image/jpeg``); ``thinking`` left out for a model
+        without extended thinking (lossy); ``temperature``/``top_p``/``top_k`` left
         out for Claude 4.7 and later (lossy unless the default); empty and whitespace-only text blocks
         dropped; an empty ``is_error`` result given a text; empty messages dropped and
         consecutive same-role messages merged (results first); tool results moved first; with
@@ -1817,6 +1865,8 @@ class AnthropicProfile(Profile):
                     "/max_tokens",
                     f"max_tokens {mt} sent as {most}: {model} writes at most {most} output tokens",
                 )
+        if "thinking" in body and not thinks(body.get("model")):
+            _repair_thinking_model(body, report)
         if "tools" in body and _any_strict(body["tools"]):
             _repair_strict_limits(body, report)
         if "tools" in body and type(body["tools"]) is list and self._tools_with_refused_keys(body["tools"]):

@@ -305,6 +305,25 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _r(
+        "gemini.request.server-tools-with-functions",
+        "Gemini 2.x and earlier take no built-in tool run by Google (googleSearch, codeExecution, urlContext, "
+        "googleMaps, fileSearch, ...) together with function declarations (Gemini 3 takes them together).",
+        'API error "Tool use with function calling is unsupported" (INVALID_ARGUMENT; googleapis/go-genai#323 on '
+        "gemini-2.0-flash and gemini-2.5-flash/pro; withceleste/celeste-python#197); the function-calling guide "
+        "named combining built-in tools with function calling a Live API feature before Gemini 3",
+        "refuse",
+    ),
+    _r(
+        "gemini.request.server-tool-invocations",
+        "A Gemini 3 request with built-in tools and function declarations sets "
+        "toolConfig.includeServerSideToolInvocations: true (set when missing; false is refused).",
+        'API error "Please enable tool_config.include_server_side_tool_invocations to use Built-in tools with '
+        'Function calling." (owndev/Open-WebUI-Functions#159, gemini-3.1-pro-preview); '
+        + _SDK
+        + "ToolConfig.include_server_side_tool_invocations; https://ai.google.dev/gemini-api/docs/tool-combination",
+        "repair",
+    ),
+    _r(
         "gemini.request.response-schema-one",
         "responseSchema and responseJsonSchema are not sent together.",
         _SDK + 'GenerationConfig.response_json_schema ("If set, `response_schema` must be omitted")',
@@ -786,6 +805,25 @@ def _declarations(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         for di, decl in enumerate(decls):
             if isinstance(decl, dict):
                 out.append((f"/tools/{ti}/{key}/{di}", decl))
+    return out
+
+
+def _server_tools(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(pointer, wire name)`` of every built-in tool Google runs (a ``Tool`` field other than
+    ``functionDeclarations`` and ``computerUse``, see :func:`gemini_provider_tools`)."""
+    tools = _g(body, "tools")
+    if not isinstance(tools, list):
+        return []
+    known = gemini_provider_tools()
+    out: list[tuple[str, str]] = []
+    for ti, entry in enumerate(tools):
+        if not isinstance(entry, dict):
+            continue
+        for key in entry:
+            name = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), key) if isinstance(key, str) else key
+            info = known.get(name)
+            if info is not None and info.side == "server" and entry[key] is not None:
+                out.append((f"/tools/{ti}/{_esc(key)}", name))
     return out
 
 
@@ -1423,6 +1461,8 @@ class GeminiProfile(Profile):
 
     def _repair_tools(self, body: dict[str, Any], report: Any) -> None:
         decls = _declarations(body)
+        if decls:
+            self._repair_server_tool_invocations(body, report)
         for dptr, decl in decls:
             if not isinstance(decl.get("parameters"), dict):
                 continue
@@ -1514,6 +1554,29 @@ class GeminiProfile(Profile):
                         f"{dptr}/{field}",
                         f"parameterless function {decl.get('name')!r} declared with an empty object schema for mode ANY",
                     )
+
+    def _repair_server_tool_invocations(self, body: dict[str, Any], report: Any) -> None:
+        """Rule ``gemini.request.server-tool-invocations``: built-in tools with function
+        declarations on Gemini 3 need ``toolConfig.includeServerSideToolInvocations: true`` (the
+        answer then carries the built-in tools' ``toolCall`` / ``toolResponse`` parts, kept in
+        the conversation as provider tool parts). Set when missing; an explicit ``false`` is left
+        for :meth:`check_request` to refuse."""
+        major = model_major(self.model)
+        if major is None or major < 3 or not _server_tools(body):
+            return
+        tc_key = _key(body, "toolConfig") or "toolConfig"
+        tc = body.get(tc_key)
+        if tc is None:
+            tc = body[tc_key] = {}
+        if not isinstance(tc, dict) or _key(tc, "includeServerSideToolInvocations"):
+            return
+        tc["includeServerSideToolInvocations"] = True
+        _add(
+            report,
+            "gemini.request.server-tool-invocations",
+            f"/{tc_key}/includeServerSideToolInvocations",
+            "includeServerSideToolInvocations set to true: the request has built-in tools and function declarations",
+        )
 
     def _repair_generation(self, body: dict[str, Any], report: Any) -> None:
         gkey = _key(body, "generationConfig")
@@ -1984,6 +2047,30 @@ class GeminiProfile(Profile):
         return result
 
     def _check_tools(self, body: dict[str, Any], decls: list[tuple[str, dict[str, Any]]], out: list[Violation]) -> None:
+        server = _server_tools(body) if decls else []
+        major = model_major(self.model) if server else None
+        if server and major is not None and major < 3:
+            names = ", ".join(dict.fromkeys(n for _, n in server))
+            out.append(
+                Violation(
+                    "gemini.request.server-tools-with-functions",
+                    server[0][0],
+                    f"{self.model} refuses built-in tools ({names}) together with function declarations; "
+                    "use a Gemini 3 model, or send the built-in tools and the functions in separate requests",
+                )
+            )
+        elif server and major is not None:
+            tc = _g(body, "toolConfig")
+            flag = _g(tc, "includeServerSideToolInvocations") if isinstance(tc, dict) else None
+            if flag is not True:
+                out.append(
+                    Violation(
+                        "gemini.request.server-tool-invocations",
+                        f"/{_key(body, 'toolConfig') or 'toolConfig'}/includeServerSideToolInvocations",
+                        f"toolConfig.includeServerSideToolInvocations is {flag!r}: Gemini needs it true to use built-in "
+                        f"tools ({', '.join(dict.fromkeys(n for _, n in server))}) with function calling",
+                    )
+                )
         if len(decls) > MAX_FUNCTION_DECLARATIONS:
             out.append(
                 Violation(

@@ -531,6 +531,14 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
             "repair",
         ),
         (
+            "request.minimal-effort-tools",
+            "Reasoning effort 'minimal' is not used with the web_search tool: such a request is sent with "
+            "effort 'low'.",
+            "API error \"The following tools cannot be used with reasoning.effort 'minimal': web_search.\" "
+            "(param tools; openai/codex#3559)",
+            "repair",
+        ),
+        (
             "request.previous-with-conversation",
             "'previous_response_id' is not sent together with 'conversation'.",
             'SDK docstring of previous_response_id: "Cannot be used in conjunction with `conversation`."',
@@ -815,12 +823,23 @@ REASONING_EFFORTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # "Unsupported value: 'minimal' is not supported with the 'gpt-5.1' model. Supported values
     # are: 'none', 'low', 'medium', and 'high'." (anomalyco/opencode#4451)
     (r"gpt-5\.1", ("none", "low", "medium", "high")),
+    # "'none' is not supported with the 'gpt-5.1-codex' model. Supported values are: 'low',
+    # 'medium', and 'high'" (openai/codex#6647, answered by an OpenAI maintainer)
+    (r"gpt-5\.1-codex(-mini)?", ("low", "medium", "high")),
+    # "Unsupported value: 'minimal' is not supported with the 'gpt-5.2' model. Supported values
+    # are: 'none', 'low', 'medium', 'high', and 'xhigh'." (CherryHQ/cherry-studio#11864)
+    (r"gpt-5\.2", ("none", "low", "medium", "high", "xhigh")),
+    # "Unsupported value: 'high' is not supported with the 'gpt-5.1-chat-latest' model. Supported
+    # values are: 'medium'." (Laisky/one-api#266)
+    (r"gpt-5\.1-chat(-latest)?", ("medium",)),
     # "... with the 'gpt-5.2-pro' model. Supported values are: 'medium', 'high', and 'xhigh'."
     # (CherryHQ/cherry-studio#11920)
     (r"gpt-5\.2-pro", ("medium", "high", "xhigh")),
     # "Unsupported value: 'low' is not supported with the 'gpt-5.2-chat-latest' model. Supported
-    # values are: 'medium'." (anomalyco/opencode#10295)
-    (r"gpt-5\.2-chat-latest", ("medium",)),
+    # values are: 'medium'." (anomalyco/opencode#10295); its dated snapshot the same: "'high' is not
+    # supported with the 'gpt-5.2-chat-2025-12-11' model. Supported values are: 'medium'."
+    # (Laisky/one-api#285)
+    (r"gpt-5\.2-chat(-latest)?", ("medium",)),
 )
 _EFFORTS = tuple(
     (re.compile(rf"(?:{pattern})(-\d{{4}}-\d{{2}}-\d{{2}})?"), efforts) for pattern, efforts in REASONING_EFFORTS
@@ -1508,6 +1527,8 @@ class _OpenAIProfile(Profile):
         effort = holder.get(key) if isinstance(holder, dict) else None
         if effort is None or not isinstance(holder, dict):
             return
+        if not chat and effort == "minimal":
+            effort = self._repair_minimal_with_web_search(body, holder, report)
         allowed = reasoning_efforts(model)
         if allowed is None or (allowed and type(effort) is not str) or effort in allowed:
             return  # (an effort that is not a string goes as given to a reasoning model: the API names the values)
@@ -1541,6 +1562,33 @@ class _OpenAIProfile(Profile):
             f"reasoning effort {effort!r} not sent: {model} does not reason",
             lossy=True,
         )
+
+    def _repair_minimal_with_web_search(self, body: dict[str, Any], reasoning: dict[str, Any], report: Any) -> str:
+        """Rule ``request.minimal-effort-tools`` (Responses): the API refuses reasoning effort
+        ``minimal`` with a ``web_search`` tool (any of its versions, ``web_search_preview`` too):
+        the effort is raised to ``low``, the nearest one it takes with them. Returns the effort
+        sent."""
+        tools = body.get("tools")
+        if type(tools) is not list:
+            return "minimal"
+        named = sorted(
+            {
+                t["type"]
+                for t in tools
+                if type(t) is dict and type(t.get("type")) is str and t["type"].startswith("web_search")
+            }
+        )
+        if not named:
+            return "minimal"
+        reasoning["effort"] = "low"
+        _note(
+            report,
+            self.rule("request.minimal-effort-tools"),
+            "/reasoning/effort",
+            f"reasoning effort 'minimal' sent as 'low': the API does not take 'minimal' with {', '.join(named)}",
+            lossy=True,
+        )
+        return "low"
 
     def _repair_parameters(self, fn: dict[str, Any], fn_ptr: str, report: Any) -> None:
         """Non-strict shape repairs of an encoded declaration, and a strict declaration that
