@@ -14,6 +14,7 @@ import copy
 import dataclasses
 import inspect
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from sys import modules as _modules
@@ -264,14 +265,55 @@ def _checkers() -> Any:
 
 
 def _json(value: Any) -> str:
+    """A tool's structured return value as JSON text (strict JSON: what a model, or a program
+    reading the result, can parse): pydantic models by their own JSON; dataclasses as dicts; sets
+    as lists (sorted when they can be); a float that JSON cannot carry (NaN, ±infinity) as the
+    string ``"NaN"`` / ``"Infinity"`` / ``"-Infinity"``; a key that is not text, a number, a bool
+    or null as its ``str()``; any other value as its ``str()``."""
     if hasattr(value, "model_dump_json") and callable(value.model_dump_json):
         return str(value.model_dump_json())
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = dataclasses.asdict(value)
     try:
-        return json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, default=_json_default)
+    except (TypeError, ValueError, RecursionError):
+        pass
+    try:  # a non-finite float or a key JSON has no form for: the value made strict, then written
+        return json.dumps(_strict(value), ensure_ascii=False, allow_nan=False, default=_json_default)
+    except (TypeError, ValueError, RecursionError):
         return str(value)
+
+
+def _json_default(value: Any) -> Any:
+    """``json.dumps`` ``default``: sets as lists, dataclasses as dicts, anything else as text."""
+    if isinstance(value, (set, frozenset)):
+        try:
+            return sorted(value)
+        except TypeError:
+            return list(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    return str(value)
+
+
+_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def _strict(value: Any) -> Any:
+    """``value`` with the non-finite floats as strings and the keys JSON cannot take as text."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else _NON_FINITE[repr(value)]
+    if isinstance(value, dict):
+        return {
+            (k if k is None or isinstance(k, (str, int, float, bool)) else str(k)): _strict(v) for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [_strict(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return _strict(_json_default(value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _strict(dataclasses.asdict(value))
+    return value
 
 
 def _unwire_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:

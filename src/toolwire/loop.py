@@ -13,7 +13,7 @@ import asyncio
 import copy
 import inspect
 import os as _os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from os import urandom as _urandom
 from typing import Any, AsyncIterator, Callable, Generator, Iterable, Iterator, Mapping, Sequence
 
@@ -95,8 +95,8 @@ class Limits:
       limit is answered with an ``is_error`` result naming the limit and the run goes on
       (a tool's ``meta["max_calls"]`` sets the same for that tool);
     - ``max_input_tokens`` / ``max_output_tokens`` / ``max_total_tokens``: summed ``Usage`` over
-      the run's requests, in tokens, checked after each response (``input_tokens`` is the
-      vendor's own counter: Anthropic's leaves out cache reads and writes);
+      the run's requests, in tokens, checked after each response (``input_tokens`` counts every
+      input token, cache reads and writes included, on every API: see :class:`~toolwire.types.Usage`);
     - ``tool_timeout``: seconds one tool call may run when its ``Tool.timeout`` is unset;
     - ``max_concurrent_tools``: tool functions running at the same time (default 16); the other
       calls of a response wait in call order and start as running ones finish;
@@ -221,6 +221,12 @@ def _unparsed_call_feedback(profile: Any, response: Response) -> str | None:
 
 def _as_tools(tools: Iterable[Any] | None) -> dict[str, Tool]:
     out: dict[str, Tool] = {}
+    if isinstance(tools, Tool) or (callable(tools) and not isinstance(tools, Iterable)):
+        tools = [tools]  # one tool given as itself, not in a list
+    elif tools is not None and not isinstance(tools, Iterable):
+        raise ToolDefinitionError(
+            f"tools must be a list of Tool objects or typed functions, got {type(tools).__name__}"
+        )
     for t in tools or ():
         if type(t) is not Tool and not isinstance(t, Tool):
             if callable(t):
@@ -233,6 +239,10 @@ def _as_tools(tools: Iterable[Any] | None) -> dict[str, Tool]:
             raise ToolDefinitionError(f"two tools are named {t.name!r}; tool names must be unique in a run")
         out[t.name] = t
     return out
+
+
+#: The fields of :class:`Limits` (a ``limits=`` mapping naming another is refused).
+_LIMIT_FIELDS = frozenset(f.name for f in fields(Limits))
 
 
 def _prompt_message(prompt: Any) -> Message | None:
@@ -266,9 +276,25 @@ def _cost_exceeded(limits: Limits | None, spent: Any) -> str | None:
     return None
 
 
-def _usage_exceeded(limits: Limits | None, usage: Usage) -> str | None:
+def _usage_exceeded(limits: Limits | None, usage: Usage, last: Usage | None = None) -> str | None:
+    """Why the token limits stop the run after a response: a limit passed by ``usage`` (the
+    run's sum), or one that ``last`` (that response's usage) lacks the count to check, as the
+    cost limit stops a run it cannot price (an unknown count is not 0)."""
     if limits is None:
         return None
+    if last is not None:
+        for limit, needs in (
+            ("max_input_tokens", ("input_tokens",)),
+            ("max_output_tokens", ("output_tokens",)),
+            ("max_total_tokens", ("input_tokens", "output_tokens")),
+        ):
+            if getattr(limits, limit) is not None:
+                for counter in needs:
+                    if getattr(last, counter) is None:
+                        return (
+                            f"the token limit {limit}={getattr(limits, limit)} cannot be checked: the response "
+                            f"reported no {counter.split('_')[0]} token count"
+                        )
     if limits.max_input_tokens is not None and (usage.input_tokens or 0) > limits.max_input_tokens:
         return f"input tokens {usage.input_tokens} exceeded the limit of {limits.max_input_tokens}"
     if limits.max_output_tokens is not None and (usage.output_tokens or 0) > limits.max_output_tokens:
@@ -498,6 +524,9 @@ class _Loop:
         self.quiet = False
         #: the result of the RunFinished yielded (see RunStream.result)
         self.result: RunResult | None = None
+        self.finished: RunFinished | None = (
+            None  # the run's RunFinished, once built (finish() after the events were read)
+        )
 
     # -- the event stream ---------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Any]:
@@ -505,16 +534,20 @@ class _Loop:
         was = st.status
         st.status, st.stop_reason, st.error = "running", None, None
         if not self.quiet:
-            yield RunStarted(st.run_id, self.m.name, self.resumed)
+            try:
+                yield RunStarted(st.run_id, self.m.name, self.resumed)
+            except GeneratorExit:  # the stream closed at its first event: the run never started
+                self._stop("cancelled", "the event stream was closed")
+                raise
         try:
             if self._answered_already() is not None:
                 async for ev in self._end_answered(was):
                     yield ev
                 return
             if st.pending:
-                last = st.turns[-1]
-                async for ev in self._settle_pending():
+                async for ev in self._settle_pending():  # (a state without turns: ConfigurationError)
                     yield ev
+                last = st.turns[-1]
                 yield TurnFinished(last.number, last)
                 if self.on_turn is not None:
                     await _notify(self.on_turn, last)
@@ -551,7 +584,7 @@ class _Loop:
                         aclose = getattr(events, "aclose", None)
                         if aclose is not None:
                             await aclose()
-                    response = m.check_streamed(asm.response())
+                    response = _streamed_response(m, asm)  # (a cut stream raises: its part stays in the turn record)
                     self._asm = None
                 else:
                     if not loud or not _retries(m):
@@ -602,7 +635,7 @@ class _Loop:
                             yield ToolCallReady(n, c, r.result.text if isinstance(r, ToolRun) else None)
                 else:
                     checked = []
-                over = _usage_exceeded(limits, self.total) if self.token_limited else None
+                over = _usage_exceeded(limits, self.total, response.usage) if self.token_limited else None
                 if over is None and limits.max_cost_usd is not None:
                     over = _cost_exceeded(limits, self.__dict__.get("_spent"))
                 if calls and (ending := _ends_with_calls(response, m.profile)) is not None:
@@ -844,7 +877,8 @@ class _Loop:
         st.stop_reason = stop
         st.status = "stopped" if error is not None else ("paused" if st.pending else "finished")
         self.result = result  # RunStream.result (the RunFinished built here is yielded at once)
-        return RunFinished(result, error(message, result) if error is not None else None)
+        self.finished = RunFinished(result, error(message, result) if error is not None else None)
+        return self.finished
 
     # -- tool calls -------------------------------------------------------------------------
     def _answer_all(self, turn: Turn, runs: list[ToolRun]) -> Message:
@@ -1459,11 +1493,7 @@ class RunStream:
             async for event in self:
                 if type(event) is RunFinished:
                     finished = event
-        if finished is None:  # pragma: no cover - the loop always ends with RunFinished or raises
-            raise RuntimeError("the run ended without a result")
-        if finished.error is not None:
-            raise finished.error
-        return finished.result
+        return _finished_result(finished or self._loop.finished, self._loop)
 
 
 #: toolwire.registry.model_for_run and toolwire.tracing.active, imported by the first run
@@ -1508,6 +1538,11 @@ def run_stream(
     if limits is None or type(limits) is Limits or isinstance(limits, Limits):
         pass
     elif isinstance(limits, Mapping):
+        bad = [k for k in limits if k not in _LIMIT_FIELDS]
+        if bad:
+            raise ConfigurationError(
+                f"limits has no field {', '.join(map(repr, bad))}; the fields are {', '.join(sorted(_LIMIT_FIELDS))}"
+            )
         limits = Limits(**limits)
     else:
         raise ConfigurationError(
@@ -1517,6 +1552,12 @@ def run_stream(
         for name, hook in (("before_tool_call", before_tool_call), ("after_tool_call", after_tool_call)):
             if hook is not None and not callable(hook):
                 raise ConfigurationError(f"{name} must be a function (sync or async), got {type(hook).__name__}")
+    if run_id is not None and (type(run_id) is not str or not run_id or not _utf8(run_id)):
+        raise ConfigurationError(f"run_id must be non-empty text (UTF-8, no lone surrogates), got {run_id!r}")
+    if on_turn is not None and not callable(on_turn):
+        raise ConfigurationError(
+            f"on_turn must be a function (sync or async) of the turn, got {type(on_turn).__name__}"
+        )
     if approval is not None and not (isinstance(approval, (bool, set, frozenset, list, tuple)) or callable(approval)):
         raise ConfigurationError(
             f"approval must be True, a collection of tool names or a function of the call, got {type(approval).__name__}"
@@ -1536,6 +1577,11 @@ def run_stream(
     for name in deferred or ():
         if name not in tool_map:
             raise ConfigurationError(f"deferred names {name!r}, which is not among the tools: {sorted(tool_map)}")
+    for name in limits.max_calls_per_tool or () if limits is not None else ():
+        if name not in tool_map:
+            raise ConfigurationError(
+                f"limits.max_calls_per_tool names {name!r}, which is not among the tools: {sorted(tool_map)}"
+            )
     if decisions and resume is None:
         raise ConfigurationError("decisions= answers the pending calls of a saved run: pass that run as resume=")
     msg = _prompt_message(prompt)
@@ -1551,6 +1597,10 @@ def run_stream(
         if msg is not None and saved.pending:
             raise ConfigurationError(
                 "the saved run has pending tool calls: resume it with decisions= first, then send a new prompt"
+            )
+        if decisions and not saved.pending:
+            raise ConfigurationError(
+                f"decisions name tool calls that are not pending: {sorted(decisions)}; the saved run has no pending calls"
             )
         st = _resumable_copy(saved)
         st.model = m.name  # continuing on another model is allowed
@@ -1652,15 +1702,26 @@ def _resumable_copy(saved: RunState) -> RunState:
         last = msgs[-1]
         msgs[-1] = Message(last.role, list(last.parts), dict(last.provider_data))
     turns = list(saved.turns)
+    pending = list(saved.pending)
     if turns:
         t = turns[-1]
         turns[-1] = Turn(t.number, t.response, list(t.tool_runs), t.interrupted)
+        if saved.status == "running":
+            # a state saved while its run was still going (a stream left without closing it, a
+            # process that died): calls still running or waiting to run have only a placeholder
+            # answer; they are interrupted calls, run (or asked about) again, as after a close
+            known = {p.call.id for p in pending}
+            pending.extend(
+                PendingCall(r.call, t.number, "interrupted", "the run stopped before this call finished")
+                for r in t.tool_runs
+                if r.status == "cancelled" and r.call.id not in known
+            )
     return RunState(
         saved.run_id,
         saved.model,
         Conversation(msgs, saved.conversation.instructions),
         turns,
-        list(saved.pending),
+        pending,
         saved.status,
         saved.stop_reason,
         saved.error,
@@ -1823,6 +1884,19 @@ class SyncRunStream:
             except Exception:  # pragma: no cover - a loop broken by the interrupt
                 pass
 
+    def __del__(self) -> None:  # dropped without close() (a ``break`` out of the loop): stopped as close() stops it
+        if getattr(self, "_runner", None) is None:
+            return
+        try:
+            asyncio.get_running_loop()
+            return  # (garbage collected inside a running loop: the runner cannot run here)
+        except RuntimeError:
+            pass
+        try:
+            self.close()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
+
     def __enter__(self) -> SyncRunStream:
         return self
 
@@ -1830,15 +1904,48 @@ class SyncRunStream:
         self.close()
 
     def finish(self) -> RunResult:
+        """Consume the remaining events; return the :class:`RunResult` (also once every event
+        was read). Raises what :func:`run` raises."""
         finished: RunFinished | None = None
         for event in self:
             if type(event) is RunFinished:
                 finished = event
-        if finished is None:  # pragma: no cover
-            raise RuntimeError("the run ended without a result")
-        if finished.error is not None:
-            raise finished.error
-        return finished.result
+        return _finished_result(finished or self._stream._loop.finished, self._stream._loop)
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _streamed_response(m: Model, asm: Any) -> Response:
+    """The response a stream assembled, checked as :meth:`Model.send` checks it; a stream that
+    ended before the vendor's end raises the retryable ``ProviderError`` of
+    :func:`toolwire.stream.cut_off` (not retried here: its events were already seen)."""
+    response = m.check_streamed(asm.response())
+    cut = _wire.cut_off(response, m.provider or None)
+    if cut is not None:
+        raise cut
+    return response
+
+
+def _finished_result(finished: RunFinished | None, loop: _Loop) -> RunResult:
+    """The result of a stream's run: its ``RunFinished`` (the one just read, or the one read
+    before :meth:`RunStream.finish` was called), raising its limit error; a stream closed before
+    the run finished raises ``RuntimeError`` naming the state it left."""
+    if finished is None:
+        st = loop.state
+        raise RuntimeError(
+            f"the run did not finish (its state says {st.status!r}"
+            + (f": {st.error}" if st.error else "")
+            + "); the stream was closed or failed before it ended, see stream.state"
+        )
+    if finished.error is not None:
+        raise finished.error
+    return finished.result
 
 
 def run_stream_sync(model: Any, prompt: Any = None, **kwargs: Any) -> SyncRunStream:

@@ -114,12 +114,13 @@ class Cost:
 @dataclass(frozen=True)
 class ToolCost:
     """What one tool call's result cost the rest of the run (see the module docs): ``tokens`` it
-    added to each later request, ``requests`` that re-sent it, and ``usd`` (``None`` when a later
-    request is unpriced)."""
+    added to each later request (``None`` when the vendor reported no input token count for the
+    request before or after it), ``requests`` that re-sent it, and ``usd`` (``None`` when a later
+    request is unpriced or ``tokens`` is unknown)."""
 
     tool_call_id: str
     name: str
-    tokens: int
+    tokens: int | None
     requests: int
     usd: Decimal | None
 
@@ -316,7 +317,9 @@ def run_cost(result: RunResult, *, base_url: str | None = None, processing: str 
             continue
         nxt, cur = turns[i + 1].response.usage, turn.response.usage
         if nxt.input_tokens is None or cur.input_tokens is None:
-            added = 0
+            # the vendor gave no input count around these results: their cost is not known (not 0)
+            tool_costs.extend(ToolCost(r.call.id, r.call.name, None, len(turns) - i - 1, None) for r in runs)
+            continue
         else:
             # the next request carries this turn's input, its visible output and the results;
             # reasoning tokens are billed as output but not sent back as input (OpenAI discards

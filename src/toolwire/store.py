@@ -65,8 +65,8 @@ __all__ = ["EXPERIMENT_COLUMNS", "RunStore", "RunStoreError", "SCHEMA_VERSION", 
 
 class RunStoreError(ConfigurationError):
     """SQLite failed on a run store (or batch journal) file: ``path`` and ``reason`` (``locked``,
-    ``damaged``, ``not-sqlite``, ``unwritable`` or ``failed``). The message names the file, the
-    SQLite error and what to do."""
+    ``damaged``, ``not-sqlite``, ``unwritable`` or ``failed``; ``exists`` for a new run given
+    the id of a stored one). The message names the file, the SQLite error and what to do."""
 
     def __init__(self, message: str, *, path: str, reason: str) -> None:
         self.path = path
@@ -501,9 +501,24 @@ class RunStore:
         **kwargs: Any,
     ) -> Any:
         """``toolwire.run(model, prompt, **kwargs)`` with a checkpoint in this store after every
-        finished tool call and turn (see :meth:`drive`)."""
+        finished tool call and turn (see :meth:`drive`). A new run (no ``resume=``) whose
+        ``run_id`` is already stored raises :class:`RunStoreError` before anything runs (it
+        would replace the stored run's turns and tool calls): resume it with :meth:`resume`,
+        :meth:`delete` it first, or choose another id."""
         from .loop import run_stream
 
+        run_id = kwargs.get("run_id")
+        if kwargs.get("resume") is None and isinstance(run_id, str):
+            with self._lock:
+                row = self._conn.execute("SELECT status FROM runs WHERE run_id=?", (run_id,)).fetchone()
+            if row is not None:
+                raise RunStoreError(
+                    f"a run {run_id!r} is already stored in {str(self.path)!r} (status {row[0]!r}); "
+                    f"continue it with store.resume({run_id!r}, model, ...), delete it with "
+                    f"store.delete({run_id!r}), or pass another run_id",
+                    path=str(self.path),
+                    reason="exists",
+                )
         return await self.drive(run_stream(model, prompt, **kwargs), experiment=experiment, labels=labels)
 
     async def resume(self, run_id: str, model: Any, **kwargs: Any) -> Any:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Union, cast
 
 from .arguments import parse_arguments
-from .errors import ResponseDecodeError
+from .errors import ProviderError, ResponseDecodeError
 from .retry import RetryNotice
 from .types import ProviderToolPart, ReasoningPart, Response, StopReason, TextPart, ToolCall, Usage
 
@@ -455,6 +455,25 @@ class SurrogatePairs:
             del self.held[key]
             cls, index = key
             yield cls(index, "\ufffd")
+
+
+def cut_off(response: Response, provider: str | None = None) -> ProviderError | None:
+    """The :class:`~toolwire.errors.ProviderError` for a response assembled from a stream that
+    ended before the vendor's end (every decoder then gives ``stop_reason="error"`` with
+    ``vendor_stop_reason=None``: no Anthropic ``message_stop``/``stop_reason``, no Chat
+    ``finish_reason``, no Responses ``response.completed``, no Gemini ``finishReason``);
+    ``None`` for a complete response. Retryable: the same request may be answered whole."""
+    if response.stop_reason != "error" or response.vendor_stop_reason is not None:
+        return None
+    chars = sum(len(p.text) for p in response.parts if type(p) is TextPart)
+    calls = len(response.tool_calls)
+    return ProviderError(
+        provider or response.provider or "stream",
+        f"the event stream ended before the response was complete (no stop reason or end event; "
+        f"{chars} characters of text and {calls} tool call(s) had arrived); the partial response is not used",
+        status=None,
+        retryable=True,
+    )
 
 
 def assemble(events: Iterable[StreamEvent], provider: str | None = None) -> Response:

@@ -52,6 +52,7 @@ from toolwire.stream import (
     ToolCallEnd,
     ToolCallStart,
     UsageUpdate,
+    cut_off,
 )
 from toolwire.types import ProviderToolPart, ReasoningPart, Response, TextPart, ToolCall
 
@@ -934,7 +935,11 @@ class Transport(Model):
             asm = StreamAssembler(self.provider)
             async for ev in self.answer_events(request, answer):
                 asm.feed(ev)
-            return self.check_streamed(asm.response())
+            response = self.check_streamed(asm.response())
+            cut = cut_off(response, self.provider)
+            if cut is not None:  # retried by send() as any retryable error (nothing was seen of it)
+                raise cut
+            return response
         finally:
             # (a JSON answer holds no stream to close; an httpx2 response read whole is closed already)
             if answer is not None and (answer.events is not None or answer.source is not None):

@@ -1309,3 +1309,22 @@ def test_effort_none_turns_thinking_off_or_to_the_least_the_model_takes(
     )
     run(model.send(model.build_request([Message.user("hi")])))
     assert model.sent[0].json["generationConfig"]["thinkingConfig"] == config
+
+
+def test_an_image_url_without_a_media_type_gets_the_type_its_path_names() -> None:
+    from toolwire_gemini.codec import _image_wire
+
+    from toolwire.types import ImagePart
+
+    assert _image_wire(ImagePart(url="https://example.com/a/Cat.JPG?size=2")) == {
+        "fileData": {"fileUri": "https://example.com/a/Cat.JPG?size=2", "mimeType": "image/jpeg"}
+    }
+    assert _image_wire(ImagePart(url="gs://bucket/chart.png"))["fileData"]["mimeType"] == "image/png"
+    # a Files API URI (its type is stored with the file) and a page: no guess
+    files = "https://generativelanguage.googleapis.com/v1beta/files/abc123"
+    assert _image_wire(ImagePart(url=files)) == {"fileData": {"fileUri": files}}
+    assert "mimeType" not in _image_wire(ImagePart(url="https://example.com/page.html"))["fileData"]
+    # a given media type wins
+    assert _image_wire(ImagePart(url="https://example.com/x.png", media_type="image/webp"))["fileData"]["mimeType"] == (
+        "image/webp"
+    )

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from openai_wire import chat_sse, completion, json_response, tool_call
+from toolwire_openai import ChatStreamDecoder
 
 from toolwire.adapter import ModelRequest
 from toolwire.errors import ConfigurationError, ProviderError, UnsupportedToolChoice
@@ -240,10 +241,19 @@ def test_stream_cut_before_finish_leaves_calls_incomplete(chat_model: Any) -> No
             ],
         }
     ]
-    model = chat_model(lambda r: chat_sse(chunks, done=False), stream=True)
-    resp = run(model.send(model.build_request([Message.user("x")], tools=[WEATHER])))
+    model = chat_model(lambda r: chat_sse(chunks, done=False), stream=True, retry=False)
+    # the transport does not return the partial answer: a retryable error (Model.send retries it)
+    with pytest.raises(ProviderError, match="ended before the response was complete") as info:
+        run(model.send(model.build_request([Message.user("x")], tools=[WEATHER])))
+    assert info.value.retryable
+    # the decoder's own reading of it: the call is incomplete, the stop reason "error"
+    from toolwire.stream import assemble
+
+    decoder = ChatStreamDecoder()
+    events = [ev for c in chunks for ev in decoder.feed(c)] + decoder.finish()
+    resp = assemble(events, "openai-chat")
     (call,) = resp.tool_calls
-    assert call.incomplete and not call.is_valid
+    assert call.incomplete and not call.is_valid and resp.stop_reason == "error"
 
 
 def test_image_result_goes_in_one_user_message_after_all_tool_messages(chat_model: Any) -> None:

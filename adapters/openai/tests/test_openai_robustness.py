@@ -18,7 +18,7 @@ from toolwire_openai._common import NAME_INVALID, check_tool_calls
 
 import toolwire
 from toolwire.adapter import ModelRequest
-from toolwire.errors import ResponseDecodeError
+from toolwire.errors import ProviderError, ResponseDecodeError
 from toolwire.stream import assemble
 from toolwire.testing import ScriptedModel
 from toolwire.tools import Tool
@@ -439,6 +439,7 @@ def test_chat_transport_stream_marks_duplicates_and_raises_decode_errors(chat_mo
 
 def test_responses_transport_stream_cut_off(responses_model: Any) -> None:
     events = [CREATED, FC_ADDED, _ev("response.function_call_arguments.delta", output_index=1, delta='{"city":')]
-    model = responses_model(lambda request: responses_sse(events), stream=True)
-    resp = asyncio.run(model.send(model.build_request([Message.user("hi")], tools=[WEATHER])))
-    assert resp.stop_reason == "error" and resp.tool_calls[0].incomplete
+    model = responses_model(lambda request: responses_sse(events), stream=True, retry=False)
+    with pytest.raises(ProviderError, match="ended before the response was complete") as info:
+        asyncio.run(model.send(model.build_request([Message.user("hi")], tools=[WEATHER])))
+    assert info.value.retryable

@@ -235,7 +235,31 @@ def _image_wire(part: ImagePart) -> dict[str, Any]:
     d: dict[str, Any] = {"fileUri": part.url}
     if part.media_type:
         d["mimeType"] = part.wire_media_type
+    else:
+        # ``FileData.mime_type`` is "Required" in the SDK; the Gemini API reads a Files API or
+        # YouTube URI's own type without it (sources disagree: Vertex AI refuses "an empty mimeType
+        # parameter in fileData", GoogleCloudPlatform/generative-ai#1390). An image URL whose path
+        # names an image type gets that type; any other is sent without one, as before.
+        guessed = _image_type_of_url(part.url)
+        if guessed is not None:
+            d["mimeType"] = guessed
     return {"fileData": d}
+
+
+def _image_type_of_url(url: Any) -> str | None:
+    """``image/...`` for a URL whose path ends in an image file extension (``.png``, ``.jpg``,
+    ``.webp``, ...; query and fragment ignored), else ``None``."""
+    if not isinstance(url, str):
+        return None
+    import mimetypes
+    from urllib.parse import urlsplit
+
+    try:
+        path = urlsplit(url).path
+    except ValueError:
+        return None
+    guessed = mimetypes.guess_type(path, strict=False)[0]
+    return guessed if isinstance(guessed, str) and guessed.startswith("image/") else None
 
 
 def _synth_id(response_key: str, position: int) -> str:

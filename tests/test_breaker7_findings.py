@@ -1,0 +1,466 @@
+"""Findings of the adversarial pass over the loop, streams, resume and cost (session 31): each
+test failed on the code before its fix.
+
+Streams cut off mid-answer go through the real SDKs over ``httpx2.MockTransport``; the rest
+runs the scripted provider (``toolwire.testing``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import threading
+import time
+from typing import Any
+
+import pytest
+
+import toolwire
+from toolwire import Approved, RunState
+from toolwire.errors import ConfigurationError, ProviderError
+from toolwire.pricing import run_cost
+from toolwire.testing import ScriptedModel, call
+from toolwire.types import Response, TextPart, Usage
+
+httpx2 = pytest.importorskip("httpx2")
+
+
+def _slow_tool(ran: list[int], seconds: float = 0.15) -> Any:
+    @toolwire.tool
+    def slow(x: int) -> str:
+        """Wait a little, then say done."""
+        time.sleep(seconds)
+        ran.append(x)
+        return f"done {x}"
+
+    return slow
+
+
+def _echo(x: int) -> str:
+    """Echo x."""
+    return str(x)
+
+
+_echo.__name__ = "echo"
+ECHO = toolwire.tool(_echo)
+
+
+# -- a stream left with ``break`` -----------------------------------------------------------------
+
+
+def test_a_sync_stream_dropped_after_break_is_stopped_as_close_stops_it() -> None:
+    ran: list[int] = []
+
+    def leave_early() -> RunState:
+        s = toolwire.run_stream_sync(
+            ScriptedModel(responses=[[call("slow", {"x": 1})], "done"]), "go", tools=[_slow_tool(ran)]
+        )
+        for event in s:
+            if type(event).__name__ == "ToolStarted":
+                break  # no with-block, no close()
+        return s.state
+
+    state = leave_early()
+    gc.collect()
+    assert state.status == "cancelled"
+    assert [(p.call.id, p.kind) for p in state.pending] == [("call_1", "interrupted")]
+
+
+def test_a_state_saved_while_its_tools_ran_resumes_them_instead_of_sending_placeholders() -> None:
+    ran: list[int] = []
+    slow = _slow_tool(ran)
+    s = toolwire.run_stream_sync(
+        ScriptedModel(responses=[[call("slow", {"x": 1}), call("slow", {"x": 2})], "done"]), "go", tools=[slow]
+    )
+    for event in s:
+        if type(event).__name__ == "ToolStarted":
+            break
+    saved = s.state.to_json()  # taken while the run is suspended mid-turn (status "running")
+    s.close()
+    assert json.loads(saved)["status"] == "running"
+    seen: list[Any] = []
+
+    def answer(request: Any) -> Any:
+        seen.append([r.content for m in request.messages for r in m.tool_results])
+        return "final"
+
+    result = toolwire.run_sync(ScriptedModel(responses=[answer]), resume=RunState.from_json(saved), tools=[slow])
+    assert result.text == "final"
+    assert seen == [["done 1", "done 2"]]  # the real results, not "Not run: ... before tool 'slow' started"
+    assert [r.status for r in result.turns[0].tool_runs] == ["ran", "ran"]
+
+
+# -- finish() ------------------------------------------------------------------------------------
+
+
+def test_finish_after_every_event_was_read_returns_the_result() -> None:
+    async def main() -> str:
+        s = toolwire.run_stream(ScriptedModel(responses=["done"]), "go")
+        async for _ in s:
+            pass
+        return (await s.finish()).text
+
+    assert asyncio.run(main()) == "done"
+    s = toolwire.run_stream_sync(ScriptedModel(responses=["done"]), "go")
+    list(s)
+    assert s.finish().text == "done"
+
+
+def test_finish_after_a_limit_stop_was_read_raises_the_limit_error() -> None:
+    from toolwire.errors import MaxTurnsExceeded
+
+    s = toolwire.run_stream_sync(
+        ScriptedModel(responses=[[call("echo", {"x": 1})], [call("echo", {"x": 2})]]),
+        "go",
+        tools=[ECHO],
+        max_turns=1,
+    )
+    list(s)
+    with pytest.raises(MaxTurnsExceeded):
+        s.finish()
+
+
+def test_finish_of_a_stream_closed_early_names_the_state() -> None:
+    s = toolwire.run_stream_sync(ScriptedModel(responses=["done"]), "go")
+    with s:
+        for _ in s:
+            break
+    assert s.state.status == "cancelled"  # closed at its first event: cancelled, not left "running"
+    with pytest.raises(RuntimeError, match="did not finish.*'cancelled'"):
+        s.finish()
+
+
+# -- arguments and saved states --------------------------------------------------------------------
+
+
+def test_decisions_for_a_run_without_pending_calls_are_refused() -> None:
+    done = toolwire.run_sync(ScriptedModel(responses=["a"]), "x")
+    with pytest.raises(ConfigurationError, match="not pending.*'zzz'"):
+        toolwire.run_sync(ScriptedModel(responses=["a"]), resume=done, decisions={"zzz": Approved()})
+
+
+def test_a_state_with_pending_calls_but_no_turns_is_a_configuration_error() -> None:
+    @toolwire.tool
+    def transfer(amount: int) -> str:
+        """Move money."""
+        return "moved"
+
+    paused = toolwire.run_sync(
+        ScriptedModel(responses=[[call("transfer", {"amount": 5})]]), "pay", tools=[transfer], approval={"transfer"}
+    )
+    state = RunState.from_json(paused.state.to_json())
+    assert state.pending
+    state.turns.clear()
+    with pytest.raises(ConfigurationError):
+        toolwire.run_sync(
+            ScriptedModel(responses=["ok"]),
+            resume=state,
+            tools=[transfer],
+            approval={"transfer"},
+            decisions={"call_1": Approved()},
+        )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"limits": {"bogus": 1}}, "limits has no field 'bogus'"),
+        ({"on_turn": 5}, "on_turn must be a function"),
+        ({"limits": toolwire.Limits(max_calls_per_tool={"nope": 1})}, "max_calls_per_tool names 'nope'"),
+        ({"tools": 5}, "tools must be a list"),
+    ],
+)
+def test_bad_run_arguments_are_configuration_errors_before_anything_runs(kwargs: dict, words: str) -> None:
+    ran = threading.Event()
+
+    def answer(request: Any) -> str:
+        ran.set()
+        return "a"
+
+    with pytest.raises((ConfigurationError, toolwire.errors.ToolDefinitionError), match=words):
+        toolwire.run_sync(ScriptedModel(responses=[answer]), "x", **kwargs)
+    assert not ran.is_set()
+
+
+def test_one_tool_given_without_a_list_is_taken() -> None:
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    result = toolwire.run_sync(ScriptedModel(responses=[[call("add", {"a": 2, "b": 3})], "5"]), "sum", tools=add)
+    assert [r.result.content for r in result.state.tool_runs] == ["5"]
+
+
+# -- cost of a tool result when the vendor gave no input count -----------------------------------------
+
+
+def test_tool_cost_is_unknown_not_zero_when_input_counts_are_missing() -> None:
+    result = toolwire.run_sync(
+        ScriptedModel(
+            responses=[
+                Response([call("echo", {"x": 1})], "tool_use", usage=Usage(None, None, requests=1)),
+                Response([TextPart("ok")], "end_turn", usage=Usage(100, 5, requests=1)),
+            ],
+            name="anthropic:claude-sonnet-4-5",
+        ),
+        "go",
+        tools=[ECHO],
+    )
+    (tc,) = run_cost(result).tool_calls
+    assert (tc.tokens, tc.usd) == (None, None)
+
+
+# -- a stream cut off mid-answer ----------------------------------------------------------------------
+
+
+def _sse(events: list[tuple[str | None, dict]]) -> str:
+    return "".join((f"event: {n}\n" if n else "") + f"data: {json.dumps(d)}\n\n" for n, d in events)
+
+
+CUT = {
+    "anthropic": (
+        "claude-sonnet-4-5",
+        _sse(
+            [
+                (
+                    "message_start",
+                    {
+                        "type": "message_start",
+                        "message": {
+                            "id": "m",
+                            "type": "message",
+                            "role": "assistant",
+                            "model": "claude-sonnet-4-5",
+                            "content": [],
+                            "stop_reason": None,
+                            "usage": {"input_tokens": 5, "output_tokens": 1},
+                        },
+                    },
+                ),
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+                ),
+                (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hel"}},
+                ),
+            ]
+        ),
+    ),
+    "openai-chat": (
+        "gpt-4.1",
+        _sse(
+            [
+                (
+                    None,
+                    {
+                        "id": "c",
+                        "object": "chat.completion.chunk",
+                        "created": 1,
+                        "model": "gpt-4.1",
+                        "choices": [
+                            {"index": 0, "delta": {"role": "assistant", "content": "hel"}, "finish_reason": None}
+                        ],
+                    },
+                )
+            ]
+        ),
+    ),
+    "openai": (
+        "gpt-4.1",
+        _sse(
+            [
+                (
+                    "response.created",
+                    {
+                        "type": "response.created",
+                        "sequence_number": 0,
+                        "response": {
+                            "id": "r",
+                            "object": "response",
+                            "created_at": 1,
+                            "status": "in_progress",
+                            "model": "gpt-4.1",
+                            "output": [],
+                        },
+                    },
+                ),
+                (
+                    "response.output_item.added",
+                    {
+                        "type": "response.output_item.added",
+                        "sequence_number": 1,
+                        "output_index": 0,
+                        "item": {
+                            "id": "msg_1",
+                            "type": "message",
+                            "role": "assistant",
+                            "status": "in_progress",
+                            "content": [],
+                        },
+                    },
+                ),
+                (
+                    "response.output_text.delta",
+                    {
+                        "type": "response.output_text.delta",
+                        "sequence_number": 2,
+                        "item_id": "msg_1",
+                        "output_index": 0,
+                        "content_index": 0,
+                        "delta": "hel",
+                    },
+                ),
+            ]
+        ),
+    ),
+    "gemini": (
+        "gemini-2.5-flash",
+        _sse([(None, {"candidates": [{"content": {"role": "model", "parts": [{"text": "hel"}]}, "index": 0}]})]),
+    ),
+}
+
+
+@pytest.mark.parametrize("api", sorted(CUT))
+def test_a_stream_cut_off_mid_answer_raises_and_keeps_the_partial_text(api: str) -> None:
+    model_id, body = CUT[api]
+    posts: list[int] = []
+
+    def handler(request: Any) -> Any:
+        posts.append(1)
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, text=body)
+
+    m = toolwire.model(
+        f"{api}:{model_id}",
+        api_key="k",
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+        stream=True,
+        max_retries=0,
+    )
+    with pytest.raises(ProviderError, match="ended before the response was complete") as info:
+        toolwire.run_sync(m, "hi")
+    assert info.value.retryable
+    state = info.value.run_state  # type: ignore[attr-defined]
+    assert state.status == "failed"
+    assert state.turns[-1].response.text == "hel"  # what arrived is kept in the turn record
+    # Model.send (no events seen by anyone) retries the whole request, then raises the same error
+    posts.clear()
+    m2 = toolwire.model(
+        f"{api}:{model_id}",
+        api_key="k",
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+        stream=True,
+        retry={"max_attempts": 2, "initial_delay": 0.0, "max_delay": 0.0},
+    )
+    from toolwire.types import Message
+
+    with pytest.raises(ProviderError, match="ended before"):
+        asyncio.run(m2.send(m2.build_request([Message.user("hi")])))
+    assert len(posts) == 2
+
+
+# -- token limits the vendor's usage cannot check ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("limit", "usage", "words"),
+    [
+        ({"max_total_tokens": 1}, Usage(None, None, requests=1), "max_total_tokens=1 cannot be checked"),
+        ({"max_input_tokens": 10_000}, Usage(None, 5, requests=1), "no input token count"),
+        ({"max_output_tokens": 10_000}, Usage(5, None, requests=1), "no output token count"),
+    ],
+)
+def test_a_token_limit_without_the_counts_to_check_it_stops_the_run(limit: dict, usage: Usage, words: str) -> None:
+    from toolwire.errors import UsageLimitExceeded
+
+    ran: list[int] = []
+    with pytest.raises(UsageLimitExceeded, match=words) as info:
+        toolwire.run_sync(
+            ScriptedModel(
+                responses=[
+                    Response([call("echo", {"x": 1})], "tool_use", usage=usage),
+                    Response([TextPart("ok")], "end_turn", usage=Usage(1, 1, requests=1)),
+                ]
+            ),
+            "go",
+            tools=[ECHO],
+            limits=toolwire.Limits(**limit),
+            before_tool_call=lambda c: ran.append(1),
+        )
+    assert ran == []  # the call was answered as not run, not run
+    assert info.value.result.tool_runs[0].status == "limit"
+
+
+def test_a_token_limit_with_counts_runs_as_before() -> None:
+    result = toolwire.run_sync(
+        ScriptedModel(
+            responses=[
+                Response([call("echo", {"x": 1})], "tool_use", usage=Usage(10, 5, requests=1)),
+                Response([TextPart("ok")], "end_turn", usage=Usage(20, 5, requests=1)),
+            ]
+        ),
+        "go",
+        tools=[ECHO],
+        limits=toolwire.Limits(max_total_tokens=1000),
+    )
+    assert result.text == "ok" and result.usage.total_tokens == 40
+
+
+# -- run store ids ---------------------------------------------------------------------------------------
+
+
+def test_a_new_run_with_a_stored_run_id_is_refused_and_the_stored_run_kept(tmp_path: Any) -> None:
+    from toolwire.store import RunStore, RunStoreError
+
+    store = RunStore(tmp_path / "runs.db")
+    first = asyncio.run(
+        store.run(ScriptedModel(responses=[[call("echo", {"x": 1})], "first"]), "a", tools=[ECHO], run_id="fix-1")
+    )
+    with pytest.raises(RunStoreError, match="already stored") as info:
+        asyncio.run(store.run(ScriptedModel(responses=["second"]), "b", tools=[ECHO], run_id="fix-1"))
+    assert info.value.reason == "exists"
+    kept = store.load_state("fix-1")
+    assert len(kept.turns) == 2 and kept.turns[-1].response.text == first.text == "first"
+    # resuming it is still fine, and so is a new id
+    asyncio.run(store.resume("fix-1", ScriptedModel(responses=["more"]), tools=[ECHO]))
+    asyncio.run(store.run(ScriptedModel(responses=["other"]), "c", run_id="fix-2"))
+
+
+def test_a_run_id_that_is_not_utf8_text_is_a_configuration_error() -> None:
+    with pytest.raises(ConfigurationError, match="run_id must be"):
+        toolwire.run_sync(ScriptedModel(responses=["a"]), "x", run_id="\udcff")
+
+
+# -- structured tool results are strict JSON ---------------------------------------------------------
+
+
+def test_structured_results_are_strict_json() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Point:
+        x: float
+        tags: set
+
+    def measure(kind: str) -> Any:
+        """Measure something."""
+        return {
+            "nan": {"a": float("nan"), "b": float("inf"), "c": -float("inf"), "d": 1.5},
+            "point": Point(1.0, {"b", "a"}),
+            "tuple_key": {(1, 2): 3},
+            "set": {3, 1, 2},
+        }[kind]
+
+    calls = [call("measure", {"kind": k}, id=f"c_{k}") for k in ("nan", "point", "tuple_key", "set")]
+    result = toolwire.run_sync(ScriptedModel(responses=[calls, "ok"]), "go", tools=[measure])
+    texts = [r.result.content for r in result.state.tool_runs]
+    assert [json.loads(t) for t in texts] == [
+        {"a": "NaN", "b": "Infinity", "c": "-Infinity", "d": 1.5},
+        {"x": 1.0, "tags": ["a", "b"]},
+        {"(1, 2)": 3},
+        [1, 2, 3],
+    ]
+    for t in texts:  # strict JSON: no NaN / Infinity literals
+        json.loads(t, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c} in {t}"))
