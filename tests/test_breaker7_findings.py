@@ -464,3 +464,32 @@ def test_structured_results_are_strict_json() -> None:
     ]
     for t in texts:  # strict JSON: no NaN / Infinity literals
         json.loads(t, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c} in {t}"))
+
+
+def test_a_second_approval_through_the_run_store_is_refused_not_run_twice(tmp_path: Any) -> None:
+    from toolwire.store import RunStore
+
+    moved: list[int] = []
+
+    @toolwire.tool
+    def transfer(amount: int) -> str:
+        """Move money."""
+        moved.append(amount)
+        return "moved"
+
+    store = RunStore(tmp_path / "runs.db")
+    paused = asyncio.run(
+        store.run(
+            ScriptedModel(responses=[[call("transfer", {"amount": 5})], "sent"]),
+            "pay",
+            tools=[transfer],
+            approval={"transfer"},
+            run_id="pay-1",
+        )
+    )
+    assert [p.call.id for p in paused.pending] == ["call_1"]
+    again = dict(tools=[transfer], approval={"transfer"}, decisions={"call_1": Approved()})
+    asyncio.run(store.resume("pay-1", ScriptedModel(responses=["sent"]), **again))
+    with pytest.raises(ConfigurationError, match="not pending"):
+        asyncio.run(store.resume("pay-1", ScriptedModel(responses=["sent"]), **again))
+    assert moved == [5]
