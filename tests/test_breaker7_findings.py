@@ -493,3 +493,186 @@ def test_a_second_approval_through_the_run_store_is_refused_not_run_twice(tmp_pa
     with pytest.raises(ConfigurationError, match="not pending"):
         asyncio.run(store.resume("pay-1", ScriptedModel(responses=["sent"]), **again))
     assert moved == [5]
+
+
+# -- what a response carries into the next request (found by a helper session) -----------------------
+
+
+def _recording_model(spec: str, answers: list[dict], **settings: Any) -> tuple[Any, list[dict]]:
+    sent: list[dict] = []
+
+    def handler(request: Any) -> Any:
+        sent.append(json.loads(request.content))
+        return httpx2.Response(200, json=answers[len(sent) - 1])
+
+    m = toolwire.model(
+        spec,
+        api_key="k",
+        max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+        **settings,
+    )
+    return m, sent
+
+
+def _weather(city: str) -> str:
+    """Weather for a city."""
+    return f"sunny in {city}"
+
+
+_weather.__name__ = "get_weather"
+WEATHER = toolwire.tool(_weather)
+
+
+def test_anthropic_programmatic_tool_calls_send_the_container_back() -> None:
+    from toolwire.tools import ProviderTool
+
+    def msg(content: list, stop: str, container: bool = True) -> dict:
+        out = {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 20, "output_tokens": 10},
+        }
+        if container:
+            out["container"] = {"id": "container_011CQ", "expires_at": "2026-01-01T00:00:00Z"}
+        return out
+
+    code = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "code_execution", "input": {"code": "x"}}
+    call_by_code = {
+        "type": "tool_use",
+        "id": "toolu_1",
+        "name": "get_weather",
+        "input": {"city": "Paris"},
+        "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_1"},
+    }
+    m, sent = _recording_model(
+        "anthropic:claude-sonnet-4-5",
+        [msg([code, call_by_code], "tool_use"), msg([{"type": "text", "text": "Sunny."}], "end_turn")],
+    )
+    result = toolwire.run_sync(m, "Weather?", tools=[ProviderTool("anthropic", "code_execution_20250825", {}), WEATHER])
+    assert result.text == "Sunny."
+    assert "container" not in sent[0] and sent[1]["container"] == "container_011CQ"
+    # an ordinary tool call (no caller) does not pin the container
+    plain = {k: v for k, v in call_by_code.items() if k != "caller"}
+    m, sent = _recording_model(
+        "anthropic:claude-sonnet-4-5", [msg([plain], "tool_use"), msg([{"type": "text", "text": "ok"}], "end_turn")]
+    )
+    toolwire.run_sync(m, "Weather?", tools=[WEATHER])
+    assert "container" not in sent[1]
+
+
+def test_responses_with_a_server_conversation_sends_only_the_new_items() -> None:
+    def resp(output: list) -> dict:
+        return {
+            "id": "resp_1",
+            "object": "response",
+            "created_at": 1,
+            "status": "completed",
+            "model": "gpt-5",
+            "output": output,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "conversation": {"id": "conv_123"},
+            "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2},
+        }
+
+    m, sent = _recording_model(
+        "openai:gpt-5",
+        [
+            resp(
+                [
+                    {"id": "rs_1", "type": "reasoning", "summary": [], "encrypted_content": "ENC"},
+                    {
+                        "id": "fc_1",
+                        "type": "function_call",
+                        "status": "completed",
+                        "call_id": "call_1",
+                        "name": "get_weather",
+                        "arguments": '{"city":"Paris"}',
+                    },
+                ]
+            ),
+            resp(
+                [
+                    {
+                        "id": "msg_2",
+                        "type": "message",
+                        "role": "assistant",
+                        "status": "completed",
+                        "content": [{"type": "output_text", "text": "done", "annotations": []}],
+                    }
+                ]
+            ),
+        ],
+        conversation="conv_123",
+    )
+    result = toolwire.run_sync(m, "Weather?", tools=[WEATHER])
+    assert result.text == "done"
+    assert [i.get("role") or i.get("type") for i in sent[0]["input"]] == ["user"]
+    assert [i.get("type") for i in sent[1]["input"]] == ["function_call_output"]  # rs_1/fc_1 live on the server
+    assert sent[1]["conversation"] == "conv_123"
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+def test_chat_reasoning_content_goes_back_on_tool_call_turns(field: str) -> None:
+    def chat(message: dict, finish: str) -> dict:
+        return {
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "deepseek-reasoner",
+            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+
+    call_ = {
+        "id": "call_00_abc",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+    }
+    m, sent = _recording_model(
+        "openai-chat:deepseek-reasoner",
+        [
+            chat({"content": "", field: "Need the weather tool.", "tool_calls": [call_]}, "tool_calls"),
+            chat({"content": "done", field: "ok"}, "stop"),
+        ],
+        base_url="https://api.deepseek.com",
+    )
+    toolwire.run_sync(m, "Weather?", tools=[WEATHER])
+    assistant = sent[1]["messages"][1]
+    if field == "reasoning_content":  # DeepSeek's field: required back on a tool-call turn
+        assert assistant["reasoning_content"] == "Need the weather tool."
+    else:  # another server's "reasoning" is not sent back (not every server takes it)
+        assert "reasoning" not in assistant and "reasoning_content" not in assistant
+
+
+def test_an_approval_policy_that_raises_fails_closed_and_the_run_keeps_going() -> None:
+    ran: list[str] = []
+
+    @toolwire.tool
+    def balance() -> str:
+        """Read the balance."""
+        ran.append("balance")
+        return "100"
+
+    @toolwire.tool
+    def transfer(amount: int) -> str:
+        """Move money."""
+        ran.append("transfer")
+        return "moved"
+
+    result = toolwire.run_sync(
+        ScriptedModel(responses=[[call("balance", {}, id="c1"), call("transfer", {"amount": 500}, id="c2")], "ok"]),
+        "pay",
+        tools=[balance, transfer],
+        approval=lambda c: c.arguments["amount"] > 100 and "more than 100",  # KeyError for balance()
+    )
+    assert result.stop_reason == "pending" and ran == []
+    reasons = {p.call.id: p.reason for p in result.pending}
+    assert reasons["c1"].startswith("the approval policy raised KeyError") and reasons["c2"] == "more than 100"

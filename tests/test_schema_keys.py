@@ -67,3 +67,31 @@ def test_many_keys_that_sanitise_to_one_name_get_distinct_names() -> None:
     names = wire_keys(keys)
     assert len(set(names.values())) == 4000 and all(KEY_PATTERN.fullmatch(n) for n in names.values())
     assert names["a b"] == "a_b" and names["a b "] == "a_b_" and wire_keys(keys) == names  # the same every time
+
+
+def test_keys_of_free_form_maps_are_data_and_never_renamed() -> None:
+    """A map's keys are the caller's data: a key that happens to equal a wire name of a declared
+    property stays as sent; declared properties (also through $ref and inside map values) map back."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "$select": {"type": "string"},
+            "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+            "rows": {"type": "object", "additionalProperties": {"$ref": "#/$defs/Row"}},
+            "headers": {"type": "object", "patternProperties": {"^X-": {"$ref": "#/$defs/Row"}}},
+        },
+        "$defs": {"Row": {"type": "object", "properties": {"@odata.type": {"type": "string"}}}},
+    }
+    assert schema_wire_keys(schema) == {"$select": "_select", "@odata.type": "_odata.type"}
+    sent = {
+        "_select": "name",
+        "metadata": {"_select": "keep-me", "_odata.type": "mine"},
+        "rows": {"_select": {"_odata.type": "r"}},
+        "headers": {"X-A": {"_odata.type": "h"}},
+    }
+    assert unwire_arguments(schema, sent) == {
+        "$select": "name",
+        "metadata": {"_select": "keep-me", "_odata.type": "mine"},
+        "rows": {"_select": {"@odata.type": "r"}},
+        "headers": {"X-A": {"@odata.type": "h"}},
+    }

@@ -558,8 +558,14 @@ class Model(abc.ABC):
         tools: list[Tool] | None = None,
         tool_choice: ToolChoiceInput = None,
     ) -> ModelRequest:
-        """A :class:`ModelRequest` with this model's settings applied."""
+        """A :class:`ModelRequest` with this model's settings applied. ``tools``: :class:`Tool`
+        objects or typed functions (wrapped as ``@tool`` would; a value of another kind raises
+        :class:`~toolwire.errors.ToolDefinitionError`)."""
         s = self.settings
+        tool_list = list(tools or [])
+        for i, t in enumerate(tool_list):
+            if type(t) is not Tool and not isinstance(t, Tool):
+                tool_list[i] = _as_tool(t)
         known = COMMON_SETTINGS
         fields = {k: v for k, v in s.items() if k not in known and k[:1] != "_"}
         parallel, max_tokens, temperature, stream, thinking, more, extra = map(s.get, _REQUEST_SETTINGS)
@@ -569,7 +575,7 @@ class Model(abc.ABC):
             model=self.model_id,
             messages=list(messages),
             instructions=instructions,
-            tools=list(tools or []),
+            tools=tool_list,
             tool_choice=None if tool_choice is None else normalize_tool_choice(tool_choice),
             parallel_tool_calls=parallel,
             max_tokens=max_tokens,
@@ -741,6 +747,17 @@ class _History:
                         memo[id(e)] = f
                         self.kept.append(e)
         return b"[" + (b"," if compact else b", ").join(frags) + b"]"
+
+
+def _as_tool(value: Any) -> Tool:
+    """A typed function as its :class:`Tool` (the schema built once per function)."""
+    if callable(value):
+        from ._derived import tool_for_function
+
+        return tool_for_function(value)
+    from .errors import ToolDefinitionError
+
+    raise ToolDefinitionError(f"tools must be Tool objects or typed functions, got {type(value).__name__}")
 
 
 def _context(request: ModelRequest) -> list[Any]:

@@ -372,6 +372,11 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
+def _requests(n: int, noun: str = "request") -> str:
+    """``"1 request"``, ``"2 requests"``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _describe(exc: BaseException) -> str:
     try:
         text = str(exc)
@@ -471,6 +476,12 @@ class _Loop:
         self.tool_list = list(tool_map.values())
         self.choice = choice
         self.max_turns = max_turns
+        #: the texts of a max_turns stop: a call's answer, the error, the error after pause_turn
+        self.turn_limit_texts = (
+            f"Not run: the run reached its limit of {_requests(max_turns, 'model request')} (max_turns).",
+            f"the model still asked for tools after {_requests(max_turns)} (max_turns={max_turns})",
+            f"the model paused its turn (pause_turn) after {_requests(max_turns)} (max_turns={max_turns})",
+        )
         self.limits = limits
         self.on_turn = on_turn
         self.approval = approval
@@ -671,7 +682,7 @@ class _Loop:
                         yield self._finish(
                             "max_turns",
                             MaxTurnsExceeded,
-                            f"the model paused its turn (pause_turn) after {self.max_turns} requests (max_turns={self.max_turns})",
+                            self.turn_limit_texts[2],
                         )
                         return
                     yield self._finish(response.stop_reason)
@@ -680,10 +691,10 @@ class _Loop:
                     async for ev in self._end_refusing(
                         turn,
                         calls,
-                        f"Not run: the run reached its limit of {self.max_turns} model requests (max_turns).",
+                        self.turn_limit_texts[0],
                         "max_turns",
                         MaxTurnsExceeded,
-                        f"the model still asked for tools after {self.max_turns} requests (max_turns={self.max_turns})",
+                        self.turn_limit_texts[1],
                     ):
                         yield ev
                     return
@@ -932,7 +943,10 @@ class _Loop:
         if isinstance(policy, (set, frozenset, list, tuple)):
             return "this tool requires approval" if ready.tool.name in policy else None
         if callable(policy):
-            value = await _maybe_await(policy(copy.deepcopy(ready.call)))
+            try:
+                value = await _maybe_await(policy(copy.deepcopy(ready.call)))
+            except Exception as exc:  # fails closed: a person decides, the run keeps what it did
+                return f"the approval policy raised {_describe(exc)}; decide this call yourself"
             if isinstance(value, str) and value:
                 return value
             return "the approval policy asked for approval" if value else None

@@ -909,3 +909,27 @@ def test_disabled_thinking_is_kept_for_models_without_extended_thinking() -> Non
     sent = P.repair_request(body(model="claude-3-5-haiku-20241022", thinking={"type": "disabled"}), report)
     assert sent["thinking"] == {"type": "disabled"}
     assert report.rules() == set()
+
+
+@pytest.mark.parametrize(
+    ("prop", "keyword"),
+    [
+        ({"type": "object", "patternProperties": {"^X-": {"type": "string"}}}, "patternProperties"),
+        ({"type": "object", "additionalProperties": {"type": "integer"}}, "additionalProperties"),
+        ({"type": "object", "additionalProperties": True}, "additionalProperties"),
+        ({"type": "array", "prefixItems": [{"type": "number"}, {"type": "number"}], "items": False}, "prefixItems"),
+    ],
+)
+def test_a_strict_tool_with_a_map_or_tuple_is_sent_without_strict(prop: dict, keyword: str) -> None:
+    from toolwire.schema.report import TranslationReport
+
+    schema = {"type": "object", "properties": {"p": prop, "q": {"type": "string"}}, "required": ["q"]}
+    report = TranslationReport("anthropic", "t")
+    out = P.translate_schema(schema, report, strict=True)
+    assert report.strict_possible is False
+    assert out["properties"]["p"] == prop  # sent whole, not narrowed to an empty value
+    assert [(c.pointer, c.lossy) for c in report.changes] == [(f"/properties/p/{keyword}", True)]
+    # a plain object keeps strict
+    report = TranslationReport("anthropic", "t")
+    P.translate_schema({"type": "object", "properties": {"q": {"type": "string"}}}, report, strict=True)
+    assert report.strict_possible is True

@@ -15,7 +15,14 @@ import httpx2
 import pytest
 from gemini_wire_helpers import candidate_body, json_response, sse_response
 from toolwire_gemini import GeminiCodec, GeminiModel
-from toolwire_gemini.profile import FAILED_FINISH_REASONS, RULES, SKIP_SIGNATURE, GeminiProfile, rules_for
+from toolwire_gemini.profile import (
+    FAILED_FINISH_REASONS,
+    RULES,
+    SKIP_SIGNATURE,
+    GeminiProfile,
+    openapi_schema_problems,
+    rules_for,
+)
 
 from toolwire.adapter import ModelRequest
 from toolwire.errors import ToolNameError
@@ -1328,3 +1335,63 @@ def test_an_image_url_without_a_media_type_gets_the_type_its_path_names() -> Non
     assert _image_wire(ImagePart(url="https://example.com/x.png", media_type="image/webp"))["fileData"]["mimeType"] == (
         "image/webp"
     )
+
+
+def test_openapi_mode_folds_root_alternatives_into_an_object() -> None:
+    from toolwire_gemini.schema import to_openapi_schema
+
+    from toolwire.schema.report import TranslationReport
+
+    schema = {
+        "type": "object",
+        "anyOf": [
+            {"properties": {"a": {"type": "string"}, "k": {"const": "x"}}, "required": ["a", "k"]},
+            {"properties": {"b": {"type": "integer"}, "k": {"const": "y"}}, "required": ["b", "k"]},
+        ],
+    }
+    report = TranslationReport("gemini", "t")
+    out = to_openapi_schema(schema, report)
+    assert out["type"] == "object" and "anyOf" not in out
+    assert set(out["properties"]) == {"a", "b", "k"} and out["required"] == ["k"]
+    assert [b.get("enum") for b in out["properties"]["k"]["anyOf"]] == [["x"], ["y"]]
+    assert [c.lossy for c in report.changes if c.keyword == "anyOf" and c.pointer == "/anyOf"] == [True]
+    # a Schema object without a type at the root is refused by the check (it would be by the API)
+    body = {"contents": [user()], "tools": [{"functionDeclarations": [{"name": "t", "parameters": {"anyOf": []}}]}]}
+    assert ("gemini.schema.root-object", "/tools/0/functionDeclarations/0/parameters") in violations(body)
+
+
+def test_openapi_mode_reports_enum_values_that_collide_as_strings_as_lossy() -> None:
+    from toolwire_gemini.schema import to_openapi_schema
+
+    from toolwire.schema.report import TranslationReport
+
+    report = TranslationReport("gemini", "t")
+    out = to_openapi_schema({"type": "object", "properties": {"v": {"enum": [1, "1", True, "true"]}}}, report)
+    assert out["properties"]["v"]["enum"] == ["1", "true"]
+    assert [c.lossy for c in report.changes if c.keyword == "enum"] == [True]
+    report = TranslationReport("gemini", "t")
+    to_openapi_schema({"type": "object", "properties": {"v": {"enum": [1, 2]}}}, report)
+    assert [c.lossy for c in report.changes if c.keyword == "enum"] == [False]
+
+
+def test_openapi_mode_sends_any_value_as_an_anyof_of_the_json_kinds() -> None:
+    from toolwire_gemini.schema import to_openapi_schema
+
+    from toolwire.schema.report import TranslationReport
+
+    report = TranslationReport("gemini", "t")
+    out = to_openapi_schema({"type": "object", "properties": {"v": {}, "l": {"type": "array", "items": {}}}}, report)
+    kinds = [b["type"] for b in out["properties"]["v"]["anyOf"]]
+    assert kinds == ["string", "number", "boolean", "object", "array"]
+    assert [b["type"] for b in out["properties"]["l"]["items"]["anyOf"]] == kinds
+    assert all(c.lossy for c in report.changes if c.keyword == "type")
+    assert openapi_schema_problems(out) == []
+    # a hand-built declaration with a typeless property: found by the check, repaired by the preflight
+    decl = {"name": "t", "parameters": {"type": "OBJECT", "properties": {"v": {"description": "anything"}}}}
+    body = {"contents": [user()], "tools": [{"functionDeclarations": [decl]}]}
+    assert ("gemini.schema.openapi.type-required", "/tools/0/functionDeclarations/0/parameters/properties/v/type") in (
+        violations(body, OPENAPI)
+    )
+    fixed, changes = repair(body, OPENAPI)
+    assert "gemini.schema.openapi.type-required" in [r for r, _ in changes]
+    assert violations(fixed, OPENAPI) == []

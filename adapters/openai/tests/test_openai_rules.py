@@ -1708,3 +1708,34 @@ def test_minimal_effort_is_kept_without_web_search() -> None:
         OpenAIResponsesProfile(), resp_body(model="gpt-5", reasoning={"effort": "minimal"}, tools=[resp_tool()])
     )
     assert out["reasoning"] == {"effort": "minimal"} and report.changes == []
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_root_alternatives_keep_every_definition_of_a_shared_property(strict: bool) -> None:
+    """A root anyOf/oneOf is not sent (OpenAI refuses it): a property the alternatives define
+    differently takes any of their definitions, never only the first one's."""
+    from toolwire_openai._dialect import translate_parameters
+
+    from toolwire.schema.report import TranslationReport
+
+    either_id = {
+        "type": "object",
+        "anyOf": [
+            {"properties": {"id": {"type": "integer"}}, "required": ["id"]},
+            {"properties": {"id": {"type": "string"}, "name": {"type": "string"}}, "required": ["name"]},
+        ],
+    }
+    tagged = {
+        "type": "object",
+        "oneOf": [
+            {"properties": {"kind": {"const": "a"}, "x": {"type": "integer"}}, "required": ["kind", "x"]},
+            {"properties": {"kind": {"const": "b"}, "y": {"type": "string"}}, "required": ["kind", "y"]},
+        ],
+    }
+    out = translate_parameters(either_id, TranslationReport("openai", "t"), strict=strict)
+    ids = out["properties"]["id"]["anyOf"]
+    assert {"type": "integer"} in ids and {"type": "string"} in ids
+    out = translate_parameters(tagged, TranslationReport("openai", "t"), strict=strict)
+    assert out["properties"]["kind"] == {"anyOf": [{"const": "a"}, {"const": "b"}]}
+    if not strict:  # "kind" is required by every alternative; x and y by one each
+        assert out["required"] == ["kind"]

@@ -184,29 +184,105 @@ def _rename(node: Any, path: tuple[Any, ...], report: TranslationReport | None, 
 def unwire_arguments(schema: Any, arguments: Any) -> Any:
     """``arguments`` (a tool call's, as the model sent them) with the wire names of renamed
     property keys (:func:`schema_wire_keys` of ``schema``, the tool's own input schema) mapped
-    back to the schema's names in every object at every depth (properties, branches, items,
-    tuples, maps alike: a wire name is never an accepted key of the schema, so it is read the
-    same wherever it appears). Keys that are not wire names are left as they are, so arguments
-    in the schema's own names pass unchanged; an object that holds both a key and its wire name
-    keeps both (the wire name is then an unexpected property, reported as such, nothing is
-    dropped). Returns ``arguments`` itself when ``schema`` renames nothing."""
+    back to the schema's names in every object whose schema declares the name as a property, at
+    every depth (properties, ``allOf``/``anyOf``/``oneOf`` branches, local ``$ref``, items, tuple
+    items, the values of maps). The keys of a free-form map (``additionalProperties``,
+    ``patternProperties``) are the caller's data and are never renamed. Keys that are not wire
+    names are left as they are, so arguments in the schema's own names pass unchanged; an
+    object that holds both a key and its wire name keeps both (the wire name is then an
+    unexpected property, reported as such, nothing is dropped). Returns ``arguments`` itself
+    when ``schema`` renames nothing."""
     names = schema_wire_keys(schema) if isinstance(schema, dict) else None
     if not names:
         return arguments
-    return _unwire(arguments, {w: k for k, w in names.items()}, 0)
+    return _unwire(arguments, schema, schema, {w: k for k, w in names.items()}, 0)
 
 
-def _unwire(value: Any, back: dict[str, str], depth: int) -> Any:
+def _resolved(node: Any, root: Any, depth: int = 0) -> Any:
+    """``node`` with a local ``$ref`` (``#/...``) followed (up to 32 hops), else as it is."""
+    while isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#") and depth < 32:
+        target: Any = root
+        for token in node["$ref"][1:].split("/")[1:]:
+            token = token.replace("~1", "/").replace("~0", "~")
+            if isinstance(target, dict) and token in target:
+                target = target[token]
+            elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
+                target = target[int(token)]
+            else:
+                return node
+        node, depth = target, depth + 1
+    return node
+
+
+def _declared(schema: Any, root: Any, depth: int = 0) -> dict[str, Any]:
+    """The properties an object value of ``schema`` declares: its ``properties`` and those of
+    its ``allOf``/``anyOf``/``oneOf`` branches (the first definition of a name wins)."""
+    schema = _resolved(schema, root)
+    if not isinstance(schema, dict) or depth > 32:
+        return {}
+    out: dict[str, Any] = dict(schema["properties"]) if isinstance(schema.get("properties"), dict) else {}
+    for key in ("allOf", "anyOf", "oneOf"):
+        for branch in schema.get(key) or () if isinstance(schema.get(key), list) else ():
+            for name, sub in _declared(branch, root, depth + 1).items():
+                out.setdefault(name, sub)
+    return out
+
+
+def _unwire(value: Any, schema: Any, root: Any, back: dict[str, str], depth: int) -> Any:
+    """``value`` read against ``schema``: a wire key becomes the schema's name only in an object
+    whose schema declares that name as a property; keys of free-form maps (``additionalProperties``,
+    ``patternProperties``) are the caller's data and stay as they are."""
     if depth > 256:
         return value
+    schema = _resolved(schema, root)
     if isinstance(value, dict):
+        declared = _declared(schema, root)
+        extra = schema.get("additionalProperties") if isinstance(schema, dict) else None
         out: dict[Any, Any] = {}
         for k, v in value.items():
             name = back.get(k) if isinstance(k, str) else None
-            if name is None or name in value:
+            if name is None or name in value or name not in declared:
                 name = k
-            out[name] = _unwire(v, back, depth + 1)
+            sub = declared[name] if name in declared else _map_value_schema(schema, k, extra)
+            out[name] = _unwire(v, sub, root, back, depth + 1)
         return out
     if isinstance(value, list):
-        return [_unwire(v, back, depth + 1) for v in value]
+        array = _array_schema(schema, root)
+        if array is None:
+            return value
+        prefix: list[Any] = array["prefixItems"] if isinstance(array.get("prefixItems"), list) else []
+        items = array.get("items")
+        rest = items if isinstance(items, dict) else None
+        return [_unwire(v, prefix[i] if i < len(prefix) else rest, root, back, depth + 1) for i, v in enumerate(value)]
     return value
+
+
+def _map_value_schema(schema: Any, key: Any, extra: Any) -> Any:
+    """The schema of a free-form map's value under ``key``: the first ``patternProperties``
+    pattern it matches, else ``additionalProperties`` (when a schema), else ``None``."""
+    patterns = schema.get("patternProperties") if isinstance(schema, dict) else None
+    if isinstance(patterns, dict) and isinstance(key, str):
+        for pattern, sub in patterns.items():
+            try:
+                if re.search(pattern, key):
+                    return sub
+            except (re.error, TypeError):
+                continue
+    return extra if isinstance(extra, dict) else None
+
+
+def _array_schema(schema: Any, root: Any, depth: int = 0) -> dict[str, Any] | None:
+    """The schema (``schema`` itself or one of its ``anyOf``/``oneOf``/``allOf`` branches) that
+    says what an array's items are, or ``None``."""
+    schema = _resolved(schema, root)
+    if not isinstance(schema, dict) or depth > 32:
+        return None
+    if isinstance(schema.get("items"), dict) or isinstance(schema.get("prefixItems"), list):
+        return schema
+    for key in ("anyOf", "oneOf", "allOf"):
+        branches = schema.get(key)
+        for branch in branches if isinstance(branches, list) else ():
+            found = _array_schema(branch, root, depth + 1)
+            if found is not None:
+                return found
+    return None

@@ -221,6 +221,15 @@ class TestModel(_OfflineModel):
         if request.messages and request.messages[-1].role == "user":
             last_results = request.messages[-1].tool_results
         names = self.settings.get("call_tools")
+        if names is not None:
+            unknown = [n for n in names if n not in {t.name for t in request.tools}]
+            if unknown:
+                from ..errors import ConfigurationError
+
+                raise ConfigurationError(
+                    f"call_tools names {', '.join(map(repr, unknown))}, which is not among the request's tools: "
+                    f"{sorted(t.name for t in request.tools)}"
+                )
         tools = [t for t in request.tools if names is None or t.name in names]
         if not asked and tools and request.tool_choice != "none":
             if isinstance(request.tool_choice, dict):

@@ -30,7 +30,7 @@ from toolwire.profile import same_number_types as _same_number_types
 from toolwire.schema.keys import has_refused_keys, rename_schema_keys
 from toolwire.schema.report import TranslationReport
 
-from .schema import ROOT_COMBINATORS, is_recursive, repair_root, strict_problems, strict_subset
+from .schema import ROOT_COMBINATORS, is_recursive, repair_root, strict_narrowed, strict_problems, strict_subset
 
 __all__ = [
     "AnthropicProfile",
@@ -1097,7 +1097,8 @@ class AnthropicProfile(Profile):
         and, when the tool is sent with ``strict: true``, the strict-tool subset
         (``anthropic.schema.strict-subset``). Every change is in ``report`` with its pointer into
         ``schema``; ``report.strict_possible`` is ``False`` when ``strict`` must be dropped (a
-        recursive schema, rule ``anthropic.schema.strict-recursive``)."""
+        recursive schema, rule ``anthropic.schema.strict-recursive``; a typed map or a tuple,
+        which the strict subset would narrow to empty values)."""
         out = rename_schema_keys(repair_root(schema, report), report)  # rule anthropic.schema.property-keys
         if not strict:
             return out
@@ -1110,6 +1111,19 @@ class AnthropicProfile(Profile):
                 "$ref",
                 "the schema is recursive, which strict tools do not support: the tool is sent without strict "
                 "(arguments are still validated against the original schema)",
+                lossy=True,
+            )
+            return out
+        shape = strict_narrowed(out)
+        if shape is not None:
+            report.strict_possible = False
+            report.add(
+                shape[0],
+                "unsupported",
+                shape[1],
+                f"{shape[1]} (a map's or a tuple's items) cannot be expressed in a strict tool's schema, which "
+                "would allow only an empty value there: the tool is sent without strict (arguments are still "
+                "validated against the original schema)",
                 lossy=True,
             )
             return out

@@ -46,6 +46,7 @@ __all__ = [
     "strict_subset",
     "strict_problems",
     "is_recursive",
+    "strict_narrowed",
 ]
 
 #: Keywords refused at the root of ``input_schema`` (API error text).
@@ -294,6 +295,39 @@ def is_recursive(schema: dict[str, Any]) -> str | None:
         return None
 
     return walk(schema, (), ())
+
+
+def strict_narrowed(schema: dict[str, Any]) -> tuple[str, str] | None:
+    """``(pointer, keyword)`` of the first node the strict-tool subset would narrow to empty
+    values: ``patternProperties``, an ``additionalProperties`` schema, or ``additionalProperties:
+    true`` on an object without properties (a map: strict objects take ``additionalProperties:
+    false`` only, so no key could be sent), or
+    ``prefixItems`` (a tuple: its items are not in the subset); ``None`` when there is none."""
+
+    def walk(node: Any, path: tuple[Any, ...], depth: int) -> tuple[str, str] | None:
+        if depth > 64:
+            return None
+        if isinstance(node, dict):
+            for key in ("patternProperties", "prefixItems"):
+                if key in node:
+                    return json_pointer([*path, key]), key
+            extra = node.get("additionalProperties")
+            if isinstance(extra, dict) or (extra is True and not node.get("properties")):
+                return json_pointer([*path, "additionalProperties"]), "additionalProperties"
+            for k, v in node.items():
+                if k in ("enum", "const", "default", "examples"):
+                    continue
+                found = walk(v, (*path, k), depth + 1)
+                if found:
+                    return found
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                found = walk(v, (*path, i), depth + 1)
+                if found:
+                    return found
+        return None
+
+    return walk(schema, (), 0)
 
 
 def _primitive(value: Any) -> bool:

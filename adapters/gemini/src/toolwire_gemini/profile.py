@@ -192,6 +192,14 @@ RULES: tuple[Rule, ...] = (
         "report",
     ),
     _r(
+        "gemini.schema.openapi.type-required",
+        "Every Schema below the root names a type (or is an anyOf or an enum): a schema without one (any value) "
+        "is sent as anyOf string, number, boolean, object and array of strings (lossy: arrays of other items).",
+        'API error "...parameters.properties[commit_hash].type: must be specified when not using one_of, any_of or '
+        'all_of fields" (danny-avila/LibreChat#6971)',
+        "repair",
+    ),
+    _r(
         "gemini.schema.openapi.required-defined",
         "Every name in 'required' is a key of 'properties'; names without a property are removed.",
         'API error "* GenerateContentRequest.tools[0].function_declarations[1].parameters.required[0]: property is not defined"',
@@ -949,6 +957,14 @@ def openapi_schema_problems(schema: Any, at: str = "") -> list[tuple[str, str, s
                 )
                 out.append((rule, f"{ptr}/{_esc(k)}", f"{k!r} is not a field of the Gemini Schema object"))
         t = node.get("type")
+        if ptr != at and t is None and not any(k in node for k in ("anyOf", "any_of", "enum", "properties")):
+            out.append(
+                (
+                    "gemini.schema.openapi.type-required",
+                    f"{ptr}/type",
+                    "a Schema without a type (and not an anyOf or an enum): Gemini needs one",
+                )
+            )
         if isinstance(t, list):
             out.append(
                 ("gemini.schema.openapi.type-list", f"{ptr}/type", f"type {t} is a list; Schema.type is one name")
@@ -1490,6 +1506,7 @@ class GeminiProfile(Profile):
                                 "gemini.schema.openapi.keywords",
                                 "gemini.schema.openapi.required-defined",
                                 "gemini.schema.openapi.tuple-items",
+                                "gemini.schema.openapi.type-required",
                             ),
                         )
             # the documented rule is on `parameters`, whichever mode wrote it
@@ -2117,7 +2134,14 @@ class GeminiProfile(Profile):
             if key is None:
                 continue
             t = schema.get("type") if isinstance(schema, dict) else None
-            if not isinstance(schema, dict) or (t is not None and (not isinstance(t, str) or t.upper() != "OBJECT")):
+            # a Schema object (``parameters``) names its type: one without (a root anyOf) is refused
+            # ("functionDeclaration parameters schema should be of type OBJECT")
+            untyped = t is None and key == "parameters"
+            if (
+                not isinstance(schema, dict)
+                or untyped
+                or (t is not None and (not isinstance(t, str) or t.upper() != "OBJECT"))
+            ):
                 out.append(
                     Violation(
                         "gemini.schema.root-object",

@@ -96,7 +96,86 @@ def to_openapi_schema(schema: dict[str, Any], report: TranslationReport) -> dict
     The input is not modified.
     """
     inlined = inline_refs(schema, report)
+    if isinstance(inlined, dict) and any(k in inlined for k in ("anyOf", "oneOf", "allOf")):
+        inlined = _fold_root(inlined, report)
     return _convert(inlined, (), report)
+
+
+def _fold_root(schema: dict[str, Any], report: TranslationReport) -> dict[str, Any]:
+    """The root combinators folded into one object schema (``parameters`` must be an object:
+    "functionDeclaration parameters schema should be of type OBJECT"): the object members of
+    an ``allOf`` merged (properties and ``required`` joined; a member that conflicts or is not
+    an object schema is left out, lossy); an ``anyOf``/``oneOf`` of object schemas offered as
+    optional properties (a property several alternatives define differently takes any of
+    their definitions; only the names every alternative requires stay required; lossy: the
+    choice between the alternatives is not sent). Arguments are still validated against the
+    original schema."""
+    out = dict(schema)
+    props: dict[str, Any] = dict(out["properties"]) if isinstance(out.get("properties"), dict) else {}
+    required: list[Any] = list(out["required"]) if isinstance(out.get("required"), list) else []
+    members = out.pop("allOf", None)
+    if members is not None:
+        for i, m in enumerate(members if isinstance(members, list) else [members]):
+            plain = (
+                isinstance(m, dict)
+                and set(m) <= {"type", "properties", "required", "description", "title"}
+                and m.get("type", "object") == "object"
+                and isinstance(m.get("properties", {}), dict)
+                and all(props.get(k, v) == v for k, v in (m.get("properties") or {}).items())
+            )
+            if plain:
+                props.update(copy.deepcopy(m.get("properties") or {}))
+                required.extend(r for r in m.get("required") or [] if r not in required)
+                report.add(f"/allOf/{i}", "inlined", "allOf", "top-level allOf member merged into the root object")
+            else:
+                report.add(
+                    f"/allOf/{i}",
+                    "removed",
+                    "allOf",
+                    "top-level allOf member that is not a plain object schema is not sent (parameters must be an "
+                    "object); arguments are still validated against the original schema",
+                    lossy=True,
+                )
+    for key in ("anyOf", "oneOf"):
+        alts = out.pop(key, None)
+        if alts is None:
+            continue
+        alts = alts if isinstance(alts, list) else [alts]
+        branches = [b for b in alts if isinstance(b, dict)]
+        variants: dict[str, list[Any]] = {}
+        for b in branches:
+            bp = b.get("properties")
+            for name, sub in bp.items() if isinstance(bp, dict) else ():
+                if name in props:
+                    continue
+                seen = variants.setdefault(name, [])
+                if sub not in seen:
+                    seen.append(copy.deepcopy(sub))
+        for name, seen in variants.items():
+            props[name] = seen[0] if len(seen) == 1 else {"anyOf": seen}
+        shared: set[Any] | None = None
+        for b in branches:
+            req = b.get("required")
+            names = set(req) if isinstance(req, list) else set()
+            shared = names if shared is None else shared & names
+        if shared and len(branches) == len(alts):
+            for b in branches:
+                required.extend(r for r in b.get("required") or [] if r in shared and r not in required)
+        report.add(
+            f"/{key}",
+            "removed",
+            key,
+            f"top-level {key} is not sent (parameters must be an object); the alternatives' properties are offered "
+            "as optional properties and only the names every alternative requires stay required (arguments are "
+            "still validated against the original schema)",
+            lossy=True,
+        )
+    out.setdefault("type", "object")
+    if props or "properties" in out:
+        out["properties"] = props
+    if required:
+        out["required"] = required
+    return out
 
 
 _ANNOTATIONS = frozenset(
@@ -208,11 +287,18 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
                 s = enum_string(v)
                 if s not in strings:
                     strings.append(s)
+            collided = len(strings) < len(values)  # 1 and "1", True and "true": one string for two values
             report.add(
                 here,
                 "stringified",
                 "enum",
-                f"enum values {values!r} sent as strings {strings!r} (Schema enums are strings); answers are converted back",
+                f"enum values {values!r} sent as strings {strings!r} (Schema enums are strings); answers are converted back"
+                + (
+                    "; values that write as the same string cannot be told apart (only one of them can be answered)"
+                    if collided
+                    else ""
+                ),
+                lossy=collided,
             )
             if node.get("type") not in (None, "string"):
                 report.add(
@@ -296,7 +382,21 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
         # properties without a type: an object ("properties: only allowed for OBJECT type")
         out["type"] = "object"
         report.add(here, "added", "type", "type 'object' added to a node with properties and no type")
-    if isinstance(out.get("anyOf"), list) and len(out) > 1:
+    if path and "type" not in out and "anyOf" not in out and "enum" not in out:
+        # any value ({}, Any, a keyword that was dropped): a Schema names its type ("type: must
+        # be specified when not using one_of, any_of or all_of fields"): the JSON kinds instead
+        out["anyOf"] = [dict(b) for b in _ANY_VALUE]
+        report.add(
+            here,
+            "added",
+            "type",
+            "a schema without a type (any value) sent as anyOf string, number, boolean, object and array of "
+            "strings (the Schema object needs a type); an array of other items cannot be sent there",
+            lossy=True,
+        )
+        if len(out) > 1:
+            _anyof_alone(out, here, report)
+    elif isinstance(out.get("anyOf"), list) and len(out) > 1:
         _anyof_alone(out, here, report)
     elif isinstance(out.get("type"), str) and out["type"] != "object":
         for key in _FOR_TYPE["object"]:
@@ -318,6 +418,15 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
             )
     return out
 
+
+#: What a schema without a type (any JSON value) is sent as in the ``parameters`` dialect.
+_ANY_VALUE: tuple[dict[str, Any], ...] = (
+    {"type": "string"},
+    {"type": "number"},
+    {"type": "boolean"},
+    {"type": "object"},
+    {"type": "array", "items": {"type": "string"}},
+)
 
 #: The Schema fields that apply to one type only (the rest apply to any node).
 _FOR_TYPE = {

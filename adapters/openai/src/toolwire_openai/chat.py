@@ -306,6 +306,7 @@ class OpenAIChatCodec:
         conversation: a duplicate id in one response, marked invalid at decoding) is left out."""
         texts: list[TextPart] = []
         calls: list[ToolCall] = []
+        thoughts: list[str] = []
         for p in msg.parts:
             if type(p) is ToolCall or (type(p) is not TextPart and isinstance(p, ToolCall)):
                 calls.append(p)
@@ -313,6 +314,13 @@ class OpenAIChatCodec:
                 texts.append(p)
             elif isinstance(p, ImagePart):  # images only in user messages: said in text instead
                 texts.append(TextPart(ASSISTANT_IMAGE_NOTE))
+            elif (
+                type(p) is ReasoningPart
+                and p.provider == API
+                and p.text
+                and (p.provider_data.get(API) or _EMPTY).get("field") == "reasoning_content"
+            ):
+                thoughts.append(p.text)
         if sent is not None and calls:
             calls = unique_wire_calls(calls, sent)
         pd = msg.provider_data.get(API) or _EMPTY
@@ -333,6 +341,13 @@ class OpenAIChatCodec:
                 cpd = c.provider_data.get(API) if c.provider_data else None
                 wire_calls.append(apply_overrides(wc, cpd.get("call")) if cpd else wc)
             out["tool_calls"] = wire_calls
+            if thoughts:
+                # a server that sent its reasoning as reasoning_content (DeepSeek, Qwen, Kimi,
+                # llama.cpp) needs it back on a tool-call turn: "the reasoning_content must be fully
+                # passed back to the API in all subsequent requests ... the API will return a 400
+                # error" (api-docs.deepseek.com guides/thinking_mode, Tool Calls); without calls it
+                # is ignored there, so it is not sent
+                out["reasoning_content"] = "".join(thoughts)
         return apply_overrides(out, pd.get("message")) if pd else out
 
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:
@@ -345,7 +360,9 @@ class OpenAIChatCodec:
           those results, then the user's own text/images; error results as ``"Error: <text>"``;
         - assistant messages → ``content`` (text) + ``tool_calls`` (arguments re-sent as the raw
           text the model produced when it is still valid, else compact UTF-8 JSON; an invalid
-          call as ``"{}"``); reasoning parts are dropped (Chat takes no reasoning input);
+          call as ``"{}"``); reasoning is dropped (OpenAI's Chat takes no reasoning input), except
+          the ``reasoning_content`` a compatible server sent with tool calls, which goes back on
+          that assistant message (DeepSeek refuses a tool-call turn without it);
         - ``tools`` → :meth:`translate_tool`; ``tool_choice`` → ``"auto"``/``"required"``/
           ``"none"``/``{"type": "function", "function": {"name": N}}``; ``parallel_tool_calls``;
           ``max_tokens`` → ``max_completion_tokens`` (see the constructor); ``temperature``;
@@ -516,7 +533,8 @@ class OpenAIChatCodec:
         parts: list[Any] = []
         reasoning = message.get("reasoning_content") or message.get("reasoning")
         if isinstance(reasoning, str) and reasoning:
-            parts.append(ReasoningPart(text=reasoning, provider=API))
+            field = "reasoning_content" if message.get("reasoning_content") else "reasoning"
+            parts.append(ReasoningPart(text=reasoning, provider=API, provider_data={API: {"field": field}}))
         content = message.get("content")
         if isinstance(content, str):
             if content:
@@ -830,7 +848,12 @@ class ChatStreamDecoder:
                 delta = _SHAPE.opt_obj(delta, f"/choices/{ci}/delta")
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(reasoning, str) and reasoning:
-                out.append(ReasoningDelta(_REASONING_INDEX, text=reasoning, provider=API))
+                field = "reasoning_content" if delta.get("reasoning_content") else "reasoning"
+                out.append(
+                    ReasoningDelta(
+                        _REASONING_INDEX, text=reasoning, provider=API, provider_data={API: {"field": field}}
+                    )
+                )
             content = delta.get("content")
             if content is not None and type(content) is not str:
                 content = _SHAPE.opt_str(content, f"/choices/{ci}/delta/content")

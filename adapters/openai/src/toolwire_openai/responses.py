@@ -582,9 +582,10 @@ class OpenAIResponsesCodec:
     @staticmethod
     def concatenates_history(request: ModelRequest) -> bool:
         """Whether ``input`` is the encoding of a closed prefix of the conversation followed by
-        that of the rest (see ``toolwire.adapter``): yes, unless ``previous_response_id`` is set
-        (then only the items after that response are sent)."""
-        return not (request.settings or {}).get("previous_response_id")
+        that of the rest (see ``toolwire.adapter``): yes, unless ``previous_response_id`` or
+        ``conversation`` is set (then only the items after that response are sent)."""
+        settings = request.settings or {}
+        return not (settings.get("previous_response_id") or settings.get("conversation"))
 
     @staticmethod
     def history_lead(request: ModelRequest) -> int:
@@ -805,8 +806,9 @@ class OpenAIResponsesCodec:
         preflight report (each a lossy change, rule ``openai.conversation.reasoning-left-out``):
         reasoning items, when ``request.model`` is known not to reason or the reasoning was
         issued by another endpoint, and the hosted call items of their turn (whose required id
-        needs the reasoning). Nothing with ``previous_response_id`` (the server holds that history)."""
-        if (request.settings or {}).get("previous_response_id"):
+        needs the reasoning). Nothing with ``previous_response_id`` or ``conversation`` (the server
+        holds that history)."""
+        if (request.settings or {}).get("previous_response_id") or (request.settings or {}).get("conversation"):
             return []
         reasoning = takes_reasoning_items(request.model)
         out: list[tuple[str, str, str, str | None, str | None]] = []
@@ -865,7 +867,9 @@ class OpenAIResponsesCodec:
           produced them (stateless continuation); another vendor's reasoning is dropped;
         - ``settings["previous_response_id"]`` (continuation on the server) → only the items after
           the assistant message that response produced (or after the last assistant message) are
-          sent;
+          sent; with ``settings["conversation"]`` (a server-side conversation, which keeps every
+          item of its responses) only the items after the last assistant message this API
+          answered are sent;
         - ``tools`` → :meth:`translate_tool`; ``tool_choice`` → ``"auto"``/``"required"``/
           ``"none"``/``{"type": "function", "name": N}``; ``parallel_tool_calls``;
           ``max_tokens`` → ``max_output_tokens``; ``temperature``; ``thinking`` (``effort``,
@@ -888,6 +892,17 @@ class OpenAIResponsesCodec:
             cut = matching[-1] if matching else (assistants[-1] if assistants else None)
             if cut is not None:
                 messages = messages[cut + 1 :]
+        elif settings.get("conversation"):
+            # a server-side conversation holds every item of its responses and of the input sent
+            # with them: what came up to the last response of this API is there already (sending
+            # it again is refused: "Duplicate item found with id rs_...")
+            served = [
+                i
+                for i, m in enumerate(messages)
+                if m.role == "assistant" and (m.provider_data.get(API) or {}).get("response_id")
+            ]
+            if served:
+                messages = messages[served[-1] + 1 :]
         items: list[dict[str, Any]] = []
         role = settings.get("instructions_role")
         if request.instructions is not None and role:
