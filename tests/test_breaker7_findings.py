@@ -676,3 +676,40 @@ def test_an_approval_policy_that_raises_fails_closed_and_the_run_keeps_going() -
     assert result.stop_reason == "pending" and ran == []
     reasons = {p.call.id: p.reason for p in result.pending}
     assert reasons["c1"].startswith("the approval policy raised KeyError") and reasons["c2"] == "more than 100"
+
+
+def test_chat_audio_answers_keep_their_transcript_and_send_the_audio_id_back() -> None:
+    def chat(message: dict, finish: str) -> dict:
+        return {
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "gpt-4o-audio-preview",
+            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+
+    call_ = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}}
+    for expires, kept in ((int(time.time()) + 3600, True), (1, False)):
+
+        def audio(audio_id: str, transcript: str, expires: int = expires) -> dict:
+            return {"id": audio_id, "data": "UklGRg==", "expires_at": expires, "transcript": transcript}
+
+        m, sent = _recording_model(
+            "openai-chat:gpt-4o-audio-preview",
+            [
+                chat(
+                    {"content": None, "audio": audio("audio_abc", "Let me check."), "tool_calls": [call_]}, "tool_calls"
+                ),
+                chat({"content": None, "audio": audio("audio_def", "It is sunny in Paris.")}, "stop"),
+            ],
+            modalities=["text", "audio"],
+            audio={"voice": "alloy", "format": "wav"},
+        )
+        result = toolwire.run_sync(m, "Weather?", tools=[WEATHER])
+        assert result.text == "It is sunny in Paris."  # the transcript is the answer's text
+        assistant = sent[1]["messages"][1]
+        if kept:  # still on the server: referred to by its id
+            assert assistant["audio"] == {"id": "audio_abc"} and assistant["content"] is None
+        else:  # expired: what was said goes back as text
+            assert "audio" not in assistant and assistant["content"] == "Let me check."

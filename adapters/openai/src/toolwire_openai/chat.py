@@ -307,11 +307,16 @@ class OpenAIChatCodec:
         texts: list[TextPart] = []
         calls: list[ToolCall] = []
         thoughts: list[str] = []
+        audio_id: str | None = None
         for p in msg.parts:
             if type(p) is ToolCall or (type(p) is not TextPart and isinstance(p, ToolCall)):
                 calls.append(p)
             elif isinstance(p, TextPart):
-                texts.append(p)
+                spoken = (p.provider_data.get(API) or _EMPTY).get("audio") if p.provider_data else None
+                if isinstance(spoken, dict) and _audio_kept(spoken):
+                    audio_id = spoken["id"]  # the audio itself goes back by its id, not its transcript
+                else:
+                    texts.append(p)
             elif isinstance(p, ImagePart):  # images only in user messages: said in text instead
                 texts.append(TextPart(ASSISTANT_IMAGE_NOTE))
             elif (
@@ -332,8 +337,12 @@ class OpenAIChatCodec:
                 out["content"] = [{"type": "text", "text": t.text} for t in texts]
         elif pd.get("null_content"):
             out["content"] = None
+        elif audio_id is not None:
+            out["content"] = None
         elif not calls:
             out["content"] = ""
+        if audio_id is not None:
+            out["audio"] = {"id": audio_id}
         if calls:
             wire_calls = []
             for c in calls:
@@ -550,6 +559,13 @@ class OpenAIChatCodec:
         refusal = _SHAPE.opt_str(message.get("refusal"), "/choices/0/message/refusal")
         if refusal:
             parts.append(TextPart(refusal, provider_data={API: {"refusal": True}}))
+        audio = message.get("audio")
+        if isinstance(audio, dict) and isinstance(audio.get("transcript"), str) and audio["transcript"]:
+            # an audio answer (modalities ["text", "audio"]): its transcript is the text; the id
+            # goes back on the assistant message while the server keeps the audio
+            # (ChatCompletionAudio.expires_at; ChatCompletionAssistantMessageParam.audio {id})
+            kept = {k: audio[k] for k in ("id", "expires_at") if isinstance(audio.get(k), (str, int))}
+            parts.append(TextPart(audio["transcript"], provider_data={API: {"audio": kept}}))
         calls = self._calls_from_message(
             message,
             finish == "length",
@@ -774,6 +790,21 @@ class OpenAIChatCodec:
             pd["message"] = over
             msg.provider_data[API] = pd
         return msg
+
+
+def _audio_kept(audio: dict[str, Any]) -> bool:
+    """Whether an audio answer can still be referred to by its id: it has one and its
+    ``expires_at`` (Unix seconds) is not past ("no longer be accessible on the server for use in
+    multi-turn conversations" after it, ``ChatCompletionAudio.expires_at``); else its transcript
+    is sent as text."""
+    if not isinstance(audio.get("id"), str) or not audio["id"]:
+        return False
+    expires = audio.get("expires_at")
+    if isinstance(expires, int) and not isinstance(expires, bool):
+        import time
+
+        return expires > time.time()
+    return True
 
 
 class ChatStreamDecoder:
