@@ -167,7 +167,6 @@ def test_a_state_with_pending_calls_but_no_turns_is_a_configuration_error() -> N
     [
         ({"limits": {"bogus": 1}}, "limits has no field 'bogus'"),
         ({"on_turn": 5}, "on_turn must be a function"),
-        ({"limits": toolwire.Limits(max_calls_per_tool={"nope": 1})}, "max_calls_per_tool names 'nope'"),
         ({"tools": 5}, "tools must be a list"),
     ],
 )
@@ -367,30 +366,53 @@ def test_a_stream_cut_off_mid_answer_raises_and_keeps_the_partial_text(api: str)
 @pytest.mark.parametrize(
     ("limit", "usage", "words"),
     [
-        ({"max_total_tokens": 1}, Usage(None, None, requests=1), "max_total_tokens=1 cannot be checked"),
-        ({"max_input_tokens": 10_000}, Usage(None, 5, requests=1), "no input token count"),
-        ({"max_output_tokens": 10_000}, Usage(5, None, requests=1), "no output token count"),
+        ({"max_total_tokens": 1}, None, "max_total_tokens=1 cannot be checked"),
+        ({"max_input_tokens": 10_000}, {"completion_tokens": 5}, "no input token count"),
+        ({"max_output_tokens": 10_000}, {"prompt_tokens": 5}, "no output token count"),
     ],
 )
-def test_a_token_limit_without_the_counts_to_check_it_stops_the_run(limit: dict, usage: Usage, words: str) -> None:
+def test_a_token_limit_without_the_counts_to_check_it_stops_the_run(limit: dict, usage: Any, words: str) -> None:
     from toolwire.errors import UsageLimitExceeded
 
+    def chat(message: dict, finish: str, usage: Any) -> dict:
+        out = {
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "local",
+            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}],
+        }
+        if usage is not None:
+            out["usage"] = usage
+        return out
+
+    call_ = {"id": "call_1", "type": "function", "function": {"name": "echo", "arguments": '{"x": 1}'}}
+    m, sent = _recording_model(
+        "openai-chat:local",
+        [chat({"content": None, "tool_calls": [call_]}, "tool_calls", usage), chat({"content": "ok"}, "stop", usage)],
+        base_url="http://localhost:8080/v1",
+    )
     ran: list[int] = []
     with pytest.raises(UsageLimitExceeded, match=words) as info:
         toolwire.run_sync(
-            ScriptedModel(
-                responses=[
-                    Response([call("echo", {"x": 1})], "tool_use", usage=usage),
-                    Response([TextPart("ok")], "end_turn", usage=Usage(1, 1, requests=1)),
-                ]
-            ),
-            "go",
-            tools=[ECHO],
-            limits=toolwire.Limits(**limit),
-            before_tool_call=lambda c: ran.append(1),
+            m, "go", tools=[ECHO], limits=toolwire.Limits(**limit), before_tool_call=lambda c: ran.append(1)
         )
-    assert ran == []  # the call was answered as not run, not run
+    assert ran == [] and len(sent) == 1  # the call was answered as not run; nothing more was asked
     assert info.value.result.tool_runs[0].status == "limit"
+    assert "have it report usage" in str(info.value)
+
+
+def test_offline_providers_without_usage_are_not_held_to_token_limits() -> None:
+    result = toolwire.run_sync(
+        ScriptedModel(responses=[[call("echo", {"x": 1})], "ok"]),
+        "go",
+        tools=[ECHO],
+        limits=toolwire.Limits(max_total_tokens=10_000),
+    )
+    assert result.text == "ok"
+    assert toolwire.run_sync(
+        toolwire.model("test"), "hi", tools=[ECHO], limits=toolwire.Limits(max_total_tokens=10)
+    ).text
 
 
 def test_a_token_limit_with_counts_runs_as_before() -> None:
@@ -713,3 +735,93 @@ def test_chat_audio_answers_keep_their_transcript_and_send_the_audio_id_back() -
             assert assistant["audio"] == {"id": "audio_abc"} and assistant["content"] is None
         else:  # expired: what was said goes back as text
             assert "audio" not in assistant and assistant["content"] == "Let me check."
+
+
+def test_a_chat_stream_ended_by_done_without_a_finish_reason_is_complete() -> None:
+    def sse(chunks: list[dict], done: bool) -> str:
+        return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + ("data: [DONE]\n\n" if done else "")
+
+    base = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "local"}
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": {"content": "Hi"}, "finish_reason": None}]},
+        {**base, "choices": [{"index": 0, "delta": {"content": " there"}, "finish_reason": None}]},
+    ]
+    for done in (True, False):
+
+        def handler(request: Any, done: bool = done) -> Any:
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, text=sse(chunks, done))
+
+        m = toolwire.model(
+            "openai-chat:local",
+            api_key="k",
+            base_url="http://localhost:8080/v1",
+            stream=True,
+            max_retries=0,
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+        )
+        if done:
+            assert toolwire.run_sync(m, "hi").text == "Hi there"
+        else:
+            with pytest.raises(ProviderError, match="ended before"):
+                toolwire.run_sync(m, "hi")
+
+
+def test_chat_reasoning_content_goes_back_only_to_the_server_that_sent_it() -> None:
+    def chat(message: dict, finish: str) -> dict:
+        return {
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}],
+        }
+
+    call_ = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}}
+    deepseek, _ = _recording_model(
+        "openai-chat:deepseek-reasoner",
+        [
+            chat({"content": "", "reasoning_content": "think", "tool_calls": [call_]}, "tool_calls"),
+            chat({"content": "a"}, "stop"),
+        ],
+        base_url="https://api.deepseek.com",
+    )
+    first = toolwire.run_sync(deepseek, "Weather?", tools=[WEATHER])
+    groq, sent = _recording_model(
+        "openai-chat:openai/gpt-oss-120b", [chat({"content": "b"}, "stop")], base_url="https://api.groq.com/openai/v1"
+    )
+    toolwire.run_sync(groq, "And tomorrow?", conversation=first.conversation, tools=[WEATHER])
+    assert all("reasoning_content" not in m for m in sent[0]["messages"])
+
+
+def test_responses_conversation_sends_the_history_of_other_conversations() -> None:
+    def resp(text: str, conversation: str | None) -> dict:
+        out = {
+            "id": f"resp_{text}",
+            "object": "response",
+            "created_at": 1,
+            "status": "completed",
+            "model": "gpt-5",
+            "output": [
+                {
+                    "id": f"msg_{text}",
+                    "type": "message",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }
+            ],
+        }
+        if conversation:
+            out["conversation"] = {"id": conversation}
+        return out
+
+    m, _ = _recording_model("openai:gpt-5", [resp("hello Ada", None)])
+    first = toolwire.run_sync(m, "My name is Ada.")
+    m, sent = _recording_model(
+        "openai:gpt-5", [resp("Ada", "conv_new"), resp("yes", "conv_new")], conversation="conv_new"
+    )
+    second = toolwire.run_sync(m, "What is my name?", conversation=first.conversation)
+    # a stateless history moved into a new server conversation: sent whole (the conversation holds none of it)
+    assert [i.get("role") for i in sent[0]["input"]] == ["user", "assistant", "user"]
+    toolwire.run_sync(m, "Sure?", conversation=second.conversation)
+    assert [i.get("role") for i in sent[1]["input"]] == ["user"]  # after conv_new's own answer

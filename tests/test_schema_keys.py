@@ -95,3 +95,40 @@ def test_keys_of_free_form_maps_are_data_and_never_renamed() -> None:
         "rows": {"_select": {"@odata.type": "r"}},
         "headers": {"X-A": {"@odata.type": "h"}},
     }
+
+
+def test_maps_and_properties_inside_branches_and_refs_read_back() -> None:
+    """Optional[dict[str, Model]] (a map inside anyOf), a name several branches define, and
+    properties beside a $ref: declared names map back, map keys stay data."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "where": {
+                "anyOf": [{"type": "object", "additionalProperties": {"$ref": "#/$defs/Cond"}}, {"type": "null"}]
+            },
+            "f": {
+                "anyOf": [
+                    {
+                        "type": "object",
+                        "properties": {"$filter": {"type": "object", "properties": {"$in": {"type": "array"}}}},
+                    },
+                    {"type": "object", "properties": {"$filter": {"type": "string"}}},
+                ]
+            },
+            "r": {"$ref": "#/$defs/Cond", "properties": {"$ne": {"type": "string"}}},
+            "free": {},
+        },
+        "$defs": {"Cond": {"type": "object", "properties": {"$eq": {"type": "string"}}}},
+    }
+    sent = {
+        "where": {"name": {"_eq": "Ada"}, "_eq": {"_eq": "key-is-data"}},
+        "f": {"_filter": {"_in": [1]}},
+        "r": {"_eq": "a", "_ne": "b"},
+        "free": {"_eq": "x"},
+    }
+    assert unwire_arguments(schema, sent) == {
+        "where": {"name": {"$eq": "Ada"}, "_eq": {"$eq": "key-is-data"}},
+        "f": {"$filter": {"$in": [1]}},
+        "r": {"$eq": "a", "$ne": "b"},
+        "free": {"$eq": "x"},  # a schema that says nothing about keys: read as before
+    }

@@ -276,12 +276,18 @@ def _cost_exceeded(limits: Limits | None, spent: Any) -> str | None:
     return None
 
 
-def _usage_exceeded(limits: Limits | None, usage: Usage, last: Usage | None = None) -> str | None:
+#: Offline providers (toolwire.testing): stand-ins whose answers need not report usage.
+_OFFLINE_PROVIDERS = frozenset({"test", "scripted"})
+
+
+def _usage_exceeded(limits: Limits | None, usage: Usage, response: Response | None = None) -> str | None:
     """Why the token limits stop the run after a response: a limit passed by ``usage`` (the
-    run's sum), or one that ``last`` (that response's usage) lacks the count to check, as the
-    cost limit stops a run it cannot price (an unknown count is not 0)."""
+    run's sum), or one that ``response``'s usage lacks the count to check, as the cost limit
+    stops a run it cannot price (an unknown count is not 0; the offline ``test`` and
+    ``scripted`` providers' answers without usage are not held to it)."""
     if limits is None:
         return None
+    last = response.usage if response is not None and response.provider not in _OFFLINE_PROVIDERS else None
     if last is not None:
         for limit, needs in (
             ("max_input_tokens", ("input_tokens",)),
@@ -293,7 +299,8 @@ def _usage_exceeded(limits: Limits | None, usage: Usage, last: Usage | None = No
                     if getattr(last, counter) is None:
                         return (
                             f"the token limit {limit}={getattr(limits, limit)} cannot be checked: the response "
-                            f"reported no {counter.split('_')[0]} token count"
+                            f"reported no {counter.split('_')[0]} token count (a server that sends no usage: have "
+                            "it report usage, or leave the token limits out for it)"
                         )
     if limits.max_input_tokens is not None and (usage.input_tokens or 0) > limits.max_input_tokens:
         return f"input tokens {usage.input_tokens} exceeded the limit of {limits.max_input_tokens}"
@@ -646,7 +653,7 @@ class _Loop:
                             yield ToolCallReady(n, c, r.result.text if isinstance(r, ToolRun) else None)
                 else:
                     checked = []
-                over = _usage_exceeded(limits, self.total, response.usage) if self.token_limited else None
+                over = _usage_exceeded(limits, self.total, response) if self.token_limited else None
                 if over is None and limits.max_cost_usd is not None:
                     over = _cost_exceeded(limits, self.__dict__.get("_spent"))
                 if calls and (ending := _ends_with_calls(response, m.profile)) is not None:
@@ -1566,7 +1573,7 @@ def run_stream(
         for name, hook in (("before_tool_call", before_tool_call), ("after_tool_call", after_tool_call)):
             if hook is not None and not callable(hook):
                 raise ConfigurationError(f"{name} must be a function (sync or async), got {type(hook).__name__}")
-    if run_id is not None and (type(run_id) is not str or not run_id or not _utf8(run_id)):
+    if run_id is not None and (not isinstance(run_id, str) or not run_id or not _utf8(run_id)):
         raise ConfigurationError(f"run_id must be non-empty text (UTF-8, no lone surrogates), got {run_id!r}")
     if on_turn is not None and not callable(on_turn):
         raise ConfigurationError(
@@ -1591,11 +1598,6 @@ def run_stream(
     for name in deferred or ():
         if name not in tool_map:
             raise ConfigurationError(f"deferred names {name!r}, which is not among the tools: {sorted(tool_map)}")
-    for name in limits.max_calls_per_tool or () if limits is not None else ():
-        if name not in tool_map:
-            raise ConfigurationError(
-                f"limits.max_calls_per_tool names {name!r}, which is not among the tools: {sorted(tool_map)}"
-            )
     if decisions and resume is None:
         raise ConfigurationError("decisions= answers the pending calls of a saved run: pass that run as resume=")
     msg = _prompt_message(prompt)

@@ -901,6 +901,7 @@ class Transport(Model):
                 if data is SKIP:
                     continue
                 if data is END:
+                    _tell_ended(decoder)
                     break
                 evs = decoder.feed(data)
                 if pairs is None and "\\u" in sse.data and _SURROGATE_ESCAPE.search(sse.data):
@@ -997,6 +998,7 @@ class Transport(Model):
                             if data is SKIP:
                                 continue
                             if data is END:
+                                _tell_ended(decoder)
                                 break
                             evs = decoder.feed(data)
                             if pairs is None and "\\u" in sse.data and _SURROGATE_ESCAPE.search(sse.data):
@@ -1049,6 +1051,15 @@ def _paired_end(pairs: SurrogatePairs, tail: Iterable[StreamEvent]) -> Iterator[
 #: :meth:`Transport.event_data` results: skip this event / the stream ends here.
 SKIP = _Marker("SKIP")
 END = _Marker("END")
+
+
+def _tell_ended(decoder: Any) -> None:
+    """Tell a stream decoder that the stream's own end marker arrived (Chat's ``data: [DONE]``),
+    through its optional ``ended()``: a stream that ends so is complete even without a stop
+    reason (some OpenAI-compatible servers send none)."""
+    ended = getattr(decoder, "ended", None)
+    if ended is not None:
+        ended()
 
 
 class StainlessPost:

@@ -29,6 +29,7 @@ from .types import Message, Response, ToolCall, ToolResult
 from .wire import duplicate_id_invalid
 
 __all__ = [
+    "assistant_image_changes",
     "CUT_OFF",
     "CUT_OFF_CONTEXT",
     "NOT_ANSWERED",
@@ -66,6 +67,28 @@ UNANSWERED_RULE = "conversation.unanswered-call"
 #: not told a different story than the one it took part in (a history from Gemini's image output,
 #: or built by hand).
 ASSISTANT_IMAGE_NOTE = "[an image was here; it is not sent, since this API takes images only in user messages]"
+
+
+def assistant_image_changes(messages: Any, offset: int, api: str) -> list[tuple[str, str, str, None, None]]:
+    """The lossy changes (``(rule, pointer, detail, tool, call_id)``, rule
+    ``<api>.conversation.assistant-image``) for the images of assistant messages in
+    ``messages`` (numbered from ``offset``), which an API taking images only in user messages
+    gets as :data:`ASSISTANT_IMAGE_NOTE` instead."""
+    from .types import ImagePart
+
+    return [
+        (
+            f"{api}.conversation.assistant-image",
+            f"/messages/{i}/parts/{j}",
+            "an image in an assistant message was sent as a note: this API takes images only in user messages",
+            None,
+            None,
+        )
+        for i, m in enumerate(messages, offset)
+        if m.role == "assistant"
+        for j, p in enumerate(m.parts)
+        if isinstance(p, ImagePart)
+    ]
 
 
 def turn_failed_reason(vendor_stop_reason: str | None) -> str:

@@ -544,10 +544,13 @@ def test_repair_reports_rule_and_pointer_and_passes(rule: str, bad: dict[str, An
 #: Rules checked where the body's JSON bytes exist (the model's ``post``), not by ``check_request``;
 #: each has its own test in test_anthropic_preflight.py.
 CHECKED_ON_SEND = {"anthropic.request.size"}
+#: Rules the codec reports for what it does not send as given (``left_out_parts``); tested in
+#: test_assistant_images_are_reported_as_lossy below.
+REPORTED_BY_CODEC = {"anthropic.conversation.assistant-image"}
 
 
 def test_every_rule_has_a_test() -> None:
-    covered = {r for r, _, _ in REFUSED} | {r for r, _, _ in REPAIRED} | CHECKED_ON_SEND
+    covered = {r for r, _, _ in REFUSED} | {r for r, _, _ in REPAIRED} | CHECKED_ON_SEND | REPORTED_BY_CODEC
     assert {r.id for r in RULES} - covered == set()
 
 
@@ -933,3 +936,24 @@ def test_a_strict_tool_with_a_map_or_tuple_is_sent_without_strict(prop: dict, ke
     report = TranslationReport("anthropic", "t")
     P.translate_schema({"type": "object", "properties": {"q": {"type": "string"}}}, report, strict=True)
     assert report.strict_possible is True
+
+
+def test_assistant_images_are_reported_as_lossy() -> None:
+    import toolwire
+    from toolwire.types import ImagePart, Message, TextPart
+
+    png = bytes.fromhex("89504e470d0a1a0a") + b"0" * 20
+    m = toolwire.model("anthropic:claude-sonnet-4-5", api_key="k")
+    body = m.prepare(
+        m.build_request(
+            [
+                Message.user("hi"),
+                Message("assistant", [TextPart("here"), ImagePart(data=png, media_type="image/png")]),
+                Message.user("ok"),
+            ]
+        )
+    )
+    assert [b["type"] for b in body["messages"][1]["content"]] == ["text", "text"]
+    assert [(c.rule, c.pointer, c.lossy) for c in m.last_preflight.changes] == [
+        ("anthropic.conversation.assistant-image", "/messages/1/parts/1", True)
+    ]

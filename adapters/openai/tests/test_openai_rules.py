@@ -585,6 +585,15 @@ RESP_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
         None,
         lambda b, r: b["reasoning"] == {"effort": "low", "summary": "auto"} and [c.lossy for c in r.changes] == [True],
     ),
+    "conversation.content-length": (
+        lambda: resp_body(tools=[resp_tool()], input=resp_turn(output="y" * 10_485_761)),
+        None,
+        lambda b, r: (
+            [(p["type"], len(p["text"])) for p in b["input"][2]["output"]]
+            == [("input_text", 10_485_760), ("input_text", 1)]
+            and [c.call_id for c in r.changes] == ["call_1"]
+        ),
+    ),
     "request.minimal-effort-tools": (
         lambda: resp_body(
             model="gpt-5", reasoning={"effort": "minimal"}, tools=[resp_tool(), {"type": "web_search_preview"}]
@@ -768,7 +777,10 @@ ANSWER_RULES = {
 }
 #: Rules the codec applies while encoding (what it leaves out is reported by the adapter):
 #: tested through the SDK in test_openai_responses_contract.py.
-CODEC_RULES = {"openai-chat": set(), "openai": {"conversation.reasoning-left-out"}}
+CODEC_RULES = {
+    "openai-chat": {"conversation.assistant-image"},
+    "openai": {"conversation.reasoning-left-out", "conversation.assistant-image"},
+}
 
 
 # ----------------------------------------------------------------------------- rule tables

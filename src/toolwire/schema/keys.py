@@ -198,58 +198,123 @@ def unwire_arguments(schema: Any, arguments: Any) -> Any:
     return _unwire(arguments, schema, schema, {w: k for k, w in names.items()}, 0)
 
 
-def _resolved(node: Any, root: Any, depth: int = 0) -> Any:
-    """``node`` with a local ``$ref`` (``#/...``) followed (up to 32 hops), else as it is."""
-    while isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#") and depth < 32:
-        target: Any = root
-        for token in node["$ref"][1:].split("/")[1:]:
-            token = token.replace("~1", "/").replace("~0", "~")
-            if isinstance(target, dict) and token in target:
-                target = target[token]
-            elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
-                target = target[int(token)]
-            else:
-                return node
-        node, depth = target, depth + 1
-    return node
+def _target(ref: str, root: Any) -> Any:
+    """The node a local ``$ref`` (``#/...``) points at, or ``None``."""
+    if not ref.startswith("#"):
+        return None
+    target: Any = root
+    for token in ref[1:].split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(target, dict) and token in target:
+            target = target[token]
+        elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
+            target = target[int(token)]
+        else:
+            return None
+    return target
 
 
-def _declared(schema: Any, root: Any, depth: int = 0) -> dict[str, Any]:
-    """The properties an object value of ``schema`` declares: its ``properties`` and those of
-    its ``allOf``/``anyOf``/``oneOf`` branches (the first definition of a name wins)."""
-    schema = _resolved(schema, root)
-    if not isinstance(schema, dict) or depth > 32:
-        return {}
-    out: dict[str, Any] = dict(schema["properties"]) if isinstance(schema.get("properties"), dict) else {}
-    for key in ("allOf", "anyOf", "oneOf"):
-        for branch in schema.get(key) or () if isinstance(schema.get(key), list) else ():
-            for name, sub in _declared(branch, root, depth + 1).items():
-                out.setdefault(name, sub)
-    return out
+class _View:
+    """What a schema says about the keys of an object value: its declared properties (every
+    definition of a name, from the schema, its ``$ref`` target and its ``allOf``/``anyOf``/
+    ``oneOf`` branches) and its maps (``patternProperties``; ``additionalProperties`` when a
+    schema or ``true``)."""
+
+    __slots__ = ("declared", "patterns", "extra", "is_map")
+
+    def __init__(self) -> None:
+        self.declared: dict[str, list[Any]] = {}
+        self.patterns: list[tuple[str, Any]] = []
+        self.extra: list[Any] = []  # additionalProperties schemas
+        self.is_map = False
+
+    def sub(self, name: Any) -> Any:
+        """The schema of the value under a declared ``name`` (several different definitions: any
+        of them), else ``None``."""
+        found = self.declared.get(name)
+        if not found:
+            return None
+        return found[0] if len(found) == 1 else {"anyOf": found}
+
+    def map_value(self, key: Any) -> Any:
+        """The schema of a map's value under ``key``: the first ``patternProperties`` pattern it
+        matches, else an ``additionalProperties`` schema, else ``None``."""
+        if isinstance(key, str):
+            for pattern, sub in self.patterns:
+                try:
+                    if re.search(pattern, key):
+                        return sub
+                except (re.error, TypeError):
+                    continue
+        return self.extra[0] if self.extra else None
+
+
+def _view(schema: Any, root: Any) -> _View | None:
+    """The :class:`_View` of ``schema``, or ``None`` when it says nothing about keys (no schema,
+    ``{}``, a schema of another kind): the keys there are read as before, every wire name as its
+    schema name."""
+    view = _View()
+    seen: set[int] = set()
+
+    def collect(node: Any, depth: int) -> None:
+        if not isinstance(node, dict) or depth > 32 or id(node) in seen:
+            return
+        seen.add(id(node))
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            collect(_target(ref, root), depth + 1)  # the target, and the keywords beside the $ref
+        props = node.get("properties")
+        if isinstance(props, dict):
+            for name, sub in props.items():
+                subs = view.declared.setdefault(name, [])
+                if sub not in subs:
+                    subs.append(sub)
+        patterns = node.get("patternProperties")
+        if isinstance(patterns, dict) and patterns:
+            view.patterns.extend(patterns.items())
+            view.is_map = True
+        extra = node.get("additionalProperties")
+        if isinstance(extra, dict) or extra is True:
+            view.is_map = True
+            if isinstance(extra, dict):
+                view.extra.append(extra)
+        for key in ("allOf", "anyOf", "oneOf"):
+            branches = node.get(key)
+            for branch in branches if isinstance(branches, list) else ():
+                collect(branch, depth + 1)
+
+    collect(schema, 0)
+    return view if view.declared or view.is_map else None
 
 
 def _unwire(value: Any, schema: Any, root: Any, back: dict[str, str], depth: int) -> Any:
-    """``value`` read against ``schema``: a wire key becomes the schema's name only in an object
-    whose schema declares that name as a property; keys of free-form maps (``additionalProperties``,
-    ``patternProperties``) are the caller's data and stay as they are."""
+    """``value`` read against ``schema``: a wire key becomes the schema's name where the schema
+    declares that name; the keys of a free-form map (``additionalProperties``,
+    ``patternProperties``) are the caller's data and stay as they are; where the schema says
+    nothing about keys (none known, ``{}``), every wire name reads as its schema name."""
     if depth > 256:
         return value
-    schema = _resolved(schema, root)
     if isinstance(value, dict):
-        declared = _declared(schema, root)
-        extra = schema.get("additionalProperties") if isinstance(schema, dict) else None
+        view = _view(schema, root)
         out: dict[Any, Any] = {}
         for k, v in value.items():
-            name = back.get(k) if isinstance(k, str) else None
-            if name is None or name in value or name not in declared:
-                name = k
-            sub = declared[name] if name in declared else _map_value_schema(schema, k, extra)
+            wire = back.get(k) if isinstance(k, str) else None
+            name = k
+            if wire is not None and wire not in value:
+                if view is None or wire in view.declared or (k not in view.declared and not view.is_map):
+                    name = wire
+            if view is None:
+                sub = None
+            elif name in view.declared:
+                sub = view.sub(name)
+            else:
+                sub = view.map_value(k)
             out[name] = _unwire(v, sub, root, back, depth + 1)
         return out
     if isinstance(value, list):
         array = _array_schema(schema, root)
         if array is None:
-            return value
+            return [_unwire(v, None, root, back, depth + 1) for v in value]
         prefix: list[Any] = array["prefixItems"] if isinstance(array.get("prefixItems"), list) else []
         items = array.get("items")
         rest = items if isinstance(items, dict) else None
@@ -257,24 +322,13 @@ def _unwire(value: Any, schema: Any, root: Any, back: dict[str, str], depth: int
     return value
 
 
-def _map_value_schema(schema: Any, key: Any, extra: Any) -> Any:
-    """The schema of a free-form map's value under ``key``: the first ``patternProperties``
-    pattern it matches, else ``additionalProperties`` (when a schema), else ``None``."""
-    patterns = schema.get("patternProperties") if isinstance(schema, dict) else None
-    if isinstance(patterns, dict) and isinstance(key, str):
-        for pattern, sub in patterns.items():
-            try:
-                if re.search(pattern, key):
-                    return sub
-            except (re.error, TypeError):
-                continue
-    return extra if isinstance(extra, dict) else None
-
-
 def _array_schema(schema: Any, root: Any, depth: int = 0) -> dict[str, Any] | None:
-    """The schema (``schema`` itself or one of its ``anyOf``/``oneOf``/``allOf`` branches) that
-    says what an array's items are, or ``None``."""
-    schema = _resolved(schema, root)
+    """The schema (``schema`` itself, its ``$ref`` target, or one of its ``anyOf``/``oneOf``/
+    ``allOf`` branches) that says what an array's items are, or ``None``."""
+    if isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and depth <= 32:
+        found = _array_schema(_target(schema["$ref"], root), root, depth + 1)
+        if found is not None:
+            return found
     if not isinstance(schema, dict) or depth > 32:
         return None
     if isinstance(schema.get("items"), dict) or isinstance(schema.get("prefixItems"), list):

@@ -49,7 +49,7 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
-from toolwire.turns import ASSISTANT_IMAGE_NOTE, NOT_ANSWERED, answer_request
+from toolwire.turns import ASSISTANT_IMAGE_NOTE, NOT_ANSWERED, answer_request, assistant_image_changes
 from toolwire.types import (
     ImagePart,
     Message,
@@ -1493,6 +1493,14 @@ class AnthropicCodec:
         return wire, report
 
     # -- requests -----------------------------------------------------------------------------
+    @staticmethod
+    def left_out_parts(request: ModelRequest, messages: Any, offset: int) -> list[tuple[Any, ...]]:
+        """The parts of ``messages`` (numbered from ``offset``) :meth:`encode_request` does not
+        send as given, for the preflight report: images of assistant messages, sent as a note
+        (rule ``anthropic.conversation.assistant-image``: "'image' blocks are not permitted
+        within assistant turns")."""
+        return assistant_image_changes(messages, offset, API)
+
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:
         """Canonical request → the ``/v1/messages`` JSON body.
 
@@ -1599,8 +1607,8 @@ class AnthropicCodec:
         3. the last tool definition (tools change least: read even when the conversation changed);
         4. the system prompt (sent as one text block to carry it).
 
-        Thinking blocks cannot carry ``cache_control`` (the nearest earlier block of the message
-        does). A prefix shorter than the model's minimum
+        Thinking blocks cannot carry ``cache_control``, nor empty or blank text blocks, which the
+        preflight leaves out (the nearest earlier block of the message does). A prefix shorter than the model's minimum
         (:meth:`~toolwire_anthropic.profile.AnthropicProfile.cache_min_tokens`) is simply not
         cached by the API (no error, no write charged)."""
         from .profile import CACHE_MAX_BREAKPOINTS
@@ -1615,6 +1623,8 @@ class AnthropicCodec:
             for block in reversed(content or []):
                 if not isinstance(block, dict) or block.get("type") in ("thinking", "redacted_thinking"):
                     continue  # thinking blocks cannot carry cache_control
+                if block.get("type") == "text" and isinstance(block.get("text"), str) and not block["text"].strip():
+                    continue  # an empty or blank text block is left out of the request (and its breakpoint with it)
                 if block.get("cache_control") is not None:
                     return False
                 block["cache_control"] = dict(_EPHEMERAL)

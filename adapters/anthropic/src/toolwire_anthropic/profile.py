@@ -389,6 +389,13 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _rule(
+        "anthropic.conversation.assistant-image",
+        "An assistant message holds no image block: an image in one (a history from Gemini, which takes them) is "
+        "sent as a short note in its place and reported as lossy.",
+        "API error text \"'image' blocks are not permitted within assistant turns\" (epam/ai-dial-adapter-bedrock#306)",
+        "repair",
+    ),
+    _rule(
         "anthropic.request.thinking-model",
         "Claude models before Sonnet 3.7 (Claude 3 Haiku/Sonnet/Opus, Claude 3.5 Haiku/Sonnet, Claude 2 and "
         "Instant) have no extended thinking: a thinking setting other than 'disabled' is left out and reported "
@@ -2010,6 +2017,31 @@ class AnthropicProfile(Profile):
                     )
                     last["content"] = kept
             content = last["content"]
+            blank = 0
+            while (
+                blank < len(content)
+                and isinstance(content[-1 - blank], dict)
+                and content[-1 - blank].get("type") == "text"
+                and isinstance(content[-1 - blank].get("text"), str)
+                and not content[-1 - blank]["text"].strip()
+            ):
+                blank += 1
+            if blank:  # trailing blank text blocks: nothing to continue from, left out
+                at = f"/messages/{len(msgs) - 1}/content/{len(content) - blank}"
+                if blank == len(content):
+                    msgs.pop()  # an assistant message of only whitespace: no prefill at all
+                    report.add(
+                        "anthropic.conversation.final-whitespace",
+                        f"/messages/{len(msgs)}",
+                        "a final assistant message of only whitespace left out",
+                    )
+                    return body
+                last["content"] = content = content[: len(content) - blank]
+                report.add(
+                    "anthropic.conversation.final-whitespace",
+                    at,
+                    "trailing whitespace-only text blocks left out of the final assistant message",
+                )
             if (
                 content
                 and isinstance(content[-1], dict)
@@ -2032,6 +2064,13 @@ class AnthropicProfile(Profile):
                     "anthropic.conversation.final-whitespace",
                     f"/messages/{len(msgs) - 1}/content",
                     "trailing whitespace stripped from the final assistant message",
+                )
+            elif not text.strip():
+                msgs.pop()
+                report.add(
+                    "anthropic.conversation.final-whitespace",
+                    f"/messages/{len(msgs)}",
+                    "a final assistant message of only whitespace left out",
                 )
         return body
 

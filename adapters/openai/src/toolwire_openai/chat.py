@@ -32,7 +32,7 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
-from toolwire.turns import ASSISTANT_IMAGE_NOTE, answer_request
+from toolwire.turns import ASSISTANT_IMAGE_NOTE, answer_request, assistant_image_changes
 from toolwire.types import (
     ImagePart,
     Message,
@@ -179,6 +179,9 @@ class OpenAIChatCodec:
             raise ValueError("named_tool_choice must be 'object' or 'required'")
         self.max_tokens_field = max_tokens_field
         self.named_tool_choice = named_tool_choice
+        #: the server this codec's model talks to (its base URL; set by the model): the
+        #: ``reasoning_content`` a server sent goes back only to that server
+        self.origin: str | None = None
         #: prompt caching: ``True`` or a key string sends ``prompt_cache_key`` (see
         #: :func:`~toolwire_openai._common.prompt_cache_key`)
         self.cache = cache
@@ -323,9 +326,11 @@ class OpenAIChatCodec:
                 type(p) is ReasoningPart
                 and p.provider == API
                 and p.text
-                and (p.provider_data.get(API) or _EMPTY).get("field") == "reasoning_content"
+                and self.origin is not None
+                and (own := p.provider_data.get(API) or _EMPTY).get("field") == "reasoning_content"
+                and own.get("origin") == self.origin
             ):
-                thoughts.append(p.text)
+                thoughts.append(p.text)  # back only to the server that sent it (others refuse the field)
         if sent is not None and calls:
             calls = unique_wire_calls(calls, sent)
         pd = msg.provider_data.get(API) or _EMPTY
@@ -358,6 +363,14 @@ class OpenAIChatCodec:
                 # is ignored there, so it is not sent
                 out["reasoning_content"] = "".join(thoughts)
         return apply_overrides(out, pd.get("message")) if pd else out
+
+    @staticmethod
+    def left_out_parts(request: ModelRequest, messages: Any, offset: int) -> list[tuple[Any, ...]]:
+        """The parts of ``messages`` (numbered from ``offset``) :meth:`encode_request` does not
+        send as given, for the preflight report: images of assistant messages, sent as a note
+        (rule ``openai-chat.conversation.assistant-image``; an assistant message's content takes
+        text and refusal parts only, ``ChatCompletionAssistantMessageParam``)."""
+        return assistant_image_changes(messages, offset, API)
 
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:
         """Canonical request → ``/chat/completions`` body.
@@ -543,7 +556,10 @@ class OpenAIChatCodec:
         reasoning = message.get("reasoning_content") or message.get("reasoning")
         if isinstance(reasoning, str) and reasoning:
             field = "reasoning_content" if message.get("reasoning_content") else "reasoning"
-            parts.append(ReasoningPart(text=reasoning, provider=API, provider_data={API: {"field": field}}))
+            pd: dict[str, Any] = {"field": field}
+            if self.origin is not None:
+                pd["origin"] = self.origin
+            parts.append(ReasoningPart(text=reasoning, provider=API, provider_data={API: pd}))
         content = message.get("content")
         if isinstance(content, str):
             if content:
@@ -835,8 +851,9 @@ class ChatStreamDecoder:
       or non-integer tool-call ``index``) raises :class:`~toolwire.errors.ResponseDecodeError`.
     """
 
-    def __init__(self, request: ModelRequest | None = None) -> None:
+    def __init__(self, request: ModelRequest | None = None, origin: str | None = None) -> None:
         self.request = request
+        self.origin = origin  # the server (see OpenAIChatCodec.origin), recorded on its reasoning
         self._real_names = real_names(request.tools) if request is not None else {}
         self.started = False
         self.response_id: str | None = None
@@ -880,11 +897,10 @@ class ChatStreamDecoder:
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(reasoning, str) and reasoning:
                 field = "reasoning_content" if delta.get("reasoning_content") else "reasoning"
-                out.append(
-                    ReasoningDelta(
-                        _REASONING_INDEX, text=reasoning, provider=API, provider_data={API: {"field": field}}
-                    )
-                )
+                pd: dict[str, Any] = {"field": field}
+                if self.origin is not None:
+                    pd["origin"] = self.origin
+                out.append(ReasoningDelta(_REASONING_INDEX, text=reasoning, provider=API, provider_data={API: pd}))
             content = delta.get("content")
             if content is not None and type(content) is not str:
                 content = _SHAPE.opt_str(content, f"/choices/{ci}/delta/content")
@@ -954,14 +970,21 @@ class ChatStreamDecoder:
         elif args is not None:  # a number, array, ...: kept as text so the call is invalid with the reason
             out.append(ToolCallDelta(index, json.dumps(args, ensure_ascii=False)))
 
+    def ended(self) -> None:
+        """The stream's ``data: [DONE]`` arrived: it is complete even without a ``finish_reason``
+        (servers that send none: NVIDIA NIM on tool calls, some gateways), so :meth:`finish`
+        closes it as a stop (``tool_use`` with calls), not as cut off."""
+        self.done = True
+
     @_SHAPE.guarded("a Chat Completions stream")
     def finish(self) -> list[StreamEvent]:
-        """The closing events: with a ``finish_reason``, a :class:`ToolCallEnd` per call and the
-        :class:`StopEvent`; without one (the stream was cut off), only ``StopEvent("error")``."""
-        if self.finish_reason is None:
+        """The closing events: with a ``finish_reason`` (or after ``[DONE]``), a
+        :class:`ToolCallEnd` per call and the :class:`StopEvent`; without either (the stream was
+        cut off), only ``StopEvent("error")``."""
+        if not self.finish_reason and not getattr(self, "done", False):
             return [StopEvent("error", None)]
         out: list[StreamEvent] = [ToolCallEnd(index) for index in self.order]
-        stop = FINISH_REASONS.get(self.finish_reason, "end_turn")
+        stop = FINISH_REASONS.get(self.finish_reason or "", "end_turn")
         if self.refusal and stop == "end_turn":
             stop = "refusal"
         if stop == "end_turn" and self.order:

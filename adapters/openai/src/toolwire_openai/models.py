@@ -332,6 +332,8 @@ class OpenAIChatModel(_OpenAIModel):
             codec_settings.setdefault("max_tokens_field", "max_tokens")
             codec_settings.setdefault("named_tool_choice", "required")
         self.codec = self.make_codec(**codec_settings)
+        # the server, recorded on the reasoning_content it sends: only that server gets it back
+        self.codec.origin = (self._base_url() or "https://api.openai.com/v1").rstrip("/")
 
     @classmethod
     def make_profile(cls, **settings: Any) -> Any:
@@ -350,7 +352,7 @@ class OpenAIChatModel(_OpenAIModel):
         )
 
     def _decoder(self, request: ModelRequest | None = None) -> ChatStreamDecoder:
-        return ChatStreamDecoder(request)
+        return ChatStreamDecoder(request, getattr(self.codec, "origin", None))
 
     async def count_tokens(self, request: ModelRequest) -> int:
         """Estimated input tokens (``prompt_tokens``) of the request, offline: Chat Completions has

@@ -68,6 +68,11 @@ CHAT_MAX_CALL_ID = 40
 #: too long. Expected a string with maximum length 1048576, but got a string with length 1744259
 #: instead.").
 CHAT_MAX_CONTENT = 1_048_576
+#: The longest text one Responses input string takes (a message's content, a
+#: ``function_call_output``'s output, one text part), in characters: "Invalid
+#: 'input[0].content': string too long. Expected a string with maximum length 10485760"
+#: (VectorlyApp/bluebox#31; the same for ``input[N].output``, code string_above_max_length).
+RESPONSES_MAX_TEXT = 10_485_760
 #: Responses ``call_id`` length bound (API error "Invalid 'input[95].call_id': string too long.
 #: Expected a string with maximum length 64").
 RESPONSES_MAX_CALL_ID = 64
@@ -313,6 +318,14 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "report",
         ),
         (
+            "conversation.assistant-image",
+            "An assistant message holds no image (its content takes text and refusal parts only): an image in "
+            "one is sent as a short note in its place and reported as lossy.",
+            "openai SDK types ChatCompletionAssistantMessageParam.content (text and refusal parts) and "
+            "ResponseOutputMessageParam.content (output_text and refusal); the API drops or refuses other parts",
+            "repair",
+        ),
+        (
             "conversation.content-length",
             f"A message's content text is at most {CHAT_MAX_CONTENT:,} characters: longer text (a tool result "
             "reading a big file) is sent as consecutive text parts of at most that many characters, the same "
@@ -528,6 +541,24 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
             '\'high\'." (microsoft/vscode#301045), "Unrecognized request argument supplied: reasoning_effort" '
             "(gpt-4o-mini, davidmigloz/langchain_dart#712), \"Unsupported parameter: 'reasoning.effort' is not "
             'supported with this model." (gpt-4.1, BoundaryML/baml#2708)',
+            "repair",
+        ),
+        (
+            "conversation.assistant-image",
+            "An assistant message holds no image (its content takes text and refusal parts only): an image in "
+            "one is sent as a short note in its place and reported as lossy.",
+            "openai SDK types ChatCompletionAssistantMessageParam.content (text and refusal parts) and "
+            "ResponseOutputMessageParam.content (output_text and refusal); the API drops or refuses other parts",
+            "repair",
+        ),
+        (
+            "conversation.content-length",
+            f"One text of the input (a message's content, a function_call_output's output, a text part) is at most "
+            f"{RESPONSES_MAX_TEXT:,} characters: longer text (a tool result reading a big file) is sent as "
+            "consecutive text parts of at most that many characters, the same text in order.",
+            "API error \"Invalid 'input[0].content': string too long. Expected a string with maximum length 10485760, "
+            'but got a string with length 62114761 instead." (VectorlyApp/bluebox#31; the same for input[N].output, '
+            "code string_above_max_length)",
             "repair",
         ),
         (
@@ -751,6 +782,18 @@ def _long_content(content: Any) -> bool:
     if isinstance(content, list):
         return any(
             isinstance(p, dict) and isinstance(t := p.get("text"), str) and len(t) > CHAT_MAX_CONTENT for p in content
+        )
+    return False
+
+
+def _long_text(value: Any) -> bool:
+    """A Responses input string (``content`` / ``output``) or list of parts holding text over
+    :data:`RESPONSES_MAX_TEXT` characters."""
+    if type(value) is str:
+        return len(value) > RESPONSES_MAX_TEXT
+    if isinstance(value, list):
+        return any(
+            isinstance(p, dict) and isinstance(t := p.get("text"), str) and len(t) > RESPONSES_MAX_TEXT for p in value
         )
     return False
 
@@ -2988,6 +3031,11 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                 if newname not in declared:
                     _note(report, self.rule("call.name"), f"{at}/name", f"call name {it['name']!r} sent as {newname!r}")
                     it["name"] = newname
+            if typ == "function_call_output" and _long_text(it.get("output")):
+                it = {**it, "output": self._split_text(it["output"], "input_text", f"{at}/output", report, it)}
+            elif kind == "message" and _long_text(it.get("content")):
+                part = "output_text" if it.get("role") == "assistant" else "input_text"
+                it = {**it, "content": self._split_text(it["content"], part, f"{at}/content", report, it)}
             kept.append(it)
             kept_from.append(i)
         # a reasoning item must be followed by its item: drop orphans (e.g. the rest of that turn was another vendor's)
@@ -3012,6 +3060,29 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                     continue
             out.append(it)
             origins.append(kept_from[k])
+        return out
+
+    def _split_text(self, value: Any, part_type: str, pointer: str, report: Any, item: dict[str, Any]) -> list[Any]:
+        """Rule ``conversation.content-length``: ``value`` (a string, or a list of parts) with every
+        text over :data:`RESPONSES_MAX_TEXT` characters cut into consecutive parts of at most that
+        many characters (``part_type`` for a string: ``input_text``, or ``output_text`` in an
+        assistant message), the same text in order."""
+        parts: list[Any] = [{"type": part_type, "text": value}] if isinstance(value, str) else list(value)
+        out: list[Any] = []
+        for p in parts:
+            text = p.get("text") if isinstance(p, dict) else None
+            if isinstance(text, str) and len(text) > RESPONSES_MAX_TEXT:
+                pieces = [text[k : k + RESPONSES_MAX_TEXT] for k in range(0, len(text), RESPONSES_MAX_TEXT)]
+                out.extend({**p, "text": piece} for piece in pieces)
+                _note(
+                    report,
+                    self.rule("conversation.content-length"),
+                    pointer,
+                    f"{len(text):,} characters sent as {len(pieces)} text parts",
+                    call_id=item.get("call_id") if isinstance(item.get("call_id"), str) else None,
+                )
+            else:
+                out.append(p)
         return out
 
     @staticmethod
@@ -3050,11 +3121,14 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                     and cid is not None
                     or type(cid) is str
                     and not 0 < len(cid) <= RESPONSES_MAX_CALL_ID
+                    or _long_text(it.get("output"))
                 ):
                     return i
             elif typ == "message" or (typ is None and "role" in it):
                 iid = it.get("id")
                 if iid is not None and not (type(iid) is str and iid.startswith("msg")):
+                    return i
+                if _long_text(it.get("content")):
                     return i
                 if it.get("role") == "assistant":
                     content = it.get("content")

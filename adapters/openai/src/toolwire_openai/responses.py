@@ -42,7 +42,7 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
-from toolwire.turns import ASSISTANT_IMAGE_NOTE, answer_request
+from toolwire.turns import ASSISTANT_IMAGE_NOTE, answer_request, assistant_image_changes
 from toolwire.types import (
     ImagePart,
     Message,
@@ -145,6 +145,25 @@ def responses_usage(u: Any) -> Usage:
 
 
 _EMPTY: dict[str, Any] = {}
+
+
+def _conversation_id(value: Any) -> str | None:
+    """The id of a Responses ``conversation`` (a string, or ``{"id": ...}``), else ``None``."""
+    if isinstance(value, dict):
+        value = value.get("id")
+    return value if isinstance(value, str) and value else None
+
+
+def _response_data(rid: str | None, conversation: Any) -> dict[str, Any]:
+    """``Response.provider_data`` of a response: ``{"openai": {"response_id", "conversation"}}``
+    (the server conversation it was added to, when it names one)."""
+    if not rid:
+        return {}
+    data: dict[str, Any] = {"response_id": rid}
+    conv = _conversation_id(conversation)
+    if conv is not None:
+        data["conversation"] = conv
+    return {API: data}
 
 
 def stop_reason_of(resp: dict[str, Any], pointer: str = "") -> tuple[str, str | None]:
@@ -811,7 +830,7 @@ class OpenAIResponsesCodec:
         if (request.settings or {}).get("previous_response_id") or (request.settings or {}).get("conversation"):
             return []
         reasoning = takes_reasoning_items(request.model)
-        out: list[tuple[str, str, str, str | None, str | None]] = []
+        out: list[tuple[str, str, str, str | None, str | None]] = list(assistant_image_changes(messages, offset, API))
         for i, msg in enumerate(messages, offset):
             if msg.role != "assistant":
                 continue
@@ -894,12 +913,16 @@ class OpenAIResponsesCodec:
                 messages = messages[cut + 1 :]
         elif settings.get("conversation"):
             # a server-side conversation holds every item of its responses and of the input sent
-            # with them: what came up to the last response of this API is there already (sending
-            # it again is refused: "Duplicate item found with id rs_...")
+            # with them: what came up to its last response is there already (sending it again is
+            # refused: "Duplicate item found with id rs_..."); the responses of another
+            # conversation (or none) are not, and their history is sent
+            conv = _conversation_id(settings["conversation"])
             served = [
                 i
                 for i, m in enumerate(messages)
-                if m.role == "assistant" and (m.provider_data.get(API) or {}).get("response_id")
+                if m.role == "assistant"
+                and conv is not None
+                and (m.provider_data.get(API) or {}).get("conversation") == conv
             ]
             if served:
                 messages = messages[served[-1] + 1 :]
@@ -1056,7 +1079,7 @@ class OpenAIResponsesCodec:
             model,
             rid,
             API,
-            {API: {"response_id": rid}} if rid else {},
+            _response_data(rid, body.get("conversation")),
         )
         if calls:  # without calls both passes have nothing to do
             real_call_names(response, request, calls)
@@ -1318,7 +1341,7 @@ class ResponsesStreamDecoder:
             rid = _SHAPE.opt_str(resp.get("id"), "/response/id")
             self.response_id = rid
             yield ResponseStart(
-                rid, _SHAPE.opt_str(resp.get("model"), "/response/model"), {API: {"response_id": rid}} if rid else {}
+                rid, _SHAPE.opt_str(resp.get("model"), "/response/model"), _response_data(rid, resp.get("conversation"))
             )
 
     def _kind(self, oi: int, kind: str, event: str) -> None:
