@@ -483,12 +483,6 @@ class _Loop:
         self.tool_list = list(tool_map.values())
         self.choice = choice
         self.max_turns = max_turns
-        #: the texts of a max_turns stop: a call's answer, the error, the error after pause_turn
-        self.turn_limit_texts = (
-            f"Not run: the run reached its limit of {_requests(max_turns, 'model request')} (max_turns).",
-            f"the model still asked for tools after {_requests(max_turns)} (max_turns={max_turns})",
-            f"the model paused its turn (pause_turn) after {_requests(max_turns)} (max_turns={max_turns})",
-        )
         self.limits = limits
         self.on_turn = on_turn
         self.approval = approval
@@ -544,6 +538,16 @@ class _Loop:
         self.result: RunResult | None = None
         self.finished: RunFinished | None = (
             None  # the run's RunFinished, once built (finish() after the events were read)
+        )
+
+    @property
+    def turn_limit_texts(self) -> tuple[str, str, str]:
+        """The texts of a max_turns stop: a call's answer, the error, the error after pause_turn."""
+        n = self.max_turns
+        return (
+            f"Not run: the run reached its limit of {_requests(n, 'model request')} (max_turns).",
+            f"the model still asked for tools after {_requests(n)} (max_turns={n})",
+            f"the model paused its turn (pause_turn) after {_requests(n)} (max_turns={n})",
         )
 
     # -- the event stream ---------------------------------------------------------------------
