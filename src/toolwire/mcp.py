@@ -728,7 +728,9 @@ def create_server(
     schema; ``tools/call`` runs the call through toolwire's executor: arguments are validated
     against the input schema and converted to the annotated types, failures come back as
     ``isError`` results whose text says what to do next, exactly as the loop feeds them to a model.
-    Run it with :func:`serve` or any ``mcp`` transport.
+    A non-repeatable tool's identical calls are not merged here (a server has no run, and one
+    client's identical call must not get another client's result): each call runs. Run it with
+    :func:`serve` or any ``mcp`` transport.
     """
     _require_mcp()
     import mcp_types as types
@@ -739,7 +741,6 @@ def create_server(
     from .types import ToolCall
 
     tool_map = _as_tools(tools)
-    executor = ToolExecutor(tool_map, run_id=f"mcp-{name}")
     counter = {"n": 0}
 
     listing = [
@@ -753,7 +754,10 @@ def create_server(
     async def on_call_tool(ctx: Any, params: Any) -> Any:
         counter["n"] += 1
         call = ToolCall(id=f"mcp_{counter['n']}", name=params.name, arguments=dict(params.arguments or {}))
-        run = await executor.run_call(call, counter["n"])
+        # each call on an executor of its own: an MCP server has no run (and this SDK gives no
+        # stable client identity per request), so a non-repeatable tool's record of identical calls
+        # is not kept across calls, which could hand one client another client's result
+        run = await ToolExecutor(tool_map, run_id=f"mcp-{name}-{counter['n']}").run_call(call, counter["n"])
         content: list[Any] = []
         result = run.result
         if isinstance(result.content, str):

@@ -157,6 +157,11 @@ class Tool(Generic[P, R]):
                 f"tool {name or getattr(function, '__name__', '?')!r}: blocking=False is for synchronous functions; "
                 "an async function already runs on the event loop. Remove blocking=False."
             )
+        if inspect.isgeneratorfunction(function) or inspect.isasyncgenfunction(function):
+            raise ToolDefinitionError(
+                f"tool {name or getattr(function, '__name__', '?')!r}: a generator function's body runs only when it "
+                "is iterated, so as a tool it would never run; return the values (a list, or text) instead of yielding them"
+            )
         desc = describe_function(function)
         return Tool(
             name or function.__name__,

@@ -57,13 +57,27 @@ def is_non_repeatable(tool: Tool) -> bool:
 def same_call_arguments(schema: Any, arguments: dict[str, Any]) -> dict[str, Any]:
     """``arguments`` as the identity of a call sees them: a top-level property the call left out
     takes the input schema's ``default`` (``{"title": "A"}`` and ``{"title": "A", "priority": 1}``
-    mean the same call when ``priority`` defaults to 1), and a whole-valued float is its integer
+    mean the same call when ``priority`` defaults to 1), an explicit ``null`` of an optional
+    property whose default is null is the same as leaving it out, a stringified enum value is
+    the value (``"2"`` and ``2`` for an integer enum), and a whole-valued float is its integer
     (``1.0`` and ``1`` are one number). Nested values deeper than 64 levels are kept as given."""
-    out = dict(arguments)
+    from ..schema.coerce import coerce_arguments
+
+    coerced = coerce_arguments(schema, arguments) if isinstance(schema, dict) else arguments
+    out = dict(coerced) if isinstance(coerced, dict) else dict(arguments)
     props = schema.get("properties") if isinstance(schema, dict) else None
     if isinstance(props, dict):
+        required = schema.get("required") if isinstance(schema.get("required"), list) else []
         for prop, spec in props.items():
-            if prop not in out and isinstance(spec, dict) and "default" in spec:
+            if (
+                prop in out
+                and out[prop] is None
+                and prop not in required
+                and isinstance(spec, dict)
+                and spec.get("default") is None
+            ):
+                del out[prop]  # an explicit null of an optional property whose default is null: not given
+            if prop not in out and isinstance(spec, dict) and "default" in spec and spec["default"] is not None:
                 out[prop] = spec["default"]
 
     def norm(v: Any, depth: int) -> Any:

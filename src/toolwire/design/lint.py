@@ -390,6 +390,55 @@ def _r_schema_invalid(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
                 f'"$ref": {ref!r} leads back to itself without describing a value ({" -> ".join(loop)}): '
                 "validating an argument against it never ends, so every call of the tool fails",
             )
+    for path, node in _objects_requiring_undefined(schema):
+        props = node.get("properties") or {}
+        for i, name in enumerate(node["required"]):
+            if isinstance(name, str) and name not in props and name not in _pattern_matches(node, name):
+                yield _f(
+                    "schema-invalid",
+                    tool.name,
+                    json_pointer(("input_schema", *path, "required", i)),
+                    f"required names {name!r}, which is not a property of this object "
+                    f"(its properties: {', '.join(map(repr, props)) or 'none'}): a model that follows the schema "
+                    "never sends it, so every call fails validation",
+                )
+
+
+def _objects_requiring_undefined(schema: Any) -> Iterable[tuple[tuple[Any, ...], dict[str, Any]]]:
+    """Object schemas in ``schema`` (walked through every keyword) whose ``required`` lists a name
+    their ``properties`` do not define and that take no other keys (``additionalProperties``
+    false, or properties given and no ``additionalProperties``/``patternProperties`` schema):
+    ``(path, node)``."""
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), schema)]
+    seen = 0
+    while stack and seen < 10_000:
+        path, node = stack.pop()
+        seen += 1
+        if isinstance(node, dict):
+            req, props = node.get("required"), node.get("properties")
+            if (
+                isinstance(req, list)
+                and isinstance(props, dict)
+                and node.get("additionalProperties") in (None, False)
+                and any(isinstance(r, str) and r not in props for r in req)
+            ):
+                yield path, node
+            for k, v in node.items():
+                if k not in ("enum", "const", "default", "examples"):
+                    stack.append(((*path, k), v))
+        elif isinstance(node, list):
+            stack.extend(((*path, i), v) for i, v in enumerate(node))
+
+
+def _pattern_matches(node: dict[str, Any], name: str) -> list[str]:
+    """``[name]`` when one of ``node``'s ``patternProperties`` patterns matches ``name``."""
+    for pattern in node.get("patternProperties") or {}:
+        try:
+            if re.search(pattern, name):
+                return [name]
+        except (re.error, TypeError):
+            continue
+    return []
 
 
 def _ref_loop(schema: dict[str, Any], ref: str) -> list[str]:
@@ -1256,16 +1305,18 @@ def _tools_named(target: str, mod: Any, name: str) -> list[Tool]:
                 n for n in candidates if isinstance(getattr(obj, n), Tool) or inspect.isfunction(getattr(obj, n))
             ]
             listed = f" Its tools and functions: {', '.join(tools_here)}." if tools_here else ""
-            raise ToolDefinitionError(f"lint target {target!r}: {where} has no {part!r}{hint}{listed}")
+            end = "" if hint.endswith(("?", ".")) or not listed else "."
+            raise ToolDefinitionError(f"lint target {target!r}: {where} has no {part!r}{hint}{end}{listed}")
         obj = getattr(obj, part)
     found = _tools_in(obj)
     if found is not None:
         return found
     if isinstance(obj, (list, tuple)) and obj and all(isinstance(x, Tool) or inspect.isfunction(x) for x in obj):
         return [x if isinstance(x, Tool) else _guarded(target, f"reading {name}", Tool.from_function, x) for x in obj]
-    if inspect.isfunction(obj) and _required_parameters(obj):
-        # a plain typed function is a tool (as toolwire run --tools takes it)
-        return [_guarded(target, f"reading the function {name!r} as a tool", Tool.from_function, obj)]
+    if callable(obj) and not isinstance(obj, Tool) and not inspect.isclass(obj) and _parameters(obj) != 0:
+        # a function (method, partial, callable object) that takes parameters is a tool, as toolwire
+        # run --tools takes it: it is read, never called (linting runs nothing of the user's)
+        return [_guarded(target, f"reading {name!r} as a tool", Tool.from_function, obj)]
     if callable(obj) and not isinstance(obj, Tool):
         made = _guarded(target, f"calling {name}()", obj)
         found = _tools_in(made)
@@ -1281,17 +1332,15 @@ def _tools_named(target: str, mod: Any, name: str) -> list[Tool]:
     )
 
 
-def _required_parameters(fn: Any) -> bool:
+def _parameters(fn: Any) -> int | None:
+    """How many parameters ``fn`` takes (defaulted ones included; ``None`` when its signature
+    cannot be read). Only a callable that takes none is called, as a factory of tools."""
     import inspect
 
     try:
-        sig = inspect.signature(fn)
+        return len(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
-        return False
-    return any(
-        p.default is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        for p in sig.parameters.values()
-    )
+        return None
 
 
 def _file_hint(path: Path) -> str:

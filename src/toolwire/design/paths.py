@@ -403,10 +403,41 @@ def _confinements(function: Callable[..., Any]) -> dict[str, _Confinement]:
         ) from None
     out = {}
     for name, hint in hints.items():
-        for meta in getattr(hint, "__metadata__", ()):
-            if isinstance(meta, _Confinement):
-                out[name] = meta
+        marker = _confinement_in(hint, name, getattr(function, "__name__", function))
+        if marker is not None:
+            out[name] = marker
     return out
+
+
+def _confinement_in(hint: Any, name: str, where: Any, depth: int = 0) -> _Confinement | None:
+    """The confinement a parameter's annotation carries: on the annotation itself, inside an
+    ``Optional``/``Union``, or on the items of a ``list``/``tuple``/``set``/``Sequence`` (every item is
+    confined). A confined path anywhere else (a dict's values, a nested list) raises
+    :class:`ToolDefinitionError`: it would reach the function unchecked."""
+    for meta in getattr(hint, "__metadata__", ()):
+        if isinstance(meta, _Confinement):
+            return meta
+    args = typing.get_args(hint)
+    if not args or depth > 8:
+        return None
+    origin = typing.get_origin(hint)
+    found = [m for a in args if (m := _confinement_in(a, name, where, depth + 1)) is not None]
+    if not found:
+        return None
+    import collections.abc
+    import types
+
+    if origin in (typing.Union, types.UnionType, list, tuple, set, frozenset) or origin in (
+        collections.abc.Sequence,
+        collections.abc.Set,
+        collections.abc.Iterable,
+    ):
+        if depth == 0 or origin in (typing.Union, types.UnionType):
+            return found[0]
+    raise ToolDefinitionError(
+        f"@confined on {where!r}: parameter {name!r} holds a confined path inside {hint!r}, which is not checked; "
+        "use the confined path type directly, in an Optional, or as the items of a list"
+    )
 
 
 def confined(
@@ -441,11 +472,21 @@ def confined(
             roots[name] = r
         sig = inspect.signature(fn)
 
+        def confine(value: Any, r: ConfinedRoot, name: str) -> Any:
+            if value is None:
+                return None  # an Optional path not given
+            if isinstance(value, (str, os.PathLike)):
+                return r.resolve(os.fspath(value), must_exist=must_exist, param=name)
+            if isinstance(value, (list, tuple, set, frozenset)):
+                return type(value)(confine(v, r, name) for v in value)  # type: ignore[call-arg]
+            raise ValueError(f"{name!r} must be a path (text), got {type(value).__name__}")
+
         def convert(args: tuple[Any, ...], kwargs: dict[str, Any]) -> inspect.BoundArguments:
             ba = sig.bind(*args, **kwargs)
+            ba.apply_defaults()  # a default path is confined too ("." is the root, not the process's folder)
             for name, r in roots.items():
-                if name in ba.arguments and isinstance(ba.arguments[name], str):
-                    ba.arguments[name] = r.resolve(ba.arguments[name], must_exist=must_exist, param=name)
+                if name in ba.arguments:
+                    ba.arguments[name] = confine(ba.arguments[name], r, name)
             return ba
 
         if inspect.iscoroutinefunction(fn):

@@ -97,6 +97,7 @@ def describe_function(function: Callable[..., Any]) -> FunctionDescription:
     """
     import docstring_parser
     import pydantic
+    from pydantic.fields import FieldInfo
 
     name = getattr(function, "__name__", repr(function))
     sig = inspect.signature(function)
@@ -109,6 +110,7 @@ def describe_function(function: Callable[..., Any]) -> FunctionDescription:
     param_docs = {p.arg_name: (p.description or "").strip() for p in doc.params}
 
     fields: dict[str, Any] = {}
+    field_defaults: list[str] = []  # parameters whose default is a pydantic Field(...)
     for pname, param in sig.parameters.items():
         if param.kind is inspect.Parameter.POSITIONAL_ONLY:
             raise ToolDefinitionError(
@@ -136,13 +138,30 @@ def describe_function(function: Callable[..., Any]) -> FunctionDescription:
             )
         description = param_docs.get(pname) or None
         default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[pname] = (annotation, pydantic.Field(default, description=description))
+        if isinstance(default, FieldInfo):
+            # ``x: int = Field(3, description=...)``: the field itself (its default, description and
+            # constraints); the function would get the FieldInfo object, so the loop passes its default
+            import copy as _copy
+
+            field = _copy.copy(default)
+            if field.description is None and description:
+                field.description = description
+            fields[pname] = (annotation, field)
+            field_defaults.append(pname)
+            continue
+        # (no description given: none passed, so an Annotated Field's own description stays)
+        fields[pname] = (
+            annotation,
+            pydantic.Field(default, description=description) if description else pydantic.Field(default),
+        )
 
     try:
         model = pydantic.create_model(f"{name}_arguments", **fields)  # type: ignore[call-overload]
         schema = model.model_json_schema()
     except Exception as exc:
         raise ToolDefinitionError(f"tool {name!r}: cannot build an input schema from the type hints: {exc}") from None
+    if field_defaults:
+        model.__toolwire_field_defaults__ = tuple(field_defaults)  # type: ignore[attr-defined]
     for pname, info in model.model_fields.items():
         if info.alias not in (None, pname) or info.validation_alias not in (None, pname):
             raise ToolDefinitionError(
@@ -206,6 +225,19 @@ def convert_arguments(arguments_model: Any, arguments: dict[str, Any]) -> dict[s
 
     Raises :class:`pydantic.ValidationError` when pydantic refuses a value the JSON Schema allowed.
     """
+    filled = getattr(arguments_model, "__toolwire_field_defaults__", None)
+    if filled is not None:
+        out = _convert(arguments_model, arguments)
+        for name in filled:  # a parameter whose default is Field(...): its field's default, not the FieldInfo
+            if name not in out:
+                info = arguments_model.model_fields[name]
+                if not info.is_required():
+                    out[name] = info.get_default(call_default_factory=True)
+        return out
+    return _convert(arguments_model, arguments)
+
+
+def _convert(arguments_model: Any, arguments: dict[str, Any]) -> dict[str, Any]:
     plain = _plain_fields(arguments_model)
     if plain is not None and all(type(v) is plain.get(k) for k, v in arguments.items()):
         # every value already has its field's type (str, int, float, bool without constraints
