@@ -195,3 +195,15 @@ def test_an_mcp_server_never_hands_one_client_another_clients_result() -> None:
         return out
 
     assert asyncio.run(two_clients()) == ["#1", "#2"] and ran == ["a", "a"]
+
+
+def test_lint_flags_a_schema_json_cannot_carry() -> None:
+    from toolwire.design.lint import lint_tools
+
+    @toolwire.tool
+    def rows(limit: float = float("inf")) -> str:
+        """Fetch rows. Use it when the user asks for rows."""
+        return "x"
+
+    found = [(f.rule, f.pointer) for f in lint_tools([rows]).findings if f.severity == "error"]
+    assert ("schema-invalid", "/input_schema") in found

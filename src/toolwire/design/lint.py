@@ -367,6 +367,18 @@ def _r_schema_invalid(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
             yield _f("schema-invalid", tool.name, pointer, msg)
     if not isinstance(schema, dict):
         return
+    try:
+        json.dumps(schema, allow_nan=False)
+    except ValueError:  # NaN or an infinity (a default of float("inf")): no request can carry it
+        yield _f(
+            "schema-invalid",
+            tool.name,
+            "/input_schema",
+            "the input schema holds NaN or an infinity (e.g. a default of float('inf')), which JSON cannot carry: "
+            "every request with this tool is refused before sending; use a finite value or no default",
+        )
+    except (TypeError, RecursionError):
+        pass
     for path, ref in _refs(schema):
         pointer = json_pointer(("input_schema",) + path)
         if not ref.startswith("#"):
