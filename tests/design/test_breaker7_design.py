@@ -207,3 +207,15 @@ def test_lint_flags_a_schema_json_cannot_carry() -> None:
 
     found = [(f.rule, f.pointer) for f in lint_tools([rows]).findings if f.severity == "error"]
     assert ("schema-invalid", "/input_schema") in found
+
+
+def test_undeclared_parameter_ignores_backticked_programs_and_formats() -> None:
+    from toolwire.design.lint import lint_tools
+
+    @toolwire.tool
+    def find(pattern: str) -> str:
+        """Search the notes. Use `grep` instead for code, and read `json` output; pass `max_hits` to limit."""
+        return "x"
+
+    named = [f.message for f in lint_tools([find]).findings if f.rule == "undeclared-parameter"]
+    assert len(named) == 1 and "'max_hits'" in named[0]

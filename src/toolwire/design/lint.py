@@ -565,7 +565,11 @@ def _r_param_undescribed(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
 
 _NAMED_PARAM = [
     re.compile(r"\b([a-z_][a-z0-9_]*)\s*=\s*(?:[-0-9\"'\[{]|true\b|false\b|null\b|None\b)"),  # offset=201
-    re.compile(r"`([a-z_][a-z0-9_]*)`"),  # `offset`
+    # `start_line`, `offset=...`: a backticked single word (`grep`, `json`) is as often a program
+    # or a format as a parameter, so only snake_case names and assignments count
+    re.compile(r"`([a-z][a-z0-9]*_[a-z0-9_]*)`"),
+    re.compile(r"`([a-z_][a-z0-9_]*)\s*="),
+    re.compile(r"\b(?:pass|set|give|send|provide|increase|raise)\s+`([a-z_][a-z0-9_]*)`", re.I),  # pass `cursor`
     re.compile(r"\b(?:the|its|a|an)\s+[`'\"]?([a-z_][a-z0-9_]*)[`'\"]?\s+(?:parameter|argument|field|option)\b", re.I),
     re.compile(r"\b(?:parameter|argument)\s+[`'\"]?([a-z_][a-z0-9_]*)[`'\"]?", re.I),
     re.compile(
