@@ -825,3 +825,130 @@ def test_responses_conversation_sends_the_history_of_other_conversations() -> No
     assert [i.get("role") for i in sent[0]["input"]] == ["user", "assistant", "user"]
     toolwire.run_sync(m, "Sure?", conversation=second.conversation)
     assert [i.get("role") for i in sent[1]["input"]] == ["user"]  # after conv_new's own answer
+
+
+# -- OpenAI-compatible servers (found by a helper session) ------------------------------------------
+
+
+def _local(handler: Any, **settings: Any) -> Any:
+    return toolwire.model(
+        "openai-chat:local",
+        api_key="k",
+        base_url="http://localhost:8080/v1",
+        max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+        **settings,
+    )
+
+
+def _chunk(delta: dict, finish: str | None = None) -> str:
+    body = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "local"}
+    body["choices"] = [{"index": 0, "delta": delta, "finish_reason": finish}]
+    return "data: " + json.dumps(body) + "\n\n"
+
+
+def test_an_old_llama_cpp_error_line_mid_stream_raises() -> None:
+    body = (
+        _chunk({"content": "The weather"})
+        + 'error: {"code":500,"message":"boom","type":"server_error"}\n\ndata: [DONE]\n\n'
+    )
+    m = _local(lambda r: httpx2.Response(200, headers={"content-type": "text/event-stream"}, text=body), stream=True)
+    with pytest.raises(ProviderError, match="boom"):
+        toolwire.run_sync(m, "hi")
+
+
+def test_finish_reasons_of_compatible_servers_that_mean_an_error_or_a_cut() -> None:
+    def answer(finish: str, extra: dict | None = None) -> dict:
+        choice = {
+            "index": 0,
+            "message": {"role": "assistant", "content": "The weather in Par"},
+            "finish_reason": finish,
+        }
+        choice.update(extra or {})
+        return {"id": "c", "object": "chat.completion", "created": 1, "model": "local", "choices": [choice]}
+
+    m = _local(
+        lambda r: httpx2.Response(
+            200, json=answer("error", {"error": {"code": 502, "message": "Provider returned error"}})
+        )
+    )
+    with pytest.raises(ProviderError, match="Provider returned error") as info:
+        toolwire.run_sync(m, "hi")
+    assert info.value.status == 502 and info.value.retryable
+    assert (
+        toolwire.run_sync(_local(lambda r: httpx2.Response(200, json=answer("model_length"))), "hi").stop_reason
+        == "max_tokens"
+    )
+    result = toolwire.run_sync(
+        _local(lambda r: httpx2.Response(200, json=answer("insufficient_system_resource"))), "hi"
+    )
+    assert result.stop_reason == "error"
+
+
+def test_mistral_thinking_content_parts_stream_and_decode() -> None:
+    parts = [
+        {"type": "thinking", "thinking": [{"type": "text", "text": "Let me think."}]},
+        {"type": "text", "text": "Hi"},
+    ]
+    body = _chunk({"content": parts}) + _chunk({"content": " there"}, "stop") + "data: [DONE]\n\n"
+    m = _local(lambda r: httpx2.Response(200, headers={"content-type": "text/event-stream"}, text=body), stream=True)
+    result = toolwire.run_sync(m, "hi")
+    assert result.text == "Hi there"
+    assert [p.text for p in result.turns[0].response.parts if type(p).__name__ == "ReasoningPart"] == ["Let me think."]
+
+
+def test_tool_results_of_several_text_parts_go_as_one_string() -> None:
+    from toolwire.types import TextPart as TP
+
+    @toolwire.tool
+    def search(q: str) -> Any:
+        """Search."""
+        return [TP("hit 1"), TP("hit 2")]
+
+    calls = {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": '{"q": "x"}'}}
+    answers = [
+        {
+            "id": "c",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "local",
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "tool_calls": [calls]}, "finish_reason": "tool_calls"}
+            ],
+        },
+        {
+            "id": "c",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "local",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+        },
+    ]
+    sent: list[dict] = []
+
+    def handler(r: Any) -> Any:
+        sent.append(json.loads(r.content))
+        return httpx2.Response(200, json=answers[len(sent) - 1])
+
+    toolwire.run_sync(_local(handler), "go", tools=[search])
+    assert sent[1]["messages"][2] == {"role": "tool", "tool_call_id": "call_1", "content": "hit 1\nhit 2"}
+
+
+def test_tool_calls_finish_without_calls_is_not_tool_use_and_stream_options_none_is_not_sent() -> None:
+    answer = {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "local",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "no", "tool_calls": []},
+                "finish_reason": "tool_calls",
+            }
+        ],
+    }
+    assert toolwire.run_sync(_local(lambda r: httpx2.Response(200, json=answer)), "hi").stop_reason == "end_turn"
+    m = _local(lambda r: None, stream=True, stream_options=None)
+    body = m.prepare(m.build_request([toolwire.Message.user("hi")]))
+    assert "stream_options" not in body and body["stream"] is True

@@ -246,7 +246,9 @@ def event_json(api: str, ev: SSEEvent, objects_only: bool = True) -> Any:
 async def sse_events(api: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[SSEEvent]:
     """Server-sent events from a byte stream (WHATWG "event stream interpretation"): lines end at
     CRLF, LF or CR; ``field: value`` with one optional space; ``:`` starts a comment; a blank line
-    dispatches the event; ``id``/``retry``/unknown fields are ignored; an event whose data is
+    dispatches the event; ``id``/``retry``/unknown fields are ignored, except an ``error:`` line
+    (llama.cpp servers before ggml-org/llama.cpp#16109 sent their mid-stream errors so), read as
+    an ``error`` event with that data; an event whose data is
     empty is not dispatched. At the end of the stream an event missing only its blank line is
     dispatched when its data is complete JSON (or ``[DONE]``); an event cut mid-data is dropped,
     so the stream decoder reports the stream as cut off. Invalid UTF-8, and a stream that ends
@@ -280,6 +282,8 @@ async def sse_events(api: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[SS
             data.append(value)
         elif field == "event":
             event = value
+        elif field == "error":  # not an SSE field: older llama.cpp servers' mid-stream error line
+            data, event = [value], "error"
         return None
 
     pending: list[bytes] = []  # the unfinished line, in pieces (joined once a line end arrives)
@@ -325,6 +329,8 @@ async def sse_events(api: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[SS
                         data.append(value)
                     elif field == "event":
                         event = value
+                    elif field == "error":  # older llama.cpp: "error: {...}" mid-stream, then [DONE]
+                        data, event = [value], "error"
                 continue
         lines = block.splitlines(True)  # bytes split only at CRLF, LF and CR
         tail = lines[-1]

@@ -276,7 +276,7 @@ def test_image_result_goes_in_one_user_message_after_all_tool_messages(chat_mode
     run(model.send(req(history, tools=[])))
     msgs = model.sent[0].json["messages"]
     assert [m["role"] for m in msgs] == ["user", "assistant", "tool", "tool", "user"]
-    assert msgs[2] == {"role": "tool", "tool_call_id": "call_I1", "content": [{"type": "text", "text": "Q3 chart"}]}
+    assert msgs[2] == {"role": "tool", "tool_call_id": "call_I1", "content": "Q3 chart"}
     assert msgs[3] == {"role": "tool", "tool_call_id": "call_I2", "content": "no data for Q4"}
     b64 = "iVBORw0KGgoAAAAAAAAAAA=="
     assert msgs[4] == {
@@ -432,10 +432,22 @@ def test_content_filter_and_refusal_map_to_refusal() -> None:
     r = codec.decode_response(completion({"content": None, "refusal": "I can't help with that."}))
     assert r.stop_reason == "refusal" and r.text == "I can't help with that."
     assert codec.decode_response(completion({"content": "partial"}, "content_filter")).stop_reason == "refusal"
+    # finish_reason "function_call" without a call: nothing to run, so the turn ended
     assert (
         codec.decode_response(completion({"content": "old", "function_call": None}, "function_call")).stop_reason
-        == "tool_use"
+        == "end_turn"
     )
+    # the deprecated single function call is a tool call (an id of toolwire's own)
+    legacy = codec.decode_response(
+        completion(
+            {"content": None, "function_call": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
+            "function_call",
+        )
+    )
+    assert legacy.stop_reason == "tool_use"
+    assert [(c.name, c.arguments, c.id_synthesized) for c in legacy.tool_calls] == [
+        ("get_weather", {"city": "Paris"}, True)
+    ]
 
 
 def test_usage_mapping_with_reasoning_and_cache_write() -> None:

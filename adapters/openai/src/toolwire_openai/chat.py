@@ -77,7 +77,56 @@ FINISH_REASONS = {
     "function_call": "tool_use",
     "length": "max_tokens",
     "content_filter": "refusal",
+    # compatible servers: Mistral's model_length (the context filled) and error, DeepSeek's
+    # insufficient_system_resource (Mistral OpenAPI FinishReason; DeepSeek API docs)
+    "model_length": "max_tokens",
+    "error": "error",
+    "insufficient_system_resource": "error",
 }
+
+
+def _content_pieces(content: list[Any], pointer: str) -> list[tuple[str, str]]:
+    """``(kind, text)`` of a content array: ``("text", ...)`` for a text part, ``("thinking", ...)``
+    for Mistral's ``{"type": "thinking", "thinking": [{"type": "text", "text": ...}]}`` (its
+    reasoning models); other parts are left out. Raises :class:`ResponseDecodeError` for a part
+    that is not an object or a text that is not a string."""
+    out: list[tuple[str, str]] = []
+    for i, item in enumerate(content):
+        item = _SHAPE.obj(item, f"{pointer}/{i}")
+        if item.get("type") == "thinking":
+            inner = item.get("thinking")
+            if isinstance(inner, str):
+                pieces = [inner]
+            else:
+                pieces = [
+                    t
+                    for j, sub in enumerate(_SHAPE.opt_list(inner, f"{pointer}/{i}/thinking"))
+                    if (
+                        t := _SHAPE.opt_str(
+                            _SHAPE.obj(sub, f"{pointer}/{i}/thinking/{j}").get("text"),
+                            f"{pointer}/{i}/thinking/{j}/text",
+                        )
+                    )
+                ]
+            text = "".join(pieces)
+            if text:
+                out.append(("thinking", text))
+            continue
+        text = _SHAPE.opt_str(item.get("text"), f"{pointer}/{i}/text")
+        if text is not None:
+            out.append(("text", text))
+    return out
+
+
+def _choice_error(choice: dict[str, Any]) -> ProviderError | None:
+    """The :class:`ProviderError` of a choice that carries an ``error`` object (OpenRouter's
+    ``finish_reason: "error"`` with ``choices[].error``: the provider behind it failed mid-answer),
+    classified as that error sent with its status would be; ``None`` otherwise."""
+    err = choice.get("error")
+    if not isinstance(err, dict) or not err:
+        return None
+    return error_in_body(API, {"error": err}, ()) or ProviderError(API, str(err), status=None, retryable=True)
+
 
 #: Settings the codec reads itself and never copies into the body.
 CODEC_KEYS = frozenset({"instructions_role", "max_tokens_field", "other_tools"})
@@ -273,7 +322,10 @@ class OpenAIChatCodec:
                 )
                 texts = result_text_parts(part)
                 pd = part.provider_data.get(API) or {}
-                if isinstance(part.content, str) or pd.get("content_list") is False:
+                if isinstance(part.content, str) or not pd.get("content_list"):
+                    # one string, also for a result of several text parts: DeepSeek refuses an array
+                    # in a tool message ("invalid type: sequence, expected a string"); an array is
+                    # kept only for a result imported as one
                     body: Any = "\n".join(texts)
                 else:
                     body = [{"type": "text", "text": t} for t in texts]
@@ -389,7 +441,8 @@ class OpenAIChatCodec:
           ``"none"``/``{"type": "function", "function": {"name": N}}``; ``parallel_tool_calls``;
           ``max_tokens`` → ``max_completion_tokens`` (see the constructor); ``temperature``;
           ``thinking["effort"]`` → ``reasoning_effort``; ``stream`` (with
-          ``stream_options.include_usage`` unless the settings give ``stream_options``);
+          ``stream_options.include_usage`` unless the settings give ``stream_options``; a
+          ``stream_options=None`` setting sends none);
         - tool call ids: each id is sent once and answered once; a later call repeating an id
           (decoded as invalid, see :meth:`decode_response`) is left out together with its result;
         - ``settings``: copied as body fields (not overriding the fields above), except
@@ -443,6 +496,8 @@ class OpenAIChatCodec:
         for key, value in settings.items():
             if key in CODEC_KEYS or key in body:
                 continue
+            if key == "stream_options" and value is None:
+                continue  # stream_options=None: none sent (a server that refuses the field, e.g. Mistral's 422)
             body[key] = copied(value)
         naming_profile(API).repair_names(body)  # tools named as OpenAI refuses: renamed everywhere
         if "prompt_cache_key" not in body:
@@ -458,7 +513,13 @@ class OpenAIChatCodec:
         if not raw_calls:
             if raw_calls is not None and type(raw_calls) is not list:
                 _SHAPE.opt_list(raw_calls, f"{pointer}/tool_calls")  # raises: not an array
-            return calls
+            legacy = message.get("function_call")
+            if isinstance(legacy, dict) and isinstance(legacy.get("name"), str) and legacy["name"]:
+                # the deprecated single function call (finish_reason "function_call"; still sent by
+                # some compatible servers): one tool call, with an id of toolwire's own
+                raw_calls = [{"type": "function", "function": legacy}]
+            else:
+                return calls
         for i, tc in enumerate(_SHAPE.opt_list(raw_calls, f"{pointer}/tool_calls")):
             if type(tc) is not dict:
                 tc = _SHAPE.obj(tc, f"{pointer}/tool_calls/{i}")
@@ -552,6 +613,9 @@ class OpenAIChatCodec:
         choice = _SHAPE.obj(choices[0], "/choices/0")
         message = _SHAPE.opt_obj(choice.get("message"), "/choices/0/message")
         finish = _SHAPE.opt_str(choice.get("finish_reason"), "/choices/0/finish_reason")
+        failed = _choice_error(choice)
+        if failed is not None:
+            raise failed
         parts: list[Any] = []
         reasoning = message.get("reasoning_content") or message.get("reasoning")
         if isinstance(reasoning, str) and reasoning:
@@ -565,10 +629,10 @@ class OpenAIChatCodec:
             if content:
                 parts.append(TextPart(content))
         elif isinstance(content, list):
-            for ci, item in enumerate(content):
-                item = _SHAPE.obj(item, f"/choices/0/message/content/{ci}")
-                text = _SHAPE.opt_str(item.get("text"), f"/choices/0/message/content/{ci}/text")
-                if text is not None:
+            for kind, text in _content_pieces(content, "/choices/0/message/content"):
+                if kind == "thinking":
+                    parts.append(ReasoningPart(text=text, provider=API))
+                else:
                     parts.append(TextPart(text))
         elif content is not None:
             raise _SHAPE.bad("/choices/0/message/content", "a string, an array or null", content)
@@ -584,7 +648,7 @@ class OpenAIChatCodec:
             parts.append(TextPart(audio["transcript"], provider_data={API: {"audio": kept}}))
         calls = self._calls_from_message(
             message,
-            finish == "length",
+            FINISH_REASONS.get(finish or "") == "max_tokens",
             "/choices/0/message",
             lambda pos: synth_call_id(response_id or body, request, pos),
         )
@@ -597,6 +661,8 @@ class OpenAIChatCodec:
                 # a forced (named) tool choice ends with finish_reason "stop", and some compatible
                 # servers always say "stop": calls to run mean tool_use whatever the vendor wrote
                 stop = "tool_use"
+        elif stop == "tool_use":
+            stop = "end_turn"  # "tool_calls" with no call (vLLM with tool_choice required): nothing to run
         # positional, in Response's field order (parts, stop_reason, vendor_stop_reason, usage,
         # model, response_id, provider): half the cost of keywords
         response = Response(
@@ -902,6 +968,15 @@ class ChatStreamDecoder:
                     pd["origin"] = self.origin
                 out.append(ReasoningDelta(_REASONING_INDEX, text=reasoning, provider=API, provider_data={API: pd}))
             content = delta.get("content")
+            if type(content) is list:
+                # Mistral's reasoning models stream content parts: {"type": "text", "text"} and
+                # {"type": "thinking", "thinking": [{"type": "text", "text"}]}
+                for kind, text in _content_pieces(content, f"/choices/{ci}/delta/content"):
+                    if kind == "thinking":
+                        out.append(ReasoningDelta(_REASONING_INDEX, text=text, provider=API))
+                    else:
+                        out.append(TextDelta(_TEXT_INDEX, text))
+                content = None
             if content is not None and type(content) is not str:
                 content = _SHAPE.opt_str(content, f"/choices/{ci}/delta/content")
             if content:
@@ -925,6 +1000,10 @@ class ChatStreamDecoder:
                 finish = _SHAPE.opt_str(finish, f"/choices/{ci}/finish_reason")
             if finish:
                 self.finish_reason = finish
+            if "error" in choice:
+                failed = _choice_error(choice)
+                if failed is not None:
+                    raise failed
         usage = chunk.get("usage")
         if isinstance(usage, dict) and usage:
             out.append(UsageUpdate(chat_usage(usage)))
@@ -989,5 +1068,7 @@ class ChatStreamDecoder:
             stop = "refusal"
         if stop == "end_turn" and self.order:
             stop = "tool_use"
+        elif stop == "tool_use" and not self.order:
+            stop = "end_turn"  # "tool_calls" with no call: nothing to run
         out.append(StopEvent(stop, self.finish_reason))
         return out
