@@ -952,3 +952,30 @@ def test_tool_calls_finish_without_calls_is_not_tool_use_and_stream_options_none
     m = _local(lambda r: None, stream=True, stream_options=None)
     body = m.prepare(m.build_request([toolwire.Message.user("hi")]))
     assert "stream_options" not in body and body["stream"] is True
+
+
+def test_gemini_keeps_safety_and_citation_details_and_reads_one_candidate() -> None:
+    cand = {
+        "content": {"role": "model", "parts": [{"text": "partial"}]},
+        "finishReason": "RECITATION",
+        "index": 0,
+        "safetyRatings": [{"category": "HARM_CATEGORY_X", "probability": "LOW"}],
+        "citationMetadata": {"citationSources": [{"uri": "https://example.com"}]},
+    }
+    m, _ = _recording_model("gemini:gemini-2.5-flash", [{"candidates": [cand]}])
+    pd = toolwire.run_sync(m, "hi").turns[0].response.provider_data["gemini"]
+    assert pd["safetyRatings"][0]["category"] == "HARM_CATEGORY_X"
+    assert pd["citationMetadata"]["citationSources"][0]["uri"] == "https://example.com"
+    # two candidates in one answer: the first one's text only
+    two = [
+        {"content": {"role": "model", "parts": [{"text": "A"}]}, "finishReason": "STOP", "index": 0},
+        {"content": {"role": "model", "parts": [{"text": "B"}]}, "finishReason": "STOP", "index": 1},
+    ]
+    m, _ = _recording_model("gemini:gemini-2.5-flash", [{"candidates": two}])
+    assert toolwire.run_sync(m, "hi").text == "A"
+
+
+def test_a_thinking_setting_that_is_not_a_dict_is_a_configuration_error() -> None:
+    for value in (True, "low", 2048):
+        with pytest.raises(ConfigurationError, match="thinking"):
+            toolwire.model("gemini:gemini-2.5-flash", api_key="k", thinking=value)

@@ -404,6 +404,12 @@ class Model(abc.ABC):
 
         shown = f"{self.provider}:{model_id}" if self.provider else None
         check_settings(type(self), settings, shown=shown)
+        thinking = settings.get("thinking")
+        if thinking is not None and not isinstance(thinking, dict):
+            raise ConfigurationError(
+                f"thinking for {shown or type(self).__name__} must be a dict, e.g. {{'effort': 'low'}} (or the vendor's "
+                f"own form), got {type(thinking).__name__} {thinking!r}"
+            )
         client = settings.get("http_client")
         if client is not None and not callable(getattr(client, "aclose", None)):
             # the adapters drive the SDKs' async clients (AsyncAnthropic, AsyncOpenAI, genai's

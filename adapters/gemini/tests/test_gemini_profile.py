@@ -1395,3 +1395,56 @@ def test_openapi_mode_sends_any_value_as_an_anyof_of_the_json_kinds() -> None:
     fixed, changes = repair(body, OPENAPI)
     assert "gemini.schema.openapi.type-required" in [r for r, _ in changes]
     assert violations(fixed, OPENAPI) == []
+
+
+def test_thinking_levels_gemini_3_pro_and_gemma() -> None:
+    def sent(model: str, thinking: dict) -> tuple[dict, list[tuple[str, str]]]:
+        body = {"contents": [user()], "generationConfig": {"thinkingConfig": dict(thinking)}}
+        out, changes = repair(body, GeminiProfile(model=model))
+        return out.get("generationConfig", {}).get("thinkingConfig"), changes
+
+    tc, changes = sent("gemini-3-pro-preview", {"thinkingLevel": "MEDIUM"})
+    assert tc == {"thinkingLevel": "HIGH"} and [r for r, _ in changes] == ["gemini.request.thinking-level-pro"]
+    assert sent("gemini-3.1-pro-preview", {"thinkingLevel": "MEDIUM"}) == ({"thinkingLevel": "MEDIUM"}, [])
+    assert sent("gemini-3-pro-preview", {"thinkingLevel": "MINIMAL"})[0] == {"thinkingLevel": "LOW"}
+    assert sent("gemma-4-31b-it", {"thinkingBudget": 1024})[0] == {"thinkingLevel": "HIGH"}
+    assert sent("gemma-4-31b-it", {"thinkingBudget": 0})[0] == {"thinkingLevel": "MINIMAL"}
+    assert sent("gemma-4-31b-it", {"thinkingLevel": "LOW"})[0] == {"thinkingLevel": "MINIMAL"}
+    assert sent("gemma-4-31b-it", {"thinkingLevel": "HIGH"}) == ({"thinkingLevel": "HIGH"}, [])
+    assert sent("gemma-3-27b-it", {"thinkingBudget": 512}) == (
+        None,
+        [("gemini.request.thinking-gemma", "/generationConfig/thinkingConfig")],
+    )
+
+
+def test_candidate_count_and_cached_content_fields_are_refused() -> None:
+    body = {"contents": [user()], "generationConfig": {"candidateCount": 2}}
+    assert violations(body) == [("gemini.request.candidate-count", "/generationConfig/candidateCount")]
+    assert violations({"contents": [user()], "generationConfig": {"candidateCount": 1}}) == []
+    body = {
+        "contents": [user()],
+        "cachedContent": "cachedContents/abc",
+        "tools": TOOLS,
+        "systemInstruction": {"parts": [{"text": "s"}]},
+    }
+    assert sorted(violations(body)) == [
+        ("gemini.request.cached-content-fields", "/systemInstruction"),
+        ("gemini.request.cached-content-fields", "/tools"),
+    ]
+
+
+def test_the_retry_delay_of_a_429_body_is_the_wait() -> None:
+    from toolwire_gemini.model import retry_delay_of
+
+    body = {
+        "error": {
+            "code": 429,
+            "details": [
+                {"@type": "type.googleapis.com/google.rpc.QuotaFailure"},
+                {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "38s"},
+            ],
+        }
+    }
+    assert retry_delay_of(body) == 38.0
+    assert retry_delay_of({"error": {"details": [{"@type": "x.RetryInfo", "retryDelay": "soon"}]}}) is None
+    assert retry_delay_of("not a body") is None

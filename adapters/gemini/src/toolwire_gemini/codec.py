@@ -1374,6 +1374,11 @@ class GeminiStreamDecoder:
             self.meta["promptFeedback"] = _g(chunk, "promptFeedback")
         candidates = _opt_list(_g(chunk, "candidates"), "/candidates")
         cand = _obj(candidates[0], "/candidates/0") if candidates else {}
+        if len(candidates) > 1 or _g(cand, "index") not in (None, 0):
+            # several candidates (candidateCount > 1, refused by the preflight): only the first
+            # (index 0) is read, never another candidate's text mixed into it
+            first = [c for c in candidates if isinstance(c, dict) and _g(c, "index") in (None, 0)]
+            cand = first[0] if first else {}
         content = _opt_obj(_g(cand, "content"), "/candidates/0/content")
         for pi, part in enumerate(_opt_list(content.get("parts"), "/candidates/0/content/parts")):
             events.extend(self._part(part, merge_text, f"/candidates/0/content/parts/{pi}"))
@@ -1382,6 +1387,10 @@ class GeminiStreamDecoder:
             self.finish_reason = finish
         if _has(cand, "finishMessage"):
             self.meta["finishMessage"] = _g(cand, "finishMessage")
+        for field in ("safetyRatings", "citationMetadata", "avgLogprobs"):
+            # why an answer was blocked (the harm categories) and what it recited (its sources)
+            if _has(cand, field):
+                self.meta[field] = _g(cand, field)
         for field in SERVER_TOOL_METADATA:
             if isinstance(_g(cand, field), dict):
                 self.tool_meta[field] = _g(cand, field)  # the latest chunk's (a stream repeats or completes it)

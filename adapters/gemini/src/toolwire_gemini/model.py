@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import TYPE_CHECKING, Any
 
 from toolwire.adapter import ModelRequest, body_json
@@ -342,7 +343,8 @@ def _provider_error(exc: BaseException) -> ProviderError:
       when the error carries no integer code), ``error_type`` = the API's ``error.status`` such as
       ``INVALID_ARGUMENT``, ``retryable`` by :func:`toolwire.retry.classify` (408/409/429 and a
       5xx whose message does not say the request cannot be served; also when the status is
-      unknown), ``retry_after`` from the response's ``retry-after`` header;
+      unknown), ``retry_after`` from the response's ``retry-after`` header, else from the body's
+      ``google.rpc.RetryInfo`` ``retryDelay`` (:func:`retry_delay_of`);
     - anything else (a timeout, a dropped connection, a test double such as vcrpy refusing a
       request it has no recording for, an SDK failure on an odd answer): ``status=None``,
       ``retryable=True``, ``error_type`` ``"timeout"`` or ``"connection_error"``, the message
@@ -371,6 +373,22 @@ def _provider_error(exc: BaseException) -> ProviderError:
             retryable=classify(status, message, default=True),
             error_type=etype,
             body=exc.details,
-            retry_after=retry_after_seconds(getattr(getattr(exc, "response", None), "headers", None)),
+            retry_after=retry_after_seconds(getattr(getattr(exc, "response", None), "headers", None))
+            or retry_delay_of(exc.details),
         )
     return transport_error(API, exc)
+
+
+def retry_delay_of(details: Any) -> float | None:
+    """Seconds an error body asks to wait: Gemini sends no ``retry-after`` header on a 429; the
+    wait is a ``google.rpc.RetryInfo`` entry of ``error.details`` (``"retryDelay": "38s"``,
+    dcdpr/jp#1061, googleapis/python-genai#2114). ``None`` when there is none."""
+    error = details.get("error") if isinstance(details, dict) else None
+    entries = error.get("details") if isinstance(error, dict) else None
+    for entry in entries if isinstance(entries, list) else ():
+        if isinstance(entry, dict) and str(entry.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            delay = entry.get("retryDelay")
+            m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)s\s*", delay) if isinstance(delay, str) else None
+            if m:
+                return float(m.group(1))
+    return None

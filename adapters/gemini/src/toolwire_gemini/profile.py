@@ -364,9 +364,34 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "gemini.request.thinking-level-pro",
-        "Gemini 3 Pro models do not accept thinkingLevel MINIMAL: it is sent as LOW.",
-        'API error "Thinking level MINIMAL is not supported for this model." (vellum-ai/vellum-assistant#32687)',
+        "Gemini 3 Pro takes thinkingLevel LOW or HIGH: MINIMAL is sent as LOW, MEDIUM as HIGH (Gemini 3.1 Pro takes "
+        "MEDIUM and keeps it).",
+        'API errors "Thinking level MINIMAL is not supported for this model." (vellum-ai/vellum-assistant#32687) and '
+        '"Thinking level MEDIUM is not supported for this model. Please retry with other thinking level." '
+        "(egoist/chatwise-releases#1206); gemini-3.1-pro accepts MEDIUM (langchain-ai/langchainjs#10101)",
         "repair",
+    ),
+    _r(
+        "gemini.request.thinking-gemma",
+        "Gemma 4 takes thinkingLevel MINIMAL or HIGH and no thinkingBudget (a budget of 0 is sent as MINIMAL, any "
+        "other as HIGH; LOW as MINIMAL, MEDIUM as HIGH); Gemma 3 and earlier take no thinkingConfig (left out).",
+        'API errors "Thinking budget is not supported for this model." (aduermael/herm#23) and Gemma 4 refusing '
+        "LOW/MEDIUM levels (earendil-works/pi#2812, simonw/llm-gemini#130)",
+        "repair",
+    ),
+    _r(
+        "gemini.request.candidate-count",
+        "A request asks for one candidate: toolwire reads the first candidate of an answer, so candidateCount above 1 "
+        "is refused (the other candidates would be paid for and lost).",
+        _SDK + "GenerationConfig.candidate_count; toolwire's decoders read candidates[0]",
+        "refuse",
+    ),
+    _r(
+        "gemini.request.cached-content-fields",
+        "A request naming cachedContent sets no systemInstruction, tools or toolConfig (the cache holds them).",
+        'API error "CachedContent can not be used with GenerateContent request setting system_instruction, tools or '
+        'tool_config." (BerriAI/litellm#17304, langchain-ai/langchain-google#978)',
+        "refuse",
     ),
     _r(
         "gemini.request.thinking-budget-range",
@@ -1628,6 +1653,9 @@ class GeminiProfile(Profile):
             return
         tptr = f"{gptr}/{tkey}"
         name = _model_name(self.model)
+        if name.startswith("gemma-"):
+            self._repair_gemma_thinking(gen, tkey, tc, tptr, report)
+            return
         major = model_major(self.model)
         if major is not None and (major < 2 or name.startswith("gemini-2.0")) and "thinking" not in name:
             gen.pop(tkey)
@@ -1656,17 +1684,20 @@ class GeminiProfile(Profile):
             )
         elif (
             isinstance(level, str)
-            and level.upper() == "MINIMAL"
+            and level.upper() in ("MINIMAL", "MEDIUM")
             and major is not None
             and major >= 3
             and "-pro" in name
+            and not (level.upper() == "MEDIUM" and not re.match(r"gemini-3-pro", name))
         ):
-            tc[lkey] = "LOW"
+            new_level = "LOW" if level.upper() == "MINIMAL" else "HIGH"
+            tc[lkey] = new_level
             _add(
                 report,
                 "gemini.request.thinking-level-pro",
                 f"{tptr}/{lkey}",
-                f"thinkingLevel MINIMAL sent as LOW: {self.model} has no MINIMAL level",
+                f"thinkingLevel {level.upper()} sent as {new_level}: {self.model} takes LOW or HIGH",
+                lossy=level.upper() == "MEDIUM",
             )
         budget = tc.get(bkey) if bkey else None
         if isinstance(budget, int) and not isinstance(budget, bool) and budget != -1:
@@ -1700,6 +1731,46 @@ class GeminiProfile(Profile):
                         f"thinkingBudget 0 sent as thinkingLevel LOW: {self.model} only works in thinking mode",
                         lossy=True,
                     )
+
+    def _repair_gemma_thinking(
+        self, gen: dict[str, Any], tkey: Any, tc: dict[str, Any], tptr: str, report: Any
+    ) -> None:
+        """Rule ``gemini.request.thinking-gemma``: Gemma 3 and earlier take no thinkingConfig; Gemma 4
+        takes thinkingLevel MINIMAL or HIGH and no budget."""
+        if _gemma_before_4(self.model):
+            gen.pop(tkey)
+            _add(
+                report,
+                "gemini.request.thinking-gemma",
+                tptr,
+                f"thinkingConfig left out: {self.model} does not think",
+                lossy=True,
+            )
+            return
+        lkey, bkey = _key(tc, "thinkingLevel"), _key(tc, "thinkingBudget")
+        if bkey and not lkey:
+            budget = tc.pop(bkey)
+            level = "MINIMAL" if budget == 0 else "HIGH"
+            tc["thinkingLevel"] = level
+            _add(
+                report,
+                "gemini.request.thinking-gemma",
+                f"{tptr}/{bkey}",
+                f"thinkingBudget {budget!r} sent as thinkingLevel {level}: {self.model} takes no budget",
+                lossy=True,
+            )
+            return
+        level = tc.get(lkey) if lkey else None
+        if lkey and isinstance(level, str) and level.upper() in ("LOW", "MEDIUM", "XHIGH"):
+            new = "MINIMAL" if level.upper() == "LOW" else "HIGH"
+            tc[lkey] = new
+            _add(
+                report,
+                "gemini.request.thinking-gemma",
+                f"{tptr}/{lkey}",
+                f"thinkingLevel {level.upper()} sent as {new}: {self.model} takes MINIMAL or HIGH",
+                lossy=True,
+            )
 
     def _repair_contents(self, body: dict[str, Any], report: Any, settled: int = 0) -> None:
         """Repair ``body``'s contents in place; the first ``settled`` Contents need no repair and
@@ -2199,10 +2270,31 @@ class GeminiProfile(Profile):
                         )
 
     def _check_generation(self, body: dict[str, Any], decls: list[Any], out: list[Violation]) -> None:
+        if _key(body, "cachedContent"):
+            for field in CACHED_CONTENT_EXCLUDES:
+                fkey = _key(body, field)
+                if fkey:
+                    out.append(
+                        Violation(
+                            "gemini.request.cached-content-fields",
+                            f"/{fkey}",
+                            f"{field} is set together with cachedContent, which holds it: put it in the cached content "
+                            "(or use the cache= setting, which leaves it out), or do not name the cache",
+                        )
+                    )
         gkey = _key(body, "generationConfig")
         gen = body.get(gkey) if gkey else None
         if not isinstance(gen, dict):
             return
+        count = _g(gen, "candidateCount")
+        if isinstance(count, int) and not isinstance(count, bool) and count > 1:
+            out.append(
+                Violation(
+                    "gemini.request.candidate-count",
+                    f"/{gkey}/{_key(gen, 'candidateCount')}",
+                    f"candidateCount {count}: toolwire reads one candidate per answer; send 1 (or leave it out)",
+                )
+            )
         gptr = f"/{gkey}"
         if _key(gen, "responseSchema") and _key(gen, "responseJsonSchema"):
             out.append(
