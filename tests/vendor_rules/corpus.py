@@ -1227,3 +1227,11 @@ case(
     r_base,
     lambda b: (b.update(reasoning={"effort": "minimal"}), b["tools"].append({"type": "web_search"})),
 )
+case(
+    G,
+    "gemini.cache.held-fields",
+    "cached-with-tools",
+    g_base,
+    lambda b: b.update(cachedContent="cachedContents/abc"),
+    also=(),
+)

@@ -629,3 +629,22 @@ def built_in_with_functions(body: Any) -> Iterator[Finding]:
             built_in[0],
             "built-in tools with function declarations need toolConfig.includeServerSideToolInvocations: true",
         )
+
+
+@R(
+    "gemini.cache.held-fields",
+    "A request naming cachedContent sets no systemInstruction, tools or toolConfig (the cached content holds them).",
+    "API error 'CachedContent can not be used with GenerateContent request setting system_instruction, tools or tool_config.' (BerriAI/litellm#17304)",
+)
+def cache_held_fields(body: Any) -> Iterator[Finding]:
+    b = obj(body)
+    if not (b.get("cachedContent") or b.get("cached_content")):
+        return
+    for camel, snake in (
+        ("systemInstruction", "system_instruction"),
+        ("tools", "tools"),
+        ("toolConfig", "tool_config"),
+    ):
+        for key in dict.fromkeys((camel, snake)):
+            if key in b:
+                yield f"/{key}", f"{key} cannot be sent with cachedContent"
