@@ -979,3 +979,21 @@ def test_a_thinking_setting_that_is_not_a_dict_is_a_configuration_error() -> Non
     for value in (True, "low", 2048):
         with pytest.raises(ConfigurationError, match="thinking"):
             toolwire.model("gemini:gemini-2.5-flash", api_key="k", thinking=value)
+
+
+def test_gemini_count_tokens_counts_the_body_send_would_post() -> None:
+    sent: list[dict] = []
+
+    def handler(request: Any) -> Any:
+        sent.append(json.loads(request.content))
+        return httpx2.Response(200, json={"totalTokens": 7})
+
+    m = toolwire.model(
+        "gemini:gemma-3-27b-it", api_key="k", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    )
+    request = m.build_request([toolwire.Message.user("hi")], instructions="be brief")
+    assert asyncio.run(m.count_tokens(request)) == 7
+    counted = sent[0]["generateContentRequest"]
+    # Gemma 3 takes no system instruction: the preflight sends it as the first user text, and so does the count
+    assert "systemInstruction" not in counted
+    assert counted["contents"] == m.prepare(request)["contents"]

@@ -270,11 +270,13 @@ class GeminiModel(Transport):
         return data
 
     async def count_tokens(self, request: ModelRequest) -> int:
-        """Input tokens of ``request`` as the API counts them: the whole encoded request
-        (contents, system instruction, tools, tool config) through :meth:`count_request_tokens`
-        (``models.countTokens`` with ``generateContentRequest``). Errors as there."""
+        """Input tokens of ``request`` as the API counts them: the request as :meth:`send` would
+        post it (encoded and repaired by the preflight: contents, system instruction, tools, tool
+        config) through :meth:`count_request_tokens` (``models.countTokens`` with
+        ``generateContentRequest``). Raises :class:`~toolwire.errors.RequestRefused` for a request
+        the preflight refuses; other errors as there."""
         assert self.codec is not None  # set in __init__; the base class allows a model without one
-        body = self.codec.encode_request(request)
+        body = dict(self.prepare(request))
         for key in ("generationConfig", "safetySettings", "cachedContent"):
             body.pop(key, None)  # not input; the count endpoint needs none of them
         return await self.count_request_tokens(body, request.model or None)
