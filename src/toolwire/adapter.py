@@ -405,6 +405,12 @@ class Model(abc.ABC):
         shown = f"{self.provider}:{model_id}" if self.provider else None
         check_settings(type(self), settings, shown=shown)
         thinking = settings.get("thinking")
+        if thinking is False:  # thinking off, as None (the vendor's default)
+            settings = {**settings, "thinking": None}
+            thinking = None
+        elif isinstance(thinking, Mapping) and not isinstance(thinking, dict):
+            settings = {**settings, "thinking": dict(thinking)}
+            thinking = settings["thinking"]
         if thinking is not None and not isinstance(thinking, dict):
             raise ConfigurationError(
                 f"thinking for {shown or type(self).__name__} must be a dict, e.g. {{'effort': 'low'}} (or the vendor's "

@@ -465,8 +465,12 @@ class ToolExecutor:
         default_timeout: float | None = None,
         state: dict[str, Any] | None = None,
         max_concurrent: int | None = None,
+        deduplicate: bool = True,
     ) -> None:
         self.tools = tools
+        #: whether a non-repeatable tool's identical calls are merged (a run's loop: yes; an MCP
+        #: server, which has no run and serves several clients: no)
+        self.deduplicate = deduplicate
         self._aliases: dict[str, Tool] | None = None  # built on the first unknown name (see aliases)
         self.run_id = run_id
         self.default_timeout = default_timeout
@@ -618,7 +622,11 @@ class ToolExecutor:
                 plan = self._plans[name] = _plan_of(tool)  # type: ignore[index]
             # a flat object of values of the right types: valid as it is (the whole path below
             # would return the same copy)
-            if plan.keys is not None and (flat := _flat_copy(plan, given)) is not None:
+            if (
+                plan.keys is not None
+                and not hasattr(plan.model, "__toolwire_field_defaults__")  # Field() defaults: filled below
+                and (flat := _flat_copy(plan, given)) is not None
+            ):
                 return Ready(tool, call, flat, plan)
         argument_bounds, coerce_arguments, may_coerce, validate_arguments, convert_arguments, validate_bounded, _ = (
             _checkers()
@@ -689,7 +697,7 @@ class ToolExecutor:
     def start(self, ready: Ready, turn: int) -> Coroutine[Any, Any, ToolRun]:
         """:meth:`execute` as the coroutine to await (one coroutine layer less)."""
         tool = ready.tool
-        if tool.meta and tool.meta.get("non_repeatable"):
+        if tool.meta and tool.meta.get("non_repeatable") and self.deduplicate:
             return self._run_non_repeatable(tool, ready.call, ready.arguments, turn)
         return self._execute(tool, ready.call, ready.arguments, turn, ready.plan)
 
@@ -698,7 +706,13 @@ class ToolExecutor:
 
         # the JSON the model sent (not converted values), with the schema's defaults filled in and
         # whole-valued floats as integers: the same action spelled two ways is one call
-        key = call_key(tool.name, same_call_arguments(tool.input_schema, call.arguments or {}))
+        model = tool.arguments_model
+        nulls = (
+            {n for n, f in model.model_fields.items() if not f.is_required() and f.default is None}
+            if model is not None
+            else ()
+        )
+        key = call_key(tool.name, same_call_arguments(tool.input_schema, call.arguments or {}, nulls))
         fut = self._write_cache.get(key)
         if fut is not None:
             first, first_id = await asyncio.shield(fut)

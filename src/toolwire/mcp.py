@@ -741,6 +741,7 @@ def create_server(
     from .types import ToolCall
 
     tool_map = _as_tools(tools)
+    executor = ToolExecutor(tool_map, run_id=f"mcp-{name}", deduplicate=False)
     counter = {"n": 0}
 
     listing = [
@@ -757,7 +758,7 @@ def create_server(
         # each call on an executor of its own: an MCP server has no run (and this SDK gives no
         # stable client identity per request), so a non-repeatable tool's record of identical calls
         # is not kept across calls, which could hand one client another client's result
-        run = await ToolExecutor(tool_map, run_id=f"mcp-{name}-{counter['n']}").run_call(call, counter["n"])
+        run = await executor.run_call(call, counter["n"])
         content: list[Any] = []
         result = run.result
         if isinstance(result.content, str):

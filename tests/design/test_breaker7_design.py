@@ -219,3 +219,123 @@ def test_undeclared_parameter_ignores_backticked_programs_and_formats() -> None:
 
     named = [f.message for f in lint_tools([find]).findings if f.rule == "undeclared-parameter"]
     assert len(named) == 1 and "'max_hits'" in named[0]
+
+
+# -- regressions a review found in the fixes above --------------------------------------------
+
+
+def test_null_is_a_different_call_from_left_out_when_the_schema_has_no_null_default() -> None:
+    ran: list[dict] = []
+
+    def handler(**kw: Any) -> str:
+        ran.append(kw)
+        return "ok"
+
+    upd = non_repeatable(
+        toolwire.Tool.from_schema(
+            "update_task",
+            "Update a task. Omit a field to keep it; pass null to clear it.",
+            {
+                "type": "object",
+                "properties": {"id": {"type": "integer"}, "due": {"type": ["string", "null"]}},
+                "required": ["id"],
+            },
+            handler,
+        )
+    )
+    _runs([call("update_task", {"id": 1}, id="a"), call("update_task", {"id": 1, "due": None}, id="b")], [upd])
+    assert len(ran) == 2
+
+
+def test_lint_does_not_flag_required_names_of_a_variant_defined_on_its_parent() -> None:
+    from toolwire.design.lint import lint_tools
+
+    schema = {
+        "type": "object",
+        "properties": {"method": {"type": "string"}, "address": {"type": "string"}, "locker": {"type": "string"}},
+        "required": ["method"],
+        "oneOf": [
+            {"properties": {"method": {"const": "pickup"}}, "required": ["address"]},
+            {"properties": {"method": {"const": "dropoff"}}, "required": ["locker"]},
+        ],
+    }
+    t = toolwire.Tool.from_schema("ship", "Ship a parcel. Use it when asked to send one.", schema, lambda **a: "ok")
+    assert [f for f in lint_tools([t]).findings if f.rule == "schema-invalid"] == []
+
+
+def test_confined_paths_inside_optional_lists_and_annotated_fields(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a.txt").write_text("A")
+    Docs = confined_path(str(root))
+
+    @toolwire.tool
+    @confined
+    def read(
+        paths: Optional[list[Docs]] = None,  # type: ignore[valid-type]
+        one: Annotated[Optional[Docs], Field(description="One file.")] = None,  # type: ignore[valid-type]
+    ) -> str:
+        """Read files."""
+        return "|".join(Path(p).read_text() for p in (paths or []) + ([one] if one else []))
+
+    runs = _runs(
+        [
+            call("read", {"paths": ["a.txt", "../x"]}, id="c1"),
+            call("read", {"one": "a.txt", "paths": ["a.txt"]}, id="c2"),
+        ],
+        [read],
+    )
+    assert runs[0].result.is_error and (runs[1].result.is_error, runs[1].result.content) == (False, "A|A")
+
+
+def test_backticked_capitalised_words_after_send_or_set_are_not_parameters() -> None:
+    from toolwire.design.lint import lint_tools
+
+    @toolwire.tool
+    def kill(job: str) -> str:
+        """Stop a job. Use it to send `SIGTERM` to the job's process; set `PNG` or `Slack` as you like."""
+        return "x"
+
+    assert [f for f in lint_tools([kill]).findings if f.rule == "undeclared-parameter"] == []
+
+
+def test_field_default_of_a_plain_field_reaches_the_function_as_its_value() -> None:
+    seen: list[Any] = []
+
+    @toolwire.tool
+    def count(n: int = Field(3, description="How many."), word: str = "a") -> str:
+        """Count."""
+        seen.append((n, word))
+        return "ok"
+
+    _runs([call("count", {"word": "b"}, id="c1")], [count])
+    assert seen == [(3, "b")]
+
+
+def test_a_served_tool_keeps_its_context_state_across_calls() -> None:
+    import toolwire.mcp as twm
+    from toolwire.context import ToolContext
+
+    @toolwire.tool
+    def note(text: str, ctx: ToolContext) -> str:
+        """Keep a note."""
+        notes = ctx.state.setdefault("notes", [])
+        notes.append(text)
+        return ",".join(notes)
+
+    server = twm.create_server([note], name="notes")
+
+    async def calls() -> list[Any]:
+        async with twm.connect(server) as ts:
+            return [await ts.tools[0].call({"text": "a"}), await ts.tools[0].call({"text": "b"})]
+
+    assert asyncio.run(calls()) == ["a", "a,b"]
+
+
+def test_thinking_mappings_and_false_are_taken() -> None:
+    from types import MappingProxyType
+
+    m = toolwire.model("openai:gpt-5", api_key="k", thinking=MappingProxyType({"effort": "low"}))
+    assert m.prepare(m.build_request([toolwire.Message.user("hi")]))["reasoning"]["effort"] == "low"
+    m = toolwire.model("openai:gpt-5", api_key="k", thinking=False)
+    assert "reasoning" not in m.prepare(m.build_request([toolwire.Message.user("hi")]))

@@ -54,11 +54,13 @@ def is_non_repeatable(tool: Tool) -> bool:
     return bool(tool.meta.get("non_repeatable"))
 
 
-def same_call_arguments(schema: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+def same_call_arguments(schema: Any, arguments: dict[str, Any], null_defaults: Any = ()) -> dict[str, Any]:
     """``arguments`` as the identity of a call sees them: a top-level property the call left out
     takes the input schema's ``default`` (``{"title": "A"}`` and ``{"title": "A", "priority": 1}``
     mean the same call when ``priority`` defaults to 1), an explicit ``null`` of an optional
-    property whose default is null is the same as leaving it out, a stringified enum value is
+    property whose default is null (in the schema, or the function's ``None`` default named in
+    ``null_defaults``) is the same as leaving it out (with no default, null and left out are two
+    different actions: "clear it" and "keep it"), a stringified enum value is
     the value (``"2"`` and ``2`` for an integer enum), and a whole-valued float is its integer
     (``1.0`` and ``1`` are one number). Nested values deeper than 64 levels are kept as given."""
     from ..schema.coerce import coerce_arguments
@@ -74,7 +76,7 @@ def same_call_arguments(schema: Any, arguments: dict[str, Any]) -> dict[str, Any
                 and out[prop] is None
                 and prop not in required
                 and isinstance(spec, dict)
-                and spec.get("default") is None
+                and (("default" in spec and spec["default"] is None) or prop in null_defaults)
             ):
                 del out[prop]  # an explicit null of an optional property whose default is null: not given
             if prop not in out and isinstance(spec, dict) and "default" in spec and spec["default"] is not None:

@@ -420,26 +420,39 @@ def _objects_requiring_undefined(schema: Any) -> Iterable[tuple[tuple[Any, ...],
     """Object schemas in ``schema`` (walked through every keyword) whose ``required`` lists a name
     their ``properties`` do not define and that take no other keys (``additionalProperties``
     false, or properties given and no ``additionalProperties``/``patternProperties`` schema):
-    ``(path, node)``."""
-    stack: list[tuple[tuple[Any, ...], Any]] = [((), schema)]
+    ``(path, node)``. The branches of combinators and conditions are not checked: their
+    ``required`` may name a property of the object they refine."""
+    stack: list[tuple[tuple[Any, ...], Any, bool]] = [((), schema, False)]
     seen = 0
     while stack and seen < 10_000:
-        path, node = stack.pop()
+        path, node, in_branch = stack.pop()
         seen += 1
         if isinstance(node, dict):
             req, props = node.get("required"), node.get("properties")
             if (
-                isinstance(req, list)
+                not in_branch  # a branch's required may name its parent's properties (a discriminated variant)
+                and isinstance(req, list)
                 and isinstance(props, dict)
                 and node.get("additionalProperties") in (None, False)
                 and any(isinstance(r, str) and r not in props for r in req)
             ):
                 yield path, node
             for k, v in node.items():
-                if k not in ("enum", "const", "default", "examples"):
-                    stack.append(((*path, k), v))
+                if k in ("enum", "const", "default", "examples"):
+                    continue
+                # below a combinator or a condition the object is its parent's (checked there);
+                # below properties/items/$defs a value of its own starts
+                branch = k in _BRANCH_KEYWORDS or (
+                    in_branch and k not in ("properties", "items", "$defs", "definitions")
+                )
+                stack.append(((*path, k), v, branch))
         elif isinstance(node, list):
-            stack.extend(((*path, i), v) for i, v in enumerate(node))
+            stack.extend(((*path, i), v, in_branch) for i, v in enumerate(node))
+
+
+_BRANCH_KEYWORDS = frozenset(
+    {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies"}
+)
 
 
 def _pattern_matches(node: dict[str, Any], name: str) -> list[str]:
@@ -569,7 +582,7 @@ _NAMED_PARAM = [
     # or a format as a parameter, so only snake_case names and assignments count
     re.compile(r"`([a-z][a-z0-9]*_[a-z0-9_]*)`"),
     re.compile(r"`([a-z_][a-z0-9_]*)\s*="),
-    re.compile(r"\b(?:pass|set|give|send|provide|increase|raise)\s+`([a-z_][a-z0-9_]*)`", re.I),  # pass `cursor`
+    re.compile(r"\b(?i:pass|set|give|send|provide|increase|raise)\s+`([a-z_][a-z0-9_]*)`"),  # pass `cursor`
     re.compile(r"\b(?:the|its|a|an)\s+[`'\"]?([a-z_][a-z0-9_]*)[`'\"]?\s+(?:parameter|argument|field|option)\b", re.I),
     re.compile(r"\b(?:parameter|argument)\s+[`'\"]?([a-z_][a-z0-9_]*)[`'\"]?", re.I),
     re.compile(

@@ -409,11 +409,12 @@ def _confinements(function: Callable[..., Any]) -> dict[str, _Confinement]:
     return out
 
 
-def _confinement_in(hint: Any, name: str, where: Any, depth: int = 0) -> _Confinement | None:
+def _confinement_in(hint: Any, name: str, where: Any, depth: int = 0, in_items: bool = False) -> _Confinement | None:
     """The confinement a parameter's annotation carries: on the annotation itself, inside an
-    ``Optional``/``Union``, or on the items of a ``list``/``tuple``/``set``/``Sequence`` (every item is
-    confined). A confined path anywhere else (a dict's values, a nested list) raises
-    :class:`ToolDefinitionError`: it would reach the function unchecked."""
+    ``Annotated``, an ``Optional``/``Union``, or on the items of one ``list``/``tuple``/``set``/
+    ``Sequence`` (every item is confined; ``Optional[list[...]]`` too). A confined path anywhere
+    else (a dict's values, a list of lists) raises :class:`ToolDefinitionError`: it would reach
+    the function unchecked."""
     for meta in getattr(hint, "__metadata__", ()):
         if isinstance(meta, _Confinement):
             return meta
@@ -421,19 +422,26 @@ def _confinement_in(hint: Any, name: str, where: Any, depth: int = 0) -> _Confin
     if not args or depth > 8:
         return None
     origin = typing.get_origin(hint)
-    found = [m for a in args if (m := _confinement_in(a, name, where, depth + 1)) is not None]
-    if not found:
-        return None
     import collections.abc
     import types
 
-    if origin in (typing.Union, types.UnionType, list, tuple, set, frozenset) or origin in (
+    if origin is Annotated:  # Annotated[T, Field(...)]: T's confinement
+        return _confinement_in(args[0], name, where, depth + 1, in_items)
+    union = origin in (typing.Union, types.UnionType)
+    sequence = origin in (list, tuple, set, frozenset) or origin in (
         collections.abc.Sequence,
         collections.abc.Set,
         collections.abc.Iterable,
-    ):
-        if depth == 0 or origin in (typing.Union, types.UnionType):
-            return found[0]
+    )
+    found = [
+        m
+        for a in args
+        if a is not Ellipsis and (m := _confinement_in(a, name, where, depth + 1, in_items or sequence)) is not None
+    ]
+    if not found:
+        return None
+    if union or (sequence and not in_items):
+        return found[0]
     raise ToolDefinitionError(
         f"@confined on {where!r}: parameter {name!r} holds a confined path inside {hint!r}, which is not checked; "
         "use the confined path type directly, in an Optional, or as the items of a list"
