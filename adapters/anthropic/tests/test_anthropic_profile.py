@@ -957,3 +957,11 @@ def test_assistant_images_are_reported_as_lossy() -> None:
     assert [(c.rule, c.pointer, c.lossy) for c in m.last_preflight.changes] == [
         ("anthropic.conversation.assistant-image", "/messages/1/parts/1", True)
     ]
+
+
+def test_an_empty_thinking_setting_sends_no_thinking() -> None:
+    import toolwire
+    from toolwire.types import Message
+
+    m = toolwire.model("anthropic:claude-sonnet-4-5", api_key="k", thinking={})
+    assert "thinking" not in m.prepare(m.build_request([Message.user("hi")]))

@@ -1557,7 +1557,7 @@ class AnthropicCodec:
             body["tool_choice"] = tc
         if request.temperature is not None:
             body["temperature"] = request.temperature
-        if thinking is not None:
+        if thinking:  # (an empty setting is none: "thinking": {} would be refused, it names no type)
             body["thinking"] = _thinking_wire(thinking, body["max_tokens"], request.model)
             effort = _adaptive_effort(thinking, request.model)
             if effort is not None:
