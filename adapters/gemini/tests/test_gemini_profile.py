@@ -1448,3 +1448,25 @@ def test_the_retry_delay_of_a_429_body_is_the_wait() -> None:
     assert retry_delay_of(body) == 38.0
     assert retry_delay_of({"error": {"details": [{"@type": "x.RetryInfo", "retryDelay": "soon"}]}}) is None
     assert retry_delay_of("not a body") is None
+
+
+def test_the_cache_setting_reports_the_tool_choice_and_instructions_it_leaves_out() -> None:
+    import toolwire
+    from toolwire.types import Message
+
+    tool = Tool.from_schema(
+        "get", "Get.", {"type": "object", "properties": {"x": {"type": "string"}}}, lambda **a: "ok"
+    )
+    m = toolwire.model("gemini:gemini-2.5-flash", api_key="k", cache="cachedContents/abc")
+    body = m.prepare(
+        m.build_request(
+            [Message.user("hi")], tools=[tool], tool_choice={"type": "tool", "name": "get"}, instructions="sys"
+        )
+    )
+    assert sorted(body) == ["cachedContent", "contents"]
+    assert [(c.rule, c.pointer, c.lossy) for c in m.last_preflight.changes] == [
+        ("gemini.request.cache-held-settings", "/toolConfig", True),
+        ("gemini.request.cache-held-settings", "/systemInstruction", True),
+    ]
+    plain = m.prepare(m.build_request([Message.user("hi")], tools=[tool]))
+    assert "tools" not in plain and not (m.last_preflight and m.last_preflight.changes)

@@ -417,6 +417,36 @@ class GeminiCodec:
 
     # ---------------------------------------------------------------- encode
 
+    def left_out_parts(self, request: ModelRequest, messages: Any, offset: int) -> list[tuple[Any, ...]]:
+        """What :meth:`encode_request` leaves out of ``request``'s body for a reason of its own, for
+        the preflight report: with ``cache="cachedContents/..."`` the request's own tool choice and
+        instructions (the cached content holds its own; rule ``gemini.request.cache-held-settings``).
+        Reported once per request (at ``offset`` 0: the whole conversation or its first part)."""
+        if not isinstance(self.cache, str) or offset:
+            return []
+        out: list[tuple[Any, ...]] = []
+        if request.tool_choice not in (None, "auto"):
+            out.append(
+                (
+                    "gemini.request.cache-held-settings",
+                    "/toolConfig",
+                    f"tool choice {request.tool_choice!r} not sent: the cached content {self.cache} holds the tool config",
+                    None,
+                    None,
+                )
+            )
+        if request.instructions:
+            out.append(
+                (
+                    "gemini.request.cache-held-settings",
+                    "/systemInstruction",
+                    f"instructions not sent: the cached content {self.cache} holds the system instruction",
+                    None,
+                    None,
+                )
+            )
+        return out
+
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:
         """Canonical request → ``GenerateContentRequest`` JSON (the body of
         ``POST /v1beta/models/{model}:generateContent``; the model id goes in the URL).

@@ -387,6 +387,15 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _r(
+        "gemini.request.cache-held-settings",
+        "With the cache= setting (a cached content), the request's instructions, tools and tool choice are not "
+        "sent (the cache holds its own): a tool choice or instructions given for the request are reported as "
+        "left out.",
+        'API error "CachedContent can not be used with GenerateContent request setting system_instruction, tools or '
+        'tool_config." (BerriAI/litellm#17304)',
+        "report",
+    ),
+    _r(
         "gemini.request.cached-content-fields",
         "A request naming cachedContent sets no systemInstruction, tools or toolConfig (the cache holds them).",
         'API error "CachedContent can not be used with GenerateContent request setting system_instruction, tools or '
