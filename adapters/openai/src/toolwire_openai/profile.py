@@ -774,28 +774,41 @@ def _real_names(names: tuple[str, ...]) -> dict[str, str]:
     return {w: n for n, w in _wire_names(names).items()}
 
 
-def _long_content(content: Any) -> bool:
-    """A Chat message content holding text over :data:`CHAT_MAX_CONTENT` characters (a string,
-    or a text part of an array)."""
+def _long_content(content: Any, limit: int = CHAT_MAX_CONTENT) -> bool:
+    """A message content (or Responses ``output``) holding text over ``limit`` characters (a
+    string, or a text part of an array)."""
     if type(content) is str:
-        return len(content) > CHAT_MAX_CONTENT
+        return len(content) > limit
     if isinstance(content, list):
-        return any(
-            isinstance(p, dict) and isinstance(t := p.get("text"), str) and len(t) > CHAT_MAX_CONTENT for p in content
-        )
+        return any(isinstance(p, dict) and isinstance(t := p.get("text"), str) and len(t) > limit for p in content)
     return False
 
 
 def _long_text(value: Any) -> bool:
-    """A Responses input string (``content`` / ``output``) or list of parts holding text over
-    :data:`RESPONSES_MAX_TEXT` characters."""
-    if type(value) is str:
-        return len(value) > RESPONSES_MAX_TEXT
-    if isinstance(value, list):
-        return any(
-            isinstance(p, dict) and isinstance(t := p.get("text"), str) and len(t) > RESPONSES_MAX_TEXT for p in value
-        )
-    return False
+    """:func:`_long_content` at the Responses bound, :data:`RESPONSES_MAX_TEXT`."""
+    return _long_content(value, RESPONSES_MAX_TEXT)
+
+
+def _cut_texts(
+    value: Any, limit: int, part_type: str, text_types: tuple[str, ...] | None
+) -> tuple[list[Any], list[tuple[int, int]]]:
+    """``value`` (a string, or a list of parts) as parts, every text over ``limit`` characters cut
+    into consecutive parts of at most that many (the same text in order; a string becomes one
+    ``part_type`` part first; only parts of ``text_types`` are cut, any when ``None``), and the
+    ``(characters, parts)`` of each cut."""
+    parts: list[Any] = [{"type": part_type, "text": value}] if isinstance(value, str) else list(value or [])
+    out: list[Any] = []
+    cuts: list[tuple[int, int]] = []
+    for p in parts:
+        cuttable = isinstance(p, dict) and (text_types is None or p.get("type") in text_types)
+        text = p.get("text") if cuttable else None
+        if isinstance(text, str) and len(text) > limit:
+            pieces = [text[k : k + limit] for k in range(0, len(text), limit)]
+            out.extend({**p, "text": piece} for piece in pieces)
+            cuts.append((len(text), len(pieces)))
+        else:
+            out.append(p)
+    return out, cuts
 
 
 def short_call_id(call_id: str, limit: int) -> str:
@@ -2324,23 +2337,15 @@ class OpenAIChatProfile(_OpenAIProfile):
         content = m.get("content")
         if not _long_content(content):
             return
-        parts: list[Any] = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
-        out: list[Any] = []
-        for p in parts:
-            text = p.get("text") if isinstance(p, dict) and p.get("type") == "text" else None
-            if isinstance(text, str) and len(text) > CHAT_MAX_CONTENT:
-                pieces = [text[k : k + CHAT_MAX_CONTENT] for k in range(0, len(text), CHAT_MAX_CONTENT)]
-                out.extend({**p, "text": piece} for piece in pieces)
-                _note(
-                    report,
-                    self.rule("conversation.content-length"),
-                    pointer,
-                    f"{len(text):,} characters of {m.get('role')} content sent as {len(pieces)} text parts",
-                    call_id=m.get("tool_call_id") if isinstance(m.get("tool_call_id"), str) else None,
-                )
-            else:
-                out.append(p)
-        m["content"] = out
+        m["content"], cuts = _cut_texts(content, CHAT_MAX_CONTENT, "text", ("text",))
+        for length, pieces in cuts:
+            _note(
+                report,
+                self.rule("conversation.content-length"),
+                pointer,
+                f"{length:,} characters of {m.get('role')} content sent as {pieces} text parts",
+                call_id=m.get("tool_call_id") if isinstance(m.get("tool_call_id"), str) else None,
+            )
 
     @staticmethod
     def _clean_messages(messages: list[Any], i: int, n: int) -> int:
@@ -3067,22 +3072,15 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         text over :data:`RESPONSES_MAX_TEXT` characters cut into consecutive parts of at most that
         many characters (``part_type`` for a string: ``input_text``, or ``output_text`` in an
         assistant message), the same text in order."""
-        parts: list[Any] = [{"type": part_type, "text": value}] if isinstance(value, str) else list(value)
-        out: list[Any] = []
-        for p in parts:
-            text = p.get("text") if isinstance(p, dict) else None
-            if isinstance(text, str) and len(text) > RESPONSES_MAX_TEXT:
-                pieces = [text[k : k + RESPONSES_MAX_TEXT] for k in range(0, len(text), RESPONSES_MAX_TEXT)]
-                out.extend({**p, "text": piece} for piece in pieces)
-                _note(
-                    report,
-                    self.rule("conversation.content-length"),
-                    pointer,
-                    f"{len(text):,} characters sent as {len(pieces)} text parts",
-                    call_id=item.get("call_id") if isinstance(item.get("call_id"), str) else None,
-                )
-            else:
-                out.append(p)
+        out, cuts = _cut_texts(value, RESPONSES_MAX_TEXT, part_type, None)
+        for length, pieces in cuts:
+            _note(
+                report,
+                self.rule("conversation.content-length"),
+                pointer,
+                f"{length:,} characters sent as {pieces} text parts",
+                call_id=item.get("call_id") if isinstance(item.get("call_id"), str) else None,
+            )
         return out
 
     @staticmethod
