@@ -236,28 +236,13 @@ def repair_root(schema: dict[str, Any], report: TranslationReport) -> dict[str, 
 
 
 def _offer_alternatives(out: dict[str, Any], members: list[dict[str, Any]], key: str) -> None:
-    base = dict(out.get("properties") or {})
-    seen: dict[str, list[Any]] = {}
-    for m in members:
-        props = m.get("properties")
-        if isinstance(props, dict):
-            for name, sub in props.items():
-                if name in base:
-                    continue
-                variants = seen.setdefault(name, [])
-                if sub not in variants:
-                    variants.append(copy.deepcopy(sub))
-    for name, variants in seen.items():
-        base[name] = variants[0] if len(variants) == 1 else {"anyOf": variants}
-    if base or "properties" in out:
-        out["properties"] = base
-    shared: set[str] | None = None
-    for m in members:
-        req = set(m.get("required") or []) if isinstance(m.get("required"), list) else set()
-        shared = req if shared is None else shared & req
+    from toolwire.schema.alternatives import offered_alternatives
+
+    props, shared = offered_alternatives(dict(out.get("properties") or {}), members)
+    if props or "properties" in out:
+        out["properties"] = props
     if shared:
-        order = [n for m in members for n in (m.get("required") or []) if n in shared]
-        out["required"] = list(dict.fromkeys([*(out.get("required") or []), *order]))
+        out["required"] = list(dict.fromkeys([*(out.get("required") or []), *shared]))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -140,27 +140,10 @@ def _fold_root(schema: dict[str, Any], report: TranslationReport) -> dict[str, A
         alts = out.pop(key, None)
         if alts is None:
             continue
-        alts = alts if isinstance(alts, list) else [alts]
-        branches = [b for b in alts if isinstance(b, dict)]
-        variants: dict[str, list[Any]] = {}
-        for b in branches:
-            bp = b.get("properties")
-            for name, sub in bp.items() if isinstance(bp, dict) else ():
-                if name in props:
-                    continue
-                seen = variants.setdefault(name, [])
-                if sub not in seen:
-                    seen.append(copy.deepcopy(sub))
-        for name, seen in variants.items():
-            props[name] = seen[0] if len(seen) == 1 else {"anyOf": seen}
-        shared: set[Any] | None = None
-        for b in branches:
-            req = b.get("required")
-            names = set(req) if isinstance(req, list) else set()
-            shared = names if shared is None else shared & names
-        if shared and len(branches) == len(alts):
-            for b in branches:
-                required.extend(r for r in b.get("required") or [] if r in shared and r not in required)
+        from toolwire.schema.alternatives import offered_alternatives
+
+        props, shared = offered_alternatives(props, alts if isinstance(alts, list) else [alts])
+        required.extend(r for r in shared if r not in required)
         report.add(
             f"/{key}",
             "removed",

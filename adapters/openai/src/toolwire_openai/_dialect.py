@@ -141,28 +141,10 @@ def _fold_root(schema: dict[str, Any], report: TranslationReport) -> dict[str, A
         alts = out.pop(key, None)
         if alts is None:
             continue
-        branches = [b for b in (alts if isinstance(alts, list) else [alts]) if isinstance(b, dict)]
-        # a property several branches define differently takes any of their definitions (a
-        # discriminator's consts, an id of either type): the first one alone would forbid the others
-        variants: dict[str, list[Any]] = {}
-        for branch in branches:
-            branch_props = branch.get("properties")
-            for name, sub in branch_props.items() if isinstance(branch_props, dict) else ():
-                if name in props:
-                    continue  # the root's own definition holds in every branch
-                seen = variants.setdefault(name, [])
-                if sub not in seen:
-                    seen.append(copy.deepcopy(sub))
-        for name, seen in variants.items():
-            props[name] = seen[0] if len(seen) == 1 else {"anyOf": seen}
-        shared: set[str] | None = None  # the names every branch requires stay required
-        for branch in branches:
-            req = branch.get("required")
-            names = {r for r in req if isinstance(r, str)} if isinstance(req, list) else set()
-            shared = names if shared is None else shared & names
-        if shared and len(branches) == len(alts if isinstance(alts, list) else [alts]):
-            for branch in branches:
-                required.extend(r for r in branch.get("required") or [] if r in shared and r not in required)
+        from toolwire.schema.alternatives import offered_alternatives
+
+        props, shared = offered_alternatives(props, alts if isinstance(alts, list) else [alts])
+        required.extend(r for r in shared if r not in required)
         report.add(
             f"/{key}",
             "removed",
