@@ -16,6 +16,7 @@ import inspect
 import json
 import math
 import time
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from sys import modules as _modules
 from typing import Any, Coroutine
@@ -109,6 +110,16 @@ def _holds_parts(value: list[Any] | tuple[Any, ...], depth: int = 0) -> bool:
     return False
 
 
+def _nonempty(part: TextPart | ImagePart) -> TextPart | ImagePart:
+    """``part``, unless it is an inline image of no bytes, which every API refuses (``ValueError``)."""
+    if type(part) is ImagePart and part.data is not None and not part.data:
+        raise ValueError(
+            "the tool returned an image with no bytes (ImagePart.data is empty), which the model's API "
+            "refuses; check that the image was read or rendered, or return text saying it is missing"
+        )
+    return part
+
+
 def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
     """Turn a tool function's return value into result content.
 
@@ -117,19 +128,21 @@ def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
     what it would be alone — text, or the parts of a nested list — and ``None`` is left out); a pydantic model
     → its JSON; dataclasses, dicts, lists, numbers and booleans → JSON text (UTF-8, not ASCII-
     escaped); ``bytes`` (also ``bytearray`` and ``memoryview``) → UTF-8 text if it decodes, else
-    an error (``UnicodeDecodeError``); anything else → ``str()``.
+    an error (``UnicodeDecodeError``); an inline image of no bytes → an error (``ValueError``); an iterator or generator (sync or async) → an error
+    (``TypeError``: it may never end, and its ``str()`` says nothing; return a list); anything
+    else → ``str()``.
     """
     if value is None:
         return ""
     if isinstance(value, str):
         return value
     if isinstance(value, (TextPart, ImagePart)):
-        return [value]
+        return [_nonempty(value)]
     if isinstance(value, (list, tuple)) and value and _holds_parts(value):
         parts: list[TextPart | ImagePart] = []
         for v in value:
             if isinstance(v, (TextPart, ImagePart)):
-                parts.append(v)
+                parts.append(_nonempty(v))
             elif v is None:
                 continue  # nothing to say (as a lone None is "")
             else:  # a string, bytes, a nested list of parts, a value: as it would be alone
@@ -146,6 +159,11 @@ def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
         or hasattr(value, "model_dump_json")
     ):
         return _json(value)
+    if isinstance(value, (Iterator, AsyncIterator)) or inspect.isasyncgen(value):
+        raise TypeError(
+            f"the tool returned a {type(value).__name__} object, which may never end and has no text form; "
+            "return a list (e.g. list(...)) or a string instead"
+        )
     return str(value)
 
 
