@@ -682,6 +682,21 @@ case(
 )
 case(
     C,
+    "openai-chat.request.function-calling-model",
+    "chat-latest-with-tools",
+    c_base,
+    lambda b: b.update(model="gpt-5-chat-latest"),
+)
+case(
+    C,
+    "openai-chat.request.function-calling-model",
+    "search-preview-snapshot-with-tools",
+    c_base,
+    lambda b: b.update(model="openai/gpt-4o-mini-search-preview-2025-03-11"),
+)
+VALID.append(("openai-chat", "toolless-model-without-tools", {**c_plain(), "model": "gpt-5-chat-latest"}))
+case(
+    C,
     "openai-chat.request.parallel-without-tools",
     "parallel-no-tools",
     c_plain,
@@ -895,6 +910,7 @@ case(
     r_base,
     lambda b: b.update(tool_choice={"type": "function", "name": "nope"}),
 )
+case(O, "openai.request.function-calling-model", "o1-mini-with-tools", r_base, lambda b: b.update(model="o1-mini"))
 
 
 # =============================================================================================

@@ -325,6 +325,11 @@ SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], A
         lambda a: a.params_ptr,
         lambda a, b, r: a.fn_of(b)["strict"] is False and _params_after(a, b) == nested(11),
     ),
+    "request.function-calling-model": (
+        lambda a: a.body(model="gpt-5-chat-latest", tools=[a.tool()]),
+        lambda a: "/tools",
+        None,
+    ),
     "request.parallel-without-tools": (
         lambda a: a.body(parallel_tool_calls=False),
         lambda a: "/parallel_tool_calls",
@@ -1751,3 +1756,44 @@ def test_root_alternatives_keep_every_definition_of_a_shared_property(strict: bo
     assert out["properties"]["kind"] == {"anyOf": [{"const": "a"}, {"const": "b"}]}
     if not strict:  # "kind" is required by every alternative; x and y by one each
         assert out["required"] == ["kind"]
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "gpt-5-chat-latest",
+        "chatgpt-4o-latest",
+        "gpt-4o-search-preview",
+        "gpt-4o-mini-search-preview-2025-03-11",
+        "o1-mini",
+        "openai/o1-preview-2024-09-12",
+        "gpt-4-vision-preview",
+    ],
+)
+def test_models_without_function_calling_are_refused_only_with_tools(model: str) -> None:
+    for api in (CHAT_API, RESP_API):
+        with_tools = api.profile.check_request(api.body(model=model, tools=[api.tool()]))
+        assert "request.function-calling-model" in [v.rule.split(".", 1)[1] for v in with_tools], (api, model)
+        without = api.profile.check_request(api.body(model=model))
+        assert not [v for v in without if v.rule.endswith("function-calling-model")]
+
+
+@pytest.mark.parametrize("model", ["gpt-5", "gpt-5.3-chat-latest", "gpt-5.1-chat-latest", "o1", "gpt-4o", "o3-mini"])
+def test_models_that_call_functions_are_not_refused(model: str) -> None:
+    for api in (CHAT_API, RESP_API):
+        found = api.profile.check_request(api.body(model=model, tools=[api.tool()]))
+        assert not [v for v in found if v.rule.endswith("function-calling-model")], (api, model)
+
+
+def test_function_calling_model_refused_before_sending_through_the_sdk(chat_model: Any) -> None:
+    @toolwire.tool
+    def lookup(q: str) -> str:
+        """Look it up."""
+        return q
+
+    model = chat_model(_chat_ok, model_id="gpt-5-chat-latest")
+    with pytest.raises(RequestRefused) as err:
+        toolwire.run_sync(model, "x", tools=[lookup])
+    assert model.sent == [] and err.value.violations[0].rule == "openai-chat.request.function-calling-model"
+    assert toolwire.run_sync(model, "x").stop_reason == "end_turn"  # without tools the same model runs
+    assert len(model.sent) == 1

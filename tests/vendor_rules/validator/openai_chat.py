@@ -513,3 +513,35 @@ def tool_choice_shape(body: Any) -> Iterator[Finding]:
             yield "/tool_choice/function", "tool_choice {type: function} needs function.name"
         elif names and name not in names:
             yield "/tool_choice/function/name", f"tool_choice names {name!r}, which is not among the declared functions"
+
+
+#: Chat models without function calling, written from the error reports below (not from the profile).
+_TOOLLESS_MODELS = (
+    "gpt-5-chat-latest",
+    "chatgpt-4o-latest",
+    "gpt-4o-search-preview",
+    "gpt-4o-mini-search-preview",
+    "o1-mini",
+    "o1-preview",
+    "gpt-4-vision-preview",
+)
+
+
+def toolless_model(model: Any) -> bool:
+    """Whether ``model`` (``openai/`` prefix and a ``-YYYY-MM-DD`` snapshot date allowed) is one of
+    the models that refuse function tools."""
+    if not is_str(model):
+        return False
+    name = model.split("/")[-1].lower()
+    name = re.sub(r"-\d{4}-\d{2}-\d{2}$", "", name)
+    return name in _TOOLLESS_MODELS
+
+
+@R(
+    "openai-chat.request.function-calling-model",
+    "Function tools are not sent to a model without function calling (gpt-5-chat-latest, chatgpt-4o-latest, the search-preview models, o1-mini, o1-preview).",
+    'API error text "tools is not supported in this model. For a list of supported models, refer to https://platform.openai.com/docs/guides/function-calling#models-supporting-function-calling." (sbintuitions/flexeval#242)',
+)
+def function_calling_model(body: Any) -> Iterator[Finding]:
+    if toolless_model(obj(body).get("model")) and any(True for _ in _function_tools(body)):
+        yield "/tools", f"{obj(body).get('model')} takes no function tools"

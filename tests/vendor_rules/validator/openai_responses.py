@@ -530,3 +530,15 @@ def minimal_web_search(body: Any) -> Iterator[Finding]:
         kind = obj(t).get("type")
         if is_str(kind) and kind.startswith("web_search"):
             yield ptr("tools", i), f"{kind} cannot be used with reasoning effort 'minimal'"
+
+
+@R(
+    "openai.request.function-calling-model",
+    "Function tools are not sent to a model without function calling (gpt-5-chat-latest, chatgpt-4o-latest, o1-mini, o1-preview, ...).",
+    'API error text "tools is not supported in this model. For a list of supported models, refer to https://platform.openai.com/docs/guides/function-calling#models-supporting-function-calling." (sbintuitions/flexeval#242)',
+)
+def function_calling_model(body: Any) -> Iterator[Finding]:
+    from .openai_chat import toolless_model
+
+    if toolless_model(obj(body).get("model")) and any(True for _ in _function_tools(body)):
+        yield "/tools", f"{obj(body).get('model')} takes no function tools"

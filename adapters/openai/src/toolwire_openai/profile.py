@@ -265,6 +265,19 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
             "refuse",
         ),
         (
+            "request.function-calling-model",
+            "Function (and custom) tools are sent only to a model that calls functions: not to "
+            "gpt-5-chat-latest, chatgpt-4o-latest, the search-preview models (gpt-4o-search-preview, "
+            "gpt-4o-mini-search-preview), o1-mini, o1-preview or gpt-4-vision-preview.",
+            'API errors "tools is not supported in this model. For a list of supported models, refer to '
+            'https://platform.openai.com/docs/guides/function-calling#models-supporting-function-calling." '
+            "(gpt-5-chat-latest: sbintuitions/flexeval#242; the same with 'functions', community.openai.com "
+            'thread 1337048) and "tools not supported" for the search-preview models (danny-avila/LibreChat#9877); '
+            "o1-preview: Integuru-AI/Integuru#5; gpt-4-vision-preview and chatgpt-4o-latest: the models pages list "
+            "no function calling. Later chat models (gpt-5.3-chat-latest) call functions (anomalyco/models.dev#1290)",
+            "refuse",
+        ),
+        (
             "request.tool-choice-unknown-tool",
             "A named tool choice names a tool declared in 'tools'.",
             f"{tools_ptr}; vllm-project/vllm#40311 (tool_choice/tools validation aligned with the OpenAI API)",
@@ -928,6 +941,13 @@ def _model_name(model: str) -> str:
 
 #: Chat Completions models that refuse ``parallel_tool_calls`` (rule
 #: ``request.parallel-tool-calls-model``), with their dated snapshots.
+#: Models that take no function tools (rule ``request.function-calling-model``), with their dated snapshots.
+_NO_FUNCTIONS = re.compile(
+    r"gpt-5-chat-latest|chatgpt-4o-latest|gpt-4o(-mini)?-search-preview(-\d{4}-\d{2}-\d{2})?"
+    r"|o1-mini(-\d{4}-\d{2}-\d{2})?|o1-preview(-\d{4}-\d{2}-\d{2})?"
+    r"|gpt-4-vision-preview|gpt-4-1106-vision-preview"
+)
+
 _NO_PARALLEL = re.compile(r"(o1|o3|o3-mini|o4-mini)(-\d{4}-\d{2}-\d{2})?")
 
 
@@ -1466,6 +1486,16 @@ class _OpenAIProfile(Profile):
                     )
                 )
         else:
+            model = body.get("model")
+            if names and isinstance(model, str) and _NO_FUNCTIONS.fullmatch(_model_name(model)):
+                out.append(
+                    self.violation(
+                        "request.function-calling-model",
+                        "/tools",
+                        f"{model} does not call functions (the API answers 'tools is not supported in this "
+                        "model'); use a model that does (gpt-5, gpt-4.1, gpt-4o...) for a run with tools",
+                    )
+                )
             forced = self._forced_name(choice)
             if forced is not None and forced not in names:
                 out.append(
