@@ -677,7 +677,7 @@ def test_reasoning_is_not_sent_to_a_model_that_does_not_reason(responses_model: 
         ]
         return model.sent[0].json["input"]
 
-    non_reasoning = ("gpt-4.1", "gpt-4o-mini", "openai/gpt-4o", "gpt-5-chat-latest", "chatgpt-4o-latest")
+    non_reasoning = ("gpt-4.1", "gpt-4o-mini", "openai/gpt-4o", "gpt-5.3-chat-latest", "gpt-4.5-preview")
     for model_id in (*non_reasoning, "ft:gpt-4o-mini:org::abc123", "openai/ft:gpt-4.1-nano:org:x:y", " GPT-4o "):
         sent = continued(model_id)
         assert [x for x in sent if x.get("type") == "reasoning"] == [], model_id

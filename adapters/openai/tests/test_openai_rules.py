@@ -470,6 +470,15 @@ CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
         None,
         lambda b, r: "stop" not in b and [c.lossy for c in r.changes] == [True],
     ),
+    "request.sampling-search-model": (
+        lambda: chat_body(model="gpt-4o-mini-search-preview-2025-03-11", temperature=0.3, top_p=None),
+        None,
+        lambda b, r: (
+            "temperature" not in b
+            and "top_p" not in b
+            and [(c.pointer, c.lossy) for c in r.changes] == [("/temperature", True), ("/top_p", False)]
+        ),
+    ),
     "request.parallel-tool-calls-model": (
         lambda: chat_body(model="o4-mini", tools=[chat_tool()], parallel_tool_calls=False),
         None,

@@ -377,6 +377,15 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "repair",
         ),
         (
+            "request.sampling-search-model",
+            "The search-preview models (gpt-4o-search-preview, gpt-4o-mini-search-preview) take no "
+            "'temperature', 'top_p', 'presence_penalty' or 'frequency_penalty': dropped and reported.",
+            'API error "Model incompatible request arguments supplied: frequency_penalty, presence_penalty, '
+            'temperature, top_p" (ChatGPTNextWeb/NextChat#6569); the web search guide: the search models '
+            '"do not support" these parameters',
+            "repair",
+        ),
+        (
             "request.parallel-tool-calls-model",
             "'parallel_tool_calls' is not sent to o1, o3, o3-mini or o4-mini on Chat Completions: dropped and "
             "reported (the model may then call several tools in one turn; toolwire runs them all).",
@@ -947,6 +956,9 @@ _NO_FUNCTIONS = re.compile(
     r"|o1-mini(-\d{4}-\d{2}-\d{2})?|o1-preview(-\d{4}-\d{2}-\d{2})?"
     r"|gpt-4-vision-preview|gpt-4-1106-vision-preview"
 )
+
+#: The Chat search models (rule ``request.sampling-search-model``), with their dated snapshots.
+_SEARCH_MODEL = re.compile(r"gpt-4o(-mini)?-search-preview(-\d{4}-\d{2}-\d{2})?")
 
 _NO_PARALLEL = re.compile(r"(o1|o3|o3-mini|o4-mini)(-\d{4}-\d{2}-\d{2})?")
 
@@ -2197,6 +2209,17 @@ class OpenAIChatProfile(_OpenAIProfile):
                         f"/{key}",
                         f"{key}={value!r} not sent: {model} gives no log probabilities",
                         lossy=value not in (None, False, 0),
+                    )
+        if _SEARCH_MODEL.fullmatch(_model_name(model)):
+            for key in ("temperature", "top_p", "presence_penalty", "frequency_penalty"):
+                if key in body:
+                    value = body.pop(key)
+                    _note(
+                        report,
+                        self.rule("request.sampling-search-model"),
+                        f"/{key}",
+                        f"{key}={value!r} not sent: {model} does not take it",
+                        lossy=value is not None,
                     )
         if body.get("parallel_tool_calls") is not None and _NO_PARALLEL.fullmatch(_model_name(model)):
             value = body.pop("parallel_tool_calls")
