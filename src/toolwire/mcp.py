@@ -118,6 +118,10 @@ def _leaf(exc: BaseException) -> BaseException:
 #: read timeout passes, ``mcp.types.CONNECTION_CLOSED`` when the server's stream ends).
 _REQUEST_TIMEOUT = -32001
 _CONNECTION_CLOSED = -32000
+#: The advice when the server has gone (it crashed, or the session was closed). Not
+#: ``retryable=False``: its rendered "change the arguments" would send the model after arguments
+#: that no value can fix.
+_SERVER_GONE = "Do not call the tools of this MCP server again in this run; answer without them."
 
 
 def tool_name_for(name: str) -> str:
@@ -479,8 +483,7 @@ class MCPToolset:
             if client is None:
                 raise ToolError(
                     f"the MCP server {self.server_name or self.label!r} is no longer connected",
-                    hint="Answer without this tool.",
-                    retryable=False,
+                    hint=_SERVER_GONE,
                 )
             try:
                 result = await client.call_tool(mcp_name, arguments, read_timeout_seconds=self.timeout)
@@ -502,8 +505,7 @@ class MCPToolset:
                 if code == _CONNECTION_CLOSED:  # the server process ended (mcp.types.CONNECTION_CLOSED)
                     raise ToolError(
                         f"the MCP server {self.server_name or self.label!r} closed the connection ({message})",
-                        retryable=False,
-                        hint="Answer without this tool.",
+                        hint=_SERVER_GONE,
                     ) from exc
                 raise ToolError(
                     f"the MCP server refused the call ({'code ' + str(code) + ': ' if code is not None else ''}{message})",
