@@ -349,3 +349,23 @@ def test_save_load_resume_across_a_real_process_restart(tmp_path: Path):
     )
     assert second.returncode == 0, second.stderr
     assert second.stdout.strip() == "end_turn Paid. ['ann'] sent 5 to ann"
+
+
+def test_max_calls_per_tool_naming_a_tool_the_run_lacks_is_a_configuration_error() -> None:
+    """approval= and deferred= naming an unknown tool raise; max_calls_per_tool silently never
+    applied (an MCP tool 'files.read' is 'files_read' for the model, and combine() prefixes)."""
+    from toolwire.testing.providers import call
+
+    @toolwire.tool
+    def look(q: str) -> str:
+        """Look."""
+        return q
+
+    model = toolwire.model("scripted", responses=[[call("look", {"q": "a"})], "done"])
+    with pytest.raises(
+        toolwire.ConfigurationError, match=r"max_calls_per_tool names 'files\.read', which is not among"
+    ):
+        toolwire.run_sync(model, "go", tools=[look], limits=toolwire.Limits(max_calls_per_tool={"files.read": 1}))
+    model = toolwire.model("scripted", responses=[[call("look", {"q": "a"}), call("look", {"q": "b"})], "done"])
+    result = toolwire.run_sync(model, "go", tools=[look], limits=toolwire.Limits(max_calls_per_tool={"look": 1}))
+    assert [r.status for r in result.tool_runs] == ["ran", "limit"]

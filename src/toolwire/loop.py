@@ -1602,6 +1602,13 @@ def run_stream(
     for name in deferred or ():
         if name not in tool_map:
             raise ConfigurationError(f"deferred names {name!r}, which is not among the tools: {sorted(tool_map)}")
+    # a limit on a name the run lacks would never apply (an MCP tool 'files.read' is 'files_read'
+    # for the model, and combine() prefixes colliding names): said, as for approval= and deferred=
+    for name in limits.max_calls_per_tool or () if limits is not None else ():
+        if name not in tool_map:
+            raise ConfigurationError(
+                f"Limits.max_calls_per_tool names {name!r}, which is not among the tools: {sorted(tool_map)}"
+            )
     if decisions and resume is None:
         raise ConfigurationError("decisions= answers the pending calls of a saved run: pass that run as resume=")
     msg = _prompt_message(prompt)
