@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from operator import attrgetter
 from typing import Any
 
@@ -30,6 +31,10 @@ from .wire import duplicate_id_invalid
 
 __all__ = [
     "assistant_image_changes",
+    "inline_image_type",
+    "tool_image_changes",
+    "tool_image_note",
+    "readable_tool_result",
     "CUT_OFF",
     "CUT_OFF_CONTEXT",
     "NOT_ANSWERED",
@@ -89,6 +94,84 @@ def assistant_image_changes(messages: Any, offset: int, api: str) -> list[tuple[
         for j, p in enumerate(m.parts)
         if isinstance(p, ImagePart)
     ]
+
+
+#: The media types an ``image/jpg``-style alias names (lower-cased, as the APIs compare them).
+_MEDIA_ALIASES = {"image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg", "image/x-png": "image/png"}
+
+
+def inline_image_type(part: Any) -> str | None:
+    """The format of an inline image as an API reads it: its bytes' signature
+    (:func:`~toolwire.types.signature_media_type`: PNG, JPEG, GIF, WebP) where they have one, else
+    its declared ``media_type`` (lower-cased, ``image/jpg`` as ``image/jpeg``); ``None`` for an
+    image given by URL (the API fetches it and reads its type itself)."""
+    from .types import signature_media_type
+
+    data = part.data
+    if data is None:
+        return None
+    found = signature_media_type(data[:16])
+    if found is not None:
+        return found
+    declared = (part.media_type or "").strip().lower()
+    return _MEDIA_ALIASES.get(declared, declared)
+
+
+def tool_image_note(media_type: str) -> str:
+    """What an image a tool returned becomes on an API that cannot read its format (rule
+    ``<api>.conversation.tool-result-image-type``): text saying so, so the model knows an image
+    was there and the run goes on (the API would refuse the whole request, and every later one
+    of the run, since the result stays in the conversation)."""
+    return (
+        f"[the tool returned an image of type {media_type or 'unknown'}, which this API does not read; "
+        "it is not sent. Return PNG, JPEG, GIF or WebP images.]"
+    )
+
+
+def readable_tool_result(result: Any, readable: frozenset[str]) -> Any:
+    """``result`` (a :class:`~toolwire.types.ToolResult`) as an API reading the image formats
+    ``readable`` gets it: each inline image of another format (:func:`inline_image_type`)
+    replaced, in place, by a text part holding :func:`tool_image_note`. The same object when
+    there is none (the usual case); a copy otherwise (the conversation keeps the image)."""
+    from .types import ImagePart, TextPart
+
+    content = result.content
+    if isinstance(content, str):
+        return result
+    kinds = [inline_image_type(c) if type(c) is ImagePart else None for c in content]
+    if all(k is None or k in readable for k in kinds):
+        return result
+    parts = [TextPart(tool_image_note(k)) if k is not None and k not in readable else c for c, k in zip(content, kinds)]
+    return dataclasses.replace(result, content=parts)
+
+
+def tool_image_changes(
+    messages: Any, offset: int, api: str, readable: frozenset[str]
+) -> list[tuple[str, str, str, str | None, str | None]]:
+    """The lossy changes (``(rule, pointer, detail, tool, call_id)``, rule
+    ``<api>.conversation.tool-result-image-type``) for the inline images in tool results of
+    ``messages`` (numbered from ``offset``) whose format (:func:`inline_image_type`) is not in
+    ``readable``: each is sent as :func:`tool_image_note` instead."""
+    from .types import ImagePart, ToolResult
+
+    out: list[tuple[str, str, str, str | None, str | None]] = []
+    for i, m in enumerate(messages, offset):
+        for j, p in enumerate(m.parts):
+            if type(p) is not ToolResult or isinstance(p.content, str):
+                continue
+            for k, c in enumerate(p.content):
+                if type(c) is ImagePart and (kind := inline_image_type(c)) is not None and kind not in readable:
+                    out.append(
+                        (
+                            f"{api}.conversation.tool-result-image-type",
+                            f"/messages/{i}/parts/{j}/content/{k}",
+                            f"an image of type {kind or 'unknown'} returned by tool {p.name!r} was sent as a note: "
+                            f"this API reads {', '.join(sorted(readable))}",
+                            p.name,
+                            p.tool_call_id,
+                        )
+                    )
+    return out
 
 
 def turn_failed_reason(vendor_stop_reason: str | None) -> str:

@@ -546,7 +546,7 @@ def test_repair_reports_rule_and_pointer_and_passes(rule: str, bad: dict[str, An
 CHECKED_ON_SEND = {"anthropic.request.size"}
 #: Rules the codec reports for what it does not send as given (``left_out_parts``); tested in
 #: test_assistant_images_are_reported_as_lossy below.
-REPORTED_BY_CODEC = {"anthropic.conversation.assistant-image"}
+REPORTED_BY_CODEC = {"anthropic.conversation.assistant-image", "anthropic.conversation.tool-result-image-type"}
 
 
 def test_every_rule_has_a_test() -> None:

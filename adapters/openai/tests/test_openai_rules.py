@@ -792,8 +792,12 @@ ANSWER_RULES = {
 #: Rules the codec applies while encoding (what it leaves out is reported by the adapter):
 #: tested through the SDK in test_openai_responses_contract.py.
 CODEC_RULES = {
-    "openai-chat": {"conversation.assistant-image"},
-    "openai": {"conversation.reasoning-left-out", "conversation.assistant-image"},
+    "openai-chat": {"conversation.assistant-image", "conversation.tool-result-image-type"},
+    "openai": {
+        "conversation.reasoning-left-out",
+        "conversation.assistant-image",
+        "conversation.tool-result-image-type",
+    },
 }
 
 

@@ -49,7 +49,15 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
-from toolwire.turns import ASSISTANT_IMAGE_NOTE, NOT_ANSWERED, answer_request, assistant_image_changes
+from toolwire.turns import (
+    ASSISTANT_IMAGE_NOTE,
+    NOT_ANSWERED,
+    answer_request,
+    assistant_image_changes,
+    inline_image_type,
+    tool_image_changes,
+    tool_image_note,
+)
 from toolwire.types import (
     ImagePart,
     Message,
@@ -75,7 +83,14 @@ from toolwire.wire import (
     usage_int,
 )
 
-from .profile import TOOL_NAME_RULE, TOOL_USE_ID_RULE, AnthropicProfile, claude_version, server_tool_block_types
+from .profile import (
+    IMAGE_MEDIA_TYPES,
+    TOOL_NAME_RULE,
+    TOOL_USE_ID_RULE,
+    AnthropicProfile,
+    claude_version,
+    server_tool_block_types,
+)
 
 __all__ = [
     "AnthropicCodec",
@@ -802,7 +817,11 @@ def _encode_result(r: ToolResult) -> dict[str, Any]:
                 if p.text:
                     content.append(_encode_text(p))
             elif isinstance(p, ImagePart):
-                content.append(_encode_image(p))
+                kind = inline_image_type(p)
+                if kind is not None and kind not in IMAGE_MEDIA_TYPES:  # rule conversation.tool-result-image-type
+                    content.append({"type": "text", "text": tool_image_note(kind)})
+                else:
+                    content.append(_encode_image(p))
         content = _insert_opaque(content, own.get("content_blocks"))
         if not content:
             content = ""  # only empty text parts (left out): an empty result, as a string
@@ -1498,8 +1517,11 @@ class AnthropicCodec:
         """The parts of ``messages`` (numbered from ``offset``) :meth:`encode_request` does not
         send as given, for the preflight report: images of assistant messages, sent as a note
         (rule ``anthropic.conversation.assistant-image``: "'image' blocks are not permitted
-        within assistant turns")."""
-        return assistant_image_changes(messages, offset, API)
+        within assistant turns"), and images tools returned in a format Anthropic does not read
+        (rule ``anthropic.conversation.tool-result-image-type``)."""
+        return assistant_image_changes(messages, offset, API) + tool_image_changes(
+            messages, offset, API, IMAGE_MEDIA_TYPES
+        )
 
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:
         """Canonical request → the ``/v1/messages`` JSON body.

@@ -396,6 +396,16 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _rule(
+        "anthropic.conversation.tool-result-image-type",
+        "An image a tool returned in a format Anthropic does not read (by its bytes, else its declared type: "
+        "not JPEG, PNG, GIF or WebP; an SVG, a BMP, a PDF) is sent as a short note in its place and reported "
+        "as lossy, so the run goes on (the result stays in the conversation: refusing it would refuse every "
+        "later request of the run).",
+        "anthropic.types.Base64ImageSourceParam.media_type (image/jpeg, image/png, image/gif, image/webp); "
+        "Claude vision docs (supported formats: JPEG, PNG, GIF, WebP)",
+        "repair",
+    ),
+    _rule(
         "anthropic.request.thinking-model",
         "Claude models before Sonnet 3.7 (Claude 3 Haiku/Sonnet/Opus, Claude 3.5 Haiku/Sonnet, Claude 2 and "
         "Instant) have no extended thinking: a thinking setting other than 'disabled' is left out and reported "

@@ -38,7 +38,7 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
-from toolwire.turns import answer_request
+from toolwire.turns import answer_request, readable_tool_result, tool_image_changes
 from toolwire.types import (
     ImagePart,
     Message,
@@ -66,6 +66,7 @@ from toolwire.wire import (
 from .profile import (
     CACHED_CONTENT_EXCLUDES,
     FUNCTION_NAME_RULE,
+    IMAGE_MEDIA_TYPES,
     INVALID_NAME_PLACEHOLDER,
     SKIP_SIGNATURE,
     GeminiProfile,
@@ -421,10 +422,12 @@ class GeminiCodec:
         """What :meth:`encode_request` leaves out of ``request``'s body for a reason of its own, for
         the preflight report: with ``cache="cachedContents/..."`` the request's own tool choice and
         instructions (the cached content holds its own; rule ``gemini.request.cache-held-settings``).
-        Reported once per request (at ``offset`` 0: the whole conversation or its first part)."""
+        Reported once per request (at ``offset`` 0: the whole conversation or its first part).
+        Also the images tools returned in a format Gemini does not read, sent as a note (rule
+        ``gemini.conversation.tool-result-image-type``)."""
+        out: list[tuple[Any, ...]] = list(tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES))
         if not isinstance(self.cache, str) or offset:
-            return []
-        out: list[tuple[Any, ...]] = []
+            return out
         if request.tool_choice not in (None, "auto"):
             out.append(
                 (
@@ -733,6 +736,7 @@ class GeminiCodec:
                 "name; Gemini's functionResponse needs the function name"
             )
         pd = result.provider_data.get(API) or {}
+        result = readable_tool_result(result, IMAGE_MEDIA_TYPES)  # rule gemini.conversation.tool-result-image-type
         images: list[dict[str, Any]] = []
         if isinstance(result.content, list):
             images = [_image_wire(p) for p in result.content if isinstance(p, ImagePart)]

@@ -487,6 +487,16 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _r(
+        "gemini.conversation.tool-result-image-type",
+        "An image a tool returned in a format Gemini does not read (by its bytes, else its declared type: not "
+        "PNG, JPEG, WebP, HEIC or HEIF; an SVG, a BMP, a GIF) is sent as a short note in its place and reported "
+        "as lossy, so the run goes on (the result stays in the conversation: refusing it would refuse every later "
+        "request of the run).",
+        'Gemini API "Image understanding" (supported image formats); INVALID_ARGUMENT for image/bmp '
+        "(google-gemini/gemini-cli#14838)",
+        "repair",
+    ),
+    _r(
         "gemini.conversation.call-turn-placement",
         "A model turn with function calls comes right after a user turn or a function response turn: a leading model "
         "turn gets a user turn before it, consecutive model turns are merged into one.",

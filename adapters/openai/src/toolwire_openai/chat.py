@@ -32,7 +32,13 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
-from toolwire.turns import ASSISTANT_IMAGE_NOTE, answer_request, assistant_image_changes
+from toolwire.turns import (
+    ASSISTANT_IMAGE_NOTE,
+    answer_request,
+    assistant_image_changes,
+    readable_tool_result,
+    tool_image_changes,
+)
 from toolwire.types import (
     ImagePart,
     Message,
@@ -64,7 +70,7 @@ from ._common import (
 from ._common import (
     wire_name as _wire_name,
 )
-from .profile import naming_profile, real_names
+from .profile import IMAGE_MEDIA_TYPES, naming_profile, real_names
 
 __all__ = ["OpenAIChatCodec", "ChatStreamDecoder", "FINISH_REASONS", "chat_usage", "API"]
 
@@ -317,6 +323,7 @@ class OpenAIChatCodec:
                     if part.tool_call_id in answered:
                         continue  # a second result for one id (a duplicate-id call): not sent
                     answered.add(part.tool_call_id)
+                part = readable_tool_result(part, IMAGE_MEDIA_TYPES)  # rule conversation.tool-result-image-type
                 images = (
                     [p for p in part.content if isinstance(p, ImagePart)] if not isinstance(part.content, str) else []
                 )
@@ -421,8 +428,12 @@ class OpenAIChatCodec:
         """The parts of ``messages`` (numbered from ``offset``) :meth:`encode_request` does not
         send as given, for the preflight report: images of assistant messages, sent as a note
         (rule ``openai-chat.conversation.assistant-image``; an assistant message's content takes
-        text and refusal parts only, ``ChatCompletionAssistantMessageParam``)."""
-        return assistant_image_changes(messages, offset, API)
+        text and refusal parts only, ``ChatCompletionAssistantMessageParam``), and images tools
+        returned in a format OpenAI does not read, sent as a note (rule
+        ``openai-chat.conversation.tool-result-image-type``)."""
+        return assistant_image_changes(messages, offset, API) + tool_image_changes(
+            messages, offset, API, IMAGE_MEDIA_TYPES
+        )
 
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:
         """Canonical request → ``/chat/completions`` body.

@@ -42,7 +42,13 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
-from toolwire.turns import ASSISTANT_IMAGE_NOTE, answer_request, assistant_image_changes
+from toolwire.turns import (
+    ASSISTANT_IMAGE_NOTE,
+    answer_request,
+    assistant_image_changes,
+    readable_tool_result,
+    tool_image_changes,
+)
 from toolwire.types import (
     ImagePart,
     Message,
@@ -77,6 +83,7 @@ from ._common import (
     wire_name as _wire_name,
 )
 from .profile import (
+    IMAGE_MEDIA_TYPES,
     RESPONSES_CLIENT_CALL_ITEMS,
     RESPONSES_CLIENT_CALLS,
     naming_profile,
@@ -687,6 +694,7 @@ class OpenAIResponsesCodec:
                     if part.tool_call_id in answered:
                         continue  # a second result for one call_id (a duplicate-id call): not sent
                     answered.add(part.tool_call_id)
+                part = readable_tool_result(part, IMAGE_MEDIA_TYPES)  # rule conversation.tool-result-image-type
                 if client and part.tool_call_id in client:  # a shell / apply_patch / computer / MCP approval answer
                     items.extend(
                         client_output_items(client[part.tool_call_id], part, shots if shots is not None else [])
@@ -828,9 +836,10 @@ class OpenAIResponsesCodec:
         needs the reasoning). Nothing with ``previous_response_id`` or ``conversation`` (the server
         holds that history)."""
         if (request.settings or {}).get("previous_response_id") or (request.settings or {}).get("conversation"):
-            return []
+            return tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES)
         reasoning = takes_reasoning_items(request.model)
         out: list[tuple[str, str, str, str | None, str | None]] = list(assistant_image_changes(messages, offset, API))
+        out += tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES)
         for i, msg in enumerate(messages, offset):
             if msg.role != "assistant":
                 continue
