@@ -772,7 +772,8 @@ class GeminiCodec:
 
         Parts of ``candidates[0].content`` in order: ``thought: true`` → :class:`ReasoningPart`
         (``provider="gemini"``, ``thoughtSignature`` as ``signature``); ``text`` →
-        :class:`TextPart` (a ``thoughtSignature`` kept in ``provider_data["gemini"]``);
+        :class:`TextPart` (a ``thoughtSignature`` kept in ``provider_data["gemini"]``; an empty
+        text part without one carries nothing and is left out, as in a stream);
         ``functionCall`` → :class:`ToolCall` (vendor ``id`` or a synthesised
         ``gemini-<responseId>-<n>`` with ``id_synthesized=True``; ``args`` coerced to the
         canonical schema of ``request``'s tool); server-side tool parts
@@ -1121,7 +1122,8 @@ def _decode_usual(body: dict[str, Any], request: ModelRequest | None) -> Respons
             return None
         text = part.get("text")
         if type(text) is str:
-            parts.append(TextPart(text, {API: {"thoughtSignature": sig}} if sig is not None else {}))
+            if text or sig is not None:  # an empty text part without a signature carries nothing
+                parts.append(TextPart(text, {API: {"thoughtSignature": sig}} if sig is not None else {}))
             continue
         fc = part.get("functionCall")
         if type(fc) is not dict or not fc.keys() <= _USUAL_CALL:
@@ -1438,8 +1440,8 @@ class GeminiStreamDecoder:
         if type(part) is dict and len(part) == 1 and type(part.get("text")) is str:
             # a plain text part (most stream chunks): what _decode_part gives it, without its checks
             text = part["text"]
-            if merge_text and text == "":
-                return []  # a stream's empty closing text part carries nothing
+            if text == "":
+                return []  # an empty text part (a stream's closing one) carries nothing, streamed or not
             if not (merge_text and self.run == "text"):
                 self.index += 1
             self.run = "text"
@@ -1492,8 +1494,8 @@ class GeminiStreamDecoder:
                 self.index += 1
                 self.run = None
                 return [TextDelta(self.index, decoded.text, decoded.provider_data)]
-            if merge_text and decoded.text == "" and sig is None:
-                return []  # a stream's empty closing text part carries nothing
+            if decoded.text == "" and sig is None:
+                return []  # an empty text part (a stream's closing one) carries nothing, streamed or not
             if not (merge_text and self.run == "text" and sig is None):
                 self.index += 1
             self.run = "text"
