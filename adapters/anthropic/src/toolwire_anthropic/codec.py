@@ -1094,7 +1094,41 @@ _DELTA_KINDS: dict[str, tuple[str, ...]] = {
     "input_json_delta": ("tool_call", "opaque"),
     "thinking_delta": ("reasoning",),
     "signature_delta": ("reasoning",),
+    "compaction_delta": ("opaque",),
 }
+
+
+def _merge_compaction_delta(block: dict[str, Any], delta: dict[str, Any]) -> None:
+    """A ``compaction_delta`` (``anthropic.types.beta.BetaCompactionContentBlockDelta{content,
+    encrypted_content}``) folded into its ``compaction`` block, whose summary the block's start
+    leaves out: ``content`` is appended (it may come in several deltas,
+    anthropics/anthropic-sdk-python#1830), ``encrypted_content`` replaces the one so far; a ``null``
+    leaves the field as it was (a null ``content`` is a failed compaction, which the API takes as a
+    no-op: it must not become ``""``, which it refuses)."""
+    content = _opt_str(delta.get("content"), "/delta/content")
+    if content is not None:
+        so_far = block.get("content")
+        block["content"] = (so_far if isinstance(so_far, str) else "") + content
+    encrypted = delta.get("encrypted_content")
+    if encrypted is not None:
+        block["encrypted_content"] = encrypted
+
+
+def _merge_unknown_delta(block: dict[str, Any], delta: dict[str, Any]) -> None:
+    """A delta of a type this version does not know, for a block kept whole (a block type it does
+    not know either): folded in the way every documented delta is (``text_delta.text`` onto
+    ``text``, ``thinking_delta.thinking`` onto ``thinking``, ``compaction_delta.content`` onto
+    ``content``): a string field appended to the block's field of the same name (when that is a
+    string or unset), any other non-null value put in its place. Never dropped: the block goes
+    back to the API with what the stream carried."""
+    for k, v in delta.items():
+        if k == "type" or v is None:
+            continue
+        so_far = block.get(k)
+        if isinstance(v, str) and (so_far is None or isinstance(so_far, str)):
+            block[k] = (so_far or "") + v
+        else:
+            block[k] = copy.deepcopy(v)
 
 
 class StreamDecoder:
@@ -1109,7 +1143,9 @@ class StreamDecoder:
     usage is cumulative and overwrites. Server-tool blocks (their ``input`` joined from
     ``input_json_delta`` fragments) are delivered whole at their ``content_block_stop`` as
     :class:`~toolwire.stream.ProviderToolDone`; other opaque blocks (documents, container
-    uploads, unknown types) are rebuilt here and delivered in the final :class:`StopEvent`'s
+    uploads, compaction blocks, unknown types) are rebuilt here, their deltas folded in
+    (``compaction_delta``: :func:`_merge_compaction_delta`; a delta type this version does not
+    know: :func:`_merge_unknown_delta`), and delivered in the final :class:`StopEvent`'s
     ``provider_data["anthropic"]["blocks"]``.
 
     A tool call is ended (:class:`ToolCallEnd`) only by its ``content_block_stop``: a block the
@@ -1314,6 +1350,8 @@ class StreamDecoder:
             return [ToolCallDelta(index, frag)]
         allowed = _DELTA_KINDS.get(dtype) if isinstance(dtype, str) else None
         if allowed is None:
+            if kind == "opaque":  # the content of a block kept whole: folded in, never dropped
+                _merge_unknown_delta(self._opaque[index], delta)
             return []  # a delta type this version does not know
         if kind not in allowed:
             raise ResponseDecodeError(
@@ -1335,6 +1373,9 @@ class StreamDecoder:
             return []
         if dtype == "thinking_delta":
             return [ReasoningDelta(index, text=_opt_str(delta.get("thinking"), "/delta/thinking") or "", provider=API)]
+        if dtype == "compaction_delta":
+            _merge_compaction_delta(self._opaque[index], delta)
+            return []
         # signature_delta
         return [ReasoningDelta(index, signature=_opt_str(delta.get("signature"), "/delta/signature"), provider=API)]
 

@@ -1,0 +1,124 @@
+"""Streamed server-tool and opaque blocks, and their round trip into the next request (real SDK,
+MockTransport network): a streamed response must give the same next request as the same
+message returned whole."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import toolwire
+from toolwire import tool
+
+
+@tool
+def lookup(city: str) -> str:
+    """Look a city up.
+
+    Args:
+        city: a city
+    """
+    return f"{city}: 12 C"
+
+
+def _events(body: dict[str, Any], deltas: dict[int, list[dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
+    """``body`` as the API streams it: text and tool input as deltas, other blocks whole at their
+    start unless ``deltas`` gives the start block and its deltas for an index."""
+    deltas = deltas or {}
+    head = {k: v for k, v in body.items() if k not in ("content", "stop_reason", "stop_sequence", "container")}
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {**head, "content": [], "stop_reason": None, "stop_sequence": None}}
+    ]
+    for i, block in enumerate(body["content"]):
+        if i in deltas:
+            start, more = deltas[i][0], deltas[i][1:]
+        elif block["type"] == "text":
+            start, more = {"type": "text", "text": ""}, [{"type": "text_delta", "text": block["text"]}]
+        elif block["type"] in ("tool_use", "server_tool_use"):
+            start = {**block, "input": {}}
+            more = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}] if block["input"] else []
+        else:
+            start, more = block, []
+        events.append({"type": "content_block_start", "index": i, "content_block": start})
+        events += [{"type": "content_block_delta", "index": i, "delta": d} for d in more]
+        events.append({"type": "content_block_stop", "index": i})
+    delta: dict[str, Any] = {"stop_reason": body["stop_reason"], "stop_sequence": None}
+    if body.get("container") is not None:
+        delta["container"] = body["container"]
+    events += [
+        {"type": "message_delta", "delta": delta, "usage": {"output_tokens": 20}},
+        {"type": "message_stop"},
+    ]
+    return events
+
+
+def _answer(wire: Any, body: dict[str, Any], stream: bool, deltas: dict[int, list[dict[str, Any]]] | None = None):
+    return wire.sse_response(_events(body, deltas)) if stream else wire.json_response(body)
+
+
+# -- compaction blocks: their summary arrives in compaction_delta events -----------------------------
+
+
+def _compaction_body(wire: Any) -> dict[str, Any]:
+    return wire.message_body(
+        [
+            {
+                "type": "compaction",
+                "content": "The user asked about Paris weather; it was 12 C.",
+                "encrypted_content": "EpcBCkgIBhABGAIiQL",
+                "signature": "sigC1",
+            },
+            {"type": "text", "text": "Continuing."},
+        ]
+    )
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_compaction_block_goes_back_with_its_summary(mock_model, wire, stream) -> None:
+    body = _compaction_body(wire)
+    # beta streaming (anthropic.lib.streaming._beta_messages): the block starts without its summary,
+    # which arrives in compaction_delta events (BetaCompactionContentBlockDelta{content, encrypted_content});
+    # content may come in several deltas (anthropics/anthropic-sdk-python#1830), a null leaves it as it was
+    deltas = {
+        0: [
+            {"type": "compaction", "content": None, "encrypted_content": None, "signature": "sigC1"},
+            {"type": "compaction_delta", "content": "The user asked about Paris ", "encrypted_content": None},
+            {"type": "compaction_delta", "content": "weather; it was 12 C.", "encrypted_content": "EpcBCkgIBhABGAIiQL"},
+            {"type": "compaction_delta", "content": None, "encrypted_content": None},
+        ]
+    }
+    model = mock_model(
+        [_answer(wire, body, stream, deltas), wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))],
+        stream=stream,
+    )
+    first = toolwire.run_sync(model, "weather?", tools=[lookup])
+    assert first.text == "Continuing."
+    toolwire.run_sync(model, "and now?", conversation=first.conversation, tools=[lookup])
+    assistant = model.sent[1].json["messages"][1]
+    assert assistant["content"][0] == body["content"][0]  # the block as the API gave it, summary included
+
+
+def test_a_streamed_block_of_an_unknown_type_keeps_what_its_unknown_deltas_carry(mock_model, wire) -> None:
+    """A future block type streamed with a future delta type: kept whole, the delta folded in as
+    every documented delta is (a string appended to the field of its name), never dropped."""
+    whole = {"type": "digest", "text": "first half, second half", "ref": {"n": 2}}
+    body = wire.message_body([whole, {"type": "text", "text": "Done."}])
+    deltas = {
+        0: [
+            {"type": "digest", "text": "", "ref": None},
+            {"type": "digest_delta", "text": "first half, "},
+            {"type": "digest_delta", "text": "second half", "ref": {"n": 2}},
+        ]
+    }
+    model = mock_model(
+        [
+            wire.sse_response(_events(body, deltas)),
+            wire.json_response(wire.message_body([{"type": "text", "text": "ok"}])),
+        ],
+        stream=True,
+    )
+    first = toolwire.run_sync(model, "digest", tools=[lookup])
+    toolwire.run_sync(model, "more", conversation=first.conversation, tools=[lookup])
+    assert model.sent[1].json["messages"][1]["content"] == body["content"]
