@@ -212,3 +212,25 @@ def test_direct_server_tool_calls_do_not_pin_the_container(mock_model, wire) -> 
     )
     toolwire.run_sync(model, "compute, then look Oslo up", tools=[lookup])
     assert "container" not in model.sent[1].json
+
+
+@pytest.mark.parametrize("name", ["server_tool_use", "mcp_tool_use"])
+def test_a_streamed_server_call_started_without_input_goes_back_with_an_empty_input(mock_model, wire, name) -> None:
+    """ServerToolUseBlockParam.input and MCPToolUseBlockParam.input are required: a streamed call
+    whose start has no input and whose fragments are empty goes back with {}, as a client
+    tool_use does, and as the same message returned whole would."""
+    start = {"type": name, "id": "srvtoolu_1", "name": "web_search"}
+    if name == "mcp_tool_use":
+        start["server_name"] = "docs"
+    body = wire.message_body([{**start, "input": {}}, {"type": "text", "text": "Searched."}])
+    deltas = {0: [start, {"type": "input_json_delta", "partial_json": ""}]}
+    model = mock_model(
+        [
+            wire.sse_response(_events(body, deltas)),
+            wire.json_response(wire.message_body([{"type": "text", "text": "ok"}])),
+        ],
+        stream=True,
+    )
+    first = toolwire.run_sync(model, "search", tools=[lookup])
+    toolwire.run_sync(model, "more", conversation=first.conversation, tools=[lookup])
+    assert model.sent[1].json["messages"][1]["content"][0] == {**start, "input": {}}

@@ -1421,6 +1421,11 @@ class StreamDecoder:
                     self._opaque[index]["input"] = json.loads(text)
                 except json.JSONDecodeError:
                     self._opaque[index]["input"] = text
+        if kind == "opaque" and self._types.get(index) in ("server_tool_use", "mcp_tool_use"):
+            # a call's input is required when it goes back (ServerToolUseBlockParam.input,
+            # MCPToolUseBlockParam.input): a start without it and no fragments is no input, {}
+            # (as a client tool_use gets)
+            self._opaque[index].setdefault("input", {})
         if kind == "opaque" and self._types.get(index) in server_tool_block_types():
             return [ProviderToolDone(index, server_tool_part(self._opaque.pop(index)))]
         return []
