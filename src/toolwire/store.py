@@ -14,7 +14,7 @@ repeats it with the writer's toolwire version):
     (``"TypeName: message"`` or null), ``experiment`` (text or null), ``labels`` (JSON object),
     ``created_at`` / ``updated_at`` (Unix seconds), the usage totals ``input_tokens``,
     ``output_tokens``, ``cache_read_tokens``, ``cache_write_tokens``, ``reasoning_tokens``,
-    ``requests``, the counts ``turns``, ``tool_calls``, ``tool_errors``, and ``state`` — the whole
+    ``requests``, ``cache_write_1h_tokens`` (version 3), the counts ``turns``, ``tool_calls``, ``tool_errors``, and ``state`` — the whole
     run as JSON (the run state's ``to_json()``; a :class:`~toolwire.RunResult`'s when that is
     what was saved): what a resume reads.
 ``turns`` — one row per model request, primary key (``run_id``, ``number``)
@@ -35,8 +35,10 @@ the run has not finished), ``cost_usd`` (the run's cost in US dollars as an exac
 null when the price data does not know the model), ``wall_time`` (seconds the run took) and
 ``check_output`` (the tail of the checker's output); and a table ``experiments`` — one row per
 experiment: ``name`` (primary key), ``spec`` (the spec as JSON), ``fingerprint``,
-``created_at``/``updated_at``. A version-1 file is upgraded in place when opened (columns added,
-nothing rewritten).
+``created_at``/``updated_at``. Version 3 adds ``cache_write_1h_tokens`` to ``runs`` and
+``turns`` (the part of ``cache_write_tokens`` written to a one-hour cache, priced at its own
+rate). An older file is upgraded in place when opened (columns added; the version-3 counts are
+filled in from the saved run and response JSON, nothing else rewritten).
 
 Every text written passes through :func:`toolwire.secrets.scrub_value` first, so no known
 credential reaches the file. Writes are transactions in WAL mode: a process killed mid-write
@@ -125,9 +127,13 @@ class _Guarded:
 
 
 #: The schema version this module writes (``PRAGMA user_version``).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
-_USAGE = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "requests")
+#: The usage columns of ``runs`` and ``turns`` in the version-1 schema.
+_USAGE_V1 = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "requests")
+#: Every usage column of ``runs`` and ``turns`` (version 3 added ``cache_write_1h_tokens``, the
+#: part of ``cache_write_tokens`` priced at the one-hour cache-write rate).
+_USAGE = (*_USAGE_V1, "cache_write_1h_tokens")
 
 #: The columns version 2 added to ``runs`` (name, SQL type).
 EXPERIMENT_COLUMNS = (
@@ -148,6 +154,15 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "fingerprint TEXT, created_at REAL NOT NULL, updated_at REAL NOT NULL)",
         "CREATE INDEX IF NOT EXISTS runs_experiment_cell ON runs (experiment, variant, model)",
     ),
+    # the one-hour cache writes, filled in from the saved JSON (the run's and each turn's usage)
+    2: (
+        "ALTER TABLE runs ADD COLUMN cache_write_1h_tokens INTEGER",
+        "ALTER TABLE turns ADD COLUMN cache_write_1h_tokens INTEGER",
+        "UPDATE runs SET cache_write_1h_tokens = json_extract(state, '$.usage.cache_write_1h_tokens') "
+        "WHERE json_valid(state)",
+        "UPDATE turns SET cache_write_1h_tokens = json_extract(response, '$.usage.cache_write_1h_tokens') "
+        "WHERE json_valid(response)",
+    ),
 }
 
 _SCHEMA = f"""
@@ -162,7 +177,7 @@ CREATE TABLE IF NOT EXISTS runs (
     labels TEXT NOT NULL DEFAULT '{{}}',
     created_at REAL NOT NULL,
     updated_at REAL NOT NULL,
-    {", ".join(f"{u} INTEGER" for u in _USAGE)},
+    {", ".join(f"{u} INTEGER" for u in _USAGE_V1)},
     turns INTEGER NOT NULL DEFAULT 0,
     tool_calls INTEGER NOT NULL DEFAULT 0,
     tool_errors INTEGER NOT NULL DEFAULT 0,
@@ -174,7 +189,7 @@ CREATE TABLE IF NOT EXISTS turns (
     number INTEGER NOT NULL,
     stop_reason TEXT,
     vendor_stop_reason TEXT,
-    {", ".join(f"{u} INTEGER" for u in _USAGE)},
+    {", ".join(f"{u} INTEGER" for u in _USAGE_V1)},
     text TEXT NOT NULL,
     response TEXT NOT NULL,
     PRIMARY KEY (run_id, number)
@@ -448,7 +463,11 @@ class RunStore:
                     state,
                 ),
             )
-            self._conn.executemany(f"INSERT INTO turns VALUES ({', '.join('?' * (6 + len(_USAGE)))})", turn_rows)
+            self._conn.executemany(
+                f"INSERT INTO turns (run_id, number, stop_reason, vendor_stop_reason, {', '.join(_USAGE)}, text, "
+                f"response) VALUES ({', '.join('?' * (6 + len(_USAGE)))})",
+                turn_rows,
+            )
             self._conn.executemany("INSERT INTO tool_calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tool_rows)
 
     checkpoint = save

@@ -51,6 +51,7 @@ CSV_COLUMNS = (
     "output_tokens",
     "cache_read_tokens",
     "cache_write_tokens",
+    "cache_write_1h_tokens",
     "reasoning_tokens",
     "cost_usd",
     "wall_time",
@@ -130,6 +131,7 @@ def run_rows(store: RunStore, experiment: str, *, finished_only: bool = True) ->
                         "output_tokens",
                         "cache_read_tokens",
                         "cache_write_tokens",
+                        "cache_write_1h_tokens",
                         "reasoning_tokens",
                     )
                 },

@@ -92,7 +92,8 @@ class RunRecord:
     ``error`` says ``"TypeName: message"``); ``status``: the run state's (``finished``,
     ``stopped`` by a limit, ``failed``); ``turns`` (model requests), ``tool_calls``,
     ``tool_errors``; the token totals ``input_tokens``, ``output_tokens``, ``cache_read_tokens``,
-    ``cache_write_tokens``, ``reasoning_tokens`` (``None`` when the vendor reported none);
+    ``cache_write_tokens``, ``reasoning_tokens``, ``cache_write_1h_tokens`` (the part of the cache
+    writes priced at the one-hour rate) (``None`` when the vendor reported none);
     ``cost_usd``: the run's cost in US dollars (``Decimal``; ``None`` when unpriced);
     ``wall_time``: seconds from the start of the run to its end (the checker not included);
     ``check_output``: the tail of the checker's output."""
@@ -112,6 +113,7 @@ class RunRecord:
     wall_time: float = 0.0
     error: str | None = None
     check_output: str = ""
+    cache_write_1h_tokens: int | None = None
 
     @property
     def passed(self) -> bool:
@@ -321,6 +323,7 @@ def make_record(
         cache_read_tokens=usage.cache_read_tokens,
         cache_write_tokens=usage.cache_write_tokens,
         reasoning_tokens=usage.reasoning_tokens,
+        cache_write_1h_tokens=usage.cache_write_1h_tokens,
         cost_usd=cost.total_usd if cost is not None and cost.priced else None,
         wall_time=wall_time,
         error=error,
