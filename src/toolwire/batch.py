@@ -815,7 +815,9 @@ class BatchRounds:
       messages already in the conversation, plus one) has the custom id ``"<key>-<n>"``, so a
       restarted loop that reaches the same turn with the same conversation finds its job or its
       result in the journal (each vendor's custom-id rule applies to it: letters, digits, ``_``
-      and ``-`` are safe everywhere).
+      and ``-`` are safe everywhere). Each loop running at the same time needs its own key: two
+      loops of one round with the same key and model are refused with
+      :class:`~toolwire.errors.ConfigurationError` (their requests would share one custom id).
     - :meth:`gather` runs the loops; a round is sent when every loop gathered there waits for
       the model (or has ended), one job per model: loops whose models have the same adapter,
       ``provider:model-id`` and settings share a job even when each has its own model object
@@ -896,7 +898,30 @@ class BatchRounds:
             groups: dict[str, list[tuple[Any, str, ModelRequest, asyncio.Future[Any]]]] = {}
             for entry in batch:
                 groups.setdefault(_group_key(entry[0]), []).append(entry)
-            self.rounds += 1
+            for gkey, group in list(groups.items()):
+                # one custom id twice in a job: the vendor (and the results) would hold one request
+                # for two loops, each getting the other's answer. Refuse those loops, keep the rest.
+                seen: dict[str, int] = {}
+                for _, cid, _, _ in group:
+                    seen[cid] = seen.get(cid, 0) + 1
+                clash = {cid for cid, n in seen.items() if n > 1}
+                if not clash:
+                    continue
+                for _, cid, _, fut in group:
+                    if cid in clash and not fut.done():
+                        key = cid.rsplit("-", 1)[0]
+                        fut.set_exception(
+                            ConfigurationError(
+                                f"{seen[cid]} loops of one BatchRounds use the key {key!r} with the same model "
+                                f"(custom id {cid!r} twice in one batch): give each loop its own key "
+                                "(rounds.model(model, key=...)); none of their requests was submitted"
+                            )
+                        )
+                groups[gkey] = [e for e in group if e[1] not in clash]
+                if not groups[gkey]:
+                    del groups[gkey]
+            if groups:
+                self.rounds += 1
 
             async def send(group: list[tuple[Any, str, ModelRequest, asyncio.Future[Any]]]) -> None:
                 inner = group[0][0]
