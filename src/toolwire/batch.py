@@ -467,6 +467,26 @@ class BatchJournal:
                 raise
             self._conn.execute("COMMIT")
 
+    def record_lost(self, job_id: str, error: ProviderError) -> None:
+        """Mark a job the vendor no longer knows as collected: each of its requests without a
+        result gets ``error`` (retryable, so :meth:`lookup` lets it be submitted again)."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute(
+                    "UPDATE batch_items SET error = ? WHERE job_id = ? AND body IS NULL AND error IS NULL",
+                    (json.dumps(_error_fields(error), default=str), job_id),
+                )
+                self._conn.execute(
+                    "UPDATE batch_jobs SET collected = 1, state = 'ended', vendor_status = 'not_found', "
+                    "updated_at = ? WHERE job_id = ?",
+                    (time.time(), job_id),
+                )
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
     def lookup(self, custom_id: str, digest: str, model: str) -> tuple[str, BatchItemResult | None] | None:
         """The newest job holding this request: ``(job_id, result)`` with ``result`` ``None`` while the
         job is not collected; ``None`` when no job holds it. A collected job's request that came
@@ -635,6 +655,9 @@ async def run_batch(
       ``on_status``: called with every :class:`BatchStatus` seen.
     - A job in a state the vendor does not document stops polling at once with
       :class:`BatchStateUnknown` (naming the job, its state and the documented ones).
+    - A journal's job the vendor answers HTTP 404 for (deleted, or another account's) is not
+      polled again: its requests get a retryable :class:`ProviderError` (``error_type``
+      ``"batch_not_found"``) and are submitted again when asked again.
     - A result that cannot be read (a results-file line that is not JSON, a result of an
       undocumented shape, an answer the codec refuses) is a
       :class:`~toolwire.errors.ResponseDecodeError` for that request only, naming the job and the
@@ -723,7 +746,18 @@ async def run_batch(
                 await asyncio.sleep(poll_interval)
             polls += 1
             for job_id in list(pending):
-                status = await api.retrieve(job_id)
+                try:
+                    status = await api.retrieve(job_id)
+                except ProviderError as exc:
+                    if exc.status != 404:
+                        raise
+                    # the vendor does not know the job (deleted, or the journal belongs to another
+                    # account or key): polling it again would fail the same way forever
+                    lost = _lost(api.provider, job_id, exc, book)
+                    book.record_lost(job_id, lost)
+                    for cid in pending.pop(job_id):
+                        out[cid] = lost
+                    continue
                 states[job_id] = status.vendor_status
                 if status.state not in ("in_progress", "ended"):
                     known = f" ({', '.join(status.known)})" if status.known else ""
@@ -772,6 +806,18 @@ async def run_batch(
     finally:
         if owned:
             book.close()
+
+
+def _lost(provider: str, job_id: str, exc: ProviderError, book: BatchJournal) -> ProviderError:
+    return ProviderError(
+        provider,
+        f"batch {job_id} (recorded in the journal {book.path}) is not known to the vendor ({exc.message}): "
+        "it was deleted, or the journal was written with another account or API key; its requests without a "
+        "result are submitted again when asked again with the same journal",
+        status=None,
+        retryable=True,
+        error_type="batch_not_found",
+    )
 
 
 def _unread(provider: str, job_id: str, custom_id: str, unread: list[BatchItemResult]) -> ResponseDecodeError:
