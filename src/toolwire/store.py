@@ -230,14 +230,23 @@ class StoredRun:
     experiment): ``variant``, ``run_index``, ``attempt``, ``outcome``, ``cost_usd`` (exact
     decimal string), ``wall_time`` (seconds), ``check_output``."""
 
-    def __init__(self, row: sqlite3.Row) -> None:
+    def __init__(self, row: sqlite3.Row, path: str = "") -> None:
         self.run_id: str = row["run_id"]
         self.model: str = row["model"]
         self.status: str = row["status"]
         self.stop_reason: str | None = row["stop_reason"]
         self.error: str | None = row["error"]
         self.experiment: str | None = row["experiment"]
-        self.labels: dict[str, Any] = json.loads(row["labels"] or "{}")
+        try:
+            labels = json.loads(row["labels"] or "{}")
+        except (TypeError, ValueError) as exc:
+            raise RunStoreError(
+                f"the labels of run {row['run_id']!r} in the run store {path!r} are not JSON ({exc}); the file was "
+                "changed outside toolwire: set the column to '{}' or delete the row",
+                path=path,
+                reason="damaged",
+            ) from exc
+        self.labels: dict[str, Any] = labels if isinstance(labels, dict) else {"value": labels}
         self.created_at: float = row["created_at"]
         self.updated_at: float = row["updated_at"]
         self.usage: dict[str, int | None] = {u: row[u] for u in _USAGE}
@@ -540,10 +549,18 @@ class RunStore:
                 )
         return await self.drive(run_stream(model, prompt, **kwargs), experiment=experiment, labels=labels)
 
-    async def resume(self, run_id: str, model: Any, **kwargs: Any) -> Any:
+    async def resume(self, run_id: str, model: Any, /, **kwargs: Any) -> Any:
         """Continue the saved run ``run_id`` (after a crash, a cancellation or a stop) with
         checkpoints: finished tool calls are not run again; calls that were running when it
-        stopped run again. Pass the same ``tools=``. Raises ``KeyError`` for an unknown run."""
+        stopped run again. Pass the same ``tools=``. Raises ``KeyError`` for an unknown run and
+        :class:`~toolwire.errors.ConfigurationError` for ``run_id=`` or ``resume=`` among
+        ``kwargs`` (the run goes on under its own id, from its saved state)."""
+        clash = sorted({"run_id", "resume"} & kwargs.keys())
+        if clash:
+            raise ConfigurationError(
+                f"RunStore.resume() got {', '.join(clash)}=: the run {run_id!r} continues under its own id from its "
+                "saved state; leave them out (to start a new run, use RunStore.run)"
+            )
         return await self.run(model, resume=self.load_state(run_id), **kwargs)
 
     def update_run(self, run_id: str, **fields: Any) -> None:
@@ -604,7 +621,7 @@ class RunStore:
         """The ``runs`` row of ``run_id``, or ``None``."""
         with self._lock:
             row = self._conn.execute("SELECT * FROM runs WHERE run_id=?", (run_id,)).fetchone()
-        return StoredRun(row) if row is not None else None
+        return StoredRun(row, str(self.path)) if row is not None else None
 
     def load(self, run_id: str) -> str:
         """The saved JSON of ``run_id``. Raises ``KeyError`` naming it when it is not stored."""
@@ -643,7 +660,7 @@ class RunStore:
             sql += " WHERE " + " AND ".join(where)
         with self._lock:
             rows = self._conn.execute(sql + " ORDER BY created_at, run_id", args).fetchall()
-        return [StoredRun(r) for r in rows]
+        return [StoredRun(r, str(self.path)) for r in rows]
 
     def tool_calls(self, run_id: str) -> list[dict[str, Any]]:
         """The tool calls of ``run_id`` in order (turn, position), each a dict of its columns
