@@ -912,6 +912,12 @@ class OpenAIResponsesCodec:
         request, _ = answer_request(request)  # unanswered calls: answered "not run", as on every API
         settings = request.settings or {}
         messages = list(request.messages)
+        # the calls answered by another item type than function_call_output, read from the whole
+        # history: with previous_response_id or a conversation the call itself is not sent, but its
+        # answer must still be of its type ("No tool output found for custom tool call call_...")
+        calls = [c for m in messages if m.role == "assistant" for c in m.tool_calls]
+        custom = {c.id for c in calls if (c.provider_data.get(API) or {}).get("custom")}
+        client = {c.id: item for c in calls if (item := _client_item(c)) is not None}
         prev = settings.get("previous_response_id")
         if prev:
             # the server holds everything up to the response `prev`: send only what came after it
@@ -941,20 +947,6 @@ class OpenAIResponsesCodec:
             items.append({"role": role, "content": request.instructions})
         sent: set[str] = set()
         answered: set[str] = set()
-        custom = {
-            c.id
-            for m in messages
-            if m.role == "assistant"
-            for c in m.tool_calls
-            if (c.provider_data.get(API) or {}).get("custom")
-        }
-        client = {
-            c.id: item
-            for m in messages
-            if m.role == "assistant"
-            for c in m.tool_calls
-            if (item := _client_item(c)) is not None
-        }
         shots: list[dict[str, Any]] = []
         reasoning = takes_reasoning_items(request.model)
         for msg in messages:

@@ -1,0 +1,121 @@
+"""Responses items beyond plain function calls: their round trip into the next request, streamed
+and not, through the real ``openai`` SDK with only the network replaced."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from openai_wire import json_response, response_body
+
+from toolwire.adapter import ModelRequest
+from toolwire.tools import Tool
+from toolwire.types import Message, ToolResult
+
+_LOOKUP = Tool(
+    "db_lookup",
+    "Look up a value by key.",
+    {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]},
+    function=lambda key: f"value of {key}",
+)
+_DONE = response_body(
+    [
+        {
+            "id": "msg_2",
+            "type": "message",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "done", "annotations": []}],
+        }
+    ],
+    rid="resp_2",
+)
+
+#: An output item the application answers, and the type of the input item that answers it
+#: (openai.types.responses.ResponseInputItemParam).
+_ANSWERED = [
+    (
+        {
+            "type": "custom_tool_call",
+            "id": "ctc_1",
+            "call_id": "call_sql1",
+            "name": "execute_sql",
+            "input": "SELECT 1;",
+            "status": "completed",
+        },
+        "custom_tool_call_output",
+    ),
+    (
+        {"type": "mcp_approval_request", "id": "mcpr_1", "server_label": "deepwiki", "name": "ask", "arguments": "{}"},
+        "mcp_approval_response",
+    ),
+    (
+        {
+            "type": "computer_call",
+            "id": "cu_1",
+            "call_id": "call_cu1",
+            "status": "completed",
+            "action": {"type": "click", "x": 1, "y": 2, "button": "left"},
+            "pending_safety_checks": [],
+        },
+        "computer_call_output",
+    ),
+    (
+        {
+            "type": "shell_call",
+            "id": "sh_1",
+            "call_id": "call_sh1",
+            "status": "completed",
+            "action": {"commands": ["ls"]},
+        },
+        "shell_call_output",
+    ),
+    (
+        {
+            "type": "apply_patch_call",
+            "id": "apc_1",
+            "call_id": "call_ap1",
+            "status": "completed",
+            "operation": {"type": "create_file", "path": "a.txt", "diff": "+a\n"},
+        },
+        "apply_patch_call_output",
+    ),
+]
+
+
+@pytest.mark.parametrize("continuation", ["previous_response_id", "conversation"])
+@pytest.mark.parametrize("item,answer", _ANSWERED, ids=[a for _, a in _ANSWERED])
+def test_answers_to_non_function_calls_keep_their_type_when_the_server_holds_the_call(
+    item: dict[str, Any], answer: str, continuation: str
+) -> None:
+    """With previous_response_id (or a server conversation) only the items after the response go
+    out; the answer to a custom / MCP approval / computer / shell / apply_patch call must still be
+    of that call's output type, not a function_call_output (API: "No tool output found for custom
+    tool call call_...")."""
+    from toolwire_openai import OpenAIResponsesCodec
+
+    codec = OpenAIResponsesCodec()
+    body = response_body([item], rid="resp_1") | {"conversation": {"id": "conv_1"}}
+    resp = codec.decode_response(body)
+    (call,) = resp.tool_calls
+    history = [Message.user("q"), resp.to_message(), Message("user", [ToolResult(call.id, "ok")])]
+    settings = {"previous_response_id": "resp_1"} if continuation != "conversation" else {"conversation": "conv_1"}
+    stateless = codec.encode_request(ModelRequest("gpt-5", history))["input"]
+    sent = codec.encode_request(ModelRequest("gpt-5", history, settings=settings))["input"]
+    assert [i.get("type") for i in sent if i.get("role") is None] == [answer]
+    # the same answer as the stateless request sends after the call
+    assert sent == stateless[2:]
+
+
+def test_custom_call_answered_with_previous_response_id_through_the_sdk(responses_model: Any) -> None:
+    import toolwire
+
+    custom = _ANSWERED[0][0]
+    answers = iter([json_response(response_body([custom], rid="resp_1")), json_response(_DONE)])
+    model = responses_model(lambda r: next(answers), model_id="gpt-5", continuation="previous_response_id")
+    result = toolwire.run_sync(model, "q", tools=[_LOOKUP])
+    assert result.text == "done"
+    second = model.sent[1].json
+    assert second["previous_response_id"] == "resp_1"
+    (out,) = second["input"]
+    assert out["type"] == "custom_tool_call_output" and out["call_id"] == "call_sql1"
