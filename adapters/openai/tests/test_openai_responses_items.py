@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from openai_wire import json_response, response_body
+from openai_wire import json_response, response_body, responses_sse
 
 from toolwire.adapter import ModelRequest
 from toolwire.tools import Tool
@@ -119,3 +119,53 @@ def test_custom_call_answered_with_previous_response_id_through_the_sdk(response
     assert second["previous_response_id"] == "resp_1"
     (out,) = second["input"]
     assert out["type"] == "custom_tool_call_output" and out["call_id"] == "call_sql1"
+
+
+def _turn_events(output: list[dict[str, Any]], rid: str = "resp_1") -> list[dict[str, Any]]:
+    final = response_body(output, rid=rid)
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {**final, "status": "in_progress", "output": []}}
+    ]
+    for i, item in enumerate(output):
+        events.append({"type": "response.output_item.added", "output_index": i, "item": item})
+        events.append({"type": "response.output_item.done", "output_index": i, "item": item})
+    events.append({"type": "response.completed", "response": final})
+    return events
+
+
+#: A server-side compaction item (ResponseCompactionItem; context_management compact_threshold)
+#: and an item of a type this SDK does not know, each before the turn's call.
+_KEPT = [
+    {"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAAAcompacted", "created_by": "server"},
+    {"type": "future_tool_call", "id": "ftc_1", "status": "completed", "detail": {"x": 1}},
+]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("kept", _KEPT, ids=[k["type"] for k in _KEPT])
+def test_compaction_and_unknown_items_go_back_in_the_next_request(
+    responses_model: Any, kept: dict[str, Any], stream: bool
+) -> None:
+    """Every output item goes back in a stateless continuation ("For stateless input-array
+    chaining, append output items as usual ... the compaction item carries context needed for the
+    next window", OpenAI compaction guide), an item of a type toolwire does not know included."""
+    import toolwire
+
+    call = {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_1",
+        "name": "db_lookup",
+        "arguments": '{"key":"a"}',
+        "status": "completed",
+    }
+    turn = [kept, call]
+    first = responses_sse(_turn_events(turn)) if stream else json_response(response_body(turn, rid="resp_1"))
+    answers = iter([first, json_response(_DONE)])
+    model = responses_model(lambda r: next(answers), model_id="gpt-5", stream=stream)
+    result = toolwire.run_sync(model, "q", tools=[_LOOKUP])
+    assert result.text == "done"
+    sent = model.sent[1].json["input"]
+    assert sent[1] == kept
+    assert sent[2] == call
+    assert sent[3] == {"type": "function_call_output", "call_id": "call_1", "output": "value of a"}

@@ -2551,7 +2551,8 @@ def responses_provider_tools() -> Mapping[str, Any]:
 
 
 #: Responses items toolwire decodes canonically (messages, reasoning, function and custom tool
-#: calls and their outputs) or that are no tool's (``compaction``): never provider-tool parts.
+#: calls and their outputs) or that are no tool's (``compaction``): not hosted-tool items (the codec
+#: still keeps a ``compaction`` item as a provider-tool part, so it goes back in the next request).
 _CANONICAL_ITEMS = frozenset(
     {
         "message",

@@ -334,7 +334,8 @@ def _hosted_summary(item: dict[str, Any]) -> str:
 def hosted_item_part(item: dict[str, Any]) -> ProviderToolPart:
     """An item of one of OpenAI's own tools
     (:func:`~toolwire_openai.profile.responses_hosted_item_types`: ``web_search_call``,
-    ``file_search_call``, ``code_interpreter_call``, ...) as a :class:`ProviderToolPart`: ``raw``
+    ``file_search_call``, ``code_interpreter_call``, ...), or any other output item toolwire has
+    no canonical form for (``compaction``, a type newer than the SDK), as a :class:`ProviderToolPart`: ``raw``
     a copy of the item as received; ``name`` its type without ``_call`` / ``_output``;
     ``call_id`` its ``call_id``, else its ``id``; ``kind`` ``"call"`` for the items the
     application answers (:data:`~toolwire_openai.profile.RESPONSES_CLIENT_CALL_ITEMS`), else
@@ -1006,8 +1007,9 @@ class OpenAIResponsesCodec:
         :class:`ReasoningPart`, message content → :class:`TextPart` per ``output_text``/``refusal``
         part, ``function_call`` → :class:`ToolCall` with ``id = call_id``; the items of OpenAI's
         own tools, ``web_search_call``, ``file_search_call``, ``code_interpreter_call``, ... →
-        :class:`~toolwire.types.ProviderToolPart` (:func:`hosted_item_part`), sent back unchanged;
-        ``compaction`` items are not represented). Arguments ``""``/``"null"``/``"{}"`` → ``{}``;
+        :class:`~toolwire.types.ProviderToolPart` (:func:`hosted_item_part`), sent back unchanged,
+        and so are ``compaction`` items and items of a type this SDK does not know).
+        Arguments ``""``/``"null"``/``"{}"`` → ``{}``;
         unparseable text → an invalid call; with ``incomplete:max_output_tokens`` (or an item
         ``status: incomplete``) such a call is also ``incomplete``. Stop reason per
         :func:`stop_reason_of`; usage per :func:`responses_usage` (a counter that is not a
@@ -1068,7 +1070,9 @@ class OpenAIResponsesCodec:
             elif (client_call := client_call_from_item(item)) is not None:
                 parts.append(client_call)
                 calls.append(client_call)
-            elif kind in responses_hosted_item_types():
+            elif isinstance(kind, str):
+                # a hosted tool's item, a compaction item, or a type this SDK does not know yet: kept
+                # as it came, so it goes back in the next request (every output item is input)
                 parts.append(hosted_item_part(item))
         # positional, in Response's field order (parts, stop_reason, vendor_stop_reason, usage,
         # model, response_id, provider, provider_data): half the cost of keywords
@@ -1488,8 +1492,6 @@ class ResponsesStreamDecoder:
                     provider_data=client_call.provider_data,
                     invalid=client_call.invalid,
                 )
-            elif t in responses_hosted_item_types():
-                yield ProviderToolDone(oi * _SLOT, hosted_item_part(item))
             elif t == "reasoning":
                 part = _reasoning_part(item, "/item", self.origin)
                 yield ReasoningDelta(
@@ -1503,6 +1505,8 @@ class ResponsesStreamDecoder:
                     index = oi * _SLOT + ci
                     text = "" if index in self.text_seen else part.text
                     yield TextDelta(index, text, part.provider_data)
+            elif isinstance(item.get("type"), str):  # hosted, compaction, or unknown: kept (see decode_response)
+                yield ProviderToolDone(oi * _SLOT, hosted_item_part(item))
         elif kind in _TERMINAL_EVENTS:
             resp = _SHAPE.opt_obj(ev.get("response"), "/response")
             if resp.get("status") == "failed" and isinstance(resp.get("error"), dict):
