@@ -169,3 +169,72 @@ def test_compaction_and_unknown_items_go_back_in_the_next_request(
     assert sent[1] == kept
     assert sent[2] == call
     assert sent[3] == {"type": "function_call_output", "call_id": "call_1", "output": "value of a"}
+
+
+_CREATED = {
+    "type": "response.created",
+    "sequence_number": 0,
+    "response": {"id": "resp_e", "object": "response", "status": "in_progress", "model": "gpt-5", "output": []},
+}
+
+
+@pytest.mark.parametrize(
+    "event,message,code,retryable",
+    [
+        (  # the shape the API sends (openai/openai-dotnet#881; openai-python _streaming reads data["error"])
+            {
+                "type": "error",
+                "sequence_number": 1,
+                "error": {
+                    "type": "too_many_requests",
+                    "code": "rate_limit_exceeded",
+                    "message": "Too Many Requests",
+                    "param": None,
+                },
+            },
+            "Too Many Requests",
+            "rate_limit_exceeded",
+            True,
+        ),
+        (
+            {
+                "type": "error",
+                "sequence_number": 1,
+                "error": {"type": "server_error", "code": "server_error", "message": "The server had an error."},
+            },
+            "The server had an error.",
+            "server_error",
+            True,
+        ),
+        (
+            {
+                "type": "error",
+                "sequence_number": 1,
+                "error": {"type": "invalid_request_error", "code": "context_length_exceeded", "message": "Too long."},
+            },
+            "Too long.",
+            "context_length_exceeded",
+            False,
+        ),
+        (  # the flat shape of openai.types.responses.ResponseErrorEvent
+            {"type": "error", "sequence_number": 1, "code": "server_error", "message": "boom", "param": None},
+            "boom",
+            "server_error",
+            True,
+        ),
+    ],
+    ids=["nested-rate-limit", "nested-server-error", "nested-context-length", "flat"],
+)
+def test_stream_error_event_message_code_and_retry(
+    responses_model: Any, event: dict[str, Any], message: str, code: str, retryable: bool
+) -> None:
+    import asyncio
+
+    from toolwire.errors import ProviderError
+
+    model = responses_model(lambda r: responses_sse([_CREATED, event]), model_id="gpt-5", stream=True)
+    with pytest.raises(ProviderError) as info:
+        asyncio.run(model.send(model.build_request([Message.user("q")])))
+    err = info.value
+    assert message in str(err) and "sequence_number" not in str(err)
+    assert (err.error_type, err.retryable, err.status) == (code, retryable, None)

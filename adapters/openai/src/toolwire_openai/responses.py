@@ -1296,6 +1296,31 @@ class OpenAIResponsesCodec:
         return msg
 
 
+#: Error codes (or types) of a streamed ``error`` event or a failed response worth a retry.
+_RETRYABLE_CODES = ("server_error", "rate_limit_exceeded", "too_many_requests")
+
+
+def _stream_error(ev: dict[str, Any]) -> ProviderError:
+    """The :class:`ProviderError` of a streamed ``error`` event: flat (``ResponseErrorEvent``:
+    ``code``, ``message``, ``param`` at the top) or, as the API sends it, nested
+    (``{"type": "error", "sequence_number", "error": {"type", "code", "message", "param"}}``,
+    openai/openai-dotnet#881; the SDK's ``_streaming`` reads ``data["error"]``)."""
+    err = ev["error"] if isinstance(ev.get("error"), dict) else ev
+    code = err.get("code") if isinstance(err.get("code"), str) else None
+    etype = err.get("type") if isinstance(err.get("type"), str) and err is not ev else None
+    message = err.get("message")
+    if not isinstance(message, str) or not message:
+        message = json.dumps(err, ensure_ascii=False, sort_keys=True, default=str)
+    return ProviderError(
+        API,
+        message,
+        status=None,
+        retryable=code in _RETRYABLE_CODES or etype in _RETRYABLE_CODES,
+        error_type=code or etype,
+        body=ev,
+    )
+
+
 _TERMINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed", "response.cancelled")
 
 
@@ -1391,14 +1416,7 @@ class ResponsesStreamDecoder:
             yield from self._start(ev.get("response"))
             return
         if kind == "error":
-            raise ProviderError(
-                API,
-                str(ev.get("message") or ev),
-                status=None,
-                retryable=ev.get("code") in ("server_error", "rate_limit_exceeded"),
-                error_type=ev.get("code"),
-                body=ev,
-            )
+            raise _stream_error(ev)
         yield from self._start(None)
         if kind == "response.output_item.added":
             oi = _SHAPE.index(ev.get("output_index"), "/output_index")
