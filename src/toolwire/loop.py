@@ -1462,6 +1462,10 @@ class RunStream:
         self._observer: Any = None
         if tracing is not None:
             self._observer = tracing.observer(self, loop.m)
+            # the observer reads the events inside an async generator of its own, so that a
+            # stream dropped without aclose() (``async for ... break``) still ends its spans: Python
+            # closes an abandoned async generator (asyncio's finaliser), which reaches _observed
+            self._events = _observed(self._events, self._observer)
 
     @property
     def result(self) -> RunResult | None:
@@ -1473,24 +1477,12 @@ class RunStream:
         return self.state.run_id
 
     def __aiter__(self) -> AsyncIterator[Any]:
-        # with no tracing observer, ``async for`` iterates the loop's own generator: one coroutine
-        # per event less (``__anext__`` would only pass the event on; ``result`` is the loop's)
-        return self._events if self._observer is None else self
+        # ``async for`` iterates the generator itself (the loop's own, or the tracing one around
+        # it): one coroutine per event less (``__anext__`` would only pass the event on)
+        return self._events
 
     async def __anext__(self) -> Any:
-        if self._observer is None:
-            event = await self._events.__anext__()
-        else:
-            try:
-                event = await self._events.__anext__()
-            except StopAsyncIteration:
-                self._observer.closed()
-                raise
-            except BaseException as exc:
-                self._observer.failed(exc)
-                raise
-            self._observer(event)
-        return event
+        return await self._events.__anext__()
 
     async def aclose(self) -> None:
         """Stop the run (if it is still going) and leave its state valid."""
@@ -1508,17 +1500,37 @@ class RunStream:
         """Consume the remaining events; return the :class:`RunResult`. Raises what :func:`run`
         raises."""
         finished: RunFinished | None = None
-        if self._observer is None:  # straight from the loop's generator (one layer less per event)
-            # no one sees the events from here on: the loop builds only RunFinished
+        if self._observer is None:  # no one sees the events from here on: the loop builds only RunFinished
             self._loop.quiet = True
-            async for event in self._events:
-                if type(event) is RunFinished:
-                    finished = event
-        else:
-            async for event in self:
-                if type(event) is RunFinished:
-                    finished = event
+        async for event in self._events:
+            if type(event) is RunFinished:
+                finished = event
         return _finished_result(finished or self._loop.finished, self._loop)
+
+
+async def _observed(events: Any, observer: Any) -> AsyncIterator[Any]:
+    """``events`` (the loop's generator), each shown to the tracing ``observer`` before it is
+    yielded; the observer is told how the events ended: consumed to the end, failed with an
+    exception (a cancellation included) or closed early — by ``aclose()`` or, for a stream that
+    was dropped unclosed, by the interpreter's async-generator finaliser."""
+    try:
+        while True:
+            try:
+                event = await events.__anext__()
+            except StopAsyncIteration:
+                break
+            observer(event)
+            yield event
+    except GeneratorExit:
+        try:
+            await events.aclose()
+        finally:
+            observer.closed()
+        raise
+    except BaseException as exc:
+        observer.failed(exc)
+        raise
+    observer.closed()
 
 
 #: toolwire.registry.model_for_run and toolwire.tracing.active, imported by the first run
