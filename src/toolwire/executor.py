@@ -500,6 +500,9 @@ class ToolExecutor:
         self._plans: dict[str, _Plan] = {}
         #: per function (held, so its id is not reused): its signature facts, read once per run
         self._infos: dict[int, tuple[Any, Any]] = {}
+        #: ``scope(call, turn)``: a context manager each tool function runs inside (tracing: the
+        #: call's ``execute_tool`` span as the current OpenTelemetry context); ``None``: none
+        self.scope: Any = None
 
     @property
     def slots(self) -> asyncio.Semaphore:
@@ -714,6 +717,15 @@ class ToolExecutor:
 
     def start(self, ready: Ready, turn: int) -> Coroutine[Any, Any, ToolRun]:
         """:meth:`execute` as the coroutine to await (one coroutine layer less)."""
+        if self.scope is not None:
+            return self._scoped(ready, turn)
+        return self._start(ready, turn)
+
+    async def _scoped(self, ready: Ready, turn: int) -> ToolRun:
+        with self.scope(ready.call, turn):
+            return await self._start(ready, turn)
+
+    def _start(self, ready: Ready, turn: int) -> Coroutine[Any, Any, ToolRun]:
         tool = ready.tool
         if tool.meta and tool.meta.get("non_repeatable") and self.deduplicate:
             return self._run_non_repeatable(tool, ready.call, ready.arguments, turn)

@@ -1462,6 +1462,8 @@ class RunStream:
         self._observer: Any = None
         if tracing is not None:
             self._observer = tracing.observer(self, loop.m)
+            # each tool runs inside its execute_tool span (its own spans become children of it)
+            loop.executor.scope = getattr(self._observer, "tool_scope", None)
             # the observer reads the events inside an async generator of its own, so that a
             # stream dropped without aclose() (``async for ... break``) still ends its spans: Python
             # closes an abandoned async generator (asyncio's finaliser), which reaches _observed

@@ -42,6 +42,9 @@ a tool call          ``execute_tool <tool name>``  ``gen_ai.operation.name="exec
                                                  ``gen_ai.tool.type="function"``, ``toolwire.turn``
 ===================  ==========================  ============================================
 
+A tool function runs with its ``execute_tool`` span as the current context, so the spans the
+tool makes itself are its children.
+
 Token counts carry toolwire's meaning (input with cache reads and writes, output with reasoning),
 the same on every vendor. Failures: a tool result with ``is_error`` sets the tool span's status
 to ERROR with ``error.type="tool_error"``; a vendor error or any exception that stops the run sets
@@ -61,8 +64,9 @@ toolwire provider name.
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 __all__ = ["Tracing", "instrument", "uninstrument", "SEMCONV_VERSION"]
 
@@ -206,9 +210,10 @@ class _RunObserver:
     """Turns the events of one run into spans (one observer per run)."""
 
     def __init__(self, tracing: Tracing, stream: Any, model: Any) -> None:
-        from opentelemetry import trace
+        from opentelemetry import context, trace
 
         self._trace = trace
+        self._otel_context = context
         self._tracer = tracing.tracer()
         self._content = tracing.capture_content
         self._stream = stream
@@ -314,8 +319,24 @@ class _RunObserver:
             )
         return self._tracer.start_span(f"execute_tool {call.name}", context=self._run_ctx, attributes=attrs)
 
+    @contextmanager
+    def tool_scope(self, call: Any, turn: int) -> Iterator[None]:
+        """Around the tool function of ``call`` (the executor's ``scope``): its ``execute_tool``
+        span, started here, is the current OpenTelemetry context while the function runs, so what
+        the tool traces itself (a query, an HTTP call) is a child of it. The span is ended by
+        ``ToolFinished`` (or by :meth:`failed`)."""
+        span = self._tools.get(call.id)
+        if span is None:
+            span = self._tools[call.id] = self._tool_span(turn, call)
+        token = self._otel_context.attach(self._trace.set_span_in_context(span, self._run_ctx))
+        try:
+            yield
+        finally:
+            self._otel_context.detach(token)
+
     def _on_ToolStarted(self, event: Any) -> None:
-        self._tools[event.call.id] = self._tool_span(event.turn, event.call)
+        if event.call.id not in self._tools:  # (tool_scope started it when the function began)
+            self._tools[event.call.id] = self._tool_span(event.turn, event.call)
 
     def _on_ToolFinished(self, event: Any) -> None:
         run = event.run
