@@ -1432,22 +1432,28 @@ class StreamDecoder:
 
 
 def _cache_blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The blocks of ``tools``, ``system`` and ``messages`` (tool results included) that carry
-    ``cache_control``, in the order the API reads them."""
+    """The breakpoints of a request: the tool definitions, ``system`` blocks, message content
+    blocks and the blocks of a block's own ``content`` list (a ``tool_result``'s) that carry
+    ``cache_control``, in the order the API reads them (tools, system, messages) — the places
+    the profile's preflight counts. Nothing inside them is one: a tool parameter named
+    ``cache_control`` (under ``input_schema``) or a ``tool_use`` input with that key is data,
+    not a breakpoint."""
     found: list[dict[str, Any]] = []
 
-    def walk(x: Any) -> None:
-        if isinstance(x, dict):
-            if x.get("cache_control") is not None:
-                found.append(x)
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
+    def add(blocks: Any) -> None:
+        for b in blocks if isinstance(blocks, list) else ():
+            if isinstance(b, dict) and b.get("cache_control") is not None:
+                found.append(b)
 
-    for key in ("tools", "system", "messages"):
-        walk(body.get(key))
+    add(body.get("tools"))
+    add(body.get("system"))
+    for m in body.get("messages") or ():
+        content = m.get("content") if isinstance(m, dict) else None
+        for b in content if isinstance(content, list) else ():
+            if not isinstance(b, dict):
+                continue
+            add([b])
+            add(b.get("content"))  # a tool_result's (or search_result's) own blocks
     return found
 
 
