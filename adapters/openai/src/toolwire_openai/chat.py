@@ -412,6 +412,8 @@ class OpenAIChatCodec:
             for c in calls:
                 wc = {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_text(c)}}
                 cpd = c.provider_data.get(API) if c.provider_data else None
+                if cpd and "replay" in cpd:
+                    self._replayed(wc, cpd)
                 wire_calls.append(apply_overrides(wc, cpd.get("call")) if cpd else wc)
             out["tool_calls"] = wire_calls
             if thoughts:
@@ -421,7 +423,19 @@ class OpenAIChatCodec:
                 # error" (api-docs.deepseek.com guides/thinking_mode, Tool Calls); without calls it
                 # is ignored there, so it is not sent
                 out["reasoning_content"] = "".join(thoughts)
+        if pd and "replay" in pd:
+            self._replayed(out, pd)
         return apply_overrides(out, pd.get("message")) if pd else out
+
+    def _replayed(self, wire: dict[str, Any], pd: dict[str, Any]) -> None:
+        """Put back into ``wire`` (an assistant message or one of its tool calls) the fields the
+        server sent on it to have them back (``pd["replay"]``: OpenRouter's ``reasoning_details``,
+        the ``extra_content`` carrying a Gemini ``thought_signature``), when this request goes to
+        that same server (``pd["origin"]``): other servers refuse fields they do not know."""
+        replay = pd.get("replay")
+        if isinstance(replay, dict) and self.origin is not None and pd.get("origin") == self.origin:
+            for key, value in replay.items():
+                wire.setdefault(key, copy.deepcopy(value))
 
     @staticmethod
     def left_out_parts(request: ModelRequest, messages: Any, offset: int) -> list[tuple[Any, ...]]:
@@ -573,6 +587,9 @@ class OpenAIChatCodec:
             # positional, in ToolCall's field order (id, name, arguments, raw_arguments, invalid,
             # incomplete, id_synthesized): half the cost of keywords
             call = ToolCall(call_id, name, args, raw_text, name_invalid or invalid, False, synthesized)
+            extra = tc.get("extra_content")
+            if isinstance(extra, dict) and extra:
+                call.provider_data = {API: _replay({"extra_content": extra}, self.origin)}
             if cut_off and invalid is not None:
                 call.incomplete = True
                 call.invalid = f"cut off by the output-token limit (finish_reason 'length'): {invalid}"
@@ -679,6 +696,9 @@ class OpenAIChatCodec:
         response = Response(
             parts, cast(StopReason, stop), finish, chat_usage(body.get("usage")), model, response_id, API
         )
+        details = message.get("reasoning_details")
+        if isinstance(details, list) and details:
+            response.provider_data = {API: _replay({"reasoning_details": details}, self.origin)}
         if calls:  # without calls both passes have nothing to do
             real_call_names(response, request, calls)
             check_tool_calls(response, calls)
@@ -900,6 +920,38 @@ def _audio_kept(audio: dict[str, Any]) -> bool:
     return True
 
 
+def _replay(fields: dict[str, Any], origin: str | None) -> dict[str, Any]:
+    """The ``provider_data`` of a message or tool call whose ``fields`` go back to the server
+    ``origin`` that sent them (``OpenAIChatCodec._replayed``). Gemini 3 behind an
+    OpenAI-compatible endpoint refuses a tool-call turn without them: "Function call is missing a
+    thought_signature in functionCall parts" (OpenRouter: "Gemini models require OpenRouter
+    reasoning details to be preserved in each request", massgen/MassGen#624,
+    microsoft/agent-framework#2947; Google's own endpoint: ``extra_content.google.thought_signature``
+    on each tool call, 8monkey-ai/hebo-gateway#226)."""
+    out: dict[str, Any] = {"replay": fields}
+    if origin is not None:
+        out["origin"] = origin
+    return out
+
+
+def _merge_details(into: list[dict[str, Any]], pieces: list[Any]) -> None:
+    """Fold streamed ``reasoning_details`` ``pieces`` into ``into``: a piece of the same ``type``
+    and ``index`` as the last one continues it (its strings appended, other fields set), any
+    other starts a new entry."""
+    for piece in pieces:
+        if not isinstance(piece, dict):
+            continue
+        last = into[-1] if into else None
+        if last is not None and last.get("type") == piece.get("type") and last.get("index") == piece.get("index"):
+            for key, value in piece.items():
+                if isinstance(value, str) and isinstance(last.get(key), str) and key not in ("type", "format", "id"):
+                    last[key] += value
+                elif value is not None:
+                    last[key] = copy.deepcopy(value)
+        else:
+            into.append(copy.deepcopy(piece))
+
+
 class ChatStreamDecoder:
     """Incremental Chat stream decoder: :meth:`feed` one chunk, get canonical events;
     :meth:`finish` at the end of the stream.
@@ -941,6 +993,8 @@ class ChatStreamDecoder:
         self.order: list[int] = []  # canonical indexes, in arrival order
         self.finish_reason: str | None = None
         self.refusal = False
+        self.details: list[dict[str, Any]] = []  # streamed reasoning_details, folded
+        self.call_extra: dict[int, dict[str, Any]] = {}  # canonical index → its extra_content
 
     @_SHAPE.guarded("a Chat Completions stream chunk")
     def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
@@ -978,6 +1032,9 @@ class ChatStreamDecoder:
                 if self.origin is not None:
                     pd["origin"] = self.origin
                 out.append(ReasoningDelta(_REASONING_INDEX, text=reasoning, provider=API, provider_data={API: pd}))
+            details = delta.get("reasoning_details")
+            if type(details) is list and details:
+                _merge_details(self.details, details)
             content = delta.get("content")
             if type(content) is list:
                 # Mistral's reasoning models stream content parts: {"type": "text", "text"} and
@@ -1051,6 +1108,9 @@ class ChatStreamDecoder:
         elif name and not self.call_names[index]:  # the name came after the call started
             self.call_names[index] = name
             out.append(ToolCallStart(index, self.call_ids[index], name, id_synthesized=self.call_synthesized[index]))
+        extra = tc.get("extra_content")
+        if isinstance(extra, dict) and extra:
+            self.call_extra.setdefault(index, {}).update(copy.deepcopy(extra))
         args = fn.get("arguments")
         if isinstance(args, str):
             if args:
@@ -1073,7 +1133,14 @@ class ChatStreamDecoder:
         cut off), only ``StopEvent("error")``."""
         if not self.finish_reason and not getattr(self, "done", False):
             return [StopEvent("error", None)]
-        out: list[StreamEvent] = [ToolCallEnd(index) for index in self.order]
+        out: list[StreamEvent] = [
+            ToolCallEnd(index)
+            if index not in self.call_extra
+            else ToolCallEnd(
+                index, provider_data={API: _replay({"extra_content": self.call_extra[index]}, self.origin)}
+            )
+            for index in self.order
+        ]
         stop = FINISH_REASONS.get(self.finish_reason or "", "end_turn")
         if self.refusal and stop == "end_turn":
             stop = "refusal"
@@ -1081,5 +1148,14 @@ class ChatStreamDecoder:
             stop = "tool_use"
         elif stop == "tool_use" and not self.order:
             stop = "end_turn"  # "tool_calls" with no call: nothing to run
-        out.append(StopEvent(stop, self.finish_reason))
+        if self.details:
+            out.append(
+                StopEvent(
+                    stop,
+                    self.finish_reason,
+                    provider_data={API: _replay({"reasoning_details": self.details}, self.origin)},
+                )
+            )
+        else:
+            out.append(StopEvent(stop, self.finish_reason))
         return out
