@@ -170,3 +170,13 @@ def test_a_saved_conversation_keeps_them() -> None:
     again = Server(_text("ok", False))
     toolwire.run_sync(_model(again, OPENROUTER, False), "more", conversation=loaded, tools=[lookup])
     assert again.bodies[0]["messages"][1]["reasoning_details"] == DETAILS
+
+
+def test_litellm_thinking_blocks_go_back_too() -> None:
+    blocks = [{"type": "thinking", "thinking": "Check Paris.", "signature": "EqQBCkYIBxgC"}]
+    message = {**_call_message(), "thinking_blocks": blocks}
+    del message["reasoning_details"]
+    server = Server(httpx2.Response(200, json=_completion(message, "tool_calls")), _text("Sunny.", False))
+    toolwire.run_sync(_model(server, "http://localhost:4000", False), "Weather in Paris?", tools=[lookup])
+    assistant = server.bodies[1]["messages"][1]
+    assert assistant["thinking_blocks"] == blocks and "reasoning_details" not in assistant

@@ -696,9 +696,9 @@ class OpenAIChatCodec:
         response = Response(
             parts, cast(StopReason, stop), finish, chat_usage(body.get("usage")), model, response_id, API
         )
-        details = message.get("reasoning_details")
-        if isinstance(details, list) and details:
-            response.provider_data = {API: _replay({"reasoning_details": details}, self.origin)}
+        replay = {k: v for k in _REPLAYED_MESSAGE_FIELDS if isinstance(v := message.get(k), list) and v}
+        if replay:
+            response.provider_data = {API: _replay(replay, self.origin)}
         if calls:  # without calls both passes have nothing to do
             real_call_names(response, request, calls)
             check_tool_calls(response, calls)
@@ -920,6 +920,13 @@ def _audio_kept(audio: dict[str, Any]) -> bool:
     return True
 
 
+#: Assistant-message fields holding reasoning state a compatible server needs back on the next
+#: request (``_replay``): OpenRouter's ``reasoning_details``; LiteLLM's ``thinking_blocks``
+#: (Claude's signed thinking blocks, which Anthropic requires before a tool call's result when
+#: thinking is on; usestrix/strix#242, google/adk-python#5712).
+_REPLAYED_MESSAGE_FIELDS = ("reasoning_details", "thinking_blocks")
+
+
 def _replay(fields: dict[str, Any], origin: str | None) -> dict[str, Any]:
     """The ``provider_data`` of a message or tool call whose ``fields`` go back to the server
     ``origin`` that sent them (``OpenAIChatCodec._replayed``). Gemini 3 behind an
@@ -993,7 +1000,7 @@ class ChatStreamDecoder:
         self.order: list[int] = []  # canonical indexes, in arrival order
         self.finish_reason: str | None = None
         self.refusal = False
-        self.details: list[dict[str, Any]] = []  # streamed reasoning_details, folded
+        self.details: dict[str, list[dict[str, Any]]] = {}  # streamed reasoning_details / thinking_blocks, folded
         self.call_extra: dict[int, dict[str, Any]] = {}  # canonical index → its extra_content
 
     @_SHAPE.guarded("a Chat Completions stream chunk")
@@ -1032,9 +1039,10 @@ class ChatStreamDecoder:
                 if self.origin is not None:
                     pd["origin"] = self.origin
                 out.append(ReasoningDelta(_REASONING_INDEX, text=reasoning, provider=API, provider_data={API: pd}))
-            details = delta.get("reasoning_details")
-            if type(details) is list and details:
-                _merge_details(self.details, details)
+            for key in _REPLAYED_MESSAGE_FIELDS:
+                details = delta.get(key)
+                if type(details) is list and details:
+                    _merge_details(self.details.setdefault(key, []), details)
             content = delta.get("content")
             if type(content) is list:
                 # Mistral's reasoning models stream content parts: {"type": "text", "text"} and
@@ -1153,7 +1161,7 @@ class ChatStreamDecoder:
                 StopEvent(
                     stop,
                     self.finish_reason,
-                    provider_data={API: _replay({"reasoning_details": self.details}, self.origin)},
+                    provider_data={API: _replay(dict(self.details), self.origin)},
                 )
             )
         else:
