@@ -661,7 +661,9 @@ async def run_batch(
     - A result that cannot be read (a results-file line that is not JSON, a result of an
       undocumented shape, an answer the codec refuses) is a
       :class:`~toolwire.errors.ResponseDecodeError` for that request only, naming the job and the
-      custom id; asked again with the same journal, such a request is submitted again.
+      custom id; asked again with the same journal, such a request is submitted again, as is one
+      whose kept result is an error (errored, canceled or expired at the vendor): only answers
+      are answered from the journal.
 
     Raises :class:`BatchUnsupported` for a model without a batch mode, :class:`BatchPending`
     (and :class:`BatchStateUnknown`), :class:`ConfigurationError` for a bad option or request,
@@ -704,7 +706,10 @@ async def run_batch(
                 waiting.setdefault(hit[0], []).append(cid)
             else:
                 decoded = _decode(model, item, hit[1], hit[0])
-                if isinstance(decoded, ResponseDecodeError):  # a kept answer that cannot be used: ask again
+                if isinstance(decoded, ToolwireError):
+                    # a kept error (errored, canceled, expired) or an answer that cannot be used:
+                    # asked again, it is submitted again (a billing or rate-limit error fixed since
+                    # would otherwise be answered from the journal forever)
                     fresh.append(item)
                 else:
                     out[cid] = decoded
