@@ -103,28 +103,41 @@ _MEDIA_ALIASES = {"image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg", "image
 def inline_image_type(part: Any) -> str | None:
     """The format of an inline image as an API reads it: its bytes' signature
     (:func:`~toolwire.types.signature_media_type`: PNG, JPEG, GIF, WebP) where they have one, else
-    its declared ``media_type`` (lower-cased, ``image/jpg`` as ``image/jpeg``); ``None`` for an
+    its declared ``media_type`` (lower-cased, parameters left out, ``image/jpg`` as ``image/jpeg``:
+    :attr:`~toolwire.types.ImagePart.wire_media_type`); ``None`` for an
     image given by URL (the API fetches it and reads its type itself)."""
-    from .types import signature_media_type
-
-    data = part.data
-    if data is None:
+    if part.data is None:
         return None
-    found = signature_media_type(data[:16])
-    if found is not None:
-        return found
-    declared = (part.media_type or "").strip().lower()
+    # what the codecs send (ImagePart.wire_media_type): the signature's type, else the declared
+    # one without parameters ("image/heic; charset=binary" goes out as image/heic)
+    declared = part.wire_media_type or ""
     return _MEDIA_ALIASES.get(declared, declared)
 
 
-def tool_image_note(media_type: str) -> str:
+#: How the note names a readable format, in the order it lists them.
+_FORMAT_NAMES = {
+    "image/png": "PNG",
+    "image/jpeg": "JPEG",
+    "image/gif": "GIF",
+    "image/webp": "WebP",
+    "image/heic": "HEIC",
+    "image/heif": "HEIF",
+}
+
+
+def tool_image_note(media_type: str, readable: frozenset[str] | None = None) -> str:
     """What an image a tool returned becomes on an API that cannot read its format (rule
     ``<api>.conversation.tool-result-image-type``): text saying so, so the model knows an image
     was there and the run goes on (the API would refuse the whole request, and every later one
-    of the run, since the result stays in the conversation)."""
+    of the run, since the result stays in the conversation). It names the formats of
+    ``readable`` (the API's) to return instead; PNG, JPEG, GIF and WebP when not given."""
+    kinds = readable if readable is not None else frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+    names = [n for t, n in _FORMAT_NAMES.items() if t in kinds]
+    names += sorted(t for t in kinds if t not in _FORMAT_NAMES)
+    formats = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else "".join(names)
     return (
         f"[the tool returned an image of type {media_type or 'unknown'}, which this API does not read; "
-        "it is not sent. Return PNG, JPEG, GIF or WebP images.]"
+        f"it is not sent. Return {formats} images.]"
     )
 
 
@@ -141,7 +154,10 @@ def readable_tool_result(result: Any, readable: frozenset[str]) -> Any:
     kinds = [inline_image_type(c) if type(c) is ImagePart else None for c in content]
     if all(k is None or k in readable for k in kinds):
         return result
-    parts = [TextPart(tool_image_note(k)) if k is not None and k not in readable else c for c, k in zip(content, kinds)]
+    parts = [
+        TextPart(tool_image_note(k, readable)) if k is not None and k not in readable else c
+        for c, k in zip(content, kinds)
+    ]
     return dataclasses.replace(result, content=parts)
 
 

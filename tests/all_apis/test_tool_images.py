@@ -18,9 +18,19 @@ from toolwire.turns import tool_image_note
 from .answers import APIS, text_answer
 from .test_turns import _PNG_1PX, make_model
 
-pytest.importorskip("toolwire_anthropic")
-pytest.importorskip("toolwire_openai")
-pytest.importorskip("toolwire_gemini")
+toolwire_anthropic = pytest.importorskip("toolwire_anthropic")
+toolwire_openai = pytest.importorskip("toolwire_openai")
+toolwire_gemini = pytest.importorskip("toolwire_gemini")
+pytest.importorskip("toolwire_anthropic.profile")
+pytest.importorskip("toolwire_openai.profile")
+pytest.importorskip("toolwire_gemini.profile")
+
+READABLE = {
+    "anthropic": toolwire_anthropic.profile.IMAGE_MEDIA_TYPES,
+    "openai-chat": toolwire_openai.profile.IMAGE_MEDIA_TYPES,
+    "openai": toolwire_openai.profile.IMAGE_MEDIA_TYPES,
+    "gemini": toolwire_gemini.profile.IMAGE_MEDIA_TYPES,
+}
 
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><rect width="1" height="1"/></svg>'
 BMP = b"BM" + bytes(60)
@@ -107,7 +117,7 @@ def test_an_unreadable_tool_image_is_sent_as_a_note_and_the_run_goes_on(api: str
     assert result.text == "done" and not result.tool_errors
     second = json.dumps(sent[1])
     assert base64.b64encode(image.data or b"").decode() not in second  # the unreadable image is not sent
-    assert second.count(json.dumps(tool_image_note(kind))[1:-1]) == 1
+    assert second.count(json.dumps(tool_image_note(kind, READABLE[api]))[1:-1]) == 1
     assert second.count(base64.b64encode(_PNG_1PX).decode()) == 1  # the PNG is
     assert "the chart and a dot:" in second
     report = result.turns[-1].response.preflight
@@ -131,3 +141,49 @@ def test_a_readable_tool_image_declared_wrongly_is_sent_not_noted(api: str) -> N
     assert result.text == "done"
     assert base64.b64encode(_PNG_1PX).decode() in json.dumps(sent[1])
     assert "which this API does not read" not in json.dumps(sent[1])
+
+
+# a HEIC file's first bytes (ISO BMFF "ftyp" box, brand heic): no PNG/JPEG/GIF/WebP signature
+HEIC = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(40)
+
+
+def test_a_readable_image_whose_declared_type_has_parameters_is_sent_not_noted() -> None:
+    """``file --mime`` spells a type with parameters (``image/heic; charset=binary``); the image
+    goes out as ``image/heic`` (ImagePart.wire_media_type), which Gemini reads, so it is no note."""
+
+    @toolwire.tool
+    def chart() -> list:
+        """Draw the chart."""
+        return [ImagePart(data=HEIC, media_type="image/heic; charset=binary")]
+
+    sent: list[dict[str, Any]] = []
+    m = make_model("gemini", [call_answer("gemini"), text_answer("gemini", "done")], sent)
+    result = toolwire.run_sync(m, "draw", tools=[chart])
+    assert result.text == "done"
+    second = json.dumps(sent[1])
+    assert base64.b64encode(HEIC).decode() in second
+    assert "which this API does not read" not in second
+    report = result.turns[-1].response.preflight
+    assert report is None or not [c for c in report.changes if "tool-result-image-type" in c.rule]
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_the_note_names_only_formats_the_api_reads(api: str) -> None:
+    """The note tells the model which formats to return: on Gemini, which does not read GIF, the
+    note for a GIF must not tell it to return GIF."""
+    gif = ImagePart(data=b"GIF89a" + bytes(20), media_type="image/gif")
+    bmp = ImagePart(data=BMP, media_type="image/bmp")
+
+    @toolwire.tool
+    def chart() -> list:
+        """Draw the chart."""
+        return [gif if api == "gemini" else bmp]
+
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, [call_answer(api), text_answer(api, "done")], sent)
+    toolwire.run_sync(m, "draw", tools=[chart])
+    second = json.dumps(sent[1])
+    assert "which this API does not read" in second
+    advice = second.split("Return ", 1)[1].split("images.]", 1)[0]
+    assert "PNG" in advice and "JPEG" in advice
+    assert ("GIF" in advice) is (api != "gemini"), advice

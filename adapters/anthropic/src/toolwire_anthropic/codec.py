@@ -836,7 +836,7 @@ def _encode_result(r: ToolResult) -> dict[str, Any]:
             elif isinstance(p, ImagePart):
                 kind = inline_image_type(p)
                 if kind is not None and kind not in IMAGE_MEDIA_TYPES:  # rule conversation.tool-result-image-type
-                    content.append({"type": "text", "text": tool_image_note(kind)})
+                    content.append({"type": "text", "text": tool_image_note(kind, IMAGE_MEDIA_TYPES)})
                 else:
                     content.append(_encode_image(p))
         content = _insert_opaque(content, own.get("content_blocks"))
