@@ -126,6 +126,9 @@ class _Guarded:
             raise sqlite_error(self.path, exc, what=self.what, timeout=self.timeout) from exc
 
 
+#: A parameter not given (``RunStore.resume``'s run_id and model, by position or keyword).
+_UNSET: Any = object()
+
 #: The schema version this module writes (``PRAGMA user_version``).
 SCHEMA_VERSION = 3
 
@@ -549,12 +552,20 @@ class RunStore:
                 )
         return await self.drive(run_stream(model, prompt, **kwargs), experiment=experiment, labels=labels)
 
-    async def resume(self, run_id: str, model: Any, /, **kwargs: Any) -> Any:
+    async def resume(self, run_id: Any = _UNSET, model: Any = _UNSET, /, **kwargs: Any) -> Any:
         """Continue the saved run ``run_id`` (after a crash, a cancellation or a stop) with
         checkpoints: finished tool calls are not run again; calls that were running when it
-        stopped run again. Pass the same ``tools=``. Raises ``KeyError`` for an unknown run and
-        :class:`~toolwire.errors.ConfigurationError` for ``run_id=`` or ``resume=`` among
-        ``kwargs`` (the run goes on under its own id, from its saved state)."""
+        stopped run again. Pass the same ``tools=``. ``run_id`` and ``model`` may be given by
+        position or by keyword. Raises ``KeyError`` for an unknown run and
+        :class:`~toolwire.errors.ConfigurationError` for ``run_id=`` given beside a positional
+        ``run_id``, or ``resume=`` (the run goes on under its own id, from its saved state)."""
+        if run_id is _UNSET and "run_id" in kwargs:
+            run_id = kwargs.pop("run_id")
+        if model is _UNSET and "model" in kwargs:
+            model = kwargs.pop("model")
+        if run_id is _UNSET or model is _UNSET:
+            missing = " and ".join(n for n, v in (("'run_id'", run_id), ("'model'", model)) if v is _UNSET)
+            raise TypeError(f"RunStore.resume() missing required argument {missing}")
         clash = sorted({"run_id", "resume"} & kwargs.keys())
         if clash:
             raise ConfigurationError(

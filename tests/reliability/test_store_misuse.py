@@ -36,3 +36,16 @@ def test_labels_changed_by_hand_to_bad_json_is_a_run_store_error(tmp_path):
         store.runs()
     assert err.value.reason == "damaged" and err.value.path == str(path)
     assert toolwire  # the package imported as users import it
+
+
+def test_resume_still_takes_run_id_and_model_by_keyword(tmp_path):
+    """resume(run_id, model) was called with keywords before run_id=/resume= became errors
+    (store.resume("r1", model=m), store.resume(run_id="r1", model=m)): those calls still work."""
+    store = RunStore(tmp_path / "runs.db")
+    asyncio.run(store.run("test", "hi", run_id="r1"))
+    assert asyncio.run(store.resume("r1", model="test")).run_id == "r1"
+    assert asyncio.run(store.resume(run_id="r1", model="test")).run_id == "r1"
+    with pytest.raises(ConfigurationError, match="continues under its own id"):
+        asyncio.run(store.resume("r1", model="test", run_id="r2"))
+    with pytest.raises(TypeError, match="model"):
+        asyncio.run(store.resume("r1"))
