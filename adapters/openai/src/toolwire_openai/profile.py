@@ -959,8 +959,6 @@ def _model_name(model: str) -> str:
     return name
 
 
-#: Chat Completions models that refuse ``parallel_tool_calls`` (rule
-#: ``request.parallel-tool-calls-model``), with their dated snapshots.
 #: Models that take no function tools (rule ``request.function-calling-model``), with their dated snapshots.
 _NO_FUNCTIONS = re.compile(
     r"gpt-5-chat-latest|chatgpt-4o-latest|gpt-4o(-mini)?-search-preview(-\d{4}-\d{2}-\d{2})?"
@@ -971,6 +969,8 @@ _NO_FUNCTIONS = re.compile(
 #: The Chat search models (rule ``request.sampling-search-model``), with their dated snapshots.
 _SEARCH_MODEL = re.compile(r"gpt-4o(-mini)?-search-preview(-\d{4}-\d{2}-\d{2})?")
 
+#: Chat Completions models that refuse ``parallel_tool_calls`` (rule
+#: ``request.parallel-tool-calls-model``), with their dated snapshots.
 _NO_PARALLEL = re.compile(r"(o1|o3|o3-mini|o4-mini)(-\d{4}-\d{2}-\d{2})?")
 
 
