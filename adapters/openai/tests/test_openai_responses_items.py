@@ -238,3 +238,47 @@ def test_stream_error_event_message_code_and_retry(
     err = info.value
     assert message in str(err) and "sequence_number" not in str(err)
     assert (err.error_type, err.retryable, err.status) == (code, retryable, None)
+
+
+def test_a_compaction_item_of_another_endpoint_is_left_out_wherever_it_stands() -> None:
+    """A turn from api.openai.com continued on an Azure endpoint: its reasoning is left out (the
+    other endpoint cannot decrypt it), and so is its compaction item, although it comes before the
+    reasoning in the turn; on the endpoint that issued them both go back."""
+    from toolwire_openai import OpenAIResponsesCodec
+
+    from toolwire.adapter import ModelRequest
+    from toolwire.types import Message
+
+    issued = OpenAIResponsesCodec(origin="https://api.openai.com/v1")
+    other = OpenAIResponsesCodec(origin="https://my.azure.example/openai/v1")
+    body = {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1,
+        "model": "gpt-5",
+        "status": "completed",
+        "output": [
+            {"type": "compaction", "id": "cmp_1", "encrypted_content": "ENC-A"},
+            {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "RS-A"},
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": "hi", "annotations": []}],
+            },
+        ],
+        "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2},
+    }
+    msgs = [Message.user("a"), issued.decode_response(body).to_message(), Message.user("b")]
+    request = ModelRequest(model="gpt-5", messages=msgs)
+    kinds = [i.get("type", i.get("role")) for i in other.encode_request(request)["input"]]
+    assert kinds == ["user", "message", "user"]
+    assert "ENC-A" not in str(other.encode_request(request))
+    left = other.left_out_parts(request, msgs, 0)
+    assert [(c[1], c[0]) for c in left] == [
+        ("/messages/1/parts/0", "openai.conversation.reasoning-left-out"),
+        ("/messages/1/parts/1", "openai.conversation.reasoning-left-out"),
+    ]
+    kinds = [i.get("type", i.get("role")) for i in issued.encode_request(request)["input"]]
+    assert kinds == ["user", "compaction", "reasoning", "message", "user"]

@@ -739,6 +739,7 @@ class OpenAIResponsesCodec:
         current: dict[str, Any] | None = None  # the output message item being filled
         current_id: Any = None  # its item id
         foreign = False  # a reasoning item of this turn was another endpoint's: no item ids after it
+        other: bool | None = None  # the turn came from another endpoint (found when first needed)
         for part in msg.parts:
             if isinstance(part, TextPart):
                 pd = part.provider_data.get(API) or {}
@@ -816,6 +817,13 @@ class OpenAIResponsesCodec:
                 items.append(item)
             elif isinstance(part, ProviderToolPart):
                 if part.provider == API and part.kind != "metadata":
+                    if other is None:
+                        other = self._other_endpoint(msg)
+                    if other and isinstance(part.raw, dict) and ("id" in part.raw or "encrypted_content" in part.raw):
+                        # the turn came from another endpoint (its reasoning says so): an item it
+                        # encrypted (a compaction item) or stored by id cannot be read here, wherever
+                        # it stands in the turn ("Encrypted content could not be decrypted or parsed")
+                        continue
                     if foreign and isinstance(part.raw, dict) and "id" in part.raw:
                         # a hosted call item (web_search_call ...) after a reasoning item left out:
                         # its id is required (ResponseFunctionWebSearchParam.id) and would need that
@@ -824,6 +832,18 @@ class OpenAIResponsesCodec:
                         continue
                     items.append(copy.deepcopy(part.raw))  # as received; another provider's: left out, reported
         return items
+
+    def _other_endpoint(self, msg: Message) -> bool:
+        """Whether the assistant message ``msg`` came from an endpoint other than this codec's
+        (``origin``): one of its reasoning parts was recorded with another origin."""
+        if self.origin is None:
+            return False
+        for p in msg.parts:
+            if type(p) is ReasoningPart and p.provider == API:
+                origin = (p.provider_data.get(API) or {}).get("origin")
+                if origin is not None and origin != self.origin:
+                    return True
+        return False
 
     def left_out_parts(
         self, request: ModelRequest, messages: Sequence[Message], offset: int
@@ -845,6 +865,7 @@ class OpenAIResponsesCodec:
             if msg.role != "assistant":
                 continue
             foreign = False
+            other = self._other_endpoint(msg)
             for j, part in enumerate(msg.parts):
                 if isinstance(part, ReasoningPart) and part.provider == API:
                     origin = (part.provider_data.get(API) or {}).get("origin")
@@ -868,9 +889,11 @@ class OpenAIResponsesCodec:
                     isinstance(part, ProviderToolPart)
                     and part.provider == API
                     and part.kind != "metadata"
-                    and foreign
                     and isinstance(part.raw, dict)
-                    and "id" in part.raw
+                    and (
+                        (other and ("id" in part.raw or "encrypted_content" in part.raw))
+                        or (foreign and "id" in part.raw)
+                    )
                 ):
                     out.append(
                         (
