@@ -1231,7 +1231,41 @@ class _Loop:
                     ),
                 )
                 st.pending.append(PendingCall(call, b.number, "interrupted", reason, call.id in self._approved))
-            order = {r.call.id: k for k, r in enumerate(b.turn.tool_runs)}
+        self._interrupt_waiting(reason)
+
+    def _interrupt_waiting(self, reason: str) -> None:
+        """After a stop: list as interrupted the calls of the last turn that were still waiting
+        to run, answered only by a placeholder and not pending — the run stopped after the turn's
+        calls were answered but before its batch started them (the stream closed at a
+        ``ToolFinished`` or ``ToolCallPending`` that comes first), or, on a resume, after the
+        decisions were applied (approved calls are no longer pending until they run). A resume
+        runs them; the pending calls are sorted in call order."""
+        st = self.state
+        msgs = st.conversation.messages
+        if not st.turns or not msgs or msgs[-1].role != "user" or st.turns[-1].interrupted is not None:
+            return
+        turn, msg = st.turns[-1], msgs[-1]
+        known = {p.call.id for p in st.pending}
+        for i, r in enumerate(turn.tool_runs):
+            c = r.call
+            if (
+                r.status not in ("cancelled", "pending")
+                or c.id in known
+                or i >= len(msg.parts)
+                or getattr(msg.parts[i], "tool_call_id", None) != c.id
+            ):
+                continue
+            run = ToolRun(
+                c,
+                ToolResult(c.id, _text_cancelled(c, False, reason), True, c.name),
+                0.0,
+                turn.number,
+                status="cancelled",
+            )
+            turn.tool_runs[i], msg.parts[i] = run, run.result
+            st.pending.append(PendingCall(c, turn.number, "interrupted", reason, c.id in self._approved))
+        if st.pending:
+            order = {r.call.id: k for k, r in enumerate(turn.tool_runs)}
             st.pending.sort(key=lambda p: (p.turn, order.get(p.call.id, 0)))
 
     async def _reap(self) -> None:

@@ -1,0 +1,123 @@
+"""Findings of driving run_stream as a chat UI would (approval dialogs, closing the stream early,
+cancelling, sync streams): each test failed before its fix."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import toolwire
+from toolwire import Approved, Denied, RunState, tool
+from toolwire import events as ev
+
+sys.path.insert(0, str(Path(__file__).parent))
+from streaming_helpers import GatedModel, calls, text
+
+
+def _tools(log: list[Any]) -> list[Any]:
+    @tool
+    def look(q: str) -> str:
+        """Look something up."""
+        log.append(("look", q))
+        return f"found {q}"
+
+    @tool
+    def pay(amount: int) -> str:
+        """Pay."""
+        log.append(("pay", amount))
+        return f"paid {amount}"
+
+    return [look, pay]
+
+
+async def _read_until(stream: Any, stop: Any) -> list[Any]:
+    """Read events until ``stop(event)``, then close the stream (an approval dialog opens)."""
+    seen: list[Any] = []
+    async with stream:
+        async for e in stream:
+            seen.append(e)
+            if stop(e):
+                break
+    return seen
+
+
+# -- 1. a call about to run when the stream is closed is listed as interrupted --------------------
+
+
+@pytest.mark.parametrize("stop_at", ["ToolCallPending", "ToolFinished"])
+def test_closed_before_the_batch_started_lists_the_calls_still_to_run(stop_at: str):
+    """Closing the stream at the ToolCallPending (or at the ToolFinished of an invalid call) that
+    comes before the turn's other calls start: those calls are interrupted, listed in
+    ``state.pending``, and a resume runs them (before, they were answered "Not run" for good)."""
+    log: list[Any] = []
+    tools = _tools(log)
+    script = [
+        calls(("c1", "look", {"q": "a"}), ("c2", "pay", {"amount": 3}), ("c3", "look", {"q": 5})),
+        text("done"),
+    ]
+
+    async def main() -> tuple[RunState, Any]:
+        s = toolwire.run_stream(GatedModel(script, stream=True), "go", tools=tools, approval={"pay"})
+        await asyncio.wait_for(_read_until(s, lambda e: type(e).__name__ == stop_at), 5)
+        st = s.state
+        done = await asyncio.wait_for(
+            toolwire.run(
+                GatedModel([text("ok")]),
+                tools=tools,
+                approval={"pay"},
+                resume=RunState.from_json(st.to_json()),
+                decisions={"c2": Approved()},
+            ),
+            5,
+        )
+        return st, done
+
+    st, done = asyncio.run(main())
+    assert st.status == "cancelled"
+    assert [(p.call.id, p.kind) for p in st.pending] == [("c1", "interrupted"), ("c2", "approval")]
+    runs = {r.call.id: r for r in st.turns[-1].tool_runs}
+    assert runs["c1"].result.text.startswith("Cancelled") or runs["c1"].result.text.startswith(
+        "Not run: the run was stopped (cancelled)"
+    )
+    assert runs["c3"].status == "invalid"
+    assert done.stop_reason == "end_turn"
+    assert sorted(log) == [("look", "a"), ("pay", 3)]
+    assert {r.call.id: r.status for r in done.tool_runs} == {"c1": "ran", "c2": "ran", "c3": "invalid"}
+
+
+def test_closed_while_decisions_are_applied_keeps_the_approved_calls_pending():
+    """A resume with decisions, its stream closed at the ToolFinished of a denied call: the
+    approved call has not run yet and stays pending (approved), so the next resume runs it without
+    asking again (before, it was dropped: no pending call, answered "waiting for approval")."""
+    log: list[Any] = []
+    tools = _tools(log)
+
+    async def main() -> tuple[RunState, Any]:
+        first = await toolwire.run(
+            GatedModel([calls(("c1", "pay", {"amount": 1}), ("c2", "pay", {"amount": 3}))]),
+            "go",
+            tools=tools,
+            approval={"pay"},
+        )
+        s = toolwire.run_stream(
+            GatedModel([text("done")]),
+            tools=tools,
+            approval={"pay"},
+            resume=first,
+            decisions={"c1": Denied("no"), "c2": Approved()},
+        )
+        await asyncio.wait_for(_read_until(s, lambda e: isinstance(e, ev.ToolFinished)), 5)
+        again = await asyncio.wait_for(
+            toolwire.run(GatedModel([text("done")]), tools=tools, approval={"pay"}, resume=s.state), 5
+        )
+        return s.state, again
+
+    st, again = asyncio.run(main())
+    assert st.status == "cancelled"
+    assert [(p.call.id, p.kind, p.approved) for p in st.pending] == [("c2", "interrupted", True)]
+    assert again.stop_reason == "end_turn" and log == [("pay", 3)]
+    assert {r.call.id: r.status for r in again.tool_runs} == {"c1": "refused", "c2": "ran"}
