@@ -121,3 +121,49 @@ def test_closed_while_decisions_are_applied_keeps_the_approved_calls_pending():
     assert [(p.call.id, p.kind, p.approved) for p in st.pending] == [("c2", "interrupted", True)]
     assert again.stop_reason == "end_turn" and log == [("pay", 3)]
     assert {r.call.id: r.status for r in again.tool_runs} == {"c1": "refused", "c2": "ran"}
+
+
+# -- 2. an approved call with edited arguments, interrupted, runs again with the edit -------------
+
+
+@pytest.mark.parametrize("via_json", [False, True], ids=["state", "json"])
+def test_interrupted_call_approved_with_edited_arguments_runs_again_with_the_edit(via_json: bool):
+    """``Approved(arguments=...)``, the run stopped while the tool ran: the next resume runs the
+    call again without asking (as for any approved call) — with the person's arguments, never the
+    model's (before, it ran with the model's ``amount=1000``)."""
+    log: list[Any] = []
+
+    async def main() -> tuple[RunState, Any]:
+        gate = asyncio.Event()
+
+        @tool
+        async def pay(amount: int) -> str:
+            """Pay."""
+            log.append(("start", amount))
+            await gate.wait()
+            return f"paid {amount}"
+
+        first = await toolwire.run(
+            GatedModel([calls(("c1", "pay", {"amount": 1000}))]), "go", tools=[pay], approval={"pay"}
+        )
+        s = toolwire.run_stream(
+            GatedModel([text("done")]),
+            tools=[pay],
+            approval={"pay"},
+            resume=first,
+            decisions={"c1": Approved(arguments={"amount": 3})},
+        )
+        await asyncio.wait_for(_read_until(s, lambda e: isinstance(e, ev.ToolStarted)), 5)
+        gate.set()
+        st = RunState.from_json(s.state.to_json()) if via_json else s.state
+        again = await asyncio.wait_for(
+            toolwire.run(GatedModel([text("done")]), tools=[pay], approval={"pay"}, resume=st), 5
+        )
+        return st, again
+
+    st, again = asyncio.run(main())
+    [p] = st.pending
+    assert (p.kind, p.approved, p.arguments) == ("interrupted", True, {"amount": 3})
+    assert p.call.arguments == {"amount": 1000}  # the call as the model sent it
+    assert log == [("start", 3), ("start", 3)]
+    assert again.tool_runs[0].call.arguments == {"amount": 3} and again.tool_runs[0].result.text == "paid 3"

@@ -491,7 +491,8 @@ class _Loop:
         self.after = after
         self.decisions = dict(decisions) if decisions else {}
         self.resumed = resumed
-        self._approved: set[str] = set()  # ids of calls a decision approved in this run
+        #: ids of the calls a decision approved in this run: their edited arguments, else None
+        self._approved: dict[str, dict[str, Any] | None] = {}
         self.executor = ToolExecutor(
             tool_map,
             run_id=state.run_id,
@@ -1116,12 +1117,14 @@ class _Loop:
                     f"the decision for tool call {p.call.id} must be toolwire.Approved(...) or toolwire.Denied(reason), got {type(d).__name__}"
                 )
             call = p.call
+            edit = d.arguments if isinstance(d, Approved) else p.arguments if p.approved else None
+            if edit is not None:
+                if not isinstance(edit, dict):
+                    raise ConfigurationError(f"Approved(arguments=...) takes a dict, got {type(edit).__name__}")
+                call = replace(call, arguments=copy.deepcopy(edit), raw_arguments=None, invalid=None)
             if isinstance(d, Approved) or p.approved:
-                self._approved.add(call.id)  # interrupted again, it is not asked about a second time
-            if isinstance(d, Approved) and d.arguments is not None:
-                if not isinstance(d.arguments, dict):
-                    raise ConfigurationError(f"Approved(arguments=...) takes a dict, got {type(d.arguments).__name__}")
-                call = replace(call, arguments=copy.deepcopy(d.arguments), raw_arguments=None, invalid=None)
+                # interrupted again, it is not asked about a second time (and keeps the edit)
+                self._approved[call.id] = copy.deepcopy(edit)
             r = ex.check(call, n)
             if isinstance(r, ToolRun):
                 placed.append((i, r))
@@ -1202,7 +1205,7 @@ class _Loop:
                     for c in calls
                 ],
             )
-            st.pending.extend(PendingCall(c, turn.number, "interrupted", reason, c.id in self._approved) for c in calls)
+            st.pending.extend(self._interrupted(c, turn.number, reason) for c in calls)
         b = self._batch
         if b is not None:
             running: list[tuple[int, asyncio.Task[Any] | None]] = list(b.tasks.items())
@@ -1230,8 +1233,15 @@ class _Loop:
                         status="cancelled",
                     ),
                 )
-                st.pending.append(PendingCall(call, b.number, "interrupted", reason, call.id in self._approved))
+                st.pending.append(self._interrupted(call, b.number, reason))
         self._interrupt_waiting(reason)
+
+    def _interrupted(self, call: ToolCall, n: int, why: str) -> PendingCall:
+        """The pending entry of a call the stop interrupted (approved, with its edited arguments,
+        when a decision approved it)."""
+        if call.id not in self._approved:
+            return PendingCall(call, n, "interrupted", why)
+        return PendingCall(call, n, "interrupted", why, True, copy.deepcopy(self._approved[call.id]))
 
     def _interrupt_waiting(self, reason: str) -> None:
         """After a stop: list as interrupted the calls of the last turn that were still waiting
@@ -1263,7 +1273,7 @@ class _Loop:
                 status="cancelled",
             )
             turn.tool_runs[i], msg.parts[i] = run, run.result
-            st.pending.append(PendingCall(c, turn.number, "interrupted", reason, c.id in self._approved))
+            st.pending.append(self._interrupted(c, turn.number, reason))
         if st.pending:
             order = {r.call.id: k for k, r in enumerate(turn.tool_runs)}
             st.pending.sort(key=lambda p: (p.turn, order.get(p.call.id, 0)))

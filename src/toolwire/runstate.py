@@ -126,7 +126,10 @@ class PendingCall:
       finished; a resume runs it again unless a decision says otherwise);
     - ``reason``: why (e.g. the approval policy's message, or ``"cancelled"``);
     - ``approved``: an interrupted call a person had approved: a resume runs it again without
-      asking a second time.
+      asking a second time;
+    - ``arguments``: for such a call approved with edited arguments
+      (``Approved(arguments=...)``), those arguments: a resume runs it with them (``call`` keeps
+      the model's); ``None`` otherwise.
     """
 
     call: ToolCall
@@ -134,6 +137,7 @@ class PendingCall:
     kind: Literal["approval", "deferred", "interrupted"]
     reason: str | None = None
     approved: bool = False
+    arguments: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"call": self.call.to_dict(), "turn": self.turn, "kind": self.kind}
@@ -141,6 +145,8 @@ class PendingCall:
             d["reason"] = self.reason
         if self.approved:
             d["approved"] = True
+        if self.arguments is not None:
+            d["arguments"] = self.arguments
         return d
 
     @classmethod
@@ -148,7 +154,15 @@ class PendingCall:
         kind = d["kind"]
         if kind not in PENDING_KINDS:
             raise ValueError(f"pending call kind must be one of {PENDING_KINDS}, got {kind!r}")
-        return cls(ToolCall.from_dict(d["call"]), int(d["turn"]), kind, d.get("reason"), d.get("approved") is True)
+        arguments = d.get("arguments")
+        return cls(
+            ToolCall.from_dict(d["call"]),
+            int(d["turn"]),
+            kind,
+            d.get("reason"),
+            d.get("approved") is True,
+            dict(arguments) if isinstance(arguments, dict) else None,
+        )
 
 
 @dataclass(frozen=True)
