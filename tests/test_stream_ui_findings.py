@@ -167,3 +167,32 @@ def test_interrupted_call_approved_with_edited_arguments_runs_again_with_the_edi
     assert p.call.arguments == {"amount": 1000}  # the call as the model sent it
     assert log == [("start", 3), ("start", 3)]
     assert again.tool_runs[0].call.arguments == {"amount": 3} and again.tool_runs[0].result.text == "paid 3"
+
+
+# -- 3. a stream closed before its first event says how the run ended ----------------------------
+
+
+def test_stream_closed_before_its_first_event_says_cancelled():
+    """The browser left before the first event was read (``async with`` left, ``aclose()``, a sync
+    stream closed or dropped): the state says ``"cancelled"`` like any closed stream (before, it
+    kept saying ``"running"``), and ``finish()`` names that state."""
+
+    async def main() -> list[Any]:
+        out = []
+        s = toolwire.run_stream(GatedModel([text("hi")]), "go")
+        async with s:
+            pass
+        out.append((s.state.status, s.state.error))
+        with pytest.raises(RuntimeError, match="'cancelled'"):
+            await s.finish()
+        s = toolwire.run_stream(GatedModel([text("hi")]), "go")
+        await s.aclose()
+        out.append((s.state.status, s.state.error))
+        return out
+
+    closed = ("cancelled", "the event stream was closed")
+    assert asyncio.run(main()) == [closed, closed]
+    with toolwire.run_stream_sync(GatedModel([text("hi")]), "go") as sync:
+        pass
+    assert (sync.state.status, sync.state.error) == closed
+    assert toolwire.run_stream_sync(GatedModel([text("hi")]), "go").finish().text == "hi"  # (unchanged)

@@ -535,6 +535,8 @@ class _Loop:
         #: set by :meth:`RunStream.finish` when no one can see the events (no observer): from the
         #: next turn on, only ``RunFinished`` is built and yielded (the state is the same)
         self.quiet = False
+        #: whether the event generator started (a stream closed before its first event did not)
+        self.started = False
         #: the result of the RunFinished yielded (see RunStream.result)
         self.result: RunResult | None = None
         self.finished: RunFinished | None = (
@@ -553,6 +555,7 @@ class _Loop:
 
     # -- the event stream ---------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Any]:
+        self.started = True
         st = self.state
         was = st.status
         st.status, st.stop_reason, st.error = "running", None, None
@@ -1533,6 +1536,10 @@ class RunStream:
     async def aclose(self) -> None:
         """Stop the run (if it is still going) and leave its state valid."""
         await self._events.aclose()
+        loop = self._loop
+        if not loop.started and self.state.status == "running":  # closed before its first event
+            loop.started = True  # (its events can no longer be read)
+            loop._stop("cancelled", "the event stream was closed")
         if self._observer is not None:
             self._observer.closed()
 
