@@ -196,3 +196,39 @@ def test_stream_closed_before_its_first_event_says_cancelled():
         pass
     assert (sync.state.status, sync.state.error) == closed
     assert toolwire.run_stream_sync(GatedModel([text("hi")]), "go").finish().text == "hi"  # (unchanged)
+
+
+# -- 4. a wrong decision is an argument error of run_stream, before any event --------------------
+
+
+def test_wrong_decisions_raise_from_run_stream_before_any_event():
+    """A decision for a call that is not pending, or of the wrong kind, raises
+    ``ConfigurationError`` from ``run_stream()`` itself, as its other argument errors do (before,
+    the stream yielded ``RunStarted`` and then failed, its state saying ``"failed"``)."""
+    log: list[Any] = []
+    look, pay = _tools(log)
+    first = toolwire.run_sync(
+        GatedModel([calls(("c1", "pay", {"amount": 1}), ("c2", "look", {"q": "x"}))]),
+        "go",
+        tools=[look, pay],
+        approval={"pay"},
+        deferred=["look"],
+    )
+    assert [(p.call.id, p.kind) for p in first.pending] == [("c1", "approval"), ("c2", "deferred")]
+    bad: list[tuple[dict[str, Any], str]] = [
+        ({"zzz": Approved()}, r"not pending: \['zzz'\]; pending: \['c1', 'c2'\]"),
+        ({"c1": "yes"}, "must be toolwire.Approved"),
+        ({"c2": Approved()}, "is deferred: supply its result"),
+        ({"c1": Approved(arguments=[1])}, r"Approved\(arguments=...\) takes a dict"),  # type: ignore[arg-type]
+    ]
+    for decisions, message in bad:
+        with pytest.raises(toolwire.ConfigurationError, match=message):
+            toolwire.run_stream_sync(
+                GatedModel([text("x")]),
+                tools=[look, pay],
+                approval={"pay"},
+                deferred=["look"],
+                resume=first,
+                decisions=decisions,
+            )
+    assert log == []

@@ -1694,6 +1694,8 @@ def run_stream(
             raise ConfigurationError(
                 f"decisions name tool calls that are not pending: {sorted(decisions)}; the saved run has no pending calls"
             )
+        if decisions:
+            _check_decisions(saved.pending, decisions)
         st = _resumable_copy(saved)
         st.model = m.name  # continuing on another model is allowed
         if run_id is not None:
@@ -1737,6 +1739,29 @@ def run_stream(
     )
     loop.unanswered = unanswered
     return RunStream(loop, _active_tracing(tracing))
+
+
+def _check_decisions(pending: Sequence[PendingCall], decisions: Mapping[str, Any]) -> None:
+    """Raise :class:`ConfigurationError` for a decision that cannot apply: one for a call that is
+    not pending, one that is not ``Approved``/``Denied`` for a call waiting for approval, an
+    ``Approved`` for a deferred call, ``Approved(arguments=...)`` that is not a dict. Checked when
+    the stream is made, before any event (the loop checks them again as it applies them)."""
+    kinds = {p.call.id: p.kind for p in pending}
+    unknown = sorted(set(decisions) - kinds.keys())
+    if unknown:
+        raise ConfigurationError(f"decisions name tool calls that are not pending: {unknown}; pending: {sorted(kinds)}")
+    for cid, d in decisions.items():
+        kind = kinds[cid]
+        if kind == "deferred" and isinstance(d, Approved):
+            raise ConfigurationError(
+                f"tool call {cid} is deferred: supply its result (a value or a ToolResult), not Approved()"
+            )
+        if kind == "approval" and not isinstance(d, (Approved, Denied)):
+            raise ConfigurationError(
+                f"the decision for tool call {cid} must be toolwire.Approved(...) or toolwire.Denied(reason), got {type(d).__name__}"
+            )
+        if isinstance(d, Approved) and d.arguments is not None and not isinstance(d.arguments, dict):
+            raise ConfigurationError(f"Approved(arguments=...) takes a dict, got {type(d.arguments).__name__}")
 
 
 def _new_run_id() -> str:
