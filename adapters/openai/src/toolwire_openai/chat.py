@@ -522,7 +522,7 @@ class OpenAIChatCodec:
             if key in CODEC_KEYS or key in body:
                 continue
             if key == "stream_options" and value is None:
-                continue  # stream_options=None: none sent (a server that refuses the field, e.g. Mistral's 422)
+                continue  # stream_options=None: none sent (a server that refuses the field; Mistral's API by its host: preflight rule server.mistral-stream-options)
             body[key] = copied(value)
         naming_profile(API).repair_names(body)  # tools named as OpenAI refuses: renamed everywhere
         if "prompt_cache_key" not in body:

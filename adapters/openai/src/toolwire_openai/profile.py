@@ -535,6 +535,17 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "openai.types.CompletionUsage",
             "repair",
         ),
+        # hosted OpenAI-compatible servers, recognised by the host of base_url (HOSTED_SERVERS);
+        # none of these applies to api.openai.com
+        (
+            "server.mistral-stream-options",
+            "To Mistral's API (base_url on api.mistral.ai or codestral.mistral.ai), 'stream_options' is "
+            "not sent: it refuses the field, and reports usage in the last chunk of a stream without being asked.",
+            'Mistral API error 422 "Extra inputs are not permitted" with loc ["body", "stream_options", '
+            '"include_usage"] (avante-corp/avante.nvim#2347, dnakov/anon-kode#53); Mistral\'s chat completion '
+            "request (docs.mistral.ai/api, Chat) has no stream_options field",
+            "repair",
+        ),
     ],
 )
 
@@ -737,6 +748,28 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
 
 
 # ---------------------------------------------------------------------------------- helpers
+
+#: Hosted OpenAI-compatible servers whose own rules the Chat profile applies (rules
+#: ``server.*``), by the host of the ``base_url`` setting (else ``OPENAI_BASE_URL``): Mistral's
+#: API (La Plateforme, and Codestral's endpoint, the same API).
+HOSTED_SERVERS: Mapping[str, str] = {"api.mistral.ai": "mistral", "codestral.mistral.ai": "mistral"}
+
+
+def hosted_server(settings: Mapping[str, Any]) -> str | None:
+    """The hosted compatible server a model's settings point at (a value of
+    :data:`HOSTED_SERVERS`: ``"mistral"``), or ``None`` (api.openai.com, a local server, any
+    other)."""
+    import os
+    from urllib.parse import urlsplit
+
+    base = settings.get("base_url") or os.environ.get("OPENAI_BASE_URL")
+    if not base:
+        return None
+    try:
+        host = urlsplit(str(base)).hostname
+    except ValueError:
+        return None
+    return HOSTED_SERVERS.get(host or "")
 
 
 def sanitize_name(name: str) -> str:
@@ -1775,12 +1808,17 @@ class OpenAIChatProfile(_OpenAIProfile):
     """Chat Completions (``POST /chat/completions``) rules; see :data:`CHAT_RULES`.
 
     ``OpenAIChatProfile(strict=False, **settings)``: ``strict`` selects the schema mode of
-    :meth:`translate_schema`; settings are kept (``base_url`` etc.) but no rule depends on them.
+    :meth:`translate_schema`; settings are kept (``base_url`` etc.); the host of ``base_url``
+    (else ``OPENAI_BASE_URL``) selects the ``server.*`` rules of a hosted compatible server
+    (:data:`HOSTED_SERVERS`), which never apply to api.openai.com.
     """
 
     api = CHAT
     rules = CHAT_RULES
     call_id_max = CHAT_MAX_CALL_ID
+    #: the hosted compatible server the settings point at (:func:`hosted_server`), whose
+    #: ``server.*`` rules apply; ``None``: OpenAI's rules only
+    server: str | None = None
     #: ``(field, least value)`` of the output-token limits (rule ``request.max-tokens-range``)
     token_limit_minimums: tuple[tuple[str, int], ...] = (("max_tokens", 1), ("max_completion_tokens", 1))
     messages_key = "messages"
@@ -1791,6 +1829,10 @@ class OpenAIChatProfile(_OpenAIProfile):
     _id_step = staticmethod(_chat_call_ids)  # type: ignore[has-type]
     _id_start = staticmethod(set)
     _endpoint = "/chat/completions"
+
+    def __init__(self, api: str | None = None, *, strict: bool = False, **settings: Any) -> None:
+        super().__init__(api, strict=strict, **settings)
+        self.server = hosted_server(settings)
 
     def recognizes_body(self, body: Any) -> bool:
         """A body with ``messages`` that is not a Messages-API body (``system`` with
@@ -1855,6 +1897,12 @@ class OpenAIChatProfile(_OpenAIProfile):
         stop = body.get("stop")
         if isinstance(stop, list) and len(stop) > 4:
             out.append(self.violation("request.stop-count", "/stop", f"{len(stop)} stop sequences (at most 4)"))
+        if self.server == "mistral" and "stream_options" in body:
+            out.append(
+                self.violation(
+                    "server.mistral-stream-options", "/stream_options", "Mistral's API does not take stream_options"
+                )
+            )
         return out
 
     def _tool_problems_of(self, tools: list[Any]) -> tuple[list[Violation], set[str]]:
@@ -2175,6 +2223,15 @@ class OpenAIChatProfile(_OpenAIProfile):
         model = body.get("model")
         if type(model) is str:
             self._repair_reasoning_params(body, model, report)
+        if self.server == "mistral" and "stream_options" in body:
+            value = body.pop("stream_options")
+            _note(
+                report,
+                self.rule("server.mistral-stream-options"),
+                "/stream_options",
+                f"stream_options={value!r} not sent: Mistral's API refuses the field (it reports usage in the "
+                "last chunk without it)",
+            )
         if body.get("max_tokens") is not None and reasoning_family(body.get("model")) is not None:
             value = body.pop("max_tokens")
             if body.get("max_completion_tokens") is None:
