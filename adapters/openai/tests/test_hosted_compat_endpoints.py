@@ -8,11 +8,13 @@ The real ``openai`` SDK sends every request; only the network is replaced.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import httpx2
 
 import toolwire
+from toolwire.types import Conversation, Message, TextPart, ToolCall, ToolResult
 
 MISTRAL = "https://api.mistral.ai/v1"
 
@@ -111,3 +113,60 @@ def test_the_profile_flags_stream_options_for_mistral_only() -> None:
     assert found == ["openai-chat.server.mistral-stream-options"]
     for base in ("https://api.openai.com/v1", "https://api.groq.com/openai/v1", None):
         assert OpenAIChatProfile(base_url=base).check_request(body) == []
+
+
+def _history(call_id: str) -> Conversation:
+    return Conversation(
+        [
+            Message("user", [TextPart("Weather in Paris?")]),
+            Message("assistant", [ToolCall(call_id, "get_weather", {"city": "Paris"})]),
+            Message("user", [ToolResult(call_id, "sunny in Paris")]),
+        ]
+    )
+
+
+def test_call_ids_mistral_refuses_are_sent_as_nine_alphanumeric_characters() -> None:
+    """Mistral refuses any other tool call id: "Tool call id was call_0fypS1hVX but must be a-z,
+    A-Z, 0-9, with a length of 9." (karthink/gptel#1203; langchain-ai/langchain#24668 maps ids
+    from other vendors the same way). A history from another vendor (``toolu_...``), or one with
+    an id toolwire synthesized, goes to Mistral with each id replaced by a stable one, the same in
+    the call and in its result; Mistral's own ids go as they are."""
+    for foreign in ("toolu_01A09q90qw90lq917835lq9", "call_tw1f2e3d4c_0", "abc", ""):
+        server = Server(_json(_completion({"content": "It is sunny."})))
+        result = toolwire.run_sync(_model(server), "And now?", conversation=_history(foreign), tools=[get_weather])
+        messages = server.bodies[0]["messages"]
+        call_id = messages[1]["tool_calls"][0]["id"]
+        assert re.fullmatch(r"[a-zA-Z0-9]{9}", call_id), call_id
+        assert messages[2] == {"role": "tool", "tool_call_id": call_id, "content": "sunny in Paris"}
+        assert "openai-chat.server.mistral-call-id" in _rules(result)
+        # stable: the same id maps to the same id on the next request
+        server2 = Server(_json(_completion({"content": "It is sunny."})))
+        toolwire.run_sync(_model(server2), "And now?", conversation=_history(foreign), tools=[get_weather])
+        assert server2.bodies[0]["messages"][1]["tool_calls"][0]["id"] == call_id
+    own = Server(_json(_completion({"content": "It is sunny."})))
+    result = toolwire.run_sync(_model(own), "And now?", conversation=_history("D681PevKs"), tools=[get_weather])
+    assert own.bodies[0]["messages"][1]["tool_calls"][0]["id"] == "D681PevKs"
+    assert _rules(result) == []
+    # OpenAI itself gets the id as it is
+    openai = Server(_json(_completion({"content": "It is sunny."})))
+    toolwire.run_sync(_model(openai, None), "And now?", conversation=_history("toolu_01A09q90"), tools=[get_weather])
+    assert openai.bodies[0]["messages"][1]["tool_calls"][0]["id"] == "toolu_01A09q90"
+
+
+def test_a_mistral_tool_loop_answers_under_the_id_mistral_sent() -> None:
+    server = Server(
+        _json(
+            _completion(
+                {
+                    "content": "",
+                    "tool_calls": [
+                        {"id": "D681PevKs", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+                    ],
+                },
+                "tool_calls",
+            )
+        ),
+        _json(_completion({"content": "done"})),
+    )
+    toolwire.run_sync(_model(server), "Weather?", tools=[get_weather])
+    assert server.bodies[1]["messages"][-1]["tool_call_id"] == "D681PevKs"

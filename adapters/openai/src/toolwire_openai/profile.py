@@ -546,6 +546,16 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "request (docs.mistral.ai/api, Chat) has no stream_options field",
             "repair",
         ),
+        (
+            "server.mistral-call-id",
+            "To Mistral's API, a tool call id is exactly 9 characters of a-z, A-Z, 0-9 (an id from another "
+            "vendor, e.g. 'toolu_01A09q90qw90lq917835lq9', or one toolwire synthesized, is sent as a stable "
+            "9-character id derived from it, in the call and in its result; Mistral's own ids go as they are).",
+            'Mistral API error 400 "Tool call id was call_0fypS1hVX but must be a-z, A-Z, 0-9, with a length of '
+            '9." (type invalid_function_call, code 3280; karthink/gptel#1203, anomalyco/opencode#1680); '
+            "langchain-ai/langchain#24668 maps other vendors' ids the same way",
+            "repair",
+        ),
     ],
 )
 
@@ -753,6 +763,26 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
 #: ``server.*``), by the host of the ``base_url`` setting (else ``OPENAI_BASE_URL``): Mistral's
 #: API (La Plateforme, and Codestral's endpoint, the same API).
 HOSTED_SERVERS: Mapping[str, str] = {"api.mistral.ai": "mistral", "codestral.mistral.ai": "mistral"}
+
+
+#: A tool call id Mistral's API takes (rule ``server.mistral-call-id``).
+MISTRAL_CALL_ID = re.compile(r"[a-zA-Z0-9]{9}")
+_BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def mistral_call_id(call_id: str) -> str:
+    """``call_id`` if Mistral's API takes it (:data:`MISTRAL_CALL_ID`: 9 characters of a-z, A-Z,
+    0-9), else 9 such characters from its SHA-256 (stable: the same id maps to the same one on
+    every turn, in the call and in its result). Mistral refuses any other id: "Tool call id was
+    call_0fypS1hVX but must be a-z, A-Z, 0-9, with a length of 9." (karthink/gptel#1203)."""
+    if type(call_id) is str and MISTRAL_CALL_ID.fullmatch(call_id):
+        return call_id
+    n = int.from_bytes(hashlib.sha256(str(call_id).encode("utf-8", "surrogatepass")).digest()[:8], "big")
+    out = []
+    for _ in range(9):
+        n, r = divmod(n, 62)
+        out.append(_BASE62[r])
+    return "".join(out)
 
 
 def hosted_server(settings: Mapping[str, Any]) -> str | None:
@@ -1963,7 +1993,10 @@ class OpenAIChatProfile(_OpenAIProfile):
             ):
                 begin = back - 1
         seen_ids: set[str] = self._folded_ids(messages, begin, set)
-        i = self._clean_groups(messages, begin, n, seen_ids)
+        if self.server == "mistral":
+            i = self._clean_groups(messages, begin, n, seen_ids, MISTRAL_CALL_ID)
+        else:
+            i = self._clean_groups(messages, begin, n, seen_ids)
         while i < len(messages):
             m = messages[i]
             if not isinstance(m, dict):
@@ -2013,6 +2046,15 @@ class OpenAIChatProfile(_OpenAIProfile):
                                 "call.id-length",
                                 f"{at}/tool_calls/{k}/id",
                                 f"tool call id is {len(cid)} characters (1 to {CHAT_MAX_CALL_ID})",
+                                call_id=cid,
+                            )
+                        )
+                    if self.server == "mistral" and isinstance(cid, str) and not MISTRAL_CALL_ID.fullmatch(cid):
+                        out.append(
+                            self.violation(
+                                "server.mistral-call-id",
+                                f"{at}/tool_calls/{k}/id",
+                                f"tool call id {cid!r} is not 9 characters of a-z, A-Z, 0-9 (Mistral's API)",
                                 call_id=cid,
                             )
                         )
@@ -2081,7 +2123,9 @@ class OpenAIChatProfile(_OpenAIProfile):
         return out
 
     @staticmethod
-    def _clean_groups(messages: list[Any], i: int, n: int, seen_ids: set[str]) -> int:
+    def _clean_groups(
+        messages: list[Any], i: int, n: int, seen_ids: set[str], id_rule: re.Pattern[str] | None = None
+    ) -> int:
         """The index of the first message from ``i`` on whose check might find a violation (``n``
         when none), the ids of the tool calls before it added to ``seen_ids`` as the full check
         adds them: a pass of look-ups over the usual shapes, any other message left to the full
@@ -2090,7 +2134,8 @@ class OpenAIChatProfile(_OpenAIProfile):
         with string or no content whose calls each have a new string id of at most
         :data:`CHAT_MAX_CALL_ID` characters, type ``function``, a name under the name rule and a
         JSON object's text as arguments, directly followed by one tool message with string
-        content per call, in any order, answering nothing else."""
+        content per call, in any order, answering nothing else. ``id_rule``: a pattern every
+        call id must match too (a hosted server's rule, :data:`MISTRAL_CALL_ID`)."""
         good, texts = _GOOD_NAMES, _OBJECT_TEXTS
         while i < n:
             m = messages[i]
@@ -2127,6 +2172,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                     or cid in ids
                     or type(fn) is not dict
                     or c.get("type", "function") != "function"
+                    or (id_rule is not None and not id_rule.fullmatch(cid))
                 ):
                     return i
                 name = fn.get("name")
@@ -2353,7 +2399,10 @@ class OpenAIChatProfile(_OpenAIProfile):
         from) filled when given."""
         n = len(messages)
         settled = max(0, min(int(settled or 0), n))
-        i = self._clean_messages(messages, settled, n)
+        if self.server == "mistral":
+            i = self._clean_messages(messages, settled, n, MISTRAL_CALL_ID)
+        else:
+            i = self._clean_messages(messages, settled, n)
         if i == n:
             return messages
         out: list[Any] = list(messages[:i])
@@ -2469,7 +2518,7 @@ class OpenAIChatProfile(_OpenAIProfile):
             )
 
     @staticmethod
-    def _clean_messages(messages: list[Any], i: int, n: int) -> int:
+    def _clean_messages(messages: list[Any], i: int, n: int, id_rule: re.Pattern[str] | None = None) -> int:
         """The index of the first message from ``i`` on that a repair might change (``n`` when
         none): a pass that only reads, taking any message out of the usual shapes as one to
         repair (the full repair then decides). A message needs no repair when: an assistant
@@ -2477,7 +2526,9 @@ class OpenAIChatProfile(_OpenAIProfile):
         :data:`CHAT_MAX_CALL_ID` characters, its function's name matches the name rule and its
         arguments are the text of a JSON object; a tool message's call id has at most
         :data:`CHAT_MAX_CALL_ID` characters and its content is a string (no image to move); no
-        message's content text is longer than :data:`CHAT_MAX_CONTENT` characters."""
+        message's content text is longer than :data:`CHAT_MAX_CONTENT` characters. ``id_rule``: a
+        pattern every call id (in a call or a tool message) must match too (a hosted server's
+        rule, :data:`MISTRAL_CALL_ID`)."""
         good, texts = _GOOD_NAMES, _OBJECT_TEXTS
         while i < n:
             m = messages[i]
@@ -2501,6 +2552,8 @@ class OpenAIChatProfile(_OpenAIProfile):
                         fn = c.get("function")
                         if type(cid) is str and not 0 < len(cid) <= CHAT_MAX_CALL_ID or type(fn) is not dict:
                             return i
+                        if id_rule is not None and not (type(cid) is str and id_rule.fullmatch(cid)):
+                            return i
                         name = fn.get("name")
                         if type(name) is not str or (name not in good and not _known_good_name(name)):
                             return i
@@ -2515,6 +2568,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                     and not 0 < len(cid) <= CHAT_MAX_CALL_ID
                     or type(content) is not str
                     or len(content) > CHAT_MAX_CONTENT
+                    or (id_rule is not None and not (type(cid) is str and id_rule.fullmatch(cid)))
                 ):
                     return i
             elif _long_content(m.get("content")):
@@ -2524,6 +2578,17 @@ class OpenAIChatProfile(_OpenAIProfile):
 
     def _repair_call_id(self, obj: dict[str, Any], key: str, pointer: str, report: Any) -> None:
         cid = obj.get(key)
+        if self.server == "mistral":
+            if isinstance(cid, str) and (new := mistral_call_id(cid)) != cid:
+                obj[key] = new
+                _note(
+                    report,
+                    self.rule("server.mistral-call-id"),
+                    pointer,
+                    f"call id {cid!r} sent as {new!r} (Mistral's API takes 9 characters of a-z, A-Z, 0-9)",
+                    call_id=cid,
+                )
+            return
         if isinstance(cid, str) and (new := short_call_id(cid, CHAT_MAX_CALL_ID)) != cid:
             obj[key] = new
             _note(
