@@ -341,6 +341,44 @@ case(
     a_base,
     lambda b: b["tools"].append(copy.deepcopy(b["tools"][0])),
 )
+case(
+    A,
+    "anthropic.tools.web-search-domains",
+    "both-lists",
+    a_base,
+    lambda b: b["tools"].append(
+        {
+            "type": "web_search_20250305",
+            "name": "web_search",
+            "allowed_domains": ["a.org"],
+            "blocked_domains": ["b.org"],
+        }
+    ),
+)
+case(
+    A,
+    "anthropic.tools.web-search-domains",
+    "empty-blocked-list",
+    a_base,
+    lambda b: b["tools"].append({"type": "web_search_20250305", "name": "web_search", "blocked_domains": []}),
+)
+VALID.append(
+    (
+        "anthropic",
+        "web-search-one-domain-list",
+        {
+            **a_plain(),
+            "tools": [
+                {
+                    "type": "web_search_20250305",
+                    "name": "web_search",
+                    "blocked_domains": ["b.org"],
+                    "allowed_domains": None,
+                }
+            ],
+        },
+    )
+)
 case(A, "anthropic.tools.required-for-history", "calls-without-tools", a_base, lambda b: b.pop("tools"))
 case(
     A,

@@ -52,6 +52,7 @@ def body(**over: Any) -> dict[str, Any]:
     return {k: v for k, v in b.items() if v is not None}
 
 
+WEB_SEARCH = {"type": "web_search_20250305", "name": "web_search"}
 USE = {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}
 RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"}
 SIG = {"type": "thinking", "thinking": "let me think", "signature": "c2ln"}
@@ -101,6 +102,16 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
     ),
     ("anthropic.tool.name", body(tools=[tool("files.read:v2")]), "/tools/0/name"),
     ("anthropic.tool.unique-names", body(tools=[tool(), tool()]), "/tools/1/name"),
+    (
+        "anthropic.tool.web-search-domains-exclusive",
+        body(tools=[{**WEB_SEARCH, "allowed_domains": ["example.org"], "blocked_domains": ["spam.example"]}]),
+        "/tools/0/blocked_domains",
+    ),
+    (
+        "anthropic.tool.web-search-domains-empty",
+        body(tools=[{**WEB_SEARCH, "allowed_domains": []}]),
+        "/tools/0/allowed_domains",
+    ),
     (
         "anthropic.tool_use.id",
         body(tools=[tool()], messages=loop([{**USE, "id": "call.1"}], [{**RESULT, "tool_use_id": "call.1"}])),
@@ -389,6 +400,11 @@ def test_check_names_rule_and_pointer(rule: str, bad: dict[str, Any], pointer: s
 # -- repaired: the repair keeps the meaning, is reported at its pointer and the result passes -------
 
 REPAIRED: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "anthropic.tool.web-search-domains-empty",
+        body(tools=[{**WEB_SEARCH, "allowed_domains": ["example.org"], "blocked_domains": []}]),
+        "/tools/0/blocked_domains",
+    ),
     ("anthropic.request.stop-sequences-blank", body(stop_sequences=["END", "\n"]), "/stop_sequences"),
     ("anthropic.request.sampling-model", body(model="claude-opus-4-7", temperature=0.2), "/temperature"),
     (

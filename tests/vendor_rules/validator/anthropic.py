@@ -582,6 +582,25 @@ def tool_unique(body: Any) -> Iterator[Finding]:
 
 
 @R(
+    "anthropic.tools.web-search-domains",
+    "A web search tool (type web_search_*) gives allowed_domains or blocked_domains, never both, and never an empty list.",
+    "anthropic.types.WebSearchTool20250305Param docstrings ('Cannot be used alongside `blocked_domains`'); API error text "
+    "'tools.0.web_search_20250305.blocked_domains: Empty list of domains is ambiguous. Provide at least one domain or null.' "
+    "(CherryHQ/cherry-studio#10374)",
+)
+def web_search_domains(body: Any) -> Iterator[Finding]:
+    for i, t in enumerate(arr(obj(body).get("tools"))):
+        if not (is_obj(t) and is_str(t.get("type")) and t["type"].startswith("web_search_")):
+            continue
+        given = [k for k in ("allowed_domains", "blocked_domains") if t.get(k) is not None]
+        for k in given:
+            if t[k] == []:
+                yield ptr("tools", i, k), f"{k} is an empty list"
+        if len(given) == 2:
+            yield ptr("tools", i), "allowed_domains and blocked_domains are both given"
+
+
+@R(
     "anthropic.schema.root-object",
     'A custom tool\'s input_schema has `type: "object"` at its root.',
     "anthropic.types.tool_param.InputSchemaTyped (type: Required[Literal['object']])",

@@ -250,6 +250,22 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _rule(
+        "anthropic.tool.web-search-domains-exclusive",
+        "A web_search tool sets allowed_domains or blocked_domains, not both.",
+        'anthropic.types.WebSearchTool20250305Param.allowed_domains ("Cannot be used alongside `blocked_domains`"; '
+        'the same in WebSearchTool20260209Param and WebSearchTool20260318Param); web search tool docs ("You can use '
+        'either allowed_domains or blocked_domains, but not both in the same request"); microsoft/vscode#314275',
+        "refuse",
+    ),
+    _rule(
+        "anthropic.tool.web-search-domains-empty",
+        "A web_search tool's allowed_domains and blocked_domains are not empty lists: an empty blocked_domains "
+        "(it blocks nothing) is left out; an empty allowed_domains is refused.",
+        'API error text "tools.0.web_search_20250305.blocked_domains: Empty list of domains is ambiguous. Provide at '
+        'least one domain or null." (CherryHQ/cherry-studio#10374; router-for-me/CLIProxyAPI#2681)',
+        "repair",
+    ),
+    _rule(
         "anthropic.tool_use.id",
         "tool_use ids and tool_result tool_use_ids match ^[a-zA-Z0-9_-]+$.",
         "API error text \"String should match pattern '^[a-zA-Z0-9_-]+$'\" (HKUDS/nanobot#4356)",
@@ -1869,7 +1885,8 @@ class AnthropicProfile(Profile):
         body as encoded.
 
         Repairs: ``max_tokens`` above the model's maximum output lowered to it; strict dropped
-        past the strict limits (lossy); a tool choice ``auto``/``none``
+        past the strict limits (lossy); an empty ``blocked_domains`` of a web search tool left out; a
+        tool choice ``auto``/``none``
         without tools dropped; ``disable_parallel_tool_use`` off a ``none`` choice; image media
         type spellings (``image/jpg`` → ``image/jpeg``); ``thinking`` left out for a model
         without extended thinking (lossy); ``temperature``/``top_p``/``top_k`` left
@@ -1902,6 +1919,8 @@ class AnthropicProfile(Profile):
             _repair_strict_limits(body, report)
         if "tools" in body and type(body["tools"]) is list and self._tools_with_refused_keys(body["tools"]):
             _repair_property_keys(body, report)
+        if "tools" in body and type(body["tools"]) is list:
+            _repair_web_search_domains(body, report)
         tc = body["tool_choice"] if "tool_choice" in body else None
         if tc is not None and isinstance(tc, dict):
             tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
@@ -2179,6 +2198,8 @@ def _check_tools_cached(tools_json: str) -> tuple[Violation, ...]:
     out: list[Violation] = []
     seen: dict[str, int] = {}
     for i, t in enumerate(tools if isinstance(tools, list) else []):
+        if isinstance(t, dict) and _is_web_search(t):
+            out.extend(_web_search_domain_violations(i, t))
         if not isinstance(t, dict) or "input_schema" not in t or t.get("type") not in (None, "custom"):
             continue  # a server tool: its own versioned shape
         name = t.get("name")
@@ -2284,6 +2305,61 @@ def _check_tools_cached(tools_json: str) -> tuple[Violation, ...]:
             )
         )
     return tuple(out)
+
+
+def _is_web_search(t: dict[str, Any]) -> bool:
+    """An Anthropic web search tool declaration (``web_search_20250305``, ``web_search_20260209``, ...)."""
+    return isinstance(t.get("type"), str) and t["type"].startswith("web_search_")
+
+
+def _web_search_domain_violations(i: int, t: dict[str, Any]) -> list[Violation]:
+    """Rules ``anthropic.tool.web-search-domains-exclusive`` and ``-empty`` on the web search tool
+    ``t`` at ``/tools/i``."""
+    out: list[Violation] = []
+    name = t.get("name") if isinstance(t.get("name"), str) else None
+    for key in ("allowed_domains", "blocked_domains"):
+        if t.get(key) == []:
+            out.append(
+                Violation(
+                    "anthropic.tool.web-search-domains-empty",
+                    f"/tools/{i}/{key}",
+                    f'{key} is an empty list, which Anthropic refuses as ambiguous ("Provide at least one domain or '
+                    'null"): name at least one domain, or leave the setting out to search every domain',
+                    tool=name,
+                )
+            )
+    if t.get("allowed_domains") not in (None, []) and t.get("blocked_domains") not in (None, []):
+        out.append(
+            Violation(
+                "anthropic.tool.web-search-domains-exclusive",
+                f"/tools/{i}/blocked_domains",
+                "a web search tool takes allowed_domains or blocked_domains, not both: keep the list of domains to "
+                "search (allowed_domains) or the list to leave out (blocked_domains)",
+                tool=name,
+            )
+        )
+    return out
+
+
+def _repair_web_search_domains(body: dict[str, Any], report: Any) -> None:
+    """Rule ``anthropic.tool.web-search-domains-empty``: an empty ``blocked_domains`` of a web
+    search tool (it blocks nothing, so leaving it out keeps the meaning) is left out, in a new tools
+    list and a new declaration (the body's own are not changed). An empty ``allowed_domains`` is
+    left for the check to refuse: it could mean no domain at all."""
+    tools = body["tools"]
+    fixed = None
+    for i, t in enumerate(tools):
+        if type(t) is dict and "blocked_domains" in t and t["blocked_domains"] == [] and _is_web_search(t):
+            if fixed is None:
+                fixed = list(tools)
+            fixed[i] = {k: v for k, v in t.items() if k != "blocked_domains"}
+            report.add(
+                "anthropic.tool.web-search-domains-empty",
+                f"/tools/{i}/blocked_domains",
+                "an empty blocked_domains (it blocks nothing) left out: Anthropic refuses an empty list of domains",
+            )
+    if fixed is not None:
+        body["tools"] = fixed
 
 
 def _repair_property_keys(body: dict[str, Any], report: Any) -> None:

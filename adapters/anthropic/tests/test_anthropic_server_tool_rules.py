@@ -1,0 +1,67 @@
+"""Rules on Anthropic's own tool declarations (web search domain lists, deferred loading), through
+the real SDK over ``httpx2.MockTransport``: a declaration the API refuses is repaired before it is
+sent (the repair on the turn) or refused before anything reaches the network."""
+
+from __future__ import annotations
+
+import pytest
+
+import toolwire
+from toolwire import ProviderTool, Tool
+from toolwire.profile import RequestRefused
+
+WEATHER = Tool.from_schema(
+    "get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}}, lambda **kw: "sunny"
+)
+
+
+def ok(wire):
+    return [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))]
+
+
+def test_web_search_with_both_domain_lists_is_refused_before_sending(mock_model, wire) -> None:
+    model = mock_model(ok(wire))
+    search = ProviderTool(
+        "anthropic", "web_search_20250305", {"allowed_domains": ["example.org"], "blocked_domains": ["spam.example"]}
+    )
+    with pytest.raises(RequestRefused) as exc:
+        toolwire.run_sync(model, "news?", tools=[search])
+    assert [(v.rule, v.pointer) for v in exc.value.violations] == [
+        ("anthropic.tool.web-search-domains-exclusive", "/tools/0/blocked_domains")
+    ]
+    assert model.sent == []
+
+
+def test_web_search_with_one_domain_list_is_sent_as_given(mock_model, wire) -> None:
+    model = mock_model(ok(wire))
+    search = ProviderTool("anthropic", "web_search_20250305", {"allowed_domains": ["example.org"], "max_uses": 2})
+    result = toolwire.run_sync(model, "news?", tools=[search])
+    assert model.sent[0].json["tools"] == [
+        {"type": "web_search_20250305", "name": "web_search", "allowed_domains": ["example.org"], "max_uses": 2}
+    ]
+    assert result.turns[0].response.preflight is None
+
+
+def test_an_empty_blocked_domains_list_is_left_out_and_reported(mock_model, wire) -> None:
+    model = mock_model(ok(wire))
+    search = ProviderTool(
+        "anthropic", "web_search_20250305", {"allowed_domains": ["example.org"], "blocked_domains": []}
+    )
+    result = toolwire.run_sync(model, "news?", tools=[search])
+    assert model.sent[0].json["tools"] == [
+        {"type": "web_search_20250305", "name": "web_search", "allowed_domains": ["example.org"]}
+    ]
+    changes = [(c.rule, c.pointer, c.lossy) for c in result.turns[0].response.preflight]
+    assert changes == [("anthropic.tool.web-search-domains-empty", "/tools/0/blocked_domains", False)]
+    assert search.settings["blocked_domains"] == []  # the declaration itself is not changed
+
+
+def test_an_empty_allowed_domains_list_is_refused(mock_model, wire) -> None:
+    model = mock_model(ok(wire))
+    search = ProviderTool("anthropic", "web_search_20250305", {"allowed_domains": []})
+    with pytest.raises(RequestRefused) as exc:
+        toolwire.run_sync(model, "news?", tools=[search])
+    assert [(v.rule, v.pointer) for v in exc.value.violations] == [
+        ("anthropic.tool.web-search-domains-empty", "/tools/0/allowed_domains")
+    ]
+    assert model.sent == []
