@@ -379,6 +379,21 @@ VALID.append(
         },
     )
 )
+case(A, "anthropic.tools.defer-loading", "all-deferred", a_base, lambda b: b["tools"][0].update(defer_loading=True))
+case(
+    A,
+    "anthropic.tools.defer-loading",
+    "deferred-breakpoint",
+    a_base,
+    lambda b: b["tools"].append(
+        {
+            "type": "web_search_20250305",
+            "name": "web_search",
+            "defer_loading": True,
+            "cache_control": {"type": "ephemeral"},
+        }
+    ),
+)
 case(A, "anthropic.tools.required-for-history", "calls-without-tools", a_base, lambda b: b.pop("tools"))
 case(
     A,

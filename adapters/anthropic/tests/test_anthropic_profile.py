@@ -113,6 +113,12 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
         "/tools/0/allowed_domains",
     ),
     (
+        "anthropic.tool.defer-loading-cache-control",
+        body(tools=[{**WEB_SEARCH, "defer_loading": True, "cache_control": {"type": "ephemeral"}}, tool()]),
+        "/tools/0/cache_control",
+    ),
+    ("anthropic.tool.defer-loading-all", body(tools=[tool(defer_loading=True)]), "/tools"),
+    (
         "anthropic.tool_use.id",
         body(tools=[tool()], messages=loop([{**USE, "id": "call.1"}], [{**RESULT, "tool_use_id": "call.1"}])),
         "/messages/1/content/0/id",
@@ -400,6 +406,11 @@ def test_check_names_rule_and_pointer(rule: str, bad: dict[str, Any], pointer: s
 # -- repaired: the repair keeps the meaning, is reported at its pointer and the result passes -------
 
 REPAIRED: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "anthropic.tool.defer-loading-cache-control",
+        body(tools=[tool(), tool("late", defer_loading=True, cache_control={"type": "ephemeral"})]),
+        "/tools/1/cache_control",
+    ),
     (
         "anthropic.tool.web-search-domains-empty",
         body(tools=[{**WEB_SEARCH, "allowed_domains": ["example.org"], "blocked_domains": []}]),

@@ -65,3 +65,39 @@ def test_an_empty_allowed_domains_list_is_refused(mock_model, wire) -> None:
         ("anthropic.tool.web-search-domains-empty", "/tools/0/allowed_domains")
     ]
     assert model.sent == []
+
+
+def deferred(tool: Tool) -> Tool:
+    tool.provider_data = {"anthropic": {"defer_loading": True}}
+    return tool
+
+
+def test_cache_true_never_marks_a_deferred_tool(mock_model, wire) -> None:
+    model = mock_model(ok(wire), cache=True)
+    search = ProviderTool("anthropic", "web_search_20250305", {"defer_loading": True})
+    finder = ProviderTool("anthropic", "tool_search_tool_regex_20251119")
+    result = toolwire.run_sync(model, "news?", tools=[WEATHER, finder, search])
+    tools = model.sent[0].json["tools"]
+    assert [t.get("cache_control") for t in tools] == [None, {"type": "ephemeral"}, None]
+    assert result.turns[0].response.preflight is None
+
+
+def test_a_deferred_tool_s_own_breakpoint_moves_to_the_tool_before_it(mock_model, wire) -> None:
+    model = mock_model(ok(wire))
+    late = Tool.from_schema("late", "Late.", {"type": "object", "properties": {}}, lambda **kw: "x")
+    late.provider_data = {"anthropic": {"defer_loading": True, "cache_control": {"type": "ephemeral"}}}
+    finder = ProviderTool("anthropic", "tool_search_tool_regex_20251119")
+    result = toolwire.run_sync(model, "go", tools=[WEATHER, finder, late])
+    tools = model.sent[0].json["tools"]
+    assert [t.get("cache_control") for t in tools] == [None, {"type": "ephemeral"}, None]
+    assert tools[2]["defer_loading"] is True
+    changes = [(c.rule, c.pointer, c.lossy) for c in result.turns[0].response.preflight]
+    assert changes == [("anthropic.tool.defer-loading-cache-control", "/tools/2/cache_control", False)]
+
+
+def test_every_tool_deferred_is_refused_before_sending(mock_model, wire) -> None:
+    model = mock_model(ok(wire))
+    with pytest.raises(RequestRefused) as exc:
+        toolwire.run_sync(model, "go", tools=[deferred(Tool.from_schema("late", "Late.", {"type": "object"}))])
+    assert [(v.rule, v.pointer) for v in exc.value.violations] == [("anthropic.tool.defer-loading-all", "/tools")]
+    assert model.sent == []

@@ -601,6 +601,22 @@ def web_search_domains(body: Any) -> Iterator[Finding]:
 
 
 @R(
+    "anthropic.tools.defer-loading",
+    "Some tool is loaded up front (not every tool has defer_loading true), and no deferred tool is a cache breakpoint.",
+    "tool search tool docs, error handling ('At least one tool must have defer_loading=false. All tools cannot be "
+    "deferred.'); API error text \"Tool '...' cannot have both defer_loading=true and cache_control set\" "
+    "(router-for-me/CLIProxyAPI#4561)",
+)
+def defer_loading(body: Any) -> Iterator[Finding]:
+    tools = [(i, t) for i, t in enumerate(arr(obj(body).get("tools"))) if is_obj(t)]
+    for i, t in tools:
+        if t.get("defer_loading") is True and t.get("cache_control") is not None:
+            yield ptr("tools", i, "cache_control"), "a deferred tool carries cache_control"
+    if tools and all(t.get("defer_loading") is True for _, t in tools):
+        yield "/tools", "every tool is deferred"
+
+
+@R(
     "anthropic.schema.root-object",
     'A custom tool\'s input_schema has `type: "object"` at its root.',
     "anthropic.types.tool_param.InputSchemaTyped (type: Required[Literal['object']])",

@@ -1733,9 +1733,12 @@ class AnthropicCodec:
         tools = body.get("tools") or []
 
         def mark_tools() -> bool:
-            if not tools or tools[-1].get("cache_control") is not None:
+            # a deferred tool (defer_loading: true) is not in the prompt and cannot carry a breakpoint
+            # (rule anthropic.tool.defer-loading-cache-control): the last tool that is not deferred does
+            last = next((t for t in reversed(tools) if t.get("defer_loading") is not True), None)
+            if last is None or last.get("cache_control") is not None:
                 return False
-            tools[-1]["cache_control"] = dict(_EPHEMERAL)
+            last["cache_control"] = dict(_EPHEMERAL)
             return True
 
         def mark_system() -> bool:

@@ -266,6 +266,21 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _rule(
+        "anthropic.tool.defer-loading-cache-control",
+        "A tool with defer_loading: true carries no cache_control (its breakpoint moves to the last tool before it "
+        "that is not deferred, or is left out when there is none).",
+        "API error text \"Tool 'tool_1' cannot have both defer_loading=true and cache_control set. Tools with "
+        'defer_loading cannot use prompt caching." (router-for-me/CLIProxyAPI#4561, Wei-Shaw/sub2api#4990)',
+        "repair",
+    ),
+    _rule(
+        "anthropic.tool.defer-loading-all",
+        "At least one tool is not deferred (defer_loading: true on every tool is refused).",
+        'API error text "At least one tool must have defer_loading=false. All tools cannot be deferred." '
+        "(https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool#error-handling)",
+        "refuse",
+    ),
+    _rule(
         "anthropic.tool_use.id",
         "tool_use ids and tool_result tool_use_ids match ^[a-zA-Z0-9_-]+$.",
         "API error text \"String should match pattern '^[a-zA-Z0-9_-]+$'\" (HKUDS/nanobot#4356)",
@@ -1921,6 +1936,7 @@ class AnthropicProfile(Profile):
             _repair_property_keys(body, report)
         if "tools" in body and type(body["tools"]) is list:
             _repair_web_search_domains(body, report)
+            _repair_deferred_cache_control(body, report)
         tc = body["tool_choice"] if "tool_choice" in body else None
         if tc is not None and isinstance(tc, dict):
             tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
@@ -2285,6 +2301,27 @@ def _check_tools_cached(tools_json: str) -> tuple[Violation, ...]:
                         tool=tool,
                     )
                 )
+    declared = [(i, t) for i, t in enumerate(tools) if isinstance(t, dict)] if isinstance(tools, list) else []
+    for i, t in declared:
+        if t.get("defer_loading") is True and t.get("cache_control") is not None:
+            out.append(
+                Violation(
+                    "anthropic.tool.defer-loading-cache-control",
+                    f"/tools/{i}/cache_control",
+                    "a tool with defer_loading: true cannot carry cache_control (deferred tools are not cached): "
+                    "put the breakpoint on a tool that is not deferred",
+                    tool=t.get("name") if isinstance(t.get("name"), str) else None,
+                )
+            )
+    if declared and all(t.get("defer_loading") is True for _, t in declared):
+        out.append(
+            Violation(
+                "anthropic.tool.defer-loading-all",
+                "/tools",
+                "every tool has defer_loading: true; Anthropic needs at least one tool that is not deferred (the "
+                "tool search tool, say: ProviderTool('anthropic', 'tool_search_tool_regex_20251119'))",
+            )
+        )
     strict = [t for t in tools if isinstance(t, dict) and t.get("strict") is True] if isinstance(tools, list) else []
     optional = union = 0
     for t in strict:
@@ -2358,6 +2395,45 @@ def _repair_web_search_domains(body: dict[str, Any], report: Any) -> None:
                 f"/tools/{i}/blocked_domains",
                 "an empty blocked_domains (it blocks nothing) left out: Anthropic refuses an empty list of domains",
             )
+    if fixed is not None:
+        body["tools"] = fixed
+
+
+def _repair_deferred_cache_control(body: dict[str, Any], report: Any) -> None:
+    """Rule ``anthropic.tool.defer-loading-cache-control``: the ``cache_control`` of a tool with
+    ``defer_loading: true`` moves to the last tool before it that is neither deferred nor already
+    a breakpoint (the cached prefix then ends where the deferred tools, which are not in the
+    prompt, begin), or is left out when there is none (lossy: no breakpoint in the tools). A new
+    tools list and new declarations; the body's own are not changed."""
+    tools = body["tools"]
+    fixed = None
+    for i, t in enumerate(tools):
+        if not (type(t) is dict and t.get("defer_loading") is True and t.get("cache_control") is not None):
+            continue
+        if fixed is None:
+            fixed = list(tools)
+        cc = t["cache_control"]
+        fixed[i] = {k: v for k, v in t.items() if k != "cache_control"}
+        to = next(
+            (
+                j
+                for j in range(i - 1, -1, -1)
+                if type(fixed[j]) is dict
+                and fixed[j].get("defer_loading") is not True
+                and fixed[j].get("cache_control") is None
+            ),
+            None,
+        )
+        if to is not None:
+            fixed[to] = {**fixed[to], "cache_control": cc}
+        report.add(
+            "anthropic.tool.defer-loading-cache-control",
+            f"/tools/{i}/cache_control",
+            f"cache_control of a deferred tool (defer_loading: true) moved to /tools/{to}"
+            if to is not None
+            else "cache_control of a deferred tool (defer_loading: true) left out: no tool before it can carry it",
+            lossy=to is None,
+        )
     if fixed is not None:
         body["tools"] = fixed
 
