@@ -489,6 +489,20 @@ def test_json_mode_with_tools_is_refused_on_gemini_2_and_allowed_on_gemini_3() -
     assert GeminiProfile().check_request(body) == []  # model unknown: not applied
 
 
+def test_json_mode_with_built_in_tools_is_refused_on_gemini_2_and_allowed_on_gemini_3() -> None:
+    body = {
+        "contents": [user()],
+        "tools": [{"code_execution": {}}],
+        "generationConfig": {"response_mime_type": "application/json"},
+    }
+    (v,) = GeminiProfile(model="gemini-2.0-flash").check_request(body)
+    assert (v.rule, v.pointer) == ("gemini.request.json-mode-with-server-tools", "/generationConfig/response_mime_type")
+    assert GeminiProfile(model="gemini-3-pro-preview").check_request(body) == []
+    assert GeminiProfile().check_request(body) == []  # model unknown: not applied
+    plain = {"contents": [user()], "tools": [{"code_execution": {}}]}
+    assert GeminiProfile(model="gemini-2.0-flash").check_request(plain) == []
+
+
 def test_built_in_tools_with_functions_refused_on_gemini_2_and_flagged_on_gemini_3() -> None:
     for search in ({"googleSearch": {}}, {"code_execution": {}}, {"urlContext": {}}):
         body = {"contents": [user()], "tools": [*TOOLS, search]}

@@ -313,6 +313,15 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _r(
+        "gemini.request.json-mode-with-server-tools",
+        "responseMimeType application/json with a built-in tool run by Google (googleSearch, codeExecution, "
+        "urlContext, ...) is refused by Gemini 2.x and earlier (Gemini 3 accepts it).",
+        "API error \"Tool use with a response mime type: 'application/json' is unsupported\" (INVALID_ARGUMENT; "
+        "snailyp/gemini-balance#264 and #286, tbphp/gpt-load#188: built-in tools added to a JSON-mode request); "
+        "the Gemini 3 guide names structured outputs with built-in tools as new in Gemini 3",
+        "refuse",
+    ),
+    _r(
         "gemini.request.server-tools-with-functions",
         "Gemini 2.x and earlier take no built-in tool run by Google (googleSearch, codeExecution, urlContext, "
         "googleMaps, fileSearch, ...) together with function declarations (Gemini 3 takes them together).",
@@ -2338,6 +2347,23 @@ class GeminiProfile(Profile):
                     f"{gptr}/{_key(gen, 'responseMimeType')}",
                     f"{self.model} refuses JSON output (responseMimeType {mime}) together with function calling; "
                     "use a Gemini 3 model, or drop the tools or the JSON mode",
+                )
+            )
+        if (
+            not decls
+            and isinstance(mime, str)
+            and mime.lower().startswith("application/json")
+            and major is not None
+            and major < 3
+            and (server := _server_tools(body))
+        ):
+            out.append(
+                Violation(
+                    "gemini.request.json-mode-with-server-tools",
+                    f"{gptr}/{_key(gen, 'responseMimeType')}",
+                    f"{self.model} refuses JSON output (responseMimeType {mime}) together with built-in tools "
+                    f"({', '.join(dict.fromkeys(n for _, n in server))}); use a Gemini 3 model, or drop the "
+                    "built-in tools or the JSON mode",
                 )
             )
         tkey = _key(gen, "thinkingConfig")
