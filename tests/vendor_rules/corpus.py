@@ -179,6 +179,16 @@ case(
     a_plain,
     lambda b: b.update(model="anthropic.claude-opus-4-8-v1:0", top_p=0.9),
 )
+case(
+    A,
+    "anthropic.tool-choice.forced-model",
+    "any-fable-5-1",
+    a_base,
+    lambda b: b.update(model="claude-fable-5-1", tool_choice={"type": "any"}),
+)
+VALID.append(
+    ("anthropic", "forced-tool-fable-5", {**a_base(), "model": "claude-fable-5", "tool_choice": {"type": "any"}})
+)
 case(A, "anthropic.body.shape", "empty-messages", a_plain, lambda b: b.update(messages=[]))
 case(A, "anthropic.system.shape", "system-number", a_plain, lambda b: b.update(system=5))
 case(

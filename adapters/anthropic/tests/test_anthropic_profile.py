@@ -197,6 +197,11 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
         "/tool_choice/disable_parallel_tool_use",
     ),
     (
+        "anthropic.request.forced-tool-choice-model",
+        body(model="claude-fable-5-1", tools=[tool()], tool_choice={"type": "any"}),
+        "/tool_choice/type",
+    ),
+    (
         "anthropic.request.thinking-forced-tool",
         body(
             max_tokens=4096,
@@ -992,3 +997,24 @@ def test_an_empty_thinking_setting_sends_no_thinking() -> None:
 
     m = toolwire.model("anthropic:claude-sonnet-4-5", api_key="k", thinking={})
     assert "thinking" not in m.prepare(m.build_request([Message.user("hi")]))
+
+
+@pytest.mark.parametrize(
+    "model, refused",
+    [
+        ("claude-fable-5-1", True),
+        ("claude-mythos-5-1-20260901", True),
+        ("us.anthropic.claude-fable-5-1-v1:0", True),
+        ("claude-fable-5", False),
+        ("claude-mythos-5", False),
+        ("claude-opus-4-8", False),
+        ("claude-fable-5-10", False),
+    ],
+)
+def test_forced_tool_choice_refused_only_on_the_models_that_refuse_it(model: str, refused: bool) -> None:
+    for choice in ({"type": "any"}, {"type": "tool", "name": "get_weather"}):
+        found = [v.rule for v in P.check_request(body(model=model, tools=[tool()], tool_choice=choice))]
+        assert ("anthropic.request.forced-tool-choice-model" in found) is refused, (model, choice)
+    for choice in ({"type": "auto"}, {"type": "none"}):
+        found = [v.rule for v in P.check_request(body(model=model, tools=[tool()], tool_choice=choice))]
+        assert "anthropic.request.forced-tool-choice-model" not in found

@@ -849,3 +849,21 @@ def thinking_model(body: Any) -> Iterator[Finding]:
     if is_obj(th) and th.get("type") == "disabled":
         return
     yield "/thinking", f"{model} has no extended thinking"
+
+
+@R(
+    "anthropic.tool-choice.forced-model",
+    "Claude Fable 5.1 and Mythos 5.1 are sent no forced tool_choice (type any or tool).",
+    'API error text \'tool_choice: type "tool" and "any" are not supported for this model.\' (claude-fable-5-1, '
+    "BerriAI/litellm#39151)",
+)
+def forced_tool_choice_model(body: Any) -> Iterator[Finding]:
+    model = obj(body).get("model")
+    if not is_str(model):
+        return
+    m = re.search(r"claude-(?:fable|mythos)-(\d+)[-.](\d{1,2})(?!\d)", model)
+    if m is None or (m.group(1), m.group(2)) != ("5", "1"):
+        return
+    tc = obj(body).get("tool_choice")
+    if is_obj(tc) and tc.get("type") in ("any", "tool"):
+        yield "/tool_choice/type", f"{model} takes no forced tool choice"

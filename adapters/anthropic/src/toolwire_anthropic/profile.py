@@ -124,6 +124,11 @@ _BOTH_SAMPLERS_OK = re.compile(r"(^|[./])claude-(3|instant|2|(sonnet|opus)-4-(0|
 _CLAUDE_VERSION = re.compile(r"claude-(?:opus|sonnet|haiku|fable|mythos)-(\d+|preview)(?:-(\d{1,2}))?(?![0-9])")
 
 
+#: Models that refuse a forced tool choice (rule ``anthropic.request.forced-tool-choice-model``):
+#: Claude Fable 5.1 and Mythos 5.1, with dates and Bedrock/Vertex spellings.
+_NO_FORCED_TOOL = re.compile(r"claude-(fable|mythos)-5-1(?![0-9])")
+
+
 def claude_version(model: Any) -> tuple[int, int] | None:
     """The (major, minor) version of a Claude model id: ``claude-opus-4-6`` → (4, 6),
     ``claude-sonnet-4-20250514`` → (4, 0), ``us.anthropic.claude-opus-4-7-v1:0`` → (4, 7),
@@ -392,6 +397,17 @@ RULES: tuple[Rule, ...] = (
         "Manual extended thinking (thinking.type 'enabled') allows only tool_choice auto or none.",
         'API error text "Thinking may not be enabled when tool_choice forces tool use." (mastra-ai/mastra#7507); '
         "adaptive thinking accepts forced tools (llm-exe/llm-exe#721, tested live)",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.forced-tool-choice-model",
+        "Claude Fable 5.1 and Mythos 5.1 take tool_choice auto or none only: a forced tool choice (any, tool) is "
+        "refused before sending.",
+        'API error text "tool_choice: type \\"tool\\" and \\"any\\" are not supported for this model." '
+        "(claude-fable-5-1: BerriAI/litellm#39151); the Fable 5.1 migration guide as cited by "
+        "withceleste/celeste-python#393 and UKGovernmentBEIS/inspect_ai#5176. Sources disagree on Claude Fable 5 and "
+        "Mythos 5 (pydantic/pydantic-ai#5911 and Yeachan-Heo/gajae-code#482 saw refusals; celeste-python#393 reads "
+        "the docs as accepting every type): they are not refused here",
         "refuse",
     ),
     _rule(
@@ -1355,6 +1371,17 @@ class AnthropicProfile(Profile):
                 "/thinking/type",
                 f"{body.get('model')} takes no adaptive thinking: send thinking={{'type': 'enabled', "
                 "'budget_tokens': N}, or toolwire's thinking={'effort': ...}",
+            )
+        if (
+            isinstance(tc, dict)
+            and tc.get("type") in ("any", "tool")
+            and _NO_FORCED_TOOL.search(str(body.get("model")))
+        ):
+            add(
+                "anthropic.request.forced-tool-choice-model",
+                "/tool_choice/type",
+                f"{body.get('model')} takes tool_choice 'auto' or 'none' only, not {tc.get('type')!r} (a forced tool "
+                "call): use tool_choice 'auto' and ask for the tool in the prompt, or a model that takes forced tools",
             )
         if ttype == "enabled" and isinstance(thinking, dict):
             if isinstance(tc, dict) and tc.get("type") in ("any", "tool"):
