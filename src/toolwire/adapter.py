@@ -204,25 +204,20 @@ class Codec(Protocol):
 
 
 def report_dropped_provider_tool_parts(request: ModelRequest, report: RequestReport) -> None:
-    """Record in ``report`` every :class:`~toolwire.types.ProviderToolPart` of ``request`` that
-    another API produced (``part.provider != report.api``): the encoder leaves it out, since a
-    vendor's server-tool blocks mean nothing to another vendor. Each is one lossy change, rule
-    ``provider-tool.dropped``, its pointer the part's place in the canonical conversation
-    (``/messages/<i>/parts/<j>``). Response-level metadata parts (``kind="metadata"``) are never
-    sent to any vendor and are not reported."""
-    for i, m in enumerate(request.messages):
-        for j, p in enumerate(m.parts):
-            if isinstance(p, ProviderToolPart) and p.provider != report.api and p.kind != "metadata":
-                what = f"{p.vendor_type} block" + (f" ({p.summary})" if p.summary else "")
-                report.add(
-                    "provider-tool.dropped",
-                    f"/messages/{i}/parts/{j}",
-                    f"the {p.provider} {what} was left out: a provider tool's blocks go back only to "
-                    f"the provider that produced them (the text the model wrote from them is kept)",
-                    tool=p.name,
-                    call_id=p.call_id,
-                    lossy=True,
-                )
+    """Record in ``report`` every part of ``request`` that another API produced and that the
+    encoder therefore leaves out, each one lossy change with its pointer the part's place in the
+    canonical conversation (``/messages/<i>/parts/<j>``):
+
+    - a :class:`~toolwire.types.ProviderToolPart` with ``part.provider != report.api`` (rule
+      ``provider-tool.dropped``): a vendor's server-tool blocks mean nothing to another vendor.
+      Response-level metadata parts (``kind="metadata"``) are never sent to any vendor and are
+      not reported;
+    - a :class:`~toolwire.types.ReasoningPart` with ``part.provider != report.api`` (rule
+      ``reasoning.dropped``): every adapter drops another vendor's reasoning, since its
+      signature or encrypted content is only valid for the vendor that made it (see
+      ``docs/providers.md``, "Switching provider mid-conversation")."""
+    for change in _dropped_parts(request.messages, report.api, 0):
+        report.add(change[0], change[1], change[2], tool=change[3], call_id=change[4], lossy=True)
 
 
 def json_copy(value: Any) -> Any:
@@ -649,7 +644,18 @@ def _dropped_parts(messages: Iterable[Message], api: str, offset: int) -> list[t
     out: list[tuple[Any, ...]] = []
     for i, m in enumerate(messages, offset):
         for j, p in enumerate(m.parts):
-            if isinstance(p, ProviderToolPart) and p.provider != api and p.kind != "metadata":
+            if isinstance(p, ReasoningPart) and p.provider != api:
+                out.append(
+                    (
+                        "reasoning.dropped",
+                        f"/messages/{i}/parts/{j}",
+                        f"{_reasoning_origin(p)} reasoning was left out: a reasoning part goes back only to the API "
+                        "that produced it (its signature or encrypted content is valid nowhere else)",
+                        None,
+                        None,
+                    )
+                )
+            elif isinstance(p, ProviderToolPart) and p.provider != api and p.kind != "metadata":
                 what = f"{p.vendor_type} block" + (f" ({p.summary})" if p.summary else "")
                 out.append(
                     (
@@ -662,6 +668,12 @@ def _dropped_parts(messages: Iterable[Message], api: str, offset: int) -> list[t
                     )
                 )
     return out
+
+
+def _reasoning_origin(p: ReasoningPart) -> str:
+    """``"the anthropic"`` / ``"unattributed"``, with the size of the readable text, for a report."""
+    who = f"the {p.provider}" if p.provider else "unattributed"
+    return f"{who} ({len(p.text)} characters of text)" if p.text else who
 
 
 def _left_out(codec: Any, request: ModelRequest, messages: Sequence[Message], offset: int) -> list[tuple[Any, ...]]:

@@ -217,7 +217,8 @@ class ReasoningPart:
       text exactly as on the wire).
     - ``encrypted``: Anthropic ``redacted_thinking.data`` or Responses ``encrypted_content``.
     - ``provider``: the API that produced it (``"anthropic"``, ``"openai"``,
-      ``"gemini"``); adapters of other APIs drop or convert it by the documented rule.
+      ``"gemini"``); adapters of other APIs leave it out, and the request's preflight report
+      says so (rule ``reasoning.dropped``, a lossy change).
     - ``provider_data``: any further opaque per-API fields (item ids, summary parts).
     """
 
