@@ -341,7 +341,7 @@ def test_a_stream_cut_off_mid_answer_raises_and_keeps_the_partial_text(api: str)
     with pytest.raises(ProviderError, match="ended before the response was complete") as info:
         toolwire.run_sync(m, "hi")
     assert info.value.retryable
-    state = info.value.run_state  # type: ignore[attr-defined]
+    state = info.value.run_state
     assert state.status == "failed"
     assert state.turns[-1].response.text == "hel"  # what arrived is kept in the turn record
     # Model.send (no events seen by anyone) retries the whole request, then raises the same error

@@ -434,3 +434,20 @@ def test_stopping_between_the_response_and_its_answers_answers_every_call():
         )
 
     asyncio.run(main())
+
+
+def test_run_state_is_a_declared_attribute_of_every_toolwire_error() -> None:
+    import pickle
+
+    from toolwire.errors import ConfigurationError, ToolwireError
+    from toolwire.testing import ScriptedModel
+
+    # outside a run it is None (not an AttributeError); out of a run it is the failed partial run
+    assert ConfigurationError("x").run_state is None
+    model = ScriptedModel(responses=["one answer"])
+    toolwire.run_sync(model, "hi")
+    with pytest.raises(ToolwireError) as info:  # no answer left: raised inside the run
+        toolwire.run_sync(model, "again")
+    state = info.value.run_state
+    assert state is not None and state.status == "failed"
+    assert pickle.loads(pickle.dumps(info.value)).run_state.status == "failed"

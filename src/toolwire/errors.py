@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .runstate import RunState
 
 __all__ = [
     "ToolwireError",
@@ -30,7 +33,15 @@ class ToolwireError(Exception):
 
     Every toolwire error survives ``pickle`` (a process pool, Ray, ``multiprocessing``) with its
     message and attributes: it is rebuilt without calling ``__init__`` again, since most take
-    other arguments than the message their ``args`` hold."""
+    other arguments than the message their ``args`` hold.
+
+    ``run_state``: on an error that ended a run (raised out of :func:`toolwire.run`,
+    ``run_sync`` or a run stream), the partial run as a :class:`~toolwire.runstate.RunState`
+    (status ``"failed"``; its conversation is valid for the vendor and can be fixed and sent
+    again, or saved and resumed); ``None`` on an error raised outside a run."""
+
+    #: The partial run this error ended, when it was raised out of a run; else ``None``.
+    run_state: RunState | None = None
 
     def __reduce__(self) -> Any:
         return (_rebuild_error, (type(self), self.args, dict(self.__dict__)))

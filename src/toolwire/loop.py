@@ -822,7 +822,7 @@ class _Loop:
             self._stop("failed", _describe(exc))
             await self._reap()
             if isinstance(exc, ToolwireError):
-                exc.run_state = st  # type: ignore[attr-defined]
+                exc.run_state = st
             raise
 
     def _add_cost(self, response: Response) -> None:

@@ -30,3 +30,8 @@ get_weather("Paris", "three")  # pyright: ignore[reportArgumentType]  (a wrong a
 choice: ToolChoice = {"type": "tool", "name": "get_weather"}
 reason: StopReason = "tool_use"
 bad_reason: StopReason = "finished"  # pyright: ignore[reportAssignmentType]  (not a stop reason)
+
+try:
+    toolwire.run_sync("test", "hi")
+except toolwire.ToolwireError as exc:  # the partial run an error ended is typed (None outside a run)
+    assert_type(exc.run_state, toolwire.RunState | None)
