@@ -34,6 +34,7 @@ from .events import (
     ReasoningDelta,
     ResponseFinished,
     RetryScheduled,
+    RunEvent,
     RunFinished,
     RunStarted,
     TextDelta,
@@ -1490,7 +1491,8 @@ class RunStream:
     """The handle of one run: an async iterator of its events (:mod:`toolwire.events`) and its
     state.
 
-    - ``async for event in stream`` yields the events as the run goes;
+    - ``async for event in stream`` yields the events as the run goes, each typed
+      :data:`toolwire.events.RunEvent` (narrow with ``isinstance`` or ``match``);
     - ``state``: the :class:`~toolwire.runstate.RunState`, updated in place and valid after any
       stop — a cancelled task (``asyncio.wait_for``, ``asyncio.timeout``, Ctrl-C, a closed web
       request) still ends cancelled, and ``stream.state`` holds the partial run: completed tool
@@ -1525,12 +1527,12 @@ class RunStream:
     def run_id(self) -> str:
         return self.state.run_id
 
-    def __aiter__(self) -> AsyncIterator[Any]:
+    def __aiter__(self) -> AsyncIterator[RunEvent]:
         # ``async for`` iterates the generator itself (the loop's own, or the tracing one around
         # it): one coroutine per event less (``__anext__`` would only pass the event on)
         return self._events
 
-    async def __anext__(self) -> Any:
+    async def __anext__(self) -> RunEvent:
         return await self._events.__anext__()
 
     async def aclose(self) -> None:
@@ -1973,7 +1975,7 @@ class SyncRunStream:
     def __iter__(self) -> SyncRunStream:
         return self
 
-    def __next__(self) -> Any:
+    def __next__(self) -> RunEvent:
         if self._runner is None:
             raise StopIteration
         try:

@@ -35,3 +35,14 @@ try:
     toolwire.run_sync("test", "hi")
 except toolwire.ToolwireError as exc:  # the partial run an error ended is typed (None outside a run)
     assert_type(exc.run_state, toolwire.RunState | None)
+
+
+async def _events_are_typed() -> None:  # the streams yield RunEvent, not Any
+    from toolwire.events import RunEvent, TextDelta
+
+    async for event in toolwire.run_stream("test", "hi"):
+        assert_type(event, RunEvent)
+        if isinstance(event, TextDelta):
+            assert_type(event.text, str)
+    for event in toolwire.run_stream_sync("test", "hi"):
+        assert_type(event, RunEvent)

@@ -512,9 +512,12 @@ def run_command(
     stream = toolwire.run_stream_sync(m, prompt, tools=tool_list, instructions=instructions, max_turns=max_turns)
     try:
         if as_json:
+            from ..events import RunFinished
+
             finished = None
             for event in stream:
-                finished = event
+                if isinstance(event, RunFinished):  # the last event
+                    finished = event
         else:
             finished = show_run(console, stream)
     except KeyboardInterrupt:
