@@ -20,4 +20,4 @@ def test_agent_calls_the_tool_and_answers(toolwire_cassette):
     assert result.tool_runs[0].result.content == "18°C, sunny"
     assert "18" in result.text  # the model used the tool's answer
     assert result.tool_errors == 0
-    assert result.usage.input_tokens > 0
+    assert (result.usage.input_tokens or 0) > 0  # None when a provider reports no usage
