@@ -89,6 +89,30 @@ _MOVED_TO_ADAPTER = ("ModelRequest", "Codec", "normalize_tool_choice")
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
+    # the submodules a user reaches as attributes after a plain ``import toolwire``
+    # (``toolwire.events.TextDelta``, ``toolwire.errors.ToolError``): loaded by ``__getattr__``
+    # at run time, declared here so that a type checker sees their names and not ``Any``
+    from . import adapter as adapter
+    from . import batch as batch
+    from . import context as context
+    from . import design as design
+    from . import errors as errors
+    from . import events as events
+    from . import experiments as experiments
+    from . import mcp as mcp
+    from . import pricing as pricing
+    from . import profile as profile
+    from . import registry as registry
+    from . import retry as retry
+    from . import runstate as runstate
+    from . import schema as schema
+    from . import secrets as secrets
+    from . import store as store
+    from . import testing as testing
+    from . import tools as tools
+    from . import tracing as tracing
+    from . import transport as transport
+    from . import types as types
     from .adapter import Model, NamedToolChoice, ToolChoice, ToolChoiceInput
     from .context import ToolContext
     from .errors import (

@@ -46,3 +46,9 @@ async def _events_are_typed() -> None:  # the streams yield RunEvent, not Any
             assert_type(event.text, str)
     for event in toolwire.run_stream_sync("test", "hi"):
         assert_type(event, RunEvent)
+
+
+async def _events_narrow_through_the_package_attribute() -> None:  # after a plain ``import toolwire``
+    texts = [e.text async for e in toolwire.run_stream("test", "hi") if isinstance(e, toolwire.events.TextDelta)]
+    assert_type(texts, list[str])
+    assert_type(toolwire.errors.ToolError("x").hint, str | None)
