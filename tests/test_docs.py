@@ -104,7 +104,7 @@ def test_testing_page_two_tool_agent_runs_offline_on_each_api(tmp_path):
     assert [c.name for c in calls.function_calls] == ["get_weather", "get_time"] and final.text == namespace["FINAL"]
     namespace["test_a_two_tool_agent_runs_offline_on_each_api"]()
     # the stepping handler refuses a request beyond its answers (a 500 the run reports, not a hang)
-    respond = namespace["stepping"]([])
+    respond = namespace["Stepping"]([])
     import httpx2
 
     assert respond(httpx2.Request("POST", "https://example.invalid", json={})).status_code == 500
