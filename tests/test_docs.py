@@ -108,3 +108,17 @@ def test_testing_page_two_tool_agent_runs_offline_on_each_api(tmp_path):
     import httpx2
 
     assert respond(httpx2.Request("POST", "https://example.invalid", json={})).status_code == 500
+
+
+def test_provider_tools_page_confined_bash_example_runs_offline(tmp_path, monkeypatch, capsys):
+    """The provider-tools page's complete example (canned Messages API answers over a MockTransport)
+    runs as written: the bash tool is declared, run in ``project/`` and answered."""
+    import re
+
+    text = (ROOT / "docs" / "provider-tools.md").read_text(encoding="utf-8")
+    code = next(b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "httpx2.MockTransport" in b)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "provider-tools.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "exit code: 0" in out and "Python 3." in out and "2" in out.splitlines()
+
