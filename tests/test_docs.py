@@ -122,3 +122,12 @@ def test_provider_tools_page_confined_bash_example_runs_offline(tmp_path, monkey
     out = capsys.readouterr().out
     assert "exit code: 0" in out and "Python 3." in out and "2" in out.splitlines()
 
+
+def test_cost_page_price_example_prints_what_the_comment_says(capsys):
+    import re
+
+    text = (ROOT / "docs" / "cost.md").read_text(encoding="utf-8")
+    code = next(b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "price(toolwire.Usage(" in b)
+    exec(compile("import toolwire\n" + code, "cost.md", "exec"), {})
+    printed = capsys.readouterr().out.strip()
+    assert re.search(r"# (\S+) \(a Decimal\)", code).group(1) == printed
