@@ -54,6 +54,11 @@ def test_a_good_spec_loads(tmp_path):
         ),
         (lambda s: s.replace('["scripted:claude-sonnet-4-5"]', '["claude"]'), "models[0]", "'provider:model-id'"),
         (
+            lambda s: s.replace('["scripted:claude-sonnet-4-5"]', '["test"]'),
+            "models[0]",
+            "write the offline provider as 'test:<a name>' (e.g. 'test:baseline')",
+        ),
+        (
             lambda s: s.replace('["scripted:claude-sonnet-4-5"]', '["scriptd:claude-sonnet-4-5"]'),
             "models[0]",
             "unknown provider 'scriptd' in 'scriptd:claude-sonnet-4-5'; did you mean 'scripted:claude-sonnet-4-5'?",

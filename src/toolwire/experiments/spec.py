@@ -355,10 +355,17 @@ def parse_spec(data: Mapping[str, Any], *, source: str = "<spec>", spec_dir: str
             raise ExperimentSpecError(source, where, f"must be 'provider:model-id' or a table, got {m!r}")
         provider, sep, model_id = entry.model.partition(":")
         if not sep or not provider or not model_id:
+            offline = entry.model.strip() in ("test", "scripted")
             raise ExperimentSpecError(
                 source,
                 f"{where}.model" if isinstance(m, Mapping) else where,
-                f"must be 'provider:model-id' (e.g. 'anthropic:claude-sonnet-4-5'), got {entry.model!r}",
+                f"must be 'provider:model-id' (e.g. 'anthropic:claude-sonnet-4-5'), got {entry.model!r}"
+                + (
+                    f"; an experiment names each model, so write the offline provider as "
+                    f"'{entry.model.strip()}:<a name>' (e.g. '{entry.model.strip()}:baseline')"
+                    if offline
+                    else ""
+                ),
             )
         if entry.model in {e.model for e in models}:
             raise ExperimentSpecError(source, where, f"{entry.model!r} is listed twice")
