@@ -253,6 +253,7 @@ def _prompt_message(prompt: Any) -> Message | None:
         # empty text (or only white space) is no prompt: vendors refuse empty text blocks
         return Message.user(prompt) if prompt.strip() else None
     if isinstance(prompt, Message):
+        _check_message(prompt, "the prompt message")
         return prompt
     if isinstance(prompt, (TextPart, ImagePart)):
         return Message("user", [prompt])
@@ -262,6 +263,86 @@ def _prompt_message(prompt: Any) -> Message | None:
         except TypeError as exc:
             raise ConfigurationError(f"a prompt list may hold text, TextPart or ImagePart items: {exc}") from None
     raise ConfigurationError(f"prompt must be text, a Message or a list of parts, got {type(prompt).__name__}")
+
+
+_PART_TYPES = (TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart)
+
+
+def _check_message(msg: Any, where: str) -> None:
+    """Raise :class:`ConfigurationError` when ``msg`` is not a message every adapter can encode
+    as it stands: a ``Message`` whose role is ``"user"`` or ``"assistant"``, whose parts are a
+    list of toolwire parts (tool calls only in assistant messages, tool results only in user
+    messages) and whose ``provider_data`` is a dict. (Adapters leave out what they cannot
+    place, so a malformed message would otherwise be dropped from the request unsaid.)"""
+    if not isinstance(msg, Message):
+        raise ConfigurationError(
+            f"{where} is a {type(msg).__name__}, not a toolwire Message: build it with "
+            "Message('user' | 'assistant', [parts]) or Message.from_dict(saved)"
+        )
+    if msg.role not in ("user", "assistant"):
+        raise ConfigurationError(
+            f"{where} has role {msg.role!r}; a Message's role is 'user' or 'assistant' (system text goes in "
+            "instructions=, tool results go as ToolResult parts of a 'user' message)"
+        )
+    parts: Any = msg.parts
+    if not isinstance(parts, list):
+        raise ConfigurationError(
+            f"{where} has parts of type {type(parts).__name__}; parts must be a list of parts such as "
+            "[TextPart('...')] (Message.user(text) builds a user message from text)"
+        )
+    for j, part in enumerate(parts):
+        if not isinstance(part, _PART_TYPES):
+            hint = (
+                "wrap text in TextPart(text)"
+                if isinstance(part, str)
+                else "turn a saved part into one with toolwire.types.part_from_dict(d)"
+                if isinstance(part, Mapping)
+                else "use TextPart, ImagePart, ToolCall or ToolResult"
+            )
+            raise ConfigurationError(f"{where}, part {j}, is a {type(part).__name__}, not a toolwire part: {hint}")
+        if msg.role == "user" and isinstance(part, ToolCall):
+            raise ConfigurationError(
+                f"{where}, part {j}, is a ToolCall in a 'user' message; tool calls belong in 'assistant' messages"
+            )
+        if msg.role == "assistant" and isinstance(part, ToolResult):
+            raise ConfigurationError(
+                f"{where}, part {j}, is a ToolResult in an 'assistant' message; tool results belong in the "
+                "'user' message after the call"
+            )
+    if not isinstance(msg.provider_data, dict):
+        raise ConfigurationError(
+            f"{where} has provider_data of type {type(msg.provider_data).__name__}; it must be a dict (or left out)"
+        )
+
+
+def _checked_conversation(conversation: Any) -> Conversation:
+    """A copy of ``conversation`` (a :class:`Conversation`) for a new run, after checking it and
+    its messages; :class:`ConfigurationError` saying what to pass instead otherwise."""
+    if not isinstance(conversation, Conversation):
+        if isinstance(conversation, RunResult):
+            hint = "pass result.conversation (or resume=result to continue a paused run)"
+        elif isinstance(conversation, str):
+            hint = "load saved JSON text with toolwire.Conversation.from_json(text)"
+        elif isinstance(conversation, Mapping):
+            hint = "load a saved dict with toolwire.Conversation.from_dict(d)"
+        elif isinstance(conversation, (list, tuple)):
+            hint = "wrap a list of toolwire Messages as toolwire.Conversation(messages)"
+        else:
+            hint = "pass a toolwire.Conversation (e.g. result.conversation)"
+        raise ConfigurationError(
+            f"conversation= takes a toolwire.Conversation, got {type(conversation).__name__}: {hint}"
+        )
+    messages: Any = conversation.messages
+    if not isinstance(messages, (list, tuple)):
+        raise ConfigurationError(
+            f"conversation.messages must be a list of toolwire Messages, got {type(messages).__name__}"
+        )
+    instructions: Any = conversation.instructions
+    if instructions is not None and not isinstance(instructions, str):
+        raise ConfigurationError(f"conversation.instructions must be text (or None), got {type(instructions).__name__}")
+    for i, msg in enumerate(messages):
+        _check_message(msg, f"conversation message {i}")
+    return Conversation(list(messages), instructions)
 
 
 def _cost_exceeded(limits: Limits | None, spent: Any) -> str | None:
@@ -1646,6 +1727,8 @@ def run_stream(
                 raise ConfigurationError(f"{name} must be a function (sync or async), got {type(hook).__name__}")
     if run_id is not None and (not isinstance(run_id, str) or not run_id or not _utf8(run_id)):
         raise ConfigurationError(f"run_id must be non-empty text (UTF-8, no lone surrogates), got {run_id!r}")
+    if instructions is not None and not isinstance(instructions, str):
+        raise ConfigurationError(f"instructions must be text (or None), got {type(instructions).__name__}")
     if on_turn is not None and not callable(on_turn):
         raise ConfigurationError(
             f"on_turn must be a function (sync or async) of the turn, got {type(on_turn).__name__}"
@@ -1707,9 +1790,7 @@ def run_stream(
     else:
         # a copy: continuing a run never changes the conversation of the run it continues
         conv = (
-            Conversation(list(conversation.messages), conversation.instructions)
-            if conversation is not None
-            else Conversation(instructions=instructions)
+            _checked_conversation(conversation) if conversation is not None else Conversation(instructions=instructions)
         )
         if conversation is not None and instructions is not None:
             conv.instructions = instructions

@@ -1,0 +1,113 @@
+"""Findings of the adversarial pass over the public API with bad input (session breaker 8): each
+test failed on the code before its fix.
+
+Vendor requests go through the real SDKs over ``httpx2.MockTransport``; the rest runs the
+offline ``scripted`` provider (``toolwire.testing``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import toolwire
+from toolwire import Conversation, Message, TextPart, ToolCall, ToolResult
+from toolwire.errors import ConfigurationError
+
+from .all_apis.answers import APIS, text_answer
+
+httpx2 = pytest.importorskip("httpx2")
+
+
+@toolwire.tool
+def echo(text: str) -> str:
+    """Say the text back."""
+    return text
+
+
+def _vendor_model(api: str, sent: list[dict[str, Any]]) -> Any:
+    def respond(request: Any) -> Any:
+        sent.append(json.loads(request.content))
+        return httpx2.Response(200, json=text_answer(api))
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(respond))
+    return toolwire.model(f"{api}:m-1", api_key="k", max_retries=0, http_client=client)
+
+
+# ----------------------------------------------------------------------------------------------
+# 1. conversation= and the messages it holds are checked before anything is sent
+
+HI = Message("user", [TextPart("hi")])
+CALL = Message("assistant", [ToolCall("c1", "echo", {"text": "x"})])
+
+BAD_CONVERSATIONS: dict[str, tuple[Any, str]] = {
+    "a list of messages": ([HI], "Conversation(messages)"),
+    "one message": (HI, "Conversation"),
+    "saved JSON text": (Conversation([HI]).to_json(), "Conversation.from_json"),
+    "a saved dict": (Conversation([HI]).to_dict(), "Conversation.from_dict"),
+    "vendor-format dicts": ([{"role": "user", "content": "hi"}], "Conversation"),
+    "a number": (5, "Conversation"),
+    "messages None": (Conversation(None), "messages"),  # type: ignore[arg-type]
+    "messages text": (Conversation("hello"), "messages"),  # type: ignore[arg-type]
+    "a dict message": (Conversation([{"role": "user", "content": "hi"}]), "Message"),  # type: ignore[list-item]
+    "a None message": (Conversation([None]), "Message"),  # type: ignore[list-item]
+    "instructions not text": (Conversation([HI], 5), "instructions"),  # type: ignore[arg-type]
+    "role system": (Conversation([Message("system", [TextPart("be brief")])]), "instructions="),  # type: ignore[arg-type]
+    "role tool": (Conversation([HI, CALL, Message("tool", [ToolResult("c1", "x")])]), "'user'"),  # type: ignore[arg-type]
+    "parts text": (Conversation([Message("user", "hi")]), "TextPart"),  # type: ignore[arg-type]
+    "parts None": (Conversation([Message("user", None)]), "list"),  # type: ignore[arg-type]
+    "a str part": (Conversation([Message("user", ["hi"])]), "TextPart"),  # type: ignore[list-item]
+    "a dict part": (Conversation([Message("user", [{"type": "text", "text": "hi"}])]), "part_from_dict"),  # type: ignore[list-item]
+    "a call in a user message": (Conversation([Message("user", [ToolCall("c1", "echo", {"text": "x"})])]), "assistant"),
+    "a result in an assistant message": (Conversation([HI, Message("assistant", [ToolResult("c1", "x")])]), "user"),
+    "provider_data None": (Conversation([Message("user", [TextPart("hi")], None)]), "provider_data"),  # type: ignore[arg-type]
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CONVERSATIONS))
+@pytest.mark.parametrize("api", ["scripted", *APIS])
+def test_a_malformed_conversation_is_a_configuration_error_before_any_request(api: str, case: str) -> None:
+    conversation, words = BAD_CONVERSATIONS[case]
+    sent: list[dict[str, Any]] = []
+    model = toolwire.model("scripted", responses=["done"]) if api == "scripted" else _vendor_model(api, sent)
+    with pytest.raises(ConfigurationError) as info:
+        toolwire.run_sync(model, conversation=conversation, tools=[echo])
+    assert words in str(info.value)
+    assert sent == []
+
+
+@pytest.mark.parametrize(
+    ("prompt", "words"),
+    [
+        (Message("system", [TextPart("be brief")]), "instructions="),  # type: ignore[arg-type]
+        (Message("user", None), "list"),  # type: ignore[arg-type]
+        (Message("user", ["hi"]), "TextPart"),  # type: ignore[list-item]
+        (Message("assistant", [ToolResult("c1", "x")]), "user"),
+    ],
+)
+def test_a_malformed_prompt_message_is_a_configuration_error(prompt: Message, words: str) -> None:
+    with pytest.raises(ConfigurationError) as info:
+        toolwire.run_sync(toolwire.model("scripted", responses=["done"]), prompt, tools=[echo])
+    assert words in str(info.value)
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_instructions_that_are_not_text_are_a_configuration_error(api: str) -> None:
+    sent: list[dict[str, Any]] = []
+    with pytest.raises(ConfigurationError, match="instructions must be text"):
+        toolwire.run_sync(_vendor_model(api, sent), "hi", instructions=5)  # type: ignore[arg-type]
+    assert sent == []
+
+
+@pytest.mark.parametrize("api", ["scripted", *APIS])
+def test_well_formed_conversations_still_run(api: str) -> None:
+    sent: list[dict[str, Any]] = []
+    model = toolwire.model("scripted", responses=["done"]) if api == "scripted" else _vendor_model(api, sent)
+    history = Conversation(
+        [HI, CALL, Message("user", [ToolResult("c1", "x"), TextPart("and now?")])], instructions="Be brief."
+    )
+    result = toolwire.run_sync(model, conversation=history, tools=[echo])
+    assert result.text
+    assert len(result.conversation.messages) == 4
