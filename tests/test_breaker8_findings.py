@@ -111,3 +111,54 @@ def test_well_formed_conversations_still_run(api: str) -> None:
     result = toolwire.run_sync(model, conversation=history, tools=[echo])
     assert result.text
     assert len(result.conversation.messages) == 4
+
+
+# ----------------------------------------------------------------------------------------------
+# 2. Gemini generation settings out of the API's ranges are refused before sending, as on the
+#    other APIs
+
+
+@pytest.mark.parametrize(
+    ("setting", "field"),
+    [
+        ({"max_tokens": 0}, "maxOutputTokens"),
+        ({"max_tokens": -1}, "maxOutputTokens"),
+        ({"max_tokens": "5"}, "maxOutputTokens"),
+        ({"max_tokens": 5.5}, "maxOutputTokens"),
+        ({"max_tokens": True}, "maxOutputTokens"),
+        ({"temperature": "hot"}, "temperature"),
+        ({"temperature": -1}, "temperature"),
+        ({"temperature": 5}, "temperature"),
+        ({"temperature": True}, "temperature"),
+        ({"generation_config": {"topP": 1.5}}, "topP"),
+        ({"generation_config": {"top_k": -3}}, "top_k"),
+    ],
+)
+def test_gemini_generation_settings_out_of_range_are_refused_before_sending(setting: dict, field: str) -> None:
+    sent: list[dict[str, Any]] = []
+
+    def respond(request: Any) -> Any:
+        sent.append(json.loads(request.content))
+        return httpx2.Response(200, json=text_answer("gemini"))
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(respond))
+    model = toolwire.model("gemini:gemini-2.5-flash", api_key="k", max_retries=0, http_client=client, **setting)
+    with pytest.raises(toolwire.errors.RequestRefused) as info:
+        toolwire.run_sync(model, "hi")
+    assert [v.rule for v in info.value.violations] == ["gemini.request.sampling-range"]
+    assert info.value.violations[0].pointer.endswith(f"/{field}")
+    assert sent == []
+
+
+@pytest.mark.parametrize("setting", [{"max_tokens": 1}, {"temperature": 0}, {"temperature": 2.0}, {"temperature": 0.7}])
+def test_gemini_generation_settings_in_range_are_sent(setting: dict) -> None:
+    sent: list[dict[str, Any]] = []
+
+    def respond(request: Any) -> Any:
+        sent.append(json.loads(request.content))
+        return httpx2.Response(200, json=text_answer("gemini"))
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(respond))
+    model = toolwire.model("gemini:gemini-2.5-flash", api_key="k", max_retries=0, http_client=client, **setting)
+    assert toolwire.run_sync(model, "hi").text == "hello"
+    assert len(sent) == 1

@@ -396,6 +396,16 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _r(
+        "gemini.request.sampling-range",
+        "generationConfig values are numbers in the API's ranges: maxOutputTokens an integer of at least 1, "
+        "temperature from 0 to 2, topP from 0 to 1, topK an integer of at least 0 (a string, a boolean or a value out of range is refused).",
+        _SDK + "GenerationConfig (temperature, top_p, top_k, max_output_tokens: int, float); Vertex AI error "
+        '"the supported range is from 1 (inclusive)" for maxOutputTokens (stackblitz-labs/bolt.diy#955); '
+        'https://ai.google.dev/api/generate-content#generationconfig ("Values can range from [0.0, 2.0]" for '
+        "temperature)",
+        "refuse",
+    ),
+    _r(
         "gemini.request.cache-held-settings",
         "With the cache= setting (a cached content), the request's instructions, tools and tool choice are not "
         "sent (the cache holds its own): a tool choice or instructions given for the request are reported as "
@@ -828,6 +838,15 @@ def _is_base64(value: Any) -> bool:
 @functools.lru_cache(maxsize=256)
 def _snake(key: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+
+
+#: ``(generationConfig field, least, most or None, integer only)`` (rule ``gemini.request.sampling-range``).
+_SAMPLING_RANGES = (
+    ("maxOutputTokens", 1, None, True),
+    ("temperature", 0, 2, False),
+    ("topP", 0, 1, False),
+    ("topK", 0, None, True),
+)
 
 
 def _g(d: Any, key: str) -> Any:
@@ -2314,6 +2333,26 @@ class GeminiProfile(Profile):
         gen = body.get(gkey) if gkey else None
         if not isinstance(gen, dict):
             return
+        for field, low, high, integer in _SAMPLING_RANGES:
+            fkey = _key(gen, field)
+            if not fkey or gen[fkey] is None:
+                continue
+            value = gen[fkey]
+            kinds = (int,) if integer else (int, float)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, kinds)
+                or not low <= value <= (high if high is not None else value)
+            ):
+                bound = f"from {low} to {high}" if high is not None else f"of at least {low}"
+                what = "an integer" if integer else "a number"
+                out.append(
+                    Violation(
+                        "gemini.request.sampling-range",
+                        f"/{gkey}/{fkey}",
+                        f"{field} must be {what} {bound}, got {value!r}",
+                    )
+                )
         count = _g(gen, "candidateCount")
         if isinstance(count, int) and not isinstance(count, bool) and count > 1:
             out.append(
