@@ -162,3 +162,56 @@ def test_gemini_generation_settings_in_range_are_sent(setting: dict) -> None:
     model = toolwire.model("gemini:gemini-2.5-flash", api_key="k", max_retries=0, http_client=client, **setting)
     assert toolwire.run_sync(model, "hi").text == "hello"
     assert len(sent) == 1
+
+
+# ----------------------------------------------------------------------------------------------
+# 3. Client settings of the wrong type are refused when the model is made
+
+
+@pytest.mark.parametrize(
+    ("setting", "words"),
+    [
+        ({"extra_body": 5}, "extra_body"),
+        ({"extra_body": [1]}, "extra_body"),
+        ({"base_url": 5}, "base_url"),
+        ({"timeout": "x"}, "timeout"),
+        ({"timeout": -1}, "timeout"),
+        ({"timeout": True}, "timeout"),
+        ({"max_retries": -1}, "max_retries"),
+        ({"max_retries": "3"}, "max_retries"),
+        ({"retry": 5}, "retry"),
+    ],
+)
+@pytest.mark.parametrize("api", [*APIS, "test"])
+def test_client_settings_of_the_wrong_type_are_refused_when_the_model_is_made(
+    api: str, setting: dict, words: str
+) -> None:
+    sent: list[Any] = []
+
+    def respond(request: Any) -> Any:
+        sent.append(request)
+        return httpx2.Response(500, json={"error": {"message": "boom"}})
+
+    with pytest.raises(ConfigurationError) as info:
+        if api == "test":
+            toolwire.model("test", **setting)
+        else:
+            client = httpx2.AsyncClient(transport=httpx2.MockTransport(respond))
+            toolwire.model(f"{api}:m-1", api_key="k", http_client=client, **setting)
+    assert words in str(info.value)
+    assert sent == []
+
+
+def test_a_model_variant_and_a_model_mapping_check_their_settings_too() -> None:
+    base = toolwire.model("openai:gpt-5", api_key="k")
+    with pytest.raises(ConfigurationError, match="extra_body"):
+        toolwire.model(base, extra_body="x")
+    with pytest.raises(ConfigurationError, match="'settings' must be a table"):
+        toolwire.model({"model": "openai:gpt-5", "settings": 5})
+
+
+def test_client_settings_of_the_right_type_are_taken() -> None:
+    model = toolwire.model(
+        "openai:gpt-5", api_key="k", base_url="http://localhost:1/v1", timeout=2.5, max_retries=0, extra_body={"a": 1}
+    )
+    assert model.settings["timeout"] == 2.5

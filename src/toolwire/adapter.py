@@ -370,6 +370,38 @@ def check_settings(model_cls: type[Model], settings: Mapping[str, Any], *, shown
     )
 
 
+def check_setting_types(settings: Mapping[str, Any], *, shown: str = "the model") -> None:
+    """Refuse a common client setting of the wrong type when the model is made, before anything
+    is sent (such a value otherwise failed inside the SDK as a raw ``TypeError`` or as a
+    "connection error" retried like a network fault, or only after a first failed request):
+    ``extra_body`` (and ``settings``) and ``default_headers`` dicts, ``base_url`` text,
+    ``timeout`` a number of seconds above 0 (or the SDK's timeout object), ``retry`` and
+    ``max_retries`` as :func:`~toolwire.retry.policy_from_settings` reads them.
+
+    Raises :class:`~toolwire.errors.ConfigurationError`."""
+    for name in ("extra_body", "settings", "default_headers"):
+        value = settings.get(name)
+        if value is not None and not isinstance(value, Mapping):
+            raise ConfigurationError(
+                f"{name} for {shown} must be a dict (field name to value), got {type(value).__name__} {value!r:.60}"
+            )
+    base_url = settings.get("base_url")
+    if base_url is not None and not isinstance(base_url, str):
+        raise ConfigurationError(
+            f"base_url for {shown} must be text such as 'http://localhost:11434/v1', got {type(base_url).__name__}"
+        )
+    timeout = settings.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, (bool, str, bytes))
+        or (isinstance(timeout, (int, float)) and not 0 < timeout < float("inf"))
+    ):
+        raise ConfigurationError(f"timeout for {shown} must be a number of seconds above 0, got {timeout!r:.60}")
+    if "retry" in settings or "max_retries" in settings:
+        from .retry import policy_from_settings
+
+        policy_from_settings(settings)
+
+
 class Model(abc.ABC):
     """A configured model: provider + model id + settings, able to send a :class:`ModelRequest`.
 
@@ -399,6 +431,7 @@ class Model(abc.ABC):
 
         shown = f"{self.provider}:{model_id}" if self.provider else None
         check_settings(type(self), settings, shown=shown)
+        check_setting_types(settings, shown=shown or model_id)
         thinking = settings.get("thinking")
         if thinking is False:  # thinking off, as None (the vendor's default)
             settings = {**settings, "thinking": None}

@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from .adapter import Model, check_settings
+from .adapter import Model, check_setting_types, check_settings
 from .errors import AdapterNotInstalled, ConfigurationError, ProviderNotFound
 
 __all__ = [
@@ -139,6 +139,7 @@ def model(spec: Any = None, /, **settings: Any) -> Model:
         import copy
 
         check_settings(type(spec), settings, shown=spec.name)
+        check_setting_types(settings, shown=spec.name)
         variant = copy.copy(spec)  # a variant: the caller's model keeps its settings
         variant.settings = {**spec.settings, **settings}
         from .secrets import register_settings
@@ -157,7 +158,12 @@ def model(spec: Any = None, /, **settings: Any) -> Model:
         extra = set(spec) - {"model", "settings"}
         if extra:
             raise ConfigurationError(f"model mapping has unknown keys {sorted(extra)}; allowed: 'model', 'settings'")
-        merged = dict(spec.get("settings") or {})
+        given = spec.get("settings")
+        if given is not None and not isinstance(given, Mapping):
+            raise ConfigurationError(
+                f"model mapping 'settings' must be a table of setting names to values, got {type(given).__name__}"
+            )
+        merged = dict(given or {})
         merged.update(settings)
         return model(spec["model"], **merged)
     provider, model_id = parse_model_name(spec)
