@@ -215,3 +215,54 @@ def test_client_settings_of_the_right_type_are_taken() -> None:
         "openai:gpt-5", api_key="k", base_url="http://localhost:1/v1", timeout=2.5, max_retries=0, extra_body={"a": 1}
     )
     assert model.settings["timeout"] == 2.5
+
+
+# ----------------------------------------------------------------------------------------------
+# 4. The scripted provider says what is wrong with an item instead of crashing (or dropping it)
+
+
+def _deep(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
+@toolwire.tool
+def take(data: dict) -> str:
+    """Take an object."""
+    return "ok"
+
+
+@pytest.mark.parametrize(
+    ("item", "words"),
+    [
+        ({"text": 5}, "'text' must be text"),
+        ({"usage": [1]}, "'usage' must be a dict"),
+        ({"txt": "hello"}, "unknown keys ['txt']"),
+        ({"tool_calls": "echo"}, "'tool_calls' must be a list"),
+        ({"tool_calls": [{"arguments": {}}]}, "needs 'name'"),
+        ({"tool_calls": ["echo"]}, "must be a ToolCall or a dict"),
+    ],
+)
+def test_a_malformed_scripted_item_is_a_configuration_error(item: Any, words: str) -> None:
+    with pytest.raises(ConfigurationError) as info:
+        toolwire.run_sync(toolwire.model("scripted", responses=[item, "done"]), "hi", tools=[echo])
+    assert words in str(info.value)
+
+
+@pytest.mark.parametrize("as_response", [False, True])
+def test_a_scripted_call_with_arguments_thousands_of_levels_deep_is_answered_as_an_error(as_response: bool) -> None:
+    from toolwire.testing import call
+    from toolwire.types import Response, Usage
+
+    tool_call = call("take", {"data": _deep(5000)})
+    item: Any = (
+        Response([tool_call], "tool_use", "tool_use", Usage(requests=1), "scripted", "r1", "scripted")
+        if as_response
+        else [tool_call]
+    )
+    result = toolwire.run_sync(toolwire.model("scripted", responses=[item, "done"]), "hi", tools=[take])
+    assert result.text == "done"
+    assert result.tool_runs[0].result.is_error
+    assert "MAX_ARGUMENT_DEPTH" in str(result.tool_runs[0].result.content)

@@ -270,6 +270,20 @@ class TestModel(_OfflineModel):
 
 ScriptItem = Any
 
+#: The keys of a scripted dict item, and of a tool call written as a dict.
+_ITEM_KEYS = frozenset({"text", "tool_calls", "reasoning", "usage", "stop_reason"})
+_CALL_KEYS = frozenset({"id", "name", "arguments", "raw_arguments", "invalid"})
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy of a scripted call or response (the script is replayable); one whose values
+    nest too deeply to copy (arguments thousands of levels deep, as a model could send) is
+    copied one level down, so the loop answers it as it answers such a model."""
+    try:
+        return copy.deepcopy(value)
+    except RecursionError:
+        return copy.copy(value)
+
 
 class ScriptedModel(_OfflineModel):
     """Returns scripted responses in order.
@@ -327,6 +341,12 @@ class ScriptedModel(_OfflineModel):
         out = []
         for c in calls:
             if isinstance(c, dict):
+                unknown = sorted(set(c) - _CALL_KEYS, key=str)
+                if unknown or "name" not in c:
+                    raise ConfigurationError(
+                        f"a scripted tool call dict takes the keys {', '.join(sorted(_CALL_KEYS))} and needs 'name'; "
+                        f"got {sorted(c, key=str)} (toolwire.testing.call(name, arguments) builds one)"
+                    )
                 c = ToolCall(
                     c.get("id") or "",
                     c["name"],
@@ -334,8 +354,13 @@ class ScriptedModel(_OfflineModel):
                     raw_arguments=c.get("raw_arguments"),
                     invalid=c.get("invalid"),
                 )
+            elif isinstance(c, ToolCall):
+                c = _copied(c)
             else:
-                c = copy.deepcopy(c)
+                raise ConfigurationError(
+                    f"a scripted tool call must be a ToolCall or a dict, got {type(c).__name__} "
+                    "(toolwire.testing.call(name, arguments) builds one)"
+                )
             if not c.id:
                 c.id = self._id()
             out.append(c)
@@ -344,7 +369,7 @@ class ScriptedModel(_OfflineModel):
     def _to_response(self, item: Any, n: int) -> Response:
         rid = f"scripted-{n}"
         if isinstance(item, Response):
-            resp = copy.deepcopy(item)
+            resp = _copied(item)
             resp.response_id = resp.response_id or rid
             resp.model = resp.model or self.model_id
             resp.provider = resp.provider or self.provider
@@ -361,6 +386,22 @@ class ScriptedModel(_OfflineModel):
             calls = self._calls(item)
             return Response(list(calls), "tool_use", "tool_use", Usage(requests=1), self.model_id, rid, self.provider)
         if isinstance(item, dict):
+            unknown = sorted(set(item) - _ITEM_KEYS, key=str)
+            if unknown:
+                raise ConfigurationError(
+                    f"scripted item {n} has unknown keys {unknown}; a dict item takes {', '.join(sorted(_ITEM_KEYS))}"
+                )
+            for key in ("text", "reasoning", "stop_reason"):
+                if item.get(key) is not None and not isinstance(item[key], str):
+                    raise ConfigurationError(f"scripted item {n}: {key!r} must be text, got {type(item[key]).__name__}")
+            if item.get("tool_calls") is not None and not isinstance(item["tool_calls"], (list, tuple)):
+                raise ConfigurationError(
+                    f"scripted item {n}: 'tool_calls' must be a list of calls, got {type(item['tool_calls']).__name__}"
+                )
+            if item.get("usage") is not None and not isinstance(item["usage"], dict):
+                raise ConfigurationError(
+                    f"scripted item {n}: 'usage' must be a dict of token counts, got {type(item['usage']).__name__}"
+                )
             parts: list[Any] = []
             if item.get("reasoning"):
                 parts.append(ReasoningPart(item["reasoning"], provider=self.provider))
