@@ -302,3 +302,24 @@ def test_other_error_stops_are_not_fed_back(mock_model: Any) -> None:
         model = mock_model([httpx2.Response(200, json=body)] * 2)
         result = toolwire.run_sync(model, "hi", tools=[WEATHER])
         assert (result.stop_reason, len(model.sent)) == ("error", 1)
+
+
+@pytest.mark.parametrize(
+    "model_id",
+    ["x?key=evil", "../../v1beta/files", "a\x00b", "gemini 2.5", "a#b", "models//x", "%2e%2e/files", "/gemini"],
+)
+def test_a_model_id_that_would_change_the_url_is_refused(model_id: str) -> None:
+    import toolwire
+    from toolwire.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="is not a Gemini model name"):
+        toolwire.model(f"gemini:{model_id}", api_key="k")
+
+
+@pytest.mark.parametrize(
+    "model_id", ["gemini-2.5-flash", "models/gemini-2.5-flash", "tunedModels/my-model-1", "gemini-3-pro-preview"]
+)
+def test_model_ids_as_the_api_names_them_are_taken(model_id: str) -> None:
+    import toolwire
+
+    assert toolwire.model(f"gemini:{model_id}", api_key="k").model_id == model_id

@@ -73,6 +73,11 @@ REQUEST_FIELDS = frozenset(
 )
 
 
+#: A Gemini model id as the API names models (``gemini-2.5-flash``, ``models/...``,
+#: ``tunedModels/...``): what the SDK may put in the URL path (``models/{model}:generateContent``).
+_MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@/-]*")
+
+
 class GeminiModel(Transport):
     """``gemini:<model-id>`` through ``google-genai``.
 
@@ -116,7 +121,15 @@ class GeminiModel(Transport):
 
     def __init__(self, model_id: str, **settings: Any) -> None:
         """Raises :class:`~toolwire.errors.ConfigurationError` for the Vertex AI settings
-        (``vertexai``, ``project``, ``location``): requests go to the Gemini Developer API only."""
+        (``vertexai``, ``project``, ``location``): requests go to the Gemini Developer API only;
+        and for a model id that is not a resource name (letters, digits and ``-._/@``, no empty,
+        ``.`` or ``..`` segment): the SDK puts it in the request's URL path, where ``?``, ``#``,
+        ``%``, spaces or ``..`` would send the request somewhere else."""
+        if not _MODEL_ID.fullmatch(model_id) or any(seg in ("", ".", "..") for seg in model_id.split("/")):
+            raise ConfigurationError(
+                f"gemini: model id {model_id!r} is not a Gemini model name (letters, digits and - . _ / @, e.g. "
+                "'gemini-2.5-flash' or 'tunedModels/my-model'); it goes into the request URL as it is"
+            )
         self.adapter_settings = {k: settings.pop(k) for k in list(settings) if k in ADAPTER_SETTINGS}
         vertex = [k for k in ("vertexai", "project", "location") if self.adapter_settings.get(k)]
         if vertex:
