@@ -266,3 +266,14 @@ def test_a_scripted_call_with_arguments_thousands_of_levels_deep_is_answered_as_
     assert result.text == "done"
     assert result.tool_runs[0].result.is_error
     assert "MAX_ARGUMENT_DEPTH" in str(result.tool_runs[0].result.content)
+
+
+@pytest.mark.parametrize("name", ["parallel_tool_calls", "stream"])
+@pytest.mark.parametrize("value", ["no", "false", 0, 1, [False]])
+def test_boolean_settings_that_are_not_booleans_are_refused_when_the_model_is_made(name, value):
+    from toolwire.errors import ConfigurationError
+
+    for spec in ("anthropic:claude-sonnet-4-5", "openai-chat:gpt-4.1", "openai:gpt-5", "gemini:gemini-2.5-flash"):
+        with pytest.raises(ConfigurationError, match=f"{name} for .* must be True or False"):
+            toolwire.model(spec, api_key="k", **{name: value})
+    assert toolwire.model("openai-chat:gpt-4.1", api_key="k", **{name: False}) is not None

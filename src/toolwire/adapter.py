@@ -375,8 +375,9 @@ def check_setting_types(settings: Mapping[str, Any], *, shown: str = "the model"
     is sent (such a value otherwise failed inside the SDK as a raw ``TypeError`` or as a
     "connection error" retried like a network fault, or only after a first failed request):
     ``extra_body`` (and ``settings``) and ``default_headers`` dicts, ``base_url`` text,
-    ``timeout`` a number of seconds above 0 (or the SDK's timeout object), ``retry`` and
-    ``max_retries`` as :func:`~toolwire.retry.policy_from_settings` reads them.
+    ``timeout`` a number of seconds above 0 (or the SDK's timeout object), ``parallel_tool_calls``
+    and ``stream`` booleans, ``retry`` and ``max_retries`` as
+    :func:`~toolwire.retry.policy_from_settings` reads them.
 
     Raises :class:`~toolwire.errors.ConfigurationError`."""
     for name in ("extra_body", "settings", "default_headers"):
@@ -396,6 +397,13 @@ def check_setting_types(settings: Mapping[str, Any], *, shown: str = "the model"
         or (isinstance(timeout, (int, float)) and not 0 < timeout < float("inf"))
     ):
         raise ConfigurationError(f"timeout for {shown} must be a number of seconds above 0, got {timeout!r:.60}")
+    for name in ("parallel_tool_calls", "stream"):
+        flag = settings.get(name)
+        if flag is not None and not isinstance(flag, bool):
+            raise ConfigurationError(
+                f"{name} for {shown} must be True or False, got {type(flag).__name__} {flag!r:.60} "
+                "(text such as 'no' would count as true)"
+            )
     if "retry" in settings or "max_retries" in settings:
         from .retry import policy_from_settings
 
