@@ -277,3 +277,15 @@ def test_boolean_settings_that_are_not_booleans_are_refused_when_the_model_is_ma
         with pytest.raises(ConfigurationError, match=f"{name} for .* must be True or False"):
             toolwire.model(spec, api_key="k", **{name: value})
     assert toolwire.model("openai-chat:gpt-4.1", api_key="k", **{name: False}) is not None
+
+
+@pytest.mark.parametrize("name", ["", 5])
+def test_an_empty_or_non_text_tool_name_is_refused(name):
+    from toolwire.errors import ToolDefinitionError
+
+    def lookup(q: str) -> str:
+        """Look up."""
+        return q
+
+    with pytest.raises(ToolDefinitionError, match="name must be non-empty text"):
+        toolwire.tool(lookup, name=name)

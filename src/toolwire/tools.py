@@ -152,6 +152,11 @@ class Tool(Generic[P, R]):
 
         if not isinstance(blocking, bool):
             raise ToolDefinitionError(f"blocking must be True or False, got {type(blocking).__name__}")
+        if name is not None and (not isinstance(name, str) or not name):
+            raise ToolDefinitionError(
+                f"tool {getattr(function, '__name__', '?')!r}: name must be non-empty text, got {name!r} "
+                "(leave it out to use the function's name)"
+            )
         if not blocking and (inspect.iscoroutinefunction(function) or inspect.isasyncgenfunction(function)):
             raise ToolDefinitionError(
                 f"tool {name or getattr(function, '__name__', '?')!r}: blocking=False is for synchronous functions; "
