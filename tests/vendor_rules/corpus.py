@@ -189,6 +189,30 @@ case(
 VALID.append(
     ("anthropic", "forced-tool-fable-5", {**a_base(), "model": "claude-fable-5", "tool_choice": {"type": "any"}})
 )
+case(
+    A,
+    "anthropic.effort.model",
+    "xhigh-opus-4-6",
+    a_plain,
+    lambda b: b.update(model="claude-opus-4-6", output_config={"effort": "xhigh"}),
+)
+case(
+    A,
+    "anthropic.effort.model",
+    "effort-sonnet-4-5",
+    a_plain,
+    lambda b: b.update(model="claude-sonnet-4-5", output_config={"effort": "low"}),
+)
+VALID.append(
+    ("anthropic", "max-effort-opus-4-6", {**a_plain(), "model": "claude-opus-4-6", "output_config": {"effort": "max"}})
+)
+VALID.append(
+    (
+        "anthropic",
+        "xhigh-effort-opus-4-7",
+        {**a_plain(), "model": "claude-opus-4-7", "output_config": {"effort": "xhigh"}},
+    )
+)
 case(A, "anthropic.body.shape", "empty-messages", a_plain, lambda b: b.update(messages=[]))
 case(A, "anthropic.system.shape", "system-number", a_plain, lambda b: b.update(system=5))
 case(

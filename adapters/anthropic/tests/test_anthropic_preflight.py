@@ -440,6 +440,34 @@ def test_sampling_parameters_are_left_out_for_models_that_removed_them(
     assert changes == [(f"/{k}", flag) for k, flag in zip(left_out, lossy)]
 
 
+@pytest.mark.parametrize(
+    "model_id, settings, sent",
+    [
+        # toolwire's own effort: xhigh goes to output_config on 4.6, which takes low to high and max
+        ("claude-opus-4-6", {"thinking": {"effort": "xhigh"}}, {"effort": "high"}),
+        ("claude-sonnet-4-6", {"output_config": {"effort": "xhigh"}}, {"effort": "high"}),
+        ("claude-opus-4-5", {"output_config": {"effort": "max"}}, {"effort": "high"}),
+        ("claude-sonnet-4-5", {"output_config": {"effort": "low"}}, None),
+        ("claude-opus-4-7", {"thinking": {"effort": "xhigh"}}, {"effort": "xhigh"}),
+    ],
+)
+def test_effort_is_sent_at_a_level_the_model_takes(mock_model, wire, model_id, settings, sent) -> None:
+    """ "This model does not support the effort parameter." (Sonnet 4.5), and 400 for xhigh on the 4.6
+    models and for max on Opus 4.5: the effort is lowered to the model's highest level at or below
+    it, or left out, and the change is reported as lossy."""
+    model = mock_model(
+        [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))],
+        model_id=model_id,
+        max_tokens=16_000,
+        **settings,
+    )
+    resp = run(model.send(model.build_request([Message.user("go")])))
+    assert model.sent[0].json.get("output_config") == sent
+    changes = [(c.pointer, c.lossy) for c in resp.preflight or [] if c.rule == "anthropic.request.effort-model"]
+    given = settings.get("output_config") or {"effort": settings["thinking"]["effort"]}
+    assert changes == ([] if sent == given else [("/output_config/effort", True)])
+
+
 _PNG_1PX = bytes.fromhex(
     "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
     "0000000d49444154789c63fccf3c50000004850180849a98210000000049454e44ae426082"

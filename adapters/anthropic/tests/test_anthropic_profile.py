@@ -424,6 +424,11 @@ REPAIRED: list[tuple[str, dict[str, Any], str]] = [
     ("anthropic.request.stop-sequences-blank", body(stop_sequences=["END", "\n"]), "/stop_sequences"),
     ("anthropic.request.sampling-model", body(model="claude-opus-4-7", temperature=0.2), "/temperature"),
     (
+        "anthropic.request.effort-model",
+        body(model="claude-opus-4-6", output_config={"effort": "xhigh"}),
+        "/output_config/effort",
+    ),
+    (
         "anthropic.request.thinking-model",
         body(model="claude-3-5-haiku-20241022", max_tokens=4096, thinking={"type": "enabled", "budget_tokens": 2048}),
         "/thinking",
@@ -854,6 +859,47 @@ def test_incremental_start_follows_repairs_that_drop_messages() -> None:
     with pytest.raises(RequestRefused) as info:
         preflight(P, body(tools=[tool()], messages=copy.deepcopy(bad)), state=state)
     assert "anthropic.conversation.tool-result-placement" in info.value.rules
+
+
+@pytest.mark.parametrize(
+    ("model", "effort", "sent"),
+    [
+        # no effort parameter: left out (output_config with it, when nothing else is in it)
+        ("claude-sonnet-4-5", "high", None),
+        ("claude-haiku-4-5-20251001", "low", None),
+        ("claude-opus-4-1", "medium", None),
+        ("claude-3-7-sonnet-20250219", "high", None),
+        ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "medium", None),
+        # Opus 4.5: low, medium, high
+        ("claude-opus-4-5", "max", "high"),
+        ("claude-opus-4-5-20251101", "xhigh", "high"),
+        ("claude-opus-4-5", "medium", "medium"),
+        # the 4.6 models: low, medium, high, max (not xhigh)
+        ("claude-opus-4-6", "xhigh", "high"),
+        ("claude-sonnet-4-6", "xhigh", "high"),
+        ("claude-sonnet-4-6", "max", "max"),
+        ("anthropic.claude-opus-4-6-v1:0", "xhigh", "high"),
+        # 4.7 and later, and ids toolwire cannot read: sent as asked
+        ("claude-opus-4-7", "xhigh", "xhigh"),
+        ("claude-opus-4-8", "max", "max"),
+        ("claude-sonnet-5", "xhigh", "xhigh"),
+        ("claude-fable-5-1", "max", "max"),
+        ("claude-haiku-5", "xhigh", "xhigh"),
+        ("my-proxy-model", "xhigh", "xhigh"),
+    ],
+)
+def test_effort_sent_as_each_model_takes_it(model: str, effort: str, sent: str | None) -> None:
+    r = Report()
+    fixed = P.repair_request(body(model=model, output_config={"effort": effort}), r)
+    changes = [(p, lossy) for rule, p, _, lossy in r.changes if rule == "anthropic.request.effort-model"]
+    if sent is None:
+        assert "output_config" not in fixed and changes == [("/output_config/effort", True)]
+    else:
+        assert fixed["output_config"] == {"effort": sent}
+        assert changes == ([] if sent == effort else [("/output_config/effort", True)])
+    # the rest of output_config is kept
+    fixed = P.repair_request(body(model=model, output_config={"effort": effort, "format": {"type": "json_schema"}}), r)
+    assert fixed["output_config"]["format"] == {"type": "json_schema"}
 
 
 CC = {"type": "ephemeral"}

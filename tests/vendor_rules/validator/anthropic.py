@@ -867,3 +867,45 @@ def forced_tool_choice_model(body: Any) -> Iterator[Finding]:
     tc = obj(body).get("tool_choice")
     if is_obj(tc) and tc.get("type") in ("any", "tool"):
         yield "/tool_choice/type", f"{model} takes no forced tool choice"
+
+
+#: Effort levels by model, from the effort docs: Opus 4.5 has low/medium/high; the 4.6 models add max
+#: (not xhigh); 4.7 and later take all five; every earlier Claude model has no effort at all.
+_EFFORT_4_5_OPUS = ("low", "medium", "high")
+_EFFORT_4_6 = ("low", "medium", "high", "max")
+
+
+def _effort_allowed(model: str) -> tuple[str, ...] | None:
+    if "claude-mythos" in model:
+        return None
+    if re.search(r"claude-(instant|2(?!\d)|3[-.])", model):
+        return ()
+    m = _CLAUDE_ID.search(model)
+    if m is None:
+        return None
+    version = (int(m.group(1)), int(m.group(2) or 0))
+    if version >= (4, 7):
+        return None
+    if version == (4, 6):
+        return _EFFORT_4_6
+    if version == (4, 5) and "opus" in m.group(0):
+        return _EFFORT_4_5_OPUS
+    return ()
+
+
+@R(
+    "anthropic.effort.model",
+    "output_config.effort is a level the model has: none before Opus 4.5, low/medium/high on Opus 4.5, "
+    "low/medium/high/max on the 4.6 models.",
+    "API error text 'This model does not support the effort parameter.' (anthropics/claude-code#30795); "
+    "platform.claude.com build-with-claude/effort; xhigh answered 400 on claude-opus-4-6 and claude-sonnet-4-6 "
+    "(SkillfulAgents/SuperAgent#1142)",
+)
+def effort_model(body: Any) -> Iterator[Finding]:
+    model = obj(body).get("model")
+    oc = obj(body).get("output_config")
+    if not is_str(model) or not is_obj(oc) or not is_str(oc.get("effort")):
+        return
+    allowed = _effort_allowed(model)
+    if allowed is not None and oc["effort"] not in allowed:
+        yield "/output_config/effort", f"{model} takes no effort {short(oc['effort'])}"

@@ -464,6 +464,19 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _rule(
+        "anthropic.request.effort-model",
+        "output_config.effort takes the levels the model has: none before Opus 4.5 (Sonnet and Haiku 4.5, Opus "
+        "4.1 and earlier, the Claude 3 family), low to high on Opus 4.5, low to high and max on Opus and Sonnet "
+        "4.6 (not xhigh), all five from 4.7 on. An effort the model does not take is lowered to its highest "
+        "level below it, or left out on a model without effort, and reported as lossy.",
+        'API error text "This model does not support the effort parameter." (Sonnet 4.5: anthropics/claude-code'
+        "#30795); https://platform.claude.com/docs/en/build-with-claude/effort (max from Opus 4.6, xhigh from Opus "
+        "4.7: BerriAI/litellm#21112, langchain deepagents ANTHROPIC_EFFORTS_NO_MAX); a live check of every level "
+        "(xhigh answered 400 on claude-opus-4-6 and claude-sonnet-4-6, max accepted: SkillfulAgents/SuperAgent"
+        "#1142); Claude Code runs xhigh as high on Opus 4.6 (anthropics/claude-code#63320, #92387)",
+        "repair",
+    ),
+    _rule(
         "anthropic.request.thinking-temperature",
         "With thinking enabled or adaptive, temperature is 1 or absent.",
         'API error text "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode" '
@@ -814,6 +827,59 @@ def _repair_thinking_model(body: dict[str, Any], report: Any) -> None:
             body["output_config"] = rest
         else:
             del body["output_config"]
+
+
+#: ``output_config.effort`` levels, lowest first (``anthropic.types.OutputConfigParam.effort``).
+EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
+#: Claude ids from before the Claude 4 naming (``claude-3-7-sonnet``, ``claude-3-5-haiku``, ``claude-2``,
+#: ``claude-instant``), which :func:`claude_version` does not read: none takes an effort.
+_OLD_CLAUDE = re.compile(r"claude-(?:instant|2(?![0-9])|3-)")
+_OPUS_4_5 = re.compile(r"claude-opus-4-5(?![0-9])")
+
+
+def effort_levels(model: Any) -> frozenset[str] | None:
+    """The ``output_config.effort`` levels ``model`` takes (rule ``anthropic.request.effort-model``):
+    none before Opus 4.5, low to high on Opus 4.5, low to high and max on the 4.6 models, ``None``
+    (every level, or a model toolwire cannot read) from 4.7 on."""
+    version = claude_version(model)
+    if version is None:
+        return frozenset() if isinstance(model, str) and _OLD_CLAUDE.search(model) else None
+    if version >= (4, 7):
+        return None
+    if version == (4, 6):
+        return frozenset({"low", "medium", "high", "max"})
+    if version == (4, 5) and _OPUS_4_5.search(model):
+        return frozenset({"low", "medium", "high"})
+    return frozenset()
+
+
+def _repair_effort_model(body: dict[str, Any], report: Any) -> None:
+    """Rule ``anthropic.request.effort-model``: an ``output_config.effort`` the model does not take
+    lowered to its highest level below it (``xhigh`` → ``high`` on Opus 4.6), or left out (with
+    ``output_config`` when nothing else is in it) on a model without effort; reported as lossy."""
+    oc = body["output_config"]
+    if not isinstance(oc, dict) or not isinstance(effort := oc.get("effort"), str) or effort not in EFFORT_LEVELS:
+        return
+    model = body.get("model")
+    levels = effort_levels(model)
+    if levels is None or effort in levels:
+        return
+    lower = [x for x in EFFORT_LEVELS[: EFFORT_LEVELS.index(effort)] if x in levels]
+    if lower:
+        oc["effort"] = lower[-1]
+        detail = (
+            f"output_config.effort {effort!r} sent as {lower[-1]!r}: {model} takes "
+            f"{', '.join(x for x in EFFORT_LEVELS if x in levels)}"
+        )
+    else:
+        del oc["effort"]
+        if not oc:
+            del body["output_config"]
+        detail = (
+            f"output_config.effort {effort!r} left out: {model} has no effort setting (the API refuses it: "
+            '"This model does not support the effort parameter.")'
+        )
+    report.add("anthropic.request.effort-model", "/output_config/effort", detail, lossy=True)
 
 
 def _repair_blank_system(body: dict[str, Any], report: Any) -> None:
@@ -1931,7 +1997,8 @@ class AnthropicProfile(Profile):
         tool choice ``auto``/``none``
         without tools dropped; ``disable_parallel_tool_use`` off a ``none`` choice; image media
         type spellings (``image/jpg`` → ``image/jpeg``); ``thinking`` left out for a model
-        without extended thinking (lossy); ``temperature``/``top_p``/``top_k`` left
+        without extended thinking (lossy); an ``output_config.effort`` the model does not take lowered
+        or left out (lossy); ``temperature``/``top_p``/``top_k`` left
         out for Claude 4.7 and later (lossy unless the default); empty and whitespace-only text blocks
         dropped; an empty ``is_error`` result given a text; empty messages dropped and
         consecutive same-role messages merged (results first); tool results moved first; with
@@ -1957,6 +2024,8 @@ class AnthropicProfile(Profile):
                 )
         if "thinking" in body and not thinks(body.get("model")):
             _repair_thinking_model(body, report)
+        if "output_config" in body:
+            _repair_effort_model(body, report)
         if "tools" in body and _any_strict(body["tools"]):
             _repair_strict_limits(body, report)
         if "tools" in body and type(body["tools"]) is list and self._tools_with_refused_keys(body["tools"]):
