@@ -213,6 +213,11 @@ VALID.append(
         {**a_plain(), "model": "claude-opus-4-7", "output_config": {"effort": "xhigh"}},
     )
 )
+case(A, "anthropic.speed.model", "fast-opus-4-7", a_plain, lambda b: b.update(model="claude-opus-4-7", speed="fast"))
+case(
+    A, "anthropic.speed.model", "fast-sonnet-4-6", a_plain, lambda b: b.update(model="claude-sonnet-4-6", speed="fast")
+)
+VALID.append(("anthropic", "fast-opus-4-8", {**a_plain(), "model": "claude-opus-4-8", "speed": "fast"}))
 case(A, "anthropic.body.shape", "empty-messages", a_plain, lambda b: b.update(messages=[]))
 case(A, "anthropic.system.shape", "system-number", a_plain, lambda b: b.update(system=5))
 case(

@@ -468,6 +468,21 @@ def test_effort_is_sent_at_a_level_the_model_takes(mock_model, wire, model_id, s
     assert changes == ([] if sent == given else [("/output_config/effort", True)])
 
 
+@pytest.mark.parametrize(
+    "model_id, sent", [("claude-opus-4-7", None), ("claude-sonnet-4-6", None), ("claude-opus-4-8", "fast")]
+)
+def test_fast_speed_is_left_out_for_models_without_fast_mode(mock_model, wire, model_id, sent) -> None:
+    """ "'claude-opus-4-7' does not support the `speed` parameter.": a shared speed="fast" setting is
+    left out for a model without fast mode (sent at standard speed), the change reported as lossy."""
+    model = mock_model(
+        [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))], model_id=model_id, speed="fast"
+    )
+    resp = run(model.send(model.build_request([Message.user("go")])))
+    assert model.sent[0].json.get("speed") == sent
+    changes = [(c.pointer, c.lossy) for c in resp.preflight or [] if c.rule == "anthropic.request.speed-model"]
+    assert changes == ([] if sent else [("/speed", True)])
+
+
 _PNG_1PX = bytes.fromhex(
     "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
     "0000000d49444154789c63fccf3c50000004850180849a98210000000049454e44ae426082"

@@ -423,6 +423,7 @@ REPAIRED: list[tuple[str, dict[str, Any], str]] = [
     ),
     ("anthropic.request.stop-sequences-blank", body(stop_sequences=["END", "\n"]), "/stop_sequences"),
     ("anthropic.request.sampling-model", body(model="claude-opus-4-7", temperature=0.2), "/temperature"),
+    ("anthropic.request.speed-model", body(model="claude-opus-4-7", speed="fast"), "/speed"),
     (
         "anthropic.request.effort-model",
         body(model="claude-opus-4-6", output_config={"effort": "xhigh"}),
@@ -900,6 +901,33 @@ def test_effort_sent_as_each_model_takes_it(model: str, effort: str, sent: str |
     # the rest of output_config is kept
     fixed = P.repair_request(body(model=model, output_config={"effort": effort, "format": {"type": "json_schema"}}), r)
     assert fixed["output_config"]["format"] == {"type": "json_schema"}
+
+
+@pytest.mark.parametrize(
+    ("model", "speed", "kept", "lossy"),
+    [
+        ("claude-opus-4-7", "fast", False, True),
+        ("claude-sonnet-4-6", "fast", False, True),
+        ("claude-haiku-4-5", "fast", False, True),
+        ("claude-opus-4-5-20251101", "fast", False, True),
+        ("claude-3-7-sonnet-latest", "fast", False, True),
+        ("claude-opus-4-7", "standard", False, False),
+        # fast mode models (Opus 4.6 falls back to standard speed by itself), later models, unknown ids
+        ("claude-opus-4-6", "fast", True, False),
+        ("claude-opus-4-8", "fast", True, False),
+        ("claude-opus-5", "fast", True, False),
+        ("claude-sonnet-5", "fast", True, False),
+        ("my-gateway-model", "fast", True, False),
+    ],
+)
+def test_speed_left_out_for_models_without_fast_mode(model: str, speed: str, kept: bool, lossy: bool) -> None:
+    r = Report()
+    fixed = P.repair_request(body(model=model, speed=speed), r)
+    changes = [(p, flag) for rule, p, _, flag in r.changes if rule == "anthropic.request.speed-model"]
+    if kept:
+        assert fixed["speed"] == speed and changes == []
+    else:
+        assert "speed" not in fixed and changes == [("/speed", lossy)]
 
 
 CC = {"type": "ephemeral"}

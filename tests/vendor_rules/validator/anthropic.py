@@ -909,3 +909,24 @@ def effort_model(body: Any) -> Iterator[Finding]:
     allowed = _effort_allowed(model)
     if allowed is not None and oc["effort"] not in allowed:
         yield "/output_config/effort", f"{model} takes no effort {short(oc['effort'])}"
+
+
+@R(
+    "anthropic.speed.model",
+    "speed goes only to a model with fast mode: not to a Claude model before 4.8 other than Opus 4.6.",
+    "API error text \"'claude-opus-4-7' does not support the `speed` parameter.\" (NousResearch/hermes-agent#19517); "
+    "platform.claude.com build-with-claude/fast-mode (Opus 4.8 and Opus 5; Opus 4.6 falls back to standard speed)",
+)
+def speed_model(body: Any) -> Iterator[Finding]:
+    model = obj(body).get("model")
+    if "speed" not in obj(body) or not is_str(model) or "claude-mythos" in model:
+        return
+    if re.search(r"claude-(instant|2(?!\d)|3[-.])", model):
+        yield "/speed", f"{model} has no fast mode"
+        return
+    m = _CLAUDE_ID.search(model)
+    if m is None:
+        return
+    version = (int(m.group(1)), int(m.group(2) or 0))
+    if version < (4, 8) and not (version == (4, 6) and "opus" in m.group(0)):
+        yield "/speed", f"{model} has no fast mode"

@@ -477,6 +477,18 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _rule(
+        "anthropic.request.speed-model",
+        "speed is sent only to a model with fast mode: Claude models before 4.8 other than Opus 4.6 (Opus 4.7, "
+        "Sonnet 4.6, the 4.5 models and earlier, the Claude 3 family) take no speed, so it is left out (a 'fast' "
+        "reported as lossy: the answer comes at standard speed).",
+        "API error text \"'claude-opus-4-7' does not support the `speed` parameter.\" (NousResearch/hermes-agent"
+        "#19517, which quotes the fast-mode docs: 'Sending speed: fast with an unsupported model returns an "
+        "error'); https://platform.claude.com/docs/en/build-with-claude/fast-mode (fast mode on Opus 4.8 and Opus 5; "
+        "Opus 4.6 now falls back to standard speed without an error, Opus 4.7 errors: zed-industries/zed#61341, "
+        "NousResearch/hermes-agent#82348); anthropic.types.MessageCreateParamsBase.speed",
+        "repair",
+    ),
+    _rule(
         "anthropic.request.thinking-temperature",
         "With thinking enabled or adaptive, temperature is 1 or absent.",
         'API error text "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode" '
@@ -880,6 +892,32 @@ def _repair_effort_model(body: dict[str, Any], report: Any) -> None:
             '"This model does not support the effort parameter.")'
         )
     report.add("anthropic.request.effort-model", "/output_config/effort", detail, lossy=True)
+
+
+def has_fast_mode(model: Any) -> bool:
+    """Whether ``model`` may be sent ``speed`` (rule ``anthropic.request.speed-model``): ``False`` for
+    a Claude model before 4.8 other than Opus 4.6 (which falls back to standard speed by itself),
+    ``True`` for 4.8 and later and for any id toolwire cannot read."""
+    version = claude_version(model)
+    if version is None:
+        return not (isinstance(model, str) and _OLD_CLAUDE.search(model))
+    return version >= (4, 8) or (version == (4, 6) and "claude-opus-4-6" in model)
+
+
+def _repair_speed_model(body: dict[str, Any], report: Any) -> None:
+    """Rule ``anthropic.request.speed-model``: ``speed`` left out for a model without fast mode
+    (lossy unless it is ``"standard"``, the default)."""
+    model = body.get("model")
+    if has_fast_mode(model):
+        return
+    speed = body.pop("speed")
+    report.add(
+        "anthropic.request.speed-model",
+        "/speed",
+        f"speed {speed!r} left out: {model} has no fast mode (the API refuses it: \"'{model}' does not support "
+        'the `speed` parameter.")' + ("; the answer comes at standard speed" if speed != "standard" else ""),
+        lossy=speed != "standard",
+    )
 
 
 def _repair_blank_system(body: dict[str, Any], report: Any) -> None:
@@ -1998,7 +2036,7 @@ class AnthropicProfile(Profile):
         without tools dropped; ``disable_parallel_tool_use`` off a ``none`` choice; image media
         type spellings (``image/jpg`` → ``image/jpeg``); ``thinking`` left out for a model
         without extended thinking (lossy); an ``output_config.effort`` the model does not take lowered
-        or left out (lossy); ``temperature``/``top_p``/``top_k`` left
+        or left out (lossy); ``speed`` left out for a model without fast mode (lossy for ``fast``); ``temperature``/``top_p``/``top_k`` left
         out for Claude 4.7 and later (lossy unless the default); empty and whitespace-only text blocks
         dropped; an empty ``is_error`` result given a text; empty messages dropped and
         consecutive same-role messages merged (results first); tool results moved first; with
@@ -2026,6 +2064,8 @@ class AnthropicProfile(Profile):
             _repair_thinking_model(body, report)
         if "output_config" in body:
             _repair_effort_model(body, report)
+        if "speed" in body:
+            _repair_speed_model(body, report)
         if "tools" in body and _any_strict(body["tools"]):
             _repair_strict_limits(body, report)
         if "tools" in body and type(body["tools"]) is list and self._tools_with_refused_keys(body["tools"]):
