@@ -675,6 +675,15 @@ RESP_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
         None,
         lambda b, r: b["include"] == ["reasoning.encrypted_content"],
     ),
+    "request.verbosity-model": (
+        lambda: resp_body(model="gpt-4o", text={"verbosity": "low", "format": {"type": "text"}}),
+        None,
+        lambda b, r: (
+            b["text"] == {"format": {"type": "text"}}
+            and [(c.rule, c.pointer, c.lossy) for c in r.changes]
+            == [("openai.request.verbosity-model", "/text/verbosity", True)]
+        ),
+    ),
     "conversation.call-answered": (
         lambda: resp_body(tools=[resp_tool()], input=[*resp_turn()[:2], {"role": "user", "content": "and?"}]),
         "/input/1",
@@ -1814,3 +1823,46 @@ def test_function_calling_model_refused_before_sending_through_the_sdk(chat_mode
     assert model.sent == [] and err.value.violations[0].rule == "openai-chat.request.function-calling-model"
     assert toolwire.run_sync(model, "x").stop_reason == "end_turn"  # without tools the same model runs
     assert len(model.sent) == 1
+
+
+@pytest.mark.parametrize(
+    ("model", "verbosity", "sent"),
+    [
+        ("gpt-4o", "high", None),
+        ("gpt-4.1-mini-2025-04-14", "low", None),
+        ("gpt-5-chat-latest", "low", None),
+        ("ft:gpt-4o-mini-2024-07-18:org::abc", "high", None),
+        ("gpt-4o", "medium", "medium"),  # the one value these models take
+        ("gpt-5", "low", "low"),
+        ("gpt-5-mini", "high", "high"),
+        ("gpt-5.1-chat-latest", "low", "low"),  # the later chat models take it (enricoros/big-AGI#930)
+        ("o3", "low", "low"),  # not known either way: sent as asked
+        ("my-azure-deployment", "low", "low"),
+    ],
+)
+def test_verbosity_a_model_does_not_take(model: str, verbosity: str, sent: str | None) -> None:
+    out, report = repaired(RESP, resp_body(model=model, text={"verbosity": verbosity}))
+    assert (out.get("text") or {}).get("verbosity") == sent, (model, verbosity, out)
+    assert "text" in out or sent is None  # an emptied text object is left out
+    assert [c.rule for c in report.changes] == ([] if sent == verbosity else ["openai.request.verbosity-model"])
+    assert RESP.check_request(out) == []
+
+
+def test_verbosity_left_out_on_the_wire_through_the_sdk(responses_model: Any) -> None:
+    """``text={"verbosity": "low"}`` set on gpt-4.1 (which answers 400 "Unsupported value: 'verbosity' does not
+    support 'low' with this model. Supported values are: 'medium'.") goes without it, reported."""
+    ok = response_body(
+        [
+            {
+                "id": "msg_1",
+                "type": "message",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Hi.", "annotations": []}],
+            }
+        ]
+    )
+    model = responses_model(lambda r: json_response(ok), model_id="gpt-4.1", text={"verbosity": "low"})
+    response = asyncio.run(model.send(model.build_request([Message.user("hi")])))
+    assert "text" not in model.sent[0].json
+    assert [(c.rule, c.pointer) for c in response.preflight] == [("openai.request.verbosity-model", "/text/verbosity")]

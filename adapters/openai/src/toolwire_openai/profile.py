@@ -658,6 +658,17 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
             "repair",
         ),
         (
+            "request.verbosity-model",
+            "'text.verbosity' other than 'medium' is not sent to a model that takes only 'medium' (the GPT-4 and "
+            "GPT-3.5 families, chatgpt-4o-latest, gpt-5-chat-latest): dropped and reported (the model answers at its "
+            "default length).",
+            "API error \"Unsupported value: 'verbosity' does not support 'low' with this model. Supported values are: "
+            "'medium'.\" (param verbosity, code unsupported_value; gpt-4o: google-deepmind/concordia#164); "
+            "gpt-5-chat-latest refuses it, gpt-5.1-chat-latest takes it (enricoros/big-AGI#930); the GPT-5 "
+            "family takes low, medium and high (enricoros/big-AGI#947)",
+            "repair",
+        ),
+        (
             "request.include-encrypted-reasoning",
             "With 'store': false and 'reasoning' set or a reasoning model (o-series, gpt-5 family, which "
             "reason without it), 'include' asks for 'reasoning.encrypted_content' so the reasoning can be carried to the "
@@ -3036,6 +3047,8 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                 self._repair_parameters(decl, f"/tools/{i}", report)
         if reasoning_family(body.get("model")) is not None:
             self._repair_logprobs(body, report)
+        if isinstance(body.get("text"), dict) and "verbosity" in body["text"]:
+            self._repair_verbosity(body, report)
         store_false = body.get("store") is False
         if store_false and (isinstance(body.get("reasoning"), dict) or reasoning_family(body.get("model")) is not None):
             include = body.get("include")
@@ -3048,6 +3061,25 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                     "'reasoning.encrypted_content' added to include (store: false)",
                 )
         return declared, store_false
+
+    def _repair_verbosity(self, body: dict[str, Any], report: Any) -> None:
+        """Rule ``request.verbosity-model``: ``text.verbosity`` other than ``medium`` left out for
+        a model that takes only ``medium`` (an emptied ``text`` object with it)."""
+        model = body.get("model")
+        text = body["text"]
+        value = text.get("verbosity")
+        if value in (None, "medium") or type(model) is not str or reasoning_efforts(model) != ():
+            return
+        del text["verbosity"]
+        if not text:
+            del body["text"]
+        _note(
+            report,
+            self.rule("request.verbosity-model"),
+            "/text/verbosity",
+            f"verbosity {value!r} not sent: {model} takes only 'medium'",
+            lossy=True,
+        )
 
     def _repair_logprobs(self, body: dict[str, Any], report: Any) -> None:
         """Rule ``request.logprobs-reasoning-model``: ``top_logprobs`` and the logprobs include
