@@ -675,6 +675,15 @@ RESP_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
         None,
         lambda b, r: b["include"] == ["reasoning.encrypted_content"],
     ),
+    "request.reasoning-summary-model": (
+        lambda: resp_body(model="gpt-5-2025-08-07", reasoning={"effort": "low", "summary": "concise"}),
+        None,
+        lambda b, r: (
+            b["reasoning"] == {"effort": "low", "summary": "detailed"}
+            and [(c.rule, c.pointer, c.lossy) for c in r.changes]
+            == [("openai.request.reasoning-summary-model", "/reasoning/summary", True)]
+        ),
+    ),
     "request.verbosity-model": (
         lambda: resp_body(model="gpt-4o", text={"verbosity": "low", "format": {"type": "text"}}),
         None,
@@ -1866,3 +1875,51 @@ def test_verbosity_left_out_on_the_wire_through_the_sdk(responses_model: Any) ->
     response = asyncio.run(model.send(model.build_request([Message.user("hi")])))
     assert "text" not in model.sent[0].json
     assert [(c.rule, c.pointer) for c in response.preflight] == [("openai.request.verbosity-model", "/text/verbosity")]
+
+
+@pytest.mark.parametrize(
+    ("model", "summary", "sent"),
+    [
+        ("gpt-5", "concise", "detailed"),
+        ("openai/gpt-5-2025-08-07", "concise", "detailed"),
+        ("gpt-5", "auto", "auto"),
+        ("gpt-5", "detailed", "detailed"),
+        ("computer-use-preview", "detailed", "concise"),
+        ("computer-use-preview-2025-03-11", "detailed", "concise"),
+        ("computer-use-preview", "concise", "concise"),
+        ("o4-mini", "concise", "concise"),  # not known to refuse it: sent as asked
+        ("gpt-5-mini", "concise", "concise"),
+        ("my-azure-deployment", "concise", "concise"),
+    ],
+)
+def test_reasoning_summary_a_model_does_not_take(model: str, summary: str, sent: str) -> None:
+    out, report = repaired(RESP, resp_body(model=model, reasoning={"summary": summary}))
+    assert out["reasoning"]["summary"] == sent, (model, summary, out)
+    assert [c.rule for c in report.changes if "summary" in c.rule] == (
+        [] if sent == summary else ["openai.request.reasoning-summary-model"]
+    )
+    assert RESP.check_request(out) == []
+
+
+def test_reasoning_summary_sent_as_the_model_takes_it_through_the_sdk(responses_model: Any) -> None:
+    """``thinking={"summary": "concise"}`` on gpt-5 (which answers 400 "Unsupported value: 'concise' is not
+    supported with the 'gpt-5-2025-08-07' model. Supported values are: 'detailed'.") goes as 'detailed'."""
+    ok = response_body(
+        [
+            {
+                "id": "msg_1",
+                "type": "message",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Hi.", "annotations": []}],
+            }
+        ]
+    )
+    model = responses_model(
+        lambda r: json_response(ok), model_id="gpt-5", thinking={"effort": "low", "summary": "concise"}
+    )
+    response = asyncio.run(model.send(model.build_request([Message.user("hi")])))
+    assert model.sent[0].json["reasoning"] == {"effort": "low", "summary": "detailed"}
+    assert [(c.rule, c.pointer) for c in response.preflight] == [
+        ("openai.request.reasoning-summary-model", "/reasoning/summary")
+    ]

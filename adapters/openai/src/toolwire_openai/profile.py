@@ -658,6 +658,17 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
             "repair",
         ),
         (
+            "request.reasoning-summary-model",
+            "A reasoning summary is one the model gives: gpt-5 gives no 'concise' summary (sent as 'detailed'), "
+            "computer-use-preview no 'detailed' one (sent as 'concise'); 'auto' and other models go as asked.",
+            "API errors \"Unsupported value: 'concise' is not supported with the 'gpt-5-2025-08-07' model. Supported "
+            "values are: 'detailed'.\" (param reasoning.summary, code unsupported_value; openai/codex#2376, "
+            "openai/codex#2625) and \"Unsupported value: 'detailed' is not supported with the "
+            "'computer-use-preview-2025-03-11' model. Supported values are: 'concise'.\" "
+            "(openai/openai-cua-sample-app#37)",
+            "repair",
+        ),
+        (
             "request.verbosity-model",
             "'text.verbosity' other than 'medium' is not sent to a model that takes only 'medium' (the GPT-4 and "
             "GPT-3.5 families, chatgpt-4o-latest, gpt-5-chat-latest): dropped and reported (the model answers at its "
@@ -1031,6 +1042,30 @@ def _model_name(model: str) -> str:
     if name.startswith("ft:"):
         name = name[3:].partition(":")[0]
     return name
+
+
+#: Reasoning summaries a model refuses, and the one it names instead (rule
+#: ``request.reasoning-summary-model``), with their dated snapshots: "Unsupported value: 'concise'
+#: is not supported with the 'gpt-5-2025-08-07' model. Supported values are: 'detailed'."
+#: (openai/codex#2376) and "Unsupported value: 'detailed' is not supported with the
+#: 'computer-use-preview-2025-03-11' model. Supported values are: 'concise'."
+#: (openai/openai-cua-sample-app#37). 'auto' (the best summary the model gives) is not changed.
+REASONING_SUMMARIES: tuple[tuple[str, Mapping[str, str]], ...] = (
+    (r"gpt-5", {"concise": "detailed"}),
+    (r"computer-use-preview", {"detailed": "concise"}),
+)
+_SUMMARIES = tuple(
+    (re.compile(rf"(?:{pattern})(-\d{{4}}-\d{{2}}-\d{{2}})?"), swaps) for pattern, swaps in REASONING_SUMMARIES
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _summary_for(name: str) -> Mapping[str, str]:
+    """The summary swaps of :data:`REASONING_SUMMARIES` for the model ``name`` (``{}`` if none)."""
+    for pattern, swaps in _SUMMARIES:
+        if pattern.fullmatch(name):
+            return swaps
+    return {}
 
 
 #: Models that take no function tools (rule ``request.function-calling-model``), with their dated snapshots.
@@ -3047,6 +3082,9 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                 self._repair_parameters(decl, f"/tools/{i}", report)
         if reasoning_family(body.get("model")) is not None:
             self._repair_logprobs(body, report)
+        reasoning = body.get("reasoning")
+        if isinstance(reasoning, dict) and reasoning.get("summary") in ("concise", "detailed"):
+            self._repair_summary(body, reasoning, report)
         if isinstance(body.get("text"), dict) and "verbosity" in body["text"]:
             self._repair_verbosity(body, report)
         store_false = body.get("store") is False
@@ -3061,6 +3099,25 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                     "'reasoning.encrypted_content' added to include (store: false)",
                 )
         return declared, store_false
+
+    def _repair_summary(self, body: dict[str, Any], reasoning: dict[str, Any], report: Any) -> None:
+        """Rule ``request.reasoning-summary-model``: a reasoning summary the model refuses sent as
+        the one it names (:data:`REASONING_SUMMARIES`)."""
+        model = body.get("model")
+        if type(model) is not str:
+            return
+        asked = reasoning["summary"]
+        sent = _summary_for(_model_name(model)).get(asked)
+        if sent is None:
+            return
+        reasoning["summary"] = sent
+        _note(
+            report,
+            self.rule("request.reasoning-summary-model"),
+            "/reasoning/summary",
+            f"reasoning summary {asked!r} sent as {sent!r}: {model} gives no {asked!r} summary",
+            lossy=True,
+        )
 
     def _repair_verbosity(self, body: dict[str, Any], report: Any) -> None:
         """Rule ``request.verbosity-model``: ``text.verbosity`` other than ``medium`` left out for
