@@ -684,6 +684,15 @@ RESP_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
             == [("openai.request.reasoning-summary-model", "/reasoning/summary", True)]
         ),
     ),
+    "request.reasoning-summary-none": (
+        lambda: resp_body(model="gpt-5.1", reasoning={"effort": "low", "summary": "none"}),
+        None,
+        lambda b, r: (
+            b["reasoning"] == {"effort": "low"}
+            and [(c.rule, c.pointer, c.lossy) for c in r.changes]
+            == [("openai.request.reasoning-summary-none", "/reasoning/summary", False)]
+        ),
+    ),
     "request.verbosity-model": (
         lambda: resp_body(model="gpt-4o", text={"verbosity": "low", "format": {"type": "text"}}),
         None,
@@ -1923,3 +1932,12 @@ def test_reasoning_summary_sent_as_the_model_takes_it_through_the_sdk(responses_
     assert [(c.rule, c.pointer) for c in response.preflight] == [
         ("openai.request.reasoning-summary-model", "/reasoning/summary")
     ]
+
+
+def test_reasoning_summary_none_leaves_other_summaries_alone() -> None:
+    for summary in ("auto", "concise", "detailed", None):
+        body = resp_body(model="o4-mini", reasoning={"summary": summary})
+        out, report = repaired(RESP, body)
+        assert out["reasoning"] == {"summary": summary} and report.changes == []
+    out, report = repaired(RESP, resp_body(model="o4-mini", reasoning={"summary": "none"}))
+    assert out["reasoning"] == {} and [c.rule for c in report.changes] == ["openai.request.reasoning-summary-none"]

@@ -658,6 +658,15 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
             "repair",
         ),
         (
+            "request.reasoning-summary-none",
+            "A reasoning summary of 'none' (no summary) is sent by leaving 'reasoning.summary' out: the API takes "
+            "only 'auto', 'concise' and 'detailed'.",
+            "API error \"Invalid value: 'none'. Supported values are: 'concise', 'detailed', and 'auto'.\" (param "
+            "reasoning.summary, code invalid_value; openai/codex#7845); SDK openai.types.shared_params.Reasoning.summary "
+            "(Literal['auto', 'concise', 'detailed'] or null)",
+            "repair",
+        ),
+        (
             "request.reasoning-summary-model",
             "A reasoning summary is one the model gives: gpt-5 gives no 'concise' summary (sent as 'detailed'), "
             "computer-use-preview no 'detailed' one (sent as 'concise'); 'auto' and other models go as asked.",
@@ -3083,6 +3092,14 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         if reasoning_family(body.get("model")) is not None:
             self._repair_logprobs(body, report)
         reasoning = body.get("reasoning")
+        if isinstance(reasoning, dict) and reasoning.get("summary") == "none":
+            del reasoning["summary"]
+            _note(
+                report,
+                self.rule("request.reasoning-summary-none"),
+                "/reasoning/summary",
+                "reasoning summary 'none' not sent: no summary is asked for by leaving it out",
+            )
         if isinstance(reasoning, dict) and reasoning.get("summary") in ("concise", "detailed"):
             self._repair_summary(body, reasoning, report)
         if isinstance(body.get("text"), dict) and "verbosity" in body["text"]:
