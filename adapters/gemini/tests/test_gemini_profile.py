@@ -1484,3 +1484,32 @@ def test_the_cache_setting_reports_the_tool_choice_and_instructions_it_leaves_ou
     ]
     plain = m.prepare(m.build_request([Message.user("hi")], tools=[tool]))
     assert "tools" not in plain and not (m.last_preflight and m.last_preflight.changes)
+
+
+# ------------------------------------------------------------------ generation settings
+
+
+def test_more_than_five_stop_sequences_are_refused() -> None:
+    """ "the number of stop_sequences must not exceed 5" (continuedev/continue#2702)."""
+    body = {"contents": [user()], "generationConfig": {"stopSequences": ["a", "b", "c", "d", "e", "f"]}}
+    assert violations(body) == [("gemini.request.stop-sequences-count", "/generationConfig/stopSequences")]
+    snake = {"contents": [user()], "generation_config": {"stop_sequences": [str(i) for i in range(10)]}}
+    assert violations(snake) == [("gemini.request.stop-sequences-count", "/generation_config/stop_sequences")]
+    for ok in (["a", "b", "c", "d", "e"], ["a"], [], "a"):
+        assert violations({"contents": [user()], "generationConfig": {"stopSequences": ok}}) == []
+
+
+def test_more_than_five_stop_sequences_are_refused_before_sending(mock_model: Any) -> None:
+    from toolwire.errors import RequestRefused
+
+    stops = ["\n\n", "END", "###", "</a>", "STOP", "Observation:"]
+    model = mock_model([], generationConfig={"stopSequences": stops})
+    with pytest.raises(RequestRefused) as info:
+        run(model.send(model.build_request([Message.user("hi")])))
+    assert model.sent == []
+    assert [(v.rule, v.pointer) for v in info.value.violations] == [
+        ("gemini.request.stop-sequences-count", "/generationConfig/stopSequences")
+    ]
+    model = mock_model([json_response(candidate_body([{"text": "ok"}]))], generationConfig={"stopSequences": stops[:5]})
+    run(model.send(model.build_request([Message.user("hi")])))
+    assert model.sent[0].json["generationConfig"]["stopSequences"] == stops[:5]

@@ -71,6 +71,8 @@ IMAGE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/h
 #: The most function declarations one request may carry (API error "At most 512 function
 #: declarations can be specified").
 MAX_FUNCTION_DECLARATIONS = 512
+#: ``gemini.request.stop-sequences-count``: the most ``stopSequences`` a request sets.
+MAX_STOP_SEQUENCES = 5
 
 RULES: tuple[Rule, ...] = (
     # ---------------------------------------------------------------- names
@@ -403,6 +405,14 @@ RULES: tuple[Rule, ...] = (
         '"the supported range is from 1 (inclusive)" for maxOutputTokens (stackblitz-labs/bolt.diy#955); '
         'https://ai.google.dev/api/generate-content#generationconfig ("Values can range from [0.0, 2.0]" for '
         "temperature)",
+        "refuse",
+    ),
+    _r(
+        "gemini.request.stop-sequences-count",
+        "generationConfig.stopSequences holds at most 5 sequences; more are refused (which to keep is yours to say).",
+        _SDK + "GenerationConfig.stop_sequences; https://ai.google.dev/api/generate-content#generationconfig "
+        '("The set of character sequences (up to 5)"); API error "the number of stop_sequences must not exceed 5" '
+        "(continuedev/continue#2702)",
         "refuse",
     ),
     _r(
@@ -2363,6 +2373,16 @@ class GeminiProfile(Profile):
                 )
             )
         gptr = f"/{gkey}"
+        stops = _g(gen, "stopSequences")
+        if isinstance(stops, list) and len(stops) > MAX_STOP_SEQUENCES:
+            out.append(
+                Violation(
+                    "gemini.request.stop-sequences-count",
+                    f"{gptr}/{_key(gen, 'stopSequences')}",
+                    f"stopSequences holds {len(stops)} sequences; the Gemini API takes at most "
+                    f"{MAX_STOP_SEQUENCES}: keep the ones that matter most",
+                )
+            )
         if _key(gen, "responseSchema") and _key(gen, "responseJsonSchema"):
             out.append(
                 Violation(
