@@ -1513,3 +1513,54 @@ def test_more_than_five_stop_sequences_are_refused_before_sending(mock_model: An
     model = mock_model([json_response(candidate_body([{"text": "ok"}]))], generationConfig={"stopSequences": stops[:5]})
     run(model.send(model.build_request([Message.user("hi")])))
     assert model.sent[0].json["generationConfig"]["stopSequences"] == stops[:5]
+
+
+@pytest.mark.parametrize(
+    "model_id, dropped",
+    [
+        ("gemini-2.5-flash", True),
+        ("models/gemini-2.5-pro", True),
+        ("gemini-2.5-flash-preview-05-20", True),
+        ("gemini-2.5-flash-lite", True),
+        ("gemini-3-pro-preview", True),
+        ("gemini-3.1-pro-preview", True),
+        ("gemini-3-flash-preview", True),
+        ("gemini-2.0-flash", False),  # takes penalties
+        ("gemini-1.5-flash-002", False),
+        ("gemma-4-31b-it", False),
+        ("gemini-4-pro", False),  # a generation toolwire has no evidence about: sent as asked
+        (None, False),
+    ],
+)
+def test_penalties_are_left_out_for_models_that_refuse_them(model_id: str | None, dropped: bool) -> None:
+    """ "Penalty is not enabled for models/gemini-2.5-flash" (vercel/ai#8943, BerriAI/litellm#32273);
+    Gemini 3 the same (BerriAI/litellm#16907); gemini-2.0-flash takes them."""
+    gen = {"presencePenalty": 0.5, "frequency_penalty": 0.0, "temperature": 0.7}
+    body, changes = repair({"contents": [user()], "generationConfig": dict(gen)}, GeminiProfile(model=model_id))
+    if dropped:
+        assert body["generationConfig"] == {"temperature": 0.7}
+        assert changes == [
+            ("gemini.request.penalty-model", "/generationConfig/presencePenalty"),
+            ("gemini.request.penalty-model", "/generationConfig/frequency_penalty"),
+        ]
+    else:
+        assert body["generationConfig"] == gen and changes == []
+
+
+def test_penalties_are_left_out_on_the_wire_for_gemini_2_5(mock_model: Any) -> None:
+    model = mock_model(
+        [json_response(candidate_body([{"text": "ok"}]))] * 2,
+        generationConfig={"presencePenalty": 0.6, "frequencyPenalty": 0.4, "topP": 0.9},
+    )
+    resp = run(model.send(model.build_request([Message.user("hi")])))
+    assert model.sent[0].json["generationConfig"] == {"topP": 0.9}
+    assert resp.preflight is not None
+    assert [(c.rule, c.lossy) for c in resp.preflight.changes] == [
+        ("gemini.request.penalty-model", True),
+        ("gemini.request.penalty-model", True),
+    ]
+    model = mock_model(
+        [json_response(candidate_body([{"text": "ok"}]))], "gemini-2.0-flash", generationConfig={"presencePenalty": 0.6}
+    )
+    run(model.send(model.build_request([Message.user("hi")])))
+    assert model.sent[0].json["generationConfig"] == {"presencePenalty": 0.6}

@@ -416,6 +416,14 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _r(
+        "gemini.request.penalty-model",
+        "Gemini 2.5 and Gemini 3 models take no presencePenalty or frequencyPenalty: they are left out (reported as "
+        "lossy when not 0). Gemini 2.0 Flash takes them; other generations are sent as asked.",
+        'API error "Penalty is not enabled for models/gemini-2.5-flash" (vercel/ai#8943 for gemini-2.5-pro and '
+        "gemini-2.5-flash, PublicAffairs/openai-gemini#63, BerriAI/litellm#32273); Gemini 3 (BerriAI/litellm#16907)",
+        "repair",
+    ),
+    _r(
         "gemini.request.cache-held-settings",
         "With the cache= setting (a cached content), the request's instructions, tools and tool choice are not "
         "sent (the cache holds its own): a tool choice or instructions given for the request are reported as "
@@ -797,6 +805,16 @@ def _gemma_before_4(model: Any) -> bool:
     declarations."""
     m = re.match(r"gemma-(\d+)", _model_name(model)) if isinstance(model, str) else None
     return m is not None and int(m.group(1)) < 4
+
+
+_PENALTY_REFUSED = re.compile(r"gemini-(2\.5|3)(?![0-9])")
+
+
+@functools.lru_cache(maxsize=64)
+def _refuses_penalties(model: Any) -> bool:
+    """A Gemini 2.5 or Gemini 3 model (``gemini-2.5-flash``, ``gemini-3.1-pro-preview``): "Penalty is
+    not enabled for models/..." (``gemini.request.penalty-model``)."""
+    return isinstance(model, str) and _PENALTY_REFUSED.match(_model_name(model)) is not None
 
 
 def model_major(model: str | None) -> int | None:
@@ -1695,6 +1713,18 @@ class GeminiProfile(Profile):
                     f"{gptr}/{mkey}",
                     f"maxOutputTokens {asked} sent as {most}: {self.model} writes at most {most} output tokens",
                 )
+        if (_key(gen, "presencePenalty") or _key(gen, "frequencyPenalty")) and _refuses_penalties(self.model):
+            for field in ("presencePenalty", "frequencyPenalty"):
+                pkey = _key(gen, field)
+                if pkey:
+                    value = gen.pop(pkey)
+                    _add(
+                        report,
+                        "gemini.request.penalty-model",
+                        f"{gptr}/{pkey}",
+                        f"{field} {value!r} left out: {self.model} takes no penalties",
+                        lossy=value != 0,
+                    )
         has_schema = _key(gen, "responseSchema") or _key(gen, "responseJsonSchema")
         if has_schema and not _g(gen, "responseMimeType"):
             gen["responseMimeType"] = "application/json"
