@@ -1564,3 +1564,40 @@ def test_penalties_are_left_out_on_the_wire_for_gemini_2_5(mock_model: Any) -> N
     )
     run(model.send(model.build_request([Message.user("hi")])))
     assert model.sent[0].json["generationConfig"] == {"presencePenalty": 0.6}
+
+
+@pytest.mark.parametrize(
+    "model_id, asked, sent",
+    [
+        ("gemini-1.5-flash", 50, 40),
+        ("models/gemini-1.5-pro-002", 64, 40),
+        ("gemini-2.0-flash", 100, 40),
+        ("gemini-2.0-flash-exp", 41, 40),
+        ("gemini-2.0-flash-lite-001", 40, 40),  # at the limit: unchanged
+        ("gemini-2.5-flash", 64, 64),  # takes more: sent as asked
+        ("gemini-3-pro-preview", 64, 64),
+        (None, 100, 100),
+    ],
+)
+def test_top_k_above_the_model_limit_is_lowered(model_id: str | None, asked: int, sent: int) -> None:
+    """ "Unable to submit request because it has a topK value of 50 but the supported range is from 1
+    (inclusive) to 41 (exclusive)" (genkit-ai/genkit#1397, gemini-1.5-flash; Robitx/gp.nvim#241)."""
+    body, changes = repair({"contents": [user()], "generationConfig": {"topK": asked}}, GeminiProfile(model=model_id))
+    assert body["generationConfig"] == {"topK": sent}
+    assert changes == ([] if sent == asked else [("gemini.request.top-k-model", "/generationConfig/topK")])
+    snake, changes = repair(
+        {"contents": [user()], "generation_config": {"top_k": asked}}, GeminiProfile(model=model_id)
+    )
+    assert snake["generation_config"] == {"top_k": sent}
+
+
+def test_top_k_above_the_model_limit_is_lowered_on_the_wire(mock_model: Any) -> None:
+    model = mock_model(
+        [json_response(candidate_body([{"text": "ok"}]))], "gemini-2.0-flash", generationConfig={"topK": 64}
+    )
+    resp = run(model.send(model.build_request([Message.user("hi")])))
+    assert model.sent[0].json["generationConfig"] == {"topK": 40}
+    assert resp.preflight is not None
+    assert [(c.rule, c.pointer) for c in resp.preflight.changes] == [
+        ("gemini.request.top-k-model", "/generationConfig/topK")
+    ]

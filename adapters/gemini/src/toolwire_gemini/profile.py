@@ -424,6 +424,15 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _r(
+        "gemini.request.top-k-model",
+        "topK is at most the model's limit: Gemini 1.5 and 2.0 Flash (and Flash-Lite) take 1..40; a larger value is "
+        "lowered to 40 and reported. Other models are sent as asked.",
+        'API error "Unable to submit request because it has a topK value of 50 but the supported range is from 1 '
+        '(inclusive) to 41 (exclusive)" (genkit-ai/genkit#1397 on gemini-1.5-flash, Robitx/gp.nvim#241 on '
+        'gemini-2.0-flash-exp); "topK" of models.get (https://ai.google.dev/api/models#Model)',
+        "repair",
+    ),
+    _r(
         "gemini.request.cache-held-settings",
         "With the cache= setting (a cached content), the request's instructions, tools and tool choice are not "
         "sent (the cache holds its own): a tool choice or instructions given for the request are reported as "
@@ -805,6 +814,19 @@ def _gemma_before_4(model: Any) -> bool:
     declarations."""
     m = re.match(r"gemma-(\d+)", _model_name(model)) if isinstance(model, str) else None
     return m is not None and int(m.group(1)) < 4
+
+
+#: ``gemini.request.top-k-model``: the largest topK Gemini 1.5 and 2.0 Flash take ("the supported
+#: range is from 1 (inclusive) to 41 (exclusive)"); Gemini 2.5 and 3 report topK 64 in models.get.
+TOP_K_MAX = 40
+_TOP_K_LIMITED = re.compile(
+    r"gemini-(1\.5-(pro|flash|flash-8b)|2\.0-flash(-lite)?)(-\d{3}|-latest|-exp|-preview(-\d{2}-\d{2})?)?"
+)
+
+
+@functools.lru_cache(maxsize=64)
+def _top_k_limited(model: Any) -> bool:
+    return isinstance(model, str) and _TOP_K_LIMITED.fullmatch(_model_name(model).strip()) is not None
 
 
 _PENALTY_REFUSED = re.compile(r"gemini-(2\.5|3)(?![0-9])")
@@ -1713,6 +1735,16 @@ class GeminiProfile(Profile):
                     f"{gptr}/{mkey}",
                     f"maxOutputTokens {asked} sent as {most}: {self.model} writes at most {most} output tokens",
                 )
+        kkey = _key(gen, "topK")
+        top_k = gen[kkey] if kkey else None
+        if type(top_k) is int and top_k > TOP_K_MAX and _top_k_limited(self.model):
+            gen[kkey] = TOP_K_MAX
+            _add(
+                report,
+                "gemini.request.top-k-model",
+                f"{gptr}/{kkey}",
+                f"topK {top_k} sent as {TOP_K_MAX}: {self.model} takes 1..{TOP_K_MAX}",
+            )
         if (_key(gen, "presencePenalty") or _key(gen, "frequencyPenalty")) and _refuses_penalties(self.model):
             for field in ("presencePenalty", "frequencyPenalty"):
                 pkey = _key(gen, field)
