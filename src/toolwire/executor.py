@@ -123,7 +123,8 @@ def _nonempty(part: TextPart | ImagePart) -> TextPart | ImagePart:
 def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
     """Turn a tool function's return value into result content.
 
-    ``str`` stays text; ``None`` → ``""``; a ``TextPart``/``ImagePart`` or a list of them stays
+    (A tool may also return a :class:`~toolwire.types.ToolResult`, which answers its call as it
+    is: see the executor.) ``str`` stays text; ``None`` → ``""``; a ``TextPart``/``ImagePart`` or a list of them stays
     parts (in a list holding parts, directly or in lists inside it, each other value becomes
     what it would be alone — text, or the parts of a nested list — and ``None`` is left out); a pydantic model
     → its JSON; dataclasses, dicts, lists, numbers and booleans → JSON text (UTF-8, not ASCII-
@@ -165,6 +166,15 @@ def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
             "return a list (e.g. list(...)) or a string instead"
         )
     return str(value)
+
+
+def _result_of(call: ToolCall, value: Any) -> ToolResult:
+    """The result of ``call`` whose function returned ``value``: a :class:`ToolResult` it returned
+    itself (to set ``is_error``, or error content with images) answers the call as it is (its
+    id set to the call's); any other value becomes content (:func:`to_result_content`)."""
+    if isinstance(value, ToolResult):
+        return dataclasses.replace(value, tool_call_id=call.id, name=value.name or call.name)
+    return ToolResult(call.id, to_result_content(value), False, call.name)
 
 
 class _ToolExited(Exception):
@@ -793,7 +803,7 @@ class ToolExecutor:
                             value = await value
                     else:
                         value = await tool.call(arguments)
-                    result = ToolResult(call.id, to_result_content(value), False, call.name)
+                    result = _result_of(call, value)
                 except BaseException as exc:
                     result = _failure(call, _ToolExited(exc) if isinstance(exc, SystemExit) else exc)
                 return ToolRun(call, result, time.perf_counter() - start, turn)
@@ -855,7 +865,7 @@ class ToolExecutor:
         else:
             try:
                 value = task.result()
-                result = ToolResult(call.id, to_result_content(value), False, call.name)
+                result = _result_of(call, value)
             except BaseException as exc:
                 result = _failure(call, exc)
         duration = time.perf_counter() - start
@@ -890,7 +900,7 @@ class ToolExecutor:
             )
             return ToolResult(call.id, text, True, call.name)
         try:
-            return ToolResult(call.id, to_result_content(value), False, call.name)
+            return _result_of(call, value)
         except BaseException as exc:  # e.g. bytes that are not UTF-8
             return _failure(call, exc)
 

@@ -23,7 +23,7 @@ MCP result (``CallToolResult``)  toolwire tool result
 ``ResourceLink``              a line naming the link (name, uri)
 ``AudioContent``              a line saying audio was left out (no vendor takes it back)
 ``structuredContent``         its JSON as text, when the server sent no text block
-``isError: true``             ``is_error=True`` with the text of the content
+``isError: true``             ``is_error=True`` with the text of the content (and its images, if any)
 ============================  =========================================================
 
 A server that says its tool list changed (``notifications/tools/list_changed``) is asked for the
@@ -60,7 +60,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from .errors import ConfigurationError, ToolDefinitionError, ToolError
 from .tools import Tool
-from .types import ImagePart, TextPart
+from .types import ImagePart, TextPart, ToolResult
 
 __all__ = [
     "MCPToolset",
@@ -514,6 +514,10 @@ class MCPToolset:
             parts, is_error = result_content(result)
             if is_error:
                 text = "\n".join(p.text for p in parts if isinstance(p, TextPart)) or "the tool reported an error"
+                if any(isinstance(p, ImagePart) for p in parts):
+                    # an error that shows something (a screenshot of the failure): its images are
+                    # kept, after the error text
+                    return ToolResult("", [TextPart(text), *(p for p in parts if isinstance(p, ImagePart))], True)
                 raise ToolError(text)
             if len(parts) == 1 and isinstance(parts[0], TextPart):
                 return parts[0].text

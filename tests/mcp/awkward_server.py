@@ -60,6 +60,9 @@ TOOLS = [
     ),
     types.Tool(name="fail", description="Always fails.", input_schema={"type": "object", "properties": {}}),
     types.Tool(
+        name="fail_shot", description="Fails, with a screenshot.", input_schema={"type": "object", "properties": {}}
+    ),
+    types.Tool(
         name="grow",
         description="Adds a tool and says the list changed.",
         input_schema={"type": "object", "properties": {}},
@@ -106,6 +109,14 @@ async def on_call_tool(ctx, params):
     if name == "fail":
         return types.CallToolResult(
             content=[types.TextContent(type="text", text="disk full; free space and retry")], is_error=True
+        )
+    if name == "fail_shot":
+        return types.CallToolResult(
+            content=[
+                types.TextContent(type="text", text="render failed"),
+                types.ImageContent(type="image", data=PNG, mime_type="image/png"),
+            ],
+            is_error=True,
         )
     if name == "grow":
         state["grown"] = True

@@ -110,7 +110,7 @@ async def test_result_mapping_names_and_errors_from_our_awkward_server() -> None
         warnings.simplefilter("always")
         async with twm.connect(AWKWARD) as ts:
             names = [t.name for t in ts]
-            assert names == ["files_read", "lookup", "set_country", "everything", "fail", "grow"]
+            assert names == ["files_read", "lookup", "set_country", "everything", "fail", "fail_shot", "grow"]
             assert ts.renames == {"files_read": "files.read"}
             assert [str(w.message) for w in caught if issubclass(w.category, twm.MCPNameWarning)] == [
                 "MCP tool 'files.read' of 'awkward' is named 'files_read' for the model "
@@ -142,6 +142,10 @@ async def test_result_mapping_names_and_errors_from_our_awkward_server() -> None
             ]
             with pytest.raises(toolwire.ToolError, match="disk full; free space and retry"):
                 await by["fail"].call({})
+            shot = await by["fail_shot"].call({})  # an error that shows something keeps its image
+            assert isinstance(shot, toolwire.ToolResult) and shot.is_error
+            assert [type(p).__name__ for p in shot.content] == ["TextPart", "ImagePart"]
+            assert shot.content[0] == TextPart("render failed")
 
 
 async def test_tool_list_refreshed_when_the_server_says_it_changed() -> None:
@@ -164,7 +168,10 @@ async def test_name_collisions_get_the_server_prefix_and_remaining_ones_raise() 
             tools = twm.combine(a, b)
         assert [t.name for t in tools][:3] == ["one_files_read", "one_lookup", "one_set_country"]
         assert a.renames["one_files_read"] == "files.read" and b.renames["two_lookup"] == "lookup"
-        assert await tools[6].call({"path": "p"}) == "contents of p"  # two_files_read, still 'files.read' on the server
+        by_name = {t.name: t for t in tools}
+        assert (
+            await by_name["two_files_read"].call({"path": "p"}) == "contents of p"
+        )  # still 'files.read' on the server
     async with _awkward(prefix="same") as a, _awkward(prefix="same") as b:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", twm.MCPNameWarning)

@@ -24,7 +24,7 @@ def test_lint_an_mcp_server_over_stdio() -> None:
     out = _lint(f"mcp:{sys.executable} {HERE / 'awkward_server.py'}", "--json")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert report["summary"]["tools"] == 6
+    assert report["summary"]["tools"] == 7
     assert report["summary"]["mcp_renames"] == {"files_read": "files.read"}
     found = {(f["rule"], f.get("provider"), f["tool"]) for f in report["findings"]}
     assert {

@@ -20,7 +20,7 @@ from toolwire.testing.providers import call
 
 HERE = Path(__file__).parent
 AWKWARD = [sys.executable, str(HERE / "awkward_server.py")]
-SERVER_TOOLS = ["files_read", "lookup", "set_country", "everything", "fail", "grow"]
+SERVER_TOOLS = ["files_read", "lookup", "set_country", "everything", "fail", "fail_shot", "grow"]
 
 pytestmark = pytest.mark.anyio
 
