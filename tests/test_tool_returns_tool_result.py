@@ -38,11 +38,11 @@ def test_a_returned_tool_result_answers_the_call(blocking: bool, is_async: bool)
 
 
 def test_an_mcp_error_result_with_an_image_keeps_it() -> None:
+    import base64
+
     from mcp import types as mt
 
     from toolwire.mcp import result_content
-
-    import base64
 
     result = mt.CallToolResult(
         content=[
