@@ -1941,3 +1941,11 @@ def test_reasoning_summary_none_leaves_other_summaries_alone() -> None:
         assert out["reasoning"] == {"summary": summary} and report.changes == []
     out, report = repaired(RESP, resp_body(model="o4-mini", reasoning={"summary": "none"}))
     assert out["reasoning"] == {} and [c.rule for c in report.changes] == ["openai.request.reasoning-summary-none"]
+
+
+@pytest.mark.parametrize("value", [5, "tag", ["a"]])
+def test_metadata_that_is_not_an_object_is_refused(value: Any) -> None:
+    for api in (CHAT_API, RESP_API):
+        found = [(v.rule.split(".", 1)[1], v.pointer) for v in api.profile.check_request(api.body(metadata=value))]
+        assert ("request.metadata", "/metadata") in found
+    assert not [v for v in CHAT.check_request(chat_body(metadata={"k": "v"})) if v.rule.endswith("metadata")]

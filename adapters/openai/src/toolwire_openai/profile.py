@@ -1676,6 +1676,14 @@ class _OpenAIProfile(Profile):
         for pointer, message in _sampling_problem(body, effort):
             out.append(self.violation("request.sampling-reasoning-model", pointer, message))
         meta = body.get("metadata")
+        if meta is not None and not isinstance(meta, dict):
+            out.append(
+                self.violation(
+                    "request.metadata",
+                    "/metadata",
+                    f"metadata must be an object of string keys and values, got {type(meta).__name__}",
+                )
+            )
         if isinstance(meta, dict):
             n, kmax, vmax = METADATA_LIMITS
             if len(meta) > n:
