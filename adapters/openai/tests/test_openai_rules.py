@@ -363,6 +363,7 @@ SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], A
         lambda a, b, r: "stream_options" not in b and b["stream"] is False,
     ),
     "request.temperature-range": (lambda a: a.body(temperature=2.5), lambda a: "/temperature", None),
+    "request.top-p-range": (lambda a: a.body(top_p=2), lambda a: "/top_p", None),
     "conversation.image-media-type": (
         lambda a: a.body(
             **(
@@ -1949,3 +1950,10 @@ def test_metadata_that_is_not_an_object_is_refused(value: Any) -> None:
         found = [(v.rule.split(".", 1)[1], v.pointer) for v in api.profile.check_request(api.body(metadata=value))]
         assert ("request.metadata", "/metadata") in found
     assert not [v for v in CHAT.check_request(chat_body(metadata={"k": "v"})) if v.rule.endswith("metadata")]
+
+
+def test_top_p_range_bounds() -> None:
+    for value, bad in ((0, False), (1, False), (0.5, False), (-0.1, True), (1.01, True), (True, True), ("x", True)):
+        for api in (CHAT_API, RESP_API):
+            got = [v.rule.split(".", 1)[1] for v in api.profile.check_request(api.body(top_p=value))]
+            assert ("request.top-p-range" in got) is bad, (api, value)

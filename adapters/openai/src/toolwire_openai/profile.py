@@ -307,6 +307,14 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
             "refuse",
         ),
         (
+            "request.top-p-range",
+            "'top_p' is a number from 0 to 1 (a probability mass).",
+            'SDK docstring of top_p: "the model considers the results of the tokens with top_p probability mass. So '
+            '0.1 means only the tokens comprising the top 10% probability mass are considered." (a share of 1); '
+            "huggingface/text-generation-inference#2228 (OpenAI's valid range is 0.0 to 1.0)",
+            "refuse",
+        ),
+        (
             "request.sampling-reasoning-model",
             "Reasoning models (o1, o3, o4 families and gpt-5, gpt-5-mini, gpt-5-nano, ...; "
             "gpt-5.1 and later unless reasoning effort is 'none') take only the default temperature and top_p (1).",
@@ -1673,6 +1681,11 @@ class _OpenAIProfile(Profile):
                     "request.temperature-range", "/temperature", f"temperature must be between 0 and 2, got {temp!r}"
                 )
             )
+        top_p = body.get("top_p")
+        if top_p is not None and (
+            isinstance(top_p, bool) or not isinstance(top_p, (int, float)) or not 0 <= top_p <= 1
+        ):
+            out.append(self.violation("request.top-p-range", "/top_p", f"top_p must be between 0 and 1, got {top_p!r}"))
         for pointer, message in _sampling_problem(body, effort):
             out.append(self.violation("request.sampling-reasoning-model", pointer, message))
         meta = body.get("metadata")
