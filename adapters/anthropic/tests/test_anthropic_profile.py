@@ -1092,3 +1092,32 @@ def test_forced_tool_choice_refused_only_on_the_models_that_refuse_it(model: str
     for choice in ({"type": "auto"}, {"type": "none"}):
         found = [v.rule for v in P.check_request(body(model=model, tools=[tool()], tool_choice=choice))]
         assert "anthropic.request.forced-tool-choice-model" not in found
+
+
+@pytest.mark.parametrize(
+    ("model", "effort", "sent"),
+    [
+        # dotted version ids (gateways such as OpenRouter write anthropic/claude-opus-4.6): read as
+        # the same version as the dashed id, not as 4.0
+        ("anthropic/claude-opus-4.6", "max", "max"),
+        ("anthropic/claude-opus-4.6", "xhigh", "high"),
+        ("claude-sonnet-4.6", "max", "max"),
+        ("claude-opus-4.7", "xhigh", "xhigh"),
+        ("anthropic/claude-opus-4.8", "max", "max"),
+        ("anthropic/claude-opus-4.5", "high", "high"),
+        ("anthropic/claude-sonnet-4.5", "high", None),
+    ],
+)
+def test_effort_reads_dotted_model_versions(model: str, effort: str, sent: str | None) -> None:
+    r = Report()
+    fixed = P.repair_request(body(model=model, output_config={"effort": effort}), r)
+    assert (fixed.get("output_config") or {}).get("effort") == sent
+
+
+@pytest.mark.parametrize(
+    ("model", "kept"),
+    [("anthropic/claude-opus-4.8", True), ("claude-opus-4.6", True), ("anthropic/claude-opus-4.7", False)],
+)
+def test_speed_reads_dotted_model_versions(model: str, kept: bool) -> None:
+    fixed = P.repair_request(body(model=model, speed="fast"), Report())
+    assert ("speed" in fixed) is kept

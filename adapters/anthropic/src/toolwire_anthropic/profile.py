@@ -121,7 +121,7 @@ COUNT_TOKENS_FIELDS = (
 _BOTH_SAMPLERS_OK = re.compile(r"(^|[./])claude-(3|instant|2|(sonnet|opus)-4-(0|2025))")  # also Bedrock/Vertex ids
 #: A model id's family and version: ``claude-opus-4-6`` → (4, 6); ``claude-sonnet-4-20250514`` →
 #: (4, 0) (a date is not a minor version); also inside provider ids (``anthropic.claude-...``).
-_CLAUDE_VERSION = re.compile(r"claude-(?:opus|sonnet|haiku|fable|mythos)-(\d+|preview)(?:-(\d{1,2}))?(?![0-9])")
+_CLAUDE_VERSION = re.compile(r"claude-(?:opus|sonnet|haiku|fable|mythos)-(\d+|preview)(?:[-.](\d{1,2}))?(?![0-9])")
 
 
 #: Models that refuse a forced tool choice (rule ``anthropic.request.forced-tool-choice-model``):
@@ -132,6 +132,7 @@ _NO_FORCED_TOOL = re.compile(r"claude-(fable|mythos)-5-1(?![0-9])")
 def claude_version(model: Any) -> tuple[int, int] | None:
     """The (major, minor) version of a Claude model id: ``claude-opus-4-6`` → (4, 6),
     ``claude-sonnet-4-20250514`` → (4, 0), ``us.anthropic.claude-opus-4-7-v1:0`` → (4, 7),
+    ``anthropic/claude-opus-4.6`` (a gateway's dotted spelling) → (4, 6),
     ``claude-fable-5`` → (5, 0); ``claude-mythos-preview`` counts as (5, 0) (the Claude 5
     generation). ``None`` for an id it cannot read."""
     m = _CLAUDE_VERSION.search(model) if isinstance(model, str) else None
@@ -846,7 +847,7 @@ EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
 #: Claude ids from before the Claude 4 naming (``claude-3-7-sonnet``, ``claude-3-5-haiku``, ``claude-2``,
 #: ``claude-instant``), which :func:`claude_version` does not read: none takes an effort.
 _OLD_CLAUDE = re.compile(r"claude-(?:instant|2(?![0-9])|3-)")
-_OPUS_4_5 = re.compile(r"claude-opus-4-5(?![0-9])")
+_OPUS_4_5 = re.compile(r"claude-opus-4[-.]5(?![0-9])")
 
 
 def effort_levels(model: Any) -> frozenset[str] | None:
@@ -901,7 +902,7 @@ def has_fast_mode(model: Any) -> bool:
     version = claude_version(model)
     if version is None:
         return not (isinstance(model, str) and _OLD_CLAUDE.search(model))
-    return version >= (4, 8) or (version == (4, 6) and "claude-opus-4-6" in model)
+    return version >= (4, 8) or (version == (4, 6) and "claude-opus-4" in model)
 
 
 def _repair_speed_model(body: dict[str, Any], report: Any) -> None:
