@@ -1601,3 +1601,16 @@ def test_top_k_above_the_model_limit_is_lowered_on_the_wire(mock_model: Any) -> 
     assert [(c.rule, c.pointer) for c in resp.preflight.changes] == [
         ("gemini.request.top-k-model", "/generationConfig/topK")
     ]
+
+
+@pytest.mark.parametrize("top_k", [40.0, 1.0, 64])
+def test_top_k_as_a_whole_float_is_not_refused(top_k: float) -> None:
+    """google.genai.types.GenerationConfig.top_k is Optional[float]: a whole number written as a
+    float (40.0) is a valid topK, not a sampling-range violation."""
+    body = {"contents": [user()], "generationConfig": {"topK": top_k}}
+    assert violations(body, GeminiProfile(model="gemini-2.5-flash")) == []
+
+
+def test_top_k_with_a_fraction_is_still_refused() -> None:
+    body = {"contents": [user()], "generationConfig": {"topK": 40.5}}
+    assert violations(body) == [("gemini.request.sampling-range", "/generationConfig/topK")]

@@ -890,6 +890,12 @@ def _snake(key: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
 
 
+def _whole(field: str, value: int | float) -> bool:
+    """An integer ``field`` value: an ``int``, or for ``topK`` (``Optional[float]`` in
+    ``google.genai.types.GenerationConfig``) a float with no fraction (``40.0``)."""
+    return type(value) is int or (field == "topK" and value == value // 1)
+
+
 #: ``(generationConfig field, least, most or None, integer only)`` (rule ``gemini.request.sampling-range``).
 _SAMPLING_RANGES = (
     ("maxOutputTokens", 1, None, True),
@@ -2410,10 +2416,10 @@ class GeminiProfile(Profile):
             if not fkey or gen[fkey] is None:
                 continue
             value = gen[fkey]
-            kinds = (int,) if integer else (int, float)
             if (
                 isinstance(value, bool)
-                or not isinstance(value, kinds)
+                or not isinstance(value, (int, float))
+                or (integer and not _whole(field, value))
                 or not low <= value <= (high if high is not None else value)
             ):
                 bound = f"from {low} to {high}" if high is not None else f"of at least {low}"
