@@ -1614,3 +1614,12 @@ def test_top_k_as_a_whole_float_is_not_refused(top_k: float) -> None:
 def test_top_k_with_a_fraction_is_still_refused() -> None:
     body = {"contents": [user()], "generationConfig": {"topK": 40.5}}
     assert violations(body) == [("gemini.request.sampling-range", "/generationConfig/topK")]
+
+
+def test_top_k_as_a_float_above_the_model_limit_is_lowered() -> None:
+    """topK=50.0 (a float, as the SDK types it) on Gemini 2.0 Flash is lowered like 50."""
+    body, changes = repair(
+        {"contents": [user()], "generationConfig": {"topK": 50.0}}, GeminiProfile(model="gemini-2.0-flash")
+    )
+    assert body["generationConfig"]["topK"] == 40
+    assert changes == [("gemini.request.top-k-model", "/generationConfig/topK")]

@@ -1743,7 +1743,12 @@ class GeminiProfile(Profile):
                 )
         kkey = _key(gen, "topK")
         top_k = gen[kkey] if kkey else None
-        if type(top_k) is int and top_k > TOP_K_MAX and _top_k_limited(self.model):
+        if (
+            isinstance(top_k, (int, float))
+            and not isinstance(top_k, bool)
+            and top_k > TOP_K_MAX
+            and _top_k_limited(self.model)
+        ):
             gen[kkey] = TOP_K_MAX
             _add(
                 report,
