@@ -54,9 +54,8 @@ from toolwire.turns import (
     NOT_ANSWERED,
     answer_request,
     assistant_image_changes,
-    inline_image_type,
+    readable_tool_result,
     tool_image_changes,
-    tool_image_note,
 )
 from toolwire.types import (
     ImagePart,
@@ -829,16 +828,13 @@ def _encode_result(r: ToolResult) -> dict[str, Any]:
             return block
     else:
         content = []
-        for p in r.content:
+        # rule conversation.tool-result-image-type: images Anthropic cannot read go as notes
+        for p in readable_tool_result(r, IMAGE_MEDIA_TYPES).content:
             if isinstance(p, TextPart):
                 if p.text:
                     content.append(_encode_text(p))
             elif isinstance(p, ImagePart):
-                kind = inline_image_type(p)
-                if kind is not None and kind not in IMAGE_MEDIA_TYPES:  # rule conversation.tool-result-image-type
-                    content.append({"type": "text", "text": tool_image_note(kind, IMAGE_MEDIA_TYPES)})
-                else:
-                    content.append(_encode_image(p))
+                content.append(_encode_image(p))
         content = _insert_opaque(content, own.get("content_blocks"))
         if not content:
             content = ""  # only empty text parts (left out): an empty result, as a string
