@@ -54,7 +54,9 @@ class TextDelta:
 class ReasoningDelta:
     """Reasoning text (appended) and/or opaque material: ``signature`` and ``encrypted`` replace
     the part's earlier value (Anthropic sends one ``signature_delta``; Responses the whole
-    ``encrypted_content`` at ``output_item.done``)."""
+    ``encrypted_content`` at ``output_item.done``). ``final_text``, when given, is the part's
+    whole text and replaces what the earlier deltas gave (Responses: the finished item's summary
+    when it differs from the streamed summary deltas)."""
 
     index: int
     text: str = ""
@@ -62,6 +64,7 @@ class ReasoningDelta:
     encrypted: str | None = None
     provider: str | None = None
     provider_data: dict[str, Any] | None = None
+    final_text: str | None = None
 
 
 @dataclass
@@ -247,6 +250,9 @@ class StreamAssembler:
         elif slot.kind != "reasoning":
             raise self._wrong_kind("reasoning", slot)
         frags = slot.frags
+        if event.final_text is not None:
+            slot.chunks.clear()
+            frags[:] = [event.final_text]
         frags.append(event.text)
         if len(frags) >= _JOIN_EVERY:
             slot.fold()

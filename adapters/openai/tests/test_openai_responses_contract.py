@@ -753,3 +753,94 @@ def test_reasoning_left_out_is_reported_on_every_turn_of_a_long_conversation(res
         [("openai.conversation.reasoning-left-out", "/messages/3/parts/0")]
     ] * 2
     assert all(x.get("type") != "reasoning" for sent in model.sent for x in sent.json["input"])
+
+
+def _summary_stream(rs_done: dict[str, Any], deltas: list[tuple[str, int, str]]) -> list[dict[str, Any]]:
+    """A streamed turn: a reasoning item whose text arrives as ``(event type, part index, delta)``
+    events, finished as ``rs_done``, then a one-word answer."""
+    msg = {
+        "id": "msg_R",
+        "type": "message",
+        "status": "completed",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "Done", "annotations": []}],
+    }
+    final = {"id": "resp_R", "status": "completed", "model": "gpt-5", "output": [rs_done, msg]}
+    field = {"response.reasoning_summary_text.delta": "summary_index", "response.reasoning_text.delta": "content_index"}
+    return [
+        {"type": "response.created", "response": {"id": "resp_R", "model": "gpt-5", "status": "in_progress"}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {"id": "rs_R", "type": "reasoning", "summary": []},
+        },
+        *(
+            {"type": kind, "item_id": "rs_R", "output_index": 0, field[kind]: i, "delta": d, "sequence_number": 2 + n}
+            for n, (kind, i, d) in enumerate(deltas)
+        ),
+        {"type": "response.output_item.done", "output_index": 0, "item": rs_done},
+        {
+            "type": "response.output_item.added",
+            "output_index": 1,
+            "item": {**msg, "status": "in_progress", "content": []},
+        },
+        {
+            "type": "response.output_text.delta",
+            "output_index": 1,
+            "content_index": 0,
+            "item_id": "msg_R",
+            "delta": "Done",
+        },
+        {"type": "response.output_item.done", "output_index": 1, "item": msg},
+        {"type": "response.completed", "response": final},
+    ]
+
+
+S = "response.reasoning_summary_text.delta"
+
+
+@pytest.mark.parametrize(
+    "summary,deltas,live,text",
+    [
+        # two summary parts streamed: live deltas, joined by a blank line as the finished item's parts
+        (
+            ["Plan the call.", "Then answer."],
+            [(S, 0, "Plan "), (S, 0, "the call."), (S, 1, "Then "), (S, 1, "answer.")],
+            ["Plan ", "the call.", "\n\nThen ", "answer."],
+            "Plan the call.\n\nThen answer.",
+        ),
+        # the finished item holds more than the deltas gave: the rest comes at the end
+        (["Plan the call."], [(S, 0, "Plan ")], ["Plan ", "the call."], "Plan the call."),
+        # the finished item differs from the deltas: its text is the part's text
+        (["Something else."], [(S, 0, "Plan ")], ["Plan "], "Something else."),
+        # a finished item without summary text keeps the streamed text
+        ([], [("response.reasoning_text.delta", 0, "raw thought")], ["raw thought"], "raw thought"),
+    ],
+)
+def test_streamed_reasoning_summary_arrives_live(
+    responses_model: Any, summary: list[str], deltas: list[tuple[str, int, str]], live: list[str], text: str
+) -> None:
+    import toolwire
+    from toolwire.events import ReasoningDelta, TextDelta
+
+    rs_done = {"id": "rs_R", "type": "reasoning", "summary": [{"type": "summary_text", "text": t} for t in summary]}
+    model = responses_model(lambda r: responses_sse(_summary_stream(rs_done, deltas)), stream=True)
+
+    async def go() -> tuple[list[Any], Any]:
+        seen: list[Any] = []
+        async with toolwire.run_stream(model, "hi") as stream:
+            async for ev in stream:
+                if isinstance(ev, (ReasoningDelta, TextDelta)):
+                    seen.append(ev)
+        return seen, stream.result
+
+    seen, result = run(go())
+    reasoning = [e.text for e in seen if isinstance(e, ReasoningDelta)]
+    assert reasoning == live
+    # the reasoning came before the answer's text, as it streamed
+    assert isinstance(seen[-1], TextDelta) and seen[-1].text == "Done"
+    part = result.turns[0].response.parts[0]
+    assert isinstance(part, ReasoningPart) and part.text == text
+    # it goes back as the finished item, whatever streamed
+    item = model.codec.encode_request(ModelRequest("gpt-5", result.conversation.messages))["input"][1]
+    assert item == rs_done

@@ -1356,6 +1356,9 @@ class ResponsesStreamDecoder:
     - ``response.function_call_arguments.delta`` → :class:`ToolCallDelta`; ``.done`` is only a
       check (its ``arguments`` are taken at ``output_item.done``);
     - ``response.output_text.delta``/``refusal.delta`` → :class:`TextDelta`;
+    - ``response.reasoning_summary_text.delta``/``reasoning_text.delta`` → :class:`ReasoningDelta`
+      as they arrive (summary parts joined by a blank line); the finished item's text is
+      authoritative (the rest of it, or ``final_text`` when it differs from the deltas);
     - ``response.output_item.done`` → the final item: a call ends with the item's ``arguments``
       (:class:`ToolCallEnd`; an ``arguments`` object is taken as is), a reasoning item (complete
       ``encrypted_content`` only here) → :class:`ReasoningDelta`, a message item's
@@ -1386,6 +1389,10 @@ class ResponsesStreamDecoder:
         self.added: set[int] = set()
         self.done: set[int] = set()
         self.stopped = False
+        #: output_index → the reasoning text streamed so far (summary or reasoning-text deltas),
+        #: and the (event type, summary/content index) its last delta belonged to
+        self.reasoning_text: dict[int, list[str]] = {}
+        self.reasoning_at: dict[int, tuple[str, int]] = {}
 
     def _start(self, resp: dict[str, Any] | None) -> Iterator[StreamEvent]:
         if not self.started:
@@ -1488,6 +1495,21 @@ class ResponsesStreamDecoder:
             delta = _SHAPE.opt_str(ev.get("delta"), "/delta")
             if delta:
                 yield TextDelta(index, delta)
+        elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+            # streamed live; the finished item (output_item.done) still gives the whole text
+            oi = _SHAPE.index(ev.get("output_index"), "/output_index")
+            self._kind(oi, "reasoning", kind)
+            self._not_done(oi, kind)
+            field = "summary_index" if kind == "response.reasoning_summary_text.delta" else "content_index"
+            at = (kind, _SHAPE.index(ev.get(field), f"/{field}", default=0))
+            delta = _SHAPE.opt_str(ev.get("delta"), "/delta")
+            if delta:
+                sofar = self.reasoning_text.setdefault(oi, [])
+                if sofar and self.reasoning_at.get(oi) != at:
+                    delta = "\n\n" + delta  # a new summary part: joined as the finished item's parts are
+                self.reasoning_at[oi] = at
+                sofar.append(delta)
+                yield ReasoningDelta(oi * _SLOT, text=delta, provider=API)
         elif kind == "response.output_item.done":
             oi = _SHAPE.index(ev.get("output_index"), "/output_index")
             item = _SHAPE.obj(ev.get("item"), "/item")
@@ -1535,8 +1557,22 @@ class ResponsesStreamDecoder:
                 )
             elif t == "reasoning":
                 part = _reasoning_part(item, "/item", self.origin)
+                text, final = part.text, None
+                streamed = self.reasoning_text.pop(oi, None)
+                if streamed is not None:  # the deltas gave the text so far: the rest, or all of it anew
+                    sofar = "".join(streamed)
+                    if text.startswith(sofar):
+                        text = text[len(sofar) :]
+                    elif text:
+                        text, final = "", text
+                    # (an item without text keeps the streamed text)
                 yield ReasoningDelta(
-                    oi * _SLOT, text=part.text, encrypted=part.encrypted, provider=API, provider_data=part.provider_data
+                    oi * _SLOT,
+                    text=text,
+                    encrypted=part.encrypted,
+                    provider=API,
+                    provider_data=part.provider_data,
+                    final_text=final,
                 )
             elif t == "message":
                 parts = _text_parts(item, "/item")
