@@ -180,3 +180,24 @@ def test_litellm_thinking_blocks_go_back_too() -> None:
     toolwire.run_sync(_model(server, "http://localhost:4000", False), "Weather in Paris?", tools=[lookup])
     assistant = server.bodies[1]["messages"][1]
     assert assistant["thinking_blocks"] == blocks and "reasoning_details" not in assistant
+
+
+def test_codec_decode_stream_records_the_server_too() -> None:
+    """The codec's own ``decode_stream`` (used to decode recorded streams) marks what it decodes
+    with the codec's server, as the model's streamed path does, so it goes back to that server."""
+    from toolwire.adapter import ModelRequest
+    from toolwire.stream import StreamAssembler
+    from toolwire.types import Message
+
+    model = _model(Server(), OPENROUTER, True)
+    codec = model.codec
+    assert codec.origin is not None  # set from base_url
+    chunks = [json.loads(line[6:]) for line in _streamed_call().text.splitlines() if line.startswith("data: {")]
+    asm = StreamAssembler("openai-chat")
+    for ev in codec.decode_stream(chunks):
+        asm.feed(ev)
+    message = asm.response().to_message()
+    body = codec.encode_request(ModelRequest("google/gemini-3-flash-preview", [Message.user("hi"), message]))
+    assistant = body["messages"][1]
+    assert assistant["reasoning_details"] == DETAILS
+    assert assistant["tool_calls"][0]["extra_content"] == EXTRA

@@ -711,7 +711,7 @@ class OpenAIChatCodec:
         stream events; see :class:`ChatStreamDecoder`. Pass the assembled response through
         :func:`~toolwire_openai._common.check_tool_calls` to mark unnamed and duplicate-id calls
         as :meth:`decode_response` does (the transport does)."""
-        dec = ChatStreamDecoder(request)
+        dec = ChatStreamDecoder(request, self.origin)
         for chunk in events:
             yield from dec.feed(chunk)
         yield from dec.finish()
