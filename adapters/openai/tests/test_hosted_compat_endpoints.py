@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 import httpx2
+import pytest
 
 import toolwire
 from toolwire.types import Conversation, Message, TextPart, ToolCall, ToolResult
@@ -146,7 +147,8 @@ def test_call_ids_mistral_refuses_are_sent_as_nine_alphanumeric_characters() -> 
     own = Server(_json(_completion({"content": "It is sunny."})))
     result = toolwire.run_sync(_model(own), "And now?", conversation=_history("D681PevKs"), tools=[get_weather])
     assert own.bodies[0]["messages"][1]["tool_calls"][0]["id"] == "D681PevKs"
-    assert _rules(result) == []
+    # no id rewritten (the prompt after the results gets an assistant message before it: see below)
+    assert _rules(result) == ["openai-chat.server.mistral-user-after-tool"]
     # OpenAI itself gets the id as it is
     openai = Server(_json(_completion({"content": "It is sunny."})))
     toolwire.run_sync(_model(openai, None), "And now?", conversation=_history("toolu_01A09q90"), tools=[get_weather])
@@ -170,3 +172,206 @@ def test_a_mistral_tool_loop_answers_under_the_id_mistral_sent() -> None:
     )
     toolwire.run_sync(_model(server), "Weather?", tools=[get_weather])
     assert server.bodies[1]["messages"][-1]["tool_call_id"] == "D681PevKs"
+
+
+# ------------------------------------------------ Mistral: no user message directly after a tool message
+
+#: The assistant message toolwire puts between them (rule server.mistral-user-after-tool).
+BRIDGE = {"role": "assistant", "content": "Tool results received."}
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
+PNG_URL = "data:image/png;base64,iVBORw0KGgoAAAAAAAAAAA=="
+
+
+def _call(call_id: str, name: str, arguments: str = "{}") -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def _calls(*calls: dict[str, Any]) -> httpx2.Response:
+    return _json(_completion({"content": "", "tool_calls": list(calls)}, "tool_calls"))
+
+
+def screenshot() -> toolwire.ImagePart:
+    """A screenshot of the screen."""
+    return toolwire.ImagePart(data=PNG, media_type="image/png")
+
+
+def test_a_user_message_after_tool_results_reaches_mistral_after_an_assistant_message() -> None:
+    """Mistral refuses a user message right after a tool message: 400 "Unexpected role 'user'
+    after role 'tool'" (type invalid_request_message_order, code 3230; avante-corp/avante.nvim#2562,
+    datapizza-labs/datapizza-ai#98). A run continuing a conversation that ends with tool results
+    sends one assistant message between the results and the new prompt; api.openai.com gets the
+    two side by side, as before."""
+    server = Server(_json(_completion({"content": "Still sunny."})))
+    result = toolwire.run_sync(_model(server), "And now?", conversation=_history("D681PevKs"), tools=[get_weather])
+    assert server.bodies[0]["messages"] == [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "tool_calls": [_call("D681PevKs", "get_weather", '{"city":"Paris"}')]},
+        {"role": "tool", "tool_call_id": "D681PevKs", "content": "sunny in Paris"},
+        BRIDGE,
+        {"role": "user", "content": "And now?"},
+    ]
+    assert result.text == "Still sunny."
+    assert _rules(result) == ["openai-chat.server.mistral-user-after-tool"]
+    (change,) = result.turns[0].response.preflight
+    assert change.pointer == "/messages/3" and not change.lossy
+    # the conversation kept is the user's: the message is only on the wire
+    assert [m.role for m in result.conversation.messages] == ["user", "assistant", "user", "user", "assistant"]
+    # OpenAI takes a user message after tool messages: nothing added
+    openai = Server(_json(_completion({"content": "Still sunny."})))
+    again = toolwire.run_sync(_model(openai, None), "And now?", conversation=_history("D681PevKs"), tools=[get_weather])
+    assert [m["role"] for m in openai.bodies[0]["messages"]] == ["user", "assistant", "tool", "user"]
+    assert openai.bodies[0]["messages"][3] == {"role": "user", "content": "And now?"}
+    assert _rules(again) == []
+
+
+def test_a_run_whose_tool_returns_an_image_reaches_mistral_in_an_order_it_takes() -> None:
+    """The images a tool returns go in a user message after the tool messages (Chat's tool
+    message takes text only), which Mistral refuses right after a tool message. A whole run: the
+    second request carries the assistant message between them, and so does every later request
+    of the run (the third, after another tool call, holds the same messages in the same place);
+    the first request, with no tool message yet, carries none."""
+    server = Server(
+        _calls(_call("a1B2c3D4e", "screenshot")),
+        _calls(_call("f5G6h7J8k", "get_weather", '{"city":"Oslo"}')),
+        _json(_completion({"content": "A sunny screen."})),
+    )
+    result = toolwire.run_sync(_model(server), "What is on screen?", tools=[screenshot, get_weather])
+    assert result.text == "A sunny screen." and len(server.bodies) == 3
+    first, second, third = (b["messages"] for b in server.bodies)
+    assert first == [{"role": "user", "content": "What is on screen?"}]
+    turn_1 = [
+        {"role": "user", "content": "What is on screen?"},
+        {"role": "assistant", "tool_calls": [_call("a1B2c3D4e", "screenshot")]},
+        {
+            "role": "tool",
+            "tool_call_id": "a1B2c3D4e",
+            "content": "(the result is the image(s) in the next user message)",
+        },
+        BRIDGE,
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Image(s) returned by tool call a1B2c3D4e (screenshot):"},
+                {"type": "image_url", "image_url": {"url": PNG_URL}},
+            ],
+        },
+    ]
+    assert second == turn_1
+    assert third == [
+        *turn_1,
+        {"role": "assistant", "tool_calls": [_call("f5G6h7J8k", "get_weather", '{"city":"Oslo"}')]},
+        {"role": "tool", "tool_call_id": "f5G6h7J8k", "content": "sunny in Oslo"},
+    ]
+    per_turn = [[c.rule for c in (t.response.preflight or [])] for t in result.turns]
+    (change,) = result.turns[1].response.preflight
+    assert change.pointer == "/messages/3" and "before this user message" in change.detail
+    assert per_turn == [
+        [],
+        ["openai-chat.server.mistral-user-after-tool"],
+        ["openai-chat.server.mistral-user-after-tool"],
+    ]
+    # the same run against api.openai.com: the image message right after the tool message
+    openai = Server(
+        _calls(_call("a1B2c3D4e", "screenshot")),
+        _calls(_call("f5G6h7J8k", "get_weather", '{"city":"Oslo"}')),
+        _json(_completion({"content": "A sunny screen."})),
+    )
+    again = toolwire.run_sync(_model(openai, None), "What is on screen?", tools=[screenshot, get_weather])
+    assert openai.bodies[1]["messages"] == [m for m in turn_1 if m is not BRIDGE]
+    assert [m["role"] for m in openai.bodies[2]["messages"]] == [
+        "user",
+        "assistant",
+        "tool",
+        "user",
+        "assistant",
+        "tool",
+    ]
+    assert _rules(again) == []
+
+
+def test_a_run_stopped_after_tool_calls_continues_on_mistral_with_a_new_prompt() -> None:
+    """A run that stopped at max_turns answers its calls "not run" and ends with those results; a
+    new run on that conversation adds the user's prompt right after them."""
+    server = Server(
+        _calls(_call("D681PevKs", "get_weather", '{"city":"Paris"}')), _json(_completion({"content": "ok"}))
+    )
+    with pytest.raises(toolwire.MaxTurnsExceeded) as stop:
+        toolwire.run_sync(_model(server), "Weather in Paris?", tools=[get_weather], max_turns=1)
+    stopped = stop.value.result
+    assert stopped is not None and stopped.stop_reason == "max_turns"
+    result = toolwire.run_sync(_model(server), "Just guess.", conversation=stopped.conversation, tools=[get_weather])
+    messages = server.bodies[1]["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant", "user"]
+    assert messages[3] == BRIDGE and messages[4] == {"role": "user", "content": "Just guess."}
+    assert result.text == "ok" and _rules(result) == ["openai-chat.server.mistral-user-after-tool"]
+
+
+def test_the_profile_flags_and_repairs_a_user_message_after_a_tool_message_for_mistral_only() -> None:
+    from toolwire_openai.profile import OpenAIChatProfile
+
+    from toolwire.profile import RequestReport
+
+    def body() -> dict[str, Any]:
+        return {
+            "model": "mistral-small-latest",
+            "messages": [
+                {"role": "user", "content": "Weather?"},
+                {
+                    "role": "assistant",
+                    "tool_calls": [_call("D681PevKs", "get_weather"), _call("Q2w3E4r5T", "get_weather")],
+                },
+                {"role": "tool", "tool_call_id": "D681PevKs", "content": "sunny"},
+                {"role": "tool", "tool_call_id": "Q2w3E4r5T", "content": "rainy"},
+                {"role": "user", "content": "Thanks. And tomorrow?"},
+                {"role": "user", "content": "In Oslo."},
+            ],
+        }
+
+    mistral = OpenAIChatProfile(base_url=MISTRAL)
+    found = [(v.rule, v.pointer) for v in mistral.check_request(body())]
+    assert found == [("openai-chat.server.mistral-user-after-tool", "/messages/4")]
+    # only the new messages checked (start): the one at the start still looks back at the tool message
+    assert [v.pointer for v in mistral.check_request(body(), start=4)] == ["/messages/4"]
+    assert mistral.check_request(body(), start=5) == []
+    report = RequestReport("openai-chat")
+    fixed = mistral.repair_request(body(), report)
+    assert [m["role"] for m in fixed["messages"]] == ["user", "assistant", "tool", "tool", "assistant", "user", "user"]
+    assert fixed["messages"][4] == BRIDGE
+    assert [(c.rule, c.pointer) for c in report.changes] == [
+        ("openai-chat.server.mistral-user-after-tool", "/messages/4")
+    ]
+    assert mistral.check_request(fixed) == []
+    # a tool message followed by an assistant message, or ending the request, needs nothing
+    ok = body()
+    ok["messages"][4:] = []
+    assert mistral.check_request(ok) == []
+    for base in ("https://api.openai.com/v1", "http://127.0.0.1:8080/v1", None):
+        other = OpenAIChatProfile(base_url=base)
+        assert other.check_request(body()) == []
+        same = body()
+        assert other.repair_request(same, RequestReport("openai-chat")) == body()
+    # an image in a tool message (an imported body) moves to a user message after the run: for
+    # Mistral with the assistant message before it, for OpenAI without
+    image = {"type": "image_url", "image_url": {"url": PNG_URL}}
+
+    def with_image() -> dict[str, Any]:
+        out = body()
+        out["messages"][3]["content"] = [{"type": "text", "text": "rainy"}, image]
+        del out["messages"][4:]
+        return out
+
+    report = RequestReport("openai-chat")
+    fixed = mistral.repair_request(with_image(), report)
+    assert fixed["messages"][3:] == [
+        {"role": "tool", "tool_call_id": "Q2w3E4r5T", "content": [{"type": "text", "text": "rainy"}]},
+        BRIDGE,
+        {"role": "user", "content": [{"type": "text", "text": "Image(s) returned by tool call Q2w3E4r5T:"}, image]},
+    ]
+    assert [(c.rule, c.pointer) for c in report.changes] == [
+        ("openai-chat.conversation.tool-content", "/messages/3/content"),
+        ("openai-chat.server.mistral-user-after-tool", "/messages/3"),
+    ]
+    assert "before the user message holding their images" in report.changes[1].detail
+    assert mistral.check_request(fixed) == []
+    openai_fixed = OpenAIChatProfile().repair_request(with_image(), RequestReport("openai-chat"))
+    assert [m["role"] for m in openai_fixed["messages"]] == ["user", "assistant", "tool", "tool", "user"]

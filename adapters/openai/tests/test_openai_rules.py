@@ -830,7 +830,10 @@ CODEC_RULES = {
 
 #: Rules of a hosted compatible server, applied only for its base_url host: tested through the
 #: SDK in test_hosted_compat_endpoints.py.
-SERVER_RULES = {"openai-chat": {"server.mistral-stream-options", "server.mistral-call-id"}, "openai": set()}
+SERVER_RULES = {
+    "openai-chat": {"server.mistral-stream-options", "server.mistral-call-id", "server.mistral-user-after-tool"},
+    "openai": set(),
+}
 
 
 # ----------------------------------------------------------------------------- rule tables

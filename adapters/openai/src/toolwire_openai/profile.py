@@ -83,6 +83,11 @@ CHAT_MAX_DESCRIPTION = 1024
 #: ``completion_create_params.metadata`` / ``response_create_params.metadata``).
 METADATA_LIMITS = (16, 64, 512)
 
+#: The text of the assistant message sent between a tool message and a user message right after
+#: it to Mistral's API (rule ``openai-chat.server.mistral-user-after-tool``): the same on every
+#: request, so the conversation's prefix stays the same from turn to turn.
+MISTRAL_BRIDGE_TEXT = "Tool results received."
+
 _SDK_NAME = (
     'openai.types.shared_params.FunctionDefinition.name ("Must be a-z, A-Z, 0-9, or contain underscores and '
     "dashes, with a maximum length of 64\"); API error \"Invalid 'tools[0].function.name': string does not match "
@@ -562,6 +567,23 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             'Mistral API error 400 "Tool call id was call_0fypS1hVX but must be a-z, A-Z, 0-9, with a length of '
             '9." (type invalid_function_call, code 3280; karthink/gptel#1203, anomalyco/opencode#1680); '
             "langchain-ai/langchain#24668 maps other vendors' ids the same way",
+            "repair",
+        ),
+        (
+            "server.mistral-user-after-tool",
+            "To Mistral's API, a user message does not directly follow a tool message (a new prompt after tool "
+            "results, or the user message holding the images a tool returned): an assistant message with the "
+            f"text {MISTRAL_BRIDGE_TEXT!r} is sent between them; the results and the user message go as they "
+            "are, and the conversation kept is unchanged. The text is not empty: Mistral refuses an assistant "
+            "message with empty content too.",
+            "Mistral API error 400 \"Unexpected role 'user' after role 'tool'\" (type invalid_request_message_order, "
+            "code 3230; avante-corp/avante.nvim#2562, datapizza-labs/datapizza-ai#98, zed-industries/zed#37021); "
+            "an assistant message between them is the fix of avante-corp/avante.nvim#2695 and "
+            'zed-industries/zed#31736; an empty one is refused with "Assistant message must have either content '
+            'or tool_calls, but not none." (type invalid_request_assistant_message, code 3240; '
+            "zed-industries/zed#47579). badlogic/pi-mono's OpenAI-compatible provider turned its bridge off for "
+            'Mistral ("no longer requires this as of Dec 2024"); reports against api.mistral.ai since '
+            "(datapizza-labs/datapizza-ai#98, December 2025) still quote the error",
             "repair",
         ),
     ],
@@ -1192,6 +1214,12 @@ def _note(
     """Record one request repair on ``report`` (a :class:`~toolwire.profile.RequestReport`)."""
     if report is not None:
         report.add(rule, pointer, detail, tool=tool, call_id=call_id, lossy=lossy)
+
+
+def _after_tool(messages: list[Any], i: int) -> bool:
+    """Whether ``messages[i - 1]`` is a ``role: tool`` message (Mistral's API takes no user message
+    right after one: rule ``openai-chat.server.mistral-user-after-tool``)."""
+    return i > 0 and type(prev := messages[i - 1]) is dict and prev.get("role") == "tool"
 
 
 def _json_object_text(value: Any) -> bool:
@@ -1929,8 +1957,10 @@ class OpenAIChatProfile(_OpenAIProfile):
     token_limit_minimums: tuple[tuple[str, int], ...] = (("max_tokens", 1), ("max_completion_tokens", 1))
     messages_key = "messages"
     #: A message's repairs read only itself, except a run of tool messages whose images go after
-    #: the run: the run's earlier messages are left as they are (see :meth:`_repair_messages`), so
-    #: the repairs start at the first new message (:attr:`toolwire.profile.Profile.repair_window`).
+    #: the run, and (Mistral's API) a user message, which reads the message before it to put an
+    #: assistant message between a tool message and itself: the earlier messages are left as they
+    #: are (see :meth:`_repair_messages`), so the repairs start at the first new message
+    #: (:attr:`toolwire.profile.Profile.repair_window`).
     repair_window = 0
     _id_step = staticmethod(_chat_call_ids)  # type: ignore[has-type]
     _id_start = staticmethod(set)
@@ -2070,7 +2100,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                 begin = back - 1
         seen_ids: set[str] = self._folded_ids(messages, begin, set)
         if self.server == "mistral":
-            i = self._clean_groups(messages, begin, n, seen_ids, MISTRAL_CALL_ID)
+            i = self._clean_groups(messages, begin, n, seen_ids, MISTRAL_CALL_ID, after_tool=True)
         else:
             i = self._clean_groups(messages, begin, n, seen_ids)
         while i < len(messages):
@@ -2195,12 +2225,26 @@ class OpenAIChatProfile(_OpenAIProfile):
                         call_id=tid if isinstance(tid, str) else None,
                     )
                 )
+            elif role == "user" and self.server == "mistral" and _after_tool(messages, i):
+                out.append(
+                    self.violation(
+                        "server.mistral-user-after-tool",
+                        at,
+                        "a user message directly after a tool message (Mistral's API wants an assistant "
+                        "message between them)",
+                    )
+                )
             i += 1
         return out
 
     @staticmethod
     def _clean_groups(
-        messages: list[Any], i: int, n: int, seen_ids: set[str], id_rule: re.Pattern[str] | None = None
+        messages: list[Any],
+        i: int,
+        n: int,
+        seen_ids: set[str],
+        id_rule: re.Pattern[str] | None = None,
+        after_tool: bool = False,
     ) -> int:
         """The index of the first message from ``i`` on whose check might find a violation (``n``
         when none), the ids of the tool calls before it added to ``seen_ids`` as the full check
@@ -2211,7 +2255,8 @@ class OpenAIChatProfile(_OpenAIProfile):
         :data:`CHAT_MAX_CALL_ID` characters, type ``function``, a name under the name rule and a
         JSON object's text as arguments, directly followed by one tool message with string
         content per call, in any order, answering nothing else. ``id_rule``: a pattern every
-        call id must match too (a hosted server's rule, :data:`MISTRAL_CALL_ID`)."""
+        call id must match too (a hosted server's rule, :data:`MISTRAL_CALL_ID`); ``after_tool``:
+        a user message directly after a tool message is not fine either (Mistral's rule)."""
         good, texts = _GOOD_NAMES, _OBJECT_TEXTS
         while i < n:
             m = messages[i]
@@ -2219,6 +2264,8 @@ class OpenAIChatProfile(_OpenAIProfile):
                 return i
             role = m.get("role")
             if role == "user":
+                if after_tool and _after_tool(messages, i):
+                    return i
                 i += 1
                 continue
             content = m.get("content")
@@ -2475,8 +2522,9 @@ class OpenAIChatProfile(_OpenAIProfile):
         from) filled when given."""
         n = len(messages)
         settled = max(0, min(int(settled or 0), n))
-        if self.server == "mistral":
-            i = self._clean_messages(messages, settled, n, MISTRAL_CALL_ID)
+        bridge = self.server == "mistral"
+        if bridge:
+            i = self._clean_messages(messages, settled, n, MISTRAL_CALL_ID, after_tool=True)
         else:
             i = self._clean_messages(messages, settled, n)
         if i == n:
@@ -2567,14 +2615,39 @@ class OpenAIChatProfile(_OpenAIProfile):
                     origins.append(i)
                     i += 1
                 if images:
+                    if bridge:
+                        out.append(
+                            self._bridge(
+                                f"/messages/{i - 1}",
+                                report,
+                                "after the tool messages, before the user message holding their images",
+                            )
+                        )
+                        origins.append(i - 1)
                     out.append({"role": "user", "content": images})
                     origins.append(i - 1)
                 continue
+            if bridge and m.get("role") == "user" and out and type(out[-1]) is dict and out[-1].get("role") == "tool":
+                out.append(self._bridge(at, report, "before this user message"))
+                origins.append(i)
             self._split_content(m, f"{at}/content", report)
             out.append(m)
             origins.append(i)
             i += 1
         return out
+
+    def _bridge(self, pointer: str, report: Any, where: str) -> dict[str, Any]:
+        """The assistant message sent between a tool message and a user message right after it
+        (rule ``server.mistral-user-after-tool``), recorded on ``report`` at ``pointer`` (into the
+        body as encoded) with ``where`` it goes."""
+        _note(
+            report,
+            self.rule("server.mistral-user-after-tool"),
+            pointer,
+            f"assistant message {MISTRAL_BRIDGE_TEXT!r} sent {where}: Mistral's API takes no user message "
+            "directly after a tool message",
+        )
+        return {"role": "assistant", "content": MISTRAL_BRIDGE_TEXT}
 
     def _split_content(self, m: dict[str, Any], pointer: str, report: Any) -> None:
         """A message's content text longer than :data:`CHAT_MAX_CONTENT` characters (a string, or
@@ -2594,7 +2667,9 @@ class OpenAIChatProfile(_OpenAIProfile):
             )
 
     @staticmethod
-    def _clean_messages(messages: list[Any], i: int, n: int, id_rule: re.Pattern[str] | None = None) -> int:
+    def _clean_messages(
+        messages: list[Any], i: int, n: int, id_rule: re.Pattern[str] | None = None, after_tool: bool = False
+    ) -> int:
         """The index of the first message from ``i`` on that a repair might change (``n`` when
         none): a pass that only reads, taking any message out of the usual shapes as one to
         repair (the full repair then decides). A message needs no repair when: an assistant
@@ -2604,7 +2679,8 @@ class OpenAIChatProfile(_OpenAIProfile):
         :data:`CHAT_MAX_CALL_ID` characters and its content is a string (no image to move); no
         message's content text is longer than :data:`CHAT_MAX_CONTENT` characters. ``id_rule``: a
         pattern every call id (in a call or a tool message) must match too (a hosted server's
-        rule, :data:`MISTRAL_CALL_ID`)."""
+        rule, :data:`MISTRAL_CALL_ID`); ``after_tool``: a user message directly after a tool
+        message needs a repair too (Mistral's rule)."""
         good, texts = _GOOD_NAMES, _OBJECT_TEXTS
         while i < n:
             m = messages[i]
@@ -2647,6 +2723,8 @@ class OpenAIChatProfile(_OpenAIProfile):
                     or (id_rule is not None and not (type(cid) is str and id_rule.fullmatch(cid)))
                 ):
                     return i
+            elif after_tool and role == "user" and _after_tool(messages, i):
+                return i
             elif _long_content(m.get("content")):
                 return i
             i += 1
