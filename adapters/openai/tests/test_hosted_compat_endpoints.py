@@ -375,3 +375,133 @@ def test_the_profile_flags_and_repairs_a_user_message_after_a_tool_message_for_m
     assert mistral.check_request(fixed) == []
     openai_fixed = OpenAIChatProfile().repair_request(with_image(), RequestReport("openai-chat"))
     assert [m["role"] for m in openai_fixed["messages"]] == ["user", "assistant", "tool", "tool", "user"]
+
+
+# ------------------------------------------------ Mistral: empty assistant messages, the last message
+
+
+def test_an_empty_answer_is_not_sent_back_to_mistral() -> None:
+    """Mistral refuses an assistant message with neither content nor tool calls, an empty string
+    included: 400 "Assistant message must have either content or tool_calls, but not none." (type
+    invalid_request_assistant_message, code 3240; zed-industries/zed#47579). A run whose model
+    answered nothing, continued with a new prompt, sends the conversation without that message;
+    after tool results, the prompt then gets the assistant message before it."""
+    server = Server(_json(_completion({"content": ""})), _json(_completion({"content": "Hello."})))
+    first = toolwire.run_sync(_model(server), "Hi")
+    assert first.text == "" and [m.role for m in first.conversation.messages] == ["user", "assistant"]
+    result = toolwire.run_sync(_model(server), "Anyone there?", conversation=first.conversation)
+    assert server.bodies[1]["messages"] == [
+        {"role": "user", "content": "Hi"},
+        {"role": "user", "content": "Anyone there?"},
+    ]
+    assert result.text == "Hello." and _rules(result) == ["openai-chat.server.mistral-empty-assistant"]
+    (change,) = result.turns[0].response.preflight
+    assert change.pointer == "/messages/1" and not change.lossy
+    # after tool results: the empty answer is left out and the prompt follows an assistant message
+    tools = Server(
+        _calls(_call("D681PevKs", "get_weather", '{"city":"Paris"}')),
+        _json(_completion({"content": ""})),
+        _json(_completion({"content": "Sunny."})),
+    )
+    first = toolwire.run_sync(_model(tools), "Weather in Paris?", tools=[get_weather])
+    result = toolwire.run_sync(_model(tools), "Well?", conversation=first.conversation, tools=[get_weather])
+    assert tools.bodies[2]["messages"] == [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "tool_calls": [_call("D681PevKs", "get_weather", '{"city":"Paris"}')]},
+        {"role": "tool", "tool_call_id": "D681PevKs", "content": "sunny in Paris"},
+        BRIDGE,
+        {"role": "user", "content": "Well?"},
+    ]
+    assert _rules(result) == [
+        "openai-chat.server.mistral-empty-assistant",
+        "openai-chat.server.mistral-user-after-tool",
+    ]
+    # OpenAI takes the empty message (written as content "")
+    openai = Server(_json(_completion({"content": ""})), _json(_completion({"content": "Hello."})))
+    first = toolwire.run_sync(_model(openai, None), "Hi")
+    again = toolwire.run_sync(_model(openai, None), "Anyone there?", conversation=first.conversation)
+    assert openai.bodies[1]["messages"][1] == {"role": "assistant", "content": ""}
+    assert _rules(again) == []
+
+
+def test_a_request_ending_with_an_answer_is_refused_for_mistral_before_sending() -> None:
+    """Mistral answers only after a user or tool message, or continues an assistant message sent
+    with ``prefix: true``: 400 "Expected last role User or Tool (or Assistant with prefix True) for
+    serving but got assistant" (huggingface/smolagents#757, NEKOparapa/AiNiee#641). A run on a
+    conversation ending with an answer and no new prompt is refused with that said, nothing sent;
+    OpenAI takes it; the message sent as a prefix goes."""
+    history = Conversation([Message.user("Hi"), Message("assistant", [TextPart("Hello! How can I")])])
+    server = Server()
+    with pytest.raises(toolwire.RequestRefused) as refused:
+        toolwire.run_sync(_model(server), conversation=history)
+    assert server.bodies == []
+    (violation,) = refused.value.violations
+    assert violation.rule == "openai-chat.server.mistral-last-message" and violation.pointer == "/messages/1"
+    assert "pass a prompt" in violation.message and "prefix" in violation.message
+    openai = Server(_json(_completion({"content": "Hello."})))
+    toolwire.run_sync(_model(openai, None), conversation=history)
+    assert openai.bodies[0]["messages"][-1] == {"role": "assistant", "content": "Hello! How can I"}
+    prefix = {"openai-chat": {"message": {"set": {"prefix": True}}}}
+    history.messages[-1] = Message("assistant", [TextPart("Hello! How can I")], provider_data=prefix)
+    ok = Server(_json(_completion({"content": "Hello! How can I help?"})))
+    toolwire.run_sync(_model(ok), conversation=history)
+    assert ok.bodies[0]["messages"][-1] == {"role": "assistant", "content": "Hello! How can I", "prefix": True}
+
+
+def test_the_profile_leaves_out_empty_answers_and_refuses_a_last_answer_for_mistral_only() -> None:
+    from toolwire_openai.profile import OpenAIChatProfile
+
+    from toolwire.profile import RequestReport
+
+    def body(*answers: Any) -> dict[str, Any]:
+        messages: list[Any] = [{"role": "user", "content": "Hi"}]
+        for a in answers:
+            messages += [{"role": "assistant", **a}, {"role": "user", "content": "Again?"}]
+        return {"model": "mistral-small-latest", "messages": messages}
+
+    empty = ({}, {"content": None}, {"content": ""}, {"content": []}, {"content": [{"type": "text", "text": ""}]})
+    mistral = OpenAIChatProfile(base_url=MISTRAL)
+    found = [(v.rule, v.pointer) for v in mistral.check_request(body(*empty))]
+    assert found == [("openai-chat.server.mistral-empty-assistant", f"/messages/{k}/content") for k in (1, 3, 5, 7, 9)]
+    report = RequestReport("openai-chat")
+    fixed = mistral.repair_request(body(*empty, {"content": "Yes."}), report)
+    assert fixed["messages"] == [
+        {"role": "user", "content": "Hi"},
+        *[{"role": "user", "content": "Again?"}] * 5,
+        {"role": "assistant", "content": "Yes."},
+        {"role": "user", "content": "Again?"},
+    ]
+    assert [c.pointer for c in report.changes] == [f"/messages/{k}" for k in (1, 3, 5, 7, 9)]
+    assert mistral.check_request(fixed) == []
+    # a whitespace answer, or one holding thinking, has content: sent as it is
+    kept = body({"content": " "}, {"content": [{"type": "thinking", "thinking": [{"type": "text", "text": "hm"}]}]})
+    assert mistral.check_request(kept) == []
+    # the last message
+    last = body({"content": "Yes."})
+    del last["messages"][-1]
+    assert [(v.rule, v.pointer) for v in mistral.check_request(last)] == [
+        ("openai-chat.server.mistral-last-message", "/messages/1")
+    ]
+    assert [(v.rule, v.pointer) for v in mistral.check_request(last, start=2)] == [
+        ("openai-chat.server.mistral-last-message", "/messages/1")
+    ]
+    last["messages"][-1]["prefix"] = True
+    assert mistral.check_request(last) == []
+    ends_with_tool = {
+        "model": "mistral-small-latest",
+        "messages": [
+            {"role": "user", "content": "Weather?"},
+            {"role": "assistant", "tool_calls": [_call("D681PevKs", "get_weather")]},
+            {"role": "tool", "tool_call_id": "D681PevKs", "content": "sunny"},
+        ],
+    }
+    assert mistral.check_request(ends_with_tool) == []
+    # other servers: an empty answer is written "" (conversation.assistant-content), a last answer goes
+    del last["messages"][-1]["prefix"]
+    for base in ("https://api.openai.com/v1", None):
+        other = OpenAIChatProfile(base_url=base)
+        assert other.check_request(last) == []
+        report = RequestReport("openai-chat")
+        out = other.repair_request(body({"content": None}, {"content": ""}), report)
+        assert [m.get("content") for m in out["messages"]] == ["Hi", "", "Again?", "", "Again?"]
+        assert [c.rule for c in report.changes] == ["openai-chat.conversation.assistant-content"]

@@ -831,7 +831,13 @@ CODEC_RULES = {
 #: Rules of a hosted compatible server, applied only for its base_url host: tested through the
 #: SDK in test_hosted_compat_endpoints.py.
 SERVER_RULES = {
-    "openai-chat": {"server.mistral-stream-options", "server.mistral-call-id", "server.mistral-user-after-tool"},
+    "openai-chat": {
+        "server.mistral-stream-options",
+        "server.mistral-call-id",
+        "server.mistral-user-after-tool",
+        "server.mistral-empty-assistant",
+        "server.mistral-last-message",
+    },
     "openai": set(),
 }
 

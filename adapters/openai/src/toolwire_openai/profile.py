@@ -586,6 +586,30 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "(datapizza-labs/datapizza-ai#98, December 2025) still quote the error",
             "repair",
         ),
+        (
+            "server.mistral-empty-assistant",
+            "To Mistral's API, an assistant message without tool calls has content: one with no content or "
+            "empty content (a turn where the model wrote nothing) is not sent (a user message it leaves right "
+            "after a tool message then gets the assistant message of server.mistral-user-after-tool).",
+            'Mistral API error 400 "Assistant message must have either content or tool_calls, but not none." '
+            '(type invalid_request_assistant_message, code 3240; for content "": zed-industries/zed#47579; '
+            "solbrowse/extension#16, OpenHands/OpenHands#8685); zed-industries/zed#47579 and badlogic/pi-mono "
+            "leave such messages out the same way",
+            "repair",
+        ),
+        (
+            "server.mistral-last-message",
+            "To Mistral's API, the last message is a user or tool message, or an assistant message sent as a "
+            "prefix of the answer ('prefix': true, which the answer continues): a request ending with another "
+            "assistant message (a conversation continued without a new prompt) is refused; pass a prompt.",
+            'Mistral API error 400 "Expected last role User or Tool (or Assistant with prefix True) for serving '
+            'but got assistant" (type invalid_request_error; huggingface/smolagents#757, NEKOparapa/AiNiee#641); '
+            "Mistral's chat completion request (docs.mistral.ai/api, Chat), "
+            'AssistantMessage.prefix: "Set this to `true` when adding an assistant message as prefix to condition '
+            "the model response\". vercel/ai's Mistral provider sends a last assistant message with prefix: true "
+            "instead, which changes what is asked (a continuation of that message, not a new one)",
+            "refuse",
+        ),
     ],
 )
 
@@ -1220,6 +1244,20 @@ def _after_tool(messages: list[Any], i: int) -> bool:
     """Whether ``messages[i - 1]`` is a ``role: tool`` message (Mistral's API takes no user message
     right after one: rule ``openai-chat.server.mistral-user-after-tool``)."""
     return i > 0 and type(prev := messages[i - 1]) is dict and prev.get("role") == "tool"
+
+
+def _empty_assistant(m: dict[str, Any]) -> bool:
+    """Whether the assistant message ``m`` has no tool calls and no content: none, ``""``, ``[]``
+    or only empty text parts (Mistral's API refuses it: rule
+    ``openai-chat.server.mistral-empty-assistant``)."""
+    if m.get("tool_calls"):
+        return False
+    content = m.get("content")
+    if content is None or content == "":
+        return True
+    if type(content) is list:
+        return not any(not isinstance(p, dict) or p.get("type") != "text" or p.get("text") for p in content)
+    return False
 
 
 def _json_object_text(value: Any) -> bool:
@@ -2005,8 +2043,26 @@ class OpenAIChatProfile(_OpenAIProfile):
         calls the tool messages at ``start`` answer. The rules on the fields other than
         ``messages`` are checked once per distinct value of those fields."""
         out = list(self._top_checked(body, "messages", self._request_problems))
-        out.extend(self._message_problems(body.get("messages"), start))
-        out.extend(_image_type_problems(body.get("messages"), start, "messages", self.violation))
+        messages = body.get("messages")
+        out.extend(self._message_problems(messages, start))
+        out.extend(_image_type_problems(messages, start, "messages", self.violation))
+        if (
+            self.server == "mistral"
+            and type(messages) is list
+            and messages
+            and type(last := messages[-1]) is dict
+            and last.get("role") == "assistant"
+            and last.get("prefix") is not True
+        ):
+            out.append(
+                self.violation(
+                    "server.mistral-last-message",
+                    f"/messages/{len(messages) - 1}",
+                    "the request ends with an assistant message, and Mistral's API answers only after a user or "
+                    "tool message: pass a prompt (or, to have the answer continue that message, send it as a "
+                    "prefix: provider_data {'openai-chat': {'message': {'set': {'prefix': True}}}})",
+                )
+            )
         return out
 
     def _request_problems(self, body: dict[str, Any]) -> list[Violation]:
@@ -2100,7 +2156,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                 begin = back - 1
         seen_ids: set[str] = self._folded_ids(messages, begin, set)
         if self.server == "mistral":
-            i = self._clean_groups(messages, begin, n, seen_ids, MISTRAL_CALL_ID, after_tool=True)
+            i = self._clean_groups(messages, begin, n, seen_ids, MISTRAL_CALL_ID, mistral=True)
         else:
             i = self._clean_groups(messages, begin, n, seen_ids)
         while i < len(messages):
@@ -2120,7 +2176,15 @@ class OpenAIChatProfile(_OpenAIProfile):
                     )
                 )
             calls = m.get("tool_calls") if role == "assistant" else None
-            if role == "assistant" and not calls and content is None:
+            if role == "assistant" and not calls and self.server == "mistral" and _empty_assistant(m):
+                out.append(
+                    self.violation(
+                        "server.mistral-empty-assistant",
+                        f"{at}/content",
+                        "an assistant message without tool_calls needs content that is not empty (Mistral's API)",
+                    )
+                )
+            elif role == "assistant" and not calls and content is None:
                 out.append(
                     self.violation(
                         "conversation.assistant-content",
@@ -2244,7 +2308,7 @@ class OpenAIChatProfile(_OpenAIProfile):
         n: int,
         seen_ids: set[str],
         id_rule: re.Pattern[str] | None = None,
-        after_tool: bool = False,
+        mistral: bool = False,
     ) -> int:
         """The index of the first message from ``i`` on whose check might find a violation (``n``
         when none), the ids of the tool calls before it added to ``seen_ids`` as the full check
@@ -2255,8 +2319,9 @@ class OpenAIChatProfile(_OpenAIProfile):
         :data:`CHAT_MAX_CALL_ID` characters, type ``function``, a name under the name rule and a
         JSON object's text as arguments, directly followed by one tool message with string
         content per call, in any order, answering nothing else. ``id_rule``: a pattern every
-        call id must match too (a hosted server's rule, :data:`MISTRAL_CALL_ID`); ``after_tool``:
-        a user message directly after a tool message is not fine either (Mistral's rule)."""
+        call id must match too (a hosted server's rule, :data:`MISTRAL_CALL_ID`); ``mistral``:
+        Mistral's rules too (a user message directly after a tool message, an assistant message
+        with empty content are not fine)."""
         good, texts = _GOOD_NAMES, _OBJECT_TEXTS
         while i < n:
             m = messages[i]
@@ -2264,7 +2329,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                 return i
             role = m.get("role")
             if role == "user":
-                if after_tool and _after_tool(messages, i):
+                if mistral and _after_tool(messages, i):
                     return i
                 i += 1
                 continue
@@ -2276,7 +2341,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                 return i
             calls = m.get("tool_calls")
             if not calls:
-                if type(content) is not str:
+                if type(content) is not str or (mistral and not content):
                     return i
                 i += 1
                 continue
@@ -2524,7 +2589,7 @@ class OpenAIChatProfile(_OpenAIProfile):
         settled = max(0, min(int(settled or 0), n))
         bridge = self.server == "mistral"
         if bridge:
-            i = self._clean_messages(messages, settled, n, MISTRAL_CALL_ID, after_tool=True)
+            i = self._clean_messages(messages, settled, n, MISTRAL_CALL_ID, mistral=True)
         else:
             i = self._clean_messages(messages, settled, n)
         if i == n:
@@ -2542,6 +2607,15 @@ class OpenAIChatProfile(_OpenAIProfile):
                 continue
             at = f"/messages/{i}"
             if m.get("role") == "assistant":
+                if bridge and _empty_assistant(m):
+                    _note(
+                        report,
+                        self.rule("server.mistral-empty-assistant"),
+                        at,
+                        "assistant message with no content and no tool calls not sent (Mistral's API refuses it)",
+                    )
+                    i += 1
+                    continue
                 self._split_content(m, f"{at}/content", report)
                 calls = m.get("tool_calls")
                 if not calls and m.get("content") is None:
@@ -2668,7 +2742,7 @@ class OpenAIChatProfile(_OpenAIProfile):
 
     @staticmethod
     def _clean_messages(
-        messages: list[Any], i: int, n: int, id_rule: re.Pattern[str] | None = None, after_tool: bool = False
+        messages: list[Any], i: int, n: int, id_rule: re.Pattern[str] | None = None, mistral: bool = False
     ) -> int:
         """The index of the first message from ``i`` on that a repair might change (``n`` when
         none): a pass that only reads, taking any message out of the usual shapes as one to
@@ -2679,8 +2753,9 @@ class OpenAIChatProfile(_OpenAIProfile):
         :data:`CHAT_MAX_CALL_ID` characters and its content is a string (no image to move); no
         message's content text is longer than :data:`CHAT_MAX_CONTENT` characters. ``id_rule``: a
         pattern every call id (in a call or a tool message) must match too (a hosted server's
-        rule, :data:`MISTRAL_CALL_ID`); ``after_tool``: a user message directly after a tool
-        message needs a repair too (Mistral's rule)."""
+        rule, :data:`MISTRAL_CALL_ID`); ``mistral``: Mistral's rules too (a user message directly
+        after a tool message, an assistant message without tool calls whose content is not a
+        string that is not empty need a repair)."""
         good, texts = _GOOD_NAMES, _OBJECT_TEXTS
         while i < n:
             m = messages[i]
@@ -2692,7 +2767,8 @@ class OpenAIChatProfile(_OpenAIProfile):
                 if _long_content(m.get("content")):
                     return i
                 if not calls:
-                    if m.get("content") is None:
+                    content = m.get("content")
+                    if content is None or (mistral and (type(content) is not str or not content)):
                         return i
                 elif type(calls) is not list:
                     return i
@@ -2723,7 +2799,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                     or (id_rule is not None and not (type(cid) is str and id_rule.fullmatch(cid)))
                 ):
                     return i
-            elif after_tool and role == "user" and _after_tool(messages, i):
+            elif mistral and role == "user" and _after_tool(messages, i):
                 return i
             elif _long_content(m.get("content")):
                 return i
