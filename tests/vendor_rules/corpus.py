@@ -217,7 +217,11 @@ case(A, "anthropic.speed.model", "fast-opus-4-7", a_plain, lambda b: b.update(mo
 case(
     A, "anthropic.speed.model", "fast-sonnet-4-6", a_plain, lambda b: b.update(model="claude-sonnet-4-6", speed="fast")
 )
-VALID.append(("anthropic", "fast-opus-4-8", {**a_plain(), "model": "claude-opus-4-8", "speed": "fast"}))
+case(A, "anthropic.speed.model", "fast-opus-4-8", a_plain, lambda b: b.update(model="claude-opus-4-8", speed="fast"))
+case(A, "anthropic.speed.model", "fast-sonnet-5", a_plain, lambda b: b.update(model="claude-sonnet-5", speed="fast"))
+case(A, "anthropic.speed.model", "fast-haiku-5-5", a_plain, lambda b: b.update(model="claude-haiku-5-5", speed="fast"))
+VALID.append(("anthropic", "fast-opus-5-5", {**a_plain(), "model": "claude-opus-5-5", "speed": "fast"}))
+VALID.append(("anthropic", "fast-fable-5-2", {**a_plain(), "model": "claude-fable-5-2", "speed": "fast"}))
 case(A, "anthropic.body.shape", "empty-messages", a_plain, lambda b: b.update(messages=[]))
 case(A, "anthropic.system.shape", "system-number", a_plain, lambda b: b.update(system=5))
 case(

@@ -469,18 +469,62 @@ def test_effort_is_sent_at_a_level_the_model_takes(mock_model, wire, model_id, s
 
 
 @pytest.mark.parametrize(
-    "model_id, sent", [("claude-opus-4-7", None), ("claude-sonnet-4-6", None), ("claude-opus-4-8", "fast")]
+    "model_id, speed, sent, beta, lossy",
+    [
+        # documented with fast mode (the fast-mode docs, 2026-12): sent as asked; Opus 5 (research
+        # preview) takes speed only with the fast-mode-2026-02-01 beta header, which toolwire adds
+        ("claude-opus-5-5", "fast", "fast", None, None),
+        ("claude-fable-5-2", "fast", "fast", None, None),
+        ("claude-mythos-5-2", "fast", "fast", None, None),
+        ("claude-opus-5", "fast", "fast", "fast-mode-2026-02-01", None),
+        ("claude-opus-5", "standard", "standard", "fast-mode-2026-02-01", None),
+        # no fast mode: left out, lossy for "fast" (the answer comes at standard speed)
+        ("claude-opus-4-8", "fast", None, None, True),  # removed 2026-11-30: the API errors
+        ("claude-opus-4-7", "fast", None, None, True),
+        ("claude-opus-4-6", "fast", None, None, True),  # the API answers at standard speed
+        ("claude-sonnet-5", "fast", None, None, True),
+        ("claude-sonnet-5-5", "fast", None, None, True),
+        ("claude-haiku-5-5", "fast", None, None, True),
+        ("claude-fable-5-1", "fast", None, None, True),
+        ("claude-mythos-preview", "fast", None, None, True),
+        ("claude-sonnet-5", "standard", None, None, False),
+        # a Microsoft Foundry fast-mode deployment id: the id selects fast mode, speed is left out
+        ("claude-opus-5-5-fast", "fast", None, None, False),
+        # newer than toolwire knows in a family with fast mode, or not a Claude id: sent as asked
+        ("claude-opus-6", "fast", "fast", None, None),
+        ("my-gateway-model", "fast", "fast", None, None),
+    ],
 )
-def test_fast_speed_is_left_out_for_models_without_fast_mode(mock_model, wire, model_id, sent) -> None:
-    """ "'claude-opus-4-7' does not support the `speed` parameter.": a shared speed="fast" setting is
-    left out for a model without fast mode (sent at standard speed), the change reported as lossy."""
+def test_speed_goes_only_to_models_with_fast_mode(mock_model, wire, model_id, speed, sent, beta, lossy) -> None:
+    """Fast mode is on Opus 5.5, Fable 5.2, Mythos 5.2 and (research preview, beta header) Opus 5;
+    "Sending speed: fast with an unsupported model returns an error" ("'claude-opus-4-7' does not
+    support the `speed` parameter."). A shared speed setting is left out for every other model,
+    reported as lossy for "fast"; through the real SDK, the request body and headers as sent."""
     model = mock_model(
-        [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))], model_id=model_id, speed="fast"
+        [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))], model_id=model_id, speed=speed
     )
     resp = run(model.send(model.build_request([Message.user("go")])))
     assert model.sent[0].json.get("speed") == sent
+    assert model.sent[0].headers.get("anthropic-beta") == beta
     changes = [(c.pointer, c.lossy) for c in resp.preflight or [] if c.rule == "anthropic.request.speed-model"]
-    assert changes == ([] if sent else [("/speed", True)])
+    assert changes == ([] if lossy is None else [("/speed", lossy)])
+
+
+def test_speed_beta_header_also_on_count_tokens(mock_model, wire) -> None:
+    """``count_tokens`` sends ``speed`` too (``MessageCountTokensParams.speed``): the beta header goes
+    with it for Opus 5, and speed is left out for a model without fast mode."""
+    model = mock_model(
+        [wire.json_response({"input_tokens": 12}), wire.json_response({"input_tokens": 12})],
+        model_id="claude-opus-5",
+        speed="fast",
+    )
+    assert run(model.count_tokens(model.build_request([Message.user("go")]))) == 12
+    assert model.sent[0].url.endswith("/v1/messages/count_tokens")
+    assert model.sent[0].json["speed"] == "fast"
+    assert model.sent[0].headers.get("anthropic-beta") == "fast-mode-2026-02-01"
+    other = mock_model([wire.json_response({"input_tokens": 12})], model_id="claude-sonnet-5", speed="fast")
+    assert run(other.count_tokens(other.build_request([Message.user("go")]))) == 12
+    assert "speed" not in other.sent[0].json and "anthropic-beta" not in other.sent[0].headers
 
 
 _PNG_1PX = bytes.fromhex(

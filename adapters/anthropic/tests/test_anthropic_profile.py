@@ -912,22 +912,66 @@ def test_effort_sent_as_each_model_takes_it(model: str, effort: str, sent: str |
         ("claude-opus-4-5-20251101", "fast", False, True),
         ("claude-3-7-sonnet-latest", "fast", False, True),
         ("claude-opus-4-7", "standard", False, False),
-        # fast mode models (Opus 4.6 falls back to standard speed by itself), later models, unknown ids
-        ("claude-opus-4-6", "fast", True, False),
-        ("claude-opus-4-8", "fast", True, False),
+        ("claude-opus-4-7", None, False, False),
+        # fast mode lost: Opus 4.6 answers at standard speed, Opus 4.8's was removed on 2026-11-30
+        ("claude-opus-4-6", "fast", False, True),
+        ("claude-opus-4-8", "fast", False, True),
+        ("claude-opus-4-8-20260528", "fast", False, True),
+        # the Claude 5 models without fast mode: Sonnet and Haiku, Fable and Mythos before 5.2
+        ("claude-sonnet-5", "fast", False, True),
+        ("claude-sonnet-5-5", "fast", False, True),
+        ("claude-haiku-5-5", "fast", False, True),
+        ("claude-fable-5", "fast", False, True),
+        ("claude-fable-5-1", "fast", False, True),
+        ("claude-mythos-5", "fast", False, True),
+        ("claude-mythos-5-1", "fast", False, True),
+        ("claude-mythos-preview", "fast", False, True),
+        ("claude-sonnet-6", "fast", False, True),
+        # documented with fast mode, with dates and provider spellings
+        ("claude-opus-5-5", "fast", True, False),
+        ("claude-opus-5-5-20261020", "fast", True, False),
+        ("anthropic/claude-opus-5.5", "fast", True, False),
+        ("claude-fable-5-2", "fast", True, False),
+        ("claude-mythos-5-2", "fast", True, False),
         ("claude-opus-5", "fast", True, False),
-        ("claude-sonnet-5", "fast", True, False),
+        ("claude-opus-5", "standard", True, False),
+        # a fast-mode deployment id (Foundry's, OpenRouter's): the id selects fast mode
+        ("claude-opus-5-5-fast", "fast", False, False),
+        ("anthropic/claude-opus-4.8-fast", "fast", False, False),
+        ("claude-opus-5-5-fast", "standard", False, True),
+        # newer than toolwire knows in a family with fast mode, and ids toolwire cannot read
+        ("claude-opus-5-6", "fast", True, False),
+        ("claude-opus-6", "fast", True, False),
+        ("claude-fable-5-3", "fast", True, False),
         ("my-gateway-model", "fast", True, False),
     ],
 )
-def test_speed_left_out_for_models_without_fast_mode(model: str, speed: str, kept: bool, lossy: bool) -> None:
+def test_speed_left_out_for_models_without_fast_mode(model: str, speed: str | None, kept: bool, lossy: bool) -> None:
     r = Report()
-    fixed = P.repair_request(body(model=model, speed=speed), r)
+    fixed = P.repair_request({**body(model=model), "speed": speed}, r)  # speed null too (the SDK's Optional)
     changes = [(p, flag) for rule, p, _, flag in r.changes if rule == "anthropic.request.speed-model"]
     if kept:
         assert fixed["speed"] == speed and changes == []
     else:
         assert "speed" not in fixed and changes == [("/speed", lossy)]
+
+
+@pytest.mark.parametrize(
+    ("model", "beta"),
+    [
+        ("claude-opus-5", True),
+        ("claude-opus-5-20260723", True),
+        ("claude-opus-5-5", False),
+        ("claude-fable-5-2", False),
+        ("claude-opus-6", False),
+        ("my-gateway-model", False),
+        (None, False),
+    ],
+)
+def test_fast_mode_beta_header_models(model: Any, beta: bool) -> None:
+    from toolwire_anthropic.profile import fast_mode_beta
+
+    assert fast_mode_beta(model) is beta
 
 
 CC = {"type": "ephemeral"}
@@ -1116,7 +1160,7 @@ def test_effort_reads_dotted_model_versions(model: str, effort: str, sent: str |
 
 @pytest.mark.parametrize(
     ("model", "kept"),
-    [("anthropic/claude-opus-4.8", True), ("claude-opus-4.6", True), ("anthropic/claude-opus-4.7", False)],
+    [("anthropic/claude-opus-5.5", True), ("claude-opus-4.6", False), ("anthropic/claude-opus-4.8", False)],
 )
 def test_speed_reads_dotted_model_versions(model: str, kept: bool) -> None:
     fixed = P.repair_request(body(model=model, speed="fast"), Report())

@@ -911,22 +911,38 @@ def effort_model(body: Any) -> Iterator[Finding]:
         yield "/output_config/effort", f"{model} takes no effort {short(oc['effort'])}"
 
 
+#: The fast-mode docs' supported models (2026-12): family, major, minor. Opus 5 also needs the
+#: fast-mode-2026-02-01 beta header, which is a header, not a body field, so not checked here.
+_FAST_MODE = {("opus", 5, 5), ("fable", 5, 2), ("mythos", 5, 2), ("opus", 5, 0)}
+_FAMILY_ID = re.compile(r"claude-(opus|sonnet|haiku|fable|mythos)-(\d+|preview)(?:[-.](\d{1,2}))?(?!\d)")
+
+
 @R(
     "anthropic.speed.model",
-    "speed goes only to a model with fast mode: not to a Claude model before 4.8 other than Opus 4.6.",
-    "API error text \"'claude-opus-4-7' does not support the `speed` parameter.\" (NousResearch/hermes-agent#19517); "
-    "platform.claude.com build-with-claude/fast-mode (Opus 4.8 and Opus 5; Opus 4.6 falls back to standard speed)",
+    "speed goes only to a model with fast mode: Opus 5.5, Fable 5.2, Mythos 5.2 and Opus 5; not to Sonnet or "
+    "Haiku, Opus 4.8 and earlier, Fable or Mythos before 5.2, the Claude 3 family, nor to a -fast model id.",
+    "platform.claude.com build-with-claude/fast-mode (Fable 5.2, Mythos 5.2, Opus 5.5; Opus 5 in research preview; "
+    "Opus 4.8's fast mode removed 2026-11-30; Foundry -fast ids take no speed); code.claude.com fast-mode (not on "
+    "Sonnet, Haiku or other models); API error text \"'claude-opus-4-7' does not support the `speed` parameter.\" "
+    "(NousResearch/hermes-agent#19517)",
 )
 def speed_model(body: Any) -> Iterator[Finding]:
     model = obj(body).get("model")
-    if "speed" not in obj(body) or not is_str(model) or "claude-mythos" in model:
+    if "speed" not in obj(body) or not isinstance(model, str):
+        return
+    if re.search(r"claude-[a-z0-9.-]*-fast(?![a-z0-9])", model.lower()):
+        yield "/speed", f"{model} is a fast-mode model id: no speed field"
         return
     if re.search(r"claude-(instant|2(?!\d)|3[-.])", model):
         yield "/speed", f"{model} has no fast mode"
         return
-    m = _CLAUDE_ID.search(model)
+    m = _FAMILY_ID.search(model)
     if m is None:
         return
-    version = (int(m.group(1)), int(m.group(2) or 0))
-    if version < (4, 8) and not (version == (4, 6) and "opus" in m.group(0)):
+    family = m.group(1)
+    version = (5, 0) if m.group(2) == "preview" else (int(m.group(2)), int(m.group(3) or 0))
+    if (family, *version) in _FAST_MODE:
+        return
+    newest = max(((a, b) for f, a, b in _FAST_MODE if f == family), default=None)
+    if newest is None or version <= newest:  # a later Opus, Fable or Mythos is not judged
         yield "/speed", f"{model} has no fast mode"

@@ -6,7 +6,9 @@ JSON, so :class:`AnthropicModel` sends it as the SDK client's documented low-lev
 bytes>)``), through the same ``client.request()`` with the request options built once and copied
 per request (:class:`toolwire.transport.StainlessPost`), instead of ``messages.create(**body)``;
 given the bytes, the SDK does not walk and copy the whole body (the history grows every turn)
-before sending it. The SDK still supplies auth headers,
+before sending it. A body with ``speed`` for a research-preview fast-mode model (Opus 5) goes
+with the ``anthropic-beta: fast-mode-2026-02-01`` header the API needs for it. The SDK still
+supplies auth headers,
 ``anthropic-version``, timeouts and its typed errors, which are mapped to
 :class:`toolwire.errors.ProviderError`; its own retries are off (``max_retries=0``): toolwire
 retries (:mod:`toolwire.retry`). Measured in ``adapters/anthropic/benchmarks/``.
@@ -24,7 +26,7 @@ from toolwire.transport import SKIP, SSEEvent, StainlessPost, Transport, event_j
 from toolwire.wire import without_lone_surrogates
 
 from .codec import _RETRYABLE_ERROR_TYPES, API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _error_from_event
-from .profile import REQUEST_MAX_BYTES, AnthropicProfile
+from .profile import FAST_MODE_BETA, REQUEST_MAX_BYTES, AnthropicProfile, fast_mode_beta
 
 __all__ = ["AnthropicModel", "provider_error_from_sdk"]
 
@@ -32,6 +34,10 @@ MESSAGES_PATH = "/v1/messages"
 
 #: Settings read by the codec rather than sent as request fields.
 _CODEC_SETTINGS = ("cache",)
+
+#: Request options for a body whose ``speed`` goes to a research-preview fast-mode model (rule
+#: ``anthropic.request.speed-model``: the API takes ``speed`` from it only with this beta header).
+_FAST_MODE_OPTIONS = {"headers": {"anthropic-beta": FAST_MODE_BETA}}
 
 
 def _poster() -> StainlessPost:
@@ -186,6 +192,8 @@ class AnthropicModel(Transport):
                 ],
             )
         sent: dict[str, Any] = {"body": body} if content is None else {"content": content}
+        if "speed" in body and fast_mode_beta(body.get("model")):
+            sent["options"] = _FAST_MODE_OPTIONS
         post = _poster()
         if stream:
             sdk_stream = await post.post(

@@ -479,14 +479,23 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "anthropic.request.speed-model",
-        "speed is sent only to a model with fast mode: Claude models before 4.8 other than Opus 4.6 (Opus 4.7, "
-        "Sonnet 4.6, the 4.5 models and earlier, the Claude 3 family) take no speed, so it is left out (a 'fast' "
-        "reported as lossy: the answer comes at standard speed).",
-        "API error text \"'claude-opus-4-7' does not support the `speed` parameter.\" (NousResearch/hermes-agent"
-        "#19517, which quotes the fast-mode docs: 'Sending speed: fast with an unsupported model returns an "
-        "error'); https://platform.claude.com/docs/en/build-with-claude/fast-mode (fast mode on Opus 4.8 and Opus 5; "
-        "Opus 4.6 now falls back to standard speed without an error, Opus 4.7 errors: zed-industries/zed#61341, "
-        "NousResearch/hermes-agent#82348); anthropic.types.MessageCreateParamsBase.speed",
+        "speed is sent only to a model with fast mode: Claude Opus 5.5, Fable 5.2 and Mythos 5.2, and Opus 5 (research "
+        "preview, sent with the fast-mode-2026-02-01 beta header). For every other Claude model (Sonnet and Haiku of "
+        "any version, Opus 4.8 and earlier, Fable and Mythos before 5.2, the Claude 3 family) and for a fast-mode "
+        "model id ending in -fast, speed is left out ('fast' reported as lossy: the answer comes at standard speed). "
+        "An Opus, Fable or Mythos model newer than these, and an id toolwire cannot read, are sent speed as asked.",
+        "https://platform.claude.com/docs/en/build-with-claude/fast-mode (2026-12: available on Fable 5.2, Mythos 5.2 "
+        "and Opus 5.5, research preview on Opus 5 with the beta header; fast mode on Opus 4.8 removed on 2026-11-30, "
+        "after which 'requests to claude-opus-4-8 with speed: \"fast\" return an error'; 'Sending speed: fast with "
+        "an unsupported model returns an error'; Foundry's fast-mode model ids take no speed); https://code.claude.com/docs/en/fast-mode "
+        "('not on Sonnet, Haiku, or other models'); API error text \"'claude-opus-4-7' does not support the "
+        "`speed` parameter.\" (NousResearch/hermes-agent#19517); anthropic.types.MessageCreateParamsBase.speed ('Some "
+        "models require the `fast-mode-2026-02-01` beta header for any `speed` value'), without it \"speed: Extra "
+        'inputs are not permitted" (zed-industries/zed#57707). Sources disagree on Opus 4.7 from 2026-05-12 to '
+        "2026-07-24 (the docs gave it fast mode in research preview, quoted in zed-industries/zed#61341; "
+        "NousResearch/hermes-agent#48342 saw it refused on 2026-06-18); since 2026-07-24 it errors. Opus 4.6 lost "
+        "fast mode on 2026-06-29 and answers at standard speed without an error (zed#61341, hermes-agent#82348). "
+        "Both are left out",
         "repair",
     ),
     _rule(
@@ -895,29 +904,98 @@ def _repair_effort_model(body: dict[str, Any], report: Any) -> None:
     report.add("anthropic.request.effort-model", "/output_config/effort", detail, lossy=True)
 
 
+#: Claude models with fast mode (``speed: "fast"``) on the Claude API, as (family, major, minor), each
+#: with whether the API takes ``speed`` (any value) from it only with the :data:`FAST_MODE_BETA` header
+#: (rule ``anthropic.request.speed-model``). The fast-mode docs (2026-12): available on Claude Fable 5.2,
+#: Mythos 5.2 and Opus 5.5, in research preview (beta header) on Opus 5. Dated and provider spellings
+#: (``claude-opus-5-5-20261020``, ``anthropic/claude-opus-5.5``) are the same model.
+FAST_MODE_MODELS: Mapping[tuple[str, int, int], bool] = MappingProxyType(
+    {
+        ("opus", 5, 5): False,
+        ("fable", 5, 2): False,
+        ("mythos", 5, 2): False,
+        ("opus", 5, 0): True,
+    }
+)
+#: The ``anthropic-beta`` value a research-preview fast-mode model needs for any ``speed`` value
+#: (``anthropic.types.AnthropicBetaParam``; ``MessageCreateParamsBase.speed``: "Some models require
+#: the `fast-mode-2026-02-01` beta header for any `speed` value"); without it the API answers
+#: "speed: Extra inputs are not permitted" (zed-industries/zed#57707).
+FAST_MODE_BETA = "fast-mode-2026-02-01"
+#: The newest version of each family with fast mode that toolwire knows; a later one (a model newer
+#: than this table) is sent ``speed`` as asked.
+_FAST_MODE_NEWEST = {
+    family: max((v[1], v[2]) for v in FAST_MODE_MODELS if v[0] == family)
+    for family in {f for f, _, _ in FAST_MODE_MODELS}
+}
+#: A Claude id's family and version (``claude-opus-5-5`` → ("opus", 5, 5); ``claude-opus-5-20260723``
+#: → ("opus", 5, 0); ``claude-mythos-preview`` → ("mythos", 5, 0)), as :func:`claude_version` reads it.
+_CLAUDE_FAMILY = re.compile(r"claude-(opus|sonnet|haiku|fable|mythos)-(\d+|preview)(?:[-.](\d{1,2}))?(?![0-9])")
+#: A fast-mode deployment id: Microsoft Foundry's fast-mode model ids end in ``-fast`` and take no
+#: ``speed`` (the deployment sets it); gateways spell them so too (``anthropic/claude-opus-4.8-fast``).
+_FAST_MODEL_ID = re.compile(r"claude-[a-z0-9.-]*-fast(?![a-z0-9])")
+
+
+def _claude_model(model: Any) -> tuple[str, int, int] | None:
+    m = _CLAUDE_FAMILY.search(model) if isinstance(model, str) else None
+    if m is None:
+        return None
+    if m.group(2) == "preview":
+        return m.group(1), 5, 0
+    return m.group(1), int(m.group(2)), int(m.group(3) or 0)
+
+
 def has_fast_mode(model: Any) -> bool:
-    """Whether ``model`` may be sent ``speed`` (rule ``anthropic.request.speed-model``): ``False`` for
-    a Claude model before 4.8 other than Opus 4.6 (which falls back to standard speed by itself),
-    ``True`` for 4.8 and later and for any id toolwire cannot read."""
-    version = claude_version(model)
-    if version is None:
+    """Whether ``model`` may be sent ``speed`` (rule ``anthropic.request.speed-model``).
+
+    ``True`` for the models of :data:`FAST_MODE_MODELS` (Opus 5.5, Fable 5.2, Mythos 5.2, Opus 5),
+    for an Opus, Fable or Mythos model newer than every one toolwire knows (``claude-opus-6``: the
+    API's own answer decides) and for an id toolwire cannot read as a Claude model. ``False`` for
+    every other Claude model (Sonnet and Haiku of any version, Opus 4.8 and earlier, Fable and
+    Mythos before 5.2, the Claude 3 family) and for a fast-mode deployment id ending in ``-fast``."""
+    if isinstance(model, str) and _FAST_MODEL_ID.search(model.lower()):
+        return False
+    key = _claude_model(model)
+    if key is None:
         return not (isinstance(model, str) and _OLD_CLAUDE.search(model))
-    return version >= (4, 8) or (version == (4, 6) and "claude-opus-4" in model)
+    if key in FAST_MODE_MODELS:
+        return True
+    newest = _FAST_MODE_NEWEST.get(key[0])
+    return newest is not None and (key[1], key[2]) > newest
+
+
+def fast_mode_beta(model: Any) -> bool:
+    """Whether a request to ``model`` carrying ``speed`` needs the ``anthropic-beta:``
+    :data:`FAST_MODE_BETA` header (the research-preview fast-mode models: Opus 5)."""
+    key = _claude_model(model)
+    return key is not None and FAST_MODE_MODELS.get(key, False)
 
 
 def _repair_speed_model(body: dict[str, Any], report: Any) -> None:
     """Rule ``anthropic.request.speed-model``: ``speed`` left out for a model without fast mode
-    (lossy unless it is ``"standard"``, the default)."""
+    (lossy unless it is ``"standard"`` or null, the default) and for a fast-mode deployment id
+    (lossy only for ``"standard"``: the deployment answers in fast mode)."""
     model = body.get("model")
     if has_fast_mode(model):
         return
     speed = body.pop("speed")
+    if isinstance(model, str) and _FAST_MODEL_ID.search(model.lower()):
+        report.add(
+            "anthropic.request.speed-model",
+            "/speed",
+            f"speed {speed!r} left out: {model} is a fast-mode model id, which selects the speed itself "
+            "and takes no speed field" + ("; the answer comes in fast mode" if speed == "standard" else ""),
+            lossy=speed == "standard",
+        )
+        return
+    documented = ", ".join(f"claude-{f}-{a}" + (f"-{b}" if b else "") for f, a, b in FAST_MODE_MODELS)
     report.add(
         "anthropic.request.speed-model",
         "/speed",
-        f"speed {speed!r} left out: {model} has no fast mode (the API refuses it: \"'{model}' does not support "
-        'the `speed` parameter.")' + ("; the answer comes at standard speed" if speed != "standard" else ""),
-        lossy=speed != "standard",
+        f"speed {speed!r} left out: {model} has no fast mode (it is on {documented}; the API refuses "
+        "speed for other models or runs them at standard speed)"
+        + ("; the answer comes at standard speed" if speed not in (None, "standard") else ""),
+        lossy=speed not in (None, "standard"),
     )
 
 
@@ -2320,6 +2398,8 @@ class AnthropicProfile(Profile):
             }
             client = anthropic.AsyncAnthropic(**kwargs)
         fields = {k: body[k] for k in COUNT_TOKENS_FIELDS if k in body}
+        if "speed" in fields and fast_mode_beta(fields.get("model")):
+            fields["extra_headers"] = {"anthropic-beta": FAST_MODE_BETA}  # rule anthropic.request.speed-model
         try:
             result = await client.messages.count_tokens(**fields)
         except anthropic.APIError as exc:
