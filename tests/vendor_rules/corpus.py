@@ -191,6 +191,23 @@ VALID.append(
 )
 case(
     A,
+    "anthropic.tool-choice.forced-model",
+    "tool-opus-5-5",
+    a_base,
+    lambda b: b.update(model="claude-opus-5-5", tool_choice={"type": "tool", "name": "get_weather"}),
+)
+case(
+    A,
+    "anthropic.tool-choice.forced-model",
+    "any-sonnet-5-5",
+    a_base,
+    lambda b: b.update(model="claude-sonnet-5-5", tool_choice={"type": "any"}),
+)
+VALID.append(
+    ("anthropic", "forced-tool-haiku-5-5", {**a_base(), "model": "claude-haiku-5-5", "tool_choice": {"type": "any"}})
+)
+case(
+    A,
     "anthropic.effort.model",
     "xhigh-opus-4-6",
     a_plain,

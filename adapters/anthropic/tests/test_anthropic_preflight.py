@@ -468,6 +468,26 @@ def test_effort_is_sent_at_a_level_the_model_takes(mock_model, wire, model_id, s
     assert changes == ([] if sent == given else [("/output_config/effort", True)])
 
 
+@pytest.mark.parametrize("model_id", ["claude-opus-5-5", "claude-sonnet-5-5"])
+def test_forced_tool_choice_is_refused_on_the_5_5_models(mock_model, wire, model_id) -> None:
+    """ "tool_choice: type \"tool\" and \"any\" are not supported for this model." on Opus 5.5 and
+    Sonnet 5.5 (their what's-new pages: "Forced tool use returns an error"): refused before anything
+    is sent, naming what to do; tool_choice auto goes through."""
+    weather = Tool.from_schema(
+        "get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}}
+    )
+    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))], model_id=model_id)
+    with pytest.raises(RequestRefused) as info:
+        run(model.send(model.build_request([Message.user("x")], tools=[weather], tool_choice="required")))
+    assert model.sent == []
+    assert [(v.rule, v.pointer) for v in info.value.violations] == [
+        ("anthropic.request.forced-tool-choice-model", "/tool_choice/type")
+    ]
+    assert "tool_choice 'auto'" in str(info.value)
+    run(model.send(model.build_request([Message.user("x")], tools=[weather], tool_choice="auto")))
+    assert model.sent[0].json["tool_choice"] == {"type": "auto"}
+
+
 @pytest.mark.parametrize(
     "model_id, speed, sent, beta, lossy",
     [

@@ -1123,10 +1123,18 @@ def test_an_empty_thinking_setting_sends_no_thinking() -> None:
         ("claude-fable-5-1", True),
         ("claude-mythos-5-1-20260901", True),
         ("us.anthropic.claude-fable-5-1-v1:0", True),
+        # "Forced tool use returns an error" (what's new in Opus 5.5 and in Sonnet 5.5)
+        ("claude-opus-5-5", True),
+        ("claude-sonnet-5-5", True),
+        ("anthropic/claude-opus-5.5", True),
         ("claude-fable-5", False),
         ("claude-mythos-5", False),
         ("claude-opus-4-8", False),
+        ("claude-opus-5", False),
+        ("claude-sonnet-5", False),
+        ("claude-haiku-5-5", False),
         ("claude-fable-5-10", False),
+        ("claude-opus-5-50", False),
     ],
 )
 def test_forced_tool_choice_refused_only_on_the_models_that_refuse_it(model: str, refused: bool) -> None:

@@ -853,16 +853,20 @@ def thinking_model(body: Any) -> Iterator[Finding]:
 
 @R(
     "anthropic.tool-choice.forced-model",
-    "Claude Fable 5.1 and Mythos 5.1 are sent no forced tool_choice (type any or tool).",
+    "Claude Fable 5.1, Mythos 5.1, Opus 5.5 and Sonnet 5.5 are sent no forced tool_choice (type any or tool).",
     'API error text \'tool_choice: type "tool" and "any" are not supported for this model.\' (claude-fable-5-1, '
-    "BerriAI/litellm#39151)",
+    "BerriAI/litellm#39151); platform.claude.com what's-new pages of Opus 5.5 and Sonnet 5.5 (forced tool use "
+    "returns an error)",
 )
 def forced_tool_choice_model(body: Any) -> Iterator[Finding]:
     model = obj(body).get("model")
-    if not is_str(model):
+    if not isinstance(model, str):
         return
-    m = re.search(r"claude-(?:fable|mythos)-(\d+)[-.](\d{1,2})(?!\d)", model)
-    if m is None or (m.group(1), m.group(2)) != ("5", "1"):
+    m = re.search(r"claude-(fable|mythos|opus|sonnet)-(\d+)[-.](\d{1,2})(?!\d)", model)
+    if m is None:
+        return
+    refused = {("fable", "5", "1"), ("mythos", "5", "1"), ("opus", "5", "5"), ("sonnet", "5", "5")}
+    if (m.group(1), m.group(2), m.group(3)) not in refused:
         return
     tc = obj(body).get("tool_choice")
     if is_obj(tc) and tc.get("type") in ("any", "tool"):

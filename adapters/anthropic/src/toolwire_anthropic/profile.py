@@ -125,8 +125,9 @@ _CLAUDE_VERSION = re.compile(r"claude-(?:opus|sonnet|haiku|fable|mythos)-(\d+|pr
 
 
 #: Models that refuse a forced tool choice (rule ``anthropic.request.forced-tool-choice-model``):
-#: Claude Fable 5.1 and Mythos 5.1, with dates and Bedrock/Vertex spellings.
-_NO_FORCED_TOOL = re.compile(r"claude-(fable|mythos)-5-1(?![0-9])")
+#: Claude Fable 5.1 and Mythos 5.1, Opus 5.5 and Sonnet 5.5, with dates, dotted gateway spellings
+#: and Bedrock/Vertex spellings.
+_NO_FORCED_TOOL = re.compile(r"claude-(?:(?:fable|mythos)-5[-.]1|(?:opus|sonnet)-5[-.]5)(?![0-9])")
 
 
 def claude_version(model: Any) -> tuple[int, int] | None:
@@ -402,13 +403,17 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "anthropic.request.forced-tool-choice-model",
-        "Claude Fable 5.1 and Mythos 5.1 take tool_choice auto or none only: a forced tool choice (any, tool) is "
-        "refused before sending.",
+        "Claude Fable 5.1, Mythos 5.1, Opus 5.5 and Sonnet 5.5 take tool_choice auto or none only: a forced tool "
+        "choice (any, tool) is refused before sending.",
         'API error text "tool_choice: type \\"tool\\" and \\"any\\" are not supported for this model." '
         "(claude-fable-5-1: BerriAI/litellm#39151); the Fable 5.1 migration guide as cited by "
-        "withceleste/celeste-python#393 and UKGovernmentBEIS/inspect_ai#5176. Sources disagree on Claude Fable 5 and "
-        "Mythos 5 (pydantic/pydantic-ai#5911 and Yeachan-Heo/gajae-code#482 saw refusals; celeste-python#393 reads "
-        "the docs as accepting every type): they are not refused here",
+        "withceleste/celeste-python#393 and UKGovernmentBEIS/inspect_ai#5176; "
+        'https://platform.claude.com/docs/en/models/opus-5-5/whats-new-opus-5-5 ("Forced tool use returns an error", '
+        "also on Fable 5.1) and https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5. Sources "
+        "disagree on Claude Fable 5 and Mythos 5 (pydantic/pydantic-ai#5911 and Yeachan-Heo/gajae-code#482 saw "
+        "refusals; celeste-python#393 reads the docs as accepting every type): they are not refused here. Fable 5.2 "
+        "and Mythos 5.2 (whose what's-new page lists no change from Fable 5.1 here) and Haiku 5.5 (whose page does "
+        "not list it) are not refused either: no source states it for them",
         "refuse",
     ),
     _rule(
