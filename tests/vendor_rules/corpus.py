@@ -234,6 +234,23 @@ case(A, "anthropic.speed.model", "fast-opus-4-7", a_plain, lambda b: b.update(mo
 case(
     A, "anthropic.speed.model", "fast-sonnet-4-6", a_plain, lambda b: b.update(model="claude-sonnet-4-6", speed="fast")
 )
+case(
+    A,
+    "anthropic.thinking.disabled-model",
+    "disabled-opus-5-5",
+    a_plain,
+    lambda b: b.update(model="claude-opus-5-5", thinking={"type": "disabled"}),
+)
+case(
+    A,
+    "anthropic.thinking.disabled-model",
+    "disabled-max-opus-5",
+    a_plain,
+    lambda b: b.update(model="claude-opus-5", thinking={"type": "disabled"}, output_config={"effort": "max"}),
+)
+VALID.append(
+    ("anthropic", "disabled-sonnet-5", {**a_plain(), "model": "claude-sonnet-5", "thinking": {"type": "disabled"}})
+)
 case(A, "anthropic.speed.model", "fast-opus-4-8", a_plain, lambda b: b.update(model="claude-opus-4-8", speed="fast"))
 case(A, "anthropic.speed.model", "fast-sonnet-5", a_plain, lambda b: b.update(model="claude-sonnet-5", speed="fast"))
 case(A, "anthropic.speed.model", "fast-haiku-5-5", a_plain, lambda b: b.update(model="claude-haiku-5-5", speed="fast"))

@@ -468,6 +468,38 @@ def test_effort_is_sent_at_a_level_the_model_takes(mock_model, wire, model_id, s
     assert changes == ([] if sent == given else [("/output_config/effort", True)])
 
 
+@pytest.mark.parametrize(
+    "model_id, settings, thinking, output_config",
+    [
+        # the cross-provider "no reasoning" setting (OpenAI's reasoning_effort none) is thinking disabled
+        ("claude-opus-5-5", {"thinking": {"effort": "none"}}, {"type": "adaptive"}, None),
+        ("claude-fable-5-2", {"thinking": {"type": "disabled"}}, {"type": "adaptive"}, None),
+        ("claude-sonnet-5-5", {"thinking": {"effort": "none"}}, {"type": "between_tools"}, None),
+        (
+            "claude-opus-5",
+            {"thinking": {"type": "disabled"}, "output_config": {"effort": "max"}},
+            {"type": "disabled"},
+            {"effort": "high"},
+        ),
+    ],
+)
+def test_thinking_off_is_sent_in_the_form_the_model_takes(
+    mock_model, wire, model_id, settings, thinking, output_config
+):
+    """'"thinking.type.disabled" is not supported for this model. Use "thinking.type.adaptive" and
+    "output_config.effort" to control thinking behavior.' (Opus 5.5; the Fable and Mythos 5 models
+    likewise); Sonnet 5.5 turns up-front thinking off with between_tools; Opus 5 takes disabled at
+    effort high or below. Through the real SDK: the body as sent, and the loss reported."""
+    model = mock_model(
+        [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))], model_id=model_id, **settings
+    )
+    resp = run(model.send(model.build_request([Message.user("go")])))
+    assert model.sent[0].json["thinking"] == thinking
+    assert model.sent[0].json.get("output_config") == output_config
+    changes = [(c.pointer, c.lossy) for c in resp.preflight or [] if c.rule == "anthropic.request.thinking-off-model"]
+    assert changes == [("/output_config/effort" if output_config else "/thinking", True)]
+
+
 @pytest.mark.parametrize("model_id", ["claude-opus-5-5", "claude-sonnet-5-5"])
 def test_forced_tool_choice_is_refused_on_the_5_5_models(mock_model, wire, model_id) -> None:
     """ "tool_choice: type \"tool\" and \"any\" are not supported for this model." on Opus 5.5 and

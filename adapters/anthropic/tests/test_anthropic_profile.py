@@ -424,6 +424,7 @@ REPAIRED: list[tuple[str, dict[str, Any], str]] = [
     ("anthropic.request.stop-sequences-blank", body(stop_sequences=["END", "\n"]), "/stop_sequences"),
     ("anthropic.request.sampling-model", body(model="claude-opus-4-7", temperature=0.2), "/temperature"),
     ("anthropic.request.speed-model", body(model="claude-opus-4-7", speed="fast"), "/speed"),
+    ("anthropic.request.thinking-off-model", body(model="claude-opus-5-5", thinking={"type": "disabled"}), "/thinking"),
     (
         "anthropic.request.effort-model",
         body(model="claude-opus-4-6", output_config={"effort": "xhigh"}),
@@ -954,6 +955,45 @@ def test_speed_left_out_for_models_without_fast_mode(model: str, speed: str | No
         assert fixed["speed"] == speed and changes == []
     else:
         assert "speed" not in fixed and changes == [("/speed", lossy)]
+
+
+@pytest.mark.parametrize(
+    ("model", "effort", "thinking", "sent_effort", "lossy"),
+    [
+        # thinking always on: disabled is sent as adaptive (what omitting it means there)
+        ("claude-opus-5-5", None, {"type": "adaptive"}, None, True),
+        ("claude-fable-5", "low", {"type": "adaptive"}, "low", True),
+        ("claude-fable-5-1", None, {"type": "adaptive"}, None, True),
+        ("claude-fable-5-2-20261110", None, {"type": "adaptive"}, None, True),
+        ("claude-mythos-5", None, {"type": "adaptive"}, None, True),
+        ("anthropic/claude-mythos-5.2", None, {"type": "adaptive"}, None, True),
+        # Sonnet 5.5: between_tools is its lowest setting
+        ("claude-sonnet-5-5", "high", {"type": "between_tools"}, "high", True),
+        # Opus 5 and Haiku 5.5 take disabled at effort high or below
+        ("claude-opus-5", "max", {"type": "disabled"}, "high", True),
+        ("claude-haiku-5-5", "xhigh", {"type": "disabled"}, "high", True),
+        ("claude-opus-5", "high", {"type": "disabled"}, "high", None),
+        ("claude-haiku-5-5", None, {"type": "disabled"}, None, None),
+        # models that take disabled as it is, and ids toolwire cannot place
+        ("claude-sonnet-5", "max", {"type": "disabled"}, "max", None),
+        ("claude-opus-4-8", None, {"type": "disabled"}, None, None),
+        ("claude-mythos-preview", None, {"type": "disabled"}, None, None),
+        ("claude-opus-6", None, {"type": "disabled"}, None, None),
+        ("my-gateway-model", None, {"type": "disabled"}, None, None),
+    ],
+)
+def test_thinking_off_sent_in_the_form_the_model_takes(
+    model: str, effort: str | None, thinking: dict[str, Any], sent_effort: str | None, lossy: bool | None
+) -> None:
+    r = Report()
+    given = {"type": "disabled"}
+    b = body(model=model, thinking=given, output_config={"effort": effort} if effort else None)
+    fixed = P.repair_request(b, r)
+    assert fixed["thinking"] == thinking and given == {"type": "disabled"}  # the caller's dict is not changed
+    assert (fixed.get("output_config") or {}).get("effort") == sent_effort
+    changes = [(flag) for rule, _, _, flag in r.changes if rule == "anthropic.request.thinking-off-model"]
+    assert changes == ([] if lossy is None else [lossy])
+    assert "anthropic.request.thinking-off-model" not in [v.rule for v in P.check_request(fixed)]
 
 
 @pytest.mark.parametrize(

@@ -950,3 +950,30 @@ def speed_model(body: Any) -> Iterator[Finding]:
     newest = max(((a, b) for f, a, b in _FAST_MODE if f == family), default=None)
     if newest is None or version <= newest:  # a later Opus, Fable or Mythos is not judged
         yield "/speed", f"{model} has no fast mode"
+
+
+@R(
+    "anthropic.thinking.disabled-model",
+    "thinking type disabled is not sent to Opus 5.5 or the Fable and Mythos 5/5.1/5.2 models (thinking always on) "
+    "nor to Sonnet 5.5 (between_tools instead); Opus 5 and Haiku 5.5 take it at effort high or below.",
+    "platform.claude.com what's-new pages of Opus 5.5 (thinking can't be disabled; Opus 5: at effort high or below), "
+    'Fable 5.2 and Sonnet 5.5; the Fable 5 migration guide; API error text \'"thinking.type.disabled" is not '
+    "supported for this model.'",
+)
+def thinking_disabled_model(body: Any) -> Iterator[Finding]:
+    model = obj(body).get("model")
+    thinking = obj(body).get("thinking")
+    if not isinstance(model, str) or not is_obj(thinking) or thinking.get("type") != "disabled":
+        return
+    m = re.search(r"claude-(opus|sonnet|haiku|fable|mythos)-(\d+)(?:[-.](\d{1,2}))?(?!\d)", model)
+    if m is None:
+        return
+    key = (m.group(1), int(m.group(2)), int(m.group(3) or 0))
+    if key in {("opus", 5, 5), ("sonnet", 5, 5)} or (
+        key[0] in ("fable", "mythos") and key[1:] in {(5, 0), (5, 1), (5, 2)}
+    ):
+        yield "/thinking/type", f"{model} cannot turn thinking off"
+        return
+    oc = obj(body).get("output_config")
+    if key in {("opus", 5, 0), ("haiku", 5, 5)} and is_obj(oc) and oc.get("effort") in ("xhigh", "max"):
+        yield "/output_config/effort", f"{model} takes thinking disabled only at effort high or below"

@@ -442,6 +442,25 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _rule(
+        "anthropic.request.thinking-off-model",
+        "thinking {'type': 'disabled'} goes only to a model that can turn thinking off: on Claude Opus 5.5 and the "
+        "Fable and Mythos 5, 5.1 and 5.2 models thinking is always on, so it is sent as {'type': 'adaptive'} (what "
+        "leaving thinking out means there); Sonnet 5.5 turns up-front thinking off with {'type': 'between_tools'}; "
+        "Opus 5 and Haiku 5.5 take it at effort high or below, so an xhigh or max output_config.effort is sent as "
+        "high. Each change is reported as lossy.",
+        'API error text ""thinking.type.disabled" is not supported for this model. Use "thinking.type.adaptive" and '
+        '"output_config.effort" to control thinking behavior." and "Thinking can\'t be disabled" (also on Fable 5.1), '
+        "https://platform.claude.com/docs/en/models/opus-5-5/whats-new-opus-5-5, which says Opus 5 accepts disabled at "
+        "effort high or below; https://platform.claude.com/docs/en/models/fable-5/migration-guide (Fable 5 and Mythos 5: "
+        "disabled returns a 400; the same text quoted in ex-machina-co/opencode-anthropic-auth#160); "
+        "https://platform.claude.com/docs/en/models/fable-5-2/whats-new-fable-5-2 (adaptive thinking always on); "
+        "https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5 (turn off up-front thinking with "
+        "between_tools); vercel/ai @ai-sdk/anthropic 2.0.109 (Haiku 5.5: thinking can be disabled up to high effort). "
+        "Sources disagree on Claude Mythos Preview and Opus 4.7 (the Amazon Bedrock adaptive-thinking page lists "
+        "disabled as refused there; Anthropic's pages do not): they are sent as asked",
+        "repair",
+    ),
+    _rule(
         "anthropic.conversation.assistant-image",
         "An assistant message holds no image block: an image in one (a history from Gemini, which takes them) is "
         "sent as a short note in its place and reported as lossy.",
@@ -1002,6 +1021,55 @@ def _repair_speed_model(body: dict[str, Any], report: Any) -> None:
         + ("; the answer comes at standard speed" if speed not in (None, "standard") else ""),
         lossy=speed not in (None, "standard"),
     )
+
+
+#: Models that cannot turn thinking off (rule ``anthropic.request.thinking-off-model``): thinking is
+#: always adaptive, and ``{"type": "disabled"}`` answers 400. Sonnet 5.5 turns up-front thinking off
+#: with ``{"type": "between_tools"}`` instead; Opus 5 and Haiku 5.5 take ``disabled`` at effort high
+#: or below. As (family, major, minor), read by :func:`_claude_model`.
+_THINKING_ALWAYS_ON = frozenset(
+    {("opus", 5, 5)} | {(family, 5, minor) for family in ("fable", "mythos") for minor in (0, 1, 2)}
+)
+_THINKING_OFF_BETWEEN_TOOLS = frozenset({("sonnet", 5, 5)})
+_THINKING_OFF_UP_TO_HIGH = frozenset({("opus", 5, 0), ("haiku", 5, 5)})
+
+
+def _repair_thinking_off_model(body: dict[str, Any], report: Any) -> None:
+    """Rule ``anthropic.request.thinking-off-model``: ``thinking: {"type": "disabled"}`` sent in the
+    form the model takes (a new dict: the caller's setting may be shared), each change lossy."""
+    model = body.get("model")
+    key = _claude_model(model) if not (isinstance(model, str) and "mythos-preview" in model) else None
+    if key in _THINKING_ALWAYS_ON:
+        body["thinking"] = {"type": "adaptive"}
+        report.add(
+            "anthropic.request.thinking-off-model",
+            "/thinking",
+            f"thinking {{'type': 'disabled'}} sent as {{'type': 'adaptive'}}: {model} cannot turn thinking off (the "
+            "API refuses it: '\"thinking.type.disabled\" is not supported for this model.'); to think less, lower "
+            "output_config.effort (toolwire's thinking={'effort': 'low'})",
+            lossy=True,
+        )
+    elif key in _THINKING_OFF_BETWEEN_TOOLS:
+        body["thinking"] = {"type": "between_tools"}
+        report.add(
+            "anthropic.request.thinking-off-model",
+            "/thinking",
+            f"thinking {{'type': 'disabled'}} sent as {{'type': 'between_tools'}}: {model} turns up-front thinking off "
+            "that way and still writes short notes between tool calls",
+            lossy=True,
+        )
+    elif key in _THINKING_OFF_UP_TO_HIGH:
+        oc = body.get("output_config")
+        effort = oc.get("effort") if isinstance(oc, dict) else None
+        if isinstance(oc, dict) and effort in ("xhigh", "max"):
+            body["output_config"] = {**oc, "effort": "high"}
+            report.add(
+                "anthropic.request.thinking-off-model",
+                "/output_config/effort",
+                f"output_config.effort {effort!r} sent as 'high': {model} takes thinking {{'type': 'disabled'}} only "
+                "at effort high or below",
+                lossy=True,
+            )
 
 
 def _repair_blank_system(body: dict[str, Any], report: Any) -> None:
@@ -2119,7 +2187,8 @@ class AnthropicProfile(Profile):
         tool choice ``auto``/``none``
         without tools dropped; ``disable_parallel_tool_use`` off a ``none`` choice; image media
         type spellings (``image/jpg`` → ``image/jpeg``); ``thinking`` left out for a model
-        without extended thinking (lossy); an ``output_config.effort`` the model does not take lowered
+        without extended thinking (lossy); ``thinking`` ``disabled`` sent in the form the model takes
+        (lossy); an ``output_config.effort`` the model does not take lowered
         or left out (lossy); ``speed`` left out for a model without fast mode (lossy for ``fast``); ``temperature``/``top_p``/``top_k`` left
         out for Claude 4.7 and later (lossy unless the default); empty and whitespace-only text blocks
         dropped; an empty ``is_error`` result given a text; empty messages dropped and
@@ -2146,6 +2215,9 @@ class AnthropicProfile(Profile):
                 )
         if "thinking" in body and not thinks(body.get("model")):
             _repair_thinking_model(body, report)
+        thinking = body.get("thinking")
+        if isinstance(thinking, dict) and thinking.get("type") == "disabled":
+            _repair_thinking_off_model(body, report)
         if "output_config" in body:
             _repair_effort_model(body, report)
         if "speed" in body:
