@@ -403,6 +403,39 @@ case(
         }
     ),
 )
+# thinking always on (no thinking field means adaptive) or between_tools: a paused turn sent back
+# to be continued keeps its thinking blocks
+_PAUSED_THINKING = {
+    "role": "assistant",
+    "content": [
+        {"type": "thinking", "thinking": "t", "signature": "c2ln"},
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}},
+    ],
+}
+case(
+    A,
+    "anthropic.thinking.final-without-thinking",
+    "paused-with-thinking-haiku-5-5",
+    a_plain,
+    lambda b: (b.update(model="claude-haiku-5-5"), b["messages"].append(_PAUSED_THINKING)),
+)
+VALID += [
+    (
+        "anthropic",
+        "paused-thinking-fable-5-2",
+        {**a_plain(), "model": "claude-fable-5-2", "messages": [*a_plain()["messages"], _PAUSED_THINKING]},
+    ),
+    (
+        "anthropic",
+        "paused-thinking-between-tools",
+        {
+            **a_plain(),
+            "model": "claude-sonnet-5-5",
+            "thinking": {"type": "between_tools"},
+            "messages": [*a_plain()["messages"], _PAUSED_THINKING],
+        },
+    ),
+]
 case(A, "anthropic.tools.shape", "tool-without-schema", a_plain, lambda b: b.update(tools=[{"name": "f"}]))
 case(
     A,

@@ -1213,3 +1213,31 @@ def test_effort_reads_dotted_model_versions(model: str, effort: str, sent: str |
 def test_speed_reads_dotted_model_versions(model: str, kept: bool) -> None:
     fixed = P.repair_request(body(model=model, speed="fast"), Report())
     assert ("speed" in fixed) is kept
+
+
+@pytest.mark.parametrize(
+    ("model", "thinking", "kept"),
+    [
+        # thinking is always on there: no thinking setting means adaptive, so a continued final
+        # assistant message keeps its thinking blocks
+        ("claude-fable-5-2", None, True),
+        ("claude-opus-5-5", None, True),
+        ("claude-sonnet-5-5", {"type": "between_tools"}, True),
+        ("claude-sonnet-4-6", {"type": "adaptive"}, True),
+        # thinking off by default (or sources disagree): they are left out, as the API asks
+        ("claude-sonnet-4-6", None, False),
+        ("claude-haiku-5-5", None, False),
+        ("claude-mythos-preview", None, False),
+        ("claude-opus-5", {"type": "disabled"}, False),
+    ],
+)
+def test_final_assistant_thinking_kept_where_thinking_is_on(model: str, thinking: Any, kept: bool) -> None:
+    msgs = convo(("user", [{"type": "text", "text": "hi"}]), ("assistant", [SIG, {"type": "text", "text": "So"}]))
+    bad = body(model=model, messages=msgs, **({"thinking": thinking} if thinking is not None else {}))
+    report = Report()
+    fixed = P.repair_request(copy.deepcopy(bad), report)
+    assert (fixed["messages"][1]["content"][0] == SIG) is kept
+    assert (("anthropic.conversation.thinking-when-disabled", "/messages/1/content") in report.rules()) is not kept
+    assert [v.rule for v in P.check_request(bad) if "thinking-when" in v.rule] == (
+        [] if kept else ["anthropic.conversation.thinking-when-disabled"]
+    )

@@ -67,7 +67,23 @@ def _uses(m: Any) -> list[tuple[int | None, dict[str, Any]]]:
 
 
 def _thinking_on(body: Any) -> bool:
-    return obj(obj(body).get("thinking")).get("type") in ("enabled", "adaptive")
+    """Thinking on: enabled, adaptive or between_tools; or no thinking field to a model where
+    thinking cannot be off (Opus 5.5, Fable and Mythos 5.0-5.2: leaving it out means adaptive)."""
+    b = obj(body)
+    if "thinking" in b:
+        return obj(b["thinking"]).get("type") in ("enabled", "adaptive", "between_tools")
+    model = b.get("model")
+    m = (
+        re.search(r"claude-(opus|fable|mythos)-(\d+)(?:[-.](\d{1,2}))?(?!\d)", model)
+        if isinstance(model, str)
+        else None
+    )
+    if m is None:
+        return False
+    version = (int(m.group(2)), int(m.group(3) or 0))
+    return (m.group(1) == "opus" and version == (5, 5)) or (
+        m.group(1) != "opus" and version in {(5, 0), (5, 1), (5, 2)}
+    )
 
 
 # --- body -------------------------------------------------------------------------------------

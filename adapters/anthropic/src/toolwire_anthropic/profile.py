@@ -1103,8 +1103,16 @@ def _repair_blank_system(body: dict[str, Any], report: Any) -> None:
 
 
 def _thinking_on(body: dict[str, Any]) -> bool:
+    """Whether the request has thinking on: ``thinking.type`` enabled, adaptive or between_tools,
+    or no ``thinking`` at all to a model whose thinking is always on (:data:`_THINKING_ALWAYS_ON`:
+    leaving it out means adaptive there)."""
     t = body.get("thinking")
-    return isinstance(t, dict) and t.get("type") in ("enabled", "adaptive")
+    if isinstance(t, dict):
+        return t.get("type") in ("enabled", "adaptive", "between_tools")
+    model = body.get("model")
+    if t is not None or (isinstance(model, str) and "mythos-preview" in model):
+        return False  # (sources disagree on Claude Mythos Preview: see thinking-off-model)
+    return _claude_model(model) in _THINKING_ALWAYS_ON
 
 
 def _thinking_manual(body: dict[str, Any]) -> bool:
@@ -1908,7 +1916,7 @@ class AnthropicProfile(Profile):
                     lptr(len(lblocks) - 1),
                     "a final assistant message cannot end with a thinking block",
                 )
-            if thinking_type not in ("enabled", "adaptive"):
+            if not _thinking_on(body):
                 for bi, b in enumerate(lblocks):
                     if b.get("type") in _THINKING:
                         add(
