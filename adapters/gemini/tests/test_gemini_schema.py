@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from toolwire_gemini import GeminiCodec
@@ -482,3 +483,63 @@ def test_typeless_properties_become_an_object_and_nullable_never_sits_beside_any
     props = decl["parameters"]["properties"]
     assert props["data"]["type"] == "object"
     assert props["v"] == {"anyOf": [{"type": "string", "nullable": True}, {"type": "integer", "nullable": True}]}
+
+
+# ------------------------------------------------------------ boolean schemas (openapi mode)
+
+
+def test_boolean_subschemas_are_sent_as_schema_objects_in_openapi_mode(mock_model) -> None:
+    """JSON Schema allows ``true`` (any value) and ``false`` (no value) wherever a schema goes;
+    the ``parameters`` Schema takes only objects. ``true`` is sent like ``{}`` (the JSON kinds),
+    a ``false`` property (a key that must not be sent) and a ``false`` branch are left out; the
+    request is sent, not refused. Found by the schema fuzz test."""
+    from gemini_wire_helpers import candidate_body, json_response
+
+    from toolwire import run_sync
+    from toolwire.schema.validate import validate_arguments
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "payload": True,
+            "legacy": False,
+            "pick": {"anyOf": [{"type": "integer"}, True, False]},
+            "q": {"type": "string"},
+        },
+        "required": ["q"],
+    }
+    seen: list[Any] = []
+    tool = Tool.from_schema("store", "Store a payload.", schema, lambda **kw: seen.append(kw) or "ok")
+    answers = [
+        json_response(
+            candidate_body(
+                [{"functionCall": {"name": "store", "args": {"q": "x", "payload": {"a": [1.0]}, "pick": 2.0}}}]
+            )
+        ),
+        json_response(candidate_body([{"text": "stored"}])),
+    ]
+    model = mock_model(answers, schema_mode="openapi")
+    result = run_sync(model, "store it", tools=[tool])
+    assert result.text == "stored"
+    params = model.sent[0].json["tools"][0]["functionDeclarations"][0]["parameters"]
+    any_value = [
+        {"type": "string"},
+        {"type": "number"},
+        {"type": "boolean"},
+        {"type": "object"},
+        {"type": "array", "items": {"type": "string"}},
+    ]
+    assert params == {
+        "type": "object",
+        "properties": {
+            "payload": {"anyOf": any_value},
+            "pick": {"anyOf": [{"type": "integer"}, {"anyOf": any_value}]},
+            "q": {"type": "string"},
+        },
+        "required": ["q"],
+    }
+    assert seen == [{"q": "x", "payload": {"a": [1.0]}, "pick": 2}]
+    assert validate_arguments(schema, seen[0]) == []
+    _, report = OPENAPI.translate_tool(tool)
+    assert ("/properties/legacy", "removed", "properties") in changes(report)
+    assert ("/properties/pick/anyOf/2", "removed", "anyOf") in changes(report)

@@ -87,6 +87,8 @@ def to_openapi_schema(schema: dict[str, Any], report: TranslationReport) -> dict
     - non-string ``enum`` values stringified (``1`` → ``"1"``) and ``type`` set to ``string``; a
       ``null`` member becomes ``nullable``; the decoder converts answers back
       (:func:`toolwire.schema.coerce.coerce_arguments`);
+    - the boolean schema ``true`` (any value) sent as ``{}`` is; a property or ``anyOf`` branch
+      whose schema is ``false`` (no value) left out (the Schema object takes no booleans);
     - ``examples`` → ``example`` (first value);
     - ``format`` values the ``Schema`` object does not document for the type removed;
     - every other keyword (``additionalProperties``, ``patternProperties``, ``$schema``,
@@ -179,6 +181,9 @@ _ANNOTATIONS = frozenset(
 
 
 def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any:
+    if node is True:
+        # the boolean schema ``true`` (any value): sent as ``{}`` is (the Schema takes objects only)
+        node = {}
     if not isinstance(node, dict):
         return copy.deepcopy(node)
     here = json_pointer(path) or "/"
@@ -347,14 +352,30 @@ def _convert(node: Any, path: tuple[Any, ...], report: TranslationReport) -> Any
             report.add(here, "removed", key, f"{key} is not supported ({_RULE})", lossy=lossy)
             continue
         if key == "properties" and isinstance(value, dict):
-            out[key] = {name: _convert(sub, path + (key, name), report) for name, sub in value.items()}
+            out[key] = {}
+            for name, sub in value.items():
+                if sub is False:  # a key that must not be sent: not offered
+                    report.add(
+                        json_pointer(path + (key, name)),
+                        "removed",
+                        key,
+                        f"property {name!r} has the schema false (it must not be sent): not offered",
+                    )
+                    continue
+                out[key][name] = _convert(sub, path + (key, name), report)
         elif key == "items":
-            if isinstance(value, dict):
+            if isinstance(value, dict) or value is True:
                 out[key] = _convert(value, path + (key,), report)
             else:
-                report.add(here, "removed", key, "tuple-form items is not supported", lossy=True)
+                what = "items: false (no element past the tuple's)" if value is False else "tuple-form items"
+                report.add(here, "removed", key, f"{what} is not supported", lossy=True)
         elif key == "anyOf" and isinstance(value, list):
-            out[key] = [_convert(sub, path + (key, i), report) for i, sub in enumerate(value)]
+            out[key] = []
+            for i, sub in enumerate(value):
+                if sub is False:  # a branch no value matches
+                    report.add(json_pointer(path + (key, i)), "removed", key, "anyOf branch false (no value) left out")
+                    continue
+                out[key].append(_convert(sub, path + (key, i), report))
         else:
             out[key] = copy.deepcopy(value)
     if out.get("type") == "array" and "items" not in out:
