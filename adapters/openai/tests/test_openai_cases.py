@@ -496,3 +496,48 @@ def test_strict_top_level_optional_arguments_stay_omittable(chat_model: Any) -> 
         dialect=OPENAI_STRICT,
     )
     assert nested is not None and nested["properties"]["note"]["properties"] == {"text": {"type": "string"}}
+
+
+# ----------------------------------------------------- strict: required names without a property
+
+UNDECLARED_REQUIRED = {
+    "type": "object",
+    "properties": {"query": {"type": "string"}},
+    "required": ["query", "cursor"],  # "cursor": any value, but it must be there
+}
+
+
+def test_strict_impossible_when_a_required_name_has_no_property() -> None:
+    """Strict mode closes every object (``additionalProperties: false``), so a required name no
+    property declares could never be sent: every call would fail validation against the
+    original schema. The schema cannot be strict. Found by the schema fuzz test."""
+    out, report = make_strict(UNDECLARED_REQUIRED, dialect=OPENAI_STRICT)
+    assert out is None and report.strict_possible is False
+    assert ("/required", "unsupported", "required") in {(c.pointer, c.action, c.keyword) for c in report}
+
+
+def test_required_name_without_property_sent_non_strict_and_the_call_runs(chat_model: Any) -> None:
+    from openai_wire import completion, json_response, tool_call
+
+    from toolwire import run_sync
+
+    seen: list[dict[str, Any]] = []
+    tool = Tool.from_schema(
+        "search", "Search the index.", UNDECLARED_REQUIRED, lambda **kw: seen.append(kw) or "ok", strict=True
+    )
+    answers = [
+        json_response(
+            completion(
+                {"tool_calls": [tool_call("call_1", "search", json.dumps({"query": "q", "cursor": 7}))]},
+                finish_reason="tool_calls",
+            )
+        ),
+        json_response(completion({"content": "found"})),
+    ]
+    model = chat_model(lambda request: answers.pop(0))
+    result = run_sync(model, "search", tools=[tool])
+    fn = model.sent[0].json["tools"][0]["function"]
+    assert fn["strict"] is False
+    assert fn["parameters"] == UNDECLARED_REQUIRED
+    assert seen == [{"query": "q", "cursor": 7}]
+    assert result.text == "found"

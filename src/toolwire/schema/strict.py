@@ -37,6 +37,8 @@ original one once :func:`restore_defaults` has run:
   ``$comment``…) are removed and reported (``lossy`` where the model loses information). The
   loop validates arguments against the *original* schema, so those constraints are still
   enforced — the model is just not forced to satisfy them up front;
+- a ``required`` name no property declares (on an object that was not closed already) cannot
+  be strict: the closed object could never hold it;
 - keywords that change the *shape* of the accepted data (open maps, ``patternProperties``,
   ``unevaluatedProperties``, ``allOf`` with several entries, ``not``, ``if``/``then``/``else``,
   ``dependentRequired``, ``dependentSchemas``, ``prefixItems``, tuple ``items``) or a schema with
@@ -399,6 +401,15 @@ class _Strictifier:
                 "an open map (additionalProperties is not false) cannot be expressed in strict mode",
             )
         props = node.get("properties")
+        declared = props if isinstance(props, dict) else {}
+        undeclared = [r for r in node.get("required") or [] if isinstance(r, str) and r not in declared]
+        if undeclared and extra is not False:
+            # the closed object could never hold them, so no call would be valid
+            self.fail(
+                (*path, "required"),
+                "required",
+                f"required names {undeclared} have no property: a strict object is closed, so they could never be sent",
+            )
         if props is None:
             return
         if not isinstance(props, dict):

@@ -237,7 +237,8 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
         (
             "strict.inexpressible",
             "A schema strict mode cannot express (an open map, a schema without 'type', not, if/then/"
-            "else, several allOf branches, tuple items) is sent with 'strict': false and the original schema.",
+            "else, several allOf branches, tuple items, a required name no property declares) is sent with "
+            "'strict': false and the original schema.",
             "API error \"In context=('properties', 'slide_instructions', 'items'), schema must have a 'type' key.\" "
             "(can1357/oh-my-pi#210); " + _SO_DOC,
             "report",
