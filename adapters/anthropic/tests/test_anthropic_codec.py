@@ -554,3 +554,31 @@ def test_the_result_after_a_call_answers_it_not_a_stray_one_with_the_same_id(str
     results = [b for m in body["messages"] for b in m["content"] if b.get("type") == "tool_result"]
     assert [(r["tool_use_id"], r["content"]) for r in results] == [("a", "the answer")]
     assert AnthropicProfile().check_request(body) == []
+
+
+def test_strict_tool_with_a_required_name_no_property_declares_is_sent_without_strict(mock_model, wire) -> None:
+    """A strict tool's objects are all closed (additionalProperties: false), so a required name
+    no property declares could never be sent and no call would be valid: the tool is sent
+    without ``strict`` (reported), and a call carrying the name runs. Found by the schema fuzz
+    test."""
+    from toolwire import run_sync
+
+    schema = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query", "cursor"]}
+    seen: list[dict] = []
+    tool = Tool.from_schema("search", "Search.", schema, lambda **kw: seen.append(kw) or "ok", strict=True)
+    _, report = codec.translate_tool(tool)
+    assert report.strict_possible is False
+    assert ("/required", "unsupported", "required") in {(c.pointer, c.action, c.keyword) for c in report}
+    call = {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"query": "q", "cursor": 7}}
+    model = mock_model(
+        [
+            wire.json_response(wire.message_body([call], stop_reason="tool_use")),
+            wire.json_response(wire.message_body([{"type": "text", "text": "found"}])),
+        ]
+    )
+    result = run_sync(model, "search", tools=[tool])
+    sent = model.sent[0].json["tools"][0]
+    assert "strict" not in sent
+    assert sent["input_schema"] == schema
+    assert seen == [{"query": "q", "cursor": 7}]
+    assert result.text == "found"

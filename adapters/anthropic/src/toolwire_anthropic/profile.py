@@ -1426,7 +1426,8 @@ class AnthropicProfile(Profile):
         (``anthropic.schema.strict-subset``). Every change is in ``report`` with its pointer into
         ``schema``; ``report.strict_possible`` is ``False`` when ``strict`` must be dropped (a
         recursive schema, rule ``anthropic.schema.strict-recursive``; a typed map or a tuple,
-        which the strict subset would narrow to empty values)."""
+        which the strict subset would narrow to empty values; a required name no property
+        declares, which a closed object could never hold)."""
         out = rename_schema_keys(repair_root(schema, report), report)  # rule anthropic.schema.property-keys
         if not strict:
             return out
@@ -1445,13 +1446,18 @@ class AnthropicProfile(Profile):
         shape = strict_narrowed(out)
         if shape is not None:
             report.strict_possible = False
+            what = (
+                "a required name no property declares cannot be sent under a strict tool's schema, whose objects "
+                "are closed (no call would be valid)"
+                if shape[1] == "required"
+                else f"{shape[1]} (a map's or a tuple's items) cannot be expressed in a strict tool's schema, which "
+                "would allow only an empty value there"
+            )
             report.add(
                 shape[0],
                 "unsupported",
                 shape[1],
-                f"{shape[1]} (a map's or a tuple's items) cannot be expressed in a strict tool's schema, which "
-                "would allow only an empty value there: the tool is sent without strict (arguments are still "
-                "validated against the original schema)",
+                f"{what}: the tool is sent without strict (arguments are still validated against the original schema)",
                 lossy=True,
             )
             return out

@@ -286,8 +286,9 @@ def strict_narrowed(schema: dict[str, Any]) -> tuple[str, str] | None:
     """``(pointer, keyword)`` of the first node the strict-tool subset would narrow to empty
     values: ``patternProperties``, an ``additionalProperties`` schema, or ``additionalProperties:
     true`` on an object without properties (a map: strict objects take ``additionalProperties:
-    false`` only, so no key could be sent), or
-    ``prefixItems`` (a tuple: its items are not in the subset); ``None`` when there is none."""
+    false`` only, so no key could be sent), ``prefixItems`` (a tuple: its items are not in the
+    subset), or a ``required`` name no property declares on an object that was not closed (the
+    closed object could never hold it, so no value would be valid); ``None`` when there is none."""
 
     def walk(node: Any, path: tuple[Any, ...], depth: int) -> tuple[str, str] | None:
         if depth > 64:
@@ -299,6 +300,15 @@ def strict_narrowed(schema: dict[str, Any]) -> tuple[str, str] | None:
             extra = node.get("additionalProperties")
             if isinstance(extra, dict) or (extra is True and not node.get("properties")):
                 return json_pointer([*path, "additionalProperties"]), "additionalProperties"
+            found = node.get("properties")
+            props: dict[str, Any] = found if isinstance(found, dict) else {}
+            required = node.get("required")
+            if (
+                extra is not False
+                and isinstance(required, list)
+                and any(isinstance(r, str) and r not in props for r in required)
+            ):
+                return json_pointer([*path, "required"]), "required"
             for k, v in node.items():
                 if k in ("enum", "const", "default", "examples"):
                     continue
