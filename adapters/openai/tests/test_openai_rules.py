@@ -1966,3 +1966,35 @@ def test_top_p_range_bounds() -> None:
         for api in (CHAT_API, RESP_API):
             got = [v.rule.split(".", 1)[1] for v in api.profile.check_request(api.body(top_p=value))]
             assert ("request.top-p-range" in got) is bad, (api, value)
+
+
+def test_arrays_without_items_get_items_inside_combinators_maps_and_definitions(responses_model: Any) -> None:
+    """The API checks every schema in ``parameters`` for 'array schema missing items' (its error
+    context reaches into a type list: "In context=('properties', 'interaction', 'type', '1'),
+    array schema missing items", campfirein/byterover-cli#42), so an array inside ``oneOf``,
+    ``allOf``, a ``$defs`` entry's ``allOf``, ``additionalProperties``, ``patternProperties`` or
+    ``not`` gets ``items: {}`` too. Found by the schema fuzz test."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "v": {"oneOf": [{"type": "array"}, {"type": "string"}]},
+            "w": {"allOf": [{"type": "array"}, {"maxItems": 3}]},
+            "m": {"type": "object", "additionalProperties": {"type": "array"}},
+            "p": {"type": "object", "patternProperties": {"^x-": {"type": "array"}}},
+            "n": {"type": "string", "not": {"type": "array"}},
+            "d": {"$ref": "#/$defs/Tags"},
+        },
+        "$defs": {"Tags": {"allOf": [{"type": "array"}]}},
+    }
+    tool = Tool.from_schema("put", "Put values.", schema, lambda **kw: "ok")
+    model = responses_model(lambda request: json_response(response_body([])))
+    toolwire.run_sync(model, "put", tools=[tool])
+    params = model.sent[0].json["tools"][0]["parameters"]
+    props = params["properties"]
+    assert props["v"]["oneOf"][0] == {"type": "array", "items": {}}
+    assert props["w"]["allOf"][0] == {"type": "array", "items": {}}
+    assert props["m"]["additionalProperties"] == {"type": "array", "items": {}}
+    assert props["p"]["patternProperties"]["^x-"] == {"type": "array", "items": {}}
+    assert props["n"]["not"] == {"type": "array", "items": {}}
+    assert params["$defs"]["Tags"]["allOf"][0] == {"type": "array", "items": {}}
+    assert OpenAIChatCodec().translate_tool(tool)[0]["function"]["parameters"] == params

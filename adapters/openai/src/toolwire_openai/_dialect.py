@@ -231,7 +231,7 @@ def _root_repairs(schema: Any, report: TranslationReport) -> dict[str, Any]:
     if "required" in out and out["required"] is None:
         out.pop("required")
         report.add("/required", "removed", "required", "'required': null removed (it must be an array)")
-    for node, path in _walk(out, ()):
+    for node, path in _walk_all(out, ()):
         if _array_without_items(node):
             node["items"] = {}
             report.add(
@@ -389,6 +389,32 @@ def strict_size(schema: Any) -> StrictSize:
     return size
 
 
+#: Keywords whose value is one schema, a list of schemas, or a map of name → schema.
+_ONE_SCHEMA = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
+
+
+def _walk_all(node: Any, path: tuple[Any, ...]) -> Iterator[tuple[dict[str, Any], tuple[Any, ...]]]:
+    """Every schema object in ``node``, under any keyword that holds schemas (the API checks
+    them all, e.g. for 'array schema missing items'), with its path."""
+    stack = [(node, path)]
+    while stack:
+        cur, p = stack.pop()
+        if not isinstance(cur, dict):
+            continue
+        yield cur, p
+        for key in _SCHEMA_MAPS:
+            if isinstance(cur.get(key), dict):
+                stack.extend((sub, (*p, key, name)) for name, sub in cur[key].items())
+        for key in _ONE_SCHEMA:
+            if isinstance(cur.get(key), dict):
+                stack.append((cur[key], (*p, key)))
+        for key in _SCHEMA_LISTS:
+            if isinstance(cur.get(key), list):
+                stack.extend((sub, (*p, key, i)) for i, sub in enumerate(cur[key]))
+
+
 def _walk(node: Any, path: tuple[Any, ...]) -> Iterator[tuple[dict[str, Any], tuple[Any, ...]]]:
     stack = [(node, path)]
     while stack:
@@ -433,7 +459,7 @@ def parameter_problems(parameters: Any, *, strict: bool, base: str = "") -> list
         out.append(("schema.shape", f"{base}/properties", "'properties' must be an object"))
     if "required" in parameters and not isinstance(parameters["required"], list):
         out.append(("schema.shape", f"{base}/required", "'required' must be an array"))
-    for node, path in _walk(parameters, ()):
+    for node, path in _walk_all(parameters, ()):
         if _array_without_items(node):
             out.append(("schema.array-items", base + json_pointer(path), "array schema missing items"))
     if not strict:
