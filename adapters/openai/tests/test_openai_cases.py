@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from openai_wire import completion, json_response, tool_call
+from pydantic import BaseModel
 from toolwire_openai import OpenAIChatCodec, OpenAIResponsesCodec
 from toolwire_openai._dialect import OPENAI_STRICT
 
@@ -517,8 +518,6 @@ def test_strict_impossible_when_a_required_name_has_no_property() -> None:
 
 
 def test_required_name_without_property_sent_non_strict_and_the_call_runs(chat_model: Any) -> None:
-    from openai_wire import completion, json_response, tool_call
-
     from toolwire import run_sync
 
     seen: list[dict[str, Any]] = []
@@ -541,3 +540,43 @@ def test_required_name_without_property_sent_non_strict_and_the_call_runs(chat_m
     assert fn["parameters"] == UNDECLARED_REQUIRED
     assert seen == [{"query": "q", "cursor": 7}]
     assert result.text == "found"
+
+
+# ------------------------------------------- a null default on a type that does not take null
+
+
+class ShipTo(BaseModel):
+    city: str
+
+
+def ship(name: str, to: ShipTo = None, note: str = None) -> str:  # type: ignore[assignment]
+    """Ship a parcel."""
+    return f"{name} -> {to.city if to else 'depot'} ({note})"
+
+
+def test_null_for_a_parameter_whose_default_is_null_but_type_is_not_reaches_its_default(chat_model: Any) -> None:
+    """``to: ShipTo = None`` (implicit Optional, common Python) gives ``{"$ref": ..., "default":
+    null}``: the strict schema makes it nullable and the model sends ``null`` for "not given".
+    Putting the default back (``null``) made the arguments invalid for the original schema on
+    every call; the key is dropped instead, so the function's own default applies. Found by
+    the schema fuzz test."""
+    from toolwire import run_sync
+
+    tool = Tool.from_function(ship, strict=True)
+    assert tool.input_schema["properties"]["note"] == {"default": None, "type": "string"}
+    args = {"name": "kit", "to": None, "note": None}
+    answers = [
+        json_response(
+            completion({"tool_calls": [tool_call("call_1", "ship", json.dumps(args))]}, finish_reason="tool_calls")
+        ),
+        json_response(completion({"content": "shipped"})),
+    ]
+    model = chat_model(lambda request: answers.pop(0))
+    result = run_sync(model, "ship the kit", tools=[tool])
+    fn = model.sent[0].json["tools"][0]["function"]
+    assert fn["strict"] is True
+    assert fn["parameters"]["properties"]["note"] == {"type": ["string", "null"]}
+    run = result.tool_runs[0]
+    assert run.result.is_error is False
+    assert run.result.content == "kit -> depot (None)"
+    assert restore_defaults(tool.input_schema, args) == {"name": "kit"}

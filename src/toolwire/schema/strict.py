@@ -501,7 +501,9 @@ def restore_defaults(schema: dict[str, Any], arguments: Any) -> Any:
     that has a ``default`` and whose original schema does not accept ``null`` — i.e. a property
     that is nullable only because the transform made it so — the default is put back (a deep
     copy); a ``null`` for an optional property without a default whose schema does not accept
-    ``null`` (models send it for "not given", e.g. without strict mode) removes the key. Recurses
+    ``null`` (models send it for "not given", e.g. without strict mode) removes the key, and so
+    does a ``null`` for one whose default is itself ``null`` (``x: Model = None`` in Python: the
+    schema does not take the default it names, so the function's own default applies). Recurses
     into nested objects, array items, ``$ref`` targets and ``anyOf``/``oneOf``
     branches (a branch is used when it is the only object-typed one). Everything else, including
     a ``null`` the original schema allows, is left as sent. Returns a new object; ``arguments``
@@ -582,9 +584,11 @@ def _restore(schema: Any, value: Any, root: dict[str, Any], seen: frozenset[int]
                 continue
             sub_d = _deref(sub, root)
             if item is None and key not in required and isinstance(sub_d, dict) and not accepts_null(sub, root):
-                if "default" in sub_d:
+                if sub_d.get("default") is not None:
                     out[key] = copy.deepcopy(sub_d["default"])
-                # else: an optional property without a default: null stands for "absent"
+                # else: an optional property without a default, or whose default is null although
+                # its schema does not take null (``x: Model = None``: putting null back would fail
+                # validation every time): null stands for "absent", the key is dropped
             else:
                 out[key] = _restore(sub, item, root, seen)
         return out
