@@ -543,3 +543,26 @@ def test_boolean_subschemas_are_sent_as_schema_objects_in_openapi_mode(mock_mode
     _, report = OPENAPI.translate_tool(tool)
     assert ("/properties/legacy", "removed", "properties") in changes(report)
     assert ("/properties/pick/anyOf/2", "removed", "anyOf") in changes(report)
+
+
+def test_ref_siblings_wrapped_under_properties_named_like_data_keywords(mock_model) -> None:
+    """A property may be called ``default``, ``enum`` or ``examples``: under ``properties`` those
+    are names, not keywords, so a ``$ref`` with a ``description`` there is wrapped like any other
+    (rule gemini.schema.json.ref-siblings). Found by the schema fuzz test."""
+    from gemini_wire_helpers import candidate_body, json_response
+
+    from toolwire import run_sync
+
+    schema = {
+        "type": "object",
+        "properties": {"default": {"$ref": "#/$defs/Mode", "description": "the mode used when none is given"}},
+        "$defs": {"Mode": {"type": "string", "enum": ["fast", "safe"]}},
+    }
+    tool = Tool.from_schema("configure", "Configure.", schema, lambda **kw: "ok")
+    model = mock_model([json_response(candidate_body([{"text": "done"}]))])
+    run_sync(model, "configure", tools=[tool])
+    sent = model.sent[0].json["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"]
+    assert sent["properties"]["default"] == {
+        "anyOf": [{"$ref": "#/$defs/Mode"}],
+        "description": "the mode used when none is given",
+    }

@@ -1183,7 +1183,7 @@ def wrap_ref_siblings(schema: Any, report: TranslationReport, path: tuple[Any, .
         return copy.deepcopy(schema)
     out: dict[str, Any] = {}
     for k, v in schema.items():
-        if k in ("properties", "$defs", "definitions", "patternProperties") and isinstance(v, dict):
+        if k in _SCHEMA_MAPS and isinstance(v, dict):
             out[k] = {n: wrap_ref_siblings(s, report, path + (k, n)) for n, s in v.items()}
         elif k in (
             "items",
@@ -1225,11 +1225,19 @@ def _has_ref_siblings(schema: Any) -> bool:
         return False
     if "$ref" in schema and any(not k.startswith("$") for k in schema):
         return True
-    return any(
-        _has_ref_siblings(v)
-        for k, v in schema.items()
-        if isinstance(v, (dict, list)) and k not in ("enum", "const", "default", "examples", "required")
-    )
+    for k, v in schema.items():
+        if k in _SCHEMA_MAPS and isinstance(v, dict):
+            # a map of names to schemas: a property called "default" or "enum" is a schema too
+            if any(_has_ref_siblings(sub) for sub in v.values()):
+                return True
+        elif isinstance(v, (dict, list)) and k not in ("enum", "const", "default", "examples", "required"):
+            if _has_ref_siblings(v):
+                return True
+    return False
+
+
+#: Keywords whose value maps names (data) to schemas.
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
 
 
 # --------------------------------------------------------------------------------------------
