@@ -582,3 +582,20 @@ def test_strict_tool_with_a_required_name_no_property_declares_is_sent_without_s
     assert sent["input_schema"] == schema
     assert seen == [{"query": "q", "cursor": 7}]
     assert result.text == "found"
+
+
+def test_strict_recursion_found_under_properties_named_like_data_keywords() -> None:
+    """A property called ``enum`` or ``default`` is a name, not the keyword: a recursive
+    ``$ref`` under it makes the schema recursive, so the tool is sent without ``strict`` (rule
+    anthropic.schema.strict-recursive). Found by the schema fuzz test."""
+    schema = {
+        "type": "object",
+        "properties": {"default": {"$ref": "#/$defs/Node"}},
+        "$defs": {
+            "Node": {"type": "object", "properties": {"enum": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}
+        },
+    }
+    wire, report = codec.translate_tool(Tool.from_schema("tree", "Walk a tree.", schema, strict=True))
+    assert report.strict_possible is False
+    assert "strict" not in wire
+    assert [c.keyword for c in report if c.action == "unsupported"] == ["$ref"]

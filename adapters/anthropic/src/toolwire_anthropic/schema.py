@@ -78,6 +78,9 @@ STRICT_KEYWORDS = frozenset(
     }
 )
 
+#: Keywords whose value maps names (data: any string, "enum" and "default" included) to schemas.
+_NAME_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
+
 #: Keywords of a root ``allOf`` member that fold into the root without further thought.
 _FOLD_MERGED = ("properties", "required")
 
@@ -269,6 +272,13 @@ def is_recursive(schema: dict[str, Any]) -> str | None:
             for k, v in node.items():
                 if k in ("$defs", "definitions", "enum", "const", "default", "examples"):
                     continue
+                if k in _NAME_MAPS and isinstance(v, dict):
+                    # names to schemas: a property called "default" or "enum" is a schema too
+                    for name, sub in v.items():
+                        found = walk(sub, (*path, k, name), stack)
+                        if found:
+                            return found
+                    continue
                 found = walk(v, (*path, k), stack)
                 if found:
                     return found
@@ -311,6 +321,12 @@ def strict_narrowed(schema: dict[str, Any]) -> tuple[str, str] | None:
                 return json_pointer([*path, "required"]), "required"
             for k, v in node.items():
                 if k in ("enum", "const", "default", "examples"):
+                    continue
+                if k in _NAME_MAPS and isinstance(v, dict):
+                    for name, sub in v.items():  # names to schemas, whatever the names
+                        found = walk(sub, (*path, k, name), depth + 1)
+                        if found:
+                            return found
                     continue
                 found = walk(v, (*path, k), depth + 1)
                 if found:
