@@ -566,3 +566,39 @@ def test_ref_siblings_wrapped_under_properties_named_like_data_keywords(mock_mod
         "anyOf": [{"$ref": "#/$defs/Mode"}],
         "description": "the mode used when none is given",
     }
+
+
+def test_stringified_enum_answer_converted_back_through_the_branch_that_holds_it(mock_model) -> None:
+    """In openapi mode a non-string enum is sent as strings, and the answer is converted back.
+    Under ``oneOf``/``anyOf`` the branch that takes the answer must be the one whose enum holds
+    it (not the first branch of the same type), and among object branches the one whose
+    ``const`` discriminator matches. Found by the schema fuzz test."""
+    from gemini_wire_helpers import candidate_body, json_response
+
+    from toolwire import run_sync
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "size": {"oneOf": [{"type": "string", "enum": ["small", "large"]}, {"type": "number", "enum": [0.5, 1]}]},
+            "shape": {
+                "anyOf": [
+                    {"type": "object", "properties": {"kind": {"const": "box"}, "side": {"type": "string"}}},
+                    {"type": "object", "properties": {"kind": {"const": "ball"}, "radius": {"enum": [1, 2]}}},
+                ]
+            },
+        },
+    }
+    seen: list[Any] = []
+    tool = Tool.from_schema("make", "Make a thing.", schema, lambda **kw: seen.append(kw) or "ok")
+    args = {"size": "1", "shape": {"kind": "ball", "radius": "2"}}
+    model = mock_model(
+        [
+            json_response(candidate_body([{"functionCall": {"name": "make", "args": args}}])),
+            json_response(candidate_body([{"text": "made"}])),
+        ],
+        schema_mode="openapi",
+    )
+    result = run_sync(model, "make it", tools=[tool])
+    assert result.tool_runs[0].result.is_error is False, result.tool_runs[0].result.content
+    assert seen == [{"size": 1, "shape": {"kind": "ball", "radius": 2}}]

@@ -12,6 +12,9 @@ right value (vendor-neutral here; adapters call :func:`coerce_arguments` when de
    ``Schema``) gets ``enum: ["1", "2"]`` for ``enum: [1, 2]``; the model answers ``"2"``.
    Where the value is a string that is not itself an allowed value but equals the string form
    (:func:`enum_string`) of exactly one allowed value, it becomes that value. ``const`` likewise.
+   Under ``anyOf``/``oneOf`` the value is read through the first branch that takes it: whose
+   ``enum``/``const`` holds it, whose type fits, and (for an object) whose ``const``/``enum``
+   properties (a discriminator such as ``kind``) hold the values the object carries.
 
 Nothing else is changed: wrong types stay wrong so that validation reports them.
 """
@@ -132,14 +135,37 @@ def _resolve(root: dict[str, Any], node: Any, seen: tuple[str, ...]) -> tuple[An
     return node, seen
 
 
-def _accepts(node: dict[str, Any], value: Any) -> bool:
-    """A cheap type check used to pick an ``anyOf``/``oneOf`` branch."""
+def _same(value: Any, option: Any) -> bool:
+    """JSON equality: ``1 == 1.0`` (one number), ``True != 1`` and ``"1" != 1`` (other types)."""
+    if isinstance(value, bool) or isinstance(option, bool):
+        return type(value) is type(option) and value == option
+    if isinstance(value, (int, float)) and isinstance(option, (int, float)):
+        return value == option
+    return value == option and type(value) is type(option)
+
+
+def _accepts(node: dict[str, Any], value: Any, root: dict[str, Any] | None = None) -> bool:
+    """A cheap check used to pick an ``anyOf``/``oneOf`` branch: the branch's ``enum`` /
+    ``const`` holds the value (whatever its ``type`` says), its type takes it, and for an object
+    the properties the value carries that the branch fixes with a ``const`` / ``enum`` (a
+    discriminator such as ``kind``) hold their values."""
+    if isinstance(node.get("enum"), list) and not any(_same(value, e) for e in node["enum"]):
+        return False
+    if "const" in node and not _same(value, node["const"]):
+        return False
+    if isinstance(value, dict) and isinstance(node.get("properties"), dict):
+        for key, sub in node["properties"].items():
+            if key not in value:
+                continue
+            sub, _ = _resolve(root, sub, ()) if root is not None else (sub, ())
+            if not isinstance(sub, dict):
+                continue
+            if isinstance(sub.get("enum"), list) and not any(_same(value[key], e) for e in sub["enum"]):
+                return False
+            if "const" in sub and not _same(value[key], sub["const"]):
+                return False
     types = _types(node)
     if not types:
-        if "enum" in node:
-            return any(value == e and type(value) is type(e) for e in node["enum"] if isinstance(node["enum"], list))
-        if "const" in node:
-            return value == node["const"]
         return True
     checks = {
         "null": value is None,
@@ -196,7 +222,7 @@ def _coerce(node: Any, value: Any, root: dict[str, Any], depth: int, seen: tuple
                 if not isinstance(resolved, dict):
                     continue
                 candidate = _coerce(resolved, value, root, depth + 1, sub_seen)
-                if _accepts(resolved, candidate):
+                if _accepts(resolved, candidate, root):
                     value = candidate
                     break
 
