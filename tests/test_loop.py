@@ -352,6 +352,26 @@ def test_unresolvable_ref_is_rejected_at_definition():
         Tool.from_schema("t", "d", {"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}})
 
 
+@pytest.mark.parametrize("name", ["default", "enum", "examples", "const"])
+def test_schema_checks_reach_properties_named_like_data_keywords(name):
+    """A property called "default" (or "enum", ...) is a schema like any other: a dangling $ref
+    or a pattern RE2 cannot run inside it is found when the tool is defined."""
+    from toolwire import SchemaError, Tool
+
+    with pytest.raises(SchemaError, match=rf"\$ref at /properties/{name} to '#/\$defs/Missing', which points nowhere"):
+        Tool.from_schema("t", "d", {"type": "object", "properties": {name: {"$ref": "#/$defs/Missing"}}})
+    with pytest.raises(SchemaError, match=rf"pattern at /\$defs/{name}/pattern that RE2 cannot run"):
+        Tool.from_schema(
+            "t",
+            "d",
+            {
+                "type": "object",
+                "$defs": {name: {"type": "string", "pattern": "(a)\\1"}},
+                "properties": {"x": {"$ref": f"#/$defs/{name}"}},
+            },
+        )
+
+
 def test_integral_float_reaches_int_parameter_as_int():
     seen = []
 

@@ -33,6 +33,9 @@ MAX_SCHEMA_DEPTH = 64
 MAX_SCHEMA_NODES = 20_000
 
 _NOT_SCHEMAS = ("const", "enum", "default", "examples")
+#: Keywords whose value maps names (data, not keywords) to schemas: a property named "default" or
+#: "enum" is a schema like any other.
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 
 
 def check_schema_bounds(schema: Any, *, tool_name: str = "") -> None:
@@ -78,7 +81,10 @@ def _patterns(node: Any, path: tuple[Any, ...]) -> list[tuple[str, str]]:
         if isinstance(pp, dict):
             out.extend((json_pointer([*path, "patternProperties", k]), k) for k in pp if isinstance(k, str))
         for k, v in node.items():
-            if k not in _NOT_SCHEMAS:
+            if k in _SCHEMA_MAPS and isinstance(v, dict):
+                for name, sub in v.items():
+                    out.extend(_patterns(sub, (*path, k, name)))
+            elif k not in _NOT_SCHEMAS:
                 out.extend(_patterns(v, (*path, k)))
     elif isinstance(node, list):
         for i, v in enumerate(node):
@@ -205,7 +211,10 @@ def _local_refs(node: Any, path: tuple[Any, ...]) -> list[tuple[str, str]]:
         if isinstance(ref, str) and ref.startswith("#"):
             out.append((json_pointer(list(path)), ref))
         for k, v in node.items():
-            if k not in ("const", "enum", "default", "examples"):
+            if k in _SCHEMA_MAPS and isinstance(v, dict):
+                for name, sub in v.items():
+                    out.extend(_local_refs(sub, (*path, k, name)))
+            elif k not in _NOT_SCHEMAS:
                 out.extend(_local_refs(v, (*path, k)))
     elif isinstance(node, list):
         for i, v in enumerate(node):
