@@ -37,8 +37,25 @@ null when the price data does not know the model), ``wall_time`` (seconds the ru
 experiment: ``name`` (primary key), ``spec`` (the spec as JSON), ``fingerprint``,
 ``created_at``/``updated_at``. Version 3 adds ``cache_write_1h_tokens`` to ``runs`` and
 ``turns`` (the part of ``cache_write_tokens`` written to a one-hour cache, priced at its own
-rate). An older file is upgraded in place when opened (columns added; the version-3 counts are
-filled in from the saved run and response JSON, nothing else rewritten).
+rate). Version 4 adds the table ``leases`` — one row per run a process has claimed (see
+:meth:`RunStore.claim`): ``run_id`` (primary key), ``experiment``, the owner's ``host``
+(host name), ``pid``, ``token`` (random, one per claiming process) and ``scope`` (the boot and
+process-id namespace its pid belongs to; null where unknown), ``claimed_at`` and ``heartbeat``
+(Unix seconds of its last sign of life). An older file is upgraded in place when opened (columns
+and tables added; the version-3 counts are filled in from the saved run and response JSON, nothing
+else rewritten).
+
+**Claims.** Several processes may run one experiment on one file (two terminals, a CI job and a
+laptop on a shared disk): before a process runs a run it claims it (:meth:`RunStore.claim`, one
+``BEGIN IMMEDIATE`` transaction, so two processes never both hold one run), and every write it
+makes of the run is refused with :class:`RunTaken` once another process holds the run. A claim
+stays live while its owner shows signs of life: its heartbeat is refreshed by every checkpoint and
+every :data:`HEARTBEAT_INTERVAL` seconds (:meth:`RunStore.heartbeat`). A claim is *stale* — and
+another process may take the run over — when its heartbeat is older than ``stale_after`` seconds
+(default :data:`STALE_AFTER`), or at once when its owner ran on this machine and its process is
+gone (or the pid is this process's own, under another token). The heartbeat is compared with the
+reader's clock: machines sharing a file need clocks that agree within a fraction of
+``stale_after``.
 
 Every text written passes through :func:`toolwire.secrets.scrub_value` first, so no known
 credential reaches the file. Writes are transactions in WAL mode: a process killed mid-write
@@ -54,15 +71,31 @@ not writable — naming the file and what to do, never a bare :mod:`sqlite3` err
 from __future__ import annotations
 
 import json
+import os
+import secrets
+import socket
 import sqlite3
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from .errors import ConfigurationError
 
-__all__ = ["EXPERIMENT_COLUMNS", "RunStore", "RunStoreError", "SCHEMA_VERSION", "StoredRun"]
+__all__ = [
+    "EXPERIMENT_COLUMNS",
+    "HEARTBEAT_INTERVAL",
+    "Lease",
+    "LeaseOwner",
+    "RunStore",
+    "RunStoreError",
+    "RunTaken",
+    "SCHEMA_VERSION",
+    "STALE_AFTER",
+    "StoredRun",
+    "lease_state",
+]
 
 
 class RunStoreError(ConfigurationError):
@@ -130,7 +163,7 @@ class _Guarded:
 _UNSET: Any = object()
 
 #: The schema version this module writes (``PRAGMA user_version``).
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: The usage columns of ``runs`` and ``turns`` in the version-1 schema.
 _USAGE_V1 = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "requests")
@@ -165,6 +198,13 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "WHERE json_valid(state)",
         "UPDATE turns SET cache_write_1h_tokens = json_extract(response, '$.usage.cache_write_1h_tokens') "
         "WHERE json_valid(response)",
+    ),
+    # the claims of runs in progress (RunStore.claim); no row for runs nobody holds
+    3: (
+        "CREATE TABLE IF NOT EXISTS leases (run_id TEXT PRIMARY KEY, experiment TEXT, host TEXT NOT NULL, "
+        "pid INTEGER NOT NULL, token TEXT NOT NULL, scope TEXT, claimed_at REAL NOT NULL, heartbeat REAL NOT NULL)",
+        "CREATE INDEX IF NOT EXISTS leases_experiment ON leases (experiment)",
+        "CREATE INDEX IF NOT EXISTS leases_token ON leases (token)",
     ),
 }
 
@@ -225,6 +265,145 @@ def _dumps(value: Any) -> str:
     return text
 
 
+#: Seconds between the heartbeats a process writes for the runs it holds (besides the one every
+#: checkpoint writes).
+HEARTBEAT_INTERVAL = 30.0
+#: Seconds without a heartbeat after which a claim is stale and another process may take the run
+#: over (six missed heartbeats).
+STALE_AFTER = 180.0
+
+
+class RunTaken(Exception):
+    """A process does not hold the run ``run_id`` (:meth:`RunStore.claim`): another live process
+    holds it, it changed since it was planned, or — ``lost`` — this process held it but another
+    one took it over after this one's heartbeat went stale. The process must stop the run and
+    write nothing more of it; ``holder`` is the other process's :class:`Lease` (``None`` when
+    nobody holds it now, e.g. it finished meanwhile)."""
+
+    def __init__(self, run_id: str, holder: Lease | None = None, *, lost: bool = False) -> None:
+        self.run_id = run_id
+        self.holder = holder
+        self.lost = lost
+        who = f" by {holder.describe()}" if holder is not None else ""
+        if lost:
+            message = f"the run {run_id!r} was taken over{who}: this process's claim went stale"
+        else:
+            message = f"the run {run_id!r} is held{who} or changed since it was planned"
+        super().__init__(message)
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="ascii") as fh:
+            return fh.read().strip() or None
+    except (OSError, ValueError):
+        return None
+
+
+def _scope() -> str | None:
+    """This process's boot id and process-id namespace (``"<boot id>/pid:[<inode>]"``): two
+    processes whose pids can be compared share it. ``None`` where the system does not say
+    (not Linux)."""
+    boot = _read("/proc/sys/kernel/random/boot_id")
+    try:
+        namespace: str | None = os.readlink("/proc/self/ns/pid")
+    except (OSError, AttributeError):
+        namespace = None
+    if boot is None and namespace is None:
+        return None
+    return f"{boot or '?'}/{namespace or '?'}"
+
+
+def _pid_alive(pid: int) -> bool | None:
+    """Whether process ``pid`` of this machine exists (a zombie does not); ``None`` when it
+    cannot be told (Windows, where signal 0 would end the process)."""
+    if os.name != "posix" or pid <= 0:
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    except OSError:
+        return None
+    stat = _read(f"/proc/{pid}/stat")
+    if stat is not None and ")" in stat:
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields and fields[0] in ("Z", "X"):  # exited, not yet reaped by its parent
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class LeaseOwner:
+    """Who claims runs: ``host`` (host name), ``pid``, ``token`` (random, unique to this owner)
+    and ``scope`` (boot id and pid namespace; ``None`` where unknown). :meth:`current` makes one
+    for this process; an experiment run makes one per call."""
+
+    host: str
+    pid: int
+    token: str
+    scope: str | None = None
+
+    @classmethod
+    def current(cls) -> LeaseOwner:
+        """A new owner for this process, with a fresh random token."""
+        return cls(socket.gethostname(), os.getpid(), secrets.token_hex(8), _scope())
+
+
+@dataclass(frozen=True)
+class Lease:
+    """One row of ``leases``: the claim of ``run_id`` by ``host``/``pid``/``token``/``scope``,
+    made at ``claimed_at``, last alive at ``heartbeat`` (Unix seconds)."""
+
+    run_id: str
+    experiment: str | None
+    host: str
+    pid: int
+    token: str
+    scope: str | None
+    claimed_at: float
+    heartbeat: float
+
+    def describe(self) -> str:
+        """``"pid 4242 on host ci-7"``."""
+        return f"pid {self.pid} on host {self.host}"
+
+
+def lease_state(lease: Lease, me: LeaseOwner, *, now: float | None = None, stale_after: float = STALE_AFTER) -> str:
+    """``"mine"`` (``me`` holds it), ``"live"`` (another process holds it) or ``"stale"`` (the
+    run may be taken over): stale when the heartbeat is older than ``stale_after`` seconds, or
+    when the owner ran on this machine (same host name and scope) and its process is gone, or
+    has this process's pid under another token (an earlier process that had the same pid)."""
+    if lease.token == me.token:
+        return "mine"
+    now = time.time() if now is None else now
+    if now - lease.heartbeat > stale_after:
+        return "stale"
+    if lease.host == me.host and lease.scope == me.scope:
+        if lease.pid == me.pid or _pid_alive(lease.pid) is False:
+            return "stale"
+    return "live"
+
+
+def _lease(row: sqlite3.Row) -> Lease:
+    return Lease(
+        row["run_id"],
+        row["experiment"],
+        row["host"],
+        row["pid"],
+        row["token"],
+        row["scope"],
+        row["claimed_at"],
+        row["heartbeat"],
+    )
+
+
+#: ``RunStore.claim(seen=...)`` not given: the run's row is not compared.
+_ANY: Any = object()
+
+
 class StoredRun:
     """One row of ``runs``: ``run_id``, ``model``, ``status``, ``stop_reason``, ``error``,
     ``experiment``, ``labels`` (dict), ``created_at``/``updated_at`` (Unix seconds), ``usage``
@@ -279,7 +458,10 @@ class RunStore:
       it (to pass as ``resume=``), :meth:`get` / :meth:`runs` the rows, :meth:`tool_calls` a run's
       tool calls;
     - :meth:`checkpointer` gives an event callback that saves after every finished tool call and
-      every finished turn.
+      every finished turn;
+    - :meth:`claim`, :meth:`heartbeat`, :meth:`release`, :meth:`lease` / :meth:`leases` — the
+      claims that keep two processes from running one run (module docs); ``save``,
+      ``update_run`` and ``delete`` take the claim's ``owner=`` to write only while it holds it.
 
     Thread-safe (one connection, one lock). Use as a context manager or call :meth:`close`.
     """
@@ -379,12 +561,21 @@ class RunStore:
             self._conn.close()
 
     # -- writing ----------------------------------------------------------------------------
-    def save(self, run: Any, *, experiment: str | None = None, labels: Mapping[str, Any] | None = None) -> None:
+    def save(
+        self,
+        run: Any,
+        *,
+        experiment: str | None = None,
+        labels: Mapping[str, Any] | None = None,
+        owner: LeaseOwner | None = None,
+    ) -> None:
         """Write ``run`` (anything with ``run_id``, ``model``, ``turns`` and ``to_dict()``: a run
         state or a :class:`~toolwire.RunResult`) with all its turns and tool calls, replacing
         what was stored for that ``run_id``; ``experiment``/``labels`` are kept from an earlier
         save when not given. One transaction: a reader sees the previous or the new run, never
-        half of one."""
+        half of one. ``owner``: write only while ``owner`` holds the run's claim (its heartbeat is
+        refreshed in the same transaction); raises :class:`RunTaken` (``lost=True``), writing
+        nothing, when it does not."""
         d = run.to_dict()
         status = getattr(run, "status", None) or ("finished" if getattr(run, "stop_reason", None) else "running")
         turns = list(getattr(run, "turns", []) or [])
@@ -430,6 +621,8 @@ class RunStore:
         errors = sum(row[6] for row in tool_rows)
         state = _dumps(d)
         with self._lock, self._tx():
+            if owner is not None:
+                self._hold(run.run_id, owner, now)
             old = self._conn.execute(
                 "SELECT created_at, experiment, labels FROM runs WHERE run_id=?", (run.run_id,)
             ).fetchone()
@@ -574,25 +767,32 @@ class RunStore:
             )
         return await self.run(model, resume=self.load_state(run_id), **kwargs)
 
-    def update_run(self, run_id: str, **fields: Any) -> None:
+    def update_run(self, run_id: str, *, owner: LeaseOwner | None = None, release: bool = False, **fields: Any) -> None:
         """Set experiment-record columns of a stored run (``variant``, ``run_index``, ``attempt``,
         ``outcome``, ``cost_usd``, ``wall_time``, ``check_output``; see the module docs). Text is
-        scrubbed of known credentials. Raises ``KeyError`` for an unknown run, ``ValueError`` for
-        an unknown column."""
+        scrubbed of known credentials. ``owner``: only while it holds the run's claim (else
+        :class:`RunTaken`, nothing written); ``release``: drop that claim in the same transaction
+        (the run is over). Raises ``KeyError`` for an unknown run, ``ValueError`` for an unknown
+        column."""
         known = {name for name, _ in EXPERIMENT_COLUMNS}
         bad = sorted(set(fields) - known)
         if bad:
             raise ValueError(f"unknown experiment column(s) {bad}; the columns are {sorted(known)}")
-        if not fields:
+        if not fields and not release:
             return
         values = [_scrub_text(v) if isinstance(v, str) else v for v in fields.values()]
+        now = time.time()
         with self._lock, self._tx():
+            if owner is not None:
+                self._hold(run_id, owner, now)
             cur = self._conn.execute(
-                f"UPDATE runs SET {', '.join(f'{k}=?' for k in fields)}, updated_at=? WHERE run_id=?",
-                (*values, time.time(), run_id),
+                f"UPDATE runs SET {''.join(f'{k}=?, ' for k in fields)}updated_at=? WHERE run_id=?",
+                (*values, now, run_id),
             )
-        if cur.rowcount == 0:
-            raise KeyError(f"no run {run_id!r} in the run store {str(self.path)!r}")
+            if cur.rowcount == 0:
+                raise KeyError(f"no run {run_id!r} in the run store {str(self.path)!r}")
+            if release and owner is not None:
+                self._conn.execute("DELETE FROM leases WHERE run_id=? AND token=?", (run_id, owner.token))
 
     def save_experiment(self, name: str, spec: Mapping[str, Any], *, fingerprint: str | None = None) -> None:
         """Write (or replace) the ``experiments`` row of ``name`` with its ``spec`` (JSON-ready)."""
@@ -621,11 +821,91 @@ class RunStore:
             rows = self._conn.execute("SELECT name FROM experiments ORDER BY created_at, name").fetchall()
         return [r[0] for r in rows]
 
-    def delete(self, run_id: str) -> bool:
-        """Remove a run with its turns and tool calls; ``True`` when there was one."""
+    def delete(self, run_id: str, *, owner: LeaseOwner | None = None) -> bool:
+        """Remove a run with its turns and tool calls; ``True`` when there was one. ``owner``:
+        only while it holds the run's claim (else :class:`RunTaken`, nothing removed); the claim
+        itself stays."""
         with self._lock, self._tx():
+            if owner is not None:
+                self._hold(run_id, owner, time.time())
             cur = self._conn.execute("DELETE FROM runs WHERE run_id=?", (run_id,))
         return cur.rowcount > 0
+
+    # -- claims -----------------------------------------------------------------------------
+    def claim(
+        self,
+        run_id: str,
+        owner: LeaseOwner,
+        *,
+        experiment: str | None = None,
+        seen: float | None = _ANY,
+        stale_after: float = STALE_AFTER,
+    ) -> bool:
+        """Claim the run ``run_id`` for ``owner`` before running it: ``True`` when ``owner`` now
+        holds it (also when it held it already), ``False`` when another live process holds it
+        (see :func:`lease_state`) or — ``seen`` given — when the run's ``runs`` row changed since
+        the caller read it (``seen``: the row's ``updated_at`` then, ``None`` for no row; another
+        process started or finished the run meanwhile). A stale claim is replaced. One
+        ``BEGIN IMMEDIATE`` transaction: of several processes claiming one run at the same
+        instant, exactly one gets it."""
+        now = time.time()
+        with self._lock, self._tx():
+            if seen is not _ANY:
+                row = self._conn.execute("SELECT updated_at FROM runs WHERE run_id=?", (run_id,)).fetchone()
+                if (row[0] if row is not None else None) != seen:
+                    return False
+            held = self._conn.execute("SELECT * FROM leases WHERE run_id=?", (run_id,)).fetchone()
+            if held is not None and lease_state(_lease(held), owner, now=now, stale_after=stale_after) == "live":
+                return False
+            self._conn.execute(
+                "INSERT INTO leases (run_id, experiment, host, pid, token, scope, claimed_at, heartbeat) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET experiment=excluded.experiment, "
+                "host=excluded.host, pid=excluded.pid, token=excluded.token, scope=excluded.scope, "
+                "claimed_at=excluded.claimed_at, heartbeat=excluded.heartbeat",
+                (run_id, experiment, owner.host, owner.pid, owner.token, owner.scope, now, now),
+            )
+        return True
+
+    def _hold(self, run_id: str, owner: LeaseOwner, now: float) -> None:
+        """Inside a write transaction: raise :class:`RunTaken` unless ``owner`` holds ``run_id``;
+        refresh its heartbeat."""
+        cur = self._conn.execute("UPDATE leases SET heartbeat=? WHERE run_id=? AND token=?", (now, run_id, owner.token))
+        if cur.rowcount == 0:
+            row = self._conn.execute("SELECT * FROM leases WHERE run_id=?", (run_id,)).fetchone()
+            raise RunTaken(run_id, _lease(row) if row is not None else None, lost=True)
+
+    def heartbeat(self, owner: LeaseOwner) -> int:
+        """Refresh the heartbeat of every claim ``owner`` holds; returns how many it holds."""
+        with self._lock, self._tx():
+            cur = self._conn.execute("UPDATE leases SET heartbeat=? WHERE token=?", (time.time(), owner.token))
+        return cur.rowcount
+
+    def release(self, owner: LeaseOwner, run_id: str | None = None) -> int:
+        """Drop ``owner``'s claim of ``run_id`` (``None``: all its claims); returns how many were
+        dropped. A run released unfinished may be taken at once by another process."""
+        sql, args = "DELETE FROM leases WHERE token=?", [owner.token]
+        if run_id is not None:
+            sql += " AND run_id=?"
+            args.append(run_id)
+        with self._lock, self._tx():
+            cur = self._conn.execute(sql, args)
+        return cur.rowcount
+
+    def lease(self, run_id: str) -> Lease | None:
+        """The claim on ``run_id`` (live or stale), or ``None``."""
+        with self._lock:
+            row = self._conn.execute("SELECT * FROM leases WHERE run_id=?", (run_id,)).fetchone()
+        return _lease(row) if row is not None else None
+
+    def leases(self, *, experiment: str | None = None) -> dict[str, Lease]:
+        """The claims (live or stale) by run id, optionally of one ``experiment``."""
+        sql, args = "SELECT * FROM leases", []
+        if experiment is not None:
+            sql += " WHERE experiment=?"
+            args.append(experiment)
+        with self._lock:
+            rows = self._conn.execute(sql, args).fetchall()
+        return {r["run_id"]: _lease(r) for r in rows}
 
     # -- reading ----------------------------------------------------------------------------
     def get(self, run_id: str) -> StoredRun | None:

@@ -129,8 +129,8 @@ def test_a_version_1_store_is_upgraded_in_place(tmp_path):
         with pytest.raises(KeyError):
             db.update_run("nope", outcome="pass")
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
-    assert dict(conn.execute("SELECT key, value FROM meta"))["schema_version"] == "3"
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert dict(conn.execute("SELECT key, value FROM meta"))["schema_version"] == "4"
     conn.close()
 
 

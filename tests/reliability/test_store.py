@@ -35,11 +35,11 @@ def test_schema_is_versioned_and_documented_tables_exist(tmp_path):
     path = tmp_path / "runs.sqlite"
     RunStore(path).close()
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert tables == {"meta", "runs", "turns", "tool_calls", "experiments"}
+    assert tables == {"meta", "runs", "turns", "tool_calls", "experiments", "leases"}
     assert dict(conn.execute("SELECT key, value FROM meta")) == {
-        "schema_version": "3",
+        "schema_version": "4",
         "written_by": f"toolwire {toolwire.__version__}",
     }
     cols = [r[1] for r in conn.execute("PRAGMA table_info(tool_calls)")]
@@ -118,7 +118,7 @@ def test_a_newer_schema_or_a_foreign_file_is_refused(tmp_path):
     conn = sqlite3.connect(newer)
     conn.execute("PRAGMA user_version=7")
     conn.close()
-    with pytest.raises(ConfigurationError, match="schema version 7, newer than this toolwire's 3"):
+    with pytest.raises(ConfigurationError, match="schema version 7, newer than this toolwire's 4"):
         RunStore(newer)
     foreign = tmp_path / "foreign.sqlite"
     conn = sqlite3.connect(foreign)
