@@ -242,7 +242,7 @@ def test_a_real_version_3_file_is_upgraded_and_its_cut_short_run_resumed(tmp_pat
     shutil.copy(DATA / "store_v3.toml", tmp_path / "store_v3.toml")
     shutil.copy(EXAMPLE / "check.py", tmp_path / "check.py")
     summary = asyncio.run(run_experiment(tmp_path / "store_v3.toml", store=path))
-    assert (summary.total, summary.skipped) == (2, 1)
+    assert (summary.total, summary.skipped, summary.left) == (2, 1, [])
     (record,) = summary.records
     assert (record.run.index, record.run.attempt, record.outcome) == (1, 2, "pass")
     with RunStore(path) as db:

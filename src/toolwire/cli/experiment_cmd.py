@@ -74,11 +74,20 @@ def run_command(
         min=0,
         help="Stop polling a round after SECONDS and exit 75 (batch backend; default 90000, 25 hours).",
     ),
+    wait: bool = typer.Option(
+        False,
+        "--wait",
+        help="When another process runs some of the runs, wait until they are finished (and take over "
+        "those whose process dies) instead of exiting 75.",
+    ),
 ) -> None:
     """Run every run of SPEC that has no finished record yet (a rerun after an interruption
-    does only the missing runs). Exit codes: 0 all runs recorded, 1 a run could not be done,
-    2 a bad spec or option, 75 runs still wait for their batch jobs (batch backend: run the same
-    command again to collect them), 130 interrupted (run the same command again to continue)."""
+    does only the missing runs). Runs another `toolwire experiment run` on the same store is
+    running are left to it. Exit codes: 0 all runs recorded, 1 a run could not be done, 2 a bad
+    spec or option, 75 the experiment is not complete yet, through no error: runs wait for their
+    batch jobs (batch backend: run the same command again to collect them) or still run in
+    another process (run the command again later, or with --wait), 130 interrupted (run the same
+    command again to continue)."""
     from ..batch import BatchPending
     from ..errors import ConfigurationError
     from ..experiments import Progress, run_experiment
@@ -104,13 +113,18 @@ def run_command(
     def on_progress(event: Progress) -> None:
         nonlocal task
         if event.kind == "planned":
+            elsewhere = f", {event.elsewhere} running in another process" if event.elsewhere else ""
             err.print(
                 f"experiment {exp.name}: {event.total} runs "
                 f"({_plural(len(exp.layers), 'layer')} × {_plural(len(exp.models), 'model')} × {_plural(exp.runs, 'run')}), "
-                f"{event.done} finished before, {event.pending} to run · backend {backend} · store {store or exp.store}"
+                f"{event.done} finished before, {event.pending} to run{elsewhere} · backend {backend} · "
+                f"store {store or exp.store}"
             )
             if progress_bar is not None:
                 task = progress_bar.add_task("runs", total=event.total, completed=event.done, status="")
+        elif event.kind == "waiting" and progress_bar is not None and task is not None:
+            # every finished run, whoever ran it
+            progress_bar.update(task, completed=event.done, status=f"waiting for {event.elsewhere} run(s) elsewhere")
         elif event.kind == "finished" and event.record is not None:
             outcome = event.record.outcome
             key = {"pass": "passed", "fail": "failed"}.get(outcome, "errors")
@@ -146,6 +160,7 @@ def run_command(
                     on_progress=on_progress,
                     retry_errors=retry_errors,
                     backend_options={k: v for k, v in options.items() if v is not None},
+                    wait=wait,
                 )
             )
         finally:
@@ -168,9 +183,41 @@ def run_command(
         f"{len(summary.records)} runs done now, {summary.skipped} finished before: "
         f"{state['passed']} passed, {state['failed']} failed, {state['errors']} errors · records in {summary.store}"
     )
+    _print_left(out, summary, again)
     out.print(f"scoreboard: toolwire experiment report {spec}" + (f" --store {store}" if store else ""))
     if state["errors"]:
         raise typer.Exit(1)
+    if summary.running_elsewhere:
+        raise typer.Exit(75)
+
+
+def _print_left(console: Any, summary: Any, again: str) -> None:
+    """What ``experiment run`` left to other processes: how many, which processes, how many of
+    them are finished, and what to do about the rest."""
+    if not summary.left:
+        return
+    holders = list(dict.fromkeys(r.holder.describe() for r in summary.left if r.holder is not None))
+    running = len(summary.running_elsewhere)
+    where = f" ({', '.join(holders)})" if holders else ""
+    if not running:
+        state = "all finished there"
+    elif running == len(summary.left):
+        state = "still running"
+    else:
+        state = f"{len(summary.left) - running} finished there, {running} still running"
+    others = "other processes" if len(holders) > 1 else "another process"
+    console.print(
+        f"{_plural(len(summary.left), 'run')} left to {others}{where}: {state}",
+        markup=False,
+        soft_wrap=True,
+    )
+    if running:
+        console.print(
+            f"  the experiment is not complete yet: `toolwire experiment run {again} --wait` waits for them; "
+            "run without --wait later, it takes over the runs of a process that stopped",
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 #: Most errored runs summarised by ``experiment run`` (the rest are counted; every error is in the store).

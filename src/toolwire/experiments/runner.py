@@ -3,25 +3,32 @@ and :func:`run_experiment`, which hands the missing runs to a backend.
 
 Every backend uses the same pieces, so every backend writes the same records:
 
-- :func:`plan` — the runs still to do: every (layer, model, run index) of the spec without a
-  finished record (``outcome`` set) in the store. A run with a record but no outcome was
-  interrupted: it is planned again as the next ``attempt``, from scratch;
+- :func:`plan` / :func:`plan_runs` — the runs still to do: every (layer, model, run index) of
+  the spec without a finished record (``outcome`` set) in the store. A run with a record but no
+  outcome was interrupted: it is planned again as the next ``attempt``, from scratch — unless
+  another live process holds its claim (it is running there; see :mod:`toolwire.store`);
 - :func:`prepare_project` — a fresh copy of the project folder for one attempt;
 - :func:`build_tools` / :func:`build_model` — the layer's tools over that copy, the cell's model;
 - :func:`check_project` — the checker's verdict on the copy after the run;
 - :func:`make_record` — the :class:`RunRecord` (counts, tokens, cost, outcome) of a run state;
-- :func:`start_run`, :func:`record_failure`, :func:`finish_run` — a run's first record, its
-  record when it raised, and its checked record when it ended, written through a
+- :func:`start_run`, :func:`record_failure`, :func:`finish_run` — a run's claim and first
+  record, its record when it raised, and its checked record when it ended, written through a
   :class:`~toolwire.experiments.backends.Recorder` (every backend records runs with these);
 - :func:`execute_run` — all of the above for one run through :func:`toolwire.run_stream`,
   reporting to a :class:`~toolwire.experiments.backends.Recorder` as it goes.
+
+Several processes may run one experiment on one store at once: each claims a run just before it
+starts it (:meth:`StoreRecorder.claim`), so every run is done by one process; the runs another
+process holds are left to it (:attr:`ExperimentRun.left`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -29,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ConfigurationError, RunLimitExceeded
+from ..store import _ANY, HEARTBEAT_INTERVAL, STALE_AFTER, Lease, LeaseOwner, RunTaken, lease_state
 from .spec import Experiment, ExperimentSpecError, load_spec, resolve_reference
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,19 +45,25 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..store import RunStore
     from .backends import Recorder
 
+log = logging.getLogger("toolwire.experiments")
+
 __all__ = [
+    "LeftRun",
     "PendingRun",
+    "Plan",
     "Progress",
     "RunRecord",
     "StoreRecorder",
     "build_model",
     "build_tools",
     "check_project",
+    "claim_run",
     "execute_run",
     "finish_run",
     "make_record",
     "open_store",
     "plan",
+    "plan_runs",
     "prepare_project",
     "project_path",
     "record_failure",
@@ -60,6 +74,9 @@ __all__ = [
 
 #: Most characters of the checker's output kept in the record (the tail).
 CHECK_OUTPUT_CHARS = 2000
+#: Seconds between two looks at the store while ``run_experiment(wait=True)`` waits for the runs
+#: other processes hold.
+WAIT_INTERVAL = 5.0
 
 
 @dataclass(frozen=True)
@@ -123,8 +140,12 @@ class RunRecord:
 @dataclass(frozen=True)
 class Progress:
     """A progress event passed to ``on_progress``: ``kind`` is ``"planned"`` (``total`` runs in
-    the spec, ``done`` already finished before this call, ``pending`` about to run),
-    ``"started"`` (``run``) or ``"finished"`` (``run`` and its ``record``)."""
+    the spec, ``done`` already finished before this call, ``pending`` about to run,
+    ``elsewhere`` held by other live processes and left to them), ``"started"`` (``run``),
+    ``"finished"`` (``run`` and its ``record``), ``"left"`` (``run``: another process claimed it
+    first, or took it over; this process does not run it) or ``"waiting"``
+    (``run_experiment(wait=True)``, after each look at the store while other processes still
+    hold runs: ``done`` is then every finished run, whoever ran it)."""
 
     kind: str
     total: int = 0
@@ -132,6 +153,7 @@ class Progress:
     pending: int = 0
     run: PendingRun | None = None
     record: RunRecord | None = None
+    elsewhere: int = 0
 
 
 # -- the plan -------------------------------------------------------------------------------------
@@ -154,22 +176,68 @@ def all_runs(exp: Experiment) -> list[PendingRun]:
     ]
 
 
-def plan(exp: Experiment, store: RunStore, *, retry_errors: bool = False) -> tuple[list[PendingRun], int]:
-    """The runs still to do and how many of the spec's runs are finished already. A run whose
-    record has an outcome is finished (``retry_errors``: except those whose outcome is
-    ``error``); one with a record but no outcome was interrupted and is planned as its next
-    attempt."""
-    stored = {r.run_id: r for r in store.runs(experiment=exp.name)}
-    pending, done = [], 0
+@dataclass
+class Plan:
+    """What :func:`plan_runs` found: ``pending`` (the runs to do, in spec order), ``done`` (how
+    many of the spec's runs are finished), ``elsewhere`` (the unfinished runs another live
+    process holds, with its claim) and ``seen`` (the ``updated_at`` of each pending run's row
+    when planned, ``None`` for no row: :meth:`~toolwire.store.RunStore.claim` claims a run only
+    if its row is still so)."""
+
+    pending: list[PendingRun]
+    done: int
+    elsewhere: list[tuple[PendingRun, Lease]] = field(default_factory=list)
+    seen: dict[str, float | None] = field(default_factory=dict)
+
+
+def plan_runs(
+    exp: Experiment,
+    store: RunStore,
+    *,
+    retry_errors: bool = False,
+    owner: LeaseOwner | None = None,
+    stale_after: float = STALE_AFTER,
+) -> Plan:
+    """The runs still to do (see :class:`Plan`). A run whose record has an outcome is finished
+    (``retry_errors``: except those whose outcome is ``error``); one with a record but no
+    outcome was interrupted and is planned as its next attempt — unless another live process
+    holds its claim (:func:`toolwire.store.lease_state` with ``stale_after``; ``owner``: the
+    caller, whose own claims do not count as another's), when it is left to that process. A run
+    whose claim is stale is planned: its owner is gone, and the run is taken over."""
+    me = owner if owner is not None else LeaseOwner.current()
+    rows = store.execute("SELECT run_id, attempt, outcome, updated_at FROM runs WHERE experiment=?", (exp.name,))
+    stored = {r["run_id"]: r for r in rows}
+    held = store.leases(experiment=exp.name)
+    now = time.time()
+    out = Plan([], 0)
     for run in all_runs(exp):
         old = stored.get(run.run_id)
-        if old is None:
-            pending.append(run)
-        elif old.outcome is not None and not (retry_errors and old.outcome == "error"):
-            done += 1
-        else:
-            pending.append(PendingRun(run.experiment, run.layer, run.model, run.index, (old.attempt or 1) + 1))
-    return pending, done
+        if old is not None and old["outcome"] is not None and not (retry_errors and old["outcome"] == "error"):
+            out.done += 1
+            continue
+        if old is not None:
+            run = PendingRun(run.experiment, run.layer, run.model, run.index, (old["attempt"] or 1) + 1)
+        lease = held.get(run.run_id)
+        if lease is not None and lease_state(lease, me, now=now, stale_after=stale_after) == "live":
+            out.elsewhere.append((run, lease))
+            continue
+        out.pending.append(run)
+        out.seen[run.run_id] = old["updated_at"] if old is not None else None
+    return out
+
+
+def plan(
+    exp: Experiment,
+    store: RunStore,
+    *,
+    retry_errors: bool = False,
+    owner: LeaseOwner | None = None,
+    stale_after: float = STALE_AFTER,
+) -> tuple[list[PendingRun], int]:
+    """The runs still to do and how many of the spec's runs are finished already
+    (:func:`plan_runs`: runs another live process holds are left out of both)."""
+    found = plan_runs(exp, store, retry_errors=retry_errors, owner=owner, stale_after=stale_after)
+    return found.pending, found.done
 
 
 # -- the pieces of one run ------------------------------------------------------------------------
@@ -335,15 +403,31 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def claim_run(run: PendingRun, recorder: Recorder) -> None:
+    """Claim ``run`` through ``recorder.claim(run)`` when the recorder has that method (the
+    :class:`StoreRecorder` has; a recorder without it claims nothing). Raises
+    :class:`~toolwire.store.RunTaken` when another process holds the run: leave it alone."""
+    claim = getattr(recorder, "claim", None)
+    if claim is not None and not claim(run):
+        raise RunTaken(run.run_id)
+
+
 def start_run(exp: Experiment, run: PendingRun, recorder: Recorder) -> tuple[Path, RunState]:
-    """Begin a fresh attempt of ``run``: a new project copy (:func:`prepare_project`) and the
-    run's initial :class:`~toolwire.runstate.RunState` (status ``running``), reported with
+    """Begin a fresh attempt of ``run``: its claim (:func:`claim_run`: raises
+    :class:`~toolwire.store.RunTaken` when another process holds it, before anything is made), a
+    new project copy (:func:`prepare_project`) and the run's initial
+    :class:`~toolwire.runstate.RunState` (status ``running``), reported with
     ``recorder.started``. Returns ``(project copy, state)``."""
     from ..runstate import RunState
 
+    claim_run(run, recorder)
     root = prepare_project(exp, run)
     state = RunState(run.run_id, run.model, status="running")
-    recorder.started(run, state)
+    try:
+        recorder.started(run, state)
+    except RunTaken:  # taken over meanwhile (this process's claim went stale): the copy is this one's
+        shutil.rmtree(root, ignore_errors=True)
+        raise
     return root, state
 
 
@@ -411,26 +495,41 @@ def open_run_stream(
 async def follow_run(stream: Any, run: PendingRun, recorder: Recorder) -> BaseException | None:
     """Consume the events of ``stream`` (from :func:`open_run_stream`) with a checkpoint after
     every finished tool call and turn; returns the ``RunFinished`` event's error (a limit), or
-    ``None``. What the stream raises propagates."""
+    ``None``. What the stream raises propagates; a checkpoint refused because another process
+    took the run over (:class:`~toolwire.store.RunTaken`) closes the stream (the run stops) and
+    propagates."""
     error: BaseException | None = None
-    async for event in stream:
-        kind = type(event).__name__
-        if kind in ("ToolFinished", "TurnFinished"):
-            recorder.checkpoint(run, stream.state)
-        elif kind == "RunFinished" and event.error is not None:
-            error = event.error
+    try:
+        async for event in stream:
+            kind = type(event).__name__
+            if kind in ("ToolFinished", "TurnFinished"):
+                recorder.checkpoint(run, stream.state)
+            elif kind == "RunFinished" and event.error is not None:
+                error = event.error
+    except RunTaken:
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()
+        raise
     return error
 
 
-async def execute_run(exp: Experiment, run: PendingRun, recorder: Recorder, *, keep_project: bool = False) -> RunRecord:
-    """Do one run from scratch and report it: a fresh project copy, the layer's tools, the model,
-    :func:`toolwire.run_stream` with a checkpoint after every finished tool call and turn, the
-    checker, the record. A run that raises (a provider error, a broken factory) is recorded with
-    outcome ``error``; a run stopped by a limit is still checked. A cancellation (or
-    ``KeyboardInterrupt``) propagates after the partial run is checkpointed, leaving its record
-    without an outcome, so the next :func:`run_experiment` starts it again."""
+async def execute_run(
+    exp: Experiment, run: PendingRun, recorder: Recorder, *, keep_project: bool = False
+) -> RunRecord | None:
+    """Do one run from scratch and report it: its claim, a fresh project copy, the layer's
+    tools, the model, :func:`toolwire.run_stream` with a checkpoint after every finished tool
+    call and turn, the checker, the record. A run that raises (a provider error, a broken
+    factory) is recorded with outcome ``error``; a run stopped by a limit is still checked. A
+    cancellation (or ``KeyboardInterrupt``) propagates after the partial run is checkpointed,
+    leaving its record without an outcome, so the next :func:`run_experiment` starts it again.
+    Returns ``None``, writing nothing, when another process holds the run, or took it over
+    while it ran (:class:`~toolwire.store.RunTaken`: the run stops there)."""
     t0 = time.monotonic()
-    root, state = start_run(exp, run, recorder)
+    try:
+        root, state = start_run(exp, run, recorder)
+    except RunTaken:
+        return None
     try:
         try:
             tools = build_tools(exp, run, root)
@@ -441,11 +540,18 @@ async def execute_run(exp: Experiment, run: PendingRun, recorder: Recorder, *, k
         try:
             error = await follow_run(stream, run, recorder)
         except (asyncio.CancelledError, KeyboardInterrupt):
-            recorder.checkpoint(run, stream.state)
+            try:
+                recorder.checkpoint(run, stream.state)
+            except RunTaken:  # another process has it now: nothing of this attempt to keep
+                pass
+            raise
+        except RunTaken:
             raise
         except Exception as exc:
             return record_failure(run, stream.state, recorder, exc, t0)
         return await finish_run(exp, run, stream.state, root, recorder, error, t0)
+    except RunTaken:
+        return None
     finally:
         if not keep_project:
             shutil.rmtree(root, ignore_errors=True)
@@ -466,51 +572,168 @@ def _remove_empty_parents(folder: Path, top: Path) -> None:
 
 # -- the recorder that writes the store -----------------------------------------------------------
 class StoreRecorder:
-    """The :class:`~toolwire.experiments.backends.Recorder` that writes the run store: on
-    ``started`` the earlier attempt's rows (if any) are replaced by a new run row with the
-    experiment columns set and no outcome; ``checkpoint`` saves the run state (turns and tool
-    calls included); ``finished`` saves it once more and writes the outcome, cost, wall time and
-    checker output. ``on_progress`` (optional) gets a :class:`Progress` for every start and
-    finish. Thread-safe (the store is)."""
+    """The :class:`~toolwire.experiments.backends.Recorder` that writes the run store, as
+    ``owner`` (a :class:`~toolwire.store.LeaseOwner`; default: a new one for this process).
 
-    def __init__(self, store: RunStore, exp: Experiment, on_progress: Callable[[Progress], Any] | None = None) -> None:
+    ``claim`` claims a run before it starts (:meth:`~toolwire.store.RunStore.claim`, comparing
+    its row with ``seen[run_id]`` — the ``updated_at`` it had when planned — when given): ``False``
+    leaves it to the process that holds it. On ``started`` (which claims first when that was not
+    done) the earlier attempt's rows (if any) are replaced by a new run row with the experiment
+    columns set and no outcome; ``checkpoint`` saves the run state (turns and tool calls
+    included) and refreshes the claim's heartbeat; ``finished`` saves it once more, writes the
+    outcome, cost, wall time and checker output and drops the claim. Every write is made only
+    while ``owner`` holds the claim: when another process took the run over, it raises
+    :class:`~toolwire.store.RunTaken` and writes nothing. The runs left to other processes are
+    in :attr:`left` (run id → the run and the other process's claim, ``None`` when nobody held
+    it any more: it had finished). ``on_progress`` (optional) gets a :class:`Progress` for every
+    start, finish and run left. Thread-safe (the store is)."""
+
+    def __init__(
+        self,
+        store: RunStore,
+        exp: Experiment,
+        on_progress: Callable[[Progress], Any] | None = None,
+        *,
+        owner: LeaseOwner | None = None,
+        seen: dict[str, float | None] | None = None,
+        stale_after: float = STALE_AFTER,
+    ) -> None:
         self.store = store
         self.exp = exp
         self.on_progress = on_progress
+        self.owner = owner if owner is not None else LeaseOwner.current()
+        self.seen: dict[str, float | None] = dict(seen or {})
+        self.stale_after = stale_after
+        self.left: dict[str, tuple[PendingRun, Lease | None]] = {}
+        self._held: set[str] = set()
+        self._lock = threading.Lock()
+
+    def _leave(self, run: PendingRun) -> None:
+        with self._lock:
+            self._held.discard(run.run_id)
+            self.left[run.run_id] = (run, self.store.lease(run.run_id))
+        if self.on_progress is not None:
+            self.on_progress(Progress("left", run=run))
+
+    def claim(self, run: PendingRun) -> bool:
+        """Claim ``run`` for this recorder's owner: ``True`` when it may run it."""
+        if run.run_id in self._held:
+            return True
+        ok = self.store.claim(
+            run.run_id,
+            self.owner,
+            experiment=run.experiment,
+            seen=self.seen.get(run.run_id, _ANY),
+            stale_after=self.stale_after,
+        )
+        if not ok:
+            self._leave(run)
+            return False
+        with self._lock:
+            self._held.add(run.run_id)
+            self.left.pop(run.run_id, None)
+        return True
+
+    def _guarded(self, run: PendingRun, write: Callable[[], Any]) -> None:
+        try:
+            write()
+        except RunTaken:
+            self._leave(run)
+            raise
 
     def started(self, run: PendingRun, state: RunState) -> None:
-        self.store.delete(run.run_id)
-        self.store.save(state, experiment=run.experiment, labels=run.labels)
-        self.store.update_run(run.run_id, variant=run.layer, run_index=run.index, attempt=run.attempt)
+        if not self.claim(run):
+            raise RunTaken(run.run_id, self.left.get(run.run_id, (run, None))[1])
+        owner = self.owner
+
+        def write() -> None:
+            self.store.delete(run.run_id, owner=owner)
+            self.store.save(state, experiment=run.experiment, labels=run.labels, owner=owner)
+            self.store.update_run(run.run_id, owner=owner, variant=run.layer, run_index=run.index, attempt=run.attempt)
+
+        self._guarded(run, write)
         if self.on_progress is not None:
             self.on_progress(Progress("started", run=run))
 
     def checkpoint(self, run: PendingRun, state: RunState) -> None:
-        self.store.save(state, experiment=run.experiment, labels=run.labels)
+        self._guarded(
+            run, lambda: self.store.save(state, experiment=run.experiment, labels=run.labels, owner=self.owner)
+        )
 
     def finished(self, run: PendingRun, state: RunState, record: RunRecord) -> None:
-        self.store.save(state, experiment=run.experiment, labels=run.labels)
-        self.store.update_run(
-            run.run_id,
-            outcome=record.outcome,
-            cost_usd=None if record.cost_usd is None else str(record.cost_usd),
-            wall_time=record.wall_time,
-            check_output=record.check_output or (record.error or ""),
-        )
+        def write() -> None:
+            self.store.save(state, experiment=run.experiment, labels=run.labels, owner=self.owner)
+            self.store.update_run(
+                run.run_id,
+                owner=self.owner,
+                release=True,
+                outcome=record.outcome,
+                cost_usd=None if record.cost_usd is None else str(record.cost_usd),
+                wall_time=record.wall_time,
+                check_output=record.check_output or (record.error or ""),
+            )
+
+        self._guarded(run, write)
+        with self._lock:
+            self._held.discard(run.run_id)
         if self.on_progress is not None:
             self.on_progress(Progress("finished", run=run, record=record))
 
 
+class _Heartbeat:
+    """A daemon thread refreshing the heartbeat of ``owner``'s claims every ``interval`` seconds
+    while an experiment runs (a run between checkpoints — a long tool call, a slow model — keeps
+    its claim). A failed refresh (the file locked for long) is logged and tried again next time."""
+
+    def __init__(self, store: RunStore, owner: LeaseOwner, interval: float) -> None:
+        self.store, self.owner, self.interval = store, owner, interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="toolwire-claim-heartbeat", daemon=True)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.store.heartbeat(self.owner)
+            except Exception as exc:  # the next beat tries again; a stale claim is the worst case
+                log.warning("could not refresh the claims' heartbeat in %s: %s", self.store.path, exc)
+
+    def __enter__(self) -> _Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 # -- the whole experiment -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LeftRun:
+    """A run :func:`run_experiment` left to another process: ``run``, ``holder`` (that process's
+    claim when the run was left; ``None`` when the run had finished meanwhile and nobody held
+    it) and ``finished`` (whether it had an outcome, and no live claim, when the call returned)."""
+
+    run: PendingRun
+    holder: Lease | None
+    finished: bool
+
+
 @dataclass
 class ExperimentRun:
     """What :func:`run_experiment` did: ``total`` runs in the spec, ``skipped`` (finished before),
-    ``records`` (the runs done now, in the order they finished) and the ``store`` path."""
+    ``records`` (the runs done now, in the order they finished), ``left`` (the runs other
+    processes held, left to them; see :class:`LeftRun`) and the ``store`` path."""
 
     total: int
     skipped: int
     records: list[RunRecord] = field(default_factory=list)
     store: str = ""
+    left: list[LeftRun] = field(default_factory=list)
+
+    @property
+    def running_elsewhere(self) -> list[LeftRun]:
+        """The runs left to other processes that were not finished when the call returned."""
+        return [r for r in self.left if not r.finished]
 
 
 async def run_experiment(
@@ -521,15 +744,43 @@ async def run_experiment(
     on_progress: Callable[[Progress], Any] | None = None,
     retry_errors: bool = False,
     backend_options: dict[str, Any] | None = None,
+    wait: bool = False,
+    stale_after: float = STALE_AFTER,
+    heartbeat_interval: float = HEARTBEAT_INTERVAL,
+    wait_interval: float = WAIT_INTERVAL,
 ) -> ExperimentRun:
     """Run every run of ``spec`` (a spec path or a loaded :class:`Experiment`) that has no
     finished record yet, through ``backend`` (``"local"``, ``"ray"``, ``"batch"`` or a
     :class:`~toolwire.experiments.backends.Backend`); ``store`` overrides the spec's run store.
     Finished runs are never repeated; interrupted ones start again in a fresh project copy.
+
+    Other processes may run the same experiment on the same store at the same time: each run is
+    claimed just before it starts (:class:`StoreRecorder`), so it runs in one process only; the
+    runs another live process holds are left to it and listed in :attr:`ExperimentRun.left`
+    (``wait``: instead, wait until they are finished — looking every ``wait_interval`` seconds —
+    and take over those whose process is gone). A claim lives while its process refreshes it (at
+    every checkpoint and every ``heartbeat_interval`` seconds); it is stale after
+    ``stale_after`` seconds without a refresh, or at once when its process ran on this machine
+    and is gone (:func:`toolwire.store.lease_state`). The claims still held when the call ends
+    (a cancellation) are dropped, so the next call takes those runs at once.
+
     Raises :class:`~toolwire.experiments.ExperimentSpecError` for a bad spec and
-    :class:`~toolwire.errors.ConfigurationError` for an unknown backend."""
+    :class:`~toolwire.errors.ConfigurationError` for an unknown backend, or intervals that are
+    not finite numbers of seconds > 0 (``stale_after`` must exceed ``heartbeat_interval``)."""
     from .backends import get_backend
 
+    for name, value in (
+        ("stale_after", stale_after),
+        ("heartbeat_interval", heartbeat_interval),
+        ("wait_interval", wait_interval),
+    ):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+            raise ConfigurationError(f"{name} must be a finite number of seconds > 0, got {value!r}")
+    if stale_after <= heartbeat_interval:
+        raise ConfigurationError(
+            f"stale_after ({stale_after:g} s) must be longer than heartbeat_interval ({heartbeat_interval:g} s), "
+            "or the claims of live processes go stale between their heartbeats; a few heartbeats' worth is usual"
+        )
     exp = load_spec(spec) if not isinstance(spec, Experiment) else spec
     if store is not None:
         from dataclasses import replace
@@ -556,9 +807,10 @@ async def run_experiment(
                 "a new name, or use another store (changing runs or concurrency alone is fine)",
             )
         db.save_experiment(exp.name, exp.to_dict(), fingerprint=exp.fingerprint())
-        pending, done = plan(exp, db, retry_errors=retry_errors)
-        total = len(pending) + done
-        summary = ExperimentRun(total, done, store=str(db.path))
+        owner = LeaseOwner.current()
+        found = plan_runs(exp, db, retry_errors=retry_errors, owner=owner, stale_after=stale_after)
+        total = len(found.pending) + found.done + len(found.elsewhere)
+        summary = ExperimentRun(total, found.done, store=str(db.path))
 
         def progress(event: Progress) -> None:
             if event.kind == "finished" and event.record is not None:
@@ -566,12 +818,64 @@ async def run_experiment(
             if on_progress is not None:
                 on_progress(event)
 
-        progress(Progress("planned", total=total, done=done, pending=len(pending)))
-        if pending:
-            await be.run(exp, pending, StoreRecorder(db, exp, progress))
+        recorder = StoreRecorder(db, exp, progress, owner=owner, seen=found.seen, stale_after=stale_after)
+        left: dict[str, tuple[PendingRun, Lease | None]] = {run.run_id: (run, lease) for run, lease in found.elsewhere}
+        progress(
+            Progress(
+                "planned", total=total, done=found.done, pending=len(found.pending), elsewhere=len(found.elsewhere)
+            )
+        )
+        pending = found.pending
+        with _Heartbeat(db, owner, heartbeat_interval):
+            try:
+                while True:
+                    if pending:
+                        await be.run(exp, pending, recorder)
+                    if not wait:
+                        break
+                    # (errors are retried once per call, not on every look)
+                    found = plan_runs(exp, db, owner=owner, stale_after=stale_after)
+                    recorder.seen.update(found.seen)
+                    left.update((run.run_id, (run, lease)) for run, lease in found.elsewhere)
+                    pending = found.pending
+                    if not pending and not found.elsewhere:
+                        break
+                    if not pending:
+                        progress(Progress("waiting", total=total, done=found.done, elsewhere=len(found.elsewhere)))
+                        await asyncio.sleep(wait_interval)
+            finally:
+                db.release(owner)  # runs cut short: another process may take them at once
+        left.update(recorder.left)
+        summary.left = _left_runs(db, exp, owner, left, {r.run.run_id for r in summary.records}, stale_after)
         return summary
     finally:
         db.close()
+
+
+def _left_runs(
+    db: RunStore,
+    exp: Experiment,
+    owner: LeaseOwner,
+    left: dict[str, tuple[PendingRun, Lease | None]],
+    done_here: set[str],
+    stale_after: float,
+) -> list[LeftRun]:
+    """The runs left to other processes (and not done here in the end), with whether they are
+    finished now."""
+    if not left:
+        return []
+    rows = db.execute("SELECT run_id, outcome FROM runs WHERE experiment=?", (exp.name,))
+    outcome = {r["run_id"]: r["outcome"] for r in rows}
+    held = db.leases(experiment=exp.name)
+    now = time.time()
+    out = []
+    for run_id, (run, holder) in left.items():
+        if run_id in done_here:
+            continue
+        lease = held.get(run_id)
+        busy = lease is not None and lease_state(lease, owner, now=now, stale_after=stale_after) == "live"
+        out.append(LeftRun(run, holder, outcome.get(run_id) is not None and not busy))
+    return out
 
 
 def run_experiment_sync(spec: Experiment | str | Path, **kwargs: Any) -> ExperimentRun:

@@ -12,6 +12,9 @@ runs still to do (:func:`~toolwire.experiments.runner.plan`: every layer × mode
 without a finished record; an interrupted run comes back as its next ``attempt``) and awaits
 ``backend.run(exp, runs, recorder)`` once. The backend must, for every run in ``runs``:
 
+0. claim it — :func:`~toolwire.experiments.runner.claim_run` ``(run, recorder)``, which
+   :func:`~toolwire.experiments.runner.start_run` does first — and leave it alone when that
+   raises :class:`~toolwire.store.RunTaken` (another process on the same store holds it);
 1. get a fresh project copy — :func:`~toolwire.experiments.runner.prepare_project` ``(exp, run)``
    (a deterministic folder per attempt under ``<store>.work/``, so a backend that survives a
    restart finds it again);
@@ -28,11 +31,15 @@ without a finished record; an interrupted run comes back as its next ``attempt``
    wall_time=..., error=...)`` (``passed=None`` and ``error="TypeName: message"`` for a run that
    raised) and call ``recorder.finished(run, state, record)``;
 5. never let one run's failure stop the others; let a cancellation propagate (the runs it cut
-   short keep their records without an outcome and are redone next time).
+   short keep their records without an outcome and are redone next time);
+6. stop a run, writing nothing more of it, when a recorder call raises
+   :class:`~toolwire.store.RunTaken` (another process took it over after this one's claim went
+   stale).
 
 :func:`~toolwire.experiments.runner.execute_run` ``(exp, run, recorder)`` does steps 1–4 for one
 run through :func:`toolwire.run_stream`; the local and Ray backends call it (the Ray backend in a
-worker, with a recorder that forwards to the driver, which alone writes the store). A backend that
+worker, with a recorder that forwards to the driver, which alone writes the store and claims each
+run before sending its task). A backend that
 drives turns itself (the batch backend) uses the pieces and the same recorder calls, so every
 backend writes the same records and gives the same report.
 
@@ -60,7 +67,10 @@ class Recorder(Protocol):
     :class:`~toolwire.experiments.runner.StoreRecorder`)."""
 
     def started(self, run: PendingRun, state: RunState) -> None:
-        """A new attempt of ``run`` begins (replaces an earlier attempt's record)."""
+        """A new attempt of ``run`` begins (replaces an earlier attempt's record). A recorder may
+        also have ``claim(run) -> bool`` (the :class:`~toolwire.experiments.runner.StoreRecorder`
+        has): called before the run's project copy is made, ``False`` leaves the run to the
+        process that holds it."""
 
     def checkpoint(self, run: PendingRun, state: RunState) -> None:
         """Save ``state`` (turns and tool calls so far)."""

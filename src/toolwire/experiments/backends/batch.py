@@ -17,7 +17,9 @@ call. A restarted experiment resumes each interrupted run from its last checkpoi
 project copy, when that checkpoint ends on a finished turn (the usual case: the run was waiting
 for a batch); its next request is then the one already submitted, so the restarted process polls
 the same job instead of submitting it again. A run cut off in the middle of its tools starts
-again in a fresh copy (a new attempt), as on the other backends.
+again in a fresh copy (a new attempt), as on the other backends. Each run is claimed before it
+starts or resumes (:meth:`toolwire.store.RunStore.claim`), so a second process on the same store
+leaves the runs this one holds alone.
 
 Options (``backend_options`` / ``get_backend("batch", ...)``): ``poll_interval`` (seconds between
 polls, default 30), ``max_polls`` (stop after that many polls of an unfinished round: the
@@ -40,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...batch import DEFAULT_MAX_WAIT, BatchPending, BatchRounds, BatchStateUnknown, _check_polling
+from ...store import RunTaken
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...runstate import RunState
@@ -161,6 +164,7 @@ class BatchBackend:
         from ..runner import (
             build_model,
             build_tools,
+            claim_run,
             finish_run,
             follow_run,
             open_run_stream,
@@ -169,11 +173,18 @@ class BatchBackend:
         )
 
         t0 = time.monotonic()
+        try:
+            claim_run(run, recorder)  # another process holds the run: leave it (and its copy) alone
+        except RunTaken:
+            return None
         resume = self._resume_point(exp, run, recorder)
         if resume is not None:
             state, root = resume
         else:
-            root, state = start_run(exp, run, recorder)
+            try:
+                root, state = start_run(exp, run, recorder)
+            except RunTaken:
+                return None
         keep = False
         try:
             try:
@@ -189,12 +200,22 @@ class BatchBackend:
                 keep = True
                 return exc
             except (asyncio.CancelledError, KeyboardInterrupt):
-                recorder.checkpoint(run, stream.state)
                 keep = True
+                try:
+                    recorder.checkpoint(run, stream.state)
+                except RunTaken:
+                    pass
+                raise
+            except RunTaken:
                 raise
             except Exception as exc:
                 return record_failure(run, stream.state, recorder, exc, t0, processing="batch")
             return await finish_run(exp, run, stream.state, root, recorder, error, t0, processing="batch")
+        except RunTaken:
+            # another process took the run over (this one's claim went stale): it may be resuming
+            # from this very copy, so the copy stays
+            keep = True
+            return None
         finally:
             if not keep:
                 shutil.rmtree(root, ignore_errors=True)

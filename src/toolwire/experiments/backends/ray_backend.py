@@ -6,6 +6,8 @@ sends its checkpoints and its record to the driver through a :class:`ray.util.qu
 driver alone writes the run store, in the order each run's messages were sent. So the records
 are the ones the local backend writes, and a run cut short (Ctrl-C on the driver, a lost worker)
 keeps a record without an outcome and is started again by the next ``toolwire experiment run``.
+The driver claims each run before it sends its task (:meth:`toolwire.store.RunStore.claim`): a
+run another process holds is left to it; a run another process took over is cancelled.
 
 Needs the ``ray`` extra. On a cluster of several machines, every node must see the spec's folder
 (its modules are imported there) and the project folder — a shared filesystem, or Ray's
@@ -21,6 +23,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigurationError
+from ...store import RunTaken
 from ..runner import execute_run, make_record
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -126,18 +129,28 @@ class RayBackend:
         in_flight: dict[Any, PendingRun] = {}
         last_state: dict[str, str] = {}
         done: set[str] = set()
+        lost: set[str] = set()  # taken over by another process: its messages are dropped
+        claim = getattr(recorder, "claim", None)
 
         def apply(message: tuple[Any, ...]) -> None:
             kind, run, state_json = message[0], message[1], message[2]
+            if run.run_id in lost:
+                return
             state = RunState.from_json(state_json)
             last_state[run.run_id] = state_json
-            if kind == "started":
-                recorder.started(run, state)
-            elif kind == "checkpoint":
-                recorder.checkpoint(run, state)
-            else:
-                recorder.finished(run, state, message[3])
-                done.add(run.run_id)
+            try:
+                if kind == "started":
+                    recorder.started(run, state)
+                elif kind == "checkpoint":
+                    recorder.checkpoint(run, state)
+                else:
+                    recorder.finished(run, state, message[3])
+                    done.add(run.run_id)
+            except RunTaken:
+                lost.add(run.run_id)
+                for ref, r in in_flight.items():
+                    if r.run_id == run.run_id:
+                        ray.cancel(ref, force=True)
 
         def drain(wait: float) -> list[tuple[Any, ...]]:
             out = []
@@ -154,6 +167,8 @@ class RayBackend:
             while todo or in_flight:
                 while todo and len(in_flight) < limit:
                     run = todo.pop(0)
+                    if claim is not None and not claim(run):  # another process holds it
+                        continue
                     in_flight[task.remote(exp, run, q, self.keep_projects)] = run
                 for message in await asyncio.to_thread(drain, 0.2):
                     apply(message)
@@ -168,16 +183,19 @@ class RayBackend:
                     try:
                         await asyncio.to_thread(ray.get, ref)
                     except Exception as exc:  # the worker died or the task failed outside the run
-                        if run.run_id not in done:
+                        if run.run_id not in done and run.run_id not in lost:
                             state = (
                                 RunState.from_json(last_state[run.run_id])
                                 if run.run_id in last_state
                                 else RunState(run.run_id, run.model)
                             )
-                            if run.run_id not in last_state:
-                                recorder.started(run, state)
-                            state.status, state.error = "failed", f"{type(exc).__name__}: {exc}"
-                            recorder.finished(run, state, make_record(run, state, passed=None, error=state.error))
+                            try:
+                                if run.run_id not in last_state:
+                                    recorder.started(run, state)
+                                state.status, state.error = "failed", f"{type(exc).__name__}: {exc}"
+                                recorder.finished(run, state, make_record(run, state, passed=None, error=state.error))
+                            except RunTaken:
+                                lost.add(run.run_id)
                             done.add(run.run_id)
         finally:
             if in_flight:

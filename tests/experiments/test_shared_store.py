@@ -1,0 +1,370 @@
+"""Two ``toolwire experiment run`` processes on one run store: every run is done by exactly one of
+them (real processes, one real SQLite file, a scripted model; each tool call appends a line to a
+file, so the executions are counted outside the store), a run held by a live process is left to
+it, a run whose process died is taken over at once, and the exit codes say so."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from toolwire.store import RunStore
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="signals and process checks of POSIX")
+
+LAYER = '''
+import os, time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+LOG = HERE / "executions.log"
+
+
+def _wait(ready, timeout=40.0):
+    end = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > end:
+            raise TimeoutError("waited too long")
+        time.sleep(0.02)
+
+
+def _pids():
+    return {line.split()[2] for line in LOG.read_text().splitlines()} if LOG.exists() else set()
+
+
+def tools(root):
+    index, attempt = root.name.split("-")
+
+    def work(step: int) -> str:
+        """Do one step of the task; returns what was done."""
+        with open(LOG, "a") as fh:
+            fh.write(f"{index} {attempt} {os.getpid()} {step}\\n")
+        if step == 0:
+            if (HERE / "barrier").exists():  # until two processes run runs: they overlap
+                _wait(lambda: len(_pids()) >= 2)
+            if (HERE / f"hold-{index}").exists():  # until the test lets this run go on
+                _wait(lambda: (HERE / f"release-{index}").exists())
+        time.sleep(0.2)
+        return f"step {step} of run {index} done"
+
+    return [work]
+'''
+
+AGENT = """
+from toolwire.testing.providers import ScriptedModel, call
+
+
+def model(run):
+    def respond(request):
+        done = sum(1 for m in request.messages if m.role == "assistant")
+        usage = {"input_tokens": 100 + 10 * done, "output_tokens": 10}
+        if done < 2:
+            return {"text": f"step {done}", "tool_calls": [call("work", {"step": done})], "usage": usage}
+        return {"text": "both steps done", "usage": usage}
+
+    return ScriptedModel("claude-sonnet-4-5", respond=respond)
+"""
+
+SPEC = """
+name = "shared"
+runs = {runs}
+concurrency = {concurrency}
+store = "shared.sqlite"
+models = [{{ model = "scripted:claude-sonnet-4-5", factory = "agent:model" }}]
+[task]
+prompt = "Do the two steps."
+project = "proj"
+checker = ["{{python}}", "-c", "pass"]
+[layers]
+counted = "count_layer:tools"
+"""
+
+
+def setup(tmp: Path, runs: int, concurrency: int) -> Path:
+    (tmp / "proj").mkdir()
+    (tmp / "proj" / "README").write_text("a project\n")
+    (tmp / "count_layer.py").write_text(LAYER)
+    (tmp / "agent.py").write_text(AGENT)
+    spec = tmp / "shared.toml"
+    spec.write_text(SPEC.format(runs=runs, concurrency=concurrency))
+    return spec
+
+
+STARTED: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def no_process_left():
+    """Every process a test started is gone after it, whatever the test's outcome."""
+    yield
+    while STARTED:
+        proc = STARTED.pop()
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate(timeout=30)
+
+
+def start(spec: Path, *extra: str) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "toolwire", "experiment", "run", str(spec), "--quiet", *extra],
+        cwd=spec.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    STARTED.append(proc)
+    return proc
+
+
+def finish(proc: subprocess.Popen) -> tuple[int, str]:
+    out, err = proc.communicate(timeout=90)
+    return proc.returncode, " ".join((out + err).split())
+
+
+def executions(tmp: Path) -> list[tuple[int, int, int, int]]:
+    """The tool calls made, in order: (run index, attempt, pid, step)."""
+    log = tmp / "executions.log"
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [tuple(int(x) for x in line.split()) for line in lines]  # type: ignore[misc]
+
+
+def wait_for(ready, timeout: float = 40.0) -> None:
+    end = time.monotonic() + timeout
+    while not ready():
+        assert time.monotonic() < end, "waited too long"
+        time.sleep(0.02)
+
+
+def records(tmp: Path) -> dict[int, tuple[int, str | None]]:
+    conn = sqlite3.connect(tmp / "shared.sqlite")
+    rows = conn.execute("SELECT run_index, attempt, outcome FROM runs").fetchall()
+    conn.close()
+    return {i: (a, o) for i, a, o in rows}
+
+
+def done_now(text: str) -> int:
+    return int(re.search(r"(\d+) runs? done now", text).group(1))  # type: ignore[union-attr]
+
+
+def test_two_processes_started_together_do_every_run_exactly_once(tmp_path):
+    spec = setup(tmp_path, runs=6, concurrency=2)
+    (tmp_path / "barrier").touch()  # the first runs wait until both processes run runs
+    a, b = start(spec), start(spec)
+    (code_a, text_a), (code_b, text_b) = finish(a), finish(b)
+    calls = executions(tmp_path)
+    # every run: its two steps, once, by one process, as its first attempt
+    for index in range(6):
+        mine = [(attempt, pid, step) for i, attempt, pid, step in calls if i == index]
+        assert sorted(step for _, _, step in mine) == [0, 1], (index, calls)
+        assert {attempt for attempt, _, _ in mine} == {1} and len({pid for _, pid, _ in mine}) == 1
+    assert {pid for _, _, pid, _ in calls} == {a.pid, b.pid}
+    assert records(tmp_path) == {i: (1, "pass") for i in range(6)}
+    assert done_now(text_a) + done_now(text_b) == 6
+    with RunStore(tmp_path / "shared.sqlite") as db:
+        assert db.leases() == {}  # every claim dropped when its run finished
+    # each one says what it left to the other; 75 when the other still ran some of them
+    for code, text, other in ((code_a, text_a, b), (code_b, text_b, a)):
+        assert code in (0, 75), text
+        if f"left to another process (pid {other.pid} on host" in text:
+            assert code == 0 if "all finished there" in text else code == 75
+        else:
+            assert code == 0 and "left to" not in text
+
+
+def test_a_run_held_by_a_live_process_is_left_to_it_and_waited_for(tmp_path):
+    spec = setup(tmp_path, runs=3, concurrency=1)
+    (tmp_path / "hold-0").touch()
+    a = start(spec)
+    wait_for(lambda: (0, 1, a.pid, 0) in executions(tmp_path))  # a holds run 0, and waits
+    b = start(spec, "--wait")
+    wait_for(lambda: records(tmp_path).get(2) == (1, "pass") and records(tmp_path).get(1) == (1, "pass"))
+    # a third process finds nothing to do but what a holds: it leaves it, and says it is not done
+    code_c, text_c = finish(start(spec))
+    assert code_c == 75, text_c
+    assert f"1 run left to another process (pid {a.pid} on host" in text_c and ": still running" in text_c
+    assert "0 runs done now, 2 finished before" in text_c
+    assert b.poll() is None  # b waits for a
+    (tmp_path / "release-0").touch()
+    (code_a, text_a), (code_b, text_b) = finish(a), finish(b)
+    assert (code_a, code_b) == (0, 0), (text_a, text_b)
+    assert "1 runs done now" in text_a or "1 run done now" in text_a
+    assert "2 runs left to another process: all finished there" in text_a  # b did them meanwhile
+    assert "2 runs done now" in text_b
+    assert f"1 run left to another process (pid {a.pid} on host" in text_b and "all finished there" in text_b
+    assert sorted((i, attempt, pid) for i, attempt, pid, step in executions(tmp_path) if step == 0) == sorted(
+        [(0, 1, a.pid), (1, 1, b.pid), (2, 1, b.pid)]
+    )
+    assert len(executions(tmp_path)) == 6
+    assert records(tmp_path) == {0: (1, "pass"), 1: (1, "pass"), 2: (1, "pass")}
+
+
+def test_a_run_whose_process_was_killed_is_taken_over_at_once(tmp_path):
+    spec = setup(tmp_path, runs=2, concurrency=1)
+    (tmp_path / "hold-0").touch()
+    a = start(spec)
+    wait_for(lambda: (0, 1, a.pid, 0) in executions(tmp_path))
+    os.kill(a.pid, signal.SIGKILL)
+    a.communicate(timeout=30)
+    with RunStore(tmp_path / "shared.sqlite") as db:
+        assert db.lease("shared/counted/scripted:claude-sonnet-4-5/0").pid == a.pid  # left behind
+    (tmp_path / "hold-0").unlink()
+    started = time.monotonic()
+    code, text = finish(start(spec))
+    assert code == 0, text
+    assert time.monotonic() - started < 60  # not the stale limit of another machine's claim (180 s)
+    assert "2 runs done now, 0 finished before" in text and "left to" not in text
+    b_pid = executions(tmp_path)[-1][2]
+    assert [c for c in executions(tmp_path) if c[0] == 0] == [(0, 1, a.pid, 0), (0, 2, b_pid, 0), (0, 2, b_pid, 1)]
+    assert records(tmp_path) == {0: (2, "pass"), 1: (1, "pass")}
+
+
+# -- in this process: a claim lost mid-run, runs left and taken over, the heartbeat -----------------
+@pytest.fixture
+def fresh_modules():
+    """The spec's modules are imported from each test's folder, not from an earlier test's."""
+    for name in ("count_layer", "agent"):
+        sys.modules.pop(name, None)
+    yield
+    for name in ("count_layer", "agent"):
+        sys.modules.pop(name, None)
+
+
+def steal(store: Path, run_id: str, heartbeat: float | None = None) -> None:
+    """Another machine's process takes the run's claim (as if this one's had gone stale)."""
+    conn = sqlite3.connect(store)
+    conn.execute(
+        "UPDATE leases SET host='ci-runner-7', pid=4242, token='thief', scope='x', heartbeat=? WHERE run_id=?",
+        (time.time() if heartbeat is None else heartbeat, run_id),
+    )
+    conn.commit()
+    conn.close()
+
+
+def test_a_run_taken_over_mid_run_stops_and_writes_nothing_more(tmp_path, fresh_modules):
+    import asyncio
+
+    from toolwire.experiments import run_experiment
+    from toolwire.experiments.backends.local import LocalBackend
+    from toolwire.store import STALE_AFTER
+
+    spec = setup(tmp_path, runs=1, concurrency=1)
+    store = tmp_path / "shared.sqlite"
+    run_id = "shared/counted/scripted:claude-sonnet-4-5/0"
+    seen: list[int] = []
+
+    class StealAtFirstCheckpoint:
+        name = "steal"
+
+        async def run(self, exp, runs, recorder):
+            class Watching:
+                def claim(self, run):
+                    return recorder.claim(run)
+
+                def started(self, run, state):
+                    recorder.started(run, state)
+
+                def checkpoint(self, run, state):
+                    recorder.checkpoint(run, state)
+                    if not seen:
+                        seen.append(len(state.tool_runs))
+                        steal(store, run_id)
+
+                def finished(self, run, state, record):
+                    recorder.finished(run, state, record)
+
+            await LocalBackend(concurrency=1).run(exp, runs, Watching())
+
+    summary = asyncio.run(run_experiment(spec, backend=StealAtFirstCheckpoint()))
+    assert summary.records == [] and seen == [1]
+    (left,) = summary.left
+    assert (left.run.run_id, left.holder.token, left.finished) == (run_id, "thief", False)
+    assert summary.running_elsewhere == [left]
+    # the run stopped at once: its second step never ran, and the row is the one of the first
+    # checkpoint (nothing written after the takeover); the thief's claim stays
+    assert executions(tmp_path) == [(0, 1, os.getpid(), 0)]
+    with RunStore(store) as db:
+        row = db.get(run_id)
+        assert (row.status, row.outcome, row.tool_calls, row.attempt) == ("running", None, 1, 1)
+        assert db.lease(run_id).token == "thief"
+    # another call leaves it to the thief while its heartbeat is fresh ...
+    again = asyncio.run(run_experiment(spec))
+    assert (again.skipped, again.records, [r.run.run_id for r in again.running_elsewhere]) == (0, [], [run_id])
+    # ... and takes it over once the heartbeat is stale
+    steal(store, run_id, heartbeat=time.time() - STALE_AFTER - 1)
+    last = asyncio.run(run_experiment(spec))
+    assert [(r.run.index, r.run.attempt, r.outcome) for r in last.records] == [(0, 2, "pass")] and last.left == []
+    assert executions(tmp_path)[1:] == [(0, 2, os.getpid(), 0), (0, 2, os.getpid(), 1)]
+
+
+def test_the_heartbeat_goes_on_between_checkpoints(tmp_path, fresh_modules):
+    import asyncio
+
+    from toolwire.experiments import run_experiment
+    from toolwire.experiments.backends.local import LocalBackend
+
+    spec = setup(tmp_path, runs=1, concurrency=1)
+    store = tmp_path / "shared.sqlite"
+    beats: list[float] = []
+
+    def heartbeat() -> float:
+        conn = sqlite3.connect(store)
+        (value,) = conn.execute("SELECT heartbeat FROM leases").fetchone()
+        conn.close()
+        return value
+
+    class SlowCheckpoint:
+        name = "slow"
+
+        async def run(self, exp, runs, recorder):
+            class Watching:
+                def claim(self, run):
+                    return recorder.claim(run)
+
+                def started(self, run, state):
+                    recorder.started(run, state)
+
+                def checkpoint(self, run, state):
+                    recorder.checkpoint(run, state)
+                    if not beats:  # a long stretch without a checkpoint (the event loop blocked)
+                        beats.append(heartbeat())
+                        time.sleep(0.6)
+                        beats.append(heartbeat())
+
+                def finished(self, run, state, record):
+                    recorder.finished(run, state, record)
+
+            await LocalBackend(concurrency=1).run(exp, runs, Watching())
+
+    summary = asyncio.run(run_experiment(spec, backend=SlowCheckpoint(), heartbeat_interval=0.1))
+    assert [r.outcome for r in summary.records] == ["pass"]
+    assert beats[1] - beats[0] >= 0.3  # refreshed by the heartbeat thread meanwhile
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"heartbeat_interval": 0}, "heartbeat_interval must be a finite number of seconds > 0, got 0"),
+        ({"stale_after": float("nan")}, "stale_after must be a finite number of seconds > 0, got nan"),
+        ({"wait_interval": -1}, "wait_interval must be a finite number of seconds > 0, got -1"),
+        ({"stale_after": 30}, "stale_after (30 s) must be longer than heartbeat_interval (30 s)"),
+    ],
+)
+def test_intervals_that_cannot_work_are_refused_before_anything_runs(tmp_path, options, words):
+    import asyncio
+
+    from toolwire.errors import ConfigurationError
+    from toolwire.experiments import run_experiment
+
+    spec = setup(tmp_path, runs=1, concurrency=1)
+    with pytest.raises(ConfigurationError) as info:
+        asyncio.run(run_experiment(spec, **options))
+    assert words in str(info.value)
+    assert not (tmp_path / "shared.sqlite").exists()
