@@ -326,9 +326,11 @@ def report_command(
 ) -> None:
     """Print the scoreboard per layer × model — runs, pass rate, turns and tool errors (mean),
     output tokens (mean), input tokens and cost (median, min–max) — and write the runs as CSV
-    and a chart of input tokens per run by layer (PNG, log scale)."""
+    and a chart of input tokens per run by layer (PNG, log scale). Only the spec's runs count:
+    run indexes below its `runs` (SPEC's, else the spec of the last `experiment run`); recorded
+    runs beyond it (after `runs` was lowered) are left out and counted on a line of their own."""
     from ..errors import ConfigurationError
-    from ..experiments.report import scoreboard, write_report
+    from ..experiments.report import counted_runs, scoreboard, write_report
     from ..store import RunStore
 
     command = "experiment report"
@@ -345,10 +347,12 @@ def report_command(
         fail(command, f"no run store at {store_path}; run `toolwire experiment run` first", 2)
     try:
         with RunStore(store_path) as db:
-            cells = scoreboard(db, name)
-            files = write_report(db, name, out if out is not None else store_path.parent, chart=chart)
+            runs = counted_runs(db, name, exp.runs if exp is not None else None)
+            cells = scoreboard(db, name, runs=runs)
+            files = write_report(db, name, out if out is not None else store_path.parent, chart=chart, runs=runs)
     except ConfigurationError as exc:
         fail(command, str(exc), 2)
+    beyond = sum(c.beyond for c in cells)
     if as_json:
         rows = [
             {k: _jsonable(getattr(c, k)) for k in c.__dataclass_fields__} | {"pass_rate": _jsonable(c.pass_rate)}
@@ -358,6 +362,8 @@ def report_command(
             json.dumps(
                 {
                     "experiment": name,
+                    "runs": runs,
+                    "beyond": beyond,
                     "cells": rows,
                     "csv": str(files.csv),
                     "chart": str(files.chart) if files.chart else None,
@@ -395,6 +401,13 @@ def report_command(
         )
     console = _console()
     console.print(table)
+    if beyond:
+        console.print(
+            f"left out: {_plural(beyond, 'recorded run')} with a run index ≥ runs = {runs} (runs was lowered); "
+            "raise runs in the spec to count them again",
+            markup=False,
+            soft_wrap=True,
+        )
     console.print(f"runs as CSV: {files.csv}")
     if files.chart is not None:
         console.print(f"chart: {files.chart}")

@@ -11,7 +11,10 @@ runs finished, how many passed, and what they cost.
   :func:`write_report` (both, beside each other).
 
 Only finished runs count (those with an outcome); runs still running or interrupted are counted
-in ``Cell.unfinished``. A run without a cost is one of three kinds: ``Cell.no_usage`` counts runs
+in ``Cell.unfinished``. Only the spec's runs count: those whose run index is below its ``runs``
+(``runs=`` given here, else the spec recorded by the last ``experiment run``). After ``runs`` was
+lowered, the recorded runs beyond it are left out of every number, the CSV and the chart, and
+counted in ``Cell.beyond``; raising ``runs`` again counts them again (nothing is deleted). A run without a cost is one of three kinds: ``Cell.no_usage`` counts runs
 that got no model answer at all (they ended in an error before the first turn: nothing to price),
 ``Cell.usage_unreported`` runs whose answers carried no token counts, ``Cell.unpriced`` runs with
 token counts the price data cannot price (it does not know the model). The cost columns cover the
@@ -31,9 +34,18 @@ from typing import TYPE_CHECKING, Any, Sequence
 from ..errors import ConfigurationError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..store import RunStore
+    from ..store import RunStore, StoredRun
 
-__all__ = ["CSV_COLUMNS", "Cell", "run_rows", "scoreboard", "write_chart", "write_csv", "write_report"]
+__all__ = [
+    "CSV_COLUMNS",
+    "Cell",
+    "counted_runs",
+    "run_rows",
+    "scoreboard",
+    "write_chart",
+    "write_csv",
+    "write_report",
+]
 
 #: The CSV's columns, in order (one row per finished run).
 CSV_COLUMNS = (
@@ -61,7 +73,9 @@ CSV_COLUMNS = (
 @dataclass(frozen=True)
 class Cell:
     """One layer × model of the scoreboard (see the module docs). Token and cost statistics are
-    ``None`` when no finished run of the cell reported them."""
+    ``None`` when no finished run of the cell reported them. ``beyond``: recorded runs of the
+    cell whose run index is not below the spec's ``runs`` (it was lowered), left out of every
+    other number."""
 
     layer: str
     model: str
@@ -81,6 +95,7 @@ class Cell:
     cost_median: Decimal | None
     cost_min: Decimal | None
     cost_max: Decimal | None
+    beyond: int = 0
 
     @property
     def pass_rate(self) -> Fraction | None:
@@ -95,23 +110,49 @@ def _order(store: RunStore, experiment: str) -> tuple[list[str], list[str]]:
     return list(spec.get("layers", {})), [m["model"] for m in spec.get("models", [])]
 
 
-def run_rows(store: RunStore, experiment: str, *, finished_only: bool = True) -> list[dict[str, Any]]:
+def counted_runs(store: RunStore, experiment: str, runs: int | None = None) -> int | None:
+    """How many runs per cell the report counts: ``runs`` when given, else the ``runs`` of the
+    spec recorded for ``experiment`` (``None``: no limit known, every recorded run counts).
+    Raises :class:`~toolwire.errors.ConfigurationError` for a ``runs`` that is not a whole
+    number ≥ 1."""
+    if runs is None:
+        row = store.experiment(experiment)
+        value = row["spec"].get("runs") if row is not None and isinstance(row["spec"], dict) else None
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else None
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise ConfigurationError(f"runs must be a whole number ≥ 1, got {runs!r}")
+    return runs
+
+
+def _beyond(r: StoredRun, limit: int | None) -> bool:
+    return limit is not None and r.run_index is not None and r.run_index >= limit
+
+
+def _cell(r: StoredRun) -> tuple[str, str]:
+    return (r.variant if r.variant is not None else str(r.labels.get("layer", "")), str(r.labels.get("model", r.model)))
+
+
+def run_rows(
+    store: RunStore, experiment: str, *, finished_only: bool = True, runs: int | None = None
+) -> list[dict[str, Any]]:
     """The runs of ``experiment`` as dicts with the :data:`CSV_COLUMNS` keys (``cost_usd`` a
-    ``Decimal`` or ``None``), ordered by layer and model as in the spec, then run index.
-    Raises :class:`~toolwire.errors.ConfigurationError` when the store has no such experiment."""
+    ``Decimal`` or ``None``), ordered by layer and model as in the spec, then run index. Runs
+    whose index is not below ``runs`` (default: the recorded spec's, see :func:`counted_runs`)
+    are left out. Raises :class:`~toolwire.errors.ConfigurationError` when the store has no
+    such experiment."""
     if store.experiment(experiment) is None and not store.runs(experiment=experiment):
         known = store.experiments()
         raise ConfigurationError(
             f"the run store {str(store.path)!r} has no experiment {experiment!r}"
             + (f"; it has: {', '.join(known)}" if known else "; run `toolwire experiment run SPEC` first")
         )
+    limit = counted_runs(store, experiment, runs)
     layers, models = _order(store, experiment)
     out = []
     for r in store.runs(experiment=experiment):
-        if finished_only and r.outcome is None:
+        if (finished_only and r.outcome is None) or _beyond(r, limit):
             continue
-        layer = r.variant if r.variant is not None else str(r.labels.get("layer", ""))
-        model = str(r.labels.get("model", r.model))
+        layer, model = _cell(r)
         out.append(
             {
                 "experiment": experiment,
@@ -162,18 +203,22 @@ def _median(values: Sequence[int | None]) -> Fraction | None:
     return Fraction(xs[n // 2]) if n % 2 else Fraction(xs[n // 2 - 1] + xs[n // 2], 2)
 
 
-def scoreboard(store: RunStore, experiment: str) -> list[Cell]:
-    """One :class:`Cell` per layer × model that has runs, in the spec's order."""
-    rows = run_rows(store, experiment)
+def scoreboard(store: RunStore, experiment: str, *, runs: int | None = None) -> list[Cell]:
+    """One :class:`Cell` per layer × model that has runs, in the spec's order, counting the runs
+    whose index is below ``runs`` (default: the recorded spec's, see :func:`counted_runs`)."""
+    rows = run_rows(store, experiment, runs=runs)
+    limit = counted_runs(store, experiment, runs)
     unfinished: dict[tuple[str, str], int] = {}
+    beyond: dict[tuple[str, str], int] = {}
     for r in store.runs(experiment=experiment):
-        if r.outcome is None:
-            cell = (r.variant or str(r.labels.get("layer", "")), str(r.labels.get("model", r.model)))
-            unfinished[cell] = unfinished.get(cell, 0) + 1
+        if _beyond(r, limit):
+            beyond[_cell(r)] = beyond.get(_cell(r), 0) + 1
+        elif r.outcome is None:
+            unfinished[_cell(r)] = unfinished.get(_cell(r), 0) + 1
     cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in rows:
         cells.setdefault((row["layer"], row["model"]), []).append(row)
-    for cell in unfinished:
+    for cell in (*unfinished, *beyond):
         cells.setdefault(cell, [])
     layers, models = _order(store, experiment)
 
@@ -211,6 +256,7 @@ def scoreboard(store: RunStore, experiment: str) -> list[Cell]:
                 cost_median=statistics.median(costs) if costs else None,
                 cost_min=costs[0] if costs else None,
                 cost_max=costs[-1] if costs else None,
+                beyond=beyond.get(cell, 0),
             )
         )
     return out
@@ -300,11 +346,14 @@ class ReportFiles:
     chart: Path | None
 
 
-def write_report(store: RunStore, experiment: str, out_dir: str | Path, *, chart: bool = True) -> ReportFiles:
+def write_report(
+    store: RunStore, experiment: str, out_dir: str | Path, *, chart: bool = True, runs: int | None = None
+) -> ReportFiles:
     """Write ``<experiment>.csv`` and (``chart``) ``<experiment>.png`` into ``out_dir`` (created
-    when missing). Raises :class:`~toolwire.errors.ConfigurationError` naming ``out_dir`` when it
-    cannot be written (a file, no permission, a full disk)."""
-    rows = run_rows(store, experiment)
+    when missing), of the runs whose index is below ``runs`` (see :func:`counted_runs`). Raises
+    :class:`~toolwire.errors.ConfigurationError` naming ``out_dir`` when it cannot be written (a
+    file, no permission, a full disk)."""
+    rows = run_rows(store, experiment, runs=runs)
     out = Path(out_dir)
     try:
         if out.exists() and not out.is_dir():
