@@ -483,6 +483,24 @@ def _ref_loop(schema: dict[str, Any], ref: str) -> list[str]:
 
 
 @register_rule(
+    "schema-unsatisfiable",
+    "error",
+    "each such call comes back as a validation error: the model retries with other values and the run ends at its turn limit without the tool running",
+    "change the schema at the pointer so some value fits it",
+)
+def _r_schema_unsatisfiable(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
+    """Parts of the input schema no value can satisfy (:mod:`toolwire.design.satisfiable`): an
+    error when no arguments object can be valid, a warning when a parameter, an option, a type
+    or an enum value can never be given."""
+    from .satisfiable import unsatisfiable_parts
+
+    if tool.meta.get("lint_schema_beyond_bounds"):
+        return  # schema-invalid reports the bound; the schema was not kept
+    for part in unsatisfiable_parts(tool.input_schema, prefix="/input_schema"):
+        yield _f("schema-unsatisfiable", tool.name, part.pointer, part.message, fix=part.fix, severity=part.severity)
+
+
+@register_rule(
     "description-missing",
     "error",
     "the model picks tools by their description; with none it guesses from the name alone and calls the tool at the wrong time or never",
