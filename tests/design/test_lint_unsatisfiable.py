@@ -580,6 +580,14 @@ def test_parts_that_lose_an_option_are_warnings(schema, expected):
     assert expected in found[0].message
 
 
+def test_required_but_closed_out_is_reported_once():
+    """schema-invalid used to report this too; now only the rule that says no value fits does."""
+    schema = _obj({"email": {"type": "string", "description": "Their email."}}, ["emial"], additionalProperties=False)
+    t = lint_mod._spec_tool("signup", "Sign a user up. Use it when someone asks to join.", schema, None)
+    found = [(f.rule, f.severity, f.pointer) for f in lint_tools([t], ["openai"], token_costs=False).findings]
+    assert [x for x in found if x[2] == "/input_schema/required/0"] == [(RULE, "error", "/input_schema/required/0")]
+
+
 def test_bounded_work_on_large_schemas():
     # a chain of 300 $defs, each requiring the next (deeper than MAX_DEPTH): no RecursionError
     defs = {f"D{i}": _obj({"n": {"$ref": f"#/$defs/D{i + 1}"}}, ["n"]) for i in range(300)}

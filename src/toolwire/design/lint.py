@@ -418,10 +418,12 @@ def _r_schema_invalid(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
 
 def _objects_requiring_undefined(schema: Any) -> Iterable[tuple[tuple[Any, ...], dict[str, Any]]]:
     """Object schemas in ``schema`` (walked through every keyword) whose ``required`` lists a name
-    their ``properties`` do not define and that take no other keys (``additionalProperties``
-    false, or properties given and no ``additionalProperties``/``patternProperties`` schema):
-    ``(path, node)``. The branches of combinators and conditions are not checked: their
-    ``required`` may name a property of the object they refine."""
+    their ``properties`` do not define, with ``properties`` given and no ``additionalProperties``
+    keyword: ``(path, node)``. Such an object is satisfiable (the name may come as an extra
+    key), but a model that follows the schema never sends it. With ``"additionalProperties":
+    false`` no object fits at all, which ``schema-unsatisfiable`` reports. The branches of
+    combinators and conditions are not checked: their ``required`` may name a property of the
+    object they refine."""
     stack: list[tuple[tuple[Any, ...], Any, bool]] = [((), schema, False)]
     seen = 0
     while stack and seen < 10_000:
@@ -433,7 +435,7 @@ def _objects_requiring_undefined(schema: Any) -> Iterable[tuple[tuple[Any, ...],
                 not in_branch  # a branch's required may name its parent's properties (a discriminated variant)
                 and isinstance(req, list)
                 and isinstance(props, dict)
-                and node.get("additionalProperties") in (None, False)
+                and "additionalProperties" not in node  # false: schema-unsatisfiable reports it
                 and any(isinstance(r, str) and r not in props for r in req)
             ):
                 yield path, node
