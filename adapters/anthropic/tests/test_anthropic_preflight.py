@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
+import httpx2
 import pytest
-from toolwire_anthropic import AnthropicCodec
+from toolwire_anthropic import AnthropicCodec, AnthropicModel
 
 import toolwire
 from toolwire import Conversation, Message, Tool, ToolCall, ToolResult
@@ -641,3 +642,24 @@ def test_count_tokens_sends_no_lone_surrogate_and_refuses_an_answer_without_a_co
     assert model.sent[0].json["messages"][0]["content"][0]["text"] == "file a\ufffdb.txt"
     with pytest.raises(ResponseDecodeError, match="input_tokens is None"):
         run(model.count_tokens(request))
+
+
+def test_speed_beta_header_keeps_the_betas_the_client_sends(wire) -> None:
+    """A user's HTTP client that already sends ``anthropic-beta`` (a beta the user opted into)
+    keeps it: the fast-mode beta is added to it, not put in its place."""
+    seen: list[httpx2.Request] = []
+
+    def respond(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        return wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))
+
+    client = httpx2.AsyncClient(
+        transport=httpx2.MockTransport(respond), headers={"anthropic-beta": "context-1m-2025-08-07"}
+    )
+    model = AnthropicModel("claude-opus-5", api_key="sk-ant-test", max_retries=0, http_client=client, speed="fast")
+    run(model.send(model.build_request([Message.user("go")])))
+    assert seen[0].headers.get("anthropic-beta") == "context-1m-2025-08-07,fast-mode-2026-02-01"
+    # a model without the research-preview beta sends the client's betas as they are
+    model = AnthropicModel("claude-opus-5-5", api_key="sk-ant-test", max_retries=0, http_client=client, speed="fast")
+    run(model.send(model.build_request([Message.user("go")])))
+    assert seen[1].headers.get("anthropic-beta") == "context-1m-2025-08-07"

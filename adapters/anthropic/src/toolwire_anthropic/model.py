@@ -26,7 +26,7 @@ from toolwire.transport import SKIP, SSEEvent, StainlessPost, Transport, event_j
 from toolwire.wire import without_lone_surrogates
 
 from .codec import _RETRYABLE_ERROR_TYPES, API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _error_from_event
-from .profile import FAST_MODE_BETA, REQUEST_MAX_BYTES, AnthropicProfile, fast_mode_beta
+from .profile import FAST_MODE_BETA, REQUEST_MAX_BYTES, AnthropicProfile, fast_mode_beta, with_beta
 
 __all__ = ["AnthropicModel", "provider_error_from_sdk"]
 
@@ -34,10 +34,6 @@ MESSAGES_PATH = "/v1/messages"
 
 #: Settings read by the codec rather than sent as request fields.
 _CODEC_SETTINGS = ("cache",)
-
-#: Request options for a body whose ``speed`` goes to a research-preview fast-mode model (rule
-#: ``anthropic.request.speed-model``: the API takes ``speed`` from it only with this beta header).
-_FAST_MODE_OPTIONS = {"headers": {"anthropic-beta": FAST_MODE_BETA}}
 
 
 def _poster() -> StainlessPost:
@@ -193,7 +189,9 @@ class AnthropicModel(Transport):
             )
         sent: dict[str, Any] = {"body": body} if content is None else {"content": content}
         if "speed" in body and fast_mode_beta(body.get("model")):
-            sent["options"] = _FAST_MODE_OPTIONS
+            # rule anthropic.request.speed-model: a research-preview fast-mode model takes speed
+            # only with this beta header (added to the betas the client sends already)
+            sent["options"] = {"headers": with_beta(client, FAST_MODE_BETA)}
         post = _poster()
         if stream:
             sdk_stream = await post.post(

@@ -988,6 +988,26 @@ def has_fast_mode(model: Any) -> bool:
     return newest is not None and (key[1], key[2]) > newest
 
 
+def with_beta(client: Any, beta: str) -> dict[str, str]:
+    """The ``anthropic-beta`` header for a request that needs ``beta``: the betas the client
+    already sends (its ``default_headers``, or its HTTP client's headers) with ``beta`` added,
+    comma-separated as the API reads them, so a per-request header does not replace them."""
+    values: list[str] = []
+    for headers in (
+        getattr(client, "default_headers", None),
+        getattr(getattr(client, "_client", None), "headers", None),
+    ):
+        try:
+            value = headers.get("anthropic-beta") if headers is not None else None
+        except Exception:  # an odd headers object: only the needed beta is sent
+            value = None
+        if isinstance(value, str):
+            values += [v.strip() for v in value.split(",") if v.strip()]
+    if beta not in values:
+        values.append(beta)
+    return {"anthropic-beta": ",".join(dict.fromkeys(values))}
+
+
 def fast_mode_beta(model: Any) -> bool:
     """Whether a request to ``model`` carrying ``speed`` needs the ``anthropic-beta:``
     :data:`FAST_MODE_BETA` header (the research-preview fast-mode models: Opus 5)."""
@@ -2490,7 +2510,7 @@ class AnthropicProfile(Profile):
             client = anthropic.AsyncAnthropic(**kwargs)
         fields = {k: body[k] for k in COUNT_TOKENS_FIELDS if k in body}
         if "speed" in fields and fast_mode_beta(fields.get("model")):
-            fields["extra_headers"] = {"anthropic-beta": FAST_MODE_BETA}  # rule anthropic.request.speed-model
+            fields["extra_headers"] = with_beta(client, FAST_MODE_BETA)  # rule anthropic.request.speed-model
         try:
             result = await client.messages.count_tokens(**fields)
         except anthropic.APIError as exc:
