@@ -761,14 +761,11 @@ def _value_misfit(n: dict[str, Any], v: Any) -> str | None:
 
 
 def _multiple(v: int | float, m: int | float) -> bool:
-    """``multipleOf`` exactly as jsonschema computes it (float division for a float ``m``)."""
-    if isinstance(m, float):
-        try:
-            q = v / m
-            return int(q) == q
-        except OverflowError:
-            return (Fraction(v) / Fraction(m)).denominator == 1
-    return not (v % m)
+    """``multipleOf`` as toolwire's argument check computes it: in decimal, as the numbers are
+    written (``0.3`` is a multiple of ``0.1``)."""
+    from ..schema.validate import _is_multiple
+
+    return _is_multiple(v, m)
 
 
 def _matches_strictly(pattern: str, text: str) -> bool:

@@ -156,17 +156,69 @@ def _validator_cls() -> Any:
             shown = ", ".join(repr(each) for each in sorted(pp))
             yield ValidationError(f"{joined} {verb} not match any of the regexes: {shown}")
 
+    def multiple_of(validator: Any, divisor: Any, instance: Any, schema: Any) -> Any:
+        if not validator.is_type(instance, "number") or not validator.is_type(divisor, "number"):
+            return
+        if not _is_multiple(instance, divisor):
+            yield ValidationError(f"{instance!r} is not a multiple of {divisor!r}")
+
     return extend(
         base,
-        {"pattern": pattern, "patternProperties": pattern_properties, "additionalProperties": additional_properties},
+        {
+            "pattern": pattern,
+            "patternProperties": pattern_properties,
+            "additionalProperties": additional_properties,
+            "multipleOf": multiple_of,
+        },
     )
+
+
+def _is_multiple(value: Any, divisor: Any) -> bool:
+    """Whether ``value`` is a multiple of ``divisor`` as the numbers are written in JSON: in
+    decimal, so ``0.3`` is a multiple of ``0.1`` (binary floating point, as a plain ``value /
+    divisor`` check computes it, says it is not — pydantic's ``multiple_of=0.1`` and every JSON
+    Schema user mean the decimal numbers)."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        d = Decimal(repr(divisor)) if isinstance(divisor, float) else Decimal(divisor)
+        v = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+        if not d.is_finite() or not v.is_finite() or d <= 0:
+            return True  # not a number that divides: left to the schema check (multipleOf must be > 0)
+        return v % d == 0
+    except (InvalidOperation, ValueError, TypeError):
+        return True
+
+
+@functools.lru_cache(maxsize=2)
+def _format_checker(without_regex: bool) -> Any:
+    """jsonschema's format checker with ``"regex"`` checked as toolwire runs patterns: by RE2
+    (``\\p{L}`` and other RE2 syntax Python's ``re`` lacks are valid patterns), or not at all
+    (``without_regex``: the schema check, which compiles every pattern with RE2 itself and says
+    which one fails and why)."""
+    import jsonschema
+
+    from ..safe_regex import UnsafePatternError, compile_pattern
+
+    checker = jsonschema.FormatChecker(
+        [f for f in jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers if f != "regex"]
+    )
+    if not without_regex:
+
+        @checker.checks("regex", raises=UnsafePatternError)
+        def _regex(value: Any) -> bool:
+            if isinstance(value, str):
+                compile_pattern(value)
+            return True
+
+    return checker
 
 
 @functools.lru_cache(maxsize=512)
 def _compiled(schema_json: str) -> Any:
     cls = _validator_cls()
     schema = json.loads(schema_json)
-    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+    return cls(schema, format_checker=_format_checker(False))
 
 
 def check_input_schema(schema: Any, *, tool_name: str = "") -> None:
@@ -181,7 +233,8 @@ def check_input_schema(schema: Any, *, tool_name: str = "") -> None:
     import jsonschema
 
     try:
-        _validator_cls().check_schema(schema)
+        # the metaschema's "format": "regex" on pattern keywords is left to the RE2 check below
+        _validator_cls().check_schema(schema, format_checker=_format_checker(True))
     except jsonschema.SchemaError as exc:
         raise SchemaError(
             f"{who}input schema is not valid JSON Schema (Draft 2020-12) at {json_pointer(list(exc.absolute_path)) or '/'}: {exc.message}"
