@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:  # pragma: no cover
     from .loop import RunResult
@@ -191,6 +191,7 @@ def price(
     served_model: str | None = None,
     timestamp: Any = None,
     processing: str | None = None,
+    price_context: Mapping[str, str] | None = None,
 ) -> Cost:
     """Price ``usage`` for ``model`` (``"provider:model-id"``, or a bare model id).
 
@@ -203,7 +204,10 @@ def price(
     variant; the standard price where it records none). Cache writes made with a one-hour TTL
     (``usage.cache_write_1h_tokens``, a part of ``cache_write_tokens``) are priced at the
     model's 1-hour cache-write rate (Anthropic bills them at twice the input rate, 5-minute
-    writes at 1.25 times). Returns an unpriced :class:`Cost` for a model the data does not
+    writes at 1.25 times). ``price_context``: how the vendor served the request, where that
+    changes the price, as genai-prices names it (``{"speed": "fast"}`` for Anthropic fast mode,
+    ``{"service_tier": "flex"}`` or ``"priority"`` for OpenAI's service tiers; the adapters
+    record it on each response, see :func:`response_price_context`). Returns an unpriced :class:`Cost` for a model the data does not
     know, and for usage without token counts or with counts that contradict each other.
     """
     if not isinstance(model, str):
@@ -252,8 +256,11 @@ def price(
     if hour:  # genai-prices counts these inside cache_write_tokens, at its cache_write_1h_mtok rate
         pu.cache_write_1h_tokens = hour
     options: dict[str, Any] = {"genai_request_timestamp": timestamp}
+    context = {str(k): str(v) for k, v in (price_context or {}).items() if isinstance(v, str)}
     if processing:
-        options["price_context"] = {"processing": processing}
+        context["processing"] = processing
+    if context:
+        options["price_context"] = context
     if base_url:
         options["provider_api_url"] = base_url
     else:
@@ -293,12 +300,33 @@ def _result_chars(run: Any) -> int:
     return sum(len(getattr(p, "text", "") or "") or 1000 for p in content)  # an image: a nominal share
 
 
+def response_price_context(response: Any) -> dict[str, str] | None:
+    """How the vendor served ``response`` where that changes its price (the ``price_context``
+    an adapter records in ``provider_data[<api>]``: Anthropic ``usage.speed`` ``"fast"``,
+    OpenAI ``service_tier`` ``"flex"``/``"priority"``), merged; ``None`` when none is recorded."""
+    pd = getattr(response, "provider_data", None)
+    out: dict[str, str] = {}
+    if isinstance(pd, dict):
+        for own in pd.values():
+            ctx = own.get("price_context") if isinstance(own, dict) else None
+            if isinstance(ctx, dict):
+                out.update({k: v for k, v in ctx.items() if isinstance(k, str) and isinstance(v, str)})
+    return out or None
+
+
 def run_cost(result: RunResult, *, base_url: str | None = None, processing: str | None = None) -> RunCost:
     """Price every turn of ``result`` and attribute a cost to each tool call (module docs).
     ``processing="batch"``: the turns went through a vendor batch API (see :func:`price`)."""
     turns = list(result.turns)
     costs = [
-        price(t.response.usage, result.model, base_url=base_url, served_model=t.response.model, processing=processing)
+        price(
+            t.response.usage,
+            result.model,
+            base_url=base_url,
+            served_model=t.response.model,
+            processing=processing,
+            price_context=response_price_context(t.response),
+        )
         for t in turns
     ]
     total = Cost.zero()

@@ -484,6 +484,15 @@ def _real_names(request: ModelRequest | None) -> dict[str, str]:
     return _inverse(names) if _wire_names(names) else {}
 
 
+def _price_context(usage: Any) -> dict[str, str] | None:
+    """What the answer's ``usage`` says about how the request was served that changes its price
+    (``anthropic.types.Usage.speed``: ``"fast"`` when fast mode served it), as the price
+    context :func:`toolwire.pricing.price` reads from ``provider_data["anthropic"]["price_context"]``
+    (genai-prices prices fast mode with ``{"speed": "fast"}``); ``None`` otherwise."""
+    speed = usage.get("speed") if type(usage) is dict else None
+    return {"speed": speed} if isinstance(speed, str) and speed and speed != "standard" else None
+
+
 def _decode_usual(body: Any, request: ModelRequest | None) -> Response | None:
     """:meth:`AnthropicCodec.decode_response` of the usual answer, in one pass with no
     intermediate values: a JSON object (no ``error`` type) whose ``id``, ``model`` and
@@ -554,6 +563,8 @@ def _decode_usual(body: Any, request: ModelRequest | None) -> Response | None:
     for k in ("stop_sequence", "stop_details", "container"):
         if k in body and body[k] is not None:
             pd[k] = body[k]
+    if "usage" in body and (ctx := _price_context(body["usage"])) is not None:
+        pd["price_context"] = ctx
     # Response(parts, stop_reason, vendor_stop_reason, usage, model, response_id, provider, provider_data)
     response = Response(
         parts,
@@ -1282,6 +1293,8 @@ class StreamDecoder:
             return []
         self._stopped = True
         pd = dict(self._stop_pd)
+        if (ctx := _price_context(self._usage)) is not None:
+            pd["price_context"] = ctx
         if self._opaque:
             pd["blocks"] = [{"position": i, "block": self._opaque[i]} for i in sorted(self._opaque)]
         if self._stop is None and not self._ended:
@@ -1946,6 +1959,8 @@ class AnthropicCodec:
         for k in ("stop_sequence", "stop_details", "container"):
             if body.get(k) is not None:
                 pd[k] = body[k]
+        if (ctx := _price_context(body.get("usage"))) is not None:
+            pd["price_context"] = ctx
         return check_tool_calls(
             Response(
                 parts=parts,

@@ -60,6 +60,24 @@ def usage_of(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any, tota
     )
 
 
+#: ``service_tier`` values that price a request differently from the default tier (genai-prices
+#: prices OpenAI's ``flex`` and ``priority`` processing, and ``fast``, by ``service_tier``).
+PRICED_TIERS = frozenset({"flex", "priority", "fast"})
+
+
+def record_price_context(response: Response, body: Any, api: str) -> None:
+    """Record in ``response.provider_data[api]["price_context"]`` the tier the answer says served
+    the request (``service_tier`` of a Chat completion, a chunk, or a Responses response:
+    "the processing type actually used", which may differ from the one asked for), where it
+    changes the price (:data:`PRICED_TIERS`); read by :func:`toolwire.pricing.response_price_context`."""
+    tier = body.get("service_tier") if type(body) is dict else None
+    if isinstance(tier, str) and tier in PRICED_TIERS:
+        own = response.provider_data.get(api)
+        if not isinstance(own, dict):
+            own = response.provider_data[api] = {}
+        own["price_context"] = {"service_tier": tier}
+
+
 def error_text(text: str) -> str:
     """``"Error: <text>"`` (not doubled when the text already starts with ``Error:``)."""
     return text if text.startswith("Error:") else ERROR_PREFIX + text

@@ -53,6 +53,7 @@ from toolwire.types import (
 from toolwire.wire import Shape, tool_name
 
 from ._common import (
+    PRICED_TIERS,
     apply_overrides,
     arguments_text,
     check_tool_calls,
@@ -61,6 +62,7 @@ from ._common import (
     overrides_for,
     prompt_cache_key,
     real_call_names,
+    record_price_context,
     result_text_parts,
     strict_parameters,
     synth_call_id,
@@ -699,6 +701,8 @@ class OpenAIChatCodec:
         replay = {k: v for k in _REPLAYED_MESSAGE_FIELDS if isinstance(v := message.get(k), list) and v}
         if replay:
             response.provider_data = {API: _replay(replay, self.origin)}
+        if "service_tier" in body:
+            record_price_context(response, body, API)
         if calls:  # without calls both passes have nothing to do
             real_call_names(response, request, calls)
             check_tool_calls(response, calls)
@@ -990,6 +994,7 @@ class ChatStreamDecoder:
     def __init__(self, request: ModelRequest | None = None, origin: str | None = None) -> None:
         self.request = request
         self.origin = origin  # the server (see OpenAIChatCodec.origin), recorded on its reasoning
+        self.service_tier: str | None = None
         self._real_names = real_names(request.tools) if request is not None else {}
         self.started = False
         self.response_id: str | None = None
@@ -1020,6 +1025,8 @@ class ChatStreamDecoder:
             self.started = True
             self.response_id = _SHAPE.opt_str(chunk.get("id"), "/id")
             out.append(ResponseStart(self.response_id, _SHAPE.opt_str(chunk.get("model"), "/model")))
+        if "service_tier" in chunk and isinstance(tier := chunk["service_tier"], str):
+            self.service_tier = tier  # the tier that served the request (priced by it)
         # the usual shapes are taken as they are; anything else goes through the shape checks
         choices = chunk.get("choices")
         if type(choices) is not list:
@@ -1156,14 +1163,10 @@ class ChatStreamDecoder:
             stop = "tool_use"
         elif stop == "tool_use" and not self.order:
             stop = "end_turn"  # "tool_calls" with no call: nothing to run
-        if self.details:
-            out.append(
-                StopEvent(
-                    stop,
-                    self.finish_reason,
-                    provider_data={API: _replay(dict(self.details), self.origin)},
-                )
-            )
-        else:
-            out.append(StopEvent(stop, self.finish_reason))
+        pd = _replay(dict(self.details), self.origin) if self.details else {}
+        if self.service_tier in PRICED_TIERS:
+            pd["price_context"] = {"service_tier": self.service_tier}
+        out.append(
+            StopEvent(stop, self.finish_reason, provider_data={API: pd}) if pd else StopEvent(stop, self.finish_reason)
+        )
         return out

@@ -65,6 +65,7 @@ from toolwire.types import (
 from toolwire.wire import Shape, json_kind, tool_name
 
 from ._common import (
+    PRICED_TIERS,
     apply_overrides,
     arguments_text,
     check_tool_calls,
@@ -73,6 +74,7 @@ from ._common import (
     overrides_for,
     prompt_cache_key,
     real_call_names,
+    record_price_context,
     result_text_parts,
     strict_parameters,
     synth_call_id,
@@ -1109,6 +1111,8 @@ class OpenAIResponsesCodec:
             API,
             _response_data(rid, body.get("conversation")),
         )
+        if "service_tier" in body:
+            record_price_context(response, body, API)
         if calls:  # without calls both passes have nothing to do
             real_call_names(response, request, calls)
             check_tool_calls(response, calls)
@@ -1600,7 +1604,11 @@ class ResponsesStreamDecoder:
                 yield UsageUpdate(responses_usage(resp["usage"]))
             stop, vendor = stop_reason_of(resp, "/response")
             self.stopped = True
-            yield StopEvent(stop, vendor)
+            tier = resp.get("service_tier")
+            if isinstance(tier, str) and tier in PRICED_TIERS:  # the tier that served it, priced by it
+                yield StopEvent(stop, vendor, provider_data={API: {"price_context": {"service_tier": tier}}})
+            else:
+                yield StopEvent(stop, vendor)
 
     def _call(self, item: dict[str, Any], oi: int) -> ToolCall:
         """The call of a ``function_call`` item at output index ``oi`` (a synthesized id uses
