@@ -505,3 +505,45 @@ def test_the_profile_leaves_out_empty_answers_and_refuses_a_last_answer_for_mist
         out = other.repair_request(body({"content": None}, {"content": ""}), report)
         assert [m.get("content") for m in out["messages"]] == ["Hi", "", "Again?", "", "Again?"]
         assert [c.rule for c in report.changes] == ["openai-chat.conversation.assistant-content"]
+
+
+@pytest.mark.parametrize(
+    ("base_url", "foreign"),
+    [
+        (MISTRAL, "toolu_01A09q90qw90lq917835lq9"),  # Mistral: 9 alphanumeric characters
+        (None, "toolu_" + "x" * 60),  # OpenAI: at most 40 characters
+    ],
+)
+def test_the_label_of_a_tools_images_names_the_call_id_as_sent(base_url: str | None, foreign: str) -> None:
+    """The images a tool returned go in a user message after the tool messages, labelled with
+    the call they answer: the label names the id as sent, not the id it was rewritten from."""
+    history = Conversation(
+        [
+            Message("user", [TextPart("Show me")]),
+            Message("assistant", [ToolCall(foreign, "screenshot", {})]),
+            Message(
+                "user",
+                [
+                    ToolResult(
+                        foreign,
+                        [TextPart("The screen now:"), toolwire.ImagePart(data=PNG, media_type="image/png")],
+                        name="screenshot",
+                    )
+                ],
+            ),
+        ]
+    )
+    server = Server(_json(_completion({"content": "I see it."})))
+    toolwire.run_sync(_model(server, base_url), "What is on it?", conversation=history, tools=[screenshot])
+    messages = server.bodies[0]["messages"]
+    sent_id = messages[1]["tool_calls"][0]["id"]
+    assert sent_id != foreign and messages[2]["tool_call_id"] == sent_id
+    labels = [
+        p["text"]
+        for m in messages
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for p in m["content"]
+        if p.get("type") == "text" and p["text"].startswith("Image(s)")
+    ]
+    assert labels == [f"Image(s) returned by tool call {sent_id} (screenshot):"]
+    assert foreign not in json.dumps(server.bodies[0])

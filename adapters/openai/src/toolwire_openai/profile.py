@@ -494,7 +494,9 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
         (
             "conversation.tool-content",
             "A role:tool message's content is a string or text parts; images of a result go in one "
-            "user message after the run of tool messages (moved there, labelled with the call id).",
+            "user message after the run of tool messages, labelled with the call id as sent. The codec "
+            "always encodes a tool's images so (nothing to report); a body whose tool message holds "
+            "images (imported or built by hand) has them moved there, reported.",
             "openai.types.chat.ChatCompletionToolMessageParam (content: str | Iterable[ChatCompletionContentPartTextParam]); API "
             "error \"Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an "
             'image URL."',
@@ -854,6 +856,27 @@ HOSTED_SERVERS: Mapping[str, str] = {"api.mistral.ai": "mistral", "codestral.mis
 #: A tool call id Mistral's API takes (rule ``server.mistral-call-id``).
 MISTRAL_CALL_ID = re.compile(r"[a-zA-Z0-9]{9}")
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+#: How the Chat codec labels the images a tool returned, in the user message after the tool
+#: messages (``"Image(s) returned by tool call <id> (<tool>):"``).
+IMAGE_LABEL = "Image(s) returned by tool call "
+
+
+def _relabel_images(message: Any, renamed: dict[str, str]) -> None:
+    """In ``message`` (the user message after a run of tool messages), the labels of the images
+    those tools returned name the call ids as sent (``renamed``: old id → id sent), so the model
+    can tell which call each image answers."""
+    if type(message) is not dict or message.get("role") != "user" or not isinstance(message.get("content"), list):
+        return
+    for part in message["content"]:
+        text = part.get("text") if type(part) is dict and part.get("type") == "text" else None
+        if isinstance(text, str) and text.startswith(IMAGE_LABEL):
+            rest = text[len(IMAGE_LABEL) :]
+            for old, new in renamed.items():
+                if rest.startswith(old) and rest[len(old) : len(old) + 1] in ("", " ", ":"):
+                    part["text"] = IMAGE_LABEL + new + rest[len(old) :]
+                    break
 
 
 def mistral_call_id(call_id: str) -> str:
@@ -2662,9 +2685,13 @@ class OpenAIChatProfile(_OpenAIProfile):
             if m.get("role") == "tool":
                 # a run of tool messages: ids shortened like their calls, images moved after the run
                 images: list[dict[str, Any]] = []
+                renamed: dict[str, str] = {}
                 while i < len(messages) and isinstance(messages[i], dict) and messages[i].get("role") == "tool":
                     tm = messages[i]
+                    was = tm.get("tool_call_id")
                     self._repair_call_id(tm, "tool_call_id", f"/messages/{i}/tool_call_id", report)
+                    if isinstance(was, str) and tm.get("tool_call_id") != was:
+                        renamed[was] = tm["tool_call_id"]
                     self._split_content(tm, f"/messages/{i}/content", report)
                     content = tm.get("content")
                     if isinstance(content, list) and any(_image_part(p) for p in content):
@@ -2675,9 +2702,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                                 {"type": "text", "text": "(the result is the image(s) in the next user message)"}
                             ] + [p for p in kept if not (isinstance(p, dict) and p.get("type") == "text")]
                         tm["content"] = kept
-                        images.append(
-                            {"type": "text", "text": f"Image(s) returned by tool call {tm.get('tool_call_id')}:"}
-                        )
+                        images.append({"type": "text", "text": f"{IMAGE_LABEL}{tm.get('tool_call_id')}:"})
                         images.extend(moved)
                         _note(
                             report,
@@ -2689,6 +2714,8 @@ class OpenAIChatProfile(_OpenAIProfile):
                     out.append(tm)
                     origins.append(i)
                     i += 1
+                if renamed and i < len(messages):
+                    _relabel_images(messages[i], renamed)  # the codec's image message names the ids as sent
                 if images:
                     if bridge:
                         out.append(
