@@ -84,3 +84,21 @@ def test_lint_agrees_with_the_argument_check(prop: dict) -> None:
         [t], ["openai"], select=["schema-unsatisfiable", "schema-invalid"], token_costs=False
     ).findings
     assert [(f.rule, f.message) for f in findings] == []
+
+
+def test_huge_divisors_and_values_are_exact() -> None:
+    """``multipleOf`` with numbers too big for a float: exact, no OverflowError (argument check and
+    lint alike)."""
+    from toolwire.design.satisfiable import unsatisfiable_parts
+
+    schema = {"type": "object", "properties": {"x": {"type": "number", "multipleOf": 10**400}}, "required": ["x"]}
+    assert validate_arguments(schema, {"x": 10**400}) == []
+    assert validate_arguments(schema, {"x": 3 * 10**400}) == []
+    assert [e.rule for e in validate_arguments(schema, {"x": 1.5})] == ["multipleOf"]
+    with_enum = {
+        "type": "object",
+        "properties": {"x": {"type": "number", "enum": [1.5, 10**400], "multipleOf": 10**400}},
+        "required": ["x"],
+    }
+    parts = unsatisfiable_parts(with_enum)
+    assert [(p.pointer, p.severity) for p in parts] == [("/properties/x/enum", "warning")]

@@ -174,20 +174,20 @@ def _validator_cls() -> Any:
 
 
 def _is_multiple(value: Any, divisor: Any) -> bool:
-    """Whether ``value`` is a multiple of ``divisor`` as the numbers are written in JSON: in
-    decimal, so ``0.3`` is a multiple of ``0.1`` (binary floating point, as a plain ``value /
+    """Whether ``value`` is a multiple of ``divisor`` as the numbers are written in JSON: exactly,
+    in decimal, so ``0.3`` is a multiple of ``0.1`` (binary floating point, as a plain ``value /
     divisor`` check computes it, says it is not — pydantic's ``multiple_of=0.1`` and every JSON
-    Schema user mean the decimal numbers)."""
-    from decimal import Decimal, InvalidOperation
+    Schema user mean the decimal numbers), and ``10**400`` is handled without overflow."""
+    from fractions import Fraction
 
     try:
-        d = Decimal(repr(divisor)) if isinstance(divisor, float) else Decimal(divisor)
-        v = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
-        if not d.is_finite() or not v.is_finite() or d <= 0:
-            return True  # not a number that divides: left to the schema check (multipleOf must be > 0)
-        return v % d == 0
-    except (InvalidOperation, ValueError, TypeError):
+        d = Fraction(repr(divisor)) if isinstance(divisor, float) else Fraction(divisor)
+        v = Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+    except (ValueError, TypeError, OverflowError):  # inf, nan: not numbers that divide
         return True
+    if d <= 0:
+        return True  # left to the schema check (multipleOf must be > 0)
+    return (v / d).denominator == 1
 
 
 @functools.lru_cache(maxsize=2)
