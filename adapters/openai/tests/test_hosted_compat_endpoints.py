@@ -547,3 +547,21 @@ def test_the_label_of_a_tools_images_names_the_call_id_as_sent(base_url: str | N
     ]
     assert labels == [f"Image(s) returned by tool call {sent_id} (screenshot):"]
     assert foreign not in json.dumps(server.bodies[0])
+
+
+def test_mistral_host_with_a_trailing_dot_is_mistral() -> None:
+    """``api.mistral.ai.`` (a fully qualified host name) is the same server: its rules apply."""
+    server = Server(_json(_completion({"content": "It is sunny."})))
+    toolwire.run_sync(
+        _model(server, "https://api.mistral.ai./v1"),
+        "And now?",
+        conversation=_history("toolu_01A09q90qw90lq917835lq9"),
+        tools=[get_weather],
+    )
+    assert re.fullmatch(r"[a-zA-Z0-9]{9}", server.bodies[0]["messages"][1]["tool_calls"][0]["id"])
+
+
+@pytest.mark.parametrize("provider", ["openai-chat:gpt-4.1", "openai:gpt-4.1"])
+def test_a_base_url_that_is_not_a_url_is_a_configuration_error(provider: str) -> None:
+    with pytest.raises(toolwire.ConfigurationError, match=r"base_url 'https://\[::1' is not a valid URL"):
+        toolwire.model(provider, api_key="k", base_url="https://[::1")

@@ -61,6 +61,15 @@ class _OpenAIModel(Transport):
 
     def __init__(self, model_id: str, **settings: Any) -> None:
         transport = {k: settings.pop(k) for k in _TRANSPORT_SETTINGS if k in settings}
+        base = settings.get("base_url")
+        if isinstance(base, str):
+            try:
+                urlsplit(base).hostname  # noqa: B018 - parsed for its error
+            except ValueError as exc:
+                raise ConfigurationError(
+                    f"base_url {base!r} is not a valid URL ({exc}); give the server's URL, e.g. "
+                    "'http://localhost:8080/v1' or 'http://[::1]:8080/v1'"
+                ) from None
         super().__init__(model_id, **settings)
         self.transport_settings = transport
         self._client: Any = None

@@ -908,7 +908,7 @@ def hosted_server(settings: Mapping[str, Any]) -> str | None:
         host = urlsplit(str(base)).hostname
     except ValueError:
         return None
-    return HOSTED_SERVERS.get(host or "")
+    return HOSTED_SERVERS.get((host or "").rstrip("."))  # "api.mistral.ai." is the same host
 
 
 def sanitize_name(name: str) -> str:
