@@ -487,7 +487,7 @@ def _ref_loop(schema: dict[str, Any], ref: str) -> list[str]:
 @register_rule(
     "schema-unsatisfiable",
     "error",
-    "each such call comes back as a validation error: the model retries with other values and the run ends at its turn limit without the tool running",
+    "a call that gives the part a value comes back as a validation error (for an error: every call of the tool, which then never runs)",
     "change the schema at the pointer so some value fits it",
 )
 def _r_schema_unsatisfiable(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
