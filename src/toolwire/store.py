@@ -387,7 +387,7 @@ def lease_state(lease: Lease, me: LeaseOwner, *, now: float | None = None, stale
     return "live"
 
 
-def _lease(row: sqlite3.Row) -> Lease:
+def _lease(row: sqlite3.Row, path: str = "") -> Lease:
     return Lease(
         row["run_id"],
         row["experiment"],
@@ -794,16 +794,44 @@ class RunStore:
             if release and owner is not None:
                 self._conn.execute("DELETE FROM leases WHERE run_id=? AND token=?", (run_id, owner.token))
 
-    def save_experiment(self, name: str, spec: Mapping[str, Any], *, fingerprint: str | None = None) -> None:
-        """Write (or replace) the ``experiments`` row of ``name`` with its ``spec`` (JSON-ready)."""
+    def save_experiment(
+        self,
+        name: str,
+        spec: Mapping[str, Any],
+        *,
+        fingerprint: str | None = None,
+        owner: LeaseOwner | None = None,
+        stale_after: float = STALE_AFTER,
+    ) -> bool:
+        """Write (or replace) the ``experiments`` row of ``name`` with its ``spec`` (JSON-ready);
+        ``True`` when written. With ``owner`` given, a ``fingerprint`` that differs from the
+        stored one is refused — ``False``, nothing written — while the experiment has runs or
+        another live process holds a claim of it (:func:`lease_state`); the stale claims of the
+        experiment are dropped when the fingerprint changes. One ``BEGIN IMMEDIATE``
+        transaction: of two processes saving two specs of one experiment at once, the second sees
+        the first's (and :meth:`claim` with ``fingerprint`` refuses the runs of a spec replaced
+        meanwhile)."""
         now = time.time()
         with self._lock, self._tx():
+            if owner is not None and fingerprint is not None:
+                row = self._conn.execute("SELECT fingerprint FROM experiments WHERE name=?", (name,)).fetchone()
+                if row is not None and row[0] and row[0] != fingerprint:
+                    if self._conn.execute("SELECT 1 FROM runs WHERE experiment=? LIMIT 1", (name,)).fetchone():
+                        return False
+                    leases = self._conn.execute("SELECT * FROM leases WHERE experiment=?", (name,)).fetchall()
+                    if any(
+                        lease_state(_lease(r, str(self.path)), owner, now=now, stale_after=stale_after) == "live"
+                        for r in leases
+                    ):
+                        return False
+                    self._conn.execute("DELETE FROM leases WHERE experiment=?", (name,))
             self._conn.execute(
                 "INSERT INTO experiments (name, spec, fingerprint, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (name) DO UPDATE SET spec=excluded.spec, fingerprint=excluded.fingerprint, "
                 "updated_at=excluded.updated_at",
                 (name, _dumps(dict(spec)), fingerprint, now, now),
             )
+        return True
 
     def experiment(self, name: str) -> dict[str, Any] | None:
         """The ``experiments`` row of ``name`` (``spec`` decoded from JSON), or ``None``."""
@@ -840,6 +868,7 @@ class RunStore:
         experiment: str | None = None,
         seen: float | None = _ANY,
         stale_after: float = STALE_AFTER,
+        fingerprint: str | None = None,
     ) -> bool:
         """Claim the run ``run_id`` for ``owner`` before running it: ``True`` when ``owner`` now
         holds it (also when it held it already), ``False`` when another live process holds it
@@ -847,9 +876,23 @@ class RunStore:
         the caller read it (``seen``: the row's ``updated_at`` then, ``None`` for no row; another
         process started or finished the run meanwhile). A stale claim is replaced. One
         ``BEGIN IMMEDIATE`` transaction: of several processes claiming one run at the same
-        instant, exactly one gets it."""
+        instant, exactly one gets it. ``fingerprint`` (with ``experiment``): raises
+        :class:`RunStoreError` (reason ``changed``), claiming nothing, when the ``experiments``
+        row of ``experiment`` holds another fingerprint — another process saved a different
+        spec of the experiment since this one saved its own."""
         now = time.time()
         with self._lock, self._tx():
+            if fingerprint is not None and experiment is not None:
+                row = self._conn.execute("SELECT fingerprint FROM experiments WHERE name=?", (experiment,)).fetchone()
+                if row is not None and row[0] and row[0] != fingerprint:
+                    raise RunStoreError(
+                        f"the experiment {experiment!r} in the run store {str(self.path)!r} was saved meanwhile by "
+                        "another process with a different spec (prompt, instructions, project, checker, layers, "
+                        "models or max_turns): its runs and these would be counted in one scoreboard; give the "
+                        "changed experiment a new name, or use another store",
+                        path=str(self.path),
+                        reason="changed",
+                    )
             if seen is not _ANY:
                 row = self._conn.execute("SELECT updated_at FROM runs WHERE run_id=?", (run_id,)).fetchone()
                 if (row[0] if row is not None else None) != seen:

@@ -368,3 +368,46 @@ def test_intervals_that_cannot_work_are_refused_before_anything_runs(tmp_path, o
         asyncio.run(run_experiment(spec, **options))
     assert words in str(info.value)
     assert not (tmp_path / "shared.sqlite").exists()
+
+
+def test_two_specs_of_one_experiment_started_together_never_mix_their_runs(tmp_path):
+    """Another prompt under the same name (two CI jobs on two branches), started at the same
+    instant: one of them runs, the other is refused (exit 2); no run of the refused spec is
+    recorded, whichever of the two wins."""
+    spec_a = setup(tmp_path, runs=4, concurrency=2)
+    spec_b = tmp_path / "other.toml"
+    spec_b.write_text(spec_a.read_text().replace("Do the two steps.", "Do something else."))
+    a, b = start(spec_a), start(spec_b)
+    (code_a, text_a), (code_b, text_b) = finish(a), finish(b)
+    assert sorted((code_a, code_b)) == [0, 2], (text_a, text_b)
+    refused = text_a if code_a == 2 else text_b
+    assert "different" in refused and "new name" in refused
+    won = "Do the two steps." if code_a == 0 else "Do something else."
+    conn = sqlite3.connect(tmp_path / "shared.sqlite")
+    states = [state for (state,) in conn.execute("SELECT state FROM runs WHERE experiment='shared'")]
+    (spec_json,) = conn.execute("SELECT spec FROM experiments WHERE name='shared'").fetchone()
+    conn.close()
+    assert len(states) == 4 and all(won in state for state in states)
+    assert won in spec_json
+
+
+def test_the_spec_check_and_the_claims_close_the_window_between_two_specs(tmp_path):
+    """The two orders of the race, on one file through two connections: a spec saved after
+    another process's first claim is refused; a claim made after another process replaced the
+    spec is refused (the window between a process's save and its first claim)."""
+    from toolwire.store import LeaseOwner, RunStoreError
+
+    path = tmp_path / "s.sqlite"
+    me, other_owner = LeaseOwner.current(), LeaseOwner("elsewhere", 4242, "other-token")
+    with RunStore(path) as a, RunStore(path) as b:
+        assert a.save_experiment("e", {"v": "A"}, fingerprint="A", owner=me) is True
+        # B saves before A claimed anything: B's spec replaces A's (no runs, no claims)...
+        assert b.save_experiment("e", {"v": "B"}, fingerprint="B", owner=other_owner) is True
+        # ...so A's claim is refused and A runs nothing
+        with pytest.raises(RunStoreError) as caught:
+            a.claim("e/run/0", me, experiment="e", fingerprint="A")
+        assert caught.value.reason == "changed" and a.leases() == {}
+        # B claims; now A's spec (another fingerprint) is refused while B's claim lives
+        assert b.claim("e/run/0", other_owner, experiment="e", fingerprint="B") is True
+        assert a.save_experiment("e", {"v": "A"}, fingerprint="A", owner=me) is False
+        assert a.experiment("e")["fingerprint"] == "B"  # type: ignore[index]

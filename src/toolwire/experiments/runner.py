@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ConfigurationError, RunLimitExceeded
-from ..store import _ANY, HEARTBEAT_INTERVAL, STALE_AFTER, Lease, LeaseOwner, RunTaken, lease_state
+from ..store import _ANY, HEARTBEAT_INTERVAL, STALE_AFTER, Lease, LeaseOwner, RunStoreError, RunTaken, lease_state
 from .spec import Experiment, ExperimentSpecError, load_spec, resolve_reference
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -605,6 +605,7 @@ class StoreRecorder:
         self.seen: dict[str, float | None] = dict(seen or {})
         self.stale_after = stale_after
         self.left: dict[str, tuple[PendingRun, Lease | None]] = {}
+        self._fingerprint = exp.fingerprint()
         self._held: set[str] = set()
         self._lock = threading.Lock()
 
@@ -619,13 +620,19 @@ class StoreRecorder:
         """Claim ``run`` for this recorder's owner: ``True`` when it may run it."""
         if run.run_id in self._held:
             return True
-        ok = self.store.claim(
-            run.run_id,
-            self.owner,
-            experiment=run.experiment,
-            seen=self.seen.get(run.run_id, _ANY),
-            stale_after=self.stale_after,
-        )
+        try:
+            ok = self.store.claim(
+                run.run_id,
+                self.owner,
+                experiment=run.experiment,
+                seen=self.seen.get(run.run_id, _ANY),
+                stale_after=self.stale_after,
+                fingerprint=self._fingerprint,
+            )
+        except RunStoreError as exc:
+            if exc.reason != "changed":
+                raise
+            raise ExperimentSpecError(self.exp.source, "", str(exc)) from None
         if not ok:
             self._leave(run)
             return False
@@ -791,23 +798,21 @@ async def run_experiment(
         raise ConfigurationError(f"backend must be a name or an object with run(), got {type(backend).__name__}")
     db = open_store(exp)
     try:
-        before = db.experiment(exp.name)
-        if (
-            before is not None
-            and before.get("fingerprint")
-            and before["fingerprint"] != exp.fingerprint()
-            and db.runs(experiment=exp.name)
+        owner = LeaseOwner.current()
+        # the check and the save in one transaction (and every claim compares the fingerprint
+        # again): two processes started at once with two specs of one experiment never both run
+        if not db.save_experiment(
+            exp.name, exp.to_dict(), fingerprint=exp.fingerprint(), owner=owner, stale_after=stale_after
         ):
             # runs of another task, layers or models would be counted with these in one scoreboard
             raise ExperimentSpecError(
                 exp.source,
                 "",
                 f"the store {str(db.path)!r} already holds runs of experiment {exp.name!r} made with a different "
-                "prompt, instructions, project, checker, layers, models or max_turns: give the changed experiment "
-                "a new name, or use another store (changing runs or concurrency alone is fine)",
+                "prompt, instructions, project, checker, layers, models or max_turns (or another process is "
+                "running them now): give the changed experiment a new name, or use another store (changing runs "
+                "or concurrency alone is fine)",
             )
-        db.save_experiment(exp.name, exp.to_dict(), fingerprint=exp.fingerprint())
-        owner = LeaseOwner.current()
         found = plan_runs(exp, db, retry_errors=retry_errors, owner=owner, stale_after=stale_after)
         total = len(found.pending) + found.done + len(found.elsewhere)
         summary = ExperimentRun(total, found.done, store=str(db.path))
