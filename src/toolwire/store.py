@@ -568,6 +568,9 @@ class RunStore:
         experiment: str | None = None,
         labels: Mapping[str, Any] | None = None,
         owner: LeaseOwner | None = None,
+        record: Mapping[str, Any] | None = None,
+        fresh: bool = False,
+        release: bool = False,
     ) -> None:
         """Write ``run`` (anything with ``run_id``, ``model``, ``turns`` and ``to_dict()``: a run
         state or a :class:`~toolwire.RunResult`) with all its turns and tool calls, replacing
@@ -575,7 +578,15 @@ class RunStore:
         save when not given. One transaction: a reader sees the previous or the new run, never
         half of one. ``owner``: write only while ``owner`` holds the run's claim (its heartbeat is
         refreshed in the same transaction); raises :class:`RunTaken` (``lost=True``), writing
-        nothing, when it does not."""
+        nothing, when it does not. In the same transaction: ``fresh`` first removes the stored
+        run (a new attempt replaces the earlier one's row, turns and tool calls), ``record`` sets
+        experiment-record columns as :meth:`update_run` does, and ``release`` drops ``owner``'s
+        claim (the run is over): a process killed in between leaves the old row or the new one,
+        never half. Raises ``ValueError`` for an unknown ``record`` column."""
+        known = {name for name, _ in EXPERIMENT_COLUMNS}
+        bad = sorted(set(record or {}) - known)
+        if bad:
+            raise ValueError(f"unknown experiment column(s) {bad}; the columns are {sorted(known)}")
         d = run.to_dict()
         status = getattr(run, "status", None) or ("finished" if getattr(run, "stop_reason", None) else "running")
         turns = list(getattr(run, "turns", []) or [])
@@ -623,6 +634,8 @@ class RunStore:
         with self._lock, self._tx():
             if owner is not None:
                 self._hold(run.run_id, owner, now)
+            if fresh:
+                self._conn.execute("DELETE FROM runs WHERE run_id=?", (run.run_id,))
             old = self._conn.execute(
                 "SELECT created_at, experiment, labels FROM runs WHERE run_id=?", (run.run_id,)
             ).fetchone()
@@ -674,6 +687,13 @@ class RunStore:
                 turn_rows,
             )
             self._conn.executemany("INSERT INTO tool_calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tool_rows)
+            if record:
+                self._conn.execute(
+                    f"UPDATE runs SET {', '.join(f'{k}=?' for k in record)} WHERE run_id=?",
+                    (*(_scrub_text(v) if isinstance(v, str) else v for v in record.values()), run.run_id),
+                )
+            if release and owner is not None:
+                self._conn.execute("DELETE FROM leases WHERE run_id=? AND token=?", (run.run_id, owner.token))
 
     checkpoint = save
 

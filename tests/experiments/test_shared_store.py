@@ -411,3 +411,66 @@ def test_the_spec_check_and_the_claims_close_the_window_between_two_specs(tmp_pa
         assert b.claim("e/run/0", other_owner, experiment="e", fingerprint="B") is True
         assert a.save_experiment("e", {"v": "A"}, fingerprint="A", owner=me) is False
         assert a.experiment("e")["fingerprint"] == "B"  # type: ignore[index]
+
+
+KILL_DRIVER = """
+import os, signal, sys
+sys.path.insert(0, os.getcwd())
+from toolwire import store as st
+from toolwire.experiments import runner
+
+AT = os.environ["KILL_AT"]  # "started" or "finished": killed at the first commit of that step
+phase = {"on": False}
+
+class Tx(st.RunStore._Tx):
+    def __exit__(self, exc_type, *rest):
+        super().__exit__(exc_type, *rest)
+        if phase["on"] and exc_type is None:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+st.RunStore._Tx = Tx
+orig = getattr(runner.StoreRecorder, AT)
+
+def step(self, *args):
+    phase["on"] = True
+    try:
+        return orig(self, *args)
+    finally:
+        phase["on"] = False
+
+setattr(runner.StoreRecorder, AT, step)
+from toolwire.cli import main
+main(["experiment", "run", sys.argv[1], "--quiet"])
+"""
+
+
+@pytest.mark.parametrize("at", ["finished", "started"])
+def test_a_kill_9_during_a_recorder_step_leaves_the_step_done_or_not_at_all(tmp_path, at):
+    """kill -9 right after the first transaction a step commits: a finished run keeps its outcome
+    (it is not run again, its turns are kept); a new attempt replaces the old one's row whole (the
+    attempt number does not go back to 1)."""
+    spec = setup(tmp_path, runs=1, concurrency=1)
+    if at == "started":  # attempt 1 killed mid-run: the next process starts attempt 2
+        (tmp_path / "hold-0").touch()
+        first = start(spec)
+        wait_for(lambda: executions(tmp_path))
+        first.kill()
+        finish(first)
+        (tmp_path / "hold-0").unlink()
+    (tmp_path / "kill_driver.py").write_text(KILL_DRIVER)
+    killed = subprocess.Popen(
+        [sys.executable, "kill_driver.py", str(spec)], cwd=tmp_path, env={**os.environ, "KILL_AT": at}
+    )
+    STARTED.append(killed)
+    killed.wait(timeout=90)
+    assert killed.returncode == -signal.SIGKILL
+    if at == "finished":
+        assert records(tmp_path) == {0: (1, "pass")}  # the final state and its outcome together
+        code, text = finish(start(spec))
+        assert code == 0 and "0 runs done now, 1 finished before" in text, text
+        assert [(attempt, step) for _, attempt, _, step in executions(tmp_path)] == [(1, 0), (1, 1)]
+    else:
+        assert records(tmp_path) == {0: (2, None)}  # attempt 2's row replaced attempt 1's
+        code, text = finish(start(spec))
+        assert code == 0, text
+        assert records(tmp_path) == {0: (3, "pass")}

@@ -581,7 +581,8 @@ class StoreRecorder:
     done) the earlier attempt's rows (if any) are replaced by a new run row with the experiment
     columns set and no outcome; ``checkpoint`` saves the run state (turns and tool calls
     included) and refreshes the claim's heartbeat; ``finished`` saves it once more, writes the
-    outcome, cost, wall time and checker output and drops the claim. Every write is made only
+    outcome, cost, wall time and checker output and drops the claim. Each of these steps is one
+    transaction (a process killed during one leaves the step done or not at all). Every write is made only
     while ``owner`` holds the claim: when another process took the run over, it raises
     :class:`~toolwire.store.RunTaken` and writes nothing. The runs left to other processes are
     in :attr:`left` (run id → the run and the other process's claim, ``None`` when nobody held
@@ -653,10 +654,15 @@ class StoreRecorder:
             raise RunTaken(run.run_id, self.left.get(run.run_id, (run, None))[1])
         owner = self.owner
 
-        def write() -> None:
-            self.store.delete(run.run_id, owner=owner)
-            self.store.save(state, experiment=run.experiment, labels=run.labels, owner=owner)
-            self.store.update_run(run.run_id, owner=owner, variant=run.layer, run_index=run.index, attempt=run.attempt)
+        def write() -> None:  # one transaction: the new attempt's row replaces the old one's whole
+            self.store.save(
+                state,
+                experiment=run.experiment,
+                labels=run.labels,
+                owner=owner,
+                fresh=True,
+                record={"variant": run.layer, "run_index": run.index, "attempt": run.attempt},
+            )
 
         self._guarded(run, write)
         if self.on_progress is not None:
@@ -668,16 +674,19 @@ class StoreRecorder:
         )
 
     def finished(self, run: PendingRun, state: RunState, record: RunRecord) -> None:
-        def write() -> None:
-            self.store.save(state, experiment=run.experiment, labels=run.labels, owner=self.owner)
-            self.store.update_run(
-                run.run_id,
+        def write() -> None:  # one transaction: the final state with its outcome, the claim dropped
+            self.store.save(
+                state,
+                experiment=run.experiment,
+                labels=run.labels,
                 owner=self.owner,
                 release=True,
-                outcome=record.outcome,
-                cost_usd=None if record.cost_usd is None else str(record.cost_usd),
-                wall_time=record.wall_time,
-                check_output=record.check_output or (record.error or ""),
+                record={
+                    "outcome": record.outcome,
+                    "cost_usd": None if record.cost_usd is None else str(record.cost_usd),
+                    "wall_time": record.wall_time,
+                    "check_output": record.check_output or (record.error or ""),
+                },
             )
 
         self._guarded(run, write)
