@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -474,3 +475,23 @@ def test_a_kill_9_during_a_recorder_step_leaves_the_step_done_or_not_at_all(tmp_
         code, text = finish(start(spec))
         assert code == 0, text
         assert records(tmp_path) == {0: (3, "pass")}
+
+
+def test_a_process_never_removes_a_project_copy_it_did_not_make(tmp_path):
+    """A process that lost its run while suspended after making its copy, and the process that
+    took the run over as the same attempt: the second gets a folder of its own, so the first
+    removing its copy when it wakes up leaves the second's whole."""
+    from toolwire.experiments import load_spec
+    from toolwire.experiments.runner import PendingRun, prepare_project, project_path
+
+    exp = load_spec(setup(tmp_path, runs=1, concurrency=1))
+    run = PendingRun("shared", "counted", "scripted:claude-sonnet-4-5", 0, 1)
+    mine = prepare_project(exp, run)  # the suspended process's copy
+    (mine / "work-in-progress").write_text("the suspended process's file\n")
+    taker = prepare_project(exp, run)  # the process that took the run over
+    assert mine == project_path(exp, run) and taker != mine
+    assert taker.parent == mine.parent and taker.name.startswith("0-1.")
+    assert (mine / "work-in-progress").read_text() == "the suspended process's file\n"  # left alone
+    assert (taker / "README").read_text() == "a project\n" and not (taker / "work-in-progress").exists()
+    shutil.rmtree(mine)  # the woken process removes its own copy
+    assert (taker / "README").read_text() == "a project\n"

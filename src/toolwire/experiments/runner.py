@@ -253,20 +253,32 @@ def _safe(text: str) -> str:
 
 def project_path(exp: Experiment, run: PendingRun) -> Path:
     """Where the project copy of this attempt lives: ``<work dir>/<layer>/<model>/<index>-<attempt>``
-    (the same path every time, so a backend that survives a restart finds the copy again)."""
+    (the same path every time, so a backend that survives a restart finds the copy again; see
+    :func:`prepare_project` for when the copy goes elsewhere)."""
     return work_dir(exp) / _safe(run.layer) / _safe(run.model) / f"{run.index}-{run.attempt}"
 
 
 def prepare_project(exp: Experiment, run: PendingRun) -> Path:
-    """A fresh copy of the project folder for this attempt, at :func:`project_path` (an older
-    copy there is removed first). Raises :class:`~toolwire.experiments.ExperimentSpecError`
-    when the project is not a folder."""
+    """A fresh copy of the project folder for this attempt, at :func:`project_path`, in a folder
+    this call creates. When a folder is there already — another process's copy of the same
+    attempt (a process that lost its claim while suspended, whose run another process took
+    over) or the leftover of a killed one — it is left alone, and the copy goes to a new folder
+    beside it, ``<index>-<attempt>.<random>``: a process removes only copies it made. Raises
+    :class:`~toolwire.experiments.ExperimentSpecError` when the project is not a folder."""
+    import tempfile
+
     source = exp.project_dir()
     root = project_path(exp, run)
-    if root.exists():
-        shutil.rmtree(root)
     root.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(source, root, symlinks=True)
+    try:
+        root.mkdir()
+    except FileExistsError:  # someone else's: never removed here
+        root = Path(tempfile.mkdtemp(prefix=f"{root.name}.", dir=root.parent))
+    try:
+        shutil.copytree(source, root, symlinks=True, dirs_exist_ok=True)
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
     return root
 
 
