@@ -288,3 +288,15 @@ def test_a_changed_task_is_not_mixed_into_the_runs_of_the_old_one(tmp_path, caps
     assert "1 runs done now, 1 finished before" in " ".join(
         out.split()
     ) or "1 run done now, 1 finished before" in " ".join(out.split())
+
+
+def test_batch_polling_options_are_refused_with_another_backend(tmp_path, capsys, monkeypatch):
+    """--wait --max-wait 5 on the local backend waited forever (the batch option was ignored)."""
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    spec = tmp_path / "small.toml"
+    spec.write_text(SMALL)
+    code, out, err = cli(capsys, "experiment", "run", str(spec), "--wait", "--max-wait", "5")
+    assert code == 2 and "--max-wait bound(s) the polling of batch jobs (--backend batch) only" in err
+    assert not (tmp_path / "out").exists() and out == ""
+    code, out, err = cli(capsys, "experiment", "run", str(spec), "--backend", "ray", "--max-polls", "2")
+    assert code == 2 and "--max-polls" in err and "the ray backend has no batch job" in err

@@ -93,6 +93,21 @@ def run_command(
     from ..experiments import Progress, run_experiment
 
     command = "experiment run"
+    if backend != "batch":
+        given = [
+            n
+            for n, v in (("--poll-interval", poll_interval), ("--max-polls", max_polls), ("--max-wait", max_wait))
+            if v is not None
+        ]
+        if given:
+            # silently ignored, --wait --max-wait N would wait forever
+            fail(
+                command,
+                f"{', '.join(given)} bound(s) the polling of batch jobs (--backend batch) only; the {backend} backend "
+                "has no batch job: leave it out (--wait waits until the runs other processes hold are finished; "
+                "stop it with Ctrl-C, or run without --wait to exit 75 at once)",
+                2,
+            )
     exp = _load(spec, command)
     options: dict[str, Any] = {}
     if backend == "local":
