@@ -120,7 +120,9 @@ def sqlite_error(
         reason = "locked"
         message = (
             f"{where} is locked by another process (waited {timeout:g} s; {text}): another `toolwire "
-            "experiment run` on the same file, or a program holding it open? Let it finish, or give another file"
+            "experiment run` on the same file, or a program holding it open? Let it finish, or give another file. "
+            "A process suspended in the middle of a write (Ctrl-Z, a laptop asleep) holds the lock until it goes on: "
+            "bring it back (`fg`) or end it (`kill PID`)"
         )
     elif "not a database" in low or "file is encrypted" in low:
         reason = "not-sqlite"

@@ -184,7 +184,9 @@ def test_adv_a_store_locked_by_another_process_is_a_typed_error_naming_it(tmp_pa
     err = info.value
     assert isinstance(err, ConfigurationError) and (err.reason, err.path) == ("locked", str(path))
     assert str(err).startswith(f"the run store {str(path)!r} is locked by another process (waited 0.2 s; ")
-    assert str(err).endswith("Let it finish, or give another file")
+    assert "Let it finish, or give another file." in str(err)
+    # a process stopped inside a transaction keeps the lock: the message says how to free it
+    assert str(err).endswith("holds the lock until it goes on: bring it back (`fg`) or end it (`kill PID`)")
     with RunStore(path) as store:
         assert [r.run_id for r in store.runs()] == [result.run_id]  # nothing lost
 
