@@ -361,9 +361,11 @@ def renumber_reused_ids(messages: list[Message]) -> tuple[list[Message], dict[st
     ``call_1``, ...) or earlier in the *same* message (a hand-built or imported history, or a
     response that repeated an id) — given a new id (``<id>_t<index of its message>``, the same in
     every request of the growing conversation; ``_2``, ``_3`` ... appended if that is taken). The
-    results after that assistant message (before the next one) that carry the old id are paired
-    with its calls in order: the first such result answers the first call with the id, the
-    second result the second call, and so on, and each is pointed at its call's id. Every API
+    results after that assistant message (until a later assistant message uses the id again:
+    another assistant message in between, empty or holding other calls, does not end it) that
+    carry the old id are paired with its calls in order: the first such result answers the first
+    call with the id, the second result the second call, and so on, and each is pointed at its
+    call's id. Every API
     needs call ids unique in a request (Anthropic: "tool_use ids must be unique"); without this
     the later call and its result would not be sent. A call the decoder marked as repeating an id
     within its response (:func:`toolwire.wire.duplicate_id_invalid`) keeps its id: it was never
@@ -378,7 +380,6 @@ def renumber_reused_ids(messages: list[Message]) -> tuple[list[Message], dict[st
     pending: dict[str, list[str]] = {}
     for i, m in enumerate(messages):
         if m.role == "assistant":
-            pending = {}
             queues: dict[str, list[str]] = {}
             here: set[str] = set()
             new_parts = None
@@ -405,8 +406,15 @@ def renumber_reused_ids(messages: list[Message]) -> tuple[list[Message], dict[st
                 here.add(p.id)
                 queues.setdefault(p.id, []).append(final)
             seen |= here
+            # the results of this message's calls: an id it uses is paired from here on with
+            # this message's calls; the other ids keep theirs (an assistant message between a
+            # call and its result, empty or holding other calls, ends no pairing)
+            for old, q in queues.items():
+                if q != [old]:
+                    pending[old] = q
+                else:
+                    pending.pop(old, None)
             if new_parts is not None:
-                pending = {old: q for old, q in queues.items() if q != [old]}
                 if out is None:
                     out = list(messages)
                 out[i] = Message(m.role, new_parts, dict(m.provider_data))

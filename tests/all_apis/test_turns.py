@@ -340,6 +340,45 @@ def test_a_call_id_reused_by_a_later_turn_is_renumbered_not_dropped(api: str) ->
         assert uses == results and len(set(uses)) == 2
 
 
+@pytest.mark.parametrize("between", ["empty", "other-call"])
+@pytest.mark.parametrize("api", APIS)
+def test_a_reused_id_answered_after_another_assistant_message_keeps_its_result(api: str, between: str) -> None:
+    """A call reusing an earlier call's id, then another assistant message (an empty one, or one
+    holding another call), then the results: the later result answers the renumbered call. It
+    was taken for a second answer to the earlier call and left out, unsaid, and the call was
+    answered "not run" instead (found by the conversation fuzz test)."""
+    later: list[Any] = (
+        [ToolCall(id="call_x", name="get_weather", arguments={"city": "C"})] if between != "empty" else []
+    )
+    results: list[Any] = [ToolResult("call_0", "result B", name="get_weather")]
+    if later:
+        results.append(ToolResult("call_x", "result C", name="get_weather"))
+    conv = Conversation(
+        [
+            Message.user("look up a, b and c"),
+            Message("assistant", [ToolCall(id="call_0", name="get_weather", arguments={"city": "A"})]),
+            Message("user", [ToolResult("call_0", "result A", name="get_weather")]),
+            Message("assistant", [ToolCall(id="call_0", name="get_weather", arguments={"city": "B"})]),
+            Message("assistant", later),
+            Message("user", results),
+        ]
+    )
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, [text_answer(api, "done")], sent)
+    try:
+        result = toolwire.run_sync(m, conversation=conv, tools=[get_weather])
+    except toolwire.RequestRefused as exc:
+        # Chat Completions takes the results only directly after their assistant message
+        # (rule openai-chat.conversation.calls-answered); before the fix it sent result B's call
+        # answered "not run" instead
+        assert api == "openai-chat" and not sent and "calls-answered" in str(exc)
+        return
+    body = _texts(sent[0])
+    assert "result A" in body and "result B" in body and ("result C" in body or not later), body
+    assert NOT_ANSWERED.splitlines()[0] not in body
+    assert "conversation.unanswered-call" not in [c.rule for c in result.turns[0].response.preflight or []]
+
+
 def test_renumber_reused_ids_pairs_each_result_with_its_own_call() -> None:
     from toolwire.turns import renumber_reused_ids
 
