@@ -39,6 +39,10 @@ __all__ = [
     "CUT_OFF_CONTEXT",
     "NOT_ANSWERED",
     "UNANSWERED_RULE",
+    "DUPLICATE_CALL_RULE",
+    "DUPLICATE_RESULT_RULE",
+    "RESULT_BEFORE_CALL_RULE",
+    "duplicate_changes",
     "answer_request",
     "answer_unanswered",
     "context_window_full",
@@ -64,6 +68,18 @@ NOT_ANSWERED = (
 #: The rule id of the :class:`~toolwire.profile.RequestChange` reporting such an answer (the same
 #: on every API: the conversation rule it keeps is each API's "every call answered" rule).
 UNANSWERED_RULE = "conversation.unanswered-call"
+
+#: The rule id of the lossy change reporting a result left out because an earlier result already
+#: answers its call (every API takes one result per call; :func:`duplicate_changes`).
+DUPLICATE_RESULT_RULE = "conversation.duplicate-result"
+
+#: The rule id of the lossy change reporting a call left out because its decoder marked it as
+#: repeating the id of an earlier call of the same response (:func:`duplicate_changes`).
+DUPLICATE_CALL_RULE = "conversation.duplicate-call"
+
+#: The rule id of the lossy change reporting a result left out because it comes before its call
+#: (the Anthropic codec; the other APIs refuse such a request: :func:`duplicate_changes`).
+RESULT_BEFORE_CALL_RULE = "conversation.result-before-call"
 
 
 #: What an image in an assistant message becomes on an API that takes images only from the user
@@ -185,6 +201,71 @@ def tool_image_changes(
                             f"this API reads {', '.join(sorted(readable))}",
                             p.name,
                             p.tool_call_id,
+                        )
+                    )
+    return out
+
+
+def duplicate_changes(
+    messages: Any, offset: int, before_call: bool = False
+) -> list[tuple[str, str, str, str | None, str | None]]:
+    """The lossy changes (``(rule, pointer, detail, tool, call_id)``) for the parts of
+    ``messages`` (numbered from ``offset``; ids as :func:`renumber_reused_ids` left them) that
+    every built-in codec leaves out because each call is answered exactly once: a result for a
+    call an earlier result already answers (rule :data:`DUPLICATE_RESULT_RULE`), and a call its
+    decoder marked as repeating the id of an earlier call of the same response
+    (:func:`toolwire.wire.duplicate_id_invalid`; never run, left out with its error result, rule
+    :data:`DUPLICATE_CALL_RULE`). With ``before_call`` (a codec that leaves out a result placed
+    before its call, rather than sending it for the preflight to refuse), such a result too
+    (rule :data:`RESULT_BEFORE_CALL_RULE`)."""
+    out: list[tuple[str, str, str, str | None, str | None]] = []
+    calls: set[str] = set()
+    answered: set[str] = set()
+    later: set[str] = set()
+    if before_call:
+        later = {p.id for m in messages for p in m.parts if isinstance(p, ToolCall)}
+    for i, m in enumerate(messages, offset):
+        here: set[str] = set()
+        for j, p in enumerate(m.parts):
+            if isinstance(p, ToolCall):
+                if p.id in here and p.invalid == duplicate_id_invalid(p.id):
+                    out.append(
+                        (
+                            DUPLICATE_CALL_RULE,
+                            f"/messages/{i}/parts/{j}",
+                            f"tool call {p.id!r} repeats the id of an earlier call of its response and was never "
+                            "run: left out, with its error result",
+                            p.name if isinstance(p.name, str) else None,
+                            p.id,
+                        )
+                    )
+                    continue
+                here.add(p.id)
+                calls.add(p.id)
+            elif isinstance(p, ToolResult):
+                rid = p.tool_call_id
+                if rid in answered:
+                    out.append(
+                        (
+                            DUPLICATE_RESULT_RULE,
+                            f"/messages/{i}/parts/{j}",
+                            f"a second result for tool call {rid!r} was left out: an earlier result answers the "
+                            "call, and each call is answered once",
+                            p.name,
+                            rid,
+                        )
+                    )
+                elif rid in calls:
+                    answered.add(rid)
+                elif rid in later:
+                    out.append(
+                        (
+                            RESULT_BEFORE_CALL_RULE,
+                            f"/messages/{i}/parts/{j}",
+                            f"the result for tool call {rid!r} comes before the call and was left out: a result "
+                            "answers a call made before it (without a later result the call is answered as not run)",
+                            p.name,
+                            rid,
                         )
                     )
     return out

@@ -589,3 +589,87 @@ def test_an_image_in_an_assistant_message_is_sent_where_the_api_takes_it_and_sai
     else:
         assert _sent_image_types(api, out[0]) == [] and sent.count(ASSISTANT_IMAGE_NOTE) == 1
         assert "here" in sent
+
+
+def _lossy(result: Any) -> list[tuple[str, str, str | None]]:
+    return [(c.rule, c.pointer, c.call_id) for c in result.turns[0].response.preflight or [] if c.lossy]
+
+
+@pytest.mark.parametrize("where", ["same message", "later message"])
+@pytest.mark.parametrize("api", APIS)
+def test_a_second_result_for_one_call_is_left_out_and_reported(api: str, where: str) -> None:
+    """Each call is answered once (Anthropic "each tool_use must have a single result"; Chat, one
+    role:tool message per call id): every codec sends the first result and leaves a second one
+    out. It was left out without a word (found by the conversation fuzz test); now the turn's
+    preflight report names it (rule ``conversation.duplicate-result``, lossy)."""
+    first = Message("user", [ToolResult("call_1", "first answer", name="get_weather")])
+    second = ToolResult("call_1", "second answer", name="get_weather")
+    messages = [
+        Message.user("weather?"),
+        Message("assistant", [ToolCall(id="call_1", name="get_weather", arguments={"city": "A"})]),
+    ]
+    if where == "same message":
+        messages += [Message("user", [*first.parts, second]), Message.user("and now?")]
+        pointer = "/messages/2/parts/1"
+    else:
+        messages += [first, Message.assistant("It is sunny."), Message("user", [second, TextPart("and now?")])]
+        pointer = "/messages/4/parts/0"
+    sent: list[dict[str, Any]] = []
+    result = toolwire.run_sync(make_model(api, [text_answer(api, "done")], sent), conversation=Conversation(messages))
+    body = _texts(sent[0])
+    assert "first answer" in body and "second answer" not in body and "and now?" in body
+    assert _lossy(result) == [("conversation.duplicate-result", pointer, "call_1")]
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_call_repeating_an_id_in_its_response_is_reported_when_left_out(api: str) -> None:
+    """A response that gave two calls one id: the decoder marks the second invalid (never run) and
+    every codec leaves it out with its error result, as before; the report now names both."""
+    from toolwire.wire import duplicate_id_invalid
+
+    messages = [
+        Message.user("weather?"),
+        Message(
+            "assistant",
+            [
+                ToolCall(id="toolu_1", name="get_weather", arguments={"city": "A"}),
+                ToolCall(
+                    id="toolu_1", name="get_weather", arguments={"city": "B"}, invalid=duplicate_id_invalid("toolu_1")
+                ),
+            ],
+        ),
+        Message(
+            "user",
+            [
+                ToolResult("toolu_1", "sunny in A", name="get_weather"),
+                ToolResult("toolu_1", "error: not run, its id repeats", is_error=True, name="get_weather"),
+            ],
+        ),
+    ]
+    sent: list[dict[str, Any]] = []
+    result = toolwire.run_sync(make_model(api, [text_answer(api, "done")], sent), conversation=Conversation(messages))
+    body = _texts(sent[0])
+    assert "sunny in A" in body and "not run, its id repeats" not in body and '"B"' not in body.replace(" ", "")
+    assert _lossy(result) == [
+        ("conversation.duplicate-call", "/messages/1/parts/1", "toolu_1"),
+        ("conversation.duplicate-result", "/messages/2/parts/1", "toolu_1"),
+    ]
+
+
+@pytest.mark.parametrize("later", [True, False], ids=["later result", "no later result"])
+def test_anthropic_reports_a_result_placed_before_its_call(later: bool) -> None:
+    """Anthropic's codec places every result after its call and leaves out one placed before
+    it (the other APIs refuse such a request with their placement rule); it did so unsaid, and
+    with no later result answered the call "not run". Now reported (rule
+    ``conversation.result-before-call``, lossy)."""
+    messages = [
+        Message("user", [ToolResult("toolu_1", "early answer", name="get_weather"), TextPart("weather?")]),
+        Message("assistant", [ToolCall(id="toolu_1", name="get_weather", arguments={"city": "A"})]),
+        Message("user", [ToolResult("toolu_1", "late answer", name="get_weather")] if later else [TextPart("well?")]),
+    ]
+    sent: list[dict[str, Any]] = []
+    m = make_model("anthropic", [text_answer("anthropic", "done")], sent)
+    result = toolwire.run_sync(m, conversation=Conversation(messages))
+    body = _texts(sent[0])
+    assert "early answer" not in body and ("late answer" in body) is later
+    assert _lossy(result) == [("conversation.result-before-call", "/messages/0/parts/0", "toolu_1")]

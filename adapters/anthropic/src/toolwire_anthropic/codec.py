@@ -54,6 +54,7 @@ from toolwire.turns import (
     NOT_ANSWERED,
     answer_request,
     assistant_image_changes,
+    duplicate_changes,
     readable_tool_result,
     tool_image_changes,
 )
@@ -1596,9 +1597,13 @@ class AnthropicCodec:
         send as given, for the preflight report: images of assistant messages, sent as a note
         (rule ``anthropic.conversation.assistant-image``: "'image' blocks are not permitted
         within assistant turns"), and images tools returned in a format Anthropic does not read
-        (rule ``anthropic.conversation.tool-result-image-type``)."""
-        return assistant_image_changes(messages, offset, API) + tool_image_changes(
-            messages, offset, API, IMAGE_MEDIA_TYPES
+        (rule ``anthropic.conversation.tool-result-image-type``); results answering a call
+        already answered, calls repeating an id in one response and results placed before their
+        call (each call is answered once, by a result after it: :func:`toolwire.turns.duplicate_changes`)."""
+        return (
+            assistant_image_changes(messages, offset, API)
+            + tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES)
+            + duplicate_changes(messages, offset, before_call=True)
         )
 
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:

@@ -38,7 +38,7 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
-from toolwire.turns import answer_request, readable_tool_result, tool_image_changes
+from toolwire.turns import answer_request, duplicate_changes, readable_tool_result, tool_image_changes
 from toolwire.types import (
     ImagePart,
     Message,
@@ -424,8 +424,11 @@ class GeminiCodec:
         instructions (the cached content holds its own; rule ``gemini.request.cache-held-settings``).
         Reported once per request (at ``offset`` 0: the whole conversation or its first part).
         Also the images tools returned in a format Gemini does not read, sent as a note (rule
-        ``gemini.conversation.tool-result-image-type``)."""
+        ``gemini.conversation.tool-result-image-type``), and results answering a call already
+        answered and calls repeating an id in one response (each call is answered once:
+        :func:`toolwire.turns.duplicate_changes`)."""
         out: list[tuple[Any, ...]] = list(tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES))
+        out += duplicate_changes(messages, offset)
         if not isinstance(self.cache, str) or offset:
             return out
         if request.tool_choice not in (None, "auto"):

@@ -36,6 +36,7 @@ from toolwire.turns import (
     ASSISTANT_IMAGE_NOTE,
     answer_request,
     assistant_image_changes,
+    duplicate_changes,
     readable_tool_result,
     tool_image_changes,
 )
@@ -446,9 +447,13 @@ class OpenAIChatCodec:
         (rule ``openai-chat.conversation.assistant-image``; an assistant message's content takes
         text and refusal parts only, ``ChatCompletionAssistantMessageParam``), and images tools
         returned in a format OpenAI does not read, sent as a note (rule
-        ``openai-chat.conversation.tool-result-image-type``)."""
-        return assistant_image_changes(messages, offset, API) + tool_image_changes(
-            messages, offset, API, IMAGE_MEDIA_TYPES
+        ``openai-chat.conversation.tool-result-image-type``); results answering a call already
+        answered and calls repeating an id in one response (each call is answered once:
+        :func:`toolwire.turns.duplicate_changes`)."""
+        return (
+            assistant_image_changes(messages, offset, API)
+            + tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES)
+            + duplicate_changes(messages, offset)
         )
 
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:

@@ -46,6 +46,7 @@ from toolwire.turns import (
     ASSISTANT_IMAGE_NOTE,
     answer_request,
     assistant_image_changes,
+    duplicate_changes,
     readable_tool_result,
     tool_image_changes,
 )
@@ -857,12 +858,14 @@ class OpenAIResponsesCodec:
         reasoning items, when ``request.model`` is known not to reason or the reasoning was
         issued by another endpoint, and the hosted call items of their turn (whose required id
         needs the reasoning). Nothing with ``previous_response_id`` or ``conversation`` (the server
-        holds that history)."""
+        holds that history). Also results answering a call already answered and calls repeating
+        an id in one response (each call is answered once: :func:`toolwire.turns.duplicate_changes`)."""
         if (request.settings or {}).get("previous_response_id") or (request.settings or {}).get("conversation"):
             return tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES)
         reasoning = takes_reasoning_items(request.model)
         out: list[tuple[str, str, str, str | None, str | None]] = list(assistant_image_changes(messages, offset, API))
         out += tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES)
+        out += duplicate_changes(messages, offset)
         for i, msg in enumerate(messages, offset):
             if msg.role != "assistant":
                 continue
