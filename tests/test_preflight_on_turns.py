@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import toolwire
-from toolwire import Conversation, Message, TextPart, ToolCall, ToolResult
+from toolwire import Conversation, Message, ReasoningPart, TextPart, ToolCall, ToolResult
 from toolwire.adapter import collect_stream
 from toolwire.stream import StopEvent, StreamAssembler
 from toolwire.turns import NOT_ANSWERED, UNANSWERED_RULE
@@ -136,3 +136,24 @@ def test_the_assembler_takes_the_report_from_the_stop_event_and_equality_ignores
     assert asm.response().preflight is report
     assert StopEvent("end_turn", "done", preflight=report) == StopEvent("end_turn", "done")
     assert StreamAssembler("x").response().preflight is None
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_lossy_changes_point_into_the_messages_sent_even_when_an_answer_is_added(api: str) -> None:
+    """``send`` answers an unanswered call by adding a user message after it; the pointers of the
+    other changes (here another vendor's reasoning left out) still name the part in the
+    messages the caller sent, not in that longer list (found by the conversation fuzz test: the
+    pointer named the message after the part, which on a run's conversation is another one)."""
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, False, sent)
+    foreign = "gemini" if api != "gemini" else "anthropic"
+    messages = [
+        ASK,
+        UNANSWERED,
+        Message("assistant", [ReasoningPart("thinking...", provider=foreign), TextPart("Let me check.")]),
+        Message("user", [TextPart("Go on.")]),
+    ]
+    response = asyncio.run(m.send(m.build_request(messages, tools=[get_weather])))
+    lossy = [(c.rule, c.pointer) for c in response.preflight if c.lossy]
+    assert lossy == [("reasoning.dropped", "/messages/2/parts/0")]
+    assert isinstance(messages[2].parts[0], ReasoningPart)

@@ -48,7 +48,7 @@ from .profile import (
 from .profile import preflight as _profile_preflight
 from .stream import StopEvent, StreamAssembler, StreamEvent
 from .tools import Tool
-from .turns import answer_request, report_unanswered
+from .turns import answer_request, renumber_reused_ids, report_unanswered
 from .types import ImagePart, Message, ProviderToolPart, ReasoningPart, Response, TextPart, ToolCall, ToolResult
 
 for _record in (Message, TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart):
@@ -538,6 +538,7 @@ class Model(abc.ABC):
             if key is not None:
                 return _Histories.of(self).preflight(self, codec, profile, key, request)
         # a tool call the history leaves unanswered is answered "not run" (the same on every API)
+        given = request
         request, answered = answer_request(request)
         body = codec.encode_request(request)
         if short:
@@ -551,8 +552,8 @@ class Model(abc.ABC):
         body, report = _profile_preflight(profile, body, state=state)
         if answered:
             report_unanswered(report, answered, f"/{profile.messages_key}" if profile.messages_key else "")
-        report_dropped_provider_tool_parts(request, report)
-        for change in _left_out(codec, request, request.messages, 0):
+        placed = _placed(given.messages, request.messages, answered)
+        for change in _dropped_parts(placed, report.api, 0) + _left_out(codec, request, placed, 0):
             report.add(change[0], change[1], change[2], tool=change[3], call_id=change[4], lossy=True)
         return body, report
 
@@ -715,6 +716,17 @@ def _reasoning_origin(p: ReasoningPart) -> str:
     """``"the anthropic"`` / ``"unattributed"``, with the size of the readable text, for a report."""
     who = f"the {p.provider}" if p.provider else "unattributed"
     return f"{who} ({len(p.text)} characters of text)" if p.text else who
+
+
+def _placed(given: Sequence[Message], answered_messages: Sequence[Message], answered: Any) -> Sequence[Message]:
+    """The messages the pointers of a request's lossy changes are numbered in: the caller's own
+    (``given``, where a run's conversation has them), with reused call ids renumbered as the
+    encoder saw them. The answers to unanswered calls (``answered``, by :func:`answer_request`)
+    add messages and parts to the ``answered_messages`` that were encoded; without any, those
+    are in the same places."""
+    if not answered:
+        return answered_messages
+    return renumber_reused_ids(list(given))[0]
 
 
 def _left_out(codec: Any, request: ModelRequest, messages: Sequence[Message], offset: int) -> list[tuple[Any, ...]]:
@@ -1002,9 +1014,8 @@ class _Histories:
         closed = not answered and calls <= results
         dropped = hist.dropped
         if answered_tail.messages:
-            more = _dropped_parts(answered_tail.messages, profile.api, n) + _left_out(
-                codec, answered_tail, answered_tail.messages, n
-            )
+            placed = _placed(tail, answered_tail.messages, answered)
+            more = _dropped_parts(placed, profile.api, n) + _left_out(codec, answered_tail, placed, n)
             if more:
                 dropped = dropped + more
         return tbody, answered, closed, ids | linked, dropped, hist.ctx, hist.top  # equal: kept
@@ -1025,9 +1036,8 @@ class _Histories:
         body = codec.encode_request(answered_req)
         calls, results, other = _links(request.messages)
         closed = not answered and calls <= results  # with answers added, the next request is encoded whole
-        dropped = _dropped_parts(answered_req.messages, profile.api, 0) + _left_out(
-            codec, answered_req, answered_req.messages, 0
-        )
+        placed = _placed(request.messages, answered_req.messages, answered)
+        dropped = _dropped_parts(placed, profile.api, 0) + _left_out(codec, answered_req, placed, 0)
         try:  # a finished run's entry goes when its conversation object does
             hist.owner = weakref.ref(owner, functools.partial(_forget, self._by_owner))
         except TypeError:  # an owner without weak references: kept alive with the entry
