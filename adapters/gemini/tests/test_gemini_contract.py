@@ -42,6 +42,42 @@ def answer(response: Any, texts: list[str]) -> Message:
 # ------------------------------------------------------------------ parallel calls without ids (B12, B16)
 
 
+def test_answers_to_consecutive_model_messages_follow_the_calls_of_both(mock_model: Any) -> None:
+    """Two assistant messages in a row, each with calls (a history built by hand, or a turn split
+    in two), then the results in call order: the preflight merges the two model turns into one
+    (gemini.conversation.call-turn-placement) and the responses must follow all its calls in
+    order (FunctionResponse.name: each response names its call, by position when there are no
+    ids). The codec ordered the results after the last message's calls only, so the answer to
+    the first message's call went last and the request was refused (response-match). Found by
+    the conversation fuzz test."""
+    search = Tool.from_schema("search_files", "Find files.", {"type": "object", "properties": {}})
+    model = mock_model([json_response(candidate_body([{"text": "Done."}]))])
+    messages = [
+        Message.user("weather in Paris, then search"),
+        Message("assistant", [ToolCall("x", "get_weather", {"city": "Paris"})]),
+        Message("assistant", [ToolCall("a", "get_weather", {"city": "Oslo"}), ToolCall("b", "search_files", {})]),
+        Message(
+            "user",
+            [
+                ToolResult("x", "18C", name="get_weather"),
+                ToolResult("a", "4C", name="get_weather"),
+                ToolResult("b", "2 files", name="search_files"),
+            ],
+        ),
+    ]
+    assert send(model, messages, tools=[WEATHER, search]).text == "Done."
+    body = model.sent[0].json
+    calls = [p["functionCall"]["name"] for p in body["contents"][1]["parts"]]
+    answers = [(p["functionResponse"]["name"], p["functionResponse"]["response"]) for p in body["contents"][2]["parts"]]
+    assert calls == ["get_weather", "get_weather", "search_files"]
+    assert answers == [
+        ("get_weather", {"output": "18C"}),
+        ("get_weather", {"output": "4C"}),
+        ("search_files", {"output": "2 files"}),
+    ]
+    assert validate_request("gemini", body) == []
+
+
 def test_parallel_calls_without_ids_synthesised_and_never_sent(mock_model: Any) -> None:
     parts = [{"functionCall": {"name": "get_weather", "args": {"city": c}}} for c in ("Paris", "Oslo", "Lima")]
     model = mock_model(

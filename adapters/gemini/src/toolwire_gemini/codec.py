@@ -610,6 +610,7 @@ class GeminiCodec:
             else None
         )
 
+        after_model = False  # the last message was an assistant message
         for message in request.messages:
             if message.role == "assistant":
                 previous_results_content = None
@@ -617,7 +618,12 @@ class GeminiCodec:
                 parts: list[dict[str, Any]] = []
                 first_call_index: int | None = None
                 foreign_calls = False
-                last_call_order = []
+                if not after_model:
+                    # consecutive assistant messages are one model turn (the preflight merges
+                    # them, rule gemini.conversation.call-turn-placement): their answers follow
+                    # the calls of all of them, in order
+                    last_call_order = []
+                after_model = True
                 for part in message.parts:
                     if isinstance(part, ToolCall) and part.id in calls:
                         continue  # a later call repeating an id already sent: left out with its result
@@ -659,7 +665,8 @@ class GeminiCodec:
                 if wire is not None:
                     parts.append(wire)
             if not parts:
-                continue
+                continue  # nothing sent: the model turns around it are one
+            after_model = False
             role = (message.provider_data.get(API) or {}).get("role", "user")
             content = {"role": role, "parts": parts} if role else {"parts": parts}
             contents.append(content)
