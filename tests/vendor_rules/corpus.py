@@ -254,6 +254,14 @@ VALID.append(
 case(A, "anthropic.speed.model", "fast-opus-4-8", a_plain, lambda b: b.update(model="claude-opus-4-8", speed="fast"))
 case(A, "anthropic.speed.model", "fast-sonnet-5", a_plain, lambda b: b.update(model="claude-sonnet-5", speed="fast"))
 case(A, "anthropic.speed.model", "fast-haiku-5-5", a_plain, lambda b: b.update(model="claude-haiku-5-5", speed="fast"))
+# a leading assistant message: accepted by the first-party API (anthropics/anthropic-sdk-typescript#622)
+VALID.append(
+    (
+        "anthropic",
+        "starts-with-assistant",
+        {**a_plain(), "messages": [{"role": "assistant", "content": "Hello"}, *a_plain()["messages"]]},
+    )
+)
 VALID.append(("anthropic", "fast-opus-5-5", {**a_plain(), "model": "claude-opus-5-5", "speed": "fast"}))
 VALID.append(("anthropic", "fast-fable-5-2", {**a_plain(), "model": "claude-fable-5-2", "speed": "fast"}))
 case(A, "anthropic.body.shape", "empty-messages", a_plain, lambda b: b.update(messages=[]))
@@ -267,13 +275,6 @@ case(
     "unknown-block",
     a_plain,
     lambda b: b["messages"][0].update(content=[{"type": "video", "url": "x"}]),
-)
-case(
-    A,
-    "anthropic.message.first-user",
-    "starts-with-assistant",
-    a_plain,
-    lambda b: b["messages"].insert(0, {"role": "assistant", "content": "Hello"}),
 )
 case(
     A,

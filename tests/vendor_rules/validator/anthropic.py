@@ -160,16 +160,12 @@ def message_shape(body: Any) -> Iterator[Finding]:
                 yield ptr("messages", i, "content", j, "type"), "a system message holds only text blocks"
 
 
-@R(
-    "anthropic.message.first-user",
-    "The first message has the user role.",
-    "API error text 'messages: first message must use the \"user\" role' (Messages API; toolwire never sends a leading assistant turn)",
-)
-def first_user(body: Any) -> Iterator[Finding]:
-    msgs = [m for m in _messages(body) if is_obj(m) and m.get("role") != "system"]
-    if msgs and msgs[0].get("role") != "user":
-        i = _messages(body).index(msgs[0])
-        yield ptr("messages", i, "role"), f"the first message must be a user message, got {short(msgs[0].get('role'))}"
+# No rule that the first message is a user message: the API's 2024 error text ("messages: first
+# message must use the \"user\" role", lobehub/lobehub#1601) is no longer the first-party API's
+# behaviour. A leading assistant message succeeds on the Anthropic API and fails only on Bedrock
+# (anthropics/anthropic-sdk-typescript#622), and anthropic.types.MessageCreateParamsBase.messages
+# no longer asks for it ("You can specify a single user-role message, or you can include multiple
+# user and assistant messages").
 
 
 @R(
