@@ -477,3 +477,33 @@ def test_registry_and_settings() -> None:
     assert m.settings["max_tokens"] == 4096 and m.codec.cache is True
     c = toolwire.registry.codec("anthropic", cache=True)
     assert isinstance(c, AnthropicCodec) and c.api == "anthropic" and c.cache is True
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        ReasoningPart("I should check.", provider="anthropic"),
+        ReasoningPart("I should check.", signature="", provider="anthropic"),
+        ReasoningPart(encrypted="", provider="anthropic"),
+    ],
+    ids=["no signature", "empty signature", "redacted without data"],
+)
+def test_unsigned_thinking_is_left_out_and_reported(mock_model, wire, part: ReasoningPart) -> None:
+    """An Anthropic thinking part that lost its signature (a history saved or edited without it):
+    the API takes thinking back only with the signature it returned
+    (anthropic.types.ThinkingBlockParam.signature; "thinking.signature: Field required"). It was
+    left out unsaid when the signature was None and sent, then refused, when it was "" (found by
+    the conversation fuzz test); now it is left out either way and reported as lossy (rule
+    anthropic.conversation.thinking-unsigned)."""
+    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "Sure."}]))])
+    messages = [
+        Message.user("hi"),
+        Message("assistant", [part, TextPart("Hello.")]),
+        Message.user("more"),
+    ]
+    response = run(model.send(model.build_request(messages)))
+    assert response.text == "Sure."
+    assert model.sent[0].json["messages"][1] == {"role": "assistant", "content": [{"type": "text", "text": "Hello."}]}
+    assert [(c.rule, c.pointer, c.lossy) for c in response.preflight] == [
+        ("anthropic.conversation.thinking-unsigned", "/messages/1/parts/0", True)
+    ]

@@ -584,8 +584,13 @@ def test_repair_reports_rule_and_pointer_and_passes(rule: str, bad: dict[str, An
 #: each has its own test in test_anthropic_preflight.py.
 CHECKED_ON_SEND = {"anthropic.request.size"}
 #: Rules the codec reports for what it does not send as given (``left_out_parts``); tested in
-#: test_assistant_images_are_reported_as_lossy below.
-REPORTED_BY_CODEC = {"anthropic.conversation.assistant-image", "anthropic.conversation.tool-result-image-type"}
+#: test_assistant_images_are_reported_as_lossy below and (thinking-unsigned)
+#: test_anthropic_contract.py::test_unsigned_thinking_is_left_out_and_reported.
+REPORTED_BY_CODEC = {
+    "anthropic.conversation.assistant-image",
+    "anthropic.conversation.tool-result-image-type",
+    "anthropic.conversation.thinking-unsigned",
+}
 
 
 def test_every_rule_has_a_test() -> None:

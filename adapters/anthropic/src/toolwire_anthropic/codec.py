@@ -863,15 +863,37 @@ def _encode_reasoning(p: ReasoningPart) -> dict[str, Any] | None:
 
     Only parts produced by Anthropic (``provider == "anthropic"``) go back, byte-for-byte; reasoning
     from other providers is dropped (its signatures mean nothing to Anthropic), and so is an
-    Anthropic thinking part without a signature (the API requires one).
+    Anthropic thinking part without a signature, or a redacted one without its data (the API
+    requires them; rule ``anthropic.conversation.thinking-unsigned``, reported by
+    :meth:`AnthropicCodec.left_out_parts`).
     """
     if p.provider != API:
         return None
-    if p.encrypted is not None and not p.text and p.signature is None:
+    if p.encrypted and not p.text and not p.signature:
         return {"type": "redacted_thinking", "data": p.encrypted}
-    if p.signature is None:
+    if not p.signature:
         return None
     return {"type": "thinking", "thinking": p.text, "signature": p.signature}
+
+
+def _unsigned_thinking_changes(messages: Any, offset: int) -> list[tuple[str, str, str, str | None, str | None]]:
+    """The lossy changes (rule ``anthropic.conversation.thinking-unsigned``) for the Anthropic
+    reasoning parts of ``messages`` (numbered from ``offset``) that :func:`_encode_reasoning`
+    leaves out for want of their signature or data."""
+    return [
+        (
+            "anthropic.conversation.thinking-unsigned",
+            f"/messages/{i}/parts/{j}",
+            "an Anthropic thinking part without its signature was left out: the API takes a thinking block back "
+            "only with the signature it returned",
+            None,
+            None,
+        )
+        for i, m in enumerate(messages, offset)
+        if m.role == "assistant"
+        for j, p in enumerate(m.parts)
+        if isinstance(p, ReasoningPart) and p.provider == API and _encode_reasoning(p) is None
+    ]
 
 
 #: The part classes (none derives from another): a part of exactly one of them is dispatched on
@@ -1599,11 +1621,14 @@ class AnthropicCodec:
         within assistant turns"), and images tools returned in a format Anthropic does not read
         (rule ``anthropic.conversation.tool-result-image-type``); results answering a call
         already answered, calls repeating an id in one response and results placed before their
-        call (each call is answered once, by a result after it: :func:`toolwire.turns.duplicate_changes`)."""
+        call (each call is answered once, by a result after it: :func:`toolwire.turns.duplicate_changes`);
+        Anthropic thinking parts without their signature (rule
+        ``anthropic.conversation.thinking-unsigned``)."""
         return (
             assistant_image_changes(messages, offset, API)
             + tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES)
             + duplicate_changes(messages, offset, before_call=True)
+            + _unsigned_thinking_changes(messages, offset)
         )
 
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:

@@ -703,6 +703,14 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _rule(
+        "anthropic.conversation.thinking-unsigned",
+        "An Anthropic thinking part without its signature (a redacted one without its data), in a history saved or "
+        "edited without it, is left out of the request and reported as lossy.",
+        'anthropic.types.ThinkingBlockParam.signature (required); API error text "messages.1.content.0.thinking.'
+        'signature: Field required" (justlovemaki/AIClient2API#437)',
+        "repair",
+    ),
+    _rule(
         "anthropic.conversation.thinking-first",
         "An assistant message that holds thinking blocks starts with one.",
         'API error text "If an assistant message contains any thinking blocks, the first block must be thinking or '
