@@ -844,3 +844,26 @@ def test_streamed_reasoning_summary_arrives_live(
     # it goes back as the finished item, whatever streamed
     item = model.codec.encode_request(ModelRequest("gpt-5", result.conversation.messages))["input"][1]
     assert item == rs_done
+
+
+@pytest.mark.parametrize("encrypted", [None, ""], ids=["no encrypted content", "empty encrypted content"])
+def test_reasoning_without_an_id_or_encrypted_content_is_left_out_and_reported(
+    responses_model: Any, encrypted: str | None
+) -> None:
+    """A Responses reasoning part with neither its item id nor encrypted content (a history saved
+    or built without them) has nothing the API could take it back by
+    (ResponseReasoningItemParam.id is required). The codec left it out without a word (no
+    encrypted content) or sent an item without id for the preflight to drop (empty encrypted
+    content), reporting a pointer into the body; found by the conversation fuzz test. Now it is
+    left out and reported at its place in the conversation (rule openai.conversation.reasoning-fields)."""
+    model = responses_model(lambda r: json_response(_DONE), model_id="gpt-5")
+    messages = [
+        Message.user("hi"),
+        Message("assistant", [ReasoningPart("Let me think.", encrypted=encrypted, provider="openai"), TextPart("Hi.")]),
+        Message.user("more"),
+    ]
+    response = run(model.send(model.build_request(messages)))
+    assert [x.get("type", "message") for x in model.sent[0].json["input"]] == ["message", "message", "message"]
+    assert [(c.rule, c.pointer, c.lossy) for c in response.preflight] == [
+        ("openai.conversation.reasoning-fields", "/messages/1/parts/0", True)
+    ]

@@ -783,8 +783,8 @@ class OpenAIResponsesCodec:
                     foreign = True
                     current = None
                     continue
-                if pd.get("item_id") is None and part.encrypted is None:
-                    continue  # nothing the API could resolve
+                if pd.get("item_id") is None and not part.encrypted:
+                    continue  # nothing the API could resolve (reported by left_out_parts)
                 item: dict[str, Any] = {"type": "reasoning"}
                 if pd.get("item_id") is not None:
                     item["id"] = pd["item_id"]
@@ -858,8 +858,10 @@ class OpenAIResponsesCodec:
         reasoning items, when ``request.model`` is known not to reason or the reasoning was
         issued by another endpoint, and the hosted call items of their turn (whose required id
         needs the reasoning). Nothing with ``previous_response_id`` or ``conversation`` (the server
-        holds that history). Also results answering a call already answered and calls repeating
-        an id in one response (each call is answered once: :func:`toolwire.turns.duplicate_changes`)."""
+        holds that history). Also reasoning of this API with neither an item id nor encrypted
+        content (rule ``openai.conversation.reasoning-fields``: nothing to send), results answering
+        a call already answered and calls repeating an id in one response (each call is answered
+        once: :func:`toolwire.turns.duplicate_changes`)."""
         if (request.settings or {}).get("previous_response_id") or (request.settings or {}).get("conversation"):
             return tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES)
         reasoning = takes_reasoning_items(request.model)
@@ -879,6 +881,18 @@ class OpenAIResponsesCodec:
                     elif origin is not None and self.origin is not None and origin != self.origin:
                         why = f"it was issued by another endpoint ({origin}), whose encrypted reasoning this one cannot read"
                     else:
+                        if (part.provider_data.get(API) or {}).get("item_id") is None and not part.encrypted:
+                            # what encode_request leaves out: nothing the API could resolve it by
+                            out.append(
+                                (
+                                    "openai.conversation.reasoning-fields",
+                                    f"/messages/{i}/parts/{j}",
+                                    "a reasoning item without an id or encrypted content was left out: the API "
+                                    "takes a reasoning item back by its id (ResponseReasoningItemParam.id)",
+                                    None,
+                                    None,
+                                )
+                            )
                         continue
                     foreign = True
                     out.append(
