@@ -469,3 +469,43 @@ def test_usage_mapping_with_reasoning_and_cache_write() -> None:
         u.reasoning_tokens,
         u.requests,
     ) == (2000, 900, 1536, 128, 640, 1)
+
+
+def test_reasoning_from_another_server_is_left_out_and_reported(chat_model: Any) -> None:
+    """A tool turn of a compatible server that sends its reasoning as reasoning_content (DeepSeek,
+    Qwen), continued on another Chat Completions server: the reasoning goes back only to the server
+    that sent it (no other takes the field), so it is left out. It was left out without a word
+    (both are provider "openai-chat", so no reasoning.dropped); found by the conversation fuzz
+    test. Now reported (rule openai-chat.conversation.reasoning-left-out, lossy)."""
+    body = completion(
+        {
+            "content": None,
+            "reasoning_content": "The user wants weather.",
+            "tool_calls": [tool_call("call_v1", "get_weather", {"city": "Turin"})],
+        },
+        "tool_calls",
+        model="deepseek-chat",
+    )
+    first = chat_model(lambda r: json_response(body), base_url="https://api.deepseek.com/v1", model_id="deepseek-chat")
+    turn = run(first.send(first.build_request([Message.user("weather in Turin?")], tools=[WEATHER])))
+    history = [
+        Message.user("weather in Turin?"),
+        turn.to_message(),
+        Message("user", [ToolResult("call_v1", "sunny", name="get_weather")]),
+    ]
+    # the same server gets its reasoning back on the tool-call turn, and no report
+    same = chat_model(
+        lambda r: json_response(completion({"content": "Sunny."})),
+        base_url="https://api.deepseek.com/v1",
+        model_id="deepseek-chat",
+    )
+    response = run(same.send(same.build_request(history, tools=[WEATHER])))
+    assert same.sent[0].json["messages"][1]["reasoning_content"] == "The user wants weather."
+    assert [c.rule for c in response.preflight or []] == []
+    # another server does not
+    other = chat_model(lambda r: json_response(completion({"content": "Sunny."})))
+    response = run(other.send(other.build_request(history, tools=[WEATHER])))
+    assert "reasoning_content" not in other.sent[0].json["messages"][1]
+    assert [(c.rule, c.pointer, c.lossy) for c in response.preflight] == [
+        ("openai-chat.conversation.reasoning-left-out", "/messages/1/parts/0", True)
+    ]

@@ -820,7 +820,11 @@ ANSWER_RULES = {
 #: Rules the codec applies while encoding (what it leaves out is reported by the adapter):
 #: tested through the SDK in test_openai_responses_contract.py.
 CODEC_RULES = {
-    "openai-chat": {"conversation.assistant-image", "conversation.tool-result-image-type"},
+    "openai-chat": {
+        "conversation.assistant-image",
+        "conversation.tool-result-image-type",
+        "conversation.reasoning-left-out",
+    },
     "openai": {
         "conversation.reasoning-left-out",
         "conversation.assistant-image",

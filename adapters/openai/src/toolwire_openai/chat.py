@@ -440,21 +440,47 @@ class OpenAIChatCodec:
             for key, value in replay.items():
                 wire.setdefault(key, copy.deepcopy(value))
 
-    @staticmethod
-    def left_out_parts(request: ModelRequest, messages: Any, offset: int) -> list[tuple[Any, ...]]:
+    def left_out_parts(self, request: ModelRequest, messages: Any, offset: int) -> list[tuple[Any, ...]]:
         """The parts of ``messages`` (numbered from ``offset``) :meth:`encode_request` does not
         send as given, for the preflight report: images of assistant messages, sent as a note
         (rule ``openai-chat.conversation.assistant-image``; an assistant message's content takes
         text and refusal parts only, ``ChatCompletionAssistantMessageParam``), and images tools
         returned in a format OpenAI does not read, sent as a note (rule
-        ``openai-chat.conversation.tool-result-image-type``); results answering a call already
+        ``openai-chat.conversation.tool-result-image-type``); reasoning another server sent
+        (rule ``openai-chat.conversation.reasoning-left-out``); results answering a call already
         answered and calls repeating an id in one response (each call is answered once:
         :func:`toolwire.turns.duplicate_changes`)."""
         return (
             assistant_image_changes(messages, offset, API)
             + tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES)
+            + self._other_server_reasoning(messages, offset)
             + duplicate_changes(messages, offset)
         )
+
+    def _other_server_reasoning(self, messages: Any, offset: int) -> list[tuple[Any, ...]]:
+        """The lossy changes for reasoning parts of this API that another server sent (their
+        recorded ``origin`` is not this codec's): :meth:`_assistant_message` sends reasoning back
+        only to the server it came from."""
+        out: list[tuple[Any, ...]] = []
+        for i, m in enumerate(messages, offset):
+            if m.role != "assistant":
+                continue
+            for j, p in enumerate(m.parts):
+                if type(p) is not ReasoningPart or p.provider != API or not p.text:
+                    continue
+                origin = (p.provider_data.get(API) or _EMPTY).get("origin")
+                if origin is not None and origin != self.origin:
+                    out.append(
+                        (
+                            "openai-chat.conversation.reasoning-left-out",
+                            f"/messages/{i}/parts/{j}",
+                            f"reasoning sent by another server ({origin}) was left out: it goes back only to the "
+                            "server that sent it",
+                            None,
+                            None,
+                        )
+                    )
+        return out
 
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:
         """Canonical request → ``/chat/completions`` body.

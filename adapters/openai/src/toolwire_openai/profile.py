@@ -364,6 +364,15 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "repair",
         ),
         (
+            "conversation.reasoning-left-out",
+            "Reasoning a compatible server sent (reasoning_content) goes back only to that server, on an "
+            "assistant message with tool calls; reasoning another server sent is left out and reported as lossy.",
+            "openai SDK type ChatCompletionAssistantMessageParam (no reasoning field); "
+            'api-docs.deepseek.com guides/thinking_mode, Tool Calls ("the reasoning_content must be fully passed '
+            'back to the API in all subsequent requests"), a field the other servers do not take',
+            "repair",
+        ),
+        (
             "conversation.content-length",
             f"A message's content text is at most {CHAT_MAX_CONTENT:,} characters: longer text (a tool result "
             "reading a big file) is sent as consecutive text parts of at most that many characters, the same "
