@@ -41,7 +41,7 @@ from typing import Any, Iterator
 
 import httpx2
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from reliability_wire import text_body, tool_body
 from schema_fuzz_kit import (
@@ -205,8 +205,13 @@ def _settings() -> Any:
         derandomize=SEED is None,
         database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-        **({"seed": int(SEED)} if SEED else {}),  # type: ignore[arg-type]
     )
+
+
+def _seeded(test: Any) -> Any:
+    """``test`` run from the seed ``TOOLWIRE_FUZZ_SEED`` when it is set (hypothesis takes a seed
+    by its ``@seed`` decorator, not as a setting)."""
+    return seed(int(SEED))(test) if SEED else test
 
 
 @contextmanager
@@ -233,6 +238,7 @@ def test_fuzzed_input_schemas_translate_to_what_each_api_accepts():
     for i in range(len(MODES)):  # build the SDK clients before the timed examples
         _model(i)
 
+    @_seeded
     @_settings()
     @given(data=st.data())
     def check(data: st.DataObject) -> None:
