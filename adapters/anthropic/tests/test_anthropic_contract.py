@@ -507,3 +507,17 @@ def test_unsigned_thinking_is_left_out_and_reported(mock_model, wire, part: Reas
     assert [(c.rule, c.pointer, c.lossy) for c in response.preflight] == [
         ("anthropic.conversation.thinking-unsigned", "/messages/1/parts/0", True)
     ]
+
+
+def test_a_history_of_only_blank_text_is_refused_saying_what_to_send(mock_model, wire) -> None:
+    """Every message empty or whitespace-only text: each block is left out (Anthropic refuses
+    them), so no message is left. The refusal said only "messages must be a non-empty list",
+    though the caller passed messages (found by the conversation fuzz test); it now says why
+    they are gone and what to send."""
+    import toolwire
+
+    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "Hi."}]))])
+    history = toolwire.Conversation([Message("user", [TextPart("  \n")]), Message("user", [])])
+    with pytest.raises(toolwire.RequestRefused, match="whitespace-only text is left out.*send a message with text"):
+        toolwire.run_sync(model, conversation=history)
+    assert model.sent == []

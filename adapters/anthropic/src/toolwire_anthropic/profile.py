@@ -1783,7 +1783,12 @@ class AnthropicProfile(Profile):
         add = lambda rule, ptr, msg, **kw: out.append(Violation(rule, ptr, msg, **kw))  # noqa: E731
         msgs = body.get("messages")
         if not isinstance(msgs, list) or not msgs:
-            add("anthropic.request.messages-count", "/messages", "messages must be a non-empty list")
+            add(
+                "anthropic.request.messages-count",
+                "/messages",
+                "messages must be a non-empty list: no message with content is left (empty and whitespace-only "
+                "text is left out, Anthropic refuses it); send a message with text, an image or a tool result",
+            )
             return out
         if len(msgs) > _MAX_MESSAGES:
             add(
