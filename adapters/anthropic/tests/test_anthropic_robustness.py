@@ -428,3 +428,32 @@ def test_transport_streamed_send_marks_duplicate_ids_and_raises_decode_errors(mo
     with pytest.raises(ResponseDecodeError) as info:
         asyncio.run(model.send(model.build_request([Message.user("hi")])))
     assert "content block 0 was started twice" in str(info.value)
+
+
+# ------------------------------------------------------------------ answers the next request must carry
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"type": "thinking", "thinking": "Let me look.", "signature": ""},
+        {"type": "redacted_thinking", "data": ""},
+    ],
+    ids=["empty-signature", "empty-redacted-data"],
+)
+def test_a_thinking_block_with_an_empty_signature_is_not_sent_back(mock_model: Any, wire: Any, block: Any) -> None:
+    # proxies write "signature": "" when they have none (dwgx/WindsurfAPI#228); the API requires
+    # the signature it returned ("messages.1.content.0.thinking.signature: Field required"), so the
+    # block is left out of the next request as one without a signature is, not sent to be refused
+    call = {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}
+    model = mock_model(
+        [
+            wire.json_response(wire.message_body([block, call], stop_reason="tool_use")),
+            wire.json_response(wire.message_body([{"type": "text", "text": "Sunny."}])),
+        ]
+    )
+    result = toolwire.run_sync(model, "Weather in Paris?", tools=[WEATHER])
+    assert result.text == "Sunny."
+    assert [r.result.is_error for r in result.tool_runs] == [False]
+    sent_back = model.sent[1].json["messages"][1]["content"]  # type: ignore[attr-defined]
+    assert [b["type"] for b in sent_back] == ["tool_use"]
