@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 import pytest
-from openai_wire import chat_sse, completion, fc_item, response_body, responses_sse, tool_call
+from openai_wire import chat_sse, completion, fc_item, json_response, response_body, responses_sse, tool_call
 from toolwire_openai import OpenAIChatCodec, OpenAIResponsesCodec
 from toolwire_openai._common import NAME_INVALID, check_tool_calls
 
@@ -312,6 +312,48 @@ def test_responses_duplicate_call_ids_answered_once() -> None:
     calls = [(i["call_id"], i["id"]) for i in sent["input"] if i.get("type") == "function_call"]
     outputs = [(i["call_id"], i["output"]) for i in sent["input"] if i.get("type") == "function_call_output"]
     assert calls == [("call_1", "fc_1")] and outputs == [("call_1", "sunny in A")]
+
+
+_RS = {"id": "rs_1", "type": "reasoning", "summary": [], "encrypted_content": "gAAAA"}
+_MSG = {
+    "id": "msg_1",
+    "type": "message",
+    "role": "assistant",
+    "status": "completed",
+    "content": [{"type": "output_text", "text": "Looking.", "annotations": []}],
+}
+_WEB = {"id": "ws_1", "type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "x"}}
+
+
+_FC1 = fc_item("call_1", "get_weather", '{"city":"A"}', "fc_1")
+
+
+@pytest.mark.parametrize(
+    "output,kinds",
+    [
+        ([_RS, _RS, _FC1], ["reasoning", "function_call"]),
+        ([_WEB, _WEB, _FC1], ["web_search_call", "function_call"]),
+        ([_FC1, fc_item("call_2", "get_weather", '{"city":"B"}', "fc_1")], ["function_call", "function_call"]),
+        ([_MSG, _FC1, _MSG], ["message", "function_call", "message"]),
+    ],
+    ids=["reasoning", "hosted-item", "function-call", "message"],
+)
+def test_responses_item_id_repeated_in_one_answer_is_sent_once(responses_model: Any, output: Any, kinds: Any) -> None:
+    # the API refuses an input holding an item id twice ("Duplicate item found with id rs_...",
+    # vercel/ai#7883): an answer that repeats one must not make every later request refused; a
+    # later reasoning / hosted item is left out, a later call or message is sent without its id
+    answers = [json_response(response_body(output)), json_response(response_body([_MSG], rid="resp_2"))]
+    model = responses_model(lambda request: answers.pop(0), model_id="gpt-5")  # a model that takes reasoning
+    CALLS.clear()
+    result = toolwire.run_sync(model, "hi", tools=[WEATHER])
+    assert result.text == "Looking."
+    assert sorted(CALLS) == (["A", "B"] if len(result.tool_runs) == 2 else ["A"])
+    sent = model.sent[1].json["input"]  # type: ignore[attr-defined]
+    assert [
+        i.get("type") for i in sent if i.get("type") in ("reasoning", "web_search_call", "function_call", "message")
+    ] == kinds
+    ids = [i["id"] for i in sent if "id" in i]
+    assert len(ids) == len(set(ids)) >= 1
 
 
 def test_responses_call_without_any_id_gets_a_synthesized_one() -> None:

@@ -743,6 +743,9 @@ class OpenAIResponsesCodec:
         current_id: Any = None  # its item id
         foreign = False  # a reasoning item of this turn was another endpoint's: no item ids after it
         other: bool | None = None  # the turn came from another endpoint (found when first needed)
+        # item ids this answer's items were sent with: an answer repeating one (a vendor glitch)
+        # would make every later request refused ("Duplicate item found with id rs_...")
+        ids: set[str] = set()
         for part in msg.parts:
             if isinstance(part, TextPart):
                 pd = part.provider_data.get(API) or {}
@@ -750,8 +753,14 @@ class OpenAIResponsesCodec:
                     if current is None or current_id != pd.get("item_id"):
                         current = {"type": "message"}
                         current_id = pd.get("item_id")
-                        if current_id is not None and not foreign:
-                            current["id"] = current_id
+                        if (
+                            current_id is not None
+                            and not foreign
+                            and not (isinstance(current_id, str) and current_id in ids)
+                        ):
+                            current["id"] = current_id  # (an id repeated in the answer is left out)
+                            if isinstance(current_id, str):
+                                ids.add(current_id)
                         current.update(copied(pd["item"]))
                         current["content"] = []
                         items.append(current)
@@ -785,9 +794,13 @@ class OpenAIResponsesCodec:
                     continue
                 if pd.get("item_id") is None and not part.encrypted:
                     continue  # nothing the API could resolve (reported by left_out_parts)
+                if isinstance(pd.get("item_id"), str) and pd["item_id"] in ids:
+                    continue  # a later copy of a reasoning item this answer holds already (its id is required)
                 item: dict[str, Any] = {"type": "reasoning"}
                 if pd.get("item_id") is not None:
                     item["id"] = pd["item_id"]
+                    if isinstance(pd["item_id"], str):
+                        ids.add(pd["item_id"])
                 item.update(copied(pd.get("item") or {}))
                 item.setdefault("summary", [])
                 if part.encrypted is not None or pd.get("null_encrypted"):
@@ -814,8 +827,11 @@ class OpenAIResponsesCodec:
                         "name": part.name,
                         "arguments": arguments_text(part),
                     }
-                if pd.get("item_id") is not None and not foreign:
-                    item["id"] = pd["item_id"]
+                fc_id = pd.get("item_id")
+                if fc_id is not None and not foreign and not (isinstance(fc_id, str) and fc_id in ids):
+                    item["id"] = fc_id  # (an id repeated in the answer is left out: call_id pairs the output)
+                    if isinstance(fc_id, str):
+                        ids.add(fc_id)
                 item.update(copied(pd.get("item") or {}))
                 items.append(item)
             elif isinstance(part, ProviderToolPart):
@@ -833,6 +849,10 @@ class OpenAIResponsesCodec:
                         # reasoning ("'web_search_call' was provided without its required 'reasoning'
                         # item"), so the item is left out; the answer that used it is still sent
                         continue
+                    if isinstance(part.raw, dict) and isinstance(part.raw.get("id"), str):
+                        if part.raw["id"] in ids:
+                            continue  # a later copy of an item this answer holds already
+                        ids.add(part.raw["id"])
                     items.append(copy.deepcopy(part.raw))  # as received; another provider's: left out, reported
         return items
 
@@ -948,7 +968,10 @@ class OpenAIResponsesCodec:
         - ``settings``: copied as body fields (``store``, ``include``, ``reasoning`` extras,
           ``previous_response_id``, ``metadata``, …) without overriding the fields above;
         - each ``call_id`` is sent once and answered once: a later call repeating one (decoded as
-          invalid, see :meth:`decode_response`) is left out together with its output.
+          invalid, see :meth:`decode_response`) is left out together with its output;
+        - each item id of one answer is sent once (the API refuses "Duplicate item found with id
+          ..."): a later reasoning or hosted-tool item repeating an id of the same answer is left
+          out, a later message or function_call item is sent without its id.
 
         Raises :class:`UnsupportedToolChoice` for a tool choice Responses cannot express.
         """
