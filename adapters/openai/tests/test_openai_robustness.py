@@ -356,6 +356,34 @@ def test_responses_item_id_repeated_in_one_answer_is_sent_once(responses_model: 
     assert len(ids) == len(set(ids)) >= 1
 
 
+def test_responses_message_part_of_an_unknown_type_does_not_stop_the_next_request(responses_model: Any) -> None:
+    # an assistant message takes only output_text and refusal parts back (API error "Invalid
+    # value: 'input_text'. Supported values are: 'output_text' and 'refusal'."): a part of another
+    # type in an answer goes back as output_text with its text, or is left out, reported lossy
+    msg = {
+        **_MSG,
+        "content": [
+            {"type": "output_text", "text": "Looking", "annotations": []},
+            {"type": "output_note", "text": " it up."},
+            {"type": "output_audio", "data": "UklGRg==", "transcript": None},
+        ],
+    }
+    answers = [json_response(response_body([msg, _FC1])), json_response(response_body([_MSG], rid="resp_2"))]
+    model = responses_model(lambda request: answers.pop(0))
+    CALLS.clear()
+    result = toolwire.run_sync(model, "hi", tools=[WEATHER])
+    assert (result.text, CALLS) == ("Looking.", ["A"])
+    sent = model.sent[1].json["input"][1]  # type: ignore[attr-defined]
+    assert sent["content"] == [
+        {"type": "output_text", "text": "Looking", "annotations": []},
+        {"type": "output_text", "text": " it up.", "annotations": []},
+    ]
+    (change,) = [
+        c for c in result.turns[1].response.preflight.changes if c.rule == "openai.conversation.assistant-parts"
+    ]
+    assert change.lossy and "'output_audio', 'output_note'" in change.detail
+
+
 def test_responses_call_without_any_id_gets_a_synthesized_one() -> None:
     item = {"type": "function_call", "name": "get_weather", "arguments": "{}"}
     a, b = RESP.decode_response(response_body([item, item])).tool_calls

@@ -806,7 +806,8 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
         (
             "conversation.assistant-parts",
             "An assistant message's content parts are output_text or refusal (input_text parts "
-            "are written as output_text).",
+            "are written as output_text; a part of another type as output_text with its text, or "
+            "left out when it has none).",
             "API error \"Invalid value: 'input_text'. Supported values are: 'output_text' and 'refusal'.\"; "
             "openai.types.responses.ResponseOutputMessageParam.content",
             "repair",
@@ -996,6 +997,31 @@ def _long_content(content: Any, limit: int = CHAT_MAX_CONTENT) -> bool:
     if isinstance(content, list):
         return any(isinstance(p, dict) and isinstance(t := p.get("text"), str) and len(t) > limit for p in content)
     return False
+
+
+#: The content part types an assistant message takes as input
+#: (``openai.types.responses.ResponseOutputMessageParam.content``).
+_ASSISTANT_PARTS = ("output_text", "refusal")
+
+
+def _assistant_parts(content: list[Any]) -> tuple[list[Any], list[Any]]:
+    """Rule ``conversation.assistant-parts``: an assistant message's content parts as the API
+    takes them, and the types of the parts of another kind that were rewritten or left out.
+    ``input_text`` → ``output_text`` (the same part); a part of another type (one a newer API
+    answers with, or a malformed one) → an ``output_text`` part holding its ``text``, or nothing
+    when it has no text. Parts that are not objects are kept (the check names them)."""
+    out: list[Any] = []
+    other: list[Any] = []
+    for p in content:
+        if not isinstance(p, dict) or p.get("type") in _ASSISTANT_PARTS:
+            out.append(p)
+        elif p.get("type") == "input_text":
+            out.append({**p, "type": "output_text"})
+        else:
+            other.append(p.get("type"))
+            if isinstance(p.get("text"), str) and p["text"]:
+                out.append({"type": "output_text", "text": p["text"], "annotations": []})
+    return out, other
 
 
 def _long_text(value: Any) -> bool:
@@ -3472,19 +3498,28 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                 kind == "message"
                 and it.get("role") == "assistant"
                 and isinstance(it.get("content"), list)
-                and any(isinstance(p, dict) and p.get("type") == "input_text" for p in it["content"])
+                and any(isinstance(p, dict) and p.get("type") not in _ASSISTANT_PARTS for p in it["content"])
             ):
-                it = dict(it)
-                it["content"] = [
-                    {**p, "type": "output_text"} if isinstance(p, dict) and p.get("type") == "input_text" else p
-                    for p in it["content"]
-                ]
-                _note(
-                    report,
-                    self.rule("conversation.assistant-parts"),
-                    f"{at}/content",
-                    "input_text parts of an assistant message written as output_text",
-                )
+                content, other = _assistant_parts(it["content"])
+                if any(isinstance(p, dict) and p.get("type") == "input_text" for p in it["content"]):
+                    _note(
+                        report,
+                        self.rule("conversation.assistant-parts"),
+                        f"{at}/content",
+                        "input_text parts of an assistant message written as output_text",
+                    )
+                if other:
+                    _note(
+                        report,
+                        self.rule("conversation.assistant-parts"),
+                        f"{at}/content",
+                        f"assistant message parts of type {', '.join(sorted({repr(t) for t in other}))} written as "
+                        "output_text with their text (left out when they have none)",
+                        lossy=True,
+                    )
+                if not content:
+                    continue  # nothing of the message can be sent
+                it = {**it, "content": content}
             if typ == "reasoning":
                 if not isinstance(it.get("id"), str) or not it["id"].startswith("rs"):
                     _note(
@@ -3637,7 +3672,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                     content = it.get("content")
                     if type(content) is list:
                         for p in content:
-                            if type(p) is not dict or p.get("type") == "input_text":
+                            if type(p) is not dict or p.get("type") not in _ASSISTANT_PARTS:
                                 return i
                     elif content is not None and type(content) is not str:
                         return i
