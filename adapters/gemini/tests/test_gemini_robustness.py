@@ -254,6 +254,34 @@ def test_a_blocked_prompt_with_empty_candidates_is_still_a_refusal() -> None:
     assert (resp.stop_reason, resp.vendor_stop_reason) == ("refusal", "blockReason:SAFETY")
 
 
+@pytest.mark.parametrize(
+    "part, pointer",
+    [
+        ({"inlineData": "iVBORw0KGgo="}, "/inlineData"),
+        ({"inlineData": {"data": "iVBORw0KGgo="}}, "/inlineData"),
+        ({"inlineData": {"mimeType": "image/png", "data": "not base64!"}}, "/inlineData"),
+        ({"thought": True, "inline_data": {}}, "/inline_data"),
+        ({"functionResponse": "Paris"}, "/functionResponse"),
+        ({"functionResponse": {"name": "get_weather", "response": "sunny"}}, "/functionResponse/response"),
+    ],
+)
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_part_that_cannot_be_sent_back_is_a_decode_error_not_a_refused_next_request(
+    mock_model: Any, part: Any, pointer: str, stream: bool
+) -> None:
+    # a model part kept to go back as it came must be one the API takes back: an inlineData
+    # without a mimeType and base64 data (google.genai.types.Blob), a functionResponse whose
+    # response is not an object (FunctionResponse.response, "Invalid value at
+    # 'contents[3].parts[0].function_response.response' (type.googleapis.com/google.protobuf.Struct)")
+    # would make every later request of the run refused; the answer itself is reported instead
+    body = candidate_body([part, fc(city="Paris")])
+    model = mock_model([sse_response([body]) if stream else httpx2.Response(200, json=body)] * 2, stream=stream)
+    with pytest.raises(ResponseDecodeError) as info:
+        toolwire.run_sync(model, "weather in Paris?", tools=[WEATHER])
+    assert info.value.pointer == "/candidates/0/content/parts/0" + pointer
+    assert len(model.sent) == 1
+
+
 MALFORMED = {
     "candidates": [
         {

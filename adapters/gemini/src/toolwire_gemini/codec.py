@@ -70,6 +70,7 @@ from .profile import (
     INVALID_NAME_PLACEHOLDER,
     SKIP_SIGNATURE,
     GeminiProfile,
+    is_base64,
     model_major,
 )
 from .profile import usage_from_metadata as _profile_usage
@@ -806,7 +807,9 @@ class GeminiCodec:
         :class:`~toolwire.errors.ResponseDecodeError` (``api="gemini"``, JSON pointer of the
         field) when the body is not an object, ``candidates``/``content``/``parts`` have the wrong
         JSON type, a part is not an object, ``functionCall`` is not an object, ``text`` or
-        ``finishReason`` is not a string.
+        ``finishReason`` is not a string, or a part could not be sent back as it came
+        (``inlineData`` that is not a Blob with a ``mimeType`` and base64 ``data``, a
+        ``functionResponse`` whose ``response`` is not an object).
         """
         body = _obj(body, "")
         if not isinstance(body.get("error"), dict):
@@ -1221,16 +1224,45 @@ def _decode_function_response(fr: dict[str, Any], pending: list[ToolCall]) -> To
     return ToolResult(call_id, content, is_error, name, {API: pd} if pd else {})
 
 
+def _check_replayable(part: dict[str, Any], at: str) -> None:
+    """Raise :class:`ResponseDecodeError` for a model part whose data the next request could not
+    carry back (every part of an answer is sent back as it came): ``inlineData`` that is not a
+    ``google.genai.types.Blob`` with a ``mimeType`` string and base64 ``data`` (rule
+    ``gemini.conversation.inline-data``), a ``functionResponse`` that is not an object whose
+    ``response`` is an object (``FunctionResponse.response``; rule
+    ``gemini.conversation.response-object``). Kept, such a part would make every later request
+    of the run refused."""
+    for name in ("inlineData", "functionResponse"):
+        if not _has(part, name):
+            continue
+        key = name if name in part else _snake(name)
+        value = part[key]
+        if name == "inlineData":
+            if not (
+                isinstance(value, dict) and isinstance(_g(value, "mimeType"), str) and is_base64(value.get("data"))
+            ):
+                raise _S.error(
+                    f"{at}/{key}",
+                    f"{key} must be a Blob object with a mimeType string and base64 data, got {_short(_json_text(value))}",
+                )
+        elif not isinstance(value, dict):
+            raise _bad(f"{at}/{key}", "an object", value)
+        elif not isinstance(value.get("response"), dict):
+            raise _bad(f"{at}/{key}/response", "an object", value.get("response"))
+
+
 def _decode_part(part: Any, synth: Any, schemas: dict[str, Any], at: str = "") -> Part | None:
     """One model ``Part`` → canonical part (``synth()`` gives the id for a call without one).
 
     Raises :class:`ResponseDecodeError` (pointer ``at`` + the field) when ``functionCall`` is
-    present but not an object, or ``text``/``thoughtSignature`` is not a string."""
+    present but not an object, ``text``/``thoughtSignature`` is not a string, or a field the
+    part goes back with could not be sent back (:func:`_check_replayable`)."""
     if not isinstance(part, dict):
         raise _bad(at, "an object", part)
     sig = _S.opt_base64(_g(part, "thoughtSignature"), f"{at}/thoughtSignature")  # sent back as is: must be base64
     if "text" in part:
         _opt_str(part["text"], f"{at}/text")
+    _check_replayable(part, at)
     if _has(part, "functionCall"):
         fc = _obj(_g(part, "functionCall"), f"{at}/functionCall")
         args = fc.get("args")

@@ -43,6 +43,7 @@ __all__ = [
     "FAILED_FINISH_REASONS",
     "usage_from_metadata",
     "model_major",
+    "is_base64",
 ]
 
 API = "gemini"
@@ -870,19 +871,15 @@ def _is_base64_text(text: str) -> bool:
     return False
 
 
-def _is_base64(value: Any) -> bool:
+def is_base64(value: Any) -> bool:
+    """Whether ``value`` is non-empty base64 text (standard or URL-safe alphabet, padding
+    optional), as the API reads ``bytes`` fields (``Blob.data``, ``thoughtSignature``)."""
     if not isinstance(value, str) or not value:
         return False
     return _is_base64_text(value.strip())
 
-    text = value.strip()
-    for alt in (None, b"-_"):
-        try:
-            base64.b64decode(text + "=" * (-len(text) % 4), altchars=alt, validate=True)
-            return True
-        except (binascii.Error, ValueError):
-            continue
-    return False
+
+_is_base64 = is_base64
 
 
 @functools.lru_cache(maxsize=256)
