@@ -2136,9 +2136,11 @@ def _utf8(text: str) -> bool:
 def _streamed_response(m: Model, asm: Any) -> Response:
     """The response a stream assembled, checked as :meth:`Model.send` checks it; a stream that
     ended before the vendor's end raises the retryable ``ProviderError`` of
-    :func:`toolwire.stream.cut_off` (not retried here: its events were already seen)."""
+    :func:`toolwire.stream.cut_off` (not retried here: its events were already seen). Events that
+    replay one whole JSON body (``StopEvent.whole``) are never cut off: the body is taken as
+    :meth:`Model.send` takes it."""
     response = m.check_streamed(asm.response())
-    cut = _wire.cut_off(response, m.provider or None)
+    cut = None if asm.whole else _wire.cut_off(response, m.provider or None)
     if cut is not None:
         raise cut
     return response

@@ -119,13 +119,16 @@ class StopEvent:
     ``vendor_stop_reason``, opaque ``provider_data``, and ``preflight``: the
     :class:`~toolwire.profile.RequestReport` of the repairs preflight made to the request (set by
     the :class:`~toolwire.adapter.Model` base on the stream's stop event when there were any;
-    the assembled :attr:`Response.preflight <toolwire.types.Response.preflight>`). ``preflight``
-    takes no part in equality."""
+    the assembled :attr:`Response.preflight <toolwire.types.Response.preflight>`). ``whole``:
+    the events replay one whole body (a streamed request answered with a JSON body), so the
+    response is never taken for a cut-off stream (:func:`cut_off`). ``preflight`` and ``whole``
+    take no part in equality."""
 
     stop_reason: str
     vendor_stop_reason: str | None = None
     provider_data: dict[str, Any] | None = None
     preflight: Any = field(default=None, compare=False, repr=False)
+    whole: bool = field(default=False, compare=False, repr=False)
 
 
 StreamEvent = Union[
@@ -196,6 +199,8 @@ class StreamAssembler:
         self.vendor_stop_reason: str | None = None
         self.provider_data: dict[str, Any] = {}
         self.preflight: Any = None
+        #: the stop event said the events replay one whole body (never a cut-off stream)
+        self.whole = False
 
     def _new(self, index: int, kind: str, part: Any) -> _Slot:
         slot = self._slots[index] = _Slot(kind, part)
@@ -321,6 +326,7 @@ class StreamAssembler:
     def _on_stop(self, event: StopEvent) -> None:
         self.stop_reason = event.stop_reason
         self.vendor_stop_reason = event.vendor_stop_reason
+        self.whole = event.whole
         if event.preflight is not None:
             self.preflight = event.preflight
         self._merge_pd(self, event.provider_data)

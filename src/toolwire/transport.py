@@ -656,7 +656,8 @@ def error_in_body(
 
 def response_events(resp: Response) -> list[StreamEvent]:
     """A decoded :class:`Response` as canonical stream events (for a streamed request answered with
-    one JSON body): assembling them gives the same parts, usage and stop reason."""
+    one JSON body): assembling them gives the same parts, usage and stop reason. The stop event
+    is marked ``whole``: the body came complete, so it is not taken for a cut-off stream."""
     events: list[StreamEvent] = [ResponseStart(resp.response_id, resp.model, dict(resp.provider_data))]
     for i, part in enumerate(resp.parts):
         if isinstance(part, TextPart):
@@ -679,7 +680,7 @@ def response_events(resp: Response) -> list[StreamEvent]:
         elif isinstance(part, ProviderToolPart):
             events.append(ProviderToolDone(i, part))
     events.append(UsageUpdate(resp.usage))
-    events.append(StopEvent(resp.stop_reason, resp.vendor_stop_reason, preflight=resp.preflight))
+    events.append(StopEvent(resp.stop_reason, resp.vendor_stop_reason, preflight=resp.preflight, whole=True))
     return events
 
 

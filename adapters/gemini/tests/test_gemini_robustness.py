@@ -248,6 +248,21 @@ def test_a_whole_body_with_no_output_and_no_finish_reason_is_an_error_as_streame
     assert (result.stop_reason, result.text, len(model.sent)) == ("error", "", 1)
 
 
+def test_a_whole_body_with_no_output_answering_a_streamed_request_ends_as_unstreamed(mock_model: Any) -> None:
+    # a streamed request answered with one JSON body is decoded as that body: the run ends with
+    # stop reason "error" as above, not with the retryable "the event stream ended before the
+    # response was complete" ProviderError of a cut stream (the body came whole)
+    body = {"candidates": [], "usageMetadata": {"promptTokenCount": 3, "totalTokenCount": 3}, "responseId": "r1"}
+    model = mock_model([httpx2.Response(200, json=body)], stream=True)
+    result = toolwire.run_sync(model, "hi")
+    assert (result.stop_reason, result.text, len(model.sent)) == ("error", "", 1)
+    assert result.turns[0].response.usage.input_tokens == 3
+    # an event stream that ends so is still cut off
+    model = mock_model([sse_response([body])], stream=True)
+    with pytest.raises(ProviderError, match="the event stream ended before the response was complete"):
+        toolwire.run_sync(model, "hi")
+
+
 def test_a_blocked_prompt_with_empty_candidates_is_still_a_refusal() -> None:
     body = {"candidates": [], "promptFeedback": {"blockReason": "SAFETY"}}
     resp = CODEC.decode_response(body)
