@@ -92,7 +92,9 @@ class ToolCallEnd:
     arguments: dict[str, Any] | None = None
     raw_arguments: str | None = None
     provider_data: dict[str, Any] | None = None
-    invalid: str | None = None  # the call is unusable for this reason (kept on the assembled ToolCall)
+    # the call is unusable for this reason (kept on the assembled ToolCall; with no arguments,
+    # no raw text and no fragments, the call keeps arguments None)
+    invalid: str | None = None
     incomplete: bool = False
 
 
@@ -231,8 +233,10 @@ class StreamAssembler:
         handler(self, event)
 
     def _on_start(self, event: ResponseStart) -> None:
-        self.response_id = event.response_id or self.response_id
-        self.model = event.model or self.model
+        if event.response_id is not None:  # ("" as sent: the same as the whole body decoded)
+            self.response_id = event.response_id
+        if event.model is not None:
+            self.model = event.model
         self._merge_pd(self, event.provider_data)
 
     def _on_text(self, event: TextDelta) -> None:
@@ -298,6 +302,10 @@ class StreamAssembler:
         if event.arguments is not None:
             call.arguments, call.invalid = dict(event.arguments), None
             call.raw_arguments = event.raw_arguments
+        elif event.invalid is not None and event.raw_arguments is None and not slot.frags and not slot.chunks:
+            # a call already found unusable, with no argument text at all (a whole body whose
+            # arguments were not an object): nothing to parse, it keeps no arguments
+            call.arguments, call.raw_arguments = None, None
         else:
             raw = event.raw_arguments if event.raw_arguments is not None else slot.text()
             call.raw_arguments = raw

@@ -671,7 +671,7 @@ def response_events(resp: Response) -> list[StreamEvent]:
             events.append(
                 ToolCallEnd(
                     i,
-                    part.arguments if part.invalid is None else None,
+                    part.arguments if isinstance(part.arguments, dict) else None,  # an invalid call's too
                     part.raw_arguments,
                     invalid=part.invalid,
                     incomplete=part.incomplete,

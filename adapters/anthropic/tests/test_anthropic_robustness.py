@@ -457,3 +457,32 @@ def test_a_thinking_block_with_an_empty_signature_is_not_sent_back(mock_model: A
     assert [r.result.is_error for r in result.tool_runs] == [False]
     sent_back = model.sent[1].json["messages"][1]["content"]  # type: ignore[attr-defined]
     assert [b["type"] for b in sent_back] == ["tool_use"]
+
+
+@pytest.mark.parametrize(
+    "content, extra",
+    [
+        ([tool_use("toolu_X", city="A"), tool_use("toolu_X", city="B")], {}),  # the later call: invalid
+        ([tool_use("toolu_X", city="A"), {**tool_use("toolu_Y"), "input": ["Paris"]}], {}),  # input not an object
+        ([tool_use("toolu_X", city="A")], {"id": ""}),
+    ],
+    ids=["repeated-id", "input-not-an-object", "empty-message-id"],
+)
+def test_a_json_answer_to_a_streamed_request_gives_the_unstreamed_response(
+    mock_model: Any, wire: Any, content: Any, extra: Any
+) -> None:
+    # a streamed request answered with one JSON body is decoded as that body: the same Response
+    # as unstreamed -- the call marked invalid keeps the arguments the model wrote (or none),
+    # an empty message id stays ""
+    responses = {}
+    for stream in (False, True):
+        model = mock_model(
+            [wire.json_response(body(content, **extra)), wire.json_response(body([], stop_reason="end_turn"))],
+            stream=stream,
+        )
+        CALLS.clear()
+        result = toolwire.run_sync(model, "hi", tools=[WEATHER])
+        assert CALLS == ["A"]
+        responses[stream] = result.turns[0].response
+    assert responses[True] == responses[False]
+    assert responses[True].tool_calls[-1].is_valid is (len(content) == 1)
