@@ -361,8 +361,8 @@ class StreamAssembler:
                     if stop == "max_tokens"
                     else "the stream ended before this tool call was complete"
                 )
-            if slot.kind == "tool_call" and stop == "max_tokens" and part.invalid is not None:
-                part.incomplete = True
+            if slot.kind == "tool_call" and stop == "max_tokens" and part.invalid is not None and not self.whole:
+                part.incomplete = True  # (a whole body's calls came with their own incomplete flag)
             parts.append(part)
         if self.usage.requests == 0:
             self.usage.requests = 1

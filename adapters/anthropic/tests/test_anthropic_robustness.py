@@ -465,8 +465,12 @@ def test_a_thinking_block_with_an_empty_signature_is_not_sent_back(mock_model: A
         ([tool_use("toolu_X", city="A"), tool_use("toolu_X", city="B")], {}),  # the later call: invalid
         ([tool_use("toolu_X", city="A"), {**tool_use("toolu_Y"), "input": ["Paris"]}], {}),  # input not an object
         ([tool_use("toolu_X", city="A")], {"id": ""}),
+        (
+            [tool_use("toolu_X", city="A"), tool_use("toolu_X", city="B"), tool_use("toolu_Y", city="C")],
+            {"stop_reason": "max_tokens"},  # the repeated id is not the call max_tokens cut
+        ),
     ],
-    ids=["repeated-id", "input-not-an-object", "empty-message-id"],
+    ids=["repeated-id", "input-not-an-object", "empty-message-id", "repeated-id-at-max-tokens"],
 )
 def test_a_json_answer_to_a_streamed_request_gives_the_unstreamed_response(
     mock_model: Any, wire: Any, content: Any, extra: Any
@@ -486,3 +490,4 @@ def test_a_json_answer_to_a_streamed_request_gives_the_unstreamed_response(
         responses[stream] = result.turns[0].response
     assert responses[True] == responses[False]
     assert responses[True].tool_calls[-1].is_valid is (len(content) == 1)
+    assert [c.incomplete for c in responses[True].tool_calls][:2] == [False, False][: len(content)]
