@@ -491,3 +491,34 @@ def test_a_json_answer_to_a_streamed_request_gives_the_unstreamed_response(
     assert responses[True] == responses[False]
     assert responses[True].tool_calls[-1].is_valid is (len(content) == 1)
     assert [c.incomplete for c in responses[True].tool_calls][:2] == [False, False][: len(content)]
+
+
+@pytest.mark.parametrize("kind", [["tool_use"], {"type": "text"}])
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_content_block_whose_type_is_not_a_string_is_a_decode_error(
+    mock_model: Any, wire: Any, kind: Any, stream: bool
+) -> None:
+    # a block of an unknown type is kept whole and sent back; one whose type is not even a
+    # string (the Messages API types every block with a string "type") was kept from a stream,
+    # and the next request of the run then failed inside toolwire with a raw TypeError
+    # ("unhashable type: 'list'"); it is now reported where it is, as the unstreamed body is
+    block = {"type": kind, "text": "x"}
+    call = tool_use("toolu_1", city="Paris")
+    if stream:
+        events = [
+            {"type": "message_start", "message": {**body([]), "stop_reason": None}},
+            _start(0, block),
+            {"type": "content_block_stop", "index": 0},
+            _start(1, call),
+            {"type": "content_block_stop", "index": 1},
+            {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 3}},
+            {"type": "message_stop"},
+        ]
+        answer = wire.sse_response(events)
+    else:
+        answer = wire.json_response(body([block, call]))
+    model = mock_model([answer, wire.json_response(body([], stop_reason="end_turn"))], stream=stream)
+    with pytest.raises(ResponseDecodeError) as info:
+        toolwire.run_sync(model, "hi", tools=[WEATHER])
+    assert info.value.pointer == ("/content_block/type" if stream else "/content/0/type")
+    assert len(model.sent) == 1  # type: ignore[attr-defined]

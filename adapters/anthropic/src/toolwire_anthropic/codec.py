@@ -690,6 +690,8 @@ def _decode_blocks(
         at = f"{pointer}/{i}"
         b = _obj(b, at)
         btype = b.get("type")
+        if btype is not None and not isinstance(btype, str):  # a block of any type is kept whole: its type is text
+            raise _bad(f"{at}/type", "a string", btype)
         if btype == "text":
             text = b.get("text")
             if not isinstance(text, str):
@@ -1345,6 +1347,8 @@ class StreamDecoder:
                 API, f"content block {index} was started twice (it is already a {self._types[index]} block)", "/index"
             )
         btype = block.get("type")
+        if btype is not None and not isinstance(btype, str):  # a block of any type is kept whole: its type is text
+            raise _bad(f"{at}/type", "a string", btype)
         self._types[index] = str(btype)
         if btype == "text":
             self._kinds[index] = "text"
@@ -1950,7 +1954,7 @@ class AnthropicCodec:
 
         Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="anthropic"``, with the JSON
         pointer of the field) when the body is not an object, has no ``content`` (a required
-        field: ``{}`` is not an empty answer), ``content`` is not an array of objects, a text/thinking field or ``stop_reason``/``id``/``model`` is not a string.
+        field: ``{}`` is not an empty answer), ``content`` is not an array of objects, a block's ``type``, a text/thinking field or ``stop_reason``/``id``/``model`` is not a string.
         """
         usual = _decode_usual(body, request)
         if usual is not None:
