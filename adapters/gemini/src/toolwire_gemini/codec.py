@@ -1447,7 +1447,7 @@ class GeminiStreamDecoder:
             self.response_id = rid
         if not self.started or rid or model:
             self.started = True
-            events.append(ResponseStart(rid, model, {API: {}}))
+            events.append(ResponseStart(rid, model or None, {API: {}}))  # "" as no model, as decode_response reads it
         if _has(chunk, "promptFeedback"):
             self.meta["promptFeedback"] = _g(chunk, "promptFeedback")
         candidates = _opt_list(_g(chunk, "candidates"), "/candidates")
