@@ -73,7 +73,7 @@ from ._common import (
 from ._common import (
     wire_name as _wire_name,
 )
-from .profile import IMAGE_MEDIA_TYPES, naming_profile, real_names
+from .profile import IMAGE_LABEL, IMAGE_MEDIA_TYPES, naming_profile, real_names
 
 __all__ = ["OpenAIChatCodec", "ChatStreamDecoder", "FINISH_REASONS", "chat_usage", "API"]
 
@@ -344,7 +344,7 @@ class OpenAIChatCodec:
                 tool_msg = {"role": "tool", "tool_call_id": part.tool_call_id, "content": body}
                 out.append(apply_overrides(tool_msg, pd.get("message")))
                 if images:
-                    label = f"Image(s) returned by tool call {part.tool_call_id}"
+                    label = f"{IMAGE_LABEL}{part.tool_call_id}"  # (profile: relabelled when the id is rewritten)
                     if part.name:
                         label += f" ({part.name})"
                     result_images.append({"type": "text", "text": label + ":"})
