@@ -48,7 +48,7 @@ from .profile import (
 from .profile import preflight as _profile_preflight
 from .stream import StopEvent, StreamAssembler, StreamEvent
 from .tools import Tool
-from .turns import answer_request, renumber_reused_ids, report_unanswered
+from .turns import answer_request, moved_result_changes, renumber_reused_ids, report_unanswered
 from .types import ImagePart, Message, ProviderToolPart, ReasoningPart, Response, TextPart, ToolCall, ToolResult
 
 for _record in (Message, TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart):
@@ -553,8 +553,10 @@ class Model(abc.ABC):
         if answered:
             report_unanswered(report, answered, f"/{profile.messages_key}" if profile.messages_key else "")
         placed = _placed(given.messages, request.messages, answered)
-        for change in _dropped_parts(placed, report.api, 0) + _left_out(codec, request, placed, 0):
-            report.add(change[0], change[1], change[2], tool=change[3], call_id=change[4], lossy=True)
+        changes = _dropped_parts(placed, report.api, 0) + _left_out(codec, request, placed, 0)
+        if request is not given:  # answered, renumbered or results moved: the moves are reported too
+            changes = moved_result_changes(placed, 0) + changes
+        _add_changes(report, changes)
         return body, report
 
     @property
@@ -724,9 +726,26 @@ def _placed(given: Sequence[Message], answered_messages: Sequence[Message], answ
     encoder saw them. The answers to unanswered calls (``answered``, by :func:`answer_request`)
     add messages and parts to the ``answered_messages`` that were encoded; without any, those
     are in the same places."""
-    if not answered:
+    if not answered and _same_places(given, answered_messages):
         return answered_messages
     return renumber_reused_ids(list(given))[0]
+
+
+def _same_places(given: Sequence[Message], encoded: Sequence[Message]) -> bool:
+    """Whether every part of ``encoded`` is where it was in ``given`` (the same number of
+    messages with the same numbers of parts: :func:`~toolwire.turns.place_late_results` moves a
+    result to an earlier message, which changes the count of the earliest message it moves to)."""
+    if encoded is given:
+        return True
+    return len(given) == len(encoded) and all(len(a.parts) == len(b.parts) for a, b in zip(given, encoded))
+
+
+def _add_changes(report: RequestReport, changes: Iterable[tuple[Any, ...]]) -> None:
+    """Add ``(rule, pointer, detail, tool, call_id[, lossy])`` changes to ``report`` (lossy
+    unless the sixth item says otherwise)."""
+    for change in changes:
+        c: Any = change
+        report.add(c[0], c[1], c[2], tool=c[3], call_id=c[4], lossy=c[5] if len(c) > 5 else True)
 
 
 def _left_out(codec: Any, request: ModelRequest, messages: Sequence[Message], offset: int) -> list[tuple[Any, ...]]:
@@ -940,8 +959,7 @@ class _Histories:
             sent, report = _profile_preflight(profile, body, state=state)
         if answered:
             report_unanswered(report, answered, f"/{key}")
-        for change in dropped:
-            report.add(change[0], change[1], change[2], tool=change[3], call_id=change[4], lossy=True)
+        _add_changes(report, dropped)
         # remember this request for the next one of the conversation (only once it passed)
         by.pop(oid, None)
         if closed and type(wire) is list:
@@ -1016,6 +1034,8 @@ class _Histories:
         if answered_tail.messages:
             placed = _placed(tail, answered_tail.messages, answered)
             more = _dropped_parts(placed, profile.api, n) + _left_out(codec, answered_tail, placed, n)
+            if answered_tail is not part:
+                more = moved_result_changes(placed, n) + more
             if more:
                 dropped = dropped + more
         return tbody, answered, closed, ids | linked, dropped, hist.ctx, hist.top  # equal: kept
@@ -1038,6 +1058,8 @@ class _Histories:
         closed = not answered and calls <= results  # with answers added, the next request is encoded whole
         placed = _placed(request.messages, answered_req.messages, answered)
         dropped = _dropped_parts(placed, profile.api, 0) + _left_out(codec, answered_req, placed, 0)
+        if answered_req is not request:
+            dropped = moved_result_changes(placed, 0) + dropped
         try:  # a finished run's entry goes when its conversation object does
             hist.owner = weakref.ref(owner, functools.partial(_forget, self._by_owner))
         except TypeError:  # an owner without weak references: kept alive with the entry

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -42,7 +43,10 @@ __all__ = [
     "DUPLICATE_CALL_RULE",
     "DUPLICATE_RESULT_RULE",
     "RESULT_BEFORE_CALL_RULE",
+    "RESULT_MOVED_RULE",
     "duplicate_changes",
+    "moved_result_changes",
+    "place_late_results",
     "answer_request",
     "answer_unanswered",
     "context_window_full",
@@ -80,6 +84,10 @@ DUPLICATE_CALL_RULE = "conversation.duplicate-call"
 #: The rule id of the lossy change reporting a result left out because it comes before its call
 #: (the Anthropic codec; the other APIs refuse such a request: :func:`duplicate_changes`).
 RESULT_BEFORE_CALL_RULE = "conversation.result-before-call"
+
+#: The rule id of the change (not lossy) reporting a result sent right after its call although
+#: other messages came between them in the conversation (:func:`place_late_results`).
+RESULT_MOVED_RULE = "conversation.result-moved"
 
 
 #: What an image in an assistant message becomes on an API that takes images only from the user
@@ -368,6 +376,112 @@ def answer_unanswered(messages: list[Message]) -> tuple[list[Message], list[Tool
     return out, done
 
 
+def _late_results(messages: Sequence[Message], merged_turns: bool = True) -> list[tuple[int, int, int]]:
+    """``(call message index, result message index, part index)`` of each result that answers a
+    call (the first result with the call's id in a message after the call's) but has a message
+    of another role than ``assistant`` between it and the call (assistant messages in a row are
+    one turn to an API that merges them). With ``merged_turns=False`` (an API that keeps each
+    assistant message apart, such as OpenAI Chat), any message between them counts."""
+    call_at: dict[str, int] = {}
+    seen_results: set[str] = set()
+    late: list[tuple[int, int, int]] = []
+    for i, m in enumerate(messages):
+        here: set[str] = set()
+        for j, p in enumerate(m.parts):
+            if isinstance(p, ToolCall):
+                if p.id in here and p.invalid == duplicate_id_invalid(p.id):
+                    continue  # a repeated id the encoders leave out with its result
+                here.add(p.id)
+                if m.role == "assistant":
+                    call_at.setdefault(p.id, i)
+            elif isinstance(p, ToolResult):
+                rid = p.tool_call_id
+                at = call_at.get(rid)
+                if at is None or i <= at or rid in seen_results:
+                    continue  # no call before it, in the call's own message, or not the first result
+                seen_results.add(rid)
+                if i > at + 1 and (not merged_turns or any(messages[k].role != "assistant" for k in range(at + 1, i))):
+                    late.append((at, i, j))  # (assistant messages alone between: one turn, when merged)
+    return late
+
+
+def place_late_results(
+    messages: list[Message], merged_turns: bool = True
+) -> tuple[list[Message], list[tuple[int, int, int]]]:
+    """``messages`` with each result placed right after the call it answers, and the moves made
+    (:func:`_late_results`: ``(call message, result message, part)`` indexes in ``messages``).
+
+    Every API takes a call's result next to the call: OpenAI Chat wants the ``role: tool``
+    messages right after the assistant message ("An assistant message with 'tool_calls' must be
+    followed by tool messages responding to each 'tool_call_id'"), Gemini the function response
+    turn right after the call turn ("Please ensure that function response turn comes
+    immediately after a function call turn"), Anthropic the ``tool_result`` blocks in the next
+    user message ("tool_use ids were found without tool_result blocks immediately after").
+    A history in which other messages come between a call and its result — a user message
+    typed while the tool ran, an assistant note — is sent with the result moved: first in the
+    user message right after the call's (after the results already there), or in a new user
+    message there when the next message is not a user message. A message the move leaves
+    without parts is left out. The given messages are not changed (changed ones are copies);
+    with nothing to move the same list is returned. ``merged_turns``: see :func:`_late_results`
+    (every codec moves results across user messages, :func:`answer_request`; the Chat codec
+    also across assistant messages, which Chat does not merge)."""
+    late = _late_results(messages, merged_turns)
+    if not late:
+        return messages, []
+    moving: dict[int, list[ToolResult]] = {}
+    taken: set[tuple[int, int]] = set()
+    for at, i, j in late:
+        moving.setdefault(at, []).append(messages[i].parts[j])  # type: ignore[arg-type]
+        taken.add((i, j))
+    out: list[Message] = []
+    for i, m in enumerate(messages):
+        parts = m.parts
+        if any(i == k for k, _ in taken):
+            parts = [p for j, p in enumerate(m.parts) if (i, j) not in taken]
+        incoming = moving.get(i - 1) if i > 0 and m.role == "user" else None
+        if incoming:
+            lead = [p for p in parts if isinstance(p, ToolResult)]
+            rest = [p for p in parts if not isinstance(p, ToolResult)]
+            parts = lead + incoming + rest
+        if parts is not m.parts:
+            if not parts:
+                continue
+            m = Message(m.role, list(parts), dict(m.provider_data))
+        out.append(m)
+        if i in moving and (i + 1 >= len(messages) or messages[i + 1].role != "user"):
+            out.append(Message("user", list(moving[i])))
+    return out, late
+
+
+def moved_result_changes(messages: Sequence[Message], offset: int, merged_turns: bool = True) -> list[tuple[Any, ...]]:
+    """The changes (``(rule, pointer, detail, tool, call_id, lossy)``, rule
+    :data:`RESULT_MOVED_RULE`, not lossy) for the results of ``messages`` (numbered from
+    ``offset``) that :func:`place_late_results` sends right after their calls. With
+    ``merged_turns=False``, only the moves made across assistant messages alone (the ones
+    ``merged_turns=True`` does not make)."""
+    out: list[tuple[Any, ...]] = []
+    late = _late_results(messages, merged_turns)
+    if late and not merged_turns:
+        shared = set(_late_results(messages))
+        late = [x for x in late if x not in shared]
+    for at, i, j in late:
+        r: Any = messages[i].parts[j]
+        between = i - at - 1
+        out.append(
+            (
+                RESULT_MOVED_RULE,
+                f"/messages/{i + offset}/parts/{j}",
+                f"the result for tool call {r.tool_call_id!r} was sent right after its call (message "
+                f"{at + offset}), not after the {between} message{'s' if between > 1 else ''} that came between "
+                "them: every API takes a call's result next to the call",
+                r.name,
+                r.tool_call_id,
+                False,
+            )
+        )
+    return out
+
+
 def answer_request(request: Any) -> tuple[Any, list[ToolCall]]:
     """A :class:`~toolwire.adapter.ModelRequest` whose unanswered tool calls are answered
     (:func:`answer_unanswered` on ``request.messages``), and the calls answered. With nothing to
@@ -384,7 +498,8 @@ def answer_request(request: Any) -> tuple[Any, list[ToolCall]]:
         _LAST_ANSWERED[0] = (request, snapshot, parts)
         return request, []
     renumbered, _ = renumber_reused_ids(messages)
-    out, done = answer_unanswered(renumbered)
+    placed, _ = place_late_results(renumbered)
+    out, done = answer_unanswered(placed)
     if out is messages:
         return request, []
     import dataclasses
@@ -421,19 +536,24 @@ _PARTS = attrgetter("parts")
 
 
 def _may_be_unanswered(messages: list[Message]) -> bool:
-    """Cheap test: ``False`` when every tool call id has a result somewhere and no id is used by
-    two calls (the common case)."""
-    calls: set[str] = set()
+    """Cheap test: ``False`` when every tool call id has a result somewhere, no id is used by
+    two calls, and no result sits further than the message right after its call's (the common
+    case)."""
+    call_at: dict[str, int] = {}
     results: set[str] = set()
     n = 0
-    for m in messages:
+    for i, m in enumerate(messages):
         for p in m.parts:
             if isinstance(p, ToolCall):
-                calls.add(p.id)
+                call_at[p.id] = i
                 n += 1
             elif isinstance(p, ToolResult):
-                results.add(p.tool_call_id)
-    return n != len(calls) or not calls <= results
+                rid = p.tool_call_id
+                results.add(rid)
+                at = call_at.get(rid)
+                if at is not None and i > at + 1 and any(messages[k].role != "assistant" for k in range(at + 1, i)):
+                    return True  # a result placed late (place_late_results)
+    return n != len(call_at) or not results.issuperset(call_at)
 
 
 def renumber_reused_ids(messages: list[Message]) -> tuple[list[Message], dict[str, list[str]]]:

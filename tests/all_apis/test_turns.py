@@ -673,3 +673,164 @@ def test_anthropic_reports_a_result_placed_before_its_call(later: bool) -> None:
     body = _texts(sent[0])
     assert "early answer" not in body and ("late answer" in body) is later
     assert _lossy(result) == [("conversation.result-before-call", "/messages/0/parts/0", "toolu_1")]
+
+
+def call_answer(api: str) -> dict[str, Any]:
+    """An answer calling get_weather for Rome (id ``call_9``), finished normally."""
+    body = cut_off_body(api, '{"city": "Rome"}')
+    if api == "anthropic":
+        body["stop_reason"] = "tool_use"
+        body["content"][0]["id"] = "call_9"
+    elif api == "openai-chat":
+        body["choices"][0]["finish_reason"] = "tool_calls"
+        body["choices"][0]["message"]["tool_calls"][0]["id"] = "call_9"
+    elif api == "openai":
+        body["status"], body["incomplete_details"] = "completed", None
+        body["output"][0]["call_id"] = "call_9"
+    else:
+        body["candidates"][0]["finishReason"] = "STOP"
+    return body
+
+
+def _moved(result: Any, turn: int = 0) -> list[tuple[str, str, str | None, bool]]:
+    return [
+        (c.rule, c.pointer, c.call_id, c.lossy)
+        for c in result.turns[turn].response.preflight or []
+        if c.rule == "conversation.result-moved"
+    ]
+
+
+def _order(api: str, body: dict[str, Any]) -> list[str]:
+    """The body's conversation as a list of markers: ``call:<id or name>``, ``result:<...>`` and
+    ``text:<text>``, in the order the API reads them (read from the wire format here, not by
+    toolwire's decoders)."""
+    out: list[str] = []
+    if api == "anthropic":
+        for m in body["messages"]:
+            content = m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]
+            for b in content:
+                if b["type"] == "tool_use":
+                    out.append(f"call:{b['id']}")
+                elif b["type"] == "tool_result":
+                    out.append(f"result:{b['tool_use_id']}")
+                elif b["type"] == "text":
+                    out.append(f"text:{b['text']}")
+    elif api == "openai-chat":
+        for m in body["messages"]:
+            for c in m.get("tool_calls") or []:
+                out.append(f"call:{c['id']}")
+            if m["role"] == "tool":
+                out.append(f"result:{m['tool_call_id']}")
+            elif isinstance(m.get("content"), str):
+                out.append(f"text:{m['content']}")
+    elif api == "openai":
+        for item in body["input"]:
+            if item.get("type") == "function_call":
+                out.append(f"call:{item['call_id']}")
+            elif item.get("type") == "function_call_output":
+                out.append(f"result:{item['call_id']}")
+            elif isinstance(item.get("content"), str):
+                out.append(f"text:{item['content']}")
+    else:
+        for c in body["contents"]:
+            for p in c["parts"]:
+                if "functionCall" in p:
+                    out.append(f"call:{p['functionCall']['args']['city']}")
+                elif "functionResponse" in p:
+                    out.append(f"result:{p['functionResponse']['response']['output']}")
+                elif "text" in p:
+                    out.append(f"text:{p['text']}")
+    return out
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_result_after_a_user_message_is_sent_right_after_its_call(api: str) -> None:
+    """A history in which a user message comes between a call and its result (typed while the
+    tool ran, or a hand-built history): Anthropic's codec sent the result right after its call,
+    Responses sent the items as they were, and OpenAI Chat and Gemini refused the request
+    (their placement rules: "An assistant message with 'tool_calls' must be followed by tool
+    messages responding to each 'tool_call_id'"; "Please ensure that function response turn
+    comes immediately after a function call turn"), although nothing was missing. Now every API
+    sends the result right after its call, the user's text after it, and reports the move (rule
+    ``conversation.result-moved``, not lossy, pointing at the result where it was)."""
+    from toolwire.testing.conversation_rules import validate_request
+
+    messages = [
+        Message.user("weather?"),
+        Message("assistant", [ToolCall(id="call_1", name="get_weather", arguments={"city": "Oslo"})]),
+        Message.user("and be quick"),
+        Message("user", [ToolResult("call_1", "4C", name="get_weather")]),
+    ]
+    sent: list[dict[str, Any]] = []
+    result = toolwire.run_sync(
+        make_model(api, [text_answer(api, "done")], sent), conversation=Conversation(messages), tools=[get_weather]
+    )
+    assert result.text == "done" and len(sent) == 1
+    call, answer = ("call:Oslo", "result:4C") if api == "gemini" else ("call:call_1", "result:call_1")
+    assert _order(api, sent[0]) == ["text:weather?", call, answer, "text:and be quick"]
+    assert validate_request(api, sent[0]) == []
+    assert _moved(result) == [("conversation.result-moved", "/messages/3/parts/0", "call_1", False)]
+    assert [len(m.parts) for m in messages] == [1, 1, 1, 1]  # the caller's history is not changed
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_results_of_two_assistant_messages_in_a_row(api: str) -> None:
+    """Two assistant messages in a row, each with a call, then both results: Anthropic and Gemini
+    merge the two into one turn; OpenAI Chat keeps each assistant message apart, and refused the
+    request (the first call's role:tool message must follow its own assistant message). Chat now
+    sends each result right after its assistant message, as Anthropic's codec did unsaid, and
+    both report the move; Gemini merges the two model turns (its own repair) and Responses sends
+    the items as they are."""
+    from toolwire.testing.conversation_rules import validate_request
+
+    messages = [
+        Message.user("weather?"),
+        Message("assistant", [ToolCall(id="call_1", name="get_weather", arguments={"city": "Oslo"})]),
+        Message("assistant", [ToolCall(id="call_2", name="get_weather", arguments={"city": "Rome"})]),
+        Message(
+            "user", [ToolResult("call_1", "4C", name="get_weather"), ToolResult("call_2", "20C", name="get_weather")]
+        ),
+    ]
+    sent: list[dict[str, Any]] = []
+    result = toolwire.run_sync(
+        make_model(api, [text_answer(api, "done")], sent), conversation=Conversation(messages), tools=[get_weather]
+    )
+    assert result.text == "done"
+    assert validate_request(api, sent[0]) == []
+    order = _order(api, sent[0])
+    if api in ("openai-chat", "anthropic"):
+        assert order == ["text:weather?", "call:call_1", "result:call_1", "call:call_2", "result:call_2"]
+        assert _moved(result) == [("conversation.result-moved", "/messages/3/parts/0", "call_1", False)]
+    else:
+        assert order[-2:] == (["result:4C", "result:20C"] if api == "gemini" else ["result:call_1", "result:call_2"])
+        assert _moved(result) == []
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_late_result_in_a_long_history_is_moved_on_every_request(api: str) -> None:
+    """The same move in a conversation long enough to be encoded incrementally (a request that
+    extends the previous one encodes only the new messages): the late result sits in the older
+    part of the history, and every request of the run sends it right after its call and
+    reports the move."""
+    from toolwire.testing.conversation_rules import validate_request
+
+    messages = [Message.user("start")]
+    for k in range(10):
+        messages += [Message.assistant(f"note {k}"), Message.user(f"go on {k}")]
+    messages += [
+        Message("assistant", [ToolCall(id="call_1", name="get_weather", arguments={"city": "Oslo"})]),
+        Message.user("and be quick"),
+        Message("user", [ToolResult("call_1", "4C", name="get_weather")]),
+    ]
+    sent: list[dict[str, Any]] = []
+    call_body = call_answer(api)
+    m = make_model(api, [call_body, text_answer(api, "done")], sent)
+    result = toolwire.run_sync(m, conversation=Conversation(messages), tools=[get_weather], max_turns=3)
+    assert result.text == "done" and len(sent) == 2
+    for n, body in enumerate(sent):
+        assert validate_request(api, body) == []
+        order = _order(api, body)
+        call, answer = ("call:Oslo", "result:4C") if api == "gemini" else ("call:call_1", "result:call_1")
+        at = order.index(call)
+        assert order[at + 1 : at + 3] == [answer, "text:and be quick"]
+        assert _moved(result, n) == [("conversation.result-moved", "/messages/23/parts/0", "call_1", False)]

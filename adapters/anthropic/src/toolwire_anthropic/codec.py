@@ -55,6 +55,7 @@ from toolwire.turns import (
     answer_request,
     assistant_image_changes,
     duplicate_changes,
+    moved_result_changes,
     readable_tool_result,
     tool_image_changes,
 )
@@ -1627,9 +1628,12 @@ class AnthropicCodec:
         already answered, calls repeating an id in one response and results placed before their
         call (each call is answered once, by a result after it: :func:`toolwire.turns.duplicate_changes`);
         Anthropic thinking parts without their signature (rule
-        ``anthropic.conversation.thinking-unsigned``)."""
+        ``anthropic.conversation.thinking-unsigned``); and results sent right after their call's
+        assistant message although other assistant messages came between them (not lossy, rule
+        ``conversation.result-moved``)."""
         return (
-            assistant_image_changes(messages, offset, API)
+            moved_result_changes(messages, offset, merged_turns=False)
+            + assistant_image_changes(messages, offset, API)
             + tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES)
             + duplicate_changes(messages, offset, before_call=True)
             + _unsigned_thinking_changes(messages, offset)

@@ -37,6 +37,8 @@ from toolwire.turns import (
     answer_request,
     assistant_image_changes,
     duplicate_changes,
+    moved_result_changes,
+    place_late_results,
     readable_tool_result,
     tool_image_changes,
 )
@@ -449,9 +451,13 @@ class OpenAIChatCodec:
         ``openai-chat.conversation.tool-result-image-type``); reasoning another server sent
         (rule ``openai-chat.conversation.reasoning-left-out``); results answering a call already
         answered and calls repeating an id in one response (each call is answered once:
-        :func:`toolwire.turns.duplicate_changes`)."""
+        :func:`toolwire.turns.duplicate_changes`); and results sent right after their calls
+        although assistant messages came between them (not lossy, rule
+        ``conversation.result-moved``: Chat keeps each assistant message apart, and each one's
+        ``role: tool`` messages must follow it)."""
         return (
-            assistant_image_changes(messages, offset, API)
+            moved_result_changes(messages, offset, merged_turns=False)
+            + assistant_image_changes(messages, offset, API)
             + tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES)
             + self._other_server_reasoning(messages, offset)
             + duplicate_changes(messages, offset)
@@ -515,7 +521,11 @@ class OpenAIChatCodec:
             messages.append({"role": settings.get("instructions_role", "system"), "content": request.instructions})
         sent: set[str] = set()
         answered: set[str] = set()
-        for msg in request.messages:
+        # each assistant message is its own turn on Chat, its role:tool messages right after it
+        # ("An assistant message with 'tool_calls' must be followed by tool messages responding
+        # to each 'tool_call_id'"): results placed after a later assistant message move up
+        ordered, _ = place_late_results(request.messages, merged_turns=False)
+        for msg in ordered:
             if msg.role == "assistant":
                 m = self._assistant_message(msg, sent)
                 if m is not None:
