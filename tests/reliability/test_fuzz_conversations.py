@@ -34,11 +34,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 from collections import Counter
-from contextlib import contextmanager
-from datetime import timedelta
-from typing import Any, Iterator
+from typing import Any
 
 import httpx2
 import pytest
@@ -52,7 +49,8 @@ from conversation_fuzz_kit import (
     wire_results,
     wire_strings,
 )
-from hypothesis import HealthCheck, given, seed, settings
+from fuzz_support import fuzz_settings, hang_guard, seeded
+from hypothesis import given
 from reliability_wire import text_body
 from vendor_rules.validator import validate
 
@@ -66,7 +64,6 @@ pytest.importorskip("toolwire_openai")
 pytest.importorskip("toolwire_gemini")
 
 EXAMPLES = int(os.environ.get("TOOLWIRE_FUZZ_EXAMPLES", "30"))
-SEED = os.environ.get("TOOLWIRE_FUZZ_SEED")
 OUTCOMES: Counter[str] = Counter()
 
 #: The targets: (name, API, model id, model settings). Anthropic with extended thinking on (its
@@ -228,39 +225,6 @@ def _losses(
     return problems
 
 
-def _settings() -> Any:
-    return settings(
-        max_examples=EXAMPLES,
-        deadline=timedelta(seconds=10),
-        derandomize=SEED is None,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-    )
-
-
-def _seeded(test: Any) -> Any:
-    """``test`` run from the seed ``TOOLWIRE_FUZZ_SEED`` when it is set (hypothesis takes a seed
-    by its ``@seed`` decorator, not as a setting)."""
-    return seed(int(SEED))(test) if SEED else test
-
-
-@contextmanager
-def _hang_guard(seconds: int) -> Iterator[None]:
-    def hung(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"one conversation took more than {seconds} s: a hang")
-
-    if not hasattr(signal, "SIGALRM"):
-        yield
-        return
-    old = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def one_conversation(conv: Conversation, prompt: Any) -> list[str]:
     return [f"{target}: {p}" for target, *_ in TARGETS for p in run_api(target, conv, prompt)]
 
@@ -269,12 +233,12 @@ def test_fuzzed_conversations_are_sent_valid_or_refused_and_lose_nothing_unsaid(
     for target, *_ in TARGETS:
         _model(target)
 
-    @_seeded
-    @_settings()
+    @seeded
+    @fuzz_settings(EXAMPLES)
     @given(drawn=conversations())
     def check(drawn: tuple[Conversation, Any]) -> None:
         conv, prompt = drawn
-        with _hang_guard(60):
+        with hang_guard(60, "one conversation"):
             problems = one_conversation(conv, prompt)
         assert not problems, dump(conv, prompt) + "\n" + "\n".join(problems)
 

@@ -47,19 +47,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import traceback
 from collections import Counter
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import timedelta
-from typing import Any, AsyncIterator, Iterator
+from typing import Any, AsyncIterator
 
 import httpx2
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import seed as fixed_seed
+from fuzz_support import fuzz_settings, hang_guard, seeded
+from hypothesis import given
 from hypothesis import strategies as st
 from reliability_wire import text_body, tool_body
 from response_fuzz_kit import APIS, Seed, canned, cuts, framings, mutate, recorded, serialise, split
@@ -76,7 +73,6 @@ pytest.importorskip("toolwire_gemini")
 
 EXAMPLES = int(os.environ.get("TOOLWIRE_FUZZ_EXAMPLES", "30"))
 SPLITS = max(4, EXAMPLES // 4)
-SEED = os.environ.get("TOOLWIRE_FUZZ_SEED")
 OUTCOMES: Counter[str] = Counter()
 
 
@@ -234,40 +230,6 @@ def problems(out: Outcome) -> list[str]:
 # ------------------------------------------------------------------------------ harness
 
 
-def _settings(examples: int) -> Any:
-    return settings(
-        max_examples=examples,
-        # one example is one or two runs through the SDK (a few ms to 100 ms); far past that is a hang
-        deadline=timedelta(seconds=10),
-        derandomize=SEED is None,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-    )
-
-
-def _seeded(test: Any) -> Any:
-    return fixed_seed(int(SEED))(test) if SEED else test
-
-
-@contextmanager
-def _hang_guard(seconds: int) -> Iterator[None]:
-    """Fail instead of waiting forever: the deadline above is only checked once an example returns."""
-
-    def hung(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"one answer took more than {seconds} s: a hang")
-
-    if not hasattr(signal, "SIGALRM"):
-        yield
-        return
-    old = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
 #: Findings left open (see their notes), counted in the outcomes instead of failing an example:
 #: (api, the rule the refused next request names).
 KNOWN_OPEN: list[tuple[str, str]] = [
@@ -297,7 +259,7 @@ def one_mutated_answer(data: st.DataObject, api: str) -> None:
     parts = data.draw(cuts(raw), label="chunks")
     # streamed runs read events; a plain run reads whatever came (an event stream too)
     stream = seed.kind != "json" if data.draw(st.integers(0, 4), label="cross") else seed.kind == "json"
-    with _hang_guard(30):
+    with hang_guard(30, "one answer"):
         out = run_answer(seed, parts, ctype, stream)
     OUTCOMES[f"{api}/{'streamed' if stream else 'plain'}/{out.label}"] += 1
     found = []
@@ -316,8 +278,8 @@ def test_mutated_vendor_answers_end_in_a_result_or_a_typed_error(api):
     _model(api, False)  # build the SDK clients before the timed examples
     _model(api, True)
 
-    @_seeded
-    @_settings(EXAMPLES)
+    @seeded
+    @fuzz_settings(EXAMPLES)
     @given(data=st.data())
     def check(data: st.DataObject) -> None:
         one_mutated_answer(data, api)
@@ -333,8 +295,8 @@ def test_a_whole_body_gives_the_same_outcome_streamed_or_not(api):
     _model(api, False)
     _model(api, True)
 
-    @_seeded
-    @_settings(SPLITS)
+    @seeded
+    @fuzz_settings(SPLITS)
     @given(data=st.data())
     def check(data: st.DataObject) -> None:
         seed = data.draw(st.sampled_from([s for s in seeds(api) if s.kind == "json"]), label="seed").copy()
@@ -342,7 +304,7 @@ def test_a_whole_body_gives_the_same_outcome_streamed_or_not(api):
         for _ in range(data.draw(st.integers(0, 2), label="mutations")):
             what += mutate(data, seed)
         raw, ctype = serialise(seed)
-        with _hang_guard(30):
+        with hang_guard(30, "one answer"):
             plain, streamed = run_answer(seed, [raw], ctype, False), run_answer(seed, [raw], ctype, True)
         OUTCOMES[f"{api}/plain=streamed/{plain.label}"] += 1
         assert plain.label == streamed.label, (what, str(plain.error), str(streamed.error))
@@ -371,8 +333,8 @@ def test_a_valid_stream_cut_at_any_byte_gives_the_same_response(api):
     """Whole, one byte at a time, and at drawn offsets (inside multi-byte characters too)."""
     _model(api, True)
 
-    @_seeded
-    @_settings(SPLITS)
+    @seeded
+    @fuzz_settings(SPLITS)
     @given(data=st.data())
     def check(data: st.DataObject) -> None:
         seed = data.draw(st.sampled_from(_streamed_seeds(api)), label="seed")
@@ -383,7 +345,7 @@ def test_a_valid_stream_cut_at_any_byte_gives_the_same_response(api):
         if data.draw(st.booleans(), label="reframe"):
             raw = data.draw(framings(seed), label="framing")
         parts = data.draw(cuts(raw), label="chunks")
-        with _hang_guard(30):
+        with hang_guard(30, "one answer"):
             got = _turns(run_answer(seed, parts, ctype, True))
         assert got == _WHOLE[key]["turns"], f"{seed.name} cut into {len(parts)} pieces: {raw[:2000]!r}"
 

@@ -33,15 +33,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 from collections import Counter
-from contextlib import contextmanager
-from datetime import timedelta
-from typing import Any, Iterator
+from typing import Any
 
 import httpx2
 import pytest
-from hypothesis import HealthCheck, given, seed, settings
+from fuzz_support import fuzz_settings, hang_guard, seeded
+from hypothesis import given
 from hypothesis import strategies as st
 from reliability_wire import text_body, tool_body
 from schema_fuzz_kit import (
@@ -66,7 +64,6 @@ pytest.importorskip("toolwire_openai")
 pytest.importorskip("toolwire_gemini")
 
 EXAMPLES = int(os.environ.get("TOOLWIRE_FUZZ_EXAMPLES", "25"))
-SEED = os.environ.get("TOOLWIRE_FUZZ_SEED")
 OUTCOMES: Counter[str] = Counter()
 
 #: (api, model settings, Tool.strict)
@@ -197,52 +194,15 @@ def run_mode(
     return [f"{label}: {p}" for p in problems]
 
 
-def _settings() -> Any:
-    return settings(
-        max_examples=EXAMPLES,
-        # one example runs 8 turns through the SDKs (about 0.3 s); far past that is a hang
-        deadline=timedelta(seconds=10),
-        derandomize=SEED is None,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-    )
-
-
-def _seeded(test: Any) -> Any:
-    """``test`` run from the seed ``TOOLWIRE_FUZZ_SEED`` when it is set (hypothesis takes a seed
-    by its ``@seed`` decorator, not as a setting)."""
-    return seed(int(SEED))(test) if SEED else test
-
-
-@contextmanager
-def _hang_guard(seconds: int) -> Iterator[None]:
-    """Fail (instead of waiting forever) when one example runs longer than ``seconds``: the
-    deadline above is only checked once an example returns."""
-
-    def hung(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"one schema took more than {seconds} s: a hang")
-
-    if not hasattr(signal, "SIGALRM"):
-        yield
-        return
-    old = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def test_fuzzed_input_schemas_translate_to_what_each_api_accepts():
     for i in range(len(MODES)):  # build the SDK clients before the timed examples
         _model(i)
 
-    @_seeded
-    @_settings()
+    @seeded
+    @fuzz_settings(EXAMPLES)
     @given(data=st.data())
     def check(data: st.DataObject) -> None:
-        with _hang_guard(60):
+        with hang_guard(60, "one schema"):
             one_schema(data)
 
     check()
