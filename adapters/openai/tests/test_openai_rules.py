@@ -485,6 +485,11 @@ CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
         None,
         lambda b, r: "parallel_tool_calls" not in b and b["tools"] and [c.lossy for c in r.changes] == [True],
     ),
+    "request.tools-reasoning-effort-model": (
+        lambda: chat_body(model="gpt-5.4", tools=[chat_tool()], reasoning_effort="high"),
+        "/reasoning_effort",
+        None,
+    ),
     "request.reasoning-effort-model": (
         lambda: chat_body(model="gpt-4o", reasoning_effort="high"),
         None,

@@ -428,6 +428,24 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "repair",
         ),
         (
+            "request.tools-reasoning-effort-model",
+            "GPT-5.4 (with a reasoning effort other than 'none'), GPT-5.5 and GPT-5.6 (unless the reasoning "
+            "effort is 'none': they reason by default) take no function tools on Chat Completions: such a "
+            "request is refused before sending; the Responses API takes both.",
+            'API errors "Function tools with reasoning_effort are not supported for gpt-5.4 in /v1/chat/completions. '
+            'Please use /v1/responses instead." (param reasoning_effort; pipecat-ai/pipecat#4043, '
+            "BerriAI/litellm#23156, openai/openai-openapi#541), the same for gpt-5.5 (charmbracelet/crush#2913, "
+            'Science-Discovery/Aether#1026) and "... for gpt-5.6-terra in /v1/chat/completions. To use function '
+            "tools, use /v1/responses or set reasoning_effort to 'none'.\" (GEMISIS/leviath#333, "
+            "danny-avila/LibreChat#14231; gpt-5.6-luna and -sol: fazer-ai/agents#66). Without reasoning_effort, "
+            "gpt-5.5 and gpt-5.6 are refused too (jeffdafoe/llm-memory-api#178; BerriAI/litellm#34569 and "
+            "fazer-ai/agents#74 measured: not sent 400, 'low' 400, 'none' 200), gpt-5.4 is not (its default "
+            "effort is 'none': livekit/agents#5022; gpt-5.4-mini with tools works, fazer-ai/agents#66). Sources "
+            "disagree on gpt-5.2 (livekit/agents#5088 says it is refused too; no error text quotes it): it is "
+            "sent as asked, as are later models and names with a router's prefix",
+            "refuse",
+        ),
+        (
             "request.messages-count",
             "'messages' holds at least one message.",
             "API error \"Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty "
@@ -1196,6 +1214,35 @@ _NO_FUNCTIONS = re.compile(
     r"|o1-mini(-\d{4}-\d{2}-\d{2})?|o1-preview(-\d{4}-\d{2}-\d{2})?"
     r"|gpt-4-vision-preview|gpt-4-1106-vision-preview"
 )
+
+#: Chat models that take function tools only with reasoning effort 'none' (rule
+#: ``request.tools-reasoning-effort-model``), with their variants and dated snapshots: GPT-5.4
+#: (whose default effort is 'none', so only an effort asked for is refused) and GPT-5.5 and
+#: GPT-5.6 (which reason by default, so a request without an effort is refused too).
+_TOOLS_EFFORT_ASKED = re.compile(r"gpt-5\.4(-mini|-nano|-pro)?(-\d{4}-\d{2}-\d{2})?")
+_TOOLS_EFFORT_DEFAULT = re.compile(r"gpt-5\.[56](-(?!chat)[a-z]+)?(-\d{4}-\d{2}-\d{2})?")
+
+
+def tools_effort_problem(model: Any, effort: Any) -> str | None:
+    """Why Chat Completions refuses function tools for ``model`` at reasoning ``effort`` (the
+    body's ``reasoning_effort``, ``None`` when not sent), or ``None`` when it takes them (rule
+    ``request.tools-reasoning-effort-model``). A name with a router's prefix (``openai/gpt-5.5``)
+    is not judged: the router may send it to the Responses API."""
+    if type(model) is not str or "/" in model or effort == "none":
+        return None
+    name = model.strip().lower()
+    if _TOOLS_EFFORT_DEFAULT.fullmatch(name):
+        said = f"reasoning effort {effort!r}" if effort is not None else "its default reasoning effort (it reasons)"
+    elif effort is not None and _TOOLS_EFFORT_ASKED.fullmatch(name):
+        said = f"reasoning effort {effort!r}"
+    else:
+        return None
+    return (
+        f"{model} takes no function tools on Chat Completions with {said} (the API answers "
+        f"'Function tools with reasoning_effort are not supported for {model} in /v1/chat/completions'): "
+        f"use the Responses API (model 'openai:{model}'), which takes both, or set thinking={{'effort': 'none'}}"
+    )
+
 
 #: The Chat search models (rule ``request.sampling-search-model``), with their dated snapshots.
 _SEARCH_MODEL = re.compile(r"gpt-4o(-mini)?-search-preview(-\d{4}-\d{2}-\d{2})?")
@@ -2139,6 +2186,11 @@ class OpenAIChatProfile(_OpenAIProfile):
                     f"model {body.get('model')!r} takes max_completion_tokens, not max_tokens",
                 )
             )
+        if any(type(t) is dict and t.get("type", "function") == "function" for t in tools):
+            problem = tools_effort_problem(body.get("model"), body.get("reasoning_effort"))
+            if problem is not None:
+                pointer = "/reasoning_effort" if body.get("reasoning_effort") is not None else "/tools"
+                out.append(self.violation("request.tools-reasoning-effort-model", pointer, problem))
         if body.get("top_logprobs") is not None and body.get("logprobs") is not True:
             out.append(
                 self.violation(
