@@ -616,6 +616,72 @@ def test_thinking_config_left_out_for_models_that_do_not_think() -> None:
     assert _thinking({"thinkingBudget": 1024}, "gemini-2.0-flash-thinking-exp")[0] == {"thinkingBudget": 1024}
 
 
+@pytest.mark.parametrize(
+    "model, config, sent",
+    [
+        # thinking off: no thoughts to include (the API: "Thinking_config.include_thoughts is only
+        # enabled when thinking is enabled.")
+        ("gemini-2.5-flash", {"thinkingBudget": 0, "includeThoughts": True}, {"thinkingBudget": 0}),
+        ("gemini-2.5-flash-lite", {"thinkingBudget": 0, "includeThoughts": True}, {"thinkingBudget": 0}),
+        # Flash-Lite thinks only when given a budget
+        ("gemini-2.5-flash-lite", {"includeThoughts": True}, None),
+        ("gemini-2.5-flash-lite-preview-06-17", {"includeThoughts": True}, None),
+    ],
+)
+def test_include_thoughts_left_out_when_the_model_does_not_think(
+    model: str, config: dict[str, Any], sent: dict[str, Any] | None
+) -> None:
+    out, changes, left = _thinking(config, model)
+    assert out == sent and left == []
+    assert changes == [
+        ("gemini.request.include-thoughts-without-thinking", "/generationConfig/thinkingConfig/includeThoughts")
+    ]
+
+
+@pytest.mark.parametrize(
+    "model, config",
+    [
+        ("gemini-2.5-flash", {"includeThoughts": True}),  # thinks by default
+        ("gemini-2.5-flash-lite", {"thinkingBudget": 1024, "includeThoughts": True}),
+        ("gemini-2.5-flash-lite", {"thinkingBudget": -1, "includeThoughts": True}),
+        ("gemini-2.5-flash", {"thinkingBudget": 0, "includeThoughts": False}),
+        ("gemini-3-flash-preview", {"thinkingLevel": "MINIMAL", "includeThoughts": True}),  # always thinks
+    ],
+)
+def test_include_thoughts_kept_when_the_model_thinks(model: str, config: dict[str, Any]) -> None:
+    assert _thinking(dict(config), model)[:2] == (config, [])
+
+
+def test_include_thoughts_kept_after_a_zero_budget_is_raised_on_gemini_2_5_pro() -> None:
+    out, changes, _ = _thinking({"thinkingBudget": 0, "includeThoughts": True}, "gemini-2.5-pro")
+    assert out == {"thinkingBudget": 128, "includeThoughts": True}
+    assert [r for r, _ in changes] == ["gemini.request.thinking-budget-range"]
+
+
+@pytest.mark.parametrize(
+    "model_id, thinking, sent",
+    [
+        ("gemini-2.5-flash", {"effort": "none", "include_thoughts": True}, {"thinkingConfig": {"thinkingBudget": 0}}),
+        ("gemini-2.5-flash", {"budget": 0, "include_thoughts": True}, {"thinkingConfig": {"thinkingBudget": 0}}),
+        ("gemini-2.5-flash-lite", {"include_thoughts": True}, {}),
+    ],
+)
+def test_include_thoughts_without_thinking_through_the_sdk(
+    mock_model: Any, model_id: str, thinking: dict[str, Any], sent: dict[str, Any] | None
+) -> None:
+    model = mock_model([json_response(candidate_body([{"text": "x"}]))], model_id=model_id, thinking=thinking)
+    resp = run(model.send(model.build_request([Message.user("hi")])))
+    body = model.sent[0].json
+    assert body.get("generationConfig") == sent
+    assert [(c.rule, c.pointer, c.lossy) for c in resp.preflight.changes] == [
+        (
+            "gemini.request.include-thoughts-without-thinking",
+            "/generationConfig/thinkingConfig/includeThoughts",
+            False,
+        )
+    ]
+
+
 # ------------------------------------------------------------------ conversation
 
 

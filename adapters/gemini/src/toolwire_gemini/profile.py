@@ -467,6 +467,18 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _r(
+        "gemini.request.include-thoughts-without-thinking",
+        "thinkingConfig.includeThoughts is sent only when the model thinks: with thinkingBudget 0 (thinking off) "
+        "or to Gemini 2.5 Flash-Lite without a thinkingBudget (it thinks only when given one), includeThoughts "
+        "is left out (there are no thoughts to include; not lossy). Gemini 3 always thinks and is not affected.",
+        'API error "Unable to submit request because Thinking_config.include_thoughts is only enabled when '
+        'thinking is enabled." (INVALID_ARGUMENT; gemini-2.5-flash-lite-preview-06-17 with includeThoughts and no '
+        "budget: google-gemini/gemini-cli#3033, whose fix sends a budget; flash-lite thinks only when asked: "
+        "google-gemini/gemini-cli#4652); jenslys/opencode-gemini-auth#61 (sends includeThoughts only when "
+        "thinkingBudget > 0); " + _THINK_DOCS + " (a budget of 0 turns thinking off on 2.5 Flash and Flash-Lite)",
+        "repair",
+    ),
+    _r(
         "gemini.request.thinking-unsupported",
         "Gemini 1.x and 2.0 models (other than the thinking experiments) take no thinkingConfig: it is left out.",
         'API error "thinking_config is not supported" (Veloera/Veloera#41)',
@@ -1866,6 +1878,36 @@ class GeminiProfile(Profile):
                         f"thinkingBudget 0 sent as thinkingLevel LOW: {self.model} only works in thinking mode",
                         lossy=True,
                     )
+        self._repair_include_thoughts(gen, tkey, tptr, name, major, report)
+
+    def _repair_include_thoughts(
+        self, gen: dict[str, Any], tkey: Any, tptr: str, name: str, major: Any, report: Any
+    ) -> None:
+        """Rule ``gemini.request.include-thoughts-without-thinking``: ``includeThoughts: true`` is
+        left out when the model does not think in this request (``thinkingBudget`` 0, or Gemini 2.5
+        Flash-Lite, which thinks only when given a budget): there are no thoughts to include. A
+        ``thinkingConfig`` left empty is left out too."""
+        tc = gen[tkey]
+        ikey = _key(tc, "includeThoughts")
+        if not ikey or tc.get(ikey) is not True or (major is not None and major >= 3):
+            return
+        bkey = _key(tc, "thinkingBudget")
+        budget = tc.get(bkey) if bkey else None
+        if budget == 0 and not isinstance(budget, bool):
+            why = "thinkingBudget 0 turns thinking off"
+        elif bkey is None and _key(tc, "thinkingLevel") is None and name.startswith("gemini-2.5-flash-lite"):
+            why = f"{self.model} thinks only when given a thinkingBudget"
+        else:
+            return
+        tc.pop(ikey)
+        if not tc:
+            gen.pop(tkey)
+        _add(
+            report,
+            "gemini.request.include-thoughts-without-thinking",
+            f"{tptr}/{ikey}",
+            f"includeThoughts left out: {why}, so there are no thoughts to include",
+        )
 
     def _repair_gemma_thinking(
         self, gen: dict[str, Any], tkey: Any, tc: dict[str, Any], tptr: str, report: Any
