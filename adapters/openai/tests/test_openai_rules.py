@@ -490,6 +490,17 @@ CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
         "/reasoning_effort",
         None,
     ),
+    "request.system-role-model": (
+        lambda: chat_body(
+            model="o1-mini",
+            messages=[{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}],
+        ),
+        None,
+        lambda b, r: (
+            b["messages"] == [{"role": "user", "content": "Be brief."}, {"role": "user", "content": "hi"}]
+            and [(c.pointer, c.lossy) for c in r.changes] == [("/messages/0/role", False)]
+        ),
+    ),
     "request.reasoning-effort-model": (
         lambda: chat_body(model="gpt-4o", reasoning_effort="high"),
         None,

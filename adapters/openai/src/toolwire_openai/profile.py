@@ -446,6 +446,18 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "refuse",
         ),
         (
+            "request.system-role-model",
+            "o1-mini and o1-preview take no system or developer message: such a message (the instructions) is "
+            "sent as a user message with the same content, in the same place, and reported.",
+            "API errors \"Unsupported value: 'messages[0].role' does not support 'system' with this model.\" "
+            "(param messages[0].role, code unsupported_value; o1-mini: pydantic/pydantic-ai#974, "
+            "microsoft/agent-framework#1077, which found o1-mini the only model refusing it among OpenAI's chat "
+            "models; o1-preview: BerriAI/litellm#5671) and \"... does not support 'developer' with this model.\" "
+            "(o1-mini and o1-preview: lobehub/lobehub#5704, QuantumNous/new-api#847); o1 (2024-12-17 and later) "
+            "takes both (openai/openai-dotnet#330). BerriAI/litellm#5666 sends such a message as a user message too",
+            "repair",
+        ),
+        (
             "request.messages-count",
             "'messages' holds at least one message.",
             "API error \"Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty "
@@ -1242,6 +1254,11 @@ def tools_effort_problem(model: Any, effort: Any) -> str | None:
         f"'Function tools with reasoning_effort are not supported for {model} in /v1/chat/completions'): "
         f"use the Responses API (model 'openai:{model}'), which takes both, or set thinking={{'effort': 'none'}}"
     )
+
+
+#: Chat models that take no system or developer message (rule ``request.system-role-model``),
+#: with their dated snapshots.
+_NO_SYSTEM_ROLE = re.compile(r"(o1-mini|o1-preview)(-\d{4}-\d{2}-\d{2})?")
 
 
 #: The Chat search models (rule ``request.sampling-search-model``), with their dated snapshots.
@@ -2532,6 +2549,9 @@ class OpenAIChatProfile(_OpenAIProfile):
         ``messages`` run once per distinct value of those fields (see :meth:`_top_repaired`)."""
         declared = self._top_repaired(body, report, "messages", self._repair_top)
         messages = body.get("messages")
+        if isinstance(messages, list) and isinstance(model := body.get("model"), str):
+            if _NO_SYSTEM_ROLE.fullmatch(_model_name(model)):
+                self._system_as_user(messages, model, report, settled)
         if isinstance(messages, list):
             origins: list[int] = []
             repaired = body["messages"] = self._repair_messages(messages, declared, report, origins, settled)
@@ -2540,6 +2560,21 @@ class OpenAIChatProfile(_OpenAIProfile):
             else:
                 self._remember_start(repaired, origins, start)
         return body
+
+    def _system_as_user(self, messages: list[Any], model: str, report: Any, settled: int) -> None:
+        """Rule ``request.system-role-model``: each system or developer message from ``settled`` on
+        is sent as a user message with the same content (the entry is replaced, not changed in
+        place), for a model that takes neither role."""
+        for i in range(max(0, settled), len(messages)):
+            m = messages[i]
+            if type(m) is dict and m.get("role") in ("system", "developer"):
+                messages[i] = {**m, "role": "user"}
+                _note(
+                    report,
+                    self.rule("request.system-role-model"),
+                    f"/messages/{i}/role",
+                    f"{m['role']} message sent as a user message: {model} takes no {m['role']} message",
+                )
 
     def _repair_top(self, body: dict[str, Any], report: Any) -> set[Any]:
         """The repairs of the body's fields other than ``messages`` (the tool names also in the
