@@ -102,6 +102,12 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
     ),
     ("anthropic.tool.name", body(tools=[tool("files.read:v2")]), "/tools/0/name"),
     ("anthropic.tool.unique-names", body(tools=[tool(), tool()]), "/tools/1/name"),
+    # a custom tool named like an Anthropic tool declared beside it (microsoft/vscode#276110)
+    (
+        "anthropic.tool.unique-names",
+        body(tools=[tool("web_search"), {"type": "web_search_20250305", "name": "web_search"}]),
+        "/tools/1/name",
+    ),
     (
         "anthropic.tool.web-search-domains-exclusive",
         body(tools=[{**WEB_SEARCH, "allowed_domains": ["example.org"], "blocked_domains": ["spam.example"]}]),

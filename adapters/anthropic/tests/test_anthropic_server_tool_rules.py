@@ -101,3 +101,33 @@ def test_every_tool_deferred_is_refused_before_sending(mock_model, wire) -> None
         toolwire.run_sync(model, "go", tools=[deferred(Tool.from_schema("late", "Late.", {"type": "object"}))])
     assert [(v.rule, v.pointer) for v in exc.value.violations] == [("anthropic.tool.defer-loading-all", "/tools")]
     assert model.sent == []
+
+
+@pytest.mark.parametrize("custom_first", [True, False], ids=["custom-first", "anthropic-first"])
+def test_a_tool_named_like_anthropics_web_search_is_refused_before_sending(mock_model, wire, custom_first) -> None:
+    """ "tools: Tool names must be unique." counts the fixed name of an Anthropic tool too. (A run
+    refuses two tools of one name earlier, with ToolDefinitionError; a model's own send is checked
+    by the preflight.)"""
+    import asyncio
+
+    from toolwire.types import Message
+
+    model = mock_model(ok(wire))
+    mine = Tool.from_schema(
+        "web_search", "Search my index.", {"type": "object", "properties": {"q": {"type": "string"}}}, lambda **kw: ""
+    )
+    search = ProviderTool("anthropic", "web_search_20250305", {"max_uses": 2})
+    tools = [mine, search] if custom_first else [search, mine]
+    with pytest.raises(RequestRefused) as exc:
+        asyncio.run(model.send(model.build_request([Message.user("news?")], tools=tools)))
+    (v,) = exc.value.violations
+    assert (v.rule, v.pointer, v.tool) == ("anthropic.tool.unique-names", "/tools/1/name", "web_search")
+    assert "'web_search_20250305' has this name and no other: give your tool another name" in v.message
+    assert model.sent == []
+
+
+def test_a_tool_with_another_name_goes_beside_web_search(mock_model, wire) -> None:
+    model = mock_model(ok(wire))
+    search = ProviderTool("anthropic", "web_search_20250305", {"max_uses": 2})
+    toolwire.run_sync(model, "news?", tools=[WEATHER, search])
+    assert [t["name"] for t in model.sent[0].json["tools"]] == ["get_weather", "web_search"]

@@ -252,8 +252,12 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "anthropic.tool.unique-names",
-        "Tool names are unique within a request.",
-        'API error text "tools: Tool names must be unique." (eclipse-theia/theia#16122)',
+        "Tool names are unique within a request, the fixed names of Anthropic's own tools (web_search, "
+        "code_execution, bash, str_replace_based_edit_tool, memory, ...) included.",
+        'API error text "tools: Tool names must be unique." (eclipse-theia/theia#16122; for a custom tool named '
+        "like the Anthropic memory tool declared beside it: microsoft/vscode#276110; a second web_search: "
+        "danny-avila/LibreChat#13162, incidentfox/incidentfox#349); anthropic.types.WebSearchTool20250305Param.name "
+        "(Required[Literal['web_search']]) and the other versioned tool params fix each such tool's name",
         "refuse",
     ),
     _rule(
@@ -2549,6 +2553,29 @@ class AnthropicProfile(Profile):
 # ---------------------------------------------------------------------------------------------
 
 
+def _duplicate_name(at: str, name: str, first: int, tools: list[Any]) -> Violation:
+    """Rule ``anthropic.tool.unique-names``: the tool at ``at`` repeats the name of the tool at
+    ``/tools/<first>``; when one of them is an Anthropic-defined tool (``web_search_20250305``,
+    ``bash_20250124``, ``memory_20250818``, ...), whose name is fixed, the message says to rename
+    the other one."""
+    here = tools[int(at.rsplit("/", 1)[1])]
+    fixed = [
+        t.get("type")
+        for t in (tools[first], here)
+        if isinstance(t, dict) and isinstance(t.get("type"), str) and t.get("type") != "custom"
+    ]
+    if fixed:
+        how = f"; the Anthropic tool {fixed[0]!r} has this name and no other: give your tool another name"
+    else:
+        how = ": give one of them another name"
+    return Violation(
+        "anthropic.tool.unique-names",
+        f"{at}/name",
+        f"tool name {name!r} is already declared at /tools/{first}{how}",
+        tool=name,
+    )
+
+
 @lru_cache(maxsize=64)
 def _check_tools_cached(tools_json: str) -> tuple[Violation, ...]:
     tools = json.loads(tools_json)
@@ -2557,10 +2584,18 @@ def _check_tools_cached(tools_json: str) -> tuple[Violation, ...]:
     for i, t in enumerate(tools if isinstance(tools, list) else []):
         if isinstance(t, dict) and _is_web_search(t):
             out.extend(_web_search_domain_violations(i, t))
-        if not isinstance(t, dict) or "input_schema" not in t or t.get("type") not in (None, "custom"):
-            continue  # a server tool: its own versioned shape
+        if not isinstance(t, dict):
+            continue
         name = t.get("name")
         at = f"/tools/{i}"
+        if "input_schema" not in t or t.get("type") not in (None, "custom"):
+            # a server (or Anthropic-defined client) tool: its own versioned shape, whose fixed name
+            # ("web_search", "bash", "memory", ...) counts among the request's tool names
+            if isinstance(name, str):
+                if name in seen:
+                    out.append(_duplicate_name(at, name, seen[name], tools))
+                seen.setdefault(name, i)
+            continue
         why = AnthropicProfile().tool_name_error(name)
         if why is not None:
             out.append(
@@ -2573,14 +2608,7 @@ def _check_tools_cached(tools_json: str) -> tuple[Violation, ...]:
             )
         if isinstance(name, str):
             if name in seen:
-                out.append(
-                    Violation(
-                        "anthropic.tool.unique-names",
-                        f"{at}/name",
-                        f"tool name {name!r} is already declared at /tools/{seen[name]}",
-                        tool=name,
-                    )
-                )
+                out.append(_duplicate_name(at, name, seen[name], tools))
             seen.setdefault(name, i)
         schema = t.get("input_schema")
         tool = name if isinstance(name, str) else None
