@@ -597,6 +597,20 @@ CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
         "/messages/1/tool_calls/0/function/arguments",
         lambda b, r: b["messages"][1]["tool_calls"][0]["function"]["arguments"] == "{}" and r.lossy,
     ),
+    "conversation.empty-tool-calls": (
+        lambda: chat_body(
+            messages=[
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": "Hello.", "tool_calls": []},
+                {"role": "user", "content": "again"},
+            ]
+        ),
+        "/messages/1/tool_calls",
+        lambda b, r: (
+            b["messages"][1] == {"role": "assistant", "content": "Hello."}
+            and [(c.pointer, c.lossy) for c in r.changes] == [("/messages/1/tool_calls", False)]
+        ),
+    ),
     "conversation.assistant-content": (
         lambda: chat_body(
             messages=[

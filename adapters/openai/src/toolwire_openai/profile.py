@@ -570,6 +570,18 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "report",
         ),
         (
+            "conversation.empty-tool-calls",
+            "An assistant message's tool_calls, when sent, holds at least one call: an empty list (a history "
+            "saved from an SDK's parsed message, an OpenAI-compatible server's answer) is left out (not lossy: "
+            "it calls nothing).",
+            "API error \"Invalid 'messages[1].tool_calls': empty array. Expected an array with minimum length 1, "
+            'but got an empty array instead." (param messages[1].tool_calls, code empty_array; '
+            "openai/openai-python#2061, whose .parse() returned tool_calls []; home-assistant/core#118577; "
+            'openai/openai-node#1341); compatible servers refuse it too: "Empty tool_calls is not supported in '
+            'message" (Qwen, smallmain/vscode-unify-chat-provider#65)',
+            "repair",
+        ),
+        (
             "conversation.assistant-content",
             "An assistant message without tool_calls has content (an empty string is written).",
             'openai.types.chat.ChatCompletionAssistantMessageParam.content: "Required unless `tool_calls` or `function_call` is '
@@ -2304,6 +2316,14 @@ class OpenAIChatProfile(_OpenAIProfile):
                     )
                 )
             calls = m.get("tool_calls") if role == "assistant" else None
+            if type(calls) is list and not calls:
+                out.append(
+                    self.violation(
+                        "conversation.empty-tool-calls",
+                        f"{at}/tool_calls",
+                        "tool_calls is an empty list; leave the field out of a message that calls nothing",
+                    )
+                )
             if role == "assistant" and not calls and self.server == "mistral" and _empty_assistant(m):
                 out.append(
                     self.violation(
@@ -2469,7 +2489,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                 return i
             calls = m.get("tool_calls")
             if not calls:
-                if type(content) is not str or (mistral and not content):
+                if calls is not None or type(content) is not str or (mistral and not content):
                     return i
                 i += 1
                 continue
@@ -2764,6 +2784,15 @@ class OpenAIChatProfile(_OpenAIProfile):
                     continue
                 self._split_content(m, f"{at}/content", report)
                 calls = m.get("tool_calls")
+                if type(calls) is list and not calls:
+                    del m["tool_calls"]
+                    calls = None
+                    _note(
+                        report,
+                        self.rule("conversation.empty-tool-calls"),
+                        f"{at}/tool_calls",
+                        "an empty tool_calls list not sent (the message calls nothing)",
+                    )
                 if not calls and m.get("content") is None:
                     m["content"] = ""
                     _note(report, self.rule("conversation.assistant-content"), f"{at}/content", "empty content written")
@@ -2918,7 +2947,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                     return i
                 if not calls:
                     content = m.get("content")
-                    if content is None or (mistral and (type(content) is not str or not content)):
+                    if calls is not None or content is None or (mistral and (type(content) is not str or not content)):
                         return i
                 elif type(calls) is not list:
                     return i
