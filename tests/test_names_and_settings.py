@@ -108,6 +108,14 @@ def test_slash_instead_of_colon_suggests_the_spelling(spec, message):
     assert str(info.value) == message
 
 
+def test_spaces_around_the_model_id_are_dropped():
+    # no vendor's model id has any; the APIs answer an id with them as an unknown model
+    assert registry.parse_model_name(" anthropic : claude-opus-5-5 ") == ("anthropic", "claude-opus-5-5")
+    assert registry.parse_model_name("openai-chat:\tgpt-5.2") == ("openai-chat", "gpt-5.2")
+    with pytest.raises(ConfigurationError):
+        registry.parse_model_name("anthropic:   ")
+
+
 def test_model_ids_with_slashes_still_parse():
     assert registry.parse_model_name("openai-chat:meta-llama/Llama-3.1-8B") == (
         "openai-chat",

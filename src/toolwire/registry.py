@@ -98,10 +98,14 @@ def available_providers() -> list[str]:
 
 def parse_model_name(name: str) -> tuple[str, str]:
     """Split ``"provider:model-id"``; the model id may itself contain ``:``. ``"test"`` alone is
-    allowed for the offline providers. Raises :class:`ConfigurationError` on a malformed name."""
+    allowed for the offline providers. Spaces around either part are dropped
+    (``"anthropic: claude-sonnet-4-5"`` → ``("anthropic", "claude-sonnet-4-5")``): no vendor's model
+    id has any, and the APIs answer an id with them as an unknown model. Raises
+    :class:`ConfigurationError` on a malformed name."""
     if not isinstance(name, str) or not name.strip():
         raise ConfigurationError(f"model must be a 'provider:model-id' string, got {name!r}")
     provider, sep, model_id = name.strip().partition(":")
+    provider, model_id = provider.strip(), model_id.strip()
     if not sep:
         if provider in ("test", "scripted"):
             return provider, provider

@@ -663,3 +663,42 @@ def test_speed_beta_header_keeps_the_betas_the_client_sends(wire) -> None:
     model = AnthropicModel("claude-opus-5-5", api_key="sk-ant-test", max_retries=0, http_client=client, speed="fast")
     run(model.send(model.build_request([Message.user("go")])))
     assert seen[1].headers.get("anthropic-beta") == "context-1m-2025-08-07"
+
+
+# -- model id spellings (rule anthropic.request.model-id) ---------------------------------------------
+
+GATEWAY = "https://llm-gateway.example/anthropic"
+
+
+def test_model_id_spellings_through_the_sdk(mock_model, wire, monkeypatch) -> None:
+    """A gateway's mixed-case spelling of a Claude id gets that model's rules and goes as written;
+    the same spelling to the Claude API itself is refused when the model is made."""
+    from toolwire.errors import ConfigurationError
+
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    ok = wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))
+    model = mock_model(
+        [ok], model_id="Claude-Opus-5-5", base_url=GATEWAY, thinking={"type": "disabled"}, temperature=0.5
+    )
+    run(model.send(model.build_request([Message.user("hi")])))
+    sent = model.sent[0].json
+    # Opus 5.5 cannot turn thinking off and takes no temperature: repaired as for claude-opus-5-5
+    assert sent["model"] == "Claude-Opus-5-5" and sent["thinking"] == {"type": "adaptive"}
+    assert "temperature" not in sent
+    # forced tool use is refused on Opus 5.5 in any spelling, before anything is sent
+    weather = Tool.from_schema("get_weather", "Weather.", {"type": "object", "properties": {}})
+    model = mock_model([ok], model_id="anthropic/CLAUDE-OPUS-5.5", base_url=GATEWAY)
+    with pytest.raises(RequestRefused) as info:
+        run(model.send(model.build_request([Message.user("hi")], tools=[weather], tool_choice="required")))
+    assert [v.rule for v in info.value.violations] == ["anthropic.request.forced-tool-choice-model"]
+    assert model.sent == []
+    # to the Claude API itself the id must be the lower-case one
+    for model_id, base_url in (("Claude-Opus-5-5", None), ("Claude-Opus-5-5", "https://api.anthropic.com")):
+        with pytest.raises(ConfigurationError, match=r"write 'claude-opus-5-5' \[anthropic.request.model-id\]"):
+            mock_model([ok], model_id=model_id, **({"base_url": base_url} if base_url else {}))
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", GATEWAY)
+    assert mock_model([ok], model_id="Claude-Opus-5-5").model_id == "Claude-Opus-5-5"
+    # spaces: refused when made directly, dropped by toolwire.model's "provider: model-id" parsing
+    with pytest.raises(ConfigurationError, match="spaces around it"):
+        mock_model([ok], model_id=" claude-opus-5-5")
+    assert toolwire.model("anthropic: claude-opus-5-5 ", api_key="k").model_id == "claude-opus-5-5"

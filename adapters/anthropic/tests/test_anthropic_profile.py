@@ -599,8 +599,20 @@ REPORTED_BY_CODEC = {
 }
 
 
+#: Rules checked when the model is made (a ConfigurationError), not by ``check_request``; tested in
+#: test_model_id_refused_when_the_claude_api_would_not_find_it below and in
+#: test_anthropic_preflight.py::test_model_id_spellings_through_the_sdk.
+CHECKED_AT_CONSTRUCTION = {"anthropic.request.model-id"}
+
+
 def test_every_rule_has_a_test() -> None:
-    covered = {r for r, _, _ in REFUSED} | {r for r, _, _ in REPAIRED} | CHECKED_ON_SEND | REPORTED_BY_CODEC
+    covered = (
+        {r for r, _, _ in REFUSED}
+        | {r for r, _, _ in REPAIRED}
+        | CHECKED_ON_SEND
+        | REPORTED_BY_CODEC
+        | CHECKED_AT_CONSTRUCTION
+    )
     assert {r.id for r in RULES} - covered == set()
 
 
@@ -1252,3 +1264,96 @@ def test_final_assistant_thinking_kept_where_thinking_is_on(model: str, thinking
     assert [v.rule for v in P.check_request(bad) if "thinking-when" in v.rule] == (
         [] if kept else ["anthropic.conversation.thinking-when-disabled"]
     )
+
+
+# -- model id spellings -------------------------------------------------------------------------------
+
+#: Each model rule, as a body that breaks it for the model id given (every rule read from the model id).
+MODEL_RULE_BODIES: dict[str, Any] = {
+    "forced-tool-choice-model": lambda m: body(model=m, tools=[tool()], tool_choice={"type": "any"}),
+    "thinking-off-model": lambda m: body(model=m, thinking={"type": "disabled"}),
+    "sampling-model": lambda m: body(model=m, temperature=0.5, top_k=5),
+    "speed-model": lambda m: body(model=m, speed="fast"),
+    "max-tokens-model": lambda m: body(model=m, max_tokens=200_000),
+    "thinking-model": lambda m: body(model=m, max_tokens=4096, thinking={"type": "enabled", "budget_tokens": 2048}),
+    "effort-model": lambda m: body(model=m, output_config={"effort": "xhigh"}),
+    "thinking-type-model": lambda m: body(
+        model=m, max_tokens=4096, thinking={"type": "enabled", "budget_tokens": 2048}
+    ),
+    "temperature-and-top-p": lambda m: body(model=m, temperature=0.5, top_p=0.9),
+    "prefill-unsupported": lambda m: body(
+        model=m,
+        messages=convo(("user", [{"type": "text", "text": "hi"}]), ("assistant", [{"type": "text", "text": "A"}])),
+    ),
+    "thinking-when-disabled": lambda m: body(
+        model=m,
+        messages=convo(("user", [{"type": "text", "text": "hi"}]), ("assistant", [SIG, {"type": "text", "text": "A"}])),
+    ),
+}
+
+
+def _outcome(b: dict[str, Any]) -> tuple[Any, ...]:
+    """What the profile does with ``b``: its violations, and the repaired body and its repairs (the
+    model id left out: it is sent as written)."""
+    report = Report()
+    fixed = P.repair_request(copy.deepcopy(b), report)
+    fixed.pop("model", None)
+    return (
+        sorted((v.rule, v.pointer) for v in P.check_request(b)),
+        fixed,
+        sorted((r, p, lossy) for r, p, _, lossy in report.changes),
+    )
+
+
+@pytest.mark.parametrize(
+    ("canonical", "spellings"),
+    [
+        # the API takes the id; a gateway or the user may write it in other cases, with spaces or paths
+        ("claude-opus-5-5", ["Claude-Opus-5-5", "CLAUDE-OPUS-5-5", " claude-opus-5-5 ", "anthropic/Claude-Opus-5.5"]),
+        ("claude-opus-4-5-20251101", ["Claude-Opus-4-5-20251101", "us.anthropic.Claude-Opus-4-5-20251101-v1:0"]),
+        ("claude-opus-4-6", ["Claude-Opus-4.6", "claude-opus-4-6@20260205", "anthropic.claude-opus-4-6-v1"]),
+        ("claude-3-5-haiku-20241022", ["Claude-3-5-Haiku-20241022", "claude-3-5-haiku@20241022"]),
+        ("claude-fable-5-1", ["Claude-Fable-5-1", "claude-fable-5.1"]),
+        ("claude-opus-5", ["Claude-Opus-5-20260723", "CLAUDE-OPUS-5"]),
+        ("claude-mythos-preview", ["Claude-Mythos-Preview"]),
+        ("claude-sonnet-4-20250514", ["Claude-Sonnet-4-20250514"]),
+    ],
+)
+@pytest.mark.parametrize("rule", sorted(MODEL_RULE_BODIES))
+def test_every_model_rule_reads_every_spelling_of_the_model_id(canonical: str, spellings: list[str], rule: str) -> None:
+    make = MODEL_RULE_BODIES[rule]
+    want = _outcome(make(canonical))
+    for spelling in spellings:
+        assert _outcome(make(spelling)) == want, (rule, spelling)
+
+
+def test_model_lookups_read_every_spelling() -> None:
+    from toolwire_anthropic.profile import fast_mode_beta, max_output_tokens, model_key
+
+    assert model_key(" Anthropic/Claude-Opus-4.6 ") == "claude-opus-4-6"
+    assert model_key("us.anthropic.claude-opus-4-6-v1:0") == "claude-opus-4-6"
+    assert model_key(None) == ""
+    for spelling in ("Claude-Opus-4-5", " claude-opus-4-5", "anthropic/claude-opus-4.5"):
+        assert P.cache_min_tokens(spelling) == 4096, spelling
+        assert max_output_tokens(spelling) == 64000, spelling
+    assert fast_mode_beta("Claude-Opus-5") is True and fast_mode_beta("CLAUDE-OPUS-5-5") is False
+
+
+@pytest.mark.parametrize(
+    ("model_id", "base_url", "problem"),
+    [
+        ("claude-opus-5-5", None, None),
+        ("claude-opus-5-5-20261020", None, None),
+        ("Claude-Opus-5-5", None, "write 'claude-opus-5-5'"),
+        ("CLAUDE-SONNET-4-5", "https://api.anthropic.com", "write 'claude-sonnet-4-5'"),
+        ("Claude-Opus-5-5", "https://llm-gateway.example/anthropic", None),  # a gateway's own name
+        ("My-Proxy-Alias", None, None),  # not a Claude id: the API's own answer decides
+        (" claude-opus-5-5", None, "write 'claude-opus-5-5'"),
+        ("claude-opus-5-5\n", "https://llm-gateway.example", "write 'claude-opus-5-5'"),
+    ],
+)
+def test_model_id_refused_when_the_claude_api_would_not_find_it(model_id: str, base_url: Any, problem: Any) -> None:
+    from toolwire_anthropic.profile import model_id_problem
+
+    found = model_id_problem(model_id, base_url)
+    assert (found is None) if problem is None else (found is not None and found.endswith(problem)), found

@@ -26,7 +26,14 @@ from toolwire.transport import SKIP, SSEEvent, StainlessPost, Transport, event_j
 from toolwire.wire import without_lone_surrogates
 
 from .codec import _RETRYABLE_ERROR_TYPES, API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _error_from_event
-from .profile import FAST_MODE_BETA, REQUEST_MAX_BYTES, AnthropicProfile, fast_mode_beta, with_beta
+from .profile import (
+    FAST_MODE_BETA,
+    REQUEST_MAX_BYTES,
+    AnthropicProfile,
+    fast_mode_beta,
+    model_id_problem,
+    with_beta,
+)
 
 __all__ = ["AnthropicModel", "provider_error_from_sdk"]
 
@@ -101,8 +108,14 @@ class AnthropicModel(Transport):
         return frozenset((sdk | set(SETTINGS_MAP)) - _CANONICAL_FIELDS)
 
     def __init__(self, model_id: str, **settings: Any) -> None:
+        """Raises :class:`ConfigurationError` for a model id the Claude API would not find as
+        written (rule ``anthropic.request.model-id``: spaces around it, or a Claude model id not in
+        lower case sent to the Claude API itself), naming the id to write."""
         codec_settings = {k: settings.pop(k) for k in _CODEC_SETTINGS if k in settings}
         super().__init__(model_id, **settings)
+        problem = model_id_problem(model_id, self.settings.get("base_url") or os.environ.get("ANTHROPIC_BASE_URL"))
+        if problem:
+            raise ConfigurationError(f"anthropic: {problem} [anthropic.request.model-id]")
         if self.settings.get("max_tokens") is None:
             self.settings["max_tokens"] = DEFAULT_MAX_TOKENS
         self.codec_settings = codec_settings

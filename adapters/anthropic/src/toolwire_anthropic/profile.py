@@ -130,13 +130,67 @@ _CLAUDE_VERSION = re.compile(r"claude-(?:opus|sonnet|haiku|fable|mythos)-(\d+|pr
 _NO_FORCED_TOOL = re.compile(r"claude-(?:(?:fable|mythos)-5[-.]1|(?:opus|sonnet)-5[-.]5)(?![0-9])")
 
 
+def model_key(model: Any) -> str:
+    """The one spelling every model rule of this profile reads a model id in: without surrounding
+    spaces, lower-cased, without a gateway's provider path (``anthropic/``), Bedrock's region and
+    provider prefix (``us.anthropic.``) and version suffix (``-v1:0``), or Vertex AI's ``@`` snapshot
+    (``claude-sonnet-4-5@20250929`` → ``claude-sonnet-4-5``), a gateway's dotted version dashed
+    (``claude-opus-4.6`` → ``claude-opus-4-6``). ``"Claude-Opus-5-5"``,
+    ``" claude-opus-5-5 "`` and ``"anthropic/claude-opus-5.5"`` get the rules of ``claude-opus-5-5``;
+    a dated snapshot (``claude-opus-4-5-20251101``) keeps its date, which every rule reads past.
+    ``""`` for a value that is not a string. The id sent is not changed by this: see
+    :func:`model_id_problem` for the spellings the Claude API refuses."""
+    return _model_key(model) if isinstance(model, str) else ""
+
+
+@functools.lru_cache(maxsize=256)
+def _model_key(model: str) -> str:
+    name = model.strip().lower().rsplit("/", 1)[-1]
+    name = name.rpartition("anthropic.")[2].partition("@")[0]
+    return re.sub(r"(?<=\d)\.(?=\d)", "-", re.sub(r"-v\d+(:\d+)?$", "", name))
+
+
+#: The host of the Claude API (the SDK's default ``base_url``), whose model ids are lower case.
+CLAUDE_API_HOST = "api.anthropic.com"
+
+
+def model_id_problem(model_id: Any, base_url: Any = None) -> str | None:
+    """Why the Claude API would not find ``model_id`` as written (rule
+    ``anthropic.request.model-id``), or ``None``: spaces around it (anywhere), or a Claude model
+    id not in lower case when the requests go to the Claude API itself (``base_url`` unset or on
+    :data:`CLAUDE_API_HOST`; a gateway's own names may differ). The text says what to write."""
+    if not isinstance(model_id, str):
+        return None
+    if model_id != model_id.strip():
+        return (
+            f"model id {model_id!r} has spaces around it; no Claude model id has any (the API answers an id with "
+            f"them as an unknown model: 404 not_found_error): write {model_id.strip()!r}"
+        )
+    if model_id == model_id.lower() or not model_key(model_id).startswith("claude-"):
+        return None
+    if base_url:
+        from urllib.parse import urlsplit
+
+        try:
+            host = urlsplit(str(base_url)).hostname
+        except ValueError:
+            host = None
+        if (host or "").rstrip(".") != CLAUDE_API_HOST:
+            return None
+    return (
+        f"model id {model_id!r} is not a Claude model id: they are lower case and the Claude API matches them exactly "
+        f'(it answers 404 not_found_error "model: {model_id}"): write {model_id.lower()!r}'
+    )
+
+
 def claude_version(model: Any) -> tuple[int, int] | None:
     """The (major, minor) version of a Claude model id: ``claude-opus-4-6`` → (4, 6),
     ``claude-sonnet-4-20250514`` → (4, 0), ``us.anthropic.claude-opus-4-7-v1:0`` → (4, 7),
     ``anthropic/claude-opus-4.6`` (a gateway's dotted spelling) → (4, 6),
     ``claude-fable-5`` → (5, 0); ``claude-mythos-preview`` counts as (5, 0) (the Claude 5
-    generation). ``None`` for an id it cannot read."""
-    m = _CLAUDE_VERSION.search(model) if isinstance(model, str) else None
+    generation); any case and surrounding spaces (:func:`model_key`). ``None`` for an id it
+    cannot read."""
+    m = _CLAUDE_VERSION.search(model_key(model))
     if m is None:
         return None
     major = 5 if m.group(1) == "preview" else int(m.group(1))
@@ -191,9 +245,7 @@ def max_output_tokens(model: str) -> int | None:
     Messages API takes for it), from :data:`MAX_OUTPUT_TOKENS`; ``None`` for an id it does not
     know. Provider ids are read too: Bedrock's ``us.anthropic.claude-sonnet-4-5-20250929-v1:0``
     and Vertex's ``claude-sonnet-4-5@20250929``."""
-    name = model.strip().lower().rsplit("/", 1)[-1]
-    name = name.rpartition("anthropic.")[2].partition("@")[0]
-    name = re.sub(r"-v\d+(:\d+)?$", "", name)
+    name = model_key(model)
     for pattern, tokens in _MAX_OUTPUT:
         if pattern.fullmatch(name):
             return tokens
@@ -355,6 +407,20 @@ RULES: tuple[Rule, ...] = (
         "anthropic.request.max-tokens",
         "max_tokens is present and a non-negative integer.",
         "anthropic.types.MessageCreateParamsBase.max_tokens: Required[int] (0 pre-warms the prompt cache)",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.request.model-id",
+        "The model id is sent as written; every model rule reads it case-insensitively, without surrounding spaces, "
+        "provider paths (anthropic/, us.anthropic., -v1:0, @date) or a dotted version (model_key). An id with spaces "
+        "around it, or a Claude model id not in lower case sent to the Claude API itself (base_url unset or on "
+        "api.anthropic.com), is refused when the model is made (ConfigurationError naming the id to write); through "
+        "another base_url (a gateway) the id goes as written. toolwire.model('anthropic: claude-...') drops the spaces.",
+        "https://platform.claude.com/docs/en/about-claude/models/model-ids-and-versions (every model id and alias is "
+        "lower case: claude-{name}-{major}[-{minor}], before 4.6 with a -YYYYMMDD snapshot date); the API matches ids "
+        'exactly: 404 not_found_error "model: claude-3-5-sonnet-20241022 " for an id with a trailing space '
+        "(mattermost/mattermost-plugin-agents#257), and anthropic/CLAUDE-OPUS-4-7 or Claude-Opus-4-7 fail at the API "
+        "while claude-opus-4-7 works (openclaw/openclaw#73715)",
         "refuse",
     ),
     _rule(
@@ -860,7 +926,7 @@ _NO_THINKING = re.compile(r"claude-(?:instant|2(?![0-9])|3-(?:5-)?(?:haiku|sonne
 def thinks(model: Any) -> bool:
     """Whether ``model`` may be sent a thinking setting (``False`` only for a Claude model known
     to have no extended thinking; ``True`` for any id toolwire cannot read)."""
-    return not (isinstance(model, str) and _NO_THINKING.search(model) is not None)
+    return _NO_THINKING.search(model_key(model)) is None
 
 
 def _repair_thinking_model(body: dict[str, Any], report: Any) -> None:
@@ -901,12 +967,12 @@ def effort_levels(model: Any) -> frozenset[str] | None:
     (every level, or a model toolwire cannot read) from 4.7 on."""
     version = claude_version(model)
     if version is None:
-        return frozenset() if isinstance(model, str) and _OLD_CLAUDE.search(model) else None
+        return frozenset() if _OLD_CLAUDE.search(model_key(model)) else None
     if version >= (4, 7):
         return None
     if version == (4, 6):
         return frozenset({"low", "medium", "high", "max"})
-    if version == (4, 5) and _OPUS_4_5.search(model):
+    if version == (4, 5) and _OPUS_4_5.search(model_key(model)):
         return frozenset({"low", "medium", "high"})
     return frozenset()
 
@@ -973,7 +1039,7 @@ _FAST_MODEL_ID = re.compile(r"claude-[a-z0-9.-]*-fast(?![a-z0-9])")
 
 
 def _claude_model(model: Any) -> tuple[str, int, int] | None:
-    m = _CLAUDE_FAMILY.search(model) if isinstance(model, str) else None
+    m = _CLAUDE_FAMILY.search(model_key(model))
     if m is None:
         return None
     if m.group(2) == "preview":
@@ -989,11 +1055,11 @@ def has_fast_mode(model: Any) -> bool:
     API's own answer decides) and for an id toolwire cannot read as a Claude model. ``False`` for
     every other Claude model (Sonnet and Haiku of any version, Opus 4.8 and earlier, Fable and
     Mythos before 5.2, the Claude 3 family) and for a fast-mode deployment id ending in ``-fast``."""
-    if isinstance(model, str) and _FAST_MODEL_ID.search(model.lower()):
+    if _FAST_MODEL_ID.search(model_key(model)):
         return False
     key = _claude_model(model)
     if key is None:
-        return not (isinstance(model, str) and _OLD_CLAUDE.search(model))
+        return not _OLD_CLAUDE.search(model_key(model))
     if key in FAST_MODE_MODELS:
         return True
     newest = _FAST_MODE_NEWEST.get(key[0])
@@ -1035,7 +1101,7 @@ def _repair_speed_model(body: dict[str, Any], report: Any) -> None:
     if has_fast_mode(model):
         return
     speed = body.pop("speed")
-    if isinstance(model, str) and _FAST_MODEL_ID.search(model.lower()):
+    if _FAST_MODEL_ID.search(model_key(model)):
         report.add(
             "anthropic.request.speed-model",
             "/speed",
@@ -1070,7 +1136,7 @@ def _repair_thinking_off_model(body: dict[str, Any], report: Any) -> None:
     """Rule ``anthropic.request.thinking-off-model``: ``thinking: {"type": "disabled"}`` sent in the
     form the model takes (a new dict: the caller's setting may be shared), each change lossy."""
     model = body.get("model")
-    key = _claude_model(model) if not (isinstance(model, str) and "mythos-preview" in model) else None
+    key = _claude_model(model) if "mythos-preview" not in model_key(model) else None
     if key in _THINKING_ALWAYS_ON:
         body["thinking"] = {"type": "adaptive"}
         report.add(
@@ -1142,7 +1208,7 @@ def _thinking_on(body: dict[str, Any]) -> bool:
     if isinstance(t, dict):
         return t.get("type") in ("enabled", "adaptive", "between_tools")
     model = body.get("model")
-    if t is not None or (isinstance(model, str) and "mythos-preview" in model):
+    if t is not None or "mythos-preview" in model_key(model):
         return False  # (sources disagree on Claude Mythos Preview: see thinking-off-model)
     return _claude_model(model) in _THINKING_ALWAYS_ON
 
@@ -1406,10 +1472,11 @@ class AnthropicProfile(Profile):
 
     def cache_min_tokens(self, model: str | None = None) -> int | None:
         """The minimum cacheable prompt length of ``model`` (``settings["model"]`` when not
-        given), in tokens: :data:`CACHE_MIN_TOKENS`, else :data:`CACHE_MIN_TOKENS_DEFAULT`."""
-        model = model or self.settings.get("model") or ""
+        given; read by :func:`model_key`), in tokens: :data:`CACHE_MIN_TOKENS`, else
+        :data:`CACHE_MIN_TOKENS_DEFAULT`."""
+        key = model_key(model or self.settings.get("model") or "")
         for prefix, tokens in CACHE_MIN_TOKENS:
-            if str(model).startswith(prefix):
+            if key.startswith(prefix):
                 return tokens
         return CACHE_MIN_TOKENS_DEFAULT
 
@@ -1677,7 +1744,7 @@ class AnthropicProfile(Profile):
         if (
             isinstance(tc, dict)
             and tc.get("type") in ("any", "tool")
-            and _NO_FORCED_TOOL.search(str(body.get("model")))
+            and _NO_FORCED_TOOL.search(model_key(body.get("model")))
         ):
             add(
                 "anthropic.request.forced-tool-choice-model",
@@ -1755,7 +1822,7 @@ class AnthropicProfile(Profile):
                 if uid is not None and not isinstance(uid, str):
                     add("anthropic.request.metadata", "/metadata/user_id", f"user_id must be a string, got {uid!r}")
         model = body.get("model")
-        if temp is not None and top_p is not None and not (isinstance(model, str) and _BOTH_SAMPLERS_OK.search(model)):
+        if temp is not None and top_p is not None and not _BOTH_SAMPLERS_OK.search(model_key(model)):
             add(
                 "anthropic.request.temperature-and-top-p",
                 "/top_p",
