@@ -862,6 +862,10 @@ CODEC_RULES = {
     },
 }
 
+#: Rules checked when the model is made (a ConfigurationError), not by check_request: tested in
+#: test_model_id_refused_when_the_api_would_not_find_it and test_model_id_spellings_through_the_sdk.
+CONSTRUCTION_RULES = {"openai-chat": {"request.model-id"}, "openai": {"request.model-id"}}
+
 #: Rules of a hosted compatible server, applied only for its base_url host: tested through the
 #: SDK in test_hosted_compat_endpoints.py.
 SERVER_RULES = {
@@ -890,7 +894,9 @@ def test_every_rule_has_a_source_an_action_and_a_case(rules: dict[str, Any], api
         assert rule.action in ("repair", "report", "refuse")
         assert len(rule.summary) > 20 and len(rule.source) > 15, rid
     suffixes = {rid[len(api) + 1 :] for rid in rules}
-    assert suffixes == set(SHARED) | set(only) | ANSWER_RULES[api] | CODEC_RULES[api] | SERVER_RULES[api]
+    assert suffixes == (
+        set(SHARED) | set(only) | ANSWER_RULES[api] | CODEC_RULES[api] | SERVER_RULES[api] | CONSTRUCTION_RULES[api]
+    )
 
 
 def _run_case(profile: Any, rule_id: str, body: dict[str, Any], pointer: str | None, check: Any) -> None:
@@ -2032,3 +2038,128 @@ def test_arrays_without_items_get_items_inside_combinators_maps_and_definitions(
     assert props["n"]["not"] == {"type": "array", "items": {}}
     assert params["$defs"]["Tags"]["allOf"][0] == {"type": "array", "items": {}}
     assert OpenAIChatCodec().translate_tool(tool)[0]["function"]["parameters"] == params
+
+
+# ------------------------------------------------------------ model id spellings (request.model-id)
+
+#: Each model rule as a body that breaks it for the model id given, per API.
+CHAT_MODEL_RULE_BODIES: dict[str, Callable[[str], dict[str, Any]]] = {
+    "reasoning-effort-model": lambda m: chat_body(model=m, reasoning_effort="minimal"),
+    "max-tokens-model": lambda m: chat_body(model=m, max_completion_tokens=1_000_000),
+    "max-tokens-reasoning-model": lambda m: chat_body(model=m, max_tokens=100),
+    "stop-reasoning-model": lambda m: chat_body(model=m, stop=["END"]),
+    "penalties-reasoning-model": lambda m: chat_body(model=m, presence_penalty=0.5),
+    "logprobs-reasoning-model": lambda m: chat_body(model=m, logprobs=True, top_logprobs=2),
+    "sampling-search-model": lambda m: chat_body(model=m, temperature=0.3),
+    "parallel-tool-calls-model": lambda m: chat_body(model=m, tools=[chat_tool()], parallel_tool_calls=False),
+    "function-calling-model": lambda m: chat_body(model=m, tools=[chat_tool()]),
+    "sampling-reasoning-model": lambda m: chat_body(model=m, temperature=0.3),
+}
+RESP_MODEL_RULE_BODIES: dict[str, Callable[[str], dict[str, Any]]] = {
+    "reasoning-effort-model": lambda m: resp_body(model=m, reasoning={"effort": "minimal"}),
+    "reasoning-summary-model": lambda m: resp_body(model=m, reasoning={"summary": "concise"}),
+    "max-tokens-model": lambda m: resp_body(model=m, max_output_tokens=1_000_000),
+    "verbosity-model": lambda m: resp_body(model=m, text={"verbosity": "low"}),
+    "logprobs-reasoning-model": lambda m: resp_body(model=m, top_logprobs=2),
+    "sampling-reasoning-model": lambda m: resp_body(model=m, temperature=0.3),
+}
+
+
+def _openai_outcome(profile: Any, b: dict[str, Any]) -> tuple[Any, ...]:
+    out, report = repaired(profile, b)
+    out.pop("model", None)
+    return rules_of(profile.check_request(b)), out, [(c.rule, c.pointer, c.lossy) for c in report.changes]
+
+
+@pytest.mark.parametrize(
+    ("canonical", "spellings"),
+    [
+        ("gpt-5.2", ["GPT-5.2", " gpt-5.2 ", "openai/GPT-5.2", "ft:GPT-5.2:my-org::AbC123"]),
+        ("gpt-5.2-2025-12-11", ["GPT-5.2-2025-12-11"]),
+        ("gpt-5", ["GPT-5-2025-08-07", "Gpt-5"]),
+        ("o3-mini", ["O3-Mini", "o3-mini-2025-01-31"]),
+        ("o4-mini", ["O4-Mini-2025-04-16"]),
+        ("gpt-4o", ["GPT-4o", "gpt-4o-2024-08-06"]),
+        ("gpt-4o-search-preview", ["GPT-4o-Search-Preview-2025-03-11"]),
+        ("chatgpt-4o-latest", ["ChatGPT-4o-Latest"]),
+    ],
+)
+def test_every_model_rule_reads_every_spelling_of_the_model_id(canonical: str, spellings: list[str]) -> None:
+    for profile, bodies in ((CHAT, CHAT_MODEL_RULE_BODIES), (RESP, RESP_MODEL_RULE_BODIES)):
+        for rule, make in bodies.items():
+            want = _openai_outcome(profile, make(canonical))
+            for spelling in spellings:
+                assert _openai_outcome(profile, make(spelling)) == want, (profile.api, rule, spelling)
+
+
+def test_model_lookups_read_every_spelling() -> None:
+    from toolwire_openai.profile import max_output_tokens, model_key, reasoning_efforts, takes_reasoning_items
+    from toolwire_openai.tokens import estimate_chat_input_tokens
+
+    assert model_key(" OpenAI/GPT-5.2 ") == "gpt-5.2" and model_key("ft:GPT-4o-mini:org::AbC") == "gpt-4o-mini"
+    assert model_key(None) == ""
+    for spelling in ("GPT-4.1", " gpt-4.1", "openai/GPT-4.1-2025-04-14"):
+        assert max_output_tokens(spelling) == 32768 and reasoning_efforts(spelling) == ()
+        assert takes_reasoning_items(spelling) is False
+    # the token estimate adds the reasoning models' hidden prompt for every spelling
+    base = {"messages": [{"role": "user", "content": "hi"}]}
+    assert estimate_chat_input_tokens({**base, "model": "GPT-5"}) == estimate_chat_input_tokens(
+        {**base, "model": "gpt-5"}
+    )
+    assert estimate_chat_input_tokens({**base, "model": "openai/o3"}) > estimate_chat_input_tokens(
+        {**base, "model": "gpt-4.1"}
+    )
+
+
+@pytest.mark.parametrize(
+    ("model_id", "base_url", "problem"),
+    [
+        ("gpt-5.2", None, None),
+        ("gpt-5.2-2025-12-11", "https://api.openai.com/v1", None),
+        ("ft:gpt-4o-mini-2024-07-18:my-org:custom:AbC123xY", None, None),  # a fine-tune's own suffix
+        ("GPT-4o", None, "write 'gpt-4o'"),
+        ("GPT-5.2", "https://api.openai.com/v1", "write 'gpt-5.2'"),
+        ("ft:GPT-4o-mini:my-org::AbC", None, "write 'ft:gpt-4o-mini:my-org::AbC'"),
+        ("meta-llama/Llama-3.1-8B", "http://localhost:8000/v1", None),  # a compatible server's own name
+        ("GPT-5.2", "https://my-resource.openai.azure.com/openai/v1", None),
+        (" gpt-5.2", None, "write 'gpt-5.2'"),
+        ("Qwen/Qwen3-8B\t", "http://localhost:8000/v1", "write 'Qwen/Qwen3-8B'"),
+    ],
+)
+def test_model_id_refused_when_the_api_would_not_find_it(model_id: str, base_url: Any, problem: Any) -> None:
+    from toolwire_openai.profile import model_id_problem
+
+    found = model_id_problem(model_id, base_url)
+    assert (found is None) if problem is None else (found is not None and found.endswith(problem)), found
+
+
+def test_model_id_spellings_through_the_sdk(monkeypatch: Any) -> None:
+    """A compatible server's (or a gateway's) mixed-case OpenAI id gets that model's rules and is
+    sent as written; to api.openai.com it is refused when the model is made."""
+    from toolwire_openai import OpenAIChatModel, OpenAIResponsesModel
+
+    from toolwire.errors import ConfigurationError
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    gateway = "https://llm-gateway.example/v1"
+    model = _make(
+        OpenAIChatModel,
+        _chat_ok,
+        {"model_id": "OpenAI/GPT-5.2", "base_url": gateway, "reasoning_effort": "minimal", "stop": ["END"]},
+    )
+    response = asyncio.run(model.send(model.build_request([Message.user("hi")])))
+    sent = model.sent[0].json
+    # gpt-5.2 takes no 'minimal' (sent as the nearest it takes) and no stop sequences
+    assert sent["model"] == "OpenAI/GPT-5.2" and sent["reasoning_effort"] == "low" and "stop" not in sent
+    assert {c.rule for c in response.preflight.changes} >= {
+        "openai-chat.request.reasoning-effort-model",
+        "openai-chat.request.stop-reasoning-model",
+    }
+    for cls, api in ((OpenAIChatModel, "openai-chat"), (OpenAIResponsesModel, "openai")):
+        with pytest.raises(ConfigurationError, match=rf"write 'gpt-5.2' \[{api}.request.model-id\]"):
+            _make(cls, _chat_ok, {"model_id": "GPT-5.2"})
+        with pytest.raises(ConfigurationError, match="spaces around it"):
+            _make(cls, _chat_ok, {"model_id": "gpt-5.2 "})
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:8000/v1")
+    assert _make(OpenAIChatModel, _chat_ok, {"model_id": "Qwen/Qwen3-8B"}).model_id == "Qwen/Qwen3-8B"
+    assert toolwire.model("openai: gpt-5.2", api_key="k").model_id == "gpt-5.2"

@@ -60,6 +60,9 @@ class _OpenAIModel(Transport):
     adapter_setting_names = frozenset(_TRANSPORT_SETTINGS)
 
     def __init__(self, model_id: str, **settings: Any) -> None:
+        """Raises :class:`ConfigurationError` for a ``base_url`` that is not a URL, and for a model
+        id OpenAI's API would not find as written (rule ``request.model-id``: spaces around it, or
+        a base model not in lower case sent to api.openai.com), naming the id to write."""
         transport = {k: settings.pop(k) for k in _TRANSPORT_SETTINGS if k in settings}
         base = settings.get("base_url")
         if isinstance(base, str):
@@ -73,6 +76,11 @@ class _OpenAIModel(Transport):
         super().__init__(model_id, **settings)
         self.transport_settings = transport
         self._client: Any = None
+        from .profile import model_id_problem
+
+        problem = model_id_problem(model_id, self._base_url())
+        if problem:  # rule request.model-id
+            raise ConfigurationError(f"{self.api}: {problem} [{self.api}.request.model-id]")
 
     # -- credentials ----------------------------------------------------------------------------
     def _base_url(self) -> str | None:

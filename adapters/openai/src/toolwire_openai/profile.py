@@ -109,6 +109,19 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
     """Rules both APIs share (same wording, per-API prefix and bounds)."""
     return [
         (
+            "request.model-id",
+            "The model id is sent as written; every model rule reads it in one spelling (model_key: any case, without "
+            "surrounding spaces, a provider path such as openai/, or the ft: prefix of a fine-tuned model, whose base "
+            "model's rules apply). An id with spaces around it, or one whose base model is not in lower case sent to "
+            "api.openai.com (base_url and OPENAI_BASE_URL unset, or on api.openai.com), is refused when the model is "
+            "made (ConfigurationError naming the id to write); a compatible server's own names (base_url elsewhere) go "
+            "as written.",
+            'API error "The model `GPT-4o` does not exist or you do not have access to it." for GPT-4o, where gpt-4o '
+            "works (rksm/org-ai#110; the same for GPT-4 in whyiyhw/chatgpt-wechat#66); https://platform.openai.com/docs/models "
+            "(every model id is lower case; a fine-tuned id keeps its own suffix, ft:<base model>:<org>:<suffix>:<id>)",
+            "refuse",
+        ),
+        (
             "conversation.image-media-type",
             "An inline (data URL) image is PNG, JPEG, WEBP or GIF (image/jpg is sent as image/jpeg).",
             'OpenAI "Images and vision" guide (supported file types: PNG, JPEG, WEBP, non-animated GIF); API error "You '
@@ -1103,6 +1116,61 @@ def short_call_id(call_id: str, limit: int) -> str:
     return "call_" + hashlib.sha256(call_id.encode("utf-8")).hexdigest()[: min(32, limit - 5)]
 
 
+#: The host of OpenAI's own API (the SDK's default ``base_url``), whose model ids are lower case.
+OPENAI_API_HOST = "api.openai.com"
+
+
+def model_key(model: Any) -> str:
+    """The one spelling every model rule of the OpenAI profiles reads a model id in: without a
+    provider path (``openai/``) and surrounding spaces, lower-cased, and for a fine-tuned model
+    (``ft:<base model>:<org>:<suffix>:<id>``) its base model. ``"GPT-5.2"``, ``" gpt-5.2 "``
+    and ``"openai/gpt-5.2"`` get the rules of ``gpt-5.2``; a dated snapshot
+    (``gpt-5.2-2025-12-11``) keeps its date, which every model table reads past. ``""`` for a
+    value that is not a string. The id sent is not changed by this: see :func:`model_id_problem`."""
+    return _model_key(model) if isinstance(model, str) else ""
+
+
+@functools.lru_cache(maxsize=256)
+def _model_key(model: str) -> str:
+    name = model.rsplit("/", 1)[-1].strip().lower()
+    if name.startswith("ft:"):  # ft:<base model>:<org>:<suffix>:<id>: the base model's rules
+        name = name[3:].partition(":")[0]
+    return name
+
+
+def model_id_problem(model_id: Any, base_url: Any = None) -> str | None:
+    """Why OpenAI's API would not find ``model_id`` as written (rule ``request.model-id``), or
+    ``None``: spaces around it (anywhere), or a base model not in lower case (``GPT-4o``; a
+    fine-tuned id's own suffix may have capitals) when the requests go to OpenAI's API itself
+    (``base_url`` unset or on :data:`OPENAI_API_HOST`: a compatible server's names, such as
+    ``meta-llama/Llama-3.1-8B``, are its own). The text says what to write."""
+    if not isinstance(model_id, str):
+        return None
+    if model_id != model_id.strip():
+        return (
+            f"model id {model_id!r} has spaces around it; no model id has any (the API answers an id with them as "
+            f"a model that does not exist): write {model_id.strip()!r}"
+        )
+    ft = model_id[:3].lower() == "ft:"
+    base = model_id[3:].partition(":")[0] if ft else model_id
+    if base == base.lower():
+        return None
+    if base_url:
+        from urllib.parse import urlsplit
+
+        try:
+            host = urlsplit(str(base_url)).hostname
+        except ValueError:
+            host = None
+        if (host or "").rstrip(".") != OPENAI_API_HOST:
+            return None
+    fixed = "ft:" + base.lower() + model_id[3 + len(base) :] if ft else model_id.lower()
+    return (
+        f"model id {model_id!r} is not an OpenAI model id: they are lower case and the API matches them exactly (it "
+        f'answers "The model `{model_id}` does not exist or you do not have access to it."): write {fixed!r}'
+    )
+
+
 _O_SERIES = re.compile(r"^o[134](-|$)")
 _GPT5 = re.compile(r"^gpt-5(\.(\d+))?(-|$)")
 
@@ -1119,9 +1187,7 @@ def reasoning_family(model: Any) -> str | None:
 
 @functools.lru_cache(maxsize=256)
 def _reasoning_family(model: str) -> str | None:
-    name = model.rsplit("/", 1)[-1].strip().lower()
-    if name.startswith("ft:"):  # ft:<base model>:<org>:<suffix>:<id>: the base model's family
-        name = name[3:].partition(":")[0]
+    name = model_key(model)
     if "-chat" in name:
         return None
     if _O_SERIES.match(name):
@@ -1190,9 +1256,7 @@ def reasoning_efforts(model: str) -> tuple[str, ...] | None:
     that does not reason, ``None`` for a model whose set toolwire does not know (its effort is
     sent as given). A provider prefix such as ``openai/``, the ``ft:`` of a fine-tuned model and
     surrounding spaces are ignored."""
-    name = model.rsplit("/", 1)[-1].strip().lower()
-    if name.startswith("ft:"):
-        name = name[3:].partition(":")[0]
+    name = model_key(model)
     for pattern, efforts in _EFFORTS:
         if pattern.fullmatch(name):
             return efforts
@@ -1200,12 +1264,8 @@ def reasoning_efforts(model: str) -> tuple[str, ...] | None:
 
 
 def _model_name(model: str) -> str:
-    """``model`` without a provider prefix (``openai/``), the ``ft:`` of a fine-tuned model and
-    surrounding spaces, lower-cased."""
-    name = model.rsplit("/", 1)[-1].strip().lower()
-    if name.startswith("ft:"):
-        name = name[3:].partition(":")[0]
-    return name
+    """``model`` read by :func:`model_key`."""
+    return model_key(model)
 
 
 #: Reasoning summaries a model refuses, and the one it names instead (rule
@@ -1312,10 +1372,7 @@ def takes_reasoning_items(model: Any) -> bool:
 
 @functools.lru_cache(maxsize=256)
 def _takes_reasoning_items(model: str) -> bool:
-    name = model.rsplit("/", 1)[-1].strip().lower()
-    if name.startswith("ft:"):  # a fine-tuned model, ft:<base model>:<org>:<suffix>:<id>
-        name = name[3:]
-    return not _NON_REASONING.match(name)
+    return not _NON_REASONING.match(model_key(model))
 
 
 #: The most output tokens each model writes in one response, as (model-name pattern, tokens),
@@ -1351,9 +1408,7 @@ def max_output_tokens(model: str) -> int | None:
     :data:`MAX_OUTPUT_TOKENS`; ``None`` for a name it does not know. A provider prefix such as
     ``openai/``, the ``ft:`` of a fine-tuned model (its base model's limit) and surrounding
     spaces are ignored."""
-    name = model.rsplit("/", 1)[-1].strip().lower()
-    if name.startswith("ft:"):  # ft:<base model>:<org>:<suffix>:<id>
-        name = name[3:].partition(":")[0]
+    name = model_key(model)
     for pattern, tokens in _MAX_OUTPUT:
         if pattern.fullmatch(name):
             return tokens

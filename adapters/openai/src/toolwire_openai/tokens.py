@@ -192,8 +192,11 @@ def estimate_chat_input_tokens(body: dict[str, Any]) -> int:
     """Estimated ``prompt_tokens`` of a ``/chat/completions`` request body (the codec's output).
 
     Offline and deterministic; needs ``tiktoken`` (a core dependency) and the shipped ranks.
-    Accuracy: see :data:`MEASURED_ERROR`."""
+    Accuracy: see :data:`MEASURED_ERROR`. A reasoning model is read from the model id in any
+    spelling (:func:`~toolwire_openai.profile.model_key`)."""
     from toolwire.design.tokens import count_text
+
+    from .profile import model_key
 
     total = REPLY_PRIMING
     for msg in body.get("messages") or []:
@@ -214,7 +217,7 @@ def estimate_chat_input_tokens(body: dict[str, Any]) -> int:
     ]
     if tools:
         total += count_text(render_openai_tools(tools))
-    if str(body.get("model", "")).startswith(_REASONING_PREFIXES):
+    if model_key(body.get("model")).startswith(_REASONING_PREFIXES):
         total += REASONING_MODEL_OVERHEAD
     return total
 
