@@ -7,6 +7,8 @@ request passing the checks unchanged."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from toolwire_gemini.profile import (
     rules_for,
 )
 
+import toolwire
 from toolwire.adapter import ModelRequest
 from toolwire.errors import ToolNameError
 from toolwire.profile import RequestReport
@@ -1689,3 +1692,132 @@ def test_top_k_as_a_float_above_the_model_limit_is_lowered() -> None:
     )
     assert body["generationConfig"]["topK"] == 40
     assert changes == [("gemini.request.top-k-model", "/generationConfig/topK")]
+
+
+# ------------------------------------------------------------------ model id spellings (gemini.request.model-id)
+
+
+def _image_response() -> dict[str, Any]:
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"0" * 16).decode()
+    fr = {
+        "name": "get_weather",
+        "response": {"output": "map"},
+        "parts": [{"inlineData": {"mimeType": "image/png", "data": png}}],
+    }
+    return {"functionResponse": fr}
+
+
+#: Each model rule as a body that breaks it (every rule read from the profile's model id).
+GEMINI_MODEL_RULE_BODIES: dict[str, Any] = {
+    "thinking-budget-range": {"contents": [user()], "generationConfig": {"thinkingConfig": {"thinkingBudget": 0}}},
+    "thinking-level-family": {"contents": [user()], "generationConfig": {"thinkingConfig": {"thinkingLevel": "LOW"}}},
+    "thinking-level-pro": {"contents": [user()], "generationConfig": {"thinkingConfig": {"thinkingLevel": "MEDIUM"}}},
+    "thinking-unsupported": {"contents": [user()], "generationConfig": {"thinkingConfig": {"thinkingBudget": 512}}},
+    "penalty-model": {"contents": [user()], "generationConfig": {"presencePenalty": 0.5}},
+    "top-k-model": {"contents": [user()], "generationConfig": {"topK": 64}},
+    "max-tokens-model": {"contents": [user()], "generationConfig": {"maxOutputTokens": 1_000_000}},
+    "system-instruction-model": {"contents": [user()], "systemInstruction": {"parts": [{"text": "Be brief."}]}},
+    "function-calling-model": {"contents": [user()], "tools": TOOLS},
+    "server-tool-invocations": {"contents": [user()], "tools": [*TOOLS, {"googleSearch": {}}]},
+    "thought-signature-required": {
+        "contents": [user(), {"role": "model", "parts": [call()]}, {"role": "user", "parts": [response()]}],
+        "tools": TOOLS,
+    },
+    "function-response-parts-model": {
+        "contents": [
+            user(),
+            {"role": "model", "parts": [call(sig=SIG)]},
+            {"role": "user", "parts": [_image_response()]},
+        ],
+        "tools": TOOLS,
+    },
+}
+
+
+def _gemini_outcome(model: str, body: dict[str, Any]) -> tuple[Any, ...]:
+    profile = GeminiProfile(model=model)
+    out, changes = repair(copy.deepcopy(body), profile)
+    return violations(body, profile), out, changes, profile.cache_min_tokens()
+
+
+@pytest.mark.parametrize(
+    ("canonical", "spellings"),
+    [
+        ("gemini-2.5-pro", ["Gemini-2.5-Pro", "models/GEMINI-2.5-PRO", " gemini-2.5-pro "]),
+        ("gemini-2.5-flash-lite", ["models/Gemini-2.5-Flash-Lite"]),
+        ("gemini-2.0-flash", ["Gemini-2.0-Flash", "models/gemini-2.0-flash"]),
+        ("gemini-3-pro-preview", ["Gemini-3-Pro-Preview", "models/gemini-3-pro-preview"]),
+        ("gemini-3-flash", ["GEMINI-3-FLASH"]),
+        ("gemma-3-27b-it", ["Gemma-3-27B-IT", "models/gemma-3-27b-it"]),
+        ("gemma-4-31b-it", ["Gemma-4-31B-IT"]),
+    ],
+)
+@pytest.mark.parametrize("rule", sorted(GEMINI_MODEL_RULE_BODIES))
+def test_every_model_rule_reads_every_spelling_of_the_model_id(canonical: str, spellings: list[str], rule: str) -> None:
+    body = GEMINI_MODEL_RULE_BODIES[rule]
+    want = json.dumps(_gemini_outcome(canonical, body))
+    for spelling in spellings:
+        # (a note the repair writes names the model as written)
+        assert json.dumps(_gemini_outcome(spelling, body)).replace(spelling, canonical) == want, (rule, spelling)
+
+
+def test_model_lookups_read_every_spelling() -> None:
+    from toolwire_gemini.profile import max_output_tokens, model_key, model_major
+
+    assert model_key(" publishers/google/models/Gemini-3-Pro ") == "gemini-3-pro" and model_key(None) == ""
+    for spelling in ("Gemini-3-Pro-Preview", "models/GEMINI-3-PRO-PREVIEW", " gemini-3-pro-preview"):
+        assert model_major(spelling) == 3 and max_output_tokens(spelling) == 65536, spelling
+        assert GeminiProfile(model=spelling).cache_min_tokens() == 4096, spelling
+
+
+@pytest.mark.parametrize(
+    ("model_id", "base_url", "problem"),
+    [
+        ("gemini-3-pro", None, None),
+        ("models/gemini-3-pro", None, None),
+        ("tunedModels/my-model-abc", None, None),
+        ("Gemini-3-Pro", None, None),  # capitals: not documented either way, sent as written
+        ("publishers/google/models/gemini-3-pro", None, "write 'gemini-3-pro'"),
+        (
+            "projects/p/locations/us-central1/publishers/google/models/gemini-2.5-flash",
+            None,
+            "write 'gemini-2.5-flash'",
+        ),
+        ("google/gemini-2.5-flash", "https://generativelanguage.googleapis.com", "write 'gemini-2.5-flash'"),
+        ("google/gemini-2.5-flash", "https://llm-gateway.example", None),  # a proxy's own names
+    ],
+)
+def test_model_id_refused_when_the_gemini_api_would_not_find_it(model_id: str, base_url: Any, problem: Any) -> None:
+    from toolwire_gemini.profile import model_id_problem
+
+    found = model_id_problem(model_id, base_url)
+    assert (found is None) if problem is None else (found is not None and found.endswith(problem)), found
+
+
+def test_model_id_spellings_through_the_sdk(mock_model: Any, monkeypatch: Any) -> None:
+    """A capitalised or models/-prefixed id gets that model's rules and goes into the URL as
+    written; a Vertex AI name is refused when the model is made."""
+    from toolwire.errors import ConfigurationError
+
+    monkeypatch.delenv("GOOGLE_GEMINI_BASE_URL", raising=False)
+    model = mock_model(
+        [json_response(candidate_body([{"text": "ok"}]))],
+        model_id="models/Gemini-2.5-Pro",
+        generationConfig={"thinkingConfig": {"thinkingBudget": 0}, "presencePenalty": 0.5},
+    )
+    resp = run(model.send(model.build_request([Message.user("hi")])))
+    sent = model.sent[0]
+    assert sent.url.split("?")[0].endswith("/models/Gemini-2.5-Pro:generateContent")
+    # Gemini 2.5 Pro cannot turn thinking off (budget 128 at least) and takes no penalties
+    assert sent.json["generationConfig"] == {"thinkingConfig": {"thinkingBudget": 128}}
+    assert {c.rule for c in resp.preflight.changes} == {
+        "gemini.request.thinking-budget-range",
+        "gemini.request.penalty-model",
+    }
+    for vertex in (
+        "publishers/google/models/gemini-3-pro",
+        "projects/p/locations/l/publishers/google/models/gemini-3-pro",
+    ):
+        with pytest.raises(ConfigurationError, match=r"write 'gemini-3-pro' \[gemini.request.model-id\]"):
+            mock_model([], model_id=vertex)
+    assert toolwire.model("gemini: gemini-2.5-pro", api_key="k").model_id == "gemini-2.5-pro"

@@ -30,6 +30,7 @@ from toolwire.types import Message
 from toolwire.wire import without_lone_surrogates
 
 from .codec import API, GeminiCodec, GeminiStreamDecoder
+from .profile import model_id_problem
 
 if TYPE_CHECKING:
     from .profile import GeminiProfile
@@ -124,12 +125,17 @@ class GeminiModel(Transport):
         (``vertexai``, ``project``, ``location``): requests go to the Gemini Developer API only;
         and for a model id that is not a resource name (letters, digits and ``-._/@``, no empty,
         ``.`` or ``..`` segment): the SDK puts it in the request's URL path, where ``?``, ``#``,
-        ``%``, spaces or ``..`` would send the request somewhere else."""
+        ``%``, spaces or ``..`` would send the request somewhere else; and for a longer path than
+        ``models/{model}`` or ``tunedModels/{model}`` (a Vertex AI name, a gateway's ``google/...``)
+        sent to the Gemini API, which would not find it (rule ``gemini.request.model-id``)."""
         if not _MODEL_ID.fullmatch(model_id) or any(seg in ("", ".", "..") for seg in model_id.split("/")):
             raise ConfigurationError(
                 f"gemini: model id {model_id!r} is not a Gemini model name (letters, digits and - . _ / @, e.g. "
                 "'gemini-2.5-flash' or 'tunedModels/my-model'); it goes into the request URL as it is"
             )
+        problem = model_id_problem(model_id, settings.get("base_url") or os.environ.get("GOOGLE_GEMINI_BASE_URL"))
+        if problem:  # rule gemini.request.model-id
+            raise ConfigurationError(f"gemini: {problem} [gemini.request.model-id]")
         self.adapter_settings = {k: settings.pop(k) for k in list(settings) if k in ADAPTER_SETTINGS}
         vertex = [k for k in ("vertexai", "project", "location") if self.adapter_settings.get(k)]
         if vertex:

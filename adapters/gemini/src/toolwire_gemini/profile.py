@@ -458,6 +458,21 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _r(
+        "gemini.request.model-id",
+        "The model id goes into the request URL as written; every model rule reads it in one spelling (model_key: its "
+        "last path segment, without surrounding spaces, lower-cased). An id the Gemini API would not route is refused "
+        "when the model is made (ConfigurationError naming the id to write): characters a URL path cannot carry "
+        "(spaces, ?, #, %, ..), and a path longer than models/{model} or tunedModels/{model} (a Vertex AI name such as "
+        "publishers/google/models/..., a gateway's google/...) unless base_url points at another server.",
+        "https://ai.google.dev/api/rest/v1beta/models/generateContent (POST .../v1beta/{model=models/*}:generateContent; "
+        "tuned models: {model=tunedModels/*}); Vertex AI's own format projects/{project}/locations/{location}/publishers/"
+        "*/models/* (https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/projects.locations.publishers."
+        'models/generateContent); google.genai._transformers.t_model writes "models/" before any other Gemini API id. '
+        "Whether the Gemini API takes capitals in a model name is not documented (its model names are lower case); "
+        "toolwire sends them as written",
+        "refuse",
+    ),
+    _r(
         "gemini.request.max-tokens-model",
         "maxOutputTokens is at most the model's output token limit (Gemini 1.5 and 2.0 Flash: 8192; Gemini 2.5 and "
         "3 Pro and Flash: 65536).",
@@ -757,7 +772,7 @@ def max_output_tokens(model: str) -> int | None:
     """The most output tokens ``model`` writes in one response (``maxOutputTokens``), from
     :data:`MAX_OUTPUT_TOKENS`; ``None`` for a name it does not know. A resource path
     (``models/...``, ``publishers/google/models/...``) is read by its last segment."""
-    name = _model_name(model).strip()
+    name = model_key(model)
     for pattern, tokens in _MAX_OUTPUT:
         if pattern.fullmatch(name):
             return tokens
@@ -825,7 +840,7 @@ def _gemma_before_4(model: Any) -> bool:
     """A Gemma model of generation 3 or earlier (``gemma-3-27b-it``, ``models/gemma-3n-e4b-it``,
     ``gemma-2-9b-it``): on the Gemini API it takes no system instruction and no function
     declarations."""
-    m = re.match(r"gemma-(\d+)", _model_name(model)) if isinstance(model, str) else None
+    m = re.match(r"gemma-(\d+)", model_key(model))
     return m is not None and int(m.group(1)) < 4
 
 
@@ -839,7 +854,7 @@ _TOP_K_LIMITED = re.compile(
 
 @functools.lru_cache(maxsize=64)
 def _top_k_limited(model: Any) -> bool:
-    return isinstance(model, str) and _TOP_K_LIMITED.fullmatch(_model_name(model).strip()) is not None
+    return _TOP_K_LIMITED.fullmatch(model_key(model)) is not None
 
 
 _PENALTY_REFUSED = re.compile(r"gemini-(2\.5|3)(?![0-9])")
@@ -849,7 +864,7 @@ _PENALTY_REFUSED = re.compile(r"gemini-(2\.5|3)(?![0-9])")
 def _refuses_penalties(model: Any) -> bool:
     """A Gemini 2.5 or Gemini 3 model (``gemini-2.5-flash``, ``gemini-3.1-pro-preview``): "Penalty is
     not enabled for models/..." (``gemini.request.penalty-model``)."""
-    return isinstance(model, str) and _PENALTY_REFUSED.match(_model_name(model)) is not None
+    return _PENALTY_REFUSED.match(model_key(model)) is not None
 
 
 def model_major(model: str | None) -> int | None:
@@ -864,12 +879,63 @@ def _model_major(model: str) -> int | None:
 
 
 def _model_major_of(model: Any) -> int | None:
-    m = re.search(r"gemini-(\d+)", model or "")
+    m = re.search(r"gemini-(\d+)", model_key(model))
     return int(m.group(1)) if m else None
 
 
+def model_key(model: Any) -> str:
+    """The one spelling every model rule of this profile reads a model id in: its last path
+    segment (``models/gemini-3-pro``, Vertex AI's ``publishers/google/models/gemini-3-pro`` and a
+    gateway's ``google/gemini-3-pro`` → ``gemini-3-pro``), without surrounding spaces,
+    lower-cased. ``""`` for a value that is not a string. The id sent is not changed by this: see
+    :func:`model_id_problem`."""
+    return _model_key(model) if isinstance(model, str) else ""
+
+
+@functools.lru_cache(maxsize=256)
+def _model_key(model: str) -> str:
+    return model.rsplit("/", 1)[-1].strip().lower()
+
+
 def _model_name(model: str | None) -> str:
-    return (model or "").rsplit("/", 1)[-1].lower()
+    return model_key(model)
+
+
+#: The host of the Gemini Developer API (the SDK's default base URL).
+GEMINI_API_HOST = "generativelanguage.googleapis.com"
+
+
+def model_id_problem(model_id: Any, base_url: Any = None) -> str | None:
+    """Why the Gemini API would not find ``model_id`` as written (rule ``gemini.request.model-id``),
+    or ``None``: its methods take ``models/{model}`` or ``tunedModels/{model}``, one segment after
+    the collection, and the transport writes ``models/`` before any other id. A longer path (a
+    Vertex AI name such as ``publishers/google/models/gemini-3-pro`` or
+    ``projects/p/locations/l/publishers/google/models/...``, a gateway's ``google/gemini-3-pro``)
+    is refused unless ``base_url`` points elsewhere than :data:`GEMINI_API_HOST`. The text says
+    what to write."""
+    if not isinstance(model_id, str):
+        return None
+    name = model_id if model_id.startswith(("models/", "tunedModels/")) else f"models/{model_id}"
+    if name.count("/") <= 1:
+        return None
+    if base_url:
+        from urllib.parse import urlsplit
+
+        try:
+            host = urlsplit(str(base_url)).hostname
+        except ValueError:
+            host = None
+        if (host or "").rstrip(".") != GEMINI_API_HOST:
+            return None
+    what = (
+        "a Vertex AI resource name (toolwire sends requests to the Gemini Developer API; Vertex AI is not supported)"
+        if model_id.startswith("projects/") or "publishers/" in model_id
+        else "not a Gemini API model name"
+    )
+    return (
+        f"model id {model_id!r} is {what}: the Gemini API names a model models/{{model}} or tunedModels/{{model}}, and "
+        f"answers another path as not found: write {model_id.rsplit('/', 1)[-1]!r}"
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1359,9 +1425,9 @@ class GeminiProfile(Profile):
     def cache_min_tokens(self, model: str | None = None) -> int | None:
         """The minimum input tokens for (implicit or explicit) context caching of ``model``
         (:data:`CACHE_MIN_TOKENS`): 4096 for the Pro models, 1024 for the others."""
-        model = str(model or self.model or "")
+        key = model_key(model or self.model or "")
         for needle, tokens in CACHE_MIN_TOKENS:
-            if needle in model:
+            if needle in key:
                 return tokens
         return CACHE_MIN_TOKENS_DEFAULT
 
