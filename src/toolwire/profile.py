@@ -71,6 +71,8 @@ __all__ = [
     "rule_table",
     "preflight",
     "declaration_problems",
+    "literal_field_values",
+    "literal_value_problems",
     "COMMON_TOOL_NAME",
     "PrefixFold",
     "plain_copy",
@@ -464,6 +466,96 @@ def declaration_problems(declaration: Mapping[str, Any], sdk_type: Any) -> list[
             where = "/".join(str(x) for x in err.get("loc", ())) or "(the declaration)"
             problems.append(f"{where}: {err.get('msg')}")
     return problems
+
+
+def _type_members(tp: Any) -> list[Any]:
+    """``tp`` without ``Annotated``, ``Required``/``NotRequired``/``ReadOnly`` and type aliases,
+    a ``Union``/``Optional`` flattened into its members."""
+    import types
+    import typing
+
+    alias = getattr(tp, "__value__", None)  # a ``type X = ...`` alias
+    if alias is not None and typing.get_origin(tp) is None:
+        return _type_members(alias)
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin is typing.Annotated or getattr(origin, "_name", None) in ("Required", "NotRequired", "ReadOnly"):
+        return _type_members(args[0])
+    if origin is typing.Union or origin is types.UnionType:
+        return [m for a in args for m in _type_members(a)]
+    return [tp]
+
+
+@functools.lru_cache(maxsize=256)
+def literal_field_values(sdk_type: Any, path: tuple[str, ...]) -> tuple[tuple[Any, ...], bool] | None:
+    """The values the field at ``path`` of ``sdk_type`` may take, when the vendor SDK types it
+    with ``Literal`` values only: ``(values, nullable)`` (``nullable``: ``Optional``, JSON null
+    allowed). ``sdk_type`` is a ``TypedDict`` (or a union of them) as the SDKs type a request body,
+    handed over by the adapter (``anthropic.types.MessageCreateParamsBase``); each step of
+    ``path`` names a field of the members that have it (``("thinking", "type")`` reads every member
+    of the ``thinking`` union). ``None`` when the type also admits other values (``str``, a number,
+    an object: the SDK names no closed set) or no member has the field."""
+    import typing
+
+    level = [sdk_type]
+    for name in path:
+        found = []
+        for tp in level:
+            for member in _type_members(tp):
+                if not (isinstance(member, type) and hasattr(member, "__total__")):
+                    continue  # not a TypedDict
+                try:
+                    hints = typing.get_type_hints(member, include_extras=True)
+                except Exception:  # a forward reference the SDK module cannot resolve: no set
+                    return None
+                if name in hints:
+                    found.append(hints[name])
+        if not found:
+            return None
+        level = found
+    values: list[Any] = []
+    nullable = False
+    for tp in level:
+        for member in _type_members(tp):
+            if member is type(None):
+                nullable = True
+            elif typing.get_origin(member) is Literal:
+                values.extend(typing.get_args(member))
+            else:
+                return None
+    return tuple(dict.fromkeys(values)), nullable
+
+
+def literal_value_problems(
+    body: Mapping[str, Any], sdk_type: Any, paths: Iterable[tuple[str, ...]], where: str = ""
+) -> list[tuple[str, str]]:
+    """``(JSON pointer, message)`` for each field of ``body`` at one of ``paths`` whose value is not
+    one the SDK type allows (:func:`literal_field_values`; a field the SDK leaves open, or absent,
+    is not checked). ``where`` names the SDK type in the message. The message names the allowed
+    values."""
+    out: list[tuple[str, str]] = []
+    for path in paths:
+        holder: Any = body
+        for name in path[:-1]:
+            holder = holder.get(name) if isinstance(holder, Mapping) else None
+        if not isinstance(holder, Mapping) or path[-1] not in holder:
+            continue
+        value = holder[path[-1]]
+        allowed = literal_field_values(sdk_type, tuple(path))
+        if allowed is None:
+            continue
+        values, nullable = allowed
+        if (value is None and nullable) or (isinstance(value, str) and value in values):
+            continue
+        names = ", ".join(repr(v) for v in values) + (" or null" if nullable else "")
+        sdk = f" ({where})" if where else ""
+        out.append(
+            (
+                "/" + "/".join(path),
+                f"{'.'.join(path)} {value!r} is not a value the API takes: use one of {names}{sdk}",
+            )
+        )
+    return out
 
 
 class PrefixFold:

@@ -34,6 +34,8 @@ class FakeBatches:
         self.jobs: dict[str, list[tuple[str, dict[str, Any]]]] = {}  # job id → [(custom id, body)]
         self.polls: Counter[str] = Counter()
         self.normal: list[dict[str, Any]] = []  # bodies posted to the normal endpoint
+        self.normal_headers: list[dict[str, str]] = []  # their request headers
+        self.create_headers: list[dict[str, str]] = []  # the request headers of each job created
         self.creates = 0
         self.fail = fail  # custom id, body → a vendor error (instead of an answer) or None
         self.job_failure: dict[str, Any] | None = None  # fields that make an ended job a failed one
@@ -115,9 +117,11 @@ class FakeAnthropic(FakeBatches):
         if request.method == "POST" and path == "/v1/messages":
             body = json.loads(request.content)
             self.normal.append(body)
+            self.normal_headers.append(dict(request.headers))
             return httpx2.Response(200, json=anthropic_answer(body))
         if request.method == "POST" and path == "/v1/messages/batches":
             self.creates += 1
+            self.create_headers.append(dict(request.headers))
             job_id = f"msgbatch_{self.creates:03d}"
             self.jobs[job_id] = [(r["custom_id"], r["params"]) for r in json.loads(request.content)["requests"]]
             return httpx2.Response(200, json=self.batch(job_id, False))

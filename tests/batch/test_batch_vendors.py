@@ -343,3 +343,25 @@ def test_a_batch_item_holds_no_lone_surrogate_and_its_file_encodes(provider: str
     if provider.startswith("openai"):
         line = batch_api(model).input_file([item]).decode("utf-8")  # type: ignore[attr-defined]
         assert "a\ufffdb.txt" in line
+
+
+@pytest.mark.parametrize(("model_id", "beta"), [("claude-opus-5", True), ("claude-opus-5-5", False)])
+def test_anthropic_batch_sends_the_fast_mode_beta_the_normal_path_sends(model_id: str, beta: bool) -> None:
+    """speed on a research-preview fast-mode model (Opus 5) needs the fast-mode beta header on
+    the normal path; a batch holding that request is created with it too (the API otherwise
+    answers the request "speed: Extra inputs are not permitted")."""
+    fake = FakeAnthropic()
+    model = toolwire.model(
+        f"anthropic:{model_id}", api_key="sk-ant-test", max_retries=0, http_client=fake.client(), speed="fast"
+    )
+    assert toolwire.run_sync(model, PROMPT, tools=[add]).text == "The sum is 42."
+    normal = [h.get("anthropic-beta") for h in fake.normal_headers]
+    assert normal == (["fast-mode-2026-02-01"] * 2 if beta else [None, None])
+
+    async def batched_fast() -> Any:
+        async with BatchRounds(poll_interval=0) as rounds:
+            return await toolwire.run(rounds.model(model, key="run0"), PROMPT, tools=[add])
+
+    assert asyncio.run(batched_fast()).text == "The sum is 42."
+    assert [h.get("anthropic-beta") for h in fake.create_headers] == normal
+    assert all(body["speed"] == "fast" for job in fake.jobs.values() for _, body in job)

@@ -702,3 +702,42 @@ def test_model_id_spellings_through_the_sdk(mock_model, wire, monkeypatch) -> No
     with pytest.raises(ConfigurationError, match="spaces around it"):
         mock_model([ok], model_id=" claude-opus-5-5")
     assert toolwire.model("anthropic: claude-opus-5-5 ", api_key="k").model_id == "claude-opus-5-5"
+
+
+# -- values the SDK types as Literal (rules anthropic.request.field-values, service-tier) ----------
+
+
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [
+        ({"speed": "turbo"}, ["'standard'", "'fast'"]),
+        ({"speed": "Fast"}, ["'standard'", "'fast'"]),
+        ({"output_config": {"effort": "extreme"}}, ["'xhigh'", "'max'"]),
+        ({"thinking": {"type": "on"}}, ["'adaptive'", "'between_tools'"]),
+        ({"thinking": {"type": "adaptive", "display": "full"}}, ["'summarized'", "'omitted'"]),
+        ({"thinking": {"effort": "turbo"}}, ["minimal", "max"]),
+        ({"service_tier": "priority"}, ["'auto'", "'standard_only'"]),
+    ],
+)
+def test_an_unknown_setting_value_is_a_configuration_error(mock_model, wire, settings, named) -> None:
+    from toolwire.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError) as info:
+        mock_model([], model_id="claude-opus-5-5", **settings)
+    for value in named:
+        assert value in str(info.value)
+
+
+def test_speed_values_through_the_sdk(mock_model, wire) -> None:
+    ok = wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))
+    # the values the SDK types are sent (Opus 5 with its research-preview beta header)
+    model = mock_model([ok], model_id="claude-opus-5", speed="fast")
+    run(model.send(model.build_request([Message.user("hi")])))
+    assert model.sent[0].json["speed"] == "fast"
+    assert model.sent[0].headers["anthropic-beta"] == "fast-mode-2026-02-01"
+    # one that reaches the body unchecked (extra_body) is refused before anything is sent
+    model = mock_model([ok], model_id="claude-sonnet-4-5", extra_body={"speed": "turbo"})
+    with pytest.raises(RequestRefused) as info:
+        run(model.send(model.build_request([Message.user("hi")])))
+    assert [(v.rule, v.pointer) for v in info.value.violations] == [("anthropic.request.field-values", "/speed")]
+    assert model.sent == []

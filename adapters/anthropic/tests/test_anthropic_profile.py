@@ -89,6 +89,21 @@ def test_valid_baseline_has_no_violation() -> None:
 
 REFUSED: list[tuple[str, dict[str, Any], str]] = [
     ("anthropic.request.service-tier", body(service_tier="priority"), "/service_tier"),
+    # values the SDK's Literal types do not hold (anthropic.types.MessageCreateParamsBase)
+    ("anthropic.request.field-values", body(model="claude-opus-5-5", speed="turbo"), "/speed"),
+    ("anthropic.request.field-values", body(model="claude-sonnet-4-5", speed="FAST"), "/speed"),
+    (
+        "anthropic.request.field-values",
+        body(model="claude-opus-4-7", output_config={"effort": "extreme"}),
+        "/output_config/effort",
+    ),
+    ("anthropic.request.field-values", body(thinking={"type": "on"}), "/thinking/type"),
+    (
+        "anthropic.request.field-values",
+        body(model="claude-opus-4-7", thinking={"type": "adaptive", "display": "full"}),
+        "/thinking/display",
+    ),
+    ("anthropic.request.field-values", body(thinking={"effort": "turbo"}), "/thinking/type"),
     ("anthropic.request.metadata", body(metadata={"session": "x"}), "/metadata/session"),
     (
         "anthropic.conversation.prefill-unsupported",
@@ -1357,3 +1372,17 @@ def test_model_id_refused_when_the_claude_api_would_not_find_it(model_id: str, b
 
     found = model_id_problem(model_id, base_url)
     assert (found is None) if problem is None else (found is not None and found.endswith(problem)), found
+
+
+@pytest.mark.parametrize("speed", ["turbo", "FAST", "", 1, True])
+def test_a_speed_the_sdk_does_not_type_is_refused_not_dropped(speed: Any) -> None:
+    """Rule anthropic.request.field-values: an unknown speed is refused on every model, naming the
+    values (the speed-model repair does not drop it silently on a model without fast mode)."""
+    for model in ("claude-opus-5-5", "claude-sonnet-4-5", "my-gateway-model"):
+        report = Report()
+        fixed = P.repair_request(body(model=model, speed=speed), report)
+        assert fixed["speed"] == speed and report.changes == []
+        (v,) = [v for v in P.check_request(fixed) if v.rule == "anthropic.request.field-values"]
+        assert v.pointer == "/speed" and "'fast'" in v.message and "'standard'" in v.message
+    for ok in ("fast", "standard", None):
+        assert "anthropic.request.field-values" not in [v.rule for v in P.check_request(body(speed=ok))]

@@ -27,6 +27,7 @@ from toolwire.batch import BatchItem, BatchItemResult, BatchStatus, job_state, j
 from toolwire.errors import ProviderError, ResponseDecodeError
 
 from .codec import _RETRYABLE_ERROR_TYPES, API
+from .profile import FAST_MODE_BETA, fast_mode_beta, with_beta
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import AnthropicModel
@@ -181,10 +182,23 @@ class AnthropicBatchAPI:
             raise provider_error_from_sdk(exc) from exc
 
     async def create(self, items: Sequence[BatchItem]) -> str:
-        """``messages.batches.create(requests=[{"custom_id", "params": body}])`` → ``MessageBatch.id``."""
-        batches = self.model.client.messages.batches
+        """``messages.batches.create(requests=[{"custom_id", "params": body}])`` → ``MessageBatch.id``.
+
+        A batch holding a request with ``speed`` for a research-preview fast-mode model (Opus 5)
+        is created with the ``anthropic-beta: fast-mode-2026-02-01`` header, as the normal path
+        sends that request (rule ``anthropic.request.speed-model``; the batch endpoint takes the
+        betas of its requests in its own ``anthropic-beta`` header: "All features available in the
+        Messages API, including beta features, are available through the Message Batches API")."""
+        client = self.model.client
+        extra: dict[str, Any] = {}
+        if any(
+            isinstance(it.body, dict) and "speed" in it.body and fast_mode_beta(it.body.get("model")) for it in items
+        ):
+            extra["extra_headers"] = with_beta(client, FAST_MODE_BETA)
         batch = await self._call(
-            batches.create, requests=[{"custom_id": it.custom_id, "params": it.body} for it in items]
+            client.messages.batches.create,
+            requests=[{"custom_id": it.custom_id, "params": it.body} for it in items],
+            **extra,
         )
         return _batch_id(batch, "messages.batches.create")
 

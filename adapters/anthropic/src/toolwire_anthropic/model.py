@@ -25,12 +25,21 @@ from toolwire.profile import Violation
 from toolwire.transport import SKIP, SSEEvent, StainlessPost, Transport, event_json, stainless_error
 from toolwire.wire import without_lone_surrogates
 
-from .codec import _RETRYABLE_ERROR_TYPES, API, DEFAULT_MAX_TOKENS, AnthropicCodec, StreamDecoder, _error_from_event
+from .codec import (
+    _RETRYABLE_ERROR_TYPES,
+    API,
+    DEFAULT_MAX_TOKENS,
+    EFFORT_BUDGETS,
+    AnthropicCodec,
+    StreamDecoder,
+    _error_from_event,
+)
 from .profile import (
     FAST_MODE_BETA,
     REQUEST_MAX_BYTES,
     AnthropicProfile,
     fast_mode_beta,
+    field_value_problems,
     model_id_problem,
     with_beta,
 )
@@ -110,17 +119,52 @@ class AnthropicModel(Transport):
     def __init__(self, model_id: str, **settings: Any) -> None:
         """Raises :class:`ConfigurationError` for a model id the Claude API would not find as
         written (rule ``anthropic.request.model-id``: spaces around it, or a Claude model id not in
-        lower case sent to the Claude API itself), naming the id to write."""
+        lower case sent to the Claude API itself), naming the id to write; and for a setting whose
+        value the SDK does not type (``speed``, ``service_tier``, ``output_config.effort``,
+        ``thinking`` type, display or effort: rules ``anthropic.request.field-values`` and
+        ``anthropic.request.service-tier``), naming the values to use."""
         codec_settings = {k: settings.pop(k) for k in _CODEC_SETTINGS if k in settings}
         super().__init__(model_id, **settings)
         problem = model_id_problem(model_id, self.settings.get("base_url") or os.environ.get("ANTHROPIC_BASE_URL"))
         if problem:
             raise ConfigurationError(f"anthropic: {problem} [anthropic.request.model-id]")
+        self._check_setting_values()
         if self.settings.get("max_tokens") is None:
             self.settings["max_tokens"] = DEFAULT_MAX_TOKENS
         self.codec_settings = codec_settings
         self.codec = AnthropicCodec(**codec_settings)
         self._client: Any = None
+
+    def _check_setting_values(self) -> None:
+        """The settings sent as request fields, checked against the SDK's types before anything is
+        sent (what a request would otherwise be refused for on every turn)."""
+        given = {k: self.settings[k] for k in ("speed", "output_config") if k in self.settings}
+        thinking = self.settings.get("thinking")
+        if isinstance(thinking, dict) and "type" in thinking:
+            given["thinking"] = thinking
+        problems = [(msg, "anthropic.request.field-values") for _, msg in field_value_problems(given)]
+        if isinstance(thinking, dict) and "type" not in thinking and "effort" in thinking:
+            effort = thinking["effort"]
+            if not (isinstance(effort, str) and effort.strip().lower() in (*EFFORT_BUDGETS, "none")):
+                problems.append(
+                    (
+                        f"thinking effort {effort!r} is not one toolwire knows: use one of none, "
+                        f"{', '.join(EFFORT_BUDGETS)}, or Anthropic's own thinking object",
+                        "anthropic.request.field-values",
+                    )
+                )
+        tier = self.settings.get("service_tier", "auto")
+        if tier not in ("auto", "standard_only"):
+            problems.append(
+                (
+                    f"service_tier {tier!r} is not a value the API takes: use 'auto' or 'standard_only' "
+                    "(anthropic.types.MessageCreateParamsBase.service_tier)",
+                    "anthropic.request.service-tier",
+                )
+            )
+        if problems:
+            message, rule = problems[0]
+            raise ConfigurationError(f"anthropic:{self.model_id}: {message} [{rule}]")
 
     @classmethod
     def make_profile(cls, **settings: Any) -> AnthropicProfile:

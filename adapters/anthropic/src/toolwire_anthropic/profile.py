@@ -593,6 +593,20 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _rule(
+        "anthropic.request.field-values",
+        "speed, output_config.effort, thinking.type and thinking.display take the values the installed SDK types "
+        "them with (anthropic 2.14: speed 'standard' or 'fast'; effort low, medium, high, xhigh or max; thinking.type "
+        "enabled, adaptive, disabled or between_tools; display summarized or omitted); a thinking object needs a "
+        "type (toolwire's {'effort': E} takes none, minimal, low, medium, high, xhigh or max). Another value is "
+        "refused before sending, naming the allowed ones; given as a model setting it is a ConfigurationError when "
+        "the model is made.",
+        "anthropic.types.MessageCreateParamsBase.speed: Optional[Literal['standard', 'fast']]; "
+        "anthropic.types.OutputConfigParam.effort: Optional[Literal['low', 'medium', 'high', 'xhigh', 'max']]; "
+        "anthropic.types.ThinkingConfigParam (ThinkingConfigEnabledParam, ...DisabledParam, ...BetweenToolsParam, "
+        "...AdaptiveParam: type Required[Literal[...]], display Optional[Literal['summarized', 'omitted']])",
+        "refuse",
+    ),
+    _rule(
         "anthropic.request.thinking-temperature",
         "With thinking enabled or adaptive, temperature is 1 or absent.",
         'API error text "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode" '
@@ -1093,13 +1107,54 @@ def fast_mode_beta(model: Any) -> bool:
     return key is not None and FAST_MODE_MODELS.get(key, False)
 
 
+#: Request fields the installed SDK types with a closed set of values (rule
+#: ``anthropic.request.field-values``), as paths into ``anthropic.types.MessageCreateParamsBase``:
+#: ``speed`` (``Optional[Literal["standard", "fast"]]``), ``output_config.effort``
+#: (``OutputConfigParam.effort``: low, medium, high, xhigh, max), ``thinking.type`` (the
+#: ``ThinkingConfigParam`` members: enabled, disabled, between_tools, adaptive) and
+#: ``thinking.display`` (summarized, omitted). ``service_tier`` has its own rule.
+FIELD_VALUE_PATHS: tuple[tuple[str, ...], ...] = (
+    ("speed",),
+    ("output_config", "effort"),
+    ("thinking", "type"),
+    ("thinking", "display"),
+)
+_CROSS_PROVIDER_EFFORTS = "none, minimal, low, medium, high, xhigh or max"
+
+
+def field_value_problems(body: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(JSON pointer, message)`` for each field of :data:`FIELD_VALUE_PATHS` in ``body`` whose value
+    the installed SDK's ``MessageCreateParamsBase`` does not allow (read from its ``Literal``
+    types, :func:`toolwire.profile.literal_field_values`), and for a ``thinking`` object without a
+    ``type`` (toolwire's ``{"effort": E}`` with an effort it does not know arrives so). Each message
+    names the values to use."""
+    from anthropic.types.message_create_params import MessageCreateParamsBase
+
+    from toolwire.profile import literal_value_problems
+
+    out = literal_value_problems(
+        body, MessageCreateParamsBase, FIELD_VALUE_PATHS, "anthropic.types.MessageCreateParamsBase"
+    )
+    thinking = body.get("thinking")
+    if isinstance(thinking, Mapping) and thinking and "type" not in thinking:
+        out.append(
+            (
+                "/thinking/type",
+                f"thinking {dict(thinking)!r} has no type: use Anthropic's {{'type': 'enabled', 'budget_tokens': N}}, "
+                "{'type': 'adaptive'}, {'type': 'disabled'} or {'type': 'between_tools'}, or toolwire's "
+                f"{{'effort': E}} with E one of {_CROSS_PROVIDER_EFFORTS} (anthropic.types.ThinkingConfigParam)",
+            )
+        )
+    return out
+
+
 def _repair_speed_model(body: dict[str, Any], report: Any) -> None:
     """Rule ``anthropic.request.speed-model``: ``speed`` left out for a model without fast mode
     (lossy unless it is ``"standard"`` or null, the default) and for a fast-mode deployment id
     (lossy only for ``"standard"``: the deployment answers in fast mode)."""
     model = body.get("model")
-    if has_fast_mode(model):
-        return
+    if has_fast_mode(model) or body["speed"] not in (None, "standard", "fast"):
+        return  # (a value the SDK does not type is refused: rule anthropic.request.field-values)
     speed = body.pop("speed")
     if _FAST_MODEL_ID.search(model_key(model)):
         report.add(
@@ -1800,6 +1855,8 @@ class AnthropicProfile(Profile):
                 )
         if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0):
             add("anthropic.request.sampling-range", "/top_k", f"top_k must be a non-negative integer, got {top_k!r}")
+        for pointer, message in field_value_problems(body):
+            add("anthropic.request.field-values", pointer, message)
         if "service_tier" in body and body["service_tier"] not in ("auto", "standard_only"):
             add(
                 "anthropic.request.service-tier",
