@@ -135,6 +135,8 @@ def _params_after(api: Api, body: dict[str, Any]) -> dict[str, Any]:
 
 
 SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], Any]] = {
+    # a value the installed SDK's Literal type does not hold (Anthropic's tier name here)
+    "request.field-values": (lambda a: a.body(service_tier="standard_only"), lambda a: "/service_tier", None),
     "tool.name": (
         lambda a: a.body(tools=[a.tool("files.read")]),
         lambda a: a.params_ptr.rsplit("/", 1)[0] + "/name",
@@ -2163,3 +2165,73 @@ def test_model_id_spellings_through_the_sdk(monkeypatch: Any) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:8000/v1")
     assert _make(OpenAIChatModel, _chat_ok, {"model_id": "Qwen/Qwen3-8B"}).model_id == "Qwen/Qwen3-8B"
     assert toolwire.model("openai: gpt-5.2", api_key="k").model_id == "gpt-5.2"
+
+
+# ------------------------------------------------------------ values the SDK types (request.field-values)
+
+
+@pytest.mark.parametrize(
+    ("profile", "field", "bad", "pointer"),
+    [
+        (CHAT, "reasoning_effort", "turbo", "/reasoning_effort"),
+        (CHAT, "verbosity", "loud", "/verbosity"),
+        (CHAT, "prompt_cache_retention", "1h", "/prompt_cache_retention"),
+        (CHAT, "service_tier", "ultrafast", "/service_tier"),  # a Responses-only tier in this SDK
+        (RESP, "reasoning", {"effort": "turbo"}, "/reasoning/effort"),
+        (RESP, "reasoning", {"summary": "short"}, "/reasoning/summary"),
+        (RESP, "text", {"verbosity": "loud"}, "/text/verbosity"),
+        (RESP, "truncation", "middle", "/truncation"),
+        (RESP, "service_tier", "premium", "/service_tier"),
+    ],
+)
+def test_a_value_the_sdk_does_not_type_is_refused(profile: Any, field: str, bad: Any, pointer: str) -> None:
+    make = chat_body if profile is CHAT else resp_body
+    body = make(model="my-deployment", **{field: bad})  # a model toolwire has no table for: nothing repairs it
+    fixed, _ = repaired(profile, body)
+    found = [(v.rule, v.pointer) for v in profile.check_request(fixed)]
+    assert (f"{profile.api}.request.field-values", pointer) in found
+    # the values the SDK types pass; a compatible server's own values are its business
+    good = {"reasoning_effort": "high", "verbosity": "low", "prompt_cache_retention": "24h", "truncation": "auto"}
+    ok = make(model="my-deployment", service_tier="flex", **({field: good[field]} if field in good else {}))
+    assert not [v for v in profile.check_request(ok) if v.rule.endswith("field-values")]
+    other = type(profile)(base_url="https://api.groq.com/openai/v1")
+    assert not [v for v in other.check_request(body) if v.rule.endswith("field-values")]
+
+
+def test_setting_values_through_the_sdk(monkeypatch: Any) -> None:
+    """An unknown value given as a setting is a ConfigurationError when the model is made (for
+    api.openai.com); one that reaches the body otherwise is refused before anything is sent; a
+    compatible server gets its own values."""
+    from toolwire_openai import OpenAIChatModel, OpenAIResponsesModel
+
+    from toolwire.errors import ConfigurationError
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    for cls, settings, named in (
+        (OpenAIChatModel, {"service_tier": "premium"}, "'priority'"),
+        (OpenAIChatModel, {"reasoning_effort": "turbo"}, "'xhigh'"),
+        (OpenAIChatModel, {"thinking": {"effort": "turbo"}}, "'minimal'"),
+        (OpenAIResponsesModel, {"reasoning": {"summary": "short"}}, "'concise'"),
+        (OpenAIResponsesModel, {"text": {"verbosity": "loud"}}, "'low'"),
+        (OpenAIResponsesModel, {"thinking": {"effort": "turbo"}}, "'minimal'"),
+    ):
+        with pytest.raises(ConfigurationError, match=named):
+            _make(cls, _chat_ok, {"model_id": "gpt-5.2", **settings})
+    # the values the SDK types, in any case for toolwire's own thinking effort, are accepted
+    _make(OpenAIChatModel, _chat_ok, {"model_id": "gpt-5.2", "service_tier": "flex", "thinking": {"effort": "High"}})
+    model = _make(OpenAIChatModel, _chat_ok, {"model_id": "gpt-5.2", "extra_body": {"verbosity": "loud"}})
+    with pytest.raises(RequestRefused) as info:
+        asyncio.run(model.send(model.build_request([Message.user("hi")])))
+    assert [(v.rule, v.pointer) for v in info.value.violations] == [("openai-chat.request.field-values", "/verbosity")]
+    assert model.sent == []
+    groq = _make(
+        OpenAIChatModel,
+        _chat_ok,
+        {
+            "model_id": "llama-3.3-70b-versatile",
+            "base_url": "https://api.groq.com/openai/v1",
+            "service_tier": "on_demand",
+        },
+    )
+    asyncio.run(groq.send(groq.build_request([Message.user("hi")])))
+    assert groq.sent[0].json["service_tier"] == "on_demand"

@@ -62,7 +62,10 @@ class _OpenAIModel(Transport):
     def __init__(self, model_id: str, **settings: Any) -> None:
         """Raises :class:`ConfigurationError` for a ``base_url`` that is not a URL, and for a model
         id OpenAI's API would not find as written (rule ``request.model-id``: spaces around it, or
-        a base model not in lower case sent to api.openai.com), naming the id to write."""
+        a base model not in lower case sent to api.openai.com), naming the id to write; and, for
+        api.openai.com, for a setting whose value the SDK does not type (``service_tier``,
+        ``reasoning_effort``, ``verbosity``, ``reasoning``, ``text``, ``truncation``,
+        ``prompt_cache_retention``, ``thinking`` effort: rule ``request.field-values``)."""
         transport = {k: settings.pop(k) for k in _TRANSPORT_SETTINGS if k in settings}
         base = settings.get("base_url")
         if isinstance(base, str):
@@ -81,6 +84,30 @@ class _OpenAIModel(Transport):
         problem = model_id_problem(model_id, self._base_url())
         if problem:  # rule request.model-id
             raise ConfigurationError(f"{self.api}: {problem} [{self.api}.request.model-id]")
+        if not self._custom_server():
+            self._check_setting_values()
+
+    def _check_setting_values(self) -> None:
+        """The settings sent as request fields, checked against the installed SDK's types (rule
+        ``request.field-values``) before anything is sent; ``thinking={"effort": E}`` as the
+        reasoning effort it is sent as (any case)."""
+        from .profile import CHAT, RESPONSES_FIELD_VALUE_PATHS, field_value_problems
+
+        chat = self.api == CHAT
+        tops = {"reasoning_effort", "verbosity"} if chat else {p[0] for p in RESPONSES_FIELD_VALUE_PATHS}
+        given = {k: self.settings[k] for k in tops | {"service_tier", "prompt_cache_retention"} if k in self.settings}
+        thinking = self.settings.get("thinking")
+        effort = thinking.get("effort") if isinstance(thinking, dict) else None
+        if isinstance(effort, str):
+            effort = effort.strip().lower()  # a known model's effort is sent in lower case
+        if effort is not None:
+            if chat:
+                given.setdefault("reasoning_effort", effort)
+            elif isinstance(given.get("reasoning", {}), dict):
+                given["reasoning"] = {"effort": effort, **given.get("reasoning", {})}
+        problems = field_value_problems(given, self.api)
+        if problems:
+            raise ConfigurationError(f"{self.api}:{self.model_id}: {problems[0][1]} [{self.api}.request.field-values]")
 
     # -- credentials ----------------------------------------------------------------------------
     def _base_url(self) -> str | None:

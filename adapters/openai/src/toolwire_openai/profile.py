@@ -109,6 +109,22 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
     """Rules both APIs share (same wording, per-API prefix and bounds)."""
     return [
         (
+            "request.field-values",
+            "A request field the installed SDK types with a closed set of values takes one of them (Chat: "
+            "service_tier, reasoning_effort, verbosity, prompt_cache_retention; Responses: service_tier, "
+            "reasoning.effort, reasoning.summary, reasoning.generate_summary, reasoning.context, text.verbosity, "
+            "truncation, prompt_cache_retention); another value is refused before sending, naming the allowed ones "
+            "(given as a model setting: a ConfigurationError when the model is made). Checked only for api.openai.com: "
+            "a compatible server (base_url elsewhere) may take its own values (Groq's service_tier 'on_demand').",
+            "openai.types.chat.completion_create_params.CompletionCreateParamsBase (service_tier: Optional[Literal["
+            "'auto', 'default', 'flex', 'scale', 'priority', 'fast']], reasoning_effort: openai.types.shared."
+            "ReasoningEffort, verbosity, prompt_cache_retention) and openai.types.responses.response_create_params."
+            "ResponseCreateParamsBase (service_tier also 'ultrafast'; reasoning: openai.types.shared_params.Reasoning; "
+            "text: ResponseTextConfigParam.verbosity; truncation: Literal['auto', 'disabled']), read from the installed "
+            "SDK",
+            "refuse",
+        ),
+        (
             "request.model-id",
             "The model id is sent as written; every model rule reads it in one spelling (model_key: any case, without "
             "surrounding spaces, a provider path such as openai/, or the ft: prefix of a fine-tuned model, whose base "
@@ -1153,22 +1169,65 @@ def model_id_problem(model_id: Any, base_url: Any = None) -> str | None:
         )
     ft = model_id[:3].lower() == "ft:"
     base = model_id[3:].partition(":")[0] if ft else model_id
-    if base == base.lower():
+    if base == base.lower() or not to_openai_api(base_url):
         return None
-    if base_url:
-        from urllib.parse import urlsplit
-
-        try:
-            host = urlsplit(str(base_url)).hostname
-        except ValueError:
-            host = None
-        if (host or "").rstrip(".") != OPENAI_API_HOST:
-            return None
     fixed = "ft:" + base.lower() + model_id[3 + len(base) :] if ft else model_id.lower()
     return (
         f"model id {model_id!r} is not an OpenAI model id: they are lower case and the API matches them exactly (it "
         f'answers "The model `{model_id}` does not exist or you do not have access to it."): write {fixed!r}'
     )
+
+
+#: Request fields the installed SDK types with a closed set of values (rule ``request.field-values``),
+#: as paths into ``CompletionCreateParamsBase`` (Chat) and ``ResponseCreateParamsBase`` (Responses).
+CHAT_FIELD_VALUE_PATHS: tuple[tuple[str, ...], ...] = (
+    ("service_tier",),
+    ("reasoning_effort",),
+    ("verbosity",),
+    ("prompt_cache_retention",),
+)
+RESPONSES_FIELD_VALUE_PATHS: tuple[tuple[str, ...], ...] = (
+    ("service_tier",),
+    ("reasoning", "effort"),
+    ("reasoning", "summary"),
+    ("reasoning", "generate_summary"),
+    ("reasoning", "context"),
+    ("text", "verbosity"),
+    ("truncation",),
+    ("prompt_cache_retention",),
+)
+
+
+def field_value_problems(body: Mapping[str, Any], api: str) -> list[tuple[str, str]]:
+    """``(JSON pointer, message)`` for each field of ``body`` (a ``"openai-chat"`` or ``"openai"``
+    request) at :data:`CHAT_FIELD_VALUE_PATHS` / :data:`RESPONSES_FIELD_VALUE_PATHS` whose value the
+    installed SDK's request type does not allow (its ``Literal`` values, read by
+    :func:`toolwire.profile.literal_field_values`); each message names the values to use."""
+    from toolwire.profile import literal_value_problems
+
+    if api == CHAT:
+        from openai.types.chat.completion_create_params import CompletionCreateParamsBase
+
+        where = "openai.types.chat.completion_create_params.CompletionCreateParamsBase"
+        return literal_value_problems(body, CompletionCreateParamsBase, CHAT_FIELD_VALUE_PATHS, where)
+    from openai.types.responses.response_create_params import ResponseCreateParamsBase
+
+    where = "openai.types.responses.response_create_params.ResponseCreateParamsBase"
+    return literal_value_problems(body, ResponseCreateParamsBase, RESPONSES_FIELD_VALUE_PATHS, where)
+
+
+def to_openai_api(base_url: Any) -> bool:
+    """Whether requests with ``base_url`` (a setting, else ``OPENAI_BASE_URL``) go to OpenAI's own
+    API (:data:`OPENAI_API_HOST`, the default), not to a compatible server."""
+    if not base_url:
+        return True
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(str(base_url)).hostname
+    except ValueError:
+        return False
+    return (host or "").rstrip(".") == OPENAI_API_HOST
 
 
 _O_SERIES = re.compile(r"^o[134](-|$)")
@@ -1850,10 +1909,21 @@ class _OpenAIProfile(Profile):
         raise NotImplementedError
 
     # -- request-level checks shared ------------------------------------------------------------
+    @functools.cached_property
+    def _to_openai_api(self) -> bool:
+        """Whether this profile's requests go to OpenAI's own API (:func:`to_openai_api` of its
+        ``base_url`` setting, else ``OPENAI_BASE_URL``)."""
+        import os
+
+        return to_openai_api(self.settings.get("base_url") or os.environ.get("OPENAI_BASE_URL"))
+
     def _common_request_problems(
         self, body: dict[str, Any], tools: list[Any], names: set[str], effort: Any
     ) -> list[Violation]:
         out: list[Violation] = []
+        if self._to_openai_api:
+            for pointer, message in field_value_problems(body, self.api):
+                out.append(self.violation("request.field-values", pointer, message))
         if len(tools) > MAX_TOOLS:
             out.append(
                 self.violation(
