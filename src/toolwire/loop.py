@@ -1957,7 +1957,11 @@ def _check_run_arguments(function: str, kwargs: Mapping[str, Any]) -> None:
     import difflib
 
     hints = []
+    limit_fields = {f.name for f in fields(Limits)}
     for name in unknown:
+        if name in limit_fields:  # a Limits field given to run() itself
+            hints.append(f"{name!r} (a Limits field: limits=toolwire.Limits({name}=...))")
+            continue
         close = difflib.get_close_matches(name, sorted(_RUN_PARAMETERS), n=1, cutoff=0.6)
         hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     raise TypeError(

@@ -213,6 +213,7 @@ def price(
     if not isinstance(model, str):
         return Cost.unpriced(f"the model must be a 'provider:model-id' string, got {type(model).__name__}")
     provider, _, model_id = model.partition(":") if ":" in model else ("", "", model)
+    provider, model_id = provider.strip(), model_id.strip()  # "anthropic: claude-x", as toolwire.model reads it
     if not provider and model_id in ("test", "scripted"):  # the offline providers' bare names
         provider, model_id = model_id, ""
     if provider in ("test", "scripted") and not model_id:

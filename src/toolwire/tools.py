@@ -120,20 +120,35 @@ class Tool(Generic[P, R]):
         cls,
         name: str,
         description: str,
-        schema: dict[str, Any],
+        input_schema: dict[str, Any] | None = None,
         function: Callable[..., Any] | None = None,
         *,
         strict: bool | None = None,
         returns: str | None = None,
         timeout: float | None = None,
+        schema: dict[str, Any] | None = None,
     ) -> Tool[..., Any]:
-        """Build a tool from raw JSON Schema.
+        """Build a tool from raw JSON Schema: ``input_schema`` (a dict, the JSON Schema of the
+        arguments object; ``schema=`` is the same argument under its earlier name).
 
-        Raises :class:`SchemaError` when ``schema`` is not a valid Draft 2020-12 schema whose
-        top-level ``type`` is ``"object"``, and :class:`ToolNameError` for a bad name.
+        Raises :class:`SchemaError` when the input schema is not a valid Draft 2020-12 schema
+        whose top-level ``type`` is ``"object"``, :class:`ToolNameError` for a bad name, and
+        ``TypeError`` when no input schema is given, or both ``input_schema`` and ``schema``.
         """
         from .schema import check_input_schema
 
+        if schema is not None:
+            if input_schema is not None:
+                raise TypeError(
+                    "Tool.from_schema() got both input_schema and schema (the same argument): give input_schema"
+                )
+            input_schema = schema
+        if input_schema is None:
+            raise TypeError(
+                f"Tool.from_schema() needs the input schema of tool {name!r}: "
+                "Tool.from_schema(name, description, input_schema={'type': 'object', 'properties': {...}})"
+            )
+        schema = input_schema
         check_input_schema(schema, tool_name=name)
         return cls(name, description, schema, function, strict=strict, returns=returns, timeout=timeout)
 

@@ -1365,6 +1365,13 @@ def test_model_lookups_read_every_spelling() -> None:
         ("My-Proxy-Alias", None, None),  # not a Claude id: the API's own answer decides
         (" claude-opus-5-5", None, "write 'claude-opus-5-5'"),
         ("claude-opus-5-5\n", "https://llm-gateway.example", "write 'claude-opus-5-5'"),
+        # another service's spelling, to the Claude API itself (a new user's 404 before)
+        ("claude-sonnet-4.5", None, "write 'claude-sonnet-4-5'"),
+        ("anthropic/claude-sonnet-4-5", "https://api.anthropic.com/", "write 'claude-sonnet-4-5'"),
+        ("us.anthropic.claude-sonnet-4-5-v1:0", None, "write 'claude-sonnet-4-5'"),
+        ("claude-sonnet-4-5@20250929", None, "write 'claude-sonnet-4-5'"),
+        ("anthropic/claude-sonnet-4-5", "https://openrouter.ai/api", None),  # the gateway's own name
+        ("claude-sonnet-4-5-20250929", None, None),  # a dated snapshot is the Claude API's own id
     ],
 )
 def test_model_id_refused_when_the_claude_api_would_not_find_it(model_id: str, base_url: Any, problem: Any) -> None:

@@ -108,8 +108,16 @@ def check_providers(providers: Iterable[str]) -> list[str]:
     out: list[str] = []
     for p in providers:
         if p not in DEFAULT_PROVIDERS:
+            import difflib
+
+            from ..registry import _PROVIDER_ALIASES
+
+            low = str(p).strip().lower()
+            near = difflib.get_close_matches(low, DEFAULT_PROVIDERS, n=1, cutoff=0.75)
+            close = _PROVIDER_ALIASES.get(low) or (near[0] if near else None)
+            hint = f" (did you mean {close!r}?)" if close else ""
             raise ConfigurationError(
-                f"unknown provider {p!r} for lint; known providers: {', '.join(DEFAULT_PROVIDERS)}"
+                f"unknown provider {p!r} for lint{hint}; known providers: {', '.join(DEFAULT_PROVIDERS)}"
             )
         if p not in out:
             out.append(p)
@@ -487,7 +495,7 @@ def _ref_loop(schema: dict[str, Any], ref: str) -> list[str]:
 @register_rule(
     "schema-unsatisfiable",
     "error",
-    "a call that gives the part a value comes back as a validation error (for an error: every call of the tool, which then never runs)",
+    "a call that gives the part a value comes back as a validation error; when no arguments object fits the schema (an error), every call of the tool does, and the tool never runs",
     "change the schema at the pointer so some value fits it",
 )
 def _r_schema_unsatisfiable(tool: Tool, ctx: _Ctx) -> Iterable[Finding]:
