@@ -55,7 +55,9 @@ another process may take the run over — when its heartbeat is older than ``sta
 (default :data:`STALE_AFTER`), or at once when its owner ran on this machine and its process is
 gone (or the pid is this process's own, under another token). The heartbeat is compared with the
 reader's clock: machines sharing a file need clocks that agree within a fraction of
-``stale_after``.
+``stale_after``. A claim row no process wrote (changed outside toolwire: see
+:attr:`Lease.damaged`, or a heartbeat more than ``stale_after`` ahead of the clock) is stale too,
+with a warning on the ``toolwire.store`` logger.
 
 Every text written passes through :func:`toolwire.secrets.scrub_value` first, so no known
 credential reaches the file. Writes are transactions in WAL mode: a process killed mid-write
@@ -71,6 +73,8 @@ not writable — naming the file and what to do, never a bare :mod:`sqlite3` err
 from __future__ import annotations
 
 import json
+import logging
+import math
 import os
 import secrets
 import socket
@@ -82,6 +86,8 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from .errors import ConfigurationError
+
+log = logging.getLogger("toolwire.store")
 
 __all__ = [
     "EXPERIMENT_COLUMNS",
@@ -316,18 +322,28 @@ def _scope() -> str | None:
     return f"{boot or '?'}/{namespace or '?'}"
 
 
+#: The largest process id a claim may name: POSIX pids are signed 32-bit numbers, Windows ones
+#: unsigned 32-bit. A claim naming another number was not written by a process.
+_MAX_PID = 2**32 - 1
+#: The largest process id of a POSIX system (``pid_t`` is a signed 32-bit number).
+_MAX_POSIX_PID = 2**31 - 1
+
+
 def _pid_alive(pid: int) -> bool | None:
     """Whether process ``pid`` of this machine exists (a zombie does not); ``None`` when it
-    cannot be told (Windows, where signal 0 would end the process)."""
-    if os.name != "posix" or pid <= 0:
+    cannot be told (Windows, where signal 0 would end the process). A number no process of a
+    POSIX system can have (not a whole number from 1 to 2**31 - 1) is no process: ``False``."""
+    if os.name != "posix":
         return None
+    if isinstance(pid, bool) or not isinstance(pid, int) or not 0 < pid <= _MAX_POSIX_PID:
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # another user's process
         return True
-    except OSError:
+    except (OSError, OverflowError):
         return None
     stat = _read(f"/proc/{pid}/stat")
     if stat is not None and ")" in stat:
@@ -335,6 +351,25 @@ def _pid_alive(pid: int) -> bool | None:
         if fields and fields[0] in ("Z", "X"):  # exited, not yet reaped by its parent
             return False
     return True
+
+
+#: The warnings already logged, so a damaged row read at every look is reported once.
+_WARNED: set[tuple[str, ...]] = set()
+_WARNED_LOCK = threading.Lock()
+
+
+def _warn_once(key: tuple[str, ...], message: str) -> None:
+    with _WARNED_LOCK:
+        if key in _WARNED:
+            return
+        _WARNED.add(key)
+    log.warning("%s", message)
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters (a damaged column may hold a large blob)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -357,7 +392,13 @@ class LeaseOwner:
 @dataclass(frozen=True)
 class Lease:
     """One row of ``leases``: the claim of ``run_id`` by ``host``/``pid``/``token``/``scope``,
-    made at ``claimed_at``, last alive at ``heartbeat`` (Unix seconds)."""
+    made at ``claimed_at``, last alive at ``heartbeat`` (Unix seconds).
+
+    ``damaged``: what is wrong with a row changed outside toolwire (``None`` for a sound one):
+    a column of the wrong type, a heartbeat or claim time that is not a finite number, a pid
+    that is not a whole number from 1 to 2**32 - 1. Such a column reads as ``0``/``0.0``/``""``
+    and the claim counts as stale (:func:`lease_state`): it holds nothing of the user's, and the
+    process that replaces it runs the run as its next attempt."""
 
     run_id: str
     experiment: str | None
@@ -367,9 +408,12 @@ class Lease:
     scope: str | None
     claimed_at: float
     heartbeat: float
+    damaged: str | None = None
 
     def describe(self) -> str:
-        """``"pid 4242 on host ci-7"``."""
+        """``"pid 4242 on host ci-7"`` (``"a damaged claim (…)"`` for a damaged one)."""
+        if self.damaged is not None:
+            return f"a damaged claim ({self.damaged})"
         return f"pid {self.pid} on host {self.host}"
 
 
@@ -377,11 +421,29 @@ def lease_state(lease: Lease, me: LeaseOwner, *, now: float | None = None, stale
     """``"mine"`` (``me`` holds it), ``"live"`` (another process holds it) or ``"stale"`` (the
     run may be taken over): stale when the heartbeat is older than ``stale_after`` seconds, or
     when the owner ran on this machine (same host name and scope) and its process is gone, or
-    has this process's pid under another token (an earlier process that had the same pid)."""
+    has this process's pid under another token (an earlier process that had the same pid).
+    A claim that no process wrote is stale too, with a warning: a damaged row
+    (:attr:`Lease.damaged`), a heartbeat that is not a finite number, or one more than
+    ``stale_after`` seconds ahead of this machine's clock (the file was changed, or the other
+    machine's clock is that far off: clocks must agree to well within ``stale_after``)."""
     if lease.token == me.token:
         return "mine"
+    if lease.damaged is not None:
+        return "stale"
     now = time.time() if now is None else now
-    if now - lease.heartbeat > stale_after:
+    beat = lease.heartbeat
+    if isinstance(beat, bool) or not isinstance(beat, (int, float)) or not math.isfinite(beat):
+        return "stale"
+    if now - beat > stale_after:
+        return "stale"
+    if beat - now > stale_after:
+        _warn_once(
+            ("future", str(lease.run_id), str(lease.token), repr(beat)),
+            f"the claim of run {lease.run_id!r} ({lease.describe()}) is not one a process wrote: its heartbeat "
+            f"lies {beat - now:.4g} s ahead of this machine's clock, more than stale_after ({stale_after:g} s); "
+            "the file was changed outside toolwire, or that machine's clock is wrong. The claim counts as stale: "
+            "the run is taken over",
+        )
         return "stale"
     if lease.host == me.host and lease.scope == me.scope:
         if lease.pid == me.pid or _pid_alive(lease.pid) is False:
@@ -390,16 +452,40 @@ def lease_state(lease: Lease, me: LeaseOwner, *, now: float | None = None, stale
 
 
 def _lease(row: sqlite3.Row, path: str = "") -> Lease:
-    return Lease(
-        row["run_id"],
-        row["experiment"],
-        row["host"],
-        row["pid"],
-        row["token"],
-        row["scope"],
-        row["claimed_at"],
-        row["heartbeat"],
-    )
+    """The :class:`Lease` of a ``leases`` row, every column checked (see :attr:`Lease.damaged`);
+    a damaged row is reported once with a warning."""
+    problems: list[str] = []
+
+    def text(name: str, nullable: bool) -> Any:
+        value = row[name]
+        if isinstance(value, str) or (value is None and nullable):
+            return value
+        problems.append(f"{name} {_show(value)} is not text")
+        return None if nullable else ""
+
+    def seconds(name: str) -> float:
+        value = row[name]
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            return float(value)
+        problems.append(f"{name} {_show(value)} is not a finite number of seconds")
+        return 0.0
+
+    run_id, experiment, host = text("run_id", False), text("experiment", True), text("host", False)
+    pid = row["pid"]
+    if isinstance(pid, bool) or not isinstance(pid, int) or not 0 < pid <= _MAX_PID:
+        problems.append(f"pid {_show(pid)} is not a process id")
+        pid = 0
+    token, scope = text("token", False), text("scope", True)
+    claimed_at, heartbeat = seconds("claimed_at"), seconds("heartbeat")
+    damaged = "; ".join(problems) or None
+    if damaged is not None:
+        _warn_once(
+            ("damaged", path, repr(row["run_id"]), damaged),
+            f"the claim of run {_show(row['run_id'])} in the run store {path!r} is damaged ({damaged}): the file "
+            "was changed outside toolwire. The claim counts as stale: the run is taken over by the next process "
+            "that claims it",
+        )
+    return Lease(run_id, experiment, host, pid, token, scope, claimed_at, heartbeat, damaged)
 
 
 #: ``RunStore.claim(seen=...)`` not given: the run's row is not compared.
@@ -920,7 +1006,10 @@ class RunStore:
                 if (row[0] if row is not None else None) != seen:
                     return False
             held = self._conn.execute("SELECT * FROM leases WHERE run_id=?", (run_id,)).fetchone()
-            if held is not None and lease_state(_lease(held), owner, now=now, stale_after=stale_after) == "live":
+            if (
+                held is not None
+                and lease_state(_lease(held, str(self.path)), owner, now=now, stale_after=stale_after) == "live"
+            ):
                 return False
             self._conn.execute(
                 "INSERT INTO leases (run_id, experiment, host, pid, token, scope, claimed_at, heartbeat) "
@@ -937,7 +1026,7 @@ class RunStore:
         cur = self._conn.execute("UPDATE leases SET heartbeat=? WHERE run_id=? AND token=?", (now, run_id, owner.token))
         if cur.rowcount == 0:
             row = self._conn.execute("SELECT * FROM leases WHERE run_id=?", (run_id,)).fetchone()
-            raise RunTaken(run_id, _lease(row) if row is not None else None, lost=True)
+            raise RunTaken(run_id, _lease(row, str(self.path)) if row is not None else None, lost=True)
 
     def heartbeat(self, owner: LeaseOwner) -> int:
         """Refresh the heartbeat of every claim ``owner`` holds; returns how many it holds."""
@@ -960,7 +1049,7 @@ class RunStore:
         """The claim on ``run_id`` (live or stale), or ``None``."""
         with self._lock:
             row = self._conn.execute("SELECT * FROM leases WHERE run_id=?", (run_id,)).fetchone()
-        return _lease(row) if row is not None else None
+        return _lease(row, str(self.path)) if row is not None else None
 
     def leases(self, *, experiment: str | None = None) -> dict[str, Lease]:
         """The claims (live or stale) by run id, optionally of one ``experiment``."""
@@ -970,7 +1059,8 @@ class RunStore:
             args.append(experiment)
         with self._lock:
             rows = self._conn.execute(sql, args).fetchall()
-        return {r["run_id"]: _lease(r) for r in rows}
+        leases = [_lease(r, str(self.path)) for r in rows]
+        return {lease.run_id: lease for lease in leases}
 
     # -- reading ----------------------------------------------------------------------------
     def get(self, run_id: str) -> StoredRun | None:
