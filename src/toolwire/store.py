@@ -67,7 +67,12 @@ leaves the last complete checkpoint. Several processes may write one file (SQLit
 Raises :class:`~toolwire.errors.ConfigurationError` for a file written by a newer schema, or
 one that is not a toolwire store, and :class:`RunStoreError` (a ``ConfigurationError``) when
 SQLite fails on the file at any point — locked by another process past ``timeout``, damaged,
-not writable — naming the file and what to do, never a bare :mod:`sqlite3` error.
+not writable — naming the file and what to do, never a bare :mod:`sqlite3` error. Every value
+read back is checked too (the file may have been changed outside toolwire): a row of ``runs``,
+``tool_calls`` or ``experiments`` holding a value toolwire never writes there (text in a number
+column, an attempt below 1, JSON that does not parse, ...) raises :class:`RunStoreError` with
+reason ``damaged``, naming the row, the column and an SQL repair; a damaged ``leases`` row is a
+stale claim (see **Claims**).
 """
 
 from __future__ import annotations
@@ -106,8 +111,10 @@ __all__ = [
 
 class RunStoreError(ConfigurationError):
     """SQLite failed on a run store (or batch journal) file: ``path`` and ``reason`` (``locked``,
-    ``damaged``, ``not-sqlite``, ``unwritable`` or ``failed``; ``exists`` for a new run given
-    the id of a stored one). The message names the file, the SQLite error and what to do."""
+    ``damaged`` — the file, or a row holding a value toolwire never writes there —,
+    ``not-sqlite``, ``unwritable`` or ``failed``; ``exists`` for a new run given the id of a
+    stored one; ``changed`` for an experiment's spec replaced by another process). The message
+    names the file, the error and what to do."""
 
     def __init__(self, message: str, *, path: str, reason: str) -> None:
         self.path = path
@@ -491,6 +498,153 @@ def _lease(row: sqlite3.Row, path: str = "") -> Lease:
 #: ``RunStore.claim(seen=...)`` not given: the run's row is not compared.
 _ANY: Any = object()
 
+#: The largest attempt number read or written (a number past it was not written by toolwire).
+_MAX_ATTEMPT = 2**31 - 1
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_count(value: Any) -> bool:
+    return _is_int(value) and value >= 0
+
+
+def _is_attempt(value: Any) -> bool:
+    return _is_int(value) and 1 <= value <= _MAX_ATTEMPT
+
+
+def _is_flag(value: Any) -> bool:
+    return value in (0, 1) and _is_int(value)
+
+
+def _is_finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_usd(value: Any) -> bool:
+    from decimal import Decimal, InvalidOperation
+
+    if not isinstance(value, str):
+        return False
+    try:
+        return Decimal(value).is_finite()
+    except (InvalidOperation, ValueError):
+        return False
+
+
+def _is_json(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        json.loads(value)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+#: What each column of ``runs`` may hold when read back (see the module docs): the check, whether
+#: NULL is allowed, and the words of the error. ``labels`` is checked by :class:`StoredRun`.
+_RUN_COLUMNS: dict[str, tuple[Any, bool, str]] = {
+    "run_id": (_is_text, False, "text"),
+    "model": (_is_text, False, "text"),
+    "status": (_is_text, False, "text"),
+    "stop_reason": (_is_text, True, "text or NULL"),
+    "error": (_is_text, True, "text or NULL"),
+    "experiment": (_is_text, True, "text or NULL"),
+    "created_at": (_is_finite, False, "a finite number of Unix seconds"),
+    "updated_at": (_is_finite, False, "a finite number of Unix seconds"),
+    **{u: (_is_int, True, "a whole number, or NULL") for u in _USAGE},
+    "turns": (_is_count, False, "a whole number ≥ 0"),
+    "tool_calls": (_is_count, False, "a whole number ≥ 0"),
+    "tool_errors": (_is_count, False, "a whole number ≥ 0"),
+    "state": (_is_text, False, "text"),
+    "variant": (_is_text, True, "text or NULL"),
+    "run_index": (_is_count, True, "a whole number ≥ 0, or NULL"),
+    "attempt": (_is_attempt, True, f"a whole number from 1 to {_MAX_ATTEMPT}, or NULL"),
+    "outcome": (_is_text, True, "text or NULL"),
+    "cost_usd": (_is_usd, True, "a finite decimal number as text, or NULL"),
+    "wall_time": (_is_finite, True, "a finite number of seconds, or NULL"),
+    "check_output": (_is_text, True, "text or NULL"),
+}
+
+#: The same for the columns of ``tool_calls``.
+_TOOL_CALL_COLUMNS: dict[str, tuple[Any, bool, str]] = {
+    "run_id": (_is_text, False, "text"),
+    "call_id": (_is_text, False, "text"),
+    "turn": (_is_int, False, "a whole number"),
+    "position": (_is_int, False, "a whole number"),
+    "name": (_is_text, True, "text or NULL"),
+    "arguments": (_is_json, True, "JSON text or NULL"),
+    "is_error": (_is_flag, False, "0 or 1"),
+    "duration": (_is_finite, False, "a finite number of seconds"),
+    "deduplicated": (_is_flag, False, "0 or 1"),
+    "pending": (_is_flag, False, "0 or 1"),
+    "result": (_is_json, False, "JSON text"),
+}
+
+#: The same for the columns of ``experiments``.
+_EXPERIMENT_COLUMNS: dict[str, tuple[Any, bool, str]] = {
+    "name": (_is_text, False, "text"),
+    "spec": (_is_text, False, "text"),
+    "fingerprint": (_is_text, True, "text or NULL"),
+    "created_at": (_is_finite, False, "a finite number of Unix seconds"),
+    "updated_at": (_is_finite, False, "a finite number of Unix seconds"),
+}
+
+
+def _sql_text(value: Any) -> str:
+    """``value`` as an SQL string literal."""
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _checked(
+    row: sqlite3.Row, path: str, columns: Mapping[str, tuple[Any, bool, str]], what: str, table: str, key: str
+) -> None:
+    """Raise :class:`RunStoreError` (reason ``damaged``) for the first column of ``row`` (those
+    of it that ``columns`` knows) holding a value toolwire never writes there: the file was
+    changed outside toolwire. The message names the file, the row (``what`` and its ``key``
+    column), the column, the value, and an SQL statement that repairs it."""
+    names = row.keys()
+    for name in names:
+        rule = columns.get(name)
+        if rule is None:
+            continue
+        check, nullable, expected = rule
+        value = row[name]
+        if (value is None and nullable) or (value is not None and check(value)):
+            continue
+        ident = row[key] if key in names else None
+        where = f"WHERE {key}={_sql_text(ident)}" if isinstance(ident, str) else "WHERE ..."
+        if table == "tool_calls" and "run_id" in names and isinstance(row["run_id"], str):
+            where += f" AND run_id={_sql_text(row['run_id'])}"
+        instead = "" if nullable else " with the right value instead of NULL"
+        raise RunStoreError(
+            f"the run store {path!r} holds {what}: its {name} is {_show(value)}, not {expected}; the file was "
+            f'changed outside toolwire. Set the column right (e.g. `sqlite3 {path} "UPDATE {table} SET {name}=NULL '
+            f'{where}"`{instead}) or restore the file from a backup; the rows are left as they are',
+            path=path,
+            reason="damaged",
+        )
+
+
+def _checked_run(row: sqlite3.Row, path: str) -> None:
+    """:func:`_checked` for a row (or some columns) of ``runs``."""
+    run_id = row["run_id"] if "run_id" in row.keys() else None
+    _checked(row, path, _RUN_COLUMNS, f"a damaged run {_show(run_id)}", "runs", "run_id")
+
+
+def _check_record(fields: Mapping[str, Any]) -> None:
+    """Raise ``ValueError`` for a value of an experiment column that a read would refuse."""
+    for name, value in fields.items():
+        check, nullable, expected = _RUN_COLUMNS[name]
+        if not ((value is None and nullable) or (value is not None and check(value))):
+            raise ValueError(f"{name} {_show(value)} is not {expected}")
+
 
 class StoredRun:
     """One row of ``runs``: ``run_id``, ``model``, ``status``, ``stop_reason``, ``error``,
@@ -498,9 +652,12 @@ class StoredRun:
     (dict of the usage counters), ``turns``, ``tool_calls``, ``tool_errors``, ``state`` (the
     saved JSON text), and the experiment record (schema version 2; ``None`` outside an
     experiment): ``variant``, ``run_index``, ``attempt``, ``outcome``, ``cost_usd`` (exact
-    decimal string), ``wall_time`` (seconds), ``check_output``."""
+    decimal string), ``wall_time`` (seconds), ``check_output``. Raises :class:`RunStoreError`
+    (reason ``damaged``, naming the column and an SQL repair) for a row changed outside
+    toolwire: a column of the wrong type or range, labels that are not JSON."""
 
     def __init__(self, row: sqlite3.Row, path: str = "") -> None:
+        _checked_run(row, path)  # a column changed outside toolwire: RunStoreError naming it
         self.run_id: str = row["run_id"]
         self.model: str = row["model"]
         self.status: str = row["status"]
@@ -670,11 +827,13 @@ class RunStore:
         run (a new attempt replaces the earlier one's row, turns and tool calls), ``record`` sets
         experiment-record columns as :meth:`update_run` does, and ``release`` drops ``owner``'s
         claim (the run is over): a process killed in between leaves the old row or the new one,
-        never half. Raises ``ValueError`` for an unknown ``record`` column."""
+        never half. Raises ``ValueError`` for an unknown ``record`` column, or a value of one that
+        :meth:`update_run` refuses."""
         known = {name for name, _ in EXPERIMENT_COLUMNS}
         bad = sorted(set(record or {}) - known)
         if bad:
             raise ValueError(f"unknown experiment column(s) {bad}; the columns are {sorted(known)}")
+        _check_record(record or {})
         d = run.to_dict()
         status = getattr(run, "status", None) or ("finished" if getattr(run, "stop_reason", None) else "running")
         turns = list(getattr(run, "turns", []) or [])
@@ -881,11 +1040,14 @@ class RunStore:
         scrubbed of known credentials. ``owner``: only while it holds the run's claim (else
         :class:`RunTaken`, nothing written); ``release``: drop that claim in the same transaction
         (the run is over). Raises ``KeyError`` for an unknown run, ``ValueError`` for an unknown
-        column."""
+        column or a value the store would refuse to read back (``attempt`` a whole number from 1
+        to 2**31 - 1, ``run_index`` one ≥ 0, ``cost_usd`` a finite decimal number as text,
+        ``wall_time`` a finite number, the others text; ``None`` for each)."""
         known = {name for name, _ in EXPERIMENT_COLUMNS}
         bad = sorted(set(fields) - known)
         if bad:
             raise ValueError(f"unknown experiment column(s) {bad}; the columns are {sorted(known)}")
+        _check_record(fields)
         if not fields and not release:
             return
         values = [_scrub_text(v) if isinstance(v, str) else v for v in fields.values()]
@@ -922,8 +1084,10 @@ class RunStore:
         now = time.time()
         with self._lock, self._tx():
             if owner is not None and fingerprint is not None:
-                row = self._conn.execute("SELECT fingerprint FROM experiments WHERE name=?", (name,)).fetchone()
-                if row is not None and row[0] and row[0] != fingerprint:
+                row = self._conn.execute("SELECT name, fingerprint FROM experiments WHERE name=?", (name,)).fetchone()
+                if row is not None:
+                    self._checked_experiment(row)
+                if row is not None and row["fingerprint"] and row["fingerprint"] != fingerprint:
                     if self._conn.execute("SELECT 1 FROM runs WHERE experiment=? LIMIT 1", (name,)).fetchone():
                         return False
                     leases = self._conn.execute("SELECT * FROM leases WHERE experiment=?", (name,)).fetchall()
@@ -941,20 +1105,46 @@ class RunStore:
             )
         return True
 
+    def _checked_experiment(self, row: sqlite3.Row) -> None:
+        name = row["name"] if "name" in row.keys() else None
+        _checked(row, str(self.path), _EXPERIMENT_COLUMNS, f"a damaged experiment {_show(name)}", "experiments", "name")
+
     def experiment(self, name: str) -> dict[str, Any] | None:
-        """The ``experiments`` row of ``name`` (``spec`` decoded from JSON), or ``None``."""
+        """The ``experiments`` row of ``name`` (``spec`` decoded from JSON), or ``None``. Raises
+        :class:`RunStoreError` (reason ``damaged``) for a row changed outside toolwire: a column
+        of the wrong type, a spec that is not a JSON object."""
         with self._lock:
             row = self._conn.execute("SELECT * FROM experiments WHERE name=?", (name,)).fetchone()
         if row is None:
             return None
+        self._checked_experiment(row)
         d = dict(row)
-        d["spec"] = json.loads(d["spec"])
+        try:
+            spec = json.loads(d["spec"])
+        except (ValueError, RecursionError) as exc:
+            spec, problem = None, f"{type(exc).__name__}: {exc}"
+        else:
+            problem = f"a JSON {type(spec).__name__}"
+        if not isinstance(spec, dict):
+            path = str(self.path)
+            raise RunStoreError(
+                f"the spec of experiment {name!r} in the run store {path!r} is not a JSON object ({problem}); the "
+                "file was changed outside toolwire. `toolwire experiment run SPEC` with the experiment's spec writes "
+                "it again (the runs already finished are not run again); or set it to {} "
+                f"(`sqlite3 {path} \"UPDATE experiments SET spec='{{}}' WHERE name={_sql_text(name)}\"`: the report "
+                "then counts every recorded run and orders the cells by name)",
+                path=path,
+                reason="damaged",
+            )
+        d["spec"] = spec
         return d
 
     def experiments(self) -> list[str]:
         """The names of the experiments recorded in this store, oldest first."""
         with self._lock:
             rows = self._conn.execute("SELECT name FROM experiments ORDER BY created_at, name").fetchall()
+        for r in rows:
+            self._checked_experiment(r)
         return [r[0] for r in rows]
 
     def delete(self, run_id: str, *, owner: LeaseOwner | None = None) -> bool:
@@ -991,8 +1181,12 @@ class RunStore:
         now = time.time()
         with self._lock, self._tx():
             if fingerprint is not None and experiment is not None:
-                row = self._conn.execute("SELECT fingerprint FROM experiments WHERE name=?", (experiment,)).fetchone()
-                if row is not None and row[0] and row[0] != fingerprint:
+                row = self._conn.execute(
+                    "SELECT name, fingerprint FROM experiments WHERE name=?", (experiment,)
+                ).fetchone()
+                if row is not None:
+                    self._checked_experiment(row)
+                if row is not None and row["fingerprint"] and row["fingerprint"] != fingerprint:
                     raise RunStoreError(
                         f"the experiment {experiment!r} in the run store {str(self.path)!r} was saved meanwhile by "
                         "another process with a different spec (prompt, instructions, project, checker, layers, "
@@ -1064,7 +1258,9 @@ class RunStore:
 
     # -- reading ----------------------------------------------------------------------------
     def get(self, run_id: str) -> StoredRun | None:
-        """The ``runs`` row of ``run_id``, or ``None``."""
+        """The ``runs`` row of ``run_id``, or ``None``. Raises :class:`RunStoreError` (reason
+        ``damaged``) for a row changed outside toolwire (a column of the wrong type or range),
+        as :meth:`runs` and :meth:`load` do."""
         with self._lock:
             row = self._conn.execute("SELECT * FROM runs WHERE run_id=?", (run_id,)).fetchone()
         return StoredRun(row, str(self.path)) if row is not None else None
@@ -1078,7 +1274,8 @@ class RunStore:
 
     def load_state(self, run_id: str) -> Any:
         """The saved run rebuilt: a run state (``toolwire.runstate.RunState``) when the saved
-        JSON is one, else a :class:`~toolwire.RunResult`."""
+        JSON is one, else a :class:`~toolwire.RunResult`. Raises ``KeyError`` for an unknown
+        run and :class:`RunStoreError` (reason ``damaged``) when the saved JSON is neither."""
         text = self.load(run_id)
         try:
             from .runstate import RunState  # type: ignore[import-not-found]
@@ -1090,7 +1287,17 @@ class RunStore:
             pass
         from .loop import RunResult
 
-        return RunResult.from_json(text)
+        try:
+            return RunResult.from_json(text)
+        except ValueError as exc:
+            path = str(self.path)
+            raise RunStoreError(
+                f"the saved run {run_id!r} in the run store {path!r} cannot be read back ({exc}); the file was changed "
+                f"outside toolwire: restore it from a backup, or remove the run (store.delete({run_id!r})) and run "
+                "it again",
+                path=path,
+                reason="damaged",
+            ) from None
 
     def runs(self, *, experiment: str | None = None, status: str | None = None) -> list[StoredRun]:
         """Stored runs (optionally of one ``experiment`` / with one ``status``), oldest first."""
@@ -1110,13 +1317,17 @@ class RunStore:
 
     def tool_calls(self, run_id: str) -> list[dict[str, Any]]:
         """The tool calls of ``run_id`` in order (turn, position), each a dict of its columns
-        with ``arguments`` and ``result`` decoded from JSON."""
+        with ``arguments`` and ``result`` decoded from JSON. Raises :class:`RunStoreError`
+        (reason ``damaged``) for a row changed outside toolwire."""
         with self._lock:
             rows = self._conn.execute(
                 "SELECT * FROM tool_calls WHERE run_id=? ORDER BY turn, position", (run_id,)
             ).fetchall()
         out = []
         for r in rows:
+            _checked(
+                r, str(self.path), _TOOL_CALL_COLUMNS, f"a damaged tool call of run {run_id!r}", "tool_calls", "call_id"
+            )
             d = dict(r)
             d["arguments"] = json.loads(d["arguments"]) if d["arguments"] is not None else None
             d["result"] = json.loads(d["result"])

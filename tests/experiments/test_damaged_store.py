@@ -170,3 +170,190 @@ def test_lease_state_of_damaged_values_made_in_python():
     assert lease_state(Lease(pid=os.getppid(), heartbeat=float("nan"), **base), me) == "stale"
     assert lease_state(Lease(pid=os.getppid(), heartbeat=now + 10 * STALE_AFTER, **base), me) == "stale"
     assert lease_state(Lease(pid=os.getppid(), heartbeat=now + 5, **base), me) == "live"  # a clock a bit ahead
+
+
+# -- a run's record (the runs table), an experiment's spec, a run's tool calls ------------------------
+DAMAGED_RUNS = {
+    # case: (column, value, the run left unfinished, the commands that read the column)
+    "attempt-text": ("attempt", "two", True, ("run", "report")),
+    "attempt-huge": ("attempt", 2**63 - 1, True, ("run", "report")),
+    "attempt-zero": ("attempt", 0, True, ("run", "report")),
+    "attempt-real": ("attempt", 1.5, True, ("run", "report")),
+    "updated-at-text": ("updated_at", "noon", True, ("run", "report")),
+    "outcome-blob": ("outcome", b"pass", False, ("run", "report")),
+    "run-index-text": ("run_index", "one", False, ("report",)),
+    "cost-text": ("cost_usd", "cheap", False, ("report",)),
+    "cost-infinite": ("cost_usd", "Infinity", False, ("report",)),
+    "turns-text": ("turns", "many", False, ("report",)),
+    "input-tokens-text": ("input_tokens", "lots", False, ("report",)),
+    "wall-time-text": ("wall_time", "slow", False, ("report",)),
+    "created-at-text": ("created_at", "x", False, ("report",)),
+    "model-blob": ("model", b"\xff", False, ("report",)),
+}
+
+EXPECTED = {
+    "attempt": "a whole number from 1 to 2147483647, or NULL",
+    "updated_at": "a finite number of Unix seconds",
+    "created_at": "a finite number of Unix seconds",
+    "outcome": "text or NULL",
+    "run_index": "a whole number ≥ 0, or NULL",
+    "cost_usd": "a finite decimal number as text, or NULL",
+    "turns": "a whole number ≥ 0",
+    "input_tokens": "a whole number, or NULL",
+    "wall_time": "a finite number of seconds, or NULL",
+    "model": "text",
+}
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGED_RUNS))
+def test_a_damaged_run_record_stops_run_and_report_with_one_line_saying_what_to_do(store_copy, case):
+    """A column of a run's row changed by hand to a value of the wrong type or range: `experiment
+    run` and `report` crashed (TypeError on attempt + 1, InvalidOperation on the cost, TypeError
+    in the means; OverflowError writing attempt 2**63) or went on with it. Now each command that
+    reads the column exits 2 with one line naming the file, the run, the column, the value and
+    the fix; no row of runs changes."""
+    column, value, unfinished, commands = DAMAGED_RUNS[case]
+    db = store_copy / "shared.sqlite"
+    if unfinished:
+        edit(db, f"UPDATE runs SET outcome=NULL WHERE run_id='{RUN1}'")
+    edit(db, f"UPDATE runs SET {column}=? WHERE run_id='{RUN1}'", params=(value,))
+    before = dump(db)
+    for command in ("run", "report"):
+        args = ("run", "shared.toml", "--quiet") if command == "run" else ("report", "shared.toml", "--no-chart")
+        code, text = toolwire(store_copy, "experiment", *args)
+        assert "Traceback" not in text, text
+        if command not in commands:
+            assert code == 0, text
+            continue
+        assert code == 2, text
+        assert one_line(text) == one_line(
+            f"toolwire experiment {command}: the run store '{db}' holds a damaged run '{RUN1}': its {column} is "
+            f"{value!r}, not {EXPECTED[column]}; the file was changed outside toolwire. Set the column right "
+            f"(e.g. `sqlite3 {db} \"UPDATE runs SET {column}=NULL WHERE run_id='{RUN1}'\"`"
+            + ("" if "NULL" in EXPECTED[column] else " with the right value instead of NULL")
+            + ") or restore the file from a backup; the rows are left as they are"
+        ), text
+    assert dump(db) == before
+    assert not (store_copy / "shared.sqlite.work").exists() or not any((store_copy / "shared.sqlite.work").iterdir())
+
+
+def test_damaged_records_read_through_the_python_api(tmp_path):
+    """get()/runs()/load()/load_state()/tool_calls()/experiment()/experiments(): RunStoreError
+    (reason damaged) naming the run and the column, never a TypeError or JSONDecodeError."""
+    import asyncio
+
+    from toolwire import tool
+    from toolwire.store import RunStoreError
+    from toolwire.testing.providers import ScriptedModel, call
+
+    @tool
+    def echo(x: int) -> int:
+        """Echo x."""
+        return x
+
+    path = tmp_path / "s.sqlite"
+    with RunStore(path) as db:
+        asyncio.run(db.run(ScriptedModel(responses=[[call("echo", {"x": 1})], "done"]), "go", tools=[echo], run_id="r"))
+        db.save_experiment("e", {"runs": 1}, fingerprint="f")
+        (tc,) = db.tool_calls("r")
+    assert tc["arguments"] == {"x": 1}
+
+    def damaged(statement: str, read, words: str) -> None:
+        fresh = tmp_path / f"copy-{abs(hash(statement))}.sqlite"
+        with RunStore(path) as db:  # a consistent copy of the store (WAL included)
+            db.execute(f"VACUUM INTO '{fresh}'")
+        edit(fresh, statement)
+        with RunStore(fresh) as db, pytest.raises(RunStoreError) as info:
+            read(db)
+        assert info.value.reason == "damaged" and info.value.path == str(fresh)
+        assert words in str(info.value), str(info.value)
+
+    damaged("UPDATE runs SET turns='x'", lambda db: db.get("r"), "its turns is 'x', not a whole number ≥ 0")
+    damaged("UPDATE runs SET tool_errors=-1", lambda db: db.runs(), "its tool_errors is -1, not a whole number ≥ 0")
+    damaged("UPDATE runs SET state=x'00'", lambda db: db.load("r"), "its state is b'\\x00', not text")
+    damaged(
+        "UPDATE runs SET state='{\"run_id\": 5'",
+        lambda db: db.load_state("r"),
+        "the saved run 'r' in the run store",
+    )
+    damaged(
+        "UPDATE tool_calls SET arguments='{x'",
+        lambda db: db.tool_calls("r"),
+        "a damaged tool call of run 'r': its arguments is '{x', not JSON text",
+    )
+    damaged(
+        "UPDATE tool_calls SET is_error='yes'",
+        lambda db: db.tool_calls("r"),
+        "its is_error is 'yes', not 0 or 1",
+    )
+    damaged(
+        "UPDATE tool_calls SET result=x'00'", lambda db: db.tool_calls("r"), "its result is b'\\x00', not JSON text"
+    )
+    damaged(
+        "UPDATE experiments SET spec='{not json'",
+        lambda db: db.experiment("e"),
+        "the spec of experiment 'e' in the run store",
+    )
+    damaged("UPDATE experiments SET spec='[1, 2]'", lambda db: db.experiment("e"), "is not a JSON object")
+    damaged("UPDATE experiments SET name=x'01'", lambda db: db.experiments(), "its name is b'\\x01', not text")
+    damaged(
+        "UPDATE experiments SET fingerprint=x'01'",
+        lambda db: db.save_experiment("e", {}, fingerprint="f", owner=LeaseOwner.current()),
+        "its fingerprint is b'\\x01', not text or NULL",
+    )
+
+
+def test_values_the_store_would_refuse_to_read_are_refused_when_written(tmp_path):
+    """update_run() wrote any value (attempt='two', wall_time='slow'), which every later read of
+    the run then refused: now ValueError, nothing written."""
+    import asyncio
+
+    path = tmp_path / "s.sqlite"
+    with RunStore(path) as db:
+        asyncio.run(db.run("test", "hi", run_id="r"))
+        bad: list[tuple[str, Any]] = [("attempt", "two"), ("attempt", 0), ("wall_time", "slow"), ("cost_usd", "x")]
+        for column, value in bad:
+            fields: dict[str, Any] = {column: value}
+            with pytest.raises(ValueError, match=f"{column} {value!r} is not"):
+                db.update_run("r", **fields)
+        db.update_run("r", attempt=2, wall_time=1.5, cost_usd="0.01")
+        run = db.get("r")
+        assert (run.attempt, run.wall_time, run.cost_usd) == (2, 1.5, "0.01")  # type: ignore[union-attr]
+
+
+def test_a_spec_that_is_not_json_stops_report_and_run_writes_it_again(store_copy):
+    """The stored spec of the experiment changed by hand to text that is not JSON: `report`
+    crashed with JSONDecodeError (an array: AttributeError). Now it exits 2 saying how to write it
+    again; `experiment run` with the same spec does (same fingerprint: nothing else changes), and
+    the report is whole again."""
+    db = store_copy / "shared.sqlite"
+    for bad in ("{not json", "[1, 2]"):
+        edit(db, "UPDATE experiments SET spec=?", params=(bad,))
+        runs = dump(db)
+        for args in (("shared.toml",), ("--store", "shared.sqlite", "--experiment", "shared")):
+            code, text = toolwire(store_copy, "experiment", "report", *args, "--no-chart")
+            assert code == 2 and "Traceback" not in text, text
+            named = db if args[0] == "shared.toml" else "shared.sqlite"  # as given
+            assert f"the spec of experiment 'shared' in the run store '{named}' is not a JSON object" in one_line(text)
+            assert "`toolwire experiment run SPEC` with the experiment's spec writes it again" in one_line(text)
+        code, text = toolwire(store_copy, "experiment", "run", "shared.toml", "--quiet")
+        assert code == 0 and "0 runs done now, 2 finished before" in one_line(text), text
+        assert dump(db) == runs
+        code, text = toolwire(store_copy, "experiment", "report", "shared.toml", "--no-chart")
+        assert code == 0 and "2/2 (100%)" in text, text
+
+
+def test_an_outcome_the_report_cannot_count_stops_it_and_a_spec_of_odd_shape_only_loses_the_order(store_copy):
+    """An outcome other than pass/fail/error was counted as a failure without a word; a recorded
+    spec whose layers or models are not what toolwire writes crashed the report (TypeError)."""
+    db = store_copy / "shared.sqlite"
+    edit(db, f"UPDATE runs SET outcome='passed' WHERE run_id='{RUN1}'")
+    code, text = toolwire(store_copy, "experiment", "report", "shared.toml", "--no-chart")
+    assert code == 2 and "Traceback" not in text, text
+    assert f"holds a run the report cannot count, '{RUN1}': its outcome is 'passed', not pass, fail or error" in (
+        one_line(text)
+    )
+    edit(db, f"UPDATE runs SET outcome='pass' WHERE run_id='{RUN1}'")
+    edit(db, """UPDATE experiments SET spec='{"runs": 2, "layers": 5, "models": [1, {"model": 2}]}'""")
+    code, text = toolwire(store_copy, "experiment", "report", "shared.toml", "--no-chart")
+    assert code == 0 and "2/2 (100%)" in text, text

@@ -103,11 +103,41 @@ class Cell:
 
 
 def _order(store: RunStore, experiment: str) -> tuple[list[str], list[str]]:
+    """The layers and models in the recorded spec's order (what is not text there is skipped:
+    the order is all it gives)."""
     row = store.experiment(experiment)
     if row is None:
         return [], []
     spec = row["spec"]
-    return list(spec.get("layers", {})), [m["model"] for m in spec.get("models", [])]
+    layers, models = spec.get("layers"), spec.get("models")
+    return (
+        [k for k in layers if isinstance(k, str)] if isinstance(layers, (dict, list)) else [],
+        [m["model"] for m in models if isinstance(m, dict) and isinstance(m.get("model"), str)]
+        if isinstance(models, list)
+        else [],
+    )
+
+
+#: The outcomes a finished run's record holds.
+OUTCOMES = ("pass", "fail", "error")
+
+
+def _check_outcome(store: RunStore, r: StoredRun) -> None:
+    """Raise :class:`~toolwire.store.RunStoreError` for an outcome the scoreboard cannot count."""
+    if r.outcome is None or r.outcome in OUTCOMES:
+        return
+    from ..store import RunStoreError
+
+    path = str(store.path)
+    run_id = r.run_id.replace("'", "''")
+    raise RunStoreError(
+        f"the run store {path!r} holds a run the report cannot count, {r.run_id!r}: its outcome is {r.outcome!r}, "
+        f"not pass, fail or error (or NULL while unfinished); the file was changed outside toolwire. Set it right "
+        f"(e.g. `sqlite3 {path} \"UPDATE runs SET outcome=NULL WHERE run_id='{run_id}'\"`: the next `experiment "
+        "run` runs it again) or restore the file from a backup; the rows are left as they are",
+        path=path,
+        reason="damaged",
+    )
 
 
 def counted_runs(store: RunStore, experiment: str, runs: int | None = None) -> int | None:
@@ -139,7 +169,9 @@ def run_rows(
     ``Decimal`` or ``None``), ordered by layer and model as in the spec, then run index. Runs
     whose index is not below ``runs`` (default: the recorded spec's, see :func:`counted_runs`)
     are left out. Raises :class:`~toolwire.errors.ConfigurationError` when the store has no
-    such experiment."""
+    such experiment, and :class:`~toolwire.store.RunStoreError` (reason ``damaged``) for a row
+    changed outside toolwire (a column of the wrong type, an outcome other than ``pass``,
+    ``fail``, ``error`` or null, a recorded spec that is not a JSON object)."""
     if store.experiment(experiment) is None and not store.runs(experiment=experiment):
         known = store.experiments()
         raise ConfigurationError(
@@ -150,6 +182,7 @@ def run_rows(
     layers, models = _order(store, experiment)
     out = []
     for r in store.runs(experiment=experiment):
+        _check_outcome(store, r)
         if (finished_only and r.outcome is None) or _beyond(r, limit):
             continue
         layer, model = _cell(r)

@@ -36,7 +36,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ConfigurationError, RunLimitExceeded
-from ..store import _ANY, HEARTBEAT_INTERVAL, STALE_AFTER, Lease, LeaseOwner, RunStoreError, RunTaken, lease_state
+from ..store import (
+    _ANY,
+    HEARTBEAT_INTERVAL,
+    STALE_AFTER,
+    Lease,
+    LeaseOwner,
+    RunStoreError,
+    RunTaken,
+    _checked_run,
+    lease_state,
+)
 from .spec import Experiment, ExperimentSpecError, load_spec, resolve_reference
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -203,9 +213,13 @@ def plan_runs(
     outcome was interrupted and is planned as its next attempt — unless another live process
     holds its claim (:func:`toolwire.store.lease_state` with ``stale_after``; ``owner``: the
     caller, whose own claims do not count as another's), when it is left to that process. A run
-    whose claim is stale is planned: its owner is gone, and the run is taken over."""
+    whose claim is stale is planned: its owner is gone, and the run is taken over. Raises
+    :class:`~toolwire.store.RunStoreError` (reason ``damaged``) for a run row changed outside
+    toolwire (an ``attempt`` that is not a whole number, ...), planning nothing."""
     me = owner if owner is not None else LeaseOwner.current()
     rows = store.execute("SELECT run_id, attempt, outcome, updated_at FROM runs WHERE experiment=?", (exp.name,))
+    for r in rows:  # a value changed outside toolwire: RunStoreError naming the run and the column
+        _checked_run(r, str(store.path))
     stored = {r["run_id"]: r for r in rows}
     held = store.leases(experiment=exp.name)
     now = time.time()
@@ -891,6 +905,8 @@ def _left_runs(
     if not left:
         return []
     rows = db.execute("SELECT run_id, outcome FROM runs WHERE experiment=?", (exp.name,))
+    for r in rows:
+        _checked_run(r, str(db.path))
     outcome = {r["run_id"]: r["outcome"] for r in rows}
     held = db.leases(experiment=exp.name)
     now = time.time()
