@@ -43,7 +43,10 @@ rate). Version 4 adds the table ``leases`` — one row per run a process has cla
 process-id namespace its pid belongs to; null where unknown), ``claimed_at`` and ``heartbeat``
 (Unix seconds of its last sign of life). An older file is upgraded in place when opened (columns
 and tables added; the version-3 counts are filled in from the saved run and response JSON, nothing
-else rewritten).
+else rewritten). A file at the current version that lacks a table or column of it (changed outside
+toolwire) gets back, empty and with a warning, the tables ``meta``, ``experiments`` and ``leases``
+and the columns that may be null or have a default; one lacking another column is refused
+(:class:`RunStoreError`, reason ``damaged``).
 
 **Claims.** Several processes may run one experiment on one file (two terminals, a CI job and a
 laptop on a shared disk): before a process runs a run it claims it (:meth:`RunStore.claim`, one
@@ -267,6 +270,41 @@ CREATE TABLE IF NOT EXISTS tool_calls (
     PRIMARY KEY (run_id, call_id)
 );
 """
+
+
+#: The tables of the current schema that a file may lack and get back empty (their rows are made
+#: as runs go: a missing one lost nothing more by being created again).
+_ADDABLE_TABLES = ("meta", "experiments", "leases")
+_SHAPE: dict[str, Any] = {}
+
+
+def _schema_shape() -> dict[str, Any]:
+    """The current schema, from a new in-memory store: ``tables`` (name → ``PRAGMA table_info``
+    rows), ``sql`` (name → its ``CREATE`` statements, the table's and its indexes')."""
+    if not _SHAPE:
+        conn = sqlite3.connect(":memory:")
+        try:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            for version in sorted(_MIGRATIONS):
+                for statement in _MIGRATIONS[version]:
+                    if not statement.startswith("UPDATE"):
+                        conn.execute(statement)
+            names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+            _SHAPE["tables"] = {n: conn.execute(f"PRAGMA table_info({n})").fetchall() for n in names}
+            _SHAPE["sql"] = {
+                n: [
+                    r[0]
+                    for r in conn.execute(
+                        "SELECT sql FROM sqlite_master WHERE tbl_name=? AND sql IS NOT NULL ORDER BY type DESC", (n,)
+                    )
+                ]
+                for n in names
+            }
+        finally:
+            conn.close()
+    return _SHAPE
 
 
 def _dumps(value: Any) -> str:
@@ -781,6 +819,72 @@ class RunStore:
                     (str(version), f"toolwire {toolwire_version}"),
                 )
                 self._conn.execute(f"PRAGMA user_version={version}")
+        self._repair_shape()
+
+    def _lacks(self) -> tuple[list[str], list[tuple[str, Any]]]:
+        """The tables and the columns (table, ``PRAGMA table_info`` row) of the current schema that
+        the file lacks."""
+        shape = _schema_shape()["tables"]
+        have = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        tables = [t for t in shape if t not in have]
+        columns = []
+        for table, infos in shape.items():
+            if table in have:
+                present = {r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")}
+                columns += [(table, info) for info in infos if info[1] not in present]
+        return tables, columns
+
+    def _repair_shape(self) -> None:
+        """Give a file at the current version the tables and columns of the current schema it
+        lacks (changed outside toolwire, or written by a build that had no such table): the
+        tables of :data:`_ADDABLE_TABLES` are created empty, a column that may be null is added
+        empty, with a warning each; a missing column every row needs raises
+        :class:`RunStoreError` (reason ``damaged``)."""
+        if self._lacks() == ([], []):
+            return
+        path = str(self.path)
+        with self._tx():  # again inside the transaction: another process may have repaired it
+            tables, columns = self._lacks()
+            for table in tables:
+                if table not in _ADDABLE_TABLES:  # pragma: no cover - refused before (not a run store)
+                    raise RunStoreError(
+                        f"the run store {path!r} (schema version {SCHEMA_VERSION}) has no table {table}: the file was "
+                        "changed outside toolwire, or is not a run store; restore it from a backup, or give another file",
+                        path=path,
+                        reason="damaged",
+                    )
+            for table, (_, name, _kind, notnull, default, pk) in columns:
+                if pk or (notnull and default is None):
+                    raise RunStoreError(
+                        f"the run store {path!r} (schema version {SCHEMA_VERSION}) has no column {table}.{name}, which "
+                        "every row needs: the file was changed outside toolwire, or is not a run store; restore it "
+                        "from a backup, or give another file",
+                        path=path,
+                        reason="damaged",
+                    )
+            for table in tables:
+                for statement in _schema_shape()["sql"][table]:
+                    self._conn.execute(
+                        statement.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1).replace(
+                            "CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1
+                        )
+                    )
+                _warn_once(
+                    ("table", path, table),
+                    f"the run store {path!r} (schema version {SCHEMA_VERSION}) had no table {table}; it was created "
+                    "(empty): the file was changed outside toolwire, or written by a toolwire build without it",
+                )
+            for table, (_, name, kind, notnull, default, _pk) in columns:
+                # (only columns that may be null, or have a default, get here)
+                declaration = f"{name} {kind}" + (" NOT NULL" if notnull else "")
+                if default is not None:
+                    declaration += f" DEFAULT {default}"
+                self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {declaration}")
+                _warn_once(
+                    ("column", path, table, name),
+                    f"the run store {path!r} (schema version {SCHEMA_VERSION}) had no column {table}.{name}; it was "
+                    "added (empty): the file was changed outside toolwire, or written by a toolwire build without it",
+                )
 
     class _Tx:
         def __init__(self, conn: sqlite3.Connection) -> None:

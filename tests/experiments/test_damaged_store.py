@@ -357,3 +357,76 @@ def test_an_outcome_the_report_cannot_count_stops_it_and_a_spec_of_odd_shape_onl
     edit(db, """UPDATE experiments SET spec='{"runs": 2, "layers": 5, "models": [1, {"model": 2}]}'""")
     code, text = toolwire(store_copy, "experiment", "report", "shared.toml", "--no-chart")
     assert code == 0 and "2/2 (100%)" in text, text
+
+
+# -- a store at version 4 without a table or a column of version 4 ---------------------------------
+def test_a_version_4_store_without_its_leases_table_gets_it_back(store_copy):
+    """A file at schema version 4 whose leases table is missing (written before claims existed,
+    or dropped): `experiment run` failed with "no such table: leases". Now opening it creates the
+    table (empty: a claim is made per run), with a warning, and the runs stay as they were."""
+    db = store_copy / "shared.sqlite"
+    edit(db, f"UPDATE runs SET outcome=NULL WHERE run_id='{RUN1}'", "DROP TABLE leases")
+    finished = dump(db)[0]
+    code, text = toolwire(store_copy, "experiment", "run", "shared.toml", "--quiet")
+    assert code == 0 and "Traceback" not in text, text
+    assert "1 runs done now, 1 finished before" in one_line(text) or "1 run done now" in one_line(text), text
+    assert f"the run store '{db}' (schema version 4) had no table leases; it was created" in one_line(text)
+    conn = sqlite3.connect(db)
+    assert [r[1] for r in conn.execute("PRAGMA table_info(leases)")] == [
+        "run_id",
+        "experiment",
+        "host",
+        "pid",
+        "token",
+        "scope",
+        "claimed_at",
+        "heartbeat",
+    ]
+    assert {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")} >= {
+        "leases_experiment",
+        "leases_token",
+    }
+    conn.close()
+    assert dump(db)[0] == finished
+    with RunStore(db) as store:
+        assert store.get(RUN1).attempt == 2  # type: ignore[union-attr]
+
+
+def test_a_missing_column_is_added_back_or_the_file_refused(tmp_path, caplog):
+    """A version-4 file lacking a column that may be null (the experiment record's, the one-hour
+    cache writes) gets it back, empty; one lacking a column every row needs (runs.state) is
+    refused with a clear RunStoreError instead of a bare sqlite3 error at the first write."""
+    from toolwire.store import RunStoreError
+
+    path = tmp_path / "s.sqlite"
+    with RunStore(path) as db:
+        import asyncio
+
+        asyncio.run(db.run("test", "hi", run_id="r"))
+        db.update_run("r", variant="v", attempt=3)
+    edit(
+        path,
+        "ALTER TABLE runs DROP COLUMN attempt",
+        "ALTER TABLE turns DROP COLUMN cache_write_1h_tokens",
+        "ALTER TABLE tool_calls DROP COLUMN pending",
+    )
+    with caplog.at_level(logging.WARNING, logger="toolwire.store"), RunStore(path) as db:
+        run = db.get("r")
+        assert (run.variant, run.attempt, run.status) == ("v", None, "finished")  # type: ignore[union-attr]
+        db.update_run("r", attempt=4)
+        assert db.get("r").attempt == 4  # type: ignore[union-attr]
+        assert db.tool_calls("r") == []  # (the test model calls no tool) read with the column back
+    conn = sqlite3.connect(path)
+    assert [r[2:5] for r in conn.execute("PRAGMA table_info(tool_calls)") if r[1] == "pending"] == [("INTEGER", 1, "0")]
+    conn.close()
+    said = " ".join(r.getMessage() for r in caplog.records)
+    assert "had no column runs.attempt; it was added (empty)" in said
+    assert "had no column turns.cache_write_1h_tokens; it was added (empty)" in said
+    edit(path, "ALTER TABLE runs DROP COLUMN state")
+    with pytest.raises(RunStoreError) as info:
+        RunStore(path)
+    assert info.value.reason == "damaged"
+    assert str(info.value) == (
+        f"the run store '{path}' (schema version 4) has no column runs.state, which every row needs: the file was "
+        "changed outside toolwire, or is not a run store; restore it from a backup, or give another file"
+    )
