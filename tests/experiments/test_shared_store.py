@@ -495,3 +495,57 @@ def test_a_process_never_removes_a_project_copy_it_did_not_make(tmp_path):
     assert (taker / "README").read_text() == "a project\n" and not (taker / "work-in-progress").exists()
     shutil.rmtree(mine)  # the woken process removes its own copy
     assert (taker / "README").read_text() == "a project\n"
+
+
+def test_wait_timeout_bounds_the_wait_for_runs_another_process_holds(tmp_path):
+    """`--wait` waited without any limit for a run another live process held (a process hung
+    in a tool, or one that runs for days). `--wait-timeout SECONDS` stops waiting once SECONDS
+    have passed since it began to wait and exits 75, as without --wait: the experiment is not
+    complete yet; the holder is left alone and finishes the run."""
+    spec = setup(tmp_path, runs=3, concurrency=1)
+    (tmp_path / "hold-0").touch()
+    a = start(spec)
+    wait_for(lambda: (0, 1, a.pid, 0) in executions(tmp_path))  # a holds run 0, and waits
+    began = time.monotonic()
+    code_b, text_b = finish(start(spec, "--wait-timeout", "2"))  # (implies --wait)
+    took = time.monotonic() - began
+    assert code_b == 75, text_b
+    assert "2 runs done now, 0 finished before" in text_b
+    assert f"1 run left to another process (pid {a.pid} on host" in text_b and ": still running" in text_b
+    assert "stopped waiting after 2 s (--wait-timeout)" in text_b
+    assert took < 40, took  # its own two runs, then 2 s of waiting (not the 5 s between looks)
+    assert a.poll() is None
+    (tmp_path / "release-0").touch()
+    code_a, text_a = finish(a)
+    assert code_a == 0, text_a
+    assert records(tmp_path) == {0: (1, "pass"), 1: (1, "pass"), 2: (1, "pass")}
+
+
+def test_wait_timeout_in_python_and_values_that_cannot_work(tmp_path, fresh_modules):
+    import asyncio
+
+    from toolwire.errors import ConfigurationError
+    from toolwire.experiments import run_experiment
+
+    spec = setup(tmp_path, runs=1, concurrency=1)
+    store = tmp_path / "shared.sqlite"
+    for bad in (-1, float("nan"), float("inf"), "5", True):
+        with pytest.raises(ConfigurationError, match="wait_timeout must be None or a finite number of seconds ≥ 0"):
+            asyncio.run(run_experiment(spec, wait=True, wait_timeout=bad))  # type: ignore[arg-type]
+    from toolwire.experiments import load_spec
+    from toolwire.store import LeaseOwner
+
+    exp = load_spec(spec)
+    with RunStore(store) as db:  # another machine's live process holds the run
+        db.save_experiment("shared", exp.to_dict(), fingerprint=exp.fingerprint())
+        assert db.claim(RUN_ID, LeaseOwner("ci-runner-7", 4242, "thief", "x"), experiment="shared")
+    began = time.monotonic()
+    summary = asyncio.run(run_experiment(spec, wait=True, wait_timeout=0.3, wait_interval=5))
+    assert time.monotonic() - began < 4  # not the 5 s between looks
+    assert summary.wait_timed_out and [r.run.run_id for r in summary.running_elsewhere] == [RUN_ID]
+    assert summary.records == [] and executions(tmp_path) == []
+    zero = asyncio.run(run_experiment(spec, wait=True, wait_timeout=0))  # one look, no wait
+    assert zero.wait_timed_out and len(zero.running_elsewhere) == 1
+
+
+RUN_ID = "shared/counted/scripted:claude-sonnet-4-5/0"

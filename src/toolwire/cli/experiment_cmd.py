@@ -80,14 +80,22 @@ def run_command(
         help="When another process runs some of the runs, wait until they are finished (and take over "
         "those whose process dies) instead of exiting 75.",
     ),
+    wait_timeout: Optional[float] = typer.Option(
+        None,
+        "--wait-timeout",
+        min=0,
+        metavar="SECONDS",
+        help="Wait (--wait, which this implies) at most SECONDS from when the waiting begins, then exit 75 "
+        "(a run taken over meanwhile is finished first). Default: no limit.",
+    ),
 ) -> None:
     """Run every run of SPEC that has no finished record yet (a rerun after an interruption
     does only the missing runs). Runs another `toolwire experiment run` on the same store is
     running are left to it. Exit codes: 0 all runs recorded, 1 a run could not be done, 2 a bad
     spec or option, 75 the experiment is not complete yet, through no error: runs wait for their
     batch jobs (batch backend: run the same command again to collect them) or still run in
-    another process (run the command again later, or with --wait), 130 interrupted (run the same
-    command again to continue)."""
+    another process (run the command again later, or with --wait; with --wait-timeout, when the
+    wait ran out), 130 interrupted (run the same command again to continue)."""
     from ..batch import BatchPending
     from ..errors import ConfigurationError
     from ..experiments import Progress, run_experiment
@@ -105,7 +113,7 @@ def run_command(
                 command,
                 f"{', '.join(given)} bound(s) the polling of batch jobs (--backend batch) only; the {backend} backend "
                 "has no batch job: leave it out (--wait waits until the runs other processes hold are finished; "
-                "stop it with Ctrl-C, or run without --wait to exit 75 at once)",
+                "--wait-timeout SECONDS bounds that wait, or run without --wait to exit 75 at once)",
                 2,
             )
     exp = _load(spec, command)
@@ -175,7 +183,8 @@ def run_command(
                     on_progress=on_progress,
                     retry_errors=retry_errors,
                     backend_options={k: v for k, v in options.items() if v is not None},
-                    wait=wait,
+                    wait=wait or wait_timeout is not None,
+                    wait_timeout=wait_timeout,
                 )
             )
         finally:
@@ -198,7 +207,7 @@ def run_command(
         f"{len(summary.records)} runs done now, {summary.skipped} finished before: "
         f"{state['passed']} passed, {state['failed']} failed, {state['errors']} errors · records in {summary.store}"
     )
-    _print_left(out, summary, again)
+    _print_left(out, summary, again, wait_timeout)
     out.print(f"scoreboard: toolwire experiment report {spec}" + (f" --store {store}" if store else ""))
     if state["errors"]:
         raise typer.Exit(1)
@@ -206,9 +215,10 @@ def run_command(
         raise typer.Exit(75)
 
 
-def _print_left(console: Any, summary: Any, again: str) -> None:
+def _print_left(console: Any, summary: Any, again: str, wait_timeout: float | None = None) -> None:
     """What ``experiment run`` left to other processes: how many, which processes, how many of
-    them are finished, and what to do about the rest."""
+    them are finished, and what to do about the rest (``wait_timeout``: the --wait-timeout
+    given, said when the wait ran out)."""
     if not summary.left:
         return
     holders = list(dict.fromkeys(r.holder.describe() for r in summary.left if r.holder is not None))
@@ -226,7 +236,15 @@ def _print_left(console: Any, summary: Any, again: str) -> None:
         markup=False,
         soft_wrap=True,
     )
-    if running:
+    if running and summary.wait_timed_out:
+        console.print(
+            f"  stopped waiting after {wait_timeout or 0:g} s (--wait-timeout): the experiment is not complete yet; "
+            f"run `toolwire experiment run {again}` again later (with --wait to wait longer), it takes over the runs "
+            "of a process that stopped",
+            markup=False,
+            soft_wrap=True,
+        )
+    elif running:
         console.print(
             f"  the experiment is not complete yet: `toolwire experiment run {again} --wait` waits for them; "
             "run without --wait later, it takes over the runs of a process that stopped",

@@ -764,13 +764,16 @@ class LeftRun:
 class ExperimentRun:
     """What :func:`run_experiment` did: ``total`` runs in the spec, ``skipped`` (finished before),
     ``records`` (the runs done now, in the order they finished), ``left`` (the runs other
-    processes held, left to them; see :class:`LeftRun`) and the ``store`` path."""
+    processes held, left to them; see :class:`LeftRun`), the ``store`` path and
+    ``wait_timed_out`` (``run_experiment(wait=True, wait_timeout=...)`` stopped waiting for
+    runs other processes still held)."""
 
     total: int
     skipped: int
     records: list[RunRecord] = field(default_factory=list)
     store: str = ""
     left: list[LeftRun] = field(default_factory=list)
+    wait_timed_out: bool = False
 
     @property
     def running_elsewhere(self) -> list[LeftRun]:
@@ -790,6 +793,7 @@ async def run_experiment(
     stale_after: float = STALE_AFTER,
     heartbeat_interval: float = HEARTBEAT_INTERVAL,
     wait_interval: float = WAIT_INTERVAL,
+    wait_timeout: float | None = None,
 ) -> ExperimentRun:
     """Run every run of ``spec`` (a spec path or a loaded :class:`Experiment`) that has no
     finished record yet, through ``backend`` (``"local"``, ``"ray"``, ``"batch"`` or a
@@ -800,15 +804,18 @@ async def run_experiment(
     claimed just before it starts (:class:`StoreRecorder`), so it runs in one process only; the
     runs another live process holds are left to it and listed in :attr:`ExperimentRun.left`
     (``wait``: instead, wait until they are finished — looking every ``wait_interval`` seconds —
-    and take over those whose process is gone). A claim lives while its process refreshes it (at
+    and take over those whose process is gone; ``wait_timeout``: stop waiting once that many
+    seconds have passed since the wait began, with :attr:`ExperimentRun.wait_timed_out` set — a
+    run taken over meanwhile is finished first; ``None``: no limit). A claim lives while its process refreshes it (at
     every checkpoint and every ``heartbeat_interval`` seconds); it is stale after
     ``stale_after`` seconds without a refresh, or at once when its process ran on this machine
     and is gone (:func:`toolwire.store.lease_state`). The claims still held when the call ends
     (a cancellation) are dropped, so the next call takes those runs at once.
 
     Raises :class:`~toolwire.experiments.ExperimentSpecError` for a bad spec and
-    :class:`~toolwire.errors.ConfigurationError` for an unknown backend, or intervals that are
-    not finite numbers of seconds > 0 (``stale_after`` must exceed ``heartbeat_interval``)."""
+    :class:`~toolwire.errors.ConfigurationError` for an unknown backend, intervals that are
+    not finite numbers of seconds > 0 (``stale_after`` must exceed ``heartbeat_interval``), or a
+    ``wait_timeout`` that is neither ``None`` nor a finite number of seconds ≥ 0."""
     from .backends import get_backend
 
     for name, value in (
@@ -818,6 +825,12 @@ async def run_experiment(
     ):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
             raise ConfigurationError(f"{name} must be a finite number of seconds > 0, got {value!r}")
+    if wait_timeout is not None and (
+        isinstance(wait_timeout, bool)
+        or not isinstance(wait_timeout, (int, float))
+        or not 0 <= wait_timeout < float("inf")
+    ):
+        raise ConfigurationError(f"wait_timeout must be None or a finite number of seconds ≥ 0, got {wait_timeout!r}")
     if stale_after <= heartbeat_interval:
         raise ConfigurationError(
             f"stale_after ({stale_after:g} s) must be longer than heartbeat_interval ({heartbeat_interval:g} s), "
@@ -866,6 +879,7 @@ async def run_experiment(
             )
         )
         pending = found.pending
+        waiting_since: float | None = None  # (time.monotonic() of the first wait)
         with _Heartbeat(db, owner, heartbeat_interval):
             try:
                 while True:
@@ -881,8 +895,17 @@ async def run_experiment(
                     if not pending and not found.elsewhere:
                         break
                     if not pending:
+                        now = time.monotonic()
+                        waiting_since = now if waiting_since is None else waiting_since
+                        pause = wait_interval
+                        if wait_timeout is not None:
+                            left_s = wait_timeout - (now - waiting_since)
+                            if left_s <= 0:
+                                summary.wait_timed_out = True
+                                break
+                            pause = min(pause, left_s)
                         progress(Progress("waiting", total=total, done=found.done, elsewhere=len(found.elsewhere)))
-                        await asyncio.sleep(wait_interval)
+                        await asyncio.sleep(pause)
             finally:
                 db.release(owner)  # runs cut short: another process may take them at once
         left.update(recorder.left)
