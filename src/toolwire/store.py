@@ -65,7 +65,9 @@ with a warning on the ``toolwire.store`` logger.
 Every text written passes through :func:`toolwire.secrets.scrub_value` first, so no known
 credential reaches the file. Writes are transactions in WAL mode: a process killed mid-write
 leaves the last complete checkpoint. Several processes may write one file (SQLite's locking;
-``timeout`` seconds of waiting for a lock).
+``timeout`` seconds of waiting for a lock; once a write of a store waited that long in vain, the
+next ones wait :data:`LOCKED_RETRY` seconds each until one gets the lock: a file held locked by
+a suspended process fails every write after the first at once, not ``timeout`` later each).
 
 Raises :class:`~toolwire.errors.ConfigurationError` for a file written by a newer schema, or
 one that is not a toolwire store, and :class:`RunStoreError` (a ``ConfigurationError``) when
@@ -100,6 +102,7 @@ log = logging.getLogger("toolwire.store")
 __all__ = [
     "EXPERIMENT_COLUMNS",
     "HEARTBEAT_INTERVAL",
+    "LOCKED_RETRY",
     "Lease",
     "LeaseOwner",
     "RunStore",
@@ -126,16 +129,22 @@ class RunStoreError(ConfigurationError):
 
 
 def sqlite_error(
-    path: str | Path, exc: BaseException, *, what: str = "the run store", timeout: float = 30.0
+    path: str | Path,
+    exc: BaseException,
+    *,
+    what: str = "the run store",
+    timeout: float = 30.0,
+    waited: str | None = None,
 ) -> RunStoreError:
-    """The :class:`RunStoreError` of an :mod:`sqlite3` error ``exc`` on the file ``path``."""
+    """The :class:`RunStoreError` of an :mod:`sqlite3` error ``exc`` on the file ``path``
+    (``timeout``: the seconds a locked file was waited for; ``waited``: those words instead)."""
     text = str(exc)
     low = text.lower()
     where = f"{what} {str(path)!r}"
     if "locked" in low or "busy" in low:
         reason = "locked"
         message = (
-            f"{where} is locked by another process (waited {timeout:g} s; {text}): another `toolwire "
+            f"{where} is locked by another process (waited {waited or f'{timeout:g} s'}; {text}): another `toolwire "
             "experiment run` on the same file, or a program holding it open? Let it finish, or give another file. "
             "A process suspended in the middle of a write (Ctrl-Z, a laptop asleep) holds the lock until it goes on: "
             "bring it back (`fg`) or end it (`kill PID`)"
@@ -179,6 +188,13 @@ class _Guarded:
 
 #: A parameter not given (``RunStore.resume``'s run_id and model, by position or keyword).
 _UNSET: Any = object()
+
+#: Seconds a write waits for the file's lock once an earlier write of the same :class:`RunStore`
+#: waited its whole ``timeout`` in vain (a process suspended in the middle of a write holds the
+#: lock until it goes on), until a write gets the lock again: the writes that follow — a run's
+#: failure record, the other runs' checkpoints, the release of the claims — fail in about this
+#: long each instead of ``timeout`` each.
+LOCKED_RETRY = 1.0
 
 #: The schema version this module writes (``PRAGMA user_version``).
 SCHEMA_VERSION = 4
@@ -752,6 +768,8 @@ class RunStore:
     def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
         self.path = Path(path)
         self._lock = _Guarded(self.path, "the run store", timeout)
+        self._timeout = timeout
+        self._stuck = False  # a write waited the whole timeout in vain: the next ones wait LOCKED_RETRY
         if self.path.is_dir():
             raise ConfigurationError(f"{str(path)!r} is a folder, not a run store file; give a file path")
         try:
@@ -887,17 +905,43 @@ class RunStore:
                 )
 
     class _Tx:
-        def __init__(self, conn: sqlite3.Connection) -> None:
-            self.conn = conn
+        def __init__(self, store: RunStore) -> None:
+            self.store = store
+            self.conn = store._conn
 
         def __enter__(self) -> None:
-            self.conn.execute("BEGIN IMMEDIATE")
+            self.store._begin()
 
         def __exit__(self, exc_type: Any, *rest: Any) -> None:
             self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
 
     def _tx(self) -> RunStore._Tx:
-        return RunStore._Tx(self._conn)
+        return RunStore._Tx(self)
+
+    def _begin(self) -> None:
+        """``BEGIN IMMEDIATE``: wait for the file's write lock — ``timeout`` seconds, or
+        :data:`LOCKED_RETRY` once a write of this store waited ``timeout`` in vain, until one gets
+        the lock again — then hold it until ``COMMIT``/``ROLLBACK``."""
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            low = str(exc).lower()
+            if "locked" not in low and "busy" not in low:
+                raise
+            short = min(self._timeout, LOCKED_RETRY)
+            if self._stuck:
+                raise sqlite_error(
+                    self.path,
+                    exc,
+                    timeout=short,
+                    waited=f"{short:g} s, after an earlier write of this process waited {self._timeout:g} s in vain",
+                ) from None
+            self._stuck = True
+            self._conn.execute(f"PRAGMA busy_timeout={int(short * 1000)}")
+            raise
+        if self._stuck:
+            self._stuck = False
+            self._conn.execute(f"PRAGMA busy_timeout={int(self._timeout * 1000)}")
 
     def __enter__(self) -> RunStore:
         return self

@@ -246,3 +246,44 @@ def test_a_file_with_a_store_version_but_not_its_tables_is_refused(tmp_path, ver
     conn.close()
     with pytest.raises(ConfigurationError, match="not a toolwire run store"):
         RunStore(path)
+
+
+def test_after_one_write_waited_the_whole_timeout_the_next_ones_wait_locked_retry(tmp_path):
+    """Another connection holds the write lock (as a process suspended mid-write does): the first
+    write waits the store's timeout, the next ones LOCKED_RETRY each, with a message saying so;
+    once the lock is free, writes wait the whole timeout again."""
+    import time
+
+    from toolwire.store import RunStore, RunStoreError
+
+    path = tmp_path / "s.sqlite"
+    store = RunStore(path, timeout=3)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    began = time.monotonic()
+    with pytest.raises(RunStoreError) as first:
+        store.save_experiment("e", {})
+    assert 2.8 < time.monotonic() - began < 6 and first.value.reason == "locked"
+    assert "(waited 3 s; database is locked)" in str(first.value)
+    for _ in range(3):
+        began = time.monotonic()
+        with pytest.raises(RunStoreError) as later:
+            store.save_experiment("e", {})
+        assert time.monotonic() - began < 2.5  # LOCKED_RETRY (1 s), not the 3 s timeout
+        assert later.value.reason == "locked"
+        assert "(waited 1 s, after an earlier write of this process waited 3 s in vain; database is locked)" in str(
+            later.value
+        )
+    holder.execute("ROLLBACK")
+    assert store.save_experiment("e", {"v": 1})  # the lock is free: written
+    holder.execute("BEGIN IMMEDIATE")
+    began = time.monotonic()
+    with pytest.raises(RunStoreError, match=r"\(waited 3 s; database is locked\)"):
+        store.save_experiment("e", {})
+    assert time.monotonic() - began > 2.8  # the whole timeout again
+    holder.execute("ROLLBACK")
+    holder.close()
+    store.close()
+    from toolwire.store import LOCKED_RETRY
+
+    assert LOCKED_RETRY == 1.0
