@@ -490,7 +490,9 @@ class BatchJournal:
     def lookup(self, custom_id: str, digest: str, model: str) -> tuple[str, BatchItemResult | None] | None:
         """The newest job holding this request: ``(job_id, result)`` with ``result`` ``None`` while the
         job is not collected; ``None`` when no job holds it. A collected job's request that came
-        back as a retryable error (e.g. expired) is not reused: it is submitted again."""
+        back as a retryable error (e.g. expired) is not reused: it is submitted again. Raises
+        :class:`~toolwire.store.RunStoreError` (reason ``damaged``) for a collected answer whose
+        ``body``/``error`` is not the JSON object the journal wrote (the file was changed)."""
         rows = self._exec(
             "SELECT i.job_id, j.collected, i.body, i.error FROM batch_items i JOIN batch_jobs j USING (job_id) "
             "WHERE i.custom_id = ? AND i.digest = ? AND i.model = ? ORDER BY j.created_at DESC",
@@ -501,14 +503,36 @@ class BatchJournal:
                 return job_id, None
             provider = self.provider_of(job_id)
             if body is not None:
-                return job_id, BatchItemResult(custom_id, body=json.loads(body))
-            err = _error_from_fields(provider, json.loads(error)) if error else None
+                return job_id, BatchItemResult(custom_id, body=self._stored(job_id, custom_id, "body", body))
+            err = _error_from_fields(provider, self._stored(job_id, custom_id, "error", error)) if error else None
             if isinstance(err, ProviderError) and not err.retryable:
                 return job_id, BatchItemResult(custom_id, error=err)
             # a retryable failure (expired, cancelled, overloaded) or an answer that could not be
             # read: submit it again
             return None
         return None
+
+    def _stored(self, job_id: Any, custom_id: str, column: str, text: Any) -> dict[str, Any]:
+        """The JSON object a collected answer's ``column`` holds; raises
+        :class:`~toolwire.store.RunStoreError` (reason ``damaged``) when the file was changed and
+        it holds something else."""
+        from .store import RunStoreError, _show, _sql_text
+
+        try:
+            value = json.loads(text) if isinstance(text, str) else None
+        except (ValueError, RecursionError):
+            value = None
+        if isinstance(value, dict):
+            return value
+        where = f"job_id={_sql_text(job_id)} AND custom_id={_sql_text(custom_id)}"
+        raise RunStoreError(
+            f"the batch journal {self.path!r} holds a damaged answer to request {custom_id!r} of batch {job_id}: its "
+            f"{column} is {_show(text)}, not a JSON object; the file was changed outside toolwire. To have the "
+            f'request submitted again, clear the answer (`sqlite3 {self.path} "UPDATE batch_items SET body=NULL, '
+            f'error=NULL WHERE {where}"`), or restore the file from a backup; the rows are left as they are',
+            path=self.path,
+            reason="damaged",
+        )
 
     def provider_of(self, job_id: str) -> str:
         rows = self._exec("SELECT provider FROM batch_jobs WHERE job_id = ?", (job_id,))

@@ -528,6 +528,47 @@ def test_a_journal_keeps_an_unreadable_answer_as_a_decode_error_and_sends_it_aga
     assert stored["kind"] == "decode" and stored["message"].startswith("batch msgbatch_001: line 1 of the results")
 
 
+@pytest.mark.parametrize(
+    ("column", "value", "words"),
+    [
+        ("body", "{cut", "its body is '{cut', not a JSON object"),
+        ("body", "[1]", "its body is '[1]', not a JSON object"),
+        ("error", "oops", "its error is 'oops', not a JSON object"),
+        ("error", "5", "its error is '5', not a JSON object"),
+    ],
+)
+def test_a_journal_answer_changed_by_hand_is_a_typed_error_not_a_crash(
+    tmp_path: Any, column: str, value: str, words: str
+) -> None:
+    """A collected answer in the journal (the experiment store's file with the batch backend)
+    changed outside toolwire: asking again crashed with JSONDecodeError or AttributeError. Now a
+    RunStoreError (reason damaged) names the request and how to have it submitted again; the
+    row is left as it is and nothing is submitted."""
+    import sqlite3
+
+    from toolwire.store import RunStoreError
+
+    fake = FakeAnthropic()
+    journal = tmp_path / "jobs.sqlite"
+    model = make_model("anthropic", fake)
+    assert go(model, ask(model, "q0"), journal=journal)["q0"].text
+    conn = sqlite3.connect(journal)
+    conn.execute(f"UPDATE batch_items SET {column}=?" + (", body=NULL" if column == "error" else ""), (value,))
+    conn.commit()
+    conn.close()
+    with pytest.raises(RunStoreError) as caught:
+        go(model, ask(model, "q0"), journal=journal)
+    err = caught.value
+    assert err.reason == "damaged" and err.path == str(journal) and fake.creates == 1
+    assert str(err).startswith(
+        f"the batch journal {str(journal)!r} holds a damaged answer to request 'q0' of batch msgbatch_001: {words}; "
+        "the file was changed outside toolwire."
+    )
+    assert "UPDATE batch_items SET body=NULL, error=NULL WHERE job_id='msgbatch_001' AND custom_id='q0'" in str(err)
+    with BatchJournal(journal) as book:
+        assert book._exec(f"SELECT {column} FROM batch_items") == [(value,)]
+
+
 def test_a_results_line_nested_too_deeply_fails_only_its_request() -> None:
     def deep(lines: list[str]) -> list[str]:
         return ['{"custom_id": "q1", "result": ' + "[" * 100_000 if '"q1"' in line else line for line in lines]
