@@ -51,7 +51,7 @@ from .executor import DEFAULT_MAX_CONCURRENT_TOOLS, Ready, ToolExecutor, ToolRun
 from .retry import RetryNotice
 from .retry import _listener as _retry_listener
 from .runstate import PENDING_STOP, Approved, Denied, PendingCall, RunResult, RunState, Turn
-from .tools import Tool
+from .tools import Tool, timeout_problem
 from .turns import answer_unanswered, context_window_full, settle_calls
 from .types import (
     Conversation,
@@ -133,9 +133,9 @@ class Limits:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
                 raise ConfigurationError(f"Limits.{name} must be a whole number ≥ 0 or None, got {value!r}")
-        t = self.tool_timeout
-        if t is not None and (not isinstance(t, (int, float)) or isinstance(t, bool) or not t > 0):
-            raise ConfigurationError(f"Limits.tool_timeout must be a number of seconds > 0 or None, got {t!r}")
+        problem = timeout_problem(self.tool_timeout)
+        if problem is not None:
+            raise ConfigurationError(f"Limits.tool_timeout {problem}")
         c = self.max_concurrent_tools
         if not isinstance(c, int) or isinstance(c, bool) or c < 1:
             raise ConfigurationError(f"Limits.max_concurrent_tools must be a whole number ≥ 1, got {c!r}")
@@ -236,6 +236,7 @@ def _as_tools(tools: Iterable[Any] | None) -> dict[str, Tool]:
                 t = tool_for_function(t)  # the schema is built once per function (and rebuilt if it changes)
             else:
                 raise ToolDefinitionError(f"tools must be Tool objects or typed functions, got {type(t).__name__}")
+        t.check_fields()  # a field set after the tool was made (tool.timeout = "5")
         if t.name in out:
             raise ToolDefinitionError(f"two tools are named {t.name!r}; tool names must be unique in a run")
         out[t.name] = t

@@ -69,6 +69,46 @@ def check_tool_name(name: str) -> str:
     return name
 
 
+def timeout_problem(value: Any) -> str | None:
+    """``None`` when ``value`` is a usable timeout in seconds (``None``, or a number > 0 that a
+    float holds: ``math.inf`` waits for ever), else what is wrong with it."""
+    if value is None:
+        return None
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return f"must be a number of seconds > 0 or None, got {type(value).__name__} {value!r}"
+    try:
+        seconds = float(value)
+    except OverflowError:
+        return (
+            "must be a number of seconds > 0 that a float holds (or math.inf), "
+            f"got an integer of {int(value).bit_length()} bits"
+        )
+    if not seconds > 0:  # also NaN
+        return f"must be a number of seconds > 0 or None, got {value!r}"
+    return None
+
+
+def _field_problem(t: Tool[..., Any]) -> str | None:
+    if not isinstance(t.description, str):
+        return f"description must be text, got {type(t.description).__name__}"
+    if not isinstance(t.input_schema, dict):
+        return f"input_schema must be a JSON Schema object (a dict), got {type(t.input_schema).__name__}"
+    if t.function is not None and not callable(t.function):
+        return f"function must be a function (sync or async) or None, got {type(t.function).__name__}"
+    if t.strict is not None and not isinstance(t.strict, bool):
+        return f"strict must be True, False or None, got {type(t.strict).__name__} {t.strict!r}"
+    if t.returns is not None and not isinstance(t.returns, str):
+        return f"returns must be text or None, got {type(t.returns).__name__}"
+    problem = timeout_problem(t.timeout)
+    if problem is not None:
+        return f"timeout {problem}"
+    if not isinstance(t.provider_data, dict):
+        return f"provider_data must be a dict, got {type(t.provider_data).__name__}"
+    if not isinstance(t.meta, dict):
+        return f"meta must be a dict, got {type(t.meta).__name__}"
+    return None
+
+
 @dataclass
 class Tool(Generic[P, R]):
     """A tool the model can call.
@@ -109,10 +149,25 @@ class Tool(Generic[P, R]):
     imported_from: str | None = None
 
     def __post_init__(self) -> None:
+        if self.imported_from is not None and not isinstance(self.imported_from, str):
+            raise ToolDefinitionError(
+                f"tool {self.name!r}: imported_from must be an API name or None, got {type(self.imported_from).__name__}"
+            )
         if self.imported_from:
             check_tool_name_for(self.imported_from, self.name)
         else:
             check_tool_name(self.name)
+        self.check_fields()
+
+    def check_fields(self) -> None:
+        """Raise :class:`ToolDefinitionError` naming the field when one has the wrong type:
+        ``description`` text, ``input_schema`` a dict, ``function`` callable or ``None``,
+        ``strict`` ``True``/``False``/``None``, ``returns`` text or ``None``, ``timeout`` a number
+        of seconds > 0 or ``None``, ``provider_data`` and ``meta`` dicts. Checked when the tool is
+        made and again when a run starts (a field set after the tool was made)."""
+        problem = _field_problem(self)
+        if problem is not None:
+            raise ToolDefinitionError(f"tool {self.name!r}: {problem}")
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
