@@ -158,3 +158,96 @@ def test_usable_timeouts_still_work() -> None:
 def test_a_tool_timeout_limit_too_large_for_a_float_is_a_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match="that a float holds"):
         Limits(tool_timeout=10**400)
+
+
+# ----------------------------------------------------------------------------------------------
+# 2. A saved run edited by hand: a field of the wrong type fails on load, naming the field
+
+
+def _paused_state() -> dict[str, Any]:
+    """A saved run paused on an approval: one call ran, one waits."""
+
+    @toolwire.tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    from toolwire.testing import ScriptedModel, call
+
+    model = ScriptedModel(
+        responses=[
+            {
+                "text": "adding",
+                "tool_calls": [call("add", {"a": 1, "b": 2}, id="c1"), call("add", {"a": 3, "b": 4}, id="c2")],
+                "usage": {"input_tokens": 5, "output_tokens": 7},
+            }
+        ]
+    )
+    result = toolwire.run_sync(model, "add", tools=[add], approval=lambda c: c.id == "c2")
+    assert result.stop_reason == "pending"
+    return json.loads(result.state.to_json())
+
+
+def _set(d: Any, path: tuple[Any, ...], value: Any) -> None:
+    for key in path[:-1]:
+        d = d[key]
+    d[path[-1]] = value
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "words"),
+    [
+        (("turns", 0, "tool_runs", 0, "call", "id"), [], "tool_call part: id must be str"),
+        (("turns", 0, "tool_runs", 0, "call", "name"), {}, "tool_call part: name must be str"),
+        (("turns", 0, "tool_runs", 0, "result", "tool_call_id"), 5, "tool_result part: tool_call_id must be str"),
+        (("turns", 0, "tool_runs", 0, "call"), "c1", "a tool run's call must be an object"),
+        (("turns", 0, "tool_runs", 0, "status"), "bogus", "tool run status must be one of"),
+        (("turns", 0, "tool_runs", 0, "duration"), "fast", "duration must be int or float"),
+        (("turns", 0, "tool_runs", 0, "turn"), "1", "turn must be int"),
+        (("pending", 0, "call", "name"), 5, "tool_call part: name must be str"),
+        (("pending", 0, "call", "id"), ["c2"], "tool_call part: id must be str"),
+        (("pending", 0, "reason"), 5, "reason must be str or null"),
+        (("turns", 0, "response", "usage", "input_tokens"), "5", "usage: input_tokens must be a whole number"),
+        (("turns", 0, "response", "usage", "output_tokens"), 1.5, "usage: output_tokens must be a whole number"),
+        (("turns", 0, "response", "stop_reason"), 5, "response: stop_reason must be str"),
+        (("turns", 0, "number"), "1", "turn: number must be int"),
+        (("conversation", "instructions"), 5, "conversation: instructions must be str or null"),
+        (("conversation", "messages", 0, "parts", 0, "provider_data"), {"openai": 5}, "provider_data['openai']"),
+        (("conversation", "messages", 0, "parts", 0, "provider_data"), ["x"], "provider_data must be an object"),
+        (("run_id",), 5, "run_id must be str"),
+    ],
+)
+def test_a_saved_run_with_a_field_of_the_wrong_type_fails_on_load_naming_it(
+    path: tuple[Any, ...], value: Any, words: str
+) -> None:
+    saved = _paused_state()
+    _set(saved, path, value)
+    with pytest.raises(ValueError, match="not a saved toolwire RunState") as info:
+        toolwire.RunState.from_json(json.dumps(saved))
+    assert words in str(info.value)
+    as_result = json.loads(toolwire.RunState.from_json(json.dumps(_paused_state())).to_result().to_json())
+    if path[0] in as_result:
+        _set(as_result, path, value)
+        with pytest.raises(ValueError, match="not a saved toolwire RunResult"):
+            toolwire.RunResult.from_json(json.dumps(as_result))
+
+
+def test_a_saved_run_unedited_still_loads_and_resumes() -> None:
+    saved = _paused_state()
+    state = toolwire.RunState.from_json(json.dumps(saved))
+    assert json.loads(state.to_json()) == saved
+    assert state.usage.input_tokens == 5
+
+    @toolwire.tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    done = toolwire.run_sync(
+        toolwire.model("scripted", responses=["3 and 7"]),
+        tools=[add],
+        resume=state,
+        decisions={"c2": toolwire.Approved()},
+    )
+    assert done.text == "3 and 7"
+    assert [r.result.content for r in done.tool_runs] == ["3", "7"]

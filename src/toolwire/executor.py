@@ -24,7 +24,7 @@ from typing import Any, Coroutine
 from .context import ToolContext
 from .errors import ToolError
 from .tools import Tool, start_in_daemon_thread
-from .types import ImagePart, TextPart, ToolCall, ToolResult
+from .types import ImagePart, TextPart, ToolCall, ToolResult, loaded_field, loaded_part
 
 _PROBLEMS_SHOWN = 5  # schema problems quoted in one invalid-arguments result; the rest are counted
 
@@ -77,13 +77,21 @@ class ToolRun:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ToolRun:
+        """Raises ``TypeError`` / ``ValueError`` naming the field that has the wrong type or value."""
+        where = "tool run"
+        status = loaded_field(d, "status", (str,), where, "ran")
+        if status not in TOOL_RUN_STATUSES:
+            raise ValueError(f"tool run status must be one of {TOOL_RUN_STATUSES}, got {status!r}")
+        duration = loaded_field(d, "duration", (int, float), where, 0.0)
+        if not 0 <= duration < float("inf"):
+            raise ValueError(f"tool run duration must be a number of seconds ≥ 0, got {duration!r}")
         return cls(
-            ToolCall.from_dict(d["call"]),
-            ToolResult.from_dict(d["result"]),
-            d.get("duration", 0.0),
-            d.get("turn", 0),
-            bool(d.get("deduplicated", False)),
-            d.get("status", "ran"),
+            loaded_part(d.get("call"), "tool_call", "a tool run's call"),
+            loaded_part(d.get("result"), "tool_result", "a tool run's result"),
+            duration,
+            loaded_field(d, "turn", (int,), where, 0),
+            loaded_field(d, "deduplicated", (bool,), where, False),
+            status,
         )
 
 

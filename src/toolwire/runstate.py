@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from .executor import ToolRun
-from .types import Conversation, Response, ToolCall, ToolResult, Usage
+from .types import Conversation, Response, ToolCall, ToolResult, Usage, loaded_field, loaded_part
 
 if TYPE_CHECKING:  # pragma: no cover - pathlib (and urllib.parse, ipaddress) only to save or load a file
     from pathlib import Path
@@ -74,6 +74,12 @@ def _dumps(d: dict[str, Any], **kwargs: Any) -> str:
     except UnicodeEncodeError:
         text = json.dumps(d, ensure_ascii=True, **kwargs)
     return text
+
+
+def _object(value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise TypeError(f"{what} must be an object, got {type(value).__name__}")
+    return value
 
 
 @dataclass
@@ -106,11 +112,16 @@ class Turn:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Turn:
+        if not isinstance(d, dict):
+            raise TypeError(f"a turn must be an object, got {type(d).__name__}")
+        response = d["response"]
+        if not isinstance(response, dict):
+            raise TypeError(f"a turn's response must be an object, got {type(response).__name__}")
         return cls(
-            d["number"],
-            Response.from_dict(d["response"]),
-            [ToolRun.from_dict(r) for r in d.get("tool_runs", [])],
-            d.get("interrupted"),
+            loaded_field(d, "number", (int,), "turn", d["number"]),
+            Response.from_dict(response),
+            [ToolRun.from_dict(_object(r, "a tool run")) for r in loaded_field(d, "tool_runs", (list,), "turn", [])],
+            loaded_field(d, "interrupted", (str, type(None)), "turn"),
         )
 
 
@@ -156,10 +167,10 @@ class PendingCall:
             raise ValueError(f"pending call kind must be one of {PENDING_KINDS}, got {kind!r}")
         arguments = d.get("arguments")
         return cls(
-            ToolCall.from_dict(d["call"]),
-            int(d["turn"]),
+            loaded_part(d["call"], "tool_call", "a pending call's call"),
+            loaded_field(d, "turn", (int,), "pending call", d["turn"]),
             kind,
-            d.get("reason"),
+            loaded_field(d, "reason", (str, type(None)), "pending call"),
             d.get("approved") is True,
             dict(arguments) if isinstance(arguments, dict) else None,
         )
@@ -266,14 +277,18 @@ class RunResult:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunResult:
+        where = "run result"
         return cls(
-            text=d["text"],
-            conversation=Conversation.from_dict(d["conversation"]),
-            turns=[Turn.from_dict(t) for t in d.get("turns", [])],
-            stop_reason=d["stop_reason"],
-            model=d["model"],
-            run_id=d["run_id"],
-            pending=[PendingCall.from_dict(p) for p in d.get("pending", [])],
+            text=loaded_field(d, "text", (str,), where, d["text"]),
+            conversation=Conversation.from_dict(_object(d["conversation"], "the conversation")),
+            turns=[Turn.from_dict(t) for t in loaded_field(d, "turns", (list,), where, [])],
+            stop_reason=loaded_field(d, "stop_reason", (str,), where, d["stop_reason"]),
+            model=loaded_field(d, "model", (str,), where, d["model"]),
+            run_id=loaded_field(d, "run_id", (str,), where, d["run_id"]),
+            pending=[
+                PendingCall.from_dict(_object(p, "a pending call"))
+                for p in loaded_field(d, "pending", (list,), where, [])
+            ],
         )
 
     def to_json(self, **kwargs: Any) -> str:
@@ -373,15 +388,19 @@ class RunState:
         status = d.get("status", "running")
         if status not in RUN_STATUSES:
             raise ValueError(f"run status must be one of {RUN_STATUSES}, got {status!r}")
+        where = "run state"
         return cls(
-            run_id=d["run_id"],
-            model=d.get("model"),
-            conversation=Conversation.from_dict(d.get("conversation") or {}),
-            turns=[Turn.from_dict(t) for t in d.get("turns", [])],
-            pending=[PendingCall.from_dict(p) for p in d.get("pending", [])],
+            run_id=loaded_field(d, "run_id", (str,), where, d["run_id"]),
+            model=loaded_field(d, "model", (str, type(None)), where),
+            conversation=Conversation.from_dict(_object(d.get("conversation") or {}, "the conversation")),
+            turns=[Turn.from_dict(t) for t in loaded_field(d, "turns", (list,), where, [])],
+            pending=[
+                PendingCall.from_dict(_object(p, "a pending call"))
+                for p in loaded_field(d, "pending", (list,), where, [])
+            ],
             status=status,
-            stop_reason=d.get("stop_reason"),
-            error=d.get("error"),
+            stop_reason=loaded_field(d, "stop_reason", (str, type(None)), where),
+            error=loaded_field(d, "error", (str, type(None)), where),
         )
 
     def to_json(self, **kwargs: Any) -> str:

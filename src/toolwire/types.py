@@ -60,8 +60,15 @@ def _provider(value: Any) -> Any:
 
 
 def _pd(value: dict[str, Any] | None) -> dict[str, Any]:
+    """Loaded ``provider_data``: an object mapping an API name to that API's object (what every
+    adapter writes and reads back); ``TypeError`` naming the key otherwise."""
     if not value:
         return {}
+    if not isinstance(value, dict):
+        raise TypeError(f"provider_data must be an object (API name to that API's data), got {type(value).__name__}")
+    for key, own in value.items():
+        if not isinstance(own, dict):
+            raise TypeError(f"provider_data[{key!r}] must be an object (that API's data), got {type(own).__name__}")
     if any(k in _OLD_PROVIDER_NAMES for k in value):
         return {_provider(k): v for k, v in value.items()}
     return dict(value)
@@ -543,7 +550,33 @@ _LOADED_FIELD_TYPES: dict[str, dict[str, tuple[type, ...]]] = {
     "tool_result": {"tool_call_id": (str,), "is_error": (bool,), "name": (str, type(None)), "provider_data": (dict,)},
     "image": {"media_type": (str, type(None)), "url": (str, type(None)), "provider_data": (dict,)},
     "text": {"provider_data": (dict,)},
+    "reasoning": {
+        "text": (str,),
+        "signature": (str, type(None)),
+        "encrypted": (str, type(None)),
+        "provider": (str, type(None)),
+        "provider_data": (dict,),
+    },
 }
+
+
+def loaded_part(d: Any, kind: str, where: str) -> Any:
+    """The part of type ``kind`` (``"tool_call"``, ``"tool_result"``) saved as ``d`` at ``where``
+    (e.g. ``"a tool run's call"``), its fields checked as :func:`part_from_dict` checks them;
+    ``TypeError`` naming ``where`` when ``d`` is not an object."""
+    if not isinstance(d, dict):
+        raise TypeError(f"{where} must be an object, got {type(d).__name__}")
+    return part_from_dict({**d, "type": kind})
+
+
+def loaded_field(d: dict[str, Any], key: str, types: tuple[type, ...], where: str, default: Any = None) -> Any:
+    """``d[key]`` (``default`` when absent) if it is one of ``types`` (a ``bool`` is not taken for
+    an ``int`` or ``float``), else ``TypeError`` naming ``where`` and ``key``."""
+    value = d.get(key, default)
+    if isinstance(value, types) and not (isinstance(value, bool) and bool not in types):
+        return value
+    expected = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+    raise TypeError(f"{where}: {key} must be {expected}, got {type(value).__name__} {value!r:.40}")
 
 
 def part_from_dict(d: dict[str, Any]) -> Part:
@@ -664,7 +697,11 @@ class Conversation:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Conversation:
-        return cls([Message.from_dict(m) for m in d.get("messages", [])], d.get("instructions"))
+        where = "conversation"
+        return cls(
+            [Message.from_dict(m) for m in loaded_field(d, "messages", (list,), where, [])],
+            loaded_field(d, "instructions", (str, type(None)), where),
+        )
 
     def to_json(self) -> str:
         """JSON text (literal UTF-8; ASCII escapes when the text holds a lone surrogate)."""
@@ -754,8 +791,17 @@ class Usage:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Usage:
+        """Raises ``TypeError`` naming the field when a count is not a whole number (or ``null``;
+        ``requests`` is always a number). A negative count a vendor sent is kept as it was saved."""
+        if not isinstance(d, dict):
+            raise TypeError(f"usage must be an object, got {type(d).__name__}")
         names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        counts = {k: v for k, v in d.items() if k in names}
+        for k, v in counts.items():
+            if (v is None and k != "requests") or type(v) is int:
+                continue
+            raise TypeError(f"usage: {k} must be a whole number of tokens or null, got {v!r:.40}")
+        return cls(**counts)
 
 
 #: Every field of :class:`Usage`, in order (each one is added by ``+``).
@@ -830,12 +876,12 @@ class Response:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Response:
         return cls(
-            parts=[part_from_dict(p) for p in d.get("parts", [])],
-            stop_reason=d.get("stop_reason", "end_turn"),
-            vendor_stop_reason=d.get("vendor_stop_reason"),
+            parts=[part_from_dict(p) for p in loaded_field(d, "parts", (list,), "response", [])],
+            stop_reason=loaded_field(d, "stop_reason", (str,), "response", "end_turn"),
+            vendor_stop_reason=loaded_field(d, "vendor_stop_reason", (str, type(None)), "response"),
             usage=Usage.from_dict(d.get("usage") or {}),
-            model=d.get("model"),
-            response_id=d.get("response_id"),
+            model=loaded_field(d, "model", (str, type(None)), "response"),
+            response_id=loaded_field(d, "response_id", (str, type(None)), "response"),
             provider=_provider(d.get("provider")),
             provider_data=_pd(d.get("provider_data")),
         )
