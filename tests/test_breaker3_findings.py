@@ -251,3 +251,55 @@ def test_a_saved_run_unedited_still_loads_and_resumes() -> None:
     )
     assert done.text == "3 and 7"
     assert [r.result.content for r in done.tool_runs] == ["3", "7"]
+
+
+# ----------------------------------------------------------------------------------------------
+# 3. A state given to resume= and changed in code is checked as conversation= is
+
+
+def _edit_system(st: Any) -> None:
+    st.conversation.messages.append(toolwire.Message("system", [toolwire.TextPart("be brief")]))  # type: ignore[arg-type]
+
+
+def _edit_str_part(st: Any) -> None:
+    st.conversation.messages.append(toolwire.Message("user", ["and then?"]))  # type: ignore[list-item]
+
+
+def _edit_dict_message(st: Any) -> None:
+    st.conversation.messages.append({"role": "user", "content": "and then?"})
+
+
+@pytest.mark.parametrize("api", ["anthropic", "openai"])
+@pytest.mark.parametrize(
+    ("edit", "words"),
+    [
+        (_edit_system, "the saved run's conversation message 4 has role 'system'"),
+        (_edit_str_part, "the saved run's conversation message 4, part 0, is a str"),
+        (_edit_dict_message, "the saved run's conversation message 4 is a dict"),
+        (lambda st: setattr(st.conversation, "instructions", 5), "conversation.instructions must be text"),
+        (lambda st: setattr(st.conversation, "messages", None), "conversation.messages must be a list"),
+        (lambda st: setattr(st, "conversation", None), "the saved run's conversation must be a toolwire.Conversation"),
+        (lambda st: setattr(st, "turns", None), "the saved run's turns must be a list of toolwire Turn"),
+        (lambda st: st.pending.append("c9"), "got a str in it"),
+        (lambda st: setattr(st, "status", "done"), "the saved run's status must be one of"),
+        (lambda st: setattr(st, "run_id", 5), "run_id must be non-empty text"),
+    ],
+)
+def test_a_saved_state_changed_in_code_is_a_configuration_error_before_any_request(
+    api: str, edit: Any, words: str
+) -> None:
+    @toolwire.tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    from toolwire.testing import ScriptedModel, call
+
+    first = toolwire.run_sync(ScriptedModel(responses=[[call("add", {"a": 1, "b": 2})], "3"]), "add", tools=[add])
+    state = toolwire.RunState.from_json(first.state.to_json())
+    edit(state)
+    sent: list[dict[str, Any]] = []
+    with pytest.raises(ConfigurationError) as info:
+        toolwire.run_sync(_model(api, [text_answer(api)], sent), "and then?", tools=[add], resume=state)
+    assert words in str(info.value)
+    assert sent == []  # (before: the message was left out of the request unsaid, or a raw TypeError)

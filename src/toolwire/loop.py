@@ -50,7 +50,7 @@ from .events import (
 from .executor import DEFAULT_MAX_CONCURRENT_TOOLS, Ready, ToolExecutor, ToolRun, to_result_content
 from .retry import RetryNotice
 from .retry import _listener as _retry_listener
-from .runstate import PENDING_STOP, Approved, Denied, PendingCall, RunResult, RunState, Turn
+from .runstate import PENDING_STOP, RUN_STATUSES, Approved, Denied, PendingCall, RunResult, RunState, Turn
 from .tools import Tool, timeout_problem
 from .turns import answer_unanswered, context_window_full, settle_calls
 from .types import (
@@ -316,9 +316,10 @@ def _check_message(msg: Any, where: str) -> None:
         )
 
 
-def _checked_conversation(conversation: Any) -> Conversation:
+def _checked_conversation(conversation: Any, what: str = "conversation=") -> Conversation:
     """A copy of ``conversation`` (a :class:`Conversation`) for a new run, after checking it and
-    its messages; :class:`ConfigurationError` saying what to pass instead otherwise."""
+    its messages; :class:`ConfigurationError` saying what to pass instead otherwise (``what``:
+    how the errors name it)."""
     if not isinstance(conversation, Conversation):
         if isinstance(conversation, RunResult):
             hint = "pass result.conversation (or resume=result to continue a paused run)"
@@ -330,19 +331,17 @@ def _checked_conversation(conversation: Any) -> Conversation:
             hint = "wrap a list of toolwire Messages as toolwire.Conversation(messages)"
         else:
             hint = "pass a toolwire.Conversation (e.g. result.conversation)"
-        raise ConfigurationError(
-            f"conversation= takes a toolwire.Conversation, got {type(conversation).__name__}: {hint}"
-        )
+        verb = "takes" if what.endswith("=") else "must be"
+        raise ConfigurationError(f"{what} {verb} a toolwire.Conversation, got {type(conversation).__name__}: {hint}")
+    name = what.rstrip("=")
     messages: Any = conversation.messages
     if not isinstance(messages, (list, tuple)):
-        raise ConfigurationError(
-            f"conversation.messages must be a list of toolwire Messages, got {type(messages).__name__}"
-        )
+        raise ConfigurationError(f"{name}.messages must be a list of toolwire Messages, got {type(messages).__name__}")
     instructions: Any = conversation.instructions
     if instructions is not None and not isinstance(instructions, str):
-        raise ConfigurationError(f"conversation.instructions must be text (or None), got {type(instructions).__name__}")
+        raise ConfigurationError(f"{name}.instructions must be text (or None), got {type(instructions).__name__}")
     for i, msg in enumerate(messages):
-        _check_message(msg, f"conversation message {i}")
+        _check_message(msg, f"{name} message {i}")
     return Conversation(list(messages), instructions)
 
 
@@ -1784,6 +1783,7 @@ def run_stream(
             raise ConfigurationError(
                 f"resume= takes a RunState or a RunResult (e.g. RunState.from_json(text)), got {type(resume).__name__}"
             )
+        _check_saved(saved)
         if msg is not None and saved.pending:
             raise ConfigurationError(
                 "the saved run has pending tool calls: resume it with decisions= first, then send a new prompt"
@@ -1905,6 +1905,30 @@ def _report_unanswered(m: Model, report: Any, calls: list[ToolCall]) -> Any:
     if report is None:
         report = RequestReport(profile.api or m.provider)
     return report_unanswered(report, calls, f"/{profile.messages_key}" if profile.messages_key else "")
+
+
+def _check_saved(saved: RunState) -> None:
+    """Raise :class:`ConfigurationError` when ``saved`` (a state given to ``resume=``, perhaps
+    changed in code since it was loaded) is not one a run can continue: its conversation is
+    checked as ``conversation=`` is, its turns and pending calls must be lists of ``Turn`` and
+    ``PendingCall``, its ``run_id`` text and its ``status`` a known one."""
+    _checked_conversation(saved.conversation, "the saved run's conversation")
+    for name, kind in (("turns", Turn), ("pending", PendingCall)):
+        items: Any = getattr(saved, name)
+        wrong = (
+            type(items).__name__
+            if not isinstance(items, list)
+            else next((f"a {type(x).__name__} in it" for x in items if not isinstance(x, kind)), None)
+        )
+        if wrong is not None:
+            raise ConfigurationError(
+                f"the saved run's {name} must be a list of toolwire {kind.__name__} objects, got {wrong}; "
+                "load a saved run with RunState.from_json(text)"
+            )
+    if not isinstance(saved.run_id, str) or not saved.run_id:
+        raise ConfigurationError(f"the saved run's run_id must be non-empty text, got {saved.run_id!r:.40}")
+    if saved.status not in RUN_STATUSES:
+        raise ConfigurationError(f"the saved run's status must be one of {RUN_STATUSES}, got {saved.status!r:.40}")
 
 
 def _resumable_copy(saved: RunState) -> RunState:
