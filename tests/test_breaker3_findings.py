@@ -303,3 +303,44 @@ def test_a_saved_state_changed_in_code_is_a_configuration_error_before_any_reque
         toolwire.run_sync(_model(api, [text_answer(api)], sent), "and then?", tools=[add], resume=state)
     assert words in str(info.value)
     assert sent == []  # (before: the message was left out of the request unsaid, or a raw TypeError)
+
+
+# ----------------------------------------------------------------------------------------------
+# 4. provider_data edited by hand in a shape the adapter does not write: a ConfigurationError
+#    saying nothing was sent (was a raw TypeError/AttributeError from inside the encoder)
+
+
+def _history(api: str, where: str, own: dict[str, Any]) -> Any:
+    pd = {api: own}
+    text = toolwire.TextPart("adding", provider_data=pd if where == "text" else {})
+    call = toolwire.ToolCall("c1", "add", {"a": 1}, provider_data=pd if where == "call" else {})
+    answer = toolwire.Message("assistant", [text, call], pd if where == "message" else {})
+    return toolwire.Conversation(
+        [toolwire.Message.user("add"), answer, toolwire.Message("user", [toolwire.ToolResult("c1", "1", name="add")])]
+    )
+
+
+@pytest.mark.parametrize(
+    ("api", "where", "own"),
+    [
+        ("anthropic", "message", {"blocks": 5}),
+        ("openai-chat", "call", {"call": 5}),
+        ("openai", "text", {"item": 5}),
+        ("openai", "call", {"item": "x"}),
+        ("openai", "message", {"opaque": 5}),
+    ],
+)
+def test_provider_data_of_a_shape_the_adapter_does_not_write_is_a_configuration_error(
+    api: str, where: str, own: dict[str, Any]
+) -> None:
+    @toolwire.tool
+    def add(a: int) -> int:
+        """Add one number."""
+        return a
+
+    sent: list[dict[str, Any]] = []
+    with pytest.raises(ConfigurationError, match=f"{api}: request not sent: it could not be encoded") as info:
+        toolwire.run_sync(_model(api, [text_answer(api)], sent), conversation=_history(api, where, own), tools=[add])
+    assert "provider_data" in str(info.value) and "report" in str(info.value)
+    assert isinstance(info.value.__cause__, (TypeError, AttributeError, ValueError))  # the encoder's own error
+    assert sent == []

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypedDict, U
 
 from . import profile as _profile_module
 from ._clients import PerLoopClient, client_on_other_loop
-from .errors import ConfigurationError, UnsupportedToolChoice
+from .errors import ConfigurationError, ToolwireError, UnsupportedToolChoice
 from .profile import (
     PreflightState,
     _preflight_pristine,
@@ -504,8 +504,11 @@ class Model(abc.ABC):
         """The wire body to send for ``request``: ``self.codec.encode_request(request)``, repaired
         and checked by :func:`toolwire.profile.preflight`. Inside ``send``/``send_stream`` it returns
         the body the base already checked for this request (one encode per request). Raises
-        :class:`~toolwire.errors.RequestRefused` (nothing sent) and whatever ``encode_request``
-        raises (:class:`~toolwire.errors.ToolNameError`, :class:`~toolwire.errors.ConfigurationError`, ...)."""
+        :class:`~toolwire.errors.RequestRefused` (nothing sent) and the toolwire errors
+        ``encode_request`` raises (:class:`~toolwire.errors.ToolNameError`,
+        :class:`~toolwire.errors.ConfigurationError`, ...); any other exception of the encoder (a
+        value of a shape it does not write, such as hand-edited ``provider_data``) is raised as a
+        :class:`~toolwire.errors.ConfigurationError` whose ``__cause__`` it is."""
         d: dict[str, Any] = self.__dict__  # type: ignore[assignment]
         pending = d.get("_prepared")
         if pending:
@@ -526,6 +529,16 @@ class Model(abc.ABC):
         return request
 
     def _preflight(self, request: ModelRequest, *, incremental: bool = False) -> tuple[dict[str, Any], RequestReport]:
+        try:
+            return self._preflight_body(request, incremental=incremental)
+        except ToolwireError:
+            raise
+        except _ENCODE_FAILURES as exc:
+            raise _encode_failure(self, exc) from exc
+
+    def _preflight_body(
+        self, request: ModelRequest, *, incremental: bool = False
+    ) -> tuple[dict[str, Any], RequestReport]:
         codec = self.codec
         if codec is None:
             raise NotImplementedError(f"{type(self).__name__} has no codec to encode with")
@@ -1280,6 +1293,28 @@ def _forget(by: dict[int, _History], ref: Any) -> None:
             del by[k]
 
 
+#: What an encoder raises on a value of a shape it does not write (a part's ``provider_data``
+#: edited by hand, a field set to another type after it was made): turned into a
+#: :class:`ConfigurationError` by :func:`_encode_failure` (toolwire's own errors pass as they are).
+_ENCODE_FAILURES = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+
+
+def _encode_failure(model: Model, exc: BaseException) -> ConfigurationError:
+    """The :class:`ConfigurationError` to raise for ``exc`` (not a toolwire error), raised while
+    encoding a request of ``model``: it says that nothing was sent, why, and what to do."""
+    try:
+        detail = f"{type(exc).__name__}: {exc}"
+    except Exception:  # an exception whose text cannot be read
+        detail = type(exc).__name__
+    api = getattr(model.codec, "api", None) or model.provider
+    return ConfigurationError(
+        f"{api}: request not sent: it could not be encoded ({detail[:300]}). A message part, its provider_data "
+        "or a tool holds a value of a shape this adapter does not write, most often provider_data edited by hand "
+        "in a saved run: load the saved run unedited, or remove the provider_data that was changed. If nothing "
+        "was edited, this is a toolwire bug: please report it with this message."
+    )
+
+
 def _with_preflight(fn: Any, *, stream: bool) -> Any:
     """Wrap a subclass's ``send`` / ``send_stream``: preflight the request before its code runs."""
 
@@ -1296,7 +1331,13 @@ def _with_preflight(fn: Any, *, stream: bool) -> Any:
         hit = pending.get(key)
         if hit is not None and hit[0] is request:  # an outer wrapper (super().send) already did it
             return None, hit[2]
-        body, report = self._preflight(self.before_encode(request, stream=stream), incremental=True)
+        try:
+            adjusted = self.before_encode(request, stream=stream)
+        except ToolwireError:
+            raise
+        except _ENCODE_FAILURES as exc:
+            raise _encode_failure(self, exc) from exc
+        body, report = self._preflight(adjusted, incremental=True)
         pending[key] = (request, body, report)
         d["_last_report"] = report
         return key, report
