@@ -344,3 +344,85 @@ def test_provider_data_of_a_shape_the_adapter_does_not_write_is_a_configuration_
     assert "provider_data" in str(info.value) and "report" in str(info.value)
     assert isinstance(info.value.__cause__, (TypeError, AttributeError, ValueError))  # the encoder's own error
     assert sent == []
+
+
+# ----------------------------------------------------------------------------------------------
+# 5. Hooks: what they return and what they change in place
+
+
+@toolwire.tool
+def secret(account: str, limit: int = 1000) -> str:
+    """Read an account's secret notes."""
+    return f"{account}: password=hunter2 (limit {limit})"
+
+
+def _hooked(api: str, sent: list[dict[str, Any]], **hooks: Any) -> Any:
+    answers = [_call_answer(api, "secret", {"account": "main"}), text_answer(api, "ok")]
+    return toolwire.run_sync(_model(api, answers, sent), "notes?", tools=[secret], **hooks)
+
+
+def _set_content(run: Any) -> None:
+    run.result.content = 5
+
+
+def _set_ids(run: Any) -> None:
+    run.result.tool_call_id = "zzz"
+    run.call.id = "other"
+
+
+def _redact(run: Any) -> None:
+    run.result.content = run.result.text.replace("hunter2", "***")
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_after_tool_call_edits_in_place_are_checked_like_a_returned_result(api: str) -> None:
+    sent: list[dict[str, Any]] = []
+    result = _hooked(api, sent, after_tool_call=_set_content)  # (before: a TypeError in the encoder)
+    assert result.tool_runs[0].result.content == "5" and result.text == "ok"
+    assert toolwire.RunResult.from_json(result.to_json()) == result
+
+    sent = []
+    result = _hooked(api, sent, after_tool_call=_set_ids)  # (before: RequestRefused, the ids no longer paired)
+    run = result.tool_runs[0]
+    assert run.result.tool_call_id == run.call.id == result.conversation.messages[1].tool_calls[0].id
+    assert result.text == "ok" and len(sent) == 2
+
+    sent = []
+    result = _hooked(api, sent, after_tool_call=_redact)
+    assert "hunter2" not in json.dumps(sent[1]) and "password=***" in json.dumps(sent[1])
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (b"\x89PNG\r\n", "after_tool_call gave a result toolwire cannot send for 'secret' (UnicodeDecodeError"),
+        (toolwire.Denied("no"), "after_tool_call returned toolwire.Denied, but the tool has already run"),
+        (iter([1, 2]), "after_tool_call gave a result toolwire cannot send"),
+    ],
+)
+def test_after_tool_call_returning_what_cannot_be_sent_is_a_configuration_error(value: Any, words: str) -> None:
+    sent: list[dict[str, Any]] = []
+    with pytest.raises(ConfigurationError) as info:
+        _hooked("anthropic", sent, after_tool_call=lambda run: value)
+    assert words in str(info.value)
+    assert len(sent) == 1  # the answer with the call was read; nothing more was sent
+
+
+def test_before_tool_call_edits_in_place_are_new_arguments() -> None:
+    def cap(call: Any) -> None:
+        call.arguments["limit"] = 10  # in place, returning None: before, silently ignored
+
+    sent: list[dict[str, Any]] = []
+    result = _hooked("anthropic", sent, before_tool_call=cap)
+    assert result.tool_runs[0].result.content == "main: password=hunter2 (limit 10)"
+    assert result.tool_runs[0].call.arguments == {"account": "main", "limit": 10}
+    # the conversation keeps the call as the model sent it
+    assert result.conversation.messages[1].tool_calls[0].arguments == {"account": "main"}
+
+    def bad(call: Any) -> None:
+        call.arguments["limit"] = "ten"
+
+    result = _hooked("anthropic", [], before_tool_call=bad)
+    assert (
+        result.tool_runs[0].status == "invalid" and "'ten' is not of type 'integer'" in result.tool_runs[0].result.text
+    )

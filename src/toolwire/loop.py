@@ -1066,9 +1066,12 @@ class _Loop:
     async def _before(self, ready: Ready, n: int) -> Ready | ToolRun:
         if self.before is None:
             return ready
-        value = await _maybe_await(self.before(copy.deepcopy(ready.call)))
+        seen = copy.deepcopy(ready.call)  # the hook's copy: the conversation keeps the model's call
+        value = await _maybe_await(self.before(seen))
         if value is None:
-            return ready
+            if seen.arguments == ready.call.arguments and repr(seen.arguments) == repr(ready.call.arguments):
+                return ready
+            value = seen.arguments  # edited in place (call.arguments["limit"] = 10): new arguments
         if isinstance(value, Denied):
             return self.executor.refuse(ready.call, n, _text_hook_refused(ready.call, value.reason), status="refused")
         if isinstance(value, ToolCall):
@@ -1083,13 +1086,32 @@ class _Loop:
     async def _after(self, run: ToolRun) -> ToolRun:
         if self.after is None:
             return run
-        value = await _maybe_await(self.after(run))
+        # the hook sees a copy: the call and result in the conversation change only through what
+        # it returns, or through its edits of run.result checked as a returned ToolResult is
+        seen = replace(run, call=copy.deepcopy(run.call), result=copy.deepcopy(run.result))
+        value = await _maybe_await(self.after(seen))
         if value is None:
-            return run
-        if isinstance(value, ToolResult):
-            result = replace(value, tool_call_id=run.call.id, name=value.name or run.call.name)
-        else:
-            result = ToolResult(run.call.id, to_result_content(value), run.result.is_error, run.call.name)
+            if seen.result == run.result:
+                return run
+            value = seen.result  # edited in place (run.result.content = ...)
+        if isinstance(value, Denied):
+            raise ConfigurationError(
+                "after_tool_call returned toolwire.Denied, but the tool has already run; refuse calls in "
+                "before_tool_call, or return toolwire.ToolResult(..., is_error=True) to replace the result"
+            )
+        try:
+            if isinstance(value, ToolResult):
+                result = replace(
+                    value, tool_call_id=run.call.id, name=value.name if isinstance(value.name, str) else run.call.name
+                )
+            else:
+                result = ToolResult(run.call.id, to_result_content(value), run.result.is_error, run.call.name)
+        except Exception as exc:
+            raise ConfigurationError(
+                f"after_tool_call gave a result toolwire cannot send for {run.call.name!r} ({_describe(exc)}); return "
+                "None (keep the result), text, a value with a JSON form, TextPart/ImagePart parts or a "
+                "toolwire.ToolResult"
+            ) from exc
         return replace(run, result=result)
 
     async def _pipeline(self, n: int, i: int, ready: Ready, queue: asyncio.Queue[Any]) -> ToolRun | None:
@@ -2018,11 +2040,14 @@ async def run(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
       ``RunResult.pending``;
     - ``deferred``: names of tools toolwire does not run (also ``meta["deferred"] = True``): the
       run stops with their calls pending, to be resumed with their results;
-    - ``before_tool_call(call)``: sync or async; return ``None`` (run as is), a dict (new
-      arguments, validated again) or ``toolwire.Denied(reason)`` (not run; the model is told why);
-    - ``after_tool_call(run)``: sync or async, gets the :class:`ToolRun`; return ``None`` (keep)
-      or a :class:`ToolResult` / any content to replace the result. An exception in a hook stops
-      the run (and propagates); the state stays valid;
+    - ``before_tool_call(call)``: sync or async, gets a copy of the call; return ``None`` (run
+      as is, or with the arguments it changed in place), a dict (new arguments, validated again)
+      or ``toolwire.Denied(reason)`` (not run; the model is told why);
+    - ``after_tool_call(run)``: sync or async, gets a copy of the :class:`ToolRun`; return
+      ``None`` (keep the result, or the one it changed in place) or a :class:`ToolResult` / any
+      content to replace the result. A hook returning what cannot be used raises
+      :class:`ConfigurationError`; an exception in a hook stops the run (and propagates); the
+      state stays valid;
     - ``resume``: a saved :class:`RunState` or :class:`RunResult` to continue; ``decisions``:
       ``{tool_call_id: toolwire.Approved(arguments=None) | toolwire.Denied(reason) | result}``
       for its pending calls (a deferred call takes its result: a value, a ``ToolResult`` or a
