@@ -118,6 +118,8 @@ def _leaf(exc: BaseException) -> BaseException:
 #: read timeout passes, ``mcp.types.CONNECTION_CLOSED`` when the server's stream ends).
 _REQUEST_TIMEOUT = -32001
 _CONNECTION_CLOSED = -32000
+#: The message of the SDK's own CONNECTION_CLOSED error (mcp.shared.jsonrpc_dispatcher).
+_CLOSED_MESSAGE = "Connection closed"
 #: The advice when the server has gone (it crashed, or the session was closed). Not
 #: ``retryable=False``: its rendered "change the arguments" would send the model after arguments
 #: that no value can fix.
@@ -421,12 +423,26 @@ class MCPToolset:
         async with self._refresh_lock:
             listed: list[Any] = []
             cursor = None
+            cursors: set[str] = set()
+            names: set[str] = set()
             for _ in range(1000):  # a server that pages forever is cut off
                 page = await self._client.list_tools(cursor=cursor, cache_mode="refresh")
-                listed.extend(page.tools)
+                for spec in page.tools:
+                    # a name listed again (the same tool on two pages, a page served twice) is one
+                    # tool: the first listing is kept, so the run does not fail on a duplicate name
+                    if str(spec.name) in names:
+                        self._warn_once(
+                            f"listed {spec.name!r}",
+                            f"the MCP server {self.server_name or self.label!r} lists a tool named {str(spec.name)!r} "
+                            "more than once; the first one listed is used",
+                        )
+                        continue
+                    names.add(str(spec.name))
+                    listed.append(spec)
                 cursor = page.next_cursor
-                if not cursor:
+                if not cursor or cursor in cursors:  # a cursor served again would list the same pages
                     break
+                cursors.add(cursor)
             tools: list[Tool] = []
             renames: dict[str, str] = {}
             # names the server's tools already have that need no rewriting: a rewritten name
@@ -453,16 +469,12 @@ class MCPToolset:
                 name = _distinct_name(name, mcp_name, taken)
             taken.add(name)
             renames[name] = mcp_name
-        if name != mcp_name and mcp_name not in self._warned:
-            self._warned.add(mcp_name)
-            message = (
+        if name != mcp_name:
+            self._warn_once(
+                mcp_name,
                 f"MCP tool {mcp_name!r} of {self.server_name or self.label!r} is named {name!r} for the model "
-                "(toolwire's tool-name rule: letters, digits, '_' and '-', at most 64 characters)"
+                "(toolwire's tool-name rule: letters, digits, '_' and '-', at most 64 characters)",
             )
-            if self._deferred_warnings is not None:  # while connecting: warned from __aenter__
-                self._deferred_warnings.append(message)
-            else:
-                warnings.warn(message, MCPNameWarning, stacklevel=3)
         schema = spec.input_schema if isinstance(spec.input_schema, dict) else {"type": "object", "properties": {}}
         description = spec.description or (getattr(spec, "title", None) or "")
         tool = Tool(name, description, dict(schema), self._caller(mcp_name), timeout=self.timeout)
@@ -476,6 +488,16 @@ class MCPToolset:
         ):
             mcp_meta["side_effects"] = True
         return tool
+
+    def _warn_once(self, key: str, message: str) -> None:
+        """An :class:`MCPNameWarning` with ``message``, once per ``key`` for this toolset."""
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        if self._deferred_warnings is not None:  # while connecting: warned from __aenter__
+            self._deferred_warnings.append(message)
+        else:
+            warnings.warn(message, MCPNameWarning, stacklevel=4)
 
     def _caller(self, mcp_name: str) -> Any:
         async def call_mcp_tool(**arguments: Any) -> Any:
@@ -502,7 +524,10 @@ class MCPToolset:
                         retryable=True,
                         hint="Try again once, or answer without this tool.",
                     ) from exc
-                if code == _CONNECTION_CLOSED:  # the server process ended (mcp.types.CONNECTION_CLOSED)
+                if code == _CONNECTION_CLOSED and message == _CLOSED_MESSAGE:
+                    # the server process ended: the SDK's own error (mcp.types.CONNECTION_CLOSED, "Connection
+                    # closed"); a server answering a call with an error of code -32000 (JSON-RPC's range of
+                    # server errors) is still there, and its message is a refusal like any other
                     raise ToolError(
                         f"the MCP server {self.server_name or self.label!r} closed the connection ({message})",
                         hint=_SERVER_GONE,
