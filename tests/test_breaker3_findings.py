@@ -426,3 +426,26 @@ def test_before_tool_call_edits_in_place_are_new_arguments() -> None:
     assert (
         result.tool_runs[0].status == "invalid" and "'ten' is not of type 'integer'" in result.tool_runs[0].result.text
     )
+
+
+# ----------------------------------------------------------------------------------------------
+# 6. Chat codec settings of an unknown value are configuration errors (were plain ValueErrors)
+
+
+@pytest.mark.parametrize(
+    ("setting", "words"),
+    [("max_tokens_field", "max_tokens_field must be"), ("named_tool_choice", "named_tool_choice must be")],
+)
+def test_a_chat_codec_setting_of_an_unknown_value_is_a_configuration_error(setting: str, words: str) -> None:
+    sent: list[dict[str, Any]] = []
+
+    def respond(request: Any) -> Any:
+        sent.append(json.loads(request.content))
+        return httpx2.Response(200, json=text_answer("openai-chat"))
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(respond))
+    with pytest.raises(ConfigurationError, match=words) as info:
+        model = toolwire.model("openai-chat:m-1", api_key="k", http_client=client, **{setting: "x"})
+        toolwire.run_sync(model, "hi")
+    assert "got 'x'" in str(info.value) and "could not be encoded" not in str(info.value)
+    assert sent == []

@@ -529,6 +529,7 @@ class Model(abc.ABC):
         return request
 
     def _preflight(self, request: ModelRequest, *, incremental: bool = False) -> tuple[dict[str, Any], RequestReport]:
+        self.profile  # noqa: B018 - built (once) outside the guard: a bad setting raises its own error
         try:
             return self._preflight_body(request, incremental=incremental)
         except ToolwireError:

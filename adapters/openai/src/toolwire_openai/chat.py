@@ -17,7 +17,7 @@ from typing import Any, Iterable, Iterator, cast
 
 from toolwire.adapter import DeclarationMemo, ModelRequest, normalize_tool_choice
 from toolwire.arguments import dumps_arguments, parse_arguments
-from toolwire.errors import ProviderError, UnsupportedToolChoice
+from toolwire.errors import ConfigurationError, ProviderError, UnsupportedToolChoice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
     ReasoningDelta,
@@ -234,9 +234,13 @@ class OpenAIChatCodec:
         named_tool_choice: str = "object",
     ) -> None:
         if max_tokens_field not in ("max_completion_tokens", "max_tokens"):
-            raise ValueError("max_tokens_field must be 'max_completion_tokens' or 'max_tokens'")
+            raise ConfigurationError(
+                f"openai-chat setting max_tokens_field must be 'max_completion_tokens' or 'max_tokens', got {max_tokens_field!r}"
+            )
         if named_tool_choice not in ("object", "required"):
-            raise ValueError("named_tool_choice must be 'object' or 'required'")
+            raise ConfigurationError(
+                f"openai-chat setting named_tool_choice must be 'object' or 'required', got {named_tool_choice!r}"
+            )
         self.max_tokens_field = max_tokens_field
         self.named_tool_choice = named_tool_choice
         #: the server this codec's model talks to (its base URL; set by the model): the
