@@ -570,7 +570,8 @@ class Model(abc.ABC):
         changes = _dropped_parts(placed, report.api, 0) + _left_out(codec, request, placed, 0)
         if request is not given:  # answered, renumbered or results moved: the moves are reported too
             changes = moved_result_changes(placed, 0) + changes
-        _add_changes(report, changes)
+        if changes:
+            _add_changes(report, changes)
         return body, report
 
     @property
@@ -740,7 +741,7 @@ def _placed(given: Sequence[Message], answered_messages: Sequence[Message], answ
     encoder saw them. The answers to unanswered calls (``answered``, by :func:`answer_request`)
     add messages and parts to the ``answered_messages`` that were encoded; without any, those
     are in the same places."""
-    if not answered and _same_places(given, answered_messages):
+    if not answered and (answered_messages is given or _same_places(given, answered_messages)):
         return answered_messages
     return renumber_reused_ids(list(given))[0]
 
@@ -973,7 +974,8 @@ class _Histories:
             sent, report = _profile_preflight(profile, body, state=state)
         if answered:
             report_unanswered(report, answered, f"/{key}")
-        _add_changes(report, dropped)
+        if dropped:
+            _add_changes(report, dropped)
         # remember this request for the next one of the conversation (only once it passed)
         by.pop(oid, None)
         if closed and type(wire) is list:

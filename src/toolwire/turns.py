@@ -425,7 +425,7 @@ def place_late_results(
     with nothing to move the same list is returned. ``merged_turns``: see :func:`_late_results`
     (every codec moves results across user messages, :func:`answer_request`; the Chat codec
     also across assistant messages, which Chat does not merge)."""
-    late = _late_results(messages, merged_turns)
+    late = _late_results(messages, merged_turns) if len(messages) > 2 else None
     if not late:
         return messages, []
     moving: dict[int, list[ToolResult]] = {}
@@ -459,6 +459,8 @@ def moved_result_changes(messages: Sequence[Message], offset: int, merged_turns:
     ``offset``) that :func:`place_late_results` sends right after their calls. With
     ``merged_turns=False``, only the moves made across assistant messages alone (the ones
     ``merged_turns=True`` does not make)."""
+    if len(messages) < 3:  # a call, a message between, its result: three messages at least
+        return []
     out: list[tuple[Any, ...]] = []
     late = _late_results(messages, merged_turns)
     if late and not merged_turns:
