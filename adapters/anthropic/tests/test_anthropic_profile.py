@@ -1368,8 +1368,8 @@ def test_model_lookups_read_every_spelling() -> None:
         # another service's spelling, to the Claude API itself (a new user's 404 before)
         ("claude-sonnet-4.5", None, "write 'claude-sonnet-4-5'"),
         ("anthropic/claude-sonnet-4-5", "https://api.anthropic.com/", "write 'claude-sonnet-4-5'"),
-        ("us.anthropic.claude-sonnet-4-5-v1:0", None, "write 'claude-sonnet-4-5'"),
-        ("claude-sonnet-4-5@20250929", None, "write 'claude-sonnet-4-5'"),
+        ("us.anthropic.claude-sonnet-4-5-v1:0", None, None),  # Bedrock's and Vertex AI's spellings: their
+        ("claude-sonnet-4-5@20250929", None, None),  # clients' or a proxy's to judge
         ("anthropic/claude-sonnet-4-5", "https://openrouter.ai/api", None),  # the gateway's own name
         ("claude-sonnet-4-5-20250929", None, None),  # a dated snapshot is the Claude API's own id
     ],

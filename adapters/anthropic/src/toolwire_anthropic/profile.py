@@ -158,10 +158,10 @@ def model_id_problem(model_id: Any, base_url: Any = None) -> str | None:
     """Why the Claude API would not find ``model_id`` as written (rule
     ``anthropic.request.model-id``), or ``None``: spaces around it (anywhere), or, when the
     requests go to the Claude API itself (``base_url`` unset or on :data:`CLAUDE_API_HOST`; a
-    gateway's own names may differ), a Claude model id not in lower case or in another
-    service's spelling (``anthropic/claude-sonnet-4-5``, ``claude-sonnet-4.5``,
-    ``us.anthropic.claude-sonnet-4-5-v1:0``, ``claude-sonnet-4-5@20250929``). The text says what
-    to write (:func:`model_key`)."""
+    gateway's own names may differ), a Claude model id not in lower case or in a gateway's
+    spelling (``anthropic/claude-sonnet-4-5``, ``claude-sonnet-4.5``); Bedrock's and Vertex AI's
+    spellings (``us.anthropic.claude-sonnet-4-5-v1:0``, ``claude-sonnet-4-5@20250929``) are left
+    to the client or proxy that takes them. The text says what to write (:func:`model_key`)."""
     if not isinstance(model_id, str):
         return None
     if model_id != model_id.strip():
@@ -172,6 +172,8 @@ def model_id_problem(model_id: Any, base_url: Any = None) -> str | None:
     key = model_key(model_id)
     if model_id == key or not key.startswith("claude-"):
         return None
+    if "@" in model_id or "anthropic." in model_id.lower() or re.search(r"-v\d+(:\d+)?$", model_id):
+        return None  # Bedrock's or Vertex AI's spelling: a client or proxy for those may take it
     if base_url:
         from urllib.parse import urlsplit
 
@@ -186,11 +188,10 @@ def model_id_problem(model_id: Any, base_url: Any = None) -> str | None:
             f"model id {model_id!r} is not a Claude model id: they are lower case and the Claude API matches them "
             f'exactly (it answers 404 not_found_error "model: {model_id}"): write {key!r}'
         )
-    # a gateway's, Bedrock's or Vertex AI's spelling (anthropic/..., a dotted version, us.anthropic....-v1:0,
-    # ...@date): the Claude API knows the model by its own id only
+    # a gateway's spelling (anthropic/..., a dotted version): the Claude API knows the model by its own id only
     return (
-        f"model id {model_id!r} is another service's spelling of a Claude model id (a gateway's, Bedrock's or "
-        f'Vertex AI\'s); the Claude API answers it 404 not_found_error "model: {model_id}": write {key!r}'
+        f"model id {model_id!r} is a gateway's spelling of a Claude model id; the Claude API answers it "
+        f'404 not_found_error "model: {model_id}": write {key!r}'
     )
 
 
