@@ -755,9 +755,19 @@ def _same_places(given: Sequence[Message], encoded: Sequence[Message]) -> bool:
     return len(given) == len(encoded) and all(len(a.parts) == len(b.parts) for a, b in zip(given, encoded))
 
 
-def _add_changes(report: RequestReport, changes: Iterable[tuple[Any, ...]]) -> None:
+def _part_order(change: tuple[Any, ...]) -> tuple[int, ...]:
+    """The place in the conversation a change's pointer names (``/messages/3/parts/0`` → (3, 0))."""
+    pointer = change[1]
+    return tuple(int(x) for x in pointer.split("/") if x.isdigit()) if isinstance(pointer, str) else ()
+
+
+def _add_changes(report: RequestReport, changes: list[tuple[Any, ...]]) -> None:
     """Add ``(rule, pointer, detail, tool, call_id[, lossy])`` changes to ``report`` (lossy
-    unless the sixth item says otherwise)."""
+    unless the sixth item says otherwise), in conversation order (by pointer; a stable sort, so
+    the changes of one part keep their order): a request encoded whole and one encoded from the
+    previous request's kept changes plus the new messages' report them alike."""
+    if len(changes) > 1:
+        changes = sorted(changes, key=_part_order)
     for change in changes:
         c: Any = change
         report.add(c[0], c[1], c[2], tool=c[3], call_id=c[4], lossy=c[5] if len(c) > 5 else True)

@@ -17,7 +17,7 @@ import pickle
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import toolwire
@@ -289,6 +289,16 @@ def _message(draw: Any) -> Message:
 @pytest.mark.parametrize("api", list(APIS))
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=st.lists(st.lists(_message(), min_size=1, max_size=3), min_size=1, max_size=6), loop_like=st.booleans())
+@example(  # found by this test: a result before its call, then another API's reasoning (Anthropic)
+    steps=[
+        [
+            Message("user", [ToolResult("c2x", "r"), TextPart("hi")]),
+            Message("assistant", [TextPart("hi"), ToolCall("c2x", "lookup", {"q": "a"})]),
+        ],
+        [Message("user", []), Message("assistant", [ReasoningPart("thought", signature="sig", provider="gemini")])],
+    ],
+    loop_like=False,
+)
 def test_random_growing_conversations_match_whole_encodes(
     api: str, steps: list[list[Message]], loop_like: bool
 ) -> None:
