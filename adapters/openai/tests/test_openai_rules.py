@@ -142,6 +142,12 @@ SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], A
         lambda a: a.params_ptr.rsplit("/", 1)[0] + "/name",
         lambda a, b, r: a.fn_of(b)["name"] == "files_read",
     ),
+    # "The function name 'python' is reserved for use by this model." (onyx-dot-app/onyx#13235)
+    "tool.reserved-name": (
+        lambda a: a.body(tools=[a.tool("python")]),
+        lambda a: a.params_ptr.rsplit("/", 1)[0] + "/name",
+        lambda a, b, r: a.fn_of(b)["name"] == "run_python",
+    ),
     "tools.count": (lambda a: a.body(tools=[a.tool(f"t{i}") for i in range(129)]), lambda a: "/tools", None),
     "schema.root-not-object": (
         lambda a: a.body(tools=[a.tool(params={"type": "string"})]),
@@ -1475,6 +1481,9 @@ NORMALISED_BY_CODEC = {
     "openai.conversation.call-fields",
     "openai.conversation.duplicate-item-id",
     "openai.conversation.reasoning-fields",
+    # a tool named 'python' is renamed by the codec already (its TranslationReport says so)
+    "openai-chat.tool.reserved-name",
+    "openai.tool.reserved-name",
 }
 #: Cases the codec refuses with its own typed error while encoding (before preflight, nothing sent).
 TYPED_AT_ENCODE = {"tool.name": "ToolNameError", "schema.root-not-object": "SchemaTranslationError"}

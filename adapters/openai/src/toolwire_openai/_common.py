@@ -15,7 +15,7 @@ from toolwire.tools import Tool
 from toolwire.types import Response, TextPart, ToolCall, ToolResult, Usage
 from toolwire.wire import NAME_INVALID, json_copy, mark_duplicate_ids, usage_int
 
-from .profile import TOOL_NAME_RULE, wire_tool_names
+from .profile import RESERVED_TOOL_NAMES, TOOL_NAME_RULE, wire_tool_names
 from .profile import real_names as _real_names
 
 #: Prefix of an error tool result on the OpenAI APIs, which have no error flag.
@@ -149,15 +149,18 @@ def wire_name(name: Any, report: TranslationReport) -> Any:
     renamed form (:func:`toolwire_openai.profile.wire_tool_names`), reported under the keyword
     ``name``. A request renames its whole tool set collision-safely (the profile's
     ``repair_names``) and the codecs map the model's calls back to the real name."""
-    if not isinstance(name, str) or TOOL_NAME_RULE.fullmatch(name):
+    if not isinstance(name, str) or (TOOL_NAME_RULE.fullmatch(name) and name not in RESERVED_TOOL_NAMES):
         return name
     wire = wire_tool_names([name])[name]
+    if name in RESERVED_TOOL_NAMES:
+        why = "OpenAI keeps that function name for its models' own tool"
+    else:
+        why = "OpenAI allows only ^[a-zA-Z0-9_-]{1,64}$"
     report.add(
         "",
         "rewritten",
         "name",
-        f"the tool name {name!r} is sent as {wire!r}: OpenAI allows only "
-        f"^[a-zA-Z0-9_-]{{1,64}}$; the model's calls to {wire!r} run {name!r}",
+        f"the tool name {name!r} is sent as {wire!r}: {why}; the model's calls to {wire!r} run {name!r}",
     )
     return wire
 

@@ -40,6 +40,7 @@ __all__ = [
     "CHAT_RULES",
     "RESPONSES_RULES",
     "TOOL_NAME_RULE",
+    "RESERVED_TOOL_NAMES",
     "MAX_TOOLS",
     "CHAT_MAX_CALL_ID",
     "RESPONSES_MAX_CALL_ID",
@@ -58,6 +59,10 @@ RESPONSES = "openai"
 #: Tool and call names (``FunctionDefinition.name``: "Must be a-z, A-Z, 0-9, or contain
 #: underscores and dashes, with a maximum length of 64").
 TOOL_NAME_RULE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+#: Function names OpenAI keeps for its models' own tools, each with the name a function tool of
+#: that name is sent under (rule ``tool.reserved-name``): "The function name 'python' is reserved
+#: for use by this model. Please use a different function name." (param ``tools``).
+RESERVED_TOOL_NAMES: Mapping[str, str] = {"python": "run_python"}
 #: At most this many tools per request (API error "Invalid 'tools': array too long. Expected an
 #: array with maximum length 128").
 MAX_TOOLS = 128
@@ -163,6 +168,20 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
             "provider under a name OpenAI refuses, e.g. 'files.read:v2', is sent renamed, 'files_read_v2', the same way in the "
             "declaration, the history and the tool choice; the model's calls to it run the tool).",
             _SDK_NAME,
+            "repair",
+        ),
+        (
+            "tool.reserved-name",
+            "A function tool is not named 'python', the name OpenAI keeps for its models' own Python tool: such "
+            "a tool is sent as 'run_python' (when another tool of the request has that name, as 'python_' plus "
+            "8 hex digits of a hash), the same way in the declaration, the history's calls and the tool choice; "
+            "the model's calls to it run the tool. Done on every server: the codecs rename without knowing the host.",
+            "API error \"The function name 'python' is reserved for use by this model. Please use a different function "
+            'name." (type invalid_request_error, param tools): o4-mini on Chat Completions (avante-corp/avante.nvim#1890, '
+            "which renamed its tool run_python in #1901) and on Responses (UKGovernmentBEIS/inspect_ai#1784; aliased "
+            "in #1736); every GPT model on api.openai.com since 2026-07-21, Azure OpenAI not yet then "
+            "(onyx-dot-app/onyx#13235, renamed to run_python); gpt-5.6-sol on the Codex Responses backend "
+            "(Kohaku-Lab/KohakuTerrarium#80)",
             "repair",
         ),
         (
@@ -1013,8 +1032,10 @@ def wire_tool_names(names: Iterable[Any]) -> dict[str, str]:
     """The names a request's tools are sent under, for the names OpenAI refuses
     (:data:`TOOL_NAME_RULE`): a tool imported from another provider's history (Gemini allows
     ``.`` and ``:``, e.g. ``files.read:v2``) is sent as :func:`sanitize_name` gives
-    (``files_read_v2``); when that is taken by another tool of the request, as its first 55
-    characters plus ``_`` and 8 hex digits of the name's SHA-256. Deterministic for a tool set,
+    (``files_read_v2``), a tool named as one of OpenAI's own (:data:`RESERVED_TOOL_NAMES`:
+    ``python``) as the name given there (``run_python``); when that is taken by another tool of
+    the request, as its first 55 characters plus ``_`` and 8 hex digits of the name's SHA-256.
+    Deterministic for a tool set,
     so the declaration, the calls of the history and the tool choice agree on every turn, and the
     codecs map the model's calls back to the real name. Valid names are not in the result."""
     return dict(_wire_names(tuple(n for n in names if isinstance(n, str))))
@@ -1024,14 +1045,14 @@ def wire_tool_names(names: Iterable[Any]) -> dict[str, str]:
 def _wire_names(names: tuple[str, ...]) -> dict[str, str]:
     """:func:`wire_tool_names` of a tuple of names, memoized (the same tools are sent every turn;
     the dict returned is shared and never changed)."""
-    used = {n for n in names if TOOL_NAME_RULE.fullmatch(n)}
+    used = {n for n in names if TOOL_NAME_RULE.fullmatch(n) and n not in RESERVED_TOOL_NAMES}
     if len(used) == len(names):
         return {}  # every name valid (the usual case): none renamed
     out: dict[str, str] = {}
     for n in names:
         if n in used or n in out:
             continue
-        w = sanitize_name(n)
+        w = RESERVED_TOOL_NAMES.get(n) or sanitize_name(n)
         if w in used:
             w = _hashed_name(n)
         out[n] = w
@@ -1058,6 +1079,12 @@ def real_names(tools: Iterable[Any]) -> dict[str, str]:
 @functools.lru_cache(maxsize=256)
 def _real_names(names: tuple[str, ...]) -> dict[str, str]:
     return {w: n for n, w in _wire_names(names).items()}
+
+
+def _rename_rule(name: str) -> str:
+    """The rule a tool is renamed under: ``tool.reserved-name`` for a name OpenAI keeps
+    (:data:`RESERVED_TOOL_NAMES`), ``tool.name`` for one it refuses."""
+    return "tool.reserved-name" if name in RESERVED_TOOL_NAMES else "tool.name"
 
 
 def _long_content(content: Any, limit: int = CHAT_MAX_CONTENT) -> bool:
@@ -1538,8 +1565,9 @@ _KNOWN_MAX = 4096
 
 
 def _known_good_name(name: Any) -> bool:
-    """Whether ``name`` matches :data:`TOOL_NAME_RULE` (remembered in :data:`_GOOD_NAMES`)."""
-    if type(name) is not str or not TOOL_NAME_RULE.fullmatch(name):
+    """Whether ``name`` matches :data:`TOOL_NAME_RULE` and is not one of
+    :data:`RESERVED_TOOL_NAMES` (remembered in :data:`_GOOD_NAMES`)."""
+    if type(name) is not str or not TOOL_NAME_RULE.fullmatch(name) or name in RESERVED_TOOL_NAMES:
         return False
     if len(_GOOD_NAMES) >= _KNOWN_MAX:
         _GOOD_NAMES.clear()
@@ -1884,6 +1912,15 @@ class _OpenAIProfile(Profile):
             )
         if decl.get("type", "function") != "function":
             return out  # custom/hosted tools: their own shapes
+        if name in RESERVED_TOOL_NAMES:
+            out.append(
+                self.violation(
+                    "tool.reserved-name",
+                    f"{fn_ptr}/name",
+                    f"the function name {name!r} is reserved by OpenAI for its models' own tool",
+                    tool=str(name),
+                )
+            )
         for suffix, pointer, message in parameter_problems(
             fn.get("parameters"), strict=fn.get("strict") is True, base=f"{fn_ptr}/parameters"
         ):
@@ -2849,7 +2886,7 @@ class OpenAIChatProfile(_OpenAIProfile):
             if isinstance(fn, dict) and fn.get("name") in mapping:
                 _note(
                     report,
-                    self.rule("tool.name"),
+                    self.rule(_rename_rule(fn["name"])),
                     f"/tools/{i}/function/name",
                     f"tool {fn['name']!r} sent as {mapping[fn['name']]!r}; the model's calls to it run {fn['name']!r}",
                     tool=fn["name"],
@@ -3677,7 +3714,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
             if isinstance(t, dict) and t.get("type") == "function" and t.get("name") in mapping:
                 _note(
                     report,
-                    self.rule("tool.name"),
+                    self.rule(_rename_rule(t["name"])),
                     f"/tools/{i}/name",
                     f"tool {t['name']!r} sent as {mapping[t['name']]!r}; the model's calls to it run {t['name']!r}",
                     tool=t["name"],
