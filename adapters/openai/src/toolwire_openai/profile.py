@@ -910,6 +910,21 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
             "repair",
         ),
         (
+            "conversation.reasoning-input-fields",
+            "A reasoning item sent back carries no 'status' (a field of the output: the API refuses it on a reasoning "
+            "input item) and, to api.openai.com, no reasoning text 'content' (the API takes none back; the item's id or "
+            "encrypted_content carries the reasoning): both are left out, not lossy. The codec never sends a reasoning "
+            "item's status; a compatible server (base_url elsewhere) gets the content as it sent it.",
+            "API errors \"Unknown parameter: 'input[1].status'.\" (code unknown_parameter) for a reasoning item sent "
+            "back with its status (gpt-5: BerriAI/litellm#13420; gpt-5.6-sol, the same item without status taken: "
+            "digitallyinduced/haskell-agent#689; OpenAI's own reasoning items carry none, lidge-jun/opencodex#2252) and "
+            "\"Invalid 'input[N].content': array too long. Expected an array with maximum length 0\" for reasoning "
+            "text sent back (microsoft/agent-framework-go#784); zyycn/codex-proxy-rs#201 measured both on gpt-5.5 "
+            "(status: unknown_parameter; non-empty content: array_above_max_length; the item without them taken). "
+            "openai.types.responses.ResponseReasoningItemParam types both fields, so the SDK does not say so",
+            "repair",
+        ),
+        (
             "conversation.reasoning-left-out",
             "Reasoning items go only to a model that reasons, and only to the endpoint that issued them "
             "(they are left out otherwise, with the hosted call items of their turn and the item ids after them; "
@@ -1584,6 +1599,19 @@ def _known_object_text(value: Any) -> bool:
             _OBJECT_TEXTS.clear()
         _OBJECT_TEXTS.add(value)
     return True
+
+
+def _reasoning_output_fields(item: dict[str, Any], openai_api: bool) -> list[tuple[str, str]]:
+    """The fields of the reasoning input ``item`` the API refuses, as ``(key, why)`` (rule
+    ``openai.conversation.reasoning-input-fields``): ``status``, and to api.openai.com
+    (``openai_api``) a ``content`` list that is not empty (reasoning text)."""
+    out = []
+    if "status" in item:
+        out.append(("status", "the API takes no status on a reasoning input item"))
+    content = item.get("content")
+    if openai_api and isinstance(content, list) and content:
+        out.append(("content", "api.openai.com takes no reasoning text back (the id or encrypted_content carries it)"))
+    return out
 
 
 #: The id prefix of each Responses item kind (item ids the API issues: fc_..., rs_..., msg_...).
@@ -3442,6 +3470,9 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                         "conversation.reasoning-fields", at, "a reasoning item needs an id and a summary list"
                     )
                 )
+            if new and typ == "reasoning":
+                for key, why in _reasoning_output_fields(it, self._to_openai_api):
+                    out.append(self.violation("conversation.reasoning-input-fields", f"{at}/{key}", why))
             if isinstance(iid, str) and iid:
                 if iid in item_ids and new:
                     out.append(
@@ -3812,6 +3843,16 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                 if not isinstance(it.get("summary"), list):
                     it = {**it, "summary": []}
                     _note(report, self.rule("conversation.reasoning-fields"), f"{at}/summary", "summary: [] written")
+                extra = _reasoning_output_fields(it, self._to_openai_api)
+                if extra:
+                    for key, why in extra:
+                        _note(
+                            report,
+                            self.rule("conversation.reasoning-input-fields"),
+                            f"{at}/{key}",
+                            f"{key} of reasoning item {it['id']!r} not sent: {why}",
+                        )
+                    it = {k: v for k, v in it.items() if k not in dict(extra)}
             if typ == "reasoning" and store_false and not it.get("encrypted_content"):
                 _note(
                     report,

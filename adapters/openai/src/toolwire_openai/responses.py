@@ -803,6 +803,9 @@ class OpenAIResponsesCodec:
                         ids.add(pd["item_id"])
                 item.update(copied(pd.get("item") or {}))
                 item.setdefault("summary", [])
+                # an output field the API refuses on a reasoning input item: "Unknown parameter:
+                # 'input[1].status'." (rule openai.conversation.reasoning-input-fields)
+                item.pop("status", None)
                 if part.encrypted is not None or pd.get("null_encrypted"):
                     item["encrypted_content"] = part.encrypted
                 items.append(item)
