@@ -69,6 +69,12 @@ def _r(id: str, summary: str, source: str, action: Action) -> Rule:
 #: The image types Gemini reads inline (Gemini API "Image understanding": PNG, JPEG, WEBP, HEIC, HEIF).
 IMAGE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"})
 
+#: The most inline data one request carries, in characters of base64 text (rule
+#: ``gemini.conversation.inline-data-size``): "the maximum payload size for inline data" is 100 MB,
+#: base64 encoded (20 MB before 2026-01-12), read as 100 MiB as the former limit's error text counts
+#: it ("Request payload size exceeds the limit: 4194304 bytes." for the 4 MiB of 2023).
+INLINE_DATA_LIMIT = 100 * 1024 * 1024
+
 #: The most function declarations one request may carry (API error "At most 512 function
 #: declarations can be specified").
 MAX_FUNCTION_DECLARATIONS = 512
@@ -551,6 +557,22 @@ RULES: tuple[Rule, ...] = (
         "gemini.conversation.inline-data",
         "inlineData carries a mimeType and base64 data.",
         _SDK + "Blob (mime_type: str, data: bytes, base64 in JSON)",
+        "refuse",
+    ),
+    _r(
+        "gemini.conversation.inline-data-size",
+        "The inline data of one request (every inlineData part: images of the prompt and images tools returned, "
+        "the whole conversation) is at most 100 MB of base64 text: a request over it is refused before sending, "
+        "saying to pass large images by URL (ImagePart(url=...): a Files API URI, an https or gs:// URL; sent as "
+        "fileData) or to send smaller ones.",
+        'Gemini API announcement "Increased file size limits and expanded inputs support in Gemini API" '
+        "(https://blog.google/innovation-and-ai/technology/developers-tools/gemini-api-new-file-limits, 2026-01-12: "
+        '"we are increasing the maximum payload size for inline data from 20MB to 100MB (base64 encoded, with '
+        'varying limits based on data types)"); https://ai.google.dev/gemini-api/docs/file-input-methods (inline '
+        'data, the Files API, GCS registration and external URLs; "PDFs are limited to 50MB for this method"); '
+        'API error "Request payload size exceeds the limit: 4194304 bytes." under the 2023 limit '
+        "(google-gemini/deprecated-generative-ai-android#26). A larger inline payload was seen accepted under the "
+        "former 20 MB limit (discuss.google.dev thread 194225), so the limit may not be enforced to the byte",
         "refuse",
     ),
     _r(
@@ -2340,6 +2362,9 @@ class GeminiProfile(Profile):
             start = max(0, start + self._shift[2])
         out = list(self._top_checked(body))
         self._check_contents(body, start, out)
+        size = _inline_data_size(body)
+        if size is not None:
+            out.append(size)
         return out
 
     def _top_checked(self, body: dict[str, Any]) -> tuple[Violation, ...]:
@@ -2991,6 +3016,52 @@ class GeminiProfile(Profile):
                     _check_image_type(p, f"{ptr}/{fkey}/parts/{i}", out, tool=_name_of(fr), call_id=_id_of(fr))
         if role == "user" and part.get("thought") is True:
             out.append(Violation("gemini.conversation.thoughts-in-model-turns", ptr, "a thought part in a user turn"))
+
+
+def _inline_data_size(body: dict[str, Any]) -> Violation | None:
+    """Rule ``gemini.conversation.inline-data-size``: the violation when the base64 text of every
+    ``inlineData`` part of ``body`` (the parts of each Content and the parts of its function
+    responses) is more than :data:`INLINE_DATA_LIMIT` characters in all, pointing at the largest
+    part; else ``None``. Reads the whole conversation: the limit is the request's."""
+    contents = _g(body, "contents")
+    if not isinstance(contents, list):
+        return None
+    total = 0
+    largest = (0, "")
+    for ci, content in enumerate(contents):
+        parts = content.get("parts") if isinstance(content, dict) else None
+        if not isinstance(parts, list):
+            continue
+        pkey = _key(content, "parts") or "parts"
+        for pi, part in enumerate(parts):
+            if not isinstance(part, dict):
+                continue
+            here = f"/{_key(body, 'contents') or 'contents'}/{ci}/{pkey}/{pi}"
+            blobs = [(here, _key(part, "inlineData"), _g(part, "inlineData"))]
+            fr = _g(part, "functionResponse")
+            inner = _g(fr, "parts") if isinstance(fr, dict) else None
+            if isinstance(inner, list):
+                base = f"{here}/{_key(part, 'functionResponse')}/{_key(fr, 'parts')}"
+                for k, p in enumerate(inner):
+                    if isinstance(p, dict):
+                        blobs.append((f"{base}/{k}", _key(p, "inlineData"), _g(p, "inlineData")))
+            for ptr, key, blob in blobs:
+                data = blob.get("data") if isinstance(blob, dict) else None
+                if isinstance(data, str) and data:
+                    total += len(data)
+                    if len(data) > largest[0]:
+                        largest = (len(data), f"{ptr}/{key}")
+    if total <= INLINE_DATA_LIMIT:
+        return None
+    mb = 1024 * 1024
+    return Violation(
+        "gemini.conversation.inline-data-size",
+        largest[1],
+        f"the request carries {total / mb:.1f} MB of inline data (base64; the largest part {largest[0] / mb:.1f} MB), "
+        f"over the Gemini API's {INLINE_DATA_LIMIT // mb} MB for inline data: pass large images by URL "
+        "(ImagePart(url=...) with a Files API URI from client.files.upload, or an https or gs:// URL) or send "
+        "smaller images",
+    )
 
 
 def _check_image_type(part: dict[str, Any], ptr: str, out: list[Violation], **about: Any) -> None:
