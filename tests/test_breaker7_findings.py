@@ -658,13 +658,16 @@ def test_chat_reasoning_content_goes_back_on_tool_call_turns(field: str) -> None
         "type": "function",
         "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
     }
+    # DeepSeek sends reasoning_content; "reasoning" is another server's field (OpenRouter's), so
+    # that case goes to another server: DeepSeek's thinking mode would refuse a tool-call turn
+    # without reasoning_content before sending (rule openai-chat.server.deepseek-reasoning-content)
     m, sent = _recording_model(
         "openai-chat:deepseek-reasoner",
         [
             chat({"content": "", field: "Need the weather tool.", "tool_calls": [call_]}, "tool_calls"),
             chat({"content": "done", field: "ok"}, "stop"),
         ],
-        base_url="https://api.deepseek.com",
+        base_url="https://api.deepseek.com" if field == "reasoning_content" else "https://openrouter.ai/api/v1",
     )
     toolwire.run_sync(m, "Weather?", tools=[WEATHER])
     assistant = sent[1]["messages"][1]

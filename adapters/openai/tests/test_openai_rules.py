@@ -900,7 +900,7 @@ CODEC_RULES = {
 CONSTRUCTION_RULES = {"openai-chat": {"request.model-id"}, "openai": {"request.model-id"}}
 
 #: Rules of a hosted compatible server, applied only for its base_url host: tested through the
-#: SDK in test_hosted_compat_endpoints.py.
+#: SDK in test_hosted_compat_endpoints.py (Mistral) and test_deepseek_endpoint.py (DeepSeek).
 SERVER_RULES = {
     "openai-chat": {
         "server.mistral-stream-options",
@@ -908,6 +908,7 @@ SERVER_RULES = {
         "server.mistral-user-after-tool",
         "server.mistral-empty-assistant",
         "server.mistral-last-message",
+        "server.deepseek-reasoning-content",
     },
     "openai": set(),
 }

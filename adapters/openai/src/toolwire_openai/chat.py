@@ -75,7 +75,7 @@ from ._common import (
 from ._common import (
     wire_name as _wire_name,
 )
-from .profile import IMAGE_LABEL, IMAGE_MEDIA_TYPES, naming_profile, real_names
+from .profile import IMAGE_LABEL, IMAGE_MEDIA_TYPES, hosted_server, naming_profile, real_names
 
 __all__ = ["OpenAIChatCodec", "ChatStreamDecoder", "FINISH_REASONS", "chat_usage", "API"]
 
@@ -249,6 +249,11 @@ class OpenAIChatCodec:
         #: prompt caching: ``True`` or a key string sends ``prompt_cache_key`` (see
         #: :func:`~toolwire_openai._common.prompt_cache_key`)
         self.cache = cache
+
+    @property
+    def _to_deepseek(self) -> bool:
+        """Whether this codec's server (:attr:`origin`) is DeepSeek's API."""
+        return self.origin is not None and hosted_server({"base_url": self.origin}) == "deepseek"
 
     # ------------------------------------------------------------------------------- incremental encoding
     @staticmethod
@@ -430,8 +435,12 @@ class OpenAIChatCodec:
                 # llama.cpp) needs it back on a tool-call turn: "the reasoning_content must be fully
                 # passed back to the API in all subsequent requests ... the API will return a 400
                 # error" (api-docs.deepseek.com guides/thinking_mode, Tool Calls); without calls it
-                # is ignored there, so it is not sent
+                # is ignored there, so it is not sent (but to DeepSeek, below)
                 out["reasoning_content"] = "".join(thoughts)
+        elif thoughts and self._to_deepseek:
+            # DeepSeek asks for the reasoning of every answer between two user messages with a
+            # tool call, and ignores it elsewhere (rule openai-chat.server.deepseek-reasoning-content)
+            out["reasoning_content"] = "".join(thoughts)
         if pd and "replay" in pd:
             self._replayed(out, pd)
         return apply_overrides(out, pd.get("message")) if pd else out
@@ -743,7 +752,12 @@ class OpenAIChatCodec:
         response = Response(
             parts, cast(StopReason, stop), finish, chat_usage(body.get("usage")), model, response_id, API
         )
-        replay = {k: v for k in _REPLAYED_MESSAGE_FIELDS if isinstance(v := message.get(k), list) and v}
+        replay: dict[str, Any] = {k: v for k in _REPLAYED_MESSAGE_FIELDS if isinstance(v := message.get(k), list) and v}
+        if message.get("reasoning_content") == "" and not _parts_have_reasoning(parts):
+            # DeepSeek's thinking mode sometimes reasons nothing and says so with an empty
+            # reasoning_content, which a later request must carry back on that turn
+            # (rule openai-chat.server.deepseek-reasoning-content)
+            replay["reasoning_content"] = ""
         if replay:
             response.provider_data = {API: _replay(replay, self.origin)}
         if "service_tier" in body:
@@ -976,6 +990,11 @@ def _audio_kept(audio: dict[str, Any]) -> bool:
 _REPLAYED_MESSAGE_FIELDS = ("reasoning_details", "thinking_blocks")
 
 
+def _parts_have_reasoning(parts: list[Any]) -> bool:
+    """Whether ``parts`` hold reasoning text (a :class:`ReasoningPart` that is not empty)."""
+    return any(type(p) is ReasoningPart and p.text for p in parts)
+
+
 def _replay(fields: dict[str, Any], origin: str | None) -> dict[str, Any]:
     """The ``provider_data`` of a message or tool call whose ``fields`` go back to the server
     ``origin`` that sent them (``OpenAIChatCodec._replayed``). Gemini 3 behind an
@@ -1051,6 +1070,9 @@ class ChatStreamDecoder:
         self.finish_reason: str | None = None
         self.refusal = False
         self.details: dict[str, list[dict[str, Any]]] = {}  # streamed reasoning_details / thinking_blocks, folded
+        #: the stream carried a reasoning_content field (an empty one included) / reasoning text
+        self.reasoning_field = False
+        self.reasoning_text = False
         self.call_extra: dict[int, dict[str, Any]] = {}  # canonical index → its extra_content
 
     @_SHAPE.guarded("a Chat Completions stream chunk")
@@ -1084,8 +1106,11 @@ class ChatStreamDecoder:
             delta = choice.get("delta")
             if type(delta) is not dict:
                 delta = _SHAPE.opt_obj(delta, f"/choices/{ci}/delta")
+            if type(delta.get("reasoning_content")) is str:
+                self.reasoning_field = True  # (null, as some servers send it, is no field)
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(reasoning, str) and reasoning:
+                self.reasoning_text = True
                 field = "reasoning_content" if delta.get("reasoning_content") else "reasoning"
                 pd: dict[str, Any] = {"field": field}
                 if self.origin is not None:
@@ -1208,7 +1233,10 @@ class ChatStreamDecoder:
             stop = "tool_use"
         elif stop == "tool_use" and not self.order:
             stop = "end_turn"  # "tool_calls" with no call: nothing to run
-        pd = _replay(dict(self.details), self.origin) if self.details else {}
+        replay: dict[str, Any] = dict(self.details)
+        if self.reasoning_field and not self.reasoning_text:
+            replay["reasoning_content"] = ""  # as decode_response: DeepSeek's empty reasoning goes back
+        pd = _replay(replay, self.origin) if replay else {}
         if self.service_tier in PRICED_TIERS:
             pd["price_context"] = {"service_tier": self.service_tier}
         out.append(

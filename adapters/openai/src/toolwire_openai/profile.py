@@ -712,6 +712,31 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "instead, which changes what is asked (a continuation of that message, not a new one)",
             "refuse",
         ),
+        (
+            "server.deepseek-reasoning-content",
+            "To DeepSeek's API (base_url on api.deepseek.com) in thinking mode (the default of deepseek-v4-flash, "
+            "deepseek-v4-pro and deepseek-reasoner; deepseek-chat only with thinking {'type': 'enabled'}), every "
+            "assistant message with tool calls carries the reasoning_content DeepSeek sent with it, an empty one "
+            "included; DeepSeek's own reasoning goes back on its answers without calls too (ignored there when no tool "
+            "was called). A tool-call turn without it (another provider's or server's, or one whose reasoning was "
+            "not kept) is refused before sending: send the conversation with thinking off (DeepSeek's own field, "
+            "extra_body={'thinking': {'type': 'disabled'}}) or run it on DeepSeek from its start. No placeholder is written: "
+            "sources disagree on which one DeepSeek takes.",
+            'DeepSeek API errors "Missing `reasoning_content` field in the assistant message at message index 2. For '
+            'more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls" '
+            '(deepseek-reasoner: continuedev/continue#11285, langgenius/dify-official-plugins#2306) and "The '
+            '`reasoning_content` in the thinking mode must be passed back to the API." (deepseek-v4: '
+            "anomalyco/opencode#25356, Gitlawb/openclaude#876; a model switched to mid-run: "
+            "NousResearch/hermes-agent#14973); https://api-docs.deepseek.com/guides/thinking_mode (thinking on by "
+            "default; between two user messages with a tool call, reasoning_content must be passed back, else 400; "
+            'without one it is ignored; {"thinking": {"type": "enabled/disabled"}}); deepseek-chat and '
+            "deepseek-reasoner route to deepseek-v4-flash non-thinking and thinking (retired 2026-07-24). An empty "
+            "reasoning_content DeepSeek sent must go back too (craft-ai-agents/craft-agents-oss#703, "
+            'claude-code-best/claude-code#403). Placeholders for another vendor\'s turn disagree: "" '
+            '(NousResearch/hermes-agent#16500), " " because V4 Pro refused "" (NousResearch/hermes-agent#18263), '
+            '"." refused (can1357/oh-my-pi#897). Turning thinking off: deepseek-ai/awesome-deepseek-agent#35',
+            "refuse",
+        ),
     ],
 )
 
@@ -964,8 +989,12 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
 
 #: Hosted OpenAI-compatible servers whose own rules the Chat profile applies (rules
 #: ``server.*``), by the host of the ``base_url`` setting (else ``OPENAI_BASE_URL``): Mistral's
-#: API (La Plateforme, and Codestral's endpoint, the same API).
-HOSTED_SERVERS: Mapping[str, str] = {"api.mistral.ai": "mistral", "codestral.mistral.ai": "mistral"}
+#: API (La Plateforme, and Codestral's endpoint, the same API) and DeepSeek's API.
+HOSTED_SERVERS: Mapping[str, str] = {
+    "api.mistral.ai": "mistral",
+    "codestral.mistral.ai": "mistral",
+    "api.deepseek.com": "deepseek",
+}
 
 
 #: A tool call id Mistral's API takes (rule ``server.mistral-call-id``).
@@ -1011,7 +1040,7 @@ def mistral_call_id(call_id: str) -> str:
 
 def hosted_server(settings: Mapping[str, Any]) -> str | None:
     """The hosted compatible server a model's settings point at (a value of
-    :data:`HOSTED_SERVERS`: ``"mistral"``), or ``None`` (api.openai.com, a local server, any
+    :data:`HOSTED_SERVERS`: ``"mistral"``, ``"deepseek"``), or ``None`` (api.openai.com, a local server, any
     other)."""
     import os
     from urllib.parse import urlsplit
@@ -1024,6 +1053,21 @@ def hosted_server(settings: Mapping[str, Any]) -> str | None:
     except ValueError:
         return None
     return HOSTED_SERVERS.get((host or "").rstrip("."))  # "api.mistral.ai." is the same host
+
+
+def deepseek_thinking(body: Mapping[str, Any]) -> bool:
+    """Whether a ``/chat/completions`` body for DeepSeek's API asks for thinking mode (rule
+    ``openai-chat.server.deepseek-reasoning-content``): ``thinking: {"type": "enabled"}`` does,
+    ``{"type": "disabled"}`` does not; without it, every model but ``deepseek-chat`` (the
+    non-thinking alias) thinks (api-docs.deepseek.com guides/thinking_mode: "The thinking toggle
+    defaults to enabled")."""
+    thinking = body.get("thinking")
+    kind = thinking.get("type") if isinstance(thinking, dict) else None
+    if kind == "enabled":
+        return True
+    if kind == "disabled":
+        return False
+    return model_key(body.get("model")) != "deepseek-chat"
 
 
 def sanitize_name(name: str) -> str:
@@ -2371,6 +2415,20 @@ class OpenAIChatProfile(_OpenAIProfile):
         messages = body.get("messages")
         out.extend(self._message_problems(messages, start))
         out.extend(_image_type_problems(messages, start, "messages", self.violation))
+        if self.server == "deepseek" and type(messages) is list and deepseek_thinking(body):
+            for i, m in enumerate(messages):
+                if type(m) is dict and m.get("role") == "assistant" and m.get("tool_calls"):
+                    if type(m.get("reasoning_content")) is not str:
+                        out.append(
+                            self.violation(
+                                "server.deepseek-reasoning-content",
+                                f"/messages/{i}",
+                                f"messages[{i}] calls tools without the reasoning_content DeepSeek sent with it "
+                                "(a turn of another provider or server?): DeepSeek's thinking mode refuses it; send "
+                                "the conversation with thinking off (extra_body={'thinking': {'type': 'disabled'}}) or run "
+                                "it on DeepSeek from its start",
+                            )
+                        )
         if (
             self.server == "mistral"
             and type(messages) is list
