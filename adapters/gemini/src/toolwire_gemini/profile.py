@@ -3018,14 +3018,42 @@ class GeminiProfile(Profile):
             out.append(Violation("gemini.conversation.thoughts-in-model-turns", ptr, "a thought part in a user turn"))
 
 
+def _inline_data_total(contents: list[Any]) -> int:
+    """The characters of base64 ``data`` in every ``inlineData`` of ``contents`` (in a part, or in
+    a function response's parts), camelCase or snake_case; a scan whose work per part is dict
+    lookups only (the conversation is read whole on every request)."""
+    total = 0
+    for content in contents:
+        if type(content) is not dict or "parts" not in content:
+            continue
+        parts = content["parts"]
+        if type(parts) is not list:
+            continue
+        for part in parts:
+            if type(part) is not dict:
+                continue
+            for key in ("inlineData", "inline_data"):
+                if key in part:
+                    blob = part[key]
+                    if type(blob) is dict and "data" in blob and type(blob["data"]) is str:
+                        total += len(blob["data"])
+            for key in ("functionResponse", "function_response"):
+                if key in part:
+                    fr = part[key]
+                    inner = fr["parts"] if type(fr) is dict and "parts" in fr else None
+                    if type(inner) is list:
+                        total += _inline_data_total([{"parts": inner}])
+    return total
+
+
 def _inline_data_size(body: dict[str, Any]) -> Violation | None:
     """Rule ``gemini.conversation.inline-data-size``: the violation when the base64 text of every
     ``inlineData`` part of ``body`` (the parts of each Content and the parts of its function
     responses) is more than :data:`INLINE_DATA_LIMIT` characters in all, pointing at the largest
     part; else ``None``. Reads the whole conversation: the limit is the request's."""
     contents = _g(body, "contents")
-    if not isinstance(contents, list):
-        return None
+    if not isinstance(contents, list) or _inline_data_total(contents) <= INLINE_DATA_LIMIT:
+        return None  # (the usual case, found by a scan that makes no call per part)
     total = 0
     largest = (0, "")
     for ci, content in enumerate(contents):
