@@ -529,50 +529,47 @@ class Model(abc.ABC):
         return request
 
     def _preflight(self, request: ModelRequest, *, incremental: bool = False) -> tuple[dict[str, Any], RequestReport]:
-        self.profile  # noqa: B018 - built (once) outside the guard: a bad setting raises its own error
+        d: dict[str, Any] = self.__dict__  # type: ignore[assignment]
+        if "_profile" not in d:
+            self.profile  # noqa: B018 - built (once) outside the guard: a bad setting raises its own error
         try:
-            return self._preflight_body(request, incremental=incremental)
+            codec = self.codec
+            if codec is None:
+                raise NotImplementedError(f"{type(self).__name__} has no codec to encode with")
+            profile = d.get("_profile") or self.profile
+            # a conversation shorter than this is encoded and checked whole (see _Histories.from_messages)
+            short = len(request.messages) < _Histories.from_messages
+            concatenates = getattr(codec, "concatenates_history", None) if incremental and not short else None
+            if request.conversation is not None and callable(concatenates) and concatenates(request):
+                key = profile.messages_key
+                if key is not None:
+                    return _Histories.of(self).preflight(self, codec, profile, key, request)
+            # a tool call the history leaves unanswered is answered "not run" (the same on every API)
+            given = request
+            request, answered = answer_request(request)
+            body = codec.encode_request(request)
+            if short:
+                # checked whole: keeping what was checked (to check only the new entries next time)
+                # costs more than checking the few entries again
+                state = None
+            else:
+                state = vars(self).get("_preflight_state")
+                if state is None:
+                    state = vars(self)["_preflight_state"] = PreflightState()
+            body, report = _profile_preflight(profile, body, state=state)
+            if answered:
+                report_unanswered(report, answered, f"/{profile.messages_key}" if profile.messages_key else "")
+            placed = _placed(given.messages, request.messages, answered)
+            changes = _dropped_parts(placed, report.api, 0) + _left_out(codec, request, placed, 0)
+            if request is not given:  # answered, renumbered or results moved: the moves are reported too
+                changes = moved_result_changes(placed, 0) + changes
+            if changes:
+                _add_changes(report, changes)
+            return body, report
         except ToolwireError:
             raise
         except _ENCODE_FAILURES as exc:
             raise _encode_failure(self, exc) from exc
-
-    def _preflight_body(
-        self, request: ModelRequest, *, incremental: bool = False
-    ) -> tuple[dict[str, Any], RequestReport]:
-        codec = self.codec
-        if codec is None:
-            raise NotImplementedError(f"{type(self).__name__} has no codec to encode with")
-        profile = self.profile
-        # a conversation shorter than this is encoded and checked whole (see _Histories.from_messages)
-        short = len(request.messages) < _Histories.from_messages
-        concatenates = getattr(codec, "concatenates_history", None) if incremental and not short else None
-        if request.conversation is not None and callable(concatenates) and concatenates(request):
-            key = profile.messages_key
-            if key is not None:
-                return _Histories.of(self).preflight(self, codec, profile, key, request)
-        # a tool call the history leaves unanswered is answered "not run" (the same on every API)
-        given = request
-        request, answered = answer_request(request)
-        body = codec.encode_request(request)
-        if short:
-            # checked whole: keeping what was checked (to check only the new entries next time)
-            # costs more than checking the few entries again
-            state = None
-        else:
-            state = vars(self).get("_preflight_state")
-            if state is None:
-                state = vars(self)["_preflight_state"] = PreflightState()
-        body, report = _profile_preflight(profile, body, state=state)
-        if answered:
-            report_unanswered(report, answered, f"/{profile.messages_key}" if profile.messages_key else "")
-        placed = _placed(given.messages, request.messages, answered)
-        changes = _dropped_parts(placed, report.api, 0) + _left_out(codec, request, placed, 0)
-        if request is not given:  # answered, renumbered or results moved: the moves are reported too
-            changes = moved_result_changes(placed, 0) + changes
-        if changes:
-            _add_changes(report, changes)
-        return body, report
 
     @property
     def last_preflight(self) -> RequestReport | None:
