@@ -125,3 +125,39 @@ def test_live_count_is_shown_in_the_text_report(target, monkeypatch):
     ) in line
     js = runner.invoke(app, ["lint", target, "--live", "anthropic:claude-x", "--json"])
     assert json.loads(js.stdout)["summary"]["token_cost_live"]["anthropic"]["tokens"] == 100
+
+
+MIXED_SRC = '''import toolwire
+
+
+@toolwire.tool
+def get_weather(city: str) -> str:
+    """Weather for a city. Use it when asked about the weather."""
+    return "sunny"
+
+
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+def _private(x: str) -> str:
+    return x
+'''
+
+
+def test_functions_left_out_of_a_file_target_are_named(tmp_path):
+    """A file with a decorated tool and a plain function: lint found the tool and said nothing of
+    the function (a new user read "1 tool" and thought everything was checked)."""
+    path = tmp_path / "mixed.py"
+    path.write_text(MIXED_SRC)
+    res = runner.invoke(app, ["lint", str(path), "--provider", "anthropic"])
+    assert res.exit_code == 0, res.output
+    said = " ".join(res.output.split())
+    assert "note: not linted: 1 function without @toolwire.tool (add)" in said
+    assert f"name them: {path}:add" in said and "_private" not in said
+    res = runner.invoke(app, ["lint", str(path), "--provider", "anthropic", "--json"])
+    assert json.loads(res.output)["summary"]["functions_not_linted"] == ["add"]
+    named = runner.invoke(app, ["lint", f"{path}:get_weather,add", "--provider", "anthropic", "--json"])
+    summary = json.loads(named.output)["summary"]
+    assert summary["tools"] == 2 and "functions_not_linted" not in summary

@@ -95,7 +95,7 @@ def lint(
     what each provider's adapter rewrites, provider name rules, and per-turn token cost.
     Exits 1 when an error is found, 2 when the target cannot be loaded or an option is unusable
     (an unknown --provider, a malformed or unknown --live model)."""
-    from toolwire.design.lint import RULES, check_providers, lint_tools, load_tools
+    from toolwire.design.lint import RULES, check_providers, lint_tools, load_tools_noting_functions
     from toolwire.errors import ToolwireError
     from toolwire.secrets import scrub  # an import error may quote a key the tools file read
 
@@ -106,6 +106,7 @@ def lint(
         typer.echo(f"toolwire lint: {scrub(str(exc))}", err=True)
         raise typer.Exit(2)
     renames: dict = {}
+    skipped: list[str] = []
     try:
         if target.startswith("mcp:"):
             import warnings
@@ -116,7 +117,7 @@ def lint(
                 warnings.simplefilter("ignore")
                 tools, renames = list_tools_sync(target[4:])
         else:
-            tools = load_tools(target)
+            tools, skipped = load_tools_noting_functions(target)
     except ToolwireError as exc:
         typer.echo(f"toolwire lint: {scrub(str(exc))}", err=True)
         raise typer.Exit(2)
@@ -127,6 +128,8 @@ def lint(
         )
         raise typer.Exit(2)
     report = lint_tools(tools, providers=providers, ambiguous_names=ambiguous or None, ignore=ignore or None)
+    if skipped:
+        report.summary["functions_not_linted"] = skipped
     if renames:
         report.summary["mcp_renames"] = renames
     if live is not None:
@@ -195,6 +198,13 @@ def lint(
                 markup=False,
             )
     s = report.summary
+    if skipped:
+        console.print(  # (only a target without names has functions left out: it is the module or file)
+            f"note: not linted: {_plural(len(skipped), 'function')} without @toolwire.tool ({', '.join(skipped)}); "
+            f"to lint them as tools, name them: {target}:{','.join(skipped)}",
+            highlight=False,
+            markup=False,
+        )
     console.print(
         f"{_plural(s['tools'], 'tool')}: {_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')} "
         f"({len(RULES)} rules; see docs/lint.md)",

@@ -1241,7 +1241,14 @@ def _from_module(mod: Any) -> list[Tool]:
 
 
 def load_tools(target: str) -> list[Tool]:
-    """Tools named by ``target``:
+    """:func:`load_tools_noting_functions` without the list of functions left out."""
+    return load_tools_noting_functions(target)[0]
+
+
+def load_tools_noting_functions(target: str) -> tuple[list[Tool], list[str]]:
+    """Tools named by ``target``, and the names of the public functions a module or file target
+    defines that are not among them (found by the module name alone, only functions decorated
+    with ``@toolwire.tool`` are tools; ``module:a,b`` names the others). Targets:
 
     - ``pkg.module``: every :class:`Tool` the module defines at top level;
     - ``pkg.module:attr``: a Tool, a list of Tools, a typed function (a tool as ``@toolwire.tool``
@@ -1259,7 +1266,7 @@ def load_tools(target: str) -> list[Tool]:
     t = target.strip()
     if t.endswith(".json"):
         if Path(t).is_file():
-            return _from_json(Path(t))
+            return _from_json(Path(t)), []
         raise ToolDefinitionError(f"lint target {target!r}: no such file{_file_hint(Path(t))}")
     names: list[str] = []
     base = t
@@ -1318,13 +1325,15 @@ def load_tools(target: str) -> list[Tool]:
                 f"lint target {target!r} defines no Tool at top level (only functions decorated with "
                 f"@toolwire.tool are found by the module name alone); name them: {named}{listed}"
             )
-        return tools
+        wrapped = {id(getattr(t, "function", None)) for t in tools}
+        skipped = [n for n in _plain_functions(mod) if id(getattr(mod, n)) not in wrapped]
+        return tools, skipped
     found: list[Tool] = []
     for one in names:
         for tool in _tools_named(target, mod, one):
             if all(tool is not o for o in found):
                 found.append(tool)
-    return found
+    return found, []
 
 
 def _plain_functions(mod: Any) -> list[str]:
