@@ -102,3 +102,24 @@ def test_a_misspelt_name_lists_the_module_functions_and_the_closest_one(tmp_path
     )
     res = _run(["--tools", f"{path}:ad", "Weather?"])
     assert res.exit_code == 2 and "did you mean 'add'?" in res.output
+
+
+def test_cli_messages_for_a_missing_name_or_file_read_as_sentences(tmp_path: Path, capsys) -> None:
+    """A new user's findings: a name with no close match ran into the list ("has no attribute
+    'nope' Its tools..."), the line began with click's "Invalid value:", and a misspelt file got
+    no suggestion."""
+    import pytest
+
+    from toolwire.cli import main
+
+    path = tmp_path / "weather.py"
+    path.write_text(TWO)
+    with pytest.raises(SystemExit) as info:
+        main(["run", "--model", "test", "--tools", f"{path}:nope", "Weather?"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert err.startswith(f"toolwire run: module '{path}' has no attribute 'nope'. Its tools and functions: ")
+    with pytest.raises(SystemExit):
+        main(["run", "--model", "test", "--tools", str(tmp_path / "weathr.py"), "Weather?"])
+    err = capsys.readouterr().err
+    assert "Invalid value" not in err and "no such file:" in err and "did you mean 'weather.py'?" in err

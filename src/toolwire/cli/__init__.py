@@ -171,6 +171,8 @@ def main(argv: list[str] | None = None) -> None:
         from toolwire.secrets import scrub
 
         message = scrub(" ".join(exc.format_message().split()))
+        if message.startswith("Invalid value: "):  # click's prefix of a bare BadParameter (no option named)
+            message = message[len("Invalid value: ") :]
         print(f"{where}: {message} (usage: {where} --help)", file=sys.stderr)
         raise SystemExit(2) from None
     except (typer.Exit, *_exit_types(click)) as exc:  # typer.Exit / click's Exit

@@ -109,7 +109,9 @@ def _load_tools(spec: str | list[str]) -> list[Any]:
 def _load_module(module_name: str) -> Any:
     path = Path(module_name)
     if path.suffix == ".py" and not path.exists():
-        raise typer.BadParameter(f"no such file: {path}")
+        from ..design.lint import _file_hint
+
+        raise typer.BadParameter(f"no such file: {path}{_file_hint(path)}")
     if path.suffix == ".py":
         # a private module name (a tools file called logging.py must not replace the stdlib's), and
         # the file's folder on sys.path, as when running it as a script (its sibling imports work)
@@ -168,7 +170,8 @@ def _load_tools_unchecked(spec: str, modules: dict[str, Any] | None = None) -> l
             close = difflib.get_close_matches(one, callables, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             listed = f" Its tools and functions: {', '.join(callables)}." if callables else ""
-            raise typer.BadParameter(f"module {module_name!r} has no attribute {one!r}{hint}{listed}") from None
+            end = "" if hint or not listed else "."
+            raise typer.BadParameter(f"module {module_name!r} has no attribute {one!r}{hint}{end}{listed}") from None
         objs.extend(obj if isinstance(obj, (list, tuple)) else [obj])
     if not attr:
         objs = [v for v in vars(module).values() if isinstance(v, Tool)]
