@@ -303,7 +303,11 @@ class ScriptedModel(_OfflineModel):
         self._script: list[ScriptItem] = list(settings.get("responses") or [])
         self._respond: Callable[[ModelRequest], Any] | None = settings.get("respond")
         if not self._script and self._respond is None:
-            raise ConfigurationError("the scripted provider needs responses=[...] or respond=<function>")
+            raise ConfigurationError(
+                "the scripted provider needs responses=[...] or respond=<function> (from Python: "
+                "toolwire.model('scripted', responses=[...])); for a model that needs no script, as on the "
+                "command line, use the 'test' provider (--model test)"
+            )
         self._position = 0
 
     def build_request(self, messages: list[Message], **kwargs: Any) -> ModelRequest:
