@@ -52,3 +52,8 @@ def test_lint_suggests_the_provider_an_alias_means() -> None:
     with pytest.raises(ConfigurationError, match=r"unknown provider 'nope' for lint; known"):
         check_providers(["nope"])  # nothing near it: no guess
     assert check_providers(["gemini", "openai", "gemini"]) == ["gemini", "openai"]
+
+
+def test_the_scripted_provider_without_a_script_points_at_the_test_provider() -> None:
+    with pytest.raises(ConfigurationError, match=r"use the 'test' provider \(--model test\)"):
+        toolwire.model("scripted")
