@@ -565,3 +565,29 @@ def test_mistral_host_with_a_trailing_dot_is_mistral() -> None:
 def test_a_base_url_that_is_not_a_url_is_a_configuration_error(provider: str) -> None:
     with pytest.raises(toolwire.ConfigurationError, match=r"base_url 'https://\[::1' is not a valid URL"):
         toolwire.model(provider, api_key="k", base_url="https://[::1")
+
+
+@pytest.mark.parametrize("provider", ["openai-chat:gpt-4.1", "openai:gpt-4.1"])
+def test_an_openai_base_url_variable_that_is_not_a_url_is_a_configuration_error(
+    provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``OPENAI_BASE_URL`` is read like ``base_url=`` (was a raw ValueError from the host check)."""
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://[::1")
+    with pytest.raises(toolwire.ConfigurationError, match=r"OPENAI_BASE_URL 'http://\[::1' is not a valid URL"):
+        toolwire.model(provider, api_key="k")
+    # a base_url= setting is the one used: the variable is not read then
+    assert toolwire.model(provider, api_key="k", base_url="http://localhost:8080/v1")
+
+
+@pytest.mark.parametrize(
+    ("provider", "setting"),
+    [("openai-chat:gpt-5", {"service_tier": "bogus"}), ("openai:gpt-5", {"truncation": "bogus"})],
+)
+@pytest.mark.parametrize("base_url", ["https://api.openai.com./v1", "https://API.OpenAI.com/v1"])
+def test_api_openai_com_with_a_trailing_dot_or_capitals_is_openai_for_the_field_values(
+    provider: str, setting: dict[str, Any], base_url: str
+) -> None:
+    """``api.openai.com.`` is OpenAI's own API for every rule: the field values are checked when
+    the model is made, as for the model id (the host check skipped them for the dotted host)."""
+    with pytest.raises(toolwire.ConfigurationError, match=r"is not a value the API takes"):
+        toolwire.model(provider, api_key="k", base_url=base_url, **setting)

@@ -60,20 +60,23 @@ class _OpenAIModel(Transport):
     adapter_setting_names = frozenset(_TRANSPORT_SETTINGS)
 
     def __init__(self, model_id: str, **settings: Any) -> None:
-        """Raises :class:`ConfigurationError` for a ``base_url`` that is not a URL, and for a model
-        id OpenAI's API would not find as written (rule ``request.model-id``: spaces around it, or
+        """Raises :class:`ConfigurationError` for a ``base_url`` (or ``OPENAI_BASE_URL``) that is
+        not a URL, and for a model id OpenAI's API would not find as written (rule ``request.model-id``: spaces around it, or
         a base model not in lower case sent to api.openai.com), naming the id to write; and, for
         api.openai.com, for a setting whose value the SDK does not type (``service_tier``,
         ``reasoning_effort``, ``verbosity``, ``reasoning``, ``text``, ``truncation``,
         ``prompt_cache_retention``, ``thinking`` effort: rule ``request.field-values``)."""
         transport = {k: settings.pop(k) for k in _TRANSPORT_SETTINGS if k in settings}
-        base = settings.get("base_url")
+        # base_url=, else OPENAI_BASE_URL (which the SDK reads the same way)
+        base, where = settings.get("base_url"), "base_url"
+        if not base:
+            base, where = os.environ.get("OPENAI_BASE_URL"), "OPENAI_BASE_URL"
         if isinstance(base, str):
             try:
                 urlsplit(base).hostname  # noqa: B018 - parsed for its error
             except ValueError as exc:
                 raise ConfigurationError(
-                    f"base_url {base!r} is not a valid URL ({exc}); give the server's URL, e.g. "
+                    f"{where} {base!r} is not a valid URL ({exc}); give the server's URL, e.g. "
                     "'http://localhost:8080/v1' or 'http://[::1]:8080/v1'"
                 ) from None
         super().__init__(model_id, **settings)
@@ -114,8 +117,11 @@ class _OpenAIModel(Transport):
         return self.settings.get("base_url") or os.environ.get("OPENAI_BASE_URL") or None
 
     def _custom_server(self) -> bool:
-        base = self._base_url()
-        return bool(base) and urlsplit(str(base)).hostname != "api.openai.com"
+        """Whether the requests go to a server other than OpenAI's API (the host any case, with or
+        without a trailing dot: :func:`~toolwire_openai.profile.to_openai_api`, as every rule reads it)."""
+        from .profile import to_openai_api
+
+        return not to_openai_api(self._base_url())
 
     def _api_key(self) -> str | None:
         """The key: ``api_key=``, else the variable named by ``api_key_env=``, else
