@@ -487,6 +487,34 @@ def _type_members(tp: Any) -> list[Any]:
 
 
 @functools.lru_cache(maxsize=256)
+def object_only_field(sdk_type: Any, path: tuple[str, ...]) -> bool:
+    """Whether the vendor SDK types the field at ``path`` of ``sdk_type`` (as
+    :func:`literal_field_values` reads it) as an object or null only: every member of its type a
+    ``TypedDict`` or ``None``. ``False`` when no member has the field or the type admits another
+    kind of value."""
+    import typing
+
+    level = [sdk_type]
+    for name in path:
+        found = []
+        for tp in level:
+            for member in _type_members(tp):
+                if not (isinstance(member, type) and hasattr(member, "__total__")):
+                    continue  # not a TypedDict
+                try:
+                    hints = typing.get_type_hints(member, include_extras=True)
+                except Exception:  # a forward reference the SDK module cannot resolve
+                    return False
+                if name in hints:
+                    found.append(hints[name])
+        if not found:
+            return False
+        level = found
+    members = [m for tp in level for m in _type_members(tp)]
+    return bool(members) and all(m is type(None) or (isinstance(m, type) and hasattr(m, "__total__")) for m in members)
+
+
+@functools.lru_cache(maxsize=256)
 def literal_field_values(sdk_type: Any, path: tuple[str, ...]) -> tuple[tuple[Any, ...], bool] | None:
     """The values the field at ``path`` of ``sdk_type`` may take, when the vendor SDK types it
     with ``Literal`` values only: ``(values, nullable)`` (``nullable``: ``Optional``, JSON null
@@ -532,12 +560,36 @@ def literal_value_problems(
     """``(JSON pointer, message)`` for each field of ``body`` at one of ``paths`` whose value is not
     one the SDK type allows (:func:`literal_field_values`; a field the SDK leaves open, or absent,
     is not checked). ``where`` names the SDK type in the message. The message names the allowed
-    values."""
+    values. An object on the way to such a field (``reasoning`` of ``reasoning.effort``) given as
+    another kind of value than an object or null (``reasoning="high"``) is a problem too, once,
+    at its own pointer: the SDK types it as an object."""
     out: list[tuple[str, str]] = []
+    not_objects: set[tuple[str, ...]] = set()
     for path in paths:
         holder: Any = body
-        for name in path[:-1]:
+        for k, name in enumerate(path[:-1]):
+            parent = holder
             holder = holder.get(name) if isinstance(holder, Mapping) else None
+            if holder is None or isinstance(holder, Mapping) or not isinstance(parent, Mapping):
+                continue
+            at = tuple(path[: k + 1])
+            if at not in not_objects and object_only_field(sdk_type, at):
+                not_objects.add(at)
+                allowed = literal_field_values(sdk_type, tuple(path))
+                example = (
+                    f"{{{path[k + 1]!r}: {allowed[0][0]!r}}}"
+                    if allowed and allowed[0] and k + 2 == len(path)
+                    else "{...}"
+                )
+                sdk = f" ({where})" if where else ""
+                out.append(
+                    (
+                        "/" + "/".join(at),
+                        f"{'.'.join(at)} {holder!r} is not an object: give one, such as {example}{sdk}",
+                    )
+                )
+            holder = None
+            break
         if not isinstance(holder, Mapping) or path[-1] not in holder:
             continue
         value = holder[path[-1]]

@@ -717,6 +717,9 @@ def test_model_id_spellings_through_the_sdk(mock_model, wire, monkeypatch) -> No
         ({"thinking": {"type": "adaptive", "display": "full"}}, ["'summarized'", "'omitted'"]),
         ({"thinking": {"effort": "turbo"}}, ["minimal", "max"]),
         ({"service_tier": "priority"}, ["'auto'", "'standard_only'"]),
+        # an object field given as another kind of value (was sent unchecked)
+        ({"output_config": "max"}, ["output_config 'max' is not an object", "{'effort'"]),
+        ({"output_config": 1}, ["output_config 1 is not an object"]),
     ],
 )
 def test_an_unknown_setting_value_is_a_configuration_error(mock_model, wire, settings, named) -> None:
@@ -740,4 +743,9 @@ def test_speed_values_through_the_sdk(mock_model, wire) -> None:
     with pytest.raises(RequestRefused) as info:
         run(model.send(model.build_request([Message.user("hi")])))
     assert [(v.rule, v.pointer) for v in info.value.violations] == [("anthropic.request.field-values", "/speed")]
+    assert model.sent == []
+    model = mock_model([ok], model_id="claude-sonnet-4-5", extra_body={"thinking": 1})
+    with pytest.raises(RequestRefused) as info:
+        run(model.send(model.build_request([Message.user("hi")])))
+    assert [(v.rule, v.pointer) for v in info.value.violations] == [("anthropic.request.field-values", "/thinking")]
     assert model.sent == []

@@ -2220,6 +2220,10 @@ def test_model_id_spellings_through_the_sdk(monkeypatch: Any) -> None:
         (RESP, "text", {"verbosity": "loud"}, "/text/verbosity"),
         (RESP, "truncation", "middle", "/truncation"),
         (RESP, "service_tier", "premium", "/service_tier"),
+        # an object field given as another kind of value (was sent unchecked)
+        (RESP, "reasoning", "high", "/reasoning"),
+        (RESP, "reasoning", 1, "/reasoning"),
+        (RESP, "text", ["low"], "/text"),
     ],
 )
 def test_a_value_the_sdk_does_not_type_is_refused(profile: Any, field: str, bad: Any, pointer: str) -> None:
@@ -2229,7 +2233,14 @@ def test_a_value_the_sdk_does_not_type_is_refused(profile: Any, field: str, bad:
     found = [(v.rule, v.pointer) for v in profile.check_request(fixed)]
     assert (f"{profile.api}.request.field-values", pointer) in found
     # the values the SDK types pass; a compatible server's own values are its business
-    good = {"reasoning_effort": "high", "verbosity": "low", "prompt_cache_retention": "24h", "truncation": "auto"}
+    good = {
+        "reasoning_effort": "high",
+        "verbosity": "low",
+        "prompt_cache_retention": "24h",
+        "truncation": "auto",
+        "reasoning": None,  # (null: the SDK types it Optional)
+        "text": {},
+    }
     ok = make(model="my-deployment", service_tier="flex", **({field: good[field]} if field in good else {}))
     assert not [v for v in profile.check_request(ok) if v.rule.endswith("field-values")]
     other = type(profile)(base_url="https://api.groq.com/openai/v1")
@@ -2252,6 +2263,12 @@ def test_setting_values_through_the_sdk(monkeypatch: Any) -> None:
         (OpenAIResponsesModel, {"reasoning": {"summary": "short"}}, "'concise'"),
         (OpenAIResponsesModel, {"text": {"verbosity": "loud"}}, "'low'"),
         (OpenAIResponsesModel, {"thinking": {"effort": "turbo"}}, "'minimal'"),
+        (
+            OpenAIResponsesModel,
+            {"reasoning": "high"},
+            r"reasoning 'high' is not an object: give one, such as \{'effort'",
+        ),
+        (OpenAIResponsesModel, {"text": 1}, r"text 1 is not an object"),
     ):
         with pytest.raises(ConfigurationError, match=named):
             _make(cls, _chat_ok, {"model_id": "gpt-5.2", **settings})
