@@ -42,6 +42,31 @@ def answer(response: Any, texts: list[str]) -> Message:
 # ------------------------------------------------------------------ parallel calls without ids (B12, B16)
 
 
+def test_a_model_note_after_the_call_turn_is_one_model_turn_with_it(mock_model: Any) -> None:
+    """An assistant message with a call, then one with text only (a note written while the tool
+    ran), then the result: the two model turns are one (as on Anthropic, whose API merges them;
+    OpenAI Chat sends the result right after the call instead), so the result follows the calls
+    of that turn. Only a later model turn *with* calls was merged, so the request was refused
+    (response-count, response-turn-placement)."""
+    model = mock_model([json_response(candidate_body([{"text": "Done."}]))])
+    messages = [
+        Message.user("weather in Paris?"),
+        Message("assistant", [ToolCall("x", "get_weather", {"city": "Paris"})]),
+        Message("assistant", [TextPart("Checking the forecast.")]),
+        Message("user", [ToolResult("x", "18C", name="get_weather"), TextPart("and?")]),
+    ]
+    response = send(model, messages, tools=[WEATHER])
+    assert response.text == "Done."
+    body = model.sent[0].json
+    assert [c["role"] for c in body["contents"]] == ["user", "model", "user"]
+    call, note = body["contents"][1]["parts"]
+    assert call["functionCall"] == {"name": "get_weather", "args": {"city": "Paris"}}
+    assert note == {"text": "Checking the forecast."}
+    assert body["contents"][2]["parts"][0]["functionResponse"]["response"] == {"output": "18C"}
+    assert validate_request("gemini", body) == []
+    assert [c.rule for c in response.preflight.changes] == ["gemini.conversation.call-turn-placement"]
+
+
 def test_answers_to_consecutive_model_messages_follow_the_calls_of_both(mock_model: Any) -> None:
     """Two assistant messages in a row, each with calls (a history built by hand, or a turn split
     in two), then the results in call order: the preflight merges the two model turns into one

@@ -595,7 +595,8 @@ RULES: tuple[Rule, ...] = (
     _r(
         "gemini.conversation.call-turn-placement",
         "A model turn with function calls comes right after a user turn or a function response turn: a leading model "
-        "turn gets a user turn before it, consecutive model turns are merged into one.",
+        "turn gets a user turn before it, consecutive model turns are merged into one when either has calls (a model "
+        "note after a call turn goes in it, so the function responses come right after the calls).",
         'API error "Please ensure that function call turn comes immediately after a user turn or after a function response turn."',
         "repair",
     ),
@@ -2078,7 +2079,9 @@ class GeminiProfile(Profile):
                 _add(report, "gemini.conversation.parts-non-empty", f"{cptr}/{ci}", "a Content without parts left out")
                 continue
             kept.append(content)
-        # call turn placement: merge consecutive model turns; a leading model call turn gets a user turn
+        # call turn placement: merge consecutive model turns, one of them with calls (a call turn
+        # must follow a user turn; a model note after a call turn goes in it, so the function
+        # response turn comes right after the calls); a leading model call turn gets a user turn
         merged: list[Any] = kept[:settled]
         for content in kept[settled:]:
             prev = merged[-1] if merged else None
@@ -2087,7 +2090,7 @@ class GeminiProfile(Profile):
                 and isinstance(prev, dict)
                 and content.get("role") == "model"
                 and prev.get("role") == "model"
-                and _has_calls(content)
+                and (_has_calls(content) or _has_calls(prev))
                 and isinstance(prev.get("parts"), list)
                 and isinstance(content.get("parts"), list)
             ):
@@ -2098,7 +2101,8 @@ class GeminiProfile(Profile):
                     report,
                     "gemini.conversation.call-turn-placement",
                     f"{cptr}/{len(merged) - 1}",
-                    "two consecutive model turns merged into one (a function call turn must follow a user turn)",
+                    "two consecutive model turns merged into one (a function call turn must follow a user turn, "
+                    "and its function response turn must come right after it)",
                 )
                 continue
             merged.append(content)
