@@ -757,6 +757,30 @@ def test_a_leading_call_turn_gets_a_user_turn_and_consecutive_model_turns_merge(
     assert violations(out) == []
 
 
+def test_model_turns_without_calls_before_a_call_turn_merge_with_it() -> None:
+    """A run of model turns (a note, a thought, then the calls; or the calls, then a note) is one
+    model turn, so the function response turn comes right after the calls. Only the turn right
+    before a call turn was merged, so a note two turns before the calls left the call turn after
+    a model turn (refused: call-turn-placement); and a note after the calls was not merged at
+    all (refused: response-count). Found by a cross-API conversation fuzz."""
+    note, thought = {"text": "Let me see."}, {"text": "hmm", "thought": True}
+    body = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "go"}]},
+            {"role": "model", "parts": [note]},
+            {"role": "model", "parts": [thought]},
+            {"role": "model", "parts": [call()]},
+            {"role": "model", "parts": [{"text": "Still looking."}]},
+            {"role": "user", "parts": [response()]},
+        ]
+    }
+    out, changes = repair(body)
+    assert [c["role"] for c in out["contents"]] == ["user", "model", "user"]
+    assert out["contents"][1]["parts"] == [note, thought, call(), {"text": "Still looking."}]
+    assert [r for r, _ in changes] == ["gemini.conversation.call-turn-placement"] * 3
+    assert violations(out) == []
+
+
 def test_a_response_turn_without_its_call_turn_is_refused_naming_the_call() -> None:
     body = {"contents": [user(), {"role": "user", "parts": [response(id="c9")]}]}
     (v,) = JSON.check_request(body)

@@ -2104,8 +2104,20 @@ class GeminiProfile(Profile):
                     "two consecutive model turns merged into one (a function call turn must follow a user turn, "
                     "and its function response turn must come right after it)",
                 )
-                continue
-            merged.append(content)
+            else:
+                merged.append(content)
+            # model turns without calls before a call turn (thoughts, notes left apart until a call
+            # came) are the same turn: merged into one too (new dicts: a settled Content is kept)
+            while len(merged) >= 2 and _model_parts(merged[-1]) and _model_parts(merged[-2]) and _has_calls(merged[-1]):
+                last = merged.pop()
+                k = len(merged) - 1
+                merged[k] = {**merged[k], "parts": merged[k]["parts"] + last["parts"]}
+                _add(
+                    report,
+                    "gemini.conversation.call-turn-placement",
+                    f"{cptr}/{k}",
+                    "two consecutive model turns merged into one (a function call turn must follow a user turn)",
+                )
         first = settled  # the first Content that may need repairs below
         if merged and isinstance(merged[0], dict) and merged[0].get("role") == "model" and _has_calls(merged[0]):
             first += 1 if first else 0
@@ -3148,6 +3160,11 @@ def _calls(content: Any) -> list[dict[str, Any]]:
         for fc in (_g(p, "functionCall") for p in content.get("parts") or [] if isinstance(p, dict))
         if fc is not None
     ]
+
+
+def _model_parts(content: Any) -> bool:
+    """Whether ``content`` is a model Content whose parts are a list (one a merge can extend)."""
+    return isinstance(content, dict) and content.get("role") == "model" and isinstance(content.get("parts"), list)
 
 
 def _has_calls(content: Any) -> bool:
