@@ -595,8 +595,9 @@ RULES: tuple[Rule, ...] = (
     _r(
         "gemini.conversation.call-turn-placement",
         "A model turn with function calls comes right after a user turn or a function response turn: a leading model "
-        "turn gets a user turn before it, consecutive model turns are merged into one when either has calls (a model "
-        "note after a call turn goes in it, so the function responses come right after the calls).",
+        "turn gets a user turn before it, consecutive model turns are merged into one when one of them has calls (a "
+        "model note or thought before or after a call turn goes in it, so the function responses come right after "
+        "the calls).",
         'API error "Please ensure that function call turn comes immediately after a user turn or after a function response turn."',
         "repair",
     ),
