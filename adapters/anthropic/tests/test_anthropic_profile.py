@@ -1372,6 +1372,8 @@ def test_model_lookups_read_every_spelling() -> None:
         ("claude-sonnet-4-5@20250929", None, None),  # clients' or a proxy's to judge
         ("anthropic/claude-sonnet-4-5", "https://openrouter.ai/api", None),  # the gateway's own name
         ("claude-sonnet-4-5-20250929", None, None),  # a dated snapshot is the Claude API's own id
+        ("claude-sonnet-4-5/", None, "write the model's id, e.g. 'claude-sonnet-4-5'"),
+        ("anthropic/", "https://llm-gateway.example", "write the model's id, e.g. 'claude-sonnet-4-5'"),
     ],
 )
 def test_model_id_refused_when_the_claude_api_would_not_find_it(model_id: str, base_url: Any, problem: Any) -> None:

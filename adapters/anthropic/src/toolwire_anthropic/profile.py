@@ -169,6 +169,11 @@ def model_id_problem(model_id: Any, base_url: Any = None) -> str | None:
             f"model id {model_id!r} has spaces around it; no Claude model id has any (the API answers an id with "
             f"them as an unknown model: 404 not_found_error): write {model_id.strip()!r}"
         )
+    if model_id.endswith("/"):
+        return (
+            f"model id {model_id!r} ends with '/': no model has such an id (the API answers it as an unknown "
+            "model: 404 not_found_error); write the model's id, e.g. 'claude-sonnet-4-5'"
+        )
     key = model_key(model_id)
     if model_id == key or not key.startswith("claude-"):
         return None
