@@ -486,12 +486,10 @@ def _type_members(tp: Any) -> list[Any]:
     return [tp]
 
 
-@functools.lru_cache(maxsize=256)
-def object_only_field(sdk_type: Any, path: tuple[str, ...]) -> bool:
-    """Whether the vendor SDK types the field at ``path`` of ``sdk_type`` (as
-    :func:`literal_field_values` reads it) as an object or null only: every member of its type a
-    ``TypedDict`` or ``None``. ``False`` when no member has the field or the type admits another
-    kind of value."""
+def _field_types(sdk_type: Any, path: tuple[str, ...]) -> list[Any] | None:
+    """The types the members of ``sdk_type`` (a ``TypedDict`` or a union of them) give the field at
+    ``path``, one step per field name through every member that has it; ``None`` when no member
+    has the field or the SDK module leaves a forward reference unresolved."""
     import typing
 
     level = [sdk_type]
@@ -504,12 +502,24 @@ def object_only_field(sdk_type: Any, path: tuple[str, ...]) -> bool:
                 try:
                     hints = typing.get_type_hints(member, include_extras=True)
                 except Exception:  # a forward reference the SDK module cannot resolve
-                    return False
+                    return None
                 if name in hints:
                     found.append(hints[name])
         if not found:
-            return False
+            return None
         level = found
+    return level
+
+
+@functools.lru_cache(maxsize=256)
+def object_only_field(sdk_type: Any, path: tuple[str, ...]) -> bool:
+    """Whether the vendor SDK types the field at ``path`` of ``sdk_type`` (as
+    :func:`literal_field_values` reads it) as an object or null only: every member of its type a
+    ``TypedDict`` or ``None``. ``False`` when no member has the field or the type admits another
+    kind of value."""
+    level = _field_types(sdk_type, path)
+    if level is None:
+        return False
     members = [m for tp in level for m in _type_members(tp)]
     return bool(members) and all(m is type(None) or (isinstance(m, type) and hasattr(m, "__total__")) for m in members)
 
@@ -525,22 +535,9 @@ def literal_field_values(sdk_type: Any, path: tuple[str, ...]) -> tuple[tuple[An
     an object: the SDK names no closed set) or no member has the field."""
     import typing
 
-    level = [sdk_type]
-    for name in path:
-        found = []
-        for tp in level:
-            for member in _type_members(tp):
-                if not (isinstance(member, type) and hasattr(member, "__total__")):
-                    continue  # not a TypedDict
-                try:
-                    hints = typing.get_type_hints(member, include_extras=True)
-                except Exception:  # a forward reference the SDK module cannot resolve: no set
-                    return None
-                if name in hints:
-                    found.append(hints[name])
-        if not found:
-            return None
-        level = found
+    level = _field_types(sdk_type, path)
+    if level is None:
+        return None
     values: list[Any] = []
     nullable = False
     for tp in level:
