@@ -23,6 +23,19 @@ class Sent:
         self.json = json.loads(raw) if raw else None
 
 
+class Server:
+    """A MockTransport handler answering each request with the next of ``answers`` and keeping
+    every JSON body sent (``bodies``)."""
+
+    def __init__(self, *answers: httpx2.Response) -> None:
+        self.answers = list(answers)
+        self.bodies: list[dict[str, Any]] = []
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        self.bodies.append(json.loads(request.content))
+        return self.answers.pop(0)
+
+
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> httpx2.Response:
     return httpx2.Response(
         status, headers={"content-type": "application/json", **(headers or {})}, text=json.dumps(body)

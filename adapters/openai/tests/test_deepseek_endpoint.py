@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from openai_wire import Server
 
 import toolwire
 from toolwire.profile import RequestRefused
@@ -24,18 +25,6 @@ DEEPSEEK = "https://api.deepseek.com"
 def get_weather(city: str) -> str:
     """Weather for a city."""
     return f"sunny in {city}"
-
-
-class Server:
-    """Answers each request with the next of ``answers`` and keeps every body sent."""
-
-    def __init__(self, *answers: httpx2.Response) -> None:
-        self.answers = list(answers)
-        self.bodies: list[dict[str, Any]] = []
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        self.bodies.append(json.loads(request.content))
-        return self.answers.pop(0)
 
 
 def _json(message: dict[str, Any], finish: str = "stop") -> httpx2.Response:

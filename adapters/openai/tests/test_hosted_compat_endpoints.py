@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from openai_wire import Server
 
 import toolwire
 from toolwire.types import Conversation, Message, TextPart, ToolCall, ToolResult
@@ -23,18 +24,6 @@ MISTRAL = "https://api.mistral.ai/v1"
 def get_weather(city: str) -> str:
     """Weather for a city."""
     return f"sunny in {city}"
-
-
-class Server:
-    """Answers each request with the next of ``answers`` and keeps every body sent."""
-
-    def __init__(self, *answers: httpx2.Response) -> None:
-        self.answers = list(answers)
-        self.bodies: list[dict[str, Any]] = []
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        self.bodies.append(json.loads(request.content))
-        return self.answers.pop(0)
 
 
 def _json(body: dict[str, Any]) -> httpx2.Response:
