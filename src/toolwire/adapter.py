@@ -48,7 +48,7 @@ from .profile import (
 from .profile import preflight as _profile_preflight
 from .stream import StopEvent, StreamAssembler, StreamEvent
 from .tools import Tool
-from .turns import answer_request, moved_result_changes, renumber_reused_ids, report_unanswered
+from .turns import answer_request, moved_result_changes, plain_history, renumber_reused_ids, report_unanswered
 from .types import ImagePart, Message, ProviderToolPart, ReasoningPart, Response, TextPart, ToolCall, ToolResult
 
 for _record in (Message, TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart):
@@ -560,7 +560,7 @@ class Model(abc.ABC):
             if answered:
                 report_unanswered(report, answered, f"/{profile.messages_key}" if profile.messages_key else "")
             placed = _placed(given.messages, request.messages, answered)
-            changes = _dropped_parts(placed, report.api, 0) + _left_out(codec, request, placed, 0)
+            changes = _part_changes(codec, request, placed, report.api, 0)
             if request is not given:  # answered, renumbered or results moved: the moves are reported too
                 changes = moved_result_changes(placed, 0) + changes
             if changes:
@@ -768,6 +768,45 @@ def _add_changes(report: RequestReport, changes: list[tuple[Any, ...]]) -> None:
     for change in changes:
         c: Any = change
         report.add(c[0], c[1], c[2], tool=c[3], call_id=c[4], lossy=c[5] if len(c) > 5 else True)
+
+
+def _part_changes(
+    codec: Any, request: ModelRequest, messages: Sequence[Message], api: str, offset: int
+) -> list[tuple[Any, ...]]:
+    """:func:`_dropped_parts` and :func:`_left_out` of ``messages`` (numbered from ``offset``):
+    nothing, without asking, for a plain history (:func:`~toolwire.turns.plain_history`) sent to
+    a codec that sends such a history whole (:func:`_sends_plain_whole`)."""
+    if _sends_plain_whole(codec) and plain_history(messages):
+        return []
+    return _dropped_parts(messages, api, offset) + _left_out(codec, request, messages, offset)
+
+
+#: codec class -> whether the class that gives its ``left_out_parts`` also declares
+#: ``plain_history_sent_whole`` (a subclass overriding the hook alone is asked every time)
+_PLAIN_WHOLE: dict[type, bool] = {}
+
+
+def _sends_plain_whole(codec: Any) -> bool:
+    """Whether ``codec`` says its ``left_out_parts`` reports nothing for a plain history
+    (:func:`~toolwire.turns.plain_history`): its ``plain_history_sent_whole`` is true, declared
+    by the same class that defines its ``left_out_parts`` (a subclass that overrides the hook
+    without saying so again is asked every time). A codec without the hook leaves nothing out
+    of its own."""
+    cls = type(codec)
+    declared = _PLAIN_WHOLE.get(cls)
+    if declared is None:
+        declared = False
+        for klass in cls.__mro__:
+            d = vars(klass)
+            if "left_out_parts" in d:
+                declared = "plain_history_sent_whole" in d
+                break
+        else:
+            declared = True  # no hook: nothing of its own to report
+        _PLAIN_WHOLE[cls] = declared
+    return declared and (
+        not hasattr(codec, "left_out_parts") or getattr(codec, "plain_history_sent_whole", False) is True
+    )
 
 
 def _left_out(codec: Any, request: ModelRequest, messages: Sequence[Message], offset: int) -> list[tuple[Any, ...]]:
@@ -1056,7 +1095,7 @@ class _Histories:
         dropped = hist.dropped
         if answered_tail.messages:
             placed = _placed(tail, answered_tail.messages, answered)
-            more = _dropped_parts(placed, profile.api, n) + _left_out(codec, answered_tail, placed, n)
+            more = _part_changes(codec, answered_tail, placed, profile.api, n)
             if answered_tail is not part:
                 more = moved_result_changes(placed, n) + more
             if more:
@@ -1080,7 +1119,7 @@ class _Histories:
         calls, results, other = _links(request.messages)
         closed = not answered and calls <= results  # with answers added, the next request is encoded whole
         placed = _placed(request.messages, answered_req.messages, answered)
-        dropped = _dropped_parts(placed, profile.api, 0) + _left_out(codec, answered_req, placed, 0)
+        dropped = _part_changes(codec, answered_req, placed, profile.api, 0)
         if answered_req is not request:
             dropped = moved_result_changes(placed, 0) + dropped
         try:  # a finished run's entry goes when its conversation object does

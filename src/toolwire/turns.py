@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from operator import attrgetter
 from typing import Any
 
-from .types import Message, Response, ToolCall, ToolResult
+from .types import Message, Response, TextPart, ToolCall, ToolResult
 from .wire import duplicate_id_invalid
 
 __all__ = [
@@ -482,6 +482,63 @@ def moved_result_changes(messages: Sequence[Message], offset: int, merged_turns:
             )
         )
     return out
+
+
+def plain_history(messages: Sequence[Message]) -> bool:
+    """Whether ``messages`` is a *plain* history, which every built-in codec sends part for part
+    as given (nothing left out, moved or answered for it): only user and assistant messages;
+    assistant messages hold text and tool calls (each with a string id used by no other call),
+    user messages text and tool results whose content is a string or text parts; and the
+    results of each assistant message's calls, one per call, are in the user message right
+    after it (a result answers a call of the message just before; no call is left unanswered).
+
+    A cheap screen, one pass without a call per part: ``True`` lets the preflight skip the
+    codecs' checks for parts they leave out or move (a codec says so with its
+    ``plain_history_sent_whole``), which find nothing in such a history; ``False`` says only that those checks run. Reasoning,
+    images and provider tool parts make a history not plain."""
+    pending: set[Any] | None = None
+    seen: set[str] = set()
+    for m in messages:
+        role = m.role
+        if role == "assistant":
+            if pending:
+                return False  # the calls before are not answered right after
+            calls: set[Any] | None = None
+            for p in m.parts:
+                t = type(p)
+                if t is ToolCall:
+                    cid = p.id  # type: ignore[union-attr]
+                    if type(cid) is not str or cid in seen:
+                        return False
+                    seen.add(cid)
+                    if calls is None:
+                        calls = {cid}
+                    else:
+                        calls.add(cid)
+                elif t is not TextPart:
+                    return False
+            pending = calls
+        elif role == "user":
+            for p in m.parts:
+                t = type(p)
+                if t is ToolResult:
+                    rid = p.tool_call_id  # type: ignore[union-attr]
+                    if pending is None or type(rid) is not str or rid not in pending:
+                        return False  # no call just before it, or answered already
+                    pending.discard(rid)
+                    content = p.content  # type: ignore[union-attr]
+                    if type(content) is not str and (
+                        type(content) is not list or any(type(c) is not TextPart for c in content)
+                    ):
+                        return False
+                elif t is not TextPart:
+                    return False
+            if pending:
+                return False
+            pending = None
+        else:
+            return False
+    return not pending
 
 
 def answer_request(request: Any) -> tuple[Any, list[ToolCall]]:

@@ -1540,6 +1540,10 @@ class AnthropicCodec:
     """
 
     api = API
+    #: :meth:`left_out_parts` reports nothing for a plain history (text, tool calls answered in the
+    #: next message, text results: :func:`toolwire.turns.plain_history`), so the preflight skips it
+    #: for one
+    plain_history_sent_whole = True
 
     def __init__(self, *, cache: bool = False) -> None:
         self.cache = bool(cache)

@@ -328,6 +328,13 @@ class GeminiCodec:
     def __repr__(self) -> str:
         return f"GeminiCodec(schema_mode={self.schema_mode!r})"
 
+    @property
+    def plain_history_sent_whole(self) -> bool:
+        """Whether :meth:`left_out_parts` reports nothing for a plain history (text, tool calls
+        answered in the next message, text results: :func:`toolwire.turns.plain_history`), so the
+        preflight skips it for one: not with a cached content, whose held settings it reports."""
+        return not isinstance(self.cache, str)
+
     # ---------------------------------------------------------------- incremental encoding
 
     @staticmethod

@@ -603,6 +603,10 @@ class OpenAIResponsesCodec:
     encrypted reasoning from another endpoint is not sent back (see :meth:`encode_request`)."""
 
     api = API
+    #: :meth:`left_out_parts` reports nothing for a plain history (text, tool calls answered in the
+    #: next message, text results: :func:`toolwire.turns.plain_history`), so the preflight skips it
+    #: for one
+    plain_history_sent_whole = True
 
     def __init__(self, *, cache: bool | str = False, origin: str | None = None) -> None:
         self.cache = cache
