@@ -46,7 +46,23 @@ def test_cli_prints_the_saving(capsys, tmp_path) -> None:
     out = capsys.readouterr().out
     tokens = lint_tools([SMALL], ["openai"]).summary["token_cost"]["openai"]["tokens"]
     assert (
-        f"Prompt caching (openai, setting cache=True): each later request reads {tokens} tokens of tool "
-        "definitions from the cache; cached prefixes start at 1024 tokens (the instructions and history must "
-        "add the rest)"
+        "Prompt caching (setting cache=True): the tool definitions alone are under each API's minimum cached prefix "
+        f"(openai {tokens} of 1024 tokens); later requests read them from the cache once the instructions and "
+        "history add the rest"
     ) in " ".join(out.split())
+
+
+def test_cli_says_once_that_a_small_tool_set_is_below_every_minimum(capsys, tmp_path) -> None:
+    """A small tool set gets one caching line for all four APIs, not a paragraph each; a set
+    past the minimum gets its own line per API."""
+    specs = tmp_path / "tools.json"
+    specs.write_text(
+        json.dumps([{"name": SMALL.name, "description": SMALL.description, "input_schema": SMALL.input_schema}])
+    )
+    with pytest.raises(SystemExit):
+        main(["lint", str(specs)])
+    out = " ".join(capsys.readouterr().out.split())
+    assert out.count("Prompt caching") == 1
+    costs = lint_tools([SMALL]).summary["token_cost"]
+    listed = ", ".join(f"{p} {costs[p]['tokens']} of 1024" for p in ("anthropic", "openai", "openai-chat", "gemini"))
+    assert f"under each API's minimum cached prefix ({listed} tokens)" in out

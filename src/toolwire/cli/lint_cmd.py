@@ -173,16 +173,23 @@ def lint(
         table.add_row("[bold]whole set[/]", *[f"[bold]{costs[p]['tokens']}[/]" for p in provs])
         console.print(table)
     cache = report.summary.get("prompt_cache") or {}
+    short: list[str] = []  # the APIs whose minimum cached prefix the tool set alone does not reach
     for prov, saving in cache.items():
-        reach = (
-            "the tool definitions alone reach it"
-            if saving["cacheable_alone"]
-            else "the instructions and history must add the rest"
-        )
+        if not saving["cacheable_alone"]:
+            short.append(f"{prov} {saving['tokens']} of {saving['min_prefix_tokens']}")
+            continue
         console.print(
             f"Prompt caching ({prov}, setting cache=True): each later request reads {saving['tokens']} tokens "
             f"of tool definitions from the cache; cached prefixes start at {saving['min_prefix_tokens']} tokens "
-            f"({reach})",
+            "(the tool definitions alone reach it)",
+            highlight=False,
+            markup=False,
+        )
+    if short:  # one line, not one per API: for a small tool set it is the same story everywhere
+        console.print(
+            f"Prompt caching (setting cache=True): the tool definitions alone are under each API's minimum "
+            f"cached prefix ({', '.join(short)} tokens); later requests read them from the cache once the "
+            "instructions and history add the rest",
             highlight=False,
             markup=False,
         )
