@@ -127,7 +127,7 @@ def test_another_providers_tool_turn_is_refused_in_thinking_mode_before_sending(
         )
     (v,) = exc.value.violations
     assert (v.rule, v.pointer) == ("openai-chat.server.deepseek-reasoning-content", "/messages/1")
-    assert "extra_body={'thinking': {'type': 'disabled'}}" in v.message
+    assert "thinking={'type': 'disabled'}" in v.message
     assert server.bodies == []
 
 
@@ -135,9 +135,10 @@ def test_another_providers_tool_turn_is_refused_in_thinking_mode_before_sending(
     "model_id, settings",
     [
         ("deepseek-v4-flash", {"extra_body": {"thinking": {"type": "disabled"}}}),
+        ("deepseek-v4-flash", {"thinking": {"type": "disabled"}}),
         ("deepseek-chat", {}),
     ],
-    ids=["thinking-disabled", "deepseek-chat"],
+    ids=["thinking-disabled-extra-body", "thinking-disabled", "deepseek-chat"],
 )
 def test_without_thinking_another_providers_tool_turn_is_sent(model_id: str, settings: dict[str, Any]) -> None:
     server = Server(_json({"content": "Cloudy in Rome."}))
@@ -146,7 +147,8 @@ def test_without_thinking_another_providers_tool_turn_is_sent(model_id: str, set
     )
     assert result.text == "Cloudy in Rome."
     assert "reasoning_content" not in server.bodies[0]["messages"][1]
-    assert server.bodies[0].get("thinking") == settings.get("extra_body", {}).get("thinking")
+    wanted = (settings.get("extra_body") or settings).get("thinking")
+    assert server.bodies[0].get("thinking") == wanted
 
 
 def test_other_servers_are_not_affected() -> None:
@@ -167,3 +169,69 @@ def test_a_null_reasoning_content_in_a_stream_is_no_field() -> None:
     model = _model(server, base_url="http://localhost:8000/v1", stream=True)
     toolwire.run_sync(model, "Weather in Turin?", tools=[get_weather])
     assert "reasoning_content" not in server.bodies[1]["messages"][1]
+
+
+@pytest.mark.parametrize(
+    ("thinking", "sent"),
+    [
+        ({"type": "disabled"}, {"thinking": {"type": "disabled"}}),
+        ({"type": "enabled"}, {"thinking": {"type": "enabled"}}),
+        ({"type": "enabled", "effort": "max"}, {"thinking": {"type": "enabled"}, "reasoning_effort": "max"}),
+        ({"effort": "high"}, {"reasoning_effort": "high"}),
+        ({"effort": "none"}, {"thinking": {"type": "disabled"}}),
+    ],
+)
+def test_the_thinking_setting_is_sent_as_deepseeks_own_switch(thinking: dict[str, Any], sent: dict[str, Any]) -> None:
+    """DeepSeek turns thinking on and off with its own field, {"thinking": {"type":
+    "enabled/disabled"}} in the OpenAI format, and sets its depth with reasoning_effort
+    (api-docs.deepseek.com guides/thinking_mode); effort "none" is its Responses-format switch
+    off. The canonical setting reaches the body in those fields (it was left out without a word)."""
+    server = Server(_json({"content": "Hi."}))
+    result = toolwire.run_sync(_model(server, thinking=thinking), "hello")
+    assert result.text == "Hi."
+    body = server.bodies[0]
+    assert {k: body[k] for k in ("thinking", "reasoning_effort") if k in body} == sent
+
+
+def test_deepseeks_own_field_in_extra_body_wins_over_the_setting() -> None:
+    server = Server(_json({"content": "Hi."}))
+    model = _model(server, thinking={"type": "enabled"}, extra_body={"thinking": {"type": "disabled"}})
+    toolwire.run_sync(model, "hello")
+    assert server.bodies[0]["thinking"] == {"type": "disabled"}
+
+
+@pytest.mark.parametrize(
+    ("base_url", "thinking", "named"),
+    [
+        (DEEPSEEK, {"type": "enabled", "budget_tokens": 2000}, "'budget_tokens'"),
+        (DEEPSEEK, {"type": "on"}, "'type'"),
+        (DEEPSEEK, {"effort": "high", "summary": "auto"}, "'summary'"),
+        (None, {"type": "disabled"}, "'type'"),
+        (None, {"budget": 1024, "include_thoughts": True}, "'budget', 'include_thoughts'"),
+    ],
+)
+def test_a_thinking_form_the_server_does_not_read_is_refused_when_the_model_is_made(
+    base_url: str | None, thinking: dict[str, Any], named: str
+) -> None:
+    """Another vendor's thinking form (Anthropic's type and budget_tokens, Gemini's budget) was
+    left out of the body without a word; it is a ConfigurationError naming the keys, before
+    anything is sent."""
+    settings: dict[str, Any] = {"base_url": base_url} if base_url else {}
+    with pytest.raises(toolwire.ConfigurationError) as info:
+        toolwire.model(
+            "openai-chat:deepseek-v4-flash" if base_url else "openai-chat:gpt-5",
+            api_key="k",
+            thinking=thinking,
+            **settings,
+        )
+    message = str(info.value)
+    assert f"does not read {named} here" in message
+    assert "thinking={'effort': 'low'" in message
+
+
+@pytest.mark.parametrize("thinking", [{"type": "enabled", "budget_tokens": 2000}, {"type": "disabled"}, {"budget": 10}])
+def test_the_responses_api_refuses_a_thinking_form_it_does_not_read(thinking: dict[str, Any]) -> None:
+    with pytest.raises(toolwire.ConfigurationError, match="the OpenAI Responses API does not read"):
+        toolwire.model("openai:gpt-5", api_key="k", thinking=thinking)
+    model = toolwire.model("openai:gpt-5", api_key="k", thinking={"effort": "low", "summary": "auto"})
+    assert model.settings["thinking"] == {"effort": "low", "summary": "auto"}

@@ -573,8 +573,20 @@ class OpenAIChatCodec:
             body[self.max_tokens_field] = request.max_tokens
         if request.temperature is not None:
             body["temperature"] = request.temperature
-        if request.thinking and request.thinking.get("effort") is not None:
-            body["reasoning_effort"] = request.thinking["effort"]
+        thinking = request.thinking
+        if thinking:
+            effort = thinking.get("effort")
+            if self._to_deepseek and "thinking" not in settings:
+                # DeepSeek's own switch (api-docs.deepseek.com guides/thinking_mode: {"thinking":
+                # {"type": "enabled/disabled"}} in the OpenAI format; effort "none" turns thinking
+                # off in its Responses format, so it is sent as the switch here)
+                kind = thinking.get("type")
+                if effort == "none":
+                    kind, effort = "disabled", None
+                if kind is not None:
+                    body["thinking"] = {"type": kind}
+            if effort is not None:
+                body["reasoning_effort"] = effort
         body["stream"] = bool(request.stream)
         if request.stream and "stream_options" not in settings:
             body["stream_options"] = {"include_usage": True}

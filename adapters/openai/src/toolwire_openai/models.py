@@ -87,8 +87,45 @@ class _OpenAIModel(Transport):
         problem = model_id_problem(model_id, self._base_url())
         if problem:  # rule request.model-id
             raise ConfigurationError(f"{self.api}: {problem} [{self.api}.request.model-id]")
+        self._check_thinking_keys()
         if not self._custom_server():
             self._check_setting_values()
+
+    def _check_thinking_keys(self) -> None:
+        """Raises :class:`ConfigurationError` for a ``thinking`` setting with a key this API's
+        codec does not send (another vendor's form, such as Anthropic's ``{"type": "enabled",
+        "budget_tokens": N}`` or Gemini's ``{"budget": N}``), which would otherwise be left out
+        without a word. Chat Completions reads ``effort`` (sent as ``reasoning_effort``), and on
+        DeepSeek's API also ``type`` (``"enabled"``/``"disabled"``, sent as DeepSeek's
+        ``thinking`` field); Responses reads ``effort`` and ``summary`` (sent in ``reasoning``)."""
+        thinking = self.settings.get("thinking")
+        if not isinstance(thinking, dict) or not thinking:
+            return
+        from .profile import CHAT, hosted_server
+
+        chat = self.api == CHAT
+        deepseek = chat and hosted_server(self.settings) == "deepseek"
+        reads = ("effort", "type") if deepseek else ("effort",) if chat else ("effort", "summary")
+        name = "DeepSeek's API" if deepseek else "OpenAI Chat Completions" if chat else "the OpenAI Responses API"
+        unread = [k for k in thinking if k not in reads]
+        if deepseek and "type" in thinking and thinking["type"] not in ("enabled", "disabled"):
+            unread.insert(0, "type")
+        if not unread:
+            return
+        hint = ""
+        if any(k in thinking for k in ("budget_tokens", "budget", "thinking_budget")):
+            hint = f" ({'DeepSeek' if deepseek else 'OpenAI'} sets reasoning by effort, not by a token budget)"
+        if thinking.get("type") == "disabled" and not deepseek:
+            hint += "; for no reasoning leave thinking unset, or use {'effort': 'none'} on gpt-5.1 and later"
+        forms = {
+            True: "thinking={'effort': 'low'|'high'|'max'} or {'type': 'enabled'|'disabled'} (DeepSeek's thinking field)",
+            False: "thinking={'effort': 'low'}" + ("" if chat else " with an optional 'summary': 'auto'"),
+        }[deepseek]
+        shown = ", ".join(repr(k) for k in dict.fromkeys(unread))
+        raise ConfigurationError(
+            f"{self.api}:{self.model_id}: thinking {thinking!r}: {name} does not read {shown} here, so it would not "
+            f"be sent{hint}. It takes {forms}; a field toolwire has no setting for goes in extra_body={{...}}"
+        )
 
     def _check_setting_values(self) -> None:
         """The settings sent as request fields, checked against the installed SDK's types (rule

@@ -719,8 +719,8 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "assistant message with tool calls carries the reasoning_content DeepSeek sent with it, an empty one "
             "included; DeepSeek's own reasoning goes back on its answers without calls too (ignored there when no tool "
             "was called). A tool-call turn without it (another provider's or server's, or one whose reasoning was "
-            "not kept) is refused before sending: send the conversation with thinking off (DeepSeek's own field, "
-            "extra_body={'thinking': {'type': 'disabled'}}) or run it on DeepSeek from its start. No placeholder is written: "
+            "not kept) is refused before sending: send the conversation with thinking off (thinking={'type': "
+            "'disabled'}, sent as DeepSeek's own field) or run it on DeepSeek from its start. No placeholder is written: "
             "sources disagree on which one DeepSeek takes.",
             'DeepSeek API errors "Missing `reasoning_content` field in the assistant message at message index 2. For '
             'more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls" '
@@ -2425,7 +2425,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                                 f"/messages/{i}",
                                 f"messages[{i}] calls tools without the reasoning_content DeepSeek sent with it "
                                 "(a turn of another provider or server?): DeepSeek's thinking mode refuses it; send "
-                                "the conversation with thinking off (extra_body={'thinking': {'type': 'disabled'}}) or run "
+                                "the conversation with thinking off (thinking={'type': 'disabled'}, DeepSeek's own switch) or run "
                                 "it on DeepSeek from its start",
                             )
                         )
