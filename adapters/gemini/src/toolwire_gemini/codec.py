@@ -22,7 +22,14 @@ import re
 from typing import Any, Iterable, Iterator
 
 from toolwire.adapter import DeclarationMemo, ModelRequest, normalize_tool_choice
-from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolNameError, UnsupportedToolChoice
+from toolwire.errors import (
+    ConfigurationError,
+    ProviderError,
+    ResponseDecodeError,
+    SchemaTranslationError,
+    ToolNameError,
+    UnsupportedToolChoice,
+)
 from toolwire.schema.coerce import coerce_arguments
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
@@ -368,8 +375,9 @@ class GeminiCodec:
 
         Raises :class:`~toolwire.errors.ToolNameError` for a name Gemini refuses (rule
         ``gemini.name.function``: an imported name another vendor allowed fails here, clearly) and
-        :class:`~toolwire.errors.SchemaTranslationError` (openapi mode) for a recursive or
-        unresolvable ``$ref``.
+        :class:`~toolwire.errors.SchemaTranslationError` for an input schema whose top-level type is
+        not ``object`` (rule ``gemini.schema.root-object``, both modes) and (openapi mode) for a
+        recursive or unresolvable ``$ref``.
         """
         if isinstance(tool, ProviderTool):
             tool.check_for(API)  # one of Gemini's own tools: a Tool entry {type: settings}
@@ -386,6 +394,16 @@ class GeminiCodec:
         if description:
             decl["description"] = description
         schema = tool.input_schema or {"type": "object", "properties": {}}
+        root = schema.get("type") if isinstance(schema, dict) else None
+        if root is not None and not (root == "object" or (isinstance(root, list) and "object" in root)):
+            # rule gemini.schema.root-object: arguments are an object; a {"type": "string"} schema
+            # has no properties, so it would otherwise be sent as a zero-parameter declaration
+            raise SchemaTranslationError(
+                f"the input schema of tool {tool.name!r} has top-level type {root!r}; Gemini takes only an "
+                "object schema there (wrap the value in an object property)",
+                "/type",
+                rule="gemini.schema.root-object",
+            )
         if is_zero_parameter(schema):
             report.add(
                 "",
