@@ -98,6 +98,49 @@ class TextPart:
         return cls(text=d["text"], provider_data=_pd(d.get("provider_data")))
 
 
+def url_scheme(url: str) -> str:
+    """The scheme of ``url`` in lower case (``"https"``, ``"data"``, ``"file"``), or ``""`` for a
+    relative reference (``chart.png``, ``/tmp/chart.png``, ``files/abc``)."""
+    head, sep, _ = url.partition(":")
+    if not sep or not head or not head[0].isascii() or not head[0].isalpha():
+        return ""
+    if not all(c.isascii() and (c.isalnum() or c in "+.-") for c in head):
+        return ""
+    return head.lower()
+
+
+def decode_data_url(url: str) -> tuple[str, bytes] | None:
+    """``(media type as declared, bytes)`` of a ``data:`` URL (RFC 2397), or ``None`` when ``url``
+    is not one, holds no bytes, or its base64 does not decode. Read losslessly: base64 broken
+    into lines or written in the URL-safe alphabet (``-``, ``_``) or without its ``=`` padding,
+    and a body without ``;base64`` percent-decoded (``data:image/svg+xml,%3Csvg%20...``). The
+    media type is ``""`` when none is declared, parameters (``;charset=utf-8``) left out."""
+    if url[:5].lower() != "data:":
+        return None
+    head, sep, text = url[5:].partition(",")
+    if not sep:
+        return None
+    params = [p.strip() for p in head.split(";")]
+    declared = params[0].lower()
+    if params[-1].lower() == "base64":
+        compact = "".join(text.split()).replace("%3D", "=").replace("%3d", "=")
+        if "-" in compact or "_" in compact:
+            compact = compact.replace("-", "+").replace("_", "/")
+        compact = compact.rstrip("=")
+        compact += "=" * (-len(compact) % 4)
+        try:
+            raw = base64.b64decode(compact, validate=True)
+        except (ValueError, TypeError):
+            return None
+    else:
+        from urllib.parse import unquote_to_bytes
+
+        raw = unquote_to_bytes(text)
+    if not raw:
+        return None
+    return declared, raw
+
+
 def signature_media_type(data: bytes) -> str | None:
     """``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp`` when ``data`` starts with
     that format's signature (its magic bytes), else ``None``."""
@@ -148,19 +191,14 @@ class ImagePart:
             raise ValueError("ImagePart with inline data needs media_type, e.g. 'image/png'")
 
     def _inline_data_url(self) -> None:
-        """A ``data:<type>;base64,<text>`` URL held as inline ``data`` and ``media_type``: the APIs
-        that take images by URL fetch only http(s) URLs (Anthropic's ``url`` source, Gemini's
-        ``fileData``), while every API takes inline bytes. A URL that is not base64 stays a URL."""
-        head, sep, text = self.url.partition(",") if self.url else ("", "", "")
-        if not sep or not head.lower().endswith(";base64"):
+        """A ``data:`` URL held as inline ``data`` and ``media_type`` (:func:`decode_data_url`): the
+        APIs that take images by URL fetch only http(s) URLs (Anthropic's ``url`` source, Gemini's
+        ``fileData``), while every API takes inline bytes. A ``data:`` URL without a body, or
+        whose base64 does not decode, stays a URL (the profiles refuse it before sending)."""
+        found = decode_data_url(self.url) if self.url else None
+        if found is None:
             return
-        try:
-            raw = base64.b64decode(text.strip(), validate=True)
-        except (ValueError, TypeError):
-            return
-        if not raw:
-            return
-        declared = head[5:-7].strip()
+        declared, raw = found
         self.data, self.url = raw, None
         if not self.media_type:
             self.media_type = declared or signature_media_type(raw) or "application/octet-stream"

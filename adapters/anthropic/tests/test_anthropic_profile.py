@@ -421,6 +421,22 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
         body(messages=convo(("user", [_png_block(8, 8)] * 101))),
         "/messages",
     ),
+    (
+        "anthropic.conversation.image-url",
+        body(messages=convo(("user", [{"type": "image", "source": {"type": "url", "url": "file:///tmp/chart.png"}}]))),
+        "/messages/0/content/0/source/url",
+    ),
+    (
+        "anthropic.conversation.image-url",
+        body(
+            tools=[tool()],
+            messages=loop(
+                [USE],
+                [{**RESULT, "content": [{"type": "image", "source": {"type": "url", "url": "http://x.test/a.png"}}]}],
+            ),
+        ),
+        "/messages/2/content/0/content/0/source/url",
+    ),
 ]
 
 
@@ -588,6 +604,27 @@ REPAIRED: list[tuple[str, dict[str, Any], str]] = [
             )
         ),
         "/messages/0/content/0/source/media_type",
+    ),
+    (
+        "anthropic.conversation.image-url",
+        body(
+            messages=convo(
+                (
+                    "user",
+                    [
+                        {
+                            "type": "image",
+                            "source": {
+                                "type": "url",
+                                "url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8"
+                                "\nz8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+                            },
+                        }
+                    ],
+                )
+            )
+        ),
+        "/messages/0/content/0/source",
     ),
 ]
 

@@ -1845,3 +1845,102 @@ def test_model_id_spellings_through_the_sdk(mock_model: Any, monkeypatch: Any) -
         with pytest.raises(ConfigurationError, match=r"write 'gemini-3-pro' \[gemini.request.model-id\]"):
             mock_model([], model_id=vertex)
     assert toolwire.model("gemini: gemini-2.5-pro", api_key="k").model_id == "gemini-2.5-pro"
+
+
+# ------------------------------------------------------------------ images by URL (fileData.fileUri)
+
+_PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+
+def _uri_body(uri: str, snake: bool = False) -> dict[str, Any]:
+    fd = {"file_data": {"file_uri": uri, "mime_type": "image/png"}} if snake else {"fileData": {"fileUri": uri}}
+    return {"contents": [{"role": "user", "parts": [{"text": "look"}, fd]}]}
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "https://generativelanguage.googleapis.com/v1beta/files/abc123",
+        "https://www.youtube.com/watch?v=9hE5-98ZeCg",
+        "https://example.com/chart.png",
+        "http://example.com/chart.png",
+        "gs://bucket/chart.png",
+        "files/abc123",
+    ],
+)
+def test_file_uris_the_api_may_fetch_pass(uri: str) -> None:
+    assert GeminiProfile().check_request(_uri_body(uri)) == []
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "file:///tmp/chart.png",
+        "/tmp/chart.png",
+        "chart.png",
+        "C:\\shots\\chart.png",
+        "ftp://example.com/chart.png",
+        "javascript:alert(1)",
+        "data:image/png;base64,",
+        "data:image/png;base64,@@@",
+    ],
+)
+@pytest.mark.parametrize("snake", [False, True])
+def test_file_uris_the_api_cannot_fetch_are_refused(uri: str, snake: bool) -> None:
+    found = [(v.rule, v.pointer, v.message) for v in GeminiProfile().check_request(_uri_body(uri, snake))]
+    where = "/contents/0/parts/1/file_data/file_uri" if snake else "/contents/0/parts/1/fileData/fileUri"
+    assert [(r, p) for r, p, _ in found] == [("gemini.conversation.file-uri", where)]
+    assert "pass its bytes" in found[0][2]
+
+
+@pytest.mark.parametrize("snake", [False, True])
+def test_a_data_url_file_uri_is_sent_as_inline_data(snake: bool) -> None:
+    report = RequestReport("gemini")
+    p = GeminiProfile()
+    body = p.repair_request(_uri_body("data:image/png;base64," + _PNG_B64[:40] + "\n" + _PNG_B64[40:], snake), report)
+    part = body["contents"][0]["parts"][1]
+    if snake:
+        assert part == {"inline_data": {"mime_type": "image/png", "data": _PNG_B64}}
+    else:
+        assert part == {"inlineData": {"mimeType": "image/png", "data": _PNG_B64}}
+    assert [(c.rule, c.pointer, c.lossy) for c in report.changes] == [
+        ("gemini.conversation.file-uri", "/contents/0/parts/1/" + ("file_data" if snake else "fileData"), False)
+    ]
+    assert p.check_request(body) == []
+
+
+def test_a_file_uri_in_a_function_response_is_checked_and_repaired() -> None:
+    p = GeminiProfile(model="gemini-3-flash-preview")
+
+    def body(uri: str) -> dict[str, Any]:
+        return {
+            "contents": [
+                {"role": "user", "parts": [{"text": "shot?"}]},
+                {
+                    "role": "model",
+                    "parts": [{"functionCall": {"name": "snap", "args": {}}, "thoughtSignature": "c2ln"}],
+                },
+                {
+                    "role": "user",
+                    "parts": [
+                        {
+                            "functionResponse": {
+                                "name": "snap",
+                                "response": {"output": "ok"},
+                                "parts": [{"fileData": {"fileUri": uri, "mimeType": "image/png"}}],
+                            }
+                        }
+                    ],
+                },
+            ]
+        }
+
+    assert [(v.rule, v.pointer, v.tool) for v in p.check_request(body("file:///tmp/shot.png"))] == [
+        ("gemini.conversation.file-uri", "/contents/2/parts/0/functionResponse/parts/0/fileData/fileUri", "snap")
+    ]
+    report = RequestReport("gemini")
+    fixed = p.repair_request(body("data:image/png;base64," + _PNG_B64), report)
+    assert fixed["contents"][2]["parts"][0]["functionResponse"]["parts"] == [
+        {"inlineData": {"mimeType": "image/png", "data": _PNG_B64}}
+    ]
+    assert p.check_request(fixed) == []

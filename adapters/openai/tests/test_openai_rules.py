@@ -403,6 +403,37 @@ SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], A
         lambda a: "/messages/0/content/1/image_url/url" if a is CHAT_API else "/input/0/content/1/image_url",
         None,
     ),
+    "conversation.image-url": (
+        lambda a: a.body(
+            **(
+                {
+                    "messages": [
+                        {
+                            "role": "user",
+                            "content": [
+                                {"type": "text", "text": "look"},
+                                {"type": "image_url", "image_url": {"url": "file:///tmp/chart.png"}},
+                            ],
+                        }
+                    ]
+                }
+                if a is CHAT_API
+                else {
+                    "input": [
+                        {
+                            "role": "user",
+                            "content": [
+                                {"type": "input_text", "text": "look"},
+                                {"type": "input_image", "image_url": "data:image/png;base64,"},
+                            ],
+                        }
+                    ]
+                }
+            )
+        ),
+        lambda a: "/messages/0/content/1/image_url/url" if a is CHAT_API else "/input/0/content/1/image_url",
+        None,
+    ),
     "request.max-tokens-range": (
         lambda a: a.body(**({"max_completion_tokens": 0} if a is CHAT_API else {"max_output_tokens": 15})),
         lambda a: "/max_completion_tokens" if a is CHAT_API else "/max_output_tokens",

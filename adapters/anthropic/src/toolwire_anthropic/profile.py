@@ -29,6 +29,7 @@ from toolwire.profile import number_leaves as _number_leaves
 from toolwire.profile import same_number_types as _same_number_types
 from toolwire.schema.keys import has_refused_keys, rename_schema_keys
 from toolwire.schema.report import TranslationReport
+from toolwire.types import decode_data_url, signature_media_type, url_scheme
 
 from .schema import ROOT_COMBINATORS, is_recursive, repair_root, strict_narrowed, strict_problems, strict_subset
 
@@ -851,6 +852,18 @@ RULES: tuple[Rule, ...] = (
         "image/png, the change reported).",
         'API error text "messages.18.content.1.image.source.base64.data: Image does not match the provided media type '
         'image/png" (anthropics/claude-code#13131, #12015, #15746)',
+        "repair",
+    ),
+    _rule(
+        "anthropic.conversation.image-url",
+        "An image given by URL (an image source of type url, in a user message or a tool_result) holds an https "
+        "URL; a data: URL is sent as a base64 source (the same bytes), and any other URL (http, file, ftp, a "
+        "relative path, a data: URL without bytes) is refused.",
+        'API error text "Only HTTPS URLs are supported." (BrokkAi/brokk-app#2269); anthropic.types.URLImageSourceParam '
+        "(type 'url', url: str), which ToolResultBlockParam.content takes too (ImageBlockParam.source); "
+        "https://platform.claude.com/docs/en/build-with-claude/vision (images by URL: an https URL). Sources disagree "
+        "on http: LangChain's Anthropic integration sends http:// URLs as url sources (@langchain/anthropic "
+        "_formatImage); toolwire follows the API's error text",
         "repair",
     ),
     _rule(
@@ -3015,6 +3028,19 @@ def _repair_strict_limits(body: dict[str, Any], report: Any) -> None:
 
 def _repair_image(ptr: str, b: dict[str, Any], report: Any) -> None:
     src = b.get("source")
+    if isinstance(src, dict) and src.get("type") == "url":
+        url = src.get("url")
+        found = decode_data_url(url) if type(url) is str else None
+        if found is None:
+            return
+        declared, raw = found
+        mt = signature_media_type(raw) or _MEDIA_TYPE_ALIASES.get(declared, declared) or "application/octet-stream"
+        b["source"] = src = {"type": "base64", "media_type": mt, "data": base64.b64encode(raw).decode("ascii")}
+        report.add(
+            "anthropic.conversation.image-url",
+            f"{ptr}/source",
+            f"a data: URL image ({mt}) sent as a base64 source, the same bytes (Anthropic fetches only https URLs)",
+        )
     if isinstance(src, dict) and src.get("type") == "base64":
         mt = src.get("media_type")
         if isinstance(mt, str) and mt not in IMAGE_MEDIA_TYPES:
@@ -3057,6 +3083,11 @@ def _data_media_type(data: Any) -> str | None:
 
 def _check_image(ptr: str, b: dict[str, Any], add: Any) -> None:
     src = b.get("source")
+    if isinstance(src, dict) and src.get("type") == "url":
+        url = src.get("url")
+        if type(url) is not str or url_scheme(url) != "https":
+            add("anthropic.conversation.image-url", f"{ptr}/source/url", _image_url_problem(url))
+        return
     if isinstance(src, dict) and src.get("type") == "base64":
         mt = src.get("media_type")
         if mt not in IMAGE_MEDIA_TYPES:
@@ -3072,6 +3103,24 @@ def _check_image(ptr: str, b: dict[str, Any], add: Any) -> None:
                 f"{ptr}/source/data",
                 f"the image is {_image_bytes(data)} bytes; Anthropic takes at most {IMAGE_MAX_BYTES} (5 MB) per image: downscale it",
             )
+
+
+def _image_url_problem(url: Any) -> str:
+    """What is wrong with an image source URL that is not https, and what to do instead."""
+    bytes_hint = "read the image and pass its bytes, ImagePart(data=..., media_type='image/png')"
+    if type(url) is not str:
+        return f"an image URL must be a string, got {type(url).__name__}: {bytes_hint}"
+    shown = url if len(url) <= 80 else url[:77] + "..."
+    scheme = url_scheme(url)
+    if scheme == "data":
+        return f"the data: URL {shown!r} holds no image bytes (empty, or its base64 does not decode): {bytes_hint}"
+    if scheme == "http":
+        return (
+            f'image URL {shown!r} is http: Anthropic fetches only https URLs ("Only HTTPS URLs are supported."); '
+            f"give an https URL or {bytes_hint}"
+        )
+    what = "a local path" if scheme in ("", "file") or len(scheme) == 1 else f"a {scheme}: URL"
+    return f"image URL {shown!r} is {what}, which Anthropic cannot fetch (https URLs only): {bytes_hint}"
 
 
 def _media_blocks(m: Any, mi: int, found: list[tuple[str, dict[str, Any], str | None]]) -> int:

@@ -29,7 +29,7 @@ from toolwire.profile import Action, Profile, RequestReport, Rule, Violation, ru
 from toolwire.profile import number_leaves as _number_leaves
 from toolwire.profile import same_number_types as _same_number_types
 from toolwire.schema.report import TranslationReport, json_pointer
-from toolwire.types import Usage
+from toolwire.types import Usage, decode_data_url, signature_media_type, url_scheme
 from toolwire.wire import usage_int
 
 from .schema import OPENAPI_KEYWORDS
@@ -581,6 +581,23 @@ RULES: tuple[Rule, ...] = (
         'Gemini API "Image understanding" (supported image formats); API errors "Unsupported MIME type: image/jpg" '
         "(CherryHQ/cherry-studio#3088) and INVALID_ARGUMENT for image/bmp (google-gemini/gemini-cli#14838)",
         "refuse",
+    ),
+    _r(
+        "gemini.conversation.file-uri",
+        "fileData.fileUri (an image given by URL, in a prompt or a function response) is a URI the Gemini API "
+        "fetches: a Files API URI, an https URL (public or signed; YouTube) or a gs:// URI; a data: URL is sent as "
+        "inlineData (the same bytes), and a local path, a file:, ftp: or javascript: URL and a data: URL without "
+        "bytes are refused.",
+        "https://ai.google.dev/gemini-api/docs/file-input-methods (the Files API, external HTTPS and signed URLs, "
+        'Google Cloud Storage registration); blog.google "Increased file size limits and expanded inputs support in '
+        'Gemini API" (2026-01-12: "You can pass any publicly accessible URL ... directly in your generation '
+        'request"); API error "Invalid or unsupported file uri: https://upload.wikimedia.org/wikipedia/commons/4/4d/'
+        'Cat_November_2010-1a.jpg" (BoundaryML/baml#1548, gemini-2.0-flash) and "400 Invalid or unsupported file '
+        'uri" for a gs:// URI (google-gemini/deprecated-generative-ai-python#357). Sources disagree: before 2026 '
+        "only Files API and YouTube URIs were taken (laravel/ai#927), the Gemini 2.0 models take no external URLs "
+        "(vercel/ai#16757), and a gs:// object is registered with the Files API before use; toolwire sends http(s) "
+        "and gs:// URIs as given and refuses only what no source says the API takes",
+        "repair",
     ),
     _r(
         "gemini.conversation.tool-result-image-type",
@@ -2346,6 +2363,12 @@ class GeminiProfile(Profile):
             fr = part.get("functionResponse")
             if type(fr) is dict and fr.get("parts") and not self._takes_response_parts():
                 self._drop_response_parts(fr, f"{here}/functionResponse", report)
+            elif type(fr) is dict and type(fr.get("parts")) is list:
+                for ri, rp in enumerate(fr["parts"]):
+                    if type(rp) is dict and ("fileData" in rp or "file_data" in rp):
+                        _inline_data_uri(rp, f"{here}/functionResponse/parts/{ri}", report)
+            if "fileData" in part or "file_data" in part:
+                _inline_data_uri(part, here, report)
             fields = _data_fields(part)
             if not fields:
                 _add(report, "gemini.conversation.empty-parts", here, "a part without any data field left out")
@@ -3111,8 +3134,24 @@ def _inline_data_size(body: dict[str, Any]) -> Violation | None:
 
 def _check_image_type(part: dict[str, Any], ptr: str, out: list[Violation], **about: Any) -> None:
     """Rule ``gemini.conversation.image-media-type`` on one part (at ``ptr``): an ``inlineData``
-    image of a type Gemini does not read (:data:`IMAGE_MEDIA_TYPES`). ``about``: the tool and call
-    id of a function response's part."""
+    image of a type Gemini does not read (:data:`IMAGE_MEDIA_TYPES`); and rule
+    ``gemini.conversation.file-uri`` on a ``fileData`` part. ``about``: the tool and call id of a
+    function response's part."""
+    if "fileData" in part or "file_data" in part:
+        fd = _g(part, "fileData")
+        uri = _g(fd, "fileUri") if isinstance(fd, dict) else None
+        if isinstance(uri, str):
+            scheme = url_scheme(uri)
+            if scheme not in ("https", "http", "gs") and not (scheme == "" and uri.startswith("files/")):
+                out.append(
+                    Violation(
+                        "gemini.conversation.file-uri",
+                        f"{ptr}/{_key(part, 'fileData')}/{_key(fd, 'fileUri')}",
+                        _file_uri_problem(uri, scheme),
+                        **about,
+                    )
+                )
+        return
     blob = _g(part, "inlineData")
     mime = _g(blob, "mimeType") if isinstance(blob, dict) else None
     if not (isinstance(blob, dict) and isinstance(mime, str)):
@@ -3128,6 +3167,46 @@ def _check_image_type(part: dict[str, Any], ptr: str, out: list[Violation], **ab
                 **about,
             )
         )
+
+
+def _file_uri_problem(uri: str, scheme: str) -> str:
+    """What is wrong with a ``fileUri`` the Gemini API does not fetch, and what to do instead."""
+    shown = uri if len(uri) <= 80 else uri[:77] + "..."
+    todo = "read the image and pass its bytes, ImagePart(data=..., media_type='image/png')"
+    if scheme == "data":
+        return f"the data: URL {shown!r} holds no image bytes (empty, or its base64 does not decode): {todo}"
+    what = "a local path" if scheme in ("", "file") or len(scheme) == 1 else f"a {scheme}: URL"
+    return (
+        f"fileUri {shown!r} is {what}, which the Gemini API cannot fetch (a Files API URI, an https URL or a "
+        f"gs:// URI): {todo}, or upload it with client.files.upload and pass its uri"
+    )
+
+
+def _inline_data_uri(part: dict[str, Any], ptr: str, report: Any) -> None:
+    """Rule ``gemini.conversation.file-uri``: a ``fileData`` part whose ``fileUri`` is a ``data:``
+    URL that decodes, rewritten in place as the ``inlineData`` part holding the same bytes."""
+    fkey = _key(part, "fileData") or "fileData"
+    fd = part.get(fkey)
+    uri = _g(fd, "fileUri") if isinstance(fd, dict) else None
+    found = decode_data_url(uri) if isinstance(uri, str) else None
+    if found is None:
+        return
+    declared, raw = found
+    given = _g(fd, "mimeType")
+    mime = signature_media_type(raw) or (given if isinstance(given, str) and given else declared)
+    mime = mime or "application/octet-stream"
+    del part[fkey]
+    data = base64.b64encode(raw).decode("ascii")
+    if fkey == "fileData":
+        part["inlineData"] = {"mimeType": mime, "data": data}
+    else:
+        part["inline_data"] = {"mime_type": mime, "data": data}
+    _add(
+        report,
+        "gemini.conversation.file-uri",
+        f"{ptr}/{fkey}",
+        f"a data: URL image ({mime}) sent as inlineData, the same bytes (the Gemini API does not fetch data: URLs)",
+    )
 
 
 #: Measured Gemini tokens per ``o200k_base`` token of a declaration's JSON (see

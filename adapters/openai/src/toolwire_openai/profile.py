@@ -31,6 +31,7 @@ from toolwire.profile import Action, PrefixFold, Profile, Rule, Violation, rule_
 from toolwire.profile import number_leaves as _number_leaves
 from toolwire.profile import same_number_types as _same_number_types
 from toolwire.schema.report import TranslationReport
+from toolwire.types import url_scheme
 
 from ._dialect import parameter_problems, translate_parameters
 
@@ -148,6 +149,20 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
             'OpenAI "Images and vision" guide (supported file types: PNG, JPEG, WEBP, non-animated GIF); API error "You '
             "uploaded an unsupported image. Please make sure your image has of one the following formats: ['png', 'jpeg', "
             "'gif', 'webp']\" (marketing-factory/ai-filemetadata#19)",
+            "refuse",
+        ),
+        (
+            "conversation.image-url",
+            "An image URL (Chat image_url.url; Responses input_image.image_url, in a message or a "
+            "function_call_output) is an http(s) URL or a data: URL holding base64 image data; a local path, a "
+            "file:, ftp: or javascript: URL and a data: URL without base64 bytes are refused.",
+            'openai.types.chat.chat_completion_content_part_image_param.ImageURL.url ("Either a URL of the image or '
+            'the base64 encoded image data"); openai.types.responses.ResponseInputImageParam.image_url ("A fully '
+            'qualified URL or base64 encoded image in a data URL"); API errors "Invalid image URL: '
+            "'messages[0].content[1].image_url.url'. Expected a base64-encoded data URL with an image MIME type "
+            "(e.g. 'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), but got a value without the 'data:' prefix.\" "
+            "(Alibaba-NLP/OmniSearch#3) and \"Invalid 'input[101].content[1].image_url'. Expected a base64-encoded "
+            'data URL with an image MIME type ..., but got empty base64-encoded bytes." (anomalyco/opencode#23983)',
             "refuse",
         ),
         (
@@ -1670,11 +1685,17 @@ def _esc(key: Any) -> str:
 IMAGE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
 
 
-def _image_type_problems(items: Any, start: int, key: str, violation: Any) -> list[Violation]:
-    """Rule ``conversation.image-media-type`` over the conversation entries from ``start``: each
-    inline image (a ``data:`` URL in a Chat ``image_url`` part, a Responses ``input_image`` in a
-    message or a ``function_call_output``) whose media type OpenAI does not read. Images by URL
-    are not looked at (their type is not known before the API fetches them)."""
+#: The text of base64 (standard alphabet, padded or not), as a data: URL image carries it.
+_BASE64_TEXT = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+
+
+def _image_problems(items: Any, start: int, key: str, violation: Any) -> list[Violation]:
+    """Rules ``conversation.image-url`` and ``conversation.image-media-type`` over the
+    conversation entries from ``start``: each image URL (a Chat ``image_url`` part, a Responses
+    ``input_image`` in a message or a ``function_call_output``) that is neither an http(s) URL
+    nor a data: URL of base64 bytes, and each inline image (a ``data:`` URL) whose media type
+    OpenAI does not read. The type of an image by http(s) URL is not looked at (it is not known
+    before the API fetches it)."""
     out: list[Violation] = []
     if type(items) is not list:
         return out
@@ -1699,9 +1720,18 @@ def _image_type_problems(items: Any, start: int, key: str, violation: Any) -> li
                     where = f"/{key}/{i}/{field}/{j}/image_url"
                 else:
                     continue
-                if not (isinstance(url, str) and url[:5].lower() == "data:"):
+                if not isinstance(url, str):
                     continue
-                media = url[5:].split(";", 1)[0].split(",", 1)[0].strip().lower()
+                if url[:5].lower() != "data:":
+                    scheme = url_scheme(url)
+                    if scheme not in ("https", "http"):
+                        out.append(violation("conversation.image-url", where, _image_url_problem(url, scheme)))
+                    continue
+                head, _, text = url[5:].partition(",")
+                if not (head.lower().endswith(";base64") and _BASE64_TEXT.fullmatch(text)):
+                    out.append(violation("conversation.image-url", where, _image_url_problem(url, "data")))
+                    continue
+                media = head.split(";", 1)[0].strip().lower()
                 if media not in IMAGE_MEDIA_TYPES:
                     out.append(
                         violation(
@@ -1712,6 +1742,16 @@ def _image_type_problems(items: Any, start: int, key: str, violation: Any) -> li
                         )
                     )
     return out
+
+
+def _image_url_problem(url: str, scheme: str) -> str:
+    """What is wrong with an image URL OpenAI does not take, and what to do instead."""
+    shown = url if len(url) <= 80 else url[:77] + "..."
+    todo = "read the image and pass its bytes, ImagePart(data=..., media_type='image/png')"
+    if scheme == "data":
+        return f"the data: URL {shown!r} holds no base64 image bytes (empty, or not base64): {todo}"
+    what = "a local path" if scheme in ("", "file") or len(scheme) == 1 else f"a {scheme}: URL"
+    return f"image URL {shown!r} is {what}, which OpenAI cannot fetch (http(s) or base64 data: URLs only): {todo}"
 
 
 def _image_part(part: Any) -> bool:
@@ -2414,7 +2454,7 @@ class OpenAIChatProfile(_OpenAIProfile):
         out = list(self._top_checked(body, "messages", self._request_problems))
         messages = body.get("messages")
         out.extend(self._message_problems(messages, start))
-        out.extend(_image_type_problems(messages, start, "messages", self.violation))
+        out.extend(_image_problems(messages, start, "messages", self.violation))
         if self.server == "deepseek" and type(messages) is list and deepseek_thinking(body):
             for i, m in enumerate(messages):
                 if type(m) is dict and m.get("role") == "assistant" and m.get("tool_calls"):
@@ -3431,7 +3471,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         ``input`` are checked once per distinct value of those fields."""
         out = list(self._top_checked(body, "input", self._request_problems))
         out.extend(self._input_problems(body, start))
-        out.extend(_image_type_problems(body.get("input"), start, "input", self.violation))
+        out.extend(_image_problems(body.get("input"), start, "input", self.violation))
         return out
 
     def _request_problems(self, body: dict[str, Any]) -> list[Violation]:
