@@ -1944,3 +1944,38 @@ def test_a_file_uri_in_a_function_response_is_checked_and_repaired() -> None:
         {"inlineData": {"mimeType": "image/png", "data": _PNG_B64}}
     ]
     assert p.check_request(fixed) == []
+
+
+def test_a_thinking_config_field_the_api_does_not_have_is_refused() -> None:
+    """Gemini answers a thinkingConfig key it has no field for with "Invalid JSON payload
+    received. Unknown name ...: Cannot find field." (NousResearch/hermes-agent#17426); the codec
+    copies keys it does not map, so another vendor's form reached the API."""
+    left = _thinking({"thinkingBudget": 1024, "budgetTokenz": 5, "summary": "auto"}, "gemini-2.5-flash")[2]
+    assert left == [
+        ("gemini.request.thinking-config-fields", "/generationConfig/thinkingConfig/budgetTokenz"),
+        ("gemini.request.thinking-config-fields", "/generationConfig/thinkingConfig/summary"),
+    ]
+    for fine in (
+        {"thinking_budget": 1024, "include_thoughts": True},
+        {"thinkingLevel": "LOW", "includeThoughts": False},
+    ):
+        assert _thinking(fine, "gemini-3-flash")[2] == []
+
+
+def test_a_thinking_setting_with_a_key_toolwire_does_not_map_is_refused_before_sending() -> None:
+    import httpx2
+
+    import toolwire
+    from toolwire.profile import RequestRefused
+
+    sent: list[Any] = []
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(lambda r: sent.append(r) or httpx2.Response(500)))
+    model = toolwire.model(
+        "gemini:gemini-2.5-flash", api_key="k", http_client=client, thinking={"effort": "high", "summary": "auto"}
+    )
+    with pytest.raises(RequestRefused) as info:
+        toolwire.run_sync(model, "hi")
+    (v,) = info.value.violations
+    assert (v.rule, v.pointer) == ("gemini.request.thinking-config-fields", "/generationConfig/thinkingConfig/summary")
+    assert "includeThoughts, thinkingBudget, thinkingLevel" in v.message
+    assert sent == []

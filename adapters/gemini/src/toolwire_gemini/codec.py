@@ -556,7 +556,8 @@ class GeminiCodec:
         ``include_thoughts`` → ``includeThoughts``, ``level`` → ``thinkingLevel`` (as given) or
         ``effort`` → ``thinkingLevel`` upper-cased (``"none"`` → budget 0), ``{"type": "disabled"}`` → budget 0,
         ``{"type": "enabled", ...}`` → ``includeThoughts: true`` unless set; other keys are
-        copied as wire names."""
+        copied as wire names (the preflight refuses one ``ThinkingConfig`` has no field for, rule
+        ``gemini.request.thinking-config-fields``)."""
         if not thinking:
             return None
         out: dict[str, Any] = {}

@@ -368,6 +368,15 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _r(
+        "gemini.request.thinking-config-fields",
+        "thinkingConfig carries only the fields of the SDK's ThinkingConfig (includeThoughts, thinkingBudget, "
+        "thinkingLevel, in camelCase or snake_case); another key, such as another vendor's thinking form passed "
+        "through, is refused naming the fields.",
+        _SDK + 'ThinkingConfig; API error "Invalid JSON payload received. Unknown name ... Cannot find field." '
+        "for a thinkingConfig field the API does not have (NousResearch/hermes-agent#17426)",
+        "refuse",
+    ),
+    _r(
         "gemini.request.thinking-level-values",
         "thinkingLevel is MINIMAL, LOW, MEDIUM, HIGH or XHIGH.",
         _SDK + "ThinkingLevel",
@@ -877,6 +886,21 @@ _USER_PLACEHOLDER = "(continued)"
 
 
 @functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=1)
+def _thinking_config_fields() -> frozenset[str]:
+    """The field names ``thinkingConfig`` takes: those of the installed SDK's
+    ``google.genai.types.ThinkingConfig``, in the API's camelCase and the snake_case the REST API
+    also reads (rule ``gemini.request.thinking-config-fields``)."""
+    from google.genai import types
+
+    names = set()
+    for name in types.ThinkingConfig.model_fields:
+        head, *rest = name.split("_")
+        names.add(name)
+        names.add(head + "".join(w[:1].upper() + w[1:] for w in rest))
+    return frozenset(names)
+
+
 def _gemma_before_4(model: Any) -> bool:
     """A Gemma model of generation 3 or earlier (``gemma-3-27b-it``, ``models/gemma-3n-e4b-it``,
     ``gemma-2-9b-it``): on the Gemini API it takes no system instruction and no function
@@ -2689,6 +2713,19 @@ class GeminiProfile(Profile):
                         "thinkingConfig sets both thinkingBudget and thinkingLevel; set one",
                     )
                 )
+            known = _thinking_config_fields()
+            for key in tc:
+                if key not in known:
+                    names = ", ".join(sorted(k for k in known if "_" not in k))
+                    out.append(
+                        Violation(
+                            "gemini.request.thinking-config-fields",
+                            f"{tptr}/{key}",
+                            f'thinkingConfig has no field {key!r} (Gemini answers "Unknown name ...: Cannot find '
+                            f"field\"): it takes {names}; toolwire's thinking setting reads effort, budget (or "
+                            "budget_tokens), include_thoughts, level and type",
+                        )
+                    )
             level = tc.get(lkey) if lkey else None
             if lkey and (not isinstance(level, str) or level.upper() not in _LEVELS + ("THINKING_LEVEL_UNSPECIFIED",)):
                 out.append(
