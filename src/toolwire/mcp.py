@@ -23,8 +23,13 @@ MCP result (``CallToolResult``)  toolwire tool result
 ``ResourceLink``              a line naming the link (name, uri)
 ``AudioContent``              a line saying audio was left out (no vendor takes it back)
 ``structuredContent``         its JSON as text, when the server sent no text block
-``isError: true``             ``is_error=True`` with the text of the content (and its images, if any)
+``isError: true``             ``is_error=True`` with the text of the content (and its images, if any);
+                              a text over :data:`MAX_ERROR_CHARS` characters is cut, saying how much
+a reply that is not MCP       ``is_error=True`` saying so (the server's fault, not the arguments')
 ============================  =========================================================
+
+A reply with lone surrogate escapes (``"\\ud800"``), which the SDK's JSON parser refuses and drops,
+is read again over stdio: each becomes U+FFFD and the result ends with a line saying so.
 
 A server that says its tool list changed (``notifications/tools/list_changed``) is asked for the
 list again; :attr:`MCPToolset.tools` then holds the new list (a run already under way keeps the
@@ -124,6 +129,30 @@ _CLOSED_MESSAGE = "Connection closed"
 #: ``retryable=False``: its rendered "change the arguments" would send the model after arguments
 #: that no value can fix.
 _SERVER_GONE = "Do not call the tools of this MCP server again in this run; answer without them."
+#: The advice when the server's reply to a call cannot be read: no argument is at fault.
+_BAD_REPLY_HINT = (
+    "This is a fault of the server, not of the arguments: do not call this tool again with other arguments. "
+    "Answer without it, or tell the user that the server sent a malformed reply."
+)
+#: The messages the SDK's streamable HTTP transport gives the JSON-RPC error (code -32700,
+#: ``mcp.types.PARSE_ERROR``) it puts in place of a reply it could not parse
+#: (mcp.client.streamable_http: "Failed to parse JSON response: ...", "Failed to parse SSE message: ...").
+_PARSE_FAILED = ("Failed to parse JSON response:", "Failed to parse SSE message:")
+_PARSE_ERROR = -32700
+#: What a pydantic validation error's text adds after each problem (its type, the input it saw)
+#: and its closing "For further information" line: not for the model.
+_PYDANTIC_NOISE = re.compile(r"[ \t]*\[type=[^\n]*|\n[ \t]*For further information visit \S+")
+#: Characters of an MCP server's error text (the text of an ``isError`` result, the message of a
+#: JSON-RPC error) that reach the model; a longer text is cut there and a line says how much was
+#: left out. The same figure as a character page of the design kit
+#: (:func:`toolwire.design.results.page_chars`).
+MAX_ERROR_CHARS = 20_000
+#: Where a reply read again by toolwire says how many lone surrogates it replaced (the result's
+#: ``_meta``), and the ``data`` key of the JSON-RPC error put in place of a reply that is no
+#: JSON-RPC message.
+_REPLACED_KEY = "toolwire/replaced_surrogates"
+_INVALID_KEY = "toolwire/invalid_reply"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def tool_name_for(name: str) -> str:
@@ -152,6 +181,179 @@ def _distinct_name(name: str, mcp_name: str, taken: set[str]) -> str:
 
 def _prefixed(prefix: str, name: str) -> str:
     return tool_name_for(f"{_BAD_CHAR.sub('_', prefix)}_{name}")
+
+
+def _cap_error(text: str) -> str:
+    """``text``, cut at :data:`MAX_ERROR_CHARS` characters with a line saying how much was left out."""
+    cap = MAX_ERROR_CHARS
+    if len(text) <= cap:
+        return text
+    return (
+        f"{text[:cap]}\n[error text cut: {len(text) - cap:,} of its {len(text):,} characters left out "
+        f"(the first {cap:,} are shown)]"
+    )
+
+
+def _surrogate_note(n: int) -> str:
+    if n == 1:
+        return (
+            "[the MCP server's reply held 1 lone UTF-16 surrogate escape (such as \\ud800), which stands for no "
+            "character; it was replaced with U+FFFD]"
+        )
+    return (
+        f"[the MCP server's reply held {n:,} lone UTF-16 surrogate escapes (such as \\ud800), which stand for no "
+        "character; each was replaced with U+FFFD]"
+    )
+
+
+def _validation_summary(errors: Sequence[Any], branch: str | None = None) -> str:
+    """The first problem of a pydantic validation error as ``field.path: message`` (``branch``:
+    the member of a union whose problems to prefer, named first in their location), with the
+    number of further problems."""
+    chosen = [e for e in errors if branch is not None and tuple(e.get("loc") or ())[:1] == (branch,)] or list(errors)
+    if not chosen:
+        return "its shape is not the one MCP defines"
+    first = chosen[0]
+    loc = [str(p) for p in tuple(first.get("loc") or ())]
+    if branch is not None and loc[:1] == [branch]:
+        loc = loc[1:]
+    text = f"{'.'.join(loc)}: {first.get('msg')}" if loc else str(first.get("msg"))
+    if len(chosen) > 1:
+        text += f"; and {len(chosen) - 1} more problem{'s' if len(chosen) > 2 else ''}"
+    return text[:500]
+
+
+def _scrub(value: Any, count: list[int]) -> Any:
+    """``value`` (parsed JSON) with every lone surrogate in its strings replaced with U+FFFD;
+    ``count[0]`` is increased by the number replaced."""
+    if isinstance(value, str):
+        new, n = _SURROGATE.subn("\ufffd", value)
+        count[0] += n
+        return new
+    if isinstance(value, list):
+        return [_scrub(v, count) for v in value]
+    if isinstance(value, dict):
+        return {_scrub(k, count): _scrub(v, count) for k, v in value.items()}
+    return value
+
+
+def _read_again(item: Exception) -> Any:
+    """A message the ``mcp`` SDK's transport could not read (it hands the read stream the
+    parse error instead), read again; otherwise ``item`` unchanged.
+
+    The SDK drops such a message (it only logs it), so the call it answers waits out its
+    timeout. Two kinds are read again:
+
+    - JSON that pydantic's parser refuses but Python's reads: a lone surrogate escape such as
+      ``\\ud800`` (half of a UTF-16 pair, no character). Each lone surrogate is replaced with
+      U+FFFD; a result says how many in its ``_meta`` (the tool result then says so), an error
+      in its message;
+    - a reply (an ``id`` with a ``result`` or an ``error``) that is no JSON-RPC message, e.g. a
+      ``result`` that is not an object: it becomes a JSON-RPC error for that ``id``, so the call
+      is answered at once that the server's reply was not valid.
+    """
+    from pydantic import ValidationError
+
+    if not isinstance(item, ValidationError):
+        return item
+    errors = item.errors(include_url=False)
+    message: Any = None
+    for e in errors:
+        raw = e.get("input")
+        if e.get("type") == "json_invalid" and isinstance(raw, (str, bytes, bytearray)):
+            try:
+                message = json.loads(raw)
+            except ValueError:  # not JSON at all: nothing to answer
+                return item
+            break
+        if isinstance(raw, dict) and "jsonrpc" in raw:  # the whole message, as a union member saw it
+            message = raw
+            break
+    if not isinstance(message, dict):
+        return item
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    count = [0]
+    message = _scrub(message, count)
+    if count[0]:
+        result, error = message.get("result"), message.get("error")
+        if isinstance(result, dict):
+            meta = result.get("_meta")
+            result["_meta"] = {**(meta if isinstance(meta, dict) else {}), _REPLACED_KEY: count[0]}
+        elif isinstance(error, dict) and isinstance(error.get("message"), str):
+            error["message"] = f"{error['message']}\n{_surrogate_note(count[0])}"
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_python(message, by_name=False))
+    except ValidationError as again:
+        mid = message.get("id")
+        if (
+            "method" in message
+            or isinstance(mid, bool)
+            or not isinstance(mid, (int, str))
+            or not ("result" in message or "error" in message)
+        ):
+            return item  # no reply to a request of ours: nothing waits for it
+        detail = _validation_summary(
+            again.errors(include_url=False), "JSONRPCResponse" if "result" in message else "JSONRPCError"
+        )
+        error_data = types.ErrorData(
+            code=types.INTERNAL_ERROR, message=f"invalid reply: {detail}", data={_INVALID_KEY: detail}
+        )
+        return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=mid, error=error_data))
+
+
+class _ReadAgain:
+    """A transport's read stream whose unreadable messages are read again (:func:`_read_again`)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:  # last_context and the like
+        return getattr(self._inner, name)
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        return _read_again(item) if isinstance(item, Exception) else item
+
+    def __aiter__(self) -> _ReadAgain:
+        return self
+
+    async def __anext__(self) -> Any:
+        item = await self._inner.__anext__()
+        return _read_again(item) if isinstance(item, Exception) else item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _ReadAgain:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+
+class _ReadAgainTransport:
+    """An ``mcp`` transport (an async context manager giving ``(read, write)`` streams) whose read
+    stream reads unreadable messages again."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    async def __aenter__(self) -> tuple[Any, Any]:
+        read, write = await self._inner.__aenter__()
+        return _ReadAgain(read), write
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+
+def _invalid_reply(server: str, detail: str, what: str = "a reply that is not a valid MCP tool result") -> ToolError:
+    return ToolError(
+        f"the MCP server {server!r} sent {what} ({detail}); the call may have run, but its result cannot be read",
+        hint=_BAD_REPLY_HINT,
+    )
 
 
 # -- MCP result → toolwire tool result ------------------------------------------------------------
@@ -330,7 +532,13 @@ class MCPToolset:
 
         try:
             async with AsyncExitStack() as stack:
-                client = Client(self._target, message_handler=self._on_message, read_timeout_seconds=self.timeout)
+                from mcp.client.stdio import StdioServerParameters, stdio_client
+
+                target = self._target
+                if isinstance(target, StdioServerParameters):
+                    # a reply the SDK cannot parse is read again, not dropped (_read_again)
+                    target = _ReadAgainTransport(stdio_client(target))
+                client = Client(target, message_handler=self._on_message, read_timeout_seconds=self.timeout)
                 self._client = await stack.enter_async_context(client)
                 info = client.server_info
                 self.server_name = str(getattr(info, "name", "") or "") if info is not None else ""
@@ -500,6 +708,8 @@ class MCPToolset:
             warnings.warn(message, MCPNameWarning, stacklevel=4)
 
     def _caller(self, mcp_name: str) -> Any:
+        from pydantic import ValidationError
+
         async def call_mcp_tool(**arguments: Any) -> Any:
             client = self._client
             if client is None:
@@ -507,8 +717,11 @@ class MCPToolset:
                     f"the MCP server {self.server_name or self.label!r} is no longer connected",
                     hint=_SERVER_GONE,
                 )
+            server = self.server_name or self.label
             try:
                 result = await client.call_tool(mcp_name, arguments, read_timeout_seconds=self.timeout)
+            except ValidationError as exc:  # the reply is JSON-RPC, its result no CallToolResult
+                raise _invalid_reply(server, _validation_summary(exc.errors(include_url=False))) from exc
             except TimeoutError as exc:
                 raise ToolError(
                     f"the MCP server did not answer within {self.timeout:g} s",
@@ -518,6 +731,23 @@ class MCPToolset:
             except Exception as exc:
                 code = getattr(getattr(exc, "error", None), "code", None)
                 message = getattr(getattr(exc, "error", None), "message", None) or str(exc)
+                data = getattr(getattr(exc, "error", None), "data", None)
+                if isinstance(data, dict) and isinstance(data.get(_INVALID_KEY), str):  # put there by _read_again
+                    raise _invalid_reply(server, data[_INVALID_KEY]) from exc
+                if code == _PARSE_ERROR and message.startswith(_PARSE_FAILED):
+                    # the SDK's HTTP transport could not parse the reply (mcp.client.streamable_http)
+                    detail = _PYDANTIC_NOISE.sub("", message)  # its [type=..., input_value=...] and URL lines
+                    detail = " ".join(detail.split())[:500]
+                    raise _invalid_reply(server, detail) from exc
+                if isinstance(exc, RuntimeError) and (
+                    "output schema" in message or message.startswith("Invalid structured content returned by tool")
+                ):
+                    # the SDK checks structuredContent against the tool's declared outputSchema
+                    # (mcp.client.session.ClientSession.validate_tool_result)
+                    detail = message.strip().splitlines()[0][:500] if message.strip() else type(exc).__name__
+                    raise _invalid_reply(
+                        server, detail, "a result that does not match the output schema it declared for the tool"
+                    ) from exc
                 if code == _REQUEST_TIMEOUT:  # the SDK's own read timeout (mcp.types.REQUEST_TIMEOUT)
                     raise ToolError(
                         f"the MCP server did not answer within {self.timeout:g} s",
@@ -529,21 +759,30 @@ class MCPToolset:
                     # closed"); a server answering a call with an error of code -32000 (JSON-RPC's range of
                     # server errors) is still there, and its message is a refusal like any other
                     raise ToolError(
-                        f"the MCP server {self.server_name or self.label!r} closed the connection ({message})",
+                        f"the MCP server {server!r} closed the connection ({message})",
                         hint=_SERVER_GONE,
                     ) from exc
+                message = _cap_error(message)
                 raise ToolError(
                     f"the MCP server refused the call ({'code ' + str(code) + ': ' if code is not None else ''}{message})",
                     hint="Check the tool name and arguments against the tool's input schema.",
                 ) from exc
             parts, is_error = result_content(result)
+            meta = getattr(result, "meta", None)
+            replaced = meta.get(_REPLACED_KEY) if isinstance(meta, dict) else None
+            note = [TextPart(_surrogate_note(replaced))] if isinstance(replaced, int) and replaced > 0 else []
             if is_error:
                 text = "\n".join(p.text for p in parts if isinstance(p, TextPart)) or "the tool reported an error"
+                text = "\n".join([_cap_error(text), *(p.text for p in note)])
                 if any(isinstance(p, ImagePart) for p in parts):
                     # an error that shows something (a screenshot of the failure): its images are
                     # kept, after the error text
                     return ToolResult("", [TextPart(text), *(p for p in parts if isinstance(p, ImagePart))], True)
                 raise ToolError(text)
+            if note:
+                if all(isinstance(p, TextPart) for p in parts):
+                    return "\n".join(p.text for p in [*parts, *note] if isinstance(p, TextPart))
+                parts = [*parts, *note]
             if len(parts) == 1 and isinstance(parts[0], TextPart):
                 return parts[0].text
             return parts or ""

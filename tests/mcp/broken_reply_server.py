@@ -1,0 +1,80 @@
+"""A minimal MCP server over stdio (JSON-RPC lines written by hand, so that it can send what a
+careless server sends). Its tools answer:
+
+- ``not_mcp``: a result the ``mcp`` SDK cannot read as a ``CallToolResult`` (``content`` is a
+  string, not a list of content blocks);
+- ``not_jsonrpc``: a reply whose ``result`` is a string, which is not a JSON-RPC result object;
+- ``lone_surrogate``: a text with the JSON escape ``\\ud800`` (half of a UTF-16 surrogate pair,
+  which is no character), once in a result and once (``lone_surrogate_error``) in an error result;
+- ``huge_error``: an ``isError`` result whose text is 200,000 characters;
+- ``huge_refusal``: a JSON-RPC error whose message is 200,000 characters;
+- ``wrong_structured``: ``structuredContent`` that does not match the output schema the tool
+  declares;
+- ``echo``: "echo done"."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+NAMES = ["not_mcp", "not_jsonrpc", "lone_surrogate", "lone_surrogate_error", "huge_error", "huge_refusal", "echo"]
+TOOLS = [
+    {"name": name, "description": f"The {name} tool.", "inputSchema": {"type": "object", "properties": {}}}
+    for name in NAMES
+] + [
+    {
+        "name": "wrong_structured",
+        "description": "Answers with a count.",
+        "inputSchema": {"type": "object", "properties": {}},
+        "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+    }
+]
+HUGE = "x" * 200_000
+
+
+def answer(mid: object, result: object = None, error: object = None) -> dict:
+    if error is not None:
+        return {"jsonrpc": "2.0", "id": mid, "error": error}
+    return {"jsonrpc": "2.0", "id": mid, "result": result}
+
+
+def reply(msg: dict) -> str | None:
+    """The JSON text answering the JSON-RPC message ``msg``; ``None`` for a notification."""
+    mid, method = msg.get("id"), msg.get("method")
+    if mid is None:
+        return None
+    if method == "initialize":
+        info = {"name": "broken-reply", "version": "1"}
+        version = msg["params"]["protocolVersion"]
+        return json.dumps(answer(mid, {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}))
+    if method == "tools/list":
+        return json.dumps(answer(mid, {"tools": TOOLS}))
+    if method != "tools/call":
+        return json.dumps(answer(mid, {}))
+    name = msg["params"]["name"]
+    if name == "not_mcp":
+        return json.dumps(answer(mid, {"content": "forty-two"}))
+    if name == "not_jsonrpc":
+        return json.dumps(answer(mid, "forty-two"))
+    if name in ("lone_surrogate", "lone_surrogate_error"):
+        # json.dumps writes the lone surrogate as the escape \ud800 (ensure_ascii), as a server
+        # does that cuts a UTF-16 string between the two halves of a pair
+        content = [{"type": "text", "text": "before \ud800 after"}]
+        return json.dumps(answer(mid, {"content": content, "isError": name.endswith("error")}))
+    if name == "wrong_structured":
+        return json.dumps(
+            answer(mid, {"content": [{"type": "text", "text": "n is x"}], "structuredContent": {"n": "x"}})
+        )
+    if name == "huge_error":
+        return json.dumps(answer(mid, {"content": [{"type": "text", "text": HUGE}], "isError": True}))
+    if name == "huge_refusal":
+        return json.dumps(answer(mid, error={"code": -32000, "message": HUGE}))
+    return json.dumps(answer(mid, {"content": [{"type": "text", "text": f"{name} done"}]}))
+
+
+if __name__ == "__main__":
+    for line in sys.stdin:
+        text = reply(json.loads(line))
+        if text is not None:
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()

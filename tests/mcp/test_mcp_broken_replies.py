@@ -1,0 +1,142 @@
+"""What the model is told when a real MCP server (over stdio) answers a call with something the
+``mcp`` SDK cannot read, with text holding lone surrogates, or with a huge error text."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+
+import toolwire
+import toolwire.mcp as twm
+from toolwire.testing.providers import call
+
+HERE = Path(__file__).parent
+SERVER = [sys.executable, str(HERE / "broken_reply_server.py")]
+
+
+def _run(*names: str, timeout: float = 20) -> tuple[list[toolwire.ToolResult], float]:
+    """Call ``names`` one after the other (then ``echo``) in a scripted run; the results and the
+    seconds the calls took."""
+
+    async def go() -> tuple[list[toolwire.ToolResult], float]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            async with twm.connect(SERVER, timeout=timeout) as ts:
+                model = toolwire.model(
+                    "scripted", responses=[*([call(n, {})] for n in names), [call("echo", {})], "done"]
+                )
+                start = time.monotonic()
+                result = await asyncio.wait_for(toolwire.run(model, "go", tools=ts), 60)
+                took = time.monotonic() - start
+        return [r.result for r in result.tool_runs], took
+
+    return asyncio.run(go())
+
+
+def test_a_reply_that_is_not_valid_mcp_is_not_blamed_on_the_arguments() -> None:
+    """A result the SDK cannot read (``content`` a string) was reported as "the MCP server refused
+    the call (1 validation error for CallToolResult ...) Check the tool name and arguments against
+    the tool's input schema", sending the model after arguments that were fine, as was a result
+    whose structuredContent does not match the tool's declared output schema; a reply whose
+    ``result`` is no JSON object was dropped by the SDK, and the call waited out its timeout."""
+    results, took = _run("not_mcp", "not_jsonrpc", "wrong_structured")
+    not_mcp, not_jsonrpc, wrong_structured, echo = results
+    assert not_mcp.is_error and not_jsonrpc.is_error
+    assert not_mcp.text == (
+        "the MCP server 'broken-reply' sent a reply that is not a valid MCP tool result "
+        "(content: Input should be a valid list); the call may have run, but its result cannot be read\n"
+        "This is a fault of the server, not of the arguments: do not call this tool again with other "
+        "arguments. Answer without it, or tell the user that the server sent a malformed reply."
+    )
+    assert not_jsonrpc.text.startswith(
+        "the MCP server 'broken-reply' sent a reply that is not a valid MCP tool result (result: Input should be "
+        "a valid dictionary); the call may have run, but its result cannot be read\n"
+    )
+    assert wrong_structured.is_error and wrong_structured.text.startswith(
+        "the MCP server 'broken-reply' sent a result that does not match the output schema it declared for the "
+        "tool (Invalid structured content returned by tool wrong_structured: 'x' is not of type 'integer'); "
+        "the call may have run, but its result cannot be read\nThis is a fault of the server, not of the arguments"
+    )
+    for result in (not_mcp, not_jsonrpc, wrong_structured):
+        assert "arguments against the tool's input schema" not in result.text
+    assert took < 10  # answered at once, not after the 20 s call timeout
+    assert (echo.is_error, echo.text) == (False, "echo done")
+
+
+def test_lone_surrogates_in_a_reply_are_replaced_and_said_so() -> None:
+    """A reply with the JSON escape \\ud800 (no character: half of a surrogate pair) failed the
+    SDK's JSON parser; the SDK dropped it and the call waited out its timeout."""
+    results, took = _run("lone_surrogate", "lone_surrogate_error")
+    ok, failed, echo = results
+    note = (
+        "[the MCP server's reply held 1 lone UTF-16 surrogate escape (such as \\ud800), which stands for no "
+        "character; it was replaced with U+FFFD]"
+    )
+    assert (ok.is_error, ok.text) == (False, f"before \ufffd after\n{note}")
+    assert failed.is_error and failed.text == f"before \ufffd after\n{note}"
+    assert took < 10
+    assert (echo.is_error, echo.text) == (False, "echo done")
+
+
+def test_a_huge_error_text_is_cut_and_says_how_much() -> None:
+    """An ``isError`` result (or a JSON-RPC error message) of 200,000 characters went to the model
+    whole."""
+    results, _ = _run("huge_error", "huge_refusal")
+    huge, refusal, _echo = results
+    cap = 20_000  # toolwire.mcp.MAX_ERROR_CHARS
+    assert huge.is_error and refusal.is_error
+    assert huge.text == "x" * cap + (
+        f"\n[error text cut: {200_000 - cap:,} of its 200,000 characters left out (the first {cap:,} are shown)]"
+    )
+    head = "the MCP server refused the call (code -32000: "
+    assert refusal.text.startswith(head + "x" * cap + f"\n[error text cut: {200_000 - cap:,} of its 200,000")
+    assert len(refusal.text) < cap + 400
+    assert twm.MAX_ERROR_CHARS == cap
+
+
+def test_a_reply_the_http_transport_cannot_parse_is_not_blamed_on_the_arguments() -> None:
+    """Over streamable HTTP the SDK answers a reply it cannot parse with its own JSON-RPC error
+    (code -32700, "Failed to parse JSON response: ..."); it was reported as "the MCP server refused
+    the call (...) Check the tool name and arguments against the tool's input schema"."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, str(HERE / "broken_reply_http_server.py"), str(port)], stdout=subprocess.PIPE, cwd=HERE
+    )
+    try:
+        assert server.stdout is not None and server.stdout.readline().strip() == b"ready"
+
+        async def go() -> list[str]:
+            texts = []
+            async with twm.connect(f"http://127.0.0.1:{port}/mcp", timeout=20) as ts:
+                tools = {t.name: t for t in ts.tools}
+                for name in ("not_jsonrpc", "lone_surrogate", "echo"):
+                    try:
+                        texts.append(str(await asyncio.wait_for(tools[name].call({}), 10)))
+                    except toolwire.ToolError as exc:
+                        texts.append(exc.render())
+            return texts
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            not_jsonrpc, surrogate, echo = asyncio.run(go())
+    finally:
+        server.kill()
+        server.wait()
+    head = "the MCP server 'broken-reply' sent a reply that is not a valid MCP tool result (Failed to parse JSON response: "
+    assert not_jsonrpc.startswith(head) and "JSONRPCResponse.result Input should be an object" in not_jsonrpc
+    assert surrogate.startswith(head) and "Invalid JSON: unexpected end of hex escape" in surrogate
+    for text in (not_jsonrpc, surrogate):
+        assert "input_value" not in text and "arguments against the tool's input schema" not in text
+        assert text.endswith("tell the user that the server sent a malformed reply.")
+    assert echo == "echo done"
