@@ -369,3 +369,33 @@ def test_max_calls_per_tool_naming_a_tool_the_run_lacks_is_a_configuration_error
     model = toolwire.model("scripted", responses=[[call("look", {"q": "a"}), call("look", {"q": "b"})], "done"])
     result = toolwire.run_sync(model, "go", tools=[look], limits=toolwire.Limits(max_calls_per_tool={"look": 1}))
     assert [r.status for r in result.tool_runs] == ["ran", "limit"]
+
+
+@pytest.mark.parametrize("reason", [None, "", "   "])
+def test_a_hook_denial_without_a_reason_reads_as_no_reason(reason: Any):
+    """``Denied(None)`` from a before_tool_call hook reached the model as "... was refused: None"
+    (and ``Denied("")`` as "was refused: " with nothing after it)."""
+    bank = Bank()
+    r = toolwire.run_sync(
+        GatedModel([THREE, text("ok")]),
+        "pay",
+        tools=bank.tools,
+        before_tool_call=lambda call: Denied(reason) if call.arguments.get("to") == "bob" else None,
+    )
+    refused = {x.call.id: x for x in r.tool_runs}["t2"]
+    assert (refused.status, refused.result.is_error) == ("refused", True)
+    assert refused.result.text == (
+        "Not run: the call to 'transfer' was refused (no reason was given).\n"
+        "Do not make the same call again; continue without it."
+    )
+
+
+@pytest.mark.parametrize("reason", [42, b"no", ["no"], RuntimeError("no")])
+def test_a_denial_reason_that_is_not_text_is_refused_when_made(reason: Any):
+    """``Denied(42)`` was accepted and the model read "refused: 42" (or the repr of a list)."""
+    with pytest.raises(ConfigurationError) as info:
+        Denied(reason)
+    assert str(info.value) == (
+        f"Denied(reason) takes the reason as text (what the model is told) or None, got {type(reason).__name__}; "
+        'write Denied("why the call is refused")'
+    )

@@ -483,11 +483,9 @@ def _text_denied(call: ToolCall, reason: Any) -> str:
     )
 
 
-def _text_hook_refused(call: ToolCall, reason: str) -> str:
-    return (
-        f"Not run: the call to {call.name!r} was refused: {reason}\n"
-        "Do not make the same call again; continue without it."
-    )
+def _text_hook_refused(call: ToolCall, reason: str | None) -> str:
+    why = f": {reason}" if reason is not None and reason.strip() else " (no reason was given)."
+    return f"Not run: the call to {call.name!r} was refused{why}\nDo not make the same call again; continue without it."
 
 
 def _text_per_tool_limit(call: ToolCall, limit: int) -> str:

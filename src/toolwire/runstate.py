@@ -48,6 +48,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from .errors import ConfigurationError
 from .executor import ToolRun
 from .types import Conversation, Response, ToolCall, ToolResult, Usage, loaded_field, loaded_part
 
@@ -188,9 +189,19 @@ class Approved:
 @dataclass(frozen=True)
 class Denied:
     """Decision for a pending call (or what a ``before_tool_call`` hook returns): do not run it.
-    The model gets an ``is_error`` result saying the call was refused and giving ``reason``."""
+    The model gets an ``is_error`` result saying the call was refused and giving ``reason``.
 
-    reason: str = "no reason given"
+    ``reason`` is text or ``None``; ``None`` or an empty text tells the model that no reason was
+    given. Any other type raises :class:`~toolwire.errors.ConfigurationError` here."""
+
+    reason: str | None = "no reason given"
+
+    def __post_init__(self) -> None:
+        if self.reason is not None and not isinstance(self.reason, str):
+            raise ConfigurationError(
+                "Denied(reason) takes the reason as text (what the model is told) or None, "
+                f'got {type(self.reason).__name__}; write Denied("why the call is refused")'
+            )
 
 
 @dataclass
