@@ -15,7 +15,7 @@ import inspect
 import os as _os
 from dataclasses import dataclass, fields, replace
 from os import urandom as _urandom
-from typing import Any, AsyncIterator, Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generator, Iterable, Iterator, Mapping, Sequence
 
 from . import stream as _wire
 from .adapter import Model, normalize_tool_choice
@@ -68,6 +68,9 @@ from .types import (
     user_parts,
 )
 
+if TYPE_CHECKING:
+    from decimal import Decimal  # imported when a cost limit is checked
+
 __all__ = [
     "run",
     "run_sync",
@@ -114,41 +117,24 @@ class Limits:
     tool_timeout: float | None = None
     max_concurrent_tools: int = DEFAULT_MAX_CONCURRENT_TOOLS
     max_calls_per_tool: dict[str, int] | None = None
-    max_cost_usd: float | None = None
+    max_cost_usd: float | Decimal | None = None
 
     def __post_init__(self) -> None:
-        cost = self.max_cost_usd
-        if cost is not None:
-            from decimal import Decimal, InvalidOperation
+        self.check_fields()
+        if self.max_calls_per_tool is not None:  # a copy: the caller's mapping may change later
+            self.max_calls_per_tool = dict(self.max_calls_per_tool)
 
-            try:
-                ok = not isinstance(cost, bool) and Decimal(str(cost)) >= 0 and Decimal(str(cost)).is_finite()
-            except (InvalidOperation, ValueError):
-                ok = False
-            if not ok:
-                raise ConfigurationError(
-                    f"Limits.max_cost_usd must be a number of US dollars ≥ 0 or None, got {cost!r}"
-                )
-        for name in ("max_tool_calls", "max_input_tokens", "max_output_tokens", "max_total_tokens"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-                raise ConfigurationError(f"Limits.{name} must be a whole number ≥ 0 or None, got {value!r}")
-        problem = timeout_problem(self.tool_timeout)
+    def check_fields(self) -> None:
+        """Raise :class:`~toolwire.errors.ConfigurationError` naming the field, what it holds and
+        what to write when a field has the wrong type or range: the token and call counts whole
+        numbers ≥ 0 (``True`` is not a number here), ``max_cost_usd`` a finite ``int``, ``float``
+        or ``Decimal`` ≥ 0, ``tool_timeout`` a number of seconds > 0, ``max_concurrent_tools`` a
+        whole number ≥ 1, ``max_calls_per_tool`` a mapping of tool names to whole numbers ≥ 0
+        (``None`` leaves a limit out, except for ``max_concurrent_tools``). Checked when the
+        limits are made and again when a run starts (a field set after they were made)."""
+        problem = _limits_problem(self)
         if problem is not None:
-            raise ConfigurationError(f"Limits.tool_timeout {problem}")
-        c = self.max_concurrent_tools
-        if not isinstance(c, int) or isinstance(c, bool) or c < 1:
-            raise ConfigurationError(f"Limits.max_concurrent_tools must be a whole number ≥ 1, got {c!r}")
-        per = self.max_calls_per_tool
-        if per is not None:
-            if not isinstance(per, Mapping):
-                raise ConfigurationError(
-                    f"Limits.max_calls_per_tool must map tool names to whole numbers, got {type(per).__name__}"
-                )
-            for k, v in per.items():
-                if not isinstance(k, str) or not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                    raise ConfigurationError(f"Limits.max_calls_per_tool[{k!r}] must be a whole number ≥ 0, got {v!r}")
-            self.max_calls_per_tool = dict(per)
+            raise ConfigurationError(problem)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -164,6 +150,65 @@ class Limits:
                 "max_cost_usd",
             )
         }
+
+
+def _got(value: Any) -> str:
+    return f"{type(value).__name__} {value!r}"
+
+
+def _whole_at_least(value: Any, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+def _limits_problem(limits: Limits) -> str | None:
+    """What is wrong with a field of ``limits`` (the message of :meth:`Limits.check_fields`), or ``None``."""
+    cost = limits.max_cost_usd
+    if cost is not None:
+        from decimal import Decimal
+
+        write = "write e.g. Limits(max_cost_usd=0.5)"
+        if isinstance(cost, bool) or not isinstance(cost, (int, float, Decimal)):
+            return (
+                "Limits.max_cost_usd must be a number of US dollars ≥ 0 (an int, a float or a Decimal) or None, "
+                f"got {_got(cost)}; {write}"
+            )
+        exact = cost if isinstance(cost, Decimal) else Decimal(str(cost)) if isinstance(cost, float) else Decimal(cost)
+        if not exact.is_finite() or exact < 0:
+            return f"Limits.max_cost_usd must be a number of US dollars ≥ 0 (finite) or None, got {cost!r}; {write}"
+    for name, example in (
+        ("max_tool_calls", 50),
+        ("max_input_tokens", 200_000),
+        ("max_output_tokens", 200_000),
+        ("max_total_tokens", 200_000),
+    ):
+        value = getattr(limits, name)
+        if value is not None and not _whole_at_least(value, 0):
+            return f"Limits.{name} must be a whole number ≥ 0 or None, got {_got(value)}; write e.g. Limits({name}={example})"
+    problem = timeout_problem(limits.tool_timeout)
+    if problem is not None:
+        return f"Limits.tool_timeout {problem}; write e.g. Limits(tool_timeout=30.0)"
+    c = limits.max_concurrent_tools
+    if not _whole_at_least(c, 1):
+        return (
+            f"Limits.max_concurrent_tools must be a whole number ≥ 1, got {_got(c)}; "
+            f"write e.g. Limits(max_concurrent_tools={DEFAULT_MAX_CONCURRENT_TOOLS})"
+        )
+    per = limits.max_calls_per_tool
+    if per is not None:
+        write = 'write e.g. Limits(max_calls_per_tool={"web_search": 5})'
+        if not isinstance(per, Mapping):
+            return (
+                f"Limits.max_calls_per_tool must map tool names to whole numbers ≥ 0, got {type(per).__name__}; {write}"
+            )
+        for k, v in per.items():
+            if not isinstance(k, str):
+                return (
+                    "Limits.max_calls_per_tool must map tool names (text) to whole numbers ≥ 0, "
+                    f"got the key {_got(k)}; {write}"
+                )
+            if not _whole_at_least(v, 0):
+                return f"Limits.max_calls_per_tool[{k!r}] must be a whole number ≥ 0, got {_got(v)}; {write}"
+    return None
 
 
 #: The limits of a run given none (read only by the loop, never changed).
@@ -1740,8 +1785,10 @@ def run_stream(
         _resolve_model, _active_tracing = model_for_run, active
     if type(max_turns) is not int and (not isinstance(max_turns, int) or isinstance(max_turns, bool)) or max_turns < 1:
         raise ConfigurationError(f"max_turns must be a whole number ≥ 1, got {max_turns!r}")
-    if limits is None or type(limits) is Limits or isinstance(limits, Limits):
+    if limits is None:
         pass
+    elif type(limits) is Limits or isinstance(limits, Limits):
+        limits.check_fields()  # a field set after the limits were made (limits.max_cost_usd = "1")
     elif isinstance(limits, Mapping):
         bad = [k for k in limits if k not in _LIMIT_FIELDS]
         if bad:
