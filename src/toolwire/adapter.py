@@ -48,7 +48,14 @@ from .profile import (
 from .profile import preflight as _profile_preflight
 from .stream import StopEvent, StreamAssembler, StreamEvent
 from .tools import Tool
-from .turns import answer_request, moved_result_changes, plain_history, renumber_reused_ids, report_unanswered
+from .turns import (
+    answer_request,
+    misplaced_changes,
+    moved_result_changes,
+    plain_history,
+    renumber_reused_ids,
+    report_unanswered,
+)
 from .types import ImagePart, Message, ProviderToolPart, ReasoningPart, Response, TextPart, ToolCall, ToolResult
 
 for _record in (Message, TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart):
@@ -696,21 +703,38 @@ class Model(abc.ABC):
 
 def _dropped_parts(messages: Iterable[Message], api: str, offset: int) -> list[tuple[Any, ...]]:
     """The arguments of :func:`report_dropped_provider_tool_parts`'s changes for ``messages``
-    (numbered from ``offset``), to add again on every later request of the conversation."""
+    (numbered from ``offset``), to add again on every later request of the conversation: the
+    reasoning and provider tool parts of another API, reasoning in a user message (no API takes
+    the model's reasoning from the user), and the calls and results in a message of a role no
+    API takes them in (:func:`toolwire.turns.misplaced_changes`)."""
     out: list[tuple[Any, ...]] = []
+    if not isinstance(messages, Sequence):
+        messages = list(messages)
+    misplaced = False
     for i, m in enumerate(messages, offset):
+        assistant = m.role == "assistant"
         for j, p in enumerate(m.parts):
-            if isinstance(p, ReasoningPart) and p.provider != api:
+            if isinstance(p, ReasoningPart) and (p.provider != api or not assistant):
+                why = (
+                    "a reasoning part goes back only to the API that produced it (its signature or encrypted "
+                    "content is valid nowhere else)"
+                    if p.provider != api
+                    else "reasoning is the model's, and goes back only in an assistant message"
+                )
                 out.append(
                     (
                         "reasoning.dropped",
                         f"/messages/{i}/parts/{j}",
-                        f"{_reasoning_origin(p)} reasoning was left out: a reasoning part goes back only to the API "
-                        "that produced it (its signature or encrypted content is valid nowhere else)",
+                        f"{_reasoning_origin(p)} reasoning{'' if assistant else ' in a user message'} was left out: "
+                        f"{why}",
                         None,
                         None,
                     )
                 )
+            elif not misplaced and (
+                (isinstance(p, ToolCall) and not assistant) or (isinstance(p, ToolResult) and assistant)
+            ):
+                misplaced = True
             elif isinstance(p, ProviderToolPart) and p.provider != api and p.kind != "metadata":
                 what = f"{p.vendor_type} block" + (f" ({p.summary})" if p.summary else "")
                 out.append(
@@ -723,6 +747,8 @@ def _dropped_parts(messages: Iterable[Message], api: str, offset: int) -> list[t
                         p.call_id,
                     )
                 )
+    if misplaced:
+        out += misplaced_changes(messages, offset)
     return out
 
 

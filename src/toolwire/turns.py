@@ -17,6 +17,11 @@
   every built-in codec's ``encode_request`` answers them in the body it encodes
   (:func:`answer_request`). Each answer is reported on the turn (``Response.preflight``, rule
   :data:`UNANSWERED_RULE`), never refused.
+- **Parts in a message of the wrong role** (a history given to ``Model.send`` or a codec; ``run``
+  refuses it): a result in an assistant message answering a call made at or before it is sent
+  after the call (:func:`place_late_results`, rule :data:`RESULT_MOVED_RULE`); one answering no
+  such call, a call in a user message and the results answering that call are left out and
+  reported (:func:`misplaced_changes`). The same on all four APIs.
 """
 
 from __future__ import annotations
@@ -44,6 +49,9 @@ __all__ = [
     "DUPLICATE_RESULT_RULE",
     "RESULT_BEFORE_CALL_RULE",
     "RESULT_MOVED_RULE",
+    "CALL_IN_USER_RULE",
+    "RESULT_IN_ASSISTANT_RULE",
+    "misplaced_changes",
     "duplicate_changes",
     "moved_result_changes",
     "place_late_results",
@@ -86,8 +94,18 @@ DUPLICATE_CALL_RULE = "conversation.duplicate-call"
 RESULT_BEFORE_CALL_RULE = "conversation.result-before-call"
 
 #: The rule id of the change (not lossy) reporting a result sent right after its call although
-#: other messages came between them in the conversation (:func:`place_late_results`).
+#: other messages came between them in the conversation, or it sat in an assistant message
+#: (:func:`place_late_results`).
 RESULT_MOVED_RULE = "conversation.result-moved"
+
+#: The rule id of the lossy change reporting a tool call in a user message, left out (the model
+#: never made it), and each result answering it, left out with it (:func:`misplaced_changes`).
+CALL_IN_USER_RULE = "conversation.call-in-user-message"
+
+#: The rule id of the lossy change reporting a result in an assistant message that answers no call
+#: made at or before it (in its own message or an earlier assistant message), left out: there is
+#: no place after its call to send it (:func:`misplaced_changes`).
+RESULT_IN_ASSISTANT_RULE = "conversation.result-in-assistant-message"
 
 
 #: What an image in an assistant message becomes on an API that takes images only from the user
@@ -225,17 +243,39 @@ def duplicate_changes(
     (:func:`toolwire.wire.duplicate_id_invalid`; never run, left out with its error result, rule
     :data:`DUPLICATE_CALL_RULE`). With ``before_call`` (a codec that leaves out a result placed
     before its call, rather than sending it for the preflight to refuse), such a result too
-    (rule :data:`RESULT_BEFORE_CALL_RULE`)."""
+    (rule :data:`RESULT_BEFORE_CALL_RULE`).
+
+    Results are taken in the order :func:`place_late_results` sends them: a result in the
+    assistant message holding its call (before or after the call) answers it only when no later
+    message does. Calls in user messages, results answering only those, and results in an
+    assistant message that answer no call made at or before it are :func:`misplaced_changes`'."""
     out: list[tuple[str, str, str, str | None, str | None]] = []
     calls: set[str] = set()
     answered: set[str] = set()
     later: set[str] = set()
     if before_call:
-        later = {p.id for m in messages for p in m.parts if isinstance(p, ToolCall)}
+        later = {p.id for m in messages if m.role == "assistant" for p in m.parts if isinstance(p, ToolCall)}
+    own: list[tuple[int, int, ToolResult]] = []  # results in their call's own assistant message
+
+    def duplicate(i: int, j: int, p: ToolResult) -> None:
+        out.append(
+            (
+                DUPLICATE_RESULT_RULE,
+                f"/messages/{i}/parts/{j}",
+                f"a second result for tool call {p.tool_call_id!r} was left out: an earlier result answers the "
+                "call, and each call is answered once",
+                p.name,
+                p.tool_call_id,
+            )
+        )
+
     for i, m in enumerate(messages, offset):
+        assistant = m.role == "assistant"
         here: set[str] = set()
-        for j, p in enumerate(m.parts):
-            if isinstance(p, ToolCall):
+        if assistant:
+            for j, p in enumerate(m.parts):
+                if not isinstance(p, ToolCall):
+                    continue
                 if p.id in here and p.invalid == duplicate_id_invalid(p.id):
                     out.append(
                         (
@@ -249,29 +289,105 @@ def duplicate_changes(
                     )
                     continue
                 here.add(p.id)
-                calls.add(p.id)
+        for j, p in enumerate(m.parts):
+            if not isinstance(p, ToolResult):
+                continue
+            rid = p.tool_call_id
+            if assistant and rid not in calls:
+                if rid in here:
+                    own.append((i, j, p))  # answers its call only when no later message does
+                continue  # else answers no call made before it: misplaced_changes
+            if rid in answered:
+                duplicate(i, j, p)
+            elif rid in calls:
+                answered.add(rid)
+            elif rid in later:
+                out.append(
+                    (
+                        RESULT_BEFORE_CALL_RULE,
+                        f"/messages/{i}/parts/{j}",
+                        f"the result for tool call {rid!r} comes before the call and was left out: a result "
+                        "answers a call made before it (without a later result the call is answered as not run)",
+                        p.name,
+                        rid,
+                    )
+                )
+        calls |= here
+    for i, j, p in own:
+        if p.tool_call_id in answered:
+            duplicate(i, j, p)
+        else:
+            answered.add(p.tool_call_id)
+    return out
+
+
+def _user_call_ids(messages: Any) -> set[str]:
+    """The ids of the tool calls in user messages that no assistant message makes: such a call is
+    left out, with the results answering it (:func:`misplaced_changes`)."""
+    user: set[str] = set()
+    for m in messages:
+        if m.role != "assistant":
+            for p in m.parts:
+                if isinstance(p, ToolCall):
+                    user.add(p.id)
+    if user:
+        user -= {p.id for m in messages if m.role == "assistant" for p in m.parts if isinstance(p, ToolCall)}
+    return user
+
+
+def misplaced_changes(messages: Any, offset: int) -> list[tuple[str, str, str, str | None, str | None]]:
+    """The lossy changes (``(rule, pointer, detail, tool, call_id)``) for the parts of ``messages``
+    (numbered from ``offset``) in a message of a role no API takes them in, which every built-in
+    codec leaves out (:func:`answer_request` takes them out before encoding):
+
+    - a tool call in a user message (rule :data:`CALL_IN_USER_RULE`): the model never made it, and
+      every API takes calls only from the model; each result answering it goes with it (it
+      would answer no call of the body, which every API refuses);
+    - a result in an assistant message that answers no call made at or before it, in its own
+      message or an earlier assistant message (rule :data:`RESULT_IN_ASSISTANT_RULE`).
+
+    A result in an assistant message that does answer such a call is sent after it
+    (:func:`place_late_results`, reported by :func:`moved_result_changes`), or is a second result
+    (:func:`duplicate_changes`)."""
+    out: list[tuple[str, str, str, str | None, str | None]] = []
+    user_calls = _user_call_ids(messages)
+    made: set[str] = set()
+    for i, m in enumerate(messages, offset):
+        assistant = m.role == "assistant"
+        if assistant:
+            made.update(p.id for p in m.parts if isinstance(p, ToolCall))
+        for j, p in enumerate(m.parts):
+            if isinstance(p, ToolCall) and not assistant:
+                out.append(
+                    (
+                        CALL_IN_USER_RULE,
+                        f"/messages/{i}/parts/{j}",
+                        f"tool call {p.id!r} in a user message was left out: tool calls are the model's and go in "
+                        "assistant messages",
+                        p.name if isinstance(p.name, str) else None,
+                        p.id,
+                    )
+                )
             elif isinstance(p, ToolResult):
                 rid = p.tool_call_id
-                if rid in answered:
+                if rid in user_calls:
                     out.append(
                         (
-                            DUPLICATE_RESULT_RULE,
+                            CALL_IN_USER_RULE,
                             f"/messages/{i}/parts/{j}",
-                            f"a second result for tool call {rid!r} was left out: an earlier result answers the "
-                            "call, and each call is answered once",
+                            f"the result for tool call {rid!r} was left out with its call, which is in a user "
+                            "message: it would answer no call the model made",
                             p.name,
                             rid,
                         )
                     )
-                elif rid in calls:
-                    answered.add(rid)
-                elif rid in later:
+                elif assistant and rid not in made:
                     out.append(
                         (
-                            RESULT_BEFORE_CALL_RULE,
+                            RESULT_IN_ASSISTANT_RULE,
                             f"/messages/{i}/parts/{j}",
-                            f"the result for tool call {rid!r} comes before the call and was left out: a result "
-                            "answers a call made before it (without a later result the call is answered as not run)",
+                            f"the result for tool call {rid!r} in an assistant message was left out: it answers no "
+                            "call made before it, and a result goes in the user message after its call",
                             p.name,
                             rid,
                         )
@@ -381,27 +497,58 @@ def _late_results(messages: Sequence[Message], merged_turns: bool = True) -> lis
     call (the first result with the call's id in a message after the call's) but has a message
     of another role than ``assistant`` between it and the call (assistant messages in a row are
     one turn to an API that merges them). With ``merged_turns=False`` (an API that keeps each
-    assistant message apart, such as OpenAI Chat), any message between them counts."""
+    assistant message apart, such as OpenAI Chat), any message between them counts.
+
+    Also each result sitting in an assistant message that answers a call made there or in an
+    earlier assistant message (no API takes a result from the model): one in the call's own
+    message (before or after the call) answers it only when no later message holds a result
+    for it. In conversation order."""
     call_at: dict[str, int] = {}
     seen_results: set[str] = set()
     late: list[tuple[int, int, int]] = []
+    own: list[tuple[int, int, int]] = []
     for i, m in enumerate(messages):
-        here: set[str] = set()
-        for j, p in enumerate(m.parts):
-            if isinstance(p, ToolCall):
-                if p.id in here and p.invalid == duplicate_id_invalid(p.id):
-                    continue  # a repeated id the encoders leave out with its result
-                here.add(p.id)
-                if m.role == "assistant":
+        if m.role == "assistant":
+            here: set[str] = set()
+            results = False
+            for p in m.parts:
+                if isinstance(p, ToolCall):
+                    if p.id in here and p.invalid == duplicate_id_invalid(p.id):
+                        continue  # a repeated id the encoders leave out with its result
+                    here.add(p.id)
                     call_at.setdefault(p.id, i)
-            elif isinstance(p, ToolResult):
+                elif isinstance(p, ToolResult):
+                    results = True
+            if not results:
+                continue
+            for j, p in enumerate(m.parts):
+                if isinstance(p, ToolResult):
+                    rid = p.tool_call_id
+                    at = call_at.get(rid)
+                    if at is None or rid in seen_results:
+                        continue  # answers no call made before it, or not the first result
+                    if at == i:
+                        own.append((at, i, j))
+                        continue
+                    seen_results.add(rid)
+                    late.append((at, i, j))  # an assistant message's result moves wherever it is
+            continue
+        for j, p in enumerate(m.parts):
+            if isinstance(p, ToolResult):
                 rid = p.tool_call_id
                 at = call_at.get(rid)
                 if at is None or i <= at or rid in seen_results:
-                    continue  # no call before it, in the call's own message, or not the first result
+                    continue  # no call before it, or not the first result
                 seen_results.add(rid)
                 if i > at + 1 and (not merged_turns or any(messages[k].role != "assistant" for k in range(at + 1, i))):
                     late.append((at, i, j))  # (assistant messages alone between: one turn, when merged)
+    if own:
+        for at, i, j in own:
+            rid = messages[i].parts[j].tool_call_id  # type: ignore[union-attr]
+            if rid not in seen_results:
+                seen_results.add(rid)
+                late.append((at, i, j))
+        late.sort(key=lambda x: (x[1], x[2]))
     return late
 
 
@@ -425,7 +572,7 @@ def place_late_results(
     with nothing to move the same list is returned. ``merged_turns``: see :func:`_late_results`
     (every codec moves results across user messages, :func:`answer_request`; the Chat codec
     also across assistant messages, which Chat does not merge)."""
-    late = _late_results(messages, merged_turns) if len(messages) > 2 else None
+    late = _late_results(messages, merged_turns)
     if not late:
         return messages, []
     moving: dict[int, list[ToolResult]] = {}
@@ -459,7 +606,9 @@ def moved_result_changes(messages: Sequence[Message], offset: int, merged_turns:
     ``offset``) that :func:`place_late_results` sends right after their calls. With
     ``merged_turns=False``, only the moves made across assistant messages alone (the ones
     ``merged_turns=True`` does not make)."""
-    if len(messages) < 3:  # a call, a message between, its result: three messages at least
+    if len(messages) < 3 and not any(
+        m.role == "assistant" and any(isinstance(p, ToolResult) for p in m.parts) for m in messages
+    ):  # a call, a message between, its result: three messages at least, unless it sat in an assistant message
         return []
     out: list[tuple[Any, ...]] = []
     late = _late_results(messages, merged_turns)
@@ -469,18 +618,19 @@ def moved_result_changes(messages: Sequence[Message], offset: int, merged_turns:
     for at, i, j in late:
         r: Any = messages[i].parts[j]
         between = i - at - 1
-        out.append(
-            (
-                RESULT_MOVED_RULE,
-                f"/messages/{i + offset}/parts/{j}",
+        if messages[i].role == "assistant":
+            where = "its call's own assistant message" if i == at else "an assistant message"
+            detail = (
+                f"the result for tool call {r.tool_call_id!r} sat in {where} and was sent in the user message "
+                f"right after its call (message {at + offset}): no API takes a result from the model"
+            )
+        else:
+            detail = (
                 f"the result for tool call {r.tool_call_id!r} was sent right after its call (message "
                 f"{at + offset}), not after the {between} message{'s' if between > 1 else ''} that came between "
-                "them: every API takes a call's result next to the call",
-                r.name,
-                r.tool_call_id,
-                False,
+                "them: every API takes a call's result next to the call"
             )
-        )
+        out.append((RESULT_MOVED_RULE, f"/messages/{i + offset}/parts/{j}", detail, r.name, r.tool_call_id, False))
     return out
 
 
@@ -543,10 +693,14 @@ def plain_history(messages: Sequence[Message]) -> bool:
 
 def answer_request(request: Any) -> tuple[Any, list[ToolCall]]:
     """A :class:`~toolwire.adapter.ModelRequest` whose unanswered tool calls are answered
-    (:func:`answer_unanswered` on ``request.messages``), and the calls answered. With nothing to
-    answer, ``request`` itself is returned (no copy); else a copy with the new messages. Every
-    built-in codec calls it first in ``encode_request``, so a body encoded for any API answers
-    such a call the same way."""
+    (:func:`answer_unanswered` on ``request.messages``), and the calls answered. Before that,
+    reused call ids are renumbered (:func:`renumber_reused_ids`), results are placed right after
+    their calls (:func:`place_late_results`) and the parts no API takes where they are are taken
+    out (:func:`misplaced_changes`: a call in a user message and its results, a result in an
+    assistant message answering no call before it). With nothing to change, ``request`` itself
+    is returned (no copy); else a copy with the new messages. Every built-in codec calls it first
+    in ``encode_request``, so a body encoded for any API answers and places such parts the same
+    way."""
     messages = request.messages
     snapshot = tuple(messages)
     parts = tuple(map(len, map(_PARTS, snapshot)))
@@ -558,7 +712,7 @@ def answer_request(request: Any) -> tuple[Any, list[ToolCall]]:
         return request, []
     renumbered, _ = renumber_reused_ids(messages)
     placed, _ = place_late_results(renumbered)
-    out, done = answer_unanswered(placed)
+    out, done = answer_unanswered(_without_misplaced(placed))
     if out is messages:
         return request, []
     import dataclasses
@@ -594,19 +748,53 @@ _LAST_ANSWERED: list[tuple[Any, tuple[Message, ...], tuple[int, ...]] | None] = 
 _PARTS = attrgetter("parts")
 
 
+def _without_misplaced(messages: list[Message]) -> list[Message]:
+    """``messages`` without the parts :func:`misplaced_changes` reports, once results answering a
+    call before them were placed after it (:func:`place_late_results`): calls in user messages and
+    the results answering only those, and the results still in assistant messages (answering no
+    call before them, or second results). A message left without parts is left out. Changed
+    messages are copies; with nothing to take out the same list is returned."""
+    user_calls = _user_call_ids(messages)
+    out: list[Message] | None = None
+    for i, m in enumerate(messages):
+        assistant = m.role == "assistant"
+        keep = [
+            p
+            for p in m.parts
+            if not (
+                (isinstance(p, ToolCall) and not assistant)
+                or (isinstance(p, ToolResult) and (assistant or p.tool_call_id in user_calls))
+            )
+        ]
+        if len(keep) == len(m.parts):
+            if out is not None:
+                out.append(m)
+            continue
+        if out is None:
+            out = list(messages[:i])
+        if keep:
+            out.append(Message(m.role, keep, dict(m.provider_data)))
+    return messages if out is None else out
+
+
 def _may_be_unanswered(messages: list[Message]) -> bool:
     """Cheap test: ``False`` when every tool call id has a result somewhere, no id is used by
-    two calls, and no result sits further than the message right after its call's (the common
-    case)."""
+    two calls, no result sits further than the message right after its call's, and no call is in
+    a user message nor any result in an assistant message (the common case)."""
     call_at: dict[str, int] = {}
     results: set[str] = set()
     n = 0
     for i, m in enumerate(messages):
+        assistant = m.role == "assistant"
         for p in m.parts:
             if isinstance(p, ToolCall):
+                if not assistant:
+                    return True  # left out (_without_misplaced)
                 call_at[p.id] = i
                 n += 1
             elif isinstance(p, ToolResult):
+                if assistant:
+                    return True  # moved after its call, or left out
                 rid = p.tool_call_id
                 results.add(rid)
                 at = call_at.get(rid)
