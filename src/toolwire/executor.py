@@ -16,7 +16,7 @@ import inspect
 import json
 import math
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from sys import modules as _modules
 from typing import Any, Coroutine
@@ -521,6 +521,15 @@ class ToolExecutor:
         #: ``scope(call, turn)``: a context manager each tool function runs inside (tracing: the
         #: call's ``execute_tool`` span as the current OpenTelemetry context); ``None``: none
         self.scope: Any = None
+        #: ``{tool name: the name the model is shown}`` for the tools the API sends under another
+        #: name (:meth:`toolwire.profile.Profile.wire_tool_names`, e.g. ``python`` sent to OpenAI as
+        #: ``run_python``): the texts given to the model name a tool so (:meth:`seen`)
+        self.shown: Mapping[str, str] = {}
+
+    def seen(self, name: Any) -> Any:
+        """``name`` (a tool's or a call's) as the model knows it (:attr:`shown`)."""
+        shown = self.shown
+        return shown.get(name, name) if shown and isinstance(name, str) else name
 
     @property
     def slots(self) -> asyncio.Semaphore:
@@ -554,12 +563,12 @@ class ToolExecutor:
     def _unknown_tool(self, call: ToolCall) -> str:
         # the names the model can call: a vendor tool answered under other names (its
         # ``meta["call_names"]``, e.g. a computer tool's actions) is listed by those names
-        names = sorted({n for key, t in self.tools.items() for n in (t.meta.get("call_names") or [key])})
+        names = sorted({self.seen(n) for key, t in self.tools.items() for n in (t.meta.get("call_names") or [key])})
         from .design.suggest import closest  # the design kit's "did you mean", shared with the file tools
 
         close = closest(call.name, names, cutoff=0.5) if isinstance(call.name, str) and call.name else []
         line = (
-            f"Unknown tool {call.name!r}."
+            f"Unknown tool {self.seen(call.name)!r}."
             if isinstance(call.name, str) and call.name
             else f"The tool call has no valid tool name (got {call.name!r})."
         )
@@ -576,22 +585,21 @@ class ToolExecutor:
             hint = f"Did you mean {close[0]!r}? " + hint
         return f"{line}\n{hint}"
 
-    @staticmethod
-    def _invalid_arguments(call: ToolCall) -> str:
+    def _invalid_arguments(self, call: ToolCall) -> str:
         if call.incomplete:
             if call.invalid and "stream ended" in call.invalid:
                 return (
-                    f"Tool call {call.name!r} was cut off before its arguments were complete (the response stream ended early), "
+                    f"Tool call {self.seen(call.name)!r} was cut off before its arguments were complete (the response stream ended early), "
                     "so it was not run.\nCall the tool again with the complete arguments."
                 )
             return (
-                f"Tool call {call.name!r} was cut off by the output-token limit before its arguments were complete, so it was not run.\n"
+                f"Tool call {self.seen(call.name)!r} was cut off by the output-token limit before its arguments were complete, so it was not run.\n"
                 "Call the tool again with the complete arguments; keep long values shorter or split the work into several calls."
             )
         reason = call.invalid
         if reason is not None and "argument" not in reason and "JSON" not in reason:
             # not about the arguments (e.g. a duplicate call id): say the call was refused
-            return f"Tool call {call.name!r} was not run: {reason}.\nMake a new tool call if you still need the result."
+            return f"Tool call {self.seen(call.name)!r} was not run: {reason}.\nMake a new tool call if you still need the result."
         if reason is None:
             kind = {
                 list: "array",
@@ -603,7 +611,7 @@ class ToolExecutor:
             }.get(type(call.arguments), type(call.arguments).__name__)
             reason = f"arguments must be a JSON object, got {kind}"
         return (
-            f"Invalid arguments for tool {call.name!r}: {reason}.\n"
+            f"Invalid arguments for tool {self.seen(call.name)!r}: {reason}.\n"
             "Send the arguments again as one JSON object that matches the tool's input schema."
         )
 
@@ -693,7 +701,7 @@ class ToolExecutor:
             problems = validate(schema, arguments) if tool.meta.get("validate_arguments", True) else []
         except Exception as exc:  # a schema jsonschema cannot use (e.g. an unresolvable $ref)
             text = (
-                f"Tool {call.name!r} cannot check its arguments: its input schema is unusable ({type(exc).__name__}: {exc}).\n"
+                f"Tool {self.seen(call.name)!r} cannot check its arguments: its input schema is unusable ({type(exc).__name__}: {exc}).\n"
                 "Do not call this tool again in this conversation; tell the user it is misconfigured."
             )
             return self._invalid(call, turn, text)
@@ -702,7 +710,7 @@ class ToolExecutor:
             if unexpected:
                 valid = ", ".join(sorted(tool.input_schema.get("properties") or {})) or "(none)"
                 text = (
-                    f"Invalid arguments for tool {call.name!r}: unexpected propert{'y' if len(unexpected) == 1 else 'ies'} "
+                    f"Invalid arguments for tool {self.seen(call.name)!r}: unexpected propert{'y' if len(unexpected) == 1 else 'ies'} "
                     f"{', '.join(repr(u) for u in unexpected)} (valid: {valid}).\n"
                     "Fix the arguments to match the tool's input schema and call it again."
                 )
@@ -713,7 +721,7 @@ class ToolExecutor:
             except Exception as exc:  # pydantic refused a value the JSON Schema allowed
                 detail = _pydantic_problem(exc)
                 text = (
-                    f"Invalid arguments for tool {call.name!r}: {detail}.\n"
+                    f"Invalid arguments for tool {self.seen(call.name)!r}: {detail}.\n"
                     "Fix the arguments to match the tool's input schema and call it again."
                 )
                 return self._invalid(call, turn, text)
@@ -722,7 +730,7 @@ class ToolExecutor:
             rest = len(problems) - _PROBLEMS_SHOWN
             more = f"; and {rest} more problem{'s' if rest > 1 else ''}" if rest > 0 else ""
             text = (
-                f"Invalid arguments for tool {call.name!r}: {shown}{more}.\n"
+                f"Invalid arguments for tool {self.seen(call.name)!r}: {shown}{more}.\n"
                 "Fix the arguments to match the tool's input schema and call it again."
             )
             return self._invalid(call, turn, text)
@@ -860,12 +868,12 @@ class ToolExecutor:
             task.cancel()
             if tool.is_async:
                 text = (
-                    f"Tool {call.name!r} timed out after {timeout:g} seconds and was stopped.\n"
+                    f"Tool {self.seen(call.name)!r} timed out after {timeout:g} seconds and was stopped.\n"
                     "Try a smaller request (narrower arguments), or a different approach."
                 )
             else:
                 text = (
-                    f"Tool {call.name!r} timed out after {timeout:g} seconds; its result was discarded "
+                    f"Tool {self.seen(call.name)!r} timed out after {timeout:g} seconds; its result was discarded "
                     "(a synchronous function cannot be interrupted and may still be running).\n"
                     "Try a smaller request (narrower arguments), or a different approach."
                 )
@@ -902,7 +910,7 @@ class ToolExecutor:
                     return _failure(call, exc)
         if value is _TIMED_OUT:
             text = (
-                f"Tool {call.name!r} timed out after {timeout:g} seconds; its result was discarded "
+                f"Tool {self.seen(call.name)!r} timed out after {timeout:g} seconds; its result was discarded "
                 "(a synchronous function cannot be interrupted and may still be running).\n"
                 "Try a smaller request (narrower arguments), or a different approach."
             )

@@ -520,39 +520,41 @@ def _describe(exc: BaseException) -> str:
 
 
 # -- answer texts (docs/approval.md lists them) ----------------------------------------------------
-def _text_denied(call: ToolCall, reason: Any) -> str:
+# Each names the tool as the model knows it (``name``: ``_Loop._seen``, e.g. ``run_python`` for
+# the tool ``python`` on OpenAI), since the text goes back to the model.
+def _text_denied(name: Any, reason: Any) -> str:
     given = reason is not None and str(reason).strip()
     return (
-        f"Not run: the user refused this call to {call.name!r}." + (f" Reason: {reason}" if given else "") + "\n"
+        f"Not run: the user refused this call to {name!r}." + (f" Reason: {reason}" if given else "") + "\n"
         "Do not make the same call again; continue without it, or ask the user what to do instead."
     )
 
 
-def _text_hook_refused(call: ToolCall, reason: str | None) -> str:
+def _text_hook_refused(name: Any, reason: str | None) -> str:
     why = f": {reason}" if reason is not None and reason.strip() else " (no reason was given)."
-    return f"Not run: the call to {call.name!r} was refused{why}\nDo not make the same call again; continue without it."
+    return f"Not run: the call to {name!r} was refused{why}\nDo not make the same call again; continue without it."
 
 
-def _text_per_tool_limit(call: ToolCall, limit: int) -> str:
+def _text_per_tool_limit(name: Any, limit: int) -> str:
     return (
-        f"Not run: tool {call.name!r} reached its limit of {limit} call{'' if limit == 1 else 's'} in this run "
-        f"(max_calls_per_tool).\nDo not call {call.name!r} again in this run; answer with the results you have."
+        f"Not run: tool {name!r} reached its limit of {limit} call{'' if limit == 1 else 's'} in this run "
+        f"(max_calls_per_tool).\nDo not call {name!r} again in this run; answer with the results you have."
     )
 
 
-def _text_waiting(call: ToolCall, kind: str) -> str:
+def _text_waiting(name: Any, kind: str) -> str:
     if kind == "approval":
-        return f"Not run yet: this call to {call.name!r} is waiting for the user's approval."
-    return f"Not run yet: the result of this call to {call.name!r} has not arrived."
+        return f"Not run yet: this call to {name!r} is waiting for the user's approval."
+    return f"Not run yet: the result of this call to {name!r} has not arrived."
 
 
-def _text_cancelled(call: ToolCall, started: bool, why: str) -> str:
+def _text_cancelled(name: Any, started: bool, why: str) -> str:
     if started:
         return (
-            f"Cancelled: the run was stopped ({why}) while tool {call.name!r} was running, so it has no result; "
+            f"Cancelled: the run was stopped ({why}) while tool {name!r} was running, so it has no result; "
             "it may have partly run."
         )
-    return f"Not run: the run was stopped ({why}) before tool {call.name!r} started."
+    return f"Not run: the run was stopped ({why}) before tool {name!r} started."
 
 
 class _Failure:
@@ -625,6 +627,7 @@ class _Loop:
             state=context_state,
             max_concurrent=limits.max_concurrent_tools,
         )
+        self.executor.shown = _shown_names(m, tool_map)
         # counters, walked once here (never per turn)
         self.seen_ids = {c.id for msg in state.conversation.messages for c in msg.tool_calls}
         #: the summed usage, kept only when a token limit reads it (RunResult.usage sums the turns)
@@ -778,7 +781,7 @@ class _Loop:
                 choice = self.choice
                 if calls:
                     if type(choice) is dict:
-                        checked = [_against_forced_choice(c, n, choice) or ex.check(c, n) for c in calls]
+                        checked = [_against_forced_choice(c, n, choice, ex.seen) or ex.check(c, n) for c in calls]
                     else:
                         checked = [ex.check(c, n) for c in calls]
                     if loud:
@@ -1050,22 +1053,27 @@ class _Loop:
         self.state.conversation.messages.append(msg)
         return msg
 
-    @staticmethod
-    def _placeholder(call: ToolCall, n: int, kind: str) -> ToolRun:
+    def _placeholder(self, call: ToolCall, n: int, kind: str) -> ToolRun:
         # toolwire's own text about a tool of the run: nothing in it to scrub
         if kind == "running":
             return ToolRun(
                 call,
                 ToolResult._own(
                     call.id,
-                    f"Not run: the run was stopped (not finished) before tool {call.name!r} started.",
+                    f"Not run: the run was stopped (not finished) before tool {self.executor.seen(call.name)!r} started.",
                     call.name,
                 ),
                 0.0,
                 n,
                 status="cancelled",
             )
-        return ToolRun(call, ToolResult._own(call.id, _text_waiting(call, kind), call.name), 0.0, n, status="pending")
+        return ToolRun(
+            call,
+            ToolResult._own(call.id, _text_waiting(self.executor.seen(call.name), kind), call.name),
+            0.0,
+            n,
+            status="pending",
+        )
 
     def _count(self, call: ToolCall) -> None:
         self.per_tool[call.name] = self.per_tool.get(call.name, 0) + 1
@@ -1073,7 +1081,7 @@ class _Loop:
     def _per_tool_refusal(self, ready: Ready, n: int) -> ToolRun | None:
         limit = self.per_tool_limits.get(ready.tool.name)
         if limit is not None and self.per_tool.get(ready.tool.name, 0) >= limit:
-            return self.executor.refuse(ready.call, n, _text_per_tool_limit(ready.call, limit))
+            return self.executor.refuse(ready.call, n, _text_per_tool_limit(self.executor.seen(ready.call.name), limit))
         return None
 
     def _may_ask(self, tool: Tool) -> bool:
@@ -1116,7 +1124,9 @@ class _Loop:
                 return ready
             value = seen.arguments  # edited in place (call.arguments["limit"] = 10): new arguments
         if isinstance(value, Denied):
-            return self.executor.refuse(ready.call, n, _text_hook_refused(ready.call, value.reason), status="refused")
+            return self.executor.refuse(
+                ready.call, n, _text_hook_refused(self.executor.seen(ready.call.name), value.reason), status="refused"
+            )
         if isinstance(value, ToolCall):
             value = value.arguments
         if isinstance(value, dict):
@@ -1261,7 +1271,7 @@ class _Loop:
             i = index[p.call.id]
             d = self.decisions.get(p.call.id, _MISSING)
             if isinstance(d, Denied):
-                placed.append((i, ex.refuse(p.call, n, _text_denied(p.call, d.reason), status="refused")))
+                placed.append((i, ex.refuse(p.call, n, _text_denied(ex.seen(p.call.name), d.reason), status="refused")))
                 continue
             if d is _MISSING and p.kind in ("approval", "deferred"):
                 still.append(p)
@@ -1359,7 +1369,7 @@ class _Loop:
                 [
                     ToolRun(
                         c,
-                        ToolResult(c.id, _text_cancelled(c, False, reason), True, c.name),
+                        ToolResult(c.id, _text_cancelled(self.executor.seen(c.name), False, reason), True, c.name),
                         0.0,
                         turn.number,
                         status="cancelled",
@@ -1389,7 +1399,12 @@ class _Loop:
                     i,
                     ToolRun(
                         call,
-                        ToolResult(call.id, _text_cancelled(call, i in b.started, reason), True, call.name),
+                        ToolResult(
+                            call.id,
+                            _text_cancelled(self.executor.seen(call.name), i in b.started, reason),
+                            True,
+                            call.name,
+                        ),
                         0.0,
                         b.number,
                         status="cancelled",
@@ -1429,7 +1444,7 @@ class _Loop:
                 continue
             run = ToolRun(
                 c,
-                ToolResult(c.id, _text_cancelled(c, False, reason), True, c.name),
+                ToolResult(c.id, _text_cancelled(self.executor.seen(c.name), False, reason), True, c.name),
                 0.0,
                 turn.number,
                 status="cancelled",
@@ -1482,16 +1497,34 @@ def _direct(tool: Tool) -> bool:
     return type(tool).call is Tool.call and tool.function is not None and not tool.is_async
 
 
-def _against_forced_choice(call: ToolCall, n: int, choice: Any) -> ToolRun | None:
+def _shown_names(m: Model, tool_map: Mapping[str, Tool]) -> Mapping[str, str]:
+    """``{tool name: wire name}`` of the run's tools that ``m``'s API sends under another name
+    (:meth:`toolwire.profile.Profile.wire_tool_names`), for the texts the loop gives the model."""
+    if not tool_map:
+        return {}
+    try:
+        shown = m.profile.wire_tool_names(list(tool_map))
+    except Exception:  # a third-party profile failing here: the texts name each tool by its own name
+        return {}
+    return dict(shown) if shown else {}
+
+
+def _against_forced_choice(call: ToolCall, n: int, choice: Any, seen: Any = None) -> ToolRun | None:
     """The error run for a call to another tool than the one this request forced
     (``tool_choice={"type": "tool", "name": N}``), else ``None``. A server that cannot express a
     forced tool may ignore it (llama.cpp's server falls back to ``"auto"`` for the object form):
-    such a call is answered, never run."""
+    such a call is answered, never run. ``seen(name)``: a tool's name as the model knows it
+    (:meth:`toolwire.executor.ToolExecutor.seen`: the tool ``python`` is ``run_python`` on
+    OpenAI), which the text names, since the model can call only that."""
     if not isinstance(choice, dict) or choice.get("type") != "tool" or call.name == choice.get("name"):
         return None
     forced = choice.get("name")
+    if seen is not None:
+        forced, called = seen(forced), seen(call.name)
+    else:
+        called = call.name
     text = (
-        f"Not run: this request forced the tool {forced!r} (tool_choice), but the model called {call.name!r}; "
+        f"Not run: this request forced the tool {forced!r} (tool_choice), but the model called {called!r}; "
         f"the server did not apply the forced choice. Call {forced!r} instead."
     )
     return ToolRun(call, ToolResult(call.id, text, is_error=True, name=call.name), 0.0, n, status="invalid")

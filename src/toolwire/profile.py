@@ -347,6 +347,13 @@ class Profile:
         result. Default: ``None``."""
         return None
 
+    def wire_tool_names(self, names: Sequence[str]) -> Mapping[str, str]:
+        """For the tool names of a request (``names``), ``{name: wire name}`` of each tool this API
+        sends under another name (a name the vendor refuses or keeps for its own tools): the name
+        the model is shown and calls. The loop names tools so in the texts it gives the model
+        (error results, hints). Default: ``{}`` (every tool sent under its own name)."""
+        return {}
+
     def context_window_full(self, vendor_stop_reason: str | None) -> bool:
         """Whether the vendor's own stop reason says the response stopped because the
         conversation filled the model's context window (not the output-token limit): its tool

@@ -112,3 +112,63 @@ def test_translate_tool_reports_the_reserved_name() -> None:
         assert decl.get("function", decl)["name"] == "run_python"
         (change,) = [c for c in report if c.keyword == "name"]
         assert change.action == "rewritten" and "keeps that function name" in change.detail
+
+
+def _get_weather() -> Tool:
+    return Tool.from_schema("get_weather", "Weather for a city.", {"type": "object", "properties": {}}, lambda: "sun")
+
+
+def test_a_call_against_a_forced_python_names_the_tool_as_the_model_knows_it(chat_model: Any) -> None:
+    """A forced choice of the tool ``python`` (sent as ``run_python``) that the server did not
+    apply: the error result told the model to "Call 'python' instead", a name it was never shown
+    (it knows the tool as ``run_python``), so it could not follow the hint."""
+    replies = iter(
+        [
+            completion({"tool_calls": [tool_call("call_2", "get_weather", "{}")]}, "tool_calls"),
+            completion({"content": "ok"}),
+        ]
+    )
+    model = chat_model(lambda r: json_response(next(replies)))
+    ran: list[str] = []
+    result = toolwire.run_sync(
+        model,
+        "2+2 in Python?",
+        tools=[_python(ran), _get_weather()],
+        tool_choice={"type": "tool", "name": "python"},
+        max_turns=2,
+    )
+    assert model.sent[0].json["tool_choice"] == {"type": "function", "function": {"name": "run_python"}}
+    (run,) = result.tool_runs
+    assert run.status == "invalid" and ran == []
+    text = run.result.text
+    assert "Call 'run_python' instead." in text and "forced the tool 'run_python'" in text
+    assert "'python'" not in text
+    # the body of the next request carries the same text to the model
+    (answer,) = [m for m in model.sent[1].json["messages"] if m["role"] == "tool"]
+    assert "Call 'run_python' instead." in answer["content"]
+
+
+def test_errors_about_a_call_to_python_name_run_python(chat_model: Any) -> None:
+    """The model's call to ``run_python`` with bad arguments: the error result names the tool as
+    the model called it (``run_python``), not by its own name ``python``, which the model was
+    never shown; so do the "unknown tool" hint's list of tools."""
+    replies = iter(
+        [
+            completion(
+                {
+                    "tool_calls": [
+                        tool_call("call_2", "run_python", '{"code": 5}'),
+                        tool_call("call_3", "pyhton", "{}"),
+                    ]
+                },
+                "tool_calls",
+            ),
+            completion({"content": "ok"}),
+        ]
+    )
+    model = chat_model(lambda r: json_response(next(replies)))
+    result = toolwire.run_sync(model, "2+2 in Python?", tools=[_python([]), _get_weather()], max_turns=2)
+    bad, unknown = (r.result.text for r in result.tool_runs)
+    assert "Invalid arguments for tool 'run_python'" in bad and "'python'" not in bad
+    assert "Call one of the available tools: get_weather, run_python." in unknown
+    assert "'python'" not in unknown

@@ -2617,6 +2617,13 @@ class AnthropicProfile(Profile):
         return body
 
     # -- stop reasons -------------------------------------------------------------------------
+    def wire_tool_names(self, names: Sequence[str]) -> Mapping[str, str]:
+        """``{name: wire name}`` of the tools sent under another name (rule ``anthropic.tool.name``:
+        a name Anthropic refuses, :func:`toolwire_anthropic.codec.wire_tool_names`)."""
+        from .codec import wire_tool_names
+
+        return wire_tool_names(names)
+
     def turn_failed(self, vendor_stop_reason: str | None) -> bool:
         """Whether a turn that stopped with Anthropic's ``stop_reason`` failed, so its tool calls
         are answered and not run: ``refusal`` (the model declined; ``stop_details.category`` says

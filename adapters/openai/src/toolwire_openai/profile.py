@@ -190,7 +190,9 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
             "A function tool is not named 'python', the name OpenAI keeps for its models' own Python tool: such "
             "a tool is sent as 'run_python' (when another tool of the request has that name, as 'python_' plus "
             "8 hex digits of a hash), the same way in the declaration, the history's calls and the tool choice; "
-            "the model's calls to it run the tool. Done on every server: the codecs rename without knowing the host.",
+            "the model's calls to it run the tool, and the texts toolwire gives the model (error results, the hint "
+            "after a call against a forced choice) name it 'run_python' too. Done on every server: the codecs rename "
+            "without knowing the host.",
             "API error \"The function name 'python' is reserved for use by this model. Please use a different function "
             'name." (type invalid_request_error, param tools): o4-mini on Chat Completions (avante-corp/avante.nvim#1890, '
             "which renamed its tool run_python in #1901) and on Responses (UKGovernmentBEIS/inspect_ai#1784; aliased "
@@ -1833,6 +1835,12 @@ class _OpenAIProfile(Profile):
 
     api = ""
     token_limit_minimums: tuple[tuple[str, int], ...] = ()
+
+    def wire_tool_names(self, names: Sequence[str]) -> Mapping[str, str]:
+        """``{name: wire name}`` of the tools sent under another name (:func:`wire_tool_names`:
+        rule ``tool.name``, a name OpenAI refuses, and rule ``tool.reserved-name``, ``python``
+        sent as ``run_python``)."""
+        return wire_tool_names(names)
 
     def provider_tools(self) -> Mapping[str, Any]:
         """None on Chat Completions (``ChatCompletionToolUnionParam`` holds only ``function`` and
