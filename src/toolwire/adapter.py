@@ -71,6 +71,7 @@ __all__ = [
     "COMMON_SETTINGS",
     "Codec",
     "DeclarationMemo",
+    "given_thinking",
     "Model",
     "ModelRequest",
     "NamedToolChoice",
@@ -98,6 +99,18 @@ ToolChoice = Union[Literal["auto", "required", "none"], NamedToolChoice]
 #: ``"required"``), ``"tool:<name>"``, ``{"name": N}`` or the OpenAI form
 #: ``{"type": "function", "function": {"name": N}}``; ``None`` leaves the vendor default.
 ToolChoiceInput = Union[ToolChoice, Literal["any"], str, Mapping[str, Any], None]
+
+
+def given_thinking(thinking: Any) -> Any:
+    """``thinking`` (a request's or a model's canonical reasoning settings) without what gives
+    nothing: an ``"effort"`` of ``None`` (no effort chosen: the API's default) is left out, and a
+    dict that leaves empty is ``None`` (no thinking setting). Every other value is returned as it
+    is (the same object when nothing is left out). Each built-in codec reads ``thinking`` through
+    it, so ``{"effort": None}`` is sent as no setting on every API."""
+    if type(thinking) is dict and "effort" in thinking and thinking["effort"] is None:
+        rest = {k: v for k, v in thinking.items() if k != "effort"}
+        return rest or None
+    return thinking
 
 
 def normalize_tool_choice(choice: ToolChoiceInput | Any) -> ToolChoice | None:
@@ -145,6 +158,8 @@ class ModelRequest:
     - ``thinking``: canonical reasoning settings or ``None``; the adapters document what they read
       (e.g. ``{"type": "enabled", "budget_tokens": 2048}`` for Anthropic,
       ``{"effort": "low"}`` for OpenAI, ``{"budget": 1024, "include_thoughts": True}`` for Gemini).
+      An ``"effort"`` of ``None`` means no effort chosen: it is left out (the API's default), and
+      ``{"effort": None}`` alone is the same as ``None`` on every API (:func:`given_thinking`).
     - ``settings``: request fields without a canonical home, by vendor wire name (each adapter
       documents its map, e.g. Anthropic ``metadata``, OpenAI ``store``); ``encode_request``
       copies them into the body and ``decode_request`` fills them.
@@ -425,7 +440,8 @@ class Model(abc.ABC):
     ``Subclass(model_id, **settings)``.
 
     Common settings every adapter honours (:data:`COMMON_SETTINGS`): ``max_tokens``,
-    ``temperature``, ``stream`` (use the streaming API and assemble), ``thinking``,
+    ``temperature``, ``stream`` (use the streaming API and assemble), ``thinking`` (``False``,
+    ``{}`` or ``{"effort": None}``: no thinking setting, the API's default),
     ``parallel_tool_calls``, ``api_key``, ``base_url``, ``http_client`` (an ``httpx2`` client,
     e.g. with a ``MockTransport`` in tests), ``timeout`` (seconds), ``max_retries`` and ``retry``
     (toolwire's retry policy, :mod:`toolwire.retry`), and
@@ -454,6 +470,9 @@ class Model(abc.ABC):
         elif isinstance(thinking, Mapping) and not isinstance(thinking, dict):
             settings = {**settings, "thinking": dict(thinking)}
             thinking = settings["thinking"]
+        if isinstance(thinking, dict) and (given := given_thinking(thinking)) is not thinking:
+            settings = {**settings, "thinking": given}  # {"effort": None}: the API's default
+            thinking = given
         if thinking is not None and not isinstance(thinking, dict):
             raise ConfigurationError(
                 f"thinking for {shown or type(self).__name__} must be a dict, e.g. {{'effort': 'low'}} (or the vendor's "

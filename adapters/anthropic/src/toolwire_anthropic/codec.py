@@ -32,7 +32,7 @@ import operator
 import re
 from typing import Any, Callable, Iterable, Iterator, TypeVar, cast
 
-from toolwire.adapter import DeclarationMemo, ModelRequest, normalize_tool_choice
+from toolwire.adapter import DeclarationMemo, ModelRequest, given_thinking, normalize_tool_choice
 from toolwire.errors import ProviderError, ResponseDecodeError, ToolwireError, UnsupportedToolChoice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
@@ -1656,7 +1656,7 @@ class AnthropicCodec:
         """
         request, _ = answer_request(request)  # unanswered calls: answered "not run", as on every API
         choice = normalize_tool_choice(request.tool_choice)
-        thinking = request.thinking
+        thinking = given_thinking(request.thinking)  # {"effort": None}: no setting
         settings = dict(request.settings or {})
         names = _request_names(request)
         body: dict[str, Any] = {

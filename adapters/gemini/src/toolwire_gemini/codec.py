@@ -21,7 +21,7 @@ import json
 import re
 from typing import Any, Iterable, Iterator
 
-from toolwire.adapter import DeclarationMemo, ModelRequest, normalize_tool_choice
+from toolwire.adapter import DeclarationMemo, ModelRequest, given_thinking, normalize_tool_choice
 from toolwire.errors import (
     ConfigurationError,
     ProviderError,
@@ -532,7 +532,7 @@ class GeminiCodec:
             gen["maxOutputTokens"] = request.max_tokens
         if request.temperature is not None:
             gen["temperature"] = request.temperature
-        thinking = self._encode_thinking(request.thinking)
+        thinking = self._encode_thinking(given_thinking(request.thinking))  # {"effort": None}: no setting
         if thinking is not None:
             gen["thinkingConfig"] = thinking
         if gen or gen_setting is not None:

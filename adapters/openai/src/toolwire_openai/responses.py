@@ -24,7 +24,7 @@ import copy
 import json
 from typing import Any, Callable, Iterable, Iterator, Sequence, cast
 
-from toolwire.adapter import DeclarationMemo, ModelRequest, normalize_tool_choice
+from toolwire.adapter import DeclarationMemo, ModelRequest, given_thinking, normalize_tool_choice
 from toolwire.arguments import parse_arguments
 from toolwire.errors import ProviderError, UnsupportedToolChoice
 from toolwire.schema.report import TranslationReport
@@ -1056,9 +1056,9 @@ class OpenAIResponsesCodec:
             body["max_output_tokens"] = request.max_tokens
         if request.temperature is not None:
             body["temperature"] = request.temperature
-        if request.thinking:
+        if thinking := given_thinking(request.thinking):  # {"effort": None}: no setting
             reasoning = copied(settings.get("reasoning") or {})
-            reasoning.update({k: v for k, v in request.thinking.items() if k in ("effort", "summary")})
+            reasoning.update({k: v for k, v in thinking.items() if k in ("effort", "summary")})
             body["reasoning"] = reasoning
         body["stream"] = bool(request.stream)
         for key, value in settings.items():
