@@ -140,7 +140,6 @@ def test_the_placeholder_of_a_running_call_says_it_has_not_finished():
     """While a call runs, its answer in the conversation is the cancelled placeholder (what a
     stop at that point leaves, with the run's own reason)."""
     from toolwire.loop import _text_cancelled
-    from toolwire.types import ToolCall
 
     async def main() -> Any:
         s = toolwire.run_stream(GatedModel(_scripts()["one call"]), "go", tools=[add])
@@ -152,7 +151,7 @@ def test_the_placeholder_of_a_running_call_says_it_has_not_finished():
                 return placeholder, s.state
 
     placeholder, state = asyncio.run(main())
-    want = _text_cancelled(ToolCall("c1", "add", {}), False, "not finished")
+    want = _text_cancelled("add", False, "not finished")
     assert placeholder.text == want and placeholder.is_error and placeholder.tool_call_id == "c1"
     assert placeholder.name == "add" and placeholder.provider_data == {} and placeholder.type == "tool_result"
     # equal to one built the ordinary way (the placeholder skips only the scrubbing)
