@@ -235,3 +235,30 @@ def test_the_responses_api_refuses_a_thinking_form_it_does_not_read(thinking: di
         toolwire.model("openai:gpt-5", api_key="k", thinking=thinking)
     model = toolwire.model("openai:gpt-5", api_key="k", thinking={"effort": "low", "summary": "auto"})
     assert model.settings["thinking"] == {"effort": "low", "summary": "auto"}
+
+
+@pytest.mark.parametrize("effort", [3, True, {"level": "high"}, "", "extreme", "budget"])
+def test_an_effort_deepseek_does_not_take_is_refused_when_the_model_is_made(effort: Any) -> None:
+    """DeepSeek's reasoning_effort takes minimal, low, medium, high, xhigh, max or ultra
+    (api-docs.deepseek.com guides/thinking_mode); any other value (a number, a bool, a dict, an
+    unknown word) was sent as reasoning_effort unchecked, for DeepSeek to refuse on every turn."""
+    with pytest.raises(toolwire.ConfigurationError, match="is not one DeepSeek's API takes") as info:
+        toolwire.model("openai-chat:deepseek-v4-flash", base_url=DEEPSEEK, api_key="k", thinking={"effort": effort})
+    assert "'max'" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("effort", "sent"),
+    [
+        ("HIGH", {"reasoning_effort": "high"}),
+        (" Max ", {"reasoning_effort": "max"}),
+        ("ultra", {"reasoning_effort": "ultra"}),
+        ("NONE", {"thinking": {"type": "disabled"}}),
+    ],
+)
+def test_an_effort_in_any_case_is_sent_to_deepseek_in_lower_case(effort: str, sent: dict[str, Any]) -> None:
+    server = Server(_json({"content": "Hi."}))
+    result = toolwire.run_sync(_model(server, thinking={"effort": effort}), "hello")
+    assert result.text == "Hi."
+    body = server.bodies[0]
+    assert {k: body[k] for k in ("thinking", "reasoning_effort") if k in body} == sent

@@ -576,6 +576,8 @@ class OpenAIChatCodec:
         thinking = request.thinking
         if thinking:
             effort = thinking.get("effort")
+            if self._to_deepseek and isinstance(effort, str):
+                effort = effort.strip().lower()  # DeepSeek's efforts are lower case, as OpenAI's
             if self._to_deepseek and "thinking" not in settings:
                 # DeepSeek's own switch (api-docs.deepseek.com guides/thinking_mode: {"thinking":
                 # {"type": "enabled/disabled"}} in the OpenAI format; effort "none" turns thinking

@@ -54,6 +54,11 @@ def _poster() -> StainlessPost:
     return StainlessPost.of(FinalRequestOptions)
 
 
+#: The reasoning efforts DeepSeek's API takes (api-docs.deepseek.com guides/thinking_mode: minimal
+#: and low → low; medium, high and xhigh → high; max and ultra → max; "none" turns thinking off).
+DEEPSEEK_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra")
+
+
 class _OpenAIModel(Transport):
     api = ""
     path = ""
@@ -110,6 +115,20 @@ class _OpenAIModel(Transport):
         unread = [k for k in thinking if k not in reads]
         if deepseek and "type" in thinking and thinking["type"] not in ("enabled", "disabled"):
             unread.insert(0, "type")
+        effort = thinking.get("effort")
+        if (
+            deepseek
+            and effort is not None
+            and not (isinstance(effort, str) and effort.strip().lower() in DEEPSEEK_EFFORTS)
+        ):
+            # api-docs.deepseek.com guides/thinking_mode: reasoning_effort takes minimal, low,
+            # medium, high, xhigh, max or ultra (mapped to low, high or max); "none" is the
+            # switch off. A server toolwire knows gets no value it would refuse.
+            raise ConfigurationError(
+                f"{self.api}:{self.model_id}: thinking effort {effort!r} is not one DeepSeek's API takes: use one of "
+                f"{', '.join(DEEPSEEK_EFFORTS)} (thinking={{'effort': 'max'}}), or thinking={{'type': 'disabled'}} "
+                "to turn thinking off"
+            )
         if not unread:
             return
         hint = ""
