@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import copy
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -1979,3 +1980,90 @@ def test_a_thinking_setting_with_a_key_toolwire_does_not_map_is_refused_before_s
     assert (v.rule, v.pointer) == ("gemini.request.thinking-config-fields", "/generationConfig/thinkingConfig/summary")
     assert "includeThoughts, thinkingBudget, thinkingLevel" in v.message
     assert sent == []
+
+
+@pytest.mark.parametrize(
+    ("thinking", "named"),
+    [
+        ({"type": "ENABLED"}, "type 'ENABLED'"),
+        ({"type": None}, "type None"),
+        ({"type": "between_tools"}, "type 'between_tools'"),
+        ({1: "x"}, "key 1"),
+        ({"effort": None}, "effort None"),
+        ({"effort": 3}, "effort 3"),
+        ({"budget": True}, "budget True"),
+        ({"budget": 1024.5}, "budget 1024.5"),
+        ({"budget_tokens": "2048", "type": "enabled"}, "budget_tokens '2048'"),
+        ({"thinking_budget": None}, "thinking_budget None"),
+        ({"include_thoughts": "yes"}, "include_thoughts 'yes'"),
+    ],
+)
+def test_a_thinking_setting_the_codec_would_drop_or_garble_is_refused_when_the_model_is_made(
+    thinking: dict[Any, Any], named: str
+) -> None:
+    """A type the codec reads no other value of was left out without a word (thinkingConfig {}),
+    a non-string key crashed the encoder (a TypeError inside the ConfigurationError), an effort
+    that is not a string went as its upper-cased text ("thinkingLevel 'NONE'" for None), and a
+    budget that is no int (ThinkingConfig.thinking_budget is an int) reached the API."""
+    import toolwire
+
+    with pytest.raises(toolwire.ConfigurationError) as info:
+        toolwire.model("gemini:gemini-2.5-flash", api_key="k", thinking=thinking)
+    message = str(info.value)
+    assert named in message
+    assert "thinking={'budget': N}" in message
+
+
+def test_a_thinking_type_the_codec_does_not_read_in_a_request_is_refused_not_dropped() -> None:
+    """A request built by hand (no model settings check) with an unread type or a non-string key:
+    the codec keeps it in thinkingConfig and the preflight refuses it, naming it (it was dropped,
+    and an int key crashed the encoder)."""
+    import httpx2
+
+    import toolwire
+    from toolwire.profile import RequestRefused
+    from toolwire.types import Message
+
+    sent: list[Any] = []
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(lambda r: sent.append(r) or httpx2.Response(500)))
+    model = toolwire.model("gemini:gemini-2.5-flash", api_key="k", http_client=client)
+    for thinking, pointer in (({"type": "ENABLED"}, "type"), ({1: "x"}, "1")):
+        request = dataclasses.replace(model.build_request([Message.user("hi")]), thinking=thinking)
+        with pytest.raises(RequestRefused) as info:
+            model.prepare(request)
+        (v,) = info.value.violations
+        assert (v.rule, v.pointer) == (
+            "gemini.request.thinking-config-fields",
+            f"/generationConfig/thinkingConfig/{pointer}",
+        )
+    assert sent == []
+
+
+@pytest.mark.parametrize(
+    ("thinking", "config"),
+    [
+        ({"type": "enabled", "budget_tokens": 2048}, {"includeThoughts": True, "thinkingBudget": 2048}),
+        ({"type": "disabled"}, {"thinkingBudget": 0}),
+        ({"budget": -1, "include_thoughts": False}, {"thinkingBudget": -1, "includeThoughts": False}),
+    ],
+)
+def test_a_thinking_setting_gemini_reads_is_sent_through_the_sdk(
+    thinking: dict[str, Any], config: dict[str, Any]
+) -> None:
+    import httpx2
+    from gemini_wire_helpers import Sent, candidate_body, json_response
+
+    import toolwire
+
+    sent: list[Sent] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        sent.append(Sent(request))
+        return json_response(candidate_body([{"text": "Hi."}]))
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    model = toolwire.model("gemini:gemini-2.5-flash", api_key="k", http_client=client, thinking=thinking)
+    assert toolwire.run_sync(model, "hi").text == "Hi."
+    body = sent[0].json
+    assert body is not None
+    assert body["generationConfig"]["thinkingConfig"] == config

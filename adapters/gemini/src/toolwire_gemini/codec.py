@@ -555,8 +555,8 @@ class GeminiCodec:
         Reads ``budget`` (or ``budget_tokens``) → ``thinkingBudget`` (0 disables, -1 automatic),
         ``include_thoughts`` → ``includeThoughts``, ``level`` → ``thinkingLevel`` (as given) or
         ``effort`` → ``thinkingLevel`` upper-cased (``"none"`` → budget 0), ``{"type": "disabled"}`` → budget 0,
-        ``{"type": "enabled", ...}`` → ``includeThoughts: true`` unless set; other keys are
-        copied as wire names (the preflight refuses one ``ThinkingConfig`` has no field for, rule
+        ``{"type": "enabled", ...}`` → ``includeThoughts: true`` unless set; other keys (and
+        another ``type``) are copied as wire names (the preflight refuses one ``ThinkingConfig`` has no field for, rule
         ``gemini.request.thinking-config-fields``)."""
         if not thinking:
             return None
@@ -576,13 +576,13 @@ class GeminiCodec:
                     out["thinkingBudget"] = 0
                 else:
                     out["thinkingLevel"] = str(value).upper()
-            elif key == "type":
+            elif key == "type" and value in ("enabled", "adaptive", "disabled"):
                 if value == "disabled":
                     out["thinkingBudget"] = 0
-                elif value in ("enabled", "adaptive"):
+                else:
                     out.setdefault("includeThoughts", True)
-            else:
-                out[_camel(key) if "_" in key else key] = value
+            else:  # another type stays, for the preflight to refuse (it was left out unsaid)
+                out[_camel(key) if isinstance(key, str) and "_" in key else key] = value
         if thinking.get("type") in ("enabled", "adaptive") and "include_thoughts" in thinking:
             out["includeThoughts"] = thinking["include_thoughts"]
         return out

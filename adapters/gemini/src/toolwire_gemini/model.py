@@ -145,6 +145,7 @@ class GeminiModel(Transport):
                 f"{', '.join(vertex)} and set GEMINI_API_KEY."
             )
         super().__init__(model_id, **settings)
+        _check_thinking(self.settings.get("thinking"), model_id)
         self.codec = self.make_codec(**self.adapter_settings)
         # the profile of this schema mode and model (the base builds it from self.settings, which
         # do not carry the adapter settings)
@@ -413,3 +414,42 @@ def retry_delay_of(details: Any) -> float | None:
             if m:
                 return float(m.group(1))
     return None
+
+
+#: The keys of toolwire's ``thinking`` setting that hold a token budget (Gemini's
+#: ``thinkingBudget``, an integer) or the include-thoughts flag (a bool), by any spelling the
+#: codec reads (:meth:`GeminiCodec._encode_thinking`).
+_BUDGET_KEYS = ("budget", "budget_tokens", "thinking_budget", "thinkingBudget")
+_INCLUDE_KEYS = ("include_thoughts", "includeThoughts")
+
+
+def _check_thinking(thinking: Any, model_id: str) -> None:
+    """Raises :class:`ConfigurationError` for a ``thinking`` setting whose value would be left out
+    or sent as something else without a word: a key that is not a string; a ``type`` other than
+    ``"enabled"``/``"adaptive"`` (thoughts included) or ``"disabled"`` (budget 0), which the codec
+    reads no other value of; an ``effort`` that is not a string (it would go as the upper-cased
+    text of the value); a budget that is not an integer (``google.genai.types.ThinkingConfig``
+    types ``thinking_budget`` as ``int``); an ``include_thoughts`` that is not a bool."""
+    if not isinstance(thinking, dict):
+        return
+    where = f"gemini:{model_id}: thinking {thinking!r}"
+    todo = (
+        "use thinking={'budget': N} (tokens; 0 off, -1 dynamic), {'effort': 'low'|'medium'|'high'} or "
+        "{'level': 'LOW'|'HIGH'}, with 'include_thoughts': True to receive thought summaries"
+    )
+    for key, value in thinking.items():
+        if not isinstance(key, str):
+            raise ConfigurationError(f"{where}: key {key!r} is not a name: {todo}")
+        if key == "type" and value not in ("enabled", "adaptive", "disabled"):
+            raise ConfigurationError(
+                f"{where}: type {value!r} is not one Gemini's thinking setting reads ('enabled' or 'adaptive' "
+                f"include thoughts, 'disabled' sends budget 0): {todo}"
+            )
+        if key == "effort" and not isinstance(value, str):
+            raise ConfigurationError(f"{where}: effort {value!r} is not a level name: {todo}")
+        if key in _BUDGET_KEYS and (type(value) is not int):
+            raise ConfigurationError(
+                f"{where}: {key} {value!r} is not an int (thinkingBudget is a whole number of tokens, sent as an integer): {todo}"
+            )
+        if key in _INCLUDE_KEYS and type(value) is not bool:
+            raise ConfigurationError(f"{where}: {key} {value!r} is not True or False: {todo}")
