@@ -749,3 +749,44 @@ def test_speed_values_through_the_sdk(mock_model, wire) -> None:
         run(model.send(model.build_request([Message.user("hi")])))
     assert [(v.rule, v.pointer) for v in info.value.violations] == [("anthropic.request.field-values", "/thinking")]
     assert model.sent == []
+
+
+@pytest.mark.parametrize(
+    ("thinking", "named"),
+    [
+        # Anthropic's own object with a field its type does not have: the API answers
+        # "thinking.adaptive.effort: Extra inputs are not permitted" (Wei-Shaw/sub2api#1619)
+        ({"type": "adaptive", "effort": "high"}, ["no field 'effort'", "output_config={'effort'"]),
+        (
+            {"type": "enabled", "budget_tokens": 2048, "summary": "auto"},
+            ["no field 'summary'", "budget_tokens, display"],
+        ),
+        ({"type": "disabled", "display": "omitted"}, ["thinking.disabled.display"]),
+        # toolwire's effort form with another key: the codec sends the effort alone, so the key
+        # was left out without a word
+        ({"effort": "high", "summary": "auto"}, ["takes no 'summary'"]),
+        ({"effort": "low", "budget_tokens": 4000}, ["takes no 'budget_tokens'"]),
+    ],
+)
+def test_a_thinking_field_anthropic_does_not_take_is_a_configuration_error(mock_model, thinking, named) -> None:
+    from toolwire.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError) as info:
+        mock_model([], model_id="claude-opus-4-6", thinking=thinking)
+    for value in named:
+        assert value in str(info.value)
+
+
+def test_a_thinking_field_anthropic_does_not_take_is_refused_before_sending(mock_model, wire) -> None:
+    ok = wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))
+    model = mock_model([ok], model_id="claude-opus-4-6", extra_body={"thinking": {"type": "adaptive", "effort": "max"}})
+    with pytest.raises(RequestRefused) as info:
+        run(model.send(model.build_request([Message.user("hi")])))
+    assert [(v.rule, v.pointer) for v in info.value.violations] == [
+        ("anthropic.request.field-values", "/thinking/effort")
+    ]
+    assert model.sent == []
+    # the fields each type has go through the SDK as given
+    model = mock_model([ok], model_id="claude-opus-4-6", thinking={"type": "adaptive", "display": "summarized"})
+    run(model.send(model.build_request([Message.user("hi")])))
+    assert model.sent[0].json["thinking"] == {"type": "adaptive", "display": "summarized"}

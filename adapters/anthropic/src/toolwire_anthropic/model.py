@@ -145,6 +145,16 @@ class AnthropicModel(Transport):
         problems = [(msg, "anthropic.request.field-values") for _, msg in field_value_problems(given)]
         if isinstance(thinking, dict) and "type" not in thinking and "effort" in thinking:
             effort = thinking["effort"]
+            others = [k for k in thinking if k != "effort"]
+            if others:  # the codec sends the effort alone: another key would be left out unsaid
+                problems.append(
+                    (
+                        f"thinking {thinking!r}: toolwire's {{'effort': E}} form takes no {', '.join(map(repr, others))} "
+                        "on Anthropic, so it would not be sent; use thinking={'effort': E} alone, or Anthropic's own "
+                        "{'type': 'enabled', 'budget_tokens': N, 'display': 'summarized'}",
+                        "anthropic.request.field-values",
+                    )
+                )
             if not (isinstance(effort, str) and effort.strip().lower() in (*EFFORT_BUDGETS, "none")):
                 problems.append(
                     (

@@ -615,13 +615,16 @@ RULES: tuple[Rule, ...] = (
         "speed, output_config.effort, thinking.type and thinking.display take the values the installed SDK types "
         "them with (anthropic 2.14: speed 'standard' or 'fast'; effort low, medium, high, xhigh or max; thinking.type "
         "enabled, adaptive, disabled or between_tools; display summarized or omitted); a thinking object needs a "
-        "type (toolwire's {'effort': E} takes none, minimal, low, medium, high, xhigh or max). Another value is "
+        "type and holds only the fields of its type's SDK param (toolwire's {'effort': E} takes none, minimal, low, "
+        "medium, high, xhigh or max, and no other key). Another value or field is "
         "refused before sending, naming the allowed ones; given as a model setting it is a ConfigurationError when "
         "the model is made.",
         "anthropic.types.MessageCreateParamsBase.speed: Optional[Literal['standard', 'fast']]; "
         "anthropic.types.OutputConfigParam.effort: Optional[Literal['low', 'medium', 'high', 'xhigh', 'max']]; "
         "anthropic.types.ThinkingConfigParam (ThinkingConfigEnabledParam, ...DisabledParam, ...BetweenToolsParam, "
-        "...AdaptiveParam: type Required[Literal[...]], display Optional[Literal['summarized', 'omitted']])",
+        "...AdaptiveParam: type Required[Literal[...]], display Optional[Literal['summarized', 'omitted']]); API error "
+        '"thinking.adaptive.effort: Extra inputs are not permitted" (Wei-Shaw/sub2api#1619, '
+        "immersive-translate/immersive-translate#3818) and thinking.disabled.display (anthropics/claude-code#69618)",
         "refuse",
     ),
     _rule(
@@ -1152,6 +1155,26 @@ FIELD_VALUE_PATHS: tuple[tuple[str, ...], ...] = (
 _CROSS_PROVIDER_EFFORTS = "none, minimal, low, medium, high, xhigh or max"
 
 
+@functools.lru_cache(maxsize=1)
+def _thinking_fields() -> dict[str, frozenset[str]]:
+    """``thinking.type`` → the fields that type of thinking object takes, read from the installed
+    SDK's ``ThinkingConfigParam`` members (anthropic 2.14: enabled → type, budget_tokens,
+    display; adaptive → type, display; disabled and between_tools → type)."""
+    import typing
+
+    from anthropic.types import ThinkingConfigParam
+
+    out: dict[str, frozenset[str]] = {}
+    for member in typing.get_args(ThinkingConfigParam):
+        hints = typing.get_type_hints(member)
+        kinds = [a for a in typing.get_args(hints.get("type")) if isinstance(a, str)]
+        for inner in typing.get_args(hints.get("type")):
+            kinds += [a for a in typing.get_args(inner) if isinstance(a, str)]
+        for kind in kinds:
+            out[kind] = frozenset(member.__annotations__)
+    return out
+
+
 def field_value_problems(body: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``(JSON pointer, message)`` for each field of :data:`FIELD_VALUE_PATHS` in ``body`` whose value
     the installed SDK's ``MessageCreateParamsBase`` does not allow (read from its ``Literal``
@@ -1166,6 +1189,23 @@ def field_value_problems(body: Mapping[str, Any]) -> list[tuple[str, str]]:
         body, MessageCreateParamsBase, FIELD_VALUE_PATHS, "anthropic.types.MessageCreateParamsBase"
     )
     thinking = body.get("thinking")
+    kind = thinking.get("type") if isinstance(thinking, Mapping) else None
+    fields = _thinking_fields().get(kind) if isinstance(kind, str) else None
+    if isinstance(thinking, Mapping) and fields is not None:
+        for key in thinking:
+            if key not in fields:
+                hint = (
+                    ": the effort goes in output_config={'effort': ...}, or use toolwire's thinking={'effort': ...}"
+                    if key == "effort"
+                    else ""
+                )
+                out.append(
+                    (
+                        f"/thinking/{key}",
+                        f"thinking {{'type': {kind!r}}} has no field {key!r} (the API answers \"thinking.{kind}.{key}: "
+                        f'Extra inputs are not permitted"); it takes {", ".join(sorted(fields))}{hint}',
+                    )
+                )
     if isinstance(thinking, Mapping) and thinking and "type" not in thinking:
         out.append(
             (
