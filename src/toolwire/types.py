@@ -112,8 +112,8 @@ def url_scheme(url: str) -> str:
 def decode_data_url(url: str) -> tuple[str, bytes] | None:
     """``(media type as declared, bytes)`` of a ``data:`` URL (RFC 2397), or ``None`` when ``url``
     is not one, holds no bytes, or its base64 does not decode. Read losslessly: base64 broken
-    into lines or written in the URL-safe alphabet (``-``, ``_``) or without its ``=`` padding,
-    and a body without ``;base64`` percent-decoded (``data:image/svg+xml,%3Csvg%20...``). The
+    into lines, percent-encoded (``%2B``), written in the URL-safe alphabet (``-``, ``_``) or
+    without its ``=`` padding, and a body without ``;base64`` percent-decoded (``data:image/svg+xml,%3Csvg%20...``). The
     media type is ``""`` when none is declared, parameters (``;charset=utf-8``) left out."""
     if url[:5].lower() != "data:":
         return None
@@ -123,7 +123,10 @@ def decode_data_url(url: str) -> tuple[str, bytes] | None:
     params = [p.strip() for p in head.split(";")]
     declared = params[0].lower()
     if params[-1].lower() == "base64":
-        compact = "".join(text.split()).replace("%3D", "=").replace("%3d", "=")
+        from urllib.parse import unquote
+
+        # percent-encoded base64 ("+" as %2B, "/" as %2F, "=" as %3D: encodeURIComponent's form)
+        compact = "".join(unquote(text).split())
         if "-" in compact or "_" in compact:
             compact = compact.replace("-", "+").replace("_", "/")
         compact = compact.rstrip("=")

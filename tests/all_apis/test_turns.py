@@ -566,6 +566,30 @@ def test_an_image_given_as_a_data_url_is_sent_inline_on_every_api(api: str) -> N
 
 
 @pytest.mark.parametrize("api", APIS)
+def test_a_data_url_with_percent_encoded_base64_is_sent_inline_on_every_api(api: str) -> None:
+    """A data: URL whose base64 is percent-encoded (``+`` as ``%2B``, ``/`` as ``%2F``, as
+    ``encodeURIComponent`` writes it; RFC 2397 data is URL-encoded) was read as base64 that does
+    not decode, so the image stayed a URL and every API's preflight refused it as holding no bytes."""
+    import base64
+    from urllib.parse import quote
+
+    from toolwire import ImagePart
+
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    )
+    encoded = quote(base64.b64encode(png).decode(), safe="")
+    assert "%2B" in encoded and "%3D" in encoded
+    part = ImagePart(url="data:image/png;base64," + encoded)
+    assert (part.url, part.data, part.media_type) == (None, png, "image/png")
+    out: list[dict[str, Any]] = []
+    m = make_model(api, [text_answer(api, "a dot")], out)
+    toolwire.run_sync(m, ["what is this?", part])
+    assert _sent_image_types(api, out[0]) == ["image/png"]
+    assert base64.b64encode(png).decode() in json.dumps(out[0])
+
+
+@pytest.mark.parametrize("api", APIS)
 def test_an_image_in_an_assistant_message_is_sent_where_the_api_takes_it_and_said_elsewhere(api: str) -> None:
     """Anthropic refuses "'image' blocks are not permitted within assistant turns"; OpenAI takes
     images only from the user and the image was dropped silently. Gemini takes images in model
