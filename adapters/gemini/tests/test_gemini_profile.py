@@ -1989,7 +1989,6 @@ def test_a_thinking_setting_with_a_key_toolwire_does_not_map_is_refused_before_s
         ({"type": None}, "type None"),
         ({"type": "between_tools"}, "type 'between_tools'"),
         ({1: "x"}, "key 1"),
-        ({"effort": None}, "effort None"),
         ({"effort": 3}, "effort 3"),
         ({"budget": True}, "budget True"),
         ({"budget": 1024.5}, "budget 1024.5"),
@@ -2067,3 +2066,15 @@ def test_a_thinking_setting_gemini_reads_is_sent_through_the_sdk(
     body = sent[0].json
     assert body is not None
     assert body["generationConfig"]["thinkingConfig"] == config
+
+
+def test_effort_max_is_sent_as_geminis_highest_level() -> None:
+    """The cross-API effort scale ends at "max" (Anthropic's highest); Gemini's ThinkingLevel ends
+    at XHIGH, and "MAX" was refused as no level."""
+    import toolwire
+    from toolwire.types import Message, TextPart
+
+    for effort in ("max", "MAX", " Max "):
+        model = toolwire.model("gemini:gemini-3-flash-preview", api_key="k", thinking={"effort": effort})
+        body = model.prepare(model.build_request([Message("user", [TextPart("hi")])]))
+        assert body["generationConfig"]["thinkingConfig"] == {"thinkingLevel": "XHIGH"}

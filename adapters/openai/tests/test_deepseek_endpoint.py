@@ -262,3 +262,13 @@ def test_an_effort_in_any_case_is_sent_to_deepseek_in_lower_case(effort: str, se
     assert result.text == "Hi."
     body = server.bodies[0]
     assert {k: body[k] for k in ("thinking", "reasoning_effort") if k in body} == sent
+
+
+def test_effort_none_with_deepseeks_own_field_in_extra_body_sends_no_effort() -> None:
+    """DeepSeek's OpenAI format takes efforts low/high/max (and the names it maps to them), not
+    "none": with the switch given in extra_body, the effort "none" is not sent as reasoning_effort."""
+    server = Server(_json({"content": "Hi."}))
+    model = _model(server, thinking={"effort": "none"}, extra_body={"thinking": {"type": "enabled"}})
+    toolwire.run_sync(model, "hello")
+    assert server.bodies[0]["thinking"] == {"type": "enabled"}
+    assert "reasoning_effort" not in server.bodies[0]

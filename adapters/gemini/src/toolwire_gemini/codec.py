@@ -554,7 +554,8 @@ class GeminiCodec:
 
         Reads ``budget`` (or ``budget_tokens``) → ``thinkingBudget`` (0 disables, -1 automatic),
         ``include_thoughts`` → ``includeThoughts``, ``level`` → ``thinkingLevel`` (as given) or
-        ``effort`` → ``thinkingLevel`` upper-cased (``"none"`` → budget 0), ``{"type": "disabled"}`` → budget 0,
+        ``effort`` → ``thinkingLevel`` upper-cased (``"none"`` → budget 0, ``"max"`` → ``XHIGH``,
+        Gemini's highest), ``{"type": "disabled"}`` → budget 0,
         ``{"type": "enabled", ...}`` → ``includeThoughts: true`` unless set; other keys (and
         another ``type``) are copied as wire names (the preflight refuses one ``ThinkingConfig`` has no field for, rule
         ``gemini.request.thinking-config-fields``)."""
@@ -575,7 +576,10 @@ class GeminiCodec:
                     # Gemini 3 Pro: thinkingLevel LOW)
                     out["thinkingBudget"] = 0
                 else:
-                    out["thinkingLevel"] = str(value).upper()
+                    level = str(value).strip().upper()
+                    # the cross-API effort scale tops out at "max" (Anthropic's highest effort);
+                    # Gemini's highest level is XHIGH (google.genai.types.ThinkingLevel)
+                    out["thinkingLevel"] = "XHIGH" if level == "MAX" else level
             elif key == "type" and value in ("enabled", "adaptive", "disabled"):
                 if value == "disabled":
                     out["thinkingBudget"] = 0

@@ -587,6 +587,10 @@ class OpenAIChatCodec:
                     kind, effort = "disabled", None
                 if kind is not None:
                     body["thinking"] = {"type": kind}
+            elif self._to_deepseek and effort == "none":
+                effort = (
+                    None  # the caller's own thinking field decides; "none" is no effort DeepSeek's OpenAI format takes
+                )
             if effort is not None:
                 body["reasoning_effort"] = effort
         body["stream"] = bool(request.stream)
