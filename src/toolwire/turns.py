@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -40,6 +40,7 @@ __all__ = [
     "inline_image_type",
     "tool_image_changes",
     "tool_image_note",
+    "tool_image_url_note",
     "readable_tool_result",
     "CUT_OFF",
     "CUT_OFF_CONTEXT",
@@ -183,33 +184,71 @@ def tool_image_note(media_type: str, readable: frozenset[str] | None = None) -> 
     )
 
 
-def readable_tool_result(result: Any, readable: frozenset[str]) -> Any:
+def _url_named(url: str) -> str:
+    """How a note or a report names an image URL an API cannot fetch: ``file:...``,
+    ``ftp:...``, ``data:...`` (its scheme), or ``a local path`` (a relative reference, or a
+    Windows drive path such as ``C:\\shots\\a.png``)."""
+    from .types import url_scheme
+
+    scheme = url_scheme(url)
+    return f"{scheme}:..." if len(scheme) > 1 else "a local path"
+
+
+def tool_image_url_note(url: str) -> str:
+    """What an image a tool returned by a URL the API cannot fetch becomes (rules
+    ``<api>.conversation.image-url``, ``gemini.conversation.file-uri``): text saying so, so the
+    model knows an image was there and the run goes on (the API would refuse the whole request,
+    and every later one of the run). The note names the URL's scheme only, not the URL."""
+    return (
+        f"[the tool returned an image by a URL this API cannot fetch ({_url_named(url)}); it is not sent. "
+        "Return the image's bytes.]"
+    )
+
+
+def _unsent_note(c: Any, readable: frozenset[str], fetches: Callable[[str], bool] | None) -> str | None:
+    """The note an API (reading the formats ``readable``, fetching the URLs ``fetches`` takes)
+    gets in place of the image part ``c`` of a tool result, or ``None`` when ``c`` is sent."""
+    if c.data is not None:
+        kind = inline_image_type(c)
+        return tool_image_note(kind, readable) if kind is not None and kind not in readable else None
+    url = c.url
+    if fetches is not None and type(url) is str and not fetches(url):
+        return tool_image_url_note(url)
+    return None
+
+
+def readable_tool_result(result: Any, readable: frozenset[str], fetches: Callable[[str], bool] | None = None) -> Any:
     """``result`` (a :class:`~toolwire.types.ToolResult`) as an API reading the image formats
     ``readable`` gets it: each inline image of another format (:func:`inline_image_type`)
-    replaced, in place, by a text part holding :func:`tool_image_note`. The same object when
-    there is none (the usual case); a copy otherwise (the conversation keeps the image)."""
+    replaced by a text part holding :func:`tool_image_note`, and, with ``fetches`` (a function
+    of a URL saying whether the API fetches it), each image by a URL it does not fetch replaced
+    by one holding :func:`tool_image_url_note`. The same object when there is none (the usual
+    case); a copy otherwise (the conversation keeps the image)."""
     from .types import ImagePart, TextPart
 
     content = result.content
     if isinstance(content, str):
         return result
-    kinds = [inline_image_type(c) if type(c) is ImagePart else None for c in content]
-    if all(k is None or k in readable for k in kinds):
+    notes = [_unsent_note(c, readable, fetches) if type(c) is ImagePart else None for c in content]
+    if not any(notes):
         return result
-    parts = [
-        TextPart(tool_image_note(k, readable)) if k is not None and k not in readable else c
-        for c, k in zip(content, kinds)
-    ]
+    parts = [TextPart(n) if n is not None else c for c, n in zip(content, notes)]
     return dataclasses.replace(result, content=parts)
 
 
 def tool_image_changes(
-    messages: Any, offset: int, api: str, readable: frozenset[str]
+    messages: Any,
+    offset: int,
+    api: str,
+    readable: frozenset[str],
+    fetches: Callable[[str], bool] | None = None,
+    url_rule: str | None = None,
 ) -> list[tuple[str, str, str, str | None, str | None]]:
-    """The lossy changes (``(rule, pointer, detail, tool, call_id)``, rule
-    ``<api>.conversation.tool-result-image-type``) for the inline images in tool results of
-    ``messages`` (numbered from ``offset``) whose format (:func:`inline_image_type`) is not in
-    ``readable``: each is sent as :func:`tool_image_note` instead."""
+    """The lossy changes (``(rule, pointer, detail, tool, call_id)``) for the images in tool
+    results of ``messages`` (numbered from ``offset``) that :func:`readable_tool_result` sends
+    as a note: inline images whose format (:func:`inline_image_type`) is not in ``readable``
+    (rule ``<api>.conversation.tool-result-image-type``) and, with ``fetches``, images by a URL
+    the API does not fetch (rule ``url_rule``, by default ``<api>.conversation.image-url``)."""
     from .types import ImagePart, ToolResult
 
     out: list[tuple[str, str, str, str | None, str | None]] = []
@@ -218,13 +257,27 @@ def tool_image_changes(
             if type(p) is not ToolResult or isinstance(p.content, str):
                 continue
             for k, c in enumerate(p.content):
-                if type(c) is ImagePart and (kind := inline_image_type(c)) is not None and kind not in readable:
+                if type(c) is not ImagePart:
+                    continue
+                if (kind := inline_image_type(c)) is not None and kind not in readable:
                     out.append(
                         (
                             f"{api}.conversation.tool-result-image-type",
                             f"/messages/{i}/parts/{j}/content/{k}",
                             f"an image of type {kind or 'unknown'} returned by tool {p.name!r} was sent as a note: "
                             f"this API reads {', '.join(sorted(readable))}",
+                            p.name,
+                            p.tool_call_id,
+                        )
+                    )
+                elif c.data is None and fetches is not None and type(c.url) is str and not fetches(c.url):
+                    shown = c.url if len(c.url) <= 80 else c.url[:77] + "..."
+                    out.append(
+                        (
+                            url_rule or f"{api}.conversation.image-url",
+                            f"/messages/{i}/parts/{j}/content/{k}",
+                            f"an image by URL {shown!r} ({_url_named(c.url)}) returned by tool {p.name!r} was sent "
+                            "as a note: this API cannot fetch it",
                             p.name,
                             p.tool_call_id,
                         )

@@ -1,6 +1,7 @@
-"""Images given by URL that the API cannot fetch are refused before anything is sent, on every API,
-in the prompt and in a tool result, with a message saying to pass the image's bytes; ``data:`` URLs
-are sent as inline bytes. Each API's rule and its sources: ``docs/rules/<api>.md``
+"""Images given by URL that the API cannot fetch: in the prompt they are refused before anything is
+sent, on every API, with a message saying to pass the image's bytes; an image a tool returned is
+sent as a note instead (the tool's output, not the caller's request: the run goes on) and reported
+as a lossy change. ``data:`` URLs are sent as inline bytes. Each API's rule and its sources: ``docs/rules/<api>.md``
 (``<api>.conversation.image-url``, ``gemini.conversation.file-uri``)."""
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import httpx2
 import pytest
 
 import toolwire
-from toolwire import ImagePart, Message, ToolCall, ToolResult
+from toolwire import ImagePart, Message, TextPart, ToolCall, ToolResult
 from toolwire.errors import RequestRefused
 
 from .answers import APIS, text_answer
+from .test_tool_images import call_answer
 from .test_turns import _PNG_1PX
 
 pytest.importorskip("toolwire_anthropic")
@@ -45,10 +47,13 @@ UNFETCHABLE = [
 ]
 
 
-def make(api: str, sent: list[dict[str, Any]]) -> Any:
+def make(api: str, sent: list[dict[str, Any]], answers: list[dict[str, Any]] | None = None) -> Any:
+    """A model of ``api`` whose requests go to ``sent``; it answers ``answers`` in turn, else "ok"."""
+    queue = list(answers or [])
+
     def respond(request: httpx2.Request) -> httpx2.Response:
         sent.append(json.loads(request.content))
-        return httpx2.Response(200, json=text_answer(api, "ok"))
+        return httpx2.Response(200, json=queue.pop(0) if queue else text_answer(api, "ok"))
 
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(respond))
     return toolwire.model(f"{api}:{MODEL[api]}", api_key="k", max_retries=0, http_client=client)
@@ -71,18 +76,111 @@ def test_a_prompt_image_the_api_cannot_fetch_is_refused_before_sending(api: str,
     assert "ImagePart(data=..., media_type='image/png')" in v.message
 
 
-@pytest.mark.parametrize("api", APIS)
-@pytest.mark.parametrize("url", ["file:///tmp/shot.png", "data:image/png;base64,"])
-def test_a_tool_result_image_the_api_cannot_fetch_is_refused_naming_the_call(api: str, url: str) -> None:
-    conversation = [
+#: What the model reads in place of an image a tool returned by a URL the API cannot fetch.
+NOTE = "[the tool returned an image by a URL this API cannot fetch ({}); it is not sent. Return the image's bytes.]"
+#: How the note names each URL of UNFETCHABLE: its scheme, or "a local path".
+SHOWN = {
+    "file:///tmp/chart.png": "file:...",
+    "/tmp/chart.png": "a local path",
+    "chart.png": "a local path",
+    "C:\\shots\\chart.png": "a local path",
+    "ftp://example.com/chart.png": "ftp:...",
+    "javascript:alert(1)": "javascript:...",
+    "data:image/png;base64,": "data:...",
+    "data:image/png;base64,@@@@": "data:...",
+}
+
+
+def _screenshot_turns(image: ImagePart) -> list[Message]:
+    return [
         Message.user("Take a screenshot."),
         Message("assistant", [ToolCall("call_1", "screenshot", {})]),
-        Message("user", [ToolResult("call_1", [ImagePart(url=url)], name="screenshot")]),
+        Message("user", [ToolResult("call_1", [TextPart("the screen:"), image], name="screenshot")]),
     ]
-    err, sent = _refusal(api, conversation)
+
+
+def _url_changes(api: str, report: Any) -> list[Any]:
+    return [c for c in report.changes if c.rule == RULE[api]] if report is not None else []
+
+
+@pytest.mark.parametrize("api", APIS)
+@pytest.mark.parametrize("url", UNFETCHABLE)
+def test_a_tool_result_image_the_api_cannot_fetch_is_sent_as_a_note(api: str, url: str) -> None:
+    """The image is the tool's output, not the caller's request: the request goes out with a note
+    in its place (a refusal would refuse every later request of the run, the result staying in the
+    conversation), and the change is reported as lossy, naming the tool and its call."""
+    sent: list[dict[str, Any]] = []
+    result = toolwire.run_sync(
+        make(api, sent), conversation=toolwire.Conversation(_screenshot_turns(ImagePart(url=url)))
+    )
+    assert result.text == "ok"
+    body = json.dumps(sent[0])
+    assert body.count(json.dumps(NOTE.format(SHOWN[url]))[1:-1]) == 1
+    assert json.dumps(url)[1:-1] not in body  # the URL is not sent
+    assert "the screen:" in body
+    (change,) = _url_changes(api, result.turns[0].response.preflight)
+    assert (change.lossy, change.tool, change.call_id) == (True, "screenshot", "call_1")
+    assert change.pointer == "/messages/2/parts/0/content/1"
+    assert "screenshot" in change.detail and "note" in change.detail
+    # the conversation keeps the image as the tool returned it (another API may fetch it)
+    kept = result.conversation.messages[2].parts[0]
+    assert isinstance(kept, ToolResult) and kept.content == [TextPart("the screen:"), ImagePart(url=url)]
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_run_whose_tool_returns_an_unfetchable_image_goes_on_to_its_answer(api: str) -> None:
+    @toolwire.tool
+    def chart() -> list:
+        """Draw the chart."""
+        return [TextPart("the chart:"), ImagePart(url="file:///tmp/chart.png", media_type="image/png")]
+
+    sent: list[dict[str, Any]] = []
+    result = toolwire.run_sync(make(api, sent, [call_answer(api), text_answer(api, "done")]), "draw", tools=[chart])
+    assert result.text == "done" and not result.tool_errors
+    assert len(sent) == 2
+    assert NOTE.format("file:...") in json.dumps(sent[1])
+    assert "file:///tmp/chart.png" not in json.dumps(sent[1])
+    (change,) = _url_changes(api, result.turns[-1].response.preflight)
+    assert change.lossy and change.tool == "chart" and change.call_id is not None
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_an_unfetchable_user_image_is_still_refused_beside_a_noted_tool_image(api: str) -> None:
+    *earlier, last = _screenshot_turns(ImagePart(url="file:///tmp/shot.png"))
+    asked = Message("user", [*last.parts, TextPart("And this one?"), ImagePart(url="/tmp/other.png")])
+    err, sent = _refusal(api, [*earlier, asked])
     assert sent == []
-    assert [v.rule for v in err.violations] == [RULE[api]]
-    assert "pass its bytes" in err.violations[0].message
+    (v,) = err.violations
+    assert v.rule == RULE[api] and "/tmp/other.png" in v.message and v.call_id is None
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_an_http_tool_image_is_a_note_on_anthropic_only(api: str) -> None:
+    """Anthropic fetches only https URLs; OpenAI and Gemini are sent an http URL as given."""
+    url = "http://example.com/shot.png"
+    sent: list[dict[str, Any]] = []
+    turns = _screenshot_turns(ImagePart(url=url, media_type="image/png"))
+    result = toolwire.run_sync(make(api, sent), conversation=toolwire.Conversation(turns))
+    assert result.text == "ok"
+    body = json.dumps(sent[0])
+    changes = _url_changes(api, result.turns[0].response.preflight)
+    if api == "anthropic":
+        assert NOTE.format("http:...") in body and url not in body
+        assert [(c.tool, c.call_id) for c in changes] == [("screenshot", "call_1")]
+    else:
+        assert url in body and "cannot fetch" not in body and changes == []
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_tool_result_image_the_api_fetches_is_sent_as_given(api: str) -> None:
+    url = "https://example.com/shot.png"
+    sent: list[dict[str, Any]] = []
+    turns = _screenshot_turns(ImagePart(url=url, media_type="image/png"))
+    result = toolwire.run_sync(make(api, sent), conversation=toolwire.Conversation(turns))
+    assert result.text == "ok"
+    body = json.dumps(sent[0])
+    assert json.dumps(url) in body and "cannot fetch" not in body
+    assert _url_changes(api, result.turns[0].response.preflight) == []
 
 
 @pytest.mark.parametrize("api", APIS)

@@ -21,7 +21,7 @@ import pydantic
 import pytest
 
 import toolwire
-from toolwire import Approved, Denied, ProviderTool
+from toolwire import Approved, Denied, ImagePart, ProviderTool
 from toolwire.errors import ConfigurationError
 
 PNG = base64.b64decode(
@@ -432,6 +432,40 @@ def test_a_denied_computer_call_is_answered_with_the_last_screen_and_no_acknowle
     assert note["role"] == "user" and note["content"][0]["text"].startswith(
         "The computer action failed: Not run: the user refused this call to 'computer'. Reason: not on this page"
     )
+    valid_input_items([answer, note])
+
+
+def test_a_screenshot_by_a_url_openai_cannot_fetch_is_a_note_with_the_last_screen() -> None:
+    """A screenshot the function returns by a local URL is not sent (rule
+    ``openai.conversation.image-url``): the call is answered with the last screenshot sent and a
+    note saying so, reported as lossy, and the run goes on."""
+    from toolwire_openai import computer
+
+    shots = iter([PNG, ImagePart(url="file:///tmp/screen.png")])
+    first = computer_call(1, {"type": "screenshot"})
+    second = computer_call(2, {"type": "click", "x": 1, "y": 2, "button": "left"})
+    model, sent = make([response([first]), response([second]), said("clicked")])
+    result = toolwire.run_sync(model, "Click.", tools=[computer(lambda action: next(shots))])
+    assert result.text == "clicked"
+    answer, note = sent[2]["input"][-2:]
+    assert answer == {
+        "type": "computer_call_output",
+        "call_id": "call_c2",
+        "output": {"type": "computer_screenshot", "image_url": PNG_URL},
+    }
+    assert note == {
+        "role": "user",
+        "content": [
+            {
+                "type": "input_text",
+                "text": "[the tool returned an image by a URL this API cannot fetch (file:...); it is not sent. "
+                "Return the image's bytes.]",
+            }
+        ],
+    }
+    assert "file:///tmp/screen.png" not in json.dumps(sent[2])
+    changes = [c for c in result.turns[-1].response.preflight.changes if c.rule == "openai.conversation.image-url"]
+    assert [(c.lossy, c.call_id) for c in changes] == [(True, "call_c2")]
     valid_input_items([answer, note])
 
 

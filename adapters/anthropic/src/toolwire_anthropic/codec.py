@@ -90,6 +90,7 @@ from .profile import (
     TOOL_USE_ID_RULE,
     AnthropicProfile,
     claude_version,
+    fetches_image_url,
     server_tool_block_types,
 )
 
@@ -843,8 +844,9 @@ def _encode_result(r: ToolResult) -> dict[str, Any]:
             return block
     else:
         content = []
-        # rule conversation.tool-result-image-type: images Anthropic cannot read go as notes
-        for p in readable_tool_result(r, IMAGE_MEDIA_TYPES).content:
+        # rules conversation.tool-result-image-type and conversation.image-url: images Anthropic cannot
+        # read, or fetch, go as notes
+        for p in readable_tool_result(r, IMAGE_MEDIA_TYPES, fetches_image_url).content:
             if isinstance(p, TextPart):
                 if p.text:
                     content.append(_encode_text(p))
@@ -1638,7 +1640,7 @@ class AnthropicCodec:
         return (
             moved_result_changes(messages, offset, merged_turns=False)
             + assistant_image_changes(messages, offset, API)
-            + tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES)
+            + tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES, fetches_image_url)
             + duplicate_changes(messages, offset, before_call=True)
             + _unsigned_thinking_changes(messages, offset)
         )

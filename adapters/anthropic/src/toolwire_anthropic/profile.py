@@ -64,6 +64,15 @@ TOOL_USE_ID_RULE = re.compile(r"^[a-zA-Z0-9_-]+$")
 #: ``anthropic.types.Base64ImageSourceParam.media_type``.
 IMAGE_MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 
+
+def fetches_image_url(url: str) -> bool:
+    """Whether an image given by ``url`` can be sent to Anthropic (rule
+    ``anthropic.conversation.image-url``): an https URL, which the API fetches, or a ``data:`` URL
+    holding bytes, sent as a base64 source. An image a tool returned by any other URL is sent as
+    a note (:func:`toolwire.turns.readable_tool_result`); one in a user message is refused."""
+    return url_scheme(url) == "https" or (url[:5].lower() == "data:" and decode_data_url(url) is not None)
+
+
 #: Media type spellings that name an accepted type (repaired, same bytes).
 _MEDIA_TYPE_ALIASES = {"image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg", "image/x-png": "image/png"}
 
@@ -861,7 +870,9 @@ RULES: tuple[Rule, ...] = (
         "anthropic.conversation.image-url",
         "An image given by URL (an image source of type url, in a user message or a tool_result) holds an https "
         "URL; a data: URL is sent as a base64 source (the same bytes), and any other URL (http, file, ftp, a "
-        "relative path, a data: URL without bytes) is refused.",
+        "relative path, a data: URL without bytes) in a user message is refused. An image a tool returned by such "
+        "a URL is sent as a short note in its place and reported as lossy, so the run goes on (the result stays in "
+        "the conversation: refusing it would refuse every later request of the run).",
         'API error text "Only HTTPS URLs are supported." (BrokkAi/brokk-app#2269); anthropic.types.URLImageSourceParam '
         "(type 'url', url: str), which ToolResultBlockParam.content takes too (ImageBlockParam.source); "
         "https://platform.claude.com/docs/en/build-with-claude/vision (images by URL: an https URL). Sources disagree "
@@ -3132,7 +3143,7 @@ def _check_image(ptr: str, b: dict[str, Any], add: Any) -> None:
     src = b.get("source")
     if isinstance(src, dict) and src.get("type") == "url":
         url = src.get("url")
-        if type(url) is not str or url_scheme(url) != "https":
+        if type(url) is not str or not fetches_image_url(url):
             add("anthropic.conversation.image-url", f"{ptr}/source/url", _image_url_problem(url))
         return
     if isinstance(src, dict) and src.get("type") == "base64":

@@ -77,6 +77,7 @@ from .profile import (
     INVALID_NAME_PLACEHOLDER,
     SKIP_SIGNATURE,
     GeminiProfile,
+    fetches_image_url,
     is_base64,
     model_major,
 )
@@ -453,7 +454,11 @@ class GeminiCodec:
         ``gemini.conversation.tool-result-image-type``), and results answering a call already
         answered and calls repeating an id in one response (each call is answered once:
         :func:`toolwire.turns.duplicate_changes`)."""
-        out: list[tuple[Any, ...]] = list(tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES))
+        out: list[tuple[Any, ...]] = list(
+            tool_image_changes(
+                messages, offset, API, IMAGE_MEDIA_TYPES, fetches_image_url, "gemini.conversation.file-uri"
+            )
+        )
         out += duplicate_changes(messages, offset)
         if not isinstance(self.cache, str) or offset:
             return out
@@ -777,7 +782,9 @@ class GeminiCodec:
                 "name; Gemini's functionResponse needs the function name"
             )
         pd = result.provider_data.get(API) or {}
-        result = readable_tool_result(result, IMAGE_MEDIA_TYPES)  # rule gemini.conversation.tool-result-image-type
+        # rules gemini.conversation.tool-result-image-type and gemini.conversation.file-uri: a note in
+        # place of an image Gemini cannot read or fetch
+        result = readable_tool_result(result, IMAGE_MEDIA_TYPES, fetches_image_url)
         images: list[dict[str, Any]] = []
         if isinstance(result.content, list):
             images = [_image_wire(p) for p in result.content if isinstance(p, ImagePart)]

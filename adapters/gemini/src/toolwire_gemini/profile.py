@@ -69,6 +69,19 @@ def _r(id: str, summary: str, source: str, action: Action) -> Rule:
 #: The image types Gemini reads inline (Gemini API "Image understanding": PNG, JPEG, WEBP, HEIC, HEIF).
 IMAGE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"})
 
+
+def fetches_image_url(url: str) -> bool:
+    """Whether an image given by ``url`` can be sent to Gemini as ``fileData.fileUri`` (rule
+    ``gemini.conversation.file-uri``): a Files API URI (or a bare ``files/<id>`` name), an http(s)
+    URL or a ``gs://`` URI, which the API fetches, or a ``data:`` URL holding bytes, sent as
+    ``inlineData``. An image a tool returned by any other URL is sent as a note
+    (:func:`toolwire.turns.readable_tool_result`); one in a prompt is refused."""
+    scheme = url_scheme(url)
+    if scheme in ("https", "http", "gs") or (scheme == "" and url.startswith("files/")):
+        return True
+    return scheme == "data" and decode_data_url(url) is not None
+
+
 #: The most inline data one request carries, in characters of base64 text (rule
 #: ``gemini.conversation.inline-data-size``): "the maximum payload size for inline data" is 100 MB,
 #: base64 encoded (20 MB before 2026-01-12), read as 100 MiB as the former limit's error text counts
@@ -596,7 +609,9 @@ RULES: tuple[Rule, ...] = (
         "fileData.fileUri (an image given by URL, in a prompt or a function response) is a URI the Gemini API "
         "fetches: a Files API URI, an https URL (public or signed; YouTube) or a gs:// URI; a data: URL is sent as "
         "inlineData (the same bytes), and a local path, a file:, ftp: or javascript: URL and a data: URL without "
-        "bytes are refused.",
+        "bytes in a prompt are refused. An image a tool returned by such a URL is sent as a short note in its place "
+        "and reported as lossy, so the run goes on (the result stays in the conversation: refusing it would refuse "
+        "every later request of the run).",
         "https://ai.google.dev/gemini-api/docs/file-input-methods (the Files API, external HTTPS and signed URLs, "
         'Google Cloud Storage registration); blog.google "Increased file size limits and expanded inputs support in '
         'Gemini API" (2026-01-12: "You can pass any publicly accessible URL ... directly in your generation '
@@ -3179,7 +3194,7 @@ def _check_image_type(part: dict[str, Any], ptr: str, out: list[Violation], **ab
         uri = _g(fd, "fileUri") if isinstance(fd, dict) else None
         if isinstance(uri, str):
             scheme = url_scheme(uri)
-            if scheme not in ("https", "http", "gs") and not (scheme == "" and uri.startswith("files/")):
+            if not fetches_image_url(uri):
                 out.append(
                     Violation(
                         "gemini.conversation.file-uri",

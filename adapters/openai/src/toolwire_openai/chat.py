@@ -75,7 +75,7 @@ from ._common import (
 from ._common import (
     wire_name as _wire_name,
 )
-from .profile import IMAGE_LABEL, IMAGE_MEDIA_TYPES, hosted_server, naming_profile, real_names
+from .profile import IMAGE_LABEL, IMAGE_MEDIA_TYPES, fetches_image_url, hosted_server, naming_profile, real_names
 
 __all__ = ["OpenAIChatCodec", "ChatStreamDecoder", "FINISH_REASONS", "chat_usage", "API"]
 
@@ -341,7 +341,9 @@ class OpenAIChatCodec:
                     if part.tool_call_id in answered:
                         continue  # a second result for one id (a duplicate-id call): not sent
                     answered.add(part.tool_call_id)
-                part = readable_tool_result(part, IMAGE_MEDIA_TYPES)  # rule conversation.tool-result-image-type
+                # rules conversation.tool-result-image-type and conversation.image-url: a note in place of an
+                # image OpenAI cannot read or fetch
+                part = readable_tool_result(part, IMAGE_MEDIA_TYPES, fetches_image_url)
                 images = (
                     [p for p in part.content if isinstance(p, ImagePart)] if not isinstance(part.content, str) else []
                 )
@@ -475,7 +477,7 @@ class OpenAIChatCodec:
         return (
             moved_result_changes(messages, offset, merged_turns=False)
             + assistant_image_changes(messages, offset, API)
-            + tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES)
+            + tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES, fetches_image_url)
             + self._other_server_reasoning(messages, offset)
             + duplicate_changes(messages, offset)
         )

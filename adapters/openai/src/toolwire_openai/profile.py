@@ -155,7 +155,10 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
             "conversation.image-url",
             "An image URL (Chat image_url.url; Responses input_image.image_url, in a message or a "
             "function_call_output) is an http(s) URL or a data: URL holding base64 image data; a local path, a "
-            "file:, ftp: or javascript: URL and a data: URL without base64 bytes are refused.",
+            "file:, ftp: or javascript: URL and a data: URL without base64 bytes in a user message are refused. An "
+            "image a tool returned by such a URL is sent as a short note in its place and reported as lossy, so the "
+            "run goes on (the result stays in the conversation: refusing it would refuse every later request of the "
+            "run).",
             'openai.types.chat.chat_completion_content_part_image_param.ImageURL.url ("Either a URL of the image or '
             'the base64 encoded image data"); openai.types.responses.ResponseInputImageParam.image_url ("A fully '
             'qualified URL or base64 encoded image in a data URL"); API errors "Invalid image URL: '
@@ -1691,6 +1694,17 @@ IMAGE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/g
 _BASE64_TEXT = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
+def fetches_image_url(url: str) -> bool:
+    """Whether OpenAI takes an image given by ``url`` (rule ``conversation.image-url``, Chat and
+    Responses): an http(s) URL, or a ``data:`` URL holding base64 text. An image a tool returned
+    by any other URL is sent as a note (:func:`toolwire.turns.readable_tool_result`); one in a
+    user message is refused."""
+    if url[:5].lower() != "data:":
+        return url_scheme(url) in ("https", "http")
+    head, _, text = url[5:].partition(",")
+    return head.lower().endswith(";base64") and _BASE64_TEXT.fullmatch(text) is not None
+
+
 def _image_problems(items: Any, start: int, key: str, violation: Any) -> list[Violation]:
     """Rules ``conversation.image-url`` and ``conversation.image-media-type`` over the
     conversation entries from ``start``: each image URL (a Chat ``image_url`` part, a Responses
@@ -1724,16 +1738,12 @@ def _image_problems(items: Any, start: int, key: str, violation: Any) -> list[Vi
                     continue
                 if not isinstance(url, str):
                     continue
+                if not fetches_image_url(url):
+                    out.append(violation("conversation.image-url", where, _image_url_problem(url, url_scheme(url))))
+                    continue
                 if url[:5].lower() != "data:":
-                    scheme = url_scheme(url)
-                    if scheme not in ("https", "http"):
-                        out.append(violation("conversation.image-url", where, _image_url_problem(url, scheme)))
                     continue
-                head, _, text = url[5:].partition(",")
-                if not (head.lower().endswith(";base64") and _BASE64_TEXT.fullmatch(text)):
-                    out.append(violation("conversation.image-url", where, _image_url_problem(url, "data")))
-                    continue
-                media = head.split(";", 1)[0].strip().lower()
+                media = url[5:].split(";", 1)[0].split(",", 1)[0].strip().lower()
                 if media not in IMAGE_MEDIA_TYPES:
                     out.append(
                         violation(

@@ -89,6 +89,7 @@ from .profile import (
     IMAGE_MEDIA_TYPES,
     RESPONSES_CLIENT_CALL_ITEMS,
     RESPONSES_CLIENT_CALLS,
+    fetches_image_url,
     naming_profile,
     real_names,
     responses_hosted_item_types,
@@ -702,7 +703,9 @@ class OpenAIResponsesCodec:
                     if part.tool_call_id in answered:
                         continue  # a second result for one call_id (a duplicate-id call): not sent
                     answered.add(part.tool_call_id)
-                part = readable_tool_result(part, IMAGE_MEDIA_TYPES)  # rule conversation.tool-result-image-type
+                # rules conversation.tool-result-image-type and conversation.image-url: a note in place of an
+                # image OpenAI cannot read or fetch
+                part = readable_tool_result(part, IMAGE_MEDIA_TYPES, fetches_image_url)
                 if client and part.tool_call_id in client:  # a shell / apply_patch / computer / MCP approval answer
                     items.extend(
                         client_output_items(client[part.tool_call_id], part, shots if shots is not None else [])
@@ -890,10 +893,10 @@ class OpenAIResponsesCodec:
         a call already answered and calls repeating an id in one response (each call is answered
         once: :func:`toolwire.turns.duplicate_changes`)."""
         if (request.settings or {}).get("previous_response_id") or (request.settings or {}).get("conversation"):
-            return tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES)
+            return tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES, fetches_image_url)
         reasoning = takes_reasoning_items(request.model)
         out: list[tuple[str, str, str, str | None, str | None]] = list(assistant_image_changes(messages, offset, API))
-        out += tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES)
+        out += tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES, fetches_image_url)
         out += duplicate_changes(messages, offset)
         for i, msg in enumerate(messages, offset):
             if msg.role != "assistant":
