@@ -46,7 +46,7 @@ def test_cli_prints_the_saving(capsys, tmp_path) -> None:
     out = capsys.readouterr().out
     tokens = lint_tools([SMALL], ["openai"]).summary["token_cost"]["openai"]["tokens"]
     assert (
-        "Prompt caching (setting cache=True): the tool definitions alone are under each API's minimum cached prefix "
+        "Prompt caching (setting cache=True): the tool definitions alone are under the minimum cached prefix "
         f"(openai {tokens} of 1024 tokens); later requests read them from the cache once the instructions and "
         "history add the rest"
     ) in " ".join(out.split())

@@ -140,7 +140,7 @@ def test_cli_lints_provider_tools_in_a_module(capsys, tmp_path) -> None:
     assert info.value.code == 1
     assert "provider-tool-settings" in out and "did you mean 'max_uses'?" in out
     assert (
-        "Prompt caching (setting cache=True): the tool definitions alone are under each API's minimum cached prefix (anthropic "
+        "Prompt caching (setting cache=True): the tool definitions alone are under the minimum cached prefix (anthropic "
         in out
     )
 

@@ -187,8 +187,9 @@ def lint(
         )
     if short:  # one line, not one per API: for a small tool set it is the same story everywhere
         console.print(
-            f"Prompt caching (setting cache=True): the tool definitions alone are under each API's minimum "
-            f"cached prefix ({', '.join(short)} tokens); later requests read them from the cache once the "
+            f"Prompt caching (setting cache=True): the tool definitions alone are under "
+            f"{'each API' + chr(39) + 's' if len(short) > 1 else 'the'} minimum cached prefix "
+            f"({', '.join(short)} tokens); later requests read them from the cache once the "
             "instructions and history add the rest",
             highlight=False,
             markup=False,
