@@ -113,7 +113,9 @@ def decode_data_url(url: str) -> tuple[str, bytes] | None:
     """``(media type as declared, bytes)`` of a ``data:`` URL (RFC 2397), or ``None`` when ``url``
     is not one, holds no bytes, or its base64 does not decode. Read losslessly: base64 broken
     into lines, percent-encoded (``%2B``), written in the URL-safe alphabet (``-``, ``_``) or
-    without its ``=`` padding, and a body without ``;base64`` percent-decoded (``data:image/svg+xml,%3Csvg%20...``). The
+    without its ``=`` padding, and a body without ``;base64`` percent-decoded (``data:image/svg+xml,%3Csvg%20...``) — unless
+    those bytes are no image and their base64 decoding is a PNG, JPEG, GIF or WebP image (the
+    ``;base64`` left out: ``data:image/png,iVBORw0KGgo...``), which is then the bytes. The
     media type is ``""`` when none is declared, parameters (``;charset=utf-8``) left out."""
     if url[:5].lower() != "data:":
         return None
@@ -139,6 +141,17 @@ def decode_data_url(url: str) -> tuple[str, bytes] | None:
         from urllib.parse import unquote_to_bytes
 
         raw = unquote_to_bytes(text)
+        if raw and signature_media_type(raw) is None:
+            # "data:image/png,iVBORw0KGgo..." (";base64" left out, a common slip): the text read as
+            # bytes is no image, and its base64 decoding is one: that is what was meant
+            compact = b"".join(raw.split())
+            compact += b"=" * (-len(compact) % 4)
+            try:
+                decoded = base64.b64decode(compact, validate=True)
+            except (ValueError, TypeError):
+                decoded = b""
+            if signature_media_type(decoded) is not None:
+                raw = decoded
     if not raw:
         return None
     return declared, raw

@@ -858,3 +858,27 @@ def test_a_late_result_in_a_long_history_is_moved_on_every_request(api: str) -> 
         at = order.index(call)
         assert order[at + 1 : at + 3] == [answer, "text:and be quick"]
         assert _moved(result, n) == [("conversation.result-moved", "/messages/23/parts/0", "call_1", False)]
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_data_url_missing_its_base64_marker_is_read_as_the_base64_image_it_holds(api: str) -> None:
+    """``data:image/png,iVBORw0KGgo...`` (``;base64`` left out) was read, as RFC 2397 says, as the
+    base64 text itself: those characters went out as the "PNG" bytes, and the API could not
+    read the image. Text that is no image but whose base64 decoding is one is that image."""
+    import base64
+
+    from toolwire import ImagePart
+    from toolwire.types import decode_data_url
+
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    )
+    part = ImagePart(url="data:image/png," + base64.b64encode(png).decode())
+    assert (part.url, part.data, part.media_type) == (None, png, "image/png")
+    # text that is not base64 of an image stays the percent-decoded bytes (an SVG, say)
+    assert decode_data_url("data:image/svg+xml,%3Csvg%3E%3C/svg%3E") == ("image/svg+xml", b"<svg></svg>")
+    out: list[dict[str, Any]] = []
+    m = make_model(api, [text_answer(api, "a dot")], out)
+    toolwire.run_sync(m, ["what is this?", part])
+    assert _sent_image_types(api, out[0]) == ["image/png"]
+    assert base64.b64encode(png).decode() in json.dumps(out[0])
