@@ -109,6 +109,18 @@ def url_scheme(url: str) -> str:
     return head.lower()
 
 
+def url_kind(url: str) -> str:
+    """How a message names an image URL an API cannot fetch: ``a local path`` (a relative
+    reference, a ``file:`` URL or a Windows drive path such as ``C:\\shots\\a.png``), ``a URL with
+    white space around it`` (``" https://..."``: the white space makes it no URL), or ``a ftp:
+    URL`` by its scheme."""
+    bare = url.strip().strip("\u200b\ufeff")
+    scheme = url_scheme(url)
+    if bare != url and len(url_scheme(bare)) > 1 and scheme != url_scheme(bare):
+        return "a URL with white space around it (write it without)"
+    return "a local path" if scheme in ("", "file") or len(scheme) == 1 else f"a {scheme}: URL"
+
+
 def decode_data_url(url: str) -> tuple[str, bytes] | None:
     """``(media type as declared, bytes)`` of a ``data:`` URL (RFC 2397), or ``None`` when ``url``
     is not one, holds no bytes, or its base64 does not decode. Read losslessly: base64 broken

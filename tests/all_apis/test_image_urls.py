@@ -76,6 +76,16 @@ def test_a_prompt_image_the_api_cannot_fetch_is_refused_before_sending(api: str,
     assert "ImagePart(data=..., media_type='image/png')" in v.message
 
 
+@pytest.mark.parametrize("api", APIS)
+@pytest.mark.parametrize("url", [" https://example.com/chart.png", "\u200bhttps://example.com/chart.png"])
+def test_a_url_with_white_space_before_it_is_said_to_be_one_not_a_local_path(api: str, url: str) -> None:
+    err, sent = _refusal(api, [Message.user(["What is in this chart?", ImagePart(url=url)])])
+    assert sent == []
+    (v,) = err.violations
+    assert "a URL with white space around it (write it without)" in v.message
+    assert "a local path" not in v.message
+
+
 #: What the model reads in place of an image a tool returned by a URL the API cannot fetch.
 NOTE = "[the tool returned an image by a URL this API cannot fetch ({}); it is not sent. Return the image's bytes.]"
 #: How the note names each URL of UNFETCHABLE: its scheme, or "a local path".

@@ -3177,7 +3177,9 @@ def _image_url_problem(url: Any) -> str:
             f'image URL {shown!r} is http: Anthropic fetches only https URLs ("Only HTTPS URLs are supported."); '
             f"give an https URL or {bytes_hint}"
         )
-    what = "a local path" if scheme in ("", "file") or len(scheme) == 1 else f"a {scheme}: URL"
+    from toolwire.types import url_kind
+
+    what = url_kind(url)
     return f"image URL {shown!r} is {what}, which Anthropic cannot fetch (https URLs only): {bytes_hint}"
 
 

@@ -3227,7 +3227,9 @@ def _file_uri_problem(uri: str, scheme: str) -> str:
     todo = "read the image and pass its bytes, ImagePart(data=..., media_type='image/png')"
     if scheme == "data":
         return f"the data: URL {shown!r} holds no image bytes (empty, or its base64 does not decode): {todo}"
-    what = "a local path" if scheme in ("", "file") or len(scheme) == 1 else f"a {scheme}: URL"
+    from toolwire.types import url_kind
+
+    what = url_kind(uri)
     return (
         f"fileUri {shown!r} is {what}, which the Gemini API cannot fetch (a Files API URI, an https URL or a "
         f"gs:// URI): {todo}, or upload it with client.files.upload and pass its uri"

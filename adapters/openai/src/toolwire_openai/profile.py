@@ -1762,7 +1762,9 @@ def _image_url_problem(url: str, scheme: str) -> str:
     todo = "read the image and pass its bytes, ImagePart(data=..., media_type='image/png')"
     if scheme == "data":
         return f"the data: URL {shown!r} holds no base64 image bytes (empty, or not base64): {todo}"
-    what = "a local path" if scheme in ("", "file") or len(scheme) == 1 else f"a {scheme}: URL"
+    from toolwire.types import url_kind
+
+    what = url_kind(url)
     return f"image URL {shown!r} is {what}, which OpenAI cannot fetch (http(s) or base64 data: URLs only): {todo}"
 
 
