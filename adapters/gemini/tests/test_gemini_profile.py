@@ -1884,6 +1884,7 @@ def test_file_uris_the_api_may_fetch_pass(uri: str) -> None:
         "javascript:alert(1)",
         "data:image/png;base64,",
         "data:image/png;base64,@@@",
+        "files/",
     ],
 )
 @pytest.mark.parametrize("snake", [False, True])

@@ -77,8 +77,8 @@ def fetches_image_url(url: str) -> bool:
     ``inlineData``. An image a tool returned by any other URL is sent as a note
     (:func:`toolwire.turns.readable_tool_result`); one in a prompt is refused."""
     scheme = url_scheme(url)
-    if scheme in ("https", "http", "gs") or (scheme == "" and url.startswith("files/")):
-        return True
+    if scheme in ("https", "http", "gs") or (scheme == "" and url.startswith("files/") and len(url) > 6):
+        return True  # (a bare "files/" names no file)
     return scheme == "data" and decode_data_url(url) is not None
 
 
