@@ -1138,7 +1138,7 @@ class _Histories:
         tbody[key] = hist.wire + new
         closed = not answered and calls <= results
         dropped = hist.dropped
-        if answered_tail.messages:
+        if tail:  # (the new messages may all be left out: their parts are reported all the same)
             placed = _placed(tail, answered_tail.messages, answered)
             more = _part_changes(codec, answered_tail, placed, profile.api, n)
             if answered_tail is not part:

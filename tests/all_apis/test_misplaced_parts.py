@@ -172,3 +172,35 @@ def test_reasoning_in_a_user_message_is_reported_when_left_out(api: str, provide
     body, changes = _send(api, messages)
     assert changes == [("reasoning.dropped", "/messages/0/parts/1", None, True)]
     _assert_report_matches_body(messages, body, changes)
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_later_request_whose_new_messages_are_all_left_out_reports_them(api: str) -> None:
+    """A conversation of 16 messages or more is encoded from the previous request's entries plus
+    the new messages alone. When every new message is left out (here an assistant message holding
+    only a result that answers no call), the request sent nothing new and its report named
+    nothing: the lossy change a whole encode reports was missing. The body and the report now
+    equal those of the same request encoded whole."""
+    from toolwire import Conversation
+
+    history = [Message.user("M-q0")]
+    for k in range(8):
+        history.append(Message("assistant", [ToolCall(f"call_{k}", "get_weather", {"city": f"M-c{k}"})]))
+        history.append(Message("user", [ToolResult(f"call_{k}", f"M-r{k}", name="get_weather")]))
+    messages = [*history, Message("assistant", [ToolResult("call_9", "M-orphan", name="get_weather")])]
+    assert len(history) >= 16
+    sent: list[dict[str, Any]] = []
+    model = make_model(api, [text_answer(api, "one"), text_answer(api, "two")], sent)
+    owner = Conversation()  # a run's conversation: its requests are encoded from the previous one's
+    reports = []
+    for msgs in (history, messages):
+        request = model.build_request(msgs, tools=[get_weather])
+        request.conversation = owner
+        asyncio.run(model.send(request))
+        reports.append(model.last_preflight)
+    whole, whole_changes = _send(api, messages)
+    assert sent[1] == whole
+    expected = [(RESULT_IN_ASSISTANT, "/messages/17/parts/0", "call_9", True)]
+    assert whole_changes == expected
+    assert [(c.rule, c.pointer, c.call_id, c.lossy) for c in reports[1].changes] == expected
+    _assert_report_matches_body(messages, sent[1], expected)
