@@ -789,12 +789,17 @@ def _placed(given: Sequence[Message], answered_messages: Sequence[Message], answ
 
 
 def _same_places(given: Sequence[Message], encoded: Sequence[Message]) -> bool:
-    """Whether every part of ``encoded`` is where it was in ``given`` (the same number of
-    messages with the same numbers of parts: :func:`~toolwire.turns.place_late_results` moves a
-    result to an earlier message, which changes the count of the earliest message it moves to)."""
+    """Whether every part of ``encoded`` is where it was in ``given``: the same part objects in
+    the same places of messages of the same roles. (Counting messages and parts is not enough:
+    the results moved out of an assistant message they filled go into a new user message in its
+    place, as many parts. A part renumbered by :func:`~toolwire.turns.renumber_reused_ids` is a
+    copy: the caller then numbers the changes in the given messages, renumbered.)"""
     if encoded is given:
         return True
-    return len(given) == len(encoded) and all(len(a.parts) == len(b.parts) for a, b in zip(given, encoded))
+    return len(given) == len(encoded) and all(
+        a is b or (a.role == b.role and len(a.parts) == len(b.parts) and all(map(_is, a.parts, b.parts)))
+        for a, b in zip(given, encoded)
+    )
 
 
 def _part_order(change: tuple[Any, ...]) -> tuple[int, ...]:

@@ -204,3 +204,22 @@ def test_a_later_request_whose_new_messages_are_all_left_out_reports_them(api: s
     assert whole_changes == expected
     assert [(c.rule, c.pointer, c.call_id, c.lossy) for c in reports[1].changes] == expected
     _assert_report_matches_body(messages, sent[1], expected)
+
+
+@pytest.mark.parametrize("calls", [1, 2])
+@pytest.mark.parametrize("api", APIS)
+def test_results_moved_out_of_a_message_they_filled_are_reported(api: str, calls: int) -> None:
+    """An assistant message holding only the results of the calls just before it: they are sent
+    in a new user message right after the calls, in the place of the message they leave empty.
+    The conversation sent then has as many messages with as many parts as the one given, and the
+    report was made on the conversation sent (where nothing sits late), so the moves went
+    unreported; each is now reported as on any other history."""
+    cities = ["M-oslo", "M-bergen"][:calls]
+    messages = [
+        Message.user("weather?"),
+        Message("assistant", [*(ToolCall(f"call_{k}", "get_weather", {"city": c}) for k, c in enumerate(cities))]),
+        Message("assistant", [ToolResult(f"call_{k}", f"M-r{k}", name="get_weather") for k in range(calls)]),
+    ]
+    body, changes = _send(api, messages)
+    assert changes == [(MOVED, f"/messages/2/parts/{k}", f"call_{k}", False) for k in range(calls)]
+    _assert_report_matches_body(messages, body, changes)
