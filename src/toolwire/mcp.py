@@ -265,6 +265,8 @@ def _read_again(item: Exception) -> Any:
                 message = json.loads(raw)
             except ValueError:  # not JSON at all: nothing to answer
                 return item
+            except RecursionError:  # nested deeper than json reads (raised in the SDK's reader, it ends the session)
+                return _too_deep(raw, item)
             break
         if isinstance(raw, dict) and "jsonrpc" in raw:  # the whole message, as a union member saw it
             message = raw
@@ -301,6 +303,72 @@ def _read_again(item: Exception) -> Any:
             code=types.INTERNAL_ERROR, message=f"invalid reply: {detail}", data={_INVALID_KEY: detail}
         )
         return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=mid, error=error_data))
+
+
+#: The tokens of JSON text :func:`_top_level` reads: a string (escapes kept), or a structural
+#: character.
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]')
+
+
+def _top_level(raw: str) -> dict[str, str]:
+    """The members of the JSON object ``raw`` at its top level, each value as its JSON text
+    (stripped), read without recursion however deeply the values nest; ``{}`` when ``raw`` is
+    no object."""
+    out: dict[str, str] = {}
+    depth, key, start = 0, None, -1
+    for m in _JSON_TOKEN.finditer(raw):
+        token = m.group()
+        if token in "{[":
+            depth += 1
+        elif token in "}]":
+            depth -= 1
+            if depth == 0:
+                if key is not None:
+                    out[key] = raw[start : m.start()].strip()
+                break
+        elif depth == 1:
+            if token == ":" and key is None:
+                return out  # a member without a key: not an object
+            if token == ":":
+                start = m.end()
+            elif token == ",":
+                if key is not None:
+                    out[key] = raw[start : m.start()].strip()
+                key = None
+            elif key is None and start <= m.start():  # a string in key position
+                try:
+                    key = json.loads(token)
+                except ValueError:
+                    return out
+                start = len(raw)  # until its ':'
+        elif depth == 0:
+            return out
+    return out
+
+
+def _too_deep(raw: str | bytes | bytearray, item: Exception) -> Any:
+    """A JSON-RPC error for the reply ``raw``, nested deeper than Python's JSON reader takes, so
+    that the call it answers is answered at once that the reply could not be read; ``item``
+    (dropped by the SDK) when ``raw`` is no reply to a request of ours."""
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    text = raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else raw
+    members = _top_level(text)
+    mid_text = members.get("id", "")
+    if "method" in members or not ("result" in members or "error" in members) or len(mid_text) > 200:
+        return item
+    try:
+        mid = json.loads(mid_text)
+    except ValueError:
+        return item
+    if isinstance(mid, bool) or not isinstance(mid, (int, str)):
+        return item
+    detail = "it is nested too deeply to read"
+    error_data = types.ErrorData(
+        code=types.INTERNAL_ERROR, message=f"invalid reply: {detail}", data={_INVALID_KEY: detail}
+    )
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=mid, error=error_data))
 
 
 class _ReadAgain:
@@ -347,6 +415,19 @@ class _ReadAgainTransport:
 
     async def __aexit__(self, *exc: Any) -> Any:
         return await self._inner.__aexit__(*exc)
+
+
+def _writable(arguments: Any) -> bool:
+    """Whether pydantic's serializer (the one the ``mcp`` SDK writes a request with) takes
+    ``arguments``: a value nested deeper than its limit raises ``ValueError`` ("Maximum
+    serialization depth exceeded"), whether in the arguments sent or in the reply read."""
+    import pydantic_core
+
+    try:
+        pydantic_core.to_json(arguments)
+    except (ValueError, TypeError, RecursionError):
+        return False
+    return True
 
 
 def _invalid_reply(server: str, detail: str, what: str = "a reply that is not a valid MCP tool result") -> ToolError:
@@ -734,6 +815,19 @@ class MCPToolset:
                 data = getattr(getattr(exc, "error", None), "data", None)
                 if isinstance(data, dict) and isinstance(data.get(_INVALID_KEY), str):  # put there by _read_again
                     raise _invalid_reply(server, data[_INVALID_KEY]) from exc
+                if code is None and (
+                    isinstance(exc, RecursionError) or (isinstance(exc, ValueError) and "depth" in message)
+                ):
+                    # pydantic's serializer, in the SDK, on a value nested past its limit ("Maximum
+                    # serialization depth exceeded"): the arguments written, or the reply checked
+                    detail = message.strip().splitlines()[0][:500] if message.strip() else type(exc).__name__
+                    if not _writable(arguments):
+                        raise ToolError(
+                            f"the call was not sent to the MCP server {server!r}: its arguments could not be "
+                            f"written as JSON ({detail})",
+                            hint="Send arguments nested less deeply.",
+                        ) from exc
+                    raise _invalid_reply(server, detail) from exc
                 if code == _PARSE_ERROR and message.startswith(_PARSE_FAILED):
                     # the SDK's HTTP transport could not parse the reply (mcp.client.streamable_http)
                     detail = _PYDANTIC_NOISE.sub("", message)  # its [type=..., input_value=...] and URL lines

@@ -10,14 +10,27 @@ careless server sends). Its tools answer:
 - ``huge_refusal``: a JSON-RPC error whose message is 200,000 characters;
 - ``wrong_structured``: ``structuredContent`` that does not match the output schema the tool
   declares;
-- ``echo``: "echo done"."""
+- ``deep_reply``: a result nested 5,000 levels deep (more than Python's JSON reader takes);
+- ``deep_result``: a result nested 300 levels deep, which the ``mcp`` SDK reads but cannot check
+  (its serializer's depth limit);
+- ``echo``: "echo done" (with an argument ``nest`` given, that too)."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-NAMES = ["not_mcp", "not_jsonrpc", "lone_surrogate", "lone_surrogate_error", "huge_error", "huge_refusal", "echo"]
+NAMES = [
+    "not_mcp",
+    "not_jsonrpc",
+    "lone_surrogate",
+    "lone_surrogate_error",
+    "huge_error",
+    "huge_refusal",
+    "deep_reply",
+    "deep_result",
+    "echo",
+]
 TOOLS = [
     {"name": name, "description": f"The {name} tool.", "inputSchema": {"type": "object", "properties": {}}}
     for name in NAMES
@@ -65,6 +78,11 @@ def reply(msg: dict) -> str | None:
         return json.dumps(
             answer(mid, {"content": [{"type": "text", "text": "n is x"}], "structuredContent": {"n": "x"}})
         )
+    if name in ("deep_reply", "deep_result"):
+        depth = 5_000 if name == "deep_reply" else 300
+        nested = "[" * depth + "1" + "]" * depth
+        head = json.dumps(answer(mid, {"content": [{"type": "text", "text": "deep"}], "structuredContent": {}}))
+        return head.replace('"structuredContent": {}', f'"structuredContent": {{"a": {nested}}}')
     if name == "huge_error":
         return json.dumps(answer(mid, {"content": [{"type": "text", "text": HUGE}], "isError": True}))
     if name == "huge_refusal":

@@ -87,6 +87,54 @@ def test_lone_surrogates_in_a_reply_are_replaced_and_said_so() -> None:
     assert (echo.is_error, echo.text) == (False, "echo done")
 
 
+def test_a_reply_nested_too_deeply_is_a_bad_reply_and_the_session_goes_on() -> None:
+    """A reply nested 5,000 levels deep: the SDK's parser refuses it, and toolwire's second reading
+    (json.loads) raised RecursionError inside the SDK's reader, which closed the session: that
+    call and every later one were answered "the MCP server closed the connection". A reply
+    nested 300 levels deep, which the SDK reads but its check of the result cannot serialize
+    ("Maximum serialization depth exceeded"), was "the MCP server refused the call ... Check the
+    tool name and arguments". Each is now a reply that is not a valid MCP tool result, answered at
+    once, and the server's other tools still answer."""
+    results, took = _run("deep_reply", "deep_result")
+    deep_reply, deep_result, echo = results
+    head = "the MCP server 'broken-reply' sent a reply that is not a valid MCP tool result ("
+    assert deep_reply.is_error and deep_reply.text.startswith(head + "it is nested too deeply to read")
+    assert deep_result.is_error and deep_result.text.startswith(head + "Maximum serialization depth exceeded)")
+    for result in (deep_reply, deep_result):
+        assert result.text.endswith("tell the user that the server sent a malformed reply.")
+    assert took < 10
+    assert (echo.is_error, echo.text) == (False, "echo done")
+
+
+def test_arguments_nested_too_deeply_to_send_are_not_a_refusal_of_the_server() -> None:
+    """Arguments the ``mcp`` SDK cannot serialize (nested 300 levels deep) never reach the server:
+    the call was answered "the MCP server refused the call"."""
+    nest: object = 1
+    for _ in range(300):
+        nest = [nest]
+
+    async def go() -> tuple[str, str]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            async with twm.connect(SERVER, timeout=20) as ts:
+                echo = {t.name: t for t in ts.tools}["echo"]
+                try:
+                    await echo.call({"nest": nest})
+                except toolwire.ToolError as exc:
+                    refused = exc.render()
+                else:
+                    raise AssertionError("the call was sent")
+                return refused, str(await echo.call({}))
+
+    refused, after = asyncio.run(go())
+    assert refused.startswith(
+        "the call was not sent to the MCP server 'broken-reply': its arguments could not be written as JSON "
+        "(Maximum serialization depth exceeded)"
+    )
+    assert "refused" not in refused and "Send arguments nested less deeply" in refused
+    assert after == "echo done"
+
+
 def test_a_huge_error_text_is_cut_and_says_how_much() -> None:
     """An ``isError`` result (or a JSON-RPC error message) of 200,000 characters went to the model
     whole."""
