@@ -856,7 +856,7 @@ class MCPToolset:
                         f"the MCP server {server!r} closed the connection ({message})",
                         hint=_SERVER_GONE,
                     ) from exc
-                message = _cap_error(message)
+                message = _cap_error(message) if message.strip() else "it gave no message"
                 raise ToolError(
                     f"the MCP server refused the call ({'code ' + str(code) + ': ' if code is not None else ''}{message})",
                     hint="Check the tool name and arguments against the tool's input schema.",

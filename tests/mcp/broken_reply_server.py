@@ -27,6 +27,7 @@ NAMES = [
     "lone_surrogate_error",
     "huge_error",
     "huge_refusal",
+    "silent_refusal",
     "deep_reply",
     "deep_result",
     "echo",
@@ -87,6 +88,8 @@ def reply(msg: dict) -> str | None:
         return json.dumps(answer(mid, {"content": [{"type": "text", "text": HUGE}], "isError": True}))
     if name == "huge_refusal":
         return json.dumps(answer(mid, error={"code": -32000, "message": HUGE}))
+    if name == "silent_refusal":
+        return json.dumps(answer(mid, error={"code": -32000, "message": "", "data": {"why": 1}}))
     return json.dumps(answer(mid, {"content": [{"type": "text", "text": f"{name} done"}]}))
 
 

@@ -188,3 +188,11 @@ def test_a_reply_the_http_transport_cannot_parse_is_not_blamed_on_the_arguments(
         assert "input_value" not in text and "arguments against the tool's input schema" not in text
         assert text.endswith("tell the user that the server sent a malformed reply.")
     assert echo == "echo done"
+
+
+def test_a_refusal_without_a_message_says_so() -> None:
+    """A JSON-RPC error with an empty message read "refused the call (code -32000: )"."""
+    results, _ = _run("silent_refusal")
+    refusal, _echo = results
+    assert refusal.is_error
+    assert refusal.text.startswith("the MCP server refused the call (code -32000: it gave no message)")
