@@ -88,7 +88,7 @@ def lint(
     live_model: Optional[str] = typer.Option(
         None,
         "--live",
-        help="Also count tokens with the vendor's endpoint for this provider:model (needs its API key and network; Anthropic and OpenAI only).",
+        help="Also count tokens with the vendor's endpoint for this provider:model (needs its API key and network; Anthropic, OpenAI and Gemini count with their own endpoints, openai-chat with the Responses one).",
     ),
 ) -> None:
     """Check tool definitions: descriptions, ambiguous parameters, names of undeclared parameters,
