@@ -558,6 +558,55 @@ def literal_field_values(sdk_type: Any, path: tuple[str, ...]) -> tuple[tuple[An
     return tuple(dict.fromkeys(values)), nullable
 
 
+@functools.lru_cache(maxsize=256)
+def object_field_keys(sdk_type: Any, name: str) -> frozenset[str] | None:
+    """The field names the vendor SDK gives the object field ``name`` of ``sdk_type`` (a request
+    body ``TypedDict``, as :func:`literal_field_values` reads it): the keys of every ``TypedDict``
+    member of its type, required or not. ``None`` when the SDK types the field as something else
+    than objects (a string, a list, a mapping of any keys) or has no such field."""
+    if not object_only_field(sdk_type, (name,)):
+        return None
+    keys: set[str] = set()
+    for tp in _field_types(sdk_type, (name,)) or ():
+        for member in _type_members(tp):
+            if isinstance(member, type) and hasattr(member, "__total__"):
+                keys |= set(getattr(member, "__required_keys__", ())) | set(getattr(member, "__optional_keys__", ()))
+    return frozenset(keys) or None
+
+
+def object_key_problems(fields: Mapping[str, Any], sdk_type: Any, where: str = "") -> list[tuple[str, str]]:
+    """``(JSON pointer, message)`` for each key of an object-valued field of ``fields`` (request
+    body fields, such as a model's settings) that the SDK's ``TypedDict`` for that field does not
+    have (:func:`object_field_keys`): ``reasoning={"effort": "low", "budget": 5}`` at
+    ``/reasoning/budget``. The APIs refuse such a key ("Unknown parameter: 'reasoning.budget'.",
+    "output_config.efort: Extra inputs are not permitted"). The message names the keys the field
+    takes and the closest one; a field the installed SDK does not know yet can still be sent in
+    ``extra_body``. Fields the SDK leaves open, and values that are not objects, are not read."""
+    import difflib
+
+    out: list[tuple[str, str]] = []
+    for name, value in fields.items():
+        if not isinstance(value, Mapping) or not isinstance(name, str):
+            continue
+        keys = object_field_keys(sdk_type, name)
+        if keys is None:
+            continue
+        for key in value:
+            if key in keys:
+                continue
+            close = difflib.get_close_matches(str(key), sorted(keys), 1, 0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            sdk = f" ({where})" if where else ""
+            out.append(
+                (
+                    f"/{name}/{key}",
+                    f"{name} has no field {key!r}{hint}: it takes {', '.join(sorted(keys))}{sdk}; a field the "
+                    "installed SDK does not know yet can go in extra_body={...}",
+                )
+            )
+    return out
+
+
 def literal_value_problems(
     body: Mapping[str, Any], sdk_type: Any, paths: Iterable[tuple[str, ...]], where: str = ""
 ) -> list[tuple[str, str]]:

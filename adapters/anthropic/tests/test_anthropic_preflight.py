@@ -720,6 +720,10 @@ def test_model_id_spellings_through_the_sdk(mock_model, wire, monkeypatch) -> No
         # an object field given as another kind of value (was sent unchecked)
         ({"output_config": "max"}, ["output_config 'max' is not an object", "{'effort'"]),
         ({"output_config": 1}, ["output_config 1 is not an object"]),
+        # a key the SDK's OutputConfigParam does not have ("output_config.efort: Extra inputs are
+        # not permitted"): it was sent
+        ({"output_config": {"efort": "low"}}, ["no field 'efort'", "did you mean 'effort'?", "effort, format"]),
+        ({"cache_control": {"type": "ephemeral", "tll": "1h"}}, ["no field 'tll'", "did you mean 'ttl'?"]),
     ],
 )
 def test_an_unknown_setting_value_is_a_configuration_error(mock_model, wire, settings, named) -> None:
@@ -743,6 +747,13 @@ def test_speed_values_through_the_sdk(mock_model, wire) -> None:
     with pytest.raises(RequestRefused) as info:
         run(model.send(model.build_request([Message.user("hi")])))
     assert [(v.rule, v.pointer) for v in info.value.violations] == [("anthropic.request.field-values", "/speed")]
+    assert model.sent == []
+    model = mock_model([ok], model_id="claude-sonnet-4-5", extra_body={"output_config": {"effort": "low", "budget": 9}})
+    with pytest.raises(RequestRefused) as info:
+        run(model.send(model.build_request([Message.user("hi")])))
+    assert [(v.rule, v.pointer) for v in info.value.violations] == [
+        ("anthropic.request.field-values", "/output_config/budget")
+    ]
     assert model.sent == []
     model = mock_model([ok], model_id="claude-sonnet-4-5", extra_body={"thinking": 1})
     with pytest.raises(RequestRefused) as info:

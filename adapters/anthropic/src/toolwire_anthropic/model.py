@@ -138,7 +138,11 @@ class AnthropicModel(Transport):
     def _check_setting_values(self) -> None:
         """The settings sent as request fields, checked against the SDK's types before anything is
         sent (what a request would otherwise be refused for on every turn)."""
-        given = {k: self.settings[k] for k in ("speed", "output_config") if k in self.settings}
+        given = {
+            k: self.settings[k]
+            for k in ("speed", "output_config", "cache_control", "diagnostics")
+            if k in self.settings
+        }
         thinking = self.settings.get("thinking")
         if isinstance(thinking, dict) and "type" in thinking:
             given["thinking"] = thinking

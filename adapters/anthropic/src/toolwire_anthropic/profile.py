@@ -625,9 +625,10 @@ RULES: tuple[Rule, ...] = (
         "them with (anthropic 2.14: speed 'standard' or 'fast'; effort low, medium, high, xhigh or max; thinking.type "
         "enabled, adaptive, disabled or between_tools; display summarized or omitted); a thinking object needs a "
         "type and holds only the fields of its type's SDK param (toolwire's {'effort': E} takes none, minimal, low, "
-        "medium, high, xhigh or max, and no other key). Another value or field is "
-        "refused before sending, naming the allowed ones; given as a model setting it is a ConfigurationError when "
-        "the model is made.",
+        "medium, high, xhigh or max, and no other key); output_config, cache_control and diagnostics hold only the "
+        "keys of their SDK TypedDicts. Another value or field is "
+        "refused before sending, naming the allowed ones (and the closest key); given as a model setting it is a "
+        "ConfigurationError when the model is made.",
         "anthropic.types.MessageCreateParamsBase.speed: Optional[Literal['standard', 'fast']]; "
         "anthropic.types.OutputConfigParam.effort: Optional[Literal['low', 'medium', 'high', 'xhigh', 'max']]; "
         "anthropic.types.ThinkingConfigParam (ThinkingConfigEnabledParam, ...DisabledParam, ...BetweenToolsParam, "
@@ -1186,6 +1187,12 @@ def _thinking_fields() -> dict[str, frozenset[str]]:
     return out
 
 
+#: Request objects whose keys :func:`field_value_problems` checks against the SDK's TypedDicts (the
+#: thinking object has its own check by type; metadata has rule ``anthropic.request.metadata``; the
+#: tool choice is the codec's own).
+_KEYED_OBJECTS = ("output_config", "cache_control", "diagnostics")
+
+
 def field_value_problems(body: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``(JSON pointer, message)`` for each field of :data:`FIELD_VALUE_PATHS` in ``body`` whose value
     the installed SDK's ``MessageCreateParamsBase`` does not allow (read from its ``Literal``
@@ -1217,6 +1224,11 @@ def field_value_problems(body: Mapping[str, Any]) -> list[tuple[str, str]]:
                         f'Extra inputs are not permitted"); it takes {", ".join(sorted(fields))}{hint}',
                     )
                 )
+    objects = {k: body[k] for k in _KEYED_OBJECTS if isinstance(body.get(k), Mapping)}
+    if objects:  # their keys, as the SDK's TypedDicts give them ("output_config.efort: Extra inputs are not permitted")
+        from toolwire.profile import object_key_problems
+
+        out += object_key_problems(objects, MessageCreateParamsBase, "anthropic.types.MessageCreateParamsBase")
     if isinstance(thinking, Mapping) and thinking and "type" not in thinking:
         out.append(
             (

@@ -121,13 +121,17 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
             "reasoning.effort, reasoning.summary, reasoning.generate_summary, reasoning.context, text.verbosity, "
             "truncation, prompt_cache_retention); another value is refused before sending, naming the allowed ones "
             "(given as a model setting: a ConfigurationError when the model is made). Checked only for api.openai.com: "
-            "a compatible server (base_url elsewhere) may take its own values (Groq's service_tier 'on_demand').",
+            "a compatible server (base_url elsewhere) may take its own values (Groq's service_tier 'on_demand'). An "
+            "object field given as a model setting (reasoning, text, prompt, stream_options, web_search_options, ...) "
+            "holds only the keys the SDK's TypedDict gives it: another key is a ConfigurationError naming the keys and "
+            "the closest one.",
             "openai.types.chat.completion_create_params.CompletionCreateParamsBase (service_tier: Optional[Literal["
             "'auto', 'default', 'flex', 'scale', 'priority', 'fast']], reasoning_effort: openai.types.shared."
             "ReasoningEffort, verbosity, prompt_cache_retention) and openai.types.responses.response_create_params."
             "ResponseCreateParamsBase (service_tier also 'ultrafast'; reasoning: openai.types.shared_params.Reasoning; "
             "text: ResponseTextConfigParam.verbosity; truncation: Literal['auto', 'disabled']), read from the installed "
-            "SDK",
+            "SDK; API error \"Unknown parameter: 'reasoning.enabled'.\" (code unknown_parameter) for a key the "
+            "object does not have (shinpei710/ccr-plugin-openai-res#2, openkursar/hello-halo#83)",
             "refuse",
         ),
         (
@@ -1320,6 +1324,26 @@ def field_value_problems(body: Mapping[str, Any], api: str) -> list[tuple[str, s
 
     where = "openai.types.responses.response_create_params.ResponseCreateParamsBase"
     return literal_value_problems(body, ResponseCreateParamsBase, RESPONSES_FIELD_VALUE_PATHS, where)
+
+
+def field_key_problems(fields: Mapping[str, Any], api: str) -> list[tuple[str, str]]:
+    """``(JSON pointer, message)`` for each key of an object-valued request field of ``fields``
+    (``reasoning``, ``text``, ``stream_options``, ``prompt``, ...) that the installed SDK's request
+    type does not give that object (rule ``request.field-values``; :func:`toolwire.profile.object_key_problems`):
+    OpenAI answers such a key with "Unknown parameter: 'reasoning.budget'."."""
+    from toolwire.profile import object_key_problems
+
+    if api == CHAT:
+        from openai.types.chat.completion_create_params import CompletionCreateParamsBase
+
+        return object_key_problems(
+            fields, CompletionCreateParamsBase, "openai.types.chat.completion_create_params.CompletionCreateParamsBase"
+        )
+    from openai.types.responses.response_create_params import ResponseCreateParamsBase
+
+    return object_key_problems(
+        fields, ResponseCreateParamsBase, "openai.types.responses.response_create_params.ResponseCreateParamsBase"
+    )
 
 
 def to_openai_api(base_url: Any) -> bool:
