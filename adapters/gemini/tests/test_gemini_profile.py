@@ -2079,3 +2079,53 @@ def test_effort_max_is_sent_as_geminis_highest_level() -> None:
         model = toolwire.model("gemini:gemini-3-flash-preview", api_key="k", thinking={"effort": effort})
         body = model.prepare(model.build_request([Message("user", [TextPart("hi")])]))
         assert body["generationConfig"]["thinkingConfig"] == {"thinkingLevel": "XHIGH"}
+
+
+@pytest.mark.parametrize(
+    ("settings", "pointer", "named"),
+    [
+        ({"generation_config": {"top_k": 3, "bogus": 1}}, "/generationConfig/bogus", "no field 'bogus'"),
+        ({"generationConfig": {"topK": 3, "topk": 1}}, "/generationConfig/topk", "did you mean 'topP'?"),
+        (
+            {"safety_settings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE", "x": 1}]},
+            "/safetySettings/0/x",
+            "safetySettings has no field 'x'",
+        ),
+        (
+            {"tool_config": {"function_calling_config": {"mode": "ANY", "allowed_names": ["a"]}}},
+            "/toolConfig/function_calling_config/allowed_names",
+            "did you mean 'allowedFunctionNames'?",
+        ),
+    ],
+)
+def test_a_config_setting_key_the_sdk_has_no_field_for_is_refused_when_the_model_is_made(
+    settings: dict[str, Any], pointer: str, named: str
+) -> None:
+    """Gemini answers a field it does not have with "Invalid JSON payload received. Unknown name
+    ...: Cannot find field." on every request (NousResearch/hermes-agent#17426); the settings'
+    keys were sent as given (rule gemini.request.config-fields)."""
+    import toolwire
+    from toolwire.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError) as info:
+        toolwire.model("gemini:gemini-2.5-flash", api_key="k", **settings)
+    message = str(info.value)
+    assert f"at {pointer}:" in message and named in message and "[gemini.request.config-fields]" in message
+
+
+def test_config_fields_the_sdk_types_and_extra_body_pass() -> None:
+    import toolwire
+    from toolwire.types import Message, TextPart
+
+    model = toolwire.model(
+        "gemini:gemini-2.5-flash",
+        api_key="k",
+        generation_config={"top_k": 3, "imageConfig": {"aspectRatio": "1:1"}, "responseModalities": ["TEXT"]},
+        safety_settings=[{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}],
+    )
+    body = model.prepare(model.build_request([Message("user", [TextPart("hi")])]))
+    assert body["generationConfig"]["imageConfig"] == {"aspectRatio": "1:1"}
+    # extra_body is the way to send a field the installed SDK does not know yet
+    model = toolwire.model("gemini:gemini-2.5-flash", api_key="k", extra_body={"generationConfig": {"newField": 1}})
+    body = model.prepare(model.build_request([Message("user", [TextPart("hi")])]))
+    assert body["generationConfig"] == {"newField": 1}

@@ -146,7 +146,7 @@ class AnthropicModel(Transport):
         thinking = self.settings.get("thinking")
         if isinstance(thinking, dict) and "type" in thinking:
             given["thinking"] = thinking
-        problems = [(msg, "anthropic.request.field-values") for _, msg in field_value_problems(given)]
+        problems = [(msg, "anthropic.request.field-values") for _, msg in field_value_problems(given, keys=True)]
         if isinstance(thinking, dict) and "type" not in thinking and "effort" in thinking:
             effort = thinking["effort"]
             others = [k for k in thinking if k != "effort"]

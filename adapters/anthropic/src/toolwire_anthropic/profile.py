@@ -626,9 +626,9 @@ RULES: tuple[Rule, ...] = (
         "enabled, adaptive, disabled or between_tools; display summarized or omitted); a thinking object needs a "
         "type and holds only the fields of its type's SDK param (toolwire's {'effort': E} takes none, minimal, low, "
         "medium, high, xhigh or max, and no other key); output_config, cache_control and diagnostics hold only the "
-        "keys of their SDK TypedDicts. Another value or field is "
+        "keys of their SDK TypedDicts when given as model settings. Another value or field is "
         "refused before sending, naming the allowed ones (and the closest key); given as a model setting it is a "
-        "ConfigurationError when the model is made.",
+        "ConfigurationError when the model is made (extra_body sends an object's keys unchecked).",
         "anthropic.types.MessageCreateParamsBase.speed: Optional[Literal['standard', 'fast']]; "
         "anthropic.types.OutputConfigParam.effort: Optional[Literal['low', 'medium', 'high', 'xhigh', 'max']]; "
         "anthropic.types.ThinkingConfigParam (ThinkingConfigEnabledParam, ...DisabledParam, ...BetweenToolsParam, "
@@ -1193,12 +1193,14 @@ def _thinking_fields() -> dict[str, frozenset[str]]:
 _KEYED_OBJECTS = ("output_config", "cache_control", "diagnostics")
 
 
-def field_value_problems(body: Mapping[str, Any]) -> list[tuple[str, str]]:
+def field_value_problems(body: Mapping[str, Any], *, keys: bool = False) -> list[tuple[str, str]]:
     """``(JSON pointer, message)`` for each field of :data:`FIELD_VALUE_PATHS` in ``body`` whose value
     the installed SDK's ``MessageCreateParamsBase`` does not allow (read from its ``Literal``
     types, :func:`toolwire.profile.literal_field_values`), and for a ``thinking`` object without a
     ``type`` (toolwire's ``{"effort": E}`` with an effort it does not know arrives so). Each message
-    names the values to use."""
+    names the values to use. With ``keys`` (a model's settings, not a body: ``extra_body`` stays the
+    way to send a field the installed SDK does not know yet), also each key of ``output_config``,
+    ``cache_control`` and ``diagnostics`` that the SDK's TypedDict for it does not have."""
     from anthropic.types.message_create_params import MessageCreateParamsBase
 
     from toolwire.profile import literal_value_problems
@@ -1224,7 +1226,7 @@ def field_value_problems(body: Mapping[str, Any]) -> list[tuple[str, str]]:
                         f'Extra inputs are not permitted"); it takes {", ".join(sorted(fields))}{hint}',
                     )
                 )
-    objects = {k: body[k] for k in _KEYED_OBJECTS if isinstance(body.get(k), Mapping)}
+    objects = {k: body[k] for k in _KEYED_OBJECTS if isinstance(body.get(k), Mapping)} if keys else None
     if objects:  # their keys, as the SDK's TypedDicts give them ("output_config.efort: Extra inputs are not permitted")
         from toolwire.profile import object_key_problems
 

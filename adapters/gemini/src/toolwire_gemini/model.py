@@ -146,6 +146,7 @@ class GeminiModel(Transport):
             )
         super().__init__(model_id, **settings)
         _check_thinking(self.settings.get("thinking"), model_id)
+        _check_config_settings(self.settings, model_id)
         self.codec = self.make_codec(**self.adapter_settings)
         # the profile of this schema mode and model (the base builds it from self.settings, which
         # do not carry the adapter settings)
@@ -453,3 +454,26 @@ def _check_thinking(thinking: Any, model_id: str) -> None:
             )
         if key in _INCLUDE_KEYS and type(value) is not bool:
             raise ConfigurationError(f"{where}: {key} {value!r} is not True or False: {todo}")
+
+
+def _check_config_settings(settings: dict[str, Any], model_id: str) -> None:
+    """Raises :class:`ConfigurationError` for a key of the ``generation_config``, ``tool_config``
+    (and its ``function_calling_config``) or ``safety_settings`` settings (either spelling) that the
+    SDK's type for it has no field for (rule ``gemini.request.config-fields``): Gemini answers it
+    with "Invalid JSON payload received. Unknown name ...: Cannot find field." on every request.
+    ``extra_body`` sends a field the installed SDK does not know yet unchecked."""
+    from .profile import _config_field_problems
+
+    body = {}
+    for snake, camel in (
+        ("generation_config", "generationConfig"),
+        ("tool_config", "toolConfig"),
+        ("safety_settings", "safetySettings"),
+    ):
+        for name in (snake, camel):
+            if name in settings:
+                body[camel] = settings[name]
+    problems = _config_field_problems(body)
+    if problems:
+        pointer, message = problems[0]
+        raise ConfigurationError(f"gemini:{model_id}: at {pointer}: {message} [gemini.request.config-fields]")

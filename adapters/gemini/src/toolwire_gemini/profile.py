@@ -381,6 +381,18 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _r(
+        "gemini.request.config-fields",
+        "generationConfig, toolConfig (and its functionCallingConfig) and each safetySettings entry carry only "
+        "fields the SDK's types have (GenerationConfig or GenerateContentConfig, ToolConfig, FunctionCallingConfig, "
+        "SafetySetting; camelCase or snake_case) when given as model settings; another key, such as a typo in a "
+        "generation_config setting, is a ConfigurationError when the model is made, naming the closest field "
+        "(extra_body sends a field the installed SDK does not know yet unchecked).",
+        _SDK + "GenerationConfig, GenerateContentConfig, ToolConfig, FunctionCallingConfig, SafetySetting; API error "
+        '"Invalid JSON payload received. Unknown name ... Cannot find field." (NousResearch/hermes-agent#17426; '
+        "googleapis/go-genai#83)",
+        "refuse",
+    ),
+    _r(
         "gemini.request.thinking-config-fields",
         "thinkingConfig carries only the fields of the SDK's ThinkingConfig (includeThoughts, thinkingBudget, "
         "thinkingLevel, in camelCase or snake_case); another key, such as another vendor's thinking form passed "
@@ -901,6 +913,81 @@ _USER_PLACEHOLDER = "(continued)"
 
 
 @functools.lru_cache(maxsize=64)
+def _wire_names(*models: Any) -> frozenset[str]:
+    """The field names of the SDK's pydantic ``models`` as the REST API reads them: snake_case and
+    lowerCamelCase."""
+    names: set[str] = set()
+    for model in models:
+        for name in model.model_fields:
+            head, *rest = name.split("_")
+            names.add(name)
+            names.add(head + "".join(w[:1].upper() + w[1:] for w in rest))
+    return frozenset(names)
+
+
+@functools.lru_cache(maxsize=1)
+def _config_fields() -> dict[str, frozenset[str]]:
+    """Rule ``gemini.request.config-fields``: the keys each request object takes, from the installed
+    SDK's types. ``generationConfig``: the fields of ``GenerationConfig`` and of
+    ``GenerateContentConfig`` (the SDK's request config, whose generation fields it sends there: a
+    newer field such as ``imageConfig`` is typed only on it), so only a key neither type has is
+    refused; ``toolConfig``: ``ToolConfig``; its ``functionCallingConfig``:
+    ``FunctionCallingConfig``; each of ``safetySettings``: ``SafetySetting``."""
+    from google.genai import types
+
+    return {
+        "generationConfig": _wire_names(types.GenerationConfig, types.GenerateContentConfig),
+        "toolConfig": _wire_names(types.ToolConfig),
+        "functionCallingConfig": _wire_names(types.FunctionCallingConfig),
+        "safetySettings": _wire_names(types.SafetySetting),
+    }
+
+
+def _config_field_problems(body: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(pointer, message)`` for each key of ``generationConfig``, ``toolConfig`` (and its
+    ``functionCallingConfig``) or an entry of ``safetySettings`` that the SDK's type for it has no
+    field for (:func:`_config_fields`); Gemini answers "Invalid JSON payload received. Unknown name
+    ...: Cannot find field.". The message names the closest field."""
+    import difflib
+
+    fields = _config_fields()
+    out: list[tuple[str, str]] = []
+
+    def check(obj: Any, pointer: str, kind: str) -> None:
+        if not isinstance(obj, Mapping):
+            return
+        known = fields[kind]
+        for key in obj:
+            if isinstance(key, str) and key in known:
+                continue
+            close = difflib.get_close_matches(str(key), sorted(k for k in known if "_" not in k), 1, 0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            out.append(
+                (
+                    f"{pointer}/{key}",
+                    f'{kind} has no field {key!r}{hint}: Gemini answers "Unknown name ...: Cannot find field" '
+                    "(the fields are those google.genai.types names); a field the installed SDK does not know yet "
+                    "can go in extra_body={...}",
+                )
+            )
+
+    gkey = _key(body, "generationConfig")
+    if gkey:
+        check(body[gkey], f"/{gkey}", "generationConfig")
+    tkey = _key(body, "toolConfig")
+    if tkey:
+        tc = body[tkey]
+        check(tc, f"/{tkey}", "toolConfig")
+        fkey = _key(tc, "functionCallingConfig") if isinstance(tc, dict) else None
+        if fkey:
+            check(tc[fkey], f"/{tkey}/{fkey}", "functionCallingConfig")
+    skey = _key(body, "safetySettings")
+    if skey and isinstance(body[skey], list):
+        for i, setting in enumerate(body[skey]):
+            check(setting, f"/{skey}/{i}", "safetySettings")
+    return out
+
+
 @functools.lru_cache(maxsize=1)
 def _thinking_config_fields() -> frozenset[str]:
     """The field names ``thinkingConfig`` takes: those of the installed SDK's
