@@ -464,7 +464,7 @@ def _check_config_settings(settings: dict[str, Any], model_id: str) -> None:
     ``extra_body`` sends a field the installed SDK does not know yet unchecked."""
     from .profile import _config_field_problems
 
-    body = {}
+    body: dict[str, Any] = {}
     for snake, camel in (
         ("generation_config", "generationConfig"),
         ("tool_config", "toolConfig"),

@@ -943,7 +943,7 @@ def _config_fields() -> dict[str, frozenset[str]]:
     }
 
 
-def _config_field_problems(body: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _config_field_problems(body: dict[str, Any]) -> list[tuple[str, str]]:
     """``(pointer, message)`` for each key of ``generationConfig``, ``toolConfig`` (and its
     ``functionCallingConfig``) or an entry of ``safetySettings`` that the SDK's type for it has no
     field for (:func:`_config_fields`); Gemini answers "Invalid JSON payload received. Unknown name
