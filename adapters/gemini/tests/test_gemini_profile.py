@@ -2069,6 +2069,48 @@ def test_a_thinking_setting_gemini_reads_is_sent_through_the_sdk(
     assert body["generationConfig"]["thinkingConfig"] == config
 
 
+@pytest.mark.parametrize("effort", ["hgh", "HGH", "ultra", "", "auto"])
+def test_a_misspelt_portable_effort_is_refused_when_the_model_is_made(effort: str) -> None:
+    """thinking={"effort": "hgh"} passed model creation and was refused only when a request was
+    sent ("thinkingLevel 'HGH' is not one of ..."), unlike on Anthropic and OpenAI; now it is a
+    ConfigurationError at creation naming the effort and the values toolwire takes."""
+    import httpx2
+
+    import toolwire
+
+    sent: list[httpx2.Request] = []
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(lambda r: sent.append(r) or httpx2.Response(500)))
+    with pytest.raises(toolwire.ConfigurationError) as info:
+        toolwire.model("gemini:gemini-3-flash-preview", api_key="k", http_client=client, thinking={"effort": effort})
+    message = str(info.value)
+    assert f"effort {effort!r} is not one toolwire knows" in message
+    assert "none, minimal, low, medium, high, xhigh, max" in message
+    assert sent == []
+
+
+@pytest.mark.parametrize(("effort", "level"), [("high", "HIGH"), (" Minimal ", "MINIMAL"), ("XHIGH", "XHIGH")])
+def test_each_portable_effort_goes_through_the_sdk_as_its_level(effort: str, level: str) -> None:
+    import httpx2
+    from gemini_wire_helpers import Sent, candidate_body, json_response
+
+    import toolwire
+
+    sent: list[Sent] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        sent.append(Sent(request))
+        return json_response(candidate_body([{"text": "Hi."}]))
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    model = toolwire.model(
+        "gemini:gemini-3-flash-preview", api_key="k", http_client=client, thinking={"effort": effort}
+    )
+    assert toolwire.run_sync(model, "hi").text == "Hi."
+    body = sent[0].json
+    assert body is not None
+    assert body["generationConfig"]["thinkingConfig"] == {"thinkingLevel": level}
+
+
 def test_effort_max_is_sent_as_geminis_highest_level() -> None:
     """The cross-API effort scale ends at "max" (Anthropic's highest); Gemini's ThinkingLevel ends
     at XHIGH, and "MAX" was refused as no level."""

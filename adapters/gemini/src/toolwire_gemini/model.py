@@ -422,20 +422,27 @@ def retry_delay_of(details: Any) -> float | None:
 #: codec reads (:meth:`GeminiCodec._encode_thinking`).
 _BUDGET_KEYS = ("budget", "budget_tokens", "thinking_budget", "thinkingBudget")
 _INCLUDE_KEYS = ("include_thoughts", "includeThoughts")
+#: The cross-provider ``thinking={"effort": E}`` values (any case), as the Anthropic and OpenAI
+#: adapters take them: ``none`` → ``thinkingBudget`` 0, ``max`` → ``thinkingLevel`` XHIGH, the
+#: others → that ``thinkingLevel`` (:meth:`GeminiCodec._encode_thinking`); Gemini's levels are
+#: MINIMAL, LOW, MEDIUM, HIGH and XHIGH (``google.genai.types.ThinkingLevel``).
+PORTABLE_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
 def _check_thinking(thinking: Any, model_id: str) -> None:
     """Raises :class:`ConfigurationError` for a ``thinking`` setting whose value would be left out
     or sent as something else without a word: a key that is not a string; a ``type`` other than
     ``"enabled"``/``"adaptive"`` (thoughts included) or ``"disabled"`` (budget 0), which the codec
-    reads no other value of; an ``effort`` that is not a string (it would go as the upper-cased
-    text of the value); a budget that is not an integer (``google.genai.types.ThinkingConfig``
+    reads no other value of; an ``effort`` that is not one of :data:`PORTABLE_EFFORTS` (a
+    non-string would go as the upper-cased text of the value, a misspelt level such as ``"hgh"``
+    as ``thinkingLevel`` HGH, refused only when a request is sent); a budget that is not an integer (``google.genai.types.ThinkingConfig``
     types ``thinking_budget`` as ``int``); an ``include_thoughts`` that is not a bool."""
     if not isinstance(thinking, dict):
         return
     where = f"gemini:{model_id}: thinking {thinking!r}"
     todo = (
-        "use thinking={'budget': N} (tokens; 0 off, -1 dynamic), {'effort': 'low'|'medium'|'high'} or "
+        "use thinking={'budget': N} (tokens; 0 off, -1 dynamic), {'effort': E} with E one of "
+        f"{', '.join(PORTABLE_EFFORTS)} (any case), or "
         "{'level': 'LOW'|'HIGH'}, with 'include_thoughts': True to receive thought summaries"
     )
     for key, value in thinking.items():
@@ -446,8 +453,8 @@ def _check_thinking(thinking: Any, model_id: str) -> None:
                 f"{where}: type {value!r} is not one Gemini's thinking setting reads ('enabled' or 'adaptive' "
                 f"include thoughts, 'disabled' sends budget 0): {todo}"
             )
-        if key == "effort" and not isinstance(value, str):
-            raise ConfigurationError(f"{where}: effort {value!r} is not a level name: {todo}")
+        if key == "effort" and not (isinstance(value, str) and value.strip().lower() in PORTABLE_EFFORTS):
+            raise ConfigurationError(f"{where}: effort {value!r} is not one toolwire knows: {todo}")
         if key in _BUDGET_KEYS and (type(value) is not int):
             raise ConfigurationError(
                 f"{where}: {key} {value!r} is not an int (thinkingBudget is a whole number of tokens, sent as an integer): {todo}"
