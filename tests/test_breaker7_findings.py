@@ -18,7 +18,7 @@ import pytest
 
 import toolwire
 from toolwire import Approved, RunState
-from toolwire.errors import ConfigurationError, ProviderError
+from toolwire.errors import ConfigurationError, ProviderError, UsageLimitExceeded
 from toolwire.pricing import run_cost
 from toolwire.testing import ScriptedModel, call
 from toolwire.types import Response, TextPart, Usage
@@ -402,17 +402,39 @@ def test_a_token_limit_without_the_counts_to_check_it_stops_the_run(limit: dict,
     assert "have it report usage" in str(info.value)
 
 
-def test_offline_providers_without_usage_are_not_held_to_token_limits() -> None:
+@pytest.mark.parametrize(
+    ("make", "advice"),
+    [
+        (lambda: ScriptedModel(responses=[[call("echo", {"x": 1})], "ok"]), "the scripted answer carries no usage"),
+        (lambda: toolwire.model("scripted", responses=[[call("echo", {"x": 1})], "ok"]), "give it one"),
+        (lambda: toolwire.model("test"), "the 'test' provider counts no tokens"),
+    ],
+)
+def test_offline_providers_without_usage_are_held_to_token_limits_as_a_vendor_is(make: Any, advice: str) -> None:
+    """docs/loop.md: a response with no token count stops a run with a token limit set, and an
+    unknown count is never taken as 0. The offline providers were exempt (the run went on), so an
+    offline test of limit handling passed where production (a MockTransport on openai-chat, a
+    server without usage) stops; now they stop the same way and say how to give them usage."""
+    ran: list[int] = []
+    with pytest.raises(UsageLimitExceeded, match="max_total_tokens=10 cannot be checked") as info:
+        toolwire.run_sync(
+            make(),
+            "go",
+            tools=[ECHO],
+            limits=toolwire.Limits(max_total_tokens=10),
+            before_tool_call=lambda c: ran.append(1),
+        )
+    assert advice in str(info.value)
+    assert ran == []  # the call was answered as not run, as on a vendor
+    assert info.value.result.tool_runs[0].status == "limit"
+
+
+def test_an_offline_final_answer_without_usage_is_returned_as_a_vendors_is() -> None:
+    # a response that already is the final answer is returned even when a limit stops the run
     result = toolwire.run_sync(
-        ScriptedModel(responses=[[call("echo", {"x": 1})], "ok"]),
-        "go",
-        tools=[ECHO],
-        limits=toolwire.Limits(max_total_tokens=10_000),
+        ScriptedModel(responses=["ok"]), "go", tools=[ECHO], limits=toolwire.Limits(max_total_tokens=10)
     )
-    assert result.text == "ok"
-    assert toolwire.run_sync(
-        toolwire.model("test"), "hi", tools=[ECHO], limits=toolwire.Limits(max_total_tokens=10)
-    ).text
+    assert result.text == "ok" and result.usage.total_tokens == 0 and result.usage.input_tokens is None
 
 
 def test_a_token_limit_with_counts_runs_as_before() -> None:

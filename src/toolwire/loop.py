@@ -100,7 +100,10 @@ class Limits:
       (a tool's ``meta["max_calls"]`` sets the same for that tool);
     - ``max_input_tokens`` / ``max_output_tokens`` / ``max_total_tokens``: summed ``Usage`` over
       the run's requests, in tokens, checked after each response (``input_tokens`` counts every
-      input token, cache reads and writes included, on every API: see :class:`~toolwire.types.Usage`);
+      input token, cache reads and writes included, on every API: see :class:`~toolwire.types.Usage`).
+      A response without the count a limit needs (a server, or an offline ``test``/``scripted``
+      answer, that reports no usage) stops the run with ``UsageLimitExceeded``: an unknown count
+      is never taken as 0;
     - ``tool_timeout``: seconds one tool call may run when its ``Tool.timeout`` is unset;
     - ``max_concurrent_tools``: tool functions running at the same time (default 16); the other
       calls of a response wait in call order and start as running ones finish;
@@ -403,19 +406,32 @@ def _cost_exceeded(limits: Limits | None, spent: Any) -> str | None:
     return None
 
 
-#: Offline providers (toolwire.testing): stand-ins whose answers need not report usage.
-_OFFLINE_PROVIDERS = frozenset({"test", "scripted"})
+#: What to do when a response lacks a token count a limit needs, by provider: the offline
+#: providers (toolwire.testing) are held to the token limits as a vendor is (a test of limit
+#: handling behaves as in production), and say how to give their answers a usage.
+_NO_COUNT_ADVICE = {
+    "scripted": (
+        "the scripted answer carries no usage: give it one, e.g. {'text': 'ok', 'usage': "
+        "{'input_tokens': 12, 'output_tokens': 5}} or Response(..., usage=Usage(12, 5)), or leave the "
+        "token limits out of the run"
+    ),
+    "test": (
+        "the 'test' provider counts no tokens: test token limits with the 'scripted' provider and answers "
+        "that carry a 'usage', or leave the token limits out of the run"
+    ),
+}
+_NO_COUNT_DEFAULT = "a server that sends no usage: have it report usage, or leave the token limits out for it"
 
 
 def _usage_exceeded(limits: Limits | None, usage: Usage, response: Response | None = None) -> str | None:
     """Why the token limits stop the run after a response: a limit passed by ``usage`` (the
     run's sum), or one that ``response``'s usage lacks the count to check, as the cost limit
-    stops a run it cannot price (an unknown count is not 0; the offline ``test`` and
-    ``scripted`` providers' answers without usage are not held to it)."""
+    stops a run it cannot price (an unknown count is not 0, on the offline ``test`` and
+    ``scripted`` providers too)."""
     if limits is None:
         return None
-    last = response.usage if response is not None and response.provider not in _OFFLINE_PROVIDERS else None
-    if last is not None:
+    last = response.usage if response is not None else None
+    if last is not None and response is not None:
         for limit, needs in (
             ("max_input_tokens", ("input_tokens",)),
             ("max_output_tokens", ("output_tokens",)),
@@ -426,8 +442,8 @@ def _usage_exceeded(limits: Limits | None, usage: Usage, response: Response | No
                     if getattr(last, counter) is None:
                         return (
                             f"the token limit {limit}={getattr(limits, limit)} cannot be checked: the response "
-                            f"reported no {counter.split('_')[0]} token count (a server that sends no usage: have "
-                            "it report usage, or leave the token limits out for it)"
+                            f"reported no {counter.split('_')[0]} token count "
+                            f"({_NO_COUNT_ADVICE.get(response.provider or '', _NO_COUNT_DEFAULT)})"
                         )
     if limits.max_input_tokens is not None and (usage.input_tokens or 0) > limits.max_input_tokens:
         return f"input tokens {usage.input_tokens} exceeded the limit of {limits.max_input_tokens}"

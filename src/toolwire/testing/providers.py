@@ -207,7 +207,9 @@ class TestModel(_OfflineModel):
 
     Settings: ``call_tools`` (list of tool names to call; default all), ``final_text`` (text of
     the final answer instead of the generated report), ``include_optional`` (also fill optional
-    parameters). Usage is reported as ``None`` tokens (nothing was counted) and 1 request.
+    parameters). Usage is reported as ``None`` tokens (nothing was counted) and 1 request, so a run
+    with a token limit stops at its first answer asking for tools, as with a vendor that reports
+    no usage ("cannot be checked"; script answers with a ``usage`` to test token limits).
     """
 
     __test__ = False  # not a pytest test class
