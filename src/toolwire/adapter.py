@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypedDict, U
 
 from . import profile as _profile_module
 from ._clients import PerLoopClient, client_on_other_loop
-from .errors import ConfigurationError, ToolwireError, UnsupportedToolChoice
+from .errors import ConfigurationError, RequestRefused, ToolwireError, UnsupportedToolChoice
 from .profile import (
     PreflightState,
     _preflight_pristine,
@@ -223,6 +223,17 @@ class Codec(Protocol):
         body's tool list) and the report of every schema rewrite or drop it made. Used by
         ``toolwire lint`` (translation findings and per-provider token cost)."""
         ...
+
+    # Optional hooks (looked up with getattr; a codec may leave them out):
+    #
+    # - ``setting_changes(request, body) -> list[tuple]``: the changes ``encode_request`` made to
+    #   the request's own settings (not its messages), as ``(rule, pointer, detail, tool,
+    #   call_id, lossy)``, given the body as repaired by the preflight; added to the request's
+    #   :class:`~toolwire.profile.RequestReport` (e.g. Anthropic's ``max_tokens`` raised to fit
+    #   the thinking budget of ``thinking={"effort": ...}``).
+    # - ``restate_refusal(request, violations) -> list[Violation]``: the preflight's violations,
+    #   with those caused by a setting the codec translated reworded in the caller's terms (the
+    #   same rules; the list unchanged when none is).
 
 
 def report_dropped_provider_tool_parts(request: ModelRequest, report: RequestReport) -> None:
@@ -555,6 +566,31 @@ class Model(abc.ABC):
         return request
 
     def _preflight(self, request: ModelRequest, *, incremental: bool = False) -> tuple[dict[str, Any], RequestReport]:
+        """The body to send for ``request`` and its report: :meth:`_preflight_body`, with the
+        codec's optional request-level hooks applied (see :class:`Codec`): ``setting_changes``
+        adds the changes it made to the request's settings to the report, and
+        ``restate_refusal`` words a refusal in the settings the caller wrote."""
+        codec = self.codec
+        try:
+            body, report = self._preflight_body(request, incremental=incremental)
+        except RequestRefused as exc:
+            restate = getattr(codec, "restate_refusal", None)
+            if restate is None:
+                raise
+            violations = restate(request, exc.violations)
+            if violations == exc.violations:
+                raise
+            raise RequestRefused(exc.api, violations) from None
+        changes = getattr(codec, "setting_changes", None)
+        if changes is not None:
+            made = changes(request, body)
+            if made:
+                _add_changes(report, made)
+        return body, report
+
+    def _preflight_body(
+        self, request: ModelRequest, *, incremental: bool = False
+    ) -> tuple[dict[str, Any], RequestReport]:
         d: dict[str, Any] = self.__dict__  # type: ignore[assignment]
         if "_profile" not in d:
             self.profile  # noqa: B018 - built (once) outside the guard: a bad setting raises its own error

@@ -474,7 +474,9 @@ def test_registry_and_settings() -> None:
 
     m = toolwire.model("anthropic:claude-haiku-4-5", api_key="k", cache=True)
     assert isinstance(m, AnthropicModel) and m.name == "anthropic:claude-haiku-4-5"
-    assert m.settings["max_tokens"] == 4096 and m.codec.cache is True
+    # no max_tokens setting: the codec sends 4096, or room for an effort's thinking budget
+    assert "max_tokens" not in m.settings and m.codec.cache is True
+    assert m.prepare(m.build_request([toolwire.Message.user("hi")]))["max_tokens"] == 4096
     c = toolwire.registry.codec("anthropic", cache=True)
     assert isinstance(c, AnthropicCodec) and c.api == "anthropic" and c.cache is True
 

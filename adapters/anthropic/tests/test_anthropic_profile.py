@@ -648,6 +648,8 @@ REPORTED_BY_CODEC = {
     "anthropic.conversation.assistant-image",
     "anthropic.conversation.tool-result-image-type",
     "anthropic.conversation.thinking-unsigned",
+    # test_anthropic_effort_budget.py
+    "anthropic.request.thinking-effort-budget",
 }
 
 

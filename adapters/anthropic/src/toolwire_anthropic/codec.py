@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar, cast
 
 from toolwire.adapter import DeclarationMemo, ModelRequest, given_thinking, normalize_tool_choice
 from toolwire.errors import ProviderError, ResponseDecodeError, ToolwireError, UnsupportedToolChoice
+from toolwire.profile import Violation
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
     ProviderToolDone,
@@ -91,7 +92,9 @@ from .profile import (
     AnthropicProfile,
     claude_version,
     fetches_image_url,
+    max_output_tokens,
     server_tool_block_types,
+    thinks,
 )
 
 __all__ = [
@@ -331,16 +334,57 @@ def _thinks_adaptively(model: Any) -> bool:
     return version is not None and version >= (4, 6)
 
 
+#: The output tokens kept for the answer beside an effort's thinking budget when the caller set no
+#: ``max_tokens`` (thinking tokens count against ``max_tokens``): the default an answer has
+#: without thinking.
+EFFORT_ANSWER_ROOM = DEFAULT_MAX_TOKENS
+
+#: The rule of how the cross-provider effort is sent as manual thinking (profile.RULES).
+EFFORT_BUDGET_RULE = "anthropic.request.thinking-effort-budget"
+
+
+def _manual_effort(thinking: Any, model: Any) -> str | None:
+    """The level (lower case) of a cross-provider ``{"effort": E}`` that is sent as manual
+    thinking with a budget (:data:`EFFORT_BUDGETS`): a known level other than ``none``, on a
+    model that thinks (:func:`~toolwire_anthropic.profile.thinks`) and does not think adaptively
+    (before Claude 4.6); ``None`` otherwise."""
+    if not isinstance(thinking, dict) or "type" in thinking or "effort" not in thinking:
+        return None
+    effort = thinking["effort"]
+    level = effort.strip().lower() if isinstance(effort, str) else None
+    if level not in EFFORT_BUDGETS or _thinks_adaptively(model) or not thinks(model):
+        return None
+    return level
+
+
+def _effort_max_tokens(level: str, model: Any) -> int:
+    """``max_tokens`` for effort ``level`` when the caller set none: its budget plus
+    :data:`EFFORT_ANSWER_ROOM`, at most the model's maximum output (when toolwire knows it)."""
+    wanted = EFFORT_BUDGETS[level] + EFFORT_ANSWER_ROOM
+    most = max_output_tokens(model) if isinstance(model, str) else None
+    return wanted if most is None else max(min(wanted, most), DEFAULT_MAX_TOKENS)
+
+
+def _default_max_tokens(request: ModelRequest) -> int:
+    """``max_tokens`` for a request that sets none: :data:`DEFAULT_MAX_TOKENS`, or room for the
+    thinking budget of a cross-provider effort sent as manual thinking (:func:`_effort_max_tokens`)."""
+    thinking = request.thinking
+    level = _manual_effort(given_thinking(thinking), request.model) if thinking else None
+    return DEFAULT_MAX_TOKENS if level is None else _effort_max_tokens(level, request.model)
+
+
 def _thinking_wire(thinking: Any, max_tokens: Any, model: Any = None) -> Any:
     """The ``thinking`` field for a request's thinking settings: Anthropic's own object
     (``{"type": "enabled", "budget_tokens": N}``, ``{"type": "adaptive"}``, ``{"type":
     "disabled"}``) unchanged; the cross-provider ``{"effort": E}`` (what OpenAI and Gemini take)
     without a ``type`` → ``{"type": "disabled"}`` for ``"none"``, else manual thinking with
-    :data:`EFFORT_BUDGETS` tokens, kept below ``max_tokens`` (``budget_tokens`` must be at least
-    1024 and less than ``max_tokens``: ``anthropic.types.ThinkingConfigEnabledParam``). An effort
-    toolwire does not know is sent as given (the API names what it takes). On Claude 4.6 and
-    later the effort is sent as ``{"type": "adaptive"}`` with ``output_config.effort``
-    (:func:`_adaptive_effort`): 4.7 and later refuse manual thinking."""
+    :data:`EFFORT_BUDGETS` tokens, kept below ``max_tokens`` (the body's, and the model's most
+    output: ``budget_tokens`` must be at least 1024 and less than ``max_tokens``,
+    ``anthropic.types.ThinkingConfigEnabledParam``; a budget lowered is reported by
+    :meth:`AnthropicCodec.setting_changes`). An effort toolwire does not know is sent as given
+    (the API names what it takes). On Claude 4.6 and later the effort is sent as ``{"type":
+    "adaptive"}`` with ``output_config.effort`` (:func:`_adaptive_effort`): 4.7 and later refuse
+    manual thinking."""
     if not isinstance(thinking, dict) or "type" in thinking or "effort" not in thinking:
         return copy.deepcopy(thinking)
     effort = thinking["effort"]
@@ -352,9 +396,20 @@ def _thinking_wire(thinking: Any, max_tokens: Any, model: Any = None) -> Any:
     if _thinks_adaptively(model):
         return {"type": "adaptive"}  # the effort goes in output_config (_adaptive_effort)
     budget = EFFORT_BUDGETS[level]
-    if type(max_tokens) is int and max_tokens - 1 < budget:
-        budget = max(1024, max_tokens - 1)  # below 1025 max_tokens the preflight refuses, naming the bound
+    cap = max_tokens if type(max_tokens) is int else None
+    most = max_output_tokens(model) if isinstance(model, str) else None
+    if cap is not None and most is not None:
+        cap = min(cap, most)  # the preflight lowers a larger max_tokens to the model's most
+    if cap is not None and cap - 1 < budget:
+        budget = max(1024, cap - 1)  # below 1025 max_tokens the preflight refuses (restate_refusal words it)
     return {"type": "enabled", "budget_tokens": budget}
+
+
+def _choice_words(choice: Any) -> str:
+    """The tool choice as the caller wrote it (canonical form)."""
+    if isinstance(choice, dict) and choice.get("type") == "tool":
+        return f"{{'type': 'tool', 'name': {choice.get('name')!r}}} (a forced call of {choice.get('name')!r})"
+    return repr(choice)
 
 
 def _pending_container(messages: list[Message]) -> str | None:
@@ -1645,6 +1700,95 @@ class AnthropicCodec:
             + _unsigned_thinking_changes(messages, offset)
         )
 
+    @staticmethod
+    def setting_changes(request: ModelRequest, body: dict[str, Any]) -> list[tuple[Any, ...]]:
+        """The changes :meth:`encode_request` made to ``request``'s settings, for the preflight
+        report (``body`` as repaired), rule ``anthropic.request.thinking-effort-budget``: for the
+        cross-provider ``thinking={"effort": E}`` sent as manual thinking (before Claude 4.6),
+        ``max_tokens`` raised above the default 4096 to hold the effort's ``budget_tokens`` and
+        an answer when the caller set no ``max_tokens`` (not lossy); the budget lowered below a
+        ``max_tokens`` the caller set (lossy: the model thinks less than the effort asks, and
+        the answer keeps only what is left)."""
+        level = _manual_effort(given_thinking(request.thinking), request.model) if request.thinking else None
+        thinking = body.get("thinking") if level is not None else None
+        if not (isinstance(thinking, dict) and thinking.get("type") == "enabled"):
+            return []  # no effort sent as manual thinking (or the preflight left thinking out)
+        assert level is not None
+        budget, mt, full = thinking.get("budget_tokens"), body.get("max_tokens"), EFFORT_BUDGETS[level]
+        if type(budget) is not int or type(mt) is not int:
+            return []
+        said = f"thinking={{'effort': {level!r}}}"
+        changes: list[tuple[Any, ...]] = []
+        if request.max_tokens is None and mt > DEFAULT_MAX_TOKENS:
+            changes.append(
+                (
+                    EFFORT_BUDGET_RULE,
+                    "/max_tokens",
+                    f"max_tokens sent as {mt} (max_tokens was not set; the default is {DEFAULT_MAX_TOKENS}): "
+                    f"{said} thinks with budget_tokens {budget} on {request.model}, and thinking counts "
+                    f"against max_tokens, so {mt - budget} tokens are left for the answer",
+                    None,
+                    None,
+                    False,
+                )
+            )
+        if budget < full:
+            changes.append(
+                (
+                    EFFORT_BUDGET_RULE,
+                    "/thinking/budget_tokens",
+                    f"{said} asks for budget_tokens {full}; sent as {budget} to stay below max_tokens {mt} "
+                    f"(budget_tokens must be less than max_tokens), which leaves {mt - budget} token(s) for "
+                    f"the answer: set max_tokens to at least {full + EFFORT_ANSWER_ROOM}, or leave it unset "
+                    "(toolwire then makes room for the effort)",
+                    None,
+                    None,
+                    True,
+                )
+            )
+        return changes
+
+    @staticmethod
+    def restate_refusal(request: ModelRequest, violations: list[Any]) -> list[Any]:
+        """``violations`` with those the cross-provider ``thinking={"effort": E}`` caused, when it
+        is sent as manual thinking (before Claude 4.6), worded in the settings the caller wrote
+        (the effort, ``tool_choice``, ``max_tokens``) instead of ``thinking.type`` and
+        ``budget_tokens``, which the caller never wrote: rule ``anthropic.request.thinking-forced-tool``
+        (a forced tool choice) and ``anthropic.request.thinking-budget`` (a ``max_tokens`` of
+        1024 or less leaves no room for the least budget, 1024)."""
+        level = _manual_effort(given_thinking(request.thinking), request.model) if request.thinking else None
+        if level is None:
+            return violations
+        said = f"thinking={{'effort': {level!r}}}"
+        out = []
+        for v in violations:
+            if v.rule == "anthropic.request.thinking-forced-tool":
+                v = Violation(
+                    v.rule,
+                    v.pointer,
+                    f"{said} is sent to {request.model} as manual extended thinking (the only thinking it "
+                    "takes), which allows only tool_choice 'auto' or 'none', but tool_choice is "
+                    f"{_choice_words(normalize_tool_choice(request.tool_choice))}: drop thinking for this run "
+                    "(leave thinking unset, or {'effort': 'none'}), or use tool_choice 'auto' and ask for the "
+                    "tool in the prompt",
+                    v.tool,
+                    v.call_id,
+                )
+            elif v.rule == "anthropic.request.thinking-budget":
+                mt = request.max_tokens
+                v = Violation(
+                    v.rule,
+                    "/max_tokens",
+                    f"{said} on {request.model} needs a thinking budget of at least 1024 tokens, which must be less than "
+                    f"max_tokens, but max_tokens is {mt!r}: set max_tokens above 1024 (at least "
+                    f"{EFFORT_BUDGETS[level] + EFFORT_ANSWER_ROOM} for the full {level!r} budget and an answer), "
+                    "leave max_tokens unset (toolwire then makes room for the effort), or leave thinking out",
+                    v.tool,
+                    v.call_id,
+                )
+            out.append(v)
+        return out
+
     def encode_request(self, request: ModelRequest) -> dict[str, Any]:
         """Canonical request → the ``/v1/messages`` JSON body.
 
@@ -1663,7 +1807,7 @@ class AnthropicCodec:
         names = _request_names(request)
         body: dict[str, Any] = {
             "model": request.model,
-            "max_tokens": request.max_tokens if request.max_tokens is not None else DEFAULT_MAX_TOKENS,
+            "max_tokens": request.max_tokens if request.max_tokens is not None else _default_max_tokens(request),
             "messages": _encode_messages(request.messages, names),
         }
         if request.instructions is not None:

@@ -28,7 +28,6 @@ from toolwire.wire import without_lone_surrogates
 from .codec import (
     _RETRYABLE_ERROR_TYPES,
     API,
-    DEFAULT_MAX_TOKENS,
     EFFORT_BUDGETS,
     AnthropicCodec,
     StreamDecoder,
@@ -90,7 +89,9 @@ class AnthropicModel(Transport):
       ``httpx2.MockTransport`` in tests; not closed by :meth:`aclose`), ``timeout`` (seconds; SDK
       default 600), ``max_retries`` (retries after the first attempt, default 2) and ``retry``
       (a :class:`toolwire.retry.RetryPolicy`): toolwire's retries, the SDK's own are off;
-    - ``max_tokens`` (output tokens, default 4096: the API requires it), ``temperature``,
+    - ``max_tokens`` (output tokens; the API requires it: when unset, 4096 is sent, or, for
+      ``thinking={"effort": E}`` sent as manual thinking, the effort's budget plus 4096 for the
+      answer, at most the model's maximum output, reported on the preflight report), ``temperature``,
       ``stream`` (use SSE and assemble), ``thinking`` (Anthropic's ``thinking`` object, e.g.
       ``{"type": "enabled", "budget_tokens": 2048}`` or ``{"type": "adaptive"}``),
       ``parallel_tool_calls`` (``False`` → ``disable_parallel_tool_use``);
@@ -129,8 +130,6 @@ class AnthropicModel(Transport):
         if problem:
             raise ConfigurationError(f"anthropic: {problem} [anthropic.request.model-id]")
         self._check_setting_values()
-        if self.settings.get("max_tokens") is None:
-            self.settings["max_tokens"] = DEFAULT_MAX_TOKENS
         self.codec_settings = codec_settings
         self.codec = AnthropicCodec(**codec_settings)
         self._client: Any = None

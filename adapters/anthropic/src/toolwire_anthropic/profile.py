@@ -521,6 +521,19 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _rule(
+        "anthropic.request.thinking-effort-budget",
+        "toolwire's thinking={'effort': E} on a model with manual thinking only (before Claude 4.6) is sent as "
+        "budget_tokens (minimal/low 1024, medium 2048, high 4096, xhigh 8192, max 16384), and thinking counts "
+        "against max_tokens: with max_tokens unset, max_tokens is raised to the budget plus 4096 for the answer (at "
+        "most the model's maximum output) and reported; with max_tokens set, it is kept and a budget that does not "
+        "fit below it is lowered (at least 1024) and reported as lossy.",
+        'anthropic.types.ThinkingConfigEnabledParam.budget_tokens ("Must be ≥1024 and less than `max_tokens`"); '
+        "https://platform.claude.com/docs/en/build-with-claude/extended-thinking (Claude thinks against budget_tokens "
+        "before its final answer; its example sends max_tokens 16000 with budget_tokens 10000); the budgets are "
+        "LiteLLM's for reasoning_effort on Claude (low 1024, medium 2048, high 4096)",
+        "repair",
+    ),
+    _rule(
         "anthropic.request.stop-sequences-blank",
         'Each stop sequence holds a character other than whitespace: one of only whitespace ("\\n") is left '
         "out and reported (the answer is not cut there).",
@@ -1908,7 +1921,12 @@ class AnthropicProfile(Profile):
                     "anthropic.request.thinking-forced-tool",
                     "/tool_choice",
                     f"manual extended thinking (thinking.type 'enabled') allows only tool_choice 'auto' or 'none', got "
-                    f"{tc.get('type')!r}; use tool_choice 'auto', or adaptive thinking ({{'type': 'adaptive'}}) where the model supports forced tools",
+                    f"{tc.get('type')!r}; use tool_choice 'auto', or "
+                    + (
+                        "leave thinking out of this request"
+                        if version is not None and version < (4, 6)  # adaptive thinking from Claude 4.6 on
+                        else "adaptive thinking ({'type': 'adaptive'}) where the model supports forced tools"
+                    ),
                 )
             budget = thinking.get("budget_tokens")
             if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1024:
