@@ -1871,22 +1871,18 @@ def run_stream(
     tool_map = _as_tools(tools)
     choice = normalize_tool_choice(tool_choice)
     if type(choice) is dict and choice["name"] not in tool_map:
-        raise ConfigurationError(
-            f"tool_choice names {choice['name']!r}, which is not among the tools: {sorted(tool_map)}"
-        )
+        raise ConfigurationError(_not_among_tools("tool_choice", choice["name"], tool_map))
     for name in approval if approval is not None and isinstance(approval, (set, frozenset, list, tuple)) else ():
         if name not in tool_map:
-            raise ConfigurationError(f"approval names {name!r}, which is not among the tools: {sorted(tool_map)}")
+            raise ConfigurationError(_not_among_tools("approval", name, tool_map))
     for name in deferred or ():
         if name not in tool_map:
-            raise ConfigurationError(f"deferred names {name!r}, which is not among the tools: {sorted(tool_map)}")
+            raise ConfigurationError(_not_among_tools("deferred", name, tool_map))
     # a limit on a name the run lacks would never apply (an MCP tool 'files.read' is 'files_read'
     # for the model, and combine() prefixes colliding names): said, as for approval= and deferred=
     for name in limits.max_calls_per_tool or () if limits is not None else ():
         if name not in tool_map:
-            raise ConfigurationError(
-                f"Limits.max_calls_per_tool names {name!r}, which is not among the tools: {sorted(tool_map)}"
-            )
+            raise ConfigurationError(_not_among_tools("Limits.max_calls_per_tool", name, tool_map))
     if decisions and resume is None:
         raise ConfigurationError("decisions= answers the pending calls of a saved run: pass that run as resume=")
     msg = _prompt_message(prompt)
@@ -2083,6 +2079,16 @@ def _resumable_copy(saved: RunState) -> RunState:
 
 #: The keyword arguments :func:`run_stream` takes; :func:`run`, :func:`run_sync` and
 #: :func:`run_stream_sync` pass theirs on and check the names first (see ``_check_run_arguments``).
+def _not_among_tools(setting: str, name: Any, tool_map: Mapping[str, Any]) -> str:
+    """The message for a ``setting`` of :func:`run_stream` naming ``name``, which is not one of the
+    run's tools: the tools, and the closest names when there are any (``"refnd"`` → ``'refund'``)."""
+    from .design.suggest import did_you_mean  # the "did you mean" of unknown tool calls and file names
+
+    line = f"{setting} names {name!r}, which is not among the tools: {sorted(tool_map)}"
+    hint = did_you_mean(name, sorted(tool_map)) if isinstance(name, str) and name else None
+    return f"{line}. {hint}" if hint else line
+
+
 _RUN_PARAMETERS: frozenset[str] = frozenset(
     name for name in inspect.signature(run_stream).parameters if name not in ("model", "prompt")
 )
