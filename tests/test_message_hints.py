@@ -1,9 +1,15 @@
 """Messages a new user met that named the problem but not the next step (each test failed on the
 code before its fix): a misspelt tool name in ``approval=``, ``deferred=``, a named
-``tool_choice`` and ``Limits.max_calls_per_tool`` now gets the closest tool names."""
+``tool_choice`` and ``Limits.max_calls_per_tool`` now gets the closest tool names; a keyword
+``Limits`` does not have (``max_tokens=``) is a ``ConfigurationError`` naming the closest fields
+and all of them, where it was Python's bare ``TypeError``."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import inspect
+import pickle
 from typing import Any
 
 import pytest
@@ -56,3 +62,59 @@ def test_a_tool_name_close_to_none_gets_only_the_list() -> None:
     with pytest.raises(ConfigurationError) as info:
         toolwire.run_sync("test", "hi", tools=[refund, add], approval={"weather"})
     assert str(info.value) == "approval names 'weather', which is not among the tools: ['add', 'refund']"
+
+
+_FIELDS = (
+    "Its fields: max_tool_calls, max_input_tokens, max_output_tokens, max_total_tokens, tool_timeout, "
+    "max_concurrent_tools, max_calls_per_tool, max_cost_usd."
+)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (
+            {"max_tokens": 5},
+            "Limits has no field 'max_tokens'. Did you mean 'max_input_tokens', 'max_total_tokens' or "
+            "'max_output_tokens'? The output tokens of one response are a model setting: "
+            "toolwire.model('provider:model-id', max_tokens=1024); Limits bound the whole run. " + _FIELDS,
+        ),
+        (
+            {"max_tool_call": 3, "max_turns": 2},
+            "Limits has no field 'max_tool_call'. Did you mean 'max_tool_calls'? " + _FIELDS,
+        ),
+        ({"budget": 1}, "Limits has no field 'budget'. " + _FIELDS),
+    ],
+)
+def test_an_unknown_limits_field_is_a_configuration_error_naming_the_fields(
+    kwargs: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ConfigurationError) as info:
+        toolwire.Limits(**kwargs)
+    assert str(info.value) == message
+
+
+def test_a_limits_mapping_given_to_run_gets_the_closest_field() -> None:
+    with pytest.raises(ConfigurationError) as info:
+        toolwire.run_sync("test", "hi", limits={"max_tool_call": 3})
+    assert str(info.value) == (
+        "limits has no field 'max_tool_call'; the fields are max_calls_per_tool, max_concurrent_tools, "
+        "max_cost_usd, max_input_tokens, max_output_tokens, max_tool_calls, max_total_tokens, tool_timeout. "
+        "Did you mean 'max_tool_calls'?"
+    )
+
+
+def test_limits_stays_a_plain_dataclass() -> None:
+    limits = toolwire.Limits(max_total_tokens=1000, max_calls_per_tool={"add": 2})
+    assert toolwire.Limits(None, 10) == toolwire.Limits(max_input_tokens=10)  # positional still works
+    assert dataclasses.is_dataclass(limits)
+    assert dataclasses.replace(limits, max_tool_calls=3) == toolwire.Limits(
+        max_tool_calls=3, max_total_tokens=1000, max_calls_per_tool={"add": 2}
+    )
+    assert pickle.loads(pickle.dumps(limits)) == limits
+    assert copy.deepcopy(limits) == limits and copy.copy(limits) == limits
+    assert list(inspect.signature(toolwire.Limits).parameters) == [f.name for f in dataclasses.fields(limits)]
+    with pytest.raises(ConfigurationError, match="Limits has no field 'max_tokens'"):
+        dataclasses.replace(limits, max_tokens=5)  # type: ignore[call-arg]
+    result = toolwire.run_sync("test", "add 2 and 3", tools=[add], limits=limits)
+    assert pickle.loads(pickle.dumps(result.state)).status == result.state.status == "finished"

@@ -214,6 +214,41 @@ def _limits_problem(limits: Limits) -> str | None:
     return None
 
 
+def _limits_init_naming_fields(init: Callable[..., None]) -> Callable[..., None]:
+    """``Limits.__init__`` raising :class:`~toolwire.errors.ConfigurationError` for a keyword that
+    is not a field (``max_tokens=``), with the closest fields and all of them, where Python's own
+    ``TypeError`` names neither. The dataclass stays as it is: its fields, ``replace``, equality,
+    copying and pickling (which do not call ``__init__`` with other keywords) are unchanged."""
+    import functools
+
+    @functools.wraps(init)  # keeps the signature of the fields for help() and inspect
+    def __init__(self: Limits, *args: Any, **kwargs: Any) -> None:
+        names = [f.name for f in fields(Limits)]
+        unknown = [k for k in kwargs if k not in names]
+        if unknown:
+            raise ConfigurationError(_unknown_limits_message(unknown[0], names))
+        init(self, *args, **kwargs)
+
+    return __init__
+
+
+def _unknown_limits_message(name: str, names: list[str]) -> str:
+    from .design.suggest import did_you_mean
+
+    line = f"Limits has no field {name!r}."
+    hint = did_you_mean(name, names)
+    if hint:
+        line += f" {hint}"
+    if name in ("max_tokens", "max_completion_tokens"):  # the vendors' per-response output bound
+        line += (
+            " The output tokens of one response are a model setting: "
+            "toolwire.model('provider:model-id', max_tokens=1024); Limits bound the whole run."
+        )
+    return f"{line} Its fields: {', '.join(names)}."
+
+
+Limits.__init__ = _limits_init_naming_fields(Limits.__init__)  # type: ignore[method-assign]
+
 #: The limits of a run given none (read only by the loop, never changed).
 _NO_LIMITS = Limits()
 #: The running usage total of a run without token limits (never read, never changed).
@@ -1841,8 +1876,12 @@ def run_stream(
     elif isinstance(limits, Mapping):
         bad = [k for k in limits if k not in _LIMIT_FIELDS]
         if bad:
+            from .design.suggest import did_you_mean
+
+            hint = did_you_mean(bad[0], sorted(_LIMIT_FIELDS)) if isinstance(bad[0], str) else None
             raise ConfigurationError(
                 f"limits has no field {', '.join(map(repr, bad))}; the fields are {', '.join(sorted(_LIMIT_FIELDS))}"
+                + (f". {hint}" if hint else "")
             )
         limits = Limits(**limits)
     else:
