@@ -118,3 +118,34 @@ def test_limits_stays_a_plain_dataclass() -> None:
         dataclasses.replace(limits, max_tokens=5)  # type: ignore[call-arg]
     result = toolwire.run_sync("test", "add 2 and 3", tools=[add], limits=limits)
     assert pickle.loads(pickle.dumps(result.state)).status == result.state.status == "finished"
+
+
+@pytest.mark.parametrize(
+    "name, suggestion",
+    [
+        ("gpt-5", "did you mean 'openai:gpt-5' (or 'openai-chat:gpt-5')?"),
+        ("chatgpt-4o-latest", "did you mean 'openai:chatgpt-4o-latest' (or 'openai-chat:chatgpt-4o-latest')?"),
+        ("o1", "did you mean 'openai:o1' (or 'openai-chat:o1')?"),
+        ("o3-mini", "did you mean 'openai:o3-mini' (or 'openai-chat:o3-mini')?"),
+        ("o4-mini", "did you mean 'openai:o4-mini' (or 'openai-chat:o4-mini')?"),
+        ("claude-sonnet-4-5", "did you mean 'anthropic:claude-sonnet-4-5'?"),
+        ("gemini-2.5-flash", "did you mean 'gemini:gemini-2.5-flash'?"),
+        ("gemma-3-27b-it", "did you mean 'gemini:gemma-3-27b-it'?"),
+    ],
+)
+def test_a_model_id_without_a_provider_gets_the_provider_of_its_family(name: str, suggestion: str) -> None:
+    with pytest.raises(ConfigurationError) as info:
+        toolwire.model(name)
+    assert str(info.value) == (
+        f"model {name!r} has no provider; {suggestion} toolwire model names are 'provider:model-id'"
+    )
+
+
+@pytest.mark.parametrize("name", ["llama3", "o5", "omni-moderation-latest", "mistral-large"])
+def test_a_model_id_of_no_known_family_gets_the_general_form(name: str) -> None:
+    with pytest.raises(ConfigurationError) as info:
+        toolwire.model(name)
+    assert str(info.value) == (
+        f"model {name!r} has no provider; write it as 'provider:model-id', e.g. 'anthropic:claude-sonnet-4-5' "
+        "(providers: anthropic, gemini, openai, openai-chat, scripted, test)"
+    )

@@ -414,6 +414,12 @@ class Profile:
         responses with recordings that list the vendor's counters. Default: unchanged."""
         return usage.input_tokens, usage.output_tokens
 
+    def recognizes_model_id(self, model_id: str) -> bool:
+        """Whether ``model_id`` (written without a provider, ``"gpt-5"``) names one of this
+        vendor's models by its family prefix, so that :func:`toolwire.model` can suggest
+        ``"<provider>:<model_id>"``. A hint only: nothing is refused or routed by it. Default no."""
+        return False
+
     # -- recordings ----------------------------------------------------------------------------
     def recognizes_uri(self, uri: str) -> bool:
         """Whether a request URI is one of this API's endpoints (replay, cassettes). Default no."""

@@ -96,6 +96,20 @@ def available_providers() -> list[str]:
     return sorted(_entry_points())
 
 
+def _providers_of_model_id(model_id: str) -> list[str]:
+    """The installed providers whose profile recognises ``model_id`` as one of its vendor's
+    (:meth:`~toolwire.profile.Profile.recognizes_model_id`), in name order (``openai`` before
+    ``openai-chat``); empty when none does or none is installed."""
+    found = []
+    for provider, prof in installed_profiles().items():
+        try:
+            if prof.recognizes_model_id(model_id):
+                found.append(provider)
+        except Exception:  # a third-party profile's bug must not hide the error being reported
+            continue
+    return sorted(found)
+
+
 def parse_model_name(name: str) -> tuple[str, str]:
     """Split ``"provider:model-id"``; the model id may itself contain ``:``. ``"test"`` alone is
     allowed for the offline providers. Spaces around either part are dropped
@@ -114,6 +128,14 @@ def parse_model_name(name: str) -> tuple[str, str]:
         if guess:
             raise ConfigurationError(
                 f"model {name!r} has no provider; did you mean {guess + ':' + rest!r}? "
+                "toolwire model names are 'provider:model-id'"
+            )
+        owners = _providers_of_model_id(provider) if provider else []
+        if owners:
+            named = [repr(f"{p}:{provider}") for p in owners]
+            also = f" (or {' or '.join(named[1:])})" if len(named) > 1 else ""
+            raise ConfigurationError(
+                f"model {name!r} has no provider; did you mean {named[0]}{also}? "
                 "toolwire model names are 'provider:model-id'"
             )
         raise ConfigurationError(

@@ -1643,6 +1643,12 @@ class AnthropicProfile(Profile):
                 return tokens
         return CACHE_MIN_TOKENS_DEFAULT
 
+    def recognizes_model_id(self, model_id: str) -> bool:
+        """``claude-*``: every Claude model id on the Messages API starts with it (the models
+        overview, https://docs.anthropic.com/en/docs/about-claude/models: ``claude-sonnet-4-5``,
+        ``claude-opus-4-1``, ``claude-3-5-haiku-latest``)."""
+        return model_id.strip().lower().startswith("claude-")
+
     # -- recordings ---------------------------------------------------------------------------
     def recognizes_uri(self, uri: str) -> bool:
         """``POST /v1/messages`` and ``/v1/messages/count_tokens`` (any host: proxies keep the path)."""

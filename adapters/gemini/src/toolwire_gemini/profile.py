@@ -1632,6 +1632,12 @@ class GeminiProfile(Profile):
             return wrap_ref_siblings(schema, report)
         return copy.deepcopy(schema)
 
+    def recognizes_model_id(self, model_id: str) -> bool:
+        """``gemini-*`` and ``gemma-*``: the Gemini API's model ids
+        (https://ai.google.dev/gemini-api/docs/models: ``gemini-2.5-flash``) and the Gemma models
+        it hosts (https://ai.google.dev/gemma/docs/core/gemma_on_gemini_api: ``gemma-3-27b-it``)."""
+        return model_id.strip().lower().startswith(("gemini-", "gemma-"))
+
     # ---------------------------------------------------------------- recordings
 
     def recognizes_uri(self, uri: str) -> bool:

@@ -1862,6 +1862,10 @@ def _responses_ids(
     return acc
 
 
+#: The families of OpenAI model ids (:meth:`_OpenAIProfile.recognizes_model_id`).
+_OPENAI_MODEL_ID = re.compile(r"(gpt-|chatgpt-|o[134](-|$))")
+
+
 class _OpenAIProfile(Profile):
     #: genai-prices provider id (``genai_prices/data.py``) and OpenTelemetry GenAI
     #: ``gen_ai.provider.name`` (semconv ``GenAiProviderNameValues.OPENAI``), both APIs.
@@ -2004,6 +2008,13 @@ class _OpenAIProfile(Profile):
         if fold is None:  # a profile made without __init__ (copied by hand)
             fold = self._history_ids = PrefixFold(self._id_step, self._id_start)
         return fold.fold(items, upto, copy)
+
+    def recognizes_model_id(self, model_id: str) -> bool:
+        """``gpt-*``, ``chatgpt-*`` and the o-series (``o1``, ``o3-mini``, ``o4-mini``): the model
+        id families of OpenAI's models page (https://platform.openai.com/docs/models) and of the
+        ``ModelIdsShared`` enum of the OpenAPI spec (openai/openai-openapi: ``gpt-4o``,
+        ``chatgpt-4o-latest``, ``o1``, ``o3-mini``, ``o4-mini``); both APIs serve them."""
+        return _OPENAI_MODEL_ID.match(model_id.strip().lower()) is not None
 
     # -- recordings ----------------------------------------------------------------------------
     def recognizes_uri(self, uri: str) -> bool:
