@@ -200,3 +200,47 @@ def test_cassette_layouts_newer_body_wrapper_dates_and_gzip(tmp_path):
     doc = replay_paths([str(tmp_path)])
     assert doc["ok"], doc
     assert [f["responses"][0]["error"]["status"] for f in doc["files"]] == [400, 400]
+
+
+_CASSETTE_IS = (
+    "A cassette is the YAML file of HTTP interactions (vcrpy's format, a top-level 'interactions' list) that "
+    "toolwire's pytest plugin writes: mark a test @pytest.mark.toolwire_cassette and run pytest --toolwire-record "
+    "once with an API key (see 'Testing your agent' in the docs)"
+)
+
+
+@pytest.mark.parametrize(
+    "content, why",
+    [
+        (
+            "Install it:\n\n    pip install toolwire\n\ndef get_weather(city: str) -> str:\n",
+            "it is not YAML (line 5, column 34: mapping values are not allowed here)",
+        ),
+        ("just some words\n", "it holds plain text, not a recording's 'interactions' list"),
+        ("name: x\nversion: 1\n", "it holds a mapping without 'interactions', not a recording's 'interactions' list"),
+        ("- 1\n- 2\n", "it holds a YAML list, not a recording's 'interactions' list"),
+        ("", "it is empty"),
+    ],
+)
+def test_replay_of_a_file_that_is_not_a_cassette_says_so(tmp_path, content, why):
+    """A file that is not a recording (README.md) is named as such, with what a cassette is and how
+    to record one, not the YAML parser's ScannerError."""
+    path = tmp_path / "README.md"
+    path.write_text(content)
+    doc = replay_paths([str(path)])
+    assert doc["ok"] is False
+    assert doc["files"][0]["errors"] == [f"{path} is not a recorded cassette: {why}. {_CASSETTE_IS}"]
+
+
+def test_replay_cli_of_a_markdown_file_prints_no_yaml_traceback(tmp_path):
+    path = tmp_path / "README.md"
+    path.write_bytes(b"\x80 not text")
+    out = subprocess.run(
+        [sys.executable, "-m", "toolwire.cli", "replay", str(path), "--json"], capture_output=True, text=True
+    )
+    assert out.returncode == 1
+    (error,) = json.loads(out.stdout)["files"][0]["errors"]
+    assert (
+        error
+        == f"{path} is not a recorded cassette: it is not YAML (not UTF-8 text: invalid start byte). {_CASSETTE_IS}"
+    )

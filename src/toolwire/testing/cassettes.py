@@ -25,6 +25,7 @@ __all__ = [
     "Interaction",
     "SSEEvent",
     "load_cassette",
+    "NotACassette",
     "parse_sse",
     "detect_api",
     "decode_body",
@@ -237,16 +238,62 @@ def _requested_stream(uri: str, body: Any) -> bool:
         return False
 
 
+class NotACassette(ValueError):
+    """A file given as a cassette that is not one: not YAML (or not gzipped YAML), or YAML
+    without the ``interactions`` list of a recording. The message names the file, says what a
+    cassette is and how to record one, and keeps the YAML parser's detail to its position and
+    problem."""
+
+    def __init__(self, path: str | Path, why: str) -> None:
+        super().__init__(
+            f"{path} is not a recorded cassette: {why}. A cassette is the YAML file of HTTP "
+            "interactions (vcrpy's format, a top-level 'interactions' list) that toolwire's pytest "
+            "plugin writes: mark a test @pytest.mark.toolwire_cassette and run pytest --toolwire-record "
+            "once with an API key (see 'Testing your agent' in the docs)"
+        )
+        self.path = str(path)
+        self.why = why
+
+
+def _yaml_problem(exc: Exception) -> str:
+    """``"line 17, column 21: mapping values are not allowed here"`` for a YAML error."""
+    import yaml
+
+    if isinstance(exc, yaml.reader.ReaderError):
+        return f"not UTF-8 text: {exc.reason}"
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or type(exc).__name__
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return f"{where}{problem}"
+
+
 def load_cassette(path: str | Path) -> list[Interaction]:
-    """Load every interaction of a cassette file, bodies decoded to text."""
+    """Load every interaction of a cassette file, bodies decoded to text. Raises
+    :class:`NotACassette` for a file that is not a recording (not YAML, or no ``interactions``)
+    and ``ValueError`` naming the interaction for a malformed one."""
     import yaml
 
     with open(path, "rb") as fh:
         raw = fh.read()
     if raw[:2] == b"\x1f\x8b":  # a gzipped cassette (*.yaml.gz)
-        raw = gzip.decompress(raw)
-    doc = yaml.safe_load(raw)
-    interactions = doc.get("interactions", []) if isinstance(doc, dict) else []
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise NotACassette(path, f"it starts as gzip but does not decompress ({exc})") from exc
+    try:
+        doc = yaml.safe_load(raw)
+    except yaml.YAMLError as exc:
+        raise NotACassette(path, f"it is not YAML ({_yaml_problem(exc)})") from None
+    if not isinstance(doc, dict) or "interactions" not in doc:
+        if doc is None:
+            why = "it is empty"
+        else:
+            what = {dict: "a mapping without 'interactions'", str: "plain text", list: "a YAML list"}.get(
+                type(doc), f"a YAML {type(doc).__name__}"
+            )
+            why = f"it holds {what}, not a recording's 'interactions' list"
+        raise NotACassette(path, why)
+    interactions = doc.get("interactions") or []
     if not isinstance(interactions, list):
         raise ValueError("'interactions' is not a list")
     out: list[Interaction] = []

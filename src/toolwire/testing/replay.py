@@ -35,7 +35,7 @@ from ..context import ToolContext
 from ..errors import RunLimitExceeded, ToolwireError
 from ..tools import Tool
 from ..types import Conversation, ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult
-from .cassettes import Interaction, load_cassette
+from .cassettes import Interaction, NotACassette, load_cassette
 
 __all__ = ["replay_file", "replay_paths", "FileReport", "PROVIDER_FOR_API", "compare_requests"]
 
@@ -744,6 +744,8 @@ def replay_paths(paths: list[str]) -> dict[str, Any]:
         for shown, f in files:
             try:
                 rep = await replay_file(f, shown)
+            except NotACassette as exc:  # says what the file is instead, and what a cassette is
+                rep = FileReport(shown, None, errors=[str(exc)])
             except Exception as exc:  # a broken cassette is a failure of that file, not of the run
                 rep = FileReport(shown, None, errors=[f"{type(exc).__name__}: {exc}"])
             found = _find_expected(f)
