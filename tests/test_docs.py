@@ -131,3 +131,27 @@ def test_cost_page_price_example_prints_what_the_comment_says(capsys):
     exec(compile("import toolwire\n" + code, "cost.md", "exec"), {})
     printed = capsys.readouterr().out.strip()
     assert re.search(r"# (\S+) \(a Decimal\)", code).group(1) == printed
+
+
+def test_the_model_members_the_docs_use_are_in_the_api_reference():
+    """Every public ``Model`` member a page writes as ``model.<name>`` / ``Model.<name>``
+    (``model.prepare``, ``model.last_preflight``, ``model.profile``) is in the member list of
+    the API reference's ``toolwire.adapter.Model`` entry, so the reference documents it."""
+    import re
+
+    from toolwire.adapter import Model
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    entry = re.search(
+        r"::: toolwire\.adapter\.Model\n\s+options:\n\s+members: \[([^\]]*)\]", (docs / "api" / "models.md").read_text()
+    )
+    assert entry is not None
+    listed = {m.strip() for m in entry.group(1).split(",")}
+    used = {
+        name
+        for page in docs.rglob("*.md")
+        for name in re.findall(r"\b(?:model|Model)\.([a-z][a-z0-9_]*)\b", page.read_text(encoding="utf-8"))
+        if hasattr(Model, name)
+    }
+    assert {"prepare", "last_preflight", "profile", "build_request", "send"} <= used
+    assert sorted(used - listed) == []
