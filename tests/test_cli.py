@@ -125,3 +125,30 @@ def test_a_known_key_in_a_tools_file_error_is_not_printed(capsys, tmp_path, monk
     code, out, err = _main(capsys, *argv)
     assert code == 2 and "cannot start with" in err
     assert key not in err and key not in out
+
+
+def test_lint_rules_lists_every_rule_without_a_target(capsys):
+    """``toolwire lint --rules`` is what the lint footer points a pip-installed user at (the docs
+    folder is only in a clone): each rule's id, severity, cost to the model and fix, exit 0."""
+    from toolwire.design.lint import RULES
+
+    code, out, err = _main(capsys, "lint", "--rules")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert len(lines) == 2 * len(RULES) == 40
+    first = RULES["schema-invalid"]
+    assert lines[:2] == [f"schema-invalid (error): {first.why}", f"    fix: {first.fix}"]
+    assert [line.split(" (")[0] for line in lines[::2]] == list(RULES)
+
+
+def test_lint_footer_points_at_lint_rules_not_a_docs_file(tmp_path, capsys):
+    tools = tmp_path / "tools.py"
+    tools.write_text(
+        "import toolwire\n\n@toolwire.tool\ndef add(a: int, b: int) -> int:\n"
+        '    """Add two numbers. Use it when asked for a sum."""\n    return a + b\n'
+    )
+    code, out, _ = _main(capsys, "lint", str(tools), "-p", "anthropic")
+    assert code == 0
+    footer = " ".join(out.split()[-15:])
+    assert footer == "1 tool: 0 errors, 0 warnings, 3 infos (20 rules: toolwire lint --rules lists them)"
+    assert "docs/lint.md" not in out

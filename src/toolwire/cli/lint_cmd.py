@@ -36,6 +36,18 @@ def _parse_live(name: str) -> tuple[str, str]:
     return prov, model_id
 
 
+def _print_rules(value: bool) -> None:
+    """``--rules``: print each lint rule (id, severity, what it costs the model, the fix) and exit
+    0, before the target is asked for (an eager option, like ``--help``)."""
+    if not value:
+        return
+    from toolwire.design.lint import RULES
+
+    for rule in RULES.values():
+        typer.echo(f"{rule.id} ({rule.severity}): {rule.why}\n    fix: {rule.fix}")
+    raise typer.Exit(0)
+
+
 def _live_cost(tools: list, prov: str, model_id: str) -> dict:
     """The live count as the summary's ``token_cost_live[prov]`` entry: the cost, or
     ``{"error": ...}`` naming the variable to set (the model's ``credential_problem()``), the
@@ -89,6 +101,13 @@ def lint(
         None,
         "--live",
         help="Also count tokens with the vendor's endpoint for this provider:model (needs its API key and network; Anthropic, OpenAI and Gemini count with their own endpoints, openai-chat with the Responses one).",
+    ),
+    rules: bool = typer.Option(
+        False,
+        "--rules",
+        help="List every rule (id, severity, what it costs the model, fix) and exit; no TARGET needed.",
+        is_eager=True,
+        callback=_print_rules,
     ),
 ) -> None:
     """Check tool definitions: descriptions, ambiguous parameters, names of undeclared parameters,
@@ -215,7 +234,7 @@ def lint(
         )
     console.print(
         f"{_plural(s['tools'], 'tool')}: {_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')} "
-        f"({len(RULES)} rules; see docs/lint.md)",
+        f"({len(RULES)} rules: toolwire lint --rules lists them)",
         highlight=False,
     )
     raise typer.Exit(report.exit_code)
