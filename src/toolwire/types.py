@@ -246,6 +246,14 @@ class ImagePart:
             found = signature_media_type(data)
             if found is not None:
                 return found
+        return self.declared_wire_media_type
+
+    @property
+    def declared_wire_media_type(self) -> str | None:
+        """``media_type`` as the vendors spell it (lower case, ``image/jpg`` / ``image/pjpeg`` as
+        ``image/jpeg``, parameters left out), without looking at the bytes: what a codec sends
+        when the vendor's profile corrects a type its bytes contradict and reports it (rule
+        ``<api>.conversation.image-media-type-data``)."""
         mt = self.media_type
         if mt is None:
             return None

@@ -1330,6 +1330,65 @@ def test_image_types_gemini_reads_and_the_jpg_spelling(mock_model: Any) -> None:
     assert len(model.sent) == 1
 
 
+_PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+
+def test_an_image_declared_another_type_than_its_bytes_is_sent_as_its_bytes_and_reported(mock_model: Any) -> None:
+    """Rule gemini.conversation.image-media-type-data: a PNG declared image/jpeg (in a user turn
+    and in a function response, Gemini 3) is sent as image/png and the correction is on the
+    report (not lossy), as on Anthropic and OpenAI; it was corrected silently before."""
+    import base64
+
+    import toolwire
+    from toolwire.types import ImagePart, TextPart
+
+    png = base64.b64decode(_PNG_1PX)
+    model = mock_model([json_response(candidate_body([{"text": "ok"}]))], model_id="gemini-3-pro-preview")
+    conv = [
+        Message("user", [TextPart("look"), ImagePart(data=png, media_type="image/jpeg")]),
+        Message("assistant", [ToolCall(id="c1", name="snap", arguments={})]),
+        Message("user", [ToolResult("c1", [ImagePart(data=png, media_type="application/octet-stream")], name="snap")]),
+    ]
+    result = toolwire.run_sync(model, conversation=toolwire.Conversation(conv))
+    sent = model.sent[0].json
+    assert sent["contents"][0]["parts"][1]["inlineData"] == {"mimeType": "image/png", "data": _PNG_1PX}
+    response_parts = sent["contents"][2]["parts"][0]["functionResponse"]["parts"]
+    assert response_parts[0]["inlineData"]["mimeType"] == "image/png"
+    changes = [(c.rule, c.pointer, c.detail, c.lossy) for c in result.turns[0].response.preflight.changes]
+    assert changes == [
+        (
+            "gemini.conversation.image-media-type-data",
+            "/contents/0/parts/1/inlineData/mimeType",
+            "media type 'image/jpeg' sent as 'image/png': the image's bytes are PNG",
+            False,
+        ),
+        (
+            "gemini.conversation.image-media-type-data",
+            "/contents/2/parts/0/functionResponse/parts/0/inlineData/mimeType",
+            "media type 'application/octet-stream' sent as 'image/png': the image's bytes are PNG",
+            False,
+        ),
+    ]
+    # only the function response holds an image (the turns before it need no repair): still corrected
+    model = mock_model([json_response(candidate_body([{"text": "ok"}]))], model_id="gemini-3-pro-preview")
+    result = toolwire.run_sync(model, conversation=toolwire.Conversation([Message.user("look"), *conv[1:]]))
+    assert model.sent[0].json["contents"][2]["parts"][0]["functionResponse"]["parts"][0]["inlineData"] == {
+        "mimeType": "image/png",
+        "data": _PNG_1PX,
+    }
+    assert [(c.rule, c.pointer) for c in result.turns[0].response.preflight.changes] == [
+        (
+            "gemini.conversation.image-media-type-data",
+            "/contents/2/parts/0/functionResponse/parts/0/inlineData/mimeType",
+        )
+    ]
+    # a body imported or built by hand with the mismatch: check_request names it, the repair fixes it
+    body = {"contents": [{"role": "user", "parts": [{"inlineData": {"mimeType": "image/jpeg", "data": _PNG_1PX}}]}]}
+    assert [(v.rule, v.pointer) for v in model.profile.check_request(body)] == [
+        ("gemini.conversation.image-media-type-data", "/contents/0/parts/0/inlineData/mimeType")
+    ]
+
+
 @pytest.mark.parametrize(
     "model_id, asked, sent",
     [

@@ -108,6 +108,10 @@ def resp_turn(call_id: str = "call_1", name: str = "get_weather", output: Any = 
     ]
 
 
+#: A 1x1 PNG, as base64.
+PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+
 class Api:
     """What a shared case needs to build a body of one API."""
 
@@ -402,6 +406,47 @@ SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], A
         ),
         lambda a: "/messages/0/content/1/image_url/url" if a is CHAT_API else "/input/0/content/1/image_url",
         None,
+    ),
+    # a 1x1 PNG declared image/jpeg: sent as data:image/png, reported (not lossy)
+    "conversation.image-media-type-data": (
+        lambda a: a.body(
+            **(
+                {
+                    "messages": [
+                        {
+                            "role": "user",
+                            "content": [
+                                {"type": "text", "text": "look"},
+                                {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64," + PNG_1PX}},
+                            ],
+                        }
+                    ]
+                }
+                if a is CHAT_API
+                else {
+                    "input": [
+                        {
+                            "role": "user",
+                            "content": [
+                                {"type": "input_text", "text": "look"},
+                                {"type": "input_image", "image_url": "data:image/jpeg;base64," + PNG_1PX},
+                            ],
+                        }
+                    ]
+                }
+            )
+        ),
+        lambda a: "/messages/0/content/1/image_url/url" if a is CHAT_API else "/input/0/content/1/image_url",
+        lambda a, b, r: (
+            (
+                b["messages"][0]["content"][1]["image_url"]["url"]
+                if a is CHAT_API
+                else b["input"][0]["content"][1]["image_url"]
+            )
+            == "data:image/png;base64," + PNG_1PX
+            and [(c.detail, c.lossy) for c in r.changes if c.rule.endswith(".conversation.image-media-type-data")]
+            == [("media type 'image/jpeg' sent as 'image/png': the image's bytes are PNG", False)]
+        ),
     ),
     "conversation.image-url": (
         lambda a: a.body(

@@ -241,7 +241,9 @@ def _json_object(text: str) -> dict[str, Any] | None:
 
 def _image_wire(part: ImagePart) -> dict[str, Any]:
     if part.data is not None:
-        return {"inlineData": {"mimeType": part.wire_media_type, "data": part.base64}}
+        # the declared type: a type its bytes contradict is corrected and reported by the preflight
+        # (rule gemini.conversation.image-media-type-data)
+        return {"inlineData": {"mimeType": part.declared_wire_media_type, "data": part.base64}}
     d: dict[str, Any] = {"fileUri": part.url}
     if part.media_type:
         d["mimeType"] = part.wire_media_type

@@ -617,6 +617,16 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _r(
+        "gemini.conversation.image-media-type-data",
+        "An inline image's mimeType names the format its bytes are in (a PNG declared image/jpeg is sent as "
+        "image/png, the change reported).",
+        _SDK + 'Blob.mime_type ("The IANA standard MIME type of the source data"); Gemini API "Image understanding" '
+        "(inline image data with its mime_type). No source shows the Gemini API refusing a PNG declared "
+        'image/jpeg (Anthropic does: "Image does not match the provided media type image/png", '
+        "anthropics/claude-code#13131); toolwire sends the type the bytes name on every API",
+        "repair",
+    ),
+    _r(
         "gemini.conversation.file-uri",
         "fileData.fileUri (an image given by URL, in a prompt or a function response) is a URI the Gemini API "
         "fetches: a Files API URI, an https URL (public or signed; YouTube) or a gs:// URI; a data: URL is sent as "
@@ -2401,7 +2411,9 @@ class GeminiProfile(Profile):
                             fr = part[key]
                             if type(fr) is not dict or type(fr.get("response")) is not dict:
                                 return i
-                            if "parts" in fr and not self._takes_response_parts():
+                            if "parts" in fr and (
+                                not self._takes_response_parts() or _response_parts_to_repair(fr["parts"])
+                            ):
                                 return i
                             if fr.get("id") is None:
                                 if prev_calls is None:
@@ -2499,8 +2511,12 @@ class GeminiProfile(Profile):
                 for ri, rp in enumerate(fr["parts"]):
                     if type(rp) is dict and ("fileData" in rp or "file_data" in rp):
                         _inline_data_uri(rp, f"{here}/functionResponse/parts/{ri}", report)
+                    if type(rp) is dict and ("inlineData" in rp or "inline_data" in rp):
+                        _inline_data_type(rp, f"{here}/functionResponse/parts/{ri}", report)
             if "fileData" in part or "file_data" in part:
                 _inline_data_uri(part, here, report)
+            if "inlineData" in part or "inline_data" in part:
+                _inline_data_type(part, here, report)
             fields = _data_fields(part)
             if not fields:
                 _add(report, "gemini.conversation.empty-parts", here, "a part without any data field left out")
@@ -3302,6 +3318,17 @@ def _check_image_type(part: dict[str, Any], ptr: str, out: list[Violation], **ab
     if not (isinstance(blob, dict) and isinstance(mime, str)):
         return
     kind = mime.lower()
+    actual = _blob_signature(blob)
+    if actual is not None and actual != kind:
+        out.append(
+            Violation(
+                "gemini.conversation.image-media-type-data",
+                f"{ptr}/{_key(part, 'inlineData')}/{_key(blob, 'mimeType')}",
+                f"the image is declared {mime!r} but its bytes are {actual.split('/')[1].upper()}; send it as {actual!r}",
+                **about,
+            )
+        )
+        return
     if kind.startswith("image/") and kind not in IMAGE_MEDIA_TYPES:
         out.append(
             Violation(
@@ -3326,6 +3353,62 @@ def _file_uri_problem(uri: str, scheme: str) -> str:
     return (
         f"fileUri {shown!r} is {what}, which the Gemini API cannot fetch (a Files API URI, an https URL or a "
         f"gs:// URI): {todo}, or upload it with client.files.upload and pass its uri"
+    )
+
+
+def _blob_signature(blob: dict[str, Any]) -> str | None:
+    """The image type the first bytes of an ``inlineData`` blob name (PNG, JPEG, GIF, WebP by
+    their signature), or ``None`` (another format, or data that is not base64)."""
+    data = blob.get("data")
+    if type(data) is not str:
+        return None
+    start = "".join(data[:64].split())[:16]
+    if "-" in start or "_" in start:  # the URL-safe alphabet the SDK may write
+        start = start.replace("-", "+").replace("_", "/")
+    try:
+        raw = base64.b64decode(start, validate=True)
+    except ValueError:
+        return None
+    return signature_media_type(raw)
+
+
+def _response_parts_to_repair(parts: Any) -> bool:
+    """Whether a function response's ``parts`` hold one the part repairs change: a ``fileData``
+    part (a ``data:`` URL is sent as ``inlineData``) or an ``inlineData`` image whose mimeType its
+    bytes contradict (rule ``gemini.conversation.image-media-type-data``)."""
+    if type(parts) is not list:
+        return True
+    for part in parts:
+        if type(part) is not dict or "fileData" in part or "file_data" in part:
+            return True
+        blob = _g(part, "inlineData")
+        if isinstance(blob, dict):
+            actual = _blob_signature(blob)
+            mime = _g(blob, "mimeType")
+            if actual is not None and not (isinstance(mime, str) and mime.lower() == actual):
+                return True
+    return False
+
+
+def _inline_data_type(part: dict[str, Any], ptr: str, report: Any) -> None:
+    """Rule ``gemini.conversation.image-media-type-data``: an ``inlineData`` part whose mimeType
+    is not the image type its bytes' signature names gets that type (in place), the change
+    reported (not lossy: the image is the same)."""
+    bkey = _key(part, "inlineData")
+    blob = part.get(bkey) if bkey is not None else None
+    if bkey is None or not isinstance(blob, dict):
+        return
+    mkey = _key(blob, "mimeType") or "mimeType"
+    declared = blob.get(mkey)
+    actual = _blob_signature(blob)
+    if actual is None or (isinstance(declared, str) and declared.lower() == actual):
+        return
+    part[bkey] = {**blob, mkey: actual}
+    _add(
+        report,
+        "gemini.conversation.image-media-type-data",
+        f"{ptr}/{bkey}/{mkey}",
+        f"media type {declared!r} sent as {actual!r}: the image's bytes are {actual.split('/')[1].upper()}",
     )
 
 

@@ -184,7 +184,9 @@ _EMPTY: dict[str, Any] = {}
 
 
 def _image_to_wire(part: ImagePart) -> dict[str, Any]:
-    url = part.url if part.url is not None else f"data:{part.wire_media_type};base64,{part.base64}"
+    # the declared type: a type its bytes contradict is corrected and reported by the preflight
+    # (rule openai-chat.conversation.image-media-type-data)
+    url = part.url if part.url is not None else f"data:{part.declared_wire_media_type};base64,{part.base64}"
     image_url: dict[str, Any] = {"url": url}
     extra = part.provider_data.get(API) or {}
     image_url.update(copied(extra.get("image_url") or {}))

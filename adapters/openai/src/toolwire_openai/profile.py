@@ -20,6 +20,7 @@ summary and source (pages "OpenAI Chat Completions rules" and "OpenAI Responses 
 
 from __future__ import annotations
 
+import base64
 import bisect
 import functools
 import hashlib
@@ -31,7 +32,7 @@ from toolwire.profile import Action, PrefixFold, Profile, Rule, Violation, rule_
 from toolwire.profile import number_leaves as _number_leaves
 from toolwire.profile import same_number_types as _same_number_types
 from toolwire.schema.report import TranslationReport
-from toolwire.types import url_scheme
+from toolwire.types import signature_media_type, url_scheme
 
 from ._dialect import parameter_problems, translate_parameters
 
@@ -154,6 +155,19 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
             "uploaded an unsupported image. Please make sure your image has of one the following formats: ['png', 'jpeg', "
             "'gif', 'webp']\" (marketing-factory/ai-filemetadata#19)",
             "refuse",
+        ),
+        (
+            "conversation.image-media-type-data",
+            "An inline (data URL) image's media type names the format its bytes are in (a PNG declared image/jpeg "
+            "is sent as data:image/png, the change reported).",
+            "openai.types.chat.chat_completion_content_part_image_param.ImageURL.url and "
+            'openai.types.responses.ResponseInputImageParam.image_url ("base64 encoded image in a data URL": the data '
+            "URL's type says what the bytes are); API error \"Expected a base64-encoded data URL with an image MIME "
+            "type ... but got unsupported MIME type 'application/octet-stream'\" for image bytes under another type. "
+            'No source shows OpenAI refusing a PNG declared image/jpeg (Anthropic does: "Image does not match the '
+            'provided media type image/png", anthropics/claude-code#13131); toolwire sends the type the bytes name '
+            "on every API",
+            "repair",
         ),
         (
             "conversation.image-url",
@@ -1768,6 +1782,17 @@ def _image_problems(items: Any, start: int, key: str, violation: Any) -> list[Vi
                 if url[:5].lower() != "data:":
                     continue
                 media = url[5:].split(";", 1)[0].split(",", 1)[0].strip().lower()
+                actual = _data_url_signature(url)
+                if actual is not None and actual != media:
+                    out.append(
+                        violation(
+                            "conversation.image-media-type-data",
+                            where,
+                            f"the image is declared {media!r} but its bytes are {actual.split('/')[1].upper()}; "
+                            f"send it as {actual!r}",
+                        )
+                    )
+                    continue
                 if media not in IMAGE_MEDIA_TYPES:
                     out.append(
                         violation(
@@ -1778,6 +1803,70 @@ def _image_problems(items: Any, start: int, key: str, violation: Any) -> list[Vi
                         )
                     )
     return out
+
+
+def _data_url_signature(url: str) -> str | None:
+    """The image type the first bytes of a base64 ``data:`` URL name (PNG, JPEG, GIF, WebP by their
+    signature), or ``None`` (another format, not base64, or not a data URL)."""
+    if url[:5].lower() != "data:":
+        return None
+    head, _, text = url[5:].partition(",")
+    if not head.lower().endswith(";base64"):
+        return None
+    start = "".join(text[:64].split())[:16]
+    try:
+        raw = base64.b64decode(start, validate=True)
+    except ValueError:
+        return None
+    return signature_media_type(raw)
+
+
+def _repair_image_data(items: Any, settled: int, key: str, rule: str, report: Any) -> None:
+    """Rule ``conversation.image-media-type-data``: each inline image (a Chat ``image_url`` part,
+    a Responses ``input_image`` in a message or a ``function_call_output``) of the entries from
+    ``settled`` on whose data URL declares another type than its bytes' signature names is sent
+    with that type (the entry and the part are replaced, not changed in place), the change
+    reported (not lossy: the image is the same)."""
+    if type(items) is not list:
+        return
+    for i in range(max(0, settled), len(items)):
+        item = items[i]
+        if type(item) is not dict:
+            continue
+        for field in ("content", "output"):
+            parts = item.get(field)
+            if type(parts) is not list:
+                continue
+            for j, part in enumerate(parts):
+                if type(part) is not dict:
+                    continue
+                kind = part.get("type")
+                inner = part.get("image_url")
+                if kind == "image_url":
+                    url = inner.get("url") if isinstance(inner, dict) else None
+                else:
+                    url = inner if kind == "input_image" else None
+                if not isinstance(url, str):
+                    continue
+                actual = _data_url_signature(url)
+                declared = url[5:].split(";", 1)[0].split(",", 1)[0].strip().lower()
+                if actual is None or actual == declared:
+                    continue
+                fixed = f"data:{actual};base64,{url.partition(',')[2]}"
+                if isinstance(inner, dict):
+                    new_part = {**part, "image_url": {**inner, "url": fixed}}
+                    where = f"/{key}/{i}/{field}/{j}/image_url/url"
+                else:
+                    new_part = {**part, "image_url": fixed}
+                    where = f"/{key}/{i}/{field}/{j}/image_url"
+                parts = [*parts[:j], new_part, *parts[j + 1 :]]
+                item = items[i] = {**item, field: parts}
+                _note(
+                    report,
+                    rule,
+                    where,
+                    f"media type {declared!r} sent as {actual!r}: the image's bytes are {actual.split('/')[1].upper()}",
+                )
 
 
 def _image_url_problem(url: str, scheme: str) -> str:
@@ -2918,6 +3007,7 @@ class OpenAIChatProfile(_OpenAIProfile):
         if isinstance(messages, list):
             origins: list[int] = []
             repaired = body["messages"] = self._repair_messages(messages, declared, report, origins, settled)
+            _repair_image_data(repaired, settled, "messages", self.rule("conversation.image-media-type-data"), report)
             if repaired is messages:  # nothing moved
                 self._start_map = (repaired, start, min(max(start, 0), len(repaired)))
             else:
@@ -3773,6 +3863,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         if isinstance(items, list):
             origins: list[int] = []
             repaired = body["input"] = self._repair_items(items, declared, store_false, report, origins, settled)
+            _repair_image_data(repaired, settled, "input", self.rule("conversation.image-media-type-data"), report)
             if repaired is items:  # nothing moved
                 self._start_map = (repaired, start, min(max(start, 0), len(repaired)))
             else:

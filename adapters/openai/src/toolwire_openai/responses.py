@@ -682,7 +682,9 @@ class OpenAIResponsesCodec:
 
     @staticmethod
     def _image(part: ImagePart) -> dict[str, Any]:
-        url = part.url if part.url is not None else f"data:{part.wire_media_type};base64,{part.base64}"
+        # the declared type: a type its bytes contradict is corrected and reported by the preflight
+        # (rule openai.conversation.image-media-type-data)
+        url = part.url if part.url is not None else f"data:{part.declared_wire_media_type};base64,{part.base64}"
         out = {"type": "input_image", "image_url": url, "detail": "auto"}
         out.update(copied((part.provider_data.get(API) or {}).get("part") or {}))
         return out
