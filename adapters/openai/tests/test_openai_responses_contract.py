@@ -4,13 +4,14 @@ bodies in the exact Responses wire format; the outgoing JSON is asserted."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
 from openai_wire import fc_item, json_response, response_body, responses_sse
 
 from toolwire.adapter import ModelRequest
-from toolwire.errors import ProviderError
+from toolwire.errors import ProviderError, RequestRefused
 from toolwire.tools import Tool
 from toolwire.types import ImagePart, Message, ReasoningPart, TextPart, ToolCall, ToolResult
 
@@ -870,3 +871,21 @@ def test_reasoning_without_an_id_or_encrypted_content_is_left_out_and_reported(
     assert [(c.rule, c.pointer, c.lossy) for c in response.preflight] == [
         ("openai.conversation.reasoning-fields", "/messages/1/parts/0", True)
     ]
+
+
+def test_count_tokens_sends_the_preflighted_body(responses_model: Any) -> None:
+    """The count goes through the same checks as a sent request: an image declared as JPEG whose
+    bytes are PNG is counted as the PNG it is (openai.conversation.image-media-type-data), and a
+    request the API would refuse is refused before the count is asked."""
+    import base64
+
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    )
+    model = responses_model(lambda r: json_response({"object": "response.input_tokens", "input_tokens": 90}))
+    request = model.build_request([Message.user(["what is this?", ImagePart(data=png, media_type="image/jpeg")])])
+    assert run(model.count_tokens(request)) == 90
+    assert "data:image/png;base64," in json.dumps(model.sent[0].json)
+    with pytest.raises(RequestRefused):
+        run(model.count_tokens(model.build_request([Message.user(["x", ImagePart(url="file:///tmp/a.png")])])))
+    assert len(model.sent) == 1

@@ -560,11 +560,11 @@ class OpenAIResponsesModel(_OpenAIModel):
     async def count_tokens(self, request: ModelRequest) -> int:
         """Input tokens the request would use (instructions, input items, tools), through the
         SDK's ``responses.input_tokens.count`` (``POST /responses/input_tokens``). Live: it costs
-        an API call but no output tokens. Returns ``InputTokenCountResponse.input_tokens``; raises
-        :class:`ProviderError` like :meth:`send`."""
+        an API call but no output tokens. The body is preflighted like a sent request
+        (:class:`~toolwire.errors.RequestRefused` before anything is sent; repairs such as an
+        image's media type read from its bytes apply). Returns
+        ``InputTokenCountResponse.input_tokens``; raises :class:`ProviderError` like :meth:`send`."""
         from .tokens import count_input_tokens
 
-        request = self._prepare(request)
-        assert self.codec is not None  # set in __init__; the base class allows a model without one
-        body = self.codec.encode_request(request)
+        body = self.prepare(self._prepare(request))
         return await count_input_tokens(body, api=self.api, client=self.client)
