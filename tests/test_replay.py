@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
-from toolwire.testing.cassettes import recordings_dir
+from toolwire.testing.cassettes import load_cassette, recordings_dir
 from toolwire.testing.replay import replay_paths
 
 ROOT = recordings_dir()
@@ -244,3 +245,78 @@ def test_replay_cli_of_a_markdown_file_prints_no_yaml_traceback(tmp_path):
         error
         == f"{path} is not a recorded cassette: it is not YAML (not UTF-8 text: invalid start byte). {_CASSETTE_IS}"
     )
+
+
+def _laughs(levels: int) -> list[str]:
+    """YAML lines defining anchors a0..a<levels-1>, each a list of nine aliases of the one before:
+    a few hundred bytes that expand to 9**levels values when read as data."""
+    lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, levels)]
+    return lines
+
+
+def test_replay_of_a_yaml_alias_bomb_stops_at_once(tmp_path):
+    """Nested aliases ('billion laughs') in a body: reading the body as JSON text expanded them to
+    some 3.4 billion strings (MemoryError after a minute under a 6 GB cap, the machine's memory
+    otherwise). The file is refused before any body is read, naming what it does."""
+    path = tmp_path / "bomb.yaml"
+    path.write_text(
+        "\n".join(
+            _laughs(10)
+            + [
+                "interactions:",
+                "- request: {method: POST, uri: 'https://api.anthropic.com/v1/messages', body: {x: *a9}}",
+                "  response: {status: {code: 200, message: OK}, body: {x: *a9}}",
+            ]
+        )
+        + "\n"
+    )
+    started = time.monotonic()
+    doc = replay_paths([str(path)])
+    assert time.monotonic() - started < 5
+    (error,) = doc["files"][0]["errors"]
+    assert error.startswith(
+        f"{path} is not a recorded cassette: its YAML aliases (*name) expand to more than 1,000,000 values "
+        "beyond the file's own"
+    ), error
+
+
+def test_a_cassette_with_a_few_aliases_still_loads(tmp_path):
+    """A recording may repeat a structure through an anchor (PyYAML's dumper writes one for an
+    object it meets twice): a small expansion is read as before."""
+    path = tmp_path / "aliases.yaml"
+    path.write_text(
+        "interactions:\n"
+        "- request: {method: POST, uri: 'https://api.openai.com/v1/chat/completions', headers: &h {a: [b]},"
+        ' body: \'{"model": "gpt-4o", "messages": []}\'}\n'
+        "  response: {status: {code: 200, message: OK}, headers: *h, body: {string: '{}'}}\n"
+    )
+    (inter,) = load_cassette(path)
+    assert inter.request_headers == {"a": ["b"]} and inter.response_headers == {"a": ["b"]}
+
+
+def test_replay_of_yaml_nested_too_deeply_says_so(tmp_path):
+    path = tmp_path / "deep.yaml"
+    path.write_text("interactions: " + "[" * 50_000 + "]" * 50_000 + "\n")
+    doc = replay_paths([str(path)])
+    assert doc["files"][0]["errors"] == [
+        f"{path} is not a recorded cassette: its YAML nests too deeply to read (lists or mappings "
+        f"thousands of levels deep). {_CASSETTE_IS}"
+    ]
+
+
+def test_replay_of_a_gzip_bomb_stops_at_the_size_bound(tmp_path, monkeypatch):
+    """A gzipped file was decompressed whole (some 10 MB of gzip hold 10 GB of zeros); it is read
+    up to MAX_UNZIPPED_BYTES (512 MiB; lowered here so the test stays small)."""
+    import gzip
+
+    from toolwire.testing import cassettes
+
+    monkeypatch.setattr(cassettes, "MAX_UNZIPPED_BYTES", 1000)
+    path = tmp_path / "zeros.yaml.gz"
+    path.write_bytes(gzip.compress(b"interactions: []\n" + b" " * 5000))
+    doc = replay_paths([str(path)])
+    assert doc["files"][0]["errors"] == [
+        f"{path} is not a recorded cassette: it decompresses to more than 1,000 bytes (a recording is far "
+        f"smaller). {_CASSETTE_IS}"
+    ]

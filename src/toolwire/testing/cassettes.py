@@ -14,6 +14,7 @@ Decoded response text is one JSON object, Server-Sent Events, or a JSON array of
 from __future__ import annotations
 
 import gzip
+import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -267,6 +268,50 @@ def _yaml_problem(exc: Exception) -> str:
     return f"{where}{problem}"
 
 
+#: The most bytes a gzipped cassette may decompress to (a few MB of gzip can hold gigabytes of
+#: zeros); far above a recording, whose requests each the APIs take up to some 20-50 MB.
+MAX_UNZIPPED_BYTES = 1 << 29
+
+#: The most values a cassette's YAML aliases (``*name``, each a copy of what its anchor names once
+#: the document is data) may add to the values written in the file. A recording repeats little
+#: (PyYAML's dumper anchors an object it meets twice); a few lines of nested aliases ("billion
+#: laughs") expand to billions of values, which reading a body as JSON text would write out.
+MAX_ALIAS_GROWTH = 1_000_000
+
+
+def _alias_growth(root: Any) -> int:
+    """How many values the aliases of a composed YAML document add to its written ones (counted up
+    to just over :data:`MAX_ALIAS_GROWTH`): each node counted once per path that reaches it, less
+    the distinct nodes. Iterative (a deep document does not recurse here); a cycle counts once."""
+    import yaml
+
+    order: list[tuple[Any, list[Any]]] = []  # each distinct node after the nodes below it
+    seen: set[int] = set()
+    stack: list[tuple[Any, list[Any] | None]] = [(root, None)]
+    while stack:
+        node, children = stack.pop()
+        if children is not None:
+            order.append((node, children))
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        else:
+            children = []
+        stack.append((node, children))
+        stack.extend((c, None) for c in children if id(c) not in seen)
+    cap = len(order) + MAX_ALIAS_GROWTH + 1  # past it the exact count does not matter
+    sizes: dict[int, int] = {}
+    for node, children in order:
+        # a child not counted yet is an ancestor (a cycle): it counts once
+        sizes[id(node)] = min(cap, 1 + sum(sizes.get(id(c), 1) for c in children))
+    return sizes[id(root)] - len(order)
+
+
 def load_cassette(path: str | Path) -> list[Interaction]:
     """Load every interaction of a cassette file, bodies decoded to text. Raises
     :class:`NotACassette` for a file that is not a recording (not YAML, or no ``interactions``)
@@ -277,13 +322,35 @@ def load_cassette(path: str | Path) -> list[Interaction]:
         raw = fh.read()
     if raw[:2] == b"\x1f\x8b":  # a gzipped cassette (*.yaml.gz)
         try:
-            raw = gzip.decompress(raw)
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as unzipped:
+                raw = unzipped.read(MAX_UNZIPPED_BYTES + 1)
         except (OSError, EOFError) as exc:
             raise NotACassette(path, f"it starts as gzip but does not decompress ({exc})") from exc
+        if len(raw) > MAX_UNZIPPED_BYTES:
+            raise NotACassette(
+                path, f"it decompresses to more than {MAX_UNZIPPED_BYTES:,} bytes (a recording is far smaller)"
+            )
+    loader = None
     try:
-        doc = yaml.safe_load(raw)
+        loader = yaml.SafeLoader(raw)  # (reads the encoding: a ReaderError for bytes that are not text)
+        node = loader.get_single_node()
+        grown = _alias_growth(node) if node is not None else 0
+        if grown > MAX_ALIAS_GROWTH:
+            raise NotACassette(
+                path,
+                f"its YAML aliases (*name) expand to more than {MAX_ALIAS_GROWTH:,} values beyond the file's own "
+                "(nested aliases, a 'billion laughs' document: reading it would exhaust memory)",
+            )
+        doc = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         raise NotACassette(path, f"it is not YAML ({_yaml_problem(exc)})") from None
+    except RecursionError:  # the composer recurses once per nesting level
+        raise NotACassette(
+            path, "its YAML nests too deeply to read (lists or mappings thousands of levels deep)"
+        ) from None
+    finally:
+        if loader is not None:
+            loader.dispose()
     if not isinstance(doc, dict) or "interactions" not in doc:
         if doc is None:
             why = "it is empty"
