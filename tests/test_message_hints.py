@@ -116,8 +116,20 @@ def test_limits_stays_a_plain_dataclass() -> None:
     assert list(inspect.signature(toolwire.Limits).parameters) == [f.name for f in dataclasses.fields(limits)]
     with pytest.raises(ConfigurationError, match="Limits has no field 'max_tokens'"):
         dataclasses.replace(limits, max_tokens=5)  # type: ignore[call-arg]
-    result = toolwire.run_sync("test", "add 2 and 3", tools=[add], limits=limits)
+    # (answers with usage: a token limit stops an offline answer without counts, as a vendor's)
+    model = toolwire.model(
+        "scripted",
+        responses=[
+            {
+                "tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}],
+                "usage": {"input_tokens": 9, "output_tokens": 4},
+            },
+            {"text": "5", "usage": {"input_tokens": 15, "output_tokens": 1}},
+        ],
+    )
+    result = toolwire.run_sync(model, "add 2 and 3", tools=[add], limits=limits)
     assert pickle.loads(pickle.dumps(result.state)).status == result.state.status == "finished"
+    assert result.text == "5" and result.usage.total_tokens == 29
 
 
 @pytest.mark.parametrize(
