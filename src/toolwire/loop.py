@@ -475,10 +475,15 @@ def _usage_exceeded(limits: Limits | None, usage: Usage, response: Response | No
             if getattr(limits, limit) is not None:
                 for counter in needs:
                     if getattr(last, counter) is None:
+                        advice = _NO_COUNT_ADVICE.get(response.provider or "", _NO_COUNT_DEFAULT)
+                        if response.provider == "scripted" and (last.input_tokens, last.output_tokens) != (None, None):
+                            advice = (  # a usage with some counts: the one missing is named
+                                f"the scripted answer's usage has no {counter!r}: add it, e.g. {{'usage': "
+                                "{'input_tokens': 12, 'output_tokens': 5}}, or leave the token limits out of the run"
+                            )
                         return (
                             f"the token limit {limit}={getattr(limits, limit)} cannot be checked: the response "
-                            f"reported no {counter.split('_')[0]} token count "
-                            f"({_NO_COUNT_ADVICE.get(response.provider or '', _NO_COUNT_DEFAULT)})"
+                            f"reported no {counter.split('_')[0]} token count ({advice})"
                         )
     if limits.max_input_tokens is not None and (usage.input_tokens or 0) > limits.max_input_tokens:
         return f"input tokens {usage.input_tokens} exceeded the limit of {limits.max_input_tokens}"

@@ -287,6 +287,33 @@ def _copied(value: Any) -> Any:
         return copy.copy(value)
 
 
+def _scripted_usage(given: dict[Any, Any], n: int) -> Usage:
+    """The :class:`Usage` of scripted item ``n``'s ``usage`` dict (``requests`` is always 1).
+    Raises :class:`ConfigurationError` for a key that is not a :class:`Usage` counter (with the
+    closest), a count that is not a whole number (or ``None``), and a negative count."""
+    from dataclasses import fields
+
+    from ..design.suggest import did_you_mean
+
+    names = [f.name for f in fields(Usage)]
+    for key in given:
+        if key not in names:
+            hint = did_you_mean(key, names) if isinstance(key, str) else None
+            raise ConfigurationError(
+                f"scripted item {n}: usage has no counter {key!r}.{' ' + hint if hint else ''} Its counters, "
+                f"toolwire's names on every API: {', '.join(names)}"
+            )
+    try:
+        usage = Usage.from_dict({**given, "requests": 1})
+    except TypeError as exc:
+        raise ConfigurationError(f"scripted item {n}: {exc}") from None
+    for name in names:
+        count = getattr(usage, name)
+        if count is not None and count < 0:
+            raise ConfigurationError(f"scripted item {n}: usage: {name} is {count}; a count is 0 or more")
+    return usage
+
+
 class ScriptedModel(_OfflineModel):
     """Returns scripted responses in order.
 
@@ -415,7 +442,7 @@ class ScriptedModel(_OfflineModel):
                 parts.append(TextPart(item["text"]))
             calls = self._calls(item.get("tool_calls") or [])
             parts.extend(calls)
-            usage = Usage.from_dict({**(item.get("usage") or {}), "requests": 1})
+            usage = _scripted_usage(item.get("usage") or {}, n)
             stop = item.get("stop_reason") or ("tool_use" if calls else "end_turn")
             return Response(parts, stop, stop, usage, self.model_id, rid, self.provider)
         raise ConfigurationError(f"cannot turn scripted item of type {type(item).__name__} into a response")
