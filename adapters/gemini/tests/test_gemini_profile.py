@@ -2230,3 +2230,31 @@ def test_config_fields_the_sdk_types_and_extra_body_pass() -> None:
     model = toolwire.model("gemini:gemini-2.5-flash", api_key="k", extra_body={"generationConfig": {"newField": 1}})
     body = model.prepare(model.build_request([Message("user", [TextPart("hi")])]))
     assert body["generationConfig"] == {"newField": 1}
+
+
+def test_an_empty_image_a_tool_returned_is_refused_as_one_in_a_user_turn(mock_model: Any) -> None:
+    """Rule gemini.conversation.inline-data: an ImagePart(data=b'') in a user turn was refused, but
+    the same image returned by a tool (functionResponse.parts, Gemini 3) was sent as inlineData
+    with data '' unchecked; now both are refused before sending, naming where."""
+    from toolwire.errors import RequestRefused
+    from toolwire.types import ImagePart, TextPart
+
+    model = mock_model([json_response(candidate_body([{"text": "ok"}]))], model_id="gemini-3-pro-preview")
+    conv = [
+        Message.user("look"),
+        Message("assistant", [ToolCall(id="c1", name="snap", arguments={})]),
+        Message(
+            "user", [ToolResult("c1", [TextPart("shot"), ImagePart(data=b"", media_type="image/png")], name="snap")]
+        ),
+    ]
+    with pytest.raises(RequestRefused) as info:
+        toolwire.run_sync(model, conversation=toolwire.Conversation(conv))
+    assert [(v.rule, v.pointer, v.tool, v.call_id) for v in info.value.violations] == [
+        (
+            "gemini.conversation.inline-data",
+            "/contents/2/parts/0/functionResponse/parts/0/inlineData",
+            "snap",
+            None,  # (the wire carries no id for a call id Gemini did not give)
+        )
+    ]
+    assert model.sent == []

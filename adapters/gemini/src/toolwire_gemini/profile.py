@@ -3214,6 +3214,21 @@ class GeminiProfile(Profile):
                             )
                         )
                         continue
+                    blob = _g(p, "inlineData")
+                    if blob is not None and not (
+                        isinstance(blob, dict)
+                        and isinstance(_g(blob, "mimeType"), str)
+                        and _is_base64(blob.get("data"))
+                    ):  # as in a part of the turn (an empty image a tool returned)
+                        out.append(
+                            Violation(
+                                "gemini.conversation.inline-data",
+                                f"{ptr}/{fkey}/parts/{i}/{_key(p, 'inlineData')}",
+                                "inlineData needs a mimeType string and base64 data (an image a tool returned with no bytes)",
+                                tool=_name_of(fr),
+                                call_id=_id_of(fr),
+                            )
+                        )
                     _check_image_type(p, f"{ptr}/{fkey}/parts/{i}", out, tool=_name_of(fr), call_id=_id_of(fr))
         if role == "user" and part.get("thought") is True:
             out.append(Violation("gemini.conversation.thoughts-in-model-turns", ptr, "a thought part in a user turn"))
