@@ -259,12 +259,14 @@ def tool_image_changes(
             for k, c in enumerate(p.content):
                 if type(c) is not ImagePart:
                     continue
+                # a result built by hand may carry no tool name: its call id names it then
+                by = f"tool {p.name!r}" if p.name is not None else f"call {p.tool_call_id!r}"
                 if (kind := inline_image_type(c)) is not None and kind not in readable:
                     out.append(
                         (
                             f"{api}.conversation.tool-result-image-type",
                             f"/messages/{i}/parts/{j}/content/{k}",
-                            f"an image of type {kind or 'unknown'} returned by tool {p.name!r} was sent as a note: "
+                            f"an image of type {kind or 'unknown'} returned by {by} was sent as a note: "
                             f"this API reads {', '.join(sorted(readable))}",
                             p.name,
                             p.tool_call_id,
@@ -276,7 +278,7 @@ def tool_image_changes(
                         (
                             url_rule or f"{api}.conversation.image-url",
                             f"/messages/{i}/parts/{j}/content/{k}",
-                            f"an image by URL {shown!r} ({_url_named(c.url)}) returned by tool {p.name!r} was sent "
+                            f"an image by URL {shown!r} ({_url_named(c.url)}) returned by {by} was sent "
                             "as a note: this API cannot fetch it",
                             p.name,
                             p.tool_call_id,
