@@ -243,3 +243,33 @@ def test_vertex_ai_settings_are_refused_not_ignored(settings):
         toolwire.model("gemini:gemini-2.5-flash", api_key="k", **settings)
     for name in settings:
         assert name in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("spec", "field", "hint"),
+    [
+        ("anthropic:claude-sonnet-4-5", "max_tokens", "pass max_tokens=... to the model instead"),
+        ("anthropic:claude-sonnet-4-5", "messages", "leave it out"),
+        ("openai-chat:gpt-5", "stream", "pass stream=True/False to the model instead"),
+        ("openai:gpt-5", "input", "leave it out"),
+        ("openai:gpt-5", "model", "give the model id in the model string instead"),
+        ("gemini:gemini-2.5-flash", "contents", "leave it out"),
+    ],
+)
+def test_an_extra_body_field_the_adapter_always_writes_is_refused(spec: str, field: str, hint: str) -> None:
+    """extra_body's fields go into the body as given, except one the adapter writes on every
+    request itself: extra_body={"max_tokens": 100} on Anthropic was overwritten by the default
+    4096 without a word."""
+
+    with pytest.raises(ConfigurationError) as info:
+        toolwire.model(spec, api_key="k", extra_body={field: 1})
+    message = str(info.value)
+    assert f"extra_body field {field!r}" in message and "would be overwritten" in message and hint in message
+
+
+def test_other_extra_body_fields_are_sent_as_given() -> None:
+    from toolwire.types import Message, TextPart
+
+    model = toolwire.model("anthropic:claude-sonnet-4-5", api_key="k", extra_body={"top_k": 5, "brand_new": {"a": 1}})
+    body = model.prepare(model.build_request([Message("user", [TextPart("hi")])]))
+    assert body["top_k"] == 5 and body["brand_new"] == {"a": 1}

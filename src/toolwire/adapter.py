@@ -368,6 +368,15 @@ COMMON_SETTINGS: frozenset[str] = frozenset(
 
 
 #: The settings :meth:`Model.build_request` reads into a request's fields, in its order.
+#: What to do instead of an ``extra_body`` field the adapter always writes (:attr:`Model.always_written_fields`).
+_WRITTEN_HINTS = {
+    "max_tokens": "pass max_tokens=... to the model instead",
+    "max_output_tokens": "pass max_tokens=... to the model instead",
+    "max_completion_tokens": "pass max_tokens=... to the model instead",
+    "model": "give the model id in the model string instead",
+    "stream": "pass stream=True/False to the model instead",
+}
+
 _REQUEST_SETTINGS = ("parallel_tool_calls", "max_tokens", "temperature", "stream", "thinking", "settings", "extra_body")
 
 
@@ -463,6 +472,12 @@ class Model(abc.ABC):
     """
 
     provider: str = ""
+    #: Request-body fields the adapter writes on every request from the model id, the
+    #: conversation and its settings (Anthropic: ``model``, ``messages``, ``max_tokens``): an
+    #: ``extra_body`` field of one of these names would be overwritten without a word, so it is
+    #: refused when the model is made (:class:`~toolwire.errors.ConfigurationError`). Empty for an
+    #: adapter that does not say.
+    always_written_fields: ClassVar[Mapping[str, str]] = {}
     codec: Codec | None = None
     #: Setting names the adapter reads itself (codec or transport options such as Anthropic's
     #: ``cache``), beyond :data:`COMMON_SETTINGS`. Adapters fill it.
@@ -474,6 +489,15 @@ class Model(abc.ABC):
         shown = f"{self.provider}:{model_id}" if self.provider else None
         check_settings(type(self), settings, shown=shown)
         check_setting_types(settings, shown=shown or model_id)
+        written = type(self).always_written_fields
+        for name in ("extra_body", "settings") if written else ():
+            extra = settings.get(name)
+            for key in extra if isinstance(extra, Mapping) else ():
+                if key in written:
+                    raise ConfigurationError(
+                        f"{name} field {key!r} for {shown or model_id} is written by toolwire on every request "
+                        f"({written[key]}), so the value given here would be overwritten: {_WRITTEN_HINTS.get(key, 'leave it out')}"
+                    )
         thinking = settings.get("thinking")
         if thinking is False:  # thinking off, as None (the vendor's default)
             settings = {**settings, "thinking": None}

@@ -103,6 +103,12 @@ class AnthropicModel(Transport):
     """
 
     provider = API
+    #: what the codec writes on every request (``extra_body`` cannot replace it)
+    always_written_fields = {
+        "model": "the model id",
+        "messages": "the conversation",
+        "max_tokens": "the max_tokens setting, 4096 when not set",
+    }
     adapter_setting_names = frozenset(_CODEC_SETTINGS)
 
     @classmethod

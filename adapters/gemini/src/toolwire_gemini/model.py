@@ -110,6 +110,8 @@ class GeminiModel(Transport):
     """
 
     provider = "gemini"
+    #: what the codec writes on every request (``extra_body`` cannot replace it)
+    always_written_fields = {"contents": "the conversation"}
     adapter_setting_names = ADAPTER_SETTINGS
 
     @classmethod

@@ -410,6 +410,8 @@ class OpenAIChatModel(_OpenAIModel):
     """
 
     provider = CHAT_API
+    #: what the codec writes on every request (``extra_body`` cannot replace it)
+    always_written_fields = {"model": "the model id", "messages": "the conversation", "stream": "the stream setting"}
 
     @classmethod
     def request_fields(cls) -> frozenset[str]:
@@ -489,6 +491,8 @@ class OpenAIResponsesModel(_OpenAIModel):
     """
 
     provider = "openai"
+    #: what the codec writes on every request (``extra_body`` cannot replace it)
+    always_written_fields = {"model": "the model id", "input": "the conversation", "stream": "the stream setting"}
 
     @classmethod
     def request_fields(cls) -> frozenset[str]:
