@@ -161,3 +161,28 @@ def test_a_model_id_of_no_known_family_gets_the_general_form(name: str) -> None:
         f"model {name!r} has no provider; write it as 'provider:model-id', e.g. 'anthropic:claude-sonnet-4-5' "
         "(providers: anthropic, gemini, openai, openai-chat, scripted, test)"
     )
+
+
+@pytest.mark.parametrize(
+    ("spec", "wanted"),
+    [
+        ("gpt-5:latest", "did you mean 'openai:gpt-5:latest' (or 'openai-chat:gpt-5:latest')?"),
+        ("ft:gpt-4o-mini:acme::abc123", "did you mean 'openai:ft:gpt-4o-mini:acme::abc123'"),
+    ],
+)
+def test_a_bare_model_id_with_a_colon_of_its_own_gets_its_provider(spec: str, wanted: str) -> None:
+    """A model id holding a colon ('gpt-5:latest', a fine-tuned 'ft:...' id) given without its
+    provider read its first part as an unknown provider, with no suggestion."""
+    from toolwire import ProviderNotFound
+
+    with pytest.raises(ProviderNotFound) as info:
+        toolwire.model(spec, api_key="k")
+    assert wanted in str(info.value)
+
+
+def test_a_very_long_model_string_is_shown_cut() -> None:
+    from toolwire import ProviderNotFound
+
+    with pytest.raises(ProviderNotFound) as info:
+        toolwire.model("y" * 5000 + ":z", api_key="k")
+    assert len(str(info.value)) < 400

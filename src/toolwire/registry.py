@@ -138,8 +138,9 @@ def parse_model_name(name: str) -> tuple[str, str]:
                 f"model {name!r} has no provider; did you mean {named[0]}{also}? "
                 "toolwire model names are 'provider:model-id'"
             )
+        shown = name if len(name) <= 80 else name[:77] + "..."
         raise ConfigurationError(
-            f"model {name!r} has no provider; write it as 'provider:model-id', e.g. 'anthropic:claude-sonnet-4-5' "
+            f"model {shown!r} has no provider; write it as 'provider:model-id', e.g. 'anthropic:claude-sonnet-4-5' "
             f"(providers: {', '.join(sorted(KNOWN_PROVIDERS))})"
         )
     if not provider or not model_id:
@@ -285,11 +286,20 @@ def _factory(provider: str, *, shown: str | None = None) -> Any:
         where = f" in {shown!r}" if shown else ""
         guess = _closest_provider(provider, names)
         hint = ""
+        whole = shown.strip() if shown else ""
+        owners = _providers_of_model_id(whole) if whole and not guess else []
         if guess:
-            rest = shown.strip().partition(":")[2] if shown else ""
+            rest = whole.partition(":")[2]
             suggestion = f"{guess}:{rest}" if rest else guess
             hint = f" did you mean {suggestion!r}?"
-        raise ProviderNotFound(f"unknown provider {provider!r}{where};{hint} known providers: {', '.join(names)}")
+        elif owners:  # a model id with a colon of its own ('gpt-5:latest', 'ft:gpt-4o:org::id'), given bare
+            named = [repr(f"{p}:{whole}") for p in owners]
+            also = f" (or {' or '.join(named[1:])})" if len(named) > 1 else ""
+            hint = f" {whole!r} looks like a model id without its provider: did you mean {named[0]}{also}?"
+        shown_where = where if len(where) <= 120 else where[:100] + "...'"
+        raise ProviderNotFound(
+            f"unknown provider {provider[:60]!r}{shown_where};{hint} known providers: {', '.join(names)}"
+        )
     loaded_key = (provider, ep.value)
     hit = _LOADED.get(loaded_key)
     if hit is not None:

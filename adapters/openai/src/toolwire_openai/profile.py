@@ -2102,8 +2102,12 @@ class _OpenAIProfile(Profile):
         """``gpt-*``, ``chatgpt-*`` and the o-series (``o1``, ``o3-mini``, ``o4-mini``): the model
         id families of OpenAI's models page (https://platform.openai.com/docs/models) and of the
         ``ModelIdsShared`` enum of the OpenAPI spec (openai/openai-openapi: ``gpt-4o``,
-        ``chatgpt-4o-latest``, ``o1``, ``o3-mini``, ``o4-mini``); both APIs serve them."""
-        return _OPENAI_MODEL_ID.match(model_id.strip().lower()) is not None
+        ``chatgpt-4o-latest``, ``o1``, ``o3-mini``, ``o4-mini``); both APIs serve them. A
+        fine-tuned model's id (``ft:gpt-4o-mini:org::id``) is read by its base model."""
+        key = model_id.strip().lower()
+        if key.startswith("ft:"):
+            key = key[3:]
+        return _OPENAI_MODEL_ID.match(key) is not None
 
     # -- recordings ----------------------------------------------------------------------------
     def recognizes_uri(self, uri: str) -> bool:
