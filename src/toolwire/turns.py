@@ -205,10 +205,17 @@ def tool_image_url_note(url: str) -> str:
     )
 
 
+#: What an API gets in place of an image a tool returned with no bytes (``ImagePart(data=b"")``),
+#: which every API refuses: the run goes on and the model knows an image was meant.
+EMPTY_TOOL_IMAGE_NOTE = "[the tool returned an empty image (no bytes); it is not sent.]"
+
+
 def _unsent_note(c: Any, readable: frozenset[str], fetches: Callable[[str], bool] | None) -> str | None:
     """The note an API (reading the formats ``readable``, fetching the URLs ``fetches`` takes)
     gets in place of the image part ``c`` of a tool result, or ``None`` when ``c`` is sent."""
     if c.data is not None:
+        if not c.data:
+            return EMPTY_TOOL_IMAGE_NOTE
         kind = inline_image_type(c)
         return tool_image_note(kind, readable) if kind is not None and kind not in readable else None
     url = c.url
@@ -261,7 +268,17 @@ def tool_image_changes(
                     continue
                 # a result built by hand may carry no tool name: its call id names it then
                 by = f"tool {p.name!r}" if p.name is not None else f"call {p.tool_call_id!r}"
-                if (kind := inline_image_type(c)) is not None and kind not in readable:
+                if c.data is not None and not c.data:
+                    out.append(
+                        (
+                            f"{api}.conversation.tool-result-image-type",
+                            f"/messages/{i}/parts/{j}/content/{k}",
+                            f"an empty image (no bytes) returned by {by} was sent as a note: every API refuses it",
+                            p.name,
+                            p.tool_call_id,
+                        )
+                    )
+                elif (kind := inline_image_type(c)) is not None and kind not in readable:
                     out.append(
                         (
                             f"{api}.conversation.tool-result-image-type",

@@ -155,6 +155,24 @@ def test_a_run_whose_tool_returns_an_unfetchable_image_goes_on_to_its_answer(api
 
 
 @pytest.mark.parametrize("api", APIS)
+def test_an_empty_tool_result_image_in_a_stored_conversation_is_a_note(api: str) -> None:
+    """ImagePart(data=b"") in a tool result of a conversation built or stored by hand (a run's own
+    tool returning one gets an is_error result instead): every API refuses an image without bytes,
+    so every request of the conversation was refused; it is sent as a note, reported as lossy."""
+    from toolwire.turns import EMPTY_TOOL_IMAGE_NOTE
+
+    sent: list[dict[str, Any]] = []
+    image = ImagePart(data=b"", media_type="image/png")
+    result = toolwire.run_sync(make(api, sent), conversation=toolwire.Conversation(_screenshot_turns(image)))
+    assert result.text == "ok"
+    assert json.dumps(sent[0]).count(EMPTY_TOOL_IMAGE_NOTE) == 1
+    changes = [c for c in result.turns[0].response.preflight.changes if c.rule.endswith("tool-result-image-type")]
+    assert [(c.tool, c.call_id, c.lossy, c.pointer) for c in changes] == [
+        ("screenshot", "call_1", True, "/messages/2/parts/0/content/1")
+    ]
+
+
+@pytest.mark.parametrize("api", APIS)
 def test_an_unfetchable_user_image_is_still_refused_beside_a_noted_tool_image(api: str) -> None:
     *earlier, last = _screenshot_turns(ImagePart(url="file:///tmp/shot.png"))
     asked = Message("user", [*last.parts, TextPart("And this one?"), ImagePart(url="/tmp/other.png")])

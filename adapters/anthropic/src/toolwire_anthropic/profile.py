@@ -582,7 +582,7 @@ RULES: tuple[Rule, ...] = (
         "An image a tool returned in a format Anthropic does not read (by its bytes, else its declared type: "
         "not JPEG, PNG, GIF or WebP; an SVG, a BMP, a PDF) is sent as a short note in its place and reported "
         "as lossy, so the run goes on (the result stays in the conversation: refusing it would refuse every "
-        "later request of the run).",
+        "later request of the run). So is an image with no bytes (a result stored by hand).",
         "anthropic.types.Base64ImageSourceParam.media_type (image/jpeg, image/png, image/gif, image/webp); "
         "Claude vision docs (supported formats: JPEG, PNG, GIF, WebP)",
         "repair",

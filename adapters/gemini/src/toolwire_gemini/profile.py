@@ -650,7 +650,7 @@ RULES: tuple[Rule, ...] = (
         "An image a tool returned in a format Gemini does not read (by its bytes, else its declared type: not "
         "PNG, JPEG, WebP, HEIC or HEIF; an SVG, a BMP, a GIF) is sent as a short note in its place and reported "
         "as lossy, so the run goes on (the result stays in the conversation: refusing it would refuse every later "
-        "request of the run).",
+        "request of the run). So is an image with no bytes (a result stored by hand).",
         'Gemini API "Image understanding" (supported image formats); INVALID_ARGUMENT for image/bmp '
         "(google-gemini/gemini-cli#14838)",
         "repair",

@@ -191,7 +191,7 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
             "An image a tool returned in a format OpenAI does not read (by its bytes, else its declared type: "
             "not PNG, JPEG, WEBP or GIF; an SVG, a BMP) is sent as a short note in its place and reported as "
             "lossy, so the run goes on (the result stays in the conversation: refusing it would refuse every "
-            "later request of the run).",
+            "later request of the run). So is an image with no bytes (a result stored by hand).",
             'OpenAI "Images and vision" guide (supported file types: PNG, JPEG, WEBP, non-animated GIF); API error "You '
             "uploaded an unsupported image. Please make sure your image has of one the following formats: ['png', 'jpeg', "
             "'gif', 'webp']\" (marketing-factory/ai-filemetadata#19)",
