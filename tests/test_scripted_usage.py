@@ -1,8 +1,8 @@
 """A scripted answer's ``usage``: the counts a token limit reads. A misspelt or foreign counter
-name, a count that is not a whole number, or a negative count is a ConfigurationError naming the
-item and what to write (it was dropped silently, or a bare TypeError, or summed: a negative count
-let a run pass its limit); a usage that gives some counts but not the one a limit needs says
-which is missing."""
+name or a count that is not a whole number is a ConfigurationError naming the item and what to
+write (it was dropped silently, or a bare TypeError); a negative count (a vendor that sent one)
+stops a token-limited run as unchecked (it was summed and let a run pass its limit); a usage that
+gives some counts but not the one a limit needs says which is missing."""
 
 from __future__ import annotations
 
@@ -58,10 +58,15 @@ def test_a_usage_count_that_is_not_a_whole_number_is_a_configuration_error(count
     ), str(info.value)
 
 
-def test_a_negative_scripted_count_is_refused() -> None:
-    """-500 was summed, so a run with max_total_tokens=100 went on past 300 tokens."""
-    with pytest.raises(ConfigurationError, match=r"scripted item 1: usage: input_tokens is -500; a count is 0 or more"):
+def test_a_negative_count_stops_a_token_limited_run_as_unchecked() -> None:
+    """-500 was summed, so a run with max_total_tokens=100 went on past 300 tokens. A scripted
+    answer may carry it (it stands for a vendor that sent one); the token limit cannot be checked
+    on it, as on a missing count."""
+    with pytest.raises(UsageLimitExceeded) as info:
         _run({"input_tokens": -500, "output_tokens": 5})
+    assert "max_total_tokens=100 cannot be checked: the response reported a negative input token count (-500)" in str(
+        info.value
+    )
 
 
 def test_a_usage_without_the_count_a_limit_needs_names_the_missing_counter() -> None:

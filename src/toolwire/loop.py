@@ -474,7 +474,13 @@ def _usage_exceeded(limits: Limits | None, usage: Usage, response: Response | No
         ):
             if getattr(limits, limit) is not None:
                 for counter in needs:
-                    if getattr(last, counter) is None:
+                    count = getattr(last, counter)
+                    if type(count) is int and count < 0:  # a vendor's negative count: summed, it would hide tokens used
+                        return (
+                            f"the token limit {limit}={getattr(limits, limit)} cannot be checked: the response "
+                            f"reported a negative {counter.split('_')[0]} token count ({count})"
+                        )
+                    if count is None:
                         advice = _NO_COUNT_ADVICE.get(response.provider or "", _NO_COUNT_DEFAULT)
                         if response.provider == "scripted" and (last.input_tokens, last.output_tokens) != (None, None):
                             advice = (  # a usage with some counts: the one missing is named
