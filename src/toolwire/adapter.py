@@ -230,7 +230,8 @@ class Codec(Protocol):
     #   the request's own settings (not its messages), as ``(rule, pointer, detail, tool,
     #   call_id, lossy)``, given the body as repaired by the preflight; added to the request's
     #   :class:`~toolwire.profile.RequestReport` (e.g. Anthropic's ``max_tokens`` raised to fit
-    #   the thinking budget of ``thinking={"effort": ...}``).
+    #   the thinking budget of ``thinking={"effort": ...}``). A change with the rule and pointer
+    #   of one the preflight made replaces it (the same repair, worded in the caller's setting).
     # - ``restate_refusal(request, violations) -> list[Violation]``: the preflight's violations,
     #   with those caused by a setting the codec translated reworded in the caller's terms (the
     #   same rules; the list unchanged when none is).
@@ -609,6 +610,9 @@ class Model(abc.ABC):
         if changes is not None:
             made = changes(request, body)
             if made:
+                restated = {(c[0], c[1]) for c in made}
+                if any((c.rule, c.pointer) in restated for c in report.changes):
+                    report.changes = [c for c in report.changes if (c.rule, c.pointer) not in restated]
                 _add_changes(report, made)
         return body, report
 

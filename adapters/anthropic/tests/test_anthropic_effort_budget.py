@@ -152,3 +152,17 @@ def test_adaptive_models_and_anthropics_own_object_are_unchanged() -> None:
     assert sent[0]["max_tokens"] == 4096 and sent[0]["thinking"] == {"type": "adaptive"}
     toolwire.run_sync(_model(sent, thinking={"type": "enabled", "budget_tokens": 2048}), "hi")
     assert sent[1]["max_tokens"] == 4096 and sent[1]["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+
+
+@pytest.mark.parametrize("effort", ["low", "max"])
+def test_an_effort_left_out_on_a_model_without_thinking_is_reported_as_the_user_wrote_it(effort: str) -> None:
+    """The report quoted {'type': 'enabled', 'budget_tokens': 4095}, toolwire's translation of
+    the effort, which the user never wrote."""
+    sent: list[dict[str, Any]] = []
+    result = toolwire.run_sync(_model(sent, "claude-3-5-haiku-20241022", thinking={"effort": effort}), "hi")
+    assert "thinking" not in sent[0] and sent[0]["max_tokens"] == 4096
+    report = result.turns[0].response.preflight
+    (change,) = [c for c in report.changes if c.pointer == "/thinking"]
+    assert change.rule == "anthropic.request.thinking-model" and change.lossy
+    assert change.detail.startswith(f"thinking={{'effort': '{effort}'}} left out: claude-3-5-haiku-20241022 has no")
+    assert "budget_tokens" not in change.detail and "'type'" not in change.detail

@@ -357,6 +357,28 @@ def _manual_effort(thinking: Any, model: Any) -> str | None:
     return level
 
 
+def _effort_left_out(thinking: Any, model: Any, body: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The report of rule ``anthropic.request.thinking-model`` for a cross-provider ``{"effort":
+    E}`` (a known level other than ``none``) that the preflight left out of ``body`` because
+    ``model`` has no extended thinking, naming the setting the caller wrote (the preflight's own
+    report quotes the ``thinking`` object it was encoded to); ``None`` for any other case."""
+    if not isinstance(thinking, dict) or "type" in thinking or "effort" not in thinking or "thinking" in body:
+        return None
+    effort = thinking["effort"]
+    level = effort.strip().lower() if isinstance(effort, str) else None
+    if level not in EFFORT_BUDGETS or thinks(model):
+        return None
+    return (
+        "anthropic.request.thinking-model",
+        "/thinking",
+        f"thinking={{'effort': {level!r}}} left out: {model} has no extended thinking (the API refuses "
+        f"thinking: \"'{model}' does not support thinking.\")",
+        None,
+        None,
+        True,
+    )
+
+
 def _effort_max_tokens(level: str, model: Any) -> int:
     """``max_tokens`` for effort ``level`` when the caller set none: its budget plus
     :data:`EFFORT_ANSWER_ROOM`, at most the model's maximum output (when toolwire knows it)."""
@@ -1708,8 +1730,14 @@ class AnthropicCodec:
         ``max_tokens`` raised above the default 4096 to hold the effort's ``budget_tokens`` and
         an answer when the caller set no ``max_tokens`` (not lossy); the budget lowered below a
         ``max_tokens`` the caller set (lossy: the model thinks less than the effort asks, and
-        the answer keeps only what is left)."""
-        level = _manual_effort(given_thinking(request.thinking), request.model) if request.thinking else None
+        the answer keeps only what is left). On a model without extended thinking, the effort
+        the preflight left out is reported as the caller wrote it (rule
+        ``anthropic.request.thinking-model``), not as the manual thinking it was encoded to."""
+        given = given_thinking(request.thinking) if request.thinking else None
+        unthinking = _effort_left_out(given, request.model, body)
+        if unthinking is not None:
+            return [unthinking]
+        level = _manual_effort(given, request.model)
         thinking = body.get("thinking") if level is not None else None
         if not (isinstance(thinking, dict) and thinking.get("type") == "enabled"):
             return []  # no effort sent as manual thinking (or the preflight left thinking out)
