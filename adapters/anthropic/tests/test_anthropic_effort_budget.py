@@ -166,3 +166,16 @@ def test_an_effort_left_out_on_a_model_without_thinking_is_reported_as_the_user_
     assert change.rule == "anthropic.request.thinking-model" and change.lossy
     assert change.detail.startswith(f"thinking={{'effort': '{effort}'}} left out: claude-3-5-haiku-20241022 has no")
     assert "budget_tokens" not in change.detail and "'type'" not in change.detail
+
+
+@pytest.mark.parametrize("thinking", [{"effort": "high"}, {"type": "enabled", "budget_tokens": 2048}])
+def test_a_negative_max_tokens_with_thinking_is_refused_once(thinking: dict[str, Any]) -> None:
+    """max_tokens=-1 was refused twice: as not a non-negative integer, and again as leaving no
+    room for the thinking budget."""
+    sent: list[dict[str, Any]] = []
+    with pytest.raises(RequestRefused) as info:
+        toolwire.run_sync(_model(sent, thinking=thinking, max_tokens=-1), "hi")
+    (v,) = info.value.violations
+    assert v.rule == "anthropic.request.max-tokens" and v.pointer == "/max_tokens"
+    assert v.message == "max_tokens must be a non-negative integer (the Messages API requires it), got -1"
+    assert sent == []

@@ -1941,7 +1941,8 @@ class AnthropicProfile(Profile):
                     "/thinking/budget_tokens",
                     f"thinking.budget_tokens must be an integer of at least 1024, got {budget!r}",
                 )
-            elif isinstance(mt, int) and not isinstance(mt, bool) and budget >= mt:
+            elif isinstance(mt, int) and not isinstance(mt, bool) and 0 <= mt <= budget:
+                # (a max_tokens below 0 is refused once, by rule anthropic.request.max-tokens)
                 add(
                     "anthropic.request.thinking-budget",
                     "/thinking/budget_tokens",
