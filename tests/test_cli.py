@@ -141,6 +141,24 @@ def test_lint_rules_lists_every_rule_without_a_target(capsys):
     assert [line.split(" (")[0] for line in lines[::2]] == list(RULES)
 
 
+@pytest.mark.parametrize(
+    ("argv", "got"),
+    [
+        (["lint", "--rules", "tools.py"], "'tools.py'"),
+        (["lint", "tools.py", "--rules"], "'tools.py'"),
+        (["lint", "--rules", "-p", "anthropic"], "'-p anthropic'"),
+    ],
+)
+def test_lint_rules_with_a_target_or_option_is_refused_not_ignored(capsys, argv, got):
+    """``toolwire lint --rules tools.py`` listed the rules and left the file unlinted, without a word."""
+    code, out, err = _main(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"toolwire lint: --rules lists the lint rules and takes no TARGET or other option (got {got}): "
+        "run 'toolwire lint --rules' and 'toolwire lint TARGET' separately. (usage: toolwire lint --help)\n"
+    )
+
+
 def test_lint_footer_points_at_lint_rules_not_a_docs_file(tmp_path, capsys):
     tools = tmp_path / "tools.py"
     tools.write_text(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import Any, Optional
 
 import typer
+from typer.core import TyperCommand
 
-from toolwire.cli import app
+from toolwire.cli import _click, app
 
 
 def _e(text: str) -> str:
@@ -48,6 +49,23 @@ def _print_rules(value: bool) -> None:
     raise typer.Exit(0)
 
 
+class _LintCommand(TyperCommand):
+    """``toolwire lint``, refusing ``--rules`` with anything but ``--help`` beside it: the eager
+    ``--rules`` lists the rules and exits before a TARGET or another option is read, so a file
+    named with it would go unlinted without a word."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if "--rules" in args:
+            others = [a for a in args if a not in ("--rules", "--help")]
+            if others:
+                raise _click().exceptions.UsageError(
+                    f"--rules lists the lint rules and takes no TARGET or other option (got {' '.join(others)!r}): "
+                    "run 'toolwire lint --rules' and 'toolwire lint TARGET' separately.",
+                    ctx=ctx,
+                )
+        return super().parse_args(ctx, args)
+
+
 def _live_cost(tools: list, prov: str, model_id: str) -> dict:
     """The live count as the summary's ``token_cost_live[prov]`` entry: the cost, or
     ``{"error": ...}`` naming the variable to set (the model's ``credential_problem()``), the
@@ -80,7 +98,7 @@ def _installed_providers() -> list[str] | None:
     return [p for p in DEFAULT_PROVIDERS if p in installed] or None
 
 
-@app.command("lint")
+@app.command("lint", cls=_LintCommand)
 def lint(
     target: str = typer.Argument(
         ...,
@@ -105,7 +123,7 @@ def lint(
     rules: bool = typer.Option(
         False,
         "--rules",
-        help="List every rule (id, severity, what it costs the model, fix) and exit; no TARGET needed.",
+        help="List every rule (id, severity, what it costs the model, fix) and exit; takes no TARGET or other option.",
         is_eager=True,
         callback=_print_rules,
     ),
