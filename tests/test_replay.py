@@ -162,8 +162,48 @@ def test_replay_fails_on_empty_folder_and_mixed_apis(tmp_path):
     broken.write_text("interactions:\n- 'just a string'\n")
     doc = replay_paths([str(broken)])
     assert doc["files"][0]["errors"] == [
-        "ValueError: interaction 0 is malformed: AttributeError: 'str' object has no attribute 'get'"
+        "interaction 0 is malformed: it is a string ('just a string'), not a mapping with 'request' and 'response' "
+        "keys (vcrpy's layout)"
     ]
+
+
+_REQ = "{method: POST, uri: 'https://api.anthropic.com/v1/messages', body: '{}'}"
+
+
+@pytest.mark.parametrize(
+    ("interaction", "why"),
+    [
+        ("[1, 2]", "it is a list, not a mapping with 'request' and 'response' keys (vcrpy's layout)"),
+        (
+            "{request: [a, b], response: {status: {code: 200}}}",
+            "its 'request' is a list, not a mapping (method, uri, headers, body)",
+        ),
+        (
+            f"{{request: {_REQ}, response: 7}}",
+            "its 'response' is a number (7), not a mapping (status, headers, body)",
+        ),
+        (
+            f"{{request: {_REQ}, response: {{status: {{code: abc}}, body: {{string: '{{}}'}}}}}}",
+            "its response 'status' code is a string ('abc'), not an HTTP status number such as 200",
+        ),
+        (
+            f"{{request: {_REQ}, response: {{status: {{code: 200}}, headers: [x], body: {{string: '{{}}'}}}}}}",
+            "its response 'headers' is a list, not a mapping of header names to values",
+        ),
+        (
+            f"{{request: {_REQ}, response: {{status: {{code: 200}}, body: 12}}}}",
+            "its response 'body' is a number (12), not text, bytes or a mapping with 'string' (or 'type' and "
+            "'content')",
+        ),
+    ],
+)
+def test_a_malformed_interaction_is_named_in_cassette_terms(tmp_path, interaction, why):
+    """The error was Python's: "ValueError: interaction 0 is malformed: AttributeError: 'list'
+    object has no attribute 'get'"."""
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(f"interactions:\n- {interaction}\n")
+    doc = replay_paths([str(broken)])
+    assert doc["files"][0]["errors"] == [f"interaction 0 is malformed: {why}"]
 
 
 def test_cassette_layouts_newer_body_wrapper_dates_and_gzip(tmp_path):

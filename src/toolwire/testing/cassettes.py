@@ -26,6 +26,7 @@ __all__ = [
     "Interaction",
     "SSEEvent",
     "load_cassette",
+    "MalformedCassette",
     "NotACassette",
     "parse_sse",
     "detect_api",
@@ -312,10 +313,59 @@ def _alias_growth(root: Any) -> int:
     return sizes[id(root)] - len(order)
 
 
+class MalformedCassette(ValueError):
+    """A cassette whose ``interactions`` list holds an entry toolwire cannot read: the message
+    names the interaction (from 0) and says, in the cassette's own keys, what is wrong and what
+    shape is expected (vcrpy's layout: ``request`` with method, uri, headers, body; ``response``
+    with status, headers, body)."""
+
+
+def _shape(value: Any) -> str:
+    """A YAML value described for a message: ``a list``, ``a string ('x')``, ``a number (7)``."""
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return f"a boolean ({value})"
+    if isinstance(value, (int, float)):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:40] + "..."
+        return f"a string ({shown!r})"
+    return {dict: "a mapping", list: "a list"}.get(type(value), f"a YAML {type(value).__name__}")
+
+
+def _mapping(value: Any, where: str, expected: str) -> dict[Any, Any]:
+    """``value`` when it is a mapping (``{}`` when it is absent or empty), else
+    :class:`MalformedCassette` saying that ``where`` is not one (``expected``: its keys)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise MalformedCassette(f"{where} is {_shape(value)}, not a mapping{expected}")
+    return value
+
+
+def _body_text(side: dict[Any, Any], which: str) -> str | None:
+    """:func:`decode_body` of a request's or response's body, a body it cannot read reported as
+    :class:`MalformedCassette` naming it."""
+    body = side.get("body")
+    try:
+        return decode_body(body, side.get("parsed_body"))
+    except UnicodeDecodeError:
+        raise MalformedCassette(f"its {which} 'body' is bytes that are not UTF-8 text") from None
+    except (ValueError, TypeError, OSError, EOFError) as exc:
+        if isinstance(body, dict):
+            raise MalformedCassette(f"its {which} 'body' cannot be read ({exc})") from None
+        raise MalformedCassette(
+            f"its {which} 'body' is {_shape(body)}, not text, bytes or a mapping with 'string' "
+            "(or 'type' and 'content')"
+        ) from None
+
+
 def load_cassette(path: str | Path) -> list[Interaction]:
     """Load every interaction of a cassette file, bodies decoded to text. Raises
     :class:`NotACassette` for a file that is not a recording (not YAML, or no ``interactions``)
-    and ``ValueError`` naming the interaction for a malformed one."""
+    and :class:`MalformedCassette` (a ``ValueError``) naming the interaction for a malformed one
+    and what is wrong with it."""
     import yaml
 
     with open(path, "rb") as fh:
@@ -362,38 +412,53 @@ def load_cassette(path: str | Path) -> list[Interaction]:
         raise NotACassette(path, why)
     interactions = doc.get("interactions") or []
     if not isinstance(interactions, list):
-        raise ValueError("'interactions' is not a list")
+        raise MalformedCassette(
+            f"'interactions' is {_shape(interactions)}, not a list of request/response mappings (vcrpy's layout)"
+        )
     out: list[Interaction] = []
     for i, it in enumerate(interactions):
         try:
             out.append(_interaction(i, it))
+        except MalformedCassette as exc:
+            raise MalformedCassette(f"interaction {i} is malformed: {exc}") from None
         except Exception as exc:  # name the interaction that is broken
-            raise ValueError(f"interaction {i} is malformed: {type(exc).__name__}: {exc}") from exc
+            raise MalformedCassette(f"interaction {i} is malformed: {type(exc).__name__}: {exc}") from exc
     return out
 
 
 def _interaction(i: int, it: Any) -> Interaction:
-    req, resp = it.get("request", {}), it.get("response", {})
-    req_text = decode_body(req.get("body"), req.get("parsed_body"))
-    resp_text = decode_body(resp.get("body"), resp.get("parsed_body"))
+    if not isinstance(it, dict):
+        raise MalformedCassette(
+            f"it is {_shape(it)}, not a mapping with 'request' and 'response' keys (vcrpy's layout)"
+        )
+    req = _mapping(it.get("request"), "its 'request'", " (method, uri, headers, body)")
+    resp = _mapping(it.get("response"), "its 'response'", " (status, headers, body)")
+    req_text = _body_text(req, "request")
+    resp_text = _body_text(resp, "response")
     status = resp.get("status", {})
     code = status.get("code") if isinstance(status, dict) else status
+    if isinstance(code, bool) or not isinstance(code, (int, float, type(None))):
+        if not (isinstance(code, str) and code.strip().isdigit()):
+            raise MalformedCassette(
+                f"its response 'status' code is {_shape(code)}, not an HTTP status number such as 200"
+            )
     uri = req.get("uri", "")
+    req_headers = _mapping(req.get("headers"), "its request 'headers'", " of header names to values")
+    resp_headers_in = _mapping(resp.get("headers"), "its response 'headers'", " of header names to values")
     try:
         req_json = json.loads(req_text) if req_text else None
     except json.JSONDecodeError:
         req_json = None
     # header values YAML typed (an unquoted 2020-10-01 is a date) are text on the wire
     resp_headers = {
-        str(k): ([str(x) for x in v] if isinstance(v, list) else str(v)) for k, v in (resp.get("headers") or {}).items()
+        str(k): ([str(x) for x in v] if isinstance(v, list) else str(v)) for k, v in resp_headers_in.items()
     }
     inter = Interaction(
         index=i,
         method=req.get("method", "POST"),
         uri=uri,
         request_headers={
-            str(k): ([str(x) for x in v] if isinstance(v, list) else str(v))
-            for k, v in (req.get("headers") or {}).items()
+            str(k): ([str(x) for x in v] if isinstance(v, list) else str(v)) for k, v in req_headers.items()
         },
         request_text=req_text,
         status=int(code or 0),

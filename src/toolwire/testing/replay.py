@@ -35,7 +35,7 @@ from ..context import ToolContext
 from ..errors import RunLimitExceeded, ToolwireError
 from ..tools import Tool
 from ..types import Conversation, ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult
-from .cassettes import Interaction, NotACassette, load_cassette
+from .cassettes import Interaction, MalformedCassette, NotACassette, load_cassette
 
 __all__ = ["replay_file", "replay_paths", "FileReport", "PROVIDER_FOR_API", "compare_requests"]
 
@@ -744,7 +744,7 @@ def replay_paths(paths: list[str]) -> dict[str, Any]:
         for shown, f in files:
             try:
                 rep = await replay_file(f, shown)
-            except NotACassette as exc:  # says what the file is instead, and what a cassette is
+            except (NotACassette, MalformedCassette) as exc:  # says what is wrong, in cassette terms
                 rep = FileReport(shown, None, errors=[str(exc)])
             except Exception as exc:  # a broken cassette is a failure of that file, not of the run
                 rep = FileReport(shown, None, errors=[f"{type(exc).__name__}: {exc}"])
