@@ -2366,3 +2366,56 @@ def test_setting_values_through_the_sdk(monkeypatch: Any) -> None:
     )
     asyncio.run(groq.send(groq.build_request([Message.user("hi")])))
     assert groq.sent[0].json["service_tier"] == "on_demand"
+
+
+def test_every_mislabelled_image_of_an_entry_is_repaired_and_the_input_kept() -> None:
+    """Several mislabelled inline images in one message, and one in a later tool output: each is
+    sent with the type its bytes name, one change each, and the caller's body is not changed."""
+    png_as_jpeg = "data:image/jpeg;base64," + PNG_1PX
+    png_as_webp = "data:image/webp;base64," + PNG_1PX
+    png = "data:image/png;base64," + PNG_1PX
+    chat = {
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "image_url", "image_url": {"url": png_as_jpeg, "detail": "low"}},
+                    {"type": "text", "text": "and"},
+                    {"type": "image_url", "image_url": {"url": png_as_webp}},
+                ],
+            },
+            {"role": "user", "content": [{"type": "image_url", "image_url": {"url": png_as_jpeg}}]},
+        ]
+    }
+    body = CHAT_API.body(**copy.deepcopy(chat))
+    kept = copy.deepcopy(body)
+    after, report = repaired(CHAT, body)
+    assert body == kept
+    parts = after["messages"][0]["content"]
+    assert [parts[0]["image_url"], parts[1], parts[2]["image_url"]] == [
+        {"url": png, "detail": "low"},
+        {"type": "text", "text": "and"},
+        {"url": png},
+    ]
+    assert after["messages"][1]["content"][0]["image_url"] == {"url": png}
+    assert [c.pointer for c in report.changes if c.rule.endswith("image-media-type-data")] == [
+        "/messages/0/content/0/image_url/url",
+        "/messages/0/content/2/image_url/url",
+        "/messages/1/content/0/image_url/url",
+    ]
+    resp = {
+        "input": [
+            *resp_turn(output=[{"type": "input_image", "image_url": png_as_jpeg}]),
+            {"role": "user", "content": [{"type": "input_image", "image_url": png_as_webp}]},
+        ]
+    }
+    body = RESP_API.body(**copy.deepcopy(resp))
+    kept = copy.deepcopy(body)
+    after, report = repaired(RESP, body)
+    assert body == kept
+    assert after["input"][2]["output"] == [{"type": "input_image", "image_url": png}]
+    assert after["input"][3]["content"] == [{"type": "input_image", "image_url": png}]
+    assert [c.pointer for c in report.changes if c.rule.endswith("image-media-type-data")] == [
+        "/input/2/output/0/image_url",
+        "/input/3/content/0/image_url",
+    ]

@@ -26,7 +26,7 @@ import functools
 import hashlib
 import json
 import re
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from toolwire.profile import Action, PrefixFold, Profile, Rule, Violation, rule_table
 from toolwire.profile import number_leaves as _number_leaves
@@ -1743,16 +1743,13 @@ def fetches_image_url(url: str) -> bool:
     return head.lower().endswith(";base64") and _BASE64_TEXT.fullmatch(text) is not None
 
 
-def _image_problems(items: Any, start: int, key: str, violation: Any) -> list[Violation]:
-    """Rules ``conversation.image-url`` and ``conversation.image-media-type`` over the
-    conversation entries from ``start``: each image URL (a Chat ``image_url`` part, a Responses
-    ``input_image`` in a message or a ``function_call_output``) that is neither an http(s) URL
-    nor a data: URL of base64 bytes, and each inline image (a ``data:`` URL) whose media type
-    OpenAI does not read. The type of an image by http(s) URL is not looked at (it is not known
-    before the API fetches it)."""
-    out: list[Violation] = []
+def _image_urls(items: Any, start: int, key: str) -> Iterator[tuple[int, str, int, dict[str, Any], str, str]]:
+    """``(entry index, field, part index, part, url, pointer)`` for each image URL in the
+    conversation entries from ``start``: a Chat ``image_url`` part's ``image_url.url`` or a
+    Responses ``input_image``'s ``image_url``, in a message's ``content`` or a
+    ``function_call_output``'s ``output``. Entries and parts of other shapes are passed over."""
     if type(items) is not list:
-        return out
+        return
     for i in range(max(0, start), len(items)):
         item = items[i]
         if type(item) is not dict:
@@ -1774,34 +1771,45 @@ def _image_problems(items: Any, start: int, key: str, violation: Any) -> list[Vi
                     where = f"/{key}/{i}/{field}/{j}/image_url"
                 else:
                     continue
-                if not isinstance(url, str):
-                    continue
-                if not fetches_image_url(url):
-                    out.append(violation("conversation.image-url", where, _image_url_problem(url, url_scheme(url))))
-                    continue
-                if url[:5].lower() != "data:":
-                    continue
-                media = url[5:].split(";", 1)[0].split(",", 1)[0].strip().lower()
-                actual = _data_url_signature(url)
-                if actual is not None and actual != media:
-                    out.append(
-                        violation(
-                            "conversation.image-media-type-data",
-                            where,
-                            f"the image is declared {media!r} but its bytes are {actual.split('/')[1].upper()}; "
-                            f"send it as {actual!r}",
-                        )
-                    )
-                    continue
-                if media not in IMAGE_MEDIA_TYPES:
-                    out.append(
-                        violation(
-                            "conversation.image-media-type",
-                            where,
-                            f"image type {media!r} is not one OpenAI reads ({', '.join(sorted(IMAGE_MEDIA_TYPES))}); "
-                            "convert the image to PNG or JPEG (a PDF goes as a file, not an image)",
-                        )
-                    )
+                if isinstance(url, str):
+                    yield i, field, j, part, url, where
+
+
+def _image_problems(items: Any, start: int, key: str, violation: Any) -> list[Violation]:
+    """Rules ``conversation.image-url`` and ``conversation.image-media-type`` over the
+    conversation entries from ``start``: each image URL (a Chat ``image_url`` part, a Responses
+    ``input_image`` in a message or a ``function_call_output``) that is neither an http(s) URL
+    nor a data: URL of base64 bytes, and each inline image (a ``data:`` URL) whose media type
+    OpenAI does not read. The type of an image by http(s) URL is not looked at (it is not known
+    before the API fetches it)."""
+    out: list[Violation] = []
+    for _i, _field, _j, _part, url, where in _image_urls(items, start, key):
+        if not fetches_image_url(url):
+            out.append(violation("conversation.image-url", where, _image_url_problem(url, url_scheme(url))))
+            continue
+        if url[:5].lower() != "data:":
+            continue
+        media = url[5:].split(";", 1)[0].split(",", 1)[0].strip().lower()
+        actual = _data_url_signature(url)
+        if actual is not None and actual != media:
+            out.append(
+                violation(
+                    "conversation.image-media-type-data",
+                    where,
+                    f"the image is declared {media!r} but its bytes are {actual.split('/')[1].upper()}; "
+                    f"send it as {actual!r}",
+                )
+            )
+            continue
+        if media not in IMAGE_MEDIA_TYPES:
+            out.append(
+                violation(
+                    "conversation.image-media-type",
+                    where,
+                    f"image type {media!r} is not one OpenAI reads ({', '.join(sorted(IMAGE_MEDIA_TYPES))}); "
+                    "convert the image to PNG or JPEG (a PDF goes as a file, not an image)",
+                )
+            )
     return out
 
 
@@ -1827,46 +1835,23 @@ def _repair_image_data(items: Any, settled: int, key: str, rule: str, report: An
     ``settled`` on whose data URL declares another type than its bytes' signature names is sent
     with that type (the entry and the part are replaced, not changed in place), the change
     reported (not lossy: the image is the same)."""
-    if type(items) is not list:
-        return
-    for i in range(max(0, settled), len(items)):
-        item = items[i]
-        if type(item) is not dict:
+    for i, field, j, part, url, where in list(_image_urls(items, settled, key)):
+        actual = _data_url_signature(url)
+        declared = url[5:].split(";", 1)[0].split(",", 1)[0].strip().lower()
+        if actual is None or actual == declared:
             continue
-        for field in ("content", "output"):
-            parts = item.get(field)
-            if type(parts) is not list:
-                continue
-            for j, part in enumerate(parts):
-                if type(part) is not dict:
-                    continue
-                kind = part.get("type")
-                inner = part.get("image_url")
-                if kind == "image_url":
-                    url = inner.get("url") if isinstance(inner, dict) else None
-                else:
-                    url = inner if kind == "input_image" else None
-                if not isinstance(url, str):
-                    continue
-                actual = _data_url_signature(url)
-                declared = url[5:].split(";", 1)[0].split(",", 1)[0].strip().lower()
-                if actual is None or actual == declared:
-                    continue
-                fixed = f"data:{actual};base64,{url.partition(',')[2]}"
-                if isinstance(inner, dict):
-                    new_part = {**part, "image_url": {**inner, "url": fixed}}
-                    where = f"/{key}/{i}/{field}/{j}/image_url/url"
-                else:
-                    new_part = {**part, "image_url": fixed}
-                    where = f"/{key}/{i}/{field}/{j}/image_url"
-                parts = [*parts[:j], new_part, *parts[j + 1 :]]
-                item = items[i] = {**item, field: parts}
-                _note(
-                    report,
-                    rule,
-                    where,
-                    f"media type {declared!r} sent as {actual!r}: the image's bytes are {actual.split('/')[1].upper()}",
-                )
+        fixed = f"data:{actual};base64,{url.partition(',')[2]}"
+        inner = part["image_url"]
+        new_part = {**part, "image_url": {**inner, "url": fixed} if isinstance(inner, dict) else fixed}
+        item = items[i]
+        parts = item[field]
+        items[i] = {**item, field: [*parts[:j], new_part, *parts[j + 1 :]]}
+        _note(
+            report,
+            rule,
+            where,
+            f"media type {declared!r} sent as {actual!r}: the image's bytes are {actual.split('/')[1].upper()}",
+        )
 
 
 def _image_url_problem(url: str, scheme: str) -> str:
