@@ -274,6 +274,17 @@ class ContextWindowExceeded(RunLimitExceeded):
     summarise it, then continue with ``run(model, conversation=...)``."""
 
 
+def _text_of(value: Any) -> str:
+    """``value`` as text for a message: itself when it is a ``str``, else its ``str()``, or its
+    type when ``str()`` raises."""
+    if isinstance(value, str):
+        return value
+    try:
+        return str(value)
+    except Exception as exc:
+        return f"({type(value).__name__} whose text could not be read: {type(exc).__name__})"
+
+
 class ToolError(ToolwireError):
     """Raise from a tool function to tell the model what went wrong and what to do next.
 
@@ -302,12 +313,14 @@ class ToolError(ToolwireError):
         super().__init__(message)
 
     def render(self) -> str:
-        """``message``, then the hint, then valid values and the retry advice, one per line."""
-        lines = [self.message]
+        """``message``, then the hint, then valid values and the retry advice, one per line. A
+        field that is not text is shown as its ``str()`` (one whose ``str()`` raises, by its
+        type), so rendering never fails."""
+        lines = [_text_of(self.message)]
         if self.hint:
-            lines.append(self.hint)
+            lines.append(_text_of(self.hint))
         if self.valid_values:
-            shown = ", ".join(str(v) for v in self.valid_values[:50])
+            shown = ", ".join(_text_of(v) for v in self.valid_values[:50])
             more = f" (and {len(self.valid_values) - 50} more)" if len(self.valid_values) > 50 else ""
             lines.append(f"Valid values: {shown}{more}")
         if self.retryable is True:

@@ -189,7 +189,7 @@ class _ToolExited(Exception):
     """A tool raised ``SystemExit``: carried as an ordinary exception so the event loop survives."""
 
     def __init__(self, exc: BaseException) -> None:
-        super().__init__(str(exc))
+        super().__init__(_describe(exc))
         self.exc = exc
 
 
@@ -958,11 +958,22 @@ def threaded(tool: Tool) -> bool:
     )
 
 
+def tool_error_text(exc: ToolError) -> str:
+    """The result text of a :class:`ToolError`: :meth:`ToolError.render`, or, when a subclass's
+    own ``render`` raises or returns something that is not text, the type and message as for any
+    exception."""
+    try:
+        text = exc.render()
+    except Exception:
+        text = None
+    return text if isinstance(text, str) else _describe(exc)
+
+
 def _failure(call: ToolCall, exc: BaseException) -> ToolResult:
     """The ``is_error`` result for what a tool function raised. Re-raises ``KeyboardInterrupt``
     and the run's own cancellation."""
     if isinstance(exc, ToolError):
-        return ToolResult(call.id, exc.render(), True, call.name)
+        return ToolResult(call.id, tool_error_text(exc), True, call.name)
     if isinstance(exc, _ToolExited):
         return ToolResult(call.id, _describe(exc.exc), True, call.name)
     if isinstance(exc, KeyboardInterrupt):

@@ -47,7 +47,7 @@ from .events import (
     TurnFinished,
     TurnStarted,
 )
-from .executor import DEFAULT_MAX_CONCURRENT_TOOLS, Ready, ToolExecutor, ToolRun, to_result_content
+from .executor import DEFAULT_MAX_CONCURRENT_TOOLS, Ready, ToolExecutor, ToolRun, to_result_content, tool_error_text
 from .retry import RetryNotice
 from .retry import _listener as _retry_listener
 from .runstate import PENDING_STOP, RUN_STATUSES, Approved, Denied, PendingCall, RunResult, RunState, Turn
@@ -1542,7 +1542,7 @@ def _supplied_result(call: ToolCall, value: Any) -> ToolResult:
     if isinstance(value, ToolResult):
         return replace(value, tool_call_id=call.id, name=value.name or call.name)
     if isinstance(value, ToolError):
-        return ToolResult(call.id, value.render(), True, call.name)
+        return ToolResult(call.id, tool_error_text(value), True, call.name)
     if isinstance(value, BaseException):
         return ToolResult(call.id, _describe(value), True, call.name)
     try:
