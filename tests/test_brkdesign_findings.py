@@ -3,6 +3,8 @@ failed before its fix)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import toolwire
@@ -98,3 +100,86 @@ def test_a_deferred_decision_that_is_a_tool_error_with_a_number_message_is_an_er
     )
     (run,) = [r for r in result.tool_runs if r.call.id == cid]
     assert run.result.is_error and run.result.text.splitlines()[:2] == ["404", "Ask the user to copy it again."]
+
+
+def _ticket_tools(made: list[str]) -> list[toolwire.Tool]:
+    from toolwire.design.idempotent import non_repeatable
+
+    @non_repeatable
+    @toolwire.tool
+    def create_ticket(title: str, priority: int = 1) -> str:
+        """Open a support ticket. Call it once per problem the user reports.
+
+        Args:
+            title: One-line summary shown in the ticket list.
+            priority: 1 (low) to 3 (high).
+        """
+        made.append(title)
+        return f"ticket #{len(made)} opened"
+
+    @toolwire.tool
+    def refund(amount: int) -> str:
+        """Refund the customer. Use it when the user asks for their money back.
+
+        Args:
+            amount: Euros to refund.
+        """
+        return f"refunded {amount}"
+
+    return [create_ticket, refund]
+
+
+@pytest.mark.parametrize("saved_as_json", [False, True])
+def test_a_resumed_run_does_not_repeat_a_non_repeatable_write_of_its_earlier_turns(saved_as_json: bool) -> None:
+    made: list[str] = []
+    tools = _ticket_tools(made)
+    model = ScriptedModel(
+        responses=[
+            [call("create_ticket", {"title": "Login fails"}, id="c1"), call("refund", {"amount": 5}, id="r1")],
+            [call("create_ticket", {"title": "Login fails", "priority": 1.0}, id="c2")],
+            [call("create_ticket", {"title": "Printer jams"}, id="c3")],
+            "done",
+        ]
+    )
+    first = toolwire.run_sync(model, "go", tools=tools, approval={"refund"})
+    assert (first.stop_reason, made) == ("pending", ["Login fails"])
+    saved: Any = toolwire.RunResult.from_json(first.to_json()) if saved_as_json else first
+    done = toolwire.run_sync(
+        model, tools=tools, approval={"refund"}, resume=saved, decisions={"r1": toolwire.Approved()}
+    )
+    assert done.text == "done" and done.run_id == first.run_id
+    assert made == ["Login fails", "Printer jams"]  # the repeated call c2 did not open a second ticket
+    (repeat,) = [r for r in done.tool_runs if r.call.id == "c2"]
+    assert repeat.deduplicated and not repeat.result.is_error
+    assert repeat.result.text.startswith("ticket #1 opened\n\nNote: an identical call to 'create_ticket'")
+    assert "(tool call c1)" in repeat.result.text
+
+
+def test_a_resumed_run_may_retry_a_non_repeatable_write_that_failed_earlier() -> None:
+    made: list[str] = []
+    tools = _ticket_tools(made)
+    create = tools[0]
+    original = create.function
+    calls = {"n": 0}
+
+    def flaky(title: str, priority: int = 1) -> str:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise ToolError("the ticket service is down", retryable=True)
+        return original(title, priority)  # type: ignore[misc]
+
+    create.function = flaky
+    model = ScriptedModel(
+        responses=[
+            [call("create_ticket", {"title": "Login fails"}, id="c1"), call("refund", {"amount": 5}, id="r1")],
+            [call("create_ticket", {"title": "Login fails"}, id="c2")],
+            "done",
+        ]
+    )
+    first = toolwire.run_sync(model, "go", tools=tools, approval={"refund"})
+    done = toolwire.run_sync(
+        model, tools=tools, approval={"refund"}, resume=first, decisions={"r1": toolwire.Approved()}
+    )
+    assert made == ["Login fails"]
+    (retry,) = [r for r in done.tool_runs if r.call.id == "c2"]
+    assert not retry.deduplicated and retry.result.text == "ticket #1 opened"

@@ -514,6 +514,9 @@ class ToolExecutor:
         self.max_concurrent = DEFAULT_MAX_CONCURRENT_TOOLS if max_concurrent is None else max_concurrent
         self._slots: asyncio.Semaphore | None = None
         self._write_cache: dict[str, asyncio.Future[tuple[ToolResult, str]]] = {}
+        #: the non-repeatable calls that ran in the run's earlier turns before it was resumed:
+        #: ``{call_key: (result, tool call id)}`` (:meth:`remember_write`)
+        self._earlier_writes: dict[str, tuple[ToolResult, str]] = {}
         #: per call name: the tool's :class:`_Plan` (checked current on every use)
         self._plans: dict[str, _Plan] = {}
         #: per function (held, so its id is not reused): its signature facts, read once per run
@@ -757,21 +760,48 @@ class ToolExecutor:
             return self._run_non_repeatable(tool, ready.call, ready.arguments, turn)
         return self._execute(tool, ready.call, ready.arguments, turn, ready.plan)
 
-    async def _run_non_repeatable(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
+    @staticmethod
+    def _write_key(tool: Tool, arguments: dict[str, Any]) -> str:
+        """The identity of a non-repeatable call: the JSON the model sent (not converted values),
+        with the schema's defaults filled in and whole-valued floats as integers, so the same
+        action spelled two ways is one call."""
         from .design.idempotent import call_key, same_call_arguments
 
-        # the JSON the model sent (not converted values), with the schema's defaults filled in and
-        # whole-valued floats as integers: the same action spelled two ways is one call
         model = tool.arguments_model
         nulls = (
             {n for n, f in model.model_fields.items() if not f.is_required() and f.default is None}
             if model is not None
             else ()
         )
-        key = call_key(tool.name, same_call_arguments(tool.input_schema, call.arguments or {}, nulls))
+        return call_key(tool.name, same_call_arguments(tool.input_schema, arguments or {}, nulls))
+
+    def remember_write(self, run: ToolRun) -> None:
+        """Record ``run``, a call answered in an earlier turn of this run (a resumed run's saved
+        turns), so that an identical call of a non-repeatable tool later in the run is answered
+        with its result instead of running again. Only a call that ran and succeeded counts (a
+        failed write may be retried); other tools and runs are ignored."""
+        if not self.deduplicate or run.status != "ran" or run.deduplicated or run.result.is_error:
+            return
+        name = run.call.name
+        tool = self.tools.get(name) if isinstance(name, str) else None
+        if tool is None and isinstance(name, str):
+            tool = self.aliases.get(name)
+        if tool is None or not tool.meta or not tool.meta.get("non_repeatable"):
+            return
+        if not isinstance(run.call.arguments, dict):
+            return
+        try:
+            key = self._write_key(tool, run.call.arguments)
+        except Exception:  # arguments the schema cannot read: nothing to match later calls against
+            return
+        self._earlier_writes.setdefault(key, (run.result, run.call.id))
+
+    async def _run_non_repeatable(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
+        key = self._write_key(tool, call.arguments or {})
+        earlier = self._earlier_writes.get(key)
         fut = self._write_cache.get(key)
-        if fut is not None:
-            first, first_id = await asyncio.shield(fut)
+        if earlier is not None or fut is not None:
+            first, first_id = earlier if earlier is not None else await asyncio.shield(fut)  # type: ignore[arg-type]
             note = (
                 f"\n\nNote: an identical call to {tool.name!r} with the same arguments already ran in this run "
                 f"(tool call {first_id}); this is its result and the action was not repeated."

@@ -706,6 +706,8 @@ class _Loop:
         for r in state.tool_runs if state.turns else ():
             if r.status in ("ran", "invalid", "refused", "deferred"):
                 self.calls_run += 1
+            if r.status == "ran":  # a resumed run: its earlier non-repeatable writes are not repeated
+                self.executor.remember_write(r)
             if r.status in ("ran", "deferred"):
                 self.per_tool[r.call.name] = self.per_tool.get(r.call.name, 0) + 1
         self.per_tool_limits = (
