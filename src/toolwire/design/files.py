@@ -56,6 +56,8 @@ _REL = (
 _BINARY_SNIFF = 8192
 _MAX_LINE_CHARS = 2000
 _SEARCH_MAX_FILE = 5 * 1024 * 1024
+#: Most entries one list_dir answer shows.
+_LIST_CAP = 500
 #: Most characters of stdout (and of stderr) run_command returns; the tail is kept.
 OUTPUT_CHAR_CAP = 20_000
 #: Most lines of stdout (and of stderr) run_command returns; the tail is kept.
@@ -267,14 +269,17 @@ def file_tools(
             raise ToolError(f"cannot list {path!r}: {os_reason(exc)}") from None
         entries = [_classify(base, p / n) for n in names]
         entries.sort(key=lambda e: (e.kind != "dir", e.path.name))
+        files = sum(1 for e in entries if e.kind == "file")
+        dirs = sum(1 for e in entries if e.kind == "dir")
+        others = len(entries) - files - dirs
+        total_bytes = sum(e.st.st_size for e in entries if e.kind == "file" and e.st is not None)
         rows = []
-        files = dirs = others = 0
-        total_bytes = 0
-        for e in entries:
+        # only the entries shown are opened (line counts, entry counts): a directory of many
+        # large files is not read whole to show its first _LIST_CAP rows
+        for e in entries[:_LIST_CAP]:
             name = base.relative(p / e.path.name)
             via = f", link to {e.target}" if e.target is not None else ""
             if e.kind == "dir":
-                dirs += 1
                 try:
                     n = f"{len(_listdir(base, e.path)):,} entries"
                 except ToolError:
@@ -284,9 +289,7 @@ def file_tools(
                 skipped = " (skipped by search_files)" if e.path.name in SKIP_DIRS else ""
                 rows.append(f"{name}/  dir, {n}{via}{skipped}")
             elif e.kind == "file":
-                files += 1
                 size = e.st.st_size if e.st is not None else 0
-                total_bytes += size
                 lines = _count_lines(base, e.path)
                 extra = (
                     f", {_plural(lines, 'line', 'lines')}"
@@ -297,17 +300,15 @@ def file_tools(
                     extra += f", {e.st.st_nlink} hard links (never opened)"
                 rows.append(f"{name}  file, {format_size(size)}{extra}{via}")
             else:
-                others += 1
                 rows.append(f"{name}  {_OTHER_KINDS.get(e.kind, e.kind + ', never opened')}{via}")
         head = f"{base.relative(p)}: {dirs} directories, {files} files"
         if others:
             head += f", {others} other entries"
         head += f", {format_size(total_bytes)} in files"
-        shown = rows[:500]
         tail = ""
-        if len(rows) > len(shown):
-            tail = f"\n[{count_note(len(shown), len(rows), 'entry')}; call list_dir with a subdirectory path to narrow it.]"
-        return head + "\n" + "\n".join(shown) + tail
+        if len(entries) > len(rows):
+            tail = f"\n[{count_note(len(rows), len(entries), 'entry')}; call list_dir with a subdirectory path to narrow it.]"
+        return head + "\n" + "\n".join(rows) + tail
 
     # -- read_file -----------------------------------------------------------------------------
     def read_file(
