@@ -3,6 +3,7 @@ names the OS cannot take (each failed before its fix)."""
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,3 +42,70 @@ def test_list_dir_opens_only_the_entries_it_shows(tmp_path: Path, monkeypatch: p
     assert lines[500] == "d/f496.txt  file, 6 bytes, 3 lines"
     assert lines[-1] == "[showing 500 of 523 entries; call list_dir with a subdirectory path to narrow it.]"
     assert sorted(set(opened)) == [f"f{i:03d}.txt" for i in range(497)]  # f497..f519 are not shown: never opened
+
+
+def _peak_bytes(fn) -> tuple[Any, int]:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        value = fn()
+        return value, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_read_file_of_a_huge_binary_file_reads_only_its_start(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    with open(root / "disk.img", "wb") as f:
+        f.truncate(3 * 1024**3)  # sparse: 3 GiB of NUL bytes that take no disk space
+    from toolwire.errors import ToolError
+
+    def go():
+        with pytest.raises(ToolError) as info:
+            call(tools_of(root)["read_file"], path="disk.img")
+        return str(info.value)
+
+    message, peak = _peak_bytes(go)
+    assert message == "'disk.img' is a binary file (3,221,225,472 bytes (3.0 GiB)); read_file shows text only"
+    assert peak < 16 * 1024**2  # it used to read all 3 GiB into memory first
+
+
+def test_read_file_of_a_long_file_keeps_only_the_page_in_memory(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    with open(root / "big.log", "wb") as f:
+        f.write(b"a" * (40 * 1024**2) + b"\n")  # one 40 MiB line
+        f.write(b"line\n" * 200_000)
+    out, peak = _peak_bytes(lambda: call(tools_of(root)["read_file"], path="big.log", offset=1, limit=3))
+    assert out.splitlines() == [
+        "1| " + "a" * 2000 + " [... line cut at 2,000 of 41,943,040 characters]",
+        "2| line",
+        "3| line",
+        "[Showing lines 1-3 of 200,001. To read on, call read_file again with offset=4 (limit up to 200).]",
+    ]
+    assert peak < 16 * 1024**2  # it used to hold the whole file, its text and a list of its lines
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 64, 1 << 20])
+def test_read_file_numbers_lines_as_str_splitlines_whatever_the_chunk_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    data = (
+        "crlf\r\nlone cr\rvt\x0bff\x0cfs\x1cgs\x1drs\x1enel\x85ls\u2028ps\u2029é ü 漢字 😀\r\n\r\n\n\r\r\nend"
+    ).encode() + b" bad \xff\xfe utf-8\r"
+    (root / "t.txt").write_bytes(data)
+    monkeypatch.setattr(files_mod, "_READ_CHUNK", chunk, raising=False)
+    expected = data.decode("utf-8", "replace").splitlines()
+    out = call(tools_of(root)["read_file"], path="t.txt", offset=1, limit=200)
+    width = len(str(len(expected)))
+    assert out.splitlines() == [f"{i:>{width}}| {line}" for i, line in enumerate(expected, start=1)]
+    page = call(tools_of(root)["read_file"], path="t.txt", offset=12, limit=3)
+    assert page.splitlines()[:3] == [f"{i}| {expected[i - 1]}" for i in range(12, 15)]
+    assert (
+        page.splitlines()[3]
+        == f"[Showing lines 12-14 of {len(expected)}. To read on, call read_file again with offset=15 (limit up to 200).]"
+    )

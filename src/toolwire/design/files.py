@@ -27,7 +27,7 @@ from ..errors import ToolError
 from ..secrets import tool_environment
 from ..tools import Tool, tool
 from .paths import ConfinedRoot, _shown, kind_from_mode, os_reason
-from .results import capped, count_note, format_size, page_lines
+from .results import Page, capped, count_note, format_size
 from .suggest import closest
 
 __all__ = ["file_tools", "SKIP_DIRS", "run_program", "ProgramRun"]
@@ -102,16 +102,81 @@ def _not_regular(shown: str, exc: _NotRegular) -> ToolError:
     )
 
 
-def _read_bytes(base: ConfinedRoot, p: Path, shown: str, limit: int | None = None) -> bytes:
-    """The bytes of the regular file ``p`` (the first ``limit`` bytes when given), or a
-    :class:`ToolError` naming only ``shown`` (the model's path)."""
+#: The characters ``str.splitlines`` ends a line at (``"\r\n"`` counts once): read_file numbers
+#: lines as edit_file's answers do.
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+#: Bytes read_file reads at a time.
+_READ_CHUNK = 1 << 20
+
+
+def _read_lines(base: ConfinedRoot, p: Path, shown: str, first: int, count: int) -> tuple[list[tuple[str, int]], int]:
+    """Lines ``first`` .. ``first + count - 1`` (1-based) of the regular text file ``p`` and the
+    number of lines in all, read in chunks of :data:`_READ_CHUNK` bytes: memory stays bounded
+    whatever the size of the file or of one line. Each line is ``(its first _MAX_LINE_CHARS
+    characters, its length in characters)``, without its line break; lines are counted as
+    ``str.splitlines`` counts them, bytes that are not UTF-8 decoded as U+FFFD. A file with a NUL
+    byte in its first :data:`_BINARY_SNIFF` bytes is a :class:`ToolError` (binary), as is one
+    that cannot be opened or read (naming only ``shown``, the model's path)."""
     try:
         with _open_regular(base, p) as f:
-            return f.read() if limit is None else f.read(limit)
+            if b"\x00" in f.read(_BINARY_SNIFF):
+                size = os.fstat(f.fileno()).st_size
+                raise ToolError(
+                    f"{shown!r} is a binary file ({format_size(size)}); read_file shows text only",
+                    hint="Pick a text file, or run a command that understands this format.",
+                    retryable=False,
+                )
+            f.seek(0)
+            return _scan_lines(f, first, count)
     except _NotRegular as exc:
         raise _not_regular(shown, exc) from None
     except OSError as exc:
         raise ToolError(f"cannot read {shown!r}: {os_reason(exc)}", retryable=None) from None
+
+
+def _scan_lines(f: Any, first: int, count: int) -> tuple[list[tuple[str, int]], int]:
+    """See :func:`_read_lines`: the lines of the binary file object ``f`` from where it is."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    last = first + count - 1
+    rows: list[tuple[str, int]] = []
+    total = 0
+    head: list[str] = []
+    head_len = length = 0
+    partial = cr_pending = False
+    while True:
+        chunk = f.read(_READ_CHUNK)
+        piece = decoder.decode(chunk, final=not chunk)
+        if cr_pending and piece:
+            cr_pending = False
+            if piece[0] == "\n":  # the second half of a "\r\n" split between two chunks
+                piece = piece[1:]
+        for seg in piece.splitlines(keepends=True):
+            if seg.endswith("\r\n"):
+                body, ended = seg[:-2], True
+            elif seg[-1] in _LINE_BREAKS:
+                body, ended = seg[:-1], True
+            else:
+                body, ended = seg, False
+            if first <= total + 1 <= last and head_len < _MAX_LINE_CHARS and body:
+                take = body[: _MAX_LINE_CHARS - head_len]
+                head.append(take)
+                head_len += len(take)
+            length += len(body)
+            partial = not ended
+            if ended:
+                total += 1
+                if first <= total <= last:
+                    rows.append(("".join(head), length))
+                head, head_len, length = [], 0, 0
+        if piece.endswith("\r"):
+            cr_pending = True
+        if not chunk:
+            break
+    if partial:  # a last line without a line break
+        total += 1
+        if first <= total <= last:
+            rows.append(("".join(head), length))
+    return rows, total
 
 
 def _is_binary(base: ConfinedRoot, p: Path) -> bool:
@@ -120,17 +185,6 @@ def _is_binary(base: ConfinedRoot, p: Path) -> bool:
             return b"\x00" in f.read(_BINARY_SNIFF)
     except (_NotRegular, OSError, ToolError):
         return False
-
-
-def _read_text(base: ConfinedRoot, p: Path, shown: str) -> str:
-    data = _read_bytes(base, p, shown)
-    if b"\x00" in data[:_BINARY_SNIFF]:
-        raise ToolError(
-            f"{shown!r} is a binary file ({format_size(len(data))}); read_file shows text only",
-            hint="Pick a text file, or run a command that understands this format.",
-            retryable=False,
-        )
-    return data.decode("utf-8", errors="replace")
 
 
 def _count_lines(base: ConfinedRoot, p: Path) -> int | None:
@@ -322,24 +376,35 @@ def file_tools(
             kind="file",
             missing_hint="Call list_dir on the parent directory to see the exact names.",
         )
-        text = _read_text(base, p, path)
-        page = page_lines(text, offset, limit, cap)
-        if page.total and offset > page.total:
+        start = max(1, int(offset))
+        size = max(1, min(int(limit), cap))
+        rows, total = _read_lines(base, p, path, start, size)
+        if total and offset > total:
             raise ToolError(
-                f"offset {offset} is past the end of {path!r}, which has {page.total:,} lines",
-                hint=f"Call read_file with offset between 1 and {page.total}.",
+                f"offset {offset} is past the end of {path!r}, which has {total:,} lines",
+                hint=f"Call read_file with offset between 1 and {total}.",
                 retryable=False,
             )
-        width = len(str(page.end))
+        end = start + len(rows) - 1
+        width = len(str(end))
         out = []
-        for i, line in enumerate(page.text.splitlines(), start=page.start):
-            if len(line) > _MAX_LINE_CHARS:
-                line = line[:_MAX_LINE_CHARS] + f" [... line cut at {_MAX_LINE_CHARS:,} of {len(line):,} characters]"
+        for i, (line, length) in enumerate(rows, start=start):
+            if length > _MAX_LINE_CHARS:
+                line += f" [... line cut at {_MAX_LINE_CHARS:,} of {length:,} characters]"
             out.append(f"{i:>{width}}| {line}")
-        page.text = "\n".join(out) + ("\n" if out else "")
-        if not page.total:
-            page.text = f"({path} is empty)\n"
-        return page
+        text = "\n".join(out) + ("\n" if out else "")
+        if not total:
+            text = f"({path} is empty)\n"
+        truncated = end < total
+        return Page(
+            text,
+            "lines",
+            start if rows else total + 1,
+            end if rows else total,
+            total,
+            truncated,
+            end + 1 if truncated else None,
+        )
 
     read_file.__doc__ = f"""Read a text file, {cap} lines at most per call, each line prefixed with its number.
 
