@@ -109,3 +109,42 @@ def test_read_file_numbers_lines_as_str_splitlines_whatever_the_chunk_size(
         page.splitlines()[3]
         == f"[Showing lines 12-14 of {len(expected)}. To read on, call read_file again with offset=15 (limit up to 200).]"
     )
+
+
+def test_a_name_in_the_root_that_starts_with_a_tilde_is_that_name(tmp_path: Path) -> None:
+    from toolwire.design.paths import ConfinedRoot
+    from toolwire.errors import ToolError
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "~lock.txt").write_text("held\n")
+    (root / "~$report.docx").write_bytes(b"owner\n")
+    base = ConfinedRoot(root)
+    assert base.resolve("~lock.txt", must_exist=True) == root / "~lock.txt"
+    assert base.resolve("~$report.docx", must_exist=True) == root / "~$report.docx"
+    assert call(tools_of(root)["read_file"], path="~lock.txt") == "1| held\n"
+    # an unknown user's home is no home: a name in the root that is missing, not a RuntimeError
+    with pytest.raises(ToolError, match=r"^path '~nosuchuser_tw/x' does not exist$"):
+        base.resolve("~nosuchuser_tw/x", must_exist=True)
+    # the home directory itself is still outside the root
+    with pytest.raises(ToolError, match="is an absolute path outside the root directory"):
+        base.resolve("~/notes.txt")
+
+
+@pytest.mark.parametrize("path", ["\ud800", "src/a\udfff.py"])
+def test_a_path_with_a_lone_surrogate_is_a_tool_error(tmp_path: Path, path: str) -> None:
+    from toolwire.design.paths import ConfinedRoot
+    from toolwire.errors import ToolError
+
+    base = ConfinedRoot(tmp_path)
+    for attempt in (
+        lambda: base.resolve(path),
+        lambda: base.resolve(path, must_exist=True),
+        lambda: base.open_fd(path),
+    ):
+        with pytest.raises(ToolError) as info:
+            attempt()
+        assert (
+            str(info.value)
+            == f"path {path!r} holds a character no file name can hold (a lone surrogate, U+D800-U+DFFF)"
+        )

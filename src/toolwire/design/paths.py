@@ -8,7 +8,7 @@ A model sends paths as text; a tool that opens them must never leave the directo
 - absolute paths outside the root (an absolute path *inside* the root is accepted);
 - symlinks whose target lies outside the root (checked on the fully resolved path, so a link
   anywhere along the path counts);
-- NUL bytes (the OS would truncate the name silently);
+- NUL bytes (the OS would truncate the name silently) and lone surrogates no file name can hold;
 - anything that is not a string.
 
 Use it in a ``@tool`` signature through :func:`confined_path` (an annotated ``str`` carrying the
@@ -100,6 +100,8 @@ class ConfinedRoot:
         closes the descriptor. ``OSError`` from the final open (e.g. ``ENOENT``) is raised as is.
         """
         text = os.fspath(path)
+        if isinstance(text, str):
+            _check_name(text, param)
         raw = Path(text)
         if raw.is_absolute():
             lexical = Path(os.path.normpath(raw))
@@ -221,12 +223,7 @@ class ConfinedRoot:
             raise ToolError(
                 f"{param} must be a string path, got {type(path).__name__}", hint=PATH_DESCRIPTION, retryable=False
             )
-        if "\x00" in path:
-            raise ToolError(
-                f"{param} contains a NUL byte, which no file name can hold",
-                hint="Send the path as plain text without control characters.",
-                retryable=False,
-            )
+        _check_name(path, param)
         try:
             return self._resolve(path, must_exist=must_exist, kind=kind, param=param, missing_hint=missing_hint)
         except OSError as exc:  # ENAMETOOLONG, EACCES, EIO...: never the absolute path the OS names
@@ -238,7 +235,14 @@ class ConfinedRoot:
 
     def _resolve(self, path: str, *, must_exist: bool, kind: str | None, param: str, missing_hint: str | None) -> Path:
         text = path.strip() or "."
-        raw = Path(text).expanduser() if text.startswith("~") else Path(text)
+        raw = Path(text)
+        if text.startswith("~") and not os.path.lexists(self.root / text.split("/", 1)[0]):
+            # '~' or '~user' names a home directory, unless the root holds an entry of that name
+            # ('~lock.txt', Office's '~$doc.docx'); an unknown user's '~name' is a name in the root
+            try:
+                raw = Path(text).expanduser()
+            except RuntimeError:
+                pass
         shown = _shown(path)
         if raw.is_absolute():
             lexical = Path(os.path.normpath(raw))
@@ -338,6 +342,26 @@ def os_reason(exc: BaseException) -> str:
     """The reason of an ``OSError`` without the file name the OS attached (which would show an
     absolute path): ``"File name too long"``, ``"Permission denied"``."""
     return getattr(exc, "strerror", None) or type(exc).__name__
+
+
+def _check_name(path: str, param: str) -> None:
+    """Raise :class:`ToolError` when ``path`` holds a character no file name can hold: a NUL
+    byte, or a lone UTF-16 surrogate outside the range that stands for an undecodable byte
+    (``os.fsencode`` refuses it; the OS would never be asked)."""
+    if "\x00" in path:
+        raise ToolError(
+            f"{param} contains a NUL byte, which no file name can hold",
+            hint="Send the path as plain text without control characters.",
+            retryable=False,
+        )
+    try:
+        os.fsencode(path)
+    except UnicodeError:
+        raise ToolError(
+            f"{param} {_shown(path)} holds a character no file name can hold (a lone surrogate, U+D800-U+DFFF)",
+            hint="Send the path as plain text, as list_dir shows it.",
+            retryable=False,
+        ) from None
 
 
 def _shown(path: str, limit: int = 200) -> str:
