@@ -148,3 +148,39 @@ def test_a_path_with_a_lone_surrogate_is_a_tool_error(tmp_path: Path, path: str)
             str(info.value)
             == f"path {path!r} holds a character no file name can hold (a lone surrogate, U+D800-U+DFFF)"
         )
+
+
+_EDIT_AT_FILE_SIZE_LIMIT = """
+import asyncio, resource, signal, sys
+from pathlib import Path
+from toolwire.design.files import file_tools
+from toolwire.errors import ToolError
+
+root = Path(sys.argv[1])
+original = (root / "f.txt").read_bytes()
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+resource.setrlimit(resource.RLIMIT_FSIZE, (len(original) + 100, resource.RLIM_INFINITY))
+edit = {t.name: t for t in file_tools(root)}["edit_file"]
+try:
+    asyncio.run(edit.call({"path": "f.txt", "old_text": "first\\n", "new_text": "X" * 5000 + "\\n"}))
+except ToolError as exc:
+    print(exc.render())
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGXFSZ"), reason="RLIMIT_FSIZE is POSIX")
+def test_an_edit_whose_write_fails_part_way_leaves_the_file_unchanged(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    original = ("first\n" + "keep me\n" * 1000).encode()
+    (tmp_path / "f.txt").write_bytes(original)
+    out = subprocess.run(
+        [sys.executable, "-c", _EDIT_AT_FILE_SIZE_LIMIT, str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "cannot write 'f.txt': File too large; the file was left unchanged",
+        "The edit was not applied; tell the user (the disk may be full).",
+    ]
+    assert (tmp_path / "f.txt").read_bytes() == original  # it used to hold 8,106 bytes of the new text's start

@@ -670,11 +670,14 @@ def file_tools(
             i = starts[0]
             new = text[:i] + new_text + text[i + len(old_text) :]
             try:  # the same descriptor that was read: same file (mode, owner kept), whatever the path names now
-                fh.seek(0)
-                fh.write(new.encode("utf-8"))
-                fh.truncate()
+                # written unbuffered at offset 0, so nothing is left pending in fh to be flushed later
+                encoded = new.encode("utf-8")
+                _write_all(fh.fileno(), encoded)
+                os.ftruncate(fh.fileno(), len(encoded))
             except OSError as exc:
-                raise ToolError(f"cannot write {path!r}: {os_reason(exc)}") from None
+                # a write cut short (disk full, file size limit) left the start of the new text over
+                # the old: put the old bytes back (they fit where they were) before answering
+                raise _write_failed(fh.fileno(), data, path, exc) from None
             new_lines = new.splitlines()
             total = len(new_lines)
             note = (
@@ -694,6 +697,40 @@ def file_tools(
         return tool(fn)
 
     return [build(list_dir), read_tool, build(search_files), build(run_command), build(edit_file)]
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write ``data`` at offset 0 of ``fd``, unbuffered, repeating until all of it is written."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    written = 0
+    view = memoryview(data)
+    while written < len(data):
+        n = os.write(fd, view[written:])
+        if n <= 0:
+            raise OSError(errno.EIO, "the write made no progress")
+        written += n
+
+
+def _write_failed(fd: int, data: bytes, path: str, exc: OSError) -> ToolError:
+    """The answer to an edit whose write failed part way, after writing the file's original
+    ``data`` back to ``fd`` (the descriptor that was read): the file unchanged, or, when even
+    that fails, a warning that it may be damaged."""
+    reason = os_reason(exc)
+    try:
+        _write_all(fd, data)
+        os.ftruncate(fd, len(data))
+    except OSError as again:
+        return ToolError(
+            f"cannot write {path!r}: {reason}; putting its old text back failed too ({os_reason(again)}), so the file "
+            "may now hold part of the new text",
+            hint="Call read_file to see what it holds now, and tell the user if it is damaged.",
+            retryable=None,
+        )
+    return ToolError(
+        f"cannot write {path!r}: {reason}; the file was left unchanged",
+        hint="The edit was not applied; tell the user (the disk may be full).",
+        retryable=None,
+    )
 
 
 def _plural(n: int, one: str, many: str) -> str:
