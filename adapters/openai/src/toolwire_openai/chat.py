@@ -815,7 +815,9 @@ class OpenAIChatCodec:
         - ``tool`` messages → :class:`ToolResult` parts of one user message (consecutive ones
           together); a content starting ``"Error: "`` (how this codec writes an error result,
           the API having no flag) becomes ``is_error=True`` with the prefix removed; ``user`` → text/image parts; ``assistant`` → text + tool calls (arguments
-          parsed, the raw text kept so it is re-sent byte-exact);
+          parsed, the raw text kept so it is re-sent byte-exact; arguments given as a JSON object
+          are the call's arguments, sent back as their JSON text; another JSON type there makes
+          the call invalid);
         - ``tools`` → :class:`Tool` (``strict`` kept three-valued; wire details the canonical
           encoding would not reproduce, such as an absent ``description``, kept in
           ``Tool.provider_data``); a tool name outside toolwire's rule raises
@@ -947,6 +949,7 @@ class OpenAIChatCodec:
         return msg
 
     def _assistant_from_wire(self, wm: dict[str, Any]) -> Message:
+        wm = _arguments_as_text(wm)
         parts: list[Any] = []
         pd: dict[str, Any] = {}
         content = wm.get("content")
@@ -992,6 +995,33 @@ class OpenAIChatCodec:
             pd["message"] = over
             msg.provider_data[API] = pd
         return msg
+
+
+def _arguments_as_text(wm: dict[str, Any]) -> dict[str, Any]:
+    """``wm`` (an imported assistant message) with each tool call's ``function.arguments`` that
+    is a JSON value other than text (an object, as some compatible servers and gateways return
+    it: Portkey-AI/gateway#768) replaced by its JSON text, so it is decoded the way the response
+    decoder decodes it (an object is the call's arguments; another JSON type makes the call
+    invalid, naming the type) and sent back as the text the API requires ("Invalid type for
+    'messages[2].tool_calls[0].function.arguments': expected a string, but got an object
+    instead.", aaif-goose/goose-mobile#20). ``wm`` itself is not changed."""
+    calls = wm.get("tool_calls")
+    if not isinstance(calls, list):
+        return wm
+    out: list[Any] = []
+    changed = False
+    for tc in calls:
+        fn = tc.get("function") if isinstance(tc, dict) else None
+        raw = fn.get("arguments") if isinstance(fn, dict) else None
+        if isinstance(fn, dict) and raw is not None and not isinstance(raw, str):
+            try:
+                text = json.dumps(raw, ensure_ascii=False, separators=(",", ":"))
+            except (TypeError, ValueError):  # not a JSON value (a body built in Python)
+                text = json.dumps(repr(raw))
+            tc = {**tc, "function": {**fn, "arguments": text}}
+            changed = True
+        out.append(tc)
+    return {**wm, "tool_calls": out} if changed else wm
 
 
 def _audio_kept(audio: dict[str, Any]) -> bool:
