@@ -25,7 +25,37 @@ __all__ = [
     "ToolError",
     "ResponseDecodeError",
     "RequestRefused",
+    "MAX_ERROR_CHARS",
+    "ERROR_TAIL_CHARS",
+    "cap_error_text",
 ]
+
+
+#: Characters of an error text that reach the model: the text of an exception a tool raised (a
+#: :class:`ToolError`'s rendered text included), of an exception given as a deferred call's
+#: result, and an MCP server's error text. A longer text keeps its beginning and its last
+#: :data:`ERROR_TAIL_CHARS` characters (where a hint or the final exception line usually is) with
+#: a line between them saying how much was left out, so one error cannot fill the model's
+#: context window and make the vendor refuse the next request. The same figure as a character
+#: page of the design kit.
+MAX_ERROR_CHARS = 20_000
+#: Characters kept from the end of an error text that is cut (see :data:`MAX_ERROR_CHARS`).
+ERROR_TAIL_CHARS = 2_000
+
+
+def cap_error_text(text: str) -> str:
+    """``text`` when it has at most :data:`MAX_ERROR_CHARS` characters. A longer text becomes its
+    beginning, a line ``[error text cut: N of its M characters left out here]`` and its last
+    :data:`ERROR_TAIL_CHARS` characters, :data:`MAX_ERROR_CHARS` characters or fewer in all (so a
+    text cut once is not cut again)."""
+    cap = MAX_ERROR_CHARS
+    if len(text) <= cap:
+        return text
+    note = f"\n[error text cut: {{:,}} of its {len(text):,} characters left out here]\n"
+    # the count's own digits change the room left for the beginning: size the note for the
+    # largest count it can hold (the whole text's), then fill the beginning up to the cap
+    head = cap - ERROR_TAIL_CHARS - len(note.format(len(text)))
+    return text[:head] + note.format(len(text) - head - ERROR_TAIL_CHARS) + text[-ERROR_TAIL_CHARS:]
 
 
 class ToolwireError(Exception):

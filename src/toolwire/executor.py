@@ -22,7 +22,7 @@ from sys import modules as _modules
 from typing import Any, Coroutine
 
 from .context import ToolContext
-from .errors import ToolError
+from .errors import ToolError, cap_error_text
 from .tools import Tool, start_in_daemon_thread
 from .types import ImagePart, TextPart, ToolCall, ToolResult, loaded_field, loaded_part
 
@@ -1003,9 +1003,9 @@ def _failure(call: ToolCall, exc: BaseException) -> ToolResult:
     """The ``is_error`` result for what a tool function raised. Re-raises ``KeyboardInterrupt``
     and the run's own cancellation."""
     if isinstance(exc, ToolError):
-        return ToolResult(call.id, tool_error_text(exc), True, call.name)
+        return ToolResult(call.id, cap_error_text(tool_error_text(exc)), True, call.name)
     if isinstance(exc, _ToolExited):
-        return ToolResult(call.id, _describe(exc.exc), True, call.name)
+        return ToolResult(call.id, cap_error_text(_describe(exc.exc)), True, call.name)
     if isinstance(exc, KeyboardInterrupt):
         raise exc
     if isinstance(exc, asyncio.CancelledError):
@@ -1014,4 +1014,4 @@ def _failure(call: ToolCall, exc: BaseException) -> ToolResult:
             raise exc  # the run is being cancelled, not just the tool
         return ToolResult(call.id, "CancelledError: the tool cancelled itself", True, call.name)
     # every tool failure goes back to the model, SystemExit included
-    return ToolResult(call.id, _describe(exc), True, call.name)
+    return ToolResult(call.id, cap_error_text(_describe(exc)), True, call.name)

@@ -27,6 +27,7 @@ from .errors import (
     ToolError,
     ToolwireError,
     UsageLimitExceeded,
+    cap_error_text,
 )
 from .events import (
     ProviderToolCalled,
@@ -1544,9 +1545,9 @@ def _supplied_result(call: ToolCall, value: Any) -> ToolResult:
     if isinstance(value, ToolResult):
         return replace(value, tool_call_id=call.id, name=value.name or call.name)
     if isinstance(value, ToolError):
-        return ToolResult(call.id, tool_error_text(value), True, call.name)
+        return ToolResult(call.id, cap_error_text(tool_error_text(value)), True, call.name)
     if isinstance(value, BaseException):
-        return ToolResult(call.id, _describe(value), True, call.name)
+        return ToolResult(call.id, cap_error_text(_describe(value)), True, call.name)
     try:
         content = to_result_content(value)
     except Exception as exc:  # bytes that are not UTF-8, a __str__ that raises: as a tool returning it

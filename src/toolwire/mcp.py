@@ -63,7 +63,7 @@ import weakref
 from contextlib import AsyncExitStack
 from typing import Any, Iterable, Iterator, Sequence
 
-from .errors import ConfigurationError, ToolDefinitionError, ToolError
+from .errors import MAX_ERROR_CHARS, ConfigurationError, ToolDefinitionError, ToolError, cap_error_text
 from .tools import Tool
 from .types import ImagePart, TextPart, ToolResult
 
@@ -79,6 +79,7 @@ __all__ = [
     "serve",
     "tool_name_for",
     "result_content",
+    "MAX_ERROR_CHARS",
 ]
 
 #: Seconds one tool call may take (``connect(timeout=...)``).
@@ -142,11 +143,6 @@ _PARSE_ERROR = -32700
 #: What a pydantic validation error's text adds after each problem (its type, the input it saw)
 #: and its closing "For further information" line: not for the model.
 _PYDANTIC_NOISE = re.compile(r"[ \t]*\[type=[^\n]*|\n[ \t]*For further information visit \S+")
-#: Characters of an MCP server's error text (the text of an ``isError`` result, the message of a
-#: JSON-RPC error) that reach the model; a longer text is cut there and a line says how much was
-#: left out. The same figure as a character page of the design kit
-#: (:func:`toolwire.design.results.page_chars`).
-MAX_ERROR_CHARS = 20_000
 #: Where a reply read again by toolwire says how many lone surrogates it replaced (the result's
 #: ``_meta``), and the ``data`` key of the JSON-RPC error put in place of a reply that is no
 #: JSON-RPC message.
@@ -181,17 +177,6 @@ def _distinct_name(name: str, mcp_name: str, taken: set[str]) -> str:
 
 def _prefixed(prefix: str, name: str) -> str:
     return tool_name_for(f"{_BAD_CHAR.sub('_', prefix)}_{name}")
-
-
-def _cap_error(text: str) -> str:
-    """``text``, cut at :data:`MAX_ERROR_CHARS` characters with a line saying how much was left out."""
-    cap = MAX_ERROR_CHARS
-    if len(text) <= cap:
-        return text
-    return (
-        f"{text[:cap]}\n[error text cut: {len(text) - cap:,} of its {len(text):,} characters left out "
-        f"(the first {cap:,} are shown)]"
-    )
 
 
 def _surrogate_note(n: int) -> str:
@@ -856,7 +841,7 @@ class MCPToolset:
                         f"the MCP server {server!r} closed the connection ({message})",
                         hint=_SERVER_GONE,
                     ) from exc
-                message = _cap_error(message) if message.strip() else "it gave no message"
+                message = message if message.strip() else "it gave no message"  # cut, if long, as any tool error
                 raise ToolError(
                     f"the MCP server refused the call ({'code ' + str(code) + ': ' if code is not None else ''}{message})",
                     hint="Check the tool name and arguments against the tool's input schema.",
@@ -867,7 +852,7 @@ class MCPToolset:
             note = [TextPart(_surrogate_note(replaced))] if isinstance(replaced, int) and replaced > 0 else []
             if is_error:
                 text = "\n".join(p.text for p in parts if isinstance(p, TextPart)) or "the tool reported an error"
-                text = "\n".join([_cap_error(text), *(p.text for p in note)])
+                text = "\n".join([cap_error_text(text), *(p.text for p in note)])
                 if any(isinstance(p, ImagePart) for p in parts):
                     # an error that shows something (a screenshot of the failure): its images are
                     # kept, after the error text

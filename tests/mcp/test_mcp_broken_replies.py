@@ -142,12 +142,16 @@ def test_a_huge_error_text_is_cut_and_says_how_much() -> None:
     huge, refusal, _echo = results
     cap = 20_000  # toolwire.mcp.MAX_ERROR_CHARS
     assert huge.is_error and refusal.is_error
-    assert huge.text == "x" * cap + (
-        f"\n[error text cut: {200_000 - cap:,} of its 200,000 characters left out (the first {cap:,} are shown)]"
+    # 20,000 characters in all: the first 17,933, a 67-character line, the last 2,000
+    assert (
+        huge.text
+        == "x" * 17_933 + "\n[error text cut: 180,067 of its 200,000 characters left out here]\n" + "x" * 2_000
     )
     head = "the MCP server refused the call (code -32000: "
-    assert refusal.text.startswith(head + "x" * cap + f"\n[error text cut: {200_000 - cap:,} of its 200,000")
-    assert len(refusal.text) < cap + 400
+    assert refusal.text.startswith(head + "x" * (17_933 - len(head)) + "\n[error text cut: 180,")
+    # the end is kept: the message's close and the next step
+    assert refusal.text.endswith("x)\nCheck the tool name and arguments against the tool's input schema.")
+    assert len(refusal.text) == cap
     assert twm.MAX_ERROR_CHARS == cap
 
 
