@@ -793,7 +793,9 @@ class _Loop:
                     try:
                         async for sev in events:
                             if type(sev) not in _STREAM_EVENTS and isinstance(sev, RetryNotice):
-                                # the transport will send it again
+                                # the transport will send it again: the answer starts over (what
+                                # came, an id or usage, was the failed attempt's)
+                                asm.feed(sev)
                                 yield RetryScheduled(n, sev.attempt, sev.delay, sev.describe())
                                 continue
                             asm.feed(sev)

@@ -137,7 +137,7 @@ class RetryNotice:
     ``attempt`` is the number of the next attempt (2 for the first retry); ``error`` is the
     :class:`~toolwire.errors.ProviderError` that failed. Yielded by a transport's
     ``send_stream`` before it waits (and passed to the :func:`listening` callback for ``send``);
-    :class:`~toolwire.stream.StreamAssembler` ignores it."""
+    :class:`~toolwire.stream.StreamAssembler` starts the response over at it."""
 
     attempt: int
     delay: float
@@ -188,7 +188,7 @@ class RetryPolicy:
     :class:`~toolwire.errors.ConfigurationError` at construction.
 
     Only errors whose ``retryable`` is true are retried (:func:`classify`); a stream is retried
-    only before its first event was delivered.
+    only until a part of its answer arrived (:func:`toolwire.stream.carries_answer`).
     """
 
     max_attempts: int = 3

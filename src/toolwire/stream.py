@@ -33,6 +33,7 @@ __all__ = [
     "StreamAssembler",
     "SurrogatePairs",
     "assemble",
+    "carries_answer",
 ]
 
 
@@ -224,7 +225,8 @@ class StreamAssembler:
                 part.provider_data[api] = value
 
     def feed(self, event: StreamEvent) -> None:
-        """Take one canonical event (a :class:`RetryNotice` is ignored: nothing was received yet)."""
+        """Take one canonical event. A :class:`RetryNotice` starts the response over: the
+        request is sent again, and nothing of the answer had arrived (:func:`carries_answer`)."""
         # one dictionary look-up per event, by its exact class (a subclass is looked up once by
         # its bases): the handlers of the many small deltas do no other dispatch
         handler = _HANDLERS.get(type(event))
@@ -340,7 +342,10 @@ class StreamAssembler:
         self._merge_pd(self, event.provider_data)
 
     def _on_retry(self, event: RetryNotice) -> None:
-        pass  # the transport will send the request again: nothing was received yet
+        # the transport sends the request again: what came before belonged to the failed
+        # attempt (at most the events that open a stream: an id, usage, an empty part;
+        # carries_answer), and the new attempt's answer is assembled from nothing
+        self.__init__(self.provider)  # type: ignore[misc]
 
     def response(self) -> Response:
         parts = []
@@ -391,6 +396,25 @@ _HANDLERS: dict[type, Any] = {
     StopEvent: StreamAssembler._on_stop,
     RetryNotice: StreamAssembler._on_retry,
 }
+
+
+def carries_answer(event: Any) -> bool:
+    """Whether a canonical stream event carries part of the answer: text or reasoning (its text,
+    signature or encrypted content), a tool call (its start, arguments or end), a server-side
+    tool's block, or the stop. The events that only open a stream (:class:`ResponseStart`,
+    :class:`UsageUpdate`, a text or reasoning delta with nothing in it: Anthropic's
+    ``message_start`` and an empty ``content_block_start``, Responses ``response.created``, a
+    Chat chunk with only the role, a Gemini chunk with only usage) do not. A transport sends a
+    request again after a retryable error only while no event of its stream carried the answer
+    (:meth:`toolwire.transport.Transport.send_stream`)."""
+    cls = type(event)
+    if cls is TextDelta or isinstance(event, TextDelta):
+        return bool(event.text)
+    if cls is ReasoningDelta or isinstance(event, ReasoningDelta):
+        return bool(event.text or event.signature or event.encrypted or event.final_text)
+    if isinstance(event, ToolCallDelta):
+        return bool(event.arguments_fragment)
+    return isinstance(event, (ToolCallStart, ToolCallEnd, ProviderToolDone, StopEvent))
 
 
 def _handler_for(cls: type, event: Any) -> Any:

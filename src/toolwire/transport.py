@@ -52,6 +52,7 @@ from toolwire.stream import (
     ToolCallEnd,
     ToolCallStart,
     UsageUpdate,
+    carries_answer,
     cut_off,
 )
 from toolwire.types import ProviderToolPart, ReasoningPart, Response, TextPart, ToolCall
@@ -983,11 +984,13 @@ class Transport(Model):
 
     async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Yield canonical stream events as the vendor's events arrive (a JSON body answering the
-        streamed request is decoded and replayed as events). A retryable error before the first
-        event is retried by :attr:`retry_policy`: a :class:`toolwire.retry.RetryNotice` is
-        yielded before each wait (:class:`~toolwire.stream.StreamAssembler` ignores it); an error
-        after the first event is raised (what was delivered cannot be taken back). Errors as
-        :meth:`send`."""
+        streamed request is decoded and replayed as events). A retryable error before any part of
+        the answer arrived (:func:`toolwire.stream.carries_answer`: the events that only open a
+        stream, such as Anthropic's ``message_start`` or Responses ``response.created``, do not
+        count) is retried by :attr:`retry_policy`: a :class:`toolwire.retry.RetryNotice` is
+        yielded before each wait (:class:`~toolwire.stream.StreamAssembler` starts the response
+        over at it); an error after a part of the answer is raised (what was delivered cannot be
+        taken back). Errors as :meth:`send`."""
         attempt = 1
         while True:
             delivered = False
@@ -1011,15 +1014,18 @@ class Transport(Model):
                             if pairs is None and "\\u" in sse.data and _SURROGATE_ESCAPE.search(sse.data):
                                 pairs = SurrogatePairs()
                             for ev in evs if pairs is None else pairs.fix(evs):
-                                delivered = True
+                                if not delivered:
+                                    delivered = carries_answer(ev)
                                 yield ev
                         tail = decoder.finish()
                         for ev in tail if pairs is None else _paired_end(pairs, tail):
-                            delivered = True
+                            if not delivered:
+                                delivered = carries_answer(ev)
                             yield ev
                     else:
                         async for ev in self.answer_events(request, answer):
-                            delivered = True
+                            if not delivered:
+                                delivered = carries_answer(ev)
                             yield ev
                 finally:  # a stream stopped early or failed is closed now, on this task
                     if answer is not None:
