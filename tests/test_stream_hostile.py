@@ -161,3 +161,46 @@ def test_an_error_event_after_a_part_of_the_answer_is_raised_with_the_part_kept(
     state = stream.state
     assert state.status == "failed" and [t.response.text for t in state.turns] == ["It is"]
     assert state.turns[0].interrupted is not None
+
+
+#: OpenAI's error objects sent without an HTTP status (in a stream, or in a 200 body) with the
+#: type or code of a transient failure (``openai.types.responses.ResponseError.code``
+#: ``server_error`` / ``rate_limit_exceeded``; a 429's body has ``type: "requests"``,
+#: ``code: "rate_limit_exceeded"``)
+OPENAI_TRANSIENT = [
+    {"message": "The server had an error while processing your request.", "type": "server_error", "param": None},
+    {"message": "Rate limit reached for requests", "type": "requests", "param": None, "code": "rate_limit_exceeded"},
+]
+
+
+def _openai_error_first(api: str, err: dict[str, Any]) -> bytes:
+    if api == "openai-chat":  # the chunk the openai SDK reads as an error: {"error": {...}}
+        return _sse([(None, {"error": err})])
+    return _sse([("error", {"type": "error", "sequence_number": 0, "error": err})])
+
+
+@pytest.mark.parametrize("err", OPENAI_TRANSIENT, ids=["server_error", "rate_limit_exceeded"])
+@pytest.mark.parametrize("api", ["openai-chat", "openai"])
+def test_openai_transient_error_objects_without_a_status_are_retried_on_both_apis(api: str, err: Any) -> None:
+    seen: list[Any] = []
+    model = _model(api, [_openai_error_first(api, err), streamed(api, 2)], seen)
+    result = asyncio.run(toolwire.run(model, "Weather?", tools=[get_weather]))
+    assert result.text == TEXT2 and len(seen) == 2
+    # the same error as a 200 body: the same answer
+    from toolwire_openai.chat import OpenAIChatCodec
+    from toolwire_openai.responses import OpenAIResponsesCodec
+
+    codec = OpenAIChatCodec() if api == "openai-chat" else OpenAIResponsesCodec()
+    with pytest.raises(toolwire.errors.ProviderError) as info:
+        codec.decode_response({"error": err})
+    assert info.value.retryable and info.value.status is None
+
+
+def test_a_statusless_server_error_that_says_the_request_cannot_be_served_is_not_retried() -> None:
+    # llama.cpp's final 500 text, in a chunk without the code: its message decides, as with the code
+    message = "The model produced output that does not match the expected Hermes 2 Pro format"
+    seen: list[Any] = []
+    model = _model("openai-chat", [_sse([(None, {"error": {"message": message, "type": "server_error"}})])], seen)
+    with pytest.raises(toolwire.errors.ProviderError) as info:
+        asyncio.run(toolwire.run(model, "Weather?", tools=[get_weather]))
+    assert not info.value.retryable and info.value.message == message and len(seen) == 1

@@ -627,10 +627,11 @@ def error_in_body(
     ``None``. ``message`` = ``error.message`` (or the error's JSON text); ``error_type`` =
     ``error.type``, else ``error.status``, else a string ``error.code``; ``status`` = an integer
     ``error.code`` that is an HTTP error status (400-599: OpenRouter and Google put the upstream
-    status there), else ``None``; ``retryable`` when the type is in ``retryable_types`` or
-    :func:`toolwire.retry.classify` says the status and message can succeed on a retry (408, 409,
-    429, a 5xx whose message does not say the request itself cannot be served) — the same answer
-    as for that error sent with its HTTP status."""
+    status there), else ``None``; ``retryable`` as :func:`toolwire.retry.classify` says for the
+    status and message (408, 409, 429, a 5xx whose message does not say the request itself cannot
+    be served) — the same answer as for that error sent with its HTTP status — and, without a
+    status, when the type or a string code is in ``retryable_types`` (and the message does not
+    say the request cannot be served)."""
     if not isinstance(body, dict) or body.get("error") in (None, False, "", {}, []):
         return None
     if any(key in body for key in answer_keys):
@@ -649,7 +650,12 @@ def error_in_body(
     status = code if isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600 else None
     from .retry import classify
 
-    retryable = (isinstance(etype, str) and etype in set(retryable_types)) or classify(status, message)
+    transient = set(retryable_types)
+    # an HTTP status decides with its message (a 500 that says the request cannot be served is
+    # final, whatever its type); without one, a transient type or code does
+    named = (isinstance(etype, str) and etype in transient) or (isinstance(code, str) and code in transient)
+    # (classify(500, message): whether a server failure with this message may pass on a retry)
+    retryable = classify(status, message) if status is not None else named and classify(500, message)
     return ProviderError(
         api, message, status=status, retryable=retryable, error_type=None if etype is None else str(etype), body=body
     )

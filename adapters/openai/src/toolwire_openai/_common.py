@@ -244,6 +244,16 @@ def unique_wire_calls(calls: Iterable[ToolCall], sent: set[str]) -> list[ToolCal
     return out
 
 
+#: The error ``type`` or ``code`` values of an OpenAI error object that say the failure is
+#: transient, read where the error comes without an HTTP status (a Chat stream chunk
+#: ``{"error": {...}}``, a Responses ``error`` event or failed response, an error object in a 200
+#: body): ``server_error`` and ``rate_limit_exceeded`` (``openai.types.responses.ResponseError.code``;
+#: the same values as ``type`` of a 500 and ``code`` of a 429 in OpenAI's error-codes guide),
+#: ``too_many_requests`` (compatible servers). Such an error is retried, as the same error sent
+#: with its HTTP status (500, 429) is, on both APIs.
+TRANSIENT_ERROR_CODES = ("server_error", "rate_limit_exceeded", "too_many_requests")
+
+
 def provider_error_from_sdk(exc: BaseException, api: str) -> ProviderError:
     """An ``openai`` SDK exception → :class:`ProviderError` (``provider=api``).
 

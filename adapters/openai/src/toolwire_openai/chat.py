@@ -57,6 +57,7 @@ from toolwire.wire import Shape, tool_name
 
 from ._common import (
     PRICED_TIERS,
+    TRANSIENT_ERROR_CODES,
     apply_overrides,
     arguments_text,
     check_tool_calls,
@@ -136,7 +137,9 @@ def _choice_error(choice: dict[str, Any]) -> ProviderError | None:
     err = choice.get("error")
     if not isinstance(err, dict) or not err:
         return None
-    return error_in_body(API, {"error": err}, ()) or ProviderError(API, str(err), status=None, retryable=True)
+    return error_in_body(API, {"error": err}, (), TRANSIENT_ERROR_CODES) or ProviderError(
+        API, str(err), status=None, retryable=True
+    )
 
 
 #: Settings the codec reads itself and never copies into the body.
@@ -708,7 +711,7 @@ class OpenAIChatCodec:
         status 200, as OpenRouter does) raises :class:`ProviderError` with the vendor's message.
         """
         body = _SHAPE.obj(body, "")
-        err = error_in_body(API, body, ("choices",))
+        err = error_in_body(API, body, ("choices",), TRANSIENT_ERROR_CODES)
         if err is not None:
             raise err
         if "choices" not in body:
@@ -1106,7 +1109,8 @@ class ChatStreamDecoder:
     - a chunk carrying an ``error`` object raises the same :class:`ProviderError` as that error
       sent as an HTTP error or a 200 body (:func:`toolwire.transport.error_in_body`: ``status``
       from an integer ``error.code``, else ``None``; ``retryable`` by
-      :func:`toolwire.retry.classify`); a chunk of
+      :func:`toolwire.retry.classify`, or for a transient ``type`` or ``code``:
+      :data:`~toolwire_openai._common.TRANSIENT_ERROR_CODES`); a chunk of
       the wrong shape (``choices``/``delta``/``tool_calls`` of the wrong JSON type, a negative
       or non-integer tool-call ``index``) raises :class:`~toolwire.errors.ResponseDecodeError`.
     """
@@ -1141,7 +1145,9 @@ class ChatStreamDecoder:
             # the same ProviderError as the error sent with its HTTP status (toolwire.retry):
             # llama.cpp streams {"error": {"code": 500, "message": ..., "type": "server_error"}}
             # (tools/server/server-common.cpp format_error_response), so the status is its code
-            raise error_in_body(API, {"error": chunk["error"]}, ()) or ProviderError(  # pragma: no branch
+            raise error_in_body(
+                API, {"error": chunk["error"]}, (), TRANSIENT_ERROR_CODES
+            ) or ProviderError(  # pragma: no branch
                 API, str(chunk["error"]), status=None, retryable=False, body=chunk
             )
         if not self.started:

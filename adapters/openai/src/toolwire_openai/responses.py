@@ -67,6 +67,7 @@ from toolwire.wire import Shape, json_kind, tool_name
 
 from ._common import (
     PRICED_TIERS,
+    TRANSIENT_ERROR_CODES,
     apply_overrides,
     arguments_text,
     check_tool_calls,
@@ -1106,7 +1107,7 @@ class OpenAIResponsesCodec:
         an ``error`` and neither ``output`` nor ``object`` (an error sent with status 200, as
         OpenRouter does) raises :class:`ProviderError` with the vendor's message."""
         body = _SHAPE.obj(body, "")
-        err = error_in_body(API, body, ("output", "object", "status"), ("server_error", "rate_limit_exceeded"))
+        err = error_in_body(API, body, ("output", "object", "status"), TRANSIENT_ERROR_CODES)
         if err is not None:
             raise err
         if body.get("output") is None and body.get("status") != "failed":
@@ -1118,7 +1119,7 @@ class OpenAIResponsesCodec:
                 API,
                 str(err.get("message") or err),
                 status=None,
-                retryable=err.get("code") in ("server_error", "rate_limit_exceeded"),
+                retryable=err.get("code") in TRANSIENT_ERROR_CODES,
                 error_type=err.get("code"),
                 body=body,
             )
@@ -1375,10 +1376,6 @@ class OpenAIResponsesCodec:
         return msg
 
 
-#: Error codes (or types) of a streamed ``error`` event or a failed response worth a retry.
-_RETRYABLE_CODES = ("server_error", "rate_limit_exceeded", "too_many_requests")
-
-
 def _stream_error(ev: dict[str, Any]) -> ProviderError:
     """The :class:`ProviderError` of a streamed ``error`` event: flat (``ResponseErrorEvent``:
     ``code``, ``message``, ``param`` at the top) or, as the API sends it, nested
@@ -1394,7 +1391,7 @@ def _stream_error(ev: dict[str, Any]) -> ProviderError:
         API,
         message,
         status=None,
-        retryable=code in _RETRYABLE_CODES or etype in _RETRYABLE_CODES,
+        retryable=code in TRANSIENT_ERROR_CODES or etype in TRANSIENT_ERROR_CODES,
         error_type=code or etype,
         body=ev,
     )
@@ -1648,7 +1645,7 @@ class ResponsesStreamDecoder:
                     API,
                     str(err.get("message") or err),
                     status=None,
-                    retryable=err.get("code") in ("server_error", "rate_limit_exceeded"),
+                    retryable=err.get("code") in TRANSIENT_ERROR_CODES,
                     error_type=err.get("code"),
                     body=resp,
                 )
