@@ -204,3 +204,64 @@ def test_a_statusless_server_error_that_says_the_request_cannot_be_served_is_not
     with pytest.raises(toolwire.errors.ProviderError) as info:
         asyncio.run(toolwire.run(model, "Weather?", tools=[get_weather]))
     assert not info.value.retryable and info.value.message == message and len(seen) == 1
+
+
+# -- approval policies that misbehave ----------------------------------------------------------
+
+
+class _NoTruth:
+    """A value whose truth cannot be told (as a numpy array of several values)."""
+
+    def __bool__(self) -> bool:
+        raise ValueError("The truth value of an array with more than one element is ambiguous.")
+
+
+def _bank(ran: list[str]) -> list[Any]:
+    @toolwire.tool
+    def balance() -> str:
+        """Read the balance."""
+        ran.append("balance")
+        return "100"
+
+    @toolwire.tool
+    def transfer(amount: int) -> str:
+        """Move money."""
+        ran.append("transfer")
+        return "moved"
+
+    return [balance, transfer]
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        (
+            _NoTruth(),
+            "the approval policy raised ValueError: The truth value of an array with more than one element is "
+            "ambiguous. (telling whether its answer _NoTruth is true); decide this call yourself",
+        ),
+        (
+            toolwire.Approved(),
+            "the approval policy returned Approved(arguments=None), not true, false or a reason text (a policy says "
+            "which calls wait; decisions= answers them); decide this call yourself",
+        ),
+        (
+            toolwire.Denied("too much"),
+            "the approval policy returned Denied(reason='too much'), not true, false or a reason text (a policy says "
+            "which calls wait; decisions= answers them); decide this call yourself",
+        ),
+    ],
+    ids=["no-truth-value", "Approved", "Denied"],
+)
+def test_an_approval_policy_answer_that_is_no_truth_value_fails_closed(answer: Any, reason: str) -> None:
+    from toolwire.testing import ScriptedModel, call
+
+    ran: list[str] = []
+    result = toolwire.run_sync(
+        ScriptedModel(responses=[[call("balance", {}, id="c1"), call("transfer", {"amount": 500}, id="c2")], "ok"]),
+        "pay",
+        tools=_bank(ran),
+        approval=lambda c: answer if c.name == "transfer" else False,
+    )
+    assert result.stop_reason == "pending" and ran == ["balance"]
+    assert [(p.call.id, p.kind, p.reason) for p in result.pending] == [("c2", "approval", reason)]

@@ -1174,9 +1174,21 @@ class _Loop:
                 value = await _maybe_await(policy(copy.deepcopy(ready.call)))
             except Exception as exc:  # fails closed: a person decides, the run keeps what it did
                 return f"the approval policy raised {_describe(exc)}; decide this call yourself"
-            if isinstance(value, str) and value:
-                return value
-            return "the approval policy asked for approval" if value else None
+            if isinstance(value, str):
+                return value or None
+            if isinstance(value, (Approved, Denied)):  # a decision is not the policy's to make
+                return (
+                    f"the approval policy returned {value!r}, not true, false or a reason text (a policy says "
+                    "which calls wait; decisions= answers them); decide this call yourself"
+                )
+            try:
+                asks = bool(value)
+            except Exception as exc:  # an answer whose truth cannot be told: fails closed as a raise
+                return (
+                    f"the approval policy raised {_describe(exc)} (telling whether its answer "
+                    f"{type(value).__name__} is true); decide this call yourself"
+                )
+            return "the approval policy asked for approval" if asks else None
         raise ConfigurationError(
             f"approval must be True, a collection of tool names or a function of the call, got {type(policy).__name__}"
         )
@@ -2190,8 +2202,9 @@ async def run(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
       shares; ``on_turn``: called (awaited if async) after each turn, e.g. to print it;
     - ``approval``: which calls wait for a person — ``True`` (all), a collection of tool names,
       or a function of the :class:`ToolCall` (sync or async) returning true (or a reason text)
-      when the call needs approval; a tool's ``meta["requires_approval"]`` (``True`` or such a
-      function) takes precedence. The run then stops with ``stop_reason="pending"`` and
+      when the call needs approval (one that raises, or answers with no truth value or with an
+      ``Approved``/``Denied``, makes the call wait: it fails closed); a tool's
+      ``meta["requires_approval"]`` (``True`` or such a function) takes precedence. The run then stops with ``stop_reason="pending"`` and
       ``RunResult.pending``;
     - ``deferred``: names of tools toolwire does not run (also ``meta["deferred"] = True``): the
       run stops with their calls pending, to be resumed with their results;
