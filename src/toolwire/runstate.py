@@ -55,7 +55,17 @@ from .types import Conversation, Response, ToolCall, ToolResult, Usage, loaded_f
 if TYPE_CHECKING:  # pragma: no cover - pathlib (and urllib.parse, ipaddress) only to save or load a file
     from pathlib import Path
 
-__all__ = ["RunState", "RunResult", "Turn", "PendingCall", "Approved", "Denied", "RUN_STATUSES", "PENDING_KINDS"]
+__all__ = [
+    "RunState",
+    "RunResult",
+    "Turn",
+    "PendingCall",
+    "Approved",
+    "Denied",
+    "RUN_STATUSES",
+    "PENDING_KINDS",
+    "confirmed",
+]
 
 RUN_STATUSES = ("running", "finished", "paused", "stopped", "cancelled", "failed")
 PENDING_KINDS = ("approval", "deferred", "interrupted")
@@ -202,6 +212,21 @@ class Denied:
                 "Denied(reason) takes the reason as text (what the model is told) or None, "
                 f'got {type(self.reason).__name__}; write Denied("why the call is refused")'
             )
+
+
+async def confirmed(answer: Any) -> bool:
+    """Whether the answer of a function that confirms a vendor's safety check without a pause
+    (``acknowledge=``, ``confirm=`` of the client-side tool factories) confirms it: an awaitable
+    is awaited first (the function may be async), a :class:`Denied` never confirms, anything else
+    by its truth value. What the function or the truth test raises propagates (the approval
+    policy it runs in then leaves the call waiting, with the error as its reason)."""
+    import inspect
+
+    if inspect.isawaitable(answer):
+        answer = await answer
+    if isinstance(answer, Denied):
+        return False
+    return bool(answer)
 
 
 @dataclass

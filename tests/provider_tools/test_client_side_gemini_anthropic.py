@@ -244,3 +244,24 @@ def test_lint_takes_the_computer_toolset_declaration_as_the_sdk_spells_it() -> N
     assert prof.provider_tool_problems("computer_toolset_20260801", computer(lambda n, i: PNG).settings) == []
     problems = prof.provider_tool_problems("computer_toolset_20260801", {"config": {}})
     assert len(problems) == 1 and problems[0].startswith("unknown field 'config'")
+
+
+def test_an_async_confirm_is_awaited_a_decline_keeps_the_call_waiting() -> None:
+    # an async confirm's coroutine was taken as true: the call ran and acknowledged the safety decision
+    from toolwire_gemini import computer_use
+
+    done: list[str] = []
+
+    async def decline(safety: dict[str, Any]) -> bool:
+        return False
+
+    async def accept(safety: dict[str, Any]) -> bool:
+        return safety == SAFETY
+
+    model, sent = make("gemini:gemini-2.5-computer-use-preview-10-2025", [gemini([TYPE])])
+    paused = toolwire.run_sync(model, "Pay.", tools=[computer_use(lambda n, a: done.append(n) or PNG, confirm=decline)])
+    assert done == [] and [(p.call.name, p.reason) for p in paused.pending] == [("type_text_at", SAFETY["explanation"])]
+    model, sent = make("gemini:gemini-2.5-computer-use-preview-10-2025", [gemini([TYPE]), gemini([{"text": "ok"}])])
+    result = toolwire.run_sync(model, "Pay.", tools=[computer_use(lambda n, a: done.append(n) or PNG, confirm=accept)])
+    assert result.text == "ok" and done == ["type_text_at"]
+    assert sent[1]["contents"][-1]["parts"][0]["functionResponse"]["response"] == {"safety_acknowledgement": "true"}

@@ -659,3 +659,28 @@ def test_a_shell_action_without_its_list_of_strings_is_a_tool_error_saying_what_
         if factory == "confined_shell"
         else 'Send e.g. {"command": ["ls", "-la"]}.'
     )
+
+
+def test_an_async_acknowledge_is_awaited_a_decline_keeps_the_call_waiting() -> None:
+    # an async acknowledge's coroutine was taken as true: the action ran and the checks were acknowledged
+    from toolwire_openai import computer
+
+    seen: list[str] = []
+
+    def screen(action: dict[str, Any]) -> bytes | None:
+        seen.append(action["type"])
+        return PNG if action["type"] == "screenshot" else None
+
+    async def decline(checks: list[dict[str, Any]]) -> bool:
+        return False
+
+    async def accept(checks: list[dict[str, Any]]) -> bool:
+        return checks == [CHECK]
+
+    model, sent = make([response([computer_call(1, {"type": "wait"}, [CHECK])])])
+    paused = toolwire.run_sync(model, "Go.", tools=[computer(screen, acknowledge=decline)])
+    assert seen == [] and paused.stop_reason == "pending" and len(paused.pending) == 1
+    model, sent = make([response([computer_call(1, {"type": "wait"}, [CHECK])]), said("ok")])
+    result = toolwire.run_sync(model, "Go.", tools=[computer(screen, acknowledge=accept)])
+    assert result.text == "ok" and seen == ["wait", "screenshot"]
+    assert sent[1]["input"][2]["acknowledged_safety_checks"] == [CHECK]

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from toolwire.context import ToolContext
 from toolwire.errors import ToolError
+from toolwire.runstate import confirmed
 from toolwire.tools import ProviderTool
 from toolwire.types import ImagePart, TextPart
 
@@ -63,7 +64,7 @@ def computer_use(
     *,
     environment: str = "ENVIRONMENT_BROWSER",
     excluded_predefined_functions: list[str] | None = None,
-    confirm: Callable[[dict[str, Any]], bool] | None = None,
+    confirm: Callable[[dict[str, Any]], Any] | None = None,
     **settings: Any,
 ) -> ProviderTool:
     """Gemini's ``computerUse`` tool (``environment``: a ``google.genai.types.Environment`` value,
@@ -79,7 +80,8 @@ def computer_use(
     Safety: a call whose arguments carry ``safety_decision`` with ``decision ==
     "require_confirmation"`` waits for approval (the run stops with a ``PendingCall`` whose reason
     is the decision's ``explanation``; resume with ``Approved()`` or ``Denied(reason)``) unless
-    ``confirm(safety_decision)`` returns true. Only a confirmed call runs; its response carries
+    ``confirm(safety_decision)`` (sync or async) returns true (a ``Denied`` is no confirmation;
+    a ``confirm`` that raises leaves the call waiting, with the error as its reason). Only a confirmed call runs; its response carries
     ``"safety_acknowledgement": "true"``. ``safety_decision`` is not passed to ``function``.
     """
     excluded = list(excluded_predefined_functions or [])
@@ -104,11 +106,11 @@ def computer_use(
     tool = ProviderTool("gemini", "computerUse", decl, function=run)
     tool.meta["call_names"] = [n for n in PREDEFINED_FUNCTIONS if n not in excluded]
 
-    def needs_confirmation(call: Any) -> str | None:
+    async def needs_confirmation(call: Any) -> str | None:
         safety = (call.arguments or {}).get("safety_decision")
         if not isinstance(safety, dict) or safety.get("decision") != "require_confirmation":
             return None
-        if confirm is not None and confirm(safety):
+        if confirm is not None and await confirmed(confirm(safety)):
             return None
         return str(safety.get("explanation") or "Gemini's safety system asks for confirmation of this action")
 

@@ -34,6 +34,7 @@ import shlex
 from typing import Any, Callable
 
 from toolwire.errors import ToolError
+from toolwire.runstate import confirmed
 from toolwire.tools import ProviderTool
 from toolwire.types import ImagePart, TextPart
 
@@ -320,7 +321,7 @@ def computer(
     display_width: int | None = None,
     display_height: int | None = None,
     environment: str | None = None,
-    acknowledge: Callable[[list[dict[str, Any]]], bool] | None = None,
+    acknowledge: Callable[[list[dict[str, Any]]], Any] | None = None,
 ) -> ProviderTool:
     """The Responses computer-use tool (``type`` ``"computer"``, ``ComputerToolParam``, or
     ``"computer_use_preview"``, ``ComputerUsePreviewToolParam``, which needs ``display_width``,
@@ -338,7 +339,8 @@ def computer(
 
     Safety checks: a call with ``pending_safety_checks`` waits for approval (the run stops with a
     ``PendingCall`` naming the checks; resume with ``Approved()`` or ``Denied(reason)``) unless
-    ``acknowledge(checks)`` returns true. Only an approved call runs, and only its answer carries
+    ``acknowledge(checks)`` (sync or async) returns true (a ``Denied`` is no acknowledgement;
+    an ``acknowledge`` that raises leaves the call waiting, with the error as its reason). Only an approved call runs, and only its answer carries
     ``acknowledged_safety_checks``.
     """
     import inspect
@@ -380,14 +382,14 @@ def computer(
 
     tool = ProviderTool("openai", type, settings or None, function=run)
 
-    def needs_approval(call: Any) -> str | None:
+    async def needs_approval(call: Any) -> str | None:
         item = (call.provider_data.get("openai") or {}).get("client_item") or {}
         checks = item.get("pending_safety_checks") if isinstance(item, dict) else None
         if not isinstance(checks, list) or not checks:
             return None
         # each check is a PendingSafetyCheck object; anything else still asks (shown as sent)
         checks = [c if isinstance(c, dict) else {"message": str(c)} for c in checks]
-        if acknowledge is not None and acknowledge(checks):
+        if acknowledge is not None and await confirmed(acknowledge(checks)):
             return None
         said = "; ".join(f"{c.get('code') or 'check'}: {c.get('message') or ''}".strip() for c in checks)
         return f"OpenAI's safety checks ask for confirmation: {said}"
