@@ -80,7 +80,94 @@ ANTHROPIC = [
     )
     + _sse("message_stop", {"type": "message_stop"}),
 ]
-STREAMS = {"openai-chat:gpt-4.1": CHAT, "anthropic:claude-sonnet-4-5": ANTHROPIC}
+_RESP = {
+    "id": "resp_1",
+    "object": "response",
+    "created_at": 1,
+    "model": "gpt-4.1",
+    "status": "in_progress",
+    "output": [],
+    "parallel_tool_calls": True,
+    "tool_choice": "auto",
+    "tools": [],
+}
+_RESP_MSG = {"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress", "content": []}
+_RESP_PART = {"type": "output_text", "text": "", "annotations": []}
+_RESP_DONE = {
+    **_RESP,
+    "status": "completed",
+    "output": [
+        {
+            **_RESP_MSG,
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "hi there", "annotations": []}],
+        }
+    ],
+    "usage": {
+        "input_tokens": 1,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 2,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 3,
+    },
+}
+
+
+def _resp_delta(seq: int, text: str) -> bytes:
+    return _sse(
+        "response.output_text.delta",
+        {
+            "type": "response.output_text.delta",
+            "sequence_number": seq,
+            "item_id": "msg_1",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": text,
+            "logprobs": [],
+        },
+    )
+
+
+RESPONSES = [
+    _sse("response.created", {"type": "response.created", "sequence_number": 0, "response": _RESP})
+    + _sse(
+        "response.output_item.added",
+        {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": _RESP_MSG},
+    )
+    + _sse(
+        "response.content_part.added",
+        {
+            "type": "response.content_part.added",
+            "sequence_number": 2,
+            "item_id": "msg_1",
+            "output_index": 0,
+            "content_index": 0,
+            "part": _RESP_PART,
+        },
+    )
+    + _resp_delta(3, "hi"),
+    _resp_delta(4, " there"),
+    _sse("response.completed", {"type": "response.completed", "sequence_number": 5, "response": _RESP_DONE}),
+]
+
+
+def _gemini_chunk(text: str, finish: str | None = None) -> bytes:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": text}]}, "index": 0}
+    if finish:
+        candidate["finishReason"] = finish
+    chunk: dict[str, Any] = {"candidates": [candidate], "modelVersion": "gemini-2.5-flash"}
+    if finish:
+        chunk["usageMetadata"] = {"promptTokenCount": 1, "candidatesTokenCount": 2, "totalTokenCount": 3}
+    return _sse(None, chunk)
+
+
+GEMINI = [_gemini_chunk("hi"), _gemini_chunk(" there"), _gemini_chunk("", "STOP")]
+STREAMS = {
+    "openai-chat:gpt-4.1": CHAT,
+    "anthropic:claude-sonnet-4-5": ANTHROPIC,
+    "openai:gpt-4.1": RESPONSES,
+    "gemini:gemini-2.5-flash": GEMINI,
+}
 
 
 class Body:
