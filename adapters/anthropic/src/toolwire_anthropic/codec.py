@@ -1921,7 +1921,7 @@ class AnthropicCodec:
            previous request wrote its cache: read back even when a turn added more than the
            API's 20-block lookback);
         3. the last tool definition (tools change least: read even when the conversation changed);
-        4. the system prompt (sent as one text block to carry it).
+        4. the system prompt (sent as one text block, with its breakpoint or without).
 
         Thinking blocks cannot carry ``cache_control``, nor empty or blank text blocks, which the
         preflight leaves out (the nearest earlier block of the message does). A prefix shorter than the model's minimum
@@ -1947,6 +1947,13 @@ class AnthropicCodec:
                 return True
             return False
 
+        system = body.get("system")
+        if isinstance(system, str) and system:
+            # one form on every request, with its breakpoint or without (when the caller's own
+            # breakpoints leave none for it): a thinking block is valid only while the system
+            # prompt it was produced under is sent again unchanged, cache_control aside
+            # (https://platform.claude.com/docs/en/build-with-claude/preserved-thinking)
+            body["system"] = [{"type": "text", "text": system}]
         msgs = body.get("messages") or []
         targets: list[Callable[[], bool]] = []
         if msgs:
@@ -1968,9 +1975,6 @@ class AnthropicCodec:
 
         def mark_system() -> bool:
             system = body.get("system")
-            if isinstance(system, str) and system:
-                body["system"] = [{"type": "text", "text": system, "cache_control": dict(_EPHEMERAL)}]
-                return True
             if (
                 isinstance(system, list)
                 and system
