@@ -308,3 +308,97 @@ def test_the_system_prompt_keeps_its_form_when_your_breakpoints_leave_none_for_i
     assert [_strip_cache_control(b["system"]) for b in bodies] == [[{"type": "text", "text": INSTRUCTIONS}]] * 4
     assert "cache_control" in bodies[0]["system"][0] and "cache_control" not in bodies[1]["system"][0]
     assert prefix_problems(list(zip(bodies, contents))) == []
+
+
+# -- thinking.block_binding and input_transformations ------------------------------------------
+
+BINDING = {"type": "adaptive", "block_binding": {"prefix_mismatch_behavior": "drop_block"}}
+DROPPED = [
+    {"type": "thinking_dropped", "path": "messages.1.content.0", "reason": "prefix_binding_mismatch"},
+    {"type": "thinking_mismatch_allowed", "path": "messages.3.content.0", "reason": "prefix_binding_mismatch"},
+]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_block_binding_is_sent_with_its_beta_header_and_the_drops_are_kept(mock_model, wire, stream) -> None:
+    """thinking.block_binding is accepted as a model setting and sent as given, with the
+    ``anthropic-beta: thinking-binding-controls-2026-08-01`` header (added to the betas the client
+    sends already, as for fast mode: test_anthropic_preflight.py);
+    the response's ``input_transformations`` is kept in ``provider_data["anthropic"]``."""
+    body = wire.message_body(
+        [{"type": "thinking", "thinking": "", "signature": "SigX=="}, {"type": "text", "text": "ok"}], model=MODEL
+    )
+    body["input_transformations"] = DROPPED
+    if stream:
+        events = _sse_events(body)
+        assert events[0]["message"]["input_transformations"] == DROPPED
+        response = wire.sse_response(events)
+    else:
+        response = wire.json_response(body)
+    model = mock_model([response], model_id=MODEL, thinking=BINDING, stream=stream)
+    result = toolwire.run_sync(model, "hi", instructions="Be brief.")
+    sent = model.sent[0]
+    assert sent.json["thinking"] == BINDING
+    assert sent.headers["anthropic-beta"] == "thinking-binding-controls-2026-08-01"
+    assert result.turns[0].response.provider_data["anthropic"]["input_transformations"] == DROPPED
+
+
+def test_input_transformations_of_a_fallback_replace_those_of_message_start(mock_model, wire) -> None:
+    body = wire.message_body([{"type": "text", "text": "ok"}], model=MODEL)
+    body["input_transformations"] = []
+    events = _sse_events(body)
+    later = [{"type": "thinking_dropped", "path": "messages.1.content.0", "reason": "model_binding_mismatch"}]
+    events[-2]["input_transformations"] = later  # the final message_delta, after a server-side fallback
+    model = mock_model([wire.sse_response(events)], model_id=MODEL, thinking=BINDING, stream=True)
+    result = toolwire.run_sync(model, "hi")
+    assert result.turns[0].response.provider_data["anthropic"]["input_transformations"] == later
+
+
+def test_without_block_binding_no_beta_header_is_added(mock_model, wire) -> None:
+    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))], model_id=MODEL)
+    toolwire.run_sync(model, "hi")
+    assert "anthropic-beta" not in model.sent[0].headers
+
+
+@pytest.mark.parametrize(
+    ("thinking", "words"),
+    [
+        ({"type": "adaptive", "block_binding": {"prefix_mismatch_behavior": "drop"}}, "'error' or 'drop_block'"),
+        ({"type": "adaptive", "block_binding": {"mismatch": "drop_block"}}, "no field 'mismatch'"),
+        ({"type": "adaptive", "block_binding": "drop_block"}, "must be an object"),
+        (
+            {"type": "disabled", "block_binding": {"prefix_mismatch_behavior": "drop_block"}},
+            "has no field 'block_binding'",
+        ),
+    ],
+)
+def test_a_block_binding_the_api_would_refuse_is_a_configuration_error(thinking, words) -> None:
+    from toolwire_anthropic import AnthropicModel
+
+    from toolwire.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="anthropic.request.field-values") as exc:
+        AnthropicModel(MODEL, api_key="k", thinking=thinking)
+    assert words in str(exc.value)
+
+
+@pytest.mark.parametrize("behavior", ["error", "drop_block", None])
+def test_block_binding_values_the_sdk_types_are_accepted(behavior) -> None:
+    from toolwire_anthropic import AnthropicModel
+
+    for kind in ({"type": "adaptive"}, {"type": "enabled", "budget_tokens": 2048}):
+        AnthropicModel(MODEL, api_key="k", thinking={**kind, "block_binding": {"prefix_mismatch_behavior": behavior}})
+        AnthropicModel(MODEL, api_key="k", thinking={**kind, "block_binding": {}})
+
+
+def test_count_tokens_sends_block_binding_with_its_beta_header(mock_model, wire) -> None:
+    model = mock_model([wire.json_response({"input_tokens": 42})], model_id=MODEL, thinking=BINDING)
+    from toolwire.adapter import ModelRequest
+    from toolwire.types import Message, TextPart
+
+    request = model.build_request([Message("user", [TextPart("hi")])])
+    assert asyncio.run(model.count_tokens(request)) == 42
+    assert model.sent[0].url.endswith("/v1/messages/count_tokens")
+    assert model.sent[0].json["thinking"] == BINDING
+    assert "thinking-binding-controls-2026-08-01" in model.sent[0].headers["anthropic-beta"]
+    assert isinstance(request, ModelRequest)

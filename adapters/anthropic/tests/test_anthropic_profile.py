@@ -640,7 +640,11 @@ def test_repair_reports_rule_and_pointer_and_passes(rule: str, bad: dict[str, An
 
 #: Rules checked where the body's JSON bytes exist (the model's ``post``), not by ``check_request``;
 #: each has its own test in test_anthropic_preflight.py.
-CHECKED_ON_SEND = {"anthropic.request.size"}
+CHECKED_ON_SEND = {
+    "anthropic.request.size",
+    # the beta header added on send: test_anthropic_preserved_thinking.py
+    "anthropic.request.thinking-block-binding",
+}
 #: Rules the codec reports for what it does not send as given (``left_out_parts``); tested in
 #: test_assistant_images_are_reported_as_lossy below and (thinking-unsigned)
 #: test_anthropic_contract.py::test_unsigned_thinking_is_left_out_and_reported.

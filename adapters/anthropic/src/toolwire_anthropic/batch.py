@@ -27,7 +27,7 @@ from toolwire.batch import BatchItem, BatchItemResult, BatchStatus, job_state, j
 from toolwire.errors import ProviderError, ResponseDecodeError
 
 from .codec import _RETRYABLE_ERROR_TYPES, API
-from .profile import FAST_MODE_BETA, fast_mode_beta, with_beta
+from .profile import body_betas, with_beta
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import AnthropicModel
@@ -185,16 +185,17 @@ class AnthropicBatchAPI:
         """``messages.batches.create(requests=[{"custom_id", "params": body}])`` → ``MessageBatch.id``.
 
         A batch holding a request with ``speed`` for a research-preview fast-mode model (Opus 5)
-        is created with the ``anthropic-beta: fast-mode-2026-02-01`` header, as the normal path
-        sends that request (rule ``anthropic.request.speed-model``; the batch endpoint takes the
+        is created with the ``anthropic-beta: fast-mode-2026-02-01`` header, and one with
+        ``thinking.block_binding`` with ``thinking-binding-controls-2026-08-01``, as the normal path
+        sends that request (rules ``anthropic.request.speed-model`` and
+        ``anthropic.request.thinking-block-binding``; the batch endpoint takes the
         betas of its requests in its own ``anthropic-beta`` header: "All features available in the
         Messages API, including beta features, are available through the Message Batches API")."""
         client = self.model.client
         extra: dict[str, Any] = {}
-        if any(
-            isinstance(it.body, dict) and "speed" in it.body and fast_mode_beta(it.body.get("model")) for it in items
-        ):
-            extra["extra_headers"] = with_beta(client, FAST_MODE_BETA)
+        betas = [b for it in items if isinstance(it.body, dict) for b in body_betas(it.body)]
+        if betas:
+            extra["extra_headers"] = with_beta(client, *dict.fromkeys(betas))
         batch = await self._call(
             client.messages.batches.create,
             requests=[{"custom_id": it.custom_id, "params": it.body} for it in items],

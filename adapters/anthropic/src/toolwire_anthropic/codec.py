@@ -564,6 +564,15 @@ def _real_names(request: ModelRequest | None) -> dict[str, str]:
     return _inverse(names) if _wire_names(names) else {}
 
 
+#: Response fields kept whole in ``Response.provider_data["anthropic"]``: the stop fields, the
+#: server-tool container, and ``input_transformations`` (what the API changed in the request's
+#: input before the model read it: the thinking blocks it dropped, or let through although they
+#: failed the prefix check; sent with the ``thinking-binding-controls-2026-08-01`` beta:
+#: ``anthropic.types.beta.BetaMessage.input_transformations``,
+#: https://platform.claude.com/docs/en/build-with-claude/preserved-thinking).
+_RESPONSE_FIELDS = ("stop_sequence", "stop_details", "container", "input_transformations")
+
+
 def _price_context(usage: Any) -> dict[str, str] | None:
     """What the answer's ``usage`` says about how the request was served that changes its price
     (``anthropic.types.Usage.speed``: ``"fast"`` when fast mode served it), as the price
@@ -640,7 +649,7 @@ def _decode_usual(body: Any, request: ModelRequest | None) -> Response | None:
         last.incomplete = True  # type: ignore[union-attr]
         last.invalid = "the response hit max_tokens inside this tool call; its input may be cut off"  # type: ignore[union-attr]
     pd: dict[str, Any] = {}
-    for k in ("stop_sequence", "stop_details", "container"):
+    for k in _RESPONSE_FIELDS:
         if k in body and body[k] is not None:
             pd[k] = body[k]
     if "usage" in body and (ctx := _price_context(body["usage"])) is not None:
@@ -1340,6 +1349,8 @@ class StreamDecoder:
             msg = _opt_obj(data.get("message"), "/message")
             self._message_id = _opt_str(msg.get("id"), "/message/id")
             out: list[StreamEvent] = [ResponseStart(self._message_id, _opt_str(msg.get("model"), "/message/model"))]
+            if msg.get("input_transformations") is not None:  # final here ("the array is final in message_start")
+                self._stop_pd["input_transformations"] = msg["input_transformations"]
             if isinstance(msg.get("usage"), dict) and msg["usage"]:
                 out.append(self._usage_update(msg["usage"]))
             # a message_start may already carry content (not seen in practice); decode it the same way
@@ -1373,6 +1384,10 @@ class StreamDecoder:
                 stop = _opt_str(stop, "/delta/stop_reason")
             if stop is not None:
                 self._stop = stop
+            if data.get("input_transformations") is not None:
+                # after a server-side model fallback mid-stream: the serving model's entries replace
+                # message_start's (anthropic.types.beta.BetaRawMessageDeltaEvent.input_transformations)
+                self._stop_pd["input_transformations"] = data["input_transformations"]
             if len(delta) > 1:  # more than the stop reason: the other stop fields kept
                 exact = type(delta) is dict
                 for k in ("stop_sequence", "stop_details", "container"):
@@ -2176,7 +2191,7 @@ class AnthropicCodec:
         pd: dict[str, Any] = {}
         if opaque:
             pd["blocks"] = opaque
-        for k in ("stop_sequence", "stop_details", "container"):
+        for k in _RESPONSE_FIELDS:
             if body.get(k) is not None:
                 pd[k] = body[k]
         if (ctx := _price_context(body.get("usage"))) is not None:

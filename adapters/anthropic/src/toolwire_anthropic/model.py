@@ -34,10 +34,9 @@ from .codec import (
     _error_from_event,
 )
 from .profile import (
-    FAST_MODE_BETA,
     REQUEST_MAX_BYTES,
     AnthropicProfile,
-    fast_mode_beta,
+    body_betas,
     field_value_problems,
     model_id_problem,
     with_beta,
@@ -264,10 +263,12 @@ class AnthropicModel(Transport):
                 ],
             )
         sent: dict[str, Any] = {"body": body} if content is None else {"content": content}
-        if "speed" in body and fast_mode_beta(body.get("model")):
+        betas = body_betas(body)
+        if betas:
             # rule anthropic.request.speed-model: a research-preview fast-mode model takes speed
-            # only with this beta header (added to the betas the client sends already)
-            sent["options"] = {"headers": with_beta(client, FAST_MODE_BETA)}
+            # only with its beta header; rule anthropic.request.thinking-block-binding: so does
+            # thinking.block_binding (added to the betas the client sends already)
+            sent["options"] = {"headers": with_beta(client, *betas)}
         post = _poster()
         if stream:
             sdk_stream = await post.post(

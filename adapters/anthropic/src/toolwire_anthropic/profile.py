@@ -35,6 +35,7 @@ from .schema import ROOT_COMBINATORS, is_recursive, repair_root, strict_narrowed
 
 __all__ = [
     "AnthropicProfile",
+    "THINKING_BINDING_BETA",
     "RULES",
     "TOOL_NAME_RULE",
     "TOOL_USE_ID_RULE",
@@ -651,6 +652,19 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _rule(
+        "anthropic.request.thinking-block-binding",
+        "thinking.block_binding ({'prefix_mismatch_behavior': 'error' | 'drop_block'}, with thinking type adaptive "
+        "or enabled) is sent with the anthropic-beta: thinking-binding-controls-2026-08-01 header, which toolwire "
+        "adds to the request (to count_tokens and to a batch holding it too), keeping the betas the client sends.",
+        'https://platform.claude.com/docs/en/build-with-claude/preserved-thinking ("Both the field and the '
+        '`input_transformations` array require the `thinking-binding-controls-2026-08-01` beta header"; sent without '
+        'it: 400 ending "block_binding: Extra inputs are not permitted"; "block_binding is accepted alongside '
+        "thinking.type: 'adaptive' and thinking.type: 'enabled'\"); anthropic.types.beta.BetaThinkingConfigAdaptiveParam"
+        ".block_binding, BetaThinkingBlockBindingParam, BetaThinkingPrefixMismatchBehavior; "
+        "anthropic.types.AnthropicBetaParam ('thinking-binding-controls-2026-08-01')",
+        "repair",
+    ),
+    _rule(
         "anthropic.request.thinking-temperature",
         "With thinking enabled or adaptive, temperature is 1 or absent.",
         'API error text "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode" '
@@ -1096,6 +1110,12 @@ FAST_MODE_MODELS: Mapping[tuple[str, int, int], bool] = MappingProxyType(
 #: the `fast-mode-2026-02-01` beta header for any `speed` value"); without it the API answers
 #: "speed: Extra inputs are not permitted" (zed-industries/zed#57707).
 FAST_MODE_BETA = "fast-mode-2026-02-01"
+#: The ``anthropic-beta`` value ``thinking.block_binding`` needs (rule
+#: ``anthropic.request.thinking-block-binding``; ``anthropic.types.AnthropicBetaParam``;
+#: https://platform.claude.com/docs/en/build-with-claude/preserved-thinking: "Both the field and the
+#: `input_transformations` array require the `thinking-binding-controls-2026-08-01` beta header";
+#: without it "block_binding: Extra inputs are not permitted").
+THINKING_BINDING_BETA = "thinking-binding-controls-2026-08-01"
 #: The newest version of each family with fast mode that toolwire knows; a later one (a model newer
 #: than this table) is sent ``speed`` as asked.
 _FAST_MODE_NEWEST = {
@@ -1138,9 +1158,9 @@ def has_fast_mode(model: Any) -> bool:
     return newest is not None and (key[1], key[2]) > newest
 
 
-def with_beta(client: Any, beta: str) -> dict[str, str]:
-    """The ``anthropic-beta`` header for a request that needs ``beta``: the betas the client
-    already sends (its ``default_headers``, or its HTTP client's headers) with ``beta`` added,
+def with_beta(client: Any, beta: str, *more: str) -> dict[str, str]:
+    """The ``anthropic-beta`` header for a request that needs ``beta`` (and ``more``): the betas the
+    client already sends (its ``default_headers``, or its HTTP client's headers) with these added,
     comma-separated as the API reads them, so a per-request header does not replace them."""
     values: list[str] = []
     for headers in (
@@ -1153,9 +1173,22 @@ def with_beta(client: Any, beta: str) -> dict[str, str]:
             value = None
         if isinstance(value, str):
             values += [v.strip() for v in value.split(",") if v.strip()]
-    if beta not in values:
-        values.append(beta)
+    values += [beta, *more]
     return {"anthropic-beta": ",".join(dict.fromkeys(values))}
+
+
+def body_betas(body: Mapping[str, Any]) -> list[str]:
+    """The ``anthropic-beta`` values a Messages body needs, in this order: :data:`FAST_MODE_BETA`
+    for ``speed`` on a research-preview fast-mode model (rule ``anthropic.request.speed-model``),
+    :data:`THINKING_BINDING_BETA` for a ``thinking`` object holding ``block_binding`` (rule
+    ``anthropic.request.thinking-block-binding``)."""
+    out: list[str] = []
+    if "speed" in body and fast_mode_beta(body.get("model")):
+        out.append(FAST_MODE_BETA)
+    thinking = body.get("thinking")
+    if isinstance(thinking, Mapping) and "block_binding" in thinking:
+        out.append(THINKING_BINDING_BETA)
+    return out
 
 
 def fast_mode_beta(model: Any) -> bool:
@@ -1184,19 +1217,71 @@ _CROSS_PROVIDER_EFFORTS = "none, minimal, low, medium, high, xhigh or max"
 def _thinking_fields() -> dict[str, frozenset[str]]:
     """``thinking.type`` → the fields that type of thinking object takes, read from the installed
     SDK's ``ThinkingConfigParam`` members (anthropic 2.14: enabled → type, budget_tokens,
-    display; adaptive → type, display; disabled and between_tools → type)."""
+    display; adaptive → type, display; disabled and between_tools → type), plus ``block_binding``
+    where the beta's ``BetaThinkingConfigParam`` member of that type has it (adaptive, enabled)."""
     import typing
 
     from anthropic.types import ThinkingConfigParam
+    from anthropic.types.beta import BetaThinkingConfigParam
 
     out: dict[str, frozenset[str]] = {}
-    for member in typing.get_args(ThinkingConfigParam):
-        hints = typing.get_type_hints(member)
-        kinds = [a for a in typing.get_args(hints.get("type")) if isinstance(a, str)]
-        for inner in typing.get_args(hints.get("type")):
-            kinds += [a for a in typing.get_args(inner) if isinstance(a, str)]
-        for kind in kinds:
-            out[kind] = frozenset(member.__annotations__)
+    for params, only in ((ThinkingConfigParam, None), (BetaThinkingConfigParam, "block_binding")):
+        for member in typing.get_args(params):
+            hints = typing.get_type_hints(member)
+            kinds = [a for a in typing.get_args(hints.get("type")) if isinstance(a, str)]
+            for inner in typing.get_args(hints.get("type")):
+                kinds += [a for a in typing.get_args(inner) if isinstance(a, str)]
+            for kind in kinds:
+                fields = frozenset(member.__annotations__)
+                if only is None:
+                    out[kind] = fields
+                elif only in fields and kind in out:
+                    # the beta's block_binding (rule anthropic.request.thinking-block-binding), sent
+                    # with its anthropic-beta header: anthropic.types.beta.BetaThinkingConfigAdaptiveParam
+                    # and BetaThinkingConfigEnabledParam
+                    out[kind] = out[kind] | {only}
+    return out
+
+
+def _block_binding_problems(binding: Any) -> list[tuple[str, str]]:
+    """Rule ``anthropic.request.field-values`` for ``thinking.block_binding``: ``null`` or an object
+    whose one field ``prefix_mismatch_behavior`` is ``null``, ``"error"`` or ``"drop_block"``
+    (``anthropic.types.beta.BetaThinkingBlockBindingParam``, ``BetaThinkingPrefixMismatchBehavior``)."""
+    import typing
+
+    from anthropic.types.beta import BetaThinkingPrefixMismatchBehavior
+
+    values = [v for v in typing.get_args(BetaThinkingPrefixMismatchBehavior) if isinstance(v, str)]
+    allowed = " or ".join(map(repr, values))
+    if binding is None:
+        return []
+    if not isinstance(binding, Mapping):
+        return [
+            (
+                "/thinking/block_binding",
+                f"thinking.block_binding must be an object such as {{'prefix_mismatch_behavior': 'drop_block'}}, "
+                f"got {binding!r} (anthropic.types.beta.BetaThinkingBlockBindingParam)",
+            )
+        ]
+    out = []
+    for key in binding:
+        if key != "prefix_mismatch_behavior":
+            out.append(
+                (
+                    f"/thinking/block_binding/{key}",
+                    f"thinking.block_binding has no field {key!r}; its one field is prefix_mismatch_behavior "
+                    f"({allowed}) (anthropic.types.beta.BetaThinkingBlockBindingParam)",
+                )
+            )
+    value = binding.get("prefix_mismatch_behavior")
+    if value is not None and value not in values:
+        out.append(
+            (
+                "/thinking/block_binding/prefix_mismatch_behavior",
+                f"thinking.block_binding.prefix_mismatch_behavior must be {allowed}, got {value!r} "
+                "(anthropic.types.beta.BetaThinkingPrefixMismatchBehavior)",
+            )
+        )
     return out
 
 
@@ -1239,6 +1324,13 @@ def field_value_problems(body: Mapping[str, Any], *, keys: bool = False) -> list
                         f'Extra inputs are not permitted"); it takes {", ".join(sorted(fields))}{hint}',
                     )
                 )
+    if (
+        isinstance(thinking, Mapping)
+        and fields is not None
+        and "block_binding" in thinking
+        and "block_binding" in fields
+    ):
+        out += _block_binding_problems(thinking["block_binding"])
     objects = {k: body[k] for k in _KEYED_OBJECTS if isinstance(body.get(k), Mapping)} if keys else None
     if objects:  # their keys, as the SDK's TypedDicts give them ("output_config.efort: Extra inputs are not permitted")
         from toolwire.profile import object_key_problems
@@ -2777,8 +2869,9 @@ class AnthropicProfile(Profile):
             }
             client = anthropic.AsyncAnthropic(**kwargs)
         fields = {k: body[k] for k in COUNT_TOKENS_FIELDS if k in body}
-        if "speed" in fields and fast_mode_beta(fields.get("model")):
-            fields["extra_headers"] = with_beta(client, FAST_MODE_BETA)  # rule anthropic.request.speed-model
+        betas = body_betas(fields)  # rules anthropic.request.speed-model and thinking-block-binding
+        if betas:
+            fields["extra_headers"] = with_beta(client, *betas)
         try:
             result = await client.messages.count_tokens(**fields)
         except anthropic.APIError as exc:
