@@ -27,3 +27,70 @@ def test_an_unreadable_tool_image_is_reported_by_its_tool_or_its_call(name: str 
     (change,) = [c for c in report.changes if c.rule == "openai-chat.conversation.tool-result-image-type"]
     assert f"an image of type image/svg+xml {said} was sent as a note" in change.detail, change.detail
     assert "None" not in change.detail
+
+
+# -- bytes that are no image at all (rule <api>.conversation.image-bytes) --------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "media_type", "problem"),
+    [
+        (b"<html>404 not found</html>", "image/png", "bytes that are not an image (they begin '<html>404 not fo...')"),
+        (b"<!DOCTYPE html>\n<html>", "image/jpeg", "bytes that are not an image (they begin '<!DOCTYPE html>...')"),
+        (
+            b"\x89PNG",
+            "image/png; charset=binary",
+            "bytes that are not an image (they begin with the bytes 89 50 4e 47)",
+        ),
+        (
+            bytes(range(12)),
+            "IMAGE/JPG",
+            "bytes that are not an image (they begin with the bytes 00 01 02 03 04 05 06 07 ...)",
+        ),
+        (b"", "image/webp", "no bytes"),
+        (b"GIF8", "image/gif", "bytes that are not an image (they begin 'GIF8')"),
+        # an image of a known format, whatever it is declared: not this rule's
+        (b"\x89PNG\r\n\x1a\n", "image/jpeg", None),
+        (b"RIFF\x00\x00\x00\x00WEBP", "image/webp", None),
+        # types whose signature is not known are not judged by their bytes
+        (b"<html>", "image/heic", None),
+        (b"<html>", "application/pdf", None),
+        (b"<html>", "image/svg+xml", None),
+        (b"<html>", None, None),
+    ],
+)
+def test_not_image_problem(data: bytes, media_type: str | None, problem: str | None) -> None:
+    from toolwire.types import not_image_problem
+
+    assert not_image_problem(data, media_type) == problem
+
+
+def test_base64_head_reads_the_first_bytes_of_every_spelling() -> None:
+    import base64
+
+    from toolwire.types import HEAD_BYTES, base64_head
+
+    html = b"<html>404 not found</html>"
+    text = base64.b64encode(html).decode()
+    assert base64_head(text) == html[:HEAD_BYTES]
+    assert base64_head("\n".join(text[i : i + 4] for i in range(0, len(text), 4))) == html[:HEAD_BYTES]
+    assert base64_head(base64.urlsafe_b64encode(b"\xff\xd8\xff\xfe>>").decode().rstrip("=")) == b"\xff\xd8\xff\xfe>>"
+    assert base64_head("/9j/") == b"\xff\xd8\xff"
+    assert base64_head("") == b""
+    assert base64_head("@@@@ not base64") is None
+
+
+def test_a_tool_result_of_no_image_gets_a_note_and_keeps_the_result_it_was_given() -> None:
+    from toolwire.turns import not_image_tool_note, readable_tool_result
+
+    html = ImagePart(data=b"<html>404</html>", media_type="image/png")
+    png = ImagePart(data=b"\x89PNG\r\n\x1a\n" + bytes(8), media_type="image/png")
+    result = ToolResult("c1", [TextPart("shot:"), html, png], name="shot")
+    sent = readable_tool_result(result, frozenset({"image/png"}))
+    note = not_image_tool_note("image/png", "bytes that are not an image (they begin '<html>404</html>')")
+    assert sent.content == [TextPart("shot:"), TextPart(note), png]
+    assert result.content == [TextPart("shot:"), html, png]
+    assert note == (
+        "[the tool returned an image declared image/png holding bytes that are not an image (they begin "
+        "'<html>404</html>'); it is not sent. The file or download may be an error page, empty or cut short.]"
+    )

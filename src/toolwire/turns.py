@@ -41,6 +41,7 @@ __all__ = [
     "tool_image_changes",
     "tool_image_note",
     "tool_image_url_note",
+    "not_image_tool_note",
     "readable_tool_result",
     "CUT_OFF",
     "CUT_OFF_CONTEXT",
@@ -210,12 +211,33 @@ def tool_image_url_note(url: str) -> str:
 EMPTY_TOOL_IMAGE_NOTE = "[the tool returned an empty image (no bytes); it is not sent.]"
 
 
+def not_image_tool_note(media_type: str | None, problem: str) -> str:
+    """What an image a tool returned becomes when its bytes are no image at all (rule
+    ``<api>.conversation.image-bytes``: declared PNG, JPEG, GIF or WebP, with no image signature;
+    ``problem`` as :func:`~toolwire.types.not_image_problem` gives it): text saying so, so the
+    model knows the tool's output was not the image it meant and the run goes on (the API would
+    refuse the whole request, and every later one of the run)."""
+    return (
+        f"[the tool returned an image declared {media_type or 'an image type'} holding {problem}; it is not sent. "
+        "The file or download may be an error page, empty or cut short.]"
+    )
+
+
+def _not_image(c: Any) -> str | None:
+    """:func:`~toolwire.types.not_image_problem` for the inline image part ``c`` (with bytes)."""
+    from .types import not_image_problem
+
+    return not_image_problem(c.data, c.media_type)
+
+
 def _unsent_note(c: Any, readable: frozenset[str], fetches: Callable[[str], bool] | None) -> str | None:
     """The note an API (reading the formats ``readable``, fetching the URLs ``fetches`` takes)
     gets in place of the image part ``c`` of a tool result, or ``None`` when ``c`` is sent."""
     if c.data is not None:
         if not c.data:
             return EMPTY_TOOL_IMAGE_NOTE
+        if (problem := _not_image(c)) is not None:
+            return not_image_tool_note(c.media_type, problem)
         kind = inline_image_type(c)
         return tool_image_note(kind, readable) if kind is not None and kind not in readable else None
     url = c.url
@@ -274,6 +296,16 @@ def tool_image_changes(
                             f"{api}.conversation.tool-result-image-type",
                             f"/messages/{i}/parts/{j}/content/{k}",
                             f"an empty image (no bytes) returned by {by} was sent as a note: every API refuses it",
+                            p.name,
+                            p.tool_call_id,
+                        )
+                    )
+                elif c.data is not None and (problem := _not_image(c)) is not None:
+                    out.append(
+                        (
+                            f"{api}.conversation.image-bytes",
+                            f"/messages/{i}/parts/{j}/content/{k}",
+                            f"an image declared {c.media_type!r} returned by {by} was sent as a note: it holds {problem}",
                             p.name,
                             p.tool_call_id,
                         )

@@ -183,6 +183,58 @@ def signature_media_type(data: bytes) -> str | None:
     return None
 
 
+#: The image types whose signature :func:`signature_media_type` knows.
+SIGNATURE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+
+#: Spellings of those types the APIs read as them (lower case).
+_SIGNATURE_ALIASES = {"image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg", "image/x-png": "image/png"}
+
+#: How many bytes :func:`not_image_problem` reads: the longest signature (WebP, 12) and a few more
+#: to show in its message.
+HEAD_BYTES = 18
+
+
+def base64_head(text: str) -> bytes | None:
+    """The first :data:`HEAD_BYTES` bytes (all of them when fewer) of base64 ``text`` as a request
+    body carries an image: white space, the URL-safe alphabet and missing ``=`` padding are read.
+    ``None`` when the text there is not base64 (the image is then not judged by its bytes)."""
+    compact = "".join(text[:64].split())[: HEAD_BYTES // 3 * 4]
+    if "-" in compact or "_" in compact:
+        compact = compact.replace("-", "+").replace("_", "/")
+    compact = compact.rstrip("=")
+    compact += "=" * (-len(compact) % 4)
+    try:
+        return base64.b64decode(compact, validate=True)
+    except (ValueError, TypeError):
+        return None
+
+
+def not_image_problem(head: bytes, media_type: str | None) -> str | None:
+    """What is wrong with inline image bytes declared ``media_type`` that are no image at all, or
+    ``None``. ``head`` is the bytes, or their first :data:`HEAD_BYTES`. Bytes are judged only
+    under a type whose signature is known (PNG, JPEG, GIF, WebP, :data:`SIGNATURE_MEDIA_TYPES`;
+    any case, parameters left out, ``image/jpg`` as ``image/jpeg``): when they start with no
+    image signature (an HTML error page saved as ``chart.png``, an empty or cut-short file) the
+    answer says what they hold: ``"no bytes"``, or ``"bytes that are not an image (they begin
+    '<html>404 not fo...')"`` (written to follow "the image holds"). Another
+    type (HEIC, PDF) is not judged by its bytes, nor are bytes of another known image type (that
+    is a mislabelled image, which the APIs' profiles send under the right type)."""
+    if media_type is None:
+        return None
+    low = media_type.split(";", 1)[0].strip().lower()
+    if _SIGNATURE_ALIASES.get(low, low) not in SIGNATURE_MEDIA_TYPES or signature_media_type(head) is not None:
+        return None
+    if not head:
+        return "no bytes"
+    shown = head[:16]
+    text = " ".join(shown.decode("ascii", "replace").split()) if shown.isascii() else ""
+    if text and text.isprintable():
+        start = repr(text + ("..." if len(head) > 16 else ""))
+    else:
+        start = "with the bytes " + shown[:8].hex(" ") + (" ..." if len(head) > 8 else "")
+    return f"bytes that are not an image (they begin {start})"
+
+
 @dataclass
 class ImagePart:
     """An image, inline (``data`` bytes plus ``media_type`` such as ``image/png``) or by ``url``.

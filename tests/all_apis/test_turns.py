@@ -503,7 +503,8 @@ def _sent_image_types(api: str, body: dict[str, Any]) -> list[str]:
         ("application/octet-stream", _PNG_1PX, "image/png"),
         ("image/jpeg", _PNG_1PX, "image/png"),
         ("image/png", b"\xff\xd8\xff\xe0" + bytes(40), "image/jpeg"),
-        ("image/jpg", b"no known signature here", "image/jpeg"),
+        # (bytes of no image under an image type are refused: rule <api>.conversation.image-bytes)
+        ("image/jpg", b"\xff\xd8\xff\xdb" + bytes(40), "image/jpeg"),
     ],
 )
 @pytest.mark.parametrize("api", APIS)

@@ -422,6 +422,50 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
         "/messages",
     ),
     (
+        # an HTML error page declared image/png (a failed download saved as chart.png)
+        "anthropic.conversation.image-bytes",
+        body(
+            messages=convo(
+                (
+                    "user",
+                    [
+                        {
+                            "type": "image",
+                            "source": {
+                                "type": "base64",
+                                "media_type": "image/png",
+                                "data": base64.b64encode(b"<html>404 not found</html>").decode(),
+                            },
+                        }
+                    ],
+                )
+            )
+        ),
+        "/messages/0/content/0/source/data",
+    ),
+    (
+        # a cut-short PNG in a tool_result of a body built by hand
+        "anthropic.conversation.image-bytes",
+        body(
+            tools=[tool()],
+            messages=loop(
+                [USE],
+                [
+                    {
+                        **RESULT,
+                        "content": [
+                            {
+                                "type": "image",
+                                "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw=="},
+                            }
+                        ],
+                    }
+                ],
+            ),
+        ),
+        "/messages/2/content/0/content/0/source/data",
+    ),
+    (
         "anthropic.conversation.image-url",
         body(messages=convo(("user", [{"type": "image", "source": {"type": "url", "url": "file:///tmp/chart.png"}}]))),
         "/messages/0/content/0/source/url",

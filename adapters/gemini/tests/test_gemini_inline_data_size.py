@@ -17,6 +17,7 @@ from toolwire.types import ImagePart, Message, ToolCall, ToolResult
 
 MiB = 1024 * 1024
 PNG = b"\x89PNG\r\n\x1a\n"
+SIG = "iVBORw0KGgoA"  # 12 characters of base64: PNG's signature and a zero byte
 
 
 def png(raw_mib: int) -> ImagePart:
@@ -25,13 +26,16 @@ def png(raw_mib: int) -> ImagePart:
 
 
 def test_the_limit_is_100_mib_of_base64() -> None:
+    # base64 of a PNG's signature, then zero bytes
     at = {
-        "contents": [{"role": "user", "parts": [{"inlineData": {"mimeType": "image/png", "data": "A" * (100 * MiB)}}]}]
+        "contents": [
+            {"role": "user", "parts": [{"inlineData": {"mimeType": "image/png", "data": SIG + "A" * (100 * MiB - 12)}}]}
+        ]
     }
     assert GeminiProfile().check_request(at) == []
     over = {
         "contents": [
-            {"role": "user", "parts": [{"inlineData": {"mimeType": "image/png", "data": "A" * (100 * MiB + 4)}}]}
+            {"role": "user", "parts": [{"inlineData": {"mimeType": "image/png", "data": SIG + "A" * (100 * MiB - 8)}}]}
         ]
     }
     assert [(v.rule, v.pointer) for v in GeminiProfile().check_request(over)] == [

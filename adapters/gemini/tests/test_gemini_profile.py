@@ -727,13 +727,13 @@ def test_contents_without_parts_and_parts_without_data_are_left_out() -> None:
 
 
 def test_a_part_with_two_data_fields_is_split_in_order() -> None:
-    part = {"text": "see", "inlineData": {"mimeType": "image/png", "data": "iVBORw0K"}, "thoughtSignature": SIG}
+    part = {"text": "see", "inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}, "thoughtSignature": SIG}
     body = {"contents": [{"role": "model", "parts": [part]}]}
     assert violations(body) == [("gemini.conversation.one-data-field", "/contents/0/parts/0")]
     out, changes = repair(body)
     assert out["contents"][0]["parts"] == [
         {"text": "see", "thoughtSignature": SIG},
-        {"inlineData": {"mimeType": "image/png", "data": "iVBORw0K"}},
+        {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}},
     ]
     assert changes == [("gemini.conversation.one-data-field", "/contents/0/parts/0")]
 
@@ -848,7 +848,7 @@ def test_a_response_that_is_not_an_object_is_wrapped_as_output() -> None:
 def test_response_parts_hold_only_inline_or_file_data() -> None:
     fr = response()
     fr["functionResponse"]["parts"] = [
-        {"inlineData": {"mimeType": "image/png", "data": "iVBORw0K"}},
+        {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}},
         {"text": "caption"},
     ]
     body = {"contents": [user(), {"role": "model", "parts": [call()]}, {"role": "user", "parts": [fr]}]}
@@ -914,7 +914,10 @@ def test_unknown_part_fields_are_left_out_and_inline_data_is_checked() -> None:
             {
                 "role": "user",
                 "parts": [
-                    {"inline_data": {"mime_type": "image/png", "data": "iVBORw0K"}, "media_resolution": {"level": "x"}}
+                    {
+                        "inline_data": {"mime_type": "image/png", "data": "iVBORw0KGgo="},
+                        "media_resolution": {"level": "x"},
+                    }
                 ],
             }
         ]
@@ -1298,8 +1301,8 @@ def test_image_types_gemini_reads_and_the_jpg_spelling(mock_model: Any) -> None:
     from toolwire.profile import RequestRefused
     from toolwire.types import ImagePart, TextPart
 
-    def shot(kind: str) -> Any:
-        return ImagePart(data=b"\x89PNG fake", media_type=kind)
+    def shot(kind: str, data: bytes = b"\xff\xd8\xff\xe0 fake") -> Any:
+        return ImagePart(data=data, media_type=kind)
 
     # image/jpg (an unregistered spelling Gemini refuses) goes as image/jpeg, in a user turn and a tool
     # result (Gemini 3: a function response takes images)
@@ -1317,7 +1320,7 @@ def test_image_types_gemini_reads_and_the_jpg_spelling(mock_model: Any) -> None:
         model = mock_model([])
         with pytest.raises(RequestRefused) as info:
             toolwire.run_sync(
-                model, conversation=toolwire.Conversation([Message("user", [TextPart("look"), shot(kind)])])
+                model, conversation=toolwire.Conversation([Message("user", [TextPart("look"), shot(kind, b"BM fake")])])
             )
         assert model.sent == []
         assert [(v.rule, v.pointer) for v in info.value.violations] == [
@@ -1387,6 +1390,37 @@ def test_an_image_declared_another_type_than_its_bytes_is_sent_as_its_bytes_and_
     assert [(v.rule, v.pointer) for v in model.profile.check_request(body)] == [
         ("gemini.conversation.image-media-type-data", "/contents/0/parts/0/inlineData/mimeType")
     ]
+
+
+def test_inline_data_that_is_no_image_is_refused_with_its_pointer_and_call() -> None:
+    """Rule gemini.conversation.image-bytes on a body built or imported by hand: an HTML page
+    declared image/jpeg in a prompt and image/png in a function response is refused, the
+    response's naming its call; a HEIC, a PDF and audio are not judged by their bytes, and an
+    empty blob is rule inline-data's alone."""
+    html = base64.b64encode(b"<html>404 not found</html>").decode()
+    fr = response(id="c1")
+    fr["functionResponse"]["parts"] = [{"inlineData": {"mimeType": "image/png", "data": html}}]
+    body = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "look"}, {"inline_data": {"mime_type": "image/jpeg", "data": html}}]},
+            {"role": "model", "parts": [call(id="c1")]},
+            {"role": "user", "parts": [fr]},
+        ]
+    }
+    found = JSON.check_request(body)
+    assert [(v.rule, v.pointer, v.call_id) for v in found] == [
+        ("gemini.conversation.image-bytes", "/contents/0/parts/1/inline_data/data", None),
+        ("gemini.conversation.image-bytes", "/contents/2/parts/0/functionResponse/parts/0/inlineData/data", "c1"),
+    ]
+    assert "holds bytes that are not an image (they begin '<html>404 not fo...')" in found[0].message
+    # the repair leaves it as it is: refused
+    out, _changes = repair(copy.deepcopy(body))
+    assert [v for v, _p in violations(out)] == ["gemini.conversation.image-bytes"] * 2
+    for mime in ("image/heic", "application/pdf", "audio/wav"):
+        other = {"contents": [{"role": "user", "parts": [{"inlineData": {"mimeType": mime, "data": html}}]}]}
+        assert violations(other) == [], mime
+    empty = {"contents": [{"role": "user", "parts": [{"inlineData": {"mimeType": "image/png", "data": ""}}]}]}
+    assert violations(empty) == [("gemini.conversation.inline-data", "/contents/0/parts/0/inlineData")]
 
 
 @pytest.mark.parametrize(

@@ -378,7 +378,9 @@ def test_image_and_error_results(responses_model: Any) -> None:
         Message(
             "user",
             [
-                ToolResult("call_1", [TextPart("Q3 chart"), ImagePart(data=b"\x89PNG", media_type="image/png")]),
+                ToolResult(
+                    "call_1", [TextPart("Q3 chart"), ImagePart(data=b"\x89PNG\r\n\x1a\n", media_type="image/png")]
+                ),
                 ToolResult("call_2", "KeyError: 'k'", is_error=True),
             ],
         ),
@@ -390,7 +392,7 @@ def test_image_and_error_results(responses_model: Any) -> None:
         "call_id": "call_1",
         "output": [
             {"type": "input_text", "text": "Q3 chart"},
-            {"type": "input_image", "image_url": "data:image/png;base64,iVBORw==", "detail": "auto"},
+            {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo=", "detail": "auto"},
         ],
     }
     assert items[4] == {"type": "function_call_output", "call_id": "call_2", "output": "Error: KeyError: 'k'"}

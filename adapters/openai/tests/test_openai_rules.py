@@ -110,6 +110,8 @@ def resp_turn(call_id: str = "call_1", name: str = "get_weather", output: Any = 
 
 #: A 1x1 PNG, as base64.
 PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+#: base64 of an HTML error page (what a failed download saved as chart.png holds)
+HTML_404 = "PGh0bWw+NDA0IG5vdCBmb3VuZDwvaHRtbD4="
 
 
 class Api:
@@ -447,6 +449,38 @@ SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], A
             and [(c.detail, c.lossy) for c in r.changes if c.rule.endswith(".conversation.image-media-type-data")]
             == [("media type 'image/jpeg' sent as 'image/png': the image's bytes are PNG", False)]
         ),
+    ),
+    # an HTML error page declared image/png (a download saved as chart.png): refused, nothing sent
+    "conversation.image-bytes": (
+        lambda a: a.body(
+            **(
+                {
+                    "messages": [
+                        {
+                            "role": "user",
+                            "content": [
+                                {"type": "text", "text": "look"},
+                                {"type": "image_url", "image_url": {"url": "data:image/png;base64," + HTML_404}},
+                            ],
+                        }
+                    ]
+                }
+                if a is CHAT_API
+                else {
+                    "input": [
+                        {
+                            "role": "user",
+                            "content": [
+                                {"type": "input_text", "text": "look"},
+                                {"type": "input_image", "image_url": "data:image/png;base64," + HTML_404},
+                            ],
+                        }
+                    ]
+                }
+            )
+        ),
+        lambda a: "/messages/0/content/1/image_url/url" if a is CHAT_API else "/input/0/content/1/image_url",
+        None,
     ),
     "conversation.image-url": (
         lambda a: a.body(
@@ -1780,8 +1814,16 @@ def test_inline_image_types_openai_reads() -> None:
         body = chat_body(messages=[{"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}}]}])
         return [v.rule for v in CHAT.check_request(body)]
 
-    for kind in ("image/png", "image/jpeg", "image/webp", "image/gif", "IMAGE/PNG"):
-        assert chat(f"data:{kind};base64,AAAA") == [], kind
+    # each with bytes of its format (bytes of no image are rule conversation.image-bytes)
+    signed = {
+        "image/png": PNG_1PX,
+        "image/jpeg": "/9j/4AAQ",
+        "image/webp": "UklGRgAAAABXRUJQ",
+        "image/gif": "R0lGODlhAQABAAAAACw=",
+        "IMAGE/PNG": PNG_1PX,
+    }
+    for kind, data in signed.items():
+        assert chat(f"data:{kind};base64,{data}") == [], kind
     for kind in ("image/bmp", "image/tiff", "image/svg+xml", "application/pdf", "image/jpg"):
         assert chat(f"data:{kind};base64,AAAA") == ["openai-chat.conversation.image-media-type"], kind
     assert chat("https://example.com/cat.bmp") == []  # by URL: the type is not known before the API fetches it
@@ -1796,6 +1838,35 @@ def test_inline_image_types_openai_reads() -> None:
     )
     assert ("openai.conversation.image-media-type", "/input/2/output/0/image_url") in rules_of(RESP.check_request(body))
     assert "openai.conversation.image-media-type" not in [v.rule for v in RESP.check_request(body, start=3)]
+
+
+def test_inline_images_whose_bytes_are_no_image() -> None:
+    """Rule conversation.image-bytes: declared PNG, JPEG, GIF or WebP (any case, image/jpg too),
+    bytes with no image signature; in a function_call_output of a body built by hand too (the codec
+    sends a tool's such image as a note). Other types are not judged by their bytes."""
+
+    def chat(url: str) -> list[str]:
+        body = chat_body(messages=[{"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}}]}])
+        return [v.rule for v in CHAT.check_request(body)]
+
+    for kind in ("image/png", "IMAGE/JPEG", "image/gif", "image/webp"):
+        assert chat(f"data:{kind};base64,{HTML_404}") == ["openai-chat.conversation.image-bytes"], kind
+    assert chat("data:image/png;base64,iVBORw==") == ["openai-chat.conversation.image-bytes"]  # a cut-short PNG
+    assert chat(f"data:image/jpg;base64,{HTML_404}") == ["openai-chat.conversation.image-media-type"]  # repaired first
+    assert chat(f"data:image/heic;base64,{HTML_404}") == ["openai-chat.conversation.image-media-type"]
+    out = [{"type": "input_image", "image_url": f"data:image/png;base64,{HTML_404}"}]
+    body = resp_body(
+        input=[
+            {"role": "user", "content": "x"},
+            {"type": "function_call", "call_id": "c1", "name": "shot", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": out},
+        ]
+    )
+    (v,) = [v for v in RESP.check_request(body) if v.rule == "openai.conversation.image-bytes"]
+    assert v.pointer == "/input/2/output/0/image_url"
+    assert "holds bytes that are not an image (they begin '<html>404 not fo...')" in v.message
+    after, _report = repaired(RESP, body)
+    assert "openai.conversation.image-bytes" in [v.rule for v in RESP.check_request(after)]
 
 
 @pytest.mark.parametrize(

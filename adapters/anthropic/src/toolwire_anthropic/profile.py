@@ -29,7 +29,7 @@ from toolwire.profile import number_leaves as _number_leaves
 from toolwire.profile import same_number_types as _same_number_types
 from toolwire.schema.keys import has_refused_keys, rename_schema_keys
 from toolwire.schema.report import TranslationReport
-from toolwire.types import decode_data_url, signature_media_type, url_scheme
+from toolwire.types import base64_head, decode_data_url, not_image_problem, signature_media_type, url_scheme
 
 from .schema import ROOT_COMBINATORS, is_recursive, repair_root, strict_narrowed, strict_problems, strict_subset
 
@@ -893,6 +893,20 @@ RULES: tuple[Rule, ...] = (
         'API error text "messages.18.content.1.image.source.base64.data: Image does not match the provided media type '
         'image/png" (anthropics/claude-code#13131, #12015, #15746)',
         "repair",
+    ),
+    _rule(
+        "anthropic.conversation.image-bytes",
+        "A base64 image declared image/png, image/jpeg, image/gif or image/webp holds an image: bytes with no "
+        "image signature (an HTML error page saved as a .png, text, an empty or cut-short file) in a user message "
+        "are refused before sending. An image a tool returned with such bytes is sent as a short note in its "
+        "place and reported as lossy, so the run goes on (the result stays in the conversation: refusing it "
+        "would refuse every later request of the run). Types whose signature toolwire does not know are not "
+        "judged by their bytes.",
+        'API error text "Could not process image" for a .jpg file holding an HTML 404 page, then for every later '
+        "request of the session (anthropics/claude-code#19031; the same for an HTML login page in #37111, and for "
+        'a stub PNG in #32994); "messages.118.content.4.image.source.base64: image cannot be empty" for an empty '
+        "image (anthropics/claude-code#12750)",
+        "refuse",
     ),
     _rule(
         "anthropic.conversation.image-url",
@@ -3287,6 +3301,16 @@ def _check_image(ptr: str, b: dict[str, Any], add: Any) -> None:
                 f"image media type {mt!r} is not one Anthropic takes ({', '.join(sorted(IMAGE_MEDIA_TYPES))}); convert the image",
             )
         data = src.get("data")
+        if mt in IMAGE_MEDIA_TYPES and isinstance(data, str) and (head := base64_head(data)) is not None:
+            problem = not_image_problem(head, mt)
+            if problem is not None:
+                add(
+                    "anthropic.conversation.image-bytes",
+                    f"{ptr}/source/data",
+                    f"the image declared {mt!r} holds {problem}, which Anthropic refuses. "
+                    "Check that the file was read or downloaded whole (not an error page, not empty) and pass the "
+                    "image's bytes, or leave the image out",
+                )
         if isinstance(data, str) and _image_bytes(data) > IMAGE_MAX_BYTES:
             add(
                 "anthropic.conversation.image-size",

@@ -29,7 +29,7 @@ from toolwire.profile import Action, Profile, RequestReport, Rule, Violation, ru
 from toolwire.profile import number_leaves as _number_leaves
 from toolwire.profile import same_number_types as _same_number_types
 from toolwire.schema.report import TranslationReport, json_pointer
-from toolwire.types import Usage, decode_data_url, signature_media_type, url_scheme
+from toolwire.types import Usage, base64_head, decode_data_url, not_image_problem, signature_media_type, url_scheme
 from toolwire.wire import usage_int
 
 from .schema import OPENAPI_KEYWORDS
@@ -625,6 +625,20 @@ RULES: tuple[Rule, ...] = (
         'image/jpeg (Anthropic does: "Image does not match the provided media type image/png", '
         "anthropics/claude-code#13131); toolwire sends the type the bytes name on every API",
         "repair",
+    ),
+    _r(
+        "gemini.conversation.image-bytes",
+        "An inlineData image declared image/png, image/jpeg, image/gif or image/webp holds an image: bytes with "
+        "no image signature (an HTML error page saved as a .png, text, a cut-short file) in a prompt are refused "
+        "before sending. An image a tool returned with such bytes is sent as a short note in its place and "
+        "reported as lossy, so the run goes on (the result stays in the conversation: refusing it would refuse "
+        "every later request of the run). Types whose signature toolwire does not know (HEIC, HEIF, PDF) are not "
+        "judged by their bytes.",
+        'API error "Provided image is not valid." (400 INVALID_ARGUMENT) for downloaded image files that were '
+        'corrupt or empty (google-gemini/gemini-cli#5882); "Unable to process input image. Please retry or report '
+        'in https://developers.generativeai.google/guide/troubleshooting" (400 INVALID_ARGUMENT, '
+        "google-gemini/gemini-cli#5064)",
+        "refuse",
     ),
     _r(
         "gemini.conversation.file-uri",
@@ -3310,7 +3324,10 @@ def _inline_data_size(body: dict[str, Any]) -> Violation | None:
 
 def _check_image_type(part: dict[str, Any], ptr: str, out: list[Violation], **about: Any) -> None:
     """Rule ``gemini.conversation.image-media-type`` on one part (at ``ptr``): an ``inlineData``
-    image of a type Gemini does not read (:data:`IMAGE_MEDIA_TYPES`); and rule
+    image of a type Gemini does not read (:data:`IMAGE_MEDIA_TYPES`); rules
+    ``gemini.conversation.image-media-type-data`` (bytes of another image type than declared)
+    and ``gemini.conversation.image-bytes`` (declared PNG, JPEG, GIF or WebP, bytes of no image);
+    and rule
     ``gemini.conversation.file-uri`` on a ``fileData`` part. ``about``: the tool and call id of a
     function response's part."""
     if "fileData" in part or "file_data" in part:
@@ -3344,6 +3361,22 @@ def _check_image_type(part: dict[str, Any], ptr: str, out: list[Violation], **ab
             )
         )
         return
+    data = blob.get("data")
+    # empty data is rule gemini.conversation.inline-data's
+    if type(data) is str and data and (head := base64_head(data)) is not None:
+        problem = not_image_problem(head, kind)
+        if problem is not None:
+            out.append(
+                Violation(
+                    "gemini.conversation.image-bytes",
+                    f"{ptr}/{_key(part, 'inlineData')}/data",
+                    f"the image declared {mime!r} holds {problem}, which the Gemini API refuses. Check that the "
+                    "file was read or downloaded whole (not an error page, not empty) and pass the image's bytes, "
+                    "or leave the image out",
+                    **about,
+                )
+            )
+            return
     if kind.startswith("image/") and kind not in IMAGE_MEDIA_TYPES:
         out.append(
             Violation(

@@ -32,7 +32,7 @@ from toolwire.profile import Action, PrefixFold, Profile, Rule, Violation, rule_
 from toolwire.profile import number_leaves as _number_leaves
 from toolwire.profile import same_number_types as _same_number_types
 from toolwire.schema.report import TranslationReport
-from toolwire.types import signature_media_type, url_scheme
+from toolwire.types import base64_head, not_image_problem, signature_media_type, url_scheme
 
 from ._dialect import parameter_problems, translate_parameters
 
@@ -168,6 +168,23 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
             'provided media type image/png", anthropics/claude-code#13131); toolwire sends the type the bytes name '
             "on every API",
             "repair",
+        ),
+        (
+            "conversation.image-bytes",
+            "An inline (data URL) image declared image/png, image/jpeg, image/gif or image/webp holds an image: bytes "
+            "with no image signature (an HTML error page saved as a .png, text, a cut-short file) in a user message "
+            "are refused before sending. An image a tool returned with such bytes is sent as a short note in its place "
+            "and reported as lossy, so the run goes on (the result stays in the conversation: refusing it would refuse "
+            "every later request of the run). Types whose signature toolwire does not know are not judged by their "
+            "bytes.",
+            'API error "The image data you provided does not represent a valid image. Please check your input and try '
+            "again with one of the supported image formats: ['image/jpeg', 'image/png', 'image/gif', 'image/webp'].\" "
+            "(code invalid_value, param input), after which every later request of the session failed the same way "
+            "(openai/codex#3097, #4946; there the bytes were an SVG's text). No source shows the exact answer to an "
+            "HTML page declared image/png on OpenAI; Anthropic and Gemini refuse such bytes (anthropics/claude-code"
+            '#19031, google-gemini/gemini-cli#5882) and the data URL says its bytes are an image ("base64 encoded '
+            'image in a data URL", openai.types.responses.ResponseInputImageParam.image_url)',
+            "refuse",
         ),
         (
             "conversation.image-url",
@@ -1776,12 +1793,14 @@ def _image_urls(items: Any, start: int, key: str) -> Iterator[tuple[int, str, in
 
 
 def _image_problems(items: Any, start: int, key: str, violation: Any) -> list[Violation]:
-    """Rules ``conversation.image-url`` and ``conversation.image-media-type`` over the
-    conversation entries from ``start``: each image URL (a Chat ``image_url`` part, a Responses
+    """Rules ``conversation.image-url``, ``conversation.image-media-type-data``,
+    ``conversation.image-bytes`` and ``conversation.image-media-type`` over the conversation
+    entries from ``start``: each image URL (a Chat ``image_url`` part, a Responses
     ``input_image`` in a message or a ``function_call_output``) that is neither an http(s) URL
-    nor a data: URL of base64 bytes, and each inline image (a ``data:`` URL) whose media type
-    OpenAI does not read. The type of an image by http(s) URL is not looked at (it is not known
-    before the API fetches it)."""
+    nor a data: URL of base64 bytes, and each inline image (a ``data:`` URL) whose bytes are of
+    another image type than declared, are no image at all (declared PNG, JPEG, GIF or WebP,
+    with no image signature), or whose media type OpenAI does not read. The type of an image by
+    http(s) URL is not looked at (it is not known before the API fetches it)."""
     out: list[Violation] = []
     for _i, _field, _j, _part, url, where in _image_urls(items, start, key):
         if not fetches_image_url(url):
@@ -1800,6 +1819,19 @@ def _image_problems(items: Any, start: int, key: str, violation: Any) -> list[Vi
                     f"send it as {actual!r}",
                 )
             )
+            continue
+        if media in IMAGE_MEDIA_TYPES and (head := base64_head(url.partition(",")[2])) is not None:
+            problem = not_image_problem(head, media)
+            if problem is not None:
+                out.append(
+                    violation(
+                        "conversation.image-bytes",
+                        where,
+                        f"the image declared {media!r} holds {problem}, which OpenAI refuses. Check that the file "
+                        "was read or downloaded whole (not an error page, not empty) and pass the image's bytes, "
+                        "or leave the image out",
+                    )
+                )
             continue
         if media not in IMAGE_MEDIA_TYPES:
             out.append(
