@@ -14,6 +14,7 @@ makes switching vendor mid-conversation safe (see ``docs/providers.md``).
 from __future__ import annotations
 
 import base64
+import codecs
 import json
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Union
@@ -189,16 +190,16 @@ SIGNATURE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "imag
 #: Spellings of those types the APIs read as them (lower case).
 _SIGNATURE_ALIASES = {"image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg", "image/x-png": "image/png"}
 
-#: How many bytes :func:`not_image_problem` reads: the longest signature (WebP, 12) and a few more
-#: to show in its message.
-HEAD_BYTES = 18
+#: How many bytes :func:`not_image_problem` reads: the longest signature (WebP, 12), and enough
+#: text after a byte-order mark and white space to tell markup and show its beginning.
+HEAD_BYTES = 48
 
 
 def base64_head(text: str) -> bytes | None:
     """The first :data:`HEAD_BYTES` bytes (all of them when fewer) of base64 ``text`` as a request
     body carries an image: white space, the URL-safe alphabet and missing ``=`` padding are read.
     ``None`` when the text there is not base64 (the image is then not judged by its bytes)."""
-    compact = "".join(text[:64].split())[: HEAD_BYTES // 3 * 4]
+    compact = "".join(text[:128].split())[: HEAD_BYTES // 3 * 4]
     if "-" in compact or "_" in compact:
         compact = compact.replace("-", "+").replace("_", "/")
     compact = compact.rstrip("=")
@@ -213,10 +214,12 @@ def not_image_problem(head: bytes, media_type: str | None) -> str | None:
     """What is wrong with inline image bytes declared ``media_type`` that are no image at all, or
     ``None``. ``head`` is the bytes, or their first :data:`HEAD_BYTES`. Bytes are judged only
     under a type whose signature is known (PNG, JPEG, GIF, WebP, :data:`SIGNATURE_MEDIA_TYPES`;
-    any case, parameters left out, ``image/jpg`` as ``image/jpeg``): when they start with no
-    image signature (an HTML error page saved as ``chart.png``, an empty or cut-short file) the
-    answer says what they hold: ``"no bytes"``, or ``"bytes that are not an image (they begin
-    '<html>404 not fo...')"`` (written to follow "the image holds"). Another
+    any case, parameters left out, ``image/jpg`` as ``image/jpeg``): when they are empty, or start
+    with no image signature and are text that opens as markup or JSON (``<`` or ``{``: an HTML
+    error page saved as ``chart.png``, a JSON error body), the answer says what they hold: ``"no
+    bytes"``, or ``"bytes that are not an image (they begin '<html>404 not fo...')"`` (written to
+    follow "the image holds"). Other bytes without a signature are not judged (a format toolwire
+    does not know, a placeholder in a test: the API decides). Another
     type (HEIC, PDF) is not judged by its bytes, nor are bytes of another known image type (that
     is a mislabelled image, which the APIs' profiles send under the right type)."""
     if media_type is None:
@@ -226,12 +229,22 @@ def not_image_problem(head: bytes, media_type: str | None) -> str | None:
         return None
     if not head:
         return "no bytes"
-    shown = head[:16]
-    text = " ".join(shown.decode("ascii", "replace").split()) if shown.isascii() else ""
-    if text and text.isprintable():
-        start = repr(text + ("..." if len(head) > 16 else ""))
-    else:
-        start = "with the bytes " + shown[:8].hex(" ") + (" ..." if len(head) > 8 else "")
+    # only bytes that are positively no image: text that opens as markup or JSON (an HTML error
+    # or login page, an XML or JSON error body saved under an image's name). Other bytes without
+    # a signature (a placeholder such as b"\x89PNG", a format toolwire does not know) are sent
+    # as they are, for the API to judge.
+    body = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
+    body = body.lstrip(b" \t\r\n")
+    if body[:1] not in (b"<", b"{"):
+        return None
+    try:  # an incremental decoder: a character cut at the end of the head is no error
+        opened = codecs.getincrementaldecoder("utf-8")().decode(body[:64])
+    except UnicodeDecodeError:
+        return None
+    if not all(c.isprintable() or c in "\t\r\n" for c in opened):
+        return None
+    text = " ".join(opened[:16].split())  # from the markup on: a byte-order mark, white space left out
+    start = repr(text + ("..." if len(opened) > 16 or len(body) > 64 else ""))
     return f"bytes that are not an image (they begin {start})"
 
 

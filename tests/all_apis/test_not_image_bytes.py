@@ -36,8 +36,14 @@ HTML = b"<html>404 not found</html>"
 #: ImageParts whose bytes are no image, and how the refusal shows their first bytes.
 NOT_IMAGES = {
     "html-page": (ImagePart(data=HTML, media_type="image/png"), "'<html>404 not fo...'"),
-    "cut-short-png": (ImagePart(data=b"\x89PN", media_type="image/png"), "with the bytes 89 50 4e"),
-    "text-as-jpg": (ImagePart(data=b"Access denied.", media_type="image/jpg"), "'Access denied.'"),
+    "xml-as-png": (
+        ImagePart(data=b'<?xml version="1.0"?><Error>AccessDenied</Error>', media_type="image/png"),
+        "'<?xml version=\"1...'",
+    ),
+    "login-page-as-jpg": (
+        ImagePart(data=b"\xef\xbb\xbf\n  <!doctype html><title>Sign in</title>", media_type="image/jpg"),
+        "'<!doctype html><...'",
+    ),
     "json-as-webp": (ImagePart(data=b'{"error": "not found"}', media_type="IMAGE/WEBP"), '\'{"error": "not f...\''),
     "data-url-of-text": (
         ImagePart(url="data:image/png;base64," + base64.b64encode(HTML).decode()),
@@ -107,7 +113,7 @@ def test_the_model_refuses_it_in_its_preflight(api: str) -> None:
         Message.user("Take a screenshot."),
         Message("assistant", [ToolCall("call_1", "screenshot", {})]),
         Message("user", [ToolResult("call_1", "done", name="screenshot")]),
-        Message.user(["And this one?", ImagePart(data=b"\x89PNG", media_type="image/png")]),
+        Message.user(["And this one?", ImagePart(data=b'{"error": "expired"}', media_type="image/png")]),
     ]
     with pytest.raises(RequestRefused) as exc:
         asyncio.run(m.send(m.build_request(history)))
@@ -183,7 +189,7 @@ def test_a_run_whose_tool_returns_bytes_that_are_no_image_goes_on_to_its_answer(
 
 @pytest.mark.parametrize("api", APIS)
 def test_a_tool_image_given_as_a_data_url_of_text_is_a_note(api: str) -> None:
-    image = ImagePart(url="data:image/jpeg;base64," + base64.b64encode(b"Access denied.").decode())
+    image = ImagePart(url="data:image/jpeg;base64," + base64.b64encode(b"<h1>Access denied.</h1>").decode())
     sent: list[dict[str, Any]] = []
     result = toolwire.run_sync(make(api, sent), conversation=toolwire.Conversation(_screenshot_turns(image)))
     assert result.text == "ok"
@@ -219,7 +225,7 @@ def test_a_real_image_a_cut_short_one_beside_it_and_a_mislabelled_one(api: str) 
         "Compare.",
         ImagePart(data=_PNG_1PX, media_type="image/png"),
         ImagePart(data=_PNG_1PX, media_type="image/jpeg"),
-        ImagePart(data=_PNG_1PX[:5], media_type="image/png"),
+        ImagePart(data=b"<html><body>Not Found</body></html>", media_type="image/png"),
     ]
     err, sent = _refusal(api, [Message.user(parts)])
     assert sent == []

@@ -593,6 +593,8 @@ _PNG_1PX = bytes.fromhex(
         ("image/webp", b"\xff\xd8\xff\xe0" + bytes(60), "image/jpeg"),
         ("image/png", b"GIF89a" + bytes(60), "image/gif"),
         ("image/png", _PNG_1PX, "image/png"),
+        # bytes of no known format that are not markup or JSON text: left to the API
+        ("image/png", b"not an image at all, just some bytes", "image/png"),
     ],
 )
 def test_an_image_whose_bytes_are_another_format_is_sent_with_their_media_type(

@@ -444,7 +444,7 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
         "/messages/0/content/0/source/data",
     ),
     (
-        # a cut-short PNG in a tool_result of a body built by hand
+        # a JSON error body declared image/png in a tool_result of a body built by hand
         "anthropic.conversation.image-bytes",
         body(
             tools=[tool()],
@@ -456,7 +456,11 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
                         "content": [
                             {
                                 "type": "image",
-                                "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw=="},
+                                "source": {
+                                    "type": "base64",
+                                    "media_type": "image/png",
+                                    "data": base64.b64encode(b'{"error": "Forbidden"}').decode(),
+                                },
                             }
                         ],
                     }

@@ -1851,7 +1851,8 @@ def test_inline_images_whose_bytes_are_no_image() -> None:
 
     for kind in ("image/png", "IMAGE/JPEG", "image/gif", "image/webp"):
         assert chat(f"data:{kind};base64,{HTML_404}") == ["openai-chat.conversation.image-bytes"], kind
-    assert chat("data:image/png;base64,iVBORw==") == ["openai-chat.conversation.image-bytes"]  # a cut-short PNG
+    assert chat("data:image/png;base64,e30=") == ["openai-chat.conversation.image-bytes"]  # "{}", JSON
+    assert chat("data:image/png;base64,iVBORw==") == []  # a cut-short PNG (or a placeholder): left to the API
     assert chat(f"data:image/jpg;base64,{HTML_404}") == ["openai-chat.conversation.image-media-type"]  # repaired first
     assert chat(f"data:image/heic;base64,{HTML_404}") == ["openai-chat.conversation.image-media-type"]
     out = [{"type": "input_image", "image_url": f"data:image/png;base64,{HTML_404}"}]

@@ -171,9 +171,9 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
         ),
         (
             "conversation.image-bytes",
-            "An inline (data URL) image declared image/png, image/jpeg, image/gif or image/webp holds an image: bytes "
-            "with no image signature (an HTML error page saved as a .png, text, a cut-short file) in a user message "
-            "are refused before sending. An image a tool returned with such bytes is sent as a short note in its place "
+            "An inline (data URL) image declared image/png, image/jpeg, image/gif or image/webp holds an image: no "
+            "bytes, or bytes with no image signature that are text opening as markup or JSON (an HTML error or login "
+            "page saved as a .png, an XML or JSON error body) in a user message are refused before sending. An image a tool returned with such bytes is sent as a short note in its place "
             "and reported as lossy, so the run goes on (the result stays in the conversation: refusing it would refuse "
             "every later request of the run). Types whose signature toolwire does not know are not judged by their "
             "bytes.",
