@@ -385,7 +385,7 @@ class BatchJournal:
     """
 
     def __init__(self, path: str | Path = ":memory:", *, timeout: float = 30.0) -> None:
-        from .store import _Guarded, sqlite_error
+        from .store import _Guarded, _use_wal, sqlite_error
 
         self.path = str(path)
         # sqlite3 errors (locked past ``timeout``, a damaged file) become RunStoreError naming the file
@@ -395,7 +395,7 @@ class BatchJournal:
         try:
             self._conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
             if self.path != ":memory:":
-                self._conn.execute("PRAGMA journal_mode=WAL")
+                _use_wal(self._conn, timeout)  # (two processes opening one new file at once)
             for statement in _JOURNAL_SCHEMA.split(";"):
                 if statement.strip():
                     self._conn.execute(statement)

@@ -186,6 +186,31 @@ class _Guarded:
             raise sqlite_error(self.path, exc, what=self.what, timeout=self.timeout) from exc
 
 
+def _use_wal(conn: sqlite3.Connection, timeout: float) -> None:
+    """``PRAGMA journal_mode=WAL`` on ``conn``, tried again while SQLite answers "locked", until
+    ``timeout`` seconds have passed (then the :mod:`sqlite3` error propagates).
+
+    Two processes opening one new file at the same instant both switch it from SQLite's first
+    journal mode to WAL. The switch raises a lock the connection holds already, and SQLite does
+    not call the busy handler then (waiting could deadlock; see "The presence of a busy handler
+    does not guarantee that it will be invoked" at https://www.sqlite.org/c3ref/busy_handler.html):
+    while the other process holds its write lock, the switch fails at once with "database is
+    locked", however long the connection's ``timeout``. Once the other process has switched the
+    file, the pragma finds it in WAL mode and returns at once."""
+    deadline = time.monotonic() + timeout
+    pause = 0.001
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            low = str(exc).lower()
+            if ("locked" not in low and "busy" not in low) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+
+
 #: A parameter not given (``RunStore.resume``'s run_id and model, by position or keyword).
 _UNSET: Any = object()
 
@@ -778,7 +803,7 @@ class RunStore:
             raise sqlite_error(path, exc, timeout=timeout) from None
         self._conn.row_factory = sqlite3.Row
         try:
-            self._conn.execute("PRAGMA journal_mode=WAL")
+            _use_wal(self._conn, timeout)
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._migrate()
         except sqlite3.Error as exc:

@@ -287,3 +287,32 @@ def test_after_one_write_waited_the_whole_timeout_the_next_ones_wait_locked_retr
     from toolwire.store import LOCKED_RETRY
 
     assert LOCKED_RETRY == 1.0
+
+
+@pytest.mark.parametrize("kind", ["store", "journal"])
+def test_a_new_file_another_process_is_setting_up_is_waited_for_not_refused_at_once(tmp_path, kind):
+    """Two processes opening one new file at the same instant (two `toolwire experiment run` started
+    together): while one of them holds its write lock on the file, still in its first journal mode
+    (it is switching the file to WAL mode), the other's switch to WAL mode got "database is locked"
+    at once — SQLite does not call the busy handler when a lock held must be raised — and that
+    process exited 2 ("waited 30 s", having waited nothing) while the first went on alone. Now the
+    switch is tried again until the timeout: the opening waits for the other and succeeds."""
+    import time
+
+    from toolwire.batch import BatchJournal
+
+    path = tmp_path / "new.sqlite"
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")  # a write lock on a file not yet in WAL mode
+    freed = threading.Timer(0.5, lambda: holder.execute("ROLLBACK"))
+    freed.start()
+    began = time.monotonic()
+    try:
+        opened = RunStore(path, timeout=5) if kind == "store" else BatchJournal(path, timeout=5)
+    finally:
+        freed.join()
+    took = time.monotonic() - began
+    with opened:
+        assert opened._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert 0.4 < took < 4, took  # waited for the other connection, not the whole timeout
+    holder.close()
