@@ -130,6 +130,21 @@ def finish(proc: subprocess.Popen) -> tuple[int, str]:
     return proc.returncode, " ".join((out + err).split())
 
 
+def finish_together(*procs: subprocess.Popen, timeout: float = 90) -> list[tuple[int, str]]:
+    """``finish`` for processes that run together: a process that exits with an error (not 0 or
+    75) while another still runs fails the test at once with its output, instead of the others
+    waiting out the barrier (40 s per run) for it and the test timing out without saying why."""
+    end = time.monotonic() + timeout
+    while any(p.poll() is None for p in procs):
+        for p in procs:
+            if p.poll() not in (None, 0, 75):
+                code, text = finish(p)
+                pytest.fail(f"pid {p.pid} exited {code} while the other process ran: {text}")
+        assert time.monotonic() < end, "waited too long for the processes"
+        time.sleep(0.05)
+    return [finish(p) for p in procs]
+
+
 def executions(tmp: Path) -> list[tuple[int, int, int, int]]:
     """The tool calls made, in order: (run index, attempt, pid, step)."""
     log = tmp / "executions.log"
@@ -159,7 +174,7 @@ def test_two_processes_started_together_do_every_run_exactly_once(tmp_path):
     spec = setup(tmp_path, runs=6, concurrency=2)
     (tmp_path / "barrier").touch()  # the first runs wait until both processes run runs
     a, b = start(spec), start(spec)
-    (code_a, text_a), (code_b, text_b) = finish(a), finish(b)
+    (code_a, text_a), (code_b, text_b) = finish_together(a, b)
     calls = executions(tmp_path)
     # every run: its two steps, once, by one process, as its first attempt
     for index in range(6):
