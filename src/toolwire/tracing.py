@@ -47,14 +47,18 @@ tool makes itself are its children.
 
 Token counts carry toolwire's meaning (input with cache reads and writes, output with reasoning),
 the same on every vendor. Failures: a tool result with ``is_error`` sets the tool span's status
-to ERROR with ``error.type="tool_error"``; a vendor error or any exception that stops the run sets
+to ERROR with ``error.type="tool_error"`` (its description is the error text only with
+``capture_content=True``, else the ``ToolRun.status``); a vendor error or any exception that stops the run sets
 the open request span and the run span to ERROR with ``error.type`` = the exception's class name
 and records the exception; a cancelled run ends its spans with ``error.type="cancelled"``.
 
 Message and argument content is recorded only when ``capture_content=True``: then the request span
 gets ``gen_ai.input.messages`` / ``gen_ai.output.messages`` / ``gen_ai.system_instructions`` (JSON
 in toolwire's canonical form) and the tool span ``gen_ai.tool.call.arguments`` /
-``gen_ai.tool.call.result``. Known credentials are scrubbed from recorded content.
+``gen_ai.tool.call.result``. Known credentials are scrubbed from recorded content. A lone
+surrogate is written as a JSON escape in content and as U+FFFD elsewhere, so every exporter can
+encode the spans. A tracing set-up that raises never stops the run: one warning per run is logged
+on the ``toolwire.tracing`` logger.
 
 ``gen_ai.provider.name`` comes from the adapter's profile (``Profile.telemetry_provider_name``:
 ``anthropic``, ``openai``, ``gcp.gemini``); a provider whose profile sets none is named by its
@@ -175,19 +179,50 @@ def _record_exception(span: Any, exc: BaseException) -> None:
         trace_text = type(exc).__name__
     span.add_event(
         "exception",
-        {
-            "exception.type": type(exc).__qualname__,
-            "exception.message": _scrubbed_str(exc),
-            "exception.stacktrace": scrub(trace_text),
-            "exception.escaped": False,
-        },
+        _attrs(
+            {
+                "exception.type": type(exc).__qualname__,
+                "exception.message": _scrubbed_str(exc),
+                "exception.stacktrace": scrub(trace_text),
+                "exception.escaped": False,
+            }
+        ),
     )
 
 
+def _text(value: str) -> str:
+    """``value`` as text every exporter can encode: a lone surrogate (half an emoji a model or a
+    tool sent) cannot be UTF-8, and the OTLP exporter's protobuf refuses it, dropping the whole
+    batch of spans; it becomes U+FFFD (a surrogate pair becomes its character)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return value
+
+
+def _attr(value: Any) -> Any:
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, (list, tuple)):
+        return [_text(v) if isinstance(v, str) else v for v in value]
+    return value
+
+
+def _attrs(attrs: dict[str, Any]) -> dict[str, Any]:
+    return {k: _attr(v) for k, v in attrs.items()}
+
+
 def _json(value: Any) -> str:
+    """JSON text of recorded content, credentials scrubbed; literal UTF-8, or ASCII escapes when
+    the content holds a lone surrogate (which still reads back to the same text)."""
     from .secrets import scrub  # content may carry a key a tool printed
 
     text = json.dumps(value, ensure_ascii=False, default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, ensure_ascii=True, default=str)
     return scrub(text)
 
 
@@ -207,39 +242,69 @@ def _usage_attributes(usage: Any) -> dict[str, Any]:
 
 
 class _RunObserver:
-    """Turns the events of one run into spans (one observer per run)."""
+    """Turns the events of one run into spans (one observer per run).
+
+    Tracing never stops a run: an exception from the tracing set-up (a provider whose
+    ``get_tracer`` raises, a span processor that raises in ``on_start``/``on_end``, which the SDK
+    does not catch) is caught here and logged once per run as a warning on the
+    ``toolwire.tracing`` logger; the run goes on, its spans as far as the tracer still records
+    them."""
 
     def __init__(self, tracing: Tracing, stream: Any, model: Any) -> None:
         from opentelemetry import context, trace
 
         self._trace = trace
         self._otel_context = context
-        self._tracer = tracing.tracer()
+        self._warned = False
         self._content = tracing.capture_content
         self._stream = stream
         self._model = model
-        self._provider = _provider_name(model)
         self._run_span: Any = None
         self._run_ctx: Any = None
         self._turn_span: Any = None
         self._tools: dict[str, Any] = {}
         self._ended = False
+        try:
+            self._tracer = tracing.tracer()
+        except Exception as exc:
+            self._broke(exc)
+            self._tracer = trace.NoOpTracer()
+        self._provider = _provider_name(model)
+
+    def _broke(self, exc: BaseException) -> None:
+        """A tracing call raised: say so once for this run (credentials scrubbed), go on."""
+        if self._warned:
+            return
+        self._warned = True
+        import logging
+
+        logging.getLogger("toolwire.tracing").warning(
+            "tracing failed (%s: %s); the run goes on, its spans may be incomplete",
+            type(exc).__name__,
+            _scrubbed_str(exc, 500),
+        )
 
     # -- events ------------------------------------------------------------------------------
     def __call__(self, event: Any) -> None:
         kind = type(event).__name__
         handler = getattr(self, "_on_" + kind, None)
         if handler is not None:
-            handler(event)
+            try:
+                handler(event)
+            except Exception as exc:
+                self._broke(exc)
 
     def _common(self) -> dict[str, Any]:
         return {"gen_ai.provider.name": self._provider, "gen_ai.request.model": self._model.model_id}
+
+    def _start(self, name: str, attrs: dict[str, Any], **kwargs: Any) -> Any:
+        return self._tracer.start_span(_text(name), attributes=_attrs(attrs), **kwargs)
 
     def _on_RunStarted(self, event: Any) -> None:
         attrs = {"gen_ai.operation.name": "invoke_agent", **self._common(), "gen_ai.conversation.id": event.run_id}
         if event.resumed:
             attrs["toolwire.run.resumed"] = True
-        self._run_span = self._tracer.start_span("invoke_agent", attributes=attrs)
+        self._run_span = self._start("invoke_agent", attrs)
         self._run_ctx = self._trace.set_span_in_context(self._run_span)
 
     def _on_TurnStarted(self, event: Any) -> None:
@@ -255,19 +320,21 @@ class _RunObserver:
             attrs["gen_ai.input.messages"] = _json([m.to_dict() for m in conv.messages])
             if conv.instructions:
                 attrs["gen_ai.system_instructions"] = _json([{"type": "text", "content": conv.instructions}])
-        self._turn_span = self._tracer.start_span(
-            f"chat {self._model.model_id}", context=self._run_ctx, kind=self._trace.SpanKind.CLIENT, attributes=attrs
+        self._turn_span = self._start(
+            f"chat {self._model.model_id}", attrs, context=self._run_ctx, kind=self._trace.SpanKind.CLIENT
         )
 
     def _on_RetryScheduled(self, event: Any) -> None:
         if self._turn_span is not None:
             self._turn_span.add_event(
                 "toolwire.retry",
-                {
-                    "toolwire.retry.attempt": event.attempt,
-                    "toolwire.retry.delay_s": float(event.delay),
-                    "toolwire.retry.error": event.error,
-                },
+                _attrs(
+                    {
+                        "toolwire.retry.attempt": event.attempt,
+                        "toolwire.retry.delay_s": float(event.delay),
+                        "toolwire.retry.error": event.error,
+                    }
+                ),
             )
 
     def _on_ResponseFinished(self, event: Any) -> None:
@@ -275,17 +342,20 @@ class _RunObserver:
         if span is None:
             return
         resp = event.response
+        attrs: dict[str, Any] = {}
         if resp.model:
-            span.set_attribute("gen_ai.response.model", resp.model)
+            attrs["gen_ai.response.model"] = resp.model
         if resp.response_id:
-            span.set_attribute("gen_ai.response.id", resp.response_id)
-        span.set_attribute("gen_ai.response.finish_reasons", [resp.vendor_stop_reason or resp.stop_reason])
-        span.set_attribute("toolwire.stop_reason", resp.stop_reason)
-        for k, v in _usage_attributes(resp.usage).items():
-            span.set_attribute(k, v)
+            attrs["gen_ai.response.id"] = resp.response_id
+        attrs["gen_ai.response.finish_reasons"] = [resp.vendor_stop_reason or resp.stop_reason]
+        attrs["toolwire.stop_reason"] = resp.stop_reason
+        attrs.update(_usage_attributes(resp.usage))
         if self._content:
-            span.set_attribute("gen_ai.output.messages", _json([resp.to_message().to_dict()]))
-        self._end_turn_span()
+            attrs["gen_ai.output.messages"] = _json([resp.to_message().to_dict()])
+        try:
+            span.set_attributes(_attrs(attrs))
+        finally:
+            self._end_turn_span()
 
     def _provider_tool(self, event: Any) -> None:
         part = event.part
@@ -300,7 +370,7 @@ class _RunObserver:
                 attrs["gen_ai.tool.call.id"] = part.call_id
             if self._content and part.summary:
                 attrs["toolwire.provider_tool.summary"] = part.summary
-            self._turn_span.add_event("toolwire.provider_tool", attrs)
+            self._turn_span.add_event("toolwire.provider_tool", _attrs(attrs))
 
     _on_ProviderToolCalled = _provider_tool
     _on_ProviderToolResult = _provider_tool
@@ -317,60 +387,82 @@ class _RunObserver:
             attrs["gen_ai.tool.call.arguments"] = _json(
                 call.arguments if call.arguments is not None else call.raw_arguments
             )
-        return self._tracer.start_span(f"execute_tool {call.name}", context=self._run_ctx, attributes=attrs)
+        return self._start(f"execute_tool {call.name}", attrs, context=self._run_ctx)
 
     @contextmanager
     def tool_scope(self, call: Any, turn: int) -> Iterator[None]:
         """Around the tool function of ``call`` (the executor's ``scope``): its ``execute_tool``
         span, started here, is the current OpenTelemetry context while the function runs, so what
         the tool traces itself (a query, an HTTP call) is a child of it. The span is ended by
-        ``ToolFinished`` (or by :meth:`failed`)."""
-        span = self._tools.get(call.id)
-        if span is None:
-            span = self._tools[call.id] = self._tool_span(turn, call)
-        token = self._otel_context.attach(self._trace.set_span_in_context(span, self._run_ctx))
+        ``ToolFinished`` (or by :meth:`failed`). A tracer that raises here leaves the function
+        to run without its span."""
+        token = None
+        try:
+            span = self._tools.get(call.id)
+            if span is None:
+                span = self._tools[call.id] = self._tool_span(turn, call)
+            token = self._otel_context.attach(self._trace.set_span_in_context(span, self._run_ctx))
+        except Exception as exc:
+            self._broke(exc)
         try:
             yield
         finally:
-            self._otel_context.detach(token)
+            if token is not None:
+                self._otel_context.detach(token)
 
     def _on_ToolStarted(self, event: Any) -> None:
         if event.call.id not in self._tools:  # (tool_scope started it when the function began)
             self._tools[event.call.id] = self._tool_span(event.turn, event.call)
 
     def _on_ToolFinished(self, event: Any) -> None:
+        from .secrets import scrub
+
         run = event.run
         span = self._tools.pop(run.call.id, None)
+        attrs: dict[str, Any] = {}
         if span is None:  # answered without running (invalid, denied, a limit): a span all the same
             span = self._tool_span(event.turn, run.call)
-            span.set_attribute("toolwire.tool.ran", False)
-        if self._content:
-            span.set_attribute("gen_ai.tool.call.result", _json(run.result.to_dict().get("content")))
-        if run.result.is_error:
-            span.set_attribute("error.type", "tool_error")
-            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, run.result.text[:200]))
-        span.end()
+            attrs["toolwire.tool.ran"] = False
+        try:
+            if self._content:
+                attrs["gen_ai.tool.call.result"] = _json(run.result.to_dict().get("content"))
+            if run.result.is_error:
+                attrs["error.type"] = "tool_error"
+                # the result's text is content (it often quotes the arguments): only when captured
+                why = (
+                    _text(scrub(run.result.text[:200]))
+                    if self._content
+                    else f"the tool call was answered with an error (status: {run.status})"
+                )
+                span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, why))
+            span.set_attributes(_attrs(attrs))
+        finally:
+            span.end()
 
     def _on_RunFinished(self, event: Any) -> None:
         result = event.result
         span = self._run_span
         if span is None:
             return
-        for k, v in _usage_attributes(result.usage).items():
-            span.set_attribute(k, v)
-        span.set_attribute("toolwire.run.stop_reason", str(result.stop_reason))
-        span.set_attribute("toolwire.run.turns", len(result.turns))
-        span.set_attribute("toolwire.run.tool_errors", int(result.tool_errors))
-        if event.error is not None:
-            span.set_attribute("error.type", type(event.error).__name__)
-            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, _scrubbed_str(event.error, 200)))
-        self._finish()
+        try:
+            attrs = _usage_attributes(result.usage)
+            attrs["toolwire.run.stop_reason"] = str(result.stop_reason)
+            attrs["toolwire.run.turns"] = len(result.turns)
+            attrs["toolwire.run.tool_errors"] = int(result.tool_errors)
+            if event.error is not None:
+                attrs["error.type"] = type(event.error).__name__
+                span.set_status(
+                    self._trace.Status(self._trace.StatusCode.ERROR, _text(_scrubbed_str(event.error, 200)))
+                )
+            span.set_attributes(_attrs(attrs))
+        finally:
+            self._finish()
 
     # -- ends --------------------------------------------------------------------------------
     def _end_turn_span(self) -> None:
-        if self._turn_span is not None:
-            self._turn_span.end()
-            self._turn_span = None
+        span, self._turn_span = self._turn_span, None
+        if span is not None:
+            span.end()
 
     def failed(self, exc: BaseException) -> None:
         """The run stopped with ``exc`` (an error, or a cancellation): end every open span as failed."""
@@ -380,18 +472,24 @@ class _RunObserver:
             return
         cancelled = isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt, GeneratorExit))
         error_type = "cancelled" if cancelled else type(exc).__name__
-        status = self._trace.Status(self._trace.StatusCode.ERROR, error_type if cancelled else _scrubbed_str(exc, 200))
-        for span in [self._turn_span, *self._tools.values(), self._run_span]:
+        status = self._trace.Status(
+            self._trace.StatusCode.ERROR, error_type if cancelled else _text(_scrubbed_str(exc, 200))
+        )
+        tools = list(self._tools.values())
+        self._tools.clear()
+        turn, self._turn_span = self._turn_span, None
+        for span in [turn, *tools, self._run_span]:
             if span is None:
                 continue
-            span.set_attribute("error.type", error_type)
-            if not cancelled:
-                _record_exception(span, exc)
-            span.set_status(status)
-        for span in self._tools.values():
-            span.end()
-        self._tools.clear()
-        self._end_turn_span()
+            try:
+                span.set_attribute("error.type", error_type)
+                if not cancelled:
+                    _record_exception(span, exc)
+                span.set_status(status)
+                if span is not self._run_span:
+                    span.end()
+            except Exception as err:
+                self._broke(err)
         self._finish()
 
     def closed(self) -> None:
@@ -403,4 +501,7 @@ class _RunObserver:
         if not self._ended:
             self._ended = True
             if self._run_span is not None:
-                self._run_span.end()
+                try:
+                    self._run_span.end()
+                except Exception as exc:
+                    self._broke(exc)
