@@ -1022,28 +1022,16 @@ class _Loop:
 
     def _add_cost(self, response: Response) -> None:
         """Add what ``response`` cost to the run's spending (``Limits.max_cost_usd``)."""
-        from .pricing import Cost, price, response_price_context
+        from .pricing import Cost, price_turn
 
         m, st = self.m, self.state
         base_url = m.settings.get("base_url")
         spent = self.__dict__.get("_spent")
-        if spent is None:  # a resumed run: what its earlier turns cost counts too
+        if spent is None:  # a resumed run: what its earlier turns cost counts too (each at its vendor's price)
             spent = Cost.zero()
             for t in st.turns[:-1]:
-                spent = spent + price(
-                    t.response.usage,
-                    m.name,
-                    served_model=t.response.model,
-                    base_url=base_url,
-                    price_context=response_price_context(t.response),
-                )
-        self._spent = spent + price(
-            response.usage,
-            m.name,
-            served_model=response.model,
-            base_url=base_url,
-            price_context=response_price_context(response),
-        )
+                spent = spent + price_turn(t.response, m.name, base_url=base_url)
+        self._spent = spent + price_turn(response, m.name, base_url=base_url)
 
     async def _end_refusing(
         self,

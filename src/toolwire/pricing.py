@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .loop import RunResult
     from .types import Usage
 
-__all__ = ["Cost", "RunCost", "ToolCost", "price", "run_cost", "update_prices", "prices_source"]
+__all__ = ["Cost", "RunCost", "ToolCost", "price", "price_turn", "run_cost", "update_prices", "prices_source"]
 
 _MTOK = Decimal(1_000_000)
 
@@ -168,6 +168,21 @@ def _provider_id(provider: str) -> str | None:
         return getattr(profile(provider), "pricing_provider", None)
     except Exception:
         return None
+
+
+def turn_model(model: str, response: Any) -> str | None:
+    """What to price ``response`` as, in a run of ``model`` (``"provider:model-id"``): ``None``
+    for the run's own model, or ``"<api>:<model>"`` when the response came from an API billed by
+    another vendor (``Response.provider``; a run saved on Anthropic and resumed on OpenAI keeps
+    its Anthropic turns, billed at Anthropic's price)."""
+    api = getattr(response, "provider", None)
+    run_provider = model.partition(":")[0].strip() if isinstance(model, str) and ":" in model else ""
+    if not isinstance(api, str) or not api or not run_provider or api == run_provider:
+        return None
+    theirs, ours = _provider_id(api), _provider_id(run_provider)
+    if theirs is None or ours is None or theirs == ours:
+        return None
+    return f"{api}:{getattr(response, 'model', None) or ''}"
 
 
 def _tier_rate(value: Any, input_tokens: int) -> Decimal:
@@ -315,21 +330,26 @@ def response_price_context(response: Any) -> dict[str, str] | None:
     return out or None
 
 
+def price_turn(response: Any, model: str, *, base_url: str | None = None, processing: str | None = None) -> Cost:
+    """Price one ``response`` of a run of ``model``: as the model the vendor answered with, at the
+    rate it was served at; a response from another vendor's API (a resumed run that changed
+    provider) as that vendor's model, without the run's ``base_url``."""
+    other = turn_model(model, response)
+    return price(
+        response.usage,
+        other or model,
+        base_url=None if other else base_url,
+        served_model=None if other else response.model,
+        processing=processing,
+        price_context=response_price_context(response),
+    )
+
+
 def run_cost(result: RunResult, *, base_url: str | None = None, processing: str | None = None) -> RunCost:
     """Price every turn of ``result`` and attribute a cost to each tool call (module docs).
     ``processing="batch"``: the turns went through a vendor batch API (see :func:`price`)."""
     turns = list(result.turns)
-    costs = [
-        price(
-            t.response.usage,
-            result.model,
-            base_url=base_url,
-            served_model=t.response.model,
-            processing=processing,
-            price_context=response_price_context(t.response),
-        )
-        for t in turns
-    ]
+    costs = [price_turn(t.response, result.model, base_url=base_url, processing=processing) for t in turns]
     total = Cost.zero()
     priced = Decimal(0)
     for c in costs:
