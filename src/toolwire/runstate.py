@@ -341,6 +341,22 @@ class RunResult:
             raise ValueError(f"not a saved toolwire RunResult: {type(exc).__name__}: {exc}") from None
 
 
+def save_path(path: Any) -> Path:
+    """``path`` as the :class:`~pathlib.Path` of a file a state can be saved to: ``ValueError``
+    when it is empty (or names no file, like ``"."``), ``IsADirectoryError`` when it is a folder.
+    Whether the folder exists and can be written is left to the write."""
+    from pathlib import Path
+
+    if isinstance(path, str) and not path.strip():
+        raise ValueError(f"RunState.save needs a file path, got {path!r}")
+    p = Path(path)
+    if not p.name or p.name == "..":
+        raise ValueError(f"RunState.save needs a file path, got {str(path)!r}")
+    if p.is_dir():
+        raise IsADirectoryError(f"{str(p)!r} is a folder, not a file: give a file path such as {str(p / 'run.json')!r}")
+    return p
+
+
 @dataclass
 class RunState:
     """The whole state of one run, finished or not (see the module docstring for the fields and
@@ -453,13 +469,21 @@ class RunState:
             raise ValueError(f"not a saved toolwire RunState: {type(exc).__name__}: {exc}") from None
 
     def save(self, path: str | Path) -> None:
-        """Write :meth:`to_json` to ``path`` (UTF-8), replacing the file atomically."""
+        """Write :meth:`to_json` to ``path`` (UTF-8), replacing the file atomically (through
+        ``<path>.tmp``, removed again when the write fails). Raises ``ValueError`` for an empty
+        path, ``IsADirectoryError`` for a folder, and the ``OSError`` of a path that cannot be
+        written (a missing folder, no permission)."""
         from pathlib import Path
 
-        p = Path(path)
+        p = save_path(path)
+        text = self.to_json()  # before the file is touched
         tmp = p.with_name(p.name + ".tmp")
-        tmp.write_text(self.to_json(), encoding="utf-8")
-        tmp.replace(p)
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(p)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
     @classmethod
     def load(cls, path: str | Path) -> RunState:

@@ -836,7 +836,20 @@ class Conversation:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Conversation:
+        """Rebuild from :meth:`to_dict`. A saved run (``RunState.to_dict()`` or
+        ``RunResult.to_dict()``) gives its conversation; an object with neither ``messages`` nor
+        a conversation raises ``TypeError`` naming the keys it has."""
         where = "conversation"
+        if isinstance(d, dict) and "messages" not in d:
+            saved = d.get("conversation")
+            if isinstance(saved, dict):  # a saved RunState / RunResult: its conversation
+                return cls.from_dict(saved)
+            other = sorted(str(k) for k in d if k != "instructions")
+            if other:
+                raise TypeError(
+                    f"a saved conversation has a 'messages' list (Conversation.to_json()), or is a saved run "
+                    f"with a 'conversation'; this object has no 'messages' list, only {', '.join(map(repr, other))}"
+                )
         return cls(
             [Message.from_dict(m) for m in loaded_field(d, "messages", (list,), where, [])],
             loaded_field(d, "instructions", (str, type(None)), where),
@@ -853,8 +866,9 @@ class Conversation:
 
     @classmethod
     def from_json(cls, text: str) -> Conversation:
-        """Rebuild a conversation saved with :meth:`to_json`; raises ``ValueError`` naming what is
-        wrong when ``text`` is not one."""
+        """Rebuild a conversation saved with :meth:`to_json` (a saved run, ``RunState.to_json()``
+        or ``RunResult.to_json()``, gives its conversation); raises ``ValueError`` naming what is
+        wrong when ``text`` is neither."""
         try:
             return cls.from_dict(json.loads(text))
         except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:

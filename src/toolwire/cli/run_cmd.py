@@ -496,7 +496,7 @@ def run_command(
         "-s",
         help="Model setting key=value (repeatable), e.g. base_url=http://localhost:11434/v1, max_tokens=512, stream=true.",
     ),
-    save: Optional[Path] = typer.Option(
+    save: Optional[str] = typer.Option(
         None, "--save", help="Write the run's state (JSON) to this file when it ends, however it ends."
     ),
 ) -> None:
@@ -507,8 +507,17 @@ def run_command(
 
     if max_turns < 1:
         raise typer.BadParameter(f"--max-turns must be at least 1, got {max_turns}")
-    if save is not None and not save.parent.is_dir():  # found out before the run, not after it
-        raise typer.BadParameter(f"--save {str(save)!r}: the folder {str(save.parent)!r} does not exist")
+    if save is not None:  # found out before the run, not after it
+        from ..runstate import save_path
+
+        try:
+            save_to = save_path(save)
+        except (ValueError, IsADirectoryError) as exc:
+            raise typer.BadParameter(f"--save {save!r}: {exc}") from None
+        if not save_to.parent.is_dir():
+            raise typer.BadParameter(f"--save {save!r}: the folder {str(save_to.parent)!r} does not exist")
+    else:
+        save_to = None
     tool_list = _load_tools(tools) if tools else []
     m = _live_model(model, "needs credentials", _parse_settings(setting))
     console = _console(stderr=as_json)
@@ -525,15 +534,16 @@ def run_command(
             finished = show_run(console, stream)
     except KeyboardInterrupt:
         _console(True).print(
-            "[yellow]cancelled:[/] the run was interrupted" + (f"; its state is in {_e(str(save))}" if save else "")
+            "[yellow]cancelled:[/] the run was interrupted"
+            + (f"; its state is in {_e(str(save_to))}" if save_to else "")
         )
         raise typer.Exit(130)
     except ToolwireError as exc:
         _error(f"{str(exc)}", 1)
     finally:
         stream.close()
-        if save is not None:
-            stream.state.save(save)
+        if save_to is not None:
+            stream.state.save(save_to)
     assert finished is not None  # the stream always ends with its finished event
     result = finished.result
     if finished.error is not None:
