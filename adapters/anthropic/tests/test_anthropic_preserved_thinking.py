@@ -402,3 +402,216 @@ def test_count_tokens_sends_block_binding_with_its_beta_header(mock_model, wire)
     assert model.sent[0].json["thinking"] == BINDING
     assert "thinking-binding-controls-2026-08-01" in model.sent[0].headers["anthropic-beta"]
     assert isinstance(request, ModelRequest)
+
+
+# -- a saved conversation continued with other instructions or tools ---------------------------
+
+CHANGED_RULE = "anthropic.conversation.thinking-prefix-changed"
+
+
+@tool
+def other_lookup(city: str) -> str:
+    """Look a city up elsewhere.
+
+    Args:
+        city: the city
+    """
+    return city
+
+
+def _saved_run(mock_model, wire, stream: bool, *, model_id: str = MODEL, thinking: Any = THINKING) -> tuple[Any, Any]:
+    """A 3-turn thinking run (two tool turns, then an answer) saved as JSON and loaded again, plus
+    the model: the loaded conversation's thinking blocks carry the fingerprint of the system
+    prompt and tools they were produced with."""
+    first = _turns("S", 2)
+    model = mock_model(
+        _responses(wire, first, stream) + _responses(wire, _turns("T", 1), stream),
+        model_id=model_id,
+        thinking=thinking,
+        stream=stream,
+    )
+    result = toolwire.run_sync(model, "Weather?", tools=TOOLS, instructions=INSTRUCTIONS, max_turns=10)
+    assert result.text == "All done (S)." and len(model.sent) == 3
+    return Conversation.from_json(result.conversation.to_json()), model
+
+
+def _sent_thinking(body: dict[str, Any]) -> list[dict[str, Any]]:
+    return [b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"] if _thinking_key(b)]
+
+
+def _produced(tags: str) -> list[dict[str, Any]]:
+    """Every thinking block of the first run (``_saved_run``), in order."""
+    return [b for c in _turns(tags, 2) for b in c if _thinking_key(b)]
+
+
+def test_thinking_parts_record_the_prefix_they_were_produced_under(mock_model, wire) -> None:
+    saved, _ = _saved_run(mock_model, wire, False)
+    parts = [p for m in saved.messages for p in m.parts if isinstance(p, toolwire.ReasoningPart)]
+    assert len(parts) == 4
+    prints = [p.provider_data["anthropic"] for p in parts]
+    assert all(set(pd) == {"prefix_system", "prefix_tools"} for pd in prints)
+    assert all(len(pd["prefix_system"]) == 16 and len(pd["prefix_tools"]) == 16 for pd in prints)
+    assert len({(pd["prefix_system"], pd["prefix_tools"]) for pd in prints}) == 1  # one run: one prefix
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"instructions": "You are terse."}, "the instructions (system prompt)"),
+        ({"tools": [*TOOLS, other_lookup]}, "the tools"),
+        ({"instructions": "You are terse.", "tools": TOOLS[:2]}, "the instructions (system prompt) and the tools"),
+    ],
+)
+def test_a_continuation_with_other_instructions_or_tools_leaves_the_stale_thinking_out(
+    mock_model, wire, stream, change, words
+) -> None:
+    saved, model = _saved_run(mock_model, wire, stream)
+    kwargs = {"tools": TOOLS, **change}
+    again = toolwire.run_sync(model, "And again?", conversation=saved, max_turns=10, **kwargs)
+    assert again.text == "All done (T)."
+    bodies = [s.json for s in model.sent]
+    assert len(bodies) == 5
+    # the first request of the continuation sends none of the earlier run's thinking ...
+    assert _sent_thinking(bodies[3]) == []
+    # ... and the next one only what the continuation produced, under its own prefix
+    assert _sent_thinking(bodies[4]) == [b for b in _turns("T", 1)[0] if _thinking_key(b)]
+    assert prefix_problems(list(zip(bodies[3:], _turns("T", 1)))) == []
+    # everything else of the history went as before
+    assert len(bodies[3]["messages"]) == len(bodies[2]["messages"]) + 2
+    for body in bodies[3:]:
+        assert validate("anthropic", body) == []
+    for turn in again.turns:
+        changes = [c for c in turn.response.preflight or [] if c.rule == CHANGED_RULE]
+        assert len(changes) == 1, turn.response.preflight
+        change_ = changes[0]
+        assert change_.lossy and change_.pointer == "/messages/5/parts/0"
+        assert words + " differ" in change_.detail
+        assert "4 thinking blocks" in change_.detail and "drop_block" in change_.detail
+
+
+def test_continuing_with_the_same_instructions_and_tools_keeps_every_thinking_block(mock_model, wire) -> None:
+    saved, model = _saved_run(mock_model, wire, False)
+    again = toolwire.run_sync(model, "And again?", conversation=saved, tools=TOOLS, max_turns=10)
+    assert again.text == "All done (T)."
+    assert _sent_thinking(model.sent[3].json) == _produced("S")
+    assert all(c.rule != CHANGED_RULE for t in again.turns for c in t.response.preflight or [])
+
+
+def test_a_model_without_the_prefix_check_keeps_the_thinking(mock_model, wire) -> None:
+    manual = {"type": "enabled", "budget_tokens": 2048}
+    saved, model = _saved_run(mock_model, wire, False, model_id="claude-sonnet-4-5", thinking=manual)
+    toolwire.run_sync(model, "And again?", conversation=saved, tools=TOOLS, instructions="Other.", max_turns=10)
+    assert _sent_thinking(model.sent[3].json) == _produced("S")
+
+
+def test_block_binding_drop_block_keeps_the_thinking_for_the_api_to_drop(mock_model, wire) -> None:
+    saved, model = _saved_run(mock_model, wire, False, thinking=BINDING)
+    again = toolwire.run_sync(model, "And again?", conversation=saved, tools=TOOLS, instructions="Other.", max_turns=10)
+    assert _sent_thinking(model.sent[3].json) == _produced("S")
+    assert all(c.rule != CHANGED_RULE for t in again.turns for c in t.response.preflight or [])
+
+
+def test_thinking_without_a_recorded_prefix_is_left_as_it_is(mock_model, wire) -> None:
+    """A conversation saved before prefixes were recorded (or built by hand): nothing to compare."""
+    saved, model = _saved_run(mock_model, wire, False)
+    for m in saved.messages:
+        for p in m.parts:
+            if isinstance(p, toolwire.ReasoningPart):
+                p.provider_data = {}
+    toolwire.run_sync(model, "And again?", conversation=saved, tools=TOOLS, instructions="Other.", max_turns=10)
+    assert _sent_thinking(model.sent[3].json) == _produced("S")
+
+
+def test_only_the_thinking_up_to_the_last_stale_block_is_left_out(mock_model, wire) -> None:
+    """Thinking produced under the new instructions after the stale blocks stays; every block
+    before the last stale one goes (leaving one out in the middle would fail the check too)."""
+    saved, model = _saved_run(mock_model, wire, False)
+    parts = [p for m in saved.messages for p in m.parts if isinstance(p, toolwire.ReasoningPart)]
+    parts[0].provider_data = {}  # no prefix recorded: left out all the same, being before a stale block
+    toolwire.run_sync(model, "And again?", conversation=saved, tools=TOOLS, instructions="Other.", max_turns=10)
+    # the continuation's own thinking goes back on its next request; the earlier run's does not
+    assert _sent_thinking(model.sent[3].json) == []
+    assert _sent_thinking(model.sent[4].json) == [b for b in _turns("T", 1)[0] if _thinking_key(b)]
+
+
+def test_a_resumed_tool_loop_stays_valid_without_its_stale_thinking(mock_model, wire) -> None:
+    """A tool loop resumed with other instructions: the assistant turn whose calls are answered
+    loses its (stale) thinking. Every model that runs the prefix check takes adaptive thinking
+    only, where such a turn without thinking is valid (rule anthropic.conversation.thinking-in-tool-loop
+    is for manual thinking, which these models refuse): thinking stays on and the request passes
+    the independent validator."""
+    from toolwire.types import Message, ReasoningPart, TextPart, ToolResult
+
+    first = [
+        {"type": "thinking", "thinking": "Look it up.", "signature": "SigM0=="},
+        {"type": "tool_use", "id": "toolu_m0", "name": "fast_lookup", "input": {"city": "Bern"}},
+    ]
+    model = mock_model(
+        _responses(wire, [first], False) + _responses(wire, _turns("U", 0), False), model_id=MODEL, thinking=THINKING
+    )
+    request = model.build_request([Message.user("Bern?")], instructions=INSTRUCTIONS, tools=TOOLS)
+    response = asyncio.run(model.send(request))
+    reasoning = response.parts[0]
+    assert isinstance(reasoning, ReasoningPart)
+    assert set(reasoning.provider_data["anthropic"]) == {"prefix_system", "prefix_tools"}
+    history = [
+        Message.user("Bern?"),
+        Message("assistant", response.parts),
+        Message("user", [ToolResult("toolu_m0", "Bern: 9 °C")]),
+    ]
+    later = model.build_request(history, instructions="Other instructions.", tools=TOOLS)
+    final = asyncio.run(model.send(later))
+    assert isinstance(final.parts[-1], TextPart)
+    body = model.sent[1].json
+    assert _sent_thinking(body) == [] and body["thinking"] == THINKING
+    assert [b["type"] for b in body["messages"][1]["content"]] == ["tool_use"]
+    assert validate("anthropic", body) == []
+    assert [c.rule for c in final.preflight or []] == [CHANGED_RULE]
+    # the same request with the first instructions keeps the thinking
+    same = model.build_request(history, instructions=INSTRUCTIONS, tools=TOOLS)
+    assert _sent_thinking(model.prepare(same)) == [
+        {"type": "thinking", "thinking": "Look it up.", "signature": "SigM0=="}
+    ]
+
+
+def validate(api: str, body: dict[str, Any]) -> list[Any]:
+    """The independent vendor-rules validator (tests/vendor_rules/validator)."""
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3] / "tests"
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from vendor_rules.validator import validate as _validate  # pyright: ignore[reportMissingImports]
+
+    return _validate(api, body)
+
+
+@pytest.mark.parametrize("tools_after", ["same", "changed"])
+def test_a_run_state_saved_and_resumed_keeps_the_recorded_prefix(mock_model, wire, tools_after) -> None:
+    """A run paused on a deferred call, saved (RunState.to_json) and resumed: the thinking part
+    keeps its recorded prefix, so it goes back when the tools are the same and is left out
+    (reported) when they changed."""
+    from toolwire import RunState
+
+    first = [
+        {"type": "thinking", "thinking": "Ask the client.", "signature": "SigD0=="},
+        {"type": "tool_use", "id": "toolu_d0", "name": "fast_lookup", "input": {"city": "Bern"}},
+    ]
+    model = mock_model(_responses(wire, [first], False) + _responses(wire, _turns("R", 0), False), model_id=MODEL)
+    paused = toolwire.run_sync(model, "Bern?", tools=TOOLS, instructions=INSTRUCTIONS, deferred=["fast_lookup"])
+    assert paused.state.status == "paused"
+    loaded = RunState.from_json(paused.state.to_json())
+    tools = TOOLS if tools_after == "same" else [*TOOLS, other_lookup]
+    done = toolwire.run_sync(
+        model, tools=tools, deferred=["fast_lookup"], resume=loaded, decisions={"toolu_d0": "Bern: 9 °C"}
+    )
+    assert done.text == "All done (R)."
+    body = model.sent[1].json
+    assert validate("anthropic", body) == []
+    rules = [c.rule for t in done.turns for c in t.response.preflight or []]
+    if tools_after == "same":
+        assert _sent_thinking(body) == [first[0]] and CHANGED_RULE not in rules
+    else:
+        assert _sent_thinking(body) == [] and rules.count(CHANGED_RULE) == 1

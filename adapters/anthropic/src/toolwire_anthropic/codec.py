@@ -25,6 +25,7 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
+import dataclasses
 import functools
 import hashlib
 import json
@@ -34,7 +35,7 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar, cast
 
 from toolwire.adapter import DeclarationMemo, ModelRequest, given_thinking, normalize_tool_choice
 from toolwire.errors import ProviderError, ResponseDecodeError, ToolwireError, UnsupportedToolChoice
-from toolwire.profile import Violation
+from toolwire.profile import Violation, strict_bytes
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
     ProviderToolDone,
@@ -93,6 +94,7 @@ from .profile import (
     claude_version,
     fetches_image_url,
     max_output_tokens,
+    runs_prefix_check,
     server_tool_block_types,
     thinks,
 )
@@ -987,6 +989,117 @@ def _unsigned_thinking_changes(messages: Any, offset: int) -> list[tuple[str, st
     ]
 
 
+# ---------------------------------------------------------------------------------------------
+# preserved thinking: the prefix a thinking block was produced under
+# ---------------------------------------------------------------------------------------------
+
+#: The keys of ``provider_data["anthropic"]`` of a thinking part that record the prefix the block
+#: was produced under: the first 16 hex digits of the SHA-256 of the producing request's
+#: ``system`` and of its ``tools``, each as canonical JSON (sorted keys, compact, UTF-8) without
+#: ``cache_control`` (which the API's prefix check ignores). Rule
+#: ``anthropic.conversation.thinking-prefix-changed``.
+PREFIX_SYSTEM_KEY = "prefix_system"
+PREFIX_TOOLS_KEY = "prefix_tools"
+PREFIX_CHANGED_RULE = "anthropic.conversation.thinking-prefix-changed"
+
+
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _without_cache_control(items: Any) -> Any:
+    """A ``system`` block list or a ``tools`` list without the blocks' top-level ``cache_control``
+    (where the API takes it); anything else as it is. Shallow: only a block that holds one is copied."""
+    if type(items) is not list:
+        return items
+    return [
+        {k: v for k, v in b.items() if k != "cache_control"} if type(b) is dict and "cache_control" in b else b
+        for b in items
+    ]
+
+
+def _drops_stale_blocks(request: ModelRequest) -> bool:
+    """Whether stale thinking is left out of ``request`` (rule
+    ``anthropic.conversation.thinking-prefix-changed``): its model runs the prefix check and its
+    ``thinking`` does not ask the API to drop what fails it (``block_binding`` ``drop_block``)."""
+    if not runs_prefix_check(request.model):
+        return False
+    thinking = request.thinking
+    binding = thinking.get("block_binding") if isinstance(thinking, dict) else None
+    return not (isinstance(binding, dict) and binding.get("prefix_mismatch_behavior") == "drop_block")
+
+
+def _stale_thinking(messages: Any, prints: tuple[str, str]) -> tuple[int, int, int, set[str]] | None:
+    """The last Anthropic thinking part of ``messages`` whose recorded prefix differs from
+    ``prints`` (the request's ``(system, tools)`` fingerprints), as ``(message index, part index,
+    number of Anthropic thinking parts up to it, what changed: "instructions" and/or "tools")``,
+    or ``None``. Parts without a recorded prefix are never stale."""
+    last: tuple[int, int] | None = None
+    changed: set[str] = set()
+    count = 0
+    counted = 0
+    p: Any
+    for mi, m in enumerate(messages):
+        if m.role != "assistant":
+            continue
+        for pi, p in enumerate(m.parts):
+            if type(p) is not ReasoningPart and not isinstance(p, ReasoningPart):
+                continue
+            if p.provider != API:
+                continue
+            count += 1
+            own = p.provider_data.get(API) if p.provider_data else None
+            if type(own) is not dict or PREFIX_SYSTEM_KEY not in own or PREFIX_TOOLS_KEY not in own:
+                continue
+            s_changed = own[PREFIX_SYSTEM_KEY] != prints[0]
+            t_changed = own[PREFIX_TOOLS_KEY] != prints[1]
+            if s_changed or t_changed:
+                last = (mi, pi)
+                counted = count
+                if s_changed:
+                    changed.add("instructions")
+                if t_changed:
+                    changed.add("tools")
+    return None if last is None else (last[0], last[1], counted, changed)
+
+
+def _without_thinking_to(messages: list[Message], mi: int, pi: int) -> list[Message]:
+    """``messages`` without their reasoning parts up to and including part ``pi`` of message
+    ``mi`` (new message objects where a part is left out; the given ones are not changed)."""
+    out = list(messages)
+    for i in range(mi + 1):
+        m = messages[i]
+        if m.role != "assistant":
+            continue
+        parts = [p for j, p in enumerate(m.parts) if not (isinstance(p, ReasoningPart) and (i < mi or j <= pi))]
+        if len(parts) != len(m.parts):
+            out[i] = dataclasses.replace(m, parts=parts)
+    return out
+
+
+def _prefix_changed_change(
+    request: ModelRequest, stale: tuple[int, int, int, set[str]], offset: int
+) -> tuple[Any, ...]:
+    mi, pi, n, changed = stale
+    what = " and ".join(
+        w for k, w in (("instructions", "the instructions (system prompt)"), ("tools", "the tools")) if k in changed
+    )
+    blocks = "thinking block" if n == 1 else f"{n} thinking blocks"
+    return (
+        PREFIX_CHANGED_RULE,
+        f"/messages/{mi + offset}/parts/{pi}",
+        f"{blocks} of the conversation left out, up to this one: {what} differ from those the thinking was "
+        f'produced with, and {request.model} refuses such a block (400 "The block is bound to a different '
+        'conversation") and every thinking block after it; the model answers without that reasoning. To keep '
+        "it, continue the conversation with the instructions and tools it was produced with, or set "
+        "thinking={'type': 'adaptive', 'block_binding': {'prefix_mismatch_behavior': 'drop_block'}} to have the "
+        "API drop only the blocks that fail its check",
+        None,
+        None,
+    )
+
+
 #: The part classes (none derives from another): a part of exactly one of them is dispatched on
 #: its class; an instance of a subclass by ``isinstance`` in each encoder's own order.
 _PART_TYPES = frozenset({TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart})
@@ -1298,8 +1411,10 @@ class StreamDecoder:
     another kind (``input_json_delta`` on a text block), or a field of the wrong JSON type.
     """
 
-    def __init__(self, request: ModelRequest | None = None) -> None:
+    def __init__(self, request: ModelRequest | None = None, *, codec: AnthropicCodec | None = None) -> None:
         self._request = request
+        self._codec = codec  # records the request's prefix on thinking parts (reasoning_provider_data)
+        self._record: dict[str, Any] | None | bool = False  # False: not asked yet
         self._real_names = _real_names(request)
         self._kinds: dict[int, str] = {}
         self._types: dict[int, str] = {}
@@ -1457,10 +1572,13 @@ class StreamDecoder:
             self._kinds[index] = "reasoning"
             text = _opt_str(block.get("thinking"), f"{at}/thinking")
             sig = _opt_str(block.get("signature"), f"{at}/signature")
-            return [ReasoningDelta(index, text=text or "", signature=sig or None, provider=API)]
+            return [
+                ReasoningDelta(index, text=text or "", signature=sig or None, provider=API, provider_data=self._pd())
+            ]
         if btype == "redacted_thinking":
             self._kinds[index] = "reasoning"
-            return [ReasoningDelta(index, encrypted=_opt_str(block.get("data"), f"{at}/data"), provider=API)]
+            data = _opt_str(block.get("data"), f"{at}/data")
+            return [ReasoningDelta(index, encrypted=data, provider=API, provider_data=self._pd())]
         if btype == "tool_use":
             self._kinds[index] = "tool_call"
             self._has_calls = True
@@ -1474,6 +1592,15 @@ class StreamDecoder:
         self._kinds[index] = "opaque"
         self._opaque[index] = copy.deepcopy(block)
         return []
+
+    def _pd(self) -> dict[str, Any] | None:
+        """The provider data of a thinking part of this answer: the prefix of the request
+        (:meth:`AnthropicCodec.reasoning_provider_data`, asked once per stream), a new dict each."""
+        record = self._record
+        if record is False:
+            codec = self._codec
+            record = self._record = codec.reasoning_provider_data(self._request) if codec is not None else None
+        return {API: dict(record)} if isinstance(record, dict) else None
 
     def _block_delta(self, index: int, delta: dict[str, Any]) -> list[StreamEvent]:
         kind = self._kinds.get(index)
@@ -1642,9 +1769,21 @@ class AnthropicCodec:
     def __init__(self, *, cache: bool = False) -> None:
         self.cache = bool(cache)
         self.profile = AnthropicProfile()
+        # preserved thinking (rule anthropic.conversation.thinking-prefix-changed): the fingerprints
+        # of the (system, tools) values seen, by their strict bytes (a few; computed once per value),
+        # and those of the last request encoded, read back when its answer is decoded
+        self._prints_memo: dict[bytes, tuple[str, str]] = {}
+        self._prints_slot: tuple[Any, Any, Any, tuple[str, str]] | None = None
 
     def __repr__(self) -> str:
         return f"AnthropicCodec(cache={self.cache})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        # copied or pickled without the fingerprints kept for the last requests (only a cache)
+        state = dict(self.__dict__)
+        state["_prints_memo"] = {}
+        state["_prints_slot"] = None
+        return state
 
     # -- incremental encoding (toolwire.adapter: the loop's requests of one run) -----------------
     def concatenates_history(self, request: ModelRequest) -> bool:
@@ -1716,8 +1855,7 @@ class AnthropicCodec:
         return wire, report
 
     # -- requests -----------------------------------------------------------------------------
-    @staticmethod
-    def left_out_parts(request: ModelRequest, messages: Any, offset: int) -> list[tuple[Any, ...]]:
+    def left_out_parts(self, request: ModelRequest, messages: Any, offset: int) -> list[tuple[Any, ...]]:
         """The parts of ``messages`` (numbered from ``offset``) :meth:`encode_request` does not
         send as given, for the preflight report: images of assistant messages, sent as a note
         (rule ``anthropic.conversation.assistant-image``: "'image' blocks are not permitted
@@ -1726,16 +1864,80 @@ class AnthropicCodec:
         already answered, calls repeating an id in one response and results placed before their
         call (each call is answered once, by a result after it: :func:`toolwire.turns.duplicate_changes`);
         Anthropic thinking parts without their signature (rule
-        ``anthropic.conversation.thinking-unsigned``); and results sent right after their call's
-        assistant message although other assistant messages came between them (not lossy, rule
-        ``conversation.result-moved``)."""
-        return (
+        ``anthropic.conversation.thinking-unsigned``); the thinking left out because the
+        instructions or tools changed since it was produced (one change at the last such part,
+        rule ``anthropic.conversation.thinking-prefix-changed``); and results sent right after
+        their call's assistant message although other assistant messages came between them (not
+        lossy, rule ``conversation.result-moved``)."""
+        changes = (
             moved_result_changes(messages, offset, merged_turns=False)
             + assistant_image_changes(messages, offset, API)
             + tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES, fetches_image_url)
             + duplicate_changes(messages, offset, before_call=True)
             + _unsigned_thinking_changes(messages, offset)
         )
+        if _drops_stale_blocks(request):
+            prints = self._request_prints(request)
+            stale = _stale_thinking(messages, prints) if prints is not None else None
+            if stale is not None:
+                changes.append(_prefix_changed_change(request, stale, offset))
+        return changes
+
+    # -- preserved thinking -------------------------------------------------------------------
+    def _prefix_prints(self, system: Any, tools: Any) -> tuple[str, str]:
+        """The fingerprints (:data:`PREFIX_SYSTEM_KEY`, :data:`PREFIX_TOOLS_KEY`) of a body's
+        ``system`` and ``tools`` as sent: the system prompt in the form the body takes once the
+        prompt-caching breakpoints are placed (one text block with ``cache=True``),
+        ``cache_control`` left out of both. Computed once per distinct value (kept by its strict
+        bytes, a few at a time)."""
+        if self.cache and isinstance(system, str) and system:
+            system = [{"type": "text", "text": system}]
+        else:
+            system = _without_cache_control(system)
+        tools = _without_cache_control(tools)
+        key = strict_bytes((system, tools))
+        memo = self._prints_memo
+        if key is not None:
+            hit = memo.get(key)
+            if hit is not None:
+                return hit
+        prints = (_digest(system), _digest(tools))
+        if key is not None:
+            if len(memo) >= 8:
+                memo.clear()  # a few values at a time (a run has one)
+            memo[key] = prints
+        return prints
+
+    def _request_prints(self, request: ModelRequest) -> tuple[str, str] | None:
+        """The fingerprints of ``request``'s ``system`` and ``tools`` as :meth:`encode_request`
+        sends them: those of the request it encoded last when ``request`` is (a copy of) it, else
+        from an encoding of the request without its messages. ``None`` when it cannot be encoded."""
+        slot = self._prints_slot
+        if (
+            slot is not None
+            and slot[0] is request.tools
+            and slot[1] is request.instructions
+            and slot[2] is request.settings
+        ):
+            return slot[3]
+        try:
+            body = self.encode_request(dataclasses.replace(request, messages=[], conversation=None))
+        except Exception:  # (it was encoded and sent: this does not happen) no fingerprint is recorded
+            return None
+        return self._prefix_prints(body.get("system"), body.get("tools"))
+
+    def reasoning_provider_data(self, request: ModelRequest | None) -> dict[str, str] | None:
+        """What ``provider_data["anthropic"]`` of a thinking part decoded from the answer to
+        ``request`` records: ``{"prefix_system": <16 hex digits>, "prefix_tools": <16 hex digits>}``,
+        the fingerprints of the request's ``system`` and ``tools`` (:meth:`_prefix_prints`), which
+        a later request compares with its own (rule
+        ``anthropic.conversation.thinking-prefix-changed``); ``None`` without a request."""
+        if request is None:
+            return None
+        prints = self._request_prints(request)
+        if prints is None:
+            return None
+        return {PREFIX_SYSTEM_KEY: prints[0], PREFIX_TOOLS_KEY: prints[1]}
 
     @staticmethod
     def setting_changes(request: ModelRequest, body: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -1851,7 +2053,7 @@ class AnthropicCodec:
         body: dict[str, Any] = {
             "model": request.model,
             "max_tokens": request.max_tokens if request.max_tokens is not None else _default_max_tokens(request),
-            "messages": _encode_messages(request.messages, names),
+            "messages": None,  # (encoded below, once the thinking to leave out is known)
         }
         if request.instructions is not None:
             sys_cc = settings.get("system_cache_control")
@@ -1894,6 +2096,19 @@ class AnthropicCodec:
             if effort is not None:
                 given = settings.get("output_config")  # the caller's own output_config (its effort wins)
                 body["output_config"] = {"effort": effort, **(copy.deepcopy(given) if isinstance(given, dict) else {})}
+        messages = request.messages
+        drops = _drops_stale_blocks(request)
+        if drops or "thinking" in body or runs_prefix_check(request.model):
+            # preserved thinking: the fingerprints of system and tools, recorded on the answer's
+            # thinking parts (reasoning_provider_data) and compared with those the history's
+            # thinking parts recorded (rule anthropic.conversation.thinking-prefix-changed)
+            prints = self._prefix_prints(body.get("system"), body.get("tools"))
+            self._prints_slot = (request.tools, request.instructions, request.settings, prints)
+            if drops:
+                stale = _stale_thinking(messages, prints)
+                if stale is not None:
+                    messages = _without_thinking_to(messages, stale[0], stale[1])
+        body["messages"] = _encode_messages(messages, names)
         if request.stream:
             body["stream"] = True
         for k, v in settings.items() if settings else ():
@@ -2177,6 +2392,15 @@ class AnthropicCodec:
             pointer="/content",
             synth=lambda pos: _synth_id(message_id or body, request, pos),
         )
+        if request is not None:
+            record = None
+            for p in parts:
+                if type(p) is ReasoningPart and p.provider == API:
+                    if record is None:
+                        record = self.reasoning_provider_data(request)
+                        if record is None:
+                            break
+                    p.provider_data = {API: dict(record)}
         calls = [p for p in parts if isinstance(p, ToolCall)]
         real = _real_names(request)
         for c in calls:
@@ -2217,7 +2441,7 @@ class AnthropicCodec:
         to :class:`toolwire.stream.StreamAssembler` to get the same :class:`Response` as
         :meth:`decode_response` would give for the finished message; pass that through
         :func:`check_tool_calls` to mark unnamed and duplicate-id calls as the non-streamed path does."""
-        dec = StreamDecoder(request)
+        dec = StreamDecoder(request, codec=self)
         for data in events:
             if isinstance(data, dict):
                 yield from dec.feed(data)

@@ -283,7 +283,8 @@ class AnthropicModel(Transport):
 
     def stream_decoder(self, request: ModelRequest) -> StreamDecoder:
         """The Messages stream decoder (:class:`~toolwire_anthropic.codec.StreamDecoder`)."""
-        return StreamDecoder(request)
+        codec = self.codec
+        return StreamDecoder(request, codec=codec if isinstance(codec, AnthropicCodec) else None)
 
     def event_data(self, sse: SSEEvent) -> Any:
         """``ping`` events are skipped; an ``error`` event raises :class:`ProviderError`

@@ -36,6 +36,8 @@ from .schema import ROOT_COMBINATORS, is_recursive, repair_root, strict_narrowed
 __all__ = [
     "AnthropicProfile",
     "THINKING_BINDING_BETA",
+    "PREFIX_CHECK_FROM",
+    "runs_prefix_check",
     "RULES",
     "TOOL_NAME_RULE",
     "TOOL_USE_ID_RULE",
@@ -853,6 +855,23 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _rule(
+        "anthropic.conversation.thinking-prefix-changed",
+        "On a model that runs the prefix check on thinking blocks sent back (Claude Fable and Mythos 5.1 and later, "
+        "Opus, Sonnet and Haiku 5.5 and later) and without thinking.block_binding 'drop_block': an Anthropic "
+        "thinking part recorded as produced under another system prompt or other tools than the request's (a saved "
+        "conversation continued with other instructions or tools) makes the request leave out every thinking "
+        "block from the start of the conversation up to and including the last such part, reported as lossy, "
+        "naming what changed; parts without a recorded prefix are sent as they are.",
+        'https://platform.claude.com/docs/en/build-with-claude/preserved-thinking ("If the prefix differs from '
+        'what you sent when the block was produced, that block and every later thinking block are invalid"; '
+        "removing thinking blocks from the start of the conversation keeps the rest valid; API error text "
+        '"messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a different '
+        'conversation."); models: preserved-thinking/prefix-checks (claude-fable-5-1, claude-fable-5-2, '
+        "claude-mythos-5-1, claude-mythos-5-2, claude-opus-5-5, claude-sonnet-5-5, claude-haiku-5-5), where the "
+        "Bedrock page claude-messages-thinking-block-binding names Claude Fable 5.1 only: toolwire takes the wider list",
+        "repair",
+    ),
+    _rule(
         "anthropic.conversation.thinking-first",
         "An assistant message that holds thinking blocks starts with one.",
         'API error text "If an assistant message contains any thinking blocks, the first block must be thinking or '
@@ -1170,6 +1189,37 @@ def has_fast_mode(model: Any) -> bool:
         return True
     newest = _FAST_MODE_NEWEST.get(key[0])
     return newest is not None and (key[1], key[2]) > newest
+
+
+#: The first version of each Claude family that runs the prefix check on the thinking blocks a
+#: request sends back (preserved thinking: a block is valid only while the ``system``, ``tools``
+#: and earlier messages are what the request that produced it sent). Sources disagree on the list:
+#: https://platform.claude.com/docs/en/build-with-claude/preserved-thinking/prefix-checks lists
+#: claude-fable-5-1, claude-fable-5-2, claude-mythos-5-1, claude-mythos-5-2, claude-opus-5-5,
+#: claude-sonnet-5-5 and claude-haiku-5-5 ("Starting with Claude Fable 5.1", preserved-thinking);
+#: the Bedrock page claude-messages-thinking-block-binding names Claude Fable 5.1 only. toolwire
+#: takes the wider list, and every later version of these families (rule
+#: ``anthropic.conversation.thinking-prefix-changed``).
+PREFIX_CHECK_FROM: Mapping[str, tuple[int, int]] = MappingProxyType(
+    {"fable": (5, 1), "mythos": (5, 1), "opus": (5, 5), "sonnet": (5, 5), "haiku": (5, 5)}
+)
+
+
+def runs_prefix_check(model: Any) -> bool:
+    """Whether ``model`` checks each thinking block sent back against the prefix it was produced
+    under (:data:`PREFIX_CHECK_FROM`): ``claude-fable-5-1``, ``claude-opus-5-5``,
+    ``us.anthropic.claude-sonnet-5-5-v1:0`` → ``True``; ``claude-sonnet-4-5``, ``claude-opus-5``,
+    ``claude-mythos-preview`` and an id toolwire cannot read → ``False``."""
+    return _runs_prefix_check(model) if isinstance(model, str) else False
+
+
+@functools.lru_cache(maxsize=64)
+def _runs_prefix_check(model: str) -> bool:
+    key = _claude_model(model)
+    if key is None:
+        return False
+    first = PREFIX_CHECK_FROM.get(key[0])
+    return first is not None and (key[1], key[2]) >= first
 
 
 def with_beta(client: Any, beta: str, *more: str) -> dict[str, str]:
