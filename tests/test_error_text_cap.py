@@ -5,7 +5,7 @@ file went to the model whole, and the vendor then refused the request as too lon
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 import httpx2
 
@@ -122,3 +122,89 @@ def test_the_cap_leaves_short_texts_and_texts_cut_once_as_they_are() -> None:
     assert once == "x" * 17_935 + "\n[error text cut: 66 of its 20,001 characters left out here]\n" + "x" * 2_000
     assert len(once) == 20_000 - 4
     assert cap_error_text(once) == once
+
+
+def test_a_tool_error_keeps_its_hint_when_its_valid_values_are_long() -> None:
+    """The hint sits between the message and the valid values: a long list of values used to fill
+    the 2,000 characters kept from the end, and the hint (the next move) was cut out."""
+
+    @toolwire.tool
+    def pick(name: str) -> str:
+        """Pick a record."""
+        raise ToolError(
+            "no record " + "n" * 30_000,
+            hint="HINT: call list_records first.",
+            valid_values=["v" * 1_000] * 50,
+            retryable=False,
+        )
+
+    result = toolwire.run_sync(ScriptedModel(responses=[[call("pick", {"name": "a"})], "done"]), "go", tools=[pick])
+    text = result.tool_runs[0].result.text
+    assert len(text) <= 20_000
+    assert text.startswith("no record nnn")
+    assert "\nHINT: call list_records first.\nValid values: vvv" in text
+    assert text.endswith("vvv\nRetrying the same call will fail again; change the arguments.")
+
+
+def test_a_tool_error_with_a_huge_hint_keeps_the_hints_beginning_and_the_message() -> None:
+    @toolwire.tool
+    def pick(name: str) -> str:
+        """Pick a record."""
+        raise ToolError("no record named a", hint="Call list_records; " + "h" * 100_000, retryable=True)
+
+    result = toolwire.run_sync(ScriptedModel(responses=[[call("pick", {"name": "a"})], "done"]), "go", tools=[pick])
+    text = result.tool_runs[0].result.text
+    assert len(text) <= 20_000
+    assert text.startswith("no record named a\nCall list_records; hhh")
+    assert text.endswith("hhh\nRetrying the same call may succeed.")
+
+
+def test_invalid_arguments_echoing_a_huge_value_are_cut() -> None:
+    """jsonschema's messages quote the value: a huge string sent for an enum or a number came back
+    whole, once per problem, in the invalid-arguments result (600,000+ characters here)."""
+
+    @toolwire.tool
+    def paint(color: Literal["red", "green"], n: int = 1) -> str:
+        """Paint."""
+        return color
+
+    model, sent = _anthropic(
+        [
+            (
+                [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "paint",
+                        "input": {"color": "x" * 300_000, "n": "y" * 300_000},
+                    }
+                ],
+                "tool_use",
+            ),
+            ([{"type": "text", "text": "ok"}], "end_turn"),
+        ]
+    )
+    result = toolwire.run_sync(model, "go", tools=[paint])
+    text = result.tool_runs[0].result.text
+    assert result.tool_runs[0].status == "invalid"
+    assert len(text) <= 20_000
+    # both problems are named, each with the end of its message (the allowed values, the type)
+    assert "is not one of ['red', 'green'] (rule: enum)" in text
+    assert "is not of type 'integer' (rule: type)" in text
+    assert text.endswith("Fix the arguments to match the tool's input schema and call it again.")
+    assert sent[1]["messages"][2]["content"][0]["content"] == text
+
+
+def test_an_unknown_tool_with_a_huge_name_is_answered_with_a_cut_text() -> None:
+    @toolwire.tool
+    def paint(color: str) -> str:
+        """Paint."""
+        return color
+
+    result = toolwire.run_sync(
+        ScriptedModel(responses=[[call("nosuch" * 50_000, {"color": "red"})], "done"]), "go", tools=[paint]
+    )
+    text = result.tool_runs[0].result.text
+    assert result.tool_runs[0].result.is_error
+    assert len(text) <= 20_000
+    assert "paint" in text[-2_000:]

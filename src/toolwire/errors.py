@@ -48,14 +48,20 @@ def cap_error_text(text: str) -> str:
     beginning, a line ``[error text cut: N of its M characters left out here]`` and its last
     :data:`ERROR_TAIL_CHARS` characters, :data:`MAX_ERROR_CHARS` characters or fewer in all (so a
     text cut once is not cut again)."""
-    cap = MAX_ERROR_CHARS
-    if len(text) <= cap:
+    return cut_text(text, MAX_ERROR_CHARS, ERROR_TAIL_CHARS)
+
+
+def cut_text(text: str, limit: int, tail: int) -> str:
+    """``text`` when it has at most ``limit`` characters, else its beginning, the line
+    ``[error text cut: N of its M characters left out here]`` and its last ``tail`` characters,
+    ``limit`` characters or fewer in all (``limit`` well above ``tail`` plus that line)."""
+    if len(text) <= limit:
         return text
     note = f"\n[error text cut: {{:,}} of its {len(text):,} characters left out here]\n"
     # the count's own digits change the room left for the beginning: size the note for the
-    # largest count it can hold (the whole text's), then fill the beginning up to the cap
-    head = cap - ERROR_TAIL_CHARS - len(note.format(len(text)))
-    return text[:head] + note.format(len(text) - head - ERROR_TAIL_CHARS) + text[-ERROR_TAIL_CHARS:]
+    # largest count it can hold (the whole text's), then fill the beginning up to the limit
+    head = limit - tail - len(note.format(len(text)))
+    return text[:head] + note.format(len(text) - head - tail) + text[len(text) - tail :]
 
 
 class ToolwireError(Exception):

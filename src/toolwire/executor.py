@@ -22,11 +22,15 @@ from sys import modules as _modules
 from typing import Any, Coroutine
 
 from .context import ToolContext
-from .errors import ToolError, cap_error_text
+from .errors import ERROR_TAIL_CHARS, MAX_ERROR_CHARS, ToolError, _text_of, cap_error_text, cut_text
 from .tools import Tool, start_in_daemon_thread
 from .types import ImagePart, TextPart, ToolCall, ToolResult, loaded_field, loaded_part
 
 _PROBLEMS_SHOWN = 5  # schema problems quoted in one invalid-arguments result; the rest are counted
+#: Characters of one schema problem in an invalid-arguments result (its middle is cut beyond).
+_PROBLEM_CHARS = 2_000
+#: Characters of a tool name the model sent that an unknown-tool result quotes.
+_QUOTED_CHARS = 300
 
 __all__ = ["ToolRun", "ToolExecutor", "Ready", "to_result_content", "TOOL_RUN_STATUSES", "DEFAULT_MAX_CONCURRENT_TOOLS"]
 
@@ -570,10 +574,12 @@ class ToolExecutor:
         from .design.suggest import closest  # the design kit's "did you mean", shared with the file tools
 
         close = closest(call.name, names, cutoff=0.5) if isinstance(call.name, str) and call.name else []
+        # the name as the model sent it, cut when long (it is the model's own text, and the
+        # names it can call must stay in the answer)
         line = (
-            f"Unknown tool {self.seen(call.name)!r}."
+            f"Unknown tool {cut_text(repr(self.seen(call.name)), _QUOTED_CHARS, _QUOTED_CHARS // 2)}."
             if isinstance(call.name, str) and call.name
-            else f"The tool call has no valid tool name (got {call.name!r})."
+            else f"The tool call has no valid tool name (got {cut_text(repr(call.name), _QUOTED_CHARS, _QUOTED_CHARS // 2)})."
         )
         # a namespaced call (``mcp:<label>``) with the adapter's next step for it
         # (``provider_data["toolwire"]["unknown_tool"]``): only names of that namespace are listed
@@ -625,13 +631,16 @@ class ToolExecutor:
         return list(await asyncio.gather(*(self.run_call(c, turn) for c in calls)))
 
     def refuse(self, call: ToolCall, turn: int, reason: str, status: str = "limit") -> ToolRun:
-        """Answer ``call`` without running it (a limit was reached, or ``status`` says why)."""
-        return ToolRun(call, ToolResult(call.id, reason, is_error=True, name=call.name), 0.0, turn, status=status)
+        """Answer ``call`` without running it (a limit was reached, or ``status`` says why).
+        ``reason`` is cut as any error text (:func:`toolwire.errors.cap_error_text`)."""
+        result = ToolResult(call.id, cap_error_text(reason), is_error=True, name=call.name)
+        return ToolRun(call, result, 0.0, turn, status=status)
 
     def _invalid(self, call: ToolCall, turn: int, text: str, name: str | None = None) -> ToolRun:
+        # the texts quote what the model sent (a name, a value): cut as any error text
         return ToolRun(
             call,
-            ToolResult(call.id, text, is_error=True, name=name if name is not None else call.name),
+            ToolResult(call.id, cap_error_text(text), is_error=True, name=name if name is not None else call.name),
             0.0,
             turn,
             status="invalid",
@@ -729,7 +738,11 @@ class ToolExecutor:
                 )
                 return self._invalid(call, turn, text)
         if problems:
-            shown = "; ".join(p.render() for p in problems[:_PROBLEMS_SHOWN])
+            # jsonschema's messages quote the value: each is cut in its middle, so every problem
+            # shown keeps its end (the allowed values, the expected type, the rule)
+            shown = "; ".join(
+                cut_text(p.render(), _PROBLEM_CHARS, _PROBLEM_CHARS // 2) for p in problems[:_PROBLEMS_SHOWN]
+            )
             rest = len(problems) - _PROBLEMS_SHOWN
             more = f"; and {rest} more problem{'s' if rest > 1 else ''}" if rest > 0 else ""
             text = (
@@ -996,7 +1009,17 @@ def tool_error_text(exc: ToolError) -> str:
         text = exc.render()
     except Exception:
         text = None
-    return text if isinstance(text, str) else _describe(exc)
+    if not isinstance(text, str):
+        return _describe(exc)
+    if len(text) > MAX_ERROR_CHARS and type(exc).render is ToolError.render:
+        # the next move (hint, valid values, retry advice) follows the message: a long list of
+        # values must not push the hint out of the end that cap_error_text keeps, so the message
+        # and what follows it are cut each on its own (what follows to half the cap)
+        message = _text_of(exc.message)
+        if text.startswith(message):
+            rest = cut_text(text[len(message) :], MAX_ERROR_CHARS // 2, ERROR_TAIL_CHARS // 4)
+            text = cut_text(message, MAX_ERROR_CHARS - len(rest), ERROR_TAIL_CHARS) + rest
+    return text
 
 
 def _failure(call: ToolCall, exc: BaseException) -> ToolResult:

@@ -148,9 +148,12 @@ def test_a_huge_error_text_is_cut_and_says_how_much() -> None:
         == "x" * 17_933 + "\n[error text cut: 180,067 of its 200,000 characters left out here]\n" + "x" * 2_000
     )
     head = "the MCP server refused the call (code -32000: "
-    assert refusal.text.startswith(head + "x" * (17_933 - len(head)) + "\n[error text cut: 180,")
+    # the message is cut on its own (a ToolError's next step follows it whole): its beginning
+    # gives up the 68 characters of the next step
+    step = "\nCheck the tool name and arguments against the tool's input schema."
+    assert refusal.text.startswith(head + "x" * (17_933 - len(step) - len(head)) + "\n[error text cut: 180,")
     # the end is kept: the message's close and the next step
-    assert refusal.text.endswith("x)\nCheck the tool name and arguments against the tool's input schema.")
+    assert refusal.text.endswith("x" * 1_999 + ")" + step)
     assert len(refusal.text) == cap
     assert twm.MAX_ERROR_CHARS == cap
 
