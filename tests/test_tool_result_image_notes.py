@@ -78,6 +78,13 @@ def test_base64_head_reads_the_first_bytes_of_every_spelling() -> None:
     assert base64_head(base64.urlsafe_b64encode(b"\xff\xd8\xff\xfe>>").decode().rstrip("=")) == b"\xff\xd8\xff\xfe>>"
     assert base64_head("/9j/") == b"\xff\xd8\xff"
     assert base64_head("") == b""
+    # white space longer than the first window before the base64 (an indented or padded block):
+    # the head was read as empty, and a real PNG was reported as holding "no bytes"
+    png = b"\x89PNG\r\n\x1a\n" + bytes(40)
+    padded = "\n" * 200 + base64.b64encode(png).decode()
+    assert base64_head(padded) == png[:HEAD_BYTES]
+    assert base64_head(" " * 130 + "\r\n".join(base64.b64encode(png).decode())) == png[:HEAD_BYTES]
+    assert base64_head(" " * 10_000) == b""
     assert base64_head("@@@@ not base64") is None
 
 

@@ -199,7 +199,16 @@ def base64_head(text: str) -> bytes | None:
     """The first :data:`HEAD_BYTES` bytes (all of them when fewer) of base64 ``text`` as a request
     body carries an image: white space, the URL-safe alphabet and missing ``=`` padding are read.
     ``None`` when the text there is not base64 (the image is then not judged by its bytes)."""
-    compact = "".join(text[:128].split())[: HEAD_BYTES // 3 * 4]
+    want = HEAD_BYTES // 3 * 4
+    compact = ""
+    start = 0
+    # white space of any length before or inside the first characters (wrapped lines, an
+    # indented block): read on until enough base64 characters are seen or the text ends (a head
+    # of only white space is read as empty, i.e. "no bytes", only when the text holds no more)
+    while len(compact) < want and start < len(text):
+        compact += "".join(text[start : start + 128].split())
+        start += 128
+    compact = compact[:want]
     if "-" in compact or "_" in compact:
         compact = compact.replace("-", "+").replace("_", "/")
     compact = compact.rstrip("=")

@@ -1488,3 +1488,12 @@ def test_a_speed_the_sdk_does_not_type_is_refused_not_dropped(speed: Any) -> Non
         assert v.pointer == "/speed" and "'fast'" in v.message and "'standard'" in v.message
     for ok in ("fast", "standard", None):
         assert "anthropic.request.field-values" not in [v.rule for v in P.check_request(body(speed=ok))]
+
+
+def test_a_real_image_after_long_white_space_is_not_reported_as_holding_no_bytes() -> None:
+    """Base64 text padded with more white space than the first window read (a block built by hand,
+    indented or wrapped): the head read was empty, and the PNG was refused as holding "no bytes"."""
+    png = b"\x89PNG\r\n\x1a\n" + bytes(40)
+    source = {"type": "base64", "media_type": "image/png", "data": "\n" * 200 + base64.b64encode(png).decode()}
+    bad = body(messages=convo(("user", [{"type": "image", "source": source}])))
+    assert "anthropic.conversation.image-bytes" not in [v.rule for v in P.check_request(bad)]
