@@ -225,9 +225,9 @@ def not_image_tool_note(media_type: str | None, problem: str) -> str:
 
 def _not_image(c: Any) -> str | None:
     """:func:`~toolwire.types.not_image_problem` for the inline image part ``c`` (with bytes)."""
-    from .types import not_image_problem
+    from .types import HEAD_BYTES, not_image_problem
 
-    return not_image_problem(c.data, c.media_type)
+    return not_image_problem(c.data[:HEAD_BYTES], c.media_type)  # the head only: an image may be MBs
 
 
 def _unsent_note(c: Any, readable: frozenset[str], fetches: Callable[[str], bool] | None) -> str | None:
