@@ -6,12 +6,15 @@ Each sub-command lives in its own module and registers itself on :data:`app`:
 
 Every command reports an error the same way: one line ``toolwire <command>: <message>`` on
 standard error (usage errors add the ``--help`` command to run), then exit code 2 for bad usage
-or set-up, 1 for a failure found while running.
+or set-up, 1 for a failure found while running. Output closed by its reader (``| head -1``)
+stops the command quietly with exit code 141, as a shell reports a program killed by SIGPIPE.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import os
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -27,7 +30,74 @@ else:
 
 _HAVE_TYPER = typer is not None
 
-__all__ = ["app", "error", "fail", "main"]
+__all__ = ["EXIT_OUTPUT_CLOSED", "OutputClosed", "app", "console", "error", "fail", "main"]
+
+EXIT_OUTPUT_CLOSED = 141
+"""Exit code when the reader of the output went away (``toolwire run ... | head -1``): 128 + 13
+(SIGPIPE), what a shell reports for a program the signal killed."""
+
+
+class OutputClosed(Exception):
+    """Standard output or error was closed by its reader while a command wrote to it.
+
+    Not an ``OSError``: click turns a broken pipe into exit 1, which toolwire keeps for
+    failures found while running. :func:`main` exits :data:`EXIT_OUTPUT_CLOSED` on it."""
+
+
+@functools.cache
+def _console_type() -> type:
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:  # rich's own exits 1
+            self.quiet = True
+            raise OutputClosed
+
+    return _Console
+
+
+def console(stderr: bool = False, **kwargs: Any) -> Any:
+    """A ``rich.console.Console`` for a command's output whose broken pipe raises
+    :class:`OutputClosed` (rich's default raises ``SystemExit(1)``)."""
+    return _console_type()(stderr=stderr, **kwargs)
+
+
+def _stops_on_closed_output(callback: Any) -> Any:
+    """``callback`` (a command) with a ``BrokenPipeError`` turned into :class:`OutputClosed`
+    before click sees it (click would exit 1)."""
+    if getattr(callback, "_toolwire_output_closed", False):
+        return callback
+
+    @functools.wraps(callback)
+    def command(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return callback(*args, **kwargs)
+        except BrokenPipeError:
+            raise OutputClosed from None
+
+    command._toolwire_output_closed = True  # type: ignore[attr-defined]
+    return command
+
+
+def _wrap_commands(typer_app: Any) -> None:
+    for info in typer_app.registered_commands:
+        if info.callback is not None:
+            info.callback = _stops_on_closed_output(info.callback)
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _wrap_commands(group.typer_instance)
+
+
+def _output_closed() -> NoReturn:
+    """Exit :data:`EXIT_OUTPUT_CLOSED` without a word: the output's reader is gone. Standard output
+    is pointed at ``os.devnull`` so the interpreter's last flush does not fail again (the way the
+    Python documentation's note on SIGPIPE advises)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file behind sys.stdout (captured in a test)
+        pass
+    raise SystemExit(EXIT_OUTPUT_CLOSED)
 
 
 def _version(value: bool) -> None:
@@ -71,6 +141,8 @@ def _register() -> None:
         except ModuleNotFoundError as exc:  # a command not written yet
             if exc.name != name:
                 raise
+    if _HAVE_TYPER:
+        _wrap_commands(app)
 
 
 def _click() -> Any:
@@ -180,6 +252,8 @@ def main(argv: list[str] | None = None) -> None:
     except (KeyboardInterrupt, *_abort_types(click)):
         print("toolwire: aborted", file=sys.stderr)
         raise SystemExit(130) from None
+    except (OutputClosed, BrokenPipeError):
+        _output_closed()
     except (ToolwireError, OSError) as exc:  # a set-up problem (two tools with one name, a path to save to)
         from toolwire.secrets import scrub
 

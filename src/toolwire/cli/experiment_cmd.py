@@ -24,9 +24,9 @@ app.add_typer(experiment_app, name="experiment")
 
 
 def _console(stderr: bool = False) -> Any:
-    from rich.console import Console
+    from . import console as new_console
 
-    console = Console(stderr=stderr, highlight=False, soft_wrap=False, emoji=False)
+    console = new_console(stderr=stderr, highlight=False, soft_wrap=False, emoji=False)
     if not console.is_terminal:  # piped or captured: the whole scoreboard, not an 80-column squeeze
         console.width = 180
     return console

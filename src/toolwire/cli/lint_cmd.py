@@ -175,10 +175,11 @@ def lint(
         typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
         raise typer.Exit(report.exit_code)
 
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from . import console as new_console
+
+    console = new_console()
     colour = {"error": "red", "warning": "yellow", "info": "dim"}
     for new, old in renames.items():
         console.print(

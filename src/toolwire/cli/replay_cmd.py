@@ -36,10 +36,11 @@ def replay_command(
 
 
 def _print_report(doc: dict) -> None:
-    from rich.console import Console
     from rich.markup import escape as _e
 
-    console = Console(highlight=False)
+    from . import console as new_console
+
+    console = new_console(highlight=False)
     for f in doc["files"]:
         bad = f.get("errors") or f.get("expected_mismatches") or any(not r["matches"] for r in f["requests"])
         mark = "[red]FAIL[/]" if bad else "[green]ok[/]"

@@ -16,9 +16,9 @@ from . import app
 
 
 def _console(stderr: bool = False) -> Any:
-    from rich.console import Console
+    from . import console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False, emoji=False)
+    return console(stderr=stderr, highlight=False, soft_wrap=False, emoji=False)
 
 
 def _plural(n: int, word: str) -> str:
