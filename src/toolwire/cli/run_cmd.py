@@ -235,6 +235,19 @@ def _error(message: str, code: int) -> NoReturn:
     error(message, code)
 
 
+def _run_error_code(exc: BaseException, state: Any) -> int:
+    """The exit code of an error that ended a run: 2 (bad usage) when it was raised before the
+    run's first answer for what the command line asked — a setting the vendor's rules refuse
+    (``--setting max_tokens=abc``), a tool it cannot express, a prompt it cannot take — so no
+    request was sent; 1 for a failure found while running (the vendor's error, a malformed
+    answer, anything after the first answer)."""
+    from ..errors import ProviderError, ResponseDecodeError, RunLimitExceeded
+
+    if isinstance(exc, (ProviderError, ResponseDecodeError, RunLimitExceeded)):
+        return 1
+    return 1 if getattr(state, "turns", None) else 2
+
+
 def _live_model(spec: str | None, what: str, settings: dict[str, Any] | None = None) -> Any:
     """Resolve ``spec`` (or ``$TOOLWIRE_MODEL``) with ``settings``; a bad spec or missing
     credentials exit 2 with one line naming what to do."""
@@ -539,7 +552,7 @@ def run_command(
         )
         raise typer.Exit(130)
     except ToolwireError as exc:
-        _error(f"{str(exc)}", 1)
+        _error(f"{str(exc)}", _run_error_code(exc, stream.state))
     finally:
         stream.close()
         if save_to is not None:
@@ -606,7 +619,7 @@ def demo_command(
     try:
         finished = show_run(console, stream, view=DemoView(console))
     except ToolwireError as exc:
-        _error(f"{str(exc)}", 1)
+        _error(f"{str(exc)}", _run_error_code(exc, stream.state))
     finally:
         stream.close()
     if finished is not None and finished.error is not None:
