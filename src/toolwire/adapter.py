@@ -413,11 +413,39 @@ def check_settings(model_cls: type[Model], settings: Mapping[str, Any], *, shown
     )
 
 
+def _base_url_problem(url: str) -> str | None:
+    """What makes ``url`` unusable as a ``base_url``, or ``None``: it must be an absolute
+    ``http://`` or ``https://`` address with a host (and a numeric port, if any). Otherwise every
+    request failed as a connection error, retried as if the network were down, or (an empty one
+    for Gemini) went to the vendor's default server instead."""
+    # the vendor SDKs send through httpx, which takes only these two schemes: UnsupportedProtocol
+    # "Request URL is missing an 'http://' or 'https://' protocol." (seen through the OpenAI SDK
+    # in openinterpreter/openinterpreter#994), raised per request as a connection error
+    from urllib.parse import urlsplit
+
+    if not url.strip():
+        return "is empty"
+    if url != url.strip():
+        return f"has spaces around it ({url!r:.80})"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number from 0 to 65535
+    except ValueError as exc:
+        return f"is not a URL ({url!r:.80}: {exc})"
+    if parts.scheme.lower() not in ("http", "https"):
+        got = f"{parts.scheme}://" if parts.scheme and parts.netloc else "no scheme"
+        return f"must start with http:// or https:// ({url!r:.80} has {got})"
+    if not parts.hostname:
+        return f"has no host ({url!r:.80})"
+    return None
+
+
 def check_setting_types(settings: Mapping[str, Any], *, shown: str = "the model") -> None:
     """Refuse a common client setting of the wrong type when the model is made, before anything
     is sent (such a value otherwise failed inside the SDK as a raw ``TypeError`` or as a
     "connection error" retried like a network fault, or only after a first failed request):
-    ``extra_body`` (and ``settings``) and ``default_headers`` dicts, ``base_url`` text,
+    ``extra_body`` (and ``settings``) and ``default_headers`` dicts, ``base_url`` an
+    ``http://`` or ``https://`` address with a host ,
     ``timeout`` a number of seconds above 0 (or the SDK's timeout object), ``parallel_tool_calls``
     and ``stream`` booleans, ``retry`` and ``max_retries`` as
     :func:`~toolwire.retry.policy_from_settings` reads them.
@@ -434,6 +462,13 @@ def check_setting_types(settings: Mapping[str, Any], *, shown: str = "the model"
         raise ConfigurationError(
             f"base_url for {shown} must be text such as 'http://localhost:11434/v1', got {type(base_url).__name__}"
         )
+    if isinstance(base_url, str):
+        problem = _base_url_problem(base_url)
+        if problem:
+            raise ConfigurationError(
+                f"base_url for {shown} {problem}: give the server's address such as 'http://localhost:11434/v1' "
+                "(or leave base_url out for the vendor's own)"
+            )
     timeout = settings.get("timeout")
     if timeout is not None and (
         isinstance(timeout, (bool, str, bytes))
