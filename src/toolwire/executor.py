@@ -24,7 +24,7 @@ from typing import Any, Coroutine
 from .context import ToolContext
 from .errors import ERROR_TAIL_CHARS, MAX_ERROR_CHARS, ToolError, _text_of, cap_error_text, cut_text
 from .tools import Tool, start_in_daemon_thread
-from .types import ImagePart, TextPart, ToolCall, ToolResult, loaded_field, loaded_part
+from .types import ImagePart, TextPart, ToolCall, ToolResult, loaded_at, loaded_field, loaded_part
 
 _PROBLEMS_SHOWN = 5  # schema problems quoted in one invalid-arguments result; the rest are counted
 #: Characters of one schema problem in an invalid-arguments result (its middle is cut beyond).
@@ -90,8 +90,8 @@ class ToolRun:
         if not 0 <= duration < float("inf"):
             raise ValueError(f"tool run duration must be a number of seconds ≥ 0, got {duration!r}")
         return cls(
-            loaded_part(d.get("call"), "tool_call", "a tool run's call"),
-            loaded_part(d.get("result"), "tool_result", "a tool run's result"),
+            loaded_at("call", lambda: loaded_part(d.get("call"), "tool_call", "a tool run's call")),
+            loaded_at("result", lambda: loaded_part(d.get("result"), "tool_result", "a tool run's result")),
             duration,
             loaded_field(d, "turn", (int,), where, 0),
             loaded_field(d, "deduplicated", (bool,), where, False),

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import ConfigurationError
 from .executor import ToolRun
-from .types import Conversation, Response, ToolCall, ToolResult, Usage, loaded_field, loaded_part
+from .types import Conversation, Response, ToolCall, ToolResult, Usage, loaded_at, loaded_field, loaded_part
 
 if TYPE_CHECKING:  # pragma: no cover - pathlib (and urllib.parse, ipaddress) only to save or load a file
     from pathlib import Path
@@ -93,6 +93,35 @@ def _object(value: Any, what: str) -> dict[str, Any]:
     return value
 
 
+def _check_usage(d: dict[str, Any]) -> None:
+    """A saved run's ``usage`` (the turns' total, written for people and other tools; the loaded
+    run adds up its turns again) must still be an object of counts when present."""
+    usage = d.get("usage")
+    if usage is not None:
+        loaded_at("usage", lambda: Usage.from_dict(usage))
+
+
+def _conversation(d: dict[str, Any], *, required: bool) -> Conversation:
+    saved = d["conversation"] if required else d.get("conversation")
+    if saved is None and not required:
+        return Conversation()
+    return loaded_at("conversation", lambda: Conversation.from_dict(_object(saved, "the conversation")))
+
+
+def _turns(d: dict[str, Any], where: str) -> list[Turn]:
+    return [
+        loaded_at(f"turns[{i}]", lambda t=t: Turn.from_dict(t))
+        for i, t in enumerate(loaded_field(d, "turns", (list,), where, []))
+    ]
+
+
+def _pending(d: dict[str, Any], where: str) -> list[PendingCall]:
+    return [
+        loaded_at(f"pending[{i}]", lambda p=p: PendingCall.from_dict(_object(p, "a pending call")))
+        for i, p in enumerate(loaded_field(d, "pending", (list,), where, []))
+    ]
+
+
 @dataclass
 class Turn:
     """One model request and what followed: the ``response``, its ``usage`` (tokens) and the
@@ -128,10 +157,17 @@ class Turn:
         response = d["response"]
         if not isinstance(response, dict):
             raise TypeError(f"a turn's response must be an object, got {type(response).__name__}")
+        number = loaded_field(d, "number", (int,), "turn", d["number"])
+        if number < 1:
+            raise ValueError(f"turn: number must be 1 or more (turns count from 1), got {number}")
+        runs = loaded_field(d, "tool_runs", (list,), "turn", [])
         return cls(
-            loaded_field(d, "number", (int,), "turn", d["number"]),
-            Response.from_dict(response),
-            [ToolRun.from_dict(_object(r, "a tool run")) for r in loaded_field(d, "tool_runs", (list,), "turn", [])],
+            number,
+            loaded_at("response", lambda: Response.from_dict(response)),
+            [
+                loaded_at(f"tool_runs[{j}]", lambda r=r: ToolRun.from_dict(_object(r, "a tool run")))
+                for j, r in enumerate(runs)
+            ],
             loaded_field(d, "interrupted", (str, type(None)), "turn"),
         )
 
@@ -177,9 +213,12 @@ class PendingCall:
         if kind not in PENDING_KINDS:
             raise ValueError(f"pending call kind must be one of {PENDING_KINDS}, got {kind!r}")
         arguments = d.get("arguments")
+        turn = loaded_field(d, "turn", (int,), "pending call", d["turn"])
+        if turn < 1:
+            raise ValueError(f"pending call: turn must be 1 or more (turns count from 1), got {turn}")
         return cls(
-            loaded_part(d["call"], "tool_call", "a pending call's call"),
-            loaded_field(d, "turn", (int,), "pending call", d["turn"]),
+            loaded_at("call", lambda: loaded_part(d["call"], "tool_call", "a pending call's call")),
+            turn,
             kind,
             loaded_field(d, "reason", (str, type(None)), "pending call"),
             d.get("approved") is True,
@@ -314,17 +353,17 @@ class RunResult:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunResult:
         where = "run result"
+        if not isinstance(d, dict):
+            raise TypeError(f"a saved run must be an object, got {type(d).__name__}")
+        _check_usage(d)
         return cls(
             text=loaded_field(d, "text", (str,), where, d["text"]),
-            conversation=Conversation.from_dict(_object(d["conversation"], "the conversation")),
-            turns=[Turn.from_dict(t) for t in loaded_field(d, "turns", (list,), where, [])],
+            conversation=_conversation(d, required=True),
+            turns=_turns(d, where),
             stop_reason=loaded_field(d, "stop_reason", (str,), where, d["stop_reason"]),
             model=loaded_field(d, "model", (str,), where, d["model"]),
             run_id=loaded_field(d, "run_id", (str,), where, d["run_id"]),
-            pending=[
-                PendingCall.from_dict(_object(p, "a pending call"))
-                for p in loaded_field(d, "pending", (list,), where, [])
-            ],
+            pending=_pending(d, where),
         )
 
     def to_json(self, **kwargs: Any) -> str:
@@ -429,14 +468,22 @@ class RunState:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunState:
+        if not isinstance(d, dict):
+            raise TypeError(f"a saved run must be an object, got {type(d).__name__}")
         if d.get("format") != _FORMAT and "text" in d and "stop_reason" in d:  # a saved RunResult
             return RunResult.from_dict(d).state
         version = d.get("version", _VERSION)
-        if type(version) is not int or version > _VERSION:
+        if type(version) is not int or version < 1:
+            raise ValueError(
+                f"run state: version must be a whole number from 1 to {_VERSION} (the format version toolwire "
+                f"writes), got {type(version).__name__} {version!r:.40}"
+            )
+        if version > _VERSION:
             raise ValueError(
                 f"this run state has format version {version!r}; this toolwire reads version {_VERSION} "
                 "and earlier: upgrade toolwire to load it"
             )
+        _check_usage(d)
         status = d.get("status", "running")
         if status not in RUN_STATUSES:
             raise ValueError(f"run status must be one of {RUN_STATUSES}, got {status!r}")
@@ -444,12 +491,9 @@ class RunState:
         return cls(
             run_id=loaded_field(d, "run_id", (str,), where, d["run_id"]),
             model=loaded_field(d, "model", (str, type(None)), where),
-            conversation=Conversation.from_dict(_object(d.get("conversation") or {}, "the conversation")),
-            turns=[Turn.from_dict(t) for t in loaded_field(d, "turns", (list,), where, [])],
-            pending=[
-                PendingCall.from_dict(_object(p, "a pending call"))
-                for p in loaded_field(d, "pending", (list,), where, [])
-            ],
+            conversation=_conversation(d, required=False),
+            turns=_turns(d, where),
+            pending=_pending(d, where),
             status=status,
             stop_reason=loaded_field(d, "stop_reason", (str, type(None)), where),
             error=loaded_field(d, "error", (str, type(None)), where),
@@ -487,7 +531,18 @@ class RunState:
 
     @classmethod
     def load(cls, path: str | Path) -> RunState:
-        """Read a state written by :meth:`save`; ``ValueError`` when the file is not one."""
+        """Read a state written by :meth:`save`; ``ValueError`` naming the file when it is not one
+        (not UTF-8 text included); the ``OSError`` of a file that cannot be read."""
         from pathlib import Path
 
-        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+        data = Path(path).read_bytes()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"not a saved toolwire RunState: {str(path)!r} is not UTF-8 text (byte {exc.start}: {exc.reason})"
+            ) from None
+        try:
+            return cls.from_json(text)
+        except ValueError as exc:
+            raise ValueError(f"{exc} (file {str(path)!r})") from None

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import base64
 import codecs
+import copy
 import json
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, Union
+from typing import Any, Callable, Literal, TypeVar, Union
 
 __all__ = [
     "TextPart",
@@ -63,7 +64,7 @@ def _provider(value: Any) -> Any:
 def _pd(value: dict[str, Any] | None) -> dict[str, Any]:
     """Loaded ``provider_data``: an object mapping an API name to that API's object (what every
     adapter writes and reads back); ``TypeError`` naming the key otherwise."""
-    if not value:
+    if value is None:
         return {}
     if not isinstance(value, dict):
         raise TypeError(f"provider_data must be an object (API name to that API's data), got {type(value).__name__}")
@@ -572,7 +573,7 @@ class ToolResult:
         return cls(
             tool_call_id=d["tool_call_id"],
             content=content,
-            is_error=bool(d.get("is_error", False)),
+            is_error=loaded_field(d, "is_error", (bool,), "tool_result part", False),
             name=d.get("name"),
             provider_data=_pd(d.get("provider_data")),
         )
@@ -727,6 +728,49 @@ def loaded_field(d: dict[str, Any], key: str, types: tuple[type, ...], where: st
     raise TypeError(f"{where}: {key} must be {expected}, got {type(value).__name__} {value!r:.40}")
 
 
+_T = TypeVar("_T")
+
+
+def _object_at(value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise TypeError(f"{what} must be an object, got {type(value).__name__}")
+    return value
+
+
+_LOAD_ERRORS = (KeyError, TypeError, AttributeError, ValueError, RecursionError)
+
+
+def loaded_at(where: str, load: Callable[[], _T]) -> _T:
+    """``load()``, its error (a wrong type or value in a saved file) told with ``where`` it is in
+    the saved JSON: ``at turns[0].response.usage: usage must be an object, got list``. ``where``
+    is a key (``"usage"``) or an index (``"[2]"``); an error already located gets its place
+    prefixed (``turns[0]`` + ``.response`` ...). Keeps the error's type and attributes (a missing
+    key becomes a ``ValueError`` saying which)."""
+    try:
+        return load()
+    except _LOAD_ERRORS as exc:
+        raise _located(exc, where) from None
+
+
+def _located(exc: BaseException, where: str) -> BaseException:
+    inner: str | None = getattr(exc, "_toolwire_at", None)
+    if inner is not None:
+        path = where + ("" if inner.startswith("[") else ".") + inner
+        text: str = getattr(exc, "_toolwire_text", str(exc))
+    else:
+        path = where
+        text = f"missing field {exc.args[0]!r}" if isinstance(exc, KeyError) and exc.args else str(exc)
+    new: BaseException
+    if isinstance(exc, (KeyError, UnicodeError)):  # their text is not their args[0]
+        new = ValueError(f"at {path}: {text}")
+    else:  # the same type (a ConfigurationError stays one) and attributes, the located text
+        new = copy.copy(exc)
+        new.args = (f"at {path}: {text}",)
+    new._toolwire_at = path  # type: ignore[attr-defined]
+    new._toolwire_text = text  # type: ignore[attr-defined]
+    return new
+
+
 def part_from_dict(d: dict[str, Any]) -> Part:
     """Rebuild a part from its ``to_dict()`` form; raises ``ValueError`` on an unknown ``type``
     and ``TypeError`` naming the field when a field has the wrong type (``"raw_arguments": 5``)."""
@@ -819,7 +863,15 @@ class Message:
     def from_dict(cls, d: dict[str, Any]) -> Message:
         if d.get("role") not in ("user", "assistant"):
             raise ValueError(f"message role must be 'user' or 'assistant', got {d.get('role')!r}")
-        return cls(d["role"], [part_from_dict(p) for p in d.get("parts", [])], _pd(d.get("provider_data")))
+        parts = loaded_field(d, "parts", (list,), "message", [])
+        return cls(
+            d["role"],
+            [
+                loaded_at(f"parts[{j}]", lambda p=p: part_from_dict(_object_at(p, "a part")))
+                for j, p in enumerate(parts)
+            ],
+            loaded_at("provider_data", lambda: _pd(d.get("provider_data"))),
+        )
 
 
 @dataclass
@@ -859,8 +911,12 @@ class Conversation:
                     f"a saved conversation has a 'messages' list (Conversation.to_json()), or is a saved run "
                     f"with a 'conversation'; this object has no 'messages' list, only {', '.join(map(repr, other))}"
                 )
+        messages = loaded_field(d, "messages", (list,), where, [])
         return cls(
-            [Message.from_dict(m) for m in loaded_field(d, "messages", (list,), where, [])],
+            [
+                loaded_at(f"messages[{i}]", lambda m=m: Message.from_dict(_object_at(m, "a message")))
+                for i, m in enumerate(messages)
+            ],
             loaded_field(d, "instructions", (str, type(None)), where),
         )
 
@@ -1037,11 +1093,16 @@ class Response:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Response:
+        parts = loaded_field(d, "parts", (list,), "response", [])
+        usage = d.get("usage")
         return cls(
-            parts=[part_from_dict(p) for p in loaded_field(d, "parts", (list,), "response", [])],
+            parts=[
+                loaded_at(f"parts[{j}]", lambda p=p: part_from_dict(_object_at(p, "a part")))
+                for j, p in enumerate(parts)
+            ],
             stop_reason=loaded_field(d, "stop_reason", (str,), "response", "end_turn"),
             vendor_stop_reason=loaded_field(d, "vendor_stop_reason", (str, type(None)), "response"),
-            usage=Usage.from_dict(d.get("usage") or {}),
+            usage=Usage() if usage is None else loaded_at("usage", lambda: Usage.from_dict(usage)),
             model=loaded_field(d, "model", (str, type(None)), "response"),
             response_id=loaded_field(d, "response_id", (str, type(None)), "response"),
             provider=_provider(d.get("provider")),

@@ -1,0 +1,137 @@
+"""A hand-edited saved run fails on load with a ValueError naming the place in the JSON, the
+field and what it must be; every state toolwire writes itself (from each vendor's recorded
+answers, through the SDKs) still loads to the same state."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import toolwire
+from toolwire.testing.cassettes import load_cassette, recordings_dir
+from toolwire.testing.replay import PROVIDER_FOR_API, _CassetteTransport, _target
+
+
+def _paused_state() -> dict[str, Any]:
+    from toolwire.testing import ScriptedModel, call
+
+    @toolwire.tool
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    model = ScriptedModel(
+        responses=[
+            {
+                "text": "adding",
+                "tool_calls": [call("add", {"a": 1, "b": 2}, id="c1"), call("add", {"a": 3, "b": 4}, id="c2")],
+                "usage": {"input_tokens": 5, "output_tokens": 7},
+            }
+        ],
+    )
+    result = toolwire.run_sync(model, "add", tools=[add], approval=lambda c: c.id == "c2")
+    return json.loads(result.state.to_json())
+
+
+def _set(d: Any, path: tuple[Any, ...], value: Any) -> None:
+    for key in path[:-1]:
+        d = d[key]
+    d[path[-1]] = value
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "words"),
+    [
+        (("usage",), [], "at usage: usage must be an object, got list"),
+        (("turns", 0, "response", "usage"), [], "at turns[0].response.usage: usage must be an object, got list"),
+        (
+            ("turns", 0, "tool_runs", 0, "result", "is_error"),
+            "yes",
+            "at turns[0].tool_runs[0].result: tool_result part: is_error must be bool, got str 'yes'",
+        ),
+        (
+            ("conversation", "messages", 2, "parts", 0, "is_error"),
+            "yes",
+            "at conversation.messages[2].parts[0]: tool_result part: is_error must be bool, got str 'yes'",
+        ),
+        (("version",), 0, "run state: version must be a whole number from 1 to 1"),
+        (("version",), -3, "got int -3"),
+        (("version",), "1", "got str '1'"),
+        (("conversation",), [], "at conversation: the conversation must be an object, got list"),
+        (("conversation", "messages", 0), [], "at conversation.messages[0]: a message must be an object, got list"),
+        (("conversation", "messages", 0, "parts", 0), "hi", "at conversation.messages[0].parts[0]: a part must be"),
+        (("turns", 0, "number"), -1, "at turns[0]: turn: number must be 1 or more"),
+        (("turns", 0, "number"), 0, "turn: number must be 1 or more"),
+        (("pending", 0, "turn"), 0, "at pending[0]: pending call: turn must be 1 or more"),
+        (("turns", 0, "response", "provider_data"), [], "at turns[0].response: provider_data must be an object"),
+        (("turns", 0, "tool_runs", 0, "call", "name"), 5, "at turns[0].tool_runs[0].call: tool_call part: name"),
+    ],
+)
+def test_a_hand_edited_field_fails_on_load_naming_where_and_what(path, value, words):
+    saved = _paused_state()
+    _set(saved, path, value)
+    with pytest.raises(ValueError, match="not a saved toolwire RunState") as info:
+        toolwire.RunState.from_json(json.dumps(saved))
+    assert words in str(info.value), str(info.value)
+
+
+def test_a_file_that_is_not_utf8_is_a_value_error_naming_it(tmp_path: Path):
+    path = tmp_path / "state.json"
+    path.write_bytes(json.dumps(_paused_state()).encode("utf-8").replace(b'"add"', b'"\xff\xfe"', 1))
+    with pytest.raises(ValueError) as info:
+        toolwire.RunState.load(path)
+    assert type(info.value) is ValueError
+    assert str(info.value).startswith(f"not a saved toolwire RunState: {str(path)!r} is not UTF-8 text (byte ")
+
+
+def test_a_hand_edited_file_error_names_the_file(tmp_path: Path):
+    saved = _paused_state()
+    saved["turns"][0]["number"] = -1
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(saved))
+    with pytest.raises(ValueError, match=r"turn: number must be 1 or more .*\(file '.*state\.json'\)"):
+        toolwire.RunState.load(path)
+
+
+def test_an_unedited_state_still_loads():
+    saved = _paused_state()
+    assert json.loads(toolwire.RunState.from_json(json.dumps(saved)).to_json()) == saved
+
+
+ROOT = recordings_dir()
+CASSETTES = sorted(ROOT.glob("*/*.yaml")) if ROOT else []
+
+
+@pytest.mark.skipif(not CASSETTES, reason="the shared vendor recordings are not beside the clone")
+@pytest.mark.parametrize("path", CASSETTES, ids=[f"{p.parent.name}/{p.stem}" for p in CASSETTES])
+def test_a_state_saved_from_each_vendors_recorded_answer_loads_the_same(path: Path, tmp_path: Path):
+    """The first recorded answer of each cassette, decoded through the vendor's SDK and adapter
+    into a one-turn run, saved and loaded: the same state (thinking signatures, provider data,
+    usage of every vendor included)."""
+    inter = load_cassette(path)[0]
+    api = inter.api
+    if api is None or not (inter.status or 200) < 400:
+        pytest.skip("not a successful answer of a known API")
+    transport = _CassetteTransport()
+    transport.queue.append(inter)
+    model_id, settings = _target(api, inter, transport)
+    model = toolwire.model(
+        f"{PROVIDER_FOR_API.get(api, api)}:{model_id}", **settings, stream=inter.stream_format is not None
+    )
+    stream = toolwire.run_stream_sync(model, "hi", max_turns=1)
+    try:
+        for _ in stream:
+            pass
+    except toolwire.errors.ToolwireError:
+        pass
+    finally:
+        stream.close()
+    state = stream.state
+    assert state.turns, "the recorded answer was decoded into a turn"
+    file = tmp_path / "state.json"
+    state.save(file)
+    loaded = toolwire.RunState.load(file)
+    assert loaded.to_dict() == state.to_dict()
