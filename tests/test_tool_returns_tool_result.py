@@ -53,3 +53,18 @@ def test_an_mcp_error_result_with_an_image_keeps_it() -> None:
     )
     parts, is_error = result_content(result)
     assert is_error and [type(p).__name__ for p in parts] == ["TextPart", "ImagePart"]
+
+
+def test_a_returned_tool_result_may_leave_out_the_call_id() -> None:
+    """As docs/loop.md writes it: ``ToolResult(content=[...], is_error=True)``; it raised
+    ``TypeError: missing ... 'tool_call_id'`` inside the tool, which the model got as the result."""
+
+    @toolwire.tool
+    def chart() -> ToolResult:
+        """Draw the chart."""
+        return ToolResult(content=["The chart failed:", ImagePart(data=PNG, media_type="image/png")], is_error=True)
+
+    (run,) = toolwire.run_sync("test", "x", tools=[chart]).tool_runs
+    assert (run.status, run.result.is_error, run.result.tool_call_id) == ("ran", True, run.call.id)
+    assert run.result.text == "The chart failed:"
+    assert [type(p).__name__ for p in run.result.content] == ["TextPart", "ImagePart"]

@@ -318,7 +318,10 @@ class Tool(Generic[P, R]):
         sync ones run in a worker thread (or, marked ``blocking=False``, directly on the event
         loop). Raises whatever the function raises."""
         if self.function is None:
-            raise RuntimeError(f"tool {self.name!r} has no function (it was imported from a vendor request)")
+            raise RuntimeError(
+                f"tool {self.name!r} has no function to run (a Tool made with function=None, or read from a "
+                "vendor request): give it a function, or list it in deferred= and answer its calls yourself"
+            )
         if self.is_async:
             fn: Callable[..., Any] = self.function
             return await fn(**arguments)

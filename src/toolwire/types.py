@@ -479,7 +479,8 @@ def _load_scrub() -> Any:
 class ToolResult:
     """The answer to one tool call.
 
-    - ``tool_call_id``: the ``ToolCall.id`` it answers.
+    - ``tool_call_id``: the ``ToolCall.id`` it answers. A tool that returns a ``ToolResult`` may
+      leave it out (``ToolResult(content=[...], is_error=True)``): the loop sets it to the call's.
     - ``name``: the tool's name (Gemini's ``functionResponse.name`` needs it).
     - ``content``: text, or a list of ``TextPart``/``ImagePart``. Any other value is turned into
       content the way a tool's return value is: ``None`` → ``""``, a dict, list, number or
@@ -489,7 +490,7 @@ class ToolResult:
       as text starting ``Error: ``.
     """
 
-    tool_call_id: str
+    tool_call_id: str = ""
     content: str | list[TextPart | ImagePart] = ""
     is_error: bool = False
     name: str | None = None
