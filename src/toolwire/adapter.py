@@ -113,6 +113,32 @@ def given_thinking(thinking: Any) -> Any:
     return thinking
 
 
+def tool_choice_setting_change(
+    request: ModelRequest, rule: str, pointer: str, given: Any, sent: Any
+) -> list[tuple[Any, ...]]:
+    """The preflight report entry (``[(rule, pointer, detail, None, None, True)]``, lossy) for a
+    tool choice given twice: the vendor's own field in the model settings (``given``, e.g.
+    ``extra_body={"tool_choice": ...}`` or Gemini's ``tool_config``) and the request's canonical
+    ``tool_choice``, when what was sent (``sent``, the body's field after repair) is not the
+    setting's. Empty when the request has no tool choice (the setting is sent as it is), when
+    nothing was sent (another rule left the field out and reports that) or when ``sent`` is the
+    setting's value."""
+    if request.tool_choice is None or given is None or sent is None or sent == given:
+        return []
+    return [
+        (
+            rule,
+            pointer,
+            f"the tool choice in the model settings ({given!r}) was replaced by the request's tool choice "
+            f"{request.tool_choice!r}, sent as {sent!r}: leave tool_choice unset to send the setting's, or "
+            "take it out of the settings",
+            None,
+            None,
+            True,
+        )
+    ]
+
+
 def normalize_tool_choice(choice: ToolChoiceInput | Any) -> ToolChoice | None:
     """Normalise a user's tool choice to the canonical form.
 

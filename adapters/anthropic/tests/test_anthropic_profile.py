@@ -704,6 +704,8 @@ REPORTED_BY_CODEC = {
     "anthropic.conversation.thinking-prefix-changed",
     # test_anthropic_effort_budget.py
     "anthropic.request.thinking-effort-budget",
+    # tests/test_tool_choice_setting.py (the codec keeps or replaces the setting's tool_choice)
+    "anthropic.request.tool-choice-setting",
 }
 
 

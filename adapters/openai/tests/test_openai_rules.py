@@ -997,11 +997,14 @@ CODEC_RULES = {
         "conversation.assistant-image",
         "conversation.tool-result-image-type",
         "conversation.reasoning-left-out",
+        # tests/test_tool_choice_setting.py (the codec keeps or replaces the setting's tool_choice)
+        "request.tool-choice-setting",
     },
     "openai": {
         "conversation.reasoning-left-out",
         "conversation.assistant-image",
         "conversation.tool-result-image-type",
+        "request.tool-choice-setting",
     },
 }
 

@@ -33,7 +33,13 @@ import operator
 import re
 from typing import Any, Callable, Iterable, Iterator, TypeVar, cast
 
-from toolwire.adapter import DeclarationMemo, ModelRequest, given_thinking, normalize_tool_choice
+from toolwire.adapter import (
+    DeclarationMemo,
+    ModelRequest,
+    given_thinking,
+    normalize_tool_choice,
+    tool_choice_setting_change,
+)
 from toolwire.errors import ProviderError, ResponseDecodeError, ToolwireError, UnsupportedToolChoice
 from toolwire.profile import Violation, strict_bytes
 from toolwire.schema.report import TranslationReport
@@ -1949,7 +1955,19 @@ class AnthropicCodec:
         ``max_tokens`` the caller set (lossy: the model thinks less than the effort asks, and
         the answer keeps only what is left). On a model without extended thinking, the effort
         the preflight left out is reported as the caller wrote it (rule
-        ``anthropic.request.thinking-model``), not as the manual thinking it was encoded to."""
+        ``anthropic.request.thinking-model``), not as the manual thinking it was encoded to.
+        A ``tool_choice`` of the settings (``extra_body``) that the request's own tool choice
+        replaced is reported too (rule ``anthropic.request.tool-choice-setting``, lossy)."""
+        given, sent = (request.settings or {}).get("tool_choice"), body.get("tool_choice")
+        if isinstance(sent, dict) and isinstance(given, dict) and "disable_parallel_tool_use" not in given:
+            sent = {k: v for k, v in sent.items() if k != "disable_parallel_tool_use"}  # parallel_tool_calls's own
+        replaced = tool_choice_setting_change(
+            request, "anthropic.request.tool-choice-setting", "/tool_choice", given, sent
+        )
+        return replaced + AnthropicCodec._thinking_setting_changes(request, body)
+
+    @staticmethod
+    def _thinking_setting_changes(request: ModelRequest, body: dict[str, Any]) -> list[tuple[Any, ...]]:
         given = given_thinking(request.thinking) if request.thinking else None
         unthinking = _effort_left_out(given, request.model, body)
         if unthinking is not None:
@@ -2081,6 +2099,18 @@ class AnthropicCodec:
         if tools:
             body["tools"] = tools
         tc = self._encode_tool_choice(choice, request.parallel_tool_calls)
+        given = settings.get("tool_choice")  # Anthropic's own form, from extra_body
+        if (
+            tc is not None
+            and isinstance(given, dict)
+            and given.get("type") in ("auto", "any", "tool", "none")
+            and (choice is None or (choice == "auto" and given.get("type") == "auto"))
+        ):
+            # the setting's choice stands where the request has none (parallel_tool_calls=False alone
+            # made an "auto" of it) or asks for the same "auto" (rule anthropic.request.tool-choice-setting)
+            tc = copy.deepcopy(given)
+            if request.parallel_tool_calls is False and tc["type"] != "none":
+                tc.setdefault("disable_parallel_tool_use", True)
         if tc is not None and tc.get("type") == "tool" and isinstance(tc.get("name"), str):
             tc["name"] = _history_name(tc["name"], names)
         if tc is not None and (tools or tc["type"] in ("any", "tool")):

@@ -524,6 +524,17 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _rule(
+        "anthropic.request.tool-choice-setting",
+        "A tool choice given both as the request's tool_choice and as Anthropic's own tool_choice in the settings "
+        "(extra_body) is sent once: the setting's stands where the request has none (parallel_tool_calls=False "
+        "then adds disable_parallel_tool_use to it) or asks for the same type 'auto'; any other request tool "
+        "choice replaces it, reported as lossy.",
+        "anthropic.types.ToolChoiceAutoParam / ToolChoiceAnyParam (disable_parallel_tool_use belongs to the "
+        "chosen type); the same request sent with tool_choice none and parallel_tool_calls false "
+        "(QuantumNous/new-api#2763) shows the two settings meet in one field",
+        "repair",
+    ),
+    _rule(
         "anthropic.request.thinking-effort-budget",
         "toolwire's thinking={'effort': E} on a model with manual thinking only (before Claude 4.6) is sent as "
         "budget_tokens (minimal/low 1024, medium 2048, high 4096, xhigh 8192, max 16384), and thinking counts "

@@ -21,7 +21,13 @@ import json
 import re
 from typing import Any, Iterable, Iterator
 
-from toolwire.adapter import DeclarationMemo, ModelRequest, given_thinking, normalize_tool_choice
+from toolwire.adapter import (
+    DeclarationMemo,
+    ModelRequest,
+    given_thinking,
+    normalize_tool_choice,
+    tool_choice_setting_change,
+)
 from toolwire.errors import (
     ConfigurationError,
     ProviderError,
@@ -145,6 +151,14 @@ _SIGNATURE_POLICIES = ("auto", "placeholder", "none")
 def _snake(name: str) -> str:
     """``name`` in snake_case (memoized: only the API's structural keys are looked up)."""
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _given_calling_config(raw: Any) -> dict[str, Any] | None:
+    """The ``functionCallingConfig`` (either spelling) of a ``tool_config`` setting, or ``None``."""
+    if not isinstance(raw, dict):
+        return None
+    given = raw.get("functionCallingConfig", raw.get("function_calling_config"))
+    return given if isinstance(given, dict) else None
 
 
 def _camel(name: str) -> str:
@@ -604,8 +618,14 @@ class GeminiCodec:
         if choice is None:
             return copy.deepcopy(raw) if isinstance(raw, dict) else None
         config = copy.deepcopy(raw) if isinstance(raw, dict) else {}
-        if choice == "auto":
-            fcc: dict[str, Any] = {"mode": "AUTO"}
+        given = _given_calling_config(raw)
+        if choice == "auto" and given is not None and str(given.get("mode", "")).upper() in ("AUTO", "VALIDATED"):
+            # the setting's own automatic mode (VALIDATED: function calls checked against their
+            # schemas) is what "auto" asks for: kept, also when the loop relaxes a forced first
+            # request to "auto" (rule gemini.request.tool-choice-setting)
+            fcc: dict[str, Any] = copy.deepcopy(given)
+        elif choice == "auto":
+            fcc = {"mode": "AUTO"}
         elif choice == "required":
             fcc = {"mode": "ANY"}
         elif choice == "none":
@@ -623,6 +643,23 @@ class GeminiCodec:
         config.pop("function_calling_config", None)
         config["functionCallingConfig"] = fcc
         return config
+
+    @staticmethod
+    def setting_changes(request: ModelRequest, body: dict[str, Any]) -> list[tuple[Any, ...]]:
+        """The changes :meth:`encode_request` made to ``request``'s settings, for the preflight
+        report (``body`` as repaired): a ``functionCallingConfig`` of the ``tool_config`` setting
+        (or ``extra_body`` ``toolConfig``) replaced by the request's own tool choice (rule
+        ``gemini.request.tool-choice-setting``, lossy). A setting's ``AUTO`` or ``VALIDATED``
+        mode is kept under tool choice ``"auto"``, so only a forcing or disabling choice, or an
+        ``"auto"`` over a forcing setting, is reported."""
+        settings = request.settings or {}
+        raw = settings.get("toolConfig", settings.get("tool_config"))
+        given = _given_calling_config(raw)
+        tc = body.get("toolConfig")
+        sent = tc.get("functionCallingConfig") if isinstance(tc, dict) else None
+        return tool_choice_setting_change(
+            request, "gemini.request.tool-choice-setting", "/toolConfig/functionCallingConfig", given, sent
+        )
 
     def _signature_policy_applies(self, model: str | None) -> bool:
         if self.foreign_thought_signature == "none":

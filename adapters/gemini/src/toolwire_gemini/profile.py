@@ -290,6 +290,17 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _r(
+        "gemini.request.tool-choice-setting",
+        "A tool choice given both as the request's tool_choice and as the functionCallingConfig of the "
+        "tool_config setting is sent once: tool_choice 'auto' keeps the setting's AUTO or VALIDATED mode (and its "
+        "allowedFunctionNames), so a VALIDATED setting also holds on the turns after a forced first call; any "
+        "other tool_choice replaces the setting's config, reported as lossy.",
+        _SDK + 'FunctionCallingConfigMode.VALIDATED ("Model is constrained to predict either function calls or '
+        'natural language response"); users asking for VALIDATED next to a tool choice: pydantic/pydantic-ai#5366, '
+        "langchain-ai/langchainjs#11685",
+        "repair",
+    ),
+    _r(
         "gemini.request.calling-mode",
         "functionCallingConfig.mode is AUTO, ANY, NONE or VALIDATED.",
         _SDK + "FunctionCallingConfigMode",

@@ -15,7 +15,7 @@ import copy
 import json
 from typing import Any, Iterable, Iterator, cast
 
-from toolwire.adapter import DeclarationMemo, ModelRequest, normalize_tool_choice
+from toolwire.adapter import DeclarationMemo, ModelRequest, normalize_tool_choice, tool_choice_setting_change
 from toolwire.arguments import dumps_arguments, parse_arguments
 from toolwire.errors import ConfigurationError, ProviderError, UnsupportedToolChoice
 from toolwire.schema.report import TranslationReport
@@ -210,6 +210,16 @@ def _image_from_wire(item: dict[str, Any]) -> ImagePart:
         except ValueError:
             pass
     return ImagePart(url=url, provider_data=pd)
+
+
+def _auto_choice(given: Any) -> bool:
+    """Whether a Chat Completions ``tool_choice`` is a form of ``"auto"``: ``"auto"`` itself or
+    ``{"type": "allowed_tools", "allowed_tools": {"mode": "auto", ...}}``
+    (``ChatCompletionAllowedToolChoiceParam``)."""
+    if given == "auto":
+        return True
+    inner = given.get("allowed_tools") if isinstance(given, dict) and given.get("type") == "allowed_tools" else None
+    return isinstance(inner, dict) and inner.get("mode") == "auto"
 
 
 class OpenAIChatCodec:
@@ -466,6 +476,17 @@ class OpenAIChatCodec:
             for key, value in replay.items():
                 wire.setdefault(key, copy.deepcopy(value))
 
+    @staticmethod
+    def setting_changes(request: ModelRequest, body: dict[str, Any]) -> list[tuple[Any, ...]]:
+        """The changes :meth:`encode_request` made to ``request``'s settings, for the preflight
+        report (``body`` as repaired): a ``tool_choice`` of the settings (``extra_body``) replaced
+        by the request's own tool choice (rule ``openai-chat.request.tool-choice-setting``,
+        lossy); an ``allowed_tools`` choice in mode ``auto`` is kept under tool choice
+        ``"auto"``."""
+        given = (request.settings or {}).get("tool_choice")
+        sent = body.get("tool_choice")
+        return tool_choice_setting_change(request, f"{API}.request.tool-choice-setting", "/tool_choice", given, sent)
+
     def left_out_parts(self, request: ModelRequest, messages: Any, offset: int) -> list[tuple[Any, ...]]:
         """The parts of ``messages`` (numbered from ``offset``) :meth:`encode_request` does not
         send as given, for the preflight report: images of assistant messages, sent as a note
@@ -559,6 +580,10 @@ class OpenAIChatCodec:
         body: dict[str, Any] = {"model": request.model, "messages": messages}
         tools = []
         choice = self._tool_choice(request.tool_choice)
+        if choice == "auto" and _auto_choice(settings.get("tool_choice")):
+            # the setting's own automatic choice (allowed_tools in mode auto) is what "auto" asks
+            # for: kept (rule openai-chat.request.tool-choice-setting)
+            choice = copied(settings["tool_choice"])
         forced = request.tool_choice.get("name") if isinstance(request.tool_choice, dict) else None
         declared = request.tools
         if forced is not None and self.named_tool_choice == "required":

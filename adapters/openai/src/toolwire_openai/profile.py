@@ -116,6 +116,17 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
     """Rules both APIs share (same wording, per-API prefix and bounds)."""
     return [
         (
+            "request.tool-choice-setting",
+            "A tool choice given both as the request's tool_choice and as the API's own tool_choice in the settings "
+            "(extra_body) is sent once: the setting's stands where the request has none, and tool_choice 'auto' "
+            "keeps a setting that is a form of auto (allowed_tools in mode auto), also on the turns after a forced "
+            "first call; any other request tool choice replaces it, reported as lossy.",
+            "openai SDK types ChatCompletionAllowedToolChoiceParam and ToolChoiceAllowedParam (allowed_tools, mode "
+            "'auto' or 'required'), which toolwire's canonical tool choice cannot express; "
+            "microsoft/agent-framework#5322 (allowed_tools tool choice support)",
+            "repair",
+        ),
+        (
             "request.field-values",
             "A request field the installed SDK types with a closed set of values takes one of them (Chat: "
             "service_tier, reasoning_effort, verbosity, prompt_cache_retention; Responses: service_tier, "

@@ -24,7 +24,13 @@ import copy
 import json
 from typing import Any, Callable, Iterable, Iterator, Sequence, cast
 
-from toolwire.adapter import DeclarationMemo, ModelRequest, given_thinking, normalize_tool_choice
+from toolwire.adapter import (
+    DeclarationMemo,
+    ModelRequest,
+    given_thinking,
+    normalize_tool_choice,
+    tool_choice_setting_change,
+)
 from toolwire.arguments import parse_arguments
 from toolwire.errors import ProviderError, UnsupportedToolChoice
 from toolwire.schema.report import TranslationReport
@@ -881,6 +887,16 @@ class OpenAIResponsesCodec:
                     return True
         return False
 
+    @staticmethod
+    def setting_changes(request: ModelRequest, body: dict[str, Any]) -> list[tuple[Any, ...]]:
+        """The changes :meth:`encode_request` made to ``request``'s settings, for the preflight
+        report (``body`` as repaired): a ``tool_choice`` of the settings (``extra_body``) replaced
+        by the request's own tool choice (rule ``openai.request.tool-choice-setting``, lossy); an
+        ``allowed_tools`` choice in mode ``auto`` is kept under tool choice ``"auto"``."""
+        given = (request.settings or {}).get("tool_choice")
+        sent = body.get("tool_choice")
+        return tool_choice_setting_change(request, f"{API}.request.tool-choice-setting", "/tool_choice", given, sent)
+
     def left_out_parts(
         self, request: ModelRequest, messages: Sequence[Message], offset: int
     ) -> list[tuple[str, str, str, str | None, str | None]]:
@@ -1054,6 +1070,14 @@ class OpenAIResponsesCodec:
         if tools:
             body["tools"] = tools
         choice = self._tool_choice(request.tool_choice)
+        given = settings.get("tool_choice")
+        if choice == "auto" and (
+            given == "auto"
+            or (isinstance(given, dict) and given.get("type") == "allowed_tools" and given.get("mode") == "auto")
+        ):
+            # the setting's own automatic choice (allowed_tools in mode auto) is what "auto" asks
+            # for: kept (rule openai.request.tool-choice-setting)
+            choice = copied(given)
         if choice is not None:
             body["tool_choice"] = choice
         if request.parallel_tool_calls is not None:
