@@ -688,6 +688,9 @@ async def run_batch(
       custom id; asked again with the same journal, such a request is submitted again, as is one
       whose kept result is an error (errored, canceled or expired at the vendor): only answers
       are answered from the journal.
+    - A custom id the results hold more than once keeps its answer over an error line (in any
+      order), and a vendor error over a line that cannot be read; results for custom ids never
+      submitted are left out.
 
     Raises :class:`BatchUnsupported` for a model without a batch mode, :class:`BatchPending`
     (and :class:`BatchStateUnknown`), :class:`ConfigurationError` for a bad option or request,
@@ -810,7 +813,7 @@ async def run_batch(
                     continue
                 mine = pending.pop(job_id)
                 returned = await api.results(job_id, status)
-                got = {r.custom_id: r for r in returned if r.custom_id is not None}
+                got = _by_custom_id(returned)
                 unread = [r for r in returned if r.custom_id is None and r.error is not None]
                 recorded: dict[tuple[str, str], BatchItemResult] = {}
                 for cid in mine:
@@ -835,6 +838,25 @@ async def run_batch(
     finally:
         if owned:
             book.close()
+
+
+def _by_custom_id(returned: Sequence[BatchItemResult]) -> dict[str, BatchItemResult]:
+    """The results of a job by custom id. A custom id the vendor returned more than once keeps
+    its first answer over any error (a request that ran and was billed is not lost to another
+    line's error, whatever the order of the lines), else its first vendor error
+    (:class:`ProviderError`) over a result that could not be read."""
+
+    def rank(res: BatchItemResult) -> int:
+        return 2 if res.body is not None else 1 if isinstance(res.error, ProviderError) else 0
+
+    got: dict[str, BatchItemResult] = {}
+    for res in returned:
+        if res.custom_id is None:
+            continue
+        kept = got.get(res.custom_id)
+        if kept is None or rank(res) > rank(kept):
+            got[res.custom_id] = res
+    return got
 
 
 def _lost(provider: str, job_id: str, exc: ProviderError, book: BatchJournal) -> ProviderError:
