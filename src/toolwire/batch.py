@@ -958,8 +958,16 @@ class BatchRounds:
             self._owned = False
 
     def model(self, inner: Model, key: str) -> Model:
-        """A :class:`~toolwire.adapter.Model` that sends ``inner``'s turns through this batch."""
-        batch_api(inner)  # BatchUnsupported now, not at the first turn
+        """A :class:`~toolwire.adapter.Model` that sends ``inner``'s turns through this batch.
+        Raises :class:`BatchUnsupported` for a model without a batch mode and
+        :class:`~toolwire.errors.ConfigurationError` for a ``key`` whose first custom id
+        (``"<key>-1"``) the vendor refuses; a later turn's custom id the vendor refuses (a key
+        grown too long) fails that loop only."""
+        api = batch_api(inner)  # BatchUnsupported now, not at the first turn
+        cid = f"{key}-1" if isinstance(key, str) else None
+        problem = api.check_custom_id(cid) if cid is not None else f"a key must be a string, got {key!r}"
+        if problem is not None:
+            raise _bad_key(inner, cid if cid is not None else repr(key), problem)
         return _RoundModel(self, inner, key)
 
     async def gather(self, *aws: Any) -> list[Any]:
@@ -1017,6 +1025,21 @@ class BatchRounds:
                 groups[gkey] = [e for e in group if e[1] not in clash]
                 if not groups[gkey]:
                     del groups[gkey]
+            for gkey, group in list(groups.items()):
+                # a custom id the vendor refuses (a key with a space, one grown past 64 characters
+                # with the turn number) fails its own loop, not the round (run_batch would refuse
+                # the whole group before sending anything)
+                api = batch_api(group[0][0])
+                kept = []
+                for inner, cid, req, fut in group:
+                    problem = api.check_custom_id(cid)
+                    if problem is None:
+                        kept.append((inner, cid, req, fut))
+                    elif not fut.done():
+                        fut.set_exception(_bad_key(inner, cid, problem))
+                groups[gkey] = kept
+                if not kept:
+                    del groups[gkey]
             if groups:
                 self.rounds += 1
 
@@ -1052,6 +1075,15 @@ class BatchRounds:
         finally:
             self._flushing = False
             self._check()
+
+
+def _bad_key(model: Model, custom_id: str, problem: str) -> ConfigurationError:
+    key = custom_id.rsplit("-", 1)[0]
+    return ConfigurationError(
+        f"{model.name}: BatchRounds key {key!r} gives the batch custom id {custom_id!r}, which is not accepted: "
+        f"{problem}; give the loop a shorter key of letters, digits, '_' and '-' (rounds.model(model, key=...)); "
+        "its request was not submitted"
+    )
 
 
 def _group_key(model: Model) -> str:

@@ -192,9 +192,9 @@ def test_a_model_without_a_batch_mode_says_so() -> None:
 
 def test_a_custom_id_the_vendor_refuses_is_a_configuration_error() -> None:
     fake = FakeAnthropic()
-    (err,), _ = asyncio.run(_one_with_key(fake, "run/1"))
-    assert isinstance(err, toolwire.ConfigurationError)
-    assert "^[a-zA-Z0-9_-]{1,64}$" in str(err) and fake.creates == 0
+    with pytest.raises(toolwire.ConfigurationError) as caught:  # when the loop's model is made
+        asyncio.run(_one_with_key(fake, "run/1"))
+    assert "^[a-zA-Z0-9_-]{1,64}$" in str(caught.value) and fake.creates == 0
 
 
 async def _one_with_key(fake: Any, key: str) -> tuple[list[Any], BatchRounds]:
