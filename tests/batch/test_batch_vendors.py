@@ -365,3 +365,43 @@ def test_anthropic_batch_sends_the_fast_mode_beta_the_normal_path_sends(model_id
     assert asyncio.run(batched_fast()).text == "The sum is 42."
     assert [h.get("anthropic-beta") for h in fake.create_headers] == normal
     assert all(body["speed"] == "fast" for job in fake.jobs.values() for _, body in job)
+
+
+class _OpenAICreateAnswering(FakeOpenAI):
+    """FakeOpenAI whose ``path`` (``/v1/files`` or ``/v1/batches``) answers ``answer`` to a POST."""
+
+    def __init__(self, path: str, answer: Any) -> None:
+        super().__init__()
+        self.path, self.answer_with = path, answer
+
+    def handle(self, request: Any) -> Any:
+        import httpx2
+
+        if request.method == "POST" and request.url.path == self.path:
+            self.created.append({"path": self.path})
+            if isinstance(self.answer_with, bytes):
+                return httpx2.Response(200, content=self.answer_with, headers={"content-type": "text/html"})
+            return httpx2.Response(200, json=self.answer_with)
+        return super().handle(request)
+
+
+@pytest.mark.parametrize(
+    ("path", "answer", "what"),
+    [
+        ("/v1/files", {}, "files.create answered something that is not a FileObject with an id"),
+        ("/v1/batches", {}, "batches.create answered something that is not a Batch with an id"),
+        ("/v1/batches", {"id": None, "object": "batch"}, "batches.create answered something that is not a Batch"),
+        ("/v1/batches", b"<html>oops</html>", "batches.create answered something that is not a Batch"),
+    ],
+)
+def test_openai_batch_create_answer_without_an_id_is_a_decode_error(path: str, answer: Any, what: str) -> None:
+    from toolwire.batch import BatchJournal, run_batch
+
+    fake = _OpenAICreateAnswering(path, answer)
+    model = make_model("openai", fake)
+    requests = {"q0": model.build_request([toolwire.Message.user("hi")])}
+    with BatchJournal() as journal:
+        with pytest.raises(toolwire.ResponseDecodeError) as caught:
+            asyncio.run(asyncio.wait_for(run_batch(model, requests, poll_interval=0, journal=journal), 30))
+        assert what in caught.value.detail
+        assert journal.jobs() == []  # no job recorded under the id "None"

@@ -143,10 +143,26 @@ class OpenAIBatchAPI:
         uploaded = await self._call(
             client.files.create, file=("toolwire-batch.jsonl", self.input_file(items)), purpose="batch"
         )
+        file_id = self._id(uploaded, "files.create", "FileObject")
         batch = await self._call(
-            client.batches.create, input_file_id=uploaded.id, endpoint=self.endpoint, completion_window="24h"
+            client.batches.create, input_file_id=file_id, endpoint=self.endpoint, completion_window="24h"
         )
-        return str(batch.id)
+        return self._id(batch, "batches.create", "Batch")
+
+    def _id(self, answer: Any, endpoint: str, kind: str) -> str:
+        """The ``id`` of an SDK answer (``FileObject``, ``Batch``), or
+        :class:`~toolwire.errors.ResponseDecodeError` naming ``endpoint`` when the answer has none
+        (an HTML page, ``{}``): sending ``None`` on as an id, or recording the job as ``"None"``,
+        would only fail later under another name."""
+        value = getattr(answer, "id", None)
+        if not isinstance(value, str) or not value:
+            raise ResponseDecodeError(
+                self.provider,
+                f"{endpoint} answered something that is not a {kind} with an id: {str(answer)[:200]!r}; "
+                "nothing was recorded, so asking again submits the requests again",
+                "/id",
+            )
+        return value
 
     async def retrieve(self, job_id: str) -> BatchStatus:
         """``batches.retrieve(id)``: ended for :data:`ENDED` statuses; ``counts`` =
