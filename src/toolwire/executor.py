@@ -1022,13 +1022,22 @@ def tool_error_text(exc: ToolError) -> str:
     return text
 
 
+def error_result(call: ToolCall, exc: BaseException) -> ToolResult:
+    """The ``is_error`` result answering ``call`` with ``exc``: a :class:`ToolError`'s rendered
+    text, any other exception's type and message, cut as any error text
+    (:func:`toolwire.errors.cap_error_text`). For a tool's failure and a deferred call answered
+    with an exception alike."""
+    text = tool_error_text(exc) if isinstance(exc, ToolError) else _describe(exc)
+    return ToolResult(call.id, cap_error_text(text), True, call.name)
+
+
 def _failure(call: ToolCall, exc: BaseException) -> ToolResult:
     """The ``is_error`` result for what a tool function raised. Re-raises ``KeyboardInterrupt``
     and the run's own cancellation."""
     if isinstance(exc, ToolError):
-        return ToolResult(call.id, cap_error_text(tool_error_text(exc)), True, call.name)
+        return error_result(call, exc)
     if isinstance(exc, _ToolExited):
-        return ToolResult(call.id, cap_error_text(_describe(exc.exc)), True, call.name)
+        return error_result(call, exc.exc)
     if isinstance(exc, KeyboardInterrupt):
         raise exc
     if isinstance(exc, asyncio.CancelledError):
@@ -1037,4 +1046,4 @@ def _failure(call: ToolCall, exc: BaseException) -> ToolResult:
             raise exc  # the run is being cancelled, not just the tool
         return ToolResult(call.id, "CancelledError: the tool cancelled itself", True, call.name)
     # every tool failure goes back to the model, SystemExit included
-    return ToolResult(call.id, cap_error_text(_describe(exc)), True, call.name)
+    return error_result(call, exc)

@@ -24,10 +24,8 @@ from .errors import (
     ContextWindowExceeded,
     MaxTurnsExceeded,
     ToolDefinitionError,
-    ToolError,
     ToolwireError,
     UsageLimitExceeded,
-    cap_error_text,
 )
 from .events import (
     ProviderToolCalled,
@@ -48,7 +46,7 @@ from .events import (
     TurnFinished,
     TurnStarted,
 )
-from .executor import DEFAULT_MAX_CONCURRENT_TOOLS, Ready, ToolExecutor, ToolRun, to_result_content, tool_error_text
+from .executor import DEFAULT_MAX_CONCURRENT_TOOLS, Ready, ToolExecutor, ToolRun, error_result, to_result_content
 from .retry import RetryNotice
 from .retry import _listener as _retry_listener
 from .runstate import PENDING_STOP, RUN_STATUSES, Approved, Denied, PendingCall, RunResult, RunState, Turn
@@ -1546,10 +1544,8 @@ def _supplied_result(call: ToolCall, value: Any) -> ToolResult:
     """The result a user supplied for a deferred (or interrupted) call."""
     if isinstance(value, ToolResult):
         return replace(value, tool_call_id=call.id, name=value.name or call.name)
-    if isinstance(value, ToolError):
-        return ToolResult(call.id, cap_error_text(tool_error_text(value)), True, call.name)
-    if isinstance(value, BaseException):
-        return ToolResult(call.id, cap_error_text(_describe(value)), True, call.name)
+    if isinstance(value, BaseException):  # a ToolError included: as a tool raising it
+        return error_result(call, value)
     try:
         content = to_result_content(value)
     except Exception as exc:  # bytes that are not UTF-8, a __str__ that raises: as a tool returning it
