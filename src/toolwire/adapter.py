@@ -587,7 +587,7 @@ class Model(abc.ABC):
                 "httpx2.AsyncClient(transport=httpx2.MockTransport(handler))"
             )
         self.model_id = model_id
-        self.settings = dict(settings)
+        self.settings: dict[str, Any] = dict(settings)
         register_settings(self.settings)  # api_key= and credential headers are scrubbed everywhere
         install_log_scrubbing()
 

@@ -107,8 +107,8 @@ class BatchPending(ToolwireError):
     submitting anything (with an in-memory journal a new process cannot: the message says so)."""
 
     def __init__(self, message: str, job_ids: list[str], states: Mapping[str, str] | None = None) -> None:
-        self.job_ids = list(job_ids)
-        self.states = dict(states or {})
+        self.job_ids: list[str] = list(job_ids)
+        self.states: dict[str, str] = dict(states or {})
         super().__init__(message)
 
 
@@ -137,9 +137,9 @@ class BatchStateUnknown(BatchPending, ResponseDecodeError):
         self.detail = message
         self.job_id = job_id
         self.vendor_status = vendor_status
-        self.known = tuple(known)
-        self.job_ids = list(job_ids)
-        self.states = dict(states or {})
+        self.known: tuple[str, ...] = tuple(known)
+        self.job_ids: list[str] = list(job_ids)
+        self.states: dict[str, str] = dict(states or {})
         Exception.__init__(self, message)
 
 
@@ -387,7 +387,7 @@ class BatchJournal:
     def __init__(self, path: str | Path = ":memory:", *, timeout: float = 30.0) -> None:
         from .store import _Guarded, _use_wal, sqlite_error
 
-        self.path = str(path)
+        self.path: str = str(path)
         # sqlite3 errors (locked past ``timeout``, a damaged file) become RunStoreError naming the file
         self._lock = _Guarded(self.path, "the batch journal", timeout)
         if self.path != ":memory:" and Path(self.path).is_dir():
@@ -936,10 +936,15 @@ class BatchRounds:
         max_wait: float | None = DEFAULT_MAX_WAIT,
         on_status: Any = None,
     ) -> None:
+        self.poll_interval: float
+        self.max_polls: int | None
+        self.max_wait: float | None
+        self.journal: BatchJournal
+        self._owned: bool
         self.poll_interval, self.max_polls, self.max_wait = _check_polling(poll_interval, max_polls, max_wait)
         self.journal, self._owned = _journal(journal)
         self.on_status = on_status
-        self.rounds = 0
+        self.rounds: int = 0
         self._live = 0
         self._waiting: list[tuple[Any, str, ModelRequest, asyncio.Future[Any]]] = []
         self._flushing = False

@@ -215,7 +215,7 @@ class RequestRefused(ToolwireError, ValueError):
 
     def __init__(self, api: str, violations: list[Any]) -> None:
         self.api = api
-        self.violations = list(violations)
+        self.violations: list[Any] = list(violations)
         shown = "; ".join(str(v) for v in self.violations[:5])
         more = f" (and {len(self.violations) - 5} more)" if len(self.violations) > 5 else ""
         n = len({getattr(v, "rule", v) for v in self.violations})
@@ -259,12 +259,14 @@ class ProviderError(ToolwireError):
 
         body = scrub_value(body)
         self.provider = provider
-        self.status = status if isinstance(status, int) and not isinstance(status, bool) else None
+        self.status: int | None = status if isinstance(status, int) and not isinstance(status, bool) else None
         self.message = message
-        self.retryable = bool(retryable)
-        self.error_type = error_type if error_type is None or isinstance(error_type, str) else str(error_type)
+        self.retryable: bool = bool(retryable)
+        self.error_type: str | None = (
+            error_type if error_type is None or isinstance(error_type, str) else str(error_type)
+        )
         self.body = body
-        self.retry_after = (
+        self.retry_after: float | None = (
             float(retry_after) if isinstance(retry_after, (int, float)) and not isinstance(retry_after, bool) else None
         )
         status, message, error_type = self.status, self.message, self.error_type
@@ -345,7 +347,7 @@ class ToolError(ToolwireError):
         self.message = message
         self.hint = hint
         self.retryable = retryable
-        self.valid_values = list(valid_values) if valid_values is not None else None
+        self.valid_values: list[Any] | None = list(valid_values) if valid_values is not None else None
         super().__init__(message)
 
     def render(self) -> str:

@@ -514,8 +514,8 @@ class ToolExecutor:
         self._aliases: dict[str, Tool] | None = None  # built on the first unknown name (see aliases)
         self.run_id = run_id
         self.default_timeout = default_timeout
-        self.state = state if state is not None else {}
-        self.max_concurrent = DEFAULT_MAX_CONCURRENT_TOOLS if max_concurrent is None else max_concurrent
+        self.state: dict[str, Any] = state if state is not None else {}
+        self.max_concurrent: int = DEFAULT_MAX_CONCURRENT_TOOLS if max_concurrent is None else max_concurrent
         self._slots: asyncio.Semaphore | None = None
         self._write_cache: dict[str, asyncio.Future[tuple[ToolResult, str]]] = {}
         #: the non-repeatable calls that ran in the run's earlier turns before it was resumed:

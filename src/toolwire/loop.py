@@ -652,7 +652,7 @@ class _Loop:
         m: Model,
         state: RunState,
         *,
-        tool_map: dict[str, Tool],
+        tool_map: dict[str, Tool[..., Any]],
         choice: Any,
         max_turns: int,
         limits: Limits,
@@ -668,8 +668,8 @@ class _Loop:
         self.m = m
         self.state = state
         self.tool_map = tool_map
-        self.tool_list = list(tool_map.values())
-        self.choice = choice
+        self.tool_list: list[Tool[..., Any]] = list(tool_map.values())
+        self.choice: Any = choice
         self.max_turns = max_turns
         self.limits = limits
         self.on_turn = on_turn
@@ -677,11 +677,11 @@ class _Loop:
         self.deferred = deferred
         self.before = before
         self.after = after
-        self.decisions = dict(decisions) if decisions else {}
+        self.decisions: dict[str, Any] = dict(decisions) if decisions else {}
         self.resumed = resumed
         #: ids of the calls a decision approved in this run: their edited arguments, else None
         self._approved: dict[str, dict[str, Any] | None] = {}
-        self.executor = ToolExecutor(
+        self.executor: ToolExecutor = ToolExecutor(
             tool_map,
             run_id=state.run_id,
             default_timeout=limits.tool_timeout,
@@ -690,17 +690,17 @@ class _Loop:
         )
         self.executor.shown = _shown_names(m, tool_map)
         # counters, walked once here (never per turn)
-        self.seen_ids = {c.id for msg in state.conversation.messages for c in msg.tool_calls}
+        self.seen_ids: set[str] = {c.id for msg in state.conversation.messages for c in msg.tool_calls}
         #: the summed usage, kept only when a token limit reads it (RunResult.usage sums the turns)
-        self.token_limited = limits is not _NO_LIMITS and (
+        self.token_limited: bool = limits is not _NO_LIMITS and (
             limits.max_input_tokens is not None
             or limits.max_output_tokens is not None
             or limits.max_total_tokens is not None
         )
-        self.total = state.usage if self.token_limited else _NO_USAGE
-        self.calls_run = 0
+        self.total: Usage = state.usage if self.token_limited else _NO_USAGE
+        self.calls_run: int = 0
         #: how many more times in a row an unparsed call is fed back (Profile.unparsed_call_feedback)
-        self.feedback_left = _UNPARSED_CALL_RETRIES
+        self.feedback_left: int = _UNPARSED_CALL_RETRIES
         self.per_tool: dict[str, int] = {}
         for r in state.tool_runs if state.turns else ():
             if r.status in ("ran", "invalid", "refused", "deferred"):
@@ -709,7 +709,7 @@ class _Loop:
                 self.executor.remember_write(r)
             if r.status in ("ran", "deferred"):
                 self.per_tool[r.call.name] = self.per_tool.get(r.call.name, 0) + 1
-        self.per_tool_limits = (
+        self.per_tool_limits: dict[str, int] = (
             {} if limits is _NO_LIMITS or not limits.max_calls_per_tool else dict(limits.max_calls_per_tool)
         )
         for t in self.tool_list:
@@ -727,7 +727,7 @@ class _Loop:
         #: next turn on, only ``RunFinished`` is built and yielded (the state is the same)
         self.quiet = False
         #: whether the event generator started (a stream closed before its first event did not)
-        self.started = False
+        self.started: bool = False
         #: the result of the RunFinished yielded (see RunStream.result)
         self.result: RunResult | None = None
         self.finished: RunFinished | None = (
@@ -2265,7 +2265,7 @@ class SyncRunStream:
     def __init__(self, stream: RunStream) -> None:
         self._stream = stream
         self._runner: asyncio.Runner | None = asyncio.Runner()
-        self.state = stream.state
+        self.state: RunState = stream.state
 
     @property
     def result(self) -> RunResult | None:

@@ -510,11 +510,11 @@ class MCPToolset:
         self._target = target
         self.prefix = prefix
         self.timeout = timeout
-        self.handshake_timeout = _seconds("handshake_timeout", handshake_timeout)
-        self.label = label or (target if isinstance(target, str) else type(target).__name__)
+        self.handshake_timeout: float = _seconds("handshake_timeout", handshake_timeout)
+        self.label: str = label or (target if isinstance(target, str) else type(target).__name__)
         self.server_name: str = ""
         self.renames: dict[str, str] = {}
-        self.refreshes = 0
+        self.refreshes: int = 0
         self._tools: list[Tool] = []
         self._client: Any = None
         self._owner: asyncio.Task[None] | None = None
@@ -968,7 +968,7 @@ def combine(*toolsets: Iterable[Tool]) -> list[Tool]:
     return CombinedTools(toolsets)
 
 
-class CombinedTools(list):  # type: ignore[type-arg]
+class CombinedTools(list[Tool]):
     """What :func:`combine` returns: a ``list`` of :class:`~toolwire.tools.Tool` that is rebuilt
     in place whenever one of its MCP toolsets refreshes its tool list."""
 

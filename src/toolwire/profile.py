@@ -296,7 +296,7 @@ class Profile:
     def __init__(self, api: str | None = None, **settings: Any) -> None:
         if api is not None:
             self.api = api
-        self.settings = dict(settings)
+        self.settings: dict[str, Any] = dict(settings)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.api} ({len(self.rules)} rules)>"
@@ -740,7 +740,7 @@ class PreflightState:
         self.checked: list[Any] | None = None
         #: how many leading entries of ``checked`` the last repair left as they were
         #: (kept for bodies preflighted with ``pristine=True``; else 0)
-        self.clean = 0
+        self.clean: int = 0
         #: the last body's fields other than the conversation (``pristine=True`` only)
         self.top: dict[str, Any] | None = None
 

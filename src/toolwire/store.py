@@ -97,7 +97,7 @@ from typing import Any, Iterator, Mapping
 
 from .errors import ConfigurationError
 
-log = logging.getLogger("toolwire.store")
+log: logging.Logger = logging.getLogger("toolwire.store")
 
 __all__ = [
     "EXPERIMENT_COLUMNS",
@@ -791,7 +791,7 @@ class RunStore:
     """
 
     def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
-        self.path = Path(path)
+        self.path: Path = Path(path)
         self._lock = _Guarded(self.path, "the run store", timeout)
         self._timeout = timeout
         self._stuck = False  # a write waited the whole timeout in vain: the next ones wait LOCKED_RETRY

@@ -197,7 +197,7 @@ class StreamAssembler:
         self._slots: dict[int, _Slot] = {}
         self.response_id: str | None = None
         self.model: str | None = None
-        self.usage = Usage()
+        self.usage: Usage = Usage()
         self.stop_reason: str | None = None
         self.vendor_stop_reason: str | None = None
         self.provider_data: dict[str, Any] = {}
@@ -336,7 +336,7 @@ class StreamAssembler:
     def _on_stop(self, event: StopEvent) -> None:
         self.stop_reason = event.stop_reason
         self.vendor_stop_reason = event.vendor_stop_reason
-        self.whole = event.whole
+        self.whole: bool = event.whole
         if event.preflight is not None:
             self.preflight = event.preflight
         self._merge_pd(self, event.provider_data)

@@ -13,14 +13,22 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Generic, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, overload
 
 from .errors import SchemaError, ToolDefinitionError, ToolNameError
 
 __all__ = ["Tool", "ProviderTool", "tool", "TOOL_NAME_RULE", "check_tool_name", "check_tool_name_for"]
 
 P = ParamSpec("P")
-R = TypeVar("R")
+if TYPE_CHECKING:
+    # A bare ``Tool`` in an annotation reads as ``Tool[..., Any]`` (PEP 696 default), not as a
+    # tool whose return type is unknown; at run time the plain TypeVar (no import of
+    # typing_extensions at ``import toolwire``).
+    from typing_extensions import TypeVar as _DefaultTypeVar
+
+    R = _DefaultTypeVar("R", default=Any)
+else:
+    R = TypeVar("R")
 
 #: toolwire's own tool-name rule for the tools users write (a letter or ``_`` first, then letters,
 #: digits, ``_`` or ``-``, at most 64 characters), chosen so every API accepts the name; each
@@ -432,8 +440,8 @@ class ProviderTool(Tool):
         super().__init__(name or info.name or type, description, schema, function=function, timeout=timeout)
         self.vendor = vendor
         self.type = type
-        self.settings = dict(settings or {})
-        self.side = info.side
+        self.settings: dict[str, Any] = dict(settings or {})
+        self.side: Any = info.side
 
     def __repr__(self) -> str:
         return f"ProviderTool({self.vendor!r}, {self.type!r}, {self.settings!r})"

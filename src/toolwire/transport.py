@@ -1056,7 +1056,7 @@ class _Marker:
     __slots__ = ("name",)
 
     def __init__(self, name: str) -> None:
-        self.name = name
+        self.name: str = name
 
     def __repr__(self) -> str:
         return self.name

@@ -109,7 +109,7 @@ def _version(value: bool) -> None:
 
 
 if _HAVE_TYPER:
-    app = typer.Typer(
+    app: typer.Typer = typer.Typer(
         name="toolwire",
         help="LLM tool calling that works the same against every major vendor.",
         no_args_is_help=True,

@@ -13,7 +13,7 @@ import typer
 
 from . import app, fail
 
-experiment_app = typer.Typer(
+experiment_app: typer.Typer = typer.Typer(
     name="experiment",
     help="Run tool-layer experiments from a TOML spec and print their scoreboard.",
     no_args_is_help=True,

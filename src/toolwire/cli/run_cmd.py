@@ -8,7 +8,7 @@ import inspect
 import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn, Optional
+from typing import Any, Callable, NoReturn, Optional
 
 import typer
 
@@ -282,10 +282,10 @@ class LiveView:
         import time
 
         self.console = console
-        self.clock = time.monotonic
+        self.clock: Callable[[], float] = time.monotonic
         self.line = ""  # the streamed text after the last newline (on a terminal, shown in the live area)
         self.status: str | None = None
-        self.since = self.clock()
+        self.since: float = self.clock()
         self.running: dict[str, str] = {}  # tool call id → tool name
         self.live: Any = None
         self.wrote_text = False
@@ -324,7 +324,7 @@ class LiveView:
 
     # -- text ---------------------------------------------------------------------------------
     def text(self, piece: str) -> None:
-        self.wrote_text = True
+        self.wrote_text: bool = True
         if self.live is None:  # not a terminal: write as it comes
             self.console.file.write(piece)
             self.console.file.flush()
@@ -344,7 +344,7 @@ class LiveView:
                 self.console.file.flush()
         elif self.line:
             self.console.print(self.line, markup=False, highlight=False, soft_wrap=True)
-        self.line = ""
+        self.line: str = ""
 
     def print(self, *args: Any, **kwargs: Any) -> None:
         self.flush()

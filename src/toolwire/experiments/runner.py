@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..store import RunStore
     from .backends import Recorder
 
-log = logging.getLogger("toolwire.experiments")
+log: logging.Logger = logging.getLogger("toolwire.experiments")
 
 __all__ = [
     "LeftRun",
@@ -628,7 +628,7 @@ class StoreRecorder:
         self.store = store
         self.exp = exp
         self.on_progress = on_progress
-        self.owner = owner if owner is not None else LeaseOwner.current()
+        self.owner: LeaseOwner = owner if owner is not None else LeaseOwner.current()
         self.seen: dict[str, float | None] = dict(seen or {})
         self.stale_after = stale_after
         self.left: dict[str, tuple[PendingRun, Lease | None]] = {}

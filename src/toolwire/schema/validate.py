@@ -99,6 +99,10 @@ class ArgumentError:
     __slots__ = ("pointer", "rule", "message", "schema_pointer")
 
     def __init__(self, pointer: str, rule: str, message: str, schema_pointer: str) -> None:
+        self.pointer: str
+        self.rule: str
+        self.message: str
+        self.schema_pointer: str
         self.pointer, self.rule, self.message, self.schema_pointer = pointer, rule, message, schema_pointer
 
     def __repr__(self) -> str:
@@ -399,6 +403,9 @@ class FlatSchema:
         required: tuple[str, ...],
         closed: bool,
     ) -> None:
+        self.properties: dict[str, tuple[frozenset[type], frozenset[str] | None]]
+        self.required: tuple[str, ...]
+        self.closed: bool
         self.properties, self.required, self.closed = properties, required, closed
 
 

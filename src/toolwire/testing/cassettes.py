@@ -253,7 +253,7 @@ class NotACassette(ValueError):
             "plugin writes: mark a test @pytest.mark.toolwire_cassette and run pytest --toolwire-record "
             "once with an API key (see 'Testing your agent' in the docs)"
         )
-        self.path = str(path)
+        self.path: str = str(path)
         self.why = why
 
 

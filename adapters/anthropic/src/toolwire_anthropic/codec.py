@@ -1773,8 +1773,8 @@ class AnthropicCodec:
     plain_history_sent_whole = True
 
     def __init__(self, *, cache: bool = False) -> None:
-        self.cache = bool(cache)
-        self.profile = AnthropicProfile()
+        self.cache: bool = bool(cache)
+        self.profile: AnthropicProfile = AnthropicProfile()
         # preserved thinking (rule anthropic.conversation.thinking-prefix-changed): the fingerprints
         # of the (system, tools) values seen, by their strict bytes (a few; computed once per value),
         # and those of the last request encoded, read back when its answer is decoded

@@ -17,7 +17,7 @@ retries (:mod:`toolwire.retry`). Measured in ``adapters/anthropic/benchmarks/``.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, ClassVar, Mapping
 
 from toolwire.adapter import ModelRequest, body_json
 from toolwire.errors import ConfigurationError, ProviderError, RequestRefused
@@ -103,12 +103,12 @@ class AnthropicModel(Transport):
 
     provider = API
     #: what the codec writes on every request (``extra_body`` cannot replace it)
-    always_written_fields = {
+    always_written_fields: ClassVar[Mapping[str, str]] = {
         "model": "the model id",
         "messages": "the conversation",
         "max_tokens": "the max_tokens setting, 4096 when not set",
     }
-    adapter_setting_names = frozenset(_CODEC_SETTINGS)
+    adapter_setting_names: ClassVar[frozenset[str]] = frozenset(_CODEC_SETTINGS)
 
     @classmethod
     def request_fields(cls) -> frozenset[str]:

@@ -1744,14 +1744,14 @@ class AnthropicProfile(Profile):
     api = API
     #: genai-prices provider id (``genai_prices/data.py``) and OpenTelemetry GenAI
     #: ``gen_ai.provider.name`` (semconv ``GenAiProviderNameValues.ANTHROPIC``).
-    pricing_provider = "anthropic"
-    telemetry_provider_name = "anthropic"
+    pricing_provider: str | None = "anthropic"
+    telemetry_provider_name: str | None = "anthropic"
     rules: Mapping[str, Rule] = {r.id: r for r in RULES}
-    messages_key = "messages"
+    messages_key: str | None = "messages"
     #: Request headers carrying the key (the SDK sends ``Authorization: Bearer``; the REST docs use ``x-api-key``).
-    credential_headers = ("x-api-key", "authorization")
+    credential_headers: tuple[str, ...] = ("x-api-key", "authorization")
     #: Response headers naming the account (scrubbed from recordings).
-    private_response_headers = ("anthropic-organization-id",)
+    private_response_headers: tuple[str, ...] = ("anthropic-organization-id",)
     token_estimate_exact = False
     token_estimate_method = (
         "estimate: o200k_base count of each JSON declaration x 1.2, plus Anthropic's tool-use system prompt "
@@ -1760,7 +1760,7 @@ class AnthropicProfile(Profile):
 
     #: Incremental repairs (:attr:`toolwire.profile.Profile.repair_window`): a message's repairs
     #: read only itself, whether it is the last message, and its neighbours (merges, results first).
-    repair_window = 2
+    repair_window: int | None = 2
 
     # what the checks fold over a growing history, kept between requests (see PrefixFold); the
     # class values stand for a profile made without __init__ (copied by hand)

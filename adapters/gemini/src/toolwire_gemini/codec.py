@@ -347,7 +347,7 @@ class GeminiCodec:
         #: created, sent as ``cachedContent`` without the fields the cache holds
         self.cache = cache
         #: The rules of this schema mode (:class:`toolwire_gemini.profile.GeminiProfile`).
-        self.profile = GeminiProfile(schema_mode, foreign_thought_signature=foreign_thought_signature)
+        self.profile: GeminiProfile = GeminiProfile(schema_mode, foreign_thought_signature=foreign_thought_signature)
 
     def __repr__(self) -> str:
         return f"GeminiCodec(schema_mode={self.schema_mode!r})"
@@ -1478,10 +1478,10 @@ class GeminiStreamDecoder:
 
     def __init__(self, codec: GeminiCodec, request: ModelRequest | None = None, synth_key: str | None = None) -> None:
         self.codec = codec
-        self.schemas = {t.name: t.input_schema for t in (request.tools if request else [])}
-        self.index = -1
+        self.schemas: dict[str, dict[str, Any]] = {t.name: t.input_schema for t in (request.tools if request else [])}
+        self.index: int = -1
         self.run: str | None = None  # "text" / "thought" when the current part can continue
-        self.calls = 0
+        self.calls: int = 0
         self.response_id: str | None = None
         self.synth_key = synth_key
         self.finish_reason: str | None = None
@@ -1522,7 +1522,7 @@ class GeminiStreamDecoder:
         if rid and not self.response_id:
             self.response_id = rid
         if not self.started or rid or model:
-            self.started = True
+            self.started: bool = True
             events.append(ResponseStart(rid, model or None, {API: {}}))  # "" as no model, as decode_response reads it
         if _has(chunk, "promptFeedback"):
             self.meta["promptFeedback"] = _g(chunk, "promptFeedback")

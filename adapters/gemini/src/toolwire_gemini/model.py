@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 from toolwire.adapter import ModelRequest, body_json
 from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
@@ -111,7 +111,7 @@ class GeminiModel(Transport):
 
     provider = "gemini"
     #: what the codec writes on every request (``extra_body`` cannot replace it)
-    always_written_fields = {"contents": "the conversation"}
+    always_written_fields: ClassVar[Mapping[str, str]] = {"contents": "the conversation"}
     adapter_setting_names = ADAPTER_SETTINGS
 
     @classmethod
@@ -138,7 +138,7 @@ class GeminiModel(Transport):
         problem = model_id_problem(model_id, settings.get("base_url") or os.environ.get("GOOGLE_GEMINI_BASE_URL"))
         if problem:  # rule gemini.request.model-id
             raise ConfigurationError(f"gemini: {problem} [gemini.request.model-id]")
-        self.adapter_settings = {k: settings.pop(k) for k in list(settings) if k in ADAPTER_SETTINGS}
+        self.adapter_settings: dict[str, Any] = {k: settings.pop(k) for k in list(settings) if k in ADAPTER_SETTINGS}
         vertex = [k for k in ("vertexai", "project", "location") if self.adapter_settings.get(k)]
         if vertex:
             raise ConfigurationError(

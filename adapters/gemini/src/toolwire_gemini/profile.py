@@ -1566,11 +1566,11 @@ class GeminiProfile(Profile):
     api = API
     #: genai-prices provider id (``genai_prices/data.py``: ``google``) and OpenTelemetry GenAI
     #: ``gen_ai.provider.name`` (semconv ``GenAiProviderNameValues.GCP_GEMINI``).
-    pricing_provider = "google"
-    telemetry_provider_name = "gcp.gemini"
-    messages_key = "contents"
-    credential_headers = ("x-goog-api-key", "authorization")
-    credential_query_params = ("key",)
+    pricing_provider: str | None = "google"
+    telemetry_provider_name: str | None = "gcp.gemini"
+    messages_key: str | None = "contents"
+    credential_headers: tuple[str, ...] = ("x-goog-api-key", "authorization")
+    credential_query_params: tuple[str, ...] = ("key",)
     token_estimate_exact = False
     token_estimate_method = (
         "estimate: o200k_base count of each FunctionDeclaration's JSON x 1.0 (Gemini's tokenizer is "
@@ -1593,7 +1593,7 @@ class GeminiProfile(Profile):
         self.schema_mode = schema_mode
         self.model = model
         self.foreign_thought_signature = foreign_thought_signature
-        self.rules = rules_for(schema_mode)
+        self.rules: Mapping[str, Rule] = rules_for(schema_mode)
         # (id of the last repaired body, how many Content entries the repairs added (+) or removed (-)
         # before the incremental start): check_request shifts ``start`` by it, see repair_request
         self._shift: tuple[Any, int, int] | None = None
@@ -1790,7 +1790,7 @@ class GeminiProfile(Profile):
 
     #: Incremental repairs (:attr:`toolwire.profile.Profile.repair_window`): a Content's repairs
     #: read only itself and its neighbours (merged model turns, the call turn a response answers).
-    repair_window = 2
+    repair_window: int | None = 2
 
     def repair_request(
         self, body: dict[str, Any], report: RequestReport | None, *, start: int = 0, settled: int = 0

@@ -106,8 +106,8 @@ class OpenAIBatchAPI:
 
     def __init__(self, model: _OpenAIModel) -> None:
         self.model = model
-        self.provider = model.api
-        self.endpoint = ENDPOINTS[model.api]
+        self.provider: str = model.api
+        self.endpoint: str = ENDPOINTS[model.api]
 
     def check_custom_id(self, custom_id: str) -> str | None:
         if 0 < len(custom_id) <= MAX_CUSTOM_ID:

@@ -1176,7 +1176,7 @@ class ChatStreamDecoder:
                 API, str(chunk["error"]), status=None, retryable=False, body=chunk
             )
         if not self.started:
-            self.started = True
+            self.started: bool = True
             self.response_id = _SHAPE.opt_str(chunk.get("id"), "/id")
             out.append(ResponseStart(self.response_id, _SHAPE.opt_str(chunk.get("model"), "/model")))
         if "service_tier" in chunk and isinstance(tier := chunk["service_tier"], str):
@@ -1194,10 +1194,10 @@ class ChatStreamDecoder:
             if type(delta) is not dict:
                 delta = _SHAPE.opt_obj(delta, f"/choices/{ci}/delta")
             if type(delta.get("reasoning_content")) is str:
-                self.reasoning_field = True  # (null, as some servers send it, is no field)
+                self.reasoning_field: bool = True  # (null, as some servers send it, is no field)
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(reasoning, str) and reasoning:
-                self.reasoning_text = True
+                self.reasoning_text: bool = True
                 field = "reasoning_content" if delta.get("reasoning_content") else "reasoning"
                 pd: dict[str, Any] = {"field": field}
                 if self.origin is not None:
@@ -1225,7 +1225,7 @@ class ChatStreamDecoder:
             if refusal is not None and type(refusal) is not str:
                 refusal = _SHAPE.opt_str(refusal, f"/choices/{ci}/delta/refusal")
             if refusal:
-                self.refusal = True
+                self.refusal: bool = True
                 out.append(TextDelta(_TEXT_INDEX, refusal, {API: {"refusal": True}}))
             calls = delta.get("tool_calls")
             if calls is not None:

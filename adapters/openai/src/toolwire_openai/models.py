@@ -15,7 +15,7 @@ own retries are off (``max_retries=0``): toolwire retries (:mod:`toolwire.retry`
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, ClassVar, Mapping
 from urllib.parse import urlsplit
 
 from toolwire.adapter import ModelRequest, body_json
@@ -62,7 +62,7 @@ DEEPSEEK_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max", 
 class _OpenAIModel(Transport):
     api = ""
     path = ""
-    adapter_setting_names = frozenset(_TRANSPORT_SETTINGS)
+    adapter_setting_names: ClassVar[frozenset[str]] = frozenset(_TRANSPORT_SETTINGS)
 
     def __init__(self, model_id: str, **settings: Any) -> None:
         """Raises :class:`ConfigurationError` for a ``base_url`` (or ``OPENAI_BASE_URL``) that is
@@ -411,7 +411,11 @@ class OpenAIChatModel(_OpenAIModel):
 
     provider = CHAT_API
     #: what the codec writes on every request (``extra_body`` cannot replace it)
-    always_written_fields = {"model": "the model id", "messages": "the conversation", "stream": "the stream setting"}
+    always_written_fields: ClassVar[Mapping[str, str]] = {
+        "model": "the model id",
+        "messages": "the conversation",
+        "stream": "the stream setting",
+    }
 
     @classmethod
     def request_fields(cls) -> frozenset[str]:
@@ -492,7 +496,11 @@ class OpenAIResponsesModel(_OpenAIModel):
 
     provider = "openai"
     #: what the codec writes on every request (``extra_body`` cannot replace it)
-    always_written_fields = {"model": "the model id", "input": "the conversation", "stream": "the stream setting"}
+    always_written_fields: ClassVar[Mapping[str, str]] = {
+        "model": "the model id",
+        "input": "the conversation",
+        "stream": "the stream setting",
+    }
 
     @classmethod
     def request_fields(cls) -> frozenset[str]:

@@ -1986,8 +1986,8 @@ _OPENAI_MODEL_ID = re.compile(r"(gpt-|chatgpt-|o[134](-|$))")
 class _OpenAIProfile(Profile):
     #: genai-prices provider id (``genai_prices/data.py``) and OpenTelemetry GenAI
     #: ``gen_ai.provider.name`` (semconv ``GenAiProviderNameValues.OPENAI``), both APIs.
-    pricing_provider = "openai"
-    telemetry_provider_name = "openai"
+    pricing_provider: str | None = "openai"
+    telemetry_provider_name: str | None = "openai"
     """What both OpenAI profiles share. ``strict``: the schema mode of :meth:`translate_schema`."""
 
     api = ""
@@ -2031,8 +2031,8 @@ class _OpenAIProfile(Profile):
 
     rules: Mapping[str, Rule] = {}
     call_id_max = 64
-    credential_headers = ("authorization", "api-key")
-    private_response_headers = ("openai-organization", "openai-project")
+    credential_headers: tuple[str, ...] = ("authorization", "api-key")
+    private_response_headers: tuple[str, ...] = ("openai-organization", "openai-project")
     token_estimate_exact = True
     token_estimate_method = (
         "o200k_base (tiktoken, exact) over the harmony 'namespace functions' rendering of the tools, "
@@ -2042,11 +2042,11 @@ class _OpenAIProfile(Profile):
 
     #: Incremental repairs (:attr:`toolwire.profile.Profile.repair_window`): an entry's repairs
     #: read only itself and its neighbours (a run of tool messages, the item after a reasoning item).
-    repair_window = 2
+    repair_window: int | None = 2
 
     def __init__(self, api: str | None = None, *, strict: bool = False, **settings: Any) -> None:
         super().__init__(api, **settings)
-        self.strict = bool(strict)
+        self.strict: bool = bool(strict)
         # what the checks fold over a growing history, kept between requests (see PrefixFold)
         self._history_ids = PrefixFold(self._id_step, self._id_start)
 
@@ -2578,13 +2578,13 @@ class OpenAIChatProfile(_OpenAIProfile):
     server: str | None = None
     #: ``(field, least value)`` of the output-token limits (rule ``request.max-tokens-range``)
     token_limit_minimums: tuple[tuple[str, int], ...] = (("max_tokens", 1), ("max_completion_tokens", 1))
-    messages_key = "messages"
+    messages_key: str | None = "messages"
     #: A message's repairs read only itself, except a run of tool messages whose images go after
     #: the run, and (Mistral's API) a user message, which reads the message before it to put an
     #: assistant message between a tool message and itself: the earlier messages are left as they
     #: are (see :meth:`_repair_messages`), so the repairs start at the first new message
     #: (:attr:`toolwire.profile.Profile.repair_window`).
-    repair_window = 0
+    repair_window: int | None = 0
     _id_step = staticmethod(_chat_call_ids)  # type: ignore[has-type]
     _id_start = staticmethod(set)
     _endpoint = "/chat/completions"
@@ -3604,12 +3604,12 @@ class OpenAIResponsesProfile(_OpenAIProfile):
     call_id_max = RESPONSES_MAX_CALL_ID
     #: ``(field, least value)`` of the output-token limit (rule ``request.max-tokens-range``)
     token_limit_minimums: tuple[tuple[str, int], ...] = (("max_output_tokens", 16),)
-    messages_key = "input"
+    messages_key: str | None = "input"
     #: An item's repairs read only itself, except a reasoning item (dropped when no item follows
     #: it, and then the ids of its turn's items): such a drop changes the entries, so the items
     #: before `start` a repair left as they were keep needing nothing; the repairs start at the
     #: first new item (:attr:`toolwire.profile.Profile.repair_window`).
-    repair_window = 0
+    repair_window: int | None = 0
     _endpoint = "/responses"
     _id_step = staticmethod(_responses_ids)
     _id_start = staticmethod(_responses_ids_start)

@@ -1473,7 +1473,7 @@ class ResponsesStreamDecoder:
 
     def _start(self, resp: dict[str, Any] | None) -> Iterator[StreamEvent]:
         if not self.started:
-            self.started = True
+            self.started: bool = True
             resp = _SHAPE.opt_obj(resp, "/response")
             rid = _SHAPE.opt_str(resp.get("id"), "/response/id")
             self.response_id = rid
@@ -1698,5 +1698,5 @@ class ResponsesStreamDecoder:
         ``incomplete``/``failed``/``cancelled`` (cut off); nothing otherwise."""
         if self.stopped:
             return []
-        self.stopped = True
+        self.stopped: bool = True
         return [StopEvent("error", None)]

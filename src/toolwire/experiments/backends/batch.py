@@ -87,6 +87,9 @@ class BatchBackend:
         concurrency: int | None = None,
     ) -> None:
         del concurrency  # every pending run is in every round (module docs)
+        self.poll_interval: float
+        self.max_polls: int | None
+        self.max_wait: float | None
         self.poll_interval, self.max_polls, self.max_wait = _check_polling(poll_interval, max_polls, max_wait)
         self.journal = journal
         #: rounds sent by the last :meth:`run`
@@ -102,7 +105,7 @@ class BatchBackend:
             journal=journal, poll_interval=self.poll_interval, max_polls=self.max_polls, max_wait=self.max_wait
         ) as rounds:
             outcomes = await rounds.gather(*(self._one(exp, run, recorder, rounds) for run in runs))
-            self.rounds = rounds.rounds
+            self.rounds: int = rounds.rounds
         waiting = [o for o in outcomes if isinstance(o, BatchPending)]
         for o in outcomes:
             if isinstance(o, BaseException) and not isinstance(o, (BatchPending, Exception)):

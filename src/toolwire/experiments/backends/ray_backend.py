@@ -88,7 +88,7 @@ class RayBackend:
         self.address = address
         self.concurrency = concurrency
         self.num_cpus = num_cpus
-        self.init_options = dict(init_options or {})
+        self.init_options: dict[str, Any] = dict(init_options or {})
         self.keep_projects = keep_projects
 
     def _ray(self) -> Any:
