@@ -90,6 +90,8 @@ class TextPart:
             raise TypeError(f"TextPart.text must be a str, not {type(self.text).__name__}")
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"type": "text", "text": str}``, plus ``"provider_data"`` (API name to that API's object)
+        when there is any."""
         d: dict[str, Any] = {"type": "text", "text": self.text}
         if self.provider_data:
             d["provider_data"] = self.provider_data
@@ -97,6 +99,9 @@ class TextPart:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TextPart:
+        """Rebuild a part from :meth:`to_dict`'s output (the ``type`` key is not read). ``KeyError``
+        when ``text`` is missing; ``TypeError`` when it is not a str or ``provider_data`` is not an
+        object of objects."""
         return cls(text=d["text"], provider_data=_pd(d.get("provider_data")))
 
 
@@ -341,6 +346,9 @@ class ImagePart:
         return None if self.data is None else base64.b64encode(self.data).decode("ascii")
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"type": "image"}`` plus the fields that are set: ``"data_base64"`` (the inline bytes as
+        standard base64 text), ``"media_type"`` (str, as given), ``"url"`` (str) and
+        ``"provider_data"`` (when non-empty)."""
         d: dict[str, Any] = {"type": "image"}
         if self.data is not None:
             d["data_base64"] = self.base64
@@ -354,6 +362,10 @@ class ImagePart:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ImagePart:
+        """Rebuild a part from :meth:`to_dict`'s output (a ``data:`` ``url`` loads as inline bytes).
+        ``ValueError`` when ``data_base64`` is not base64 (``binascii.Error``), when there is neither
+        it nor ``url``, or inline bytes have no ``media_type``; ``TypeError`` for a field of the
+        wrong type."""
         raw = d.get("data_base64")
         return cls(
             data=None if raw is None else base64.b64decode(raw, validate=True),  # bad base64: ValueError
@@ -386,6 +398,8 @@ class ReasoningPart:
     type: Literal["reasoning"] = "reasoning"
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"type": "reasoning", "text": str}`` plus ``"signature"``, ``"encrypted"`` and
+        ``"provider"`` (str each) when not ``None``, and ``"provider_data"`` when non-empty."""
         d: dict[str, Any] = {"type": "reasoning", "text": self.text}
         for k in ("signature", "encrypted", "provider"):
             v = getattr(self, k)
@@ -397,6 +411,9 @@ class ReasoningPart:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ReasoningPart:
+        """Rebuild a part from :meth:`to_dict`'s output; every key is optional (``text`` defaults to
+        ``""``). ``TypeError`` when ``provider_data`` is not an object of objects; the other fields'
+        types are checked when loaded through :func:`part_from_dict`."""
         return cls(
             text=d.get("text", ""),
             signature=d.get("signature"),
@@ -436,6 +453,9 @@ class ToolCall:
         return self.invalid is None and not self.incomplete and isinstance(self.arguments, dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"type": "tool_call", "id": str, "name": str, "arguments": object or null}`` plus
+        ``"raw_arguments"`` and ``"invalid"`` (str) when set, ``"incomplete": true`` and
+        ``"id_synthesized": true`` when true, and ``"provider_data"`` when non-empty."""
         d: dict[str, Any] = {"type": "tool_call", "id": self.id, "name": self.name, "arguments": self.arguments}
         if self.raw_arguments is not None:
             d["raw_arguments"] = self.raw_arguments
@@ -451,6 +471,9 @@ class ToolCall:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ToolCall:
+        """Rebuild a call from :meth:`to_dict`'s output. ``KeyError`` when ``id`` or ``name`` is
+        missing; ``TypeError`` when ``provider_data`` is not an object of objects. The other fields'
+        types are checked when loaded through :func:`part_from_dict` (``TypeError`` naming the field)."""
         return cls(
             id=d["id"],
             name=d["name"],
@@ -556,6 +579,9 @@ class ToolResult:
         return "\n".join(p.text for p in self.content if isinstance(p, TextPart))
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"type": "tool_result", "tool_call_id": str, "content": str or list}`` (a list of text and
+        image part dicts), plus ``"is_error": true`` when it is an error, ``"name"`` (str) when set
+        and ``"provider_data"`` when non-empty."""
         d: dict[str, Any] = {"type": "tool_result", "tool_call_id": self.tool_call_id}
         d["content"] = self.content if isinstance(self.content, str) else [p.to_dict() for p in self.content]
         if self.is_error:
@@ -568,6 +594,10 @@ class ToolResult:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ToolResult:
+        """Rebuild a result from :meth:`to_dict`'s output (``content`` parts through
+        :func:`part_from_dict`). ``KeyError`` when ``tool_call_id`` or a content part's field is
+        missing; ``ValueError`` for a content part of unknown ``type``; ``TypeError`` when
+        ``is_error`` is not a bool or ``content`` is neither a str nor a list."""
         content: Any = d.get("content", "")
         if not isinstance(content, str):
             content = [part_from_dict(p) for p in content]
@@ -633,6 +663,8 @@ class ProviderToolPart:
             raise ConfigurationError(f"{where}: kind must be 'call', 'result' or 'metadata', got {self.kind!r}")
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"type": "provider_tool", "provider": str, "vendor_type": str, "kind": str, "raw": object}``
+        plus ``"name"`` and ``"call_id"`` (str) when not ``None`` and ``"summary"`` when non-empty."""
         d: dict[str, Any] = {
             "type": "provider_tool",
             "provider": self.provider,
@@ -829,6 +861,8 @@ class Message:
 
     @classmethod
     def assistant(cls, text: str) -> Message:
+        """An assistant message of one text part holding ``text``; ``TypeError`` when ``text`` is not
+        a str."""
         return cls("assistant", [TextPart(text)])
 
     @property
@@ -855,6 +889,8 @@ class Message:
         return [p for p in self.parts if isinstance(p, ProviderToolPart)]
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"role": "user" or "assistant", "parts": [part dicts]}`` (each part's ``to_dict()``), plus
+        ``"provider_data"`` when non-empty."""
         d: dict[str, Any] = {"role": self.role, "parts": [p.to_dict() for p in self.parts]}
         if self.provider_data:
             d["provider_data"] = self.provider_data
@@ -862,6 +898,9 @@ class Message:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Message:
+        """Rebuild a message from :meth:`to_dict`'s output. ``ValueError`` when ``role`` is not
+        ``"user"`` or ``"assistant"``, or a part has an unknown ``type`` or a missing field (the text
+        says ``at parts[i]``); ``TypeError`` when ``parts`` is not a list or a field has the wrong type."""
         if d.get("role") not in ("user", "assistant"):
             raise ValueError(f"message role must be 'user' or 'assistant', got {d.get('role')!r}")
         parts = loaded_field(d, "parts", (list,), "message", [])
@@ -883,6 +922,7 @@ class Conversation:
     instructions: str | None = None
 
     def append(self, message: Message) -> None:
+        """Add ``message`` at the end of :attr:`messages`, in place (nothing is checked)."""
         self.messages.append(message)
 
     def unanswered_tool_calls(self) -> list[ToolCall]:
@@ -894,6 +934,8 @@ class Conversation:
         return []
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"instructions": str or null, "messages": [message dicts]}`` (each :meth:`Message.to_dict`);
+        both keys are always present."""
         return {"instructions": self.instructions, "messages": [m.to_dict() for m in self.messages]}
 
     @classmethod
@@ -1003,6 +1045,8 @@ class Usage:
         return (self.input_tokens or 0) + (self.output_tokens or 0)
 
     def to_dict(self) -> dict[str, Any]:
+        """Every field by name: the counts in tokens (int, or ``None`` where the vendor gave none) and
+        ``"requests"`` (int: how many responses were summed)."""
         if type(self) is Usage:  # its fields, read from the instance dict (no fields() walk)
             d = self.__dict__
             return {k: d[k] for k in _USAGE_ADDED}
@@ -1081,6 +1125,9 @@ class Response:
         return Message("assistant", list(self.parts), dict(self.provider_data))
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"parts": [part dicts], "stop_reason": str, "vendor_stop_reason": str or null, "usage":
+        object (Usage.to_dict), "model", "response_id", "provider": str or null, "provider_data":
+        object}``; every key is always present. ``preflight`` is not saved."""
         return {
             "parts": [p.to_dict() for p in self.parts],
             "stop_reason": self.stop_reason,
@@ -1094,6 +1141,10 @@ class Response:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Response:
+        """Rebuild a response from :meth:`to_dict`'s output; every key is optional (``stop_reason``
+        defaults to ``"end_turn"`` and is taken as saved, ``usage`` to an empty one). ``TypeError``
+        when ``parts``, a str field, a ``usage`` count or ``provider_data`` has the wrong type;
+        ``ValueError`` for a part of unknown ``type`` or missing a field (``at parts[i]: ...``)."""
         parts = loaded_field(d, "parts", (list,), "response", [])
         usage = d.get("usage")
         return cls(
