@@ -211,6 +211,7 @@ class ModelRequest:
     conversation: object | None = field(default=None, repr=False, compare=False)
 
     def tool(self, name: str) -> Tool[..., Any] | None:
+        """The first tool in :attr:`tools` whose ``name`` is ``name``, or ``None``."""
         for t in self.tools:
             if t.name == name:
                 return t
@@ -341,6 +342,9 @@ class DeclarationMemo:
         return memo
 
     def declaration(self, tool: Tool, translate: Any) -> dict[str, Any]:
+        """``translate(tool)[0]``, the tool's wire declaration (a JSON-ready dict), as a fresh copy on
+        every call; ``translate`` runs again only when ``tool`` was not seen or changed since (see the
+        class). Its exceptions propagate."""
         key = id(tool)
         hit = self._memo.get(key)
         if hit is not None and hit[0] is tool:

@@ -67,6 +67,9 @@ class ToolRun:
         return self.result.is_error
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"call": object, "result": object, "duration": float, "turn": int}`` (the call's and the
+        result's ``to_dict()``, ``duration`` in seconds, ``turn`` 1-based) plus
+        ``"deduplicated": true`` when it was, and ``"status"`` (str) when it is not ``"ran"``."""
         d: dict[str, Any] = {
             "call": self.call.to_dict(),
             "result": self.result.to_dict(),

@@ -139,6 +139,9 @@ class Limits:
             raise ConfigurationError(problem)
 
     def to_dict(self) -> dict[str, Any]:
+        """Every field by name, values as set (``None`` where unbounded): counts and tokens as int,
+        ``tool_timeout`` in seconds, ``max_calls_per_tool`` as a dict of tool name to int,
+        ``max_cost_usd`` in US dollars (int, float or ``Decimal``; a ``Decimal`` is not JSON-ready)."""
         return {
             k: getattr(self, k)
             for k in (

@@ -141,6 +141,8 @@ class Turn:
         return self.response.usage
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"number": int, "response": object, "tool_runs": [objects]}`` (``number`` 1-based, the
+        response's and each run's ``to_dict()``) plus ``"interrupted"`` (str) when set."""
         d = {
             "number": self.number,
             "response": self.response.to_dict(),
@@ -152,6 +154,10 @@ class Turn:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Turn:
+        """Rebuild a turn from :meth:`to_dict`'s output. ``KeyError`` when ``response`` or ``number`` is
+        missing; ``ValueError`` when ``number`` is below 1; ``TypeError`` when a field has the wrong
+        type. Errors inside the response or a tool run say where (``at tool_runs[0].call: ...``)
+        and keep their type, but for a missing field (``ValueError``)."""
         if not isinstance(d, dict):
             raise TypeError(f"a turn must be an object, got {type(d).__name__}")
         response = d["response"]
@@ -198,6 +204,9 @@ class PendingCall:
     arguments: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"call": object, "turn": int, "kind": str}`` (the call's ``to_dict()``, ``turn`` 1-based)
+        plus ``"reason"`` (str) when set, ``"approved": true`` when approved and ``"arguments"``
+        (object) when set."""
         d: dict[str, Any] = {"call": self.call.to_dict(), "turn": self.turn, "kind": self.kind}
         if self.reason is not None:
             d["reason"] = self.reason
@@ -209,6 +218,10 @@ class PendingCall:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> PendingCall:
+        """Rebuild a pending call from :meth:`to_dict`'s output. ``KeyError`` when ``kind`` or ``turn``
+        is missing; ``ValueError`` for an unknown ``kind``, a ``turn`` below 1 or a missing ``call``;
+        ``TypeError`` when a field (the call's included) has the wrong type. ``approved`` is set only
+        by ``true``; ``arguments`` other than an object load as ``None``."""
         kind = d["kind"]
         if kind not in PENDING_KINDS:
             raise ValueError(f"pending call kind must be one of {PENDING_KINDS}, got {kind!r}")
@@ -336,6 +349,10 @@ class RunResult:
         )
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"text", "stop_reason", "model", "run_id": str, "usage": object, "tool_errors": int,
+        "turns": [objects], "conversation": object}`` plus ``"pending": [objects]`` when calls are
+        pending. ``usage`` (the turns' total, in tokens) and ``tool_errors`` are written for readers;
+        :meth:`from_dict` computes them again from the turns."""
         d = {
             "text": self.text,
             "stop_reason": self.stop_reason,
@@ -352,6 +369,11 @@ class RunResult:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunResult:
+        """Rebuild a result from :meth:`to_dict`'s output. ``TypeError`` when ``d`` is not an object or
+        a field has the wrong type (a saved ``usage`` included); ``KeyError`` when ``text``,
+        ``stop_reason``, ``model``, ``run_id`` or ``conversation`` is missing. Errors inside the
+        turns, pending calls or conversation say where (``at turns[0]...``) and keep their type,
+        but for a missing field (``ValueError``)."""
         where = "run result"
         if not isinstance(d, dict):
             raise TypeError(f"a saved run must be an object, got {type(d).__name__}")
@@ -451,6 +473,10 @@ class RunState:
 
     # -- JSON ---------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
+        """``{"format": "toolwire.RunState", "version": 1, "run_id": str, "status": str, "model",
+        "stop_reason", "error": str or null, "usage": object, "pending": [objects], "turns":
+        [objects], "conversation": object}``; every key is always present. ``usage`` (the turns'
+        total, in tokens) is written for readers and computed again on load."""
         d: dict[str, Any] = {
             "format": _FORMAT,
             "version": _VERSION,
@@ -468,6 +494,11 @@ class RunState:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunState:
+        """Rebuild a state from :meth:`to_dict`'s output, or from :meth:`RunResult.to_dict`'s (its
+        ``state``). ``TypeError`` when ``d`` is not an object or a field has the wrong type;
+        ``KeyError`` when ``run_id`` is missing; ``ValueError`` for an unknown ``status`` or a
+        ``version`` that is not 1 (a newer one: upgrade toolwire). Errors inside the turns, pending
+        calls or conversation say where and keep their type, but for a missing field (``ValueError``)."""
         if not isinstance(d, dict):
             raise TypeError(f"a saved run must be an object, got {type(d).__name__}")
         if d.get("format") != _FORMAT and "text" in d and "stop_reason" in d:  # a saved RunResult

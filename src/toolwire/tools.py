@@ -278,6 +278,10 @@ class Tool(Generic[P, R]):
         return d
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"name": str, "description": str, "input_schema": object}`` (the ``description`` as set,
+        without ``returns``) plus ``"strict"`` (bool), ``"returns"`` (str), ``"timeout"`` (seconds)
+        and ``"imported_from"`` (API name) when not ``None``, and ``"provider_data"`` when non-empty.
+        ``function`` and ``meta`` are not saved."""
         d: dict[str, Any] = {"name": self.name, "description": self.description, "input_schema": self.input_schema}
         for k in ("strict", "returns", "timeout", "imported_from"):
             if getattr(self, k) is not None:
@@ -288,6 +292,11 @@ class Tool(Generic[P, R]):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Tool[..., Any]:
+        """Rebuild a tool from :meth:`to_dict`'s output, without a function (give it one, or answer its
+        calls yourself). ``input_schema`` is not checked as a JSON Schema (missing or empty: an
+        empty object schema). ``KeyError`` when ``name`` is missing; :class:`ToolNameError` for a bad name and
+        :class:`ToolDefinitionError` for a field of the wrong type (both ``ValueError`` subclasses);
+        ``provider_data`` goes through ``dict()``, whose ``TypeError`` / ``ValueError`` propagates."""
         return cls(
             d["name"],
             d.get("description", ""),
