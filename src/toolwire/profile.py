@@ -109,6 +109,7 @@ class Rule:
             raise ValueError(f"rule {self.id!r} has no source (vendor doc URL, SDK type or quoted error text)")
 
     def to_dict(self) -> dict[str, str]:
+        """``{"id": str, "summary": str, "source": str, "action": "repair" | "report" | "refuse"}``."""
         return {"id": self.id, "summary": self.summary, "source": self.source, "action": self.action}
 
 
@@ -148,6 +149,8 @@ class Violation:
         return f"{head}at {self.pointer or '/'}: {self.message} [{self.rule}]"
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"rule": str, "pointer": str, "message": str, "tool": str or null, "call_id": str or
+        null}``; every key is always present."""
         return {
             "rule": self.rule,
             "pointer": self.pointer,
@@ -171,6 +174,8 @@ class RequestChange:
     lossy: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"rule": str, "pointer": str, "detail": str, "tool": str or null, "call_id": str or null,
+        "lossy": bool}``; every key is always present."""
         return {
             "rule": self.rule,
             "pointer": self.pointer,
@@ -199,6 +204,7 @@ class RequestReport:
         call_id: str | None = None,
         lossy: bool = False,
     ) -> None:
+        """Record one repair: appends a :class:`RequestChange` with these fields to :attr:`changes`."""
         self.changes.append(RequestChange(rule, pointer, detail, tool, call_id, lossy))
 
     def __iter__(self) -> Iterator[RequestChange]:
@@ -215,6 +221,8 @@ class RequestReport:
         return any(c.lossy for c in self.changes)
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"api": str, "changes": [objects]}``, each change's :meth:`RequestChange.to_dict`, in the
+        order they were made."""
         return {"api": self.api, "changes": [c.to_dict() for c in self.changes]}
 
 

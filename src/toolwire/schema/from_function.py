@@ -15,6 +15,11 @@ __all__ = ["describe_function", "FunctionDescription", "strip_titles", "convert_
 
 @dataclass
 class FunctionDescription:
+    """What :func:`describe_function` reads from a typed function: ``description`` (the docstring's
+    short and long description, a blank line between), ``input_schema`` (the JSON Schema object of
+    the parameters), ``returns`` (the docstring's returns text, or ``None``) and
+    ``arguments_model`` (the pydantic model that converts JSON arguments to the annotated types)."""
+
     description: str
     input_schema: dict[str, Any]
     returns: str | None

@@ -27,6 +27,8 @@ class SchemaChange:
     lossy: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"pointer": str, "action": str, "keyword": str, "detail": str, "lossy": bool}``; every key
+        is always present."""
         return {
             "pointer": self.pointer,
             "action": self.action,
@@ -51,6 +53,7 @@ class TranslationReport:
     strict_possible: bool | None = None
 
     def add(self, pointer: str, action: str, keyword: str, detail: str, lossy: bool = False) -> None:
+        """Record one rewrite: appends a :class:`SchemaChange` with these fields to :attr:`changes`."""
         self.changes.append(SchemaChange(pointer, action, keyword, detail, lossy))
 
     def __iter__(self) -> Iterator[SchemaChange]:
@@ -64,6 +67,8 @@ class TranslationReport:
         return any(c.lossy for c in self.changes)
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"api": str, "tool": str, "strict_possible": bool or null, "changes": [objects]}``, each
+        change's :meth:`SchemaChange.to_dict`, in the order they were made."""
         return {
             "api": self.api,
             "tool": self.tool,

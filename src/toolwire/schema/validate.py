@@ -109,6 +109,8 @@ class ArgumentError:
         return f"ArgumentError({self.pointer!r}, {self.rule!r}, {self.message!r})"
 
     def render(self) -> str:
+        """The problem as the model reads it in an invalid-arguments result:
+        ``at <pointer>: <message> (rule: <rule>)``, the pointer ``/`` for the arguments object itself."""
         where = self.pointer or "/"
         return f"at {where}: {self.message} (rule: {self.rule})"
 
