@@ -403,6 +403,8 @@ class BatchJournal:
             raise sqlite_error(self.path, exc, what="the batch journal", timeout=timeout) from None
 
     def close(self) -> None:
+        """Close the SQLite connection. Closing again does nothing; any other call afterwards raises
+        :class:`~toolwire.store.RunStoreError`."""
         with self._lock:
             self._conn.close()
 
@@ -535,6 +537,8 @@ class BatchJournal:
         )
 
     def provider_of(self, job_id: str) -> str:
+        """The provider name recorded for batch ``job_id`` (as given to :meth:`record_job`), or ``""``
+        when the journal has no such job."""
         rows = self._exec("SELECT provider FROM batch_jobs WHERE job_id = ?", (job_id,))
         return rows[0][0] if rows else ""
 

@@ -64,10 +64,14 @@ class Cost:
 
     @classmethod
     def unpriced(cls, reason: str) -> Cost:
+        """An unpriced cost: ``priced=False``, every amount and ``model`` ``None``, ``reason`` saying
+        why. Added to any cost it gives an unpriced cost (never a free one)."""
         return cls(None, None, None, None, None, None, False, reason)
 
     @classmethod
     def zero(cls) -> Cost:
+        """A priced cost of ``Decimal(0)`` US dollars in every amount, ``model`` ``None``: the start of
+        a sum."""
         z = Decimal(0)
         return cls(z, z, z, z, z)
 
@@ -125,6 +129,8 @@ class ToolCost:
     usd: Decimal | None
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"tool_call_id": str, "name": str, "tokens": int or null, "requests": int,
+        "usd": str or null}``, ``usd`` in US dollars as an exact decimal string."""
         return {
             "tool_call_id": self.tool_call_id,
             "name": self.name,
@@ -150,6 +156,9 @@ class RunCost:
         return sum(1 for c in self.turns if not c.priced)
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"total": object, "priced_usd": str, "unpriced_turns": int, "turns": [objects],
+        "tool_calls": [objects]}`` (each :class:`Cost` and :class:`ToolCost` by its ``to_dict()``),
+        ``priced_usd`` in US dollars as an exact decimal string."""
         return {
             "total": self.total.to_dict(),
             "priced_usd": str(self.priced_usd),

@@ -304,6 +304,9 @@ class ScrubFilter(logging.Filter):
     arguments) and from its exception text. Add it to a handler to cover records of any logger."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Scrub ``record`` in place and return ``True`` (no record is dropped): a message holding a
+        known credential becomes its formatted text scrubbed (``args`` emptied); the exception, the
+        ones it was raised from and ``exc_text`` are scrubbed too."""
         _scrub_record(record)
         return True
 

@@ -975,6 +975,8 @@ class RunStore:
         self.close()
 
     def close(self) -> None:
+        """Close the SQLite connection (claims stay in the file until released or stale).
+        Closing again does nothing; any other call afterwards raises :class:`RunStoreError`."""
         with self._lock:
             self._conn.close()
 

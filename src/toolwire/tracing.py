@@ -110,6 +110,9 @@ class Tracing:
             )
 
     def tracer(self) -> Any:
+        """The OpenTelemetry tracer the spans are made with: scope ``toolwire`` at the installed
+        toolwire version, from ``tracer_provider`` or else the global provider.
+        :class:`~toolwire.errors.ConfigurationError` when OpenTelemetry is not installed."""
         trace = _require_otel()
         from . import __version__
 
@@ -117,6 +120,9 @@ class Tracing:
         return provider.get_tracer(_SCOPE, __version__)
 
     def observer(self, stream: Any, model: Any) -> _RunObserver:
+        """What turns the events of one run into spans: made by the loop once per run, for its event
+        ``stream`` (the :class:`~toolwire.loop.RunStream`) and ``model``. A tracer that raises
+        never stops the run: it is logged once per run as a warning."""
         return _RunObserver(self, stream, model)
 
 
