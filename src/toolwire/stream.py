@@ -39,6 +39,10 @@ __all__ = [
 
 @dataclass
 class ResponseStart:
+    """The start of a streamed response: the vendor's ``response_id`` and ``model`` (``None`` when
+    it sent none; a value set earlier is then kept) and opaque ``provider_data``, merged into the
+    response's per API name."""
+
     response_id: str | None = None
     model: str | None = None
     provider_data: dict[str, Any] = field(default_factory=dict)
@@ -46,6 +50,9 @@ class ResponseStart:
 
 @dataclass
 class TextDelta:
+    """Visible text appended to the text part at ``index`` (the first delta makes the part).
+    ``provider_data``, when given, is merged into the part's per API name."""
+
     index: int
     text: str
     provider_data: dict[str, Any] | None = None  # merged into the part's provider_data
@@ -70,6 +77,10 @@ class ReasoningDelta:
 
 @dataclass
 class ToolCallStart:
+    """A tool call starts at ``index``: its ``id`` (``id_synthesized`` when toolwire made it because
+    the vendor sent none) and ``name``; an empty ``id`` or ``name`` keeps the value an earlier
+    start gave. ``provider_data`` is merged into the call's per API name."""
+
     index: int
     id: str
     name: str
@@ -79,6 +90,10 @@ class ToolCallStart:
 
 @dataclass
 class ToolCallDelta:
+    """A fragment of the argument text (JSON) of the tool call at ``index``, appended; the joined text
+    is parsed at its :class:`ToolCallEnd`. Before the call's :class:`ToolCallStart` it is out of
+    order (:class:`~toolwire.errors.ResponseDecodeError` from the assembler)."""
+
     index: int
     arguments_fragment: str
 
@@ -348,6 +363,10 @@ class StreamAssembler:
         self.__init__(self.provider)  # type: ignore[misc]
 
     def response(self) -> Response:
+        """The :class:`~toolwire.types.Response` of the events fed so far: parts in index order,
+        ``stop_reason`` ``"end_turn"`` when no stop event came, ``usage.requests`` at least 1,
+        ``provider`` the assembler's. A tool call not yet ended is marked ``incomplete`` with
+        ``invalid`` saying why (the output-token limit, or the stream ended before it was complete)."""
         parts = []
         stop = self.stop_reason or "end_turn"
         for index in sorted(self._slots):
@@ -453,6 +472,10 @@ class SurrogatePairs:
         self.held: dict[tuple[type, int], str] = {}  # (delta class, index) -> a high surrogate
 
     def fix(self, events: Iterable[StreamEvent]) -> Iterator[StreamEvent]:
+        """``events`` passed on in order (a generator), delta events changed in place: a high surrogate
+        ending a delta is held back and joined to the low half that starts the next delta of its part;
+        a half nothing completes comes out as a U+FFFD delta of its own. Call :meth:`finish` at the
+        end of the stream for the halves still held."""
         for ev in events:
             attr = _DELTA_TEXT.get(type(ev))
             index = getattr(ev, "index", None)

@@ -702,9 +702,17 @@ class StreamDecoder(Protocol):
     (a cut-off call, the stop event) and raises :class:`~toolwire.errors.ResponseDecodeError`
     for a stream that ended where the API does not allow it."""
 
-    def feed(self, data: Any, /) -> Iterable[StreamEvent]: ...
+    def feed(self, data: Any, /) -> Iterable[StreamEvent]:
+        """The canonical events one parsed stream event completes, in order (none while a fragment waits
+        for more). A decoder may raise :class:`~toolwire.errors.ProviderError` for an error the vendor
+        sent in the stream and :class:`~toolwire.errors.ResponseDecodeError` for a malformed event."""
+        ...
 
-    def finish(self) -> Iterable[StreamEvent]: ...
+    def finish(self) -> Iterable[StreamEvent]:
+        """The canonical events the end of the stream completes, asked once after the last :meth:`feed`:
+        calls still open and the closing :class:`~toolwire.stream.StopEvent` when :meth:`feed` has not
+        given it (``"error"`` for a stream cut off before the vendor's stop)."""
+        ...
 
 
 def stainless_error(api: str, exc: Any, sdk: Any, *, stream_retryable_types: Iterable[str] = ()) -> ProviderError:

@@ -197,11 +197,16 @@ class Shape:
         self.api = api
 
     def bad(self, pointer: str, expected: str, value: Any) -> ResponseDecodeError:
+        """The :class:`ResponseDecodeError` (returned, for the caller to raise) for a value of the wrong
+        JSON type at ``pointer``: ``"<pointer> must be <expected>, got a JSON <type>"`` (``the body``
+        for the empty pointer)."""
         return ResponseDecodeError(
             self.api, f"{pointer or 'the body'} must be {expected}, got a JSON {json_kind(value)}", pointer
         )
 
     def error(self, pointer: str, message: str) -> ResponseDecodeError:
+        """A :class:`ResponseDecodeError` with ``message`` as given at ``pointer`` (returned, for the
+        caller to raise)."""
         return ResponseDecodeError(self.api, message, pointer)
 
     def obj(self, value: Any, pointer: str) -> dict[str, Any]:
