@@ -112,6 +112,8 @@ class Interaction:
         return []
 
     def header(self, name: str, *, response: bool = True) -> str | None:
+        """The value of header ``name`` (any case) in the response headers, or the request headers with
+        ``response=False``: the first value when it was recorded as a list; ``None`` when absent."""
         headers = self.response_headers if response else self.request_headers
         for k, v in headers.items():
             if k.lower() == name.lower():

@@ -216,6 +216,11 @@ class TestModel(_OfflineModel):
     provider = "test"
 
     async def send(self, request: ModelRequest) -> Response:
+        """Answer ``request`` offline, recording it in ``requests``. Until an assistant message has asked
+        for tools (and unless ``tool_choice`` is ``"none"``): one ``tool_use`` response calling each
+        tool with :func:`example_arguments`; then an ``end_turn`` text, ``final_text`` or a report of
+        the last tool results. :class:`~toolwire.errors.ConfigurationError` when ``call_tools`` names a
+        tool the request does not offer."""
         self._refuse_provider_tools(request)
         self.requests.append(request)
         last_results: list[ToolResult] = []
@@ -338,6 +343,8 @@ class ScriptedModel(_OfflineModel):
         self._position = 0
 
     def build_request(self, messages: list[Message], **kwargs: Any) -> ModelRequest:
+        """:meth:`Model.build_request <toolwire.adapter.Model.build_request>`, without the ``responses``
+        and ``respond`` settings in ``settings`` (they are the script, not request fields)."""
         req = super().build_request(messages, **kwargs)
         req.settings.pop("responses", None)
         req.settings.pop("respond", None)
@@ -348,6 +355,10 @@ class ScriptedModel(_OfflineModel):
         return len(self._script) - self._position
 
     async def send(self, request: ModelRequest) -> Response:
+        """The next scripted item (or ``respond(request)``) as a :class:`Response`, ``request`` recorded
+        in ``requests``; a callable item is called with the request and an awaitable awaited.
+        :class:`~toolwire.errors.ConfigurationError` when the script has no item left or an item
+        cannot be turned into a response."""
         self._refuse_provider_tools(request)
         self.requests.append(request)
         if self._respond is not None:

@@ -175,6 +175,9 @@ def cassette(path: str | Path, *, record: bool = False, match_body: bool = False
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """pytest hook: the ``toolwire`` options ``--toolwire-record`` (call the real APIs and rewrite the
+    cassettes; also ``TOOLWIRE_RECORD=1``) and ``--toolwire-block-network`` (fail a test that sends
+    a real HTTP request; also ``TOOLWIRE_BLOCK_NETWORK=1``)."""
     group = parser.getgroup("toolwire")
     group.addoption(
         "--toolwire-record",
@@ -192,6 +195,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """pytest hook: registers the ``toolwire_cassette(path=None, match_body=False)`` marker."""
     config.addinivalue_line(
         "markers",
         "toolwire_cassette(path=None, match_body=False): replay (or with --toolwire-record, record) this test's vendor traffic; "

@@ -52,6 +52,12 @@ PROVIDER_FOR_API = {
 
 @dataclass
 class FileReport:
+    """What :func:`replay_file` found in one cassette: ``file`` (its name as shown), ``api`` (the
+    recorded API, ``None`` when unknown), ``notes`` (habits of the recording client and skipped
+    interactions: not failures), ``responses`` (one dict per decoded response), ``requests`` (one
+    ``{"interaction", "matches", "diff"}`` per request toolwire sent), and the failures ``errors``
+    and ``expected_mismatches``. :attr:`ok` when there are none and every request matched."""
+
     file: str
     api: str | None
     notes: list[str] = field(default_factory=list)
@@ -66,6 +72,10 @@ class FileReport:
         return not self.errors and not self.expected_mismatches and all(r["matches"] for r in self.requests)
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"file": str, "api": str or null, "notes": [str], "responses": [objects],
+        "requests": [objects]}`` plus ``"errors"`` and ``"expected_mismatches"`` (lists of str) when
+        non-empty. A response object holds its ``interaction`` index, stop reasons, ``tool_calls``,
+        ``text``, ``usage`` (in tokens) and, for a vendor error, ``error``."""
         d = {
             "file": self.file,
             "api": self.api,
