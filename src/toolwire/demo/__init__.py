@@ -82,6 +82,12 @@ def _sha256(path: Path) -> str:
 
 @dataclass
 class CheckResult:
+    """The verdict of :func:`check`: ``passed`` (the report exited 0 and printed a mean within
+    0.006 of ``expected`` rounded to 2 decimals, and the CSV is unchanged), ``expected`` and
+    ``reported`` (the means in °C; ``reported`` ``None`` when the report printed none),
+    ``data_unchanged`` (the CSV's SHA-256 is the original's) and ``report_output`` (the report's
+    stdout and stderr)."""
+
     passed: bool
     expected: float
     reported: float | None
@@ -89,6 +95,8 @@ class CheckResult:
     report_output: str
 
     def summary(self) -> str:
+        """One line: ``PASS`` or ``FAIL``, the mean printed and the one expected (°C, 2 decimals), and
+        whether the data file was left unchanged."""
         got = "no mean printed" if self.reported is None else f"{self.reported:.2f} C"
         data = "data unchanged" if self.data_unchanged else "DATA WAS CHANGED (the fix belongs in the script)"
         verdict = "PASS" if self.passed else "FAIL"

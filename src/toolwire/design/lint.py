@@ -139,6 +139,8 @@ class Finding:
     provider: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"rule", "severity", "tool", "pointer", "message", "fix": str}``, plus ``"provider"`` (str)
+        for a provider-specific finding."""
         d = {
             "rule": self.rule,
             "severity": self.severity,
@@ -186,9 +188,14 @@ class LintReport:
         return 1 if self.errors else 0
 
     def rules(self) -> set[str]:
+        """The ids of the rules that found something (each once)."""
         return {f.rule for f in self.findings}
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"findings": [objects], "summary": object}`` (each :meth:`Finding.to_dict`). The
+        summary: ``tools``, ``errors``, ``warnings``, ``infos`` (int), ``providers`` and ``rules``
+        (lists of str), ``token_cost`` (per provider: a :class:`~toolwire.design.tokens.SetCost`
+        dict, or ``{"error": str}``) and ``prompt_cache`` (per provider: :func:`prompt_cache_savings`)."""
         return {"findings": [f.to_dict() for f in self.findings], "summary": self.summary}
 
 

@@ -52,6 +52,8 @@ class Page:
     next_offset: int | None
 
     def to_dict(self) -> dict[str, Any]:
+        """The page without its text: ``{"unit": str, "start": int, "end": int, "total": int,
+        "truncated": bool, "next_offset": int or null}``."""
         return {
             "unit": self.unit,
             "start": self.start,
@@ -139,10 +141,16 @@ class CapSpec:
     limit: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"unit": "lines" or "characters", "size": int, "offset": str, "limit": str or null}``: what
+        is stored as ``tool.meta["cap"]``."""
         return {"unit": self.unit, "size": self.size, "offset": self.offset, "limit": self.limit}
 
     @classmethod
     def from_meta(cls, meta: Any) -> CapSpec | None:
+        """The cap of a ``tool.meta["cap"]`` value: a :class:`CapSpec` as it is, a :meth:`to_dict` dict
+        rebuilt (no ``unit``: ``"lines"``; no ``size``: 0); ``None`` for anything else, a dict without
+        ``offset`` included. A ``size`` that ``int()`` cannot read raises its ``ValueError`` /
+        ``TypeError``."""
         if isinstance(meta, CapSpec):
             return meta
         if isinstance(meta, dict) and "offset" in meta:
@@ -150,6 +158,7 @@ class CapSpec:
         return None
 
     def parameters(self) -> list[str]:
+        """The declared paging parameter names: ``offset``, then ``limit`` when there is one."""
         return [p for p in (self.offset, self.limit) if p]
 
 

@@ -111,6 +111,9 @@ class SetCost:
     tools: list[ToolCost] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"provider": str, "tokens": int, "overhead": int, "exact": bool, "method": str,
+        "tools": {label: int}}``, in tokens per turn; ``tools`` maps each tool's :func:`tool_label` to
+        its own cost."""
         return {
             "provider": self.provider,
             "tokens": self.tokens,

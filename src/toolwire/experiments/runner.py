@@ -676,6 +676,9 @@ class StoreRecorder:
             raise
 
     def started(self, run: PendingRun, state: RunState) -> None:
+        """Claim ``run`` (unless :meth:`claim` did) and, in one transaction, replace an earlier attempt's
+        rows with a new run row for ``state`` (experiment columns set, no outcome).
+        :class:`~toolwire.store.RunTaken`, nothing written, when another process holds the run."""
         if not self.claim(run):
             raise RunTaken(run.run_id, self.left.get(run.run_id, (run, None))[1])
         owner = self.owner
@@ -695,11 +698,18 @@ class StoreRecorder:
             self.on_progress(Progress("started", run=run))
 
     def checkpoint(self, run: PendingRun, state: RunState) -> None:
+        """Save ``state`` (turns and tool calls so far) and refresh the claim's heartbeat, in one
+        transaction; :class:`~toolwire.store.RunTaken`, nothing written, when another process took the
+        run over (it is then in :attr:`left`)."""
         self._guarded(
             run, lambda: self.store.save(state, experiment=run.experiment, labels=run.labels, owner=self.owner)
         )
 
     def finished(self, run: PendingRun, state: RunState, record: RunRecord) -> None:
+        """Save ``state`` once more with ``record``'s outcome, cost (US dollars, a decimal string), wall
+        time (seconds) and checker output (else its error), and drop the claim, in one transaction;
+        :class:`~toolwire.store.RunTaken`, nothing written, when another process took the run over."""
+
         def write() -> None:  # one transaction: the final state with its outcome, the claim dropped
             self.store.save(
                 state,

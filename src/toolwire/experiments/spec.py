@@ -98,6 +98,8 @@ class ModelEntry:
     factory: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"model": str, "settings": dict, "factory": str or null}`` (``settings`` a shallow
+        copy)."""
         return {"model": self.model, "settings": dict(self.settings), "factory": self.factory}
 
 
@@ -133,6 +135,8 @@ class Experiment:
         return [m.model for m in self.models]
 
     def model_entry(self, model: str) -> ModelEntry:
+        """The :class:`ModelEntry` whose ``model`` is ``model`` (``"provider:model-id"``); ``KeyError``
+        when the experiment has none."""
         for m in self.models:
             if m.model == model:
                 return m
@@ -194,6 +198,10 @@ class Experiment:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Experiment:
+        """Rebuild an experiment from :meth:`to_dict`'s output, without the checks of
+        :func:`parse_spec`. ``KeyError`` when ``name``, ``prompt``, ``project``, ``checker``,
+        ``layers``, ``models`` (or a model's ``model``), ``runs``, ``concurrency`` or ``max_turns`` is
+        missing; a container of the wrong type raises ``TypeError`` or ``AttributeError``."""
         return cls(
             name=d["name"],
             prompt=d["prompt"],

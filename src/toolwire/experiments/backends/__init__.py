@@ -85,7 +85,11 @@ class Backend(Protocol):
 
     name: str
 
-    async def run(self, exp: Experiment, runs: list[PendingRun], recorder: Recorder) -> None: ...
+    async def run(self, exp: Experiment, runs: list[PendingRun], recorder: Recorder) -> None:
+        """Run every run of ``runs`` of ``exp``, reporting each to ``recorder`` as the module docs
+        say; return when all are done. One run's failure is recorded, never raised; a
+        cancellation propagates."""
+        ...
 
 
 #: Backend names and where their classes live (imported when chosen).

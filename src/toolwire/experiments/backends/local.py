@@ -29,6 +29,10 @@ class LocalBackend:
         self.keep_projects = keep_projects
 
     async def run(self, exp: Experiment, runs: list[PendingRun], recorder: Recorder) -> None:
+        """Run ``runs`` as asyncio tasks in this process, at most ``concurrency`` (else the spec's) at a
+        time, each through :func:`~toolwire.experiments.runner.execute_run`; returns when all are done.
+        A run's own failure is recorded, not raised; an exception that escapes one, or a cancellation,
+        cancels the others and propagates."""
         limit = asyncio.Semaphore(self.concurrency or exp.concurrency)
 
         async def one(run: PendingRun) -> None:

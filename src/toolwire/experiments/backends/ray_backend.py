@@ -106,6 +106,11 @@ class RayBackend:
         return ray
 
     async def run(self, exp: Experiment, runs: list[PendingRun], recorder: Recorder) -> None:
+        """Run each of ``runs`` as a Ray task (at most ``concurrency``, else the spec's, in flight),
+        claiming it first (a run another process holds is skipped); this process alone writes the
+        workers' reports to ``recorder``. Joins ``address`` or starts a local instance when Ray is not
+        initialised, and then shuts it down at the end. :class:`~toolwire.errors.ConfigurationError`
+        when Ray is not installed."""
         ray = self._ray()
         from ray.util.queue import Queue
 
