@@ -11,6 +11,7 @@ objects, Gemini chunks) into these canonical events; :class:`StreamAssembler` bu
 from __future__ import annotations
 
 import re
+from copy import copy as _shallow_copy
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Union, cast
 
@@ -191,6 +192,20 @@ class _Slot:
         return "".join(self.chunks) + "".join(self.frags)
 
 
+def _copy_pd(pd: dict[str, Any]) -> dict[str, Any]:
+    """``pd`` with each API's dict copied (what :meth:`StreamAssembler._merge_pd` updates in place)."""
+    return {api: dict(v) if isinstance(v, dict) else v for api, v in pd.items()}
+
+
+def _copy(value: Any) -> Any:
+    """A shallow copy of a part or usage whose ``provider_data`` is copied one level deeper."""
+    c = _shallow_copy(value)
+    pd = getattr(c, "provider_data", None)
+    if pd:
+        c.provider_data = _copy_pd(pd)
+    return c
+
+
 class StreamAssembler:
     """Feed canonical events with :meth:`feed`; call :meth:`response` at the end.
 
@@ -369,9 +384,13 @@ class StreamAssembler:
         ``invalid`` saying why (the output-token limit, or the stream ended before it was complete)."""
         parts = []
         stop = self.stop_reason or "end_turn"
+        # before the stop event (mid-stream, or a stream that broke off) the response is a
+        # snapshot: its parts are copies, so feeding on neither changes it nor inherits the
+        # "incomplete" mark it gives a call still open
+        snapshot = self.stop_reason is None
         for index in sorted(self._slots):
             slot = self._slots[index]
-            part = slot.part
+            part = _copy(slot.part) if snapshot else slot.part
             if slot.kind in ("text", "reasoning"):
                 part.text = slot.text()
             if slot.kind == "tool_call" and not slot.ended:
@@ -394,11 +413,11 @@ class StreamAssembler:
             parts=parts,
             stop_reason=cast(StopReason, stop),
             vendor_stop_reason=self.vendor_stop_reason,
-            usage=self.usage,
+            usage=_copy(self.usage) if snapshot else self.usage,
             model=self.model,
             response_id=self.response_id,
             provider=self.provider,
-            provider_data=self.provider_data,
+            provider_data=_copy_pd(self.provider_data) if snapshot else self.provider_data,
             preflight=self.preflight,
         )
 

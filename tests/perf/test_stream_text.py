@@ -3,8 +3,6 @@ at any point of the stream, however many deltas."""
 
 from __future__ import annotations
 
-import pytest
-
 from toolwire.stream import (
     ReasoningDelta,
     StopEvent,
@@ -13,7 +11,9 @@ from toolwire.stream import (
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
+    UsageUpdate,
 )
+from toolwire.types import Usage
 
 
 def test_many_text_and_reasoning_deltas_join_to_the_whole_text():
@@ -42,11 +42,6 @@ def test_a_partial_response_mid_stream_and_the_final_one_both_hold_what_arrived(
     assert r.tool_calls[0].arguments == {"a": 1} and r.tool_calls[0].raw_arguments == '{"a": 1}'
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug: response() mid-stream marks an open tool call incomplete, and its later ToolCallEnd "
-    "does not clear the flag, so the finished call is never run",
-)
 def test_a_tool_call_open_at_a_partial_response_is_complete_once_it_ends():
     # StreamAssembler's docstring: response() "may also be called mid-stream (a partial response);
     # feeding may go on after it"
@@ -60,6 +55,19 @@ def test_a_tool_call_open_at_a_partial_response_is_complete_once_it_ends():
     call = asm.response().tool_calls[0]
     assert call.arguments == {"a": 1} and call.invalid is None
     assert not call.incomplete and call.is_valid
+
+
+def test_a_partial_response_is_a_snapshot_that_later_events_do_not_change():
+    asm = StreamAssembler("test")
+    asm.feed(TextDelta(0, "Hel"))
+    asm.feed(UsageUpdate(Usage(input_tokens=7, output_tokens=1)))
+    partial = asm.response()
+    asm.feed(TextDelta(0, "lo"))
+    asm.feed(UsageUpdate(Usage(input_tokens=7, output_tokens=9)))
+    asm.feed(StopEvent("end_turn"))
+    final = asm.response()
+    assert partial.parts[0].text == "Hel" and partial.usage.output_tokens == 1
+    assert final.parts[0].text == "Hello" and final.usage.output_tokens == 9
 
 
 def test_text_is_kept_exactly_line_ends_surrogates_and_wide_characters():
