@@ -240,8 +240,16 @@ class ProviderError(ToolwireError):
       connection errors, timeouts);
     - ``body``: the decoded error body when there was one;
     - ``retry_after``: the wait in seconds the server asked for (``retry-after`` /
-      ``retry-after-ms`` header), ``None`` when it sent none (see :mod:`toolwire.retry`).
+      ``retry-after-ms`` header), ``None`` when it sent none (see :mod:`toolwire.retry`);
+    - ``attempts``: how many times the request was sent, the attempt that failed with this
+      error included (1 when it was not retried). When a model's retries end with this error,
+      its text says so after the vendor's: ``"...: Overloaded (retryable); failed after 3
+      attempts (max_attempts=3)"``, or why a retryable error was not sent again (``"not
+      retried: part of the answer had already been streamed"``).
     """
+
+    #: how many times the request was sent (set by the transport that retried it)
+    attempts: int = 1
 
     def __init__(
         self,
@@ -275,6 +283,27 @@ class ProviderError(ToolwireError):
             f"{provider} API error ({where}{', ' + error_type if error_type else ''}): {message}"
             f"{' (retryable)' if retryable else ''}"
         )
+
+    def gave_up(self, attempts: int, why: str | None = None) -> ProviderError:
+        """Mark this error as the one that ended a request after ``attempts`` attempts: sets
+        :attr:`attempts` and adds to the error's text how many attempts failed, and ``why`` (the
+        reason a retryable error was not sent again), e.g. ``"; failed after 3 attempts
+        (max_attempts=3)"``. Nothing is added to a first attempt's error that is not retryable
+        (its text already says no retry could help). Returns the error itself; done once (a
+        second call changes nothing)."""
+        if self.__dict__.get("_gave_up"):
+            return self
+        self._gave_up = True
+        self.attempts = attempts
+        if attempts > 1:
+            note = f"failed after {attempts} attempts" + (f" ({why})" if why else "")
+        elif why and self.retryable:
+            note = f"not retried: {why}"
+        else:
+            note = None
+        if note is not None and self.args and isinstance(self.args[0], str):
+            self.args = (f"{self.args[0]}; {note}", *self.args[1:])
+        return self
 
     @staticmethod
     def is_retryable_status(status: int | None) -> bool:

@@ -790,6 +790,7 @@ class _Loop:
                 if request.stream:
                     asm = self._asm = _wire.StreamAssembler(m.provider or None)
                     self._asm_turn = n
+                    attempt = 1
                     events = m.send_stream(request)
                     try:
                         async for sev in events:
@@ -797,6 +798,7 @@ class _Loop:
                                 # the transport will send it again: the answer starts over (what
                                 # came, an id or usage, was the failed attempt's)
                                 asm.feed(sev)
+                                attempt = sev.attempt
                                 yield RetryScheduled(n, sev.attempt, sev.delay, sev.describe())
                                 continue
                             asm.feed(sev)
@@ -806,7 +808,8 @@ class _Loop:
                         aclose = getattr(events, "aclose", None)
                         if aclose is not None:
                             await aclose()
-                    response = _streamed_response(m, asm)  # (a cut stream raises: its part stays in the turn record)
+                    # (a cut stream raises: its part stays in the turn record)
+                    response = _streamed_response(m, asm, attempt)
                     self._asm = None
                 else:
                     if not loud or not _retries(m):
@@ -2342,16 +2345,16 @@ def _utf8(text: str) -> bool:
     return True
 
 
-def _streamed_response(m: Model, asm: Any) -> Response:
+def _streamed_response(m: Model, asm: Any, attempt: int = 1) -> Response:
     """The response a stream assembled, checked as :meth:`Model.send` checks it; a stream that
     ended before the vendor's end raises the retryable ``ProviderError`` of
-    :func:`toolwire.stream.cut_off` (not retried here: its events were already seen). Events that
-    replay one whole JSON body (``StopEvent.whole``) are never cut off: the body is taken as
-    :meth:`Model.send` takes it."""
+    :func:`toolwire.stream.cut_off` (not retried here: its events were already seen), saying it
+    ended ``attempt`` (the number of the stream's attempt). Events that replay one whole JSON body (``StopEvent.whole``) are
+    never cut off: the body is taken as :meth:`Model.send` takes it."""
     response = m.check_streamed(asm.response())
     cut = None if asm.whole else _wire.cut_off(response, m.provider or None)
     if cut is not None:
-        raise cut
+        raise cut.gave_up(attempt, "its events had already been streamed")
     return response
 
 

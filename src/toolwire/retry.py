@@ -24,6 +24,10 @@ an HTTP status, as an error object in a 200 body, or as an error chunk inside an
   caller's own ``retryable`` stands (connection errors and timeouts are retryable; an error chunk
   is when its type is a transient one, e.g. ``overloaded_error``).
 
+**The end of the retries.** The error raised is the last attempt's, with ``attempts`` set
+(:meth:`ProviderError.gave_up <toolwire.errors.ProviderError.gave_up>`; the text says how many
+attempts failed, or why a retryable error was not sent again: :meth:`RetryPolicy.why_not`).
+
 **Waits.** The delay before attempt ``n + 1`` is ``initial_delay * multiplier ** (n - 1)``, capped
 at ``max_delay``, with ±``jitter`` of it drawn at random; a ``retry-after`` (or ``retry-after-ms``)
 header the server sent wins when it is not longer than ``max_retry_after`` — a longer one is not
@@ -244,6 +248,23 @@ class RetryPolicy:
                 return None
             return float(hint)
         return self.backoff(attempt)
+
+    def why_not(self, error: BaseException, attempt: int, *, streamed: bool = False) -> str:
+        """Why ``error``, which ended attempt ``attempt`` (1-based), is not sent again, in words
+        (the note :meth:`ProviderError.gave_up <toolwire.errors.ProviderError.gave_up>` adds to
+        the error's text): ``streamed`` — part of the answer had already been streamed —, the
+        error is not retryable, the attempts are used up, or the server asked for a longer wait
+        than ``max_retry_after``."""
+        if streamed:
+            return "part of the answer had already been streamed"
+        if not getattr(error, "retryable", False):
+            return "this error is not retried"
+        if attempt >= self.max_attempts:
+            return f"max_attempts={self.max_attempts}"
+        hint = getattr(error, "retry_after", None)
+        if self.honor_retry_after and isinstance(hint, (int, float)) and hint > self.max_retry_after:
+            return f"the server asked to wait {hint:g} s, longer than max_retry_after={self.max_retry_after:g} s"
+        return "the retry policy stopped"  # pragma: no cover - delay_for gave a delay
 
 
 #: The default: three attempts, 0.5 s then 1 s (±25 %), ``retry-after`` honoured up to 60 s.

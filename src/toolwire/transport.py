@@ -979,14 +979,18 @@ class Transport(Model):
         profile; :class:`ProviderError` for vendor errors, error objects sent with status 200 or
         inside a stream, timeouts and connection failures (after the last attempt);
         :class:`ResponseDecodeError` for an answer that is empty, not UTF-8, not JSON or not of
-        the documented shape (never retried)."""
+        the documented shape (never retried). The :class:`ProviderError` raised says how many
+        attempts were made (``attempts``, and in its text when there was more than one, or why a
+        retryable error was not sent again)."""
         attempt = 1
         while True:
             try:
                 return await self._send_once(request)
             except ProviderError as exc:
-                delay = self.retry_policy.delay_for(exc, attempt)
+                policy = self.retry_policy
+                delay = policy.delay_for(exc, attempt)
                 if delay is None:
+                    exc.gave_up(attempt, policy.why_not(exc, attempt))
                     raise
                 import asyncio
 
@@ -1047,8 +1051,10 @@ class Transport(Model):
                     await close_raw(raw)
                 return
             except ProviderError as exc:
-                delay = None if delivered else self.retry_policy.delay_for(exc, attempt)
+                policy = self.retry_policy
+                delay = None if delivered else policy.delay_for(exc, attempt)
                 if delay is None:
+                    exc.gave_up(attempt, policy.why_not(exc, attempt, streamed=delivered))
                     raise
                 from .retry import RetryNotice
 
