@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from .runstate import RunState
+    from .types import Usage
 
 __all__ = [
     "ToolwireError",
@@ -245,11 +246,18 @@ class ProviderError(ToolwireError):
       error included (1 when it was not retried). When a model's retries end with this error,
       its text says so after the vendor's: ``"...: Overloaded (retryable); failed after 3
       attempts (max_attempts=3)"``, or why a retryable error was not sent again (``"not
-      retried: part of the answer had already been streamed"``).
+      retried: part of the answer had already been streamed"``);
+    - ``usage``: the token counts (:class:`~toolwire.types.Usage`) the failed attempt had
+      reported before it failed — e.g. the input count of Anthropic's ``message_start``, a
+      Gemini usage chunk, the ``usage`` of a Responses ``response.failed`` — ``None`` when it
+      reported none. No usage total counts them (a failed attempt adds nothing to
+      ``Response.usage``, ``RunResult.usage``, the token limits or the cost).
     """
 
     #: how many times the request was sent (set by the transport that retried it)
     attempts: int = 1
+    #: the counts the failed attempt reported before it failed, if any (counted in no total)
+    usage: Usage | None = None
 
     def __init__(
         self,

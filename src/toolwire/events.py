@@ -214,12 +214,17 @@ class TurnFinished:
 class RetryScheduled:
     """A request failed with a retryable error and will be sent again after ``delay`` seconds
     (``attempt`` is the number of the next attempt, 2 for the first retry; ``error`` says what
-    failed, ``"TypeName: message"``). Emitted by the retry policy of the loop."""
+    failed, ``"TypeName: message"``). ``usage``: the token counts the failed attempt had
+    reported before it failed (a :class:`~toolwire.types.Usage`, e.g. the input count of an
+    Anthropic stream's ``message_start``), ``None`` when it reported none; no usage total counts
+    them (the turn's usage is the attempt that answered). Emitted by the retry policy of the
+    loop."""
 
     turn: int
     attempt: int
     delay: float
     error: str
+    usage: Usage | None = None
 
 
 @dataclass(frozen=True)

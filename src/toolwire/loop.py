@@ -796,10 +796,11 @@ class _Loop:
                         async for sev in events:
                             if type(sev) not in _STREAM_EVENTS and isinstance(sev, RetryNotice):
                                 # the transport will send it again: the answer starts over (what
-                                # came, an id or usage, was the failed attempt's)
+                                # came, an id or usage, was the failed attempt's: its usage goes
+                                # with the event, into no total)
                                 asm.feed(sev)
                                 attempt = sev.attempt
-                                yield RetryScheduled(n, sev.attempt, sev.delay, sev.describe())
+                                yield RetryScheduled(n, sev.attempt, sev.delay, sev.describe(), sev.usage)
                                 continue
                             asm.feed(sev)
                             if loud and (ev := _delta(n, sev)) is not None:
@@ -1414,10 +1415,14 @@ class _Loop:
             except Exception:  # pragma: no cover - defensive: the half-assembled parts are unusable
                 partial = Response()
             parts: list[Part] = [p for p in partial.parts if isinstance(p, (TextPart, ReasoningPart))]
+            # A request that failed counts no tokens and no request, as an unstreamed one that
+            # failed adds no turn at all: what its stream had reported is on the error
+            # (ProviderError.usage). A stream the run's own caller stopped keeps its counts.
+            usage = Usage(input_tokens=0, output_tokens=0) if status == "failed" else partial.usage
             st.turns.append(
                 Turn(
                     self._asm_turn,
-                    Response(parts, "error", None, partial.usage, partial.model, partial.response_id, partial.provider),
+                    Response(parts, "error", None, usage, partial.model, partial.response_id, partial.provider),
                     interrupted=status,
                 )
             )
@@ -1662,7 +1667,7 @@ async def _send_noting(req: _Request, n: int) -> AsyncIterator[Any]:
         while True:
             while req.notices:
                 notice = req.notices.pop(0)
-                yield RetryScheduled(n, notice.attempt, notice.delay, notice.describe())
+                yield RetryScheduled(n, notice.attempt, notice.delay, notice.describe(), notice.usage)
             thrown: BaseException | None = None
             try:
                 await _Pass(req.step)
@@ -1675,7 +1680,7 @@ async def _send_noting(req: _Request, n: int) -> AsyncIterator[Any]:
             await _abandon(req.coro)
     while req.notices:  # pragma: no cover - a notice is always followed by a wait
         notice = req.notices.pop(0)
-        yield RetryScheduled(n, notice.attempt, notice.delay, notice.describe())
+        yield RetryScheduled(n, notice.attempt, notice.delay, notice.describe(), notice.usage)
     yield req.response
 
 
@@ -2349,11 +2354,14 @@ def _streamed_response(m: Model, asm: Any, attempt: int = 1) -> Response:
     """The response a stream assembled, checked as :meth:`Model.send` checks it; a stream that
     ended before the vendor's end raises the retryable ``ProviderError`` of
     :func:`toolwire.stream.cut_off` (not retried here: its events were already seen), saying it
-    ended ``attempt`` (the number of the stream's attempt). Events that replay one whole JSON body (``StopEvent.whole``) are
+    ended ``attempt`` (the number of the stream's attempt) and carrying the counts the stream
+    had reported (``usage``). Events that replay one whole JSON body (``StopEvent.whole``) are
     never cut off: the body is taken as :meth:`Model.send` takes it."""
     response = m.check_streamed(asm.response())
     cut = None if asm.whole else _wire.cut_off(response, m.provider or None)
     if cut is not None:
+        if any(v is not None for k, v in response.usage.to_dict().items() if k != "requests"):
+            _wire.note_failed_usage(cut, _wire.reported_usage(None, response.usage))
         raise cut.gave_up(attempt, "its events had already been streamed")
     return response
 

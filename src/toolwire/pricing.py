@@ -367,13 +367,21 @@ def run_cost(result: RunResult, *, base_url: str | None = None, processing: str 
             priced += c.total_usd
     if not turns:
         total = Cost.zero()
-    # per tool call: tokens each result added, billed at every later request's own input rate
+    # per tool call: tokens each result added, billed at every later request's own input rate.
+    # A turn whose request failed counts no tokens and its request never carried on the
+    # conversation (its partial answer is not in it): the results are measured against the next
+    # turn that answered.
     tool_costs: list[ToolCost] = []
     for i, turn in enumerate(turns[:-1]):
         runs = list(turn.tool_runs)
         if not runs:
             continue
-        nxt, cur = turns[i + 1].response.usage, turn.response.usage
+        j = i + 1
+        while j < len(turns) and turns[j].interrupted == "failed":
+            j += 1
+        if j == len(turns):  # no request answered after these results (as after the last turn's)
+            continue
+        nxt, cur = turns[j].response.usage, turn.response.usage
         if nxt.input_tokens is None or cur.input_tokens is None:
             # the vendor gave no input count around these results: their cost is not known (not 0)
             tool_costs.extend(ToolCost(r.call.id, r.call.name, None, len(turns) - i - 1, None) for r in runs)
@@ -388,7 +396,7 @@ def run_cost(result: RunResult, *, base_url: str | None = None, processing: str 
         whole = sum(chars) or 1
         shares = [added * c // whole for c in chars]
         shares[-1] += added - sum(shares)  # integer split that adds up exactly
-        later = list(zip(turns[i + 1 :], costs[i + 1 :]))
+        later = [(t, c) for t, c in zip(turns[i + 1 :], costs[i + 1 :]) if t.interrupted != "failed"]
         for run, tokens in zip(runs, shares):
             usd: Decimal | None = Decimal(0)
             for t, c in later:

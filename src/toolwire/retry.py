@@ -26,7 +26,9 @@ an HTTP status, as an error object in a 200 body, or as an error chunk inside an
 
 **The end of the retries.** The error raised is the last attempt's, with ``attempts`` set
 (:meth:`ProviderError.gave_up <toolwire.errors.ProviderError.gave_up>`; the text says how many
-attempts failed, or why a retryable error was not sent again: :meth:`RetryPolicy.why_not`).
+attempts failed, or why a retryable error was not sent again: :meth:`RetryPolicy.why_not`). A
+failed attempt's usage is counted in no total: what it had reported is on its
+:class:`RetryNotice` (``usage``) or on the last error (``usage``).
 
 **Waits.** The delay before attempt ``n + 1`` is ``initial_delay * multiplier ** (n - 1)``, capped
 at ``max_delay``, with ±``jitter`` of it drawn at random; a ``retry-after`` (or ``retry-after-ms``)
@@ -150,6 +152,13 @@ class RetryNotice:
     def describe(self) -> str:
         """``"ProviderError: <message>"`` (the form of ``RetryScheduled.error``)."""
         return f"{type(self.error).__name__}: {self.error}"
+
+    @property
+    def usage(self) -> Any:
+        """The token counts the failed attempt had reported before it failed
+        (:attr:`ProviderError.usage <toolwire.errors.ProviderError.usage>`), ``None`` when none;
+        counted in no usage total (the ``usage`` of ``RetryScheduled``)."""
+        return getattr(self.error, "usage", None)
 
 
 class _Rng:

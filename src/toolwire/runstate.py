@@ -20,7 +20,8 @@
   cancellation, ``KeyboardInterrupt``, a timeout, a closed stream) or ``"failed"`` (an exception:
   a provider error after its retries, an exception in a hook); ``stop_reason`` and ``error``
   (``"TypeName: message"``) say more;
-- ``usage`` (property): the summed :class:`~toolwire.types.Usage` of all turns, in tokens.
+- ``usage`` (property): the summed :class:`~toolwire.types.Usage` of all turns, in tokens (a
+  request that failed, retried or not, adds nothing: see :class:`Turn`).
 
 Where to get it: ``toolwire.run_stream(...)`` returns a :class:`~toolwire.loop.RunStream` whose
 ``.state`` is this object, updated in place as the run goes and consistent after any stop
@@ -129,7 +130,10 @@ class Turn:
 
     ``interrupted``: ``None`` for a complete turn; ``"cancelled"``/``"failed"`` when the run
     stopped while this response was still streaming (``response`` then holds what had arrived:
-    its text, with ``stop_reason="error"``)."""
+    its text, with ``stop_reason="error"``). A ``"failed"`` turn's usage counts nothing
+    (``input_tokens`` and ``output_tokens`` 0, ``requests`` 0: a request that failed is counted
+    in no total; what its stream had reported is on the error, ``ProviderError.usage``); a
+    ``"cancelled"`` one keeps the counts its stream had reported."""
 
     number: int
     response: Response

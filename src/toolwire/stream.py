@@ -35,6 +35,8 @@ __all__ = [
     "SurrogatePairs",
     "assemble",
     "carries_answer",
+    "reported_usage",
+    "note_failed_usage",
 ]
 
 
@@ -453,6 +455,33 @@ def carries_answer(event: Any) -> bool:
     if isinstance(event, ToolCallDelta):
         return bool(event.arguments_fragment)
     return isinstance(event, (ToolCallStart, ToolCallEnd, ProviderToolDone, StopEvent))
+
+
+def reported_usage(seen: Usage | None, update: Usage) -> Usage:
+    """The counts an attempt has reported so far: ``seen`` (``None`` before the first) with the
+    counts of ``update`` that are not ``None`` written over it, as :class:`StreamAssembler`
+    reads a :class:`UsageUpdate` (vendors send cumulative counts); ``requests`` is 1. A new
+    :class:`Usage`; neither argument is changed."""
+    merged = Usage(requests=1) if seen is None else Usage(**seen.to_dict())
+    for name, value in update.to_dict().items():
+        if value is not None and name != "requests":
+            setattr(merged, name, value)
+    return merged
+
+
+def note_failed_usage(error: Any, seen: Usage | None) -> None:
+    """Give the :class:`~toolwire.errors.ProviderError` ``error`` the counts its failed attempt
+    reported (its ``usage``): ``seen`` (the stream's usage updates before it failed) with the
+    counts the error itself carries over them (e.g. a Responses ``response.failed`` body's
+    ``usage``, set by the decoder); left ``None`` when no count was reported."""
+    own = getattr(error, "usage", None)
+    if seen is None:
+        if own is not None and own.requests == 0:
+            own.requests = 1  # one request, as every usage toolwire reports
+        return
+    merged = seen if own is None else reported_usage(seen, own)
+    if any(v is not None for k, v in merged.to_dict().items() if k != "requests"):
+        error.usage = merged
 
 
 def _handler_for(cls: type, event: Any) -> Any:

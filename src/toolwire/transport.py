@@ -54,6 +54,8 @@ from toolwire.stream import (
     UsageUpdate,
     carries_answer,
     cut_off,
+    note_failed_usage,
+    reported_usage,
 )
 from toolwire.types import ProviderToolPart, ReasoningPart, Response, TextPart, ToolCall
 
@@ -956,11 +958,16 @@ class Transport(Model):
                 assert self.codec is not None
                 return self.codec.decode_response(answer.body, request)
             asm = StreamAssembler(self.provider)
-            async for ev in self.answer_events(request, answer):
-                asm.feed(ev)
+            try:
+                async for ev in self.answer_events(request, answer):
+                    asm.feed(ev)
+            except ProviderError as exc:  # the counts the stream had reported go with the error
+                note_failed_usage(exc, _seen_usage(asm))
+                raise
             response = self.check_streamed(asm.response())
             cut = cut_off(response, self.provider)
             if cut is not None:  # retried by send() as any retryable error (nothing was seen of it)
+                note_failed_usage(cut, _seen_usage(asm))
                 raise cut
             return response
         finally:
@@ -981,7 +988,8 @@ class Transport(Model):
         :class:`ResponseDecodeError` for an answer that is empty, not UTF-8, not JSON or not of
         the documented shape (never retried). The :class:`ProviderError` raised says how many
         attempts were made (``attempts``, and in its text when there was more than one, or why a
-        retryable error was not sent again)."""
+        retryable error was not sent again); its ``usage`` holds the counts the failed attempt's
+        stream had reported, which the response of no attempt includes."""
         attempt = 1
         while True:
             try:
@@ -1008,10 +1016,12 @@ class Transport(Model):
         count) is retried by :attr:`retry_policy`: a :class:`toolwire.retry.RetryNotice` is
         yielded before each wait (:class:`~toolwire.stream.StreamAssembler` starts the response
         over at it); an error after a part of the answer is raised (what was delivered cannot be
-        taken back). Errors as :meth:`send`."""
+        taken back). The usage updates of a failed attempt go with its error (``usage``; the
+        notice's ``usage``), never into the answer. Errors as :meth:`send`."""
         attempt = 1
         while True:
             delivered = False
+            seen = None  # the usage this attempt's stream reported so far
             try:
                 raw = await self._posted(request, True)
                 answer = None
@@ -1034,16 +1044,22 @@ class Transport(Model):
                             for ev in evs if pairs is None else pairs.fix(evs):
                                 if not delivered:
                                     delivered = carries_answer(ev)
+                                if isinstance(ev, UsageUpdate):
+                                    seen = reported_usage(seen, ev.usage)
                                 yield ev
                         tail = decoder.finish()
                         for ev in tail if pairs is None else _paired_end(pairs, tail):
                             if not delivered:
                                 delivered = carries_answer(ev)
+                            if isinstance(ev, UsageUpdate):
+                                seen = reported_usage(seen, ev.usage)
                             yield ev
                     else:
                         async for ev in self.answer_events(request, answer):
                             if not delivered:
                                 delivered = carries_answer(ev)
+                            if isinstance(ev, UsageUpdate):
+                                seen = reported_usage(seen, ev.usage)
                             yield ev
                 finally:  # a stream stopped early or failed is closed now, on this task
                     if answer is not None:
@@ -1051,6 +1067,7 @@ class Transport(Model):
                     await close_raw(raw)
                 return
             except ProviderError as exc:
+                note_failed_usage(exc, seen)
                 policy = self.retry_policy
                 delay = None if delivered else policy.delay_for(exc, attempt)
                 if delay is None:
@@ -1064,6 +1081,14 @@ class Transport(Model):
             import asyncio
 
             await asyncio.sleep(delay)
+
+
+def _seen_usage(asm: StreamAssembler) -> Any:
+    """The counts the stream fed to ``asm`` had reported (``None`` when none)."""
+    usage = asm.usage
+    if all(v is None for k, v in usage.to_dict().items() if k != "requests"):
+        return None
+    return reported_usage(None, usage)
 
 
 class _Marker:

@@ -1138,15 +1138,7 @@ class OpenAIResponsesCodec:
             # Response.output is a required list (openai SDK type): missing or null is not a response.
             raise _SHAPE.error("/output", "the body has no output array: it is not a response object")
         if body.get("status") == "failed" and isinstance(body.get("error"), dict):
-            err = body["error"]
-            raise ProviderError(
-                API,
-                str(err.get("message") or err),
-                status=None,
-                retryable=err.get("code") in TRANSIENT_ERROR_CODES,
-                error_type=err.get("code"),
-                body=body,
-            )
+            raise _failed(body)
         stop, vendor = stop_reason_of(body)
         cut_off = stop == "max_tokens"
         rid = _SHAPE.opt_str(body.get("id"), "/id")
@@ -1421,6 +1413,29 @@ def _stream_error(ev: dict[str, Any]) -> ProviderError:
     )
 
 
+def _failed(resp: dict[str, Any]) -> ProviderError:
+    """The :class:`ProviderError` of a response whose ``status`` is ``failed`` (a whole body, or
+    the ``response`` of a streamed ``response.failed``): its ``error`` object's message and
+    ``code`` (retryable for a transient code), the body kept, and the ``usage`` the failed
+    response reports (``Response.usage``, openai ``types/responses/response.py``; also inside
+    ``ResponseFailedEvent.response``) as the error's ``usage``: the counts of a failed attempt,
+    which no usage total includes."""
+    err = resp["error"]
+    exc = ProviderError(
+        API,
+        str(err.get("message") or err),
+        status=None,
+        retryable=err.get("code") in TRANSIENT_ERROR_CODES,
+        error_type=err.get("code"),
+        body=resp,
+    )
+    usage = resp.get("usage")
+    if isinstance(usage, dict) and usage:
+        exc.usage = responses_usage(usage)
+        exc.usage.requests = 1
+    return exc
+
+
 _TERMINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed", "response.cancelled")
 
 
@@ -1664,15 +1679,7 @@ class ResponsesStreamDecoder:
         elif kind in _TERMINAL_EVENTS:
             resp = _SHAPE.opt_obj(ev.get("response"), "/response")
             if resp.get("status") == "failed" and isinstance(resp.get("error"), dict):
-                err = resp["error"]
-                raise ProviderError(
-                    API,
-                    str(err.get("message") or err),
-                    status=None,
-                    retryable=err.get("code") in TRANSIENT_ERROR_CODES,
-                    error_type=err.get("code"),
-                    body=resp,
-                )
+                raise _failed(resp)
             if isinstance(resp.get("usage"), dict) and resp["usage"]:
                 yield UsageUpdate(responses_usage(resp["usage"]))
             stop, vendor = stop_reason_of(resp, "/response")
