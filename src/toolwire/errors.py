@@ -310,7 +310,7 @@ class ProviderError(ToolwireError):
         else:
             note = None
         if note is not None and self.args and isinstance(self.args[0], str):
-            self.args = (f"{self.args[0]}; {note}", *self.args[1:])
+            self.args: tuple[Any, ...] = (f"{self.args[0]}; {note}", *self.args[1:])
         return self
 
     @staticmethod
