@@ -470,6 +470,42 @@ def _base_url_problem(url: str) -> str | None:
     return None
 
 
+def check_env_base_url(variable: str, *, shown: str = "the model", empty_is_unset: bool = False) -> None:
+    """Refuse the base URL a vendor SDK would read from the environment variable ``variable``
+    (used when no ``base_url`` setting is given, e.g. ``ANTHROPIC_BASE_URL``), by the same check as
+    a ``base_url`` setting: an absolute ``http://`` or ``https://`` address with a host. An unset
+    variable passes; an empty one is refused too, unless ``empty_is_unset`` (an SDK that treats an
+    empty variable as unset, as google-genai does). :class:`Model` calls it for its
+    :attr:`Model.base_url_env`.
+
+    Raises :class:`~toolwire.errors.ConfigurationError` naming the variable, e.g. ``environment
+    variable ANTHROPIC_BASE_URL (the base URL for anthropic:claude-sonnet-4-5) must start with
+    http:// or https:// ('localhost:8080' has no scheme): ...``."""
+    import os
+
+    value = os.environ.get(variable)
+    if value is None or (empty_is_unset and value == ""):
+        return
+    problem = _base_url_problem(value)
+    if problem:
+        raise ConfigurationError(
+            f"environment variable {variable} (the base URL for {shown}) {problem}: set it to the server's address "
+            f"such as 'http://localhost:11434/v1', unset {variable} for the vendor's own server, or pass "
+            "base_url=... (which is used instead of the variable)"
+        )
+
+
+def check_base_url(settings: Mapping[str, Any], model_cls: type[Model], *, shown: str) -> None:
+    """The ``base_url`` in ``settings``, else the base URL ``model_cls``'s SDK reads from the
+    environment (:attr:`Model.base_url_env`), checked as when a model is made: for code that builds
+    an SDK client from settings without making a model (a live token count). Raises
+    :class:`~toolwire.errors.ConfigurationError` naming the setting or the variable."""
+    base_url = settings.get("base_url")
+    check_setting_types({"base_url": base_url}, shown=shown)
+    if base_url is None and model_cls.base_url_env:
+        check_env_base_url(model_cls.base_url_env, shown=shown, empty_is_unset=model_cls.base_url_env_empty_is_unset)
+
+
 def check_setting_types(settings: Mapping[str, Any], *, shown: str = "the model") -> None:
     """Refuse a common client setting of the wrong type when the model is made, before anything
     is sent (such a value otherwise failed inside the SDK as a raw ``TypeError`` or as a
@@ -548,6 +584,12 @@ class Model(abc.ABC):
     #: Setting names the adapter reads itself (codec or transport options such as Anthropic's
     #: ``cache``), beyond :data:`COMMON_SETTINGS`. Adapters fill it.
     adapter_setting_names: ClassVar[frozenset[str]] = frozenset()
+    #: The environment variable the vendor SDK reads its base URL from when no ``base_url``
+    #: setting is given (``ANTHROPIC_BASE_URL``, ...): checked as ``base_url`` is when the model is
+    #: made (:func:`check_env_base_url`). ``None``: the adapter reads none.
+    base_url_env: ClassVar[str | None] = None
+    #: Whether the SDK treats an empty :attr:`base_url_env` as unset (else an empty one is refused).
+    base_url_env_empty_is_unset: ClassVar[bool] = False
 
     def __init__(self, model_id: str, **settings: Any) -> None:
         from .secrets import install_log_scrubbing, register_settings
@@ -555,6 +597,9 @@ class Model(abc.ABC):
         shown = f"{self.provider}:{model_id}" if self.provider else None
         check_settings(type(self), settings, shown=shown)
         check_setting_types(settings, shown=shown or model_id)
+        env = type(self).base_url_env
+        if env and settings.get("base_url") is None:
+            check_env_base_url(env, shown=shown or model_id, empty_is_unset=type(self).base_url_env_empty_is_unset)
         written = type(self).always_written_fields
         for name in ("extra_body", "settings") if written else ():
             extra = settings.get(name)

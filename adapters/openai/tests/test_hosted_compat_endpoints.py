@@ -552,7 +552,9 @@ def test_mistral_host_with_a_trailing_dot_is_mistral() -> None:
 
 @pytest.mark.parametrize("provider", ["openai-chat:gpt-4.1", "openai:gpt-4.1"])
 def test_a_base_url_that_is_not_a_url_is_a_configuration_error(provider: str) -> None:
-    with pytest.raises(toolwire.ConfigurationError, match=r"base_url 'https://\[::1' is not a valid URL"):
+    with pytest.raises(
+        toolwire.ConfigurationError, match=r"^base_url for openai(-chat)?:gpt-4.1 is not a URL \('https://\[::1'"
+    ):
         toolwire.model(provider, api_key="k", base_url="https://[::1")
 
 
@@ -562,7 +564,10 @@ def test_an_openai_base_url_variable_that_is_not_a_url_is_a_configuration_error(
 ) -> None:
     """``OPENAI_BASE_URL`` is read like ``base_url=`` (was a raw ValueError from the host check)."""
     monkeypatch.setenv("OPENAI_BASE_URL", "http://[::1")
-    with pytest.raises(toolwire.ConfigurationError, match=r"OPENAI_BASE_URL 'http://\[::1' is not a valid URL"):
+    with pytest.raises(
+        toolwire.ConfigurationError,
+        match=r"^environment variable OPENAI_BASE_URL \(the base URL for openai(-chat)?:gpt-4.1\) is not a URL \('http://\[::1'",
+    ):
         toolwire.model(provider, api_key="k")
     # a base_url= setting is the one used: the variable is not read then
     assert toolwire.model(provider, api_key="k", base_url="http://localhost:8080/v1")

@@ -84,7 +84,8 @@ class AnthropicModel(Transport):
     ``AnthropicModel(model_id, **settings)``; settings:
 
     - ``api_key`` (else ``ANTHROPIC_API_KEY``), ``base_url`` (else ``ANTHROPIC_BASE_URL``, default
-      ``https://api.anthropic.com``), ``http_client`` (an ``httpx2.AsyncClient``, e.g. with an
+      ``https://api.anthropic.com``; an empty or malformed one is a ``ConfigurationError`` when the
+      model is made), ``http_client`` (an ``httpx2.AsyncClient``, e.g. with an
       ``httpx2.MockTransport`` in tests; not closed by :meth:`aclose`), ``timeout`` (seconds; SDK
       default 600), ``max_retries`` (retries after the first attempt, default 2) and ``retry``
       (a :class:`toolwire.retry.RetryPolicy`): toolwire's retries, the SDK's own are off;
@@ -109,6 +110,9 @@ class AnthropicModel(Transport):
         "max_tokens": "the max_tokens setting, 4096 when not set",
     }
     adapter_setting_names: ClassVar[frozenset[str]] = frozenset(_CODEC_SETTINGS)
+    #: read by the SDK when no base_url is given, an empty one included (anthropic/_client.py:
+    #: ``base_url = os.environ.get("ANTHROPIC_BASE_URL")`` when ``base_url is None``)
+    base_url_env = "ANTHROPIC_BASE_URL"
 
     @classmethod
     def request_fields(cls) -> frozenset[str]:

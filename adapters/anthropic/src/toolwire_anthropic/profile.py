@@ -2926,7 +2926,8 @@ class AnthropicProfile(Profile):
         ``base_url`` / ``http_client`` / ``timeout`` / ``max_retries`` to build one (the key from
         ``ANTHROPIC_API_KEY`` otherwise). Only the fields the endpoint takes
         (:data:`COUNT_TOKENS_FIELDS`) are sent. Returns ``MessageTokensCount.input_tokens``.
-        Raises :class:`~toolwire.errors.ProviderError` for API and transport errors and
+        Raises :class:`~toolwire.errors.ConfigurationError` for an empty or malformed ``base_url``
+        (or ``ANTHROPIC_BASE_URL``), :class:`~toolwire.errors.ProviderError` for API and transport errors and
         :class:`~toolwire.errors.ResponseDecodeError` for an answer that is not a token count."""
         import anthropic
 
@@ -2937,6 +2938,11 @@ class AnthropicProfile(Profile):
 
         client = settings.get("client")
         if client is None:
+            from toolwire.adapter import check_base_url
+
+            from .model import AnthropicModel
+
+            check_base_url(settings, AnthropicModel, shown="the anthropic token count")
             kwargs = {
                 k: settings[k]
                 for k in ("api_key", "base_url", "http_client", "timeout", "max_retries")

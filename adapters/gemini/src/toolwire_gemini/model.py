@@ -85,7 +85,8 @@ class GeminiModel(Transport):
     Settings (all optional):
 
     - ``api_key``: defaults to ``$GEMINI_API_KEY``, then ``$GOOGLE_API_KEY``;
-    - ``base_url`` (else the SDK's default / ``$GOOGLE_GEMINI_BASE_URL``), ``api_version``
+    - ``base_url`` (else ``$GOOGLE_GEMINI_BASE_URL`` when not empty, else the SDK's default; a
+      malformed one is a ``ConfigurationError`` when the model is made), ``api_version``
       (default :data:`DEFAULT_API_VERSION`);
     - ``http_client``: an ``httpx2.AsyncClient`` (e.g. with ``httpx2.MockTransport``), used as is
       and not closed by :meth:`aclose`;
@@ -113,6 +114,10 @@ class GeminiModel(Transport):
     #: what the codec writes on every request (``extra_body`` cannot replace it)
     always_written_fields: ClassVar[Mapping[str, str]] = {"contents": "the conversation"}
     adapter_setting_names = ADAPTER_SETTINGS
+    #: read by the SDK when no base_url is given, an empty one counting as unset
+    #: (google/genai/_base_url.py get_base_url: ``os.getenv('GOOGLE_GEMINI_BASE_URL')``, used if truthy)
+    base_url_env = "GOOGLE_GEMINI_BASE_URL"
+    base_url_env_empty_is_unset = True
 
     @classmethod
     def request_fields(cls) -> frozenset[str]:

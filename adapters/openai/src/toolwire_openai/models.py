@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 from typing import Any, ClassVar, Mapping
-from urllib.parse import urlsplit
 
 from toolwire.adapter import ModelRequest, body_json
 from toolwire.errors import ConfigurationError, ProviderError
@@ -63,27 +62,19 @@ class _OpenAIModel(Transport):
     api = ""
     path = ""
     adapter_setting_names: ClassVar[frozenset[str]] = frozenset(_TRANSPORT_SETTINGS)
+    #: read by the SDK when no base_url is given, an empty one included (openai/lib/_client_auth.py:
+    #: ``base_url = os.environ.get("OPENAI_BASE_URL")`` when ``base_url is None``)
+    base_url_env = "OPENAI_BASE_URL"
 
     def __init__(self, model_id: str, **settings: Any) -> None:
-        """Raises :class:`ConfigurationError` for a ``base_url`` (or ``OPENAI_BASE_URL``) that is
-        not a URL, and for a model id OpenAI's API would not find as written (rule ``request.model-id``: spaces around it, or
+        """Raises :class:`ConfigurationError` for a ``base_url`` (or, without one, an
+        ``OPENAI_BASE_URL``) that is empty or not an ``http://``/``https://`` URL with a host, and for a model id OpenAI's API would not find as written (rule ``request.model-id``: spaces around it, or
         a base model not in lower case sent to api.openai.com), naming the id to write; and, for
         api.openai.com, for a setting whose value the SDK does not type (``service_tier``,
         ``reasoning_effort``, ``verbosity``, ``reasoning``, ``text``, ``truncation``,
         ``prompt_cache_retention``, ``thinking`` effort: rule ``request.field-values``)."""
         transport = {k: settings.pop(k) for k in _TRANSPORT_SETTINGS if k in settings}
-        # base_url=, else OPENAI_BASE_URL (which the SDK reads the same way)
-        base, where = settings.get("base_url"), "base_url"
-        if not base:
-            base, where = os.environ.get("OPENAI_BASE_URL"), "OPENAI_BASE_URL"
-        if isinstance(base, str):
-            try:
-                urlsplit(base).hostname  # noqa: B018 - parsed for its error
-            except ValueError as exc:
-                raise ConfigurationError(
-                    f"{where} {base!r} is not a valid URL ({exc}); give the server's URL, e.g. "
-                    "'http://localhost:8080/v1' or 'http://[::1]:8080/v1'"
-                ) from None
+        # base_url=, else OPENAI_BASE_URL (base_url_env), is checked by the core Model
         super().__init__(model_id, **settings)
         self.transport_settings = transport
         self._client: Any = None

@@ -314,7 +314,8 @@ async def count_input_tokens(body: dict[str, Any], *, api: str = "openai", clien
     :data:`INPUT_TOKENS_FIELDS` are sent), through ``client.responses.input_tokens.count`` —
     ``client`` an ``openai.AsyncOpenAI``, else one built from ``api_key``/``base_url``/
     ``http_client``/``max_retries`` in ``settings`` (``OPENAI_API_KEY`` by default). Raises
-    :class:`~toolwire.errors.ProviderError` (``provider=api``) for API and transport errors and
+    :class:`~toolwire.errors.ConfigurationError` for an empty or malformed ``base_url`` (or
+    ``OPENAI_BASE_URL``), :class:`~toolwire.errors.ProviderError` (``provider=api``) for API and transport errors and
     :class:`~toolwire.errors.ResponseDecodeError` for an answer that is not a count."""
     import openai
 
@@ -324,6 +325,11 @@ async def count_input_tokens(body: dict[str, Any], *, api: str = "openai", clien
     from ._common import provider_error_from_sdk
 
     if client is None:
+        from toolwire.adapter import check_base_url
+
+        from .models import OpenAIResponsesModel
+
+        check_base_url(settings, OpenAIResponsesModel, shown=f"the {api} token count")
         kwargs = {
             k: settings[k]
             for k in ("api_key", "base_url", "http_client", "max_retries", "timeout")
