@@ -87,3 +87,46 @@ def test_head_dash_1_through_a_shell(tmp_path, tools_file):
     )
     proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert proc.stdout.strip() == str(EXIT_OUTPUT_CLOSED) and proc.stderr == ""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--help"],
+        ["--version"],
+        ["run", "--help"],
+        ["demo", "--help"],
+        ["lint", "--help"],
+        ["replay", "--help"],
+        ["experiment"],
+        ["experiment", "--help"],
+        ["experiment", "run", "--help"],
+        ["experiment", "report", "--help"],
+    ],
+    ids=lambda argv: " ".join(argv) or "no-args",
+)
+def test_help_and_version_on_closed_output_exit_141_without_a_word(tmp_path, argv):
+    """``toolwire run --help | head -1``: the help (printed by typer through rich, whose own
+    console exits 1 on a broken pipe) and ``--version`` stop like every command's output."""
+    code, err = _closed_stdout(argv, tmp_path)
+    assert (code, err) == (EXIT_OUTPUT_CLOSED, "")
+
+
+def test_run_help_head_dash_1_through_a_shell(tmp_path):
+    """The reported command as a shell runs it."""
+    script = f'"{sys.executable}" -m toolwire run --help | head -1; echo "status=${{PIPESTATUS[0]}}"'
+    env = {**os.environ, "COLUMNS": "100"}
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    lines = proc.stdout.splitlines()
+    # the output fits a pipe's buffer, so a fast writer may finish before head exits: 0 is fine then
+    assert lines[-1] in (f"status={EXIT_OUTPUT_CLOSED}", "status=0") and proc.stderr == "", proc
+    assert len(lines) == 2  # head's one line (the help's first line is blank padding), then the status
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["--version"]])
+def test_help_and_version_still_exit_0_when_read(tmp_path, argv):
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolwire", *argv], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert proc.returncode == 0 and proc.stderr == "" and proc.stdout.strip()

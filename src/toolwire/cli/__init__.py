@@ -7,7 +7,8 @@ Each sub-command lives in its own module and registers itself on :data:`app`:
 Every command reports an error the same way: one line ``toolwire <command>: <message>`` on
 standard error (usage errors add the ``--help`` command to run), then exit code 2 for bad usage
 or set-up, 1 for a failure found while running. Output closed by its reader (``| head -1``)
-stops the command quietly with exit code 141, as a shell reports a program killed by SIGPIPE.
+stops the command (or its ``--help``, or ``--version``) quietly with exit code 141, as a shell
+reports a program killed by SIGPIPE.
 """
 
 from __future__ import annotations
@@ -104,7 +105,10 @@ def _version(value: bool) -> None:
     if value:
         from toolwire import __version__
 
-        print(f"toolwire {__version__}")
+        try:
+            print(f"toolwire {__version__}", flush=True)
+        except BrokenPipeError:  # typer would exit 1 on it
+            raise OutputClosed from None
         raise typer.Exit(0)
 
 
@@ -220,6 +224,18 @@ def _quiet_help_types() -> None:
         core.TyperArgument._usage_display_name = argument_usage  # type: ignore[method-assign]
 
 
+def _help_stops_on_closed_output() -> None:
+    """The help (``toolwire run --help | head -1``) stops on a closed output as a command's output
+    does: typer prints it through a rich console of its own (``typer.rich_utils``), whose broken
+    pipe exits 1; it is made a :func:`console` one, which raises :class:`OutputClosed`."""
+    try:
+        from typer import rich_utils
+    except ImportError:  # typer without rich prints the help through click
+        return
+    if isinstance(getattr(rich_utils, "Console", None), type):
+        rich_utils.Console = _console_type()  # type: ignore[misc]
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``toolwire`` script and of ``python -m toolwire``."""
     if not _HAVE_TYPER:
@@ -233,6 +249,7 @@ def main(argv: list[str] | None = None) -> None:
     click = _click()
     _register()
     _quiet_help_types()
+    _help_stops_on_closed_output()
     args = sys.argv[1:] if argv is None else argv
     try:
         code = app(args=args, prog_name="toolwire", standalone_mode=False)
