@@ -1068,6 +1068,25 @@ class CombinedTools(list[Tool]):
 # -- server --------------------------------------------------------------------------------------
 
 
+def _checked_parts(content: Any) -> str | list[TextPart | ImagePart]:
+    """A result's content with each part made again through its own checks
+    (``TextPart``/``ImagePart.__post_init__``): a field a tool set after making the part, of a type
+    the part does not take (``ImagePart.data = "<base64 text>"``, ``media_type = 5``), raises the
+    part's own ``TypeError``/``ValueError`` here instead of failing inside the MCP handler."""
+    import dataclasses
+
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise TypeError(f"ToolResult.content must be text or a list of parts, not {type(content).__name__}")
+    parts: list[TextPart | ImagePart] = []
+    for p in content:
+        if not isinstance(p, (TextPart, ImagePart)):
+            raise TypeError(f"a result part must be a TextPart or an ImagePart, not {type(p).__name__}")
+        parts.append(dataclasses.replace(p))
+    return parts
+
+
 def create_server(
     tools: Sequence[Any], *, name: str = "toolwire", version: str = "", instructions: str | None = None
 ) -> Any:
@@ -1076,7 +1095,9 @@ def create_server(
     ``tools/list`` answers each tool's name, description (with its ``Returns:`` text) and input
     schema; ``tools/call`` runs the call through toolwire's executor: arguments are validated
     against the input schema and converted to the annotated types, failures come back as
-    ``isError`` results whose text says what to do next, exactly as the loop feeds them to a model.
+    ``isError`` results whose text says what to do next, exactly as the loop feeds them to a model;
+    a result part with a field of a type the part does not take (``ImagePart.data`` set to text
+    after the part was made) is an ``isError`` result naming the field, not a JSON-RPC error.
     A non-repeatable tool's identical calls are not merged here (a server has no run, and one
     client's identical call must not get another client's result): each call runs. Run it with
     :func:`serve` or any ``mcp`` transport.
@@ -1110,10 +1131,21 @@ def create_server(
         run = await executor.run_call(call, counter["n"])
         content: list[Any] = []
         result = run.result
-        if isinstance(result.content, str):
-            content.append(types.TextContent(type="text", text=result.content))
+        try:
+            parts = _checked_parts(result.content)
+        except (TypeError, ValueError) as exc:
+            text = (
+                f"Tool {params.name!r} ran, but its result cannot be sent over MCP: {exc}. The tool must return "
+                "text, TextPart(text) and ImagePart(data=<image bytes>, media_type='image/png') or "
+                "ImagePart(url='https://...') parts; do not call it again for the same result."
+            )
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=cap_error_text(text))], is_error=True
+            )
+        if isinstance(parts, str):
+            content.append(types.TextContent(type="text", text=parts))
         else:
-            for p in result.content:
+            for p in parts:
                 if isinstance(p, TextPart):
                     content.append(types.TextContent(type="text", text=p.text))
                 elif isinstance(p, ImagePart) and p.data is not None:

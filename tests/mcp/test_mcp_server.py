@@ -13,6 +13,7 @@ pytest.importorskip("mcp")
 import toolwire
 import toolwire.mcp as twm
 from toolwire.testing.providers import call
+from toolwire.types import ImagePart, TextPart, ToolResult
 
 HERE = Path(__file__).parent
 pytestmark = pytest.mark.anyio
@@ -91,3 +92,77 @@ async def test_in_process_server_object() -> None:
     async with twm.connect(server) as ts:
         assert [t.name for t in ts] == ["shout"]
         assert await ts.tools[0].call({"text": "hi"}) == "HI"
+
+
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+
+
+def _spoiled(kind: str) -> object:
+    """A part a tool made right and then changed (nothing checks a field set after construction)."""
+    if kind == "text":
+        part: object = TextPart("ok")
+        part.text = 42  # type: ignore[attr-defined]
+        return part
+    image = ImagePart(url="https://example.com/a.png") if kind == "url" else ImagePart(data=PNG, media_type="image/png")
+    setattr(
+        image,
+        {"data-str": "data", "data-list": "data", "media-int": "media_type", "url": "url"}[kind],
+        {"data-str": "iVBORw0KGgo=", "data-list": [1, 2], "media-int": 5, "url": 7}[kind],
+    )
+    return image
+
+
+@pytest.mark.parametrize(
+    ("kind", "says"),
+    [
+        (
+            "data-str",
+            "ImagePart.data must be the image's bytes, not str (base64 text: decode it with base64.b64decode)",
+        ),
+        ("data-list", "ImagePart.data must be the image's bytes, not list"),
+        ("media-int", "ImagePart.media_type must be a str such as 'image/png', not int"),
+        ("url", "ImagePart.url must be a str, not int"),
+        ("text", "TextPart.text must be a str, not int"),
+    ],
+)
+@pytest.mark.parametrize("as_result", [False, True], ids=["returned", "in-a-ToolResult"])
+async def test_a_part_with_fields_of_the_wrong_type_is_an_error_result(kind: str, says: str, as_result: bool) -> None:
+    """Was an "Internal server error" (a TypeError in the handler) or "Invalid request parameters"
+    (a pydantic error building the MCP content) for the client, or ``image: 7`` sent as text."""
+    from mcp.client import Client
+
+    @toolwire.tool
+    def picture() -> object:
+        """Draw the chart."""
+        parts = [TextPart("the chart:"), _spoiled(kind)]
+        return ToolResult("ignored", parts) if as_result else parts
+
+    @toolwire.tool
+    def fine() -> str:
+        """Still works."""
+        return "yes"
+
+    async with Client(twm.create_server([picture, fine], name="inproc")) as client:
+        bad = await client.call_tool("picture", {})
+        assert bad.is_error and len(bad.content) == 1 and bad.content[0].type == "text"
+        assert bad.content[0].text == (
+            f"Tool 'picture' ran, but its result cannot be sent over MCP: {says}. The tool must return "
+            "text, TextPart(text) and ImagePart(data=<image bytes>, media_type='image/png') or "
+            "ImagePart(url='https://...') parts; do not call it again for the same result."
+        )
+        ok = await client.call_tool("fine", {})
+        assert ok.content[0].type == "text" and (ok.is_error, ok.content[0].text) == (False, "yes")
+
+
+async def test_a_good_image_still_goes_as_image_content() -> None:
+    from mcp.client import Client
+
+    @toolwire.tool
+    def picture() -> ImagePart:
+        """Draw the chart."""
+        return ImagePart(data=PNG, media_type="image/png")
+
+    async with Client(twm.create_server([picture], name="inproc")) as client:
+        got = await client.call_tool("picture", {})
+    assert not got.is_error and got.content[0].type == "image"
+    assert (got.content[0].mime_type, got.content[0].data) == ("image/png", "iVBORw0KGgoAAAANSUhEUg==")
