@@ -77,7 +77,7 @@ def test_a_good_spec_loads(tmp_path):
         ),
         (lambda s: s.replace("runs = 2", "runs = 2\nconcurency = 3"), "concurency", "unknown field"),
         (lambda s: s.replace('prompt = "fix it"', 'prompt = "fix it"\ntimeout = 3'), "task.timeout", "unknown field"),
-        (lambda s: s.replace('name = "t"', 'name = "a b"'), "name", "letters, digits"),
+        (lambda s: s.replace('name = "t"', 'name = "a b"'), "name", "ASCII letters (A-Z, a-z), digits"),
         (lambda s: s.replace('name = "t"\n', ""), "name", "missing"),
         (lambda s: s + "oops = [", "", "not valid TOML"),
     ],
@@ -272,3 +272,42 @@ def test_adv_a_spec_that_is_not_utf8_names_the_byte(tmp_path):
     with pytest.raises(ExperimentSpecError) as info:
         load_spec(path)
     assert str(info.value) == f"{path}: not valid TOML: byte 11 is not UTF-8 (a TOML file is UTF-8 text)"
+
+
+NAME_RULE = "use only ASCII letters (A-Z, a-z), digits (0-9), '.', '_' and '-', starting with a letter or a digit"
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "got"),
+    [
+        (lambda s: s.replace("\na = ", '\n"café" = '), "layers.café", "'café'"),
+        (lambda s: s.replace("\na = ", '\n"名前" = '), "layers.名前", "'名前'"),
+        (lambda s: s.replace("\na = ", '\n"a b" = '), "layers.a b", "'a b'"),
+        (lambda s: s.replace("\na = ", '\n"-a" = '), "layers.-a", "'-a'"),
+        (lambda s: s.replace("\na = ", '\n"a\\n" = '), "layers.a\n", "'a\\n'"),
+        (lambda s: s.replace('name = "t"', 'name = "café"'), "name", "'café'"),
+        (lambda s: s.replace('name = "t"', 'name = "t\\n"'), "name", "'t\\n'"),
+    ],
+    ids=[
+        "accented",
+        "cjk",
+        "space",
+        "leading-dash",
+        "trailing-newline-layer",
+        "accented-name",
+        "trailing-newline-name",
+    ],
+)
+def test_a_name_says_exactly_which_characters_it_takes(tmp_path, change, field, got):
+    """The rule is ASCII only ("letters" read as any letter: 'café' was refused as not letters)."""
+    path = write(tmp_path, change(GOOD))
+    with pytest.raises(ExperimentSpecError) as info:
+        load_spec(path)
+    assert info.value.field == field
+    assert str(info.value) == f"{path}: {field}: {NAME_RULE}, got {got}"
+
+
+@pytest.mark.parametrize("name", ["A-1", "0.b_c", "x"])
+def test_names_of_the_rule_are_taken(tmp_path, name):
+    exp = load_spec(write(tmp_path, GOOD.replace("\na = ", f'\n"{name}" = ').replace('name = "t"', f'name = "{name}"')))
+    assert exp.name == name and list(exp.layers) == [name]

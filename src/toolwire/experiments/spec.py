@@ -68,7 +68,10 @@ from ..errors import ConfigurationError
 __all__ = ["Experiment", "ExperimentSpecError", "ModelEntry", "load_spec", "resolve_reference"]
 
 _REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+#: An experiment or layer name (a key of the records, part of file and column names): ASCII only,
+#: matched whole (``fullmatch``: ``$`` alone lets a trailing newline through).
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_NAME_RULE = "use only ASCII letters (A-Z, a-z), digits (0-9), '.', '_' and '-', starting with a letter or a digit"
 MAX_RUNS = 1_000_000
 """Most runs (runs × layers × models) one experiment may hold; a spec asking for more is refused."""
 
@@ -280,8 +283,8 @@ def parse_spec(data: Mapping[str, Any], *, source: str = "<spec>", spec_dir: str
         if required not in data:
             raise ExperimentSpecError(source, required, "missing (required)")
     name = _text(source, "name", data["name"])
-    if not _NAME.match(name):
-        raise ExperimentSpecError(source, "name", f"use letters, digits, '.', '_' and '-' only, got {name!r}")
+    if not _NAME.fullmatch(name):
+        raise ExperimentSpecError(source, "name", f"{_NAME_RULE}, got {name!r}")
     runs = _int(source, "runs", data.get("runs", 1), 1)
     concurrency = _int(source, "concurrency", data.get("concurrency", 4), 1)
     max_turns = _int(source, "max_turns", data.get("max_turns", 30), 1)
@@ -329,10 +332,8 @@ def parse_spec(data: Mapping[str, Any], *, source: str = "<spec>", spec_dir: str
         raise ExperimentSpecError(source, "layers", 'must be a table with at least one layer (name = "module:attr")')
     layers: dict[str, tuple[str, ...]] = {}
     for lname, value in layers_raw.items():
-        if not _NAME.match(lname):
-            raise ExperimentSpecError(
-                source, f"layers.{lname}", "a layer name uses letters, digits, '.', '_' and '-' only"
-            )
+        if not _NAME.fullmatch(lname):
+            raise ExperimentSpecError(source, f"layers.{lname}", f"{_NAME_RULE}, got {lname!r}")
         refs = value if isinstance(value, list) else [value]
         if not refs:
             raise ExperimentSpecError(source, f"layers.{lname}", "names no toolset")
