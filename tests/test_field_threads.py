@@ -13,30 +13,12 @@ import pytest
 import toolwire
 import toolwire.registry
 
-from .all_apis.answers import text_answer
+from .all_apis.answers import mock_model, text_answer
 
-httpx2 = pytest.importorskip("httpx2")
+pytest.importorskip("httpx2")
 pytest.importorskip("toolwire_anthropic")
 pytest.importorskip("toolwire_openai")
 pytest.importorskip("toolwire_gemini")
-
-MODELS = {
-    "anthropic": "claude-sonnet-4-5",
-    "openai-chat": "gpt-4.1",
-    "openai": "gpt-5",
-    "gemini": "gemini-2.5-flash",
-}
-
-
-def make_model(api: str, answers: list[dict[str, Any]], sent: list[dict[str, Any]], **settings: Any) -> Any:
-    queue = list(answers)
-
-    def respond(request: Any) -> Any:
-        sent.append(json.loads(request.content))
-        return httpx2.Response(200, json=queue.pop(0))
-
-    client = httpx2.AsyncClient(transport=httpx2.MockTransport(respond))
-    return toolwire.model(f"{api}:{MODELS[api]}", api_key="k", max_retries=0, http_client=client, **settings)
 
 
 def stock(ticker: str) -> str:
@@ -81,7 +63,7 @@ def test_chat_history_with_object_arguments_is_sent_with_them(api: str) -> None:
     req = toolwire.registry.codec("openai-chat").decode_request(json.loads(json.dumps(CHAT_HISTORY)))
     conversation = toolwire.Conversation(list(req.messages))
     sent: list[dict[str, Any]] = []
-    m = make_model(api, [text_answer(api)], sent)
+    m = mock_model(api, [text_answer(api)], sent)
     toolwire.run_sync(m, "And in euros?", conversation=conversation, tools=[stock])
     body = sent[0]
     if api == "openai-chat":

@@ -13,9 +13,9 @@ import pytest
 import toolwire
 from toolwire.testing.conversation_rules import validate_request
 
-from .all_apis.answers import APIS, text_answer
+from .all_apis.answers import APIS, mock_model, text_answer
 
-httpx2 = pytest.importorskip("httpx2")
+pytest.importorskip("httpx2")
 pytest.importorskip("toolwire_anthropic")
 pytest.importorskip("toolwire_openai")
 pytest.importorskip("toolwire_gemini")
@@ -139,14 +139,8 @@ def reasoning_call_answer(api: str) -> dict[str, Any]:
 
 
 def make_model(api: str, answers: list[dict[str, Any]], sent: list[dict[str, Any]]) -> Any:
-    queue = list(answers)
-
-    def respond(request: Any) -> Any:
-        sent.append(json.loads(request.content))
-        return httpx2.Response(200, json=queue.pop(0))
-
-    client = httpx2.AsyncClient(transport=httpx2.MockTransport(respond))
-    return toolwire.model(f"{api}:{MODELS[api]}", api_key="k", max_retries=0, http_client=client)
+    """:func:`mock_model` with this file's model ids (a Gemini 3 model: thought signatures)."""
+    return mock_model(api, answers, sent, model_id=MODELS[api])
 
 
 @toolwire.tool

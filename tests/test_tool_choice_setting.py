@@ -13,26 +13,18 @@ docs/rules/<api>.md)."""
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import pytest
 
 import toolwire
 
-from .all_apis.answers import text_answer
+from .all_apis.answers import mock_model, text_answer
 
-httpx2 = pytest.importorskip("httpx2")
+pytest.importorskip("httpx2")
 pytest.importorskip("toolwire_anthropic")
 pytest.importorskip("toolwire_openai")
 pytest.importorskip("toolwire_gemini")
-
-MODELS = {
-    "anthropic": "claude-sonnet-4-5",
-    "openai-chat": "gpt-4.1",
-    "openai": "gpt-5",
-    "gemini": "gemini-2.5-flash",
-}
 
 RULE = "{api}.request.tool-choice-setting"
 
@@ -115,14 +107,8 @@ def call_answer(api: str) -> dict[str, Any]:
 
 
 def make_model(api: str, sent: list[dict[str, Any]], **settings: Any) -> Any:
-    answers = [call_answer(api), text_answer(api)]
-
-    def respond(request: Any) -> Any:
-        sent.append(json.loads(request.content))
-        return httpx2.Response(200, json=answers.pop(0))
-
-    client = httpx2.AsyncClient(transport=httpx2.MockTransport(respond))
-    return toolwire.model(f"{api}:{MODELS[api]}", api_key="k", max_retries=0, http_client=client, **settings)
+    """The model of ``api`` answering a call of ``weather``, then text (:func:`mock_model`)."""
+    return mock_model(api, [call_answer(api), text_answer(api)], sent, **settings)
 
 
 def choices(api: str, sent: list[dict[str, Any]]) -> list[Any]:

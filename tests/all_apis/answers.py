@@ -1,10 +1,42 @@
-"""One answer per API, in each vendor's documented wire format, shared by the tests of this folder."""
+"""One answer per API, in each vendor's documented wire format, and a model of each API that
+answers with canned answers; shared by the tests of this folder and others."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 APIS = ["anthropic", "openai-chat", "openai", "gemini"]
+
+#: The model id :func:`mock_model` uses on each API.
+MODELS = {
+    "anthropic": "claude-sonnet-4-5",
+    "openai-chat": "gpt-4.1",
+    "openai": "gpt-5",
+    "gemini": "gemini-2.5-flash",
+}
+
+
+def mock_model(
+    api: str, answers: list[dict[str, Any]], sent: list[dict[str, Any]], *, model_id: str | None = None, **settings: Any
+) -> Any:
+    """The model ``api:model_id`` (default ``MODELS[api]``) through the real vendor SDK, with API
+    key ``"k"``, no retries and an ``httpx2.MockTransport`` that answers each request with the next
+    of ``answers`` (JSON, status 200) and appends the request's JSON body to ``sent``; ``settings``
+    go to ``toolwire.model``."""
+    import httpx2
+
+    import toolwire
+
+    queue = list(answers)
+
+    def respond(request: Any) -> Any:
+        sent.append(json.loads(request.content))
+        return httpx2.Response(200, json=queue.pop(0))
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(respond))
+    model = f"{api}:{model_id or MODELS[api]}"
+    return toolwire.model(model, api_key="k", max_retries=0, http_client=client, **settings)
 
 
 def text_answer(api: str, text: str = "hello") -> dict[str, Any]:
