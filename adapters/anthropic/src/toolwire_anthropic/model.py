@@ -112,7 +112,7 @@ class AnthropicModel(Transport):
     adapter_setting_names: ClassVar[frozenset[str]] = frozenset(_CODEC_SETTINGS)
     #: read by the SDK when no base_url is given, an empty one included (anthropic/_client.py:
     #: ``base_url = os.environ.get("ANTHROPIC_BASE_URL")`` when ``base_url is None``)
-    base_url_env = "ANTHROPIC_BASE_URL"
+    base_url_env: ClassVar[str | None] = "ANTHROPIC_BASE_URL"
 
     @classmethod
     def request_fields(cls) -> frozenset[str]:

@@ -116,8 +116,8 @@ class GeminiModel(Transport):
     adapter_setting_names = ADAPTER_SETTINGS
     #: read by the SDK when no base_url is given, an empty one counting as unset
     #: (google/genai/_base_url.py get_base_url: ``os.getenv('GOOGLE_GEMINI_BASE_URL')``, used if truthy)
-    base_url_env = "GOOGLE_GEMINI_BASE_URL"
-    base_url_env_empty_is_unset = True
+    base_url_env: ClassVar[str | None] = "GOOGLE_GEMINI_BASE_URL"
+    base_url_env_empty_is_unset: ClassVar[bool] = True
 
     @classmethod
     def request_fields(cls) -> frozenset[str]:

@@ -64,7 +64,7 @@ class _OpenAIModel(Transport):
     adapter_setting_names: ClassVar[frozenset[str]] = frozenset(_TRANSPORT_SETTINGS)
     #: read by the SDK when no base_url is given, an empty one included (openai/lib/_client_auth.py:
     #: ``base_url = os.environ.get("OPENAI_BASE_URL")`` when ``base_url is None``)
-    base_url_env = "OPENAI_BASE_URL"
+    base_url_env: ClassVar[str | None] = "OPENAI_BASE_URL"
 
     def __init__(self, model_id: str, **settings: Any) -> None:
         """Raises :class:`ConfigurationError` for a ``base_url`` (or, without one, an
