@@ -100,6 +100,30 @@ def test_a_compaction_block_goes_back_with_its_summary(mock_model, wire, stream)
     assert assistant["content"][0] == body["content"][0]  # the block as the API gave it, summary included
 
 
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("model_id", ["claude-opus-4-6", "claude-sonnet-4-5"])
+def test_a_turn_stopped_for_compaction_is_continued(mock_model, wire, stream, model_id) -> None:
+    """``pause_after_compaction``: the API hands the turn back with stop reason ``compaction``
+    (``anthropic.types.beta.BetaStopReason``) holding only the ``compaction`` block, before the
+    model answers; the next request sends that turn back as it is and the model continues it
+    (the SDK's own tool runner: ``_STOP_REASON_STEPS["compaction"] == "resume"``). Before, the run
+    ended there as ``end_turn`` with no answer; on Claude 4.6+ the continuation is not a refused
+    prefill."""
+    paused = wire.message_body(
+        [{"type": "compaction", "content": "Earlier: Paris is 12 C.", "encrypted_content": "Ep1", "signature": "s1"}],
+        stop_reason="compaction",
+    )
+    final = wire.message_body([{"type": "text", "text": "It is 12 C in Paris."}])
+    model = mock_model([_answer(wire, paused, stream), _answer(wire, final, stream)], stream=stream, model_id=model_id)
+    result = toolwire.run_sync(model, "weather in Paris?", tools=[lookup], max_turns=3)
+    assert result.text == "It is 12 C in Paris."
+    assert result.stop_reason == "end_turn" and len(model.sent) == 2
+    assert result.turns[0].response.stop_reason == "pause_turn"
+    assert result.turns[0].response.vendor_stop_reason == "compaction"
+    second = model.sent[1].json["messages"]
+    assert second[-1] == {"role": "assistant", "content": paused["content"]}  # the paused turn, last, as it came
+
+
 def test_a_streamed_block_of_an_unknown_type_keeps_what_its_unknown_deltas_carry(mock_model, wire) -> None:
     """A future block type streamed with a future delta type: kept whole, the delta folded in as
     every documented delta is (a string appended to the field of its name), never dropped."""

@@ -126,7 +126,10 @@ API = "anthropic"
 #: ``max_tokens`` is required by the Messages API; used when the request leaves it unset.
 DEFAULT_MAX_TOKENS = 4096
 
-#: Anthropic ``stop_reason`` → canonical stop reason (``types/stop_reason.py``).
+#: Anthropic ``stop_reason`` → canonical stop reason (``types/stop_reason.py``; ``compaction`` is
+#: ``anthropic.types.beta.BetaStopReason``'s: a turn handed back after its ``compaction`` block,
+#: under ``pause_after_compaction``, which the next request continues, as the SDK's own tool
+#: runner does, ``anthropic.lib.tools._beta_runner._STOP_REASON_STEPS``: "resume").
 STOP_REASON_MAP: dict[str, str] = {
     "end_turn": "end_turn",
     "tool_use": "tool_use",
@@ -134,6 +137,7 @@ STOP_REASON_MAP: dict[str, str] = {
     "stop_sequence": "stop_sequence",
     "refusal": "refusal",
     "pause_turn": "pause_turn",
+    "compaction": "pause_turn",
     "model_context_window_exceeded": "max_tokens",
 }
 

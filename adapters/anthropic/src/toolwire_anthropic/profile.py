@@ -230,9 +230,11 @@ def claude_version(model: Any) -> tuple[int, int] | None:
 def _paused_turn(message: dict[str, Any]) -> bool:
     """An assistant message that holds server-tool blocks (``server_tool_use``,
     ``web_search_tool_result``, ``mcp_tool_use``, ...): a turn paused with ``pause_turn``, which is
-    sent back as the last message so the model continues it (not a prefill)."""
+    sent back as the last message so the model continues it (not a prefill); or a ``compaction``
+    block: a turn handed back with stop reason ``compaction`` (``pause_after_compaction``), which
+    the next request continues the same way (``anthropic.lib.tools._beta_runner``: "resume")."""
     return any(
-        (t := b.get("type")) in ("server_tool_use", "mcp_tool_use")
+        (t := b.get("type")) in ("server_tool_use", "mcp_tool_use", "compaction")
         or (isinstance(t, str) and t.endswith("_tool_result") and t != "tool_result")
         for b in _blocks(message.get("content"))
     )
