@@ -124,6 +124,51 @@ def test_a_turn_stopped_for_compaction_is_continued(mock_model, wire, stream, mo
     assert second[-1] == {"role": "assistant", "content": paused["content"]}  # the paused turn, last, as it came
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_tokens_of_a_compaction_count_in_usage(mock_model, wire, stream) -> None:
+    """A compaction's own request is reported in ``usage.iterations`` only: "A `compaction`
+    entry's tokens are not included in the top-level `usage` fields"
+    (``anthropic.types.beta.BetaIterationsUsage``), yet it is billed. Before, its 1,600 input and
+    300 output tokens were left out of the run's usage (and cost)."""
+    iterations = [
+        {
+            "type": "compaction",
+            "input_tokens": 1500,
+            "cache_read_input_tokens": 100,
+            "cache_creation_input_tokens": 0,
+            "output_tokens": 300,
+        },
+        {
+            "type": "message",
+            "input_tokens": 20,
+            "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": 0,
+            "output_tokens": 8,
+        },
+    ]
+    usage = {"input_tokens": 20, "output_tokens": 8, "iterations": iterations}
+    compaction = {
+        "type": "compaction",
+        "content": "Earlier: Paris is 12 C.",
+        "encrypted_content": "Ep1",
+        "signature": "s1",
+    }
+    body = wire.message_body([compaction, {"type": "text", "text": "12 C."}], usage=usage)
+    if stream:
+        events = _events(body)
+        events[0]["message"]["usage"] = {"input_tokens": 20, "output_tokens": 1}
+        events[-2]["usage"] = usage  # message_delta: the final, cumulative usage with its iterations
+        answer = wire.sse_response(events)
+    else:
+        answer = wire.json_response(body)
+    model = mock_model([answer], stream=stream)
+    result = toolwire.run_sync(model, "weather in Paris?", tools=[lookup])
+    assert result.text == "12 C."
+    u = result.turns[0].response.usage
+    assert (u.input_tokens, u.output_tokens, u.cache_read_tokens) == (20 + 1500 + 100, 8 + 300, 100)
+    assert result.usage.total_tokens == 1928
+
+
 def test_a_streamed_block_of_an_unknown_type_keeps_what_its_unknown_deltas_carry(mock_model, wire) -> None:
     """A future block type streamed with a future delta type: kept whole, the delta folded in as
     every documented delta is (a string appended to the field of its name), never dropped."""

@@ -243,6 +243,11 @@ def usage_from_wire(u: dict[str, Any] | None, *, requests: int = 0) -> Usage:
     - ``output_tokens`` = ``output_tokens`` (thinking included: the SDK documents it as "the
       inclusive, authoritative total used for billing"); ``reasoning_tokens`` =
       ``output_tokens_details.thinking_tokens`` (a part of it).
+    - each ``usage.iterations`` entry of type ``compaction`` (beta: the request that wrote a
+      compaction summary) is added to these counters: "A `compaction` entry's tokens are not
+      included in the top-level `usage` fields" (``anthropic.types.beta.BetaIterationsUsage``),
+      and they are billed; the other entries (``message``, ``advisor_message``,
+      ``fallback_message``) are not added.
 
     Absent or ``null`` fields stay ``None`` (a stream update then leaves the earlier value; the
     stream decoder merges the cumulative counters before mapping them); so do counters that are
@@ -278,6 +283,29 @@ def usage_from_wire(u: dict[str, Any] | None, *, requests: int = 0) -> Usage:
             hour = _counter(creation.get("ephemeral_1h_input_tokens"))
             if hour is not None and (write is None or hour > write):
                 hour = None  # not a part of the cache writes: left out rather than over-priced
+    if "iterations" in u and type(iterations := u["iterations"]) is list:
+        # a compaction's own request: "A `compaction` entry's tokens are not included in the
+        # top-level `usage` fields" (anthropic.types.beta.BetaIterationsUsage), yet billed: added
+        for entry in iterations:
+            if type(entry) is not dict or entry.get("type") != "compaction":
+                continue
+            e_own, e_out = _counter(entry.get("input_tokens")), _counter(entry.get("output_tokens"))
+            e_read, e_write = (
+                _counter(entry.get("cache_read_input_tokens")),
+                _counter(entry.get("cache_creation_input_tokens")),
+            )
+            if e_own is not None or e_read or e_write:
+                own = (own or 0) + (e_own or 0)
+            if e_out is not None:
+                out = (out or 0) + e_out
+            if e_read:
+                read = (read or 0) + e_read
+            if e_write:
+                write = (write or 0) + e_write
+                creation = entry.get("cache_creation")
+                e_hour = _counter(creation.get("ephemeral_1h_input_tokens")) if isinstance(creation, dict) else None
+                if e_hour and e_hour <= e_write:
+                    hour = (hour or 0) + e_hour
     # Usage(input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
     #       tool_use_prompt_tokens, requests, vendor_total_tokens, cache_write_1h_tokens)
     return Usage(
