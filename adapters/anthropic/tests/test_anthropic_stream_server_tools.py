@@ -169,6 +169,43 @@ def test_the_tokens_of_a_compaction_count_in_usage(mock_model, wire, stream) -> 
     assert result.usage.total_tokens == 1928
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_answers_to_diagnostics_and_context_management_are_kept(mock_model, wire, stream) -> None:
+    """What the ``diagnostics`` and ``context_management`` settings ask the API to report
+    (``anthropic.types.Message.diagnostics``; ``anthropic.types.beta.BetaMessage.context_management``,
+    streamed in ``message_delta``) and the usage fields ``Usage`` has no counter for (billed
+    server-tool requests, the tier, ``anthropic.types.beta.BetaUsage``) are kept in
+    ``provider_data["anthropic"]``; before, they were dropped, so the settings had no visible effect."""
+    diagnostics = {"cache_miss_reason": {"type": "system_changed", "cache_missed_input_tokens": 900}}
+    edits = {
+        "applied_edits": [{"type": "clear_tool_uses_20250919", "cleared_tool_uses": 3, "cleared_input_tokens": 4000}]
+    }
+    usage = {
+        "input_tokens": 10,
+        "output_tokens": 5,
+        "server_tool_use": {"web_search_requests": 2, "web_fetch_requests": 0},
+        "service_tier": "priority",
+    }
+    body = wire.message_body([{"type": "text", "text": "Hi."}], usage=usage)
+    body["diagnostics"], body["context_management"] = diagnostics, edits
+    if stream:
+        events = _events(body)  # message_start carries the message's fields, diagnostics included
+        del events[0]["message"]["context_management"]
+        events[-2]["context_management"] = edits  # message_delta: the edits applied
+        answer = wire.sse_response(events)
+    else:
+        answer = wire.json_response(body)
+    model = mock_model([answer], stream=stream, diagnostics={"previous_message_id": "msg_0"})
+    result = toolwire.run_sync(model, "hi", tools=[lookup])
+    own = result.turns[0].response.provider_data["anthropic"]
+    assert own["diagnostics"] == diagnostics
+    assert own["context_management"] == edits
+    assert own["usage"] == {
+        "server_tool_use": {"web_search_requests": 2, "web_fetch_requests": 0},
+        "service_tier": "priority",
+    }
+
+
 def test_a_streamed_block_of_an_unknown_type_keeps_what_its_unknown_deltas_carry(mock_model, wire) -> None:
     """A future block type streamed with a future delta type: kept whole, the delta folded in as
     every documented delta is (a string appended to the field of its name), never dropped."""

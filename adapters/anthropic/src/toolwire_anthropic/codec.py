@@ -610,7 +610,33 @@ def _real_names(request: ModelRequest | None) -> dict[str, str]:
 #: failed the prefix check; sent with the ``thinking-binding-controls-2026-08-01`` beta:
 #: ``anthropic.types.beta.BetaMessage.input_transformations``,
 #: https://platform.claude.com/docs/en/build-with-claude/preserved-thinking).
-_RESPONSE_FIELDS = ("stop_sequence", "stop_details", "container", "input_transformations")
+#: Also ``diagnostics`` (why the prompt cache missed, asked for with the ``diagnostics`` setting:
+#: ``anthropic.types.Message.diagnostics``) and ``context_management`` (the context edits the API
+#: applied, asked for with the ``context_management`` setting:
+#: ``anthropic.types.beta.BetaMessage.context_management``): answers to settings toolwire sends.
+_RESPONSE_FIELDS = (
+    "stop_sequence",
+    "stop_details",
+    "container",
+    "input_transformations",
+    "diagnostics",
+    "context_management",
+)
+
+#: ``usage`` fields that :class:`~toolwire.types.Usage` has no counter for, kept whole in
+#: ``Response.provider_data["anthropic"]["usage"]`` (``anthropic.types.Usage``,
+#: ``anthropic.types.beta.BetaUsage``): the server tools' billed requests (``server_tool_use``:
+#: web searches and fetches), the tier and region that served the request, the per-iteration
+#: breakdown (``iterations``) and the outcome of a fallback credit (``fallback_credit``).
+_USAGE_EXTRAS = ("server_tool_use", "service_tier", "inference_geo", "iterations", "fallback_credit")
+
+
+def _usage_extras(usage: Any) -> dict[str, Any] | None:
+    """The :data:`_USAGE_EXTRAS` of an answer's ``usage`` (``null`` ones left out), or ``None``."""
+    if type(usage) is not dict:
+        return None
+    found = {k: usage[k] for k in _USAGE_EXTRAS if k in usage and usage[k] is not None}
+    return found or None
 
 
 def _price_context(usage: Any) -> dict[str, str] | None:
@@ -692,8 +718,11 @@ def _decode_usual(body: Any, request: ModelRequest | None) -> Response | None:
     for k in _RESPONSE_FIELDS:
         if k in body and body[k] is not None:
             pd[k] = body[k]
-    if "usage" in body and (ctx := _price_context(body["usage"])) is not None:
-        pd["price_context"] = ctx
+    if "usage" in body:
+        if (ctx := _price_context(body["usage"])) is not None:
+            pd["price_context"] = ctx
+        if (extras := _usage_extras(body["usage"])) is not None:
+            pd["usage"] = extras
     # Response(parts, stop_reason, vendor_stop_reason, usage, model, response_id, provider, provider_data)
     response = Response(
         parts,
@@ -1504,6 +1533,9 @@ class StreamDecoder:
             out: list[StreamEvent] = [ResponseStart(self._message_id, _opt_str(msg.get("model"), "/message/model"))]
             if msg.get("input_transformations") is not None:  # final here ("the array is final in message_start")
                 self._stop_pd["input_transformations"] = msg["input_transformations"]
+            for k in ("diagnostics", "context_management"):
+                if msg.get(k) is not None:
+                    self._stop_pd[k] = msg[k]
             if isinstance(msg.get("usage"), dict) and msg["usage"]:
                 out.append(self._usage_update(msg["usage"]))
             # a message_start may already carry content (not seen in practice); decode it the same way
@@ -1541,6 +1573,9 @@ class StreamDecoder:
                 # after a server-side model fallback mid-stream: the serving model's entries replace
                 # message_start's (anthropic.types.beta.BetaRawMessageDeltaEvent.input_transformations)
                 self._stop_pd["input_transformations"] = data["input_transformations"]
+            if data.get("context_management") is not None:
+                # the edits applied (anthropic.types.beta.BetaRawMessageDeltaEvent.context_management)
+                self._stop_pd["context_management"] = data["context_management"]
             if len(delta) > 1:  # more than the stop reason: the other stop fields kept
                 exact = type(delta) is dict
                 for k in ("stop_sequence", "stop_details", "container"):
@@ -1568,6 +1603,8 @@ class StreamDecoder:
         pd = dict(self._stop_pd)
         if (ctx := _price_context(self._usage)) is not None:
             pd["price_context"] = ctx
+        if (extras := _usage_extras(self._usage)) is not None:
+            pd["usage"] = extras
         if self._opaque:
             pd["blocks"] = [{"position": i, "block": self._opaque[i]} for i in sorted(self._opaque)]
         if self._stop is None and not self._ended:
@@ -2482,6 +2519,8 @@ class AnthropicCodec:
                 pd[k] = body[k]
         if (ctx := _price_context(body.get("usage"))) is not None:
             pd["price_context"] = ctx
+        if (extras := _usage_extras(body.get("usage"))) is not None:
+            pd["usage"] = extras
         return check_tool_calls(
             Response(
                 parts=parts,
