@@ -816,6 +816,10 @@ class OpenAIChatCodec:
             response.provider_data = {API: _replay(replay, self.origin)}
         if "service_tier" in body:
             record_price_context(response, body, API)
+        if body.get("moderation") is not None:
+            # the moderation results a request's moderation setting asked for
+            # (openai.types.chat.ChatCompletion.moderation): kept, never sent back
+            response.provider_data.setdefault(API, {})["moderation"] = body["moderation"]
         if calls:  # without calls both passes have nothing to do
             real_call_names(response, request, calls)
             check_tool_calls(response, calls)
@@ -1144,6 +1148,7 @@ class ChatStreamDecoder:
         self.request = request
         self.origin = origin  # the server (see OpenAIChatCodec.origin), recorded on its reasoning
         self.service_tier: str | None = None
+        self.moderation: Any = None  # the moderation results, from the chunk that carries them
         self._real_names = real_names(request.tools) if request is not None else {}
         self.started = False
         self.response_id: str | None = None
@@ -1181,6 +1186,8 @@ class ChatStreamDecoder:
             out.append(ResponseStart(self.response_id, _SHAPE.opt_str(chunk.get("model"), "/model")))
         if "service_tier" in chunk and isinstance(tier := chunk["service_tier"], str):
             self.service_tier = tier  # the tier that served the request (priced by it)
+        if "moderation" in chunk and chunk["moderation"] is not None:
+            self.moderation = chunk["moderation"]  # (openai.types.chat.ChatCompletionChunk.moderation)
         # the usual shapes are taken as they are; anything else goes through the shape checks
         choices = chunk.get("choices")
         if type(choices) is not list:
@@ -1326,6 +1333,8 @@ class ChatStreamDecoder:
         pd = _replay(replay, self.origin) if replay else {}
         if self.service_tier in PRICED_TIERS:
             pd["price_context"] = {"service_tier": self.service_tier}
+        if self.moderation is not None:
+            pd["moderation"] = self.moderation
         out.append(
             StopEvent(stop, self.finish_reason, provider_data={API: pd}) if pd else StopEvent(stop, self.finish_reason)
         )

@@ -184,6 +184,21 @@ def _response_data(rid: str | None, conversation: Any) -> dict[str, Any]:
     return {API: data}
 
 
+#: Response fields kept whole in ``Response.provider_data["openai"]`` (``openai.types.responses.Response``):
+#: what a request setting asked for (``moderation``: the results of moderated completions;
+#: ``prompt_cache_diagnostics``: why the cache missed, asked with ``prompt_cache_options``), what
+#: the API left out of the input (``input_transformations``: reasoning items withheld from the
+#: model) and what OpenAI's own tools used, billed apart from ``usage`` (``tool_usage``).
+RESPONSE_EXTRAS = ("moderation", "prompt_cache_diagnostics", "input_transformations", "tool_usage")
+
+
+def response_extras(resp: Any) -> dict[str, Any]:
+    """The :data:`RESPONSE_EXTRAS` a Response object carries (``null`` ones left out)."""
+    if type(resp) is not dict:
+        return {}
+    return {k: resp[k] for k in RESPONSE_EXTRAS if k in resp and resp[k] is not None}
+
+
 def stop_reason_of(resp: dict[str, Any], pointer: str = "") -> tuple[str, str | None]:
     """``(canonical, vendor)`` stop reason of a Response object, which has no finish reason.
 
@@ -1182,6 +1197,9 @@ class OpenAIResponsesCodec:
         )
         if "service_tier" in body:
             record_price_context(response, body, API)
+        if extras := response_extras(body):
+            own = response.provider_data.get(API)
+            response.provider_data[API] = {**own, **extras} if isinstance(own, dict) else extras
         if calls:  # without calls both passes have nothing to do
             real_call_names(response, request, calls)
             check_tool_calls(response, calls)
@@ -1685,10 +1703,10 @@ class ResponsesStreamDecoder:
             stop, vendor = stop_reason_of(resp, "/response")
             self.stopped = True
             tier = resp.get("service_tier")
+            pd = response_extras(resp)
             if isinstance(tier, str) and tier in PRICED_TIERS:  # the tier that served it, priced by it
-                yield StopEvent(stop, vendor, provider_data={API: {"price_context": {"service_tier": tier}}})
-            else:
-                yield StopEvent(stop, vendor)
+                pd["price_context"] = {"service_tier": tier}
+            yield StopEvent(stop, vendor, provider_data={API: pd}) if pd else StopEvent(stop, vendor)
 
     def _call(self, item: dict[str, Any], oi: int) -> ToolCall:
         """The call of a ``function_call`` item at output index ``oi`` (a synthesized id uses
