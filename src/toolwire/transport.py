@@ -33,6 +33,7 @@ Rules (documented on every adapter page, "Answers that are not what the API docu
 from __future__ import annotations
 
 import abc
+import dataclasses
 import json
 import re
 from dataclasses import dataclass
@@ -977,6 +978,22 @@ class Transport(Model):
             if getattr(raw, "is_closed", False) is not True or not hasattr(raw, "aclose"):
                 await close_raw(raw)
 
+    #: At most this many continuation requests follow one answer (:meth:`continued_request`;
+    #: each request is billed).
+    max_continuations = 16
+
+    def continued_request(
+        self, request: ModelRequest, vendor_stop_reason: str | None, provider_data: Any
+    ) -> ModelRequest | None:
+        """Hook: the request that continues an answer the vendor cut short but lets the next
+        request continue (Gemini's ``CONTINUATION`` with its ``continuationToken``), given the
+        answer's ``vendor_stop_reason`` and ``provider_data``; ``None`` (the default) when the
+        answer is complete. :meth:`send` and :meth:`send_stream` then send it and make the hops
+        one response: the parts in order (a stream's part indices after the earlier hops'), the
+        usage summed (each request is billed), the last hop's stop reason; at most
+        :attr:`max_continuations` times."""
+        return None
+
     async def send(self, request: ModelRequest) -> Response:
         """Send one request (streamed and assembled when ``request.stream``); return the canonical
         response. A retryable :class:`ProviderError` is retried by :attr:`retry_policy` (the
@@ -989,7 +1006,76 @@ class Transport(Model):
         the documented shape (never retried). The :class:`ProviderError` raised says how many
         attempts were made (``attempts``, and in its text when there was more than one, or why a
         retryable error was not sent again); its ``usage`` holds the counts the failed attempt's
-        stream had reported, which the response of no attempt includes."""
+        stream had reported, which the response of no attempt includes. An answer
+        the vendor lets the next request continue (:meth:`continued_request`) is continued, and
+        the hops are one response."""
+        response = await self._send_retrying(request)
+        hook = self.continued_request
+        if getattr(hook, "__func__", None) is Transport.continued_request:
+            return response
+        hops = 0
+        while (
+            hops < self.max_continuations
+            and (nxt := hook(request, response.vendor_stop_reason, response.provider_data)) is not None
+        ):
+            hops += 1
+            response = _joined(response, await self._send_retrying(nxt))
+        return response
+
+    def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Yield canonical stream events as the vendor's events arrive (a JSON body answering the
+        streamed request is decoded and replayed as events). A retryable error before any part of
+        the answer arrived (:func:`toolwire.stream.carries_answer`: the events that only open a
+        stream, such as Anthropic's ``message_start`` or Responses ``response.created``, do not
+        count) is retried by :attr:`retry_policy`: a :class:`toolwire.retry.RetryNotice` is
+        yielded before each wait (:class:`~toolwire.stream.StreamAssembler` starts the response
+        over at it); an error after a part of the answer is raised (what was delivered cannot be
+        taken back). The usage updates of a failed attempt go with its error (``usage``; the
+        notice's ``usage``), never into the answer. Errors as :meth:`send`. An answer the vendor
+        lets the next request continue
+        (:meth:`continued_request`) is continued: the next hop's events follow in the same stream
+        (its part indices after the earlier hops', its usage added to theirs; its start and retry
+        notices, which would start the response over, left out), and only the last hop's stop
+        event ends it."""
+        if getattr(self.continued_request, "__func__", None) is Transport.continued_request:
+            return self._stream_retrying(request)
+        return self._continued_stream(request)
+
+    async def _continued_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        from .retry import RetryNotice
+
+        hop_request, hops, offset, before = request, 0, 0, None
+        while True:
+            nxt, top, last = None, offset - 1, None
+            hop: Any = self._stream_retrying(hop_request)
+            try:
+                async for ev in hop:
+                    if isinstance(ev, StopEvent) and hops < self.max_continuations:
+                        nxt = self.continued_request(request, ev.vendor_stop_reason, ev.provider_data)
+                        if nxt is not None:
+                            continue  # not the end of the answer (the hop's stream ends after it)
+                    if isinstance(ev, UsageUpdate):
+                        last = ev.usage
+                        if before is not None:
+                            ev = UsageUpdate(_usage_sum(before, ev.usage))
+                    elif hops and isinstance(ev, (ResponseStart, RetryNotice)):
+                        continue  # one response; a retry before this hop's first part took nothing back
+                    elif (index := getattr(ev, "index", None)) is not None:
+                        if hops:
+                            ev = dataclasses.replace(ev, index=index + offset)
+                        top = max(top, index + offset)
+                    yield ev
+            finally:  # a consumer that stops early closes this hop's response now
+                await hop.aclose()
+            if nxt is None:
+                return
+            hops, offset = hops + 1, top + 1
+            if last is not None:
+                before = last if before is None else _usage_sum(before, last)
+            hop_request = self.before_encode(nxt, stream=True)
+
+    async def _send_retrying(self, request: ModelRequest) -> Response:
+        """One request (:meth:`send` without continuation), retried by :attr:`retry_policy`."""
         attempt = 1
         while True:
             try:
@@ -1008,16 +1094,8 @@ class Transport(Model):
                 notify(RetryNotice(attempt, delay, exc))
                 await asyncio.sleep(delay)
 
-    async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Yield canonical stream events as the vendor's events arrive (a JSON body answering the
-        streamed request is decoded and replayed as events). A retryable error before any part of
-        the answer arrived (:func:`toolwire.stream.carries_answer`: the events that only open a
-        stream, such as Anthropic's ``message_start`` or Responses ``response.created``, do not
-        count) is retried by :attr:`retry_policy`: a :class:`toolwire.retry.RetryNotice` is
-        yielded before each wait (:class:`~toolwire.stream.StreamAssembler` starts the response
-        over at it); an error after a part of the answer is raised (what was delivered cannot be
-        taken back). The usage updates of a failed attempt go with its error (``usage``; the
-        notice's ``usage``), never into the answer. Errors as :meth:`send`."""
+    async def _stream_retrying(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """One streamed request (:meth:`send_stream` without continuation), retried as it says."""
         attempt = 1
         while True:
             delivered = False
@@ -1089,6 +1167,25 @@ def _seen_usage(asm: StreamAssembler) -> Any:
     if all(v is None for k, v in usage.to_dict().items() if k != "requests"):
         return None
     return reported_usage(None, usage)
+
+
+def _usage_sum(a: Any, b: Any) -> Any:
+    """``a + b`` with the ``requests`` of ``a`` (or ``b`` when ``a`` has none): one response."""
+    total = a + b
+    total.requests = a.requests or b.requests
+    return total
+
+
+def _joined(first: Response, nxt: Response) -> Response:
+    """The response continued by ``nxt`` (:meth:`Transport.continued_request`): both hops' parts
+    in order, the usage summed, the stop reason, model and provider data of the last hop."""
+    return dataclasses.replace(
+        nxt,
+        parts=[*first.parts, *nxt.parts],
+        usage=_usage_sum(first.usage, nxt.usage),
+        model=nxt.model or first.model,
+        response_id=first.response_id or nxt.response_id,
+    )
 
 
 class _Marker:

@@ -1541,6 +1541,10 @@ class GeminiStreamDecoder:
             self.finish_reason = finish
         if _has(cand, "finishMessage"):
             self.meta["finishMessage"] = _g(cand, "finishMessage")
+        if _has(cand, "continuationToken"):
+            # "returned when finish_reason is CONTINUATION": the next request continues the answer
+            # with it (google.genai.types.Candidate.continuation_token; GeminiModel does)
+            self.meta["continuationToken"] = _g(cand, "continuationToken")
         for field in ("safetyRatings", "citationMetadata", "avgLogprobs"):
             # why an answer was blocked (the harm categories) and what it recited (its sources)
             if _has(cand, field):

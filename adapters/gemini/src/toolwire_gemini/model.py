@@ -18,6 +18,7 @@ Automatic function calling never runs: only declarations are sent and the SDK's 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -278,6 +279,24 @@ class GeminiModel(Transport):
     def stream_body(self, body: dict[str, Any], stream: bool) -> dict[str, Any]:
         """Gemini says "stream" in the URL (``:streamGenerateContent?alt=sse``), not in the body."""
         return body
+
+    def continued_request(
+        self, request: ModelRequest, vendor_stop_reason: str | None, provider_data: Any
+    ) -> ModelRequest | None:
+        """An answer that stopped with finish reason ``CONTINUATION`` ("the response reached the
+        per-request token limit, but generation is not yet complete. The model response can be
+        continued via a subsequent request using the returned `continuation_token`",
+        ``google.genai.types.FinishReason``) is continued by the same request with the answer's
+        ``continuationToken`` (kept by the stream decoder in ``provider_data["gemini"]``) as a
+        top-level field, where ``google.genai.models._GenerateContentConfig_to_mldev`` puts the
+        config's ``continuation_token``. The SDK's ``generate_content`` does this by default
+        (``automatic_continuation``, ``_generate_content_with_continuation``); the base
+        (:meth:`toolwire.transport.Transport.continued_request`) makes the hops one response."""
+        own = provider_data.get(API) if isinstance(provider_data, dict) else None
+        token = own.get("continuationToken") if vendor_stop_reason == "CONTINUATION" and isinstance(own, dict) else None
+        if not (isinstance(token, str) and token):
+            return None
+        return dataclasses.replace(request, settings={**(request.settings or {}), "continuationToken": token})
 
     def map_error(self, exc: BaseException) -> ProviderError:
         return _provider_error(exc)
