@@ -109,3 +109,40 @@ def test_responses_answer_fields_are_kept(responses_model, stream) -> None:
     own = result.turns[0].response.provider_data["openai"]
     assert {k: own.get(k) for k in extras} == extras
     assert own["response_id"] == "resp_TEST1"
+
+
+def _token(text: str, logprob: float) -> dict[str, Any]:
+    return {"token": text, "logprob": logprob, "bytes": list(text.encode()), "top_logprobs": []}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_chat_logprobs_are_kept(chat_model, stream) -> None:
+    """``choices[0].logprobs`` (``openai.types.chat.chat_completion.ChoiceLogprobs``), what the
+    ``logprobs`` setting asks for; streamed, each chunk carries its own tokens, joined in order."""
+    tokens = [_token("Hel", -0.1), _token("lo.", -0.2)]
+    if stream:
+
+        def chunk(delta: dict[str, Any], lp: Any, finish: str | None = None) -> dict[str, Any]:
+            return {
+                "id": "chatcmpl-1",
+                "object": "chat.completion.chunk",
+                "created": 1,
+                "model": "gpt-4o",
+                "choices": [{"index": 0, "delta": delta, "logprobs": lp, "finish_reason": finish}],
+            }
+
+        answer = chat_sse(
+            [
+                chunk({"role": "assistant", "content": "Hel"}, {"content": tokens[:1], "refusal": None}),
+                chunk({"content": "lo."}, {"content": tokens[1:], "refusal": None}),
+                chunk({}, None, "stop"),
+            ]
+        )
+    else:
+        body = completion({"content": "Hello."})
+        body["choices"][0]["logprobs"] = {"content": tokens, "refusal": None}
+        answer = json_response(body)
+    model = chat_model(Server(answer), stream=stream, logprobs=True)
+    result = toolwire.run_sync(model, "hi")
+    assert result.text == "Hello."
+    assert result.turns[0].response.provider_data["openai-chat"]["logprobs"] == {"content": tokens, "refusal": None}

@@ -1541,6 +1541,18 @@ class GeminiStreamDecoder:
             self.finish_reason = finish
         if _has(cand, "finishMessage"):
             self.meta["finishMessage"] = _g(cand, "finishMessage")
+        if isinstance(lp := _g(cand, "logprobsResult"), dict):
+            # what the responseLogprobs setting asks for (google.genai.types.LogprobsResult): a
+            # stream's chunks each carry their own decoding steps, joined in order
+            kept = self.meta.setdefault("logprobsResult", {})
+            for key, value in lp.items():
+                so_far = kept.get(key)
+                if isinstance(value, list):
+                    kept[key] = [*so_far, *value] if isinstance(so_far, list) else list(value)
+                elif isinstance(value, (int, float)) and not isinstance(value, bool) and key == "logProbabilitySum":
+                    kept[key] = so_far + value if isinstance(so_far, (int, float)) else value
+                elif value is not None:
+                    kept[key] = value
         if _has(cand, "continuationToken"):
             # "returned when finish_reason is CONTINUATION": the next request continues the answer
             # with it (google.genai.types.Candidate.continuation_token; GeminiModel does)

@@ -820,6 +820,10 @@ class OpenAIChatCodec:
             # the moderation results a request's moderation setting asked for
             # (openai.types.chat.ChatCompletion.moderation): kept, never sent back
             response.provider_data.setdefault(API, {})["moderation"] = body["moderation"]
+        if isinstance(choice.get("logprobs"), dict):
+            # what the logprobs setting asks for (openai.types.chat.chat_completion.ChoiceLogprobs:
+            # the content and refusal tokens with their log probabilities): kept, never sent back
+            response.provider_data.setdefault(API, {})["logprobs"] = choice["logprobs"]
         if calls:  # without calls both passes have nothing to do
             real_call_names(response, request, calls)
             check_tool_calls(response, calls)
@@ -1149,6 +1153,7 @@ class ChatStreamDecoder:
         self.origin = origin  # the server (see OpenAIChatCodec.origin), recorded on its reasoning
         self.service_tier: str | None = None
         self.moderation: Any = None  # the moderation results, from the chunk that carries them
+        self.logprobs: dict[str, Any] = {}  # the chunks' logprobs, their token lists joined
         self._real_names = real_names(request.tools) if request is not None else {}
         self.started = False
         self.response_id: str | None = None
@@ -1197,6 +1202,15 @@ class ChatStreamDecoder:
                 choice = _SHAPE.obj(choice, f"/choices/{ci}")
             if choice.get("index", 0) != 0:
                 continue
+            if "logprobs" in choice and type(lp := choice["logprobs"]) is dict:
+                # each chunk's tokens (ChoiceLogprobs of ChatCompletionChunk), joined in order
+                for key, tokens in lp.items():
+                    if type(tokens) is list:
+                        self.logprobs.setdefault(key, []).extend(tokens)
+                    elif tokens is not None:
+                        self.logprobs[key] = tokens
+                    else:
+                        self.logprobs.setdefault(key, None)
             delta = choice.get("delta")
             if type(delta) is not dict:
                 delta = _SHAPE.opt_obj(delta, f"/choices/{ci}/delta")
@@ -1335,6 +1349,8 @@ class ChatStreamDecoder:
             pd["price_context"] = {"service_tier": self.service_tier}
         if self.moderation is not None:
             pd["moderation"] = self.moderation
+        if self.logprobs:
+            pd["logprobs"] = self.logprobs
         out.append(
             StopEvent(stop, self.finish_reason, provider_data={API: pd}) if pd else StopEvent(stop, self.finish_reason)
         )
