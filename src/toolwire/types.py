@@ -1008,7 +1008,8 @@ class Usage:
     output_tokens         output_tokens                    completion_tokens            output_tokens                candidatesTokenCount + thoughtsTokenCount
     cache_read_tokens     cache_read_input_tokens          prompt_tokens_details.       input_tokens_details.        cachedContentTokenCount
                                                            cached_tokens                cached_tokens
-    cache_write_tokens    cache_creation_input_tokens      —                            —                            —
+    cache_write_tokens    cache_creation_input_tokens      prompt_tokens_details.       input_tokens_details.        —
+                                                           cache_write_tokens           cache_write_tokens
     reasoning_tokens      output_tokens_details.           completion_tokens_details.   output_tokens_details.       thoughtsTokenCount
                           thinking_tokens                  reasoning_tokens             reasoning_tokens
     vendor_total_tokens   —                                total_tokens                 total_tokens                 totalTokenCount
