@@ -48,3 +48,23 @@ def test_logprobs_are_kept(mock_model, stream) -> None:
     kept = result.turns[0].response.provider_data["gemini"]["logprobsResult"]
     assert kept["chosenCandidates"] == steps and kept["topCandidates"] == tops
     assert kept["logProbabilitySum"] == pytest.approx(-0.3)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_transcription_of_an_audio_answer_is_its_text(mock_model, stream) -> None:
+    """An audio answer's ``audioTranscription`` ("Output only. The transcription of the audio
+    part", ``google.genai.types.Part.audio_transcription``, asked for with
+    ``audioTranscriptionConfig``) is the answer's text, as the Chat adapter reads an audio
+    answer's transcript; the part still goes back exactly as it came. Before, the run's text was
+    empty."""
+    audio = {
+        "inlineData": {"mimeType": "audio/L16;codec=pcm;rate=24000", "data": "AAAAAAAA"},
+        "audioTranscription": {"text": "It is 12 degrees in Paris.", "finished": True},
+    }
+    first = _hop([audio], "STOP", (3, 20))
+    second = _hop([{"text": "ok"}], "STOP", (30, 1))
+    model = mock_model([_answer(first, stream), _answer(second, stream=False)], stream=stream)
+    result = toolwire.run_sync(model, "say the weather")
+    assert result.text == "It is 12 degrees in Paris."
+    toolwire.run_sync(model, "again", conversation=result.conversation)
+    assert model.sent[1].json["contents"][1] == {"role": "model", "parts": [audio]}

@@ -1250,8 +1250,18 @@ def _instruction_text(si: dict[str, Any]) -> str:
 
 
 def _raw_matches(raw: dict[str, Any], text: str) -> bool:
-    """An opaque part is replayed while its text is unchanged (or it had no text at all)."""
-    return raw.get("text") == text if isinstance(raw.get("text"), str) else text == ""
+    """An opaque part is replayed while its text is unchanged (or it had no text at all, or its
+    text is the transcription of its audio: :func:`_transcript`)."""
+    return raw.get("text") == text if isinstance(raw.get("text"), str) else text in ("", _transcript(raw))
+
+
+def _transcript(part: dict[str, Any]) -> str:
+    """The text of a part's ``audioTranscription`` ("Output only. The transcription of the audio
+    part", ``google.genai.types.Part.audio_transcription``, asked for with
+    ``audioTranscriptionConfig``): what the model said in its audio answer, else ``""``."""
+    transcription = _g(part, "audioTranscription")
+    text = transcription.get("text") if isinstance(transcription, dict) else None
+    return text if isinstance(text, str) else ""
 
 
 def _decode_function_response(fr: dict[str, Any], pending: list[ToolCall]) -> ToolResult:
@@ -1382,7 +1392,9 @@ def _decode_part(part: Any, synth: Any, schemas: dict[str, Any], at: str = "") -
         img = _decode_blob(blob)
         if img is not None and img.base64 == blob.get("data"):
             return img
-    return TextPart("", {API: {"part": copy.deepcopy(part)}})
+    # kept whole and sent back as it came; an audio answer's transcription is its text (as the
+    # Chat adapter reads an audio answer's transcript)
+    return TextPart(_transcript(part), {API: {"part": copy.deepcopy(part)}})
 
 
 #: ``Part`` fields of the server-side tools (``google.genai.types.Part``: ``executable_code`` and
