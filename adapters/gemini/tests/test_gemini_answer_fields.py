@@ -68,3 +68,22 @@ def test_the_transcription_of_an_audio_answer_is_its_text(mock_model, stream) ->
     assert result.text == "It is 12 degrees in Paris."
     toolwire.run_sync(model, "again", conversation=result.conversation)
     assert model.sent[1].json["contents"][1] == {"role": "model", "parts": [audio]}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_model_status_is_kept(mock_model, stream) -> None:
+    """``modelStatus`` (``google.genai.types.ModelStatus``: the model's stage and the time it will
+    be retired) is kept in ``provider_data["gemini"]``, where a user can see that the model goes
+    away; before, it was dropped."""
+    status = {"modelStage": "DEPRECATED", "retirementTime": "2027-01-31T00:00:00Z", "message": "use gemini-3-flash"}
+    body = {**_hop([{"text": "Hi."}], "STOP", (3, 2)), "modelStatus": status}
+    if stream:  # one chunk: the whole body, as an event
+        answer = httpx2.Response(
+            200, headers={"content-type": "text/event-stream"}, text=f"data: {json.dumps(body)}\r\n\r\n"
+        )
+    else:
+        answer = _answer(body, stream=False)
+    model = mock_model([answer], stream=stream)
+    result = toolwire.run_sync(model, "hi")
+    assert result.text == "Hi."
+    assert result.turns[0].response.provider_data["gemini"]["modelStatus"] == status

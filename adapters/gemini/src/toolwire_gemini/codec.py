@@ -1538,6 +1538,10 @@ class GeminiStreamDecoder:
             events.append(ResponseStart(rid, model or None, {API: {}}))  # "" as no model, as decode_response reads it
         if _has(chunk, "promptFeedback"):
             self.meta["promptFeedback"] = _g(chunk, "promptFeedback")
+        if _has(chunk, "modelStatus"):
+            # the model's stage and retirement time (google.genai.types.ModelStatus: "used to
+            # indicate the stage of the underlying model and the retirement time if applicable")
+            self.meta["modelStatus"] = _g(chunk, "modelStatus")
         candidates = _opt_list(_g(chunk, "candidates"), "/candidates")
         cand = _obj(candidates[0], "/candidates/0") if candidates else {}
         if len(candidates) > 1 or _g(cand, "index") not in (None, 0):
