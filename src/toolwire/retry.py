@@ -14,7 +14,8 @@ an HTTP status, as an error object in a 200 body, or as an error chunk inside an
 
 - 400, 401, 403, 404, 405, 413, 422 (and every other 4xx but the three below): the request itself
   is wrong and will be refused again — **not retried**;
-- 408 (timeout), 409 (conflict), 429 (rate limit): **retried**;
+- 408 (timeout), 409 (conflict), 429 (rate limit): **retried** (except a 429 whose error code an
+  adapter names a used-up quota or spend limit, :func:`toolwire.transport.stainless_error`);
 - 5xx: **retried** (a server's transient failure), **except** when the message says the request
   itself cannot be served — e.g. llama.cpp's ``500 "The model produced output that does not
   match the expected … format"`` (``common/chat.cpp``: the output parser failed, and with the

@@ -718,7 +718,14 @@ class StreamDecoder(Protocol):
         ...
 
 
-def stainless_error(api: str, exc: Any, sdk: Any, *, stream_retryable_types: Iterable[str] = ()) -> ProviderError:
+def stainless_error(
+    api: str,
+    exc: Any,
+    sdk: Any,
+    *,
+    stream_retryable_types: Iterable[str] = (),
+    quota_codes: Container[str] = (),
+) -> ProviderError:
     """An exception of a Stainless-generated SDK (``anthropic`` and ``openai`` share these error
     classes) → :class:`ProviderError` with ``provider=api``. ``sdk`` is the SDK module (the
     adapter passes it; the core imports none).
@@ -730,7 +737,10 @@ def stainless_error(api: str, exc: Any, sdk: Any, *, stream_retryable_types: Ite
       the decoded body; ``retryable`` = :func:`toolwire.retry.classify` of the status and message,
       overridden by an ``x-should-retry`` response header when sent (except for a 5xx whose
       message says the request cannot be served); ``retry_after`` from ``retry-after-ms`` /
-      ``retry-after``. An error sent as
+      ``retry-after``. A 429 whose error type or code (``error.type``, ``error.code``,
+      ``error.details.error_code``) is in ``quota_codes`` (the adapter's: a used-up quota or
+      spend limit, not a rate limit) is not retryable unless ``x-should-retry: true`` says so.
+      An error sent as
       an event inside a 200 stream (the SDK raises it with the stream's status) has
       ``status=None`` and is retryable when its type is in ``stream_retryable_types``.
     - ``sdk.APITimeoutError`` / ``sdk.APIConnectionError``: ``status=None``, ``retryable=True``,
@@ -775,6 +785,11 @@ def stainless_error(api: str, exc: Any, sdk: Any, *, stream_retryable_types: Ite
         headers = getattr(exc.response, "headers", None)
         should = str((headers.get("x-should-retry") if headers is not None else None) or "").lower()
         retryable = classify(status, str(message))
+        if status == 429 and quota_codes and isinstance(err, dict):
+            details = err.get("details")
+            codes = (etype, err.get("code"), details.get("error_code") if isinstance(details, dict) else None)
+            if any(isinstance(c, str) and c in quota_codes for c in codes):
+                retryable = False  # a used-up quota or spend limit: the same request fails again
         if should in ("true", "false") and not (500 <= status <= 599 and not retryable):
             retryable = should == "true"  # the vendor's own word, unless the body says it will repeat
         return ProviderError(

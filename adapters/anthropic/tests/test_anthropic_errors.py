@@ -145,3 +145,28 @@ def test_count_tokens_error(mock_model, wire) -> None:
     with pytest.raises(ProviderError) as info:
         asyncio.run(model.count_tokens(model.build_request([Message.user("x")])))
     assert info.value.status == 401 and info.value.retryable is False
+
+
+@pytest.mark.parametrize("code", ["enforced_spend_limit_reached", "contract_spend_limit_reached"])
+def test_a_429_for_a_spend_limit_reached_is_not_retried(mock_model, wire, code) -> None:
+    """A 429 whose ``error.details.error_code`` says a spend limit is reached
+    (``anthropic._error_classes.ERROR_CLASSES[(429, code)]``: "The organization has crossed the
+    monthly API usage threshold of its API tier" / "has reached the spend limit of its contract")
+    is no rate limit: the same request fails again, so it is raised at once, not retried."""
+    body = wire.error_body("rate_limit_error", "You have reached your specified API usage limits.")
+    body["error"]["details"] = {"error_code": code}
+    model = mock_model([wire.json_response(body, status=429)] * 3, max_retries=2)
+    with pytest.raises(ProviderError) as info:
+        _send(model)
+    assert (info.value.status, info.value.retryable, info.value.error_type) == (429, False, "rate_limit_error")
+    assert len(model.sent) == 1
+
+
+def test_a_429_for_a_ramp_limit_is_retried(mock_model, wire) -> None:
+    """``ramp_limit_exceeded``: "Retry after the time in the `retry-after` header" (the SDK's
+    RampLimitExceededErrorDetails): a rate limit, retried as before."""
+    body = wire.error_body("rate_limit_error", "ramp limit")
+    body["error"]["details"] = {"error_code": "ramp_limit_exceeded"}
+    ok = wire.json_response(wire.message_body([{"type": "text", "text": "hi"}]))
+    model = mock_model([wire.json_response(body, status=429, headers={"retry-after": "0"}), ok], max_retries=1)
+    assert _send(model).text == "hi" and len(model.sent) == 2

@@ -398,6 +398,28 @@ def test_errors_are_provider_errors(chat_model: Any, status: int, etype: str, re
     assert e.body == err["error"]  # the SDK hands over the error object
 
 
+@pytest.mark.parametrize("api", ["chat", "responses"])
+def test_a_429_for_a_used_up_quota_is_not_retried(chat_model: Any, responses_model: Any, api: str) -> None:
+    """``insufficient_quota`` comes with 429 but is no rate limit: "You exceeded your current
+    quota, please check your plan and billing details" fails again on every retry (retrying it
+    only delays the error: langchain-ai/langchainjs#1929). Raised at once, not retryable."""
+    quota = {
+        "error": {
+            "message": "You exceeded your current quota, please check your plan and billing details.",
+            "type": "insufficient_quota",
+            "param": None,
+            "code": "insufficient_quota",
+        }
+    }
+    answers = [json_response(quota, status=429)] * 3
+    make = chat_model if api == "chat" else responses_model
+    model = make(lambda r: answers.pop(0), max_retries=2)
+    with pytest.raises(ProviderError) as info:
+        run(model.send(req([Message.user("x")])))
+    assert (info.value.status, info.value.retryable, info.value.error_type) == (429, False, "insufficient_quota")
+    assert len(model.sent) == 1
+
+
 def test_toolwire_retries_a_503(chat_model: Any) -> None:
     answers = [
         json_response(

@@ -183,6 +183,14 @@ _ID_RULE = TOOL_USE_ID_RULE
 #: Error types of an SSE ``error`` event (or error body) that a retry may fix.
 _RETRYABLE_ERROR_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
 
+#: ``error.details.error_code`` of a 429 that is no rate limit but a spend limit reached, which a
+#: retry does not lift (``anthropic._error_classes.ERROR_CLASSES``: (429,
+#: "enforced_spend_limit_reached"), "The organization has crossed the monthly API usage threshold
+#: of its API tier"; (429, "contract_spend_limit_reached"), "The organization has reached the
+#: spend limit of its contract"). ``ramp_limit_exceeded`` is not one: "Retry after the time in the
+#: `retry-after` header".
+SPEND_LIMIT_ERROR_CODES = frozenset({"enforced_spend_limit_reached", "contract_spend_limit_reached"})
+
 _EPHEMERAL = {"type": "ephemeral"}
 _B = TypeVar("_B")
 

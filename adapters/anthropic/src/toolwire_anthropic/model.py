@@ -29,6 +29,7 @@ from .codec import (
     _RETRYABLE_ERROR_TYPES,
     API,
     EFFORT_BUDGETS,
+    SPEND_LIMIT_ERROR_CODES,
     AnthropicCodec,
     StreamDecoder,
     _error_from_event,
@@ -64,7 +65,8 @@ def provider_error_from_sdk(exc: BaseException) -> ProviderError:
     - ``APIStatusError``: ``status`` = HTTP status, ``message`` = the vendor's ``error.message``,
       ``error_type`` = ``error.type`` (e.g. ``rate_limit_error``, ``overloaded_error``), ``body`` =
       the decoded error body. ``retryable`` follows the ``x-should-retry`` response header when the
-      API sends it, else 408/409/429/5xx/529 are retryable.
+      API sends it, else 408/409/429/5xx/529 are retryable, except a 429 for a spend limit
+      reached (``error.details.error_code`` in :data:`~toolwire_anthropic.codec.SPEND_LIMIT_ERROR_CODES`).
     - An SSE ``error`` event mid-stream (the SDK raises it as an ``APIStatusError`` carrying the
       stream's HTTP 200): ``status=None``; retryable for ``overloaded_error``, ``api_error``,
       ``rate_limit_error`` and ``timeout_error``.
@@ -75,7 +77,9 @@ def provider_error_from_sdk(exc: BaseException) -> ProviderError:
     """
     import anthropic
 
-    return stainless_error(API, exc, anthropic, stream_retryable_types=_RETRYABLE_ERROR_TYPES)
+    return stainless_error(
+        API, exc, anthropic, stream_retryable_types=_RETRYABLE_ERROR_TYPES, quota_codes=SPEND_LIMIT_ERROR_CODES
+    )
 
 
 class AnthropicModel(Transport):

@@ -253,6 +253,12 @@ def unique_wire_calls(calls: Iterable[ToolCall], sent: set[str]) -> list[ToolCal
 #: with its HTTP status (500, 429) is, on both APIs.
 TRANSIENT_ERROR_CODES = ("server_error", "rate_limit_exceeded", "too_many_requests")
 
+#: ``type`` / ``code`` of a 429 that is no rate limit but a used-up quota, which a retry does not
+#: lift: ``insufficient_quota``, "You exceeded your current quota, please check your plan and
+#: billing details" (OpenAI's error-codes guide; retrying it only delays the error:
+#: langchain-ai/langchainjs#1929).
+QUOTA_ERROR_CODES = frozenset({"insufficient_quota"})
+
 
 def provider_error_from_sdk(exc: BaseException, api: str) -> ProviderError:
     """An ``openai`` SDK exception → :class:`ProviderError` (``provider=api``).
@@ -262,7 +268,8 @@ def provider_error_from_sdk(exc: BaseException, api: str) -> ProviderError:
       the body>'"``, e.g. for an HTML page from a gateway);
       ``error_type`` = ``error.type`` or else ``error.code`` (e.g. ``invalid_request_error``,
       ``rate_limit_exceeded``); ``body`` = the decoded error body; ``retryable`` follows an
-      ``x-should-retry`` header when sent, else 408/409/429/5xx.
+      ``x-should-retry`` header when sent, else 408/409/429/5xx, except a 429 for a used-up
+      quota (:data:`QUOTA_ERROR_CODES`).
     - ``APITimeoutError`` / ``APIConnectionError``: ``status=None``, ``retryable=True``,
       ``error_type`` ``"timeout"`` / ``"connection_error"``.
     - Any other ``APIError`` (e.g. an ``error`` object inside a stream): ``status=None``, not
@@ -275,7 +282,7 @@ def provider_error_from_sdk(exc: BaseException, api: str) -> ProviderError:
 
     from toolwire.transport import stainless_error
 
-    return stainless_error(api, exc, openai)
+    return stainless_error(api, exc, openai, quota_codes=QUOTA_ERROR_CODES)
 
 
 def prompt_cache_key(cache: Any, body: dict[str, Any]) -> str | None:
