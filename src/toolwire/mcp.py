@@ -66,6 +66,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from .errors import MAX_ERROR_CHARS, ConfigurationError, ToolDefinitionError, ToolError, cap_error_text
 from .tools import Tool
 from .types import ImagePart, TextPart, ToolResult
+from .wire import without_lone_surrogates
 
 __all__ = [
     "MCPToolset",
@@ -784,6 +785,9 @@ class MCPToolset:
                     hint=_SERVER_GONE,
                 )
             server = self.server_name or self.label
+            # a lone UTF-16 surrogate (which UTF-8 cannot carry) would kill the SDK's writer task, and
+            # with it the session for every later call: sent as U+FFFD, as the loop sends it to a model
+            arguments = without_lone_surrogates(arguments)
             try:
                 result = await client.call_tool(mcp_name, arguments, read_timeout_seconds=self.timeout)
             except ValidationError as exc:  # the reply is JSON-RPC, its result no CallToolResult
@@ -1099,8 +1103,10 @@ def create_server(
     a result part with a field of a type the part does not take (``ImagePart.data`` set to text
     after the part was made) is an ``isError`` result naming the field, not a JSON-RPC error.
     A non-repeatable tool's identical calls are not merged here (a server has no run, and one
-    client's identical call must not get another client's result): each call runs. Run it with
-    :func:`serve` or any ``mcp`` transport.
+    client's identical call must not get another client's result): each call runs. A lone UTF-16
+    surrogate in anything the server sends (a result or error text, a description or schema, the
+    ``name``, ``version`` or ``instructions``), which UTF-8 cannot carry, is sent as U+FFFD. Run it
+    with :func:`serve` or any ``mcp`` transport.
     """
     _require_mcp()
     import mcp_types as types
@@ -1114,8 +1120,15 @@ def create_server(
     executor = ToolExecutor(tool_map, run_id=f"mcp-{name}", deduplicate=False)
     counter = {"n": 0}
 
+    # Every text the server writes is passed through without_lone_surrogates(): a lone UTF-16 surrogate (a tool's output
+    # decoded with surrogateescape, half an emoji) cannot be written as UTF-8, and the SDK's writer
+    # task dies on it, ending the server for every client. It is sent as U+FFFD, as the loop sends it.
     listing = [
-        types.Tool(name=t.name, description=t.model_description(), input_schema=t.input_schema)
+        types.Tool(
+            name=t.name,
+            description=without_lone_surrogates(t.model_description()),
+            input_schema=without_lone_surrogates(t.input_schema),
+        )
         for t in tool_map.values()
     ]
 
@@ -1143,23 +1156,27 @@ def create_server(
                 content=[types.TextContent(type="text", text=cap_error_text(text))], is_error=True
             )
         if isinstance(parts, str):
-            content.append(types.TextContent(type="text", text=parts))
+            content.append(types.TextContent(type="text", text=without_lone_surrogates(parts)))
         else:
             for p in parts:
                 if isinstance(p, TextPart):
-                    content.append(types.TextContent(type="text", text=p.text))
+                    content.append(types.TextContent(type="text", text=without_lone_surrogates(p.text)))
                 elif isinstance(p, ImagePart) and p.data is not None:
                     content.append(
-                        types.ImageContent(type="image", data=p.base64 or "", mime_type=p.media_type or "image/png")
+                        types.ImageContent(
+                            type="image",
+                            data=p.base64 or "",
+                            mime_type=without_lone_surrogates(p.media_type or "image/png"),
+                        )
                     )
                 elif isinstance(p, ImagePart):
-                    content.append(types.TextContent(type="text", text=f"image: {p.url}"))
+                    content.append(types.TextContent(type="text", text=without_lone_surrogates(f"image: {p.url}")))
         return types.CallToolResult(content=content, is_error=result.is_error)
 
     return Server(
-        name,
-        version=version,
-        instructions=instructions,
+        without_lone_surrogates(name),
+        version=without_lone_surrogates(version),
+        instructions=without_lone_surrogates(instructions),
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
         get_tool_input_schema=lambda n: tool_map[n].input_schema if n in tool_map else None,
