@@ -31,6 +31,10 @@ a reply that is not MCP       ``is_error=True`` saying so (the server's fault, n
 A reply with lone surrogate escapes (``"\\ud800"``), which the SDK's JSON parser refuses and drops,
 is read again over stdio: each becomes U+FFFD and the result ends with a line saying so.
 
+A tool of the server's list whose definition is not valid MCP is left out (the ``mcp`` SDK would
+refuse the whole list for it), with an :class:`MCPListingWarning`; :attr:`MCPToolset.left_out`
+names each one and its problem.
+
 A server that says its tool list changed (``notifications/tools/list_changed``) is asked for the
 list again; :attr:`MCPToolset.tools` then holds the new list (a run already under way keeps the
 tools it started with). The session and the server process end with the ``async with`` block.
@@ -71,6 +75,7 @@ from .wire import without_lone_surrogates
 __all__ = [
     "MCPToolset",
     "MCPNameWarning",
+    "MCPListingWarning",
     "connect",
     "combine",
     "CombinedTools",
@@ -96,6 +101,17 @@ _BAD_CHAR = re.compile(r"[^A-Za-z0-9_-]")
 
 class MCPNameWarning(UserWarning):
     """An MCP tool was given another name for the model (the mapping is in ``MCPToolset.renames``)."""
+
+
+class MCPListingWarning(UserWarning):
+    """A tool the MCP server listed was left out: its definition is not valid MCP. ``tool``: its
+    name as listed (or its place in the list, ``#3 (null)``); ``problem``: the first problem found
+    (``inputSchema.type: Input should be 'object'``). ``MCPToolset.left_out`` keeps them too."""
+
+    def __init__(self, message: str, tool: str = "", problem: str = "") -> None:
+        super().__init__(message)
+        self.tool = tool
+        self.problem = problem
 
 
 def _require_mcp() -> Any:
@@ -357,25 +373,121 @@ def _too_deep(raw: str | bytes | bytearray, item: Exception) -> Any:
     return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=mid, error=error_data))
 
 
-class _ReadAgain:
-    """A transport's read stream whose unreadable messages are read again (:func:`_read_again`)."""
+class _ListingGuard:
+    """Keeps one malformed tool of a ``tools/list`` reply from losing all the others.
 
-    def __init__(self, inner: Any) -> None:
+    The ``mcp`` SDK checks a ``tools/list`` page as a whole against the session's protocol
+    version: one tool whose definition is not valid MCP (an ``inputSchema`` whose ``type`` is not
+    ``"object"``, a name that is not text, a description that is a number) fails the whole page,
+    so ``connect`` failed and none of the server's tools could be used. The guard sees the
+    requests written (:meth:`sent`) and the replies read (:meth:`received`) on the transport's
+    streams; in a reply to ``tools/list`` each tool is checked alone, the same way, and a tool that
+    fails is left out of the page before the SDK reads it, its name and first problem kept in
+    :attr:`left_out` for :meth:`MCPToolset.refresh` to report."""
+
+    def __init__(self) -> None:
+        #: the ids of the tools/list requests written and not yet answered
+        self.pending: set[str] = set()
+        #: the session's protocol version (set once the handshake is done)
+        self.version: str | None = None
+        #: ``(the name as listed, its first problem)`` of each tool left out since last taken
+        self.left_out: list[tuple[str, str]] = []
+
+    def sent(self, item: Any) -> None:
+        message = getattr(item, "message", None)
+        mid = getattr(message, "id", None)
+        if getattr(message, "method", None) == "tools/list" and mid is not None:
+            self.pending.add(str(mid))
+
+    def received(self, item: Any) -> Any:
+        import mcp_types as types
+        from mcp.shared.message import SessionMessage
+
+        message = getattr(item, "message", None)
+        if not isinstance(message, types.JSONRPCResponse) or str(message.id) not in self.pending:
+            return item
+        self.pending.discard(str(message.id))
+        listed = message.result.get("tools")
+        page = {k: v for k, v in message.result.items() if k != "tools"}
+        ttl = page.get("ttlMs")  # the SDK floors a negative one to 0 before it checks the page
+        if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl < 0:
+            page["ttlMs"] = 0
+        if not isinstance(listed, list) or self._problem(page) is not None:
+            return item  # the page itself is not MCP: the SDK says so
+        kept = []
+        for number, spec in enumerate(listed, 1):
+            problem = self._problem(page, spec)
+            if problem is None:
+                kept.append(spec)
+                continue
+            name = spec.get("name") if isinstance(spec, dict) else None
+            if not isinstance(name, str):  # named by its place in the page
+                what = f"name {json.dumps(name, default=str)[:60]}" if isinstance(spec, dict) else json.dumps(spec)[:60]
+                name = f"#{number} ({what})"
+            self.left_out.append((name, problem))
+        if len(kept) == len(listed):
+            return item
+        reply = types.JSONRPCResponse(jsonrpc="2.0", id=message.id, result={**message.result, "tools": kept})
+        return SessionMessage(reply, metadata=getattr(item, "metadata", None))
+
+    def _problem(self, page: dict[str, Any], *spec: Any) -> str | None:
+        """The first problem of one listed tool ``spec`` as the SDK would find it in ``page`` (the
+        reply's other fields) holding only that tool (``inputSchema.type: Input should be
+        'object'``); without ``spec``, the problem of the page holding no tool. ``None`` when
+        there is none."""
+        import mcp_types as types
+        from mcp_types import methods
+        from pydantic import ValidationError
+
+        try:
+            if self.version is not None:
+                try:
+                    methods.validate_server_result("tools/list", self.version, {**page, "tools": list(spec)})
+                except ValidationError:
+                    raise
+                except (KeyError, ValueError):  # a version the SDK has no surface for: as the SDK does
+                    pass
+            if spec:
+                types.Tool.model_validate(spec[0], by_name=False)
+        except ValidationError as exc:
+            errors = [
+                {**e, "loc": tuple(e.get("loc") or ())[2:]}
+                if tuple(e.get("loc") or ())[:2] in (("tools", 0), ("tools", "0"))
+                else e
+                for e in exc.errors(include_url=False)
+            ]
+            return _validation_summary(errors)
+        except Exception:  # a check that fails otherwise: the SDK decides, as before
+            return None
+        return None
+
+
+class _ReadAgain:
+    """A transport's read stream whose unreadable messages are read again (:func:`_read_again`)
+    and whose ``tools/list`` replies lose only their malformed tools (:class:`_ListingGuard`)."""
+
+    def __init__(self, inner: Any, guard: _ListingGuard | None = None) -> None:
         self._inner = inner
+        self._guard = guard
 
     def __getattr__(self, name: str) -> Any:  # last_context and the like
         return getattr(self._inner, name)
 
+    def _seen(self, item: Any) -> Any:
+        if isinstance(item, Exception):
+            item = _read_again(item)
+        if self._guard is not None and not isinstance(item, Exception):
+            item = self._guard.received(item)
+        return item
+
     async def receive(self) -> Any:
-        item = await self._inner.receive()
-        return _read_again(item) if isinstance(item, Exception) else item
+        return self._seen(await self._inner.receive())
 
     def __aiter__(self) -> _ReadAgain:
         return self
 
     async def __anext__(self) -> Any:
-        item = await self._inner.__anext__()
-        return _read_again(item) if isinstance(item, Exception) else item
+        return self._seen(await self._inner.__anext__())
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -388,19 +500,60 @@ class _ReadAgain:
         return await self._inner.__aexit__(*exc)
 
 
-class _ReadAgainTransport:
-    """An ``mcp`` transport (an async context manager giving ``(read, write)`` streams) whose read
-    stream reads unreadable messages again."""
+class _WatchedWrites:
+    """A transport's write stream whose requests the :class:`_ListingGuard` sees."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, guard: _ListingGuard) -> None:
         self._inner = inner
+        self._guard = guard
 
-    async def __aenter__(self) -> tuple[Any, Any]:
-        read, write = await self._inner.__aenter__()
-        return _ReadAgain(read), write
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def send(self, item: Any) -> None:
+        self._guard.sent(item)
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _WatchedWrites:
+        await self._inner.__aenter__()
+        return self
 
     async def __aexit__(self, *exc: Any) -> Any:
         return await self._inner.__aexit__(*exc)
+
+
+class _ReadAgainTransport:
+    """An ``mcp`` transport (an async context manager giving ``(read, write)`` streams) whose read
+    stream reads unreadable messages again, and whose ``tools/list`` replies lose only their
+    malformed tools (``guard``)."""
+
+    def __init__(self, inner: Any, guard: _ListingGuard | None = None) -> None:
+        self._inner = inner
+        self._guard = guard
+
+    async def __aenter__(self) -> tuple[Any, Any]:
+        read, write = await self._inner.__aenter__()
+        if self._guard is None:
+            return _ReadAgain(read), write
+        return _ReadAgain(read, self._guard), _WatchedWrites(write, self._guard)
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+
+def _is_transport(target: Any) -> bool:
+    """Whether ``target`` (given to :class:`MCPToolset`) is an ``mcp`` transport (an async context
+    manager giving read and write streams), not a server object run in process."""
+    from mcp.server.lowlevel import Server
+
+    try:
+        from mcp.server.mcpserver import MCPServer
+    except ImportError:  # pragma: no cover - depends on the SDK
+        MCPServer = Server
+    return not isinstance(target, (Server, MCPServer)) and hasattr(target, "__aenter__")
 
 
 def _writable(arguments: Any) -> bool:
@@ -496,6 +649,8 @@ class MCPToolset:
     - ``handshake_timeout``: seconds entering the ``async with`` block may take (server start,
       MCP handshake, first tool list) before it raises :class:`~toolwire.errors.ConfigurationError`.
     - :attr:`renames`: ``{toolwire name: MCP name}`` for every tool whose name was changed.
+    - :attr:`left_out`: ``{name as listed: first problem}`` for every tool the server listed whose
+      definition is not valid MCP (left out, with an :class:`MCPListingWarning`).
     - :attr:`server_name`: the server's name from its ``initialize`` / discovery answer.
     """
 
@@ -523,7 +678,11 @@ class MCPToolset:
         self._refresh_lock = asyncio.Lock()
         self._background: set[asyncio.Task[Any]] = set()
         self._warned: set[str] = set()
-        self._deferred_warnings: list[str] | None = None
+        self._deferred_warnings: list[str | Warning] | None = None
+        self._guard = _ListingGuard()
+        #: ``{name as listed: its first problem}`` of the tools the server listed that were left
+        #: out, their definitions not being valid MCP (each said once with an MCPListingWarning)
+        self.left_out: dict[str, str] = {}
         self._combined_lists: dict[int, weakref.ref[CombinedTools]] = {}  # combine() lists to keep current
 
     # iteration / access
@@ -588,6 +747,14 @@ class MCPToolset:
         if isinstance(exc, ConfigurationError):
             raise exc
         cause = _leaf(exc) if exc is not None else RuntimeError("the session ended during the handshake")
+        from pydantic import ValidationError
+
+        if isinstance(cause, ValidationError):  # the SDK could not read an answer of the handshake
+            raise ConfigurationError(
+                f"could not connect to the MCP server {self.label!r}: it answered the handshake (initialize or "
+                f"tools/list) with a reply that is not valid MCP ({_validation_summary(cause.errors(include_url=False))}); "
+                "the server must be fixed (or updated) before its tools can be used"
+            ) from exc
         raise ConfigurationError(
             f"could not connect to the MCP server {self.label!r}: {type(cause).__name__}: {cause}"
         ) from exc
@@ -604,9 +771,16 @@ class MCPToolset:
                 target = self._target
                 if isinstance(target, StdioServerParameters):
                     # a reply the SDK cannot parse is read again, not dropped (_read_again)
-                    target = _ReadAgainTransport(stdio_client(target))
+                    target = _ReadAgainTransport(stdio_client(target), self._guard)
+                elif isinstance(target, str):  # a URL
+                    from mcp.client.streamable_http import streamable_http_client
+
+                    target = _ReadAgainTransport(streamable_http_client(target), self._guard)
+                elif _is_transport(target):  # streamable HTTP with headers (connect), or the caller's own
+                    target = _ReadAgainTransport(target, self._guard)
                 client = Client(target, message_handler=self._on_message, read_timeout_seconds=self.timeout)
                 self._client = await stack.enter_async_context(client)
+                self._guard.version = getattr(client.session, "protocol_version", None)
                 info = client.server_info
                 self.server_name = str(getattr(info, "name", "") or "") if info is not None else ""
                 await self.refresh()
@@ -718,6 +892,19 @@ class MCPToolset:
                 if not cursor or cursor in cursors:  # a cursor served again would list the same pages
                     break
                 cursors.add(cursor)
+            for name, problem in self._guard.left_out:
+                self.left_out[name] = problem
+                self._warn_once(
+                    f"left out {name!r} {problem}",
+                    MCPListingWarning(
+                        f"the MCP server {self.server_name or self.label!r} lists a tool {name!r} whose definition is "
+                        f"not valid MCP ({problem}); it was left out, the server's other tools are used. Fix the "
+                        "tool's definition in the server to use it",
+                        name,
+                        problem,
+                    ),
+                )
+            self._guard.left_out.clear()
             tools: list[Tool] = []
             renames: dict[str, str] = {}
             # names the server's tools already have that need no rewriting: a rewritten name
@@ -764,8 +951,9 @@ class MCPToolset:
             mcp_meta["side_effects"] = True
         return tool
 
-    def _warn_once(self, key: str, message: str) -> None:
-        """An :class:`MCPNameWarning` with ``message``, once per ``key`` for this toolset."""
+    def _warn_once(self, key: str, message: str | Warning) -> None:
+        """``message`` as a warning (an :class:`MCPNameWarning` when it is text), once per ``key``
+        for this toolset."""
         if key in self._warned:
             return
         self._warned.add(key)

@@ -1,13 +1,15 @@
-"""The tools of ``broken_reply_server.py`` over streamable HTTP (JSON responses, written by hand
-with the standard library): ``python broken_reply_http_server.py PORT`` serves ``/mcp``."""
+"""The tools of ``broken_reply_server.py`` (or of another module beside it with the same
+``reply(message)`` function) over streamable HTTP (JSON responses, written by hand with the
+standard library): ``python broken_reply_http_server.py PORT [MODULE]`` serves ``/mcp``."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from broken_reply_server import reply
+reply = importlib.import_module(sys.argv[2] if len(sys.argv) > 2 else "broken_reply_server").reply
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -143,16 +143,20 @@ def lint(
         typer.echo(f"toolwire lint: {scrub(str(exc))}", err=True)
         raise typer.Exit(2)
     renames: dict = {}
+    left_out: dict[str, str] = {}
     skipped: list[str] = []
     try:
         if target.startswith("mcp:"):
             import warnings
 
-            from toolwire.mcp import list_tools_sync
+            from toolwire.mcp import MCPListingWarning, list_tools_sync
 
-            with warnings.catch_warnings():  # the renames are reported below
-                warnings.simplefilter("ignore")
+            with warnings.catch_warnings(record=True) as seen:  # the renames are reported below
+                warnings.simplefilter("always")
                 tools, renames = list_tools_sync(target[4:])
+            for w in seen:  # the tools left out, their definitions not being valid MCP
+                if isinstance(w.message, MCPListingWarning):
+                    left_out[w.message.tool] = w.message.problem
         else:
             tools, skipped = load_tools_noting_functions(target)
     except ToolwireError as exc:
@@ -169,11 +173,15 @@ def lint(
         report.summary["functions_not_linted"] = skipped
     if renames:
         report.summary["mcp_renames"] = renames
+    # a tool the server listed whose definition is not valid MCP is left out of every run: an error
+    exit_code = max(report.exit_code, 1) if left_out else report.exit_code
+    if left_out:
+        report.summary["mcp_left_out"] = left_out
     if live is not None:
         report.summary.setdefault("token_cost_live", {})[live[0]] = _live_cost(tools, *live)
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
-        raise typer.Exit(report.exit_code)
+        raise typer.Exit(exit_code)
 
     from rich.table import Table
 
@@ -185,6 +193,12 @@ def lint(
         console.print(
             f"[dim]info   [/] [bold]mcp-name[/] {_e(old)} is named {_e(new)} for the model "
             "(letters, digits, '_' and '-', at most 64 characters)",
+            highlight=False,
+        )
+    for name, problem in left_out.items():
+        console.print(
+            f"[red]error  [/] [bold]mcp-left-out[/] {_e(name)}: its definition is not valid MCP ({_e(problem)}); "
+            "the tool is left out of every run, the others are used. Fix its definition in the server",
             highlight=False,
         )
     shown = [f for f in report.findings if f.rule != "token-cost"]
@@ -253,7 +267,8 @@ def lint(
         )
     console.print(
         f"{_plural(s['tools'], 'tool')}: {_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')} "
-        f"({len(RULES)} rules: toolwire lint --rules lists them)",
+        f"({len(RULES)} rules: toolwire lint --rules lists them)"
+        + (f"; {_plural(len(left_out), 'MCP tool')} left out" if left_out else ""),
         highlight=False,
     )
-    raise typer.Exit(report.exit_code)
+    raise typer.Exit(exit_code)
