@@ -870,6 +870,7 @@ class MCPToolset:
         if self._client is None:
             raise ConfigurationError("the MCP session is not open; use 'async with toolwire.mcp.connect(...)'")
         async with self._refresh_lock:
+            self._guard.left_out.clear()  # (what an earlier listing left out is told by its own refresh)
             listed: list[Any] = []
             cursor = None
             cursors: set[str] = set()
@@ -892,8 +893,9 @@ class MCPToolset:
                 if not cursor or cursor in cursors:  # a cursor served again would list the same pages
                     break
                 cursors.add(cursor)
+            left_out: dict[str, str] = {}
             for name, problem in self._guard.left_out:
-                self.left_out[name] = problem
+                left_out[name] = problem
                 self._warn_once(
                     f"left out {name!r} {problem}",
                     MCPListingWarning(
@@ -905,6 +907,7 @@ class MCPToolset:
                     ),
                 )
             self._guard.left_out.clear()
+            self.left_out = left_out
             tools: list[Tool] = []
             renames: dict[str, str] = {}
             # names the server's tools already have that need no rewriting: a rewritten name
