@@ -11,6 +11,11 @@ A model sends paths as text; a tool that opens them must never leave the directo
 - NUL bytes (the OS would truncate the name silently) and lone surrogates no file name can hold;
 - anything that is not a string.
 
+A name that does not exist as sent is matched, component by component, against the folder's
+entries with each undecodable byte as U+FFFD and in Unicode normal form NFC: a name that is not
+UTF-8 reaches a model with U+FFFD in its place, and a decomposed ``é`` looks the same as the
+composed one it writes (the one matching entry is used; none when several match).
+
 Use it in a ``@tool`` signature through :func:`confined_path` (an annotated ``str`` carrying the
 root and a description that says "relative to the root") plus :func:`confined`, which converts
 the argument into a resolved :class:`pathlib.Path` before the function runs::
@@ -30,8 +35,10 @@ import errno
 import functools
 import inspect
 import os
+import re
 import stat
 import typing
+import unicodedata
 from pathlib import Path
 from typing import Annotated, Any, Callable
 
@@ -115,6 +122,28 @@ class ConfinedRoot:
             parts = [c for c in text.replace(os.sep, "/").split("/")]
         return self._walk_open(parts, flags, directory, param, text, allow_hard_links)
 
+    def _as_named(self, lexical: Path) -> Path:
+        """``lexical`` (a path inside the root that does not exist) with each missing component
+        replaced by the one entry of its folder that has the same name as far as the model can
+        tell (:func:`_same_name`); ``lexical`` itself when a component has no such entry, or
+        several."""
+        if not self._inside(lexical) or lexical == self.root:
+            return lexical
+        current = self.root
+        for comp in lexical.relative_to(self.root).parts:
+            nxt = current / comp
+            if not os.path.lexists(nxt):
+                try:
+                    with os.scandir(current) as it:
+                        other = _same_name(comp, (e.name for e in it))
+                except OSError:
+                    return lexical
+                if other is None:
+                    return lexical
+                nxt = current / other
+            current = nxt
+        return current
+
     def _walk_open(
         self, parts: list[str], flags: int, directory: bool, param: str, text: str, allow_hard_links: bool
     ) -> int:
@@ -141,6 +170,10 @@ class ConfinedRoot:
                 try:
                     st = os.stat(comp, dir_fd=cur, follow_symlinks=False)
                 except FileNotFoundError:
+                    other = _same_name(comp, _entries(cur))
+                    if other is not None:  # the name as the model can write it (see _same_name)
+                        pending.append(other)
+                        continue
                     if pending or directory:
                         raise
                     st = None  # the last component may be created by ``flags`` (O_CREAT)
@@ -260,6 +293,8 @@ class ConfinedRoot:
                     hint="Paths are relative to the root and cannot go above it; drop the leading '..' parts.",
                     retryable=False,
                 )
+        if not os.path.lexists(lexical):
+            lexical = self._as_named(lexical)
         resolved = _resolve_loose(lexical, param, shown)
         if not self._inside(resolved):
             raise ToolError(
@@ -284,7 +319,8 @@ class ConfinedRoot:
                 except OSError:
                     names = []
             want = self.relative(lexical) if self._inside(lexical) else text
-            guesses = closest(want, names, n=3)
+            # shown as the model can write them back: an undecodable byte as U+FFFD (see _same_name)
+            guesses = [_writable_name(g) for g in closest(want, names, n=3)]
             hint = missing_hint or "Check the name and try again."
             if guesses:
                 hint = f"Did you mean {' or '.join(repr(g) for g in guesses)}? " + hint
@@ -306,6 +342,7 @@ class ConfinedRoot:
 
 
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_LONE = re.compile("[\ud800-\udfff]")
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_NOCTTY = getattr(os, "O_NOCTTY", 0)
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -362,6 +399,58 @@ def _check_name(path: str, param: str) -> None:
             hint="Send the path as plain text, as list_dir shows it.",
             retryable=False,
         ) from None
+
+
+#: The most entries of one folder :func:`_same_name` looks through (a folder of millions of
+#: files is not read whole to find a name that is not there).
+_MAX_NAME_SCAN = 100_000
+
+
+def _writable_name(name: str) -> str:
+    """``name`` as a model can write it: each lone surrogate (an undecodable byte of the name,
+    read with ``surrogateescape``) as U+FFFD, which is what a model is sent in its place."""
+    if not _LONE.search(name):
+        return name
+    return name.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _name_key(name: str) -> str:
+    return unicodedata.normalize("NFC", _writable_name(name))
+
+
+def _same_name(wanted: str, names: Any) -> str | None:
+    """The one name among ``names`` (a folder's entries) that ``wanted`` (a path component the
+    model sent, which no entry has exactly) stands for, or ``None`` (no such name, or several).
+
+    Two kinds of names cannot be written back exactly by a model: a name holding bytes that are
+    not UTF-8 (listed with U+FFFD in their place, as every text sent to a model has it) and a name
+    in another Unicode normal form than the model writes (a decomposed ``é``, as macOS tools
+    write it, looks the same as the composed one). Names are compared with each undecodable byte
+    as U+FFFD and in normal form NFC; at most :data:`_MAX_NAME_SCAN` entries are looked at."""
+    key = _name_key(wanted)
+    found: str | None = None
+    for i, name in enumerate(names):
+        if i >= _MAX_NAME_SCAN:
+            return None
+        if name != wanted and _name_key(name) == key:
+            if found is not None:
+                return None  # two entries stand for the name: none is chosen
+            found = name
+    return found
+
+
+def _entries(dir_fd: int) -> list[str]:
+    """The names in the folder ``dir_fd`` (at most :data:`_MAX_NAME_SCAN` + 1); none when it cannot be read."""
+    try:
+        with os.scandir(dir_fd) as it:
+            out = []
+            for e in it:
+                out.append(e.name)
+                if len(out) > _MAX_NAME_SCAN:
+                    break
+            return out
+    except OSError:
+        return []
 
 
 def _shown(path: str, limit: int = 200) -> str:
