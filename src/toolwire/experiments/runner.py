@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import shutil
 import threading
@@ -289,11 +290,58 @@ def prepare_project(exp: Experiment, run: PendingRun) -> Path:
     except FileExistsError:  # someone else's: never removed here
         root = Path(tempfile.mkdtemp(prefix=f"{root.name}.", dir=root.parent))
     try:
-        shutil.copytree(source, root, symlinks=True, dirs_exist_ok=True)
+        shutil.copytree(source, root, symlinks=True, dirs_exist_ok=True, copy_function=_copy_entry)
+    except shutil.Error as exc:  # entries that could not be copied (copytree goes on, then lists them)
+        shutil.rmtree(root, ignore_errors=True)
+        raise _copy_failed(exp, source, exc) from None
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
     return root
+
+
+class _NotCopied(OSError):
+    """A project entry that is no file, folder, link or named pipe (a socket, a device)."""
+
+
+def _copy_entry(src: str, dst: str) -> None:
+    """``shutil.copytree``'s copy function for the project folder: a named pipe is made again
+    (``mkfifo``; reading it would wait for a writer forever), a socket or a device is refused
+    (a device such as ``/dev/zero`` never ends), anything else is copied with ``copy2``."""
+    import stat
+
+    mode = os.lstat(src).st_mode
+    if stat.S_ISFIFO(mode):
+        os.mkfifo(dst, stat.S_IMODE(mode))
+        return
+    if stat.S_ISSOCK(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        from ..design.paths import kind_from_mode
+
+        raise _NotCopied(f"it is a {kind_from_mode(mode)}, which cannot be copied")
+    shutil.copy2(src, dst)
+
+
+def _copy_failed(exp: Experiment, source: Path, exc: shutil.Error) -> ExperimentSpecError:
+    """The spec error for a project folder ``copytree`` could not copy whole: the first entry
+    and why (relative to the folder), how many more, and what to do."""
+    problems = [p for p in (exc.args[0] if exc.args and isinstance(exc.args[0], list) else []) if len(p) == 3]
+    if not problems:
+        return ExperimentSpecError(exp.source, "task.project", f"the project folder could not be copied: {exc}")
+    src, _dst, why = problems[0]
+    try:
+        name = Path(src).relative_to(source).as_posix()
+    except ValueError:
+        name = str(src)
+    why = str(why)
+    if why.startswith("[Errno"):  # "[Errno 13] Permission denied: '/abs/path'": the reason alone
+        why = why.split("] ", 1)[-1].split(": '", 1)[0]
+    more = f" (and {len(problems) - 1} more entr{'y' if len(problems) == 2 else 'ies'})" if len(problems) > 1 else ""
+    return ExperimentSpecError(
+        exp.source,
+        "task.project",
+        f"{name!r} in the project folder could not be copied for a run: {why}{more}; remove it from the folder "
+        "(a file that cannot be read: make it readable), so that every run gets the whole project",
+    )
 
 
 def build_tools(exp: Experiment, run: PendingRun, root: Path) -> list[Any]:
