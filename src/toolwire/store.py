@@ -267,6 +267,9 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     ),
 }
 
+#: Columns every run store's ``runs`` table has had since schema version 1.
+_V1_RUN_COLUMNS = frozenset({"run_id", "model", "status", "created_at", "updated_at", "state"})
+
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
@@ -803,6 +806,7 @@ class RunStore:
             raise sqlite_error(path, exc, timeout=timeout) from None
         self._conn.row_factory = sqlite3.Row
         try:
+            self._refuse_foreign()  # before the switch to WAL: another program's file is left as it is
             _use_wal(self._conn, timeout)
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._migrate()
@@ -813,7 +817,10 @@ class RunStore:
             self._conn.close()
             raise
 
-    def _migrate(self) -> None:
+    def _refuse_foreign(self) -> None:
+        """Raise :class:`ConfigurationError` when the file is an SQLite database that is not a
+        run store (another program's, e.g. one with a ``runs`` table of its own) or one written
+        by a newer toolwire; nothing in the file is changed. A new (empty) file passes."""
         version = self._conn.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise ConfigurationError(
@@ -824,14 +831,22 @@ class RunStore:
         if version < 0 or (version > 0 and not {"runs", "turns", "tool_calls"} <= tables):
             raise ConfigurationError(
                 f"{str(self.path)!r} is not a toolwire run store: schema version {version} "
-                f"with tables {', '.join(sorted(tables)) or '(none)'}"
+                f"with tables {', '.join(sorted(tables)) or '(none)'}; give the path of a run store, or a new file name"
             )
-        if version == 0:
-            if tables and "runs" not in tables:
+        if version == 0 and tables:
+            # a file toolwire made has its schema version set in the transaction that made its tables,
+            # so tables without a version are another program's (MLflow's file has a runs table too)
+            columns = {r[1] for r in self._conn.execute("PRAGMA table_info(runs)")} if "runs" in tables else set()
+            if not _V1_RUN_COLUMNS <= columns:
                 raise ConfigurationError(
                     f"{str(self.path)!r} is an SQLite file but not a toolwire run store "
-                    f"(tables: {', '.join(sorted(tables))})"
+                    f"(tables: {', '.join(sorted(tables))}); give the path of a run store, or a new file name"
                 )
+
+    def _migrate(self) -> None:
+        self._refuse_foreign()  # (again: another process may have changed the file meanwhile)
+        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0:
             from . import __version__ as toolwire_version
 
             with self._tx():
