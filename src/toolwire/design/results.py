@@ -29,6 +29,7 @@ __all__ = [
     "cap_of",
     "format_size",
     "count_note",
+    "LINE_CHARS",
 ]
 
 
@@ -199,26 +200,78 @@ def _check(tool: Tool, spec: CapSpec) -> None:
             )
 
 
+#: Characters of one line a ``lines`` cap shows by default (:func:`capped`'s ``line_chars``;
+#: ``read_file`` cuts its lines there too).
+LINE_CHARS = 2_000
+
+
+def _cut_lines(text: str, line_chars: int) -> str:
+    """``text`` with every line longer than ``line_chars`` characters cut there, the cut said on
+    the line (``[... line cut at 2,000 of 5,000,000 characters]``); line endings kept."""
+    if len(text) <= line_chars:
+        return text
+    out = []
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        if len(body) > line_chars:
+            line = (
+                f"{body[:line_chars]} [... line cut at {line_chars:,} of {len(body):,} characters]{line[len(body) :]}"
+            )
+        out.append(line)
+    return "".join(out)
+
+
+def _as_text(result: Any) -> str | None:
+    """What a capped function returned, as the text to page: a ``str`` as it is, a list or tuple
+    of strings as one line each, any other value the loop would send as text (a dict, a list, a
+    number, bytes: :func:`toolwire.executor.to_result_content`) as that text; ``None`` for a
+    value that is not text (a :class:`~toolwire.types.ToolResult`, image or text parts), which
+    is returned as it is."""
+    from ..executor import to_result_content
+    from ..types import ToolResult
+
+    if isinstance(result, str):
+        return result
+    if isinstance(result, (list, tuple)) and result and all(isinstance(x, str) for x in result):
+        return "\n".join(result)
+    if isinstance(result, ToolResult):
+        return None
+    content = to_result_content(result)  # (raises as the loop would: a generator, bytes not UTF-8)
+    return content if isinstance(content, str) else None
+
+
 def capped(
-    *, lines: int | None = None, chars: int | None = None, offset: str = "offset", limit: str | None = "limit"
+    *,
+    lines: int | None = None,
+    chars: int | None = None,
+    offset: str = "offset",
+    limit: str | None = "limit",
+    line_chars: int = LINE_CHARS,
 ) -> Callable[[Any], Tool]:
     """Declare a cap with paging on a tool (put it above ``@tool``, or on a plain function,
     which is turned into a :class:`Tool` first).
 
     Exactly one of ``lines``/``chars`` gives the cap. ``offset`` (and ``limit``, unless
     ``None``) must be parameters of the input schema, else :class:`ToolDefinitionError` is
-    raised here, at definition time. The function returns the *whole* text (a ``str``), or
-    an already cut :class:`Page`; the wrapper cuts it by the call's ``offset``/``limit``
-    values and, when more follows, appends the note from :func:`paging_note`. An offset past
-    the end of the text raises :class:`~toolwire.errors.ToolError` ("offset 500 is past the end
-    (total 10 lines)"), so the model gets an error result, not an empty success. The spec is
-    stored as ``tool.meta["cap"]`` so ``toolwire lint`` can check it.
+    raised here, at definition time. The function returns the *whole* text (a ``str``; a list
+    of strings is taken as its lines, and any other value the loop sends as text — a dict, a
+    list, a number — is paged as that text), or an already cut :class:`Page`; the wrapper cuts it
+    by the call's ``offset``/``limit`` values and, when more follows, appends the note from
+    :func:`paging_note`. With a ``lines`` cap each line shown is cut at ``line_chars``
+    characters (default 2,000), the cut said on the line, so one huge line (minified code, a
+    JSON dump) cannot make the answer huge. A :class:`~toolwire.types.ToolResult` or image parts
+    are returned as they are. An offset past the end of the text raises
+    :class:`~toolwire.errors.ToolError` ("offset 500 is past the end (total 10 lines)"), so the
+    model gets an error result, not an empty success. The spec is stored as
+    ``tool.meta["cap"]`` so ``toolwire lint`` can check it.
     """
     if (lines is None) == (chars is None):
         raise ToolDefinitionError("capped() needs exactly one of lines= or chars=")
     size = int(lines if lines is not None else chars)  # type: ignore[arg-type]
     if size <= 0:
         raise ToolDefinitionError("capped(): the cap must be a positive number")
+    if isinstance(line_chars, bool) or not isinstance(line_chars, int) or line_chars <= 0:
+        raise ToolDefinitionError(f"capped(): line_chars must be a whole number > 0, got {line_chars!r}")
     spec = CapSpec("lines" if lines is not None else "characters", size, offset, limit)
 
     def apply(target: Any) -> Tool:
@@ -235,12 +288,15 @@ def capped(
         def finish(result: Any, kwargs: dict[str, Any]) -> Any:
             if isinstance(result, Page):
                 page = result
-            elif isinstance(result, str):
+            else:
+                text = _as_text(result)
+                if text is None:
+                    return result
                 off = kwargs.get(spec.offset, default_offset)
                 lim = kwargs.get(spec.limit, default_limit) if spec.limit else None
-                page = (page_lines if spec.unit == "lines" else page_chars)(result, off, lim, spec.size)
-            else:
-                return result
+                page = (page_lines if spec.unit == "lines" else page_chars)(text, off, lim, spec.size)
+                if spec.unit == "lines":
+                    page.text = _cut_lines(page.text, line_chars)
             if not page.text:
                 off = kwargs.get(spec.offset, default_offset)
                 first = 1 if spec.unit == "lines" else 0
