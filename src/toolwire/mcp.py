@@ -663,6 +663,11 @@ class MCPToolset:
         label: str | None = None,
         handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
     ) -> None:
+        if prefix is not None and (not isinstance(prefix, str) or not prefix.strip()):
+            raise ConfigurationError(
+                f"prefix must be non-empty text (the start of the tool names on a collision, e.g. 'github'), "
+                f"or None for the server's name; got {prefix!r}"
+            )
         self._target = target
         self.prefix = prefix
         self.timeout = timeout
@@ -1174,6 +1179,10 @@ class CombinedTools(list[Tool]):
             if isinstance(ts, MCPToolset):
                 self._sources.append(ts)
                 continue
+            if isinstance(ts, (str, bytes)) or not isinstance(ts, Iterable):
+                raise ToolDefinitionError(
+                    f"combine() takes toolsets and lists of tools or typed functions, got {type(ts).__name__}"
+                )
             plain: list[Tool] = []
             for t in ts:
                 if not isinstance(t, Tool):

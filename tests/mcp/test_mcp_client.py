@@ -213,6 +213,25 @@ async def test_bad_connect_arguments_are_configuration_errors() -> None:
     assert "ExceptionGroup" not in str(info.value)
 
 
+def test_a_prefix_that_is_not_text_and_a_toolset_that_is_not_a_list_are_named() -> None:
+    """Before: prefix=5 raised a raw TypeError from re.sub when combine() met a collision, prefix=''
+    was passed over for the server's name without a word, and combine(None) raised TypeError
+    "'NoneType' object is not iterable"."""
+    for bad in (5, "", "   ", b"gh"):
+        with pytest.raises(toolwire.ConfigurationError) as info:
+            twm.connect(AWKWARD, prefix=bad)  # type: ignore[arg-type]
+        assert str(info.value) == (
+            "prefix must be non-empty text (the start of the tool names on a collision, e.g. 'github'), or None "
+            f"for the server's name; got {bad!r}"
+        )
+    for bad in (None, 5, "add"):
+        with pytest.raises(toolwire.ToolDefinitionError) as info:
+            twm.combine(bad)  # type: ignore[arg-type]
+        assert str(info.value) == (
+            f"combine() takes toolsets and lists of tools or typed functions, got {type(bad).__name__}"
+        )
+
+
 async def test_combine_takes_plain_functions_too() -> None:
     def add(a: int, b: int = 1) -> int:
         """Add two numbers."""
