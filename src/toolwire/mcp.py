@@ -60,12 +60,13 @@ import asyncio
 import base64
 import hashlib
 import json
+import os
 import re
 import shlex
 import warnings
 import weakref
 from contextlib import AsyncExitStack
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from .errors import MAX_ERROR_CHARS, ConfigurationError, ToolDefinitionError, ToolError, cap_error_text
 from .tools import Tool
@@ -554,6 +555,11 @@ def _is_transport(target: Any) -> bool:
     except ImportError:  # pragma: no cover - depends on the SDK
         MCPServer = Server
     return not isinstance(target, (Server, MCPServer)) and hasattr(target, "__aenter__")
+
+
+def _cut_repr(value: Any, limit: int = 100) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _writable(arguments: Any) -> bool:
@@ -1114,11 +1120,28 @@ def connect(
             raise ConfigurationError(f"cannot read the MCP server command {server!r}: {exc}") from None
         if not argv:
             raise ConfigurationError("connect() needs a command line, a URL or a server object; got an empty command")
+        if env is not None and (
+            not isinstance(env, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
+        ):
+            raise ConfigurationError(
+                f"env must map names to text (e.g. {{'LOG_LEVEL': 'debug'}}), got {_cut_repr(env)}: give each value as a str"
+            )
+        if cwd is not None and not isinstance(cwd, (str, os.PathLike)):
+            raise ConfigurationError(f"cwd must be a folder path (text), got {_cut_repr(cwd)}")
+        if cwd is not None and not os.path.isdir(cwd):
+            # (else the start fails with "No such file or directory", which reads as the command missing)
+            raise ConfigurationError(
+                f"cwd {_cut_repr(os.fspath(cwd))} is not a folder: give the folder to start the server in"
+            )
         # bytes on the server's stdout that are not UTF-8 (a print of binary data) are read as
         # U+FFFD: with the SDK's default "strict" the reader dies silently and every later call
         # waits out its timeout
         target = StdioServerParameters(
-            command=argv[0], args=argv[1:], env=env, cwd=cwd, encoding_error_handler="replace"
+            command=argv[0],
+            args=argv[1:],
+            env=dict(env) if env is not None else None,
+            cwd=os.fspath(cwd) if cwd is not None else None,
+            encoding_error_handler="replace",
         )
         label = " ".join(argv)
     elif isinstance(server, str):

@@ -204,6 +204,19 @@ def test_tool_name_rule() -> None:
 async def test_bad_connect_arguments_are_configuration_errors() -> None:
     with pytest.raises(toolwire.ConfigurationError, match="cannot read the MCP server command"):
         twm.connect("python 'unterminated")
+    # before: pydantic's ValidationError for StdioServerParameters, and "No such file or directory:
+    # '/nowhere'" on entering, which reads as the command missing
+    for env in ({"LEVEL": 5}, "LEVEL=5"):
+        with pytest.raises(toolwire.ConfigurationError) as info:
+            twm.connect(AWKWARD, env=env)  # type: ignore[arg-type]
+        assert str(info.value) == (
+            f"env must map names to text (e.g. {{'LOG_LEVEL': 'debug'}}), got {env!r}: give each value as a str"
+        )
+    with pytest.raises(toolwire.ConfigurationError, match=r"^cwd must be a folder path \(text\), got 5$"):
+        twm.connect(AWKWARD, cwd=5)  # type: ignore[arg-type]
+    with pytest.raises(toolwire.ConfigurationError) as info:
+        twm.connect(AWKWARD, cwd="/nowhere/at/all")
+    assert str(info.value) == "cwd '/nowhere/at/all' is not a folder: give the folder to start the server in"
     for bad in (0, -1, float("nan"), True, "5"):
         with pytest.raises(toolwire.ConfigurationError, match="timeout must be a number of seconds > 0"):
             twm.connect(AWKWARD, timeout=bad)
