@@ -1314,6 +1314,24 @@ def _checked_parts(content: Any) -> str | list[TextPart | ImagePart]:
     return parts
 
 
+def _served_image(part: ImagePart, types: Any) -> Any:
+    """The MCP content for an image a served tool returned: an ``ImageContent`` whose
+    ``mimeType`` is the format its bytes are (a JPEG declared ``image/png`` is sent as
+    ``image/jpeg``: the model APIs refuse an image whose bytes do not match its type), or, for
+    bytes that are no image at all (an HTML error page saved as ``chart.png``), a text saying so —
+    the client's model API would refuse that request and every later one holding the image."""
+    from .turns import not_image_tool_note
+    from .types import HEAD_BYTES, not_image_problem, signature_media_type
+
+    data = part.data or b""
+    head = data[:HEAD_BYTES]
+    problem = not_image_problem(head, part.media_type)
+    if problem is not None:
+        return types.TextContent(type="text", text=not_image_tool_note(part.media_type, problem))
+    mime = signature_media_type(head) or part.media_type or "image/png"
+    return types.ImageContent(type="image", data=part.base64 or "", mime_type=without_lone_surrogates(mime))
+
+
 def create_server(
     tools: Sequence[Any], *, name: str = "toolwire", version: str = "", instructions: str | None = None
 ) -> Any:
@@ -1385,13 +1403,7 @@ def create_server(
                 if isinstance(p, TextPart):
                     content.append(types.TextContent(type="text", text=without_lone_surrogates(p.text)))
                 elif isinstance(p, ImagePart) and p.data is not None:
-                    content.append(
-                        types.ImageContent(
-                            type="image",
-                            data=p.base64 or "",
-                            mime_type=without_lone_surrogates(p.media_type or "image/png"),
-                        )
-                    )
+                    content.append(_served_image(p, types))
                 elif isinstance(p, ImagePart):
                     content.append(types.TextContent(type="text", text=without_lone_surrogates(f"image: {p.url}")))
         return types.CallToolResult(content=content, is_error=result.is_error)
