@@ -83,3 +83,36 @@ def test_the_file_tools_reach_them(tree: Path) -> None:
     assert Path(os.fsdecode(os.path.join(os.fsencode(tree), NOT_UTF8))).read_text() == "LATIN name\n"
     error, text = _call(tree, "search_files", pattern="inner", path="d\ufffdp")
     assert (error, text.splitlines()[0]) == (False, "1 match in 1 file")
+
+
+def test_white_space_a_name_really_has_is_kept(tmp_path: Path) -> None:
+    """Before, the path was stripped first: ' notes.txt' was read as 'notes.txt', missing, with the
+    suggestion ' notes.txt', which was stripped again, so the file could never be reached."""
+    (tmp_path / " notes.txt").write_text("leading\n")
+    (tmp_path / "draft.txt ").write_text("trailing\n")
+    (tmp_path / "plain.txt").write_text("plain\n")
+    r = ConfinedRoot(tmp_path)
+    assert r.resolve(" notes.txt", must_exist=True) == (tmp_path / " notes.txt").resolve()
+    assert r.resolve("draft.txt ", must_exist=True) == (tmp_path / "draft.txt ").resolve()
+    assert r.resolve("  plain.txt\n", must_exist=True) == (tmp_path / "plain.txt").resolve()  # still forgiven
+    assert _call(tmp_path, "read_file", path=" notes.txt") == (False, "1| leading\n")
+
+
+def test_control_characters_in_names_are_listed_escaped_and_reached_so(tmp_path: Path) -> None:
+    """Before, 'new\\nline.txt' was listed over two lines (a name can forge a listing line of its
+    own) and an escape sequence reached the text as it was."""
+    (tmp_path / "new\nline.txt").write_text("nl\n")
+    (tmp_path / "forged\nsecret.txt  file, 10 bytes, 1 line").write_text("x\n")
+    (tmp_path / "esc\x1b[31mred.txt").write_text("esc\n")
+    error, listing = _call(tmp_path, "list_dir", path=".")
+    assert not error
+    assert listing.splitlines()[1:] == [
+        "esc\\x1b[31mred.txt  file, 4 bytes, 1 line",
+        "forged\\nsecret.txt  file, 10 bytes, 1 line  file, 2 bytes, 1 line",
+        "new\\nline.txt  file, 3 bytes, 1 line",
+    ]
+    assert _call(tmp_path, "read_file", path="new\\nline.txt") == (False, "1| nl\n")
+    assert _call(tmp_path, "read_file", path="new\nline.txt") == (False, "1| nl\n")
+    assert _call(tmp_path, "read_file", path="esc\\x1b[31mred.txt") == (False, "1| esc\n")
+    error, found = _call(tmp_path, "search_files", pattern="nl")
+    assert (error, found) == (False, "1 match in 1 file\nnew\\nline.txt:1: nl")

@@ -26,7 +26,7 @@ import pydantic
 from ..errors import ToolError
 from ..secrets import tool_environment
 from ..tools import Tool, tool
-from .paths import ConfinedRoot, _shown, kind_from_mode, os_reason
+from .paths import ConfinedRoot, _shown, kind_from_mode, os_reason, shown_name
 from .results import Page, capped, count_note, format_size
 from .suggest import closest
 
@@ -331,8 +331,8 @@ def file_tools(
         # only the entries shown are opened (line counts, entry counts): a directory of many
         # large files is not read whole to show its first _LIST_CAP rows
         for e in entries[:_LIST_CAP]:
-            name = base.relative(p / e.path.name)
-            via = f", link to {e.target}" if e.target is not None else ""
+            name = shown_name(base.relative(p / e.path.name))
+            via = f", link to {shown_name(e.target)}" if e.target is not None else ""
             if e.kind == "dir":
                 try:
                     n = f"{len(_listdir(base, e.path)):,} entries"
@@ -355,7 +355,7 @@ def file_tools(
                 rows.append(f"{name}  file, {format_size(size)}{extra}{via}")
             else:
                 rows.append(f"{name}  {_OTHER_KINDS.get(e.kind, e.kind + ', never opened')}{via}")
-        head = f"{base.relative(p)}: {dirs} directories, {files} files"
+        head = f"{shown_name(base.relative(p))}: {dirs} directories, {files} files"
         if others:
             head += f", {others} other entries"
         head += f", {format_size(total_bytes)} in files"
@@ -482,7 +482,7 @@ def file_tools(
                 continue
             searched += 1
             text = data.decode("utf-8", errors="replace")
-            rel = base.relative(f)
+            rel = shown_name(base.relative(f))
             for no, line in enumerate(text.splitlines(), start=1):
                 if rx.search(line):
                     total += 1
@@ -491,7 +491,9 @@ def file_tools(
                         s = line if len(line) <= 300 else line[:300] + " [...]"
                         shown.append(f"{rel}:{no}: {s}")
         if not total:
-            return f"No matches for {_shown(pattern)} in {base.relative(p)} ({searched} text files searched)."
+            return (
+                f"No matches for {_shown(pattern)} in {shown_name(base.relative(p))} ({searched} text files searched)."
+            )
         head = f"{count_note(len(shown), total, 'match')} in {_plural(len(per_file), 'file', 'files')}"
         body = "\n".join(shown)
         if len(shown) < total:

@@ -45,7 +45,7 @@ from typing import Annotated, Any, Callable
 from ..errors import ToolDefinitionError, ToolError
 from .suggest import closest
 
-__all__ = ["ConfinedRoot", "ConfinedPath", "confined_path", "confined", "PATH_DESCRIPTION"]
+__all__ = ["ConfinedRoot", "ConfinedPath", "confined_path", "confined", "shown_name", "PATH_DESCRIPTION"]
 
 #: The description every confined path parameter carries unless the docstring gives another.
 PATH_DESCRIPTION = (
@@ -121,6 +121,12 @@ class ConfinedRoot:
         else:
             parts = [c for c in text.replace(os.sep, "/").split("/")]
         return self._walk_open(parts, flags, directory, param, text, allow_hard_links)
+
+    def _names_entry(self, path: str) -> bool:
+        """Whether ``path`` as sent (white space around it kept) names an entry inside the root."""
+        raw = Path(path)
+        lexical = Path(os.path.normpath(raw if raw.is_absolute() else self.root / raw))
+        return self._inside(lexical) and os.path.lexists(lexical)
 
     def _as_named(self, lexical: Path) -> Path:
         """``lexical`` (a path inside the root that does not exist) with each missing component
@@ -268,6 +274,8 @@ class ConfinedRoot:
 
     def _resolve(self, path: str, *, must_exist: bool, kind: str | None, param: str, missing_hint: str | None) -> Path:
         text = path.strip() or "."
+        if text != path and text != "." and self._names_entry(path):
+            text = path  # white space a name really has (' notes.txt'), not white space around a path
         raw = Path(text)
         if text.startswith("~") and not os.path.lexists(self.root / text.split("/", 1)[0]):
             # '~' or '~user' names a home directory, unless the root holds an entry of that name
@@ -320,7 +328,7 @@ class ConfinedRoot:
                     names = []
             want = self.relative(lexical) if self._inside(lexical) else text
             # shown as the model can write them back: an undecodable byte as U+FFFD (see _same_name)
-            guesses = [_writable_name(g) for g in closest(want, names, n=3)]
+            guesses = [shown_name(g) for g in closest(want, names, n=3)]
             hint = missing_hint or "Check the name and try again."
             if guesses:
                 hint = f"Did you mean {' or '.join(repr(g) for g in guesses)}? " + hint
@@ -406,27 +414,39 @@ def _check_name(path: str, param: str) -> None:
 _MAX_NAME_SCAN = 100_000
 
 
-def _writable_name(name: str) -> str:
-    """``name`` as a model can write it: each lone surrogate (an undecodable byte of the name,
-    read with ``surrogateescape``) as U+FFFD, which is what a model is sent in its place."""
-    if not _LONE.search(name):
-        return name
-    return name.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+#: Control characters (C0, DEL, C1): in a name they would break a listing's lines ("a\nb.txt"
+#: shows as two entries, and a name can forge a line of its own) or act on a terminal.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def shown_name(name: str) -> str:
+    """``name`` (a file name or a path) as the file tools show it and a model can write it back:
+    each lone surrogate (an undecodable byte of the name, read with ``surrogateescape``) as
+    U+FFFD, which is what a model is sent in its place, and each control character as an escape
+    (``\\n``, ``\\t``, ``\\x1b``) so that a listing keeps one line per entry. A path sent in this
+    form reaches the file (:meth:`ConfinedRoot.resolve`)."""
+    if _LONE.search(name):
+        name = name.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    if _CONTROL.search(name):
+        name = _CONTROL.sub(lambda m: _ESCAPES.get(m.group(), f"\\x{ord(m.group()):02x}"), name)
+    return name
 
 
 def _name_key(name: str) -> str:
-    return unicodedata.normalize("NFC", _writable_name(name))
+    return unicodedata.normalize("NFC", shown_name(name))
 
 
 def _same_name(wanted: str, names: Any) -> str | None:
     """The one name among ``names`` (a folder's entries) that ``wanted`` (a path component the
     model sent, which no entry has exactly) stands for, or ``None`` (no such name, or several).
 
-    Two kinds of names cannot be written back exactly by a model: a name holding bytes that are
-    not UTF-8 (listed with U+FFFD in their place, as every text sent to a model has it) and a name
-    in another Unicode normal form than the model writes (a decomposed ``é``, as macOS tools
-    write it, looks the same as the composed one). Names are compared with each undecodable byte
-    as U+FFFD and in normal form NFC; at most :data:`_MAX_NAME_SCAN` entries are looked at."""
+    Three kinds of names are not written back exactly by a model: a name holding bytes that are
+    not UTF-8 (listed with U+FFFD in their place, as every text sent to a model has it), a name
+    holding control characters (listed escaped, :func:`shown_name`) and a name in another
+    Unicode normal form than the model writes (a decomposed ``é``, as macOS tools write it, looks
+    the same as the composed one). Names are compared as :func:`shown_name` shows them, in normal
+    form NFC; at most :data:`_MAX_NAME_SCAN` entries are looked at."""
     key = _name_key(wanted)
     found: str | None = None
     for i, name in enumerate(names):
