@@ -48,7 +48,7 @@ from ..store import (
     _checked_run,
     lease_state,
 )
-from .spec import Experiment, ExperimentSpecError, load_spec, resolve_reference
+from .spec import Experiment, ExperimentSpecError, load_spec, resolve_reference, stops_command
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..adapter import Model
@@ -355,12 +355,16 @@ def build_tools(exp: Experiment, run: PendingRun, root: Path) -> list[Any]:
         where = f"layers.{run.layer}"
         try:
             obj = resolve_reference(ref)
-        except Exception as exc:
+        except BaseException as exc:  # (SystemExit from a module's import too: the run fails, not the command)
+            if stops_command(exc):
+                raise
             raise ExperimentSpecError(exp.source, where, f"cannot load {ref!r}: {type(exc).__name__}: {exc}") from None
         if callable(obj) and not isinstance(obj, Tool):  # a factory: called with the project copy
             try:
                 obj = obj(root)
-            except Exception as exc:
+            except BaseException as exc:
+                if stops_command(exc):
+                    raise
                 raise ExperimentSpecError(
                     exp.source, where, f"{ref!r} failed to build the tools: {type(exc).__name__}: {exc}"
                 ) from None
@@ -382,7 +386,17 @@ def build_model(exp: Experiment, run: PendingRun) -> Model:
     entry = exp.model_entry(run.model)
     if entry.factory:
         exp.import_path()
-        made = resolve_reference(entry.factory)(run)
+        try:
+            made = resolve_reference(entry.factory)(run)
+        except Exception:
+            raise
+        except BaseException as exc:  # SystemExit and the like from the factory: the run fails, not the command
+            if stops_command(exc):
+                raise
+            field = f"models[{exp.models.index(entry)}].factory" if entry in exp.models else "models"
+            raise ExperimentSpecError(
+                exp.source, field, f"{entry.factory!r} failed to build the model: {type(exc).__name__}: {exc}"
+            ) from None
         return resolve_model(made, **entry.settings)
     return resolve_model(entry.model, **entry.settings)
 

@@ -152,7 +152,9 @@ class Experiment:
         if _REF.match(self.project) and not (Path(self.spec_dir) / self.project).exists():
             try:
                 value = resolve_reference(self.project)
-            except Exception as exc:
+            except BaseException as exc:
+                if stops_command(exc):
+                    raise
                 raise ExperimentSpecError(self.source, "task.project", f"cannot load {self.project!r}: {exc}") from None
             path = Path(value)
         else:
@@ -229,6 +231,16 @@ class Experiment:
         d = self.to_dict()
         keep = {k: d[k] for k in ("prompt", "instructions", "project", "checker", "layers", "models", "max_turns")}
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def stops_command(exc: BaseException) -> bool:
+    """Whether ``exc``, raised by the spec's own code (a module it imports, a layer or model
+    factory), stops the command: ``KeyboardInterrupt`` and a cancellation do. Anything else —
+    ``SystemExit`` (a module or factory calling ``sys.exit``) and other ``BaseException``
+    subclasses included — is that code's failure, reported as such."""
+    import asyncio
+
+    return isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit))
 
 
 def resolve_reference(ref: str) -> Any:
@@ -484,7 +496,9 @@ def validate(exp: Experiment) -> None:
         for ref in refs:
             try:
                 obj = resolve_reference(ref)
-            except Exception as exc:
+            except BaseException as exc:  # (a module that calls sys.exit on import too)
+                if stops_command(exc):
+                    raise
                 raise ExperimentSpecError(
                     exp.source, f"layers.{lname}", f"cannot load {ref!r}: {type(exc).__name__}: {exc}"
                 ) from None
@@ -493,7 +507,9 @@ def validate(exp: Experiment) -> None:
         if m.factory:
             try:
                 obj = resolve_reference(m.factory)
-            except Exception as exc:
+            except BaseException as exc:
+                if stops_command(exc):
+                    raise
                 raise ExperimentSpecError(
                     exp.source, f"models[{i}].factory", f"cannot load {m.factory!r}: {type(exc).__name__}: {exc}"
                 ) from None
