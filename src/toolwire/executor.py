@@ -49,7 +49,8 @@ class ToolRun:
     ran), the 1-based ``turn``, and ``deduplicated`` when an identical non-repeatable call's first
     result was returned instead of running again.
 
-    ``status`` says how it was answered: ``"ran"`` (the function ran, whatever its outcome),
+    ``timed_out``: the call ran past its time limit (its result is an error saying so); kept in
+    saved run states. ``status`` says how it was answered: ``"ran"`` (the function ran, whatever its outcome),
     ``"invalid"`` (unknown tool or invalid arguments: not run), ``"limit"`` (a limit refused it),
     ``"refused"`` (denied at approval or refused by ``before_tool_call``), ``"deferred"`` (the
     result was supplied by the user), ``"pending"`` (a placeholder: waiting for approval or a
@@ -61,6 +62,9 @@ class ToolRun:
     turn: int = 0
     deduplicated: bool = False
     status: str = "ran"
+    #: the call ran past its time limit (its result is an error saying so); for a non-repeatable
+    #: write this means the write may have been made anyway (see ToolExecutor)
+    timed_out: bool = False
 
     @property
     def is_error(self) -> bool:
@@ -80,6 +84,8 @@ class ToolRun:
             d["deduplicated"] = True
         if self.status != "ran":
             d["status"] = self.status
+        if self.timed_out:
+            d["timed_out"] = True
         return d
 
     @classmethod
@@ -99,6 +105,7 @@ class ToolRun:
             loaded_field(d, "turn", (int,), where, 0),
             loaded_field(d, "deduplicated", (bool,), where, False),
             status,
+            loaded_field(d, "timed_out", (bool,), where, False),
         )
 
 
@@ -524,6 +531,9 @@ class ToolExecutor:
         #: the non-repeatable calls that ran in the run's earlier turns before it was resumed:
         #: ``{call_key: (result, tool call id)}`` (:meth:`remember_write`)
         self._earlier_writes: dict[str, tuple[ToolResult, str]] = {}
+        #: the non-repeatable calls that timed out, so may have made their write anyway:
+        #: ``{call_key: tool call id}``; an identical later call is not run (:meth:`_run_non_repeatable`)
+        self._uncertain_writes: dict[str, str] = {}
         #: per call name: the tool's :class:`_Plan` (checked current on every use)
         self._plans: dict[str, _Plan] = {}
         #: per function (held, so its id is not reused): its signature facts, read once per run
@@ -796,7 +806,9 @@ class ToolExecutor:
         turns), so that an identical call of a non-repeatable tool later in the run is answered
         with its result instead of running again. Only a call that ran and succeeded counts (a
         failed write may be retried); other tools and runs are ignored."""
-        if not self.deduplicate or run.status != "ran" or run.deduplicated or run.result.is_error:
+        if not self.deduplicate or run.status != "ran" or run.deduplicated:
+            return
+        if run.result.is_error and not run.timed_out:  # a failed write may be retried
             return
         name = run.call.name
         tool = self.tools.get(name) if isinstance(name, str) else None
@@ -810,10 +822,28 @@ class ToolExecutor:
             key = self._write_key(tool, run.call.arguments)
         except Exception:  # arguments the schema cannot read: nothing to match later calls against
             return
-        self._earlier_writes.setdefault(key, (run.result, run.call.id))
+        if run.timed_out:
+            self._uncertain_writes.setdefault(key, run.call.id)
+        else:
+            self._earlier_writes.setdefault(key, (run.result, run.call.id))
+
+    def _uncertain(self, tool: Tool, call: ToolCall, turn: int, first_id: str) -> ToolRun:
+        """The answer to a non-repeatable call identical to one that timed out (``first_id``): not
+        run, since that call's write may have been made after all."""
+        text = (
+            f"Not run: an identical call to {self.seen(tool.name)!r} earlier in this run (tool call {first_id}) timed "
+            "out, and its change may have been made anyway (a synchronous function cannot be stopped and may still "
+            "be running; an async one may have been stopped after its effect). It is not run again, so the change "
+            "is not made twice.\nCheck whether it took effect (for example with a tool that reads it) before "
+            "changing anything; to make a different change, change the arguments."
+        )
+        return ToolRun(call, ToolResult(call.id, text, True, call.name), 0.0, turn, status="refused")
 
     async def _run_non_repeatable(self, tool: Tool, call: ToolCall, arguments: dict[str, Any], turn: int) -> ToolRun:
         key = self._write_key(tool, call.arguments or {})
+        uncertain = self._uncertain_writes.get(key)
+        if uncertain is not None:
+            return self._uncertain(tool, call, turn, uncertain)
         earlier = self._earlier_writes.get(key)
         fut = self._write_cache.get(key)
         if earlier is not None or fut is not None:
@@ -834,6 +864,8 @@ class ToolExecutor:
             self._write_cache.pop(key, None)
             fut.cancel()
             raise
+        if run.timed_out:  # it may have made its change anyway: an identical call is not run again
+            self._uncertain_writes.setdefault(key, call.id)
         if run.result.is_error:  # a failed write may be retried
             self._write_cache.pop(key, None)
         fut.set_result((run.result, call.id))
@@ -902,7 +934,9 @@ class ToolExecutor:
                     if type(value) is str:
                         result = ToolResult(call.id, value, False, call.name)
                     else:
-                        result = await self._thread_value(call, value, timeout, start)
+                        result, timed_out = await self._thread_value(call, value, timeout, start)
+                        if timed_out:
+                            return ToolRun(call, result, time.perf_counter() - start, turn, timed_out=True)
                 return ToolRun(call, result, time.perf_counter() - start, turn)
         task = asyncio.ensure_future(_guarded(tool.call(arguments)))
         try:
@@ -912,18 +946,10 @@ class ToolExecutor:
             raise
         if not done:  # toolwire's own time limit
             task.cancel()
-            if tool.is_async:
-                text = (
-                    f"Tool {self.seen(call.name)!r} timed out after {timeout:g} seconds and was stopped.\n"
-                    "Try a smaller request (narrower arguments), or a different approach."
-                )
-            else:
-                text = (
-                    f"Tool {self.seen(call.name)!r} timed out after {timeout:g} seconds; its result was discarded "
-                    "(a synchronous function cannot be interrupted and may still be running).\n"
-                    "Try a smaller request (narrower arguments), or a different approach."
-                )
-            result = ToolResult(call.id, text, True, call.name)
+            text = self._timed_out_text(call, timeout, tool.is_async)
+            return ToolRun(
+                call, ToolResult(call.id, text, True, call.name), time.perf_counter() - start, turn, timed_out=True
+            )
         else:
             try:
                 value = task.result()
@@ -933,9 +959,26 @@ class ToolExecutor:
         duration = time.perf_counter() - start
         return ToolRun(call, result, duration, turn)
 
-    async def _thread_value(self, call: ToolCall, value: Any, timeout: float | None, started: float) -> ToolResult:
+    def _timed_out_text(self, call: ToolCall, timeout: float | None, stopped: bool) -> str:
+        """The error text of a call that ran past ``timeout`` seconds (``stopped``: an async
+        function, cancelled; else a thread, which cannot be stopped)."""
+        if stopped:
+            return (
+                f"Tool {self.seen(call.name)!r} timed out after {timeout:g} seconds and was stopped.\n"
+                "Try a smaller request (narrower arguments), or a different approach."
+            )
+        return (
+            f"Tool {self.seen(call.name)!r} timed out after {timeout:g} seconds; its result was discarded "
+            "(a synchronous function cannot be interrupted and may still be running).\n"
+            "Try a smaller request (narrower arguments), or a different approach."
+        )
+
+    async def _thread_value(
+        self, call: ToolCall, value: Any, timeout: float | None, started: float
+    ) -> tuple[ToolResult, bool]:
         """The result of what a worker thread's function returned (``_TIMED_OUT`` when its timer
-        fired first); ``started``: the ``time.perf_counter()`` the timeout counts from."""
+        fired first) and whether the call timed out; ``started``: the ``time.perf_counter()`` the
+        timeout counts from."""
         if value is not _TIMED_OUT and inspect.isawaitable(value):
             # a synchronous function that returned an awaitable: awaited, as Tool.call does,
             # within what is left of the timeout
@@ -953,18 +996,13 @@ class ToolExecutor:
                 try:
                     value = task.result()
                 except BaseException as exc:
-                    return _failure(call, exc)
+                    return _failure(call, exc), False
         if value is _TIMED_OUT:
-            text = (
-                f"Tool {self.seen(call.name)!r} timed out after {timeout:g} seconds; its result was discarded "
-                "(a synchronous function cannot be interrupted and may still be running).\n"
-                "Try a smaller request (narrower arguments), or a different approach."
-            )
-            return ToolResult(call.id, text, True, call.name)
+            return ToolResult(call.id, self._timed_out_text(call, timeout, False), True, call.name), True
         try:
-            return _result_of(call, value)
+            return _result_of(call, value), False
         except BaseException as exc:  # e.g. bytes that are not UTF-8
-            return _failure(call, exc)
+            return _failure(call, exc), False
 
 
 #: What the timer of a timed-out worker-thread call puts in its future.

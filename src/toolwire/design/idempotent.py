@@ -5,7 +5,9 @@ the same write again. For a tool marked non-repeatable (``tool.meta["non_repeata
 the loop's executor answers a repeated identical call in the same run (same tool name and the
 same canonical arguments, :func:`call_key`) with the first call's result and a note, instead of
 running the function twice. Reads and commands are never deduplicated: running a report again
-after an edit must really run it.
+after an edit must really run it. A call that failed may be retried; one that timed out is not
+(it may have made its change anyway), so an identical call after it is answered with an error
+saying so.
 
 A marked tool may also declare a parameter annotated :class:`~toolwire.context.ToolContext`;
 the loop injects it (it is not part of the input schema) and its ``idempotency_key``
