@@ -953,10 +953,16 @@ class MCPToolset:
             )
         schema = spec.input_schema if isinstance(spec.input_schema, dict) else {"type": "object", "properties": {}}
         description = spec.description or (getattr(spec, "title", None) or "")
-        tool = Tool(name, description, dict(schema), self._caller(mcp_name), timeout=self.timeout)
+        annotations = getattr(spec, "annotations", None)
+        # calling again is safe only when the server says so (MCP's defaults: readOnlyHint false,
+        # idempotentHint false, i.e. a call may change something, and twice may change it twice)
+        repeatable = annotations is not None and (
+            getattr(annotations, "read_only_hint", None) is True
+            or getattr(annotations, "idempotent_hint", None) is True
+        )
+        tool = Tool(name, description, dict(schema), self._caller(mcp_name, repeatable), timeout=self.timeout)
         mcp_meta: dict[str, Any] = {"server": self.server_name or self.label, "name": mcp_name}
         tool.meta["mcp"] = mcp_meta
-        annotations = getattr(spec, "annotations", None)
         if (
             annotations is not None
             and getattr(annotations, "read_only_hint", None) is False
@@ -976,8 +982,23 @@ class MCPToolset:
         else:
             warnings.warn(message, MCPNameWarning, stacklevel=4)
 
-    def _caller(self, mcp_name: str) -> Any:
+    def _caller(self, mcp_name: str, repeatable: bool = False) -> Any:
+        """The function of the tool ``mcp_name``; ``repeatable``: the server's annotations say a
+        call may be made again (read-only or idempotent), which decides what a timeout advises."""
         from pydantic import ValidationError
+
+        def timed_out() -> ToolError:
+            if repeatable:
+                return ToolError(
+                    f"the MCP server did not answer within {self.timeout:g} s",
+                    retryable=True,
+                    hint="Try again once, or answer without this tool.",
+                )
+            return ToolError(
+                f"the MCP server did not answer within {self.timeout:g} s; the call may still have been carried out",
+                hint="Check whether it took effect (for example with a tool that reads it) before calling it again: "
+                "the server does not mark this tool read-only or idempotent, so a second call may do it twice.",
+            )
 
         async def call_mcp_tool(**arguments: Any) -> Any:
             client = self._client
@@ -995,11 +1016,7 @@ class MCPToolset:
             except ValidationError as exc:  # the reply is JSON-RPC, its result no CallToolResult
                 raise _invalid_reply(server, _validation_summary(exc.errors(include_url=False))) from exc
             except TimeoutError as exc:
-                raise ToolError(
-                    f"the MCP server did not answer within {self.timeout:g} s",
-                    retryable=True,
-                    hint="Try again once, or answer without this tool.",
-                ) from exc
+                raise timed_out() from exc
             except Exception as exc:
                 code = getattr(getattr(exc, "error", None), "code", None)
                 message = getattr(getattr(exc, "error", None), "message", None) or str(exc)
@@ -1034,11 +1051,7 @@ class MCPToolset:
                         server, detail, "a result that does not match the output schema it declared for the tool"
                     ) from exc
                 if code == _REQUEST_TIMEOUT:  # the SDK's own read timeout (mcp.types.REQUEST_TIMEOUT)
-                    raise ToolError(
-                        f"the MCP server did not answer within {self.timeout:g} s",
-                        retryable=True,
-                        hint="Try again once, or answer without this tool.",
-                    ) from exc
+                    raise timed_out() from exc
                 if code == _CONNECTION_CLOSED and message == _CLOSED_MESSAGE:
                     # the server process ended: the SDK's own error (mcp.types.CONNECTION_CLOSED, "Connection
                     # closed"); a server answering a call with an error of code -32000 (JSON-RPC's range of

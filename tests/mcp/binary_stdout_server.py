@@ -1,8 +1,9 @@
 """A minimal MCP server over stdio (JSON-RPC lines written by hand, so that it can misbehave the way
 a real server does): its tool ``dump`` first writes bytes that are not UTF-8 to stdout — a print of
 binary data — and then answers normally; ``ping_tool`` just answers. Given arguments, it offers
-tools of those names instead (each answers "<name> done"; a tool named ``hang`` never answers,
-one named ``crash`` ends the process)."""
+tools of those names instead (each answers "<name> done"; a tool whose name starts with ``hang``
+never answers, one named ``crash`` ends the process; a name ending in ``_read`` is annotated
+``readOnlyHint: true``, one ending in ``_idem`` ``idempotentHint: true``)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,18 @@ def send(message: dict) -> None:
     sys.stdout.flush()
 
 
-TOOLS = [
-    {"name": name, "description": f"The {name} tool.", "inputSchema": {"type": "object", "properties": {}}}
-    for name in (sys.argv[1:] or ["dump", "ping_tool"])
-]
+HINTS = {"_read": {"readOnlyHint": True}, "_idem": {"readOnlyHint": False, "idempotentHint": True}}
+
+
+def tool(name: str) -> dict:
+    spec = {"name": name, "description": f"The {name} tool.", "inputSchema": {"type": "object", "properties": {}}}
+    for end, hint in HINTS.items():
+        if name.endswith(end):
+            spec["annotations"] = hint
+    return spec
+
+
+TOOLS = [tool(name) for name in (sys.argv[1:] or ["dump", "ping_tool"])]
 
 for line in sys.stdin:
     msg = json.loads(line)
@@ -40,7 +49,7 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
     elif method == "tools/call":
         name = msg["params"]["name"]
-        if name == "hang":  # never answers
+        if name.startswith("hang"):  # never answers
             continue
         if name == "crash":  # the process ends mid-call
             os._exit(1)
