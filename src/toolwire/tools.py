@@ -117,6 +117,42 @@ def _field_problem(t: Tool[..., Any]) -> str | None:
     return None
 
 
+_NOT_JSON: Any = object()
+
+
+def _json_value(value: Any, depth: int = 0) -> Any:
+    """A copy of ``value`` made of JSON values only (tuples as lists), or ``_NOT_JSON`` when it
+    holds anything else (a function, an object, a NaN or infinity, a key that is not text, or
+    nesting deeper than 100 levels)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else _NOT_JSON
+    if depth >= 100:
+        return _NOT_JSON
+    if isinstance(value, (list, tuple)):
+        items = [_json_value(v, depth + 1) for v in value]
+        return _NOT_JSON if any(v is _NOT_JSON for v in items) else items
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            return _NOT_JSON
+        pairs = {k: _json_value(v, depth + 1) for k, v in value.items()}
+        return _NOT_JSON if any(v is _NOT_JSON for v in pairs.values()) else pairs
+    return _NOT_JSON
+
+
+def _json_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """The entries of a tool's ``meta`` that JSON holds (see :meth:`Tool.to_dict`)."""
+    out: dict[str, Any] = {}
+    for key, value in meta.items():
+        if key == "cap" and callable(getattr(value, "parameters", None)) and callable(getattr(value, "to_dict", None)):
+            value = value.to_dict()  # a CapSpec, stored as @tool(cap=...) stores it
+        kept = _json_value(value) if isinstance(key, str) else _NOT_JSON
+        if kept is not _NOT_JSON:
+            out[key] = kept
+    return out
+
+
 @dataclass
 class Tool(Generic[P, R]):
     """A tool the model can call.
@@ -280,34 +316,76 @@ class Tool(Generic[P, R]):
     def to_dict(self) -> dict[str, Any]:
         """``{"name": str, "description": str, "input_schema": object}`` (the ``description`` as set,
         without ``returns``) plus ``"strict"`` (bool), ``"returns"`` (str), ``"timeout"`` (seconds)
-        and ``"imported_from"`` (API name) when not ``None``, and ``"provider_data"`` when non-empty.
-        ``function`` and ``meta`` are not saved."""
+        and ``"imported_from"`` (API name) when not ``None``, ``"provider_data"`` when non-empty,
+        ``"meta"`` (object) when it has an entry that is a JSON value, and for a
+        :class:`ProviderTool` ``"provider_tool": {"vendor": str, "type": str, "settings": object}``.
+
+        Not saved: ``function`` and ``arguments_model`` (code: give the function again when you
+        rebuild the tool), and the ``meta`` entries whose value is not made of JSON values (text,
+        numbers, ``True``/``False``/``None``, lists and objects with text keys) — a function such as
+        a ``requires_approval`` policy, any other object, a NaN or infinity. A
+        :class:`~toolwire.design.results.CapSpec` under ``"cap"`` is written as its ``to_dict()``
+        (as ``@tool(cap=...)`` stores it), a tuple as a list. The ``meta`` written is a copy."""
         d: dict[str, Any] = {"name": self.name, "description": self.description, "input_schema": self.input_schema}
         for k in ("strict", "returns", "timeout", "imported_from"):
             if getattr(self, k) is not None:
                 d[k] = getattr(self, k)
         if self.provider_data:
             d["provider_data"] = self.provider_data
+        meta = _json_meta(self.meta)
+        if meta:
+            d["meta"] = meta
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Tool[..., Any]:
         """Rebuild a tool from :meth:`to_dict`'s output, without a function (give it one, or answer its
-        calls yourself). ``input_schema`` is not checked as a JSON Schema (missing or empty: an
-        empty object schema). ``KeyError`` when ``name`` is missing; :class:`ToolNameError` for a bad name and
-        :class:`ToolDefinitionError` for a field of the wrong type (both ``ValueError`` subclasses);
-        ``provider_data`` goes through ``dict()``, whose ``TypeError`` / ``ValueError`` propagates."""
-        return cls(
-            d["name"],
+        calls yourself); a dict with ``"provider_tool"`` gives a :class:`ProviderTool`.
+
+        Checked as :meth:`from_schema` checks a tool: ``input_schema`` must be a valid Draft
+        2020-12 schema with ``"type": "object"`` at the top (:class:`SchemaError` naming the tool
+        and the JSON pointer); missing or ``null``, it is the empty object schema. ``KeyError`` when
+        ``name`` is missing; :class:`ToolNameError` for a bad name; :class:`ToolDefinitionError`
+        naming the tool and the field when ``d`` is not an object, ``provider_data`` is not an
+        object of objects (API name to that API's data), ``meta`` is not an object, or another
+        field has the wrong type (all three are ``ValueError`` subclasses). A provider tool's
+        vendor, type and settings are checked by :class:`ProviderTool`
+        (:class:`~toolwire.errors.ConfigurationError`, or
+        :class:`~toolwire.errors.ProviderToolUnsupported` when the vendor's adapter is not installed
+        or does not list the type)."""
+        from .types import _pd
+
+        if not isinstance(d, dict):
+            raise ToolDefinitionError(f"a saved tool must be an object, got {type(d).__name__}")
+        name = d["name"]
+        meta = d.get("meta", {})
+        if not isinstance(meta, dict):
+            raise ToolDefinitionError(f"tool {name!r}: meta must be an object, got {type(meta).__name__}")
+        try:
+            provider_data = _pd(d.get("provider_data"))
+        except TypeError as exc:
+            raise ToolDefinitionError(f"tool {name!r}: {exc}") from None
+        if "provider_tool" in d:
+            return ProviderTool._from_saved(d, dict(meta))
+        tool = cls(  # the name and the other fields checked as for any tool, the schema below
+            name,
             d.get("description", ""),
-            d.get("input_schema") or {"type": "object", "properties": {}},
+            {"type": "object", "properties": {}},
             None,
             strict=d.get("strict"),
             returns=d.get("returns"),
             timeout=d.get("timeout"),
-            provider_data=dict(d.get("provider_data") or {}),
+            provider_data=provider_data,
+            meta=dict(meta),
             imported_from=d.get("imported_from"),
         )
+        schema = d.get("input_schema")
+        if schema is not None:
+            from .schema import check_input_schema
+
+            check_input_schema(schema, tool_name=name)
+            tool.input_schema = schema
+        return tool
 
     # -- calling ------------------------------------------------------------------------------
     @property
@@ -454,6 +532,35 @@ class ProviderTool(Tool):
 
     def __repr__(self) -> str:
         return f"ProviderTool({self.vendor!r}, {self.type!r}, {self.settings!r})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """:meth:`Tool.to_dict` plus ``"provider_tool": {"vendor": str, "type": str, "settings":
+        object}``, from which :meth:`Tool.from_dict` rebuilds the provider tool (a client-side
+        tool's ``function`` is not saved: give it again)."""
+        d = super().to_dict()
+        d["provider_tool"] = {"vendor": self.vendor, "type": self.type, "settings": dict(self.settings)}
+        return d
+
+    @classmethod
+    def _from_saved(cls, d: dict[str, Any], meta: dict[str, Any]) -> ProviderTool:
+        """The provider tool of a :meth:`to_dict` output (``d["provider_tool"]`` present), with
+        ``meta``; its vendor, type and settings are checked as when it is made."""
+        name = d["name"]
+        saved = d["provider_tool"]
+        if not isinstance(saved, dict):
+            raise ToolDefinitionError(
+                f"tool {name!r}: provider_tool must be an object (vendor, type, settings), got {type(saved).__name__}"
+            )
+        tool = cls(
+            saved.get("vendor"),  # type: ignore[arg-type]  # checked by __init__
+            saved.get("type"),  # type: ignore[arg-type]
+            saved.get("settings"),
+            name=name,
+            description=d.get("description", ""),
+            timeout=d.get("timeout"),
+        )
+        tool.meta = meta
+        return tool
 
     async def call(self, arguments: dict[str, Any]) -> Any:
         """Run a client-side tool's ``function``. Raises ``RuntimeError`` when there is none
