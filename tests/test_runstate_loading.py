@@ -68,6 +68,68 @@ def _set(d: Any, path: tuple[Any, ...], value: Any) -> None:
         (("pending", 0, "turn"), 0, "at pending[0]: pending call: turn must be 1 or more"),
         (("turns", 0, "response", "provider_data"), [], "at turns[0].response: provider_data must be an object"),
         (("turns", 0, "tool_runs", 0, "call", "name"), 5, "at turns[0].tool_runs[0].call: tool_call part: name"),
+        # a tool result holds text and image parts only: other parts were loaded as their JSON text
+        (
+            ("turns", 0, "tool_runs", 0, "result", "content"),
+            [{"type": "reasoning", "text": "thinking"}],
+            "at turns[0].tool_runs[0].result.content[0]: a tool result's content holds text and image parts "
+            "only, got a 'reasoning' part",
+        ),
+        (
+            ("conversation", "messages", 2, "parts", 0, "content"),
+            [{"type": "text", "text": "3"}, {"type": "tool_call", "id": "c9", "name": "add", "arguments": {}}],
+            "at conversation.messages[2].parts[0].content[1]: a tool result's content holds text and image "
+            "parts only, got a 'tool_call' part",
+        ),
+        (
+            ("turns", 0, "tool_runs", 0, "result", "content"),
+            {"type": "text", "text": "3"},
+            "at turns[0].tool_runs[0].result: tool_result part: content must be str or list, got dict",
+        ),
+        (
+            ("turns", 0, "tool_runs", 0, "result", "content"),
+            ["3"],
+            "at turns[0].tool_runs[0].result.content[0]: a content part must be an object, got str",
+        ),
+        (
+            ("turns", 0, "tool_runs", 0, "result", "content"),
+            [{"type": "image", "data_base64": 5, "media_type": "image/png"}],
+            "at turns[0].tool_runs[0].result.content[0]: image part: data_base64 must be base64 text or null, "
+            "got int 5",
+        ),
+        (
+            ("turns", 0, "tool_runs", 0, "result", "content"),
+            [{"type": "image", "data_base64": "iVBO!!", "media_type": "image/png"}],
+            "at turns[0].tool_runs[0].result.content[0]: image part: data_base64 is not base64 text (",
+        ),
+        # flags that were read by their truth value ("yes" loaded as True)
+        (
+            ("turns", 0, "tool_runs", 0, "call", "incomplete"),
+            "yes",
+            "at turns[0].tool_runs[0].call: tool_call part: incomplete must be bool, got str 'yes'",
+        ),
+        (
+            ("turns", 0, "response", "parts", 1, "id_synthesized"),
+            1,
+            "at turns[0].response.parts[1]: tool_call part: id_synthesized must be bool, got int 1",
+        ),
+        # a provider tool part's text fields were not checked
+        (
+            ("turns", 0, "response", "parts", 0),
+            {
+                "type": "provider_tool",
+                "provider": "anthropic",
+                "vendor_type": "web_search_tool_result",
+                "raw": {},
+                "summary": 5,
+            },
+            "at turns[0].response.parts[0]: provider_tool part: summary must be str, got int",
+        ),
+        (
+            ("turns", 0, "response", "parts", 0),
+            {"type": "provider_tool", "provider": "anthropic", "vendor_type": "web_search", "raw": {}, "call_id": 7},
+            "at turns[0].response.parts[0]: provider_tool part: call_id must be str or null, got int",
+        ),
     ],
 )
 def test_a_hand_edited_field_fails_on_load_naming_where_and_what(path, value, words):
@@ -135,3 +197,17 @@ def test_a_state_saved_from_each_vendors_recorded_answer_loads_the_same(path: Pa
     state.save(file)
     loaded = toolwire.RunState.load(file)
     assert loaded.to_dict() == state.to_dict()
+
+
+def test_a_tool_result_with_a_part_other_than_text_or_image_is_refused_not_turned_into_json():
+    """``ToolResult.from_dict`` turned a reasoning part (or a tool call) in the content into its
+    JSON text, so a hand-edited result told the model something nobody wrote."""
+    with pytest.raises(ValueError) as info:
+        toolwire.ToolResult.from_dict(
+            {"tool_call_id": "c1", "content": [{"type": "text", "text": "ok"}, {"type": "reasoning", "text": "x"}]}
+        )
+    assert str(info.value) == (
+        "at content[1]: a tool result's content holds text and image parts only, got a 'reasoning' part"
+    )
+    loaded = toolwire.ToolResult.from_dict({"tool_call_id": "c1", "content": [{"type": "text", "text": "ok"}]})
+    assert loaded.content == [toolwire.TextPart("ok")]

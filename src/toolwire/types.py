@@ -363,12 +363,20 @@ class ImagePart:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ImagePart:
         """Rebuild a part from :meth:`to_dict`'s output (a ``data:`` ``url`` loads as inline bytes).
-        ``ValueError`` when ``data_base64`` is not base64 (``binascii.Error``), when there is neither
-        it nor ``url``, or inline bytes have no ``media_type``; ``TypeError`` for a field of the
-        wrong type."""
+        ``ValueError`` when ``data_base64`` is not base64 text, when there is neither it nor
+        ``url``, or inline bytes have no ``media_type``; ``TypeError`` for a field of the wrong
+        type (``data_base64`` included)."""
         raw = d.get("data_base64")
+        if raw is not None and not isinstance(raw, str):
+            raise TypeError(
+                f"image part: data_base64 must be base64 text or null, got {type(raw).__name__} {raw!r:.40}"
+            )
+        try:
+            data = None if raw is None else base64.b64decode(raw, validate=True)
+        except ValueError as exc:  # binascii.Error, or text that is not ASCII
+            raise ValueError(f"image part: data_base64 is not base64 text ({exc})") from None
         return cls(
-            data=None if raw is None else base64.b64decode(raw, validate=True),  # bad base64: ValueError
+            data=data,
             media_type=d.get("media_type"),
             url=d.get("url"),
             provider_data=_pd(d.get("provider_data")),
@@ -472,16 +480,17 @@ class ToolCall:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ToolCall:
         """Rebuild a call from :meth:`to_dict`'s output. ``KeyError`` when ``id`` or ``name`` is
-        missing; ``TypeError`` when ``provider_data`` is not an object of objects. The other fields'
-        types are checked when loaded through :func:`part_from_dict` (``TypeError`` naming the field)."""
+        missing; ``TypeError`` when ``provider_data`` is not an object of objects or ``incomplete`` /
+        ``id_synthesized`` is not a bool. The other fields' types are checked when loaded through
+        :func:`part_from_dict` (``TypeError`` naming the field)."""
         return cls(
             id=d["id"],
             name=d["name"],
             arguments=d.get("arguments"),
             raw_arguments=d.get("raw_arguments"),
             invalid=d.get("invalid"),
-            incomplete=bool(d.get("incomplete", False)),
-            id_synthesized=bool(d.get("id_synthesized", False)),
+            incomplete=loaded_field(d, "incomplete", (bool,), "tool_call part", False),
+            id_synthesized=loaded_field(d, "id_synthesized", (bool,), "tool_call part", False),
             provider_data=_pd(d.get("provider_data")),
         )
 
@@ -595,12 +604,13 @@ class ToolResult:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ToolResult:
         """Rebuild a result from :meth:`to_dict`'s output (``content`` parts through
-        :func:`part_from_dict`). ``KeyError`` when ``tool_call_id`` or a content part's field is
-        missing; ``ValueError`` for a content part of unknown ``type``; ``TypeError`` when
-        ``is_error`` is not a bool or ``content`` is neither a str nor a list."""
-        content: Any = d.get("content", "")
+        :func:`part_from_dict`). ``KeyError`` when ``tool_call_id`` is missing; ``ValueError`` for a
+        content part that is not a text or image part (``at content[i]: ...``; a reasoning part or
+        a tool call is not turned into text) or misses a field; ``TypeError`` when ``is_error`` is
+        not a bool, ``content`` is neither a str nor a list, or a content part is not an object."""
+        content: Any = loaded_field(d, "content", (str, list), "tool_result part", "")
         if not isinstance(content, str):
-            content = [part_from_dict(p) for p in content]
+            content = [loaded_at(f"content[{i}]", lambda p=p: _content_part(p)) for i, p in enumerate(content)]
         return cls(
             tool_call_id=d["tool_call_id"],
             content=content,
@@ -608,6 +618,16 @@ class ToolResult:
             name=d.get("name"),
             provider_data=_pd(d.get("provider_data")),
         )
+
+
+def _content_part(d: Any) -> TextPart | ImagePart:
+    """A saved content part of a tool result: a text or image part (``TypeError`` when ``d`` is not
+    an object, ``ValueError`` naming the type of any other part)."""
+    _object_at(d, "a content part")
+    kind = d.get("type")
+    if kind not in ("text", "image"):
+        raise ValueError(f"a tool result's content holds text and image parts only, got a {kind!r} part")
+    return part_from_dict(d)  # type: ignore[return-value]  # a text or image part
 
 
 @dataclass
@@ -683,7 +703,9 @@ class ProviderToolPart:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ProviderToolPart:
         """Raises :class:`~toolwire.errors.ConfigurationError` for a missing ``provider``,
-        ``vendor_type`` or ``raw``, a ``raw`` that is not an object, or an unknown ``kind``."""
+        ``vendor_type`` or ``raw``, a ``raw`` that is not an object, or an unknown ``kind``. The types
+        of ``name``, ``call_id`` (str or null) and ``summary`` (str) are checked when loaded through
+        :func:`part_from_dict` (``TypeError`` naming the field)."""
         from .errors import ConfigurationError
 
         for key in ("provider", "vendor_type", "raw"):
@@ -732,6 +754,7 @@ _LOADED_FIELD_TYPES: dict[str, dict[str, tuple[type, ...]]] = {
     "tool_result": {"tool_call_id": (str,), "is_error": (bool,), "name": (str, type(None)), "provider_data": (dict,)},
     "image": {"media_type": (str, type(None)), "url": (str, type(None)), "provider_data": (dict,)},
     "text": {"provider_data": (dict,)},
+    "provider_tool": {"name": (str, type(None)), "call_id": (str, type(None)), "summary": (str,)},
     "reasoning": {
         "text": (str,),
         "signature": (str, type(None)),
