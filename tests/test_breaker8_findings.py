@@ -243,6 +243,8 @@ def take(data: dict) -> str:
         ({"tool_calls": "echo"}, "'tool_calls' must be a list"),
         ({"tool_calls": [{"arguments": {}}]}, "needs 'name'"),
         ({"tool_calls": ["echo"]}, "must be a ToolCall or a dict"),
+        # a stop reason toolwire does not know gave a state that could not be loaded again
+        ({"text": "x", "stop_reason": "length"}, "'stop_reason' must be one of end_turn, tool_use, max_tokens"),
     ],
 )
 def test_a_malformed_scripted_item_is_a_configuration_error(item: Any, words: str) -> None:

@@ -68,6 +68,30 @@ def _set(d: Any, path: tuple[Any, ...], value: Any) -> None:
         (("pending", 0, "turn"), 0, "at pending[0]: pending call: turn must be 1 or more"),
         (("turns", 0, "response", "provider_data"), [], "at turns[0].response: provider_data must be an object"),
         (("turns", 0, "tool_runs", 0, "call", "name"), 5, "at turns[0].tool_runs[0].call: tool_call part: name"),
+        # a stop reason that is not toolwire's, a provider that is not text, a file of another format
+        (
+            ("turns", 0, "response", "stop_reason"),
+            "finished",
+            "at turns[0].response: response: stop_reason must be one of end_turn, tool_use, max_tokens, "
+            "stop_sequence, refusal, pause_turn, error (toolwire's stop reasons; the vendor's own value is "
+            "vendor_stop_reason), got 'finished'",
+        ),
+        (
+            ("turns", 0, "response", "provider"),
+            5,
+            "at turns[0].response: response: provider must be str or null, got int 5",
+        ),
+        (
+            ("format",),
+            "toolwire.Conversation",
+            "run state: format must be 'toolwire.RunState' (what RunState.to_dict writes), "
+            "got str 'toolwire.Conversation'",
+        ),
+        (
+            ("format",),
+            None,
+            "run state: format must be 'toolwire.RunState' (what RunState.to_dict writes), got NoneType None",
+        ),
         # a tool result holds text and image parts only: other parts were loaded as their JSON text
         (
             ("turns", 0, "tool_runs", 0, "result", "content"),

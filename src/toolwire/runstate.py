@@ -500,12 +500,19 @@ class RunState:
     def from_dict(cls, d: dict[str, Any]) -> RunState:
         """Rebuild a state from :meth:`to_dict`'s output, or from :meth:`RunResult.to_dict`'s (its
         ``state``). ``TypeError`` when ``d`` is not an object or a field has the wrong type;
-        ``KeyError`` when ``run_id`` is missing; ``ValueError`` for an unknown ``status`` or a
+        ``KeyError`` when ``run_id`` is missing; ``ValueError`` for a ``format`` other than
+        ``"toolwire.RunState"`` (a saved run without one is read too), an unknown ``status`` or a
         ``version`` that is not 1 (a newer one: upgrade toolwire). Errors inside the turns, pending
         calls or conversation say where and keep their type, but for a missing field (``ValueError``)."""
         if not isinstance(d, dict):
             raise TypeError(f"a saved run must be an object, got {type(d).__name__}")
-        if d.get("format") != _FORMAT and "text" in d and "stop_reason" in d:  # a saved RunResult
+        if "format" in d and d["format"] != _FORMAT:
+            fmt = d["format"]
+            raise ValueError(
+                f"run state: format must be {_FORMAT!r} (what RunState.to_dict writes), "
+                f"got {type(fmt).__name__} {fmt!r:.40}"
+            )
+        if "format" not in d and "text" in d and "stop_reason" in d:  # a saved RunResult
             return RunResult.from_dict(d).state
         version = d.get("version", _VERSION)
         if type(version) is not int or version < 1:

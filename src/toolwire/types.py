@@ -1166,9 +1166,11 @@ class Response:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Response:
         """Rebuild a response from :meth:`to_dict`'s output; every key is optional (``stop_reason``
-        defaults to ``"end_turn"`` and is taken as saved, ``usage`` to an empty one). ``TypeError``
-        when ``parts``, a str field, a ``usage`` count or ``provider_data`` has the wrong type;
-        ``ValueError`` for a part of unknown ``type`` or missing a field (``at parts[i]: ...``)."""
+        defaults to ``"end_turn"``, ``usage`` to an empty one). ``TypeError`` when ``parts``, a str
+        field (``provider`` included), a ``usage`` count or ``provider_data`` has the wrong type;
+        ``ValueError`` for a ``stop_reason`` that is not one of :data:`STOP_REASONS` (the vendor's
+        own value belongs in ``vendor_stop_reason``), and for a part of unknown ``type`` or missing
+        a field (``at parts[i]: ...``)."""
         parts = loaded_field(d, "parts", (list,), "response", [])
         usage = d.get("usage")
         return cls(
@@ -1176,11 +1178,21 @@ class Response:
                 loaded_at(f"parts[{j}]", lambda p=p: part_from_dict(_object_at(p, "a part")))
                 for j, p in enumerate(parts)
             ],
-            stop_reason=loaded_field(d, "stop_reason", (str,), "response", "end_turn"),
+            stop_reason=_stop_reason(loaded_field(d, "stop_reason", (str,), "response", "end_turn")),
             vendor_stop_reason=loaded_field(d, "vendor_stop_reason", (str, type(None)), "response"),
             usage=Usage() if usage is None else loaded_at("usage", lambda: Usage.from_dict(usage)),
             model=loaded_field(d, "model", (str, type(None)), "response"),
             response_id=loaded_field(d, "response_id", (str, type(None)), "response"),
-            provider=_provider(d.get("provider")),
+            provider=_provider(loaded_field(d, "provider", (str, type(None)), "response")),
             provider_data=_pd(d.get("provider_data")),
         )
+
+
+def _stop_reason(value: str) -> StopReason:
+    """A loaded response's ``stop_reason``: one of :data:`STOP_REASONS`, else ``ValueError``."""
+    if value not in STOP_REASONS:
+        raise ValueError(
+            f"response: stop_reason must be one of {', '.join(STOP_REASONS)} (toolwire's stop reasons; "
+            f"the vendor's own value is vendor_stop_reason), got {value!r:.40}"
+        )
+    return value  # type: ignore[return-value]  # one of the Literal's values

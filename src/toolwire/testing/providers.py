@@ -18,7 +18,7 @@ from typing import Any, Awaitable, Callable, Iterable, cast
 
 from ..adapter import Model, ModelRequest
 from ..errors import ConfigurationError
-from ..types import Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
+from ..types import STOP_REASONS, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
 __all__ = ["TestModel", "ScriptedModel", "example_arguments", "call"]
 
@@ -436,6 +436,11 @@ class ScriptedModel(_OfflineModel):
             for key in ("text", "reasoning", "stop_reason"):
                 if item.get(key) is not None and not isinstance(item[key], str):
                     raise ConfigurationError(f"scripted item {n}: {key!r} must be text, got {type(item[key]).__name__}")
+            if item.get("stop_reason") and item["stop_reason"] not in STOP_REASONS:
+                raise ConfigurationError(
+                    f"scripted item {n}: 'stop_reason' must be one of {', '.join(STOP_REASONS)} (toolwire's stop "
+                    f"reasons), got {item['stop_reason']!r:.40}"
+                )
             if item.get("tool_calls") is not None and not isinstance(item["tool_calls"], (list, tuple)):
                 raise ConfigurationError(
                     f"scripted item {n}: 'tool_calls' must be a list of calls, got {type(item['tool_calls']).__name__}"
