@@ -92,6 +92,18 @@ def _set(d: Any, path: tuple[Any, ...], value: Any) -> None:
             None,
             "run state: format must be 'toolwire.RunState' (what RunState.to_dict writes), got NoneType None",
         ),
+        # a pending call's edited arguments that are not an object loaded as None (the model's ran instead)
+        (
+            ("pending", 0, "arguments"),
+            ["a", 3],
+            "at pending[0]: pending call: arguments must be dict or null, got list ['a', 3]",
+        ),
+        (
+            ("pending", 0, "arguments"),
+            "{}",
+            "at pending[0]: pending call: arguments must be dict or null, got str '{}'",
+        ),
+        (("pending", 0, "approved"), "yes", "at pending[0]: pending call: approved must be bool, got str 'yes'"),
         # a tool result holds text and image parts only: other parts were loaded as their JSON text
         (
             ("turns", 0, "tool_runs", 0, "result", "content"),

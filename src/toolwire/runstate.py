@@ -224,12 +224,12 @@ class PendingCall:
     def from_dict(cls, d: dict[str, Any]) -> PendingCall:
         """Rebuild a pending call from :meth:`to_dict`'s output. ``KeyError`` when ``kind`` or ``turn``
         is missing; ``ValueError`` for an unknown ``kind``, a ``turn`` below 1 or a missing ``call``;
-        ``TypeError`` when a field (the call's included) has the wrong type. ``approved`` is set only
-        by ``true``; ``arguments`` other than an object load as ``None``."""
+        ``TypeError`` when a field (the call's included) has the wrong type: ``approved`` must be
+        ``true`` or ``false`` and ``arguments`` an object or ``null`` (either may be left out)."""
         kind = d["kind"]
         if kind not in PENDING_KINDS:
             raise ValueError(f"pending call kind must be one of {PENDING_KINDS}, got {kind!r}")
-        arguments = d.get("arguments")
+        arguments = loaded_field(d, "arguments", (dict, type(None)), "pending call")
         turn = loaded_field(d, "turn", (int,), "pending call", d["turn"])
         if turn < 1:
             raise ValueError(f"pending call: turn must be 1 or more (turns count from 1), got {turn}")
@@ -238,8 +238,8 @@ class PendingCall:
             turn,
             kind,
             loaded_field(d, "reason", (str, type(None)), "pending call"),
-            d.get("approved") is True,
-            dict(arguments) if isinstance(arguments, dict) else None,
+            loaded_field(d, "approved", (bool,), "pending call", False),
+            None if arguments is None else dict(arguments),
         )
 
 
