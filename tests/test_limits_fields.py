@@ -137,3 +137,51 @@ def test_a_field_set_after_the_limits_were_made_is_checked_when_the_run_starts()
         toolwire.run_sync(model, "go", tools=[ping], limits=limits)
     assert str(info.value).startswith("Limits.max_cost_usd must be a number of US dollars ≥ 0")
     assert ran == []
+
+
+def test_to_dict_is_json_ready_and_from_dict_gives_the_same_limits() -> None:
+    """``Limits.to_dict()`` held a ``Decimal`` ``max_cost_usd`` as it was, so ``json.dumps`` failed
+    on it; and there was no way back from the dict to the same limits."""
+    import json
+
+    limits = Limits(max_cost_usd=Decimal("0.10"), max_tool_calls=5, max_calls_per_tool={"ping": 2}, tool_timeout=30.0)
+    d = json.loads(json.dumps(limits.to_dict(), allow_nan=False))
+    assert d["max_cost_usd"] == "0.10"  # the exact decimal text, as the cost reports write dollars
+    loaded = Limits.from_dict(d)
+    assert loaded == limits
+    assert type(loaded.max_cost_usd) is Decimal and str(loaded.max_cost_usd) == "0.10"
+    for cost in (0.5, 2, None):  # numbers stay numbers: the constructor and run(limits=...) take them too
+        plain = Limits(max_cost_usd=cost, max_total_tokens=1000)
+        d = json.loads(json.dumps(plain.to_dict(), allow_nan=False))
+        assert Limits.from_dict(d) == plain == Limits(**d)
+
+
+def test_to_dict_does_not_share_max_calls_per_tool() -> None:
+    limits = Limits(max_calls_per_tool={"ping": 2})
+    limits.to_dict()["max_calls_per_tool"]["ping"] = 99
+    assert limits.max_calls_per_tool == {"ping": 2}
+
+
+@pytest.mark.parametrize(
+    ("d", "message"),
+    [
+        ([], "Limits.from_dict takes an object of Limits fields (what Limits.to_dict() writes), got list"),
+        (
+            {"max_cost_usd": "lots"},
+            "Limits.max_cost_usd must be a number of US dollars ≥ 0 (in a saved dict, a number or a decimal string "
+            "such as \"0.5\") or null, got str 'lots'",
+        ),
+        (
+            {"max_cost_usd": "-1"},
+            "Limits.max_cost_usd must be a number of US dollars ≥ 0 (finite) or None, got Decimal('-1'); "
+            "write e.g. Limits(max_cost_usd=0.5)",
+        ),
+        ({"max_tool_calls": "5"}, "Limits.max_tool_calls must be a whole number ≥ 0 or None, got str '5'"),
+        ({1: 2}, "Limits has no field 1: the fields are named by text"),
+        ({"max_tokens": 5}, "Limits has no field 'max_tokens'."),
+    ],
+)
+def test_from_dict_refuses_a_bad_saved_dict_naming_the_field(d: Any, message: str) -> None:
+    with pytest.raises(ConfigurationError) as info:
+        Limits.from_dict(d)
+    assert str(info.value).startswith(message), str(info.value)

@@ -139,22 +139,55 @@ class Limits:
             raise ConfigurationError(problem)
 
     def to_dict(self) -> dict[str, Any]:
-        """Every field by name, values as set (``None`` where unbounded): counts and tokens as int,
-        ``tool_timeout`` in seconds, ``max_calls_per_tool`` as a dict of tool name to int,
-        ``max_cost_usd`` in US dollars (int, float or ``Decimal``; a ``Decimal`` is not JSON-ready)."""
+        """Every field by name, JSON-ready (``None`` where unbounded): counts and tokens as int,
+        ``tool_timeout`` in seconds (a float; ``math.inf`` stays the float infinity, which Python's
+        ``json`` writes as ``Infinity``), ``max_calls_per_tool`` as a new dict of tool name to int,
+        ``max_cost_usd`` in US dollars: an int or float as it is, a ``Decimal`` as its exact
+        decimal string (``"0.10"``), as the cost reports write amounts. :meth:`from_dict` rebuilds
+        the same limits (``Limits.from_dict(d) == limits``); ``Limits(**d)`` and ``run(limits=d)``
+        take numbers only, so they rebuild limits whose ``max_cost_usd`` is not a ``Decimal``."""
+        cost = self.max_cost_usd
         return {
-            k: getattr(self, k)
-            for k in (
-                "max_tool_calls",
-                "max_input_tokens",
-                "max_output_tokens",
-                "max_total_tokens",
-                "tool_timeout",
-                "max_concurrent_tools",
-                "max_calls_per_tool",
-                "max_cost_usd",
-            )
+            "max_tool_calls": self.max_tool_calls,
+            "max_input_tokens": self.max_input_tokens,
+            "max_output_tokens": self.max_output_tokens,
+            "max_total_tokens": self.max_total_tokens,
+            "tool_timeout": self.tool_timeout,
+            "max_concurrent_tools": self.max_concurrent_tools,
+            "max_calls_per_tool": None if self.max_calls_per_tool is None else dict(self.max_calls_per_tool),
+            "max_cost_usd": cost if cost is None or isinstance(cost, (int, float)) else str(cost),
         }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Limits:
+        """Rebuild limits from :meth:`to_dict`'s output (JSON-loaded or not): the fields as the
+        constructor takes them, and ``max_cost_usd`` also as a decimal string (``"0.10"``, read
+        exactly as a ``Decimal``). Every key is optional. Raises
+        :class:`~toolwire.errors.ConfigurationError` when ``d`` is not an object, a key is not a
+        field (naming the closest fields), ``max_cost_usd`` is text that is not a decimal number,
+        or a field has the wrong type or range (as :meth:`check_fields` says)."""
+        if not isinstance(d, Mapping):
+            raise ConfigurationError(
+                f"Limits.from_dict takes an object of Limits fields (what Limits.to_dict() writes), "
+                f"got {type(d).__name__}"
+            )
+        kwargs: dict[str, Any] = {}
+        for key, value in d.items():
+            if not isinstance(key, str):
+                raise ConfigurationError(f"Limits has no field {key!r}: the fields are named by text")
+            kwargs[key] = value
+        cost = kwargs.get("max_cost_usd")
+        if isinstance(cost, str):
+            from decimal import Decimal, InvalidOperation
+
+            try:
+                kwargs["max_cost_usd"] = Decimal(cost)
+            except InvalidOperation:
+                raise ConfigurationError(
+                    "Limits.max_cost_usd must be a number of US dollars ≥ 0 (in a saved dict, a number or a "
+                    f'decimal string such as "0.5") or null, got str {cost!r:.40}'
+                ) from None
+        return cls(**kwargs)
 
 
 def _got(value: Any) -> str:
