@@ -84,7 +84,7 @@ _global: Tracing | None = None
 def _require_otel() -> Any:
     try:
         from opentelemetry import trace
-    except ImportError as exc:  # pragma: no cover - depends on the environment
+    except ImportError as exc:
         from .errors import ConfigurationError
 
         raise ConfigurationError('tracing needs the OpenTelemetry API: pip install "toolwire[tracing]"') from exc
@@ -122,7 +122,9 @@ class Tracing:
     def observer(self, stream: Any, model: Any) -> _RunObserver:
         """What turns the events of one run into spans: made by the loop once per run, for its event
         ``stream`` (the :class:`~toolwire.loop.RunStream`) and ``model``. A tracer that raises
-        never stops the run: it is logged once per run as a warning."""
+        never stops the run: it is logged once per run as a warning.
+        :class:`~toolwire.errors.ConfigurationError` when OpenTelemetry is not installed (as
+        :meth:`tracer`), so a run given ``tracing=`` without it stops before it starts."""
         return _RunObserver(self, stream, model)
 
 
@@ -257,7 +259,8 @@ class _RunObserver:
     them."""
 
     def __init__(self, tracing: Tracing, stream: Any, model: Any) -> None:
-        from opentelemetry import context, trace
+        trace = _require_otel()  # not installed: the ConfigurationError with the install hint
+        from opentelemetry import context
 
         self._trace = trace
         self._otel_context = context
