@@ -702,8 +702,10 @@ class StreamDecoder(Protocol):
     """One signature for every API's incremental stream decoder: :meth:`feed` takes one parsed
     stream event (an SSE ``data`` object, or one chunk of a JSON-array stream) and returns the
     canonical events it completes; :meth:`finish` returns what the end of the stream completes
-    (a cut-off call, the stop event) and raises :class:`~toolwire.errors.ResponseDecodeError`
-    for a stream that ended where the API does not allow it."""
+    (a cut-off call, the stop event). A stream that ended before the vendor's stop event is not
+    an error of :meth:`finish`: the built-in decoders return ``StopEvent("error")`` with
+    ``vendor_stop_reason=None`` for it (the assembled response is then a cut-off one), and raise
+    nothing there; a malformed event raises from :meth:`feed`."""
 
     def feed(self, data: Any, /) -> Iterable[StreamEvent]:
         """The canonical events one parsed stream event completes, in order (none while a fragment waits

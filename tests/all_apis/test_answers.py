@@ -425,6 +425,29 @@ def test_every_adapter_is_a_thin_transport_on_the_core_base():
         assert isinstance(model.stream_decoder(ModelRequest(model="m-1")), StreamDecoder)
 
 
+@pytest.mark.parametrize("api", APIS)
+def test_a_stream_that_ends_before_the_vendors_stop_finishes_with_an_error_stop_not_an_exception(api: str) -> None:
+    """What the ``StreamDecoder`` protocol says of ``finish``, on each built-in decoder: a stream
+    cut off before the vendor's stop event gives ``StopEvent("error")`` with no vendor stop reason
+    (the loop then treats the response as cut off); ``finish`` does not raise."""
+    from toolwire.adapter import ModelRequest
+    from toolwire.stream import StopEvent, TextDelta
+
+    if api == "gemini":
+        early: list[Any] = [{"candidates": [{"content": {"role": "model", "parts": [{"text": "hel"}]}, "index": 0}]}]
+    else:
+        cut = {"anthropic": 3, "openai-chat": 1, "openai": 2}[api]
+        early = [data for _, data in ok_events(api)[:cut]]
+    model: Any = toolwire.model(f"{PROVIDER[api]}:m-1", api_key="k")  # a Transport: it has stream_decoder
+    decoder = model.stream_decoder(ModelRequest(model="m-1"))
+    events = [ev for data in early for ev in decoder.feed(data)]
+    closing = list(decoder.finish())
+    assert closing[-1] == StopEvent("error", None, closing[-1].provider_data)
+    assert not any(isinstance(ev, StopEvent) for ev in events + closing[:-1])
+    if api != "openai":  # the Responses items added carry no text delta before their done event
+        assert any(isinstance(ev, TextDelta) for ev in events)
+
+
 def _events(chunks: list[bytes]) -> list[tuple[str | None, str]]:
     from toolwire.transport import sse_events
 
