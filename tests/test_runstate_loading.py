@@ -247,3 +247,30 @@ def test_a_tool_result_with_a_part_other_than_text_or_image_is_refused_not_turne
     )
     loaded = toolwire.ToolResult.from_dict({"tool_call_id": "c1", "content": [{"type": "text", "text": "ok"}]})
     assert loaded.content == [toolwire.TextPart("ok")]
+
+
+@pytest.mark.parametrize(
+    ("load", "words"),
+    [
+        (toolwire.Conversation.from_dict, "a saved conversation must be an object, got list"),
+        (toolwire.Message.from_dict, "a message must be an object, got list"),
+        (toolwire.Response.from_dict, "a response must be an object, got list"),
+        (toolwire.ToolRun.from_dict, "a tool run must be an object, got list"),
+        (toolwire.PendingCall.from_dict, "a pending call must be an object, got list"),
+        (toolwire.types.part_from_dict, "a part must be an object, got list"),
+    ],
+)
+def test_a_loader_given_something_that_is_not_an_object_says_so(load: Any, words: str):
+    """Called directly with a list, these raised a raw ``AttributeError`` (``'list' object has no
+    attribute 'get'``) or ``TypeError`` (``list indices must be integers``)."""
+    with pytest.raises(TypeError) as info:
+        load(["role", "user"])
+    assert str(info.value) == words
+
+
+def test_a_part_type_that_is_not_text_is_an_unknown_part_type():
+    """``{"type": []}`` raised a raw ``TypeError: unhashable type: 'list'``."""
+    with pytest.raises(ValueError, match=r"^unknown part type \[\]; expected one of \["):
+        toolwire.types.part_from_dict({"type": []})
+    with pytest.raises(ValueError, match=r"^not a saved toolwire Conversation: TypeError: a saved conversation must"):
+        toolwire.Conversation.from_json("[]")

@@ -90,7 +90,10 @@ class ToolRun:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ToolRun:
-        """Raises ``TypeError`` / ``ValueError`` naming the field that has the wrong type or value."""
+        """Rebuild a tool run from :meth:`to_dict`'s output. Raises ``TypeError`` when ``d`` is not an
+        object, and ``TypeError`` / ``ValueError`` naming the field that has the wrong type or value."""
+        if not isinstance(d, dict):
+            raise TypeError(f"a tool run must be an object, got {type(d).__name__}")
         where = "tool run"
         status = loaded_field(d, "status", (str,), where, "ran")
         if status not in TOOL_RUN_STATUSES:

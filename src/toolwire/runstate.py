@@ -224,8 +224,10 @@ class PendingCall:
     def from_dict(cls, d: dict[str, Any]) -> PendingCall:
         """Rebuild a pending call from :meth:`to_dict`'s output. ``KeyError`` when ``kind`` or ``turn``
         is missing; ``ValueError`` for an unknown ``kind``, a ``turn`` below 1 or a missing ``call``;
-        ``TypeError`` when a field (the call's included) has the wrong type: ``approved`` must be
+        ``TypeError`` when ``d`` is not an object or a field (the call's included) has the wrong
+        type: ``approved`` must be
         ``true`` or ``false`` and ``arguments`` an object or ``null`` (either may be left out)."""
+        _object(d, "a pending call")
         kind = d["kind"]
         if kind not in PENDING_KINDS:
             raise ValueError(f"pending call kind must be one of {PENDING_KINDS}, got {kind!r}")

@@ -829,11 +829,13 @@ def _located(exc: BaseException, where: str) -> BaseException:
 
 def part_from_dict(d: dict[str, Any]) -> Part:
     """Rebuild a part from its ``to_dict()`` form; raises ``ValueError`` on an unknown ``type``
-    and ``TypeError`` naming the field when a field has the wrong type (``"raw_arguments": 5``)."""
-    try:
-        cls = _PART_TYPES[d["type"]]
-    except KeyError:
-        raise ValueError(f"unknown part type {d.get('type')!r}; expected one of {sorted(_PART_TYPES)}") from None
+    and ``TypeError`` naming the field when a field has the wrong type (``"raw_arguments": 5``) or
+    ``d`` is not an object."""
+    _object_at(d, "a part")
+    kind = d.get("type")
+    cls = _PART_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ValueError(f"unknown part type {kind!r:.40}; expected one of {sorted(_PART_TYPES)}")
     part = cls.from_dict(d)
     for name, types in _LOADED_FIELD_TYPES.get(d["type"], {}).items():
         value = getattr(part, name)
@@ -923,7 +925,9 @@ class Message:
     def from_dict(cls, d: dict[str, Any]) -> Message:
         """Rebuild a message from :meth:`to_dict`'s output. ``ValueError`` when ``role`` is not
         ``"user"`` or ``"assistant"``, or a part has an unknown ``type`` or a missing field (the text
-        says ``at parts[i]``); ``TypeError`` when ``parts`` is not a list or a field has the wrong type."""
+        says ``at parts[i]``); ``TypeError`` when ``d`` is not an object, ``parts`` is not a list or a
+        field has the wrong type."""
+        _object_at(d, "a message")
         if d.get("role") not in ("user", "assistant"):
             raise ValueError(f"message role must be 'user' or 'assistant', got {d.get('role')!r}")
         parts = loaded_field(d, "parts", (list,), "message", [])
@@ -965,9 +969,11 @@ class Conversation:
     def from_dict(cls, d: dict[str, Any]) -> Conversation:
         """Rebuild from :meth:`to_dict`. A saved run (``RunState.to_dict()`` or
         ``RunResult.to_dict()``) gives its conversation; an object with neither ``messages`` nor
-        a conversation raises ``TypeError`` naming the keys it has."""
+        a conversation raises ``TypeError`` naming the keys it has, as does a ``d`` that is not an
+        object."""
         where = "conversation"
-        if isinstance(d, dict) and "messages" not in d:
+        _object_at(d, "a saved conversation")
+        if "messages" not in d:
             saved = d.get("conversation")
             if isinstance(saved, dict):  # a saved RunState / RunResult: its conversation
                 return cls.from_dict(saved)
@@ -1166,11 +1172,13 @@ class Response:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Response:
         """Rebuild a response from :meth:`to_dict`'s output; every key is optional (``stop_reason``
-        defaults to ``"end_turn"``, ``usage`` to an empty one). ``TypeError`` when ``parts``, a str
+        defaults to ``"end_turn"``, ``usage`` to an empty one). ``TypeError`` when ``d`` is not an
+        object, or ``parts``, a str
         field (``provider`` included), a ``usage`` count or ``provider_data`` has the wrong type;
         ``ValueError`` for a ``stop_reason`` that is not one of :data:`STOP_REASONS` (the vendor's
         own value belongs in ``vendor_stop_reason``), and for a part of unknown ``type`` or missing
         a field (``at parts[i]: ...``)."""
+        _object_at(d, "a response")
         parts = loaded_field(d, "parts", (list,), "response", [])
         usage = d.get("usage")
         return cls(
