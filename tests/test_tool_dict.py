@@ -57,6 +57,7 @@ def test_a_saved_input_schema_is_checked_as_from_schema_checks_it(schema: Any, w
 
 
 def test_a_missing_or_null_input_schema_is_the_empty_object_schema() -> None:
+    assert Tool.from_dict(_saved(meta=None)).meta == {}
     d = _saved()
     del d["input_schema"]
     assert Tool.from_dict(d).input_schema == {"type": "object", "properties": {}}
@@ -177,3 +178,9 @@ def test_a_bad_saved_provider_tool_is_refused(provider_tool: Any, error: type[Ex
     with pytest.raises(error) as info:
         Tool.from_dict({"name": "web_search", "provider_tool": provider_tool})
     assert words in str(info.value), str(info.value)
+
+
+def test_provider_tool_from_dict_of_a_plain_tool_is_refused() -> None:
+    """``ProviderTool.from_dict`` of a plain tool's dict passed its name as the vendor."""
+    with pytest.raises(ToolDefinitionError, match="tool 'lookup': provider_tool must be an object"):
+        ProviderTool.from_dict(_saved())

@@ -347,7 +347,8 @@ class Tool(Generic[P, R]):
         and the JSON pointer); missing or ``null``, it is the empty object schema. ``KeyError`` when
         ``name`` is missing; :class:`ToolNameError` for a bad name; :class:`ToolDefinitionError`
         naming the tool and the field when ``d`` is not an object, ``provider_data`` is not an
-        object of objects (API name to that API's data), ``meta`` is not an object, or another
+        object of objects (API name to that API's data), ``meta`` is not an object (or ``null``),
+        ``ProviderTool.from_dict`` is given no ``provider_tool`` object, or another
         field has the wrong type (all three are ``ValueError`` subclasses). A provider tool's
         vendor, type and settings are checked by :class:`ProviderTool`
         (:class:`~toolwire.errors.ConfigurationError`, or
@@ -358,14 +359,16 @@ class Tool(Generic[P, R]):
         if not isinstance(d, dict):
             raise ToolDefinitionError(f"a saved tool must be an object, got {type(d).__name__}")
         name = d["name"]
-        meta = d.get("meta", {})
+        meta = d.get("meta")
+        if meta is None:
+            meta = {}
         if not isinstance(meta, dict):
             raise ToolDefinitionError(f"tool {name!r}: meta must be an object, got {type(meta).__name__}")
         try:
             provider_data = _pd(d.get("provider_data"))
         except TypeError as exc:
             raise ToolDefinitionError(f"tool {name!r}: {exc}") from None
-        if "provider_tool" in d:
+        if "provider_tool" in d or issubclass(cls, ProviderTool):
             return ProviderTool._from_saved(d, dict(meta))
         tool = cls(  # the name and the other fields checked as for any tool, the schema below
             name,
@@ -546,7 +549,7 @@ class ProviderTool(Tool):
         """The provider tool of a :meth:`to_dict` output (``d["provider_tool"]`` present), with
         ``meta``; its vendor, type and settings are checked as when it is made."""
         name = d["name"]
-        saved = d["provider_tool"]
+        saved = d.get("provider_tool")
         if not isinstance(saved, dict):
             raise ToolDefinitionError(
                 f"tool {name!r}: provider_tool must be an object (vendor, type, settings), got {type(saved).__name__}"
