@@ -270,7 +270,9 @@ def report_dropped_provider_tool_parts(request: ModelRequest, report: RequestRep
     canonical conversation (``/messages/<i>/parts/<j>``):
 
     - a :class:`~toolwire.types.ProviderToolPart` with ``part.provider != report.api`` (rule
-      ``provider-tool.dropped``): a vendor's server-tool blocks mean nothing to another vendor.
+      ``provider-tool.dropped``): a vendor's server-tool blocks, and the blocks it sent that
+      toolwire keeps whole (an image a Gemini model made, an Anthropic ``container_upload``, an
+      imported document), mean nothing to another vendor.
       Response-level metadata parts (``kind="metadata"``) are never sent to any vendor and are
       not reported;
     - a :class:`~toolwire.types.ReasoningPart` with ``part.provider != report.api`` (rule
@@ -934,8 +936,9 @@ def _dropped_parts(messages: Iterable[Message], api: str, offset: int) -> list[t
                     (
                         "provider-tool.dropped",
                         f"/messages/{i}/parts/{j}",
-                        f"the {p.provider} {what} was left out: a provider tool's blocks go back only to "
-                        f"the provider that produced them (the text the model wrote from them is kept)",
+                        f"the {p.provider} {what} was left out: a block kept whole for one provider (a "
+                        f"provider tool's call or result, or content toolwire has no part for) goes back only "
+                        f"to that provider (the text the model wrote from it is kept)",
                         p.name,
                         p.call_id,
                     )

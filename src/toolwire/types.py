@@ -638,7 +638,10 @@ class ProviderToolPart:
     blocks, Responses ``web_search_call`` / ``file_search_call`` / ``code_interpreter_call`` /
     ... output items, Gemini ``executableCode`` / ``codeExecutionResult`` parts and the
     candidate's ``groundingMetadata`` / ``urlContextMetadata``). It is not a tool call for the
-    loop to run.
+    loop to run. Any other block a vendor sent that toolwire has no canonical part for is kept
+    the same way, as a ``"result"``: an image a Gemini model made (``inlineData`` with its
+    thought signature), an Anthropic ``container_upload`` or ``compaction`` block, a Responses
+    ``compaction`` item, a document of an imported request, a block type newer than toolwire.
 
     - ``provider``: the API that produced it (``"anthropic"``, ``"openai"``, ``"gemini"``). Only
       that API's adapter sends it back, as ``raw``; any other adapter leaves it out of its

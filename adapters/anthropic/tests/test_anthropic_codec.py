@@ -9,7 +9,7 @@ import pytest
 from toolwire_anthropic import AnthropicCodec, map_stop_reason, usage_from_wire
 from toolwire_anthropic.profile import AnthropicProfile
 
-from toolwire import Message, ReasoningPart, TextPart, Tool, ToolCall, ToolResult
+from toolwire import Message, ProviderToolPart, ReasoningPart, TextPart, Tool, ToolCall, ToolResult
 from toolwire.adapter import Codec, ModelRequest
 from toolwire.errors import ProviderError, UnsupportedToolChoice
 from toolwire.stream import assemble
@@ -479,10 +479,14 @@ def test_decode_request_really_decodes() -> None:
         {"city": "Oslo"},
         {"anthropic": {"caller": {"type": "direct"}}},
     )
-    result, text = u2.parts
+    result, document, text = u2.parts
     assert isinstance(result, ToolResult) and result.content == [TextPart("cold")]
     assert result.provider_data["anthropic"]["cache_control"] == {"type": "ephemeral"}
-    assert u2.provider_data["anthropic"]["blocks"][0]["block"]["type"] == "document"
+    # a block with no canonical part is a part kept whole at its place (left out, and reported,
+    # on another provider)
+    assert isinstance(document, ProviderToolPart) and (document.provider, document.kind) == ("anthropic", "result")
+    assert document.raw == body["messages"][2]["content"][1] and document.vendor_type == "document"
+    assert u2.provider_data == {}
     assert text == TextPart("thanks")
     again = codec.encode_request(req)
     body["messages"][0]["content"] = [{"type": "text", "text": "Weather?"}]  # N1
@@ -522,8 +526,9 @@ def test_consecutive_same_role_wire_messages_import_as_one_turn() -> None:
     }
     req = codec.decode_request(body)
     assert [m.role for m in req.messages] == ["user"]
-    assert [p.text for p in req.messages[0].parts] == ["Hi", "Validation feedback: please return text."]
-    assert req.messages[0].provider_data["anthropic"]["blocks"] == [{"position": 2, "block": doc}]
+    *texts, document = req.messages[0].parts
+    assert [p.text for p in texts] == ["Hi", "Validation feedback: please return text."]
+    assert isinstance(document, ProviderToolPart) and document.raw == doc
     sent = codec.encode_request(req)["messages"]
     assert sent == [
         {

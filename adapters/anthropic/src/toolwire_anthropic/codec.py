@@ -835,21 +835,21 @@ def _decode_result_content(content: Any) -> tuple[str | list[TextPart | ImagePar
 
 def _decode_blocks(
     content: Any, *, role: str, pointer: str = "/content", synth: Callable[[int], str] | None = None
-) -> tuple[list[Part], list[dict[str, Any]]]:
-    """A message's content (string or block list) → canonical parts plus opaque blocks.
+) -> list[Part]:
+    """A message's content (string or block list) → canonical parts, in the blocks' order.
 
     Server-side tool blocks (``server_tool_use``, ``web_search_tool_result``, ... :func:`server_tool_part`)
-    become :class:`ProviderToolPart` values at their place. Opaque blocks (documents, search
-    results, container uploads, anything unknown) are kept whole with their position in the content list so
-    :func:`_insert_opaque` puts them back where they were. ``pointer`` is the JSON pointer of
-    ``content`` (for error messages); ``synth(position)`` gives the id of a ``tool_use`` block
-    without one. Raises :class:`ResponseDecodeError` when ``content`` is neither a string nor an
-    array, a block is not an object, or a known block's text field is not a string.
+    become :class:`ProviderToolPart` values at their place; so does every other block toolwire has
+    no canonical part for (documents, search results, container uploads, compaction blocks, an
+    image whose source cannot be read back byte-equal, a type newer than toolwire:
+    :func:`kept_block_part`). ``pointer`` is the JSON pointer of ``content`` (for error
+    messages); ``synth(position)`` gives the id of a ``tool_use`` block without one. Raises
+    :class:`ResponseDecodeError` when ``content`` is neither a string nor an array, a block is not
+    an object, or a known block's text field is not a string.
     """
     if isinstance(content, str):
-        return [TextPart(content)], []
+        return [TextPart(content)]
     parts: list[Part] = []
-    opaque: list[dict[str, Any]] = []
     calls = 0
     for i, b in enumerate(_opt_list(content, pointer)):
         at = f"{pointer}/{i}"
@@ -893,8 +893,8 @@ def _decode_blocks(
         elif btype in server_tool_block_types():
             parts.append(server_tool_part(b))
         else:
-            opaque.append({"position": i, "block": copy.deepcopy(b)})
-    return parts, opaque
+            parts.append(kept_block_part(b))
+    return parts
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -952,9 +952,36 @@ def server_tool_part(block: dict[str, Any]) -> ProviderToolPart:
     )
 
 
+def kept_block_part(block: dict[str, Any]) -> ProviderToolPart:
+    """A block toolwire has no canonical part for (a ``document`` or ``search_result`` of an
+    imported request, a ``container_upload`` or ``compaction`` block of an answer, an image whose
+    source cannot be read back byte-equal, a block type newer than toolwire) as a
+    :class:`ProviderToolPart` kept whole for Anthropic: ``raw`` a copy of the block, sent back as
+    received at its place; ``vendor_type`` its type; ``kind`` ``"result"``. Another API leaves it
+    out and the preflight report says so (rule ``provider-tool.dropped``); kept in the message's
+    ``provider_data``, as toolwire did before, it was left out without a word."""
+    btype = block.get("type")
+    summary = ""
+    if btype == "container_upload":
+        summary = _short(f"file {block.get('file_id')}")
+    elif btype == "compaction" and isinstance(block.get("content"), str):
+        summary = _short(block["content"])
+    elif btype == "document":
+        title, src = block.get("title"), block.get("source")
+        kind = src.get("media_type") or src.get("type") if isinstance(src, dict) else None
+        summary = _short(" ".join(str(x) for x in (title, kind) if isinstance(x, str) and x))
+    return ProviderToolPart(
+        provider=API,
+        vendor_type=btype if isinstance(btype, str) and btype else "block",
+        raw=copy.deepcopy(block),
+        kind="result",
+        summary=summary,
+    )
+
+
 def _encode_provider_tool(p: ProviderToolPart) -> dict[str, Any] | None:
-    """This API's server-tool block, exactly as received; ``None`` (left out, and reported by
-    the preflight) for another provider's."""
+    """This API's server-tool block or block kept whole, exactly as received; ``None`` (left
+    out, and reported by the preflight) for another provider's."""
     return copy.deepcopy(p.raw) if p.provider == API and p.kind != "metadata" else None
 
 
@@ -1468,11 +1495,12 @@ class StreamDecoder:
     for the shared assembler to join (an empty buffer means ``{}``). ``message_delta``
     usage is cumulative and overwrites. Server-tool blocks (their ``input`` joined from
     ``input_json_delta`` fragments) are delivered whole at their ``content_block_stop`` as
-    :class:`~toolwire.stream.ProviderToolDone`; other opaque blocks (documents, container
-    uploads, compaction blocks, unknown types) are rebuilt here, their deltas folded in
-    (``compaction_delta``: :func:`_merge_compaction_delta`; a delta type this version does not
-    know: :func:`_merge_unknown_delta`), and delivered in the final :class:`StopEvent`'s
-    ``provider_data["anthropic"]["blocks"]``.
+    :class:`~toolwire.stream.ProviderToolDone`; so are other blocks toolwire has no canonical
+    part for (documents, container uploads, compaction blocks, unknown types:
+    :func:`kept_block_part`), rebuilt here with their deltas folded in (``compaction_delta``:
+    :func:`_merge_compaction_delta`; a delta type this version does not know:
+    :func:`_merge_unknown_delta`). A block the stream never stopped is kept in the final
+    :class:`StopEvent`'s ``provider_data["anthropic"]["blocks"]``.
 
     A tool call is ended (:class:`ToolCallEnd`) only by its ``content_block_stop``: a block the
     stream never closed stays open and the assembler marks the call incomplete (never run).
@@ -1769,6 +1797,8 @@ class StreamDecoder:
             self._opaque[index].setdefault("input", {})
         if kind == "opaque" and self._types.get(index) in server_tool_block_types():
             return [ProviderToolDone(index, server_tool_part(self._opaque.pop(index)))]
+        if kind == "opaque":
+            return [ProviderToolDone(index, kept_block_part(self._opaque.pop(index)))]
         return []
 
 
@@ -2352,7 +2382,6 @@ class AnthropicCodec:
         """
         body = _obj(body, "")
         messages: list[Message] = []
-        block_counts: list[int] = []  # wire blocks behind each canonical message (opaque positions)
         for mi, m in enumerate(_opt_list(body.get("messages"), "/messages")):
             m = _obj(m, f"/messages/{mi}")
             role = m.get("role")
@@ -2360,7 +2389,7 @@ class AnthropicCodec:
                 raise ResponseDecodeError(
                     API, f"message role must be 'user' or 'assistant', got {role!r}", f"/messages/{mi}/role"
                 )
-            parts, opaque = _decode_blocks(
+            parts = _decode_blocks(
                 m.get("content"),
                 role=role,
                 pointer=f"/messages/{mi}/content",
@@ -2368,18 +2397,10 @@ class AnthropicCodec:
             )
             if messages and messages[-1].role == role:
                 # the API combines consecutive turns of one role into a single turn (and the encoder
-                # sends them so): import them as that one turn, opaque positions shifted behind it
-                prev = messages[-1]
-                shift = block_counts[-1]
-                prev.parts.extend(parts)
-                if opaque:
-                    prev.provider_data.setdefault(API, {}).setdefault("blocks", []).extend(
-                        {**o, "position": o["position"] + shift} for o in opaque
-                    )
-                block_counts[-1] += len(parts) + len(opaque)
+                # sends them so): import them as that one turn
+                messages[-1].parts.extend(parts)
                 continue
-            messages.append(Message(role, parts, {API: {"blocks": opaque}} if opaque else {}))
-            block_counts.append(len(parts) + len(opaque))
+            messages.append(Message(role, parts))
 
         settings: dict[str, Any] = {}
         instructions: str | None = None
@@ -2460,9 +2481,10 @@ class AnthropicCodec:
 
         ``text`` → :class:`TextPart`; ``tool_use`` → :class:`ToolCall` (``input`` is already an
         object); ``thinking``/``redacted_thinking`` → :class:`ReasoningPart` (``provider="anthropic"``,
-        signature / ``encrypted`` kept byte-for-byte); server-tool and other blocks are kept whole in
-        ``provider_data["anthropic"]["blocks"]`` with their position (they are not client tool
-        calls). A body whose ``type`` is ``"error"``, or an object with an ``error`` and no
+        signature / ``encrypted`` kept byte-for-byte); server-tool blocks and every other block
+        toolwire has no canonical part for (``container_upload``, ``compaction``, a type newer than
+        toolwire) → :class:`ProviderToolPart` at their place, kept whole (they are not client
+        tool calls). A body whose ``type`` is ``"error"``, or an object with an ``error`` and no
         ``content``/``type`` (an error sent with status 200 by a proxy), raises
         :class:`ProviderError`. When the stop
         reason is ``max_tokens`` a trailing ``tool_use`` block is marked ``incomplete`` (its input
@@ -2493,7 +2515,7 @@ class AnthropicCodec:
         message_id = _opt_str(body.get("id"), "/id")
         model = _opt_str(body.get("model"), "/model")
         raw_stop = _opt_str(body.get("stop_reason"), "/stop_reason")
-        parts, opaque = _decode_blocks(
+        parts = _decode_blocks(
             body.get("content"),
             role="assistant",
             pointer="/content",
@@ -2520,8 +2542,6 @@ class AnthropicCodec:
                 parts[-1].invalid or "the response hit max_tokens inside this tool call; its input may be cut off"
             )
         pd: dict[str, Any] = {}
-        if opaque:
-            pd["blocks"] = opaque
         for k in _RESPONSE_FIELDS:
             if body.get(k) is not None:
                 pd[k] = body[k]

@@ -803,6 +803,10 @@ class GeminiCodec:
             return copy.deepcopy(raw) if isinstance(raw, dict) and _raw_matches(raw, part.text) else {"text": part.text}
         if isinstance(part, ImagePart):
             return _image_wire(part)
+        if isinstance(part, ProviderToolPart):
+            # a part of an imported user turn kept whole: back to Gemini as it came (another
+            # provider's is left out, reported by the preflight)
+            return copy.deepcopy(part.raw) if part.provider == API and part.kind != "metadata" else None
         return None  # reasoning or tool calls never sit in a user turn
 
     @staticmethod
@@ -867,7 +871,9 @@ class GeminiCodec:
         (``executableCode``, ``codeExecutionResult``, ``toolCall``, ``toolResponse``) →
         :class:`~toolwire.types.ProviderToolPart` (:func:`server_tool_part`), and the candidate's
         ``groundingMetadata`` / ``urlContextMetadata`` → a ``kind="metadata"`` one after the other
-        parts; any other part (model images) kept opaque in a ``TextPart("")`` for exact replay. Stop reason from ``finishReason`` and the parts
+        parts; any other part (an image the model made, with its signature) → a ``ProviderToolPart``
+        kept whole for Gemini (:func:`kept_part`), sent back as received, left out and reported
+        elsewhere. Stop reason from ``finishReason`` and the parts
         (:func:`map_finish_reason`); a body with no ``finishReason`` maps by its parts, and one with
         neither a ``finishReason`` nor any output (``"candidates": []``, which Gemini sends when
         the model gave no output, or only empty text) is ``"error"`` (``vendor_stop_reason=None``),
@@ -1143,7 +1149,7 @@ class GeminiCodec:
                     if img is not None and img.base64 == blob.get("data") and set(blob) == {"mimeType", "data"}:
                         msg_parts.append(img)
                         continue
-                msg_parts.append(TextPart("", {API: {"part": copy.deepcopy(part)}}))
+                msg_parts.append(kept_part(part))  # a file, a video, ...: kept whole for Gemini
             messages.append(Message("user", msg_parts, role_pd))
         return messages
 
@@ -1392,9 +1398,13 @@ def _decode_part(part: Any, synth: Any, schemas: dict[str, Any], at: str = "") -
         img = _decode_blob(blob)
         if img is not None and img.base64 == blob.get("data"):
             return img
-    # kept whole and sent back as it came; an audio answer's transcription is its text (as the
-    # Chat adapter reads an audio answer's transcript)
-    return TextPart(_transcript(part), {API: {"part": copy.deepcopy(part)}})
+    # an audio answer's transcription is its text (as the Chat adapter reads an audio answer's
+    # transcript), the part kept whole for Gemini; any other part toolwire has no form for is kept
+    # whole as a ProviderToolPart that another API leaves out with a report
+    transcript = _transcript(part)
+    if transcript:
+        return TextPart(transcript, {API: {"part": copy.deepcopy(part)}})
+    return kept_part(part)
 
 
 #: ``Part`` fields of the server-side tools (``google.genai.types.Part``: ``executable_code`` and
@@ -1449,6 +1459,41 @@ def server_tool_part(part: dict[str, Any]) -> ProviderToolPart | None:
             summary=summary,
         )
     return None
+
+
+#: ``Part`` fields that are not its data (``google.genai.types.Part``), in both spellings.
+_PART_META = frozenset(
+    {
+        "thought",
+        "thoughtSignature",
+        "thought_signature",
+        "videoMetadata",
+        "video_metadata",
+        "mediaResolution",
+        "media_resolution",
+        "partMetadata",
+        "part_metadata",
+    }
+)
+
+
+def kept_part(part: dict[str, Any]) -> ProviderToolPart:
+    """A model ``Part`` toolwire has no canonical part for, as a :class:`ProviderToolPart` kept
+    whole for Gemini: an image the model made (``inlineData``, with the ``thoughtSignature`` an
+    image model puts on it; ``fileData``), or any other part. ``raw`` is a copy of the whole part,
+    sent back to Gemini as received; ``vendor_type`` its data field; ``kind`` ``"result"``. Another
+    API leaves it out and the preflight report says so (rule ``provider-tool.dropped``): a
+    ``TextPart("")`` holding it, as toolwire kept it before, was left out without a word."""
+    field = next((k for k in part if k not in _PART_META), None) or "part"
+    data = part.get(field)
+    summary = ""
+    if field in ("inlineData", "inline_data") and isinstance(data, dict):
+        mime = _g(data, "mimeType")
+        size = len(data["data"]) * 3 // 4 if isinstance(data.get("data"), str) else 0
+        summary = f"{mime or 'data'}, about {size} bytes"
+    elif field in ("fileData", "file_data") and isinstance(data, dict):
+        summary = _short(f"{_g(data, 'mimeType') or 'file'} {_g(data, 'fileUri') or ''}")
+    return ProviderToolPart(provider=API, vendor_type=field, raw=copy.deepcopy(part), kind="result", summary=summary)
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -1651,10 +1696,11 @@ class GeminiStreamDecoder:
             self.run = "text"
             return [TextDelta(self.index, decoded.text, decoded.provider_data or None)]
         if isinstance(decoded, ImagePart):
-            # images are whole parts; carried as an opaque part so replay is exact
+            # an image the model made arrives whole: kept whole for Gemini (the stream has no image
+            # event), left out and reported elsewhere, as any part without a canonical form
             self.index += 1
             self.run = None
-            return [TextDelta(self.index, "", {API: {"part": copy.deepcopy(part)}})]
+            return [ProviderToolDone(self.index, kept_part(part))]
         return []
 
     @_guarded("a Gemini response stream")

@@ -1278,7 +1278,6 @@ class OpenAIResponsesCodec:
             messages.append(m)
             return m
 
-        counts: dict[int, int] = {}
         for item in items:
             if not isinstance(item, dict):
                 continue
@@ -1287,12 +1286,11 @@ class OpenAIResponsesCodec:
                 role = "user" if str(kind).endswith("_output") or kind == "mcp_approval_response" else "assistant"
                 tail(role).parts.append(hosted_item_part(item))
             elif kind not in (None, "message", "function_call_output", "reasoning", "function_call"):
-                # an item toolwire has no canonical form for (hosted-tool calls and their outputs,
-                # item references, ...): kept opaque at its position so the same items go back
-                target = tail("user" if str(kind).endswith("_output") else "assistant")
-                pos = counts.get(id(target), 0)
-                target.provider_data.setdefault(API, {}).setdefault("opaque", []).append([pos, copy.deepcopy(item)])
-                counts[id(target)] = pos + 1
+                # any other item toolwire has no canonical form for (an item reference, a type newer
+                # than the SDK): kept whole as a part, sent back as it came; another provider leaves
+                # it out and says so (rule provider-tool.dropped). Kept in the message's
+                # provider_data, as before, it was left out without a word
+                tail("user" if str(kind).endswith("_output") else "assistant").parts.append(hosted_item_part(item))
                 continue
             elif kind == "function_call_output":
                 tail("user").parts.append(self._result_from_item(item))
@@ -1316,8 +1314,6 @@ class OpenAIResponsesCodec:
             elif kind in (None, "message"):
                 messages.append(self._user_from_item(item))
                 messages[-1].provider_data.setdefault(API, {})["closed"] = True
-            # every known item lands in the last message: count it, so opaque items keep their place
-            counts[id(messages[-1])] = counts.get(id(messages[-1]), 0) + 1
         for m in messages:
             pd = m.provider_data.get(API)
             if pd is not None:
