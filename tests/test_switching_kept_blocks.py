@@ -234,3 +234,36 @@ def test_an_imported_responses_item_without_a_canonical_form_left_out_on_another
     sent = []
     toolwire.run_sync(make_model("openai", [text_answer("openai", "ok")], sent), conversation=conversation)
     assert reference in sent[0]["input"]
+
+
+def test_an_imported_chat_history_keeps_its_refusals_as_text_and_reports_its_file_parts() -> None:
+    # an imported Chat request: a refusal as the message's refusal field and as a content part
+    # (ChatCompletionAssistantMessageParam.refusal, ChatCompletionContentPartRefusalParam), a user
+    # message with a file and an audio part (ChatCompletionContentPartParam: File, InputAudio)
+    file_part = {"type": "file", "file": {"filename": "a.pdf", "file_data": "data:application/pdf;base64,JVBERi0xLjQK"}}
+    audio_part = {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}
+    body = {
+        "model": "gpt-4.1",
+        "messages": [
+            {"role": "user", "content": "Q1"},
+            {"role": "assistant", "content": None, "refusal": "I cannot do that."},
+            {"role": "user", "content": "Q2"},
+            {"role": "assistant", "content": [{"type": "refusal", "refusal": "Nor that."}]},
+            {"role": "user", "content": [{"type": "text", "text": "Summarise."}, file_part, audio_part]},
+        ],
+    }
+    codec = registry.codec("openai-chat")
+    imported = codec.decode_request(json.loads(json.dumps(body)))
+    assert codec.encode_request(imported)["messages"] == body["messages"]  # back to Chat as it came
+    conversation = Conversation(imported.messages)
+    for target in ("anthropic", "openai", "gemini"):
+        sent: list[dict[str, Any]] = []
+        result = toolwire.run_sync(make_model(target, [text_answer(target, "ok")], sent), conversation=conversation)
+        text = json.dumps(sent[0])
+        # what the model said is text on every API; the parts no other API takes are reported
+        assert "I cannot do that." in text and "Nor that." in text
+        assert "JVBERi0xLjQK" not in text and "UklGRg==" not in text
+        assert dropped(result) == [
+            ("provider-tool.dropped", "/messages/4/parts/1", True),
+            ("provider-tool.dropped", "/messages/4/parts/2", True),
+        ]

@@ -45,6 +45,7 @@ from toolwire.turns import (
 from toolwire.types import (
     ImagePart,
     Message,
+    ProviderToolPart,
     ReasoningPart,
     Response,
     StopReason,
@@ -385,6 +386,9 @@ class OpenAIChatCodec:
                 content.append({"type": "text", "text": part.text})
             elif isinstance(part, ImagePart):
                 content.append(_image_to_wire(part))
+            elif isinstance(part, ProviderToolPart):
+                if part.provider == API and part.kind != "metadata":
+                    content.append(copy.deepcopy(part.raw))  # a file or audio part imported: as it came
             # reasoning / tool calls in a user message have no Chat form: dropped
         if result_images:
             out.append({"role": "user", "content": result_images})
@@ -972,6 +976,14 @@ class OpenAIChatCodec:
                     parts.append(TextPart(item.get("text", "")))
                 elif item.get("type") == "image_url":
                     parts.append(_image_from_wire(item))
+                else:
+                    # a part toolwire has no canonical form for (a file, audio, a type newer than the
+                    # SDK): kept whole, sent back to Chat as it came; another provider leaves it out
+                    # and says so (rule provider-tool.dropped). Kept only in the message's overrides,
+                    # as before, it was left out without a word
+                    kind = item.get("type")
+                    vendor_type = kind if isinstance(kind, str) and kind else "part"
+                    parts.append(ProviderToolPart(API, vendor_type, copy.deepcopy(item), "result"))
             if len(parts) == 1 and isinstance(parts[0], TextPart):
                 pd["content_list"] = True
         msg = Message("user", parts)
@@ -995,10 +1007,17 @@ class OpenAIChatCodec:
             for item in content:
                 if isinstance(item, dict) and isinstance(item.get("text"), str):
                     parts.append(TextPart(item["text"]))
+                elif isinstance(item, dict) and item.get("type") == "refusal" and isinstance(item.get("refusal"), str):
+                    parts.append(TextPart(item["refusal"]))  # what the model said, as a response's refusal is
             if len(parts) == 1:
                 pd["content_list"] = True
         elif "content" in wm and content is None:
             pd["null_content"] = True
+        refusal = wm.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            # the model's refusal, text as in a decoded response (the exact message goes back to
+            # Chat through the overrides below; another provider gets the text, not nothing)
+            parts.append(TextPart(refusal, provider_data={API: {"refusal": True}}))
         for tc in wm.get("tool_calls") or []:
             if not isinstance(tc, dict):
                 continue
