@@ -212,28 +212,35 @@ def test_an_imported_anthropic_document_left_out_on_another_api_is_reported() ->
 
 
 def test_an_imported_responses_item_without_a_canonical_form_left_out_on_another_api_is_reported() -> None:
-    # an item_reference (openai.types.responses.response_input_item_param.ItemReference) in an
-    # imported Responses input, then the conversation continued on each other API
+    # an item_reference (openai.types.responses.response_input_item_param.ItemReference) and a
+    # user message holding a PDF (ResponseInputFileParam) in an imported Responses input, then
+    # the conversation continued on each other API
     reference = {"type": "item_reference", "id": "msg_earlier"}
+    pdf = {"type": "input_file", "filename": "a.pdf", "file_data": "data:application/pdf;base64,JVBERi0xLjQK"}
     body = {
         "model": "gpt-4.1",
         "input": [
-            {"role": "user", "content": "Hello"},
+            {"role": "user", "content": [{"type": "input_text", "text": "Hello"}, pdf]},
             reference,
             {"role": "user", "content": "And now?"},
         ],
     }
-    imported = registry.codec("openai").decode_request(body)
+    codec = registry.codec("openai")
+    imported = codec.decode_request(json.loads(json.dumps(body)))
+    assert codec.encode_request(imported)["input"] == body["input"]  # back to Responses as it came
     conversation = Conversation(imported.messages)
     for target in ("anthropic", "openai-chat", "gemini"):
         sent: list[dict[str, Any]] = []
         result = toolwire.run_sync(make_model(target, [text_answer(target, "ok")], sent), conversation=conversation)
-        assert "msg_earlier" not in json.dumps(sent[0])
-        changes = dropped(result)
-        assert len(changes) == 1 and changes[0][2] is True, changes
+        assert "msg_earlier" not in json.dumps(sent[0]) and "JVBERi0xLjQK" not in json.dumps(sent[0])
+        assert "Hello" in json.dumps(sent[0])
+        assert dropped(result) == [
+            ("provider-tool.dropped", "/messages/0/parts/1", True),
+            ("provider-tool.dropped", "/messages/1/parts/0", True),
+        ]
     sent = []
     toolwire.run_sync(make_model("openai", [text_answer("openai", "ok")], sent), conversation=conversation)
-    assert reference in sent[0]["input"]
+    assert sent[0]["input"][:3] == body["input"]
 
 
 def test_an_imported_chat_history_keeps_its_refusals_as_text_and_reports_its_file_parts() -> None:

@@ -379,6 +379,17 @@ def hosted_item_part(item: dict[str, Any]) -> ProviderToolPart:
     )
 
 
+#: ``vendor_type`` of a content part of an imported user message that had no type.
+_CONTENT_PART = "input_content"
+
+
+def _is_content_part(part: ProviderToolPart) -> bool:
+    """Whether ``part`` is a content part of a user message (``input_file``, ... : the
+    ``input_*`` types of ``openai.types.responses.ResponseInputContentParam``), not an input item
+    of its own (item types never start with ``input_``)."""
+    return part.vendor_type.startswith("input_")
+
+
 def _is_client_call(item: dict[str, Any]) -> bool:
     """Whether the output item is one the application answers (see :func:`client_call_from_item`)."""
     t = item.get("type")
@@ -754,7 +765,10 @@ class OpenAIResponsesCodec:
                 content.append(self._image(part))
             elif isinstance(part, ProviderToolPart):
                 if part.provider == API and part.kind != "metadata":
-                    items.append(copy.deepcopy(part.raw))  # e.g. a computer_call_output, as received
+                    if _is_content_part(part):
+                        content.append(copy.deepcopy(part.raw))  # e.g. an input_file of an imported message
+                    else:
+                        items.append(copy.deepcopy(part.raw))  # e.g. a computer_call_output, as received
         if content:
             pd = msg.provider_data.get(API) or {}
             role = pd.get("role", "user")
@@ -1395,6 +1409,13 @@ class OpenAIResponsesCodec:
                 elif c.get("type") == "input_image" and c.get("image_url"):
                     r = self._result_from_item({"type": "function_call_output", "call_id": "", "output": [c]})
                     parts.extend(p for p in r.content if isinstance(p, ImagePart))
+                else:
+                    # a content part toolwire has no canonical form for (input_file, an image by
+                    # file_id, a type newer than the SDK): kept whole, sent back as it came; another
+                    # provider leaves it out and says so (rule provider-tool.dropped). Kept only in
+                    # the message's overrides, as before, it was left out without a word
+                    kind = c.get("type")
+                    parts.append(ProviderToolPart(API, str(kind or _CONTENT_PART), copy.deepcopy(c), "result"))
             if len(parts) == 1 and isinstance(parts[0], TextPart):
                 pd["content_list"] = True
         msg = Message("user", parts, {API: pd} if pd else {})
