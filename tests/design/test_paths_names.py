@@ -116,3 +116,38 @@ def test_control_characters_in_names_are_listed_escaped_and_reached_so(tmp_path:
     assert _call(tmp_path, "read_file", path="esc\\x1b[31mred.txt") == (False, "1| esc\n")
     error, found = _call(tmp_path, "search_files", pattern="nl")
     assert (error, found) == (False, "1 match in 1 file\nnew\\nline.txt:1: nl")
+
+
+def test_a_root_that_was_removed_is_said_so_by_every_tool(tmp_path: Path) -> None:
+    """Before: list_dir and search_files answered "ValueError: '/tmp/...' is not in the subpath of
+    '/tmp/...'" (absolute paths, from suggestions looked for in the root's parent), read_file
+    "path 'a.txt' does not exist", run_command "could not start 'ls': No such file or directory"."""
+    import shutil
+
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "a.txt").write_text("a\n")
+    tools = {t.name: t for t in file_tools(root)}
+    shutil.rmtree(root)
+    gone = (
+        "the root directory of these tools no longer exists (it was removed or moved), so no path can be used\n"
+        "Tell the user that the files this tool works on are gone; do not call the file tools again."
+    )
+
+    async def go(name: str, **arguments: object) -> tuple[bool, str]:
+        run = await ToolExecutor(tools, run_id="r").run_call(ToolCall(id="1", name=name, arguments=arguments), 0)
+        return run.result.is_error, run.result.text
+
+    for name, arguments in (
+        ("list_dir", {}),
+        ("read_file", {"path": "a.txt"}),
+        ("search_files", {"pattern": "a"}),
+        ("edit_file", {"path": "a.txt", "old_text": "a", "new_text": "b"}),
+        ("run_command", {"command": ["ls"]}),
+    ):
+        assert asyncio.run(go(name, **arguments)) == (True, gone), name
+    r = ConfinedRoot(tmp_path)
+    r.root = root  # (as if made before the removal)
+    with pytest.raises(ToolError) as info:
+        r.open_fd("a.txt")
+    assert info.value.render() == gone

@@ -520,6 +520,8 @@ def file_tools(
             timeout: Seconds before the program is stopped, at most {max_timeout}.
         """
         prog = command[0]
+        if not os.path.isdir(base.root):  # (else: "could not start 'ls': No such file or directory")
+            raise base._root_gone()
         exe = _resolve_program(base, command, allowed)
         limit = min(float(timeout), max_timeout)
         try:

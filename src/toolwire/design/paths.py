@@ -122,6 +122,13 @@ class ConfinedRoot:
             parts = [c for c in text.replace(os.sep, "/").split("/")]
         return self._walk_open(parts, flags, directory, param, text, allow_hard_links)
 
+    @staticmethod
+    def _root_gone() -> ToolError:
+        return ToolError(
+            "the root directory of these tools no longer exists (it was removed or moved), so no path can be used",
+            hint="Tell the user that the files this tool works on are gone; do not call the file tools again.",
+        )
+
     def _names_entry(self, path: str) -> bool:
         """Whether ``path`` as sent (white space around it kept) names an entry inside the root."""
         raw = Path(path)
@@ -159,7 +166,10 @@ class ConfinedRoot:
             hint="Only files inside the root can be used; pick another path.",
             retryable=False,
         )
-        stack = [os.open(self.root, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)]
+        try:
+            stack = [os.open(self.root, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)]
+        except FileNotFoundError:
+            raise self._root_gone() from None
         pending = list(reversed(parts))
         links = 0
         try:
@@ -273,6 +283,8 @@ class ConfinedRoot:
             ) from None
 
     def _resolve(self, path: str, *, must_exist: bool, kind: str | None, param: str, missing_hint: str | None) -> Path:
+        if not os.path.isdir(self.root):
+            raise self._root_gone()
         text = path.strip() or "."
         if text != path and text != "." and self._names_entry(path):
             text = path  # white space a name really has (' notes.txt'), not white space around a path
@@ -321,7 +333,7 @@ class ConfinedRoot:
             while not parent.exists() and self._inside(parent.parent) and parent != self.root:
                 parent = parent.parent
             names = []
-            if parent.is_dir():
+            if parent.is_dir() and self._inside(parent):  # never names from outside the root
                 try:
                     names = [self.relative(c) for c in parent.iterdir()]
                 except OSError:
