@@ -1160,6 +1160,15 @@ def connect(
     elif isinstance(server, str):
         target = server
         label = server
+        if headers is not None and (
+            not isinstance(headers, Mapping)
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items())
+            or any(c in "\r\n" for k, v in headers.items() for c in k + v)
+        ):
+            raise ConfigurationError(
+                f"headers must map header names to text on one line (e.g. {{'Authorization': 'Bearer ...'}}), "
+                f"got {_cut_repr(type(headers).__name__ if not isinstance(headers, Mapping) else list(headers))}"
+            )
         if headers:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client

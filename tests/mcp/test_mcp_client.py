@@ -212,6 +212,12 @@ async def test_bad_connect_arguments_are_configuration_errors() -> None:
         assert str(info.value) == (
             f"env must map names to text (e.g. {{'LOG_LEVEL': 'debug'}}), got {env!r}: give each value as a str"
         )
+    for headers, shown in (({"X-Team": 5}, "['X-Team']"), ("Authorization: x", "'str'"), ({"X": "a\nb"}, "['X']")):
+        with pytest.raises(toolwire.ConfigurationError) as info:  # (before: TypeError, ValueError, or sent)
+            twm.connect("http://127.0.0.1:9/mcp", headers=headers)  # type: ignore[arg-type]
+        assert str(info.value) == (
+            f"headers must map header names to text on one line (e.g. {{'Authorization': 'Bearer ...'}}), got {shown}"
+        )
     with pytest.raises(toolwire.ConfigurationError, match=r"^cwd must be a folder path \(text\), got 5$"):
         twm.connect(AWKWARD, cwd=5)  # type: ignore[arg-type]
     with pytest.raises(toolwire.ConfigurationError) as info:
