@@ -10,6 +10,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "ToolwireError",
+    "AdapterWarning",
     "ToolDefinitionError",
     "ToolNameError",
     "SchemaError",
@@ -63,6 +64,13 @@ def cut_text(text: str, limit: int, tail: int) -> str:
     # largest count it can hold (the whole text's), then fill the beginning up to the limit
     head = limit - tail - len(note.format(len(text)))
     return text[:head] + note.format(len(text) - head - tail) + text[len(text) - tail :]
+
+
+class AdapterWarning(UserWarning):
+    """An adapter answered with a value toolwire had to correct to go on, e.g. a stop reason that
+    is not one of :data:`toolwire.types.STOP_REASONS` (the run continues with the canonical
+    one and keeps the adapter's value in ``Response.vendor_stop_reason``). A sign that a
+    third-party adapter's decoder needs a fix; toolwire's own adapters never cause it."""
 
 
 class ToolwireError(Exception):

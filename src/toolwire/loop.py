@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generator, Itera
 from . import stream as _wire
 from .adapter import Model, normalize_tool_choice
 from .errors import (
+    AdapterWarning,
     ConfigurationError,
     ContextWindowExceeded,
     MaxTurnsExceeded,
@@ -53,6 +54,7 @@ from .runstate import PENDING_STOP, RUN_STATUSES, Approved, Denied, PendingCall,
 from .tools import Tool, timeout_problem
 from .turns import answer_unanswered, context_window_full, settle_calls
 from .types import (
+    STOP_REASONS,
     Conversation,
     ImagePart,
     Message,
@@ -864,8 +866,7 @@ class _Loop:
                     if loud:
                         for ev in _whole(n, response):
                             yield ev
-                if response.usage.requests == 0:
-                    response.usage.requests = 1
+                _settle_answer(m, response)
                 if self.unanswered:  # reported on the turn whose request first carried the answers
                     response.preflight = _report_unanswered(m, response.preflight, self.unanswered)
                     self.unanswered = []
@@ -2381,6 +2382,71 @@ def _utf8(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+#: :data:`~toolwire.types.STOP_REASONS` as a set: every turn's stop reason is looked up in it.
+_CANONICAL_STOPS = frozenset(STOP_REASONS)
+
+#: Stop reasons other libraries and wire formats use, lower-cased, → the canonical one (OpenAI
+#: Chat's ``finish_reason`` values, Gemini's ``finishReason`` values, the Responses API's
+#: ``incomplete_details.reason`` values, as toolwire's own adapters map them).
+_STOP_ALIASES: dict[str, str] = {
+    "stop": "end_turn",
+    "end": "end_turn",
+    "completed": "end_turn",
+    "eos": "end_turn",
+    "length": "max_tokens",
+    "max_output_tokens": "max_tokens",
+    "model_length": "max_tokens",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "tool_call": "tool_use",
+    "content_filter": "refusal",
+    "safety": "refusal",
+    "recitation": "refusal",
+    "blocklist": "refusal",
+    "prohibited_content": "refusal",
+    "spii": "refusal",
+    "failed": "error",
+    "cancelled": "error",
+    "malformed_function_call": "error",
+}
+
+
+def _settle_answer(m: Model, response: Response) -> None:
+    """What the loop makes sure of in every answer: it counts one request at least, and its
+    stop reason is canonical (:func:`_canonical_stop`, for a third-party adapter's own value)."""
+    if response.usage.requests == 0:
+        response.usage.requests = 1
+    if response.stop_reason not in _CANONICAL_STOPS:
+        _canonical_stop(m, response)
+
+
+def _canonical_stop(m: Model, response: Response) -> None:
+    """Give ``response`` (from an adapter that set a stop reason toolwire does not know) a
+    canonical stop reason, keeping the adapter's own value in ``vendor_stop_reason`` when that
+    is unset, and warn (:class:`~toolwire.errors.AdapterWarning`). A value of another wire
+    format is mapped (``"stop"`` → ``end_turn``, ``"length"`` → ``max_tokens``, ...); any other
+    value is ``tool_use`` when the answer holds tool calls, else ``end_turn``. Without this the
+    run's saved state would hold a stop reason :meth:`RunState.from_json` refuses."""
+    given: Any = response.stop_reason
+    key = given.strip().lower() if isinstance(given, str) else ""
+    stop = _STOP_ALIASES.get(key) or (key if key in _CANONICAL_STOPS else None)
+    if stop is None:
+        stop = "tool_use" if response.tool_calls else "end_turn"
+    if response.vendor_stop_reason is None and given is not None:
+        response.vendor_stop_reason = given if isinstance(given, str) else str(given)
+    response.stop_reason = stop  # type: ignore[assignment]
+    import warnings
+
+    warnings.warn(
+        f"{m.name}: the adapter answered with stop reason {given!r}, which is not one of "
+        f"toolwire's ({', '.join(STOP_REASONS)}); the run goes on with {stop!r} and keeps the "
+        "adapter's value in Response.vendor_stop_reason. Map the vendor's value to a canonical "
+        "one in the adapter's decoder",
+        AdapterWarning,
+        stacklevel=2,
+    )
 
 
 def _streamed_response(m: Model, asm: Any, attempt: int = 1) -> Response:
