@@ -486,6 +486,38 @@ def _client_item(call: ToolCall) -> dict[str, Any] | None:
     return item if isinstance(item, dict) else None
 
 
+#: The output item types that carry the ``caller`` of the call they answer
+#: (``openai.types.responses.ResponseInputItemParam``: ``FunctionCallOutput``, ``ShellCallOutput``,
+#: ``ApplyPatchCallOutput``; ``ResponseCustomToolCallOutputParam``).
+_CALLER_OUTPUTS = frozenset(
+    {"function_call_output", "custom_tool_call_output", "shell_call_output", "apply_patch_call_output"}
+)
+
+
+def _call_caller(call: ToolCall) -> dict[str, Any] | None:
+    """The ``caller`` object of the output item a call came in (``{"type": "program",
+    "caller_id": ...}`` for a call made by a programmatic-tool-calling program, ``{"type":
+    "direct"}``), else ``None``."""
+    pd = call.provider_data.get(API)
+    if not pd:
+        return None
+    item = pd.get("client_item") or pd.get("item")
+    caller = item.get("caller") if type(item) is dict else None
+    return caller if type(caller) is dict else None
+
+
+def _with_caller(items: list[dict[str, Any]], call_id: str, callers: dict[str, dict[str, Any]] | None) -> None:
+    """Give each output item of ``items`` answering ``call_id`` the ``caller`` of its call
+    (``callers``: call id → caller), unless it has one: a program made the call and waits for the
+    output (the OpenAI Agents SDK answers the same way, copying the call's ``caller``)."""
+    caller = callers.get(call_id) if callers else None
+    if caller is None:
+        return
+    for item in items:
+        if item.get("type") in _CALLER_OUTPUTS and "caller" not in item:
+            item["caller"] = copy.deepcopy(caller)
+
+
 #: A 1x1 transparent PNG: the screenshot of a ``computer_call_output`` when no screenshot exists
 #: (the API requires one, ``ResponseComputerToolCallOutputScreenshotParam``); the text after it
 #: says why.
@@ -729,6 +761,7 @@ class OpenAIResponsesCodec:
         custom: set[str] | None = None,
         client: dict[str, dict[str, Any]] | None = None,
         shots: list[dict[str, Any]] | None = None,
+        callers: dict[str, dict[str, Any]] | None = None,
     ) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         content: list[dict[str, Any]] = []
@@ -742,9 +775,10 @@ class OpenAIResponsesCodec:
                 # image OpenAI cannot read or fetch
                 part = readable_tool_result(part, IMAGE_MEDIA_TYPES, fetches_image_url)
                 if client and part.tool_call_id in client:  # a shell / apply_patch / computer / MCP approval answer
-                    items.extend(
-                        client_output_items(client[part.tool_call_id], part, shots if shots is not None else [])
-                    )
+                    answers = client_output_items(client[part.tool_call_id], part, shots if shots is not None else [])
+                    if callers:
+                        _with_caller(answers, part.tool_call_id, callers)
+                    items.extend(answers)
                     continue
                 pd = part.provider_data.get(API) or {}
                 texts = result_text_parts(part)
@@ -758,6 +792,8 @@ class OpenAIResponsesCodec:
                     output.extend(self._image(i) for i in images)
                 kind = "custom_tool_call_output" if custom and part.tool_call_id in custom else "function_call_output"
                 item = {"type": kind, "call_id": part.tool_call_id, "output": output}
+                if callers and part.tool_call_id in callers:
+                    item["caller"] = copy.deepcopy(callers[part.tool_call_id])
                 items.append(apply_overrides(item, pd.get("item")))
             elif isinstance(part, TextPart):
                 content.append({"type": "input_text", "text": part.text})
@@ -1042,6 +1078,8 @@ class OpenAIResponsesCodec:
         calls = [c for m in messages if m.role == "assistant" for c in m.tool_calls]
         custom = {c.id for c in calls if (c.provider_data.get(API) or {}).get("custom")}
         client = {c.id: item for c in calls if (item := _client_item(c)) is not None}
+        # answers to a call a program made carry its caller (FunctionCallOutput.caller, ...)
+        callers = {c.id: caller for c in calls if (caller := _call_caller(c)) is not None}
         prev = settings.get("previous_response_id")
         if prev:
             # the server holds everything up to the response `prev`: send only what came after it
@@ -1077,7 +1115,7 @@ class OpenAIResponsesCodec:
             msg_items = (
                 self._assistant_items(msg, sent, reasoning)
                 if msg.role == "assistant"
-                else self._user_items(msg, answered, custom, client, shots)
+                else self._user_items(msg, answered, custom, client, shots, callers)
             )
             for pos, opaque in (msg.provider_data.get(API) or {}).get("opaque") or []:
                 msg_items.insert(pos, copy.deepcopy(opaque))
