@@ -102,7 +102,7 @@ class TextPart:
         """Rebuild a part from :meth:`to_dict`'s output (the ``type`` key is not read). ``KeyError``
         when ``text`` is missing; ``TypeError`` when it is not a str or ``provider_data`` is not an
         object of objects."""
-        return cls(text=d["text"], provider_data=_pd(d.get("provider_data")))
+        return _checked_part(cls(text=d["text"], provider_data=_pd(d.get("provider_data"))), "text")
 
 
 def url_scheme(url: str) -> str:
@@ -375,11 +375,14 @@ class ImagePart:
             data = None if raw is None else base64.b64decode(raw, validate=True)
         except ValueError as exc:  # binascii.Error, or text that is not ASCII
             raise ValueError(f"image part: data_base64 is not base64 text ({exc})") from None
-        return cls(
-            data=data,
-            media_type=d.get("media_type"),
-            url=d.get("url"),
-            provider_data=_pd(d.get("provider_data")),
+        return _checked_part(
+            cls(
+                data=data,
+                media_type=d.get("media_type"),
+                url=d.get("url"),
+                provider_data=_pd(d.get("provider_data")),
+            ),
+            "image",
         )
 
 
@@ -420,14 +423,17 @@ class ReasoningPart:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ReasoningPart:
         """Rebuild a part from :meth:`to_dict`'s output; every key is optional (``text`` defaults to
-        ``""``). ``TypeError`` when ``provider_data`` is not an object of objects; the other fields'
-        types are checked when loaded through :func:`part_from_dict`."""
-        return cls(
-            text=d.get("text", ""),
-            signature=d.get("signature"),
-            encrypted=d.get("encrypted"),
-            provider=_provider(d.get("provider")),
-            provider_data=_pd(d.get("provider_data")),
+        ``""``). ``TypeError`` when ``provider_data`` is not an object of objects or another field has
+        the wrong type (naming the field)."""
+        return _checked_part(
+            cls(
+                text=d.get("text", ""),
+                signature=d.get("signature"),
+                encrypted=d.get("encrypted"),
+                provider=_provider(d.get("provider")),
+                provider_data=_pd(d.get("provider_data")),
+            ),
+            "reasoning",
         )
 
 
@@ -481,17 +487,20 @@ class ToolCall:
     def from_dict(cls, d: dict[str, Any]) -> ToolCall:
         """Rebuild a call from :meth:`to_dict`'s output. ``KeyError`` when ``id`` or ``name`` is
         missing; ``TypeError`` when ``provider_data`` is not an object of objects or ``incomplete`` /
-        ``id_synthesized`` is not a bool. The other fields' types are checked when loaded through
-        :func:`part_from_dict` (``TypeError`` naming the field)."""
-        return cls(
-            id=d["id"],
-            name=d["name"],
-            arguments=d.get("arguments"),
-            raw_arguments=d.get("raw_arguments"),
-            invalid=d.get("invalid"),
-            incomplete=loaded_field(d, "incomplete", (bool,), "tool_call part", False),
-            id_synthesized=loaded_field(d, "id_synthesized", (bool,), "tool_call part", False),
-            provider_data=_pd(d.get("provider_data")),
+        ``id_synthesized`` is not a bool. The other fields' types are checked too (``TypeError`` naming
+        the field)."""
+        return _checked_part(
+            cls(
+                id=d["id"],
+                name=d["name"],
+                arguments=d.get("arguments"),
+                raw_arguments=d.get("raw_arguments"),
+                invalid=d.get("invalid"),
+                incomplete=loaded_field(d, "incomplete", (bool,), "tool_call part", False),
+                id_synthesized=loaded_field(d, "id_synthesized", (bool,), "tool_call part", False),
+                provider_data=_pd(d.get("provider_data")),
+            ),
+            "tool_call",
         )
 
 
@@ -611,12 +620,15 @@ class ToolResult:
         content: Any = loaded_field(d, "content", (str, list), "tool_result part", "")
         if not isinstance(content, str):
             content = [loaded_at(f"content[{i}]", lambda p=p: _content_part(p)) for i, p in enumerate(content)]
-        return cls(
-            tool_call_id=d["tool_call_id"],
-            content=content,
-            is_error=loaded_field(d, "is_error", (bool,), "tool_result part", False),
-            name=d.get("name"),
-            provider_data=_pd(d.get("provider_data")),
+        return _checked_part(
+            cls(
+                tool_call_id=d["tool_call_id"],
+                content=content,
+                is_error=loaded_field(d, "is_error", (bool,), "tool_result part", False),
+                name=d.get("name"),
+                provider_data=_pd(d.get("provider_data")),
+            ),
+            "tool_result",
         )
 
 
@@ -707,21 +719,24 @@ class ProviderToolPart:
     def from_dict(cls, d: dict[str, Any]) -> ProviderToolPart:
         """Raises :class:`~toolwire.errors.ConfigurationError` for a missing ``provider``,
         ``vendor_type`` or ``raw``, a ``raw`` that is not an object, or an unknown ``kind``. The types
-        of ``name``, ``call_id`` (str or null) and ``summary`` (str) are checked when loaded through
-        :func:`part_from_dict` (``TypeError`` naming the field)."""
+        of ``name``, ``call_id`` (str or null) and ``summary`` (str) are checked (``TypeError``
+        naming the field)."""
         from .errors import ConfigurationError
 
         for key in ("provider", "vendor_type", "raw"):
             if key not in d:
                 raise ConfigurationError(f"provider tool part {d.get('vendor_type')!r} has no {key!r}")
-        return cls(
-            provider=_provider(d["provider"]),
-            vendor_type=d["vendor_type"],
-            raw=d["raw"],
-            kind=d.get("kind", "result"),
-            name=d.get("name"),
-            call_id=d.get("call_id"),
-            summary=d.get("summary", ""),
+        return _checked_part(
+            cls(
+                provider=_provider(d["provider"]),
+                vendor_type=d["vendor_type"],
+                raw=d["raw"],
+                kind=d.get("kind", "result"),
+                name=d.get("name"),
+                call_id=d.get("call_id"),
+                summary=d.get("summary", ""),
+            ),
+            "provider_tool",
         )
 
 
@@ -788,6 +803,7 @@ def loaded_field(d: dict[str, Any], key: str, types: tuple[type, ...], where: st
 
 
 _T = TypeVar("_T")
+_P = TypeVar("_P")
 
 
 def _object_at(value: Any, what: str) -> dict[str, Any]:
@@ -839,12 +855,18 @@ def part_from_dict(d: dict[str, Any]) -> Part:
     cls = _PART_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise ValueError(f"unknown part type {kind!r:.40}; expected one of {sorted(_PART_TYPES)}")
-    part = cls.from_dict(d)
-    for name, types in _LOADED_FIELD_TYPES.get(d["type"], {}).items():
+    return cls.from_dict(d)  # (each part's from_dict checks its fields' types: _checked_part)
+
+
+def _checked_part(part: _P, kind: str) -> _P:
+    """``part`` just loaded by its class's ``from_dict``, after checking the types of its fields
+    (:data:`_LOADED_FIELD_TYPES`): ``TypeError`` naming the field, as :func:`part_from_dict`
+    does, whether the loader was called through it or directly."""
+    for name, types in _LOADED_FIELD_TYPES.get(kind, {}).items():
         value = getattr(part, name)
         if not isinstance(value, types):
             expected = " or ".join("null" if t is type(None) else t.__name__ for t in types)
-            raise TypeError(f"{d['type']} part: {name} must be {expected}, got {type(value).__name__}")
+            raise TypeError(f"{kind} part: {name} must be {expected}, got {type(value).__name__}")
     return part
 
 
