@@ -35,7 +35,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from .loop import RunResult
     from .types import Usage
 
-__all__ = ["Cost", "RunCost", "ToolCost", "price", "price_turn", "run_cost", "update_prices", "prices_source"]
+__all__ = [
+    "Cost",
+    "RunCost",
+    "ToolCost",
+    "not_billed",
+    "price",
+    "price_turn",
+    "run_cost",
+    "update_prices",
+    "prices_source",
+]
 
 _MTOK = Decimal(1_000_000)
 
@@ -50,7 +60,9 @@ class Cost:
     - ``output_usd``: output tokens (reasoning included); ``total_usd``: input + output;
     - ``model``: the model the price data matched (e.g. ``claude-sonnet-4-5``);
     - ``priced``: ``False`` when the price data does not know the model — every amount is then
-      ``None`` and ``reason`` says why. An unpriced cost is never reported as free.
+      ``None`` and ``reason`` says why. An unpriced cost is never reported as free;
+    - ``reason``: why the cost is unpriced, or why a priced cost of ``0`` is free (a response the
+      vendor does not bill, see :func:`not_billed`); else ``None``.
     """
 
     input_usd: Decimal | None
@@ -339,10 +351,26 @@ def response_price_context(response: Any) -> dict[str, str] | None:
     return out or None
 
 
+def not_billed(response: Any) -> str | None:
+    """Why the vendor does not bill ``response``, as its adapter recorded it
+    (``provider_data[<api>]["not_billed"]``, a sentence; e.g. the Claude API does not bill a
+    request refused before any output), else ``None``."""
+    pd = getattr(response, "provider_data", None)
+    own = pd.get(getattr(response, "provider", None)) if isinstance(pd, dict) else None
+    reason = own.get("not_billed") if isinstance(own, dict) else None
+    return reason if isinstance(reason, str) and reason else None
+
+
 def price_turn(response: Any, model: str, *, base_url: str | None = None, processing: str | None = None) -> Cost:
     """Price one ``response`` of a run of ``model``: as the model the vendor answered with, at the
     rate it was served at; a response from another vendor's API (a resumed run that changed
-    provider) as that vendor's model, without the run's ``base_url``."""
+    provider) as that vendor's model, without the run's ``base_url``. A response the vendor does
+    not bill (:func:`not_billed`) costs ``Decimal(0)`` in every amount, priced, with ``reason``
+    saying why (its usage is still reported)."""
+    free = not_billed(response)
+    if free is not None:
+        z = Decimal(0)
+        return Cost(z, z, z, z, z, getattr(response, "model", None), True, free)
     other = turn_model(model, response)
     return price(
         response.usage,

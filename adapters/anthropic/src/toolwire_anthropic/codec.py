@@ -656,6 +656,24 @@ def _price_context(usage: Any) -> dict[str, str] | None:
     return {"speed": speed} if isinstance(speed, str) and speed and speed != "standard" else None
 
 
+#: Why a refusal before any output costs nothing (``provider_data["anthropic"]["not_billed"]``,
+#: read by :func:`toolwire.pricing.price_turn`): "When a refusal arrives before Claude generates
+#: any output, you are not billed for the request on the Claude API, and the usage counts in that
+#: response are informational only" (Anthropic, "Streaming refusals"). Said of the Claude API only:
+#: a gateway or cloud platform bills as it does.
+REFUSAL_NOT_BILLED = "the Claude API does not bill a request refused before any output"
+
+
+def _note_not_billed(response: Response) -> None:
+    """Mark a refusal without any output (no content block) as not billed."""
+    if response.parts:
+        return
+    pd = response.provider_data.get(API)
+    if not isinstance(pd, dict):
+        pd = response.provider_data[API] = {}
+    pd["not_billed"] = REFUSAL_NOT_BILLED
+
+
 def _decode_usual(body: Any, request: ModelRequest | None) -> Response | None:
     """:meth:`AnthropicCodec.decode_response` of the usual answer, in one pass with no
     intermediate values: a JSON object (no ``error`` type) whose ``id``, ``model`` and
@@ -1643,6 +1661,8 @@ class StreamDecoder:
             pd["usage"] = extras
         if self._opaque:
             pd["blocks"] = [{"position": i, "block": self._opaque[i]} for i in sorted(self._opaque)]
+        if self._stop == "refusal" and not self._kinds and self._codec is not None and self._codec.claude_api:
+            pd["not_billed"] = REFUSAL_NOT_BILLED  # refused before any content block: no output
         if self._stop is None and not self._ended:
             stop = "error"  # no stop reason and no message_stop: the stream was cut off
         else:
@@ -1881,6 +1901,10 @@ class AnthropicCodec:
 
     def __init__(self, *, cache: bool = False) -> None:
         self.cache: bool = bool(cache)
+        #: Whether the answers decoded here come from the Claude API itself (set by
+        #: :class:`~toolwire_anthropic.AnthropicModel` from its base URL): a refusal there before
+        #: any output is marked as not billed (see :data:`REFUSAL_NOT_BILLED`).
+        self.claude_api: bool = False
         self.profile: AnthropicProfile = AnthropicProfile()
         # preserved thinking (rule anthropic.conversation.thinking-prefix-changed): the fingerprints
         # of the (system, tools) values seen, by their strict bytes (a few; computed once per value),
@@ -2503,6 +2527,8 @@ class AnthropicCodec:
         """
         usual = _decode_usual(body, request)
         if usual is not None:
+            if self.claude_api and usual.vendor_stop_reason == "refusal":
+                _note_not_billed(usual)
             return usual
         body = _obj(body, "")
         if body.get("type") == "error":
@@ -2549,7 +2575,7 @@ class AnthropicCodec:
             pd["price_context"] = ctx
         if (extras := _usage_extras(body.get("usage"))) is not None:
             pd["usage"] = extras
-        return check_tool_calls(
+        response = check_tool_calls(
             Response(
                 parts=parts,
                 stop_reason=cast(StopReason, stop),
@@ -2561,6 +2587,9 @@ class AnthropicCodec:
                 provider_data={API: pd} if pd else {},
             )
         )
+        if self.claude_api and raw_stop == "refusal":
+            _note_not_billed(response)
+        return response
 
     def decode_stream(
         self, events: Iterable[dict[str, Any]], request: ModelRequest | None = None

@@ -38,6 +38,7 @@ from .profile import (
     REQUEST_MAX_BYTES,
     AnthropicProfile,
     body_betas,
+    claude_api_endpoint,
     field_value_problems,
     model_id_problem,
     with_beta,
@@ -145,6 +146,10 @@ class AnthropicModel(Transport):
         self._check_setting_values()
         self.codec_settings = codec_settings
         self.codec = AnthropicCodec(**codec_settings)
+        # answers from the Claude API itself: a refusal before any output is not billed there
+        self.codec.claude_api = claude_api_endpoint(
+            self.settings.get("base_url") or os.environ.get("ANTHROPIC_BASE_URL")
+        )
         self._client: Any = None
 
     def _check_setting_values(self) -> None:

@@ -167,6 +167,20 @@ def _model_key(model: str) -> str:
 CLAUDE_API_HOST = "api.anthropic.com"
 
 
+def claude_api_endpoint(base_url: Any) -> bool:
+    """Whether requests to ``base_url`` go to the Claude API itself: unset or empty (the SDK's
+    default, ``https://api.anthropic.com``) or a URL on :data:`CLAUDE_API_HOST`."""
+    if not base_url:
+        return True
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(str(base_url)).hostname
+    except ValueError:
+        return False
+    return (host or "").rstrip(".") == CLAUDE_API_HOST
+
+
 def model_id_problem(model_id: Any, base_url: Any = None) -> str | None:
     """Why the Claude API would not find ``model_id`` as written (rule
     ``anthropic.request.model-id``), or ``None``: spaces around it (anywhere), or, when the
@@ -192,15 +206,8 @@ def model_id_problem(model_id: Any, base_url: Any = None) -> str | None:
         return None
     if "@" in model_id or "anthropic." in model_id.lower() or re.search(r"-v\d+(:\d+)?$", model_id):
         return None  # Bedrock's or Vertex AI's spelling: a client or proxy for those may take it
-    if base_url:
-        from urllib.parse import urlsplit
-
-        try:
-            host = urlsplit(str(base_url)).hostname
-        except ValueError:
-            host = None
-        if (host or "").rstrip(".") != CLAUDE_API_HOST:
-            return None
+    if not claude_api_endpoint(base_url):
+        return None
     if model_id != model_id.lower():
         return (
             f"model id {model_id!r} is not a Claude model id: they are lower case and the Claude API matches them "
