@@ -245,7 +245,7 @@ def _read_again(item: Exception) -> Any:
     parse error instead), read again; otherwise ``item`` unchanged.
 
     The SDK drops such a message (it only logs it), so the call it answers waits out its
-    timeout. Two kinds are read again:
+    timeout. Three kinds are read again:
 
     - JSON that pydantic's parser refuses but Python's reads: a lone surrogate escape such as
       ``\\ud800`` (half of a UTF-16 pair, no character). Each lone surrogate is replaced with
@@ -253,7 +253,10 @@ def _read_again(item: Exception) -> Any:
       in its message;
     - a reply (an ``id`` with a ``result`` or an ``error``) that is no JSON-RPC message, e.g. a
       ``result`` that is not an object: it becomes a JSON-RPC error for that ``id``, so the call
-      is answered at once that the server's reply was not valid.
+      is answered at once that the server's reply was not valid;
+    - a reply that is not JSON at all but names its request at the start of the line (an ``id``,
+      then ``result`` or ``error``), typically a line cut off while the server wrote it: a
+      JSON-RPC error for that ``id`` (:func:`_not_json`). Any other line is left to the SDK.
     """
     from pydantic import ValidationError
 
@@ -266,8 +269,8 @@ def _read_again(item: Exception) -> Any:
         if e.get("type") == "json_invalid" and isinstance(raw, (str, bytes, bytearray)):
             try:
                 message = json.loads(raw)
-            except ValueError:  # not JSON at all: nothing to answer
-                return item
+            except ValueError as exc:  # not JSON: a reply cut off is answered, anything else passed over
+                return _not_json(raw, item, exc)
             except RecursionError:  # nested deeper than json reads (raised in the SDK's reader, it ends the session)
                 return _too_deep(raw, item)
             break
@@ -316,7 +319,8 @@ _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]')
 def _top_level(raw: str) -> dict[str, str]:
     """The members of the JSON object ``raw`` at its top level, each value as its JSON text
     (stripped), read without recursion however deeply the values nest; ``{}`` when ``raw`` is
-    no object."""
+    no object. Text that ends inside the object (cut off) gives the members read so far, the
+    last one with the part of its value that came."""
     out: dict[str, str] = {}
     depth, key, start = 0, None, -1
     for m in _JSON_TOKEN.finditer(raw):
@@ -346,6 +350,9 @@ def _top_level(raw: str) -> dict[str, str]:
                 start = len(raw)  # until its ':'
         elif depth == 0:
             return out
+    else:
+        if depth >= 1 and key is not None and start >= 0:  # the text ended inside this member (cut off)
+            out[key] = raw[start:].strip()
     return out
 
 
@@ -353,6 +360,30 @@ def _too_deep(raw: str | bytes | bytearray, item: Exception) -> Any:
     """A JSON-RPC error for the reply ``raw``, nested deeper than Python's JSON reader takes, so
     that the call it answers is answered at once that the reply could not be read; ``item``
     (dropped by the SDK) when ``raw`` is no reply to a request of ours."""
+    return _unreadable_reply(raw, item, "it is nested too deeply to read")
+
+
+def _not_json(raw: str | bytes | bytearray, item: Exception, exc: ValueError) -> Any:
+    """A JSON-RPC error for the reply ``raw`` that is not valid JSON, e.g. a line cut off while
+    the server wrote it (a crash, a kill, a buffer written in two pieces), when the start of the
+    line names the request it answers (its ``id``, then ``result`` or ``error``): the call is
+    answered at once that the reply could not be read, instead of waiting out its timeout.
+    ``item`` (dropped by the SDK, as the SDK drops any line it cannot read) for anything else: a
+    line that is no JSON-RPC at all, such as a log line a server printed on stdout."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else raw
+    pos = getattr(exc, "pos", None)
+    msg = str(getattr(exc, "msg", "") or "")
+    if msg.startswith("Unterminated string") or (isinstance(pos, int) and pos >= len(text.rstrip())):
+        detail = "it is not valid JSON: the line ends before the reply does"
+    else:
+        detail = f"it is not valid JSON: {msg or exc}" + (f" at character {pos}" if isinstance(pos, int) else "")
+    return _unreadable_reply(text, item, detail)
+
+
+def _unreadable_reply(raw: str | bytes | bytearray, item: Exception, detail: str) -> Any:
+    """A JSON-RPC error saying ``detail`` for the reply ``raw`` that could not be read, so that
+    the call it answers is answered at once; ``item`` when ``raw`` is no reply to a request of
+    ours (no ``id`` with a ``result`` or ``error``)."""
     import mcp_types as types
     from mcp.shared.message import SessionMessage
 
@@ -367,7 +398,6 @@ def _too_deep(raw: str | bytes | bytearray, item: Exception) -> Any:
         return item
     if isinstance(mid, bool) or not isinstance(mid, (int, str)):
         return item
-    detail = "it is nested too deeply to read"
     error_data = types.ErrorData(
         code=types.INTERNAL_ERROR, message=f"invalid reply: {detail}", data={_INVALID_KEY: detail}
     )

@@ -13,6 +13,10 @@ careless server sends). Its tools answer:
 - ``deep_reply``: a result nested 5,000 levels deep (more than Python's JSON reader takes);
 - ``deep_result``: a result nested 300 levels deep, which the ``mcp`` SDK reads but cannot check
   (its serializer's depth limit);
+- ``cut_reply``: a reply cut off in the middle of its result (the line ends inside a string), as a
+  server writes that crashes or is killed while writing;
+- ``cut_refusal``: a JSON-RPC error cut off in its message;
+- ``stray_line``: a line that is no JSON at all (a log line on stdout), then the real reply;
 - ``echo``: "echo done" (with an argument ``nest`` given, that too)."""
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ NAMES = [
     "silent_refusal",
     "deep_reply",
     "deep_result",
+    "cut_reply",
+    "cut_refusal",
+    "stray_line",
     "echo",
 ]
 TOOLS = [
@@ -84,6 +91,16 @@ def reply(msg: dict) -> str | None:
         nested = "[" * depth + "1" + "]" * depth
         head = json.dumps(answer(mid, {"content": [{"type": "text", "text": "deep"}], "structuredContent": {}}))
         return head.replace('"structuredContent": {}', f'"structuredContent": {{"a": {nested}}}')
+    if name == "cut_reply":
+        whole = json.dumps(answer(mid, {"content": [{"type": "text", "text": "a long answer " * 20}]}))
+        return whole[: len(whole) // 2]
+    if name == "cut_refusal":
+        whole = json.dumps(answer(mid, error={"code": -32000, "message": "the disk is full " * 10}))
+        return whole[: len(whole) // 2]
+    if name == "stray_line":
+        return "INFO starting the stray_line tool {id: 3}\n" + json.dumps(
+            answer(mid, {"content": [{"type": "text", "text": "stray_line done"}]})
+        )
     if name == "huge_error":
         return json.dumps(answer(mid, {"content": [{"type": "text", "text": HUGE}], "isError": True}))
     if name == "huge_refusal":

@@ -106,6 +106,25 @@ def test_a_reply_nested_too_deeply_is_a_bad_reply_and_the_session_goes_on() -> N
     assert (echo.is_error, echo.text) == (False, "echo done")
 
 
+def test_a_reply_cut_off_mid_line_is_a_bad_reply_answered_at_once() -> None:
+    """A reply (or a refusal) cut off in the middle of the line, as a server writes that crashes
+    or is killed mid-write: the SDK cannot parse the line and drops it, so the call waited out its
+    whole timeout and was then told the server "did not answer". Its ``id`` is readable at the
+    start of the line, so the call is now answered at once that the reply could not be read; a
+    line that is no JSON-RPC at all (a log line on stdout) is still passed over, and the reply
+    after it answers; the server's other tools still answer."""
+    results, took = _run("cut_reply", "cut_refusal", "stray_line", timeout=15)
+    cut_reply, cut_refusal, stray, echo = results
+    head = "the MCP server 'broken-reply' sent a reply that is not a valid MCP tool result ("
+    for result in (cut_reply, cut_refusal):
+        assert result.is_error
+        assert result.text.startswith(head + "it is not valid JSON: the line ends before the reply does"), result.text
+        assert result.text.endswith("tell the user that the server sent a malformed reply.")
+    assert (stray.is_error, stray.text) == (False, "stray_line done")
+    assert took < 10  # (each cut reply waited the 15 s timeout before)
+    assert (echo.is_error, echo.text) == (False, "echo done")
+
+
 def test_arguments_nested_too_deeply_to_send_are_not_a_refusal_of_the_server() -> None:
     """Arguments the ``mcp`` SDK cannot serialize (nested 300 levels deep) never reach the server:
     the call was answered "the MCP server refused the call"."""
