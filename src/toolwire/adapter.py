@@ -81,7 +81,9 @@ __all__ = [
     "check_settings",
     "collect_stream",
     "normalize_tool_choice",
+    "on_vendor_host",
     "report_dropped_provider_tool_parts",
+    "url_host",
 ]
 
 
@@ -470,6 +472,24 @@ def _base_url_problem(url: str) -> str | None:
     if not parts.hostname:
         return f"has no host ({url!r:.80})"
     return None
+
+
+def url_host(url: Any) -> str | None:
+    """The host of ``url`` (lower case, without a trailing dot: ``api.mistral.ai.`` is
+    ``api.mistral.ai``), or ``None`` when ``url`` has none or cannot be parsed."""
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(str(url)).hostname
+    except ValueError:
+        return None
+    return host.rstrip(".") if host else None
+
+
+def on_vendor_host(base_url: Any, host: str) -> bool:
+    """Whether requests to ``base_url`` go to the vendor's own API at ``host``: ``base_url``
+    unset or empty (the SDK's default endpoint), or a URL on that host."""
+    return not base_url or url_host(base_url) == host
 
 
 def check_env_base_url(variable: str, *, shown: str = "the model", empty_is_unset: bool = False) -> None:

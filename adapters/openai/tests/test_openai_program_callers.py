@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from openai_wire import json_response, response_body
+from test_openai_responses_items import _ANSWERED, _DONE, _LOOKUP
 
 import toolwire
 from toolwire.adapter import ModelRequest
-from toolwire.tools import Tool
 from toolwire.types import Message, ToolResult
 
 _PROGRAM = {"type": "program", "caller_id": "call_prog1"}
@@ -29,26 +29,8 @@ _PROGRAM_ITEM = {
     "fingerprint": "fp_1",
     "status": "in_progress",
 }
-_LOOKUP = Tool(
-    "db_lookup",
-    "Look up a value by key.",
-    {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]},
-    function=lambda key: f"value of {key}",
-)
-_DONE = response_body(
-    [
-        {
-            "id": "msg_2",
-            "type": "message",
-            "role": "assistant",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": "done", "annotations": []}],
-        }
-    ],
-    rid="resp_2",
-)
-
-#: (call item, the type of the output item answering it)
+#: (call item, the type of the output item answering it): a function call, and the calls of
+#: other types whose answers carry a ``caller`` (from the items test's table)
 _CALLS = [
     (
         {
@@ -61,38 +43,13 @@ _CALLS = [
         },
         "function_call_output",
     ),
-    (
-        {
-            "type": "custom_tool_call",
-            "id": "ctc_1",
-            "call_id": "call_sql1",
-            "name": "execute_sql",
-            "input": "SELECT 1;",
-            "status": "completed",
-        },
-        "custom_tool_call_output",
-    ),
-    (
-        {
-            "type": "shell_call",
-            "id": "sh_1",
-            "call_id": "call_sh1",
-            "status": "completed",
-            "action": {"commands": ["ls"]},
-        },
-        "shell_call_output",
-    ),
-    (
-        {
-            "type": "apply_patch_call",
-            "id": "apc_1",
-            "call_id": "call_ap1",
-            "status": "completed",
-            "operation": {"type": "create_file", "path": "a.txt", "diff": "+a\n"},
-        },
-        "apply_patch_call_output",
+    *(
+        (item, answer)
+        for item, answer in _ANSWERED
+        if answer in ("custom_tool_call_output", "shell_call_output", "apply_patch_call_output")
     ),
 ]
+assert len(_CALLS) == 4
 
 
 def _outputs(items: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:

@@ -170,15 +170,9 @@ CLAUDE_API_HOST = "api.anthropic.com"
 def claude_api_endpoint(base_url: Any) -> bool:
     """Whether requests to ``base_url`` go to the Claude API itself: unset or empty (the SDK's
     default, ``https://api.anthropic.com``) or a URL on :data:`CLAUDE_API_HOST`."""
-    if not base_url:
-        return True
-    from urllib.parse import urlsplit
+    from toolwire.adapter import on_vendor_host
 
-    try:
-        host = urlsplit(str(base_url)).hostname
-    except ValueError:
-        return False
-    return (host or "").rstrip(".") == CLAUDE_API_HOST
+    return on_vendor_host(base_url, CLAUDE_API_HOST)
 
 
 def model_id_problem(model_id: Any, base_url: Any = None) -> str | None:

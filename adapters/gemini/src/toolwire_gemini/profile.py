@@ -1120,15 +1120,10 @@ def model_id_problem(model_id: Any, base_url: Any = None) -> str | None:
     name = model_id if model_id.startswith(("models/", "tunedModels/")) else f"models/{model_id}"
     if name.count("/") <= 1:
         return None
-    if base_url:
-        from urllib.parse import urlsplit
+    from toolwire.adapter import on_vendor_host
 
-        try:
-            host = urlsplit(str(base_url)).hostname
-        except ValueError:
-            host = None
-        if (host or "").rstrip(".") != GEMINI_API_HOST:
-            return None
+    if not on_vendor_host(base_url, GEMINI_API_HOST):
+        return None
     what = (
         "a Vertex AI resource name (toolwire sends requests to the Gemini Developer API; Vertex AI is not supported)"
         if model_id.startswith("projects/") or "publishers/" in model_id

@@ -1109,16 +1109,14 @@ def hosted_server(settings: Mapping[str, Any]) -> str | None:
     :data:`HOSTED_SERVERS`: ``"mistral"``, ``"deepseek"``), or ``None`` (api.openai.com, a local server, any
     other)."""
     import os
-    from urllib.parse import urlsplit
+
+    from toolwire.adapter import url_host
 
     base = settings.get("base_url") or os.environ.get("OPENAI_BASE_URL")
     if not base:
         return None
-    try:
-        host = urlsplit(str(base)).hostname
-    except ValueError:
-        return None
-    return HOSTED_SERVERS.get((host or "").rstrip("."))  # "api.mistral.ai." is the same host
+    host = url_host(base)  # "api.mistral.ai." is the same host
+    return HOSTED_SERVERS.get(host) if host else None
 
 
 def deepseek_thinking(body: Mapping[str, Any]) -> bool:
@@ -1391,15 +1389,9 @@ def field_key_problems(fields: Mapping[str, Any], api: str) -> list[tuple[str, s
 def to_openai_api(base_url: Any) -> bool:
     """Whether requests with ``base_url`` (a setting, else ``OPENAI_BASE_URL``) go to OpenAI's own
     API (:data:`OPENAI_API_HOST`, the default), not to a compatible server."""
-    if not base_url:
-        return True
-    from urllib.parse import urlsplit
+    from toolwire.adapter import on_vendor_host
 
-    try:
-        host = urlsplit(str(base_url)).hostname
-    except ValueError:
-        return False
-    return (host or "").rstrip(".") == OPENAI_API_HOST
+    return on_vendor_host(base_url, OPENAI_API_HOST)
 
 
 _O_SERIES = re.compile(r"^o[134](-|$)")
