@@ -1044,7 +1044,9 @@ class Transport(Model):
         streamed request is decoded and replayed as events). A retryable error before any part of
         the answer arrived (:func:`toolwire.stream.carries_answer`: the events that only open a
         stream, such as Anthropic's ``message_start`` or Responses ``response.created``, do not
-        count) is retried by :attr:`retry_policy`: a :class:`toolwire.retry.RetryNotice` is
+        count) is retried by :attr:`retry_policy` — a stream cut then is one too: a dropped
+        connection, or a stream that ends before the vendor's end (the retryable error of
+        :func:`toolwire.stream.cut_off`) —: a :class:`toolwire.retry.RetryNotice` is
         yielded before each wait (:class:`~toolwire.stream.StreamAssembler` starts the response
         over at it); an error after a part of the answer is raised (what was delivered cannot be
         taken back). The usage updates of a failed attempt go with its error (``usage``; the
@@ -1138,21 +1140,21 @@ class Transport(Model):
                                 pairs = SurrogatePairs()
                             for ev in evs if pairs is None else pairs.fix(evs):
                                 if not delivered:
-                                    delivered = carries_answer(ev)
+                                    delivered = _answer_or_cut(ev, self.provider)
                                 if isinstance(ev, UsageUpdate):
                                     seen = reported_usage(seen, ev.usage)
                                 yield ev
                         tail = decoder.finish()
                         for ev in tail if pairs is None else _paired_end(pairs, tail):
                             if not delivered:
-                                delivered = carries_answer(ev)
+                                delivered = _answer_or_cut(ev, self.provider)
                             if isinstance(ev, UsageUpdate):
                                 seen = reported_usage(seen, ev.usage)
                             yield ev
                     else:
                         async for ev in self.answer_events(request, answer):
                             if not delivered:
-                                delivered = carries_answer(ev)
+                                delivered = _answer_or_cut(ev, self.provider)
                             if isinstance(ev, UsageUpdate):
                                 seen = reported_usage(seen, ev.usage)
                             yield ev
@@ -1176,6 +1178,18 @@ class Transport(Model):
             import asyncio
 
             await asyncio.sleep(delay)
+
+
+def _answer_or_cut(ev: Any, provider: str) -> bool:
+    """:func:`carries_answer` for an event of an attempt that has delivered no part of its answer
+    yet; raises the retryable ``ProviderError`` of :func:`cut_off` when ``ev`` is the stop of a
+    stream that ended before the vendor's end (nothing of its answer had arrived: the request is
+    sent again, as after a failure before the first byte)."""
+    if isinstance(ev, StopEvent) and ev.stop_reason == "error" and ev.vendor_stop_reason is None and not ev.whole:
+        cut = cut_off(Response(stop_reason="error", provider=provider), provider)
+        assert cut is not None
+        raise cut
+    return carries_answer(ev)
 
 
 def _seen_usage(asm: StreamAssembler) -> Any:
