@@ -204,7 +204,13 @@ class AdapterNotInstalled(ProviderNotFound):
 class ResponseDecodeError(ToolwireError, ValueError):
     """A vendor body (response, stream event or imported request) does not have the shape its API
     documents. ``api``: the wire API; ``pointer``: JSON pointer of the offending field (``""`` for
-    the whole body)."""
+    the whole body); ``usage``: for a malformed event in a stream, the token counts
+    (:class:`~toolwire.types.Usage`) the stream had reported before it (e.g. the input count of
+    Anthropic's ``message_start``, a Gemini usage chunk), ``None`` when it reported none or the
+    body was not a stream. As for :attr:`ProviderError.usage`, no usage total counts them."""
+
+    #: the counts the stream had reported before the malformed event, if any (counted in no total)
+    usage: Usage | None = None
 
     def __init__(self, api: str, message: str, pointer: str = "") -> None:
         message = _scrubbed(message)

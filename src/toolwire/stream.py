@@ -470,9 +470,9 @@ def reported_usage(seen: Usage | None, update: Usage) -> Usage:
 
 
 def note_failed_usage(error: Any, seen: Usage | None) -> None:
-    """Give the :class:`~toolwire.errors.ProviderError` ``error`` the counts its failed attempt
-    reported (its ``usage``): ``seen`` (the stream's usage updates before it failed) with the
-    counts the error itself carries over them (e.g. a Responses ``response.failed`` body's
+    """Give the :class:`~toolwire.errors.ProviderError` (or ``ResponseDecodeError``) ``error`` the
+    counts its failed attempt reported (its ``usage``): ``seen`` (the stream's usage updates before
+    it failed) with the counts the error itself carries over them (e.g. a Responses ``response.failed`` body's
     ``usage``, set by the decoder); left ``None`` when no count was reported."""
     own = getattr(error, "usage", None)
     if seen is None:

@@ -979,7 +979,7 @@ class Transport(Model):
             try:
                 async for ev in self.answer_events(request, answer):
                     asm.feed(ev)
-            except ProviderError as exc:  # the counts the stream had reported go with the error
+            except (ProviderError, ResponseDecodeError) as exc:  # the counts reported go with the error
                 note_failed_usage(exc, _seen_usage(asm))
                 raise
             response = self.check_streamed(asm.response())
@@ -1163,6 +1163,9 @@ class Transport(Model):
                         await answer.aclose()
                     await close_raw(raw)
                 return
+            except ResponseDecodeError as exc:  # never retried; the counts reported before it go with it
+                note_failed_usage(exc, seen)
+                raise
             except ProviderError as exc:
                 note_failed_usage(exc, seen)
                 policy = self.retry_policy
