@@ -36,7 +36,10 @@ a model request      ``chat <model id>``         ``gen_ai.operation.name="chat"`
                                                  ``gen_ai.usage.cache_read.input_tokens``,
                                                  ``gen_ai.usage.cache_creation.input_tokens``,
                                                  ``gen_ai.usage.reasoning.output_tokens``,
-                                                 ``toolwire.turn``
+                                                 ``toolwire.turn``; a ``toolwire.retry`` event per
+                                                 retry (``toolwire.retry.attempt``, ``.delay_s``,
+                                                 ``.error``, and the failed attempt's reported
+                                                 counts as ``gen_ai.usage.*``, in no total)
 a tool call          ``execute_tool <tool name>``  ``gen_ai.operation.name="execute_tool"``,
                                                  ``gen_ai.tool.name``, ``gen_ai.tool.call.id``,
                                                  ``gen_ai.tool.type="function"``, ``toolwire.turn``
@@ -335,16 +338,14 @@ class _RunObserver:
 
     def _on_RetryScheduled(self, event: Any) -> None:
         if self._turn_span is not None:
-            self._turn_span.add_event(
-                "toolwire.retry",
-                _attrs(
-                    {
-                        "toolwire.retry.attempt": event.attempt,
-                        "toolwire.retry.delay_s": float(event.delay),
-                        "toolwire.retry.error": event.error,
-                    }
-                ),
-            )
+            attrs = {
+                "toolwire.retry.attempt": event.attempt,
+                "toolwire.retry.delay_s": float(event.delay),
+                "toolwire.retry.error": event.error,
+            }
+            if event.usage is not None:  # what the failed attempt reported (in no total)
+                attrs.update(_usage_attributes(event.usage))
+            self._turn_span.add_event("toolwire.retry", _attrs(attrs))
 
     def _on_ResponseFinished(self, event: Any) -> None:
         span = self._turn_span
