@@ -198,3 +198,28 @@ def test_a_retried_cut_is_not_an_error_raised_through_the_sdk_s_retries() -> Non
     _, _, exc = asyncio.run(_events_until_error(_model(api, server, stream=True, max_retries=0)))
     assert isinstance(exc, ProviderError) and server.requests == 1
     assert str(exc).endswith("(retryable); not retried: max_attempts=1")
+
+
+@pytest.mark.parametrize("body", [b"", b": keep-alive\n\n", b"\n\n"], ids=["empty", "comment", "blank"])
+@pytest.mark.parametrize("api", APIS)
+def test_a_stream_that_ends_before_its_first_event_is_retried(api: str, body: bytes) -> None:
+    """A 200 event stream with no event at all (the server closed it after the headers, or
+    after a keep-alive comment) is a stream cut before any part of its answer: retried, as the
+    cut after the opening events is. It was a ResponseDecodeError, never retried."""
+    server = Server(_ended(body), streamed(api, 2))
+    events, stream, exc = asyncio.run(_events_until_error(_model(api, server, stream=True)))
+    assert exc is None and server.requests == 2
+    assert stream.result.text == TEXT2
+    (retry,) = [e for e in events if isinstance(e, ev.RetryScheduled)]
+    assert "the event stream ended before its first event" in retry.error
+    assert retry.usage is None
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_stream_without_any_event_on_every_attempt_fails_retryable(api: str) -> None:
+    server = Server(*[_ended(b": keep-alive\n\n") for _ in range(3)])
+    result_events, stream, exc = asyncio.run(_events_until_error(_model(api, server, stream=True)))
+    assert exc is not None and server.requests == 3
+    assert (exc.retryable, exc.attempts, exc.status, exc.usage) == (True, 3, None, None)
+    assert "the event stream ended before its first event (14 bytes read)" in str(exc)
+    assert str(exc).endswith("failed after 3 attempts (max_attempts=3)")

@@ -255,8 +255,10 @@ async def sse_events(api: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[SS
     an ``error`` event with that data; an event whose data is
     empty is not dispatched. At the end of the stream an event missing only its blank line is
     dispatched when its data is complete JSON (or ``[DONE]``); an event cut mid-data is dropped,
-    so the stream decoder reports the stream as cut off. Invalid UTF-8, and a stream that ends
-    before its first event (an empty 200 answer), raise :class:`ResponseDecodeError`."""
+    so the stream decoder reports the stream as cut off. Invalid UTF-8 raises
+    :class:`ResponseDecodeError`; a stream that ends before its first event (an empty 200 answer,
+    or one of keep-alive comments only) raises a retryable :class:`ProviderError` (``status``
+    ``None``): nothing of the answer came, so the request may be sent again."""
     offset = 0
     data: list[str] = []
     event: str | None = None
@@ -366,8 +368,15 @@ async def sse_events(api: str, chunks: AsyncIterator[bytes]) -> AsyncIterator[SS
                 return  # cut off mid-event
             yield last
     if not dispatched:
-        raise ResponseDecodeError(
-            api, f"the event stream ended before its first event ({offset + len(buf)} bytes read)"
+        # the server closed the stream after its headers (or a keep-alive comment): cut before any
+        # part of the answer, so the same request may be answered whole (retried, as a cut after
+        # the opening events is)
+        raise ProviderError(
+            api,
+            f"the event stream ended before its first event ({offset + len(buf)} bytes read); nothing of the "
+            "answer arrived",
+            status=None,
+            retryable=True,
         )
 
 

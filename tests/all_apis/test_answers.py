@@ -243,8 +243,10 @@ def test_an_error_event_carrying_html_is_a_provider_error(api):
 
 @apis
 def test_an_event_stream_without_any_event_is_not_an_empty_answer(api):
-    err = raises(api, True, sse_response(b": keep-alive\n\n"), ResponseDecodeError)
-    assert "the event stream ended before its first event" in str(err)
+    # a stream cut before any part of its answer: a retryable error, not an empty answer
+    err = raises(api, True, sse_response(b": keep-alive\n\n"), ProviderError)
+    assert "the event stream ended before its first event (14 bytes read)" in str(err)
+    assert (err.retryable, err.status) == (True, None)
 
 
 # -- 4. SDK and transport exceptions never escape raw -------------------------------------------------
