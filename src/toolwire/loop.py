@@ -2459,7 +2459,7 @@ def _streamed_response(m: Model, asm: Any, attempt: int = 1) -> Response:
     response = m.check_streamed(asm.response())
     cut = None if asm.whole else _wire.cut_off(response, m.provider or None)
     if cut is not None:
-        if any(v is not None for k, v in response.usage.to_dict().items() if k != "requests"):
+        if _wire.has_counts(response.usage):
             _wire.note_failed_usage(cut, _wire.reported_usage(None, response.usage))
         raise cut.gave_up(attempt, "its events had already been streamed")
     return response

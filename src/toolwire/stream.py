@@ -36,6 +36,7 @@ __all__ = [
     "assemble",
     "carries_answer",
     "reported_usage",
+    "has_counts",
     "note_failed_usage",
 ]
 
@@ -469,6 +470,11 @@ def reported_usage(seen: Usage | None, update: Usage) -> Usage:
     return merged
 
 
+def has_counts(usage: Usage) -> bool:
+    """Whether ``usage`` holds any reported token count (``requests`` aside)."""
+    return any(v is not None for k, v in usage.to_dict().items() if k != "requests")
+
+
 def note_failed_usage(error: Any, seen: Usage | None) -> None:
     """Give the :class:`~toolwire.errors.ProviderError` (or ``ResponseDecodeError``) ``error`` the
     counts its failed attempt reported (its ``usage``): ``seen`` (the stream's usage updates before
@@ -480,7 +486,7 @@ def note_failed_usage(error: Any, seen: Usage | None) -> None:
             own.requests = 1  # one request, as every usage toolwire reports
         return
     merged = seen if own is None else reported_usage(seen, own)
-    if any(v is not None for k, v in merged.to_dict().items() if k != "requests"):
+    if has_counts(merged):
         error.usage = merged
 
 

@@ -55,6 +55,7 @@ from toolwire.stream import (
     UsageUpdate,
     carries_answer,
     cut_off,
+    has_counts,
     note_failed_usage,
     reported_usage,
 )
@@ -1207,7 +1208,7 @@ def _answer_or_cut(ev: Any, provider: str) -> bool:
 def _seen_usage(asm: StreamAssembler) -> Any:
     """The counts the stream fed to ``asm`` had reported (``None`` when none)."""
     usage = asm.usage
-    if all(v is None for k, v in usage.to_dict().items() if k != "requests"):
+    if not has_counts(usage):
         return None
     return reported_usage(None, usage)
 
