@@ -1075,11 +1075,23 @@ class OpenAIResponsesCodec:
         # the calls answered by another item type than function_call_output, read from the whole
         # history: with previous_response_id or a conversation the call itself is not sent, but its
         # answer must still be of its type ("No tool output found for custom tool call call_...")
-        calls = [c for m in messages if m.role == "assistant" for c in m.tool_calls]
-        custom = {c.id for c in calls if (c.provider_data.get(API) or {}).get("custom")}
-        client = {c.id: item for c in calls if (item := _client_item(c)) is not None}
+        custom: set[str] = set()
+        client: dict[str, dict[str, Any]] = {}
         # answers to a call a program made carry its caller (FunctionCallOutput.caller, ...)
-        callers = {c.id: caller for c in calls if (caller := _call_caller(c)) is not None}
+        callers: dict[str, dict[str, Any]] = {}
+        for m in messages:  # (one pass over the history's calls; only those with this API's data matter)
+            if m.role != "assistant":
+                continue
+            for c in m.tool_calls:
+                pd = c.provider_data.get(API)
+                if not pd:
+                    continue
+                if pd.get("custom"):
+                    custom.add(c.id)
+                if (item := _client_item(c)) is not None:
+                    client[c.id] = item
+                if (caller := _call_caller(c)) is not None:
+                    callers[c.id] = caller
         prev = settings.get("previous_response_id")
         if prev:
             # the server holds everything up to the response `prev`: send only what came after it
