@@ -104,18 +104,18 @@ def _set(d: Any, path: tuple[Any, ...], value: Any) -> None:
             "at pending[0]: pending call: arguments must be dict or null, got str '{}'",
         ),
         (("pending", 0, "approved"), "yes", "at pending[0]: pending call: approved must be bool, got str 'yes'"),
-        # a tool result holds text and image parts only: other parts were loaded as their JSON text
+        # a tool result holds text, image and document parts only: other parts were loaded as their JSON text
         (
             ("turns", 0, "tool_runs", 0, "result", "content"),
             [{"type": "reasoning", "text": "thinking"}],
-            "at turns[0].tool_runs[0].result.content[0]: a tool result's content holds text and image parts "
-            "only, got a 'reasoning' part",
+            "at turns[0].tool_runs[0].result.content[0]: a tool result's content holds text, image and "
+            "document parts only, got a 'reasoning' part",
         ),
         (
             ("conversation", "messages", 2, "parts", 0, "content"),
             [{"type": "text", "text": "3"}, {"type": "tool_call", "id": "c9", "name": "add", "arguments": {}}],
-            "at conversation.messages[2].parts[0].content[1]: a tool result's content holds text and image "
-            "parts only, got a 'tool_call' part",
+            "at conversation.messages[2].parts[0].content[1]: a tool result's content holds text, image and "
+            "document parts only, got a 'tool_call' part",
         ),
         (
             ("turns", 0, "tool_runs", 0, "result", "content"),
@@ -243,7 +243,7 @@ def test_a_tool_result_with_a_part_other_than_text_or_image_is_refused_not_turne
             {"tool_call_id": "c1", "content": [{"type": "text", "text": "ok"}, {"type": "reasoning", "text": "x"}]}
         )
     assert str(info.value) == (
-        "at content[1]: a tool result's content holds text and image parts only, got a 'reasoning' part"
+        "at content[1]: a tool result's content holds text, image and document parts only, got a 'reasoning' part"
     )
     loaded = toolwire.ToolResult.from_dict({"tool_call_id": "c1", "content": [{"type": "text", "text": "ok"}]})
     assert loaded.content == [toolwire.TextPart("ok")]

@@ -21,7 +21,7 @@ import pytest
 
 import toolwire
 from toolwire import registry
-from toolwire.types import Conversation, ProviderToolPart
+from toolwire.types import Conversation, DocumentPart, ProviderToolPart
 
 from .all_apis.answers import APIS, text_answer
 from .provider_tools.test_server_parts import STREAMERS, anthropic_message, gemini_response, openai_response
@@ -178,45 +178,49 @@ def test_a_kept_block_goes_back_to_its_api_after_a_detour_and_a_save(source: str
     assert dropped(back) == []
 
 
-def test_an_imported_anthropic_document_left_out_on_another_api_is_reported() -> None:
+def test_an_imported_anthropic_document_reaches_another_api() -> None:
     # a user message with a PDF document block (anthropic.types.DocumentBlockParam, base64 source)
-    # imported from an Anthropic request body, then continued on each other API
+    # imported from an Anthropic request body, then continued on each other API: the PDF is a
+    # DocumentPart, sent on each (it was left out, reported, before documents had a part); a
+    # document by URL has no canonical form and is still left out and reported
     pdf = base64.b64encode(b"%PDF-1.4\n%%EOF\n").decode()
     document = {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": pdf}}
+    by_url = {"type": "document", "source": {"type": "url", "url": "https://example.com/a.pdf"}}
     body = {
         "model": "claude-sonnet-4-5",
         "max_tokens": 100,
         "messages": [
-            {"role": "user", "content": [document, {"type": "text", "text": "Summarise it."}]},
+            {"role": "user", "content": [document, by_url, {"type": "text", "text": "Summarise it."}]},
             {"role": "assistant", "content": [{"type": "text", "text": "It is empty."}]},
         ],
     }
     imported = registry.codec("anthropic").decode_request(body)
     conversation = Conversation(imported.messages)
-    assert conversation.messages[0].parts[0] == ProviderToolPart(
-        "anthropic", "document", document, summary="application/pdf"
-    )
+    assert conversation.messages[0].parts[0] == DocumentPart(b"%PDF-1.4\n%%EOF\n", "application/pdf")
+    assert conversation.messages[0].parts[1] == ProviderToolPart("anthropic", "document", by_url, summary="url")
     for target in ("openai-chat", "openai", "gemini"):
         sent: list[dict[str, Any]] = []
         result = toolwire.run_sync(
             make_model(target, [text_answer(target, "ok")], sent), "next", conversation=conversation
         )
-        assert pdf not in json.dumps(sent[0]) and "Summarise it." in json.dumps(sent[0])
-        assert dropped(result) == [("provider-tool.dropped", "/messages/0/parts/0", True)]
+        assert pdf in json.dumps(sent[0]) and "Summarise it." in json.dumps(sent[0])
+        assert "example.com" not in json.dumps(sent[0])
+        assert dropped(result) == [("provider-tool.dropped", "/messages/0/parts/1", True)]
     # and back to Anthropic as it came
     sent = []
     toolwire.run_sync(
         make_model("anthropic", [text_answer("anthropic", "ok")], sent), "next", conversation=conversation
     )
-    assert sent[0]["messages"][0]["content"] == [document, {"type": "text", "text": "Summarise it."}]
+    assert sent[0]["messages"][0]["content"] == [document, by_url, {"type": "text", "text": "Summarise it."}]
 
 
 def test_an_imported_responses_item_without_a_canonical_form_left_out_on_another_api_is_reported() -> None:
     # an item_reference (openai.types.responses.response_input_item_param.ItemReference) and a
-    # user message holding a PDF (ResponseInputFileParam) in an imported Responses input, then
-    # the conversation continued on each other API
+    # user message holding a PDF by file id (ResponseInputFileParam) in an imported Responses
+    # input, then the conversation continued on each other API (a PDF given inline is a
+    # DocumentPart, which every API takes: tests/all_apis/test_tool_documents.py)
     reference = {"type": "item_reference", "id": "msg_earlier"}
-    pdf = {"type": "input_file", "filename": "a.pdf", "file_data": "data:application/pdf;base64,JVBERi0xLjQK"}
+    pdf = {"type": "input_file", "file_id": "file-JVBERi0xLjQK"}
     body = {
         "model": "gpt-4.1",
         "input": [
@@ -267,10 +271,8 @@ def test_an_imported_chat_history_keeps_its_refusals_as_text_and_reports_its_fil
         sent: list[dict[str, Any]] = []
         result = toolwire.run_sync(make_model(target, [text_answer(target, "ok")], sent), conversation=conversation)
         text = json.dumps(sent[0])
-        # what the model said is text on every API; the parts no other API takes are reported
+        # what the model said is text on every API; the PDF (a DocumentPart) is sent on every API,
+        # the audio part no other API takes is reported
         assert "I cannot do that." in text and "Nor that." in text
-        assert "JVBERi0xLjQK" not in text and "UklGRg==" not in text
-        assert dropped(result) == [
-            ("provider-tool.dropped", "/messages/4/parts/1", True),
-            ("provider-tool.dropped", "/messages/4/parts/2", True),
-        ]
+        assert "JVBERi0xLjQK" in text and "UklGRg==" not in text
+        assert dropped(result) == [("provider-tool.dropped", "/messages/4/parts/2", True)]

@@ -54,6 +54,7 @@ _LAZY = {
         name: ("toolwire.types", name)
         for name in (
             "Conversation",
+            "DocumentPart",
             "ImagePart",
             "Message",
             "ProviderToolPart",
@@ -140,6 +141,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .tools import ProviderTool, Tool, tool
     from .types import (
         Conversation,
+        DocumentPart,
         ImagePart,
         Message,
         ProviderToolPart,
@@ -196,6 +198,7 @@ __all__ = [
     "ContextWindowExceeded",
     "Conversation",
     "Denied",
+    "DocumentPart",
     "ImagePart",
     "Limits",
     "MaxTurnsExceeded",

@@ -56,9 +56,19 @@ from .turns import (
     renumber_reused_ids,
     report_unanswered,
 )
-from .types import ImagePart, Message, ProviderToolPart, ReasoningPart, Response, TextPart, ToolCall, ToolResult
+from .types import (
+    DocumentPart,
+    ImagePart,
+    Message,
+    ProviderToolPart,
+    ReasoningPart,
+    Response,
+    TextPart,
+    ToolCall,
+    ToolResult,
+)
 
-for _record in (Message, TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart):
+for _record in (Message, TextPart, ImagePart, DocumentPart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart):
     _register_record(_record)  # plain_copy copies them field by field (the incremental requests' snapshots)
 del _record
 

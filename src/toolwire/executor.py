@@ -24,7 +24,7 @@ from typing import Any, Coroutine
 from .context import ToolContext
 from .errors import ERROR_TAIL_CHARS, MAX_ERROR_CHARS, ToolError, _text_of, cap_error_text, cut_text
 from .tools import Tool, start_in_daemon_thread
-from .types import ImagePart, TextPart, ToolCall, ToolResult, loaded_at, loaded_field, loaded_part
+from .types import DocumentPart, ImagePart, TextPart, ToolCall, ToolResult, loaded_at, loaded_field, loaded_part
 
 _PROBLEMS_SHOWN = 5  # schema problems quoted in one invalid-arguments result; the rest are counted
 #: Characters of one schema problem in an invalid-arguments result (its middle is cut beyond).
@@ -125,17 +125,17 @@ class Ready:
 
 
 def _holds_parts(value: list[Any] | tuple[Any, ...], depth: int = 0) -> bool:
-    """Whether a list holds a ``TextPart`` or ``ImagePart``, directly or in lists inside it (at
+    """Whether a list holds a ``TextPart``, ``ImagePart`` or ``DocumentPart``, directly or in lists inside it (at
     most 32 levels down, so a self-containing list ends)."""
     for v in value:
-        if isinstance(v, (TextPart, ImagePart)):
+        if isinstance(v, (TextPart, ImagePart, DocumentPart)):
             return True
         if isinstance(v, (list, tuple)) and depth < 32 and _holds_parts(v, depth + 1):
             return True
     return False
 
 
-def _nonempty(part: TextPart | ImagePart) -> TextPart | ImagePart:
+def _nonempty(part: TextPart | ImagePart | DocumentPart) -> TextPart | ImagePart | DocumentPart:
     """``part``, unless it is an inline image of no bytes, which every API refuses (``ValueError``)."""
     if type(part) is ImagePart and part.data is not None and not part.data:
         raise ValueError(
@@ -145,11 +145,11 @@ def _nonempty(part: TextPart | ImagePart) -> TextPart | ImagePart:
     return part
 
 
-def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
+def to_result_content(value: Any) -> str | list[TextPart | ImagePart | DocumentPart]:
     """Turn a tool function's return value into result content.
 
     (A tool may also return a :class:`~toolwire.types.ToolResult`, which answers its call as it
-    is: see the executor.) ``str`` stays text; ``None`` → ``""``; a ``TextPart``/``ImagePart`` or a list of them stays
+    is: see the executor.) ``str`` stays text; ``None`` → ``""``; a ``TextPart``/``ImagePart``/``DocumentPart`` or a list of them stays
     parts (in a list holding parts, directly or in lists inside it, each other value becomes
     what it would be alone — text, or the parts of a nested list — and ``None`` is left out); a pydantic model
     → its JSON; dataclasses, dicts, lists, numbers and booleans → JSON text (UTF-8, not ASCII-
@@ -162,12 +162,12 @@ def to_result_content(value: Any) -> str | list[TextPart | ImagePart]:
         return ""
     if isinstance(value, str):
         return value
-    if isinstance(value, (TextPart, ImagePart)):
+    if isinstance(value, (TextPart, ImagePart, DocumentPart)):
         return [_nonempty(value)]
     if isinstance(value, (list, tuple)) and value and _holds_parts(value):
-        parts: list[TextPart | ImagePart] = []
+        parts: list[TextPart | ImagePart | DocumentPart] = []
         for v in value:
-            if isinstance(v, (TextPart, ImagePart)):
+            if isinstance(v, (TextPart, ImagePart, DocumentPart)):
                 parts.append(_nonempty(v))
             elif v is None:
                 continue  # nothing to say (as a lone None is "")

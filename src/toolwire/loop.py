@@ -56,6 +56,7 @@ from .turns import answer_unanswered, context_window_full, settle_calls
 from .types import (
     STOP_REASONS,
     Conversation,
+    DocumentPart,
     ImagePart,
     Message,
     Part,
@@ -376,17 +377,19 @@ def _prompt_message(prompt: Any) -> Message | None:
     if isinstance(prompt, Message):
         _check_message(prompt, "the prompt message")
         return prompt
-    if isinstance(prompt, (TextPart, ImagePart)):
+    if isinstance(prompt, (TextPart, ImagePart, DocumentPart)):
         return Message("user", [prompt])
     if isinstance(prompt, (list, tuple)):
         try:
             return Message("user", user_parts(prompt))
         except TypeError as exc:
-            raise ConfigurationError(f"a prompt list may hold text, TextPart or ImagePart items: {exc}") from None
+            raise ConfigurationError(
+                f"a prompt list may hold text, TextPart, ImagePart or DocumentPart items: {exc}"
+            ) from None
     raise ConfigurationError(f"prompt must be text, a Message or a list of parts, got {type(prompt).__name__}")
 
 
-_PART_TYPES = (TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart)
+_PART_TYPES = (TextPart, ImagePart, DocumentPart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart)
 
 
 def _check_message(msg: Any, where: str) -> None:
@@ -1268,7 +1271,7 @@ class _Loop:
         except Exception as exc:
             raise ConfigurationError(
                 f"after_tool_call gave a result toolwire cannot send for {run.call.name!r} ({_describe(exc)}); return "
-                "None (keep the result), text, a value with a JSON form, TextPart/ImagePart parts or a "
+                "None (keep the result), text, a value with a JSON form, TextPart/ImagePart/DocumentPart parts or a "
                 "toolwire.ToolResult"
             ) from exc
         return replace(run, result=result)

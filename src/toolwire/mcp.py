@@ -19,7 +19,9 @@ MCP result (``CallToolResult``)  toolwire tool result
 ``TextContent``               a text part
 ``ImageContent``              an image part (base64 ``data`` → bytes, ``mimeType``)
 ``EmbeddedResource`` (text)   a text part ``resource <uri>:`` followed by its text
-``EmbeddedResource`` (blob)   an image part for ``image/*``, else a line naming it
+``EmbeddedResource`` (blob)   an image part for ``image/*``, a document part for
+                              ``application/pdf`` (the resource's file name as its
+                              ``filename``), else a line naming it
 ``ResourceLink``              a line naming the link (name, uri)
 ``AudioContent``              a line saying audio was left out (no vendor takes it back)
 ``structuredContent``         its JSON as text, when the server sent no text block
@@ -67,10 +69,11 @@ import warnings
 import weakref
 from contextlib import AsyncExitStack
 from typing import Any, Iterable, Iterator, Mapping, Sequence
+from urllib.parse import quote, unquote
 
 from .errors import MAX_ERROR_CHARS, ConfigurationError, ToolDefinitionError, ToolError, cap_error_text
 from .tools import Tool
-from .types import ImagePart, TextPart, ToolResult
+from .types import DocumentPart, ImagePart, TextPart, ToolResult
 from .wire import without_lone_surrogates
 
 __all__ = [
@@ -633,10 +636,24 @@ def _image(data: Any, mime: Any, what: str) -> ImagePart | TextPart:
     return ImagePart(data=raw, media_type=str(mime or "application/octet-stream"))
 
 
-def result_content(result: Any) -> tuple[list[TextPart | ImagePart], bool]:
+def _document(data: Any, mime: str, uri: Any) -> DocumentPart | TextPart:
+    """A PDF blob of an embedded resource as a document part (named by the last segment of its
+    URI), or a line saying why it was left out (not base64, not a PDF)."""
+    try:
+        raw = base64.b64decode(str(data), validate=True)
+    except (ValueError, TypeError):
+        return TextPart(f"[resource {uri}: the server sent document data that is not base64; left out]")
+    name = unquote(str(uri or "").rstrip("/").rsplit("/", 1)[-1]) or None
+    try:
+        return DocumentPart(raw, mime, filename=name)
+    except ValueError as exc:
+        return TextPart(f"[resource {uri} ({mime}) left out: {exc}]")
+
+
+def result_content(result: Any) -> tuple[list[TextPart | ImagePart | DocumentPart], bool]:
     """Map an MCP ``CallToolResult`` (the SDK object or its JSON dict) to toolwire content parts
     and the error flag, by the table in the module docs."""
-    parts: list[TextPart | ImagePart] = []
+    parts: list[TextPart | ImagePart | DocumentPart] = []
     blocks = _get(result, "content") or []
     for block in blocks:
         kind = _get(block, "type")
@@ -657,6 +674,8 @@ def result_content(result: Any) -> tuple[list[TextPart | ImagePart], bool]:
                 mime = str(_get(res, "mime_type", "mimeType") or "")
                 if mime.startswith("image/"):
                     parts.append(_image(_get(res, "blob"), mime, f"resource {uri}"))
+                elif mime.split(";", 1)[0].strip().lower() == "application/pdf":
+                    parts.append(_document(_get(res, "blob"), mime, uri))
                 else:
                     parts.append(TextPart(f"[binary resource {uri} ({mime or 'unknown type'}) left out]"))
         elif kind == "resource_link":
@@ -1347,7 +1366,7 @@ class CombinedTools(list[Tool]):
 # -- server --------------------------------------------------------------------------------------
 
 
-def _checked_parts(content: Any) -> str | list[TextPart | ImagePart]:
+def _checked_parts(content: Any) -> str | list[TextPart | ImagePart | DocumentPart]:
     """A result's content with each part made again through its own checks
     (``TextPart``/``ImagePart.__post_init__``): a field a tool set after making the part, of a type
     the part does not take (``ImagePart.data = "<base64 text>"``, ``media_type = 5``), raises the
@@ -1358,10 +1377,10 @@ def _checked_parts(content: Any) -> str | list[TextPart | ImagePart]:
         return content
     if not isinstance(content, list):
         raise TypeError(f"ToolResult.content must be text or a list of parts, not {type(content).__name__}")
-    parts: list[TextPart | ImagePart] = []
+    parts: list[TextPart | ImagePart | DocumentPart] = []
     for p in content:
-        if not isinstance(p, (TextPart, ImagePart)):
-            raise TypeError(f"a result part must be a TextPart or an ImagePart, not {type(p).__name__}")
+        if not isinstance(p, (TextPart, ImagePart, DocumentPart)):
+            raise TypeError(f"a result part must be a TextPart, an ImagePart or a DocumentPart, not {type(p).__name__}")
         parts.append(dataclasses.replace(p))
     return parts
 
@@ -1458,6 +1477,10 @@ def create_server(
                     content.append(_served_image(p, types))
                 elif isinstance(p, ImagePart):
                     content.append(types.TextContent(type="text", text=without_lone_surrogates(f"image: {p.url}")))
+                elif isinstance(p, DocumentPart):  # an embedded resource with the document's bytes
+                    uri = "file:///" + quote(without_lone_surrogates(p.name))
+                    res = types.BlobResourceContents(uri=uri, mime_type=p.media_type, blob=p.base64)
+                    content.append(types.EmbeddedResource(type="resource", resource=res))
         return types.CallToolResult(content=content, is_error=result.is_error)
 
     return Server(

@@ -23,6 +23,7 @@ from typing import Any, Callable, Literal, TypeVar, Union
 __all__ = [
     "TextPart",
     "ImagePart",
+    "DocumentPart",
     "ReasoningPart",
     "ToolCall",
     "ToolResult",
@@ -386,6 +387,141 @@ class ImagePart:
         )
 
 
+#: The document types every API takes inline (:class:`DocumentPart`).
+DOCUMENT_MEDIA_TYPES = frozenset({"application/pdf", "text/plain"})
+
+
+def _document_media_type(value: Any) -> str:
+    """``value`` as a document type of :data:`DOCUMENT_MEDIA_TYPES`: lower case, parameters
+    (``; charset=utf-8``) left out; ``TypeError`` when it is no str, ``ValueError`` for another type."""
+    if not isinstance(value, str):
+        raise TypeError(f"DocumentPart.media_type must be a str such as 'application/pdf', not {type(value).__name__}")
+    low = value.split(";", 1)[0].strip().lower()
+    if low not in DOCUMENT_MEDIA_TYPES:
+        hint = (
+            "an image goes as ImagePart"
+            if low.startswith("image/")
+            else "extract its text and return that (or convert it to PDF)"
+        )
+        raise ValueError(
+            f"DocumentPart.media_type {value!r:.60} is not a document type every API reads inline: give "
+            f"'application/pdf' or 'text/plain'; {hint}"
+        )
+    return low
+
+
+@dataclass
+class DocumentPart:
+    """A document given inline: a PDF (``media_type="application/pdf"``) or plain text
+    (``"text/plain"``, UTF-8 bytes), in a user message or in a tool result's content.
+
+    - ``data``: the document's bytes (not base64 text); never empty.
+    - ``media_type``: ``"application/pdf"`` or ``"text/plain"`` (any case; parameters such as
+      ``; charset=utf-8`` are left out). Other formats raise ``ValueError``: the APIs read no
+      other document type inline on all four APIs (extract the text, or convert to PDF).
+    - ``filename``: an optional name shown to the model (Anthropic ``title``, OpenAI
+      ``filename``; a name is made up from the type when none is given, since OpenAI needs one).
+    - ``provider_data``: opaque per-API fields of an imported block (Anthropic ``citations``,
+      ``context``, ``cache_control``).
+
+    ``ValueError`` for empty bytes, PDF bytes that do not start with ``%PDF-`` (an HTML error
+    page saved as ``report.pdf``), and ``text/plain`` bytes that are not UTF-8; ``TypeError`` for
+    a field of the wrong type. In JSON the bytes are base64 text under ``data_base64``. How each
+    API carries it (and what it does where it cannot) is in ``docs/providers.md``.
+    """
+
+    data: bytes
+    media_type: str = "application/pdf"
+    filename: str | None = None
+    provider_data: dict[str, Any] = field(default_factory=dict)
+    type: Literal["document"] = "document"
+
+    def __post_init__(self) -> None:
+        data: Any = self.data
+        if type(data) is not bytes:
+            if not isinstance(data, (bytes, bytearray, memoryview)):
+                raise TypeError(
+                    f"DocumentPart.data must be the document's bytes, not {type(data).__name__}"
+                    + (" (base64 text: decode it with base64.b64decode)" if isinstance(data, str) else "")
+                )
+            self.data = bytes(data)
+        self.media_type = _document_media_type(self.media_type)
+        if self.filename is not None and not isinstance(self.filename, str):
+            raise TypeError(f"DocumentPart.filename must be a str or None, not {type(self.filename).__name__}")
+        if not self.data:
+            raise ValueError(
+                "DocumentPart.data is empty (no bytes), which every API refuses: check that the document was "
+                "read, or return text saying it is missing"
+            )
+        if self.media_type == "application/pdf" and b"%PDF-" not in self.data[:1024]:
+            head = self.data[:16].decode("utf-8", "replace")
+            raise ValueError(
+                f"DocumentPart declared 'application/pdf' holds bytes that are not a PDF (they begin {head!r}; a "
+                "PDF begins '%PDF-'): check what was read (an error page saved as .pdf?)"
+            )
+        if self.media_type == "text/plain":
+            try:
+                self.data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(
+                    f"DocumentPart declared 'text/plain' holds bytes that are not UTF-8 text ({exc.reason} at byte "
+                    f"{exc.start}): decode it yourself and give UTF-8 bytes"
+                ) from None
+
+    @property
+    def base64(self) -> str:
+        """The bytes as standard base64 text."""
+        return base64.b64encode(self.data).decode("ascii")
+
+    @property
+    def text(self) -> str | None:
+        """The text of a ``text/plain`` document; ``None`` for a PDF."""
+        return self.data.decode("utf-8") if self.media_type == "text/plain" else None
+
+    @property
+    def name(self) -> str:
+        """``filename``, or ``document.pdf`` / ``document.txt`` when none was given."""
+        return self.filename or ("document.txt" if self.media_type == "text/plain" else "document.pdf")
+
+    @property
+    def data_url(self) -> str:
+        """The bytes as a ``data:<media_type>;base64,...`` URL (OpenAI ``file_data``)."""
+        return f"data:{self.media_type};base64,{self.base64}"
+
+    def __repr__(self) -> str:  # the bytes are not shown: a PDF may be megabytes
+        name = f", filename={self.filename!r}" if self.filename is not None else ""
+        return f"DocumentPart(<{len(self.data)} bytes>, media_type={self.media_type!r}{name})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"type": "document", "data_base64": str, "media_type": str}`` plus ``"filename"`` when
+        set and ``"provider_data"`` when non-empty."""
+        d: dict[str, Any] = {"type": "document", "data_base64": self.base64, "media_type": self.media_type}
+        if self.filename is not None:
+            d["filename"] = self.filename
+        if self.provider_data:
+            d["provider_data"] = self.provider_data
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> DocumentPart:
+        """Rebuild a part from :meth:`to_dict`'s output. ``KeyError`` when ``data_base64`` is
+        missing; ``ValueError`` when it is not base64 text or the part breaks a rule of the
+        constructor; ``TypeError`` for a field of the wrong type."""
+        raw = d["data_base64"]
+        if not isinstance(raw, str):
+            raise TypeError(f"document part: data_base64 must be base64 text, got {type(raw).__name__} {raw!r:.40}")
+        try:
+            data = base64.b64decode(raw, validate=True)
+        except ValueError as exc:
+            raise ValueError(f"document part: data_base64 is not base64 text ({exc})") from None
+        return cls(
+            data=data,
+            media_type=d.get("media_type", "application/pdf"),
+            filename=d.get("filename"),
+            provider_data=_pd(d.get("provider_data")),
+        )
+
+
 @dataclass
 class ReasoningPart:
     """Model reasoning ("thinking") and the opaque material that must go back unchanged.
@@ -523,7 +659,7 @@ class ToolResult:
     - ``tool_call_id``: the ``ToolCall.id`` it answers. A tool that returns a ``ToolResult`` may
       leave it out (``ToolResult(content=[...], is_error=True)``): the loop sets it to the call's.
     - ``name``: the tool's name (Gemini's ``functionResponse.name`` needs it).
-    - ``content``: text, or a list of ``TextPart``/``ImagePart``. Any other value is turned into
+    - ``content``: text, or a list of ``TextPart``/``ImagePart``/``DocumentPart``. Any other value is turned into
       content the way a tool's return value is: ``None`` → ``""``, a dict, list, number or
       boolean → its JSON text; an empty list → ``""``.
     - ``is_error``: the tool failed; the text says what was wrong and what to do next.
@@ -532,7 +668,7 @@ class ToolResult:
     """
 
     tool_call_id: str = ""
-    content: str | list[TextPart | ImagePart] = ""
+    content: str | list[TextPart | ImagePart | DocumentPart] = ""
     is_error: bool = False
     name: str | None = None
     provider_data: dict[str, Any] = field(default_factory=dict)
@@ -551,7 +687,7 @@ class ToolResult:
         if type(content) is str or isinstance(content, str):
             self.content = scrub(content)
             return
-        if not (isinstance(content, list) and all(isinstance(p, (TextPart, ImagePart)) for p in content)):
+        if not (isinstance(content, list) and all(isinstance(p, (TextPart, ImagePart, DocumentPart)) for p in content)):
             # None, a number, a dict, a list of values...: the content a tool returning it gets
             from .executor import to_result_content
 
@@ -591,14 +727,14 @@ class ToolResult:
 
     @property
     def text(self) -> str:
-        """All text of the content joined with newlines (images left out)."""
+        """All text of the content joined with newlines (images and documents left out)."""
         if isinstance(self.content, str):
             return self.content
         return "\n".join(p.text for p in self.content if isinstance(p, TextPart))
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"type": "tool_result", "tool_call_id": str, "content": str or list}`` (a list of text and
-        image part dicts), plus ``"is_error": true`` when it is an error, ``"name"`` (str) when set
+        """``{"type": "tool_result", "tool_call_id": str, "content": str or list}`` (a list of text,
+        image and document part dicts), plus ``"is_error": true`` when it is an error, ``"name"`` (str) when set
         and ``"provider_data"`` when non-empty."""
         d: dict[str, Any] = {"type": "tool_result", "tool_call_id": self.tool_call_id}
         d["content"] = self.content if isinstance(self.content, str) else [p.to_dict() for p in self.content]
@@ -614,7 +750,7 @@ class ToolResult:
     def from_dict(cls, d: dict[str, Any]) -> ToolResult:
         """Rebuild a result from :meth:`to_dict`'s output (``content`` parts through
         :func:`part_from_dict`). ``KeyError`` when ``tool_call_id`` is missing; ``ValueError`` for a
-        content part that is not a text or image part (``at content[i]: ...``; a reasoning part or
+        content part that is not a text, image or document part (``at content[i]: ...``; a reasoning part or
         a tool call is not turned into text) or misses a field; ``TypeError`` when ``is_error`` is
         not a bool, ``content`` is neither a str nor a list, or a content part is not an object."""
         content: Any = loaded_field(d, "content", (str, list), "tool_result part", "")
@@ -632,14 +768,14 @@ class ToolResult:
         )
 
 
-def _content_part(d: Any) -> TextPart | ImagePart:
-    """A saved content part of a tool result: a text or image part (``TypeError`` when ``d`` is not
-    an object, ``ValueError`` naming the type of any other part)."""
+def _content_part(d: Any) -> TextPart | ImagePart | DocumentPart:
+    """A saved content part of a tool result: a text, image or document part (``TypeError`` when
+    ``d`` is not an object, ``ValueError`` naming the type of any other part)."""
     _object_at(d, "a content part")
     kind = d.get("type")
-    if kind not in ("text", "image"):
-        raise ValueError(f"a tool result's content holds text and image parts only, got a {kind!r} part")
-    return part_from_dict(d)  # type: ignore[return-value]  # a text or image part
+    if kind not in ("text", "image", "document"):
+        raise ValueError(f"a tool result's content holds text, image and document parts only, got a {kind!r} part")
+    return part_from_dict(d)  # type: ignore[return-value]  # a text, image or document part
 
 
 @dataclass
@@ -740,16 +876,17 @@ class ProviderToolPart:
         )
 
 
-Part = Union[TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart]
+Part = Union[TextPart, ImagePart, DocumentPart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart]
 
 #: The part classes, for the kind tests of ``tool_calls`` / ``text``: a part of exactly one of
 #: these classes needs no ``isinstance`` call (a subclass still gets one).
-_NOT_CALL = frozenset((TextPart, ImagePart, ReasoningPart, ToolResult, ProviderToolPart))
-_NOT_TEXT = frozenset((ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart))
+_NOT_CALL = frozenset((TextPart, ImagePart, DocumentPart, ReasoningPart, ToolResult, ProviderToolPart))
+_NOT_TEXT = frozenset((ImagePart, DocumentPart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart))
 
 _PART_TYPES: dict[str, Any] = {
     "text": TextPart,
     "image": ImagePart,
+    "document": DocumentPart,
     "reasoning": ReasoningPart,
     "tool_call": ToolCall,
     "tool_result": ToolResult,
@@ -771,6 +908,7 @@ _LOADED_FIELD_TYPES: dict[str, dict[str, tuple[type, ...]]] = {
     },
     "tool_result": {"tool_call_id": (str,), "is_error": (bool,), "name": (str, type(None)), "provider_data": (dict,)},
     "image": {"media_type": (str, type(None)), "url": (str, type(None)), "provider_data": (dict,)},
+    "document": {"filename": (str, type(None)), "provider_data": (dict,)},
     "text": {"provider_data": (dict,)},
     "provider_tool": {"name": (str, type(None)), "call_id": (str, type(None)), "summary": (str,)},
     "reasoning": {
@@ -871,17 +1009,17 @@ def _checked_part(part: _P, kind: str) -> _P:
 
 
 def user_parts(items: list[Any] | tuple[Any, ...]) -> list[Part]:
-    """The parts of a user message given as a list: ``TextPart`` and ``ImagePart`` as they are,
-    each string as a text part. Raises ``TypeError`` naming the position and type of any other
+    """The parts of a user message given as a list: ``TextPart``, ``ImagePart`` and
+    ``DocumentPart`` as they are, each string as a text part. Raises ``TypeError`` naming the position and type of any other
     item."""
     parts: list[Part] = []
     for i, p in enumerate(items):
         if isinstance(p, str):
             parts.append(TextPart(p))
-        elif isinstance(p, (TextPart, ImagePart)):
+        elif isinstance(p, (TextPart, ImagePart, DocumentPart)):
             parts.append(p)
         else:
-            raise TypeError(f"part {i} is a {type(p).__name__}; give text (str), TextPart or ImagePart")
+            raise TypeError(f"part {i} is a {type(p).__name__}; give text (str), TextPart, ImagePart or DocumentPart")
     return parts
 
 
@@ -900,8 +1038,8 @@ class Message:
 
     @classmethod
     def user(cls, content: str | list[Any] | tuple[Any, ...]) -> Message:
-        """A user message: ``content`` is text, or a list of parts — ``TextPart``, ``ImagePart``
-        and strings (each string a text part), e.g. ``Message.user(["What is this?",
+        """A user message: ``content`` is text, or a list of parts — ``TextPart``, ``ImagePart``,
+        ``DocumentPart`` and strings (each string a text part), e.g. ``Message.user(["What is this?",
         ImagePart(data=png, media_type="image/png")])``. Raises ``TypeError`` for anything else."""
         if isinstance(content, str):
             return cls("user", [TextPart(content)])

@@ -9,7 +9,7 @@ import pytest
 from toolwire_anthropic import AnthropicCodec, map_stop_reason, usage_from_wire
 from toolwire_anthropic.profile import AnthropicProfile
 
-from toolwire import Message, ProviderToolPart, ReasoningPart, TextPart, Tool, ToolCall, ToolResult
+from toolwire import DocumentPart, Message, ReasoningPart, TextPart, Tool, ToolCall, ToolResult
 from toolwire.adapter import Codec, ModelRequest
 from toolwire.errors import ProviderError, UnsupportedToolChoice
 from toolwire.stream import assemble
@@ -482,10 +482,9 @@ def test_decode_request_really_decodes() -> None:
     result, document, text = u2.parts
     assert isinstance(result, ToolResult) and result.content == [TextPart("cold")]
     assert result.provider_data["anthropic"]["cache_control"] == {"type": "ephemeral"}
-    # a block with no canonical part is a part kept whole at its place (left out, and reported,
-    # on another provider)
-    assert isinstance(document, ProviderToolPart) and (document.provider, document.kind) == ("anthropic", "result")
-    assert document.raw == body["messages"][2]["content"][1] and document.vendor_type == "document"
+    # a plain-text document is a DocumentPart (sent on every provider); the search result of the
+    # tool_result, with no canonical part, is kept whole at its place
+    assert document == DocumentPart(b"doc", "text/plain")
     assert u2.provider_data == {}
     assert text == TextPart("thanks")
     again = codec.encode_request(req)
@@ -528,7 +527,7 @@ def test_consecutive_same_role_wire_messages_import_as_one_turn() -> None:
     assert [m.role for m in req.messages] == ["user"]
     *texts, document = req.messages[0].parts
     assert [p.text for p in texts] == ["Hi", "Validation feedback: please return text."]
-    assert isinstance(document, ProviderToolPart) and document.raw == doc
+    assert document == DocumentPart(b"notes", "text/plain")
     sent = codec.encode_request(req)["messages"]
     assert sent == [
         {

@@ -68,6 +68,7 @@ from toolwire.turns import (
     tool_image_changes,
 )
 from toolwire.types import (
+    DocumentPart,
     ImagePart,
     Message,
     Part,
@@ -174,6 +175,8 @@ _CANONICAL_FIELDS = frozenset(
 #: Opaque per-block fields kept in ``provider_data["anthropic"]`` and sent back unchanged.
 _TEXT_EXTRAS = ("cache_control", "citations")
 _IMAGE_EXTRAS = ("cache_control",)
+#: The fields of a document block other than its source and title, kept for the round trip.
+_DOCUMENT_EXTRAS = ("cache_control", "citations", "context")
 _TOOL_USE_EXTRAS = ("cache_control", "caller", "toolset_name")
 _TOOL_RESULT_EXTRAS = ("cache_control", "toolset_name")
 
@@ -805,6 +808,37 @@ def _decode_image(block: dict[str, Any]) -> ImagePart | None:
     return None
 
 
+def _decode_document(block: dict[str, Any]) -> DocumentPart | None:
+    """A ``document`` block of a PDF given as base64 or of plain text → :class:`DocumentPart`
+    (``title`` as its ``filename``; ``citations``, ``context``, ``cache_control`` kept in
+    ``provider_data``), so the document reaches another API too; ``None`` for any other document
+    (by URL, by file id, of content blocks) or one that would not go back byte-equal (then kept
+    whole, for Anthropic only)."""
+    src = block.get("source")
+    title = block.get("title")
+    if not isinstance(src, dict) or set(block) - {"type", "source", "title", *_DOCUMENT_EXTRAS}:
+        return None
+    if title is not None and not isinstance(title, str):
+        return None
+    data = src.get("data")
+    if set(src) != {"type", "media_type", "data"} or not isinstance(data, str):
+        return None
+    try:
+        if src.get("type") == "base64" and src.get("media_type") == "application/pdf":
+            raw = base64.b64decode(data, validate=True)
+            if base64.b64encode(raw).decode("ascii") != data:
+                return None  # not canonical base64: kept whole so it goes back byte-equal
+            part = DocumentPart(raw, "application/pdf", title)
+        elif src.get("type") == "text" and src.get("media_type") == "text/plain":
+            part = DocumentPart(data.encode("utf-8"), "text/plain", title)
+        else:
+            return None
+    except (binascii.Error, ValueError):  # not base64, no bytes, not a PDF, a lone surrogate
+        return None
+    part.provider_data = _extras(block, _DOCUMENT_EXTRAS)
+    return part
+
+
 def _decode_tool_use(block: dict[str, Any], synth: Callable[[], str]) -> ToolCall:
     """A ``tool_use`` block → :class:`ToolCall`. A missing/empty/non-string ``id`` gets
     ``synth()`` (``id_synthesized=True``); a missing or non-string ``name`` makes the call invalid
@@ -829,13 +863,15 @@ def _decode_tool_use(block: dict[str, Any], synth: Callable[[], str]) -> ToolCal
     )
 
 
-def _decode_result_content(content: Any) -> tuple[str | list[TextPart | ImagePart], list[dict[str, Any]]]:
+def _decode_result_content(
+    content: Any,
+) -> tuple[str | list[TextPart | ImagePart | DocumentPart], list[dict[str, Any]]]:
     """``tool_result.content`` → canonical content plus opaque blocks (``{"position", "block"}``)."""
     if content is None:
         return "", []
     if isinstance(content, str):
         return content, []
-    parts: list[TextPart | ImagePart] = []
+    parts: list[TextPart | ImagePart | DocumentPart] = []
     opaque: list[dict[str, Any]] = []
     for i, b in enumerate(content if isinstance(content, list) else []):
         btype = b.get("type") if isinstance(b, dict) else None
@@ -846,6 +882,11 @@ def _decode_result_content(content: Any) -> tuple[str | list[TextPart | ImagePar
             img = _decode_image(b)
             if img is not None:
                 parts.append(img)
+                continue
+        if btype == "document":
+            doc = _decode_document(b)
+            if doc is not None:
+                parts.append(doc)
                 continue
         opaque.append({"position": i, "block": copy.deepcopy(b)})
     return parts, opaque
@@ -882,6 +923,8 @@ def _decode_blocks(
             parts.append(TextPart(text, _extras(b, _TEXT_EXTRAS)))
         elif btype == "image" and (img := _decode_image(b)) is not None:
             parts.append(img)
+        elif btype == "document" and (doc := _decode_document(b)) is not None:
+            parts.append(doc)
         elif btype == "tool_use":
             position = calls
             parts.append(_decode_tool_use(b, lambda: synth(position) if synth else f"toolu_tw_{position}"))
@@ -1020,6 +1063,21 @@ def _encode_image(p: ImagePart) -> dict[str, Any]:
     return block
 
 
+def _encode_document(p: DocumentPart) -> dict[str, Any]:
+    """A ``document`` block: a PDF as a base64 source, plain text as a text source
+    (``Base64PDFSourceParam``, ``PlainTextSourceParam``), ``filename`` as its ``title``."""
+    if p.media_type == "text/plain":
+        source: dict[str, Any] = {"type": "text", "media_type": "text/plain", "data": p.data.decode("utf-8")}
+    else:
+        source = {"type": "base64", "media_type": "application/pdf", "data": p.base64}
+    block: dict[str, Any] = {"type": "document", "source": source}
+    if p.filename is not None:
+        block["title"] = p.filename
+    if p.provider_data:
+        block.update({k: v for k, v in _own(p.provider_data).items() if k in _DOCUMENT_EXTRAS})
+    return block
+
+
 def _encode_text(p: TextPart) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "text", "text": p.text}
     if p.provider_data:
@@ -1060,6 +1118,8 @@ def _encode_result(r: ToolResult) -> dict[str, Any]:
                     content.append(_encode_text(p))
             elif isinstance(p, ImagePart):
                 content.append(_encode_image(p))
+            elif isinstance(p, DocumentPart):
+                content.append(_encode_document(p))
         content = _insert_opaque(content, own.get("content_blocks"))
         if not content:
             content = ""  # only empty text parts (left out): an empty result, as a string
@@ -1222,9 +1282,9 @@ def _prefix_changed_change(
 
 #: The part classes (none derives from another): a part of exactly one of them is dispatched on
 #: its class; an instance of a subclass by ``isinstance`` in each encoder's own order.
-_PART_TYPES = frozenset({TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart})
+_PART_TYPES = frozenset({TextPart, ImagePart, DocumentPart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart})
 _ASSISTANT_ORDER = (ReasoningPart, TextPart, ImagePart, ProviderToolPart, ToolCall)
-_USER_ORDER = (TextPart, ImagePart, ToolResult, ProviderToolPart)
+_USER_ORDER = (TextPart, ImagePart, DocumentPart, ToolResult, ProviderToolPart)
 
 
 def _kind(p: Any, order: tuple[type, ...]) -> type | None:
@@ -1262,6 +1322,10 @@ def _encode_assistant_parts(
         elif kind is ImagePart:
             # "'image' blocks are not permitted within assistant turns": said in text instead
             blocks.append({"type": "text", "text": ASSISTANT_IMAGE_NOTE})
+        elif kind is DocumentPart:  # an assistant turn holds no document block: said in text instead
+            blocks.append(
+                {"type": "text", "text": f"[document {p.name!r} not shown: an assistant turn holds no documents]"}
+            )
         elif kind is ProviderToolPart:
             if (raw := _encode_provider_tool(p)) is not None:
                 blocks.append(raw)
@@ -1306,6 +1370,8 @@ def _encode_user_parts(m: Message, skip_results: set[str]) -> list[dict[str, Any
                 blocks.append(_encode_text(p) if p.provider_data else {"type": "text", "text": p.text})
         elif kind is ImagePart:
             blocks.append(_encode_image(p))
+        elif kind is DocumentPart:
+            blocks.append(_encode_document(p))
         elif kind is ToolResult:
             if p.tool_call_id not in skip_results:
                 blocks.append(_encode_result(p))

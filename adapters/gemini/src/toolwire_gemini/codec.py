@@ -53,6 +53,7 @@ from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
 from toolwire.turns import answer_request, duplicate_changes, readable_tool_result, tool_image_changes
 from toolwire.types import (
+    DocumentPart,
     ImagePart,
     Message,
     Part,
@@ -243,6 +244,46 @@ def _decode_blob(blob: dict[str, Any]) -> ImagePart | None:
     except Exception:
         return None
     return ImagePart(data=raw, media_type=mime)
+
+
+def _decode_document(blob: Any, pd: dict[str, Any] | None = None) -> DocumentPart | None:
+    """An ``inlineData`` blob of exactly ``mimeType`` ``application/pdf`` and canonical base64
+    ``data`` → :class:`DocumentPart` (``provider_data`` ``pd``); ``None`` otherwise (another
+    type, other fields, bytes that are no PDF: then decoded as before)."""
+    if not isinstance(blob, dict) or set(blob) != {"mimeType", "data"} or blob["mimeType"] != "application/pdf":
+        return None
+    data = blob["data"]
+    if not isinstance(data, str):
+        return None
+    try:
+        doc = DocumentPart(base64.b64decode(data, validate=True), "application/pdf")
+    except ValueError:  # not base64, no bytes, not a PDF
+        return None
+    if doc.base64 != data:
+        return None
+    if pd:
+        doc.provider_data = pd
+    return doc
+
+
+def _document_wire(part: DocumentPart) -> dict[str, Any]:
+    """A document as a Gemini part: a PDF as ``inlineData`` (document understanding takes PDFs
+    inline), plain text as a text part headed by its name."""
+    if part.media_type == "text/plain":
+        return {"text": _document_text(part)}
+    return {"inlineData": {"mimeType": "application/pdf", "data": part.base64}}
+
+
+def _document_text(part: DocumentPart) -> str:
+    return f"{part.name}:\n{part.text}"
+
+
+#: ``provider_data`` of a PDF decoded from an imported ``functionResponse.parts``: it goes back there.
+_IN_RESPONSE = {API: {"in_response_parts": True}}
+
+
+def _in_response_parts(part: DocumentPart) -> bool:
+    return bool((part.provider_data.get(API) or {}).get("in_response_parts"))
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
@@ -735,6 +776,9 @@ class GeminiCodec:
                 contents.pop()
             results.sort(key=lambda r: order.get(r.tool_call_id, len(order)))
             parts = [self._encode_result(r, calls, computer) for r in results]
+            # rule gemini.conversation.tool-result-document: the PDFs tools returned, after the function
+            # responses of the Content (whose text names them)
+            parts += [_document_wire(d) for r in results for d in _sibling_documents(r)]
             for p in others:
                 wire = self._encode_user_part(p)
                 if wire is not None:
@@ -803,6 +847,8 @@ class GeminiCodec:
             return copy.deepcopy(raw) if isinstance(raw, dict) and _raw_matches(raw, part.text) else {"text": part.text}
         if isinstance(part, ImagePart):
             return _image_wire(part)
+        if isinstance(part, DocumentPart):
+            return _document_wire(part)
         if isinstance(part, ProviderToolPart):
             # a part of an imported user turn kept whole: back to Gemini as it came (another
             # provider's is left out, reported by the preflight)
@@ -829,9 +875,21 @@ class GeminiCodec:
         # place of an image Gemini cannot read or fetch
         result = readable_tool_result(result, IMAGE_MEDIA_TYPES, fetches_image_url)
         images: list[dict[str, Any]] = []
+        text = result.text
         if isinstance(result.content, list):
             images = [_image_wire(p) for p in result.content if isinstance(p, ImagePart)]
-        text = result.text
+            documents = [p for p in result.content if isinstance(p, DocumentPart)]
+            # a PDF imported from functionResponse.parts goes back there; any other document is a
+            # part after the function responses (rule gemini.conversation.tool-result-document),
+            # named in the response's text, and plain text is in that text
+            images += [_document_wire(p) for p in documents if _in_response_parts(p)]
+            extra = [_document_text(p) for p in documents if p.media_type == "text/plain"]
+            sibling = _sibling_documents(result)
+            if sibling:
+                names = ", ".join(repr(p.name) for p in sibling)
+                extra.append(f"(the document(s) {names} follow the function responses)")
+            if extra:
+                text = "\n".join([text, *extra] if text else extra)
         raw = pd.get("response")
         shown = _json_object(text) if computer is not None and call is not None and call.name not in computer else None
         if raw is not None and _json_text(raw) == text:
@@ -1145,6 +1203,10 @@ class GeminiCodec:
                     continue
                 blob = _g(part, "inlineData")
                 if isinstance(blob, dict) and set(part) <= {"inlineData", "inline_data"}:
+                    doc = _decode_document(blob)
+                    if doc is not None:
+                        msg_parts.append(doc)
+                        continue
                     img = _decode_blob(blob)
                     if img is not None and img.base64 == blob.get("data") and set(blob) == {"mimeType", "data"}:
                         msg_parts.append(img)
@@ -1301,7 +1363,7 @@ def _decode_function_response(fr: dict[str, Any], pending: list[ToolCall]) -> To
     images = [
         img
         for img in (
-            _decode_blob(_g(p, "inlineData"))
+            _decode_document(_g(p, "inlineData"), _IN_RESPONSE) or _decode_blob(_g(p, "inlineData"))
             for p in (fr.get("parts") or [])
             if isinstance(p, dict) and _has(p, "inlineData")
         )
@@ -1314,6 +1376,18 @@ def _decode_function_response(fr: dict[str, Any], pending: list[ToolCall]) -> To
     if extra:
         pd["extra"] = copy.deepcopy(extra)
     return ToolResult(call_id, content, is_error, name, {API: pd} if pd else {})
+
+
+def _sibling_documents(result: ToolResult) -> list[DocumentPart]:
+    """The PDFs of ``result`` sent as parts after the function responses (all but those imported
+    from ``functionResponse.parts``)."""
+    if isinstance(result.content, str):
+        return []
+    return [
+        p
+        for p in result.content
+        if isinstance(p, DocumentPart) and p.media_type != "text/plain" and not _in_response_parts(p)
+    ]
 
 
 def _check_replayable(part: dict[str, Any], at: str) -> None:

@@ -43,6 +43,7 @@ from toolwire.turns import (
     tool_image_changes,
 )
 from toolwire.types import (
+    DocumentPart,
     ImagePart,
     Message,
     ProviderToolPart,
@@ -77,7 +78,15 @@ from ._common import (
 from ._common import (
     wire_name as _wire_name,
 )
-from .profile import IMAGE_LABEL, IMAGE_MEDIA_TYPES, fetches_image_url, hosted_server, naming_profile, real_names
+from .profile import (
+    DOCUMENT_LABEL,
+    IMAGE_LABEL,
+    IMAGE_MEDIA_TYPES,
+    fetches_image_url,
+    hosted_server,
+    naming_profile,
+    real_names,
+)
 
 __all__ = ["OpenAIChatCodec", "ChatStreamDecoder", "FINISH_REASONS", "chat_usage", "API"]
 
@@ -195,6 +204,56 @@ def _image_to_wire(part: ImagePart) -> dict[str, Any]:
     extra = part.provider_data.get(API) or {}
     image_url.update(copied(extra.get("image_url") or {}))
     return {"type": "image_url", "image_url": image_url}
+
+
+def _document_to_wire(part: DocumentPart) -> dict[str, Any]:
+    """A user message's content part for a document: a PDF as a ``file`` part with its base64
+    ``data:`` URL in ``file_data`` and its ``filename`` (``ChatCompletionContentPartParam`` ``File``;
+    Chat Completions takes PDF files only), plain text as a text part headed by its name."""
+    if part.media_type == "text/plain":
+        return {"type": "text", "text": _document_text(part)}
+    pd = part.provider_data.get(API) or {}
+    file: dict[str, Any] = {}
+    if not pd.get("no_filename"):
+        file["filename"] = part.name
+    file["file_data"] = part.data_url
+    file.update(copied(pd.get("file") or {}))
+    return {"type": "file", "file": file}
+
+
+def _document_text(part: DocumentPart) -> str:
+    """A ``text/plain`` document as the text Chat gets: its name, a colon, then its text."""
+    return f"{part.name}:\n{part.text}"
+
+
+def _document_from_wire(item: dict[str, Any]) -> DocumentPart | None:
+    """A ``file`` part holding a PDF as a base64 ``data:`` URL → :class:`DocumentPart`
+    (``filename`` kept, other fields in ``provider_data``); ``None`` for a file by id or anything
+    that would not go back byte-equal (then kept whole, for Chat only)."""
+    file = item.get("file")
+    if set(item) != {"type", "file"} or not isinstance(file, dict):
+        return None
+    data, name = file.get("file_data"), file.get("filename")
+    extra = {k: v for k, v in file.items() if k not in ("file_data", "filename")}
+    if not isinstance(data, str) or (name is not None and not isinstance(name, str)) or "file_id" in extra:
+        return None
+    head, sep, b64 = data.partition(";base64,")
+    if not sep or head != "data:application/pdf":
+        return None
+    try:
+        doc = DocumentPart(base64.b64decode(b64, validate=True), "application/pdf", name)
+    except ValueError:  # not base64, no bytes, not a PDF
+        return None
+    if doc.data_url != data:
+        return None  # not canonical base64: kept whole so it goes back byte-equal
+    pd: dict[str, Any] = {}
+    if extra:
+        pd["file"] = copy.deepcopy(extra)
+    if name is None:
+        pd["no_filename"] = True
+    if pd:
+        doc.provider_data = {API: pd}
+    return doc
 
 
 def _image_from_wire(item: dict[str, Any]) -> ImagePart:
@@ -363,7 +422,16 @@ class OpenAIChatCodec:
                 images = (
                     [p for p in part.content if isinstance(p, ImagePart)] if not isinstance(part.content, str) else []
                 )
+                documents = (
+                    [p for p in part.content if isinstance(p, DocumentPart)]
+                    if not isinstance(part.content, str)
+                    else []
+                )
                 texts = result_text_parts(part)
+                # a tool message is text only (ChatCompletionToolMessageParam): a plain-text document's
+                # text goes in it, a PDF in the user message after the tool messages (as images do)
+                texts += [_document_text(d) for d in documents if d.media_type == "text/plain"]
+                pdfs = [d for d in documents if d.media_type != "text/plain"]
                 pd = part.provider_data.get(API) or {}
                 if isinstance(part.content, str) or not pd.get("content_list"):
                     # one string, also for a result of several text parts: DeepSeek refuses an array
@@ -374,6 +442,16 @@ class OpenAIChatCodec:
                     body = [{"type": "text", "text": t} for t in texts]
                 if images and not any(t for t in texts):
                     body = "(the result is the image(s) in the next user message)"
+                if pdfs:
+                    note = "(the result's document(s) are in the next user message)"
+                    if isinstance(body, list):
+                        body.append({"type": "text", "text": note})
+                    elif body and not (images and not any(t for t in texts)):
+                        body = f"{body}\n{note}"
+                    else:
+                        body = (
+                            "(the result is the image(s) and document(s) in the next user message)" if images else note
+                        )
                 tool_msg = {"role": "tool", "tool_call_id": part.tool_call_id, "content": body}
                 out.append(apply_overrides(tool_msg, pd.get("message")))
                 if images:
@@ -382,10 +460,18 @@ class OpenAIChatCodec:
                         label += f" ({part.name})"
                     result_images.append({"type": "text", "text": label + ":"})
                     result_images.extend(_image_to_wire(i) for i in images)
+                if pdfs:
+                    label = f"{DOCUMENT_LABEL}{part.tool_call_id}"  # (profile: relabelled when the id is rewritten)
+                    if part.name:
+                        label += f" ({part.name})"
+                    result_images.append({"type": "text", "text": label + ":"})
+                    result_images.extend(_document_to_wire(d) for d in pdfs)
             elif isinstance(part, TextPart):
                 content.append({"type": "text", "text": part.text})
             elif isinstance(part, ImagePart):
                 content.append(_image_to_wire(part))
+            elif isinstance(part, DocumentPart):
+                content.append(_document_to_wire(part))
             elif isinstance(part, ProviderToolPart):
                 if part.provider == API and part.kind != "metadata":
                     content.append(copy.deepcopy(part.raw))  # a file or audio part imported: as it came
@@ -976,6 +1062,8 @@ class OpenAIChatCodec:
                     parts.append(TextPart(item.get("text", "")))
                 elif item.get("type") == "image_url":
                     parts.append(_image_from_wire(item))
+                elif item.get("type") == "file" and (doc := _document_from_wire(item)) is not None:
+                    parts.append(doc)
                 else:
                     # a part toolwire has no canonical form for (a file, audio, a type newer than the
                     # SDK): kept whole, sent back to Chat as it came; another provider leaves it out

@@ -1071,6 +1071,8 @@ _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 #: How the Chat codec labels the images a tool returned, in the user message after the tool
 #: messages (``"Image(s) returned by tool call <id> (<tool>):"``).
 IMAGE_LABEL = "Image(s) returned by tool call "
+#: How the Chat codec labels the PDF documents a tool returned, in the same user message.
+DOCUMENT_LABEL = "Document(s) returned by tool call "
 
 
 def _relabel_images(message: Any, renamed: dict[str, str]) -> None:
@@ -1081,11 +1083,12 @@ def _relabel_images(message: Any, renamed: dict[str, str]) -> None:
         return
     for part in message["content"]:
         text = part.get("text") if type(part) is dict and part.get("type") == "text" else None
-        if isinstance(text, str) and text.startswith(IMAGE_LABEL):
-            rest = text[len(IMAGE_LABEL) :]
+        label = next((x for x in (IMAGE_LABEL, DOCUMENT_LABEL) if isinstance(text, str) and text.startswith(x)), None)
+        if isinstance(text, str) and label is not None:
+            rest = text[len(label) :]
             for old, new in renamed.items():
                 if rest.startswith(old) and rest[len(old) : len(old) + 1] in ("", " ", ":"):
-                    part["text"] = IMAGE_LABEL + new + rest[len(old) :]
+                    part["text"] = label + new + rest[len(old) :]
                     break
 
 

@@ -57,6 +57,7 @@ from toolwire.turns import (
     tool_image_changes,
 )
 from toolwire.types import (
+    DocumentPart,
     ImagePart,
     Message,
     ProviderToolPart,
@@ -754,6 +755,19 @@ class OpenAIResponsesCodec:
         out.update(copied((part.provider_data.get(API) or {}).get("part") or {}))
         return out
 
+    @staticmethod
+    def _document(part: DocumentPart) -> dict[str, Any]:
+        """An ``input_file`` part (``ResponseInputFileParam`` / ``ResponseInputFileContentParam``):
+        ``file_data`` a base64 ``data:`` URL, ``filename`` the part's name (made up from the type
+        when it has none, unless it was imported without one)."""
+        pd = part.provider_data.get(API) or {}
+        out: dict[str, Any] = {"type": "input_file"}
+        if not pd.get("no_filename"):
+            out["filename"] = part.name
+        out["file_data"] = part.data_url
+        out.update(copied(pd.get("part") or {}))
+        return out
+
     def _user_items(
         self,
         msg: Message,
@@ -785,11 +799,19 @@ class OpenAIResponsesCodec:
                 images = (
                     [p for p in part.content if isinstance(p, ImagePart)] if not isinstance(part.content, str) else []
                 )
+                documents = (
+                    [p for p in part.content if isinstance(p, DocumentPart)]
+                    if not isinstance(part.content, str)
+                    else []
+                )
                 if isinstance(part.content, str) and not images:
                     output: Any = "\n".join(texts)
                 else:
-                    output = [{"type": "input_text", "text": t} for t in texts if t or not images]
+                    output = [{"type": "input_text", "text": t} for t in texts if t or not (images or documents)]
                     output.extend(self._image(i) for i in images)
+                    # a document a tool returned: an input_file part of the output (FunctionCallOutput.output
+                    # takes input_text, input_image and input_file parts)
+                    output.extend(self._document(d) for d in documents)
                 kind = "custom_tool_call_output" if custom and part.tool_call_id in custom else "function_call_output"
                 item = {"type": kind, "call_id": part.tool_call_id, "output": output}
                 if callers and part.tool_call_id in callers:
@@ -799,6 +821,8 @@ class OpenAIResponsesCodec:
                 content.append({"type": "input_text", "text": part.text})
             elif isinstance(part, ImagePart):
                 content.append(self._image(part))
+            elif isinstance(part, DocumentPart):
+                content.append(self._document(part))
             elif isinstance(part, ProviderToolPart):
                 if part.provider == API and part.kind != "metadata":
                     if _is_content_part(part):
@@ -1432,6 +1456,8 @@ class OpenAIResponsesCodec:
                         content.append(ImagePart(data=base64.b64decode(data), media_type=head[5:], provider_data=pd))
                     else:
                         content.append(ImagePart(url=url, provider_data=pd))
+                elif o.get("type") == "input_file" and (doc := _document_from_wire(o)) is not None:
+                    content.append(doc)
         else:
             content = output if isinstance(output, str) else ("" if output is None else str(output))
         result = ToolResult(tool_call_id=item.get("call_id") or "", content=content)
@@ -1459,6 +1485,8 @@ class OpenAIResponsesCodec:
                 elif c.get("type") == "input_image" and c.get("image_url"):
                     r = self._result_from_item({"type": "function_call_output", "call_id": "", "output": [c]})
                     parts.extend(p for p in r.content if isinstance(p, ImagePart))
+                elif c.get("type") == "input_file" and (doc := _document_from_wire(c)) is not None:
+                    parts.append(doc)
                 else:
                     # a content part toolwire has no canonical form for (input_file, an image by
                     # file_id, a type newer than the SDK): kept whole, sent back as it came; another
@@ -1475,6 +1503,37 @@ class OpenAIResponsesCodec:
             pd["message"] = over
             msg.provider_data[API] = pd
         return msg
+
+
+def _document_from_wire(part: dict[str, Any]) -> DocumentPart | None:
+    """An ``input_file`` part holding a PDF or plain text as a base64 ``data:`` URL in
+    ``file_data`` → :class:`DocumentPart` (``filename`` kept; the part's other fields in
+    ``provider_data``), so the document reaches another API too. ``None`` for a file by id or URL,
+    another type, or data that would not go back byte-equal (then kept whole, for this API only)."""
+    data, name = part.get("file_data"), part.get("filename")
+    if not isinstance(data, str) or (name is not None and not isinstance(name, str)):
+        return None
+    extra = {k: v for k, v in part.items() if k not in ("type", "file_data", "filename")}
+    if "file_id" in extra or "file_url" in extra:
+        return None
+    head, sep, b64 = data.partition(";base64,")
+    if not sep or head not in ("data:application/pdf", "data:text/plain"):
+        return None
+    try:
+        raw = base64.b64decode(b64, validate=True)
+        doc = DocumentPart(raw, head[5:], name)
+    except ValueError:  # not base64, no bytes, not a PDF, not UTF-8
+        return None
+    if doc.data_url != data:
+        return None  # not canonical base64: kept whole so it goes back byte-equal
+    pd: dict[str, Any] = {}
+    if extra:
+        pd["part"] = copy.deepcopy(extra)
+    if name is None:
+        pd["no_filename"] = True
+    if pd:
+        doc.provider_data = {API: pd}
+    return doc
 
 
 def _stream_error(ev: dict[str, Any]) -> ProviderError:

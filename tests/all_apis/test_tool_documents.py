@@ -1,0 +1,264 @@
+"""A document (a PDF, plain text) a tool returns reaches the model on every API: Anthropic as a
+``document`` block inside the ``tool_result``, Responses as an ``input_file`` part of the
+``function_call_output``, Chat (whose tool messages are text only) as a ``file`` part of the user
+message after the tool messages, Gemini as an ``inlineData`` part after the function responses.
+Before, a tool could not return a document at all (``DocumentPart`` did not exist; an MCP PDF
+resource became a line saying it was left out), and an imported Anthropic ``document`` in a
+``tool_result`` or a Responses ``input_file`` in a ``function_call_output`` was dropped without a
+word when the conversation went to another API."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import toolwire
+from toolwire import DocumentPart, Message, TextPart
+from toolwire.types import ToolResult
+
+from .answers import APIS, text_answer
+from .test_tool_images import call_answer
+from .test_turns import make_model
+
+pytest.importorskip("toolwire_anthropic")
+pytest.importorskip("toolwire_openai")
+pytest.importorskip("toolwire_gemini")
+
+PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
+PDF_B64 = base64.b64encode(PDF).decode()
+
+
+def _call(api: str, name: str) -> dict[str, Any]:
+    """A finished answer of ``api`` calling tool ``name`` with no arguments."""
+    return json.loads(json.dumps(call_answer(api)).replace('"chart"', json.dumps(name)))
+
+
+def _validate(api: str, body: dict[str, Any]) -> list[Any]:
+    """The independent validator's findings for ``body`` (tests/vendor_rules: no toolwire code)."""
+    tests = str(Path(__file__).resolve().parents[1])
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    from vendor_rules.validator import validate
+
+    return validate(api, body)
+
+
+@toolwire.tool
+def report() -> list:
+    """Fetch the quarterly report."""
+    return [TextPart("the report:"), DocumentPart(PDF, "application/pdf", filename="q3.pdf")]
+
+
+def _pdf_places(api: str, body: dict[str, Any]) -> list[Any]:
+    """Where the PDF sits in a request body of ``api``, as the wire block holding it."""
+    if api == "anthropic":
+        (result,) = [
+            b for m in body["messages"] for b in m["content"] if isinstance(b, dict) and b["type"] == "tool_result"
+        ]
+        return [b for b in result["content"] if b["type"] == "document"]
+    if api == "openai":
+        (out,) = [i for i in body["input"] if i.get("type") == "function_call_output"]
+        return [p for p in out["output"] if p["type"] == "input_file"]
+    if api == "openai-chat":
+        return [
+            p
+            for m in body["messages"]
+            if m["role"] == "user" and isinstance(m["content"], list)
+            for p in m["content"]
+            if p["type"] == "file"
+        ]
+    return [p for c in body["contents"] for p in c["parts"] if "inlineData" in p]
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_pdf_a_tool_returns_is_sent_as_a_document(api: str) -> None:
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, [_call(api, "report"), text_answer(api, "done")], sent)
+    result = toolwire.run_sync(m, "summarise the report", tools=[report])
+    assert result.text == "done" and not result.tool_errors
+    second = sent[1]
+    assert _validate(api, second) == []
+    (block,) = _pdf_places(api, second)
+    if api == "anthropic":
+        assert block == {
+            "type": "document",
+            "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_B64},
+            "title": "q3.pdf",
+        }
+    elif api == "openai":
+        assert block == {
+            "type": "input_file",
+            "filename": "q3.pdf",
+            "file_data": f"data:application/pdf;base64,{PDF_B64}",
+        }
+    elif api == "openai-chat":
+        assert block == {
+            "type": "file",
+            "file": {"filename": "q3.pdf", "file_data": f"data:application/pdf;base64,{PDF_B64}"},
+        }
+        (tool_msg,) = [x for x in second["messages"] if x["role"] == "tool"]
+        assert tool_msg["content"] == "the report:\n(the result's document(s) are in the next user message)"
+        after = second["messages"][second["messages"].index(tool_msg) + 1]
+        assert after["role"] == "user"
+        assert after["content"][0] == {"type": "text", "text": "Document(s) returned by tool call call_1 (report):"}
+    else:
+        assert block == {"inlineData": {"mimeType": "application/pdf", "data": PDF_B64}}
+        (content,) = [c for c in second["contents"] if any("functionResponse" in p for p in c["parts"])]
+        assert [next(iter(p)) for p in content["parts"]] == ["functionResponse", "inlineData"]
+        assert content["parts"][0]["functionResponse"]["response"] == {
+            "output": "the report:\n(the document(s) 'q3.pdf' follow the function responses)"
+        }
+    report_ = result.turns[-1].response.preflight
+    assert report_ is None or not [c for c in report_.changes if c.lossy], report_
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_plain_text_document_is_sent_on_every_api(api: str) -> None:
+    @toolwire.tool
+    def notes() -> DocumentPart:
+        """Read the notes."""
+        return DocumentPart("café at 9\n".encode(), "text/plain; charset=utf-8", filename="notes.txt")
+
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, [_call(api, "notes"), text_answer(api, "done")], sent)
+    result = toolwire.run_sync(m, "read", tools=[notes])
+    assert result.text == "done" and not result.tool_errors
+    second = sent[1]
+    assert _validate(api, second) == []
+    text = json.dumps(second, ensure_ascii=False)
+    if api == "anthropic":
+        assert (
+            '{"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "café at 9\\n"}, "title": "notes.txt"}'
+            in text
+        )
+    elif api == "openai":
+        data = base64.b64encode("café at 9\n".encode()).decode()
+        assert f'"file_data": "data:text/plain;base64,{data}"' in text
+    else:  # Chat takes PDF files only, Gemini gets the text: in the tool's own answer
+        assert "notes.txt:\\ncafé at 9\\n" in text
+
+
+def test_bad_documents_are_refused_with_what_to_do() -> None:
+    with pytest.raises(ValueError, match="empty"):
+        DocumentPart(b"", "application/pdf")
+    with pytest.raises(ValueError, match="not a PDF"):
+        DocumentPart(b"<html>404</html>", "application/pdf")
+    with pytest.raises(ValueError, match="'application/pdf' or 'text/plain'; extract its text"):
+        DocumentPart(b"PK\x03\x04", "application/vnd.openxmlformats-officedocument.wordprocessingml.document")
+    with pytest.raises(ValueError, match="an image goes as ImagePart"):
+        DocumentPart(b"\x89PNG\r\n\x1a\n", "image/png")
+    with pytest.raises(ValueError, match="not UTF-8"):
+        DocumentPart(b"\xff\xfe", "text/plain")
+    with pytest.raises(TypeError, match="base64 text: decode it"):
+        DocumentPart(PDF_B64, "application/pdf")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_tool_returning_a_bad_document_gets_an_error_result_and_the_run_goes_on(api: str) -> None:
+    @toolwire.tool
+    def chart() -> DocumentPart:
+        """Fetch it."""
+        return DocumentPart(b"<html>login</html>", "application/pdf")
+
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, [call_answer(api), text_answer(api, "done")], sent)
+    result = toolwire.run_sync(m, "go", tools=[chart])
+    assert result.text == "done"
+    (run,) = result.turns[0].tool_runs
+    assert run.result.is_error and "holds bytes that are not a PDF" in run.result.text
+    assert _validate(api, sent[1]) == []
+
+
+def test_document_round_trip_through_json() -> None:
+    r = ToolResult("c1", [TextPart("see"), DocumentPart(PDF, "Application/PDF", filename="q3.pdf")], name="report")
+    d = json.loads(json.dumps(r.to_dict()))
+    assert d["content"][1] == {
+        "type": "document",
+        "data_base64": PDF_B64,
+        "media_type": "application/pdf",
+        "filename": "q3.pdf",
+    }
+    back = ToolResult.from_dict(d)
+    assert back == r and isinstance(back.content, list) and back.content[1].data == PDF  # type: ignore[union-attr]
+    conv = toolwire.Conversation([Message.user(["read", DocumentPart(b"hi", "text/plain")])])
+    assert toolwire.Conversation.from_json(conv.to_json()) == conv
+    with pytest.raises(ValueError, match="at content\\[0\\].*not a PDF"):
+        ToolResult.from_dict({"tool_call_id": "c", "content": [{"type": "document", "data_base64": "PGh0bWw+"}]})
+
+
+# -- an imported history switched to another API ---------------------------------------------------
+
+ANTHROPIC_HISTORY = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 100,
+    "tools": [{"name": "report", "input_schema": {"type": "object"}}],
+    "messages": [
+        {"role": "user", "content": "summarise the report"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "report", "input": {}}]},
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_1",
+                    "content": [
+                        {"type": "text", "text": "the report:"},
+                        {
+                            "type": "document",
+                            "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_B64},
+                            "title": "q3.pdf",
+                            "citations": {"enabled": True},
+                        },
+                    ],
+                }
+            ],
+        },
+    ],
+}
+
+RESPONSES_HISTORY = {
+    "model": "gpt-5",
+    "tools": [{"type": "function", "name": "report", "parameters": {"type": "object"}, "strict": False}],
+    "input": [
+        {"role": "user", "content": "summarise the report"},
+        {"type": "function_call", "call_id": "call_1", "name": "report", "arguments": "{}"},
+        {
+            "type": "function_call_output",
+            "call_id": "call_1",
+            "output": [
+                {"type": "input_text", "text": "the report:"},
+                {"type": "input_file", "filename": "q3.pdf", "file_data": f"data:application/pdf;base64,{PDF_B64}"},
+            ],
+        },
+    ],
+}
+
+
+@pytest.mark.parametrize("source, body", [("anthropic", ANTHROPIC_HISTORY), ("openai", RESPONSES_HISTORY)])
+@pytest.mark.parametrize("api", APIS)
+def test_an_imported_tool_result_document_survives_a_switch(source: str, body: dict[str, Any], api: str) -> None:
+    codec: Any = toolwire.model(f"{source}:m-1", api_key="k").codec
+    imported = codec.decode_request(json.loads(json.dumps(body)))
+    (result,) = imported.messages[-1].tool_results
+    assert isinstance(result.content, list)
+    (doc,) = [p for p in result.content if isinstance(p, DocumentPart)]
+    assert (doc.data, doc.filename) == (PDF, "q3.pdf")
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, [text_answer(api, "done")], sent)
+    conv = toolwire.Conversation(imported.messages)
+    out = toolwire.run_sync(m, "what does it say?", tools=[report], conversation=conv)
+    assert out.text == "done"
+    assert _validate(api, sent[0]) == []
+    lossy = [c for c in out.turns[0].response.preflight.changes if c.lossy] if out.turns[0].response.preflight else []
+    assert lossy == []
+    (block,) = _pdf_places(api, sent[0])
+    assert PDF_B64 in json.dumps(block)
+    if api == source:  # the same API: the block goes back as it came
+        wire = sent[0]["messages"][2]["content"][0] if api == "anthropic" else sent[0]["input"][2]
+        expected = body["messages"][2]["content"][0] if api == "anthropic" else body["input"][2]
+        assert wire == expected

@@ -1,0 +1,67 @@
+"""PDFs over MCP: a server's embedded resource holding a PDF blob becomes a ``DocumentPart`` the
+model reads (it was a line saying "[binary resource ... (application/pdf) left out]"), and a
+served toolwire tool returning a ``DocumentPart`` answers with an embedded blob resource (it
+answered "cannot be sent over MCP")."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+import toolwire
+import toolwire.mcp as twm
+from toolwire.types import DocumentPart, TextPart
+
+pytestmark = pytest.mark.anyio
+
+PDF = b"%PDF-1.7\n%%EOF\n"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _resource(uri: str, mime: str, blob: str) -> dict[str, object]:
+    return {"type": "resource", "resource": {"uri": uri, "mimeType": mime, "blob": blob}}
+
+
+def test_an_embedded_pdf_resource_becomes_a_document() -> None:
+    good = _resource("file:///reports/q3.pdf", "application/pdf", base64.b64encode(PDF).decode())
+    html = _resource("https://x/q4.pdf", "application/pdf", base64.b64encode(b"<html>login</html>").decode())
+    broken = _resource("file:///q5.pdf", "application/pdf", "%%% not base64")
+    parts, is_error = twm.result_content({"content": [good, html, broken]})
+    assert not is_error
+    assert parts[0] == DocumentPart(PDF, "application/pdf", filename="q3.pdf")
+    assert isinstance(parts[1], TextPart) and parts[1].text.startswith(
+        "[resource https://x/q4.pdf (application/pdf) left out: DocumentPart declared 'application/pdf' holds "
+        "bytes that are not a PDF (they begin '<html>login</htm'"
+    )
+    assert parts[2] == TextPart("[resource file:///q5.pdf: the server sent document data that is not base64; left out]")
+
+
+async def test_a_served_tool_returning_a_document_answers_with_an_embedded_resource() -> None:
+    from mcp.client import Client
+
+    @toolwire.tool
+    def report() -> list:
+        """Fetch the report."""
+        return [TextPart("the report:"), DocumentPart(PDF, "application/pdf", filename="q3 final.pdf")]
+
+    async with Client(twm.create_server([report], name="inproc")) as client:
+        got = await client.call_tool("report", {})
+    assert not got.is_error and [c.type for c in got.content] == ["text", "resource"]
+    second: Any = got.content[1]
+    res = second.resource
+    assert (str(res.uri), res.mime_type, res.blob) == (
+        "file:///q3%20final.pdf",
+        "application/pdf",
+        base64.b64encode(PDF).decode(),
+    )
+    # and read back by toolwire's own client mapping: the same document
+    parts, _ = twm.result_content(got)
+    assert parts[1] == DocumentPart(PDF, "application/pdf", filename="q3 final.pdf")
