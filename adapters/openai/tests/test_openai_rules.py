@@ -996,6 +996,8 @@ CODEC_RULES = {
     "openai-chat": {
         "conversation.assistant-image",
         "conversation.tool-result-image-type",
+        # tests/all_apis/test_tool_documents.py (the PDF in the user message after the tool messages)
+        "conversation.tool-result-document",
         "conversation.reasoning-left-out",
         # tests/test_tool_choice_setting.py (the codec keeps or replaces the setting's tool_choice)
         "request.tool-choice-setting",

@@ -575,6 +575,12 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _r(
+        "gemini.conversation.tool-result-document",
+        "A PDF a tool returned is sent as an inlineData part (application/pdf) after the function responses of the Content, and the function response's text names it; a plain-text document's text goes in the function response. A PDF imported inside functionResponse.parts goes back there. Sources disagree on PDFs inside functionResponse.parts, so toolwire does not put a tool's PDF there.",
+        'google-genai types FunctionResponse.parts / FunctionResponsePart.inline_data (any IANA type); Gemini API "Document understanding" (PDFs as inline_data in a prompt, every model). Sources disagree on PDFs in functionResponse.parts: vercel/ai#16908 sends them there for Gemini 2.5, while QwenLM/qwen-code#2028 turns them into text after API errors and google-gemini/gemini-cli#8179 moves them out of the function response (Gemini 2.x refuses functionResponse.parts altogether: google-gemini/gemini-cli#19436)',
+        "repair",
+    ),
+    _r(
         "gemini.conversation.empty-parts",
         "A part carries data: a part without any data field ({}) is left out. An empty text part is sent as it is: "
         'older API versions refused it ("Unable to submit request because it has an empty text parameter."), '

@@ -470,6 +470,12 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "report",
         ),
         (
+            "conversation.tool-result-document",
+            "A document a tool returned goes where Chat takes it: a tool message is text only, so a PDF is sent as a file part (file_data, a base64 data: URL, and filename) of the user message after the tool messages, labelled with the call id, and the tool message says so; a plain-text document's text goes in the tool message (Chat takes PDF files only). Nothing is left out.",
+            'openai SDK types ChatCompletionToolMessageParam.content (text parts only) and chat_completion_content_part_param.File (file_data, filename); OpenAI "File inputs" guide (developers.openai.com/api/docs/guides/file-inputs: "Chat Completions accepts only PDF files as file content parts")',
+            "repair",
+        ),
+        (
             "conversation.assistant-image",
             "An assistant message holds no image (its content takes text and refusal parts only): an image in "
             "one is sent as a short note in its place and reported as lossy.",
