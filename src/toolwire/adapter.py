@@ -960,6 +960,8 @@ def _dropped_parts(messages: Iterable[Message], api: str, offset: int) -> list[t
                 (isinstance(p, ToolCall) and not assistant) or (isinstance(p, ToolResult) and assistant)
             ):
                 misplaced = True
+            elif type(p) is ToolResult and p.provider_data:
+                out += _kept_result_content(p, api, f"/messages/{i}/parts/{j}")
             elif isinstance(p, ProviderToolPart) and p.provider != api and p.kind != "metadata":
                 what = f"{p.vendor_type} block" + (f" ({p.summary})" if p.summary else "")
                 out.append(
@@ -975,6 +977,31 @@ def _dropped_parts(messages: Iterable[Message], api: str, offset: int) -> list[t
                 )
     if misplaced:
         out += misplaced_changes(messages, offset)
+    return out
+
+
+def _kept_result_content(result: ToolResult, api: str, pointer: str) -> list[tuple[Any, ...]]:
+    """The ``provider-tool.dropped`` changes for the content blocks of an imported tool result
+    that another API's adapter keeps whole for itself (``provider_data[<api>]["kept_content"]``:
+    a description of each, such as ``"search_result block (Q3 figures)"``): content a result's
+    parts cannot hold, which the encoding API leaves out."""
+    out: list[tuple[Any, ...]] = []
+    for owner, own in result.provider_data.items():
+        kept = own.get("kept_content") if owner != api and isinstance(own, dict) else None
+        if not isinstance(kept, list):
+            continue
+        by = f"tool {result.name!r}" if result.name is not None else f"call {result.tool_call_id!r}"
+        for what in kept:
+            out.append(
+                (
+                    "provider-tool.dropped",
+                    pointer,
+                    f"the {owner} {what} in the result of {by} was left out: content kept whole for one provider "
+                    "goes back only to that provider (the rest of the result is sent)",
+                    result.name,
+                    result.tool_call_id,
+                )
+            )
     return out
 
 

@@ -665,6 +665,10 @@ class ToolResult:
     - ``is_error``: the tool failed; the text says what was wrong and what to do next.
       Sent as Anthropic ``is_error``, Gemini ``{"error": ...}``, and for OpenAI (no flag)
       as text starting ``Error: ``.
+    - ``provider_data``: opaque per-API fields of an imported result. Content an imported result
+      held that no part can (an Anthropic ``search_result``, a Responses ``input_file`` by file
+      id) is kept there for that API, described in ``provider_data[<api>]["kept_content"]`` (a
+      list of str); another API leaves it out and reports each (rule ``provider-tool.dropped``).
     """
 
     tool_call_id: str = ""

@@ -262,3 +262,56 @@ def test_an_imported_tool_result_document_survives_a_switch(source: str, body: d
         wire = sent[0]["messages"][2]["content"][0] if api == "anthropic" else sent[0]["input"][2]
         expected = body["messages"][2]["content"][0] if api == "anthropic" else body["input"][2]
         assert wire == expected
+
+
+def _with_kept_block(source: str) -> dict[str, Any]:
+    """The imported history of ``source`` with a block no canonical part holds added to the tool's
+    result: an Anthropic search_result (SearchResultBlockParam), a Responses input_file by file id."""
+    body = json.loads(json.dumps(ANTHROPIC_HISTORY if source == "anthropic" else RESPONSES_HISTORY))
+    if source == "anthropic":
+        body["messages"][2]["content"][0]["content"].append(
+            {
+                "type": "search_result",
+                "source": "https://example.com/q3",
+                "title": "Q3 figures",
+                "content": [{"type": "text", "text": "revenue up"}],
+            }
+        )
+    else:
+        body["input"][2]["output"].append({"type": "input_file", "file_id": "file-q3annex"})
+    return body
+
+
+@pytest.mark.parametrize("source", ["anthropic", "openai"])
+@pytest.mark.parametrize("api", APIS)
+def test_tool_result_content_no_part_holds_is_reported_when_left_out(source: str, api: str) -> None:
+    body = _with_kept_block(source)
+    codec: Any = toolwire.model(f"{source}:m-1", api_key="k").codec
+    imported = codec.decode_request(json.loads(json.dumps(body)))
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, [text_answer(api, "done")], sent)
+    out = toolwire.run_sync(m, "and?", tools=[report], conversation=toolwire.Conversation(imported.messages))
+    assert _validate(api, sent[0]) == []
+    changes = out.turns[0].response.preflight.changes if out.turns[0].response.preflight else []
+    dropped = [(c.rule, c.pointer, c.lossy, c.detail) for c in changes if c.rule == "provider-tool.dropped"]
+    text = json.dumps(sent[0])
+    assert PDF_B64 in text  # the document of the result is sent on every API
+    if api == source:  # back to its own API as it came, nothing left out
+        assert dropped == []
+        assert ("Q3 figures" if source == "anthropic" else "file-q3annex") in text
+        return
+    assert "revenue up" not in text and "file-q3annex" not in text
+    kept = (
+        "anthropic search_result block (Q3 figures https://example.com/q3)"
+        if source == "anthropic"
+        else "openai input_file part (file-q3annex)"
+    )
+    assert dropped == [
+        (
+            "provider-tool.dropped",
+            "/messages/2/parts/0",
+            True,
+            f"the {kept} in the result of call {'toolu_1' if source == 'anthropic' else 'call_1'!r} was left out: "
+            "content kept whole for one provider goes back only to that provider (the rest of the result is sent)",
+        )
+    ]

@@ -934,6 +934,8 @@ def _decode_blocks(
             pd = _extras(b, _TOOL_RESULT_EXTRAS)
             if rc_opaque:
                 pd.setdefault(API, {})["content_blocks"] = rc_opaque
+                # what another API leaves out of this result (and reports): toolwire.adapter
+                pd[API]["kept_content"] = [_kept_description(o["block"]) for o in rc_opaque]
             if "content" not in b:
                 pd.setdefault(API, {})["content_absent"] = True
             use_id = b.get("tool_use_id")
@@ -1038,6 +1040,17 @@ def kept_block_part(block: dict[str, Any]) -> ProviderToolPart:
         kind="result",
         summary=summary,
     )
+
+
+def _kept_description(block: Any) -> str:
+    """``"search_result block (Q3 figures)"``: a block of a tool result kept whole, for a report."""
+    if not isinstance(block, dict):
+        return "content block"
+    part = kept_block_part(block)
+    summary = part.summary
+    if not summary and block.get("type") == "search_result":
+        summary = _short(" ".join(str(block[k]) for k in ("title", "source") if isinstance(block.get(k), str)))
+    return f"{part.vendor_type} block" + (f" ({summary})" if summary else "")
 
 
 def _encode_provider_tool(p: ProviderToolPart) -> dict[str, Any] | None:

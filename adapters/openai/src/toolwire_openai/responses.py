@@ -1440,11 +1440,13 @@ class OpenAIResponsesCodec:
 
     def _result_from_item(self, item: dict[str, Any]) -> ToolResult:
         output = item.get("output")
+        kept: list[str] = []  # output parts no canonical part holds: kept in the item's overrides
         if isinstance(output, list):
             content: Any = []
             for o in output:
                 if not isinstance(o, dict):
                     continue
+                before = len(content)
                 if o.get("type") == "input_text":
                     content.append(TextPart(o.get("text", "")))
                 elif o.get("type") == "input_image" and o.get("image_url"):
@@ -1458,6 +1460,13 @@ class OpenAIResponsesCodec:
                         content.append(ImagePart(url=url, provider_data=pd))
                 elif o.get("type") == "input_file" and (doc := _document_from_wire(o)) is not None:
                     content.append(doc)
+                if len(content) == before:
+                    kind = o.get("type")
+                    name = o.get("filename") or o.get("file_id") or o.get("file_url")
+                    kept.append(
+                        f"{kind if isinstance(kind, str) else 'output'} part"
+                        + (f" ({name})" if isinstance(name, str) else "")
+                    )
         else:
             content = output if isinstance(output, str) else ("" if output is None else str(output))
         result = ToolResult(tool_call_id=item.get("call_id") or "", content=content)
@@ -1466,6 +1475,8 @@ class OpenAIResponsesCodec:
         over = overrides_for(item, encoded, set())
         if over:
             result.provider_data[API] = {"item": over}
+            if kept:  # what another API leaves out of this result (and reports): toolwire.adapter
+                result.provider_data[API]["kept_content"] = kept
         return result
 
     def _user_from_item(self, item: dict[str, Any]) -> Message:
