@@ -315,3 +315,22 @@ def test_tool_result_content_no_part_holds_is_reported_when_left_out(source: str
             "content kept whole for one provider goes back only to that provider (the rest of the result is sent)",
         )
     ]
+
+
+def test_a_pdf_too_large_for_anthropic_is_refused_before_sending() -> None:
+    # the Messages API takes request bodies of at most 32 MB (rule anthropic.request.size): a
+    # 33 MiB PDF a tool returned is refused before the second request is sent, saying what to do
+    from toolwire.errors import RequestRefused
+
+    @toolwire.tool
+    def scan() -> DocumentPart:
+        """Scan it."""
+        return DocumentPart(b"%PDF-1.4\n" + bytes(33 * 1024 * 1024), "application/pdf", filename="scan.pdf")
+
+    sent: list[dict[str, Any]] = []
+    m = make_model("anthropic", [_call("anthropic", "scan"), text_answer("anthropic", "done")], sent)
+    with pytest.raises(RequestRefused) as exc:
+        toolwire.run_sync(m, "read the scan", tools=[scan])
+    (v,) = exc.value.violations
+    assert v.rule == "anthropic.request.size" and "send fewer or smaller images and documents" in v.message
+    assert len(sent) == 1

@@ -78,3 +78,40 @@ def test_under_the_limit_and_images_by_url_are_sent(mock_model) -> None:
     parts = model.sent[0].json["contents"][0]["parts"]
     assert len(parts[1]["inlineData"]["data"]) == 4 * (70 * MiB + 2) // 3  # 93.3 MiB: sent
     assert parts[2] == {"fileData": {"fileUri": big_by_url.url, "mimeType": "image/png"}}
+
+
+# -- a PDF given inline (rule gemini.conversation.document-size: 50 MB, file-input-methods) ---------
+
+PDF_SIG = "JVBERi0x"  # base64 of "%PDF-1"
+
+
+def test_an_inline_pdf_over_50_mib_is_refused_where_it_is() -> None:
+    def body(chars: int) -> dict:
+        pdf = {"inlineData": {"mimeType": "application/pdf", "data": PDF_SIG + "A" * (chars - len(PDF_SIG))}}
+        return {"contents": [{"role": "user", "parts": [{"text": "Read it."}, pdf]}]}
+
+    assert GeminiProfile().check_request(body(50 * MiB * 4 // 3)) == []  # 50 MiB of bytes
+    (v,) = GeminiProfile().check_request(body(50 * MiB * 4 // 3 + 4))  # 3 bytes more
+    assert (v.rule, v.pointer) == ("gemini.conversation.document-size", "/contents/0/parts/1/inlineData")
+    assert v.message.startswith("the PDF is 50.0 MB; the Gemini API takes PDFs of at most 50 MB inline: upload it")
+    # an image of the same size is not a PDF: only the request's 100 MB of inline data bounds it
+    image = body(50 * MiB * 4 // 3 + 4)
+    image["contents"][0]["parts"][1]["inlineData"]["mimeType"] = "image/png"
+    assert GeminiProfile().check_request(image) == []
+
+
+def test_a_pdf_a_tool_returned_over_50_mib_is_refused_before_sending(mock_model) -> None:
+    from toolwire.types import DocumentPart
+
+    model = mock_model([json_response(candidate_body([{"text": "ok"}]))], "gemini-3-flash-preview")
+    big = DocumentPart(b"%PDF-1.4\n" + bytes(51 * MiB), "application/pdf", filename="scan.pdf")
+    history = [
+        Message.user("Read the scan."),
+        Message("assistant", [ToolCall("c1", "scan", {})]),
+        Message("user", [ToolResult("c1", [big], name="scan")]),
+    ]
+    with pytest.raises(RequestRefused) as exc:
+        asyncio.run(model.send(model.build_request(history)))
+    (v,) = exc.value.violations
+    assert (v.rule, v.pointer) == ("gemini.conversation.document-size", "/contents/2/parts/1/inlineData")
+    assert model.sent == []

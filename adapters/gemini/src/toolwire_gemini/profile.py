@@ -87,6 +87,8 @@ def fetches_image_url(url: str) -> bool:
 #: base64 encoded (20 MB before 2026-01-12), read as 100 MiB as the former limit's error text counts
 #: it ("Request payload size exceeds the limit: 4194304 bytes." for the 4 MiB of 2023).
 INLINE_DATA_LIMIT = 100 * 1024 * 1024
+#: ``gemini.conversation.document-size``: the largest PDF given inline, in bytes (50 MB, read as MiB).
+PDF_INLINE_LIMIT = 50 * 1024 * 1024
 
 #: The most function declarations one request may carry (API error "At most 512 function
 #: declarations can be specified").
@@ -624,6 +626,12 @@ RULES: tuple[Rule, ...] = (
         'API error "Request payload size exceeds the limit: 4194304 bytes." under the 2023 limit '
         "(google-gemini/deprecated-generative-ai-android#26). A larger inline payload was seen accepted under the "
         "former 20 MB limit (discuss.google.dev thread 194225), so the limit may not be enforced to the byte",
+        "refuse",
+    ),
+    _r(
+        "gemini.conversation.document-size",
+        "A PDF given inline (an inlineData part of type application/pdf: a document of the prompt or one a tool returned) is at most 50 MB: a request holding a larger one is refused before sending, saying to upload it with the Files API or to send a smaller one.",
+        'https://ai.google.dev/gemini-api/docs/file-input-methods (inline data: "PDFs are limited to 50MB for this method"); https://ai.google.dev/gemini-api/docs/document-processing (PDFs up to 50 MB or 1,000 pages)',
         "refuse",
     ),
     _r(
@@ -2576,9 +2584,13 @@ class GeminiProfile(Profile):
             start = max(0, start + self._shift[2])
         out = list(self._top_checked(body))
         self._check_contents(body, start, out)
-        size = _inline_data_size(body)
+        contents = _g(body, "contents")
+        inline = _inline_data_total(contents) if isinstance(contents, list) else 0  # one scan, two rules
+        size = _inline_data_size(body, inline)
         if size is not None:
             out.append(size)
+        if inline * 3 // 4 > PDF_INLINE_LIMIT:
+            out += _document_sizes(body)
         return out
 
     def _top_checked(self, body: dict[str, Any]) -> tuple[Violation, ...]:
@@ -3260,6 +3272,46 @@ class GeminiProfile(Profile):
             out.append(Violation("gemini.conversation.thoughts-in-model-turns", ptr, "a thought part in a user turn"))
 
 
+def _document_sizes(body: dict[str, Any]) -> list[Violation]:
+    """Rule ``gemini.conversation.document-size``: a violation for each inline PDF (an
+    ``inlineData`` part of type ``application/pdf``, in a Content or a function response) of more
+    than :data:`PDF_INLINE_LIMIT` bytes (called only when the request's inline data could hold
+    one)."""
+    contents = _g(body, "contents")
+    if not isinstance(contents, list):
+        return []
+    out: list[Violation] = []
+    for ci, content in enumerate(contents):
+        parts = content.get("parts") if isinstance(content, dict) else None
+        for pi, part in enumerate(parts if isinstance(parts, list) else []):
+            if not isinstance(part, dict):
+                continue
+            here = f"/{_key(body, 'contents') or 'contents'}/{ci}/{_key(content, 'parts') or 'parts'}/{pi}"
+            blobs = [(here, _key(part, "inlineData"), _g(part, "inlineData"))]
+            fr = _g(part, "functionResponse")
+            inner = _g(fr, "parts") if isinstance(fr, dict) else None
+            for k, p in enumerate(inner if isinstance(inner, list) else []):
+                if isinstance(p, dict):
+                    blobs.append((f"{here}/functionResponse/parts/{k}", _key(p, "inlineData"), _g(p, "inlineData")))
+            for ptr, key, blob in blobs:
+                if not isinstance(blob, dict) or str(_g(blob, "mimeType") or "").lower() != "application/pdf":
+                    continue
+                data = _g(blob, "data")
+                size = len(data) * 3 // 4 if isinstance(data, str) else 0
+                if size > PDF_INLINE_LIMIT:
+                    mb = 1024 * 1024
+                    out.append(
+                        Violation(
+                            "gemini.conversation.document-size",
+                            f"{ptr}/{key}",
+                            f"the PDF is {size / mb:.1f} MB; the Gemini API takes PDFs of at most "
+                            f"{PDF_INLINE_LIMIT // mb} MB inline: upload it with the Files API (client.files.upload) "
+                            "and refer to it, or send a smaller PDF (fewer pages)",
+                        )
+                    )
+    return out
+
+
 def _inline_data_total(contents: list[Any]) -> int:
     """The characters of base64 ``data`` in every ``inlineData`` of ``contents`` (in a part, or in
     a function response's parts), camelCase or snake_case; a scan whose work per part is dict
@@ -3288,13 +3340,16 @@ def _inline_data_total(contents: list[Any]) -> int:
     return total
 
 
-def _inline_data_size(body: dict[str, Any]) -> Violation | None:
+def _inline_data_size(body: dict[str, Any], inline: int | None = None) -> Violation | None:
     """Rule ``gemini.conversation.inline-data-size``: the violation when the base64 text of every
     ``inlineData`` part of ``body`` (the parts of each Content and the parts of its function
     responses) is more than :data:`INLINE_DATA_LIMIT` characters in all, pointing at the largest
-    part; else ``None``. Reads the whole conversation: the limit is the request's."""
+    part; else ``None``. Reads the whole conversation: the limit is the request's. ``inline``:
+    :func:`_inline_data_total` of the contents, when the caller has it."""
     contents = _g(body, "contents")
-    if not isinstance(contents, list) or _inline_data_total(contents) <= INLINE_DATA_LIMIT:
+    if not isinstance(contents, list):
+        return None
+    if (_inline_data_total(contents) if inline is None else inline) <= INLINE_DATA_LIMIT:
         return None  # (the usual case, found by a scan that makes no call per part)
     total = 0
     largest = (0, "")
