@@ -426,8 +426,9 @@ class DocumentPart:
 
     ``ValueError`` for empty bytes, PDF bytes that do not start with ``%PDF-`` (an HTML error
     page saved as ``report.pdf``), and ``text/plain`` bytes that are not UTF-8; ``TypeError`` for
-    a field of the wrong type. In JSON the bytes are base64 text under ``data_base64``. How each
-    API carries it (and what it does where it cannot) is in ``docs/providers.md``.
+    a field of the wrong type. In JSON the bytes are base64 text under ``data_base64``. Each API
+    gets it as its own document form (Anthropic ``document`` block, Responses ``input_file``, Chat
+    ``file`` part, Gemini ``inlineData``); see "Documents" in the guide to the loop.
     """
 
     data: bytes
