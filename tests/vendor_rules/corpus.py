@@ -310,6 +310,51 @@ case(
     a_base,
     lambda b: b["messages"][2]["content"][0]["content"][1]["source"].update(media_type="image/jpeg"),
 )
+PDF_B64 = "JVBERi0xLjQKJSVFT0YK"  # "%PDF-1.4\n%%EOF\n"
+
+
+def a_documents() -> dict[str, Any]:
+    """A PDF and a plain-text document in the tool's result and a PDF in the user's turn."""
+    b = a_base()
+    b["messages"][2]["content"][0]["content"] += [
+        {
+            "type": "document",
+            "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_B64},
+            "title": "q3.pdf",
+        },
+        {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "notes"}},
+    ]
+    b["messages"][0]["content"] = [
+        {"type": "text", "text": "Weather in Paris?"},
+        {"type": "document", "source": {"type": "url", "url": "https://example.com/a.pdf"}},
+    ]
+    return b
+
+
+VALID.append(("anthropic", "documents", a_documents()))
+case(
+    A,
+    "anthropic.document.source",
+    "text-declared-pdf",
+    a_documents,
+    lambda b: b["messages"][2]["content"][0]["content"][3]["source"].update(media_type="application/pdf"),
+)
+case(
+    A,
+    "anthropic.document.source",
+    "base64-docx",
+    a_documents,
+    lambda b: b["messages"][2]["content"][0]["content"][2]["source"].update(media_type="application/msword"),
+)
+case(
+    A,
+    "anthropic.document.source",
+    "empty-pdf-in-user-turn",
+    a_documents,
+    lambda b: b["messages"][0]["content"].__setitem__(
+        1, {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": ""}}
+    ),
+)
 case(A, "anthropic.tool_use.shape", "input-string", a_base, lambda b: b["messages"][1]["content"][1].update(input="{}"))
 case(
     A,
@@ -636,6 +681,34 @@ VALID += [
 ]
 
 C = "openai-chat"
+
+
+def c_documents() -> dict[str, Any]:
+    """A PDF a tool returned, in the user message after the tool messages, and one by file id."""
+    b = c_base()
+    b["messages"][-1]["content"] = [
+        {"type": "text", "text": "Document(s) returned by tool call call_1 (get_weather):"},
+        {"type": "file", "file": {"filename": "q3.pdf", "file_data": "data:application/pdf;base64,JVBERi0xLjQK"}},
+        {"type": "file", "file": {"file_id": "file-abc"}},
+    ]
+    return b
+
+
+VALID.append((C, "documents", c_documents()))
+case(
+    C,
+    "openai-chat.message.file-part",
+    "text-file-data",
+    c_documents,
+    lambda b: b["messages"][-1]["content"][1]["file"].update(file_data="data:text/plain;base64,aGk="),
+)
+case(
+    C,
+    "openai-chat.message.file-part",
+    "no-filename",
+    c_documents,
+    lambda b: b["messages"][-1]["content"][1]["file"].pop("filename"),
+)
 case(C, "openai-chat.body.shape", "messages-missing", lambda: {"model": "gpt-4.1"})
 case(
     C,

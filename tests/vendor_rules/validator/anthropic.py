@@ -276,6 +276,52 @@ def image_source(body: Any) -> Iterator[Finding]:
                         yield from check(obj(rb), ptr("messages", i, "content", j, "content", k))
 
 
+@R(
+    "anthropic.document.source",
+    "A document block has `source` {type: base64, media_type: application/pdf, data: non-empty string} or {type: text, media_type: text/plain, data: string} or {type: url, url} or {type: file, file_id} or {type: content, content}; in a user turn or a tool_result.",
+    "anthropic.types.DocumentBlockParam.source: Base64PDFSourceParam (media_type Literal['application/pdf']), PlainTextSourceParam (media_type Literal['text/plain']), URLPDFSourceParam, FileDocumentSourceParam, ContentBlockSourceParam",
+)
+def document_source(body: Any) -> Iterator[Finding]:
+    def check(b: dict[str, Any], at: str) -> Iterator[Finding]:
+        raw = b.get("source")
+        if not is_obj(raw):
+            yield join(at, "source"), f"a document block needs a `source` object, got {short(raw)}"
+            return
+        src = obj(raw)
+        t, mt, data = src.get("type"), src.get("media_type"), src.get("data")
+        if t == "base64":
+            if mt != "application/pdf":
+                yield join(at, "source", "media_type"), f"a base64 document is application/pdf, got {short(mt)}"
+            if not is_str(data) or not data:
+                yield join(at, "source", "data"), "a base64 document needs non-empty `data`"
+        elif t == "text":
+            if mt != "text/plain":
+                yield join(at, "source", "media_type"), f"a text document is text/plain, got {short(mt)}"
+            if not is_str(data):
+                yield join(at, "source", "data"), "a text document needs string `data`"
+        elif t == "url":
+            if not is_str(src.get("url")) or not src.get("url"):
+                yield join(at, "source", "url"), "a url document needs a `url` string"
+        elif t == "file":
+            if not is_str(src.get("file_id")):
+                yield join(at, "source", "file_id"), "a file document needs a `file_id` string"
+        elif t != "content":
+            yield (
+                join(at, "source", "type"),
+                f"document source type must be base64, text, url, file or content, got {short(t)}",
+            )
+
+    for i, m in enumerate(_messages(body)):
+        for j, b in enumerate(arr(obj(m).get("content"))):
+            b = obj(b)
+            if b.get("type") == "document":
+                yield from check(b, ptr("messages", i, "content", j))
+            if b.get("type") == "tool_result":
+                for k, rb in enumerate(arr(b.get("content"))):
+                    if obj(rb).get("type") == "document":
+                        yield from check(obj(rb), ptr("messages", i, "content", j, "content", k))
+
+
 # --- tool calls and results ------------------------------------------------------------------
 
 

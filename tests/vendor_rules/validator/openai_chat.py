@@ -8,7 +8,7 @@ import re
 from typing import Any, Iterator
 
 from . import _openai_schema as strict
-from ._base import Finding, Names, RuleSet, arr, hashable, is_obj, is_str, json_object_text, obj, ptr, short
+from ._base import Finding, Names, RuleSet, arr, hashable, is_obj, is_str, join, json_object_text, obj, ptr, short
 
 rules = RuleSet("openai-chat")
 R = rules.rule
@@ -91,6 +91,35 @@ def message_content(body: Any) -> Iterator[Finding]:
                 yield ptr("messages", i, "content", j), f"a {role} message cannot hold a {short(t)} part"
             elif t == "text" and not is_str(obj(p).get("text")):
                 yield ptr("messages", i, "content", j, "text"), "text part without a string `text`"
+
+
+@R(
+    "openai-chat.message.file-part",
+    "A file part (user messages only) holds `file` with `file_id`, or `file_data` (a base64 data: URL of a PDF: Chat takes PDF files only) and `filename`.",
+    "openai.types.chat.chat_completion_content_part_param.File / FileFile (file_data, file_id, filename); OpenAI 'File inputs' guide "
+    "(developers.openai.com/api/docs/guides/file-inputs: 'Chat Completions accepts only PDF files as file content parts')",
+)
+def file_part(body: Any) -> Iterator[Finding]:
+    for i, m in enumerate(_messages(body)):
+        m = obj(m)
+        if m.get("role") != "user" or not isinstance(m.get("content"), list):
+            continue
+        for j, p in enumerate(m["content"]):
+            if obj(p).get("type") != "file":
+                continue
+            raw = obj(p).get("file")
+            at = ptr("messages", i, "content", j, "file")
+            if not is_obj(raw):
+                yield at, f"a file part needs a `file` object, got {short(raw)}"
+                continue
+            f = obj(raw)
+            if is_str(f.get("file_id")):
+                continue
+            data = f.get("file_data")
+            if not isinstance(data, str) or not data.startswith("data:application/pdf;base64,") or len(data) <= 28:
+                yield join(at, "file_data"), f"file_data must be a base64 data: URL of a PDF, got {short(data)}"
+            if not is_str(f.get("filename")) or not f.get("filename"):
+                yield join(at, "filename"), "a file given by file_data needs a `filename`"
 
 
 @R(
