@@ -1121,10 +1121,11 @@ class MCPToolset:
             if is_error:
                 text = "\n".join(p.text for p in parts if isinstance(p, TextPart)) or "the tool reported an error"
                 text = "\n".join([cap_error_text(text), *(p.text for p in note)])
-                if any(isinstance(p, ImagePart) for p in parts):
-                    # an error that shows something (a screenshot of the failure): its images are
-                    # kept, after the error text
-                    return ToolResult("", [TextPart(text), *(p for p in parts if isinstance(p, ImagePart))], True)
+                shown = [p for p in parts if isinstance(p, (ImagePart, DocumentPart))]
+                if shown:
+                    # an error that shows something (a screenshot of the failure, a PDF report): its
+                    # images and documents are kept, after the error text
+                    return ToolResult("", [TextPart(text), *shown], True)
                 raise ToolError(text)
             if note:
                 if all(isinstance(p, TextPart) for p in parts):

@@ -65,3 +65,20 @@ async def test_a_served_tool_returning_a_document_answers_with_an_embedded_resou
     # and read back by toolwire's own client mapping: the same document
     parts, _ = twm.result_content(got)
     assert parts[1] == DocumentPart(PDF, "application/pdf", filename="q3 final.pdf")
+
+
+async def test_an_error_result_keeps_its_document() -> None:
+    # an MCP error result that shows a PDF (the failed report) keeps it after the error text, as it
+    # keeps a screenshot (before, the document was dropped and only the text raised as a ToolError)
+    @toolwire.tool
+    def render() -> toolwire.ToolResult:
+        """Render the report."""
+        return toolwire.ToolResult(
+            content=[TextPart("render failed"), DocumentPart(PDF, filename="failed.pdf")], is_error=True
+        )
+
+    async with twm.connect(twm.create_server([render], name="inproc")) as ts:
+        (tool,) = list(ts)
+        got = await tool.call({})
+    assert isinstance(got, toolwire.ToolResult) and got.is_error
+    assert got.content == [TextPart("render failed"), DocumentPart(PDF, "application/pdf", filename="failed.pdf")]

@@ -34,7 +34,17 @@ from ..adapter import Model, ModelRequest
 from ..context import ToolContext
 from ..errors import RunLimitExceeded, ToolwireError
 from ..tools import Tool
-from ..types import Conversation, ImagePart, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult
+from ..types import (
+    Conversation,
+    DocumentPart,
+    ImagePart,
+    Message,
+    ReasoningPart,
+    Response,
+    TextPart,
+    ToolCall,
+    ToolResult,
+)
 from .cassettes import Interaction, MalformedCassette, NotACassette, load_cassette
 
 __all__ = ["replay_file", "replay_paths", "FileReport", "PROVIDER_FOR_API", "compare_requests"]
@@ -288,6 +298,8 @@ def _content_key(content: Any) -> Any:
             out.append(("text", p.text))
         elif isinstance(p, ImagePart):
             out.append(("image", p.media_type, p.base64, p.url))
+        elif isinstance(p, DocumentPart):
+            out.append(("document", p.media_type, p.base64))
         else:
             out.append((getattr(p, "type", "?"),))
     if len(out) == 1 and out[0][0] == "text":
