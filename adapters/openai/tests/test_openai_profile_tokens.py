@@ -148,3 +148,20 @@ def test_live_count_errors_are_provider_errors() -> None:
             )
         )
     assert err.value.status == 401 and "Incorrect API key" in str(err.value)
+
+
+def test_the_live_chat_count_carries_a_pdf_file_part() -> None:
+    # a Chat file part (a PDF a tool returned, in the user message after the tool messages) is
+    # counted as the same file: an input_file of the /responses/input_tokens request (it was left
+    # out of the count)
+    file = {"filename": "q3.pdf", "file_data": "data:application/pdf;base64,JVBERi0xLjQK"}
+    body = {
+        "model": "gpt-4.1",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "Read:"}, {"type": "file", "file": file}]}],
+    }
+    assert chat_body_as_responses(body)["input"] == [
+        {
+            "role": "user",
+            "content": [{"type": "input_text", "text": "Read:"}, {"type": "input_file", **file}],
+        }
+    ]

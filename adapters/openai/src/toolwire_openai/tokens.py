@@ -237,6 +237,10 @@ def _chat_content_as_input(content: Any) -> Any:
         elif p.get("type") == "image_url":
             url = p.get("image_url", {}).get("url") if isinstance(p.get("image_url"), dict) else p.get("image_url")
             parts.append({"type": "input_image", "image_url": url, "detail": "auto"})
+        elif p.get("type") == "file" and isinstance(p.get("file"), dict):
+            # a PDF (File: file_data + filename, or file_id): the same file as an input_file
+            f = p["file"]
+            parts.append({"type": "input_file", **{k: f[k] for k in ("file_data", "filename", "file_id") if k in f}})
     return parts
 
 
