@@ -433,6 +433,12 @@ def _check_message(msg: Any, where: str) -> None:
                 f"{where}, part {j}, is a ToolResult in an 'assistant' message; tool results belong in the "
                 "'user' message after the call"
             )
+        if msg.role == "assistant" and isinstance(part, DocumentPart):
+            # no API takes a document in a model turn: it would be left out of every request
+            raise ConfigurationError(
+                f"{where}, part {j}, is a DocumentPart in an 'assistant' message; documents go in a 'user' "
+                "message or in a tool result"
+            )
     if not isinstance(msg.provider_data, dict):
         raise ConfigurationError(
             f"{where} has provider_data of type {type(msg.provider_data).__name__}; it must be a dict (or left out)"

@@ -334,3 +334,12 @@ def test_a_pdf_too_large_for_anthropic_is_refused_before_sending() -> None:
     (v,) = exc.value.violations
     assert v.rule == "anthropic.request.size" and "send fewer or smaller images and documents" in v.message
     assert len(sent) == 1
+
+
+def test_a_document_in_an_assistant_message_is_refused_saying_where_it_goes() -> None:
+    # no API takes a document in a model turn: before, Chat, Responses and Gemini left it out of
+    # the request without a word
+    conv = toolwire.Conversation([Message.user("hi"), Message("assistant", [DocumentPart(PDF)])])
+    m = toolwire.model("openai:gpt-5", api_key="k")
+    with pytest.raises(toolwire.ConfigurationError, match="a DocumentPart in an 'assistant' message; documents go in"):
+        toolwire.run_sync(m, "and?", conversation=conv)
