@@ -8,11 +8,21 @@ from typing import Any
 
 import pytest
 
-from toolwire.types import ImagePart, ProviderToolPart, ReasoningPart, TextPart, ToolCall, ToolResult, part_from_dict
+from toolwire.types import (
+    DocumentPart,
+    ImagePart,
+    ProviderToolPart,
+    ReasoningPart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    part_from_dict,
+)
 
 _GOOD: list[tuple[type, dict[str, Any]]] = [
     (TextPart, {"type": "text", "text": "hi"}),
     (ImagePart, {"type": "image", "url": "https://example.com/a.png", "media_type": "image/png"}),
+    (DocumentPart, {"type": "document", "data_base64": "JVBERi0xLjQK", "media_type": "application/pdf"}),
     (ReasoningPart, {"type": "reasoning", "text": "because", "signature": "sig"}),
     (ToolCall, {"type": "tool_call", "id": "c1", "name": "lookup", "arguments": {"q": "x"}}),
     (ToolResult, {"type": "tool_result", "tool_call_id": "c1", "content": "ok", "name": "lookup"}),
@@ -26,6 +36,7 @@ _GOOD: list[tuple[type, dict[str, Any]]] = [
 _BAD = [
     (ImagePart, "media_type", 5),
     (ImagePart, "url", ["https://example.com/a.png"]),
+    (DocumentPart, "filename", 5),
     (ReasoningPart, "text", 5),
     (ReasoningPart, "signature", {"s": 1}),
     (ReasoningPart, "encrypted", 1.5),

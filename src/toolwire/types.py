@@ -515,11 +515,14 @@ class DocumentPart:
             data = base64.b64decode(raw, validate=True)
         except ValueError as exc:
             raise ValueError(f"document part: data_base64 is not base64 text ({exc})") from None
-        return cls(
-            data=data,
-            media_type=d.get("media_type", "application/pdf"),
-            filename=d.get("filename"),
-            provider_data=_pd(d.get("provider_data")),
+        return _checked_part(
+            cls(
+                data=data,
+                media_type=d.get("media_type", "application/pdf"),
+                filename=d.get("filename"),
+                provider_data=_pd(d.get("provider_data")),
+            ),
+            "document",
         )
 
 
