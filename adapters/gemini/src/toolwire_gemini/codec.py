@@ -907,6 +907,13 @@ class GeminiCodec:
             fr["id"] = pd["id"]
         elif send_id and call is not None:
             fr["id"] = call.id
+        kept = pd.get("response_parts")
+        if isinstance(kept, list) and kept:
+            # imported entries no canonical part carries, back at their place among the images
+            for entry in kept:
+                if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], dict):
+                    pos = entry[0] if isinstance(entry[0], int) and not isinstance(entry[0], bool) else len(images)
+                    images.insert(min(max(pos, 0), len(images)), copy.deepcopy(entry[1]))
         if images:
             fr["parts"] = images
         for key, value in (pd.get("extra") or {}).items():
@@ -1360,15 +1367,26 @@ def _decode_function_response(fr: dict[str, Any], pending: list[ToolCall]) -> To
     else:
         text = _json_text(response)
         pd["response"] = copy.deepcopy(response)
-    images = [
-        img
-        for img in (
-            _decode_document(_g(p, "inlineData"), _IN_RESPONSE) or _decode_blob(_g(p, "inlineData"))
-            for p in (fr.get("parts") or [])
-            if isinstance(p, dict) and _has(p, "inlineData")
-        )
-        if img is not None
-    ]
+    images: list[Any] = []
+    kept: list[list[Any]] = []  # [position, part] of the entries no canonical part carries
+    raw_parts = fr.get("parts")
+    for i, p in enumerate(raw_parts if isinstance(raw_parts, list) else []):
+        img = None
+        if isinstance(p, dict) and _has(p, "inlineData"):
+            blob = _g(p, "inlineData")
+            img = _decode_document(blob, _IN_RESPONSE)
+            if img is None and isinstance(blob, dict):
+                image = _decode_blob(blob)  # an image; other data (audio, video) is kept whole below
+                img = image if image is not None and str(image.media_type).lower().startswith("image/") else None
+        if img is not None:
+            images.append(img)
+        elif isinstance(p, dict):
+            # a fileData reference, an inlineData of a type toolwire does not read: kept whole for
+            # Gemini (google.genai.types.FunctionResponsePart), reported where another API leaves it out
+            kept.append([i, copy.deepcopy(p)])
+    if kept:
+        pd["response_parts"] = kept
+        pd["kept_content"] = [_kept_response_part(p) for _, p in kept]
     content: Any = text
     if images:
         content = ([TextPart(text)] if text else []) + images
@@ -1376,6 +1394,17 @@ def _decode_function_response(fr: dict[str, Any], pending: list[ToolCall]) -> To
     if extra:
         pd["extra"] = copy.deepcopy(extra)
     return ToolResult(call_id, content, is_error, name, {API: pd} if pd else {})
+
+
+def _kept_response_part(part: dict[str, Any]) -> str:
+    """How a kept ``functionResponse.parts`` entry is named in a report: ``"fileData part
+    (application/pdf https://...)"``."""
+    kind = next((k for k in part if isinstance(k, str)), "part")
+    inner = part.get(kind)
+    mime = _g(inner, "mimeType") if isinstance(inner, dict) else None
+    uri = _g(inner, "fileUri") if isinstance(inner, dict) else None
+    about = " ".join(str(v)[:120] for v in (mime, uri) if isinstance(v, str) and v)
+    return f"{kind} part" + (f" ({about})" if about else "")
 
 
 def _sibling_documents(result: ToolResult) -> list[DocumentPart]:
