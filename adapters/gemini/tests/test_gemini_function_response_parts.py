@@ -77,8 +77,9 @@ def test_function_response_parts_go_back_to_gemini_as_they_came(parts: list[dict
 
 @pytest.mark.parametrize("target", ["anthropic", "openai", "openai-chat"])
 def test_another_api_reports_the_function_response_parts_it_leaves_out(target: str) -> None:
-    import toolwire
     from toolwire_gemini import GeminiCodec
+
+    import toolwire
 
     request = GeminiCodec().decode_request(_body([{"inlineData": {"mimeType": "image/png", "data": PNG}}, FILE]))
     model = toolwire.model(f"{target}:m-1", api_key="k")
