@@ -343,3 +343,44 @@ def test_a_document_in_an_assistant_message_is_refused_saying_where_it_goes() ->
     m = toolwire.model("openai:gpt-5", api_key="k")
     with pytest.raises(toolwire.ConfigurationError, match="a DocumentPart in an 'assistant' message; documents go in"):
         toolwire.run_sync(m, "and?", conversation=conv)
+
+
+GEMINI_TEXT_HISTORY = {
+    "contents": [
+        {
+            "role": "user",
+            "parts": [
+                {"text": "summarise the notes"},
+                {"inlineData": {"mimeType": "text/plain", "data": base64.b64encode(b"clause 1: pay on time").decode()}},
+            ],
+        },
+        {"role": "model", "parts": [{"text": "They say to pay on time."}]},
+    ]
+}
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_an_imported_gemini_plain_text_blob_is_a_document_on_every_api(api: str) -> None:
+    # Gemini takes plain text as inlineData; before, the import read it as an ImagePart of type
+    # text/plain, which every other API refused as an image it cannot read
+    codec: Any = toolwire.model("gemini:m-1", api_key="k").codec
+    imported = codec.decode_request(json.loads(json.dumps(GEMINI_TEXT_HISTORY)))
+    (doc,) = [p for p in imported.messages[0].parts if not isinstance(p, TextPart)]
+    assert isinstance(doc, DocumentPart) and doc.text == "clause 1: pay on time"
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, [text_answer(api, "done")], sent)
+    out = toolwire.run_sync(m, "and?", conversation=toolwire.Conversation(imported.messages))
+    assert out.text == "done"
+    assert _validate(api, sent[0]) == []
+    pf = out.turns[0].response.preflight
+    assert [c for c in pf.changes if c.lossy] == [] if pf else True
+    if api == "gemini":  # back as it came
+        assert sent[0]["contents"][0] == GEMINI_TEXT_HISTORY["contents"][0]
+    elif api == "openai":
+        assert sent[0]["input"][0]["content"][1] == {
+            "type": "input_file",
+            "filename": "document.txt",
+            "file_data": "data:text/plain;base64," + base64.b64encode(b"clause 1: pay on time").decode(),
+        }
+    else:
+        assert "clause 1: pay on time" in json.dumps(sent[0])

@@ -247,31 +247,42 @@ def _decode_blob(blob: dict[str, Any]) -> ImagePart | None:
 
 
 def _decode_document(blob: Any, pd: dict[str, Any] | None = None) -> DocumentPart | None:
-    """An ``inlineData`` blob of exactly ``mimeType`` ``application/pdf`` and canonical base64
-    ``data`` → :class:`DocumentPart` (``provider_data`` ``pd``); ``None`` otherwise (another
-    type, other fields, bytes that are no PDF: then decoded as before)."""
-    if not isinstance(blob, dict) or set(blob) != {"mimeType", "data"} or blob["mimeType"] != "application/pdf":
+    """An ``inlineData`` blob of exactly ``mimeType`` ``application/pdf`` or ``text/plain`` (UTF-8)
+    and canonical base64 ``data`` → :class:`DocumentPart` (``provider_data`` ``pd``; plain text is
+    marked to go back to Gemini as ``inlineData``, as it came); ``None`` otherwise (another type,
+    other fields, bytes that are no PDF or no UTF-8: then decoded as before)."""
+    if not isinstance(blob, dict) or set(blob) != {"mimeType", "data"} or blob["mimeType"] not in _INLINE_DOCUMENTS:
         return None
     data = blob["data"]
     if not isinstance(data, str):
         return None
     try:
-        doc = DocumentPart(base64.b64decode(data, validate=True), "application/pdf")
-    except ValueError:  # not base64, no bytes, not a PDF
+        doc = DocumentPart(base64.b64decode(data, validate=True), blob["mimeType"])
+    except ValueError:  # not base64, no bytes, not a PDF, not UTF-8
         return None
     if doc.base64 != data:
         return None
-    if pd:
-        doc.provider_data = pd
+    merged = copy.deepcopy(pd) if pd else {}
+    if doc.media_type == "text/plain":
+        merged.setdefault(API, {})["inline"] = True
+    if merged:
+        doc.provider_data = merged
     return doc
+
+
+#: The ``inlineData`` types an imported request's blob decodes to a :class:`DocumentPart` from:
+#: Gemini takes plain text inline as well as PDFs ("other types ... such as TXT ... will be
+#: extracted as pure text", https://ai.google.dev/gemini-api/docs/document-processing).
+_INLINE_DOCUMENTS = ("application/pdf", "text/plain")
 
 
 def _document_wire(part: DocumentPart) -> dict[str, Any]:
     """A document as a Gemini part: a PDF as ``inlineData`` (document understanding takes PDFs
-    inline), plain text as a text part headed by its name."""
-    if part.media_type == "text/plain":
+    inline), plain text as a text part headed by its name, or as the ``inlineData`` it was
+    imported from."""
+    if part.media_type == "text/plain" and not (part.provider_data.get(API) or {}).get("inline"):
         return {"text": _document_text(part)}
-    return {"inlineData": {"mimeType": "application/pdf", "data": part.base64}}
+    return {"inlineData": {"mimeType": part.media_type, "data": part.base64}}
 
 
 def _document_text(part: DocumentPart) -> str:
@@ -883,7 +894,7 @@ class GeminiCodec:
             # part after the function responses (rule gemini.conversation.tool-result-document),
             # named in the response's text, and plain text is in that text
             images += [_document_wire(p) for p in documents if _in_response_parts(p)]
-            extra = [_document_text(p) for p in documents if p.media_type == "text/plain"]
+            extra = [_document_text(p) for p in documents if p.media_type == "text/plain" and not _in_response_parts(p)]
             sibling = _sibling_documents(result)
             if sibling:
                 names = ", ".join(repr(p.name) for p in sibling)
