@@ -384,3 +384,32 @@ def test_an_imported_gemini_plain_text_blob_is_a_document_on_every_api(api: str)
         }
     else:
         assert "clause 1: pay on time" in json.dumps(sent[0])
+
+
+@pytest.mark.parametrize("extra, refused", [(0, False), (1, True)])
+def test_a_pdf_of_exactly_gemini_s_50_mb_is_sent_and_one_byte_more_refused(extra: int, refused: bool) -> None:
+    # "at most 50 MB" inline (rule gemini.conversation.document-size, read as MiB): before, the
+    # size was read from the base64 length without its padding, so a PDF of exactly 50 MiB
+    # (base64 ending in '=') counted one byte more and was refused
+    from toolwire.errors import RequestRefused
+
+    size = 50 * 1024 * 1024 + extra
+    head = b"%PDF-1.4\n"
+
+    @toolwire.tool
+    def scan() -> DocumentPart:
+        """Scan it."""
+        return DocumentPart(head + bytes(size - len(head)), "application/pdf", filename="scan.pdf")
+
+    sent: list[dict[str, Any]] = []
+    m = make_model("gemini", [_call("gemini", "scan"), text_answer("gemini", "done")], sent)
+    if refused:
+        with pytest.raises(RequestRefused) as exc:
+            toolwire.run_sync(m, "read the scan", tools=[scan])
+        assert [v.rule for v in exc.value.violations] == ["gemini.conversation.document-size"]
+        assert len(sent) == 1
+        return
+    out = toolwire.run_sync(m, "read the scan", tools=[scan])
+    assert out.text == "done" and len(sent) == 2
+    (blob,) = [p["inlineData"] for c in sent[1]["contents"] for p in c["parts"] if "inlineData" in p]
+    assert len(base64.b64decode(blob["data"])) == size
