@@ -20,8 +20,10 @@ MCP result (``CallToolResult``)  toolwire tool result
 ``ImageContent``              an image part (base64 ``data`` → bytes, ``mimeType``)
 ``EmbeddedResource`` (text)   a text part ``resource <uri>:`` followed by its text
 ``EmbeddedResource`` (blob)   an image part for ``image/*``, a document part for
-                              ``application/pdf`` (the resource's file name as its
-                              ``filename``), else a line naming it
+                              ``application/pdf`` or ``text/plain`` (UTF-8), or for PDF
+                              bytes typed ``application/octet-stream`` or untyped (the
+                              resource's file name as its ``filename``), else a line
+                              naming it
 ``ResourceLink``              a line naming the link (name, uri)
 ``AudioContent``              a line saying audio was left out (no vendor takes it back)
 ``structuredContent``         its JSON as text, when the server sent no text block
@@ -73,7 +75,7 @@ from urllib.parse import quote, unquote
 
 from .errors import MAX_ERROR_CHARS, ConfigurationError, ToolDefinitionError, ToolError, cap_error_text
 from .tools import Tool
-from .types import DocumentPart, ImagePart, TextPart, ToolResult
+from .types import DOCUMENT_MEDIA_TYPES, DocumentPart, ImagePart, TextPart, ToolResult
 from .wire import without_lone_surrogates
 
 __all__ = [
@@ -650,6 +652,14 @@ def _document(data: Any, mime: str, uri: Any) -> DocumentPart | TextPart:
         return TextPart(f"[resource {uri} ({mime}) left out: {exc}]")
 
 
+def _is_pdf_blob(data: Any) -> bool:
+    """Whether ``data`` is base64 text of bytes that begin as a PDF does (``%PDF-``)."""
+    try:
+        return base64.b64decode(str(data)[:16], validate=True).startswith(b"%PDF-")
+    except (ValueError, TypeError):
+        return False
+
+
 def result_content(result: Any) -> tuple[list[TextPart | ImagePart | DocumentPart], bool]:
     """Map an MCP ``CallToolResult`` (the SDK object or its JSON dict) to toolwire content parts
     and the error flag, by the table in the module docs."""
@@ -672,10 +682,17 @@ def result_content(result: Any) -> tuple[list[TextPart | ImagePart | DocumentPar
                 parts.append(TextPart(f"resource {uri}:\n{text}"))
             else:
                 mime = str(_get(res, "mime_type", "mimeType") or "")
-                if mime.startswith("image/"):
-                    parts.append(_image(_get(res, "blob"), mime, f"resource {uri}"))
-                elif mime.split(";", 1)[0].strip().lower() == "application/pdf":
-                    parts.append(_document(_get(res, "blob"), mime, uri))
+                base = mime.split(";", 1)[0].strip().lower()
+                blob = _get(res, "blob")
+                if base.startswith("image/"):
+                    parts.append(_image(blob, mime, f"resource {uri}"))
+                elif base in DOCUMENT_MEDIA_TYPES:
+                    # a PDF, or plain text sent as a blob (as toolwire's own server sends a
+                    # text/plain DocumentPart)
+                    parts.append(_document(blob, mime, uri))
+                elif base in ("", "application/octet-stream") and _is_pdf_blob(blob):
+                    # a PDF a server sends with no type or the generic binary one
+                    parts.append(_document(blob, "application/pdf", uri))
                 else:
                     parts.append(TextPart(f"[binary resource {uri} ({mime or 'unknown type'}) left out]"))
         elif kind == "resource_link":

@@ -82,3 +82,43 @@ async def test_an_error_result_keeps_its_document() -> None:
         got = await tool.call({})
     assert isinstance(got, toolwire.ToolResult) and got.is_error
     assert got.content == [TextPart("render failed"), DocumentPart(PDF, "application/pdf", filename="failed.pdf")]
+
+
+async def test_a_plain_text_document_from_a_server_subprocess_stays_a_document() -> None:
+    # toolwire's server sends a text/plain DocumentPart as a blob resource; before, toolwire's
+    # client read it as "[binary resource file:///notes.txt (text/plain) left out]"
+    import sys
+    from pathlib import Path
+
+    server = Path(__file__).parent / "document_server.py"
+    async with twm.connect(f"{sys.executable} {server}") as ts:
+        tools = {t.name: t for t in ts}
+        notes = await tools["notes"].call({})
+        report = await tools["report"].call({})
+    assert notes == [TextPart("the notes:"), DocumentPart("café at 10\n".encode(), "text/plain", filename="notes.txt")]
+    assert report == [DocumentPart(b"%PDF-1.4\n%%EOF\n", "application/pdf", filename="q3.pdf")]
+
+
+def test_blob_resources_of_other_document_types() -> None:
+    text = base64.b64encode("café".encode()).decode()
+    latin = base64.b64encode("café".encode("latin-1")).decode()
+    parts, _ = twm.result_content(
+        {
+            "content": [
+                _resource("file:///a/notes.txt", "text/plain; charset=utf-8", text),
+                _resource("file:///old.txt", "text/plain", latin),
+                _resource("https://x/dl/scan.pdf", "application/octet-stream", base64.b64encode(PDF).decode()),
+                _resource("https://x/dl/blob.bin", "application/octet-stream", base64.b64encode(b"\x00\x01").decode()),
+                _resource("file:///chart.png", "IMAGE/PNG", "%%%"),
+            ]
+        }
+    )
+    assert parts[0] == DocumentPart("café".encode(), "text/plain", filename="notes.txt")
+    assert isinstance(parts[1], TextPart) and parts[1].text.startswith(
+        "[resource file:///old.txt (text/plain) left out: DocumentPart declared 'text/plain' holds bytes that are "
+        "not UTF-8 text"
+    )
+    assert parts[2] == DocumentPart(PDF, "application/pdf", filename="scan.pdf")
+    assert parts[3] == TextPart("[binary resource https://x/dl/blob.bin (application/octet-stream) left out]")
+    # an image type in capitals is read as an image (before: "[binary resource ... left out]")
+    assert parts[4] == TextPart("[resource file:///chart.png: the server sent image data that is not base64; left out]")
