@@ -413,3 +413,35 @@ def test_a_pdf_of_exactly_gemini_s_50_mb_is_sent_and_one_byte_more_refused(extra
     assert out.text == "done" and len(sent) == 2
     (blob,) = [p["inlineData"] for c in sent[1]["contents"] for p in c["parts"] if "inlineData" in p]
     assert len(base64.b64decode(blob["data"])) == size
+
+
+@pytest.mark.parametrize(
+    "blob",
+    [
+        {"mimeType": "application/pdf", "data": base64.b64encode(b"<html>login</html>").decode()},
+        {"mimeType": "application/PDF", "data": PDF_B64},
+        {"mimeType": "audio/mp3", "data": base64.b64encode(b"ID3\x03\x00").decode()},
+    ],
+    ids=["html-typed-pdf", "pdf-type-in-capitals", "audio"],
+)
+@pytest.mark.parametrize("api", APIS)
+def test_an_imported_gemini_blob_no_document_or_image_is_kept_for_gemini(blob: dict[str, str], api: str) -> None:
+    # before, any inlineData of a user turn that was no PDF document decoded to an ImagePart of its
+    # type: every other API then refused the whole request ("image media type 'application/pdf'
+    # ... convert the image"); now it is kept whole for Gemini, as the other adapters keep a block
+    # they have no part for, and another API leaves it out and reports it
+    body = {"contents": [{"role": "user", "parts": [{"text": "read"}, {"inlineData": blob}]}]}
+    codec: Any = toolwire.model("gemini:m-1", api_key="k").codec
+    imported = codec.decode_request(json.loads(json.dumps(body)))
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, [text_answer(api, "done")], sent)
+    out = toolwire.run_sync(m, "and?", conversation=toolwire.Conversation(imported.messages))
+    assert out.text == "done" and _validate(api, sent[0]) == []
+    pf = out.turns[0].response.preflight
+    dropped = [c.rule for c in pf.changes if c.lossy] if pf else []
+    if api == "gemini":
+        assert sent[0]["contents"][0]["parts"][:2] == body["contents"][0]["parts"]
+        assert dropped == []
+    else:
+        assert blob["data"] not in json.dumps(sent[0])
+        assert dropped == ["provider-tool.dropped"]

@@ -1226,10 +1226,17 @@ class GeminiCodec:
                         msg_parts.append(doc)
                         continue
                     img = _decode_blob(blob)
-                    if img is not None and img.base64 == blob.get("data") and set(blob) == {"mimeType", "data"}:
+                    if (
+                        img is not None
+                        and img.base64 == blob.get("data")
+                        and set(blob) == {"mimeType", "data"}
+                        and str(img.media_type).lower().startswith("image/")
+                    ):
                         msg_parts.append(img)
                         continue
-                msg_parts.append(kept_part(part))  # a file, a video, ...: kept whole for Gemini
+                # a file, a video, audio, a blob typed as a PDF whose bytes are none: kept whole for
+                # Gemini (another API leaves it out and reports it), not taken for an image
+                msg_parts.append(kept_part(part))
             messages.append(Message("user", msg_parts, role_pd))
         return messages
 
