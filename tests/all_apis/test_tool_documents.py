@@ -445,3 +445,41 @@ def test_an_imported_gemini_blob_no_document_or_image_is_kept_for_gemini(blob: d
     else:
         assert blob["data"] not in json.dumps(sent[0])
         assert dropped == ["provider-tool.dropped"]
+
+
+@pytest.mark.parametrize("api", ["openai-chat", "openai"])
+def test_an_imported_pdf_without_a_filename_gets_one_back_to_openai(api: str) -> None:
+    # OpenAI answers file_data without filename with 400 "Missing required parameter:
+    # 'messages[1].content[1].file.file_id'" (openai/openai-agents-python#1513,
+    # langchain-ai/langchainjs#9570; Responses: laravel/ai#324). Before, a PDF imported without a
+    # filename went back without one, a request the API refuses.
+    url = f"data:application/pdf;base64,{PDF_B64}"
+    if api == "openai-chat":
+        body = {"model": "m", "messages": [{"role": "user", "content": [{"type": "file", "file": {"file_data": url}}]}]}
+    else:
+        body = {"model": "m", "input": [{"role": "user", "content": [{"type": "input_file", "file_data": url}]}]}
+    codec: Any = toolwire.model(f"{api}:m-1", api_key="k").codec
+    imported = codec.decode_request(json.loads(json.dumps(body)))
+    sent: list[dict[str, Any]] = []
+    m = make_model(api, [text_answer(api, "done")], sent)
+    assert toolwire.run_sync(m, "and?", conversation=toolwire.Conversation(imported.messages)).text == "done"
+    assert _validate(api, sent[0]) == []
+    if api == "openai-chat":
+        assert sent[0]["messages"][0]["content"][0] == {
+            "type": "file",
+            "file": {"filename": "document.pdf", "file_data": url},
+        }
+    else:
+        assert sent[0]["input"][0]["content"][0] == {"type": "input_file", "filename": "document.pdf", "file_data": url}
+
+
+def test_an_imported_tool_result_pdf_without_a_filename_gets_one_back_to_responses() -> None:
+    url = f"data:application/pdf;base64,{PDF_B64}"
+    body = json.loads(json.dumps(RESPONSES_HISTORY))
+    body["input"][2]["output"][1] = {"type": "input_file", "file_data": url}
+    codec: Any = toolwire.model("openai:m-1", api_key="k").codec
+    imported = codec.decode_request(body)
+    sent: list[dict[str, Any]] = []
+    m = make_model("openai", [text_answer("openai", "done")], sent)
+    toolwire.run_sync(m, "and?", tools=[report], conversation=toolwire.Conversation(imported.messages))
+    assert sent[0]["input"][2]["output"][1] == {"type": "input_file", "filename": "document.pdf", "file_data": url}

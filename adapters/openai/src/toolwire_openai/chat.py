@@ -213,10 +213,11 @@ def _document_to_wire(part: DocumentPart) -> dict[str, Any]:
     if part.media_type == "text/plain":
         return {"type": "text", "text": _document_text(part)}
     pd = part.provider_data.get(API) or {}
-    file: dict[str, Any] = {}
-    if not pd.get("no_filename"):
-        file["filename"] = part.name
-    file["file_data"] = part.data_url
+    # a filename always, made up when the part has none (also one imported without it): Chat
+    # answers file_data without filename with 400 "Missing required parameter:
+    # 'messages[1].content[1].file.file_id'" (openai/openai-agents-python#1513,
+    # langchain-ai/langchainjs#9570)
+    file: dict[str, Any] = {"filename": part.name, "file_data": part.data_url}
     file.update(copied(pd.get("file") or {}))
     return {"type": "file", "file": file}
 
@@ -249,11 +250,29 @@ def _document_from_wire(item: dict[str, Any]) -> DocumentPart | None:
     pd: dict[str, Any] = {}
     if extra:
         pd["file"] = copy.deepcopy(extra)
-    if name is None:
-        pd["no_filename"] = True
     if pd:
         doc.provider_data = {API: pd}
     return doc
+
+
+def _named_files(wm: dict[str, Any]) -> dict[str, Any]:
+    """``wm`` with the made-up name (:attr:`DocumentPart.name`) in each ``file`` part that decodes
+    to a document but has no ``filename``: the name the encoder always sends, so the message's
+    replay overrides do not take it out again."""
+    content = wm.get("content")
+    if not isinstance(content, list):
+        return wm
+    out = dict(wm)
+    out["content"] = [
+        {**c, "file": {"filename": doc.name, **c["file"]}}
+        if isinstance(c, dict)
+        and c.get("type") == "file"
+        and (doc := _document_from_wire(c)) is not None
+        and doc.filename is None
+        else c
+        for c in content
+    ]
+    return out
 
 
 def _image_from_wire(item: dict[str, Any]) -> ImagePart:
@@ -1078,7 +1097,7 @@ class OpenAIChatCodec:
         if pd:
             msg.provider_data[API] = pd
         encoded = self._user_messages(msg)
-        over = overrides_for(wm, encoded[-1] if encoded else {}, set())
+        over = overrides_for(_named_files(wm), encoded[-1] if encoded else {}, set())
         if over:
             pd["message"] = over
             msg.provider_data[API] = pd

@@ -759,12 +759,11 @@ class OpenAIResponsesCodec:
     def _document(part: DocumentPart) -> dict[str, Any]:
         """An ``input_file`` part (``ResponseInputFileParam`` / ``ResponseInputFileContentParam``):
         ``file_data`` a base64 ``data:`` URL, ``filename`` the part's name (made up from the type
-        when it has none, unless it was imported without one)."""
+        when it has none, also for a part imported without one: OpenAI answers ``file_data``
+        without ``filename`` with 400 "Missing required parameter", laravel/ai#324,
+        openai/openai-agents-js#88)."""
         pd = part.provider_data.get(API) or {}
-        out: dict[str, Any] = {"type": "input_file"}
-        if not pd.get("no_filename"):
-            out["filename"] = part.name
-        out["file_data"] = part.data_url
+        out: dict[str, Any] = {"type": "input_file", "filename": part.name, "file_data": part.data_url}
         out.update(copied(pd.get("part") or {}))
         return out
 
@@ -1472,7 +1471,7 @@ class OpenAIResponsesCodec:
         result = ToolResult(tool_call_id=item.get("call_id") or "", content=content)
         mark_error(result)
         encoded = self._user_items(Message("user", [result]))[0]
-        over = overrides_for(item, encoded, set())
+        over = overrides_for(_named_files(item, "output"), encoded, set())
         if over:
             result.provider_data[API] = {"item": over}
             if kept:  # what another API leaves out of this result (and reports): toolwire.adapter
@@ -1509,11 +1508,31 @@ class OpenAIResponsesCodec:
                 pd["content_list"] = True
         msg = Message("user", parts, {API: pd} if pd else {})
         encoded = self._user_items(msg)
-        over = overrides_for(item, encoded[-1] if encoded else {}, set())
+        over = overrides_for(_named_files(item, "content"), encoded[-1] if encoded else {}, set())
         if over:
             pd["message"] = over
             msg.provider_data[API] = pd
         return msg
+
+
+def _named_files(item: dict[str, Any], key: str) -> dict[str, Any]:
+    """``item`` with the made-up name (:attr:`DocumentPart.name`) in each ``input_file`` of its
+    ``key`` list that decodes to a document but has no ``filename``: the name the encoder always
+    sends, so the item's replay overrides do not take it out again."""
+    parts = item.get(key)
+    if not isinstance(parts, list):
+        return item
+    out = dict(item)
+    out[key] = [
+        {"type": "input_file", "filename": doc.name, **p}
+        if isinstance(p, dict)
+        and p.get("type") == "input_file"
+        and (doc := _document_from_wire(p)) is not None
+        and doc.filename is None
+        else p
+        for p in parts
+    ]
+    return out
 
 
 def _document_from_wire(part: dict[str, Any]) -> DocumentPart | None:
@@ -1540,8 +1559,6 @@ def _document_from_wire(part: dict[str, Any]) -> DocumentPart | None:
     pd: dict[str, Any] = {}
     if extra:
         pd["part"] = copy.deepcopy(extra)
-    if name is None:
-        pd["no_filename"] = True
     if pd:
         doc.provider_data = {API: pd}
     return doc
