@@ -391,6 +391,10 @@ class ImagePart:
 DOCUMENT_MEDIA_TYPES = frozenset({"application/pdf", "text/plain"})
 
 
+#: Document types outside ``text/`` whose bytes are text (:func:`_document_media_type`'s hint).
+_TEXT_APPLICATION_TYPES = frozenset({"application/json", "application/xml", "application/x-yaml", "application/yaml"})
+
+
 def _document_media_type(value: Any) -> str:
     """``value`` as a document type of :data:`DOCUMENT_MEDIA_TYPES`: lower case, parameters
     (``; charset=utf-8``) left out; ``TypeError`` when it is no str, ``ValueError`` for another type."""
@@ -398,11 +402,13 @@ def _document_media_type(value: Any) -> str:
         raise TypeError(f"DocumentPart.media_type must be a str such as 'application/pdf', not {type(value).__name__}")
     low = value.split(";", 1)[0].strip().lower()
     if low not in DOCUMENT_MEDIA_TYPES:
-        hint = (
-            "an image goes as ImagePart"
-            if low.startswith("image/")
-            else "extract its text and return that (or convert it to PDF)"
-        )
+        if low.startswith("image/"):
+            hint = "an image goes as ImagePart"
+        elif low.startswith("text/") or low in _TEXT_APPLICATION_TYPES or low.endswith(("+json", "+xml")):
+            # Markdown, CSV, HTML, JSON, XML: their bytes are text already
+            hint = "its bytes are text: give media_type 'text/plain' (UTF-8 bytes), or return the text as a str"
+        else:
+            hint = "extract its text and return that (or convert it to PDF)"
         raise ValueError(
             f"DocumentPart.media_type {value!r:.60} is not a document type every API reads inline: give "
             f"'application/pdf' or 'text/plain'; {hint}"

@@ -150,6 +150,10 @@ def test_bad_documents_are_refused_with_what_to_do() -> None:
         DocumentPart(b"<html>404</html>", "application/pdf")
     with pytest.raises(ValueError, match="'application/pdf' or 'text/plain'; extract its text"):
         DocumentPart(b"PK\x03\x04", "application/vnd.openxmlformats-officedocument.wordprocessingml.document")
+    for text_type in ("text/markdown", "text/csv; charset=utf-8", "application/json", "application/ld+json"):
+        # text in another text type: the hint says to send it as text/plain (before: "extract its text")
+        with pytest.raises(ValueError, match="its bytes are text: give media_type 'text/plain'"):
+            DocumentPart(b"# notes", text_type)
     with pytest.raises(ValueError, match="an image goes as ImagePart"):
         DocumentPart(b"\x89PNG\r\n\x1a\n", "image/png")
     with pytest.raises(ValueError, match="not UTF-8"):
