@@ -103,3 +103,150 @@ def test_canonical_stop_reasons_are_untouched() -> None:
             result = toolwire.run_sync(m, "go", tools=[lookup])
         assert result.turns[0].response.stop_reason == stop
         assert result.turns[0].response.vendor_stop_reason is None
+
+
+def _run(m: GatedModel, via: str) -> tuple[Any, list[str]]:
+    """Run ``m`` through ``toolwire.run_sync`` or ``run_stream_sync``, recording AdapterWarnings;
+    the result's totals, cost and saved state are read too (each raised for some inputs)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if via == "run_sync":
+            result = toolwire.run_sync(m, "go", tools=[lookup], max_turns=3)
+        else:
+            stream = toolwire.run_stream_sync(m, "go", tools=[lookup], max_turns=3)
+            for _ in stream:
+                pass
+            result = stream.result
+    assert result is not None
+    assert result.usage.requests >= 1
+    assert result.cost.total is not None  # (raised TypeError for text counts)
+    loaded = RunState.from_json(result.state.to_json())
+    assert [t.response.to_dict() for t in loaded.turns] == [t.response.to_dict() for t in result.turns]
+    return result, [str(w.message) for w in caught if issubclass(w.category, AdapterWarning)]
+
+
+@pytest.mark.parametrize("via", ["run_sync", "run_stream_sync"])
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [(["stop"], "['stop']"), ({"reason": "stop"}, "{'reason': 'stop'}"), ({"x"}, "{'x'}")],
+)
+def test_unhashable_stop_reason_does_not_crash_the_run(given: Any, kept: str, stream: bool, via: str) -> None:
+    # a list or dict stop reason raised "TypeError: unhashable type: 'list'" out of the run
+    result, said = _run(GatedModel([_answer(given)], stream=stream), via)
+    first = result.turns[0].response
+    assert (first.stop_reason, first.vendor_stop_reason) == ("end_turn", kept)
+    assert len(said) == 1 and "'end_turn'" in said[0]
+
+
+@pytest.mark.parametrize("via", ["run_sync", "run_stream_sync"])
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("stop", ["end_turn", "stop"])
+@pytest.mark.parametrize(
+    ("vendor", "kept"), [(5, "5"), (["a"], "['a']"), ({"a": 1}, "{'a': 1}"), (b"fin\xffished", "fin\ufffdished")]
+)
+def test_vendor_stop_reason_that_is_not_text_is_kept_as_text(
+    vendor: Any, kept: str, stop: str, stream: bool, via: str
+) -> None:
+    # the run finished but its saved state did not load ("vendor_stop_reason must be str or null,
+    # got int 5"); bytes raised "Object of type bytes is not JSON serializable" on saving
+    result, said = _run(GatedModel([_answer(stop, vendor=vendor)], stream=stream), via)
+    first = result.turns[0].response
+    assert (first.stop_reason, first.vendor_stop_reason) == ("end_turn", kept)
+    assert any("vendor_stop_reason" in s and type(vendor).__name__ in s for s in said)
+
+
+def test_a_huge_stop_reason_is_cut_in_the_warning() -> None:
+    huge = "x" * 1_000_000
+    result, said = _run(GatedModel([_answer(huge)]), "run_sync")
+    assert result.turns[0].response.vendor_stop_reason == huge  # the adapter's value, whole
+    assert len(said) == 1 and len(said[0]) < 1000  # was the whole megabyte in the warning
+
+
+class _PricedModel(GatedModel):
+    """Answers as a priced Anthropic model, so the run's cost is computed from the counts."""
+
+    provider = "anthropic"
+
+    def __init__(self, script: list[Response], **kw: Any) -> None:
+        super().__init__(script, **kw)
+        self.model_id = "claude-sonnet-4-5"
+
+    async def _next(self, request: Any) -> Response:
+        resp = await super()._next(request)
+        resp.provider, resp.model = "anthropic", "claude-sonnet-4-5"
+        return resp
+
+
+@pytest.mark.parametrize("via", ["run_sync", "run_stream_sync"])
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("field", "value", "read"),
+    [
+        ("input_tokens", "12", None),
+        ("input_tokens", 12.0, 12),
+        ("input_tokens", 1.5, None),
+        ("input_tokens", float("nan"), None),
+        ("input_tokens", True, None),
+        ("output_tokens", [5], None),
+        ("output_tokens", float("inf"), None),
+        ("cache_read_tokens", "3", None),
+        ("reasoning_tokens", "2", None),
+        ("cache_write_1h_tokens", 2.5, None),
+    ],
+)
+def test_usage_counts_that_are_not_whole_numbers(field: str, value: Any, read: Any, stream: bool, via: str) -> None:
+    # text counts made result.usage or result.cost raise TypeError ("unsupported operand type(s)
+    # for -: 'int' and 'str'"); floats, bools, NaN made the saved state refuse to load
+    from toolwire import Usage
+
+    usage = Usage(input_tokens=10, output_tokens=5, requests=1)
+    setattr(usage, field, value)
+    m = _PricedModel([Response([TextPart("done")], "end_turn", usage=usage)], stream=stream)
+    result, said = _run(m, via)
+    assert getattr(result.turns[0].response.usage, field) == read
+    assert getattr(result.usage, field) == read
+    assert len(said) == 1 and field in said[0] and "not whole numbers" in said[0]
+    # priced from the corrected counts; unpriced (never free) when an input or output count is gone
+    priced = read is not None or field not in ("input_tokens", "output_tokens")
+    assert result.cost.total.priced is priced
+
+
+@pytest.mark.parametrize("value", [2.5, "2", None, [1], True])
+def test_requests_that_is_not_a_whole_number_counts_one(value: Any) -> None:
+    from toolwire import Usage
+
+    usage = Usage(input_tokens=10, output_tokens=5)
+    usage.requests = value
+    result, said = _run(_PricedModel([Response([TextPart("done")], "end_turn", usage=usage)]), "run_sync")
+    assert result.usage.requests == 1
+    assert len(said) == 1 and "requests" in said[0]
+
+
+@pytest.mark.parametrize(
+    ("attr", "value", "expected"),
+    [
+        ("usage", None, {"input_tokens": None, "requests": 1}),
+        ("usage", {"input_tokens": 7, "output_tokens": "x"}, {"input_tokens": 7, "output_tokens": None}),
+        ("model", 5, {"model": "5"}),
+        ("response_id", 99, {"response_id": "99"}),
+        ("provider_data", [1, 2], {"provider_data": {}}),
+    ],
+)
+def test_response_fields_of_the_wrong_type(attr: str, value: Any, expected: dict[str, Any]) -> None:
+    # usage None raised AttributeError ('NoneType' object has no attribute 'requests'), a list
+    # provider_data TypeError making the turn's message; an int model or id made the state unloadable
+    class Odd(GatedModel):
+        async def _next(self, request: Any) -> Response:
+            resp = await super()._next(request)
+            setattr(resp, attr, value)
+            return resp
+
+    result, said = _run(Odd([_answer("end_turn")]), "run_sync")
+    got = result.turns[0].response.to_dict()
+    for key, want in expected.items():
+        if key in ("input_tokens", "output_tokens", "requests"):
+            assert got["usage"][key] == want, key
+        else:
+            assert got[key] == want, key
+    assert len(said) == 1

@@ -2422,13 +2422,131 @@ _STOP_ALIASES: dict[str, str] = {
 }
 
 
+#: The ``Usage`` fields, in order (each a whole number of tokens or ``None``; ``requests`` a whole number).
+_USAGE_FIELDS = tuple(Usage.__dataclass_fields__)
+
+
 def _settle_answer(m: Model, response: Response) -> None:
-    """What the loop makes sure of in every answer: it counts one request at least, and its
-    stop reason is canonical (:func:`_canonical_stop`, for a third-party adapter's own value)."""
+    """What the loop makes sure of in every answer: its usage holds whole numbers
+    (:func:`_whole_usage`), it counts one request at least, its stop reason is canonical
+    (:func:`_canonical_stop`, for a third-party adapter's own value) and the vendor's stop
+    reason is text, so the run's saved state loads again."""
+    usage = response.usage
+    if type(usage) is not Usage or any(
+        type(v) is not int and (v is not None or k == "requests") for k, v in usage.__dict__.items()
+    ):
+        _whole_usage(m, response)
     if response.usage.requests == 0:
         response.usage.requests = 1
-    if response.stop_reason not in _CANONICAL_STOPS:
+    stop = response.stop_reason
+    if type(stop) is not str or stop not in _CANONICAL_STOPS:
         _canonical_stop(m, response)
+    elif response.vendor_stop_reason is not None and type(response.vendor_stop_reason) is not str:
+        response.vendor_stop_reason = _stop_text(m, response.vendor_stop_reason)
+    if type(response.provider_data) is not dict or not (
+        type(response.model) in _TEXT_OR_NONE and type(response.response_id) in _TEXT_OR_NONE
+    ):
+        _settle_fields(m, response)
+
+
+#: The types a response's ``model`` and ``response_id`` may have.
+_TEXT_OR_NONE = (str, type(None))
+
+
+def _settle_fields(m: Model, response: Response) -> None:
+    """``model`` and ``response_id`` that are not text (or ``None``) as text, and a
+    ``provider_data`` that is not a dict as an empty one, with an
+    :class:`~toolwire.errors.AdapterWarning`: the turn's message could not be made from such a
+    ``provider_data``, nor the saved state loaded with such an id."""
+    fixed: list[str] = []
+    for name in ("model", "response_id"):
+        v = getattr(response, name)
+        if v is not None and type(v) is not str:
+            setattr(response, name, _as_text(v))
+            if not isinstance(v, str):
+                fixed.append(f"{name}={v!r:.60} kept as text")
+    pd: Any = response.provider_data
+    if not isinstance(pd, dict):
+        response.provider_data = {}
+        if pd is not None:
+            fixed.append(f"provider_data of type {type(pd).__name__} left out (it must be a dict of API name to dict)")
+    if fixed:
+        _adapter_warning(m, "the adapter answered with " + "; ".join(fixed) + ". Fix the adapter's decoder")
+
+
+def _adapter_warning(m: Model, said: str) -> None:
+    import warnings
+
+    warnings.warn(f"{m.name}: {said}", AdapterWarning, stacklevel=3)
+
+
+def _whole_usage(m: Model, response: Response) -> None:
+    """Give ``response`` (from an adapter whose usage is not a :class:`Usage` of whole numbers)
+    one that is: a whole float (``3.0``) is that number, any other count that is not an int (a
+    fraction, NaN, text, a bool, a list) is ``None`` (not reported), ``requests`` that is not a
+    whole number is 1; a ``usage`` that is not a ``Usage`` at all is read as one field by field
+    when it is a dict, else empty. Warns (:class:`~toolwire.errors.AdapterWarning`) naming what
+    was corrected. Without this the run's totals or cost raised ``TypeError`` or its saved state
+    did not load."""
+    given: Any = response.usage
+    if isinstance(given, Usage):
+        counts: dict[str, Any] = {k: getattr(given, k, None) for k in _USAGE_FIELDS}
+    elif isinstance(given, dict):
+        counts = {k: given.get(k) for k in _USAGE_FIELDS}
+    else:
+        counts = {}
+    fixed: list[str] = []
+    if not isinstance(given, Usage):
+        fixed.append(f"usage is {type(given).__name__}, not toolwire.Usage")
+    whole: dict[str, int | None] = {}
+    for k in _USAGE_FIELDS:
+        v = counts.get(k)
+        if type(v) is int or (v is None and k != "requests"):
+            whole[k] = v
+            continue
+        if type(v) is float and v.is_integer():
+            n: int | None = int(v)
+        else:
+            n = 1 if k == "requests" else None
+        whole[k] = n
+        if k in counts:
+            fixed.append(f"{k}={v!r:.40} read as {n!r}")
+    if whole["requests"] is None:  # pragma: no cover - set to 1 above
+        whole["requests"] = 1
+    response.usage = Usage(**whole)  # type: ignore[arg-type]  # requests is never None here
+    if fixed:
+        _adapter_warning(
+            m,
+            "the adapter answered with token counts that are not whole numbers ("
+            + "; ".join(fixed)
+            + "); the run goes on with these. Report counts as int (None when the vendor gave none) "
+            "in the adapter's decoder",
+        )
+
+
+def _as_text(value: Any) -> str:
+    """``value`` as plain ``str``: a ``str`` subclass's own text, ``bytes`` decoded (UTF-8, bad
+    bytes replaced), anything else ``str(value)``."""
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "replace")
+    return str(value)
+
+
+def _stop_text(m: Model, value: Any) -> str:
+    """A vendor stop reason that is not ``str`` as text (a ``bytes`` value decoded), with an
+    :class:`~toolwire.errors.AdapterWarning`; a ``str`` subclass as plain ``str``, unsaid."""
+    text = _as_text(value)
+    if isinstance(value, str):
+        return text
+    _adapter_warning(
+        m,
+        f"the adapter answered with vendor_stop_reason {value!r:.200} ({type(value).__name__}, not "
+        "str); the run keeps it as text. Set vendor_stop_reason to the vendor's value as str in "
+        "the adapter's decoder",
+    )
+    return text
 
 
 def _canonical_stop(m: Model, response: Response) -> None:
@@ -2439,22 +2557,29 @@ def _canonical_stop(m: Model, response: Response) -> None:
     value is ``tool_use`` when the answer holds tool calls, else ``end_turn``. Without this the
     run's saved state would hold a stop reason :meth:`RunState.from_json` refuses."""
     given: Any = response.stop_reason
-    key = given.strip().lower() if isinstance(given, str) else ""
+    vendor: Any = response.vendor_stop_reason
+    if isinstance(given, str) and str.__str__(given) in _CANONICAL_STOPS:
+        # a str subclass (an enum) of a canonical value: that value, nothing to say
+        response.stop_reason = str.__str__(given)  # type: ignore[assignment]
+        if vendor is not None and type(vendor) is not str:
+            response.vendor_stop_reason = _stop_text(m, vendor)
+        return
+    # (any value: a list or dict is not hashable, so it is never looked up as one)
+    key = str.strip(given).lower() if isinstance(given, str) else ""
     stop = _STOP_ALIASES.get(key) or (key if key in _CANONICAL_STOPS else None)
     if stop is None:
         stop = "tool_use" if response.tool_calls else "end_turn"
-    if response.vendor_stop_reason is None and given is not None:
-        response.vendor_stop_reason = given if isinstance(given, str) else str(given)
+    if vendor is None and given is not None:
+        response.vendor_stop_reason = _as_text(given)
+    elif vendor is not None and type(vendor) is not str:
+        response.vendor_stop_reason = _stop_text(m, vendor)
     response.stop_reason = stop  # type: ignore[assignment]
-    import warnings
-
-    warnings.warn(
-        f"{m.name}: the adapter answered with stop reason {given!r}, which is not one of "
+    _adapter_warning(
+        m,
+        f"the adapter answered with stop reason {given!r:.200}, which is not one of "
         f"toolwire's ({', '.join(STOP_REASONS)}); the run goes on with {stop!r} and keeps the "
         "adapter's value in Response.vendor_stop_reason. Map the vendor's value to a canonical "
         "one in the adapter's decoder",
-        AdapterWarning,
-        stacklevel=2,
     )
 
 
