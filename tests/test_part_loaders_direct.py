@@ -69,3 +69,51 @@ def test_a_field_of_the_wrong_type_is_refused_by_the_part_s_own_loader(cls: type
     with pytest.raises(TypeError) as through:
         part_from_dict(saved)
     assert str(direct.value) == str(through.value)
+
+
+_LOADERS = [TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart]
+
+
+@pytest.mark.parametrize("cls", _LOADERS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("given", [None, [], "text", 5, [{"text": "x"}]], ids=repr)
+def test_a_part_that_is_not_an_object(cls: Any, given: Any) -> None:
+    # each loader called directly raised AttributeError ("'NoneType' object has no attribute 'get'")
+    with pytest.raises(TypeError, match=r"part must be an object, got " + type(given).__name__):
+        cls.from_dict(given)
+
+
+def _nested(depth: int) -> list[Any]:
+    """A list nested ``depth`` deep (as a Python value: JSON text this deep does not load)."""
+    top: list[Any] = []
+    cur = top
+    for _ in range(depth):
+        nxt: list[Any] = []
+        cur.append(nxt)
+        cur = nxt
+    return top
+
+
+@pytest.mark.parametrize(
+    ("cls", "d", "field"),
+    [
+        (None, {"type": "FIELD"}, "unknown part type"),
+        (ImagePart, {"data_base64": "FIELD", "media_type": "image/png"}, "data_base64"),
+        (ToolCall, {"id": "c1", "name": "FIELD"}, "name"),
+        (ToolCall, {"id": "c1", "name": "f", "raw_arguments": "FIELD"}, "raw_arguments"),
+        (ToolResult, {"tool_call_id": "c1", "is_error": "FIELD"}, "is_error"),
+        (ProviderToolPart, {"provider": "FIELD", "vendor_type": "t", "raw": {}}, "provider"),
+        (ProviderToolPart, {"provider": "anthropic", "vendor_type": "FIELD", "raw": {}}, "vendor_type"),
+        (ProviderToolPart, {"provider": "anthropic", "vendor_type": "t", "raw": {}, "kind": "FIELD"}, "kind"),
+    ],
+)
+@pytest.mark.parametrize("value", ["nested", "huge"])
+def test_a_deeply_nested_or_huge_field_is_named_shortly(cls: Any, d: dict[str, Any], field: str, value: str) -> None:
+    # the error message held repr(value): RecursionError for a value nested 5,000 deep, the whole
+    # megabyte for a huge one
+    bad: Any = _nested(5000) if value == "nested" else ["x" * 1_000_000]
+    d = {k: (bad if v == "FIELD" else v) for k, v in d.items()}
+    load = part_from_dict if cls is None else cls.from_dict
+    with pytest.raises((TypeError, ValueError)) as caught:
+        load(d)
+    assert field in str(caught.value)
+    assert len(str(caught.value)) < 400

@@ -17,6 +17,7 @@ import base64
 import codecs
 import copy
 import json
+import reprlib
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Literal, TypeVar, Union
 
@@ -103,6 +104,7 @@ class TextPart:
         """Rebuild a part from :meth:`to_dict`'s output (the ``type`` key is not read). ``KeyError``
         when ``text`` is missing; ``TypeError`` when it is not a str or ``provider_data`` is not an
         object of objects."""
+        _object_at(d, "a text part")
         return _checked_part(cls(text=d["text"], provider_data=_pd(d.get("provider_data"))), "text")
 
 
@@ -367,10 +369,10 @@ class ImagePart:
         ``ValueError`` when ``data_base64`` is not base64 text, when there is neither it nor
         ``url``, or inline bytes have no ``media_type``; ``TypeError`` for a field of the wrong
         type (``data_base64`` included)."""
-        raw = d.get("data_base64")
+        raw = _object_at(d, "an image part").get("data_base64")
         if raw is not None and not isinstance(raw, str):
             raise TypeError(
-                f"image part: data_base64 must be base64 text or null, got {type(raw).__name__} {raw!r:.40}"
+                f"image part: data_base64 must be base64 text or null, got {type(raw).__name__} {_shown(raw)}"
             )
         try:
             data = None if raw is None else base64.b64decode(raw, validate=True)
@@ -571,6 +573,7 @@ class ReasoningPart:
         """Rebuild a part from :meth:`to_dict`'s output; every key is optional (``text`` defaults to
         ``""``). ``TypeError`` when ``provider_data`` is not an object of objects or another field has
         the wrong type (naming the field)."""
+        _object_at(d, "a reasoning part")
         return _checked_part(
             cls(
                 text=d.get("text", ""),
@@ -635,6 +638,7 @@ class ToolCall:
         missing; ``TypeError`` when ``provider_data`` is not an object of objects or ``incomplete`` /
         ``id_synthesized`` is not a bool. The other fields' types are checked too (``TypeError`` naming
         the field)."""
+        _object_at(d, "a tool_call part")
         return _checked_part(
             cls(
                 id=d["id"],
@@ -767,6 +771,7 @@ class ToolResult:
         content part that is not a text, image or document part (``at content[i]: ...``; a reasoning part or
         a tool call is not turned into text) or misses a field; ``TypeError`` when ``is_error`` is
         not a bool, ``content`` is neither a str nor a list, or a content part is not an object."""
+        _object_at(d, "a tool_result part")
         content: Any = loaded_field(d, "content", (str, list), "tool_result part", "")
         if not isinstance(content, str):
             content = [loaded_at(f"content[{i}]", lambda p=p: _content_part(p)) for i, p in enumerate(content)]
@@ -834,18 +839,18 @@ class ProviderToolPart:
     def __post_init__(self) -> None:
         from .errors import ConfigurationError
 
-        where = f"provider tool part {self.vendor_type!r}"
+        where = f"provider tool part {_shown(self.vendor_type)}"
         if not isinstance(self.provider, str) or not self.provider:
-            raise ConfigurationError(f"{where}: provider must be a provider name, got {self.provider!r}")
+            raise ConfigurationError(f"{where}: provider must be a provider name, got {_shown(self.provider)}")
         if not isinstance(self.vendor_type, str):
-            raise ConfigurationError(f"{where}: vendor_type must be a string, got {self.vendor_type!r}")
+            raise ConfigurationError(f"{where}: vendor_type must be a string, got {_shown(self.vendor_type)}")
         if not isinstance(self.raw, dict):
             raise ConfigurationError(
                 f"{where}: raw must be a JSON object (the block as the vendor sent it), "
                 f"got {self.raw.__class__.__name__}"
             )
         if self.kind not in ("call", "result", "metadata"):
-            raise ConfigurationError(f"{where}: kind must be 'call', 'result' or 'metadata', got {self.kind!r}")
+            raise ConfigurationError(f"{where}: kind must be 'call', 'result' or 'metadata', got {_shown(self.kind)}")
 
     def to_dict(self) -> dict[str, Any]:
         """``{"type": "provider_tool", "provider": str, "vendor_type": str, "kind": str, "raw": object}``
@@ -873,9 +878,10 @@ class ProviderToolPart:
         naming the field)."""
         from .errors import ConfigurationError
 
+        _object_at(d, "a provider_tool part")
         for key in ("provider", "vendor_type", "raw"):
             if key not in d:
-                raise ConfigurationError(f"provider tool part {d.get('vendor_type')!r} has no {key!r}")
+                raise ConfigurationError(f"provider tool part {_shown(d.get('vendor_type'))} has no {key!r}")
         return _checked_part(
             cls(
                 provider=_provider(d["provider"]),
@@ -951,11 +957,22 @@ def loaded_field(d: dict[str, Any], key: str, types: tuple[type, ...], where: st
     if isinstance(value, types) and not (isinstance(value, bool) and bool not in types):
         return value
     expected = " or ".join("null" if t is type(None) else t.__name__ for t in types)
-    raise TypeError(f"{where}: {key} must be {expected}, got {type(value).__name__} {value!r:.40}")
+    raise TypeError(f"{where}: {key} must be {expected}, got {type(value).__name__} {_shown(value)}")
 
 
 _T = TypeVar("_T")
 _P = TypeVar("_P")
+
+_SHORT_REPR = reprlib.Repr()  # (keyword arguments only from Python 3.12)
+_SHORT_REPR.maxlevel, _SHORT_REPR.maxstring, _SHORT_REPR.maxother = 3, 40, 40
+_SHORT_REPR.maxlist = _SHORT_REPR.maxdict = _SHORT_REPR.maxtuple = _SHORT_REPR.maxset = 4
+
+
+def _shown(value: Any) -> str:
+    """``value``'s repr for an error message, at most about 40 characters and 3 levels deep (a
+    value nested thousands deep raised ``RecursionError`` in ``repr``, a megabyte string was
+    written whole)."""
+    return _SHORT_REPR.repr(value)
 
 
 def _object_at(value: Any, what: str) -> dict[str, Any]:
@@ -1006,7 +1023,7 @@ def part_from_dict(d: dict[str, Any]) -> Part:
     kind = d.get("type")
     cls = _PART_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise ValueError(f"unknown part type {kind!r:.40}; expected one of {sorted(_PART_TYPES)}")
+        raise ValueError(f"unknown part type {_shown(kind)}; expected one of {sorted(_PART_TYPES)}")
     return cls.from_dict(d)  # (each part's from_dict checks its fields' types: _checked_part)
 
 
@@ -1270,7 +1287,7 @@ class Usage:
         for k, v in counts.items():
             if (v is None and k != "requests") or type(v) is int:
                 continue
-            raise TypeError(f"usage: {k} must be a whole number of tokens or null, got {v!r:.40}")
+            raise TypeError(f"usage: {k} must be a whole number of tokens or null, got {_shown(v)}")
         return cls(**counts)
 
 
@@ -1378,6 +1395,6 @@ def _stop_reason(value: str) -> StopReason:
     if value not in STOP_REASONS:
         raise ValueError(
             f"response: stop_reason must be one of {', '.join(STOP_REASONS)} (toolwire's stop reasons; "
-            f"the vendor's own value is vendor_stop_reason), got {value!r:.40}"
+            f"the vendor's own value is vendor_stop_reason), got {_shown(value)}"
         )
     return value  # type: ignore[return-value]  # one of the Literal's values
