@@ -320,13 +320,20 @@ def _read_again(item: Exception) -> Any:
 #: character.
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]')
 
+#: The start of a line that is a JSON object (white space, then ``{``).
+_OBJECT_START = re.compile(r"\s*\{")
+
 
 def _top_level(raw: str) -> dict[str, str]:
     """The members of the JSON object ``raw`` at its top level, each value as its JSON text
     (stripped), read without recursion however deeply the values nest; ``{}`` when ``raw`` is
-    no object. Text that ends inside the object (cut off) gives the members read so far, the
-    last one with the part of its value that came."""
+    no object, or does not start with one (white space aside: a log line quoting a reply after
+    a prefix such as ``DEBUG forwarding {"id": 1, ...`` is no reply). Text that ends inside the
+    object (cut off) gives the members read so far, the last one with the part of its value
+    that came."""
     out: dict[str, str] = {}
+    if _OBJECT_START.match(raw) is None:
+        return out
     depth, key, start = 0, None, -1
     for m in _JSON_TOKEN.finditer(raw):
         token = m.group()

@@ -17,6 +17,10 @@ careless server sends). Its tools answer:
   server writes that crashes or is killed while writing;
 - ``cut_refusal``: a JSON-RPC error cut off in its message;
 - ``stray_line``: a line that is no JSON at all (a log line on stdout), then the real reply;
+- ``logged_reply``: a log line quoting, after a prefix, the start of a reply to this very call (a
+  proxy logging what it forwards), then the real reply;
+- ``cut_other_ids``: cut-off replies naming ids no call waits for (negative, text, a fraction, a
+  huge number), then the real reply;
 - ``echo``: "echo done" (with an argument ``nest`` given, that too)."""
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ NAMES = [
     "cut_reply",
     "cut_refusal",
     "stray_line",
+    "logged_reply",
+    "cut_other_ids",
     "echo",
 ]
 TOOLS = [
@@ -101,6 +107,17 @@ def reply(msg: dict) -> str | None:
         return "INFO starting the stray_line tool {id: 3}\n" + json.dumps(
             answer(mid, {"content": [{"type": "text", "text": "stray_line done"}]})
         )
+    if name == "logged_reply":
+        quoted = json.dumps(answer(mid, {"content": [{"type": "text", "text": "upstream said " * 20}]}))
+        return f"DEBUG forwarding {quoted[:60]}\n" + json.dumps(
+            answer(mid, {"content": [{"type": "text", "text": "logged_reply done"}]})
+        )
+    if name == "cut_other_ids":
+        cut = [
+            json.dumps(answer(other, {"content": [{"type": "text", "text": "not yours " * 10}]}))[:50]
+            for other in (-1, "abc", 1.5, 10**30, 987654)
+        ]
+        return "\n".join([*cut, json.dumps(answer(mid, {"content": [{"type": "text", "text": "cut_other_ids done"}]}))])
     if name == "huge_error":
         return json.dumps(answer(mid, {"content": [{"type": "text", "text": HUGE}], "isError": True}))
     if name == "huge_refusal":

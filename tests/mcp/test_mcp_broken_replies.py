@@ -125,6 +125,20 @@ def test_a_reply_cut_off_mid_line_is_a_bad_reply_answered_at_once() -> None:
     assert (echo.is_error, echo.text) == (False, "echo done")
 
 
+def test_a_log_line_quoting_a_reply_is_not_taken_for_a_cut_reply() -> None:
+    """A line that does not start with ``{`` but quotes the start of a reply to the running call
+    after a prefix (a proxy server logging what it forwards) is a log line, passed over: the call
+    gets its real reply. Before, it was read as a cut-off reply and the call was answered at once
+    that the server's reply was not valid JSON. Cut-off replies naming ids no call waits for
+    (negative, text, fractional, huge) change nothing and hold nothing up."""
+    results, took = _run("logged_reply", "cut_other_ids", timeout=15)
+    logged, others, echo = results
+    assert (logged.is_error, logged.text) == (False, "logged_reply done")
+    assert (others.is_error, others.text) == (False, "cut_other_ids done")
+    assert took < 10
+    assert (echo.is_error, echo.text) == (False, "echo done")
+
+
 def test_arguments_nested_too_deeply_to_send_are_not_a_refusal_of_the_server() -> None:
     """Arguments the ``mcp`` SDK cannot serialize (nested 300 levels deep) never reach the server:
     the call was answered "the MCP server refused the call"."""
