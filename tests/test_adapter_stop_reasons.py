@@ -250,3 +250,40 @@ def test_response_fields_of_the_wrong_type(attr: str, value: Any, expected: dict
         else:
             assert got[key] == want, key
     assert len(said) == 1
+
+
+class _Unprintable:
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+    __repr__ = __str__
+
+
+def _deep(depth: int) -> list[Any]:
+    top: list[Any] = []
+    cur = top
+    for _ in range(depth):
+        nxt: list[Any] = []
+        cur.append(nxt)
+        cur = nxt
+    return top
+
+
+@pytest.mark.parametrize("where", ["stop_reason", "vendor_stop_reason"])
+@pytest.mark.parametrize("odd", ["deep", "unprintable"])
+def test_a_stop_reason_without_a_usable_text_form(where: str, odd: str) -> None:
+    # repr/str of a list nested 5,000 deep raised RecursionError out of the run; a value whose
+    # str() raises, its own error
+    value: Any = _deep(5000) if odd == "deep" else _Unprintable()
+
+    class Odd(GatedModel):
+        async def _next(self, request: Any) -> Response:
+            resp = await super()._next(request)  # (the script is deep-copied: the value is set after)
+            setattr(resp, where, value)
+            return resp
+
+    result, said = _run(Odd([_answer("end_turn")]), "run_sync")
+    first = result.turns[0].response
+    assert first.stop_reason == "end_turn"
+    assert isinstance(first.vendor_stop_reason, str) and len(first.vendor_stop_reason) < 100
+    assert len(said) == 1 and len(said[0]) < 1000

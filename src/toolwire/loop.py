@@ -67,6 +67,7 @@ from .types import (
     ToolCall,
     ToolResult,
     Usage,
+    _shown,
     user_parts,
 )
 
@@ -2464,7 +2465,7 @@ def _settle_fields(m: Model, response: Response) -> None:
         if v is not None and type(v) is not str:
             setattr(response, name, _as_text(v))
             if not isinstance(v, str):
-                fixed.append(f"{name}={v!r:.60} kept as text")
+                fixed.append(f"{name}={_shown(v)} kept as text")
     pd: Any = response.provider_data
     if not isinstance(pd, dict):
         response.provider_data = {}
@@ -2510,7 +2511,7 @@ def _whole_usage(m: Model, response: Response) -> None:
             n = 1 if k == "requests" else None
         whole[k] = n
         if k in counts:
-            fixed.append(f"{k}={v!r:.40} read as {n!r}")
+            fixed.append(f"{k}={_shown(v)} read as {n!r}")
     if whole["requests"] is None:  # pragma: no cover - set to 1 above
         whole["requests"] = 1
     response.usage = Usage(**whole)  # type: ignore[arg-type]  # requests is never None here
@@ -2531,7 +2532,10 @@ def _as_text(value: Any) -> str:
         return str.__str__(value)
     if isinstance(value, (bytes, bytearray)):
         return bytes(value).decode("utf-8", "replace")
-    return str(value)
+    try:
+        return str(value)
+    except (Exception, RecursionError):  # a str() that raises, a list nested thousands deep
+        return _shown(value)
 
 
 def _stop_text(m: Model, value: Any) -> str:
@@ -2542,7 +2546,7 @@ def _stop_text(m: Model, value: Any) -> str:
         return text
     _adapter_warning(
         m,
-        f"the adapter answered with vendor_stop_reason {value!r:.200} ({type(value).__name__}, not "
+        f"the adapter answered with vendor_stop_reason {_shown(value)} ({type(value).__name__}, not "
         "str); the run keeps it as text. Set vendor_stop_reason to the vendor's value as str in "
         "the adapter's decoder",
     )
@@ -2576,7 +2580,7 @@ def _canonical_stop(m: Model, response: Response) -> None:
     response.stop_reason = stop  # type: ignore[assignment]
     _adapter_warning(
         m,
-        f"the adapter answered with stop reason {given!r:.200}, which is not one of "
+        f"the adapter answered with stop reason {_shown(given)}, which is not one of "
         f"toolwire's ({', '.join(STOP_REASONS)}); the run goes on with {stop!r} and keeps the "
         "adapter's value in Response.vendor_stop_reason. Map the vendor's value to a canonical "
         "one in the adapter's decoder",

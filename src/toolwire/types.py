@@ -969,10 +969,13 @@ _SHORT_REPR.maxlist = _SHORT_REPR.maxdict = _SHORT_REPR.maxtuple = _SHORT_REPR.m
 
 
 def _shown(value: Any) -> str:
-    """``value``'s repr for an error message, at most about 40 characters and 3 levels deep (a
-    value nested thousands deep raised ``RecursionError`` in ``repr``, a megabyte string was
-    written whole)."""
-    return _SHORT_REPR.repr(value)
+    """``value``'s repr for an error or warning message, at most about 40 characters and 3
+    levels deep (a value nested thousands deep raised ``RecursionError`` in ``repr``, a megabyte
+    string was written whole); ``<type>`` when its repr raises."""
+    try:
+        return _SHORT_REPR.repr(value)
+    except (Exception, RecursionError):
+        return f"<{type(value).__name__}>"
 
 
 def _object_at(value: Any, what: str) -> dict[str, Any]:
