@@ -287,3 +287,32 @@ def test_a_stop_reason_without_a_usable_text_form(where: str, odd: str) -> None:
     assert first.stop_reason == "end_turn"
     assert isinstance(first.vendor_stop_reason, str) and len(first.vendor_stop_reason) < 100
     assert len(said) == 1 and len(said[0]) < 1000
+
+
+@pytest.mark.parametrize("via", ["run_sync", "run_stream_sync"])
+@pytest.mark.parametrize(
+    ("parts", "text", "said_part"),
+    [
+        (None, "", "parts is None"),
+        ("hello", "hello", "parts is str"),
+        (["hel", "lo"], "hello", "parts[0] is text"),
+        ([{"type": "text", "text": "hi"}], "hi", "parts[0] is a dict"),
+        ([{"type": "nonsense"}, TextPart("ok")], "ok", "parts[0] (dict) left out: unknown part type"),
+        ([5, TextPart("ok")], "ok", "parts[0] (int) left out"),
+        ((TextPart("a"), TextPart("b")), "ab", "parts is tuple"),
+    ],
+    ids=["none", "str", "str-items", "dict-item", "bad-dict", "int-item", "tuple"],
+)
+def test_parts_that_are_not_a_list_of_parts(parts: Any, text: str, said_part: str, via: str) -> None:
+    # parts None raised "TypeError: 'NoneType' object is not iterable", a text item
+    # "AttributeError: 'str' object has no attribute 'to_dict'" out of the run
+    class Odd(GatedModel):
+        async def send(self, request: Any) -> Response:
+            resp = await self._next(request)
+            resp.parts = parts
+            return resp
+
+    result, said = _run(Odd([_answer("end_turn")]), via)
+    assert result.text == text
+    assert all(type(p) is TextPart for p in result.turns[0].response.parts)
+    assert len(said) == 1 and said_part in said[0]

@@ -857,6 +857,7 @@ class _Loop:
                     # (a cut stream raises: its part stays in the turn record)
                     response = _streamed_response(m, asm, attempt)
                     self._asm = None
+                    _settle_answer(m, response)
                 else:
                     if not loud or not _retries(m):
                         # (quiet: the retries' notices have no one to go to; the model retries all the same)
@@ -873,10 +874,10 @@ class _Loop:
                                 else:
                                     response = item
                     assert response is not None
+                    _settle_answer(m, response)  # (before its parts are read for the events)
                     if loud:
                         for ev in _whole(n, response):
                             yield ev
-                _settle_answer(m, response)
                 if self.unanswered:  # reported on the turn whose request first carried the answers
                     response.preflight = _report_unanswered(m, response.preflight, self.unanswered)
                     self.unanswered = []
@@ -2432,6 +2433,9 @@ def _settle_answer(m: Model, response: Response) -> None:
     (:func:`_whole_usage`), it counts one request at least, its stop reason is canonical
     (:func:`_canonical_stop`, for a third-party adapter's own value) and the vendor's stop
     reason is text, so the run's saved state loads again."""
+    parts = response.parts
+    if type(parts) is not list or not all(type(p) in _PART_CLASSES for p in parts):
+        _settle_parts(m, response)
     usage = response.usage
     if type(usage) is not Usage or any(
         type(v) is not int and (v is not None or k == "requests") for k, v in usage.__dict__.items()
@@ -2473,6 +2477,54 @@ def _settle_fields(m: Model, response: Response) -> None:
             fixed.append(f"provider_data of type {type(pd).__name__} left out (it must be a dict of API name to dict)")
     if fixed:
         _adapter_warning(m, "the adapter answered with " + "; ".join(fixed) + ". Fix the adapter's decoder")
+
+
+#: The part classes an answer's parts are (a subclass is checked with isinstance).
+_PART_CLASSES = frozenset((TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart))
+
+
+def _settle_parts(m: Model, response: Response) -> None:
+    """Give ``response`` (from an adapter whose ``parts`` is not a list of parts) one that is:
+    ``None`` is no part, another iterable (a tuple, a generator) its items; an item that is text
+    is a :class:`TextPart`, a dict is loaded as a saved part (:func:`part_from_dict`), anything
+    else is left out. Warns (:class:`~toolwire.errors.AdapterWarning`) naming what was
+    corrected. Without this the run raised ``TypeError`` or ``AttributeError`` (``'str' object
+    has no attribute 'to_dict'``) on reading the turn."""
+    from .types import part_from_dict
+
+    given: Any = response.parts
+    fixed: list[str] = []
+    if given is None:
+        items: list[Any] = []
+        fixed.append("parts is None, not a list")
+    elif isinstance(given, (str, bytes, dict)) or not hasattr(given, "__iter__"):
+        items = [given]
+        fixed.append(f"parts is {type(given).__name__}, not a list")
+    else:
+        items = list(given)
+        if type(given) is not list:
+            fixed.append(f"parts is {type(given).__name__}, not a list")
+    parts: list[Any] = []
+    for i, p in enumerate(items):
+        if type(p) in _PART_CLASSES or isinstance(p, tuple(_PART_CLASSES)):
+            parts.append(p)
+        elif isinstance(p, str):
+            parts.append(TextPart(str.__str__(p)))
+            fixed.append(f"parts[{i}] is text, read as a TextPart")
+        else:
+            try:
+                parts.append(part_from_dict(p))
+                fixed.append(f"parts[{i}] is a dict, loaded as a saved part")
+            except (TypeError, ValueError, KeyError) as exc:
+                fixed.append(f"parts[{i}] ({type(p).__name__}) left out: {exc}")
+    response.parts = parts
+    if fixed:
+        _adapter_warning(
+            m,
+            "the adapter answered with parts that are not toolwire parts ("
+            + "; ".join(fixed)
+            + "). Build TextPart, ToolCall, ... in the adapter's decoder",
+        )
 
 
 def _adapter_warning(m: Model, said: str) -> None:
