@@ -622,6 +622,12 @@ class Model(abc.ABC):
     base_url_env: ClassVar[str | None] = None
     #: Whether the SDK treats an empty :attr:`base_url_env` as unset (else an empty one is refused).
     base_url_env_empty_is_unset: ClassVar[bool] = False
+    #: Whether this adapter's decoders always give :class:`~toolwire.types.Response` values of the
+    #: declared types (``parts`` a list of parts, whole-number usage counts, text ids): the loop
+    #: then checks only the stop reason of each answer. ``False`` (a third-party adapter): the loop
+    #: also checks the types and corrects what a saved run could not hold, with an
+    #: :class:`~toolwire.errors.AdapterWarning`. toolwire's own adapters set it.
+    typed_answers: ClassVar[bool] = False
 
     def __init__(self, model_id: str, **settings: Any) -> None:
         from .secrets import install_log_scrubbing, register_settings

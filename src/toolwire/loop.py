@@ -2433,14 +2433,15 @@ def _settle_answer(m: Model, response: Response) -> None:
     (:func:`_whole_usage`), it counts one request at least, its stop reason is canonical
     (:func:`_canonical_stop`, for a third-party adapter's own value) and the vendor's stop
     reason is text, so the run's saved state loads again."""
-    parts = response.parts
-    if type(parts) is not list or not all(type(p) in _PART_CLASSES for p in parts):
-        _settle_parts(m, response)
-    usage = response.usage
-    if type(usage) is not Usage or any(
-        type(v) is not int and (v is not None or k == "requests") for k, v in usage.__dict__.items()
-    ):
-        _whole_usage(m, response)
+    if not m.typed_answers:  # (toolwire's own decoders give these types: no pass over each answer)
+        parts = response.parts
+        if type(parts) is not list or not all(type(p) in _PART_CLASSES for p in parts):
+            _settle_parts(m, response)
+        usage = response.usage
+        if type(usage) is not Usage or any(
+            type(v) is not int and (v is not None or k == "requests") for k, v in usage.__dict__.items()
+        ):
+            _whole_usage(m, response)
     if response.usage.requests == 0:
         response.usage.requests = 1
     stop = response.stop_reason
@@ -2448,8 +2449,9 @@ def _settle_answer(m: Model, response: Response) -> None:
         _canonical_stop(m, response)
     elif response.vendor_stop_reason is not None and type(response.vendor_stop_reason) is not str:
         response.vendor_stop_reason = _stop_text(m, response.vendor_stop_reason)
-    if type(response.provider_data) is not dict or not (
-        type(response.model) in _TEXT_OR_NONE and type(response.response_id) in _TEXT_OR_NONE
+    if not m.typed_answers and (
+        type(response.provider_data) is not dict
+        or not (type(response.model) in _TEXT_OR_NONE and type(response.response_id) in _TEXT_OR_NONE)
     ):
         _settle_fields(m, response)
 
@@ -2480,7 +2482,7 @@ def _settle_fields(m: Model, response: Response) -> None:
 
 
 #: The part classes an answer's parts are (a subclass is checked with isinstance).
-_PART_CLASSES = frozenset((TextPart, ImagePart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart))
+_PART_CLASSES = frozenset((TextPart, ImagePart, DocumentPart, ReasoningPart, ToolCall, ToolResult, ProviderToolPart))
 
 
 def _settle_parts(m: Model, response: Response) -> None:

@@ -118,6 +118,8 @@ class AnthropicModel(Transport):
     #: read by the SDK when no base_url is given, an empty one included (anthropic/_client.py:
     #: ``base_url = os.environ.get("ANTHROPIC_BASE_URL")`` when ``base_url is None``)
     base_url_env: ClassVar[str | None] = "ANTHROPIC_BASE_URL"
+    #: the codec's decoders give answers of the declared types (the loop checks only stop reasons)
+    typed_answers: ClassVar[bool] = True
 
     @classmethod
     def request_fields(cls) -> frozenset[str]:

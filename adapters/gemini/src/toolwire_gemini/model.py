@@ -118,6 +118,8 @@ class GeminiModel(Transport):
     #: read by the SDK when no base_url is given, an empty one counting as unset
     #: (google/genai/_base_url.py get_base_url: ``os.getenv('GOOGLE_GEMINI_BASE_URL')``, used if truthy)
     base_url_env: ClassVar[str | None] = "GOOGLE_GEMINI_BASE_URL"
+    #: the codec's decoders give answers of the declared types (the loop checks only stop reasons)
+    typed_answers: ClassVar[bool] = True
     base_url_env_empty_is_unset: ClassVar[bool] = True
 
     @classmethod

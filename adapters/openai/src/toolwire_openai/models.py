@@ -65,6 +65,8 @@ class _OpenAIModel(Transport):
     #: read by the SDK when no base_url is given, an empty one included (openai/lib/_client_auth.py:
     #: ``base_url = os.environ.get("OPENAI_BASE_URL")`` when ``base_url is None``)
     base_url_env: ClassVar[str | None] = "OPENAI_BASE_URL"
+    #: the codec's decoders give answers of the declared types (the loop checks only stop reasons)
+    typed_answers: ClassVar[bool] = True
 
     def __init__(self, model_id: str, **settings: Any) -> None:
         """Raises :class:`ConfigurationError` for a ``base_url`` (or, without one, an
