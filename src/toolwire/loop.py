@@ -1148,7 +1148,11 @@ class _Loop:
         st.stop_reason = stop
         st.status = "stopped" if error is not None else ("paused" if st.pending else "finished")
         self.result = result  # RunStream.result (the RunFinished built here is yielded at once)
-        self.finished = RunFinished(result, error(message, result) if error is not None else None)
+        err = None
+        if error is not None:
+            err = error(message, result)
+            err.run_state = st  # (set on every error that ends a run, a limit's included)
+        self.finished = RunFinished(result, err)
         return self.finished
 
     # -- tool calls -------------------------------------------------------------------------
