@@ -47,9 +47,12 @@ def _stream(body: dict[str, Any]) -> list[dict[str, Any]]:
     return events
 
 
+@pytest.mark.parametrize("content", [[], [{"type": "text", "text": ""}]], ids=["no-block", "empty-text-block"])
 @pytest.mark.parametrize("stream", [False, True])
-def test_a_refusal_before_any_output_costs_nothing(mock_model: Callable[..., Any], wire: Any, stream: bool) -> None:
-    body = _refusal(wire, [], 0)
+def test_a_refusal_before_any_output_costs_nothing(
+    mock_model: Callable[..., Any], wire: Any, stream: bool, content: list[dict[str, Any]]
+) -> None:
+    body = _refusal(wire, content, 0)
     answer = wire.sse_response(_stream(body)) if stream else wire.json_response(body)
     model = mock_model([answer], stream=stream)
     result = toolwire.run_sync(model, "hi")

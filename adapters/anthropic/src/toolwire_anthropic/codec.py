@@ -668,8 +668,9 @@ REFUSAL_NOT_BILLED = "the Claude API does not bill a request refused before any 
 
 
 def _note_not_billed(response: Response) -> None:
-    """Mark a refusal without any output (no content block) as not billed."""
-    if response.parts:
+    """Mark a refusal without any output (no content block, or only empty text blocks) as not
+    billed."""
+    if any(type(p) is not TextPart or p.text for p in response.parts):
         return
     pd = response.provider_data.get(API)
     if not isinstance(pd, dict):
@@ -1740,8 +1741,6 @@ class StreamDecoder:
             pd["usage"] = extras
         if self._opaque:
             pd["blocks"] = [{"position": i, "block": self._opaque[i]} for i in sorted(self._opaque)]
-        if self._stop == "refusal" and not self._kinds and self._codec is not None and self._codec.claude_api:
-            pd["not_billed"] = REFUSAL_NOT_BILLED  # refused before any content block: no output
         if self._stop is None and not self._ended:
             stop = "error"  # no stop reason and no message_stop: the stream was cut off
         else:

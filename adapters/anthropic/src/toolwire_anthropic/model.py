@@ -23,6 +23,7 @@ from toolwire.adapter import ModelRequest, body_json
 from toolwire.errors import ConfigurationError, ProviderError, RequestRefused
 from toolwire.profile import Violation
 from toolwire.transport import SKIP, SSEEvent, StainlessPost, Transport, event_json, stainless_error
+from toolwire.types import Response
 from toolwire.wire import without_lone_surrogates
 
 from .codec import (
@@ -33,6 +34,7 @@ from .codec import (
     AnthropicCodec,
     StreamDecoder,
     _error_from_event,
+    _note_not_billed,
 )
 from .profile import (
     REQUEST_MAX_BYTES,
@@ -153,6 +155,16 @@ class AnthropicModel(Transport):
             self.settings.get("base_url") or os.environ.get("ANTHROPIC_BASE_URL")
         )
         self._client: Any = None
+
+    def check_streamed(self, response: Response) -> Response:
+        """The checks of a streamed response (:func:`toolwire.wire.check_tool_calls`), and, from
+        the Claude API, a refusal before any output marked as not billed (as
+        :meth:`~toolwire_anthropic.codec.AnthropicCodec.decode_response` marks a whole one)."""
+        response = super().check_streamed(response)
+        codec = self.codec
+        if response.vendor_stop_reason == "refusal" and isinstance(codec, AnthropicCodec) and codec.claude_api:
+            _note_not_billed(response)
+        return response
 
     def _check_setting_values(self) -> None:
         """The settings sent as request fields, checked against the SDK's types before anything is
