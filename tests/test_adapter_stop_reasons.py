@@ -316,3 +316,35 @@ def test_parts_that_are_not_a_list_of_parts(parts: Any, text: str, said_part: st
     assert result.text == text
     assert all(type(p) is TextPart for p in result.turns[0].response.parts)
     assert len(said) == 1 and said_part in said[0]
+
+
+@pytest.mark.parametrize(
+    ("value", "kept"),
+    [
+        ({"mine": "x"}, {}),
+        ({"mine": {"a": 1}, "other": 5}, {"mine": {"a": 1}}),
+        ({"mine": {"when": object()}}, {}),
+        ({"mine": {"a": 1}, "bad": {"b": {1, 2}}}, {"mine": {"a": 1}}),
+    ],
+    ids=["str-entry", "int-entry", "object-value", "set-value"],
+)
+def test_provider_data_entries_a_saved_run_cannot_hold_are_left_out(
+    value: dict[str, Any], kept: dict[str, Any]
+) -> None:
+    """An entry that is not an object (the loader refuses it) or holds a value JSON cannot write
+    (``to_json`` raised): left out with a warning naming its key, the rest kept, so the run's
+    state saves and loads."""
+
+    class Odd(GatedModel):
+        async def _next(self, request: Any) -> Response:
+            resp = await super()._next(request)
+            resp.provider_data = value
+            return resp
+
+    result, said = _run(Odd([_answer("end_turn")]), "run_sync")
+    assert result.turns[0].response.provider_data == kept
+    loaded = RunState.from_json(result.state.to_json())
+    assert loaded.turns[0].response.provider_data == kept
+    assert len(said) == 1 and "provider_data" in said[0]
+    for key in set(value) - set(kept):
+        assert repr(key) in said[0]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import inspect
+import json
 import os as _os
 from dataclasses import dataclass, fields, replace
 from os import urandom as _urandom
@@ -2453,10 +2454,7 @@ def _settle_answer(m: Model, response: Response) -> None:
         _canonical_stop(m, response)
     elif response.vendor_stop_reason is not None and type(response.vendor_stop_reason) is not str:
         response.vendor_stop_reason = _stop_text(m, response.vendor_stop_reason)
-    if not m.typed_answers and (
-        type(response.provider_data) is not dict
-        or not (type(response.model) in _TEXT_OR_NONE and type(response.response_id) in _TEXT_OR_NONE)
-    ):
+    if not m.typed_answers:  # (a third-party adapter: its ids and provider_data checked too)
         _settle_fields(m, response)
 
 
@@ -2465,10 +2463,11 @@ _TEXT_OR_NONE = (str, type(None))
 
 
 def _settle_fields(m: Model, response: Response) -> None:
-    """``model`` and ``response_id`` that are not text (or ``None``) as text, and a
-    ``provider_data`` that is not a dict as an empty one, with an
+    """``model`` and ``response_id`` that are not text (or ``None``) as text, a
+    ``provider_data`` that is not a dict as an empty one, and each of its entries that is not a
+    dict or holds a value JSON cannot write left out, with an
     :class:`~toolwire.errors.AdapterWarning`: the turn's message could not be made from such a
-    ``provider_data``, nor the saved state loaded with such an id."""
+    ``provider_data``, nor the saved state written or loaded with such an entry or id."""
     fixed: list[str] = []
     for name in ("model", "response_id"):
         v = getattr(response, name)
@@ -2481,6 +2480,19 @@ def _settle_fields(m: Model, response: Response) -> None:
         response.provider_data = {}
         if pd is not None:
             fixed.append(f"provider_data of type {type(pd).__name__} left out (it must be a dict of API name to dict)")
+    else:
+        for key in list(pd):
+            own = pd[key]
+            if not isinstance(own, dict):
+                why = f"is a {type(own).__name__}, not a dict"
+            else:
+                try:  # what a saved run writes (RunState.to_json)
+                    json.dumps(own, ensure_ascii=False)
+                    continue
+                except (TypeError, ValueError, RecursionError) as exc:
+                    why = f"holds a value JSON cannot write ({_shown(str(exc))})"
+            del pd[key]
+            fixed.append(f"provider_data[{_shown(key)}] left out: it {why}")
     if fixed:
         _adapter_warning(m, "the adapter answered with " + "; ".join(fixed) + ". Fix the adapter's decoder")
 
