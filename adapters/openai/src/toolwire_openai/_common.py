@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import hashlib
 import json
@@ -12,7 +13,7 @@ from toolwire.arguments import EMPTY_ARGUMENT_TEXTS, dumps_arguments, parse_argu
 from toolwire.errors import ProviderError
 from toolwire.schema.report import TranslationReport
 from toolwire.tools import Tool
-from toolwire.types import Response, TextPart, ToolCall, ToolResult, Usage
+from toolwire.types import DocumentPart, Response, TextPart, ToolCall, ToolResult, Usage
 from toolwire.wire import NAME_INVALID, json_copy, mark_duplicate_ids, usage_int
 
 from .profile import RESERVED_TOOL_NAMES, TOOL_NAME_RULE, wire_tool_names
@@ -311,3 +312,25 @@ def prompt_cache_key(cache: Any, body: dict[str, Any]) -> str | None:
         json.dumps(prefix, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     ).hexdigest()
     return "toolwire-" + digest[:32]
+
+
+def document_from_data_url(
+    data: str, name: str | None, extra: dict[str, Any], api: str, key: str, media_types: tuple[str, ...]
+) -> DocumentPart | None:
+    """A :class:`~toolwire.types.DocumentPart` from a file's base64 ``data:`` URL (``data``) of one
+    of ``media_types``, named ``name``, the wire part's other fields ``extra`` kept in
+    ``provider_data[api][key]`` (Chat ``file`` parts and Responses ``input_file`` parts both carry
+    files so); ``None`` for another type, data that is not base64 or no such document,
+    or base64 that would not go back byte-equal (the caller then keeps the part whole)."""
+    head, sep, b64 = data.partition(";base64,")
+    if not sep or head[5:] not in media_types or not head.startswith("data:"):
+        return None
+    try:
+        doc = DocumentPart(base64.b64decode(b64, validate=True), head[5:], name)
+    except ValueError:  # not base64, no bytes, not a PDF, not UTF-8
+        return None
+    if doc.data_url != data:
+        return None  # not canonical base64: kept whole so it goes back byte-equal
+    if extra:
+        doc.provider_data = {api: {key: copy.deepcopy(extra)}}
+    return doc

@@ -64,6 +64,7 @@ from ._common import (
     arguments_text,
     check_tool_calls,
     copied,
+    document_from_data_url,
     mark_error,
     overrides_for,
     prompt_cache_key,
@@ -238,21 +239,7 @@ def _document_from_wire(item: dict[str, Any]) -> DocumentPart | None:
     extra = {k: v for k, v in file.items() if k not in ("file_data", "filename")}
     if not isinstance(data, str) or (name is not None and not isinstance(name, str)) or "file_id" in extra:
         return None
-    head, sep, b64 = data.partition(";base64,")
-    if not sep or head != "data:application/pdf":
-        return None
-    try:
-        doc = DocumentPart(base64.b64decode(b64, validate=True), "application/pdf", name)
-    except ValueError:  # not base64, no bytes, not a PDF
-        return None
-    if doc.data_url != data:
-        return None  # not canonical base64: kept whole so it goes back byte-equal
-    pd: dict[str, Any] = {}
-    if extra:
-        pd["file"] = copy.deepcopy(extra)
-    if pd:
-        doc.provider_data = {API: pd}
-    return doc
+    return document_from_data_url(data, name, extra, API, "file", ("application/pdf",))  # Chat files: PDF only
 
 
 def _named_files(wm: dict[str, Any]) -> dict[str, Any]:

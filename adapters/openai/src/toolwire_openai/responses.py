@@ -79,6 +79,7 @@ from ._common import (
     arguments_text,
     check_tool_calls,
     copied,
+    document_from_data_url,
     mark_error,
     overrides_for,
     prompt_cache_key,
@@ -1546,22 +1547,7 @@ def _document_from_wire(part: dict[str, Any]) -> DocumentPart | None:
     extra = {k: v for k, v in part.items() if k not in ("type", "file_data", "filename")}
     if "file_id" in extra or "file_url" in extra:
         return None
-    head, sep, b64 = data.partition(";base64,")
-    if not sep or head not in ("data:application/pdf", "data:text/plain"):
-        return None
-    try:
-        raw = base64.b64decode(b64, validate=True)
-        doc = DocumentPart(raw, head[5:], name)
-    except ValueError:  # not base64, no bytes, not a PDF, not UTF-8
-        return None
-    if doc.data_url != data:
-        return None  # not canonical base64: kept whole so it goes back byte-equal
-    pd: dict[str, Any] = {}
-    if extra:
-        pd["part"] = copy.deepcopy(extra)
-    if pd:
-        doc.provider_data = {API: pd}
-    return doc
+    return document_from_data_url(data, name, extra, API, "part", ("application/pdf", "text/plain"))
 
 
 def _stream_error(ev: dict[str, Any]) -> ProviderError:
