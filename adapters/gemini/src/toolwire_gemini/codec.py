@@ -1201,6 +1201,10 @@ class GeminiCodec:
                         continue
                     if isinstance(decoded, ToolCall):
                         pending.append(decoded)
+                    elif isinstance(decoded, ImagePart) and not str(decoded.media_type).lower().startswith("image/"):
+                        # inline data of another type in a model turn (a PDF, audio): no image, kept
+                        # whole for Gemini as a response's such part is (reported where left out)
+                        decoded = kept_part(part)
                     msg_parts.append(decoded)
                 messages.append(Message("assistant", msg_parts, {API: {}}))
                 continue
