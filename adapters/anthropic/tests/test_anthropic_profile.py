@@ -56,6 +56,7 @@ WEB_SEARCH = {"type": "web_search_20250305", "name": "web_search"}
 USE = {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}
 RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"}
 SIG = {"type": "thinking", "thinking": "let me think", "signature": "c2ln"}
+TEXT_DOC = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "notes"}}
 
 
 def _png_block(width: int, height: int) -> dict[str, Any]:
@@ -485,6 +486,22 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
         ),
         "/messages/2/content/0/content/0/source/url",
     ),
+    # document blocks (request schema RequestDocumentBlock; citations guide)
+    (
+        "anthropic.conversation.document-title",
+        body(messages=convo(("user", [{**TEXT_DOC, "title": "t" * 501}]))),
+        "/messages/0/content/0/title",
+    ),
+    (
+        "anthropic.conversation.document-title",
+        body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": [{**TEXT_DOC, "title": "t" * 501}]}])),
+        "/messages/2/content/0/content/0/title",
+    ),
+    (
+        "anthropic.conversation.document-citations",
+        body(messages=convo(("user", [{**TEXT_DOC, "citations": {"enabled": True}}, TEXT_DOC]))),
+        "/messages/0/content/1",
+    ),
 ]
 
 
@@ -673,6 +690,16 @@ REPAIRED: list[tuple[str, dict[str, Any], str]] = [
             )
         ),
         "/messages/0/content/0/source",
+    ),
+    (
+        "anthropic.conversation.document-title",
+        body(messages=convo(("user", [{**TEXT_DOC, "title": ""}]))),
+        "/messages/0/content/0/title",
+    ),
+    (
+        "anthropic.conversation.document-context",
+        body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": [{**TEXT_DOC, "context": ""}]}])),
+        "/messages/2/content/0/content/0/context",
     ),
 ]
 

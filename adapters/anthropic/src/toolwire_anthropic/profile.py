@@ -93,6 +93,9 @@ MANY_IMAGES = 20
 MANY_IMAGES_MAX_PIXELS = 2000
 #: Images plus document pages per request (rule ``anthropic.request.media-count``).
 MAX_MEDIA = 100
+#: The longest ``title`` of a ``document`` block, in characters (rule
+#: ``anthropic.conversation.document-title``; the Messages API's request schema: 1 to 500).
+TITLE_MAX_CHARS = 500
 
 #: Strict tool use complexity limits per request (structured-outputs docs, "Schema complexity
 #: limits"): strict tools, optional parameters and parameters with union types across all strict
@@ -997,6 +1000,36 @@ RULES: tuple[Rule, ...] = (
         "A request holds at most 100 images and document pages (earlier turns and tool results included).",
         'API error texts "Too much media: 0 document pages + 102 images > 100" (anthropics/claude-code#19822) '
         'and "too many images and documents: 104 + 1 > 100" (anthropics/claude-code#23392)',
+        "refuse",
+    ),
+    _rule(
+        "anthropic.conversation.document-title",
+        f"A document block's title is 1 to {TITLE_MAX_CHARS} characters (or absent): a longer one (a DocumentPart "
+        "filename) is refused before sending, saying to give a shorter filename; an empty one says nothing and is "
+        "left out (reported).",
+        "The Messages API's request schema, RequestDocumentBlock.title (string, minLength 1, maxLength 500, or null; "
+        "the OpenAPI document of https://platform.claude.com/docs/en/api/messages, as copied in "
+        "wavetermdev/waveterm aiprompts/anthropic-messages-api.md); ansari-project/ansari-backend#158 trims document "
+        'titles because the API does "not [accept] titles longer than 500 characters". No quoted error text found',
+        "refuse",
+    ),
+    _rule(
+        "anthropic.conversation.document-context",
+        "A document block's context is at least 1 character (or absent): an empty context says nothing and is left "
+        "out (reported).",
+        "The Messages API's request schema, RequestDocumentBlock.context (string, minLength 1, or null; the OpenAPI "
+        "document of https://platform.claude.com/docs/en/api/messages, as copied in wavetermdev/waveterm "
+        "aiprompts/anthropic-messages-api.md). No quoted error text found",
+        "repair",
+    ),
+    _rule(
+        "anthropic.conversation.document-citations",
+        "Citations are enabled on all or none of the document blocks of a request (earlier turns and tool results "
+        "included): a request mixing documents with citations.enabled true and documents without it is refused "
+        "before sending, naming the first document that differs from the first one.",
+        'https://platform.claude.com/docs/en/build-with-claude/citations ("Currently, citations must be enabled on '
+        'all or none of the documents within a request."), quoted in the review of UKGovernmentBEIS/inspect_ai#4527. '
+        "No quoted error text found",
         "refuse",
     ),
 )
@@ -1963,6 +1996,7 @@ class AnthropicProfile(Profile):
         out.extend(self._check_messages(body, start))
         if type(msgs) is list:
             out.extend(_media_violations(msgs, start))
+            out.extend(_citation_violations(msgs, start))
         return out
 
     def _tools_with_refused_keys(self, tools: list[Any]) -> bool:
@@ -2555,6 +2589,8 @@ class AnthropicProfile(Profile):
             add("anthropic.conversation.block-role", _ptr(mi, bi), f"an assistant message cannot hold {btype} blocks")
         if btype == "image":
             _check_image(_ptr(mi, bi), b, add)
+        elif btype == "document":
+            _check_document(_ptr(mi, bi), b, add)
         elif btype == "tool_use":
             uid = b.get("id")
             if not isinstance(uid, str) or not TOOL_USE_ID_RULE.fullmatch(uid):
@@ -2611,6 +2647,8 @@ class AnthropicProfile(Profile):
                         )
                     elif ctype == "image":
                         _check_image(f"{_ptr(mi, bi)}/content/{ci}", c, add)
+                    elif ctype == "document":
+                        _check_document(f"{_ptr(mi, bi)}/content/{ci}", c, add, call_id=cid)
             elif content is not None and not isinstance(content, str):
                 add(
                     "anthropic.conversation.tool-result-content",
@@ -3409,6 +3447,94 @@ def _image_url_problem(url: Any) -> str:
     return f"image URL {shown!r} is {what}, which Anthropic cannot fetch (https URLs only): {bytes_hint}"
 
 
+def _check_document(ptr: str, b: dict[str, Any], add: Any, *, call_id: str | None = None) -> None:
+    """Rules ``anthropic.conversation.document-title`` and ``document-context`` on one document
+    block (at ``ptr``; ``call_id``: the tool call whose result holds it)."""
+    title = b.get("title")
+    if type(title) is str and not 0 < len(title) <= TITLE_MAX_CHARS:
+        add(
+            "anthropic.conversation.document-title",
+            f"{ptr}/title",
+            f"the document's title (its filename) is {len(title)} characters; Anthropic takes at most "
+            f"{TITLE_MAX_CHARS}: give the document a shorter filename (DocumentPart(filename=...))"
+            if title
+            else "the document's title is empty; Anthropic takes a title of at least 1 character or none",
+            call_id=call_id,
+        )
+    if b.get("context") == "":
+        add(
+            "anthropic.conversation.document-context",
+            f"{ptr}/context",
+            "the document's context is empty; Anthropic takes a context of at least 1 character or none",
+            call_id=call_id,
+        )
+
+
+def _repair_document(ptr: str, b: dict[str, Any], report: Any) -> None:
+    """An empty ``title`` or ``context`` of a document block left out (they say nothing; the API
+    takes at least 1 character or none), in place."""
+    for key, rule in (("title", "document-title"), ("context", "document-context")):
+        if b.get(key) == "":
+            del b[key]
+            report.add(f"anthropic.conversation.{rule}", f"{ptr}/{key}", f"an empty document {key} left out")
+
+
+def _cites(b: dict[str, Any]) -> bool:
+    """Whether a document block has citations enabled (``citations: {"enabled": true}``)."""
+    c = b.get("citations")
+    return type(c) is dict and c.get("enabled") is True
+
+
+def _documents(m: Any, mi: int, found: list[tuple[str, bool, str | None]]) -> None:
+    """Add the document blocks of message ``m`` (index ``mi``), tool results' included, to
+    ``found`` as ``(pointer, citations enabled, tool_use_id of the result holding it or None)``."""
+    content = m.get("content") if type(m) is dict else None
+    if type(content) is not list:
+        return
+    for bi, b in enumerate(content):
+        if type(b) is not dict:
+            continue
+        btype = b.get("type")
+        if btype == "document":
+            found.append((_ptr(mi, bi), _cites(b), None))
+        elif btype == "tool_result" and type(inner := b.get("content")) is list:
+            rid = b.get("tool_use_id")
+            for ci, c in enumerate(inner):
+                if type(c) is dict and c.get("type") == "document":
+                    found.append((f"{_ptr(mi, bi)}/content/{ci}", _cites(c), rid if type(rid) is str else None))
+
+
+def _citation_violations(msgs: list[Any], start: int) -> list[Violation]:
+    """Rule ``anthropic.conversation.document-citations``, checked when a message from ``start``
+    holds a document (otherwise the earlier, checked request had the same documents): citations
+    on all documents of the request or on none; the violation names the first document whose
+    setting differs from the first document's."""
+    new: list[tuple[str, bool, str | None]] = []
+    for mi in range(start, len(msgs)):
+        _documents(msgs[mi], mi, new)
+    if not new:
+        return []
+    docs: list[tuple[str, bool, str | None]] = []
+    for mi in range(start):
+        _documents(msgs[mi], mi, docs)
+    docs += new
+    on = sum(1 for _, cites, _ in docs if cites)
+    if on == 0 or on == len(docs):
+        return []
+    first = docs[0][1]
+    ptr, _, call_id = next(d for d in docs if d[1] != first)
+    return [
+        Violation(
+            "anthropic.conversation.document-citations",
+            ptr,
+            f"citations on {on} of the request's {len(docs)} documents; Anthropic takes citations on all documents "
+            "of a request or on none: enable them on every document (provider_data {'anthropic': {'citations': "
+            "{'enabled': True}}}) or on none",
+            call_id=call_id,
+        )
+    ]
+
+
 def _media_blocks(m: Any, mi: int, found: list[tuple[str, dict[str, Any], str | None]]) -> int:
     """Add the image blocks of message ``m`` (index ``mi``), tool results' included, to ``found``
     as ``(pointer, block, tool_use_id of the result holding it or None)``; return how many
@@ -3535,6 +3661,8 @@ def _repair_message(mi: int, m: dict[str, Any], report: Any, *, final: bool) -> 
                     continue
             elif btype == "image":
                 _repair_image(f"/messages/{mi}/content/{bi}", b, report)
+            elif btype == "document":
+                _repair_document(f"/messages/{mi}/content/{bi}", b, report)
             elif btype == "tool_result":
                 _repair_result(f"/messages/{mi}/content/{bi}", b, report)
         if kept is not None:
@@ -3550,7 +3678,7 @@ def _needs_no_message_repair(msgs: list[Any], settled: int) -> bool:
     message a dict with role ``user``/``assistant`` and the other role than the one before it,
     content a non-blank string or a non-empty list of dict blocks; text blocks hold text
     (non-blank in a user message); ``tool_result`` blocks come first in a user message and hold a
-    string (not blank with ``is_error``) or no content; no image blocks."""
+    string (not blank with ``is_error``) or no content; no image or document blocks."""
     n = len(msgs)
     prev_role = None
     if settled:
@@ -3596,7 +3724,7 @@ def _needs_no_message_repair(msgs: list[Any], settled: int) -> bool:
                             return False
                     elif rc is not None or error:
                         return False
-                elif btype == "image":
+                elif btype == "image" or btype == "document":
                     return False
                 else:
                     other = True
@@ -3644,6 +3772,8 @@ def _repair_result(ptr: str, b: dict[str, Any], report: Any) -> None:
                     continue
                 if ctype == "image":
                     _repair_image(f"{ptr}/content/{ci}", c, report)
+                elif ctype == "document":
+                    _repair_document(f"{ptr}/content/{ci}", c, report)
             if rkept is not None:
                 rkept.append(c)
         if rkept is not None:
