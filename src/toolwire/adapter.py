@@ -337,12 +337,55 @@ class DeclarationMemo:
     :func:`toolwire.profile.plain_copy`."""
 
     size = 256
+    #: How many whole tool lists :meth:`unchanged_list` keeps.
+    list_size = 8
 
-    __slots__ = ("_memo",)
+    __slots__ = ("_memo", "_lists")
 
     def __init__(self) -> None:
         # id(tool) -> (tool, the fields' strict bytes or a snapshot, the declaration's bytes or a copy, bytes?)
         self._memo: dict[int, tuple[Any, Any, Any, bool]] = {}
+        # ids of a list's tools -> (the tools, their fields' strict bytes as one list, their declarations' bytes)
+        self._lists: dict[tuple[int, ...], tuple[tuple[Any, ...], bytes, bytes]] = {}
+
+    def unchanged_list(self, tools: list[Any]) -> list[dict[str, Any]] | None:
+        """The declarations of ``tools`` (fresh copies, in order, as :meth:`declaration` gives them
+        one by one) when this very list of tool objects was passed to :meth:`remember_list` and
+        no tool changed since (the same test as :meth:`declaration`, made once for the whole list:
+        one serialization and one copy instead of one of each per tool); ``None`` otherwise (then
+        ask :meth:`declaration` for each tool and call :meth:`remember_list`)."""
+        if len(tools) < 2:
+            return None
+        hit = self._lists.get(tuple(map(id, tools)))
+        if hit is None or not all(map(_is, hit[0], tools)):
+            return None
+        if strict_bytes([_tool_state(t) for t in tools]) != hit[1]:
+            return None
+        return _profile_module._unpickle(hit[2])  # type: ignore[no-any-return]
+
+    def remember_list(self, tools: list[Any]) -> None:
+        """Keep ``tools`` as one list for :meth:`unchanged_list`, right after :meth:`declaration`
+        gave each tool's declaration (from what it keeps for each; a tool whose fields are not
+        built-in values only, or a list shorter than 2, is not kept)."""
+        if len(tools) < 2:
+            return
+        memo = self._memo
+        decls = []
+        for t in tools:
+            hit = memo.get(id(t))
+            if hit is None or hit[0] is not t or not hit[3]:
+                return
+            decls.append(_profile_module._unpickle(hit[2]))
+        prints = strict_bytes([_tool_state(t) for t in tools])
+        kept = strict_bytes(decls)
+        if prints is None or kept is None:  # pragma: no cover - built-in values only (checked per tool)
+            return
+        lists = self._lists
+        key = tuple(map(id, tools))
+        lists.pop(key, None)
+        if len(lists) >= self.list_size:
+            lists.pop(next(iter(lists)))
+        lists[key] = (tuple(tools), prints, kept)
 
     def __reduce__(self) -> tuple[Any, tuple[()]]:  # copied or pickled empty: it is only a cache
         return (DeclarationMemo, ())

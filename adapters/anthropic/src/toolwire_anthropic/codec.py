@@ -2289,14 +2289,18 @@ class AnthropicCodec:
             else:
                 body["system"] = request.instructions
         tools = []
-        for t in request.tools:
+        memo = DeclarationMemo.of(self)
+        same = memo.unchanged_list(request.tools)
+        for i, t in enumerate(request.tools):
             # another vendor's tool: ProviderToolUnsupported first (translate_tool raises it)
-            decl = DeclarationMemo.of(self).declaration(t, self.translate_tool)
+            decl = same[i] if same is not None else memo.declaration(t, self.translate_tool)
             if isinstance(t, ProviderTool):
                 t.require_function(_client_tool_factory(t.type))
             if t.name in names:
                 decl["name"] = names[t.name]
             tools.append(decl)
+        if same is None:
+            memo.remember_list(request.tools)
         for entry in (
             sorted(settings.get("server_tools") or [], key=lambda e: e.get("position", len(tools)))
             if "server_tools" in settings

@@ -589,7 +589,11 @@ class GeminiCodec:
         functions = [t for t in request.tools if not isinstance(t, ProviderTool)]
         if functions:
             memo = DeclarationMemo.of(self)
-            body["tools"] = [{"functionDeclarations": [memo.declaration(t, self.translate_tool) for t in functions]}]
+            same = memo.unchanged_list(functions)
+            if same is None:
+                same = [memo.declaration(t, self.translate_tool) for t in functions]
+                memo.remember_list(functions)
+            body["tools"] = [{"functionDeclarations": same}]
         for t in request.tools:
             if isinstance(t, ProviderTool):  # Gemini's own tools: one Tool entry each, after the functions
                 body.setdefault("tools", []).append(DeclarationMemo.of(self).declaration(t, self.translate_tool))

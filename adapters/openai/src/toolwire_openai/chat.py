@@ -685,10 +685,14 @@ class OpenAIChatCodec:
         if forced is not None and self.named_tool_choice == "required":
             choice = "required"  # with only the forced tool declared: the server can call nothing else
             declared = [t for t in request.tools if t.name == forced]
-        for t in declared:
-            decl = DeclarationMemo.of(self).declaration(t, self.translate_tool)
+        memo = DeclarationMemo.of(self)
+        same = memo.unchanged_list(declared)
+        for i, t in enumerate(declared):
+            decl = same[i] if same is not None else memo.declaration(t, self.translate_tool)
             decl["function"]["name"] = t.name  # the whole set is renamed below, collision-safely, history included
             tools.append(decl)
+        if same is None:
+            memo.remember_list(declared)
         for pos, decl in settings.get("other_tools") or []:
             tools.insert(pos, copy.deepcopy(decl))
         if tools:

@@ -1160,14 +1160,18 @@ class OpenAIResponsesCodec:
         if request.instructions is not None and not role:
             body["instructions"] = request.instructions
         tools = []
-        for t in request.tools:
+        memo = DeclarationMemo.of(self)
+        same = memo.unchanged_list(request.tools)
+        for i, t in enumerate(request.tools):
             # another vendor's tool: ProviderToolUnsupported first (translate_tool raises it)
-            decl = DeclarationMemo.of(self).declaration(t, self.translate_tool)
+            decl = same[i] if same is not None else memo.declaration(t, self.translate_tool)
             if isinstance(t, ProviderTool):
                 _require_answerer(t)
             if not isinstance(t, ProviderTool):  # a hosted tool has no name
                 decl["name"] = t.name  # the whole set is renamed below, collision-safely, history included
             tools.append(decl)
+        if same is None:
+            memo.remember_list(request.tools)
         for pos, decl in settings.get("other_tools") or []:
             tools.insert(pos, copy.deepcopy(decl))
         if tools:
