@@ -1,7 +1,7 @@
 """toolwire's standing benchmark: ratios against the bare vendor SDKs, measured in one process.
 
     uv run python benchmarks/suite.py            # everything (about 2-4 minutes on 2 cores)
-    uv run python benchmarks/suite.py loop long  # only some parts: loop, long, stream, import, payload
+    uv run python benchmarks/suite.py loop long  # only some parts: loop, long, stream, import, payload, tools
     uv run python benchmarks/suite.py --cpu loop # CPU time instead of wall time (a loaded machine)
     uv run python benchmarks/suite.py --api anthropic loop long   # parts 1-2 for some APIs only
 
@@ -30,6 +30,9 @@ inside toolwire, as in the bare loops), preflight, events and limits on.
    with one adapter", each in fresh processes.
 5. **payload**: bytes of the tools payload per API for a set of typed functions, against a
    hand-written minimum that carries the same information.
+6. **tools**: toolwire's own work to prepare one request (encoding, vendor-rule repairs and checks)
+   with 1, 10 and 30 tools declared, against ``json.dumps`` of the very body it prepared (what
+   any SDK does with a ready body, and toolwire too before posting).
 """
 
 from __future__ import annotations
@@ -1215,7 +1218,47 @@ def part_payload() -> None:
         )
 
 
-PARTS = {"loop": part_loop, "long": part_long, "stream": part_stream, "import": part_import, "payload": part_payload}
+def part_tools() -> None:
+    print(
+        "\n6. one request's preparation (encoding, repairs, checks) by number of tools declared, against"
+        " json.dumps of the body prepared (median of 7 interleaved rounds; microseconds per request)"
+    )
+    import timeit
+
+    def make(i: int) -> Any:
+        def fn(city: str, days: int = 3, units: str = "metric") -> str:
+            return city
+
+        fn.__name__ = f"forecast_{i}"
+        fn.__doc__ = f"Forecast number {i} for a city.\n\nArgs:\n    city: the city\n    days: how many days\n    units: metric or imperial"
+        return toolwire.tool(fn)
+
+    msgs = [toolwire.Message("user", [toolwire.TextPart("hi")])]
+    for api in APIS:
+        cells = []
+        for n in (1, 10, 30):
+            model = toolwire.model(f"{api}:{MODELS[api]}", api_key="k")
+            tools = [make(i) for i in range(n)]
+            request = model.before_encode(model.build_request(msgs, tools=tools), stream=False)
+            body = model._preflight(request)[0]
+            number = max(20, 2000 // n)
+            mine, dumps = [], []
+            for _ in range(7):
+                mine.append(min(timeit.repeat(lambda: model._preflight(request), number=number, repeat=3)) / number)
+                dumps.append(min(timeit.repeat(lambda: json.dumps(body), number=number, repeat=3)) / number)
+            m, d = statistics.median(mine) * 1e6, statistics.median(dumps) * 1e6
+            cells.append(f"{n:2d} tool{'s' if n > 1 else ' '} {m:6.1f} us ({m / d:4.2f}x json.dumps {d:5.1f} us)")
+        print(f"  {api:<12} " + "   ".join(cells))
+
+
+PARTS = {
+    "loop": part_loop,
+    "long": part_long,
+    "stream": part_stream,
+    "import": part_import,
+    "payload": part_payload,
+    "tools": part_tools,
+}
 
 
 def main() -> None:
