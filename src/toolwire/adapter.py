@@ -307,8 +307,10 @@ def json_copy(value: Any) -> Any:
         return copy.deepcopy(value)
 
 
-#: Tool fields a declaration cannot depend on (the function run and the design kit's notes).
-_NOT_DECLARED = frozenset({"function", "arguments_model", "meta"})
+#: Tool fields a declaration cannot depend on (the function run and the design kit's notes), and
+#: what toolwire keeps on a tool about its function (``_is_async``: the function and whether it is
+#: a coroutine function; an object, which would keep the tool off the strict-bytes path).
+_NOT_DECLARED = frozenset({"function", "arguments_model", "meta", "_is_async"})
 
 
 def _tool_state(tool: Tool) -> dict[str, Any]:
@@ -324,7 +326,8 @@ class DeclarationMemo:
     ``memo.declaration(tool, translate)`` returns ``translate(tool)[0]`` — a fresh copy each
     time, so the caller and the preflight repairs may change it — computing it only when this
     tool object was not seen before or any field a declaration can depend on (every field but
-    ``function``, ``arguments_model`` and ``meta``) differs from the copy kept when it was
+    ``function``, ``arguments_model`` and ``meta``, and what toolwire notes on the tool about its
+    function) differs from the copy kept when it was
     computed: a tool changed in place (a new description, an edited input schema, a default
     changed from ``1`` to ``True``) is noticed. Holds at most :attr:`size` tools (the least
     recently computed are forgotten). Exceptions of ``translate`` propagate and nothing is kept.

@@ -127,3 +127,31 @@ def test_the_list_is_kept_once_and_checked_as_one() -> None:
     tools[1].input_schema["properties"]["k"]["default"] = True  # == 1, declared anew
     assert memo.unchanged_list(tools) is None
     assert memo.unchanged_list(tools[:1]) is None  # one tool: the per-tool memo is enough
+
+
+def test_a_tool_that_has_run_stays_on_the_fast_path() -> None:
+    """What toolwire notes on a tool once its function was looked at (whether it is async) is no
+    field of its declaration: the tool stays on the serialized-bytes path, and its list is kept
+    as one. The note made the tool's fields unserializable, so every later request compared a
+    type-strict copy and copied the declaration field by field, and no list was kept."""
+    calls: list[str] = []
+
+    def translate(tool: Tool) -> tuple[dict[str, Any], None]:
+        calls.append(tool.name)
+        return {"name": tool.name, "description": tool.description}, None
+
+    def fn(q: str) -> str:
+        return q
+
+    tools = [Tool("a", "A.", {"type": "object", "properties": {}}, function=fn) for _ in range(2)]
+    tools[1].name = "b"
+    memo = DeclarationMemo()
+    assert all(t.is_async is False for t in tools)  # the note is made
+    decls = [memo.declaration(t, translate) for t in tools]
+    memo.remember_list(tools)
+    assert memo._memo[id(tools[0])][3] is True  # kept as bytes
+    assert memo.unchanged_list(tools) == decls
+    tools[0].description = "Changed."
+    assert memo.unchanged_list(tools) is None
+    assert memo.declaration(tools[0], translate)["description"] == "Changed."
+    assert calls == ["a", "b", "a"]
