@@ -222,6 +222,25 @@ class ResponseDecodeError(ToolwireError, ValueError):
         super().__init__(f"{api}: malformed body{where}: {message}")
 
 
+class ResponseBoundExceeded(ResponseDecodeError, BoundExceeded):
+    """A vendor body or stream event nests arrays and objects deeper than
+    :data:`toolwire.transport.MAX_BODY_DEPTH` outside a tool call's arguments (``bound`` is
+    ``"MAX_BODY_DEPTH"``; ``pointer`` names the first value nested too deeply). No documented
+    answer nests so deep: it comes from a broken or hostile server, and toolwire stops reading
+    it instead of recursing until the interpreter raises ``RecursionError``."""
+
+    def __init__(self, api: str, message: str, pointer: str = "", *, bound: str, limit: int) -> None:
+        message = _scrubbed(message)
+        self.api = api
+        self.pointer = pointer
+        self.detail = message
+        steps = pointer.split("/")[1:]
+        shown = pointer if len(steps) <= 12 else "/" + "/".join(steps[:8]) + f"/… ({len(steps) - 8} steps more)"
+        where = f" at {shown}" if pointer else ""
+        # (ResponseDecodeError.__init__'s super() would reach BoundExceeded without its keywords)
+        BoundExceeded.__init__(self, f"{api}: malformed body{where}: {message}", bound=bound, limit=limit)
+
+
 class RequestRefused(ToolwireError, ValueError):
     """A request toolwire knows the vendor would refuse; raised by preflight *before* anything is
     sent. ``api``: the target API; ``violations``: every

@@ -37,10 +37,16 @@ import dataclasses
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Container, Iterable, Iterator, Protocol, runtime_checkable
+from typing import Any, AsyncIterator, Callable, Container, Iterable, Iterator, Protocol, runtime_checkable
 
 from toolwire.adapter import Model, ModelRequest
-from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
+from toolwire.errors import (
+    ConfigurationError,
+    ProviderError,
+    ResponseBoundExceeded,
+    ResponseDecodeError,
+    ToolwireError,
+)
 from toolwire.stream import (
     ProviderToolDone,
     ReasoningDelta,
@@ -82,6 +88,9 @@ __all__ = [
     "SKIP",
     "END",
     "repair_surrogates",
+    "MAX_BODY_DEPTH",
+    "DEEP_VALUE_LEFT_OUT",
+    "bounded_json",
 ]
 
 #: How many characters of an unreadable body an error message quotes.
@@ -158,6 +167,149 @@ def _keep_edges(v: str) -> str:
     return v[:start] + _LONE_SURROGATE.sub("\ufffd", v[start:end]) + v[end:]
 
 
+#: Deepest nesting of arrays and objects toolwire reads in a vendor body, stream event or JSON
+#: chunk (the body itself is level 1). No documented answer comes near it (tool-call arguments
+#: are bounded at 64 levels of their own, :data:`toolwire.arguments.MAX_ARGUMENT_DEPTH`); a
+#: deeper value would make Python code that walks it recursively (``copy.deepcopy``, ``repr``,
+#: ``==``, JSON encoding) raise ``RecursionError`` at a few hundred levels. A container that
+#: opens deeper is replaced by :data:`DEEP_VALUE_LEFT_OUT` when it sits in a tool call's
+#: arguments (the call is then answered with an ``is_error`` result: its arguments nest past
+#: ``MAX_ARGUMENT_DEPTH``); anywhere else the answer raises
+#: :class:`~toolwire.errors.ResponseBoundExceeded` naming the pointer.
+MAX_BODY_DEPTH = 128
+
+#: The text that stands for a value nested deeper than :data:`MAX_BODY_DEPTH` in tool-call
+#: arguments (what the model reads back in its own call).
+DEEP_VALUE_LEFT_OUT = (
+    f"[left out: nested deeper than {MAX_BODY_DEPTH} levels of arrays and objects, the bound (MAX_BODY_DEPTH)]"
+)
+_LEFT_OUT_JSON = json.dumps(DEEP_VALUE_LEFT_OUT)
+_JSON_TOKENS = re.compile(r'["\\\[\]{}]')
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _deeper_than(value: Any, bound: int) -> bool:
+    """Whether decoded JSON ``value`` nests arrays and objects deeper than ``bound`` levels
+    (``value`` itself is level 1). Iterative."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > bound:
+            return True
+        for child in node.values() if type(node) is dict else node:
+            tc = type(child)
+            if tc is dict or tc is list:
+                stack.append((child, depth + 1))
+    return False
+
+
+def _may_nest_past(text: str, bound: int) -> bool:
+    """False when ``text`` has too few brackets to nest deeper than ``bound`` (the usual body)."""
+    return text.count("{") + text.count("[") > bound
+
+
+def _pruned_text(text: str, bound: int) -> str:
+    """JSON ``text`` with each array or object that opens deeper than ``bound`` levels replaced by
+    the JSON string :data:`DEEP_VALUE_LEFT_OUT` (brackets inside strings do not count). Linear,
+    no recursion; a container left open at the end is kept (the text then fails to parse)."""
+    out: list[str] = []
+    depth = 0
+    in_string = False
+    skip = -1
+    start = -1
+    last = 0
+    for m in _JSON_TOKENS.finditer(text):
+        i = m.start()
+        if i == skip:
+            continue
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                skip = i + 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth == bound + 1:
+                start = i
+        elif ch in "]}":
+            if depth == bound + 1 and start >= 0:
+                out.append(text[last:start])
+                out.append(_LEFT_OUT_JSON)
+                last = i + 1
+                start = -1
+            depth -= 1
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _left_out_pointers(value: Any) -> list[str]:
+    """JSON pointers of every :data:`DEEP_VALUE_LEFT_OUT` string in ``value``, in document order."""
+    found: list[str] = []
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        node, where = stack.pop()
+        if type(node) is str:
+            if node == DEEP_VALUE_LEFT_OUT:
+                found.append(where)
+            continue
+        if type(node) is dict:
+            items: Any = [(str(k).replace("~", "~0").replace("/", "~1"), v) for k, v in node.items()]
+        elif type(node) is list:
+            items = [(str(i), v) for i, v in enumerate(node)]
+        else:
+            continue
+        stack.extend((v, f"{where}/{k}") for k, v in reversed(items))
+    return found
+
+
+#: ``deep_ok(value, pointer)``: whether the value at ``pointer`` of a decoded body or event
+#: ``value`` lies in a tool call's arguments (see :meth:`Transport.in_call_arguments`).
+DeepOk = Callable[[Any, str], bool]
+
+
+def bounded_json(api: str, text: str, what: str = "the body", deep_ok: DeepOk | None = None) -> Any:
+    """``json.loads(text)`` within :data:`MAX_BODY_DEPTH`: a container nested deeper becomes
+    :data:`DEEP_VALUE_LEFT_OUT` when ``deep_ok(value, pointer)`` says it lies in a tool call's
+    arguments, else :class:`~toolwire.errors.ResponseBoundExceeded` is raised naming its pointer.
+    Text that is not JSON raises ``ValueError`` as ``json.loads`` does."""
+    if not _may_nest_past(text, MAX_BODY_DEPTH):
+        return json.loads(text)
+    try:
+        value = json.loads(text)
+        if not _deeper_than(value, MAX_BODY_DEPTH):
+            return value
+    except RecursionError:
+        pass
+    try:
+        value = json.loads(_pruned_text(text, MAX_BODY_DEPTH))
+    except RecursionError as exc:  # a container left open that deep: the text is cut as well
+        raise ResponseBoundExceeded(
+            api,
+            f"{what} nests deeper than {MAX_BODY_DEPTH} levels of arrays and objects, the bound (MAX_BODY_DEPTH), "
+            f"and is not complete JSON: {snippet(text)}",
+            bound="MAX_BODY_DEPTH",
+            limit=MAX_BODY_DEPTH,
+        ) from exc
+    for pointer in _left_out_pointers(value):
+        if deep_ok is None or not deep_ok(value, pointer):
+            raise ResponseBoundExceeded(
+                api,
+                f"{what} nests deeper than {MAX_BODY_DEPTH} levels of arrays and objects, the bound "
+                "(MAX_BODY_DEPTH), outside any tool call's arguments; no documented answer does: the server "
+                "(or a proxy before it) sent a broken answer",
+                pointer,
+                bound="MAX_BODY_DEPTH",
+                limit=MAX_BODY_DEPTH,
+            )
+    return value
+
+
 #: The keys of streamed text, reasoning and tool-call argument deltas, whose strings keep a
 #: surrogate at their edges (:func:`event_json`): Anthropic ``content_block_delta`` ``delta.text``
 #: / ``delta.thinking`` / ``delta.partial_json`` (https://docs.anthropic.com/en/docs/build-with-claude/streaming);
@@ -184,16 +336,21 @@ def parse_json_body(
     status: int | None = 200,
     content_type: str | None = None,
     content_encoding: str | None = None,
+    deep_ok: DeepOk | None = None,
 ) -> Any:
     """A whole body → its JSON value. Raises :class:`ResponseDecodeError` for an empty body (a body
-    that failed to decompress reads as empty), invalid UTF-8, or text that is not JSON (quoting it)."""
+    that failed to decompress reads as empty), invalid UTF-8, or text that is not JSON (quoting it),
+    and :class:`~toolwire.errors.ResponseBoundExceeded` for one nesting deeper than
+    :data:`MAX_BODY_DEPTH` outside tool-call arguments (``deep_ok``, see :func:`bounded_json`)."""
     where = _describe(status, content_type, content_encoding)
     if not data.strip():
         extra = "; a compressed body that could not be decompressed also reads as empty" if content_encoding else ""
         raise ResponseDecodeError(api, f"the body is empty ({where}){extra}; a JSON response was expected")
     text = decode_utf8(api, data)
     try:
-        return repair_surrogates(json.loads(text), text)
+        return repair_surrogates(bounded_json(api, text, f"the body ({where})", deep_ok), text)
+    except ResponseDecodeError:
+        raise
     except RecursionError as exc:
         raise ResponseDecodeError(api, f"the body nests too deeply to decode ({where}): {snippet(text)}") from exc
     except ValueError as exc:
@@ -211,15 +368,20 @@ class SSEEvent:
     data: str
 
 
-def event_json(api: str, ev: SSEEvent, objects_only: bool = True) -> Any:
+def event_json(api: str, ev: SSEEvent, objects_only: bool = True, deep_ok: DeepOk | None = None) -> Any:
     """The JSON value of an event's data. Data that is not JSON raises :class:`ProviderError`
     (``status=None``, ``body`` = the text) on an ``error`` event, else :class:`ResponseDecodeError`;
-    so does JSON that is not an object when ``objects_only`` (every documented event is one)."""
+    so does JSON that is not an object when ``objects_only`` (every documented event is one).
+    Data nesting deeper than :data:`MAX_BODY_DEPTH` outside tool-call arguments (``deep_ok``, see
+    :func:`bounded_json`) raises :class:`~toolwire.errors.ResponseBoundExceeded`."""
     try:
-        value = json.loads(ev.data)
+        name = f" {ev.event!r}" if ev.event else ""
+        value = bounded_json(api, ev.data, f"the data of stream event{name}", deep_ok)
         if _SURROGATE_ESCAPE.search(ev.data) is not None:  # as repair_surrogates(value, ev.data)
             # a delta's text keeps a surrogate at its edges: the other half may be the next event's
             value = repair_surrogates(value, edges=STREAM_DELTA_KEYS)
+    except ResponseDecodeError:
+        raise
     except (ValueError, RecursionError) as exc:
         reason = f"{exc.msg} at char {exc.pos}" if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
         if ev.event == "error":
@@ -572,24 +734,27 @@ _NOT_QUICK = object()
 
 def _quick_json(data: bytes) -> Any:
     """The JSON value of a body :func:`parse_json_body` would accept (the same value), or
-    ``_NOT_QUICK`` when it would raise (it is then asked, to word the error)."""
+    ``_NOT_QUICK`` when it would raise or leave out a value nested too deeply (it is then asked,
+    to word the error or to leave the value out)."""
     try:
         text = data.decode("utf-8")
         if text[:1] == "\ufeff":
             text = text[1:]
         value = json.loads(text)
+        if _may_nest_past(text, MAX_BODY_DEPTH) and _deeper_than(value, MAX_BODY_DEPTH):
+            return _NOT_QUICK
     except Exception:
         return _NOT_QUICK
     # a top-level array is a JSON-array stream (Gemini without alt=sse): its chunks are deltas
     return repair_surrogates(value, text, STREAM_DELTA_KEYS if type(value) is list else ())
 
 
-async def read_answer(api: str, response: Any, arrays: bool = False) -> Answer:
+async def read_answer(api: str, response: Any, arrays: bool = False, deep_ok: DeepOk | None = None) -> Answer:
     """Read ``response`` (an ``httpx2.Response``, or an ``aiohttp.ClientResponse``) by the rules of
     this module: an event stream is returned unread (``kind="sse"``), any other body is read
     whole and decoded as JSON (``kind="json"``); JSON that is not an object (or an array, when
-    ``arrays``) raises :class:`ResponseDecodeError` quoting it. Other errors as the module
-    docstring says."""
+    ``arrays``) raises :class:`ResponseDecodeError` quoting it; ``deep_ok`` as for
+    :func:`bounded_json`. Other errors as the module docstring says."""
     content_type = _header(response, "content-type")
     ctype = (content_type or "").lower()
     data = _read_already(response) if "text/event-stream" not in ctype else None
@@ -621,6 +786,7 @@ async def read_answer(api: str, response: Any, arrays: bool = False) -> Answer:
             status=status if isinstance(status, int) else None,
             content_type=content_type,
             content_encoding=_header(response, "content-encoding"),
+            deep_ok=deep_ok,
         )
     if not isinstance(body, dict) and not (arrays and isinstance(body, list)):
         shape = "a JSON object or array" if arrays else "a JSON object"
@@ -898,7 +1064,14 @@ class Transport(Model):
         stream, anything else is :func:`event_json`."""
         if sse.data.startswith("[DONE]"):
             return END
-        return event_json(self.provider, sse)
+        return event_json(self.provider, sse, deep_ok=self.in_call_arguments)
+
+    def in_call_arguments(self, value: Any, pointer: str) -> bool:
+        """Whether ``pointer`` (a JSON pointer into a decoded body, stream event or JSON chunk
+        ``value``) lies inside a tool call's parsed arguments, where a value nested deeper than
+        :data:`MAX_BODY_DEPTH` is left out and the call answered with an ``is_error`` result.
+        Default: ``False`` (APIs whose arguments arrive as text: the whole answer is refused)."""
+        return False
 
     def stream_body(self, body: dict[str, Any], stream: bool) -> dict[str, Any]:
         """``body`` as sent for a streamed (or not) request. Default: ``"stream": true`` set when
@@ -981,7 +1154,7 @@ class Transport(Model):
         raw = await self._posted(request, stream)
         answer = None
         try:
-            answer = await read_answer(self.provider, raw, arrays=self.array_streams)
+            answer = await read_answer(self.provider, raw, arrays=self.array_streams, deep_ok=self.in_call_arguments)
             if answer.kind == "json" and not (self.array_streams and isinstance(answer.body, list)):
                 assert self.codec is not None
                 return self.codec.decode_response(answer.body, request)
@@ -1133,7 +1306,9 @@ class Transport(Model):
                 raw = await self._posted(request, True)
                 answer = None
                 try:  # the events are yielded from here (one generator layer per event, not two)
-                    answer = await read_answer(self.provider, raw, arrays=self.array_streams)
+                    answer = await read_answer(
+                        self.provider, raw, arrays=self.array_streams, deep_ok=self.in_call_arguments
+                    )
                     if answer.kind == "sse" and answer.events is not None:  # as answer_events
                         decoder = self.stream_decoder(request)
                         event_data = self.event_data

@@ -313,6 +313,18 @@ class AnthropicModel(Transport):
         codec = self.codec
         return StreamDecoder(request, codec=codec if isinstance(codec, AnthropicCodec) else None)
 
+    def in_call_arguments(self, value: Any, pointer: str) -> bool:
+        """Inside the ``input`` of a ``tool_use`` block of a whole answer
+        (``/content/<i>/input/...``): the call's arguments object (Messages API, ``ToolUseBlock.input``)."""
+        parts = pointer.split("/")
+        if len(parts) < 5 or parts[1] != "content" or parts[3] != "input" or not parts[2].isdigit():
+            return False
+        blocks = value.get("content") if type(value) is dict else None
+        i = int(parts[2])
+        return (
+            type(blocks) is list and i < len(blocks) and type(blocks[i]) is dict and blocks[i].get("type") == "tool_use"
+        )
+
     def event_data(self, sse: SSEEvent) -> Any:
         """``ping`` events are skipped; an ``error`` event raises :class:`ProviderError`
         (``status=None``; retryable for overloaded, API, rate-limit and timeout errors)."""

@@ -307,10 +307,26 @@ class GeminiModel(Transport):
         assert isinstance(self.codec, GeminiCodec)  # set in __init__ by make_codec
         return GeminiStreamDecoder(self.codec, request)
 
+    def in_call_arguments(self, value: Any, pointer: str) -> bool:
+        """Inside the ``args`` of a part's ``functionCall`` (``/candidates/<i>/content/parts/<j>/functionCall/args/...``,
+        in a whole answer, an SSE chunk, or chunk ``<n>`` of a JSON-array stream): the call's arguments
+        object (``FunctionCall.args``)."""
+        parts = pointer.split("/")[1:]
+        if parts[:1] and parts[0].isdigit():
+            parts = parts[1:]
+        return (
+            len(parts) > 7
+            and parts[0] == "candidates"
+            and parts[2:4] == ["content", "parts"]
+            and parts[5:7] == ["functionCall", "args"]
+            and parts[1].isdigit()
+            and parts[4].isdigit()
+        )
+
     def event_data(self, sse: Any) -> Any:
         """The chunk of an SSE event; an error event, or a chunk whose ``error`` is not an object
         (an object is left to the stream decoder), raises :class:`ProviderError`."""
-        data = event_json(API, sse)
+        data = event_json(API, sse, deep_ok=self.in_call_arguments)
         err = data.get("error")
         if (sse.event == "error" or err not in (None, False, "", {}, [])) and not isinstance(err, dict):
             raise error_in_body(
