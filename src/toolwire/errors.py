@@ -26,6 +26,7 @@ __all__ = [
     "ContextWindowExceeded",
     "ToolError",
     "ResponseDecodeError",
+    "ResponseIncomplete",
     "RequestRefused",
     "MAX_ERROR_CHARS",
     "ERROR_TAIL_CHARS",
@@ -351,6 +352,31 @@ class ProviderError(ToolwireError):
         """HTTP 408, 409, 429 and every 5xx may succeed on retry (adapters refine this with the
         vendor's own signal, e.g. an ``x-should-retry`` header)."""
         return status is None or status in (408, 409, 429) or status >= 500
+
+
+class ResponseIncomplete(ProviderError, ResponseDecodeError):
+    """A successful (2xx) answer whose body is empty, or JSON that ends before its last value
+    does (cut inside an object, an array or a string): the connection, or a proxy before the
+    API, cut it. Nothing of the answer is used. Both a :class:`ResponseDecodeError` (``api``,
+    ``pointer`` ``""``, ``detail``) and a retryable :class:`ProviderError` (``status`` the HTTP
+    status, ``error_type`` ``"incomplete_body"``, ``retryable`` ``True``), so the model's retry
+    policy sends the request again, as it does for a stream that ends before its first event or
+    before the vendor's end."""
+
+    def __init__(self, api: str, message: str, *, status: int | None = None) -> None:
+        message = _scrubbed(message)
+        self.provider = api
+        self.status = status if isinstance(status, int) and not isinstance(status, bool) else None
+        self.message = message
+        self.retryable = True
+        self.error_type = "incomplete_body"
+        self.body = None
+        self.retry_after = None
+        self.api = api
+        self.pointer = ""
+        self.detail = message
+        # (both bases' __init__ call super() with other arguments: the text is set here)
+        Exception.__init__(self, f"{api}: malformed body: {message} (retryable)")
 
 
 class RunLimitExceeded(ToolwireError):

@@ -16,7 +16,8 @@ Rules (documented on every adapter page, "Answers that are not what the API docu
   A leading byte-order mark is dropped.
 - **JSON or an error.** An empty body, or one that is not JSON (an HTML error page sent with
   status 200, a body that failed to decompress), raises :class:`ResponseDecodeError` quoting the
-  first :data:`SNIPPET_CHARS` characters. An event's ``data`` that is not JSON does the same,
+  first :data:`SNIPPET_CHARS` characters; a 2xx body that is empty or JSON cut short raises its
+  retryable kind :class:`~toolwire.errors.ResponseIncomplete`. An event's ``data`` that is not JSON does the same,
   except on an ``event: error``, which raises :class:`ProviderError` carrying the text.
 - **Text the next request can carry.** JSON may spell a lone UTF-16 surrogate (``"\\ud83d"``,
   half an emoji) as a valid escape, but no UTF-8 request can hold it: echoed back in the
@@ -45,6 +46,7 @@ from toolwire.errors import (
     ProviderError,
     ResponseBoundExceeded,
     ResponseDecodeError,
+    ResponseIncomplete,
     ToolwireError,
 )
 from toolwire.stream import (
@@ -345,7 +347,10 @@ def parse_json_body(
     where = _describe(status, content_type, content_encoding)
     if not data.strip():
         extra = "; a compressed body that could not be decompressed also reads as empty" if content_encoding else ""
-        raise ResponseDecodeError(api, f"the body is empty ({where}){extra}; a JSON response was expected")
+        message = f"the body is empty ({where}){extra}; a JSON response was expected"
+        if status is not None and 200 <= status < 300:
+            raise ResponseIncomplete(api, f"{message}. {_INCOMPLETE_ADVICE}", status=status)
+        raise ResponseDecodeError(api, message)
     text = decode_utf8(api, data)
     try:
         return repair_surrogates(bounded_json(api, text, f"the body ({where})", deep_ok), text)
@@ -355,8 +360,58 @@ def parse_json_body(
         raise ResponseDecodeError(api, f"the body nests too deeply to decode ({where}): {snippet(text)}") from exc
     except ValueError as exc:
         reason = f"{exc.msg} at char {exc.pos}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-        kind = "an HTML page" if text.lstrip()[:1] == "<" else "not JSON"
-        raise ResponseDecodeError(api, f"the body is {kind} ({reason}; {where}): {snippet(text)}") from exc
+        if status is not None and 200 <= status < 300 and _ends_open(text):
+            raise ResponseIncomplete(
+                api,
+                f"the body is not JSON ({reason}; {where}): {snippet(text)}; it ends inside an object, array or "
+                f"string after {len(data):,} bytes, cut short. {_INCOMPLETE_ADVICE}",
+                status=status,
+            ) from exc
+        if text.lstrip()[:1] == "<":
+            raise ResponseDecodeError(
+                api,
+                f"the body is an HTML page ({reason}; {where}): {snippet(text)}; a web page answered instead of the "
+                "API: check base_url and any proxy between toolwire and the API (not retried: the same page is likely "
+                "to answer again)",
+            ) from exc
+        raise ResponseDecodeError(api, f"the body is not JSON ({reason}; {where}): {snippet(text)}") from exc
+
+
+#: What an incomplete 2xx body's error tells the reader to do.
+_INCOMPLETE_ADVICE = (
+    "The connection or a proxy cut the answer; the request is sent again under the model's retry policy "
+    "(max_retries / retry). If it keeps happening, check the network path and any proxy before the API "
+    "(base_url)"
+)
+
+
+def _ends_open(text: str) -> bool:
+    """Whether JSON ``text`` that starts an object or array ends inside one, or inside a string
+    (what a body cut short looks like); brackets inside strings do not count."""
+    if text.lstrip()[:1] not in ("{", "["):
+        return False
+    depth = 0
+    in_string = False
+    skip = -1
+    for m in _JSON_TOKENS.finditer(text):
+        i = m.start()
+        if i == skip:
+            continue
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                skip = i + 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+        elif depth == 0:
+            return False  # a close with nothing open: not a cut, a broken body
+        else:
+            depth -= 1
+    return in_string or depth > 0
 
 
 @dataclass
@@ -1202,8 +1257,10 @@ class Transport(Model):
         :class:`~toolwire.errors.RequestRefused` before posting a body that breaks a rule of the
         profile; :class:`ProviderError` for vendor errors, error objects sent with status 200 or
         inside a stream, timeouts and connection failures (after the last attempt);
-        :class:`ResponseDecodeError` for an answer that is empty, not UTF-8, not JSON or not of
-        the documented shape (never retried). The :class:`ProviderError` raised says how many
+        :class:`ResponseDecodeError` for an answer that is not UTF-8, not JSON or not of the
+        documented shape (never retried), and its retryable kind
+        :class:`~toolwire.errors.ResponseIncomplete` for a 2xx body that is empty or cut short
+        (retried as a retryable :class:`ProviderError`). The :class:`ProviderError` raised says how many
         attempts were made (``attempts``, and in its text when there was more than one, or why a
         retryable error was not sent again); its ``usage`` holds the counts the failed attempt's
         stream had reported, which the response of no attempt includes. An answer
@@ -1348,9 +1405,6 @@ class Transport(Model):
                         await answer.aclose()
                     await close_raw(raw)
                 return
-            except ResponseDecodeError as exc:  # never retried; the counts reported before it go with it
-                note_failed_usage(exc, seen)
-                raise
             except ProviderError as exc:
                 note_failed_usage(exc, seen)
                 policy = self.retry_policy
@@ -1362,6 +1416,10 @@ class Transport(Model):
 
                 attempt += 1
                 notice = RetryNotice(attempt, delay, exc)
+            except ResponseDecodeError as exc:  # never retried; the counts reported before it go with it
+                # (a ResponseIncomplete is a retryable ProviderError too: the clause above takes it)
+                note_failed_usage(exc, seen)
+                raise
             yield notice  # type: ignore[misc]
             import asyncio
 
