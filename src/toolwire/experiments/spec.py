@@ -203,26 +203,93 @@ class Experiment:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Experiment:
-        """Rebuild an experiment from :meth:`to_dict`'s output, without the checks of
-        :func:`parse_spec`. ``KeyError`` when ``name``, ``prompt``, ``project``, ``checker``,
-        ``layers``, ``models`` (or a model's ``model``), ``runs``, ``concurrency`` or ``max_turns`` is
-        missing; a container of the wrong type raises ``TypeError`` or ``AttributeError``."""
+        """Rebuild an experiment from :meth:`to_dict`'s output (e.g. read back from a run store or
+        a JSON file), checking each field's type but not what :func:`parse_spec` checks beyond it
+        (names, references, bounds). Raises :class:`ExperimentSpecError` naming the field and
+        what it must be when ``d`` is not a mapping, when ``name``, ``prompt``, ``project``,
+        ``checker``, ``layers``, ``models`` (or a model's ``model``), ``runs``, ``concurrency`` or
+        ``max_turns`` is missing, or when a field has the wrong type (``runs`` ``"3"``, ``layers``
+        a list, a model that is not an object)."""
+        src = "<saved experiment>"
+        if not isinstance(d, Mapping):
+            raise ExperimentSpecError(src, "", f"an experiment must be an object (a dict), got {type(d).__name__}")
+        given_source = d.get("source", "<spec>")
+        if isinstance(given_source, str):
+            src = given_source
+
+        def need(key: str) -> Any:
+            if key not in d:
+                raise ExperimentSpecError(src, key, "missing (to_dict() writes it; the saved experiment is incomplete)")
+            return d[key]
+
+        def text(key: str, value: Any, optional: bool = False) -> Any:
+            if (value is None and optional) or isinstance(value, str):
+                return value
+            what = "text or null" if optional else "text"
+            raise ExperimentSpecError(src, key, f"must be {what}, got {_type_name(value)}")
+
+        def texts(key: str, value: Any) -> tuple[str, ...]:
+            if not isinstance(value, (list, tuple)):
+                raise ExperimentSpecError(src, key, f"must be a list of text, got {_type_name(value)}")
+            for i, item in enumerate(value):
+                if not isinstance(item, str):
+                    raise ExperimentSpecError(src, f"{key}[{i}]", f"must be text, got {_type_name(item)}")
+            return tuple(value)
+
+        def count(key: str, value: Any) -> int:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ExperimentSpecError(src, key, f"must be a whole number >= 1, got {_shown(value)}")
+            return value
+
+        layers = need("layers")
+        if not isinstance(layers, Mapping):
+            raise ExperimentSpecError(
+                src, "layers", f"must be an object of layer name -> list of 'module:attr', got {_type_name(layers)}"
+            )
+        models = need("models")
+        if not isinstance(models, (list, tuple)):
+            raise ExperimentSpecError(src, "models", f"must be a list of model objects, got {_type_name(models)}")
+        entries = []
+        for i, m in enumerate(models):
+            where = f"models[{i}]"
+            if not isinstance(m, Mapping):
+                raise ExperimentSpecError(src, where, f"must be an object with 'model', got {_type_name(m)}")
+            if "model" not in m:
+                raise ExperimentSpecError(src, f"{where}.model", "missing")
+            settings = m.get("settings") or {}
+            if not isinstance(settings, Mapping):
+                raise ExperimentSpecError(src, f"{where}.settings", f"must be an object, got {_type_name(settings)}")
+            entries.append(
+                ModelEntry(
+                    text(f"{where}.model", m["model"]),
+                    dict(settings),
+                    text(f"{where}.factory", m.get("factory"), optional=True),
+                )
+            )
+        timeout = d.get("checker_timeout", 120.0)
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, (int, float))
+            or not math.isfinite(timeout)
+            or timeout <= 0
+        ):
+            raise ExperimentSpecError(src, "checker_timeout", f"must be a number of seconds > 0, got {_shown(timeout)}")
         return cls(
-            name=d["name"],
-            prompt=d["prompt"],
-            project=d["project"],
-            checker=tuple(d["checker"]),
-            layers={k: tuple(v) for k, v in d["layers"].items()},
-            models=tuple(ModelEntry(m["model"], dict(m.get("settings") or {}), m.get("factory")) for m in d["models"]),
-            runs=d["runs"],
-            concurrency=d["concurrency"],
-            max_turns=d["max_turns"],
-            instructions=d.get("instructions"),
-            checker_timeout=d.get("checker_timeout", 120.0),
-            checker_env=tuple(d.get("checker_env") or ()),
-            store=d.get("store", ""),
-            spec_dir=d.get("spec_dir", "."),
-            source=d.get("source", "<spec>"),
+            name=text("name", need("name")),
+            prompt=text("prompt", need("prompt")),
+            project=text("project", need("project")),
+            checker=texts("checker", need("checker")),
+            layers={text("layers", k): texts(f"layers.{k}", v) for k, v in layers.items()},
+            models=tuple(entries),
+            runs=count("runs", need("runs")),
+            concurrency=count("concurrency", need("concurrency")),
+            max_turns=count("max_turns", need("max_turns")),
+            instructions=text("instructions", d.get("instructions"), optional=True),
+            checker_timeout=float(timeout),
+            checker_env=texts("checker_env", d.get("checker_env") or ()),
+            store=text("store", d.get("store", "")),
+            spec_dir=text("spec_dir", d.get("spec_dir", ".")),
+            source=src if "source" in d else "<spec>",
         )
 
     def fingerprint(self) -> str:
@@ -231,6 +298,17 @@ class Experiment:
         d = self.to_dict()
         keep = {k: d[k] for k in ("prompt", "instructions", "project", "checker", "layers", "models", "max_turns")}
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _shown(value: Any) -> str:
+    """``value`` for an error message: its type and a short repr (never a huge or deep one)."""
+    from ..types import _shown as shown
+
+    return f"{_type_name(value)} {shown(value)}"
 
 
 def stops_command(exc: BaseException) -> bool:
