@@ -210,7 +210,9 @@ def _deeper_than(value: Any, bound: int) -> bool:
 
 def _may_nest_past(text: str, bound: int) -> bool:
     """False when ``text`` has too few brackets to nest deeper than ``bound`` (the usual body)."""
-    return text.count("{") + text.count("[") > bound
+    # (a text of at most ``bound`` characters cannot hold more than ``bound`` brackets: a stream's
+    # short events are not scanned)
+    return len(text) > bound and text.count("{") + text.count("[") > bound
 
 
 def _pruned_text(text: str, bound: int) -> str:
