@@ -154,7 +154,8 @@ def to_result_content(value: Any) -> str | list[TextPart | ImagePart | DocumentP
     what it would be alone — text, or the parts of a nested list — and ``None`` is left out); a pydantic model
     → its JSON; dataclasses, dicts, lists, numbers and booleans → JSON text (UTF-8, not ASCII-
     escaped); ``bytes`` (also ``bytearray`` and ``memoryview``) → UTF-8 text if it decodes, else
-    an error (``UnicodeDecodeError``); an inline image of no bytes → an error (``ValueError``); an iterator or generator (sync or async) → an error
+    an error (``UnicodeDecodeError``); an inline image of no bytes, or a value nested too deeply
+    for JSON or ``str()`` (the interpreter's recursion limit) → an error (``ValueError``); an iterator or generator (sync or async) → an error
     (``TypeError``: it may never end, and its ``str()`` says nothing; return a list); anything
     else → ``str()``.
     """
@@ -334,7 +335,14 @@ def _json(value: Any) -> str:
     try:  # a non-finite float or a key JSON has no form for: the value made strict, then written
         return json.dumps(_strict(value), ensure_ascii=False, allow_nan=False, default=_json_default)
     except (TypeError, ValueError, RecursionError):
+        pass
+    try:
         return str(value)
+    except RecursionError:  # nested past the interpreter's recursion limit: no text form at all
+        raise ValueError(
+            f"the tool returned a {type(value).__name__} nested too deeply to write as JSON or text (lists and "
+            "dicts inside each other many hundreds of levels deep); the tool must return a flatter value"
+        ) from None
 
 
 def _json_default(value: Any) -> Any:
