@@ -2167,16 +2167,22 @@ def _resumable_copy(saved: RunState) -> RunState:
     if turns:
         t = turns[-1]
         turns[-1] = Turn(t.number, t.response, list(t.tool_runs), t.interrupted)
-        if saved.status == "running":
-            # a state saved while its run was still going (a stream left without closing it, a
-            # process that died): calls still running or waiting to run have only a placeholder
-            # answer; they are interrupted calls, run (or asked about) again, as after a close
-            known = {p.call.id for p in pending}
-            pending.extend(
-                PendingCall(r.call, t.number, "interrupted", "the run stopped before this call finished")
-                for r in t.tool_runs
-                if r.status == "cancelled" and r.call.id not in known
-            )
+        # A call of the last turn answered only by a placeholder and not pending has no result
+        # yet: a state saved while its run was still going (a stream left without closing it, a
+        # process that died — also while a resume ran the calls it had approved, whose
+        # "waiting for approval" placeholder stays until they finish) or one whose pending list
+        # lost an entry. It is an interrupted call, run (or asked about) again, as after a close;
+        # left out, it would stay unanswered for good. (An approval given before a crash is not
+        # in the saved state: such a call is asked about again.)
+        known = {p.call.id for p in pending}
+        unlisted = [
+            PendingCall(r.call, t.number, "interrupted", "the run stopped before this call finished")
+            for r in t.tool_runs
+            if r.status in ("cancelled", "pending") and r.call.id not in known
+        ]
+        if unlisted:
+            order = {r.call.id: k for k, r in enumerate(t.tool_runs)}
+            pending = sorted(pending + unlisted, key=lambda p: (p.turn, order.get(p.call.id, 0)))
     return RunState(
         saved.run_id,
         saved.model,
