@@ -4,6 +4,7 @@ break the save / resume / approval paths through the public API (each failed bef
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 
 import toolwire
 from toolwire import Approved
+from toolwire.errors import ConfigurationError
 from toolwire.store import RunStore
 from toolwire.testing import ScriptedModel, call
 
@@ -107,6 +109,34 @@ def _resume(d: dict[str, Any], tools: list[toolwire.Tool], decisions: dict[str, 
         resume=toolwire.RunState.from_json(json.dumps(d)),
         decisions=decisions,
     )
+
+
+def test_a_pending_call_listed_twice_is_refused_not_run_twice() -> None:
+    d, ran, tools = _paused_state()
+    d["pending"].append(copy.deepcopy(d["pending"][0]))
+    with pytest.raises(ConfigurationError, match=r"pending tool call call_2 is listed twice") as info:
+        _resume(d, tools, {"call_2": Approved()})
+    assert "was the state edited?" in str(info.value)
+    assert ran == []
+
+
+def test_a_pending_entry_for_a_call_that_already_has_its_result_is_refused() -> None:
+    # call_1 ran in the saved run (its real result is in the conversation); an entry listing it
+    # as interrupted used to run it a second time
+    d, ran, tools = _paused_state()
+    d["pending"].append({"call": d["turns"][0]["tool_runs"][0]["call"], "turn": 1, "kind": "interrupted"})
+    with pytest.raises(ConfigurationError, match=r"pending tool call call_1 already has its result") as info:
+        _resume(d, tools, {"call_2": Approved()})
+    assert "never run again" in str(info.value)
+    assert ran == []
+
+
+def test_a_pending_entry_reusing_the_id_of_a_call_that_ran_is_refused() -> None:
+    d, ran, tools = _paused_state()
+    d["pending"][0]["call"]["id"] = "call_1"
+    with pytest.raises(ConfigurationError, match=r"pending tool call call_1 already has its result"):
+        _resume(d, tools, {"call_1": Approved()})
+    assert ran == []
 
 
 @pytest.mark.parametrize("status", ["paused", "running", "cancelled"])

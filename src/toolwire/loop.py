@@ -1368,8 +1368,21 @@ class _Loop:
             raise ConfigurationError(
                 f"decisions name tool calls that are not pending: {unknown}; pending: {sorted(ids)}"
             )
+        listed: set[str] = set()
         for p in st.pending:
+            if p.call.id in listed:  # its decision would run (or answer) it twice
+                raise ConfigurationError(
+                    f"cannot resume: pending tool call {p.call.id} is listed twice in the saved run's pending calls "
+                    "(was the state edited?); keep one entry per call"
+                )
+            listed.add(p.call.id)
             i = index.get(p.call.id)
+            if i is not None and last is not None and last.tool_runs[i].status not in ("pending", "cancelled"):
+                raise ConfigurationError(
+                    f"cannot resume: pending tool call {p.call.id} already has its result in the saved run "
+                    f"(status {last.tool_runs[i].status!r}), and a call with a result is never run again "
+                    "(was the state edited?); remove it from the pending calls"
+                )
             if (
                 last is None
                 or msg is None
