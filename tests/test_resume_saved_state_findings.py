@@ -159,3 +159,54 @@ def test_a_placeholder_whose_pending_entry_is_missing_is_asked_about_again_not_d
     )
     assert ran == [("slow", 2)]
     assert [(r.call.id, r.status) for r in done.tool_runs] == [("call_1", "ran"), ("call_2", "ran")]
+
+
+def _paused_pay() -> tuple[toolwire.RunResult, toolwire.Tool]:
+    @toolwire.tool
+    def pay(x: int) -> str:
+        """Pay."""
+        return "paid"
+
+    first = toolwire.run_sync(ScriptedModel(responses=[[call("pay", {"x": 1})]]), "go", tools=[pay], approval=True)
+    assert [p.call.id for p in first.pending] == ["call_1"]
+    return first, pay
+
+
+@pytest.mark.parametrize(
+    ("decisions", "message"),
+    [
+        ([("call_1", Approved())], "decisions= takes a dict of tool call id to decision, got list"),
+        ([{"call_1": Approved()}], "decisions= takes a dict of tool call id to decision, got list"),
+        ("call_1", "decisions= takes a dict of tool call id to decision, got str"),
+        ({"call_1"}, "decisions= takes a dict of tool call id to decision, got set"),
+        (5, "decisions= takes a dict of tool call id to decision, got int"),
+        ({1: Approved(), "x": Approved()}, "decisions= keys are tool call ids (text), got int 1"),
+    ],
+)
+def test_decisions_that_are_no_dict_of_call_ids_are_a_configuration_error(decisions: Any, message: str) -> None:
+    # a list of pairs, a set or a bare id used to raise TypeError or AttributeError, or to name
+    # each character of the id as an unknown call
+    first, pay = _paused_pay()
+    with pytest.raises(ConfigurationError) as info:
+        toolwire.run_sync(
+            ScriptedModel(responses=["ok"]), tools=[pay], approval=True, resume=first, decisions=decisions
+        )
+    assert str(info.value).startswith(message)
+    assert "{'call_1': toolwire.Approved()}" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "message"),
+    [
+        ("deferred", 5, "deferred= takes tool names (a list of text), got int"),
+        ("deferred", [["pay"]], "deferred names ['pay'], which is not a tool name (text)"),
+        ("approval", [["pay"]], "approval names ['pay'], which is not a tool name (text)"),
+    ],
+)
+def test_approval_and_deferred_names_that_are_not_text_are_a_configuration_error(
+    setting: str, value: Any, message: str
+) -> None:
+    _first, pay = _paused_pay()
+    with pytest.raises(ConfigurationError) as info:
+        toolwire.run_sync(ScriptedModel(responses=["ok"]), "go", tools=[pay], **{setting: value})
+    assert str(info.value).startswith(message)

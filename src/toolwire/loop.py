@@ -1992,15 +1992,21 @@ def run_stream(
         )
     if deferred is not None and isinstance(deferred, str):
         deferred = [deferred]
+    elif deferred is not None and not isinstance(deferred, Iterable):
+        raise ConfigurationError(f"deferred= takes tool names (a list of text), got {type(deferred).__name__}")
+    if decisions is not None:
+        _check_decisions_shape(decisions)
     m: Model = _resolve_model(model)
     tool_map = _as_tools(tools)
     choice = normalize_tool_choice(tool_choice)
     if type(choice) is dict and choice["name"] not in tool_map:
         raise ConfigurationError(_not_among_tools("tool_choice", choice["name"], tool_map))
     for name in approval if approval is not None and isinstance(approval, (set, frozenset, list, tuple)) else ():
+        _check_tool_name("approval", name)
         if name not in tool_map:
             raise ConfigurationError(_not_among_tools("approval", name, tool_map))
     for name in deferred or ():
+        _check_tool_name("deferred", name)
         if name not in tool_map:
             raise ConfigurationError(_not_among_tools("deferred", name, tool_map))
     # a limit on a name the run lacks would never apply (an MCP tool 'files.read' is 'files_read'
@@ -2072,6 +2078,32 @@ def run_stream(
     )
     loop.unanswered = unanswered
     return RunStream(loop, _active_tracing(tracing))
+
+
+def _check_tool_name(setting: str, name: Any) -> None:
+    """:class:`ConfigurationError` when ``name``, given in ``approval=`` or ``deferred=``, is not
+    text (a list inside the list, a number)."""
+    if not isinstance(name, str):
+        raise ConfigurationError(
+            f"{setting} names {_shown(name)}, which is not a tool name (text); "
+            f"give the names of the tools as a list of text, e.g. {setting}=['transfer']"
+        )
+
+
+def _check_decisions_shape(decisions: Any) -> None:
+    """:class:`ConfigurationError` when ``decisions=`` is not a mapping of tool call ids (text) to
+    decisions: a list of pairs, a set or a bare id, keys that are no text."""
+    example = "e.g. decisions={'call_1': toolwire.Approved()}"
+    if not isinstance(decisions, Mapping):
+        raise ConfigurationError(
+            f"decisions= takes a dict of tool call id to decision, got {type(decisions).__name__}; {example} "
+            "(the ids are the pending calls' call.id)"
+        )
+    for cid in decisions:
+        if not isinstance(cid, str):
+            raise ConfigurationError(
+                f"decisions= keys are tool call ids (text), got {type(cid).__name__} {_shown(cid)}; {example}"
+            )
 
 
 def _check_decisions(pending: Sequence[PendingCall], decisions: Mapping[str, Any]) -> None:
