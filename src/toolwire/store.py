@@ -93,7 +93,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, NoReturn
 
 from .errors import ConfigurationError
 
@@ -1465,29 +1465,40 @@ class RunStore:
     def load_state(self, run_id: str) -> Any:
         """The saved run rebuilt: a run state (``toolwire.runstate.RunState``) when the saved
         JSON is one, else a :class:`~toolwire.RunResult`. Raises ``KeyError`` for an unknown
-        run and :class:`RunStoreError` (reason ``damaged``) when the saved JSON is neither."""
+        run and :class:`RunStoreError` (reason ``damaged``) when the saved JSON is neither, or is the
+        state of a run with another ``run_id`` than its row's (changed outside toolwire)."""
         text = self.load(run_id)
+        loaded: Any = None
         try:
             from .runstate import RunState  # type: ignore[import-not-found]
 
-            return RunState.from_json(text)
+            loaded = RunState.from_json(text)
         except ImportError:
             pass
         except ValueError:
             pass
-        from .loop import RunResult
+        if loaded is None:
+            from .loop import RunResult
 
-        try:
-            return RunResult.from_json(text)
-        except ValueError as exc:
-            path = str(self.path)
-            raise RunStoreError(
-                f"the saved run {run_id!r} in the run store {path!r} cannot be read back ({exc}); the file was changed "
-                f"outside toolwire: restore it from a backup, or remove the run (store.delete({run_id!r})) and run "
-                "it again",
-                path=path,
-                reason="damaged",
-            ) from None
+            try:
+                loaded = RunResult.from_json(text)
+            except ValueError as exc:
+                self._damaged_state(run_id, f"cannot be read back ({exc})")
+        if loaded.run_id != run_id:
+            # save() writes the row under the state's own run_id: a resume would go on under the
+            # other id, in another row, and leave this one to be resumed (and run) again
+            self._damaged_state(run_id, f"holds the state of another run, {_show(loaded.run_id)}")
+        return loaded
+
+    def _damaged_state(self, run_id: str, what: str) -> NoReturn:
+        path = str(self.path)
+        raise RunStoreError(
+            f"the saved run {run_id!r} in the run store {path!r} {what}; the file was changed "
+            f"outside toolwire: restore it from a backup, or remove the run (store.delete({run_id!r})) and run "
+            "it again",
+            path=path,
+            reason="damaged",
+        ) from None
 
     def runs(self, *, experiment: str | None = None, status: str | None = None) -> list[StoredRun]:
         """Stored runs (optionally of one ``experiment`` / with one ``status``), oldest first."""

@@ -49,3 +49,29 @@ def test_resume_still_takes_run_id_and_model_by_keyword(tmp_path):
         asyncio.run(store.resume("r1", model="test", run_id="r2"))
     with pytest.raises(TypeError, match="model"):
         asyncio.run(store.resume("r1"))
+
+
+def test_a_saved_state_under_another_run_id_than_its_row_is_refused_as_damaged(tmp_path):
+    # the row 'r1' holding the state of a run 'other' (changed outside toolwire): resuming it
+    # used to continue the run as 'other', writing a second row and leaving 'r1' as it was,
+    # so the next resume of 'r1' did the same work again
+    from toolwire.testing import ScriptedModel
+
+    path = tmp_path / "runs.sqlite"
+    store = RunStore(path)
+    asyncio.run(store.run(ScriptedModel(responses=["hi"]), "go", run_id="r1"))
+    store.close()
+    conn = sqlite3.connect(path)
+    state = conn.execute("SELECT state FROM runs WHERE run_id='r1'").fetchone()[0]
+    conn.execute("UPDATE runs SET state=? WHERE run_id='r1'", (state.replace('"run_id": "r1"', '"run_id": "other"'),))
+    conn.commit()
+    conn.close()
+    store = RunStore(path)
+    with pytest.raises(RunStoreError) as info:
+        store.load_state("r1")
+    assert info.value.reason == "damaged"
+    assert "the saved run 'r1'" in str(info.value) and "'other'" in str(info.value)
+    with pytest.raises(RunStoreError):
+        asyncio.run(store.resume("r1", ScriptedModel(responses=["again"])))
+    assert [r.run_id for r in store.runs()] == ["r1"]
+    assert isinstance(toolwire.RunState.from_json(store.load("r1")), toolwire.RunState)
