@@ -111,6 +111,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "STALE_AFTER",
     "StoredRun",
+    "UnknownRunError",
     "lease_state",
 ]
 
@@ -119,13 +120,29 @@ class RunStoreError(ConfigurationError):
     """SQLite failed on a run store (or batch journal) file: ``path`` and ``reason`` (``locked``,
     ``damaged`` — the file, or a row holding a value toolwire never writes there —,
     ``not-sqlite``, ``unwritable`` or ``failed``; ``exists`` for a new run given the id of a
-    stored one; ``changed`` for an experiment's spec replaced by another process). The message
+    stored one; ``unknown`` for an id it does not hold, :class:`UnknownRunError`; ``changed`` for an experiment's spec replaced by another process). The message
     names the file, the error and what to do."""
 
     def __init__(self, message: str, *, path: str, reason: str) -> None:
         self.path = path
         self.reason = reason
         super().__init__(message)
+
+
+class UnknownRunError(RunStoreError, KeyError):
+    """A run id the run store does not hold (``reason`` ``"unknown"``; also a ``KeyError``, which
+    the store raised before). The message names the id and the file."""
+
+    def __init__(self, run_id: str, path: str) -> None:
+        self.run_id = run_id
+        super().__init__(
+            f"no run {run_id!r} in the run store {path!r}: check the id (RunStore.runs() lists the stored ones)",
+            path=path,
+            reason="unknown",
+        )
+
+    def __str__(self) -> str:  # the message as written (KeyError would quote it)
+        return str(self.args[0]) if self.args else ""
 
 
 def sqlite_error(
@@ -1206,7 +1223,7 @@ class RunStore:
         """Continue the saved run ``run_id`` (after a crash, a cancellation or a stop) with
         checkpoints: finished tool calls are not run again; calls that were running when it
         stopped run again. Pass the same ``tools=``. ``run_id`` and ``model`` may be given by
-        position or by keyword. Raises ``KeyError`` for an unknown run and
+        position or by keyword. Raises :class:`UnknownRunError` (a ``KeyError``) for an unknown run and
         :class:`~toolwire.errors.ConfigurationError` for ``run_id=`` given beside a positional
         ``run_id``, or ``resume=`` (the run goes on under its own id, from its saved state)."""
         if run_id is _UNSET and "run_id" in kwargs:
@@ -1229,7 +1246,7 @@ class RunStore:
         ``outcome``, ``cost_usd``, ``wall_time``, ``check_output``; see the module docs). Text is
         scrubbed of known credentials. ``owner``: only while it holds the run's claim (else
         :class:`RunTaken`, nothing written); ``release``: drop that claim in the same transaction
-        (the run is over). Raises ``KeyError`` for an unknown run, ``ValueError`` for an unknown
+        (the run is over). Raises :class:`UnknownRunError` (a ``KeyError``) for an unknown run, ``ValueError`` for an unknown
         column or a value the store would refuse to read back (``attempt`` a whole number from 1
         to 2**31 - 1, ``run_index`` one ≥ 0, ``cost_usd`` a finite decimal number as text,
         ``wall_time`` a finite number, the others text; ``None`` for each)."""
@@ -1250,7 +1267,7 @@ class RunStore:
                 (*values, now, run_id),
             )
             if cur.rowcount == 0:
-                raise KeyError(f"no run {run_id!r} in the run store {str(self.path)!r}")
+                raise UnknownRunError(run_id, str(self.path))
             if release and owner is not None:
                 self._conn.execute("DELETE FROM leases WHERE run_id=? AND token=?", (run_id, owner.token))
 
@@ -1456,15 +1473,16 @@ class RunStore:
         return StoredRun(row, str(self.path)) if row is not None else None
 
     def load(self, run_id: str) -> str:
-        """The saved JSON of ``run_id``. Raises ``KeyError`` naming it when it is not stored."""
+        """The saved JSON of ``run_id``. Raises :class:`UnknownRunError` (a ``KeyError`` too) naming
+        it when it is not stored."""
         run = self.get(run_id)
         if run is None:
-            raise KeyError(f"no run {run_id!r} in the run store {str(self.path)!r}")
+            raise UnknownRunError(run_id, str(self.path))
         return run.state
 
     def load_state(self, run_id: str) -> Any:
         """The saved run rebuilt: a run state (``toolwire.runstate.RunState``) when the saved
-        JSON is one, else a :class:`~toolwire.RunResult`. Raises ``KeyError`` for an unknown
+        JSON is one, else a :class:`~toolwire.RunResult`. Raises :class:`UnknownRunError` (a ``KeyError``) for an unknown
         run and :class:`RunStoreError` (reason ``damaged``) when the saved JSON is neither, or is the
         state of a run with another ``run_id`` than its row's (changed outside toolwire)."""
         text = self.load(run_id)
