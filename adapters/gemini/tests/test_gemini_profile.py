@@ -410,15 +410,28 @@ def test_ref_with_siblings_is_wrapped_in_anyof_in_json_schema_mode() -> None:
 
 def test_tool_config_without_declarations_is_left_out() -> None:
     body = GeminiCodec().encode_request(
-        ModelRequest(model="gemini-2.5-flash", messages=[Message.user("x")], tool_choice="required")
+        ModelRequest(model="gemini-2.5-flash", messages=[Message.user("x")], tool_choice="none")
     )
-    assert body["toolConfig"] == {"functionCallingConfig": {"mode": "ANY"}}
+    assert body["toolConfig"] == {"functionCallingConfig": {"mode": "NONE"}}
     assert violations(body) == [("gemini.request.tool-config-without-tools", "/toolConfig/functionCallingConfig")]
     out, changes = repair(body)
     assert "toolConfig" not in out and changes == [
         ("gemini.request.tool-config-without-tools", "/toolConfig/functionCallingConfig")
     ]
     assert violations(out) == []
+
+
+@pytest.mark.parametrize("choice", ["required", {"type": "tool", "name": "lookup"}])
+def test_a_forced_call_without_declarations_is_refused_as_on_the_other_apis(choice: Any) -> None:
+    # mode ANY forces a function call no declared function can answer: left out, the run would
+    # silently end with text; Anthropic and OpenAI refuse the same request
+    body = GeminiCodec().encode_request(
+        ModelRequest(model="gemini-2.5-flash", messages=[Message.user("x")], tool_choice=choice)
+    )
+    assert body["toolConfig"]["functionCallingConfig"]["mode"] == "ANY"
+    out, changes = repair(body)
+    assert out["toolConfig"]["functionCallingConfig"]["mode"] == "ANY" and changes == []
+    assert ("gemini.request.tool-config-without-tools", "/toolConfig/functionCallingConfig") in violations(out)
 
 
 def test_calling_mode_outside_the_enum_is_refused() -> None:
@@ -1141,7 +1154,7 @@ def test_repairs_are_applied_before_sending_and_reported_on_the_turn(mock_model:
     model = mock_model(
         [json_response(candidate_body([{"text": "x"}]))], model_id="gemini-2.5-pro", thinking={"type": "disabled"}
     )
-    resp = run(model.send(model.build_request([Message.user("hi")], tool_choice="required")))
+    resp = run(model.send(model.build_request([Message.user("hi")], tool_choice="none")))
     sent = model.sent[0].json
     assert "toolConfig" not in sent and sent["generationConfig"]["thinkingConfig"] == {"thinkingBudget": 128}
     assert [(c.rule, c.pointer, c.lossy) for c in resp.preflight.changes] == [

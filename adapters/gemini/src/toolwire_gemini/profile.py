@@ -287,7 +287,9 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "gemini.request.tool-config-without-tools",
-        "toolConfig.functionCallingConfig is sent only with function declarations; without any it is left out.",
+        "toolConfig.functionCallingConfig is sent only with function declarations; without any it is left out, "
+        "unless its mode is ANY (tool choice 'required' or a named tool: a call is forced that no declared "
+        "function can answer), which is refused before sending, as on the other APIs.",
         'API error "Function calling config is set without function_declarations."',
         "repair",
     ),
@@ -1946,7 +1948,7 @@ class GeminiProfile(Profile):
                     f"parameter name {pname!r} is outside the documented rule (letters, digits, '_'; a letter or '_' first; at most 64)",
                 )
         cc = _calling_config(body)
-        if not decls and cc is not None:
+        if not decls and cc is not None and _mode(cc[1]) != "ANY":  # a forced call is refused by the check
             tc_key = _key(body, "toolConfig") or "toolConfig"  # present: cc was read from it
             tc = body[tc_key]
             tc.pop(_key(tc, "functionCallingConfig"))
@@ -2726,11 +2728,15 @@ class GeminiProfile(Profile):
             return
         ptr, fcc = cc
         if not decls:
+            forced = _mode(fcc) == "ANY"
             out.append(
                 Violation(
                     "gemini.request.tool-config-without-tools",
                     ptr,
-                    "functionCallingConfig is set without function declarations; leave it out or declare tools",
+                    "functionCallingConfig mode ANY (tool choice 'required' or a named tool) forces a function call "
+                    "but the request declares no functions; declare the tool or drop the tool choice"
+                    if forced
+                    else "functionCallingConfig is set without function declarations; leave it out or declare tools",
                 )
             )
         mode = fcc.get("mode")
