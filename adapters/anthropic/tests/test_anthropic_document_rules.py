@@ -3,9 +3,10 @@
 The Messages API's request schema (the OpenAPI document of the API reference) gives a document's
 ``title`` 1 to 500 characters (or null) and its ``context`` at least 1 character (or null); the
 citations guide says citations "must be enabled on all or none of the documents within a request".
-So: an empty title or context is left out (it says nothing), a longer title is refused before
-sending, naming the part and saying to give a shorter ``filename``, and a request whose documents
-mix citations on and off is refused, naming the first document that differs.
+So: an empty title or context is left out (it says nothing), a longer title is cut to 500
+characters, its extension kept, and reported as lossy (refused, a tool's document would make every
+later request of the run, and its resumption, refused), and a request whose documents mix
+citations on and off is refused, naming the first document that differs.
 """
 
 from __future__ import annotations
@@ -55,16 +56,15 @@ def test_the_limit_is_500_characters() -> None:
     assert profile.TITLE_MAX_CHARS == 500
 
 
-def test_a_title_over_500_characters_is_refused_before_sending(mock_model: Any) -> None:
+def test_a_title_over_500_characters_is_cut_to_500_keeping_its_extension(mock_model: Any) -> None:
     model = mock_model(ok())
     long = "q" * 497 + ".pdf"  # 501 characters
-    with pytest.raises(RequestRefused) as info:
-        run(model.send(model.build_request([Message.user(["Read it.", DocumentPart(PDF, filename=long)])])))
-    (v,) = info.value.violations
-    assert (v.rule, v.pointer) == ("anthropic.conversation.document-title", "/messages/0/content/1/title")
-    assert v.message.startswith("the document's title (its filename) is 501 characters; Anthropic takes at most 500")
-    assert "shorter filename" in v.message
-    assert model.sent == []
+    resp = run(model.send(model.build_request([Message.user(["Read it.", DocumentPart(PDF, filename=long)])])))
+    title = model.sent[0].json["messages"][0]["content"][1]["title"]
+    assert len(title) == 500 and title == "q" * 495 + "\u2026.pdf"
+    (change,) = [c for c in resp.preflight.changes if c.rule == "anthropic.conversation.document-title"]
+    assert change.pointer == "/messages/0/content/1/title" and change.lossy
+    assert "501 characters cut to 500" in change.detail
 
 
 def test_a_title_of_500_characters_is_sent_as_it_is(mock_model: Any) -> None:
@@ -74,19 +74,20 @@ def test_a_title_of_500_characters_is_sent_as_it_is(mock_model: Any) -> None:
     assert model.sent[0].json["messages"][0]["content"][1]["title"] == name
 
 
-def test_a_long_title_in_a_tool_result_is_refused_naming_the_call(mock_model: Any) -> None:
-    model = mock_model(ok())
+def test_a_long_title_from_a_tool_does_not_stop_the_run(mock_model: Any) -> None:
+    # a tool's result stays in the conversation: refused, every later request (and a resumption)
+    # would be refused too; cut, the run goes on
+    model = mock_model(ok() + ok())
     history = [
         Message.user("Get the report."),
         Message("assistant", [ToolCall("toolu_01", "fetch_report", {})]),
         Message("user", [ToolResult("toolu_01", [DocumentPart(PDF, filename="r" * 600)], name="fetch_report")]),
     ]
-    with pytest.raises(RequestRefused) as info:
+    for _ in range(2):
         run(model.send(model.build_request(history, tools=[fetch_report])))
-    (v,) = info.value.violations
-    assert (v.rule, v.pointer) == ("anthropic.conversation.document-title", "/messages/2/content/0/content/0/title")
-    assert v.call_id == "toolu_01"
-    assert model.sent == []
+    for sent in model.sent:
+        title = sent.json["messages"][2]["content"][0]["content"][0]["title"]
+        assert len(title) == 500 and title == "r" * 499 + "\u2026"  # no extension to keep
 
 
 def test_an_empty_title_is_left_out_and_reported(mock_model: Any) -> None:

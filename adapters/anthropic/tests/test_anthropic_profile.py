@@ -697,6 +697,16 @@ REPAIRED: list[tuple[str, dict[str, Any], str]] = [
         "/messages/0/content/0/title",
     ),
     (
+        "anthropic.conversation.document-title",
+        body(messages=convo(("user", [{**TEXT_DOC, "title": "t" * 501}]))),
+        "/messages/0/content/0/title",
+    ),
+    (
+        "anthropic.conversation.document-title",
+        body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": [{**TEXT_DOC, "title": "t" * 501}]}])),
+        "/messages/2/content/0/content/0/title",
+    ),
+    (
         "anthropic.conversation.document-context",
         body(tools=[tool()], messages=loop([USE], [{**RESULT, "content": [{**TEXT_DOC, "context": ""}]}])),
         "/messages/2/content/0/content/0/context",

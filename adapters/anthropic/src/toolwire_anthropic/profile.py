@@ -1005,13 +1005,14 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "anthropic.conversation.document-title",
         f"A document block's title is 1 to {TITLE_MAX_CHARS} characters (or absent): a longer one (a DocumentPart "
-        "filename) is refused before sending, saying to give a shorter filename; an empty one says nothing and is "
+        f"filename) is cut to {TITLE_MAX_CHARS} characters, its extension kept (reported, lossy: refused, a tool "
+        "result's document would make every later request of the run refused); an empty one says nothing and is "
         "left out (reported).",
         "The Messages API's request schema, RequestDocumentBlock.title (string, minLength 1, maxLength 500, or null; "
         "the OpenAPI document of https://platform.claude.com/docs/en/api/messages, as copied in "
         "wavetermdev/waveterm aiprompts/anthropic-messages-api.md); ansari-project/ansari-backend#158 trims document "
         'titles because the API does "not [accept] titles longer than 500 characters". No quoted error text found',
-        "refuse",
+        "repair",
     ),
     _rule(
         "anthropic.conversation.document-context",
@@ -3470,13 +3471,33 @@ def _check_document(ptr: str, b: dict[str, Any], add: Any, *, call_id: str | Non
         )
 
 
+def _short_title(title: str) -> str:
+    """``title`` cut to :data:`TITLE_MAX_CHARS` characters, its end (a file extension such as
+    ``.pdf``, at most 16 characters after the last dot) kept after an ellipsis."""
+    dot = title.rfind(".")
+    tail = title[dot:] if dot > 0 and len(title) - dot <= 16 else ""
+    return title[: TITLE_MAX_CHARS - len(tail) - 1] + "\u2026" + tail
+
+
 def _repair_document(ptr: str, b: dict[str, Any], report: Any) -> None:
     """An empty ``title`` or ``context`` of a document block left out (they say nothing; the API
-    takes at least 1 character or none), in place."""
+    takes at least 1 character or none), and a title over :data:`TITLE_MAX_CHARS` characters cut
+    to it (reported, lossy: refused, a tool result's document would make every later request of
+    the run, and its resumption, refused), in place."""
     for key, rule in (("title", "document-title"), ("context", "document-context")):
         if b.get(key) == "":
             del b[key]
             report.add(f"anthropic.conversation.{rule}", f"{ptr}/{key}", f"an empty document {key} left out")
+    title = b.get("title")
+    if type(title) is str and len(title) > TITLE_MAX_CHARS:
+        b["title"] = _short_title(title)
+        report.add(
+            "anthropic.conversation.document-title",
+            f"{ptr}/title",
+            f"the document's title (its filename) of {len(title)} characters cut to {TITLE_MAX_CHARS}, the most "
+            "Anthropic takes",
+            lossy=True,
+        )
 
 
 def _cites(b: dict[str, Any]) -> bool:
