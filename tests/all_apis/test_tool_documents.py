@@ -487,3 +487,35 @@ def test_an_imported_tool_result_pdf_without_a_filename_gets_one_back_to_respons
     m = make_model("openai", [text_answer("openai", "done")], sent)
     toolwire.run_sync(m, "and?", tools=[report], conversation=toolwire.Conversation(imported.messages))
     assert sent[0]["input"][2]["output"][1] == {"type": "input_file", "filename": "document.pdf", "file_data": url}
+
+
+@toolwire.tool
+def mixed() -> list:
+    """A result of a document, text, an image and text, in that order."""
+    from .test_turns import _PNG_1PX
+
+    return [DocumentPart(PDF, filename="q3.pdf"), "between", toolwire.ImagePart(_PNG_1PX, "image/png"), "after"]
+
+
+def test_responses_keeps_a_results_parts_in_their_order() -> None:
+    sent: list[dict[str, Any]] = []
+    m = make_model("openai", [_call("openai", "mixed"), text_answer("openai", "done")], sent)
+    toolwire.run_sync(m, "go", tools=[mixed])
+    (out,) = [i for i in sent[1]["input"] if i.get("type") == "function_call_output"]
+    assert [(p["type"], p.get("text")) for p in out["output"]] == [
+        ("input_file", None),
+        ("input_text", "between"),
+        ("input_image", None),
+        ("input_text", "after"),
+    ]
+    assert _validate("openai", sent[1]) == []
+
+
+def test_chat_says_both_the_images_and_the_documents_moved() -> None:
+    sent: list[dict[str, Any]] = []
+    m = make_model("openai-chat", [_call("openai-chat", "mixed"), text_answer("openai-chat", "done")], sent)
+    toolwire.run_sync(m, "go", tools=[mixed])
+    (tool_msg,) = [x for x in sent[1]["messages"] if x["role"] == "tool"]
+    assert tool_msg["content"] == "between\nafter\n(the result's image(s) and document(s) are in the next user message)"
+    after = sent[1]["messages"][sent[1]["messages"].index(tool_msg) + 1]
+    assert [p["type"] for p in after["content"]] == ["text", "image_url", "text", "file"]

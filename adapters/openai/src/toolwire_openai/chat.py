@@ -449,7 +449,11 @@ class OpenAIChatCodec:
                 if images and not any(t for t in texts):
                     body = "(the result is the image(s) in the next user message)"
                 if pdfs:
-                    note = "(the result's document(s) are in the next user message)"
+                    note = (
+                        "(the result's image(s) and document(s) are in the next user message)"
+                        if images
+                        else "(the result's document(s) are in the next user message)"
+                    )
                     if isinstance(body, list):
                         body.append({"type": "text", "text": note})
                     elif body and not (images and not any(t for t in texts)):

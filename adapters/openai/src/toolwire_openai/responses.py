@@ -807,11 +807,24 @@ class OpenAIResponsesCodec:
                 if isinstance(part.content, str) and not images:
                     output: Any = "\n".join(texts)
                 else:
-                    output = [{"type": "input_text", "text": t} for t in texts if t or not (images or documents)]
-                    output.extend(self._image(i) for i in images)
-                    # a document a tool returned: an input_file part of the output (FunctionCallOutput.output
-                    # takes input_text, input_image and input_file parts)
-                    output.extend(self._document(d) for d in documents)
+                    # the result's parts in their order (FunctionCallOutput.output takes input_text,
+                    # input_image and input_file parts): a document a tool returned is an input_file
+                    keep_empty = not (images or documents)
+                    output = []
+                    at = 0  # the next of ``texts`` (the result's text parts, the first with an error's prefix)
+                    if isinstance(part.content, str) or not any(isinstance(p, TextPart) for p in part.content):
+                        output.extend({"type": "input_text", "text": t} for t in texts if t or keep_empty)
+                        at = len(texts)
+                    for p in part.content if not isinstance(part.content, str) else ():
+                        if isinstance(p, TextPart):
+                            t = texts[at]
+                            at += 1
+                            if t or keep_empty:
+                                output.append({"type": "input_text", "text": t})
+                        elif isinstance(p, ImagePart):
+                            output.append(self._image(p))
+                        elif isinstance(p, DocumentPart):
+                            output.append(self._document(p))
                 kind = "custom_tool_call_output" if custom and part.tool_call_id in custom else "function_call_output"
                 item = {"type": kind, "call_id": part.tool_call_id, "output": output}
                 if callers and part.tool_call_id in callers:
