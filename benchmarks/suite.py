@@ -3,7 +3,7 @@
     uv run python benchmarks/suite.py            # everything (about 2-4 minutes on 2 cores)
     uv run python benchmarks/suite.py loop long  # only some parts: loop, long, stream, import, payload, tools
     uv run python benchmarks/suite.py --cpu loop # CPU time instead of wall time (a loaded machine)
-    uv run python benchmarks/suite.py --api anthropic loop long   # parts 1-2 for some APIs only
+    uv run python benchmarks/suite.py --api anthropic loop long   # parts 1, 2 and 6 for some APIs only
 
 Not a test (no assertion on time). Every figure is a median over interleaved rounds (toolwire and
 its baselines alternate inside each round, so a loaded machine slows both alike), with the spread
@@ -570,7 +570,7 @@ def _gemini_takes_client() -> bool:
     return "httpx_async_client" in types.HttpOptions.model_fields
 
 
-#: The APIs parts 1 and 2 measure (``--api`` narrows them).
+#: The APIs parts 1, 2 and 6 measure (``--api`` narrows them).
 APIS = list(ANSWERS)
 BARE = {"anthropic": bare_anthropic, "openai-chat": bare_chat, "openai": bare_responses, "gemini": bare_gemini}
 HAS_FLOOR = ("anthropic", "openai-chat", "openai")
@@ -1240,11 +1240,11 @@ def part_tools() -> None:
             model = toolwire.model(f"{api}:{MODELS[api]}", api_key="k")
             tools = [make(i) for i in range(n)]
             request = model.before_encode(model.build_request(msgs, tools=tools), stream=False)
-            body = model._preflight(request)[0]
+            body = model.prepare(request)
             number = max(20, 2000 // n)
             mine, dumps = [], []
             for _ in range(7):
-                mine.append(min(timeit.repeat(lambda: model._preflight(request), number=number, repeat=3)) / number)
+                mine.append(min(timeit.repeat(lambda: model.prepare(request), number=number, repeat=3)) / number)
                 dumps.append(min(timeit.repeat(lambda: json.dumps(body), number=number, repeat=3)) / number)
             m, d = statistics.median(mine) * 1e6, statistics.median(dumps) * 1e6
             cells.append(f"{n:2d} tool{'s' if n > 1 else ' '} {m:6.1f} us ({m / d:4.2f}x json.dumps {d:5.1f} us)")
@@ -1267,7 +1267,7 @@ def main() -> None:
     if "--cpu" in args:
         args.remove("--cpu")
         CLOCK = time.process_time
-    if "--api" in args:  # only some APIs in parts 1 and 2: --api anthropic,openai-chat
+    if "--api" in args:  # only some APIs in parts 1, 2 and 6: --api anthropic,openai-chat
         at = args.index("--api")
         wanted = args[at + 1].split(",")
         del args[at : at + 2]
