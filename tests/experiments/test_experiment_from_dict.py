@@ -1,5 +1,6 @@
 """Experiment.from_dict on untrusted dicts (a run store's row, a JSON file): a missing key or a
-wrong type is an ExperimentSpecError naming the field and what it must be."""
+wrong type is an ExperimentSpecError naming the field and what it must be (the bounds in the
+words a TOML spec's errors use: "≥ 1", not ">= 1")."""
 
 from __future__ import annotations
 
@@ -41,9 +42,9 @@ def _broken(change: Any) -> dict[str, Any]:
     [
         (lambda d: d.pop("name"), "name", "missing"),
         (lambda d: d.pop("models"), "models", "missing"),
-        (lambda d: d.update(runs="3"), "runs", "must be a whole number >= 1, got str '3'"),
-        (lambda d: d.update(runs=True), "runs", "must be a whole number >= 1, got bool True"),
-        (lambda d: d.update(max_turns=0), "max_turns", "must be a whole number >= 1, got int 0"),
+        (lambda d: d.update(runs="3"), "runs", "must be a whole number ≥ 1, got '3'"),
+        (lambda d: d.update(runs=True), "runs", "must be a whole number ≥ 1, got True"),
+        (lambda d: d.update(max_turns=0), "max_turns", "must be a whole number ≥ 1, got 0"),
         (lambda d: d.update(name=5), "name", "must be text, got int"),
         (lambda d: d.update(checker="python check.py"), "checker", "must be a list of text, got str"),
         (lambda d: d.update(checker=["a", None]), "checker[1]", "must be text, got null"),
@@ -54,7 +55,11 @@ def _broken(change: Any) -> dict[str, Any]:
         (lambda d: d["models"][1].pop("model"), "models[1].model", "missing"),
         (lambda d: d["models"][0].update(settings=[1]), "models[0].settings", "must be an object, got list"),
         (lambda d: d["models"][0].update(factory=7), "models[0].factory", "must be text or null, got int"),
-        (lambda d: d.update(checker_timeout="fast"), "checker_timeout", "must be a number of seconds > 0"),
+        (
+            lambda d: d.update(checker_timeout="fast"),
+            "checker_timeout",
+            "must be a finite number of seconds > 0, got 'fast'",
+        ),
         (lambda d: d.update(instructions=["x"]), "instructions", "must be text or null, got list"),
         (lambda d: d.update(checker_env="PATH"), "checker_env", "must be a list of text, got str"),
     ],
@@ -78,6 +83,6 @@ def test_a_deep_value_is_named_without_recursion_error():
     deep: Any = 1
     for _ in range(5000):
         deep = [deep]
-    with pytest.raises(ExperimentSpecError, match=r"runs: must be a whole number >= 1, got list \[\[\[") as info:
+    with pytest.raises(ExperimentSpecError, match=r"runs: must be a whole number ≥ 1, got \[\[\[") as info:
         Experiment.from_dict(_broken(lambda d: d.update(runs=deep)))
     assert len(str(info.value)) < 200

@@ -32,7 +32,7 @@ from .runner import (
     run_experiment,
     run_experiment_sync,
 )
-from .spec import Experiment, ExperimentSpecError, ModelEntry, load_spec, parse_spec
+from .spec import Experiment, ExperimentSpecError, ModelEntry, check_experiment, load_spec, parse_spec
 
 __all__ = [
     "Experiment",
@@ -45,6 +45,7 @@ __all__ = [
     "StoreRecorder",
     "build_model",
     "build_tools",
+    "check_experiment",
     "check_project",
     "execute_run",
     "load_spec",

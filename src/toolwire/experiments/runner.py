@@ -48,7 +48,15 @@ from ..store import (
     _checked_run,
     lease_state,
 )
-from .spec import Experiment, ExperimentSpecError, load_spec, resolve_reference, stops_command
+from .spec import (
+    Experiment,
+    ExperimentSpecError,
+    check_experiment,
+    load_spec,
+    resolve_reference,
+    stops_command,
+    validate,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..adapter import Model
@@ -884,7 +892,13 @@ async def run_experiment(
     and is gone (:func:`toolwire.store.lease_state`). The claims still held when the call ends
     (a cancellation) are dropped, so the next call takes those runs at once.
 
-    Raises :class:`~toolwire.experiments.ExperimentSpecError` for a bad spec and
+    An :class:`Experiment` passed in (built in Python, or by :meth:`Experiment.from_dict`) is
+    checked as :func:`~toolwire.experiments.load_spec` checks a spec file before anything runs:
+    its names, bounds and models (:func:`~toolwire.experiments.spec.check_experiment`), its
+    project folder and that its layers and factories import; its ``store`` (or the ``store``
+    argument) must be a path.
+
+    Raises :class:`~toolwire.experiments.ExperimentSpecError` for a bad spec or experiment and
     :class:`~toolwire.errors.ConfigurationError` for an unknown backend, intervals that are
     not finite numbers of seconds > 0 (``stale_after`` must exceed ``heartbeat_interval``), or a
     ``wait_timeout`` that is neither ``None`` nor a finite number of seconds ≥ 0."""
@@ -908,11 +922,25 @@ async def run_experiment(
             f"stale_after ({stale_after:g} s) must be longer than heartbeat_interval ({heartbeat_interval:g} s), "
             "or the claims of live processes go stale between their heartbeats; a few heartbeats' worth is usual"
         )
-    exp = load_spec(spec) if not isinstance(spec, Experiment) else spec
+    if isinstance(spec, Experiment):
+        # built in Python or by Experiment.from_dict: the checks load_spec gives a spec file, so a
+        # name that would make run ids that do not split, or a layer that cannot load, runs nothing
+        check_experiment(spec)
+        validate(spec)
+        exp = spec
+    else:
+        exp = load_spec(spec)
     if store is not None:
         from dataclasses import replace
 
         exp = replace(exp, store=str(Path(store).resolve()))
+    if not isinstance(exp.store, str) or not exp.store.strip():
+        raise ExperimentSpecError(
+            exp.source,
+            "store",
+            f"must be a non-empty string (the run store's path), got {exp.store!r}; "
+            "give Experiment(store=...) or run_experiment(..., store=...)",
+        )
     be = get_backend(backend, **(backend_options or {})) if isinstance(backend, str) else backend
     if not hasattr(be, "run"):
         raise ConfigurationError(f"backend must be a name or an object with run(), got {type(backend).__name__}")

@@ -59,13 +59,21 @@ import re
 import shlex
 import sys
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ..errors import ConfigurationError
 
-__all__ = ["Experiment", "ExperimentSpecError", "ModelEntry", "load_spec", "resolve_reference"]
+__all__ = [
+    "Experiment",
+    "ExperimentSpecError",
+    "ModelEntry",
+    "check_experiment",
+    "load_spec",
+    "parse_spec",
+    "resolve_reference",
+]
 
 _REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 #: An experiment or layer name (a key of the records, part of file and column names): ASCII only,
@@ -78,6 +86,8 @@ MAX_RUNS = 1_000_000
 _TOP_KEYS = {"name", "runs", "concurrency", "max_turns", "store", "models", "task", "layers"}
 _TASK_KEYS = {"prompt", "instructions", "project", "checker", "checker_timeout", "checker_env"}
 _MODEL_KEYS = {"model", "settings", "factory"}
+#: The keys of :meth:`Experiment.to_dict` (what :meth:`Experiment.from_dict` reads).
+_SAVED_KEYS = (_TOP_KEYS - {"task"}) | _TASK_KEYS | {"spec_dir", "source"}
 
 
 class ExperimentSpecError(ConfigurationError):
@@ -204,18 +214,29 @@ class Experiment:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Experiment:
         """Rebuild an experiment from :meth:`to_dict`'s output (e.g. read back from a run store or
-        a JSON file), checking each field's type but not what :func:`parse_spec` checks beyond it
-        (names, references, bounds). Raises :class:`ExperimentSpecError` naming the field and
-        what it must be when ``d`` is not a mapping, when ``name``, ``prompt``, ``project``,
-        ``checker``, ``layers``, ``models`` (or a model's ``model``), ``runs``, ``concurrency`` or
-        ``max_turns`` is missing, or when a field has the wrong type (``runs`` ``"3"``, ``layers``
-        a list, a model that is not an object)."""
+        a JSON file) and check it as :func:`parse_spec` checks a spec: names, ``module:attr``
+        references, ``provider:model-id`` models, bounds (whole numbers ≥ 1, a finite
+        ``checker_timeout`` > 0, at most :data:`MAX_RUNS` runs). Whether a model's provider is
+        installed, the project folder exists and the layers import is not checked here (a saved
+        experiment reads back anywhere); :func:`run_experiment` checks that before it runs.
+
+        Raises :class:`ExperimentSpecError` naming the field (``name``, ``layers.<name>``,
+        ``models[0].model``...) and what it must be when ``d`` is not a mapping, a key is unknown
+        (a misspelt key is named, with the known ones and the closest: ``checker_timout: unknown
+        field (...); did you mean 'checker_timeout'?``), a required key is missing (``name``,
+        ``prompt``, ``project``, ``checker``, ``layers``, ``models`` or a model's ``model``,
+        ``runs``, ``concurrency``, ``max_turns``), or a value has the wrong type or is out of
+        bounds (``runs`` ``"3"`` or ``0``, ``layers`` a list, a name with a space)."""
         src = "<saved experiment>"
         if not isinstance(d, Mapping):
             raise ExperimentSpecError(src, "", f"an experiment must be an object (a dict), got {type(d).__name__}")
         given_source = d.get("source", "<spec>")
         if isinstance(given_source, str):
             src = given_source
+        hint = None
+        if "task" in d:  # a spec's shape (a [task] table), not to_dict's
+            hint = "from_dict takes what to_dict() writes (the task's fields at the top level); check a spec's table with parse_spec()"
+        _unknown(src, "", d, _SAVED_KEYS, hint=hint)
 
         def need(key: str) -> Any:
             if key not in d:
@@ -236,17 +257,14 @@ class Experiment:
                     raise ExperimentSpecError(src, f"{key}[{i}]", f"must be text, got {_type_name(item)}")
             return tuple(value)
 
-        def count(key: str, value: Any) -> int:
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ExperimentSpecError(src, key, f"must be a whole number >= 1, got {_shown(value)}")
-            return value
-
-        layers = need("layers")
+        for key in ("name", "prompt", "project", "checker", "layers", "models", "runs", "concurrency", "max_turns"):
+            need(key)
+        layers = d["layers"]
         if not isinstance(layers, Mapping):
             raise ExperimentSpecError(
                 src, "layers", f"must be an object of layer name -> list of 'module:attr', got {_type_name(layers)}"
             )
-        models = need("models")
+        models = d["models"]
         if not isinstance(models, (list, tuple)):
             raise ExperimentSpecError(src, "models", f"must be a list of model objects, got {_type_name(models)}")
         entries = []
@@ -254,6 +272,7 @@ class Experiment:
             where = f"models[{i}]"
             if not isinstance(m, Mapping):
                 raise ExperimentSpecError(src, where, f"must be an object with 'model', got {_type_name(m)}")
+            _unknown(src, where, m, _MODEL_KEYS)
             if "model" not in m:
                 raise ExperimentSpecError(src, f"{where}.model", "missing")
             settings = m.get("settings") or {}
@@ -267,30 +286,25 @@ class Experiment:
                 )
             )
         timeout = d.get("checker_timeout", 120.0)
-        if (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, (int, float))
-            or not math.isfinite(timeout)
-            or timeout <= 0
-        ):
-            raise ExperimentSpecError(src, "checker_timeout", f"must be a number of seconds > 0, got {_shown(timeout)}")
-        return cls(
-            name=text("name", need("name")),
-            prompt=text("prompt", need("prompt")),
-            project=text("project", need("project")),
-            checker=texts("checker", need("checker")),
+        exp = cls(
+            name=text("name", d["name"]),
+            prompt=text("prompt", d["prompt"]),
+            project=text("project", d["project"]),
+            checker=texts("checker", d["checker"]),
             layers={text("layers", k): texts(f"layers.{k}", v) for k, v in layers.items()},
             models=tuple(entries),
-            runs=count("runs", need("runs")),
-            concurrency=count("concurrency", need("concurrency")),
-            max_turns=count("max_turns", need("max_turns")),
+            runs=d["runs"],
+            concurrency=d["concurrency"],
+            max_turns=d["max_turns"],
             instructions=text("instructions", d.get("instructions"), optional=True),
-            checker_timeout=float(timeout),
+            checker_timeout=timeout,
             checker_env=texts("checker_env", d.get("checker_env") or ()),
             store=text("store", d.get("store", "")),
             spec_dir=text("spec_dir", d.get("spec_dir", ".")),
             source=src if "source" in d else "<spec>",
         )
+        check_experiment(exp, providers=False)
+        return replace(exp, checker_timeout=float(timeout))
 
     def fingerprint(self) -> str:
         """A hash of what decides a run's outcome (task, layers, models, max_turns): two specs
@@ -340,145 +354,145 @@ def resolve_reference(ref: str) -> Any:
 
 def _int(source: str, name: str, value: Any, low: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < low:
-        raise ExperimentSpecError(source, name, f"must be a whole number ≥ {low}, got {value!r}")
+        raise ExperimentSpecError(source, name, f"must be a whole number ≥ {low}, got {_repr(value)}")
     return value
 
 
 def _text(source: str, name: str, value: Any, *, empty: bool = False) -> str:
     if not isinstance(value, str) or (not empty and not value.strip()):
-        raise ExperimentSpecError(source, name, f"must be a non-empty string, got {value!r}")
+        raise ExperimentSpecError(source, name, f"must be a non-empty string, got {_repr(value)}")
     return value
 
 
-def _unknown(source: str, where: str, table: Mapping[str, Any], known: set[str]) -> None:
-    extra = sorted(set(table) - known)
+def _repr(value: Any) -> str:
+    """``value``'s repr for a message, short (a huge or deeply nested value is cut), a tuple shown
+    as the list a spec or a saved experiment writes."""
+    from ..types import _shown as shown
+
+    return shown(list(value) if isinstance(value, tuple) else value)
+
+
+def _unknown(source: str, where: str, table: Mapping[str, Any], known: set[str], *, hint: str | None = None) -> None:
+    """Refuse the first key of ``table`` not in ``known``, naming the known ones and the closest
+    (``difflib``) when one is close: a misspelt key is never dropped silently."""
+    import difflib
+
+    extra = sorted((k for k in table if k not in known), key=str)
     if extra:
+        key = str(extra[0])
         prefix = f"{where}." if where else ""
-        raise ExperimentSpecError(
-            source, prefix + extra[0], f"unknown field (the known ones are: {', '.join(sorted(known))})"
-        )
+        message = f"unknown field (the known ones are: {', '.join(sorted(known))})"
+        near = difflib.get_close_matches(key, sorted(known), n=1)
+        if hint:
+            message += f"; {hint}"
+        elif near:
+            message += f"; did you mean {near[0]!r}?"
+        raise ExperimentSpecError(source, prefix + key, message)
 
 
 def _ref(source: str, name: str, value: Any) -> str:
     if not isinstance(value, str) or not _REF.match(value):
-        raise ExperimentSpecError(source, name, f"must be 'module:attr' (e.g. 'my_tools:toolset'), got {value!r}")
+        raise ExperimentSpecError(source, name, f"must be 'module:attr' (e.g. 'my_tools:toolset'), got {_repr(value)}")
     return value
 
 
-def parse_spec(data: Mapping[str, Any], *, source: str = "<spec>", spec_dir: str | Path = ".") -> Experiment:
-    """Check a spec already read from TOML (a dict) and return the :class:`Experiment`.
-    Raises :class:`ExperimentSpecError` naming the first bad field."""
-    _unknown(source, "", data, _TOP_KEYS)
-    for required in ("name", "models", "task", "layers"):
-        if required not in data:
-            raise ExperimentSpecError(source, required, "missing (required)")
-    name = _text(source, "name", data["name"])
+def check_experiment(
+    exp: Experiment, *, task: str = "", model_fields: Sequence[str] | None = None, providers: bool = True
+) -> None:
+    """Check an :class:`Experiment`'s values as a spec's are checked: names (ASCII letters,
+    digits, ``.``, ``_``, ``-``), non-empty texts, whole numbers ≥ 1, a finite ``checker_timeout``
+    > 0, a non-empty checker command, ``module:attr`` layers and factories, ``provider:model-id``
+    models listed once, at most :data:`MAX_RUNS` runs; with ``providers``, also that each model's
+    provider is installed (a model with a factory may name any provider). It imports nothing of
+    the spec's (:func:`validate` does that).
+
+    ``task`` prefixes the task's field names in errors (``"task."`` for a TOML spec, whose task
+    is a table); ``model_fields`` names each model's field (default ``models[i].model``). Raises
+    :class:`ExperimentSpecError` naming the first bad field."""
+    source = exp.source
+    name = _text(source, "name", exp.name)
     if not _NAME.fullmatch(name):
         raise ExperimentSpecError(source, "name", f"{_NAME_RULE}, got {name!r}")
-    runs = _int(source, "runs", data.get("runs", 1), 1)
-    concurrency = _int(source, "concurrency", data.get("concurrency", 4), 1)
-    max_turns = _int(source, "max_turns", data.get("max_turns", 30), 1)
+    runs = _int(source, "runs", exp.runs, 1)
+    _int(source, "concurrency", exp.concurrency, 1)
+    _int(source, "max_turns", exp.max_turns, 1)
 
-    task = data["task"]
-    if not isinstance(task, Mapping):
-        raise ExperimentSpecError(source, "task", "must be a table ([task])")
-    _unknown(source, "task", task, _TASK_KEYS)
-    for required in ("prompt", "project", "checker"):
-        if required not in task:
-            raise ExperimentSpecError(source, f"task.{required}", "missing (required)")
-    prompt = _text(source, "task.prompt", task["prompt"])
-    instructions = task.get("instructions")
-    if instructions is not None:
-        instructions = _text(source, "task.instructions", instructions)
-    project = _text(source, "task.project", task["project"])
-    checker_raw = task["checker"]
-    if isinstance(checker_raw, str):
-        try:
-            checker = tuple(shlex.split(checker_raw))
-        except ValueError as exc:
-            raise ExperimentSpecError(source, "task.checker", f"cannot split {checker_raw!r}: {exc}") from None
-    elif isinstance(checker_raw, list) and all(isinstance(w, str) for w in checker_raw):
-        checker = tuple(checker_raw)
-    else:
+    _text(source, f"{task}prompt", exp.prompt)
+    if exp.instructions is not None:
+        _text(source, f"{task}instructions", exp.instructions)
+    _text(source, f"{task}project", exp.project)
+    checker = exp.checker
+    if not isinstance(checker, (list, tuple)) or not all(isinstance(w, str) for w in checker):
         raise ExperimentSpecError(
-            source, "task.checker", f"must be a command: a string or a list of strings, got {checker_raw!r}"
+            source, f"{task}checker", f"must be a command: a list of strings, got {_repr(checker)}"
         )
     if not checker or not checker[0].strip():
-        raise ExperimentSpecError(source, "task.checker", "is empty; give the command that decides pass or fail")
-    timeout = task.get("checker_timeout", 120)
+        raise ExperimentSpecError(source, f"{task}checker", "is empty; give the command that decides pass or fail")
+    timeout = exp.checker_timeout
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not math.isfinite(timeout) or timeout <= 0:
         raise ExperimentSpecError(
-            source, "task.checker_timeout", f"must be a finite number of seconds > 0, got {timeout!r}"
+            source, f"{task}checker_timeout", f"must be a finite number of seconds > 0, got {_repr(timeout)}"
         )
-
-    checker_env = task.get("checker_env", [])
-    if not isinstance(checker_env, list) or not all(isinstance(n, str) and n for n in checker_env):
+    env = exp.checker_env
+    if not isinstance(env, (list, tuple)) or not all(isinstance(n, str) and n for n in env):
         raise ExperimentSpecError(
-            source, "task.checker_env", f"must be a list of environment variable names, got {checker_env!r}"
+            source, f"{task}checker_env", f"must be a list of environment variable names, got {_repr(env)}"
         )
 
-    layers_raw = data["layers"]
-    if not isinstance(layers_raw, Mapping) or not layers_raw:
+    layers = exp.layers
+    if not isinstance(layers, Mapping) or not layers:
         raise ExperimentSpecError(source, "layers", 'must be a table with at least one layer (name = "module:attr")')
-    layers: dict[str, tuple[str, ...]] = {}
-    for lname, value in layers_raw.items():
-        if not _NAME.fullmatch(lname):
+    for lname, refs in layers.items():
+        if not isinstance(lname, str) or not _NAME.fullmatch(lname):
             raise ExperimentSpecError(source, f"layers.{lname}", f"{_NAME_RULE}, got {lname!r}")
-        refs = value if isinstance(value, list) else [value]
+        if not isinstance(refs, (list, tuple)):
+            raise ExperimentSpecError(source, f"layers.{lname}", f"must be a list of 'module:attr', got {_repr(refs)}")
         if not refs:
             raise ExperimentSpecError(source, f"layers.{lname}", "names no toolset")
-        layers[lname] = tuple(_ref(source, f"layers.{lname}", r) for r in refs)
+        for ref in refs:
+            _ref(source, f"layers.{lname}", ref)
 
-    models_raw = data["models"]
-    if isinstance(models_raw, (str, Mapping)):
-        models_raw = [models_raw]
-    if not isinstance(models_raw, list) or not models_raw:
+    models = exp.models
+    if not isinstance(models, (list, tuple)) or not models:
         raise ExperimentSpecError(source, "models", "must be a list of 'provider:model-id' strings or model tables")
-    models: list[ModelEntry] = []
-    for i, m in enumerate(models_raw):
+    seen: set[str] = set()
+    for i, entry in enumerate(models):
         where = f"models[{i}]"
-        if isinstance(m, str):
-            entry = ModelEntry(m)
-        elif isinstance(m, Mapping):
-            _unknown(source, where, m, _MODEL_KEYS)
-            if "model" not in m:
-                raise ExperimentSpecError(source, f"{where}.model", "missing (required): 'provider:model-id'")
-            settings = m.get("settings") or {}
-            if not isinstance(settings, Mapping):
-                raise ExperimentSpecError(source, f"{where}.settings", "must be a table of model settings")
-            factory = m.get("factory")
-            if factory is not None:
-                factory = _ref(source, f"{where}.factory", factory)
-            entry = ModelEntry(_text(source, f"{where}.model", m["model"]), dict(settings), factory)
-        else:
-            raise ExperimentSpecError(source, where, f"must be 'provider:model-id' or a table, got {m!r}")
-        provider, sep, model_id = entry.model.partition(":")
+        if not isinstance(entry, ModelEntry):
+            raise ExperimentSpecError(source, where, f"must be a ModelEntry, got {_repr(entry)}")
+        field_name = model_fields[i] if model_fields is not None else f"{where}.model"
+        model = _text(source, field_name, entry.model)
+        if not isinstance(entry.settings, Mapping):
+            raise ExperimentSpecError(source, f"{where}.settings", "must be a table of model settings")
+        if entry.factory is not None:
+            _ref(source, f"{where}.factory", entry.factory)
+        provider, sep, model_id = model.partition(":")
         if not sep or not provider or not model_id:
-            offline = entry.model.strip() in ("test", "scripted")
+            offline = model.strip() in ("test", "scripted")
             raise ExperimentSpecError(
                 source,
-                f"{where}.model" if isinstance(m, Mapping) else where,
-                f"must be 'provider:model-id' (e.g. 'anthropic:claude-sonnet-4-5'), got {entry.model!r}"
+                field_name,
+                f"must be 'provider:model-id' (e.g. 'anthropic:claude-sonnet-4-5'), got {model!r}"
                 + (
                     f"; an experiment names each model, so write the offline provider as "
-                    f"'{entry.model.strip()}:<a name>' (e.g. '{entry.model.strip()}:baseline')"
+                    f"'{model.strip()}:<a name>' (e.g. '{model.strip()}:baseline')"
                     if offline
                     else ""
                 ),
             )
-        if entry.model in {e.model for e in models}:
-            raise ExperimentSpecError(source, where, f"{entry.model!r} is listed twice")
-        if entry.factory is None:  # the provider must exist and be installed (a factory's label may be anything)
+        if model in seen:
+            raise ExperimentSpecError(source, where, f"{model!r} is listed twice")
+        seen.add(model)
+        if (
+            providers and entry.factory is None
+        ):  # the provider must exist and be installed (a factory's label may be anything)
             from ..errors import ProviderNotFound
             from ..registry import _factory
 
             try:
-                _factory(provider, shown=entry.model)
+                _factory(provider, shown=model)
             except ProviderNotFound as exc:
-                raise ExperimentSpecError(
-                    source, f"{where}.model" if isinstance(m, Mapping) else where, str(exc)
-                ) from None
-        models.append(entry)
+                raise ExperimentSpecError(source, field_name, str(exc)) from None
 
     total = runs * len(layers) * len(models)
     if total > MAX_RUNS:
@@ -489,27 +503,98 @@ def parse_spec(data: Mapping[str, Any], *, source: str = "<spec>", spec_dir: str
             f"an experiment holds at most {MAX_RUNS:,} runs, lower runs or split the experiment",
         )
 
+
+def parse_spec(data: Mapping[str, Any], *, source: str = "<spec>", spec_dir: str | Path = ".") -> Experiment:
+    """Check a spec already read from TOML (a dict of the spec's tables: ``name``, ``models``,
+    ``task``, ``layers`` and the optional fields) and return the :class:`Experiment`; relative
+    paths (the store) are resolved from ``spec_dir``. Checks what :func:`check_experiment`
+    checks, the provider of each model without a factory included; it imports nothing (the
+    project and the layers are checked by :func:`load_spec`). Raises :class:`ExperimentSpecError`
+    naming the first bad field: an unknown key (with the known ones and the closest), a missing
+    one, a wrong type or a value out of bounds."""
+    _unknown(source, "", data, _TOP_KEYS)
+    for required in ("name", "models", "task", "layers"):
+        if required not in data:
+            raise ExperimentSpecError(source, required, "missing (required)")
+    name = _text(source, "name", data["name"])
+
+    task = data["task"]
+    if not isinstance(task, Mapping):
+        raise ExperimentSpecError(source, "task", "must be a table ([task])")
+    _unknown(source, "task", task, _TASK_KEYS)
+    for required in ("prompt", "project", "checker"):
+        if required not in task:
+            raise ExperimentSpecError(source, f"task.{required}", "missing (required)")
+    checker_raw = task["checker"]
+    if isinstance(checker_raw, str):
+        try:
+            checker = tuple(shlex.split(checker_raw))
+        except ValueError as exc:
+            raise ExperimentSpecError(source, "task.checker", f"cannot split {checker_raw!r}: {exc}") from None
+    elif isinstance(checker_raw, list) and all(isinstance(w, str) for w in checker_raw):
+        checker = tuple(checker_raw)
+    else:
+        raise ExperimentSpecError(
+            source, "task.checker", f"must be a command: a string or a list of strings, got {_repr(checker_raw)}"
+        )
+    checker_env = task.get("checker_env", [])
+    if not isinstance(checker_env, list):
+        raise ExperimentSpecError(
+            source, "task.checker_env", f"must be a list of environment variable names, got {_repr(checker_env)}"
+        )
+
+    layers_raw = data["layers"]
+    if not isinstance(layers_raw, Mapping) or not layers_raw:
+        raise ExperimentSpecError(source, "layers", 'must be a table with at least one layer (name = "module:attr")')
+    layers = {lname: tuple(value if isinstance(value, list) else [value]) for lname, value in layers_raw.items()}
+
+    models_raw = data["models"]
+    if isinstance(models_raw, (str, Mapping)):
+        models_raw = [models_raw]
+    if not isinstance(models_raw, list) or not models_raw:
+        raise ExperimentSpecError(source, "models", "must be a list of 'provider:model-id' strings or model tables")
+    models: list[ModelEntry] = []
+    model_fields: list[str] = []
+    for i, m in enumerate(models_raw):
+        where = f"models[{i}]"
+        if isinstance(m, str):
+            models.append(ModelEntry(m))
+            model_fields.append(where)
+        elif isinstance(m, Mapping):
+            _unknown(source, where, m, _MODEL_KEYS)
+            if "model" not in m:
+                raise ExperimentSpecError(source, f"{where}.model", "missing (required): 'provider:model-id'")
+            settings = m.get("settings") or {}
+            if not isinstance(settings, Mapping):
+                raise ExperimentSpecError(source, f"{where}.settings", "must be a table of model settings")
+            models.append(ModelEntry(m["model"], dict(settings), m.get("factory")))
+            model_fields.append(f"{where}.model")
+        else:
+            raise ExperimentSpecError(source, where, f"must be 'provider:model-id' or a table, got {_repr(m)}")
+
     spec_dir = Path(spec_dir)
-    store = data.get("store", f"{name}.sqlite")
-    store = _text(source, "store", store)
+    store = _text(source, "store", data.get("store", f"{name}.sqlite"))
     store_path = Path(store) if Path(store).is_absolute() else spec_dir / store
-    return Experiment(
+    timeout = task.get("checker_timeout", 120)
+    exp = Experiment(
         name=name,
-        prompt=prompt,
-        project=project,
+        prompt=task["prompt"],
+        project=task["project"],
         checker=checker,
         layers=layers,
         models=tuple(models),
-        runs=runs,
-        concurrency=concurrency,
-        max_turns=max_turns,
-        instructions=instructions,
-        checker_timeout=float(timeout),
+        runs=data.get("runs", 1),
+        concurrency=data.get("concurrency", 4),
+        max_turns=data.get("max_turns", 30),
+        instructions=task.get("instructions"),
+        checker_timeout=timeout,
         checker_env=tuple(checker_env),
         store=str(store_path),
         spec_dir=str(spec_dir),
         source=source,
     )
+    check_experiment(exp, task="task.", model_fields=model_fields)
+    return replace(exp, checker_timeout=float(timeout))
 
 
 def load_spec(path: str | Path, *, check: bool = True) -> Experiment:
