@@ -366,12 +366,12 @@ class ResponseIncomplete(ProviderError, ResponseDecodeError):
     def __init__(self, api: str, message: str, *, status: int | None = None) -> None:
         message = _scrubbed(message)
         self.provider = api
-        self.status = status if isinstance(status, int) and not isinstance(status, bool) else None
+        self.status: int | None = status if isinstance(status, int) and not isinstance(status, bool) else None
         self.message = message
-        self.retryable = True
-        self.error_type = "incomplete_body"
-        self.body = None
-        self.retry_after = None
+        self.retryable: bool = True
+        self.error_type: str | None = "incomplete_body"
+        self.body: Any = None
+        self.retry_after: float | None = None
         self.api = api
         self.pointer = ""
         self.detail = message
