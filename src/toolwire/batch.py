@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
 
 from .adapter import Model
-from .errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError
+from .errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError, json_error_at
 
 if TYPE_CHECKING:  # pragma: no cover
     from .adapter import ModelRequest
@@ -239,7 +239,7 @@ def jsonl_results(
         try:
             value = json.loads(raw)
         except json.JSONDecodeError as exc:
-            problem = f"is not JSON ({exc.msg} at column {exc.colno})"
+            problem = f"is not JSON ({json_error_at(exc, f'column {exc.colno}')})"
         except RecursionError:
             problem = "is nested too deeply to read"
         else:

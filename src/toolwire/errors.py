@@ -67,6 +67,18 @@ def cut_text(text: str, limit: int, tail: int) -> str:
     return text[:head] + note.format(len(text) - head - tail) + text[len(text) - tail :]
 
 
+def json_error_at(exc: ValueError, where: str) -> str:
+    """The reason a JSON text could not be decoded, for an error message: the decoder's message
+    (``exc.msg`` of a :class:`json.JSONDecodeError`, else ``str(exc)``) followed by ``at
+    <where>``, e.g. ``"Unterminated string starting at char 115"``. The decoder's messages that
+    already end in "at" ("Unterminated string starting at", "Invalid control character at")
+    do not say it twice."""
+    msg = str(getattr(exc, "msg", "") or exc).rstrip()
+    if msg.endswith(" at"):
+        msg = msg[: -len(" at")]
+    return f"{msg} at {where}"
+
+
 class AdapterWarning(UserWarning):
     """An adapter answered with a value toolwire had to correct to go on, e.g. a stop reason that
     is not one of :data:`toolwire.types.STOP_REASONS` (the run continues with the canonical

@@ -73,7 +73,7 @@ from contextlib import AsyncExitStack
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import quote, unquote
 
-from .errors import MAX_ERROR_CHARS, ConfigurationError, ToolDefinitionError, ToolError, cap_error_text
+from .errors import MAX_ERROR_CHARS, ConfigurationError, ToolDefinitionError, ToolError, cap_error_text, json_error_at
 from .tools import Tool
 from .types import DOCUMENT_MEDIA_TYPES, DocumentPart, ImagePart, TextPart, ToolResult
 from .wire import without_lone_surrogates
@@ -388,7 +388,9 @@ def _not_json(raw: str | bytes | bytearray, item: Exception, exc: ValueError) ->
     if msg.startswith("Unterminated string") or (isinstance(pos, int) and pos >= len(text.rstrip())):
         detail = "it is not valid JSON: the line ends before the reply does"
     else:
-        detail = f"it is not valid JSON: {msg or exc}" + (f" at character {pos}" if isinstance(pos, int) else "")
+        detail = "it is not valid JSON: " + (
+            json_error_at(exc, f"character {pos}") if isinstance(pos, int) else str(exc)
+        )
     return _unreadable_reply(text, item, detail)
 
 

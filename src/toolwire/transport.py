@@ -48,6 +48,7 @@ from toolwire.errors import (
     ResponseDecodeError,
     ResponseIncomplete,
     ToolwireError,
+    json_error_at,
 )
 from toolwire.stream import (
     ProviderToolDone,
@@ -361,7 +362,7 @@ def parse_json_body(
     except RecursionError as exc:
         raise ResponseDecodeError(api, f"the body nests too deeply to decode ({where}): {snippet(text)}") from exc
     except ValueError as exc:
-        reason = f"{exc.msg} at char {exc.pos}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        reason = json_error_at(exc, f"char {exc.pos}") if isinstance(exc, json.JSONDecodeError) else str(exc)
         if status is not None and 200 <= status < 300 and _ends_open(text):
             raise ResponseIncomplete(
                 api,
@@ -440,7 +441,7 @@ def event_json(api: str, ev: SSEEvent, objects_only: bool = True, deep_ok: DeepO
     except ResponseDecodeError:
         raise
     except (ValueError, RecursionError) as exc:
-        reason = f"{exc.msg} at char {exc.pos}" if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
+        reason = json_error_at(exc, f"char {exc.pos}") if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
         if ev.event == "error":
             raise ProviderError(
                 api,

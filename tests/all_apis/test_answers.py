@@ -229,6 +229,23 @@ def test_event_data_that_is_not_json_is_a_response_decode_error(api):
 
 
 @apis
+@pytest.mark.parametrize(
+    "data, reason",
+    [
+        (b'{"type": "message_start", "id": "abc', "Unterminated string starting at char 32"),
+        (b'{"type": "a\tb"}', "Invalid control character at char 11"),
+    ],
+    ids=["unterminated-string", "control-character"],
+)
+def test_a_json_reason_ending_in_at_does_not_say_at_twice(api, data, reason):
+    """The decoder's messages "Unterminated string starting at" and "Invalid control character
+    at" were followed by " at char N": "... starting at at char 32"."""
+    err = raises(api, True, sse_response(b"event: message_start\ndata: " + data + b"\n\n"), ResponseDecodeError)
+    assert f"is not JSON ({reason}): " in str(err)
+    assert " at at " not in str(err)
+
+
+@apis
 def test_event_data_that_is_json_but_not_an_object_is_a_response_decode_error(api):
     err = raises(api, True, sse_response(b"data: 42\n\n"), ResponseDecodeError)
     assert "the data of stream event must be a JSON object, got '42'" in str(err)

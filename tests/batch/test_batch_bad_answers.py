@@ -656,3 +656,12 @@ def test_openai_failed_batch_with_errors_missing_their_fields_says_so() -> None:
     fake.job_failure = {"status": "failed", "errors": None}
     got = go(make_model("openai", fake), ask(model, "q0"))
     assert got["q0"].message == "the batch failed: the vendor gave no reason (Batch.errors is empty)"
+
+
+def test_an_output_line_cut_inside_a_string_names_the_column_once() -> None:
+    """The decoder's "Unterminated string starting at" was followed by " at column N"."""
+    fake = MangledOpenAI(_replace("q1", lambda line: '{"custom_id": "q1", "response": "cut'))
+    model = make_model("openai", fake)
+    err = go(model, ask(model, "q0", "q1"))["q1"]
+    assert isinstance(err, toolwire.ResponseDecodeError)
+    assert "(the result of request 'q1') is not JSON (Unterminated string starting at column 33)" in err.detail

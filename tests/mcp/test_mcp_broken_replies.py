@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import subprocess
 import sys
@@ -236,3 +237,16 @@ def test_a_refusal_without_a_message_says_so() -> None:
     refusal, _echo = results
     assert refusal.is_error
     assert refusal.text.startswith("the MCP server refused the call (code -32000: it gave no message)")
+
+
+def test_a_reply_with_a_control_character_names_the_character_once() -> None:
+    """The decoder's "Invalid control character at" was followed by " at character N"."""
+    from toolwire.mcp import _not_json
+
+    line = '{"jsonrpc": "2.0", "id": 7, "result": {"text": "a\tb"}}'
+    try:
+        json.loads(line)
+    except ValueError as exc:
+        reply = _not_json(line, exc, exc)
+    error = reply.message.error
+    assert error.message == "invalid reply: it is not valid JSON: Invalid control character at character 49"
