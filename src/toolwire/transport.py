@@ -382,9 +382,9 @@ def parse_json_body(
 
 #: What an incomplete 2xx body's error tells the reader to do.
 _INCOMPLETE_ADVICE = (
-    "The connection or a proxy cut the answer; the request is sent again under the model's retry policy "
-    "(max_retries / retry). If it keeps happening, check the network path and any proxy before the API "
-    "(base_url)"
+    "The connection or a proxy cut the answer; sending the request again may get the whole answer (the "
+    "model's retry policy, max_retries / retry, does so while attempts remain). If it keeps happening, check "
+    "the network path and any proxy before the API (base_url)"
 )
 
 

@@ -68,6 +68,27 @@ def test_an_empty_body_every_time_ends_in_a_typed_error_saying_what_to_do(api):
 
 
 @pytest.mark.parametrize("api", APIS)
+def test_an_empty_body_with_retries_off_does_not_promise_a_retry(api):
+    """With max_retries=0 the text said "the request is sent again under the model's retry
+    policy" and then "not retried: max_attempts=1"."""
+    sent: list[int] = []
+
+    def respond(request: httpx2.Request) -> httpx2.Response:
+        sent.append(1)
+        return httpx2.Response(200, content=b"", headers=_JSON)
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(respond))
+    model = toolwire.model(f"{api}:m-1", api_key="k", http_client=client, max_retries=0)
+    with pytest.raises(ResponseIncomplete) as info:
+        toolwire.run_sync(model, "go")
+    text = str(info.value)
+    assert len(sent) == 1 and info.value.attempts == 1
+    assert "is sent again" not in text
+    assert "sending the request again may get the whole answer" in text
+    assert text.endswith("(base_url) (retryable); not retried: max_attempts=1")
+
+
+@pytest.mark.parametrize("api", APIS)
 def test_a_cut_body_names_status_content_type_size_and_first_bytes(api):
     cut = _cut(api)
     model, sent = _model(api, [httpx2.Response(200, content=cut, headers={"content-type": "application/json"})])
