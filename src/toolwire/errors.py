@@ -240,7 +240,9 @@ class ResponseBoundExceeded(ResponseDecodeError, BoundExceeded):
     :data:`toolwire.transport.MAX_BODY_DEPTH` outside a tool call's arguments (``bound`` is
     ``"MAX_BODY_DEPTH"``; ``pointer`` names the first value nested too deeply). No documented
     answer nests so deep: it comes from a broken or hostile server, and toolwire stops reading
-    it instead of recursing until the interpreter raises ``RecursionError``."""
+    it instead of recursing until the interpreter raises ``RecursionError``. Not retried (the
+    same answer would likely come again); its text says to check ``base_url``, any proxy before
+    the API and the server."""
 
     def __init__(self, api: str, message: str, pointer: str = "", *, bound: str, limit: int) -> None:
         message = _scrubbed(message)

@@ -297,7 +297,7 @@ def bounded_json(api: str, text: str, what: str = "the body", deep_ok: DeepOk | 
         raise ResponseBoundExceeded(
             api,
             f"{what} nests deeper than {MAX_BODY_DEPTH} levels of arrays and objects, the bound (MAX_BODY_DEPTH), "
-            f"and is not complete JSON: {snippet(text)}",
+            f"and is not complete JSON: {snippet(text)}; {_BOUND_ADVICE}",
             bound="MAX_BODY_DEPTH",
             limit=MAX_BODY_DEPTH,
         ) from exc
@@ -307,7 +307,7 @@ def bounded_json(api: str, text: str, what: str = "the body", deep_ok: DeepOk | 
                 api,
                 f"{what} nests deeper than {MAX_BODY_DEPTH} levels of arrays and objects, the bound "
                 "(MAX_BODY_DEPTH), outside any tool call's arguments; no documented answer does: the server "
-                "(or a proxy before it) sent a broken answer",
+                f"(or a proxy before it) sent a broken answer; {_BOUND_ADVICE}",
                 pointer,
                 bound="MAX_BODY_DEPTH",
                 limit=MAX_BODY_DEPTH,
@@ -379,6 +379,13 @@ def parse_json_body(
             ) from exc
         raise ResponseDecodeError(api, f"the body is not JSON ({reason}; {where}): {snippet(text)}") from exc
 
+
+#: What a body nested past MAX_BODY_DEPTH tells the reader to do (it is a ResponseDecodeError,
+#: which the retry policy does not retry).
+_BOUND_ADVICE = (
+    "not retried (the same answer would likely come again): check base_url, any proxy between toolwire and the "
+    "API, and the server"
+)
 
 #: What an incomplete 2xx body's error tells the reader to do.
 _INCOMPLETE_ADVICE = (

@@ -233,3 +233,15 @@ def test_any_value_is_read_whole_within_the_bound_and_refused_past_it(value, wra
         # inside arguments the value is read with the part past the bound left out
         kept = bounded_json("x", text, deep_ok=lambda _v, _p: True)
         assert _depth(kept) == MAX_BODY_DEPTH
+
+
+@pytest.mark.parametrize("text", ["[" * 5000, "[" * 200 + "]" * 200], ids=["cut", "whole"])
+def test_a_body_past_the_bound_says_it_is_not_retried_and_what_to_check(text):
+    """The text ended "...sent a broken answer" (or "is not complete JSON"), saying neither that
+    it is not retried nor what to check."""
+    with pytest.raises(ResponseBoundExceeded) as info:
+        bounded_json("x", text)
+    assert str(info.value).endswith(
+        "; not retried (the same answer would likely come again): check base_url, any proxy between toolwire "
+        "and the API, and the server"
+    )
