@@ -18,7 +18,7 @@ import toolwire
 from toolwire.errors import ProviderError
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_events_all_apis import _sse, get_weather
+from test_events_all_apis import TEXT2, _sse, get_weather, streamed
 from test_stream_hostile import _error, _first_delta, _opening
 
 httpx2 = pytest.importorskip("httpx2")
@@ -203,9 +203,18 @@ def test_a_cut_stream_in_a_run_says_it_was_not_retried() -> None:
     _, stream, exc = asyncio.run(_events_until_error(_model(api, server, stream=True)))
     assert exc is not None and exc.attempts == 1 and server.requests == 1
     assert "the event stream ended before the response was complete" in str(exc)
-    assert str(exc).endswith("(retryable); not retried: its events had already been streamed")
+    assert "(retryable); not retried: its events had already been streamed; the run's state keeps what " in str(exc)
+    assert str(exc).endswith(
+        "(the error's run_state, or stream.state): continue the run with run(model, tools=..., resume=that state), "
+        "which asks the model again"
+    )
     turn = stream.state.turns[0]
     assert (turn.interrupted, turn.response.text) == ("failed", "It is")
+    # the advice works: resumed from that state, the run asks the model again and ends
+    assert exc.run_state is stream.state
+    server.answers.append(streamed(api, 2))
+    result = toolwire.run_sync(_model(api, server, stream=True), tools=[get_weather], resume=exc.run_state)
+    assert server.requests == 2 and result.text == TEXT2 and result.run_id == stream.state.run_id
 
 
 def test_the_attempts_survive_pickle() -> None:

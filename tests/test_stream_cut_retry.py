@@ -180,7 +180,11 @@ def test_a_stream_cut_after_part_of_its_answer_is_not_retried(api: str, part: st
     assert exc is not None and server.requests == 1
     assert (exc.retryable, exc.attempts) == (True, 1)
     if cut == "ended":
-        assert str(exc).endswith("(retryable); not retried: its events had already been streamed")
+        assert "(retryable); not retried: its events had already been streamed; the run's state keeps what " in str(exc)
+        assert str(exc).endswith(
+            "(the error's run_state, or stream.state): continue the run with run(model, tools=..., resume=that state), "
+            "which asks the model again"
+        )
     else:
         assert str(exc).endswith("(retryable); not retried: part of the answer had already been streamed")
     assert _counts(exc.usage) == _reported(api, 77)

@@ -2708,6 +2708,13 @@ def _canonical_stop(m: Model, response: Response) -> None:
     )
 
 
+#: Why a stream cut off in a run after part of its answer is not sent again, and how to go on.
+_CUT_STREAM_WHY = (
+    "its events had already been streamed; the run's state keeps what arrived (the error's run_state, or "
+    "stream.state): continue the run with run(model, tools=..., resume=that state), which asks the model again"
+)
+
+
 def _streamed_response(m: Model, asm: Any, attempt: int = 1) -> Response:
     """The response a stream assembled, checked as :meth:`Model.send` checks it; a stream that
     ended before the vendor's end raises the retryable ``ProviderError`` of
@@ -2720,7 +2727,7 @@ def _streamed_response(m: Model, asm: Any, attempt: int = 1) -> Response:
     if cut is not None:
         if _wire.has_counts(response.usage):
             _wire.note_failed_usage(cut, _wire.reported_usage(None, response.usage))
-        raise cut.gave_up(attempt, "its events had already been streamed")
+        raise cut.gave_up(attempt, _CUT_STREAM_WHY)
     return response
 
 
