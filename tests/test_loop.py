@@ -176,6 +176,10 @@ def test_max_turns_raises_with_valid_conversation():
     assert last.tool_results[0].is_error
     assert last.tool_results[0].content == "Not run: the run reached its limit of 2 model requests (max_turns)."
     assert [x.result.content for x in res.tool_runs][0] == "3"
+    assert str(info.value) == (
+        "the model still asked for tools after 2 requests (max_turns=2); to go on, continue the run with "
+        "run(model, tools=..., conversation=exc.conversation) and a higher max_turns if it needs more"
+    )
 
 
 def test_tool_call_limit_answers_every_call():
@@ -189,6 +193,10 @@ def test_tool_call_limit_answers_every_call():
         "Not run: the run reached its limit of 2 tool calls (max_tool_calls).",
     ]
     assert res.conversation.unanswered_tool_calls() == []
+    assert str(info.value).endswith(
+        "(max_tool_calls); to go on, continue the run with run(model, tools=..., conversation=exc.conversation) "
+        "and a higher Limits.max_tool_calls if it needs more"
+    )
 
 
 def test_token_limit_stops_and_answers_calls():
@@ -201,6 +209,14 @@ def test_token_limit_stops_and_answers_calls():
         == "Not run: the run stopped because total tokens 1100 exceeded the limit of 1000."
     )
     assert res.conversation.unanswered_tool_calls() == []
+    assert str(info.value) == (
+        "usage limit reached: total tokens 1100 exceeded the limit of 1000 (Limits.max_total_tokens); to go on, "
+        "continue the run with run(model, tools=..., conversation=exc.conversation) and a higher "
+        "Limits.max_total_tokens if it needs more"
+    )
+    # the advice works: the conversation goes on in a new run
+    again = run(scripted("done"), conversation=info.value.conversation, limits=Limits(max_total_tokens=5000))
+    assert again.text == "done"
 
 
 def test_usage_adds_up_across_turns():

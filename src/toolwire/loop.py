@@ -476,6 +476,31 @@ def _checked_conversation(conversation: Any, what: str = "conversation=") -> Con
     return Conversation(list(messages), instructions)
 
 
+#: The limit each "... exceeded the limit of ..." text of the limits below is about.
+_LIMIT_OF = {
+    "input tokens ": "Limits.max_input_tokens",
+    "output tokens ": "Limits.max_output_tokens",
+    "total tokens ": "Limits.max_total_tokens",
+    "cost $": "Limits.max_cost_usd",
+}
+
+
+def _go_on(limit: str | None) -> str:
+    """What a limit error says to do next: continue the run from its conversation (the way the
+    loop docs give), with ``limit`` raised when the run needs more of it."""
+    then = f" and a higher {limit} if it needs more" if limit else ""
+    return f"to go on, continue the run with run(model, tools=..., conversation=exc.conversation){then}"
+
+
+def _usage_limit_text(over: str) -> str:
+    """The text of the ``UsageLimitExceeded`` a token or cost limit raises (``over``: what
+    :func:`_usage_exceeded` or :func:`_cost_exceeded` said): the limit named and what to do."""
+    limit = next((name for head, name in _LIMIT_OF.items() if over.startswith(head)), None)
+    if limit is None:  # a limit that cannot be checked: its text says what the check needs
+        return f"usage limit reached: {over}; {_go_on(None)} once the limit can be checked (or without it)"
+    return f"usage limit reached: {over} ({limit}); {_go_on(limit)}"
+
+
 def _cost_exceeded(limits: Limits | None, spent: Any) -> str | None:
     """``spent``: the run's :class:`~toolwire.pricing.Cost` so far (``None`` when no cost limit)."""
     if limits is None or limits.max_cost_usd is None or spent is None:
@@ -789,8 +814,8 @@ class _Loop:
         n = self.max_turns
         return (
             f"Not run: the run reached its limit of {_requests(n, 'model request')} (max_turns).",
-            f"the model still asked for tools after {_requests(n)} (max_turns={n})",
-            f"the model paused its turn (pause_turn) after {_requests(n)} (max_turns={n})",
+            f"the model still asked for tools after {_requests(n)} (max_turns={n}); {_go_on('max_turns')}",
+            f"the model paused its turn (pause_turn) after {_requests(n)} (max_turns={n}); {_go_on('max_turns')}",
         )
 
     # -- the event stream ---------------------------------------------------------------------
@@ -922,7 +947,7 @@ class _Loop:
                         f"Not run: the run stopped because {over}.",
                         "usage_limit",
                         UsageLimitExceeded,
-                        f"usage limit reached: {over}",
+                        _usage_limit_text(over),
                     ):
                         yield ev
                     return
@@ -1047,7 +1072,8 @@ class _Loop:
                     yield self._finish(
                         "usage_limit",
                         UsageLimitExceeded,
-                        f"tool call limit reached: {limits.max_tool_calls} tool calls (max_tool_calls)",
+                        f"tool call limit reached: {limits.max_tool_calls} tool calls (max_tool_calls); "
+                        + _go_on("Limits.max_tool_calls"),
                     )
                     return
                 if st.pending:

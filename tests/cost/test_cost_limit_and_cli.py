@@ -34,7 +34,11 @@ def test_cost_limit_stops_the_run_after_the_response_that_passes_it() -> None:
         toolwire.run_sync(m, "go", tools=[ping], limits=toolwire.Limits(max_cost_usd=0.5))
     result = info.value.result
     assert len(result.turns) == 2 and result.stop_reason == "usage_limit"
-    assert "cost $0.630000 exceeded the limit of $0.5" in str(info.value)
+    assert str(info.value) == (
+        "usage limit reached: cost $0.630000 exceeded the limit of $0.5 (Limits.max_cost_usd); to go on, continue "
+        "the run with run(model, tools=..., conversation=exc.conversation) and a higher Limits.max_cost_usd if it "
+        "needs more"
+    )
     assert result.cost.total.total_usd == Decimal("0.63")
     # the conversation stays valid: the second turn's call was answered without running
     assert [r.result.is_error for r in result.tool_runs] == [False, True]
