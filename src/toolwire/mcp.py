@@ -1232,7 +1232,7 @@ def connect(
             cwd=os.fspath(cwd) if cwd is not None else None,
             encoding_error_handler="replace",
         )
-        label = " ".join(argv)
+        label = shlex.join(argv)  # (quoted as a shell would need it: it can be copied and run)
     elif isinstance(server, str):
         target = server
         label = server

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import sys
 import time
 import warnings
@@ -151,3 +152,15 @@ async def test_cancelling_a_connect_stops_the_server(tmp_path: Path) -> None:
         return False
 
     await _until(gone, "the silent server process ended", deadline=60)
+
+
+async def test_the_handshake_timeout_shows_the_command_quoted_so_it_can_be_copied() -> None:
+    """The command was shown joined with spaces ('python -c import time; time.sleep(60)'), which
+    a shell runs as other commands."""
+    argv = [sys.executable, "-c", "import time; time.sleep(60)"]
+    with pytest.raises(toolwire.ConfigurationError) as info:
+        async with twm.connect(argv, handshake_timeout=1):
+            pass
+    shown = shlex.join(argv)
+    assert shown.endswith(" -c 'import time; time.sleep(60)'")
+    assert f"the MCP server {shown!r} did not complete the MCP handshake" in str(info.value)
