@@ -57,6 +57,19 @@ def test_a_setting_refused_before_any_request_is_bad_usage(capsys, provider, set
     assert "API error" not in err  # nothing was sent
 
 
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_bad_setting_is_reported_without_a_key_too(capsys, monkeypatch, provider):
+    """Without an API key only "needs credentials" was reported: the bad setting came up only
+    once a key was given. Both are reported now, the setting first."""
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    code, out, err = _main(capsys, "run", "--model", provider, *NOWHERE, "--setting", "max_tokens=abc", "hi")
+    assert (code, out) == (2, "")
+    assert err.startswith("toolwire run: ") and err.count("\n") == 1, err
+    assert "got 'abc'" in err and f"; also, {provider} needs credentials: set " in err, err
+    assert err.index("got 'abc'") < err.index("needs credentials")
+
+
 @pytest.mark.parametrize("as_json", [[], ["--json"]])
 def test_demo_and_json_mode_too(capsys, as_json, tmp_path):
     code, _, err = _main(

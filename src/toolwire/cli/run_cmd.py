@@ -264,9 +264,21 @@ def _live_model(spec: str | None, what: str, settings: dict[str, Any] | None = N
         _error(f"{text}", 2)
     except TypeError as exc:  # a setting the provider does not take
         _error(f"{str(exc)}", 2)
+    # the settings are checked before the credentials (a request is built and checked, nothing
+    # is sent), so a bad --setting is reported with a missing key, not only once a key is given
+    refused = None
+    try:
+        m.prepare(m.build_request([toolwire.Message.user("(settings check)")]))
+    except ToolwireError as exc:
+        refused = str(exc)
+    except NotImplementedError:  # a model without a codec (the offline test models): nothing to check
+        pass
     problem = m.credential_problem()
     if problem:
-        _error(f"{m.name} {what}: {problem} (on the command line: --setting api_key=...)", 2)
+        missing = f"{m.name} {what}: {problem} (on the command line: --setting api_key=...)"
+        _error(f"{refused}; also, {missing}" if refused else missing, 2)
+    if refused:
+        _error(refused, 2)
     return m
 
 
