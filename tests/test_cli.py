@@ -38,6 +38,17 @@ def test_help_has_no_type_noise(capsys, command):
         assert noise not in out, (noise, out)
 
 
+@pytest.mark.parametrize(
+    "command", [[], ["run"], ["demo"], ["lint"], ["replay"], ["experiment"], ["experiment", "run"]]
+)
+def test_help_starts_at_its_usage_line(capsys, command):
+    """The help began with a blank line (typer pads the usage line above and below)."""
+    code, out, _ = _main(capsys, *command, "--help")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].strip().startswith(f"Usage: {' '.join(['toolwire', *command])} "), out[:200]
+    assert lines[1].strip() == ""  # the blank line under the usage line stays
+
+
 def test_lint_help_names_values_not_types(capsys):
     _, out, _ = _main(capsys, "lint", "--help")
     assert "Usage: toolwire lint [OPTIONS] TARGET" in out

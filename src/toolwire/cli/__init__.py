@@ -236,6 +236,27 @@ def _help_stops_on_closed_output() -> None:
         rich_utils.Console = _console_type()  # type: ignore[misc]
 
 
+def _help_without_leading_blank_line() -> None:
+    """The help (``toolwire run --help``) starts at its ``Usage:`` line: typer pads the usage
+    line with a blank line on each side (``typer.rich_utils``), so the help began with an empty
+    line; the blank line under it, which sets it apart from the rest, is kept."""
+    try:
+        from rich.padding import Padding
+        from rich.text import Text
+        from typer import rich_utils
+    except ImportError:  # typer without rich prints the help through click
+        return
+    if getattr(rich_utils, "Padding", None) is not Padding:
+        return  # done already, or a typer that pads otherwise
+
+    def padding(renderable: Any, pad: Any = (0, 0, 0, 0), **kwargs: Any) -> Padding:
+        if pad == 1 and isinstance(renderable, Text) and renderable.plain.lstrip().startswith("Usage:"):
+            pad = (0, 1, 1, 1)  # (top, right, bottom, left)
+        return Padding(renderable, pad, **kwargs)
+
+    rich_utils.Padding = padding  # type: ignore[misc,assignment]
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``toolwire`` script and of ``python -m toolwire``."""
     if not _HAVE_TYPER:
@@ -250,6 +271,7 @@ def main(argv: list[str] | None = None) -> None:
     _register()
     _quiet_help_types()
     _help_stops_on_closed_output()
+    _help_without_leading_blank_line()
     args = sys.argv[1:] if argv is None else argv
     try:
         code = app(args=args, prog_name="toolwire", standalone_mode=False)
