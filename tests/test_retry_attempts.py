@@ -194,7 +194,10 @@ def test_a_stream_error_after_part_of_the_answer_says_why_it_was_not_retried(api
     server = Server(_sse([*_opening(api), _error(api)]), _sse([*_opening(api), *_first_delta(api), _error(api)]))
     _, _, exc = asyncio.run(_events_until_error(_model(api, server, stream=True)))
     assert exc is not None and exc.attempts == 2 and server.requests == 2
-    assert str(exc).endswith("(retryable); failed after 2 attempts (part of the answer had already been streamed)")
+    assert str(exc).endswith(
+        "(retryable); failed after 2 attempts (part of the answer had already been streamed (what arrived cannot "
+        "be taken back: send the request again for a whole answer; in a run, resume from the error's run_state))"
+    )
 
 
 def test_a_cut_stream_in_a_run_says_it_was_not_retried() -> None:

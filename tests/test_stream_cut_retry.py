@@ -186,7 +186,10 @@ def test_a_stream_cut_after_part_of_its_answer_is_not_retried(api: str, part: st
             "which asks the model again"
         )
     else:
-        assert str(exc).endswith("(retryable); not retried: part of the answer had already been streamed")
+        assert str(exc).endswith(
+            "(retryable); not retried: part of the answer had already been streamed (what arrived cannot be taken "
+            "back: send the request again for a whole answer; in a run, resume from the error's run_state)"
+        )
     assert _counts(exc.usage) == _reported(api, 77)
     turn = stream.state.turns[0]
     assert turn.interrupted == "failed" and (turn.usage.total_tokens, turn.usage.requests) == (0, 0)

@@ -266,7 +266,10 @@ class RetryPolicy:
         error is not retryable, the attempts are used up, or the server asked for a longer wait
         than ``max_retry_after``."""
         if streamed:
-            return "part of the answer had already been streamed"
+            return (
+                "part of the answer had already been streamed (what arrived cannot be taken back: send the "
+                "request again for a whole answer; in a run, resume from the error's run_state)"
+            )
         if not getattr(error, "retryable", False):
             return "this error is not retried"
         if attempt >= self.max_attempts:
