@@ -344,11 +344,11 @@ def parse_json_body(
     deep_ok: DeepOk | None = None,
 ) -> Any:
     """A whole body → its JSON value. Raises :class:`ResponseDecodeError` for an empty body (a body
-    that failed to decompress reads as empty), invalid UTF-8, or text that is not JSON (quoting it),
-    and :class:`~toolwire.errors.ResponseBoundExceeded` for one nesting deeper than
+    that failed to decompress, or holds only a UTF-8 byte order mark, reads as empty), invalid
+    UTF-8, or text that is not JSON (quoting it), and :class:`~toolwire.errors.ResponseBoundExceeded` for one nesting deeper than
     :data:`MAX_BODY_DEPTH` outside tool-call arguments (``deep_ok``, see :func:`bounded_json`)."""
     where = _describe(status, content_type, content_encoding)
-    if not data.strip():
+    if not data.removeprefix(b"\xef\xbb\xbf").strip():  # a UTF-8 byte order mark alone is empty too
         extra = "; a compressed body that could not be decompressed also reads as empty" if content_encoding else ""
         message = f"the body is empty ({where}){extra}; a JSON response was expected"
         if status is not None and 200 <= status < 300:

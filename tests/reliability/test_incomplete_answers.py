@@ -50,6 +50,19 @@ def test_an_empty_or_cut_body_is_retried_and_the_next_whole_answer_used(api, str
         assert result.text == "whole" and len(sent) == 2  # before: ResponseDecodeError, 1 request
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+@pytest.mark.parametrize("api", APIS)
+def test_a_body_of_only_a_byte_order_mark_is_empty_and_retried(api, stream):
+    """A body of a UTF-8 BOM (and whitespace) was "not JSON ...: ''", not retried."""
+    for first in (b"\xef\xbb\xbf", b"\xef\xbb\xbf \r\n"):
+        model, sent = _model(api, [httpx2.Response(200, content=first, headers=_JSON), _good(api)], stream)
+        assert toolwire.run_sync(model, "go").text == "whole" and len(sent) == 2
+    model, sent = _model(api, [httpx2.Response(200, content=b"\xef\xbb\xbf", headers=_JSON)], stream)
+    with pytest.raises(ResponseIncomplete, match="the body is empty") as info:
+        toolwire.run_sync(model, "go")
+    assert len(sent) == 3 and info.value.attempts == 3
+
+
 @pytest.mark.parametrize("api", APIS)
 def test_an_empty_body_every_time_ends_in_a_typed_error_saying_what_to_do(api):
     model, sent = _model(api, [httpx2.Response(200, content=b"", headers=_JSON)])
