@@ -148,6 +148,44 @@ def test_streamed_gemini_arguments_nested_too_deep_are_an_error_result():
     assert "(MAX_ARGUMENT_DEPTH)" in second.result.text
 
 
+def test_streamed_anthropic_input_given_whole_at_block_start_nested_too_deep_is_an_error_result():
+    """A compatible server may give a tool_use block's input whole in content_block_start (the
+    stream decoder reads it); nested past the bound the whole answer was refused
+    (ResponseBoundExceeded at /content_block/input/...), where a whole answer gives the call an
+    is_error result."""
+    start = {
+        "type": "message_start",
+        "message": {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 5, "output_tokens": 1},
+        },
+    }
+    events: list[tuple[str | None, dict[str, Any]]] = [("message_start", start)]
+    for i, v in enumerate([1, "__DEEP__"]):
+        block = {"type": "tool_use", "id": f"c{i}", "name": "take", "input": {"v": v}}
+        events.append(("content_block_start", {"type": "content_block_start", "index": i, "content_block": block}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
+    delta = {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}}
+    events += [("message_delta", {**delta, "usage": {"output_tokens": 3}}), ("message_stop", {"type": "message_stop"})]
+    data = _sse(events).replace(_MARK.encode(), deep_text(3000).encode())
+    result, sent = _run("anthropic", data, stream=True, content_type="text/event-stream")
+    first, second = result.tool_runs
+    assert not first.is_error and first.result.text == "ok"
+    assert second.is_error and "(MAX_ARGUMENT_DEPTH)" in second.result.text
+    assert len(sent) == 2 and tool_results_in("anthropic", sent[1]) == 2
+    # a block of another type there is still refused
+    other = data.replace(b'"type": "tool_use", "id": "c1"', b'"type": "mystery", "id": "c1"')
+    with pytest.raises(ResponseBoundExceeded) as info:
+        _run("anthropic", other, stream=True, content_type="text/event-stream")
+    assert info.value.pointer.startswith("/content_block/input/v/a/a")
+
+
 def test_streamed_event_nested_too_deep_elsewhere_is_a_typed_error():
     start = {
         "type": "message_start",

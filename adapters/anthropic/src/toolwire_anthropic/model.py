@@ -315,8 +315,18 @@ class AnthropicModel(Transport):
 
     def in_call_arguments(self, value: Any, pointer: str) -> bool:
         """Inside the ``input`` of a ``tool_use`` block of a whole answer
-        (``/content/<i>/input/...``): the call's arguments object (Messages API, ``ToolUseBlock.input``)."""
+        (``/content/<i>/input/...``): the call's arguments object (Messages API, ``ToolUseBlock.input``);
+        or of the ``tool_use`` block of a stream's ``content_block_start`` event
+        (``/content_block/input/...``), where a compatible server may give the input whole."""
         parts = pointer.split("/")
+        if parts[1:3] == ["content_block", "input"] and len(parts) > 3:
+            block = value.get("content_block") if type(value) is dict else None
+            return (
+                type(value) is dict
+                and value.get("type") == "content_block_start"
+                and type(block) is dict
+                and block.get("type") == "tool_use"
+            )
         if len(parts) < 5 or parts[1] != "content" or parts[3] != "input" or not parts[2].isdigit():
             return False
         blocks = value.get("content") if type(value) is dict else None
@@ -330,7 +340,7 @@ class AnthropicModel(Transport):
         (``status=None``; retryable for overloaded, API, rate-limit and timeout errors)."""
         if sse.event == "ping":
             return SKIP
-        data = event_json(API, sse)
+        data = event_json(API, sse, deep_ok=self.in_call_arguments)
         if sse.event == "error" and data.get("type") != "error":
             raise _error_from_event(data)
         return data
