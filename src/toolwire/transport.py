@@ -355,8 +355,21 @@ def parse_json_body(
             raise ResponseIncomplete(api, f"{message}. {_INCOMPLETE_ADVICE}", status=status)
         raise ResponseDecodeError(api, message)
     text = decode_utf8(api, data)
+    cut = f"it ends inside an object, array or string after {len(data):,} bytes, cut short. {_INCOMPLETE_ADVICE}"
     try:
         return repair_surrogates(bounded_json(api, text, f"the body ({where})", deep_ok), text)
+    except ResponseBoundExceeded as exc:
+        # a body that ends open past the bound (cut inside deeply nested tool-call arguments): cut
+        # short like any other, so retried (a complete body past the bound parses, pruned, and
+        # does not end open)
+        if status is not None and 200 <= status < 300 and _ends_open(text):
+            raise ResponseIncomplete(
+                api,
+                f"the body is not JSON (it nests deeper than {MAX_BODY_DEPTH} levels of arrays and objects where it "
+                f"ends; {where}): {snippet(text)}; {cut}",
+                status=status,
+            ) from exc
+        raise
     except ResponseDecodeError:
         raise
     except RecursionError as exc:
@@ -366,8 +379,7 @@ def parse_json_body(
         if status is not None and 200 <= status < 300 and _ends_open(text):
             raise ResponseIncomplete(
                 api,
-                f"the body is not JSON ({reason}; {where}): {snippet(text)}; it ends inside an object, array or "
-                f"string after {len(data):,} bytes, cut short. {_INCOMPLETE_ADVICE}",
+                f"the body is not JSON ({reason}; {where}): {snippet(text)}; {cut}",
                 status=status,
             ) from exc
         if text.lstrip()[:1] == "<":

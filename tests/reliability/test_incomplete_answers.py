@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from reliability_wire import APIS, text_body
+from reliability_wire import APIS, text_body, tool_body
 
 import toolwire
 from toolwire.errors import ProviderError, ResponseDecodeError, ResponseIncomplete
@@ -112,6 +112,24 @@ def test_a_cut_body_names_status_content_type_size_and_first_bytes(api):
     assert repr(cut.decode()[:40])[:-1] in text
     assert f"it ends inside an object, array or string after {len(cut):,} bytes, cut short" in text
     assert len(sent) == 3
+
+
+@pytest.mark.parametrize("levels", [200, 5000])
+@pytest.mark.parametrize("api", ["anthropic", "gemini"])
+def test_a_body_cut_inside_deeply_nested_call_arguments_is_retried(api, levels):
+    """Cut inside tool-call arguments nested thousands of levels deep, the body was a
+    ResponseBoundExceeded ("...is not complete JSON"), not retried; 200 levels deep it was
+    retried as cut short."""
+    body = tool_body(api, [("c1", "t", {"v": 1}), ("c2", "t", {"v": "__DEEP__"})])
+    whole = json.dumps(body).replace('"__DEEP__"', '{"a":' * levels + "1" + "}" * levels).encode()
+    cut = whole[: whole.index(b"1}}}")]
+    model, sent = _model(api, [httpx2.Response(200, content=cut, headers=_JSON), _good(api)])
+    assert toolwire.run_sync(model, "go").text == "whole" and len(sent) == 2
+    model, sent = _model(api, [httpx2.Response(200, content=cut, headers=_JSON)])
+    with pytest.raises(ResponseIncomplete) as info:
+        toolwire.run_sync(model, "go")
+    assert len(sent) == 3 and info.value.status == 200
+    assert f"it ends inside an object, array or string after {len(cut):,} bytes, cut short" in str(info.value)
 
 
 @pytest.mark.parametrize("api", APIS)
