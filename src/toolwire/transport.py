@@ -253,24 +253,44 @@ def _pruned_text(text: str, bound: int) -> str:
     return "".join(out)
 
 
-def _left_out_pointers(value: Any) -> list[str]:
-    """JSON pointers of every :data:`DEEP_VALUE_LEFT_OUT` string in ``value``, in document order."""
+def _left_out_pointers(value: Any, bound: int = MAX_BODY_DEPTH) -> list[str]:
+    """JSON pointers of every :data:`DEEP_VALUE_LEFT_OUT` string in ``value`` where
+    :func:`_pruned_text` puts one (a value at level ``bound + 1``: the same text elsewhere, say in
+    the model's own words, is not one), in document order. Linear; a pointer is spelled only for
+    a string found."""
     found: list[str] = []
-    stack: list[tuple[Any, str]] = [(value, "")]
+    # [node, its level, its key, its parent's entry, its pointer once spelled]
+    stack: list[list[Any]] = [[value, 1, None, None, ""]]
     while stack:
-        node, where = stack.pop()
-        if type(node) is str:
-            if node == DEEP_VALUE_LEFT_OUT:
-                found.append(where)
-            continue
-        if type(node) is dict:
-            items: Any = [(str(k).replace("~", "~0").replace("/", "~1"), v) for k, v in node.items()]
-        elif type(node) is list:
-            items = [(str(i), v) for i, v in enumerate(node)]
+        entry = stack.pop()
+        node, level = entry[0], entry[1]
+        tn = type(node)
+        if tn is dict:
+            children: Any = list(node.items())
+        elif tn is list:
+            children = list(enumerate(node))
         else:
             continue
-        stack.extend((v, f"{where}/{k}") for k, v in reversed(items))
+        if level == bound:
+            for k, v in children:
+                if type(v) is str and v == DEEP_VALUE_LEFT_OUT:
+                    found.append(_pointer_of(entry) + "/" + str(k).replace("~", "~0").replace("/", "~1"))
+            continue
+        below = level + 1
+        stack.extend([v, below, k, entry, None] for k, v in reversed(children) if type(v) is dict or type(v) is list)
     return found
+
+
+def _pointer_of(entry: list[Any]) -> str:
+    """The JSON pointer of a :func:`_left_out_pointers` entry, spelled once per entry (and its parents)."""
+    todo = []
+    while entry[4] is None:
+        todo.append(entry)
+        entry = entry[3]
+    pointer = entry[4]
+    for e in reversed(todo):
+        pointer = e[4] = pointer + "/" + str(e[2]).replace("~", "~0").replace("/", "~1")
+    return pointer
 
 
 #: ``deep_ok(value, pointer)``: whether the value at ``pointer`` of a decoded body or event

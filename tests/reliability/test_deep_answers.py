@@ -132,6 +132,35 @@ def test_parsed_arguments_nested_too_deep_are_an_error_result_and_the_other_call
     json.loads(result.to_json())
 
 
+@pytest.mark.parametrize("api", ["anthropic", "gemini"])
+def test_the_left_out_text_in_the_models_own_words_is_not_taken_for_a_left_out_value(api):
+    """The model reads DEEP_VALUE_LEFT_OUT back in its own call; quoted in its text next to a
+    call nested too deep, the whole answer was refused (ResponseBoundExceeded at the text's
+    pointer, /content/0/text, nested nowhere near the bound)."""
+    body = _deep_arguments_body(api)
+    if api == "anthropic":
+        body["content"].insert(0, {"type": "text", "text": DEEP_VALUE_LEFT_OUT})
+    else:
+        body["candidates"][0]["content"]["parts"].insert(0, {"text": DEEP_VALUE_LEFT_OUT})
+    result, sent = _run(api, _body_text(body, 300))
+    assert [r.is_error for r in result.tool_runs] == [False, True]
+    assert len(sent) == 2 and tool_results_in(api, sent[1]) == 2
+
+
+def test_left_out_values_are_found_where_pruning_puts_them_in_document_order():
+    past = "[" * 10 + "1" + "]" * 10
+    text = json.dumps({"x": DEEP_VALUE_LEFT_OUT, "a/b~": "__P__", "z": ["__P__"]}).replace('"__P__"', past)
+    text = "[" * (MAX_BODY_DEPTH - 3) + text + "]" * (MAX_BODY_DEPTH - 3)
+    seen: list[str] = []
+    value = bounded_json("x", text, deep_ok=lambda _v, p: seen.append(p) or True)
+    prefix = "/0" * (MAX_BODY_DEPTH - 3)
+    assert seen == [prefix + "/a~1b~0/0/0", prefix + "/z/0/0"]
+    inner = value
+    for _ in range(MAX_BODY_DEPTH - 3):
+        (inner,) = inner
+    assert inner["x"] == DEEP_VALUE_LEFT_OUT and inner["z"] == [[DEEP_VALUE_LEFT_OUT]]
+
+
 def _sse(events: list[tuple[str | None, dict[str, Any]]]) -> bytes:
     out = []
     for name, data in events:
