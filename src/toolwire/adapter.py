@@ -320,6 +320,15 @@ def _tool_state(tool: Tool) -> dict[str, Any]:
     return state
 
 
+def _forget_oldest(memo: dict[Any, Any]) -> None:
+    """Drop ``memo``'s oldest entry; another thread encoding with the same codec may have dropped
+    it (or emptied the memo) first, which is no error."""
+    try:
+        memo.pop(next(iter(memo)), None)
+    except (StopIteration, RuntimeError):  # emptied, or changed while the key was read
+        pass
+
+
 class DeclarationMemo:
     """What a codec's ``translate_tool`` gave for each tool, reused while the tool is unchanged.
 
@@ -387,7 +396,7 @@ class DeclarationMemo:
         key = tuple(map(id, tools))
         lists.pop(key, None)
         if len(lists) >= self.list_size:
-            lists.pop(next(iter(lists)))
+            _forget_oldest(lists)
         lists[key] = (tuple(tools), prints, kept)
 
     def __reduce__(self) -> tuple[Any, tuple[()]]:  # copied or pickled empty: it is only a cache
@@ -432,7 +441,7 @@ class DeclarationMemo:
         memo = self._memo
         memo.pop(key, None)
         if len(memo) >= self.size:
-            memo.pop(next(iter(memo)))
+            _forget_oldest(memo)
         memo[key] = kept
         return decl
 

@@ -155,3 +155,40 @@ def test_a_tool_that_has_run_stays_on_the_fast_path() -> None:
     assert memo.unchanged_list(tools) is None
     assert memo.declaration(tools[0], translate)["description"] == "Changed."
     assert calls == ["a", "b", "a"]
+
+
+def test_threads_encoding_with_one_codec_never_fail_on_the_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads sharing a model's codec fill and trim the memo at once: the oldest entry one
+    of them drops may be gone already (a KeyError before), and every request still gets its own
+    tools' declarations."""
+    import threading
+
+    codec: Any = toolwire.model("anthropic:claude-sonnet-4-5", api_key="k").codec
+    monkeypatch.setattr(DeclarationMemo, "size", 2)  # every new tool or list trims
+    monkeypatch.setattr(DeclarationMemo, "list_size", 1)
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            for i in range(300):
+                tools = _tools(2)
+                for t in tools:
+                    t.name = f"t{k}_{i}_{t.name}"
+                body = codec.encode_request(_request(tools))
+                assert [d["name"] for d in body["tools"]] == [t.name for t in tools]
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    import sys
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between any two bytecodes: the race shows
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
