@@ -377,7 +377,10 @@ def parse_json_body(
     text = decode_utf8(api, data)
     cut = f"it ends inside an object, array or string after {len(data):,} bytes, cut short. {_INCOMPLETE_ADVICE}"
     try:
-        return repair_surrogates(bounded_json(api, text, f"the body ({where})", deep_ok), text)
+        value = bounded_json(api, text, f"the body ({where})", deep_ok)
+        # a top-level array is a JSON-array stream (Gemini without alt=sse): its chunks are deltas,
+        # whose text keeps a surrogate at its edges (as :func:`_quick_json` reads it)
+        return repair_surrogates(value, text, STREAM_DELTA_KEYS if type(value) is list else ())
     except ResponseBoundExceeded as exc:
         # a body that ends open past the bound (cut inside deeply nested tool-call arguments): cut
         # short like any other, so retried (a complete body past the bound parses, pruned, and

@@ -312,3 +312,19 @@ def test_a_body_past_the_bound_says_it_is_not_retried_and_what_to_check(text):
         "; not retried (the same answer would likely come again): check base_url, any proxy between toolwire "
         "and the API, and the server"
     )
+
+
+def test_a_pair_split_over_gemini_array_chunks_stays_whole_beside_deep_arguments():
+    # a JSON-array stream (Gemini without alt=sse) whose text splits an emoji's surrogate pair
+    # over two chunks, with a call nested past the bound: read on the deep path, the halves were
+    # each replaced by U+FFFD; the shallow path keeps them for the assembler to join
+    text = lambda t: {"candidates": [{"content": {"role": "model", "parts": [{"text": t}]}, "index": 0}]}  # noqa: E731
+    last = tool_body("gemini", [("c1", "take", {"v": 1}), ("c2", "take", {"v": "__DEEP__"})])
+    chunks = json.dumps([text("hi \ud83c"), text("\udf0d there"), last])
+    assert "\\ud83c" in chunks and "\\udf0d" in chunks  # the halves arrive as escapes, one per chunk
+    data = chunks.replace(_MARK, deep_text(300)).encode()
+    result, _ = _run("gemini", data, stream=True, content_type="application/json")
+    first, second = result.tool_runs
+    assert not first.is_error and second.is_error
+    said = result.turns[0].response.text
+    assert said == "hi \U0001f30d there" and "\ufffd" not in said
