@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 __all__ = [
@@ -89,7 +90,7 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
         )
     # the nesting cannot exceed the number of opening brackets: a short text (or one with few
     # brackets) needs no walk
-    if size > MAX_ARGUMENT_DEPTH and raw.count("{") + raw.count("[") > MAX_ARGUMENT_DEPTH:
+    if may_nest_past(raw, MAX_ARGUMENT_DEPTH):
         depth = _text_depth(raw, MAX_ARGUMENT_DEPTH)
         if depth > MAX_ARGUMENT_DEPTH:
             return None, _depth_reason()
@@ -160,10 +161,11 @@ def _depth_reason() -> str:
     )
 
 
-def _text_depth(text: str, stop: int) -> int:
-    """Deepest ``[``/``{`` nesting of JSON ``text`` outside strings, counting stopped once past
-    ``stop``. Linear in the number of brackets, quotes and backslashes; no recursion."""
-    depth = deepest = 0
+def json_brackets(text: str) -> Iterator[tuple[int, str]]:
+    """The ``[``, ``]``, ``{`` and ``}`` of JSON ``text`` that stand outside strings, as
+    ``(index, bracket)`` in order (a bracket, quote or backslash inside a string does not count);
+    when the text ends inside a string, a last ``(len(text), '"')``. Linear in the number of
+    brackets, quotes and backslashes; no recursion."""
     in_string = False
     skip = -1
     for m in _JSON_TOKENS.finditer(text):
@@ -178,13 +180,30 @@ def _text_depth(text: str, stop: int) -> int:
                 in_string = False
         elif ch == '"':
             in_string = True
-        elif ch in "[{":
+        else:
+            yield i, ch
+    if in_string:
+        yield len(text), '"'
+
+
+def may_nest_past(text: str, bound: int) -> bool:
+    """``False`` when ``text`` holds too few opening brackets to nest deeper than ``bound`` levels
+    (the usual text: no walk needed); a text of at most ``bound`` characters is not scanned."""
+    return len(text) > bound and text.count("{") + text.count("[") > bound
+
+
+def _text_depth(text: str, stop: int) -> int:
+    """Deepest ``[``/``{`` nesting of JSON ``text`` outside strings, counting stopped once past
+    ``stop``."""
+    depth = deepest = 0
+    for _, ch in json_brackets(text):
+        if ch in "[{":
             depth += 1
             if depth > deepest:
                 deepest = depth
                 if deepest > stop:
                     return deepest
-        elif ch in "]}":
+        elif ch != '"':
             depth -= 1
     return deepest
 

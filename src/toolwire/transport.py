@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Container, Iterable, Iterator, Protocol, runtime_checkable
 
 from toolwire.adapter import Model, ModelRequest
+from toolwire.arguments import json_brackets, may_nest_past
 from toolwire.errors import (
     ConfigurationError,
     ProviderError,
@@ -187,11 +188,6 @@ DEEP_VALUE_LEFT_OUT = (
     f"[left out: nested deeper than {MAX_BODY_DEPTH} levels of arrays and objects, the bound (MAX_BODY_DEPTH)]"
 )
 _LEFT_OUT_JSON = json.dumps(DEEP_VALUE_LEFT_OUT)
-_JSON_TOKENS = re.compile(r'["\\\[\]{}]')
-
-
-class _TooDeep(Exception):
-    pass
 
 
 def _deeper_than(value: Any, bound: int) -> bool:
@@ -209,36 +205,16 @@ def _deeper_than(value: Any, bound: int) -> bool:
     return False
 
 
-def _may_nest_past(text: str, bound: int) -> bool:
-    """False when ``text`` has too few brackets to nest deeper than ``bound`` (the usual body)."""
-    # (a text of at most ``bound`` characters cannot hold more than ``bound`` brackets: a stream's
-    # short events are not scanned)
-    return len(text) > bound and text.count("{") + text.count("[") > bound
-
-
 def _pruned_text(text: str, bound: int) -> str:
     """JSON ``text`` with each array or object that opens deeper than ``bound`` levels replaced by
     the JSON string :data:`DEEP_VALUE_LEFT_OUT` (brackets inside strings do not count). Linear,
     no recursion; a container left open at the end is kept (the text then fails to parse)."""
     out: list[str] = []
     depth = 0
-    in_string = False
-    skip = -1
     start = -1
     last = 0
-    for m in _JSON_TOKENS.finditer(text):
-        i = m.start()
-        if i == skip:
-            continue
-        ch = text[i]
-        if in_string:
-            if ch == "\\":
-                skip = i + 1
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
+    for i, ch in json_brackets(text):
+        if ch in "[{":
             depth += 1
             if depth == bound + 1:
                 start = i
@@ -303,7 +279,7 @@ def bounded_json(api: str, text: str, what: str = "the body", deep_ok: DeepOk | 
     :data:`DEEP_VALUE_LEFT_OUT` when ``deep_ok(value, pointer)`` says it lies in a tool call's
     arguments, else :class:`~toolwire.errors.ResponseBoundExceeded` is raised naming its pointer.
     Text that is not JSON raises ``ValueError`` as ``json.loads`` does."""
-    if not _may_nest_past(text, MAX_BODY_DEPTH):
+    if not may_nest_past(text, MAX_BODY_DEPTH):
         return json.loads(text)
     try:
         value = json.loads(text)
@@ -436,27 +412,16 @@ def _ends_open(text: str) -> bool:
     if text.lstrip()[:1] not in ("{", "["):
         return False
     depth = 0
-    in_string = False
-    skip = -1
-    for m in _JSON_TOKENS.finditer(text):
-        i = m.start()
-        if i == skip:
-            continue
-        ch = text[i]
-        if in_string:
-            if ch == "\\":
-                skip = i + 1
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
+    for _, ch in json_brackets(text):
+        if ch == '"':  # the text ends inside a string
+            return True
+        if ch in "[{":
             depth += 1
         elif depth == 0:
             return False  # a close with nothing open: not a cut, a broken body
         else:
             depth -= 1
-    return in_string or depth > 0
+    return depth > 0
 
 
 @dataclass
@@ -841,7 +806,7 @@ def _quick_json(data: bytes) -> Any:
         if text[:1] == "\ufeff":
             text = text[1:]
         value = json.loads(text)
-        if _may_nest_past(text, MAX_BODY_DEPTH) and _deeper_than(value, MAX_BODY_DEPTH):
+        if may_nest_past(text, MAX_BODY_DEPTH) and _deeper_than(value, MAX_BODY_DEPTH):
             return _NOT_QUICK
     except Exception:
         return _NOT_QUICK
