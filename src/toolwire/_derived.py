@@ -88,9 +88,17 @@ def tool_for_function(function: Any) -> Any:
     """The :class:`~toolwire.tools.Tool` a run builds for a plain function passed as a tool
     (``tools=[fn]``): ``Tool.from_function(fn)``, built once per function and fingerprint.
     Raises what ``Tool.from_function`` raises (not cached)."""
-    from .tools import Tool
+    global _Tool
+    if _Tool is None:  # (toolwire.tools imports this module: looked up once, on first use)
+        from .tools import Tool
 
-    return _TOOLS.get(function, lambda: Tool.from_function(function))
+        _Tool = Tool
+    tool_class = _Tool
+    return _TOOLS.get(function, lambda: tool_class.from_function(function))
+
+
+#: toolwire.tools.Tool, looked up by the first :func:`tool_for_function`
+_Tool: Any = None
 
 
 class FunctionInfo:

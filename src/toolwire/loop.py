@@ -19,6 +19,7 @@ from os import urandom as _urandom
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generator, Iterable, Iterator, Mapping, Sequence
 
 from . import stream as _wire
+from ._derived import tool_for_function
 from .adapter import Model, normalize_tool_choice
 from .errors import (
     AdapterWarning,
@@ -354,8 +355,6 @@ def _as_tools(tools: Iterable[Any] | None) -> dict[str, Tool]:
     for t in tools or ():
         if type(t) is not Tool and not isinstance(t, Tool):
             if callable(t):
-                from ._derived import tool_for_function
-
                 t = tool_for_function(t)  # the schema is built once per function (and rebuilt if it changes)
             else:
                 raise ToolDefinitionError(f"tools must be Tool objects or typed functions, got {type(t).__name__}")

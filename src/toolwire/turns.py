@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any
 
-from .types import Message, Response, TextPart, ToolCall, ToolResult
+from .types import ImagePart, Message, Response, TextPart, ToolCall, ToolResult
 from .wire import duplicate_id_invalid
 
 __all__ = [
@@ -123,8 +123,6 @@ def assistant_image_changes(messages: Any, offset: int, api: str) -> list[tuple[
     ``<api>.conversation.assistant-image``) for the images of assistant messages in
     ``messages`` (numbered from ``offset``), which an API taking images only in user messages
     gets as :data:`ASSISTANT_IMAGE_NOTE` instead."""
-    from .types import ImagePart
-
     return [
         (
             f"{api}.conversation.assistant-image",
@@ -253,8 +251,6 @@ def readable_tool_result(result: Any, readable: frozenset[str], fetches: Callabl
     of a URL saying whether the API fetches it), each image by a URL it does not fetch replaced
     by one holding :func:`tool_image_url_note`. The same object when there is none (the usual
     case); a copy otherwise (the conversation keeps the image)."""
-    from .types import ImagePart, TextPart
-
     content = result.content
     if isinstance(content, str):
         return result

@@ -62,6 +62,22 @@ def _poster() -> StainlessPost:
     return StainlessPost.of(FinalRequestOptions)
 
 
+#: ``(_poster(), httpx2.Response, anthropic._streaming.AsyncStream[object])``, looked up by the
+#: first request (the SDK loads when the adapter first sends, not when it is imported; an import
+#: statement run per request costs microseconds)
+_SENDING: tuple[StainlessPost, Any, Any] | None = None
+
+
+def _sending() -> tuple[StainlessPost, Any, Any]:
+    global _SENDING
+    if _SENDING is None:
+        import httpx2
+        from anthropic._streaming import AsyncStream
+
+        _SENDING = (_poster(), httpx2.Response, AsyncStream[object])
+    return _SENDING
+
+
 def provider_error_from_sdk(exc: BaseException) -> ProviderError:
     """An ``anthropic`` SDK exception → :class:`ProviderError` (``provider="anthropic"``).
 
@@ -268,9 +284,7 @@ class AnthropicModel(Transport):
         (unread when ``stream``). The SDK applies auth, ``anthropic-version``, retries and
         timeouts and raises its typed errors for HTTP error statuses; the base maps every
         exception with :meth:`map_error`."""
-        import httpx2
-        from anthropic._streaming import AsyncStream
-
+        post, raw_response, sdk_stream_cls = _SENDING or _sending()
         client = self.client
         # the body is JSON-ready: sent as its JSON bytes (post(content=...)), serialized as the SDK
         # does (compact, UTF-8, no NaN), which spares the SDK's walk copying the whole history;
@@ -296,13 +310,12 @@ class AnthropicModel(Transport):
             # only with its beta header; rule anthropic.request.thinking-block-binding: so does
             # thinking.block_binding (added to the betas the client sends already)
             sent["options"] = {"headers": with_beta(client, *betas)}
-        post = _poster()
         if stream:
             sdk_stream = await post.post(
-                client, MESSAGES_PATH, cast_to=object, stream=True, stream_cls=AsyncStream[object], **sent
+                client, MESSAGES_PATH, cast_to=object, stream=True, stream_cls=sdk_stream_cls, **sent
             )
             return sdk_stream.response  # read by toolwire's event-stream reader
-        return await post.post(client, MESSAGES_PATH, cast_to=httpx2.Response, **sent)
+        return await post.post(client, MESSAGES_PATH, cast_to=raw_response, **sent)
 
     def map_error(self, exc: BaseException) -> ProviderError:
         """SDK and transport exceptions → :class:`ProviderError` (:func:`provider_error_from_sdk`)."""

@@ -1772,6 +1772,11 @@ def server_tool_block_types() -> frozenset[str]:
     return frozenset(found)
 
 
+#: toolwire_anthropic.codec.wire_tool_names, looked up by the first call of
+#: :meth:`AnthropicProfile.wire_tool_names`
+_codec_wire_tool_names: Any = None
+
+
 class AnthropicProfile(Profile):
     """Anthropic Messages (``POST /v1/messages``): one mode (strict is per tool).
 
@@ -2919,9 +2924,12 @@ class AnthropicProfile(Profile):
     def wire_tool_names(self, names: Sequence[str]) -> Mapping[str, str]:
         """``{name: wire name}`` of the tools sent under another name (rule ``anthropic.tool.name``:
         a name Anthropic refuses, :func:`toolwire_anthropic.codec.wire_tool_names`)."""
-        from .codec import wire_tool_names
+        global _codec_wire_tool_names
+        if _codec_wire_tool_names is None:  # (the codec imports this module: looked up once, on first use)
+            from .codec import wire_tool_names
 
-        return wire_tool_names(names)
+            _codec_wire_tool_names = wire_tool_names
+        return _codec_wire_tool_names(names)
 
     def turn_failed(self, vendor_stop_reason: str | None) -> bool:
         """Whether a turn that stopped with Anthropic's ``stop_reason`` failed, so its tool calls

@@ -53,6 +53,22 @@ def _poster() -> StainlessPost:
     return StainlessPost.of(FinalRequestOptions)
 
 
+#: ``(_poster(), httpx2.Response, openai._streaming.AsyncStream[object])``, looked up by the first
+#: request (the SDK loads when the adapter first sends, not when it is imported; an import
+#: statement run per request costs microseconds)
+_SENDING: tuple[StainlessPost, Any, Any] | None = None
+
+
+def _sending() -> tuple[StainlessPost, Any, Any]:
+    global _SENDING
+    if _SENDING is None:
+        import httpx2
+        from openai._streaming import AsyncStream
+
+        _SENDING = (_poster(), httpx2.Response, AsyncStream[object])
+    return _SENDING
+
+
 #: The reasoning efforts DeepSeek's API takes (api-docs.deepseek.com guides/thinking_mode: minimal
 #: and low → low; medium, high and xhigh → high; max and ultra → max; "none" turns thinking off).
 DEEPSEEK_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra")
@@ -268,9 +284,7 @@ class _OpenAIModel(Transport):
         """POST ``body`` as the SDK's ``post()`` does and return its raw ``httpx2.Response``
         (unread when ``stream``). The SDK applies auth, retries and timeouts and raises its typed
         errors for HTTP error statuses; the base maps every exception with :meth:`map_error`."""
-        import httpx2
-        from openai._streaming import AsyncStream
-
+        post, raw_response, sdk_stream_cls = _SENDING or _sending()
         client = self.client
         # sent as its JSON bytes (post(content=...)), serialized as the SDK's post(body=...) does
         # (openai._utils._json.openapi_dumps: compact, UTF-8, no NaN), the earlier messages of a
@@ -278,19 +292,18 @@ class _OpenAIModel(Transport):
         # pydantic model in extra_body) goes as the dict, for the SDK's own encoder
         content = body_json(self, body)
         sent: dict[str, Any] = {"body": body} if content is None else {"content": content}
-        post = _poster()
         if stream:
             sdk_stream = await post.post(
                 client,
                 self.path,
                 cast_to=object,
                 stream=True,
-                stream_cls=AsyncStream[object],
+                stream_cls=sdk_stream_cls,
                 options=self._options(),
                 **sent,
             )
             return sdk_stream.response  # read by toolwire's event-stream reader
-        return await post.post(client, self.path, cast_to=httpx2.Response, options=self._options(), **sent)
+        return await post.post(client, self.path, cast_to=raw_response, options=self._options(), **sent)
 
     def stream_body(self, body: dict[str, Any], stream: bool) -> dict[str, Any]:
         """``"stream"`` is always sent, ``true`` or ``false``."""
