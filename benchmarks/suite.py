@@ -1,7 +1,7 @@
 """toolwire's standing benchmark: ratios against the bare vendor SDKs, measured in one process.
 
     uv run python benchmarks/suite.py            # everything (about 2-4 minutes on 2 cores)
-    uv run python benchmarks/suite.py loop long  # only some parts: loop, long, stream, import, payload, tools
+    uv run python benchmarks/suite.py loop long  # only some parts: loop, long, stream, import, payload, tools, own
     uv run python benchmarks/suite.py --cpu loop # CPU time instead of wall time (a loaded machine)
     uv run python benchmarks/suite.py --api anthropic loop long   # parts 1, 2 and 6 for some APIs only
 
@@ -33,6 +33,10 @@ inside toolwire, as in the bare loops), preflight, events and limits on.
 6. **tools**: toolwire's own work to prepare one request (encoding, vendor-rule repairs and checks)
    with 1, 10 and 30 tools declared, against ``json.dumps`` of the very body it prepared (what
    any SDK does with a ready body, and toolwire too before posting).
+7. **own**: toolwire's own work in a 2-turn loop against the ``post()`` floor's (OpenAI,
+   Anthropic): each loop's time minus the time inside the SDK's ``client.request()``, and
+   toolwire's share split into preflight (encoding, vendor-rule repairs and checks), JSON body,
+   reading and decoding the answer, and the loop with the rest.
 """
 
 from __future__ import annotations
@@ -1251,6 +1255,125 @@ def part_tools() -> None:
         print(f"  {api:<12} " + "   ".join(cells))
 
 
+def part_own() -> None:
+    print(
+        "\n7. toolwire's own work per 2-turn loop (tool blocking=False), against the floor's: each loop's time\n"
+        "   minus the time spent inside the SDK's client.request() (the HTTP request through the SDK and\n"
+        "   the canned transport; the floor's also parses the answer's JSON, which toolwire reads itself),\n"
+        "   for toolwire and for the post() floor in the same round; toolwire's\n"
+        f"   own time split by what it does (medians of {OWN_ROUNDS} interleaved rounds of 20 loops; microseconds\n"
+        "   per loop; each timed piece adds about 1 us of timing)"
+    )
+    for api in [a for a in APIS if a in HAS_FLOOR]:
+        _own_for(api)
+
+
+#: Rounds of part 7.
+OWN_ROUNDS = 15
+
+
+def _own_for(api: str) -> None:
+    """Part 7 for one API: the SDK's ``request()`` and some of toolwire's functions wrapped with
+    timers (restored after), then toolwire's loop and the floor's timed in interleaved rounds."""
+    import importlib
+
+    from toolwire import adapter as tw_adapter
+    from toolwire import transport as tw_transport
+
+    sdk = importlib.import_module(("anthropic" if api == "anthropic" else "openai") + "._base_client")
+    model = toolwire.model(f"{api}:{MODELS[api]}", api_key="k")
+    spent: dict[str, float] = {}
+    clock = time.perf_counter
+
+    def timed_async(fn: Any, key: str) -> Any:
+        async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            start = clock()
+            try:
+                return await fn(*args, **kwargs)
+            finally:
+                spent[key] = spent.get(key, 0.0) + clock() - start
+
+        return wrapper
+
+    def timed_sync(fn: Any, key: str) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            start = clock()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[key] = spent.get(key, 0.0) + clock() - start
+
+        return wrapper
+
+    codec_class = type(model.codec)
+    patches = [
+        (sdk.AsyncAPIClient, "request", timed_async, "sdk"),
+        (tw_transport.Transport, "send", timed_async, "send"),
+        (tw_adapter.Model, "_preflight", timed_sync, "preflight"),
+        (codec_class, "encode_request", timed_sync, "encode"),
+        (tw_adapter, "_dumps_bytes", timed_sync, "json"),
+        (tw_transport, "read_answer", timed_async, "read"),
+        (codec_class, "decode_response", timed_sync, "decode"),
+    ]
+    saved = [(owner, name, owner.__dict__[name]) for owner, name, _, _ in patches]
+    rows: dict[str, list[float]] = {}
+    global REUSE
+    REUSE = True
+    try:
+        for owner, name, wrap, key in patches:
+            setattr(owner, name, wrap(owner.__dict__[name], key))
+        loops = 20
+
+        async def measure(which: str) -> dict[str, float]:
+            spent.clear()
+            start = clock()
+            for _ in range(loops):
+                if which == "tw":
+                    await tw_run(api, 2, tool=lookup_inline)
+                else:
+                    await BARE[api](2, floor=True)
+            out = {k: v / loops for k, v in spent.items()}
+            out["total"] = (clock() - start) / loops
+            return out
+
+        async def rounds() -> None:
+            for which in ("tw", "floor"):  # warm-up
+                await measure(which)
+            for r in range(OWN_ROUNDS):
+                for which in ("tw", "floor") if r % 2 == 0 else ("floor", "tw"):
+                    got = await measure(which)
+                    for k, v in got.items():
+                        rows.setdefault(f"{which}.{k}", []).append(v)
+
+        asyncio.run(rounds())
+    finally:
+        REUSE = False
+        for owner, name, fn in saved:
+            setattr(owner, name, fn)
+
+    def med(key: str) -> float:
+        return statistics.median(rows.get(key) or [0.0]) * 1e6
+
+    tw_own = [t - s for t, s in zip(rows["tw.total"], rows["tw.sdk"])]
+    fl_own = [t - s for t, s in zip(rows["floor.total"], rows["floor.sdk"])]
+    ratio = statistics.median(a / b for a, b in zip(tw_own, fl_own))
+    own, floor_own = statistics.median(tw_own) * 1e6, statistics.median(fl_own) * 1e6
+    pre, enc, js, rd, dec = med("tw.preflight"), med("tw.encode"), med("tw.json"), med("tw.read"), med("tw.decode")
+    # the rest of a request: the transport's own steps (posting, retry policy, the SDK's request
+    # options, releasing the answer), i.e. send() minus the parts timed inside it
+    sending = med("tw.send") - med("tw.sdk") - pre - js - rd - dec
+    print(
+        f"  {api:<12} toolwire {med('tw.total'):7.0f} = SDK request {med('tw.sdk'):6.0f} + own {own:5.0f}   "
+        f"floor {med('floor.total'):6.0f} = SDK request {med('floor.sdk'):6.0f} + own {floor_own:5.0f}   "
+        f"own / floor's own {ratio:4.2f}x"
+    )
+    print(
+        f"  {'':<12} own: preflight {pre:4.0f} (encoding {enc:4.0f}, vendor rules and the rest {pre - enc:4.0f}), "
+        f"JSON body {js:3.0f}, reading the answer {rd:3.0f}, decoding it {dec:3.0f}, "
+        f"the transport's other steps {sending:3.0f}, the loop (tool call included) {own - pre - js - rd - dec - sending:4.0f}"
+    )
+
+
 PARTS = {
     "loop": part_loop,
     "long": part_long,
@@ -1258,6 +1381,7 @@ PARTS = {
     "import": part_import,
     "payload": part_payload,
     "tools": part_tools,
+    "own": part_own,
 }
 
 
