@@ -29,6 +29,9 @@ MCP result (``CallToolResult``)  toolwire tool result
 ``structuredContent``         its JSON as text, when the server sent no text block
 ``isError: true``             ``is_error=True`` with the text of the content (and its images, if any);
                               a text over :data:`MAX_ERROR_CHARS` characters is cut, saying how much
+a long successful result       its text over ``max_result_chars`` characters (default
+                              :data:`DEFAULT_MAX_RESULT_CHARS`) is cut, saying how much and how to
+                              ask for less
 a reply that is not MCP       ``is_error=True`` saying so (the server's fault, not the arguments')
 ============================  =========================================================
 
@@ -92,6 +95,7 @@ __all__ = [
     "tool_name_for",
     "result_content",
     "MAX_ERROR_CHARS",
+    "DEFAULT_MAX_RESULT_CHARS",
 ]
 
 #: Seconds one tool call may take (``connect(timeout=...)``).
@@ -99,6 +103,16 @@ DEFAULT_TIMEOUT = 30.0
 #: Seconds to start the server, complete the MCP handshake and list its tools
 #: (``connect(handshake_timeout=...)``).
 DEFAULT_HANDSHAKE_TIMEOUT = 30.0
+#: Characters of text a successful MCP tool result may give the model
+#: (``connect(max_result_chars=...)``): about 25,000 tokens. A longer result keeps its beginning
+#: and end with a line saying how much was left out and how to ask for less, so one large answer
+#: (a whole file, a database dump) cannot fill the model's context window and make the vendor
+#: refuse every later request of the run ("prompt is too long").
+DEFAULT_MAX_RESULT_CHARS = 100_000
+#: Characters kept from the end of a cut result (see :data:`DEFAULT_MAX_RESULT_CHARS`).
+_RESULT_TAIL_CHARS = 2_000
+#: The least ``max_result_chars`` (room for the beginning, the note and the end).
+_LEAST_RESULT_CHARS = 5_000
 #: Seconds a closing session is given to end cleanly before it is cancelled.
 _CLOSE_GRACE = 10.0
 _NAME_OK = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
@@ -134,6 +148,61 @@ def _seconds(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
         raise ConfigurationError(f"{name} must be a number of seconds > 0, got {value!r}")
     return float(value)
+
+
+def _result_chars(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < _LEAST_RESULT_CHARS:
+        raise ConfigurationError(
+            f"max_result_chars must be a whole number of characters ≥ {_LEAST_RESULT_CHARS:,} (or None for no cap), "
+            f"got {value!r}"
+        )
+    return value
+
+
+def _cap_result_parts(parts: list[Any], limit: int) -> list[Any]:
+    """``parts`` (an MCP tool's successful result as toolwire parts) with at most ``limit``
+    characters of text in all. When the text parts hold more, the text is cut where the budget
+    runs out: a single text keeps its beginning and its last 2,000 characters around a line
+    saying how many characters were left out and that the tool should be called asking for less;
+    with several text parts the one the budget ends in keeps its beginning and that line, and
+    later text parts are left out (images and documents stay in their places)."""
+    texts = [p.text for p in parts if isinstance(p, TextPart)]
+    total = sum(map(len, texts))
+    if total <= limit:
+        return parts
+
+    def note(left_out: int) -> str:
+        return (
+            f"\n[result cut: {left_out:,} of its {total:,} characters left out here (toolwire shows at most "
+            f"{limit:,} characters of an MCP tool's result, max_result_chars); to see the rest, call the tool "
+            "again asking for less: a narrower query, a smaller range or page]\n"
+        )
+
+    room = len(note(total))  # sized for the largest count it can hold
+    if len(texts) == 1:
+        text = texts[0]
+        head = limit - _RESULT_TAIL_CHARS - room
+        cut = text[:head] + note(total - head - _RESULT_TAIL_CHARS) + text[total - _RESULT_TAIL_CHARS :]
+        return [TextPart(cut) if isinstance(p, TextPart) else p for p in parts]
+    budget = limit - room
+    out: list[Any] = []
+    done = False
+    for p in parts:
+        if not isinstance(p, TextPart):
+            out.append(p)
+            continue
+        if done:
+            continue
+        if len(p.text) <= budget:
+            out.append(p)
+            budget -= len(p.text)
+            continue
+        kept = sum(len(x.text) for x in out if isinstance(x, TextPart)) + budget
+        out.append(TextPart(p.text[:budget] + note(total - kept)))
+        done = True
+    return out
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -743,6 +812,7 @@ class MCPToolset:
         timeout: float = DEFAULT_TIMEOUT,
         label: str | None = None,
         handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
     ) -> None:
         if prefix is not None and (not isinstance(prefix, str) or not prefix.strip()):
             raise ConfigurationError(
@@ -753,6 +823,9 @@ class MCPToolset:
         self.prefix = prefix
         self.timeout = timeout
         self.handshake_timeout: float = _seconds("handshake_timeout", handshake_timeout)
+        #: Characters of text a successful result gives the model (``None``: no cap); see
+        #: :data:`DEFAULT_MAX_RESULT_CHARS`.
+        self.max_result_chars: int | None = _result_chars(max_result_chars)
         self.label: str = label or (target if isinstance(target, str) else type(target).__name__)
         self.server_name: str = ""
         self.renames: dict[str, str] = {}
@@ -1153,6 +1226,8 @@ class MCPToolset:
                     # images and documents are kept, after the error text
                     return ToolResult("", [TextPart(text), *shown], True)
                 raise ToolError(text)
+            if self.max_result_chars is not None:
+                parts = _cap_result_parts(parts, self.max_result_chars)
             if note:
                 if all(isinstance(p, TextPart) for p in parts):
                     return "\n".join(p.text for p in [*parts, *note] if isinstance(p, TextPart))
@@ -1174,6 +1249,7 @@ def connect(
     cwd: str | None = None,
     headers: dict[str, str] | None = None,
     handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
+    max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
 ) -> MCPToolset:
     """Open an MCP server's tools: ``async with connect(server) as toolset: ...``.
 
@@ -1190,14 +1266,19 @@ def connect(
     timeout). ``handshake_timeout``: seconds entering the ``async with`` block may take to start
     the server, complete the MCP handshake (``initialize``) and list the tools (default 30; a
     server started with ``uvx`` for the first time downloads its package in that time).
+    ``max_result_chars``: characters of text a successful tool result gives the model (default
+    :data:`DEFAULT_MAX_RESULT_CHARS`, 100,000, about 25,000 tokens; at least 5,000; ``None`` for no
+    cap): a longer result keeps its beginning and end with a line saying how much was left out
+    and that the tool should be called asking for less.
     Raises :class:`~toolwire.errors.ConfigurationError` for a bad setting (a timeout that is not
-    a number of seconds > 0), and on entering the block when the server cannot be started, fails
+    a number of seconds > 0, a ``max_result_chars`` below 5,000), and on entering the block when the server cannot be started, fails
     the handshake, or does not finish it within ``handshake_timeout`` (the server process is then
     stopped; the message says so and names the setting).
     """
     _require_mcp()
     _seconds("timeout", timeout)
     _seconds("handshake_timeout", handshake_timeout)
+    _result_chars(max_result_chars)
     target: Any
     label: str
     if isinstance(server, (list, tuple)) or (isinstance(server, str) and not re.match(r"https?://", server)):
@@ -1255,7 +1336,14 @@ def connect(
     else:
         target = server
         label = getattr(server, "name", None) or type(server).__name__
-    return MCPToolset(target, prefix=prefix, timeout=timeout, label=label, handshake_timeout=handshake_timeout)
+    return MCPToolset(
+        target,
+        prefix=prefix,
+        timeout=timeout,
+        label=label,
+        handshake_timeout=handshake_timeout,
+        max_result_chars=max_result_chars,
+    )
 
 
 async def list_tools(server: Any, **options: Any) -> tuple[list[Tool], dict[str, str]]:
