@@ -52,7 +52,17 @@ from .events import (
 from .executor import DEFAULT_MAX_CONCURRENT_TOOLS, Ready, ToolExecutor, ToolRun, error_result, to_result_content
 from .retry import RetryNotice
 from .retry import _listener as _retry_listener
-from .runstate import PENDING_STOP, RUN_STATUSES, Approved, Denied, PendingCall, RunResult, RunState, Turn
+from .runstate import (
+    PENDING_STOP,
+    RUN_STATUSES,
+    Approved,
+    Denied,
+    PendingCall,
+    RunResult,
+    RunState,
+    Turn,
+    turn_numbering_problem,
+)
 from .tools import Tool, timeout_problem
 from .turns import answer_unanswered, context_window_full, settle_calls
 from .types import (
@@ -2223,6 +2233,74 @@ def _check_saved(saved: RunState) -> None:
         raise ConfigurationError(f"the saved run's run_id must be non-empty text, got {saved.run_id!r:.40}")
     if saved.status not in RUN_STATUSES:
         raise ConfigurationError(f"the saved run's status must be one of {RUN_STATUSES}, got {saved.status!r:.40}")
+    _check_saved_consistent(saved)
+
+
+def _check_saved_consistent(saved: RunState) -> None:
+    """Raise :class:`ConfigurationError` when the parts of ``saved`` disagree (a state edited by
+    hand or put together in code), before anything runs: a resume of such a state would run a
+    call with arguments the model never sent, run a call that already has its result, or number
+    turns twice. The turns must be numbered 1, 2, 3, ... in order; a ``"finished"`` run has no
+    pending calls; every tool run's call is a call of the conversation; a pending call (and an
+    unanswered call of the last turn) is the call of that id in the conversation's last assistant
+    message, with the same name and arguments, and the conversation still answers it with its
+    placeholder."""
+    edited = "(was the state edited?)"
+    problem = turn_numbering_problem(saved.turns)
+    if problem is not None:
+        raise ConfigurationError(f"cannot resume: the saved run's {problem.removeprefix('at ')} {edited}")
+    if saved.status == "finished" and saved.pending:
+        ids = [p.call.id for p in saved.pending]
+        raise ConfigurationError(
+            f"cannot resume: the saved run's status is 'finished' but it lists pending tool calls {ids} {edited}; "
+            "a finished run has none. If the calls still wait for their decisions (the conversation answers them "
+            "with a placeholder), set the status to 'paused'; if they were answered, remove them from pending"
+        )
+    msgs = saved.conversation.messages
+    in_conversation = {c.id for m in msgs if m.role == "assistant" for c in m.tool_calls}
+    for t in saved.turns:
+        for r in t.tool_runs:
+            if r.call.id not in in_conversation:
+                raise ConfigurationError(
+                    f"cannot resume: turn {t.number} records a run of tool call {r.call.id!r}, which is not a tool "
+                    f"call of the saved conversation {edited}; the turns record the conversation's calls. To go on "
+                    "from an edited conversation, start a new run with conversation=state.conversation"
+                )
+    last = saved.turns[-1] if saved.turns else None
+    if last is None or len(msgs) < 2 or msgs[-1].role != "user" or msgs[-2].role != "assistant":
+        return  # (a pending call without its place is refused as the pending calls are settled)
+    sent = {c.id: c for c in msgs[-2].tool_calls}
+    answers = {getattr(part, "tool_call_id", None): part for part in msgs[-1].parts}
+    runs = {r.call.id: r for r in last.tool_runs}
+    waiting: list[tuple[str, ToolCall]] = [(f"pending tool call {p.call.id!r}", p.call) for p in saved.pending]
+    waiting += [
+        (f"tool call {r.call.id!r} of turn {last.number} (not run yet)", r.call)
+        for r in last.tool_runs
+        if r.status in ("pending", "cancelled")
+    ]
+    for what, call in waiting:
+        model_call = sent.get(call.id)
+        run = runs.get(call.id)
+        if model_call is None or (run is not None and run.status not in ("pending", "cancelled")):
+            continue  # refused as the pending calls are settled (no place, or a result already)
+        if model_call.name != call.name or model_call.arguments != call.arguments:
+            raise ConfigurationError(
+                f"cannot resume: {what} is {_shown_call(call)}, but the conversation's call {call.id!r} (what the "
+                f"model sent) is {_shown_call(model_call)} {edited}; put back the model's name and arguments, and to "
+                f"run it with other arguments resume with decisions={{{call.id!r}: toolwire.Approved(arguments=...)}}"
+            )
+        answer = answers.get(call.id)
+        if run is not None and answer is not None and answer != run.result:
+            raise ConfigurationError(
+                f"cannot resume: {what} waits for its result, but the saved conversation answers it with "
+                f"{_shown(getattr(answer, 'text', answer))} instead of its placeholder {_shown(run.result.text)} "
+                f"{edited}; a call with a result is never run again. If that is its result, record it in the tool "
+                "run (status 'ran') and remove the call from pending; else put the placeholder back"
+            )
+
+
+def _shown_call(call: ToolCall) -> str:
+    return f"{_shown(call.name)} with arguments {_shown(call.arguments)}"
 
 
 def _resumable_copy(saved: RunState) -> RunState:
@@ -2340,7 +2418,10 @@ async def run(model: Any, prompt: Any = None, **kwargs: Any) -> RunResult:
     - ``resume``: a saved :class:`RunState` or :class:`RunResult` to continue; ``decisions``:
       ``{tool_call_id: toolwire.Approved(arguments=None) | toolwire.Denied(reason) | result}``
       for its pending calls (a deferred call takes its result: a value, a ``ToolResult`` or a
-      :class:`ToolError`). Finished tool calls are never run again;
+      :class:`ToolError`). Finished tool calls are never run again; a saved run whose parts
+      disagree (a ``"finished"`` one listing pending calls, a pending call that is not the
+      conversation's call of that id, turns misnumbered) raises
+      :class:`~toolwire.errors.ConfigurationError` before anything runs;
     - ``tracing``: a :class:`toolwire.tracing.Tracing` — OpenTelemetry spans for this run (the
       default is the one set by :func:`toolwire.tracing.instrument`, if any).
 

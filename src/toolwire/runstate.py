@@ -37,7 +37,8 @@ reason, deferred ones take the supplied result, interrupted ones run again unles
 says otherwise — and then the loop asks the model for the next turn.
 
 ``RunState.to_json()`` / ``RunState.from_json()`` round-trip exactly (``from_json(s.to_json())
-== s``), so a run survives a process restart (the tools are passed again on resume; functions
+== s``; a non-finite float, which strict JSON cannot hold, is written and read back as its text
+``"Infinity"``, ``"-Infinity"`` or ``"NaN"``), so a run survives a process restart (the tools are passed again on resume; functions
 are never saved). Builders on top of this (checkpoint stores, experiment records) should save
 ``state.to_json()`` after the events they care about — every ``ToolFinished`` and
 ``TurnFinished`` leaves ``state`` valid.
@@ -51,7 +52,18 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import ConfigurationError
 from .executor import ToolRun
-from .types import Conversation, Response, ToolCall, ToolResult, Usage, loaded_at, loaded_field, loaded_part
+from .types import (
+    Conversation,
+    Response,
+    ToolCall,
+    ToolResult,
+    Usage,
+    finite_json,
+    finite_json_loads,
+    loaded_at,
+    loaded_field,
+    loaded_part,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - pathlib (and urllib.parse, ipaddress) only to save or load a file
     from pathlib import Path
@@ -78,9 +90,15 @@ _VERSION = 1
 
 
 def _dumps(d: dict[str, Any], **kwargs: Any) -> str:
-    """JSON text (literal UTF-8); a lone surrogate (half an emoji a model sent) cannot be UTF-8,
-    so then the text is written with ASCII escapes, which still round-trips."""
-    text = json.dumps(d, ensure_ascii=False, **kwargs)
+    """Strict JSON text (literal UTF-8): a non-finite number is written as its text (see
+    :func:`finite_json`); a lone surrogate (half an emoji a model sent) cannot be UTF-8, so then
+    the text is written with ASCII escapes, which still round-trips."""
+    kwargs.setdefault("allow_nan", False)
+    try:
+        text = json.dumps(d, ensure_ascii=False, **kwargs)
+    except ValueError:  # "Out of range float values are not JSON compliant"
+        d = finite_json(d)
+        text = json.dumps(d, ensure_ascii=False, **kwargs)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -110,10 +128,61 @@ def _conversation(d: dict[str, Any], *, required: bool) -> Conversation:
 
 
 def _turns(d: dict[str, Any], where: str) -> list[Turn]:
-    return [
+    turns = [
         loaded_at(f"turns[{i}]", lambda t=t: Turn.from_dict(t))
         for i, t in enumerate(loaded_field(d, "turns", (list,), where, []))
     ]
+    problem = turn_numbering_problem(turns)
+    if problem is not None:
+        raise ValueError(problem)
+    return turns
+
+
+def turn_numbering_problem(turns: list[Turn]) -> str | None:
+    """What is wrong with the numbers of ``turns`` (a repeated number, turns out of order, a gap),
+    or ``None``: the turns of a run are numbered 1, 2, 3, ... in the order they are listed (a
+    resumed run numbers its next turn after them, and a run store keys them by number)."""
+    for i, t in enumerate(turns):
+        if t.number != i + 1:
+            earlier = next((j for j in range(i) if turns[j].number == t.number), None)
+            why = f"the number of turns[{earlier}] too" if earlier is not None else "out of order"
+            return (
+                f"at turns[{i}]: turn: number must be {i + 1} (the turns of a run are numbered 1, 2, 3, ... in the "
+                f"order they are listed), got {t.number!r}, {why}; put the turns in the order they were taken and "
+                "number them so"
+            )
+    return None
+
+
+def _unknown_keys(d: dict[str, Any], known: tuple[str, ...], where: str) -> None:
+    """``ValueError`` naming the first key of ``d`` that is not in ``known`` (and the closest known
+    ones): a misspelled ``"pendng"`` would otherwise be left out without a word (its calls lost)."""
+    for key in d:
+        if key not in known:
+            from .design.suggest import did_you_mean
+
+            hint = did_you_mean(key, known) if isinstance(key, str) else None
+            raise ValueError(
+                f"{where}: unknown key {key!r}." + (f" {hint}" if hint else "") + f" The keys are {', '.join(known)}"
+            )
+
+
+_STATE_KEYS = (
+    "format",
+    "version",
+    "run_id",
+    "model",
+    "status",
+    "stop_reason",
+    "error",
+    "usage",
+    "pending",
+    "turns",
+    "conversation",
+)
+_RESULT_KEYS = ("text", "stop_reason", "model", "run_id", "usage", "tool_errors", "turns", "conversation", "pending")
+_TURN_KEYS = ("number", "response", "tool_runs", "interrupted")
+_PENDING_KEYS = ("call", "turn", "kind", "reason", "approved", "arguments")
 
 
 def _pending(d: dict[str, Any], where: str) -> list[PendingCall]:
@@ -159,11 +228,12 @@ class Turn:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Turn:
         """Rebuild a turn from :meth:`to_dict`'s output. ``KeyError`` when ``response`` or ``number`` is
-        missing; ``ValueError`` when ``number`` is below 1; ``TypeError`` when a field has the wrong
-        type. Errors inside the response or a tool run say where (``at tool_runs[0].call: ...``)
+        missing; ``ValueError`` when ``number`` is below 1 or a key is not one of :meth:`to_dict`'s;
+        ``TypeError`` when a field has the wrong type. Errors inside the response or a tool run say where (``at tool_runs[0].call: ...``)
         and keep their type, but for a missing field (``ValueError``)."""
         if not isinstance(d, dict):
             raise TypeError(f"a turn must be an object, got {type(d).__name__}")
+        _unknown_keys(d, _TURN_KEYS, "turn")
         response = d["response"]
         if not isinstance(response, dict):
             raise TypeError(f"a turn's response must be an object, got {type(response).__name__}")
@@ -223,11 +293,12 @@ class PendingCall:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> PendingCall:
         """Rebuild a pending call from :meth:`to_dict`'s output. ``KeyError`` when ``kind`` or ``turn``
-        is missing; ``ValueError`` for an unknown ``kind``, a ``turn`` below 1 or a missing ``call``;
-        ``TypeError`` when ``d`` is not an object or a field (the call's included) has the wrong
+        is missing; ``ValueError`` for an unknown ``kind`` or key, a ``turn`` below 1 or a missing
+        ``call``; ``TypeError`` when ``d`` is not an object or a field (the call's included) has the wrong
         type: ``approved`` must be
         ``true`` or ``false`` and ``arguments`` an object or ``null`` (either may be left out)."""
         _object(d, "a pending call")
+        _unknown_keys(d, _PENDING_KEYS, "pending call")
         kind = d["kind"]
         if kind not in PENDING_KINDS:
             raise ValueError(f"pending call kind must be one of {PENDING_KINDS}, got {kind!r}")
@@ -302,7 +373,8 @@ class RunResult:
     - ``pending``: the :class:`PendingCall` list (empty unless ``stop_reason == "pending"``);
       resume with ``toolwire.run(model, tools=..., resume=result, decisions={...})``.
 
-    ``to_json()``/``from_json()`` round-trip exactly (``RunResult.from_json(r.to_json()) == r``).
+    ``to_json()``/``from_json()`` round-trip exactly (``RunResult.from_json(r.to_json()) == r``; a
+    non-finite float is written and read back as its text, as :meth:`RunState.to_json` says).
     """
 
     text: str
@@ -377,12 +449,14 @@ class RunResult:
     def from_dict(cls, d: dict[str, Any]) -> RunResult:
         """Rebuild a result from :meth:`to_dict`'s output. ``TypeError`` when ``d`` is not an object or
         a field has the wrong type (a saved ``usage`` included); ``KeyError`` when ``text``,
-        ``stop_reason``, ``model``, ``run_id`` or ``conversation`` is missing. Errors inside the
-        turns, pending calls or conversation say where (``at turns[0]...``) and keep their type,
-        but for a missing field (``ValueError``)."""
+        ``stop_reason``, ``model``, ``run_id`` or ``conversation`` is missing; ``ValueError`` for a
+        key that is not one of :meth:`to_dict`'s or turns not numbered 1, 2, 3, ... in order.
+        Errors inside the turns, pending calls or conversation say where (``at turns[0]...``) and
+        keep their type, but for a missing field (``ValueError``)."""
         where = "run result"
         if not isinstance(d, dict):
             raise TypeError(f"a saved run must be an object, got {type(d).__name__}")
+        _unknown_keys(d, _RESULT_KEYS, "run result")
         _check_usage(d)
         return cls(
             text=loaded_field(d, "text", (str,), where, d["text"]),
@@ -395,15 +469,19 @@ class RunResult:
         )
 
     def to_json(self, **kwargs: Any) -> str:
-        """JSON text (literal UTF-8). Text holding a lone surrogate (e.g. half an emoji a model sent)
-        cannot be UTF-8: then that text is written with ASCII escapes, which still round-trips."""
+        """Strict JSON text (literal UTF-8): a non-finite float is written as its text
+        (``"Infinity"``, ``"-Infinity"``, ``"NaN"``). Text holding a lone surrogate (e.g. half an
+        emoji a model sent) cannot be UTF-8: then that text is written with ASCII escapes, which
+        still round-trips."""
         return _dumps(self.to_dict(), **kwargs)
 
     @classmethod
     def from_json(cls, text: str) -> RunResult:
-        """Rebuild a saved run; raises ``ValueError`` naming what is wrong when ``text`` is not one."""
+        """Rebuild a saved run; raises ``ValueError`` naming what is wrong when ``text`` is not one
+        (not JSON, a number JSON cannot hold such as ``Infinity`` or ``1e999``, an unknown key,
+        a field of the wrong type, turns not numbered 1, 2, 3, ... in order)."""
         try:
-            return cls.from_dict(json.loads(text))
+            return cls.from_dict(finite_json_loads(text))
         except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
             raise ValueError(f"not a saved toolwire RunResult: {type(exc).__name__}: {exc}") from None
 
@@ -504,8 +582,10 @@ class RunState:
         ``state``). ``TypeError`` when ``d`` is not an object or a field has the wrong type;
         ``KeyError`` when ``run_id`` is missing; ``ValueError`` for a ``format`` other than
         ``"toolwire.RunState"`` (a saved run without one is read too), an unknown ``status`` or a
-        ``version`` that is not 1 (a newer one: upgrade toolwire). Errors inside the turns, pending
-        calls or conversation say where and keep their type, but for a missing field (``ValueError``)."""
+        ``version`` that is not 1 (a newer one: upgrade toolwire), a key that is not one of
+        :meth:`to_dict`'s (or of a turn's or pending call's), and turns not numbered 1, 2, 3, ...
+        in the order listed. Errors inside the turns, pending calls or conversation say where and
+        keep their type, but for a missing field (``ValueError``)."""
         if not isinstance(d, dict):
             raise TypeError(f"a saved run must be an object, got {type(d).__name__}")
         if "format" in d and d["format"] != _FORMAT:
@@ -527,6 +607,7 @@ class RunState:
                 f"this run state has format version {version!r}; this toolwire reads version {_VERSION} "
                 "and earlier: upgrade toolwire to load it"
             )
+        _unknown_keys(d, _STATE_KEYS, "run state")  # (after the version: a newer one may add keys)
         _check_usage(d)
         status = d.get("status", "running")
         if status not in RUN_STATUSES:
@@ -544,15 +625,20 @@ class RunState:
         )
 
     def to_json(self, **kwargs: Any) -> str:
-        """JSON text (literal UTF-8; ASCII escapes when the text holds a lone surrogate)."""
+        """Strict JSON text (literal UTF-8; ASCII escapes when the text holds a lone surrogate): a
+        non-finite float (``math.inf``, ``nan``) is written as its text ``"Infinity"``,
+        ``"-Infinity"`` or ``"NaN"`` (and loads back as that text), since the bare words Python's
+        ``json`` would write are refused by other JSON readers and by :meth:`from_json`."""
         return _dumps(self.to_dict(), **kwargs)
 
     @classmethod
     def from_json(cls, text: str) -> RunState:
         """Rebuild a saved state (a saved :class:`RunResult` is accepted too); raises ``ValueError``
-        naming what is wrong when ``text`` is neither."""
+        naming what is wrong and where when ``text`` is neither: not JSON, a number JSON cannot
+        hold (the bare ``Infinity``/``NaN``, a literal such as ``1e999``), an unknown key (with the
+        closest known ones), a field of the wrong type, turns not numbered 1, 2, 3, ... in order."""
         try:
-            return cls.from_dict(json.loads(text))
+            return cls.from_dict(finite_json_loads(text))
         except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
             raise ValueError(f"not a saved toolwire RunState: {type(exc).__name__}: {exc}") from None
 

@@ -369,13 +369,25 @@ def _schema_shape() -> dict[str, Any]:
 
 
 def _dumps(value: Any) -> str:
+    """Strict JSON text of ``value`` (secrets scrubbed): a non-finite number is written as its
+    text (``"Infinity"``), as ``RunState.to_json`` writes it, so that SQLite's JSON functions (and
+    the loaders) read every stored row."""
     from .secrets import scrub_value
 
-    text = json.dumps(scrub_value(value), ensure_ascii=False, default=str)
+    value = scrub_value(value)
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str, allow_nan=False)
+    except ValueError as exc:
+        if "Out of range float" not in str(exc):
+            raise
+        from .types import finite_json
+
+        value = finite_json(value)
+        text = json.dumps(value, ensure_ascii=False, default=str, allow_nan=False)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: ASCII escapes round-trip
-        text = json.dumps(scrub_value(value), ensure_ascii=True, default=str)
+        text = json.dumps(value, ensure_ascii=True, default=str, allow_nan=False)
     return text
 
 
@@ -1035,7 +1047,8 @@ class RunStore:
         experiment-record columns as :meth:`update_run` does, and ``release`` drops ``owner``'s
         claim (the run is over): a process killed in between leaves the old row or the new one,
         never half. Raises ``ValueError`` for an unknown ``record`` column, or a value of one that
-        :meth:`update_run` refuses."""
+        :meth:`update_run` refuses, and :class:`~toolwire.errors.ConfigurationError` (a
+        ``ValueError``) when the turns are not numbered 1, 2, 3, ... in order."""
         known = {name for name, _ in EXPERIMENT_COLUMNS}
         bad = sorted(set(record or {}) - known)
         if bad:
@@ -1044,6 +1057,11 @@ class RunStore:
         d = run.to_dict()
         status = getattr(run, "status", None) or ("finished" if getattr(run, "stop_reason", None) else "running")
         turns = list(getattr(run, "turns", []) or [])
+        from .runstate import turn_numbering_problem
+
+        problem = turn_numbering_problem(turns)
+        if problem is not None:  # the turns are stored under their numbers: a repeat fails half-way
+            raise ConfigurationError(f"cannot save run {run.run_id!r}: {problem.removeprefix('at ')}")
         usage = run.usage.to_dict() if hasattr(run, "usage") and hasattr(run.usage, "to_dict") else {}
         pending_ids = {getattr(getattr(p, "call", None), "id", None) for p in getattr(run, "pending", []) or []}
         now = time.time()
@@ -1487,21 +1505,24 @@ class RunStore:
         state of a run with another ``run_id`` than its row's (changed outside toolwire)."""
         text = self.load(run_id)
         loaded: Any = None
+        as_state: ValueError | None = None
         try:
             from .runstate import RunState  # type: ignore[import-not-found]
 
             loaded = RunState.from_json(text)
         except ImportError:
             pass
-        except ValueError:
-            pass
+        except ValueError as exc:
+            as_state = exc
         if loaded is None:
             from .loop import RunResult
 
             try:
                 loaded = RunResult.from_json(text)
             except ValueError as exc:
-                self._damaged_state(run_id, f"cannot be read back ({exc})")
+                # a saved run state's own error, not what reading it as a result says
+                told = as_state if as_state is not None and '"toolwire.RunState"' in text else exc
+                self._damaged_state(run_id, f"cannot be read back ({told})")
         if loaded.run_id != run_id:
             # save() writes the row under the state's own run_id: a resume would go on under the
             # other id, in another row, and leave this one to be resumed (and run) again

@@ -17,6 +17,8 @@ import base64
 import codecs
 import copy
 import json
+import math
+import re
 import reprlib
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Literal, TypeVar, Union
@@ -1190,23 +1192,90 @@ class Conversation:
         )
 
     def to_json(self) -> str:
-        """JSON text (literal UTF-8; ASCII escapes when the text holds a lone surrogate)."""
-        text = json.dumps(self.to_dict(), ensure_ascii=False)
+        """Strict JSON text (literal UTF-8; ASCII escapes when the text holds a lone surrogate): a
+        non-finite float is written as its text (see :func:`finite_json`)."""
+        d = self.to_dict()
+        try:
+            text = json.dumps(d, ensure_ascii=False, allow_nan=False)
+        except ValueError:  # "Out of range float values are not JSON compliant"
+            d = finite_json(d)
+            text = json.dumps(d, ensure_ascii=False, allow_nan=False)
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
-            text = json.dumps(self.to_dict(), ensure_ascii=True)
+            text = json.dumps(d, ensure_ascii=True, allow_nan=False)
         return text
 
     @classmethod
     def from_json(cls, text: str) -> Conversation:
         """Rebuild a conversation saved with :meth:`to_json` (a saved run, ``RunState.to_json()``
         or ``RunResult.to_json()``, gives its conversation); raises ``ValueError`` naming what is
-        wrong when ``text`` is neither."""
+        wrong when ``text`` is neither, or holds a number JSON cannot hold (see
+        :func:`finite_json_loads`)."""
         try:
-            return cls.from_dict(json.loads(text))
+            return cls.from_dict(finite_json_loads(text))
         except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
             raise ValueError(f"not a saved toolwire Conversation: {type(exc).__name__}: {exc}") from None
+
+
+_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def finite_json(value: Any) -> Any:
+    """``value`` (JSON-ready lists, dicts and scalars) with each non-finite float (``math.inf``,
+    ``-math.inf``, ``nan``) replaced by its text ``"Infinity"``, ``"-Infinity"`` or ``"NaN"``:
+    strict JSON has no form for them (Python's ``json`` writes the bare words ``Infinity`` and
+    ``NaN``, which JavaScript's ``JSON.parse``, SQLite's JSON functions and ``jq`` refuse), the
+    same rule tool results and decoded tool call arguments follow."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else _NON_FINITE[repr(value)]
+    if isinstance(value, dict):
+        return {k: finite_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_json(v) for v in value]
+    return value
+
+
+#: a number literal too large for a float (``1e999``), which Python's ``json`` reads as infinity
+_HUGE_NUMBER = re.compile(r"\d[eE]\+?\d{3}")
+
+
+def _non_finite_at(value: Any, path: str = "") -> str | None:
+    """The place (``turns[0].response.usage``) of the first non-finite float in ``value``, or ``None``."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else path
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _non_finite_at(v, f"{path}.{k}" if path else str(k))
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _non_finite_at(v, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None
+
+
+def finite_json_loads(text: str | bytes) -> Any:
+    """``json.loads(text)``; ``ValueError`` naming the place of a number JSON cannot hold (the bare
+    words ``Infinity``/``NaN`` Python's ``json`` writes, a literal such as ``1e999``): loaded, it
+    would be sent to the vendor or to a tool as a float no request body can carry."""
+    seen: list[str] = []
+
+    def constant(word: str) -> float:
+        seen.append(word)
+        return float(word)
+
+    value = json.loads(text, parse_constant=constant)
+    if seen or (isinstance(text, (str, bytes, bytearray)) and _HUGE_NUMBER.search(str(text))):
+        at = _non_finite_at(value)
+        if at is not None:
+            raise ValueError(
+                f"at {at or 'the top'}: a number JSON cannot hold ({seen[0] if seen else 'a literal too large for a float'}); "
+                'replace it with a finite number, or with text such as "Infinity"'
+            )
+    return value
 
 
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
