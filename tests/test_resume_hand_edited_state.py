@@ -431,3 +431,17 @@ def test_a_saved_conversation_is_strict_json_too() -> None:
         "not a saved toolwire Conversation: ValueError: at messages[1].parts[1].arguments.a: a number JSON cannot "
         'hold (Infinity); replace it with a finite number, or with text such as "Infinity"'
     )
+
+
+def test_an_infinite_tool_timeout_survives_strict_json() -> None:
+    # Limits.to_dict keeps math.inf, which json.dumps writes as the bare word Infinity; written
+    # as strict JSON it is the text "Infinity", which Limits.from_dict refused ("must be a number
+    # of seconds > 0 or None, got str 'Infinity'")
+    limits = toolwire.Limits(tool_timeout=math.inf, max_tool_calls=5)
+    text = json.dumps(toolwire.types.finite_json(limits.to_dict()), allow_nan=False)
+    assert _strict_loads(text)["tool_timeout"] == "Infinity"
+    assert toolwire.Limits.from_dict(json.loads(text)) == limits
+    with pytest.raises(
+        ConfigurationError, match=r"tool_timeout must be a number of seconds > 0 or None, got str 'inf'"
+    ):
+        toolwire.Limits.from_dict({"tool_timeout": "inf"})

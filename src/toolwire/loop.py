@@ -157,7 +157,9 @@ class Limits:
     def to_dict(self) -> dict[str, Any]:
         """Every field by name, JSON-ready (``None`` where unbounded): counts and tokens as int,
         ``tool_timeout`` in seconds (a float; ``math.inf`` stays the float infinity, which Python's
-        ``json`` writes as ``Infinity``), ``max_calls_per_tool`` as a new dict of tool name to int,
+        ``json`` writes as the bare word ``Infinity`` that strict JSON readers refuse: write it with
+        ``allow_nan=False`` after :func:`toolwire.types.finite_json`, which gives the text
+        ``"Infinity"``, read back by :meth:`from_dict`), ``max_calls_per_tool`` as a new dict of tool name to int,
         ``max_cost_usd`` in US dollars: an int or float as it is, a ``Decimal`` as its exact
         decimal string (``"0.10"``), as the cost reports write amounts. :meth:`from_dict` rebuilds
         the same limits (``Limits.from_dict(d) == limits``); ``Limits(**d)`` and ``run(limits=d)``
@@ -178,7 +180,8 @@ class Limits:
     def from_dict(cls, d: Mapping[str, Any]) -> Limits:
         """Rebuild limits from :meth:`to_dict`'s output (JSON-loaded or not): the fields as the
         constructor takes them, and ``max_cost_usd`` also as a decimal string (``"0.10"``, read
-        exactly as a ``Decimal``). Every key is optional. Raises
+        exactly as a ``Decimal``), ``tool_timeout`` also as the text ``"Infinity"`` (no limit, as
+        strict JSON writes ``math.inf``). Every key is optional. Raises
         :class:`~toolwire.errors.ConfigurationError` when ``d`` is not an object, a key is not a
         field (naming the closest fields), ``max_cost_usd`` is text that is not a decimal number,
         or a field has the wrong type or range (as :meth:`check_fields` says)."""
@@ -192,6 +195,8 @@ class Limits:
             if not isinstance(key, str):
                 raise ConfigurationError(f"Limits has no field {key!r}: the fields are named by text")
             kwargs[key] = value
+        if kwargs.get("tool_timeout") == "Infinity":  # math.inf written as strict JSON
+            kwargs["tool_timeout"] = float("inf")
         cost = kwargs.get("max_cost_usd")
         if isinstance(cost, str):
             from decimal import Decimal, InvalidOperation
