@@ -445,3 +445,23 @@ def test_an_infinite_tool_timeout_survives_strict_json() -> None:
         ConfigurationError, match=r"tool_timeout must be a number of seconds > 0 or None, got str 'inf'"
     ):
         toolwire.Limits.from_dict({"tool_timeout": "inf"})
+
+
+@pytest.mark.parametrize("where", ["id", "turn"])
+def test_a_pending_call_without_its_place_in_the_conversation_says_what_to_do(where: str) -> None:
+    ran: list[Any] = []
+    d = _paused(ran, two_turns=True)
+    if where == "id":
+        d["pending"][0]["call"]["id"] = "c9"
+    else:
+        d["pending"][0]["turn"] = 1
+    cid = d["pending"][0]["call"]["id"]
+    with pytest.raises(ConfigurationError) as info:
+        _resume(d, ran, {cid: Approved()})
+    assert str(info.value) == (
+        f"cannot resume: pending tool call {cid} is not answered by a placeholder in the last message of the saved "
+        "conversation (was the state edited?); a pending call is a call of the last turn, which the conversation's "
+        "last message answers with its placeholder: remove the entry, or put back its call, turn number and "
+        "placeholder"
+    )
+    assert ran == []

@@ -1434,7 +1434,9 @@ class _Loop:
             ):
                 raise ConfigurationError(
                     f"cannot resume: pending tool call {p.call.id} is not answered by a placeholder in the last message of the "
-                    "saved conversation (was the state edited?)"
+                    "saved conversation (was the state edited?); a pending call is a call of the last turn, which the "
+                    "conversation's last message answers with its placeholder: remove the entry, or put back its "
+                    "call, turn number and placeholder"
                 )
         n = last.number  # type: ignore[union-attr]
         b = _Batch(n, last, msg)  # type: ignore[arg-type]
