@@ -89,7 +89,12 @@ def mark_error(result: ToolResult) -> ToolResult:
     → ``is_error=True`` with the prefix removed, so the error survives a switch to a vendor with
     an error flag and re-encoding gives the same text."""
     if isinstance(result.content, str):
-        if result.content.startswith(ERROR_PREFIX):
+        if result.content == ERROR_PREFIX.strip():
+            # an error result without text (result_text_parts: "an empty error result still
+            # says Error:")
+            result.content = ""
+            result.is_error = True
+        elif result.content.startswith(ERROR_PREFIX):
             result.content = result.content[len(ERROR_PREFIX) :]
             result.is_error = True
     elif result.content and isinstance(first := result.content[0], TextPart) and first.text.startswith(ERROR_PREFIX):

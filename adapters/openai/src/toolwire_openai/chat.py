@@ -58,6 +58,7 @@ from toolwire.types import (
 from toolwire.wire import Shape, tool_name
 
 from ._common import (
+    ERROR_PREFIX,
     PRICED_TIERS,
     TRANSIENT_ERROR_CODES,
     apply_overrides,
@@ -954,7 +955,12 @@ class OpenAIChatCodec:
           messages → user messages whose ``provider_data`` keeps the role;
         - ``tool`` messages → :class:`ToolResult` parts of one user message (consecutive ones
           together); a content starting ``"Error: "`` (how this codec writes an error result,
-          the API having no flag) becomes ``is_error=True`` with the prefix removed; ``user`` → text/image parts; ``assistant`` → text + tool calls (arguments
+          the API having no flag) becomes ``is_error=True`` with the prefix removed (exactly
+          ``"Error:"``: an error result without text); the user message the encoder writes after
+          them with the results' images and PDFs (each group headed by toolwire's label naming a
+          call id of those tool messages) is put back into those results (text, then images, then
+          PDFs; the tool's name from the label; the tool text's note pointing at the message
+          removed), any other user message staying one; ``user`` → text/image parts; ``assistant`` → text + tool calls (arguments
           parsed, the raw text kept so it is re-sent byte-exact; arguments given as a JSON object
           are the call's arguments, sent back as their JSON text; another JSON type there makes
           the call invalid);
@@ -988,13 +994,17 @@ class OpenAIChatCodec:
             if first["role"] != "system":
                 settings["instructions_role"] = first["role"]
         messages: list[Message] = []
+        run: list[tuple[ToolResult, dict[str, Any]]] = []  # the tool messages just read, with their wire form
         for wm in wire_msgs:
             if not isinstance(wm, dict):
                 continue
             role = wm.get("role")
+            after_run, run = run, []
             if role == "tool":
+                run = after_run
                 messages_tail = messages[-1] if messages else None
                 result = self._result_from_wire(wm)
+                run.append((result, wm))
                 if (
                     messages_tail is not None
                     and messages_tail.role == "user"
@@ -1005,7 +1015,7 @@ class OpenAIChatCodec:
                     messages.append(Message("user", [result], {API: {"tool_results": True}}))
             elif role == "assistant":
                 messages.append(self._assistant_from_wire(wm))
-            else:
+            elif not (after_run and self._fold_result_media(wm, after_run)):
                 messages.append(self._user_from_wire(wm))
         for m in messages:  # the grouping marker is only needed while decoding
             if m.provider_data.get(API, {}).pop("tool_results", None) and not m.provider_data[API]:
@@ -1043,7 +1053,6 @@ class OpenAIChatCodec:
 
     def _result_from_wire(self, wm: dict[str, Any]) -> ToolResult:
         content = wm.get("content")
-        pd: dict[str, Any] = {}
         if isinstance(content, list):
             parts: Any = [
                 TextPart(i.get("text", "")) for i in content if isinstance(i, dict) and i.get("type") == "text"
@@ -1052,13 +1061,94 @@ class OpenAIChatCodec:
             parts = content if isinstance(content, str) else ("" if content is None else str(content))
         result = ToolResult(tool_call_id=wm.get("tool_call_id", ""), content=parts)
         mark_error(result)
+        self._result_overrides(result, wm)
+        return result
+
+    def _result_overrides(self, result: ToolResult, wm: dict[str, Any]) -> None:
+        """Record in ``result.provider_data`` how the tool message ``wm`` differs from the one
+        :meth:`_user_messages` writes for ``result`` (so re-encoding gives ``wm`` back)."""
+        result.provider_data.pop(API, None)
         encoded = self._user_messages(Message("user", [result]))[0]
         over = overrides_for(wm, encoded, set())
         if over:
-            pd["message"] = over
-        if pd:
-            result.provider_data[API] = pd
-        return result
+            result.provider_data[API] = {"message": over}
+
+    def _fold_result_media(self, wm: dict[str, Any], run: list[tuple[ToolResult, dict[str, Any]]]) -> bool:
+        """Put back into the results of ``run`` (the tool messages just decoded, with their wire
+        form) the images and PDFs :meth:`_user_messages` sent in the user message ``wm`` after
+        them: a message holding only, per result, toolwire's label (:data:`IMAGE_LABEL` or
+        :data:`DOCUMENT_LABEL`, the call id of a result of ``run``, the tool's name in brackets
+        when known, a colon) followed by its images (``image_url`` parts) or PDFs (``file`` parts).
+        The note the tool text got in their place is removed. ``False`` (nothing changed) for
+        any other message: a user message from another producer stays a user message."""
+        content = wm.get("content")
+        if set(wm) != {"role", "content"} or wm.get("role") != "user" or not isinstance(content, list):
+            return False
+        by_id = {r.tool_call_id: r for r, _ in run}
+        groups: list[tuple[str, str, str | None, list[Any]]] = []  # (label, call id, tool name, parts)
+        for item in content:
+            if not isinstance(item, dict):
+                return False
+            text = item.get("text") if item.get("type") == "text" and set(item) == {"type", "text"} else None
+            if isinstance(text, str):
+                head = _result_label(text, by_id)
+                if head is None or any(g[:2] == head[:2] for g in groups) or (groups and not groups[-1][3]):
+                    return False
+                groups.append((head[0], head[1], head[2], []))
+                continue
+            if not groups:
+                return False
+            if (
+                groups[-1][0] == IMAGE_LABEL
+                and item.get("type") == "image_url"
+                and isinstance(item.get("image_url"), dict)
+            ):
+                groups[-1][3].append(_image_from_wire(item))
+            elif groups[-1][0] == DOCUMENT_LABEL and (doc := _document_from_wire(item)) is not None:
+                groups[-1][3].append(doc)
+            else:
+                return False
+        if not groups or not groups[-1][3]:
+            return False
+        # the media of each result, images before documents (the order the encoder writes them)
+        media: dict[str, tuple[list[ImagePart], list[DocumentPart], str | None]] = {}
+        for label, call_id, name, parts in groups:
+            images, documents, known = media.get(call_id, ([], [], None))
+            if label == IMAGE_LABEL:
+                images = images + parts
+            else:
+                documents = documents + parts
+            if known is not None and name is not None and known != name:
+                return False
+            media[call_id] = (images, documents, name if name is not None else known)
+        folded: list[tuple[ToolResult, ToolResult, dict[str, Any]]] = []
+        for result, twm in run:
+            if result.tool_call_id not in media:
+                continue
+            images, documents, name = media.pop(result.tool_call_id)
+            if result.name is not None and name is not None and result.name != name:
+                return False
+            is_error = result.is_error
+            if is_error and result.content == "" and not documents:
+                texts: list[TextPart] | None = []  # an error result of images only: "Error:" alone
+            else:
+                texts = _without_media_note(result.content, bool(images), bool(documents))
+            if texts is None:
+                return False
+            if texts == [TextPart(ERROR_PREFIX.strip())] and not is_error:
+                texts, is_error = [], True  # an error result of media only: "Error:" then the note
+            new = ToolResult(
+                tool_call_id=result.tool_call_id,
+                content=[*texts, *images, *documents],
+                is_error=is_error,
+                name=name if name is not None else result.name,
+            )
+            folded.append((result, new, twm))
+        for result, new, twm in folded:
+            self._result_overrides(new, twm)
+            result.content, result.is_error, result.name = new.content, new.is_error, new.name
+            result.provider_data = new.provider_data
+        return True
 
     def _user_from_wire(self, wm: dict[str, Any]) -> Message:
         content = wm.get("content")
@@ -1152,6 +1242,62 @@ class OpenAIChatCodec:
             pd["message"] = over
             msg.provider_data[API] = pd
         return msg
+
+
+#: The notes :meth:`OpenAIChatCodec._user_messages` writes in a tool message whose result's images
+#: and PDFs it sends in the next user message: (images, documents) → (the note when the result
+#: has no text, the note after its text).
+_MEDIA_NOTES: dict[tuple[bool, bool], tuple[str, str | None]] = {
+    (True, False): ("(the result is the image(s) in the next user message)", None),
+    (False, True): (
+        "(the result's document(s) are in the next user message)",
+        "(the result's document(s) are in the next user message)",
+    ),
+    (True, True): (
+        "(the result is the image(s) and document(s) in the next user message)",
+        "(the result's image(s) and document(s) are in the next user message)",
+    ),
+}
+
+
+def _result_label(text: str, ids: dict[str, Any]) -> tuple[str, str, str | None] | None:
+    """``(label, call id, tool name or None)`` when ``text`` is the label toolwire's Chat codec
+    writes before a result's images or PDFs (``"<label><call id>:"`` or ``"<label><call id>
+    (<tool>):"``) for a call id in ``ids``; ``None`` for any other text."""
+    for label in (IMAGE_LABEL, DOCUMENT_LABEL):
+        if not text.startswith(label) or not text.endswith(":"):
+            continue
+        rest = text[len(label) : -1]
+        if rest in ids:
+            return label, rest, None
+        # the longest id that the text names, then " (<tool>)"
+        for call_id in sorted((i for i in ids if rest.startswith(i + " (")), key=len, reverse=True):
+            name = rest[len(call_id) + 2 :]
+            if name.endswith(")") and len(name) > 1 and "(" not in name[:-1] and ")" not in name[:-1]:
+                return label, call_id, name[:-1]
+    return None
+
+
+def _without_media_note(content: Any, images: bool, documents: bool) -> list[TextPart] | None:
+    """The text parts of a decoded tool result's ``content`` without the note the encoder wrote in
+    place of its ``images``/``documents`` (none for images after text); ``None`` when the text
+    does not hold the note the encoder would have written."""
+    alone, after = _MEDIA_NOTES[(images, documents)]
+    if isinstance(content, str):
+        if content == alone:
+            return []
+        if after is None:
+            return [TextPart(content)] if content else None
+        suffix = "\n" + after
+        if content.endswith(suffix) and len(content) > len(suffix):
+            return [TextPart(content[: -len(suffix)])]
+        return None
+    parts = [p for p in content if isinstance(p, TextPart)]
+    if after is None:
+        return parts if any(p.text for p in parts) else None
+    if len(parts) > 1 and parts[-1].text == after and parts[-1].provider_data == {}:
+        return parts[:-1]
+    return None
 
 
 def _arguments_as_text(wm: dict[str, Any]) -> dict[str, Any]:
