@@ -100,6 +100,15 @@ def mark_error(result: ToolResult) -> ToolResult:
     elif result.content and isinstance(first := result.content[0], TextPart) and first.text.startswith(ERROR_PREFIX):
         first.text = first.text[len(ERROR_PREFIX) :]
         result.is_error = True
+    elif (
+        len(result.content) > 1
+        and isinstance(first := result.content[0], TextPart)
+        and first.text == ERROR_PREFIX.strip()
+        and not any(isinstance(p, TextPart) for p in result.content[1:])
+    ):
+        # an error result of images/documents only: "Error:" before them
+        result.content = result.content[1:]
+        result.is_error = True
     return result
 
 

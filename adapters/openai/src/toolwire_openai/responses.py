@@ -1468,7 +1468,12 @@ class OpenAIResponsesCodec:
                     content.append(TextPart(o.get("text", "")))
                 elif o.get("type") == "input_image" and o.get("image_url"):
                     url = o["image_url"]
-                    extra = {k: v for k, v in o.items() if k not in ("type", "image_url")}
+                    # "detail": "auto" is what the encoder writes (_image): not an imported detail
+                    extra = {
+                        k: v
+                        for k, v in o.items()
+                        if k not in ("type", "image_url") and not (k == "detail" and v == "auto")
+                    }
                     pd = {API: {"part": extra}} if extra else {}
                     if url.startswith("data:") and ";base64," in url:
                         head, _, data = url.partition(";base64,")
