@@ -13,8 +13,10 @@ finish-reason and usage tables).
 
 from __future__ import annotations
 
+import ast
 import base64
 import copy
+import dataclasses
 import functools
 import hashlib
 import json
@@ -1057,7 +1059,10 @@ class GeminiCodec:
           content ``s``; any other object (``{"return_value": …}``, ``{"result": …}``, a
           non-string output) → content is its compact JSON text and the object itself is kept
           in ``provider_data["gemini"]["response"]`` so it goes back unchanged;
-          ``functionResponse.parts`` images → :class:`ImagePart` in the content list.
+          ``functionResponse.parts`` images → :class:`ImagePart` in the content list; the
+          ``inlineData`` PDFs right after the function responses that a response's text names
+          with the note the encoder writes → :class:`DocumentPart` at the end of that result's
+          content (note removed), any other PDF staying a part of the user message.
         - ``systemInstruction`` text parts → ``instructions`` (joined with a blank line).
         - ``tools[].functionDeclarations`` → :class:`Tool` (input schema as JSON Schema; the
           declaration kept in ``provider_data["gemini"]["declaration"]`` and re-sent as is while
@@ -1245,7 +1250,7 @@ class GeminiCodec:
                 # a file, a video, audio, a blob typed as a PDF whose bytes are none: kept whole for
                 # Gemini (another API leaves it out and reports it), not taken for an image
                 msg_parts.append(kept_part(part))
-            messages.append(Message("user", msg_parts, role_pd))
+            messages.append(Message("user", _fold_sibling_documents(msg_parts), role_pd))
         return messages
 
 
@@ -1431,6 +1436,61 @@ def _kept_response_part(part: dict[str, Any]) -> str:
     uri = _g(inner, "fileUri") if isinstance(inner, dict) else None
     about = " ".join(str(v)[:120] for v in (mime, uri) if isinstance(v, str) and v)
     return f"{kind} part" + (f" ({about})" if about else "")
+
+
+#: The note :meth:`GeminiCodec._encode_result` ends a response's text with when the result's PDFs
+#: follow the function responses: its names (each ``repr``, joined by ``", "``) as group 1.
+_SIBLING_NOTE = re.compile(r"(?:\A|\n)\(the document\(s\) ([^\n]+) follow the function responses\)\Z")
+
+
+def _sibling_names(text: str) -> tuple[str, list[str]] | None:
+    """``(text before the note, the names it gives)`` when ``text`` ends with the note naming a
+    result's PDFs that follow the function responses, written as toolwire writes it; else ``None``."""
+    m = _SIBLING_NOTE.search(text)
+    if m is None:
+        return None
+    try:
+        names = ast.literal_eval(f"({m.group(1)},)")
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
+        return None
+    named: list[str] = list(names)
+    if ", ".join(repr(n) for n in named) != m.group(1):
+        return None
+    return text[: m.start()], named
+
+
+def _fold_sibling_documents(parts: list[Any]) -> list[Any]:
+    """An imported user turn's ``parts`` with the PDFs the encoder sent after the function
+    responses (rule ``gemini.conversation.tool-result-document``) put back into the results whose
+    text names them, in order, with those names as filenames (none for the made-up
+    ``document.pdf``), the note removed. Unchanged when the turn does not hold them as toolwire
+    writes them (a PDF of the user's own, a note naming PDFs that are not there)."""
+    n = next((i for i, p in enumerate(parts) if not isinstance(p, ToolResult)), len(parts))
+    pos, out = n, list(parts)
+    for i, result in enumerate(parts[:n]):
+        content = result.content
+        texts = [p for p in content if isinstance(p, TextPart)] if isinstance(content, list) else None
+        if texts is not None and (len(texts) != 1 or content[0] is not texts[0] or texts[0].provider_data):
+            continue
+        found = _sibling_names(content if isinstance(content, str) else texts[0].text if texts else "")
+        if found is None:
+            continue
+        before, names = found
+        docs = parts[pos : pos + len(names)]
+        if len(docs) != len(names) or not all(
+            type(d) is DocumentPart and d.media_type == "application/pdf" and not d.provider_data for d in docs
+        ):
+            return parts
+        pos += len(names)
+        named = [
+            DocumentPart(d.data, d.media_type, None if name == DocumentPart(d.data).name else name)
+            for d, name in zip(docs, names)
+        ]
+        rest = [p for p in content if not isinstance(p, TextPart)] if isinstance(content, list) else []
+        out[i] = dataclasses.replace(result, content=[*([TextPart(before)] if before else []), *rest, *named])
+    return out[:n] + parts[pos:]
 
 
 def _sibling_documents(result: ToolResult) -> list[DocumentPart]:
