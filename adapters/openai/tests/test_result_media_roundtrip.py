@@ -320,3 +320,21 @@ def test_responses_image_detail_other_than_the_default_is_kept() -> None:
     assert isinstance(result, ToolResult) and isinstance(result.content, list)
     assert result.content[0] == ImagePart(url=URL, provider_data={"openai": {"part": {"detail": "low"}}})
     assert RESP.encode_request(decoded)["input"] == body["input"]
+
+
+def test_chat_note_as_a_text_part_is_removed_too() -> None:
+    # the compatible-server profile moves a tool message's images to a user message after the
+    # tool messages and leaves the note as a text part: folded the same way
+    body = _chat_body(
+        [
+            {"type": "text", "text": "Image(s) returned by tool call c1:"},
+            {"type": "image_url", "image_url": {"url": URL}},
+        ],
+        tool_content=[{"type": "text", "text": "(the result is the image(s) in the next user message)"}],
+    )
+    decoded = CHAT.decode_request(body)
+    assert [m.role for m in decoded.messages] == ["user", "assistant", "user"]
+    (result,) = decoded.messages[-1].parts
+    assert isinstance(result, ToolResult)
+    assert result.content == [ImagePart(url=URL)] and result.name is None
+    assert CHAT.encode_request(decoded)["messages"] == body["messages"]

@@ -1293,6 +1293,8 @@ def _without_media_note(content: Any, images: bool, documents: bool) -> list[Tex
             return [TextPart(content[: -len(suffix)])]
         return None
     parts = [p for p in content if isinstance(p, TextPart)]
+    if len(parts) == 1 and parts[0].text == alone and parts[0].provider_data == {}:
+        return []  # as a text part (how the compatible-server profile writes it)
     if after is None:
         return parts if any(p.text for p in parts) else None
     if len(parts) > 1 and parts[-1].text == after and parts[-1].provider_data == {}:
