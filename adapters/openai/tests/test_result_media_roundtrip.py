@@ -338,3 +338,32 @@ def test_chat_note_as_a_text_part_is_removed_too() -> None:
     assert isinstance(result, ToolResult)
     assert result.content == [ImagePart(url=URL)] and result.name is None
     assert CHAT.encode_request(decoded)["messages"] == body["messages"]
+
+
+def test_chat_labelled_groups_in_another_order_stay_a_user_message() -> None:
+    # toolwire writes the groups in the order of the tool messages; a message that re-encoding
+    # would not give back exactly is left as it came
+    note = "(the result is the image(s) in the next user message)"
+    calls = [{"id": c, "type": "function", "function": {"name": "shot", "arguments": "{}"}} for c in ("c1", "c2")]
+    body = {
+        "model": "gpt-4.1",
+        "messages": [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": None, "tool_calls": calls},
+            {"role": "tool", "tool_call_id": "c1", "content": note},
+            {"role": "tool", "tool_call_id": "c2", "content": note},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Image(s) returned by tool call c2:"},
+                    {"type": "image_url", "image_url": {"url": URL}},
+                    {"type": "text", "text": "Image(s) returned by tool call c1:"},
+                    {"type": "image_url", "image_url": {"url": URL}},
+                ],
+            },
+        ],
+    }
+    decoded = CHAT.decode_request(body)
+    assert [m.role for m in decoded.messages] == ["user", "assistant", "user", "user"]
+    assert [p.content for p in decoded.messages[2].parts if isinstance(p, ToolResult)] == [note, note]
+    assert CHAT.encode_request(decoded)["messages"] == body["messages"]

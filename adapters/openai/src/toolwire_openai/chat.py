@@ -1144,6 +1144,14 @@ class OpenAIChatCodec:
                 name=name if name is not None else result.name,
             )
             folded.append((result, new, twm))
+        if media:
+            return False  # a label for a call id twice in the run, a result not folded
+        # only a message the folded results give back exactly (labels, order, parts): anything
+        # else is left as it came
+        replaced = {id(r): n for r, n, _ in folded}
+        encoded = self._user_messages(Message("user", [replaced.get(id(r), r) for r, _ in run]))
+        if not encoded or encoded[-1] != _named_files(wm):
+            return False
         for result, new, twm in folded:
             self._result_overrides(new, twm)
             result.content, result.is_error, result.name = new.content, new.is_error, new.name
