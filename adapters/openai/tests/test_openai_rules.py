@@ -378,6 +378,11 @@ SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], A
     ),
     "request.temperature-range": (lambda a: a.body(temperature=2.5), lambda a: "/temperature", None),
     "request.top-p-range": (lambda a: a.body(top_p=2), lambda a: "/top_p", None),
+    "request.top-logprobs-range": (
+        lambda a: a.body(top_logprobs=21, **({"logprobs": True} if a is CHAT_API else {})),
+        lambda a: "/top_logprobs",
+        None,
+    ),
     "conversation.image-media-type": (
         lambda a: a.body(
             **(
@@ -538,6 +543,9 @@ def _resp_call_name_body() -> dict[str, Any]:
 LONG_ID = "toolu_01" + "A" * 62  # 70 characters: past both bounds
 
 CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
+    "request.penalty-range": (lambda: chat_body(presence_penalty=2.2), "/presence_penalty", None),
+    "request.n-range": (lambda: chat_body(n=0), "/n", None),
+    "request.logit-bias": (lambda: chat_body(logit_bias={"50256": 101}), "/logit_bias/50256", None),
     "call.name": (
         _chat_call_name_body,
         "/messages/1/tool_calls/0/function/name",
@@ -1163,6 +1171,59 @@ def test_temperature_range_bounds() -> None:
     for value, bad in ((0, False), (2, False), (-0.1, True), (2.01, True), (True, True), ("1", True)):
         got = [v.rule for v in CHAT.check_request(chat_body(temperature=value))]
         assert ("openai-chat.request.temperature-range" in got) is bad, value
+
+
+def test_sampling_number_ranges_of_the_sdk_docstrings() -> None:
+    # penalties -2..2, n 1..128, top_logprobs 0..20 (both APIs), logit_bias values -100..100 per
+    # token id; booleans and strings are not numbers
+    cases: list[tuple[str, Any, bool]] = [
+        *(
+            (key, v, bad)
+            for key in ("frequency_penalty", "presence_penalty")
+            for v, bad in ((-2, False), (0.5, False), (2, False), (2.2, True), (-2.01, True), (True, True), ("1", True))
+        ),
+        *(("n", v, bad) for v, bad in ((1, False), (128, False), (0, True), (129, True), (2.0, True), (True, True))),
+    ]
+    rule = {"frequency_penalty": "penalty-range", "presence_penalty": "penalty-range", "n": "n-range"}
+    for key, value, bad in cases:
+        got = [v.rule for v in CHAT.check_request(chat_body(**{key: value}))]
+        assert (f"openai-chat.request.{rule[key]}" in got) is bad, (key, value)
+    for value, bad in ((0, False), (20, False), (21, True), (-1, True), (5.0, True), (False, True)):
+        got = [v.rule for v in CHAT.check_request(chat_body(top_logprobs=value, logprobs=True))]
+        assert ("openai-chat.request.top-logprobs-range" in got) is bad, value
+        got = [v.rule for v in RESP.check_request(resp_body(top_logprobs=value))]
+        assert ("openai.request.top-logprobs-range" in got) is bad, value
+    for bias, bad in (
+        ({"50256": -100, "13": 100}, False),
+        ({}, False),
+        ({"50256": -101}, True),
+        ({"50256": 1.5}, True),
+        ({"hello": 5}, True),
+        ({"50256": True}, True),
+        ([1, 2], True),
+    ):
+        got = [v.rule for v in CHAT.check_request(chat_body(logit_bias=bias))]
+        assert ("openai-chat.request.logit-bias" in got) is bad, bias
+
+
+@pytest.mark.parametrize(
+    "api,settings,field",
+    [
+        ("openai-chat", {"frequency_penalty": 5}, "frequency_penalty"),
+        ("openai-chat", {"presence_penalty": -3}, "presence_penalty"),
+        ("openai-chat", {"n": 0}, "n"),
+        ("openai-chat", {"n": 500}, "n"),
+        ("openai-chat", {"logprobs": True, "top_logprobs": 50}, "top_logprobs"),
+        ("openai-chat", {"logit_bias": {"50256": 500}}, "logit_bias"),
+        ("openai", {"top_logprobs": 50}, "top_logprobs"),
+    ],
+)
+def test_out_of_range_settings_are_refused_before_sending(api: str, settings: dict[str, Any], field: str) -> None:
+    model = toolwire.model(f"{api}:gpt-4.1", api_key="k", **settings)
+    request = model.build_request([Message("user", [toolwire.TextPart("hi")])])
+    with pytest.raises(RequestRefused) as err:
+        model.prepare(request)
+    assert [v.pointer.split("/")[1] for v in err.value.violations] == [field], err.value
 
 
 def test_output_token_limit_bounds() -> None:

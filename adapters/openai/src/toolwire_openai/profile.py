@@ -103,6 +103,11 @@ _SDK_NAME = (
 _SO_DOC = "https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas"
 
 
+def _int_within(value: Any, low: int, high: int) -> bool:
+    """Whether ``value`` is an integer (not a bool) from ``low`` to ``high``."""
+    return type(value) is int and low <= value <= high
+
+
 def _rules(prefix: str, rows: Iterable[tuple[str, str, str, Action]]) -> Mapping[str, Rule]:
     return rule_table(
         *(
@@ -435,6 +440,13 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
             "refuse",
         ),
         (
+            "request.top-logprobs-range",
+            "'top_logprobs' is an integer from 0 to 20.",
+            'SDK docstring of top_logprobs: "An integer between 0 and 20 specifying the maximum number of most '
+            'likely tokens to return at each token position"',
+            "refuse",
+        ),
+        (
             "request.sampling-reasoning-model",
             "Reasoning models (o1, o3, o4 families and gpt-5, gpt-5-mini, gpt-5-nano, ...; "
             "gpt-5.1 and later unless reasoning effort is 'none') take only the default temperature and top_p (1).",
@@ -626,6 +638,28 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "request.top-logprobs-without-logprobs",
             "'top_logprobs' needs 'logprobs': true.",
             'SDK docstring of top_logprobs: "`logprobs` must be set to `true` if this parameter is used."',
+            "refuse",
+        ),
+        (
+            "request.penalty-range",
+            "'frequency_penalty' and 'presence_penalty' are numbers from -2 to 2.",
+            'SDK docstrings of frequency_penalty and presence_penalty: "Number between -2.0 and 2.0."; API error '
+            "\"2.2 is greater than the maximum of 2 - 'presence_penalty'\" (openai/openai-python#287)",
+            "refuse",
+        ),
+        (
+            "request.n-range",
+            "'n' (choices per request) is an integer from 1 to 128.",
+            'SDK type of n (Optional[int], "How many chat completion choices to generate"); API error "Invalid '
+            "'n': integer above maximum value. Expected a value <= 128, but got 130 instead.\" "
+            "(thisisartium/continuous-alignment-testing#25)",
+            "refuse",
+        ),
+        (
+            "request.logit-bias",
+            "'logit_bias' maps token ids (digit strings) to integers from -100 to 100.",
+            'SDK type of logit_bias (Dict[str, int]) and its docstring: "maps tokens (specified by their token ID '
+            'in the tokenizer) to an associated bias value from -100 to 100"',
             "refuse",
         ),
         (
@@ -2338,6 +2372,15 @@ class _OpenAIProfile(Profile):
             isinstance(top_p, bool) or not isinstance(top_p, (int, float)) or not 0 <= top_p <= 1
         ):
             out.append(self.violation("request.top-p-range", "/top_p", f"top_p must be between 0 and 1, got {top_p!r}"))
+        top_logprobs = body.get("top_logprobs")
+        if top_logprobs is not None and not _int_within(top_logprobs, 0, 20):
+            out.append(
+                self.violation(
+                    "request.top-logprobs-range",
+                    "/top_logprobs",
+                    f"top_logprobs must be an integer from 0 to 20, got {top_logprobs!r}",
+                )
+            )
         for pointer, message in _sampling_problem(body, effort):
             out.append(self.violation("request.sampling-reasoning-model", pointer, message))
         meta = body.get("metadata")
@@ -2691,6 +2734,46 @@ class OpenAIChatProfile(_OpenAIProfile):
                     "request.top-logprobs-without-logprobs", "/top_logprobs", "top_logprobs needs logprobs: true"
                 )
             )
+        for key in ("frequency_penalty", "presence_penalty"):
+            value = body.get(key)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, (int, float)) or not -2 <= value <= 2
+            ):
+                out.append(
+                    self.violation("request.penalty-range", f"/{key}", f"{key} must be from -2 to 2, got {value!r}")
+                )
+        n = body.get("n")
+        if n is not None and not _int_within(n, 1, 128):
+            out.append(
+                self.violation(
+                    "request.n-range",
+                    "/n",
+                    f"n must be an integer from 1 to 128, got {n!r} (toolwire reads the first choice; leave n unset)",
+                )
+            )
+        bias = body.get("logit_bias")
+        if bias is not None:
+            if not isinstance(bias, dict):
+                out.append(
+                    self.violation(
+                        "request.logit-bias",
+                        "/logit_bias",
+                        f"logit_bias must be an object of token ids to integers, got {type(bias).__name__}",
+                    )
+                )
+            else:
+                for token, value in bias.items():
+                    if not (isinstance(token, str) and token.isdigit() and token.isascii()) or not _int_within(
+                        value, -100, 100
+                    ):
+                        out.append(
+                            self.violation(
+                                "request.logit-bias",
+                                f"/logit_bias/{_esc(token)}",
+                                f"logit_bias maps token ids (digit strings such as '50256') to integers from -100 "
+                                f"to 100, got {token!r}: {value!r}",
+                            )
+                        )
         stop = body.get("stop")
         if isinstance(stop, list) and len(stop) > 4:
             out.append(self.violation("request.stop-count", "/stop", f"{len(stop)} stop sequences (at most 4)"))
