@@ -1699,6 +1699,80 @@ def test_more_than_five_stop_sequences_are_refused() -> None:
         assert violations({"contents": [user()], "generationConfig": {"stopSequences": ok}}) == []
 
 
+def test_config_values_outside_the_sdk_enums_and_types_are_refused() -> None:
+    """safetySettings categories the Gemini API does not take (the Vertex-only image categories,
+    a misspelt one), an unknown threshold, the Vertex-only method field, and generationConfig
+    values of the wrong type or outside the SDK's enums."""
+
+    def body(**top: Any) -> dict[str, Any]:
+        return {"contents": [user()], **top}
+
+    rule = "gemini.request.config-values"
+    ok = [
+        {"category": c, "threshold": t}
+        for c, t in (
+            ("HARM_CATEGORY_HARASSMENT", "BLOCK_NONE"),
+            ("HARM_CATEGORY_HATE_SPEECH", "OFF"),
+            ("HARM_CATEGORY_SEXUALLY_EXPLICIT", "BLOCK_ONLY_HIGH"),
+            ("HARM_CATEGORY_DANGEROUS_CONTENT", "BLOCK_LOW_AND_ABOVE"),
+            ("HARM_CATEGORY_CIVIC_INTEGRITY", "BLOCK_MEDIUM_AND_ABOVE"),
+        )
+    ]
+    assert violations(body(safetySettings=ok)) == []
+    bad = [
+        *ok,
+        {"category": "HARM_CATEGORY_IMAGE_HATE", "threshold": "BLOCK_NONE"},
+        {"category": "HARM_CATEGORY_HARASMENT", "threshold": "BLOCK_NONE"},
+        {"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ALL"},
+        {"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE", "method": "SEVERITY"},
+    ]
+    assert violations(body(safetySettings=bad)) == [
+        (rule, "/safetySettings/5/category"),
+        (rule, "/safetySettings/6/category"),
+        (rule, "/safetySettings/7/threshold"),
+        (rule, "/safetySettings/8/method"),
+    ]
+    assert violations(body(safety_settings={"category": "HARM_CATEGORY_HARASSMENT", "threshold": "OFF"})) == [
+        (rule, "/safety_settings")
+    ]
+    gen = {
+        "seed": 1.5,
+        "logprobs": "3",
+        "stopSequences": ["END", 7],
+        "responseModalities": ["TEXT", "SMELL"],
+        "mediaResolution": "ULTRA",
+    }
+    assert violations(body(generationConfig=gen)) == [
+        (rule, "/generationConfig/seed"),
+        (rule, "/generationConfig/logprobs"),
+        (rule, "/generationConfig/stopSequences/1"),
+        (rule, "/generationConfig/responseModalities/1"),
+        (rule, "/generationConfig/mediaResolution"),
+    ]
+    good = {
+        "seed": 7,
+        "logprobs": 3,
+        "stopSequences": ["END"],
+        "responseModalities": ["TEXT"],
+        "mediaResolution": "MEDIA_RESOLUTION_LOW",
+    }
+    assert violations(body(generationConfig=good)) == []
+
+
+def test_config_values_are_refused_before_sending(mock_model: Any) -> None:
+    from toolwire.errors import RequestRefused
+
+    settings = [{"category": "HARM_CATEGORY_IMAGE_DANGEROUS_CONTENT", "threshold": "BLOCK_NONE"}]
+    model = mock_model([], safety_settings=settings)
+    with pytest.raises(RequestRefused) as info:
+        run(model.send(model.build_request([Message.user("hi")])))
+    assert model.sent == []
+    assert [(v.rule, v.pointer) for v in info.value.violations] == [
+        ("gemini.request.config-values", "/safetySettings/0/category")
+    ]
+    assert "HARM_CATEGORY_DANGEROUS_CONTENT" in str(info.value)
+
+
 def test_more_than_five_stop_sequences_are_refused_before_sending(mock_model: Any) -> None:
     from toolwire.errors import RequestRefused
 

@@ -464,6 +464,25 @@ RULES: tuple[Rule, ...] = (
         "refuse",
     ),
     _r(
+        "gemini.request.config-values",
+        "safetySettings is a list whose entries name a category the Gemini API takes (HARM_CATEGORY_HARASSMENT, "
+        "HARM_CATEGORY_HATE_SPEECH, HARM_CATEGORY_SEXUALLY_EXPLICIT, HARM_CATEGORY_DANGEROUS_CONTENT, "
+        "HARM_CATEGORY_CIVIC_INTEGRITY) and a threshold of the SDK's HarmBlockThreshold, without the Vertex-only "
+        "method; generationConfig's seed and logprobs are integers, stopSequences entries strings, "
+        "responseModalities entries and mediaResolution values of the SDK's Modality and MediaResolution. Another "
+        "value is refused, naming the values the API takes.",
+        _SDK + 'HarmCategory (the image categories: "This enum value is not supported in Gemini API."), '
+        'HarmBlockThreshold, SafetySetting.method ("This field is not supported in Gemini API."), GenerationConfig '
+        "(seed, logprobs: int; stop_sequences: list[str]; response_modalities: list[Modality]; media_resolution: "
+        'MediaResolution); API errors "GenerateContentRequest.safety_settings[4]: element predicate failed: '
+        "$.category in (HarmCategory.HARM_CATEGORY_HATE_SPEECH, HarmCategory.HARM_CATEGORY_SEXUALLY_EXPLICIT, "
+        "HarmCategory.HARM_CATEGORY_DANGEROUS_CONTENT, HarmCategory.HARM_CATEGORY_HARASSMENT, "
+        'HarmCategory.HARM_CATEGORY_CIVIC_INTEGRITY)" (SillyTavern/SillyTavern#2728, lbjlaq/Antigravity-Manager#3195) '
+        'and "Invalid value at "safety_settings[4].category" (...HarmCategory), "HARM_CATEGORY_IMAGE_HATE"" '
+        "(NEKOparapa/AiNiee#746)",
+        "refuse",
+    ),
+    _r(
         "gemini.request.stop-sequences-count",
         "generationConfig.stopSequences holds at most 5 sequences; more are refused (which to keep is yours to say).",
         _SDK + "GenerationConfig.stop_sequences; https://ai.google.dev/api/generate-content#generationconfig "
@@ -1182,6 +1201,89 @@ def _whole(field: str, value: int | float) -> bool:
     """An integer ``field`` value: an ``int``, or for ``topK`` (``Optional[float]`` in
     ``google.genai.types.GenerationConfig``) a float with no fraction (``40.0``)."""
     return type(value) is int or (field == "topK" and value == value // 1)
+
+
+#: The safetySettings categories the Gemini API takes (rule ``gemini.request.config-values``): the
+#: API's own list in its error "element predicate failed: $.category in (...)"; the SDK's
+#: HarmCategory also has image categories ("not supported in Gemini API"), HARM_CATEGORY_JAILBREAK
+#: and the unused HARM_CATEGORY_UNSPECIFIED, none of them in that list.
+GEMINI_API_HARM_CATEGORIES = (
+    "HARM_CATEGORY_HARASSMENT",
+    "HARM_CATEGORY_HATE_SPEECH",
+    "HARM_CATEGORY_SEXUALLY_EXPLICIT",
+    "HARM_CATEGORY_DANGEROUS_CONTENT",
+    "HARM_CATEGORY_CIVIC_INTEGRITY",
+)
+
+
+def _enum_values(name: str) -> tuple[str, ...]:
+    """The values of the installed SDK's ``google.genai.types`` enum ``name``."""
+    from google.genai import types
+
+    return tuple(str(m.value) for m in getattr(types, name))
+
+
+def _config_value_problems(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(pointer, message)`` for each value of ``safetySettings`` and ``generationConfig`` that
+    the Gemini API refuses by type or enum (rule ``gemini.request.config-values``)."""
+    out: list[tuple[str, str]] = []
+
+    def one_of(value: Any, allowed: tuple[str, ...], pointer: str, what: str) -> None:
+        if not (isinstance(value, str) and value in allowed):
+            out.append((pointer, f"{what} {value!r} is not one the Gemini API takes: use one of {', '.join(allowed)}"))
+
+    skey = _key(body, "safetySettings")
+    if skey and body[skey] is not None:
+        settings = body[skey]
+        if not isinstance(settings, list):
+            out.append(
+                (
+                    f"/{skey}",
+                    f"safetySettings must be a list of {{'category': ..., 'threshold': ...}} entries, got "
+                    f"{type(settings).__name__}",
+                )
+            )
+        else:
+            thresholds = _enum_values("HarmBlockThreshold")
+            for i, entry in enumerate(settings):
+                if not isinstance(entry, dict):
+                    out.append(
+                        (f"/{skey}/{i}", f"a safetySettings entry must be an object, got {type(entry).__name__}")
+                    )
+                    continue
+                if "category" in entry:
+                    one_of(entry["category"], GEMINI_API_HARM_CATEGORIES, f"/{skey}/{i}/category", "category")
+                if "threshold" in entry:
+                    one_of(entry["threshold"], thresholds, f"/{skey}/{i}/threshold", "threshold")
+                if "method" in entry:
+                    out.append(
+                        (
+                            f"/{skey}/{i}/method",
+                            "method is a Vertex AI field the Gemini API does not take: leave it out",
+                        )
+                    )
+    gkey = _key(body, "generationConfig")
+    gen = body.get(gkey) if gkey else None
+    if not isinstance(gen, dict):
+        return out
+    for field in ("seed", "logprobs"):
+        fkey = _key(gen, field)
+        if fkey and gen[fkey] is not None and type(gen[fkey]) is not int:
+            out.append((f"/{gkey}/{fkey}", f"{field} must be an integer, got {gen[fkey]!r}"))
+    fkey = _key(gen, "stopSequences")
+    if fkey and isinstance(gen[fkey], list):
+        for i, stop in enumerate(gen[fkey]):
+            if not isinstance(stop, str):
+                out.append((f"/{gkey}/{fkey}/{i}", f"a stop sequence must be a string, got {stop!r}"))
+    fkey = _key(gen, "responseModalities")
+    if fkey and isinstance(gen[fkey], list):
+        modalities = _enum_values("Modality")
+        for i, modality in enumerate(gen[fkey]):
+            one_of(modality, modalities, f"/{gkey}/{fkey}/{i}", "response modality")
+    fkey = _key(gen, "mediaResolution")
+    if fkey and gen[fkey] is not None:
+        one_of(gen[fkey], _enum_values("MediaResolution"), f"/{gkey}/{fkey}", "mediaResolution")
+    return out
 
 
 #: ``(generationConfig field, least, most or None, integer only)`` (rule ``gemini.request.sampling-range``).
@@ -2782,6 +2884,8 @@ class GeminiProfile(Profile):
                             "(or use the cache= setting, which leaves it out), or do not name the cache",
                         )
                     )
+        for pointer, message in _config_value_problems(body):
+            out.append(Violation("gemini.request.config-values", pointer, message))
         gkey = _key(body, "generationConfig")
         gen = body.get(gkey) if gkey else None
         if not isinstance(gen, dict):
