@@ -725,6 +725,9 @@ def test_model_id_spellings_through_the_sdk(mock_model, wire, monkeypatch) -> No
         # not permitted"): it was sent
         ({"output_config": {"efort": "low"}}, ["no field 'efort'", "did you mean 'effort'?", "effort, format"]),
         ({"cache_control": {"type": "ephemeral", "tll": "1h"}}, ["no field 'tll'", "did you mean 'ttl'?"]),
+        # values of the request-level cache_control (was sent: "cache_control.ttl: Input should be '5m' or '1h'")
+        ({"cache_control": {"type": "ephemeral", "ttl": "2h"}}, ["'5m'", "'1h'"]),
+        ({"cache_control": {"type": "persistent"}}, ["'ephemeral'"]),
     ],
 )
 def test_an_unknown_setting_value_is_a_configuration_error(mock_model, wire, settings, named) -> None:
@@ -734,6 +737,19 @@ def test_an_unknown_setting_value_is_a_configuration_error(mock_model, wire, set
         mock_model([], model_id="claude-opus-5-5", **settings)
     for value in named:
         assert value in str(info.value)
+
+
+@pytest.mark.parametrize("stops", [["END", 7], "END", [None]])
+def test_stop_sequences_that_are_not_a_list_of_strings_are_refused(mock_model, wire, stops) -> None:
+    model = mock_model([], model_id="claude-sonnet-4-5", stop_sequences=stops)
+    with pytest.raises(RequestRefused) as info:
+        run(model.send(model.build_request([Message.user("hi")])))
+    assert {v.rule for v in info.value.violations} == {"anthropic.request.stop-sequences-type"}
+    assert model.sent == []
+    ok = wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))
+    model = mock_model([ok], model_id="claude-sonnet-4-5", stop_sequences=["END", "###"])
+    run(model.send(model.build_request([Message.user("hi")])))
+    assert model.sent[0].json["stop_sequences"] == ["END", "###"]
 
 
 def test_speed_values_through_the_sdk(mock_model, wire) -> None:

@@ -105,6 +105,12 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
         "/thinking/display",
     ),
     ("anthropic.request.field-values", body(thinking={"effort": "turbo"}), "/thinking/type"),
+    # the request-level cache_control (anthropic.types.CacheControlEphemeralParam: type 'ephemeral', ttl '5m'|'1h')
+    ("anthropic.request.field-values", body(cache_control={"type": "ephemeral", "ttl": "2h"}), "/cache_control/ttl"),
+    ("anthropic.request.field-values", body(cache_control={"type": "persistent"}), "/cache_control/type"),
+    # stop_sequences: SequenceNotStr[str]
+    ("anthropic.request.stop-sequences-type", body(stop_sequences=["END", 7]), "/stop_sequences/1"),
+    ("anthropic.request.stop-sequences-type", body(stop_sequences="END"), "/stop_sequences"),
     ("anthropic.request.metadata", body(metadata={"session": "x"}), "/metadata/session"),
     (
         "anthropic.conversation.prefill-unsupported",

@@ -554,6 +554,14 @@ RULES: tuple[Rule, ...] = (
         "repair",
     ),
     _rule(
+        "anthropic.request.stop-sequences-type",
+        "stop_sequences is a list of strings: a single string, or an entry that is not a string, is refused before "
+        "sending.",
+        "anthropic.types.MessageCreateParamsBase.stop_sequences: SequenceNotStr[str] (a sequence of strings that is "
+        "not itself a string)",
+        "refuse",
+    ),
+    _rule(
         "anthropic.request.stop-sequences-blank",
         'Each stop sequence holds a character other than whitespace: one of only whitespace ("\\n") is left '
         "out and reported (the answer is not cut there).",
@@ -656,7 +664,8 @@ RULES: tuple[Rule, ...] = (
         "anthropic.request.field-values",
         "speed, output_config.effort, thinking.type and thinking.display take the values the installed SDK types "
         "them with (anthropic 2.14: speed 'standard' or 'fast'; effort low, medium, high, xhigh or max; thinking.type "
-        "enabled, adaptive, disabled or between_tools; display summarized or omitted); a thinking object needs a "
+        "enabled, adaptive, disabled or between_tools; display summarized or omitted; the request-level "
+        "cache_control's type ephemeral and ttl 5m or 1h); a thinking object needs a "
         "type and holds only the fields of its type's SDK param (toolwire's {'effort': E} takes none, minimal, low, "
         "medium, high, xhigh or max, and no other key); output_config, cache_control and diagnostics hold only the "
         "keys of their SDK TypedDicts when given as model settings. Another value or field is "
@@ -1321,6 +1330,10 @@ FIELD_VALUE_PATHS: tuple[tuple[str, ...], ...] = (
     ("output_config", "effort"),
     ("thinking", "type"),
     ("thinking", "display"),
+    # the request-level cache_control (anthropic.types.CacheControlEphemeralParam: type 'ephemeral',
+    # ttl '5m' or '1h')
+    ("cache_control", "type"),
+    ("cache_control", "ttl"),
 )
 _CROSS_PROVIDER_EFFORTS = "none, minimal, low, medium, high, xhigh or max"
 
@@ -2193,6 +2206,25 @@ class AnthropicProfile(Profile):
                 "/service_tier",
                 f"service_tier must be 'auto' or 'standard_only' on Anthropic, got {body['service_tier']!r}",
             )
+        if "stop_sequences" in body and body["stop_sequences"] is not None:
+            stops = body["stop_sequences"]
+            if not isinstance(stops, list):
+                add(
+                    "anthropic.request.stop-sequences-type",
+                    "/stop_sequences",
+                    f"stop_sequences must be a list of strings, got {type(stops).__name__} {stops!r}: "
+                    f"write stop_sequences=[{stops!r}]"
+                    if isinstance(stops, str)
+                    else f"stop_sequences must be a list of strings, got {type(stops).__name__}",
+                )
+            else:
+                for i, stop in enumerate(stops):
+                    if not isinstance(stop, str):
+                        add(
+                            "anthropic.request.stop-sequences-type",
+                            f"/stop_sequences/{i}",
+                            f"a stop sequence must be a string, got {stop!r}",
+                        )
         if "metadata" in body:
             meta = body["metadata"]
             if not isinstance(meta, dict):
