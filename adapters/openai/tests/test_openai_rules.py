@@ -545,6 +545,7 @@ LONG_ID = "toolu_01" + "A" * 62  # 70 characters: past both bounds
 CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
     "request.penalty-range": (lambda: chat_body(presence_penalty=2.2), "/presence_penalty", None),
     "request.n-range": (lambda: chat_body(n=0), "/n", None),
+    "request.stop-values": (lambda: chat_body(stop=["END", 7]), "/stop/1", None),
     "request.logit-bias": (lambda: chat_body(logit_bias={"50256": 101}), "/logit_bias/50256", None),
     "call.name": (
         _chat_call_name_body,
@@ -1215,6 +1216,8 @@ def test_sampling_number_ranges_of_the_sdk_docstrings() -> None:
         ("openai-chat", {"n": 500}, "n"),
         ("openai-chat", {"logprobs": True, "top_logprobs": 50}, "top_logprobs"),
         ("openai-chat", {"logit_bias": {"50256": 500}}, "logit_bias"),
+        ("openai-chat", {"stop": ["END", 7]}, "stop"),
+        ("openai-chat", {"stop": 7}, "stop"),
         ("openai", {"top_logprobs": 50}, "top_logprobs"),
     ],
 )

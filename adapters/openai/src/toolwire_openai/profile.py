@@ -668,6 +668,12 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             'SDK docstring of stop: "Up to 4 sequences"',
             "refuse",
         ),
+        (
+            "request.stop-values",
+            "'stop' is a string or a list of strings (an entry of another type is refused).",
+            "SDK type of stop: Union[str, SequenceNotStr[str], None]",
+            "refuse",
+        ),
         # conversation
         (
             "conversation.calls-answered",
@@ -2777,6 +2783,20 @@ class OpenAIChatProfile(_OpenAIProfile):
         stop = body.get("stop")
         if isinstance(stop, list) and len(stop) > 4:
             out.append(self.violation("request.stop-count", "/stop", f"{len(stop)} stop sequences (at most 4)"))
+        if isinstance(stop, list):
+            for i, item in enumerate(stop):
+                if not isinstance(item, str):
+                    out.append(
+                        self.violation(
+                            "request.stop-values", f"/stop/{i}", f"a stop sequence must be a string, got {item!r}"
+                        )
+                    )
+        elif stop is not None and not isinstance(stop, str):
+            out.append(
+                self.violation(
+                    "request.stop-values", "/stop", f"stop must be a string or a list of strings, got {stop!r}"
+                )
+            )
         if self.server == "mistral" and "stream_options" in body:
             out.append(
                 self.violation(
