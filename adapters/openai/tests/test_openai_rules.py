@@ -1207,6 +1207,24 @@ def test_sampling_number_ranges_of_the_sdk_docstrings() -> None:
         assert ("openai-chat.request.logit-bias" in got) is bad, bias
 
 
+def test_upper_bounds_of_n_and_top_logprobs_are_openais_own() -> None:
+    # a compatible server sets its own maxima (vLLM: max_logprobs): only the lower bounds and
+    # the integer type are checked there
+    local = "http://127.0.0.1:8000/v1"
+    chat, resp = OpenAIChatProfile(base_url=local), OpenAIResponsesProfile(base_url=local)
+    for value, bad in ((50, False), (0, False), (-1, True), (2.0, True)):
+        got = [v.rule for v in chat.check_request(chat_body(top_logprobs=value, logprobs=True))]
+        assert ("openai-chat.request.top-logprobs-range" in got) is bad, value
+        got = [v.rule for v in resp.check_request(resp_body(top_logprobs=value))]
+        assert ("openai.request.top-logprobs-range" in got) is bad, value
+    for value, bad in ((200, False), (1, False), (0, True), (True, True)):
+        got = [v.rule for v in chat.check_request(chat_body(n=value))]
+        assert ("openai-chat.request.n-range" in got) is bad, value
+    # on OpenAI's own API the maxima hold
+    assert "openai-chat.request.n-range" in [v.rule for v in CHAT.check_request(chat_body(n=200))]
+    assert "openai.request.top-logprobs-range" in [v.rule for v in RESP.check_request(resp_body(top_logprobs=50))]
+
+
 @pytest.mark.parametrize(
     "api,settings,field",
     [

@@ -441,7 +441,8 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
         ),
         (
             "request.top-logprobs-range",
-            "'top_logprobs' is an integer from 0 to 20.",
+            "'top_logprobs' is an integer from 0 (to 20 on api.openai.com; a compatible server, base_url elsewhere, "
+            "may take more: vLLM's limit is its max_logprobs setting).",
             'SDK docstring of top_logprobs: "An integer between 0 and 20 specifying the maximum number of most '
             'likely tokens to return at each token position"',
             "refuse",
@@ -649,7 +650,8 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
         ),
         (
             "request.n-range",
-            "'n' (choices per request) is an integer from 1 to 128.",
+            "'n' (choices per request) is an integer from 1 (to 128 on api.openai.com; a compatible server, base_url "
+            "elsewhere, sets its own maximum).",
             'SDK type of n (Optional[int], "How many chat completion choices to generate"); API error "Invalid '
             "'n': integer above maximum value. Expected a value <= 128, but got 130 instead.\" "
             "(thisisartium/continuous-alignment-testing#25)",
@@ -2379,12 +2381,16 @@ class _OpenAIProfile(Profile):
         ):
             out.append(self.violation("request.top-p-range", "/top_p", f"top_p must be between 0 and 1, got {top_p!r}"))
         top_logprobs = body.get("top_logprobs")
-        if top_logprobs is not None and not _int_within(top_logprobs, 0, 20):
+        # the upper bound is OpenAI's own (a compatible server sets its own: vLLM's max_logprobs)
+        most_logprobs = 20 if self._to_openai_api else 2**31 - 1
+        if top_logprobs is not None and not _int_within(top_logprobs, 0, most_logprobs):
             out.append(
                 self.violation(
                     "request.top-logprobs-range",
                     "/top_logprobs",
-                    f"top_logprobs must be an integer from 0 to 20, got {top_logprobs!r}",
+                    f"top_logprobs must be an integer from 0 to 20, got {top_logprobs!r}"
+                    if self._to_openai_api
+                    else f"top_logprobs must be an integer of at least 0, got {top_logprobs!r}",
                 )
             )
         for pointer, message in _sampling_problem(body, effort):
@@ -2749,12 +2755,18 @@ class OpenAIChatProfile(_OpenAIProfile):
                     self.violation("request.penalty-range", f"/{key}", f"{key} must be from -2 to 2, got {value!r}")
                 )
         n = body.get("n")
-        if n is not None and not _int_within(n, 1, 128):
+        # the upper bound is OpenAI's own (a compatible server sets its own)
+        if n is not None and not _int_within(n, 1, 128 if self._to_openai_api else 2**31 - 1):
             out.append(
                 self.violation(
                     "request.n-range",
                     "/n",
-                    f"n must be an integer from 1 to 128, got {n!r} (toolwire reads the first choice; leave n unset)",
+                    (
+                        f"n must be an integer from 1 to 128, got {n!r}"
+                        if self._to_openai_api
+                        else f"n must be an integer of at least 1, got {n!r}"
+                    )
+                    + " (toolwire reads the first choice; leave n unset)",
                 )
             )
         bias = body.get("logit_bias")
