@@ -791,6 +791,7 @@ RESP_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
             and len(b["input"][1]["call_id"]) <= 64
         ),
     ),
+    "request.max-tool-calls-range": (lambda: resp_body(max_tool_calls=0), "/max_tool_calls", None),
     "request.previous-with-conversation": (
         lambda: resp_body(previous_response_id="resp_1", conversation="conv_1"),
         "/previous_response_id",
@@ -1237,6 +1238,8 @@ def test_upper_bounds_of_n_and_top_logprobs_are_openais_own() -> None:
         ("openai-chat", {"stop": ["END", 7]}, "stop"),
         ("openai-chat", {"stop": 7}, "stop"),
         ("openai", {"top_logprobs": 50}, "top_logprobs"),
+        ("openai", {"max_tool_calls": 0}, "max_tool_calls"),
+        ("openai", {"max_tool_calls": -2}, "max_tool_calls"),
     ],
 )
 def test_out_of_range_settings_are_refused_before_sending(api: str, settings: dict[str, Any], field: str) -> None:
@@ -1245,6 +1248,15 @@ def test_out_of_range_settings_are_refused_before_sending(api: str, settings: di
     with pytest.raises(RequestRefused) as err:
         model.prepare(request)
     assert [v.pointer.split("/")[1] for v in err.value.violations] == [field], err.value
+
+
+def test_max_tool_calls_is_a_positive_integer() -> None:
+    # "Invalid 'max_tool_calls': integer below minimum value. Expected a value >= 1, but got 0 instead."
+    for value, bad in ((1, False), (5, False), (None, False), (0, True), (-1, True), (True, True), (2.0, True), ("3", True)):
+        got = [v.rule for v in RESP.check_request(resp_body(max_tool_calls=value))]
+        assert ("openai.request.max-tool-calls-range" in got) is bad, value
+    # the Chat API has no such field: no rule of Chat reads it
+    assert not any("max-tool-calls" in v.rule for v in CHAT.check_request(chat_body(max_tool_calls=0)))
 
 
 def test_output_token_limit_bounds() -> None:

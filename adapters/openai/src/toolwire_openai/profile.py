@@ -919,6 +919,14 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
             "repair",
         ),
         (
+            "request.max-tool-calls-range",
+            "'max_tool_calls' is an integer of at least 1 (to let the model call no tool, use tool_choice 'none').",
+            "API error \"Invalid 'max_tool_calls': integer below minimum value. Expected a value >= 1, but got 0 "
+            'instead." (quoted in mckinsey/agents-at-scale-marketplace#324; ogx-ai/ogx#4062 mirrors the check); '
+            'SDK type of max_tool_calls: Optional[int]',
+            "refuse",
+        ),
+        (
             "request.previous-with-conversation",
             "'previous_response_id' is not sent together with 'conversation'.",
             'SDK docstring of previous_response_id: "Cannot be used in conjunction with `conversation`."',
@@ -3775,6 +3783,16 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         out.extend(found)
         reasoning = reasoning if isinstance(reasoning := body.get("reasoning"), dict) else {}
         out.extend(self._common_request_problems(body, tools, names, reasoning.get("effort")))
+        most = body.get("max_tool_calls")
+        if most is not None and not _int_within(most, 1, 2**63 - 1):
+            out.append(
+                self.violation(
+                    "request.max-tool-calls-range",
+                    "/max_tool_calls",
+                    f"max_tool_calls must be an integer of at least 1, got {most!r}; to let the model call no tool, "
+                    "use tool_choice='none'",
+                )
+            )
         if body.get("previous_response_id") and body.get("conversation"):
             out.append(
                 self.violation(
