@@ -724,6 +724,26 @@ CHAT_ONLY: dict[str, tuple[Callable[[], dict[str, Any]], str, Any]] = {
         "/messages/1/tool_calls/0/function/arguments",
         lambda b, r: b["messages"][1]["tool_calls"][0]["function"]["arguments"] == "{}" and r.lossy,
     ),
+    "conversation.tool-calls-count": (
+        lambda: chat_body(
+            tools=[chat_tool()],
+            messages=[
+                {"role": "user", "content": "all of them"},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [tool_call(f"call_{i}", "get_weather", "{}") for i in range(130)],
+                },
+                *({"role": "tool", "tool_call_id": f"call_{i}", "content": "sunny"} for i in range(130)),
+            ],
+        ),
+        "/messages/1/tool_calls",
+        lambda b, r: (
+            [len(m["tool_calls"]) for m in b["messages"] if m["role"] == "assistant"] == [128, 2]
+            and b["messages"][130]["role"] == "assistant"
+            and [(c.pointer, c.lossy) for c in r.changes] == [("/messages/1/tool_calls", False)]
+        ),
+    ),
     "conversation.empty-tool-calls": (
         lambda: chat_body(
             messages=[
@@ -1252,7 +1272,16 @@ def test_out_of_range_settings_are_refused_before_sending(api: str, settings: di
 
 def test_max_tool_calls_is_a_positive_integer() -> None:
     # "Invalid 'max_tool_calls': integer below minimum value. Expected a value >= 1, but got 0 instead."
-    for value, bad in ((1, False), (5, False), (None, False), (0, True), (-1, True), (True, True), (2.0, True), ("3", True)):
+    for value, bad in (
+        (1, False),
+        (5, False),
+        (None, False),
+        (0, True),
+        (-1, True),
+        (True, True),
+        (2.0, True),
+        ("3", True),
+    ):
         got = [v.rule for v in RESP.check_request(resp_body(max_tool_calls=value))]
         assert ("openai.request.max-tool-calls-range" in got) is bad, value
     # the Chat API has no such field: no rule of Chat reads it

@@ -71,6 +71,10 @@ MAX_TOOLS = 128
 #: Chat ``tool_calls[].id`` length bound (API error "Invalid 'messages[2].tool_calls[0].id':
 #: string too long. Expected a string with maximum length 40").
 CHAT_MAX_CALL_ID = 40
+#: At most this many tool calls in one Chat assistant message (API error "Invalid
+#: 'messages[2].tool_calls': array too long. Expected an array with maximum length 128, but got an
+#: array with length 200 instead.", openai/openai-dotnet#317).
+CHAT_MAX_MESSAGE_CALLS = 128
 #: Chat message ``content`` string length bound (API error "Invalid 'messages[17].content': string
 #: too long. Expected a string with maximum length 1048576, but got a string with length 1744259
 #: instead.").
@@ -744,6 +748,16 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             "repair",
         ),
         (
+            "conversation.tool-calls-count",
+            f"An assistant message carries at most {CHAT_MAX_MESSAGE_CALLS} tool calls: one with more (a model's "
+            "answer with that many parallel calls, a history from another API) is sent as consecutive assistant "
+            f"messages of at most {CHAT_MAX_MESSAGE_CALLS} calls, each followed by the tool messages answering its "
+            "calls (not lossy: the same calls and results, in order).",
+            "API error \"Invalid 'messages[2].tool_calls': array too long. Expected an array with maximum length 128, "
+            'but got an array with length 200 instead." (code array_above_max_length; openai/openai-dotnet#317)',
+            "repair",
+        ),
+        (
             "conversation.assistant-content",
             "An assistant message without tool_calls has content (an empty string is written).",
             'openai.types.chat.ChatCompletionAssistantMessageParam.content: "Required unless `tool_calls` or `function_call` is '
@@ -923,7 +937,7 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
             "'max_tool_calls' is an integer of at least 1 (to let the model call no tool, use tool_choice 'none').",
             "API error \"Invalid 'max_tool_calls': integer below minimum value. Expected a value >= 1, but got 0 "
             'instead." (quoted in mckinsey/agents-at-scale-marketplace#324; ogx-ai/ogx#4062 mirrors the check); '
-            'SDK type of max_tool_calls: Optional[int]',
+            "SDK type of max_tool_calls: Optional[int]",
             "refuse",
         ),
         (
@@ -2912,6 +2926,16 @@ class OpenAIChatProfile(_OpenAIProfile):
                         "tool_calls is an empty list; leave the field out of a message that calls nothing",
                     )
                 )
+            if type(calls) is list and len(calls) > CHAT_MAX_MESSAGE_CALLS:
+                out.append(
+                    self.violation(
+                        "conversation.tool-calls-count",
+                        f"{at}/tool_calls",
+                        f"an assistant message carries {len(calls)} tool calls; the API takes at most "
+                        f"{CHAT_MAX_MESSAGE_CALLS}: send them as several assistant messages, each followed by its "
+                        "tool messages",
+                    )
+                )
             if role == "assistant" and not calls and self.server == "mistral" and _empty_assistant(m):
                 out.append(
                     self.violation(
@@ -3082,6 +3106,8 @@ class OpenAIChatProfile(_OpenAIProfile):
                 i += 1
                 continue
             if type(calls) is not list or not (content is None or type(content) is str):
+                return i
+            if len(calls) > CHAT_MAX_MESSAGE_CALLS:
                 return i
             ids: list[str] = []
             for c in calls:
@@ -3476,6 +3502,60 @@ class OpenAIChatProfile(_OpenAIProfile):
             out.append(m)
             origins.append(i)
             i += 1
+        return self._split_long_calls(out, origins, report)
+
+    def _split_long_calls(self, messages: list[Any], origins: list[int], report: Any) -> list[Any]:
+        """``messages`` with each assistant message of more than :data:`CHAT_MAX_MESSAGE_CALLS`
+        tool calls sent as consecutive assistant messages of at most that many (the first keeps
+        the message's other fields, the next ones carry only their calls), each followed by the
+        tool messages of the run after it that answer its calls, in their order (a tool message
+        answering none of them stays in the last group); ``origins`` (the source index of each
+        entry) rewritten to match (rule ``conversation.tool-calls-count``)."""
+        most = CHAT_MAX_MESSAGE_CALLS
+        if not any(
+            type(m) is dict
+            and m.get("role") == "assistant"
+            and type(c := m.get("tool_calls")) is list
+            and len(c) > most
+            for m in messages
+        ):
+            return messages
+        out: list[Any] = []
+        where: list[int] = []
+        i = 0
+        while i < len(messages):
+            m = messages[i]
+            calls = m.get("tool_calls") if type(m) is dict and m.get("role") == "assistant" else None
+            if type(calls) is not list or len(calls) <= most:
+                out.append(m)
+                where.append(origins[i])
+                i += 1
+                continue
+            end = i + 1
+            while end < len(messages) and type(messages[end]) is dict and messages[end].get("role") == "tool":
+                end += 1
+            groups = [calls[k : k + most] for k in range(0, len(calls), most)]
+            placed: set[int] = set()
+            for g, group in enumerate(groups):
+                out.append(
+                    dict(m, tool_calls=group) if g == 0 else {"role": "assistant", "content": None, "tool_calls": group}
+                )
+                where.append(origins[i])
+                ids = {c.get("id") for c in group if type(c) is dict}
+                for t in range(i + 1, end):
+                    if t not in placed and (g == len(groups) - 1 or messages[t].get("tool_call_id") in ids):
+                        out.append(messages[t])
+                        where.append(origins[t])
+                        placed.add(t)
+            _note(
+                report,
+                self.rule("conversation.tool-calls-count"),
+                f"/messages/{origins[i]}/tool_calls",
+                f"{len(calls)} tool calls sent as {len(groups)} assistant messages of at most {most} calls, each "
+                "followed by the tool messages answering its calls",
+            )
+            i = end
+        origins[:] = where
         return out
 
     def _bridge(self, pointer: str, report: Any, where: str) -> dict[str, Any]:
@@ -3538,7 +3618,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                     content = m.get("content")
                     if calls is not None or content is None or (mistral and (type(content) is not str or not content)):
                         return i
-                elif type(calls) is not list:
+                elif type(calls) is not list or len(calls) > CHAT_MAX_MESSAGE_CALLS:
                     return i
                 else:
                     for c in calls:

@@ -1,0 +1,127 @@
+"""An assistant message with more tool calls than the Chat API takes in one message (128): the
+API refuses the next request ("Invalid 'messages[2].tool_calls': array too long. Expected an array
+with maximum length 128"), so the calls are sent as consecutive assistant messages of at most 128,
+each followed by its tool messages. Driven through the real SDK over httpx2.MockTransport."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from openai_wire import _make, completion, json_response, tool_call
+from toolwire_openai import OpenAIChatModel
+from toolwire_openai.profile import CHAT_MAX_MESSAGE_CALLS, OpenAIChatProfile
+
+import toolwire
+from toolwire.profile import RequestReport
+
+
+def _history(ncalls: int) -> list[dict[str, Any]]:
+    calls = [tool_call(f"call_{i}", "lookup", json.dumps({"i": i})) for i in range(ncalls)]
+    tools = [{"role": "tool", "tool_call_id": f"call_{i}", "content": f"r{i}"} for i in range(ncalls)]
+    return [
+        {"role": "user", "content": "look up all"},
+        {"role": "assistant", "content": "on it", "tool_calls": calls},
+        *tools,
+        {"role": "user", "content": "and?"},
+    ]
+
+
+def _shape(messages: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """(role, number of calls or the index in a tool message's call id) per message."""
+    out = []
+    for m in messages:
+        if m["role"] == "assistant":
+            out.append(("assistant", len(m.get("tool_calls") or [])))
+        elif m["role"] == "tool":
+            out.append(("tool", int(m["tool_call_id"].split("_")[1])))
+        else:
+            out.append((m["role"], 0))
+    return out
+
+
+def test_the_bound_is_128() -> None:
+    assert CHAT_MAX_MESSAGE_CALLS == 128
+
+
+def test_more_than_128_calls_are_split_into_groups_each_followed_by_its_results() -> None:
+    profile = OpenAIChatProfile()
+    body = {"model": "gpt-4.1", "messages": _history(300)}
+    report = RequestReport("openai-chat")
+    out = profile.repair_request(body, report)
+    shape = _shape(out["messages"])
+    assert shape == [
+        ("user", 0),
+        ("assistant", 128),
+        *[("tool", i) for i in range(128)],
+        ("assistant", 128),
+        *[("tool", i) for i in range(128, 256)],
+        ("assistant", 44),
+        *[("tool", i) for i in range(256, 300)],
+        ("user", 0),
+    ]
+    first, second = out["messages"][1], out["messages"][130]
+    assert first["content"] == "on it" and second["content"] is None
+    sent_ids = [c["id"] for m in out["messages"] if m["role"] == "assistant" for c in m["tool_calls"]]
+    assert sent_ids == [f"call_{i}" for i in range(300)]
+    assert profile.check_request(out) == []
+    (change,) = [c for c in report.changes if c.rule == "openai-chat.conversation.tool-calls-count"]
+    assert change.pointer == "/messages/1/tool_calls" and not change.lossy
+
+
+def test_128_calls_are_left_as_they_are_and_129_are_refused_unrepaired() -> None:
+    profile = OpenAIChatProfile()
+    body = {"model": "gpt-4.1", "messages": _history(128)}
+    out = profile.repair_request(json.loads(json.dumps(body)), RequestReport("openai-chat"))
+    assert out["messages"] == body["messages"]
+    got = profile.check_request({"model": "gpt-4.1", "messages": _history(129)})
+    assert [(v.rule, v.pointer) for v in got] == [
+        ("openai-chat.conversation.tool-calls-count", "/messages/1/tool_calls")
+    ]
+
+
+def test_tool_messages_in_another_order_follow_their_own_group() -> None:
+    messages = _history(130)
+    tools = messages[2:-1]
+    messages[2:-1] = list(reversed(tools))
+    out = OpenAIChatProfile().repair_request({"model": "gpt-4.1", "messages": messages}, RequestReport("openai-chat"))
+    shape = _shape(out["messages"])
+    assert shape[1] == ("assistant", 128)
+    assert sorted(i for _, i in shape[2:130]) == list(range(128))
+    assert shape[130] == ("assistant", 2)
+    assert sorted(i for _, i in shape[131:133]) == [128, 129]
+
+
+def test_a_run_whose_model_asks_for_200_calls_sends_them_in_groups() -> None:
+    calls = [tool_call(f"call_{i}", "lookup", json.dumps({"i": i})) for i in range(200)]
+    answers = [
+        json_response(completion({"tool_calls": calls}, finish_reason="tool_calls")),
+        json_response(completion({"content": "done"})),
+    ]
+
+    def handler(request: Any) -> Any:
+        return answers.pop(0)
+
+    model = _make(OpenAIChatModel, handler, {"model_id": "gpt-4.1"})
+
+    @toolwire.tool
+    def lookup(i: int) -> str:
+        """Look up one item.
+
+        Args:
+            i: the item's number
+        """
+        return f"item {i}"
+
+    result = toolwire.run_sync(model, "look up 200 items", tools=[lookup])
+    assert result.text == "done"
+    assert len(result.tool_runs) == 200
+    second = model.sent[1].json["messages"]
+    assert _shape(second) == [
+        ("user", 0),
+        ("assistant", 128),
+        *[("tool", i) for i in range(128)],
+        ("assistant", 72),
+        *[("tool", i) for i in range(128, 200)],
+    ]
+    assert [m["content"] for m in second if m["role"] == "tool"][:2] == ["item 0", "item 1"]
