@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from openai_wire import _make, completion, json_response, tool_call
 from toolwire_openai import OpenAIChatModel
 from toolwire_openai.profile import CHAT_MAX_MESSAGE_CALLS, OpenAIChatProfile
 
 import toolwire
-from toolwire.profile import RequestReport
+from toolwire.profile import RequestRefused, RequestReport
 
 
 def _history(ncalls: int) -> list[dict[str, Any]]:
@@ -125,3 +126,39 @@ def test_a_run_whose_model_asks_for_200_calls_sends_them_in_groups() -> None:
         *[("tool", i) for i in range(128, 200)],
     ]
     assert [m["content"] for m in second if m["role"] == "tool"][:2] == ["item 0", "item 1"]
+
+
+def _long_conversation(n: int) -> list[dict[str, Any]]:
+    return [{"role": "user" if i % 2 == 0 else "assistant", "content": f"m{i}"} for i in range(n)]
+
+
+def test_more_than_2048_messages_are_refused_on_openais_api_only() -> None:
+    from toolwire_openai.profile import CHAT_MAX_MESSAGES
+
+    assert CHAT_MAX_MESSAGES == 2048
+    openai_api = OpenAIChatProfile()
+    assert openai_api.check_request({"model": "gpt-4.1", "messages": _long_conversation(2047)}) == []
+    assert openai_api.check_request({"model": "gpt-4.1", "messages": _long_conversation(2048)}) == []
+    got = openai_api.check_request({"model": "gpt-4.1", "messages": _long_conversation(2049)})
+    assert [(v.rule, v.pointer) for v in got] == [("openai-chat.request.messages-count", "/messages")]
+    assert "2049 messages" in got[0].message and "at most 2048" in got[0].message
+    # the bound is checked on each request of a growing conversation (start past the old messages)
+    got = openai_api.check_request({"model": "gpt-4.1", "messages": _long_conversation(2050)}, start=2049)
+    assert [v.rule for v in got] == ["openai-chat.request.messages-count"]
+    # a compatible server sets its own bound
+    local = OpenAIChatProfile(base_url="http://127.0.0.1:8000/v1")
+    assert local.check_request({"model": "m", "messages": _long_conversation(3000)}) == []
+
+
+def test_a_run_past_2048_messages_stops_before_sending_and_keeps_what_it_did() -> None:
+    from toolwire.types import Message, TextPart
+
+    history = [Message("user" if i % 2 == 0 else "assistant", [TextPart(f"m{i}")]) for i in range(2048)]
+    model = _make(OpenAIChatModel, lambda request: json_response(completion({"content": "x"})), {"model_id": "gpt-4.1"})
+    conversation = toolwire.Conversation(messages=history)
+    with pytest.raises(RequestRefused) as refused:
+        toolwire.run_sync(model, "and now?", conversation=conversation)
+    assert model.sent == []
+    assert [v.rule for v in refused.value.violations] == ["openai-chat.request.messages-count"]
+    assert "at most 2048" in str(refused.value)
+    assert conversation.messages == history  # left as it was: nothing lost, nothing half-added

@@ -75,6 +75,10 @@ CHAT_MAX_CALL_ID = 40
 #: 'messages[2].tool_calls': array too long. Expected an array with maximum length 128, but got an
 #: array with length 200 instead.", openai/openai-dotnet#317).
 CHAT_MAX_MESSAGE_CALLS = 128
+#: At most this many messages in one Chat request on OpenAI's own API (API error "Invalid
+#: 'messages': array too long. Expected an array with maximum length 2048, but got an array with
+#: length 2050 instead.", obot-platform/obot#1009).
+CHAT_MAX_MESSAGES = 2048
 #: Chat message ``content`` string length bound (API error "Invalid 'messages[17].content': string
 #: too long. Expected a string with maximum length 1048576, but got a string with length 1744259
 #: instead.").
@@ -596,9 +600,12 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
         ),
         (
             "request.messages-count",
-            "'messages' holds at least one message.",
+            f"'messages' holds at least one message, and at most {CHAT_MAX_MESSAGES} on api.openai.com (a compatible "
+            "server, base_url elsewhere, sets its own bound).",
             "API error \"Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty "
-            'array instead." (code empty_array; CopilotKit/CopilotKit#529)',
+            "array instead.\" (code empty_array; CopilotKit/CopilotKit#529); API error \"Invalid 'messages': array "
+            'too long. Expected an array with maximum length 2048, but got an array with length 2050 instead." '
+            "(obot-platform/obot#1009)",
             "refuse",
         ),
         (
@@ -2880,6 +2887,16 @@ class OpenAIChatProfile(_OpenAIProfile):
             return out
         if not messages:
             return [self.violation("request.messages-count", "/messages", "messages must hold at least one message")]
+        if len(messages) > CHAT_MAX_MESSAGES and self._to_openai_api:
+            out.append(
+                self.violation(
+                    "request.messages-count",
+                    "/messages",
+                    f"the conversation has {len(messages)} messages; OpenAI's Chat Completions API takes at most "
+                    f"{CHAT_MAX_MESSAGES} in one request: go on in a new conversation that starts from a summary of "
+                    "this one",
+                )
+            )
         start = self._mapped_start(messages, start)
         n = len(messages)
         begin = max(0, min(start, n))
