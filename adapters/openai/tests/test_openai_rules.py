@@ -529,6 +529,7 @@ SHARED: dict[str, tuple[Callable[[Api], dict[str, Any]], Callable[[Api], str], A
         None,
     ),
     "request.metadata": (lambda a: a.body(metadata={f"k{i}": "v" for i in range(17)}), lambda a: "/metadata", None),
+    "request.identifier-length": (lambda a: a.body(prompt_cache_key="k" * 65), lambda a: "/prompt_cache_key", None),
 }
 
 
@@ -1286,6 +1287,35 @@ def test_max_tool_calls_is_a_positive_integer() -> None:
         assert ("openai.request.max-tool-calls-range" in got) is bad, value
     # the Chat API has no such field: no rule of Chat reads it
     assert not any("max-tool-calls" in v.rule for v in CHAT.check_request(chat_body(max_tool_calls=0)))
+
+
+def test_prompt_cache_key_and_safety_identifier_lengths_on_openais_api() -> None:
+    # prompt_cache_key at most 64 characters (API error), safety_identifier at most 128 (SDK docstring)
+    local = "http://127.0.0.1:8000/v1"
+    for profile, body, rid in (
+        (CHAT, chat_body, "openai-chat.request.identifier-length"),
+        (RESP, resp_body, "openai.request.identifier-length"),
+    ):
+        for key, most in (("prompt_cache_key", 64), ("safety_identifier", 128)):
+            for n, bad in ((1, False), (most, False), (most + 1, True)):
+                got = profile.check_request(body(**{key: "x" * n}))
+                assert [(v.rule, v.pointer) for v in got if v.rule == rid] == ([(rid, f"/{key}")] if bad else []), (
+                    key,
+                    n,
+                )
+        # a compatible server sets its own bounds
+        other = type(profile)(base_url=local)
+        assert not [v for v in other.check_request(body(prompt_cache_key="x" * 200)) if v.rule == rid]
+
+
+@pytest.mark.parametrize("api", ["openai-chat", "openai"])
+def test_a_long_prompt_cache_key_setting_is_refused_before_sending(api: str) -> None:
+    model = toolwire.model(f"{api}:gpt-4.1", api_key="k", prompt_cache_key="session:" + "a" * 64)
+    request = model.build_request([Message("user", [toolwire.TextPart("hi")])])
+    with pytest.raises(RequestRefused) as err:
+        model.prepare(request)
+    assert [v.pointer for v in err.value.violations] == ["/prompt_cache_key"]
+    assert "72 characters" in str(err.value) and "at most 64" in str(err.value)
 
 
 def test_output_token_limit_bounds() -> None:

@@ -26,6 +26,7 @@ import functools
 import hashlib
 import json
 import re
+from types import MappingProxyType
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from toolwire.profile import Action, PrefixFold, Profile, Rule, Violation, rule_table
@@ -79,6 +80,10 @@ CHAT_MAX_MESSAGE_CALLS = 128
 #: 'messages': array too long. Expected an array with maximum length 2048, but got an array with
 #: length 2050 instead.", obot-platform/obot#1009).
 CHAT_MAX_MESSAGES = 2048
+#: The longest ``prompt_cache_key`` and ``safety_identifier`` OpenAI's API takes, in characters
+#: (API error "Invalid 'prompt_cache_key': string too long. Expected a string with maximum length
+#: 64"; SDK docstring of safety_identifier: "with a maximum length of 128 characters").
+IDENTIFIER_LIMITS: Mapping[str, int] = MappingProxyType({"prompt_cache_key": 64, "safety_identifier": 128})
 #: Chat message ``content`` string length bound (API error "Invalid 'messages[17].content': string
 #: too long. Expected a string with maximum length 1048576, but got a string with length 1744259
 #: instead.").
@@ -468,6 +473,17 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
             "'metadata' has at most 16 pairs, keys up to 64 characters and string values up to 512.",
             'SDK docstring of metadata: "Set of 16 key-value pairs ... Keys are strings with a maximum length of 64 characters. '
             'Values are strings with a maximum length of 512 characters."',
+            "refuse",
+        ),
+        (
+            "request.identifier-length",
+            f"On api.openai.com 'prompt_cache_key' is a string of at most {IDENTIFIER_LIMITS['prompt_cache_key']} "
+            f"characters and 'safety_identifier' one of at most {IDENTIFIER_LIMITS['safety_identifier']} (a longer "
+            "key: send a hash of it); a compatible server, base_url elsewhere, sets its own bounds.",
+            "API error \"Invalid 'prompt_cache_key': string too long. Expected a string with maximum length 64, but "
+            'got a string with length 72 instead." (code string_above_max_length; theopenco/llmgateway#3110, '
+            'earendil-works/pi#4719); SDK docstring of safety_identifier: "a string that uniquely identifies each '
+            'user, with a maximum length of 128 characters"',
             "refuse",
         ),
     ]
@@ -2444,6 +2460,18 @@ class _OpenAIProfile(Profile):
                             "request.metadata",
                             f"/metadata/{_esc(k)}",
                             f"metadata keys are at most {kmax} characters and values strings of at most {vmax}",
+                        )
+                    )
+        if self._to_openai_api:
+            for key, most in IDENTIFIER_LIMITS.items():
+                value = body.get(key)
+                if isinstance(value, str) and len(value) > most:
+                    out.append(
+                        self.violation(
+                            "request.identifier-length",
+                            f"/{key}",
+                            f"{key} is {len(value)} characters; the API takes at most {most}: send a hash of it "
+                            "(the same key gives the same hash)",
                         )
                     )
         return out
