@@ -112,6 +112,8 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
     ("anthropic.request.stop-sequences-type", body(stop_sequences=["END", 7]), "/stop_sequences/1"),
     ("anthropic.request.stop-sequences-type", body(stop_sequences="END"), "/stop_sequences"),
     ("anthropic.request.metadata", body(metadata={"session": "x"}), "/metadata/session"),
+    # metadata.user_id: maxLength 256 (API reference)
+    ("anthropic.request.metadata", body(metadata={"user_id": "u" * 257}), "/metadata/user_id"),
     (
         "anthropic.conversation.prefill-unsupported",
         body(
@@ -1542,3 +1544,10 @@ def test_a_real_image_after_long_white_space_is_not_reported_as_holding_no_bytes
     source = {"type": "base64", "media_type": "image/png", "data": "\n" * 200 + base64.b64encode(png).decode()}
     bad = body(messages=convo(("user", [{"type": "image", "source": source}])))
     assert "anthropic.conversation.image-bytes" not in [v.rule for v in P.check_request(bad)]
+
+
+def test_metadata_user_id_up_to_256_characters_passes() -> None:
+    for n in (1, 255, 256):
+        assert P.check_request(body(metadata={"user_id": "u" * n})) == [], n
+    (v,) = P.check_request(body(metadata={"user_id": "u" * 300}))
+    assert v.pointer == "/metadata/user_id" and "300 characters" in v.message and "at most 256" in v.message

@@ -727,9 +727,10 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "anthropic.request.metadata",
-        "metadata is an object holding only user_id (a string or null).",
+        "metadata is an object holding only user_id (a string of at most 256 characters, or null).",
         "anthropic.types.MetadataParam: TypedDict with the one key user_id: Optional[str] (OpenAI's free-form "
-        "metadata pairs are not Anthropic's)",
+        "metadata pairs are not Anthropic's); API reference of metadata.user_id: maxLength 256 "
+        "(platform.claude.com/docs/en/api/messages#metadata, quoted in vercel/ai#12419)",
         "refuse",
     ),
     _rule(
@@ -2240,6 +2241,13 @@ class AnthropicProfile(Profile):
                 uid = meta.get("user_id")
                 if uid is not None and not isinstance(uid, str):
                     add("anthropic.request.metadata", "/metadata/user_id", f"user_id must be a string, got {uid!r}")
+                elif isinstance(uid, str) and len(uid) > 256:
+                    add(
+                        "anthropic.request.metadata",
+                        "/metadata/user_id",
+                        f"user_id is {len(uid)} characters; the API takes at most 256: send a hash of it (an "
+                        "opaque id, as the API asks)",
+                    )
         model = body.get("model")
         if temp is not None and top_p is not None and not _BOTH_SAMPLERS_OK.search(model_key(model)):
             add(
