@@ -180,8 +180,20 @@ def test_a_finished_run_that_lists_pending_calls_is_refused(decisions: Any, prom
     ran: list[Any] = []
     d = _paused(ran)
     d["status"], d["stop_reason"] = "finished", "end_turn"
+    with pytest.raises(ValueError, match=r"status is 'finished' but it lists pending tool calls \['c2'\]"):
+        toolwire.RunState.from_json(json.dumps(d))  # refused on load
+    # and on resume, for such a state put together in code
+    state = toolwire.RunState.from_json(json.dumps(_paused(ran)))
+    state.status, state.stop_reason = "finished", "end_turn"
     with pytest.raises(ConfigurationError) as info:
-        _resume(d, ran, decisions, prompt)
+        toolwire.run_sync(
+            ScriptedModel(responses=["done"]),
+            prompt,
+            tools=[_add(ran)],
+            approval=lambda c: c.id == "c2",
+            resume=state,
+            decisions=decisions,
+        )
     assert str(info.value) == (
         "cannot resume: the saved run's status is 'finished' but it lists pending tool calls ['c2'] (was the state "
         "edited?); a finished run has none. If the calls still wait for their decisions (the conversation answers "

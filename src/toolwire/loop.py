@@ -61,6 +61,8 @@ from .runstate import (
     RunResult,
     RunState,
     Turn,
+    status_problem,
+    tool_run_turn_problem,
     turn_numbering_problem,
 )
 from .tools import Tool, timeout_problem
@@ -2247,22 +2249,20 @@ def _check_saved_consistent(saved: RunState) -> None:
     """Raise :class:`ConfigurationError` when the parts of ``saved`` disagree (a state edited by
     hand or put together in code), before anything runs: a resume of such a state would run a
     call with arguments the model never sent, run a call that already has its result, or number
-    turns twice. The turns must be numbered 1, 2, 3, ... in order; a ``"finished"`` run has no
-    pending calls; every tool run's call is a call of the conversation; a pending call (and an
+    turns twice. The turns must be numbered 1, 2, 3, ... in order, each tool run recording the
+    number of its turn; the status must agree with the rest (``runstate.status_problem``: a
+    ``"finished"`` run has no pending calls, a ``"paused"`` one no model stop reason); every tool run's call is a call of the conversation; a pending call (and an
     unanswered call of the last turn) is the call of that id in the conversation's last assistant
     message, with the same name and arguments, and the conversation still answers it with its
     placeholder."""
     edited = "(was the state edited?)"
-    problem = turn_numbering_problem(saved.turns)
+    problem = turn_numbering_problem(saved.turns) or tool_run_turn_problem(saved.turns)
     if problem is not None:
         raise ConfigurationError(f"cannot resume: the saved run's {problem.removeprefix('at ')} {edited}")
-    if saved.status == "finished" and saved.pending:
-        ids = [p.call.id for p in saved.pending]
-        raise ConfigurationError(
-            f"cannot resume: the saved run's status is 'finished' but it lists pending tool calls {ids} {edited}; "
-            "a finished run has none. If the calls still wait for their decisions (the conversation answers them "
-            "with a placeholder), set the status to 'paused'; if they were answered, remove them from pending"
-        )
+    problem = status_problem(saved.status, saved.stop_reason, saved.pending, saved.turns)
+    if problem is not None:
+        head, sep, rest = problem.partition("; ")
+        raise ConfigurationError(f"cannot resume: the saved run's {head.removeprefix('at ')} {edited}{sep}{rest}")
     msgs = saved.conversation.messages
     in_conversation = {c.id for m in msgs if m.role == "assistant" for c in m.tool_calls}
     for t in saved.turns:

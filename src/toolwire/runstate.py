@@ -132,7 +132,7 @@ def _turns(d: dict[str, Any], where: str) -> list[Turn]:
         loaded_at(f"turns[{i}]", lambda t=t: Turn.from_dict(t))
         for i, t in enumerate(loaded_field(d, "turns", (list,), where, []))
     ]
-    problem = turn_numbering_problem(turns)
+    problem = turn_numbering_problem(turns) or tool_run_turn_problem(turns)
     if problem is not None:
         raise ValueError(problem)
     return turns
@@ -150,6 +150,69 @@ def turn_numbering_problem(turns: list[Turn]) -> str | None:
                 f"at turns[{i}]: turn: number must be {i + 1} (the turns of a run are numbered 1, 2, 3, ... in the "
                 f"order they are listed), got {t.number!r}, {why}; put the turns in the order they were taken and "
                 "number them so"
+            )
+    return None
+
+
+def tool_run_turn_problem(turns: list[Turn]) -> str | None:
+    """What is wrong with the ``turn`` recorded on the tool runs of ``turns``, or ``None``: a tool
+    run answers a call of the turn that holds it, so its ``turn`` is that turn's number (a whole
+    number, not ``true``/``false``)."""
+    for i, t in enumerate(turns):
+        for j, r in enumerate(t.tool_runs):
+            n = r.turn
+            if type(n) is not int or n != t.number:
+                return (
+                    f"at turns[{i}].tool_runs[{j}]: tool run: turn must be {t.number} (the number of the turn that "
+                    f"holds it: a tool run answers a call of its own turn), got {type(n).__name__} {n!r:.40}; "
+                    f"set it to {t.number}"
+                )
+    return None
+
+
+#: The stop reasons a run that stopped at a limit records (status ``"stopped"``).
+_LIMIT_STOPS = ("max_turns", "usage_limit")
+
+
+def status_problem(status: str, stop_reason: str | None, pending: list[PendingCall], turns: list[Turn]) -> str | None:
+    """What is wrong when a saved run's ``status`` and ``stop_reason`` disagree with each other or
+    with its ``pending`` calls and ``turns`` (a state no run leaves behind), or ``None``:
+
+    - a ``"finished"`` run has no pending calls;
+    - a ``"paused"`` run (calls wait for a decision) was not stopped by the model: its stop
+      reason is ``"pending"`` (or, for a run that also hit a limit or stopped, what
+      :attr:`RunResult.stop_reason` says), never a model's stop reason such as ``"end_turn"``;
+    - a ``"stopped"`` run stopped at a limit: its stop reason is ``"max_turns"`` or
+      ``"usage_limit"``;
+    - a pending call belongs to one of the turns (its ``turn`` is at most the last turn's
+      number): the calls of a run are the calls its turns made."""
+    from .types import STOP_REASONS
+
+    if status == "finished" and pending:
+        ids = [p.call.id for p in pending]
+        return (
+            f"status is 'finished' but it lists pending tool calls {ids}; a finished run has none. If the calls "
+            "still wait for their decisions (the conversation answers them with a placeholder), set the status to "
+            "'paused'; if they were answered, remove them from pending"
+        )
+    if status == "paused" and stop_reason in STOP_REASONS:
+        return (
+            f"status is 'paused' (tool calls wait for a decision) but its stop_reason is the model's "
+            f"{stop_reason!r}; a paused run's stop_reason is 'pending'. Set it to 'pending' (and status 'finished' "
+            "with no pending calls if the run really ended)"
+        )
+    if status == "stopped" and stop_reason not in _LIMIT_STOPS:
+        return (
+            f"status is 'stopped' (a limit stopped the run) but its stop_reason is {stop_reason!r}, not one of "
+            f"{', '.join(repr(s) for s in _LIMIT_STOPS)}; set the stop_reason to the limit that stopped it"
+        )
+    last = turns[-1].number if turns else 0
+    for i, p in enumerate(pending):
+        if p.turn > last:
+            has = f"the last turn is {last}" if turns else "it has no turns"
+            return (
+                f"at pending[{i}]: pending call: turn is {p.turn}, but {has}; a pending call belongs to a turn "
+                "of the run (the one whose tool call it is): set its turn to that turn's number"
             )
     return None
 
@@ -450,15 +513,17 @@ class RunResult:
         """Rebuild a result from :meth:`to_dict`'s output. ``TypeError`` when ``d`` is not an object or
         a field has the wrong type (a saved ``usage`` included); ``KeyError`` when ``text``,
         ``stop_reason``, ``model``, ``run_id`` or ``conversation`` is missing; ``ValueError`` for a
-        key that is not one of :meth:`to_dict`'s or turns not numbered 1, 2, 3, ... in order.
-        Errors inside the turns, pending calls or conversation say where (``at turns[0]...``) and
+        key that is not one of :meth:`to_dict`'s, turns not numbered 1, 2, 3, ... in order, a tool
+        run whose ``turn`` is not the number of the turn holding it, and a result no run ends with
+        (pending calls with a model's stop reason such as ``"end_turn"``, a pending call of a turn
+        after the last). Errors inside the turns, pending calls or conversation say where (``at turns[0]...``) and
         keep their type, but for a missing field (``ValueError``)."""
         where = "run result"
         if not isinstance(d, dict):
             raise TypeError(f"a saved run must be an object, got {type(d).__name__}")
         _unknown_keys(d, _RESULT_KEYS, "run result")
         _check_usage(d)
-        return cls(
+        result = cls(
             text=loaded_field(d, "text", (str,), where, d["text"]),
             conversation=_conversation(d, required=True),
             turns=_turns(d, where),
@@ -467,6 +532,11 @@ class RunResult:
             run_id=loaded_field(d, "run_id", (str,), where, d["run_id"]),
             pending=_pending(d, where),
         )
+        st = result.state
+        problem = status_problem(st.status, st.stop_reason, st.pending, st.turns)
+        if problem is not None:
+            raise ValueError(f"run result: {problem}")
+        return result
 
     def to_json(self, **kwargs: Any) -> str:
         """Strict JSON text (literal UTF-8): a non-finite float is written as its text
@@ -583,8 +653,12 @@ class RunState:
         ``KeyError`` when ``run_id`` is missing; ``ValueError`` for a ``format`` other than
         ``"toolwire.RunState"`` (a saved run without one is read too), an unknown ``status`` or a
         ``version`` that is not 1 (a newer one: upgrade toolwire), a key that is not one of
-        :meth:`to_dict`'s (or of a turn's or pending call's), and turns not numbered 1, 2, 3, ...
-        in the order listed. Errors inside the turns, pending calls or conversation say where and
+        :meth:`to_dict`'s (or of a turn's or pending call's), turns not numbered 1, 2, 3, ...
+        in the order listed, a tool run whose ``turn`` is not the number of the turn holding it,
+        and a ``status`` that disagrees with the rest (see :func:`status_problem`: a
+        ``"finished"`` run with pending calls, a ``"paused"`` one with a model's stop reason such
+        as ``"end_turn"``, a ``"stopped"`` one without its limit, a pending call of a turn after
+        the last). Errors inside the turns, pending calls or conversation say where and
         keep their type, but for a missing field (``ValueError``)."""
         if not isinstance(d, dict):
             raise TypeError(f"a saved run must be an object, got {type(d).__name__}")
@@ -613,7 +687,7 @@ class RunState:
         if status not in RUN_STATUSES:
             raise ValueError(f"run status must be one of {RUN_STATUSES}, got {status!r}")
         where = "run state"
-        return cls(
+        state = cls(
             run_id=loaded_field(d, "run_id", (str,), where, d["run_id"]),
             model=loaded_field(d, "model", (str, type(None)), where),
             conversation=_conversation(d, required=False),
@@ -623,6 +697,10 @@ class RunState:
             stop_reason=loaded_field(d, "stop_reason", (str, type(None)), where),
             error=loaded_field(d, "error", (str, type(None)), where),
         )
+        problem = status_problem(state.status, state.stop_reason, state.pending, state.turns)
+        if problem is not None:
+            raise ValueError(f"run state: {problem}")
+        return state
 
     def to_json(self, **kwargs: Any) -> str:
         """Strict JSON text (literal UTF-8; ASCII escapes when the text holds a lone surrogate): a
@@ -636,7 +714,8 @@ class RunState:
         """Rebuild a saved state (a saved :class:`RunResult` is accepted too); raises ``ValueError``
         naming what is wrong and where when ``text`` is neither: not JSON, a number JSON cannot
         hold (the bare ``Infinity``/``NaN``, a literal such as ``1e999``), an unknown key (with the
-        closest known ones), a field of the wrong type, turns not numbered 1, 2, 3, ... in order."""
+        closest known ones), a field of the wrong type, turns not numbered 1, 2, 3, ... in order, a
+        state no run leaves behind (see :meth:`from_dict`)."""
         try:
             return cls.from_dict(finite_json_loads(text))
         except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
