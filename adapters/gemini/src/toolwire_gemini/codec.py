@@ -66,6 +66,7 @@ from toolwire.types import (
     ToolCall,
     ToolResult,
     Usage,
+    url_scheme,
 )
 from toolwire.wire import (
     NAME_INVALID,
@@ -246,6 +247,37 @@ def _decode_blob(blob: dict[str, Any]) -> ImagePart | None:
     except Exception:
         return None
     return ImagePart(data=raw, media_type=mime)
+
+
+def _decode_file_image(part: Any) -> ImagePart | None:
+    """An image given by URL: a part that is exactly ``{"fileData": {"mimeType": ..., "fileUri":
+    ...}}`` (``google.genai.types.FileData``: ``file_uri``, ``mime_type``) with an image type Gemini
+    reads and an http(s) ``fileUri`` that is no Files API URI (another API fetches a web URL; an
+    uploaded file is Gemini's own). It decodes to ``ImagePart(url=...)``, which goes back to Gemini
+    as the same ``fileData`` (see :func:`_image_wire`); ``None`` for any other part (kept whole)."""
+    if not isinstance(part, dict) or set(part) != {"fileData"}:
+        return None
+    fd = part["fileData"]
+    if not isinstance(fd, dict) or set(fd) != {"mimeType", "fileUri"}:
+        return None
+    mime, uri = fd["mimeType"], fd["fileUri"]
+    if not isinstance(mime, str) or mime not in IMAGE_MEDIA_TYPES or not isinstance(uri, str):
+        return None
+    if url_scheme(uri) not in ("http", "https"):
+        return None
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(uri).hostname
+    except ValueError:
+        return None
+    if not host or host == "generativelanguage.googleapis.com":  # (a Files API URI)
+        return None
+    try:
+        image = ImagePart(url=uri, media_type=mime)
+    except (TypeError, ValueError):
+        return None
+    return image if _image_wire(image) == part else None
 
 
 def _decode_document(blob: Any, pd: dict[str, Any] | None = None) -> DocumentPart | None:
@@ -1059,7 +1091,10 @@ class GeminiCodec:
           content ``s``; any other object (``{"return_value": …}``, ``{"result": …}``, a
           non-string output) → content is its compact JSON text and the object itself is kept
           in ``provider_data["gemini"]["response"]`` so it goes back unchanged;
-          ``functionResponse.parts`` images → :class:`ImagePart` in the content list; the
+          ``functionResponse.parts`` images → :class:`ImagePart` in the content list (inline
+          ones as bytes; a ``fileData`` of exactly ``mimeType`` and an http(s) ``fileUri``, an
+          image type Gemini reads and no Files API URI, as ``ImagePart(url=...)``, also as a part
+          of a user turn; any other ``fileData`` is kept whole for Gemini); the
           ``inlineData`` PDFs right after the function responses that a response's text names
           with the note the encoder writes → :class:`DocumentPart` at the end of that result's
           content (note removed), any other PDF staying a part of the user message.
@@ -1231,6 +1266,10 @@ class GeminiCodec:
                     continue
                 if isinstance(text, str):
                     msg_parts.append(TextPart(text, {API: {"part": copy.deepcopy(part)}}))
+                    continue
+                by_url = _decode_file_image(part)
+                if by_url is not None:
+                    msg_parts.append(by_url)
                     continue
                 blob = _g(part, "inlineData")
                 if isinstance(blob, dict) and set(part) <= {"inlineData", "inline_data"}:
@@ -1409,6 +1448,8 @@ def _decode_function_response(fr: dict[str, Any], pending: list[ToolCall]) -> To
             if img is None and isinstance(blob, dict):
                 image = _decode_blob(blob)  # an image; other data (audio, video) is kept whole below
                 img = image if image is not None and str(image.media_type).lower().startswith("image/") else None
+        if img is None:
+            img = _decode_file_image(p)  # an image by URL
         if img is not None:
             images.append(img)
         elif isinstance(p, dict):
