@@ -247,3 +247,47 @@ def test_a_cancelled_run_saves_and_loads(tmp_path: Path) -> None:
     assert state.status == "cancelled" and [p.kind for p in state.pending] == ["interrupted"]
     loaded = _round_trip(state, tmp_path)
     assert [(p.turn, r.turn) for p in loaded.pending for r in loaded.tool_runs] == [(1, 1)]
+
+
+def test_a_cancelled_or_failed_run_turned_into_a_result_and_back_keeps_its_status() -> None:
+    # RunState.to_result() writes the status as the result's stop reason; RunResult.state used to
+    # read it back as "finished" (or "paused"), so the run could no longer be resumed
+    with pytest.raises(ToolwireError) as info:
+        toolwire.run_sync(ScriptedModel(responses=[[call("add", {"a": 1, "b": 2})]]), "add", tools=[_add([])])
+    failed = info.value.run_state
+    assert failed is not None and failed.status == "failed"
+    back = failed.to_result().state
+    assert (back.status, back.stop_reason, back.resumable) == ("failed", None, True)
+    assert toolwire.RunState.from_json(back.to_json()).status == "failed"
+
+    @toolwire.tool
+    async def slow(x: int) -> str:
+        """Wait."""
+        await asyncio.sleep(30)
+        return "late"
+
+    async def scenario() -> toolwire.RunState:
+        stream = toolwire.run_stream(ScriptedModel(responses=[[call("slow", {"x": 1})]]), "go", tools=[slow])
+
+        async def drain() -> None:
+            async for _ in stream:
+                pass
+
+        task = asyncio.ensure_future(drain())
+        await asyncio.sleep(0.3)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return stream.state
+
+    cancelled = asyncio.run(scenario())
+    assert cancelled.status == "cancelled"
+    back = cancelled.to_result().state
+    assert (back.status, back.resumable, [p.call.id for p in back.pending]) == (
+        "cancelled",
+        True,
+        [p.call.id for p in cancelled.pending],
+    )
+    # a finished run's result still reads back as finished
+    done = toolwire.run_sync(ScriptedModel(responses=["hi"]), "go")
+    assert (done.state.status, done.state.to_result().state.status) == ("finished", "finished")

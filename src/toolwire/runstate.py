@@ -421,6 +421,11 @@ async def confirmed(answer: Any) -> bool:
     return bool(answer)
 
 
+#: The statuses of a run that did not end, which :meth:`RunState.to_result` writes as the
+#: result's stop reason (a model never gives them).
+_UNENDED = frozenset({"cancelled", "failed", "running"})
+
+
 @dataclass
 class RunResult:
     """What a run produced.
@@ -479,15 +484,18 @@ class RunResult:
     @property
     def state(self) -> RunState:
         """This result as a :class:`RunState` (``"paused"`` when calls are pending, else
-        ``"stopped"`` for a limit or ``"finished"``), e.g. to save it or to resume it."""
-        status = (
-            "paused"
-            if self.pending
-            else ("stopped" if self.stop_reason in ("max_turns", "usage_limit") else "finished")
-        )
-        return RunState(
-            self.run_id, self.model, self.conversation, self.turns, list(self.pending), status, self.stop_reason
-        )
+        ``"stopped"`` for a limit or ``"finished"``), e.g. to save it or to resume it. A result
+        made by :meth:`RunState.to_result` from a run that was ``"cancelled"``, ``"failed"`` or
+        still ``"running"`` (its ``stop_reason`` is that word) gives that status back, so the run
+        can still be resumed."""
+        stop: str | None = self.stop_reason
+        if stop in _UNENDED:
+            status, stop = stop, None
+        elif self.pending:
+            status = "paused"
+        else:
+            status = "stopped" if stop in ("max_turns", "usage_limit") else "finished"
+        return RunState(self.run_id, self.model, self.conversation, self.turns, list(self.pending), status, stop)
 
     def to_dict(self) -> dict[str, Any]:
         """``{"text", "stop_reason", "model", "run_id": str, "usage": object, "tool_errors": int,
