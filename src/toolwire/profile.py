@@ -73,6 +73,7 @@ __all__ = [
     "declaration_problems",
     "literal_field_values",
     "literal_value_problems",
+    "value_type_problems",
     "COMMON_TOOL_NAME",
     "PrefixFold",
     "plain_copy",
@@ -674,6 +675,276 @@ def literal_value_problems(
                 f"{'.'.join(path)} {value!r} is not a value the API takes: use one of {names}{sdk}",
             )
         )
+    return out
+
+
+#: A value's kind as JSON names it, for :func:`value_type_problems`' messages.
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    return f"a {type(value).__name__}"
+
+
+#: Generic origins read as JSON arrays (``Iterable[X]``, ``Sequence[X]``, ``List[X]``, ...).
+_ARRAY_ORIGINS = frozenset(
+    {"list", "tuple", "set", "frozenset", "Sequence", "MutableSequence", "Iterable", "Collection", "SequenceNotStr"}
+)
+_OBJECT_ORIGINS = frozenset({"dict", "Mapping", "MutableMapping"})
+
+
+class _Open(Exception):
+    """The type leaves the value open (``Any``, ``object``, a type the walker cannot read)."""
+
+
+@functools.lru_cache(maxsize=512)
+def _object_fields(tp: Any) -> dict[str, tuple[Any, str]] | None:
+    """The fields of a ``TypedDict`` or pydantic model ``tp``: wire name → (type, the SDK name of
+    the field as ``Type.field``); ``None`` when ``tp`` is neither or its hints do not resolve."""
+    import typing
+
+    name = getattr(tp, "__qualname__", repr(tp))
+    module = getattr(tp, "__module__", "")
+    shown = f"{module}.{name}" if module and not module.startswith("builtins") else name
+    if isinstance(tp, type) and hasattr(tp, "__total__") and hasattr(tp, "__required_keys__"):
+        try:
+            hints = typing.get_type_hints(tp, include_extras=True)
+        except Exception:  # a forward reference the SDK module cannot resolve
+            return None
+        return {k: (v, f"{shown}.{k}") for k, v in hints.items()}
+    fields = getattr(tp, "model_fields", None) if isinstance(tp, type) else None
+    if isinstance(fields, dict):  # a pydantic model (google.genai.types): its names and aliases
+        out: dict[str, tuple[Any, str]] = {}
+        for k, f in fields.items():
+            entry = (getattr(f, "annotation", Any), f"{shown}.{k}")
+            out[k] = entry
+            alias = getattr(f, "alias", None)
+            if isinstance(alias, str):
+                out[alias] = entry
+        return out
+    return None
+
+
+def _describe(tp: Any) -> str:
+    """What a JSON value of type ``tp`` (one member, no union) is, in words."""
+    import enum
+    import typing
+
+    if tp is type(None):
+        return "null"
+    if typing.get_origin(tp) is Literal:
+        return "one of " + ", ".join(repr(v) for v in typing.get_args(tp))
+    if tp is bool:
+        return "true or false"
+    if tp is int:
+        return "an integer"
+    if tp is float:
+        return "a number"
+    if tp is str:
+        return "a string"
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return "a string"
+    origin = typing.get_origin(tp) or tp
+    name = getattr(origin, "__name__", "")
+    if name in _ARRAY_ORIGINS:
+        return "an array"
+    if name in _OBJECT_ORIGINS or _object_fields(tp) is not None:
+        return "an object"
+    return repr(tp)
+
+
+def _type_errors(
+    value: Any, tp: Any, path: tuple[Any, ...], source: str, proto: bool = False
+) -> list[tuple[tuple[Any, ...], str, str, Any]]:
+    """The ``(path, expected, SDK source, value)`` of each place where ``value`` cannot be of type
+    ``tp`` (read as proto3 JSON with ``proto``); raises :class:`_Open` when ``tp`` leaves ``value`` open."""
+
+    members = _type_members(tp)
+    if not members:
+        raise _Open
+    ranked: list[tuple[tuple[bool, int], list[tuple[tuple[Any, ...], str, str, Any]]]] = []
+    here: list[str] = []
+    for m in members:
+        errors = _member_errors(value, m, path, source, proto)
+        if errors is None:  # the value is not of this member's kind at all
+            here.append(_describe(m))
+            continue
+        if not errors:
+            return []
+        ranked.append(((_tag_mismatch(value, m), len(errors)), errors))
+    if not ranked:
+        return [(path, _either(here), source, value)]
+    least = min(rank for rank, _ in ranked)
+    tied = [errors for rank, errors in ranked if rank == least]
+    if len(tied) == 1:
+        return tied[0]
+    # several members of the value's kind fail alike: one problem per place, naming what each takes
+    merged: dict[tuple[Any, ...], tuple[list[str], list[str], Any]] = {}
+    for errors in tied:
+        for p, expected, src, v in errors:
+            entry = merged.setdefault(p, ([], [], v))
+            entry[0].append(expected)
+            entry[1].append(src)
+    if len(merged) > len(tied[0]):  # the members disagree on where: the value as a whole fits none
+        return [(path, _either([_describe(m) for m in members]), source, value)]
+    return [(p, _either(exp), ", ".join(dict.fromkeys(src)), v) for p, (exp, src, v) in merged.items()]
+
+
+def _either(expected: list[str]) -> str:
+    """The words of :func:`_describe` for several types joined: ``one of`` lists made one."""
+    values = [e[len("one of ") :] for e in expected if e.startswith("one of ")]
+    rest = [e for e in expected if not e.startswith("one of ")]
+    if values:
+        rest.insert(0, "one of " + ", ".join(values))
+    return " or ".join(dict.fromkeys(rest))
+
+
+def _tag_mismatch(value: Any, m: Any) -> bool:
+    """Whether ``value`` (an object) gives a field that ``m`` (an object type) types with
+    ``Literal`` values only (a tag such as ``type``) another value: ``m`` is then another kind of
+    object than the one meant, and ranks after the members whose tags fit."""
+    import typing
+
+    fields = _object_fields(m) if isinstance(value, Mapping) else None
+    for k, (ftp, _) in (fields or {}).items():
+        if k not in value:
+            continue
+        members = _type_members(ftp)
+        if members and all(typing.get_origin(x) is Literal for x in members):
+            if not any(value[k] == a and type(value[k]) is type(a) for x in members for a in typing.get_args(x)):
+                return True
+    return False
+
+
+def _member_errors(
+    value: Any, m: Any, path: tuple[Any, ...], source: str, proto: bool = False
+) -> list[tuple[tuple[Any, ...], str, str, Any]] | None:
+    """:func:`_type_errors` for one union member ``m``: ``None`` when ``value`` is not of ``m``'s
+    kind, the errors inside it otherwise (empty: it fits); raises :class:`_Open`."""
+    import enum
+    import typing
+
+    if m is Any or m is object:
+        raise _Open
+    if m is type(None):
+        return [] if value is None else None
+    origin = typing.get_origin(m)
+    if origin is Literal:
+        args = typing.get_args(m)
+        # True == 1 in Python; the JSON values differ
+        return [] if any(value == a and type(value) is type(a) for a in args) else None
+    if m is bool:
+        return [] if isinstance(value, bool) else None
+    if m is int:
+        if proto and isinstance(value, str):  # proto3 JSON: "Either numbers or strings are accepted"
+            return [] if value.strip().lstrip("-").isdigit() else None
+        return [] if isinstance(value, int) and not isinstance(value, bool) else None
+    if m is float:  # an integer is a JSON number too
+        if proto and isinstance(value, str):  # "1.5", "NaN", "Infinity" as text
+            try:
+                float(value)
+            except ValueError:
+                return None
+            return []
+        return [] if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if m is str:
+        return [] if isinstance(value, str) else None
+    if isinstance(m, type) and issubclass(m, enum.Enum):
+        kinds = {type(e.value) for e in m} | ({int} if proto else set())  # proto3 JSON: by name or number
+        return [] if any(isinstance(value, k) for k in kinds) and not isinstance(value, bool) else None
+    name = getattr(origin or m, "__name__", "")
+    if name in _ARRAY_ORIGINS:
+        if not isinstance(value, (list, tuple)):
+            return None
+        args = typing.get_args(m)
+        out: list[tuple[tuple[Any, ...], str, str, Any]] = []
+        for i, item in enumerate(value):
+            if not args:
+                break
+            item_tp = args[0] if name != "tuple" or (len(args) == 2 and args[1] is Ellipsis) else args[i % len(args)]
+            try:
+                out += _type_errors(item, item_tp, (*path, i), source, proto)
+            except _Open:
+                continue
+        return out
+    if name in _OBJECT_ORIGINS:
+        if not isinstance(value, Mapping):
+            return None
+        args = typing.get_args(m)
+        out = []
+        for k, item in value.items():
+            if len(args) == 2:
+                try:
+                    out += _type_errors(item, args[1], (*path, k), source, proto)
+                except _Open:
+                    continue
+        return out
+    fields = _object_fields(m)
+    if fields is None:
+        raise _Open  # a class the walker does not read (a protocol, a file type, ...)
+    if not isinstance(value, Mapping):
+        return None
+    out = []
+    for k, item in value.items():
+        field = fields.get(k) if isinstance(k, str) else None
+        if field is None:
+            continue  # unknown keys are object_key_problems' (and the vendor's) to name
+        try:
+            out += _type_errors(item, field[0], (*path, k), field[1], proto)
+        except _Open:
+            continue
+    return out
+
+
+def value_type_problems(fields: Mapping[str, Any], sdk_type: Any, *, proto_json: bool = False) -> list[tuple[str, str]]:
+    """``(JSON pointer, message)`` for each value in ``fields`` (request-body fields, such as a
+    model's settings) that cannot be of the type the vendor SDK gives that field in ``sdk_type``
+    (a request body ``TypedDict`` such as ``anthropic.types.MessageCreateParamsBase``, or a
+    pydantic model, handed over by the adapter), walked into arrays, mappings and nested objects:
+    ``inference_geo=123`` where the SDK says ``Optional[str]`` is refused at ``/inference_geo``.
+
+    JSON types: ``bool`` is not an integer, an integer is a number (``float``), ``None`` fits
+    ``Optional``, a ``Literal`` takes its own values, a ``Union`` any member; arrays are lists or
+    tuples. Fields the SDK does not type, keys an object type does not have, and values under a
+    type the walker cannot read (``object``, ``Any``, a class that is not a ``TypedDict`` or
+    pydantic model) are not checked. Each message names the expected type and the SDK field it
+    comes from (``module.Type.field``).
+
+    With ``proto_json`` (an API that reads its body as proto3 JSON, such as Gemini's), integer
+    and number fields also take their value as text (``"5"``, ``"NaN"``) and enum fields a number,
+    as https://protobuf.dev/programming-guides/json/ says parsers accept."""
+    hints = _object_fields(sdk_type)
+    if hints is None:
+        return []
+    out: list[tuple[str, str]] = []
+    for name, value in fields.items():
+        field = hints.get(name) if isinstance(name, str) else None
+        if field is None:
+            continue
+        try:
+            errors = _type_errors(value, field[0], (name,), field[1], proto_json)
+        except _Open:
+            continue
+        for path, expected, source, got in errors:
+            shown = str(path[0]) + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path[1:])
+            out.append(
+                (
+                    "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path),
+                    f"{shown} {got!r:.60} is {_json_kind(got)}, but the API takes {expected} there "
+                    f"(the SDK types it {source})",
+                )
+            )
     return out
 
 
