@@ -741,7 +741,13 @@ def test_an_unknown_setting_value_is_a_configuration_error(mock_model, wire, set
 
 @pytest.mark.parametrize("stops", [["END", 7], "END", [None]])
 def test_stop_sequences_that_are_not_a_list_of_strings_are_refused(mock_model, wire, stops) -> None:
-    model = mock_model([], model_id="claude-sonnet-4-5", stop_sequences=stops)
+    from toolwire.errors import ConfigurationError
+
+    # given as the setting, they are refused when the model is made (the SDK's Sequence[str]:
+    # test_anthropic_setting_types.py); sent through extra_body, by this rule before sending
+    with pytest.raises(ConfigurationError, match=r"stop_sequences.*anthropic\.request\.field-values"):
+        mock_model([], model_id="claude-sonnet-4-5", stop_sequences=stops)
+    model = mock_model([], model_id="claude-sonnet-4-5", extra_body={"stop_sequences": stops})
     with pytest.raises(RequestRefused) as info:
         run(model.send(model.build_request([Message.user("hi")])))
     assert {v.rule for v in info.value.violations} == {"anthropic.request.stop-sequences-type"}

@@ -43,6 +43,7 @@ from .profile import (
     claude_api_endpoint,
     field_value_problems,
     model_id_problem,
+    setting_type_problems,
     with_beta,
 )
 
@@ -157,7 +158,10 @@ class AnthropicModel(Transport):
         lower case sent to the Claude API itself), naming the id to write; and for a setting whose
         value the SDK does not type (``speed``, ``service_tier``, ``output_config.effort``,
         ``thinking`` type, display or effort: rules ``anthropic.request.field-values`` and
-        ``anthropic.request.service-tier``), naming the values to use."""
+        ``anthropic.request.service-tier``), naming the values to use; and for a request-field
+        setting whose value is not of the JSON type the SDK gives the field (``inference_geo=123``,
+        ``context_management={"edits": [{"type": 5}]}``: rule ``anthropic.request.field-values``),
+        naming the type to give (``extra_body`` is not checked)."""
         codec_settings = {k: settings.pop(k) for k in _CODEC_SETTINGS if k in settings}
         super().__init__(model_id, **settings)
         problem = model_id_problem(model_id, self.settings.get("base_url") or os.environ.get("ANTHROPIC_BASE_URL"))
@@ -214,6 +218,7 @@ class AnthropicModel(Transport):
                         "anthropic.request.field-values",
                     )
                 )
+        problems += [(msg, "anthropic.request.field-values") for _, msg in setting_type_problems(self.settings)]
         tier = self.settings.get("service_tier", "auto")
         if tier not in ("auto", "standard_only"):
             problems.append(

@@ -670,13 +670,22 @@ RULES: tuple[Rule, ...] = (
         "medium, high, xhigh or max, and no other key); output_config, cache_control and diagnostics hold only the "
         "keys of their SDK TypedDicts when given as model settings. Another value or field is "
         "refused before sending, naming the allowed ones (and the closest key); given as a model setting it is a "
-        "ConfigurationError when the model is made (extra_body sends an object's keys unchecked).",
+        "ConfigurationError when the model is made (extra_body sends an object's keys unchecked). A request field "
+        "given as a model setting (inference_geo, container, context_management, metadata, stop_sequences, "
+        "Anthropic's own thinking object, ...) holds a value of the JSON type the SDK gives it, walked into its "
+        "objects and arrays: inference_geo=123, container=5 or context_management={'edits': [{'type': 5}]} is a "
+        "ConfigurationError naming the type and the SDK field (a bool is not an integer; an integer is a number; "
+        "extra_body is sent unchecked).",
         "anthropic.types.MessageCreateParamsBase.speed: Optional[Literal['standard', 'fast']]; "
         "anthropic.types.OutputConfigParam.effort: Optional[Literal['low', 'medium', 'high', 'xhigh', 'max']]; "
         "anthropic.types.ThinkingConfigParam (ThinkingConfigEnabledParam, ...DisabledParam, ...BetweenToolsParam, "
         "...AdaptiveParam: type Required[Literal[...]], display Optional[Literal['summarized', 'omitted']]); API error "
         '"thinking.adaptive.effort: Extra inputs are not permitted" (Wei-Shaw/sub2api#1619, '
-        "immersive-translate/immersive-translate#3818) and thinking.disabled.display (anthropics/claude-code#69618)",
+        "immersive-translate/immersive-translate#3818) and thinking.disabled.display (anthropics/claude-code#69618); "
+        "the value types: the field annotations of anthropic.types.MessageCreateParamsBase (inference_geo: "
+        "Optional[str]; container: Union[ContainerParams, str, None]; stop_sequences: Sequence[str]) and "
+        "anthropic.types.beta.MessageCreateParamsBase (context_management: Optional[BetaContextManagementConfigParam]) "
+        "and the TypedDicts under them",
         "refuse",
     ),
     _rule(
@@ -1472,6 +1481,43 @@ def field_value_problems(body: Mapping[str, Any], *, keys: bool = False) -> list
             )
         )
     return out
+
+
+def setting_type_problems(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(JSON pointer, message)`` for each request-field setting (a model setting sent as the
+    request field of its name: :meth:`~toolwire_anthropic.AnthropicModel.request_fields`) whose value
+    cannot be of the type the installed SDK gives that field (:func:`toolwire.profile.value_type_problems`):
+    ``anthropic.types.MessageCreateParamsBase``, and for a field only the beta API types
+    (``context_management``, ``mcp_servers``) ``anthropic.types.beta.MessageCreateParamsBase``.
+    The API refuses such a value with a 400 ("inference_geo: Input should be a valid string").
+    ``thinking`` is read in Anthropic's own form only (with a ``type``); the common settings
+    (``max_tokens``, ``temperature``, ...) have their own checks, and ``extra_body`` is sent
+    unchecked."""
+    import typing
+
+    from anthropic.types.beta.message_create_params import MessageCreateParamsBase as BetaParams
+    from anthropic.types.message_create_params import MessageCreateParamsBase
+
+    from toolwire.adapter import COMMON_SETTINGS
+    from toolwire.profile import value_type_problems
+
+    from .codec import _CANONICAL_FIELDS
+
+    plain = typing.get_type_hints(MessageCreateParamsBase)
+    beta = typing.get_type_hints(BetaParams)
+    given: dict[str, Any] = {}
+    given_beta: dict[str, Any] = {}
+    for name, value in settings.items():
+        if name in COMMON_SETTINGS or name in _CANONICAL_FIELDS:
+            continue
+        if name in plain:
+            given[name] = value
+        elif name in beta:
+            given_beta[name] = value
+    thinking = settings.get("thinking")
+    if isinstance(thinking, Mapping) and "type" in thinking:
+        given["thinking"] = thinking
+    return value_type_problems(given, MessageCreateParamsBase) + value_type_problems(given_beta, BetaParams)
 
 
 def _repair_speed_model(body: dict[str, Any], report: Any) -> None:
