@@ -1256,8 +1256,10 @@ def test_upper_bounds_of_n_and_top_logprobs_are_openais_own() -> None:
         ("openai-chat", {"n": 500}, "n"),
         ("openai-chat", {"logprobs": True, "top_logprobs": 50}, "top_logprobs"),
         ("openai-chat", {"logit_bias": {"50256": 500}}, "logit_bias"),
-        ("openai-chat", {"stop": ["END", 7]}, "stop"),
-        ("openai-chat", {"stop": 7}, "stop"),
+        # (given as the stop setting, a stop of another type than the SDK's is refused when the model is
+        # made: test_openai_setting_types.py; extra_body sends it to this per-request rule)
+        ("openai-chat", {"extra_body": {"stop": ["END", 7]}}, "stop"),
+        ("openai-chat", {"extra_body": {"stop": 7}}, "stop"),
         ("openai", {"top_logprobs": 50}, "top_logprobs"),
         ("openai", {"max_tool_calls": 0}, "max_tool_calls"),
         ("openai", {"max_tool_calls": -2}, "max_tool_calls"),

@@ -158,8 +158,16 @@ class _OpenAIModel(Transport):
     def _check_setting_values(self) -> None:
         """The settings sent as request fields, checked against the installed SDK's types (rule
         ``request.field-values``) before anything is sent; ``thinking={"effort": E}`` as the
-        reasoning effort it is sent as (any case)."""
-        from .profile import CHAT, RESPONSES_FIELD_VALUE_PATHS, field_key_problems, field_value_problems
+        reasoning effort it is sent as (any case); a request-field setting whose value is not of the
+        JSON type the SDK gives the field (``user=5``, ``reasoning={"effort": 5}``) is refused too,
+        naming the type to give (``extra_body`` is not checked)."""
+        from .profile import (
+            CHAT,
+            RESPONSES_FIELD_VALUE_PATHS,
+            field_key_problems,
+            field_value_problems,
+            setting_type_problems,
+        )
 
         chat = self.api == CHAT
         tops = {"reasoning_effort", "verbosity"} if chat else {p[0] for p in RESPONSES_FIELD_VALUE_PATHS}
@@ -173,7 +181,11 @@ class _OpenAIModel(Transport):
                 given.setdefault("reasoning_effort", effort)
             elif isinstance(given.get("reasoning", {}), dict):
                 given["reasoning"] = {"effort": effort, **given.get("reasoning", {})}
-        problems = field_value_problems(given, self.api) + field_key_problems(self.settings, self.api)
+        problems = (
+            field_value_problems(given, self.api)
+            + field_key_problems(self.settings, self.api)
+            + setting_type_problems(self.settings, self.api)
+        )
         if problems:
             raise ConfigurationError(f"{self.api}:{self.model_id}: {problems[0][1]} [{self.api}.request.field-values]")
 

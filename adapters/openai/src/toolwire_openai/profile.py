@@ -154,14 +154,21 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
             "a compatible server (base_url elsewhere) may take its own values (Groq's service_tier 'on_demand'). An "
             "object field given as a model setting (reasoning, text, prompt, stream_options, web_search_options, ...) "
             "holds only the keys the SDK's TypedDict gives it: another key is a ConfigurationError naming the keys and "
-            "the closest one.",
+            "the closest one. A request field given as a model setting holds a value of the JSON type the SDK gives it, "
+            "walked into its objects and arrays (user=5, store='yes', top_logprobs=True, "
+            "stream_options={'include_usage': 'yes'}, text={'format': {'name': 5, ...}}): another is a "
+            "ConfigurationError naming the type and the SDK field (a bool is not an integer; an integer is a number; "
+            "extra_body is sent unchecked).",
             "openai.types.chat.completion_create_params.CompletionCreateParamsBase (service_tier: Optional[Literal["
             "'auto', 'default', 'flex', 'scale', 'priority', 'fast']], reasoning_effort: openai.types.shared."
             "ReasoningEffort, verbosity, prompt_cache_retention) and openai.types.responses.response_create_params."
             "ResponseCreateParamsBase (service_tier also 'ultrafast'; reasoning: openai.types.shared_params.Reasoning; "
             "text: ResponseTextConfigParam.verbosity; truncation: Literal['auto', 'disabled']), read from the installed "
             "SDK; API error \"Unknown parameter: 'reasoning.enabled'.\" (code unknown_parameter) for a key the "
-            "object does not have (shinpei710/ccr-plugin-openai-res#2, openkursar/hello-halo#83)",
+            "object does not have (shinpei710/ccr-plugin-openai-res#2, openkursar/hello-halo#83); the value types: the "
+            "field annotations of those TypedDicts and the TypedDicts under them (user: str, store: Optional[bool], "
+            "stream_options: ChatCompletionStreamOptionsParam), API error in the form \"Invalid type for 'user': "
+            'expected a string, but got an integer instead." (code invalid_type)',
             "refuse",
         ),
         (
@@ -1480,6 +1487,33 @@ def field_key_problems(fields: Mapping[str, Any], api: str) -> list[tuple[str, s
     return object_key_problems(
         fields, ResponseCreateParamsBase, "openai.types.responses.response_create_params.ResponseCreateParamsBase"
     )
+
+
+def setting_type_problems(settings: Mapping[str, Any], api: str) -> list[tuple[str, str]]:
+    """``(JSON pointer, message)`` for each request-field setting (a model setting sent as the
+    request field of its name) whose value cannot be of the type the installed SDK's request type
+    gives that field (:func:`toolwire.profile.value_type_problems`; rule ``request.field-values``):
+    ``CompletionCreateParamsBase`` (Chat) or ``ResponseCreateParamsBase`` (Responses). OpenAI
+    answers such a value with a 400 ("Invalid type for 'user': expected a string, but got an
+    integer instead."). The common settings (``max_tokens``, ``temperature``, ``thinking``, ...)
+    and toolwire's own codec keys have their own checks; ``extra_body`` is sent unchecked."""
+    from toolwire.adapter import COMMON_SETTINGS
+    from toolwire.profile import value_type_problems
+
+    if api == CHAT:
+        from openai.types.chat.completion_create_params import CompletionCreateParamsBase as params
+
+        from .chat import CODEC_KEYS as own
+
+        written = {"model", "messages", "tools", "tool_choice"}
+    else:
+        from openai.types.responses.response_create_params import ResponseCreateParamsBase as params
+
+        from .responses import CODEC_KEYS as own
+
+        written = {"model", "input", "tools", "tool_choice"}
+    given = {k: v for k, v in settings.items() if k not in COMMON_SETTINGS and k not in own and k not in written}
+    return value_type_problems(given, params)
 
 
 def to_openai_api(base_url: Any) -> bool:
