@@ -511,9 +511,11 @@ def _check_config_settings(settings: dict[str, Any], model_id: str) -> None:
     """Raises :class:`ConfigurationError` for a key of the ``generation_config``, ``tool_config``
     (and its ``function_calling_config``) or ``safety_settings`` settings (either spelling) that the
     SDK's type for it has no field for (rule ``gemini.request.config-fields``): Gemini answers it
-    with "Invalid JSON payload received. Unknown name ...: Cannot find field." on every request.
+    with "Invalid JSON payload received. Unknown name ...: Cannot find field." on every request;
+    and for a value of those settings or ``cached_content`` that is not of the type the SDK gives
+    it (``generation_config={"response_mime_type": 5}``, rule ``gemini.request.config-values``).
     ``extra_body`` sends a field the installed SDK does not know yet unchecked."""
-    from .profile import _config_field_problems
+    from .profile import _config_field_problems, setting_type_problems
 
     body: dict[str, Any] = {}
     for snake, camel in (
@@ -528,3 +530,8 @@ def _check_config_settings(settings: dict[str, Any], model_id: str) -> None:
     if problems:
         pointer, message = problems[0]
         raise ConfigurationError(f"gemini:{model_id}: at {pointer}: {message} [gemini.request.config-fields]")
+    if "cached_content" in settings or "cachedContent" in settings:
+        body["cachedContent"] = settings.get("cachedContent", settings.get("cached_content"))
+    types = setting_type_problems(body)
+    if types:
+        raise ConfigurationError(f"gemini:{model_id}: {types[0][1]} [gemini.request.config-values]")

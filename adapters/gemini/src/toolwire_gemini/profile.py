@@ -470,7 +470,11 @@ RULES: tuple[Rule, ...] = (
         "HARM_CATEGORY_CIVIC_INTEGRITY) and a threshold of the SDK's HarmBlockThreshold, without the Vertex-only "
         "method; generationConfig's seed and logprobs are integers, stopSequences entries strings, "
         "responseModalities entries and mediaResolution values of the SDK's Modality and MediaResolution. Another "
-        "value is refused, naming the values the API takes.",
+        "value is refused, naming the values the API takes. The generation_config, tool_config, safety_settings and "
+        "cached_content settings hold values of the types the SDK gives them, walked into their objects and arrays "
+        "and read as proto3 JSON (an integer or number field also takes text such as '5', an enum field a number): "
+        "generation_config={'responseMimeType': 5} or {'thinkingConfig': {'includeThoughts': 'yes'}} is a "
+        "ConfigurationError when the model is made, naming the type and the SDK field (extra_body is sent unchecked).",
         _SDK + 'HarmCategory (the image categories: "This enum value is not supported in Gemini API."), '
         'HarmBlockThreshold, SafetySetting.method ("This field is not supported in Gemini API."), GenerationConfig '
         "(seed, logprobs: int; stop_sequences: list[str]; response_modalities: list[Modality]; media_resolution: "
@@ -479,7 +483,10 @@ RULES: tuple[Rule, ...] = (
         "HarmCategory.HARM_CATEGORY_DANGEROUS_CONTENT, HarmCategory.HARM_CATEGORY_HARASSMENT, "
         'HarmCategory.HARM_CATEGORY_CIVIC_INTEGRITY)" (SillyTavern/SillyTavern#2728, lbjlaq/Antigravity-Manager#3195) '
         'and "Invalid value at "safety_settings[4].category" (...HarmCategory), "HARM_CATEGORY_IMAGE_HATE"" '
-        "(NEKOparapa/AiNiee#746)",
+        "(NEKOparapa/AiNiee#746); the value types: google.genai.types.GenerationConfig, ThinkingConfig, ToolConfig, "
+        "FunctionCallingConfig, SafetySetting and GenerateContentConfig.cached_content field annotations; "
+        'https://protobuf.dev/programming-guides/json/ (int32 and float fields: "Either numbers or strings are '
+        'accepted"; enums: "Parsers accept both enum names and integer values")',
         "refuse",
     ),
     _r(
@@ -1284,6 +1291,38 @@ def _config_value_problems(body: dict[str, Any]) -> list[tuple[str, str]]:
     if fkey and gen[fkey] is not None:
         one_of(gen[fkey], _enum_values("MediaResolution"), f"/{gkey}/{fkey}", "mediaResolution")
     return out
+
+
+def setting_type_problems(body: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(JSON pointer, message)`` for each value of the request-field settings ``body`` holds
+    (``generationConfig``, ``toolConfig``, ``safetySettings``, ``cachedContent``, by their wire
+    names; keys inside them in either spelling) that cannot be of the type the installed SDK
+    gives that field (:func:`toolwire.profile.value_type_problems`, read as proto3 JSON: an integer
+    or number field also takes text such as ``"5"``, an enum field a number):
+    ``google.genai.types.GenerationConfig`` for ``generationConfig`` and
+    ``google.genai.types.GenerateContentConfig`` for the others (rule ``gemini.request.config-values``).
+    The API refuses such a value ('Invalid value at 'generation_config.response_mime_type'
+    (TYPE_STRING), 5'). ``extra_body`` is sent unchecked."""
+    from google.genai import types
+
+    from toolwire.profile import value_type_problems
+
+    holder = _request_body_type()
+    out = value_type_problems({k: v for k, v in body.items() if k in holder.__annotations__}, holder, proto_json=True)
+    return out + value_type_problems(
+        {k: v for k, v in body.items() if k not in holder.__annotations__}, types.GenerateContentConfig, proto_json=True
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _request_body_type() -> Any:
+    """The ``generateContent`` body's ``generationConfig`` field as a ``TypedDict`` of the SDK's
+    ``google.genai.types.GenerationConfig`` (the SDK flattens it into ``GenerateContentConfig``)."""
+    from typing import TypedDict
+
+    from google.genai import types
+
+    return TypedDict("GenerateContentRequest", {"generationConfig": types.GenerationConfig}, total=False)
 
 
 #: ``(generationConfig field, least, most or None, integer only)`` (rule ``gemini.request.sampling-range``).
