@@ -1493,8 +1493,6 @@ def setting_type_problems(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
     ``thinking`` is read in Anthropic's own form only (with a ``type``); the common settings
     (``max_tokens``, ``temperature``, ...) have their own checks, and ``extra_body`` is sent
     unchecked."""
-    import typing
-
     from anthropic.types.beta.message_create_params import MessageCreateParamsBase as BetaParams
     from anthropic.types.message_create_params import MessageCreateParamsBase
 
@@ -1503,8 +1501,7 @@ def setting_type_problems(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
 
     from .codec import _CANONICAL_FIELDS
 
-    plain = typing.get_type_hints(MessageCreateParamsBase)
-    beta = typing.get_type_hints(BetaParams)
+    plain, beta = _request_field_names()
     given: dict[str, Any] = {}
     given_beta: dict[str, Any] = {}
     for name, value in settings.items():
@@ -1518,6 +1515,17 @@ def setting_type_problems(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
     if isinstance(thinking, Mapping) and "type" in thinking:
         given["thinking"] = thinking
     return value_type_problems(given, MessageCreateParamsBase) + value_type_problems(given_beta, BetaParams)
+
+
+@functools.lru_cache(maxsize=1)
+def _request_field_names() -> tuple[frozenset[str], frozenset[str]]:
+    """The fields of ``anthropic.types.MessageCreateParamsBase`` and of the beta's."""
+    import typing
+
+    from anthropic.types.beta.message_create_params import MessageCreateParamsBase as BetaParams
+    from anthropic.types.message_create_params import MessageCreateParamsBase
+
+    return frozenset(typing.get_type_hints(MessageCreateParamsBase)), frozenset(typing.get_type_hints(BetaParams))
 
 
 def _repair_speed_model(body: dict[str, Any], report: Any) -> None:
