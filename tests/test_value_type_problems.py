@@ -139,3 +139,23 @@ def test_each_wrong_value_is_reported() -> None:
 def test_a_type_it_cannot_read_is_not_checked() -> None:
     assert value_type_problems({"count": "1"}, Opaque) == []
     assert value_type_problems({"count": "1"}, dict) == []
+
+
+class Node(TypedDict, total=False):
+    name: str
+    children: list[Node]
+
+
+class Tree(TypedDict, total=False):
+    root: Node
+
+
+def test_a_recursive_type_is_walked_and_a_value_too_deep_or_holding_itself_is_not_a_crash() -> None:
+    assert [p for p, _ in value_type_problems({"root": {"children": [{"name": 3}]}}, Tree)] == ["/root/children/0/name"]
+    deep: dict[str, Any] = {"name": "leaf"}
+    for _ in range(5000):
+        deep = {"children": [deep]}
+    assert value_type_problems({"root": deep}, Tree) == []
+    cyclic: dict[str, Any] = {"name": "a", "children": []}
+    cyclic["children"].append(cyclic)
+    assert value_type_problems({"root": cyclic}, Tree) == []

@@ -934,7 +934,7 @@ def value_type_problems(fields: Mapping[str, Any], sdk_type: Any, *, proto_json:
             continue
         try:
             errors = _type_errors(value, field[0], (name,), field[1], proto_json)
-        except _Open:
+        except (_Open, RecursionError):  # (a value nested past the interpreter's depth, or holding itself)
             continue
         for path, expected, source, got in errors:
             shown = str(path[0]) + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path[1:])
