@@ -79,6 +79,7 @@ def test_right_values_pass() -> None:
     }
     assert value_type_problems(fields, Body) == []
     assert value_type_problems({"management": None}, Body) == []
+    assert value_type_problems({"management": {"edits": [{"type": "compact", "instructions": None}]}}, Body) == []
 
 
 @pytest.mark.parametrize(

@@ -115,3 +115,9 @@ def test_extra_body_stays_unchecked() -> None:
     refused, sent = _attempt({"extra_body": {"inference_geo": 123}})
     assert refused is None
     assert sent[0]["inference_geo"] == 123
+
+
+def test_a_setting_of_none_is_sent_as_before() -> None:
+    # stop_sequences is Sequence[str], not Optional: None stays the unset it was, not a refusal
+    refused, sent = _attempt({"stop_sequences": None})
+    assert refused is None and len(sent) == 1

@@ -104,3 +104,8 @@ def test_extra_body_stays_unchecked() -> None:
     refused, sent = _attempt({"extra_body": {"cachedContent": 5}})
     assert refused is None
     assert sent[0]["cachedContent"] == 5
+
+
+def test_a_setting_of_none_is_sent_as_before() -> None:
+    refused, sent = _attempt({"generation_config": None})
+    assert refused is None and len(sent) == 1

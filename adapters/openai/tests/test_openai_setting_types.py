@@ -130,7 +130,8 @@ def test_right_typed_responses_settings_are_sent_as_given() -> None:
         "top_p": 1,  # Optional[float]: an integer is a number
         "safety_identifier": None,
         "max_tool_calls": 2,
-        "text": {"format": {"type": "json_schema", "name": "out", "schema": {"type": "object"}}},
+        # ResponseTextConfigParam.verbosity is Optional[Literal[...]]: null inside an object
+        "text": {"format": {"type": "json_schema", "name": "out", "schema": {"type": "object"}}, "verbosity": None},
         "prompt": {"id": "pmpt_1", "variables": {"city": "Paris"}},
     }
     refused, sent = _attempt("openai:gpt-5", settings)
@@ -139,7 +140,7 @@ def test_right_typed_responses_settings_are_sent_as_given() -> None:
     assert body["top_p"] == 1
     assert body["safety_identifier"] is None
     assert body["max_tool_calls"] == 2
-    assert body["text"]["format"]["name"] == "out"
+    assert body["text"]["format"]["name"] == "out" and body["text"]["verbosity"] is None
     assert body["prompt"] == {"id": "pmpt_1", "variables": {"city": "Paris"}}
 
 
@@ -148,3 +149,9 @@ def test_extra_body_and_a_compatible_server_stay_unchecked() -> None:
     assert refused is None and sent[0]["user"] == 5
     model = toolwire.model("openai-chat:local", base_url="http://localhost:8080/v1", api_key="k", seed="7")
     assert model.settings["seed"] == "7"
+
+
+def test_a_setting_of_none_is_sent_as_before() -> None:
+    # CompletionCreateParamsBase.user is str, not Optional: None stays the unset it was, not a refusal
+    refused, sent = _attempt("openai-chat:gpt-5", {"user": None})
+    assert refused is None and len(sent) == 1

@@ -1491,8 +1491,8 @@ def setting_type_problems(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
     (``context_management``, ``mcp_servers``) ``anthropic.types.beta.MessageCreateParamsBase``.
     The API refuses such a value with a 400 ("inference_geo: Input should be a valid string").
     ``thinking`` is read in Anthropic's own form only (with a ``type``); the common settings
-    (``max_tokens``, ``temperature``, ...) have their own checks, and ``extra_body`` is sent
-    unchecked."""
+    (``max_tokens``, ``temperature``, ...) have their own checks; a setting of ``None`` (unset) and
+    ``extra_body`` are sent unchecked."""
     from anthropic.types.beta.message_create_params import MessageCreateParamsBase as BetaParams
     from anthropic.types.message_create_params import MessageCreateParamsBase
 
@@ -1505,8 +1505,8 @@ def setting_type_problems(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
     given: dict[str, Any] = {}
     given_beta: dict[str, Any] = {}
     for name, value in settings.items():
-        if name in COMMON_SETTINGS or name in _CANONICAL_FIELDS:
-            continue
+        if value is None or name in COMMON_SETTINGS or name in _CANONICAL_FIELDS:
+            continue  # (a setting of None is sent as null, as before: left to the API and the per-request rules)
         if name in plain:
             given[name] = value
         elif name in beta:

@@ -1307,6 +1307,7 @@ def setting_type_problems(body: Mapping[str, Any]) -> list[tuple[str, str]]:
 
     from toolwire.profile import value_type_problems
 
+    body = {k: v for k, v in body.items() if v is not None}  # (None: unset, sent as before)
     holder = _request_body_type()
     out = value_type_problems({k: v for k, v in body.items() if k in holder.__annotations__}, holder, proto_json=True)
     return out + value_type_problems(

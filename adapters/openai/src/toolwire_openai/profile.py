@@ -1496,7 +1496,8 @@ def setting_type_problems(settings: Mapping[str, Any], api: str) -> list[tuple[s
     ``CompletionCreateParamsBase`` (Chat) or ``ResponseCreateParamsBase`` (Responses). OpenAI
     answers such a value with a 400 ("Invalid type for 'user': expected a string, but got an
     integer instead."). The common settings (``max_tokens``, ``temperature``, ``thinking``, ...)
-    and toolwire's own codec keys have their own checks; ``extra_body`` is sent unchecked."""
+    and toolwire's own codec keys have their own checks; a setting of ``None`` (unset) and
+    ``extra_body`` are sent unchecked."""
     from toolwire.adapter import COMMON_SETTINGS
     from toolwire.profile import value_type_problems
 
@@ -1512,7 +1513,12 @@ def setting_type_problems(settings: Mapping[str, Any], api: str) -> list[tuple[s
         from .responses import CODEC_KEYS as own
 
         written = {"model", "input", "tools", "tool_choice"}
-    given = {k: v for k, v in settings.items() if k not in COMMON_SETTINGS and k not in own and k not in written}
+    # (a setting of None is sent as null, as before: the SDK's unset, left to the API)
+    given = {
+        k: v
+        for k, v in settings.items()
+        if v is not None and k not in COMMON_SETTINGS and k not in own and k not in written
+    }
     return value_type_problems(given, params)
 
 
