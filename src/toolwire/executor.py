@@ -425,6 +425,7 @@ class _Plan:
         "info",
         "is_async",
         "thread_name",
+        "field_defaults",
     )
 
     def __init__(self, tool: Tool) -> None:
@@ -433,6 +434,9 @@ class _Plan:
         self.snapshot = copy.deepcopy(schema)
         self.function = fn = tool.function
         self.model = model = tool.arguments_model
+        # Field() defaults the argument model fills (set when the model is built, before any plan;
+        # a missing attribute of a pydantic model class costs microseconds to look up per call)
+        self.field_defaults = hasattr(model, "__toolwire_field_defaults__")
         self.info: Any = None if fn is None else _checkers()[6](fn)
         self.is_async = False if fn is None else tool.is_async
         self.thread_name = _thread_name(fn)
@@ -707,7 +711,7 @@ class ToolExecutor:
             # would return the same copy)
             if (
                 plan.keys is not None
-                and not hasattr(plan.model, "__toolwire_field_defaults__")  # Field() defaults: filled below
+                and not plan.field_defaults  # Field() defaults: filled below
                 and (flat := _flat_copy(plan, given)) is not None
             ):
                 return Ready(tool, call, flat, plan)
