@@ -182,8 +182,9 @@ def status_problem(status: str, stop_reason: str | None, pending: list[PendingCa
     - a ``"paused"`` run (calls wait for a decision) was not stopped by the model: its stop
       reason is ``"pending"`` (or, for a run that also hit a limit or stopped, what
       :attr:`RunResult.stop_reason` says), never a model's stop reason such as ``"end_turn"``;
-    - a ``"stopped"`` run stopped at a limit: its stop reason is ``"max_turns"`` or
-      ``"usage_limit"``;
+    - a ``"stopped"`` run stopped at a limit (its stop reason is ``"max_turns"`` or
+      ``"usage_limit"``) or because its last response filled the model's context window
+      (:class:`~toolwire.errors.ContextWindowExceeded`: its stop reason is that response's);
     - a pending call belongs to one of the turns (its ``turn`` is at most the last turn's
       number): the calls of a run are the calls its turns made."""
     from .types import STOP_REASONS
@@ -201,10 +202,15 @@ def status_problem(status: str, stop_reason: str | None, pending: list[PendingCa
             f"{stop_reason!r}; a paused run's stop_reason is 'pending'. Set it to 'pending' (and status 'finished' "
             "with no pending calls if the run really ended)"
         )
-    if status == "stopped" and stop_reason not in _LIMIT_STOPS:
+    # a run whose response filled the context window stops with that response's stop reason
+    # (loop._ends_with_calls: ContextWindowExceeded, e.g. Anthropic's model_context_window_exceeded
+    # read as "max_tokens")
+    own = turns[-1].response.stop_reason if turns else None
+    if status == "stopped" and stop_reason not in _LIMIT_STOPS and (stop_reason is None or stop_reason != own):
         return (
             f"status is 'stopped' (a limit stopped the run) but its stop_reason is {stop_reason!r}, not one of "
-            f"{', '.join(repr(s) for s in _LIMIT_STOPS)}; set the stop_reason to the limit that stopped it"
+            f"{', '.join(repr(s) for s in _LIMIT_STOPS)} nor the stop reason of its last response (a response that "
+            "filled the context window); set the stop_reason to the limit that stopped it"
         )
     last = turns[-1].number if turns else 0
     for i, p in enumerate(pending):

@@ -145,6 +145,37 @@ def test_a_full_context_window_stops_the_run_with_every_call_answered(mock_model
     assert again.text == "ok" and [b["tool_use_id"] for b in sent[-1]["content"][:2]] == ["toolu_C1", "toolu_C2"]
 
 
+def test_a_run_stopped_by_a_full_context_window_saves_loads_and_resumes(mock_model, wire, tmp_path) -> None:
+    """The run stops with ContextWindowExceeded (status "stopped", the response's own stop reason
+    "max_tokens"): its state is one a real run leaves, so it saves, loads and resumes (a state
+    check took "stopped" for limits only and refused it)."""
+
+    @tool
+    def add_logged(a: int, b: int) -> int:
+        """Add two integers.
+
+        Args:
+            a: first addend
+            b: second addend
+        """
+        return a + b
+
+    content = [{"type": "tool_use", "id": "toolu_C1", "name": "add_logged", "input": {"a": 1, "b": 2}}]
+    answer = wire.json_response(wire.message_body(content, stop_reason="model_context_window_exceeded"))
+    with pytest.raises(toolwire.ContextWindowExceeded) as info:
+        toolwire.run_sync(mock_model([answer]), "add", tools=[add_logged])
+    state = info.value.run_state
+    assert state is not None and (state.status, state.stop_reason) == ("stopped", "max_tokens")
+    path = tmp_path / "run.json"
+    state.save(path)
+    loaded = toolwire.RunState.load(path)
+    assert loaded == state
+    model = mock_model([wire.json_response(wire.message_body([{"type": "text", "text": "shorter now"}]))])
+    again = toolwire.run_sync(model, tools=[add_logged], resume=loaded)
+    assert again.text == "shorter now" and again.stop_reason == "end_turn"
+    assert [b["tool_use_id"] for b in model.sent[0].json["messages"][-1]["content"]] == ["toolu_C1"]
+
+
 def test_a_full_context_window_without_calls_ends_the_run_normally(mock_model, wire) -> None:
     answer = wire.message_body(
         [{"type": "text", "text": "The summary is"}], stop_reason="model_context_window_exceeded"
