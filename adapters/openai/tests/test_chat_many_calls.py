@@ -162,3 +162,38 @@ def test_a_run_past_2048_messages_stops_before_sending_and_keeps_what_it_did() -
     assert [v.rule for v in refused.value.violations] == ["openai-chat.request.messages-count"]
     assert "at most 2048" in str(refused.value)
     assert conversation.messages == history  # left as it was: nothing lost, nothing half-added
+
+
+def test_deepseek_gets_its_reasoning_back_on_every_group_of_a_split_message() -> None:
+    """DeepSeek's thinking mode refuses an assistant message with tool calls but no
+    reasoning_content ("Missing `reasoning_content` field in the assistant message"): each group
+    of a split message carries the reasoning DeepSeek sent with the calls."""
+    calls = [tool_call(f"call_{i}", "lookup", json.dumps({"i": i})) for i in range(200)]
+    answers = [
+        json_response(
+            completion({"tool_calls": calls, "reasoning_content": "Look them all up."}, finish_reason="tool_calls")
+        ),
+        json_response(completion({"content": "done", "reasoning_content": "All found."})),
+    ]
+    model = _make(
+        OpenAIChatModel,
+        lambda request: answers.pop(0),
+        {"model_id": "deepseek-v4-flash", "base_url": "https://api.deepseek.com"},
+    )
+
+    @toolwire.tool
+    def lookup(i: int) -> str:
+        """Look up one item.
+
+        Args:
+            i: the item's number
+        """
+        return f"item {i}"
+
+    result = toolwire.run_sync(model, "look up 200 items", tools=[lookup])
+    assert result.text == "done"
+    second = model.sent[1].json["messages"]
+    assert [(len(m["tool_calls"]), m.get("reasoning_content")) for m in second if m["role"] == "assistant"] == [
+        (128, "Look them all up."),
+        (72, "Look them all up."),
+    ]

@@ -782,7 +782,8 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
             f"An assistant message carries at most {CHAT_MAX_MESSAGE_CALLS} tool calls: one with more (a model's "
             "answer with that many parallel calls, a history from another API) is sent as consecutive assistant "
             f"messages of at most {CHAT_MAX_MESSAGE_CALLS} calls, each followed by the tool messages answering its "
-            "calls (not lossy: the same calls and results, in order).",
+            "calls (not lossy: the same calls and results, in order); to DeepSeek's API each of them carries the "
+            "message's reasoning_content (rule openai-chat.server.deepseek-reasoning-content).",
             "API error \"Invalid 'messages[2].tool_calls': array too long. Expected an array with maximum length 128, "
             'but got an array with length 200 instead." (code array_above_max_length; openai/openai-dotnet#317)',
             "repair",
@@ -3592,7 +3593,8 @@ class OpenAIChatProfile(_OpenAIProfile):
     def _split_long_calls(self, messages: list[Any], origins: list[int], report: Any) -> list[Any]:
         """``messages`` with each assistant message of more than :data:`CHAT_MAX_MESSAGE_CALLS`
         tool calls sent as consecutive assistant messages of at most that many (the first keeps
-        the message's other fields, the next ones carry only their calls), each followed by the
+        the message's other fields, the next ones carry only their calls, and to DeepSeek's API the
+        message's ``reasoning_content``, which its thinking mode wants on each), each followed by the
         tool messages of the run after it that answer its calls, in their order (a tool message
         answering none of them stays in the last group); ``origins`` (the source index of each
         entry) rewritten to match (rule ``conversation.tool-calls-count``)."""
@@ -3621,10 +3623,14 @@ class OpenAIChatProfile(_OpenAIProfile):
                 end += 1
             groups = [calls[k : k + most] for k in range(0, len(calls), most)]
             placed: set[int] = set()
+            rest: dict[str, Any] = {"role": "assistant", "content": None}
+            if self.server == "deepseek" and type(thought := m.get("reasoning_content")) is str:
+                # DeepSeek's thinking mode refuses an assistant message with tool calls but no
+                # reasoning_content (rule server.deepseek-reasoning-content): each group carries
+                # the reasoning DeepSeek sent with the calls
+                rest["reasoning_content"] = thought
             for g, group in enumerate(groups):
-                out.append(
-                    dict(m, tool_calls=group) if g == 0 else {"role": "assistant", "content": None, "tool_calls": group}
-                )
+                out.append(dict(m, tool_calls=group) if g == 0 else dict(rest, tool_calls=group))
                 where.append(origins[i])
                 ids = {c.get("id") for c in group if type(c) is dict}
                 for t in range(i + 1, end):
