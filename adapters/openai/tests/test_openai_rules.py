@@ -15,6 +15,7 @@ import copy
 import hashlib
 from typing import Any, Callable
 
+import httpx2
 import pytest
 from openai_wire import _make, completion, fc_item, json_response, response_body, tool_call
 from toolwire_openai import OpenAIChatCodec, OpenAIResponsesCodec
@@ -1318,6 +1319,37 @@ def test_a_long_prompt_cache_key_setting_is_refused_before_sending(api: str) -> 
         model.prepare(request)
     assert [v.pointer for v in err.value.violations] == ["/prompt_cache_key"]
     assert "72 characters" in str(err.value) and "at most 64" in str(err.value)
+
+
+@pytest.mark.parametrize("api", ["openai-chat", "openai"])
+@pytest.mark.parametrize(
+    ("key", "value", "shown"),
+    [
+        ("prompt_cache_key", 12345, "int 12345"),
+        ("safety_identifier", ["u1"], "list ['u1']"),
+        ("safety_identifier", 7.5, "float 7.5"),
+    ],
+)
+def test_an_identifier_that_is_no_string_is_refused_before_sending(api: str, key: str, value: Any, shown: str) -> None:
+    # SDK type Optional[str] (CompletionCreateParamsBase / ResponseCreateParamsBase): a user id
+    # passed as a number was sent, and the API answers it with an invalid_type error
+    sent: list[Any] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        sent.append(request)
+        return httpx2.Response(500)
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    model = toolwire.model(f"{api}:gpt-4.1", api_key="k", max_retries=0, http_client=client, **{key: value})
+    with pytest.raises(RequestRefused) as err:
+        toolwire.run_sync(model, "hi")
+    assert sent == []
+    assert [(v.rule, v.pointer) for v in err.value.violations] == [(f"{api}.request.identifier-length", f"/{key}")]
+    assert f"{key} must be a string, got {shown}" in str(err.value)
+    # a compatible server sets its own rules
+    other = type(CHAT if api == "openai-chat" else RESP)(base_url="http://127.0.0.1:8000/v1")
+    body = chat_body if api == "openai-chat" else resp_body
+    assert not [v for v in other.check_request(body(**{key: value})) if v.rule.endswith("identifier-length")]
 
 
 def test_output_token_limit_bounds() -> None:

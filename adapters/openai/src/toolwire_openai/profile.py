@@ -486,8 +486,9 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
             "request.identifier-length",
             f"On api.openai.com 'prompt_cache_key' is a string of at most {IDENTIFIER_LIMITS['prompt_cache_key']} "
             f"characters and 'safety_identifier' one of at most {IDENTIFIER_LIMITS['safety_identifier']} (a longer "
-            "key: send a hash of it); a compatible server, base_url elsewhere, sets its own bounds.",
-            "API error \"Invalid 'prompt_cache_key': string too long. Expected a string with maximum length 64, but "
+            "key: send a hash of it; a value that is no string, such as a number, is refused too); a compatible "
+            "server, base_url elsewhere, sets its own bounds.",
+            "SDK types of prompt_cache_key and safety_identifier: Optional[str]; API error \"Invalid 'prompt_cache_key': string too long. Expected a string with maximum length 64, but "
             'got a string with length 72 instead." (code string_above_max_length; theopenco/llmgateway#3110, '
             'earendil-works/pi#4719); SDK docstring of safety_identifier: "a string that uniquely identifies each '
             'user, with a maximum length of 128 characters"',
@@ -2506,7 +2507,16 @@ class _OpenAIProfile(Profile):
         if self._to_openai_api:
             for key, most in IDENTIFIER_LIMITS.items():
                 value = body.get(key)
-                if isinstance(value, str) and len(value) > most:
+                if value is not None and not isinstance(value, str):
+                    out.append(
+                        self.violation(
+                            "request.identifier-length",
+                            f"/{key}",
+                            f"{key} must be a string, got {type(value).__name__} {value!r:.40}: send str() of it, or a "
+                            "hash of it",
+                        )
+                    )
+                elif isinstance(value, str) and len(value) > most:
                     out.append(
                         self.violation(
                             "request.identifier-length",
