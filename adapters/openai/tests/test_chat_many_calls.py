@@ -197,3 +197,20 @@ def test_deepseek_gets_its_reasoning_back_on_every_group_of_a_split_message() ->
         (128, "Look them all up."),
         (72, "Look them all up."),
     ]
+
+
+def test_a_split_that_takes_a_history_past_2048_messages_says_the_count_is_as_sent() -> None:
+    """A history of 2048 messages holding a message of 129 calls is 2049 messages once split: the
+    refusal says the count is of the messages as sent, which the repairs grew, not a count the
+    caller cannot find in their own history."""
+    history = _history(129)  # user, assistant (129 calls), 129 tool messages, user: 132 messages
+    messages = _long_conversation(2048 - len(history)) + history
+    assert len(messages) == 2048
+    profile = OpenAIChatProfile()
+    body = profile.repair_request({"model": "gpt-4.1", "messages": messages}, RequestReport("openai-chat"))
+    (v,) = profile.check_request(body)
+    assert v.rule == "openai-chat.request.messages-count"
+    assert v.message.startswith(
+        "the request has 2049 messages as sent (toolwire's repairs may add some, e.g. an "
+        "assistant message of more than 128 tool calls is sent as several)"
+    )

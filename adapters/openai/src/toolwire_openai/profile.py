@@ -2971,9 +2971,10 @@ class OpenAIChatProfile(_OpenAIProfile):
                 self.violation(
                     "request.messages-count",
                     "/messages",
-                    f"the conversation has {len(messages)} messages; OpenAI's Chat Completions API takes at most "
-                    f"{CHAT_MAX_MESSAGES} in one request: go on in a new conversation that starts from a summary of "
-                    "this one",
+                    f"the request has {len(messages)} messages as sent (toolwire's repairs may add some, e.g. an "
+                    f"assistant message of more than {CHAT_MAX_MESSAGE_CALLS} tool calls is sent as several); OpenAI's "
+                    f"Chat Completions API takes at most {CHAT_MAX_MESSAGES} in one request: go on in a new "
+                    "conversation that starts from a summary of this one",
                 )
             )
         start = self._mapped_start(messages, start)
