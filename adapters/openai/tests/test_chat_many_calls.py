@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from openai_wire import _make, completion, json_response, tool_call
+from openai_wire import _make, chat_sse, completion, json_response, tool_call
 from toolwire_openai import OpenAIChatModel
 from toolwire_openai.profile import CHAT_MAX_MESSAGE_CALLS, OpenAIChatProfile
 
@@ -214,3 +214,65 @@ def test_a_split_that_takes_a_history_past_2048_messages_says_the_count_is_as_se
         "the request has 2049 messages as sent (toolwire's repairs may add some, e.g. an "
         "assistant message of more than 128 tool calls is sent as several)"
     )
+
+
+def _streamed_calls(calls: list[dict[str, Any]]) -> Any:
+    base = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "gpt-4.1"}
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": None}, "finish_reason": None}]}
+    ]
+    for n, c in enumerate(calls):
+        chunks.append(
+            {**base, "choices": [{"index": 0, "delta": {"tool_calls": [{**c, "index": n}]}, "finish_reason": None}]}
+        )
+    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    return chat_sse(chunks)
+
+
+def _streamed_text(text: str) -> Any:
+    base = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "gpt-4.1"}
+    return chat_sse(
+        [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": "stop"}]}]
+    )
+
+
+def test_every_request_of_a_streamed_run_with_two_257_call_turns_and_images_is_valid() -> None:
+    """The later requests of a run (repaired incrementally from the first new message) still send
+    every message of at most 128 calls, each directly followed by the tool messages of its calls,
+    the images of the results after them."""
+
+    def calls(t: int) -> list[dict[str, Any]]:
+        return [tool_call(f"c{t}_{i}", "lookup", json.dumps({"i": i})) for i in range(257)]
+
+    answers = [_streamed_calls(calls(0)), _streamed_calls(calls(1)), _streamed_text("done"), _streamed_text("bye")]
+    model = _make(OpenAIChatModel, lambda request: answers.pop(0), {"model_id": "gpt-4.1", "stream": True})
+
+    @toolwire.tool
+    def lookup(i: int) -> Any:
+        """Look up one item.
+
+        Args:
+            i: the item's number
+        """
+        if i % 100 == 0:
+            return [f"item {i}", toolwire.ImagePart(url=f"https://example.com/{i}.png")]
+        return f"item {i}"
+
+    result = toolwire.run_sync(model, "look up", tools=[lookup])
+    again = toolwire.run_sync(model, "and now?", conversation=result.conversation, tools=[lookup])
+    assert (result.text, again.text, len(model.sent)) == ("done", "bye", 4)
+    for k, sent in enumerate(model.sent):
+        messages = sent.json["messages"]
+        groups = []
+        for i, m in enumerate(messages):
+            if m["role"] == "assistant" and m.get("tool_calls"):
+                j = i + 1
+                while j < len(messages) and messages[j]["role"] == "tool":
+                    j += 1
+                answered = sorted(t["tool_call_id"] for t in messages[i + 1 : j])
+                assert answered == sorted(c["id"] for c in m["tool_calls"]), (k, i)
+                groups.append(len(m["tool_calls"]))
+        assert groups == [[], [128, 128, 1], [128, 128, 1] * 2, [128, 128, 1] * 2][k]
+    last = model.sent[3].json["messages"]
+    images = [m for m in last if m["role"] == "user" and isinstance(m["content"], list)]
+    assert len(images) == 2 and sum(p["type"] == "image_url" for m in images for p in m["content"]) == 6
