@@ -77,12 +77,18 @@ def test_an_image_url_next_to_the_function_response_is_an_image_part_and_goes_ba
     "part",
     [
         {"fileData": {"mimeType": "image/png", "fileUri": "https://generativelanguage.googleapis.com/v1beta/files/x1"}},
+        {
+            "fileData": {
+                "mimeType": "image/png",
+                "fileUri": "https://GenerativeLanguage.googleapis.com./v1beta/files/x1",
+            }
+        },
         {"fileData": {"mimeType": "image/png", "fileUri": "gs://bucket/chart.png"}},
         {"fileData": {"mimeType": "image/gif", "fileUri": URL}},
         {"fileData": {"mimeType": "image/png", "fileUri": URL, "displayName": "chart"}},
         {"fileData": {"fileUri": URL}},
     ],
-    ids=["files-api", "gs", "gif", "more-fields", "no-type"],
+    ids=["files-api", "files-api-fqdn", "gs", "gif", "more-fields", "no-type"],
 )
 def test_a_file_reference_another_api_cannot_read_stays_kept_whole(part: dict[str, Any]) -> None:
     # an uploaded file is Gemini's own, a gs:// URI only Google fetches, a type or field the

@@ -271,7 +271,8 @@ def _decode_file_image(part: Any) -> ImagePart | None:
         host = urlsplit(uri).hostname
     except ValueError:
         return None
-    if not host or host == "generativelanguage.googleapis.com":  # (a Files API URI)
+    # (a Files API URI; the host lower case, a fully qualified name's final dot taken off)
+    if not host or host.rstrip(".") == "generativelanguage.googleapis.com":
         return None
     try:
         image = ImagePart(url=uri, media_type=mime)
