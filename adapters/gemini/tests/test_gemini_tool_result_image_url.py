@@ -121,3 +121,23 @@ def test_continuing_the_history_on_another_api_sends_the_image(target: str, besi
     if target == "anthropic" and not beside:
         (result,) = [b for m in sent["messages"] for b in m["content"] if b.get("type") == "tool_result"]
         assert result["content"][-1] == {"type": "image", "source": {"type": "url", "url": URL}}
+
+
+def test_the_sdks_snake_case_field_names_import_the_same_image() -> None:
+    # google.genai.types.FileData spells them file_uri / mime_type; the codec reads snake_case
+    # inline data too: the image was kept raw, and left out when the history went to another API
+    from toolwire_gemini import GeminiCodec
+
+    snake = {"file_data": {"mime_type": "image/png", "file_uri": URL}}
+    request = GeminiCodec().decode_request(_body([snake]))
+    (result,) = request.messages[2].parts
+    assert isinstance(result, ToolResult) and isinstance(result.content, list)
+    assert [(type(p).__name__, getattr(p, "url", None)) for p in result.content] == [
+        ("TextPart", None),
+        ("ImagePart", URL),
+    ]
+    # a part with another field beside them is still kept whole
+    odd = {"file_data": {"mime_type": "image/png", "file_uri": URL, "display_name": "x"}}
+    (result,) = GeminiCodec().decode_request(_body([odd])).messages[2].parts
+    assert isinstance(result, ToolResult)
+    assert not any(isinstance(p, ImagePart) for p in (result.content if isinstance(result.content, list) else []))

@@ -276,3 +276,26 @@ def test_every_request_of_a_streamed_run_with_two_257_call_turns_and_images_is_v
     last = model.sent[3].json["messages"]
     images = [m for m in last if m["role"] == "user" and isinstance(m["content"], list)]
     assert len(images) == 2 and sum(p["type"] == "image_url" for m in images for p in m["content"]) == 6
+
+
+def test_max_tool_calls_has_no_upper_bound_of_toolwires_own() -> None:
+    from toolwire_openai.profile import OpenAIResponsesProfile
+
+    body = {"model": "gpt-4.1", "input": "hi", "max_tool_calls": 10**20}
+    assert not [v for v in OpenAIResponsesProfile().check_request(body) if "max-tool-calls" in v.rule]
+
+
+def test_the_start_of_a_growing_conversation_maps_past_a_split_with_tools_in_another_order() -> None:
+    # tool messages answering a 130-call message in reverse order: after the split the origins
+    # are not in order; the next request's new messages must still be checked (a bad one refused)
+    profile = OpenAIChatProfile()
+    messages = _history(130)[:-1]
+    messages[2:] = list(reversed(messages[2:]))
+    new = [
+        {"role": "user", "content": "again"},
+        {"role": "assistant", "content": None, "tool_calls": [tool_call("call_x", "lookup", "{}")]},
+    ]  # a call left unanswered: refused
+    body = {"model": "gpt-4.1", "messages": [*messages, *new]}
+    out = profile.repair_request(json.loads(json.dumps(body)), RequestReport("openai-chat"), start=len(messages))
+    got = profile.check_request(out, start=len(messages))
+    assert any(v.pointer.startswith(f"/messages/{len(out['messages']) - 1}") for v in got), got

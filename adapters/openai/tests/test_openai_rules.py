@@ -30,7 +30,7 @@ from toolwire_openai.profile import (
 )
 
 import toolwire
-from toolwire.errors import SchemaTranslationError
+from toolwire.errors import ConfigurationError, SchemaTranslationError
 from toolwire.profile import RequestRefused, RequestReport
 from toolwire.tools import Tool
 from toolwire.types import Message, ToolCall, ToolResult
@@ -1340,12 +1340,18 @@ def test_an_identifier_that_is_no_string_is_refused_before_sending(api: str, key
         return httpx2.Response(500)
 
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
-    model = toolwire.model(f"{api}:gpt-4.1", api_key="k", max_retries=0, http_client=client, **{key: value})
-    with pytest.raises(RequestRefused) as err:
-        toolwire.run_sync(model, "hi")
+    # a model's setting: refused when the model is made (the settings' type check)
+    with pytest.raises(ConfigurationError) as made:
+        toolwire.model(f"{api}:gpt-4.1", api_key="k", max_retries=0, http_client=client, **{key: value})
+    assert f"{api}.request.field-values" in str(made.value) and key in str(made.value)
+    # a body that carries one (an imported or hand-written request): refused before sending
+    profile = CHAT if api == "openai-chat" else RESP
+    got = profile.check_request((chat_body if api == "openai-chat" else resp_body)(**{key: value}))
+    assert [(v.rule, v.pointer) for v in got if v.rule.endswith("identifier-length")] == [
+        (f"{api}.request.identifier-length", f"/{key}")
+    ]
+    assert any(f"{key} must be a string, got {shown}" in v.message for v in got)
     assert sent == []
-    assert [(v.rule, v.pointer) for v in err.value.violations] == [(f"{api}.request.identifier-length", f"/{key}")]
-    assert f"{key} must be a string, got {shown}" in str(err.value)
     # a compatible server sets its own rules
     other = type(CHAT if api == "openai-chat" else RESP)(base_url="http://127.0.0.1:8000/v1")
     body = chat_body if api == "openai-chat" else resp_body

@@ -255,12 +255,15 @@ def _decode_file_image(part: Any) -> ImagePart | None:
     reads and an http(s) ``fileUri`` that is no Files API URI (another API fetches a web URL; an
     uploaded file is Gemini's own). It decodes to ``ImagePart(url=...)``, which goes back to Gemini
     as the same ``fileData`` (see :func:`_image_wire`); ``None`` for any other part (kept whole)."""
-    if not isinstance(part, dict) or set(part) != {"fileData"}:
+    # (the SDK's snake_case field names are read as the API's camelCase, as for inline data)
+    if not isinstance(part, dict) or len(part) != 1 or not ({"fileData", "file_data"} & set(part)):
         return None
-    fd = part["fileData"]
-    if not isinstance(fd, dict) or set(fd) != {"mimeType", "fileUri"}:
+    fd = part.get("fileData", part.get("file_data"))
+    if not isinstance(fd, dict) or len(fd) != 2:
         return None
-    mime, uri = fd["mimeType"], fd["fileUri"]
+    mime, uri = fd.get("mimeType", fd.get("mime_type")), fd.get("fileUri", fd.get("file_uri"))
+    if {"mimeType", "mime_type"}.isdisjoint(fd) or {"fileUri", "file_uri"}.isdisjoint(fd):
+        return None
     if not isinstance(mime, str) or mime not in IMAGE_MEDIA_TYPES or not isinstance(uri, str):
         return None
     if url_scheme(uri) not in ("http", "https"):
@@ -278,7 +281,7 @@ def _decode_file_image(part: Any) -> ImagePart | None:
         image = ImagePart(url=uri, media_type=mime)
     except (TypeError, ValueError):
         return None
-    return image if _image_wire(image) == part else None
+    return image if _image_wire(image) == {"fileData": {"mimeType": mime, "fileUri": uri}} else None
 
 
 def _decode_document(blob: Any, pd: dict[str, Any] | None = None) -> DocumentPart | None:

@@ -3657,6 +3657,12 @@ class OpenAIChatProfile(_OpenAIProfile):
                 "followed by the tool messages answering its calls",
             )
             i = end
+        # the later groups' messages come from the same message, and tool messages may come in
+        # another order: origins made non-decreasing, as the start's bisection needs (an entry
+        # placed after one of a later origin counts as that late: checked again, never skipped)
+        for k in range(1, len(where)):
+            if where[k] < where[k - 1]:
+                where[k] = where[k - 1]
         origins[:] = where
         return out
 
@@ -3966,7 +3972,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
         reasoning = reasoning if isinstance(reasoning := body.get("reasoning"), dict) else {}
         out.extend(self._common_request_problems(body, tools, names, reasoning.get("effort")))
         most = body.get("max_tool_calls")
-        if most is not None and not _int_within(most, 1, 2**63 - 1):
+        if most is not None and not (type(most) is int and most >= 1):
             out.append(
                 self.violation(
                     "request.max-tool-calls-range",
