@@ -4,6 +4,7 @@
     uv run python benchmarks/suite.py loop long  # only some parts: loop, long, stream, import, payload, tools, own
     uv run python benchmarks/suite.py --cpu loop # CPU time instead of wall time (a loaded machine)
     uv run python benchmarks/suite.py --api anthropic loop long   # parts 1, 2 and 6 for some APIs only
+    uv run python benchmarks/suite.py --rounds 21 loop   # more rounds in part 1 (default 7): a noisy machine
 
 Not a test (no assertion on time). Every figure is a median over interleaved rounds (toolwire and
 its baselines alternate inside each round, so a loaded machine slows both alike), with the spread
@@ -1386,7 +1387,7 @@ PARTS = {
 
 
 def main() -> None:
-    global CLOCK
+    global CLOCK, ROUNDS
     args = sys.argv[1:]
     if "--cpu" in args:
         args.remove("--cpu")
@@ -1399,15 +1400,24 @@ def main() -> None:
         if unknown:
             sys.exit(f"unknown API {unknown}; the APIs are {', '.join(ANSWERS)}")
         APIS[:] = wanted
+    if "--rounds" in args:  # more rounds in part 1, for a noisy machine: --rounds 21
+        at = args.index("--rounds")
+        try:
+            ROUNDS = int(args[at + 1])
+        except (IndexError, ValueError):
+            sys.exit("--rounds takes a whole number of rounds, such as --rounds 21")
+        if ROUNDS < 1:
+            sys.exit("--rounds takes at least 1 round")
+        del args[at : at + 2]
     if "-h" in args or "--help" in args:
         print(__doc__)
-        print(f"usage: python benchmarks/suite.py [--cpu] [--api API[,API]] [{' '.join(PARTS)}]")
+        print(f"usage: python benchmarks/suite.py [--cpu] [--api API[,API]] [--rounds N] [{' '.join(PARTS)}]")
         return
     unknown_parts = [a for a in args if a not in PARTS]
     if unknown_parts:
         sys.exit(
             f"unknown part or option {', '.join(unknown_parts)}; the parts are {', '.join(PARTS)} "
-            "(none = all), the options --cpu and --api API[,API]"
+            "(none = all), the options --cpu, --api API[,API] and --rounds N"
         )
     chosen = args or list(PARTS)
     clock = "CPU time (--cpu)" if CLOCK is time.process_time else "wall time"
