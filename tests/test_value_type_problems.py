@@ -160,3 +160,37 @@ def test_a_recursive_type_is_walked_and_a_value_too_deep_or_holding_itself_is_no
     cyclic: dict[str, Any] = {"name": "a", "children": []}
     cyclic["children"].append(cyclic)
     assert value_type_problems({"root": cyclic}, Tree) == []
+
+
+class _Tiered(TypedDict, total=False):
+    tier: Literal["auto", "standard_only"]
+    flag: Literal[True]
+    count: Optional[int]
+
+
+def test_a_str_enum_member_is_the_json_string_it_is_written_as() -> None:
+    import enum
+
+    class Tier(enum.StrEnum):
+        AUTO = "auto"
+        OTHER = "other"
+
+    assert value_type_problems({"tier": Tier.AUTO}, _Tiered) == []
+    assert [p for p, _ in value_type_problems({"tier": Tier.OTHER}, _Tiered)] == ["/tier"]
+    # True == 1 in Python, but the JSON values differ
+    assert [p for p, _ in value_type_problems({"flag": 1}, _Tiered)] == ["/flag"]
+    assert [p for p, _ in value_type_problems({"tier": 1.0, "flag": True}, _Tiered)] == ["/tier"]
+
+
+@pytest.mark.parametrize("value", [1.0, "1e3", "12", " 7", -4.0, "-2"])
+def test_proto_json_takes_an_integral_number_or_text_for_an_integer(value: Any) -> None:
+    assert value_type_problems({"count": value}, _Tiered, proto_json=True) == []
+
+
+@pytest.mark.parametrize("value", [1.5, "1.5", "NaN", "Infinity", "", "x", float("inf"), True])
+def test_proto_json_refuses_a_fraction_or_non_number_for_an_integer(value: Any) -> None:
+    assert [p for p, _ in value_type_problems({"count": value}, _Tiered, proto_json=True)] == ["/count"]
+
+
+def test_plain_json_still_refuses_an_integral_float_for_an_integer() -> None:
+    assert [p for p, _ in value_type_problems({"count": 1.0}, _Tiered)] == ["/count"]

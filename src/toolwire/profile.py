@@ -822,9 +822,42 @@ def _tag_mismatch(value: Any, m: Any) -> bool:
             continue
         members = _type_members(ftp)
         if members and all(typing.get_origin(x) is Literal for x in members):
-            if not any(value[k] == a and type(value[k]) is type(a) for x in members for a in typing.get_args(x)):
+            if not any(_same_json_value(value[k], a) for x in members for a in typing.get_args(x)):
                 return True
     return False
+
+
+def _same_json_value(value: Any, literal: Any) -> bool:
+    """Whether ``value`` is the JSON value ``literal`` (a ``Literal`` argument): equal and of the
+    same JSON kind — ``True == 1`` in Python but the JSON values differ, while a ``str`` (or
+    ``int``) subclass such as a ``str`` Enum member is written as the plain value by ``json.dumps``."""
+    if value != literal:
+        return False
+    if isinstance(literal, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(literal, bool)
+    for kind in (str, int):
+        if isinstance(literal, kind):
+            return isinstance(value, kind)
+    return type(value) is type(literal)
+
+
+def _integral_text_or_number(value: str | float) -> bool:
+    """Whether ``value`` (a float, or text in proto3 JSON) is a finite number of integral value."""
+    import math
+
+    if isinstance(value, str):
+        text = value.strip()
+        if not text or text.lower() in ("nan", "inf", "+inf", "-inf", "infinity", "-infinity"):
+            return False
+        if text.lstrip("-").isdigit():
+            return True
+        try:
+            number = float(text)
+        except ValueError:
+            return False
+    else:
+        number = float(value)
+    return math.isfinite(number) and number.is_integer()
 
 
 def _member_errors(
@@ -842,13 +875,15 @@ def _member_errors(
     origin = typing.get_origin(m)
     if origin is Literal:
         args = typing.get_args(m)
-        # True == 1 in Python; the JSON values differ
-        return [] if any(value == a and type(value) is type(a) for a in args) else None
+        return [] if any(_same_json_value(value, a) for a in args) else None
     if m is bool:
         return [] if isinstance(value, bool) else None
     if m is int:
-        if proto and isinstance(value, str):  # proto3 JSON: "Either numbers or strings are accepted"
-            return [] if value.strip().lstrip("-").isdigit() else None
+        # proto3 JSON (https://protobuf.dev/programming-guides/json/, int32/int64): "Either numbers
+        # or strings are accepted. ... Exponent notation (such as 1e2) is also accepted": a number
+        # or text of an integral value (1.0, "1e3") is that integer
+        if proto and isinstance(value, (str, float)) and not isinstance(value, bool):
+            return [] if _integral_text_or_number(value) else None
         return [] if isinstance(value, int) and not isinstance(value, bool) else None
     if m is float:  # an integer is a JSON number too
         if proto and isinstance(value, str):  # "1.5", "NaN", "Infinity" as text
@@ -921,8 +956,11 @@ def value_type_problems(fields: Mapping[str, Any], sdk_type: Any, *, proto_json:
     pydantic model) are not checked. Each message names the expected type and the SDK field it
     comes from (``module.Type.field``).
 
+    A ``str`` or ``int`` subclass (a ``StrEnum`` member) is the JSON string or integer it is written as.
+
     With ``proto_json`` (an API that reads its body as proto3 JSON, such as Gemini's), integer
-    and number fields also take their value as text (``"5"``, ``"NaN"``) and enum fields a number,
+    and number fields also take their value as text (``"5"``, ``"1e3"``, ``"NaN"``), an integer
+    field a number of integral value (``1.0``), and enum fields a number,
     as https://protobuf.dev/programming-guides/json/ says parsers accept."""
     hints = _object_fields(sdk_type)
     if hints is None:

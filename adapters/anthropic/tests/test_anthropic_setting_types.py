@@ -121,3 +121,16 @@ def test_a_setting_of_none_is_sent_as_before() -> None:
     # stop_sequences is Sequence[str], not Optional: None stays the unset it was, not a refusal
     refused, sent = _attempt({"stop_sequences": None})
     assert refused is None and len(sent) == 1
+
+
+def test_a_str_enum_member_of_an_allowed_value_is_sent_as_its_string() -> None:
+    # A ``str`` Enum member is a JSON string (json.dumps writes its value): ``service_tier`` typed
+    # Literal['auto', 'standard_only'] takes ServiceTier.AUTO as "auto".
+    import enum
+
+    class ServiceTier(enum.StrEnum):
+        AUTO = "auto"
+
+    refused, sent = _attempt({"service_tier": ServiceTier.AUTO})
+    assert refused is None
+    assert sent[0]["service_tier"] == "auto"

@@ -109,3 +109,21 @@ def test_extra_body_stays_unchecked() -> None:
 def test_a_setting_of_none_is_sent_as_before() -> None:
     refused, sent = _attempt({"generation_config": None})
     assert refused is None and len(sent) == 1
+
+
+def test_an_integral_number_or_exponent_text_for_an_integer_field_is_sent_as_given() -> None:
+    # proto3 JSON (https://protobuf.dev/programming-guides/json/, int32/int64): "Either numbers or
+    # strings are accepted ... Exponent notation (such as 1e2) is also accepted"; a number with an
+    # integral value (1.0) parses as that integer. Only a fractional value is refused.
+    settings = {"generation_config": {"candidateCount": 1.0, "thinkingConfig": {"thinkingBudget": "1e3"}}}
+    refused, sent = _attempt(settings)
+    assert refused is None
+    gen = sent[0]["generationConfig"]
+    assert gen["candidateCount"] == 1.0
+    assert gen["thinkingConfig"]["thinkingBudget"] == "1e3"
+
+
+def test_a_fractional_number_for_an_integer_field_is_still_refused() -> None:
+    refused, sent = _attempt({"generation_config": {"candidateCount": 1.5}})
+    assert refused is not None and "candidateCount 1.5 is a number" in str(refused)
+    assert sent == []

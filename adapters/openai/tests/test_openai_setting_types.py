@@ -155,3 +155,16 @@ def test_a_setting_of_none_is_sent_as_before() -> None:
     # CompletionCreateParamsBase.user is str, not Optional: None stays the unset it was, not a refusal
     refused, sent = _attempt("openai-chat:gpt-5", {"user": None})
     assert refused is None and len(sent) == 1
+
+
+def test_a_str_enum_member_of_an_allowed_value_is_sent_as_its_string_on_chat() -> None:
+    # reasoning_effort is Optional[Literal[...]] (openai.types.shared.ReasoningEffort); a str Enum
+    # member is a JSON string, sent as its value
+    import enum
+
+    class Effort(enum.StrEnum):
+        LOW = "low"
+
+    refused, sent = _attempt("openai-chat:gpt-5", {"reasoning_effort": Effort.LOW})
+    assert refused is None
+    assert sent[0]["reasoning_effort"] == "low"
