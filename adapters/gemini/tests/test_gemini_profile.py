@@ -1737,7 +1737,7 @@ def test_config_values_outside_the_sdk_enums_and_types_are_refused() -> None:
     ]
     gen = {
         "seed": 1.5,
-        "logprobs": "3",
+        "logprobs": "three",  # (proto3 JSON takes "3" as the integer 3)
         "stopSequences": ["END", 7],
         "responseModalities": ["TEXT", "SMELL"],
         "mediaResolution": "ULTRA",

@@ -127,3 +127,11 @@ def test_a_fractional_number_for_an_integer_field_is_still_refused() -> None:
     refused, sent = _attempt({"generation_config": {"candidateCount": 1.5}})
     assert refused is not None and "candidateCount 1.5 is a number" in str(refused)
     assert sent == []
+
+
+def test_seed_and_logprobs_given_as_text_or_an_integral_number_are_sent_as_given() -> None:
+    # proto3 JSON int32: numbers or strings are accepted; 7.0 is the integer 7
+    refused, sent = _attempt({"generation_config": {"seed": "7", "logprobs": 3.0, "responseLogprobs": True}})
+    assert refused is None
+    assert sent[0]["generationConfig"]["seed"] == "7"
+    assert sent[0]["generationConfig"]["logprobs"] == 3.0

@@ -23,9 +23,9 @@ import copy
 import functools
 import json
 import re
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, TypedDict
 
-from toolwire.profile import Action, Profile, RequestReport, Rule, Violation, rule_table
+from toolwire.profile import Action, Profile, RequestReport, Rule, Violation, rule_table, value_type_problems
 from toolwire.profile import number_leaves as _number_leaves
 from toolwire.profile import same_number_types as _same_number_types
 from toolwire.schema.report import TranslationReport, json_pointer
@@ -1275,7 +1275,9 @@ def _config_value_problems(body: dict[str, Any]) -> list[tuple[str, str]]:
         return out
     for field in ("seed", "logprobs"):
         fkey = _key(gen, field)
-        if fkey and gen[fkey] is not None and type(gen[fkey]) is not int:
+        # proto3 JSON (https://protobuf.dev/programming-guides/json/, int32): numbers or strings,
+        # exponent notation too; an integral value such as 7.0 or "7" is that integer
+        if fkey and gen[fkey] is not None and value_type_problems({"v": gen[fkey]}, _ProtoInt, proto_json=True):
             out.append((f"/{gkey}/{fkey}", f"{field} must be an integer, got {gen[fkey]!r}"))
     fkey = _key(gen, "stopSequences")
     if fkey and isinstance(gen[fkey], list):
@@ -1291,6 +1293,10 @@ def _config_value_problems(body: dict[str, Any]) -> list[tuple[str, str]]:
     if fkey and gen[fkey] is not None:
         one_of(gen[fkey], _enum_values("MediaResolution"), f"/{gkey}/{fkey}", "mediaResolution")
     return out
+
+
+class _ProtoInt(TypedDict):
+    v: int
 
 
 def setting_type_problems(body: Mapping[str, Any]) -> list[tuple[str, str]]:
