@@ -135,3 +135,37 @@ def test_seed_and_logprobs_given_as_text_or_an_integral_number_are_sent_as_given
     assert refused is None
     assert sent[0]["generationConfig"]["seed"] == "7"
     assert sent[0]["generationConfig"]["logprobs"] == 3.0
+
+
+def test_the_sdks_own_objects_as_settings_are_sent_as_their_json() -> None:
+    # google.genai.types objects: GenerationConfig was sent as {}, then refused by the type check;
+    # they are sent as the SDK writes them (the API's names, unset fields left out)
+    from google.genai import types as gt
+
+    refused, sent = _attempt(
+        {
+            "generation_config": gt.GenerationConfig(
+                temperature=0.2, thinking_config=gt.ThinkingConfig(thinking_budget=0), response_mime_type="text/plain"
+            ),
+            "safety_settings": [gt.SafetySetting(category="HARM_CATEGORY_HATE_SPEECH", threshold="BLOCK_NONE")],
+        }
+    )
+    assert refused is None, refused
+    body = sent[0]
+    assert body["generationConfig"] == {
+        "temperature": 0.2,
+        "thinkingConfig": {"thinkingBudget": 0},
+        "responseMimeType": "text/plain",
+    }
+    assert body["safetySettings"] == [{"category": "HARM_CATEGORY_HATE_SPEECH", "threshold": "BLOCK_NONE"}]
+    # one nested in a plain dict
+    refused, sent = _attempt(
+        {"generation_config": {"topK": 3, "thinkingConfig": gt.ThinkingConfig(include_thoughts=True)}}
+    )
+    assert refused is None, refused
+    assert sent[0]["generationConfig"]["thinkingConfig"] == {"includeThoughts": True}
+    # a value of the wrong type inside one is still refused when the model is made
+    refused, sent = _attempt(
+        {"generation_config": {"thinkingConfig": gt.ThinkingConfig(thinking_budget=0), "seed": "x"}}
+    )
+    assert refused is not None and "seed" in str(refused) and sent == []

@@ -154,6 +154,8 @@ class GeminiModel(Transport):
                 "Gemini Developer API (generativelanguage.googleapis.com) with an API key. Remove "
                 f"{', '.join(vertex)} and set GEMINI_API_KEY."
             )
+        for key in REQUEST_FIELDS & settings.keys():
+            settings[key] = _wire_values(settings[key])
         super().__init__(model_id, **settings)
         _check_thinking(self.settings.get("thinking"), model_id)
         _check_config_settings(self.settings, model_id)
@@ -505,6 +507,23 @@ def _check_thinking(thinking: Any, model_id: str) -> None:
             )
         if key in _INCLUDE_KEYS and type(value) is not bool:
             raise ConfigurationError(f"{where}: {key} {value!r} is not True or False: {todo}")
+
+
+def _wire_values(value: Any) -> Any:
+    """``value`` (a request-field setting) with each ``google.genai.types`` object in it
+    (``GenerationConfig(...)``, ``SafetySetting(...)``, ``ToolConfig(...)``, one nested in a dict
+    or list) as the JSON object the SDK sends for it: its fields by their API names (camelCase),
+    unset ones left out (``model_dump(mode="json", exclude_none=True, by_alias=True)``). Such an
+    object was sent as ``{}`` or left out before. Anything else is returned as it is."""
+    import pydantic
+
+    if isinstance(value, pydantic.BaseModel) and type(value).__module__.startswith("google.genai"):
+        return value.model_dump(mode="json", exclude_none=True, by_alias=True)
+    if type(value) is dict:
+        return {k: _wire_values(v) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return [_wire_values(v) for v in value]
+    return value
 
 
 def _check_config_settings(settings: dict[str, Any], model_id: str) -> None:
