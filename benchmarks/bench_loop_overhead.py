@@ -24,7 +24,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx2
+try:
+    import httpx2
+except ModuleNotFoundError as exc:  # not the project's environment (python3 instead of uv run)
+    sys.exit(f"{exc}: run it in the project's environment: uv run python benchmarks/bench_loop_overhead.py")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -71,18 +74,36 @@ async def measure(repeats: int, lengths: tuple[int, ...]) -> None:
         print(f"{provider:<14}" + "".join(f"{v:>10.2f}" for v in row))
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     global CLOCK
-    args = sys.argv[1:]
-    if "--cpu" in args:
-        args.remove("--cpu")
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="uv run python benchmarks/bench_loop_overhead.py",
+        description="toolwire's own cost per turn of the shared loop, per provider (ms per turn).",
+    )
+    parser.add_argument("repeats", nargs="?", default="5", help="runs per figure, their median is shown (default 5)")
+    parser.add_argument("--cpu", action="store_true", help="CPU time of the process instead of wall time")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        repeats = int(args.repeats)
+    except ValueError:
+        parser.error(f"repeats takes a whole number of runs, such as 5 (got {args.repeats!r})")
+    if repeats < 1:
+        parser.error("repeats takes at least 1 run")
+    if args.cpu:
         CLOCK = time.process_time
-    repeats = int(args[0]) if args else 5
     lengths = (1, 10, 50)
-    print(f"ms per turn (median of {repeats} runs); columns: conversation length in turns")
+    clock = "CPU time" if args.cpu else "wall time"
+    print(
+        f"ms per turn ({clock}, median of {repeats} run{'s' if repeats != 1 else ''}); columns: conversation length in turns"
+    )
     print(f"{'provider':<14}" + "".join(f"{n:>10}" for n in lengths))
     asyncio.run(measure(repeats, lengths))
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.exit(130)

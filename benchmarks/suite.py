@@ -1,9 +1,9 @@
 """toolwire's standing benchmark: ratios against the bare vendor SDKs, measured in one process.
 
-    uv run python benchmarks/suite.py            # everything (about 2-4 minutes on 2 cores)
+    uv run python benchmarks/suite.py            # everything (about 1-4 minutes on 2 idle cores)
     uv run python benchmarks/suite.py loop long  # only some parts: loop, long, stream, import, payload, tools, own
     uv run python benchmarks/suite.py --cpu loop # CPU time instead of wall time (a loaded machine)
-    uv run python benchmarks/suite.py --api anthropic loop long   # parts 1, 2 and 6 for some APIs only
+    uv run python benchmarks/suite.py --api anthropic loop long   # parts 1, 2, 6 and 7 for some APIs only
     uv run python benchmarks/suite.py --rounds 21 loop   # more rounds in part 1 (default 7): a noisy machine
 
 Not a test (no assertion on time). Every figure is a median over interleaved rounds (toolwire and
@@ -53,10 +53,18 @@ import time
 import warnings
 from typing import Any, AsyncIterator, Awaitable, Callable, Literal
 
-import httpx2
+try:
+    import httpx2
 
-import toolwire
-import toolwire.adapter
+    import toolwire
+    import toolwire.adapter
+except ModuleNotFoundError as exc:  # not the project's environment (python3 instead of uv run)
+    if __name__ != "__main__":
+        raise
+    sys.exit(
+        f"{exc}: run the benchmark in the project's environment, from the clone: "
+        "uv run python benchmarks/suite.py (or .venv/bin/python benchmarks/suite.py)"
+    )
 
 ROUNDS = 7
 #: The clock of the in-process timings: wall time, or with ``--cpu`` the process's CPU time (all
@@ -1263,9 +1271,13 @@ def part_own() -> None:
         "   the canned transport; the floor's also parses the answer's JSON, which toolwire reads itself),\n"
         "   for toolwire and for the post() floor in the same round; toolwire's\n"
         f"   own time split by what it does (medians of {OWN_ROUNDS} interleaved rounds of 20 loops; microseconds\n"
-        "   per loop; each timed piece adds about 1 us of timing)"
+        "   per loop; each timed piece adds about 1 us of timing). Each figure is a median of its own (own = the\n"
+        "   median of the per-round differences), so the parts need not add up to the total exactly"
     )
-    for api in [a for a in APIS if a in HAS_FLOOR]:
+    apis = [a for a in APIS if a in HAS_FLOOR]
+    if not apis:
+        print(f"  nothing to measure: part 7 needs an API with a post() floor ({', '.join(HAS_FLOOR)})")
+    for api in apis:
         _own_for(api)
 
 
@@ -1364,8 +1376,8 @@ def _own_for(api: str) -> None:
     # options, releasing the answer), i.e. send() minus the parts timed inside it
     sending = med("tw.send") - med("tw.sdk") - pre - js - rd - dec
     print(
-        f"  {api:<12} toolwire {med('tw.total'):7.0f} = SDK request {med('tw.sdk'):6.0f} + own {own:5.0f}   "
-        f"floor {med('floor.total'):6.0f} = SDK request {med('floor.sdk'):6.0f} + own {floor_own:5.0f}   "
+        f"  {api:<12} toolwire {med('tw.total'):7.0f} (SDK request {med('tw.sdk'):6.0f}, own {own:5.0f})   "
+        f"floor {med('floor.total'):6.0f} (SDK request {med('floor.sdk'):6.0f}, own {floor_own:5.0f})   "
         f"own / floor's own {ratio:4.2f}x"
     )
     print(
@@ -1386,45 +1398,57 @@ PARTS = {
 }
 
 
-def main() -> None:
-    global CLOCK, ROUNDS
-    args = sys.argv[1:]
-    if "--cpu" in args:
-        args.remove("--cpu")
-        CLOCK = time.process_time
-    if "--api" in args:  # only some APIs in parts 1, 2 and 6: --api anthropic,openai-chat
-        at = args.index("--api")
-        wanted = args[at + 1].split(",")
-        del args[at : at + 2]
+def _parse(argv: list[str]) -> Any:
+    """The command line: parts to run (none = all) and the options; a bad one exits 2 with usage."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="uv run python benchmarks/suite.py",
+        description="toolwire's standing benchmark: ratios against the bare vendor SDKs, in one process.",
+        epilog=f"parts: {', '.join(PARTS)} (none = all; all of them take 1-4 minutes on 2 idle cores)",
+    )
+    parser.add_argument("parts", nargs="*", metavar="PART", help="parts to run, in this order (default: all)")
+    parser.add_argument("--cpu", action="store_true", help="CPU time of the process instead of wall time")
+    parser.add_argument(
+        "--api",
+        action="append",
+        metavar="API[,API]",
+        help=f"only these APIs in parts 1, 2, 6 and 7 ({', '.join(ANSWERS)}; 'openai' is OpenAI Responses)",
+    )
+    parser.add_argument("--rounds", metavar="N", help=f"rounds in part 1 (default {ROUNDS}), for a noisy machine")
+    args = parser.parse_args(argv)
+    unknown_parts = [a for a in args.parts if a not in PARTS]
+    if unknown_parts:
+        parser.error(f"unknown part {', '.join(unknown_parts)}; the parts are {', '.join(PARTS)} (none = all)")
+    if args.api is not None:
+        wanted = [a.strip() for given in args.api for a in given.split(",")]
         unknown = [a for a in wanted if a not in ANSWERS]
         if unknown:
-            sys.exit(f"unknown API {unknown}; the APIs are {', '.join(ANSWERS)}")
-        APIS[:] = wanted
-    if "--rounds" in args:  # more rounds in part 1, for a noisy machine: --rounds 21
-        at = args.index("--rounds")
+            parser.error(f"unknown API {', '.join(map(repr, unknown))}; the APIs are {', '.join(ANSWERS)}")
+        args.api = list(dict.fromkeys(wanted))
+    if args.rounds is not None:
         try:
-            ROUNDS = int(args[at + 1])
-        except (IndexError, ValueError):
-            sys.exit("--rounds takes a whole number of rounds, such as --rounds 21")
-        if ROUNDS < 1:
-            sys.exit("--rounds takes at least 1 round")
-        del args[at : at + 2]
-    if "-h" in args or "--help" in args:
-        print(__doc__)
-        print(f"usage: python benchmarks/suite.py [--cpu] [--api API[,API]] [--rounds N] [{' '.join(PARTS)}]")
-        return
-    unknown_parts = [a for a in args if a not in PARTS]
-    if unknown_parts:
-        sys.exit(
-            f"unknown part or option {', '.join(unknown_parts)}; the parts are {', '.join(PARTS)} "
-            "(none = all), the options --cpu, --api API[,API] and --rounds N"
-        )
-    chosen = args or list(PARTS)
+            args.rounds = int(args.rounds)
+        except ValueError:
+            parser.error("--rounds takes a whole number of rounds, such as --rounds 21")
+        if args.rounds < 1:
+            parser.error("--rounds takes at least 1 round")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    global CLOCK, ROUNDS
+    args = _parse(sys.argv[1:] if argv is None else argv)
+    if args.cpu:
+        CLOCK = time.process_time
+    if args.api is not None:
+        APIS[:] = args.api
+    if args.rounds is not None:
+        ROUNDS = args.rounds
+    chosen = args.parts or list(PARTS)
     clock = "CPU time (--cpu)" if CLOCK is time.process_time else "wall time"
-    print(
-        f"toolwire {toolwire.__version__}, Python {sys.version.split()[0]}, {clock}, "
-        f"{ROUNDS} rounds in part 1 (parts 2 and 3 state their own)"
-    )
+    rounds = f", {ROUNDS} round{'s' if ROUNDS != 1 else ''} in part 1" if "loop" in chosen else ""
+    print(f"toolwire {toolwire.__version__}, Python {sys.version.split()[0]}, {clock}{rounds}")
     with warnings.catch_warnings():
         # The Anthropic SDK warns on every process's first request for a model in its
         # anthropic._data.DEPRECATED_MODELS ("The model 'claude-sonnet-4-5' is deprecated and will
@@ -1436,4 +1460,13 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        print("\ninterrupted: the parts finished above stand, the one running was not measured", file=sys.stderr)
+        sys.exit(130)
+    except BrokenPipeError:  # the output's reader left (``| head``): nothing more to say
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)

@@ -207,13 +207,25 @@ class TestModel(_OfflineModel):
 
     Settings: ``call_tools`` (list of tool names to call; default all), ``final_text`` (text of
     the final answer instead of the generated report), ``include_optional`` (also fill optional
-    parameters). Usage is reported as ``None`` tokens (nothing was counted) and 1 request, so a run
+    parameters); one of the wrong type raises :class:`~toolwire.errors.ConfigurationError` when
+    the model is made. Any other setting (a vendor's, such as ``max_tokens``) is accepted and
+    ignored, so code written for a vendor runs offline unchanged; it is not checked here. Usage is
+    reported as ``None`` tokens (nothing was counted) and 1 request, so a run
     with a token limit stops at its first answer asking for tools, as with a vendor that reports
     no usage ("cannot be checked"; script answers with a ``usage`` to test token limits).
+    A conversation whose history already holds an assistant message asking for tools (a saved run
+    continued) is answered with the final text at once: the tools are called on the first turn
+    only.
     """
 
     __test__ = False  # not a pytest test class
     provider = "test"
+
+    def __init__(self, model_id: str, **settings: Any) -> None:
+        problem = _test_setting_problem(settings)
+        if problem is not None:
+            raise ConfigurationError(f"the 'test' provider's setting {problem}")
+        super().__init__(model_id, **settings)
 
     async def send(self, request: ModelRequest) -> Response:
         """Answer ``request`` offline, recording it in ``requests``. Until an assistant message has asked
@@ -273,6 +285,24 @@ class TestModel(_OfflineModel):
             f"test-{len(self.requests)}",
             self.provider,
         )
+
+
+def _test_setting_problem(settings: dict[str, Any]) -> str | None:
+    """What is wrong with the ``test`` provider's own settings, or ``None``."""
+    names = settings.get("call_tools")
+    if names is not None and (
+        isinstance(names, (str, bytes))
+        or not isinstance(names, (list, tuple, set, frozenset))
+        or not all(isinstance(n, str) for n in names)
+    ):
+        return f"call_tools must be a list of tool names, such as ['get_weather'], got {names!r:.80}"
+    text = settings.get("final_text")
+    if text is not None and not isinstance(text, str):
+        return f"final_text must be text, got {type(text).__name__} {text!r:.60}"
+    flag = settings.get("include_optional")
+    if flag is not None and not isinstance(flag, bool):
+        return f"include_optional must be True or False, got {type(flag).__name__} {flag!r:.60}"
+    return None
 
 
 ScriptItem = Any
