@@ -27,7 +27,7 @@ import hashlib
 import json
 import re
 from types import MappingProxyType
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Container, Iterable, Iterator, Mapping, Sequence
 
 from toolwire.profile import Action, PrefixFold, Profile, Rule, Violation, rule_table
 from toolwire.profile import number_leaves as _number_leaves
@@ -278,7 +278,8 @@ def _shared_rows(call_id_max: int, call_id_error: str, tools_ptr: str) -> list[t
         (
             "call.name",
             "A tool call in the history carries a name under the same rule (a call imported from another vendor, "
-            "e.g. 'files.read', is renamed deterministically, 'files_read', everywhere it appears).",
+            "e.g. 'files.read', is renamed deterministically, 'files_read', everywhere it appears; when that is a declared "
+            "tool's name, as its first 55 characters plus '_' and 8 hex digits of its SHA-256).",
             "API error \"Invalid 'messages[9].tool_calls[0].function.name': string does not match pattern\" (mcp-use/mcp-use#90)",
             "repair",
         ),
@@ -1286,6 +1287,16 @@ def _wire_names(names: tuple[str, ...]) -> dict[str, str]:
         out[n] = w
         used.add(w)
     return out
+
+
+def history_call_name(name: str, declared: Container[Any]) -> str:
+    """The name a history call of ``name`` (refused by :data:`TOOL_NAME_RULE`: a call of a name the
+    model made up, e.g. ``get weather``, or imported from another vendor) is sent under:
+    :func:`sanitize_name`, unless that is the name of a tool the request declares (``get_weather``),
+    which would tell the model it called that tool: then the first 55 characters plus ``_`` and 8
+    hex digits of the name's SHA-256 (``get_weather_1a2b3c4d``), a name no tool has."""
+    new = sanitize_name(name)
+    return _hashed_name(name) if new in declared else new
 
 
 def history_name(name: Any, names: Mapping[str, str]) -> Any:
@@ -3532,15 +3543,14 @@ class OpenAIChatProfile(_OpenAIProfile):
                         and self.tool_name_error(fn.get("name")) is not None
                         and isinstance(fn.get("name"), str)
                     ):
-                        new = sanitize_name(fn["name"])
-                        if new not in declared:
-                            _note(
-                                report,
-                                self.rule("call.name"),
-                                f"{at}/tool_calls/{k}/function/name",
-                                f"call name {fn['name']!r} sent as {new!r}",
-                            )
-                            fn["name"] = new
+                        new = history_call_name(fn["name"], declared)
+                        _note(
+                            report,
+                            self.rule("call.name"),
+                            f"{at}/tool_calls/{k}/function/name",
+                            f"call name {fn['name']!r} sent as {new!r}",
+                        )
+                        fn["name"] = new
                 out.append(m)
                 origins.append(i)
                 i += 1
@@ -4489,10 +4499,9 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                 and isinstance(it.get("name"), str)
                 and self.tool_name_error(it["name"]) is not None
             ):
-                newname = sanitize_name(it["name"])
-                if newname not in declared:
-                    _note(report, self.rule("call.name"), f"{at}/name", f"call name {it['name']!r} sent as {newname!r}")
-                    it["name"] = newname
+                newname = history_call_name(it["name"], declared)
+                _note(report, self.rule("call.name"), f"{at}/name", f"call name {it['name']!r} sent as {newname!r}")
+                it["name"] = newname
             if typ == "function_call_output" and _long_text(it.get("output")):
                 it = {**it, "output": self._split_text(it["output"], "input_text", f"{at}/output", report, it)}
             elif kind == "message" and _long_text(it.get("content")):
