@@ -1566,6 +1566,19 @@ class ChatStreamDecoder:
             name = (
                 "" if name_invalid else self._real_names.get(name, name)
             )  # a nameless call: check_tool_calls marks it invalid
+        if (
+            index is not None
+            and vendor_id is not None
+            and vendor_id != self.call_ids[index]
+            and raw_name is None
+            and self.call_names[index]
+        ):
+            # A fragment with another id but no name continues the open call at its index: a
+            # call's first fragment carries its name ("id and type -> one complete chunk,
+            # function.name -> one complete chunk, function.arguments -> streamed across
+            # multiple chunks", elastic/kibana#240691), while some servers send a fresh id on every fragment
+            # (mlx-openai-server before cubist38/mlx-openai-server#216). The first id is kept.
+            vendor_id = self.call_ids[index]
         if index is None or (vendor_id is not None and vendor_id != self.call_ids[index]):
             index = _TOOL_INDEX_BASE + len(self.order)
             self.calls[idx] = index
