@@ -188,3 +188,100 @@ def test_a_hallucinated_call_name_close_to_a_declared_tool_is_sent_back_under_a_
     assert name != "get_weather"
     if target.startswith("openai"):
         assert name.startswith("get_weather_") and len(name) <= 64
+
+
+# -- an answer holding a block or item without a type -------------------------------------------------------------------
+
+
+def sse(events: list[dict[str, Any]]) -> bytes:
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
+def untyped_answer(api: str, untyped: dict[str, Any], stream: bool) -> Any:
+    """An answer of ``api`` whose first block (Anthropic) or output item (Responses) is
+    ``untyped``, followed by a call of get_weather(Paris), whole or as the API streams it."""
+    if api == "anthropic":
+        call = {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}
+        body = text_answer(api, "")
+        body["content"], body["stop_reason"] = [untyped, call], "tool_use"
+        if not stream:
+            return httpx2.Response(200, json=body)
+        events: list[dict[str, Any]] = [
+            {"type": "message_start", "message": {**body, "content": [], "stop_reason": None}}
+        ]
+        events.append({"type": "content_block_start", "index": 0, "content_block": untyped})
+        events.append({"type": "content_block_stop", "index": 0})
+        events.append({"type": "content_block_start", "index": 1, "content_block": {**call, "input": {}}})
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(call["input"])}
+        events.append({"type": "content_block_delta", "index": 1, "delta": delta})
+        events.append({"type": "content_block_stop", "index": 1})
+        events.append({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 2}})
+        events.append({"type": "message_stop"})
+    else:
+        call = {
+            "type": "function_call",
+            "id": "fc_1",
+            "call_id": "call_1",
+            "name": "get_weather",
+            "arguments": '{"city": "Paris"}',
+            "status": "completed",
+        }
+        body = responses_answer([untyped, call])
+        if not stream:
+            return httpx2.Response(200, json=body)
+        events = [{"type": "response.created", "response": {**body, "status": "in_progress", "output": []}}]
+        for i, item in enumerate([untyped, call]):
+            events.append({"type": "response.output_item.added", "output_index": i, "item": item})
+            events.append({"type": "response.output_item.done", "output_index": i, "item": item})
+        events.append({"type": "response.completed", "response": body})
+        for k, e in enumerate(events):
+            e["sequence_number"] = k
+    return httpx2.Response(200, content=sse(events), headers={"content-type": "text/event-stream"})
+
+
+UNTYPED = {"missing": {"id": "blk_1", "text": "x"}, "empty": {"type": "", "id": "blk_1", "text": "x"}}
+
+
+@pytest.mark.parametrize("untyped", list(UNTYPED))
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("api", ["anthropic", "openai"])
+def test_an_answer_block_without_a_type_is_never_sent_back(api: str, stream: bool, untyped: str) -> None:
+    # Every Anthropic ContentBlockParam and every Responses ResponseInputItemParam is discriminated
+    # by a literal `type`: a block or item without one, kept and sent back in the next request,
+    # has the API refuse it. Anthropic: the answer is malformed (ResponseDecodeError, as for a
+    # type that is not text); Responses: the item is left out (as an item with no type was).
+    sent: list[dict[str, Any]] = []
+    answers = [untyped_answer(api, UNTYPED[untyped], stream)]
+
+    def respond(request: Any) -> Any:
+        sent.append(json.loads(request.content))
+        if answers:
+            return answers.pop(0)
+        body = text_answer(api, "done")
+        return httpx2.Response(200, json=body) if not stream else untyped_text(api, body)
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(respond))
+    model = toolwire.model(f"{api}:{MODELS[api]}", api_key="k", max_retries=0, http_client=client, stream=stream)
+    if api == "anthropic":
+        with pytest.raises(toolwire.errors.ResponseDecodeError, match="has no type"):
+            toolwire.run_sync(model, "Weather in Paris?", tools=[get_weather])
+        assert len(sent) == 1
+        return
+    result = toolwire.run_sync(model, "Weather in Paris?", tools=[get_weather])
+    assert result.text == "done"
+    first, second = sent
+    assert problems(api, second) == []
+    assert "blk_1" not in json.dumps(second)
+    assert [it["type"] for it in second["input"] if "type" in it] == ["function_call", "function_call_output"]
+
+
+def untyped_text(api: str, body: dict[str, Any]) -> Any:
+    """The Responses text answer ``body``, streamed."""
+    events = [{"type": "response.created", "response": {**body, "status": "in_progress", "output": []}}]
+    for i, item in enumerate(body["output"]):
+        events.append({"type": "response.output_item.added", "output_index": i, "item": item})
+        events.append({"type": "response.output_item.done", "output_index": i, "item": item})
+    events.append({"type": "response.completed", "response": body})
+    for k, e in enumerate(events):
+        e["sequence_number"] = k
+    return httpx2.Response(200, content=sse(events), headers={"content-type": "text/event-stream"})

@@ -905,7 +905,8 @@ def _decode_blocks(
     :func:`kept_block_part`). ``pointer`` is the JSON pointer of ``content`` (for error
     messages); ``synth(position)`` gives the id of a ``tool_use`` block without one. Raises
     :class:`ResponseDecodeError` when ``content`` is neither a string nor an array, a block is not
-    an object, or a known block's text field is not a string.
+    an object, its ``type`` is missing, empty or not a string, or a known block's text field is
+    not a string.
     """
     if isinstance(content, str):
         return [TextPart(content)]
@@ -915,8 +916,8 @@ def _decode_blocks(
         at = f"{pointer}/{i}"
         b = _obj(b, at)
         btype = b.get("type")
-        if btype is not None and not isinstance(btype, str):  # a block of any type is kept whole: its type is text
-            raise _bad(f"{at}/type", "a string", btype)
+        if type(btype) is not str or not btype:  # a block of any type is kept whole: its type is text
+            raise _untyped_block(btype, at)
         if btype == "text":
             text = b.get("text")
             if not isinstance(text, str):
@@ -1014,6 +1015,15 @@ def server_tool_part(block: dict[str, Any]) -> ProviderToolPart:
         call_id=cid if isinstance(cid, str) else None,
         summary=_server_tool_summary(block),
     )
+
+
+def _untyped_block(btype: Any, at: str) -> ResponseDecodeError:
+    """The error for a content block whose ``type`` is missing, empty or not text: such a block
+    cannot be kept and sent back (every ``ContentBlockParam`` of the SDK is discriminated by a
+    literal ``type``; a block without one is refused by the API)."""
+    if btype is None or btype == "":
+        return ResponseDecodeError(API, f"the content block at {at} has no type", f"{at}/type")
+    return _bad(f"{at}/type", "a string", btype)
 
 
 def kept_block_part(block: dict[str, Any]) -> ProviderToolPart:
@@ -1609,7 +1619,8 @@ class StreamDecoder:
     Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="anthropic"``, the block index
     in the message) for an event that breaks the stream's order: a block index started twice, a
     delta or stop for a block never started or already stopped, a known delta type for a block of
-    another kind (``input_json_delta`` on a text block), or a field of the wrong JSON type.
+    another kind (``input_json_delta`` on a text block), a block started without a ``type`` (missing
+    or empty), or a field of the wrong JSON type.
     """
 
     def __init__(self, request: ModelRequest | None = None, *, codec: AnthropicCodec | None = None) -> None:
@@ -1766,8 +1777,8 @@ class StreamDecoder:
                 API, f"content block {index} was started twice (it is already a {self._types[index]} block)", "/index"
             )
         btype = block.get("type")
-        if btype is not None and not isinstance(btype, str):  # a block of any type is kept whole: its type is text
-            raise _bad(f"{at}/type", "a string", btype)
+        if type(btype) is not str or not btype:  # a block of any type is kept whole: its type is text
+            raise _untyped_block(btype, at)
         self._types[index] = str(btype)
         if btype == "text":
             self._kinds[index] = "text"
@@ -2605,7 +2616,7 @@ class AnthropicCodec:
 
         Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="anthropic"``, with the JSON
         pointer of the field) when the body is not an object, has no ``content`` (a required
-        field: ``{}`` is not an empty answer), ``content`` is not an array of objects, a block's ``type``, a text/thinking field or ``stop_reason``/``id``/``model`` is not a string.
+        field: ``{}`` is not an empty answer), ``content`` is not an array of objects, a block has no ``type`` (missing or empty), a block's ``type``, a text/thinking field or ``stop_reason``/``id``/``model`` is not a string.
         """
         usual = _decode_usual(body, request)
         if usual is not None:

@@ -1284,9 +1284,11 @@ class OpenAIResponsesCodec:
             elif (client_call := client_call_from_item(item)) is not None:
                 parts.append(client_call)
                 calls.append(client_call)
-            elif isinstance(kind, str):
+            elif isinstance(kind, str) and kind:
                 # a hosted tool's item, a compaction item, or a type this SDK does not know yet: kept
-                # as it came, so it goes back in the next request (every output item is input)
+                # as it came, so it goes back in the next request (every output item is input); an
+                # item without a type (or an empty one) is not kept, as the API refuses it as input
+                # (ResponseInputItemParam is discriminated by a literal ``type``)
                 parts.append(hosted_item_part(item))
         # positional, in Response's field order (parts, stop_reason, vendor_stop_reason, usage,
         # model, response_id, provider, provider_data): half the cost of keywords
@@ -1854,7 +1856,9 @@ class ResponsesStreamDecoder:
                     index = oi * _SLOT + ci
                     text = "" if index in self.text_seen else part.text
                     yield TextDelta(index, text, part.provider_data)
-            elif isinstance(item.get("type"), str):  # hosted, compaction, or unknown: kept (see decode_response)
+            elif (
+                isinstance(item.get("type"), str) and item["type"]
+            ):  # hosted, compaction, unknown: kept (see decode_response)
                 yield ProviderToolDone(oi * _SLOT, hosted_item_part(item))
         elif kind in _TERMINAL_EVENTS:
             resp = _SHAPE.opt_obj(ev.get("response"), "/response")
