@@ -137,20 +137,31 @@ def test_chat_generated_ids_never_collide_with_vendor_ids() -> None:
 
 
 def test_chat_duplicate_vendor_ids_answered_once() -> None:
+    # distinct calls under one id (servers that number every call alike) each get an id of their
+    # own; the very same call repeated under one id runs once
     resp = CHAT.decode_response(
         chat_calls(
-            tool_call("call_0", "get_weather", '{"city":"A"}'), tool_call("call_0", "get_weather", '{"city":"B"}')
+            tool_call("call_0", "get_weather", '{"city":"A"}'),
+            tool_call("call_0", "get_weather", '{"city":"B"}'),
+            tool_call("call_0", "get_weather", '{"city":"A"}'),
         )
     )
-    assert [c.invalid for c in resp.tool_calls] == [None, "duplicate tool call id call_0 in one response"]
+    assert [(c.id, c.invalid) for c in resp.tool_calls] == [
+        ("call_0", None),
+        ("call_0_1", None),
+        ("call_0", "duplicate tool call id call_0 in one response"),
+    ]
     CALLS.clear()
     result = toolwire.run_sync(ScriptedModel(responses=[resp, "done"]), "hi", tools=[WEATHER])
-    assert CALLS == ["A"]
+    assert CALLS == ["A", "B"]
     sent = CHAT.encode_request(ModelRequest(model="m", messages=result.conversation.messages, tools=[WEATHER]))
     assistant = sent["messages"][1]
-    assert [(c["id"], c["function"]["arguments"]) for c in assistant["tool_calls"]] == [("call_0", '{"city":"A"}')]
+    assert [(c["id"], c["function"]["arguments"]) for c in assistant["tool_calls"]] == [
+        ("call_0", '{"city":"A"}'),
+        ("call_0_1", '{"city":"B"}'),
+    ]
     tools = [(m["tool_call_id"], m["content"]) for m in sent["messages"] if m["role"] == "tool"]
-    assert tools == [("call_0", "sunny in A")]
+    assert tools == [("call_0", "sunny in A"), ("call_0_1", "sunny in B")]
 
 
 def test_chat_stream_cut_off_without_finish_reason() -> None:
@@ -496,11 +507,16 @@ def test_chat_transport_stream_marks_duplicates_and_raises_decode_errors(chat_mo
     chunks = [
         chunk(frag(0, "call_x", "get_weather", '{"city":"A"}')),
         chunk(frag(1, "call_x", "get_weather", '{"city":"B"}')),
+        chunk(frag(2, "call_x", "get_weather", '{"city":"A"}')),
         chunk({}, "tool_calls"),
     ]
     model = chat_model(lambda request: chat_sse(chunks), stream=True)
     resp = asyncio.run(model.send(model.build_request([Message.user("hi")], tools=[WEATHER])))
-    assert [c.invalid for c in resp.tool_calls] == [None, "duplicate tool call id call_x in one response"]
+    assert [(c.id, c.invalid) for c in resp.tool_calls] == [
+        ("call_x", None),
+        ("call_x_1", None),
+        ("call_x", "duplicate tool call id call_x in one response"),
+    ]
     model = chat_model(lambda request: chat_sse([chunk({"content": 5})]), stream=True)
     with pytest.raises(ResponseDecodeError) as info:
         asyncio.run(model.send(model.build_request([Message.user("hi")])))

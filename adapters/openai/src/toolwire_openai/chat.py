@@ -65,6 +65,7 @@ from ._common import (
     arguments_text,
     check_tool_calls,
     copied,
+    reissue_shared_ids,
     document_from_data_url,
     mark_error,
     overrides_for,
@@ -929,8 +930,9 @@ class OpenAIChatCodec:
             # what the logprobs setting asks for (openai.types.chat.chat_completion.ChoiceLogprobs:
             # the content and refusal tokens with their log probabilities): kept, never sent back
             response.provider_data.setdefault(API, {})["logprobs"] = choice["logprobs"]
-        if calls:  # without calls both passes have nothing to do
+        if calls:  # without calls these passes have nothing to do
             real_call_names(response, request, calls)
+            reissue_shared_ids(calls)
             check_tool_calls(response, calls)
         return response
 
@@ -939,8 +941,9 @@ class OpenAIChatCodec:
     ) -> Iterator[StreamEvent]:
         """``ChatCompletionChunk`` dicts (SSE ``data`` objects, ``[DONE]`` left out) → canonical
         stream events; see :class:`ChatStreamDecoder`. Pass the assembled response through
-        :func:`~toolwire_openai._common.check_tool_calls` to mark unnamed and duplicate-id calls
-        as :meth:`decode_response` does (the transport does)."""
+        :func:`~toolwire_openai._common.reissue_shared_ids` (distinct calls sharing one id get
+        ids of their own) and :func:`~toolwire_openai._common.check_tool_calls` (unnamed and
+        duplicate calls marked) as :meth:`decode_response` does (the transport does)."""
         dec = ChatStreamDecoder(request, self.origin)
         for chunk in events:
             yield from dec.feed(chunk)

@@ -22,7 +22,7 @@ from toolwire.errors import ConfigurationError, ProviderError
 from toolwire.transport import END, SSEEvent, StainlessPost, Transport, error_in_body, event_json, snippet
 from toolwire.types import Response
 
-from ._common import check_tool_calls, provider_error_from_sdk
+from ._common import check_tool_calls, provider_error_from_sdk, reissue_shared_ids
 from .chat import API as CHAT_API
 from .chat import ChatStreamDecoder, OpenAIChatCodec
 from .responses import API as RESPONSES_API
@@ -483,6 +483,13 @@ class OpenAIChatModel(_OpenAIModel):
 
     def _decoder(self, request: ModelRequest | None = None) -> ChatStreamDecoder:
         return ChatStreamDecoder(request, getattr(self.codec, "origin", None))
+
+    def check_streamed(self, response: Response) -> Response:
+        """The checks of a streamed answer: distinct calls sharing one id get ids of their own
+        (:func:`~toolwire_openai._common.reissue_shared_ids`), then :func:`check_tool_calls`."""
+        calls = response.tool_calls
+        reissue_shared_ids(calls)
+        return check_tool_calls(response, calls)
 
     async def count_tokens(self, request: ModelRequest) -> int:
         """Estimated input tokens (``prompt_tokens``) of the request, offline: Chat Completions has
