@@ -112,7 +112,9 @@ def get(city: str) -> str:
 def test_set_up_errors_are_one_line_exit_2_not_tracebacks(capsys, tmp_path):
     good = tmp_path / "good.py"
     good.write_text(GOOD_TOOLS)
-    code, out, err = _main(capsys, "run", "-m", "test", "-t", f"{good}:get", "-t", f"{good}:get", "hi")
+    other = tmp_path / "other.py"  # another function named get (one tool named twice is kept once)
+    other.write_text(GOOD_TOOLS.replace("Weather", "Forecast"))
+    code, out, err = _main(capsys, "run", "-m", "test", "-t", f"{good}:get", "-t", f"{other}:get", "hi")
     assert (
         code == 2
         and "two tools are named 'get'" in err

@@ -8,7 +8,7 @@ Every command reports an error the same way: one line ``toolwire <command>: <mes
 standard error (usage errors add the ``--help`` command to run), then exit code 2 for bad usage
 or set-up, 1 for a failure found while running. Output closed by its reader (``| head -1``)
 stops the command (or its ``--help``, or ``--version``) quietly with exit code 141, as a shell
-reports a program killed by SIGPIPE.
+reports a program killed by SIGPIPE. Ctrl-C exits 130 (``toolwire <command>: interrupted``).
 """
 
 from __future__ import annotations
@@ -63,9 +63,15 @@ def console(stderr: bool = False, **kwargs: Any) -> Any:
     return _console_type()(stderr=stderr, **kwargs)
 
 
+class _Interrupted(Exception):
+    """Ctrl-C in a command that does not handle it itself (while loading tools, linting, replaying);
+    :func:`main` prints ``toolwire <command>: interrupted`` and exits 130."""
+
+
 def _stops_on_closed_output(callback: Any) -> Any:
     """``callback`` (a command) with a ``BrokenPipeError`` turned into :class:`OutputClosed`
-    before click sees it (click would exit 1)."""
+    before click sees it (click would exit 1), and Ctrl-C into :class:`_Interrupted` (typer
+    would exit 130 without a word)."""
     if getattr(callback, "_toolwire_output_closed", False):
         return callback
 
@@ -75,6 +81,8 @@ def _stops_on_closed_output(callback: Any) -> Any:
             return callback(*args, **kwargs)
         except BrokenPipeError:
             raise OutputClosed from None
+        except KeyboardInterrupt:  # typer turns it into a silent exit 130; main() says so first
+            raise _Interrupted from None
 
     command._toolwire_output_closed = True  # type: ignore[attr-defined]
     return command
@@ -288,8 +296,9 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(2) from None
     except (typer.Exit, *_exit_types(click)) as exc:  # typer.Exit / click's Exit
         raise SystemExit(getattr(exc, "exit_code", getattr(exc, "code", 1))) from None
-    except (KeyboardInterrupt, *_abort_types(click)):
-        print("toolwire: aborted", file=sys.stderr)
+    except (_Interrupted, KeyboardInterrupt, *_abort_types(click)):
+        where = " ".join(["toolwire", *args[:1]]) if args and not args[0].startswith("-") else "toolwire"
+        print(f"{where}: interrupted", file=sys.stderr)
         raise SystemExit(130) from None
     except (OutputClosed, BrokenPipeError):
         _output_closed()

@@ -96,7 +96,12 @@ def _load_tools(spec: str | list[str]) -> list[Any]:
     tools: list[Any] = []
     for one in specs:
         try:
-            tools.extend(_load_tools_unchecked(one, modules))
+            # one tool found twice (``b = a`` in the file, ``--tools f.py --tools f.py:a``, or
+            # ``f.py:fn,fn`` for a plain function) is one tool, as ``toolwire lint`` counts it; two
+            # different tools with one name are still refused by the run
+            for t in _load_tools_unchecked(one, modules):
+                if not any(t is k or t == k for k in tools):
+                    tools.append(t)
         except typer.BadParameter:
             raise
         except SystemExit as exc:

@@ -1,0 +1,100 @@
+"""``toolwire`` commands given unusual input, run as real processes: one tool found twice by
+``run --tools`` is one tool (as ``lint`` counts it), and Ctrl-C anywhere in a command says so in
+one line and exits 130, never a silent exit or a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ONE = '''
+import toolwire
+
+
+@toolwire.tool
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+'''
+
+PLAIN = '''
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+'''
+
+
+def _toolwire(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLWIRE_")}
+    env["COLUMNS"] = "200"
+    return subprocess.run(
+        [sys.executable, "-m", "toolwire", *argv], capture_output=True, text=True, cwd=cwd, env=env, timeout=120
+    )
+
+
+@pytest.mark.parametrize(
+    ("files", "tools"),
+    [
+        ({"tools.py": ONE + "\nplus = add\n"}, ["-t", "tools.py"]),  # one Tool under two names
+        ({"tools.py": ONE}, ["-t", "tools.py", "-t", "tools.py:add"]),  # the file, then its tool by name
+        ({"tools.py": PLAIN}, ["-t", "tools.py:add,add"]),  # a plain function named twice
+        ({"tools.py": PLAIN}, ["-t", "tools.py:add", "-t", "tools.py:add"]),
+    ],
+)
+def test_run_keeps_one_tool_found_twice(tmp_path: Path, files: dict[str, str], tools: list[str]) -> None:
+    """It was refused: 'two tools are named 'add'; tool names must be unique in a run' (exit 2),
+    while ``toolwire lint tools.py`` counted one tool."""
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    res = _toolwire(["run", "-m", "test", *tools, "--json", "Add"], tmp_path)
+    assert res.returncode == 0, res.stderr
+    result = json.loads(res.stdout)
+    runs = [run for turn in result["turns"] for run in turn["tool_runs"]]
+    assert [run["call"]["name"] for run in runs] == ["add"]  # one tool, called once
+    assert result["tool_errors"] == 0
+    assert result["text"] == "Tool results:\nadd: 2"
+
+
+def test_run_still_refuses_two_different_tools_with_one_name(tmp_path: Path) -> None:
+    (tmp_path / "tools.py").write_text(
+        ONE + '\n\n@toolwire.tool(name="add")\ndef other(a: int) -> int:\n    """Another."""\n    return a\n'
+    )
+    res = _toolwire(["run", "-m", "test", "-t", "tools.py", "Add"], tmp_path)
+    assert res.returncode == 2
+    assert "two tools are named 'add'" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("command", [["run", "-m", "test", "-t", "tools.py", "hi"], ["lint", "tools.py"]])
+def test_ctrl_c_while_loading_tools_says_interrupted_and_exits_130(tmp_path: Path, command: list[str]) -> None:
+    """It exited 130 without a word (typer turns KeyboardInterrupt into a silent exit): the
+    user could not tell an interrupted command from one that ended."""
+    ready = tmp_path / "ready"
+    (tmp_path / "tools.py").write_text(
+        f"import pathlib, time\npathlib.Path({str(ready)!r}).write_text('x')\ntime.sleep(60)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLWIRE_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "toolwire", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
+    deadline = time.monotonic() + 60
+    while not ready.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ready.exists()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.strip() == f"toolwire {command[0]}: interrupted"
+    assert out == ""
