@@ -325,7 +325,7 @@ def _copied(value: Any) -> Any:
 def _scripted_usage(given: dict[Any, Any], n: int) -> Usage:
     """The :class:`Usage` of scripted item ``n``'s ``usage`` dict (``requests`` is always 1).
     Raises :class:`ConfigurationError` for a key that is not a :class:`Usage` counter (with the
-    closest), a count that is not a whole number (or ``None``), and a negative count."""
+    closest) and a count that is not a whole number (or ``None``); a negative count is kept."""
     from dataclasses import fields
 
     from ..design.suggest import did_you_mean
