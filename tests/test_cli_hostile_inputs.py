@@ -98,3 +98,30 @@ def test_ctrl_c_while_loading_tools_says_interrupted_and_exits_130(tmp_path: Pat
     assert proc.returncode == 130
     assert err.strip() == f"toolwire {command[0]}: interrupted"
     assert out == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "what"),
+    [
+        ([b"caf\xe9"], "PROMPT is not UTF-8 text: byte 0xE9 at character 4"),
+        ([b"-i", b"\xff rules", b"hi"], "--instructions is not UTF-8 text: byte 0xFF at character 1"),
+        ([b"-s", b"final_text=caf\xe9", b"hi"], "--setting 'final_text' is not UTF-8 text: byte 0xE9"),
+    ],
+)
+def test_run_refuses_text_arguments_that_are_not_utf8(tmp_path: Path, args: list[bytes], what: str) -> None:
+    """A Latin-1 terminal's 'café' (0xE9) reached the model as 'caf\\ufffd' without a word: Python
+    reads the byte as a lone surrogate, which a request can only carry as U+FFFD."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLWIRE_")}
+    env["COLUMNS"] = "300"
+    res = subprocess.run(
+        [sys.executable.encode(), b"-m", b"toolwire", b"run", b"-m", b"test", *args],
+        capture_output=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
+    err = res.stderr.decode("utf-8", "backslashreplace")
+    assert res.returncode == 2, err
+    assert err.startswith(f"toolwire run: {what}")
+    assert len(err.strip().splitlines()) == 1
+    assert res.stdout == b""

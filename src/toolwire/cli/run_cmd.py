@@ -207,6 +207,7 @@ def _parse_settings(pairs: list[str] | None) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise typer.BadParameter(f"--setting takes key=value, got {pair!r}")
+        _utf8_text(pair, f"--setting {key.strip()!r}")
         words = {
             "true": True,
             "false": False,
@@ -227,6 +228,20 @@ def _parse_settings(pairs: list[str] | None) -> dict[str, Any]:
                 raise typer.BadParameter(f"--setting {key.strip()}: {exc}") from None
             out[key.strip()] = value
     return out
+
+
+def _utf8_text(value: str, what: str) -> str:
+    """``value`` (a command-line argument) when it is UTF-8 text; a usage error naming the first
+    byte that is not. Python reads a non-UTF-8 byte of ``argv`` (a Latin-1 terminal's ``é``,
+    0xE9) as a lone surrogate (``surrogateescape``), which a request can only carry as U+FFFD:
+    the model would read ``caf\ufffd`` for ``café`` without a word."""
+    for i, ch in enumerate(value):
+        if "\udc80" <= ch <= "\udcff":
+            raise typer.BadParameter(
+                f"{what} is not UTF-8 text: byte 0x{ord(ch) - 0xDC00:02X} at character {i + 1} "
+                "(set the terminal's encoding to UTF-8, or write the text as UTF-8)"
+            )
+    return value
 
 
 def _no_constant(name: str) -> Any:
@@ -537,6 +552,9 @@ def run_command(
 
     if max_turns < 1:
         raise typer.BadParameter(f"--max-turns must be at least 1, got {max_turns}")
+    _utf8_text(prompt, "PROMPT")
+    if instructions is not None:
+        _utf8_text(instructions, "--instructions")
     if save is not None:  # found out before the run, not after it
         from ..runstate import save_path
 
