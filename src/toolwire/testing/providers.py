@@ -355,15 +355,41 @@ class ScriptedModel(_OfflineModel):
     become ``call_<n>``); a ``dict`` ``{"text": ..., "tool_calls": [...], "reasoning": ...,
     "usage": {...}}``; or a callable ``f(request) -> item`` (sync or async). ``respond`` (setting)
     may instead be one callable used for every request. Raises :class:`ConfigurationError` when
-    the script has no response left.
+    ``responses`` is not a list (a lone ``"done"`` would be read as four answers, ``"d"``, ``"o"``,
+    ...), ``respond`` is not callable, both are given, or the script has no response left.
     """
 
     provider = "scripted"
 
     def __init__(self, model_id: str = "scripted", **settings: Any) -> None:
         super().__init__(model_id, **settings)
-        self._script: list[ScriptItem] = list(settings.get("responses") or [])
-        self._respond: Callable[[ModelRequest], Any] | None = settings.get("respond")
+        responses = settings.get("responses")
+        respond = settings.get("respond")
+        if responses is not None and (
+            isinstance(responses, (str, bytes, dict, Response, ToolCall)) or not isinstance(responses, Iterable)
+        ):
+            one = (
+                f" (one answer: responses=[{responses!r:.40}])"
+                if isinstance(responses, str)
+                else " (one item: put it in a list, responses=[item])"
+                if isinstance(responses, (Response, ToolCall))
+                else ""
+            )
+            raise ConfigurationError(
+                f"the scripted provider's responses must be a list of items, one per request, got "
+                f"{type(responses).__name__}{one}"
+            )
+        if respond is not None and not callable(respond):
+            raise ConfigurationError(
+                f"the scripted provider's respond must be a function of the request, got {type(respond).__name__}"
+            )
+        if respond is not None and responses:
+            raise ConfigurationError(
+                "the scripted provider takes responses=[...] or respond=<function>, not both (respond "
+                "answers every request, so the responses would never be used)"
+            )
+        self._script: list[ScriptItem] = list(responses or [])
+        self._respond: Callable[[ModelRequest], Any] | None = respond
         if not self._script and self._respond is None:
             raise ConfigurationError(
                 "the scripted provider needs responses=[...] or respond=<function> (from Python: "

@@ -1,0 +1,43 @@
+"""``toolwire.model("scripted", ...)`` given a script of the wrong shape: refused with a
+``ConfigurationError`` when the model is made, never read wrong (a lone ``"done"`` was four
+answers, ``"d"``, ``"o"``, ...) or a ``TypeError`` from inside the provider."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import toolwire
+from toolwire.errors import ConfigurationError
+from toolwire.testing import call
+
+
+@pytest.mark.parametrize(
+    ("settings", "said"),
+    [
+        # was a run answering "d" (the string read as a list of one-letter answers)
+        (
+            {"responses": "done"},
+            "responses must be a list of items, one per request, got str (one answer: responses=['done'])",
+        ),
+        # was a run answering "text" (the dict's keys)
+        ({"responses": {"text": "hi"}}, "responses must be a list of items, one per request, got dict"),
+        ({"responses": 5}, "got int"),  # was TypeError: 'int' object is not iterable
+        ({"responses": call("add", {})}, "got ToolCall (one item: put it in a list, responses=[item])"),
+        ({"respond": 5}, "respond must be a function of the request, got int"),  # TypeError at send time
+        # was respond used and the responses never
+        ({"respond": lambda request: "x", "responses": ["y"]}, "takes responses=[...] or respond=<function>, not both"),
+    ],
+)
+def test_a_script_of_the_wrong_shape_is_refused_when_the_model_is_made(settings: dict[str, Any], said: str) -> None:
+    with pytest.raises(ConfigurationError) as info:
+        toolwire.model("scripted", **settings)
+    assert said in str(info.value)
+
+
+def test_a_list_tuple_or_generator_of_items_is_still_a_script() -> None:
+    for responses in (["a", "b"], ("a", "b"), (x for x in ["a", "b"])):
+        model = toolwire.model("scripted", responses=responses)
+        assert toolwire.run_sync(model, "hi").text == "a"
+        assert model.remaining == 1
