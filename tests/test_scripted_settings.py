@@ -41,3 +41,23 @@ def test_a_list_tuple_or_generator_of_items_is_still_a_script() -> None:
         model = toolwire.model("scripted", responses=responses)
         assert toolwire.run_sync(model, "hi").text == "a"
         assert model.remaining == 1
+
+
+@pytest.mark.parametrize(("arguments", "kind"), [([1, 2], "array"), ("a=1", "string"), (5, "number")])
+def test_call_with_arguments_that_are_not_an_object_is_answered_as_from_a_model(arguments: Any, kind: str) -> None:
+    """``call("add", [1, 2])`` raised TypeError (``dict([1, 2])``) and ``call("add", "a=1")``
+    ValueError, while ``ToolCall("c", "add", [1, 2])`` and a dict item take such arguments as a
+    model's: the run answers with an is_error result."""
+
+    @toolwire.tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    model = toolwire.model("scripted", responses=[call("add", arguments), "done"])
+    result = toolwire.run_sync(model, "hi", tools=[add])
+    (run,) = result.tool_runs
+    assert run.call.arguments == arguments
+    assert run.result.is_error
+    assert f"arguments must be a JSON object, got {kind}" in run.result.text
+    assert result.text == "done"

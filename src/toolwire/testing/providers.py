@@ -170,8 +170,17 @@ def _number_example(schema: dict[str, Any], *, integer: bool) -> int | float:
 
 
 def call(name: str, arguments: dict[str, Any] | None = None, *, id: str | None = None) -> ToolCall:
-    """Shorthand for a scripted tool call (``id`` defaults to ``call_<n>`` in order)."""
-    return ToolCall(id=id or "", name=name, arguments=dict(arguments or {}))
+    """Shorthand for a scripted tool call (``id`` defaults to ``call_<n>`` in order).
+
+    ``arguments`` (a dict, copied; ``None`` is ``{}``) that is not a dict — a list or text, as a
+    model may send — is kept as given, as in ``ToolCall(...)`` or a dict item: the run answers
+    the call with an ``is_error`` result saying the arguments must be a JSON object."""
+    from collections.abc import Mapping
+
+    if arguments is None:
+        arguments = {}
+    kept: Any = dict(arguments) if isinstance(arguments, Mapping) else arguments
+    return ToolCall(id=id or "", name=name, arguments=kept)
 
 
 # ----------------------------------------------------------------------------------------------
