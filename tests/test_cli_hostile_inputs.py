@@ -125,3 +125,29 @@ def test_run_refuses_text_arguments_that_are_not_utf8(tmp_path: Path, args: list
     assert err.startswith(f"toolwire run: {what}")
     assert len(err.strip().splitlines()) == 1
     assert res.stdout == b""
+
+
+@pytest.mark.parametrize(
+    ("target", "said"),
+    [
+        # each was "cannot import module ...: No module named ..."
+        ("tools.json", "'tools.json' is not a Python file: --tools takes a .py file or a module name"),
+        ("tools.txt", "'tools.txt' is not a Python file"),
+        ("sub", None),  # a folder given as a path: filled in below
+        ("./missing", "'./missing' is no such file or folder"),
+    ],
+)
+def test_run_tools_that_is_not_a_python_file_or_module_says_what_it_is(
+    tmp_path: Path, target: str, said: str | None
+) -> None:
+    (tmp_path / "tools.json").write_text('[{"name": "add", "input_schema": {"type": "object"}}]')
+    (tmp_path / "tools.txt").write_text(ONE)
+    (tmp_path / "sub").mkdir()
+    if target == "sub":
+        target = str(tmp_path / "sub")
+        said = f"{target!r} is a folder: --tools takes a .py file or a module name"
+    res = _toolwire(["run", "-m", "test", "-t", target, "hi"], tmp_path)
+    assert res.returncode == 2
+    assert res.stderr.startswith(f"toolwire run: {said}")
+    assert "No module named" not in res.stderr
+    assert res.stdout == ""

@@ -6,6 +6,7 @@ import importlib
 import importlib.util
 import inspect
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, NoReturn, Optional
@@ -131,6 +132,14 @@ def _load_module(module_name: str) -> Any:
         sys.modules[private] = module
         sp.loader.exec_module(module)
         return module
+    if path.suffix and path.is_file():  # tools.json, tools.txt: a file, but not a module's name
+        raise typer.BadParameter(
+            f"{module_name!r} is not a Python file: --tools takes a .py file or a module name "
+            "(JSON tool specs are for toolwire lint)"
+        )
+    if os.sep in module_name or "/" in module_name:  # a path, not a dotted module name
+        kind = "a folder" if path.is_dir() else "not a .py file" if path.exists() else "no such file or folder"
+        raise typer.BadParameter(f"{module_name!r} is {kind}: --tools takes a .py file or a module name")
     sys.path.insert(0, str(Path.cwd()))
     try:
         return importlib.import_module(module_name)
