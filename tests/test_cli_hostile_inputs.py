@@ -151,3 +151,31 @@ def test_run_tools_that_is_not_a_python_file_or_module_says_what_it_is(
     assert res.stderr.startswith(f"toolwire run: {said}")
     assert "No module named" not in res.stderr
     assert res.stdout == ""
+
+
+def test_lint_refuses_an_unknown_ignore_rule_with_the_closest(tmp_path: Path) -> None:
+    """``--ignore descripton-missing`` (misspelt) skipped nothing without a word, exit 0."""
+    (tmp_path / "tools.py").write_text(ONE)
+    res = _toolwire(["lint", "tools.py", "--ignore", "descripton-missing"], tmp_path)
+    assert res.returncode == 2
+    assert res.stderr.startswith(
+        "toolwire lint: --ignore: no lint rule 'descripton-missing'. Did you mean 'description-missing'?"
+    )
+    assert res.stdout == ""
+    res = _toolwire(["lint", "tools.py", "--ignore", "description-no-when"], tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "description-no-when" not in res.stdout
+
+
+def test_lint_tools_refuses_unknown_select_and_ignore_ids() -> None:
+    from toolwire.design.lint import lint_tools
+    from toolwire.errors import ConfigurationError
+    from toolwire.tools import Tool
+
+    tool = Tool("add", "Add two numbers. Use it to add.", {"type": "object", "properties": {}})
+    for kwargs in ({"select": ["schema-invalidd"]}, {"ignore": ["nope"]}):
+        with pytest.raises(ConfigurationError) as info:
+            lint_tools([tool], ["openai"], token_costs=False, **kwargs)
+        assert "no lint rule" in str(info.value)
+    # a single id given as text is one id, not its letters
+    assert lint_tools([tool], ["openai"], token_costs=False, select="description-missing").findings == []

@@ -133,7 +133,7 @@ def lint(
     Exits 1 when an error is found, 2 when the target cannot be loaded or an option is unusable
     (an unknown --provider, a malformed or unknown --live model)."""
     from toolwire.design.lint import RULES, check_providers, lint_tools, load_tools_noting_functions
-    from toolwire.errors import ToolwireError
+    from toolwire.errors import ConfigurationError, ToolwireError
     from toolwire.secrets import scrub  # an import error may quote a key the tools file read
 
     try:
@@ -168,7 +168,11 @@ def lint(
             err=True,
         )
         raise typer.Exit(2)
-    report = lint_tools(tools, providers=providers, ambiguous_names=ambiguous or None, ignore=ignore or None)
+    try:
+        report = lint_tools(tools, providers=providers, ambiguous_names=ambiguous or None, ignore=ignore or None)
+    except ConfigurationError as exc:  # an unknown --ignore rule id (the target may register rules)
+        typer.echo(f"toolwire lint: --{scrub(str(exc))} (toolwire lint --rules lists them)", err=True)
+        raise typer.Exit(2)
     if skipped:
         report.summary["functions_not_linted"] = skipped
     if renames:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from ..errors import ToolDefinitionError, ToolNameError
+from ..errors import ConfigurationError, ToolDefinitionError, ToolNameError
 from ..schema.report import json_pointer
 from ..tools import Tool
 from .results import CapSpec, Page, paging_note
@@ -1102,13 +1102,27 @@ def lint_tools(
       :func:`check_providers`);
     - ``ambiguous_names``: more parameter names to treat as ambiguous (a mapping name -> readings,
       or just names), on top of :data:`AMBIGUOUS_NAMES`;
-    - ``select``/``ignore``: rule ids to run only / to skip;
+    - ``select``/``ignore``: rule ids to run only / to skip; an id that is not in :data:`RULES`
+      (a misspelt one would select or skip nothing without a word) raises
+      :class:`~toolwire.errors.ConfigurationError` with the closest ids;
     - ``token_costs``: compute per-provider token costs (``token-cost`` findings and the
       summary's ``token_cost``).
 
     Returns a :class:`LintReport` whose findings are ordered by tool, then rule.
     """
     from ..tools import provider_tool_settings_reviewed
+
+    select = None if select is None else [select] if isinstance(select, str) else list(select)
+    ignore = None if ignore is None else [ignore] if isinstance(ignore, str) else list(ignore)
+    for what, ids in (("select", select), ("ignore", ignore)):
+        for rule_id in ids or ():
+            if rule_id not in RULES:
+                from .suggest import did_you_mean
+
+                hint = did_you_mean(str(rule_id), RULES) if isinstance(rule_id, str) else None
+                raise ConfigurationError(
+                    f"{what}: no lint rule {rule_id!r}.{' ' + hint if hint else ''} The rules: {', '.join(RULES)}"
+                )
 
     # the provider-tool-settings rule reports bad settings; translating such a tool for the
     # translation and token-cost reviews must not refuse it as a request would
