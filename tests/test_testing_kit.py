@@ -9,10 +9,13 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import pytest
-
 # Import these before pytester takes its sys.modules snapshot: modules first imported inside a
-# pytester test are dropped at teardown, which leaves stale yaml/vcr classes for later tests.
+# pytester test are dropped at teardown, which leaves stale yaml/vcr classes for later tests (and
+# a second copy of the Anthropic SDK, whose NOT_GIVEN the adapter's first copy does not know:
+# "'NotGiven' object is not iterable" in later tests). The adapters load their SDK lazily, so the
+# SDK itself is imported here too.
+import anthropic._base_client  # noqa: F401 - imported for the sys.modules snapshot (above)
+import pytest
 import toolwire_anthropic  # noqa: F401 - imported for the sys.modules snapshot (above)
 import vcr.serializers.yamlserializer  # noqa: F401 - imported for the sys.modules snapshot (above)
 import yaml  # noqa: F401 - imported for the sys.modules snapshot (above)
