@@ -24,41 +24,8 @@ pytest.importorskip("toolwire_gemini")
 _TESTS = str(Path(__file__).resolve().parent)
 if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)
+from all_apis.answers import APIS, MODELS, mock_model, text_answer  # noqa: E402
 from vendor_rules.validator import validate  # noqa: E402
-
-APIS = ["anthropic", "openai-chat", "openai", "gemini"]
-MODELS = {
-    "anthropic": "claude-sonnet-4-5",
-    "openai-chat": "gpt-4.1",
-    "openai": "gpt-5",
-    "gemini": "gemini-2.5-flash",
-}
-
-
-def text_answer(api: str, text: str) -> dict[str, Any]:
-    if api == "anthropic":
-        return {
-            "id": "msg_t",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-x",
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": 3, "output_tokens": 2},
-        }
-    if api == "openai-chat":
-        return chat_answer({"content": text}, "stop")
-    if api == "openai":
-        item = {
-            "type": "message",
-            "id": "msg_t",
-            "role": "assistant",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": text, "annotations": []}],
-        }
-        return responses_answer([item])
-    return gemini_answer([{"text": text}])
 
 
 def chat_answer(message: dict[str, Any], finish: str) -> dict[str, Any]:
@@ -117,22 +84,6 @@ def call_answer(api: str, name: str, arguments: dict[str, Any]) -> dict[str, Any
     return gemini_answer([{"functionCall": {"name": name, "args": arguments}}])
 
 
-class Vendor:
-    """A model of ``api`` over a mock transport giving ``answers`` in turn; ``sent`` holds each
-    request body as the SDK sent it."""
-
-    def __init__(self, api: str, answers: list[dict[str, Any]]) -> None:
-        self.api, self.answers = api, list(answers)
-        self.sent: list[dict[str, Any]] = []
-
-        def respond(request: Any) -> Any:
-            self.sent.append(json.loads(request.content))
-            return httpx2.Response(200, json=self.answers.pop(0))
-
-        client = httpx2.AsyncClient(transport=httpx2.MockTransport(respond))
-        self.model = toolwire.model(f"{api}:{MODELS[api]}", api_key="k", max_retries=0, http_client=client)
-
-
 def problems(api: str, body: dict[str, Any]) -> list[str]:
     return [f"profile: {v}" for v in validate_request(api, body)] + [f"validator: {v}" for v in validate(api, body)]
 
@@ -174,15 +125,17 @@ def test_a_hallucinated_call_name_close_to_a_declared_tool_is_sent_back_under_a_
     # under a name the API takes - but not 'get_weather', which would tell the model it called
     # that tool - instead of toolwire refusing its own request (OpenAI's rule: "Must be a-z, A-Z,
     # 0-9, or contain underscores and dashes", openai.types.shared_params.FunctionDefinition.name).
-    first = Vendor(source, [call_answer(source, "get weather", {"city": "Paris"}), text_answer(source, "sorry")])
-    one = toolwire.run_sync(first.model, "Weather in Paris?", tools=[get_weather])
+    first: list[dict[str, Any]] = []
+    answers = [call_answer(source, "get weather", {"city": "Paris"}), text_answer(source, "sorry")]
+    one = toolwire.run_sync(mock_model(source, answers, first), "Weather in Paris?", tools=[get_weather])
     assert one.text == "sorry"
-    for body in first.sent:
+    for body in first:
         assert problems(source, body) == []
-    other = Vendor(target, [text_answer(target, "ok")])
-    two = toolwire.run_sync(other.model, "And now?", tools=[get_weather], conversation=one.conversation)
+    other: list[dict[str, Any]] = []
+    model = mock_model(target, [text_answer(target, "ok")], other)
+    two = toolwire.run_sync(model, "And now?", tools=[get_weather], conversation=one.conversation)
     assert two.text == "ok"
-    (body,) = other.sent
+    (body,) = other
     assert problems(target, body) == []
     (name,) = wire_calls(target, body)
     assert name != "get_weather"
