@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from openai_wire import _make, chat_sse
+from openai_wire import _make, chat_sse, completion, json_response, tool_call
 from toolwire_openai import OpenAIChatModel
 
 import toolwire
@@ -29,21 +29,9 @@ def get_weather(city: str) -> str:
 
 
 def whole(calls: list[tuple[str, str, dict[str, Any]]]) -> httpx2.Response:
-    message = {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}} for i, n, a in calls
-        ],
-    }
-    body = {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 0,
-        "model": "gpt-4.1",
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
-    }
-    return httpx2.Response(200, json=body)
+    return json_response(
+        completion({"tool_calls": [tool_call(i, n, json.dumps(a)) for i, n, a in calls]}, "tool_calls")
+    )
 
 
 def streamed(calls: list[tuple[str, str, dict[str, Any]]]) -> httpx2.Response:
@@ -75,24 +63,9 @@ def streamed(calls: list[tuple[str, str, dict[str, Any]]]) -> httpx2.Response:
 
 def final(stream: bool) -> httpx2.Response:
     if stream:
-        return chat_sse(
-            [
-                {
-                    **BASE,
-                    "choices": [
-                        {"index": 0, "delta": {"role": "assistant", "content": "done"}, "finish_reason": "stop"}
-                    ],
-                }
-            ]
-        )
-    body = {
-        "id": "chatcmpl-2",
-        "object": "chat.completion",
-        "created": 0,
-        "model": "gpt-4.1",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": "done"}, "finish_reason": "stop"}],
-    }
-    return httpx2.Response(200, json=body)
+        delta = {"role": "assistant", "content": "done"}
+        return chat_sse([{**BASE, "choices": [{"index": 0, "delta": delta, "finish_reason": "stop"}]}])
+    return json_response(completion({"content": "done"}))
 
 
 def run(calls: list[tuple[str, str, dict[str, Any]]], stream: bool) -> tuple[toolwire.RunResult, Any]:
