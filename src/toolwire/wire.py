@@ -30,6 +30,7 @@ __all__ = [
     "tool_name",
     "duplicate_id_invalid",
     "mark_duplicate_ids",
+    "reissue_shared_ids",
     "check_tool_calls",
     "json_copy",
     "without_lone_surrogates",
@@ -304,11 +305,54 @@ def mark_duplicate_ids(calls: Iterable[ToolCall]) -> None:
         seen.add(call.id)
 
 
+def reissue_shared_ids(calls: list[ToolCall]) -> None:
+    """Give each call that repeats the id of an earlier, *different* call of the same response
+    (another name or other arguments) an id of its own: ``<id>_<position>`` (``position`` the
+    call's place among the response's calls, with more ``_`` while that is taken). Each such call
+    is one the model made: it runs and is answered under its own id, and that id is the one sent
+    back. Servers and proxies that give every call of an answer one id exist on Chat Completions
+    (xorbitsai/inference#4237, MiMo/Kimi proxies in can1357/oh-my-pi#2055) and Claude on Bedrock
+    has put the tool's name in the id of two calls (bvcyber/Cyber-AutoAgent-ng#72); an id is free
+    text to every API as long as each result names its call's id, and ``_`` and digits are
+    allowed in every API's ids (Anthropic ``^[a-zA-Z0-9_-]+$``). A repeat of the very same call
+    (same name and arguments under one id: mudler/LocalAI#9722 streams one call at two indexes)
+    keeps its id, so :func:`mark_duplicate_ids` marks it a duplicate: never run twice."""
+    if len(calls) < 2:
+        return
+    taken = {c.id for c in calls}
+    if len(taken) == len(calls):
+        return
+    first: dict[str, list[ToolCall]] = {}
+    for position, call in enumerate(calls):
+        earlier = first.get(call.id)
+        if earlier is None:
+            first[call.id] = [call]
+            continue
+        if any(_same_call(call, e) for e in earlier):
+            continue  # the very same call again: a duplicate (not run twice)
+        new = f"{call.id}_{position}"
+        while new in taken:
+            new += "_"
+        taken.add(new)
+        earlier.append(call)  # (a later repeat of this call is still a duplicate of it)
+        call.id = new
+        first[new] = [call]
+
+
+def _same_call(a: ToolCall, b: ToolCall) -> bool:
+    if a.name != b.name:
+        return False
+    if a.arguments is not None or b.arguments is not None:
+        return a.arguments == b.arguments
+    return a.raw_arguments == b.raw_arguments
+
+
 def check_tool_calls(response: Response) -> Response:
     """Mark the tool calls of a finished response that cannot be run: no usable name →
     :data:`NAME_INVALID`; a number its arguments object cannot carry back as JSON (a literal such
     as ``1e999`` parsed to infinity) → an ``invalid`` reason asking for a finite number; a
-    repeated id → :func:`duplicate_id_invalid`. Returns ``response``.
+    distinct calls sharing an id → ids of their own (:func:`reissue_shared_ids`); the very same
+    call repeated under one id → :func:`duplicate_id_invalid`. Returns ``response``.
     The codecs' ``decode_response`` and the transports' streamed ``send`` call it; a stream
     assembled by hand from ``decode_stream`` can be passed through it."""
     calls = response.tool_calls
@@ -333,6 +377,7 @@ def check_tool_calls(response: Response) -> Response:
                     call.arguments = _finite_copy(call.arguments)
             except (TypeError, RecursionError):
                 pass  # not from a JSON answer; other checks speak for it
+    reissue_shared_ids(calls)
     mark_duplicate_ids(calls)
     return response
 

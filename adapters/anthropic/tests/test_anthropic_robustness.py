@@ -203,8 +203,43 @@ def test_tool_use_without_an_id_gets_a_unique_synthesized_id() -> None:
     ] == ids
 
 
-def test_duplicate_ids_later_call_invalid_and_each_id_answered_once() -> None:
+def test_distinct_calls_sharing_an_id_get_ids_of_their_own_and_each_is_answered() -> None:
+    # Claude on Bedrock has put the tool's name in the id of two distinct calls
+    # (bvcyber/Cyber-AutoAgent-ng#72): each is a call the model made, so each runs
     wire = body([tool_use("toolu_1", city="A"), tool_use("toolu_1", city="B"), tool_use("toolu_2", city="C")])
+    resp = CODEC.decode_response(wire)
+    calls = resp.tool_calls
+    assert [(c.id, c.arguments, c.invalid) for c in calls] == [
+        ("toolu_1", {"city": "A"}, None),
+        ("toolu_1_1", {"city": "B"}, None),
+        ("toolu_2", {"city": "C"}, None),
+    ]
+    CALLS.clear()
+    result = toolwire.run_sync(ScriptedModel(responses=[resp, "done"]), "hi", tools=[WEATHER])
+    assert sorted(CALLS) == ["A", "B", "C"]  # run in parallel: in any order
+    assert [(r.call.id, r.result.is_error) for r in result.tool_runs] == [
+        ("toolu_1", False),
+        ("toolu_1_1", False),
+        ("toolu_2", False),
+    ]
+    sent = CODEC.encode_request(
+        ModelRequest(model="c", messages=result.conversation.messages, tools=[WEATHER], max_tokens=64)
+    )
+    assistant, answers = sent["messages"][1], sent["messages"][2]
+    assert [(b["id"], b["input"]) for b in assistant["content"]] == [
+        ("toolu_1", {"city": "A"}),
+        ("toolu_1_1", {"city": "B"}),
+        ("toolu_2", {"city": "C"}),
+    ]
+    assert [(b["tool_use_id"], b["content"]) for b in answers["content"]] == [
+        ("toolu_1", "sunny in A"),
+        ("toolu_1_1", "sunny in B"),
+        ("toolu_2", "sunny in C"),
+    ]
+
+
+def test_the_very_same_call_repeated_under_one_id_is_invalid_and_each_id_answered_once() -> None:
+    wire = body([tool_use("toolu_1", city="A"), tool_use("toolu_1", city="A"), tool_use("toolu_2", city="C")])
     resp = CODEC.decode_response(wire)
     calls = resp.tool_calls
     assert [c.invalid for c in calls] == [None, "duplicate tool call id toolu_1 in one response", None]
@@ -395,7 +430,9 @@ def test_malformed_request_raises_response_decode_error(wire: Any, pointer: str)
 # ------------------------------------------------------------------ through the SDK
 
 
-def test_transport_streamed_send_marks_duplicate_ids_and_raises_decode_errors(mock_model: Any, wire: Any) -> None:
+def test_transport_streamed_send_reissues_shared_ids_marks_duplicates_and_raises_decode_errors(
+    mock_model: Any, wire: Any
+) -> None:
     events = [
         {
             "type": "message_start",
@@ -418,9 +455,20 @@ def test_transport_streamed_send_marks_duplicate_ids_and_raises_decode_errors(mo
     ]
     model = mock_model([wire.sse_response(events)], stream=True)
     resp = asyncio.run(model.send(model.build_request([Message.user("hi")], tools=[WEATHER])))
-    assert [(c.arguments, c.invalid) for c in resp.tool_calls] == [
-        ({"city": "A"}, None),
-        ({"city": "B"}, "duplicate tool call id toolu_X in one response"),
+    assert [(c.id, c.arguments, c.invalid) for c in resp.tool_calls] == [
+        ("toolu_X", {"city": "A"}, None),
+        ("toolu_X_1", {"city": "B"}, None),
+    ]
+    same = [
+        *events[:3],
+        _start(1, {"type": "tool_use", "id": "toolu_X", "name": "get_weather", "input": {"city": "A"}}),
+        *events[4:],
+    ]
+    model = mock_model([wire.sse_response(same)], stream=True)
+    resp = asyncio.run(model.send(model.build_request([Message.user("hi")], tools=[WEATHER])))
+    assert [(c.id, c.arguments, c.invalid) for c in resp.tool_calls] == [
+        ("toolu_X", {"city": "A"}, None),
+        ("toolu_X", {"city": "A"}, "duplicate tool call id toolu_X in one response"),
     ]
 
     bad = [events[0], _start(0, {"type": "text", "text": ""}), _start(0, {"type": "text", "text": ""})]
@@ -462,11 +510,11 @@ def test_a_thinking_block_with_an_empty_signature_is_not_sent_back(mock_model: A
 @pytest.mark.parametrize(
     "content, extra",
     [
-        ([tool_use("toolu_X", city="A"), tool_use("toolu_X", city="B")], {}),  # the later call: invalid
+        ([tool_use("toolu_X", city="A"), tool_use("toolu_X", city="A")], {}),  # the same call again: invalid
         ([tool_use("toolu_X", city="A"), {**tool_use("toolu_Y"), "input": ["Paris"]}], {}),  # input not an object
         ([tool_use("toolu_X", city="A")], {"id": ""}),
         (
-            [tool_use("toolu_X", city="A"), tool_use("toolu_X", city="B"), tool_use("toolu_Y", city="C")],
+            [tool_use("toolu_X", city="A"), tool_use("toolu_X", city="A"), tool_use("toolu_Y", city="C")],
             {"stop_reason": "max_tokens"},  # the repeated id is not the call max_tokens cut
         ),
     ],

@@ -140,8 +140,28 @@ def test_synthesized_ids_distinct_within_a_response_and_across_turns() -> None:
     assert [c.id for c in with_rid.tool_calls] == ["gemini-r9-0", "gemini-r9-1"]
 
 
-def test_duplicate_vendor_ids_later_call_invalid_and_answered_once() -> None:
+def test_distinct_calls_sharing_a_vendor_id_get_ids_of_their_own_and_each_is_answered() -> None:
     resp = CODEC.decode_response(candidate_body([fc(city="A", call_id="g1"), fc(city="B", call_id="g1")]))
+    assert [(c.id, c.invalid) for c in resp.tool_calls] == [("g1", None), ("g1_1", None)]
+    CALLS.clear()
+    result = toolwire.run_sync(ScriptedModel(responses=[resp, "done"]), "hi", tools=[WEATHER])
+    assert sorted(CALLS) == ["A", "B"]
+    sent = CODEC.encode_request(
+        ModelRequest(model="gemini-2.5-flash", messages=result.conversation.messages, tools=[WEATHER])
+    )
+    model_turn, answers = sent["contents"][1], sent["contents"][2]
+    assert [p["functionCall"] for p in model_turn["parts"]] == [
+        {"name": "get_weather", "args": {"city": "A"}, "id": "g1"},
+        {"name": "get_weather", "args": {"city": "B"}, "id": "g1_1"},
+    ]
+    assert [p["functionResponse"] for p in answers["parts"]] == [
+        {"name": "get_weather", "response": {"output": "sunny in A"}, "id": "g1"},
+        {"name": "get_weather", "response": {"output": "sunny in B"}, "id": "g1_1"},
+    ]
+
+
+def test_the_very_same_call_repeated_under_a_vendor_id_is_invalid_and_answered_once() -> None:
+    resp = CODEC.decode_response(candidate_body([fc(city="A", call_id="g1"), fc(city="A", call_id="g1")]))
     assert [c.invalid for c in resp.tool_calls] == [None, "duplicate tool call id g1 in one response"]
     CALLS.clear()
     result = toolwire.run_sync(ScriptedModel(responses=[resp, "done"]), "hi", tools=[WEATHER])
@@ -220,12 +240,20 @@ def test_transport_stream_decode_error_is_not_turned_into_a_provider_error(mock_
     assert info.value.pointer == "/candidates/0/content/parts/0/text"
 
 
-def test_transport_stream_marks_duplicate_ids(mock_model: Any) -> None:
+def test_transport_stream_reissues_shared_ids_and_marks_duplicates(mock_model: Any) -> None:
     model = mock_model(
         [sse_response([candidate_body([fc(city="A", call_id="g1"), fc(city="B", call_id="g1")])])], stream=True
     )
     resp = asyncio.run(model.send(model.build_request([Message.user("x")], tools=[WEATHER])))
-    assert [c.invalid for c in resp.tool_calls] == [None, "duplicate tool call id g1 in one response"]
+    assert [(c.id, c.invalid) for c in resp.tool_calls] == [("g1", None), ("g1_1", None)]
+    model = mock_model(
+        [sse_response([candidate_body([fc(city="A", call_id="g1"), fc(city="A", call_id="g1")])])], stream=True
+    )
+    resp = asyncio.run(model.send(model.build_request([Message.user("x")], tools=[WEATHER])))
+    assert [(c.id, c.invalid) for c in resp.tool_calls] == [
+        ("g1", None),
+        ("g1", "duplicate tool call id g1 in one response"),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -236,45 +236,6 @@ def check_tool_calls(response: Response, calls: list[ToolCall] | None = None) ->
     return response
 
 
-def reissue_shared_ids(calls: list[ToolCall]) -> None:
-    """Give each call that repeats the id of an earlier, different call of the same answer (another
-    name or other arguments) an id of its own: ``<id>_<position>`` (``position`` the call's place
-    among the answer's calls, more ``_`` while that is taken). Some Chat Completions compatible
-    servers give every call of an answer one id (xorbitsai/inference#4237, MiMo/Kimi proxies in
-    can1357/oh-my-pi#2055): each is a call the model made, and runs, and is answered under its own
-    id. A repeat of the very same call (same name and arguments under one id: mudler/LocalAI#9722
-    streams one call at two indexes) keeps its id, so :func:`check_tool_calls` marks it a duplicate,
-    never run twice."""
-    if len(calls) < 2:
-        return
-    taken = {c.id for c in calls}
-    if len(taken) == len(calls):
-        return
-    first: dict[str, list[ToolCall]] = {}
-    for position, call in enumerate(calls):
-        earlier = first.get(call.id)
-        if earlier is None:
-            first[call.id] = [call]
-            continue
-        if any(_same_call(call, e) for e in earlier):
-            continue  # the very same call again: a duplicate (not run twice)
-        new = f"{call.id}_{position}"
-        while new in taken:
-            new += "_"
-        taken.add(new)
-        earlier.append(call)  # (a later repeat of this call is still a duplicate of it)
-        call.id = new
-        first[new] = [call]
-
-
-def _same_call(a: ToolCall, b: ToolCall) -> bool:
-    if a.name != b.name:
-        return False
-    if a.arguments is not None or b.arguments is not None:
-        return a.arguments == b.arguments
-    return a.raw_arguments == b.raw_arguments
-
-
 def synth_call_id(seed: Any, request: ModelRequest | None, position: int) -> str:
     """An id for a tool call the vendor sent without one: ``call_tw<16 hex>_<position>``, the hex
     a SHA-256 of ``seed`` (the response id, or the whole body when it has none) and the number of

@@ -55,7 +55,7 @@ from toolwire.types import (
     ToolResult,
     Usage,
 )
-from toolwire.wire import Shape, tool_name
+from toolwire.wire import Shape, reissue_shared_ids, tool_name
 
 from ._common import (
     ERROR_PREFIX,
@@ -71,7 +71,6 @@ from ._common import (
     prompt_cache_key,
     real_call_names,
     record_price_context,
-    reissue_shared_ids,
     result_text_parts,
     strict_parameters,
     synth_call_id,
@@ -941,7 +940,7 @@ class OpenAIChatCodec:
     ) -> Iterator[StreamEvent]:
         """``ChatCompletionChunk`` dicts (SSE ``data`` objects, ``[DONE]`` left out) → canonical
         stream events; see :class:`ChatStreamDecoder`. Pass the assembled response through
-        :func:`~toolwire_openai._common.reissue_shared_ids` (distinct calls sharing one id get
+        :func:`~toolwire.wire.reissue_shared_ids` (distinct calls sharing one id get
         ids of their own) and :func:`~toolwire_openai._common.check_tool_calls` (unnamed and
         duplicate calls marked) as :meth:`decode_response` does (the transport does)."""
         dec = ChatStreamDecoder(request, self.origin)
