@@ -452,7 +452,7 @@ def test_synthesized_ids_never_collide_within_a_conversation():
     assert r.conversation.unanswered_tool_calls() == []
 
 
-def test_duplicate_vendor_id_in_one_response_is_refused_not_run():
+def test_the_same_call_repeated_under_one_vendor_id_in_one_response_is_refused_not_run():
     ran = []
 
     @tool
@@ -462,13 +462,34 @@ def test_duplicate_vendor_id_in_one_response_is_refused_not_run():
         return "ok"
 
     r = run(
-        scripted([ToolCall("t1", "note", {"text": "a"}), ToolCall("t1", "note", {"text": "b"})], "done"), tools=[note]
+        scripted([ToolCall("t1", "note", {"text": "a"}), ToolCall("t1", "note", {"text": "a"})], "done"), tools=[note]
     )
     assert ran == ["a"]
     assert [x.result.content for x in r.tool_runs] == [
         "ok",
         "Tool call 'note' was not run: duplicate tool call id t1 in one response.\nMake a new tool call if you still need the result.",
     ]
+
+
+def test_distinct_calls_sharing_a_vendor_id_in_one_response_each_run_under_ids_of_their_own():
+    # as the adapters' decoders do: a scripted (or custom) provider's response gets the same
+    ran = []
+
+    @tool
+    def note(text: str) -> str:
+        """Write a note."""
+        ran.append(text)
+        return f"noted {text}"
+
+    bad = ToolCall("t1_1", "note", None, raw_arguments="{", invalid="bad JSON")  # an id the new one must not take
+    r = run(
+        scripted([ToolCall("t1", "note", {"text": "a"}), bad, ToolCall("t1", "note", {"text": "b"})], "done"),
+        tools=[note],
+    )
+    assert sorted(ran) == ["a", "b"]
+    assert [(x.call.id, x.result.is_error) for x in r.tool_runs] == [("t1", False), ("t1_1", True), ("t1_2", False)]
+    answers = r.conversation.messages[2].tool_results
+    assert [(a.tool_call_id, a.content) for a in answers][::2] == [("t1", "noted a"), ("t1_2", "noted b")]
 
 
 def test_vendor_id_repeated_in_a_later_turn_is_renumbered():

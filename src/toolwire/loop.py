@@ -84,6 +84,7 @@ from .types import (
     _shown,
     user_parts,
 )
+from .wire import reissue_shared_ids
 
 if TYPE_CHECKING:
     from decimal import Decimal  # imported when a cost limit is checked
@@ -925,6 +926,9 @@ class _Loop:
                     self.unanswered = []
                 calls = response.tool_calls
                 if calls:
+                    # distinct calls sharing an id get ids of their own on every provider (the
+                    # adapters' decoders do it already; a scripted or custom provider may not)
+                    reissue_shared_ids(calls, valid_only=True)
                     _unique_synthesized_ids(response, self.seen_ids, calls)
                 settle_calls(response, m.profile)  # cut-off calls and failed turns: answered, never run
                 messages.append(response.to_message())

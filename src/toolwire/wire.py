@@ -305,7 +305,7 @@ def mark_duplicate_ids(calls: Iterable[ToolCall]) -> None:
         seen.add(call.id)
 
 
-def reissue_shared_ids(calls: list[ToolCall]) -> None:
+def reissue_shared_ids(calls: list[ToolCall], *, valid_only: bool = False) -> None:
     """Give each call that repeats the id of an earlier, *different* call of the same response
     (another name or other arguments) an id of its own: ``<id>_<position>`` (``position`` the
     call's place among the response's calls, with more ``_`` while that is taken). Each such call
@@ -316,7 +316,9 @@ def reissue_shared_ids(calls: list[ToolCall]) -> None:
     text to every API as long as each result names its call's id, and ``_`` and digits are
     allowed in every API's ids (Anthropic ``^[a-zA-Z0-9_-]+$``). A repeat of the very same call
     (same name and arguments under one id: mudler/LocalAI#9722 streams one call at two indexes)
-    keeps its id, so :func:`mark_duplicate_ids` marks it a duplicate: never run twice."""
+    keeps its id, so :func:`mark_duplicate_ids` marks it a duplicate: never run twice.
+    ``valid_only=True`` leaves the calls already marked ``invalid`` as they are (their ids still
+    count as taken): the run loop's pass over a response an adapter has checked already."""
     if len(calls) < 2:
         return
     taken = {c.id for c in calls}
@@ -324,6 +326,8 @@ def reissue_shared_ids(calls: list[ToolCall]) -> None:
         return
     first: dict[str, list[ToolCall]] = {}
     for position, call in enumerate(calls):
+        if valid_only and call.invalid is not None:
+            continue
         earlier = first.get(call.id)
         if earlier is None:
             first[call.id] = [call]

@@ -211,8 +211,8 @@ def test_adv_a_damaged_store_is_a_typed_error_saying_what_to_do(tmp_path):
 
 
 def test_a_response_repeating_a_call_id_is_stored_whole(tmp_path):
-    """Two calls with one id in one response: the later is answered, never run; storing it broke
-    the (run_id, call_id) key, and the whole run was lost."""
+    """The same call twice under one id in one response: the later is answered, never run;
+    storing it broke the (run_id, call_id) key, and the whole run was lost."""
     import asyncio
 
     from toolwire.testing import ScriptedModel, call
@@ -224,7 +224,7 @@ def test_a_response_repeating_a_call_id_is_stored_whole(tmp_path):
 
     path = tmp_path / "runs.sqlite"
     model = ScriptedModel(
-        responses=[[call("echo", {"text": "a"}, id="c0"), call("echo", {"text": "b"}, id="c0")], "done"]
+        responses=[[call("echo", {"text": "a"}, id="c0"), call("echo", {"text": "a"}, id="c0")], "done"]
     )
     result = asyncio.run(RunStore(path).run(model, "go", tools=[echo], run_id="r1"))
     assert result.text == "done"
