@@ -75,6 +75,12 @@ def test_replay_cli_json_totals():
     }
 
 
+_ENDPOINTS = (
+    "Anthropic …/v1/messages, OpenAI Chat …/chat/completions, OpenAI Responses …/responses, "
+    "Gemini …:generateContent and …:streamGenerateContent"
+)
+
+
 def test_replay_reports_failure_exit_code(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text(
@@ -85,7 +91,10 @@ def test_replay_reports_failure_exit_code(tmp_path):
     )
     assert proc.returncode == 1
     doc = json.loads(proc.stdout)
-    assert doc["files"][0]["errors"] == ["cannot tell which API the cassette records"]
+    assert doc["files"][0]["errors"] == [
+        "nothing replayable: none of its 1 interaction(s) is a request to a model endpoint toolwire replays "
+        f"({_ENDPOINTS}); it holds requests to /x"
+    ]
 
 
 def test_recorded_vendor_error_surfaces_as_provider_error(tmp_path):
@@ -189,6 +198,23 @@ _REQ = "{method: POST, uri: 'https://api.anthropic.com/v1/messages', body: '{}'}
         (
             f"{{request: {_REQ}, response: {{status: {{code: 200}}, headers: [x], body: {{string: '{{}}'}}}}}}",
             "its response 'headers' is a list, not a mapping of header names to values",
+        ),
+        (f"{{request: {_REQ}}}", "it has no 'response' (a mapping with status, headers, body, vcrpy's layout)"),
+        (
+            f"{{request: {_REQ}, response: null}}",
+            "it has no 'response' (a mapping with status, headers, body, vcrpy's layout)",
+        ),
+        (
+            "{response: {status: {code: 200}, body: {string: '{}'}}}",
+            "it has no 'request' (a mapping with method, uri, headers, body, vcrpy's layout)",
+        ),
+        (
+            "{request: {method: POST, body: '{}'}, response: {status: {code: 200}}}",
+            "its 'request' has no 'uri', not the URL the request was sent to",
+        ),
+        (
+            f"{{request: {_REQ}, response: {{body: {{string: '{{}}'}}}}}}",
+            "its 'response' has no 'status' code (the HTTP status, such as 200)",
         ),
         (
             f"{{request: {_REQ}, response: {{status: {{code: 200}}, body: 12}}}}",
@@ -360,3 +386,186 @@ def test_replay_of_a_gzip_bomb_stops_at_the_size_bound(tmp_path, monkeypatch):
         f"{path} is not a recorded cassette: it decompresses to more than 1,000 bytes (a recording is far "
         f"smaller). {_CASSETTE_IS}"
     ]
+
+
+_ANSWER = (
+    '{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5", "content": '
+    '[{"type": "text", "text": "hello"}], "stop_reason": "end_turn", "stop_sequence": null, '
+    '"usage": {"input_tokens": 5, "output_tokens": 2}}'
+)
+
+
+def _interaction(uri: str, body: object, answer: str = _ANSWER, method: str = "POST") -> dict:
+    request: dict = {"method": method, "uri": uri, "headers": {}}
+    if body is not ...:
+        request["body"] = body
+    return {
+        "request": request,
+        "response": {
+            "status": {"code": 200},
+            "headers": {"content-type": ["application/json"]},
+            "body": {"string": answer},
+        },
+    }
+
+
+def _cassette(tmp_path, name: str, *interactions: dict):
+    import yaml
+
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump({"interactions": list(interactions)}, allow_unicode=True))
+    return path
+
+
+def _replay_cli(path) -> tuple[int, dict]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolwire.cli", "replay", str(path), "--json"], capture_output=True, text=True
+    )
+    return proc.returncode, json.loads(proc.stdout)
+
+
+_MESSAGES = json.dumps(
+    {"model": "claude-haiku-4-5", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}]}
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ("null", "the request body is JSON null"),
+        (..., "the request has no body"),
+        (None, "the request has no body"),
+        ("", "the request has no body"),
+        ("[1, 2]", "the request body is a JSON array"),
+        ('"hi"', "the request body is a JSON string"),
+        ("7", "the request body is a JSON number"),
+        ("not json", "the request body is not JSON ('not json')"),
+    ],
+)
+def test_replay_of_a_request_that_is_not_an_object_is_a_failure_naming_the_interaction(tmp_path, body, problem):
+    """A recorded request to a model endpoint whose body is JSON null or missing was skipped with a
+    note and the file counted ok (exit 0); not JSON, it failed the file with Python's
+    JSONDecodeError. It is a failure naming the interaction, its endpoint and what the body is,
+    and the interactions beside it still replay."""
+    path = _cassette(
+        tmp_path,
+        "rec.yaml",
+        _interaction("https://api.anthropic.com/v1/messages", _MESSAGES),
+        _interaction("https://api.anthropic.com/v1/messages?beta=true", body),
+    )
+    code, doc = _replay_cli(path)
+    assert code == 1
+    (f,) = doc["files"]
+    assert (f["file"], f["api"]) == (str(path), "anthropic")
+    assert f["errors"] == [
+        f"interaction 1 (POST /v1/messages): {problem} (a request to this endpoint is a JSON object); "
+        "it cannot be replayed"
+    ]
+    assert [r["interaction"] for r in f["responses"]] == [0]
+    assert doc["totals"]["files_ok"] == 0
+
+
+def test_replay_of_a_response_without_a_body_is_a_failure_naming_the_interaction(tmp_path):
+    """It was replayed as a live answer cut off by the network ("the connection or a proxy cut the
+    answer; sending the request again may get the whole answer")."""
+    path = _cassette(tmp_path, "rec.yaml", _interaction("https://api.anthropic.com/v1/messages", _MESSAGES, ""))
+    code, doc = _replay_cli(path)
+    assert code == 1
+    assert doc["files"][0]["errors"] == [
+        "interaction 0 (POST /v1/messages): the recorded response (HTTP 200) has no body; there is no answer to replay"
+    ]
+
+
+_EMBEDDING = (
+    '{"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": [0.1, 0.2]}], '
+    '"model": "text-embedding-3-small", "usage": {"prompt_tokens": 1, "total_tokens": 1}}'
+)
+
+
+@pytest.mark.parametrize(
+    ("uri", "body", "answer"),
+    [
+        ("https://api.openai.com/v1/embeddings", '{"model": "text-embedding-3-small", "input": "hi"}', _EMBEDDING),
+        ("https://api.openai.com/v1/completions", '{"model": "gpt-3.5-turbo-instruct", "prompt": "hi"}', "{}"),
+        (
+            "https://api.openai.com/v1/responses/input_tokens",
+            '{"model": "gpt-4o", "input": "hi"}',
+            '{"input_tokens": 3}',
+        ),
+        ("https://api.anthropic.com/v1/messages/count_tokens", _MESSAGES, '{"input_tokens": 8}'),
+        (
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:countTokens",
+            '{"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}',
+            '{"totalTokens": 3}',
+        ),
+        (
+            "https://generativelanguage.googleapis.com/v1beta/models/text-embedding-004:embedContent",
+            '{"content": {"parts": [{"text": "hi"}]}}',
+            '{"embedding": {"values": [0.1]}}',
+        ),
+        (
+            "http://localhost:11434/api/chat",
+            '{"model": "llama3", "messages": [{"role": "user", "content": "hi"}]}',
+            "{}",
+        ),
+    ],
+)
+def test_replay_skips_an_endpoint_that_is_not_a_model_turn_and_says_so(tmp_path, uri, body, answer):
+    """An embeddings request (its body has the `input` of a Responses request) was decoded by the
+    Responses adapter and failed as "the body has no output array"; a token count was decoded as a
+    message. The API is told by the request's path: another endpoint is skipped with a note naming
+    it, beside the conversation that replays; alone, the file fails as "nothing replayable"."""
+    from urllib.parse import urlsplit
+
+    path = urlsplit(uri).path
+    mixed = _cassette(
+        tmp_path,
+        "mixed.yaml",
+        _interaction(uri, body, answer),
+        _interaction("https://api.anthropic.com/v1/messages", _MESSAGES),
+    )
+    code, doc = _replay_cli(mixed)
+    assert code == 0, doc
+    (f,) = doc["files"]
+    assert "errors" not in f and f["api"] == "anthropic"
+    assert f["notes"] == [f"interaction 0 (POST {path}) is not a request to a model endpoint toolwire replays; skipped"]
+    assert [(r["interaction"], r["text"]) for r in f["responses"]] == [(1, "hello")]
+    alone = _cassette(tmp_path, "alone.yaml", _interaction(uri, body, answer), _interaction(uri, body, answer))
+    code, doc = _replay_cli(alone)
+    assert code == 1
+    (f,) = doc["files"]
+    assert f["api"] is None and f["responses"] == [] and f["requests"] == []
+    assert f["errors"] == [
+        f"nothing replayable: none of its 2 interaction(s) is a request to a model endpoint toolwire replays "
+        f"({_ENDPOINTS}); it holds requests to {path}"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("uri", "api"),
+    [
+        ("https://api.anthropic.com/v1/messages?beta=true", "anthropic"),
+        ("https://proxy.example/anthropic/v1/messages", "anthropic"),
+        ("https://api.openai.com/v1/chat/completions", "openai-chat"),
+        (
+            "https://example.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21",
+            "openai-chat",
+        ),
+        ("https://api.openai.com/v1/responses", "openai"),
+        ("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent", "gemini"),
+        (
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+            "gemini",
+        ),
+        ("https://api.openai.com/v1/embeddings", None),
+        ("https://api.openai.com/v1/responses/resp_123", None),
+        ("https://api.anthropic.com/v1/messages/count_tokens", None),
+        ("https://api.anthropic.com/v1/messages/batches", None),
+        ("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:countTokens", None),
+    ],
+)
+def test_a_recorded_interactions_api_is_told_by_its_path(tmp_path, uri, api):
+    """Whatever the body looks like: here every body is a Responses-shaped one (`input`)."""
+    path = _cassette(tmp_path, "one.yaml", _interaction(uri, '{"model": "m", "input": "hi"}'))
+    (inter,) = load_cassette(path)
+    assert inter.api == api

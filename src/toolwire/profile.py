@@ -281,7 +281,7 @@ class Profile:
     - :meth:`count_tokens` — live count through the vendor SDK (async; ``None`` when the API has
       no counting endpoint);
     - :meth:`recognizes_uri` / :meth:`recognizes_body` — whether a recorded request belongs to
-      this API (replay, cassettes).
+      this API (replay and cassettes go by the URI alone).
     """
 
     api: str = ""
@@ -431,12 +431,16 @@ class Profile:
 
     # -- recordings ----------------------------------------------------------------------------
     def recognizes_uri(self, uri: str) -> bool:
-        """Whether a request URI is one of this API's endpoints (replay, cassettes). Default no."""
+        """Whether a request URI is this API's model-turn endpoint, the one whose request and
+        answer the adapter decodes (``toolwire replay`` and cassette reading decide an
+        interaction's API by its URI alone; other endpoints of the vendor, such as token counting
+        or embeddings, are not replayed). Default no."""
         return False
 
     def recognizes_body(self, body: Any) -> bool:
-        """Whether a request body has this API's shape (fallback for proxies on other hosts, asked
-        only when no profile recognised the URI). Default no."""
+        """Whether a request body has this API's shape (for :func:`toolwire.testing.cassettes.detect_api`
+        given a body, asked only when no profile recognised the URI; replay does not ask it, as
+        another endpoint's body can have the same shape: an embeddings request has ``input``). Default no."""
         return False
 
     def requested_stream(self, uri: str, body: Any) -> bool:

@@ -189,9 +189,13 @@ def parse_sse(text: str) -> list[SSEEvent]:
 
 def detect_api(uri: str, body: Any = None) -> str | None:
     """The provider a recorded request belongs to, asked of every installed adapter's profile:
-    the first whose :meth:`~toolwire.profile.Profile.recognizes_uri` accepts the request URI,
-    else the first whose :meth:`~toolwire.profile.Profile.recognizes_body` accepts the body (for
-    proxies on other paths); ``None`` when none does."""
+    the first whose :meth:`~toolwire.profile.Profile.recognizes_uri` accepts the request URI
+    (the API's model-turn endpoint), else, when ``body`` is given, the first whose
+    :meth:`~toolwire.profile.Profile.recognizes_body` accepts the body; ``None`` when none does.
+
+    :func:`load_cassette` (and so ``toolwire replay``) passes the URI alone: a body's shape does
+    not tell the endpoint (an embeddings request has the ``input`` of a Responses one), so a
+    request to another endpoint gets ``None`` and is skipped, not decoded as the wrong API."""
     from ..registry import installed_profiles
 
     profiles = installed_profiles()
@@ -232,7 +236,7 @@ def _requested_stream(uri: str, body: Any) -> bool:
     recognises it (:meth:`~toolwire.profile.Profile.requested_stream`)."""
     from ..registry import cached_profile
 
-    api = detect_api(uri, body)
+    api = detect_api(uri)
     prof = cached_profile(api) if api else None
     if prof is None:
         return isinstance(body, dict) and body.get("stream") is True
@@ -433,12 +437,20 @@ def _interaction(i: int, it: Any) -> Interaction:
         raise MalformedCassette(
             f"it is {_shape(it)}, not a mapping with 'request' and 'response' keys (vcrpy's layout)"
         )
+    for side, keys in (("request", "method, uri, headers, body"), ("response", "status, headers, body")):
+        if it.get(side) is None:
+            raise MalformedCassette(f"it has no '{side}' (a mapping with {keys}, vcrpy's layout)")
     req = _mapping(it.get("request"), "its 'request'", " (method, uri, headers, body)")
     resp = _mapping(it.get("response"), "its 'response'", " (status, headers, body)")
+    if not isinstance(req.get("uri"), str) or not req["uri"]:
+        got = "no 'uri'" if req.get("uri") is None else f"a 'uri' that is {_shape(req['uri'])}"
+        raise MalformedCassette(f"its 'request' has {got}, not the URL the request was sent to")
     req_text = _body_text(req, "request")
     resp_text = _body_text(resp, "response")
     status = resp.get("status", {})
     code = status.get("code") if isinstance(status, dict) else status
+    if code is None:
+        raise MalformedCassette("its 'response' has no 'status' code (the HTTP status, such as 200)")
     if isinstance(code, bool) or not isinstance(code, (int, float, type(None))):
         if not (isinstance(code, str) and code.strip().isdigit()):
             raise MalformedCassette(
@@ -466,7 +478,7 @@ def _interaction(i: int, it: Any) -> Interaction:
         status=int(code or 0),
         response_headers=resp_headers,
         response_text=resp_text,
-        api=detect_api(uri, req_json),
+        api=detect_api(uri),  # the endpoint decides; the body's shape does not (see detect_api)
         stream_format=_stream_format(uri, req_json, resp_headers, resp_text),
     )
     return inter

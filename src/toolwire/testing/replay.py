@@ -17,6 +17,12 @@ whitespace-only text block, an item id sent as ``call_id``, a tool list that gro
 as per-file notes saying what toolwire does instead, not as failures. Anything else is a failure
 with a readable diff.
 
+An interaction's API is told by its request path (the profiles' ``recognizes_uri``: the endpoint
+of a model turn); an interaction on another endpoint (embeddings, token counting) is skipped with
+a note, and a cassette with nothing to replay fails ("nothing replayable"). A request to a model
+endpoint whose body is missing, ``null`` or not a JSON object, or a 2xx response without a body,
+is a failure naming the interaction.
+
 Gemini ``streamGenerateContent`` bodies recorded as a JSON array (without ``alt=sse``) cannot be
 parsed by the SDK's stream reader, so the replay transport re-frames the array's chunks as SSE
 ``data:`` events — the same chunks, in order.
@@ -539,6 +545,41 @@ async def _replay_segment(
     report.notes += [f"{n} (seen {c} time(s))" for n, c in report._note_counts.items()]
 
 
+#: The endpoints ``toolwire replay`` decodes, as its messages name them: a model turn of each API.
+_REPLAYED_ENDPOINTS = (
+    "Anthropic …/v1/messages, OpenAI Chat …/chat/completions, OpenAI Responses …/responses, "
+    "Gemini …:generateContent and …:streamGenerateContent"
+)
+
+
+def _path(uri: str) -> str:
+    """The path of a recorded URI (no host, no query: a query may have held a key)."""
+    from urllib.parse import urlsplit
+
+    try:
+        return urlsplit(uri).path or "/"
+    except ValueError:
+        return "(an unreadable URI)"
+
+
+def _request_body_problem(inter: Interaction) -> str | None:
+    """What keeps a request to a model endpoint from being replayed — ``"the request body is JSON
+    null"`` — or ``None`` when its body is a JSON object."""
+    text = inter.request_text
+    if text is None or not text.strip():
+        return "the request has no body"
+    try:
+        body = json.loads(text)
+    except ValueError:
+        shown = text.strip()
+        shown = shown if len(shown) <= 40 else shown[:40] + "…"
+        return f"the request body is not JSON ({shown!r})"
+    if isinstance(body, dict):
+        return None
+    kind = {type(None): "JSON null", list: "a JSON array", str: "a JSON string", bool: "a JSON boolean"}
+    return f"the request body is {kind.get(type(body), 'a JSON number')}"
+
+
 async def replay_file(path: str | Path, display_name: str | None = None) -> FileReport:
     """Replay one cassette; see the module docstring."""
 
@@ -549,20 +590,40 @@ async def replay_file(path: str | Path, display_name: str | None = None) -> File
     if not inters:
         report.errors.append("the cassette holds no interactions")
         return report
-    if api is None:
-        report.errors.append("cannot tell which API the cassette records")
-        return report
+    usable: list[Interaction] = []
     for i in inters:
-        if i.api is None or i.request_json is None:
-            what = "has no JSON request body" if i.request_json is None else "is not a request to a known model API"
-            report.notes.append(f"interaction {i.index} ({i.method} {i.uri}) {what}; skipped")
+        where = f"interaction {i.index} ({i.method} {_path(i.uri)})"
+        if i.api is None:
+            report.notes.append(f"{where} is not a request to a model endpoint toolwire replays; skipped")
+            continue
+        problem = _request_body_problem(i)
+        if problem is not None:
+            report.errors.append(
+                f"{where}: {problem} (a request to this endpoint is a JSON object); it cannot be replayed"
+            )
+            continue
+        if 200 <= i.status < 300 and not (i.response_text or "").strip():
+            report.errors.append(
+                f"{where}: the recorded response (HTTP {i.status}) has no body; there is no answer to replay"
+            )
+            continue
+        usable.append(i)
+    if api is None or (not usable and not report.errors):
+        shown = sorted({_path(i.uri) for i in inters})
+        report.errors.append(
+            f"nothing replayable: none of its {len(inters)} interaction(s) is a request to a model endpoint "
+            f"toolwire replays ({_REPLAYED_ENDPOINTS}); it holds requests to "
+            + ", ".join(shown[:5])
+            + (f" and {len(shown) - 5} other path(s)" if len(shown) > 5 else "")
+        )
+        return report
     if len(apis) > 1:
         report.notes.append(
             f"the cassette holds traffic of several APIs ({', '.join(apis)}); each API's interactions "
             "are replayed as conversations of their own"
         )
     for one in apis:
-        await _replay_api(one, [i for i in inters if i.api == one and i.request_json is not None], report)
+        await _replay_api(one, [i for i in usable if i.api == one], report)
     report.responses.sort(key=lambda r: r["interaction"])
     report.requests.sort(key=lambda r: r["interaction"])
     return report

@@ -1928,11 +1928,12 @@ class AnthropicProfile(Profile):
 
     # -- recordings ---------------------------------------------------------------------------
     def recognizes_uri(self, uri: str) -> bool:
-        """``POST /v1/messages`` and ``/v1/messages/count_tokens`` (any host: proxies keep the path)."""
+        """``POST …/v1/messages``, the endpoint of a model turn (any host: proxies keep the path).
+        Not ``/v1/messages/count_tokens`` (its answer is a count, not a message) nor the batch
+        endpoints (``/v1/messages/batches``): replay skips those."""
         from urllib.parse import urlsplit
 
-        path = urlsplit(uri).path
-        return path.endswith("/messages") or path.endswith("/messages/count_tokens")
+        return urlsplit(str(uri)).path.rstrip("/").endswith("/messages")
 
     def recognizes_body(self, body: Any) -> bool:
         """A Messages body: ``messages`` and the required ``max_tokens``, no message with a Chat

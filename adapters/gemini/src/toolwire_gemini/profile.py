@@ -1835,11 +1835,13 @@ class GeminiProfile(Profile):
     # ---------------------------------------------------------------- recordings
 
     def recognizes_uri(self, uri: str) -> bool:
-        """``…/models/<id>:generateContent``, ``:streamGenerateContent`` or ``:countTokens``."""
+        """``…/models/<id>:generateContent`` or ``…:streamGenerateContent``, the endpoints of a
+        model turn. Not ``:countTokens`` (its answer is a count) nor ``:embedContent``: replay
+        skips those."""
         from urllib.parse import urlsplit
 
-        path = urlsplit(uri).path
-        return any(m in path for m in (":generateContent", ":streamGenerateContent", ":countTokens"))
+        path = urlsplit(str(uri)).path.rstrip("/")
+        return path.endswith(":generateContent") or path.endswith(":streamGenerateContent")
 
     def recognizes_body(self, body: Any) -> bool:
         """A ``GenerateContentRequest`` body: it has ``contents``."""

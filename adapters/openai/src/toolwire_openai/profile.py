@@ -2280,11 +2280,14 @@ class _OpenAIProfile(Profile):
 
     # -- recordings ----------------------------------------------------------------------------
     def recognizes_uri(self, uri: str) -> bool:
-        """Whether ``uri`` is this API's endpoint (``…/chat/completions`` or ``…/responses``)."""
+        """Whether ``uri`` is this API's model-turn endpoint (``…/chat/completions`` or
+        ``…/responses``; any host and prefix: proxies keep the path). Not the paths under it
+        (``/responses/input_tokens``, ``/responses/{id}``, ``/chat/completions/{id}``): their
+        answers are not a model turn, and replay skips them."""
         from urllib.parse import urlsplit
 
         path = urlsplit(str(uri)).path.rstrip("/")
-        return path.endswith(self._endpoint) or (self._endpoint == "/responses" and "/responses/" in path)
+        return bool(self._endpoint) and path.endswith(self._endpoint)
 
     def replay_target(self, uri: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """``body["model"]`` and ``base_url`` = the URI's origin and path up to the endpoint
