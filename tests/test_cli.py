@@ -183,3 +183,41 @@ def test_lint_footer_points_at_lint_rules_not_a_docs_file(tmp_path, capsys):
     footer = " ".join(out.split()[-15:])
     assert footer == "1 tool: 0 errors, 0 warnings, 3 infos (20 rules: toolwire lint --rules lists them)"
     assert "docs/lint.md" not in out
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "1.5", "abc", "", "1e3", "5_0"])
+@pytest.mark.parametrize("command", [["run", "-m", "test", "hi"], ["demo"]])
+def test_max_turns_that_is_not_a_whole_number_of_at_least_1_is_one_usage_error_on_run_and_demo(
+    capsys, tmp_path, monkeypatch, command, value
+):
+    """`demo --max-turns 0` printed its banner, made a workspace and ended with "ConfigurationError:
+    max_turns must be a whole number ≥ 1, got 0" (run said "--max-turns must be at least 1, got 0");
+    a non-integer got typer's "Input should be a valid integer, unable to parse string as an
+    integer" on both. Both commands now say the same thing before anything else, exit 2."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # a demo workspace would be made here
+    code, out, err = _main(capsys, *command[:1], "--max-turns", value, *command[1:])
+    name = command[0]
+    assert (code, out) == (2, "")
+    assert err == (
+        f"toolwire {name}: --max-turns must be a whole number of model requests, 1 or more; got {value!r} "
+        f"(usage: toolwire {name} --help)\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", [["run", "-m", "test", "hi"], ["demo"]])
+def test_max_turns_takes_a_whole_number(capsys, tmp_path, monkeypatch, command):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = _main(capsys, *command[:1], "--max-turns", " +2 ", *command[1:])
+    # the demo's scripted model needs more than 2 turns: it stops at the limit (the check then fails)
+    assert (code, err) == ((0, "") if command[0] == "run" else (1, "")), err
+    if command[0] == "run":
+        assert "1 turn" in out
+    else:
+        assert "stopped:" in out and "2 turns" in out
+        assert [p.name.startswith("toolwire-demo-") for p in tmp_path.iterdir()] == [True]

@@ -253,6 +253,18 @@ def _utf8_text(value: str, what: str) -> str:
     return value
 
 
+def _max_turns(value: str) -> int:
+    """``--max-turns`` as given (``run`` and ``demo`` alike): a whole number, 1 or more, written
+    in ASCII digits; anything else (``0``, ``-1``, ``1.5``, ``abc``) is one usage error (exit 2)
+    before anything is printed or sent."""
+    import re
+
+    text = value.strip()
+    if re.fullmatch(r"\+?[0-9]+", text) and int(text) >= 1:
+        return int(text)
+    raise typer.BadParameter(f"--max-turns must be a whole number of model requests, 1 or more; got {value!r}")
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number a vendor accepts")
 
@@ -542,7 +554,9 @@ def run_command(
         "its tools.",
     ),
     instructions: Optional[str] = typer.Option(None, "--instructions", "-i", help="System prompt."),
-    max_turns: int = typer.Option(20, "--max-turns", help="Most model requests."),
+    max_turns: str = typer.Option(
+        "20", "--max-turns", metavar="N", help="Most model requests (a whole number, 1 or more)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the RunResult as JSON instead of the live view."),
     setting: Optional[list[str]] = typer.Option(
         None,
@@ -559,8 +573,7 @@ def run_command(
 
     from ..errors import ToolwireError
 
-    if max_turns < 1:
-        raise typer.BadParameter(f"--max-turns must be at least 1, got {max_turns}")
+    turns = _max_turns(max_turns)
     _utf8_text(prompt, "PROMPT")
     if instructions is not None:
         _utf8_text(instructions, "--instructions")
@@ -578,7 +591,7 @@ def run_command(
     tool_list = _load_tools(tools) if tools else []
     m = _live_model(model, "needs credentials", _parse_settings(setting))
     console = _console(stderr=as_json)
-    stream = toolwire.run_stream_sync(m, prompt, tools=tool_list, instructions=instructions, max_turns=max_turns)
+    stream = toolwire.run_stream_sync(m, prompt, tools=tool_list, instructions=instructions, max_turns=turns)
     try:
         if as_json:
             from ..events import RunFinished
@@ -625,7 +638,9 @@ def demo_command(
     workdir: Optional[Path] = typer.Option(
         None, "--workdir", help="Empty or new folder for the copy of the data (default: a temporary folder)."
     ),
-    max_turns: int = typer.Option(12, "--max-turns", help="Most model requests."),
+    max_turns: str = typer.Option(
+        "12", "--max-turns", metavar="N", help="Most model requests (a whole number, 1 or more)."
+    ),
     setting: Optional[list[str]] = typer.Option(
         None, "--setting", "-s", help="Model setting key=value for --model (repeatable)."
     ),
@@ -637,6 +652,7 @@ def demo_command(
     from ..design.files import file_tools
     from ..errors import ToolwireError
 
+    turns = _max_turns(max_turns)
     console = _console()
     if model is None and setting:
         _error("--setting applies to a live model: pass --model provider:model-id too", 2)
@@ -659,7 +675,7 @@ def demo_command(
     console.print(f"[bold]task:[/] {demo.TASK}")
     tools = file_tools(root)
     # event-driven like `toolwire run`: each text, tool call and the final answer printed once
-    stream = toolwire.run_stream_sync(m, demo.TASK, tools=tools, instructions=demo.INSTRUCTIONS, max_turns=max_turns)
+    stream = toolwire.run_stream_sync(m, demo.TASK, tools=tools, instructions=demo.INSTRUCTIONS, max_turns=turns)
     try:
         finished = show_run(console, stream, view=DemoView(console))
     except ToolwireError as exc:
