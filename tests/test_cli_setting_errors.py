@@ -125,3 +125,33 @@ def test_a_provider_error_on_the_first_request_is_still_a_run_failure(monkeypatc
     model = _FailsOn([text("never")], 1, ProviderError("scripted", "overloaded", status=400))
     code, err = _run_with(monkeypatch, capsys, model, tmp_path)
     assert code == 1 and "overloaded" in err
+
+
+@pytest.mark.parametrize(
+    ("pair", "why"),
+    [
+        ("=512", "'=512' has no name before '='"),
+        (" =v", "' =v' has no name before '='"),
+        ("", "is empty"),
+        ("  ", "is empty"),
+        ("max_tokens", "'max_tokens' has no '='"),
+    ],
+)
+@pytest.mark.parametrize(
+    "command",
+    [["run", "--model", "test", "hi"], ["run", "--model", "scripted", "hi"], ["demo", "--model", "test"]],
+)
+def test_a_setting_without_a_name_or_an_equals_sign_is_one_usage_error_on_every_command(
+    capsys, tmp_path, command, pair, why
+):
+    """Every command that takes --setting (run, demo) says which of the two is missing, exit 2,
+    before anything is sent or made ("--setting takes key=value, got '=512'" said neither)."""
+    name = command[0]
+    extra = ["--workdir", str(tmp_path / "w")] if name == "demo" else []
+    code, out, err = _main(capsys, *command[:1], *extra, *command[1:3], "--setting", pair, *command[3:])
+    assert (code, out) == (2, "")
+    assert err == (
+        f"toolwire {name}: --setting {why}: --setting takes key=value, such as --setting max_tokens=512 "
+        f"(usage: toolwire {name} --help)\n"
+    )
+    assert not (tmp_path / "w").exists()

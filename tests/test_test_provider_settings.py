@@ -36,3 +36,15 @@ def test_the_test_provider_accepts_and_ignores_a_vendors_settings_and_its_own_of
     assert result.text == "done"
     assert [r.result.text for r in result.tool_runs] == ["found example"]
     assert m.settings["max_tokens"] == 1024
+
+
+@pytest.mark.parametrize("provider", ["test", "scripted"])
+@pytest.mark.parametrize("name", ["", " "])
+def test_the_offline_providers_refuse_an_empty_setting_name(provider: str, name: str) -> None:
+    """They took any name, an empty one too (a vendor's adapter refuses it as an unknown setting)."""
+    with pytest.raises(toolwire.ConfigurationError) as info:
+        toolwire.model(provider, **{name: 1})
+    assert str(info.value) == (
+        f"the {provider!r} provider's setting name {name!r} is empty: settings are keyword arguments, "
+        "such as max_tokens=512"
+    )

@@ -210,12 +210,20 @@ def _load_tools_unchecked(spec: str, modules: dict[str, Any] | None = None) -> l
 
 def _parse_settings(pairs: list[str] | None) -> dict[str, Any]:
     """``["k=v", ...]`` → settings; each value is read as JSON when it is JSON (``512``, ``true``,
-    ``{"a": 1}``), else kept as text. A pair without ``=`` is a usage error."""
+    ``{"a": 1}``), else kept as text. A pair without ``=`` or with an empty name (``=512``,
+    ``""``) is a usage error, on every command that takes ``--setting``."""
     out: dict[str, Any] = {}
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise typer.BadParameter(f"--setting takes key=value, got {pair!r}")
+            why = (
+                "is empty"
+                if not pair.strip()
+                else f"{pair!r} has no '='"
+                if not sep
+                else f"{pair!r} has no name before '='"
+            )
+            raise typer.BadParameter(f"--setting {why}: --setting takes key=value, such as --setting max_tokens=512")
         _utf8_text(pair, f"--setting {key.strip()!r}")
         words = {
             "true": True,

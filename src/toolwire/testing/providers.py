@@ -188,6 +188,14 @@ def call(name: str, arguments: dict[str, Any] | None = None, *, id: str | None =
 
 class _OfflineModel(Model):
     def __init__(self, model_id: str, **settings: Any) -> None:
+        # any setting name is taken (a vendor's, so code written for one runs offline), but not an
+        # empty one: no provider has it (the vendors' adapters refuse it as an unknown setting)
+        for name in settings:
+            if not name.strip():
+                raise ConfigurationError(
+                    f"the {self.provider!r} provider's setting name {name!r} is empty: settings are "
+                    "keyword arguments, such as max_tokens=512"
+                )
         super().__init__(model_id, **settings)
         self.requests: list[ModelRequest] = []
         self._next_id = 0
