@@ -1101,7 +1101,10 @@ class GeminiCodec:
           of a user turn; any other ``fileData`` is kept whole for Gemini); the
           ``inlineData`` PDFs right after the function responses that a response's text names
           with the note the encoder writes → :class:`DocumentPart` at the end of that result's
-          content (note removed), any other PDF staying a part of the user message.
+          content (note removed), any other PDF staying a part of the user message. A part of a
+          user turn that is not an object or has no data field (``{}``, a lone
+          ``thoughtSignature``) is left out (the API refuses it); one with a field toolwire does
+          not know is kept whole and sent back as it came.
         - ``systemInstruction`` text parts → ``instructions`` (joined with a blank line).
         - ``tools[].functionDeclarations`` → :class:`Tool` (input schema as JSON Schema; the
           declaration kept in ``provider_data["gemini"]["declaration"]`` and re-sent as is while
@@ -1258,7 +1261,10 @@ class GeminiCodec:
                 continue
             msg_parts = []
             for part in parts:
-                if not isinstance(part, dict):
+                if not isinstance(part, dict) or set(part) <= _PART_META:
+                    # not an object, or a part without a data field ({}, a lone thoughtSignature):
+                    # left out. Sent back it would be refused: "contents[1].parts[0].data: required
+                    # oneof field 'data' must have one initialized field" (Gemini API, HTTP 400)
                     continue
                 fr = _g(part, "functionResponse")
                 if isinstance(fr, dict):

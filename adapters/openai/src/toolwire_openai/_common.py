@@ -79,6 +79,15 @@ def record_price_context(response: Response, body: Any, api: str) -> None:
         own["price_context"] = {"service_tier": tier}
 
 
+def blank_type(entry: dict[str, Any], key: str = "type") -> bool:
+    """Whether ``entry`` (an object of an imported request body) has a ``key`` that is present and
+    not ``null`` but empty or not a string: a discriminator no item, message or content part has
+    (the SDK's params are told apart by a literal ``type``, or a Chat message by its ``role``).
+    Import leaves such an entry out, as it leaves out an entry that is not an object."""
+    value = entry.get(key)
+    return value is not None and not (isinstance(value, str) and value)
+
+
 def error_text(text: str) -> str:
     """``"Error: <text>"`` (not doubled when the text already starts with ``Error:``)."""
     return text if text.startswith("Error:") else ERROR_PREFIX + text

@@ -63,6 +63,7 @@ from ._common import (
     TRANSIENT_ERROR_CODES,
     apply_overrides,
     arguments_text,
+    blank_type,
     check_tool_calls,
     copied,
     document_from_data_url,
@@ -241,6 +242,15 @@ def _document_from_wire(item: dict[str, Any]) -> DocumentPart | None:
     if not isinstance(data, str) or (name is not None and not isinstance(name, str)) or "file_id" in extra:
         return None
     return document_from_data_url(data, name, extra, API, "file", ("application/pdf",))  # Chat files: PDF only
+
+
+def _without_blank_parts(wm: dict[str, Any]) -> dict[str, Any]:
+    """``wm`` without the ``content`` entries import leaves out (not an object, or a blank
+    ``type``), so its replay overrides do not put them back."""
+    content = wm.get("content")
+    if not isinstance(content, list):
+        return wm
+    return {**wm, "content": [c for c in content if isinstance(c, dict) and not blank_type(c)]}
 
 
 def _named_files(wm: dict[str, Any]) -> dict[str, Any]:
@@ -977,6 +987,9 @@ class OpenAIChatCodec:
         - every other field (``n``, ``stream_options``, ``store``, ``metadata``, ``seed``,
           ``max_tokens``, ...) → ``settings`` under its wire name.
 
+        A ``messages`` entry that is not an object, or whose ``role`` is empty (``""``) or not a
+        string, is left out (the API refuses it); one without a role is read as a user message.
+
         Raises :class:`~toolwire.errors.ResponseDecodeError` (a ``ValueError``) for a body that is
         not an object or ``messages``/``tools`` that are not arrays.
         """
@@ -1001,6 +1014,12 @@ class OpenAIChatCodec:
             if not isinstance(wm, dict):
                 continue
             role = wm.get("role")
+            if blank_type(wm, "role"):
+                # a role that is empty or not a string is no message's: dropped, as an entry that is
+                # not an object is. Sent back it would be refused: ChatCompletionMessageParam
+                # (openai SDK type) is told apart by its literal ``role`` ("system", "developer",
+                # "user", "assistant", "tool", "function")
+                continue
             after_run, run = run, []
             if role == "tool":
                 run = after_run
@@ -1170,8 +1189,8 @@ class OpenAIChatCodec:
             parts.append(TextPart(content))
         elif isinstance(content, list):
             for item in content:
-                if not isinstance(item, dict):
-                    continue
+                if not isinstance(item, dict) or blank_type(item):
+                    continue  # not a content part (the API refuses it: its ``type`` is a literal)
                 if item.get("type") == "text":
                     parts.append(TextPart(item.get("text", "")))
                 elif item.get("type") == "image_url":
@@ -1192,7 +1211,7 @@ class OpenAIChatCodec:
         if pd:
             msg.provider_data[API] = pd
         encoded = self._user_messages(msg)
-        over = overrides_for(_named_files(wm), encoded[-1] if encoded else {}, set())
+        over = overrides_for(_named_files(_without_blank_parts(wm)), encoded[-1] if encoded else {}, set())
         if over:
             pd["message"] = over
             msg.provider_data[API] = pd

@@ -77,6 +77,7 @@ from ._common import (
     TRANSIENT_ERROR_CODES,
     apply_overrides,
     arguments_text,
+    blank_type,
     check_tool_calls,
     copied,
     document_from_data_url,
@@ -1343,6 +1344,11 @@ class OpenAIResponsesCodec:
           ``thinking``; everything else (``include``, ``store``, ``previous_response_id``,
           ``reasoning`` extras, …) → ``settings`` under its wire name.
 
+        An ``input`` entry that is not an object, or an item whose ``type`` is empty (``""``) or
+        not a string, is left out (the API refuses it as input; an output item of that kind is left
+        out by :meth:`decode_response` too); an item of a non-empty type toolwire does not know is
+        kept whole and sent back as it came.
+
         Raises :class:`~toolwire.errors.ResponseDecodeError` (a ``ValueError``) for a body that is
         not an object, ``input`` that is neither a string nor an array, or items of the wrong shape.
         """
@@ -1389,6 +1395,13 @@ class OpenAIResponsesCodec:
             if not isinstance(item, dict):
                 continue
             kind = item.get("type")
+            if blank_type(item):
+                # a type that is empty or not a string is no item's: dropped, as an entry that is
+                # not an object is here and as decode_response drops such an output item. Sent
+                # back it would be refused: ResponseInputItemParam (openai SDK type) is told apart
+                # by its literal ``type`` ("message", "function_call", ...), optional only on a
+                # message, where it is absent, not empty
+                continue
             if kind in responses_hosted_item_types():
                 role = "user" if str(kind).endswith("_output") or kind == "mcp_approval_response" else "assistant"
                 tail(role).parts.append(hosted_item_part(item))
@@ -1513,8 +1526,8 @@ class OpenAIResponsesCodec:
             parts.append(TextPart(content))
         elif isinstance(content, list):
             for c in content:
-                if not isinstance(c, dict):
-                    continue
+                if not isinstance(c, dict) or blank_type(c):
+                    continue  # not a content part (the API refuses it: its ``type`` is a literal)
                 if c.get("type") == "input_text":
                     parts.append(TextPart(c.get("text", "")))
                 elif c.get("type") == "input_image" and c.get("image_url"):
@@ -1533,11 +1546,20 @@ class OpenAIResponsesCodec:
                 pd["content_list"] = True
         msg = Message("user", parts, {API: pd} if pd else {})
         encoded = self._user_items(msg)
-        over = overrides_for(_named_files(item, "content"), encoded[-1] if encoded else {}, set())
+        over = overrides_for(_named_files(_without_blank_parts(item), "content"), encoded[-1] if encoded else {}, set())
         if over:
             pd["message"] = over
             msg.provider_data[API] = pd
         return msg
+
+
+def _without_blank_parts(item: dict[str, Any]) -> dict[str, Any]:
+    """``item`` without the ``content`` entries import leaves out (not an object, or a blank
+    ``type``), so its replay overrides do not put them back."""
+    content = item.get("content")
+    if not isinstance(content, list):
+        return item
+    return {**item, "content": [c for c in content if isinstance(c, dict) and not blank_type(c)]}
 
 
 def _named_files(item: dict[str, Any], key: str) -> dict[str, Any]:
