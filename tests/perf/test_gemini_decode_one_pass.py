@@ -185,7 +185,7 @@ def test_the_usual_answers_take_the_one_pass_and_match() -> None:
                 {"text": "calling", "thoughtSignature": "c2ln"},
                 {"functionCall": {"name": "lookup", "args": {"q": "x"}, "id": "fc1"}, "thoughtSignature": "c2ln"},
                 {"functionCall": {"name": "other"}},
-                {"functionCall": {"name": "lookup", "args": {"q": "y"}, "id": "fc1"}},  # a repeated id
+                {"functionCall": {"name": "lookup", "args": {"q": "x"}, "id": "fc1"}},  # the same call again
             ]
         ),
         _usual([]),
