@@ -569,3 +569,41 @@ def test_a_recorded_interactions_api_is_told_by_its_path(tmp_path, uri, api):
     path = _cassette(tmp_path, "one.yaml", _interaction(uri, '{"model": "m", "input": "hi"}'))
     (inter,) = load_cassette(path)
     assert inter.api == api
+
+
+@pytest.mark.parametrize(
+    ("method", "uri", "answer"),
+    [
+        # the OpenAI SDK's chat.completions.list(): GET /chat/completions (stored completions)
+        ("GET", "https://api.openai.com/v1/chat/completions?limit=2", '{"object": "list", "data": []}'),
+        ("get", "https://api.anthropic.com/v1/messages", "{}"),
+        # the OpenAI SDK's beta.threads.messages.create(): POST /threads/{thread_id}/messages
+        (
+            "POST",
+            "https://api.openai.com/v1/threads/thread_1/messages",
+            '{"id": "msg_x", "object": "thread.message"}',
+        ),
+    ],
+)
+def test_replay_skips_a_request_that_is_not_a_model_turn_by_method_or_by_a_path_sharing_the_tail(
+    tmp_path, method, uri, answer
+):
+    """A GET listing stored chat completions was taken for a Chat model turn and failed the file
+    ("the request has no body"); an Assistants thread message was taken for an Anthropic
+    Messages request and failed ("nothing to send"). Both are skipped with a note."""
+    from urllib.parse import urlsplit
+
+    body = '{"role": "user", "content": "hi"}' if method == "POST" else ...
+    path = _cassette(
+        tmp_path,
+        "mixed.yaml",
+        _interaction(uri, body, answer, method=method),
+        _interaction("https://api.anthropic.com/v1/messages", _MESSAGES),
+    )
+    code, doc = _replay_cli(path)
+    (f,) = doc["files"]
+    assert (code, f.get("errors"), f["api"]) == (0, None, "anthropic")
+    assert f["notes"] == [
+        f"interaction 0 ({method} {urlsplit(uri).path}) is not a request to a model endpoint toolwire replays; skipped"
+    ]
+    assert [(r["interaction"], r["text"]) for r in f["responses"]] == [(1, "hello")]

@@ -478,7 +478,10 @@ def _interaction(i: int, it: Any) -> Interaction:
         status=int(code or 0),
         response_headers=resp_headers,
         response_text=resp_text,
-        api=detect_api(uri),  # the endpoint decides; the body's shape does not (see detect_api)
+        # the endpoint decides; the body's shape does not (see detect_api). Every model turn is a
+        # POST (each SDK's create/generate call); a GET to the same path is another endpoint (the
+        # OpenAI SDK's chat.completions.list() is GET /chat/completions)
+        api=detect_api(uri) if str(req.get("method", "POST")).strip().upper() == "POST" else None,
         stream_format=_stream_format(uri, req_json, resp_headers, resp_text),
     )
     return inter

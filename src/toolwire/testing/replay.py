@@ -17,8 +17,9 @@ whitespace-only text block, an item id sent as ``call_id``, a tool list that gro
 as per-file notes saying what toolwire does instead, not as failures. Anything else is a failure
 with a readable diff.
 
-An interaction's API is told by its request path (the profiles' ``recognizes_uri``: the endpoint
-of a model turn); an interaction on another endpoint (embeddings, token counting) is skipped with
+An interaction's API is told by its method and request path (a POST to the profiles'
+``recognizes_uri``: the endpoint of a model turn); an interaction on another endpoint (embeddings,
+token counting, a GET listing stored completions) is skipped with
 a note, and a cassette with nothing to replay fails ("nothing replayable"). A request to a model
 endpoint whose body is missing, ``null`` or not a JSON object, or a 2xx response without a body,
 is a failure naming the interaction.

@@ -1930,10 +1930,12 @@ class AnthropicProfile(Profile):
     def recognizes_uri(self, uri: str) -> bool:
         """``POST …/v1/messages``, the endpoint of a model turn (any host: proxies keep the path).
         Not ``/v1/messages/count_tokens`` (its answer is a count, not a message) nor the batch
-        endpoints (``/v1/messages/batches``): replay skips those."""
+        endpoints (``/v1/messages/batches``), nor another API's ``…/messages`` (OpenAI's
+        ``/v1/threads/{thread_id}/messages``): replay skips those."""
         from urllib.parse import urlsplit
 
-        return urlsplit(str(uri)).path.rstrip("/").endswith("/messages")
+        # the SDK posts every turn to base URL + "/v1/messages" (anthropic.resources.messages.Messages.create)
+        return urlsplit(str(uri)).path.rstrip("/").endswith("/v1/messages")
 
     def recognizes_body(self, body: Any) -> bool:
         """A Messages body: ``messages`` and the required ``max_tokens``, no message with a Chat
