@@ -618,11 +618,17 @@ def _unique_synthesized_ids(
     :class:`Conversation` itself) or in the same response, so every result pairs with one call."""
     if type(seen) is not set and isinstance(seen, Conversation):
         seen = {c.id for m in seen.messages for c in m.tool_calls}
+    if calls is None:
+        calls = response.tool_calls
     in_response: set[str] | None = None  # made by the second call (a lone call needs none)
-    for call in response.tool_calls if calls is None else calls:
+    ahead: set[str] | None = None  # every id of this response, made by the first re-numbering
+    for call in calls:
         if call.id_synthesized and call.id in seen:
+            # (a new id is none a call of this response carries either: a later call with that
+            # id would be taken for a duplicate of this one and never run)
+            ahead = {c.id for c in calls} if ahead is None else ahead
             n = 2
-            while f"{call.id}-{n}" in seen:
+            while f"{call.id}-{n}" in seen or f"{call.id}-{n}" in ahead:
                 n += 1
             call.id = f"{call.id}-{n}"
         elif in_response is not None and call.id in in_response and call.invalid is None:
@@ -632,8 +638,9 @@ def _unique_synthesized_ids(
             # an id already used in an earlier turn (servers that number calls call_0… per
             # response): re-number it so its result pairs with it; the vendor's id is kept
             original = call.id
+            ahead = {c.id for c in calls} if ahead is None else ahead
             n = 2
-            while f"{original}_{n}" in seen:
+            while f"{original}_{n}" in seen or f"{original}_{n}" in ahead:
                 n += 1
             call.id = f"{original}_{n}"
             call.provider_data.setdefault("toolwire", {})["vendor_id"] = original
