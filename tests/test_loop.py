@@ -492,6 +492,28 @@ def test_distinct_calls_sharing_a_vendor_id_in_one_response_each_run_under_ids_o
     assert [(a.tool_call_id, a.content) for a in answers][::2] == [("t1", "noted a"), ("t1_2", "noted b")]
 
 
+def test_a_distinct_call_sharing_the_id_of_an_invalid_earlier_call_runs_under_an_id_of_its_own():
+    # the Anthropic and Gemini decoders give such a call <id>_<position> and run it; a scripted
+    # provider's was refused as "duplicate tool call id t1 in one response", never run
+    ran = []
+
+    @tool
+    def note(text: str) -> str:
+        """Write a note."""
+        ran.append(text)
+        return f"noted {text}"
+
+    bad = ToolCall("t1", "note", None, raw_arguments="{", invalid="bad JSON")
+    again = ToolCall("t1", "note", None, raw_arguments="{", invalid="bad JSON")
+    r = run(scripted([bad, ToolCall("t1", "note", {"text": "b"}), again], "done"), tools=[note])
+    assert ran == ["b"]
+    assert [(x.call.id, x.result.is_error) for x in r.tool_runs][:2] == [("t1", True), ("t1_1", False)]
+    answers = r.conversation.messages[2].tool_results
+    assert [(a.tool_call_id, a.is_error) for a in answers][:2] == [("t1", True), ("t1_1", False)]
+    assert answers[1].content == "noted b"
+    assert r.conversation.unanswered_tool_calls() == []
+
+
 def test_vendor_id_repeated_in_a_later_turn_is_renumbered():
     r = run(
         scripted([ToolCall("call_0", "add", {"a": 1, "b": 1})], [ToolCall("call_0", "add", {"a": 2, "b": 2})], "done")

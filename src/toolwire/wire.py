@@ -318,7 +318,8 @@ def reissue_shared_ids(calls: list[ToolCall], *, valid_only: bool = False) -> No
     (same name and arguments under one id: mudler/LocalAI#9722 streams one call at two indexes)
     keeps its id, so :func:`mark_duplicate_ids` marks it a duplicate: never run twice.
     ``valid_only=True`` leaves the calls already marked ``invalid`` as they are (their ids still
-    count as taken): the run loop's pass over a response an adapter has checked already."""
+    count as taken, and a later, different valid call sharing the id of one gets an id of its own,
+    as without it): the run loop's pass over a response an adapter has checked already."""
     if len(calls) < 2:
         return
     taken = {c.id for c in calls}
@@ -326,12 +327,12 @@ def reissue_shared_ids(calls: list[ToolCall], *, valid_only: bool = False) -> No
         return
     first: dict[str, list[ToolCall]] = {}
     for position, call in enumerate(calls):
-        if valid_only and call.invalid is not None:
-            continue
         earlier = first.get(call.id)
         if earlier is None:
             first[call.id] = [call]
             continue
+        if valid_only and call.invalid is not None:
+            continue  # (an invalid call first with its id holds it, as above)
         if any(_same_call(call, e) for e in earlier):
             continue  # the very same call again: a duplicate (not run twice)
         new = f"{call.id}_{position}"
