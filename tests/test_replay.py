@@ -607,3 +607,57 @@ def test_replay_skips_a_request_that_is_not_a_model_turn_by_method_or_by_a_path_
         f"interaction 0 ({method} {urlsplit(uri).path}) is not a request to a model endpoint toolwire replays; skipped"
     ]
     assert [(r["interaction"], r["text"]) for r in f["responses"]] == [(1, "hello")]
+
+
+def test_replay_of_a_server_giving_two_distinct_calls_one_id(tmp_path):
+    """A compatible server gave both calls id X and the recording client answered both under X.
+    toolwire runs them as X and X_1: the replay gave call X the result recorded for the later
+    call (the last one under X) and failed on the ids; it pairs the results by position and says
+    what toolwire does instead in a note."""
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+    first = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}], "tools": tools}
+    calls = [
+        {"id": "X", "type": "function", "function": {"name": "get_weather", "arguments": json.dumps({"city": c})}}
+        for c in "AB"
+    ]
+    answer = {
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-4o",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": None, "tool_calls": calls},
+                "finish_reason": "tool_calls",
+            }
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+    results = [{"role": "tool", "tool_call_id": "X", "content": f"sunny in {c}"} for c in "AB"]
+    second = {**first, "messages": [*first["messages"], {"role": "assistant", "content": None, "tool_calls": calls}]}
+    second["messages"] += results
+    done = {
+        **answer,
+        "id": "c2",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+    }
+    uri = "http://127.0.0.1:8080/v1/chat/completions"
+    path = _cassette(
+        tmp_path,
+        "shared.yaml",
+        _interaction(uri, json.dumps(first), json.dumps(answer)),
+        _interaction(uri, json.dumps(second), json.dumps(done)),
+    )
+    doc = replay_paths([str(path)])
+    (f,) = doc["files"]
+    assert [(c["id"], c["arguments"]) for c in f["responses"][0]["tool_calls"]] == [
+        ("X", {"city": "A"}),
+        ("X_1", {"city": "B"}),
+    ]
+    assert [(r["interaction"], r["matches"], r["diff"]) for r in f["requests"]] == [(0, True, None), (1, True, None)]
+    assert f["notes"] == [
+        "the server gave distinct tool calls of one answer the same id; toolwire runs and answers each under "
+        "an id of its own (<id>_<position>) (seen 1 time(s))"
+    ]
+    assert doc["ok"]

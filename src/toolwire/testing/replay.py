@@ -253,7 +253,12 @@ class _ReplayModel(Model):
         if self.turn < len(self.recorded):
             nxt = self.recorded[self.turn]
             results = nxt.messages[-1].tool_results if nxt.messages else []
-            by_id = {r.tool_call_id: r for r in results}
+            # an id answered more than once (a server that gave distinct calls one id, each
+            # answered under it) names no one result: those calls take theirs by position
+            counts: dict[str, int] = {}
+            for r in results:
+                counts[r.tool_call_id] = counts.get(r.tool_call_id, 0) + 1
+            by_id = {r.tool_call_id: r for r in results if counts[r.tool_call_id] == 1}
             for k, call in enumerate(response.tool_calls):
                 r = by_id.get(call.id)
                 if r is None and k < len(results):
@@ -346,6 +351,23 @@ def _canon_message(m: Message, ignore_ids: set[str]) -> dict[str, Any]:
     }
 
 
+_SHARED_ID_NOTE = (
+    "the server gave distinct tool calls of one answer the same id; toolwire runs and answers each "
+    "under an id of its own (<id>_<position>)"
+)
+
+
+def _reissued(sent: Any, recorded: Any, recorded_ids: list[Any]) -> bool:
+    """Whether ``sent`` is the id toolwire gave a call sharing the ``recorded`` id with another
+    call of its answer (``<id>_<position>``, see :func:`toolwire.wire.reissue_shared_ids`)."""
+    return (
+        isinstance(sent, str)
+        and isinstance(recorded, str)
+        and recorded_ids.count(recorded) > 1
+        and sent.startswith(recorded + "_")
+    )
+
+
 def _result_ids(m: Message) -> list[str]:
     return [p.tool_call_id for p in m.parts if isinstance(p, ToolResult)]
 
@@ -406,6 +428,8 @@ def compare_requests(
                         "the recording client sent the function_call item id (fc_…) as call_id; toolwire sends "
                         "the call_id (call_…) the vendor gave, which is what function_call_output refers to"
                     )
+                elif _reissued(x["id"], y["id"], [c["id"] for c in cb["tool_calls"]]):
+                    notes.append(_SHARED_ID_NOTE)
                 else:
                     diffs.append(f"{where} tool call {k}: id {x['id']!r} vs recorded {y['id']!r}")
             call_pos[str(k)] = (i, k)
@@ -420,6 +444,8 @@ def compare_requests(
         for k, (x, y) in enumerate(zip(ra, rb)):
             if x != y and x not in synthesized:
                 if y.startswith("fc_") and x.startswith("call_"):
+                    continue  # noted with the call
+                if _reissued(x, y, rb):
                     continue  # noted with the call
                 diffs.append(f"{where} tool result {k}: answers {x!r} vs recorded {y!r}")
         if ca["reasoning"] != cb["reasoning"]:
