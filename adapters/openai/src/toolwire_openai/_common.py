@@ -88,6 +88,16 @@ def blank_type(entry: dict[str, Any], key: str = "type") -> bool:
     return value is not None and not (isinstance(value, str) and value)
 
 
+def without_blank_parts(entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` (an imported message or item) without the ``content`` entries import leaves out
+    (not an object, or a blank ``type``: :func:`blank_type`), so its replay overrides do not put
+    them back."""
+    content = entry.get("content")
+    if not isinstance(content, list):
+        return entry
+    return {**entry, "content": [c for c in content if isinstance(c, dict) and not blank_type(c)]}
+
+
 def error_text(text: str) -> str:
     """``"Error: <text>"`` (not doubled when the text already starts with ``Error:``)."""
     return text if text.startswith("Error:") else ERROR_PREFIX + text

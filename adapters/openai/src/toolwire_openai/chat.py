@@ -77,6 +77,7 @@ from ._common import (
     synth_call_id,
     unique_wire_calls,
     usage_of,
+    without_blank_parts,
 )
 from ._common import (
     wire_name as _wire_name,
@@ -242,15 +243,6 @@ def _document_from_wire(item: dict[str, Any]) -> DocumentPart | None:
     if not isinstance(data, str) or (name is not None and not isinstance(name, str)) or "file_id" in extra:
         return None
     return document_from_data_url(data, name, extra, API, "file", ("application/pdf",))  # Chat files: PDF only
-
-
-def _without_blank_parts(wm: dict[str, Any]) -> dict[str, Any]:
-    """``wm`` without the ``content`` entries import leaves out (not an object, or a blank
-    ``type``), so its replay overrides do not put them back."""
-    content = wm.get("content")
-    if not isinstance(content, list):
-        return wm
-    return {**wm, "content": [c for c in content if isinstance(c, dict) and not blank_type(c)]}
 
 
 def _named_files(wm: dict[str, Any]) -> dict[str, Any]:
@@ -1211,7 +1203,7 @@ class OpenAIChatCodec:
         if pd:
             msg.provider_data[API] = pd
         encoded = self._user_messages(msg)
-        over = overrides_for(_named_files(_without_blank_parts(wm)), encoded[-1] if encoded else {}, set())
+        over = overrides_for(_named_files(without_blank_parts(wm)), encoded[-1] if encoded else {}, set())
         if over:
             pd["message"] = over
             msg.provider_data[API] = pd

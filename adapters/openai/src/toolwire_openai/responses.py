@@ -91,6 +91,7 @@ from ._common import (
     synth_call_id,
     unique_wire_calls,
     usage_of,
+    without_blank_parts,
 )
 from ._common import (
     wire_name as _wire_name,
@@ -1546,20 +1547,11 @@ class OpenAIResponsesCodec:
                 pd["content_list"] = True
         msg = Message("user", parts, {API: pd} if pd else {})
         encoded = self._user_items(msg)
-        over = overrides_for(_named_files(_without_blank_parts(item), "content"), encoded[-1] if encoded else {}, set())
+        over = overrides_for(_named_files(without_blank_parts(item), "content"), encoded[-1] if encoded else {}, set())
         if over:
             pd["message"] = over
             msg.provider_data[API] = pd
         return msg
-
-
-def _without_blank_parts(item: dict[str, Any]) -> dict[str, Any]:
-    """``item`` without the ``content`` entries import leaves out (not an object, or a blank
-    ``type``), so its replay overrides do not put them back."""
-    content = item.get("content")
-    if not isinstance(content, list):
-        return item
-    return {**item, "content": [c for c in content if isinstance(c, dict) and not blank_type(c)]}
 
 
 def _named_files(item: dict[str, Any], key: str) -> dict[str, Any]:
