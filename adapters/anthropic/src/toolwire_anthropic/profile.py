@@ -296,6 +296,27 @@ _USER_ONLY = frozenset({"tool_result"})
 _TOOL_RESULT_BLOCKS = frozenset({"text", "image", "search_result", "document", "tool_reference", "browser_state"})
 
 _THINKING = ("thinking", "redacted_thinking")
+
+
+def _opening_type(blocks: list[Any]) -> Any:
+    """The type of the block an assistant message's own output opens with, for the rules on
+    where thinking goes: its first block past any leading server-side tool blocks
+    (:func:`server_tool_block_types`), which the API itself puts before the model's thinking when
+    a server tool ran first (a recorded claude-sonnet-5 answer with the code-execution tool opens
+    with ``server_tool_use`` and ``bash_code_execution_tool_result`` and thinks after them, and
+    the API took that message back unchanged: pydantic/pydantic-ai, cassette
+    test_code_execution_files_vcr/test_anthropic_code_execution_files_cache_prefix_stable). The
+    error text the rules come from names only the first block ("the first block must be thinking
+    or redacted_thinking. Found text."); the two sources agree on a text block first. ``None`` for
+    a message of server-side blocks only."""
+    server = server_tool_block_types()
+    for b in blocks:
+        t = b.get("type") if isinstance(b, dict) else None
+        if t not in server:
+            return t
+    return None
+
+
 _MAX_MESSAGES = 100_000
 _MAX_CACHE_BREAKPOINTS = 4
 
@@ -909,14 +930,18 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "anthropic.conversation.thinking-first",
-        "An assistant message that holds thinking blocks starts with one.",
+        "An assistant message that holds thinking blocks starts with one (past any server-side tool blocks it opens with).",
         'API error text "If an assistant message contains any thinking blocks, the first block must be thinking or '
-        'redacted_thinking. Found text." (anthropics/claude-code#20705)',
+        'redacted_thinking. Found text." (anthropics/claude-code#20705); a recorded claude-sonnet-5 answer that opens '
+        "with server_tool_use and bash_code_execution_tool_result and thinks after them was taken back unchanged "
+        "(pydantic/pydantic-ai cassette test_anthropic_code_execution_files_cache_prefix_stable): the error names a "
+        "text block first, the recording a server tool block first",
         "refuse",
     ),
     _rule(
         "anthropic.conversation.thinking-in-tool-loop",
-        "With manual extended thinking, the assistant message whose tool calls are being answered starts with a thinking block.",
+        "With manual extended thinking, the assistant message whose tool calls are being answered starts with a "
+        "thinking block (past any server-side tool blocks it opens with).",
         'API error text "When `thinking` is enabled, a final `assistant` message must start with a thinking block '
         "(preceeding the lastmost set of `tool_use` and `tool_result` blocks) ... To avoid this requirement, disable "
         '`thinking`." (n8n-io/n8n#22550)',
@@ -2419,11 +2444,12 @@ class AnthropicProfile(Profile):
                     "every message except a final assistant message must have content",
                 )
             if role == "assistant" and entries:
-                first = entries[0][2].get("type")
+                first = _opening_type([e[2] for e in entries])
                 if first not in _THINKING and any(e[2].get("type") in _THINKING for e in entries):
+                    at = next(i for i, e in enumerate(entries) if e[2].get("type") == first)
                     add(
                         "anthropic.conversation.thinking-first",
-                        _ptr(mi, entries[0][1]),
+                        _ptr(mi, entries[at][1]),
                         f"an assistant message holding thinking blocks must start with one, found {first!r}",
                     )
             for _, bi, b in entries:
@@ -2530,7 +2556,7 @@ class AnthropicProfile(Profile):
             ai = _tool_loop_assistant(msgs)
             if ai is not None:
                 ab = _blocks(msgs[ai].get("content"))
-                if any(b.get("type") == "tool_use" for b in ab) and (not ab or ab[0].get("type") not in _THINKING):
+                if any(b.get("type") == "tool_use" for b in ab) and _opening_type(ab) not in _THINKING:
                     add(
                         "anthropic.conversation.thinking-in-tool-loop",
                         _block_pointer(ai, msgs[ai].get("content"), 0),
@@ -2933,7 +2959,7 @@ class AnthropicProfile(Profile):
             ai = _tool_loop_assistant(msgs)
             if ai is not None:
                 ab = _blocks(msgs[ai].get("content"))
-                if any(b.get("type") == "tool_use" for b in ab) and ab and ab[0].get("type") not in _THINKING:
+                if any(b.get("type") == "tool_use" for b in ab) and _opening_type(ab) not in _THINKING:
                     thinking = body.pop("thinking")
                     report.add(
                         "anthropic.conversation.thinking-in-tool-loop",
