@@ -265,8 +265,21 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
     ("anthropic.request.temperature-and-top-p", body(temperature=0.5, top_p=0.9), "/top_p"),
     (
         "anthropic.request.system-top-level",
-        body(messages=[{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]),
+        body(messages=[{"role": "developer", "content": "be brief"}, {"role": "user", "content": "hi"}]),
         "/messages/0/role",
+    ),
+    (
+        "anthropic.conversation.system-message-placement",
+        body(
+            model="claude-opus-4-8",
+            messages=[
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": "hello"},
+                {"role": "system", "content": "be brief"},
+                {"role": "user", "content": "again"},
+            ],
+        ),
+        "/messages/2/role",
     ),
     (
         "anthropic.request.cache-control-limit",
@@ -521,6 +534,14 @@ def test_check_names_rule_and_pointer(rule: str, bad: dict[str, Any], pointer: s
 # -- repaired: the repair keeps the meaning, is reported at its pointer and the result passes -------
 
 REPAIRED: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "anthropic.conversation.system-message-model",
+        body(
+            model="claude-sonnet-4-6",
+            messages=[{"role": "user", "content": "hi"}, {"role": "system", "content": "be brief"}],
+        ),
+        "/messages/1/role",
+    ),
     (
         "anthropic.tool.defer-loading-cache-control",
         body(tools=[tool(), tool("late", defer_loading=True, cache_control={"type": "ephemeral"})]),

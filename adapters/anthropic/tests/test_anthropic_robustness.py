@@ -416,7 +416,7 @@ def test_message_stop_without_a_stop_reason_maps_by_content() -> None:
         ([], ""),
         ({"messages": 5}, "/messages"),
         ({"messages": ["hi"]}, "/messages/0"),
-        ({"messages": [{"role": "system", "content": "x"}]}, "/messages/0/role"),
+        ({"messages": [{"role": "developer", "content": "x"}]}, "/messages/0/role"),
         ({"messages": [{"role": "user", "content": 5}]}, "/messages/0/content"),
         ({"messages": [{"role": "user", "content": [{"type": "text", "text": None}]}]}, "/messages/0/content/0/text"),
     ],

@@ -1411,6 +1411,13 @@ def _encode_user_parts(m: Message, skip_results: set[str]) -> list[dict[str, Any
     return [b for b in placed if b is not None]
 
 
+def _is_system_message(m: Message) -> bool:
+    """Whether canonical ``m`` is a system message inside the conversation (a user message whose
+    ``provider_data["anthropic"]["role"]`` is ``"system"``, as :meth:`AnthropicCodec.decode_request`
+    makes one), sent as ``{"role": "system", ...}``."""
+    return m.role == "user" and _own(m.provider_data).get("role") == "system"
+
+
 def _results_first(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     other = False
     for b in blocks:
@@ -1532,6 +1539,13 @@ def _encode_messages(messages: list[Message], names: dict[str, str] | None = Non
             else:
                 out.append({"role": "user", "content": _results_first(answer)})
                 last_role = "user"
+        elif m.provider_data and _is_system_message(m):
+            # a system message inside the conversation: a message of its own, never merged (the
+            # preflight checks where it may go and which models take it)
+            blocks = _encode_user_parts(m, skip_results=call_ids)
+            if blocks:
+                out.append({"role": "system", "content": blocks})
+                last_role = "system"
         else:
             blocks = _encode_user_parts(m, skip_results=call_ids)
             if blocks:
@@ -2502,9 +2516,18 @@ class AnthropicCodec:
         for mi, m in enumerate(_opt_list(body.get("messages"), "/messages")):
             m = _obj(m, f"/messages/{mi}")
             role = m.get("role")
+            if role == "system":
+                # a system message inside the conversation (anthropic.types.SystemMessageParam): a
+                # user message marked as one, sent back as a system message of its own (never
+                # combined with the turns around it); another provider reads it as a user message
+                parts = _decode_blocks(m.get("content"), role="user", pointer=f"/messages/{mi}/content")
+                messages.append(Message("user", parts, {API: {"role": "system"}}))
+                continue
             if role not in ("user", "assistant"):
                 raise ResponseDecodeError(
-                    API, f"message role must be 'user' or 'assistant', got {role!r}", f"/messages/{mi}/role"
+                    API,
+                    f"message role must be 'user', 'assistant' or 'system', got {role!r}",
+                    f"/messages/{mi}/role",
                 )
             parts = _decode_blocks(
                 m.get("content"),
@@ -2512,7 +2535,7 @@ class AnthropicCodec:
                 pointer=f"/messages/{mi}/content",
                 synth=lambda pos, mi=mi: _synth_id(["import", mi], None, pos),
             )
-            if messages and messages[-1].role == role:
+            if messages and messages[-1].role == role and not _is_system_message(messages[-1]):
                 # the API combines consecutive turns of one role into a single turn (and the encoder
                 # sends them so): import them as that one turn
                 messages[-1].parts.extend(parts)

@@ -779,8 +779,31 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "anthropic.request.system-top-level",
-        "Instructions go in the top-level system field (a string or text blocks); message roles are user and assistant only.",
-        "anthropic.types.MessageParam.role: Literal['user', 'assistant']; MessageCreateParamsBase.system",
+        "Instructions go in the top-level system field (a string or text blocks); message roles are user and "
+        "assistant, and system for a mid-conversation system message.",
+        "anthropic.types.MessageParam: UserMessageParam | AssistantMessageParam | SystemMessageParam (role "
+        "Literal['system'], content a string or text blocks); MessageCreateParamsBase.system",
+        "refuse",
+    ),
+    _rule(
+        "anthropic.conversation.system-message-model",
+        "A system message inside the conversation (role system) is sent only to a model that takes one: Claude "
+        "Opus 4.8 and later Opus, Fable and Mythos models, and a model id toolwire cannot read.",
+        'https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages ("available on '
+        'Claude Opus 4.8 only" when published; "not available on Claude Sonnet 5"); API error text "role '
+        "'system' is not supported on this model\" (older models); pydantic/pydantic-ai lists claude-opus-4-8, "
+        "claude-opus-5, claude-fable-5 and claude-mythos-5 and measured that Sonnet 5 accepts the message but "
+        "ignores it: toolwire takes that list",
+        "repair",
+    ),
+    _rule(
+        "anthropic.conversation.system-message-placement",
+        "A system message inside the conversation comes right after a user message (or another system message), "
+        "and holds text (and the beta tool_addition / tool_removal blocks) only.",
+        'Claude Opus 4.8 release notes: role system messages are accepted "immediately after a user turn in the '
+        'messages array (subject to placement rules)" (quoted in simonw/llm-anthropic#73); '
+        "anthropic.types.SystemMessageParam.content: str | Iterable[TextBlockParam]; "
+        'BetaRequestToolAdditionBlockParam / BetaRequestToolRemovalBlockParam ("Mid-conversation directive")',
         "refuse",
     ),
     _rule(
@@ -2415,11 +2438,17 @@ class AnthropicProfile(Profile):
                 )
                 continue
             role, content = m.get("role"), m.get("content")
+            if role == "system":
+                _check_system_message(
+                    msgs, mi, add
+                )  # (not a turn: the turns around it are read as if it were not there)
+                continue
             if role != "user" and role != "assistant":
                 add(
                     "anthropic.request.system-top-level",
                     f"/messages/{mi}/role",
-                    f"message role must be 'user' or 'assistant', got {role!r}; instructions go in the top-level system field",
+                    f"message role must be 'user', 'assistant' or 'system', got {role!r}; instructions go in the "
+                    "top-level system field",
                 )
                 continue
             final = mi == n - 1
@@ -2898,6 +2927,10 @@ class AnthropicProfile(Profile):
         msgs = body["messages"] if "messages" in body else None
         if type(msgs) is not list and not isinstance(msgs, list):
             return body
+        if not takes_system_messages(body.get("model")) and any(
+            type(m) is dict and "role" in m and m["role"] == "system" for m in msgs[settled:]
+        ):
+            msgs = body["messages"] = _system_messages_as_user(msgs, settled, body.get("model"), report)
         if not (body["tools"] if "tools" in body else None):
             used = list(
                 dict.fromkeys(
@@ -3783,6 +3816,99 @@ def _media_violations(msgs: list[Any], start: int) -> list[Violation]:
                     call_id=call_id,
                 )
             )
+    return out
+
+
+#: The blocks a system message inside the conversation may hold: text, and the beta directives
+#: that add or withdraw a deferred tool (anthropic.types.beta.BetaRequestToolAdditionBlockParam,
+#: BetaRequestToolRemovalBlockParam).
+_SYSTEM_MESSAGE_BLOCKS = frozenset({"text", "tool_addition", "tool_removal"})
+
+
+def takes_system_messages(model: Any) -> bool:
+    """Whether ``model`` takes a system message inside ``messages`` (``role: "system"``; rule
+    ``anthropic.conversation.system-message-model``): Claude Opus 4.8 and later Opus models, and
+    every Fable and Mythos model → ``True``; Sonnet and Haiku of any version (Sonnet 5 takes the
+    message but ignores it), Opus 4.7 and earlier and the Claude 3 family → ``False``; an id
+    toolwire cannot read as a Claude model → ``True`` (the API's answer decides)."""
+    key = _claude_model(model)
+    if key is None:
+        return not _OLD_CLAUDE.search(model_key(model))
+    family, major, minor = key
+    if family == "opus":
+        return (major, minor) >= (4, 8)
+    return family in ("fable", "mythos")
+
+
+def _check_system_message(msgs: list[Any], mi: int, add: Any) -> None:
+    """The rules on the system message at ``msgs[mi]``: it follows a user message (or another
+    system message) and holds a non-empty string or text / tool_addition / tool_removal blocks."""
+    prev = msgs[mi - 1] if mi > 0 else None
+    prev_role = prev.get("role") if isinstance(prev, dict) else None
+    if prev_role != "user" and prev_role != "system":
+        where = "the first message" if mi == 0 else f"after an {prev_role} message" if prev_role else "misplaced"
+        add(
+            "anthropic.conversation.system-message-placement",
+            f"/messages/{mi}/role",
+            f"a system message must come right after a user message, this one is {where}; put it after the next "
+            "user message, or put standing instructions in the top-level system field (instructions=)",
+        )
+    content = msgs[mi].get("content")
+    if isinstance(content, str):
+        if not content.strip():
+            add(
+                "anthropic.conversation.empty-text",
+                f"/messages/{mi}/content",
+                "a system message must hold non-whitespace text",
+            )
+        return
+    if not isinstance(content, list) or not content:
+        add(
+            "anthropic.conversation.empty-content",
+            f"/messages/{mi}/content",
+            "a system message must hold a string or a non-empty list of text blocks",
+        )
+        return
+    for bi, b in enumerate(content):
+        btype = b.get("type") if isinstance(b, dict) else None
+        if btype not in _SYSTEM_MESSAGE_BLOCKS:
+            add(
+                "anthropic.conversation.system-message-placement",
+                f"/messages/{mi}/content/{bi}",
+                f"a system message holds text blocks only, found {btype!r}; put it in a user message",
+            )
+        elif btype == "text":
+            text = b.get("text")
+            if not isinstance(text, str) or not text.strip():
+                add(
+                    "anthropic.conversation.empty-text",
+                    f"/messages/{mi}/content/{bi}",
+                    "text blocks must hold non-whitespace text",
+                )
+
+
+def _system_messages_as_user(msgs: list[Any], settled: int, model: Any, report: Any) -> list[Any]:
+    """``msgs`` (a new list) with each system message from ``settled`` sent as a user message with
+    its text (its tool_addition / tool_removal blocks left out), for a model that takes no system
+    message inside the conversation; each change reported as lossy."""
+    out = list(msgs)
+    for mi in range(settled, len(out)):
+        m = out[mi]
+        if type(m) is not dict or m.get("role") != "system":
+            continue
+        content = m.get("content")
+        blocks = _as_list(content)
+        kept = [b for b in blocks if not (isinstance(b, dict) and b.get("type") in ("tool_addition", "tool_removal"))]
+        dropped = len(blocks) - len(kept)
+        out[mi] = {**m, "role": "user", "content": content if isinstance(content, str) else kept}
+        report.add(
+            "anthropic.conversation.system-message-model",
+            f"/messages/{mi}/role",
+            f"system message sent as a user message: {model!r} takes no system message inside the conversation "
+            "(Claude Opus 4.8 and later Opus, Fable and Mythos models do)"
+            + (f"; its {dropped} tool_addition / tool_removal block(s) left out" if dropped else ""),
+            lossy=True,
+        )
     return out
 
 
