@@ -1057,8 +1057,11 @@ RESPONSES_RULES: Mapping[str, Rule] = _rules(
         ),
         (
             "conversation.output-without-call",
-            "A function_call_output answers an earlier function_call's call_id, once.",
-            'API error "No tool call found for function call output with call_id call_...." (microsoft/vscode#320060)',
+            "A function_call_output answers an earlier function_call's call_id (or a tool search the client ran: "
+            "a tool_search_call with execution 'client'), once.",
+            'API error "No tool call found for function call output with call_id call_...." (microsoft/vscode#320060); '
+            "a function_call_output answering a client tool_search_call was taken (HTTP 200, a recorded gpt-5.6 "
+            "request in pydantic/pydantic-ai's cassettes)",
             "refuse",
         ),
         (
@@ -2117,7 +2120,31 @@ def _responses_ids(
         cid = it.get("call_id")
         if isinstance(cid, str):
             answered.add(cid)
+    elif typ in _CLIENT_SEARCH_ITEMS:
+        _note_client_search(it, i, calls, answered)
     return acc
+
+
+#: The items of a tool search the client runs (``tool_search`` tool with ``execution: "client"``).
+_CLIENT_SEARCH_ITEMS = ("tool_search_call", "tool_search_output")
+
+
+def _note_client_search(it: dict[str, Any], i: int, calls: dict[str, int], answered: set[str]) -> None:
+    """Count a client-run tool search: its ``tool_search_call`` is a call that a later output
+    answers, its ``tool_search_output`` an answer. The openai SDK types
+    (``ResponseInputItemParam.ToolSearchCall`` and ``ResponseToolSearchOutputItemParamParam``: a
+    ``call_id`` and ``execution: "server" | "client"``) pair them by ``call_id``; the API also
+    took a ``function_call_output`` as the answer to a client tool search (a recorded gpt-5.6
+    request: pydantic/pydantic-ai cassette test_tool_availability_portability_matrix[R5-T3-native-search],
+    HTTP 200). Such a call is not required to be answered here: no source says the API refuses
+    one left open. A server-run search (``execution: "server"``) is answered by the server."""
+    cid = it.get("call_id")
+    if not isinstance(cid, str):
+        return
+    if it.get("type") != "tool_search_call":
+        answered.add(cid)
+    elif it.get("execution") == "client":
+        calls.setdefault(cid, i)
 
 
 #: The families of OpenAI model ids (:meth:`_OpenAIProfile.recognizes_model_id`).
@@ -4149,6 +4176,8 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                         out.extend(self._output_problems(it.get("output"), at, cid))
                 if isinstance(cid, str):
                     answered.add(cid)
+            elif typ in _CLIENT_SEARCH_ITEMS:
+                _note_client_search(it, i, calls, answered)
             elif typ == "reasoning" and new:
                 nxt = items[i + 1] if i + 1 < len(items) else None
                 if not (
