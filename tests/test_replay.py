@@ -661,3 +661,30 @@ def test_replay_of_a_server_giving_two_distinct_calls_one_id(tmp_path):
         "an id of its own (<id>_<position>) (seen 1 time(s))"
     ]
     assert doc["ok"]
+
+
+def test_a_downloaded_image_beside_the_model_turn_does_not_break_the_cassette(tmp_path):
+    """A client that downloads an image before sending it inline records the download: a GET whose
+    response body is the image's bytes (vcrpy writes them as YAML binary). The file failed whole
+    as "interaction 0 is malformed: its response 'body' is bytes that are not UTF-8 text"; the
+    download is skipped like any endpoint that is not a model turn, and the model turn replays."""
+    png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe"
+    download = {
+        "request": {"method": "GET", "uri": "https://example.com/cat.png", "headers": {}, "body": None},
+        "response": {"status": {"code": 200}, "headers": {"content-type": ["image/png"]}, "body": {"string": png}},
+    }
+    path = _cassette(
+        tmp_path, "download.yaml", download, _interaction("https://api.anthropic.com/v1/messages", _MESSAGES)
+    )
+    code, doc = _replay_cli(path)
+    assert code == 0, doc
+    (f,) = doc["files"]
+    assert "errors" not in f
+    assert f["notes"] == ["interaction 0 (GET /cat.png) is not a request to a model endpoint toolwire replays; skipped"]
+    assert [(r["interaction"], r["text"]) for r in f["responses"]] == [(1, "hello")]
+    # a model turn whose answer is such bytes is still a broken recording
+    broken = _interaction("https://api.anthropic.com/v1/messages", _MESSAGES)
+    broken["response"]["body"] = {"string": png}
+    code, doc = _replay_cli(_cassette(tmp_path, "broken.yaml", broken))
+    assert code == 1
+    assert "its response 'body' is bytes that are not UTF-8 text" in doc["files"][0]["errors"][0]

@@ -367,6 +367,17 @@ def _body_text(side: dict[Any, Any], which: str) -> str | None:
         ) from None
 
 
+def _body_text_or_none(side: dict[Any, Any], which: str) -> str | None:
+    """:func:`_body_text`, or ``None`` for bytes that are not UTF-8 text (a downloaded image)."""
+    try:
+        return _body_text(side, which)
+    except MalformedCassette:
+        body = side.get("body")
+        if isinstance(body, (bytes, bytearray)) or (isinstance(body, dict) and isinstance(body.get("string"), bytes)):
+            return None
+        raise
+
+
 def load_cassette(path: str | Path) -> list[Interaction]:
     """Load every interaction of a cassette file, bodies decoded to text. Raises
     :class:`NotACassette` for a file that is not a recording (not YAML, or no ``interactions``)
@@ -445,8 +456,13 @@ def _interaction(i: int, it: Any) -> Interaction:
     if not isinstance(req.get("uri"), str) or not req["uri"]:
         got = "no 'uri'" if req.get("uri") is None else f"a 'uri' that is {_shape(req['uri'])}"
         raise MalformedCassette(f"its 'request' has {got}, not the URL the request was sent to")
-    req_text = _body_text(req, "request")
-    resp_text = _body_text(resp, "response")
+    uri = req["uri"]
+    # every model turn is a POST to a model endpoint (see the api field below): another
+    # interaction (an image or file the client downloaded, a file upload) is skipped by replay,
+    # so a body of it that is not text (the image's bytes) is kept as no body, not a broken file
+    model_turn = str(req.get("method", "POST")).strip().upper() == "POST" and detect_api(uri) is not None
+    req_text = _body_text(req, "request") if model_turn else _body_text_or_none(req, "request")
+    resp_text = _body_text(resp, "response") if model_turn else _body_text_or_none(resp, "response")
     status = resp.get("status", {})
     code = status.get("code") if isinstance(status, dict) else status
     if code is None:
@@ -456,7 +472,6 @@ def _interaction(i: int, it: Any) -> Interaction:
             raise MalformedCassette(
                 f"its response 'status' code is {_shape(code)}, not an HTTP status number such as 200"
             )
-    uri = req.get("uri", "")
     req_headers = _mapping(req.get("headers"), "its request 'headers'", " of header names to values")
     resp_headers_in = _mapping(resp.get("headers"), "its response 'headers'", " of header names to values")
     try:
