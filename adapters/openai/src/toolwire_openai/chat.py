@@ -1658,3 +1658,76 @@ class ChatStreamDecoder:
             StopEvent(stop, self.finish_reason, provider_data={API: pd}) if pd else StopEvent(stop, self.finish_reason)
         )
         return out
+
+
+# ---------------------------------------------------------------------------------------------
+# a tool call the server refused to hand over (Groq's tool_use_failed)
+# ---------------------------------------------------------------------------------------------
+
+#: The ``error.code`` of a Chat-compatible server that checked the model's tool call itself and
+#: refused to return it: Groq answers HTTP 400 (or, streaming, an ``event: error`` after the deltas
+#: so far) with ``{"error": {"code": "tool_use_failed", "failed_generation": <what the model
+#: wrote>, "message": "Tool call validation failed: ... did not match schema: ..."}}``, also
+#: "Tool choice is required, but model did not call a tool" with an empty ``failed_generation``
+#: (recorded Groq traffic in pydantic/pydantic-ai's cassettes, test_groq/test_tool_use_failed_error*).
+#: The model's output is at fault, not the request: a retry of the same request may succeed.
+TOOL_USE_FAILED = "tool_use_failed"
+
+
+def tool_use_failed(error_body: Any) -> tuple[str, str] | None:
+    """``(message, failed_generation)`` of a server error that refused the model's tool call
+    (``error.code`` ``tool_use_failed``, :data:`TOOL_USE_FAILED`), read from a
+    :class:`~toolwire.errors.ProviderError`'s ``body`` (the ``error`` object, or the body holding
+    it); ``None`` for any other error."""
+    if not isinstance(error_body, dict):
+        return None
+    inner = error_body.get("error")
+    err: dict[str, Any] = inner if isinstance(inner, dict) else error_body
+    if err.get("code") != TOOL_USE_FAILED:
+        return None
+    message = err.get("message")
+    generation = err.get("failed_generation")
+    return (
+        message if isinstance(message, str) else "",
+        generation if isinstance(generation, str) else "",
+    )
+
+
+def failed_generation_calls(generation: str, seed: Any) -> list[ToolCall]:
+    """The tool calls in a ``failed_generation``: the JSON the model wrote for its call(s),
+    ``{"name": ..., "arguments": {...}}`` (arguments an object or JSON text) or a list of such
+    objects; each gets a synthesized id (``call_tw<hash>_<position>``, ``id_synthesized``).
+    Their arguments are left for the run's own check against the tool's input schema, which
+    answers the call with an ``is_error`` result naming what is wrong. ``[]`` when the text holds
+    no such call (prose, an empty string, JSON of another shape)."""
+    try:
+        value = json.loads(generation) if generation.strip() else None
+    except (ValueError, RecursionError):
+        return []
+    items = value if isinstance(value, list) else [value]
+    calls: list[ToolCall] = []
+    for pos, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"]:
+            return []
+        raw = item.get("arguments", item.get("parameters"))
+        if isinstance(raw, dict):
+            args, invalid, text = raw, None, json.dumps(raw, ensure_ascii=False)
+        else:
+            text = raw if isinstance(raw, str) else json.dumps(raw)
+            args, invalid = parse_arguments(text)
+        calls.append(ToolCall(synth_call_id(seed, None, pos), item["name"], args, text, invalid, False, True))
+    return calls
+
+
+def tool_use_failed_parts(message: str, generation: str, seed: Any) -> tuple[list[Any], str, dict[str, Any]]:
+    """``(parts, stop_reason, provider_data)`` of the answer toolwire makes of a refused tool call:
+    the call(s) the model wrote (stop reason ``tool_use``: the run checks and answers them), else
+    the text it wrote with stop reason ``error`` (the run tells the model what the server said and
+    asks again: :meth:`~toolwire_openai.profile.OpenAIChatProfile.unparsed_call_feedback`). The
+    server's message rides in ``provider_data["openai-chat"]["tool_use_failed"]``."""
+    pd = {API: {"tool_use_failed": message[:2000]}}
+    calls = failed_generation_calls(generation, [message, generation])
+    if calls:
+        return list(calls), "tool_use", pd
+    parts: list[Any] = [TextPart(generation)] if generation.strip() else []
+    return parts, "error", pd

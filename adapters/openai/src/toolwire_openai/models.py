@@ -15,12 +15,14 @@ own retries are off (``max_retries=0``): toolwire retries (:mod:`toolwire.retry`
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
 from typing import Any, ClassVar, Mapping
 
 from toolwire.adapter import ModelRequest, body_json
 from toolwire.errors import ConfigurationError, ProviderError
+from toolwire.stream import StopEvent, StreamEvent, TextDelta, ToolCallEnd, ToolCallStart
 from toolwire.transport import END, SSEEvent, StainlessPost, Transport, error_in_body, event_json, snippet
-from toolwire.types import Response
+from toolwire.types import Response, TextPart
 from toolwire.wire import reissue_shared_ids
 
 from ._common import check_tool_calls, provider_error_from_sdk
@@ -456,6 +458,52 @@ class OpenAIChatModel(_OpenAIModel):
     api = CHAT_API
     path = "/chat/completions"
 
+    async def send(self, request: ModelRequest) -> Response:
+        """:meth:`Transport.send <toolwire.transport.Transport.send>`, and a tool call the server
+        refused to hand over (Groq's HTTP 400 ``tool_use_failed`` with the model's
+        ``failed_generation``) returned as the model's answer: the call(s) it wrote, which the run
+        checks against the tool's input schema and answers with an ``is_error`` result, or (no
+        call in it) stop reason ``error``, after which the run tells the model what the server
+        said and asks again. Every other error is raised as before."""
+        try:
+            return await super().send(request)
+        except ProviderError as exc:
+            answer = _tool_use_failed_answer(exc, request)
+            if answer is None:
+                raise
+            return answer
+
+    async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """:meth:`Transport.send_stream <toolwire.transport.Transport.send_stream>`; a refused tool
+        call (an ``event: error`` with ``tool_use_failed`` after the deltas so far) ends the
+        stream as :meth:`send` ends the answer: the call(s) the model wrote after the parts
+        already streamed, or stop reason ``error``."""
+        events = super().send_stream(request)
+        top = -1  # the highest part index streamed so far
+        try:
+            async for ev in events:
+                at = getattr(ev, "index", None)
+                if isinstance(at, int) and at > top:
+                    top = at
+                yield ev
+        except ProviderError as exc:
+            answer = _tool_use_failed_answer(exc, request)
+            if answer is None:
+                raise
+            for k, call in enumerate(answer.tool_calls):
+                yield ToolCallStart(top + 1 + k, call.id, call.name, id_synthesized=True)
+                yield ToolCallEnd(top + 1 + k, raw_arguments=call.raw_arguments or "{}")
+            if not answer.tool_calls:
+                for part in answer.parts:
+                    if isinstance(part, TextPart):
+                        top += 1
+                        yield TextDelta(top, part.text)
+            yield StopEvent(answer.stop_reason, answer.vendor_stop_reason, answer.provider_data)
+        finally:
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
     def __init__(self, model_id: str, **settings: Any) -> None:
         super().__init__(model_id, **settings)
         codec_settings = dict(self.transport_settings)
@@ -606,3 +654,28 @@ class OpenAIResponsesModel(_OpenAIModel):
 
         body = self.prepare(self._prepare(request))
         return await count_input_tokens(body, api=self.api, client=self.client)
+
+
+def _tool_use_failed_answer(exc: ProviderError, request: ModelRequest) -> Response | None:
+    """The answer made of a tool call a Chat-compatible server refused to hand over
+    (:func:`~toolwire_openai.chat.tool_use_failed`), or ``None`` for any other error. Its usage
+    is unknown (the error reports none)."""
+    from toolwire.types import Usage
+
+    from .chat import TOOL_USE_FAILED, tool_use_failed, tool_use_failed_parts
+
+    found = tool_use_failed(exc.body)
+    if found is None:
+        return None
+    message, generation = found
+    parts, stop, pd = tool_use_failed_parts(message, generation, [message, generation, len(request.messages)])
+    response = Response(
+        parts=parts,
+        stop_reason=stop,  # type: ignore[arg-type]
+        vendor_stop_reason=TOOL_USE_FAILED,
+        usage=Usage(),
+        model=request.model,
+        provider=CHAT_API,
+    )
+    response.provider_data = pd
+    return response

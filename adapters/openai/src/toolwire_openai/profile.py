@@ -2820,6 +2820,22 @@ class OpenAIChatProfile(_OpenAIProfile):
         (cut off: handled as a cut-off turn), ``function_call`` and ``None`` → False."""
         return vendor_stop_reason == "content_filter"
 
+    def unparsed_call_feedback(self, response: Any) -> str | None:
+        """For an answer a Chat-compatible server refused because the model's tool call failed
+        its check (Groq's ``tool_use_failed``: the call did not parse, or a tool call was required
+        and the model wrote text), with no call toolwire could read from what the model wrote:
+        the server's message and what to do, sent back to the model so it can call the tool
+        again. ``None`` for any other response."""
+        if getattr(response, "vendor_stop_reason", None) != "tool_use_failed" or response.tool_calls:
+            return None
+        pd = response.provider_data.get(self.api) if isinstance(response.provider_data, dict) else None
+        said = pd.get("tool_use_failed") if isinstance(pd, dict) else None
+        quoted = f" The server said: {said[:500]}" if isinstance(said, str) and said.strip() else ""
+        return (
+            f"Your last answer was refused by the server, so nothing was run.{quoted}\nCall one of the tools, "
+            "with its arguments as a JSON object matching the tool's parameters."
+        )
+
     def usage(self, raw: Any) -> Any:
         """Chat ``usage`` → :class:`~toolwire.types.Usage` (see :data:`CHAT_RULES` ``usage.mapping``)."""
         from .chat import chat_usage
