@@ -89,3 +89,40 @@ def test_an_output_for_a_server_run_search_is_still_refused(responses_model) -> 
     body["input"][1] = {**_SEARCH, "execution": "server"}
     with pytest.raises(RequestRefused, match="output-without-call"):
         _send(responses_model, body)
+
+
+def test_a_server_run_search_stays_in_the_models_turn() -> None:
+    # the server's tool_search_call and tool_search_output come back in the response's output,
+    # before the function_call they made possible: imported, all three are the assistant's turn
+    body = {
+        "model": "gpt-5.4",
+        "input": [
+            {"role": "user", "content": "What is the USD to EUR rate?"},
+            {
+                "type": "tool_search_call",
+                "id": "tsc_1",
+                "call_id": None,
+                "execution": "server",
+                "status": "completed",
+                "arguments": {"paths": ["get_exchange_rate"]},
+            },
+            {
+                "type": "tool_search_output",
+                "id": "tso_1",
+                "call_id": None,
+                "execution": "server",
+                "status": "completed",
+                "tools": [{"type": "function", "name": "get_exchange_rate", "parameters": {"type": "object"}}],
+            },
+            {"type": "function_call", "call_id": "call_1", "name": "get_exchange_rate", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "call_1", "output": "1 USD = 0.92 EUR"},
+        ],
+    }
+    codec = OpenAIResponsesCodec()
+    req = codec.decode_request(copy.deepcopy(body))
+    assert [(m.role, [type(p).__name__ for p in m.parts]) for m in req.messages] == [
+        ("user", ["TextPart"]),
+        ("assistant", ["ProviderToolPart", "ProviderToolPart", "ToolCall"]),
+        ("user", ["ToolResult"]),
+    ]
+    assert codec.encode_request(req)["input"] == body["input"]

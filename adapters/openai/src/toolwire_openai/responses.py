@@ -664,6 +664,15 @@ def _text_parts(item: dict[str, Any], at: str = "") -> list[TextPart]:
     return parts
 
 
+def _client_output(item: dict[str, Any]) -> bool:
+    """Whether input item ``item`` is an output the client sent (a ``*_output`` item: the answer
+    to a call, in the user's turn), not one the server produced in the model's turn: a
+    ``tool_search_output`` with ``execution: "server"`` (openai SDK type
+    ``ResponseToolSearchOutputItemParamParam``) is the server's own search result, returned
+    beside its ``tool_search_call`` in the response's output."""
+    return str(item.get("type")).endswith("_output") and item.get("execution") != "server"
+
+
 class OpenAIResponsesCodec:
     """Responses wire format ⇄ canonical types (``api = "openai"``).
 
@@ -1404,14 +1413,14 @@ class OpenAIResponsesCodec:
                 # message, where it is absent, not empty
                 continue
             if kind in responses_hosted_item_types():
-                role = "user" if str(kind).endswith("_output") or kind == "mcp_approval_response" else "assistant"
+                role = "user" if _client_output(item) or kind == "mcp_approval_response" else "assistant"
                 tail(role).parts.append(hosted_item_part(item))
             elif kind not in (None, "message", "function_call_output", "reasoning", "function_call"):
                 # any other item toolwire has no canonical form for (an item reference, a type newer
                 # than the SDK): kept whole as a part, sent back as it came; another provider leaves
                 # it out and says so (rule provider-tool.dropped). Kept in the message's
                 # provider_data, as before, it was left out without a word
-                tail("user" if str(kind).endswith("_output") else "assistant").parts.append(hosted_item_part(item))
+                tail("user" if _client_output(item) else "assistant").parts.append(hosted_item_part(item))
                 continue
             elif kind == "function_call_output":
                 tail("user").parts.append(self._result_from_item(item))
