@@ -126,3 +126,33 @@ def test_a_server_run_search_stays_in_the_models_turn() -> None:
         ("user", ["ToolResult"]),
     ]
     assert codec.encode_request(req)["input"] == body["input"]
+
+
+def test_tools_added_by_the_caller_sit_in_the_callers_turn() -> None:
+    # an additional_tools item (role developer) between a call's output and the model's next call
+    added = {
+        "type": "additional_tools",
+        "role": "developer",
+        "tools": [{"type": "function", "name": "lookup_refund_policy", "parameters": {"type": "object"}}],
+    }
+    body = {
+        "model": "gpt-5.4",
+        "input": [
+            {"role": "user", "content": "Refund for order-123?"},
+            {"type": "function_call", "call_id": "c1", "name": "load_capability", "arguments": '{"id":"refunds"}'},
+            {"type": "function_call_output", "call_id": "c1", "output": "loaded"},
+            added,
+            {"type": "function_call", "call_id": "c2", "name": "lookup_refund_policy", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c2", "output": "30 days"},
+        ],
+    }
+    codec = OpenAIResponsesCodec()
+    req = codec.decode_request(copy.deepcopy(body))
+    assert [(m.role, [type(p).__name__ for p in m.parts]) for m in req.messages] == [
+        ("user", ["TextPart"]),
+        ("assistant", ["ToolCall"]),
+        ("user", ["ToolResult", "ProviderToolPart"]),
+        ("assistant", ["ToolCall"]),
+        ("user", ["ToolResult"]),
+    ]
+    assert codec.encode_request(req)["input"] == body["input"]

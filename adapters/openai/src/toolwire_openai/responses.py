@@ -673,6 +673,14 @@ def _client_output(item: dict[str, Any]) -> bool:
     return str(item.get("type")).endswith("_output") and item.get("execution") != "server"
 
 
+def _from_caller(item: dict[str, Any]) -> bool:
+    """Whether input item ``item`` comes from the caller's side of the conversation by its
+    ``role`` (``developer``, ``system``, ``user``), not from the model: an ``additional_tools``
+    item (openai SDK type ``ResponseInputItemParam.AdditionalTools``: ``role: "developer"``, the
+    tools made available from that point on) sits in the caller's turn."""
+    return item.get("role") in ("developer", "system", "user")
+
+
 class OpenAIResponsesCodec:
     """Responses wire format ⇄ canonical types (``api = "openai"``).
 
@@ -1413,14 +1421,20 @@ class OpenAIResponsesCodec:
                 # message, where it is absent, not empty
                 continue
             if kind in responses_hosted_item_types():
-                role = "user" if _client_output(item) or kind == "mcp_approval_response" else "assistant"
+                role = (
+                    "user"
+                    if _client_output(item) or kind == "mcp_approval_response" or _from_caller(item)
+                    else "assistant"
+                )
                 tail(role).parts.append(hosted_item_part(item))
             elif kind not in (None, "message", "function_call_output", "reasoning", "function_call"):
                 # any other item toolwire has no canonical form for (an item reference, a type newer
                 # than the SDK): kept whole as a part, sent back as it came; another provider leaves
                 # it out and says so (rule provider-tool.dropped). Kept in the message's
                 # provider_data, as before, it was left out without a word
-                tail("user" if _client_output(item) else "assistant").parts.append(hosted_item_part(item))
+                tail("user" if _client_output(item) or _from_caller(item) else "assistant").parts.append(
+                    hosted_item_part(item)
+                )
                 continue
             elif kind == "function_call_output":
                 tail("user").parts.append(self._result_from_item(item))
