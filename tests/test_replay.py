@@ -688,3 +688,38 @@ def test_a_downloaded_image_beside_the_model_turn_does_not_break_the_cassette(tm
     code, doc = _replay_cli(_cassette(tmp_path, "broken.yaml", broken))
     assert code == 1
     assert "its response 'body' is bytes that are not UTF-8 text" in doc["files"][0]["errors"][0]
+
+
+def test_a_request_the_vendor_refused_and_toolwire_refuses_too_is_not_a_failure(tmp_path):
+    """A recording of a request the vendor refused (HTTP 400) that toolwire's preflight refuses
+    before sending replays as that outcome, with a note; the same request recorded with a 200 is
+    still a failure (toolwire would refuse what the vendor took)."""
+    body = json.dumps(
+        {
+            "model": "claude-haiku-4-5",
+            "max_tokens": 100,
+            "temperature": 1.5,
+            "messages": [{"role": "user", "content": "hi"}],
+        }
+    )
+    refused = _interaction("https://api.anthropic.com/v1/messages", body)
+    refused["response"]["status"] = {"code": 400}
+    refused["response"]["body"] = {
+        "string": json.dumps(
+            {"type": "error", "error": {"type": "invalid_request_error", "message": "temperature: range: 0..1"}}
+        )
+    }
+    code, doc = _replay_cli(_cassette(tmp_path, "refused.yaml", refused))
+    assert code == 0, doc
+    (f,) = doc["files"]
+    assert "errors" not in f
+    (note,) = f["notes"]
+    assert note.startswith(
+        "interaction 0: the vendor refused this request (HTTP 400); toolwire refuses it before sending"
+    )
+    assert "anthropic.request.sampling-range" in note
+    assert f["responses"][0]["error"]["error_type"] == "request_refused"
+    taken = _interaction("https://api.anthropic.com/v1/messages", body)
+    code, doc = _replay_cli(_cassette(tmp_path, "taken.yaml", taken))
+    assert code == 1
+    assert "sampling-range" in doc["files"][0]["errors"][0]

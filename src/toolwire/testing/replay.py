@@ -731,9 +731,25 @@ async def _replay_error(api: str, inter: Interaction, recorded: ModelRequest, re
                 f"interaction {inter.index}: recorded HTTP {inter.status} surfaced as status {exc.status}"
             )
     except ToolwireError as exc:
-        report.errors.append(
-            f"interaction {inter.index}: recorded HTTP {inter.status} gave {type(exc).__name__}: {exc}"
-        )
+        from ..errors import RequestRefused
+
+        if isinstance(exc, RequestRefused) and 400 <= inter.status < 500:
+            # the vendor refused the recorded request, and toolwire refuses it before sending:
+            # the outcome the recording shows, reached without a round trip
+            record["error"] = {
+                "status": None,
+                "message": str(exc),
+                "retryable": False,
+                "error_type": "request_refused",
+            }
+            report.notes.append(
+                f"interaction {inter.index}: the vendor refused this request (HTTP {inter.status}); toolwire "
+                f"refuses it before sending: {exc}"
+            )
+        else:
+            report.errors.append(
+                f"interaction {inter.index}: recorded HTTP {inter.status} gave {type(exc).__name__}: {exc}"
+            )
     finally:
         await inner.aclose()
         await settings["http_client"].aclose()
