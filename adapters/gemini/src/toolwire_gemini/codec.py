@@ -1170,7 +1170,7 @@ class GeminiCodec:
             model=model,
             messages=messages,
             instructions=instructions,
-            tools=tools,
+            tools=[*tools, *self._decode_provider_tools(_g(body, "tools") or [])],
             tool_choice=tool_choice,
             max_tokens=max_tokens,
             temperature=temperature,
@@ -1207,6 +1207,27 @@ class GeminiCodec:
         if mode == "ANY" and isinstance(names, list) and len(names) == 1 and isinstance(names[0], str):
             return {"type": "tool", "name": names[0]}
         return None
+
+    @staticmethod
+    def _decode_provider_tools(tools: list[Any]) -> list[ProviderTool]:
+        """Gemini's own server-side tools in a request's ``tools`` (an entry's fields other than
+        ``functionDeclarations``: ``googleSearch``, ``codeExecution``, ``urlContext``, ...; the
+        fields of ``google.genai.types.Tool``) as :class:`ProviderTool` values, sent back by
+        :meth:`encode_request` as one entry each. ``computerUse``, which the application answers
+        with its own function, is left out (import it with ``toolwire_gemini.computer_use``)."""
+        from .profile import gemini_provider_tools
+
+        known = gemini_provider_tools()
+        out: list[ProviderTool] = []
+        for entry in tools:
+            if not isinstance(entry, dict):
+                continue
+            for key, value in entry.items():
+                info = known.get(key)
+                if info is None or info.side != "server":
+                    continue  # functionDeclarations (decoded above), computerUse, an unknown field
+                out.append(ProviderTool(API, key, copy.deepcopy(value) if isinstance(value, dict) and value else None))
+        return out
 
     def _decode_tools(self, tools: list[Any]) -> list[Tool]:
         out: list[Tool] = []

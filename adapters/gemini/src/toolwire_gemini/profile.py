@@ -289,8 +289,12 @@ RULES: tuple[Rule, ...] = (
         "gemini.request.tool-config-without-tools",
         "toolConfig.functionCallingConfig is sent only with function declarations; without any it is left out, "
         "unless its mode is ANY (tool choice 'required' or a named tool: a call is forced that no declared "
-        "function can answer), which is refused before sending, as on the other APIs.",
-        'API error "Function calling config is set without function_declarations."',
+        "function can answer), which is refused before sending, as on the other APIs — except beside a "
+        "built-in tool (googleSearch, codeExecution, urlContext, ...), where it is sent as it is.",
+        'API error "Function calling config is set without function_declarations."; a request with mode ANY, '
+        "an empty allowedFunctionNames and only googleSearch was taken (HTTP 200, gemini-3-pro-image-preview: "
+        "pydantic/pydantic-ai cassette test_google_image_generation_with_web_search): the error text comes from "
+        "a request without tools, the recording from one with a built-in tool",
         "repair",
     ),
     _r(
@@ -1397,6 +1401,18 @@ def _server_tools(body: dict[str, Any]) -> list[tuple[str, str]]:
             if info is not None and info.side == "server" and entry[key] is not None:
                 out.append((f"/tools/{ti}/{_esc(key)}", name))
     return out
+
+
+def _builtin_tools(body: dict[str, Any]) -> bool:
+    """Whether ``body`` declares one of Gemini's built-in tools (a ``tools`` entry with a field
+    other than ``functionDeclarations``: ``googleSearch``, ``codeExecution``, ``urlContext``, ...)."""
+    tools = body.get("tools")
+    if not isinstance(tools, list):
+        return False
+    return any(
+        isinstance(t, dict) and any(k not in ("functionDeclarations", "function_declarations") for k in t)
+        for t in tools
+    )
 
 
 def _calling_config(body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
@@ -2877,7 +2893,7 @@ class GeminiProfile(Profile):
         if cc is None:
             return
         ptr, fcc = cc
-        if not decls:
+        if not decls and not (_mode(fcc) == "ANY" and _builtin_tools(body)):
             forced = _mode(fcc) == "ANY"
             out.append(
                 Violation(

@@ -1,0 +1,74 @@
+"""Gemini's own tools in an imported request (``googleSearch``, ``codeExecution``, ``urlContext``):
+kept as provider tools and sent back, and a forced function-calling mode beside them is sent as
+the API took it. Through the real ``google-genai`` SDK with only the network replaced."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+
+import httpx2
+import pytest
+from toolwire_gemini import GeminiCodec
+
+from toolwire import ProviderTool
+from toolwire.profile import RequestRefused
+
+# the shape of a recorded request (gemini-3-pro-image-preview, HTTP 200): mode ANY with an empty
+# allowedFunctionNames and only the googleSearch tool
+SEARCH_ONLY = {
+    "contents": [{"role": "user", "parts": [{"text": "Chart the 5-day forecast for Mexico City."}]}],
+    "generationConfig": {"responseModalities": ["TEXT", "IMAGE"]},
+    "toolConfig": {"functionCallingConfig": {"allowedFunctionNames": [], "mode": "ANY"}},
+    "tools": [{"googleSearch": {}}],
+}
+ANSWER = {
+    "candidates": [
+        {"content": {"role": "model", "parts": [{"text": "Here is the chart."}]}, "finishReason": "STOP", "index": 0}
+    ],
+    "usageMetadata": {"promptTokenCount": 12, "candidatesTokenCount": 4, "totalTokenCount": 16},
+    "modelVersion": "gemini-3-pro-image-preview",
+}
+
+
+def _answer(request: httpx2.Request) -> httpx2.Response:
+    return httpx2.Response(200, headers={"content-type": "application/json"}, text=json.dumps(ANSWER))
+
+
+def test_builtin_tools_are_imported_and_sent_back(mock_model) -> None:
+    body = copy.deepcopy(SEARCH_ONLY)
+    body["tools"] = [
+        {"functionDeclarations": [{"name": "lookup", "description": "Look up.", "parameters": {"type": "OBJECT"}}]},
+        {"codeExecution": {}},
+        {"urlContext": {}},
+    ]
+    body["toolConfig"] = {"functionCallingConfig": {"mode": "AUTO"}}
+    req = GeminiCodec().decode_request(body)
+    provider = [t for t in req.tools if isinstance(t, ProviderTool)]
+    assert [(t.vendor, t.type) for t in provider] == [("gemini", "codeExecution"), ("gemini", "urlContext")]
+    model = mock_model(_answer, model_id="gemini-3-flash-preview")  # (2.5 takes no built-in tool beside functions)
+    resp = asyncio.run(model.send(req))
+    assert resp.text == "Here is the chart."
+    sent = model.sent[0].json["tools"]
+    assert [sorted(t) for t in sent] == [["functionDeclarations"], ["codeExecution"], ["urlContext"]]
+
+
+def test_a_forced_mode_beside_only_a_builtin_tool_is_sent_as_the_api_took_it(mock_model) -> None:
+    req = GeminiCodec().decode_request(copy.deepcopy(SEARCH_ONLY))
+    model = mock_model(_answer, model_id="gemini-3-pro-image-preview")
+    resp = asyncio.run(model.send(req))
+    assert resp.text == "Here is the chart."
+    sent = model.sent[0].json
+    assert sent["tools"] == [{"googleSearch": {}}]
+    assert sent["toolConfig"] == SEARCH_ONLY["toolConfig"]
+
+
+def test_a_forced_mode_without_any_tool_is_still_refused(mock_model) -> None:
+    body = copy.deepcopy(SEARCH_ONLY)
+    del body["tools"]
+    req = GeminiCodec().decode_request(body)
+    model = mock_model(_answer, model_id="gemini-3-pro-image-preview")
+    with pytest.raises(RequestRefused, match="tool-config-without-tools"):
+        asyncio.run(model.send(req))
+    assert model.sent == []
