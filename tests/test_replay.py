@@ -723,3 +723,46 @@ def test_a_request_the_vendor_refused_and_toolwire_refuses_too_is_not_a_failure(
     code, doc = _replay_cli(_cassette(tmp_path, "taken.yaml", taken))
     assert code == 1
     assert "sampling-range" in doc["files"][0]["errors"][0]
+
+
+def _unknown_tool_cassette(tmp_path, name: str, recorded_result: dict):
+    tools = [{"name": "get_file", "description": "Read a file.", "input_schema": {"type": "object"}}]
+    first = {
+        "model": "claude-haiku-4-5",
+        "max_tokens": 100,
+        "tools": tools,
+        "messages": [{"role": "user", "content": "go"}],
+    }
+    call = {"type": "tool_use", "id": "toolu_01A", "name": "list_files", "input": {}}
+    second = dict(
+        first,
+        messages=[
+            *first["messages"],
+            {"role": "assistant", "content": [call]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", **recorded_result}]},
+        ],
+    )
+    called = json.loads(_ANSWER)
+    called.update(content=[call], stop_reason="tool_use")
+    return _cassette(
+        tmp_path,
+        name,
+        _interaction("https://api.anthropic.com/v1/messages", json.dumps(first), json.dumps(called)),
+        _interaction("https://api.anthropic.com/v1/messages", json.dumps(second)),
+    )
+
+
+def test_an_error_result_worded_by_the_recording_client_is_a_note_not_a_mismatch(tmp_path):
+    """The model called a tool the request does not declare; the recording client answered with
+    its own error text, toolwire answers with its own: both refused the call, so the request
+    matches (with a note). A call the recording client ran with success still does not match."""
+    theirs = {"content": "Unknown tool name: 'list_files'. Available tools: 'get_file'", "is_error": True}
+    code, doc = _replay_cli(_unknown_tool_cassette(tmp_path, "error.yaml", theirs))
+    assert code == 0, doc
+    (f,) = doc["files"]
+    assert [r["matches"] for r in f["requests"]] == [True, True]
+    assert any("worded by toolwire" in n for n in f["notes"])
+    ran = {"content": "a.txt b.txt", "is_error": False}
+    code, doc = _replay_cli(_unknown_tool_cassette(tmp_path, "ran.yaml", ran))
+    assert code == 1
+    assert [r["matches"] for r in doc["files"][0]["requests"]] == [True, False]
