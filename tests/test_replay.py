@@ -766,3 +766,76 @@ def test_an_error_result_worded_by_the_recording_client_is_a_note_not_a_mismatch
     code, doc = _replay_cli(_unknown_tool_cassette(tmp_path, "ran.yaml", ran))
     assert code == 1
     assert [r["matches"] for r in doc["files"][0]["requests"]] == [True, False]
+
+
+def test_replay_sends_each_request_through_the_models_own_codec(tmp_path):
+    """A compatible server's reasoning (DeepSeek's reasoning_content) goes back only to the server
+    that sent it, which the model's codec knows by its base_url. Replay checked every request a
+    second time with a bare codec that knows no server: the reasoning was left out and DeepSeek's
+    rule refused the request that the recording shows DeepSeek took."""
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "roll_dice",
+                "description": "Roll a die.",
+                "parameters": {"type": "object", "properties": {}},
+            },
+        }
+    ]
+    first = {"model": "deepseek-reasoner", "messages": [{"role": "user", "content": "Roll."}], "tools": tools}
+    thought = "I should roll the die."
+    call = {"id": "call_00_a", "type": "function", "function": {"name": "roll_dice", "arguments": "{}"}}
+    answer1 = {
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "deepseek-v4-flash",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": "",
+                    "reasoning_content": thought,
+                    "tool_calls": [{"index": 0, **call}],
+                },
+            }
+        ],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10},
+    }
+    second = dict(
+        first,
+        messages=[
+            *first["messages"],
+            {"role": "assistant", "content": "", "reasoning_content": thought, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_00_a", "content": "4"},
+        ],
+    )
+    answer2 = {
+        "id": "c2",
+        "object": "chat.completion",
+        "created": 2,
+        "model": "deepseek-v4-flash",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": "You rolled 4.", "reasoning_content": "Done."},
+            }
+        ],
+        "usage": {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12},
+    }
+    url = "https://api.deepseek.com/chat/completions"
+    path = _cassette(
+        tmp_path,
+        "deepseek.yaml",
+        _interaction(url, json.dumps(first), json.dumps(answer1)),
+        _interaction(url, json.dumps(second), json.dumps(answer2)),
+    )
+    code, doc = _replay_cli(path)
+    assert code == 0, doc
+    (f,) = doc["files"]
+    assert [r["matches"] for r in f["requests"]] == [True, True]
+    assert f["responses"][1]["text"] == "You rolled 4."

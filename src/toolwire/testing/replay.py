@@ -185,7 +185,9 @@ class _ReplayModel(Model):
         self.recorded = recorded
         self.transport = transport
         self.interactions = interactions
-        self.codec = codec
+        # the adapter's own codec, with the model's settings (a compatible server's origin, ...):
+        # the registry's bare codec (``codec``) would read and write another request
+        self.codec = inner.codec if getattr(inner, "codec", None) is not None else codec
         self.turn = 0
         self.responses: list[Response] = []
         self.sent_requests: list[ModelRequest] = []
@@ -222,6 +224,8 @@ class _ReplayModel(Model):
             settings=dict(rec.settings),
         )
 
+    # the wrapped model checks and repairs each request (its own preflight, with its settings):
+    # this wrapper adds none of its own (Model.__init_subclass__ skips a method marked so)
     async def send(self, request: ModelRequest) -> Response:
         inter = self.interactions[self.turn]
         self.transport.queue.append(inter)
@@ -243,6 +247,9 @@ class _ReplayModel(Model):
                 yield event
         finally:
             self.turn += 1
+
+    send._toolwire_preflight = True  # type: ignore[attr-defined]
+    send_stream._toolwire_preflight = True  # type: ignore[attr-defined]
 
     def check_streamed(self, response: Response) -> Response:
         return self._record(self.inner.check_streamed(response))
