@@ -10,12 +10,13 @@ objects, Gemini chunks) into these canonical events; :class:`StreamAssembler` bu
 
 from __future__ import annotations
 
+import json
 import re
 from copy import copy as _shallow_copy
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Union, cast
 
-from .arguments import parse_arguments
+from .arguments import MAX_ARGUMENT_CHARS, parse_arguments
 from .errors import ProviderError, ResponseDecodeError
 from .retry import RetryNotice
 from .types import ProviderToolPart, ReasoningPart, Response, StopReason, TextPart, ToolCall, Usage
@@ -176,7 +177,7 @@ class _Slot:
     reasoning and tool-call arguments, the text so far: the latest ``frags`` (at most
     :data:`_JOIN_EVERY`) and the ``chunks`` they were joined into before."""
 
-    __slots__ = ("kind", "part", "frags", "chunks", "ended")
+    __slots__ = ("kind", "part", "frags", "chunks", "ended", "snapshot")
 
     def __init__(self, kind: str, part: Any) -> None:
         self.kind = kind
@@ -184,6 +185,9 @@ class _Slot:
         self.frags: list[str] = []
         self.chunks: list[str] = []
         self.ended = False
+        #: tool-call arguments: the last fragment while every non-empty fragment so far repeats
+        #: or extends the one before it (a server resending the whole text each time), else None
+        self.snapshot: str | None = ""
 
     def fold(self) -> None:
         self.chunks.append("".join(self.frags))
@@ -193,6 +197,47 @@ class _Slot:
         if not self.chunks:
             return "".join(self.frags)
         return "".join(self.chunks) + "".join(self.frags)
+
+
+_RAW_DECODER = json.JSONDecoder()
+
+
+def _resent_arguments(text: str, snapshot: str | None) -> str | None:
+    """The argument text of a call whose server sent it more than once, or ``None``.
+
+    Called only when ``text`` (the joined fragments, or the vendor's final text) is not one JSON
+    object. OpenAI-compatible servers are reported to send a call's arguments *cumulatively*,
+    each fragment the whole text so far (DeepSeek and Baidu Qianfan endpoints: "resend the full
+    arguments-so-far in every stream chunk ... producing {...}{...}{...}",
+    NousResearch/hermes-agent#35718), or to send the whole text again after streaming it
+    ("Each tool call produces 3 SSE chunks instead of 2", lidge-jun/opencodex#361; GLM through
+    local servers, anomalyco/opencode#17339; a gateway's consolidated chunk, elizaOS/eliza#16973).
+    The call the model made is then ``snapshot`` (the last fragment, when every fragment repeated
+    or extended the one before it) if that is one JSON object, else the first of the JSON
+    objects ``text`` consists of when they are all equal. Anything else stays invalid."""
+    if snapshot and snapshot != text and parse_arguments(snapshot)[1] is None:
+        return snapshot
+    if len(text) > MAX_ARGUMENT_CHARS:
+        return None
+    values: list[Any] = []
+    first = ""
+    pos, size = 0, len(text)
+    try:
+        while pos < size:
+            while pos < size and text[pos] in " \t\r\n":
+                pos += 1
+            if pos == size:
+                break
+            value, end = _RAW_DECODER.raw_decode(text, pos)
+            if not isinstance(value, dict) or (values and value != values[0]):
+                return None
+            if not values:
+                first = text[pos:end]
+            values.append(value)
+            pos = end
+    except (ValueError, RecursionError):
+        return None
+    return first if len(values) > 1 else None
 
 
 def _copy_pd(pd: dict[str, Any]) -> dict[str, Any]:
@@ -218,7 +263,9 @@ class StreamAssembler:
     (arguments parsed once, empty text → ``{}``). :meth:`response` may also
     be called mid-stream (a partial response); feeding may go on after it.
     A tool call never ended, or whose text does not parse while the stop reason is
-    ``max_tokens``, is marked ``incomplete`` and will not be run by the loop.
+    ``max_tokens``, is marked ``incomplete`` and will not be run by the loop. A call whose server
+    sent its argument text more than once (cumulative fragments, or the whole text again) is
+    read as sent once when the joined text is not one JSON object (:func:`_resent_arguments`).
 
     Raises :class:`~toolwire.errors.ResponseDecodeError` for events out of order (arguments
     before their tool call started, an end without a start, an event of another kind for an
@@ -325,7 +372,13 @@ class StreamAssembler:
                 self.provider or "stream", "tool call arguments arrived before the tool call started"
             )
         frags = slot.frags
-        frags.append(event.arguments_fragment)
+        frag = event.arguments_fragment
+        frags.append(frag)
+        last = slot.snapshot
+        if last is not None and frag and (len(frag) < len(last) or not frag.startswith(last)):
+            slot.snapshot = None  # an ordinary piece: the fragments are joined
+        elif last is not None and frag:
+            slot.snapshot = frag
         if len(frags) >= _JOIN_EVERY:
             slot.fold()
 
@@ -343,8 +396,13 @@ class StreamAssembler:
             call.arguments, call.raw_arguments = None, None
         else:
             raw = event.raw_arguments if event.raw_arguments is not None else slot.text()
+            arguments, invalid = parse_arguments(raw)
+            if invalid is not None:
+                resent = _resent_arguments(raw, slot.snapshot if event.raw_arguments is None else None)
+                if resent is not None:
+                    raw, (arguments, invalid) = resent, parse_arguments(resent)
             call.raw_arguments = raw
-            call.arguments, call.invalid = parse_arguments(raw)
+            call.arguments, call.invalid = arguments, invalid
         if event.invalid is not None:
             call.invalid = event.invalid
         if event.incomplete:
