@@ -186,7 +186,11 @@ def chat_usage(u: Any) -> Usage:
     """Chat ``usage`` → :class:`Usage`: ``prompt_tokens`` → input (cache included),
     ``completion_tokens`` → output (reasoning included), ``prompt_tokens_details.cached_tokens``
     → cache_read, ``prompt_tokens_details.cache_write_tokens`` → cache_write,
-    ``completion_tokens_details.reasoning_tokens`` → reasoning. ``None`` → empty usage."""
+    ``completion_tokens_details.reasoning_tokens`` → reasoning. ``None`` → empty usage.
+
+    Compatible servers that report cache reads elsewhere: DeepSeek's top-level
+    ``prompt_cache_hit_tokens`` and Moonshot's top-level ``cached_tokens`` (both part of
+    ``prompt_tokens``) → cache_read, when ``prompt_tokens_details.cached_tokens`` is absent."""
     if not isinstance(u, dict):
         return Usage(requests=1)
     get = u.get
@@ -194,6 +198,15 @@ def chat_usage(u: Any) -> Usage:
     ct = ct if isinstance(ct := get("completion_tokens_details"), dict) else _EMPTY
     inp, out, total = get("prompt_tokens"), get("completion_tokens"), get("total_tokens")
     cached, written, reasoning = pt.get("cached_tokens"), pt.get("cache_write_tokens"), ct.get("reasoning_tokens")
+    if cached is None:
+        # DeepSeek: "prompt_cache_hit_tokens" (prompt_tokens = prompt_cache_hit_tokens +
+        # prompt_cache_miss_tokens, https://api-docs.deepseek.com/api/create-chat-completion;
+        # read by no client that looks only at prompt_tokens_details: NousResearch/hermes-agent#61871,
+        # earendil-works/pi#3880); Moonshot: top-level "cached_tokens"
+        # (https://platform.kimi.ai/docs/api/chat; earendil-works/pi#8075, aallan/vera-bench#97)
+        cached = get("prompt_cache_hit_tokens")
+        if cached is None:
+            cached = get("cached_tokens")
     return usage_of(inp, out, cached, written, reasoning, total)
 
 
@@ -1487,11 +1500,15 @@ class ChatStreamDecoder:
         choices = chunk.get("choices")
         if type(choices) is not list:
             choices = _SHAPE.opt_list(choices, "/choices")
+        choice_usage: dict[str, Any] | None = None
         for ci, choice in enumerate(choices):
             if type(choice) is not dict:
                 choice = _SHAPE.obj(choice, f"/choices/{ci}")
             if choice.get("index", 0) != 0:
                 continue
+            if "usage" in choice and type(choice["usage"]) is dict and choice["usage"]:
+                # Moonshot streams its usage in the choice, not in the chunk (earendil-works/pi#2017)
+                choice_usage = choice["usage"]
             if "logprobs" in choice and type(lp := choice["logprobs"]) is dict:
                 # each chunk's tokens (ChoiceLogprobs of ChatCompletionChunk), joined in order
                 for key, tokens in lp.items():
@@ -1556,6 +1573,14 @@ class ChatStreamDecoder:
                 if failed is not None:
                     raise failed
         usage = chunk.get("usage")
+        if not (isinstance(usage, dict) and usage):
+            # the chunk's own usage wins; else Moonshot's in the choice, or Groq's in the last
+            # chunk's "x_groq": {"id", "usage": {prompt_tokens, completion_tokens, ...}}
+            # (vercel/ai#1651, traceloop/openllmetry#4439)
+            usage = choice_usage
+            groq = chunk.get("x_groq") if usage is None else None
+            if isinstance(groq, dict) and isinstance(groq.get("usage"), dict):
+                usage = groq["usage"]
         if isinstance(usage, dict) and usage:
             out.append(UsageUpdate(chat_usage(usage)))
         return out

@@ -807,8 +807,14 @@ CHAT_RULES: Mapping[str, Rule] = _rules(
         (
             "usage.mapping",
             "prompt_tokens includes cached tokens (prompt_tokens_details.cached_tokens); completion_tokens includes "
-            "reasoning (completion_tokens_details.reasoning_tokens); both map as they are, total_tokens is kept.",
-            "openai.types.CompletionUsage",
+            "reasoning (completion_tokens_details.reasoning_tokens); both map as they are, total_tokens is kept. "
+            "Compatible servers' own fields are read where OpenAI's are absent: DeepSeek's top-level "
+            "prompt_cache_hit_tokens and Moonshot's top-level cached_tokens are the cached tokens; a stream's "
+            "usage may come in choices[0].usage (Moonshot) or x_groq.usage (Groq).",
+            "openai.types.CompletionUsage; https://api-docs.deepseek.com/api/create-chat-completion "
+            "(prompt_cache_hit_tokens, NousResearch/hermes-agent#61871); https://platform.kimi.ai/docs/api/chat "
+            "(cached_tokens, earendil-works/pi#8075; streamed usage in the choice, earendil-works/pi#2017); "
+            "Groq's x_groq.usage (vercel/ai#1651)",
             "repair",
         ),
         # hosted OpenAI-compatible servers, recognised by the host of base_url (HOSTED_SERVERS);
