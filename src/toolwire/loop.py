@@ -349,6 +349,35 @@ def _ends_with_calls(response: Response, profile: Any) -> tuple[str, str, Any, s
     return None
 
 
+#: The user message the loop sends after an empty answer to tool results (:func:`_empty_after_results`):
+#: Anthropic's documented last resort for "Empty responses with end_turn" is a continuation prompt,
+#: a user message "Please continue"
+#: (https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons).
+EMPTY_ANSWER_PROMPT = "Please continue."
+
+
+def _empty_after_results(messages: Sequence[Message], response: Response) -> bool:
+    """Whether ``response`` (the last of ``messages``) is an empty answer to tool results: it
+    ended the turn (``end_turn``) with no text but white space, no tool call and no provider
+    tool part (reasoning does not count), and the message before it holds tool results.
+
+    Models do this: Claude ("Sometimes Claude returns an empty response (exactly 2-3 tokens with
+    no content) with stop_reason: "end_turn". This typically happens ... particularly after tool
+    results", https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons) and
+    Gemini (``finishReason: STOP`` with no parts: BerriAI/litellm#24442, google/adk-js#344,
+    AstrBotDevs/AstrBot#6735)."""
+    if response.stop_reason != "end_turn" or len(messages) < 2:
+        return False
+    for p in response.parts:
+        if type(p) is TextPart:
+            if p.text.strip():
+                return False
+        elif type(p) is not ReasoningPart:
+            return False
+    before = messages[-2]
+    return before.role == "user" and any(type(p) is ToolResult for p in before.parts)
+
+
 def _unparsed_call_feedback(profile: Any, response: Response) -> str | None:
     """The profile's feedback for a response whose tool call the API could not parse, or
     ``None`` (also when the profile has no such check or its check fails)."""
@@ -799,6 +828,8 @@ class _Loop:
         self.calls_run: int = 0
         #: how many more times in a row an unparsed call is fed back (Profile.unparsed_call_feedback)
         self.feedback_left: int = _UNPARSED_CALL_RETRIES
+        #: whether an empty answer to tool results is still asked again (once per round of tools)
+        self.empty_left: int = 1
         self.per_tool: dict[str, int] = {}
         for r in state.tool_runs if state.turns else ():
             if r.status in ("ran", "invalid", "refused", "deferred"):
@@ -841,6 +872,26 @@ class _Loop:
             f"the model still asked for tools after {_requests(n)} (max_turns={n}); {_go_on('max_turns')}",
             f"the model paused its turn (pause_turn) after {_requests(n)} (max_turns={n}); {_go_on('max_turns')}",
         )
+
+    def _ask_again(self, profile: Any, response: Response, messages: list[Message]) -> bool:
+        """For a response without tool calls that does not end the run: append the user message
+        that asks the model again to ``messages`` and return ``True``, or return ``False``.
+
+        - a call the API could not parse (:meth:`~toolwire.profile.Profile.unparsed_call_feedback`):
+          the model is told, at most :data:`_UNPARSED_CALL_RETRIES` times in a row;
+        - an empty answer to tool results (:func:`_empty_after_results`): asked again once per
+          round of tools, with :data:`EMPTY_ANSWER_PROMPT`."""
+        if response.stop_reason == "error" and self.feedback_left:
+            feedback = _unparsed_call_feedback(profile, response)
+            if feedback is not None:
+                self.feedback_left -= 1
+                messages.append(Message("user", [TextPart(feedback)]))
+                return True
+        if self.empty_left and _empty_after_results(messages, response):
+            self.empty_left = 0
+            messages.append(Message("user", [TextPart(EMPTY_ANSWER_PROMPT)]))
+            return True
+        return False
 
     # -- the event stream ---------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Any]:
@@ -983,12 +1034,8 @@ class _Loop:
                         yield TurnFinished(n, turn)
                     if self.on_turn is not None:
                         await _notify(self.on_turn, turn)
-                    if response.stop_reason == "error" and self.feedback_left and k < self.max_turns:
-                        feedback = _unparsed_call_feedback(m.profile, response)
-                        if feedback is not None:  # the model is told and asked again
-                            self.feedback_left -= 1
-                            messages.append(Message("user", [TextPart(feedback)]))
-                            continue
+                    if k < self.max_turns and self._ask_again(m.profile, response, messages):
+                        continue
                     if response.stop_reason == "pause_turn":
                         if k < self.max_turns:
                             continue  # server-side tool loop paused: send the conversation again as is
@@ -1012,6 +1059,7 @@ class _Loop:
                         yield ev
                     return
                 self.feedback_left = _UNPARSED_CALL_RETRIES
+                self.empty_left = 1
                 allowed = ncalls = len(calls)
                 if limits.max_tool_calls is not None:
                     allowed = max(0, min(allowed, limits.max_tool_calls - self.calls_run))

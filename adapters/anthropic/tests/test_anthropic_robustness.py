@@ -529,7 +529,10 @@ def test_a_json_answer_to_a_streamed_request_gives_the_unstreamed_response(
     responses = {}
     for stream in (False, True):
         model = mock_model(
-            [wire.json_response(body(content, **extra)), wire.json_response(body([], stop_reason="end_turn"))],
+            [
+                wire.json_response(body(content, **extra)),
+                wire.json_response(body([{"type": "text", "text": "Done."}], stop_reason="end_turn")),
+            ],
             stream=stream,
         )
         CALLS.clear()
