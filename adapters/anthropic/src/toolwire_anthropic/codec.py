@@ -1606,6 +1606,10 @@ def _merge_unknown_delta(block: dict[str, Any], delta: dict[str, Any]) -> None:
             block[k] = copy.deepcopy(v)
 
 
+#: The usage counters of a message's input, fixed for the request (message_delta repeats them)
+_INPUT_COUNTERS = frozenset({"input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"})
+
+
 class StreamDecoder:
     """Turns Anthropic SSE ``data`` objects into canonical stream events, one event at a time.
 
@@ -1775,10 +1779,16 @@ class StreamDecoder:
     def _usage_update(self, usage: dict[str, Any]) -> UsageUpdate:
         """Merge a (cumulative) usage object into the counters so far and map the whole: a
         ``message_delta`` carrying ``input_tokens`` but not the cache counters keeps the cache
-        counters of ``message_start`` in the sum."""
+        counters of ``message_start`` in the sum. An input-side counter of 0 does not replace a
+        count ``message_start`` gave: the API's cumulative counters repeat it
+        (``anthropic.types.MessageDeltaUsage``), while compatible servers write 0 there
+        ("Set ``input_tokens=0`` in ``message_delta`` usage", sgl-project/sglang#20830;
+        envoyproxy/ai-gateway#1631)."""
         kept = self._usage
         for k, v in usage.items():
             if v is not None:
+                if v == 0 and k in _INPUT_COUNTERS and kept.get(k):
+                    continue
                 kept[k] = v
         return UsageUpdate(usage_from_wire(kept))
 
