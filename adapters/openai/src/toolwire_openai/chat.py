@@ -1431,7 +1431,8 @@ class ChatStreamDecoder:
       (compatible servers) → :class:`ReasoningDelta`;
     - ``delta.tool_calls[]`` are joined by ``index``: the fragment that first names an index
       starts the call (its ``id`` and ``name`` come once), later ``function.arguments`` pieces
-      are appended; a server that sends a whole call in one fragment works the same, and so does
+      are appended (so are later pieces of a name split across deltas; a name sent again whole
+      replaces it); a server that sends a whole call in one fragment works the same, and so does
       one that sends every call with the same ``index`` but its own ``id`` (a fragment whose
       ``id`` differs from the open call's starts a new call). A call without an ``id`` gets
       ``call_tw<hash>_<position>`` (``id_synthesized=True``, see
@@ -1463,6 +1464,7 @@ class ChatStreamDecoder:
         self.calls: dict[int, int] = {}  # vendor tool-call index → canonical index of its open call
         self.call_ids: dict[int, str] = {}  # canonical index → call id
         self.call_names: dict[int, str] = {}
+        self.call_raw_names: dict[int, str] = {}  # canonical index → the name as sent so far
         self.call_synthesized: dict[int, bool] = {}
         self.order: list[int] = []  # canonical indexes, in arrival order
         self.finish_reason: str | None = None
@@ -1597,6 +1599,21 @@ class ChatStreamDecoder:
         vendor_id = raw_id if isinstance(raw_id, str) and raw_id else None
         index = self.calls.get(idx)
         raw_name = fn.get("name")
+        if (
+            index is not None
+            and type(raw_name) is str
+            and raw_name
+            and (vendor_id is None or vendor_id == self.call_ids[index])
+            and (so_far := self.call_raw_names.get(index))
+        ):
+            # a later piece of the open call's name: a name may be split across deltas ("the first
+            # delta might have get_ and the second might have weather", openai/openai-agents-python#326;
+            # Gemini's endpoint: continuedev/continue#5849), so a piece is appended; a name sent
+            # again whole, or growing (MiniMax via NVIDIA NIM resends it in every chunk,
+            # NousResearch/hermes-agent#8259), replaces the name so far
+            raw_name = raw_name if raw_name.startswith(so_far) else so_far + raw_name
+            if raw_name == so_far:
+                raw_name = None  # the same name again: nothing new
         if raw_name is None:
             name = ""  # a later fragment of a call (the usual delta) carries no name
         else:
@@ -1625,8 +1642,12 @@ class ChatStreamDecoder:
             self.call_ids[index] = call_id
             self.call_names[index] = name
             self.call_synthesized[index] = vendor_id is None
+            if type(raw_name) is str and raw_name:
+                self.call_raw_names[index] = raw_name
             out.append(ToolCallStart(index, call_id, name, id_synthesized=vendor_id is None))
-        elif name and not self.call_names[index]:  # the name came after the call started
+        elif type(raw_name) is str and raw_name and raw_name != self.call_raw_names.get(index):
+            # the name came after the call started, or grew (a later piece, see above)
+            self.call_raw_names[index] = raw_name
             self.call_names[index] = name
             out.append(ToolCallStart(index, self.call_ids[index], name, id_synthesized=self.call_synthesized[index]))
         extra = tc.get("extra_content")
