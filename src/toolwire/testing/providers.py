@@ -17,7 +17,7 @@ import json
 from typing import Any, Awaitable, Callable, Iterable, cast
 
 from ..adapter import Model, ModelRequest
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, ToolwireError, _text_of
 from ..types import STOP_REASONS, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
 __all__ = ["TestModel", "ScriptedModel", "example_arguments", "call"]
@@ -339,6 +339,21 @@ def _copied(value: Any) -> Any:
         return copy.copy(value)
 
 
+def _function_name(function: Any) -> str:
+    """A scripted function's name as written (``answer``, ``Script.answer``, ``<lambda>``), or its
+    ``repr`` for a callable without one (a ``functools.partial``, an object with ``__call__``)."""
+    name = getattr(function, "__qualname__", None) or getattr(function, "__name__", None)
+    if isinstance(name, str) and name:
+        return name
+    return _text_of(function)[:100]
+
+
+def _described(exc: BaseException) -> str:
+    """``"KeyError: 'price'"``: the exception's type and text (its type alone when it has none)."""
+    text = _text_of(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def _scripted_usage(given: dict[Any, Any], n: int) -> Usage:
     """The :class:`Usage` of scripted item ``n``'s ``usage`` dict (``requests`` is always 1).
     Raises :class:`ConfigurationError` for a key that is not a :class:`Usage` counter (with the
@@ -373,7 +388,11 @@ class ScriptedModel(_OfflineModel):
     "usage": {...}}``; or a callable ``f(request) -> item`` (sync or async). ``respond`` (setting)
     may instead be one callable used for every request. Raises :class:`ConfigurationError` when
     ``responses`` is not a list (a lone ``"done"`` would be read as four answers, ``"d"``, ``"o"``,
-    ...), ``respond`` is not callable, both are given, or the script has no response left.
+    ...), ``respond`` is not callable, both are given, or the script has no response left; and,
+    during a run, when a callable raises an exception that is not a toolwire error (its text names
+    the function, the exception is chained as ``__cause__``, and the run's partial state is on
+    ``run_state`` as for any error that ends a run). A toolwire error a callable raises (a
+    :class:`~toolwire.errors.ProviderError` to test a failed request) ends the run as raised.
     """
 
     provider = "scripted"
@@ -430,16 +449,21 @@ class ScriptedModel(_OfflineModel):
     async def send(self, request: ModelRequest) -> Response:
         """The next scripted item (or ``respond(request)``) as a :class:`Response`, ``request`` recorded
         in ``requests``; a callable item is called with the request and an awaitable awaited.
-        :class:`~toolwire.errors.ConfigurationError` when the script has no item left or an item
-        cannot be turned into a response."""
+        :class:`~toolwire.errors.ConfigurationError` when the script has no item left, an item
+        cannot be turned into a response, or a callable raises an exception that is not a toolwire
+        error (chained as ``__cause__``; a toolwire error it raises propagates unchanged)."""
         self._refuse_provider_tools(request)
         self.requests.append(request)
+        n = len(self.requests)
+        function: Any = None
+        item: Any = None
         if self._respond is not None:
-            item = self._respond(request)
+            function = self._respond
+            where = "the respond function"
         else:
             if self._position >= len(self._script):
                 raise ConfigurationError(
-                    f"scripted model has no response left for request {len(self.requests)} "
+                    f"scripted model has no response left for request {n} "
                     f"(the script has {len(self._script)}): each request takes the next item, and a "
                     "run ends only on a response without tool calls, so end the script with a final "
                     'text answer (e.g. "done") or add one item per extra request'
@@ -447,10 +471,24 @@ class ScriptedModel(_OfflineModel):
             item = self._script[self._position]
             self._position += 1
             if callable(item) and not isinstance(item, (Response, ToolCall)):
-                item = item(request)
-        if hasattr(item, "__await__"):
+                function = item
+            where = f"scripted item {self._position}, the function"  # (1-based, as in the script)
+        if function is not None:
+            try:
+                item = function(request)
+                if hasattr(item, "__await__"):
+                    item = await cast("Awaitable[Any]", item)
+            except ToolwireError:  # raised on purpose (a ProviderError to test a vendor failure): as raised
+                raise
+            except Exception as exc:  # the script's own bug: a typed error, so the run keeps its state
+                raise ConfigurationError(
+                    f"{where} {_function_name(function)} raised {_described(exc)} on request {n}: fix the "
+                    "function (its exception is this error's __cause__), or raise a toolwire error such as "
+                    "ProviderError from it to test a failed request"
+                ) from exc
+        elif hasattr(item, "__await__"):
             item = await cast("Awaitable[Any]", item)
-        return self._to_response(item, len(self.requests))
+        return self._to_response(item, n)
 
     def _calls(self, calls: Iterable[Any]) -> list[ToolCall]:
         out = []
