@@ -20,9 +20,9 @@ DEMO_LINES = [
     "Turn 1",
     "First I'll look at what is in the folder and in data/, with each file's size.",
     "2 tool calls run in parallel",
-    '  tool list_dir({"path": "."}) → .: 1 directories, 2 files, 631 bytes in files⏎ data/  dir, 1 entries⏎ '
-    "README.md  file, 179 bytes, 4 lines⏎ report.py  f… <t> s",
-    '  tool list_dir({"path": "data"}) → data: 0 directories, 1 files, 51,996 bytes (51 KiB) in files⏎ '
+    '  tool list_dir({"path": "."}) → .: 1 directory, 2 files, 631 bytes in files⏎ data/  dir, 1 entry⏎ '
+    "README.md  file, 179 bytes, 4 lines⏎ report.py  file,… <t> s",
+    '  tool list_dir({"path": "data"}) → data: 0 directories, 1 file, 51,996 bytes (51 KiB) in files⏎ '
     "data/sensor.csv  file, 51,996 bytes (51 KiB), 2,001 lines <t> s",
     "Turn 2",
     "The CSV is about 50 KB (2,001 lines), so instead of reading it I'll search it for suspicious values, read "

@@ -92,7 +92,7 @@ def test_replay_reports_failure_exit_code(tmp_path):
     assert proc.returncode == 1
     doc = json.loads(proc.stdout)
     assert doc["files"][0]["errors"] == [
-        "nothing replayable: none of its 1 interaction(s) is a request to a model endpoint toolwire replays "
+        "nothing replayable: none of its 1 interaction is a request to a model endpoint toolwire replays "
         f"({_ENDPOINTS}); it holds requests to /x"
     ]
 
@@ -536,7 +536,7 @@ def test_replay_skips_an_endpoint_that_is_not_a_model_turn_and_says_so(tmp_path,
     (f,) = doc["files"]
     assert f["api"] is None and f["responses"] == [] and f["requests"] == []
     assert f["errors"] == [
-        f"nothing replayable: none of its 2 interaction(s) is a request to a model endpoint toolwire replays "
+        f"nothing replayable: none of its 2 interactions is a request to a model endpoint toolwire replays "
         f"({_ENDPOINTS}); it holds requests to {path}"
     ]
 
@@ -658,7 +658,7 @@ def test_replay_of_a_server_giving_two_distinct_calls_one_id(tmp_path):
     assert [(r["interaction"], r["matches"], r["diff"]) for r in f["requests"]] == [(0, True, None), (1, True, None)]
     assert f["notes"] == [
         "the server gave distinct tool calls of one answer the same id; toolwire runs and answers each under "
-        "an id of its own (<id>_<position>) (seen 1 time(s))"
+        "an id of its own (<id>_<position>) (seen 1 time)"
     ]
     assert doc["ok"]
 

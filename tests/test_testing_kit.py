@@ -167,7 +167,7 @@ def test_cassette_marker_alone_block_and_messages(pytester: pytest.Pytester):
     assert _section(lines, "test_changed_prompt") == [
         "toolwire: the cassette cassettes/test_agent/test_agent_calls_the_tool_and_answers.yaml has no recorded answer "
         "for request 1 of this test: POST /v1/messages",
-        "  it holds 2 recorded request(s), 0 already played; requests are matched in order on method, path, query and body",
+        "  it holds 2 recorded requests, 0 already played; requests are matched in order on method, path, query and body",
         "  the test now sends a different or an extra request; re-record it with an API key: "
         "pytest --toolwire-record test_kit.py::test_changed_prompt",
     ]

@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
 
+from ._words import plural
 from .adapter import Model
 from .errors import ConfigurationError, ProviderError, ResponseDecodeError, ToolwireError, json_error_at
 
@@ -754,7 +755,7 @@ async def run_batch(
                 from .store import RunStoreError
 
                 raise RunStoreError(
-                    f"{exc}; batch {job_id} ({len(fresh)} request(s)) was submitted but could not be recorded: "
+                    f"{exc}; batch {job_id} ({plural(len(fresh), 'request')}) was submitted but could not be recorded: "
                     f"cancel it (toolwire.batch.batch_api(model).cancel({job_id!r})) or collect it by hand, "
                     "since asking again would submit its requests again",
                     path=book.path,
@@ -768,12 +769,12 @@ async def run_batch(
         while pending:
             stop = None
             if max_polls is not None and polls >= max_polls:
-                stop = f"after {polls} poll(s) (max_polls={max_polls})"
+                stop = f"after {plural(polls, 'poll')} (max_polls={max_polls})"
             elif max_wait is not None and polls and time.monotonic() - started >= max_wait:
                 stop = f"after {time.monotonic() - started:.0f} s of polling (max_wait={max_wait:g} s)"
             if stop is not None:
                 raise BatchPending(
-                    f"{len(pending)} batch job(s) still running {stop}: {_jobs_text(pending, states)}; "
+                    f"{plural(len(pending), 'batch job')} still running {stop}: {_jobs_text(pending, states)}; "
                     + _resume_advice(book),
                     list(pending),
                     {j: states.get(j, "") for j in pending},
@@ -882,7 +883,7 @@ def _unread(provider: str, job_id: str, custom_id: str, unread: list[BatchItemRe
     return ResponseDecodeError(
         provider,
         f"batch {job_id} ended without a readable result for request {custom_id!r}; "
-        f"{len(unread)} result(s) could not be read, one may be its own: {detail}{more}",
+        f"{plural(len(unread), 'result')} could not be read, one may be its own: {detail}{more}",
     )
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generator, Itera
 
 from . import stream as _wire
 from ._derived import tool_for_function
+from ._words import plural
 from .adapter import Model, normalize_tool_choice
 from .errors import (
     AdapterWarning,
@@ -694,9 +695,9 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-def _requests(n: int, noun: str = "request") -> str:
-    """``"1 request"``, ``"2 requests"``."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+def _calls_cap(limits: Limits) -> str:
+    """``"1 tool call"``, ``"5 tool calls"``: the ``max_tool_calls`` of ``limits`` (one that is set)."""
+    return plural(limits.max_tool_calls or 0, "tool call")
 
 
 def _describe(exc: BaseException) -> str:
@@ -868,9 +869,9 @@ class _Loop:
         """The texts of a max_turns stop: a call's answer, the error, the error after pause_turn."""
         n = self.max_turns
         return (
-            f"Not run: the run reached its limit of {_requests(n, 'model request')} (max_turns).",
-            f"the model still asked for tools after {_requests(n)} (max_turns={n}); {_go_on('max_turns')}",
-            f"the model paused its turn (pause_turn) after {_requests(n)} (max_turns={n}); {_go_on('max_turns')}",
+            f"Not run: the run reached its limit of {plural(n, 'model request')} (max_turns).",
+            f"the model still asked for tools after {plural(n, 'request')} (max_turns={n}); {_go_on('max_turns')}",
+            f"the model paused its turn (pause_turn) after {plural(n, 'request')} (max_turns={n}); {_go_on('max_turns')}",
         )
 
     def _ask_again(self, profile: Any, response: Response, messages: list[Message]) -> bool:
@@ -1079,7 +1080,7 @@ class _Loop:
                             ex.refuse(
                                 c,
                                 n,
-                                f"Not run: the run reached its limit of {limits.max_tool_calls} tool calls (max_tool_calls).",
+                                f"Not run: the run reached its limit of {_calls_cap(limits)} (max_tool_calls).",
                             )
                         )
                     elif type(r) is not Ready:  # a ToolRun: answered without running
@@ -1147,7 +1148,7 @@ class _Loop:
                     yield self._finish(
                         "usage_limit",
                         UsageLimitExceeded,
-                        f"tool call limit reached: {limits.max_tool_calls} tool calls (max_tool_calls); "
+                        f"tool call limit reached: {_calls_cap(limits)} (max_tool_calls); "
                         + _go_on("Limits.max_tool_calls"),
                     )
                     return

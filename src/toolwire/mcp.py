@@ -76,6 +76,7 @@ from contextlib import AsyncExitStack
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import quote, unquote
 
+from ._words import plural
 from .errors import MAX_ERROR_CHARS, ConfigurationError, ToolDefinitionError, ToolError, cap_error_text, json_error_at
 from .tools import Tool
 from .types import DOCUMENT_MEDIA_TYPES, DocumentPart, ImagePart, TextPart, ToolResult
@@ -857,7 +858,7 @@ class MCPToolset:
         return len(self._tools)
 
     def __repr__(self) -> str:
-        return f"<MCPToolset {self.server_name or self.label!r}: {len(self._tools)} tools>"
+        return f"<MCPToolset {self.server_name or self.label!r}: {plural(len(self._tools), 'tool')}>"
 
     # lifecycle
     async def __aenter__(self) -> MCPToolset:

@@ -16,6 +16,7 @@ from copy import copy as _shallow_copy
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Union, cast
 
+from ._words import plural
 from .arguments import MAX_ARGUMENT_CHARS, parse_arguments
 from .errors import ProviderError, ResponseDecodeError
 from .retry import RetryNotice
@@ -649,7 +650,7 @@ def cut_off(response: Response, provider: str | None = None) -> ProviderError | 
     return ProviderError(
         provider or response.provider or "stream",
         f"the event stream ended before the response was complete (no stop reason or end event; "
-        f"{chars} characters of text and {calls} tool call(s) had arrived); the partial response is not used",
+        f"{plural(chars, 'character')} of text and {plural(calls, 'tool call')} had arrived); the partial response is not used",
         status=None,
         retryable=True,
     )

@@ -168,7 +168,7 @@ def test_max_wait_stops_a_job_that_never_ends_and_names_it() -> None:
     err = caught.value
     assert not isinstance(err, BatchStateUnknown)
     assert err.job_ids == ["msgbatch_001"] and err.states == {"msgbatch_001": "in_progress"}
-    assert "batch job(s) still running after " in str(err) and "s of polling (max_wait=0.05 s): " in str(err)
+    assert "1 batch job still running after " in str(err) and "s of polling (max_wait=0.05 s): " in str(err)
     assert "msgbatch_001 (in_progress); the journal is in memory" in str(err)
     assert fake.polls["msgbatch_001"] >= 1  # polled, then stopped by the wall-time bound (no count asserted)
 
@@ -270,7 +270,7 @@ def test_an_unreadable_line_without_a_custom_id_is_named_in_the_missing_requests
     err = got["q1"]
     assert isinstance(err, toolwire.ResponseDecodeError)
     assert err.detail.startswith(
-        "batch msgbatch_001 ended without a readable result for request 'q1'; 1 result(s) could not be read, "
+        "batch msgbatch_001 ended without a readable result for request 'q1'; 1 result could not be read, "
         "one may be its own: batch msgbatch_001: line 1 of the results file (a result) is not JSON ("
     )
 
@@ -465,7 +465,7 @@ GEMINI_ENTRIES: dict[str, tuple[Callable[[list[Any]], list[Any]], str]] = {
     ),
     "no-key": (
         _gemini_q1(lambda e: {"response": e["response"]}),
-        "batch batches/job001 ended without a readable result for request 'q1'; 1 result(s) could not be read, "
+        "batch batches/job001 ended without a readable result for request 'q1'; 1 result could not be read, "
         "one may be its own: batch batches/job001: metadata.output.inlinedResponses.inlinedResponses[0] has no "
         "string metadata.key: ",
     ),
@@ -606,7 +606,7 @@ def test_a_job_the_journal_cannot_record_is_named_so_it_can_be_cancelled(tmp_pat
     assert err.reason == "locked" and fake.creates == 1
     assert str(err).startswith(f"the batch journal {str(path)!r} is locked by another process (waited 0.2 s; ")
     assert str(err).endswith(
-        "; batch msgbatch_001 (1 request(s)) was submitted but could not be recorded: cancel it "
+        "; batch msgbatch_001 (1 request) was submitted but could not be recorded: cancel it "
         "(toolwire.batch.batch_api(model).cancel('msgbatch_001')) or collect it by hand, since asking again "
         "would submit its requests again"
     )

@@ -219,7 +219,7 @@ def test_the_cli_stops_at_max_polls_with_exit_75_and_a_rerun_collects(tmp_path: 
         main(["experiment", "run", str(spec), "--backend", "batch", "--quiet", "--max-polls", "1"])
     _, err = capsys.readouterr()
     assert info.value.code == 75
-    assert "2 run(s) wait for batch job(s) batches/job001 (BATCH_STATE_RUNNING); run the same command again" in err
+    assert "2 runs wait for batch job batches/job001 (BATCH_STATE_RUNNING); run the same command again" in err
     with pytest.raises(SystemExit) as info:
         main(["experiment", "run", str(spec), "--backend", "batch", "--quiet", "--poll-interval", "0"])
     out, _ = capsys.readouterr()
@@ -242,7 +242,7 @@ def test_a_job_in_an_unknown_state_keeps_the_runs_waiting_and_a_rerun_collects(t
     _, err = capsys.readouterr()
     assert info.value.code == 75
     assert (
-        "2 run(s) wait for batch job(s) batch_001 (paused); polling stopped on a state the vendor does not "
+        "2 runs wait for batch job batch_001 (paused); polling stopped on a state the vendor does not "
         "document (batch_001: 'paused'); run the same command again to collect their results" in err
     )
     assert [r[1] for r in rows(tmp_path / "sum.sqlite")] == [None, None] and fake.reads == 1

@@ -42,7 +42,7 @@ def test_list_dir_sizes_and_counts(tools):
     out = call(tools["list_dir"])
     lines = out.splitlines()
     # big.log: 1000 lines of "event N\n" = 9,893 bytes; data.bin 300; report.py 109
-    assert lines[0] == ".: 1 directories, 3 files, 10,302 bytes (10 KiB) in files"
+    assert lines[0] == ".: 1 directory, 3 files, 10,302 bytes (10 KiB) in files"
     assert "src/  dir, 2 entries" in lines
     assert "big.log  file, 9,893 bytes (9.7 KiB), 1,000 lines" in lines
     assert "data.bin  file, 300 bytes, binary" in lines

@@ -74,7 +74,7 @@ def test_fifo_is_listed_by_kind_and_never_opened(root: Path):
     t = tools_of(root)
     out = call_guarded(t["list_dir"])
     assert out.splitlines() == [
-        ".: 1 directories, 1 files, 1 other entries, 11 bytes in files",
+        ".: 1 directory, 1 file, 1 other entry, 11 bytes in files",
         "sub/  dir, 2 entries",
         "a.txt  file, 11 bytes, 2 lines",
         "pipe  named pipe (FIFO), never opened",
@@ -129,7 +129,7 @@ def test_link_loops_are_listed_not_raised(root: Path):
     t = tools_of(root)
     out = call_guarded(t["list_dir"])
     assert out.splitlines() == [
-        ".: 0 directories, 1 files, 3 other entries, 11 bytes in files",
+        ".: 0 directories, 1 file, 3 other entries, 11 bytes in files",
         "a.txt  file, 11 bytes, 2 lines",
         "l1  link loop (links that point at each other; not followed)",
         "l2  link loop (links that point at each other; not followed)",

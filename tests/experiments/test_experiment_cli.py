@@ -176,7 +176,7 @@ def test_run_summarises_each_errored_run_and_report_tells_no_usage_from_no_price
     spec.write_text(MIXED)
     code, out, err = cli(capsys, "experiment", "run", str(spec), "--quiet")
     assert code == 1
-    assert "2 runs done now, 0 finished before: 1 passed, 0 failed, 1 errors" in " ".join(out.split())
+    assert "2 runs done now, 0 finished before: 1 passed, 0 failed, 1 error" in " ".join(out.split())
     lines = err.splitlines()
     start = lines.index("1 run ended in an error:")
     assert lines[start + 1 : start + 4] == [

@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 import typer
 
+from .._words import plural
 from . import app, fail
 
 experiment_app: typer.Typer = typer.Typer(
@@ -30,10 +31,6 @@ def _console(stderr: bool = False) -> Any:
     if not console.is_terminal:  # piped or captured: the whole scoreboard, not an 80-column squeeze
         console.width = 180
     return console
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _load(spec: Path, command: str) -> Any:
@@ -138,8 +135,8 @@ def run_command(
         if event.kind == "planned":
             elsewhere = f", {event.elsewhere} running in another process" if event.elsewhere else ""
             err.print(
-                f"experiment {exp.name}: {event.total} runs "
-                f"({_plural(len(exp.layers), 'layer')} × {_plural(len(exp.models), 'model')} × {_plural(exp.runs, 'run')}), "
+                f"experiment {exp.name}: {plural(event.total, 'run')} "
+                f"({plural(len(exp.layers), 'layer')} × {plural(len(exp.models), 'model')} × {plural(exp.runs, 'run')}), "
                 f"{event.done} finished before, {event.pending} to run{elsewhere} · backend {backend} · "
                 f"store {store or exp.store}"
             )
@@ -147,7 +144,9 @@ def run_command(
                 task = progress_bar.add_task("runs", total=event.total, completed=event.done, status="")
         elif event.kind == "waiting" and progress_bar is not None and task is not None:
             # every finished run, whoever ran it
-            progress_bar.update(task, completed=event.done, status=f"waiting for {event.elsewhere} run(s) elsewhere")
+            progress_bar.update(
+                task, completed=event.done, status=f"waiting for {plural(event.elsewhere, 'run')} elsewhere"
+            )
         elif event.kind == "finished" and event.record is not None:
             outcome = event.record.outcome
             key = {"pass": "passed", "fail": "failed"}.get(outcome, "errors")
@@ -155,7 +154,7 @@ def run_command(
             if outcome == "error":
                 errored.append(event.record)
             if progress_bar is not None and task is not None:
-                status = f"{state['passed']} passed · {state['failed']} failed · {state['errors']} errors"
+                status = f"{state['passed']} passed · {state['failed']} failed · {plural(state['errors'], 'error')}"
                 progress_bar.update(task, advance=1, status=status)
 
     if not quiet:
@@ -204,8 +203,8 @@ def run_command(
     _print_errored(err, errored, again)
     out = _console()
     out.print(
-        f"{len(summary.records)} runs done now, {summary.skipped} finished before: "
-        f"{state['passed']} passed, {state['failed']} failed, {state['errors']} errors · records in {summary.store}"
+        f"{plural(len(summary.records), 'run')} done now, {summary.skipped} finished before: "
+        f"{state['passed']} passed, {state['failed']} failed, {plural(state['errors'], 'error')} · records in {summary.store}"
     )
     _print_left(out, summary, again, wait_timeout)
     out.print(f"scoreboard: toolwire experiment report {spec}" + (f" --store {store}" if store else ""))
@@ -232,7 +231,7 @@ def _print_left(console: Any, summary: Any, again: str, wait_timeout: float | No
         state = f"{len(summary.left) - running} finished there, {running} still running"
     others = "other processes" if len(holders) > 1 else "another process"
     console.print(
-        f"{_plural(len(summary.left), 'run')} left to {others}{where}: {state}",
+        f"{plural(len(summary.left), 'run')} left to {others}{where}: {state}",
         markup=False,
         soft_wrap=True,
     )
@@ -276,7 +275,7 @@ def _print_errored(console: Any, records: list[Any], again: str) -> None:
     type and message, and what to do next."""
     if not records:
         return
-    console.print(f"{_plural(len(records), 'run')} ended in an error:", markup=False)
+    console.print(f"{plural(len(records), 'run')} ended in an error:", markup=False)
     for record in records[:ERRORS_SHOWN]:
         text = " ".join(str(record.error or "unknown error").split())
         kind, sep, message = text.partition(": ")
@@ -290,7 +289,7 @@ def _print_errored(console: Any, records: list[Any], again: str) -> None:
         )
         console.print(f"    next: {step}", markup=False, soft_wrap=True)
     if len(records) > ERRORS_SHOWN:
-        console.print(f"  … and {_plural(len(records) - ERRORS_SHOWN, 'more errored run')}", markup=False)
+        console.print(f"  … and {plural(len(records) - ERRORS_SHOWN, 'more errored run')}", markup=False)
     console.print(
         f"  then run them again: toolwire experiment run {again} --retry-errors (finished runs are kept); "
         "each error is in the run store's check_output column",
@@ -338,7 +337,7 @@ def _cost_cell(c: Any) -> str:
     missing = [(n, why) for n, why in reasons if n]
     if c.cost_median is None and len(missing) == 1:
         return missing[0][1]  # every run of the cell lacks a cost for the same reason
-    notes = [f"{_plural(n, 'run')}: {why}" for n, why in missing]
+    notes = [f"{plural(n, 'run')}: {why}" for n, why in missing]
     if c.cost_median is None:
         return "; ".join(notes) or "–"
     return "; ".join([f"{_usd(c.cost_median)} ({_usd(c.cost_min)}–{_usd(c.cost_max)})", *notes])
@@ -436,7 +435,7 @@ def report_command(
     console.print(table)
     if beyond:
         console.print(
-            f"left out: {_plural(beyond, 'recorded run')} with a run index ≥ runs = {runs} (runs was lowered); "
+            f"left out: {plural(beyond, 'recorded run')} with a run index ≥ runs = {runs} (runs was lowered); "
             "raise runs in the spec to count them again",
             markup=False,
             soft_wrap=True,

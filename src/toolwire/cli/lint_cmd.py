@@ -8,6 +8,7 @@ from typing import Any, Optional
 import typer
 from typer.core import TyperCommand
 
+from toolwire._words import plural
 from toolwire.cli import _click, app
 
 
@@ -15,10 +16,6 @@ def _e(text: str) -> str:
     from rich.markup import escape
 
     return escape(text)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _parse_live(name: str) -> tuple[str, str]:
@@ -264,15 +261,15 @@ def lint(
     s = report.summary
     if skipped:
         console.print(  # (only a target without names has functions left out: it is the module or file)
-            f"note: not linted: {_plural(len(skipped), 'function')} without @toolwire.tool ({', '.join(skipped)}); "
+            f"note: not linted: {plural(len(skipped), 'function')} without @toolwire.tool ({', '.join(skipped)}); "
             f"to lint them as tools, name them: {target}:{','.join(skipped)}",
             highlight=False,
             markup=False,
         )
     console.print(
-        f"{_plural(s['tools'], 'tool')}: {_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {_plural(s['infos'], 'info')} "
+        f"{plural(s['tools'], 'tool')}: {plural(s['errors'], 'error')}, {plural(s['warnings'], 'warning')}, {plural(s['infos'], 'info')} "
         f"({len(RULES)} rules: toolwire lint --rules lists them)"
-        + (f"; {_plural(len(left_out), 'MCP tool')} left out" if left_out else ""),
+        + (f"; {plural(len(left_out), 'MCP tool')} left out" if left_out else ""),
         highlight=False,
     )
     raise typer.Exit(exit_code)

@@ -6,6 +6,7 @@ import json
 
 import typer
 
+from .._words import plural
 from . import app
 
 
@@ -69,7 +70,8 @@ def _print_report(doc: dict) -> None:
     t = doc["totals"]
     console.rule("Totals", align="left")
     console.print(
-        f"{t['files_ok']}/{t['files']} files ok · {t['responses']} responses · {t['tool_calls']} tool calls · "
-        f"{t['requests_matched']}/{t['requests']} requests matched · {t['expected_mismatches']} expected mismatches · "
-        f"{t['errors']} errors · {t['notes']} notes"
+        f"{t['files_ok']}/{plural(t['files'], 'file')} ok · {plural(t['responses'], 'response')} · "
+        f"{plural(t['tool_calls'], 'tool call')} · {t['requests_matched']}/{plural(t['requests'], 'request')} matched · "
+        f"{plural(t['expected_mismatches'], 'expected mismatch')} · {plural(t['errors'], 'error')} · "
+        f"{plural(t['notes'], 'note')}"
     )

@@ -13,6 +13,7 @@ from typing import Any, Callable, NoReturn, Optional
 
 import typer
 
+from .._words import plural
 from . import app
 
 
@@ -20,10 +21,6 @@ def _console(stderr: bool = False) -> Any:
     from . import console
 
     return console(stderr=stderr, highlight=False, soft_wrap=False, emoji=False)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _e(text: str) -> str:
@@ -63,7 +60,7 @@ def render_turn(console: Any, turn: Any) -> None:
     runs = turn.tool_runs
     if runs:
         if len(runs) > 1:
-            console.print(f"[magenta]{len(runs)} tool calls run in parallel[/]")
+            console.print(f"[magenta]{plural(len(runs), 'tool call')} run in parallel[/]")
         table = Table(show_header=True, header_style="bold", expand=False, show_lines=False)
         table.add_column("tool call")
         table.add_column("arguments", overflow="fold", max_width=50)
@@ -483,7 +480,7 @@ def _cost_text(result: Any) -> str:
     if cost.total.priced and cost.total.total_usd is not None:
         return f"cost ${cost.total.total_usd:.6f}"
     if cost.priced_usd:
-        return f"cost ${cost.priced_usd:.6f} + {_plural(cost.unpriced_turns, 'unpriced turn')}"
+        return f"cost ${cost.priced_usd:.6f} + {plural(cost.unpriced_turns, 'unpriced turn')}"
     return "cost unpriced"
 
 
@@ -510,7 +507,7 @@ def _summary(console: Any, result: Any) -> None:
         else f"tokens in {_n(u.input_tokens)} / out {_n(u.output_tokens)}"
     )
     console.print(
-        f"[dim]{_plural(len(result.turns), 'turn')} · {_plural(len(result.tool_runs), 'tool call')} ({_plural(result.tool_errors, 'error')}) · "
+        f"[dim]{plural(len(result.turns), 'turn')} · {plural(len(result.tool_runs), 'tool call')} ({plural(result.tool_errors, 'error')}) · "
         f"{usage} · {_cost_text(result)} · stop reason {result.stop_reason}[/]"
     )
 
@@ -527,7 +524,7 @@ class DemoView(LiveView):
             self.console.rule(f"[bold]Turn {event.turn}[/]", align="left")
         super().handle(event)
         if isinstance(event, ev.ResponseFinished) and len(event.response.tool_calls) > 1:
-            self.print(f"[magenta]{len(event.response.tool_calls)} tool calls run in parallel[/]")
+            self.print(f"[magenta]{plural(len(event.response.tool_calls), 'tool call')} run in parallel[/]")
 
 
 def show_run(console: Any, stream: Any, view: LiveView | None = None) -> Any:

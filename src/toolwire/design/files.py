@@ -23,6 +23,7 @@ from typing import Annotated, Any, Callable
 
 import pydantic
 
+from .._words import plural
 from ..errors import ToolError
 from ..secrets import tool_environment
 from ..tools import Tool, tool
@@ -335,7 +336,7 @@ def file_tools(
             via = f", link to {shown_name(e.target)}" if e.target is not None else ""
             if e.kind == "dir":
                 try:
-                    n = f"{len(_listdir(base, e.path)):,} entries"
+                    n = plural(len(_listdir(base, e.path)), "entry")
                 except ToolError:
                     n = "not listed (it changed into a link out of the root)"
                 except OSError as exc:
@@ -346,7 +347,7 @@ def file_tools(
                 size = e.st.st_size if e.st is not None else 0
                 lines = _count_lines(base, e.path)
                 extra = (
-                    f", {_plural(lines, 'line', 'lines')}"
+                    f", {plural(lines, 'line')}"
                     if lines is not None
                     else (", binary" if _is_binary(base, e.path) else "")
                 )
@@ -355,9 +356,9 @@ def file_tools(
                 rows.append(f"{name}  file, {format_size(size)}{extra}{via}")
             else:
                 rows.append(f"{name}  {_OTHER_KINDS.get(e.kind, e.kind + ', never opened')}{via}")
-        head = f"{shown_name(base.relative(p))}: {dirs} directories, {files} files"
+        head = f"{shown_name(base.relative(p))}: {plural(dirs, 'directory')}, {plural(files, 'file')}"
         if others:
-            head += f", {others} other entries"
+            head += f", {plural(others, 'other entry')}"
         head += f", {format_size(total_bytes)} in files"
         tail = ""
         if len(entries) > len(rows):
@@ -381,7 +382,7 @@ def file_tools(
         rows, total = _read_lines(base, p, path, start, size)
         if total and offset > total:
             raise ToolError(
-                f"offset {offset} is past the end of {path!r}, which has {total:,} lines",
+                f"offset {offset} is past the end of {path!r}, which has {plural(total, 'line')}",
                 hint=f"Call read_file with offset between 1 and {total}.",
                 retryable=False,
             )
@@ -494,7 +495,7 @@ def file_tools(
             return (
                 f"No matches for {_shown(pattern)} in {shown_name(base.relative(p))} ({searched} text files searched)."
             )
-        head = f"{count_note(len(shown), total, 'match')} in {_plural(len(per_file), 'file', 'files')}"
+        head = f"{count_note(len(shown), total, 'match')} in {plural(len(per_file), 'file')}"
         body = "\n".join(shown)
         if len(shown) < total:
             counts = ", ".join(f"{k}: {v}" for k, v in sorted(per_file.items(), key=lambda kv: -kv[1])[:20])
@@ -537,7 +538,7 @@ def file_tools(
             parts = [
                 f"{shown_cmd} did not finish within {limit:g} s and was stopped (SIGKILL to its process group"
                 + (
-                    f", which also stopped {_plural(len(run.leftovers), 'other process', 'other processes')}: {_procs(run.leftovers)}"
+                    f", which also stopped {plural(len(run.leftovers), 'other process')}: {_procs(run.leftovers)}"
                     if run.leftovers
                     else ""
                 )
@@ -569,7 +570,7 @@ def file_tools(
         notes = []
         if run.leftovers:
             notes.append(
-                f"note: the program exited but left {_plural(len(run.leftovers), 'background process', 'background processes')} "
+                f"note: the program exited but left {plural(len(run.leftovers), 'background process')} "
                 f"running ({_procs(run.leftovers)}); {'it was' if len(run.leftovers) == 1 else 'they were'} stopped (SIGKILL to its process group)"
             )
         if run.output_open:
@@ -694,7 +695,7 @@ def file_tools(
             lo, hi = max(1, first - 2), min(total, last + 2)
             lo = min(lo, hi)
             snippet = "\n".join(f"{n:>{len(str(hi))}}| {new_lines[n - 1]}" for n in range(lo, hi + 1))
-            return f"Replaced 1 occurrence in {path} (now {total:,} lines){note}. Lines {lo}-{hi} now read:\n{snippet}"
+            return f"Replaced 1 occurrence in {path} (now {plural(total, 'line')}){note}. Lines {lo}-{hi} now read:\n{snippet}"
 
     def build(fn: Callable[..., Any]) -> Tool:
         fn.__doc__ = (fn.__doc__ or "").replace("{rel}", _REL).replace("{max_timeout}", f"{max_timeout:g}")
@@ -735,10 +736,6 @@ def _write_failed(fd: int, data: bytes, path: str, exc: OSError) -> ToolError:
         hint="The edit was not applied; tell the user (the disk may be full).",
         retryable=None,
     )
-
-
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n:,} {one if n == 1 else many}"
 
 
 def _procs(members: list[tuple[int, str]]) -> str:
@@ -803,7 +800,7 @@ class _Capture:
             return shown
         shown_lines = shown.count("\n") + 1 if shown else 0
         return (
-            f"[... cut: showing the end, {shown_lines:,} of {_plural(total_lines, 'line', 'lines')} and {len(shown):,} of "
+            f"[... cut: showing the end, {shown_lines:,} of {plural(total_lines, 'line')} and {len(shown):,} of "
             f"{self.chars:,} characters (the cap is {max_lines:,} lines and {OUTPUT_CHAR_CAP:,} characters)]\n" + shown
         )
 
@@ -910,7 +907,7 @@ def run_program(
     notes = []
     if run.leftovers:
         notes.append(
-            f"the program left {_plural(len(run.leftovers), 'background process', 'background processes')} "
+            f"the program left {plural(len(run.leftovers), 'background process')} "
             f"running ({_procs(run.leftovers)}); stopped (SIGKILL to its process group)"
         )
     if run.output_open:

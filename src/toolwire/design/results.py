@@ -115,12 +115,9 @@ def count_note(
     """``"3 matches"`` or ``"showing 100 of 1,342 matches"`` + how to narrow when truncated.
     ``plural`` defaults to ``noun + "s"`` (``"es"`` after s/x/ch/sh, ``"ies"`` after a consonant + y)."""
     if plural is None:
-        if noun.endswith(("s", "x", "ch", "sh")):
-            plural = noun + "es"
-        elif noun.endswith("y") and noun[-2:-1] not in "aeiou":
-            plural = noun[:-1] + "ies"
-        else:
-            plural = noun + "s"
+        from .._words import plural_of
+
+        plural = plural_of(noun)
     if shown >= total:
         return f"{total:,} {noun if total == 1 else plural}"
     note = f"showing {shown:,} of {total:,} {plural}"

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable, TypeGuard
 
+from .._words import plural
 from ..schema.report import json_pointer
 
 __all__ = ["Unsatisfiable", "unsatisfiable_parts", "MAX_STEPS", "MAX_DEPTH"]
@@ -513,7 +514,7 @@ class _Analysis:
                 return [
                     _Cause(
                         path,
-                        f'"contains" needs {cmin} matching item(s) but "maxItems" is {hi}, so no array fits',
+                        f'"contains" needs {plural(cmin, "matching item")} but "maxItems" is {hi}, so no array fits',
                         'lower "minContains" or raise "maxItems"',
                     )
                 ]
@@ -527,7 +528,9 @@ class _Analysis:
                 if i < lo:
                     return r.causes
                 for c in r.causes:
-                    self.warnings.append((c, f"The array at {where} can therefore hold at most {i} item(s).", True))
+                    self.warnings.append(
+                        (c, f"The array at {where} can therefore hold at most {plural(i, 'item')}.", True)
+                    )
                 break
         else:
             if items is not True:
@@ -537,7 +540,9 @@ class _Analysis:
                         return r.causes
                     if not (items is False and prefix):  # "items": false closes a tuple on purpose
                         for c in r.causes:
-                            at_most = f"can hold at most {len(prefix)} item(s)" if prefix else "can only be empty"
+                            at_most = (
+                                f"can hold at most {plural(len(prefix), 'item')}" if prefix else "can only be empty"
+                            )
                             self.warnings.append((c, f"The array at {where} therefore {at_most}.", True))
         if "contains" in n and cmin > 0:
             r = self.node(contains, path + ("contains",))

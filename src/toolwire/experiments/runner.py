@@ -36,6 +36,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from .._words import plural
 from ..errors import ConfigurationError, RunLimitExceeded
 from ..store import (
     _ANY,
@@ -440,7 +441,7 @@ def check_project_sync(exp: Experiment, root: Path) -> tuple[bool, str]:
         notes.append(f"the checker ran past {exp.checker_timeout:g} s and was stopped (with every process it started)")
     elif run.leftovers:
         names = ", ".join(sorted({name for _, name in run.leftovers}))
-        notes.append(f"(the checker left {len(run.leftovers)} process(es) running: {names}; they were stopped)")
+        notes.append(f"(the checker left {plural(len(run.leftovers), 'process')} running: {names}; they were stopped)")
     if run.returncode not in (0, None):
         notes.append(f"(exit status {run.returncode})")
     text = "\n".join([out, *notes]).strip()

@@ -63,6 +63,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from .._words import plural
 from ..errors import ConfigurationError
 
 __all__ = [
@@ -499,7 +500,7 @@ def check_experiment(
         raise ExperimentSpecError(
             source,
             "runs",
-            f"{runs} runs × {len(layers)} layer(s) × {len(models)} model(s) is {total} runs; "
+            f"{plural(runs, 'run')} × {plural(len(layers), 'layer')} × {plural(len(models), 'model')} is {total:,} runs; "
             f"an experiment holds at most {MAX_RUNS:,} runs, lower runs or split the experiment",
         )
 

@@ -32,6 +32,8 @@ from typing import Any, NoReturn
 
 import pytest
 
+from .._words import plural
+
 __all__ = [
     "cassette",
     "scrubbed_names",
@@ -306,7 +308,7 @@ class _TransportGuard:
         pytest.fail(
             f"toolwire: the cassette {self.cassette_path} has no recorded answer for request {self.sent} of this test: "
             f"{request.method} {request.url.path}\n"
-            f"  it holds {recorded} recorded request(s), {played} already played; requests are matched in order on {what}\n"
+            f"  it holds {plural(recorded, 'recorded request')}, {played} already played; requests are matched in order on {what}\n"
             f"  the test now sends a different or an extra request; re-record it with an API key: "
             f"pytest --toolwire-record {self.nodeid}",
             pytrace=False,

@@ -33,10 +33,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator
 
+from .._words import plural
 from ..adapter import Model, ModelRequest
 from ..context import ToolContext
 from ..errors import RunLimitExceeded, ToolwireError
@@ -53,6 +55,9 @@ from ..types import (
     ToolResult,
 )
 from .cassettes import Interaction, MalformedCassette, NotACassette, load_cassette
+
+#: The count a repeated note carries, added when the notes are gathered: " (seen 2 times)".
+_SEEN = re.compile(r" \(seen [\d,]+ times?\)$")
 
 __all__ = ["replay_file", "replay_paths", "FileReport", "PROVIDER_FOR_API", "compare_requests"]
 
@@ -418,7 +423,7 @@ def compare_requests(
             else:
                 diffs.append(f"{where}: text {ca['text']!r} vs recorded {cb['text']!r}")
         if len(ca["tool_calls"]) != len(cb["tool_calls"]):
-            diffs.append(f"{where}: {len(ca['tool_calls'])} tool calls vs recorded {len(cb['tool_calls'])}")
+            diffs.append(f"{where}: {plural(len(ca['tool_calls']), 'tool call')} vs recorded {len(cb['tool_calls'])}")
         for k, (x, y) in enumerate(zip(ca["tool_calls"], cb["tool_calls"])):
             if x["name"] != y["name"] or x["arguments"] != y["arguments"]:
                 diffs.append(
@@ -447,7 +452,9 @@ def compare_requests(
                     diffs.append(f"{where} tool call {k}: id {x['id']!r} vs recorded {y['id']!r}")
             call_pos[str(k)] = (i, k)
         if len(ca["tool_results"]) != len(cb["tool_results"]):
-            diffs.append(f"{where}: {len(ca['tool_results'])} tool results vs recorded {len(cb['tool_results'])}")
+            diffs.append(
+                f"{where}: {plural(len(ca['tool_results']), 'tool result')} vs recorded {len(cb['tool_results'])}"
+            )
         for k, (x, y) in enumerate(zip(ca["tool_results"], cb["tool_results"])):
             if x != y and x.get("is_error") is True and y.get("is_error") is True:
                 # both harnesses refused the call (an unknown tool, invalid arguments): each words
@@ -585,8 +592,8 @@ async def _replay_segment(
         for n in notes:
             report._note_counts[n] = report._note_counts.get(n, 0) + 1
         report.requests.append({"interaction": inters[k].index, "matches": ok, "diff": diff})
-    report.notes = [n for n in report.notes if not n.endswith(" time(s))")]
-    report.notes += [f"{n} (seen {c} time(s))" for n, c in report._note_counts.items()]
+    report.notes = [n for n in report.notes if not _SEEN.search(n)]
+    report.notes += [f"{n} (seen {plural(c, 'time')})" for n, c in report._note_counts.items()]
 
 
 #: The endpoints ``toolwire replay`` decodes, as its messages name them: a model turn of each API.
@@ -655,10 +662,10 @@ async def replay_file(path: str | Path, display_name: str | None = None) -> File
     if api is None or (not usable and not report.errors):
         shown = sorted({_path(i.uri) for i in inters})
         report.errors.append(
-            f"nothing replayable: none of its {len(inters)} interaction(s) is a request to a model endpoint "
+            f"nothing replayable: none of its {plural(len(inters), 'interaction')} is a request to a model endpoint "
             f"toolwire replays ({_REPLAYED_ENDPOINTS}); it holds requests to "
             + ", ".join(shown[:5])
-            + (f" and {len(shown) - 5} other path(s)" if len(shown) > 5 else "")
+            + (f" and {plural(len(shown) - 5, 'other path')}" if len(shown) > 5 else "")
         )
         return report
     if len(apis) > 1:

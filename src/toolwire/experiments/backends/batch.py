@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..._words import plural
 from ...batch import DEFAULT_MAX_WAIT, BatchPending, BatchRounds, BatchStateUnknown, _check_polling
 from ...store import RunTaken
 
@@ -119,7 +120,8 @@ class BatchBackend:
             )
             why = f"; polling stopped on a state the vendor does not document ({', '.join(odd)})" if odd else ""
             raise BatchPending(
-                f"{len(waiting)} run(s) wait for batch job(s) {shown}{why}; run the same command again "
+                f"{plural(len(waiting), 'run')} {'waits' if len(waiting) == 1 else 'wait'} for batch "
+                f"{'job' if len(jobs) == 1 else 'jobs'} {shown}{why}; run the same command again "
                 "to collect their results (nothing is submitted again)",
                 jobs,
                 states,
