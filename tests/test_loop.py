@@ -467,7 +467,8 @@ def test_the_same_call_repeated_under_one_vendor_id_in_one_response_is_refused_n
     assert ran == ["a"]
     assert [x.result.content for x in r.tool_runs] == [
         "ok",
-        "Tool call 'note' was not run: duplicate tool call id t1 in one response.\nMake a new tool call if you still need the result.",
+        "Tool call 'note' was not run: duplicate tool call id t1 in one response (it repeats the earlier call t1 of "
+        "this response, which is the one answered).\nMake a new tool call if you still need the result.",
     ]
 
 

@@ -25,6 +25,7 @@ from .context import ToolContext
 from .errors import ERROR_TAIL_CHARS, MAX_ERROR_CHARS, ToolError, _text_of, cap_error_text, cut_text
 from .tools import Tool, start_in_daemon_thread
 from .types import DocumentPart, ImagePart, TextPart, ToolCall, ToolResult, loaded_at, loaded_field, loaded_part
+from .wire import duplicate_id_invalid
 
 _PROBLEMS_SHOWN = 5  # schema problems quoted in one invalid-arguments result; the rest are counted
 #: Characters of one schema problem in an invalid-arguments result (its middle is cut beyond).
@@ -634,6 +635,14 @@ class ToolExecutor:
                 "Call the tool again with the complete arguments; keep long values shorter or split the work into several calls."
             )
         reason = call.invalid
+        if reason is not None and reason == duplicate_id_invalid(call.id):
+            # the id is the one the history holds (a repeat of a call that got an id of its own
+            # carries that id: toolwire.wire.reissue_shared_ids)
+            return (
+                f"Tool call {self.seen(call.name)!r} was not run: {reason} (it repeats the earlier call "
+                f"{call.id} of this response, which is the one answered).\nMake a new tool call if you still "
+                "need the result."
+            )
         if reason is not None and "argument" not in reason and "JSON" not in reason:
             # not about the arguments (e.g. a duplicate call id): say the call was refused
             return f"Tool call {self.seen(call.name)!r} was not run: {reason}.\nMake a new tool call if you still need the result."

@@ -316,7 +316,9 @@ def reissue_shared_ids(calls: list[ToolCall], *, valid_only: bool = False) -> No
     text to every API as long as each result names its call's id, and ``_`` and digits are
     allowed in every API's ids (Anthropic ``^[a-zA-Z0-9_-]+$``). A repeat of the very same call
     (same name and arguments under one id: mudler/LocalAI#9722 streams one call at two indexes)
-    keeps its id, so :func:`mark_duplicate_ids` marks it a duplicate: never run twice.
+    takes the id of the call it repeats — its own, or the new id that call got (calls ``B``,
+    ``B'``, ``B'`` under one id ``B``: the third becomes a repeat of ``B_1``) — so
+    :func:`mark_duplicate_ids` marks it a duplicate of that call: never run twice.
     ``valid_only=True`` leaves the calls already marked ``invalid`` as they are (their ids still
     count as taken, and a later, different valid call sharing the id of one gets an id of its own,
     as without it): the run loop's pass over a response an adapter has checked already."""
@@ -333,8 +335,13 @@ def reissue_shared_ids(calls: list[ToolCall], *, valid_only: bool = False) -> No
             continue
         if valid_only and call.invalid is not None:
             continue  # (an invalid call first with its id holds it, as above)
-        if any(_same_call(call, e) for e in earlier):
-            continue  # the very same call again: a duplicate (not run twice)
+        same = next((e for e in earlier if _same_call(call, e)), None)
+        if same is not None:
+            # the very same call again: a duplicate (not run twice), under the id of the call it
+            # repeats (``B_2`` when that call got an id of its own), so its text names the call
+            # the history holds
+            call.id = same.id
+            continue
         new = f"{call.id}_{position}"
         while new in taken:
             new += "_"
