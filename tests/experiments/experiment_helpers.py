@@ -22,9 +22,9 @@ RUNS = {
     ("byte-sizes", 0): (6, 7, 0, 8999, 310, Decimal("0.031647")),
     ("byte-sizes", 1): (6, 7, 0, 8999, 310, Decimal("0.031647")),
     ("byte-sizes", 2): (7, 8, 1, 11227, 407, Decimal("0.039786")),
-    ("file-kit", 0): (6, 7, 0, 9742, 310, Decimal("0.033876")),
-    ("file-kit", 1): (6, 7, 0, 9742, 310, Decimal("0.033876")),
-    ("file-kit", 2): (7, 8, 1, 12107, 407, Decimal("0.042426")),
+    ("file-kit", 0): (6, 7, 0, 9736, 310, Decimal("0.033858")),
+    ("file-kit", 1): (6, 7, 0, 9736, 310, Decimal("0.033858")),
+    ("file-kit", 2): (7, 8, 1, 12098, 407, Decimal("0.042399")),
 }
 
 # Claude Sonnet 4.5 list prices (https://www.anthropic.com/pricing#api): $3 per million input
@@ -94,11 +94,11 @@ EXPECTED_SCOREBOARD = {
         Fraction(19, 3),
         Fraction(1, 3),
         Fraction(1027, 3),
-        Fraction(9742),
-        9742,
-        12107,
-        Decimal("0.033876"),
-        Decimal("0.033876"),
-        Decimal("0.042426"),
+        Fraction(9736),
+        9736,
+        12098,
+        Decimal("0.033858"),
+        Decimal("0.033858"),
+        Decimal("0.042399"),
     ),
 }

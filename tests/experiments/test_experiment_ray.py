@@ -103,4 +103,4 @@ def test_ray_backend_resumes_an_interrupted_experiment(ray_cluster, tmp_path):
     assert again.skipped == 2 and [r.run.run_id for r in again.records] == [victim]
     with RunStore(store) as db:
         run = db.get(victim)
-    assert (run.attempt, run.outcome, run.turns, run.usage["input_tokens"]) == (2, "pass", 6, 9742)
+    assert (run.attempt, run.outcome, run.turns, run.usage["input_tokens"]) == (2, "pass", 6, 9736)
