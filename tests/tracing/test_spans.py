@@ -238,8 +238,9 @@ def test_a_known_key_in_an_error_message_is_scrubbed_from_every_span(spans, monk
     def respond(request):
         raise RuntimeError("auth failed for " + key)
 
-    with pytest.raises(RuntimeError):
+    with pytest.raises(toolwire.errors.ConfigurationError) as info:  # (the function's error, typed)
         toolwire.run_sync(ScriptedModel(respond=respond), "go", tracing=toolwire.tracing.Tracing(provider))
+    assert key not in str(info.value) and isinstance(info.value.__cause__, RuntimeError)
     finished = exporter.get_finished_spans()
     assert {s.name for s in finished} >= {"invoke_agent"}
     texts = []

@@ -17,7 +17,7 @@ import json
 from typing import Any, Awaitable, Callable, Iterable, cast
 
 from ..adapter import Model, ModelRequest
-from ..errors import ConfigurationError, ToolwireError, _text_of
+from ..errors import ConfigurationError, ToolwireError, _scrubbed, _text_of
 from ..types import STOP_REASONS, Message, ReasoningPart, Response, TextPart, ToolCall, ToolResult, Usage
 
 __all__ = ["TestModel", "ScriptedModel", "example_arguments", "call"]
@@ -482,9 +482,11 @@ class ScriptedModel(_OfflineModel):
                 raise
             except Exception as exc:  # the script's own bug: a typed error, so the run keeps its state
                 raise ConfigurationError(
-                    f"{where} {_function_name(function)} raised {_described(exc)} on request {n}: fix the "
-                    "function (its exception is this error's __cause__), or raise a toolwire error such as "
-                    "ProviderError from it to test a failed request"
+                    _scrubbed(  # (a known credential the exception quotes: not repeated here)
+                        f"{where} {_function_name(function)} raised {_described(exc)} on request {n}: fix the "
+                        "function (its exception is this error's __cause__), or raise a toolwire error such as "
+                        "ProviderError from it to test a failed request"
+                    )
                 ) from exc
         elif hasattr(item, "__await__"):
             item = await cast("Awaitable[Any]", item)
