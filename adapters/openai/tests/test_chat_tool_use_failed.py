@@ -159,3 +159,19 @@ def test_another_400_is_still_an_error() -> None:
     model, _ = _model([json_response(other, status=400)])
     with pytest.raises(ProviderError, match="model not found"):
         toolwire.run_sync(model, "hi", tools=[get_user])
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_a_failed_generation_with_nan_arguments_is_answered_not_valid_json(stream) -> None:
+    # json.loads reads NaN into a float no request can carry back: the call is answered as
+    # invalid JSON (as a streamed call with the same text is), the run goes on
+    bad = {"error": {**REFUSED["error"], "failed_generation": '{"name": "get_user", "arguments": {"name": NaN}}'}}
+    first = _sse(bad) if stream else json_response(bad, status=400)
+    later = [_sse_of(CALL_OK), _sse_of(DONE)] if stream else [json_response(CALL_OK), json_response(DONE)]
+    model, sent = _model([first, *later], stream=stream)
+    result = toolwire.run_sync(model, "Who is ada?", tools=[get_user])
+    assert result.text == "Ada is a user."
+    (refused,) = result.turns[0].tool_runs
+    assert refused.call.arguments is None and refused.result.is_error
+    assert "NaN is not a JSON number" in refused.result.text
+    assert sent[1]["messages"][-1]["content"].startswith("Error: Invalid arguments for tool 'get_user'")

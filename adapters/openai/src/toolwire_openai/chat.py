@@ -1756,11 +1756,11 @@ def failed_generation_calls(generation: str, seed: Any) -> list[ToolCall]:
         if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"]:
             return []
         raw = item.get("arguments", item.get("parameters"))
-        if isinstance(raw, dict):
-            args, invalid, text = raw, None, json.dumps(raw, ensure_ascii=False)
-        else:
-            text = raw if isinstance(raw, str) else json.dumps(raw)
-            args, invalid = parse_arguments(text)
+        # an object is checked as the JSON text it came in would be: json.loads took NaN /
+        # Infinity, which no request can carry back (they are not JSON), so the call is answered
+        # "not valid JSON" rather than the next request failing to encode
+        text = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
+        args, invalid = parse_arguments(text)
         calls.append(ToolCall(synth_call_id(seed, None, pos), item["name"], args, text, invalid, False, True))
     return calls
 
