@@ -72,3 +72,19 @@ def test_a_forced_mode_without_any_tool_is_still_refused(mock_model) -> None:
     with pytest.raises(RequestRefused, match="tool-config-without-tools"):
         asyncio.run(model.send(req))
     assert model.sent == []
+
+
+def test_snake_case_builtin_tools_are_imported_too(mock_model) -> None:
+    # a body in the SDK's snake_case spelling (google.genai.types.Tool.google_search): the
+    # built-in tool was dropped on import, and the forced mode then refused for want of a tool
+    body = copy.deepcopy(SEARCH_ONLY)
+    body["tools"] = [{"google_search": {}}, {"url_context": {}}]
+    body["tool_config"] = {"function_calling_config": {"allowed_function_names": [], "mode": "ANY"}}
+    del body["toolConfig"]
+    req = GeminiCodec().decode_request(body)
+    provider = [t for t in req.tools if isinstance(t, ProviderTool)]
+    assert [(t.vendor, t.type) for t in provider] == [("gemini", "googleSearch"), ("gemini", "urlContext")]
+    model = mock_model(_answer, model_id="gemini-3-pro-image-preview")
+    resp = asyncio.run(model.send(req))
+    assert resp.text == "Here is the chart."
+    assert model.sent[0].json["tools"] == [{"googleSearch": {}}, {"urlContext": {}}]

@@ -1222,7 +1222,11 @@ class GeminiCodec:
         for entry in tools:
             if not isinstance(entry, dict):
                 continue
-            for key, value in entry.items():
+            for spelled, value in entry.items():
+                # either spelling, as everywhere in a request body (google.genai.types.Tool's
+                # google_search / code_execution / url_context are the same fields as
+                # googleSearch / codeExecution / urlContext): sent back in camelCase
+                key = spelled if spelled in known or not isinstance(spelled, str) else _camel(spelled)
                 info = known.get(key)
                 if info is None or info.side != "server":
                     continue  # functionDeclarations (decoded above), computerUse, an unknown field
