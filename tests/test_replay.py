@@ -839,3 +839,26 @@ def test_replay_sends_each_request_through_the_models_own_codec(tmp_path):
     (f,) = doc["files"]
     assert [r["matches"] for r in f["requests"]] == [True, True]
     assert f["responses"][1]["text"] == "You rolled 4."
+
+
+@pytest.mark.parametrize("status", [401, 404, 429])
+def test_a_request_recorded_with_a_non_content_4xx_that_toolwire_refuses_still_fails(tmp_path, status):
+    """A 401 / 404 / 429 says nothing about what the request held (a bad key, a missing model, a
+    rate limit): toolwire refusing that request before sending is still a failure, not a note."""
+    body = json.dumps(
+        {
+            "model": "claude-haiku-4-5",
+            "max_tokens": 100,
+            "temperature": 1.5,
+            "messages": [{"role": "user", "content": "hi"}],
+        }
+    )
+    limited = _interaction("https://api.anthropic.com/v1/messages", body)
+    limited["response"]["status"] = {"code": status}
+    limited["response"]["body"] = {
+        "string": json.dumps({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}})
+    }
+    code, doc = _replay_cli(_cassette(tmp_path, "limited.yaml", limited))
+    assert code == 1, doc
+    (err,) = doc["files"][0]["errors"]
+    assert f"recorded HTTP {status} gave RequestRefused" in err and "sampling-range" in err

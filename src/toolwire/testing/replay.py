@@ -384,6 +384,13 @@ def _result_ids(m: Message) -> list[str]:
     return [p.tool_call_id for p in m.parts if isinstance(p, ToolResult)]
 
 
+#: The recorded HTTP statuses by which a vendor refused a request for what it held (Anthropic
+#: 400 ``invalid_request_error`` and 413 ``request_too_large``, OpenAI 400, Gemini 400
+#: ``INVALID_ARGUMENT``, 422 of Chat-compatible servers). Another 4xx (401, 403, 404, 408, 409,
+#: 429) says nothing about the request's content: toolwire refusing it is still a failure.
+_CONTENT_REFUSED = frozenset({400, 413, 422})
+
+
 _ERROR_TEXT_NOTE = (
     "an error result answering a call is worded by toolwire, not as the recording client worded its own "
     "(both answered the call as an error)"
@@ -757,7 +764,7 @@ async def _replay_error(api: str, inter: Interaction, recorded: ModelRequest, re
     except ToolwireError as exc:
         from ..errors import RequestRefused
 
-        if isinstance(exc, RequestRefused) and 400 <= inter.status < 500:
+        if isinstance(exc, RequestRefused) and inter.status in _CONTENT_REFUSED:
             # the vendor refused the recorded request, and toolwire refuses it before sending:
             # the outcome the recording shows, reached without a round trip
             record["error"] = {
