@@ -157,3 +157,29 @@ def test_a_tool_addition_directive_rides_in_the_system_message(mock_model, wire)
     sent, resp = _send(mock_model, wire, body, "claude-sonnet-4-6")
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]  # nothing left to send: dropped
     assert any("tool_addition / tool_removal block(s) left out" in c.detail for c in resp.preflight)
+
+
+def test_whitespace_text_in_a_system_message_is_left_out_as_in_a_user_message(mock_model, wire) -> None:
+    # a user message's whitespace-only text is left out (the API refuses it); a system message's
+    # was refused instead, and a system message left with nothing is dropped, not sent empty
+    conv = [
+        Message.user("Review it."),
+        Message("user", [TextPart("  \n")], {"anthropic": {"role": "system"}}),
+        Message("user", [TextPart("Be terse."), TextPart(" ")], {"anthropic": {"role": "system"}}),
+        Message.user("Again."),
+    ]
+    model = mock_model(
+        [wire.json_response(wire.message_body([{"type": "text", "text": "ok"}]))], model_id="claude-opus-4-8"
+    )
+    resp = run(model.send(model.build_request(conv)))
+    assert resp.text == "ok"
+    assert model.sent[0].json["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "Review it."}]},
+        {"role": "system", "content": [{"type": "text", "text": "Be terse."}]},
+        {"role": "user", "content": [{"type": "text", "text": "Again."}]},
+    ]
+    assert [(c.rule, c.pointer) for c in resp.preflight if not c.lossy] == [
+        ("anthropic.conversation.empty-text", "/messages/1/content/0"),
+        ("anthropic.conversation.empty-text", "/messages/2/content/1"),
+        ("anthropic.conversation.empty-content", "/messages/1"),
+    ]

@@ -892,7 +892,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "anthropic.conversation.empty-text",
-        "Text blocks are non-empty; user text blocks hold non-whitespace text.",
+        "Text blocks are non-empty; user (and mid-conversation system) text blocks hold non-whitespace text.",
         'API error texts "messages: text content blocks must be non-empty" (anthropics/claude-code#59812) and '
         '"messages: text content blocks must contain non-whitespace text" (anthropics/claude-code#23369); a recorded '
         'request with a " " text block in an earlier assistant turn was accepted',
@@ -3912,16 +3912,22 @@ def _system_messages_as_user(msgs: list[Any], settled: int, model: Any, report: 
     return out
 
 
+#: The roles whose whitespace-only text is left out (the API refuses it: "text content blocks
+#: must contain non-whitespace text"): a user message, and a system message inside the
+#: conversation, which holds the same text blocks (anthropic.types.SystemMessageParam).
+_WHITESPACE_DROPPED = ("user", "system")
+
+
 def _repair_message(mi: int, m: dict[str, Any], report: Any, *, final: bool) -> None:
     content = m.get("content")
     if isinstance(content, str):
-        if content and m.get("role") == "user" and not content.strip():
+        if content and m.get("role") in _WHITESPACE_DROPPED and not content.strip():
             m["content"] = []
             report.add("anthropic.conversation.empty-text", f"/messages/{mi}/content", "whitespace-only text left out")
         return
     if not isinstance(content, list):
         return
-    user = m.get("role") == "user"
+    user = m.get("role") in _WHITESPACE_DROPPED
     kept: list[Any] | None = None  # a new list once a block is left out
     for bi, b in enumerate(content):
         if isinstance(b, dict):
@@ -4076,6 +4082,12 @@ def _merge_turns(msgs: list[Any], report: Any, settled: int = 0) -> tuple[list[A
     for mi in range(settled, n):
         m = msgs[mi]
         role = m.get("role") if isinstance(m, dict) else None
+        if role == "system" and (m.get("content") == [] or m.get("content") == ""):
+            # a system message inside the conversation left without text (its whitespace-only
+            # text left out): dropped like a user message; it is never merged with another
+            report.add("anthropic.conversation.empty-content", f"/messages/{mi}", "a message without content left out")
+            where.append(None)
+            continue
         if role != "user" and role != "assistant":
             where.append(len(out))
             out.append(m)
