@@ -175,3 +175,45 @@ def test_a_failed_generation_with_nan_arguments_is_answered_not_valid_json(strea
     assert refused.call.arguments is None and refused.result.is_error
     assert "NaN is not a JSON number" in refused.result.text
     assert sent[1]["messages"][-1]["content"].startswith("Error: Invalid arguments for tool 'get_user'")
+
+
+def test_a_refused_call_that_had_begun_to_stream_is_that_call_not_a_second_one() -> None:
+    # the server streamed the call's start, then refused it: the run answers that one call with
+    # the server's reason (no copy of it from failed_generation), and the model tries again
+    chunk = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "openai/gpt-oss-120b",
+        "choices": [
+            {
+                "index": 0,
+                "delta": {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {
+                            "index": 0,
+                            "id": "fc_0",
+                            "type": "function",
+                            "function": {"name": "get_user", "arguments": '{"fo'},
+                        }
+                    ],
+                },
+                "finish_reason": None,
+            }
+        ],
+    }
+    err = {"error": {**REFUSED["error"], "status_code": 400}}
+    first = httpx2.Response(
+        200,
+        headers={"content-type": "text/event-stream"},
+        text=f"data: {json.dumps(chunk)}\n\nevent: error\ndata: {json.dumps(err)}\n\n",
+    )
+    model, sent = _model([first, _sse_of(CALL_OK), _sse_of(DONE)], stream=True)
+    result = toolwire.run_sync(model, "Who is ada?", tools=[get_user])
+    assert result.text == "Ada is a user."
+    (refused,) = result.turns[0].tool_runs
+    assert refused.call.id == "fc_0" and refused.result.is_error
+    assert "the server refused this tool call" in refused.result.text
+    assistant = sent[1]["messages"][-2]
+    assert [c["id"] for c in assistant["tool_calls"]] == ["fc_0"]

@@ -480,25 +480,46 @@ class OpenAIChatModel(_OpenAIModel):
         already streamed, or stop reason ``error``."""
         events = super().send_stream(request)
         top = -1  # the highest part index streamed so far
+        open_calls: dict[int, None] = {}  # calls started and not ended (in order)
+        texted = False  # some text was streamed
         try:
             async for ev in events:
                 at = getattr(ev, "index", None)
                 if isinstance(at, int) and at > top:
                     top = at
+                kind = type(ev)
+                if kind is ToolCallStart:
+                    open_calls[ev.index] = None  # type: ignore[union-attr]
+                elif kind is ToolCallEnd:
+                    open_calls.pop(ev.index, None)  # type: ignore[union-attr]
+                elif kind is TextDelta:
+                    texted = True
+                elif kind is StopEvent or type(ev).__name__ == "RetryNotice":
+                    open_calls.clear()  # (a retry starts the answer over)
+                    texted = False
                 yield ev
         except ProviderError as exc:
             answer = _tool_use_failed_answer(exc, request)
             if answer is None:
                 raise
+            pd = answer.provider_data
+            if open_calls:
+                # the refused call had begun to stream: it is that call, ended as refused (the
+                # run answers it with the server's reason), not a second copy of it
+                why = (pd.get(CHAT_API) or {}).get("tool_use_failed") or "tool_use_failed"
+                for at in open_calls:
+                    yield ToolCallEnd(at, invalid=f"the server refused this tool call: {why}")
+                yield StopEvent("tool_use", answer.vendor_stop_reason, pd)
+                return
             for k, call in enumerate(answer.tool_calls):
                 yield ToolCallStart(top + 1 + k, call.id, call.name, id_synthesized=True)
                 yield ToolCallEnd(top + 1 + k, raw_arguments=call.raw_arguments or "{}")
-            if not answer.tool_calls:
+            if not answer.tool_calls and not texted:  # (text already streamed is the model's own)
                 for part in answer.parts:
                     if isinstance(part, TextPart):
                         top += 1
                         yield TextDelta(top, part.text)
-            yield StopEvent(answer.stop_reason, answer.vendor_stop_reason, answer.provider_data)
+            yield StopEvent(answer.stop_reason, answer.vendor_stop_reason, pd)
         finally:
             aclose = getattr(events, "aclose", None)
             if aclose is not None:
