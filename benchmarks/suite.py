@@ -1319,9 +1319,12 @@ def _own_for(api: str) -> None:
         return wrapper
 
     codec_class = type(model.codec)
+    # the outermost send of the model's class (an adapter may wrap Transport.send: OpenAI Chat
+    # turns a server's refused tool call into the model's answer), so its preflight is inside
+    sender = next(c for c in type(model).__mro__ if "send" in c.__dict__)
     patches = [
         (sdk.AsyncAPIClient, "request", timed_async, "sdk"),
-        (tw_transport.Transport, "send", timed_async, "send"),
+        (sender, "send", timed_async, "send"),
         (tw_adapter.Model, "_preflight", timed_sync, "preflight"),
         (codec_class, "encode_request", timed_sync, "encode"),
         (tw_adapter, "_dumps_bytes", timed_sync, "json"),
