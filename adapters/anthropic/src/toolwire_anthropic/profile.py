@@ -2927,9 +2927,9 @@ class AnthropicProfile(Profile):
         msgs = body["messages"] if "messages" in body else None
         if type(msgs) is not list and not isinstance(msgs, list):
             return body
-        if not takes_system_messages(body.get("model")) and any(
+        if any(
             type(m) is dict and "role" in m and m["role"] == "system" for m in msgs[settled:]
-        ):
+        ) and not takes_system_messages(body.get("model")):
             msgs = body["messages"] = _system_messages_as_user(msgs, settled, body.get("model"), report)
         if not (body["tools"] if "tools" in body else None):
             used = list(
