@@ -725,7 +725,7 @@ def test_a_request_the_vendor_refused_and_toolwire_refuses_too_is_not_a_failure(
     assert "sampling-range" in doc["files"][0]["errors"][0]
 
 
-def _unknown_tool_cassette(tmp_path, name: str, recorded_result: dict):
+def _unknown_tool_cassette(tmp_path, name: str, recorded_result: dict, tool: str = "list_files"):
     tools = [{"name": "get_file", "description": "Read a file.", "input_schema": {"type": "object"}}]
     first = {
         "model": "claude-haiku-4-5",
@@ -733,7 +733,7 @@ def _unknown_tool_cassette(tmp_path, name: str, recorded_result: dict):
         "tools": tools,
         "messages": [{"role": "user", "content": "go"}],
     }
-    call = {"type": "tool_use", "id": "toolu_01A", "name": "list_files", "input": {}}
+    call = {"type": "tool_use", "id": "toolu_01A", "name": tool, "input": {}}
     second = dict(
         first,
         messages=[
@@ -753,19 +753,24 @@ def _unknown_tool_cassette(tmp_path, name: str, recorded_result: dict):
 
 
 def test_an_error_result_worded_by_the_recording_client_is_a_note_not_a_mismatch(tmp_path):
-    """The model called a tool the request does not declare; the recording client answered with
-    its own error text, toolwire answers with its own: both refused the call, so the request
-    matches (with a note). A call the recording client ran with success still does not match."""
-    theirs = {"content": "Unknown tool name: 'list_files'. Available tools: 'get_file'", "is_error": True}
-    code, doc = _replay_cli(_unknown_tool_cassette(tmp_path, "error.yaml", theirs))
+    """The model called a tool no request declares, under a name no toolwire tool can have
+    ('1list': Anthropic takes a leading digit); the recording client answered with its own error
+    text, toolwire answers the call as unknown in its own words: both refused the call, so the
+    request matches (with a note)."""
+    theirs = {"content": "Unknown tool name: '1list'. Available tools: 'get_file'", "is_error": True}
+    code, doc = _replay_cli(_unknown_tool_cassette(tmp_path, "error.yaml", theirs, tool="1list"))
     assert code == 0, doc
     (f,) = doc["files"]
     assert [r["matches"] for r in f["requests"]] == [True, True]
     assert any("worded by toolwire" in n for n in f["notes"])
+    # a call the recording client ran (a tool it made available mid-conversation, in an item no
+    # request's tools list holds) is answered with the recorded result, and said so
     ran = {"content": "a.txt b.txt", "is_error": False}
     code, doc = _replay_cli(_unknown_tool_cassette(tmp_path, "ran.yaml", ran))
-    assert code == 1
-    assert [r["matches"] for r in doc["files"][0]["requests"]] == [True, False]
+    assert code == 0, doc
+    (f,) = doc["files"]
+    assert [r["matches"] for r in f["requests"]] == [True, True]
+    assert any("answered calls to tools no request declares (list_files)" in n for n in f["notes"])
 
 
 def test_replay_sends_each_request_through_the_models_own_codec(tmp_path):

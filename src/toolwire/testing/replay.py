@@ -562,6 +562,22 @@ async def _replay_segment(
             f"interactions {inters[0].index}-{inters[-1].index}: the recording client offered more tools in "
             "later requests; each request is sent with the tools the recording offered at that point"
         )
+    # calls the recording client answered to tools no request declares (tools it made available
+    # mid-conversation in a vendor item toolwire keeps opaque, such as Responses additional_tools):
+    # answered with the recorded results too, as the recording client answered them
+    undeclared = sorted(
+        {c.name for r in recorded for m in r.messages for c in m.tool_calls if c.name and c.name not in all_tools}
+    )
+    for name in undeclared:
+        try:
+            all_tools[name] = Tool(name, "", {"type": "object"})
+        except ToolwireError:
+            continue  # a name no toolwire tool can have: the loop answers the call as unknown
+    if undeclared:
+        report.notes.append(
+            f"interactions {inters[0].index}-{inters[-1].index}: the recording client answered calls to tools "
+            f"no request declares ({', '.join(undeclared)}); replayed with the recorded results"
+        )
     tools = _replay_tools(list(all_tools.values()), rm)
     conv = Conversation(list(first.messages), first.instructions)
     try:
