@@ -1276,7 +1276,16 @@ class Transport(Model):
         stream had reported, which the response of no attempt includes. An answer
         the vendor lets the next request continue (:meth:`continued_request`) is continued, and
         the hops are one response."""
-        response = await self._send_retrying(request)
+        if getattr(self.error_answer, "__func__", None) is Transport.error_answer:
+            response = await self._send_retrying(request)
+        else:
+            try:
+                response = await self._send_retrying(request)
+            except ProviderError as exc:
+                answer = self.error_answer(exc, request)
+                if answer is None:
+                    raise
+                return answer
         hook = self.continued_request
         if getattr(hook, "__func__", None) is Transport.continued_request:
             return response
@@ -1307,8 +1316,74 @@ class Transport(Model):
         notices, which would start the response over, left out), and only the last hop's stop
         event ends it."""
         if getattr(self.continued_request, "__func__", None) is Transport.continued_request:
-            return self._stream_retrying(request)
-        return self._continued_stream(request)
+            events = self._stream_retrying(request)
+        else:
+            events = self._continued_stream(request)
+        if getattr(self.error_answer, "__func__", None) is Transport.error_answer:
+            return events
+        return self._answering_stream(events, request)
+
+    def error_answer(self, exc: ProviderError, request: ModelRequest) -> Response | None:
+        """The model's answer made of a vendor error that is the model's output at fault rather
+        than the request (a compatible server that checked the model's tool call and refused to
+        hand it over), or ``None`` (the default: every error is raised). :meth:`send` returns
+        it in place of raising ``exc``; :meth:`send_stream` ends the stream with it after the
+        parts already streamed (a tool call already begun is that call, ended as refused with the
+        error's message, not repeated). Adapters override it."""
+        return None
+
+    async def _answering_stream(
+        self, events: AsyncIterator[StreamEvent], request: ModelRequest
+    ) -> AsyncIterator[StreamEvent]:
+        """``events``, and a :class:`ProviderError` that :meth:`error_answer` turns into an answer
+        ending the stream as events."""
+        from .retry import RetryNotice
+
+        top = -1  # the highest part index streamed so far
+        open_calls: dict[int, None] = {}  # calls started and not ended (in order)
+        texted = False  # some text was streamed
+        try:
+            async for ev in events:
+                at = getattr(ev, "index", None)
+                if isinstance(at, int) and at > top:
+                    top = at
+                kind = type(ev)
+                if kind is ToolCallStart:
+                    open_calls[ev.index] = None  # type: ignore[union-attr]
+                elif kind is ToolCallEnd:
+                    open_calls.pop(ev.index, None)  # type: ignore[union-attr]
+                elif kind is TextDelta:
+                    texted = True
+                elif kind is StopEvent or isinstance(ev, RetryNotice):
+                    open_calls.clear()  # (a retry starts the answer over)
+                    texted = False
+                yield ev
+        except ProviderError as exc:
+            answer = self.error_answer(exc, request)
+            if answer is None:
+                raise
+            pd = answer.provider_data
+            if open_calls:
+                # the refused call had begun to stream: it is that call, ended as refused (the
+                # run answers it with the reason), not a second copy of it
+                why = exc.message or answer.vendor_stop_reason or "refused"
+                for at in open_calls:
+                    yield ToolCallEnd(at, invalid=f"the server refused this tool call: {why}")
+                yield StopEvent("tool_use", answer.vendor_stop_reason, pd)
+                return
+            for k, call in enumerate(answer.tool_calls):
+                yield ToolCallStart(top + 1 + k, call.id, call.name, id_synthesized=call.id_synthesized)
+                yield ToolCallEnd(top + 1 + k, raw_arguments=call.raw_arguments or "{}")
+            if not answer.tool_calls and not texted:  # (text already streamed is the model's own)
+                for part in answer.parts:
+                    if isinstance(part, TextPart):
+                        top += 1
+                        yield TextDelta(top, part.text)
+            yield StopEvent(answer.stop_reason, answer.vendor_stop_reason, pd)
+        finally:
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
 
     async def _continued_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         from .retry import RetryNotice

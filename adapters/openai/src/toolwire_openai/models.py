@@ -15,14 +15,12 @@ own retries are off (``max_retries=0``): toolwire retries (:mod:`toolwire.retry`
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
 from typing import Any, ClassVar, Mapping
 
 from toolwire.adapter import ModelRequest, body_json
 from toolwire.errors import ConfigurationError, ProviderError
-from toolwire.stream import StopEvent, StreamEvent, TextDelta, ToolCallEnd, ToolCallStart
 from toolwire.transport import END, SSEEvent, StainlessPost, Transport, error_in_body, event_json, snippet
-from toolwire.types import Response, TextPart
+from toolwire.types import Response
 from toolwire.wire import reissue_shared_ids
 
 from ._common import check_tool_calls, provider_error_from_sdk
@@ -458,72 +456,15 @@ class OpenAIChatModel(_OpenAIModel):
     api = CHAT_API
     path = "/chat/completions"
 
-    async def send(self, request: ModelRequest) -> Response:
-        """:meth:`Transport.send <toolwire.transport.Transport.send>`, and a tool call the server
-        refused to hand over (Groq's HTTP 400 ``tool_use_failed`` with the model's
-        ``failed_generation``) returned as the model's answer: the call(s) it wrote, which the run
-        checks against the tool's input schema and answers with an ``is_error`` result, or (no
-        call in it) stop reason ``error``, after which the run tells the model what the server
-        said and asks again. Every other error is raised as before."""
-        try:
-            return await super().send(request)
-        except ProviderError as exc:
-            answer = _tool_use_failed_answer(exc, request)
-            if answer is None:
-                raise
-            return answer
-
-    async def send_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """:meth:`Transport.send_stream <toolwire.transport.Transport.send_stream>`; a refused tool
-        call (an ``event: error`` with ``tool_use_failed`` after the deltas so far) ends the
-        stream as :meth:`send` ends the answer: the call(s) the model wrote after the parts
-        already streamed, or stop reason ``error``."""
-        events = super().send_stream(request)
-        top = -1  # the highest part index streamed so far
-        open_calls: dict[int, None] = {}  # calls started and not ended (in order)
-        texted = False  # some text was streamed
-        try:
-            async for ev in events:
-                at = getattr(ev, "index", None)
-                if isinstance(at, int) and at > top:
-                    top = at
-                kind = type(ev)
-                if kind is ToolCallStart:
-                    open_calls[ev.index] = None  # type: ignore[union-attr]
-                elif kind is ToolCallEnd:
-                    open_calls.pop(ev.index, None)  # type: ignore[union-attr]
-                elif kind is TextDelta:
-                    texted = True
-                elif kind is StopEvent or type(ev).__name__ == "RetryNotice":
-                    open_calls.clear()  # (a retry starts the answer over)
-                    texted = False
-                yield ev
-        except ProviderError as exc:
-            answer = _tool_use_failed_answer(exc, request)
-            if answer is None:
-                raise
-            pd = answer.provider_data
-            if open_calls:
-                # the refused call had begun to stream: it is that call, ended as refused (the
-                # run answers it with the server's reason), not a second copy of it
-                why = (pd.get(CHAT_API) or {}).get("tool_use_failed") or "tool_use_failed"
-                for at in open_calls:
-                    yield ToolCallEnd(at, invalid=f"the server refused this tool call: {why}")
-                yield StopEvent("tool_use", answer.vendor_stop_reason, pd)
-                return
-            for k, call in enumerate(answer.tool_calls):
-                yield ToolCallStart(top + 1 + k, call.id, call.name, id_synthesized=True)
-                yield ToolCallEnd(top + 1 + k, raw_arguments=call.raw_arguments or "{}")
-            if not answer.tool_calls and not texted:  # (text already streamed is the model's own)
-                for part in answer.parts:
-                    if isinstance(part, TextPart):
-                        top += 1
-                        yield TextDelta(top, part.text)
-            yield StopEvent(answer.stop_reason, answer.vendor_stop_reason, pd)
-        finally:
-            aclose = getattr(events, "aclose", None)
-            if aclose is not None:
-                await aclose()
+    def error_answer(self, exc: ProviderError, request: ModelRequest) -> Response | None:
+        """A tool call the server refused to hand over (Groq's HTTP 400, or streamed ``event:
+        error``, ``tool_use_failed`` with the model's ``failed_generation``) as the model's
+        answer: the call(s) it wrote, which the run checks against the tool's input schema and
+        answers with an ``is_error`` result, or (no call in it) stop reason ``error``, after which
+        the run tells the model what the server said and asks again. ``None`` for every other
+        error (raised as before). See :meth:`Transport.error_answer
+        <toolwire.transport.Transport.error_answer>`."""
+        return _tool_use_failed_answer(exc, request)
 
     def __init__(self, model_id: str, **settings: Any) -> None:
         super().__init__(model_id, **settings)
