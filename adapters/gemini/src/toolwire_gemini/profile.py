@@ -1403,18 +1403,6 @@ def _server_tools(body: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def _builtin_tools(body: dict[str, Any]) -> bool:
-    """Whether ``body`` declares one of Gemini's built-in tools (a ``tools`` entry with a field
-    other than ``functionDeclarations``: ``googleSearch``, ``codeExecution``, ``urlContext``, ...)."""
-    tools = body.get("tools")
-    if not isinstance(tools, list):
-        return False
-    return any(
-        isinstance(t, dict) and any(k not in ("functionDeclarations", "function_declarations") for k in t)
-        for t in tools
-    )
-
-
 def _calling_config(body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     tc = _g(body, "toolConfig")
     if not isinstance(tc, dict):
@@ -2893,7 +2881,7 @@ class GeminiProfile(Profile):
         if cc is None:
             return
         ptr, fcc = cc
-        if not decls and not (_mode(fcc) == "ANY" and _builtin_tools(body)):
+        if not decls and not (_mode(fcc) == "ANY" and _server_tools(body)):
             forced = _mode(fcc) == "ANY"
             out.append(
                 Violation(
