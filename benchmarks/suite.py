@@ -1,9 +1,9 @@
 """toolwire's standing benchmark: ratios against the bare vendor SDKs, measured in one process.
 
     uv run python benchmarks/suite.py            # everything (about 1-4 minutes on 2 idle cores)
-    uv run python benchmarks/suite.py loop long  # only some parts: loop, long, stream, import, payload, tools, own
+    uv run python benchmarks/suite.py loop long  # only some parts: loop, long, stream, import, payload, tools, own, work
     uv run python benchmarks/suite.py --cpu loop # CPU time instead of wall time (a loaded machine)
-    uv run python benchmarks/suite.py --api anthropic loop long   # parts 1, 2, 6 and 7 for some APIs only
+    uv run python benchmarks/suite.py --api anthropic loop long   # parts 1, 2, 6, 7 and 8 for some APIs only
     uv run python benchmarks/suite.py --rounds 21 loop   # more rounds in part 1 (default 7): a noisy machine
 
 Not a test (no assertion on time). Every figure is a median over interleaved rounds (toolwire and
@@ -38,6 +38,9 @@ inside toolwire, as in the bare loops), preflight, events and limits on.
    Anthropic): each loop's time minus the time inside the SDK's ``client.request()``, and
    toolwire's share split into preflight (encoding, vendor-rule repairs and checks), JSON body,
    reading and decoding the answer, and the loop with the rest.
+8. **work**: the same 2-turn loop counted instead of timed: Python bytecode instructions per loop,
+   toolwire (``run``, ``run_sync``) against the floor (Gemini: the bare loop), split by whose code
+   runs them. Deterministic, so it reads the same on a loaded machine; C code is not counted.
 """
 
 from __future__ import annotations
@@ -1390,6 +1393,95 @@ def _own_for(api: str) -> None:
     )
 
 
+def part_work() -> None:
+    print(
+        "\n8. work counted, not timed: Python bytecode instructions executed per 2-turn loop (tool blocking=False),\n"
+        "   toolwire against the post() floor (Gemini: the bare generate_content() loop), async and sync, split by\n"
+        "   whose code runs them: toolwire's, the SDK's and the HTTP client's (with the standard library), and\n"
+        f"   the harness's (the canned transport and the tool). Counted with sys.settrace over {WORK_LOOPS} loops after\n"
+        "   a warm-up: the same on every machine and run (no clock, no noise). C code (json, pickle, pydantic-core)\n"
+        "   runs no bytecode and is not counted; set it beside the timings of parts 1 and 7"
+    )
+    for api in APIS:
+        floor = api in HAS_FLOOR
+        for sync in (False, True):
+            # as part 1 times them: run_sync called in a plain loop; the others awaited in one
+            # event loop (the sync floor: the bare loop over the SDK's sync client)
+            if sync:
+                mine = _count_ops(lambda: tw_run_sync(api, 2, tool=lookup_inline), awaits=False)
+            else:
+                mine = _count_ops(lambda: tw_run(api, 2, tool=lookup_inline))
+            base = _count_ops(lambda: BARE[api](2, floor=floor, sync=sync))
+            label = f"{api} {'run_sync' if sync else 'run'}"
+            against = "floor" if floor else "bare"
+            print(
+                f"  {label:<22} toolwire {sum(mine.values()):7,.0f} (toolwire {mine['toolwire']:6,.0f}, SDK and HTTP "
+                f"{mine['sdk']:6,.0f}, harness {mine['harness']:4,.0f})   {against} {sum(base.values()):7,.0f} (SDK and "
+                f"HTTP {base['sdk']:7,.0f}, harness {base['harness']:4,.0f})   "
+                f"{sum(mine.values()) / sum(base.values()):4.2f}x"
+            )
+
+
+#: Loops counted per figure of part 8 (after a warm-up of as many).
+WORK_LOOPS = 10
+
+
+def _count_ops(fn: Callable[[], Any], *, awaits: bool = True) -> dict[str, float]:
+    """Bytecode instructions per call of ``fn`` (``WORK_LOOPS`` calls after as many uncounted
+    ones; ``awaits``: ``fn()`` is awaited, every call in one event loop), keyed ``toolwire`` (toolwire's core and adapters), ``harness`` (this file: the canned
+    transport, the tool, the bare loops' own lines) and ``sdk`` (everything else: the vendor
+    SDK, httpx2, asyncio and the rest of the standard library)."""
+    global REUSE
+    counts = {"toolwire": 0, "sdk": 0, "harness": 0}
+    here = __file__
+
+    def whose(filename: str) -> str:
+        if filename == here:
+            return "harness"
+        if "toolwire" in filename and ("/src/toolwire/" in filename or "/toolwire_" in filename):
+            return "toolwire"
+        return "sdk"
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_lines = False
+        frame.f_trace_opcodes = True
+        key = whose(frame.f_code.co_filename)
+
+        def local(frame: Any, event: str, arg: Any) -> Any:
+            if event == "opcode":
+                counts[key] += 1
+            return local
+
+        return local
+
+    async def awaited() -> None:  # (an async fn: every loop in one event loop, as _time_async)
+        for _ in range(WORK_LOOPS):
+            await fn()
+        sys.settrace(tracer)
+        try:
+            for _ in range(WORK_LOOPS):
+                await fn()
+        finally:
+            sys.settrace(None)
+
+    REUSE = True
+    try:
+        if awaits:
+            asyncio.run(awaited())
+        else:
+            for _ in range(WORK_LOOPS):
+                fn()
+            sys.settrace(tracer)
+            try:
+                for _ in range(WORK_LOOPS):
+                    fn()
+            finally:
+                sys.settrace(None)
+    finally:
+        REUSE = False
+    return {k: v / WORK_LOOPS for k, v in counts.items()}
+
+
 PARTS = {
     "loop": part_loop,
     "long": part_long,
@@ -1398,6 +1490,7 @@ PARTS = {
     "payload": part_payload,
     "tools": part_tools,
     "own": part_own,
+    "work": part_work,
 }
 
 
@@ -1416,7 +1509,7 @@ def _parse(argv: list[str]) -> Any:
         "--api",
         action="append",
         metavar="API[,API]",
-        help=f"only these APIs in parts 1, 2, 6 and 7 ({', '.join(ANSWERS)}; 'openai' is OpenAI Responses)",
+        help=f"only these APIs in parts 1, 2, 6, 7 and 8 ({', '.join(ANSWERS)}; 'openai' is OpenAI Responses)",
     )
     parser.add_argument("--rounds", metavar="N", help=f"rounds in part 1 (default {ROUNDS}), for a noisy machine")
     args = parser.parse_args(argv)
