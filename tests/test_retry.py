@@ -225,6 +225,26 @@ def test_the_llama_cpp_format_500_is_not_retried() -> None:
     assert len(server.requests) == 1
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        # llama.cpp's server started without --jinja (tools/server/utils.hpp, HTTP 500 server_error)
+        "tools param requires --jinja flag",
+        "tool_choice param requires --jinja flag",
+        # older llama.cpp builds, before --jinja existed, for the same request
+        "Unsupported param: tools",
+    ],
+)
+def test_a_server_that_cannot_take_tools_is_not_asked_again(message: str) -> None:
+    # the server's set-up refuses the request: every retry gets the same 500, so one request only
+    server = Server(
+        _json({"error": {"code": 500, "message": message, "type": "server_error"}}, 500), _json(_completion())
+    )
+    err = _error_of(_chat(server, retry=NO_JITTER))
+    assert (err.status, err.message, err.retryable, err.attempts) == (500, message, False, 1)
+    assert len(server.requests) == 1 and "(retryable)" not in str(err)
+
+
 def test_the_same_error_is_the_same_provider_error_as_status_body_or_stream_chunk() -> None:
     as_status = _error_of(_chat(Server(_json(LLAMA_ERROR, 500)), retry=NO_JITTER))
     as_body = _error_of(_chat(Server(_json(LLAMA_ERROR, 200)), retry=NO_JITTER))

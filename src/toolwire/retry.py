@@ -19,8 +19,9 @@ an HTTP status, as an error object in a 200 body, or as an error chunk inside an
 - 5xx: **retried** (a server's transient failure), **except** when the message says the request
   itself cannot be served — e.g. llama.cpp's ``500 "The model produced output that does not
   match the expected … format"`` (``common/chat.cpp``: the output parser failed, and with the
-  same prompt and sampling it fails again), or a context-size error sent as 5xx
-  (:data:`PERMANENT_5XX_MESSAGES` lists the phrases);
+  same prompt and sampling it fails again), a server started without the set-up tool calling
+  needs (llama.cpp's ``500 "tools param requires --jinja flag"``), or a context-size error sent
+  as 5xx (:data:`PERMANENT_5XX_MESSAGES` lists the phrases);
 - no status (a connection failure, a timeout, an error chunk inside a stream with no code): the
   caller's own ``retryable`` stands (connection errors and timeouts are retryable; an error chunk
   is when its type is a transient one, e.g. ``overloaded_error``).
@@ -74,6 +75,13 @@ PERMANENT_5XX_MESSAGES: tuple[str, ...] = (
     # vLLM / llama.cpp template errors surface as 500 with these words.
     "chat template",
     "failed to parse",
+    # llama.cpp tools/server (utils.hpp, oaicompat params): a server started without --jinja
+    # answers a request with tools, or with a tool_choice other than "auto", with 500 server_error
+    # "tools param requires --jinja flag" / "tool_choice param requires --jinja flag"; builds from
+    # before --jinja answered "Unsupported param: tools". The server's set-up refuses the
+    # request, so every retry gets the same answer.
+    "requires --jinja flag",
+    "unsupported param:",
 )
 
 _permanent: Any = None  # PERMANENT_5XX_MESSAGES as one pattern, compiled on the first 5xx classified
