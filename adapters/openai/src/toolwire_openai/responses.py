@@ -1664,8 +1664,8 @@ class ResponsesStreamDecoder:
     - ``response.created``/``in_progress`` → :class:`ResponseStart` (id, model);
     - ``response.output_item.added`` with a ``function_call`` → :class:`ToolCallStart` (``call_id``
       and ``name`` come only here; the ``fc_`` item id goes to ``provider_data``);
-    - ``response.function_call_arguments.delta`` → :class:`ToolCallDelta`; ``.done`` is only a
-      check (its ``arguments`` are taken at ``output_item.done``);
+    - ``response.function_call_arguments.delta`` → :class:`ToolCallDelta`; ``.done`` is kept
+      (the finished item's ``arguments`` come first, at ``output_item.done``);
     - ``response.output_text.delta``/``refusal.delta`` → :class:`TextDelta`;
     - ``response.reasoning_summary_text.delta``/``reasoning_text.delta`` → :class:`ReasoningDelta`
       as they arrive (summary parts joined by a blank line); the finished item's text is
@@ -1678,9 +1678,12 @@ class ResponsesStreamDecoder:
       (:func:`stop_reason_of`); a ``failed`` response or an ``error`` event raises
       :class:`ProviderError` (``status=None``).
 
-    A call is ended only by its ``output_item.done``: a call the stream never finished stays
-    open and the assembler marks it incomplete (never run). A stream that ends without one of the
-    terminal events gives ``StopEvent("error")`` with ``vendor_stop_reason=None``.
+    A call is ended by its ``output_item.done``, or, when the server sent none, by
+    ``response.completed`` (the call's item in its ``output``, else the ``arguments`` of the
+    call's ``function_call_arguments.done``, else its deltas; the stop reason is then
+    ``tool_use``). A call still open when the stream ends otherwise (``response.incomplete``,
+    or no terminal event) stays open and the assembler marks it incomplete (never run). A stream
+    that ends without one of the terminal events gives ``StopEvent("error")`` with ``vendor_stop_reason=None``.
 
     Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="openai"``, naming the
     ``output_index``) when an output index is added twice or finished twice, when an event does
@@ -1704,6 +1707,10 @@ class ResponsesStreamDecoder:
         #: and the (event type, summary/content index) its last delta belonged to
         self.reasoning_text: dict[int, list[str]] = {}
         self.reasoning_at: dict[int, tuple[str, int]] = {}
+        #: output_index → the (call_id, item id) its ``output_item.added`` gave, and the final
+        #: argument text its ``function_call_arguments.done`` gave (see :meth:`_settle`)
+        self.call_keys: dict[int, tuple[str | None, str | None]] = {}
+        self.arguments_done: dict[int, str] = {}
 
     def _start(self, resp: dict[str, Any] | None) -> Iterator[StreamEvent]:
         if not self.started:
@@ -1778,6 +1785,11 @@ class ResponsesStreamDecoder:
                     pd["item_id"] = item["id"]
                 call = self._call(item, oi)
                 self.calls_open.add(oi)
+                call_id, item_id = item.get("call_id"), item.get("id")
+                self.call_keys[oi] = (
+                    call_id if isinstance(call_id, str) and call_id else None,
+                    item_id if isinstance(item_id, str) and item_id else None,
+                )
                 yield ToolCallStart(
                     oi * _SLOT,
                     call.id,
@@ -1792,6 +1804,12 @@ class ResponsesStreamDecoder:
             delta = _SHAPE.opt_str(ev.get("delta"), "/delta")
             if oi in self.calls_open and delta:
                 yield ToolCallDelta(oi * _SLOT, delta)
+        elif kind == "response.function_call_arguments.done":
+            # kept for a call its server never finishes (_settle); the finished item, when it
+            # comes, still gives the arguments. Not checked further: it was never read before.
+            oi, final = ev.get("output_index"), ev.get("arguments")
+            if type(oi) is int and oi in self.calls_open and oi not in self.done and isinstance(final, str):
+                self.arguments_done[oi] = final
         elif kind in ("response.output_text.delta", "response.refusal.delta"):
             oi = _SHAPE.index(ev.get("output_index"), "/output_index")
             self._kind(oi, "message", kind)
@@ -1830,21 +1848,7 @@ class ResponsesStreamDecoder:
             self._kind(oi, t, kind)
             self.done.add(oi)
             if t == "function_call":
-                call = self._call(item, oi)
-                if oi not in self.calls_open:
-                    self.calls_open.add(oi)
-                    yield ToolCallStart(
-                        oi * _SLOT, call.id, self._real_names.get(call.name, call.name), call.id_synthesized
-                    )
-                raw = item.get("arguments")
-                if isinstance(raw, dict):
-                    yield ToolCallEnd(oi * _SLOT, arguments=dict(raw), provider_data=call.provider_data)
-                elif raw is None or isinstance(raw, str):
-                    yield ToolCallEnd(oi * _SLOT, raw_arguments=raw or "", provider_data=call.provider_data)
-                else:  # a number, array, ...: its JSON text, so the call is invalid with the reason
-                    yield ToolCallEnd(
-                        oi * _SLOT, raw_arguments=json.dumps(raw, ensure_ascii=False), provider_data=call.provider_data
-                    )
+                yield from self._end_call(item, oi)
             elif t == "custom_tool_call":
                 call = _as_custom_call(self._call(item, oi), item)
                 yield ToolCallStart(
@@ -1904,12 +1908,69 @@ class ResponsesStreamDecoder:
             if isinstance(resp.get("usage"), dict) and resp["usage"]:
                 yield UsageUpdate(responses_usage(resp["usage"]))
             stop, vendor = stop_reason_of(resp, "/response")
+            if kind == "response.completed" and stop not in ("max_tokens", "error"):
+                yield from self._settle(resp)
+            if stop == "end_turn" and self.calls_open:
+                # the stream delivered calls its completed response's output does not list (an
+                # empty output, router-for-me/CLIProxyAPI#2626): the model waits for their results
+                stop = "tool_use"
             self.stopped = True
             tier = resp.get("service_tier")
             pd = response_extras(resp)
             if isinstance(tier, str) and tier in PRICED_TIERS:  # the tier that served it, priced by it
                 pd["price_context"] = {"service_tier": tier}
             yield StopEvent(stop, vendor, provider_data={API: pd}) if pd else StopEvent(stop, vendor)
+
+    def _end_call(self, item: dict[str, Any], oi: int) -> Iterator[StreamEvent]:
+        """The events that end the ``function_call`` at output index ``oi`` with the finished
+        ``item`` (its ``output_item.done``, or its copy in ``response.completed``)."""
+        call = self._call(item, oi)
+        if oi not in self.calls_open:
+            self.calls_open.add(oi)
+            yield ToolCallStart(oi * _SLOT, call.id, self._real_names.get(call.name, call.name), call.id_synthesized)
+        raw = item.get("arguments")
+        if isinstance(raw, dict):
+            yield ToolCallEnd(oi * _SLOT, arguments=dict(raw), provider_data=call.provider_data)
+        elif raw is None or isinstance(raw, str):
+            yield ToolCallEnd(oi * _SLOT, raw_arguments=raw or "", provider_data=call.provider_data)
+        else:  # a number, array, ...: its JSON text, so the call is invalid with the reason
+            yield ToolCallEnd(
+                oi * _SLOT, raw_arguments=json.dumps(raw, ensure_ascii=False), provider_data=call.provider_data
+            )
+
+    def _settle(self, resp: dict[str, Any]) -> Iterator[StreamEvent]:
+        """End the calls still open when ``response.completed`` arrives: some OpenAI-compatible
+        servers and proxies never send a call's ``response.output_item.done`` ("Some
+        OpenAI-compatible backends/proxies omit per-item done events on a successful
+        completion", NousResearch/hermes-agent#92764), and their ``response.completed`` carries
+        the whole ``output`` or an empty one. The completed response says every item is
+        finished, so each open call ends with, in this order: the ``function_call`` item of
+        ``response.output`` with its ``call_id`` (or item ``id``), the ``arguments`` of its
+        ``response.function_call_arguments.done`` (``ResponseFunctionCallArgumentsDoneEvent.arguments``,
+        "the function-call arguments", openai SDK type), or its streamed argument deltas. A
+        call ends once: one its ``output_item.done`` ended is not open."""
+        output = resp.get("output")
+        items = (
+            [i for i in output if type(i) is dict and i.get("type") == "function_call"] if type(output) is list else []
+        )
+        for oi in sorted(self.calls_open - self.done):
+            self.done.add(oi)
+            call_id, item_id = self.call_keys.get(oi, (None, None))
+            item = next(
+                (
+                    i
+                    for i in items
+                    if (call_id is not None and i.get("call_id") == call_id)
+                    or (item_id is not None and i.get("id") == item_id)
+                ),
+                None,
+            )
+            if item is not None:
+                yield from self._end_call(item, oi)
+            elif oi in self.arguments_done:
+                yield ToolCallEnd(oi * _SLOT, raw_arguments=self.arguments_done[oi])
+            else:
+                yield ToolCallEnd(oi * _SLOT)
 
     def _call(self, item: dict[str, Any], oi: int) -> ToolCall:
         """The call of a ``function_call`` item at output index ``oi`` (a synthesized id uses

@@ -1,0 +1,218 @@
+"""Responses streams whose server never sends ``response.output_item.done`` for a function call.
+
+Some OpenAI-compatible servers and proxies announce a call (``response.output_item.added``),
+stream its arguments (``response.function_call_arguments.delta``/``.done``) and then end the
+response with ``response.completed``, without the item's ``response.output_item.done``; the
+``response.completed`` body then carries the whole output, or an empty ``output`` list
+("Some OpenAI-compatible backends/proxies omit per-item done events on a successful
+completion", NousResearch/hermes-agent#92764; anomalyco/opencode#37159). Before, the call stayed
+open and toolwire never ran it. Now the call the completed response settles is the complete
+call, exactly once. A stream cut before ``response.completed`` stays a retryable
+:class:`~toolwire.errors.ProviderError`, as every cut stream is.
+
+The real SDK sends and reads every request; only the network is replaced (``httpx2.MockTransport``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import toolwire
+from toolwire.errors import ProviderError
+
+httpx2 = pytest.importorskip("httpx2")
+pytest.importorskip("toolwire_openai")
+
+from toolwire_openai import OpenAIResponsesModel  # noqa: E402
+
+RAN: list[str] = []
+
+
+def get_weather(city: str) -> str:
+    """Weather for a city."""
+    RAN.append(city)
+    return f"sunny in {city}"
+
+
+class Server:
+    def __init__(self, *answers: httpx2.Response) -> None:
+        self.answers = list(answers)
+        self.bodies: list[dict[str, Any]] = []
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        self.bodies.append(json.loads(request.content))
+        return self.answers.pop(0)
+
+
+def _sse(events: list[dict[str, Any]]) -> httpx2.Response:
+    text = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, text=text)
+
+
+BASE = {
+    "id": "resp_1",
+    "object": "response",
+    "created_at": 0,
+    "model": "gpt-4.1",
+    "output": [],
+    "status": "in_progress",
+}
+USAGE = {"input_tokens": 5, "output_tokens": 3, "total_tokens": 8}
+
+
+def _item(oi: int, args: str = "", status: str = "in_progress") -> dict[str, Any]:
+    return {
+        "type": "function_call",
+        "id": f"fc_{oi}",
+        "call_id": f"call_{oi}",
+        "name": "get_weather",
+        "arguments": args,
+        "status": status,
+    }
+
+
+def _call_events(oi: int, city: str, *, args_done: bool = True) -> list[dict[str, Any]]:
+    text = json.dumps({"city": city})
+    events: list[dict[str, Any]] = [
+        {"type": "response.output_item.added", "output_index": oi, "item": _item(oi)},
+        {
+            "type": "response.function_call_arguments.delta",
+            "output_index": oi,
+            "item_id": f"fc_{oi}",
+            "delta": text[:5],
+        },
+        {
+            "type": "response.function_call_arguments.delta",
+            "output_index": oi,
+            "item_id": f"fc_{oi}",
+            "delta": text[5:],
+        },
+    ]
+    if args_done:
+        events.append(
+            {
+                "type": "response.function_call_arguments.done",
+                "output_index": oi,
+                "item_id": f"fc_{oi}",
+                "arguments": text,
+            }
+        )
+    return events
+
+
+def _completed(output: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "response.completed", "response": {**BASE, "status": "completed", "output": output, "usage": USAGE}}
+
+
+def _text_answer(text: str) -> httpx2.Response:
+    msg = {
+        "type": "message",
+        "id": "msg_2",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+    return _sse(
+        [
+            {"type": "response.created", "response": {**BASE, "id": "resp_2"}},
+            {"type": "response.output_item.added", "output_index": 0, "item": {**msg, "content": []}},
+            {
+                "type": "response.output_text.delta",
+                "output_index": 0,
+                "content_index": 0,
+                "item_id": "msg_2",
+                "delta": text,
+            },
+            {"type": "response.output_item.done", "output_index": 0, "item": msg},
+            {
+                "type": "response.completed",
+                "response": {**BASE, "id": "resp_2", "status": "completed", "output": [msg], "usage": USAGE},
+            },
+        ]
+    )
+
+
+def _run(first: list[dict[str, Any]]) -> tuple[Any, Server]:
+    RAN.clear()
+    server = Server(_sse([{"type": "response.created", "response": BASE}, *first]), _text_answer("done"))
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(server))
+    model = OpenAIResponsesModel("gpt-4.1", api_key="sk-test", http_client=client, stream=True, max_retries=0)
+    return toolwire.run_sync(model, "Weather in Paris and Rome?", tools=[get_weather]), server
+
+
+def _outputs(body: dict[str, Any]) -> dict[str, str]:
+    return {i["call_id"]: i["output"] for i in body["input"] if i.get("type") == "function_call_output"}
+
+
+def _calls(body: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (i["call_id"], i["name"], json.loads(i["arguments"])) for i in body["input"] if i.get("type") == "function_call"
+    ]
+
+
+COMPLETED_OUTPUTS = {
+    # the completed response carries the whole output (the finished items)
+    "full-output": [_item(0, '{"city": "Paris"}', "completed"), _item(1, '{"city": "Rome"}', "completed")],
+    # the completed response carries no output at all
+    "empty-output": [],
+}
+
+
+@pytest.mark.parametrize("case", sorted(COMPLETED_OUTPUTS))
+def test_calls_without_their_item_done_are_run_once(case: str) -> None:
+    events = [*_call_events(0, "Paris"), *_call_events(1, "Rome"), _completed(COMPLETED_OUTPUTS[case])]
+    result, server = _run(events)
+    assert RAN == ["Paris", "Rome"]
+    assert result.text == "done"
+    calls = result.turns[0].response.tool_calls
+    assert [(c.id, c.name, c.arguments, c.incomplete, c.invalid) for c in calls] == [
+        ("call_0", "get_weather", {"city": "Paris"}, False, None),
+        ("call_1", "get_weather", {"city": "Rome"}, False, None),
+    ]
+    second = server.bodies[1]
+    assert _calls(second) == [("call_0", "get_weather", {"city": "Paris"}), ("call_1", "get_weather", {"city": "Rome"})]
+    assert _outputs(second) == {"call_0": "sunny in Paris", "call_1": "sunny in Rome"}
+
+
+def test_a_call_without_arguments_done_is_settled_from_its_deltas() -> None:
+    events = [*_call_events(0, "Paris", args_done=False), _completed([])]
+    result, server = _run(events)
+    assert RAN == ["Paris"]
+    assert _outputs(server.bodies[1]) == {"call_0": "sunny in Paris"}
+
+
+def test_the_completed_item_is_authoritative_over_the_deltas() -> None:
+    """The finished item in ``response.completed`` gives the arguments, as its
+    ``output_item.done`` would have."""
+    events = [*_call_events(0, "Par", args_done=False), _completed([_item(0, '{"city": "Paris"}', "completed")])]
+    result, server = _run(events)
+    assert RAN == ["Paris"]
+
+
+def test_a_call_with_and_one_without_item_done_each_run_once() -> None:
+    done = {"type": "response.output_item.done", "output_index": 0, "item": _item(0, '{"city": "Paris"}', "completed")}
+    events = [
+        *_call_events(0, "Paris"),
+        done,
+        *_call_events(1, "Rome"),
+        _completed([_item(0, '{"city": "Paris"}', "completed"), _item(1, '{"city": "Rome"}', "completed")]),
+    ]
+    result, server = _run(events)
+    assert RAN == ["Paris", "Rome"]
+    assert len(result.turns[0].response.tool_calls) == 2
+
+
+def test_a_stream_cut_before_response_completed_is_a_provider_error() -> None:
+    """No ``response.completed``: nothing says the call is complete; the stream is cut, a
+    retryable ProviderError, and nothing runs."""
+    RAN.clear()
+    server = Server(_sse([{"type": "response.created", "response": BASE}, *_call_events(0, "Paris")]))
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(server))
+    model = OpenAIResponsesModel("gpt-4.1", api_key="sk-test", http_client=client, stream=True, max_retries=0)
+    with pytest.raises(ProviderError) as info:
+        toolwire.run_sync(model, "Weather in Paris?", tools=[get_weather])
+    assert info.value.retryable and "ended before the response was complete" in str(info.value)
+    assert RAN == []
