@@ -1066,7 +1066,9 @@ class GeminiCodec:
         Each chunk's parts are new increments: text runs continue across chunks (a part that
         carries a ``thoughtSignature`` starts a new part so the signature stays where the
         vendor put it), every ``functionCall`` is a new tool call appended after the others
-        (indexes continue across chunks; calls are never concatenated), empty text parts
+        (indexes continue across chunks; calls are never concatenated; one without an id that
+        repeats the name and arguments of a call an earlier chunk delivered is kept with
+        ``invalid`` set, never run: :meth:`GeminiStreamDecoder._repeat`), empty text parts
         without a signature are dropped. Usage is the last ``usageMetadata`` (cumulative), the
         stop reason the last ``finishReason``; a stream that ended without any ``finishReason``
         (cut off) gives ``"error"`` with ``vendor_stop_reason=None`` (a prompt blocked by
@@ -1812,6 +1814,10 @@ class GeminiStreamDecoder:
         self.request = request
         self.bad_names: dict[int, str] = {}  # call position → the JSON text of a name that is not a string
         self.tool_meta: dict[str, dict[str, Any]] = {}  # groundingMetadata / urlContextMetadata
+        #: (name, arguments as JSON text) → the id of the first call without a vendor id that
+        #: earlier chunks delivered, and the calls of the chunk being read (see :meth:`_repeat`)
+        self.earlier_calls: dict[tuple[str, str], str] = {}
+        self.chunk_calls: dict[tuple[str, str], str] = {}
 
     def _key(self, part: dict[str, Any]) -> str:
         if self.response_id:
@@ -1862,6 +1868,10 @@ class GeminiStreamDecoder:
         content = _opt_obj(_g(cand, "content"), "/candidates/0/content")
         for pi, part in enumerate(_opt_list(content.get("parts"), "/candidates/0/content/parts")):
             events.extend(self._part(part, merge_text, f"/candidates/0/content/parts/{pi}"))
+        if self.chunk_calls:
+            for key, call_id in self.chunk_calls.items():
+                self.earlier_calls.setdefault(key, call_id)
+            self.chunk_calls.clear()
         finish = _opt_str(_g(cand, "finishReason"), "/candidates/0/finishReason")
         if finish:
             self.finish_reason = finish
@@ -1928,7 +1938,7 @@ class GeminiStreamDecoder:
             end_raw = None if call.arguments is not None else _json_text(raw_args)
             return [
                 ToolCallStart(self.index, call.id, name, call.id_synthesized, call.provider_data),
-                ToolCallEnd(self.index, call.arguments, end_raw),
+                ToolCallEnd(self.index, call.arguments, end_raw, invalid=self._repeat(call)),
             ]
         decoded = _decode_part(part, lambda: "", self.schemas, at)
         if isinstance(decoded, ProviderToolPart):
@@ -1967,6 +1977,35 @@ class GeminiStreamDecoder:
             self.run = None
             return [ProviderToolDone(self.index, kept_part(part))]
         return []
+
+    def _repeat(self, call: ToolCall) -> str | None:
+        """Why ``call`` is not run when it repeats a call of an earlier chunk, else ``None``.
+
+        On the Gemini API "a ``FunctionCall`` arrives whole inside one chunk" and each chunk's
+        parts are new increments (``GenerateContentResponse`` chunks of
+        ``generate_content_stream``); ``FunctionCall.id`` is optional ("the unique id of the
+        function call. If populated, the client to execute the ``function_call`` and return the
+        response with the matching ``id``", google.genai.types.FunctionCall). A call without an
+        id whose name and arguments equal those of a call an *earlier chunk* delivered is either
+        a repeat (a degenerate generation streaming "the same complete function call once per
+        chunk", kcaldas/genie#12; a proxy re-sending a chunk) or a second call the model meant
+        (models also send parallel calls each in a chunk of its own). Nothing in the stream
+        tells them apart, so the repeat is not run (a call run twice does its side effect twice)
+        but answered: the model learns that the earlier call was run and can call again. Calls
+        in one chunk (parallel calls come together: the recorded streams) and calls the vendor
+        gave ids are distinct and all run."""
+        if not call.id_synthesized or call.invalid is not None or call.arguments is None:
+            return None
+        key = (call.name, json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str))
+        first = self.earlier_calls.get(key)
+        if first is None:
+            self.chunk_calls.setdefault(key, call.id)
+            return None
+        return (
+            f"it repeats the call {first} that an earlier chunk of this streamed response delivered with the "
+            "same tool and input and no call id; that call is the one answered, this repeat was not run (the "
+            "stream may have sent it twice)"
+        )
 
     @_guarded("a Gemini response stream")
     def finish(self, whole_body: bool = False) -> list[StreamEvent]:
