@@ -255,6 +255,76 @@ def check_tool_calls(response: Response, calls: list[ToolCall] | None = None) ->
     return response
 
 
+#: The pseudo-tool some OpenAI models call instead of making parallel tool calls: one call named
+#: ``multi_tool_use.parallel`` whose arguments are ``{"tool_uses": [{"recipient_name":
+#: "functions.<tool>", "parameters": {...}}, ...]}`` ("GPT-4o hallucinates a nonexistent parallel
+#: tool calling mechanism called multi_tool_use.parallel", prefect-archive/ControlFlow#107; GPT-5.x
+#: "sometimes hallucinate a synthetic tool called multi_tool_use.parallel",
+#: craft-ai-agents/craft-agents-oss#449; Azure OpenAI, Azure/azure-rest-api-specs#32329).
+PARALLEL_PSEUDO_TOOL = "multi_tool_use.parallel"
+
+
+def _parallel_uses(call: ToolCall) -> list[tuple[str, dict[str, Any]]] | None:
+    """The ``(tool name, arguments)`` of each use of a ``multi_tool_use.parallel`` call, or
+    ``None`` when ``call`` is not one of the expected shape (a name that is not the pseudo-tool's,
+    an invalid or cut-off call, ``tool_uses`` not a non-empty list of objects each with a string
+    ``recipient_name`` and an object ``parameters``)."""
+    if call.name != PARALLEL_PSEUDO_TOOL or call.invalid is not None or call.incomplete:
+        return None
+    args = call.arguments
+    uses = args.get("tool_uses") if type(args) is dict else None
+    if type(uses) is not list or not uses:
+        return None
+    out = []
+    for use in uses:
+        if type(use) is not dict:
+            return None
+        name, params = use.get("recipient_name"), use.get("parameters")
+        if type(name) is not str or type(params) is not dict:
+            return None
+        name = name[len("functions.") :] if name.startswith("functions.") else name
+        if not name:
+            return None
+        out.append((name, params))
+    return out
+
+
+def split_parallel_calls(response: Response) -> list[ToolCall] | None:
+    """Replace each ``multi_tool_use.parallel`` call of ``response`` (:data:`PARALLEL_PSEUDO_TOOL`)
+    by the tool calls it names, in its place and in its order: call ``k`` (1-based) of the call
+    with id ``X`` gets the id ``X_p<k>``, the name after ``functions.`` in its ``recipient_name``
+    and its ``parameters`` as arguments, and ``provider_data["toolwire"]["parallel_of"] = X``.
+    Each is then an ordinary call: a declared tool runs, an undeclared one is answered as any
+    unknown tool (``is_error``). The history sent back holds the calls as split, each answered by
+    its own result (Chat Completions keeps no state: an assistant message's ``tool_calls`` need
+    one ``tool`` message per id, the ids being the client's to choose). A call of another shape is
+    left as it is (an unknown tool). Returns the response's new ``tool_calls`` when a call was
+    split, else ``None``."""
+    split = False
+    parts: list[Any] = []
+    for part in response.parts:
+        uses = _parallel_uses(part) if isinstance(part, ToolCall) else None
+        if uses is None or not isinstance(part, ToolCall):
+            parts.append(part)
+            continue
+        split = True
+        for k, (name, params) in enumerate(uses, 1):
+            parts.append(
+                ToolCall(
+                    f"{part.id}_p{k}",
+                    name,
+                    copy.deepcopy(params),
+                    json.dumps(params, ensure_ascii=False),
+                    id_synthesized=part.id_synthesized,
+                    provider_data={"toolwire": {"parallel_of": part.id}},
+                )
+            )
+    if not split:
+        return None
+    response.parts = parts
+    return response.tool_calls
+
+
 def synth_call_id(seed: Any, request: ModelRequest | None, position: int) -> str:
     """An id for a tool call the vendor sent without one: ``call_tw<16 hex>_<position>``, the hex
     a SHA-256 of ``seed`` (the response id, or the whole body when it has none) and the number of

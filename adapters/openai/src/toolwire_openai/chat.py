@@ -73,6 +73,7 @@ from ._common import (
     real_call_names,
     record_price_context,
     result_text_parts,
+    split_parallel_calls,
     strict_parameters,
     synth_call_id,
     unique_wire_calls,
@@ -945,6 +946,7 @@ class OpenAIChatCodec:
             # the content and refusal tokens with their log probabilities): kept, never sent back
             response.provider_data.setdefault(API, {})["logprobs"] = choice["logprobs"]
         if calls:  # without calls these passes have nothing to do
+            calls = split_parallel_calls(response) or calls
             real_call_names(response, request, calls)
             reissue_shared_ids(calls)
             check_tool_calls(response, calls)

@@ -23,7 +23,7 @@ from toolwire.transport import END, SSEEvent, StainlessPost, Transport, error_in
 from toolwire.types import Response
 from toolwire.wire import reissue_shared_ids
 
-from ._common import check_tool_calls, provider_error_from_sdk
+from ._common import check_tool_calls, provider_error_from_sdk, split_parallel_calls
 from .chat import API as CHAT_API
 from .chat import ChatStreamDecoder, OpenAIChatCodec
 from .responses import API as RESPONSES_API
@@ -498,7 +498,7 @@ class OpenAIChatModel(_OpenAIModel):
     def check_streamed(self, response: Response) -> Response:
         """The checks of a streamed answer: distinct calls sharing one id get ids of their own
         (:func:`~toolwire.wire.reissue_shared_ids`), then :func:`check_tool_calls`."""
-        calls = response.tool_calls
+        calls = split_parallel_calls(response) or response.tool_calls
         reissue_shared_ids(calls)
         return check_tool_calls(response, calls)
 
