@@ -216,3 +216,46 @@ def test_a_stream_cut_before_response_completed_is_a_provider_error() -> None:
         toolwire.run_sync(model, "Weather in Paris?", tools=[get_weather])
     assert info.value.retryable and "ended before the response was complete" in str(info.value)
     assert RAN == []
+
+
+def test_a_stream_that_sends_only_the_completed_response_gives_its_whole_output() -> None:
+    """A server (or proxy) that answers a streamed request with ``response.created`` and then
+    ``response.completed`` holding the whole output, no item or delta before: the completed
+    output is the answer (text and calls), as the SDK's own stream helper takes it. Before,
+    the answer was empty and nothing ran."""
+    message = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "Let me check.", "annotations": []}],
+    }
+    result, server = _run(
+        [_completed([message, _item(1, '{"city": "Paris"}', "completed"), _item(2, '{"city": "Rome"}', "completed")])]
+    )
+    assert RAN == ["Paris", "Rome"]
+    first = result.turns[0].response
+    assert first.text == "Let me check." and first.stop_reason == "tool_use"
+    assert [(c.id, c.arguments) for c in first.tool_calls] == [
+        ("call_1", {"city": "Paris"}),
+        ("call_2", {"city": "Rome"}),
+    ]
+    assert _outputs(server.bodies[1]) == {"call_1": "sunny in Paris", "call_2": "sunny in Rome"}
+    assert result.text == "done"
+
+
+def test_a_completed_only_stream_of_text_is_that_text_once() -> None:
+    message = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "Sunny everywhere.", "annotations": []}],
+    }
+    RAN.clear()
+    server = Server(_sse([{"type": "response.created", "response": BASE}, _completed([message])]))
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(server))
+    model = OpenAIResponsesModel("gpt-4.1", api_key="sk-test", http_client=client, stream=True, max_retries=0)
+    result = toolwire.run_sync(model, "Weather?", tools=[get_weather])
+    assert (result.text, len(result.turns), RAN) == ("Sunny everywhere.", 1, [])
+    assert result.turns[0].response.stop_reason == "end_turn"

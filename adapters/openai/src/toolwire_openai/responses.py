@@ -1681,7 +1681,9 @@ class ResponsesStreamDecoder:
     A call is ended by its ``output_item.done``, or, when the server sent none, by
     ``response.completed`` (the call's item in its ``output``, else the ``arguments`` of the
     call's ``function_call_arguments.done``, else its deltas; the stop reason is then
-    ``tool_use``). A call still open when the stream ends otherwise (``response.incomplete``,
+    ``tool_use``). A ``response.completed`` after a stream that delivered nothing of the output
+    (no item, no delta) gives the events of each item of its ``output``, as their
+    ``output_item.done`` would. A call still open when the stream ends otherwise (``response.incomplete``,
     or no terminal event) stays open and the assembler marks it incomplete (never run). A stream
     that ends without one of the terminal events gives ``StopEvent("error")`` with ``vendor_stop_reason=None``.
 
@@ -1908,6 +1910,16 @@ class ResponsesStreamDecoder:
             if isinstance(resp.get("usage"), dict) and resp["usage"]:
                 yield UsageUpdate(responses_usage(resp["usage"]))
             stop, vendor = stop_reason_of(resp, "/response")
+            if kind == "response.completed" and not self.kinds:
+                # nothing of the output was streamed (a server or proxy that answers a streamed
+                # request with response.created and then response.completed holding the whole
+                # output): the completed response's output is the answer, as the SDK's own
+                # stream helper takes it (openai.lib.streaming.responses: get_final_response()
+                # is the response.completed event's response). Each item is read as its
+                # output_item.done would be.
+                out = resp.get("output")
+                for oi, item in enumerate(out if type(out) is list else ()):
+                    yield from self._feed({"type": "response.output_item.done", "output_index": oi, "item": item})
             if kind == "response.completed" and stop not in ("max_tokens", "error"):
                 yield from self._settle(resp)
             if stop == "end_turn" and self.calls_open:
