@@ -88,3 +88,35 @@ def test_snake_case_builtin_tools_are_imported_too(mock_model) -> None:
     resp = asyncio.run(model.send(req))
     assert resp.text == "Here is the chart."
     assert model.sent[0].json["tools"] == [{"googleSearch": {}}, {"urlContext": {}}]
+
+
+@pytest.mark.parametrize(
+    ("entry", "named"),
+    [
+        ({"googleSearch": 5}, "'googleSearch' is 5 (int); it takes an object (google.genai.types.GoogleSearch)"),
+        (
+            {"code_execution": "yes"},
+            "'codeExecution' is 'yes' (str); it takes an object (google.genai.types.ToolCodeExecution)",
+        ),
+        ({"urlContext": [1]}, "'urlContext' is [1] (list); it takes an object (google.genai.types.UrlContext)"),
+        ({"mcpServers": [{"name": "x"}]}, "'mcpServers' is [{'name': 'x'}] (list); toolwire imports"),
+    ],
+)
+def test_a_builtin_tool_that_is_not_an_object_is_a_configuration_error(mock_model, entry, named) -> None:
+    # the value was sent as {} without a word (the tool switched on with no settings)
+    from toolwire.errors import ConfigurationError
+
+    body = copy.deepcopy(SEARCH_ONLY)
+    body["tools"] = [entry]
+    with pytest.raises(ConfigurationError) as err:
+        GeminiCodec().decode_request(body)
+    assert named in str(err.value)
+
+
+def test_a_builtin_tool_with_object_settings_is_still_imported(mock_model) -> None:
+    body = copy.deepcopy(SEARCH_ONLY)
+    body["tools"] = [{"googleSearch": {"timeRangeFilter": {"startTime": "2026-01-01T00:00:00Z"}}}]
+    req = GeminiCodec().decode_request(body)
+    model = mock_model(_answer, model_id="gemini-3-pro-image-preview")
+    asyncio.run(model.send(req))
+    assert model.sent[0].json["tools"] == body["tools"]

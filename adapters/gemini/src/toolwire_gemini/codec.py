@@ -1121,7 +1121,10 @@ class GeminiCodec:
           (the REST body has none: the model id is in the URL).
 
         Raises :class:`~toolwire.errors.ResponseDecodeError` (a ``ValueError``) for a body that is
-        not an object or ``contents``/``parts`` of the wrong JSON type.
+        not an object or ``contents``/``parts`` of the wrong JSON type, and
+        :class:`~toolwire.errors.ConfigurationError` (a ``ValueError``) for a built-in tool whose
+        value is not an object (``{"googleSearch": 5}``; the message names the tool and the
+        object it takes).
         """
         body = _obj(body, "")
         model = body.get("model") or ""
@@ -1232,7 +1235,12 @@ class GeminiCodec:
                 info = known.get(key)
                 if info is None or info.side != "server":
                     continue  # functionDeclarations (decoded above), computerUse, an unknown field
-                out.append(ProviderTool(API, key, copy.deepcopy(value) if isinstance(value, dict) and value else None))
+                if value is not None and not isinstance(value, dict):
+                    # every built-in tool's settings are an object (google.genai.types.Tool:
+                    # googleSearch: GoogleSearch, codeExecution: ToolCodeExecution, ...; {} for
+                    # none); another value was sent as {} without a word
+                    raise ConfigurationError(_builtin_tool_shape_error(key, value))
+                out.append(ProviderTool(API, key, copy.deepcopy(value) if value else None))
         return out
 
     def _decode_tools(self, tools: list[Any]) -> list[Tool]:
@@ -1694,6 +1702,30 @@ SERVER_TOOL_METADATA: dict[str, str] = {"groundingMetadata": "googleSearch", "ur
 def _short(text: Any, limit: int = 160) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _builtin_tool_shape_error(key: str, value: Any) -> str:
+    """The message of the :class:`~toolwire.errors.ConfigurationError` for a built-in tool
+    (``google.genai.types.Tool`` field ``key``) whose value is not an object."""
+    import typing
+
+    from google.genai import types
+
+    field = next((f for n, f in types.Tool.model_fields.items() if (f.alias or n) == key), None)
+    sdk = next((a for a in typing.get_args(field.annotation) if a is not type(None)), None) if field else None
+    item = typing.get_args(sdk)[0] if typing.get_origin(sdk) is list and typing.get_args(sdk) else None
+    got = f"{value!r} ({type(value).__name__})"
+    if item is not None:  # mcpServers: a list, which a ProviderTool's settings (an object) cannot hold
+        return (
+            f"gemini: the built-in tool {key!r} is {got}; toolwire imports a built-in tool only when its "
+            f"settings are an object, and {key!r} is a list of google.genai.types.{item.__name__}: leave it "
+            "out of the imported request"
+        )
+    name = f"google.genai.types.{sdk.__name__}" if isinstance(sdk, type) else "the tool's settings"
+    return (
+        f"gemini: the built-in tool {key!r} is {got}; it takes an object ({name}), e.g. "
+        f'{{"{key}": {{}}}} for the tool with no settings'
+    )
 
 
 def server_tool_part(part: dict[str, Any]) -> ProviderToolPart | None:
