@@ -265,3 +265,31 @@ def test_an_async_confirm_is_awaited_a_decline_keeps_the_call_waiting() -> None:
     result = toolwire.run_sync(model, "Pay.", tools=[computer_use(lambda n, a: done.append(n) or PNG, confirm=accept)])
     assert result.text == "ok" and done == ["type_text_at"]
     assert sent[1]["contents"][-1]["parts"][0]["functionResponse"]["response"] == {"safety_acknowledgement": "true"}
+
+
+def test_the_text_editor_counts_lines_in_the_singular_and_the_plural(tmp_path) -> None:
+    # the model read "created one.txt (1 lines)" and "inserted 1 lines after line 0 of ..."
+    from toolwire_anthropic import confined_text_editor
+
+    ed = "str_replace_based_edit_tool"
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "b.txt").write_text("a\nb\n")
+    inputs = [  # (the calls of one turn may run at once: each on a file of its own)
+        {"command": "create", "path": "one.txt", "file_text": "a\n"},
+        {"command": "create", "path": "two.txt", "file_text": "a\nb\n"},
+        {"command": "insert", "path": "a.txt", "insert_line": 0, "insert_text": "top"},
+        {"command": "insert", "path": "b.txt", "insert_line": 2, "insert_text": "c\nd\n"},
+    ]
+    calls = [{"type": "tool_use", "id": f"toolu_{i}", "name": ed, "input": x} for i, x in enumerate(inputs)]
+    model, sent = make(
+        "anthropic:claude-sonnet-4-5", [anthropic(calls, "tool_use"), anthropic([{"type": "text", "text": "done"}])]
+    )
+    toolwire.run_sync(model, "Edit.", tools=[confined_text_editor(tmp_path)])
+    results = [b for b in sent[1]["messages"][-1]["content"] if b["type"] == "tool_result"]
+    assert [(r["content"] if isinstance(r["content"], str) else r["content"][0]["text"]) for r in results] == [
+        "created one.txt (1 line)",
+        "created two.txt (2 lines)",
+        "inserted 1 line after line 0 of a.txt",
+        "inserted 2 lines after line 2 of b.txt",
+    ]
+    assert (tmp_path / "a.txt").read_text() == "top\na\n"

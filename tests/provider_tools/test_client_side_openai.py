@@ -684,3 +684,25 @@ def test_an_async_acknowledge_is_awaited_a_decline_keeps_the_call_waiting() -> N
     result = toolwire.run_sync(model, "Go.", tools=[computer(screen, acknowledge=accept)])
     assert result.text == "ok" and seen == ["wait", "screenshot"]
     assert sent[1]["input"][2]["acknowledged_safety_checks"] == [CHECK]
+
+
+def test_apply_patch_counts_lines_in_the_singular_and_the_plural(tmp_path) -> None:
+    # the model read "created one.py (1 lines)" and "updated b.py (2 -> 1 lines)"
+    from toolwire_openai import confined_apply_patch
+
+    (tmp_path / "a.py").write_text("X = 1\n")
+    (tmp_path / "b.py").write_text("X = 1\nY = 2\n")
+    ops = [  # (the calls of one turn may run at once: each on a file of its own)
+        {"type": "create_file", "path": "one.py", "diff": "+X = 1\n"},
+        {"type": "update_file", "path": "a.py", "diff": "@@\n X = 1\n+Y = 2\n"},
+        {"type": "update_file", "path": "b.py", "diff": "@@\n-X = 1\n-Y = 2\n+Z = 3\n"},
+    ]
+    model, sent = make([response([patch_call(i, op) for i, op in enumerate(ops, start=1)]), said("patched")])
+    toolwire.run_sync(model, "Edit.", tools=[confined_apply_patch(tmp_path)])
+    answers = [a for a in sent[1]["input"] if a.get("type") == "apply_patch_call_output"]
+    assert [a["output"] for a in answers] == [
+        "created one.py (1 line)",
+        "updated a.py (1 -> 2 lines)",
+        "updated b.py (2 -> 1 line)",
+    ]
+    assert (tmp_path / "b.py").read_text() == "Z = 3\n"

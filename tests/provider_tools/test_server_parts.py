@@ -329,7 +329,7 @@ EXPECTED_PARTS = {
     "openai": [
         ("web_search_call", "result", "web_search", "ws_1", "search toolwire release (completed)"),
         ("code_interpreter_call", "result", "code_interpreter", "ci_1", "print(6 * 7) - logs: 42 (completed)"),
-        ("file_search_call", "result", "file_search", "fs_1", "release notes - 1 results (completed)"),
+        ("file_search_call", "result", "file_search", "fs_1", "release notes - 1 result (completed)"),
     ],
     "gemini": [
         ("executableCode", "call", "codeExecution", None, "PYTHON: print(6 * 7)"),

@@ -213,7 +213,7 @@ def test_more_than_100_images_and_documents_are_refused() -> None:
     assert _violations(_body([_user(*hundred, doc)])) == []
     found = _violations(_body([_user(*hundred, doc, _image(png(10, 10)))]))
     assert found == [("anthropic.request.media-count", "/messages")]
-    with pytest.raises(RequestRefused, match="100 images and 1 documents"):
+    with pytest.raises(RequestRefused, match="100 images and 1 document "):
         preflight(AnthropicProfile(), _body([_user(*hundred, doc, _image(png(10, 10)))]))
 
 

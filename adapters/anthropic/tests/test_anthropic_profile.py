@@ -1572,3 +1572,41 @@ def test_metadata_user_id_up_to_256_characters_passes() -> None:
         assert P.check_request(body(metadata={"user_id": "u" * n})) == [], n
     (v,) = P.check_request(body(metadata={"user_id": "u" * 300}))
     assert v.pointer == "/metadata/user_id" and "300 characters" in v.message and "at most 256" in v.message
+
+
+@pytest.mark.parametrize(
+    "bad, rule, said",
+    [
+        (
+            body(stop_sequences=["END", "\n"]),
+            "anthropic.request.stop-sequences-blank",
+            "1 stop sequence of only whitespace left out: ['\\n']",
+        ),
+        (
+            body(stop_sequences=["END", "\n", " "]),
+            "anthropic.request.stop-sequences-blank",
+            "2 stop sequences of only whitespace left out: ['\\n', ' ']",
+        ),
+        (
+            body(messages=loop([USE]) + convo(("user", [{"type": "text", "text": "Summarise."}]))),
+            "anthropic.request.tool-blocks-need-tools",
+            "the history holds tool calls but the request declares no tools: 1 tool declared again",
+        ),
+        (
+            body(
+                messages=loop(
+                    [USE, {**USE, "id": "toolu_2", "name": "get_time"}], [RESULT, {**RESULT, "tool_use_id": "toolu_2"}]
+                )
+                + convo(("user", [{"type": "text", "text": "Summarise."}]))
+            ),
+            "anthropic.request.tool-blocks-need-tools",
+            "the history holds tool calls but the request declares no tools: 2 tools declared again",
+        ),
+    ],
+)
+def test_counted_repairs_say_one_in_the_singular(bad: dict[str, Any], rule: str, said: str) -> None:
+    # the reports read "1 stop sequence(s)", "1 tool(s) declared"
+    report = Report()
+    P.repair_request(copy.deepcopy(bad), report)
+    (detail,) = [d for r, _, d, _ in report.changes if r == rule]
+    assert detail.startswith(said)

@@ -156,7 +156,10 @@ def test_a_tool_addition_directive_rides_in_the_system_message(mock_model, wire)
     assert sent[3] == {"role": "system", "content": [directive]}
     sent, resp = _send(mock_model, wire, body, "claude-sonnet-4-6")
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]  # nothing left to send: dropped
-    assert any("tool_addition / tool_removal block(s) left out" in c.detail for c in resp.preflight)
+    assert any(c.detail.endswith("; its 1 tool_addition / tool_removal block left out") for c in resp.preflight)
+    body["messages"][3]["content"] = [directive, {**directive, "type": "tool_removal"}]
+    sent, resp = _send(mock_model, wire, body, "claude-sonnet-4-6")
+    assert any(c.detail.endswith("; its 2 tool_addition / tool_removal blocks left out") for c in resp.preflight)
 
 
 def test_whitespace_text_in_a_system_message_is_left_out_as_in_a_user_message(mock_model, wire) -> None:

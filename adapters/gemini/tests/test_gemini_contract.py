@@ -449,9 +449,14 @@ def test_b19_tool_choice_modes(mock_model: Any, choice: Any, expected: dict[str,
     assert model.sent[0].json["toolConfig"] == {"functionCallingConfig": expected}
 
 
-def test_b21_image_result_on_gemini_2_is_left_out_and_said(mock_model: Any) -> None:
+@pytest.mark.parametrize(
+    "images, said",
+    [(1, "[1 image the tool returned was not sent"), (2, "[2 images the tool returned were not sent")],
+)
+def test_b21_image_result_on_gemini_2_is_left_out_and_said(mock_model: Any, images: int, said: str) -> None:
     """Gemini 2.5 answers 400 "`function_response.parts` is not supported for this model": the
-    image is left out, the response says so, and the report marks it lossy."""
+    image is left out, the response says so (the model read "1 image(s) ... were"), and the
+    report marks it lossy."""
     png = b"\x89PNG\r\n\x1a\nfake-bytes"
     model = mock_model([json_response(candidate_body([{"text": "Nice chart."}]))], model_id="gemini-2.5-flash")
     history = [
@@ -459,18 +464,24 @@ def test_b21_image_result_on_gemini_2_is_left_out_and_said(mock_model: Any) -> N
         Message("assistant", [ToolCall("c1", "chart", {})]),
         Message(
             "user",
-            [ToolResult("c1", [TextPart("Q3 chart"), ImagePart(data=png, media_type="image/png")], name="chart")],
+            [
+                ToolResult(
+                    "c1", [TextPart("Q3 chart")] + [ImagePart(data=png, media_type="image/png")] * images, name="chart"
+                )
+            ],
         ),
     ]
     resp = send(model, history, tools=[Tool.from_schema("chart", "Chart.", {"type": "object", "properties": {}})])
     (part,) = model.sent[0].json["contents"][2]["parts"]
     fr = part["functionResponse"]
     assert "parts" not in fr
-    assert fr["response"]["output"].startswith("Q3 chart\n[1 image(s) the tool returned were not sent")
-    changes = [(c.rule, c.pointer, c.lossy) for c in resp.preflight or []]
+    assert fr["response"]["output"].startswith(f"Q3 chart\n{said}: gemini-2.5-flash takes no images")
+    changes = [(c.rule, c.pointer, c.detail, c.lossy) for c in resp.preflight or []]
     assert (
         "gemini.conversation.function-response-parts-model",
         "/contents/2/parts/0/functionResponse/parts",
+        f"{images} image part{'s' if images > 1 else ''} of a function response left out: gemini-2.5-flash takes "
+        "images in function responses from Gemini 3 on",
         True,
     ) in changes
 

@@ -18,6 +18,7 @@ import os
 import shlex
 from typing import Any
 
+from toolwire._words import plural
 from toolwire.context import ToolContext
 from toolwire.errors import ToolError
 from toolwire.tools import ProviderTool
@@ -91,7 +92,7 @@ def confined_text_editor(
                 )
             with open(p, "x", encoding="utf-8") as fh:
                 fh.write(file_text or "")
-            return f"created {path} ({len((file_text or '').splitlines())} lines)"
+            return f"created {path} ({plural(len((file_text or '').splitlines()), 'line')})"
         if command == "insert":
             text = insert_text if insert_text is not None else new_str
             if text is None or insert_line is None:
@@ -111,7 +112,7 @@ def confined_text_editor(
             lines.insert(insert_line, added)
             with open(base.open_fd(path, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8", newline="") as fh:
                 fh.write("".join(lines))
-            return f"inserted {len(added.splitlines())} lines after line {insert_line} of {path}"
+            return f"inserted {plural(len(added.splitlines()), 'line')} after line {insert_line} of {path}"
         raise ToolError(
             f"the command {command!r} is not supported here",
             hint="Use view, str_replace, create or insert.",

@@ -33,6 +33,7 @@ import operator
 import re
 from typing import Any, Callable, Iterable, Iterator, TypeVar, cast
 
+from toolwire._words import plural
 from toolwire.adapter import (
     DeclarationMemo,
     ModelRequest,
@@ -2245,7 +2246,7 @@ class AnthropicCodec:
                     EFFORT_BUDGET_RULE,
                     "/thinking/budget_tokens",
                     f"{said} asks for budget_tokens {full}; sent as {budget} to stay below max_tokens {mt} "
-                    f"(budget_tokens must be less than max_tokens), which leaves {mt - budget} token(s) for "
+                    f"(budget_tokens must be less than max_tokens), which leaves {plural(mt - budget, 'token')} for "
                     f"the answer: set max_tokens to at least {full + EFFORT_ANSWER_ROOM}, or leave it unset "
                     "(toolwire then makes room for the effort)",
                     None,

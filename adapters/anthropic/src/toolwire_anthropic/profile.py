@@ -24,6 +24,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence
 
+from toolwire._words import plural
 from toolwire.profile import Action, PrefixFold, Profile, ProviderToolInfo, Rule, Violation
 from toolwire.profile import number_leaves as _number_leaves
 from toolwire.profile import same_number_types as _same_number_types
@@ -2919,7 +2920,8 @@ class AnthropicProfile(Profile):
                 report.add(
                     "anthropic.request.stop-sequences-blank",
                     "/stop_sequences",
-                    f"{len(seqs) - len(keep)} stop sequence(s) of only whitespace left out: {[x for x in seqs if _blank(x)]!r}",
+                    f"{plural(len(seqs) - len(keep), 'stop sequence')} of only whitespace left out: "
+                    f"{[x for x in seqs if _blank(x)]!r}",
                     lossy=True,
                 )
         if "temperature" in body or "top_p" in body or "top_k" in body:
@@ -2958,7 +2960,7 @@ class AnthropicProfile(Profile):
                 report.add(
                     "anthropic.request.tool-blocks-need-tools",
                     "/tools",
-                    f"the history holds tool calls but the request declares no tools: {len(body['tools'])} tool(s) declared "
+                    f"the history holds tool calls but the request declares no tools: {plural(len(body['tools']), 'tool')} declared "
                     "again with an open schema and tool_choice 'none', so nothing can be called in this request",
                 )
         first = msgs[0] if msgs else None
@@ -3781,7 +3783,8 @@ def _media_violations(msgs: list[Any], start: int) -> list[Violation]:
             Violation(
                 "anthropic.request.media-count",
                 "/messages",
-                f"the request holds {len(images)} images and {documents} documents (each at least one page); "
+                f"the request holds {plural(len(images), 'image')} and {plural(documents, 'document')} (each at least one "
+                "page); "
                 f"Anthropic takes at most {MAX_MEDIA} images and document pages per request: leave older "
                 "images out of the conversation (for example, replace them with a text note) or start a new one",
             )
@@ -3906,7 +3909,7 @@ def _system_messages_as_user(msgs: list[Any], settled: int, model: Any, report: 
             f"/messages/{mi}/role",
             f"system message sent as a user message: {model!r} takes no system message inside the conversation "
             "(Claude Opus 4.8 and later Opus, Fable and Mythos models do)"
-            + (f"; its {dropped} tool_addition / tool_removal block(s) left out" if dropped else ""),
+            + (f"; its {plural(dropped, 'tool_addition / tool_removal block')} left out" if dropped else ""),
             lossy=True,
         )
     return out

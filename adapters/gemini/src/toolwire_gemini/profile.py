@@ -25,6 +25,7 @@ import json
 import re
 from typing import Any, Iterable, Mapping, Sequence, TypedDict
 
+from toolwire._words import plural
 from toolwire.profile import Action, Profile, RequestReport, Rule, Violation, rule_table, value_type_problems
 from toolwire.profile import number_leaves as _number_leaves
 from toolwire.profile import same_number_types as _same_number_types
@@ -2629,7 +2630,10 @@ class GeminiProfile(Profile):
         saying in the response how many were not sent, and report it as lossy."""
         n = len(fr["parts"]) if isinstance(fr["parts"], list) else 1
         del fr["parts"]
-        note = f"[{n} image(s) the tool returned were not sent: {self.model} takes no images in function responses]"
+        note = (
+            f"[{plural(n, 'image')} the tool returned {'was' if n == 1 else 'were'} not sent: {self.model} takes no "
+            "images in function responses]"
+        )
         response = fr.get("response")
         if isinstance(response, dict):
             key = (
@@ -2647,7 +2651,7 @@ class GeminiProfile(Profile):
             report,
             "gemini.conversation.function-response-parts-model",
             f"{ptr}/parts",
-            f"{n} image part(s) of a function response left out: {self.model} takes images in function responses "
+            f"{plural(n, 'image part')} of a function response left out: {self.model} takes images in function responses "
             "from Gemini 3 on",
             lossy=True,
         )

@@ -33,6 +33,7 @@ import re
 import shlex
 from typing import Any, Callable
 
+from toolwire._words import plural
 from toolwire.errors import ToolError
 from toolwire.runstate import confirmed
 from toolwire.tools import ProviderTool
@@ -259,7 +260,7 @@ def confined_apply_patch(root: str | os.PathLike[str]) -> ProviderTool:
                 p.parent.mkdir(parents=True, exist_ok=True)
                 with open(p, "x", encoding="utf-8", newline="") as fh:
                     fh.write(text)
-                return f"created {path} ({len(text.splitlines())} lines)"
+                return f"created {path} ({plural(len(text.splitlines()), 'line')})"
             if kind == "update_file":
                 base.resolve(path, must_exist=True, kind="file")
                 if not isinstance(diff, str):
@@ -271,7 +272,7 @@ def confined_apply_patch(root: str | os.PathLike[str]) -> ProviderTool:
                 new = apply_update_diff(old, diff, path)
                 with open(base.open_fd(path, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8", newline="") as fh:
                     fh.write(new)
-                return f"updated {path} ({len(old.splitlines())} -> {len(new.splitlines())} lines)"
+                return f"updated {path} ({len(old.splitlines())} -> {plural(len(new.splitlines()), 'line')})"
             if kind == "delete_file":
                 p = base.resolve(path, must_exist=True, kind="file")  # what it names is inside the root
                 # a symbolic link is removed itself, never the file it points to

@@ -29,6 +29,7 @@ import re
 from types import MappingProxyType
 from typing import Any, Container, Iterable, Iterator, Mapping, Sequence
 
+from toolwire._words import plural
 from toolwire.profile import Action, PrefixFold, Profile, Rule, Violation, rule_table
 from toolwire.profile import number_leaves as _number_leaves
 from toolwire.profile import same_number_types as _same_number_types
@@ -3633,7 +3634,7 @@ class OpenAIChatProfile(_OpenAIProfile):
                             report,
                             self.rule("conversation.tool-content"),
                             f"/messages/{i}/content",
-                            f"{len(moved)} image(s) of the result for {tm.get('tool_call_id')!r} moved to a user message "
+                            f"{plural(len(moved), 'image')} of the result for {tm.get('tool_call_id')!r} moved to a user message "
                             "after the tool messages",
                         )
                     out.append(tm)

@@ -24,6 +24,7 @@ import copy
 import json
 from typing import Any, Callable, Iterable, Iterator, Sequence, cast
 
+from toolwire._words import plural
 from toolwire.adapter import (
     DeclarationMemo,
     ModelRequest,
@@ -342,7 +343,7 @@ def _hosted_summary(item: dict[str, Any]) -> str:
     elif t == "file_search_call":
         bits.append("; ".join(q for q in _as_list(item.get("queries")) if isinstance(q, str)))
         if isinstance(item.get("results"), list):
-            bits.append(f"{len(item['results'])} results")
+            bits.append(plural(len(item["results"]), "result"))
     elif t == "code_interpreter_call":
         bits.append(str(item.get("code") or ""))
         logs = [o.get("logs") for o in _as_list(item.get("outputs")) if isinstance(o, dict) and o.get("logs")]
