@@ -53,6 +53,9 @@ __all__ = [
     "RESULT_MOVED_RULE",
     "CALL_IN_USER_RULE",
     "RESULT_IN_ASSISTANT_RULE",
+    "SYSTEM_AS_USER_RULE",
+    "marked_system_role",
+    "system_as_user_changes",
     "misplaced_changes",
     "duplicate_changes",
     "moved_result_changes",
@@ -108,6 +111,61 @@ CALL_IN_USER_RULE = "conversation.call-in-user-message"
 #: made at or before it (in its own message or an earlier assistant message), left out: there is
 #: no place after its call to send it (:func:`misplaced_changes`).
 RESULT_IN_ASSISTANT_RULE = "conversation.result-in-assistant-message"
+
+
+#: The rule id of the lossy change reporting a system or developer message inside the
+#: conversation, marked so by another API's ``decode_request`` (:func:`marked_system_role`),
+#: sent as a user message by an API that has no such message there (:func:`system_as_user_changes`).
+SYSTEM_AS_USER_RULE = "conversation.system-message-as-user"
+
+#: The roles another API's import keeps on a user message that was a system or developer message
+#: inside the conversation (Anthropic ``role: "system"`` in ``messages``; OpenAI Chat and
+#: Responses ``"system"`` / ``"developer"`` after the first message).
+_SYSTEM_ROLES = ("system", "developer")
+
+
+def marked_system_role(message: Message, api: str) -> tuple[str, str] | None:
+    """``(owner, role)`` when ``message`` is a user message that another API's ``decode_request``
+    (``owner``, e.g. ``"anthropic"``) imported from a ``role`` (``"system"`` or ``"developer"``)
+    message inside the conversation (``provider_data[owner]["role"]``); ``None`` for any other
+    message, and for one ``api`` itself marked (its own encoder sends that back)."""
+    pd = message.provider_data
+    if message.role != "user" or not pd:
+        return None
+    own = pd.get(api)
+    if isinstance(own, dict) and own.get("role") is not None:
+        return None
+    for owner, data in pd.items():
+        if owner != api and isinstance(data, dict) and data.get("role") in _SYSTEM_ROLES:
+            return owner, data["role"]
+    return None
+
+
+def system_as_user_changes(
+    messages: Any, offset: int, api: str, kept: Any = None
+) -> list[tuple[str, str, str, None, None]]:
+    """The lossy changes (``(rule, pointer, detail, tool, call_id)``, rule
+    :data:`SYSTEM_AS_USER_RULE`) for the messages of ``messages`` (numbered from ``offset``) that
+    :func:`marked_system_role` finds and that ``api`` sends as user messages: every one, or those
+    for which ``kept(message, role)`` (the API's own equivalent takes it) is false."""
+    out: list[tuple[str, str, str, None, None]] = []
+    for i, m in enumerate(messages, offset):
+        marked = marked_system_role(m, api)
+        if marked is None or (kept is not None and kept(m, marked[1])):
+            continue
+        owner, role = marked
+        out.append(
+            (
+                SYSTEM_AS_USER_RULE,
+                f"/messages/{i}",
+                f"the {owner} {role} message inside the conversation was sent as a user message: {api} has no "
+                f"{role} message that could hold it there, so the model reads its text as the user's (put standing "
+                "instructions in instructions=)",
+                None,
+                None,
+            )
+        )
+    return out
 
 
 #: What an image in an assistant message becomes on an API that takes images only from the user
@@ -745,7 +803,8 @@ def plain_history(messages: Sequence[Message]) -> bool:
     A cheap screen, one pass without a call per part: ``True`` lets the preflight skip the
     codecs' checks for parts they leave out or move (a codec says so with its
     ``plain_history_sent_whole``), which find nothing in such a history; ``False`` says only that those checks run. Reasoning,
-    images and provider tool parts make a history not plain."""
+    images and provider tool parts make a history not plain, and so does a user message an
+    import marked as a system or developer message (:func:`marked_system_role`)."""
     pending: set[Any] | None = None
     seen: set[str] = set()
     for m in messages:
@@ -769,6 +828,10 @@ def plain_history(messages: Sequence[Message]) -> bool:
                     return False
             pending = calls
         elif role == "user":
+            if m.provider_data and any(
+                isinstance(d, dict) and d.get("role") in _SYSTEM_ROLES for d in m.provider_data.values()
+            ):
+                return False  # a system or developer message another API may send as a user's
             for p in m.parts:
                 t = type(p)
                 if t is ToolResult:

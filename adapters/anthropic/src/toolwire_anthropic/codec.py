@@ -66,6 +66,7 @@ from toolwire.turns import (
     duplicate_changes,
     moved_result_changes,
     readable_tool_result,
+    system_as_user_changes,
     tool_image_changes,
 )
 from toolwire.types import (
@@ -2119,13 +2120,20 @@ class AnthropicCodec:
         instructions or tools changed since it was produced (one change at the last such part,
         rule ``anthropic.conversation.thinking-prefix-changed``); and results sent right after
         their call's assistant message although other assistant messages came between them (not
-        lossy, rule ``conversation.result-moved``)."""
+        lossy, rule ``conversation.result-moved``); and another API's system or developer
+        message inside the conversation, sent as user text (rule
+        ``conversation.system-message-as-user``)."""
         changes = (
             moved_result_changes(messages, offset, merged_turns=False)
             + assistant_image_changes(messages, offset, API)
             + tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES, fetches_image_url)
             + duplicate_changes(messages, offset, before_call=True)
             + _unsigned_thinking_changes(messages, offset)
+            # another API's system or developer message inside the conversation goes as user
+            # text: Anthropic's own (anthropic.types.SystemMessageParam) is taken only right
+            # after a user turn and by some models (rules anthropic.conversation.system-message-
+            # placement and -model), where the other API put none of these conditions on it
+            + system_as_user_changes(messages, offset, API)
         )
         if _drops_stale_blocks(request):
             prints = self._request_prints(request)

@@ -53,7 +53,13 @@ from toolwire.stream import (
 )
 from toolwire.tools import ProviderTool, Tool
 from toolwire.transport import error_in_body
-from toolwire.turns import answer_request, duplicate_changes, readable_tool_result, tool_image_changes
+from toolwire.turns import (
+    answer_request,
+    duplicate_changes,
+    readable_tool_result,
+    system_as_user_changes,
+    tool_image_changes,
+)
 from toolwire.types import (
     DocumentPart,
     ImagePart,
@@ -559,13 +565,19 @@ class GeminiCodec:
         Also the images tools returned in a format Gemini does not read, sent as a note (rule
         ``gemini.conversation.tool-result-image-type``), and results answering a call already
         answered and calls repeating an id in one response (each call is answered once:
-        :func:`toolwire.turns.duplicate_changes`)."""
+        :func:`toolwire.turns.duplicate_changes`), and another API's system or developer message
+        inside the conversation, sent as a user turn (rule ``conversation.system-message-as-user``:
+        Gemini has no such message there)."""
         out: list[tuple[Any, ...]] = list(
             tool_image_changes(
                 messages, offset, API, IMAGE_MEDIA_TYPES, fetches_image_url, "gemini.conversation.file-uri"
             )
         )
         out += duplicate_changes(messages, offset)
+        # another API's system or developer message inside the conversation: a Content's role is
+        # "user" or "model" only (google.genai.types.Content.role), the system instruction is one
+        # for the whole request, so it goes as a user turn (rule conversation.system-message-as-user)
+        out += system_as_user_changes(messages, offset, API)
         if not isinstance(self.cache, str) or offset:
             return out
         if request.tool_choice not in (None, "auto"):

@@ -37,9 +37,11 @@ from toolwire.turns import (
     answer_request,
     assistant_image_changes,
     duplicate_changes,
+    marked_system_role,
     moved_result_changes,
     place_late_results,
     readable_tool_result,
+    system_as_user_changes,
     tool_image_changes,
 )
 from toolwire.types import (
@@ -305,6 +307,17 @@ def _auto_choice(given: Any) -> bool:
     return isinstance(inner, dict) and inner.get("mode") == "auto"
 
 
+def _keeps_system(message: Message, role: str) -> bool:
+    """Whether another API's system or developer message inside the conversation (``role``, see
+    :func:`toolwire.turns.marked_system_role`) is sent with its own role: Chat takes both
+    anywhere in ``messages`` (``ChatCompletionMessageParam`` holds
+    ``ChatCompletionSystemMessageParam``, role ``"system"``, and
+    ``ChatCompletionDeveloperMessageParam``, role ``"developer"``), with text only (their
+    ``content``: ``str | Iterable[ChatCompletionContentPartTextParam]``); one with an image,
+    a document or any other part is sent as a user message."""
+    return role in ("system", "developer") and bool(message.parts) and all(type(p) is TextPart for p in message.parts)
+
+
 class OpenAIChatCodec:
     """Chat Completions wire format ⇄ canonical types (``api = "openai-chat"``).
 
@@ -508,6 +521,9 @@ class OpenAIChatCodec:
         if content:
             pd = msg.provider_data.get(API) or {}
             role = pd.get("role", "user")
+            marked = marked_system_role(msg, API) if "role" not in pd else None
+            if marked is not None and _keeps_system(msg, marked[1]):
+                role = marked[1]  # another API's system / developer message, kept as Chat's own
             if len(content) == 1 and content[0]["type"] == "text" and not pd.get("content_list"):
                 user: dict[str, Any] = {"role": role, "content": content[0]["text"]}
             else:
@@ -616,13 +632,16 @@ class OpenAIChatCodec:
         :func:`toolwire.turns.duplicate_changes`); and results sent right after their calls
         although assistant messages came between them (not lossy, rule
         ``conversation.result-moved``: Chat keeps each assistant message apart, and each one's
-        ``role: tool`` messages must follow it)."""
+        ``role: tool`` messages must follow it); and another API's system or developer message
+        inside the conversation that holds more than text, sent as a user message (rule
+        ``conversation.system-message-as-user``; one of text only is sent as Chat's own)."""
         return (
             moved_result_changes(messages, offset, merged_turns=False)
             + assistant_image_changes(messages, offset, API)
             + tool_image_changes(messages, offset, API, IMAGE_MEDIA_TYPES, fetches_image_url)
             + self._other_server_reasoning(messages, offset)
             + duplicate_changes(messages, offset)
+            + system_as_user_changes(messages, offset, API, _keeps_system)
         )
 
     def _other_server_reasoning(self, messages: Any, offset: int) -> list[tuple[Any, ...]]:

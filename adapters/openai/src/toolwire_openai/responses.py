@@ -54,6 +54,7 @@ from toolwire.turns import (
     answer_request,
     assistant_image_changes,
     duplicate_changes,
+    marked_system_role,
     readable_tool_result,
     tool_image_changes,
 )
@@ -865,6 +866,14 @@ class OpenAIResponsesCodec:
         if content:
             pd = msg.provider_data.get(API) or {}
             role = pd.get("role", "user")
+            marked = marked_system_role(msg, API) if "role" not in pd else None
+            if marked is not None:
+                # another API's system / developer message inside the conversation, sent as
+                # Responses' own: an input message takes either role, with any input content
+                # (openai.types.responses.EasyInputMessageParam: role Literal["user",
+                # "assistant", "system", "developer"], content str |
+                # ResponseInputMessageContentListParam)
+                role = marked[1]
             if len(content) == 1 and content[0]["type"] == "input_text" and not pd.get("content_list"):
                 item = {"role": role, "content": content[0]["text"]}
             else:
