@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, overload
 
 from .errors import SchemaError, ToolDefinitionError, ToolNameError
 
-__all__ = ["Tool", "ProviderTool", "tool", "TOOL_NAME_RULE", "check_tool_name", "check_tool_name_for"]
+__all__ = [
+    "Tool",
+    "ProviderTool",
+    "tool",
+    "TOOL_NAME_RULE",
+    "check_tool_name",
+    "check_tool_name_for",
+    "check_imported_provider_tool",
+]
 
 P = ParamSpec("P")
 if TYPE_CHECKING:
@@ -487,7 +495,6 @@ class ProviderTool(Tool):
         timeout: float | None = None,
     ) -> None:
         import json
-        from collections.abc import Mapping
 
         from .errors import ConfigurationError, ProviderToolUnsupported
         from .registry import cached_profile
@@ -678,6 +685,41 @@ def provider_tool_settings_reviewed() -> Iterator[None]:
         yield
     finally:
         _SETTINGS_REVIEWED.reset(token)
+
+
+def check_imported_provider_tool(vendor: str, declaration: Any, pointer: str) -> None:
+    """Raise :class:`~toolwire.errors.ConfigurationError` when ``declaration`` (a provider tool's
+    wire declaration kept verbatim from an imported request, at ``pointer`` of the body, e.g.
+    ``"/tools/2"``) is of a type ``vendor``'s profile lists and has a field value its SDK type
+    does not take (``{"type": "web_search_20250305", "max_uses": "three"}``) or lacks a required
+    field: the vendor refuses it. The message names the tool type, the field and what the vendor
+    SDK's declaration type expects.
+    A field the SDK's type does not list is let through (a newer API field an installed SDK may
+    not know), as is a declaration of a type the profile does not list; nothing is raised
+    within :func:`provider_tool_settings_reviewed`."""
+    import json
+
+    from .errors import ConfigurationError
+    from .registry import cached_profile
+
+    if _SETTINGS_REVIEWED.get() or not isinstance(declaration, Mapping):
+        return
+    tool_type = declaration.get("type")
+    prof = cached_profile(vendor) if isinstance(tool_type, str) else None
+    if prof is None or tool_type not in prof.provider_tools():
+        return
+    settings = {k: v for k, v in declaration.items() if k not in ("type", "name")}
+    try:
+        text = json.dumps(settings, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return
+    problems = [p for p in _provider_tool_problems(vendor, tool_type, text) if not p.startswith("unknown field ")]
+    if problems:
+        raise ConfigurationError(
+            f"the {vendor} provider tool {tool_type!r} at {pointer} of the imported request does not fit the "
+            f"vendor SDK's declaration type, which the API refuses, so the request was not sent: "
+            f"{'; '.join(problems)}. Correct the declaration in the request you imported."
+        )
 
 
 @functools.lru_cache(maxsize=512)

@@ -4,6 +4,7 @@ the message names the tool, the field, what the SDK type expects and the closest
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -130,3 +131,49 @@ def test_settings_that_fit_are_sent_unchanged_on_every_vendor(mock: Any) -> None
     assert toolwire.run_sync(model, "Search.", tools=[tool]).text == "Found."
     assert sent[0]["tools"] == [{"googleSearch": {}}]
     assert tool.settings_problems() == []
+
+
+IMPORTED: dict[str, tuple[str, dict[str, Any], str]] = {
+    "anthropic": (
+        "anthropic:claude-sonnet-4-5",
+        {
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 64,
+            "messages": [{"role": "user", "content": "Look it up."}],
+            "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": "three"}],
+        },
+        "the anthropic provider tool 'web_search_20250305' at /tools/0 of the imported request does not fit the "
+        "vendor SDK's declaration type, which the API refuses, so the request was not sent: max_uses: Input should "
+        "be a valid integer. Correct the declaration in the request you imported.",
+    ),
+    "openai": (
+        "openai:gpt-5-mini",
+        {"model": "gpt-5-mini", "input": "Look it up.", "tools": [{"type": "file_search", "vector_store_ids": "vs_1"}]},
+        "the openai provider tool 'file_search' at /tools/0 of the imported request does not fit the vendor SDK's "
+        "declaration type, which the API refuses, so the request was not sent: vector_store_ids: Input should be a "
+        "valid array. Correct the declaration in the request you imported.",
+    ),
+}
+
+
+@pytest.mark.parametrize("vendor", sorted(IMPORTED))
+def test_an_imported_provider_tool_with_a_wrong_typed_field_is_refused_before_sending(vendor: str, mock: Any) -> None:
+    # kept verbatim on import, the declaration was sent as it came, for the API to refuse
+    spec, body, message = IMPORTED[vendor]
+    model, sent = mock(spec, [])
+    request = model.codec.decode_request(body)
+    with pytest.raises(toolwire.ConfigurationError) as caught:
+        asyncio.run(model.send(request))
+    assert str(caught.value) == message
+    assert sent == []
+
+
+def test_an_imported_provider_tool_with_a_field_the_sdk_does_not_list_is_still_sent(mock: Any) -> None:
+    # a newer API field the installed SDK may not know is not the importer's mistake
+    from .test_provider_tools import anthropic_answer
+
+    spec, body, _ = IMPORTED["anthropic"]
+    body = {**body, "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 3, "newer": True}]}
+    model, sent = mock(spec, [anthropic_answer([{"type": "text", "text": "ok"}])])
+    asyncio.run(model.send(model.codec.decode_request(body)))
+    assert sent[0]["tools"] == body["tools"]

@@ -56,7 +56,7 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.tools import ProviderTool, Tool
+from toolwire.tools import ProviderTool, Tool, check_imported_provider_tool
 from toolwire.transport import error_in_body
 from toolwire.turns import (
     ASSISTANT_IMAGE_NOTE,
@@ -2352,6 +2352,9 @@ class AnthropicCodec:
         ):
             pos = entry.get("position")
             pos = len(tools) if not isinstance(pos, int) else min(max(pos, 0), len(tools))
+            # a server tool kept from an imported request: one with a field of the wrong type
+            # (anthropic.types.WebSearchTool20250305Param.max_uses: int, ...) is refused here
+            check_imported_provider_tool(API, entry["tool"], f"/tools/{pos}")
             tools.insert(pos, copy.deepcopy(entry["tool"]))
         if tools:
             body["tools"] = tools

@@ -47,7 +47,7 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.tools import ProviderTool, Tool
+from toolwire.tools import ProviderTool, Tool, check_imported_provider_tool
 from toolwire.transport import error_in_body
 from toolwire.turns import (
     ASSISTANT_IMAGE_NOTE,
@@ -1215,6 +1215,9 @@ class OpenAIResponsesCodec:
         if same is None:
             memo.remember_list(request.tools)
         for pos, decl in settings.get("other_tools") or []:
+            # a hosted tool kept from an imported request: one with a field of the wrong type
+            # (openai.types.responses.FileSearchToolParam.vector_store_ids: a list, ...) is refused here
+            check_imported_provider_tool(API, decl, f"/tools/{pos}")
             tools.insert(pos, copy.deepcopy(decl))
         if tools:
             body["tools"] = tools
