@@ -91,7 +91,7 @@ def test_identical_calls_in_one_chunk_are_distinct_parallel_calls(mock_model: An
 
 def test_calls_with_other_arguments_in_later_chunks_all_run(mock_model: Any) -> None:
     _run(mock_model, [_chunk([_call("red")]), _chunk([_call("blue")]), _chunk([_call("green")], "STOP")])
-    assert RAN == ["red", "blue", "green"]
+    assert sorted(RAN) == ["blue", "green", "red"]  # (parallel threads: any order)
 
 
 def test_calls_with_their_own_ids_in_later_chunks_all_run(mock_model: Any) -> None:

@@ -289,7 +289,7 @@ def _parallel_uses(call: ToolCall) -> list[tuple[str, dict[str, Any]]] | None:
     return out
 
 
-def split_parallel_calls(response: Response) -> list[ToolCall] | None:
+def split_parallel_calls(response: Response, calls: list[ToolCall] | None = None) -> list[ToolCall] | None:
     """Replace each ``multi_tool_use.parallel`` call of ``response`` (:data:`PARALLEL_PSEUDO_TOOL`)
     by the tool calls it names, in its place and in its order: call ``k`` (1-based) of the call
     with id ``X`` gets the id ``X_p<k>``, the name after ``functions.`` in its ``recipient_name``
@@ -298,8 +298,13 @@ def split_parallel_calls(response: Response) -> list[ToolCall] | None:
     unknown tool (``is_error``). The history sent back holds the calls as split, each answered by
     its own result (Chat Completions keeps no state: an assistant message's ``tool_calls`` need
     one ``tool`` message per id, the ids being the client's to choose). A call of another shape is
-    left as it is (an unknown tool). Returns the response's new ``tool_calls`` when a call was
-    split, else ``None``."""
+    left as it is (an unknown tool). ``calls``: the response's tool calls when the caller has
+    them. Returns the response's new ``tool_calls`` when a call was split, else ``None``."""
+    for call in response.tool_calls if calls is None else calls:
+        if call.name == PARALLEL_PSEUDO_TOOL:
+            break
+    else:
+        return None  # (the usual answer: one name comparison per call)
     split = False
     parts: list[Any] = []
     for part in response.parts:

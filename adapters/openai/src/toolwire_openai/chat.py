@@ -521,7 +521,7 @@ class OpenAIChatCodec:
         if content:
             pd = msg.provider_data.get(API) or {}
             role = pd.get("role", "user")
-            marked = marked_system_role(msg, API) if "role" not in pd else None
+            marked = marked_system_role(msg, API) if msg.provider_data and "role" not in pd else None
             if marked is not None and _keeps_system(msg, marked[1]):
                 role = marked[1]  # another API's system / developer message, kept as Chat's own
             if len(content) == 1 and content[0]["type"] == "text" and not pd.get("content_list"):
@@ -965,7 +965,7 @@ class OpenAIChatCodec:
             # the content and refusal tokens with their log probabilities): kept, never sent back
             response.provider_data.setdefault(API, {})["logprobs"] = choice["logprobs"]
         if calls:  # without calls these passes have nothing to do
-            calls = split_parallel_calls(response) or calls
+            calls = split_parallel_calls(response, calls) or calls
             real_call_names(response, request, calls)
             reissue_shared_ids(calls)
             check_tool_calls(response, calls)

@@ -498,7 +498,8 @@ class OpenAIChatModel(_OpenAIModel):
     def check_streamed(self, response: Response) -> Response:
         """The checks of a streamed answer: distinct calls sharing one id get ids of their own
         (:func:`~toolwire.wire.reissue_shared_ids`), then :func:`check_tool_calls`."""
-        calls = split_parallel_calls(response) or response.tool_calls
+        calls = response.tool_calls
+        calls = split_parallel_calls(response, calls) or calls
         reissue_shared_ids(calls)
         return check_tool_calls(response, calls)
 

@@ -866,7 +866,7 @@ class OpenAIResponsesCodec:
         if content:
             pd = msg.provider_data.get(API) or {}
             role = pd.get("role", "user")
-            marked = marked_system_role(msg, API) if "role" not in pd else None
+            marked = marked_system_role(msg, API) if msg.provider_data and "role" not in pd else None
             if marked is not None:
                 # another API's system / developer message inside the conversation, sent as
                 # Responses' own: an input message takes either role, with any input content
