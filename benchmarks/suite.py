@@ -1399,7 +1399,8 @@ def part_work() -> None:
         "   toolwire against the post() floor (Gemini: the bare generate_content() loop), async and sync, split by\n"
         "   whose code runs them: toolwire's, the SDK's and the HTTP client's (with the standard library), and\n"
         f"   the harness's (the canned transport and the tool). Counted with sys.settrace over {WORK_LOOPS} loops after\n"
-        "   a warm-up: the same on every machine and run (no clock, no noise). C code (json, pickle, pydantic-core)\n"
+        "   a warm-up, the garbage collector off: no clock, so toolwire's count is the same on every machine and run\n"
+        "   (the SDK side's, which holds asyncio's loop, within a few dozen). C code (json, pickle, pydantic-core)\n"
         "   runs no bytecode and is not counted; set it beside the timings of parts 1 and 7"
     )
     for api in APIS:
@@ -1426,6 +1427,25 @@ def part_work() -> None:
 WORK_LOOPS = 10
 
 
+def _counting_on(tracer: Any) -> tuple[Any, bool]:
+    """Start counting with ``tracer``; returns what :func:`_counting_off` restores: the trace
+    function in place before (a coverage tool's, under pytest --cov) and whether the garbage
+    collector was on. The collector is off while counting: a collection runs Python callbacks
+    (weak references' ``_remove``) whenever the heap's allocations happen to trigger it, which
+    would make the count differ from run to run."""
+    before = sys.gettrace(), gc.isenabled()
+    gc.collect()
+    gc.disable()
+    sys.settrace(tracer)
+    return before
+
+
+def _counting_off(before: tuple[Any, bool]) -> None:
+    sys.settrace(before[0])
+    if before[1]:
+        gc.enable()
+
+
 def _count_ops(fn: Callable[[], Any], *, awaits: bool = True) -> dict[str, float]:
     """Bytecode instructions per call of ``fn`` (``WORK_LOOPS`` calls after as many uncounted
     ones; ``awaits``: ``fn()`` is awaited, every call in one event loop), keyed ``toolwire`` (toolwire's core and adapters), ``harness`` (this file: the canned
@@ -1442,7 +1462,11 @@ def _count_ops(fn: Callable[[], Any], *, awaits: bool = True) -> dict[str, float
             return "toolwire"
         return "sdk"
 
+    own = _counting_off.__code__  # (the counter's own call that ends the counting is not counted)
+
     def tracer(frame: Any, event: str, arg: Any) -> Any:
+        if frame.f_code is own:
+            return None
         frame.f_trace_lines = False
         frame.f_trace_opcodes = True
         key = whose(frame.f_code.co_filename)
@@ -1457,12 +1481,12 @@ def _count_ops(fn: Callable[[], Any], *, awaits: bool = True) -> dict[str, float
     async def awaited() -> None:  # (an async fn: every loop in one event loop, as _time_async)
         for _ in range(WORK_LOOPS):
             await fn()
-        sys.settrace(tracer)
+        before = _counting_on(tracer)
         try:
             for _ in range(WORK_LOOPS):
                 await fn()
         finally:
-            sys.settrace(None)
+            _counting_off(before)
 
     REUSE = True
     try:
@@ -1471,12 +1495,12 @@ def _count_ops(fn: Callable[[], Any], *, awaits: bool = True) -> dict[str, float
         else:
             for _ in range(WORK_LOOPS):
                 fn()
-            sys.settrace(tracer)
+            before = _counting_on(tracer)
             try:
                 for _ in range(WORK_LOOPS):
                     fn()
             finally:
-                sys.settrace(None)
+                _counting_off(before)
     finally:
         REUSE = False
     return {k: v / WORK_LOOPS for k, v in counts.items()}

@@ -42,7 +42,11 @@ def test_a_2_turn_loop_counts_the_same_twice_and_more_than_its_parts() -> None:
 
     first = suite._count_ops(loop)
     second = suite._count_ops(loop)
-    assert first == second  # no clock involved: the same work counts the same
+    # no clock involved: toolwire's and the harness's work counts the same every time; the
+    # SDK's side includes asyncio's event loop, whose steps can differ by a few dozen
+    # instructions from run to run (what the loop finds ready when it looks)
+    assert (first["toolwire"], first["harness"]) == (second["toolwire"], second["harness"])
+    assert abs(first["sdk"] - second["sdk"]) <= 0.01 * first["sdk"]
     assert first["toolwire"] > 1000 and first["sdk"] > 1000 and first["harness"] > 0
     # the floor runs no toolwire code but the tool's description, which it reads off the
     # decorated tool for its tools list (one short method)
