@@ -48,8 +48,9 @@ def test_a_2_turn_loop_counts_the_same_twice_and_more_than_its_parts() -> None:
     assert (first["toolwire"], first["harness"]) == (second["toolwire"], second["harness"])
     assert abs(first["sdk"] - second["sdk"]) <= 0.01 * first["sdk"]
     assert first["toolwire"] > 1000 and first["sdk"] > 1000 and first["harness"] > 0
-    # the floor runs no toolwire code but the tool's description, which it reads off the
-    # decorated tool for its tools list (one short method)
+    # the floor runs next to no toolwire code: the tool's description, which it reads off the
+    # decorated tool for its tools list, and in a process where toolwire models were made (the
+    # test suite) the log scrubbing toolwire installs on the logging module the SDK logs through
     floor = suite._count_ops(lambda: suite.BARE[api](2, floor=True))
-    assert 0 < floor["toolwire"] < 20 and floor["sdk"] > 1000
+    assert 0 < floor["toolwire"] < 0.02 * first["toolwire"] and floor["sdk"] > 1000
     assert sum(first.values()) > sum(floor.values())
