@@ -2025,9 +2025,9 @@ class GeminiStreamDecoder:
     def _repeat(self, call: ToolCall) -> str | None:
         """Why ``call`` is not run when it repeats a call of an earlier chunk, else ``None``.
 
-        On the Gemini API "a ``FunctionCall`` arrives whole inside one chunk" and each chunk's
-        parts are new increments (``GenerateContentResponse`` chunks of
-        ``generate_content_stream``); ``FunctionCall.id`` is optional ("the unique id of the
+        In Gemini streams (``GenerateContentResponse`` chunks of ``generate_content_stream``)
+        each ``functionCall`` part comes whole inside one chunk and each chunk's parts are new
+        increments (what the recorded streams show); ``FunctionCall.id`` is optional ("the unique id of the
         function call. If populated, the client to execute the ``function_call`` and return the
         response with the matching ``id``", google.genai.types.FunctionCall). A call without an
         id whose name and arguments equal those of a call an *earlier chunk* delivered is either
