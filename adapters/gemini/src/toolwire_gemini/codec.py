@@ -1839,6 +1839,120 @@ def server_tool_metadata_part(field: str, meta: dict[str, Any]) -> ProviderToolP
     )
 
 
+#: FunctionCall fields of a call streamed in pieces (google.genai.types.FunctionCall.partial_args /
+#: will_continue, "not supported in Gemini API": Vertex AI with streamFunctionCallArguments)
+_PIECE_FIELDS = frozenset({"willContinue", "will_continue", "partialArgs", "partial_args"})
+_PATH_STEP = re.compile(r"""\.([A-Za-z_][\w-]*)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]""")
+#: the largest array index a streamed argument path may name (a bigger one is refused, not padded)
+_MAX_PATH_INDEX = 10_000
+
+
+def _json_path_steps(path: Any) -> list[str | int] | None:
+    """``$.a.b[0]['c d']`` → ``["a", "b", 0, "c d"]`` (the RFC 9535 forms the streamed
+    arguments use: member names and array indexes); ``None`` for any other text."""
+    if not isinstance(path, str) or not path.startswith("$"):
+        return None
+    steps: list[str | int] = []
+    pos = 1
+    while pos < len(path):
+        m = _PATH_STEP.match(path, pos)
+        if m is None:
+            return None
+        name, index, single, double = m.groups()
+        if index is not None:
+            if int(index) > _MAX_PATH_INDEX:
+                return None
+            steps.append(int(index))
+        else:
+            text = name if name is not None else single if single is not None else double
+            steps.append(re.sub(r"\\(.)", r"\1", text) if name is None else text)
+        pos = m.end()
+    return steps or None
+
+
+@dataclasses.dataclass
+class _StreamedCall:
+    """A call whose arguments arrive in ``partialArgs`` pieces, being assembled."""
+
+    call: ToolCall
+    index: int
+    args: dict[str, Any]
+    problem: str | None = None
+    #: paths whose string value goes on in the next piece (``PartialArg.will_continue``)
+    open_strings: set[str] = dataclasses.field(default_factory=set)
+
+    def apply(self, piece: Any) -> str | None:
+        """Set one ``PartialArg`` into :attr:`args`; what is wrong with it, else ``None``."""
+        if not isinstance(piece, dict):
+            return f"is a JSON {_json_kind(piece)}, not an object"
+        path = _g(piece, "jsonPath")
+        steps = _json_path_steps(path)
+        if steps is None:
+            return f"has a jsonPath toolwire cannot read ({path!r}; expected e.g. '$.items[0].name')"
+        if _has(piece, "stringValue"):
+            value = _g(piece, "stringValue")
+            if not isinstance(value, str):
+                return f"has a stringValue that is a JSON {_json_kind(value)}"
+            if path in self.open_strings:
+                so_far = _get_path(self.args, steps)
+                value = (so_far if isinstance(so_far, str) else "") + value
+        elif _has(piece, "numberValue"):
+            value = _g(piece, "numberValue")
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return f"has a numberValue that is a JSON {_json_kind(value)}"
+        elif _has(piece, "boolValue"):
+            value = _g(piece, "boolValue")
+            if not isinstance(value, bool):
+                return f"has a boolValue that is a JSON {_json_kind(value)}"
+        elif _has(piece, "nullValue"):
+            value = None
+        else:
+            return None  # a piece with no value (only the path): nothing to set
+        if _g(piece, "willContinue") is True:
+            self.open_strings.add(path)
+        else:
+            self.open_strings.discard(path)
+        return _set_path(self.args, steps, value)
+
+
+def _get_path(root: Any, steps: list[str | int]) -> Any:
+    node = root
+    for step in steps:
+        if isinstance(step, int):
+            node = node[step] if isinstance(node, list) and step < len(node) else None
+        else:
+            node = node.get(step) if isinstance(node, dict) else None
+    return node
+
+
+def _set_path(root: dict[str, Any], steps: list[str | int], value: Any) -> str | None:
+    """Set ``value`` at ``steps`` in ``root``, making the objects and arrays on the way (an array
+    shorter than an index is filled with nulls); what conflicts, else ``None``."""
+    node: Any = root
+    for i, step in enumerate(steps):
+        last = i == len(steps) - 1
+        fresh: Any = None if last else ([] if isinstance(steps[i + 1], int) else {})
+        if isinstance(step, int):
+            if not isinstance(node, list):
+                return f"indexes [{step}] into a value that is not an array"
+            while len(node) <= step:
+                node.append(None)
+            if last:
+                node[step] = value
+            elif node[step] is None:
+                node[step] = fresh
+        else:
+            if not isinstance(node, dict):
+                return f"names member {step!r} of a value that is not an object"
+            if last:
+                node[step] = value
+            elif node.get(step) is None:
+                node[step] = fresh
+        if not last:
+            node = node[step]  # pyright: ignore[reportCallIssue, reportArgumentType] - a list for an int step, a dict for a str one
+    return None
+
+
 class GeminiStreamDecoder:
     """Incremental decoder: :meth:`feed` one ``GenerateContentResponse`` chunk at a time (the
     whole body for a non-streamed response), then :meth:`finish`. Used by
@@ -1862,6 +1976,8 @@ class GeminiStreamDecoder:
         #: earlier chunks delivered, and the calls of the chunk being read (see :meth:`_repeat`)
         self.earlier_calls: dict[tuple[str, str], str] = {}
         self.chunk_calls: dict[tuple[str, str], str] = {}
+        #: the call whose arguments are arriving in pieces (``FunctionCall.partial_args``), else None
+        self.streamed: _StreamedCall | None = None
 
     def _key(self, part: dict[str, Any]) -> str:
         if self.response_id:
@@ -1951,6 +2067,12 @@ class GeminiStreamDecoder:
         return events
 
     def _part(self, part: Any, merge_text: bool, at: str) -> list[StreamEvent]:
+        if self.streamed is not None:
+            fc = _g(part, "functionCall") if type(part) is dict else None
+            if type(fc) is dict and not _g(fc, "name"):
+                return self._streamed_piece(part, fc, at)
+            # another part (or the next call) begins: the call in pieces has ended
+            return [*self._close_streamed(), *self._part(part, merge_text, at)]
         if type(part) is dict and len(part) == 1 and type(part.get("text")) is str:
             # a plain text part (most stream chunks): what _decode_part gives it, without its checks
             text = part["text"]
@@ -1964,6 +2086,14 @@ class GeminiStreamDecoder:
             raise _bad(at, "an object", part)
         sig = _S.opt_base64(_g(part, "thoughtSignature"), f"{at}/thoughtSignature")
         if _has(part, "functionCall"):
+            fc = _g(part, "functionCall")
+            if (
+                type(fc) is dict
+                and _g(fc, "willContinue") is True
+                and isinstance(_g(fc, "name"), str)
+                and _g(fc, "name")
+            ):
+                return self._open_streamed(part, fc, sig, at)
             position = self.calls
             call = _decode_part(part, lambda: _synth_id(self._key(part), position), self.schemas, at)
             if not isinstance(call, ToolCall):  # pragma: no cover - _decode_part raised already
@@ -2022,6 +2152,75 @@ class GeminiStreamDecoder:
             return [ProviderToolDone(self.index, kept_part(part))]
         return []
 
+    def _open_streamed(self, part: dict[str, Any], fc: dict[str, Any], sig: str | None, at: str) -> list[StreamEvent]:
+        """The first piece of a call whose arguments are streamed (Vertex AI's
+        ``streamFunctionCallArguments``; google.genai.types.FunctionCall.will_continue: "Whether
+        this is the last part of the FunctionCall. If true, another partial message for the
+        current FunctionCall is expected to follow"): ``{"name", "willContinue": true}`` with an
+        optional id and thought signature. The call starts here; its arguments arrive in the
+        following parts' ``partialArgs`` (:meth:`_streamed_piece`)."""
+        whole = dict(part)
+        whole["functionCall"] = {k: v for k, v in fc.items() if k not in _PIECE_FIELDS}
+        position = self.calls
+        call = _decode_part(whole, lambda: _synth_id(self._key(part), position), self.schemas, at)
+        if not isinstance(call, ToolCall):  # pragma: no cover - a functionCall part always decodes to a call
+            raise _bad(f"{at}/functionCall", "an object", fc)
+        self.calls += 1
+        self.index += 1
+        self.run = None
+        self.streamed = _StreamedCall(call, self.index, call.arguments if isinstance(call.arguments, dict) else {})
+        events: list[StreamEvent] = [
+            ToolCallStart(self.index, call.id, call.name, call.id_synthesized, call.provider_data)
+        ]
+        if _has(fc, "partialArgs"):
+            events.extend(self._streamed_piece(part, {k: v for k, v in fc.items() if k != "name"}, at))
+        return events
+
+    def _streamed_piece(self, part: dict[str, Any], fc: dict[str, Any], at: str) -> list[StreamEvent]:
+        """A later piece of the call in pieces: its ``partialArgs`` (``PartialArg``: a
+        ``jsonPath`` such as ``$.items[0].name`` and one of ``stringValue`` / ``numberValue`` /
+        ``boolValue`` / ``nullValue``; a string whose ``willContinue`` is true goes on in the next
+        piece for the same path and is joined) are set into the arguments. A piece whose
+        ``willContinue`` is not true ends the call (the recorded streams end one with
+        ``{"functionCall": {}}`` or with a last ``partialArgs`` piece). A path or value that cannot
+        be read leaves the call marked invalid (answered, never run)."""
+        s = self.streamed
+        assert s is not None
+        sig = _g(part, "thoughtSignature")
+        if isinstance(sig, str) and sig and "thoughtSignature" not in (s.call.provider_data.get(API) or {}):
+            _S.opt_base64(sig, f"{at}/thoughtSignature")
+            s.call.provider_data.setdefault(API, {})["thoughtSignature"] = sig
+        pieces = _g(fc, "partialArgs")
+        if pieces is not None and s.problem is None:
+            if not isinstance(pieces, list):
+                s.problem = f"its streamed partialArgs is a JSON {_json_kind(pieces)}, not an array"
+            else:
+                for k, piece in enumerate(pieces):
+                    problem = s.apply(piece)
+                    if problem is not None:
+                        s.problem = f"its streamed argument {at}/functionCall/partialArgs/{k} {problem}"
+                        break
+        if _g(fc, "willContinue") is True:
+            return []
+        return self._close_streamed()
+
+    def _close_streamed(self, cut_off: bool = False) -> list[StreamEvent]:
+        s, self.streamed = self.streamed, None
+        if s is None:
+            return []
+        call = s.call
+        if s.problem is not None:
+            return [
+                ToolCallEnd(s.index, None, None, invalid=f"the call's arguments could not be assembled: {s.problem}")
+            ]
+        args = s.args
+        if call.invalid is None:
+            args = coerce_arguments(self.schemas.get(call.name), args)
+        if cut_off:
+            return [ToolCallEnd(s.index, args, None, incomplete=True)]
+        # (no repeat check: the pieces delimit each call, so two equal calls in pieces are two calls)
+        return [ToolCallEnd(s.index, args, None)]
+
     def _repeat(self, call: ToolCall) -> str | None:
         """Why ``call`` is not run when it repeats a call of an earlier chunk, else ``None``.
 
@@ -2056,6 +2255,7 @@ class GeminiStreamDecoder:
         """The closing :class:`StopEvent`. A stream (``whole_body=False``) that never carried a
         ``finishReason`` was cut off: ``"error"`` with ``vendor_stop_reason=None`` unless the
         prompt was blocked. A whole (non-streamed) body without one maps by its parts."""
+        pieces = self._close_streamed(cut_off=self.finish_reason is None and not whole_body)
         stop = map_finish_reason(self.finish_reason, self.calls > 0)
         if self.finish_reason is None and not whole_body:
             stop = "error"
@@ -2065,7 +2265,7 @@ class GeminiStreamDecoder:
             if block:
                 stop, vendor = "refusal", f"blockReason:{block}"
         pd = {k: v for k, v in self.meta.items()}
-        out: list[StreamEvent] = []
+        out: list[StreamEvent] = pieces
         for field, meta in self.tool_meta.items():
             self.index += 1
             out.append(ProviderToolDone(self.index, server_tool_metadata_part(field, meta)))
