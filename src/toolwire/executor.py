@@ -613,9 +613,15 @@ class ToolExecutor:
         # a namespaced call (``mcp:<label>``) with the adapter's next step for it
         # (``provider_data["toolwire"]["unknown_tool"]``): only names of that namespace are listed
         ns = str(call.name).partition(":")[0] if ":" in str(call.name) else ""
-        if ns and isinstance(step := (call.provider_data.get("toolwire") or {}).get("unknown_tool"), str):
+        own = call.provider_data.get("toolwire") if call.provider_data else None
+        step = own.get("unknown_tool") if isinstance(own, dict) else None
+        if ns and isinstance(step, str):
             kin = ", ".join(n for n in names if n.startswith(ns + ":")) or "none"
             return f"{line}\nThe {ns}: calls this run answers: {kin}. {step}"
+        if isinstance(step, str) and step:
+            # the adapter's next step for a call of no namespace (e.g. a pseudo-tool call whose
+            # arguments it could not split into tool calls): said before the names
+            line = f"{line}\n{step}"
         if not names:
             return line + "\nNo tools are available in this conversation; answer without calling a tool."
         hint = f"Call one of the available tools: {', '.join(names)}."

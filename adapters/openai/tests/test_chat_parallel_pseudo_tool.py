@@ -142,11 +142,18 @@ def test_a_recipient_not_declared_is_answered_as_an_unknown_tool() -> None:
     assert answers["call_A_p2"].startswith("Error: Unknown tool 'launch'.")
 
 
-def test_a_pseudo_call_of_another_shape_stays_an_unknown_tool() -> None:
+def test_a_pseudo_call_of_another_shape_stays_an_unknown_tool_saying_what_to_fix() -> None:
     odd = json.dumps({"tool_uses": [{"recipient_name": "functions.get_weather", "parameters": "Paris"}]})
     answer = completion({"tool_calls": [tool_call("call_A", "multi_tool_use.parallel", odd)]}, "tool_calls")
     _, body = _run(json_response(answer))
     assert RAN == []
     calls, answers = _check_history(body)
     assert [c[0] for c in calls] == ["call_A"]
-    assert answers["call_A"].startswith("Error: Unknown tool 'multi_tool_use.parallel'.")
+    # before, only "Unknown tool" and the tool names: nothing said why the call was not split
+    assert answers["call_A"] == (
+        "Error: Unknown tool 'multi_tool_use.parallel'.\n"
+        "This multi_tool_use.parallel call was not split into tool calls: tool_uses[0].parameters is a JSON "
+        "string, not an object. Call each tool directly as its own function call, or send the arguments "
+        '{"tool_uses": [{"recipient_name": "functions.<tool name>", "parameters": {<that tool\'s arguments>}}, '
+        "...]}.\nCall one of the available tools: get_time, get_weather."
+    )

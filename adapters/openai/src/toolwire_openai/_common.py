@@ -6,7 +6,7 @@ import base64
 import copy
 import hashlib
 import json
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from toolwire.adapter import ModelRequest
 from toolwire.arguments import EMPTY_ARGUMENT_TEXTS, dumps_arguments, parse_arguments
@@ -14,9 +14,9 @@ from toolwire.errors import ProviderError
 from toolwire.schema.report import TranslationReport
 from toolwire.tools import Tool
 from toolwire.types import DocumentPart, Response, TextPart, ToolCall, ToolResult, Usage
-from toolwire.wire import NAME_INVALID, json_copy, mark_duplicate_ids, usage_int
+from toolwire.wire import NAME_INVALID, json_copy, json_kind, mark_duplicate_ids, usage_int
 
-from .profile import RESERVED_TOOL_NAMES, TOOL_NAME_RULE, wire_tool_names
+from .profile import PARALLEL_PSEUDO_TOOL, RESERVED_TOOL_NAMES, TOOL_NAME_RULE, wire_tool_names
 from .profile import real_names as _real_names
 
 #: Prefix of an error tool result on the OpenAI APIs, which have no error flag.
@@ -255,51 +255,69 @@ def check_tool_calls(response: Response, calls: list[ToolCall] | None = None) ->
     return response
 
 
-#: The pseudo-tool some OpenAI models call instead of making parallel tool calls: one call named
-#: ``multi_tool_use.parallel`` whose arguments are ``{"tool_uses": [{"recipient_name":
-#: "functions.<tool>", "parameters": {...}}, ...]}`` ("GPT-4o hallucinates a nonexistent parallel
-#: tool calling mechanism called multi_tool_use.parallel", prefect-archive/ControlFlow#107; GPT-5.x
-#: "sometimes hallucinate a synthetic tool called multi_tool_use.parallel",
-#: craft-ai-agents/craft-agents-oss#449; Azure OpenAI, Azure/azure-rest-api-specs#32329).
-PARALLEL_PSEUDO_TOOL = "multi_tool_use.parallel"
+#: What the model is told to do instead when its ``multi_tool_use.parallel`` call cannot be split.
+_PARALLEL_FIX = (
+    "Call each tool directly as its own function call, or send the arguments "
+    '{"tool_uses": [{"recipient_name": "functions.<tool name>", "parameters": {<that tool\'s arguments>}}, ...]}.'
+)
 
 
-def _parallel_uses(call: ToolCall) -> list[tuple[str, dict[str, Any]]] | None:
-    """The ``(tool name, arguments)`` of each use of a ``multi_tool_use.parallel`` call, or
-    ``None`` when ``call`` is not one of the expected shape (a name that is not the pseudo-tool's,
-    an invalid or cut-off call, ``tool_uses`` not a non-empty list of objects each with a string
-    ``recipient_name`` and an object ``parameters``)."""
-    if call.name != PARALLEL_PSEUDO_TOOL or call.invalid is not None or call.incomplete:
-        return None
+def _parallel_uses(call: ToolCall) -> tuple[list[tuple[str, dict[str, Any], str]] | None, str | None]:
+    """``(uses, None)``: the ``(tool name, arguments, recipient_name as sent)`` of each use of a
+    ``multi_tool_use.parallel`` call; ``(None, why)`` for such a call that cannot be split (``why``
+    names the field to fix: an invalid or cut-off call, arguments without a non-empty
+    ``tool_uses`` list of objects each with a string ``recipient_name`` and an object
+    ``parameters``); ``(None, None)`` for a call of another name."""
+    if call.name != PARALLEL_PSEUDO_TOOL:
+        return None, None
+    if call.invalid is not None or call.incomplete:
+        return None, f"its arguments are not usable ({call.invalid or 'cut off'})"
     args = call.arguments
-    uses = args.get("tool_uses") if type(args) is dict else None
-    if type(uses) is not list or not uses:
-        return None
+    if type(args) is not dict:
+        return None, f"its arguments are a JSON {json_kind(args)}, not an object with a tool_uses list"
+    if "tool_uses" not in args:
+        return None, "its arguments have no tool_uses list"
+    uses = args["tool_uses"]
+    if type(uses) is not list:
+        return None, f"tool_uses is a JSON {json_kind(uses)}, not a list"
+    if not uses:
+        return None, "tool_uses is an empty list"
     out = []
-    for use in uses:
+    for i, use in enumerate(uses):
         if type(use) is not dict:
-            return None
-        name, params = use.get("recipient_name"), use.get("parameters")
-        if type(name) is not str or type(params) is not dict:
-            return None
-        name = name[len("functions.") :] if name.startswith("functions.") else name
+            return None, f"tool_uses[{i}] is a JSON {json_kind(use)}, not an object"
+        recipient, params = use.get("recipient_name"), use.get("parameters")
+        if type(recipient) is not str:
+            return None, f"tool_uses[{i}].recipient_name is a JSON {json_kind(recipient)}, not a string"
+        if type(params) is not dict:
+            return None, f"tool_uses[{i}].parameters is a JSON {json_kind(params)}, not an object"
+        name = recipient[len("functions.") :] if recipient.startswith("functions.") else recipient
         if not name:
-            return None
-        out.append((name, params))
-    return out
+            return None, f"tool_uses[{i}].recipient_name {recipient!r} names no tool"
+        out.append((name, params, recipient))
+    return out, None
 
 
-def split_parallel_calls(response: Response, calls: list[ToolCall] | None = None) -> list[ToolCall] | None:
+def split_parallel_calls(
+    response: Response,
+    calls: list[ToolCall] | None = None,
+    record: Callable[[ToolCall, int, str], dict[str, Any]] | None = None,
+) -> list[ToolCall] | None:
     """Replace each ``multi_tool_use.parallel`` call of ``response`` (:data:`PARALLEL_PSEUDO_TOOL`)
     by the tool calls it names, in its place and in its order: call ``k`` (1-based) of the call
     with id ``X`` gets the id ``X_p<k>``, the name after ``functions.`` in its ``recipient_name``
-    and its ``parameters`` as arguments, and ``provider_data["toolwire"]["parallel_of"] = X``.
-    Each is then an ordinary call: a declared tool runs, an undeclared one is answered as any
-    unknown tool (``is_error``). The history sent back holds the calls as split, each answered by
-    its own result (Chat Completions keeps no state: an assistant message's ``tool_calls`` need
-    one ``tool`` message per id, the ids being the client's to choose). A call of another shape is
-    left as it is (an unknown tool). ``calls``: the response's tool calls when the caller has
-    them. Returns the response's new ``tool_calls`` when a call was split, else ``None``."""
+    (a tool renamed on the wire mapped back to its own name when the call carries the request's
+    ``provider_data["toolwire"]["real_names"]``, as a stream decoder records it) and its
+    ``parameters`` as arguments, and ``provider_data["toolwire"]["parallel_of"] = X``; ``record``
+    (given by the Responses codec) returns further ``provider_data`` for call ``k`` from the
+    original call, ``k`` and the ``recipient_name`` as sent. Each is then an ordinary call: a
+    declared tool runs, an undeclared one is answered as any unknown tool (``is_error``). A call
+    of that name that cannot be split (arguments that are not an object with a non-empty
+    ``tool_uses`` list of ``{"recipient_name": str, "parameters": object}``) stays one call,
+    answered as an unknown tool whose ``is_error`` text says which field to fix
+    (``provider_data["toolwire"]["unknown_tool"]``). ``calls``: the response's tool calls when the
+    caller has them. Returns the response's new ``tool_calls`` when a call was split, else
+    ``None``."""
     for call in response.tool_calls if calls is None else calls:
         if call.name == PARALLEL_PSEUDO_TOOL:
             break
@@ -308,22 +326,38 @@ def split_parallel_calls(response: Response, calls: list[ToolCall] | None = None
     split = False
     parts: list[Any] = []
     for part in response.parts:
-        uses = _parallel_uses(part) if isinstance(part, ToolCall) else None
-        if uses is None or not isinstance(part, ToolCall):
+        if not isinstance(part, ToolCall):
+            parts.append(part)
+            continue
+        uses, why = _parallel_uses(part)
+        own = part.provider_data.get("toolwire")
+        names = own.pop("real_names", None) if isinstance(own, dict) else None
+        if uses is None:
+            if why is not None:
+                own = part.provider_data.setdefault("toolwire", {})
+                if isinstance(own, dict):
+                    own["unknown_tool"] = (
+                        f"This {PARALLEL_PSEUDO_TOOL} call was not split into tool calls: {why}. {_PARALLEL_FIX}"
+                    )
+            elif isinstance(own, dict) and not own:
+                del part.provider_data["toolwire"]
             parts.append(part)
             continue
         split = True
-        for k, (name, params) in enumerate(uses, 1):
-            parts.append(
-                ToolCall(
-                    f"{part.id}_p{k}",
-                    name,
-                    copy.deepcopy(params),
-                    json.dumps(params, ensure_ascii=False),
-                    id_synthesized=part.id_synthesized,
-                    provider_data={"toolwire": {"parallel_of": part.id}},
-                )
+        for k, (name, params, recipient) in enumerate(uses, 1):
+            if isinstance(names, dict) and isinstance(real := names.get(name), str):
+                name = real
+            sub = ToolCall(
+                f"{part.id}_p{k}",
+                name,
+                copy.deepcopy(params),
+                json.dumps(params, ensure_ascii=False),
+                id_synthesized=part.id_synthesized,
+                provider_data={"toolwire": {"parallel_of": part.id}},
             )
+            if record is not None:
+                sub.provider_data.update(record(part, k, recipient))
+            parts.append(sub)
     if not split:
         return None
     response.parts = parts

@@ -27,7 +27,7 @@ from ._common import check_tool_calls, provider_error_from_sdk, split_parallel_c
 from .chat import API as CHAT_API
 from .chat import ChatStreamDecoder, OpenAIChatCodec
 from .responses import API as RESPONSES_API
-from .responses import OpenAIResponsesCodec, ResponsesStreamDecoder
+from .responses import OpenAIResponsesCodec, ResponsesStreamDecoder, parallel_record
 
 __all__ = ["OpenAIChatModel", "OpenAIResponsesModel", "OPENAI_BASE_URL"]
 
@@ -591,6 +591,15 @@ class OpenAIResponsesModel(_OpenAIModel):
 
     def _decoder(self, request: ModelRequest | None = None) -> ResponsesStreamDecoder:
         return ResponsesStreamDecoder(request, getattr(self.codec, "origin", None))
+
+    def check_streamed(self, response: Response) -> Response:
+        """The checks of a streamed answer, as :meth:`OpenAIResponsesCodec.decode_response
+        <toolwire_openai.responses.OpenAIResponsesCodec.decode_response>` applies them: a
+        ``multi_tool_use.parallel`` call split into the calls it names
+        (:func:`~toolwire_openai._common.split_parallel_calls`), then :func:`check_tool_calls`."""
+        calls = response.tool_calls
+        calls = split_parallel_calls(response, calls, parallel_record) or calls
+        return check_tool_calls(response, calls)
 
     def _prepare(self, request: ModelRequest) -> ModelRequest:
         """With ``continuation="previous_response_id"`` add the id of the last response found in

@@ -67,6 +67,13 @@ TOOL_NAME_RULE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 #: that name is sent under (rule ``tool.reserved-name``): "The function name 'python' is reserved
 #: for use by this model. Please use a different function name." (param ``tools``).
 RESERVED_TOOL_NAMES: Mapping[str, str] = {"python": "run_python"}
+#: The pseudo-tool some OpenAI models call instead of making parallel tool calls: one call named
+#: ``multi_tool_use.parallel`` whose arguments are ``{"tool_uses": [{"recipient_name":
+#: "functions.<tool>", "parameters": {...}}, ...]}`` ("GPT-4o hallucinates a nonexistent parallel
+#: tool calling mechanism called multi_tool_use.parallel", prefect-archive/ControlFlow#107; GPT-5.x
+#: "sometimes hallucinate a synthetic tool called multi_tool_use.parallel",
+#: craft-ai-agents/craft-agents-oss#449; Azure OpenAI, Azure/azure-rest-api-specs#32329).
+PARALLEL_PSEUDO_TOOL = "multi_tool_use.parallel"
 #: At most this many tools per request (API error "Invalid 'tools': array too long. Expected an
 #: array with maximum length 128").
 MAX_TOOLS = 128
@@ -4170,6 +4177,7 @@ class OpenAIResponsesProfile(_OpenAIProfile):
                     if (
                         typ == "function_call"
                         and isinstance(it.get("name"), str)
+                        and it["name"] != PARALLEL_PSEUDO_TOOL  # (see _repair_items)
                         and self.tool_name_error(it["name"]) is not None
                     ):
                         out.append(
@@ -4552,6 +4560,12 @@ class OpenAIResponsesProfile(_OpenAIProfile):
             if (
                 typ == "function_call"
                 and isinstance(it.get("name"), str)
+                # the model's own multi_tool_use.parallel call goes back as it came (the codec
+                # answers it by its call_id with the results of the calls split from it): an item
+                # the API produced, taken back as input (every output item is input;
+                # ResponseFunctionToolCallParam.name is a plain str, and this rule's evidence is
+                # Chat's messages[].tool_calls[].function.name pattern)
+                and it["name"] != PARALLEL_PSEUDO_TOOL
                 and self.tool_name_error(it["name"]) is not None
             ):
                 newname = history_call_name(it["name"], declared)

@@ -89,6 +89,7 @@ from ._common import (
     real_call_names,
     record_price_context,
     result_text_parts,
+    split_parallel_calls,
     strict_parameters,
     synth_call_id,
     unique_wire_calls,
@@ -100,6 +101,7 @@ from ._common import (
 )
 from .profile import (
     IMAGE_MEDIA_TYPES,
+    PARALLEL_PSEUDO_TOOL,
     RESPONSES_CLIENT_CALL_ITEMS,
     RESPONSES_CLIENT_CALLS,
     fetches_image_url,
@@ -319,6 +321,40 @@ def _call_from_item(item: dict[str, Any], cut_off: bool, synth: Callable[[], str
         call.incomplete = True
         call.invalid = f"cut off by the output-token limit: {invalid}"
     return call
+
+
+def parallel_record(call: ToolCall, k: int, recipient: str) -> dict[str, Any]:
+    """The ``provider_data`` of call ``k`` (1-based) split from the ``multi_tool_use.parallel``
+    call ``call`` (:func:`~toolwire_openai._common.split_parallel_calls`):
+    ``{"openai": {"parallel": {"call": <the function_call item as received>, "item_id": <its
+    item id, when it had one>, "index": k, "recipient_name": recipient}}}``. The encoder sends the
+    original item back in place of the calls split from it, followed by one
+    ``function_call_output`` for its ``call_id`` holding their results: a Responses call is
+    answered by its own ``call_id`` (a stored response, reached by ``previous_response_id``,
+    holds the original item and waits for that id's output), and the history then says what the
+    model did."""
+    pd = call.provider_data.get(API) or {}
+    item: dict[str, Any] = {
+        "type": "function_call",
+        "call_id": call.id,
+        "name": call.name,
+        "arguments": arguments_text(call),
+    }
+    item.update(copied(pd.get("item") or {}))
+    par: dict[str, Any] = {"call": item, "index": k, "recipient_name": recipient}
+    if pd.get("item_id") is not None:
+        par["item_id"] = copied(pd["item_id"])
+    return {API: {"parallel": par}}
+
+
+def _parallel_of(call: ToolCall) -> dict[str, Any] | None:
+    """The ``parallel`` record of a call split from a ``multi_tool_use.parallel`` call
+    (:func:`parallel_record`), or ``None``."""
+    pd = call.provider_data.get(API)
+    par = pd.get("parallel") if type(pd) is dict else None
+    if type(par) is not dict or type(item := par.get("call")) is not dict or type(item.get("call_id")) is not str:
+        return None
+    return par
 
 
 def _short(text: Any, limit: int = 160) -> str:
@@ -683,6 +719,22 @@ def _from_caller(item: dict[str, Any]) -> bool:
     return item.get("role") in ("developer", "system", "user")
 
 
+class _Joined:
+    """What one request's encoding knows of the calls split from ``multi_tool_use.parallel``
+    calls (:func:`parallel_record`): ``parallel`` (split call id → record), ``groups`` (original
+    ``call_id`` → the split calls' ids), ``results`` (split call id → its first result), and the
+    original ``call_id``s whose item (``sent``) and output (``answered``) are on the wire."""
+
+    __slots__ = ("parallel", "groups", "results", "sent", "answered")
+
+    def __init__(self, parallel: dict[str, dict[str, Any]], groups: dict[str, list[str]]) -> None:
+        self.parallel = parallel
+        self.groups = groups
+        self.results: dict[str, ToolResult] = {}
+        self.sent: set[str] = set()
+        self.answered: set[str] = set()
+
+
 class OpenAIResponsesCodec:
     """Responses wire format ⇄ canonical types (``api = "openai"``).
 
@@ -797,11 +849,27 @@ class OpenAIResponsesCodec:
         client: dict[str, dict[str, Any]] | None = None,
         shots: list[dict[str, Any]] | None = None,
         callers: dict[str, dict[str, Any]] | None = None,
+        joined: _Joined | None = None,
     ) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         content: list[dict[str, Any]] = []
         for part in msg.parts:
             if isinstance(part, ToolResult):
+                if joined is not None and (par := joined.parallel.get(part.tool_call_id)) is not None:
+                    # a result of a call split from a multi_tool_use.parallel call: the results of
+                    # all its calls go in one function_call_output for the original call_id
+                    origin_id = par["call"]["call_id"]
+                    if origin_id not in joined.answered:
+                        joined.answered.add(origin_id)
+                        item = {
+                            "type": "function_call_output",
+                            "call_id": origin_id,
+                            "output": self._joined_output(joined, origin_id),
+                        }
+                        if callers and origin_id in callers:
+                            item["caller"] = copy.deepcopy(callers[origin_id])
+                        items.append(item)
+                    continue
                 if answered is not None:
                     if part.tool_call_id in answered:
                         continue  # a second result for one call_id (a duplicate-id call): not sent
@@ -881,8 +949,60 @@ class OpenAIResponsesCodec:
             items.append(apply_overrides(item, pd.get("message")))
         return items
 
+    def _joined_output(self, joined: _Joined, origin_id: str) -> str | list[dict[str, Any]]:
+        """The ``output`` of the one ``function_call_output`` answering the
+        ``multi_tool_use.parallel`` call ``origin_id``: its calls' results in the order of its
+        ``tool_uses``. Text results: a JSON array with one ``{"recipient_name": <as the model
+        wrote it>, "is_error": bool, "output": <the result's text>}`` per use (a call with no
+        result: ``is_error`` true, output ``"no result"``). When a result holds images or
+        documents: ``input_text`` / ``input_image`` / ``input_file`` parts
+        (``FunctionCallOutput.output``), each use headed by an ``input_text`` that names it
+        (``tool_uses[<i>] <recipient_name>``, with ``(error)`` for an error result)."""
+        entries: list[tuple[dict[str, Any], ToolResult | None]] = []
+        for call_id in joined.groups.get(origin_id, ()):
+            result = joined.results.get(call_id)
+            if result is not None:
+                # rules conversation.tool-result-image-type and conversation.image-url, as for any result
+                result = readable_tool_result(result, IMAGE_MEDIA_TYPES, fetches_image_url)
+            entries.append((joined.parallel[call_id], result))
+        rich = any(
+            r is not None
+            and not isinstance(r.content, str)
+            and any(isinstance(p, (ImagePart, DocumentPart)) for p in r.content)
+            for _, r in entries
+        )
+        if not rich:
+            return json.dumps(
+                [
+                    {
+                        "recipient_name": par.get("recipient_name"),
+                        "is_error": True if r is None else bool(r.is_error),
+                        "output": "no result" if r is None else _result_text(r),
+                    }
+                    for par, r in entries
+                ],
+                ensure_ascii=False,
+            )
+        output: list[dict[str, Any]] = []
+        for i, (par, r) in enumerate(entries):
+            error = r is None or r.is_error
+            head = f"tool_uses[{i}] {par.get('recipient_name')}{' (error)' if error else ''}:"
+            if r is None:
+                output.append({"type": "input_text", "text": f"{head} no result"})
+                continue
+            texts = (
+                [r.content] if isinstance(r.content, str) else [p.text for p in r.content if isinstance(p, TextPart)]
+            )
+            output.append({"type": "input_text", "text": "\n".join([head, *texts])})
+            for p in r.content if not isinstance(r.content, str) else ():
+                if isinstance(p, ImagePart):
+                    output.append(self._image(p))
+                elif isinstance(p, DocumentPart):
+                    output.append(self._document(p))
+        return output
+
     def _assistant_items(
-        self, msg: Message, sent: set[str] | None = None, reasoning: bool = True
+        self, msg: Message, sent: set[str] | None = None, reasoning: bool = True, joined: _Joined | None = None
     ) -> list[dict[str, Any]]:
         keep = {id(c) for c in unique_wire_calls(msg.tool_calls, sent)} if sent is not None else None
         items: list[dict[str, Any]] = []
@@ -962,6 +1082,22 @@ class OpenAIResponsesCodec:
                 pd = part.provider_data.get(API) or {}
                 if isinstance(pd.get("client_item"), dict):  # a shell / computer / ... call: its item as received
                     items.append(copy.deepcopy(pd["client_item"]))
+                    continue
+                par = joined.parallel.get(part.id) if joined is not None else None
+                if joined is not None and par is not None:
+                    # a call split from a multi_tool_use.parallel call: the original function_call
+                    # item goes back in their place, once (its output joins their results)
+                    origin_id = par["call"]["call_id"]
+                    if origin_id in joined.sent:
+                        continue
+                    joined.sent.add(origin_id)
+                    item = copied(par["call"])
+                    fc_id = par.get("item_id")
+                    if fc_id is not None and not foreign and not (isinstance(fc_id, str) and fc_id in ids):
+                        item["id"] = fc_id
+                        if isinstance(fc_id, str):
+                            ids.add(fc_id)
+                    items.append(item)
                     continue
                 if pd.get("custom"):  # a custom (free-text) tool call goes back as itself
                     item = {
@@ -1129,6 +1265,12 @@ class OpenAIResponsesCodec:
           ``previous_response_id``, ``metadata``, …) without overriding the fields above;
         - each ``call_id`` is sent once and answered once: a later call repeating one (decoded as
           invalid, see :meth:`decode_response`) is left out together with its output;
+        - the calls split from a ``multi_tool_use.parallel`` call (see :meth:`decode_response`) go
+          back as that call's ``function_call`` item as it came (item id, ``call_id``, name,
+          arguments text), followed by one ``function_call_output`` for its ``call_id`` holding
+          their results in the order of its ``tool_uses``: a JSON array of ``{"recipient_name",
+          "is_error", "output"}``, or, when a result holds images or documents, content parts
+          with each use's results headed by ``tool_uses[<i>] <recipient_name>:``;
         - each item id of one answer is sent once (the API refuses "Duplicate item found with id
           ..."): a later reasoning or hosted-tool item repeating an id of the same answer is left
           out, a later message or function_call item is sent without its id.
@@ -1145,6 +1287,10 @@ class OpenAIResponsesCodec:
         client: dict[str, dict[str, Any]] = {}
         # answers to a call a program made carry its caller (FunctionCallOutput.caller, ...)
         callers: dict[str, dict[str, Any]] = {}
+        # the calls split from a multi_tool_use.parallel call (parallel_record): their call id ->
+        # their record, and the original call's call_id -> its calls' ids in their order
+        parallel: dict[str, dict[str, Any]] = {}
+        groups: dict[str, list[str]] = {}
         for m in messages:  # (one pass over the history's calls; only those with this API's data matter)
             if m.role != "assistant":
                 continue
@@ -1158,6 +1304,12 @@ class OpenAIResponsesCodec:
                     client[c.id] = item
                 if (caller := _call_caller(c)) is not None:
                     callers[c.id] = caller
+                if "parallel" in pd and (par := _parallel_of(c)) is not None and c.id not in parallel:
+                    parallel[c.id] = par
+                    origin = par["call"]
+                    groups.setdefault(origin["call_id"], []).append(c.id)
+                    if type(caller := origin.get("caller")) is dict:
+                        callers[origin["call_id"]] = caller
         prev = settings.get("previous_response_id")
         if prev:
             # the server holds everything up to the response `prev`: send only what came after it
@@ -1189,11 +1341,19 @@ class OpenAIResponsesCodec:
         answered: set[str] = set()
         shots: list[dict[str, Any]] = []
         reasoning = takes_reasoning_items(request.model)
+        joined: _Joined | None = None
+        if parallel:
+            joined = _Joined(parallel, groups)
+            for msg in messages:  # the results of the split calls, joined into one output each
+                if msg.role != "assistant":
+                    for part in msg.parts:
+                        if isinstance(part, ToolResult) and part.tool_call_id in parallel:
+                            joined.results.setdefault(part.tool_call_id, part)
         for msg in messages:
             msg_items = (
-                self._assistant_items(msg, sent, reasoning)
+                self._assistant_items(msg, sent, reasoning, joined)
                 if msg.role == "assistant"
-                else self._user_items(msg, answered, custom, client, shots, callers)
+                else self._user_items(msg, answered, custom, client, shots, callers, joined)
             )
             for pos, opaque in (msg.provider_data.get(API) or {}).get("opaque") or []:
                 msg_items.insert(pos, copy.deepcopy(opaque))
@@ -1275,6 +1435,11 @@ class OpenAIResponsesCodec:
         (:data:`~toolwire_openai._common.NAME_INVALID`); a later call repeating an earlier
         ``call_id`` → ``invalid="duplicate tool call id <id> in one response"`` (never run, the
         encoder sends the id once); no ``call_id`` and no item ``id`` → ``call_tw<hash>_<n>``.
+        A call of the ``multi_tool_use.parallel`` pseudo-tool some models make in place of
+        parallel calls is split into the calls its ``tool_uses`` name, ids ``<call_id>_p<k>``
+        (:func:`~toolwire_openai._common.split_parallel_calls`; :meth:`encode_request` answers the
+        original call with their results joined); one whose arguments cannot be split stays a call
+        to an unknown tool whose ``is_error`` text names the field to fix.
 
         Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="openai"``, JSON
         pointer of the field) for a body that is not an object, ``output`` that is not an array of
@@ -1339,7 +1504,8 @@ class OpenAIResponsesCodec:
         if extras := response_extras(body):
             own = response.provider_data.get(API)
             response.provider_data[API] = {**own, **extras} if isinstance(own, dict) else extras
-        if calls:  # without calls both passes have nothing to do
+        if calls:  # without calls these passes have nothing to do
+            calls = split_parallel_calls(response, calls, parallel_record) or calls
             real_call_names(response, request, calls)
             check_tool_calls(response, calls)
         return response
@@ -1349,8 +1515,10 @@ class OpenAIResponsesCodec:
     ) -> Iterator[StreamEvent]:
         """Responses SSE ``data`` objects (each with its ``type``) → canonical stream events; see
         :class:`ResponsesStreamDecoder`. Pass the assembled response through
-        :func:`~toolwire_openai._common.check_tool_calls` to mark unnamed and duplicate-id calls
-        as :meth:`decode_response` does (the transport does)."""
+        :func:`~toolwire_openai._common.split_parallel_calls` (with
+        :func:`parallel_record`) and :func:`~toolwire_openai._common.check_tool_calls` to split
+        ``multi_tool_use.parallel`` calls and mark unnamed and duplicate-id calls as
+        :meth:`decode_response` does (the transport does)."""
         dec = ResponsesStreamDecoder(request, self.origin)
         for ev in events:
             yield from dec.feed(ev)
@@ -1799,6 +1967,12 @@ class ResponsesStreamDecoder:
                 if item.get("id") is not None:
                     pd["item_id"] = item["id"]
                 call = self._call(item, oi)
+                if call.name == PARALLEL_PSEUDO_TOOL and self._real_names:
+                    # the request's renamed tools, for the split of this call into the calls it
+                    # names, whose recipients name tools as sent (split_parallel_calls)
+                    pd_all: dict[str, Any] = {API: pd, "toolwire": {"real_names": dict(self._real_names)}}
+                else:
+                    pd_all = {API: pd}
                 self.calls_open.add(oi)
                 call_id, item_id = item.get("call_id"), item.get("id")
                 self.call_keys[oi] = (
@@ -1810,7 +1984,7 @@ class ResponsesStreamDecoder:
                     call.id,
                     self._real_names.get(call.name, call.name),
                     id_synthesized=call.id_synthesized,
-                    provider_data={API: pd},
+                    provider_data=pd_all,
                 )
         elif kind == "response.function_call_arguments.delta":
             oi = _SHAPE.index(ev.get("output_index"), "/output_index")
@@ -1950,6 +2124,8 @@ class ResponsesStreamDecoder:
         """The events that end the ``function_call`` at output index ``oi`` with the finished
         ``item`` (its ``output_item.done``, or its copy in ``response.completed``)."""
         call = self._call(item, oi)
+        if call.name == PARALLEL_PSEUDO_TOOL and self._real_names:
+            call.provider_data["toolwire"] = {"real_names": dict(self._real_names)}  # (see the added event)
         if oi not in self.calls_open:
             self.calls_open.add(oi)
             yield ToolCallStart(oi * _SLOT, call.id, self._real_names.get(call.name, call.name), call.id_synthesized)
