@@ -18,10 +18,12 @@ import json
 from typing import Any
 
 import httpx2
+import pytest
 from openai_wire import Server, chat_sse, completion, json_response, tool_call
 from toolwire_openai import OpenAIChatModel
 
 import toolwire
+from toolwire import Tool
 
 RAN: list[str] = []
 
@@ -63,7 +65,7 @@ def _check_history(body: dict[str, Any]) -> tuple[list[tuple[str, str, dict[str,
     return calls, {m["tool_call_id"]: m["content"] for m in answers}
 
 
-def _run(first: httpx2.Response, **settings: Any) -> tuple[Any, dict[str, Any]]:
+def _run(first: httpx2.Response, tools: list[Any] | None = None, **settings: Any) -> tuple[Any, dict[str, Any]]:
     RAN.clear()
     last = chat_sse([]) if settings.get("stream") else json_response(completion({"content": "done"}))
     if settings.get("stream"):
@@ -81,7 +83,7 @@ def _run(first: httpx2.Response, **settings: Any) -> tuple[Any, dict[str, Any]]:
             ]
         )
     server = Server(first, last)
-    result = toolwire.run_sync(_model(server, **settings), "Weather and time?", tools=[get_weather, get_time])
+    result = toolwire.run_sync(_model(server, **settings), "Weather and time?", tools=tools or [get_weather, get_time])
     return result, server.bodies[1]
 
 
@@ -102,7 +104,9 @@ def test_a_parallel_pseudo_call_runs_the_calls_it_names() -> None:
     assert answers == {"call_A_p1": "sunny in Paris", "call_A_p2": "noon in UTC", "call_A_p3": "sunny in Rome"}
 
 
-def test_a_streamed_parallel_pseudo_call_runs_the_calls_it_names() -> None:
+def _streamed(uses: str) -> httpx2.Response:
+    """A stream of one ``multi_tool_use.parallel`` call with the arguments ``uses`` in two pieces."""
+
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {
             "id": "c1",
@@ -120,11 +124,15 @@ def test_a_streamed_parallel_pseudo_call_runs_the_calls_it_names() -> None:
     }
     chunks = [
         chunk({"role": "assistant", "tool_calls": [start]}),
-        chunk({"tool_calls": [{"index": 0, "function": {"arguments": USES[:20]}}]}),
-        chunk({"tool_calls": [{"index": 0, "function": {"arguments": USES[20:]}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": uses[:20]}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": uses[20:]}}]}),
         chunk({}, "tool_calls"),
     ]
-    result, body = _run(chat_sse(chunks), stream=True)
+    return chat_sse(chunks)
+
+
+def test_a_streamed_parallel_pseudo_call_runs_the_calls_it_names() -> None:
+    result, body = _run(_streamed(USES), stream=True)
     assert sorted(RAN) == ["Paris", "Rome", "UTC"]
     calls, _ = _check_history(body)
     assert calls == SPLIT
@@ -157,3 +165,34 @@ def test_a_pseudo_call_of_another_shape_stays_an_unknown_tool_saying_what_to_fix
         '{"tool_uses": [{"recipient_name": "functions.<tool name>", "parameters": {<that tool\'s arguments>}}, '
         "...]}.\nCall one of the available tools: get_time, get_weather."
     )
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+def test_a_recipient_named_as_a_renamed_tool_runs_that_tool(stream: bool) -> None:
+    # a tool named python is sent as run_python (a name OpenAI keeps for its own tool), so the
+    # model names it functions.run_python; before, a streamed split kept that wire name and the
+    # call was answered "Unknown tool 'run_python'" (the non-streamed split mapped it back)
+    seen: list[str] = []
+    python = Tool.from_schema(
+        "python",
+        "Run Python code.",
+        {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]},
+        lambda code: seen.append(code) or "4",
+    )
+    uses = _uses(("functions.run_python", {"code": "2+2"}), ("functions.get_time", {"zone": "UTC"}))
+    if stream:
+        first = _streamed(uses)
+    else:
+        first = json_response(
+            completion({"tool_calls": [tool_call("call_A", "multi_tool_use.parallel", uses)]}, "tool_calls")
+        )
+    result, body = _run(first, tools=[python, get_time], stream=stream)
+    assert [t["function"]["name"] for t in body["tools"]] == ["run_python", "get_time"]
+    assert seen == ["2+2"] and RAN == ["UTC"]
+    assert [(c.id, c.name) for c in result.turns[0].response.tool_calls] == [
+        ("call_A_p1", "python"),
+        ("call_A_p2", "get_time"),
+    ]
+    calls, answers = _check_history(body)
+    assert [c[:2] for c in calls] == [("call_A_p1", "run_python"), ("call_A_p2", "get_time")]
+    assert answers == {"call_A_p1": "4", "call_A_p2": "noon in UTC"}

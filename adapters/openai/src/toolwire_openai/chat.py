@@ -89,6 +89,7 @@ from .profile import (
     DOCUMENT_LABEL,
     IMAGE_LABEL,
     IMAGE_MEDIA_TYPES,
+    PARALLEL_PSEUDO_TOOL,
     fetches_image_url,
     hosted_server,
     naming_profile,
@@ -1696,7 +1697,7 @@ class ChatStreamDecoder:
         cut off), only ``StopEvent("error")``."""
         if not self.finish_reason and not getattr(self, "done", False):
             return [StopEvent("error", None)]
-        out: list[StreamEvent] = [
+        ends = [
             ToolCallEnd(index)
             if index not in self.call_extra
             else ToolCallEnd(
@@ -1704,6 +1705,17 @@ class ChatStreamDecoder:
             )
             for index in self.order
         ]
+        if self._real_names:
+            for end in ends:
+                if self.call_names.get(end.index) == PARALLEL_PSEUDO_TOOL:
+                    # the request's renamed tools (wire name -> own name), for the split of this
+                    # call into the calls it names, whose recipients name tools as sent on the
+                    # wire (split_parallel_calls)
+                    end.provider_data = {
+                        **(end.provider_data or {}),
+                        "toolwire": {"real_names": dict(self._real_names)},
+                    }
+        out: list[StreamEvent] = list(ends)
         stop = FINISH_REASONS.get(self.finish_reason or "", "end_turn")
         if self.refusal and stop == "end_turn":
             stop = "refusal"
