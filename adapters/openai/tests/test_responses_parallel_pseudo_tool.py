@@ -278,3 +278,69 @@ def test_an_image_result_goes_in_a_labelled_parts_output() -> None:
     assert parts[0]["text"] == "tool_uses[0] functions.snapshot:\nParis now"
     assert parts[1]["image_url"].startswith("data:image/png;base64,")
     assert parts[2]["text"] == "tool_uses[1] functions.get_time:\nnoon in UTC"
+
+
+def test_a_long_run_of_split_and_plain_calls_pairs_every_call_with_one_output() -> None:
+    # past 16 messages a request reuses the previous request's entries and encodes only the new
+    # messages: the joined outputs stay right there too
+    RAN.clear()
+    answers = [
+        json_response(
+            response_body(
+                [
+                    fc_item(
+                        f"call_X{n}",
+                        "multi_tool_use.parallel",
+                        _uses(("functions.get_weather", {"city": f"a{n}"}), ("functions.get_time", {"zone": f"z{n}"})),
+                        f"fc_X{n}",
+                    ),
+                    fc_item(f"call_R{n}", "get_weather", json.dumps({"city": f"r{n}"}), f"fc_R{n}"),
+                    fc_item(
+                        f"call_Y{n}",
+                        "multi_tool_use.parallel",
+                        _uses(("functions.get_weather", {"city": f"b{n}"})),
+                        f"fc_Y{n}",
+                    ),
+                ],
+                rid=f"resp_{n}",
+            )
+        )
+        for n in range(10)
+    ]
+    server = Server(*answers, _done_text(False))
+    result = toolwire.run_sync(_model(server), "Go.", tools=[get_weather, get_time], max_turns=20)
+    assert result.text == "done"
+    assert len(RAN) == 40 and len(set(RAN)) == 40  # each named call ran once
+    for body in server.bodies:
+        calls, outputs = _calls_and_outputs(body)
+        assert [c["call_id"] for c in calls] == [o["call_id"] for o in outputs]
+        assert len({c["call_id"] for c in calls}) == len(calls)
+        assert OpenAIResponsesProfile().check_request(body) == []
+    calls, outputs = _calls_and_outputs(server.bodies[-1])
+    assert [c["call_id"] for c in calls[-3:]] == ["call_X9", "call_R9", "call_Y9"]
+    assert [c["name"] for c in calls[-3:]] == ["multi_tool_use.parallel", "get_weather", "multi_tool_use.parallel"]
+    assert json.loads(outputs[-3]["output"]) == [
+        {"recipient_name": "functions.get_weather", "is_error": False, "output": "sunny in a9"},
+        {"recipient_name": "functions.get_time", "is_error": False, "output": "noon in z9"},
+    ]
+    assert outputs[-2]["output"] == "sunny in r9"
+
+
+def test_calls_waiting_for_approval_resume_from_json_and_join() -> None:
+    RAN.clear()
+    server = Server(json_response(response_body([ITEM])), _done_text(False))
+    model = _model(server)
+    first = toolwire.run_sync(model, "Weather and time?", tools=[get_weather, get_time], approval={"get_time"})
+    assert first.stop_reason == "pending"
+    assert [(p.call.id, p.call.name) for p in first.pending] == [("call_A_p2", "get_time")]
+    assert sorted(RAN) == ["Paris", "Rome"] and len(server.bodies) == 1
+    saved = toolwire.RunResult.from_json(first.to_json())
+    done = toolwire.run_sync(
+        model, tools=[get_weather, get_time], resume=saved, decisions={"call_A_p2": toolwire.Approved()}
+    )
+    assert done.text == "done"
+    assert sorted(RAN) == ["Paris", "Rome", "UTC"]
+    calls, outputs = _calls_and_outputs(server.bodies[1])
+    assert calls == [ITEM]
+    assert [o["call_id"] for o in outputs] == ["call_A"]
+    assert [e["output"] for e in json.loads(outputs[0]["output"])] == ["sunny in Paris", "noon in UTC", "sunny in Rome"]
