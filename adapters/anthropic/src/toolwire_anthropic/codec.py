@@ -1749,6 +1749,12 @@ class StreamDecoder:
                         self._stop_pd[k] = delta[k]
             return out
         if etype == "message_stop":
+            # Nothing to take from a final message here (unlike the Responses decoder, which takes
+            # the items of ``response.completed``'s output the stream did not give): an Anthropic
+            # stream has no event that carries the finished message. ``message_stop`` has only its
+            # ``type`` (anthropic ``types/raw_message_stop_event.py``) and ``message_delta`` only
+            # the stop fields and usage (``raw_message_delta_event.py``); a block is only ever in
+            # a ``content_block_start`` or in ``message_start``'s content (read above).
             self._ended = True
             return self.finish()
         if etype == "error":

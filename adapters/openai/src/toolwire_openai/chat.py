@@ -1695,6 +1695,11 @@ class ChatStreamDecoder:
         """The closing events: with a ``finish_reason`` (or after ``[DONE]``), a
         :class:`ToolCallEnd` per call and the :class:`StopEvent`; without either (the stream was
         cut off), only ``StopEvent("error")``."""
+        # Nothing to take from a final message here (unlike the Responses decoder, which takes the
+        # items of ``response.completed``'s output the stream did not give): a Chat stream has no
+        # event that carries the finished message, every chunk holds only its ``choices[].delta``
+        # (openai ``types/chat/chat_completion_chunk.py``, ``ChoiceDelta``), so what the server
+        # did not stream is nowhere in the stream.
         if not self.finish_reason and not getattr(self, "done", False):
             return [StopEvent("error", None)]
         ends = [

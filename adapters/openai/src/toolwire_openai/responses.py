@@ -1862,16 +1862,21 @@ class ResponsesStreamDecoder:
     A call is ended by its ``output_item.done``, or, when the server sent none, by
     ``response.completed`` (the call's item in its ``output``, else the ``arguments`` of the
     call's ``function_call_arguments.done``, else its deltas; the stop reason is then
-    ``tool_use``). A ``response.completed`` after a stream that delivered nothing of the output
-    (no item, no delta) gives the events of each item of its ``output``, as their
-    ``output_item.done`` would. A call still open when the stream ends otherwise (``response.incomplete``,
-    or no terminal event) stays open and the assembler marks it incomplete (never run). A stream
+    ``tool_use``). ``response.completed`` gives the events of each item of its ``output`` the
+    stream did not give (all of them after a stream that delivered nothing of the output), as
+    their ``output_item.done`` would, each in its place (matched by item id, else by output
+    index; see :meth:`_unstreamed`); an item the stream gave keeps what it streamed. A call
+    still open when the stream ends otherwise (``response.incomplete``, or no terminal event)
+    stays open and the assembler marks it incomplete (never run). A stream
     that ends without one of the terminal events gives ``StopEvent("error")`` with ``vendor_stop_reason=None``.
 
     Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="openai"``, naming the
     ``output_index``) when an output index is added twice or finished twice, when an event does
     not fit the item at its output index (text deltas for a ``function_call`` item, argument
-    deltas for a message, a ``done`` item of another type), or a field has the wrong JSON type.
+    deltas for a message, a ``done`` item of another type), or a field has the wrong JSON type
+    (in an item of ``response.completed``'s output the stream did not give, the pointer is
+    ``/response/output/<i>``: an item that is not an object, a message ``content`` that is not
+    an array, ...).
     """
 
     def __init__(self, request: ModelRequest | None = None, origin: str | None = None) -> None:
@@ -1894,6 +1899,8 @@ class ResponsesStreamDecoder:
         #: argument text its ``function_call_arguments.done`` gave (see :meth:`_settle`)
         self.call_keys: dict[int, tuple[str | None, str | None]] = {}
         self.arguments_done: dict[int, str] = {}
+        #: item id → the output index the stream gave it (see :meth:`_unstreamed`)
+        self.ids: dict[str, int] = {}
 
     def _start(self, resp: dict[str, Any] | None) -> Iterator[StreamEvent]:
         if not self.started:
@@ -1914,6 +1921,11 @@ class ResponsesStreamDecoder:
             )
         self.kinds[oi] = kind
 
+    def _note_id(self, item_id: Any, oi: int) -> None:
+        """Record that the stream gave the item ``item_id`` (when a non-empty string) the output index ``oi``."""
+        if type(item_id) is str and item_id and item_id not in self.ids:
+            self.ids[item_id] = oi
+
     def _not_done(self, oi: int, event: str) -> None:
         if oi in self.done:
             raise _SHAPE.error("/output_index", f"{event} for output_index {oi} after its response.output_item.done")
@@ -1928,6 +1940,8 @@ class ResponsesStreamDecoder:
                 oi = ev.get("output_index")
                 delta = ev.get("delta")
                 if type(oi) is int and oi >= 0 and (delta is None or type(delta) is str) and oi not in self.done:
+                    if oi not in self.kinds:  # the item's first event
+                        self._note_id(ev.get("item_id"), oi)
                     if kind == "response.function_call_arguments.delta":
                         self._kind(oi, "function_call", kind)
                         return [ToolCallDelta(oi * _SLOT, delta)] if oi in self.calls_open and delta else []
@@ -1956,6 +1970,7 @@ class ResponsesStreamDecoder:
             if oi in self.added:
                 raise _SHAPE.error("/output_index", f"output_index {oi} was added twice")
             self.added.add(oi)
+            self._note_id(item.get("id"), oi)
             self._kind(oi, t, kind)
             if t == "function_call":
                 rest = {
@@ -1990,6 +2005,7 @@ class ResponsesStreamDecoder:
             oi = _SHAPE.index(ev.get("output_index"), "/output_index")
             self._kind(oi, "function_call", kind)
             self._not_done(oi, kind)
+            self._note_id(ev.get("item_id"), oi)
             delta = _SHAPE.opt_str(ev.get("delta"), "/delta")
             if oi in self.calls_open and delta:
                 yield ToolCallDelta(oi * _SLOT, delta)
@@ -2003,6 +2019,7 @@ class ResponsesStreamDecoder:
             oi = _SHAPE.index(ev.get("output_index"), "/output_index")
             self._kind(oi, "message", kind)
             self._not_done(oi, kind)
+            self._note_id(ev.get("item_id"), oi)
             ci = _SHAPE.index(ev.get("content_index"), "/content_index", default=0)
             if ci >= _SLOT:
                 raise _SHAPE.error(
@@ -2018,6 +2035,7 @@ class ResponsesStreamDecoder:
             oi = _SHAPE.index(ev.get("output_index"), "/output_index")
             self._kind(oi, "reasoning", kind)
             self._not_done(oi, kind)
+            self._note_id(ev.get("item_id"), oi)
             field = "summary_index" if kind == "response.reasoning_summary_text.delta" else "content_index"
             at = (kind, _SHAPE.index(ev.get(field), f"/{field}", default=0))
             delta = _SHAPE.opt_str(ev.get("delta"), "/delta")
@@ -2031,65 +2049,8 @@ class ResponsesStreamDecoder:
         elif kind == "response.output_item.done":
             oi = _SHAPE.index(ev.get("output_index"), "/output_index")
             item = _SHAPE.obj(ev.get("item"), "/item")
-            t = str(item.get("type"))
-            if oi in self.done:
-                raise _SHAPE.error("/output_index", f"output_index {oi} was finished twice (response.output_item.done)")
-            self._kind(oi, t, kind)
-            self.done.add(oi)
-            if t == "function_call":
-                yield from self._end_call(item, oi)
-            elif t == "custom_tool_call":
-                call = _as_custom_call(self._call(item, oi), item)
-                yield ToolCallStart(
-                    oi * _SLOT,
-                    call.id,
-                    self._real_names.get(call.name, call.name),
-                    id_synthesized=call.id_synthesized,
-                    provider_data=call.provider_data,
-                )
-                yield ToolCallEnd(oi * _SLOT, raw_arguments=call.raw_arguments or "", provider_data=call.provider_data)
-            elif (client_call := client_call_from_item(item)) is not None:
-                yield ToolCallStart(
-                    oi * _SLOT, client_call.id, client_call.name, provider_data=client_call.provider_data
-                )
-                yield ToolCallEnd(
-                    oi * _SLOT,
-                    arguments=client_call.arguments,
-                    raw_arguments=None if client_call.arguments is not None else "",
-                    provider_data=client_call.provider_data,
-                    invalid=client_call.invalid,
-                )
-            elif t == "reasoning":
-                part = _reasoning_part(item, "/item", self.origin)
-                text, final = part.text, None
-                streamed = self.reasoning_text.pop(oi, None)
-                if streamed is not None:  # the deltas gave the text so far: the rest, or all of it anew
-                    sofar = "".join(streamed)
-                    if text.startswith(sofar):
-                        text = text[len(sofar) :]
-                    elif text:
-                        text, final = "", text
-                    # (an item without text keeps the streamed text)
-                yield ReasoningDelta(
-                    oi * _SLOT,
-                    text=text,
-                    encrypted=part.encrypted,
-                    provider=API,
-                    provider_data=part.provider_data,
-                    final_text=final,
-                )
-            elif t == "message":
-                parts = _text_parts(item, "/item")
-                if len(parts) > _SLOT:
-                    raise _SHAPE.error("/item/content", f"a message item with more than {_SLOT} content parts")
-                for ci, part in enumerate(parts):
-                    index = oi * _SLOT + ci
-                    text = "" if index in self.text_seen else part.text
-                    yield TextDelta(index, text, part.provider_data)
-            elif (
-                isinstance(item.get("type"), str) and item["type"]
-            ):  # hosted, compaction, unknown: kept (see decode_response)
-                yield ProviderToolDone(oi * _SLOT, hosted_item_part(item))
+            self._note_id(item.get("id"), oi)
+            yield from self._item_done(item, oi, "/item")
         elif kind in _TERMINAL_EVENTS:
             resp = _SHAPE.opt_obj(ev.get("response"), "/response")
             if resp.get("status") == "failed" and isinstance(resp.get("error"), dict):
@@ -2097,16 +2058,8 @@ class ResponsesStreamDecoder:
             if isinstance(resp.get("usage"), dict) and resp["usage"]:
                 yield UsageUpdate(responses_usage(resp["usage"]))
             stop, vendor = stop_reason_of(resp, "/response")
-            if kind == "response.completed" and not self.kinds:
-                # nothing of the output was streamed (a server or proxy that answers a streamed
-                # request with response.created and then response.completed holding the whole
-                # output): the completed response's output is the answer, as the SDK's own
-                # stream helper takes it (openai.lib.streaming.responses: get_final_response()
-                # is the response.completed event's response). Each item is read as its
-                # output_item.done would be.
-                out = resp.get("output")
-                for oi, item in enumerate(out if type(out) is list else ()):
-                    yield from self._feed({"type": "response.output_item.done", "output_index": oi, "item": item})
+            if kind == "response.completed":
+                yield from self._unstreamed(resp)
             if kind == "response.completed" and stop not in ("max_tokens", "error"):
                 yield from self._settle(resp)
             if stop == "end_turn" and self.calls_open:
@@ -2119,6 +2072,124 @@ class ResponsesStreamDecoder:
             if isinstance(tier, str) and tier in PRICED_TIERS:  # the tier that served it, priced by it
                 pd["price_context"] = {"service_tier": tier}
             yield StopEvent(stop, vendor, provider_data={API: pd}) if pd else StopEvent(stop, vendor)
+
+    def _unstreamed(self, resp: dict[str, Any]) -> Iterator[StreamEvent]:
+        """At ``response.completed``: the events of each item of the completed ``output`` the
+        stream did not finish, as its ``output_item.done`` would give them. The completed response
+        is the whole answer (the SDK's own stream helper returns it as the final response:
+        ``openai.lib.streaming.responses``, ``get_final_response()``), and some servers and
+        proxies stream only part of it: nothing at all before ``response.completed``, or one
+        message's text deltas while a ``function_call``, reasoning item or second message comes
+        only in the completed ``output``.
+
+        Each completed item is matched to the item the stream gave: by item ``id`` (the item's
+        ``id``, or the ``item_id`` of its deltas), else by its position, which is the stream's
+        ``output_index`` (``ResponseOutputItemAddedEvent.output_index``: "The index of the output
+        item that was added", openai SDK type) when the stream gave an item of the same type
+        there. An item the stream gave keeps what it streamed (no text twice); one it never
+        finished is finished by the completed copy (a message's ids and annotations, a reasoning
+        item's ``encrypted_content``), except an announced ``function_call``, which
+        :meth:`_settle` ends. An item the stream did not give goes at its position; a position
+        the stream gave another item (a server that numbered its output otherwise) puts it after
+        every item. An item that is not an object raises :class:`ResponseDecodeError` at
+        ``/response/output/<i>``, as in :meth:`OpenAIResponsesCodec.decode_response`; one without
+        a ``type`` is left out as it is there (the API refuses it as input)."""
+        output = resp.get("output")
+        if type(output) is not list or not output:
+            return
+        matched: dict[int, int] = {}  # position in output → the stream's output index
+        claimed: set[int] = set()
+        for p, item in enumerate(output):
+            if type(item) is dict and type(item_id := item.get("id")) is str:
+                oi = self.ids.get(item_id)
+                if oi is not None and oi in self.kinds and oi not in claimed:
+                    matched[p] = oi
+                    claimed.add(oi)
+        for p, item in enumerate(output):
+            if p not in matched and p in self.kinds and p not in claimed:
+                if type(item) is not dict or item.get("type") == self.kinds[p]:
+                    matched[p] = p
+                    claimed.add(p)
+        free = max(len(output), max(self.kinds, default=-1) + 1)  # after every position
+        for p, item in enumerate(output):
+            at = f"/response/output/{p}"
+            oi = matched.get(p)
+            if oi is not None:  # streamed: finished here only when its own done never came
+                if (
+                    oi in self.done
+                    or oi in self.calls_open
+                    or type(item) is not dict
+                    or item.get("type") != self.kinds.get(oi)
+                ):
+                    continue
+            else:
+                item = _SHAPE.obj(item, at)
+                if p in self.kinds:
+                    oi, free = free, free + 1
+                else:
+                    oi = p
+            yield from self._item_done(item, oi, at)
+
+    def _item_done(self, item: dict[str, Any], oi: int, at: str) -> Iterator[StreamEvent]:
+        """The events of the finished ``item`` at output index ``oi`` (its ``output_item.done``, or
+        its copy in ``response.completed``; ``at`` is the item's JSON pointer, for errors)."""
+        t = str(item.get("type"))
+        if oi in self.done:
+            raise _SHAPE.error("/output_index", f"output_index {oi} was finished twice (response.output_item.done)")
+        self._kind(oi, t, "response.output_item.done")
+        self.done.add(oi)
+        if t == "function_call":
+            yield from self._end_call(item, oi)
+        elif t == "custom_tool_call":
+            call = _as_custom_call(self._call(item, oi), item)
+            yield ToolCallStart(
+                oi * _SLOT,
+                call.id,
+                self._real_names.get(call.name, call.name),
+                id_synthesized=call.id_synthesized,
+                provider_data=call.provider_data,
+            )
+            yield ToolCallEnd(oi * _SLOT, raw_arguments=call.raw_arguments or "", provider_data=call.provider_data)
+        elif (client_call := client_call_from_item(item)) is not None:
+            yield ToolCallStart(oi * _SLOT, client_call.id, client_call.name, provider_data=client_call.provider_data)
+            yield ToolCallEnd(
+                oi * _SLOT,
+                arguments=client_call.arguments,
+                raw_arguments=None if client_call.arguments is not None else "",
+                provider_data=client_call.provider_data,
+                invalid=client_call.invalid,
+            )
+        elif t == "reasoning":
+            part = _reasoning_part(item, at, self.origin)
+            text, final = part.text, None
+            streamed = self.reasoning_text.pop(oi, None)
+            if streamed is not None:  # the deltas gave the text so far: the rest, or all of it anew
+                sofar = "".join(streamed)
+                if text.startswith(sofar):
+                    text = text[len(sofar) :]
+                elif text:
+                    text, final = "", text
+                # (an item without text keeps the streamed text)
+            yield ReasoningDelta(
+                oi * _SLOT,
+                text=text,
+                encrypted=part.encrypted,
+                provider=API,
+                provider_data=part.provider_data,
+                final_text=final,
+            )
+        elif t == "message":
+            parts = _text_parts(item, at)
+            if len(parts) > _SLOT:
+                raise _SHAPE.error(f"{at}/content", f"a message item with more than {_SLOT} content parts")
+            for ci, part in enumerate(parts):
+                index = oi * _SLOT + ci
+                text = "" if index in self.text_seen else part.text
+                yield TextDelta(index, text, part.provider_data)
+        elif (
+            isinstance(item.get("type"), str) and item["type"]
+        ):  # hosted, compaction, unknown: kept (see decode_response)
+            yield ProviderToolDone(oi * _SLOT, hosted_item_part(item))
 
     def _end_call(self, item: dict[str, Any], oi: int) -> Iterator[StreamEvent]:
         """The events that end the ``function_call`` at output index ``oi`` with the finished
