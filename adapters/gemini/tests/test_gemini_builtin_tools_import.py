@@ -120,3 +120,57 @@ def test_a_builtin_tool_with_object_settings_is_still_imported(mock_model) -> No
     model = mock_model(_answer, model_id="gemini-3-pro-image-preview")
     asyncio.run(model.send(req))
     assert model.sent[0].json["tools"] == body["tools"]
+
+
+@pytest.mark.parametrize(
+    ("entry", "why", "write"),
+    [
+        ({"googleSearch": None}, "every field is null, which is 'not set'", '{"googleSearch": {}}'),
+        ({"code_execution": None}, "every field is null, which is 'not set'", '{"codeExecution": {}}'),
+        ({"urlContext": None, "functionDeclarations": None}, "every field is null", '{"urlContext": {}}'),
+        ({}, "it is empty", '{"googleSearch": {}}'),
+        (5, "it is a JSON number, not an object", '{"googleSearch": {}}'),
+    ],
+)
+def test_an_entry_that_names_no_tool_is_a_configuration_error(entry, why, write) -> None:
+    # google.genai.types.Tool treats None as "not set" (its request converter writes a field only
+    # when it is not None): {"googleSearch": null} names no tool, and the API refuses an entry
+    # without one; it was imported as the search tool with no settings (or, {} and 5, dropped)
+    from toolwire.errors import ConfigurationError
+
+    body = copy.deepcopy(SEARCH_ONLY)
+    body["tools"] = [{"googleSearch": {}}, entry]
+    with pytest.raises(ConfigurationError) as err:
+        GeminiCodec().decode_request(body)
+    text = str(err.value)
+    assert text.startswith(f"gemini: tools[1] is {entry!r}, which names no tool: {why}"), text
+    assert f"write {write} for a built-in tool with no settings" in text
+
+
+def test_null_fields_of_a_dumped_sdk_tool_name_no_tool(mock_model) -> None:
+    """An entry written by the SDK's own ``Tool(google_search=GoogleSearch()).model_dump()``
+    carries every other field as null: the search tool alone, not also code execution, URL
+    context, ... (each was imported and sent as a tool with no settings)."""
+    from google.genai import types
+
+    entry = types.Tool(google_search=types.GoogleSearch()).model_dump()
+    assert entry["code_execution"] is None and entry["url_context"] is None  # (the dump's nulls)
+    body = copy.deepcopy(SEARCH_ONLY)
+    body["tools"] = [entry]
+    req = GeminiCodec().decode_request(body)
+    assert [(t.vendor, t.type) for t in req.tools if isinstance(t, ProviderTool)] == [("gemini", "googleSearch")]
+    model = mock_model(_answer, model_id="gemini-3-pro-image-preview")
+    resp = asyncio.run(model.send(req))
+    assert resp.text == "Here is the chart."
+    # one tool, the search (its settings as dumped: null fields, which the API reads as not set)
+    assert [list(t) for t in model.sent[0].json["tools"]] == [["googleSearch"]]
+
+
+def test_tools_that_are_not_a_list_are_a_decode_error() -> None:
+    from toolwire.errors import ResponseDecodeError
+
+    body = copy.deepcopy(SEARCH_ONLY)
+    body["tools"] = {"googleSearch": {}}
+    with pytest.raises(ResponseDecodeError) as err:
+        GeminiCodec().decode_request(body)
+    assert err.value.pointer == "/tools" and "must be an array, got a JSON object" in str(err.value)

@@ -1133,16 +1133,20 @@ class GeminiCodec:
           (the REST body has none: the model id is in the URL).
 
         Raises :class:`~toolwire.errors.ResponseDecodeError` (a ``ValueError``) for a body that is
-        not an object or ``contents``/``parts`` of the wrong JSON type, and
+        not an object or ``contents``/``parts``/``tools`` of the wrong JSON type, and
         :class:`~toolwire.errors.ConfigurationError` (a ``ValueError``) for a built-in tool whose
         value is not an object (``{"googleSearch": 5}``; the message names the tool and the
-        object it takes).
+        object it takes) and for a ``tools`` entry that names no tool (not an object, ``{}``, or
+        every field ``null``: ``{"googleSearch": null}``; a ``null`` field is not set, as in
+        ``google.genai.types.Tool``, so ``{"googleSearch": {}, "codeExecution": null}`` is the
+        search tool alone).
         """
         body = _obj(body, "")
         model = body.get("model") or ""
         if isinstance(model, str) and model.startswith("models/"):
             model = model[len("models/") :]
-        tools = self._decode_tools(_g(body, "tools") or [])
+        tool_entries = _opt_list(_g(body, "tools"), "/tools")
+        tools = self._decode_tools(tool_entries)
         messages = self._decode_contents(_opt_list(_g(body, "contents"), "/contents"), tools)
         instructions = None
         settings: dict[str, Any] = {}
@@ -1187,7 +1191,7 @@ class GeminiCodec:
             model=model,
             messages=messages,
             instructions=instructions,
-            tools=[*tools, *self._decode_provider_tools(_g(body, "tools") or [])],
+            tools=[*tools, *self._decode_provider_tools(tool_entries)],
             tool_choice=tool_choice,
             max_tokens=max_tokens,
             temperature=temperature,
@@ -1231,23 +1235,35 @@ class GeminiCodec:
         ``functionDeclarations``: ``googleSearch``, ``codeExecution``, ``urlContext``, ...; the
         fields of ``google.genai.types.Tool``) as :class:`ProviderTool` values, sent back by
         :meth:`encode_request` as one entry each. ``computerUse``, which the application answers
-        with its own function, is left out (import it with ``toolwire_gemini.computer_use``)."""
+        with its own function, is left out (import it with ``toolwire_gemini.computer_use``).
+
+        A field whose value is ``null`` is not set, as in the SDK (``google.genai.types.Tool``:
+        every field is ``Optional``, default ``None``; the SDK's request converter
+        ``_Tool_to_mldev`` writes a field only when it is not ``None``): ``{"googleSearch": {},
+        "codeExecution": null}`` (what ``Tool.model_dump()`` gives) is the search tool alone.
+        Raises :class:`ConfigurationError` naming the entry for an entry that names no tool (not
+        an object, ``{}``, or every field ``null``, e.g. ``{"googleSearch": null}``): the API
+        refuses it ("tools[0].tool_type: required one_of 'tool_type' must have one initialized
+        field", quoted in 0xPlaygrounds/rig#588 and ShishirPatil/gorilla#770); the message says
+        to write ``{"googleSearch": {}}`` for the tool with no settings."""
         from .profile import gemini_provider_tools
 
         known = gemini_provider_tools()
         out: list[ProviderTool] = []
-        for entry in tools:
-            if not isinstance(entry, dict):
-                continue
+        for i, entry in enumerate(tools):
+            if not isinstance(entry, dict) or all(value is None for value in entry.values()):
+                raise ConfigurationError(_no_tool_error(i, entry))
             for spelled, value in entry.items():
                 # either spelling, as everywhere in a request body (google.genai.types.Tool's
                 # google_search / code_execution / url_context are the same fields as
                 # googleSearch / codeExecution / urlContext): sent back in camelCase
                 key = spelled if spelled in known or not isinstance(spelled, str) else _camel(spelled)
                 info = known.get(key)
-                if info is None or info.side != "server":
-                    continue  # functionDeclarations (decoded above), computerUse, an unknown field
-                if value is not None and not isinstance(value, dict):
+                if info is None or info.side != "server" or value is None:
+                    # functionDeclarations (decoded above), computerUse, an unknown field, or a
+                    # field that is not set (null)
+                    continue
+                if not isinstance(value, dict):
                     # every built-in tool's settings are an object (google.genai.types.Tool:
                     # googleSearch: GoogleSearch, codeExecution: ToolCodeExecution, ...; {} for
                     # none); another value was sent as {} without a word
@@ -1714,6 +1730,31 @@ SERVER_TOOL_METADATA: dict[str, str] = {"groundingMetadata": "googleSearch", "ur
 def _short(text: Any, limit: int = 160) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _no_tool_error(i: int, entry: Any) -> str:
+    """The message of the :class:`~toolwire.errors.ConfigurationError` for entry ``i`` of an
+    imported request's ``tools`` that names no tool (see ``GeminiCodec._decode_provider_tools``)."""
+    shown = repr(entry) if len(repr(entry)) <= 200 else repr(entry)[:200] + "…"
+    if not isinstance(entry, dict):
+        why = f"it is a JSON {json_kind(entry)}, not an object (google.genai.types.Tool)"
+    elif entry:
+        why = (
+            "every field is null, which is 'not set' (google.genai.types.Tool; the SDK leaves a None "
+            "field out of the request)"
+        )
+    else:
+        why = "it is empty"
+    first = next(iter(entry), None) if isinstance(entry, dict) else None
+    name = _camel(first) if isinstance(first, str) and "_" in first else first
+    example = (
+        f'{{"{name}": {{}}}}' if isinstance(name, str) and name != "functionDeclarations" else '{"googleSearch": {}}'
+    )
+    return (
+        f"gemini: tools[{i}] is {shown}, which names no tool: {why}, and the API refuses an entry "
+        f"without a tool (\"required one_of 'tool_type' must have one initialized field\"); write "
+        f"{example} for a built-in tool with no settings, or leave the entry out"
+    )
 
 
 def _builtin_tool_shape_error(key: str, value: Any) -> str:
