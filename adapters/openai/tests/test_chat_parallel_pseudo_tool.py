@@ -196,3 +196,28 @@ def test_a_recipient_named_as_a_renamed_tool_runs_that_tool(stream: bool) -> Non
     calls, answers = _check_history(body)
     assert [c[:2] for c in calls] == [("call_A_p1", "run_python"), ("call_A_p2", "get_time")]
     assert answers == {"call_A_p1": "4", "call_A_p2": "noon in UTC"}
+
+
+def test_a_call_named_parallel_in_the_wrapper_shape_is_split() -> None:
+    """The bare name Azure OpenAI gpt-5.4 uses for the wrapper (vercel/ai#19098)."""
+    answer = completion({"tool_calls": [tool_call("call_A", "parallel", USES)]}, "tool_calls")
+    _, body = _run(json_response(answer))
+    assert sorted(RAN) == ["Paris", "Rome", "UTC"]
+    calls, _ = _check_history(body)
+    assert calls == SPLIT
+
+
+def test_a_declared_tool_named_parallel_gets_its_own_call() -> None:
+    got: list[Any] = []
+    parallel = Tool.from_schema(
+        "parallel",
+        "Run several lookups.",
+        {"type": "object", "properties": {"tool_uses": {"type": "array"}}, "required": ["tool_uses"]},
+        lambda tool_uses: got.append(tool_uses) or "ran them",
+    )
+    answer = completion({"tool_calls": [tool_call("call_A", "parallel", USES)]}, "tool_calls")
+    _, body = _run(json_response(answer), tools=[parallel, get_weather, get_time])
+    assert RAN == [] and len(got) == 1
+    calls, answers = _check_history(body)
+    assert [c[:2] for c in calls] == [("call_A", "parallel")]
+    assert answers == {"call_A": "ran them"}

@@ -344,3 +344,56 @@ def test_calls_waiting_for_approval_resume_from_json_and_join() -> None:
     assert calls == [ITEM]
     assert [o["call_id"] for o in outputs] == ["call_A"]
     assert [e["output"] for e in json.loads(outputs[0]["output"])] == ["sunny in Paris", "noon in UTC", "sunny in Rome"]
+
+
+# -- the bare name "parallel" ----------------------------------------------------------------------
+# Azure OpenAI gpt-5.4 sends the same wrapper as a function_call named just "parallel"
+# (vercel/ai#19098). It is the wrapper only in its exact shape and when no tool of that name is
+# declared; otherwise it is an ordinary call.
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+def test_a_call_named_parallel_in_the_wrapper_shape_is_split_and_joined(stream: bool) -> None:
+    item = fc_item("call_B", "parallel", USES, "fc_B")
+    result, body = _run(item, stream=stream)
+    assert sorted(RAN) == ["Paris", "Rome", "UTC"]
+    assert [(c.id, c.name) for c in result.turns[0].response.tool_calls] == [
+        ("call_B_p1", "get_weather"),
+        ("call_B_p2", "get_time"),
+        ("call_B_p3", "get_weather"),
+    ]
+    calls, outputs = _calls_and_outputs(body)
+    assert calls == [item]
+    assert [o["call_id"] for o in outputs] == ["call_B"]
+    assert [e["output"] for e in json.loads(outputs[0]["output"])] == ["sunny in Paris", "noon in UTC", "sunny in Rome"]
+    assert OpenAIResponsesProfile().check_request(body) == []
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+def test_a_declared_tool_named_parallel_gets_its_own_call(stream: bool) -> None:
+    got: list[Any] = []
+    parallel = Tool.from_schema(
+        "parallel",
+        "Run several lookups.",
+        {"type": "object", "properties": {"tool_uses": {"type": "array"}}, "required": ["tool_uses"]},
+        lambda tool_uses: got.append(tool_uses) or "ran them",
+    )
+    item = fc_item("call_B", "parallel", USES, "fc_B")
+    result, body = _run(item, stream=stream, tools=[parallel, get_weather, get_time])
+    assert RAN == [] and len(got) == 1 and len(got[0]) == 3
+    assert [(c.id, c.name) for c in result.turns[0].response.tool_calls] == [("call_B", "parallel")]
+    _, outputs = _calls_and_outputs(body)
+    assert [(o["call_id"], o["output"]) for o in outputs] == [("call_B", "ran them")]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+def test_a_call_named_parallel_of_another_shape_is_an_unknown_tool(stream: bool) -> None:
+    # a recipient without "functions.": not the wrapper's shape, so an ordinary (unknown) call
+    args = _uses(("get_weather", {"city": "Paris"}))
+    item = fc_item("call_B", "parallel", args, "fc_B")
+    result, body = _run(item, stream=stream)
+    assert RAN == []
+    (call,) = result.turns[0].response.tool_calls
+    assert (call.id, call.name) == ("call_B", "parallel")
+    _, outputs = _calls_and_outputs(body)
+    assert outputs[0]["output"].startswith("Error: Unknown tool 'parallel'.")

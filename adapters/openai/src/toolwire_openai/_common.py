@@ -16,7 +16,14 @@ from toolwire.tools import Tool
 from toolwire.types import DocumentPart, Response, TextPart, ToolCall, ToolResult, Usage
 from toolwire.wire import NAME_INVALID, json_copy, json_kind, mark_duplicate_ids, usage_int
 
-from .profile import PARALLEL_PSEUDO_TOOL, RESERVED_TOOL_NAMES, TOOL_NAME_RULE, wire_tool_names
+from .profile import (
+    PARALLEL_BARE_NAME,
+    PARALLEL_PSEUDO_TOOL,
+    PARALLEL_WRAPPER_NAMES,
+    RESERVED_TOOL_NAMES,
+    TOOL_NAME_RULE,
+    wire_tool_names,
+)
 from .profile import real_names as _real_names
 
 #: Prefix of an error tool result on the OpenAI APIs, which have no error flag.
@@ -267,9 +274,41 @@ def _parallel_uses(call: ToolCall) -> tuple[list[tuple[str, dict[str, Any], str]
     ``multi_tool_use.parallel`` call; ``(None, why)`` for such a call that cannot be split (``why``
     names the field to fix: an invalid or cut-off call, arguments without a non-empty
     ``tool_uses`` list of objects each with a string ``recipient_name`` and an object
-    ``parameters``); ``(None, None)`` for a call of another name."""
+    ``parameters``); ``(None, None)`` for a call of another name. A call named ``parallel``
+    (:data:`PARALLEL_BARE_NAME`) is the wrapper only in its exact shape (every ``recipient_name``
+    ``functions.<tool>``) and when the request declares no tool of that name (the decoders mark
+    such a call ``provider_data["toolwire"]["declared"]``); otherwise it is an ordinary call."""
     if call.name != PARALLEL_PSEUDO_TOOL:
-        return None, None
+        if call.name != PARALLEL_BARE_NAME:
+            return None, None
+        own = call.provider_data.get("toolwire")
+        if isinstance(own, dict) and own.get("declared"):
+            return None, None
+        uses, _why = _wrapper_uses(call)
+        if uses is None or not all(recipient.startswith("functions.") for _, _, recipient in uses):
+            return None, None
+        return uses, None
+    return _wrapper_uses(call)
+
+
+def declares_parallel(request: ModelRequest | None) -> bool:
+    """Whether ``request`` declares a tool named ``parallel`` (then a call of that name is that
+    tool's, never the wrapper: :data:`PARALLEL_BARE_NAME`)."""
+    return request is not None and any(t.name == PARALLEL_BARE_NAME for t in request.tools)
+
+
+def mark_declared_parallel(calls: Iterable[ToolCall], request: ModelRequest | None) -> None:
+    """Mark the calls of a tool ``parallel`` that ``request`` declares, so that
+    :func:`split_parallel_calls` leaves them whole."""
+    if declares_parallel(request):
+        for call in calls:
+            if call.name == PARALLEL_BARE_NAME:
+                own = call.provider_data.setdefault("toolwire", {})
+                if isinstance(own, dict):
+                    own["declared"] = True
+
+
+def _wrapper_uses(call: ToolCall) -> tuple[list[tuple[str, dict[str, Any], str]] | None, str | None]:
     if call.invalid is not None or call.incomplete:
         return None, f"its arguments are not usable ({call.invalid or 'cut off'})"
     args = call.arguments
@@ -319,7 +358,7 @@ def split_parallel_calls(
     caller has them. Returns the response's new ``tool_calls`` when a call was split, else
     ``None``."""
     for call in response.tool_calls if calls is None else calls:
-        if call.name == PARALLEL_PSEUDO_TOOL:
+        if call.name in PARALLEL_WRAPPER_NAMES:
             break
     else:
         return None  # (the usual answer: one name comparison per call)
@@ -332,13 +371,13 @@ def split_parallel_calls(
         uses, why = _parallel_uses(part)
         own = part.provider_data.get("toolwire")
         names = own.pop("real_names", None) if isinstance(own, dict) else None
+        if isinstance(own, dict):
+            own.pop("declared", None)
         if uses is None:
             if why is not None:
                 own = part.provider_data.setdefault("toolwire", {})
                 if isinstance(own, dict):
-                    own["unknown_tool"] = (
-                        f"This {PARALLEL_PSEUDO_TOOL} call was not split into tool calls: {why}. {_PARALLEL_FIX}"
-                    )
+                    own["unknown_tool"] = f"This {part.name} call was not split into tool calls: {why}. {_PARALLEL_FIX}"
             elif isinstance(own, dict) and not own:
                 del part.provider_data["toolwire"]
             parts.append(part)

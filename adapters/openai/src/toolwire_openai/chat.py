@@ -68,7 +68,9 @@ from ._common import (
     blank_type,
     check_tool_calls,
     copied,
+    declares_parallel,
     document_from_data_url,
+    mark_declared_parallel,
     mark_error,
     overrides_for,
     prompt_cache_key,
@@ -89,6 +91,7 @@ from .profile import (
     DOCUMENT_LABEL,
     IMAGE_LABEL,
     IMAGE_MEDIA_TYPES,
+    PARALLEL_BARE_NAME,
     PARALLEL_PSEUDO_TOOL,
     fetches_image_url,
     hosted_server,
@@ -966,6 +969,7 @@ class OpenAIChatCodec:
             # the content and refusal tokens with their log probabilities): kept, never sent back
             response.provider_data.setdefault(API, {})["logprobs"] = choice["logprobs"]
         if calls:  # without calls these passes have nothing to do
+            mark_declared_parallel(calls, request)
             calls = split_parallel_calls(response, calls) or calls
             real_call_names(response, request, calls)
             reissue_shared_ids(calls)
@@ -1481,6 +1485,7 @@ class ChatStreamDecoder:
         self.moderation: Any = None  # the moderation results, from the chunk that carries them
         self.logprobs: dict[str, Any] = {}  # the chunks' logprobs, their token lists joined
         self._real_names = real_names(request.tools) if request is not None else {}
+        self._declares_parallel = declares_parallel(request)
         self.started = False
         self.response_id: str | None = None
         self.calls: dict[int, int] = {}  # vendor tool-call index → canonical index of its open call
@@ -1710,16 +1715,22 @@ class ChatStreamDecoder:
             )
             for index in self.order
         ]
-        if self._real_names:
+        if self._real_names or self._declares_parallel:
             for end in ends:
-                if self.call_names.get(end.index) == PARALLEL_PSEUDO_TOOL:
-                    # the request's renamed tools (wire name -> own name), for the split of this
-                    # call into the calls it names, whose recipients name tools as sent on the
-                    # wire (split_parallel_calls)
-                    end.provider_data = {
-                        **(end.provider_data or {}),
-                        "toolwire": {"real_names": dict(self._real_names)},
-                    }
+                name = self.call_names.get(end.index)
+                if name != PARALLEL_PSEUDO_TOOL and name != PARALLEL_BARE_NAME:
+                    continue
+                # the request's renamed tools (wire name -> own name), for the split of this
+                # call into the calls it names, whose recipients name tools as sent on the
+                # wire; a bare "parallel" the request declares is that tool's call, never split
+                # (split_parallel_calls)
+                own: dict[str, Any] = {}
+                if self._real_names:
+                    own["real_names"] = dict(self._real_names)
+                if name == PARALLEL_BARE_NAME and self._declares_parallel:
+                    own["declared"] = True
+                if own:
+                    end.provider_data = {**(end.provider_data or {}), "toolwire": own}
         out: list[StreamEvent] = list(ends)
         stop = FINISH_REASONS.get(self.finish_reason or "", "end_turn")
         if self.refusal and stop == "end_turn":

@@ -82,7 +82,9 @@ from ._common import (
     blank_type,
     check_tool_calls,
     copied,
+    declares_parallel,
     document_from_data_url,
+    mark_declared_parallel,
     mark_error,
     overrides_for,
     prompt_cache_key,
@@ -101,6 +103,7 @@ from ._common import (
 )
 from .profile import (
     IMAGE_MEDIA_TYPES,
+    PARALLEL_BARE_NAME,
     PARALLEL_PSEUDO_TOOL,
     RESPONSES_CLIENT_CALL_ITEMS,
     RESPONSES_CLIENT_CALLS,
@@ -1505,6 +1508,7 @@ class OpenAIResponsesCodec:
             own = response.provider_data.get(API)
             response.provider_data[API] = {**own, **extras} if isinstance(own, dict) else extras
         if calls:  # without calls these passes have nothing to do
+            mark_declared_parallel(calls, request)
             calls = split_parallel_calls(response, calls, parallel_record) or calls
             real_call_names(response, request, calls)
             check_tool_calls(response, calls)
@@ -1883,6 +1887,7 @@ class ResponsesStreamDecoder:
         self.request = request
         self.origin = origin  # the endpoint, recorded on reasoning (see OpenAIResponsesCodec)
         self._real_names = real_names(request.tools) if request is not None else {}
+        self._declares_parallel = declares_parallel(request)
         self.started = False
         self.response_id: str | None = None
         self.text_seen: set[int] = set()
@@ -1982,12 +1987,10 @@ class ResponsesStreamDecoder:
                 if item.get("id") is not None:
                     pd["item_id"] = item["id"]
                 call = self._call(item, oi)
-                if call.name == PARALLEL_PSEUDO_TOOL and self._real_names:
-                    # the request's renamed tools, for the split of this call into the calls it
-                    # names, whose recipients name tools as sent (split_parallel_calls)
-                    pd_all: dict[str, Any] = {API: pd, "toolwire": {"real_names": dict(self._real_names)}}
-                else:
-                    pd_all = {API: pd}
+                own = self._wrapper_marks(call.name)
+                # the request's renamed tools, for the split of this call into the calls it names,
+                # whose recipients name tools as sent (split_parallel_calls)
+                pd_all: dict[str, Any] = {API: pd, "toolwire": own} if own else {API: pd}
                 self.calls_open.add(oi)
                 call_id, item_id = item.get("call_id"), item.get("id")
                 self.call_keys[oi] = (
@@ -2191,12 +2194,24 @@ class ResponsesStreamDecoder:
         ):  # hosted, compaction, unknown: kept (see decode_response)
             yield ProviderToolDone(oi * _SLOT, hosted_item_part(item))
 
+    def _wrapper_marks(self, name: Any) -> dict[str, Any] | None:
+        """What a call named as the parallel wrapper carries for :func:`split_parallel_calls`: the
+        request's renamed tools (``real_names``) and, for a bare ``parallel`` the request declares
+        as a tool, ``declared``; ``None`` for any other call."""
+        own: dict[str, Any] = {}
+        if name == PARALLEL_PSEUDO_TOOL or name == PARALLEL_BARE_NAME:
+            if self._real_names:
+                own["real_names"] = dict(self._real_names)
+            if name == PARALLEL_BARE_NAME and self._declares_parallel:
+                own["declared"] = True
+        return own or None
+
     def _end_call(self, item: dict[str, Any], oi: int) -> Iterator[StreamEvent]:
         """The events that end the ``function_call`` at output index ``oi`` with the finished
         ``item`` (its ``output_item.done``, or its copy in ``response.completed``)."""
         call = self._call(item, oi)
-        if call.name == PARALLEL_PSEUDO_TOOL and self._real_names:
-            call.provider_data["toolwire"] = {"real_names": dict(self._real_names)}  # (see the added event)
+        if own := self._wrapper_marks(call.name):
+            call.provider_data["toolwire"] = own  # (see the added event)
         if oi not in self.calls_open:
             self.calls_open.add(oi)
             yield ToolCallStart(oi * _SLOT, call.id, self._real_names.get(call.name, call.name), call.id_synthesized)
