@@ -1399,7 +1399,7 @@ def part_work() -> None:
         "   toolwire against the post() floor (Gemini: the bare generate_content() loop), async and sync, split by\n"
         "   whose code runs them: toolwire's, the SDK's and the HTTP client's (with the standard library), and\n"
         f"   the harness's (the canned transport and the tool). Counted with sys.settrace over {WORK_LOOPS} loops after\n"
-        "   a warm-up, the garbage collector off: no clock, so toolwire's count is the same on every machine and run\n"
+        "   a warm-up, the garbage collector off: no clock, so toolwire's count is the same on every machine and run of this command\n"
         "   (the SDK side's, which holds asyncio's loop, within a few dozen). C code (json, pickle, pydantic-core)\n"
         "   runs no bytecode and is not counted; set it beside the timings of parts 1 and 7"
     )

@@ -1468,7 +1468,7 @@ class _Histories:
         if answered_req is not request:
             dropped = moved_result_changes(placed, 0) + dropped
         try:  # a finished run's entry goes when its conversation object does
-            hist.owner = weakref.ref(owner, functools.partial(_forget, self._by_owner))
+            hist.owner = weakref.ref(owner, functools.partial(_forget, self._by_owner, id(owner)))
         except TypeError:  # an owner without weak references: kept alive with the entry
             hist.owner = lambda owner=owner: owner
         lead = getattr(codec, "history_lead", None)
@@ -1680,11 +1680,14 @@ def _body_json(model: Model, body: dict[str, Any], *, compact: bool = True) -> b
         return _dumps_bytes(body, compact)
 
 
-def _forget(by: dict[int, _History], ref: Any) -> None:
-    """The weak reference callback of a conversation gone: its entry is released."""
-    for k, h in list(by.items()):
-        if h.owner is ref:
-            del by[k]
+def _forget(by: dict[int, _History], oid: int, ref: Any) -> None:
+    """The weak reference callback of a conversation gone: its entry (under the ``id`` it had) is
+    released, unless another conversation's entry took that key since. One lookup, whatever the
+    number of conversations held (it was a scan of them all: work that varied with how many
+    conversations earlier code had left for the garbage collector)."""
+    h = by.get(oid)
+    if h is not None and h.owner is ref:
+        del by[oid]
 
 
 #: What an encoder raises on a value of a shape it does not write (a part's ``provider_data``

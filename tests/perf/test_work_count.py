@@ -42,10 +42,13 @@ def test_a_2_turn_loop_counts_the_same_twice_and_more_than_its_parts() -> None:
 
     first = suite._count_ops(loop)
     second = suite._count_ops(loop)
-    # no clock involved: toolwire's and the harness's work counts the same every time; the
-    # SDK's side includes asyncio's event loop, whose steps can differ by a few dozen
-    # instructions from run to run (what the loop finds ready when it looks)
-    assert (first["toolwire"], first["harness"]) == (second["toolwire"], second["harness"])
+    # no clock involved: the harness's work counts the same every time and toolwire's nearly so
+    # (in a long test process a one-off piece of work left by earlier code, such as a weak
+    # reference callback of a conversation freed late, can land in the counted window: seen
+    # once, 2.4 % of a loop); the SDK's side includes asyncio's event loop, whose steps can
+    # differ by a few dozen instructions from run to run (what the loop finds ready when it looks)
+    assert first["harness"] == second["harness"]
+    assert abs(first["toolwire"] - second["toolwire"]) <= 0.05 * first["toolwire"]
     assert abs(first["sdk"] - second["sdk"]) <= 0.01 * first["sdk"]
     assert first["toolwire"] > 1000 and first["sdk"] > 1000 and first["harness"] > 0
     # the floor runs next to no toolwire code: the tool's description, which it reads off the
