@@ -46,6 +46,23 @@ CASES: dict[str, tuple[str, ProviderTool, str]] = {
         "Input should be 'low', 'medium' or 'high'. Correct the settings to that type's field names and value "
         "types.",
     ),
+    # the union members the SDK defines only inside openai.types.responses.tool_param (Mcp,
+    # CodeInterpreter, ImageGeneration, LocalShell, ProgrammaticToolCalling) were never checked
+    "openai-nested-type": (
+        "openai:gpt-5-mini",
+        ProviderTool("openai", "mcp", {"server_label": 5, "server_url": "https://mcp.example.org"}),
+        "provider tool 'mcp' (openai 'mcp'): its settings do not fit the vendor SDK's declaration type "
+        "(openai.types.responses.tool_param.Mcp), so the request was not sent: server_label: Input should be a "
+        "valid string. Correct the settings to that type's field names and value types.",
+    ),
+    "openai-nested-misspelt": (
+        "openai:gpt-5-mini",
+        ProviderTool("openai", "image_generation", {"sizes": "1024x1024"}),
+        "provider tool 'image_generation' (openai 'image_generation'): its settings do not fit the vendor SDK's "
+        "declaration type (openai.types.responses.tool_param.ImageGeneration), so the request was not sent: "
+        "unknown field 'sizes'; did you mean 'size'?. Correct the settings to that type's field names and value "
+        "types.",
+    ),
     "gemini-wrong-type": (
         "gemini:gemini-2.5-flash",
         ProviderTool("gemini", "googleSearch", {"timeRangeFilter": 5}),
@@ -145,6 +162,18 @@ IMPORTED: dict[str, tuple[str, dict[str, Any], str]] = {
         "the anthropic provider tool 'web_search_20250305' at /tools/0 of the imported request does not fit the "
         "vendor SDK's declaration type, which the API refuses, so the request was not sent: max_uses: Input should "
         "be a valid integer. Correct the declaration in the request you imported.",
+    ),
+    "openai-nested": (
+        "openai:gpt-5-mini",
+        {
+            "model": "gpt-5-mini",
+            "input": "Draw it.",
+            "tools": [{"type": "web_search"}, {"type": "image_generation", "size": 1024}],
+        },
+        "the openai provider tool 'image_generation' at /tools/1 of the imported request does not fit the vendor "
+        "SDK's declaration type, which the API refuses, so the request was not sent: size/str: Input should be a "
+        "valid string; size/literal['1024x1024','1024x1536','1536x1024','auto']: Input should be '1024x1024', "
+        "'1024x1536', '1536x1024' or 'auto'. Correct the declaration in the request you imported.",
     ),
     "openai": (
         "openai:gpt-5-mini",

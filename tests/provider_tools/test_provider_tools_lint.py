@@ -73,7 +73,11 @@ def test_well_formed_settings_give_no_finding() -> None:
 
 
 def test_the_vendor_is_named_and_the_texts_the_vendor_wrote_are_not_reviewed() -> None:
-    tools = [LOOKUP, ProviderTool("anthropic", "web_search_20250305"), ProviderTool("openai", "code_interpreter")]
+    tools = [
+        LOOKUP,
+        ProviderTool("anthropic", "web_search_20250305"),
+        ProviderTool("openai", "code_interpreter", {"container": {"type": "auto"}}),
+    ]
     report = lint_tools(tools)
     # the vendor wrote name, description and schema: no description or translation findings for them
     about_provider_tools = {f.rule for f in report.findings if f.tool in ("web_search", "code_interpreter")}

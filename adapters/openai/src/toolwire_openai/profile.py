@@ -2200,12 +2200,15 @@ class _OpenAIProfile(Profile):
         :func:`toolwire.profile.declaration_problems`. Chat Completions has no provider tools."""
         if self.api != RESPONSES:
             return []
-        import openai.types.responses
+        import importlib
 
         from toolwire.profile import declaration_problems
 
         info = responses_provider_tools().get(tool_type)
-        sdk_type = getattr(openai.types.responses, info.source.rpartition(".")[2], None) if info is not None else None
+        sdk_type = None
+        if info is not None:
+            module, _, name = info.source.rpartition(".")
+            sdk_type = getattr(importlib.import_module(module), name, None)
         if info is None or sdk_type is None:
             return []
         return declaration_problems({"type": tool_type, **settings}, sdk_type)
@@ -3917,6 +3920,7 @@ def responses_provider_tools() -> Mapping[str, Any]:
     import typing
     from types import MappingProxyType
 
+    import openai.types.responses as responses
     from openai.types.responses import tool_param
 
     from toolwire.profile import ProviderToolInfo
@@ -3930,7 +3934,11 @@ def responses_provider_tools() -> Mapping[str, Any]:
             side = "client" if t in RESPONSES_CLIENT_TOOLS else "server"
             name = RESPONSES_CLIENT_TOOL_NAMES.get(t)
             schema = RESPONSES_CLIENT_TOOL_INPUT.get(name) if name else None
-            out[t] = ProviderToolInfo(t, name, side, schema, f"openai.types.responses.{member.__name__}")
+            # the type by its public name where the package exports it (FileSearchToolParam, ...);
+            # the union's nested members (Mcp, CodeInterpreter, ImageGeneration, LocalShell, ...)
+            # are defined, and only reachable, in openai.types.responses.tool_param
+            where = "openai.types.responses" if hasattr(responses, member.__name__) else tool_param.__name__
+            out[t] = ProviderToolInfo(t, name, side, schema, f"{where}.{member.__name__}")
     return MappingProxyType(out)
 
 
