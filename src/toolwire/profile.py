@@ -491,7 +491,61 @@ def declaration_problems(declaration: Mapping[str, Any], sdk_type: Any) -> list[
                 continue  # reported above with the closest name
             where = "/".join(str(x) for x in err.get("loc", ())) or "(the declaration)"
             problems.append(f"{where}: {err.get('msg')}")
+    except Exception as exc:  # the SDK's own validator failed on a value of the wrong type
+        # google-genai's enumerations read a value with value.upper() (google.genai._common
+        # CaseInSensitiveEnum._missing_), which raises AttributeError for a number or a list
+        if not model:
+            return [*problems, f"(the declaration): the SDK type could not read it ({type(exc).__name__}: {exc})"]
+        misfits: list[str] = []
+        named = _enum_names(dict(declaration), [sdk_type], (), misfits)
+        try:
+            TypeAdapter(sdk_type).validate_json(json.dumps(named))
+        except ValidationError as again:
+            for err in again.errors():
+                if err.get("type") != "extra_forbidden":
+                    where = "/".join(str(x) for x in err.get("loc", ())) or "(the declaration)"
+                    misfits.append(f"{where}: {err.get('msg')}")
+        except Exception as again:  # as above, for a value _enum_names does not reach
+            misfits.append(f"(the declaration): the SDK type could not read it ({type(again).__name__}: {again})")
+        problems += misfits
     return problems
+
+
+def _enum_names(value: Any, types: list[Any], path: tuple[str, ...], misfits: list[str]) -> Any:
+    """A copy of ``value`` (JSON read as one of ``types``: pydantic models, enumerations, lists of
+    them) in which each enumeration's value that is not text is a member's name, for the SDK's
+    validator to read the rest: an integer is taken as the vendor's proto3 JSON takes it ("Parsers
+    accept both enum names and integer values", protobuf.dev/programming-guides/json), any other
+    value is added to ``misfits`` as ``"<path>: Input should be one of ..."``. A model's fields are
+    read by name or alias."""
+    import enum
+    import typing
+
+    from pydantic import BaseModel
+
+    for tp in types:
+        if typing.get_origin(tp) is list and isinstance(value, list):
+            item_types = [m for a in typing.get_args(tp) for m in _type_members(a)]
+            return [_enum_names(item, item_types, (*path, str(i)), misfits) for i, item in enumerate(value)]
+        if isinstance(tp, type) and issubclass(tp, enum.Enum) and not isinstance(value, str):
+            members = list(tp)
+            if not (type(value) is int and members):
+                allowed = ", ".join(repr(m.value) for m in members)
+                misfits.append(f"{'/'.join(path) or '(the declaration)'}: Input should be one of {allowed}")
+            return members[0].value if members else value
+        if isinstance(tp, type) and issubclass(tp, BaseModel) and isinstance(value, dict):
+            fields: dict[str, Any] = {}
+            for name, field in tp.model_fields.items():
+                fields[name] = field
+                if field.alias:
+                    fields[field.alias] = field
+            return {
+                key: _enum_names(item, _type_members(fields[key].annotation), (*path, str(key)), misfits)
+                if key in fields
+                else item
+                for key, item in value.items()
+            }
+    return value
 
 
 def _type_members(tp: Any) -> list[Any]:

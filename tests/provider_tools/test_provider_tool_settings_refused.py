@@ -70,6 +70,24 @@ CASES: dict[str, tuple[str, ProviderTool, str]] = {
         "declaration type (google.genai.types.Tool.google_search), so the request was not sent: timeRangeFilter: "
         "Input should be an object. Correct the settings to that type's field names and value types.",
     ),
+    # google-genai's enumerations read a value with .upper(): an object, a list or a number raised
+    # AttributeError out of settings_problems() and lint, and the send said "could not be encoded"
+    "gemini-enum-not-text": (
+        "gemini:gemini-2.5-flash",
+        ProviderTool("gemini", "googleSearchRetrieval", {"dynamicRetrievalConfig": {"mode": {"name": "dynamic"}}}),
+        "provider tool 'googleSearchRetrieval' (gemini 'googleSearchRetrieval'): its settings do not fit the "
+        "vendor SDK's declaration type (google.genai.types.Tool.google_search_retrieval), so the request was not "
+        "sent: dynamicRetrievalConfig/mode: Input should be one of 'MODE_UNSPECIFIED', 'MODE_DYNAMIC'. Correct "
+        "the settings to that type's field names and value types.",
+    ),
+    "gemini-enum-list": (
+        "gemini:gemini-2.5-flash",
+        ProviderTool("gemini", "computerUse", {"environment": ["ENVIRONMENT_BROWSER"]}),
+        "provider tool 'computerUse' (gemini 'computerUse'): its settings do not fit the vendor SDK's declaration "
+        "type (google.genai.types.Tool.computer_use), so the request was not sent: environment: Input should be "
+        "one of 'ENVIRONMENT_UNSPECIFIED', 'ENVIRONMENT_BROWSER', 'ENVIRONMENT_MOBILE', 'ENVIRONMENT_DESKTOP'. "
+        "Correct the settings to that type's field names and value types.",
+    ),
     "gemini-no-fields": (
         "gemini:gemini-2.5-flash",
         ProviderTool("gemini", "codeExecution", {"timeout": 5}),
@@ -163,6 +181,17 @@ IMPORTED: dict[str, tuple[str, dict[str, Any], str]] = {
         "vendor SDK's declaration type, which the API refuses, so the request was not sent: max_uses: Input should "
         "be a valid integer. Correct the declaration in the request you imported.",
     ),
+    "gemini-enum": (
+        "gemini:gemini-2.5-flash",
+        {
+            "contents": [{"role": "user", "parts": [{"text": "Look it up."}]}],
+            "tools": [{"googleSearchRetrieval": {"dynamicRetrievalConfig": {"mode": ["MODE_DYNAMIC"]}}}],
+        },
+        "provider tool 'googleSearchRetrieval' (gemini 'googleSearchRetrieval'): its settings do not fit the "
+        "vendor SDK's declaration type (google.genai.types.Tool.google_search_retrieval), so the request was not "
+        "sent: dynamicRetrievalConfig/mode: Input should be one of 'MODE_UNSPECIFIED', 'MODE_DYNAMIC'. Correct "
+        "the settings to that type's field names and value types.",
+    ),
     "openai-nested": (
         "openai:gpt-5-mini",
         {
@@ -206,3 +235,23 @@ def test_an_imported_provider_tool_with_a_field_the_sdk_does_not_list_is_still_s
     model, sent = mock(spec, [anthropic_answer([{"type": "text", "text": "ok"}])])
     asyncio.run(model.send(model.codec.decode_request(body)))
     assert sent[0]["tools"] == body["tools"]
+
+
+def test_a_gemini_enumeration_given_as_its_number_is_sent_unchanged(mock: Any) -> None:
+    """proto3 JSON, which the Gemini API reads, takes an enumeration's integer value as well as its
+    name ("Parsers accept both enum names and integer values", protobuf.dev/programming-guides/json):
+    a number is not refused, and the other fields are still checked (google-genai's own validator
+    stops at the number with AttributeError)."""
+    answer = {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "Found."}]}, "finishReason": "STOP"}],
+        "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 1, "totalTokenCount": 6},
+    }
+    tool = ProviderTool("gemini", "googleSearchRetrieval", {"dynamicRetrievalConfig": {"mode": 1}})
+    assert tool.settings_problems() == []
+    model, sent = mock("gemini:gemini-2.5-flash", [answer])
+    assert toolwire.run_sync(model, "Search.", tools=[tool]).text == "Found."
+    assert sent[0]["tools"] == [{"googleSearchRetrieval": {"dynamicRetrievalConfig": {"mode": 1}}}]
+    tool.settings["dynamicRetrievalConfig"]["dynamicThreshold"] = "high"
+    assert tool.settings_problems() == [
+        "dynamicRetrievalConfig/dynamicThreshold: Input should be a valid number, unable to parse string as a number"
+    ]
