@@ -694,6 +694,10 @@ def check_imported_provider_tool(vendor: str, declaration: Any, pointer: str) ->
     does not take (``{"type": "web_search_20250305", "max_uses": "three"}``) or lacks a required
     field: the vendor refuses it. The message names the tool type, the field and what the vendor
     SDK's declaration type expects.
+    A declaration that is not a JSON object, or whose ``type`` is missing or not a non-empty
+    string, is refused the same way (every member of the vendor's tool union is an object with a
+    ``type``: ``anthropic.types.ToolUnionParam``, whose one member without a required ``type`` is
+    a tool of your own with ``name`` and ``input_schema``; ``openai.types.responses.ToolParam``).
     A field the SDK's type does not list is let through (a newer API field an installed SDK may
     not know), as is a declaration of a type the profile does not list; nothing is raised
     within :func:`provider_tool_settings_reviewed`."""
@@ -701,10 +705,24 @@ def check_imported_provider_tool(vendor: str, declaration: Any, pointer: str) ->
 
     from .errors import ConfigurationError
     from .registry import cached_profile
+    from .wire import json_kind
 
-    if _SETTINGS_REVIEWED.get() or not isinstance(declaration, Mapping):
+    if _SETTINGS_REVIEWED.get():
         return
+    if not isinstance(declaration, Mapping):
+        raise ConfigurationError(
+            f"the {vendor} tool at {pointer} of the imported request is a JSON {json_kind(declaration)}, not an "
+            "object, which the API refuses, so the request was not sent. Correct or remove it in the request you "
+            "imported."
+        )
     tool_type = declaration.get("type")
+    if not isinstance(tool_type, str) or not tool_type:
+        what = "has no type" if tool_type is None else f"has the type {json.dumps(tool_type, default=str)[:60]}"
+        mine = " (a tool of your own needs a name and an input_schema)" if vendor == "anthropic" else ""
+        raise ConfigurationError(
+            f"the {vendor} tool at {pointer} of the imported request {what}{mine}, which the API refuses, so the "
+            "request was not sent. Correct or remove it in the request you imported."
+        )
     prof = cached_profile(vendor) if isinstance(tool_type, str) else None
     if prof is None or tool_type not in prof.provider_tools():
         return

@@ -2004,6 +2004,33 @@ def _client_tool_factory(tool_type: str) -> str:
     return "ProviderTool(..., function=...)"
 
 
+def _check_server_tool_name(declaration: Any, pointer: str) -> None:
+    """Raise :class:`~toolwire.errors.ConfigurationError` when an Anthropic tool kept from an
+    imported request is of a type whose name the API fixes (``anthropic.types`` tool params:
+    ``WebSearchTool20250305Param.name: Required[Literal["web_search"]]``, ``ToolBash20250124Param.name:
+    Required[Literal["bash"]]``, ...) and its ``name`` is missing or another: the API refuses it.
+    The settings check (:func:`toolwire.tools.check_imported_provider_tool`) reads the fields
+    other than ``type`` and ``name``."""
+    from toolwire.errors import ConfigurationError
+
+    from .profile import anthropic_provider_tools
+
+    if not isinstance(declaration, dict):
+        return
+    tool_type = declaration.get("type")
+    info = anthropic_provider_tools().get(tool_type) if isinstance(tool_type, str) else None
+    fixed = info.name if info is not None else None
+    if fixed is None or declaration.get("name") == fixed:
+        return
+    given = declaration.get("name")
+    what = "has no name" if given is None else f"is named {json.dumps(given, default=str)[:80]}"
+    raise ConfigurationError(
+        f"the anthropic provider tool {tool_type!r} at {pointer} of the imported request {what}; the API "
+        f"takes it only as name {fixed!r}, so the request was not sent. Correct the declaration in the request "
+        "you imported."
+    )
+
+
 class AnthropicCodec:
     """Codec for the Anthropic Messages API (``POST /v1/messages``); ``api = "anthropic"``.
 
@@ -2361,6 +2388,7 @@ class AnthropicCodec:
             # a server tool kept from an imported request: one with a field of the wrong type
             # (anthropic.types.WebSearchTool20250305Param.max_uses: int, ...) is refused here
             check_imported_provider_tool(API, entry["tool"], f"/tools/{pos}")
+            _check_server_tool_name(entry["tool"], f"/tools/{pos}")
             tools.insert(pos, copy.deepcopy(entry["tool"]))
         if tools:
             body["tools"] = tools
@@ -2587,7 +2615,7 @@ class AnthropicCodec:
 
         tools: list[Tool] = []
         server_tools: list[dict[str, Any]] = []
-        for i, t in enumerate(body.get("tools") or []):
+        for i, t in enumerate(_opt_list(body.get("tools"), "/tools")):
             if isinstance(t, dict) and "input_schema" in t and t.get("type") in (None, "custom"):
                 extras = {
                     k: copy.deepcopy(v)

@@ -1272,18 +1272,23 @@ class GeminiCodec:
         return out
 
     def _decode_tools(self, tools: list[Any]) -> list[Tool]:
+        """The function declarations of a request's ``tools``. Each entry is a
+        ``google.genai.types.Tool`` object and its ``functionDeclarations`` a list of
+        ``FunctionDeclaration`` objects, each with a ``name``: anything else raises (an entry or
+        a declaration that is not an object, a list that is not one :class:`ResponseDecodeError`,
+        a name that is not text :class:`ToolNameError`), as on the other APIs; they were left out
+        without a word."""
         out: list[Tool] = []
-        for entry in tools:
-            decls = _g(entry, "functionDeclarations")
-            if not isinstance(decls, list):
-                continue  # built-in tools (googleSearch, codeExecution) are not client tools
-            for decl in decls:
-                if not isinstance(decl, dict) or not isinstance(decl.get("name"), str):
-                    continue
+        for ti, entry in enumerate(tools):
+            entry = _obj(entry, f"/tools/{ti}")
+            at = f"/tools/{ti}/functionDeclarations"
+            decls = _opt_list(_g(entry, "functionDeclarations"), at)
+            for di, decl in enumerate(decls):
+                decl = _obj(decl, f"{at}/{di}")
                 desc = decl.get("description")
                 out.append(
                     Tool(
-                        decl["name"],
+                        decl.get("name"),  # type: ignore[arg-type] - a name that is not text raises ToolNameError
                         desc if isinstance(desc, str) else "",
                         self._canonical_schema(decl),
                         None,

@@ -30,7 +30,7 @@ from toolwire.stream import (
     ToolCallStart,
     UsageUpdate,
 )
-from toolwire.tools import ProviderTool, Tool
+from toolwire.tools import ProviderTool, Tool, check_imported_provider_tool
 from toolwire.transport import error_in_body
 from toolwire.turns import (
     ASSISTANT_IMAGE_NOTE,
@@ -738,6 +738,16 @@ class OpenAIChatCodec:
         if same is None:
             memo.remember_list(declared)
         for pos, decl in settings.get("other_tools") or []:
+            # a tool kept from an imported request (a custom tool): one that is not an object or
+            # has no type is refused here, as is a function tool whose function is not an object
+            # (ChatCompletionFunctionToolParam.function: Required[FunctionDefinition])
+            check_imported_provider_tool(API, decl, f"/tools/{pos}")
+            if isinstance(decl, dict) and decl.get("type") == "function":
+                raise ConfigurationError(
+                    f"the {API} function tool at /tools/{pos} of the imported request has a function that is not "
+                    "an object (name, description, parameters), which the API refuses, so the request was not "
+                    "sent. Correct or remove it in the request you imported."
+                )
             tools.insert(pos, copy.deepcopy(decl))
         if tools:
             body["tools"] = tools
