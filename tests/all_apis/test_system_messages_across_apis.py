@@ -153,3 +153,49 @@ def test_a_developer_message_with_an_image_goes_to_chat_as_a_user_message_and_is
     body, changes = _send("openai-chat", messages)
     assert _sent_roles("openai-chat", body) == [("user", SAID)]
     assert [c for c in changes if c[0] == RULE] == [(RULE, f"/messages/{i}", True)]
+
+
+def _between_call_and_result(source: str) -> list[Message]:
+    """A conversation with a system (or developer) message between a tool call and its result,
+    imported from ``source``: the result is moved to sit right after its call
+    (rule ``conversation.result-moved``), into the marked message."""
+    from toolwire_anthropic import AnthropicCodec
+    from toolwire_openai import OpenAIResponsesCodec
+
+    if source == "anthropic":
+        body = {
+            "model": "claude-opus-4-8",
+            "max_tokens": 64,
+            "messages": [
+                {"role": "user", "content": "Weather in Paris?"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "call_1", "name": "w", "input": {}}]},
+                {"role": "system", "content": SAID},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "Sunny"}]},
+            ],
+            "tools": [{"name": "w", "input_schema": {"type": "object"}}],
+        }
+        return AnthropicCodec().decode_request(body).messages
+    body = {
+        "model": "gpt-5",
+        "input": [
+            {"role": "user", "content": "Weather in Paris?"},
+            {"type": "function_call", "call_id": "call_1", "name": "w", "arguments": "{}"},
+            {"role": "system", "content": SAID},
+            {"type": "function_call_output", "call_id": "call_1", "output": "Sunny"},
+        ],
+        "tools": [{"type": "function", "name": "w", "parameters": {"type": "object"}}],
+    }
+    return OpenAIResponsesCodec().decode_request(body).messages
+
+
+@pytest.mark.parametrize("source", ["anthropic", "openai"])
+def test_a_result_moved_into_the_message_does_not_cost_it_its_role_on_chat(source: str) -> None:
+    """The result goes out as the ``tool`` message, the text after it keeps its role. Before,
+    the moved result made the message count as one holding more than text: Chat sent it as a
+    user message, and reported nothing (the report was made before the move)."""
+    body, changes = _send("openai-chat", _between_call_and_result(source))
+    assert [(m["role"], m.get("content")) for m in body["messages"][-2:]] == [
+        ("tool", "Sunny"),
+        ("system", SAID),
+    ]
+    assert [c for c in changes if c[0] == RULE] == []

@@ -318,8 +318,18 @@ def _keeps_system(message: Message, role: str) -> bool:
     ``ChatCompletionSystemMessageParam``, role ``"system"``, and
     ``ChatCompletionDeveloperMessageParam``, role ``"developer"``), with text only (their
     ``content``: ``str | Iterable[ChatCompletionContentPartTextParam]``); one with an image,
-    a document or any other part is sent as a user message."""
-    return role in ("system", "developer") and bool(message.parts) and all(type(p) is TextPart for p in message.parts)
+    a document or any other part is sent as a user message. Tool results in it (a result moved
+    there to sit right after its call, :func:`toolwire.turns.place_late_results`) go out as
+    ``tool`` messages before it and do not count."""
+    if role not in ("system", "developer"):
+        return False
+    text = False
+    for p in message.parts:
+        if type(p) is TextPart:
+            text = True
+        elif not isinstance(p, ToolResult):
+            return False
+    return text
 
 
 class OpenAIChatCodec:
