@@ -199,3 +199,20 @@ def test_a_result_moved_into_the_message_does_not_cost_it_its_role_on_chat(sourc
         ("system", SAID),
     ]
     assert [c for c in changes if c[0] == RULE] == []
+
+
+@pytest.mark.parametrize(
+    "instructions", [5, True, {"text": "Be terse."}, [{"role": "developer", "content": "Be terse."}]]
+)
+def test_responses_instructions_that_are_not_text_are_refused_when_imported(instructions: Any) -> None:
+    """``ResponseCreateParamsBase.instructions`` is ``Optional[str]``. Before, any value was taken
+    as the instructions and sent as it came (``"instructions": 5`` to Responses, a Chat system
+    message with content 5, a Gemini text part 5) for the API to refuse."""
+    from toolwire_openai import OpenAIResponsesCodec
+
+    from toolwire.errors import ResponseDecodeError
+
+    with pytest.raises(ResponseDecodeError, match="/instructions must be a string"):
+        OpenAIResponsesCodec().decode_request({"model": "gpt-5", "input": "hi", "instructions": instructions})
+    request = OpenAIResponsesCodec().decode_request({"model": "gpt-5", "input": "hi", "instructions": None})
+    assert request.instructions is None

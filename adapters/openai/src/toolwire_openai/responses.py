@@ -1573,7 +1573,9 @@ class OpenAIResponsesCodec:
             if isinstance(raw_input, str)
             else list(_SHAPE.opt_list(raw_input, "/input"))
         )
-        instructions = body.get("instructions")
+        # ResponseCreateParamsBase.instructions: Optional[str] (a list of items is only what a
+        # Response object reports for a prompt's instructions, never a request field)
+        instructions = _SHAPE.opt_str(body.get("instructions"), "/instructions")
         if (
             "instructions" not in body
             and items
