@@ -259,3 +259,60 @@ def test_a_completed_only_stream_of_text_is_that_text_once() -> None:
     result = toolwire.run_sync(model, "Weather?", tools=[get_weather])
     assert (result.text, len(result.turns), RAN) == ("Sunny everywhere.", 1, [])
     assert result.turns[0].response.stop_reason == "end_turn"
+
+
+_MESSAGE = {
+    "type": "message",
+    "id": "msg_1",
+    "role": "assistant",
+    "status": "completed",
+    "content": [{"type": "output_text", "text": "Let me check.", "annotations": []}],
+}
+_TEXT_DELTA = {
+    "type": "response.output_text.delta",
+    "output_index": 0,
+    "content_index": 0,
+    "item_id": "msg_1",
+    "delta": "Let me check.",
+}
+TEXT_THEN_COMPLETED = {
+    # the message item announced, its text streamed and finished; the call only in response.completed
+    "message-items": [
+        {"type": "response.output_item.added", "output_index": 0, "item": {**_MESSAGE, "content": []}},
+        _TEXT_DELTA,
+        {"type": "response.output_item.done", "output_index": 0, "item": _MESSAGE},
+    ],
+    # only the text deltas, no item event at all
+    "text-deltas-only": [_TEXT_DELTA],
+}
+
+
+@pytest.mark.parametrize("case", sorted(TEXT_THEN_COMPLETED))
+def test_a_call_sent_only_in_the_completed_output_after_streamed_text_is_run(case: str) -> None:
+    """A server that streams the answer's text but sends its function call only in
+    ``response.completed``'s output: the call is read from there, run once and answered. Before,
+    the turn ended with the text, stop reason ``tool_use`` and no call (the call was lost)."""
+    events = [*TEXT_THEN_COMPLETED[case], _completed([_MESSAGE, _item(1, '{"city": "Paris"}', "completed")])]
+    result, server = _run(events)
+    assert RAN == ["Paris"]
+    first = result.turns[0].response
+    assert (first.text, first.stop_reason) == ("Let me check.", "tool_use")
+    assert [(c.id, c.name, c.arguments, c.invalid) for c in first.tool_calls] == [
+        ("call_1", "get_weather", {"city": "Paris"}, None)
+    ]
+    assert _outputs(server.bodies[1]) == {"call_1": "sunny in Paris"}
+    assert result.text == "done"
+
+
+def test_a_call_streamed_without_ids_is_not_read_again_from_the_completed_output() -> None:
+    """A call announced without ``call_id`` or item ``id`` (it gets a synthesized id) and listed
+    with ids in the completed output at the same index is one call: it runs once."""
+    bare = {k: v for k, v in _item(0).items() if k not in ("id", "call_id")}
+    events = [
+        {"type": "response.output_item.added", "output_index": 0, "item": bare},
+        {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": '{"city": "Paris"}'},
+        _completed([_item(0, '{"city": "Paris"}', "completed")]),
+    ]
+    result, server = _run(events)
+    assert RAN == ["Paris"]
+    assert len(result.turns[0].response.tool_calls) == 1
