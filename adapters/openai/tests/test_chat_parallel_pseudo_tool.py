@@ -24,6 +24,7 @@ from toolwire_openai import OpenAIChatModel
 
 import toolwire
 from toolwire import Tool
+from toolwire.events import ToolCallReady, ToolCallStarted
 
 RAN: list[str] = []
 
@@ -221,3 +222,25 @@ def test_a_declared_tool_named_parallel_gets_its_own_call() -> None:
     calls, answers = _check_history(body)
     assert [c[:2] for c in calls] == [("call_A", "parallel")]
     assert answers == {"call_A": "ran them"}
+
+
+def test_streamed_events_pair_the_split_calls_with_the_wrapper_by_parallel_of() -> None:
+    RAN.clear()
+    done = chat_sse(
+        [
+            {
+                "id": "c2",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": "gpt-4o",
+                "choices": [{"index": 0, "delta": {"role": "assistant", "content": "done"}, "finish_reason": "stop"}],
+            }
+        ]
+    )
+    model = _model(Server(_streamed(USES), done), stream=True)
+    events = list(toolwire.run_stream_sync(model, "Weather and time?", tools=[get_weather, get_time]))
+    started = [e.id for e in events if isinstance(e, ToolCallStarted)]
+    ready = [e.call for e in events if isinstance(e, ToolCallReady)]
+    assert started == ["call_A"]
+    assert [c.id for c in ready] == ["call_A_p1", "call_A_p2", "call_A_p3"]
+    assert {c.provider_data["toolwire"]["parallel_of"] for c in ready} == {"call_A"}
