@@ -129,13 +129,12 @@ def test_a_builtin_tool_with_object_settings_is_still_imported(mock_model) -> No
         ({"code_execution": None}, "every field is null, which is 'not set'", '{"codeExecution": {}}'),
         ({"urlContext": None, "functionDeclarations": None}, "every field is null", '{"urlContext": {}}'),
         ({}, "it is empty", '{"googleSearch": {}}'),
-        (5, "it is a JSON number, not an object", '{"googleSearch": {}}'),
     ],
 )
 def test_an_entry_that_names_no_tool_is_a_configuration_error(entry, why, write) -> None:
     # google.genai.types.Tool treats None as "not set" (its request converter writes a field only
     # when it is not None): {"googleSearch": null} names no tool, and the API refuses an entry
-    # without one; it was imported as the search tool with no settings (or, {} and 5, dropped)
+    # without one; it was imported as the search tool with no settings (or, {}, dropped)
     from toolwire.errors import ConfigurationError
 
     body = copy.deepcopy(SEARCH_ONLY)
@@ -174,3 +173,15 @@ def test_tools_that_are_not_a_list_are_a_decode_error() -> None:
     with pytest.raises(ResponseDecodeError) as err:
         GeminiCodec().decode_request(body)
     assert err.value.pointer == "/tools" and "must be an array, got a JSON object" in str(err.value)
+
+
+def test_an_entry_that_is_not_an_object_is_a_malformed_body() -> None:
+    # (a tools entry of another JSON type: the body is malformed, as a tools value that is not
+    # an array is; it was dropped without a word)
+    from toolwire.errors import ResponseDecodeError
+
+    body = copy.deepcopy(SEARCH_ONLY)
+    body["tools"] = [{"googleSearch": {}}, 5]
+    with pytest.raises(ResponseDecodeError) as err:
+        GeminiCodec().decode_request(body)
+    assert "/tools/1 must be an object, got a JSON number" in str(err.value)
