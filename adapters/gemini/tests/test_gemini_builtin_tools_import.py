@@ -185,3 +185,61 @@ def test_an_entry_that_is_not_an_object_is_a_malformed_body() -> None:
     with pytest.raises(ResponseDecodeError) as err:
         GeminiCodec().decode_request(body)
     assert "/tools/1 must be an object, got a JSON number" in str(err.value)
+
+
+# -- null schema fields of an imported declaration ---------------------------------------------------
+# google.genai.types.FunctionDeclaration: parameters / parameters_json_schema are Optional (None:
+# not set; "For function with no parameters, this can be left unset"), and FunctionDeclaration
+# .model_dump() writes both, one of them null. A null field was read as the schema: the other
+# field's schema was lost (toolwire checked the arguments against no schema, and another API got a
+# tool without parameters), or the request was refused before sending ("the parameters schema must
+# describe an object, got null", "declaration carries both parameters and parametersJsonSchema").
+
+DUMPED = {
+    "name": "lookup",
+    "description": "Look up a city.",
+    "parameters": None,
+    "parametersJsonSchema": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "decl",
+    [
+        DUMPED,
+        {
+            **DUMPED,
+            "parametersJsonSchema": None,
+            "parameters": {"type": "OBJECT", "properties": {"city": {"type": "STRING"}}, "required": ["city"]},
+        },
+    ],
+    ids=["parameters-null", "json-schema-null"],
+)
+def test_a_null_schema_field_of_a_declaration_is_not_its_schema(mock_model, decl) -> None:
+    body = {
+        "contents": [{"role": "user", "parts": [{"text": "Weather?"}]}],
+        "tools": [{"functionDeclarations": [decl]}],
+    }
+    req = GeminiCodec().decode_request(body)
+    (tool,) = req.tools
+    assert tool.input_schema["properties"] == {"city": {"type": "string"}}
+    assert tool.input_schema["required"] == ["city"]
+    model = mock_model(_answer)
+    resp = asyncio.run(model.send(req))
+    assert resp.text == "Here is the chart."
+    assert model.sent[0].json["tools"] == [{"functionDeclarations": [decl]}]  # sent as it came
+
+
+def test_a_declaration_whose_only_schema_field_is_null_has_no_parameters(mock_model) -> None:
+    decl = {"name": "ping", "description": "Ping.", "parameters": None}
+    body = {"contents": [{"role": "user", "parts": [{"text": "Ping?"}]}], "tools": [{"functionDeclarations": [decl]}]}
+    req = GeminiCodec().decode_request(body)
+    assert req.tools[0].input_schema == {"type": "object", "properties": {}}
+    model = mock_model(_answer)
+    assert asyncio.run(model.send(req)).text == "Here is the chart."
+    (sent,) = model.sent[0].json["tools"][0]["functionDeclarations"]
+    assert sent["name"] == "ping" and not sent.get("parameters") and not sent.get("parametersJsonSchema")

@@ -532,11 +532,11 @@ class GeminiCodec:
 
     @staticmethod
     def _declaration_schema(decl: dict[str, Any]) -> tuple[str | None, Any]:
-        for key in ("parametersJsonSchema", "parameters_json_schema"):
-            if key in decl:
+        # a null field is not set (google.genai.types.FunctionDeclaration: parameters and
+        # parameters_json_schema are Optional, and model_dump() writes the unset one as null)
+        for key in ("parametersJsonSchema", "parameters_json_schema", "parameters"):
+            if decl.get(key) is not None:
                 return key, decl[key]
-        if "parameters" in decl:
-            return "parameters", decl["parameters"]
         return None, None
 
     def _canonical_schema(self, decl: dict[str, Any]) -> dict[str, Any]:

@@ -1421,8 +1421,11 @@ def _mode(fcc: dict[str, Any]) -> str:
 
 
 def _schema_of(decl: dict[str, Any]) -> tuple[str | None, Any]:
+    """The schema field a declaration sets and its value; a null field is not set
+    (google.genai.types.FunctionDeclaration: parameters / parameters_json_schema are Optional, and
+    ``model_dump()`` writes the unset one as null, which the API reads as not set)."""
     for key in ("parametersJsonSchema", "parameters_json_schema", "parameters"):
-        if key in decl:
+        if decl.get(key) is not None:
             return key, decl[key]
     return None, None
 
@@ -2845,7 +2848,9 @@ class GeminiProfile(Profile):
                         tool=str(name),
                     )
                 )
-            present = [k for k in ("parameters", "parametersJsonSchema", "parameters_json_schema") if k in decl]
+            present = [
+                k for k in ("parameters", "parametersJsonSchema", "parameters_json_schema") if decl.get(k) is not None
+            ]
             if len(present) > 1:
                 out.append(
                     Violation(
