@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from gemini_wire_helpers import candidate_body, sse_response
 
 import toolwire
@@ -179,3 +180,131 @@ def test_a_stream_cut_off_inside_a_call_in_pieces_does_not_run_it(mock_model: An
     except toolwire.ToolwireError:
         pass
     assert RAN == []
+
+
+# -- a call in one part that carries its pieces, and such calls in an imported request -----------------
+
+
+def test_a_named_call_carrying_its_pieces_in_one_part_runs_with_them(mock_model: Any) -> None:
+    """``{"name", "partialArgs": [...]}`` without ``willContinue``: the call opens and ends in one
+    part. Its pieces are its arguments (they were dropped: the call ran with ``{}``)."""
+    pieces = [
+        {"jsonPath": "$.city", "stringValue": "Oslo"},
+        {"jsonPath": "$.days", "numberValue": 2},
+    ]
+    chunks = [_chunk([{"functionCall": {"name": "lookup", "partialArgs": pieces}}], "STOP")]
+    result, body = _run(mock_model, chunks, [lookup])
+    assert RAN == [("lookup", {"city": "Oslo", "days": 2, "exact": False})]
+    assert [p["functionCall"]["args"] for p in _calls(body)] == [{"city": "Oslo", "days": 2}]
+
+
+def test_a_whole_body_holding_a_call_in_pieces_runs_it_once_with_them(mock_model: Any) -> None:
+    """The same parts in a non-streamed answer (one body): one call, assembled."""
+    from gemini_wire_helpers import json_response
+
+    RAN.clear()
+    parts = [
+        _open("lookup"),
+        _piece("$.city", stringValue="Ber"),
+        _piece("$.city", cont=False, stringValue="gen"),
+        {"functionCall": {"name": "lookup", "partialArgs": [{"jsonPath": "$.city", "stringValue": "Rome"}]}},
+    ]
+    model = mock_model([json_response(_chunk(parts, "STOP")), json_response(_chunk([{"text": "done"}], "STOP"))])
+    toolwire.run_sync(model, "Go.", tools=[lookup])
+    assert sorted(RAN, key=repr) == [
+        ("lookup", {"city": "Bergen", "days": 1, "exact": False}),
+        ("lookup", {"city": "Rome", "days": 1, "exact": False}),
+    ]
+    assert [p["functionCall"]["args"] for p in _calls(model.sent[1].json)] == [{"city": "Bergen"}, {"city": "Rome"}]
+
+
+def _imported(model_parts: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "contents": [
+            {"role": "user", "parts": [{"text": "Weather?"}]},
+            {"role": "model", "parts": model_parts},
+            {"role": "user", "parts": [{"functionResponse": {"name": "lookup", "response": {"output": "sunny"}}}]},
+        ],
+        "tools": [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": "lookup",
+                        "parameters": {"type": "OBJECT", "properties": {"city": {"type": "STRING"}}},
+                    }
+                ]
+            }
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    "model_parts",
+    [
+        [
+            {"functionCall": {"name": "lookup", "willContinue": True}, "thoughtSignature": "c2lnMQ=="},
+            {
+                "functionCall": {
+                    "partialArgs": [{"jsonPath": "$.city", "stringValue": "Os", "willContinue": True}],
+                    "willContinue": True,
+                }
+            },
+            {"functionCall": {"partialArgs": [{"jsonPath": "$.city", "stringValue": "lo"}]}},
+        ],
+        [
+            {
+                "functionCall": {"name": "lookup", "partialArgs": [{"jsonPath": "$.city", "stringValue": "Oslo"}]},
+                "thoughtSignature": "c2lnMQ==",
+            }
+        ],
+    ],
+    ids=["pieces", "one-part"],
+)
+def test_an_imported_call_in_pieces_is_one_call_with_its_arguments(mock_model: Any, model_parts: Any) -> None:
+    """A Gemini request body whose history holds a call in pieces (a client that stored the parts
+    as they streamed): one call with the assembled arguments, sent back whole. Before, it was
+    a call without arguments and a nameless call sent as ``invalid_tool_name``, answered with a
+    made-up error."""
+    import asyncio
+
+    from gemini_wire_helpers import json_response
+    from toolwire_gemini import GeminiCodec
+
+    req = GeminiCodec().decode_request(_imported(model_parts))
+    calls = [c for m in req.messages for c in m.tool_calls]
+    assert [(c.name, c.arguments, c.invalid) for c in calls] == [("lookup", {"city": "Oslo"}, None)]
+    model = mock_model([json_response(_chunk([{"text": "ok"}], "STOP"))])
+    asyncio.run(model.send(req))
+    sent = model.sent[0].json
+    assert _calls(sent) == [
+        {"functionCall": {"name": "lookup", "args": {"city": "Oslo"}}, "thoughtSignature": "c2lnMQ=="}
+    ]
+    assert [a["response"] for a in _answers(sent)] == [{"output": "sunny"}]
+
+
+def test_an_imported_call_whose_pieces_cannot_be_read_is_a_decode_error() -> None:
+    from toolwire_gemini import GeminiCodec
+
+    from toolwire.errors import ResponseDecodeError
+
+    parts = [
+        {"functionCall": {"name": "lookup", "willContinue": True}},
+        {"functionCall": {"partialArgs": [{"jsonPath": "city", "stringValue": "Oslo"}]}},
+    ]
+    with pytest.raises(ResponseDecodeError) as info:
+        GeminiCodec().decode_request(_imported(parts))
+    assert info.value.pointer == "/contents/1/parts/1/functionCall/partialArgs/0"
+    assert "jsonPath" in str(info.value)
+
+
+def test_a_member_name_of_other_letters_is_a_path_toolwire_reads(mock_model: Any) -> None:
+    """RFC 9535 member-name shorthand: name-first is ALPHA / "_" / %x80-D7FF / %xE000-10FFFF
+    (``$.città``, ``$.名前``); such a path was refused and the call never ran."""
+    chunks = [
+        _chunk([_open("save_items")]),
+        _chunk([_piece("$.operations[0].città", cont=False, stringValue="Roma")]),
+        _chunk([_piece("$.operations[0].名前", more=False, cont=False, stringValue="x")], "STOP"),
+    ]
+    _, body = _run(mock_model, chunks, [save_items])
+    assert RAN == [("save_items", {"operations": [{"città": "Roma", "名前": "x"}], "note": ""})]
+    assert [p["functionCall"]["args"] for p in _calls(body)] == [{"operations": [{"città": "Roma", "名前": "x"}]}]

@@ -1103,7 +1103,8 @@ class GeminiCodec:
 
         - ``contents``: ``model`` turns → assistant messages (parts as in :meth:`decode_response`;
           a ``functionCall`` without id gets ``gemini-import-<content>-<part>``, marked
-          synthesised); ``user``/``function`` turns → user messages; ``functionResponse`` →
+          synthesised; a call in pieces, ``willContinue`` / ``partialArgs``, is one call with the
+          assembled arguments); ``user``/``function`` turns → user messages; ``functionResponse`` →
           :class:`ToolResult` matched to its call by ``id``, else by name and order.
           ``response`` ``{"output": s}`` → content ``s``; ``{"error": s}`` → ``is_error`` with
           content ``s``; any other object (``{"return_value": …}``, ``{"result": …}``, a
@@ -1133,7 +1134,8 @@ class GeminiCodec:
           (the REST body has none: the model id is in the URL).
 
         Raises :class:`~toolwire.errors.ResponseDecodeError` (a ``ValueError``) for a body that is
-        not an object or ``contents``/``parts``/``tools`` of the wrong JSON type, and
+        not an object or ``contents``/``parts``/``tools`` of the wrong JSON type or a call piece
+        whose ``jsonPath`` or value cannot be read, and
         :class:`~toolwire.errors.ConfigurationError` (a ``ValueError``) for a built-in tool whose
         value is not an object (``{"googleSearch": 5}``; the message names the tool and the
         object it takes) and for a ``tools`` entry that names no tool (not an object, ``{}``, or
@@ -1312,6 +1314,7 @@ class GeminiCodec:
             if role == "model":
                 msg_parts: list[Part] = []
                 pending = []
+                parts = _joined_pieces(parts, f"/contents/{ci}/parts")
                 for pi, part in enumerate(parts):
                     decoded = _decode_part(
                         part, lambda: f"gemini-import-{ci}-{pi}", schemas, f"/contents/{ci}/parts/{pi}"
@@ -1888,7 +1891,12 @@ def server_tool_metadata_part(field: str, meta: dict[str, Any]) -> ProviderToolP
 #: FunctionCall fields of a call streamed in pieces (google.genai.types.FunctionCall.partial_args /
 #: will_continue, "not supported in Gemini API": Vertex AI with streamFunctionCallArguments)
 _PIECE_FIELDS = frozenset({"willContinue", "will_continue", "partialArgs", "partial_args"})
-_PATH_STEP = re.compile(r"""\.([A-Za-z_][\w-]*)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]""")
+#: RFC 9535 member-name shorthand: name-first = ALPHA / "_" / %x80-D7FF / %xE000-10FFFF, name-char =
+#: name-first / DIGIT (``$.città`` is a path); "-" is taken too
+_PATH_STEP = re.compile(
+    r"""\.([A-Za-z_\u0080-\ud7ff\ue000-\U0010ffff][\w\u0080-\ud7ff\ue000-\U0010ffff-]*)"""
+    r"""|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]"""
+)
 #: the largest array index a streamed argument path may name (a bigger one is refused, not padded)
 _MAX_PATH_INDEX = 10_000
 
@@ -1997,6 +2005,76 @@ def _set_path(root: dict[str, Any], steps: list[str | int], value: Any) -> str |
         if not last:
             node = node[step]  # pyright: ignore[reportCallIssue, reportArgumentType] - a list for an int step, a dict for a str one
     return None
+
+
+def _is_piece_call(fc: Any) -> bool:
+    """Whether the ``functionCall`` ``fc`` opens a call in pieces (or carries its one piece): a
+    name, and ``willContinue`` true or ``partialArgs``."""
+    return (
+        type(fc) is dict
+        and (_g(fc, "willContinue") is True or _g(fc, "partialArgs") is not None)
+        and isinstance(_g(fc, "name"), str)
+        and bool(_g(fc, "name"))
+    )
+
+
+def _joined_pieces(parts: list[Any], at: str) -> list[Any]:
+    """The parts of an imported model turn with each call in pieces (``FunctionCall.partial_args``
+    / ``will_continue``, as a client that stored a streamed answer's parts holds them) made one
+    ``functionCall`` part: name, id, the assembled ``args`` and the first thought signature a
+    piece carried, at the place of its first part. A call left open at the end of the turn ends
+    there. Raises :class:`ResponseDecodeError` at the piece's pointer for a path or value that
+    cannot be read (the stream decoder answers such a call instead; a request's history has no
+    answer to give)."""
+    if not any(
+        type(p) is dict and type(fc := _g(p, "functionCall")) is dict and any(k in fc for k in _PIECE_FIELDS)
+        for p in parts
+    ):
+        return parts
+    out: list[Any] = []
+    current: tuple[dict[str, Any], _StreamedCall] | None = None
+
+    def feed(part: dict[str, Any], fc: dict[str, Any], pi: int) -> bool:
+        """Apply the part's pieces; whether the call goes on."""
+        assert current is not None
+        whole, s = current
+        sig = _g(part, "thoughtSignature")
+        if sig is not None and "thoughtSignature" not in whole:
+            whole["thoughtSignature"] = _S.opt_base64(sig, f"{at}/{pi}/thoughtSignature")
+        pieces = _g(fc, "partialArgs")
+        if pieces is not None:
+            if not isinstance(pieces, list):
+                raise _bad(f"{at}/{pi}/functionCall/partialArgs", "an array", pieces)
+            for k, piece in enumerate(pieces):
+                problem = s.apply(piece)
+                if problem is not None:
+                    raise ResponseDecodeError(
+                        API, f"a streamed argument {problem}", f"{at}/{pi}/functionCall/partialArgs/{k}"
+                    )
+        return _g(fc, "willContinue") is True
+
+    for pi, part in enumerate(parts):
+        fc = _g(part, "functionCall") if type(part) is dict else None
+        if current is not None:
+            if type(fc) is dict and not _g(fc, "name"):
+                if not feed(part, fc, pi):
+                    current = None
+                continue
+            current = None  # another part: the call in pieces has ended
+        if type(part) is dict and _is_piece_call(fc):
+            assert type(fc) is dict
+            base = _g(fc, "args")
+            whole_fc = {k: v for k, v in fc.items() if k not in _PIECE_FIELDS}
+            whole_fc["args"] = copy.deepcopy(base) if isinstance(base, dict) else {}
+            whole = {k: v for k, v in part.items() if k not in ("thoughtSignature", "thought_signature")}
+            whole = {**whole, "functionCall": whole_fc}
+            out.append(whole)
+            current = (whole, _StreamedCall(ToolCall("", whole_fc["name"], None), 0, whole_fc["args"]))
+            if not feed(part, fc, pi):
+                current = None
+            continue
+        out.append(part)
+    return out
 
 
 class GeminiStreamDecoder:
@@ -2133,12 +2211,10 @@ class GeminiStreamDecoder:
         sig = _S.opt_base64(_g(part, "thoughtSignature"), f"{at}/thoughtSignature")
         if _has(part, "functionCall"):
             fc = _g(part, "functionCall")
-            if (
-                type(fc) is dict
-                and _g(fc, "willContinue") is True
-                and isinstance(_g(fc, "name"), str)
-                and _g(fc, "name")
-            ):
+            if _is_piece_call(fc):
+                assert type(fc) is dict
+                # a call in pieces, or one whose only piece is this part (its partialArgs are its
+                # arguments; without willContinue it ends here)
                 return self._open_streamed(part, fc, sig, at)
             position = self.calls
             call = _decode_part(part, lambda: _synth_id(self._key(part), position), self.schemas, at)
