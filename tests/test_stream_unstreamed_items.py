@@ -332,3 +332,41 @@ def test_a_streamed_reasoning_item_without_its_done_takes_the_encrypted_content_
     assert _parts(first) == [("reasoning", "Check the weather."), ("text", "Let me check."), ("call", "call_2")]
     reasoning = [i for i in server.bodies[1]["input"] if i.get("type") == "reasoning"]
     assert [(i["id"], i["encrypted_content"]) for i in reasoning] == [("rs_1", "gAAAAB-opaque")]
+
+
+@pytest.mark.parametrize("done", [True, False], ids=["with-done", "without-done"])
+def test_streamed_items_listed_again_in_another_order_with_other_ids_are_not_taken_twice(done: bool) -> None:
+    """A proxy that streams a call then a message and lists them in ``response.completed`` in the
+    other order, each with an item id of its own: neither the id nor the position says which
+    streamed item each is. The call is its ``call_id`` and the message its text; before, both
+    were taken again (the text twice in the answer and in the next request, a second call with
+    the same id in the answer)."""
+    msg, call = _message("msg_1", "Let me check."), _call(1, "Paris")
+    streamed = [*_streamed_call(0, call), *_streamed_message(1, msg, done=done)]
+    result, server = _run([*streamed, _completed([{**msg, "id": "msg_proxy"}, {**call, "id": "fc_proxy"}])])
+    assert RAN == ["Paris"]
+    assert _parts(result.turns[0].response) == [("call", "call_1"), ("text", "Let me check.")]
+    assert _answer_items(server.bodies[1]) == [("function_call", "call_1"), ("message", "Let me check.")]
+
+
+def test_an_unstreamed_message_beside_a_streamed_one_listed_elsewhere_is_kept() -> None:
+    """Matching by text takes only the message with the streamed text: a second message listed
+    before it (not streamed) is still taken, and the streamed one not twice."""
+    msg, other = _message("msg_1", "Let me check."), _message("msg_2", "Also this.")
+    result, server = _run(
+        [
+            *_streamed_message(0, msg, ids=False),
+            _completed([_call(1, "Paris"), other, {**msg, "id": "msg_proxy"}]),
+        ]
+    )
+    assert RAN == ["Paris"]
+    texts = [t for kind, t in _parts(result.turns[0].response) if kind == "text"]
+    assert sorted(texts) == ["Also this.", "Let me check."]
+
+
+def test_a_message_given_whole_by_its_done_is_known_by_its_text_too() -> None:
+    msg, call = _message("msg_1", "Let me check."), _call(1, "Paris")
+    done_only = [{"type": "response.output_item.done", "output_index": 0, "item": msg}]
+    result, server = _run([*done_only, _completed([{**call, "id": "fc_proxy"}, {**msg, "id": "msg_proxy"}])])
+    assert RAN == ["Paris"]
+    assert [t for kind, t in _parts(result.turns[0].response) if kind == "text"] == ["Let me check."]

@@ -1845,6 +1845,20 @@ def _failed(resp: dict[str, Any]) -> ProviderError:
 _TERMINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed", "response.cancelled")
 
 
+def _content_key(item: dict[str, Any]) -> str | None:
+    """What an output item is known by apart from its id and position: a ``function_call``'s
+    ``call_id`` (the id its output answers), a ``message``'s text (its ``output_text`` and
+    ``refusal`` parts joined); ``None`` for another item or one without them."""
+    t = item.get("type")
+    if t == "function_call":
+        cid = item.get("call_id")
+        return cid if type(cid) is str and cid else None
+    if t == "message" and type(content := item.get("content")) is list:
+        texts = [c.get("text") if c.get("type") != "refusal" else c.get("refusal") for c in content if type(c) is dict]
+        return "".join(t for t in texts if type(t) is str) or None
+    return None
+
+
 class ResponsesStreamDecoder:
     """Incremental Responses stream decoder (events keyed by ``output_index``).
 
@@ -1908,6 +1922,9 @@ class ResponsesStreamDecoder:
         self.arguments_done: dict[int, str] = {}
         #: item id → the output index the stream gave it (see :meth:`_unstreamed`)
         self.ids: dict[str, int] = {}
+        #: output_index → a message's streamed text (its deltas, or its done item's text), to
+        #: know it again in ``response.completed``'s output under another id (:meth:`_unstreamed`)
+        self.message_text: dict[int, list[str]] = {}
 
     def _start(self, resp: dict[str, Any] | None) -> Iterator[StreamEvent]:
         if not self.started:
@@ -1957,7 +1974,10 @@ class ResponsesStreamDecoder:
                         self._kind(oi, "message", kind)
                         index = oi * _SLOT + ci
                         self.text_seen.add(index)
-                        return [TextDelta(index, delta)] if delta else []
+                        if not delta:
+                            return []
+                        self.message_text.setdefault(oi, []).append(delta)
+                        return [TextDelta(index, delta)]
         return list(self._feed(ev))
 
     def _feed(self, ev: dict[str, Any]) -> Iterator[StreamEvent]:
@@ -2034,6 +2054,7 @@ class ResponsesStreamDecoder:
             self.text_seen.add(index)
             delta = _SHAPE.opt_str(ev.get("delta"), "/delta")
             if delta:
+                self.message_text.setdefault(oi, []).append(delta)
                 yield TextDelta(index, delta)
         elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
             # streamed live; the finished item (output_item.done) still gives the whole text
@@ -2091,7 +2112,9 @@ class ResponsesStreamDecoder:
         ``id``, or the ``item_id`` of its deltas), else by its position, which is the stream's
         ``output_index`` (``ResponseOutputItemAddedEvent.output_index``: "The index of the output
         item that was added", openai SDK type) when the stream gave an item of the same type
-        there. An item the stream gave keeps what it streamed (no text twice); one it never
+        there, else (ids and an order of the server's own) by what it is
+        (:func:`_content_key`: a call's ``call_id``, a message's text). An item the stream gave
+        keeps what it streamed (no text twice); one it never
         finished is finished by the completed copy (a message's ids and annotations, a reasoning
         item's ``encrypted_content``), except an announced ``function_call``, which
         :meth:`_settle` ends. An item the stream did not give goes at its position; a position
@@ -2115,6 +2138,21 @@ class ResponsesStreamDecoder:
                 if type(item) is not dict or item.get("type") == self.kinds[p]:
                     matched[p] = p
                     claimed.add(p)
+        if len(claimed) < len(self.kinds) and len(matched) < len(output):
+            # a streamed item listed under another id at another position (a proxy that gives
+            # the completed items ids of its own and its own order): a call is its call_id, a
+            # message its text
+            for p, item in enumerate(output):
+                if p in matched or type(item) is not dict:
+                    continue
+                key = _content_key(item)
+                if key is None:
+                    continue
+                for oi in sorted(self.kinds):
+                    if oi not in claimed and self.kinds[oi] == item.get("type") and self._streamed_key(oi) == key:
+                        matched[p] = oi
+                        claimed.add(oi)
+                        break
         free = max(len(output), max(self.kinds, default=-1) + 1)  # after every position
         for p, item in enumerate(output):
             at = f"/response/output/{p}"
@@ -2135,6 +2173,16 @@ class ResponsesStreamDecoder:
                     oi = p
             yield from self._item_done(item, oi, at)
 
+    def _streamed_key(self, oi: int) -> str | None:
+        """What the item the stream gave at ``oi`` is known by when its ids do not say
+        (:func:`_content_key`): a call's ``call_id``, a message's text."""
+        kind = self.kinds.get(oi)
+        if kind == "function_call":
+            return self.call_keys.get(oi, (None, None))[0]
+        if kind == "message" and oi in self.message_text:
+            return "".join(self.message_text[oi])
+        return None
+
     def _item_done(self, item: dict[str, Any], oi: int, at: str) -> Iterator[StreamEvent]:
         """The events of the finished ``item`` at output index ``oi`` (its ``output_item.done``, or
         its copy in ``response.completed``; ``at`` is the item's JSON pointer, for errors)."""
@@ -2144,6 +2192,8 @@ class ResponsesStreamDecoder:
         self._kind(oi, t, "response.output_item.done")
         self.done.add(oi)
         if t == "function_call":
+            if oi not in self.call_keys and type(cid := item.get("call_id")) is str and cid:
+                self.call_keys[oi] = (cid, None)
             yield from self._end_call(item, oi)
         elif t == "custom_tool_call":
             call = _as_custom_call(self._call(item, oi), item)
@@ -2187,6 +2237,8 @@ class ResponsesStreamDecoder:
             parts = _text_parts(item, at)
             if len(parts) > _SLOT:
                 raise _SHAPE.error(f"{at}/content", f"a message item with more than {_SLOT} content parts")
+            if oi not in self.message_text and (text := _content_key(item)) is not None:
+                self.message_text[oi] = [text]  # (a message given whole, without deltas)
             for ci, part in enumerate(parts):
                 index = oi * _SLOT + ci
                 text = "" if index in self.text_seen else part.text
