@@ -308,3 +308,31 @@ def test_a_member_name_of_other_letters_is_a_path_toolwire_reads(mock_model: Any
     _, body = _run(mock_model, chunks, [save_items])
     assert RAN == [("save_items", {"operations": [{"città": "Roma", "名前": "x"}], "note": ""})]
     assert [p["functionCall"]["args"] for p in _calls(body)] == [{"operations": [{"città": "Roma", "名前": "x"}]}]
+
+
+@pytest.mark.parametrize("last_says_more", [True, False], ids=["string-open", "call-open"])
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "json"])
+def test_an_answer_that_ends_while_a_call_awaits_its_next_piece_does_not_run_it(
+    mock_model: Any, last_says_more: bool, stream: bool
+) -> None:
+    """``willContinue: true`` says "another partial message for the current FunctionCall is
+    expected to follow" (google.genai.types.FunctionCall.will_continue). An answer that ends
+    there (with a finishReason: the server dropped the rest) has the call's arguments cut short
+    (``"Os"`` for ``"Oslo"``): it is answered, not run with them."""
+    from gemini_wire_helpers import json_response
+
+    RAN.clear()
+    parts = [_open("lookup"), _piece("$.city", cont=last_says_more, stringValue="Os")]
+    first = sse_response([_chunk(parts, "STOP")]) if stream else json_response(_chunk(parts, "STOP"))
+    done = (
+        sse_response([_chunk([{"text": "done"}], "STOP")])
+        if stream
+        else json_response(_chunk([{"text": "done"}], "STOP"))
+    )
+    model = mock_model([first, done], stream=stream)
+    result = toolwire.run_sync(model, "Go.", tools=[lookup])
+    assert RAN == []
+    (call,) = result.turns[0].response.tool_calls
+    assert call.invalid is not None and "willContinue" in call.invalid
+    (answer,) = _answers(model.sent[1].json)
+    assert "willContinue" in answer["response"]["error"]

@@ -2377,7 +2377,18 @@ class GeminiStreamDecoder:
         """The closing :class:`StopEvent`. A stream (``whole_body=False``) that never carried a
         ``finishReason`` was cut off: ``"error"`` with ``vendor_stop_reason=None`` unless the
         prompt was blocked. A whole (non-streamed) body without one maps by its parts."""
-        pieces = self._close_streamed(cut_off=self.finish_reason is None and not whole_body)
+        cut_off = self.finish_reason is None and not whole_body
+        s = self.streamed
+        if s is not None and not cut_off and s.problem is None and self.finish_reason != "MAX_TOKENS":
+            # the answer ended while its last piece said more was to follow
+            # (google.genai.types.FunctionCall.will_continue: "If true, another partial message
+            # for the current FunctionCall is expected to follow"): the arguments are cut short.
+            # (MAX_TOKENS marks the call cut off by the token limit, as any call there.)
+            s.problem = (
+                "the answer ended while the call was still arriving in pieces (its last piece said "
+                "willContinue: more was to follow), so its arguments are incomplete"
+            )
+        pieces = self._close_streamed(cut_off=cut_off)
         stop = map_finish_reason(self.finish_reason, self.calls > 0)
         if self.finish_reason is None and not whole_body:
             stop = "error"
