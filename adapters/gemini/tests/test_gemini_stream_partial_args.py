@@ -336,3 +336,31 @@ def test_an_answer_that_ends_while_a_call_awaits_its_next_piece_does_not_run_it(
     assert call.invalid is not None and "willContinue" in call.invalid
     (answer,) = _answers(model.sent[1].json)
     assert "willContinue" in answer["response"]["error"]
+
+
+def test_a_path_deeper_than_arguments_may_nest_is_refused_when_imported_too() -> None:
+    """A short body whose piece names a path 200000 levels deep built arguments that deep: the
+    import then crashed with RecursionError when the request was encoded. The path is refused
+    as deeper than any arguments may nest (MAX_ARGUMENT_DEPTH), streamed or imported."""
+    from toolwire_gemini import GeminiCodec
+
+    from toolwire.arguments import MAX_ARGUMENT_DEPTH
+    from toolwire.errors import ResponseDecodeError
+
+    deep = "$.data" + ".a" * 200_000
+    parts = [{"functionCall": {"name": "lookup", "partialArgs": [{"jsonPath": deep, "stringValue": "x"}]}}]
+    with pytest.raises(ResponseDecodeError) as info:
+        GeminiCodec().decode_request(_imported(parts))
+    assert info.value.pointer == "/contents/1/parts/0/functionCall/partialArgs/0"
+    assert f"deeper than {MAX_ARGUMENT_DEPTH}" in str(info.value)
+
+
+def test_a_streamed_path_deeper_than_arguments_may_nest_is_answered(mock_model: Any) -> None:
+    chunks = [
+        _chunk([_open("save_items")]),
+        _chunk([_piece("$.note" + "[0]" * 100, more=False, cont=False, stringValue="x")], "STOP"),
+    ]
+    result, _ = _run(mock_model, chunks, [save_items])
+    assert RAN == []
+    (call,) = result.turns[0].response.tool_calls
+    assert call.invalid is not None and "jsonPath 101 levels deep" in call.invalid

@@ -30,6 +30,7 @@ from toolwire.adapter import (
     normalize_tool_choice,
     tool_choice_setting_change,
 )
+from toolwire.arguments import MAX_ARGUMENT_DEPTH
 from toolwire.errors import (
     ConfigurationError,
     ProviderError,
@@ -1942,7 +1943,14 @@ class _StreamedCall:
         path = _g(piece, "jsonPath")
         steps = _json_path_steps(path)
         if steps is None:
-            return f"has a jsonPath toolwire cannot read ({path!r}; expected e.g. '$.items[0].name')"
+            return f"has a jsonPath toolwire cannot read ({_short(repr(path))}; expected e.g. '$.items[0].name')"
+        if len(steps) > MAX_ARGUMENT_DEPTH:
+            # arguments never nest deeper (MAX_ARGUMENT_DEPTH); built, they would only be refused,
+            # and a short body could make them deep enough to break the encoder
+            return (
+                f"has a jsonPath {len(steps)} levels deep, deeper than {MAX_ARGUMENT_DEPTH} levels arguments "
+                "may nest (MAX_ARGUMENT_DEPTH)"
+            )
         if _has(piece, "stringValue"):
             value = _g(piece, "stringValue")
             if not isinstance(value, str):
