@@ -370,3 +370,28 @@ def test_a_message_given_whole_by_its_done_is_known_by_its_text_too() -> None:
     result, server = _run([*done_only, _completed([{**call, "id": "fc_proxy"}, {**msg, "id": "msg_proxy"}])])
     assert RAN == ["Paris"]
     assert [t for kind, t in _parts(result.turns[0].response) if kind == "text"] == ["Let me check."]
+
+
+@pytest.mark.parametrize("done", [True, False], ids=["with-done", "without-done"])
+def test_a_streamed_reasoning_item_listed_again_under_another_id_elsewhere_is_not_taken_twice(done: bool) -> None:
+    call = _call(1, "Paris")
+    events: list[dict[str, Any]] = [
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {"type": "reasoning", "id": "rs_1", "summary": []},
+        },
+        {
+            "type": "response.reasoning_summary_text.delta",
+            "output_index": 0,
+            "summary_index": 0,
+            "item_id": "rs_1",
+            "delta": "Check the weather.",
+        },
+    ]
+    if done:
+        events.append({"type": "response.output_item.done", "output_index": 0, "item": REASONING})
+    events += [*_streamed_call(1, call), _completed([{**call, "id": "fc_p"}, {**REASONING, "id": "rs_proxy"}])]
+    result, _ = _run(events, "o4-mini")
+    assert RAN == ["Paris"]
+    assert _parts(result.turns[0].response) == [("reasoning", "Check the weather."), ("call", "call_1")]

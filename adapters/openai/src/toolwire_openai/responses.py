@@ -1848,7 +1848,8 @@ _TERMINAL_EVENTS = ("response.completed", "response.incomplete", "response.faile
 def _content_key(item: dict[str, Any]) -> str | None:
     """What an output item is known by apart from its id and position: a ``function_call``'s
     ``call_id`` (the id its output answers), a ``message``'s text (its ``output_text`` and
-    ``refusal`` parts joined); ``None`` for another item or one without them."""
+    ``refusal`` parts joined), a ``reasoning`` item's summary text; ``None`` for another item or
+    one without them."""
     t = item.get("type")
     if t == "function_call":
         cid = item.get("call_id")
@@ -1856,6 +1857,10 @@ def _content_key(item: dict[str, Any]) -> str | None:
     if t == "message" and type(content := item.get("content")) is list:
         texts = [c.get("text") if c.get("type") != "refusal" else c.get("refusal") for c in content if type(c) is dict]
         return "".join(t for t in texts if type(t) is str) or None
+    if t == "reasoning" and type(summary := item.get("summary")) is list:
+        # its summary parts, joined as the stream decoder joins their deltas
+        texts = [c.get("text") for c in summary if type(c) is dict]
+        return "\n\n".join(t for t in texts if type(t) is str) or None
     return None
 
 
@@ -1925,6 +1930,8 @@ class ResponsesStreamDecoder:
         #: output_index → a message's streamed text (its deltas, or its done item's text), to
         #: know it again in ``response.completed``'s output under another id (:meth:`_unstreamed`)
         self.message_text: dict[int, list[str]] = {}
+        #: output_index → a finished reasoning item's summary text (the same, for reasoning)
+        self.reasoning_key: dict[int, str] = {}
 
     def _start(self, resp: dict[str, Any] | None) -> Iterator[StreamEvent]:
         if not self.started:
@@ -2113,7 +2120,7 @@ class ResponsesStreamDecoder:
         ``output_index`` (``ResponseOutputItemAddedEvent.output_index``: "The index of the output
         item that was added", openai SDK type) when the stream gave an item of the same type
         there, else (ids and an order of the server's own) by what it is
-        (:func:`_content_key`: a call's ``call_id``, a message's text). An item the stream gave
+        (:func:`_content_key`: a call's ``call_id``, a message's text, a reasoning item's summary). An item the stream gave
         keeps what it streamed (no text twice); one it never
         finished is finished by the completed copy (a message's ids and annotations, a reasoning
         item's ``encrypted_content``), except an announced ``function_call``, which
@@ -2141,7 +2148,7 @@ class ResponsesStreamDecoder:
         if len(claimed) < len(self.kinds) and len(matched) < len(output):
             # a streamed item listed under another id at another position (a proxy that gives
             # the completed items ids of its own and its own order): a call is its call_id, a
-            # message its text
+            # message its text, a reasoning item its summary
             for p, item in enumerate(output):
                 if p in matched or type(item) is not dict:
                     continue
@@ -2181,6 +2188,14 @@ class ResponsesStreamDecoder:
             return self.call_keys.get(oi, (None, None))[0]
         if kind == "message" and oi in self.message_text:
             return "".join(self.message_text[oi])
+        if kind == "reasoning":
+            if oi in self.reasoning_key:
+                return self.reasoning_key[oi]
+            if (
+                oi in self.reasoning_text
+                and self.reasoning_at.get(oi, ("",))[0] == "response.reasoning_summary_text.delta"
+            ):
+                return "".join(self.reasoning_text[oi])
         return None
 
     def _item_done(self, item: dict[str, Any], oi: int, at: str) -> Iterator[StreamEvent]:
@@ -2218,6 +2233,8 @@ class ResponsesStreamDecoder:
             part = _reasoning_part(item, at, self.origin)
             text, final = part.text, None
             streamed = self.reasoning_text.pop(oi, None)
+            if (key := _content_key(item)) is not None:
+                self.reasoning_key[oi] = key
             if streamed is not None:  # the deltas gave the text so far: the rest, or all of it anew
                 sofar = "".join(streamed)
                 if text.startswith(sofar):
