@@ -200,7 +200,7 @@ def test_a_recipient_named_as_a_renamed_tool_runs_that_tool(stream: bool) -> Non
 
 
 def test_a_call_named_parallel_in_the_wrapper_shape_is_split() -> None:
-    """The bare name Azure OpenAI gpt-5.4 uses for the wrapper (vercel/ai#19098)."""
+    """The bare name Azure OpenAI gpt-5.4 uses for the wrapper (vercel/ai#19067)."""
     answer = completion({"tool_calls": [tool_call("call_A", "parallel", USES)]}, "tool_calls")
     _, body = _run(json_response(answer))
     assert sorted(RAN) == ["Paris", "Rome", "UTC"]

@@ -348,7 +348,7 @@ def test_calls_waiting_for_approval_resume_from_json_and_join() -> None:
 
 # -- the bare name "parallel" ----------------------------------------------------------------------
 # Azure OpenAI gpt-5.4 sends the same wrapper as a function_call named just "parallel"
-# (vercel/ai#19098). It is the wrapper only in its exact shape and when no tool of that name is
+# (vercel/ai#19067). It is the wrapper only in its exact shape and when no tool of that name is
 # declared; otherwise it is an ordinary call.
 
 

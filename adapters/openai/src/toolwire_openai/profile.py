@@ -74,9 +74,9 @@ RESERVED_TOOL_NAMES: Mapping[str, str] = {"python": "run_python"}
 #: "sometimes hallucinate a synthetic tool called multi_tool_use.parallel",
 #: craft-ai-agents/craft-agents-oss#449; Azure OpenAI, Azure/azure-rest-api-specs#32329).
 PARALLEL_PSEUDO_TOOL = "multi_tool_use.parallel"
-#: The same wrapper under its bare name: Azure OpenAI gpt-5.4 "can intermittently return its
-#: internal parallel dispatch wrapper as a Responses API function call named parallel"
-#: (vercel/ai#19098, with a recorded body). Taken as the wrapper only when the request declares no
+#: The same wrapper under its bare name: "On the Responses API the name arrives as the bare leaf
+#: parallel, not the multi_tool_use.parallel spelling in the earlier reports" (vercel/ai#19067,
+#: with the payloads; Azure OpenAI gpt-5.4 in the fix that followed, vercel/ai#19098). Taken as the wrapper only when the request declares no
 #: tool of that name and every ``recipient_name`` reads ``functions.<tool>``.
 PARALLEL_BARE_NAME = "parallel"
 PARALLEL_WRAPPER_NAMES = frozenset({PARALLEL_PSEUDO_TOOL, PARALLEL_BARE_NAME})
