@@ -76,8 +76,9 @@ RESERVED_TOOL_NAMES: Mapping[str, str] = {"python": "run_python"}
 PARALLEL_PSEUDO_TOOL = "multi_tool_use.parallel"
 #: The same wrapper under its bare name: "On the Responses API the name arrives as the bare leaf
 #: parallel, not the multi_tool_use.parallel spelling in the earlier reports" (vercel/ai#19067,
-#: with the payloads; Azure OpenAI gpt-5.4 in the fix that followed, vercel/ai#19098). Taken as the wrapper only when the request declares no
-#: tool of that name and every ``recipient_name`` reads ``functions.<tool>``.
+#: with the payloads; Azure OpenAI gpt-5.4 in the fix that followed, vercel/ai#19098). Taken as
+#: the wrapper only when the request declares no tool of that name and every ``recipient_name``
+#: reads ``functions.<tool>``.
 PARALLEL_BARE_NAME = "parallel"
 PARALLEL_WRAPPER_NAMES = frozenset({PARALLEL_PSEUDO_TOOL, PARALLEL_BARE_NAME})
 #: At most this many tools per request (API error "Invalid 'tools': array too long. Expected an
