@@ -364,3 +364,175 @@ def test_a_streamed_path_deeper_than_arguments_may_nest_is_answered(mock_model: 
     assert RAN == []
     (call,) = result.turns[0].response.tool_calls
     assert call.invalid is not None and "jsonPath 101 levels deep" in call.invalid
+
+
+# -- willContinue flags that are not JSON booleans, fields of the wrong type, one path spelt two ways --
+
+
+def _flagged(flag: Any) -> list[dict[str, Any]]:
+    """A call in pieces whose every ``willContinue`` (FunctionCall's and PartialArg's) is ``flag``."""
+    return [
+        {"functionCall": {"name": "lookup", "willContinue": flag}},
+        {
+            "functionCall": {
+                "partialArgs": [{"jsonPath": "$.city", "stringValue": "Os", "willContinue": flag}],
+                "willContinue": flag,
+            }
+        },
+        {"functionCall": {"partialArgs": [{"jsonPath": "$.city", "stringValue": "lo"}], "willContinue": flag}},
+        {"functionCall": {"partialArgs": [{"jsonPath": "$.days", "numberValue": 2}], "willContinue": flag}},
+        END,
+    ]
+
+
+#: what google-genai's pydantic models read as true for ``FunctionCall.will_continue`` /
+#: ``PartialArg.will_continue`` (``Optional[bool]``, lax mode: ``model_validate`` of the response)
+SDK_TRUE = [True, "true", "True", "yes", "1", 1, 1.0]
+#: what they refuse (a ValidationError): no reading of them is safe
+SDK_REFUSED = ["maybe", 2, 0.5, [], {}, " true"]
+
+
+@pytest.mark.parametrize("flag", SDK_TRUE, ids=repr)
+def test_a_will_continue_the_sdk_reads_as_true_keeps_the_pieces_together(mock_model: Any, flag: Any) -> None:
+    """``"willContinue": "true"`` was read as "not continuing": the call ended at its first part
+    (run with no arguments) and every later piece was a nameless call of its own."""
+    from google.genai import types
+
+    assert types.FunctionCall.model_validate({"willContinue": flag}).will_continue is True
+    chunks = [_chunk([p]) for p in _flagged(flag)[:-1]] + [_chunk([END], "STOP")]
+    result, body = _run(mock_model, chunks, [lookup])
+    assert RAN == [("lookup", {"city": "Oslo", "days": 2, "exact": False})]
+    assert [c.invalid for c in result.turns[0].response.tool_calls] == [None]
+    assert [p["functionCall"]["args"] for p in _calls(body)] == [{"city": "Oslo", "days": 2}]
+
+
+@pytest.mark.parametrize("flag", SDK_REFUSED, ids=repr)
+def test_a_will_continue_the_sdk_refuses_answers_the_call(mock_model: Any, flag: Any) -> None:
+    from google.genai import types
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        types.FunctionCall.model_validate({"willContinue": flag})
+    chunks = [_chunk([p]) for p in _flagged(flag)[:-1]] + [_chunk([END], "STOP")]
+    result, body = _run(mock_model, chunks, [lookup])
+    assert RAN == []
+    (call,) = result.turns[0].response.tool_calls  # one call: no piece became a call of its own
+    assert call.name == "lookup"
+    assert call.invalid is not None and "willContinue" in call.invalid and "not a boolean" in call.invalid
+    (answer,) = _answers(body)
+    assert "willContinue" in answer["response"]["error"]
+
+
+@pytest.mark.parametrize("flag", SDK_TRUE[1:], ids=repr)
+def test_an_imported_will_continue_the_sdk_reads_as_true_keeps_the_pieces_together(flag: Any) -> None:
+    from toolwire_gemini import GeminiCodec
+
+    req = GeminiCodec().decode_request(_imported(_flagged(flag)))
+    calls = [c for m in req.messages for c in m.tool_calls]
+    assert [(c.name, c.arguments, c.invalid) for c in calls] == [("lookup", {"city": "Oslo", "days": 2}, None)]
+
+
+@pytest.mark.parametrize("flag", SDK_REFUSED, ids=repr)
+def test_an_imported_will_continue_the_sdk_refuses_is_a_decode_error(flag: Any) -> None:
+    from toolwire_gemini import GeminiCodec
+
+    from toolwire.errors import ResponseDecodeError
+
+    with pytest.raises(ResponseDecodeError) as info:
+        GeminiCodec().decode_request(_imported(_flagged(flag)))
+    assert info.value.pointer == "/contents/1/parts/0/functionCall/willContinue"
+    assert "not a boolean" in str(info.value)
+
+
+#: a PartialArg field of the wrong JSON type → (the piece, the words the answer must hold)
+WRONG_FIELDS = {
+    "jsonPath-number": ({"jsonPath": 5, "stringValue": "Oslo"}, "jsonPath that is a JSON number, not a string"),
+    "jsonPath-missing": ({"stringValue": "Oslo"}, "no jsonPath"),
+    "stringValue-number": ({"jsonPath": "$.city", "stringValue": 5}, "stringValue that is a JSON number"),
+    "numberValue-string": ({"jsonPath": "$.days", "numberValue": "3"}, "numberValue that is a JSON string"),
+    "numberValue-bool": ({"jsonPath": "$.days", "numberValue": True}, "numberValue that is a JSON boolean"),
+    "boolValue-string": ({"jsonPath": "$.exact", "boolValue": "true"}, "boolValue that is a JSON string"),
+    "nullValue-number": ({"jsonPath": "$.city", "nullValue": 5}, "nullValue that is a JSON number"),
+    "willContinue-object": (
+        {"jsonPath": "$.city", "stringValue": "Os", "willContinue": {}},
+        "willContinue that is a JSON object ({}), not a boolean",
+    ),
+    "piece-string": ("$.city", "is a JSON string, not an object"),
+}
+
+
+@pytest.mark.parametrize("piece,words", WRONG_FIELDS.values(), ids=WRONG_FIELDS.keys())
+def test_a_piece_field_of_the_wrong_type_answers_the_call(mock_model: Any, piece: Any, words: str) -> None:
+    chunks = [
+        _chunk([_open("lookup")]),
+        _chunk([{"functionCall": {"partialArgs": [piece], "willContinue": True}}]),
+        _chunk([_piece("$.city", more=False, cont=False, stringValue="lo")], "STOP"),
+    ]
+    result, body = _run(mock_model, chunks, [lookup])
+    assert RAN == []
+    (call,) = result.turns[0].response.tool_calls
+    assert call.invalid is not None and words in call.invalid
+    (answer,) = _answers(body)
+    assert words in answer["response"]["error"]
+
+
+@pytest.mark.parametrize("piece,words", WRONG_FIELDS.values(), ids=WRONG_FIELDS.keys())
+def test_an_imported_piece_field_of_the_wrong_type_is_a_decode_error(piece: Any, words: str) -> None:
+    from toolwire_gemini import GeminiCodec
+
+    from toolwire.errors import ResponseDecodeError
+
+    parts = [
+        {"functionCall": {"name": "lookup", "willContinue": True}},
+        {"functionCall": {"partialArgs": [piece]}},
+    ]
+    with pytest.raises(ResponseDecodeError) as info:
+        GeminiCodec().decode_request(_imported(parts))
+    assert info.value.pointer == "/contents/1/parts/1/functionCall/partialArgs/0"
+    assert words in str(info.value)
+
+
+#: ``$.city`` in the spellings RFC 9535 gives one member name: dot shorthand, single and double
+#: quoted bracket selectors (section 2.5.1.1, name-selector)
+SPELLINGS = [("$.city", "$['city']", '$["city"]'), ("$['city']", '$["city"]', "$.city")]
+
+
+@pytest.mark.parametrize("spellings", SPELLINGS, ids=["dot-first", "bracket-first"])
+def test_a_string_continued_under_another_spelling_of_its_path_is_joined(mock_model: Any, spellings: Any) -> None:
+    """The pieces of ``"San Francisco"`` under ``$.city``, ``$['city']`` and ``$["city"]`` (one
+    member): the later spelling overwrote the string ("cisco")."""
+    a, b, c = spellings
+    chunks = [
+        _chunk([_open("lookup")]),
+        _chunk([_piece(a, stringValue="San ")]),
+        _chunk([_piece(b, stringValue="Fran")]),
+        _chunk([_piece(c, more=False, cont=False, stringValue="cisco")], "STOP"),
+    ]
+    _, body = _run(mock_model, chunks, [lookup])
+    assert RAN == [("lookup", {"city": "San Francisco", "days": 1, "exact": False})]
+    assert [p["functionCall"]["args"] for p in _calls(body)] == [{"city": "San Francisco"}]
+
+
+@pytest.mark.parametrize("spellings", SPELLINGS, ids=["dot-first", "bracket-first"])
+def test_an_imported_string_continued_under_another_spelling_is_joined(spellings: Any) -> None:
+    from toolwire_gemini import GeminiCodec
+
+    a, b, c = spellings
+    parts = [
+        {"functionCall": {"name": "lookup", "willContinue": True}},
+        {"functionCall": {"partialArgs": [{"jsonPath": a, "stringValue": "San ", "willContinue": True}]}},
+    ]
+    parts[1]["functionCall"]["willContinue"] = True
+    parts.append(
+        {
+            "functionCall": {
+                "partialArgs": [
+                    {"jsonPath": b, "stringValue": "Fran", "willContinue": True},
+                    {"jsonPath": c, "stringValue": "cisco"},
+                ]
+            }
+        }
+    )
+    req = GeminiCodec().decode_request(_imported(parts))
+    calls = [c for m in req.messages for c in m.tool_calls]
+    assert [(c.name, c.arguments) for c in calls] == [("lookup", {"city": "San Francisco"})]

@@ -1925,6 +1925,36 @@ def _json_path_steps(path: Any) -> list[str | int] | None:
     return steps or None
 
 
+#: the strings pydantic reads as a bool (case-insensitive, nothing stripped). google-genai reads
+#: each response with its pydantic models (``BaseModel._from_response`` → ``model_validate``, lax
+#: mode), which type ``FunctionCall.will_continue`` and ``PartialArg.will_continue`` as
+#: ``Optional[bool]``: pydantic's conversion table takes these strings and the numbers 0 and 1
+#: for a bool and refuses anything else ("Input should be a valid boolean")
+_FLAG_TEXT = {
+    **dict.fromkeys(("1", "on", "t", "true", "y", "yes"), True),
+    **dict.fromkeys(("0", "off", "f", "false", "n", "no"), False),
+}
+
+
+def _will_continue(d: Any) -> tuple[bool, str | None]:
+    """Whether the ``FunctionCall`` or ``PartialArg`` object ``d`` says more follows
+    (``willContinue``, read as the SDK's pydantic model reads it: ``"true"`` or ``1`` is true,
+    absent or null is false), and what is wrong with the field, else ``None``. A value the SDK
+    refuses (``"maybe"``, ``2``, an object) counts as "more follows", so the pieces after it stay
+    with their call, which is answered with the problem (never run, no piece dropped)."""
+    value = _g(d, "willContinue")
+    if value is None or type(value) is bool:
+        return bool(value), None
+    if type(value) in (int, float) and value in (0, 1):
+        return bool(value), None
+    if type(value) is str and value.lower() in _FLAG_TEXT:
+        return _FLAG_TEXT[value.lower()], None
+    return True, (
+        f"has a willContinue that is a JSON {_json_kind(value)} ({_short(repr(value), 60)}), not a boolean "
+        "(google.genai.types.FunctionCall.will_continue / PartialArg.will_continue are Optional[bool])"
+    )
+
+
 @dataclasses.dataclass
 class _StreamedCall:
     """A call whose arguments arrive in ``partialArgs`` pieces, being assembled."""
@@ -1933,14 +1963,28 @@ class _StreamedCall:
     index: int
     args: dict[str, Any]
     problem: str | None = None
-    #: paths whose string value goes on in the next piece (``PartialArg.will_continue``)
-    open_strings: set[str] = dataclasses.field(default_factory=set)
+    #: paths (as their steps, so ``$.city`` and ``$['city']`` are one) whose string value goes on
+    #: in the next piece (``PartialArg.will_continue``)
+    open_strings: set[tuple[str | int, ...]] = dataclasses.field(default_factory=set)
 
     def apply(self, piece: Any) -> str | None:
-        """Set one ``PartialArg`` into :attr:`args`; what is wrong with it, else ``None``."""
+        """Set one ``PartialArg`` into :attr:`args`; what is wrong with it, else ``None``.
+
+        The fields are read as google.genai.types.PartialArg types them: ``json_path``
+        ``Optional[str]`` ("Required. A JSON Path (RFC 9535)"), ``string_value`` ``Optional[str]``,
+        ``number_value`` ``Optional[float]``, ``bool_value`` ``Optional[bool]``, ``null_value``
+        ``Optional[Literal['NULL_VALUE']]`` (JSON null in the proto JSON form); a value field
+        that is null is not set. A value of another JSON type is a problem, never guessed at."""
         if not isinstance(piece, dict):
             return f"is a JSON {_json_kind(piece)}, not an object"
         path = _g(piece, "jsonPath")
+        if path is None:
+            return "has no jsonPath (google.genai.types.PartialArg.json_path is required: e.g. '$.items[0].name')"
+        if not isinstance(path, str):
+            return (
+                f"has a jsonPath that is a JSON {_json_kind(path)}, not a string "
+                "(google.genai.types.PartialArg.json_path: an RFC 9535 path such as '$.items[0].name')"
+            )
         steps = _json_path_steps(path)
         if steps is None:
             return f"has a jsonPath toolwire cannot read ({_short(repr(path))}; expected e.g. '$.items[0].name')"
@@ -1951,29 +1995,36 @@ class _StreamedCall:
                 f"has a jsonPath {len(steps)} levels deep, deeper than {MAX_ARGUMENT_DEPTH} levels arguments "
                 "may nest (MAX_ARGUMENT_DEPTH)"
             )
-        if _has(piece, "stringValue"):
+        more, flag_problem = _will_continue(piece)
+        if flag_problem is not None:
+            return flag_problem
+        key = tuple(steps)
+        if _g(piece, "stringValue") is not None:
             value = _g(piece, "stringValue")
             if not isinstance(value, str):
-                return f"has a stringValue that is a JSON {_json_kind(value)}"
-            if path in self.open_strings:
+                return f"has a stringValue that is a JSON {_json_kind(value)}, not a string"
+            if key in self.open_strings:
                 so_far = _get_path(self.args, steps)
                 value = (so_far if isinstance(so_far, str) else "") + value
-        elif _has(piece, "numberValue"):
+        elif _g(piece, "numberValue") is not None:
             value = _g(piece, "numberValue")
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                return f"has a numberValue that is a JSON {_json_kind(value)}"
-        elif _has(piece, "boolValue"):
+                return f"has a numberValue that is a JSON {_json_kind(value)}, not a number"
+        elif _g(piece, "boolValue") is not None:
             value = _g(piece, "boolValue")
             if not isinstance(value, bool):
-                return f"has a boolValue that is a JSON {_json_kind(value)}"
+                return f"has a boolValue that is a JSON {_json_kind(value)}, not a boolean"
         elif _has(piece, "nullValue"):
+            marker = _g(piece, "nullValue")
+            if marker not in (None, "NULL_VALUE"):
+                return f"has a nullValue that is a JSON {_json_kind(marker)}, not null or 'NULL_VALUE'"
             value = None
         else:
             return None  # a piece with no value (only the path): nothing to set
-        if _g(piece, "willContinue") is True:
-            self.open_strings.add(path)
+        if more:
+            self.open_strings.add(key)
         else:
-            self.open_strings.discard(path)
+            self.open_strings.discard(key)
         return _set_path(self.args, steps, value)
 
 
@@ -2020,7 +2071,7 @@ def _is_piece_call(fc: Any) -> bool:
     name, and ``willContinue`` true or ``partialArgs``."""
     return (
         type(fc) is dict
-        and (_g(fc, "willContinue") is True or _g(fc, "partialArgs") is not None)
+        and (_will_continue(fc)[0] or _g(fc, "partialArgs") is not None)
         and isinstance(_g(fc, "name"), str)
         and bool(_g(fc, "name"))
     )
@@ -2046,6 +2097,11 @@ def _joined_pieces(parts: list[Any], at: str) -> list[Any]:
         """Apply the part's pieces; whether the call goes on."""
         assert current is not None
         whole, s = current
+        more, flag_problem = _will_continue(fc)
+        if flag_problem is not None:
+            raise ResponseDecodeError(
+                API, f"a streamed call's part {flag_problem}", f"{at}/{pi}/functionCall/willContinue"
+            )
         sig = _g(part, "thoughtSignature")
         if sig is not None and "thoughtSignature" not in whole:
             whole["thoughtSignature"] = _S.opt_base64(sig, f"{at}/{pi}/thoughtSignature")
@@ -2059,7 +2115,7 @@ def _joined_pieces(parts: list[Any], at: str) -> list[Any]:
                     raise ResponseDecodeError(
                         API, f"a streamed argument {problem}", f"{at}/{pi}/functionCall/partialArgs/{k}"
                     )
-        return _g(fc, "willContinue") is True
+        return more
 
     for pi, part in enumerate(parts):
         fc = _g(part, "functionCall") if type(part) is dict else None
@@ -2302,8 +2358,8 @@ class GeminiStreamDecoder:
         events: list[StreamEvent] = [
             ToolCallStart(self.index, call.id, call.name, call.id_synthesized, call.provider_data)
         ]
-        if _has(fc, "partialArgs"):
-            events.extend(self._streamed_piece(part, {k: v for k, v in fc.items() if k != "name"}, at))
+        # its pieces, if it carries any, and whether it goes on (read as the later pieces are)
+        events.extend(self._streamed_piece(part, {k: v for k, v in fc.items() if k != "name"}, at))
         return events
 
     def _streamed_piece(self, part: dict[str, Any], fc: dict[str, Any], at: str) -> list[StreamEvent]:
@@ -2320,6 +2376,9 @@ class GeminiStreamDecoder:
         if isinstance(sig, str) and sig and "thoughtSignature" not in (s.call.provider_data.get(API) or {}):
             _S.opt_base64(sig, f"{at}/thoughtSignature")
             s.call.provider_data.setdefault(API, {})["thoughtSignature"] = sig
+        more, flag_problem = _will_continue(fc)
+        if flag_problem is not None and s.problem is None:
+            s.problem = f"its streamed part {at}/functionCall {flag_problem}"
         pieces = _g(fc, "partialArgs")
         if pieces is not None and s.problem is None:
             if not isinstance(pieces, list):
@@ -2330,7 +2389,7 @@ class GeminiStreamDecoder:
                     if problem is not None:
                         s.problem = f"its streamed argument {at}/functionCall/partialArgs/{k} {problem}"
                         break
-        if _g(fc, "willContinue") is True:
+        if more:
             return []
         return self._close_streamed()
 
