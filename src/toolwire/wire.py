@@ -234,6 +234,29 @@ class Shape:
             return value
         raise self.bad(pointer, "a string", value)
 
+    def field_types(
+        self, body: Any, sdk_type: Any, skip: Any = (), *, proto_json: bool = False, problems: Any = None
+    ) -> None:
+        """Raises :class:`ResponseDecodeError` at the first field of the imported request ``body``
+        (top-level fields, walked into their arrays and objects) whose value cannot be of the type
+        the vendor SDK's request type ``sdk_type`` gives it (:func:`toolwire.profile.value_type_problems`:
+        ``{"max_tokens": "x"}`` against ``anthropic.types.MessageCreateParamsBase`` raises at
+        ``/max_tokens``); fields named in ``skip`` (those the codec walks itself), ``null`` ones
+        and fields the SDK does not type are not checked. ``problems``: the adapter's own
+        ``(pointer, message)`` checker to use instead of ``value_type_problems`` (called with
+        the fields)."""
+        from .profile import value_type_problems
+
+        if not isinstance(body, dict):
+            return
+        fields = {k: v for k, v in body.items() if v is not None and k not in skip}
+        found = (
+            problems(fields) if problems is not None else value_type_problems(fields, sdk_type, proto_json=proto_json)
+        )
+        if found:
+            pointer, message = found[0]
+            raise self.error(pointer, message)
+
     def opt_base64(self, value: Any, pointer: str) -> str | None:
         """An optional opaque value the vendor validates when it is sent back (e.g. Gemini's
         ``thoughtSignature``, base64 bytes in the SDK's ``Part.thought_signature``): a string of

@@ -2031,6 +2031,58 @@ def _check_server_tool_name(declaration: Any, pointer: str) -> None:
     )
 
 
+def _check_import_types(body: dict[str, Any]) -> None:
+    """Raises :class:`ResponseDecodeError` at the first top-level field of an imported request
+    body of a JSON type the API does not take there (they were dropped, such as a ``system`` of
+    5, or carried along for the API to refuse). ``system`` is ``Union[str,
+    Iterable[TextBlockParam]]`` (anthropic.types.MessageCreateParamsBase; ``TextBlockParam``:
+    ``type: Required[Literal["text"]]``, ``text: Required[str]``); the other fields are checked
+    against the SDK's ``MessageCreateParamsBase`` (the beta's for a beta-only field such as
+    ``mcp_servers``). ``messages`` and ``tools`` have their own checks, ``tool_choice`` only its
+    JSON type here."""
+    system = body.get("system")
+    if system is not None and not isinstance(system, str):
+        if not isinstance(system, list):
+            raise _bad("/system", "a string or an array of text blocks (anthropic.types.TextBlockParam)", system)
+        for i, block in enumerate(system):
+            if not isinstance(block, dict) or block.get("type") != "text":
+                kind = f"a {block.get('type')!r} block" if isinstance(block, dict) else f"a JSON {json_kind(block)}"
+                raise _S.error(
+                    f"/system/{i}",
+                    f"/system/{i} is {kind}: system takes text blocks only "
+                    "({'type': 'text', 'text': ...}; anthropic.types.TextBlockParam)",
+                )
+            if not isinstance(block.get("text"), str):
+                raise _bad(f"/system/{i}/text", "a string", block.get("text"))
+    from anthropic.types.beta.message_create_params import MessageCreateParamsBase as BetaParams
+    from anthropic.types.message_create_params import MessageCreateParamsBase
+
+    from toolwire.profile import value_type_problems
+
+    from .profile import _request_field_names
+
+    plain, _ = _request_field_names()
+
+    def problems(fields: dict[str, Any]) -> list[tuple[str, str]]:
+        return value_type_problems({k: v for k, v in fields.items() if k in plain}, MessageCreateParamsBase) + (
+            value_type_problems({k: v for k, v in fields.items() if k not in plain}, BetaParams)
+        )
+
+    # (tool_choice: an object, anthropic.types.ToolChoiceParam is a union of TypedDicts; one of a
+    # type toolwire has no canonical form for is UnsupportedToolChoice, below)
+    if body.get("tool_choice") is not None and not isinstance(body["tool_choice"], dict):
+        raise _bad("/tool_choice", "an object (anthropic.types.ToolChoiceParam)", body["tool_choice"])
+    _S.field_types(body, None, ("messages", "tools", "system", "tool_choice"), problems=problems)
+    # stream: Literal[True] / Literal[False] (anthropic.types.MessageCreateParamsStreaming /
+    # MessageCreateParamsNonStreaming); temperature, which the installed SDK's params no longer
+    # type: "temperature number" (Messages API reference, https://docs.claude.com/en/api/messages)
+    stream, temperature = body.get("stream"), body.get("temperature")
+    if stream is not None and not isinstance(stream, bool):
+        raise _bad("/stream", "a boolean", stream)
+    if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, (int, float))):
+        raise _bad("/temperature", "a number", temperature)
+
+
 class AnthropicCodec:
     """Codec for the Anthropic Messages API (``POST /v1/messages``); ``api = "anthropic"``.
 
@@ -2565,9 +2617,13 @@ class AnthropicCodec:
 
         Raises :class:`~toolwire.errors.ResponseDecodeError` (a ``ValueError``) for a body that is
         not an object, ``messages`` that is not an array of objects, a role other than
-        ``user``/``assistant``, or content of the wrong JSON type (see :meth:`decode_response`).
+        ``user``/``assistant``, content of the wrong JSON type (see :meth:`decode_response`), a
+        ``system`` that is neither text nor an array of text blocks, or another top-level field
+        (``tool_choice``, ``thinking``, ``metadata``, ``max_tokens``, ...) of a type the SDK's
+        ``MessageCreateParamsBase`` does not give it; the error's ``pointer`` names the field.
         """
         body = _obj(body, "")
+        _check_import_types(body)
         messages: list[Message] = []
         for mi, m in enumerate(_opt_list(body.get("messages"), "/messages")):
             m = _obj(m, f"/messages/{mi}")
@@ -2604,7 +2660,7 @@ class AnthropicCodec:
         if isinstance(system, str):
             instructions = system
         elif isinstance(system, list) and system:
-            texts = [b.get("text", "") for b in system if isinstance(b, dict)]
+            texts = [b["text"] for b in system]  # (text blocks: _check_import_types)
             instructions = "\n\n".join(texts)
             cc = next(
                 (b.get("cache_control") for b in reversed(system) if isinstance(b, dict) and b.get("cache_control")),
