@@ -1145,6 +1145,7 @@ class GeminiCodec:
         search tool alone).
         """
         body = _obj(body, "")
+        _check_import_types(body)
         model = body.get("model") or ""
         if isinstance(model, str) and model.startswith("models/"):
             model = model[len("models/") :]
@@ -1257,20 +1258,23 @@ class GeminiCodec:
             if not isinstance(entry, dict) or all(value is None for value in entry.values()):
                 raise ConfigurationError(_no_tool_error(i, entry))
             for spelled, value in entry.items():
+                key = spelled if spelled in known or not isinstance(spelled, str) else _camel(spelled)
+                if key in known and value is not None and not isinstance(value, dict):
+                    # every built-in tool's settings are an object (google.genai.types.Tool:
+                    # googleSearch: GoogleSearch, codeExecution: ToolCodeExecution, computerUse:
+                    # ComputerUse, ...; {} for none); another value was sent as {} without a
+                    # word, or (computerUse, which is imported with its function) left out
+                    raise ConfigurationError(_builtin_tool_shape_error(key, value, i))
+            for spelled, value in entry.items():
                 # either spelling, as everywhere in a request body (google.genai.types.Tool's
                 # google_search / code_execution / url_context are the same fields as
                 # googleSearch / codeExecution / urlContext): sent back in camelCase
                 key = spelled if spelled in known or not isinstance(spelled, str) else _camel(spelled)
                 info = known.get(key)
-                if info is None or info.side != "server" or value is None:
+                if info is None or info.side != "server" or not isinstance(value, dict):
                     # functionDeclarations (decoded above), computerUse, an unknown field, or a
                     # field that is not set (null)
                     continue
-                if not isinstance(value, dict):
-                    # every built-in tool's settings are an object (google.genai.types.Tool:
-                    # googleSearch: GoogleSearch, codeExecution: ToolCodeExecution, ...; {} for
-                    # none); another value was sent as {} without a word
-                    raise ConfigurationError(_builtin_tool_shape_error(key, value))
                 out.append(ProviderTool(API, key, copy.deepcopy(value) if value else None))
         return out
 
@@ -1306,8 +1310,7 @@ class GeminiCodec:
         messages: list[Message] = []
         pending: list[ToolCall] = []
         for ci, content in enumerate(contents):
-            if not isinstance(content, dict):
-                continue
+            content = _obj(content, f"/contents/{ci}")  # (google.genai.types.Content; one was left out)
             raw_role = content.get("role")
             role = raw_role or "user"
             parts = _opt_list(content.get("parts"), f"/contents/{ci}/parts")
@@ -1470,6 +1473,43 @@ def _any_output(response: Response) -> bool:
     """Whether ``response`` carries anything the model produced: a part other than an empty
     text part without vendor data."""
     return any(type(p) is not TextPart or p.text or p.provider_data for p in response.parts)
+
+
+def _check_import_types(body: dict[str, Any]) -> None:
+    """Raises :class:`ResponseDecodeError` at the first top-level field of an imported request
+    body of a JSON type the API does not take there (either spelling; they were dropped, such as
+    a ``toolConfig`` of ``"AUTO"``, or carried along for the API to refuse): ``systemInstruction``
+    is a ``google.genai.types.Content`` (an object whose ``parts`` are ``Part`` objects; plain
+    text is taken too, as before), ``model`` text; ``generationConfig`` (its ``thinkingConfig``
+    too), ``toolConfig``, ``safetySettings``, ``cachedContent`` and the other fields are checked
+    against the SDK's types as proto3 JSON (:func:`toolwire_gemini.profile.setting_type_problems`).
+    ``contents`` and ``tools`` have their own checks."""
+    from .profile import setting_type_problems
+
+    for key, value in body.items():
+        ck = _camel(key) if isinstance(key, str) and "_" in key else key
+        if value is None:
+            continue
+        if ck == "systemInstruction" and not isinstance(value, str):
+            si = _obj(value, f"/{key}")
+            for pi, part in enumerate(_opt_list(si.get("parts"), f"/{key}/parts")):
+                part = _obj(part, f"/{key}/parts/{pi}")
+                _opt_str(part.get("text"), f"/{key}/parts/{pi}/text")
+        elif ck == "model":
+            _opt_str(value, f"/{key}")
+        elif ck in ("toolConfig", "generationConfig"):
+            _obj(value, f"/{key}")
+    camel: dict[Any, tuple[Any, Any]] = {}
+    for k, v in body.items():
+        ck = _camel(k) if isinstance(k, str) and "_" in k else k
+        if ck not in ("contents", "tools", "model", "systemInstruction"):
+            camel[ck] = (k, v)
+    problems = setting_type_problems({ck: v for ck, (_, v) in camel.items()})
+    if problems:
+        pointer, message = problems[0]
+        first = pointer.split("/")[1] if pointer.count("/") >= 1 else ""
+        spelled = camel.get(first, (first, None))[0]
+        raise _S.error("/" + "/".join([str(spelled), *pointer.split("/")[2:]]), message)
 
 
 def _instruction_text(si: dict[str, Any]) -> str:
@@ -1766,9 +1806,9 @@ def _no_tool_error(i: int, entry: Any) -> str:
     )
 
 
-def _builtin_tool_shape_error(key: str, value: Any) -> str:
+def _builtin_tool_shape_error(key: str, value: Any, i: int) -> str:
     """The message of the :class:`~toolwire.errors.ConfigurationError` for a built-in tool
-    (``google.genai.types.Tool`` field ``key``) whose value is not an object."""
+    (``google.genai.types.Tool`` field ``key`` of ``tools`` entry ``i``) whose value is not an object."""
     import typing
 
     from google.genai import types
@@ -1779,13 +1819,13 @@ def _builtin_tool_shape_error(key: str, value: Any) -> str:
     got = f"{value!r} ({type(value).__name__})"
     if item is not None:  # mcpServers: a list, which a ProviderTool's settings (an object) cannot hold
         return (
-            f"gemini: the built-in tool {key!r} is {got}; toolwire imports a built-in tool only when its "
+            f"gemini: tools[{i}].{key}: the built-in tool {key!r} is {got}; toolwire imports a built-in tool only when its "
             f"settings are an object, and {key!r} is a list of google.genai.types.{item.__name__}: leave it "
             "out of the imported request"
         )
     name = f"google.genai.types.{sdk.__name__}" if isinstance(sdk, type) else "the tool's settings"
     return (
-        f"gemini: the built-in tool {key!r} is {got}; it takes an object ({name}), e.g. "
+        f"gemini: tools[{i}].{key}: the built-in tool {key!r} is {got}; it takes an object ({name}), e.g. "
         f'{{"{key}": {{}}}} for the tool with no settings'
     )
 
